@@ -1,0 +1,148 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hedgesim/hedgesim/scenario"
+	"github.com/hedgesim/hedgesim/scenarios"
+)
+
+// Exit statuses.
+const (
+	exitOK      = 0
+	exitFailure = 1
+	exitUsage   = 2
+)
+
+const usage = `hedgesim simulates hedged requests to inference APIs: for each traffic class,
+what a hedge policy does to p50/p95/p99 latency, how often it fires and what it costs.
+
+Usage:
+  hedgesim run [flags] [SCENARIO]   simulate a scenario and print a report
+  hedgesim list                     list the built-in scenarios
+  hedgesim help [COMMAND]           show help for a command
+
+SCENARIO is a TOML scenario file or the name of a built-in scenario
+(see 'hedgesim list'); without one, the built-in default %q is used.
+
+Exit status: 0 success, 1 failure while running, 2 bad input or usage.
+`
+
+// usageError marks errors that exit with status 2.
+type usageError struct{ err error }
+
+func (e usageError) Error() string { return e.err.Error() }
+func (e usageError) Unwrap() error { return e.err }
+
+// run is the whole program behind main, testable with in-memory streams.
+func run(args []string, stdout, stderr io.Writer) int {
+	if len(args) == 0 {
+		fmt.Fprintf(stderr, usage, scenarios.Default)
+		return exitUsage
+	}
+	var err error
+	switch cmd, rest := args[0], args[1:]; cmd {
+	case "run":
+		err = cmdRun(rest, stdout, stderr)
+	case "list":
+		err = cmdList(rest, stdout)
+	case "help", "-h", "-help", "--help":
+		if len(rest) > 0 && rest[0] != "help" {
+			return run([]string{rest[0], "--help"}, stdout, stderr)
+		}
+		fmt.Fprintf(stdout, usage, scenarios.Default)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "hedgesim: unknown command %q; commands: run, list, help\n", cmd)
+		return exitUsage
+	}
+	switch {
+	case err == nil:
+		return exitOK
+	case errors.Is(err, flag.ErrHelp):
+		return exitOK
+	case isUsage(err):
+		fmt.Fprintf(stderr, "hedgesim %s: %v\n", args[0], err)
+		return exitUsage
+	default:
+		fmt.Fprintf(stderr, "hedgesim %s: %v\n", args[0], err)
+		return exitFailure
+	}
+}
+
+func isUsage(err error) bool {
+	var ue usageError
+	var se *scenario.Error
+	return errors.As(err, &ue) || errors.As(err, &se)
+}
+
+// newFlagSet returns a flag set that prints its usage to w on -h.
+func newFlagSet(name, synopsis string, w io.Writer) *flag.FlagSet {
+	fs := flag.NewFlagSet(name, flag.ContinueOnError)
+	fs.SetOutput(w)
+	fs.Usage = func() {
+		fmt.Fprintf(w, "Usage: hedgesim %s\n\nFlags:\n", synopsis)
+		fs.PrintDefaults()
+	}
+	return fs
+}
+
+// parseFlags parses args, allowing flags after positional arguments, and
+// returns the positional arguments.
+func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
+	var pos []string
+	for {
+		if err := fs.Parse(args); err != nil {
+			if errors.Is(err, flag.ErrHelp) {
+				return nil, err
+			}
+			return nil, usageError{err}
+		}
+		args = fs.Args()
+		if len(args) == 0 {
+			return pos, nil
+		}
+		pos = append(pos, args[0])
+		args = args[1:]
+	}
+}
+
+// loadScenario reads the scenario named by arg: a file path, or the name of
+// a built-in scenario (with or without .toml); "" is the built-in default.
+func loadScenario(arg string) (*scenario.Scenario, error) {
+	if arg == "" {
+		arg = scenarios.Default
+	}
+	if _, err := os.Stat(arg); err == nil {
+		return scenario.Load(arg)
+	}
+	name := strings.TrimSuffix(filepath.Base(arg), ".toml") + ".toml"
+	if data, err := scenarios.FS.ReadFile(name); err == nil && !strings.ContainsRune(arg, os.PathSeparator) {
+		return scenario.Parse(name, data)
+	}
+	return nil, usageError{fmt.Errorf("%s: no such file and no built-in scenario of that name (built-in: %s)",
+		arg, strings.Join(scenarios.Names(), ", "))}
+}
+
+func cmdList(args []string, stdout io.Writer) error {
+	if len(args) > 0 {
+		return usageError{fmt.Errorf("takes no arguments, got %q", args)}
+	}
+	var b bytes.Buffer
+	for _, n := range scenarios.Names() {
+		mark := ""
+		if n == scenarios.Default {
+			mark = " (default)"
+		}
+		fmt.Fprintf(&b, "%s%s\n", n, mark)
+	}
+	_, err := stdout.Write(b.Bytes())
+	return err
+}

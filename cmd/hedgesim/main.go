@@ -1,0 +1,22 @@
+// Command hedgesim simulates hedged requests to inference APIs and reports,
+// per traffic class, latency percentiles, the share of requests that hedge,
+// and what hedging costs.
+//
+// Usage:
+//
+//	hedgesim run [flags] [SCENARIO]   simulate a scenario and print a report
+//	hedgesim list                     list the scenarios built into the binary
+//	hedgesim help [COMMAND]           show help
+//
+// SCENARIO is a TOML file (see scenarios/README.md) or the name of a built-in
+// scenario; without it the built-in default is used. Exit status: 0 on
+// success, 1 on a failure while running, 2 on bad input or usage.
+package main
+
+import (
+	"os"
+)
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}

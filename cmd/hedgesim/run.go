@@ -1,0 +1,89 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// intFlag is an integer flag that remembers whether it was set.
+type intFlag struct {
+	v   int64
+	set bool
+}
+
+func (f *intFlag) String() string { return fmt.Sprint(f.v) }
+func (f *intFlag) Set(s string) error {
+	_, err := fmt.Sscan(s, &f.v)
+	if err != nil {
+		return fmt.Errorf("%q is not an integer", s)
+	}
+	f.set = true
+	return nil
+}
+
+func cmdRun(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("run", "run [flags] [SCENARIO]", stderr)
+	var seed, requests intFlag
+	fs.Var(&seed, "seed", "random seed, overrides the scenario's `seed` (integer ≥ 0)")
+	fs.Var(&requests, "requests", "number of requests to simulate, overrides the scenario's `requests` (≥ 1)")
+	asJSON := fs.Bool("json", false, "write the report as JSON (field names documented in README.md)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usageError{fmt.Errorf("takes at most one scenario, got %d: %q", len(pos), pos)}
+	}
+	arg := ""
+	if len(pos) == 1 {
+		arg = pos[0]
+	}
+	sc, err := loadScenario(arg)
+	if err != nil {
+		return err
+	}
+	cfg := sc.Config
+	if seed.set {
+		if seed.v < 0 {
+			return usageError{fmt.Errorf("--seed %d: must be ≥ 0", seed.v)}
+		}
+		cfg.Seed = uint64(seed.v)
+	}
+	if requests.set {
+		if requests.v < 1 || requests.v > 1e9 {
+			return usageError{fmt.Errorf("--requests %d: must be in [1, 1e9]", requests.v)}
+		}
+		cfg.Requests = int(requests.v)
+	}
+	rep, err := simulate(&cfg)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	if *asJSON {
+		err = rep.WriteJSON(&b)
+	} else {
+		err = rep.WriteText(&b)
+	}
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(b.Bytes())
+	return err
+}
+
+// simulate runs cfg and its no-hedging baseline and compares them.
+func simulate(cfg *sim.Config) (*sim.Report, error) {
+	hedged, err := sim.Run(cfg)
+	if err != nil {
+		return nil, err
+	}
+	base, err := sim.Run(sim.WithoutHedging(cfg))
+	if err != nil {
+		return nil, err
+	}
+	return sim.NewReport(cfg, hedged, base), nil
+}

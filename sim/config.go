@@ -1,0 +1,263 @@
+package sim
+
+import (
+	"time"
+
+	"github.com/hedgesim/hedgesim/dist"
+)
+
+// Config is a complete, validated simulation input. The scenario package
+// builds one from a TOML file; tests and other programs may build it directly.
+// Validate reports the first problem found.
+type Config struct {
+	// Name labels the run in reports.
+	Name string
+	// Seed makes the run reproducible: the draws of request i and of its
+	// attempt k depend only on (Seed, i, k).
+	Seed uint64
+	// Requests is the number of requests to simulate; must be ≥ 1.
+	Requests int
+	// Arrivals is the arrival process shared by all classes.
+	Arrivals Arrivals
+	// Models are the upstream endpoints; policies refer to them by index.
+	Models []Model
+	// Classes partition the traffic; their shares sum to 1.
+	Classes []Class
+}
+
+// ArrivalProcess names how request arrival times are generated.
+type ArrivalProcess uint8
+
+const (
+	// Poisson arrivals: exponential inter-arrival times with mean 1/Rate.
+	Poisson ArrivalProcess = iota
+	// Constant arrivals: exactly 1/Rate seconds apart.
+	Constant
+)
+
+// String returns the scenario-file name of the process.
+func (p ArrivalProcess) String() string {
+	switch p {
+	case Poisson:
+		return "poisson"
+	case Constant:
+		return "constant"
+	}
+	return "unknown"
+}
+
+// Arrivals describes when requests arrive.
+type Arrivals struct {
+	Process ArrivalProcess
+	// Rate is the mean arrival rate in requests per second; must be > 0.
+	Rate float64
+}
+
+// Model is one upstream endpoint. Its attempt latency is either Latency (one
+// distribution for the whole call, as for a classifier) or TTFT plus output
+// tokens ÷ TokensPerSecond (a streamed generation); exactly one of the two
+// forms is set.
+type Model struct {
+	// Name identifies the model in reports.
+	Name string
+	// Provider names the failure domain the model belongs to.
+	Provider string
+	// Latency is the whole-call latency in seconds (nil in TTFT form).
+	Latency dist.Dist
+	// TTFT is the time to first token in seconds (nil in Latency form).
+	TTFT dist.Dist
+	// TokensPerSecond is the decode speed in output tokens per second
+	// (TTFT form only); its support must be > 0.
+	TokensPerSecond dist.Dist
+	// ErrorLatency is the time in seconds after which a failing attempt
+	// reports its error; nil means the error surfaces when the call would
+	// otherwise have completed.
+	ErrorLatency dist.Dist
+	// ErrorRate is the probability in [0, 1] that an attempt fails (5xx,
+	// quota, outage). Errors are not billed.
+	ErrorRate float64
+	// InvalidRate is the probability in [0, 1] that a completed attempt's
+	// answer is unusable (empty, broken format, truncated). Invalid answers
+	// are billed in full.
+	InvalidRate float64
+	// PriceInputPerMTok and PriceOutputPerMTok are prices in USD per million
+	// input and output tokens; PricePerRequest is a fee in USD per billed
+	// attempt. All ≥ 0.
+	PriceInputPerMTok  float64
+	PriceOutputPerMTok float64
+	PricePerRequest    float64
+}
+
+// TimeoutRule says what a request that reaches its deadline without a usable
+// answer means for the caller.
+type TimeoutRule uint8
+
+const (
+	// FailOpen lets the request through without an answer (log and go on).
+	FailOpen TimeoutRule = iota
+	// FailClosed rejects the request.
+	FailClosed
+)
+
+// String returns the scenario-file name of the rule.
+func (r TimeoutRule) String() string {
+	if r == FailClosed {
+		return "fail_closed"
+	}
+	return "fail_open"
+}
+
+// Class is one traffic class: a share of the requests with its own token
+// counts, deadline and hedge policy.
+type Class struct {
+	Name string
+	// Share is the fraction of requests in this class, in (0, 1].
+	Share float64
+	// InputTokens and OutputTokens are per-request token counts (rounded
+	// to whole tokens, at least 0). Every attempt of a request sends the same
+	// prompt and is assumed to generate the same number of output tokens.
+	InputTokens  dist.Dist
+	OutputTokens dist.Dist
+	// Deadline is the time budget after arrival; a request without a usable
+	// answer by then times out and counts at its deadline. 0 = no deadline.
+	Deadline time.Duration
+	// OnTimeout says whether a timed-out request fails open or closed.
+	OnTimeout TimeoutRule
+	// Policy is the hedge policy of the class.
+	Policy Policy
+}
+
+// WinnerRule says which attempt's response ends a request.
+type WinnerRule uint8
+
+const (
+	// FirstValid: the first complete, valid answer wins (the default).
+	FirstValid WinnerRule = iota
+	// FirstToken: the first streamed token wins; the request's latency is
+	// its time to first token and the winner streams on to completion. An
+	// answer later found invalid still counts as an invalid request.
+	FirstToken
+	// FirstResponse: the first response of any kind wins, errors and invalid
+	// answers included (the naive client).
+	FirstResponse
+)
+
+// String returns the scenario-file name of the rule.
+func (w WinnerRule) String() string {
+	switch w {
+	case FirstToken:
+		return "first_token"
+	case FirstResponse:
+		return "first_response"
+	}
+	return "first_valid"
+}
+
+// ErrorRule says what a failed attempt does to its request.
+type ErrorRule uint8
+
+const (
+	// Fatal ends the request at once with the failure ("don't hedge errors").
+	Fatal ErrorRule = iota
+	// NonFatal sends the next copy now instead of waiting for its timer.
+	NonFatal
+	// Ignore keeps waiting for the other attempts and timers.
+	Ignore
+)
+
+// String returns the scenario-file name of the rule.
+func (e ErrorRule) String() string {
+	switch e {
+	case NonFatal:
+		return "nonfatal"
+	case Ignore:
+		return "ignore"
+	}
+	return "fatal"
+}
+
+// Billing says what a cancelled attempt costs.
+type Billing uint8
+
+const (
+	// BillNone: a cancelled attempt costs nothing.
+	BillNone Billing = iota
+	// BillInput: input tokens (and the per-request fee) are billed.
+	BillInput
+	// BillGenerated: input tokens plus the output tokens generated until the
+	// cancel lands.
+	BillGenerated
+	// BillFull: billed as if it had completed.
+	BillFull
+)
+
+// String returns the scenario-file name of the billing mode.
+func (b Billing) String() string {
+	switch b {
+	case BillNone:
+		return "none"
+	case BillInput:
+		return "input"
+	case BillGenerated:
+		return "generated"
+	}
+	return "full"
+}
+
+// MaxCopies is the largest number of copies beyond the primary a policy may
+// send (gRPC caps maxAttempts, which counts the primary, at 5; we allow more).
+const MaxCopies = 7
+
+// Policy is a hedge policy. Copies are counted beyond the primary (as Polly
+// and failsafe-go do): MaxCopies = 2 means up to 3 attempts in all. gRPC's
+// maxAttempts counts the primary too and equals Copies + 1.
+type Policy struct {
+	// Primary is the index in Config.Models of the model the primary is sent to.
+	Primary int
+	// Targets are model indices for copy 1, 2, …; the last one repeats for
+	// further copies. Empty means every copy goes to the primary model.
+	Targets []int
+	// Copies is the maximum number of copies beyond the primary, in
+	// [0, MaxCopies]; 0 disables hedging.
+	Copies int
+	// Delays are the gaps between consecutive sends: copy j is sent Delays[j-1]
+	// after copy j-1 was sent (copy 0 is the primary); the last gap repeats
+	// when there are fewer gaps than copies. A gap of 0 sends the copy at
+	// the same instant. Gaps are ≥ 0.
+	Delays []time.Duration
+	// Winner says which response ends the request.
+	Winner WinnerRule
+	// OnError applies to attempts that fail (error responses).
+	OnError ErrorRule
+	// OnInvalid applies to attempts whose answer is unusable; it matters only
+	// under FirstValid.
+	OnInvalid ErrorRule
+	// CancelLatency is how long after the request ends a cancel takes effect
+	// on a losing attempt; ≥ 0. A loser that completes before that is billed
+	// in full.
+	CancelLatency time.Duration
+	// CancelBilling is what a cancelled loser costs.
+	CancelBilling Billing
+}
+
+// gap returns the delay between sending copy j-1 and copy j (j ≥ 1).
+func (p *Policy) gap(j int) time.Duration {
+	if len(p.Delays) == 0 {
+		return 0
+	}
+	if j-1 < len(p.Delays) {
+		return p.Delays[j-1]
+	}
+	return p.Delays[len(p.Delays)-1]
+}
+
+// target returns the model index attempt k goes to (k = 0 is the primary).
+func (p *Policy) target(k int) int {
+	if k == 0 || len(p.Targets) == 0 {
+		return p.Primary
+	}
+	if k-1 < len(p.Targets) {
+		return p.Targets[k-1]
+	}
+	return p.Targets[len(p.Targets)-1]
+}

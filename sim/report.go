@@ -1,0 +1,242 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+)
+
+// QuantileRule states how the report's percentiles are computed.
+const QuantileRule = "nearest rank (R type 1): the smallest latency with at least p of requests at or below it; " +
+	"a request's latency runs from arrival to its answer, its error, or its deadline (timed-out requests count at the deadline); " +
+	"ci95 is a distribution-free order-statistic interval"
+
+// Report is a run compared with the same traffic without hedging. Its JSON
+// form (field names in the tags) is the stable machine-readable output of
+// `hedgesim run --json`; latencies are in seconds and costs in USD.
+type Report struct {
+	Scenario     string        `json:"scenario"`
+	Seed         uint64        `json:"seed"`
+	Requests     int           `json:"requests"`
+	QuantileRule string        `json:"quantile_rule"`
+	Classes      []ClassReport `json:"classes"`
+	Overall      ClassReport   `json:"overall"`
+}
+
+// Latency summarises request latencies in seconds.
+type Latency struct {
+	Mean    float64    `json:"mean"`
+	P50     float64    `json:"p50"`
+	P90     float64    `json:"p90"`
+	P95     float64    `json:"p95"`
+	P99     float64    `json:"p99"`
+	P999    float64    `json:"p99_9"`
+	P95CI95 [2]float64 `json:"p95_ci95"`
+	P99CI95 [2]float64 `json:"p99_ci95"`
+}
+
+// Cost is a cost per 1000 requests in USD, split by the calls that produced it.
+type Cost struct {
+	Total     float64 `json:"total"`
+	Completed float64 `json:"completed"` // attempts that responded
+	Cancelled float64 `json:"cancelled"` // cancelled losers
+}
+
+// Baseline is the same traffic with hedging off.
+type Baseline struct {
+	Latency       Latency `json:"latency_s"`
+	AnsweredShare float64 `json:"answered_share"`
+	CostPer1k     Cost    `json:"cost_per_1k_usd"`
+}
+
+// ClassReport is one class (or "overall") of a Report.
+type ClassReport struct {
+	Class              string        `json:"class"`
+	Requests           int64         `json:"requests"`
+	Answered           int64         `json:"answered"` // valid answer within the deadline
+	AnsweredShare      float64       `json:"answered_share"`
+	TimeoutsFailOpen   int64         `json:"timeouts_fail_open"`
+	TimeoutsFailClosed int64         `json:"timeouts_fail_closed"`
+	Errors             int64         `json:"errors"`
+	Invalid            int64         `json:"invalid"`
+	Latency            Latency       `json:"latency_s"`
+	HedgedShare        float64       `json:"hedged_share"`
+	AttemptsPerRequest float64       `json:"attempts_per_request"`
+	Attempts           AttemptCounts `json:"attempts"`
+	CostPer1k          Cost          `json:"cost_per_1k_usd"`
+	// AddedCostPct is 100·(cost − cost without hedging)/cost without
+	// hedging; null when the traffic costs nothing without hedging.
+	AddedCostPct       *float64 `json:"added_cost_pct"`
+	WastedOutputTokens float64  `json:"wasted_output_tokens"`
+	NoHedging          Baseline `json:"no_hedging"`
+	// Warnings are conditions that limit what the numbers mean, such as too
+	// few requests for a p99 interval.
+	Warnings []string `json:"warnings"`
+}
+
+// NewReport compares a run with its baseline (the result of running
+// WithoutHedging(cfg)); both must come from the same cfg.
+func NewReport(cfg *Config, hedged, baseline *Result) *Report {
+	r := &Report{
+		Scenario: cfg.Name, Seed: cfg.Seed, Requests: cfg.Requests,
+		QuantileRule: QuantileRule,
+	}
+	for i := range hedged.Classes {
+		r.Classes = append(r.Classes, classReport(&hedged.Classes[i], &baseline.Classes[i]))
+	}
+	r.Overall = classReport(&hedged.Overall, &baseline.Overall)
+	return r
+}
+
+// SummarizeLatency returns the latency summary of c (NaN-free: zeros when
+// c has no requests).
+func SummarizeLatency(c *ClassResult) Latency {
+	if len(c.Latencies) == 0 {
+		return Latency{}
+	}
+	l := Latency{
+		Mean: c.Mean(), P50: c.Quantile(0.50), P90: c.Quantile(0.90),
+		P95: c.Quantile(0.95), P99: c.Quantile(0.99), P999: c.Quantile(0.999),
+	}
+	lo, hi, _ := c.QuantileCI(0.95, 0.95)
+	l.P95CI95 = [2]float64{lo, hi}
+	lo, hi, _ = c.QuantileCI(0.99, 0.95)
+	l.P99CI95 = [2]float64{lo, hi}
+	return l
+}
+
+func per1k(c *ClassResult) Cost {
+	if c.Requests == 0 {
+		return Cost{}
+	}
+	k := 1000 / float64(c.Requests)
+	return Cost{
+		Total:     (c.CostCompletedUSD + c.CostCancelledUSD) * k,
+		Completed: c.CostCompletedUSD * k,
+		Cancelled: c.CostCancelledUSD * k,
+	}
+}
+
+func share(a, n int64) float64 {
+	if n == 0 {
+		return 0
+	}
+	return float64(a) / float64(n)
+}
+
+func classReport(h, b *ClassResult) ClassReport {
+	cr := ClassReport{
+		Class: h.Name, Requests: h.Requests, Answered: h.Answered,
+		AnsweredShare:    share(h.Answered, h.Requests),
+		TimeoutsFailOpen: h.TimeoutsOpen, TimeoutsFailClosed: h.TimeoutsClosed,
+		Errors: h.Errors, Invalid: h.Invalid,
+		Latency:            SummarizeLatency(h),
+		HedgedShare:        share(h.Hedged, h.Requests),
+		AttemptsPerRequest: share(h.Attempts.Sent, h.Requests),
+		Attempts:           h.Attempts,
+		CostPer1k:          per1k(h),
+		WastedOutputTokens: h.WastedOutputTokens,
+		NoHedging: Baseline{
+			Latency:       SummarizeLatency(b),
+			AnsweredShare: share(b.Answered, b.Requests),
+			CostPer1k:     per1k(b),
+		},
+		Warnings: []string{},
+	}
+	if base := cr.NoHedging.CostPer1k.Total; base > 0 {
+		pct := 100 * (cr.CostPer1k.Total - base) / base
+		cr.AddedCostPct = &pct
+	}
+	n := len(h.Latencies)
+	if _, _, ok := h.QuantileCI(0.99, 0.95); !ok && n > 0 {
+		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%d requests are too few for a 95%% interval on p99; treat p99 and p99.9 as rough", n))
+	} else if _, _, ok := h.QuantileCI(0.999, 0.95); !ok && n > 0 {
+		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%d requests are too few for a 95%% interval on p99.9; treat it as rough", n))
+	}
+	return cr
+}
+
+// WriteJSON writes r as indented JSON followed by a newline.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// WriteText writes r as human-readable tables.
+func (r *Report) WriteText(w io.Writer) error {
+	rows := append(append([]ClassReport{}, r.Classes...), r.Overall)
+	if len(r.Classes) == 1 {
+		rows = r.Classes
+	}
+	fmt.Fprintf(w, "scenario %s, seed %d, %d requests\n\n", r.Scenario, r.Seed, r.Requests)
+
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "latency\tp50\tp90\tp95\tp95 95% CI\tp99\tp99.9\tmean\t\tno hedging p95\tp99\t")
+	for _, c := range rows {
+		l, b := c.Latency, c.NoHedging.Latency
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t[%s, %s]\t%s\t%s\t%s\t\t%s\t%s\t\n", c.Class,
+			fsec(l.P50), fsec(l.P90), fsec(l.P95), fsec(l.P95CI95[0]), fsec(l.P95CI95[1]),
+			fsec(l.P99), fsec(l.P999), fsec(l.Mean), fsec(b.P95), fsec(b.P99))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "outcomes\trequests\tanswered\tno hedging\ttimeouts open/closed\terrors\tinvalid\thedged\tattempts/req\t")
+	for _, c := range rows {
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d/%d\t%d\t%d\t%s\t%.3f\t\n", c.Class, c.Requests,
+			pct(c.AnsweredShare), pct(c.NoHedging.AnsweredShare), c.TimeoutsFailOpen, c.TimeoutsFailClosed,
+			c.Errors, c.Invalid, pct(c.HedgedShare), c.AttemptsPerRequest)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "cost per 1k req\ttotal\tcompleted\tcancelled\tno hedging\tadded\twasted out tok/req\t")
+	for _, c := range rows {
+		added := "n/a"
+		if c.AddedCostPct != nil {
+			added = fmt.Sprintf("%+.1f%%", *c.AddedCostPct)
+		}
+		fmt.Fprintf(tw, "%s\t$%.4f\t$%.4f\t$%.4f\t$%.4f\t%s\t%.1f\t\n", c.Class,
+			c.CostPer1k.Total, c.CostPer1k.Completed, c.CostPer1k.Cancelled,
+			c.NoHedging.CostPer1k.Total, added, share64(c.WastedOutputTokens, c.Requests))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	fmt.Fprintf(w, "quantiles: %s.\n", QuantileRule)
+	for _, c := range rows {
+		for _, warn := range c.Warnings {
+			fmt.Fprintf(w, "warning: %s: %s\n", c.Class, warn)
+		}
+	}
+	return nil
+}
+
+func share64(x float64, n int64) float64 {
+	if n == 0 {
+		return 0
+	}
+	return x / float64(n)
+}
+
+func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
+
+// fsec formats seconds compactly: 4.2ms, 213ms, 3.07s, 61.2s.
+func fsec(s float64) string {
+	switch {
+	case math.IsNaN(s):
+		return "-"
+	case s < 0.01:
+		return fmt.Sprintf("%.1fms", s*1e3)
+	case s < 1:
+		return fmt.Sprintf("%.0fms", s*1e3)
+	case s < 10:
+		return fmt.Sprintf("%.2fs", s)
+	default:
+		return fmt.Sprintf("%.1fs", s)
+	}
+}

@@ -1,0 +1,137 @@
+package sim
+
+import (
+	"math"
+	"slices"
+
+	"gonum.org/v1/gonum/stat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Result is what one run produced, per class and over all classes.
+type Result struct {
+	Classes []ClassResult
+	Overall ClassResult
+}
+
+// AttemptCounts counts attempts by fate. Completed, failed, invalid and
+// cancelled are disjoint: a cancelled loser is neither a success nor an error.
+type AttemptCounts struct {
+	Sent      int64 `json:"sent"`
+	Completed int64 `json:"completed"` // ran to a valid answer (winners and losers that finished before their cancel landed)
+	Failed    int64 `json:"failed"`    // returned an error
+	Invalid   int64 `json:"invalid"`   // returned an unusable answer
+	Cancelled int64 `json:"cancelled"` // ended by a cancel before responding
+}
+
+// ClassResult holds the raw outcome of one class (or of all classes).
+type ClassResult struct {
+	Name string
+	// Requests is the number of requests; every request ends in exactly one
+	// of Answered, TimeoutsOpen, TimeoutsClosed, Errors and Invalid.
+	Requests, Answered, TimeoutsOpen, TimeoutsClosed, Errors, Invalid int64
+	// Hedged is the number of requests that sent at least one copy.
+	Hedged   int64
+	Attempts AttemptCounts
+	// CostCompletedUSD is what attempts that responded cost (valid or
+	// invalid answers); CostCancelledUSD what cancelled losers cost.
+	CostCompletedUSD, CostCancelledUSD float64
+	// WastedOutputTokens are output tokens billed for answers that were not
+	// used: invalid answers, losers that completed, cancelled losers' billed
+	// part.
+	WastedOutputTokens float64
+	// Latencies holds each request's latency in seconds, sorted ascending:
+	// time from arrival to its answer, its error, or its deadline.
+	Latencies []float64
+}
+
+func (s *classStats) result(name string) ClassResult {
+	lat := slices.Clone(s.latencies)
+	slices.Sort(lat)
+	return ClassResult{
+		Name: name, Requests: s.requests, Answered: s.answered,
+		TimeoutsOpen: s.timeoutsOpen, TimeoutsClosed: s.timeoutsClosed,
+		Errors: s.errors, Invalid: s.invalid, Hedged: s.hedged,
+		Attempts: AttemptCounts{
+			Sent: s.sent, Completed: s.completed, Failed: s.failed,
+			Invalid: s.invalidAtt, Cancelled: s.cancelled,
+		},
+		CostCompletedUSD: s.costCompleted, CostCancelledUSD: s.costCancelled,
+		WastedOutputTokens: s.wastedOutput,
+		Latencies:          lat,
+	}
+}
+
+func (e *engine) result() *Result {
+	res := &Result{Classes: make([]ClassResult, len(e.stats))}
+	var all classStats
+	for i := range e.stats {
+		s := &e.stats[i]
+		res.Classes[i] = s.result(e.cfg.Classes[i].Name)
+		all.requests += s.requests
+		all.answered += s.answered
+		all.timeoutsOpen += s.timeoutsOpen
+		all.timeoutsClosed += s.timeoutsClosed
+		all.errors += s.errors
+		all.invalid += s.invalid
+		all.hedged += s.hedged
+		all.sent += s.sent
+		all.completed += s.completed
+		all.failed += s.failed
+		all.invalidAtt += s.invalidAtt
+		all.cancelled += s.cancelled
+		all.costCompleted += s.costCompleted
+		all.costCancelled += s.costCancelled
+		all.wastedOutput += s.wastedOutput
+		all.latencies = append(all.latencies, s.latencies...)
+	}
+	res.Overall = all.result("overall")
+	return res
+}
+
+// Quantile returns the p-quantile of the request latency in seconds by the
+// nearest-rank rule (R type 1, gonum stat.Empirical): the smallest observed
+// latency L with at least a share p of requests at or below L. It returns
+// NaN when there are no requests.
+func (c *ClassResult) Quantile(p float64) float64 {
+	if len(c.Latencies) == 0 {
+		return math.NaN()
+	}
+	return stat.Quantile(p, stat.Empirical, c.Latencies, nil)
+}
+
+// Mean returns the mean request latency in seconds (NaN with no requests).
+func (c *ClassResult) Mean() float64 {
+	if len(c.Latencies) == 0 {
+		return math.NaN()
+	}
+	return stat.Mean(c.Latencies, nil)
+}
+
+// QuantileCI returns a distribution-free confidence interval at the given
+// level (e.g. 0.95) for the p-quantile: the order statistics X(l) ≤ X(u)
+// with l = ⌊np − z·√(np(1−p))⌋ and u = ⌈np + z·√(np(1−p))⌉ + 1, where z is
+// the standard-normal (1+level)/2 quantile — the normal approximation to the
+// binomial count of observations below the true quantile (Hahn & Meeker,
+// Statistical Intervals, §5.2). ok is false when the sample is too small for
+// the interval to fit inside it (l < 1 or u > n); lo and hi are then clamped
+// to the sample's extremes.
+func (c *ClassResult) QuantileCI(p, level float64) (lo, hi float64, ok bool) {
+	n := len(c.Latencies)
+	if n == 0 {
+		return math.NaN(), math.NaN(), false
+	}
+	l, u := orderStatisticRanks(n, p, level)
+	ok = l >= 1 && u <= n
+	l = max(l, 1)
+	u = min(u, n)
+	return c.Latencies[l-1], c.Latencies[u-1], ok
+}
+
+// orderStatisticRanks returns the 1-based ranks (l, u) of QuantileCI.
+func orderStatisticRanks(n int, p, level float64) (l, u int) {
+	z := distuv.UnitNormal.Quantile((1 + level) / 2)
+	np := float64(n) * p
+	h := z * math.Sqrt(np*(1-p))
+	return int(math.Floor(np - h)), int(math.Ceil(np+h)) + 1
+}

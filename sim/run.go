@@ -1,0 +1,27 @@
+package sim
+
+// Run simulates cfg and returns the outcome. It returns the error of
+// cfg.Validate when the configuration is not usable; it does not modify cfg.
+// Run is deterministic: the same cfg gives the same Result.
+func Run(cfg *Config) (*Result, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	e := newEngine(cfg)
+	e.run()
+	return e.result(), nil
+}
+
+// WithoutHedging returns a copy of cfg in which no class sends copies: the
+// baseline that added cost and latency gains are measured against. Because
+// draws depend only on (seed, request, attempt), the baseline sees exactly
+// the same arrivals, token counts and primary attempts as cfg.
+func WithoutHedging(cfg *Config) *Config {
+	c := *cfg
+	c.Classes = make([]Class, len(cfg.Classes))
+	copy(c.Classes, cfg.Classes)
+	for i := range c.Classes {
+		c.Classes[i].Policy.Copies = 0
+	}
+	return &c
+}

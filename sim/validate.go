@@ -1,0 +1,110 @@
+package sim
+
+import (
+	"errors"
+	"fmt"
+	"math"
+)
+
+// ErrInvalidConfig is wrapped by every error Validate returns.
+var ErrInvalidConfig = errors.New("invalid simulation config")
+
+func invalid(format string, args ...any) error {
+	return fmt.Errorf("%w: "+format, append([]any{ErrInvalidConfig}, args...)...)
+}
+
+// Validate checks that cfg can be simulated. Scenario files are checked
+// with line numbers by the scenario package first; this is the last line of
+// defence for configurations built in code. Errors wrap ErrInvalidConfig.
+func (cfg *Config) Validate() error {
+	if cfg.Requests < 1 {
+		return invalid("requests %d: must be ≥ 1", cfg.Requests)
+	}
+	if !(cfg.Arrivals.Rate > 0) || math.IsInf(cfg.Arrivals.Rate, 0) {
+		return invalid("arrival rate %v: must be finite and > 0", cfg.Arrivals.Rate)
+	}
+	if len(cfg.Models) == 0 {
+		return invalid("no models")
+	}
+	for i := range cfg.Models {
+		if err := cfg.Models[i].validate(); err != nil {
+			return err
+		}
+	}
+	if len(cfg.Classes) == 0 {
+		return invalid("no classes")
+	}
+	var sum float64
+	for i := range cfg.Classes {
+		c := &cfg.Classes[i]
+		if !(c.Share > 0 && c.Share <= 1) {
+			return invalid("class %q: share %v: must be in (0, 1]", c.Name, c.Share)
+		}
+		sum += c.Share
+		if c.InputTokens == nil || c.OutputTokens == nil {
+			return invalid("class %q: token distributions must be set", c.Name)
+		}
+		if c.Deadline < 0 {
+			return invalid("class %q: deadline %v: must be ≥ 0", c.Name, c.Deadline)
+		}
+		if err := c.Policy.validate(len(cfg.Models)); err != nil {
+			return invalid("class %q: %v", c.Name, err)
+		}
+	}
+	if math.Abs(sum-1) > 1e-3 {
+		return invalid("class shares sum to %v: must sum to 1", sum)
+	}
+	return nil
+}
+
+func (m *Model) validate() error {
+	streamed := m.TTFT != nil || m.TokensPerSecond != nil
+	switch {
+	case m.Latency != nil && streamed:
+		return invalid("model %q: set either Latency or TTFT+TokensPerSecond, not both", m.Name)
+	case m.Latency == nil && (m.TTFT == nil || m.TokensPerSecond == nil):
+		return invalid("model %q: needs Latency, or both TTFT and TokensPerSecond", m.Name)
+	}
+	if m.TokensPerSecond != nil {
+		if lo, _ := m.TokensPerSecond.Support(); !(lo > 0) {
+			return invalid("model %q: tokens per second must be > 0 (support starts at %v)", m.Name, lo)
+		}
+	}
+	for _, p := range []float64{m.ErrorRate, m.InvalidRate} {
+		if !(p >= 0 && p <= 1) {
+			return invalid("model %q: probability %v: must be in [0, 1]", m.Name, p)
+		}
+	}
+	for _, p := range []float64{m.PriceInputPerMTok, m.PriceOutputPerMTok, m.PricePerRequest} {
+		if !(p >= 0) || math.IsInf(p, 0) {
+			return invalid("model %q: price %v: must be finite and ≥ 0", m.Name, p)
+		}
+	}
+	return nil
+}
+
+func (p *Policy) validate(models int) error {
+	if p.Primary < 0 || p.Primary >= models {
+		return fmt.Errorf("primary model index %d out of range [0, %d)", p.Primary, models)
+	}
+	for _, t := range p.Targets {
+		if t < 0 || t >= models {
+			return fmt.Errorf("target model index %d out of range [0, %d)", t, models)
+		}
+	}
+	if p.Copies < 0 || p.Copies > MaxCopies {
+		return fmt.Errorf("copies %d: must be in [0, %d]", p.Copies, MaxCopies)
+	}
+	if p.Copies > 0 && len(p.Delays) == 0 {
+		return fmt.Errorf("copies %d need at least one delay", p.Copies)
+	}
+	for _, d := range p.Delays {
+		if d < 0 {
+			return fmt.Errorf("delay %v: must be ≥ 0", d)
+		}
+	}
+	if p.CancelLatency < 0 {
+		return fmt.Errorf("cancel latency %v: must be ≥ 0", p.CancelLatency)
+	}
+	return nil
+}
