@@ -55,8 +55,12 @@ type classStats struct {
 	requests, answered, timeoutsOpen, timeoutsClosed int64
 	errors, invalid, hedged                          int64
 	sent, completed, failed, invalidAtt, cancelled   int64
-	costCompleted, costCancelled, wastedOutput       float64
-	latencies                                        []float64 // seconds, in arrival-completion order
+	wastedOutput                                     float64
+	// billed[2m] and billed[2m+1] are what model m billed for attempts that
+	// responded and for cancelled ones. Token counts are whole numbers, so
+	// their sums are exact and independent of the order of events.
+	billed    []bill
+	latencies []float64 // seconds, in arrival-completion order
 }
 
 // engine is one simulation run.
@@ -73,12 +77,19 @@ type engine struct {
 	shares  []float64     // cumulative class shares
 	stats   []classStats
 	trace   func(*AttemptRecord) // optional, see RunTrace
-	rec     AttemptRecord
+
+	isolated   bool   // requests do not interact: run them one at a time
+	arrival    event  // the next arrival, when arrivalDue
+	arrivalDue bool   //
+	deadlines  []fifo // per class, deadlines in time order
+	rec        AttemptRecord
 }
 
 func newEngine(cfg *Config) *engine {
 	e := &engine{cfg: cfg, rng: streams{seed: cfg.Seed}}
 	e.q = make(eventQueue, 0, 1024)
+	e.deadlines = make([]fifo, len(cfg.Classes))
+	e.isolated = cfg.independent()
 	var cum float64
 	for _, c := range cfg.Classes {
 		cum += c.Share
@@ -86,6 +97,7 @@ func newEngine(cfg *Config) *engine {
 	}
 	e.stats = make([]classStats, len(cfg.Classes))
 	for i, c := range cfg.Classes {
+		e.stats[i].billed = make([]bill, 2*len(cfg.Models))
 		e.stats[i].latencies = make([]float64, 0, int(float64(cfg.Requests)*c.Share*1.05)+16)
 	}
 	return e
@@ -93,14 +105,60 @@ func newEngine(cfg *Config) *engine {
 
 func (e *engine) schedule(at time.Duration, kind eventKind, slot int32, gen uint32, k uint8) {
 	e.seq++
-	e.q.push(event{at: at, seq: e.seq, slot: slot, gen: gen, kind: kind, k: k})
+	ev := event{at: at, seq: e.seq, slot: slot, gen: gen, kind: kind, k: k}
+	switch kind {
+	case evArrival:
+		e.arrival, e.arrivalDue = ev, true
+	case evDeadline:
+		e.deadlines[e.slots[slot].class].push(ev)
+	default:
+		e.q.push(ev)
+	}
+}
+
+// pop removes and returns the next event in (time, sequence) order, or false
+// when nothing is left. Events live in three places, all ordered: the heap
+// (responses and timers), the single pending arrival, and one FIFO of
+// deadlines per class — a class's deadlines fall due in arrival order, so
+// they need no heap.
+func (e *engine) pop() (event, bool) {
+	var best *event
+	src := -2 // -2 none, -1 heap, -3 arrival, ≥ 0 deadline FIFO of that class
+	if len(e.q) > 0 {
+		best, src = &e.q[0], -1
+	}
+	for c := range e.deadlines {
+		if h := e.deadlines[c].head(); h != nil && (best == nil || h.before(best)) {
+			best, src = h, c
+		}
+	}
+	// Requests that cannot affect each other are run one at a time: the next
+	// arrival waits until the current request's events are all done. Each
+	// request sees exactly the events it would see in global time order, and
+	// the queue stays a few events deep.
+	if e.arrivalDue && (best == nil || (!e.isolated && e.arrival.before(best))) {
+		best, src = &e.arrival, -3
+	}
+	switch {
+	case src == -2:
+		return event{}, false
+	case src == -1:
+		return e.q.pop(), true
+	case src == -3:
+		e.arrivalDue = false
+		return e.arrival, true
+	}
+	return e.deadlines[src].pop(), true
 }
 
 // run processes events until every request has ended.
 func (e *engine) run() {
 	e.scheduleArrival()
-	for len(e.q) > 0 {
-		ev := e.q.pop()
+	for {
+		ev, ok := e.pop()
+		if !ok {
+			return
+		}
 		e.now = ev.at
 		if ev.kind == evArrival {
 			e.arrive()
@@ -318,7 +376,7 @@ func (e *engine) account(st *classStats, r *request, k int, end time.Duration, w
 		}
 		e.emit(r, k, end, "completed", won, r.in, r.out, price(md, r.in, r.out))
 	}
-	st.costCompleted += price(md, r.in, r.out)
+	st.billed[2*a.model].add(r.in, r.out)
 }
 
 // finish ends request r now with outcome o: it records the latency, ends the
@@ -371,12 +429,36 @@ func (e *engine) finish(slot int32, r *request, o outcome) {
 			}
 		}
 		cost := price(&e.cfg.Models[a.model], in, out)
-		st.costCancelled += cost
+		st.billed[2*a.model+1].add(in, out)
 		st.wastedOutput += out
 		e.emit(r, k, cancelAt, "cancelled", false, in, out, cost)
 	}
 	r.gen++
 	e.free = append(e.free, slot)
+	if e.isolated {
+		// Every queued event belongs to this request and is now stale.
+		e.q = e.q[:0]
+		for c := range e.deadlines {
+			e.deadlines[c].reset()
+		}
+	}
+}
+
+// bill counts billed attempts and tokens.
+type bill struct {
+	attempts      int64
+	input, output float64 // whole tokens
+}
+
+func (b *bill) add(in, out float64) {
+	b.attempts++
+	b.input += in
+	b.output += out
+}
+
+// cost is what b costs in USD at model m's prices.
+func (b *bill) cost(m *Model) float64 {
+	return (b.input*m.PriceInputPerMTok+b.output*m.PriceOutputPerMTok)/1e6 + float64(b.attempts)*m.PricePerRequest
 }
 
 // price is the cost in USD of one billed attempt.

@@ -45,9 +45,14 @@ type ClassResult struct {
 	Latencies []float64
 }
 
-func (s *classStats) result(name string) ClassResult {
+func (s *classStats) result(name string, models []Model) ClassResult {
 	lat := slices.Clone(s.latencies)
 	slices.Sort(lat)
+	var completed, cancelled float64
+	for m := range models {
+		completed += s.billed[2*m].cost(&models[m])
+		cancelled += s.billed[2*m+1].cost(&models[m])
+	}
 	return ClassResult{
 		Name: name, Requests: s.requests, Answered: s.answered,
 		TimeoutsOpen: s.timeoutsOpen, TimeoutsClosed: s.timeoutsClosed,
@@ -56,7 +61,7 @@ func (s *classStats) result(name string) ClassResult {
 			Sent: s.sent, Completed: s.completed, Failed: s.failed,
 			Invalid: s.invalidAtt, Cancelled: s.cancelled,
 		},
-		CostCompletedUSD: s.costCompleted, CostCancelledUSD: s.costCancelled,
+		CostCompletedUSD: completed, CostCancelledUSD: cancelled,
 		WastedOutputTokens: s.wastedOutput,
 		Latencies:          lat,
 	}
@@ -67,7 +72,7 @@ func (e *engine) result() *Result {
 	var all classStats
 	for i := range e.stats {
 		s := &e.stats[i]
-		res.Classes[i] = s.result(e.cfg.Classes[i].Name)
+		res.Classes[i] = s.result(e.cfg.Classes[i].Name, e.cfg.Models)
 		all.requests += s.requests
 		all.answered += s.answered
 		all.timeoutsOpen += s.timeoutsOpen
@@ -80,13 +85,47 @@ func (e *engine) result() *Result {
 		all.failed += s.failed
 		all.invalidAtt += s.invalidAtt
 		all.cancelled += s.cancelled
-		all.costCompleted += s.costCompleted
-		all.costCancelled += s.costCancelled
+		if all.billed == nil {
+			all.billed = make([]bill, len(s.billed))
+		}
+		for j, b := range s.billed {
+			all.billed[j].attempts += b.attempts
+			all.billed[j].input += b.input
+			all.billed[j].output += b.output
+		}
 		all.wastedOutput += s.wastedOutput
-		all.latencies = append(all.latencies, s.latencies...)
 	}
-	res.Overall = all.result("overall")
+	res.Overall = all.result("overall", e.cfg.Models)
+	var lat []float64
+	for i := range res.Classes {
+		lat = mergeSorted(lat, res.Classes[i].Latencies)
+	}
+	res.Overall.Latencies = lat
 	return res
+}
+
+// mergeSorted returns the sorted union of two ascending slices; it may
+// return one of them when the other is empty.
+func mergeSorted(a, b []float64) []float64 {
+	if len(a) == 0 {
+		return b
+	}
+	if len(b) == 0 {
+		return a
+	}
+	out := make([]float64, 0, len(a)+len(b))
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if b[j] < a[i] {
+			out = append(out, b[j])
+			j++
+		} else {
+			out = append(out, a[i])
+			i++
+		}
+	}
+	out = append(out, a[i:]...)
+	return append(out, b[j:]...)
 }
 
 // Quantile returns the p-quantile of the request latency in seconds by the

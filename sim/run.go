@@ -25,3 +25,10 @@ func WithoutHedging(cfg *Config) *Config {
 	}
 	return &c
 }
+
+// independent reports whether requests cannot affect one another (no shared
+// queue, rate limit, budget or adaptive state), so the engine may run each
+// request to its end before the next arrives.
+func (cfg *Config) independent() bool {
+	return true
+}

@@ -1,0 +1,48 @@
+package sim
+
+import (
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/hedgesim/hedgesim/dist"
+)
+
+// TestIsolatedMatchesGlobalOrder: running independent requests one at a
+// time gives exactly the result of one global event order.
+func TestIsolatedMatchesGlobalOrder(t *testing.T) {
+	mix, err := dist.NewMixture([]float64{0.7, 0.3}, []dist.Continuous{
+		dist.LogNormal{Mu: -1, Sigma: 0.5}, dist.Uniform{Min: 2, Max: 9},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &Config{
+		Name: "iso", Seed: 3, Requests: 20_000,
+		Arrivals: Arrivals{Process: Poisson, Rate: 40},
+		Models: []Model{
+			{Name: "a", Latency: mix, ErrorRate: 0.05, InvalidRate: 0.05, PriceOutputPerMTok: 1},
+			{Name: "b", TTFT: dist.Exponential{Rate: 3}, TokensPerSecond: dist.Uniform{Min: 20, Max: 80},
+				ErrorRate: 0.1, ErrorLatency: dist.Constant{Value: 0.01}, PriceInputPerMTok: 1},
+		},
+		Classes: []Class{
+			{Name: "x", Share: 0.6, InputTokens: dist.Constant{Value: 100}, OutputTokens: dist.Uniform{Min: 10, Max: 300},
+				Deadline: 4 * time.Second,
+				Policy: Policy{Targets: []int{1, 0}, Copies: 3, Delays: []time.Duration{300 * time.Millisecond, 0, time.Second},
+					OnError: NonFatal, OnInvalid: Ignore, CancelLatency: 50 * time.Millisecond, CancelBilling: BillGenerated}},
+			{Name: "y", Share: 0.4, InputTokens: dist.Constant{Value: 10}, OutputTokens: dist.Constant{Value: 20},
+				Deadline: time.Second, OnTimeout: FailClosed,
+				Policy: Policy{Primary: 1, Copies: 1, Delays: []time.Duration{200 * time.Millisecond}, Winner: FirstToken}},
+		},
+	}
+	run := func(isolated bool) *Result {
+		e := newEngine(cfg)
+		e.isolated = isolated
+		e.run()
+		return e.result()
+	}
+	a, b := run(true), run(false)
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("isolated and global runs differ:\n%+v\n%+v", a.Overall.Attempts, b.Overall.Attempts)
+	}
+}
