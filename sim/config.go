@@ -63,16 +63,16 @@ type Model struct {
 	// Provider names the failure domain the model belongs to.
 	Provider string
 	// Latency is the whole-call latency in seconds (nil in TTFT form).
-	Latency dist.Dist
+	Latency dist.Continuous
 	// TTFT is the time to first token in seconds (nil in Latency form).
-	TTFT dist.Dist
+	TTFT dist.Continuous
 	// TokensPerSecond is the decode speed in output tokens per second
 	// (TTFT form only); its support must be > 0.
-	TokensPerSecond dist.Dist
+	TokensPerSecond dist.Continuous
 	// ErrorLatency is the time in seconds after which a failing attempt
 	// reports its error; nil means the error surfaces when the call would
 	// otherwise have completed.
-	ErrorLatency dist.Dist
+	ErrorLatency dist.Continuous
 	// ErrorRate is the probability in [0, 1] that an attempt fails (5xx,
 	// quota, outage). Errors are not billed.
 	ErrorRate float64

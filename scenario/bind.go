@@ -1,0 +1,202 @@
+package scenario
+
+import (
+	"fmt"
+	"reflect"
+	"sort"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// bind stores the parsed TOML value v, found at key, into dst, which must
+// be settable. It is a strict subset of BurntSushi/toml's struct decoding:
+// keys match toml tags exactly (toml.Decode also accepts keys that differ
+// in case), every key must have a field, and a value of the wrong type is
+// reported with its full key path and line rather than as a position-less
+// error. Keys are visited in file order, so the first problem reported is
+// the first in the file. Types implementing toml.Unmarshaler decode
+// themselves.
+//
+// Supported destinations: pointers, structs (fields tagged `toml:"name"`),
+// maps with string keys, slices, string, bool, int, int64 and float64. Any
+// other type is a programming error and panics.
+func (c *checker) bind(v any, dst reflect.Value, key string) error {
+	if dst.CanAddr() {
+		if u, ok := dst.Addr().Interface().(toml.Unmarshaler); ok {
+			if err := u.UnmarshalTOML(v); err != nil {
+				return c.errorf(key, "%v", err)
+			}
+			return nil
+		}
+	}
+	switch dst.Kind() {
+	case reflect.Pointer:
+		p := reflect.New(dst.Type().Elem())
+		if err := c.bind(v, p.Elem(), key); err != nil {
+			return err
+		}
+		dst.Set(p)
+	case reflect.Struct:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return c.wrongType(key, v, "a table")
+		}
+		fields := tomlFields(dst.Type())
+		for _, k := range c.keysInFileOrder(key, m) {
+			sub := joinKey(key, k)
+			i, ok := fields[k]
+			if !ok {
+				return c.unknownKey(sub, k, fields)
+			}
+			if err := c.bind(m[k], dst.Field(i), sub); err != nil {
+				return err
+			}
+		}
+	case reflect.Map:
+		m, ok := v.(map[string]any)
+		if !ok {
+			return c.wrongType(key, v, "a table")
+		}
+		t := dst.Type()
+		out := reflect.MakeMapWithSize(t, len(m))
+		for _, k := range c.keysInFileOrder(key, m) {
+			e := reflect.New(t.Elem()).Elem()
+			if err := c.bind(m[k], e, joinKey(key, k)); err != nil {
+				return err
+			}
+			out.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), e)
+		}
+		dst.Set(out)
+	case reflect.Slice:
+		a := reflect.ValueOf(v)
+		if v == nil || a.Kind() != reflect.Slice {
+			return c.wrongType(key, v, "an array")
+		}
+		out := reflect.MakeSlice(dst.Type(), a.Len(), a.Len())
+		for i := range a.Len() {
+			if err := c.bind(a.Index(i).Interface(), out.Index(i), indexKey(key, i)); err != nil {
+				return err
+			}
+		}
+		dst.Set(out)
+	case reflect.String:
+		s, ok := v.(string)
+		if !ok {
+			return c.wrongType(key, v, "a string")
+		}
+		dst.SetString(s)
+	case reflect.Bool:
+		b, ok := v.(bool)
+		if !ok {
+			return c.wrongType(key, v, "true or false")
+		}
+		dst.SetBool(b)
+	case reflect.Int, reflect.Int64:
+		n, ok := v.(int64)
+		if !ok {
+			return c.wrongType(key, v, "an integer")
+		}
+		dst.SetInt(n)
+	case reflect.Float64:
+		switch x := v.(type) {
+		case float64:
+			dst.SetFloat(x)
+		case int64:
+			dst.SetFloat(float64(x))
+		default:
+			return c.wrongType(key, v, "a number")
+		}
+	default:
+		panic(fmt.Sprintf("scenario: bind: unsupported destination type %s at %q", dst.Type(), key))
+	}
+	return nil
+}
+
+// tomlFields maps the toml tag names of t's fields to field indices.
+func tomlFields(t reflect.Type) map[string]int {
+	fields := make(map[string]int, t.NumField())
+	for i := range t.NumField() {
+		name, _, _ := strings.Cut(t.Field(i).Tag.Get("toml"), ",")
+		if name != "" && name != "-" {
+			fields[name] = i
+		}
+	}
+	return fields
+}
+
+// keysInFileOrder returns the keys of the table at key sorted by the line
+// they are written on, then by name.
+func (c *checker) keysInFileOrder(key string, m map[string]any) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	line := func(k string) int { return c.lines.lineOf(joinKey(key, k)) }
+	sort.Slice(keys, func(i, j int) bool {
+		li, lj := line(keys[i]), line(keys[j])
+		if li != lj {
+			return li < lj
+		}
+		return keys[i] < keys[j]
+	})
+	return keys
+}
+
+func (c *checker) wrongType(key string, v any, want string) *Error {
+	return c.errorf(key, "wrong type: got %s; want %s", describe(v), want)
+}
+
+// unknownKey reports key, whose last part k is not one of the allowed
+// names, suggesting the closest allowed name when there is one.
+func (c *checker) unknownKey(key, k string, allowed map[string]int) *Error {
+	names := make([]string, 0, len(allowed))
+	for name := range allowed {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	hint := ""
+	best, bestDist := "", len(k)/3+1 // suggest only names within about a third of k's length
+	for _, name := range names {
+		if strings.EqualFold(name, k) {
+			best, bestDist = name, 0
+			hint = fmt.Sprintf(" (keys are case-sensitive: did you mean %q?)", name)
+			break
+		}
+		if d := editDistance(name, k); d < bestDist {
+			best, bestDist = name, d
+		}
+	}
+	if hint == "" && best != "" {
+		hint = fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return c.errorf(key, "unknown key %q%s; allowed keys here: %s", k, hint, strings.Join(names, ", "))
+}
+
+// editDistance returns the optimal-string-alignment distance between a
+// and b: the number of single-byte insertions, deletions, substitutions and
+// transpositions of adjacent bytes that turn a into b.
+func editDistance(a, b string) int {
+	// d[i][j] is the distance between a[:i] and b[:j].
+	d := make([][]int, len(a)+1)
+	for i := range d {
+		d[i] = make([]int, len(b)+1)
+		d[i][0] = i
+	}
+	for j := range d[0] {
+		d[0][j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			d[i][j] = min(d[i-1][j]+1, d[i][j-1]+1, d[i-1][j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				d[i][j] = min(d[i][j], d[i-2][j-2]+1)
+			}
+		}
+	}
+	return d[len(a)][len(b)]
+}

@@ -1,0 +1,400 @@
+package scenario
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// Defaults of the file format (see scenarios/README.md).
+const (
+	defaultSeed     = 1
+	defaultRequests = 100000
+	// shareTolerance is how far the class shares may sum from 1.
+	shareTolerance = 0.001
+)
+
+// checker turns decoded tables into a sim.Config, reporting the first
+// problem as an *Error located in the file.
+type checker struct {
+	file  string
+	lines keyLines
+	// models maps model names to their index in Config.Models.
+	models map[string]int
+	// modelNames are the model names in index order.
+	modelNames []string
+}
+
+// config validates the whole file; name is the default scenario name.
+func (c *checker) config(f *fileTable, name string) (sim.Config, error) {
+	var cfg sim.Config
+	var err error
+	cfg.Name = name
+	if f.Name != nil {
+		if *f.Name == "" {
+			return cfg, c.errorf("name", "empty; omit name to use the file name %q", name)
+		}
+		cfg.Name = *f.Name
+	}
+	seed := int64(defaultSeed)
+	if f.Seed != nil {
+		if seed = *f.Seed; seed < 0 {
+			return cfg, c.errorf("seed", "%d is negative; want an integer in [0, 2^63)", seed)
+		}
+	}
+	cfg.Seed = uint64(seed)
+	cfg.Requests = defaultRequests
+	if f.Requests != nil {
+		if *f.Requests < 1 {
+			return cfg, c.errorf("requests", "%d is too few; want an integer ≥ 1", *f.Requests)
+		}
+		cfg.Requests = int(*f.Requests)
+	}
+	if cfg.Arrivals, err = c.arrivals(f.Arrivals); err != nil {
+		return cfg, err
+	}
+	if cfg.Models, err = c.modelList(f.Models); err != nil {
+		return cfg, err
+	}
+	if cfg.Classes, err = c.classes(f.Classes); err != nil {
+		return cfg, err
+	}
+	return cfg, nil
+}
+
+func (c *checker) arrivals(a *arrivalsTable) (sim.Arrivals, error) {
+	var out sim.Arrivals
+	if a == nil {
+		return out, c.errorf("arrivals", "missing table [arrivals]; it needs at least rate (requests per second)")
+	}
+	var err error
+	if out.Process, err = enum(c, "arrivals.process", a.Process, sim.Poisson, sim.Poisson, sim.Constant); err != nil {
+		return out, err
+	}
+	if a.Rate == nil {
+		return out, c.errorf("arrivals.rate", "missing; give the arrival rate in requests per second (> 0)")
+	}
+	if r := *a.Rate; !(r > 0) || math.IsInf(r, 1) {
+		return out, c.errorf("arrivals.rate", "%g is not a valid rate; want a finite rate > 0 requests per second", r)
+	}
+	out.Rate = *a.Rate
+	return out, nil
+}
+
+// modelList builds the models in name order and records their indices.
+func (c *checker) modelList(tables map[string]modelTable) ([]sim.Model, error) {
+	if len(tables) == 0 {
+		return nil, c.errorf("models", "no models defined; add at least one [models.NAME] table")
+	}
+	c.modelNames = make([]string, 0, len(tables))
+	for name := range tables {
+		c.modelNames = append(c.modelNames, name)
+	}
+	sort.Strings(c.modelNames)
+	c.models = make(map[string]int, len(tables))
+	models := make([]sim.Model, len(tables))
+	for i, name := range c.modelNames {
+		c.models[name] = i
+		t := tables[name]
+		m, err := c.model(joinKey("models", name), name, &t)
+		if err != nil {
+			return nil, err
+		}
+		models[i] = m
+	}
+	return models, nil
+}
+
+func (c *checker) model(key, name string, t *modelTable) (sim.Model, error) {
+	m := sim.Model{Name: name, Provider: name}
+	if name == "" {
+		return m, c.errorf(key, "empty model name")
+	}
+	if t.Provider != nil {
+		if *t.Provider == "" {
+			return m, c.errorf(key+".provider", "empty; omit provider to use the model name %q", name)
+		}
+		m.Provider = *t.Provider
+	}
+	streamed := t.TTFT != nil || t.TokensPerSecond != nil
+	switch {
+	case t.Latency != nil && streamed:
+		k := key + ".ttft"
+		if t.TTFT == nil {
+			k = key + ".tokens_per_s"
+		}
+		return m, c.errorf(k, "latency and ttft/tokens_per_s are exclusive; give either latency (whole call) or ttft and tokens_per_s (streamed)")
+	case t.Latency == nil && !streamed:
+		return m, c.errorf(key, "no latency; give latency (seconds for the whole call) or ttft (seconds) and tokens_per_s (decode speed)")
+	case streamed && t.TTFT == nil:
+		return m, c.errorf(key+".tokens_per_s", "tokens_per_s needs ttft (time to first token, seconds) in the same model")
+	case streamed && t.TokensPerSecond == nil:
+		return m, c.errorf(key+".ttft", "ttft needs tokens_per_s (decode speed, tokens per second) in the same model")
+	}
+	var err error
+	if t.Latency != nil {
+		if m.Latency, err = c.dist(key+".latency", t.Latency, "s", false); err != nil {
+			return m, err
+		}
+	} else {
+		if m.TTFT, err = c.dist(key+".ttft", t.TTFT, "s", false); err != nil {
+			return m, err
+		}
+		if m.TokensPerSecond, err = c.dist(key+".tokens_per_s", t.TokensPerSecond, "tokens/s", true); err != nil {
+			return m, err
+		}
+	}
+	if t.ErrorLatency != nil {
+		if m.ErrorLatency, err = c.dist(key+".error_latency", t.ErrorLatency, "s", false); err != nil {
+			return m, err
+		}
+	}
+	if m.ErrorRate, err = c.probability(key+".error_rate", t.ErrorRate); err != nil {
+		return m, err
+	}
+	if m.InvalidRate, err = c.probability(key+".invalid_rate", t.InvalidRate); err != nil {
+		return m, err
+	}
+	if m.PriceInputPerMTok, err = c.price(key+".price_input_per_mtok", t.PriceInputPerMTok); err != nil {
+		return m, err
+	}
+	if m.PriceOutputPerMTok, err = c.price(key+".price_output_per_mtok", t.PriceOutputPerMTok); err != nil {
+		return m, err
+	}
+	if m.PricePerRequest, err = c.price(key+".price_per_request", t.PricePerRequest); err != nil {
+		return m, err
+	}
+	return m, nil
+}
+
+func (c *checker) classes(tables []classTable) ([]sim.Class, error) {
+	if len(tables) == 0 {
+		return nil, c.errorf("classes", "no classes defined; add at least one [[classes]] table")
+	}
+	classes := make([]sim.Class, len(tables))
+	seen := make(map[string]int, len(tables))
+	sum := 0.0
+	var terms []string
+	for i := range tables {
+		key := indexKey("classes", i)
+		cl, err := c.class(key, &tables[i], len(tables))
+		if err != nil {
+			return nil, err
+		}
+		if j, dup := seen[cl.Name]; dup {
+			return nil, c.errorf(key+".name", "duplicate class name %q; classes[%d] (line %d) already uses it",
+				cl.Name, j, c.lines.lineOf(indexKey("classes", j)+".name"))
+		}
+		seen[cl.Name] = i
+		sum += cl.Share
+		terms = append(terms, strconv.FormatFloat(cl.Share, 'g', -1, 64))
+		classes[i] = cl
+	}
+	if math.Abs(sum-1) > shareTolerance {
+		return nil, c.errorf("classes", "shares sum to %.6g (%s); they must sum to 1 ± %g",
+			sum, strings.Join(terms, " + "), shareTolerance)
+	}
+	return classes, nil
+}
+
+func (c *checker) class(key string, t *classTable, n int) (sim.Class, error) {
+	var cl sim.Class
+	var err error
+	if t.Name == nil || *t.Name == "" {
+		return cl, c.errorf(key+".name", "missing or empty; every class needs a unique name")
+	}
+	cl.Name = *t.Name
+	switch {
+	case t.Share != nil:
+		if s := *t.Share; !(s > 0 && s <= 1) {
+			return cl, c.errorf(key+".share", "%g is out of range; want a fraction of traffic in (0, 1]", s)
+		}
+		cl.Share = *t.Share
+	case n == 1:
+		cl.Share = 1
+	default:
+		return cl, c.errorf(key+".share", "missing; share may be omitted only when there is a single class (there are %d)", n)
+	}
+	if cl.InputTokens, err = c.tokens(key+".input_tokens", t.InputTokens); err != nil {
+		return cl, err
+	}
+	if cl.OutputTokens, err = c.tokens(key+".output_tokens", t.OutputTokens); err != nil {
+		return cl, err
+	}
+	if t.Deadline != nil {
+		cl.Deadline = time.Duration(*t.Deadline)
+	}
+	if cl.OnTimeout, err = enum(c, key+".on_timeout", t.OnTimeout, sim.FailOpen, sim.FailOpen, sim.FailClosed); err != nil {
+		return cl, err
+	}
+	if cl.Policy, err = c.policy(key, t.Hedge); err != nil {
+		return cl, err
+	}
+	return cl, nil
+}
+
+// policy builds the hedge policy of the class at classKey; h may be nil.
+func (c *checker) policy(classKey string, h *hedgeTable) (sim.Policy, error) {
+	p := sim.Policy{OnInvalid: sim.NonFatal, CancelBilling: sim.BillInput}
+	key := classKey + ".hedge"
+	if h == nil {
+		h = &hedgeTable{}
+	}
+	var err error
+	switch {
+	case h.Primary != nil:
+		if p.Primary, err = c.modelRef(key+".primary", *h.Primary); err != nil {
+			return p, err
+		}
+	case len(c.modelNames) == 1:
+		p.Primary = 0
+	default:
+		return p, c.errorf(key+".primary", "missing; with %d models (%s) the class must name its primary model in [classes.hedge] primary",
+			len(c.modelNames), strings.Join(c.modelNames, ", "))
+	}
+	if h.Targets != nil {
+		if len(h.Targets) == 0 {
+			return p, c.errorf(key+".targets", "empty list; omit targets to send every copy to the primary model")
+		}
+		p.Targets = make([]int, len(h.Targets))
+		for j, name := range h.Targets {
+			if p.Targets[j], err = c.modelRef(indexKey(key+".targets", j), name); err != nil {
+				return p, err
+			}
+		}
+	}
+	switch {
+	case h.Delay != nil && h.Delays != nil:
+		return p, c.errorf(key+".delays", "delay and delays are exclusive; give delay (the same gap before every copy) or delays (one gap per copy)")
+	case h.Delay != nil:
+		p.Delays = []time.Duration{time.Duration(*h.Delay)}
+		p.Copies = 1
+	case h.Delays != nil:
+		if len(h.Delays) == 0 {
+			return p, c.errorf(key+".delays", "empty list; give one gap per copy, such as [\"1s\", \"1s\"], or omit it")
+		}
+		p.Delays = make([]time.Duration, len(h.Delays))
+		for j, d := range h.Delays {
+			p.Delays[j] = time.Duration(d)
+		}
+		p.Copies = len(p.Delays)
+	}
+	if h.MaxCopies != nil {
+		n := *h.MaxCopies
+		if n < 0 || n > sim.MaxCopies {
+			return p, c.errorf(key+".max_copies", "%d is out of range; want 0 to %d copies beyond the primary (gRPC maxAttempts = max_copies + 1)", n, sim.MaxCopies)
+		}
+		if n > 0 && p.Delays == nil {
+			return p, c.errorf(key+".max_copies", "%d copies but no delay or delays; say when copies are sent, e.g. delay = \"1s\" (\"0s\" sends all at once)", n)
+		}
+		p.Copies = int(n)
+	}
+	if p.Winner, err = enum(c, key+".winner", h.Winner, sim.FirstValid, sim.FirstValid, sim.FirstToken, sim.FirstResponse); err != nil {
+		return p, err
+	}
+	if p.OnError, err = enum(c, key+".on_error", h.OnError, sim.Fatal, sim.Fatal, sim.NonFatal, sim.Ignore); err != nil {
+		return p, err
+	}
+	if p.OnInvalid, err = enum(c, key+".on_invalid", h.OnInvalid, sim.NonFatal, sim.Fatal, sim.NonFatal, sim.Ignore); err != nil {
+		return p, err
+	}
+	if h.CancelLatency != nil {
+		p.CancelLatency = time.Duration(*h.CancelLatency)
+	}
+	if p.CancelBilling, err = enum(c, key+".cancel_billing", h.CancelBilling, sim.BillInput, sim.BillNone, sim.BillInput, sim.BillGenerated, sim.BillFull); err != nil {
+		return p, err
+	}
+	return p, nil
+}
+
+// modelRef returns the index of the model called name.
+func (c *checker) modelRef(key, name string) (int, error) {
+	i, ok := c.models[name]
+	if !ok {
+		return 0, c.errorf(key, "model %q is not defined; defined models: %s", name, strings.Join(c.modelNames, ", "))
+	}
+	return i, nil
+}
+
+// enum returns def when s is nil, else the value among allowed whose
+// String is *s.
+func enum[T fmt.Stringer](c *checker, key string, s *string, def T, allowed ...T) (T, error) {
+	if s == nil {
+		return def, nil
+	}
+	names := make([]string, len(allowed))
+	for i, v := range allowed {
+		if v.String() == *s {
+			return v, nil
+		}
+		names[i] = strconv.Quote(v.String())
+	}
+	return def, c.errorf(key, "unknown value %q; allowed: %s", *s, strings.Join(names, ", "))
+}
+
+// probability returns *p (0 when nil), which must be in [0, 1].
+func (c *checker) probability(key string, p *float64) (float64, error) {
+	if p == nil {
+		return 0, nil
+	}
+	if !(*p >= 0 && *p <= 1) {
+		return 0, c.errorf(key, "%g is not a probability; want a value in [0, 1]", *p)
+	}
+	return *p, nil
+}
+
+// price returns *p (0 when nil), which must be finite and ≥ 0.
+func (c *checker) price(key string, p *float64) (float64, error) {
+	if p == nil {
+		return 0, nil
+	}
+	if !(*p >= 0) || math.IsInf(*p, 1) {
+		return 0, c.errorf(key, "%g is not a valid price; want a finite amount ≥ 0 USD", *p)
+	}
+	return *p, nil
+}
+
+// dist builds the distribution s at key. Its support must start at ≥ 0, or
+// at > 0 when positive is set; unit names the values in messages.
+func (c *checker) dist(key string, s *dist.Spec, unit string, positive bool) (dist.Continuous, error) {
+	d, err := s.Build()
+	if err != nil {
+		var se *dist.SpecError
+		if errors.As(err, &se) {
+			k := key
+			switch {
+			case se.Key == "":
+			case strings.HasPrefix(se.Key, "["):
+				k += se.Key
+			default:
+				k += "." + se.Key
+			}
+			return nil, c.errorf(k, "%s", se.Msg)
+		}
+		return nil, c.errorf(key, "%v", err)
+	}
+	lo, _ := d.Support()
+	switch {
+	case positive && !(lo > 0):
+		return nil, c.errorf(key, "%s distribution can take the value %g %s; it must stay > 0 (kinds whose support starts at 0, such as lognormal or gamma, are not allowed here: use uniform, pareto, empirical or a mixture of them)", s.Kind, lo, unit)
+	case !positive && !(lo >= 0):
+		return nil, c.errorf(key, "%s distribution can take the value %g %s; it must stay ≥ 0", s.Kind, lo, unit)
+	}
+	return d, nil
+}
+
+// tokens builds a token-count distribution; nil means constant 0.
+func (c *checker) tokens(key string, s *dist.Spec) (dist.Continuous, error) {
+	if s == nil {
+		zero := 0.0
+		s = &dist.Spec{Kind: "constant", Value: &zero}
+	}
+	return c.dist(key, s, "tokens", false)
+}

@@ -1,0 +1,28 @@
+// Package scenarios holds the scenario files shipped with hedgesim, embedded
+// so the binary can run them without a checkout. The file format is
+// described in README.md in this directory; package scenario parses it.
+package scenarios
+
+import (
+	"embed"
+	"io/fs"
+	"sort"
+)
+
+// FS holds every *.toml file of this directory, at its base name.
+//
+//go:embed *.toml
+var FS embed.FS
+
+// Default is the scenario run when none is named.
+const Default = "two-model-gateway.toml"
+
+// Names returns the file names in FS, sorted.
+func Names() []string {
+	names, err := fs.Glob(FS, "*.toml")
+	if err != nil {
+		panic("scenarios: " + err.Error()) // the pattern is constant and valid
+	}
+	sort.Strings(names)
+	return names
+}
