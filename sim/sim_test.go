@@ -12,7 +12,7 @@ import (
 
 // oneModel returns a config with a single class whose requests all go to one
 // model with the given latency distribution, no deadline, no token costs.
-func oneModel(n int, lat dist.Dist, copies int, delays ...time.Duration) *sim.Config {
+func oneModel(n int, lat dist.Continuous, copies int, delays ...time.Duration) *sim.Config {
 	return &sim.Config{
 		Name: "test", Seed: 7, Requests: n,
 		Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 50},
