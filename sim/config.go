@@ -33,6 +33,9 @@ const (
 	Poisson ArrivalProcess = iota
 	// Constant arrivals: exactly 1/Rate seconds apart.
 	Constant
+	// Replay arrivals: the times (and, if given, token counts and classes)
+	// of a recorded trace, Arrivals.Trace.
+	Replay
 )
 
 // String returns the scenario-file name of the process.
@@ -42,6 +45,8 @@ func (p ArrivalProcess) String() string {
 		return "poisson"
 	case Constant:
 		return "constant"
+	case Replay:
+		return "replay"
 	}
 	return "unknown"
 }
@@ -49,8 +54,25 @@ func (p ArrivalProcess) String() string {
 // Arrivals describes when requests arrive.
 type Arrivals struct {
 	Process ArrivalProcess
-	// Rate is the mean arrival rate in requests per second; must be > 0.
+	// Rate is the mean arrival rate in requests per second; must be > 0
+	// (ignored by Replay).
 	Rate float64
+	// Trace is the recorded traffic that Replay plays back.
+	Trace *Trace
+}
+
+// Trace is recorded traffic: request i arrives at Arrivals[i]. Input,
+// Output and Class are optional (nil); when set they have one entry per
+// arrival and replace the class's token distributions and the draw of the
+// class by share. With a trace, Config.Requests may not exceed
+// len(Arrivals).
+type Trace struct {
+	// Arrivals are offsets from the start of the run, non-decreasing, ≥ 0.
+	Arrivals []time.Duration
+	// Input and Output are token counts per request (whole numbers ≥ 0).
+	Input, Output []float64
+	// Class is the index in Config.Classes of each request's class.
+	Class []int
 }
 
 // Model is one upstream endpoint. Its attempt latency is either Latency (one

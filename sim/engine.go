@@ -190,6 +190,8 @@ func (e *engine) scheduleArrival() {
 	switch e.cfg.Arrivals.Process {
 	case Constant:
 		at = seconds(float64(e.next) / e.cfg.Arrivals.Rate)
+	case Replay:
+		at = e.cfg.Arrivals.Trace.Arrivals[e.next]
 	default:
 		src := e.rng.at(e.next, requestStream)
 		gap := -math.Log(1-uniform(src)) / e.cfg.Arrivals.Rate
@@ -224,10 +226,20 @@ func (e *engine) arrive() {
 	for c < len(e.shares)-1 && u >= e.shares[c] {
 		c++
 	}
+	tr := e.cfg.Arrivals.Trace
+	if tr != nil && tr.Class != nil {
+		c = tr.Class[id]
+	}
 	r.class = int32(c)
 	cl := &e.cfg.Classes[c]
 	r.in = tokens(cl.InputTokens.Rand(src))
 	r.out = tokens(cl.OutputTokens.Rand(src))
+	if tr != nil && tr.Input != nil {
+		r.in = tokens(tr.Input[id])
+	}
+	if tr != nil && tr.Output != nil {
+		r.out = tokens(tr.Output[id])
+	}
 	e.stats[c].requests++
 
 	if cl.Deadline > 0 {

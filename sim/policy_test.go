@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"math"
+	"slices"
 	"testing"
 	"time"
 
@@ -222,5 +223,36 @@ func TestValidateRejects(t *testing.T) {
 		if _, err := sim.Run(cfg); err == nil {
 			t.Errorf("%s: accepted", name)
 		}
+	}
+}
+
+// TestReplay: a trace's arrival times, token counts and classes are used
+// exactly.
+func TestReplay(t *testing.T) {
+	cfg := oneModel(3, dist.Constant{Value: 0.5}, 0)
+	cfg.Models[0].PriceInputPerMTok, cfg.Models[0].PriceOutputPerMTok = 1e6, 0
+	cfg.Classes = append(cfg.Classes, cfg.Classes[0])
+	cfg.Classes[0].Share, cfg.Classes[1].Share = 0.5, 0.5
+	cfg.Classes[1].Name = "d"
+	cfg.Arrivals = sim.Arrivals{Process: sim.Replay, Trace: &sim.Trace{
+		Arrivals: []time.Duration{0, 2 * time.Second, 2 * time.Second},
+		Input:    []float64{1, 20, 300},
+		Class:    []int{1, 1, 0},
+	}}
+	var starts []time.Duration
+	res, err := sim.RunTrace(cfg, func(r *sim.AttemptRecord) { starts = append(starts, r.Start) })
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []time.Duration{0, 2 * time.Second, 2 * time.Second}; !slices.Equal(starts, want) {
+		t.Errorf("starts %v, want %v", starts, want)
+	}
+	// Input tokens cost $1 each: class d saw 1 + 20, class c saw 300.
+	if got := [2]float64{res.Classes[0].CostCompletedUSD, res.Classes[1].CostCompletedUSD}; got != [2]float64{300, 21} {
+		t.Errorf("cost by class %v, want [300 21]", got)
+	}
+	cfg.Requests = 4
+	if _, err := sim.Run(cfg); err == nil {
+		t.Error("more requests than the trace holds: accepted")
 	}
 }

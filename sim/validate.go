@@ -20,7 +20,11 @@ func (cfg *Config) Validate() error {
 	if cfg.Requests < 1 {
 		return invalid("requests %d: must be ≥ 1", cfg.Requests)
 	}
-	if !(cfg.Arrivals.Rate > 0) || math.IsInf(cfg.Arrivals.Rate, 0) {
+	if cfg.Arrivals.Process == Replay {
+		if err := cfg.Arrivals.Trace.validate(cfg.Requests, len(cfg.Classes)); err != nil {
+			return err
+		}
+	} else if !(cfg.Arrivals.Rate > 0) || math.IsInf(cfg.Arrivals.Rate, 0) {
 		return invalid("arrival rate %v: must be finite and > 0", cfg.Arrivals.Rate)
 	}
 	if len(cfg.Models) == 0 {
@@ -105,6 +109,48 @@ func (p *Policy) validate(models int) error {
 	}
 	if p.CancelLatency < 0 {
 		return fmt.Errorf("cancel latency %v: must be ≥ 0", p.CancelLatency)
+	}
+	return nil
+}
+
+func (t *Trace) validate(requests, classes int) error {
+	if t == nil {
+		return invalid("replay arrivals need a trace")
+	}
+	n := len(t.Arrivals)
+	if requests > n {
+		return invalid("requests %d: the trace has only %d arrivals", requests, n)
+	}
+	for i, a := range t.Arrivals {
+		if a < 0 || (i > 0 && a < t.Arrivals[i-1]) {
+			return invalid("trace arrival %d at %v: arrivals must be ≥ 0 and non-decreasing", i, a)
+		}
+	}
+	for _, col := range []struct {
+		name string
+		v    []float64
+	}{{"input", t.Input}, {"output", t.Output}} {
+		if col.v == nil {
+			continue
+		}
+		if len(col.v) != n {
+			return invalid("trace has %d %s token counts for %d arrivals", len(col.v), col.name, n)
+		}
+		for i, x := range col.v {
+			if !(x >= 0) || math.IsInf(x, 0) {
+				return invalid("trace request %d: %s tokens %v: must be finite and ≥ 0", i, col.name, x)
+			}
+		}
+	}
+	if t.Class != nil {
+		if len(t.Class) != n {
+			return invalid("trace has %d classes for %d arrivals", len(t.Class), n)
+		}
+		for i, c := range t.Class {
+			if c < 0 || c >= classes {
+				return invalid("trace request %d: class index %d out of range [0, %d)", i, c, classes)
+			}
+		}
 	}
 	return nil
 }
