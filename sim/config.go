@@ -23,6 +23,73 @@ type Config struct {
 	Models []Model
 	// Classes partition the traffic; their shares sum to 1.
 	Classes []Class
+	// Providers are the failure domains with their limits and slowdowns;
+	// a model whose Provider is not listed here has an unlimited provider
+	// of its own.
+	Providers []Provider
+	// Correlation couples the latencies of the attempts of one request.
+	// The zero value makes them independent.
+	Correlation Correlation
+}
+
+// Correlation is the Gaussian-copula correlation between the latencies of
+// two attempts of the same request, by how close their targets are. Each
+// is in [0, 1]; 1 means the copy is exactly as slow, in quantile, as the
+// original. The matrix they form over a policy's attempts must be positive
+// semidefinite (Run returns an error otherwise).
+type Correlation struct {
+	SameModel     float64 // both attempts to the same model
+	SameProvider  float64 // different models of one provider
+	CrossProvider float64 // models of different providers
+}
+
+// Provider is a failure domain: the limits and slowdowns that every model
+// it serves shares.
+type Provider struct {
+	// Name is what Model.Provider refers to.
+	Name string
+	// Concurrency is the number of attempts in service at once; further
+	// attempts wait in a FIFO queue. 0 means unlimited (no queue).
+	Concurrency int
+	// RateLimit rejects attempts over the provider's limits with a 429.
+	RateLimit RateLimit
+	// Degraded, when set, is a two-state process of normal and degraded
+	// periods shared by all the provider's models.
+	Degraded *Degraded
+}
+
+// RateLimit is a pair of token buckets, refilled continuously: one counts
+// requests, the other tokens (input + output tokens of the request, the
+// output being what the request will generate). An attempt that finds
+// either bucket short is rejected with a 429 after RejectLatency. Zero
+// limits are off.
+type RateLimit struct {
+	// RequestsPerMinute and TokensPerMinute are the refill rates; ≥ 0.
+	RequestsPerMinute, TokensPerMinute float64
+	// Burst is how many seconds of refill a full bucket holds (default 60 s,
+	// i.e. one minute's allowance); ≥ 0.
+	Burst time.Duration
+	// RejectLatency is how long the 429 takes to come back; ≥ 0.
+	RejectLatency time.Duration
+	// RetryAfter, when > 0, is the hint a 429 carries: under a non-fatal
+	// error rule the next copy is sent RetryAfter after the 429 instead of
+	// at once.
+	RetryAfter time.Duration
+}
+
+// Degraded describes a provider's slow periods: a two-state Markov process
+// in simulated time whose normal and degraded periods last exponential
+// times with the given means. While degraded, every attempt in service at
+// the provider progresses Slowdown times slower; attempts whose service
+// starts while degraded fail with probability ErrorRate.
+type Degraded struct {
+	// MeanNormal and MeanDegraded are the mean period lengths; both > 0.
+	MeanNormal, MeanDegraded time.Duration
+	// Slowdown ≥ 1 stretches service time while degraded.
+	Slowdown float64
+	// ErrorRate in [0, 1] is the failure probability of an attempt that
+	// starts service in a degraded period (an outage when 1).
+	ErrorRate float64
 }
 
 // ArrivalProcess names how request arrival times are generated.
