@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"math"
+	"strconv"
 
 	"github.com/hedgesim/hedgesim/sim"
 )
@@ -15,20 +17,26 @@ type intFlag struct {
 }
 
 func (f *intFlag) String() string { return fmt.Sprint(f.v) }
+// Set accepts a decimal integer or an integral number in exponent form
+// such as 1e6.
 func (f *intFlag) Set(s string) error {
-	_, err := fmt.Sscan(s, &f.v)
+	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
-		return fmt.Errorf("%q is not an integer", s)
+		x, ferr := strconv.ParseFloat(s, 64)
+		if ferr != nil || x != math.Trunc(x) || math.Abs(x) > 1<<62 {
+			return fmt.Errorf("%q is not an integer", s)
+		}
+		v = int64(x)
 	}
-	f.set = true
+	f.v, f.set = v, true
 	return nil
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run", "run [flags] [SCENARIO]", stderr)
 	var seed, requests intFlag
-	fs.Var(&seed, "seed", "random seed, overrides the scenario's `seed` (integer ≥ 0)")
-	fs.Var(&requests, "requests", "number of requests to simulate, overrides the scenario's `requests` (≥ 1)")
+	fs.Var(&seed, "seed", "random seed `N` (integer ≥ 0); overrides the scenario's seed")
+	fs.Var(&requests, "requests", "simulate `N` requests (≥ 1, 1e6 form allowed); overrides the scenario's requests")
 	asJSON := fs.Bool("json", false, "write the report as JSON (field names documented in README.md)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
