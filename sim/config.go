@@ -175,6 +175,9 @@ type Model struct {
 	PriceInputPerMTok  float64
 	PriceOutputPerMTok float64
 	PricePerRequest    float64
+	// RateLimit is the model's own limit (a per-key or per-deployment
+	// quota), checked before its provider's.
+	RateLimit RateLimit
 }
 
 // TimeoutRule says what a request that reaches its deadline without a usable

@@ -9,11 +9,12 @@ import (
 type outcome uint8
 
 const (
-	outNone    outcome = iota
-	outOK              // a valid answer
-	outError           // an error response
-	outInvalid         // an answer that is not usable
-	outTimeout         // the request reached its deadline (requests only)
+	outNone        outcome = iota
+	outOK                  // a valid answer
+	outError               // an error response (5xx, outage)
+	outRateLimited         // a 429 from a rate limit
+	outInvalid             // an answer that is not usable
+	outTimeout             // the request reached its deadline (requests only)
 )
 
 // attState is where an attempt is in its life.
@@ -26,14 +27,27 @@ const (
 )
 
 // attempt is one call to one model. Times are absolute simulated times.
+// Until service starts (it may wait in its provider's queue), first, genFrom
+// and end are unknown and the work fields hold what service will take.
 type attempt struct {
 	model   int32
-	kind    outcome  // what the call will return if it runs to the end
-	state   attState //
-	start   time.Duration
+	prov    int32
+	kind    outcome       // what the call will return if it runs to the end
+	state   attState      //
+	queued  bool          // waiting in the provider's queue
+	serving bool          // holds a slot of a provider with a concurrency limit
+	start   time.Duration // when it was sent
+	svc     time.Duration // when its service started
 	first   time.Duration // first token (streamed form) or full answer
 	genFrom time.Duration // output tokens are generated linearly from here …
 	end     time.Duration // … to here; for an error, when the error arrives
+
+	// Work to do once in service: time to first token (or the whole call),
+	// then decoding; for an error, the time until it is reported.
+	workFirst, workDecode, workErr time.Duration
+	degU                           float64  // uniform deciding a degraded-period failure
+	streamed                       bool     // TTFT form: tokens flow from first on
+	limitedBy                      *limiter // the limit that answered 429
 }
 
 // request is the state of one request while it is in flight. Slots are
@@ -48,6 +62,7 @@ type request struct {
 	inflight uint8
 	lastFail outcome
 	att      [MaxCopies + 1]attempt
+	innov    [MaxCopies + 1]float64 // copula: independent normal draw of each attempt
 }
 
 // classStats accumulates one class's results.
@@ -55,6 +70,7 @@ type classStats struct {
 	requests, answered, timeoutsOpen, timeoutsClosed int64
 	errors, invalid, hedged                          int64
 	sent, completed, failed, invalidAtt, cancelled   int64
+	rateLimited                                      int64
 	wastedOutput                                     float64
 	// billed[2m] and billed[2m+1] are what model m billed for attempts that
 	// responded and for cancelled ones. Token counts are whole numbers, so
@@ -78,11 +94,16 @@ type engine struct {
 	stats   []classStats
 	trace   func(*AttemptRecord) // optional, see RunTrace
 
-	isolated   bool   // requests do not interact: run them one at a time
-	arrival    event  // the next arrival, when arrivalDue
-	arrivalDue bool   //
-	deadlines  []fifo // per class, deadlines in time order
-	rec        AttemptRecord
+	isolated    bool   // requests do not interact: run them one at a time
+	arrival     event  // the next arrival, when arrivalDue
+	arrivalDue  bool   //
+	deadlines   []fifo // per class, deadlines in time order
+	rec         AttemptRecord
+	provs       []provider
+	copula      [][][]float64 // per class, the copula factor; nil when independent
+	modelProv   []int         // provider index of each model
+	modelLimits []*limiter    // rate limit of each model, nil when none
+	lastEvent   time.Duration // when the last request or attempt ended: the run's length
 }
 
 func newEngine(cfg *Config) *engine {
@@ -94,6 +115,18 @@ func newEngine(cfg *Config) *engine {
 	for _, c := range cfg.Classes {
 		cum += c.Share
 		e.shares = append(e.shares, cum)
+	}
+	e.provs, e.modelProv = cfg.providers()
+	e.modelLimits = make([]*limiter, len(cfg.Models))
+	for i := range cfg.Models {
+		e.modelLimits[i] = newLimiter(cfg.Models[i].RateLimit)
+	}
+	if cfg.correlated() {
+		e.copula = make([][][]float64, len(cfg.Classes))
+		for i := range cfg.Classes {
+			// Validate has checked that the factor exists.
+			e.copula[i], _ = copulaFactor(cfg.Correlation, &cfg.Classes[i].Policy, cfg.Models)
+		}
 	}
 	e.stats = make([]classStats, len(cfg.Classes))
 	for i, c := range cfg.Classes {
@@ -160,8 +193,12 @@ func (e *engine) run() {
 			return
 		}
 		e.now = ev.at
-		if ev.kind == evArrival {
+		switch ev.kind {
+		case evArrival:
 			e.arrive()
+			continue
+		case evRelease:
+			e.release(int(ev.slot))
 			continue
 		}
 		r := &e.slots[ev.slot]
@@ -256,8 +293,7 @@ func (e *engine) send(slot int32, r *request) {
 	p := &cl.Policy
 	for {
 		k := int(r.sent)
-		m := p.target(k)
-		e.draw(&r.att[k], r, m, k)
+		e.draw(r, p.target(k), k)
 		r.sent++
 		r.inflight++
 		st := &e.stats[r.class]
@@ -265,15 +301,7 @@ func (e *engine) send(slot int32, r *request) {
 		if k == 1 {
 			st.hedged++
 		}
-		a := &r.att[k]
-		at := a.end
-		if a.kind != outError {
-			switch p.Winner {
-			case FirstToken:
-				at = a.first
-			}
-		}
-		e.schedule(at, evResponse, slot, r.gen, uint8(k))
+		e.dispatch(slot, r, k)
 		if k >= p.Copies {
 			return
 		}
@@ -285,31 +313,153 @@ func (e *engine) send(slot int32, r *request) {
 	}
 }
 
-// draw fills attempt a of request r sent now to model m. It consumes only
+// dispatch takes attempt k of r, just sent, through its provider: the rate
+// limits (over a limit: a 429 after the reject latency), then the queue of a
+// provider with a concurrency limit, then service.
+func (e *engine) dispatch(slot int32, r *request, k int) {
+	a := &r.att[k]
+	pv := &e.provs[a.prov]
+	pv.stats.Sent++
+	if by := admit(e.now, r.in+r.out, e.modelLimits[a.model], pv.limit); by != nil {
+		a.kind = outRateLimited
+		a.limitedBy = by
+		a.svc, a.first, a.genFrom = e.now, e.now, e.now
+		a.end = e.now + by.cfg.RejectLatency
+		e.schedule(a.end, evResponse, slot, r.gen, uint8(k))
+		return
+	}
+	if pv.capacity > 0 {
+		if pv.busy >= pv.capacity {
+			a.queued = true
+			pv.enqueue(waiter{slot: slot, gen: r.gen, k: uint8(k)})
+			return
+		}
+		pv.busy++
+		a.serving = true
+	}
+	e.serve(slot, r, k)
+}
+
+// serve starts the service of attempt k of r now: the degraded periods of
+// its provider stretch its work and may fail it, and its deciding response
+// is scheduled.
+func (e *engine) serve(slot int32, r *request, k int) {
+	a := &r.att[k]
+	pv := &e.provs[a.prov]
+	a.svc = e.now
+	pv.waitSum += e.now - a.start
+	pv.stats.started++
+	g := pv.regime
+	if g != nil {
+		if deg, _ := g.at(e.now); deg && a.degU < g.cfg.ErrorRate && a.kind != outError {
+			a.kind = outError
+		}
+	}
+	a.first = g.finish(e.now, a.workFirst)
+	a.end = g.finish(e.now, a.workFirst+a.workDecode)
+	a.genFrom = e.now
+	if a.streamed {
+		a.genFrom = a.first
+	}
+	if a.kind == outError && a.workErr >= 0 {
+		a.end = g.finish(e.now, a.workErr)
+	}
+	at := a.end
+	if a.kind != outError && e.cfg.Classes[r.class].Policy.Winner == FirstToken {
+		at = a.first
+	}
+	e.schedule(at, evResponse, slot, r.gen, uint8(k))
+}
+
+// release frees one slot of provider i at now and starts the next attempt
+// waiting in its queue, skipping attempts whose request has ended.
+func (e *engine) release(i int) {
+	pv := &e.provs[i]
+	pv.busy--
+	for {
+		w, ok := pv.dequeue()
+		if !ok {
+			return
+		}
+		r := &e.slots[w.slot]
+		if r.gen != w.gen {
+			continue
+		}
+		a := &r.att[w.k]
+		if a.state != attInFlight || !a.queued {
+			continue
+		}
+		a.queued = false
+		a.serving = true
+		pv.busy++
+		e.serve(w.slot, r, int(w.k))
+		return
+	}
+}
+
+// vacate ends attempt a's hold on its provider at time t: its service time
+// is added to the provider's busy time, and a slot of a provider with a
+// concurrency limit is released at t (now, or by an event when t is later).
+func (e *engine) vacate(a *attempt, t time.Duration) {
+	pv := &e.provs[a.prov]
+	if a.queued {
+		a.queued = false // leaves the queue at once; release skips it
+		return
+	}
+	if a.kind == outRateLimited {
+		return
+	}
+	e.lastEvent = max(e.lastEvent, t)
+	if t > a.svc {
+		pv.busySum += t - a.svc
+	}
+	if !a.serving {
+		return
+	}
+	a.serving = false
+	if t <= e.now {
+		e.release(int(a.prov))
+		return
+	}
+	e.schedule(t, evRelease, int32(a.prov), 0, 0)
+}
+
+// draw fills attempt k of request r, sent now to model m. It consumes only
 // the stream of (request, attempt k), always in the same order, so the same
-// attempt to the same model is identical under every policy.
-func (e *engine) draw(a *attempt, r *request, m, k int) {
+// attempt to the same model is identical under every policy; with a copula,
+// attempt k's latency also depends on the normal draws of attempts < k.
+func (e *engine) draw(r *request, m, k int) {
+	a := &r.att[k]
 	md := &e.cfg.Models[m]
 	src := e.rng.at(r.id, uint8(k))
-	uErr, uInv := uniform(src), uniform(src)
-	*a = attempt{model: int32(m), start: e.now, kind: outOK}
-	if md.Latency != nil {
-		d := seconds(md.Latency.Rand(src))
-		a.genFrom = e.now
-		a.first = e.now + d
-		a.end = a.first
+	uErr, uInv, uDeg := uniform(src), uniform(src), uniform(src)
+	*a = attempt{model: int32(m), prov: int32(e.modelProv[m]), start: e.now, kind: outOK, degU: uDeg, workErr: -1}
+	if e.copula != nil {
+		r.innov[k] = normalScore(uniform(src))
+		z := 0.0
+		for j, l := range e.copula[r.class][k][:k+1] {
+			z += l * r.innov[j]
+		}
+		u := clampOpen(stdNormalCDF(z))
+		if md.Latency != nil {
+			a.workFirst = seconds(md.Latency.Quantile(u))
+		} else {
+			a.streamed = true
+			a.workFirst = seconds(md.TTFT.Quantile(u))
+			a.workDecode = seconds(r.out / md.TokensPerSecond.Quantile(1-u))
+		}
+	} else if md.Latency != nil {
+		a.workFirst = seconds(md.Latency.Rand(src))
 	} else {
-		ttft := md.TTFT.Rand(src)
-		speed := md.TokensPerSecond.Rand(src)
-		a.first = e.now + seconds(ttft)
-		a.genFrom = a.first
-		a.end = a.first + seconds(r.out/speed)
+		a.streamed = true
+		a.workFirst = seconds(md.TTFT.Rand(src))
+		a.workDecode = seconds(r.out / md.TokensPerSecond.Rand(src))
 	}
 	switch {
 	case uErr < md.ErrorRate:
 		a.kind = outError
 		if md.ErrorLatency != nil {
-			a.end = e.now + seconds(md.ErrorLatency.Rand(src))
+			a.workErr = seconds(md.ErrorLatency.Rand(src))
 		}
 	case uInv < md.InvalidRate:
 		a.kind = outInvalid
@@ -328,18 +478,23 @@ func (e *engine) respond(slot int32, r *request, k int) {
 	st := &e.stats[r.class]
 	a.state = attDone
 	r.inflight--
+	if p.Winner == FirstToken && a.kind != outError && a.kind != outRateLimited {
+		e.vacate(a, a.end) // the winner streams on to its end
+	} else {
+		e.vacate(a, e.now)
+	}
 
 	win := false
 	switch p.Winner {
 	case FirstValid:
 		win = a.kind == outOK
 	case FirstToken:
-		win = a.kind != outError
+		win = a.kind == outOK || a.kind == outInvalid
 	case FirstResponse:
 		win = true
 	}
 	end := e.now
-	if p.Winner == FirstToken && a.kind != outError {
+	if p.Winner == FirstToken && (a.kind == outOK || a.kind == outInvalid) {
 		end = a.end // the winner streams on to its end
 	}
 	e.account(st, r, k, end, win)
@@ -358,12 +513,24 @@ func (e *engine) respond(slot int32, r *request, k int) {
 		return
 	case NonFatal:
 		if int(r.sent) <= p.Copies {
-			e.send(slot, r)
+			if ra := e.retryAfter(a); ra > 0 {
+				e.schedule(e.now+ra, evTimer, slot, r.gen, r.sent)
+			} else {
+				e.send(slot, r)
+			}
 		}
 	}
 	if r.inflight == 0 && int(r.sent) > p.Copies {
 		e.finish(slot, r, r.lastFail)
 	}
+}
+
+// retryAfter returns the retry-after hint of a 429, or 0.
+func (e *engine) retryAfter(a *attempt) time.Duration {
+	if a.kind != outRateLimited || a.limitedBy == nil {
+		return 0
+	}
+	return a.limitedBy.cfg.RetryAfter
 }
 
 // account books attempt k of r, which ran to its response at time end:
@@ -372,17 +539,26 @@ func (e *engine) respond(slot int32, r *request, k int) {
 func (e *engine) account(st *classStats, r *request, k int, end time.Duration, won bool) {
 	a := &r.att[k]
 	md := &e.cfg.Models[a.model]
+	pv := &e.provs[a.prov].stats
 	switch a.kind {
 	case outError:
 		st.failed++
+		pv.Failed++
 		e.emit(r, k, end, "failed", won, 0, 0, 0)
+		return
+	case outRateLimited:
+		st.rateLimited++
+		pv.RateLimited++
+		e.emit(r, k, end, "rate_limited", won, 0, 0, 0)
 		return
 	case outInvalid:
 		st.invalidAtt++
+		pv.Invalid++
 		st.wastedOutput += r.out
 		e.emit(r, k, end, "invalid", won, r.in, r.out, price(md, r.in, r.out))
 	default:
 		st.completed++
+		pv.Completed++
 		if !won {
 			st.wastedOutput += r.out
 		}
@@ -402,7 +578,7 @@ func (e *engine) finish(slot int32, r *request, o outcome) {
 	switch o {
 	case outOK:
 		st.answered++
-	case outError:
+	case outError, outRateLimited:
 		st.errors++
 	case outInvalid:
 		st.invalid++
@@ -414,6 +590,7 @@ func (e *engine) finish(slot int32, r *request, o outcome) {
 		}
 	}
 	st.latencies = append(st.latencies, (e.now - r.arrival).Seconds())
+	e.lastEvent = max(e.lastEvent, e.now)
 	cancelAt := e.now + p.CancelLatency
 	for k := 0; k < int(r.sent); k++ {
 		a := &r.att[k]
@@ -421,18 +598,27 @@ func (e *engine) finish(slot int32, r *request, o outcome) {
 			continue
 		}
 		a.state = attGone
-		if a.end <= cancelAt {
+		if !a.queued && a.end <= cancelAt {
+			e.vacate(a, a.end)
 			e.account(st, r, k, a.end, false)
 			continue
 		}
+		wasQueued := a.queued
+		e.vacate(a, cancelAt)
 		st.cancelled++
+		e.provs[a.prov].stats.Cancelled++
+		if wasQueued || a.kind == outRateLimited {
+			// Never reached the model: nothing to bill.
+			e.emit(r, k, e.now, "cancelled", false, 0, 0, 0)
+			continue
+		}
 		in, out := r.in, 0.0
 		switch p.CancelBilling {
 		case BillNone:
 			e.emit(r, k, cancelAt, "cancelled", false, 0, 0, 0)
 			continue
 		case BillGenerated:
-			if a.kind != outError && cancelAt > a.genFrom {
+			if a.kind != outError && cancelAt > a.genFrom && a.end > a.genFrom {
 				out = math.Floor(r.out * float64(cancelAt-a.genFrom) / float64(a.end-a.genFrom))
 			}
 		case BillFull:

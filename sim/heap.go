@@ -10,6 +10,7 @@ const (
 	evTimer                     // a hedge timer fires: send copy k if still due
 	evResponse                  // attempt k produces its deciding response
 	evDeadline                  // the request's deadline passes
+	evRelease                   // a provider slot frees (slot = provider index)
 )
 
 // event is one scheduled happening. Events of a finished request are not

@@ -8,10 +8,34 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// Result is what one run produced, per class and over all classes.
+// Result is what one run produced, per class and over all classes, and per
+// provider.
 type Result struct {
-	Classes []ClassResult
-	Overall ClassResult
+	Classes   []ClassResult
+	Overall   ClassResult
+	Providers []ProviderResult
+}
+
+// ProviderResult is what one provider (failure domain) saw. Completed,
+// Failed, RateLimited, Invalid and Cancelled are disjoint and sum to Sent
+// (a cancelled attempt is neither a success nor an error of its provider).
+type ProviderResult struct {
+	Name        string `json:"provider"`
+	Sent        int64  `json:"sent"`
+	Completed   int64  `json:"completed"`
+	Failed      int64  `json:"failed"`
+	RateLimited int64  `json:"rate_limited"`
+	Invalid     int64  `json:"invalid"`
+	Cancelled   int64  `json:"cancelled"`
+	// MeanQueueWait is the mean wait in seconds, in the provider's queue, of
+	// the attempts that started service.
+	MeanQueueWait float64 `json:"mean_queue_wait_s"`
+	// MeanInService is the time-average number of attempts in service,
+	// losers included until their cancel lands.
+	MeanInService float64 `json:"mean_in_service"`
+	// Utilisation is MeanInService ÷ the concurrency limit (0 when unlimited).
+	Utilisation float64 `json:"utilisation"`
+	started     int64
 }
 
 // AttemptCounts counts attempts by fate. Completed, failed, invalid and
@@ -20,8 +44,10 @@ type AttemptCounts struct {
 	Sent      int64 `json:"sent"`
 	Completed int64 `json:"completed"` // ran to a valid answer (winners and losers that finished before their cancel landed)
 	Failed    int64 `json:"failed"`    // returned an error
-	Invalid   int64 `json:"invalid"`   // returned an unusable answer
-	Cancelled int64 `json:"cancelled"` // ended by a cancel before responding
+	// RateLimited returned a 429.
+	RateLimited int64 `json:"rate_limited"`
+	Invalid     int64 `json:"invalid"`   // returned an unusable answer
+	Cancelled   int64 `json:"cancelled"` // ended by a cancel before responding
 }
 
 // ClassResult holds the raw outcome of one class (or of all classes).
@@ -59,7 +85,7 @@ func (s *classStats) result(name string, models []Model) ClassResult {
 		Errors: s.errors, Invalid: s.invalid, Hedged: s.hedged,
 		Attempts: AttemptCounts{
 			Sent: s.sent, Completed: s.completed, Failed: s.failed,
-			Invalid: s.invalidAtt, Cancelled: s.cancelled,
+			RateLimited: s.rateLimited, Invalid: s.invalidAtt, Cancelled: s.cancelled,
 		},
 		CostCompletedUSD: completed, CostCancelledUSD: cancelled,
 		WastedOutputTokens: s.wastedOutput,
@@ -85,6 +111,7 @@ func (e *engine) result() *Result {
 		all.failed += s.failed
 		all.invalidAtt += s.invalidAtt
 		all.cancelled += s.cancelled
+		all.rateLimited += s.rateLimited
 		if all.billed == nil {
 			all.billed = make([]bill, len(s.billed))
 		}
@@ -101,6 +128,20 @@ func (e *engine) result() *Result {
 		lat = mergeSorted(lat, res.Classes[i].Latencies)
 	}
 	res.Overall.Latencies = lat
+	for i := range e.provs {
+		pv := &e.provs[i]
+		pr := pv.stats
+		if pr.started > 0 {
+			pr.MeanQueueWait = pv.waitSum.Seconds() / float64(pr.started)
+		}
+		if e.lastEvent > 0 {
+			pr.MeanInService = pv.busySum.Seconds() / e.lastEvent.Seconds()
+		}
+		if pv.capacity > 0 {
+			pr.Utilisation = pr.MeanInService / float64(pv.capacity)
+		}
+		res.Providers = append(res.Providers, pr)
+	}
 	return res
 }
 

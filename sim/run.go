@@ -30,5 +30,17 @@ func WithoutHedging(cfg *Config) *Config {
 // queue, rate limit, budget or adaptive state), so the engine may run each
 // request to its end before the next arrives.
 func (cfg *Config) independent() bool {
+	for _, p := range cfg.Providers {
+		if p.Concurrency > 0 || p.RateLimit.on() {
+			return false
+		}
+	}
+	for _, m := range cfg.Models {
+		if m.RateLimit.on() {
+			return false
+		}
+	}
 	return true
 }
+
+func (r RateLimit) on() bool { return r.RequestsPerMinute > 0 || r.TokensPerMinute > 0 }

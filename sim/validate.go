@@ -58,6 +58,63 @@ func (cfg *Config) Validate() error {
 	if math.Abs(sum-1) > 1e-3 {
 		return invalid("class shares sum to %v: must sum to 1", sum)
 	}
+	names := map[string]bool{}
+	for i := range cfg.Providers {
+		p := &cfg.Providers[i]
+		if names[p.Name] {
+			return invalid("provider %q is listed twice", p.Name)
+		}
+		names[p.Name] = true
+		if err := p.validate(); err != nil {
+			return invalid("provider %q: %v", p.Name, err)
+		}
+	}
+	c := cfg.Correlation
+	for _, r := range []float64{c.SameModel, c.SameProvider, c.CrossProvider} {
+		if !(r >= 0 && r <= 1) {
+			return invalid("correlation %v: must be in [0, 1]", r)
+		}
+	}
+	if cfg.correlated() {
+		for i := range cfg.Classes {
+			if _, err := copulaFactor(c, &cfg.Classes[i].Policy, cfg.Models); err != nil {
+				return invalid("class %q: %v", cfg.Classes[i].Name, err)
+			}
+		}
+	}
+	return nil
+}
+
+func (p *Provider) validate() error {
+	if p.Concurrency < 0 {
+		return fmt.Errorf("concurrency %d: must be ≥ 0 (0 = unlimited)", p.Concurrency)
+	}
+	if err := p.RateLimit.validate(); err != nil {
+		return err
+	}
+	if d := p.Degraded; d != nil {
+		if d.MeanNormal <= 0 || d.MeanDegraded <= 0 {
+			return fmt.Errorf("degraded periods: mean durations %v and %v must be > 0", d.MeanNormal, d.MeanDegraded)
+		}
+		if !(d.Slowdown >= 1) || math.IsInf(d.Slowdown, 0) {
+			return fmt.Errorf("degraded periods: slowdown %v must be finite and ≥ 1", d.Slowdown)
+		}
+		if !(d.ErrorRate >= 0 && d.ErrorRate <= 1) {
+			return fmt.Errorf("degraded periods: error rate %v must be in [0, 1]", d.ErrorRate)
+		}
+	}
+	return nil
+}
+
+func (r *RateLimit) validate() error {
+	for _, x := range []float64{r.RequestsPerMinute, r.TokensPerMinute} {
+		if !(x >= 0) || math.IsInf(x, 0) {
+			return fmt.Errorf("rate limit %v: must be finite and ≥ 0", x)
+		}
+	}
+	if r.Burst < 0 || r.RejectLatency < 0 || r.RetryAfter < 0 {
+		return fmt.Errorf("rate limit durations must be ≥ 0")
+	}
 	return nil
 }
 
@@ -83,6 +140,9 @@ func (m *Model) validate() error {
 		if !(p >= 0) || math.IsInf(p, 0) {
 			return invalid("model %q: price %v: must be finite and ≥ 0", m.Name, p)
 		}
+	}
+	if err := m.RateLimit.validate(); err != nil {
+		return invalid("model %q: %v", m.Name, err)
 	}
 	return nil
 }

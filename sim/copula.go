@@ -1,0 +1,101 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// correlationMatrix returns the Gaussian-copula correlation matrix of the
+// attempts 0 … p.Copies of policy p: entry (j, k) is c.SameModel when both
+// attempts go to one model, c.SameProvider when they go to different models
+// of one provider, and c.CrossProvider otherwise.
+func correlationMatrix(c Correlation, p *Policy, models []Model) *mat.SymDense {
+	n := p.Copies + 1
+	a := mat.NewSymDense(n, nil)
+	for j := range n {
+		for k := j; k < n; k++ {
+			mj, mk := p.target(j), p.target(k)
+			var r float64
+			switch {
+			case j == k:
+				r = 1
+			case mj == mk:
+				r = c.SameModel
+			case models[mj].Provider == models[mk].Provider:
+				r = c.SameProvider
+			default:
+				r = c.CrossProvider
+			}
+			a.SetSym(j, k, r)
+		}
+	}
+	return a
+}
+
+// copulaFactor returns a lower-triangular L with L·Lᵀ = A for the
+// correlation matrix A of policy p's attempts, so that attempt k's normal
+// score is z_k = Σ_{j≤k} L[k][j]·e_j for independent standard normals e_j.
+// Because L is triangular, z_0 = e_0: the primary's draw does not depend on
+// how many copies the policy sends. A must be positive semidefinite
+// (checked with gonum's symmetric eigendecomposition); correlation 1 is
+// allowed, which is why a semidefinite Cholesky is used (a zero pivot gets
+// a zero column), not gonum's, which requires a definite matrix.
+func copulaFactor(c Correlation, p *Policy, models []Model) ([][]float64, error) {
+	a := correlationMatrix(c, p, models)
+	n := a.SymmetricDim()
+	var eig mat.EigenSym
+	if !eig.Factorize(a, false) {
+		return nil, fmt.Errorf("correlation matrix: eigendecomposition failed")
+	}
+	if v := eig.Values(nil); v[0] < -1e-9 {
+		return nil, fmt.Errorf("correlations same_model %v, same_provider %v, cross_provider %v give a matrix over this policy's %d attempts that is not positive semidefinite (smallest eigenvalue %.3g); lower the cross-provider correlation or raise the same-model one",
+			c.SameModel, c.SameProvider, c.CrossProvider, n, v[0])
+	}
+	l := make([][]float64, n)
+	for i := range l {
+		l[i] = make([]float64, n)
+	}
+	const tol = 1e-12
+	for j := range n {
+		d := a.At(j, j)
+		for m := range j {
+			d -= l[j][m] * l[j][m]
+		}
+		if d <= tol {
+			continue // column j stays 0: attempt j is a combination of earlier ones
+		}
+		l[j][j] = math.Sqrt(d)
+		for i := j + 1; i < n; i++ {
+			s := a.At(i, j)
+			for m := range j {
+				s -= l[i][m] * l[j][m]
+			}
+			l[i][j] = s / l[j][j]
+		}
+	}
+	return l, nil
+}
+
+// correlated reports whether any correlation between attempts is set.
+func (cfg *Config) correlated() bool {
+	c := cfg.Correlation
+	return c.SameModel != 0 || c.SameProvider != 0 || c.CrossProvider != 0
+}
+
+// normalScore returns Φ⁻¹(u) for u in [0, 1), clamped into (0, 1).
+func normalScore(u float64) float64 {
+	return distuv.UnitNormal.Quantile(clampOpen(u))
+}
+
+// stdNormalCDF returns Φ(z).
+func stdNormalCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
+
+// clampOpen moves u into the open interval (0, 1), where every quantile
+// function is finite.
+func clampOpen(u float64) float64 {
+	const eps = 1e-16
+	return math.Min(math.Max(u, eps), 1-eps)
+}

@@ -1,0 +1,239 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"sort"
+	"time"
+)
+
+// bucket is a token bucket refilled continuously at rate per second up to
+// capacity. A rate of 0 means no limit.
+type bucket struct {
+	rate, capacity, level float64
+	last                  time.Duration
+}
+
+func newBucket(perMinute float64, burst time.Duration) bucket {
+	if perMinute <= 0 {
+		return bucket{}
+	}
+	if burst == 0 {
+		burst = time.Minute
+	}
+	c := perMinute / 60 * burst.Seconds()
+	return bucket{rate: perMinute / 60, capacity: c, level: c}
+}
+
+// refill brings the level up to time now.
+func (b *bucket) refill(now time.Duration) {
+	if now > b.last {
+		b.level = math.Min(b.capacity, b.level+b.rate*(now-b.last).Seconds())
+		b.last = now
+	}
+}
+
+// has reports whether n units are available at now (always, when off).
+func (b *bucket) has(now time.Duration, n float64) bool {
+	if b.rate == 0 {
+		return true
+	}
+	b.refill(now)
+	return b.level >= n
+}
+
+func (b *bucket) take(n float64) {
+	if b.rate != 0 {
+		b.level -= n
+	}
+}
+
+// limiter is the pair of buckets of a RateLimit.
+type limiter struct {
+	req, tok bucket
+	cfg      RateLimit
+}
+
+func newLimiter(r RateLimit) *limiter {
+	if r.RequestsPerMinute <= 0 && r.TokensPerMinute <= 0 {
+		return nil
+	}
+	return &limiter{req: newBucket(r.RequestsPerMinute, r.Burst), tok: newBucket(r.TokensPerMinute, r.Burst), cfg: r}
+}
+
+// can reports whether the buckets have one request and n tokens at now.
+func (l *limiter) can(now time.Duration, n float64) bool {
+	return l == nil || (l.req.has(now, 1) && l.tok.has(now, n))
+}
+
+func (l *limiter) take(n float64) {
+	if l != nil {
+		l.req.take(1)
+		l.tok.take(n)
+	}
+}
+
+// admit lets a request of n tokens through the model's and the provider's
+// limits (either may be nil) and returns nil, or returns the limiter that
+// rejects it; a rejected request takes nothing from either.
+func admit(now time.Duration, n float64, model, prov *limiter) *limiter {
+	if !model.can(now, n) {
+		return model
+	}
+	if !prov.can(now, n) {
+		return prov
+	}
+	model.take(n)
+	prov.take(n)
+	return nil
+}
+
+// regime is a provider's alternating normal/degraded timeline, generated
+// lazily from the provider's own random stream: switches[i] is the time of
+// the i-th change of state, and the state before switches[0] is degraded0.
+type regime struct {
+	cfg       *Degraded
+	src       rand.PCG
+	degraded0 bool
+	switches  []time.Duration
+}
+
+func newRegime(d *Degraded, seed uint64, provider int) *regime {
+	g := &regime{cfg: d}
+	g.src.Seed(splitmix64(seed^0x5eed0fdeadbeef), splitmix64(uint64(provider)+0x9e37))
+	// Start in the stationary distribution.
+	pd := d.MeanDegraded.Seconds() / (d.MeanDegraded.Seconds() + d.MeanNormal.Seconds())
+	g.degraded0 = uniform(&g.src) < pd
+	return g
+}
+
+// extend generates switches until one lies beyond t.
+func (g *regime) extend(t time.Duration) {
+	for len(g.switches) == 0 || g.switches[len(g.switches)-1] <= t {
+		last := time.Duration(0)
+		if n := len(g.switches); n > 0 {
+			last = g.switches[n-1]
+		}
+		mean := g.cfg.MeanNormal
+		if g.stateAfter(len(g.switches)) {
+			mean = g.cfg.MeanDegraded
+		}
+		g.switches = append(g.switches, last+seconds(-math.Log(1-uniform(&g.src))*mean.Seconds()))
+	}
+}
+
+// stateAfter returns whether the provider is degraded after i switches.
+func (g *regime) stateAfter(i int) bool { return g.degraded0 != (i%2 == 1) }
+
+// at returns whether the provider is degraded at t, and the index of the
+// period t lies in.
+func (g *regime) at(t time.Duration) (bool, int) {
+	g.extend(t)
+	i := sort.Search(len(g.switches), func(i int) bool { return g.switches[i] > t })
+	return g.stateAfter(i), i
+}
+
+// finish returns when work w of service, started at t0, is done: service
+// progresses at rate 1 in normal periods and 1/Slowdown in degraded ones,
+// so every attempt in service during a slowdown is slowed for the part of
+// its work that overlaps it.
+func (g *regime) finish(t0, w time.Duration) time.Duration {
+	if g == nil || g.cfg.Slowdown == 1 {
+		return t0 + w
+	}
+	deg, i := g.at(t0)
+	t := t0
+	for {
+		g.extend(t)
+		end := g.switches[i]
+		span := end - t
+		if deg {
+			need := time.Duration(float64(w) * g.cfg.Slowdown)
+			if need <= span {
+				return t + need
+			}
+			w -= time.Duration(float64(span) / g.cfg.Slowdown)
+		} else {
+			if w <= span {
+				return t + w
+			}
+			w -= span
+		}
+		t = end
+		i++
+		deg = !deg
+	}
+}
+
+// waiter is an attempt waiting in a provider's queue.
+type waiter struct {
+	slot int32
+	gen  uint32
+	k    uint8
+}
+
+// provider is the run-time state of one failure domain.
+type provider struct {
+	name     string
+	capacity int // 0 = unlimited
+	busy     int
+	queue    []waiter
+	qhead    int
+	limit    *limiter
+	regime   *regime
+	stats    ProviderResult
+	waitSum  time.Duration // total queue wait of attempts that started service
+	busySum  time.Duration // total time attempts spent in service
+}
+
+// providers returns the run-time providers of cfg — the listed ones, then
+// one unlimited provider per further name that models use — and the
+// provider index of each model.
+func (cfg *Config) providers() ([]provider, []int) {
+	var ps []provider
+	index := map[string]int{}
+	for i := range cfg.Providers {
+		c := &cfg.Providers[i]
+		p := provider{name: c.Name, capacity: c.Concurrency, limit: newLimiter(c.RateLimit)}
+		if c.Degraded != nil {
+			p.regime = newRegime(c.Degraded, cfg.Seed, i)
+		}
+		index[c.Name] = len(ps)
+		ps = append(ps, p)
+	}
+	of := make([]int, len(cfg.Models))
+	for m := range cfg.Models {
+		name := cfg.Models[m].Provider
+		if name == "" {
+			name = cfg.Models[m].Name
+		}
+		i, ok := index[name]
+		if !ok {
+			i = len(ps)
+			index[name] = i
+			ps = append(ps, provider{name: name})
+		}
+		of[m] = i
+	}
+	for i := range ps {
+		ps[i].stats.Name = ps[i].name
+	}
+	return ps, of
+}
+
+func (p *provider) enqueue(w waiter) {
+	if p.qhead > 1024 && p.qhead*2 > len(p.queue) {
+		n := copy(p.queue, p.queue[p.qhead:])
+		p.queue, p.qhead = p.queue[:n], 0
+	}
+	p.queue = append(p.queue, w)
+}
+
+func (p *provider) dequeue() (waiter, bool) {
+	if p.qhead == len(p.queue) {
+		return waiter{}, false
+	}
+	w := p.queue[p.qhead]
+	p.qhead++
+	return w, true
+}
