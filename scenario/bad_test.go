@@ -365,12 +365,12 @@ rate = 1
 latency = { kind = "constant", value = 1 }
 error_latency = { kind = "constant", value = -0.5 }
 `, 6, "models.m.error_latency", "≥ 0"},
-		{"tokens_per_s support reaches 0", `
+		{"tokens_per_s can be 0", `
 [arrivals]
 rate = 1
 [models.m]
 ttft = { kind = "constant", value = 1 }
-tokens_per_s = { kind = "uniform", min = 0, max = 50 }
+tokens_per_s = { kind = "mixture", weights = [0.1, 0.9], components = [{ kind = "constant", value = 0 }, { kind = "uniform", min = 10, max = 50 }] }
 `, 6, "models.m.tokens_per_s", "> 0"},
 		{"token count below 0", minimal + `output_tokens = { kind = "uniform", min = -5, max = 5 }
 `, 8, "classes[0].output_tokens", "≥ 0"},

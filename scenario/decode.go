@@ -22,6 +22,9 @@ type fileTable struct {
 	Arrivals *arrivalsTable        `toml:"arrivals"`
 	Models   map[string]modelTable `toml:"models"`
 	Classes  []classTable          `toml:"classes"`
+	// Providers and Correlation: see providers.go.
+	Providers   map[string]providerTable `toml:"providers"`
+	Correlation *correlationTable        `toml:"correlation"`
 }
 
 // arrivalsTable is [arrivals].
@@ -32,16 +35,17 @@ type arrivalsTable struct {
 
 // modelTable is one [models.NAME] table.
 type modelTable struct {
-	Provider           *string    `toml:"provider"`
-	Latency            *dist.Spec `toml:"latency"`
-	TTFT               *dist.Spec `toml:"ttft"`
-	TokensPerSecond    *dist.Spec `toml:"tokens_per_s"`
-	ErrorLatency       *dist.Spec `toml:"error_latency"`
-	ErrorRate          *float64   `toml:"error_rate"`
-	InvalidRate        *float64   `toml:"invalid_rate"`
-	PriceInputPerMTok  *float64   `toml:"price_input_per_mtok"`
-	PriceOutputPerMTok *float64   `toml:"price_output_per_mtok"`
-	PricePerRequest    *float64   `toml:"price_per_request"`
+	Provider           *string         `toml:"provider"`
+	Latency            *dist.Spec      `toml:"latency"`
+	TTFT               *dist.Spec      `toml:"ttft"`
+	TokensPerSecond    *dist.Spec      `toml:"tokens_per_s"`
+	ErrorLatency       *dist.Spec      `toml:"error_latency"`
+	ErrorRate          *float64        `toml:"error_rate"`
+	InvalidRate        *float64        `toml:"invalid_rate"`
+	PriceInputPerMTok  *float64        `toml:"price_input_per_mtok"`
+	PriceOutputPerMTok *float64        `toml:"price_output_per_mtok"`
+	PricePerRequest    *float64        `toml:"price_per_request"`
+	RateLimit          *rateLimitTable `toml:"rate_limit"`
 }
 
 // classTable is one [[classes]] entry.

@@ -66,6 +66,21 @@ func (c *checker) config(f *fileTable, name string) (sim.Config, error) {
 	if cfg.Classes, err = c.classes(f.Classes); err != nil {
 		return cfg, err
 	}
+	if cfg.Providers, err = c.providers(f.Providers, cfg.Models); err != nil {
+		return cfg, err
+	}
+	if cfg.Correlation, err = c.correlation(f.Correlation); err != nil {
+		return cfg, err
+	}
+	if err := cfg.Validate(); err != nil {
+		// Cross-field rules only the simulator knows, such as a correlation
+		// matrix that is not positive semidefinite.
+		key := ""
+		if cfg.Correlation != (sim.Correlation{}) {
+			key = "correlation"
+		}
+		return cfg, c.errorf(key, "%v", err)
+	}
 	return cfg, nil
 }
 
@@ -170,6 +185,11 @@ func (c *checker) model(key, name string, t *modelTable) (sim.Model, error) {
 	}
 	if m.PricePerRequest, err = c.price(key+".price_per_request", t.PricePerRequest); err != nil {
 		return m, err
+	}
+	if t.RateLimit != nil {
+		if m.RateLimit, err = c.rateLimit(key+".rate_limit", t.RateLimit); err != nil {
+			return m, err
+		}
 	}
 	return m, nil
 }
@@ -362,7 +382,7 @@ func (c *checker) price(key string, p *float64) (float64, error) {
 }
 
 // dist builds the distribution s at key. Its support must start at ≥ 0, or
-// at > 0 when positive is set; unit names the values in messages.
+// above 0 with probability 1 when positive is set; unit names the values in messages.
 func (c *checker) dist(key string, s *dist.Spec, unit string, positive bool) (dist.Continuous, error) {
 	d, err := s.Build()
 	if err != nil {
@@ -382,8 +402,8 @@ func (c *checker) dist(key string, s *dist.Spec, unit string, positive bool) (di
 	}
 	lo, _ := d.Support()
 	switch {
-	case positive && !(lo > 0):
-		return nil, c.errorf(key, "%s distribution can take the value %g %s; it must stay > 0 (kinds whose support starts at 0, such as lognormal or gamma, are not allowed here: use uniform, pareto, empirical or a mixture of them)", s.Kind, lo, unit)
+	case positive && (!(lo >= 0) || d.CDF(0) > 0):
+		return nil, c.errorf(key, "%s distribution can take the value %g %s; it must be > 0 with probability 1", s.Kind, math.Min(lo, 0), unit)
 	case !positive && !(lo >= 0):
 		return nil, c.errorf(key, "%s distribution can take the value %g %s; it must stay ≥ 0", s.Kind, lo, unit)
 	}

@@ -70,7 +70,7 @@ type classStats struct {
 	requests, answered, timeoutsOpen, timeoutsClosed int64
 	errors, invalid, hedged                          int64
 	sent, completed, failed, invalidAtt, cancelled   int64
-	rateLimited                                      int64
+	rateLimited, reqRateLimited                      int64
 	wastedOutput                                     float64
 	// billed[2m] and billed[2m+1] are what model m billed for attempts that
 	// responded and for cancelled ones. Token counts are whole numbers, so
@@ -578,8 +578,11 @@ func (e *engine) finish(slot int32, r *request, o outcome) {
 	switch o {
 	case outOK:
 		st.answered++
-	case outError, outRateLimited:
+	case outError:
 		st.errors++
+	case outRateLimited:
+		st.errors++
+		st.reqRateLimited++
 	case outInvalid:
 		st.invalid++
 	case outTimeout:

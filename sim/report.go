@@ -23,6 +23,8 @@ type Report struct {
 	QuantileRule string        `json:"quantile_rule"`
 	Classes      []ClassReport `json:"classes"`
 	Overall      ClassReport   `json:"overall"`
+	// Providers is what each provider (failure domain) saw in the hedged run.
+	Providers []ProviderResult `json:"providers"`
 }
 
 // Latency summarises request latencies in seconds.
@@ -60,6 +62,7 @@ type ClassReport struct {
 	TimeoutsFailOpen   int64         `json:"timeouts_fail_open"`
 	TimeoutsFailClosed int64         `json:"timeouts_fail_closed"`
 	Errors             int64         `json:"errors"`
+	RateLimited        int64         `json:"rate_limited"` // of the errors, requests ended by a 429
 	Invalid            int64         `json:"invalid"`
 	Latency            Latency       `json:"latency_s"`
 	HedgedShare        float64       `json:"hedged_share"`
@@ -87,6 +90,7 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 		r.Classes = append(r.Classes, classReport(&hedged.Classes[i], &baseline.Classes[i]))
 	}
 	r.Overall = classReport(&hedged.Overall, &baseline.Overall)
+	r.Providers = hedged.Providers
 	return r
 }
 
@@ -131,7 +135,7 @@ func classReport(h, b *ClassResult) ClassReport {
 		Class: h.Name, Requests: h.Requests, Answered: h.Answered,
 		AnsweredShare:    share(h.Answered, h.Requests),
 		TimeoutsFailOpen: h.TimeoutsOpen, TimeoutsFailClosed: h.TimeoutsClosed,
-		Errors: h.Errors, Invalid: h.Invalid,
+		Errors: h.Errors, RateLimited: h.RateLimited, Invalid: h.Invalid,
 		Latency:            SummarizeLatency(h),
 		HedgedShare:        share(h.Hedged, h.Requests),
 		AttemptsPerRequest: share(h.Attempts.Sent, h.Requests),
@@ -185,11 +189,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintln(w)
 
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "outcomes\trequests\tanswered\tno hedging\ttimeouts open/closed\terrors\tinvalid\thedged\tattempts/req\t")
+	fmt.Fprintln(tw, "outcomes\trequests\tanswered\t(no hedging)\ttimeouts open/closed\terrors\t(429)\tinvalid\thedged\tattempts/req\t")
 	for _, c := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d/%d\t%d\t%d\t%s\t%.3f\t\n", c.Class, c.Requests,
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d/%d\t%d\t%d\t%d\t%s\t%.3f\t\n", c.Class, c.Requests,
 			pct(c.AnsweredShare), pct(c.NoHedging.AnsweredShare), c.TimeoutsFailOpen, c.TimeoutsFailClosed,
-			c.Errors, c.Invalid, pct(c.HedgedShare), c.AttemptsPerRequest)
+			c.Errors, c.RateLimited, c.Invalid, pct(c.HedgedShare), c.AttemptsPerRequest)
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
@@ -204,6 +208,18 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintf(tw, "%s\t$%.4f\t$%.4f\t$%.4f\t$%.4f\t%s\t%.1f\t\n", c.Class,
 			c.CostPer1k.Total, c.CostPer1k.Completed, c.CostPer1k.Cancelled,
 			c.NoHedging.CostPer1k.Total, added, share64(c.WastedOutputTokens, c.Requests))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "provider\tsent\tcompleted\tfailed\t429\tinvalid\tcancelled\tmean queue wait\tin service\tutilisation\t")
+	for _, p := range r.Providers {
+		util := "-"
+		if p.Utilisation > 0 {
+			util = pct(p.Utilisation)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%.2f\t%s\t\n", p.Name, p.Sent, p.Completed,
+			p.Failed, p.RateLimited, p.Invalid, p.Cancelled, fsec(p.MeanQueueWait), p.MeanInService, util)
 	}
 	tw.Flush()
 	fmt.Fprintln(w)

@@ -56,6 +56,8 @@ type ClassResult struct {
 	// Requests is the number of requests; every request ends in exactly one
 	// of Answered, TimeoutsOpen, TimeoutsClosed, Errors and Invalid.
 	Requests, Answered, TimeoutsOpen, TimeoutsClosed, Errors, Invalid int64
+	// RateLimited is the number of Errors that ended with a 429.
+	RateLimited int64
 	// Hedged is the number of requests that sent at least one copy.
 	Hedged   int64
 	Attempts AttemptCounts
@@ -82,7 +84,7 @@ func (s *classStats) result(name string, models []Model) ClassResult {
 	return ClassResult{
 		Name: name, Requests: s.requests, Answered: s.answered,
 		TimeoutsOpen: s.timeoutsOpen, TimeoutsClosed: s.timeoutsClosed,
-		Errors: s.errors, Invalid: s.invalid, Hedged: s.hedged,
+		Errors: s.errors, RateLimited: s.reqRateLimited, Invalid: s.invalid, Hedged: s.hedged,
 		Attempts: AttemptCounts{
 			Sent: s.sent, Completed: s.completed, Failed: s.failed,
 			RateLimited: s.rateLimited, Invalid: s.invalidAtt, Cancelled: s.cancelled,
@@ -104,6 +106,7 @@ func (e *engine) result() *Result {
 		all.timeoutsOpen += s.timeoutsOpen
 		all.timeoutsClosed += s.timeoutsClosed
 		all.errors += s.errors
+		all.reqRateLimited += s.reqRateLimited
 		all.invalid += s.invalid
 		all.hedged += s.hedged
 		all.sent += s.sent

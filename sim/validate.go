@@ -127,8 +127,8 @@ func (m *Model) validate() error {
 		return invalid("model %q: needs Latency, or both TTFT and TokensPerSecond", m.Name)
 	}
 	if m.TokensPerSecond != nil {
-		if lo, _ := m.TokensPerSecond.Support(); !(lo > 0) {
-			return invalid("model %q: tokens per second must be > 0 (support starts at %v)", m.Name, lo)
+		if lo, _ := m.TokensPerSecond.Support(); !(lo >= 0) || m.TokensPerSecond.CDF(0) > 0 {
+			return invalid("model %q: tokens per second must be > 0 with probability 1 (P(≤ 0) = %v)", m.Name, m.TokensPerSecond.CDF(0))
 		}
 	}
 	for _, p := range []float64{m.ErrorRate, m.InvalidRate} {

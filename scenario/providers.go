@@ -1,0 +1,176 @@
+package scenario
+
+import (
+	"math"
+	"sort"
+	"strings"
+	"time"
+
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// providerTable is one [providers.NAME] table: a failure domain.
+type providerTable struct {
+	Concurrency *int64          `toml:"concurrency"`
+	RateLimit   *rateLimitTable `toml:"rate_limit"`
+	Degraded    *degradedTable  `toml:"degraded"`
+}
+
+// rateLimitTable is a [providers.NAME.rate_limit] or [models.NAME.rate_limit] table.
+type rateLimitTable struct {
+	RequestsPerMinute *float64  `toml:"requests_per_minute"`
+	TokensPerMinute   *float64  `toml:"tokens_per_minute"`
+	Burst             *Duration `toml:"burst"`
+	RejectLatency     *Duration `toml:"reject_latency"`
+	RetryAfter        *Duration `toml:"retry_after"`
+}
+
+// degradedTable is a [providers.NAME.degraded] table.
+type degradedTable struct {
+	MeanNormal   *Duration `toml:"mean_normal"`
+	MeanDegraded *Duration `toml:"mean_degraded"`
+	Slowdown     *float64  `toml:"slowdown"`
+	ErrorRate    *float64  `toml:"error_rate"`
+}
+
+// correlationTable is [correlation].
+type correlationTable struct {
+	SameModel     *float64 `toml:"same_model"`
+	SameProvider  *float64 `toml:"same_provider"`
+	CrossProvider *float64 `toml:"cross_provider"`
+}
+
+// Defaults of the provider tables.
+const (
+	defaultBurst         = time.Minute
+	defaultRejectLatency = 20 * time.Millisecond
+)
+
+// providers builds the [providers.NAME] tables in name order and checks
+// that, when any provider is listed, every model names a listed one.
+func (c *checker) providers(tables map[string]providerTable, models []sim.Model) ([]sim.Provider, error) {
+	names := make([]string, 0, len(tables))
+	for n := range tables {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var out []sim.Provider
+	for _, name := range names {
+		key := joinKey("providers", name)
+		t := tables[name]
+		p := sim.Provider{Name: name}
+		if t.Concurrency != nil {
+			if *t.Concurrency < 0 || *t.Concurrency > math.MaxInt32 {
+				return nil, c.errorf(key+".concurrency", "%d is not allowed; want an integer ≥ 0 (0 = unlimited)", *t.Concurrency)
+			}
+			p.Concurrency = int(*t.Concurrency)
+		}
+		var err error
+		if p.RateLimit, err = c.rateLimit(key+".rate_limit", t.RateLimit); err != nil {
+			return nil, err
+		}
+		if t.Degraded != nil {
+			if p.Degraded, err = c.degraded(key+".degraded", t.Degraded); err != nil {
+				return nil, err
+			}
+		}
+		out = append(out, p)
+	}
+	if len(names) > 0 {
+		for i, m := range models {
+			if _, ok := tables[m.Provider]; !ok {
+				return nil, c.errorf(joinKey("models", c.modelNames[i])+".provider",
+					"provider %q is not defined; defined providers: %s (when any [providers.NAME] table is given, every model's provider must be one)",
+					m.Provider, strings.Join(names, ", "))
+			}
+		}
+	}
+	return out, nil
+}
+
+func (c *checker) rateLimit(key string, t *rateLimitTable) (sim.RateLimit, error) {
+	r := sim.RateLimit{Burst: defaultBurst, RejectLatency: defaultRejectLatency}
+	if t == nil {
+		return r, nil
+	}
+	for _, f := range []struct {
+		name string
+		v    *float64
+		dst  *float64
+	}{{"requests_per_minute", t.RequestsPerMinute, &r.RequestsPerMinute}, {"tokens_per_minute", t.TokensPerMinute, &r.TokensPerMinute}} {
+		if f.v == nil {
+			continue
+		}
+		if !(*f.v >= 0) || math.IsInf(*f.v, 1) {
+			return r, c.errorf(key+"."+f.name, "%g is not allowed; want a finite number ≥ 0 (0 = no limit)", *f.v)
+		}
+		*f.dst = *f.v
+	}
+	if t.RequestsPerMinute == nil && t.TokensPerMinute == nil {
+		return r, c.errorf(key, "no limit given; set requests_per_minute and/or tokens_per_minute")
+	}
+	if t.Burst != nil {
+		if r.Burst = time.Duration(*t.Burst); r.Burst == 0 {
+			return r, c.errorf(key+".burst", "0s holds nothing; want a duration > 0 (the bucket holds this many seconds of refill)")
+		}
+	}
+	if t.RejectLatency != nil {
+		r.RejectLatency = time.Duration(*t.RejectLatency)
+	}
+	if t.RetryAfter != nil {
+		r.RetryAfter = time.Duration(*t.RetryAfter)
+	}
+	return r, nil
+}
+
+func (c *checker) degraded(key string, t *degradedTable) (*sim.Degraded, error) {
+	d := &sim.Degraded{Slowdown: 1}
+	for _, f := range []struct {
+		name string
+		v    *Duration
+		dst  *time.Duration
+	}{{"mean_normal", t.MeanNormal, &d.MeanNormal}, {"mean_degraded", t.MeanDegraded, &d.MeanDegraded}} {
+		if f.v == nil {
+			return nil, c.errorf(key, "missing %s; give the mean length of %s periods as a duration such as \"10m\"", f.name, strings.TrimPrefix(f.name, "mean_"))
+		}
+		if *f.v == 0 {
+			return nil, c.errorf(key+"."+f.name, "0s is not allowed; want a duration > 0")
+		}
+		*f.dst = time.Duration(*f.v)
+	}
+	if t.Slowdown != nil {
+		if s := *t.Slowdown; !(s >= 1) || math.IsInf(s, 1) {
+			return nil, c.errorf(key+".slowdown", "%g is not allowed; want a finite factor ≥ 1 (service takes this many times longer while degraded)", s)
+		}
+		d.Slowdown = *t.Slowdown
+	}
+	var err error
+	if d.ErrorRate, err = c.probability(key+".error_rate", t.ErrorRate); err != nil {
+		return nil, err
+	}
+	if t.Slowdown == nil && t.ErrorRate == nil {
+		return nil, c.errorf(key, "degraded periods without an effect; set slowdown (≥ 1) and/or error_rate (in [0, 1])")
+	}
+	return d, nil
+}
+
+func (c *checker) correlation(t *correlationTable) (sim.Correlation, error) {
+	var out sim.Correlation
+	if t == nil {
+		return out, nil
+	}
+	for _, f := range []struct {
+		name string
+		v    *float64
+		dst  *float64
+	}{{"same_model", t.SameModel, &out.SameModel}, {"same_provider", t.SameProvider, &out.SameProvider}, {"cross_provider", t.CrossProvider, &out.CrossProvider}} {
+		if f.v == nil {
+			continue
+		}
+		if !(*f.v >= 0 && *f.v <= 1) {
+			return out, c.errorf("correlation."+f.name, "%g is not allowed; want a correlation in [0, 1] (1 = a copy is exactly as slow as the original)", *f.v)
+		}
+		*f.dst = *f.v
+	}
+	return out, nil
+}
