@@ -17,7 +17,10 @@
 // problems as *SpecError. Sampling does not allocate.
 package dist
 
-import "math/rand/v2"
+import (
+	"math"
+	"math/rand/v2"
+)
 
 // Dist is a univariate distribution that can be sampled.
 type Dist interface {
@@ -44,4 +47,21 @@ type Continuous interface {
 	// (+Inf for an unbounded distribution). It panics when p is outside
 	// [0, 1] or NaN.
 	Quantile(p float64) float64
+}
+
+// NormalScorer is implemented by distributions that are a monotone function
+// of a standard normal variable, X = Q(Φ(z)). FromNormal computes Q(Φ(z))
+// without the round trip through a probability, which is both faster and
+// exact in the far tails; a Gaussian copula uses it when it can.
+type NormalScorer interface {
+	FromNormal(z float64) float64
+}
+
+// FromNormal returns Quantile(Φ(z)) for d, using NormalScorer when d has it.
+func FromNormal(d Continuous, z float64) float64 {
+	if n, ok := d.(NormalScorer); ok {
+		return n.FromNormal(z)
+	}
+	p := 0.5 * math.Erfc(-z/math.Sqrt2)
+	return d.Quantile(math.Min(math.Max(p, 1e-16), 1-1e-16))
 }

@@ -308,3 +308,20 @@ func TestRandReproducible(t *testing.T) {
 		}
 	}
 }
+
+// TestFromNormal: the normal-score shortcut agrees with Quantile(Φ(z)).
+func TestFromNormal(t *testing.T) {
+	qt, err := NewQuantileTable([]float64{0.5, 0.9, 0.99}, []float64{1, 2, 7})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, d := range []Continuous{LogNormal{Mu: 0.3, Sigma: 0.8}, qt, Uniform{Min: 1, Max: 3}} {
+		for _, z := range []float64{-3, -1, 0, 0.5, 1.6448536269514722, 3} {
+			p := 0.5 * math.Erfc(-z/math.Sqrt2)
+			want := d.Quantile(p)
+			if got := FromNormal(d, z); math.Abs(got-want) > 1e-9*math.Max(1, want) {
+				t.Errorf("%T at z=%v: FromNormal %v, Quantile(Φ(z)) %v", d, z, got, want)
+			}
+		}
+	}
+}

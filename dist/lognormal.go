@@ -91,3 +91,6 @@ func (l LogNormal) Quantile(p float64) float64 {
 	checkP(p)
 	return l.d(nil).Quantile(p)
 }
+
+// FromNormal returns e^(Mu + Sigma·z), the lognormal at normal score z.
+func (l LogNormal) FromNormal(z float64) float64 { return math.Exp(l.Mu + l.Sigma*z) }

@@ -214,3 +214,7 @@ func (t *QuantileTable) Quantile(p float64) float64 {
 	}
 	return math.Exp(t.ls[i] + (z-t.zs[i])*t.slope[i])
 }
+
+// FromNormal returns the table's value at normal score z (the interpolation
+// rule evaluated directly in z).
+func (t *QuantileTable) FromNormal(z float64) float64 { return math.Exp(t.logQuantileZ(z)) }

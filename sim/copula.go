@@ -90,9 +90,6 @@ func normalScore(u float64) float64 {
 	return distuv.UnitNormal.Quantile(clampOpen(u))
 }
 
-// stdNormalCDF returns Φ(z).
-func stdNormalCDF(z float64) float64 { return 0.5 * math.Erfc(-z/math.Sqrt2) }
-
 // clampOpen moves u into the open interval (0, 1), where every quantile
 // function is finite.
 func clampOpen(u float64) float64 {

@@ -3,6 +3,8 @@ package sim
 import (
 	"math"
 	"time"
+
+	"github.com/hedgesim/hedgesim/dist"
 )
 
 // outcome is the fate of an attempt or a request.
@@ -440,13 +442,13 @@ func (e *engine) draw(r *request, m, k int) {
 		for j, l := range e.copula[r.class][k][:k+1] {
 			z += l * r.innov[j]
 		}
-		u := clampOpen(stdNormalCDF(z))
+		// A slow draw is slow throughout: TTFT at score z, decode speed at −z.
 		if md.Latency != nil {
-			a.workFirst = seconds(md.Latency.Quantile(u))
+			a.workFirst = seconds(dist.FromNormal(md.Latency, z))
 		} else {
 			a.streamed = true
-			a.workFirst = seconds(md.TTFT.Quantile(u))
-			a.workDecode = seconds(r.out / md.TokensPerSecond.Quantile(1-u))
+			a.workFirst = seconds(dist.FromNormal(md.TTFT, z))
+			a.workDecode = seconds(r.out / dist.FromNormal(md.TokensPerSecond, -z))
 		}
 	} else if md.Latency != nil {
 		a.workFirst = seconds(md.Latency.Rand(src))

@@ -75,7 +75,7 @@ type ClassResult struct {
 
 func (s *classStats) result(name string, models []Model) ClassResult {
 	lat := slices.Clone(s.latencies)
-	slices.Sort(lat)
+	sortLatencies(lat)
 	var completed, cancelled float64
 	for m := range models {
 		completed += s.billed[2*m].cost(&models[m])
