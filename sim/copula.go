@@ -5,7 +5,6 @@ import (
 	"math"
 
 	"gonum.org/v1/gonum/mat"
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // correlationMatrix returns the Gaussian-copula correlation matrix of the
@@ -83,11 +82,6 @@ func copulaFactor(c Correlation, p *Policy, models []Model) ([][]float64, error)
 func (cfg *Config) correlated() bool {
 	c := cfg.Correlation
 	return c.SameModel != 0 || c.SameProvider != 0 || c.CrossProvider != 0
-}
-
-// normalScore returns Φ⁻¹(u) for u in [0, 1), clamped into (0, 1).
-func normalScore(u float64) float64 {
-	return distuv.UnitNormal.Quantile(clampOpen(u))
 }
 
 // clampOpen moves u into the open interval (0, 1), where every quantile

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"math/rand/v2"
 	"time"
 
 	"github.com/hedgesim/hedgesim/dist"
@@ -232,8 +233,8 @@ func (e *engine) scheduleArrival() {
 	case Replay:
 		at = e.cfg.Arrivals.Trace.Arrivals[e.next]
 	default:
-		src := e.rng.at(e.next, requestStream)
-		gap := -math.Log(1-uniform(src)) / e.cfg.Arrivals.Rate
+		src := e.rng.at(e.next, arrivalStream)
+		gap := rand.New(src).ExpFloat64() / e.cfg.Arrivals.Rate
 		at = e.lastArr + seconds(gap)
 	}
 	e.lastArr = at
@@ -257,9 +258,7 @@ func (e *engine) arrive() {
 	gen := r.gen
 	*r = request{gen: gen, id: id, arrival: e.now}
 
-	// Request draws: the inter-arrival gap was the stream's first number.
 	src := e.rng.at(id, requestStream)
-	_ = src.Uint64()
 	u := uniform(src)
 	c := 0
 	for c < len(e.shares)-1 && u >= e.shares[c] {
@@ -437,7 +436,7 @@ func (e *engine) draw(r *request, m, k int) {
 	uErr, uInv, uDeg := uniform(src), uniform(src), uniform(src)
 	*a = attempt{model: int32(m), prov: int32(e.modelProv[m]), start: e.now, kind: outOK, degU: uDeg, workErr: -1}
 	if e.copula != nil {
-		r.innov[k] = normalScore(uniform(src))
+		r.innov[k] = rand.New(src).NormFloat64()
 		z := 0.0
 		for j, l := range e.copula[r.class][k][:k+1] {
 			z += l * r.innov[j]

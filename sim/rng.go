@@ -4,11 +4,14 @@ import "math/rand/v2"
 
 // Streams of random numbers. Common random numbers: every draw of request i
 // comes from a stream keyed by (seed, i, stream), where stream is the attempt
-// index k for attempt k and requestStream for the request's own draws
-// (inter-arrival gap, class, token counts). Two policies run on one seed
-// therefore see the same arrivals, token counts and, for the same target
-// model, the same attempt draws.
-const requestStream = 0xff
+// index k for attempt k, arrivalStream for the gap before request i and
+// requestStream for the request's own draws (class, token counts). Two
+// policies run on one seed therefore see the same arrivals, token counts
+// and, for the same target model, the same attempt draws.
+const (
+	arrivalStream = 0xfe
+	requestStream = 0xff
+)
 
 // splitmix64 is the SplitMix64 finaliser (Steele, Lea, Flood 2014), used to
 // turn structured keys into well-mixed PCG seeds.
