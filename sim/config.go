@@ -301,7 +301,7 @@ func (b Billing) String() string {
 const MaxCopies = 7
 
 // Policy is a hedge policy. Copies are counted beyond the primary (as Polly
-// and failsafe-go do): MaxCopies = 2 means up to 3 attempts in all. gRPC's
+// and failsafe-go do): Copies = 2 means up to 3 attempts in all. gRPC's
 // maxAttempts counts the primary too and equals Copies + 1.
 type Policy struct {
 	// Primary is the index in Config.Models of the model the primary is sent to.
@@ -309,27 +309,129 @@ type Policy struct {
 	// Targets are model indices for copy 1, 2, …; the last one repeats for
 	// further copies. Empty means every copy goes to the primary model.
 	Targets []int
+	// NewProvider, when set, sends each copy to the first model of Targets
+	// (in order) whose provider this request has not tried yet, if there is
+	// one; otherwise to the copy's listed target.
+	NewProvider bool
 	// Copies is the maximum number of copies beyond the primary, in
 	// [0, MaxCopies]; 0 disables hedging.
 	Copies int
 	// Delays are the gaps between consecutive sends: copy j is sent Delays[j-1]
 	// after copy j-1 was sent (copy 0 is the primary); the last gap repeats
 	// when there are fewer gaps than copies. A gap of 0 sends the copy at
-	// the same instant. Gaps are ≥ 0.
+	// the same instant. A negative gap means fallback: that copy is sent
+	// only when an earlier attempt fails under a NonFatal rule, never on a
+	// timer.
 	Delays []time.Duration
+	// Adaptive, when set, replaces every positive gap by a percentile of
+	// recent latencies (see Adaptive).
+	Adaptive *Adaptive
 	// Winner says which response ends the request.
 	Winner WinnerRule
-	// OnError applies to attempts that fail (error responses).
+	// OnError applies to attempts that fail with an error (5xx, outage).
 	OnError ErrorRule
+	// OnRateLimited applies to attempts answered with a 429.
+	OnRateLimited ErrorRule
 	// OnInvalid applies to attempts whose answer is unusable; it matters only
 	// under FirstValid.
 	OnInvalid ErrorRule
+	// AttemptTimeout, when > 0, abandons an attempt that has not responded
+	// this long after it was sent (queue wait included): the attempt is
+	// cancelled and counts as a failed attempt of kind timeout, handled by
+	// OnAttemptTimeout.
+	AttemptTimeout   time.Duration
+	OnAttemptTimeout ErrorRule
 	// CancelLatency is how long after the request ends a cancel takes effect
 	// on a losing attempt; ≥ 0. A loser that completes before that is billed
 	// in full.
 	CancelLatency time.Duration
 	// CancelBilling is what a cancelled loser costs.
 	CancelBilling Billing
+	// Budget limits how many copies are sent; each limit only denies a new
+	// copy, never touches attempts in flight.
+	Budget Budget
+}
+
+// AdaptiveSource says which latencies feed an adaptive delay.
+type AdaptiveSource uint8
+
+const (
+	// FromPrimaries: latencies of primary attempts that responded, from
+	// their send.
+	FromPrimaries AdaptiveSource = iota
+	// FromAttempts: every attempt that responded, timed from its own send.
+	FromAttempts
+	// FromRequests: whole-request latency, arrival to end. It includes the
+	// hedge delay itself, so it drifts upward and can switch hedging off.
+	FromRequests
+)
+
+// String returns the scenario-file name of the source.
+func (s AdaptiveSource) String() string {
+	switch s {
+	case FromAttempts:
+		return "attempts"
+	case FromRequests:
+		return "requests"
+	}
+	return "primaries"
+}
+
+// Adaptive is a hedge delay set to a percentile of recent latencies, as
+// some RPC stacks do (e.g. Finagle's and Envoy-style "hedge at p95"). The
+// percentile is recomputed over the window every max(1, ⌊n/32⌋) new samples
+// (n = samples in the window), so it lags the data by at most 1/32 of a
+// window.
+type Adaptive struct {
+	// Percentile in (0, 1), e.g. 0.95.
+	Percentile float64
+	// Window is how many recent samples count; WindowTime, when > 0,
+	// instead keeps the samples of that much recent simulated time (capped
+	// at 1<<16 samples).
+	Window     int
+	WindowTime time.Duration
+	// WarmUp is how many samples must arrive before any hedging.
+	WarmUp int
+	// Min and Max clamp the delay; Max 0 = no upper clamp.
+	Min, Max time.Duration
+	// Source says which latencies feed it.
+	Source AdaptiveSource
+}
+
+// Budget limits hedging. Zero fields are off. Each limit is per class, the
+// class standing for one client (one API key) of the modelled service.
+type Budget struct {
+	// MaxHedgeShare in (0, 1]: a copy is denied when the share of this
+	// class's requests so far that hedged would exceed it.
+	MaxHedgeShare float64
+	// Throttle is gRPC-style retry throttling: a token count starting at
+	// MaxTokens, −1 for every failed attempt, +TokenRatio for every
+	// successful one (capped at MaxTokens); copies are sent only while the
+	// count is above MaxTokens/2.
+	Throttle *Throttle
+	// MaxInFlightRatio and MinInFlight: a copy is denied when the copies
+	// in flight would exceed max(MinInFlight, MaxInFlightRatio × requests in
+	// flight) (Envoy / failsafe-go style, e.g. 0.2 with a floor of 3).
+	MaxInFlightRatio float64
+	MinInFlight      int
+	// HedgesPerSecond and Burst: a token bucket on copies sent.
+	HedgesPerSecond float64
+	Burst           float64
+	// MaxParallel caps the copies in flight at once (the per-key cap on
+	// parallel duplicates).
+	MaxParallel int
+}
+
+// Throttle is gRPC's retryThrottling configuration.
+type Throttle struct {
+	MaxTokens  float64 // > 0
+	TokenRatio float64 // > 0
+}
+
+// active reports whether any budget limit is set.
+func (b *Budget) active() bool {
+	return b.MaxHedgeShare > 0 || b.Throttle != nil || b.MaxInFlightRatio > 0 ||
+		b.MinInFlight > 0 || b.HedgesPerSecond > 0 || b.MaxParallel > 0
 }
 
 // gap returns the delay between sending copy j-1 and copy j (j ≥ 1).

@@ -12,12 +12,13 @@ import (
 type outcome uint8
 
 const (
-	outNone        outcome = iota
-	outOK                  // a valid answer
-	outError               // an error response (5xx, outage)
-	outRateLimited         // a 429 from a rate limit
-	outInvalid             // an answer that is not usable
-	outTimeout             // the request reached its deadline (requests only)
+	outNone           outcome = iota
+	outOK                     // a valid answer
+	outError                  // an error response (5xx, outage)
+	outRateLimited            // a 429 from a rate limit
+	outInvalid                // an answer that is not usable
+	outAttemptTimeout         // an attempt abandoned after its timeout
+	outTimeout                // the request reached its deadline (requests only)
 )
 
 // attState is where an attempt is in its life.
@@ -26,7 +27,8 @@ type attState uint8
 const (
 	attInFlight attState = iota
 	attDone              // responded (or won) and has been accounted
-	attGone              // ended by the request's end and accounted
+	attGone              // ended by the request's end or a timeout, and accounted
+	attSkipped           // a copy a budget denied: never sent
 )
 
 // attempt is one call to one model. Times are absolute simulated times.
@@ -64,8 +66,11 @@ type request struct {
 	sent     uint8   // attempts sent so far (primary included)
 	inflight uint8
 	lastFail outcome
-	att      [MaxCopies + 1]attempt
-	innov    [MaxCopies + 1]float64 // copula: independent normal draw of each attempt
+	timer    uint8 // copy index of the pending hedge timer, or noTimer
+	// hedgedCopies counts copies actually sent (not denied).
+	hedgedCopies uint8
+	att          [MaxCopies + 1]attempt
+	innov        [MaxCopies + 1]float64 // copula: independent normal draw of each attempt
 }
 
 // classStats accumulates one class's results.
@@ -73,7 +78,7 @@ type classStats struct {
 	requests, answered, timeoutsOpen, timeoutsClosed int64
 	errors, invalid, hedged                          int64
 	sent, completed, failed, invalidAtt, cancelled   int64
-	rateLimited, reqRateLimited                      int64
+	rateLimited, reqRateLimited, timedOut            int64
 	wastedOutput                                     float64
 	// billed[2m] and billed[2m+1] are what model m billed for attempts that
 	// responded and for cancelled ones. Token counts are whole numbers, so
@@ -107,6 +112,7 @@ type engine struct {
 	modelProv   []int         // provider index of each model
 	modelLimits []*limiter    // rate limit of each model, nil when none
 	lastEvent   time.Duration // when the last request or attempt ended: the run's length
+	classes     []classState  // per class: budgets and adaptive delay
 }
 
 func newEngine(cfg *Config) *engine {
@@ -132,6 +138,10 @@ func newEngine(cfg *Config) *engine {
 		}
 	}
 	e.stats = make([]classStats, len(cfg.Classes))
+	e.classes = make([]classState, len(cfg.Classes))
+	for i := range cfg.Classes {
+		e.classes[i] = newClassState(&cfg.Classes[i].Policy)
+	}
 	for i, c := range cfg.Classes {
 		e.stats[i].billed = make([]bill, 2*len(cfg.Models))
 		e.stats[i].latencies = make([]float64, 0, int(float64(cfg.Requests)*c.Share*1.05)+16)
@@ -217,6 +227,8 @@ func (e *engine) run() {
 			e.respond(ev.slot, r, int(ev.k))
 		case evDeadline:
 			e.finish(ev.slot, r, outTimeout)
+		case evAttemptTimeout:
+			e.attemptTimeout(ev.slot, r, int(ev.k))
 		}
 	}
 }
@@ -256,7 +268,7 @@ func (e *engine) arrive() {
 	}
 	r := &e.slots[slot]
 	gen := r.gen
-	*r = request{gen: gen, id: id, arrival: e.now}
+	*r = request{gen: gen, id: id, arrival: e.now, timer: noTimer}
 
 	src := e.rng.at(id, requestStream)
 	u := uniform(src)
@@ -279,6 +291,7 @@ func (e *engine) arrive() {
 		r.out = tokens(tr.Output[id])
 	}
 	e.stats[c].requests++
+	e.classes[c].inflightReqs++
 
 	if cl.Deadline > 0 {
 		e.schedule(e.now+cl.Deadline, evDeadline, slot, r.gen, 0)
@@ -287,31 +300,84 @@ func (e *engine) arrive() {
 	e.scheduleArrival()
 }
 
-// send sends the next attempt of r now, and arms the timer of the one
-// after it (or sends it at once when the gap is 0).
+// send sends the next copy of r now — unless a budget denies it, in which
+// case the copy is skipped — and arms the timer of the one after it, or
+// sends that at once when its gap is 0. A copy with a negative gap
+// (fallback) gets no timer: only a failure under a NonFatal rule sends it.
 func (e *engine) send(slot int32, r *request) {
 	cl := &e.cfg.Classes[r.class]
 	p := &cl.Policy
+	r.timer = noTimer
 	for {
 		k := int(r.sent)
-		e.draw(r, p.target(k), k)
 		r.sent++
-		r.inflight++
-		st := &e.stats[r.class]
-		st.sent++
-		if k == 1 {
-			st.hedged++
+		if k == 0 || e.allow(int(r.class), r) {
+			e.draw(r, e.target(r, k), k)
+			r.inflight++
+			st := &e.stats[r.class]
+			st.sent++
+			if k > 0 {
+				e.classes[r.class].inflightCopies++
+				if r.hedgedCopies == 0 {
+					st.hedged++
+				}
+				r.hedgedCopies++
+			}
+			e.dispatch(slot, r, k)
+			if e.slots[slot].gen != r.gen {
+				return // a rejected copy ended the request at once
+			}
+		} else {
+			r.att[k].state = attSkipped
 		}
-		e.dispatch(slot, r, k)
 		if k >= p.Copies {
 			return
 		}
-		g := p.gap(k + 1)
+		g := e.gap(int(r.class), k+1)
+		if g < 0 {
+			return // fallback: sent only after a failure
+		}
 		if g > 0 {
+			r.timer = uint8(k + 1)
 			e.schedule(e.now+g, evTimer, slot, r.gen, uint8(k+1))
 			return
 		}
 	}
+}
+
+// noTimer marks a request with no hedge timer pending.
+const noTimer = 0xff
+
+// gap returns the delay before copy j of a class's requests: the policy's
+// gap, or the adaptive delay in force when the policy has one.
+func (e *engine) gap(c, j int) time.Duration {
+	p := &e.cfg.Classes[c].Policy
+	g := p.gap(j)
+	if g > 0 && p.Adaptive != nil {
+		return max(e.classes[c].est.delay, 1) // a gap of 0 would mean "at once"
+	}
+	return g
+}
+
+// target returns the model copy k of r goes to.
+func (e *engine) target(r *request, k int) int {
+	p := &e.cfg.Classes[r.class].Policy
+	if k > 0 && p.NewProvider {
+		for _, m := range p.Targets {
+			tried := false
+			for j := range k {
+				a := &r.att[j]
+				if a.state != attSkipped && e.modelProv[a.model] == e.modelProv[m] {
+					tried = true
+					break
+				}
+			}
+			if !tried {
+				return m
+			}
+		}
+	}
+	return p.target(k)
 }
 
 // dispatch takes attempt k of r, just sent, through its provider: the rate
@@ -321,6 +387,9 @@ func (e *engine) dispatch(slot int32, r *request, k int) {
 	a := &r.att[k]
 	pv := &e.provs[a.prov]
 	pv.stats.Sent++
+	if to := e.cfg.Classes[r.class].Policy.AttemptTimeout; to > 0 {
+		e.schedule(e.now+to, evAttemptTimeout, slot, r.gen, uint8(k))
+	}
 	if by := admit(e.now, r.in+r.out, e.modelLimits[a.model], pv.limit); by != nil {
 		a.kind = outRateLimited
 		a.limitedBy = by
@@ -477,12 +546,17 @@ func (e *engine) respond(slot int32, r *request, k int) {
 	cl := &e.cfg.Classes[r.class]
 	p := &cl.Policy
 	st := &e.stats[r.class]
-	a.state = attDone
-	r.inflight--
-	if p.Winner == FirstToken && a.kind != outError && a.kind != outRateLimited {
+	e.leaveFlight(r, k, attDone)
+	answered := a.kind == outOK || a.kind == outInvalid
+	if p.Winner == FirstToken && answered {
 		e.vacate(a, a.end) // the winner streams on to its end
 	} else {
 		e.vacate(a, e.now)
+	}
+	cs := &e.classes[r.class]
+	cs.attemptDone(p, a.kind == outOK)
+	if x := cs.est; x != nil && answered && (x.cfg.Source == FromAttempts || (x.cfg.Source == FromPrimaries && k == 0)) {
+		x.add(e.now, e.now-a.start)
 	}
 
 	win := false
@@ -490,40 +564,82 @@ func (e *engine) respond(slot int32, r *request, k int) {
 	case FirstValid:
 		win = a.kind == outOK
 	case FirstToken:
-		win = a.kind == outOK || a.kind == outInvalid
+		win = answered
 	case FirstResponse:
 		win = true
 	}
 	end := e.now
-	if p.Winner == FirstToken && (a.kind == outOK || a.kind == outInvalid) {
-		end = a.end // the winner streams on to its end
+	if p.Winner == FirstToken && answered {
+		end = a.end
 	}
 	e.account(st, r, k, end, win)
 	if win {
 		e.finish(slot, r, a.kind)
 		return
 	}
-	r.lastFail = a.kind
+	e.fail(slot, r, a.kind, e.retryAfter(a))
+}
+
+// fail applies the policy's rule for a failed attempt of the given kind:
+// end the request (Fatal), send the next copy now — or after a 429's
+// retry-after hint — (NonFatal), or keep waiting (Ignore). A request with
+// nothing in flight and no copy that can still be sent ends at once with
+// the failure.
+func (e *engine) fail(slot int32, r *request, kind outcome, retryAfter time.Duration) {
+	p := &e.cfg.Classes[r.class].Policy
+	r.lastFail = kind
 	rule := p.OnError
-	if a.kind == outInvalid {
+	switch kind {
+	case outInvalid:
 		rule = p.OnInvalid
+	case outRateLimited:
+		rule = p.OnRateLimited
+	case outAttemptTimeout:
+		rule = p.OnAttemptTimeout
 	}
 	switch rule {
 	case Fatal:
-		e.finish(slot, r, a.kind)
+		e.finish(slot, r, kind)
 		return
 	case NonFatal:
 		if int(r.sent) <= p.Copies {
-			if ra := e.retryAfter(a); ra > 0 {
-				e.schedule(e.now+ra, evTimer, slot, r.gen, r.sent)
+			if retryAfter > 0 {
+				r.timer = r.sent
+				e.schedule(e.now+retryAfter, evTimer, slot, r.gen, r.sent)
 			} else {
 				e.send(slot, r)
+				if e.slots[slot].gen != r.gen {
+					return
+				}
 			}
 		}
 	}
-	if r.inflight == 0 && int(r.sent) > p.Copies {
+	if r.inflight == 0 && (int(r.sent) > p.Copies || r.timer == noTimer) {
 		e.finish(slot, r, r.lastFail)
 	}
+}
+
+// leaveFlight marks attempt k of r as no longer in flight.
+func (e *engine) leaveFlight(r *request, k int, s attState) {
+	r.att[k].state = s
+	r.inflight--
+	if k > 0 {
+		e.classes[r.class].inflightCopies--
+	}
+}
+
+// attemptTimeout abandons attempt k of r if it is still in flight: it is
+// cancelled like a loser and counts as a failed attempt of kind timeout.
+func (e *engine) attemptTimeout(slot int32, r *request, k int) {
+	if r.att[k].state != attInFlight {
+		return
+	}
+	e.leaveFlight(r, k, attGone)
+	e.cancel(r, k, e.now+e.cfg.Classes[r.class].Policy.CancelLatency, "timed_out")
+	e.stats[r.class].timedOut++
+	e.provs[r.att[k].prov].stats.Cancelled++
+	e.classes[r.class].attemptDone(&e.cfg.Classes[r.class].Policy, false)
+	e.fail(slot, r, outAttemptTimeout, 0)
 }
 
 // retryAfter returns the retry-after hint of a 429, or 0.
@@ -584,6 +700,8 @@ func (e *engine) finish(slot int32, r *request, o outcome) {
 	case outRateLimited:
 		st.errors++
 		st.reqRateLimited++
+	case outAttemptTimeout:
+		st.errors++
 	case outInvalid:
 		st.invalid++
 	case outTimeout:
@@ -601,39 +719,20 @@ func (e *engine) finish(slot int32, r *request, o outcome) {
 		if a.state != attInFlight {
 			continue
 		}
-		a.state = attGone
+		e.leaveFlight(r, k, attGone)
 		if !a.queued && a.end <= cancelAt {
 			e.vacate(a, a.end)
 			e.account(st, r, k, a.end, false)
 			continue
 		}
-		wasQueued := a.queued
-		e.vacate(a, cancelAt)
 		st.cancelled++
 		e.provs[a.prov].stats.Cancelled++
-		if wasQueued || a.kind == outRateLimited {
-			// Never reached the model: nothing to bill.
-			e.emit(r, k, e.now, "cancelled", false, 0, 0, 0)
-			continue
-		}
-		in, out := r.in, 0.0
-		switch p.CancelBilling {
-		case BillNone:
-			e.emit(r, k, cancelAt, "cancelled", false, 0, 0, 0)
-			continue
-		case BillGenerated:
-			if a.kind != outError && cancelAt > a.genFrom && a.end > a.genFrom {
-				out = math.Floor(r.out * float64(cancelAt-a.genFrom) / float64(a.end-a.genFrom))
-			}
-		case BillFull:
-			if a.kind != outError {
-				out = r.out
-			}
-		}
-		cost := price(&e.cfg.Models[a.model], in, out)
-		st.billed[2*a.model+1].add(in, out)
-		st.wastedOutput += out
-		e.emit(r, k, cancelAt, "cancelled", false, in, out, cost)
+		e.cancel(r, k, cancelAt, "cancelled")
+	}
+	cs := &e.classes[r.class]
+	cs.inflightReqs--
+	if x := cs.est; x != nil && x.cfg.Source == FromRequests {
+		x.add(e.now, e.now-r.arrival)
 	}
 	r.gen++
 	e.free = append(e.free, slot)
@@ -644,6 +743,37 @@ func (e *engine) finish(slot int32, r *request, o outcome) {
 			e.deadlines[c].reset()
 		}
 	}
+}
+
+// cancel ends attempt k of r, in flight or queued, with a cancel that
+// lands at cancelAt: it leaves its provider then (a queued attempt at once)
+// and is billed per the policy's cancellation billing. outcome names it in
+// the trace.
+func (e *engine) cancel(r *request, k int, cancelAt time.Duration, outcome string) {
+	a := &r.att[k]
+	p := &e.cfg.Classes[r.class].Policy
+	st := &e.stats[r.class]
+	wasQueued := a.queued
+	e.vacate(a, cancelAt)
+	if wasQueued || a.kind == outRateLimited || p.CancelBilling == BillNone {
+		// Never reached the model, or cancels are free: nothing to bill.
+		e.emit(r, k, cancelAt, outcome, false, 0, 0, 0)
+		return
+	}
+	in, out := r.in, 0.0
+	switch p.CancelBilling {
+	case BillGenerated:
+		if a.kind != outError && cancelAt > a.genFrom && a.end > a.genFrom {
+			out = math.Floor(r.out * float64(min(cancelAt, a.end)-a.genFrom) / float64(a.end-a.genFrom))
+		}
+	case BillFull:
+		if a.kind != outError {
+			out = r.out
+		}
+	}
+	st.billed[2*a.model+1].add(in, out)
+	st.wastedOutput += out
+	e.emit(r, k, cancelAt, outcome, false, in, out, price(&e.cfg.Models[a.model], in, out))
 }
 
 // bill counts billed attempts and tokens.

@@ -6,11 +6,12 @@ import "time"
 type eventKind uint8
 
 const (
-	evArrival  eventKind = iota // the next request arrives
-	evTimer                     // a hedge timer fires: send copy k if still due
-	evResponse                  // attempt k produces its deciding response
-	evDeadline                  // the request's deadline passes
-	evRelease                   // a provider slot frees (slot = provider index)
+	evArrival        eventKind = iota // the next request arrives
+	evTimer                           // a hedge timer fires: send copy k if still due
+	evResponse                        // attempt k produces its deciding response
+	evDeadline                        // the request's deadline passes
+	evRelease                         // a provider slot frees (slot = provider index)
+	evAttemptTimeout                  // attempt k's per-attempt timeout expires
 )
 
 // event is one scheduled happening. Events of a finished request are not

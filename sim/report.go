@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"text/tabwriter"
 )
 
@@ -74,6 +75,10 @@ type ClassReport struct {
 	AddedCostPct       *float64 `json:"added_cost_pct"`
 	WastedOutputTokens float64  `json:"wasted_output_tokens"`
 	NoHedging          Baseline `json:"no_hedging"`
+	// DeniedHedges counts the copies each budget denied.
+	DeniedHedges Denied `json:"denied_hedges"`
+	// AdaptiveDelay is the adaptive hedge delay over time (null without one).
+	AdaptiveDelay []DelaySample `json:"adaptive_delay"`
 	// Warnings are conditions that limit what the numbers mean, such as too
 	// few requests for a p99 interval.
 	Warnings []string `json:"warnings"`
@@ -142,6 +147,8 @@ func classReport(h, b *ClassResult) ClassReport {
 		Attempts:           h.Attempts,
 		CostPer1k:          per1k(h),
 		WastedOutputTokens: h.WastedOutputTokens,
+		DeniedHedges:       h.Denied,
+		AdaptiveDelay:      h.AdaptiveDelay,
 		NoHedging: Baseline{
 			Latency:       SummarizeLatency(b),
 			AnsweredShare: share(b.Answered, b.Requests),
@@ -224,6 +231,21 @@ func (r *Report) WriteText(w io.Writer) error {
 	tw.Flush()
 	fmt.Fprintln(w)
 	fmt.Fprintf(w, "quantiles: %s.\n", QuantileRule)
+	for _, c := range rows {
+		if d := c.DeniedHedges; d.Total() > 0 {
+			fmt.Fprintf(w, "%s: budgets denied %d copies (hedge share %d, retry throttle %d, in-flight ratio %d, hedges/s %d, max parallel %d, adaptive warm-up %d)\n",
+				c.Class, d.Total(), d.HedgeShare, d.Throttle, d.InFlight, d.Rate, d.Parallel, d.WarmUp)
+		}
+		if ad := c.AdaptiveDelay; len(ad) > 0 && c.Class != "overall" {
+			ds := make([]float64, len(ad))
+			for i, x := range ad {
+				ds[i] = x.Delay
+			}
+			slices.Sort(ds)
+			fmt.Fprintf(w, "%s: adaptive delay over the run: min %s, median %s, max %s, last %s\n",
+				c.Class, fsec(ds[0]), fsec(ds[len(ds)/2]), fsec(ds[len(ds)-1]), fsec(ad[len(ad)-1].Delay))
+		}
+	}
 	for _, c := range rows {
 		for _, warn := range c.Warnings {
 			fmt.Fprintf(w, "warning: %s: %s\n", c.Class, warn)

@@ -46,8 +46,10 @@ type AttemptCounts struct {
 	Failed    int64 `json:"failed"`    // returned an error
 	// RateLimited returned a 429.
 	RateLimited int64 `json:"rate_limited"`
-	Invalid     int64 `json:"invalid"`   // returned an unusable answer
-	Cancelled   int64 `json:"cancelled"` // ended by a cancel before responding
+	// TimedOut were abandoned at the policy's per-attempt timeout.
+	TimedOut  int64 `json:"timed_out"`
+	Invalid   int64 `json:"invalid"`   // returned an unusable answer
+	Cancelled int64 `json:"cancelled"` // ended by a cancel before responding
 }
 
 // ClassResult holds the raw outcome of one class (or of all classes).
@@ -68,6 +70,12 @@ type ClassResult struct {
 	// used: invalid answers, losers that completed, cancelled losers' billed
 	// part.
 	WastedOutputTokens float64
+	// Denied counts the copies each budget denied (per class; summed in
+	// the overall result).
+	Denied Denied
+	// AdaptiveDelay is the adaptive hedge delay over time, when the class
+	// has one (at most about 2000 points, evenly thinned).
+	AdaptiveDelay []DelaySample
 	// Latencies holds each request's latency in seconds, sorted ascending:
 	// time from arrival to its answer, its error, or its deadline.
 	Latencies []float64
@@ -87,7 +95,7 @@ func (s *classStats) result(name string, models []Model) ClassResult {
 		Errors: s.errors, RateLimited: s.reqRateLimited, Invalid: s.invalid, Hedged: s.hedged,
 		Attempts: AttemptCounts{
 			Sent: s.sent, Completed: s.completed, Failed: s.failed,
-			RateLimited: s.rateLimited, Invalid: s.invalidAtt, Cancelled: s.cancelled,
+			RateLimited: s.rateLimited, TimedOut: s.timedOut, Invalid: s.invalidAtt, Cancelled: s.cancelled,
 		},
 		CostCompletedUSD: completed, CostCancelledUSD: cancelled,
 		WastedOutputTokens: s.wastedOutput,
@@ -98,9 +106,22 @@ func (s *classStats) result(name string, models []Model) ClassResult {
 func (e *engine) result() *Result {
 	res := &Result{Classes: make([]ClassResult, len(e.stats))}
 	var all classStats
+	var denied Denied
 	for i := range e.stats {
 		s := &e.stats[i]
 		res.Classes[i] = s.result(e.cfg.Classes[i].Name, e.cfg.Models)
+		cs := &e.classes[i]
+		res.Classes[i].Denied = cs.denied
+		if cs.est != nil {
+			res.Classes[i].AdaptiveDelay = cs.est.trace
+		}
+		d := &denied
+		d.HedgeShare += cs.denied.HedgeShare
+		d.Throttle += cs.denied.Throttle
+		d.InFlight += cs.denied.InFlight
+		d.Rate += cs.denied.Rate
+		d.Parallel += cs.denied.Parallel
+		d.WarmUp += cs.denied.WarmUp
 		all.requests += s.requests
 		all.answered += s.answered
 		all.timeoutsOpen += s.timeoutsOpen
@@ -115,6 +136,7 @@ func (e *engine) result() *Result {
 		all.invalidAtt += s.invalidAtt
 		all.cancelled += s.cancelled
 		all.rateLimited += s.rateLimited
+		all.timedOut += s.timedOut
 		if all.billed == nil {
 			all.billed = make([]bill, len(s.billed))
 		}
@@ -126,6 +148,7 @@ func (e *engine) result() *Result {
 		all.wastedOutput += s.wastedOutput
 	}
 	res.Overall = all.result("overall", e.cfg.Models)
+	res.Overall.Denied = denied
 	var lat []float64
 	for i := range res.Classes {
 		lat = mergeSorted(lat, res.Classes[i].Latencies)

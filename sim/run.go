@@ -40,6 +40,11 @@ func (cfg *Config) independent() bool {
 			return false
 		}
 	}
+	for _, c := range cfg.Classes {
+		if c.Policy.Adaptive != nil || c.Policy.Budget.active() {
+			return false
+		}
+	}
 	return true
 }
 

@@ -162,13 +162,36 @@ func (p *Policy) validate(models int) error {
 	if p.Copies > 0 && len(p.Delays) == 0 {
 		return fmt.Errorf("copies %d need at least one delay", p.Copies)
 	}
-	for _, d := range p.Delays {
-		if d < 0 {
-			return fmt.Errorf("delay %v: must be ≥ 0", d)
-		}
-	}
 	if p.CancelLatency < 0 {
 		return fmt.Errorf("cancel latency %v: must be ≥ 0", p.CancelLatency)
+	}
+	if p.AttemptTimeout < 0 {
+		return fmt.Errorf("attempt timeout %v: must be ≥ 0 (0 = none)", p.AttemptTimeout)
+	}
+	if a := p.Adaptive; a != nil {
+		switch {
+		case !(a.Percentile > 0 && a.Percentile < 1):
+			return fmt.Errorf("adaptive percentile %v: must be in (0, 1)", a.Percentile)
+		case a.Window < 1 && a.WindowTime <= 0:
+			return fmt.Errorf("adaptive delay needs a window of ≥ 1 samples or a window time > 0")
+		case a.Window > 1<<24:
+			return fmt.Errorf("adaptive window %d: at most %d samples", a.Window, 1<<24)
+		case a.WarmUp < 0 || a.Min < 0 || a.Max < 0:
+			return fmt.Errorf("adaptive warm-up, min and max must be ≥ 0")
+		case a.Max > 0 && a.Max < a.Min:
+			return fmt.Errorf("adaptive max %v is below min %v", a.Max, a.Min)
+		}
+	}
+	b := &p.Budget
+	switch {
+	case !(b.MaxHedgeShare >= 0 && b.MaxHedgeShare <= 1):
+		return fmt.Errorf("max hedge share %v: must be in [0, 1]", b.MaxHedgeShare)
+	case b.Throttle != nil && !(b.Throttle.MaxTokens > 0 && b.Throttle.TokenRatio > 0):
+		return fmt.Errorf("retry throttling needs max tokens > 0 and token ratio > 0")
+	case !(b.MaxInFlightRatio >= 0) || b.MinInFlight < 0 || b.MaxParallel < 0:
+		return fmt.Errorf("in-flight budgets must be ≥ 0")
+	case !(b.HedgesPerSecond >= 0) || !(b.Burst >= 0) || math.IsInf(b.HedgesPerSecond, 0) || math.IsInf(b.Burst, 0):
+		return fmt.Errorf("hedges per second and burst must be finite and ≥ 0")
 	}
 	return nil
 }
