@@ -136,14 +136,47 @@ targets = "m"
 		{"duration without unit", minimal + `deadline = "3"
 `, 8, "classes[0].deadline", "invalid duration"},
 		{"negative duration", minimal + `[classes.hedge]
-delay = "-1s"
-`, 9, "classes[0].hedge.delay", "negative"},
-		{"negative duration in list", minimal + `[classes.hedge]
+delay = "1s"
+cancel_latency = "-1s"
+`, 10, "classes[0].hedge.cancel_latency", "negative"},
+		{"negative deadline", minimal + `deadline = "-3s"
+`, 8, "classes[0].deadline", "negative"},
+		{"bad hedge delay", minimal + `[classes.hedge]
 delays = [
   "1s",
-  "-2s",
+  "soon",
 ]
-`, 11, "classes[0].hedge.delays[1]", "negative"},
+`, 11, "classes[0].hedge.delays[1]", "fallback"},
+		{"adaptive percentile as percent", minimal + `[classes.hedge]
+delay = "1s"
+[classes.hedge.adaptive]
+percentile = 95
+`, 11, "classes[0].hedge.adaptive.percentile", "(0, 1)"},
+		{"adaptive source", minimal + `[classes.hedge]
+delay = "1s"
+adaptive = { percentile = 0.95, source = "everything" }
+`, 10, "classes[0].hedge.adaptive.source", "primaries"},
+		{"throttle missing ratio", minimal + `[classes.hedge]
+delay = "1s"
+budget = { retry_throttling = { max_tokens = 10 } }
+`, 10, "classes[0].hedge.budget.retry_throttling", "token_ratio"},
+		{"hedge share above 1", minimal + `[classes.hedge]
+delay = "1s"
+[classes.hedge.budget]
+max_hedge_share = 1.5
+`, 11, "classes[0].hedge.budget.max_hedge_share", "[0, 1]"},
+		{"burst without rate", minimal + `[classes.hedge]
+delay = "1s"
+budget = { burst = 5 }
+`, 10, "classes[0].hedge.budget.burst", "hedges_per_second"},
+		{"new provider without targets", minimal + `[classes.hedge]
+delay = "1s"
+new_provider = true
+`, 10, "classes[0].hedge.new_provider", "targets"},
+		{"on_rate_limited value", minimal + `[classes.hedge]
+delay = "1s"
+on_rate_limited = "retry"
+`, 10, "classes[0].hedge.on_rate_limited", "nonfatal"},
 
 		// Ranges.
 		{"seed negative", `

@@ -97,27 +97,33 @@ func TestParseRoundTrip(t *testing.T) {
 			{
 				Name: "short", Share: 0.6, Deadline: 5 * time.Second, OnTimeout: sim.FailOpen,
 				Policy: sim.Policy{
-					Primary:       0,
-					Targets:       []int{1, 0},
-					Copies:        2,
-					Delays:        []time.Duration{300 * time.Millisecond, 1500 * time.Millisecond},
-					Winner:        sim.FirstToken,
-					OnError:       sim.NonFatal,
-					OnInvalid:     sim.Ignore,
-					CancelLatency: 20 * time.Millisecond,
-					CancelBilling: sim.BillGenerated,
+					Primary:   0,
+					Targets:   []int{1, 0},
+					Copies:    2,
+					Delays:    []time.Duration{300 * time.Millisecond, 1500 * time.Millisecond},
+					Winner:    sim.FirstToken,
+					OnError:   sim.NonFatal,
+					OnInvalid: sim.Ignore,
+					// Defaults: on_rate_limited follows on_error; an attempt
+					// timeout sends the next copy.
+					OnRateLimited:    sim.NonFatal,
+					OnAttemptTimeout: sim.NonFatal,
+					CancelLatency:    20 * time.Millisecond,
+					CancelBilling:    sim.BillGenerated,
 				},
 			},
 			{
 				Name: "strict", Share: 0.4, Deadline: 2 * time.Second, OnTimeout: sim.FailClosed,
 				Policy: sim.Policy{
-					Primary:       1,
-					Copies:        3,
-					Delays:        []time.Duration{0},
-					Winner:        sim.FirstResponse,
-					OnError:       sim.Ignore,
-					OnInvalid:     sim.Fatal,
-					CancelBilling: sim.BillNone,
+					Primary:          1,
+					Copies:           3,
+					Delays:           []time.Duration{0},
+					Winner:           sim.FirstResponse,
+					OnError:          sim.Ignore,
+					OnInvalid:        sim.Fatal,
+					OnRateLimited:    sim.Ignore,
+					OnAttemptTimeout: sim.NonFatal,
+					CancelBilling:    sim.BillNone,
 				},
 			},
 		},
@@ -183,7 +189,7 @@ func TestParseDefaults(t *testing.T) {
 		t.Errorf("class defaults: %+v", cl)
 	}
 	wantPolicy := sim.Policy{Primary: 0, Copies: 0, Winner: sim.FirstValid, OnError: sim.Fatal,
-		OnInvalid: sim.NonFatal, CancelBilling: sim.BillInput}
+		OnInvalid: sim.NonFatal, OnAttemptTimeout: sim.NonFatal, CancelBilling: sim.BillInput}
 	if diff := cmp.Diff(wantPolicy, cl.Policy); diff != "" {
 		t.Errorf("policy defaults (-want +got):\n%s", diff)
 	}

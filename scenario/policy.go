@@ -1,0 +1,220 @@
+package scenario
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// HedgeDelay is a hedge delay: a duration string, where a negative value
+// (or the word "fallback") means the copy is sent only after a failure,
+// never on a timer.
+type HedgeDelay time.Duration
+
+// fallbackDelay is what "fallback" decodes to.
+const fallbackDelay = HedgeDelay(-1)
+
+// UnmarshalTOML implements toml.Unmarshaler: v must be a duration string
+// or "fallback".
+func (d *HedgeDelay) UnmarshalTOML(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("got %s; want a duration string with a unit, such as \"750ms\", or \"fallback\"", describe(v))
+	}
+	if s == "fallback" {
+		*d = fallbackDelay
+		return nil
+	}
+	x, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("invalid delay %q; want a number with a unit (ns, us, ms, s, m, h) such as \"750ms\", a negative one or \"fallback\" to send the copy only after a failure", s)
+	}
+	*d = HedgeDelay(x)
+	return nil
+}
+
+// adaptiveTable is [classes.hedge.adaptive].
+type adaptiveTable struct {
+	Percentile *float64  `toml:"percentile"`
+	Window     *int64    `toml:"window"`
+	WindowTime *Duration `toml:"window_time"`
+	WarmUp     *int64    `toml:"warm_up"`
+	Min        *Duration `toml:"min"`
+	Max        *Duration `toml:"max"`
+	Source     *string   `toml:"source"`
+}
+
+// budgetTable is [classes.hedge.budget].
+type budgetTable struct {
+	MaxHedgeShare    *float64       `toml:"max_hedge_share"`
+	RetryThrottling  *throttleTable `toml:"retry_throttling"`
+	MaxInFlightRatio *float64       `toml:"max_in_flight_ratio"`
+	MinInFlight      *int64         `toml:"min_in_flight"`
+	HedgesPerSecond  *float64       `toml:"hedges_per_second"`
+	Burst            *float64       `toml:"burst"`
+	MaxParallel      *int64         `toml:"max_parallel"`
+}
+
+// throttleTable is gRPC's retryThrottling.
+type throttleTable struct {
+	MaxTokens  *float64 `toml:"max_tokens"`
+	TokenRatio *float64 `toml:"token_ratio"`
+}
+
+// Defaults of the adaptive delay.
+const (
+	defaultAdaptiveWindow = 1000
+	defaultAdaptiveWarmUp = 100
+)
+
+// policyExtras builds the policy settings beyond delays and targets: the
+// per-kind error rules, attempt timeout, target rule, adaptive delay and
+// budgets.
+func (c *checker) policyExtras(key string, h *hedgeTable, p *sim.Policy) error {
+	var err error
+	if p.OnRateLimited, err = enum(c, key+".on_rate_limited", h.OnRateLimited, p.OnError, sim.Fatal, sim.NonFatal, sim.Ignore); err != nil {
+		return err
+	}
+	if p.OnAttemptTimeout, err = enum(c, key+".on_attempt_timeout", h.OnAttemptTimeout, sim.NonFatal, sim.Fatal, sim.NonFatal, sim.Ignore); err != nil {
+		return err
+	}
+	if h.AttemptTimeout != nil {
+		p.AttemptTimeout = time.Duration(*h.AttemptTimeout)
+	}
+	if h.NewProvider != nil {
+		p.NewProvider = *h.NewProvider
+		if p.NewProvider && len(p.Targets) == 0 {
+			return c.errorf(key+".new_provider", "needs targets to choose from; list models on other providers in targets")
+		}
+	}
+	if h.Adaptive != nil {
+		if p.Adaptive, err = c.adaptive(key+".adaptive", h.Adaptive); err != nil {
+			return err
+		}
+		if p.Copies > 0 && gapsAllFallback(p) {
+			return c.errorf(key+".adaptive", "an adaptive delay needs a timed copy; delay is fallback-only")
+		}
+	}
+	if h.Budget != nil {
+		if p.Budget, err = c.budget(key+".budget", h.Budget); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func (c *checker) adaptive(key string, t *adaptiveTable) (*sim.Adaptive, error) {
+	a := &sim.Adaptive{Window: defaultAdaptiveWindow, WarmUp: defaultAdaptiveWarmUp}
+	if t.Percentile == nil {
+		return nil, c.errorf(key, "missing percentile; give the latency percentile to hedge at as a fraction, such as percentile = 0.95")
+	}
+	if q := *t.Percentile; !(q > 0 && q < 1) {
+		return nil, c.errorf(key+".percentile", "%g is not allowed; want a fraction in (0, 1), such as 0.95 for p95", q)
+	}
+	a.Percentile = *t.Percentile
+	if t.Window != nil {
+		if w := *t.Window; w < 1 || w > 1<<24 {
+			return nil, c.errorf(key+".window", "%d is not allowed; want a number of samples in [1, %d]", w, 1<<24)
+		}
+		a.Window = int(*t.Window)
+	}
+	if t.WindowTime != nil {
+		if t.Window != nil {
+			return nil, c.errorf(key+".window_time", "window and window_time are exclusive; give a number of samples or a span of time")
+		}
+		if *t.WindowTime == 0 {
+			return nil, c.errorf(key+".window_time", "0s holds nothing; want a duration > 0")
+		}
+		a.WindowTime = time.Duration(*t.WindowTime)
+	}
+	if t.WarmUp != nil {
+		if *t.WarmUp < 0 || *t.WarmUp > math.MaxInt32 {
+			return nil, c.errorf(key+".warm_up", "%d is not allowed; want a number of samples ≥ 0", *t.WarmUp)
+		}
+		a.WarmUp = int(*t.WarmUp)
+	}
+	if t.Min != nil {
+		a.Min = time.Duration(*t.Min)
+	}
+	if t.Max != nil {
+		a.Max = time.Duration(*t.Max)
+		if a.Max < a.Min {
+			return nil, c.errorf(key+".max", "%v is below min %v", a.Max, a.Min)
+		}
+	}
+	var err error
+	if a.Source, err = enum(c, key+".source", t.Source, sim.FromPrimaries, sim.FromPrimaries, sim.FromAttempts, sim.FromRequests); err != nil {
+		return nil, err
+	}
+	return a, nil
+}
+
+func (c *checker) budget(key string, t *budgetTable) (sim.Budget, error) {
+	var b sim.Budget
+	nonNeg := func(name string, v *float64, max float64) (float64, error) {
+		if v == nil {
+			return 0, nil
+		}
+		if !(*v >= 0 && *v <= max) {
+			return 0, c.errorf(key+"."+name, "%g is not allowed; want a number in [0, %g] (0 = off)", *v, max)
+		}
+		return *v, nil
+	}
+	count := func(name string, v *int64) (int, error) {
+		if v == nil {
+			return 0, nil
+		}
+		if *v < 0 || *v > math.MaxInt32 {
+			return 0, c.errorf(key+"."+name, "%d is not allowed; want an integer ≥ 0 (0 = off)", *v)
+		}
+		return int(*v), nil
+	}
+	var err error
+	if b.MaxHedgeShare, err = nonNeg("max_hedge_share", t.MaxHedgeShare, 1); err != nil {
+		return b, err
+	}
+	if b.MaxInFlightRatio, err = nonNeg("max_in_flight_ratio", t.MaxInFlightRatio, math.MaxFloat64); err != nil {
+		return b, err
+	}
+	if b.HedgesPerSecond, err = nonNeg("hedges_per_second", t.HedgesPerSecond, math.MaxFloat64); err != nil {
+		return b, err
+	}
+	if b.Burst, err = nonNeg("burst", t.Burst, math.MaxFloat64); err != nil {
+		return b, err
+	}
+	if t.Burst != nil && t.HedgesPerSecond == nil {
+		return b, c.errorf(key+".burst", "burst needs hedges_per_second")
+	}
+	if b.MinInFlight, err = count("min_in_flight", t.MinInFlight); err != nil {
+		return b, err
+	}
+	if b.MaxParallel, err = count("max_parallel", t.MaxParallel); err != nil {
+		return b, err
+	}
+	if r := t.RetryThrottling; r != nil {
+		k := key + ".retry_throttling"
+		if r.MaxTokens == nil || r.TokenRatio == nil {
+			return b, c.errorf(k, "needs max_tokens and token_ratio (gRPC's retryThrottling, e.g. { max_tokens = 10, token_ratio = 0.1 })")
+		}
+		if !(*r.MaxTokens > 0) || math.IsInf(*r.MaxTokens, 1) {
+			return b, c.errorf(k+".max_tokens", "%g is not allowed; want a number > 0", *r.MaxTokens)
+		}
+		if !(*r.TokenRatio > 0) || math.IsInf(*r.TokenRatio, 1) {
+			return b, c.errorf(k+".token_ratio", "%g is not allowed; want a number > 0", *r.TokenRatio)
+		}
+		b.Throttle = &sim.Throttle{MaxTokens: *r.MaxTokens, TokenRatio: *r.TokenRatio}
+	}
+	return b, nil
+}
+
+// gapsAllFallback reports whether every copy of p is fallback-only.
+func gapsAllFallback(p *sim.Policy) bool {
+	for _, d := range p.Delays {
+		if d >= 0 {
+			return false
+		}
+	}
+	return true
+}
