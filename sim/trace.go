@@ -1,6 +1,10 @@
 package sim
 
-import "time"
+import (
+	"strconv"
+	"strings"
+	"time"
+)
 
 // AttemptRecord is one attempt as it ended, for checking a policy by eye.
 type AttemptRecord struct {
@@ -11,7 +15,8 @@ type AttemptRecord struct {
 	// Start is when the attempt was sent and End when it ended (its response,
 	// or when its cancel landed), both from the start of the run.
 	Start, End time.Duration
-	// Outcome is "completed", "failed", "invalid" or "cancelled".
+	// Outcome is "completed", "failed", "rate_limited", "invalid",
+	// "timed_out" (abandoned at the attempt timeout) or "cancelled".
 	Outcome string
 	// Won reports whether this attempt's response ended the request.
 	Won bool
@@ -46,4 +51,59 @@ func (e *engine) emit(r *request, k int, end time.Duration, outcome string, won 
 		BilledInput: in, BilledOutput: out, CostUSD: cost,
 	}
 	e.trace(&e.rec)
+}
+
+// TraceCSVHeader is the header row of AppendCSV's rows.
+const TraceCSVHeader = "request,class,attempt,model,start_s,end_s,outcome,won,billed_input_tokens,billed_output_tokens,cost_usd\n"
+
+// AppendCSV appends r as one CSV row (columns as in TraceCSVHeader; times
+// in seconds from the start of the run) to b.
+func (r *AttemptRecord) AppendCSV(b []byte) []byte {
+	b = strconv.AppendInt(b, r.Request, 10)
+	b = append(b, ',')
+	b = appendCSVField(b, r.Class)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(r.Attempt), 10)
+	b = append(b, ',')
+	b = appendCSVField(b, r.Model)
+	b = append(b, ',')
+	b = appendSeconds(b, r.Start)
+	b = append(b, ',')
+	b = appendSeconds(b, r.End)
+	b = append(b, ',')
+	b = append(b, r.Outcome...)
+	b = append(b, ',')
+	b = strconv.AppendBool(b, r.Won)
+	b = append(b, ',')
+	b = strconv.AppendFloat(b, r.BilledInput, 'f', -1, 64)
+	b = append(b, ',')
+	b = strconv.AppendFloat(b, r.BilledOutput, 'f', -1, 64)
+	b = append(b, ',')
+	b = strconv.AppendFloat(b, r.CostUSD, 'g', 10, 64)
+	return append(b, '\n')
+}
+
+// appendSeconds appends d in seconds with up to 9 decimals (exact to the
+// nanosecond), trailing zeros trimmed.
+func appendSeconds(b []byte, d time.Duration) []byte {
+	n := len(b)
+	b = strconv.AppendFloat(b, float64(d)/1e9, 'f', 9, 64)
+	for len(b) > n+1 && b[len(b)-1] == '0' {
+		b = b[:len(b)-1]
+	}
+	if b[len(b)-1] == '.' {
+		b = b[:len(b)-1]
+	}
+	return b
+}
+
+// appendCSVField appends s, quoted as RFC 4180 requires when it holds a
+// comma, quote or line break.
+func appendCSVField(b []byte, s string) []byte {
+	if !strings.ContainsAny(s, ",\"\r\n") {
+		return append(b, s...)
+	}
+	b = append(b, '"')
+	b = append(b, strings.ReplaceAll(s, `"`, `""`)...)
+	return append(b, '"')
 }
