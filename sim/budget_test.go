@@ -330,3 +330,15 @@ func TestAdaptiveWarmUpAndDrift(t *testing.T) {
 		t.Errorf("whole-request feed %.2fs not above the primaries' %.2fs", lastR, lastP)
 	}
 }
+
+// TestDeniedLastCopyEndsRequest: the primary fails and is ignored; the only
+// copy is then denied by a budget, so nothing is left: the request ends with
+// the error at once instead of hanging until its deadline.
+func TestDeniedLastCopyEndsRequest(t *testing.T) {
+	cfg := twoModels(sim.Ignore)
+	cfg.Classes[0].Policy.Budget = sim.Budget{MaxHedgeShare: 1e-9}
+	c := mustRun(t, cfg).Classes[0]
+	if c.Errors != c.Requests || c.Quantile(1) > 0.5+1e-9 {
+		t.Errorf("errors %d of %d, slowest %vs: want every request to end with its error at the 500 ms timer", c.Errors, c.Requests, c.Quantile(1))
+	}
+}

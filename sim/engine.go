@@ -222,6 +222,7 @@ func (e *engine) run() {
 		case evTimer:
 			if int(r.sent) == int(ev.k) {
 				e.send(ev.slot, r)
+				e.settle(ev.slot, r)
 			}
 		case evResponse:
 			e.respond(ev.slot, r, int(ev.k))
@@ -323,10 +324,7 @@ func (e *engine) send(slot int32, r *request) {
 				}
 				r.hedgedCopies++
 			}
-			e.dispatch(slot, r, k)
-			if e.slots[slot].gen != r.gen {
-				return // a rejected copy ended the request at once
-			}
+			e.dispatch(slot, r, k) // schedules events only: r stays live
 		} else {
 			r.att[k].state = attSkipped
 		}
@@ -608,12 +606,18 @@ func (e *engine) fail(slot int32, r *request, kind outcome, retryAfter time.Dura
 				e.schedule(e.now+retryAfter, evTimer, slot, r.gen, r.sent)
 			} else {
 				e.send(slot, r)
-				if e.slots[slot].gen != r.gen {
-					return
-				}
 			}
 		}
 	}
+	e.settle(slot, r)
+}
+
+// settle ends r with its last failure when nothing is in flight and no
+// copy can still be sent: every copy is used up, or none has a timer (the
+// rest are fallback copies, or budgets denied them). It must not wait for
+// the deadline.
+func (e *engine) settle(slot int32, r *request) {
+	p := &e.cfg.Classes[r.class].Policy
 	if r.inflight == 0 && (int(r.sent) > p.Copies || r.timer == noTimer) {
 		e.finish(slot, r, r.lastFail)
 	}
