@@ -25,12 +25,18 @@ type fileTable struct {
 	// Providers and Correlation: see providers.go.
 	Providers   map[string]providerTable `toml:"providers"`
 	Correlation *correlationTable        `toml:"correlation"`
+	// Optimize: see optimize.go.
+	Optimize *optimizeTable `toml:"optimize"`
 }
 
 // arrivalsTable is [arrivals].
 type arrivalsTable struct {
 	Process *string  `toml:"process"`
 	Rate    *float64 `toml:"rate"`
+	// Trace, Format and TimeScale: process = "replay", see replay.go.
+	Trace     *string  `toml:"trace"`
+	Format    *string  `toml:"format"`
+	TimeScale *float64 `toml:"time_scale"`
 }
 
 // modelTable is one [models.NAME] table.
@@ -57,20 +63,29 @@ type classTable struct {
 	Deadline     *Duration   `toml:"deadline"`
 	OnTimeout    *string     `toml:"on_timeout"`
 	Hedge        *hedgeTable `toml:"hedge"`
+	// Match assigns replayed requests to the class; see replay.go.
+	Match *matchTable `toml:"match"`
 }
 
 // hedgeTable is a class's [classes.hedge] table.
 type hedgeTable struct {
-	Primary       *string    `toml:"primary"`
-	Targets       []string   `toml:"targets"`
-	Delay         *Duration  `toml:"delay"`
-	Delays        []Duration `toml:"delays"`
-	MaxCopies     *int64     `toml:"max_copies"`
-	Winner        *string    `toml:"winner"`
-	OnError       *string    `toml:"on_error"`
-	OnInvalid     *string    `toml:"on_invalid"`
-	CancelLatency *Duration  `toml:"cancel_latency"`
-	CancelBilling *string    `toml:"cancel_billing"`
+	Primary       *string      `toml:"primary"`
+	Targets       []string     `toml:"targets"`
+	Delay         *HedgeDelay  `toml:"delay"`
+	Delays        []HedgeDelay `toml:"delays"`
+	MaxCopies     *int64       `toml:"max_copies"`
+	Winner        *string      `toml:"winner"`
+	OnError       *string      `toml:"on_error"`
+	OnInvalid     *string      `toml:"on_invalid"`
+	CancelLatency *Duration    `toml:"cancel_latency"`
+	CancelBilling *string      `toml:"cancel_billing"`
+	// Policy settings beyond delays and targets: see policy.go.
+	OnRateLimited    *string        `toml:"on_rate_limited"`
+	OnAttemptTimeout *string        `toml:"on_attempt_timeout"`
+	AttemptTimeout   *Duration      `toml:"attempt_timeout"`
+	NewProvider      *bool          `toml:"new_provider"`
+	Adaptive         *adaptiveTable `toml:"adaptive"`
+	Budget           *budgetTable   `toml:"budget"`
 }
 
 // Duration is a non-negative time span written in a scenario file as a

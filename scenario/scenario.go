@@ -30,6 +30,7 @@ import (
 
 	"github.com/BurntSushi/toml"
 
+	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/sim"
 )
 
@@ -40,17 +41,25 @@ type Scenario struct {
 	Config sim.Config
 	// File is the file name the scenario was read from, as given.
 	File string
+	// Optimize is what the [optimize] table says, on top of
+	// optimize.DefaultSettings (the defaults when the table is absent).
+	Optimize optimize.Settings
 }
 
 // Parse reads a scenario from data. filename is used in error messages and,
 // without directory and ".toml" suffix, as the default scenario name. Every
-// problem in data is reported as an *Error.
+// problem in data is reported as an *Error. Files the scenario names (a
+// replayed trace) are read relative to the directory of filename.
 func Parse(filename string, data []byte) (*Scenario, error) {
+	return parse(filename, data, osOpener(filename))
+}
+
+func parse(filename string, data []byte, open opener) (*Scenario, error) {
 	var tree map[string]any
 	if _, err := toml.Decode(string(data), &tree); err != nil {
 		return nil, syntaxError(filename, data, err)
 	}
-	c := &checker{file: filename, lines: scanLines(data)}
+	c := &checker{file: filename, lines: scanLines(data), open: open}
 	var f fileTable
 	if err := c.bind(tree, reflect.ValueOf(&f).Elem(), ""); err != nil {
 		return nil, err
@@ -63,7 +72,11 @@ func Parse(filename string, data []byte) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Scenario{Config: cfg, File: filename}, nil
+	opt, err := c.optimizeSettings(f.Optimize, &cfg)
+	if err != nil {
+		return nil, err
+	}
+	return &Scenario{Config: cfg, File: filename, Optimize: opt}, nil
 }
 
 // Load reads and parses the scenario file at path. Errors reading the file
@@ -77,13 +90,14 @@ func Load(path string) (*Scenario, error) {
 	return Parse(path, data)
 }
 
-// LoadFS is Load for a file in fsys, such as the embedded scenarios.FS.
+// LoadFS is Load for a file in fsys, such as the embedded scenarios.FS;
+// files the scenario names are read from fsys too.
 func LoadFS(fsys fs.FS, name string) (*Scenario, error) {
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
-	return Parse(path.Clean(name), data)
+	return parse(path.Clean(name), data, fsOpener(fsys, path.Clean(name)))
 }
 
 // syntaxError converts an error from toml.Decode into an *Error. The

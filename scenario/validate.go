@@ -30,6 +30,10 @@ type checker struct {
 	models map[string]int
 	// modelNames are the model names in index order.
 	modelNames []string
+	// open reads files named relative to the scenario file (traces);
+	// replay is set when the arrivals replay a trace. See replay.go.
+	open   opener
+	replay *replay
 }
 
 // config validates the whole file; name is the default scenario name.
@@ -60,10 +64,16 @@ func (c *checker) config(f *fileTable, name string) (sim.Config, error) {
 	if cfg.Arrivals, err = c.arrivals(f.Arrivals); err != nil {
 		return cfg, err
 	}
+	if err := c.replaySetup(f, &cfg); err != nil {
+		return cfg, err
+	}
 	if cfg.Models, err = c.modelList(f.Models); err != nil {
 		return cfg, err
 	}
 	if cfg.Classes, err = c.classes(f.Classes); err != nil {
+		return cfg, err
+	}
+	if err := c.assignClasses(f.Classes, &cfg); err != nil {
 		return cfg, err
 	}
 	if cfg.Providers, err = c.providers(f.Providers, cfg.Models); err != nil {
@@ -90,7 +100,13 @@ func (c *checker) arrivals(a *arrivalsTable) (sim.Arrivals, error) {
 		return out, c.errorf("arrivals", "missing table [arrivals]; it needs at least rate (requests per second)")
 	}
 	var err error
-	if out.Process, err = enum(c, "arrivals.process", a.Process, sim.Poisson, sim.Poisson, sim.Constant); err != nil {
+	if out.Process, err = enum(c, "arrivals.process", a.Process, sim.Poisson, sim.Poisson, sim.Constant, sim.Replay); err != nil {
+		return out, err
+	}
+	if out.Process == sim.Replay {
+		return c.replayArrivals(a)
+	}
+	if err := c.noReplayKeys(a, out.Process); err != nil {
 		return out, err
 	}
 	if a.Rate == nil {
@@ -231,7 +247,12 @@ func (c *checker) class(key string, t *classTable, n int) (sim.Class, error) {
 		return cl, c.errorf(key+".name", "missing or empty; every class needs a unique name")
 	}
 	cl.Name = *t.Name
+	if err := c.replayClass(key, t); err != nil {
+		return cl, err
+	}
 	switch {
+	case c.sharesFromTrace():
+		cl.Share = 1 / float64(n) // replaced by the trace's shares in assignClasses
 	case t.Share != nil:
 		if s := *t.Share; !(s > 0 && s <= 1) {
 			return cl, c.errorf(key+".share", "%g is out of range; want a fraction of traffic in (0, 1]", s)
@@ -329,6 +350,9 @@ func (c *checker) policy(classKey string, h *hedgeTable) (sim.Policy, error) {
 		p.CancelLatency = time.Duration(*h.CancelLatency)
 	}
 	if p.CancelBilling, err = enum(c, key+".cancel_billing", h.CancelBilling, sim.BillInput, sim.BillNone, sim.BillInput, sim.BillGenerated, sim.BillFull); err != nil {
+		return p, err
+	}
+	if err := c.policyExtras(key, h, &p); err != nil {
 		return p, err
 	}
 	return p, nil

@@ -9,9 +9,12 @@ import (
 	"sort"
 )
 
-// FS holds every *.toml file of this directory, at its base name.
+// FS holds every *.toml file of this directory, at its base name, and the
+// traces that replay scenarios read (data/azure-llm-inference-2023, with
+// its SOURCE.md and LICENSE); a new replay scenario whose trace lies in
+// another data directory must add that directory here.
 //
-//go:embed *.toml
+//go:embed *.toml data/azure-llm-inference-2023
 var FS embed.FS
 
 // Default is the scenario run when none is named.

@@ -6,6 +6,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strings"
@@ -26,6 +27,11 @@ what a hedge policy does to p50/p95/p99 latency, how often it fires and what it 
 
 Usage:
   hedgesim run [flags] [SCENARIO]   simulate a scenario and print a report
+  hedgesim optimize [flags] [SCENARIO]
+                                    choose a hedge delay per class: frontier,
+                                    verdict, plots (hedgesim help optimize)
+  hedgesim fit [flags] LOG          fit latency models to a log; print a TOML
+                                    model block and how well it fits
   hedgesim list                     list the built-in scenarios
   hedgesim help [COMMAND]           show help for a command
 
@@ -51,6 +57,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "run":
 		err = cmdRun(rest, stdout, stderr)
+	case "optimize":
+		err = cmdOptimize(rest, stdout, stderr)
+	case "fit":
+		err = cmdFit(rest, stdout, stderr)
 	case "list":
 		err = cmdList(rest, stdout)
 	case "help", "-h", "-help", "--help":
@@ -60,7 +70,7 @@ func run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stdout, usage, scenarios.Default)
 		return exitOK
 	default:
-		fmt.Fprintf(stderr, "hedgesim: unknown command %q; commands: run, list, help\n", cmd)
+		fmt.Fprintf(stderr, "hedgesim: unknown command %q; commands: run, optimize, fit, list, help\n", cmd)
 		return exitUsage
 	}
 	switch {
@@ -124,8 +134,8 @@ func loadScenario(arg string) (*scenario.Scenario, error) {
 		return scenario.Load(arg)
 	}
 	name := strings.TrimSuffix(filepath.Base(arg), ".toml") + ".toml"
-	if data, err := scenarios.FS.ReadFile(name); err == nil && !strings.ContainsRune(arg, os.PathSeparator) {
-		return scenario.Parse(name, data)
+	if _, err := fs.Stat(scenarios.FS, name); err == nil && !strings.ContainsRune(arg, os.PathSeparator) {
+		return scenario.LoadFS(scenarios.FS, name) // LoadFS: a replayed trace is read from the FS too
 	}
 	return nil, usageError{fmt.Errorf("%s: no such file and no built-in scenario of that name (built-in: %s)",
 		arg, strings.Join(scenarios.Names(), ", "))}

@@ -141,3 +141,27 @@ func TestEveryShippedScenarioRuns(t *testing.T) {
 		}
 	}
 }
+
+func TestRunTrace(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "attempts.csv")
+	code, _, errOut := hedgesim(t, "run", "--requests", "200", "--trace", path, "guard-check")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	data, err := os.ReadFile(path)
+	if err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(string(data)), "\n")
+	if !strings.HasPrefix(lines[0], "request,class,attempt,model,start_s,end_s,outcome,won") {
+		t.Errorf("header %q", lines[0])
+	}
+	// Field report 1: about 1.75 attempts per request.
+	if n := len(lines) - 1; n < 300 || n > 400 {
+		t.Errorf("%d attempt rows for 200 requests, want about 350", n)
+	}
+	code, _, _ = hedgesim(t, "run", "--requests", "10", "--trace", filepath.Join(t.TempDir(), "no", "dir.csv"), "guard-check")
+	if code != 2 {
+		t.Errorf("trace into a missing directory: exit %d, want 2", code)
+	}
+}

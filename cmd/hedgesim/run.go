@@ -5,6 +5,8 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
+	"path/filepath"
 	"strconv"
 
 	"github.com/hedgesim/hedgesim/sim"
@@ -17,6 +19,7 @@ type intFlag struct {
 }
 
 func (f *intFlag) String() string { return fmt.Sprint(f.v) }
+
 // Set accepts a decimal integer or an integral number in exponent form
 // such as 1e6.
 func (f *intFlag) Set(s string) error {
@@ -38,6 +41,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&seed, "seed", "random seed `N` (integer ≥ 0); overrides the scenario's seed")
 	fs.Var(&requests, "requests", "simulate `N` requests (≥ 1, 1e6 form allowed); overrides the scenario's requests")
 	asJSON := fs.Bool("json", false, "write the report as JSON (field names documented in README.md)")
+	tracePath := fs.String("trace", "", "also write one CSV row per attempt of the hedged run to `FILE` (for small runs)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -66,9 +70,22 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		cfg.Requests = int(requests.v)
 	}
-	rep, err := simulate(&cfg)
+	var trace []byte
+	if *tracePath != "" {
+		dir := filepath.Dir(*tracePath)
+		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+			return usageError{fmt.Errorf("--trace %s: directory %s does not exist", *tracePath, dir)}
+		}
+		trace = []byte(sim.TraceCSVHeader)
+	}
+	rep, err := simulate(&cfg, func(r *sim.AttemptRecord) { trace = r.AppendCSV(trace) }, trace != nil)
 	if err != nil {
 		return err
+	}
+	if trace != nil {
+		if err := writeFileAtomic(filepath.Dir(*tracePath), filepath.Base(*tracePath), trace); err != nil {
+			return fmt.Errorf("writing the trace: %w", err)
+		}
 	}
 	var b bytes.Buffer
 	if *asJSON {
@@ -83,9 +100,14 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-// simulate runs cfg and its no-hedging baseline and compares them.
-func simulate(cfg *sim.Config) (*sim.Report, error) {
-	hedged, err := sim.Run(cfg)
+// simulate runs cfg and its no-hedging baseline and compares them; with
+// traced set, fn sees every attempt of the hedged run.
+func simulate(cfg *sim.Config, fn func(*sim.AttemptRecord), traced bool) (*sim.Report, error) {
+	run := sim.Run
+	if traced {
+		run = func(c *sim.Config) (*sim.Result, error) { return sim.RunTrace(c, fn) }
+	}
+	hedged, err := run(cfg)
 	if err != nil {
 		return nil, err
 	}

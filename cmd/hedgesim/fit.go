@@ -1,0 +1,243 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hedgesim/hedgesim/fit"
+)
+
+const fitSynopsis = `fit [flags] LOG
+       hedgesim fit --split-half [flags] LOG...
+
+Fit latency models to a log of per-request latencies and print a
+[models.NAME] block ready to paste into a scenario. The goodness-of-fit
+report comes first, as TOML comments, so the whole output is valid TOML.
+
+LOG formats (--format, guessed from the file when omitted):
+  llmperf          llmperf per-request JSON (raw_data/individual/*.json): TTFT
+                   and decode speed are fitted separately; error_code 429 counts
+                   as rate-limited, -100 as an invalid answer, others as errors
+  llmperf-summary  llmperf summary JSON (raw_data/summary/*.json): the published
+                   percentiles become a quantile table (lognormal tails)
+  csv, jsonl       one row or object per request; --latency names the latency
+                   column, --unit its unit; --ttft and --output-tokens make a
+                   streamed model; --status marks failed rows (not fitted)
+
+Models: a lognormal, mixtures of 2 and 3 lognormals fitted by EM, and the
+empirical distribution; --model auto picks the parametric one with the
+lowest BIC. Each is checked against the log: observed vs model p50, p90,
+p95, p99 with the observed percentiles' 95% order-statistic intervals, and
+the Kolmogorov-Smirnov distance. A poor fit is said so, with the reason.
+
+--split-half fits half of each log (seeded shuffle) and checks the p95 it
+predicts against the other half's 95% interval.`
+
+func cmdFit(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("fit", fitSynopsis, stderr)
+	format := fs.String("format", "", "log `format`: llmperf, llmperf-summary, csv or jsonl (default: guessed)")
+	latency := fs.String("latency", "", "csv/jsonl: `column` of the whole-call latency")
+	fs.StringVar(latency, "column", "", "same as --latency")
+	ttft := fs.String("ttft", "", "csv/jsonl: `column` of the time to first token (with --output-tokens)")
+	outTok := fs.String("output-tokens", "", "csv/jsonl: `column` of the output token count (with --ttft)")
+	status := fs.String("status", "", "csv/jsonl: status or error `column`; rows not OK are counted, not fitted")
+	okList := fs.String("ok", "", "comma-separated status `values` that mean success (default: empty, ok, success, succeeded, healthy, 200, null, none)")
+	unitName := fs.String("unit", "", "`unit` of the time columns: s, ms or us (default: from the column name, e.g. latency_ms)")
+	model := fs.String("model", fit.ModelAuto, "model to emit: "+strings.Join(fit.Models, ", "))
+	var seed intFlag
+	seed.v = 1
+	fs.Var(&seed, "seed", "random `seed` of EM starts, simulated draws and the split-half shuffle")
+	name := fs.String("name", "", "model `name` in [models.NAME] (default: the log's file name)")
+	provider := fs.String("provider", "", "the model's `provider` (failure domain; default: the name)")
+	asJSON := fs.Bool("json", false, "write the fit as JSON (the TOML block included)")
+	splitHalf := fs.Bool("split-half", false, "check each log's p95 by fitting one half and predicting the other")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usageError{errors.New("no LOG given; usage: hedgesim fit [flags] LOG")}
+	}
+	if len(pos) > 1 && !*splitHalf {
+		return usageError{fmt.Errorf("takes one LOG, got %d (only --split-half takes several)", len(pos))}
+	}
+	if seed.v < 0 {
+		return usageError{fmt.Errorf("--seed %d: must be ≥ 0", seed.v)}
+	}
+	cols := fit.Columns{Latency: *latency, TTFT: *ttft, OutputTokens: *outTok, Status: *status}
+	if *unitName != "" {
+		u, err := fit.ParseUnit(*unitName)
+		if err != nil {
+			return usageError{fmt.Errorf("--unit: %v", err)}
+		}
+		cols.Unit = u
+	}
+	if *okList != "" {
+		cols.OK = strings.Split(*okList, ",")
+	}
+	opt := fit.Options{Model: *model, Seed: uint64(seed.v)}
+	if *splitHalf {
+		return fitSplitHalf(pos, *format, cols, opt, stdout, stderr)
+	}
+	block := fit.BlockOptions{Name: *name, Provider: *provider, Command: "hedgesim " + strings.Join(append([]string{"fit"}, args...), " ")}
+	res, err := fitFile(pos[0], *format, cols, opt)
+	if err != nil {
+		return err
+	}
+	var b bytes.Buffer
+	switch res := res.(type) {
+	case *fit.Report:
+		if *asJSON {
+			err = res.WriteJSON(&b, block)
+		} else {
+			err = res.WriteTOML(&b, block)
+		}
+	case *fit.SummaryFit:
+		if *asJSON {
+			err = res.WriteJSON(&b, block)
+		} else {
+			err = res.WriteTOML(&b, block)
+		}
+	}
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(b.Bytes())
+	return err
+}
+
+// fitFile loads path in format (guessed when "") and fits it: a
+// *fit.Report, or a *fit.SummaryFit for an llmperf summary. Bad input is a
+// usageError.
+func fitFile(path, format string, cols fit.Columns, opt fit.Options) (any, error) {
+	data, err := os.ReadFile(path)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	if format == "" {
+		format = guessFormat(path, data)
+	}
+	r := bytes.NewReader(data)
+	var log *fit.Log
+	switch format {
+	case "llmperf":
+		log, err = fit.ReadLLMPerf(r, path)
+	case "llmperf-summary":
+		s, err := fit.ReadLLMPerfSummary(r, path)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		f, err := fit.FitSummary(s)
+		if err != nil {
+			return nil, usageError{err}
+		}
+		return f, nil
+	case "csv", "jsonl":
+		if cols.Latency == "" {
+			return nil, usageError{fmt.Errorf("%s: a %s log needs --latency COLUMN (and --unit unless the column name ends in _s or _ms)", path, format)}
+		}
+		if format == "csv" {
+			log, err = fit.ReadCSV(r, path, cols)
+		} else {
+			log, err = fit.ReadJSONL(r, path, cols)
+		}
+	default:
+		return nil, usageError{fmt.Errorf("--format %q: want llmperf, llmperf-summary, csv or jsonl", format)}
+	}
+	if err != nil {
+		return nil, usageError{err}
+	}
+	rep, err := fit.FitLog(log, opt)
+	if err != nil {
+		return nil, usageError{err}
+	}
+	return rep, nil
+}
+
+// guessFormat names the format of a log from its extension and, for JSON,
+// its first character: an array is an llmperf per-request file, an object
+// a summary.
+func guessFormat(path string, data []byte) string {
+	ext := strings.ToLower(filepath.Ext(path))
+	switch ext {
+	case ".csv":
+		return "csv"
+	case ".jsonl", ".ndjson":
+		return "jsonl"
+	}
+	t := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\ufeff")), " \t\r\n")
+	switch {
+	case ext == ".json" && bytes.HasPrefix(t, []byte("{")) && bytes.Contains(t, []byte("_quantiles_p")):
+		return "llmperf-summary"
+	case ext == ".json":
+		return "llmperf" // its loader says what is wrong with anything else
+	case bytes.HasPrefix(t, []byte("[")):
+		return "llmperf"
+	case bytes.HasPrefix(t, []byte("{")) && bytes.Contains(t, []byte("_quantiles_p")):
+		return "llmperf-summary"
+	case bytes.HasPrefix(t, []byte("{")):
+		return "jsonl"
+	}
+	return "csv"
+}
+
+// fitSplitHalf prints the split-half table of the logs; logs with too few
+// successful requests are listed as skipped.
+func fitSplitHalf(paths []string, format string, cols fit.Columns, opt fit.Options, stdout, stderr io.Writer) error {
+	var rows []fit.SplitHalfRow
+	var skipped []string
+	for _, p := range paths {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return usageError{err}
+		}
+		f := format
+		if f == "" {
+			f = guessFormat(p, data)
+		}
+		var log *fit.Log
+		switch f {
+		case "llmperf":
+			log, err = fit.ReadLLMPerf(bytes.NewReader(data), p)
+		case "csv":
+			log, err = fit.ReadCSV(bytes.NewReader(data), p, cols)
+		case "jsonl":
+			log, err = fit.ReadJSONL(bytes.NewReader(data), p, cols)
+		default:
+			return usageError{fmt.Errorf("%s: --split-half needs per-request logs (llmperf, csv, jsonl), not %s", p, f)}
+		}
+		if err != nil {
+			return usageError{err}
+		}
+		rs, err := fit.SplitHalf(log, opt)
+		if errors.Is(err, fit.ErrNoData) {
+			skipped = append(skipped, err.Error())
+			continue
+		}
+		if err != nil {
+			return usageError{err}
+		}
+		rows = append(rows, rs...)
+	}
+	var b bytes.Buffer
+	if len(rows) > 0 {
+		if err := fit.WriteSplitHalf(&b, rows); err != nil {
+			return err
+		}
+	}
+	for _, s := range skipped {
+		fmt.Fprintf(&b, "skipped: %s\n", s)
+	}
+	if _, err := stdout.Write(b.Bytes()); err != nil {
+		return err
+	}
+	if len(rows) == 0 {
+		return usageError{fmt.Errorf("no log has the %d successful requests the split-half check needs: %s", fit.MinSplitHalf, strings.Join(skipped, "; "))}
+	}
+	return nil
+}

@@ -1,0 +1,181 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/hedgesim/hedgesim/scenario"
+)
+
+const (
+	llmperfDir  = "../../scenarios/data/llmperf-leaderboard/"
+	togetherLog = llmperfDir + "individual/together_13b.json"
+	anyscaleLog = llmperfDir + "individual/anyscale_13b.json"
+	replayFile  = "../../scenarios/llmperf-azure-chat.toml"
+)
+
+// TestFitLLMPerf: the whole output is TOML, and with arrivals and a class
+// added it is a valid scenario.
+func TestFitLLMPerf(t *testing.T) {
+	code, out, errOut := hedgesim(t, "fit", "--name", "t13", "--provider", "together", togetherLog)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"# ttft (s), n = 149", "observed", "95% interval", "mixture-3 <", "[models.t13]", `provider = "together"`, "fit ok", "error_rate = 0.00666667"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	doc := "[arrivals]\nrate = 1\n" + out + "\n[[classes]]\nname = \"c\"\noutput_tokens = { kind = \"constant\", value = 150 }\n"
+	if _, err := scenario.Parse("fit.toml", []byte(doc)); err != nil {
+		t.Errorf("fit output is not a usable model block: %v", err)
+	}
+}
+
+// TestFitRegeneratesScenario: the model blocks of the replay scenario are
+// what `hedgesim fit` prints for its logs, as its header says.
+func TestFitRegeneratesScenario(t *testing.T) {
+	data, err := os.ReadFile(replayFile)
+	if err != nil {
+		t.Fatal(err)
+	}
+	file := string(data)
+	for _, c := range []struct{ name, provider, log string }{
+		{"together-13b", "together", togetherLog},
+		{"anyscale-13b", "anyscale", anyscaleLog},
+	} {
+		code, out, errOut := hedgesim(t, "fit", "--name", c.name, "--provider", c.provider, c.log)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		// From the table header to the last fitted key; the comments before
+		// it name the command (paths differ) and the prices follow it.
+		start := strings.Index(out, "[models."+c.name+"]")
+		end := strings.Index(out, "# price_input_per_mtok")
+		if start < 0 || end < start {
+			t.Fatalf("no block in:\n%s", out)
+		}
+		if block := out[start:end]; !strings.Contains(file, block) {
+			t.Errorf("%s: the scenario's block differs from hedgesim fit's:\n%s", c.name, block)
+		}
+	}
+}
+
+func TestFitJSONAndSummary(t *testing.T) {
+	code, out, errOut := hedgesim(t, "fit", "--json", anyscaleLog)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Format  string `json:"format"`
+		OK      int    `json:"ok"`
+		Metrics []struct {
+			Name   string `json:"name"`
+			Chosen string `json:"chosen"`
+		} `json:"metrics"`
+		TOML string `json:"toml"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	if rep.Format != "llmperf" || rep.OK != 150 || len(rep.Metrics) != 3 || !strings.Contains(rep.TOML, "[models.anyscale_13b]") {
+		t.Errorf("JSON report %+v", rep)
+	}
+	code, out, errOut = hedgesim(t, "fit", llmperfDir+"summary/anyscale_13b.json")
+	if code != 0 {
+		t.Fatalf("summary: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, `latency = { kind = "quantiles", quantiles = { p25 = `) || !strings.Contains(out, "continues as the lognormal") {
+		t.Errorf("summary block:\n%s", out)
+	}
+}
+
+func TestFitCSV(t *testing.T) {
+	dir := t.TempDir()
+	good := filepath.Join(dir, "lat.csv")
+	var b strings.Builder
+	b.WriteString("when,latency_ms,code\n")
+	for i := range 60 {
+		code := "200"
+		if i%20 == 0 {
+			code = "429"
+		}
+		b.WriteString("t," + []string{"120", "135", "150", "180", "240", "900"}[i%6] + "," + code + "\n")
+	}
+	if err := os.WriteFile(good, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := hedgesim(t, "fit", "--latency", "latency_ms", "--status", "code", good)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "latency = {") || !strings.Contains(out, "error_rate = 0.05  # 3 of 60 requests failed (429 ×3)") {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
+// TestFitBadInput: bad logs and flags exit 2 with file:line and what is
+// wrong, and never panic.
+func TestFitBadInput(t *testing.T) {
+	dir := t.TempDir()
+	write := func(name, data string) string {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(data), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		return p
+	}
+	neg := write("neg.csv", "latency_ms\n12\n-3\n")
+	for _, tc := range []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"fit"}, "no LOG given"},
+		{[]string{"fit", "a", "b"}, "takes one LOG"},
+		{[]string{"fit", filepath.Join(dir, "missing.json")}, "no such file"},
+		{[]string{"fit", write("empty.json", "")}, "empty.json:1: empty file"},
+		{[]string{"fit", "--latency", "latency_ms", neg}, "neg.csv:3: latency_ms: -3 is negative"},
+		{[]string{"fit", "--latency", "lat", neg}, `neg.csv:1: lat: no such column`},
+		{[]string{"fit", neg}, "needs --latency"},
+		{[]string{"fit", "--latency", "latency_ms", "--unit", "minutes", neg}, `unknown unit "minutes"`},
+		{[]string{"fit", "--latency", "latency_ms", write("unit.csv", "latency_ms\n3 fortnights\n")}, `unit.csv:2: latency_ms: unknown unit "fortnights"`},
+		{[]string{"fit", "--latency", "latency_ms", write("nan.csv", "latency_ms\nabc\n")}, `nan.csv:2: latency_ms: "abc" is not a number`},
+		{[]string{"fit", "--format", "xml", neg}, `--format "xml"`},
+		{[]string{"fit", "--model", "gamma", togetherLog}, `unknown model "gamma"`},
+		{[]string{"fit", "--latency", "latency_ms", write("one.csv", "latency_ms\n12\n")}, "need at least 2"},
+		{[]string{"fit", "--split-half", write("small.json", "["+strings.Repeat(`{"error_code": null, "ttft_s": 0.1, "end_to_end_latency_s": 1, "number_output_tokens": 3},`, 9)+`{"error_code": 429}]`)}, "split-half check needs 100"},
+		{[]string{"fit", "--seed", "-1", togetherLog}, "--seed -1"},
+	} {
+		code, _, errOut := hedgesim(t, tc.args...)
+		if code != 2 || !strings.Contains(errOut, tc.msg) {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and %q", tc.args, code, errOut, tc.msg)
+		}
+	}
+}
+
+func TestFitSplitHalf(t *testing.T) {
+	code, out, errOut := hedgesim(t, "fit", "--split-half", togetherLog, anyscaleLog)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "predicted p95") || !strings.Contains(out, "inside the held-out 95% interval: 4 of 4") {
+		t.Errorf("output:\n%s", out)
+	}
+}
+
+// TestRunReplayScenario: the replay scenario runs from its file path and
+// by name from the embedded copy.
+func TestRunReplayScenario(t *testing.T) {
+	for _, arg := range []string{replayFile, "llmperf-azure-chat"} {
+		code, out, errOut := hedgesim(t, "run", arg)
+		if code != 0 {
+			t.Fatalf("run %s: exit %d: %s", arg, code, errOut)
+		}
+		if !strings.Contains(out, "3000 requests") || !strings.Contains(out, "short") || !strings.Contains(out, "streamed") {
+			t.Errorf("run %s:\n%s", arg, out)
+		}
+	}
+}

@@ -1,0 +1,402 @@
+package main
+
+import (
+	"bytes"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"os"
+	"path/filepath"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hedgesim/hedgesim/optimize"
+	"github.com/hedgesim/hedgesim/plots"
+)
+
+// floatFlag is a float flag that remembers whether it was set.
+type floatFlag struct {
+	v   float64
+	set bool
+}
+
+func (f *floatFlag) String() string { return strconv.FormatFloat(f.v, 'g', -1, 64) }
+func (f *floatFlag) Set(s string) error {
+	v, err := strconv.ParseFloat(s, 64)
+	if err != nil || math.IsNaN(v) {
+		return fmt.Errorf("%q is not a number", s)
+	}
+	f.v, f.set = v, true
+	return nil
+}
+
+// boolFlag is a boolean flag that remembers whether it was set.
+type boolFlag struct {
+	v   bool
+	set bool
+}
+
+func (f *boolFlag) IsBoolFlag() bool { return true }
+func (f *boolFlag) String() string   { return strconv.FormatBool(f.v) }
+func (f *boolFlag) Set(s string) error {
+	v, err := strconv.ParseBool(s)
+	if err != nil {
+		return fmt.Errorf("%q is not true or false", s)
+	}
+	f.v, f.set = v, true
+	return nil
+}
+
+// durationFlag is a duration flag (with a unit) that remembers whether it
+// was set.
+type durationFlag struct {
+	v   time.Duration
+	set bool
+}
+
+func (f *durationFlag) String() string { return f.v.String() }
+func (f *durationFlag) Set(s string) error {
+	v, err := parseDuration(s)
+	if err != nil {
+		return err
+	}
+	f.v, f.set = v, true
+	return nil
+}
+
+// listFlag is a comma-separated list flag.
+type listFlag struct {
+	v   []string
+	set bool
+}
+
+func (f *listFlag) String() string { return strings.Join(f.v, ",") }
+func (f *listFlag) Set(s string) error {
+	f.v, f.set = nil, true
+	for _, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x != "" {
+			f.v = append(f.v, x)
+		}
+	}
+	if len(f.v) == 0 {
+		return errors.New("empty list")
+	}
+	return nil
+}
+
+func parseDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a duration; want a number with a unit, such as 750ms or 2s", s)
+	}
+	if d < 0 {
+		return 0, fmt.Errorf("%q is negative; want a duration ≥ 0", s)
+	}
+	return d, nil
+}
+
+const optimizeSynopsis = `optimize [flags] [SCENARIO]
+
+Sweeps the hedge delay (and optionally the number of copies and the hedge
+target) of every traffic class on the same random draws, and prints per class
+the recommended delay, p95/p99 before and after with confidence intervals, the
+hedged share, the added cost and a verdict (hedge or don't, with the reason).
+Settings come from the scenario's [optimize] table (scenarios/README.md);
+flags override them for every class. With --out, the report (report.txt,
+report.json, candidates.csv) and plots (CLASS-cost, CLASS-survival,
+CLASS-delay, as PNG and SVG) are written to DIR.`
+
+func cmdOptimize(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("optimize", optimizeSynopsis, stderr)
+	var seed, requests, workers intFlag
+	var maxCost, maxHedged, minGain, minGainPerCost, minCut, confidence floatFlag
+	var from, to, step, sla durationFlag
+	var delays, copies, targets, classes listFlag
+	var significant boolFlag
+	fs.Var(&seed, "seed", "random seed, overrides the scenario's `seed` (integer ≥ 0)")
+	fs.Var(&requests, "requests", "`n` requests simulated per candidate (default 200000, or [optimize] requests)")
+	fs.Var(&delays, "delays", "hedge delays to try, comma-separated `list` such as 100ms,250ms,1s (default: 0, 3 delays below the class's no-hedging p10 and 40 from its p10 to its p99)")
+	fs.Var(&from, "from", "first `duration` of a delay range, with --to and --step (default 0s)")
+	fs.Var(&to, "to", "last `duration` of a delay range")
+	fs.Var(&step, "step", "`duration` between the delays of a range")
+	fs.Var(&copies, "copies", "max copies beyond the primary to try, comma-separated `list` such as 1,2 (default: the class's max_copies)")
+	fs.Var(&targets, "targets", "models to send copies to, comma-separated `list` (default: the class's targets)")
+	objective := fs.String("objective", "", "`name` of what to optimise: p95, p99 (lowest percentile within the caps), cost (lowest cost with p95 ≤ --sla), knee (default p95, or [optimize] objective)")
+	fs.Var(&maxCost, "max-cost", "p95/p99 objectives: the most added cost allowed, in `percent` of no hedging (default 10; inf for no cap)")
+	fs.Var(&maxHedged, "max-hedged", "the largest share of requests that may send a copy, in `percent` (default 100)")
+	fs.Var(&sla, "sla", "cost objective: the `latency` p95 must not exceed, such as 2s")
+	fs.Var(&minGain, "min-gain", "verdict: the smallest improvement worth having, in `percent` (default 10)")
+	fs.Var(&minGainPerCost, "min-gain-per-cost", "verdict: the `percent` of p95 (p99) each percent of added cost must buy (default 1)")
+	fs.Var(&minCut, "min-unanswered-cut-per-cost", "verdict: the `percent` of the unanswered share each percent of added cost must cut (default 0.5)")
+	fs.Var(&significant, "require-significant", "verdict: require the improvement to be significant (default true)")
+	fs.Var(&confidence, "confidence", "confidence `level` of the intervals (default 0.95)")
+	fs.Var(&classes, "classes", "optimise only these classes, comma-separated `list` of names")
+	fs.Var(&workers, "workers", "`n` candidates simulated at once (default: the number of CPUs); the report does not depend on it")
+	asJSON := fs.Bool("json", false, "print the report as JSON instead of tables")
+	all := fs.Bool("all", false, "list every candidate in the tables, not only the frontier")
+	out := fs.String("out", "", "write report.txt, report.json, candidates.csv and PNG/SVG plots to `DIR` (created if needed)")
+	noPlots := fs.Bool("no-plots", false, "with --out, do not draw plots")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) > 1 {
+		return usageError{fmt.Errorf("takes at most one scenario, got %d: %q", len(pos), pos)}
+	}
+	arg := ""
+	if len(pos) == 1 {
+		arg = pos[0]
+	}
+	sc, err := loadScenario(arg)
+	if err != nil {
+		return err
+	}
+	cfg := sc.Config
+	s := sc.Optimize
+	if seed.set {
+		if seed.v < 0 {
+			return usageError{fmt.Errorf("--seed %d: must be ≥ 0", seed.v)}
+		}
+		cfg.Seed = uint64(seed.v)
+	}
+	if requests.set {
+		if requests.v < 1 || requests.v > optimize.MaxRequests {
+			return usageError{fmt.Errorf("--requests %d: must be in [1, %d]", requests.v, optimize.MaxRequests)}
+		}
+		s.Requests = int(requests.v)
+	}
+	if workers.set && (workers.v < 1 || workers.v > 4096) {
+		return usageError{fmt.Errorf("--workers %d: must be in [1, 4096]", workers.v)}
+	}
+	if confidence.set {
+		s.Level = confidence.v
+	}
+	if minGain.set {
+		s.Rule.MinGainPct = minGain.v
+	}
+	if minGainPerCost.set {
+		s.Rule.MinGainPerCost = minGainPerCost.v
+	}
+	if minCut.set {
+		s.Rule.MinUnansweredCutPerCost = minCut.v
+	}
+	if significant.set {
+		s.Rule.RequireSignificant = significant.v
+	}
+	if classes.set {
+		s.Only = classes.v
+	}
+
+	// Search overrides, applied to every class.
+	var grid []time.Duration
+	switch rng := from.set || to.set || step.set; {
+	case delays.set && rng:
+		return usageError{errors.New("--delays and --from/--to/--step are exclusive")}
+	case delays.set:
+		for _, x := range delays.v {
+			d, err := parseDuration(x)
+			if err != nil {
+				return usageError{fmt.Errorf("--delays: %v", err)}
+			}
+			grid = append(grid, d)
+		}
+		if len(grid) > optimize.MaxDelays {
+			return usageError{fmt.Errorf("--delays: %d delays; at most %d", len(grid), optimize.MaxDelays)}
+		}
+		grid = optimize.NormalizeDelays(grid)
+	case rng:
+		if !to.set || !step.set {
+			return usageError{errors.New("a delay range needs --to and --step (--from defaults to 0s)")}
+		}
+		if grid, err = optimize.DelayRange(from.v, to.v, step.v); err != nil {
+			return usageError{fmt.Errorf("--from/--to/--step: %v", err)}
+		}
+	}
+	var copyList []int
+	for _, x := range copies.v {
+		k, err := strconv.Atoi(x)
+		if err != nil {
+			return usageError{fmt.Errorf("--copies: %q is not an integer", x)}
+		}
+		copyList = append(copyList, k)
+	}
+	var objErr error
+	s.Each(func(se *optimize.Search) {
+		if grid != nil {
+			se.Delays = grid
+		}
+		if copies.set {
+			se.Copies = copyList
+		}
+		if targets.set {
+			se.Targets = targets.v
+		}
+		o := &se.Objective
+		if *objective != "" {
+			if err := o.SetName(*objective); err != nil {
+				objErr = err
+			}
+		}
+		if maxCost.set {
+			o.MaxAddedCostPct = maxCost.v
+		}
+		if maxHedged.set {
+			o.MaxHedgedPct = maxHedged.v
+		}
+		if sla.set {
+			o.SLA = sla.v
+		}
+	})
+	if objErr != nil {
+		return usageError{fmt.Errorf("--objective: %v", objErr)}
+	}
+	if err := s.Validate(&cfg); err != nil {
+		return usageError{err}
+	}
+
+	opt := optimize.Options{Workers: int(workers.v)}
+	shown := false // a progress line is on the terminal
+	if isTerminal(stderr) {
+		// Show progress once the sweep has taken more than a moment, at most
+		// ten times a second; the line is erased when the sweep ends.
+		start, last := time.Now(), time.Time{}
+		opt.Progress = func(stage string, done, total int) {
+			if now := time.Now(); now.Sub(start) > 300*time.Millisecond && now.Sub(last) > 100*time.Millisecond {
+				fmt.Fprintf(stderr, "\rhedgesim optimize: %s %d/%d ", stage, done, total)
+				last, shown = now, true
+			}
+		}
+	}
+	rep, err := optimize.Run(&cfg, s, opt)
+	if shown {
+		fmt.Fprint(stderr, "\r\033[K")
+	}
+	if err != nil {
+		return err
+	}
+
+	var text, js bytes.Buffer
+	if err := rep.WriteText(&text, *all); err != nil {
+		return err
+	}
+	if err := rep.WriteJSON(&js); err != nil {
+		return err
+	}
+	if *out != "" {
+		if err := writeReport(*out, rep, text.Bytes(), js.Bytes(), !*noPlots); err != nil {
+			return err
+		}
+	}
+	if *asJSON {
+		_, err = stdout.Write(js.Bytes())
+	} else {
+		_, err = stdout.Write(text.Bytes())
+	}
+	return err
+}
+
+// writeReport renders every file of the report in memory, then writes each
+// to dir atomically (a temporary file in dir renamed into place), so an
+// interrupted run leaves complete files or none.
+func writeReport(dir string, rep *optimize.Report, text, js []byte, withPlots bool) error {
+	type file struct {
+		name string
+		data []byte
+	}
+	files := []file{{"report.txt", text}, {"report.json", js}}
+	var csv bytes.Buffer
+	if err := rep.WriteCSV(&csv); err != nil {
+		return err
+	}
+	files = append(files, file{"candidates.csv", csv.Bytes()})
+	if withPlots {
+		used := map[string]bool{}
+		for i := range rep.Classes {
+			cr := &rep.Classes[i]
+			stem := fileStem(cr.Class, used)
+			for _, f := range plots.ClassFigures(cr, rep.Level) {
+				for _, format := range plots.Formats {
+					data, err := f.Render(format)
+					if err != nil {
+						return fmt.Errorf("class %q: %w", cr.Class, err)
+					}
+					files = append(files, file{fmt.Sprintf("%s-%s.%s", stem, f.Name, format), data})
+				}
+			}
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := writeFileAtomic(dir, f.name, f.data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fileStem turns a class name into a file-name stem of letters, digits, '-',
+// '_' and '.', unique among those in used.
+func fileStem(class string, used map[string]bool) string {
+	var b strings.Builder
+	for _, r := range class {
+		switch {
+		case r >= 'a' && r <= 'z', r >= 'A' && r <= 'Z', r >= '0' && r <= '9', r == '-', r == '_', r == '.':
+			b.WriteRune(r)
+		default:
+			b.WriteByte('_')
+		}
+	}
+	stem := strings.TrimLeft(b.String(), ".")
+	if stem == "" {
+		stem = "class"
+	}
+	for i, s := 2, stem; ; i++ {
+		if !used[strings.ToLower(s)] {
+			used[strings.ToLower(s)] = true
+			return s
+		}
+		s = fmt.Sprintf("%s-%d", stem, i)
+	}
+}
+
+// writeFileAtomic writes data to dir/name through a temporary file in dir
+// that is renamed into place.
+func writeFileAtomic(dir, name string, data []byte) (err error) {
+	tmp, err := os.CreateTemp(dir, "."+name+".tmp*")
+	if err != nil {
+		return err
+	}
+	defer func() {
+		if err != nil {
+			tmp.Close()
+			os.Remove(tmp.Name())
+		}
+	}()
+	if _, err = tmp.Write(data); err != nil {
+		return err
+	}
+	if err = tmp.Sync(); err != nil {
+		return err
+	}
+	if err = tmp.Chmod(0o644); err != nil {
+		return err
+	}
+	if err = tmp.Close(); err != nil {
+		return err
+	}
+	return os.Rename(tmp.Name(), filepath.Join(dir, name))
+}
+
+// isTerminal reports whether w is a character device (a terminal).
+func isTerminal(w io.Writer) bool {
+	f, ok := w.(*os.File)
+	if !ok {
+		return false
+	}
+	st, err := f.Stat()
+	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}

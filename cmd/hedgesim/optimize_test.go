@@ -1,0 +1,256 @@
+package main
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"image/png"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// lognormalScenario is the issue's oracle: one model, lognormal latency
+// with median 1 s and sigma 1.
+const lognormalScenario = `
+seed = 3
+[arrivals]
+rate = 100
+[models.m]
+latency = { kind = "lognormal", mu = 0.0, sigma = 1.0 }
+price_input_per_mtok = 1.0
+[[classes]]
+name = "chat"
+input_tokens = { kind = "constant", value = 1000 }
+[optimize]
+max_added_cost_pct = inf
+`
+
+func writeScenario(t *testing.T, text string) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "lognormal.toml")
+	if err := os.WriteFile(path, []byte(text), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestOptimizeOracleTable: the table shows p95 ≈ 2.66 s at delay 1 s with
+// 1.5 calls per request, and p95 unchanged at 5.18 s for a delay at the
+// single-call p95.
+func TestOptimizeOracleTable(t *testing.T) {
+	path := writeScenario(t, lognormalScenario)
+	code, out, errOut := hedgesim(t, "optimize", path, "--requests", "200000", "--delays", "1s,5.18s", "--all")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var row1s, row518, base string
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		if len(f) < 6 || !strings.HasPrefix(line, "  ") {
+			continue
+		}
+		// Columns: [mark] [f] delay copies target p95 …
+		for _, d := range f[:3] {
+			switch d {
+			case "1s":
+				row1s = line
+			case "5.18s":
+				row518 = line
+			case "none":
+				base = line
+			}
+		}
+	}
+	if !strings.Contains(row1s, "2.66s") || !strings.Contains(row1s, "1.50") {
+		t.Errorf("delay 1s row %q; want p95 2.66s and 1.50 calls per request\n%s", row1s, out)
+	}
+	if !strings.Contains(row518, "5.1") || !strings.Contains(base, "5.1") {
+		t.Errorf("rows %q and %q; want p95 ≈ 5.18s unchanged", base, row518)
+	}
+	// −48 % p95 for +50 % cost is 0.96 % per 1 %: just short of the rule.
+	for _, want := range []string{"verdict: don't hedge: p95 (5.14s → 2.67s) falls 48.0% for +50.0% cost", "quantiles: nearest rank"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("output lacks %q:\n%s", want, out)
+		}
+	}
+	if errOut != "" {
+		t.Errorf("stderr not empty (no terminal, so no progress line): %q", errOut)
+	}
+}
+
+// TestOptimizeOut writes the full report and checks every file: JSON and
+// CSV parse, PNGs decode at the expected size, no temporary files remain.
+func TestOptimizeOut(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "report")
+	code, out, errOut := hedgesim(t, "optimize", "--requests", "2000", "--out", dir, "--classes", "short,strict-sla")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	entries, err := os.ReadDir(dir)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range entries {
+		names = append(names, e.Name())
+	}
+	want := []string{"candidates.csv", "report.json", "report.txt"}
+	for _, class := range []string{"short", "strict-sla"} {
+		for _, fig := range []string{"cost", "delay", "survival"} {
+			want = append(want, class+"-"+fig+".png", class+"-"+fig+".svg")
+		}
+	}
+	if strings.Join(names, " ") != strings.Join(sorted(want), " ") {
+		t.Errorf("files %v; want %v", names, sorted(want))
+	}
+	txt, _ := os.ReadFile(filepath.Join(dir, "report.txt"))
+	if string(txt) != out {
+		t.Error("report.txt differs from stdout")
+	}
+	js, _ := os.ReadFile(filepath.Join(dir, "report.json"))
+	var rep struct {
+		Classes []struct {
+			Class string `json:"class"`
+		} `json:"classes"`
+	}
+	if err := json.Unmarshal(js, &rep); err != nil || len(rep.Classes) != 2 {
+		t.Errorf("report.json: %v, %+v", err, rep)
+	}
+	f, _ := os.Open(filepath.Join(dir, "candidates.csv"))
+	defer f.Close()
+	rows, err := csv.NewReader(f).ReadAll()
+	if err != nil || len(rows) < 1+2*41 || rows[0][0] != "class" {
+		t.Errorf("candidates.csv: %v, %d rows", err, len(rows))
+	}
+	for name, size := range map[string][2]int{"short-cost.png": {768, 480}, "short-survival.png": {768, 480}, "strict-sla-delay.png": {768, 672}} {
+		f, err := os.Open(filepath.Join(dir, name))
+		if err != nil {
+			t.Fatal(err)
+		}
+		img, err := png.Decode(f)
+		f.Close()
+		if err != nil {
+			t.Errorf("%s: %v", name, err)
+			continue
+		}
+		if b := img.Bounds(); b.Dx() != size[0] || b.Dy() != size[1] {
+			t.Errorf("%s is %dx%d; want %dx%d", name, b.Dx(), b.Dy(), size[0], size[1])
+		}
+	}
+	svg, _ := os.ReadFile(filepath.Join(dir, "short-cost.svg"))
+	if !bytes.Contains(svg, []byte("<svg")) {
+		t.Error("short-cost.svg is not SVG")
+	}
+
+	// A second run over the same directory replaces the files in place.
+	if code, _, errOut := hedgesim(t, "optimize", "--requests", "1000", "--out", dir, "--classes", "short", "--json", "--no-plots"); code != 0 {
+		t.Fatalf("second run: exit %d: %s", code, errOut)
+	}
+	entries, _ = os.ReadDir(dir)
+	if len(entries) != len(want) {
+		t.Errorf("%d files after the second run; want %d (no temporary files left)", len(entries), len(want))
+	}
+}
+
+func sorted(s []string) []string {
+	out := append([]string(nil), s...)
+	for i := range out {
+		for j := i + 1; j < len(out); j++ {
+			if out[j] < out[i] {
+				out[i], out[j] = out[j], out[i]
+			}
+		}
+	}
+	return out
+}
+
+func TestOptimizeJSONDeterministic(t *testing.T) {
+	args := []string{"optimize", "guard-check", "--json", "--requests", "2000", "--from", "0s", "--to", "3s", "--step", "500ms", "--copies", "1,2"}
+	_, a, _ := hedgesim(t, args...)
+	code, b, errOut := hedgesim(t, append(args, "--workers", "1")...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if a != b {
+		t.Error("same seed, different JSON with another worker count")
+	}
+	var rep struct {
+		Classes []struct {
+			Candidates []struct {
+				Label string `json:"label"`
+			} `json:"candidates"`
+		} `json:"classes"`
+	}
+	if err := json.Unmarshal([]byte(b), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if n := len(rep.Classes[0].Candidates); n != 1+7*2 {
+		t.Errorf("%d candidates; want 15 (no hedging, 7 delays × 2 copy counts)", n)
+	}
+}
+
+func TestOptimizeUsageErrors(t *testing.T) {
+	bad := writeScenario(t, lognormalScenario+"objective = \"fast\"\n")
+	tests := []struct {
+		args []string
+		msg  string
+	}{
+		{[]string{"--delays", "1s,abc"}, `--delays: "abc" is not a duration`},
+		{[]string{"--delays", "100"}, `"100" is not a duration`},
+		{[]string{"--delays", "1s", "--step", "1s"}, "exclusive"},
+		{[]string{"--from", "1s"}, "needs --to and --step"},
+		{[]string{"--to", "1s", "--step", "0s"}, "step 0s: must be > 0"},
+		{[]string{"--copies", "x"}, `"x" is not an integer`},
+		{[]string{"--copies", "9"}, "copies 9"},
+		{[]string{"--targets", "nope"}, `target model "nope" is not defined`},
+		{[]string{"--objective", "p50"}, "unknown objective"},
+		{[]string{"--objective", "cost"}, "needs an SLA"},
+		{[]string{"--max-hedged", "120"}, "max hedged share"},
+		{[]string{"--max-cost", "x"}, `"x" is not a number`},
+		{[]string{"--confidence", "2"}, "confidence level"},
+		{[]string{"--requests", "0"}, "--requests 0"},
+		{[]string{"--workers", "0"}, "--workers 0"},
+		{[]string{"--classes", "nope"}, `class "nope" is not defined`},
+		{[]string{"--seed", "-1"}, "--seed -1"},
+		{[]string{"a.toml", "b.toml"}, "at most one scenario"},
+		{[]string{"--bogus"}, "flag provided but not defined"},
+		{[]string{bad}, bad + ":13: optimize.objective: unknown value \"fast\""},
+	}
+	for _, tc := range tests {
+		code, _, errOut := hedgesim(t, append([]string{"optimize"}, tc.args...)...)
+		if code != exitUsage || !strings.Contains(errOut, tc.msg) {
+			t.Errorf("optimize %q: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.msg)
+		}
+	}
+	for _, args := range [][]string{{"help", "optimize"}, {"optimize", "-h"}} {
+		code, _, errOut := hedgesim(t, args...)
+		if code != 0 || !strings.Contains(errOut, "Usage: hedgesim optimize") || !strings.Contains(errOut, "-objective name") {
+			t.Errorf("%q: exit %d, %q", args, code, errOut)
+		}
+	}
+}
+
+func TestFileStem(t *testing.T) {
+	used := map[string]bool{}
+	for _, c := range []struct{ in, want string }{
+		{"short", "short"}, {"Short", "Short-2"}, {"a/b c", "a_b_c"}, {"..", "class"}, {"strict-sla", "strict-sla"},
+	} {
+		if got := fileStem(c.in, used); got != c.want {
+			t.Errorf("fileStem(%q) = %q; want %q", c.in, got, c.want)
+		}
+	}
+}
+
+// TestEveryShippedScenarioOptimizes runs optimize on every shipped scenario
+// with its own [optimize] table, briefly.
+func TestEveryShippedScenarioOptimizes(t *testing.T) {
+	files, _ := filepath.Glob("../../scenarios/*.toml")
+	for _, f := range files {
+		code, out, errOut := hedgesim(t, "optimize", "--requests", "500", "--delays", "0s,500ms,2s", f)
+		if code != 0 || !strings.Contains(out, "verdict") {
+			t.Errorf("%s: exit %d: %s", f, code, errOut)
+		}
+	}
+}

@@ -1,0 +1,323 @@
+package fit
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"math/rand/v2"
+	"slices"
+	"strings"
+
+	"github.com/hedgesim/hedgesim/dist"
+)
+
+// The model names of Options.Model and Candidate.Name.
+const (
+	ModelAuto      = "auto"
+	ModelLogNormal = "lognormal"
+	ModelMixture2  = "mixture-2"
+	ModelMixture3  = "mixture-3"
+	ModelEmpirical = "empirical"
+)
+
+// Models lists the valid values of Options.Model.
+var Models = []string{ModelAuto, ModelLogNormal, ModelMixture2, ModelMixture3, ModelEmpirical}
+
+// Options tune FitValues and FitLog. The zero value is the default.
+type Options struct {
+	// Model is the model to emit: "auto" (or "") picks the lognormal or
+	// mixture with the lowest BIC; "lognormal", "mixture-2", "mixture-3"
+	// and "empirical" force one.
+	Model string
+	// MaxComponents bounds the mixtures tried under "auto", 1 to 3;
+	// default 3.
+	MaxComponents int
+	// Seed makes EM starts and simulated draws reproducible.
+	Seed uint64
+	// Draws is the number of simulated requests for the end-to-end check;
+	// default 50000.
+	Draws int
+}
+
+func (o Options) check() (Options, error) {
+	if o.Model == "" {
+		o.Model = ModelAuto
+	}
+	if !slices.Contains(Models, o.Model) {
+		return o, fmt.Errorf("unknown model %q; want one of %s", o.Model, strings.Join(Models, ", "))
+	}
+	if o.MaxComponents == 0 {
+		o.MaxComponents = 3
+	}
+	if o.MaxComponents < 1 || o.MaxComponents > 3 {
+		return o, fmt.Errorf("max components %d: want 1, 2 or 3", o.MaxComponents)
+	}
+	if o.Draws == 0 {
+		o.Draws = 50000
+	}
+	if o.Draws < 1000 {
+		return o, fmt.Errorf("draws %d: want at least 1000", o.Draws)
+	}
+	return o, nil
+}
+
+// minPerParam is the number of observations a mixture needs per free
+// parameter before it is tried: a K-component mixture needs n ≥ 10·(3K − 1)
+// (50 for two components, 80 for three).
+const minPerParam = 10
+
+// Candidate is one model fitted to a metric.
+type Candidate struct {
+	// Name is "lognormal", "mixture-2", "mixture-3" or "empirical".
+	Name string
+	// Mixture holds the fitted parameters (nil for "empirical").
+	Mixture *LogNormalMixture
+	// Dist is the fitted distribution.
+	Dist dist.Continuous
+	// LogLik is the maximised log-likelihood and BIC the Bayesian
+	// information criterion (NaN for "empirical", which is not a
+	// parametric fit).
+	LogLik, BIC float64
+	// Params is the number of free parameters (n for "empirical").
+	Params int
+	// Goodness compares the model with the observations it was fitted to.
+	Goodness Goodness
+}
+
+// Metric is one measured quantity of a log with the models fitted to it.
+type Metric struct {
+	// Name is the scenario key the metric feeds: "ttft", "tokens_per_s"
+	// or "latency".
+	Name string
+	// Unit is "s" or "tokens/s".
+	Unit string
+	// Sorted are the observations, ascending.
+	Sorted []float64
+	// Candidates are the fitted models: lognormal, the mixtures that were
+	// tried, empirical.
+	Candidates []Candidate
+	// Chosen is the index in Candidates of the model picked by
+	// Options.Model.
+	Chosen int
+	// Notes say which mixtures were not tried and why.
+	Notes []string
+}
+
+// Best returns the chosen candidate.
+func (m *Metric) Best() *Candidate { return &m.Candidates[m.Chosen] }
+
+// Candidate returns the candidate called name, or nil.
+func (m *Metric) Candidate(name string) *Candidate {
+	for i := range m.Candidates {
+		if m.Candidates[i].Name == name {
+			return &m.Candidates[i]
+		}
+	}
+	return nil
+}
+
+// FitValues fits the models of opt to the observations x (finite, > 0, at
+// least 2 distinct), naming the metric name in unit. It fits a lognormal
+// by maximum likelihood, 2- and 3-component lognormal mixtures by EM
+// (FitMixture) when n allows (n ≥ 10 per free parameter) and opt permits,
+// and the empirical distribution; it chooses among the parametric ones by
+// BIC unless opt.Model forces a model, and assesses every candidate
+// against x (Assess).
+func FitValues(name, unit string, x []float64, opt Options) (*Metric, error) {
+	opt, err := opt.check()
+	if err != nil {
+		return nil, err
+	}
+	if err := checkSample(x, 2); err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	m := &Metric{Name: name, Unit: unit, Sorted: sorted(x)}
+	n := len(x)
+	ln, err := FitLogNormal(x)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	m.add(ModelLogNormal, ln, ln.LogLik(x), n)
+	maxK := 3
+	if opt.Model == ModelAuto {
+		maxK = opt.MaxComponents
+	}
+	for k := 2; k <= maxK; k++ {
+		kname := fmt.Sprintf("mixture-%d", k)
+		need := minPerParam * (3*k - 1)
+		if n < need && opt.Model != kname {
+			m.Notes = append(m.Notes, fmt.Sprintf("%s not tried: n = %d, needs ≥ %d (10 per parameter)", kname, n, need))
+			continue
+		}
+		if n < 3*k {
+			m.Notes = append(m.Notes, fmt.Sprintf("%s not tried: n = %d is below %d", kname, n, 3*k))
+			continue
+		}
+		mix, ll, err := FitMixture(x, k, EMOptions{Seed: opt.Seed})
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", name, err)
+		}
+		m.add(kname, mix, ll, n)
+	}
+	emp, err := dist.NewEmpirical(x)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", name, err)
+	}
+	m.Candidates = append(m.Candidates, Candidate{
+		Name: ModelEmpirical, Dist: emp, LogLik: math.NaN(), BIC: math.NaN(), Params: n,
+		Goodness: Assess(m.Sorted, emp),
+	})
+	m.Chosen = -1
+	switch opt.Model {
+	case ModelAuto:
+		for i, c := range m.Candidates {
+			if c.Mixture != nil && (m.Chosen < 0 || c.BIC < m.Candidates[m.Chosen].BIC) {
+				m.Chosen = i
+			}
+		}
+	default:
+		for i, c := range m.Candidates {
+			if c.Name == opt.Model {
+				m.Chosen = i
+			}
+		}
+	}
+	if m.Chosen < 0 {
+		return nil, fmt.Errorf("%s: model %s could not be fitted (n = %d)", name, opt.Model, n)
+	}
+	return m, nil
+}
+
+func (m *Metric) add(name string, mix LogNormalMixture, ll float64, n int) {
+	d := mix.Dist()
+	m.Candidates = append(m.Candidates, Candidate{
+		Name: name, Mixture: &mix, Dist: d, LogLik: ll, Params: mix.Params(),
+		BIC: BIC(ll, mix.Params(), n), Goodness: Assess(m.Sorted, d),
+	})
+}
+
+// Report is the result of fitting a log.
+type Report struct {
+	// File and Format identify the log.
+	File, Format string
+	// Counts counts the log's requests by outcome.
+	Counts Counts
+	// Streamed is set when TTFT and decode speed were fitted separately.
+	Streamed bool
+	// Metrics are the fitted metrics: "ttft", "tokens_per_s" and "latency"
+	// (end to end) for a streamed log; "latency" otherwise.
+	Metrics []*Metric
+	// Speed is the tokens_per_s model a scenario can use: the chosen one
+	// when its support stays above 0, as the scenario format requires,
+	// else the empirical one (nil for a log that is not streamed).
+	Speed *Candidate
+	// SpeedNote says why Speed is not the chosen model ("" if it is).
+	SpeedNote string
+	// EndToEnd compares the end-to-end latency simulated from the ttft
+	// and Speed models — TTFT + output tokens ÷ speed, the output tokens
+	// resampled from the log, Draws requests — with the observed
+	// latencies (streamed logs only).
+	EndToEnd *Goodness
+	// Draws is the number of simulated requests behind EndToEnd.
+	Draws int
+	// Warnings say which percentiles the sample is too small to bound.
+	Warnings []string
+}
+
+// Metric returns the metric called name, or nil.
+func (r *Report) Metric(name string) *Metric {
+	for _, m := range r.Metrics {
+		if m.Name == name {
+			return m
+		}
+	}
+	return nil
+}
+
+// Poor reports whether a model the scenario block uses fits poorly, with
+// the reasons, each prefixed by its metric.
+func (r *Report) Poor() (bool, []string) {
+	var reasons []string
+	add := func(what string, g *Goodness) {
+		for _, s := range g.Reasons {
+			reasons = append(reasons, what+": "+s)
+		}
+	}
+	if r.Streamed {
+		add("ttft ("+r.Metric("ttft").Best().Name+")", &r.Metric("ttft").Best().Goodness)
+		if r.Speed.Name != ModelEmpirical { // the empirical speeds match themselves
+			add("tokens_per_s ("+r.Speed.Name+")", &r.Speed.Goodness)
+		}
+		add("latency (simulated end to end)", r.EndToEnd)
+	} else {
+		add("latency ("+r.Metric("latency").Best().Name+")", &r.Metric("latency").Best().Goodness)
+	}
+	return len(reasons) > 0, reasons
+}
+
+// ErrNoData is wrapped by FitLog's error when the log has too few
+// successful requests to fit.
+var ErrNoData = errors.New("too few successful requests to fit")
+
+// FitLog fits the successful requests of l. A streamed log (TTFT and
+// output tokens present) gets TTFT and decode speed fitted separately and
+// an end-to-end check by simulation; the whole-call latency is fitted in
+// every case.
+func FitLog(l *Log, opt Options) (*Report, error) {
+	opt, err := opt.check()
+	if err != nil {
+		return nil, err
+	}
+	r := &Report{File: l.File, Format: l.Format, Counts: l.Counts(), Streamed: l.Streamed(), Draws: opt.Draws}
+	lat := l.Latencies()
+	if len(lat) < 2 {
+		return nil, fmt.Errorf("%s: %w: %d of %d requests succeeded; need at least 2", l.File, ErrNoData, len(lat), r.Counts.Total)
+	}
+	r.Warnings = SampleWarnings(len(lat))
+	if r.Streamed {
+		ttft, err := FitValues("ttft", "s", l.TTFTs(), opt)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", l.File, err)
+		}
+		speeds := l.DecodeSpeeds()
+		if len(speeds) < 2 {
+			return nil, fmt.Errorf("%s: %w: %d requests have a decode speed (output tokens > 0 and latency > ttft); need at least 2", l.File, ErrNoData, len(speeds))
+		}
+		speed, err := FitValues("tokens_per_s", "tokens/s", speeds, opt)
+		if err != nil {
+			return nil, fmt.Errorf("%s: %w", l.File, err)
+		}
+		r.Metrics = append(r.Metrics, ttft, speed)
+		r.Speed = speed.Best()
+		if lo, _ := r.Speed.Dist.Support(); !(lo > 0) {
+			r.SpeedNote = fmt.Sprintf("the scenario format needs a decode speed whose support stays above 0, and the %s's starts at 0; the empirical distribution of the %d observed speeds is used instead", r.Speed.Name, len(speeds))
+			r.Speed = speed.Candidate(ModelEmpirical)
+		}
+		sim := SimulateEndToEnd(ttft.Best().Dist, r.Speed.Dist, l.OutputTokenCounts(), opt.Draws, opt.Seed)
+		g := AssessSample(sorted(lat), sim)
+		r.EndToEnd = &g
+	}
+	e2e, err := FitValues("latency", "s", lat, opt)
+	if err != nil {
+		return nil, fmt.Errorf("%s: %w", l.File, err)
+	}
+	r.Metrics = append(r.Metrics, e2e)
+	return r, nil
+}
+
+// SimulateEndToEnd returns n simulated end-to-end latencies, sorted:
+// TTFT + tokens ÷ speed with TTFT and speed drawn independently from their
+// models and tokens drawn uniformly from outputs — what hedgesim's
+// simulator computes for one attempt of a streamed model. Draws come from
+// PCG stream (seed, 2).
+func SimulateEndToEnd(ttft, speed dist.Dist, outputs []float64, n int, seed uint64) []float64 {
+	src := rand.NewPCG(seed, 2)
+	r := rand.New(src)
+	out := make([]float64, n)
+	for i := range out {
+		tok := outputs[r.IntN(len(outputs))]
+		out[i] = ttft.Rand(src) + tok/speed.Rand(src)
+	}
+	slices.Sort(out)
+	return out
+}

@@ -1,0 +1,513 @@
+package fit
+
+import (
+	"bufio"
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"sort"
+	"strings"
+	"unicode/utf8"
+)
+
+// Request is one logged request. Times are in seconds; a measurement the
+// log does not have is NaN.
+type Request struct {
+	// Line is the line of the file where the request's record starts.
+	Line int
+	// Status is the request's outcome; only OK requests are fitted.
+	Status Status
+	// Code is the raw status or error code ("" when the log has none).
+	Code string
+	// Latency is the whole-call (end-to-end) latency, s.
+	Latency float64
+	// TTFT is the time to first token, s.
+	TTFT float64
+	// InputTokens and OutputTokens are the request's token counts.
+	InputTokens, OutputTokens float64
+}
+
+// Log is a latency log: one Request per logged request, in file order.
+type Log struct {
+	// File is the file name given to the loader.
+	File string
+	// Format names the loader: "csv", "jsonl" or "llmperf".
+	Format string
+	// Requests are the logged requests.
+	Requests []Request
+}
+
+// Counts counts a log's requests by Status.
+type Counts struct {
+	Total, OK, Failed, RateLimited, Invalid int
+	// Codes counts the raw codes of the requests that are not OK, by
+	// status.
+	Codes map[Status]map[string]int
+}
+
+// Counts returns the number of requests of each Status.
+func (l *Log) Counts() Counts {
+	c := Counts{Total: len(l.Requests), Codes: map[Status]map[string]int{}}
+	for _, r := range l.Requests {
+		switch r.Status {
+		case OK:
+			c.OK++
+			continue
+		case Failed:
+			c.Failed++
+		case RateLimited:
+			c.RateLimited++
+		case Invalid:
+			c.Invalid++
+		}
+		if c.Codes[r.Status] == nil {
+			c.Codes[r.Status] = map[string]int{}
+		}
+		c.Codes[r.Status][r.Code]++
+	}
+	return c
+}
+
+// ok returns the OK requests.
+func (l *Log) ok() []Request {
+	var out []Request
+	for _, r := range l.Requests {
+		if r.Status == OK {
+			out = append(out, r)
+		}
+	}
+	return out
+}
+
+// Streamed reports whether the log's successful requests all carry a time
+// to first token and an output token count, so that TTFT and decode speed
+// can be fitted separately.
+func (l *Log) Streamed() bool {
+	ok := l.ok()
+	if len(ok) == 0 {
+		return false
+	}
+	for _, r := range ok {
+		if math.IsNaN(r.TTFT) || math.IsNaN(r.OutputTokens) || math.IsNaN(r.Latency) {
+			return false
+		}
+	}
+	return true
+}
+
+// Latencies returns the whole-call latencies of the OK requests in seconds,
+// in file order.
+func (l *Log) Latencies() []float64 {
+	var out []float64
+	for _, r := range l.ok() {
+		if !math.IsNaN(r.Latency) {
+			out = append(out, r.Latency)
+		}
+	}
+	return out
+}
+
+// TTFTs returns the times to first token of the OK requests in seconds.
+func (l *Log) TTFTs() []float64 {
+	var out []float64
+	for _, r := range l.ok() {
+		if !math.IsNaN(r.TTFT) {
+			out = append(out, r.TTFT)
+		}
+	}
+	return out
+}
+
+// DecodeSpeeds returns the decode speeds of the OK requests in tokens per
+// second, OutputTokens ÷ (Latency − TTFT): the speed at which a streamed
+// call delivers its answer after the first token, as a hedgesim model's
+// tokens_per_s means it. Requests without output tokens, or whose stream
+// took no time after the first token, have no speed and are left out.
+func (l *Log) DecodeSpeeds() []float64 {
+	var out []float64
+	for _, r := range l.ok() {
+		d := r.Latency - r.TTFT
+		if r.OutputTokens > 0 && d > 0 {
+			out = append(out, r.OutputTokens/d)
+		}
+	}
+	return out
+}
+
+// OutputTokenCounts returns the output token counts of the OK requests.
+func (l *Log) OutputTokenCounts() []float64 {
+	var out []float64
+	for _, r := range l.ok() {
+		if !math.IsNaN(r.OutputTokens) {
+			out = append(out, r.OutputTokens)
+		}
+	}
+	return out
+}
+
+// Columns says which columns (CSV) or fields (JSON Lines) of a log hold
+// what. Latency is required; TTFT and OutputTokens together with Latency
+// make a streamed log whose TTFT and decode speed are fitted separately.
+type Columns struct {
+	// Latency names the whole-call latency column.
+	Latency string
+	// TTFT names the time-to-first-token column ("" if none).
+	TTFT string
+	// OutputTokens names the output-token-count column ("" if none).
+	OutputTokens string
+	// Status names a status or error column ("" if none). A row is OK when
+	// its value is one of OK; other rows are counted by classify (429 and
+	// rate-limit texts as rate-limited, "invalid"/"truncated" as invalid,
+	// the rest as failed) and not fitted, and their other cells are not
+	// checked.
+	Status string
+	// Unit is the unit of the time columns. When 0, each time column's
+	// unit comes from its name ("latency_ms", "ttft_s"); a cell may also
+	// carry its own unit ("250ms").
+	Unit Unit
+	// OK lists the status values that mean success; empty means DefaultOK.
+	OK []string
+}
+
+// check returns an error when c names no latency column or the same
+// column twice.
+func (c *Columns) check() error {
+	if c.Latency == "" {
+		return errors.New("no latency column named; say which column holds the latency")
+	}
+	seen := map[string]string{}
+	for _, f := range []struct{ role, name string }{
+		{"latency", c.Latency}, {"ttft", c.TTFT}, {"output tokens", c.OutputTokens}, {"status", c.Status},
+	} {
+		if f.name == "" {
+			continue
+		}
+		if r, dup := seen[f.name]; dup {
+			return fmt.Errorf("column %q named for both %s and %s", f.name, r, f.role)
+		}
+		seen[f.name] = f.role
+	}
+	if (c.TTFT == "") != (c.OutputTokens == "") {
+		return errors.New("a streamed log needs both a ttft and an output-tokens column (or neither)")
+	}
+	return nil
+}
+
+func (c *Columns) okValues() []string {
+	if len(c.OK) == 0 {
+		return DefaultOK
+	}
+	return c.OK
+}
+
+// unitOf returns the unit of time column col.
+func (c *Columns) unitOf(col string) Unit {
+	if c.Unit != 0 {
+		return c.Unit
+	}
+	return unitFromName(col)
+}
+
+// cellGetter returns the text of a named cell of the current row and the
+// line it is on; ok is false when the row has no such cell.
+type cellGetter func(col string) (text string, line int, ok bool, null bool)
+
+// row builds the Request of one row, reporting bad cells.
+func (c *Columns) row(file string, line int, get cellGetter) (Request, error) {
+	r := Request{Line: line, Latency: math.NaN(), TTFT: math.NaN(), InputTokens: math.NaN(), OutputTokens: math.NaN()}
+	if c.Status != "" {
+		v, l, ok, null := get(c.Status)
+		if !ok {
+			return r, inputErr(file, l, c.Status, `missing; every row needs the status field (null or "" for a success)`)
+		}
+		if null {
+			v = "null"
+		}
+		r.Code = strings.TrimSpace(v)
+		r.Status = classify(v, c.okValues())
+		if r.Status != OK {
+			return r, nil // not fitted: its other cells need not be valid
+		}
+	}
+	timeCell := func(col string) (float64, error) {
+		v, l, ok, null := get(col)
+		switch {
+		case !ok:
+			return 0, inputErr(file, l, col, "missing")
+		case null:
+			return 0, inputErr(file, l, col, "null on a successful row; want a latency > 0 (mark failed rows in a status column)")
+		}
+		x, err := parseTime(v, c.unitOf(col))
+		if err != nil {
+			return 0, inputErr(file, l, col, "%v", err)
+		}
+		if x < 0 {
+			return 0, inputErr(file, l, col, "%s is negative; a latency must be > 0", strings.TrimSpace(v))
+		}
+		if x == 0 {
+			return 0, inputErr(file, l, col, "%s is zero; a latency must be > 0 (mark failed rows in a status column)", strings.TrimSpace(v))
+		}
+		return x, nil
+	}
+	var err error
+	if r.Latency, err = timeCell(c.Latency); err != nil {
+		return r, err
+	}
+	if c.TTFT == "" {
+		return r, nil
+	}
+	if r.TTFT, err = timeCell(c.TTFT); err != nil {
+		return r, err
+	}
+	if r.TTFT > r.Latency {
+		_, l, _, _ := get(c.TTFT)
+		return r, inputErr(file, l, c.TTFT, "time to first token %g s exceeds the latency %g s (%s)", r.TTFT, r.Latency, c.Latency)
+	}
+	v, l, ok, null := get(c.OutputTokens)
+	if !ok || null {
+		return r, inputErr(file, l, c.OutputTokens, "missing; want an output token count ≥ 0")
+	}
+	if r.OutputTokens, err = parseCount(v); err != nil {
+		return r, inputErr(file, l, c.OutputTokens, "%v", err)
+	}
+	return r, nil
+}
+
+// parseCount parses a token count: a whole number ≥ 0.
+func parseCount(s string) (float64, error) {
+	v, err := parseNumber(s)
+	if err != nil {
+		return 0, err
+	}
+	if v < 0 {
+		return 0, fmt.Errorf("%s is negative; want a token count ≥ 0", strings.TrimSpace(s))
+	}
+	if v != math.Trunc(v) {
+		return 0, fmt.Errorf("%s is not a whole number of tokens", strings.TrimSpace(s))
+	}
+	if v > 1e12 {
+		return 0, fmt.Errorf("%s is too large for a token count", strings.TrimSpace(s))
+	}
+	return v, nil
+}
+
+// ReadCSV reads a latency log in CSV: a header line naming the columns,
+// then one row per request; the columns named in c are used, others
+// ignored. Quoted fields and CRLF line ends are accepted. Problems are
+// reported as *InputError with the line: an empty file, a missing column,
+// a row with the wrong number of fields, a value that is not a number, a
+// negative or zero latency, an unknown unit. An error in c itself is a
+// plain error.
+func ReadCSV(r io.Reader, file string, c Columns) (*Log, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	cr := csv.NewReader(r)
+	cr.ReuseRecord = true
+	header, err := cr.Read()
+	if err == io.EOF {
+		return nil, inputErr(file, 1, "", "empty file; want a header line naming the columns, then one row per request")
+	}
+	if err != nil {
+		return nil, csvError(file, err)
+	}
+	header = append([]string(nil), header...)
+	header[0] = strings.TrimPrefix(header[0], "\ufeff")
+	index := map[string]int{}
+	for i, h := range header {
+		if !utf8.ValidString(h) {
+			return nil, inputErr(file, 1, "", "column %d's name is not valid UTF-8", i+1)
+		}
+		if _, dup := index[h]; !dup {
+			index[h] = i
+		}
+	}
+	for _, col := range []string{c.Latency, c.TTFT, c.OutputTokens, c.Status} {
+		if _, ok := index[col]; col != "" && !ok {
+			return nil, inputErr(file, 1, col, "no such column; the header has: %s", quoteList(header))
+		}
+	}
+	log := &Log{File: file, Format: "csv"}
+	for {
+		rec, err := cr.Read()
+		if err == io.EOF {
+			break
+		}
+		if err != nil {
+			return nil, csvError(file, err)
+		}
+		line, _ := cr.FieldPos(0)
+		get := func(col string) (string, int, bool, bool) {
+			i := index[col]
+			l, _ := cr.FieldPos(i)
+			return rec[i], l, true, false
+		}
+		req, err := c.row(file, line, get)
+		if err != nil {
+			return nil, err
+		}
+		log.Requests = append(log.Requests, req)
+	}
+	if len(log.Requests) == 0 {
+		return nil, inputErr(file, 2, "", "no rows after the header; want one row per request")
+	}
+	return log, nil
+}
+
+// csvError converts an encoding/csv error into an *InputError.
+func csvError(file string, err error) error {
+	var pe *csv.ParseError
+	if errors.As(err, &pe) {
+		msg := pe.Err.Error()
+		if errors.Is(pe.Err, csv.ErrFieldCount) {
+			msg = "wrong number of fields; every row needs as many fields as the header"
+		}
+		return inputErr(file, pe.Line, "", "%s", msg)
+	}
+	return err
+}
+
+func quoteList(xs []string) string {
+	q := make([]string, len(xs))
+	for i, x := range xs {
+		q[i] = fmt.Sprintf("%q", x)
+	}
+	return strings.Join(q, ", ")
+}
+
+// maxLine is the longest line the JSON Lines readers accept.
+const maxLine = 16 << 20
+
+// ReadJSONL reads a latency log in JSON Lines: one JSON object per line
+// (blank lines are skipped), the fields named in c holding numbers, or
+// strings with a unit such as "250ms". Problems are reported as
+// *InputError with the line, as for ReadCSV; a line that is not one JSON
+// object is an error too.
+func ReadJSONL(r io.Reader, file string, c Columns) (*Log, error) {
+	if err := c.check(); err != nil {
+		return nil, err
+	}
+	log := &Log{File: file, Format: "jsonl"}
+	err := eachJSONLine(r, file, func(line int, obj map[string]any) error {
+		get := func(col string) (string, int, bool, bool) {
+			v, ok := obj[col]
+			if !ok {
+				return "", line, false, false
+			}
+			s, null := jsonText(v)
+			return s, line, true, null
+		}
+		req, err := c.row(file, line, get)
+		if err != nil {
+			return err
+		}
+		log.Requests = append(log.Requests, req)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	if len(log.Requests) == 0 {
+		return nil, inputErr(file, 1, "", "empty file; want one JSON object per line, one line per request")
+	}
+	return log, nil
+}
+
+// eachJSONLine calls fn with every non-blank line of r decoded as a JSON
+// object (numbers as json.Number), with its 1-based line number.
+func eachJSONLine(r io.Reader, file string, fn func(line int, obj map[string]any) error) error {
+	sc := bufio.NewScanner(r)
+	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
+	line := 0
+	for sc.Scan() {
+		line++
+		b := bytes.TrimSpace(sc.Bytes())
+		if len(b) == 0 {
+			continue
+		}
+		if line == 1 {
+			b = bytes.TrimPrefix(b, []byte("\ufeff"))
+		}
+		dec := json.NewDecoder(bytes.NewReader(b))
+		dec.UseNumber()
+		var obj map[string]any
+		if err := dec.Decode(&obj); err != nil || obj == nil {
+			return inputErr(file, line, "", "not a JSON object: %s", jsonMsg(err, b))
+		}
+		if dec.More() {
+			return inputErr(file, line, "", "more than one JSON value on the line; want one object per line")
+		}
+		if err := fn(line, obj); err != nil {
+			return err
+		}
+	}
+	if err := sc.Err(); err != nil {
+		if errors.Is(err, bufio.ErrTooLong) {
+			return inputErr(file, line+1, "", "line longer than %d MiB", maxLine>>20)
+		}
+		return err
+	}
+	return nil
+}
+
+// jsonMsg describes why b is not a JSON object.
+func jsonMsg(err error, b []byte) string {
+	if err == nil {
+		return "got null"
+	}
+	var te *json.UnmarshalTypeError
+	if errors.As(err, &te) {
+		return "got a JSON " + te.Value
+	}
+	var se *json.SyntaxError
+	if errors.As(err, &se) {
+		return fmt.Sprintf("%v (at byte %d)", se, se.Offset)
+	}
+	if errors.Is(err, io.ErrUnexpectedEOF) {
+		return "unexpected end of line"
+	}
+	if len(b) > 40 {
+		b = append(b[:40:40], "…"...)
+	}
+	return fmt.Sprintf("%v in %q", err, b)
+}
+
+// jsonText returns a decoded JSON scalar as text for the cell parsers, and
+// whether it was null.
+func jsonText(v any) (string, bool) {
+	switch v := v.(type) {
+	case nil:
+		return "", true
+	case json.Number:
+		return v.String(), false
+	case string:
+		return v, false
+	case bool:
+		if v {
+			return "true", false
+		}
+		return "false", false
+	}
+	return fmt.Sprintf("<%s>", jsonKind(v)), false
+}
+
+func jsonKind(v any) string {
+	switch v.(type) {
+	case map[string]any:
+		return "object"
+	case []any:
+		return "array"
+	}
+	return fmt.Sprintf("%T", v)
+}
+
+// sorted returns a sorted copy of x.
+func sorted(x []float64) []float64 {
+	s := append([]float64(nil), x...)
+	sort.Float64s(s)
+	return s
+}

@@ -1,0 +1,468 @@
+package fit
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"path/filepath"
+	"sort"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/hedgesim/hedgesim/dist"
+)
+
+// BlockOptions name the model block WriteTOML writes.
+type BlockOptions struct {
+	// Name is the model's name, the NAME of [models.NAME]; default: the
+	// log's file name without directory and extension.
+	Name string
+	// Provider is the model's failure domain; default: Name.
+	Provider string
+	// Command is the command line that regenerates the block, quoted in
+	// its header comment ("" leaves it out).
+	Command string
+}
+
+func (o BlockOptions) withDefaults(file string) BlockOptions {
+	if o.Name == "" {
+		o.Name = DefaultName(file)
+	}
+	if o.Provider == "" {
+		o.Provider = o.Name
+	}
+	return o
+}
+
+// DefaultName returns a model name made from a file name: the base name
+// without extension, with characters that TOML bare keys do not allow
+// replaced by "-" ("together_13b.json" → "together_13b").
+func DefaultName(file string) string {
+	base := filepath.Base(file)
+	base = strings.TrimSuffix(base, filepath.Ext(base))
+	b := []byte(base)
+	for i, c := range b {
+		if !bareKeyChar(c) {
+			b[i] = '-'
+		}
+	}
+	if len(b) == 0 {
+		return "model"
+	}
+	return string(b)
+}
+
+func bareKeyChar(c byte) bool {
+	return 'a' <= c && c <= 'z' || 'A' <= c && c <= 'Z' || '0' <= c && c <= '9' || c == '_' || c == '-'
+}
+
+// tomlKey returns name as a TOML key: bare when it can be, quoted otherwise.
+func tomlKey(name string) string {
+	for i := 0; i < len(name); i++ {
+		if !bareKeyChar(name[i]) {
+			return strconv.Quote(name)
+		}
+	}
+	if name == "" {
+		return `""`
+	}
+	return name
+}
+
+// num formats a parameter for TOML: 6 significant digits, always a valid
+// TOML float or integer.
+func num(v float64) string {
+	return strconv.FormatFloat(v, 'g', 6, 64)
+}
+
+// maxEmpirical is the most values an empirical block lists; a larger
+// sample is written as that many evenly spaced quantiles of it.
+const maxEmpirical = 1000
+
+// specTOML writes the candidate c as a TOML inline distribution table
+// (which may span lines inside its arrays) for unit.
+func specTOML(c *Candidate, unit string) string {
+	var b strings.Builder
+	switch {
+	case c.Name == ModelEmpirical:
+		emp := c.Dist.(*dist.Empirical)
+		n := emp.Len()
+		vals := make([]float64, 0, min(n, maxEmpirical))
+		if n <= maxEmpirical {
+			for i := range n {
+				vals = append(vals, emp.Quantile((float64(i)+0.5)/float64(n)))
+			}
+		} else {
+			for i := range maxEmpirical {
+				vals = append(vals, emp.Quantile((float64(i)+0.5)/maxEmpirical))
+			}
+		}
+		b.WriteString(`{ kind = "empirical", values = [`)
+		for i, v := range vals {
+			if i%8 == 0 {
+				b.WriteString("\n ")
+			}
+			b.WriteString(" " + num(v) + ",")
+		}
+		b.WriteString("\n] }")
+	case c.Mixture.K() == 1:
+		m := c.Mixture
+		fmt.Fprintf(&b, `{ kind = "lognormal", mu = %s, sigma = %s }`, num(m.Mu[0]), num(m.Sigma[0]))
+	default:
+		m := c.Mixture
+		ws := make([]string, m.K())
+		for j := range ws {
+			ws[j] = num(m.Weights[j])
+		}
+		fmt.Fprintf(&b, `{ kind = "mixture", weights = [%s], components = [`, strings.Join(ws, ", "))
+		for j := range m.K() {
+			fmt.Fprintf(&b, "\n  { kind = \"lognormal\", mu = %s, sigma = %s },  # median %s %s",
+				num(m.Mu[j]), num(m.Sigma[j]), fmtNum(math.Exp(m.Mu[j])), unit)
+		}
+		b.WriteString("\n] }")
+	}
+	return b.String()
+}
+
+// describe summarises a candidate in words for a comment.
+func describe(c *Candidate, unit string) string {
+	switch {
+	case c.Name == ModelEmpirical:
+		return fmt.Sprintf("empirical, %d observations", c.Dist.(*dist.Empirical).Len())
+	case c.Mixture.K() == 1:
+		return fmt.Sprintf("lognormal, median %s %s, sigma %.3g", fmtNum(math.Exp(c.Mixture.Mu[0])), unit, c.Mixture.Sigma[0])
+	}
+	var parts []string
+	for j := range c.Mixture.K() {
+		parts = append(parts, fmt.Sprintf("%.3g at median %s %s (sigma %.3g)", c.Mixture.Weights[j], fmtNum(math.Exp(c.Mixture.Mu[j])), unit, c.Mixture.Sigma[j]))
+	}
+	return c.Name + ": " + strings.Join(parts, ", ")
+}
+
+// WriteTOML writes the report as TOML: the goodness-of-fit tables as
+// comments, then the [models.NAME] block ready to paste into a scenario.
+// The whole output is valid TOML.
+func (r *Report) WriteTOML(w io.Writer, o BlockOptions) error {
+	o = o.withDefaults(r.File)
+	var b bytes.Buffer
+	var rep bytes.Buffer
+	r.WriteText(&rep)
+	for _, line := range strings.Split(strings.TrimRight(rep.String(), "\n"), "\n") {
+		b.WriteString(strings.TrimRight("# "+line, " ") + "\n")
+	}
+	b.WriteString("\n")
+	r.writeBlock(&b, o)
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// Block returns the [models.NAME] block alone.
+func (r *Report) Block(o BlockOptions) string {
+	var b bytes.Buffer
+	r.writeBlock(&b, o.withDefaults(r.File))
+	return b.String()
+}
+
+func (r *Report) writeBlock(b *bytes.Buffer, o BlockOptions) {
+	c := r.Counts
+	fmt.Fprintf(b, "# Fitted by hedgesim fit from %s (%s): %d requests, %d ok.\n", filepath.Base(r.File), r.Format, c.Total, c.OK)
+	if o.Command != "" {
+		fmt.Fprintf(b, "# Regenerate with: %s\n", o.Command)
+	}
+	if poor, reasons := r.Poor(); poor {
+		b.WriteString("# POOR FIT:\n")
+		for _, s := range reasons {
+			fmt.Fprintf(b, "#   %s\n", s)
+		}
+	}
+	fmt.Fprintf(b, "[models.%s]\n", tomlKey(o.Name))
+	fmt.Fprintf(b, "provider = %s\n", strconv.Quote(o.Provider))
+	if r.Streamed {
+		ttft := r.Metric("ttft").Best()
+		fmt.Fprintf(b, "# ttft: %s\n", describe(ttft, "s"))
+		fmt.Fprintf(b, "ttft = %s\n", specTOML(ttft, "s"))
+		speed := r.Metric("tokens_per_s")
+		if r.SpeedNote != "" {
+			fmt.Fprintf(b, "# tokens_per_s: %s; fitted %s.\n", wrapComment(r.SpeedNote), describe(speed.Best(), "tokens/s"))
+		} else {
+			fmt.Fprintf(b, "# tokens_per_s: %s\n", describe(r.Speed, "tokens/s"))
+		}
+		fmt.Fprintf(b, "tokens_per_s = %s\n", specTOML(r.Speed, "tokens/s"))
+	} else {
+		lat := r.Metric("latency").Best()
+		fmt.Fprintf(b, "# latency: %s\n", describe(lat, "s"))
+		fmt.Fprintf(b, "latency = %s\n", specTOML(lat, "s"))
+	}
+	errs := c.Failed + c.RateLimited
+	fmt.Fprintf(b, "error_rate = %s  # %d of %d requests failed%s\n", num(ratio(errs, c.Total)), errs, c.Total, codeList(c, Failed, RateLimited))
+	fmt.Fprintf(b, "invalid_rate = %s  # %d of %d answers unusable%s\n", num(ratio(c.Invalid, c.OK+c.Invalid)), c.Invalid, c.OK+c.Invalid, codeList(c, Invalid))
+	b.WriteString("# price_input_per_mtok = 0.0   # not in the log: USD per million input tokens\n")
+	b.WriteString("# price_output_per_mtok = 0.0  # not in the log: USD per million output tokens\n")
+}
+
+// wrapComment keeps a note on one comment line (notes are single sentences).
+func wrapComment(s string) string { return strings.ReplaceAll(s, "\n", " ") }
+
+func ratio(a, b int) float64 {
+	if b == 0 {
+		return 0
+	}
+	return float64(a) / float64(b)
+}
+
+// codeList returns " (429 ×130, -1 ×1)" for the codes of the given
+// statuses, or "".
+func codeList(c Counts, statuses ...Status) string {
+	var parts []string
+	for _, s := range statuses {
+		for code, n := range c.Codes[s] {
+			parts = append(parts, fmt.Sprintf("%s ×%d", displayCode(code), n))
+		}
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	sort.Strings(parts)
+	return " (" + strings.Join(parts, ", ") + ")"
+}
+
+func displayCode(code string) string {
+	if code == "" {
+		return `""`
+	}
+	return code
+}
+
+// WriteText writes the goodness-of-fit report in plain text.
+func (r *Report) WriteText(w io.Writer) {
+	c := r.Counts
+	fmt.Fprintf(w, "%s: %s log, %d requests: %d ok, %d failed, %d rate-limited, %d invalid\n",
+		r.File, r.Format, c.Total, c.OK, c.Failed, c.RateLimited, c.Invalid)
+	for _, m := range r.Metrics {
+		fmt.Fprintln(w)
+		what := m.Name
+		if m.Name == "latency" && r.Streamed {
+			what = "latency (end to end, fitted directly; the block uses ttft + tokens/speed)"
+		}
+		fmt.Fprintf(w, "%s (%s), n = %d\n", what, m.Unit, len(m.Sorted))
+		writeTable(w, m)
+	}
+	if r.EndToEnd != nil {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "latency end to end, simulated: ttft %s + output tokens / tokens_per_s %s (%d draws, output tokens resampled from the log)\n",
+			r.Metric("ttft").Best().Name, r.Speed.Name, r.Draws)
+		writeChecks(w, r.EndToEnd, "simulated")
+	}
+	fmt.Fprintln(w)
+	if poor, reasons := r.Poor(); poor {
+		fmt.Fprintln(w, "POOR FIT of the block below:")
+		for _, s := range reasons {
+			fmt.Fprintf(w, "  %s\n", s)
+		}
+	} else {
+		fmt.Fprintf(w, "fit ok: the block's p50, p90 and p95 lie inside the observed %.0f%% intervals and KS is below its 5%% critical value\n", 100*Level)
+	}
+	for _, s := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", s)
+	}
+}
+
+// writeTable writes one metric's candidates against the observations.
+func writeTable(w io.Writer, m *Metric) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head := "  model\tBIC\tKS"
+	for _, p := range CheckedQuantiles {
+		head += "\t" + pName(p)
+	}
+	fmt.Fprintln(tw, head+"\t")
+	obs, ci := "  observed\t\t", fmt.Sprintf("  %.0f%% interval\t\t", 100*Level)
+	for _, q := range m.Candidates[0].Goodness.Quantiles {
+		obs += "\t" + fmtNum(q.Observed)
+		ci += "\t" + interval(q)
+	}
+	fmt.Fprintln(tw, obs+"\t")
+	fmt.Fprintln(tw, ci+"\t")
+	for i, c := range m.Candidates {
+		bic := "-"
+		if !math.IsNaN(c.BIC) {
+			bic = fmt.Sprintf("%.1f", c.BIC)
+		}
+		mark := ""
+		if i == m.Chosen {
+			mark = " <"
+		}
+		line := fmt.Sprintf("  %s%s\t%s\t%.3f", c.Name, mark, bic, c.Goodness.KS)
+		for _, q := range c.Goodness.Quantiles {
+			line += "\t" + fmtNum(q.Model) + outMark(q)
+		}
+		fmt.Fprintln(tw, line+"\t")
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "  < chosen (%s); * outside the observed interval; KS 5%% critical value 1.358/√n = %.3f; empirical is exact in-sample\n",
+		chosenWhy(m), m.Candidates[0].Goodness.KSCritical)
+	for _, n := range m.Notes {
+		fmt.Fprintf(w, "  %s\n", n)
+	}
+}
+
+func chosenWhy(m *Metric) string {
+	if m.Best().Mixture != nil {
+		lowest := true
+		for _, c := range m.Candidates {
+			if c.Mixture != nil && c.BIC < m.Best().BIC {
+				lowest = false
+			}
+		}
+		if lowest {
+			return "lowest BIC"
+		}
+	}
+	return "as requested"
+}
+
+// writeChecks writes observed against model percentiles of g.
+func writeChecks(w io.Writer, g *Goodness, model string) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	head, obs, ci, mod := "  \t", "  observed\t", fmt.Sprintf("  %.0f%% interval\t", 100*Level), "  "+model+"\t"
+	for _, q := range g.Quantiles {
+		head += "\t" + q.Name()
+		obs += "\t" + fmtNum(q.Observed)
+		ci += "\t" + interval(q)
+		mod += "\t" + fmtNum(q.Model) + outMark(q)
+	}
+	for _, l := range []string{head, obs, ci, mod} {
+		fmt.Fprintln(tw, l+"\t")
+	}
+	tw.Flush()
+	fmt.Fprintf(w, "  KS distance %.3f (5%% critical value %.3f), n = %d\n", g.KS, g.KSCritical, g.N)
+}
+
+func interval(q QuantileCheck) string {
+	return "[" + fmtNum(q.Lo) + ", " + fmtNum(q.Hi) + "]"
+}
+
+func outMark(q QuantileCheck) string {
+	if q.Inside {
+		return ""
+	}
+	return "*"
+}
+
+// jnum is a JSON number that is null when not finite.
+type jnum float64
+
+func (v jnum) MarshalJSON() ([]byte, error) {
+	f := float64(v)
+	if math.IsNaN(f) || math.IsInf(f, 0) {
+		return []byte("null"), nil
+	}
+	return []byte(strconv.FormatFloat(f, 'g', -1, 64)), nil
+}
+
+type jsonQuantile struct {
+	P        jnum `json:"p"`
+	Observed jnum `json:"observed"`
+	Lo       jnum `json:"ci_lo"`
+	Hi       jnum `json:"ci_hi"`
+	Model    jnum `json:"model"`
+	Inside   bool `json:"inside"`
+}
+
+type jsonGoodness struct {
+	N          int            `json:"n"`
+	KS         jnum           `json:"ks"`
+	KSCritical jnum           `json:"ks_critical"`
+	Quantiles  []jsonQuantile `json:"quantiles"`
+	Poor       bool           `json:"poor"`
+	Reasons    []string       `json:"reasons,omitempty"`
+}
+
+type jsonCandidate struct {
+	Model    string       `json:"model"`
+	Weights  []float64    `json:"weights,omitempty"`
+	Mu       []float64    `json:"mu,omitempty"`
+	Sigma    []float64    `json:"sigma,omitempty"`
+	LogLik   jnum         `json:"loglik"`
+	BIC      jnum         `json:"bic"`
+	Params   int          `json:"params"`
+	Goodness jsonGoodness `json:"goodness"`
+}
+
+type jsonMetric struct {
+	Name       string          `json:"name"`
+	Unit       string          `json:"unit"`
+	N          int             `json:"n"`
+	Chosen     string          `json:"chosen"`
+	Candidates []jsonCandidate `json:"candidates"`
+	Notes      []string        `json:"notes,omitempty"`
+}
+
+type jsonReport struct {
+	File        string                    `json:"file"`
+	Format      string                    `json:"format"`
+	Requests    int                       `json:"requests"`
+	OK          int                       `json:"ok"`
+	Failed      int                       `json:"failed"`
+	RateLimited int                       `json:"rate_limited"`
+	Invalid     int                       `json:"invalid"`
+	Codes       map[string]map[string]int `json:"codes"`
+	Streamed    bool                      `json:"streamed"`
+	Metrics     []jsonMetric              `json:"metrics"`
+	Speed       string                    `json:"tokens_per_s_model,omitempty"`
+	SpeedNote   string                    `json:"tokens_per_s_note,omitempty"`
+	EndToEnd    *jsonGoodness             `json:"end_to_end,omitempty"`
+	Draws       int                       `json:"draws,omitempty"`
+	Poor        bool                      `json:"poor"`
+	Reasons     []string                  `json:"reasons,omitempty"`
+	Warnings    []string                  `json:"warnings,omitempty"`
+	TOML        string                    `json:"toml"`
+}
+
+func toJSONGoodness(g *Goodness) jsonGoodness {
+	j := jsonGoodness{N: g.N, KS: jnum(g.KS), KSCritical: jnum(g.KSCritical), Poor: g.Poor, Reasons: g.Reasons}
+	for _, q := range g.Quantiles {
+		j.Quantiles = append(j.Quantiles, jsonQuantile{jnum(q.P), jnum(q.Observed), jnum(q.Lo), jnum(q.Hi), jnum(q.Model), q.Inside})
+	}
+	return j
+}
+
+// WriteJSON writes the report as one indented JSON object, the TOML block
+// included as a string. Numbers that are not finite (an interval end the
+// sample cannot bound, the BIC of the empirical model) are null.
+func (r *Report) WriteJSON(w io.Writer, o BlockOptions) error {
+	c := r.Counts
+	j := jsonReport{
+		File: r.File, Format: r.Format, Requests: c.Total, OK: c.OK, Failed: c.Failed,
+		RateLimited: c.RateLimited, Invalid: c.Invalid, Codes: map[string]map[string]int{}, Streamed: r.Streamed,
+		SpeedNote: r.SpeedNote, Warnings: r.Warnings, TOML: r.Block(o),
+	}
+	for st, codes := range c.Codes {
+		j.Codes[st.String()] = codes
+	}
+	for _, m := range r.Metrics {
+		jm := jsonMetric{Name: m.Name, Unit: m.Unit, N: len(m.Sorted), Chosen: m.Best().Name, Notes: m.Notes}
+		for i := range m.Candidates {
+			cd := &m.Candidates[i]
+			jc := jsonCandidate{Model: cd.Name, LogLik: jnum(cd.LogLik), BIC: jnum(cd.BIC), Params: cd.Params, Goodness: toJSONGoodness(&cd.Goodness)}
+			if cd.Mixture != nil {
+				jc.Weights, jc.Mu, jc.Sigma = cd.Mixture.Weights, cd.Mixture.Mu, cd.Mixture.Sigma
+			}
+			jm.Candidates = append(jm.Candidates, jc)
+		}
+		j.Metrics = append(j.Metrics, jm)
+	}
+	if r.Speed != nil {
+		j.Speed = r.Speed.Name
+	}
+	if r.EndToEnd != nil {
+		g := toJSONGoodness(r.EndToEnd)
+		j.EndToEnd, j.Draws = &g, r.Draws
+	}
+	j.Poor, j.Reasons = r.Poor()
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(j)
+}

@@ -1,0 +1,271 @@
+package optimize
+
+import (
+	"cmp"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// unanswered is the share of requests without a usable answer in time.
+func (c *Candidate) unanswered() float64 { return 1 - c.AnsweredShare }
+
+// better reports whether a is faster than b at percentile p: a lower
+// percentile, or the same percentile and fewer unanswered requests (which
+// matters when the percentile sits at the deadline).
+func better(a, b *Candidate, p float64) bool {
+	if qa, qb := a.Q(p), b.Q(p); qa != qb {
+		return qa < qb
+	}
+	return a.unanswered() < b.unanswered()
+}
+
+// Frontier returns the indices of the candidates on the frontier of added
+// cost versus the p-percentile, by increasing cost: those that no other
+// candidate beats on both, where lower cost and lower percentile are
+// better and, at equal percentile, fewer unanswered requests. Of several
+// identical candidates only the first is kept.
+func Frontier(cs []Candidate, p float64) []int {
+	return frontier(cs, p, func(int) bool { return true })
+}
+
+func frontier(cs []Candidate, p float64, include func(int) bool) []int {
+	var order []int
+	for i := range cs {
+		if include(i) {
+			order = append(order, i)
+		}
+	}
+	slices.SortStableFunc(order, func(i, j int) int {
+		a, b := &cs[i], &cs[j]
+		if c := cmp.Compare(a.AddedCostPct, b.AddedCostPct); c != 0 {
+			return c
+		}
+		if better(a, b, p) {
+			return -1
+		}
+		if better(b, a, p) {
+			return 1
+		}
+		return 0
+	})
+	var out []int
+	for _, i := range order {
+		if len(out) == 0 || better(&cs[i], &cs[out[len(out)-1]], p) {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+// Pick chooses a candidate under o and says why in a short note. It sets
+// Feasible on every candidate: within the hedged-share cap and, for
+// LowestLatency, the added-cost cap; for LowestCost, at or below the SLA.
+// cs must contain a no-hedging candidate (Hedging false); see Goal for the
+// rules.
+func Pick(cs []Candidate, o Objective) (int, string) {
+	base := slices.IndexFunc(cs, func(c Candidate) bool { return !c.Hedging })
+	if base < 0 {
+		panic("optimize: Pick: no no-hedging candidate")
+	}
+	p := o.Percentile
+	pn := pname(p)
+	hedgedOK := func(c *Candidate) bool { return 100*c.HedgedShare <= o.MaxHedgedPct+1e-9 }
+	caps := ""
+	if o.MaxHedgedPct < 100 {
+		caps = fmt.Sprintf(" and hedged share ≤ %s%%", fnum(o.MaxHedgedPct))
+	}
+	fastest := func(ok func(*Candidate) bool) int {
+		best := -1
+		for i := range cs {
+			c := &cs[i]
+			if !ok(c) {
+				continue
+			}
+			if best < 0 || better(c, &cs[best], p) ||
+				(!better(&cs[best], c, p) && c.AddedCostPct < cs[best].AddedCostPct) {
+				best = i
+			}
+		}
+		return best
+	}
+	switch o.Goal {
+	case LowestCost:
+		sla := o.SLA.Seconds()
+		best := -1
+		for i := range cs {
+			c := &cs[i]
+			c.Feasible = hedgedOK(c) && c.Q(p) <= sla
+			if !c.Feasible {
+				continue
+			}
+			if best < 0 || c.AddedCostPct < cs[best].AddedCostPct ||
+				(c.AddedCostPct == cs[best].AddedCostPct && better(c, &cs[best], p)) {
+				best = i
+			}
+		}
+		switch {
+		case best < 0:
+			best = fastest(hedgedOK)
+			return best, fmt.Sprintf("no candidate%s has %s ≤ %s; the fastest is shown", caps, pn, fsec(sla))
+		case best == base:
+			return best, fmt.Sprintf("%s without hedging (%s) already meets the SLA of %s", pn, fsec(cs[base].Q(p)), fsec(sla))
+		}
+		return best, fmt.Sprintf("cheapest candidate%s with %s ≤ %s", caps, pn, fsec(sla))
+
+	case Knee:
+		for i := range cs {
+			cs[i].Feasible = hedgedOK(&cs[i])
+		}
+		f := frontier(cs, p, func(i int) bool { return cs[i].Feasible })
+		k := knee(cs, f, p)
+		switch {
+		case k < 0:
+			last := f[len(f)-1]
+			if last == base {
+				return base, fmt.Sprintf("no candidate%s is faster than no hedging", caps)
+			}
+			return last, fmt.Sprintf("the %s frontier%s shows no diminishing returns (fewer than 3 points, or none above the chord): its fastest point is picked", pn, caps)
+		case f[k] == base:
+			return base, "the knee of the frontier is no hedging"
+		}
+		return f[k], fmt.Sprintf("knee of the added-cost versus %s frontier%s: past it, more cost buys less %s", pn, caps, pn)
+	}
+
+	// LowestLatency
+	limits := fmt.Sprintf(" with added cost ≤ +%s%%%s", fnum(o.MaxAddedCostPct), caps)
+	if math.IsInf(o.MaxAddedCostPct, 1) {
+		limits = strings.Replace(caps, " and", " with", 1)
+	}
+	for i := range cs {
+		c := &cs[i]
+		c.Feasible = hedgedOK(c) && c.AddedCostPct <= o.MaxAddedCostPct+1e-9
+	}
+	best := fastest(func(c *Candidate) bool { return c.Feasible })
+	if best == base || !better(&cs[best], &cs[base], p) {
+		note := fmt.Sprintf("no candidate%s is faster than no hedging", limits)
+		if f := fastest(func(*Candidate) bool { return true }); f != base && better(&cs[f], &cs[base], p) {
+			c := &cs[f]
+			note += fmt.Sprintf(" (the fastest, %s, has %s %s for %+.1f%% cost)", c.Label, pn, fsec(c.Q(p)), c.AddedCostPct)
+		}
+		return base, note
+	}
+	return best, fmt.Sprintf("lowest %s%s", pn, limits)
+}
+
+// knee returns the position in the frontier f (indices into cs by
+// increasing cost) of its knee, or −1 when it has none. Both axes are
+// scaled to [0, 1] between the frontier's ends; the knee is the point with
+// the largest scaled gain minus scaled cost, if positive.
+func knee(cs []Candidate, f []int, p float64) int {
+	if len(f) < 3 {
+		return -1
+	}
+	first, last := &cs[f[0]], &cs[f[len(f)-1]]
+	dx := last.AddedCostPct - first.AddedCostPct
+	dy := first.Q(p) - last.Q(p)
+	if !(dx > 0 && dy > 0) {
+		return -1
+	}
+	best, bestD := -1, 1e-9
+	for k, i := range f {
+		c := &cs[i]
+		x := (c.AddedCostPct - first.AddedCostPct) / dx
+		y := (first.Q(p) - c.Q(p)) / dy
+		if d := y - x; d > bestD {
+			best, bestD = k, d
+		}
+	}
+	return best
+}
+
+// Verdict says whether to ship the pick, and why.
+type Verdict struct {
+	Hedge  bool   `json:"hedge"`
+	Reason string `json:"reason"`
+	// GainPct is how far the percentile fell from no hedging to the pick,
+	// in percent of its no-hedging value (negative when it rose).
+	GainPct float64 `json:"gain_pct"`
+	// AddedCostPct is the pick's added cost (on the class's cost basis).
+	AddedCostPct float64 `json:"added_cost_pct"`
+	// Significant says whether the intervals of the percentile before and
+	// after are disjoint.
+	Significant bool `json:"significant"`
+	// UnansweredBefore and UnansweredAfter are the shares of requests
+	// without a usable answer in time, without hedging and with the pick.
+	UnansweredBefore float64 `json:"unanswered_share_before"`
+	UnansweredAfter  float64 `json:"unanswered_share_after"`
+	// Alternative, when the verdict is "don't hedge", is the index of the
+	// fastest candidate within the objective's limits that the rule would
+	// accept, or −1 when there is none (or the verdict is "hedge"). It is
+	// named in Reason.
+	Alternative int `json:"alternative"`
+}
+
+// Judge applies rule to the pick against the no-hedging baseline, for the
+// p-percentile, with intervals at the given confidence level; basis is the
+// class's cost basis (CostUSD or CostCalls), for the wording.
+func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Verdict {
+	v := Verdict{
+		Alternative:      -1,
+		AddedCostPct:     pick.AddedCostPct,
+		UnansweredBefore: base.unanswered(), UnansweredAfter: pick.unanswered(),
+	}
+	qb, qp := base.Q(p), pick.Q(p)
+	if qb > 0 {
+		v.GainPct = 100 * (qb - qp) / qb
+	}
+	v.Significant = pick.CI(p)[1] < base.CI(p)[0]
+	if !pick.Hedging {
+		v.Reason = "the pick is no hedging"
+		return v
+	}
+	costWord := "cost"
+	if basis == CostCalls {
+		costWord = "calls"
+	}
+	pct := fnum(100 * level)
+	test := func(what string, gain float64, sig bool, perCost float64) (bool, string) {
+		cost := pick.AddedCostPct
+		switch {
+		case gain < 0.05: // would print as "falls 0.0%"
+			return false, fmt.Sprintf("%s does not fall", what)
+		case gain < rule.MinGainPct:
+			return false, fmt.Sprintf("%s falls %.1f%%, less than the %s%% minimum", what, gain, fnum(rule.MinGainPct))
+		case cost > 0 && gain/cost < perCost:
+			return false, fmt.Sprintf("%s falls %.1f%% for %+.1f%% %s: %.2f%% per 1%% of %s, less than %s",
+				what, gain, cost, costWord, gain/cost, costWord, fnum(perCost))
+		case rule.RequireSignificant && !sig:
+			return false, fmt.Sprintf("%s falls %.1f%%, not significantly at %s%% (the intervals overlap)", what, gain, pct)
+		case cost <= 0:
+			verb := "falls"
+			if basis == CostCalls {
+				verb = "fall"
+			}
+			return true, fmt.Sprintf("%s falls %.1f%% and %s %s %.1f%%: faster and cheaper", what, gain, costWord, verb, -cost)
+		}
+		return true, fmt.Sprintf("%s falls %.1f%% for %+.1f%% %s (%.1f%% per 1%% of %s)", what, gain, cost, costWord, gain/cost, costWord)
+	}
+	latOK, latWhy := test(fmt.Sprintf("%s (%s → %s)", pname(p), fsec(qb), fsec(qp)), v.GainPct, v.Significant, rule.MinGainPerCost)
+	failOK, failWhy := false, ""
+	if fb, fp := v.UnansweredBefore, v.UnansweredAfter; fb > 0 && fp != fb {
+		z := distuv.UnitNormal.Quantile((1 + level) / 2)
+		_, hiP := wilson(fp, pick.Requests, z)
+		loB, _ := wilson(fb, base.Requests, z)
+		failOK, failWhy = test(fmt.Sprintf("the unanswered share (%.1f%% → %.1f%%)", 100*fb, 100*fp), 100*(fb-fp)/fb, hiP < loB, rule.MinUnansweredCutPerCost)
+	}
+	switch {
+	case latOK:
+		v.Hedge, v.Reason = true, latWhy
+	case failOK:
+		v.Hedge, v.Reason = true, failWhy+"; "+latWhy
+	case failWhy != "":
+		v.Reason = latWhy + "; " + failWhy
+	default:
+		v.Reason = latWhy
+	}
+	return v
+}

@@ -1,0 +1,167 @@
+// Package optimize chooses a hedge delay per traffic class: it simulates a
+// grid of candidate policies on common random numbers, draws the frontier of
+// added cost versus p95 (or p99), picks one candidate under a stated
+// objective, and says whether the pick is worth shipping — including "don't
+// hedge". `hedgesim optimize` is its command-line front end; package plots
+// draws its figures.
+//
+// # Candidates
+//
+// A candidate is a (delay, max copies, hedge target) for one class; "no
+// hedging" is always candidate 0. The grid comes from Settings (the
+// scenario's "optimize" table, see scenarios/README.md, overridden by
+// flags): a list of delays or a from/to/step range; copy counts; target
+// models. Without delays each class gets a default grid derived from its own
+// no-hedging latency: delay 0, p10/4, p10/2, 3·p10/4 and 40 delays spaced
+// geometrically from its p10 to its p99 (three significant digits) — the
+// search always reaches well below the percentile it tries to improve.
+//
+// Each class is simulated alone (share 1, its share of the arrival rate, or
+// its own requests of a replayed trace) with Settings.Requests requests per
+// candidate (default 200 000) and the scenario's seed for every candidate.
+// The simulator's draws for request i and attempt k depend only on (seed, i,
+// k), so every candidate sees the same arrivals, token counts and attempt
+// latencies (common random numbers): the p95-versus-delay curve is smooth
+// and two candidates differ by policy, not by noise. A candidate keeps the
+// rest of the class's policy (winner rule, error rules, cancellation and its
+// billing, budgets) but uses its fixed delay: an adaptive delay is switched
+// off. Candidates run in parallel on GOMAXPROCS goroutines (Options.Workers)
+// and write their results by index, so the report is the same whatever the
+// number of cores.
+//
+// # Measurements and statistics
+//
+// Percentiles are nearest-rank (R type 1, gonum's stat.Empirical) over
+// request latencies, a timed-out request counting at its deadline. Each p95
+// and p99 has a distribution-free order-statistic confidence interval at
+// Settings.Level (default 95 %, sim's ClassResult.QuantileCI). Added cost is
+// 100·(cost − cost without hedging)/cost without hedging on the same draws;
+// a class whose traffic costs nothing (no prices) is measured in calls per
+// request instead (cost basis "calls"). A candidate whose interval of the
+// objective's percentile overlaps the pick's is marked "~" (not
+// significantly different), as benchstat does; with common random numbers
+// this test is conservative. A warning says when a class has too few
+// requests for an interval on the percentile asked (or on p99).
+//
+// # Frontier
+//
+// The frontier is the Pareto set of (added cost, percentile): candidates
+// that no other candidate beats on both, lower being better. At an equal
+// percentile — typically p95 sitting at the deadline — the candidate that
+// answers more requests in time is better. See Frontier.
+//
+// # Objectives
+//
+// Objective names, in files and flags:
+//
+//	p95   lowest p95 with added cost ≤ max_added_cost_pct (default +10 %)
+//	      and hedged share ≤ max_hedged_pct (default 100 %); ties go to
+//	      the higher answered share, then the lower cost
+//	p99   the same on p99
+//	cost  lowest added cost with p95 ≤ sla (and the hedged-share cap);
+//	      when no candidate meets the SLA, the fastest, with a warning
+//	knee  the knee of the frontier (within the hedged-share cap): the point
+//	      farthest above the chord from its cheapest to its fastest point,
+//	      both axes scaled to [0, 1] (Kneedle); the fastest point when the
+//	      frontier has fewer than 3 points or none above the chord (no
+//	      diminishing returns)
+//
+// See Pick.
+//
+// # Verdict
+//
+// The verdict applies a Rule to the pick against no hedging: hedge when the
+// objective's percentile falls by at least min_gain_pct (default 10 %), by
+// at least min_gain_per_cost percent per percent of added cost (default 1;
+// a pick that is also cheaper always passes), and significantly (the
+// intervals before and after are disjoint; require_significant, default
+// true). A class with a deadline may also hedge when the share of requests
+// without a usable answer in time falls by at least min_gain_pct, by at
+// least min_unanswered_cut_per_cost percent per percent of added cost
+// (default 0.5), and significantly (disjoint Wilson intervals). The
+// defaults encode DESIGN.md's rule of thumb: −25 % p95 for +8 % cost
+// (3.1 % per %) is worth it, −10 % for +20 % (0.5 % per %) is not; field
+// report 1 (unanswered 50 % → 12.5 % for +75 % calls) is. The reason states
+// the numbers, and when the pick fails the rule but a faster candidate
+// within the objective's limits passes, the reason names it (JSON
+// "alternative"). A class whose slowness is request-inherent (every copy as
+// slow as the original) gets "don't hedge": no candidate lowers its p95.
+//
+// # Command
+//
+//	hedgesim optimize [flags] [SCENARIO]
+//
+// Flags (each overrides the scenario's "optimize" table for every class):
+//
+//	--requests N           requests per candidate (default 200000)
+//	--seed N               random seed
+//	--delays LIST          delays to try, such as 100ms,250ms,1s
+//	--from D --to D --step D
+//	                       a delay range (from defaults to 0s)
+//	--copies LIST          copies beyond the primary to try, such as 1,2
+//	--targets LIST         models to send copies to
+//	--objective NAME       p95, p99, cost or knee
+//	--max-cost PCT         cost cap of p95/p99, in % (inf: none)
+//	--max-hedged PCT       cap on the share of requests that hedge, in %
+//	--sla D                cost objective: p95 must be ≤ D
+//	--min-gain PCT, --min-gain-per-cost X, --min-unanswered-cut-per-cost X,
+//	--require-significant=BOOL
+//	                       the verdict rule
+//	--confidence L         level of the intervals (default 0.95)
+//	--classes LIST         optimise only these classes
+//	--workers N            parallel simulations (default: CPUs)
+//	--all                  list every candidate, not only the frontier
+//	--json                 print the JSON report instead of tables
+//	--out DIR              write the files below to DIR
+//	--no-plots             with --out, skip the figures
+//
+// Bad flags or "optimize" table values exit with status 2 (with file:line
+// for the table). Without --out nothing is written. A progress line goes to
+// stderr only when stderr is a terminal.
+//
+// # Output
+//
+// Standard output has a summary line per class (verdict, delay, copies,
+// target, p95 and p99 before → after, hedged share, calls per request,
+// added cost), then per class the objective, the pick and why, the verdict
+// and its reason, and the frontier (every candidate with --all) with p95,
+// p99 and their intervals, answered share, hedged share, calls per request,
+// cost per 1000 requests and added cost; "*" marks the pick and "~" the
+// candidates not significantly different from it. With --out DIR:
+//
+//	report.txt              the tables, as printed
+//	report.json             Report as JSON (below)
+//	candidates.csv          every candidate of every class, one row each
+//	CLASS-cost.png/.svg     added cost vs p95, candidates labelled by delay,
+//	                        frontier, no hedging and the pick highlighted
+//	CLASS-survival.png/.svg P(latency > t) on a log axis, no hedging vs the
+//	                        pick (or the fastest candidate)
+//	CLASS-delay.png/.svg    p95 and p99 with confidence bands, hedged and
+//	                        answered share, vs the delay
+//
+// Every file is written to a temporary file in DIR and renamed into place,
+// so an interrupted run leaves each file complete or absent.
+//
+// JSON (Report): scenario, seed, requests_per_candidate, confidence_level,
+// quantile_rule, verdict_rule {min_gain_pct, min_gain_per_cost,
+// min_unanswered_cut_per_cost, require_significant}, verdict_rule_text, and
+// classes[]: class, deadline_s, objective {name, text, percentile,
+// max_added_cost_pct (null = no cap), max_hedged_pct, sla_s (null =
+// unset)}, cost_basis ("usd" or "calls"), candidates[] (Candidate),
+// frontier (candidate indices by cost), pick (index), pick_note, verdict
+// {hedge, reason, gain_pct, added_cost_pct, significant,
+// unanswered_share_before, unanswered_share_after, alternative (index or
+// −1)}, warnings. A candidate has label, hedging, delay_s, copies, target,
+// requests, latency_s {mean, p50, p90, p95, p99, p99_9, p95_ci95,
+// p99_ci95 — the intervals are at confidence_level}, answered_share,
+// hedged_share, attempts_per_request, cost_per_1k_usd, added_cost_pct
+// (on the cost basis), added_calls_pct, feasible, frontier, pick,
+// indistinguishable_from_pick. Latencies are in seconds, shares in [0, 1],
+// costs in USD.
+//
+// CSV columns (CSVHeader): class, label, hedging, delay_s, copies, target,
+// requests, p50_s, p90_s, p95_s, p95_ci_lo_s, p95_ci_hi_s, p99_s,
+// p99_ci_lo_s, p99_ci_hi_s, p99_9_s, mean_s, answered_share, hedged_share,
+// attempts_per_request, cost_per_1k_usd, added_cost_pct, added_calls_pct,
+// cost_basis, feasible, frontier, pick, indistinguishable_from_pick.
+package optimize

@@ -1,0 +1,582 @@
+package optimize
+
+import (
+	"fmt"
+	"math"
+	"runtime"
+	"strings"
+	"sync"
+	"sync/atomic"
+	"time"
+
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// Cost bases of ClassReport.CostBasis.
+const (
+	// CostUSD: added cost is measured in US dollars.
+	CostUSD = "usd"
+	// CostCalls: the class costs nothing without hedging (no prices), so
+	// added cost is measured in calls (attempts) per request.
+	CostCalls = "calls"
+)
+
+// Candidate is one policy tried for a class, with what it did. Latencies
+// are in seconds, shares in [0, 1], costs in USD per 1000 requests and
+// percentages relative to the class's no-hedging candidate.
+type Candidate struct {
+	// Label names the candidate in tables and plots: "none" for no
+	// hedging, else the delay ("650ms"), followed by "×k" when the grid
+	// tries several copy counts and "→model" when it tries several targets.
+	Label string `json:"label"`
+	// Hedging is false for the no-hedging candidate.
+	Hedging bool `json:"hedging"`
+	// Delay is the gap before each copy (0 for no hedging).
+	Delay        time.Duration `json:"-"`
+	DelaySeconds float64       `json:"delay_s"`
+	// Copies is the maximum number of copies beyond the primary (0 for no
+	// hedging) and Target the model(s) they go to, comma-separated.
+	Copies int    `json:"copies"`
+	Target string `json:"target"`
+	// Requests is the number of requests simulated.
+	Requests int64 `json:"requests"`
+	// Latency has the percentiles (nearest rank), the mean and the
+	// confidence intervals of p95 and p99 (at the report's level, despite
+	// the field names, which are shared with `hedgesim run`).
+	Latency sim.Latency `json:"latency_s"`
+	// AnsweredShare is the share of requests with a valid answer within
+	// the deadline; HedgedShare the share that sent at least one copy.
+	AnsweredShare      float64 `json:"answered_share"`
+	HedgedShare        float64 `json:"hedged_share"`
+	AttemptsPerRequest float64 `json:"attempts_per_request"`
+	CostPer1kUSD       float64 `json:"cost_per_1k_usd"`
+	// AddedCostPct is the cost relative to no hedging, in percent, on the
+	// class's cost basis (USD, or calls when the class is free);
+	// AddedCallsPct is always in calls.
+	AddedCostPct  float64 `json:"added_cost_pct"`
+	AddedCallsPct float64 `json:"added_calls_pct"`
+	// Feasible says whether the candidate is within the objective's limits.
+	Feasible bool `json:"feasible"`
+	// OnFrontier says whether it is on the cost-versus-percentile frontier.
+	OnFrontier bool `json:"frontier"`
+	// Pick marks the candidate the objective chose.
+	Pick bool `json:"pick"`
+	// LikePick is true when the objective's percentile is not
+	// significantly different from the pick's (the intervals overlap):
+	// "~" in the table.
+	LikePick bool `json:"indistinguishable_from_pick"`
+	// Survival is the empirical survival curve P(T > t), thinned.
+	Survival []SurvivalPoint `json:"-"`
+
+	ciOK [2]bool // QuantileCI of p95 and p99 fitted inside the sample
+	// policy of the candidate (unexported: what was simulated)
+	targets []int
+}
+
+// Q returns the candidate's p-percentile (0.95 or 0.99) in seconds.
+func (c *Candidate) Q(p float64) float64 {
+	if p == 0.99 {
+		return c.Latency.P99
+	}
+	return c.Latency.P95
+}
+
+// CI returns the confidence interval of the p-percentile (0.95 or 0.99).
+func (c *Candidate) CI(p float64) [2]float64 {
+	if p == 0.99 {
+		return c.Latency.P99CI95
+	}
+	return c.Latency.P95CI95
+}
+
+// ClassReport is the optimisation of one class.
+type ClassReport struct {
+	Class string `json:"class"`
+	// DeadlineSeconds is the class's deadline (0 = none).
+	DeadlineSeconds float64 `json:"deadline_s"`
+	// Objective chose the pick among the candidates.
+	Objective Objective `json:"objective"`
+	// CostBasis is CostUSD or CostCalls.
+	CostBasis string `json:"cost_basis"`
+	// Candidates are every policy tried; Candidates[0] is no hedging.
+	Candidates []Candidate `json:"candidates"`
+	// Frontier holds the indices of the candidates on the frontier, by
+	// increasing added cost.
+	Frontier []int `json:"frontier"`
+	// Pick is the index of the chosen candidate; PickNote says why.
+	Pick     int    `json:"pick"`
+	PickNote string `json:"pick_note"`
+	// Verdict says whether to ship the pick.
+	Verdict Verdict `json:"verdict"`
+	// Warnings limit what the numbers mean (too few requests for an
+	// interval, a short trace, an SLA no candidate meets).
+	Warnings []string `json:"warnings"`
+	// Series groups candidate indices by (copies, target), each by
+	// increasing delay, for plots; Series[i][0] is not the baseline.
+	Series []Series `json:"-"`
+}
+
+// Series is the candidates of one (copies, target) pair, by delay.
+type Series struct {
+	Name    string
+	Members []int
+}
+
+// Baseline returns the no-hedging candidate.
+func (cr *ClassReport) Baseline() *Candidate { return &cr.Candidates[0] }
+
+// Picked returns the chosen candidate.
+func (cr *ClassReport) Picked() *Candidate { return &cr.Candidates[cr.Pick] }
+
+// Report is the optimisation of a scenario, class by class. Its JSON form
+// is the stable machine-readable output of `hedgesim optimize --json`.
+type Report struct {
+	Scenario string `json:"scenario"`
+	Seed     uint64 `json:"seed"`
+	// RequestsPerCandidate is the number of requests simulated for each
+	// candidate of each class.
+	RequestsPerCandidate int `json:"requests_per_candidate"`
+	// Level is the confidence level of the intervals.
+	Level        float64 `json:"confidence_level"`
+	QuantileRule string  `json:"quantile_rule"`
+	// Rule is the verdict rule and RuleText says it in words.
+	Rule     Rule          `json:"verdict_rule"`
+	RuleText string        `json:"verdict_rule_text"`
+	Classes  []ClassReport `json:"classes"`
+}
+
+// Options tune how Run works, not what it computes.
+type Options struct {
+	// Workers is the number of candidates simulated at once; 0 means
+	// runtime.GOMAXPROCS(0). The report does not depend on it.
+	Workers int
+	// Progress, when set, is called after each simulation with the stage
+	// ("baseline" or "candidates") and the simulations done and to do in
+	// it. Calls are serialised.
+	Progress func(stage string, done, total int)
+}
+
+// Run optimises the hedge policy of every class of cfg (or of s.Only)
+// under s. Each class is simulated alone, as a scenario with that class
+// only: s.Requests requests at the class's share of the arrival rate (or,
+// with a replayed trace, the class's own requests of the trace), with the
+// scenario's seed for every candidate, so all candidates see the same
+// arrivals, token counts and attempt draws (common random numbers). The
+// no-hedging candidate runs first; its p10 and p99 set the default delay
+// grid. Candidates run in parallel on opt.Workers goroutines; the report
+// is the same for any number of workers.
+//
+// A candidate keeps the rest of the class's policy (winner, error rules,
+// cancellation, budgets) but uses a fixed delay: an adaptive delay is
+// switched off, and an explicit target replaces "a different provider".
+// Simulating a class alone leaves out the load other classes put on shared
+// provider queues and rate limits.
+func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
+	if err := cfg.Validate(); err != nil {
+		return nil, err
+	}
+	if err := s.Validate(cfg); err != nil {
+		return nil, err
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	var mu sync.Mutex
+	progress := func(stage string, total int) func() {
+		if opt.Progress == nil {
+			return nil
+		}
+		done := 0
+		return func() {
+			mu.Lock()
+			defer mu.Unlock()
+			done++
+			opt.Progress(stage, done, total)
+		}
+	}
+
+	rep := &Report{
+		Scenario: cfg.Name, Seed: cfg.Seed, RequestsPerCandidate: s.Requests,
+		Level: s.Level, QuantileRule: sim.QuantileRule, Rule: s.Rule,
+	}
+	type classJob struct {
+		cfg      *sim.Config
+		search   Search
+		q10, q99 float64
+	}
+	var jobs []*classJob
+	for i := range cfg.Classes {
+		name := cfg.Classes[i].Name
+		if len(s.Only) > 0 && !contains(s.Only, name) {
+			continue
+		}
+		cc, warn, err := classConfig(cfg, i, s.Requests)
+		if err != nil {
+			return nil, err
+		}
+		cr := ClassReport{
+			Class:           name,
+			DeadlineSeconds: cfg.Classes[i].Deadline.Seconds(),
+			Objective:       s.For(name).Objective,
+			Warnings:        []string{},
+		}
+		if warn != "" {
+			cr.Warnings = append(cr.Warnings, warn)
+		}
+		rep.Classes = append(rep.Classes, cr)
+		jobs = append(jobs, &classJob{cfg: cc, search: s.For(name)})
+	}
+
+	// Stage 1: the no-hedging baseline of every class.
+	err := parallel(len(jobs), workers, func(j int) error {
+		job := jobs[j]
+		c := job.cfg
+		pol := c.Classes[0].Policy
+		pol.Copies = 0
+		res, err := runPolicy(c, pol)
+		if err != nil {
+			return fmt.Errorf("class %q: %w", c.Classes[0].Name, err)
+		}
+		r := &res.Classes[0]
+		base := Candidate{Label: "none"}
+		summarize(&base, r, s.Level)
+		job.q10, job.q99 = quantile(r.Latencies, 0.10), quantile(r.Latencies, 0.99)
+		rep.Classes[j].Candidates = []Candidate{base}
+		return nil
+	}, progress("baseline", len(jobs)))
+	if err != nil {
+		return nil, err
+	}
+
+	// Stage 2: every hedged candidate of every class, as one flat list.
+	type candJob struct{ class, cand int }
+	var all []candJob
+	for j, job := range jobs {
+		cr := &rep.Classes[j]
+		cands, series := grid(job.cfg, job.search, job.q10, job.q99)
+		base := cr.Candidates[0]
+		cr.Candidates = append([]Candidate{base}, cands...)
+		cr.Series = series
+		for k := 1; k < len(cr.Candidates); k++ {
+			all = append(all, candJob{j, k})
+		}
+	}
+	err = parallel(len(all), workers, func(i int) error {
+		cj := all[i]
+		c := jobs[cj.class].cfg
+		cand := &rep.Classes[cj.class].Candidates[cj.cand]
+		pol := c.Classes[0].Policy
+		pol.Copies = cand.Copies
+		pol.Delays = []time.Duration{cand.Delay}
+		pol.Adaptive = nil // the sweep is over fixed delays
+		if cand.targets != nil {
+			pol.Targets = cand.targets
+			pol.NewProvider = false
+		}
+		res, err := runPolicy(c, pol)
+		if err != nil {
+			return fmt.Errorf("class %q, candidate %s: %w", c.Classes[0].Name, cand.Label, err)
+		}
+		summarize(cand, &res.Classes[0], s.Level)
+		return nil
+	}, progress("candidates", len(all)))
+	if err != nil {
+		return nil, err
+	}
+
+	for j := range rep.Classes {
+		decide(&rep.Classes[j], s.Rule, s.Level)
+	}
+	rep.RuleText = s.Rule.Describe(0.95, s.Level)
+	if len(rep.Classes) > 0 {
+		p := rep.Classes[0].Objective.Percentile
+		same := true
+		for _, cr := range rep.Classes {
+			same = same && cr.Objective.Percentile == p
+		}
+		if same {
+			rep.RuleText = s.Rule.Describe(p, s.Level)
+		} else {
+			rep.RuleText = strings.Replace(s.Rule.Describe(p, s.Level), pname(p), "the objective's percentile", 1)
+		}
+	}
+	return rep, nil
+}
+
+// runPolicy runs the one-class config c with the class's policy replaced by
+// pol. c is shared between goroutines and not modified.
+func runPolicy(c *sim.Config, pol sim.Policy) (*sim.Result, error) {
+	cc := *c
+	cl := c.Classes[0]
+	cl.Policy = pol
+	cc.Classes = []sim.Class{cl}
+	return sim.Run(&cc)
+}
+
+// decide compares every candidate of cr with its baseline, draws the
+// frontier, picks under the objective, marks the candidates like the pick
+// and gives the verdict.
+func decide(cr *ClassReport, rule Rule, level float64) {
+	cs := cr.Candidates
+	base := &cs[0]
+	cr.CostBasis = CostCalls
+	if base.CostPer1kUSD > 0 {
+		cr.CostBasis = CostUSD
+	}
+	for i := range cs {
+		compare(&cs[i], base, cr.CostBasis)
+	}
+	p := cr.Objective.Percentile
+	cr.Frontier = Frontier(cs, p)
+	for _, i := range cr.Frontier {
+		cs[i].OnFrontier = true
+	}
+	cr.Pick, cr.PickNote = Pick(cs, cr.Objective)
+	pick := &cs[cr.Pick]
+	pick.Pick = true
+	for i := range cs {
+		if i != cr.Pick {
+			cs[i].LikePick = overlap(cs[i].CI(p), pick.CI(p))
+		}
+	}
+	cr.Verdict = Judge(base, pick, p, level, rule, cr.CostBasis)
+	if !pick.Hedging {
+		cr.Verdict.Reason = cr.PickNote
+	}
+	cr.Verdict.Alternative = -1
+	if !cr.Verdict.Hedge {
+		// Point to the fastest candidate within the objective's limits
+		// that the rule would accept, if any.
+		for i := range cs {
+			c := &cs[i]
+			if !c.Hedging || !c.Feasible || (cr.Verdict.Alternative >= 0 && !better(c, &cs[cr.Verdict.Alternative], p)) {
+				continue
+			}
+			if v := Judge(base, c, p, level, rule, cr.CostBasis); v.Hedge {
+				cr.Verdict.Alternative = i
+			}
+		}
+		if a := cr.Verdict.Alternative; a >= 0 {
+			v := Judge(base, &cs[a], p, level, rule, cr.CostBasis)
+			cr.Verdict.Reason += fmt.Sprintf(" (the rule accepts %s: %s)", cs[a].Label, v.Reason)
+		}
+	}
+
+	n := base.Requests
+	ci := 1
+	if p == 0.95 {
+		ci = 0
+	}
+	if !base.ciOK[ci] {
+		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%d requests are too few for a %s%% interval on %s; raise requests", n, fnum(100*level), pname(p)))
+	} else if !base.ciOK[1] {
+		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%d requests are too few for a %s%% interval on p99; treat p99 as rough", n, fnum(100*level)))
+	}
+	if cr.Objective.Goal == LowestCost && !pick.Feasible {
+		cr.Warnings = append(cr.Warnings, fmt.Sprintf("no candidate meets %s ≤ %s", pname(p), fsec(cr.Objective.SLA.Seconds())))
+	}
+}
+
+func overlap(a, b [2]float64) bool { return a[0] <= b[1] && b[0] <= a[1] }
+
+// grid builds the hedged candidates of the one-class config c (without
+// the baseline) and groups them into series; q10 and q99 are the class's
+// no-hedging percentiles in seconds, for the default delays.
+func grid(c *sim.Config, s Search, q10, q99 float64) ([]Candidate, []Series) {
+	cl := &c.Classes[0]
+	delays := s.Delays
+	if delays == nil {
+		delays = DefaultDelays(q10, q99)
+	}
+	copies := s.Copies
+	if copies == nil {
+		copies = []int{max(cl.Policy.Copies, 1)}
+	}
+	type target struct {
+		idx  []int
+		name string
+	}
+	var targets []target
+	if s.Targets == nil {
+		idx := cl.Policy.Targets
+		if len(idx) == 0 {
+			idx = []int{cl.Policy.Primary}
+		}
+		names := make([]string, len(idx))
+		for i, m := range idx {
+			names[i] = c.Models[m].Name
+		}
+		targets = []target{{nil, strings.Join(names, ",")}}
+	} else {
+		for _, name := range s.Targets {
+			for m := range c.Models {
+				if c.Models[m].Name == name {
+					targets = append(targets, target{[]int{m}, name})
+					break
+				}
+			}
+		}
+	}
+	var out []Candidate
+	var series []Series
+	for _, k := range copies {
+		for _, t := range targets {
+			var sr Series
+			sr.Name = fmt.Sprintf("%d cop%s to %s", k, plural(k, "y", "ies"), t.name)
+			for _, d := range delays {
+				label := fdelay(d)
+				if len(copies) > 1 {
+					label += fmt.Sprintf("×%d", k)
+				}
+				if len(targets) > 1 {
+					label += "→" + t.name
+				}
+				out = append(out, Candidate{
+					Label: label, Hedging: true, Delay: d, DelaySeconds: d.Seconds(),
+					Copies: k, Target: t.name, targets: t.idx,
+				})
+				sr.Members = append(sr.Members, len(out)) // index in Candidates, after the baseline
+			}
+			series = append(series, sr)
+		}
+	}
+	return out, series
+}
+
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return one
+	}
+	return many
+}
+
+// DefaultDelays returns the default delay grid for a class whose
+// no-hedging latency has 10th and 99th percentiles q10 and q99 (seconds):
+// 0; q10/4, q10/2 and 3·q10/4; and DefaultDelayCount delays spaced
+// geometrically from q10 to q99. Delays are rounded to three significant
+// digits (four, or none, when rounding would merge grid points). The grid
+// thus searches well below the p95 it tries to improve. A degenerate spread
+// (q99 ≤ q10) gives an even grid from 0 to 2·q99.
+func DefaultDelays(q10, q99 float64) []time.Duration {
+	n := DefaultDelayCount
+	var raw []float64
+	switch {
+	case !(q99 > 0) || math.IsInf(q99, 0):
+		for i := range n + 3 {
+			raw = append(raw, 0.05*float64(i+1)) // 50 ms steps when nothing is known
+		}
+	case !(q10 > 0) || q99 <= q10*1.0001:
+		for i := range n + 3 {
+			raw = append(raw, 2*q99*float64(i+1)/float64(n+3))
+		}
+	default:
+		raw = append(raw, q10/4, q10/2, 3*q10/4)
+		r := math.Pow(q99/q10, 1/float64(n-1))
+		for i := range n {
+			raw = append(raw, q10*math.Pow(r, float64(i)))
+		}
+	}
+	for _, digits := range []int{3, 4, 0} {
+		out := []time.Duration{0}
+		for _, x := range raw {
+			d := time.Duration(math.Round(roundSig(x, digits) * 1e9))
+			if d > out[len(out)-1] {
+				out = append(out, d)
+			}
+		}
+		if len(out) == len(raw)+1 || digits == 0 {
+			return out
+		}
+	}
+	panic("unreachable")
+}
+
+// roundSig rounds x > 0 to the given number of significant digits (0 = no
+// rounding).
+func roundSig(x float64, digits int) float64 {
+	if digits == 0 || x <= 0 {
+		return x
+	}
+	e := math.Pow10(digits - 1 - int(math.Floor(math.Log10(x))))
+	return math.Round(x*e) / e
+}
+
+// classConfig returns a config with only class i of cfg, at share 1, with
+// the given number of requests: at the class's share of the arrival rate,
+// or for a replayed trace with a class column, the class's own requests of
+// the trace. warn is set when the trace is shorter than asked.
+func classConfig(cfg *sim.Config, i, requests int) (*sim.Config, string, error) {
+	c := *cfg
+	cl := cfg.Classes[i]
+	cl.Share = 1
+	c.Classes = []sim.Class{cl}
+	c.Requests = requests
+	warn := ""
+	switch tr := cfg.Arrivals.Trace; {
+	case cfg.Arrivals.Process != sim.Replay:
+		c.Arrivals.Rate = cfg.Arrivals.Rate * cfg.Classes[i].Share
+	case tr.Class != nil:
+		var t sim.Trace
+		for j, k := range tr.Class {
+			if k != i {
+				continue
+			}
+			t.Arrivals = append(t.Arrivals, tr.Arrivals[j])
+			if tr.Input != nil {
+				t.Input = append(t.Input, tr.Input[j])
+			}
+			if tr.Output != nil {
+				t.Output = append(t.Output, tr.Output[j])
+			}
+		}
+		if len(t.Arrivals) == 0 {
+			return nil, "", fmt.Errorf("class %q has no requests in the trace", cl.Name)
+		}
+		c.Arrivals.Trace = &t
+	}
+	if tr := c.Arrivals.Trace; c.Arrivals.Process == sim.Replay && len(tr.Arrivals) < requests {
+		c.Requests = len(tr.Arrivals)
+		warn = fmt.Sprintf("the trace has %d requests of this class; each candidate runs on those, not %d", len(tr.Arrivals), requests)
+	}
+	return &c, warn, nil
+}
+
+// parallel calls fn(0), …, fn(n−1) on up to workers goroutines and returns
+// the error of the lowest index that failed. progress, when set, is called
+// after each call.
+func parallel(n, workers int, fn func(i int) error, progress func()) error {
+	errs := make([]error, n)
+	var next atomic.Int64
+	var wg sync.WaitGroup
+	for range min(workers, n) {
+		wg.Go(func() {
+			for {
+				i := int(next.Add(1)) - 1
+				if i >= n {
+					return
+				}
+				errs[i] = fn(i)
+				if progress != nil {
+					progress()
+				}
+			}
+		})
+	}
+	wg.Wait()
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,233 @@
+package optimize
+
+import (
+	"encoding/csv"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"text/tabwriter"
+)
+
+// MarshalJSON writes the objective as {"name", "text", "percentile",
+// "max_added_cost_pct" (null for no cap), "max_hedged_pct", "sla_s" (null
+// when unset)}.
+func (o Objective) MarshalJSON() ([]byte, error) {
+	type obj struct {
+		Name            string   `json:"name"`
+		Text            string   `json:"text"`
+		Percentile      float64  `json:"percentile"`
+		MaxAddedCostPct *float64 `json:"max_added_cost_pct"`
+		MaxHedgedPct    float64  `json:"max_hedged_pct"`
+		SLA             *float64 `json:"sla_s"`
+	}
+	j := obj{Name: o.Name(), Text: o.String(), Percentile: o.Percentile, MaxHedgedPct: o.MaxHedgedPct}
+	if !math.IsInf(o.MaxAddedCostPct, 1) {
+		j.MaxAddedCostPct = &o.MaxAddedCostPct
+	}
+	if o.SLA > 0 {
+		s := o.SLA.Seconds()
+		j.SLA = &s
+	}
+	return json.Marshal(j)
+}
+
+// MarshalJSON writes the rule with its fields in snake case.
+func (r Rule) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		MinGainPct              float64 `json:"min_gain_pct"`
+		MinGainPerCost          float64 `json:"min_gain_per_cost"`
+		MinUnansweredCutPerCost float64 `json:"min_unanswered_cut_per_cost"`
+		RequireSignificant      bool    `json:"require_significant"`
+	}{r.MinGainPct, r.MinGainPerCost, r.MinUnansweredCutPerCost, r.RequireSignificant})
+}
+
+// WriteJSON writes r as indented JSON followed by a newline.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+// CSVHeader is the header row of WriteCSV.
+var CSVHeader = []string{
+	"class", "label", "hedging", "delay_s", "copies", "target", "requests",
+	"p50_s", "p90_s", "p95_s", "p95_ci_lo_s", "p95_ci_hi_s", "p99_s", "p99_ci_lo_s", "p99_ci_hi_s", "p99_9_s", "mean_s",
+	"answered_share", "hedged_share", "attempts_per_request", "cost_per_1k_usd",
+	"added_cost_pct", "added_calls_pct", "cost_basis",
+	"feasible", "frontier", "pick", "indistinguishable_from_pick",
+}
+
+// WriteCSV writes every candidate of every class, one row each, under
+// CSVHeader. Latencies are in seconds, costs in USD per 1000 requests.
+func (r *Report) WriteCSV(w io.Writer) error {
+	cw := csv.NewWriter(w)
+	if err := cw.Write(CSVHeader); err != nil {
+		return err
+	}
+	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	b := strconv.FormatBool
+	for _, cr := range r.Classes {
+		for _, c := range cr.Candidates {
+			l := c.Latency
+			row := []string{
+				cr.Class, c.Label, b(c.Hedging), f(c.DelaySeconds), strconv.Itoa(c.Copies), c.Target, strconv.FormatInt(c.Requests, 10),
+				f(l.P50), f(l.P90), f(l.P95), f(l.P95CI95[0]), f(l.P95CI95[1]), f(l.P99), f(l.P99CI95[0]), f(l.P99CI95[1]), f(l.P999), f(l.Mean),
+				f(c.AnsweredShare), f(c.HedgedShare), f(c.AttemptsPerRequest), f(c.CostPer1kUSD),
+				f(c.AddedCostPct), f(c.AddedCallsPct), cr.CostBasis,
+				b(c.Feasible), b(c.OnFrontier), b(c.Pick), b(c.LikePick),
+			}
+			if err := cw.Write(row); err != nil {
+				return err
+			}
+		}
+	}
+	cw.Flush()
+	return cw.Error()
+}
+
+// WriteText writes r as human-readable tables: a summary line per class,
+// then per class the verdict and its reason, and the frontier (every
+// candidate with all set) with the pick marked "*" and candidates whose
+// percentile is not significantly different from the pick's marked "~".
+func (r *Report) WriteText(w io.Writer, all bool) error {
+	ew := &errWriter{w: w}
+	fmt.Fprintf(ew, "scenario %s, seed %d, %d requests per candidate; each class simulated alone, every candidate on the same random draws\n",
+		r.Scenario, r.Seed, r.RequestsPerCandidate)
+	fmt.Fprintf(ew, "verdict rule: %s\n\n", r.RuleText)
+
+	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "class\tverdict\tdelay\tcopies\ttarget\tp95 before → after\t\tp99 before → after\t\thedged\tcalls/req\tadded cost")
+	for i := range r.Classes {
+		cr := &r.Classes[i]
+		b, c := cr.Baseline(), cr.Picked()
+		verdict, delay, copies, target := "don't hedge", "-", "-", "-"
+		if cr.Verdict.Hedge {
+			verdict, delay, copies, target = "hedge", fdelay(c.Delay), strconv.Itoa(c.Copies), c.Target
+		} else {
+			c = b
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s → %s\t%s\t%s → %s\t%s\t%.1f%%\t%.3f\t%s\n",
+			cr.Class, verdict, delay, copies, target,
+			fsec(b.Latency.P95), fsec(c.Latency.P95), change(b.Latency.P95, c.Latency.P95),
+			fsec(b.Latency.P99), fsec(c.Latency.P99), change(b.Latency.P99, c.Latency.P99),
+			100*c.HedgedShare, c.AttemptsPerRequest, addedCost(cr, c))
+	}
+	tw.Flush()
+
+	for i := range r.Classes {
+		cr := &r.Classes[i]
+		writeClass(ew, cr, r.Level, all)
+	}
+	fmt.Fprintf(ew, "\nquantiles: %s.\n", r.QuantileRule)
+	fmt.Fprintln(ew, "added cost is relative to no hedging on the same draws; ~ = the percentile's interval overlaps the pick's.")
+	for _, cr := range r.Classes {
+		for _, warn := range cr.Warnings {
+			fmt.Fprintf(ew, "warning: %s: %s\n", cr.Class, warn)
+		}
+	}
+	return ew.err
+}
+
+func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
+	p := cr.Objective.Percentile
+	pn := pname(p)
+	fmt.Fprintf(w, "\n%s: objective %s; %d candidates\n", cr.Class, cr.Objective, len(cr.Candidates))
+	pick := cr.Picked()
+	if pick.Hedging {
+		fmt.Fprintf(w, "  pick: %s (%s); %s\n", pick.Label, describe(pick), cr.PickNote)
+	} else {
+		fmt.Fprintf(w, "  pick: no hedging; %s\n", cr.PickNote)
+	}
+	verdict := "don't hedge"
+	if cr.Verdict.Hedge {
+		verdict = "hedge"
+	}
+	fmt.Fprintf(w, "  verdict: %s: %s\n", verdict, cr.Verdict.Reason)
+
+	rows := cr.Frontier
+	title := fmt.Sprintf("frontier (%d of %d candidates, by added cost)", len(cr.Frontier), len(cr.Candidates))
+	if all {
+		rows = make([]int, len(cr.Candidates))
+		for i := range rows {
+			rows[i] = i
+		}
+		title = "every candidate (f = on the frontier)"
+	} else if !cr.Candidates[cr.Pick].OnFrontier {
+		rows = append(rows[:len(rows):len(rows)], cr.Pick)
+		title += ", and the pick"
+	}
+	fmt.Fprintf(w, "  %s; * pick, ~ %s not significantly different from the pick:\n", title, pn)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	ci := fmt.Sprintf("%s%% CI", fnum(100*level))
+	front := ""
+	if all {
+		front = "\t"
+	}
+	fmt.Fprintf(tw, "  \t%sdelay\tcopies\ttarget\tp95\t%s\tp99\t%s\tanswered\thedged\tcalls/req\tcost/1k req\tadded cost\t\n", front, ci, ci)
+	for _, i := range rows {
+		c := &cr.Candidates[i]
+		mark := ""
+		switch {
+		case c.Pick:
+			mark = "*"
+		case c.LikePick:
+			mark = "~"
+		}
+		if all {
+			if c.OnFrontier {
+				mark += "\tf"
+			} else {
+				mark += "\t"
+			}
+		}
+		delay, copies, target := "none", "-", "-"
+		if c.Hedging {
+			delay, copies, target = fdelay(c.Delay), strconv.Itoa(c.Copies), c.Target
+		}
+		l := c.Latency
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t[%s, %s]\t%s\t[%s, %s]\t%.1f%%\t%.1f%%\t%.3f\t$%.4f\t%s\t\n",
+			mark, delay, copies, target,
+			fsec(l.P95), fsec(l.P95CI95[0]), fsec(l.P95CI95[1]),
+			fsec(l.P99), fsec(l.P99CI95[0]), fsec(l.P99CI95[1]),
+			100*c.AnsweredShare, 100*c.HedgedShare, c.AttemptsPerRequest, c.CostPer1kUSD, addedCost(cr, c))
+	}
+	tw.Flush()
+}
+
+// describe says what a hedged candidate does: "1 copy to small-b after 650ms".
+func describe(c *Candidate) string {
+	return fmt.Sprintf("%d cop%s to %s, %s apart", c.Copies, plural(c.Copies, "y", "ies"), c.Target, fdelay(c.Delay))
+}
+
+// change formats the relative change from a to b: "(−32.7%)".
+func change(a, b float64) string {
+	if !(a > 0) || a == b {
+		return ""
+	}
+	return fmt.Sprintf("(%+.1f%%)", 100*(b-a)/a)
+}
+
+// addedCost formats a candidate's added cost on the class's basis.
+func addedCost(cr *ClassReport, c *Candidate) string {
+	s := fmt.Sprintf("%+.1f%%", c.AddedCostPct)
+	if cr.CostBasis == CostCalls {
+		s += " calls"
+	}
+	return s
+}
+
+// errWriter remembers the first write error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return len(p), nil
+	}
+	_, e.err = e.w.Write(p)
+	return len(p), nil
+}

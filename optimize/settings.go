@@ -1,0 +1,384 @@
+package optimize
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// Defaults of Settings (see DefaultSettings).
+const (
+	// DefaultRequests is the number of requests simulated per candidate.
+	DefaultRequests = 200_000
+	// MaxRequests bounds Settings.Requests.
+	MaxRequests = 1_000_000_000
+	// DefaultLevel is the confidence level of the intervals.
+	DefaultLevel = 0.95
+	// DefaultMaxAddedCostPct caps the added cost of the p95/p99 objectives.
+	DefaultMaxAddedCostPct = 10
+	// DefaultDelayCount is how many delays the default grid spans between
+	// the class's no-hedging p10 and p99, before rounding (delay 0 is added).
+	DefaultDelayCount = 40
+	// MaxDelays bounds the number of delays a grid may have.
+	MaxDelays = 1000
+)
+
+// Goal is what an objective optimises.
+type Goal uint8
+
+const (
+	// LowestLatency picks the lowest percentile among the candidates whose
+	// added cost and hedged share are within the caps (objectives "p95" and
+	// "p99"). Ties go to the higher answered share, then the lower cost.
+	LowestLatency Goal = iota
+	// LowestCost picks the cheapest candidate whose percentile is at most
+	// the SLA (objective "cost"); when none is, the lowest percentile.
+	LowestCost
+	// Knee picks the knee of the cost-versus-percentile frontier (objective
+	// "knee"): the frontier point farthest above the chord from its cheapest
+	// to its fastest point, both axes scaled to [0, 1] (the Kneedle rule of
+	// Satopää et al., 2011). A frontier of fewer than three points, or one
+	// with no point above the chord, shows no diminishing returns: its
+	// fastest point is picked (and the verdict says whether it is worth it).
+	Knee
+)
+
+// Objective says how the pick is chosen among a class's candidates.
+type Objective struct {
+	Goal Goal
+	// Percentile is the latency percentile the objective and the verdict
+	// look at, 0.95 or 0.99.
+	Percentile float64
+	// MaxAddedCostPct caps the added cost in percent of the no-hedging cost
+	// for LowestLatency; ≥ 0, +Inf for no cap.
+	MaxAddedCostPct float64
+	// MaxHedgedPct caps the percentage of requests that send a copy, for
+	// every goal; in [0, 100].
+	MaxHedgedPct float64
+	// SLA is the latency the percentile must not exceed, for LowestCost; > 0.
+	SLA time.Duration
+}
+
+// objectiveNames are the names of objectives in scenario files and flags.
+var objectiveNames = []string{"p95", "p99", "cost", "knee"}
+
+// ObjectiveNames returns the names ParseObjective accepts.
+func ObjectiveNames() []string { return slices.Clone(objectiveNames) }
+
+// SetName sets the goal and percentile of o from an objective name: "p95"
+// and "p99" (lowest percentile), "cost" and "knee" (on p95). Caps and SLA
+// are left as they are.
+func (o *Objective) SetName(name string) error {
+	switch name {
+	case "p95":
+		o.Goal, o.Percentile = LowestLatency, 0.95
+	case "p99":
+		o.Goal, o.Percentile = LowestLatency, 0.99
+	case "cost":
+		o.Goal, o.Percentile = LowestCost, 0.95
+	case "knee":
+		o.Goal, o.Percentile = Knee, 0.95
+	default:
+		return fmt.Errorf("unknown objective %q; allowed: %s", name, strings.Join(objectiveNames, ", "))
+	}
+	return nil
+}
+
+// Name returns the objective's name, such as "p95" or "cost".
+func (o Objective) Name() string {
+	switch o.Goal {
+	case LowestCost:
+		return "cost"
+	case Knee:
+		return "knee"
+	}
+	return pname(o.Percentile)
+}
+
+// String describes the objective in words, with its caps.
+func (o Objective) String() string {
+	p := pname(o.Percentile)
+	hedged := ""
+	if o.MaxHedgedPct < 100 {
+		hedged = fmt.Sprintf(" and hedged share ≤ %s%%", fnum(o.MaxHedgedPct))
+	}
+	switch o.Goal {
+	case LowestCost:
+		return fmt.Sprintf("lowest cost with %s ≤ %s%s", p, fsec(o.SLA.Seconds()), hedged)
+	case Knee:
+		s := fmt.Sprintf("knee of the added-cost versus %s frontier", p)
+		if hedged != "" {
+			s += " (candidates with" + strings.TrimPrefix(hedged, " and") + ")"
+		}
+		return s
+	}
+	if math.IsInf(o.MaxAddedCostPct, 1) {
+		if hedged == "" {
+			return "lowest " + p
+		}
+		return "lowest " + p + " with" + strings.TrimPrefix(hedged, " and")
+	}
+	return fmt.Sprintf("lowest %s with added cost ≤ +%s%%%s", p, fnum(o.MaxAddedCostPct), hedged)
+}
+
+func (o Objective) validate() error {
+	switch {
+	case o.Goal > Knee:
+		return fmt.Errorf("unknown goal %d", o.Goal)
+	case o.Percentile != 0.95 && o.Percentile != 0.99:
+		return fmt.Errorf("percentile %v: must be 0.95 or 0.99", o.Percentile)
+	case !(o.MaxAddedCostPct >= 0):
+		return fmt.Errorf("max added cost %v%%: must be ≥ 0 (+Inf for no cap)", o.MaxAddedCostPct)
+	case !(o.MaxHedgedPct >= 0 && o.MaxHedgedPct <= 100):
+		return fmt.Errorf("max hedged share %v%%: must be in [0, 100]", o.MaxHedgedPct)
+	case o.Goal == LowestCost && o.SLA <= 0:
+		return errors.New("objective cost needs an SLA > 0 (the latency the percentile must not exceed)")
+	case o.SLA < 0:
+		return fmt.Errorf("SLA %v: must be > 0", o.SLA)
+	}
+	return nil
+}
+
+// Rule is the verdict rule: when the pick is worth shipping. The pick is
+// worth it when its percentile falls by at least MinGainPct percent of the
+// no-hedging value, by at least MinGainPerCost percent per percent of added
+// cost (a pick that is also cheaper always passes this test), and, with
+// RequireSignificant, the confidence intervals of the percentile before and
+// after do not overlap. It is also worth it when the share of requests
+// without a usable answer in time (timeouts, errors, invalid answers) falls
+// by at least MinGainPct percent, by at least MinUnansweredCutPerCost
+// percent per percent of added cost and, with RequireSignificant,
+// significantly (disjoint Wilson intervals): a class with a deadline may
+// hedge to answer more requests in time even when its p95 sits at the
+// deadline.
+//
+// The defaults encode DESIGN.md's rule of thumb: −25 % p95 for +8 % cost
+// (3.1 % per %) is worth it; −10 % for +20 % (0.5 % per %) is not. An
+// answer that would otherwise be missing is worth more than a faster one:
+// field report 1 (answered share 50 % → 87.5 %, i.e. −75 % unanswered, for
+// +75 % calls) passes.
+type Rule struct {
+	// MinGainPct is the smallest relative improvement worth having, in
+	// percent; ≥ 0. Default 10.
+	MinGainPct float64
+	// MinGainPerCost is the smallest fall of the percentile, in percent,
+	// that each percent of added cost must buy; ≥ 0. Default 1.
+	MinGainPerCost float64
+	// MinUnansweredCutPerCost is the smallest fall of the unanswered share,
+	// in percent, that each percent of added cost must buy; ≥ 0. Default 0.5.
+	MinUnansweredCutPerCost float64
+	// RequireSignificant requires the improvement to be significant: the
+	// intervals before and after are disjoint. Default true.
+	RequireSignificant bool
+}
+
+func (r Rule) validate() error {
+	switch {
+	case !(r.MinGainPct >= 0) || math.IsInf(r.MinGainPct, 1):
+		return fmt.Errorf("min gain %v%%: must be finite and ≥ 0", r.MinGainPct)
+	case !(r.MinGainPerCost >= 0) || math.IsInf(r.MinGainPerCost, 1):
+		return fmt.Errorf("min gain per cost %v: must be finite and ≥ 0", r.MinGainPerCost)
+	case !(r.MinUnansweredCutPerCost >= 0) || math.IsInf(r.MinUnansweredCutPerCost, 1):
+		return fmt.Errorf("min unanswered cut per cost %v: must be finite and ≥ 0", r.MinUnansweredCutPerCost)
+	}
+	return nil
+}
+
+// Describe states the rule for the percentile p (0.95 or 0.99) at the
+// confidence level, as printed in reports.
+func (r Rule) Describe(p, level float64) string {
+	s := fmt.Sprintf("hedge when %s falls by ≥ %s%% and by ≥ %s%% per 1%% of added cost (a cheaper pick always passes the second test)",
+		pname(p), fnum(r.MinGainPct), fnum(r.MinGainPerCost))
+	if r.RequireSignificant {
+		s += fmt.Sprintf(", and its %s%% intervals before and after do not overlap", fnum(100*level))
+	}
+	return s + fmt.Sprintf("; or when the share of requests without a usable answer in time falls by ≥ %s%% and by ≥ %s%% per 1%% of added cost (significantly)",
+		fnum(r.MinGainPct), fnum(r.MinUnansweredCutPerCost))
+}
+
+// Search is the grid of candidates for a class and the objective that
+// chooses among them.
+type Search struct {
+	// Delays are the hedge delays to try, in ascending order: copy j is
+	// sent Delays[i] after copy j−1. nil means the default grid: delay 0
+	// and DefaultDelayCount delays spaced geometrically from the class's
+	// no-hedging p10 to its p99, rounded to three significant digits.
+	Delays []time.Duration
+	// Copies are the maximum numbers of copies beyond the primary to try,
+	// each in [1, sim.MaxCopies]; nil means the class's own max_copies
+	// (1 when the class does not hedge).
+	Copies []int
+	// Targets are the models to send the copies to, by name; nil means the
+	// class's own targets (the primary model when it has none).
+	Targets []string
+	// Objective chooses the pick.
+	Objective Objective
+}
+
+func (s *Search) validate(models map[string]bool) error {
+	if s.Delays != nil {
+		if len(s.Delays) == 0 {
+			return errors.New("empty delay list")
+		}
+		if len(s.Delays) > MaxDelays {
+			return fmt.Errorf("%d delays: at most %d", len(s.Delays), MaxDelays)
+		}
+		for _, d := range s.Delays {
+			if d < 0 {
+				return fmt.Errorf("delay %v: must be ≥ 0", d)
+			}
+		}
+	}
+	if s.Copies != nil && len(s.Copies) == 0 {
+		return errors.New("empty copies list")
+	}
+	for _, k := range s.Copies {
+		if k < 1 || k > sim.MaxCopies {
+			return fmt.Errorf("copies %d: must be in [1, %d] (copies beyond the primary)", k, sim.MaxCopies)
+		}
+	}
+	if s.Targets != nil && len(s.Targets) == 0 {
+		return errors.New("empty targets list")
+	}
+	for _, t := range s.Targets {
+		if !models[t] {
+			return fmt.Errorf("target model %q is not defined; defined models: %s", t, strings.Join(sortedKeys(models), ", "))
+		}
+	}
+	return s.Objective.validate()
+}
+
+// Settings say what to optimise and how. Start from DefaultSettings: the
+// zero value caps the hedged share at 0 % and is of little use.
+type Settings struct {
+	// Requests is the number of requests simulated per candidate; in
+	// [1, MaxRequests].
+	Requests int
+	// Level is the confidence level of the intervals, in [0.5, 0.9999].
+	Level float64
+	// Search applies to every class not in PerClass.
+	Search Search
+	// PerClass holds, by class name, the complete Search of classes that
+	// differ from Search.
+	PerClass map[string]Search
+	// Only, when not empty, restricts the optimisation to these classes
+	// (by name); others are left out of the report.
+	Only []string
+	// Rule is the verdict rule.
+	Rule Rule
+}
+
+// DefaultSettings returns the defaults: 200 000 requests per candidate,
+// 95 % intervals, the default delay grid with the class's own copies and
+// targets, objective p95 with added cost ≤ +10 % and no hedged-share cap,
+// verdict rule 10 % gain, 1 % of p95 (0.5 % of unanswered share) per % of
+// added cost, significant.
+func DefaultSettings() Settings {
+	return Settings{
+		Requests: DefaultRequests,
+		Level:    DefaultLevel,
+		Search: Search{Objective: Objective{
+			Goal: LowestLatency, Percentile: 0.95,
+			MaxAddedCostPct: DefaultMaxAddedCostPct, MaxHedgedPct: 100,
+		}},
+		Rule: Rule{MinGainPct: 10, MinGainPerCost: 1, MinUnansweredCutPerCost: 0.5, RequireSignificant: true},
+	}
+}
+
+// For returns the Search of the class called name.
+func (s *Settings) For(name string) Search {
+	if c, ok := s.PerClass[name]; ok {
+		return c
+	}
+	return s.Search
+}
+
+// Each calls fn on Search and on every entry of PerClass, so that a
+// command-line override applies to all classes.
+func (s *Settings) Each(fn func(*Search)) {
+	fn(&s.Search)
+	for name, c := range s.PerClass {
+		fn(&c)
+		s.PerClass[name] = c
+	}
+}
+
+// Validate checks s against cfg: ranges, model and class names, and that
+// every class's objective is complete (cost needs an SLA).
+func (s *Settings) Validate(cfg *sim.Config) error {
+	switch {
+	case s.Requests < 1 || s.Requests > MaxRequests:
+		return fmt.Errorf("requests per candidate %d: must be in [1, %d]", s.Requests, MaxRequests)
+	case !(s.Level >= 0.5 && s.Level <= 0.9999):
+		return fmt.Errorf("confidence level %v: must be in [0.5, 0.9999]", s.Level)
+	}
+	if err := s.Rule.validate(); err != nil {
+		return fmt.Errorf("verdict rule: %w", err)
+	}
+	models := make(map[string]bool, len(cfg.Models))
+	for _, m := range cfg.Models {
+		models[m.Name] = true
+	}
+	classes := make(map[string]bool, len(cfg.Classes))
+	for _, c := range cfg.Classes {
+		classes[c.Name] = true
+	}
+	for _, name := range sortedKeys(s.PerClass) {
+		if !classes[name] {
+			return fmt.Errorf("class %q is not defined; defined classes: %s", name, strings.Join(sortedKeys(classes), ", "))
+		}
+	}
+	for _, name := range s.Only {
+		if !classes[name] {
+			return fmt.Errorf("class %q is not defined; defined classes: %s", name, strings.Join(sortedKeys(classes), ", "))
+		}
+	}
+	for _, c := range cfg.Classes {
+		se := s.For(c.Name)
+		if err := se.validate(models); err != nil {
+			return fmt.Errorf("class %q: %w", c.Name, err)
+		}
+	}
+	return nil
+}
+
+// DelayRange returns the delays from, from+step, …, up to and including to
+// (within a nanosecond). It returns an error unless 0 ≤ from ≤ to, step > 0
+// and the range has at most MaxDelays delays.
+func DelayRange(from, to, step time.Duration) ([]time.Duration, error) {
+	switch {
+	case from < 0:
+		return nil, fmt.Errorf("from %v: must be ≥ 0", from)
+	case to < from:
+		return nil, fmt.Errorf("to %v is below from %v", to, from)
+	case step <= 0:
+		return nil, fmt.Errorf("step %v: must be > 0", step)
+	case (to-from)/step+1 > MaxDelays:
+		return nil, fmt.Errorf("from %v to %v by %v gives %d delays; at most %d", from, to, step, (to-from)/step+1, MaxDelays)
+	}
+	var out []time.Duration
+	for d := from; d <= to; d += step {
+		out = append(out, d)
+	}
+	return out, nil
+}
+
+// NormalizeDelays sorts delays ascending and removes duplicates, in place.
+func NormalizeDelays(delays []time.Duration) []time.Duration {
+	slices.Sort(delays)
+	return slices.Compact(delays)
+}
+
+func sortedKeys[V any](m map[string]V) []string {
+	keys := make([]string, 0, len(m))
+	for k := range m {
+		keys = append(keys, k)
+	}
+	slices.Sort(keys)
+	return keys
+}

@@ -1,0 +1,169 @@
+package optimize
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// quantile returns the p-quantile of the ascending slice x by the nearest-rank
+// rule (R type 1, gonum's stat.Empirical): x[⌈p·n⌉−1], x[0] for p·n ≤ 1. It
+// is stat.Quantile(p, stat.Empirical, x, nil) in O(1) instead of O(n).
+func quantile(x []float64, p float64) float64 {
+	n := len(x)
+	if n == 0 {
+		return math.NaN()
+	}
+	i := int(math.Ceil(p*float64(n))) - 1
+	return x[min(max(i, 0), n-1)]
+}
+
+// SurvivalPoint is one point of an empirical survival curve: a share S of
+// requests took longer than T seconds.
+type SurvivalPoint struct {
+	T, S float64
+}
+
+// survivalPerDecade is how many points survival keeps per decade of S.
+const survivalPerDecade = 60
+
+// survival returns points of the empirical survival function of the
+// ascending slice x: after the i-th smallest latency (0-based) a share
+// (n−1−i)/n of requests is slower. It keeps about survivalPerDecade points
+// per decade of S, spaced logarithmically from S = 1 down to 1/n, plus the
+// largest latency (S = 0) — enough to draw the curve on a log axis without
+// keeping every request.
+func survival(x []float64) []SurvivalPoint {
+	n := len(x)
+	if n == 0 {
+		return nil
+	}
+	var idx []int
+	decades := math.Log10(float64(n))
+	for j := 0; float64(j) <= decades*survivalPerDecade; j++ {
+		s := math.Pow(10, -float64(j)/survivalPerDecade)
+		// the largest i with (n−1−i)/n ≥ s, i.e. i ≤ n−1−s·n
+		i := int(math.Floor(float64(n) - 1 - s*float64(n) + 1e-9))
+		i = min(max(i, 0), n-1)
+		if len(idx) == 0 || i > idx[len(idx)-1] {
+			idx = append(idx, i)
+		}
+	}
+	if idx[len(idx)-1] != n-1 {
+		idx = append(idx, n-1)
+	}
+	out := make([]SurvivalPoint, len(idx))
+	for k, i := range idx {
+		out[k] = SurvivalPoint{T: x[i], S: float64(n-1-i) / float64(n)}
+	}
+	return out
+}
+
+// summarize turns one run of one class into a candidate's measurements
+// (everything but the cost comparison with the baseline, see compare).
+// Percentiles index the latencies that sim.Run has already sorted.
+func summarize(c *Candidate, r *sim.ClassResult, level float64) {
+	x := r.Latencies
+	c.Requests = r.Requests
+	if len(x) == 0 {
+		return
+	}
+	var sum float64
+	for _, v := range x {
+		sum += v
+	}
+	l := &c.Latency
+	l.Mean = sum / float64(len(x))
+	l.P50, l.P90, l.P95 = quantile(x, 0.50), quantile(x, 0.90), quantile(x, 0.95)
+	l.P99, l.P999 = quantile(x, 0.99), quantile(x, 0.999)
+	var ok95, ok99 bool
+	l.P95CI95[0], l.P95CI95[1], ok95 = r.QuantileCI(0.95, level)
+	l.P99CI95[0], l.P99CI95[1], ok99 = r.QuantileCI(0.99, level)
+	c.ciOK = [2]bool{ok95, ok99}
+	n := float64(r.Requests)
+	c.AnsweredShare = float64(r.Answered) / n
+	c.HedgedShare = float64(r.Hedged) / n
+	c.AttemptsPerRequest = float64(r.Attempts.Sent) / n
+	c.CostPer1kUSD = (r.CostCompletedUSD + r.CostCancelledUSD) * 1000 / n
+	c.Survival = survival(x)
+}
+
+// compare fills the added cost of c relative to the baseline b (the
+// no-hedging candidate) on the class's cost basis.
+func compare(c *Candidate, b *Candidate, basis string) {
+	if b.AttemptsPerRequest > 0 {
+		c.AddedCallsPct = 100 * (c.AttemptsPerRequest - b.AttemptsPerRequest) / b.AttemptsPerRequest
+	}
+	if basis == CostUSD {
+		c.AddedCostPct = 100 * (c.CostPer1kUSD - b.CostPer1kUSD) / b.CostPer1kUSD
+	} else {
+		c.AddedCostPct = c.AddedCallsPct
+	}
+}
+
+// wilson returns the Wilson score interval for a proportion k/n at the
+// normal score z (Wilson 1927; Agresti & Coull 1998).
+func wilson(share float64, n int64, z float64) (lo, hi float64) {
+	if n <= 0 {
+		return 0, 1
+	}
+	nf := float64(n)
+	d := 1 + z*z/nf
+	mid := (share + z*z/(2*nf)) / d
+	h := z * math.Sqrt(share*(1-share)/nf+z*z/(4*nf*nf)) / d
+	return max(0, mid-h), min(1, mid+h)
+}
+
+// fsec formats seconds compactly: 4.2ms, 213ms, 3.07s, 61.2s.
+func fsec(s float64) string {
+	switch {
+	case math.IsNaN(s):
+		return "-"
+	case s == 0:
+		return "0s"
+	case s < 0.01:
+		return fmt.Sprintf("%.1fms", s*1e3)
+	case s < 1:
+		return fmt.Sprintf("%.0fms", s*1e3)
+	case s < 10:
+		return fmt.Sprintf("%.2fs", s)
+	default:
+		return fmt.Sprintf("%.1fs", s)
+	}
+}
+
+// fdelay formats a delay exactly enough to tell grid points apart: 0s,
+// 650ms, 1.25s, 12.5s.
+func fdelay(d time.Duration) string {
+	switch {
+	case d == 0:
+		return "0s"
+	case d < time.Millisecond:
+		return d.String()
+	case d < time.Second:
+		return trimFloat(float64(d)/1e6, 3) + "ms"
+	default:
+		return trimFloat(d.Seconds(), 4) + "s"
+	}
+}
+
+// trimFloat formats x with at most prec decimals, without trailing zeros.
+func trimFloat(x float64, prec int) string {
+	return strconv.FormatFloat(math.Round(x*math.Pow10(prec))/math.Pow10(prec), 'f', -1, 64)
+}
+
+// fnum formats a setting such as a percentage: 10, 2.5, 0.25.
+func fnum(x float64) string {
+	if math.IsInf(x, 1) {
+		return "∞"
+	}
+	return strconv.FormatFloat(x, 'f', -1, 64)
+}
+
+// pname names the percentile p: "p95", "p99", "p99.9".
+func pname(p float64) string {
+	return "p" + strconv.FormatFloat(math.Round(100*p*1e6)/1e6, 'f', -1, 64)
+}

@@ -1,0 +1,211 @@
+package plots_test
+
+import (
+	"bytes"
+	"image/png"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/optimize"
+	"github.com/hedgesim/hedgesim/plots"
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// report optimises one lognormal class (median 1 s, sigma 1) over the
+// given delays and copy counts.
+func report(t *testing.T, delays []time.Duration, copies []int, maxCost float64) (*optimize.Report, *optimize.ClassReport) {
+	t.Helper()
+	cfg := &sim.Config{
+		Name: "lognormal", Seed: 5, Requests: 1000,
+		Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 10},
+		Models:   []sim.Model{{Name: "m", Provider: "p", Latency: dist.LogNormal{Mu: 0, Sigma: 1}, PriceInputPerMTok: 1}},
+		Classes: []sim.Class{{
+			Name: "chat", Share: 1, Deadline: 20 * time.Second,
+			InputTokens: dist.Constant{Value: 100}, OutputTokens: dist.Constant{Value: 0},
+			Policy: sim.Policy{CancelBilling: sim.BillInput},
+		}},
+	}
+	s := optimize.DefaultSettings()
+	s.Requests = 20_000
+	s.Search.Delays = delays
+	s.Search.Copies = copies
+	s.Search.Objective.MaxAddedCostPct = maxCost
+	rep, err := optimize.Run(cfg, s, optimize.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rep, &rep.Classes[0]
+}
+
+func TestCostData(t *testing.T) {
+	_, cr := report(t, nil, nil, 30)
+	d := plots.CostData(cr)
+	if len(d.Candidates) != len(cr.Candidates) {
+		t.Fatalf("%d points for %d candidates", len(d.Candidates), len(cr.Candidates))
+	}
+	for i, l := range d.Candidates {
+		c := &cr.Candidates[i]
+		if l.X != c.AddedCostPct || l.Y != c.Latency.P95 || l.Text != c.Label || l.Text == "" {
+			t.Errorf("point %d = %+v; candidate %s at (%v, %v)", i, l, c.Label, c.AddedCostPct, c.Latency.P95)
+		}
+	}
+	if len(d.Frontier) != len(cr.Frontier) {
+		t.Fatalf("frontier: %d points; want %d", len(d.Frontier), len(cr.Frontier))
+	}
+	for k := 1; k < len(d.Frontier); k++ {
+		// At equal p95 the answered share breaks the tie (the deadline).
+		if !(d.Frontier[k].X >= d.Frontier[k-1].X && d.Frontier[k].Y <= d.Frontier[k-1].Y) {
+			t.Errorf("frontier not by rising cost and falling p95: %v", d.Frontier)
+		}
+	}
+	if d.Pick.XY != d.Candidates[cr.Pick].XY || !d.Candidates[cr.Pick].Shown || !d.Candidates[0].Shown {
+		t.Errorf("pick %+v; the pick's and no hedging's labels must be shown", d.Pick)
+	}
+	if d.Baseline.X != 0 || d.Baseline.Text != "no hedging" {
+		t.Errorf("baseline %+v", d.Baseline)
+	}
+	shown := 0
+	for _, l := range d.Candidates {
+		if l.Shown {
+			shown++
+		}
+	}
+	if shown < 10 || shown == len(d.Candidates) {
+		t.Errorf("%d of %d labels shown; want most but not the overlapping ones", shown, len(d.Candidates))
+	}
+	if !strings.Contains(d.Title, "chat") || !strings.Contains(d.XLabel, "%") || !strings.Contains(d.YLabel, "(s)") {
+		t.Errorf("labels: %q, %q, %q", d.Title, d.XLabel, d.YLabel)
+	}
+}
+
+func TestSurvivalData(t *testing.T) {
+	_, cr := report(t, []time.Duration{time.Second, 2 * time.Second}, nil, math.Inf(1))
+	d := plots.SurvivalData(cr)
+	if d.Delay != cr.Picked().DelaySeconds || !strings.HasPrefix(d.OtherName, "pick: ") {
+		t.Errorf("other curve %q at delay %v; want the pick %s", d.OtherName, d.Delay, cr.Picked().Label)
+	}
+	if !(d.YMin > 0 && d.YMin < 0.01) || !(d.XMax > 5) {
+		t.Errorf("range x ≤ %v, y ≥ %v", d.XMax, d.YMin)
+	}
+	for name, c := range map[string][]plots.XY{"no hedging": d.Baseline, "pick": d.Other} {
+		if len(c) < 50 || c[0].Y != 1 {
+			t.Errorf("%s: %d points, starting %v", name, len(c), c[0])
+		}
+		for k, p := range c {
+			// Log axis: every value must be > 0 (gonum's LogScale panics).
+			if !(p.Y >= d.YMin && p.Y <= 1 && p.X <= d.XMax && p.X > 0) {
+				t.Errorf("%s: point %d %v outside the figure", name, k, p)
+			}
+			if k > 0 && (p.X < c[k-1].X || p.Y > c[k-1].Y) {
+				t.Errorf("%s: not a survival curve at %d: %v after %v", name, k, p, c[k-1])
+			}
+		}
+	}
+	// Hedging at 1 s lowers the tail: at the baseline's 1 % point the pick
+	// is well below 1 %.
+	at := func(c []plots.XY, x float64) float64 {
+		y := 1.0
+		for _, p := range c {
+			if p.X <= x {
+				y = p.Y
+			}
+		}
+		return y
+	}
+	x := cr.Baseline().Latency.P99
+	if b, o := at(d.Baseline, x), at(d.Other, x); !(b > 0.005 && o < b/2) {
+		t.Errorf("at t = %.2f: no hedging %v, pick %v", x, b, o)
+	}
+
+	// When the pick is no hedging, the curve compared is the fastest.
+	_, cr = report(t, []time.Duration{500 * time.Millisecond, time.Second}, nil, 0)
+	if !cr.Picked().Hedging {
+		d = plots.SurvivalData(cr)
+		if !strings.HasPrefix(d.OtherName, "fastest: ") {
+			t.Errorf("pick is no hedging; other curve %q", d.OtherName)
+		}
+	} else {
+		t.Errorf("with a 0%% cost cap the pick hedges: %s", cr.Picked().Label)
+	}
+}
+
+func TestDelayData(t *testing.T) {
+	rep, cr := report(t, []time.Duration{0, 500 * time.Millisecond, time.Second, 2 * time.Second}, []int{1, 2}, math.Inf(1))
+	d := plots.DelayData(cr, rep.Level)
+	if len(d.Series) != 2 || d.Series[0].Name != "1 copy to m" || d.Series[1].Name != "2 copies to m" {
+		t.Fatalf("series %+v", d.Series)
+	}
+	picks := 0
+	for _, s := range d.Series {
+		if len(s.Delay) != 4 || s.Delay[0] != 0 || s.Delay[3] != 2 {
+			t.Errorf("%s: delays %v", s.Name, s.Delay)
+		}
+		for k := range s.Delay {
+			if !(s.P95Lo[k] <= s.P95[k] && s.P95[k] <= s.P95Hi[k] && s.P99Lo[k] <= s.P99[k] && s.P99[k] <= s.P99Hi[k]) {
+				t.Errorf("%s at %v: value outside its band", s.Name, s.Delay[k])
+			}
+			if s.AnsweredPct[k] < 99 {
+				t.Errorf("%s at %v: %v%% answered; want ≥ 99%% (20 s deadline)", s.Name, s.Delay[k], s.AnsweredPct[k])
+			}
+			if k > 0 && !(s.HedgedPct[k] <= s.HedgedPct[k-1]) {
+				t.Errorf("%s: hedged share rises with the delay: %v", s.Name, s.HedgedPct)
+			}
+		}
+		if s.HedgedPct[0] != 100 {
+			t.Errorf("%s: delay 0 hedges %v%%", s.Name, s.HedgedPct[0])
+		}
+		if s.PickAt >= 0 {
+			picks++
+		}
+	}
+	if picks != 1 || d.BaseP95 != cr.Baseline().Latency.P95 || !strings.Contains(d.Title, "95% CI") {
+		t.Errorf("%d picks, base p95 %v, title %q", picks, d.BaseP95, d.Title)
+	}
+}
+
+// TestRender draws every figure to PNG and SVG: the PNG decodes and has
+// the expected size, the SVG is an SVG document.
+func TestRender(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		delays []time.Duration
+		copies []int
+		cost   float64
+	}{
+		{"default grid", nil, nil, 10},
+		{"one delay", []time.Duration{time.Second}, nil, math.Inf(1)},
+		{"no hedging picked", []time.Duration{0}, []int{1, 2}, 0},
+	} {
+		rep, cr := report(t, tc.delays, tc.copies, tc.cost)
+		figs := plots.ClassFigures(cr, rep.Level)
+		if len(figs) != 3 {
+			t.Fatalf("%s: %d figures", tc.name, len(figs))
+		}
+		for _, f := range figs {
+			b, err := f.Render("png")
+			if err != nil {
+				t.Errorf("%s: %s: %v", tc.name, f.Name, err)
+				continue
+			}
+			img, err := png.Decode(bytes.NewReader(b))
+			if err != nil {
+				t.Errorf("%s: %s: %v", tc.name, f.Name, err)
+				continue
+			}
+			w, h := int(math.Round(f.Width.Points()*plots.DPI/72)), int(math.Round(f.Height.Points()*plots.DPI/72))
+			if got := img.Bounds(); got.Dx() != w || got.Dy() != h {
+				t.Errorf("%s: %s: %dx%d; want %dx%d", tc.name, f.Name, got.Dx(), got.Dy(), w, h)
+			}
+			svg, err := f.Render("svg")
+			if err != nil || !bytes.Contains(svg, []byte("<svg")) || !bytes.Contains(svg, []byte("</svg>")) {
+				t.Errorf("%s: %s: SVG %v", tc.name, f.Name, err)
+			}
+		}
+		if _, err := figs[0].Render("gif"); err == nil {
+			t.Error("Render(gif): no error")
+		}
+	}
+}
