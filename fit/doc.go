@@ -18,7 +18,9 @@
 // speed): a lognormal by maximum likelihood (FitLogNormal), mixtures of 2
 // and 3 lognormals by EM (FitMixture; tried when there are at least 10
 // observations per parameter), and the empirical distribution. The
-// parametric model with the lowest BIC is chosen unless one is forced.
+// parametric model with the lowest BIC among those that pass the
+// goodness-of-fit checks below is chosen (the lowest BIC overall if none
+// passes), unless one is forced.
 // FitLog does this for a whole log: a streamed log (TTFT and output
 // tokens present) gets TTFT and decode speed, OutputTokens ÷ (Latency −
 // TTFT), fitted separately, and the end-to-end latency TTFT + tokens ÷

@@ -25,9 +25,11 @@ var Models = []string{ModelAuto, ModelLogNormal, ModelMixture2, ModelMixture3, M
 
 // Options tune FitValues and FitLog. The zero value is the default.
 type Options struct {
-	// Model is the model to emit: "auto" (or "") picks the lognormal or
-	// mixture with the lowest BIC; "lognormal", "mixture-2", "mixture-3"
-	// and "empirical" force one.
+	// Model is the model to emit: "auto" (or "") picks, among the
+	// lognormal and the mixtures, the one with the lowest BIC that passes
+	// the goodness-of-fit checks (Goodness.Poor unset), or the lowest BIC
+	// when none passes; "lognormal", "mixture-2", "mixture-3" and
+	// "empirical" force one.
 	Model string
 	// MaxComponents bounds the mixtures tried under "auto", 1 to 3;
 	// default 3.
@@ -120,9 +122,9 @@ func (m *Metric) Candidate(name string) *Candidate {
 // least 2 distinct), naming the metric name in unit. It fits a lognormal
 // by maximum likelihood, 2- and 3-component lognormal mixtures by EM
 // (FitMixture) when n allows (n ≥ 10 per free parameter) and opt permits,
-// and the empirical distribution; it chooses among the parametric ones by
-// BIC unless opt.Model forces a model, and assesses every candidate
-// against x (Assess).
+// and the empirical distribution; it assesses every candidate against x
+// (Assess) and chooses among the parametric ones by BIC, passing over
+// those that fit poorly, unless opt.Model forces a model.
 func FitValues(name, unit string, x []float64, opt Options) (*Metric, error) {
 	opt, err := opt.check()
 	if err != nil {
@@ -170,9 +172,16 @@ func FitValues(name, unit string, x []float64, opt Options) (*Metric, error) {
 	m.Chosen = -1
 	switch opt.Model {
 	case ModelAuto:
-		for i, c := range m.Candidates {
-			if c.Mixture != nil && (m.Chosen < 0 || c.BIC < m.Candidates[m.Chosen].BIC) {
-				m.Chosen = i
+		// The lowest BIC among the parametric fits that pass the checks;
+		// if none passes, the lowest BIC overall.
+		for _, passing := range []bool{true, false} {
+			for i, c := range m.Candidates {
+				if c.Mixture != nil && (!passing || !c.Goodness.Poor) && (m.Chosen < 0 || c.BIC < m.Candidates[m.Chosen].BIC) {
+					m.Chosen = i
+				}
+			}
+			if m.Chosen >= 0 {
+				break
 			}
 		}
 	default:

@@ -310,14 +310,18 @@ func writeTable(w io.Writer, m *Metric) {
 
 func chosenWhy(m *Metric) string {
 	if m.Best().Mixture != nil {
-		lowest := true
+		lowest, lowestPassing := true, true
 		for _, c := range m.Candidates {
 			if c.Mixture != nil && c.BIC < m.Best().BIC {
 				lowest = false
+				lowestPassing = lowestPassing && c.Goodness.Poor
 			}
 		}
-		if lowest {
+		switch {
+		case lowest:
 			return "lowest BIC"
+		case lowestPassing && !m.Best().Goodness.Poor:
+			return "lowest BIC among the fits that pass the checks"
 		}
 	}
 	return "as requested"

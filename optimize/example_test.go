@@ -32,5 +32,5 @@ func ExampleRun() {
 	// 2s    p95 3.2s  hedged 24%  added cost +24%
 	// 6s    p95 5.2s  hedged  4%  added cost  +4%
 	// pick: 1s hedge: false
-	// p95 (5.15s → 2.66s) falls 48.5% for +50.0% cost: 0.97% per 1% of cost, less than 1 (the rule accepts 2s: p95 (5.15s → 3.24s) falls 37.1% for +24.3% cost (1.5% per 1% of cost))
+	// p95 (5.18s → 2.66s) falls 48.6% for +50.1% cost: 0.97% per 1% of cost, less than 1 (the rule accepts 2s: p95 (5.18s → 3.24s) falls 37.4% for +24.4% cost (1.5% per 1% of cost))
 }

@@ -84,7 +84,7 @@ type classStats struct {
 	// responded and for cancelled ones. Token counts are whole numbers, so
 	// their sums are exact and independent of the order of events.
 	billed    []bill
-	latencies []float64 // seconds, in arrival-completion order
+	latencies []time.Duration // in the order requests end
 }
 
 // engine is one simulation run.
@@ -144,7 +144,7 @@ func newEngine(cfg *Config) *engine {
 	}
 	for i, c := range cfg.Classes {
 		e.stats[i].billed = make([]bill, 2*len(cfg.Models))
-		e.stats[i].latencies = make([]float64, 0, int(float64(cfg.Requests)*c.Share*1.05)+16)
+		e.stats[i].latencies = make([]time.Duration, 0, int(float64(cfg.Requests)*c.Share*1.05)+16)
 	}
 	return e
 }
@@ -715,7 +715,7 @@ func (e *engine) finish(slot int32, r *request, o outcome) {
 			st.timeoutsOpen++
 		}
 	}
-	st.latencies = append(st.latencies, (e.now - r.arrival).Seconds())
+	st.latencies = append(st.latencies, e.now-r.arrival)
 	e.lastEvent = max(e.lastEvent, e.now)
 	cancelAt := e.now + p.CancelLatency
 	for k := 0; k < int(r.sent); k++ {

@@ -1,49 +1,57 @@
 package sim
 
 import (
-	"math"
 	"slices"
+	"time"
 )
 
-// sortLatencies sorts non-negative, non-NaN float64s ascending. For such
-// values the IEEE-754 bit patterns order like the numbers, so an LSD radix
-// sort on the bits (11-bit digits, passes whose digit is the same for every
-// value skipped) does it in O(n); small inputs use slices.Sort.
-func sortLatencies(x []float64) {
+// sortedSeconds sorts the non-negative durations d in place and returns
+// them ascending, in seconds, in a new slice. Durations are integers, so an
+// LSD radix sort on them (11-bit digits; passes whose digit is the same for
+// every value are skipped, which drops the high digits of realistic
+// latencies) sorts in O(n); small inputs use slices.Sort.
+func sortedSeconds(d []time.Duration) []float64 {
 	const small = 4096
-	if len(x) < small {
-		slices.Sort(x)
-		return
+	if len(d) < small {
+		slices.Sort(d)
+	} else {
+		radixSort(d, make([]time.Duration, len(d)))
 	}
+	out := make([]float64, len(d))
+	for i, x := range d {
+		out[i] = x.Seconds()
+	}
+	return out
+}
+
+// radixSort sorts the non-negative values of d ascending, using tmp (as long
+// as d) as scratch space.
+func radixSort(d, tmp []time.Duration) {
 	const bits = 11
 	const buckets = 1 << bits
-	keys := make([]uint64, len(x))
-	tmp := make([]uint64, len(x))
-	for i, v := range x {
-		keys[i] = math.Float64bits(v)
-	}
 	var count [buckets]int
-	for shift := uint(0); shift < 64; shift += bits {
+	src, dst := d, tmp
+	for shift := uint(0); shift < 63; shift += bits {
 		clear(count[:])
-		for _, k := range keys {
-			count[(k>>shift)&(buckets-1)]++
+		for _, k := range src {
+			count[(uint64(k)>>shift)&(buckets-1)]++
 		}
-		if count[(keys[0]>>shift)&(buckets-1)] == len(keys) {
-			continue // every key has the same digit here
+		if count[(uint64(src[0])>>shift)&(buckets-1)] == len(src) {
+			continue // every value has the same digit here
 		}
 		sum := 0
 		for i, c := range count {
 			count[i] = sum
 			sum += c
 		}
-		for _, k := range keys {
-			d := (k >> shift) & (buckets - 1)
-			tmp[count[d]] = k
-			count[d]++
+		for _, k := range src {
+			b := (uint64(k) >> shift) & (buckets - 1)
+			dst[count[b]] = k
+			count[b]++
 		}
-		keys, tmp = tmp, keys
+		src, dst = dst, src
 	}
-	for i, k := range keys {
-		x[i] = math.Float64frombits(k)
+	if &src[0] != &d[0] {
+		copy(d, src)
 	}
 }

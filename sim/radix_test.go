@@ -4,44 +4,50 @@ import (
 	"math/rand/v2"
 	"slices"
 	"testing"
+	"time"
 )
 
-func TestSortLatencies(t *testing.T) {
+func TestSortedSeconds(t *testing.T) {
 	r := rand.New(rand.NewPCG(3, 4))
 	for _, n := range []int{0, 1, 10, 5000, 100_000} {
-		x := make([]float64, n)
-		for i := range x {
+		d := make([]time.Duration, n)
+		for i := range d {
 			switch i % 4 {
 			case 0:
-				x[i] = r.ExpFloat64() * 3
+				d[i] = time.Duration(r.ExpFloat64() * 3e9)
 			case 1:
-				x[i] = float64(r.IntN(5)) // ties and zeros
+				d[i] = time.Duration(r.IntN(5)) * time.Second // ties and zeros
 			case 2:
-				x[i] = r.Float64() * 1e-9
+				d[i] = time.Duration(r.IntN(1000)) // nanoseconds
 			default:
-				x[i] = r.ExpFloat64() * 1e6
+				d[i] = time.Duration(r.Int64N(1 << 62))
 			}
 		}
-		want := slices.Clone(x)
+		want := slices.Clone(d)
 		slices.Sort(want)
-		sortLatencies(x)
-		if !slices.Equal(x, want) {
-			t.Errorf("n=%d: not sorted like slices.Sort", n)
+		got := sortedSeconds(d)
+		if len(got) != n {
+			t.Fatalf("n=%d: %d values back", n, len(got))
+		}
+		for i := range want {
+			if got[i] != want[i].Seconds() {
+				t.Fatalf("n=%d: value %d is %v, want %v", n, i, got[i], want[i].Seconds())
+			}
 		}
 	}
 }
 
 func BenchmarkSortLatencies(b *testing.B) {
 	r := rand.New(rand.NewPCG(3, 4))
-	x := make([]float64, 200_000)
+	x := make([]time.Duration, 200_000)
 	for i := range x {
-		x[i] = r.ExpFloat64()
+		x[i] = time.Duration(r.ExpFloat64() * 1e9)
 	}
-	y := make([]float64, len(x))
+	y := make([]time.Duration, len(x))
 	b.Run("radix", func(b *testing.B) {
 		for b.Loop() {
 			copy(y, x)
-			sortLatencies(y)
+			sortedSeconds(y)
 		}
 	})
 	b.Run("pdqsort", func(b *testing.B) {

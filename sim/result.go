@@ -2,7 +2,6 @@ package sim
 
 import (
 	"math"
-	"slices"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -82,8 +81,7 @@ type ClassResult struct {
 }
 
 func (s *classStats) result(name string, models []Model) ClassResult {
-	lat := slices.Clone(s.latencies)
-	sortLatencies(lat)
+	lat := sortedSeconds(s.latencies)
 	var completed, cancelled float64
 	for m := range models {
 		completed += s.billed[2*m].cost(&models[m])
