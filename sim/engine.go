@@ -156,7 +156,11 @@ func (e *engine) schedule(at time.Duration, kind eventKind, slot int32, gen uint
 	case evArrival:
 		e.arrival, e.arrivalDue = ev, true
 	case evDeadline:
-		e.deadlines[e.slots[slot].class].push(ev)
+		if e.isolated {
+			e.q.push(ev) // one request at a time: the heap is a few events deep
+		} else {
+			e.deadlines[e.slots[slot].class].push(ev)
+		}
 	default:
 		e.q.push(ev)
 	}
@@ -167,7 +171,24 @@ func (e *engine) schedule(at time.Duration, kind eventKind, slot int32, gen uint
 // (responses and timers), the single pending arrival, and one FIFO of
 // deadlines per class — a class's deadlines fall due in arrival order, so
 // they need no heap.
+//
+// Requests that cannot affect each other (isolated) are run one at a time:
+// the next arrival waits until the current request's events are all done.
+// Each request sees exactly the events it would see in global time order,
+// and the heap stays a few events deep.
 func (e *engine) pop() (event, bool) {
+	if e.isolated {
+		// The heap holds the current request's events, deadline included;
+		// the next arrival waits until they are done.
+		if len(e.q) > 0 {
+			return e.q.pop(), true
+		}
+		if e.arrivalDue {
+			e.arrivalDue = false
+			return e.arrival, true
+		}
+		return event{}, false
+	}
 	var best *event
 	src := -2 // -2 none, -1 heap, -3 arrival, ≥ 0 deadline FIFO of that class
 	if len(e.q) > 0 {
@@ -178,11 +199,7 @@ func (e *engine) pop() (event, bool) {
 			best, src = h, c
 		}
 	}
-	// Requests that cannot affect each other are run one at a time: the next
-	// arrival waits until the current request's events are all done. Each
-	// request sees exactly the events it would see in global time order, and
-	// the queue stays a few events deep.
-	if e.arrivalDue && (best == nil || (!e.isolated && e.arrival.before(best))) {
+	if e.arrivalDue && (best == nil || e.arrival.before(best)) {
 		best, src = &e.arrival, -3
 	}
 	switch {
@@ -741,11 +758,7 @@ func (e *engine) finish(slot int32, r *request, o outcome) {
 	r.gen++
 	e.free = append(e.free, slot)
 	if e.isolated {
-		// Every queued event belongs to this request and is now stale.
-		e.q = e.q[:0]
-		for c := range e.deadlines {
-			e.deadlines[c].reset()
-		}
+		e.q = e.q[:0] // every queued event belongs to this request and is now stale
 	}
 }
 

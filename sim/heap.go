@@ -119,5 +119,3 @@ func (f *fifo) pop() event {
 	f.i++
 	return e
 }
-
-func (f *fifo) reset() { f.ev, f.i = f.ev[:0], 0 }
