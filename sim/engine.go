@@ -102,9 +102,13 @@ type engine struct {
 	stats   []classStats
 	trace   func(*AttemptRecord) // optional, see RunTrace
 
-	isolated    bool   // requests do not interact: run them one at a time
-	arrival     event  // the next arrival, when arrivalDue
-	arrivalDue  bool   //
+	isolated   bool  // requests do not interact: run them one at a time
+	arrival    event // the next arrival, when arrivalDue
+	arrivalDue bool  //
+	// deadline is the current request\'s deadline when isolated and
+	// deadlineDue.
+	deadline    event
+	deadlineDue bool
 	deadlines   []fifo // per class, deadlines in time order
 	rec         AttemptRecord
 	provs       []provider
@@ -144,7 +148,7 @@ func newEngine(cfg *Config) *engine {
 	}
 	for i, c := range cfg.Classes {
 		e.stats[i].billed = make([]bill, 2*len(cfg.Models))
-		e.stats[i].latencies = make([]time.Duration, 0, int(float64(cfg.Requests)*c.Share*1.05)+16)
+		e.stats[i].latencies = getDurations(int(float64(cfg.Requests)*c.Share*1.05) + 16)
 	}
 	return e
 }
@@ -157,7 +161,7 @@ func (e *engine) schedule(at time.Duration, kind eventKind, slot int32, gen uint
 		e.arrival, e.arrivalDue = ev, true
 	case evDeadline:
 		if e.isolated {
-			e.q.push(ev) // one request at a time: the heap is a few events deep
+			e.deadline, e.deadlineDue = ev, true // the current request's only deadline
 		} else {
 			e.deadlines[e.slots[slot].class].push(ev)
 		}
@@ -178,8 +182,12 @@ func (e *engine) schedule(at time.Duration, kind eventKind, slot int32, gen uint
 // and the heap stays a few events deep.
 func (e *engine) pop() (event, bool) {
 	if e.isolated {
-		// The heap holds the current request's events, deadline included;
-		// the next arrival waits until they are done.
+		// The heap holds the current request's events and e.deadline its
+		// deadline; the next arrival waits until they are done.
+		if e.deadlineDue && (len(e.q) == 0 || e.deadline.before(&e.q[0])) {
+			e.deadlineDue = false
+			return e.deadline, true
+		}
 		if len(e.q) > 0 {
 			return e.q.pop(), true
 		}
@@ -758,7 +766,9 @@ func (e *engine) finish(slot int32, r *request, o outcome) {
 	r.gen++
 	e.free = append(e.free, slot)
 	if e.isolated {
-		e.q = e.q[:0] // every queued event belongs to this request and is now stale
+		// Every queued event belongs to this request and is now stale.
+		e.q = e.q[:0]
+		e.deadlineDue = false
 	}
 }
 

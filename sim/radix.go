@@ -2,8 +2,29 @@ package sim
 
 import (
 	"slices"
+	"sync"
 	"time"
 )
+
+// durationBufs recycles the large per-run latency buffers (the slice
+// requests append to, and the radix sort's scratch) across runs, which
+// matters when an optimizer runs hundreds of them.
+var durationBufs sync.Pool
+
+// getDurations returns an empty slice with capacity ≥ n.
+func getDurations(n int) []time.Duration {
+	if b, ok := durationBufs.Get().(*[]time.Duration); ok && cap(*b) >= n {
+		return (*b)[:0]
+	}
+	return make([]time.Duration, 0, n)
+}
+
+// putDurations hands b back for reuse.
+func putDurations(b []time.Duration) {
+	if cap(b) >= 4096 {
+		durationBufs.Put(&b)
+	}
+}
 
 // sortedSeconds sorts the non-negative durations d in place and returns
 // them ascending, in seconds, in a new slice. Durations are integers, so an
@@ -15,7 +36,9 @@ func sortedSeconds(d []time.Duration) []float64 {
 	if len(d) < small {
 		slices.Sort(d)
 	} else {
-		radixSort(d, make([]time.Duration, len(d)))
+		tmp := getDurations(len(d))[:len(d)]
+		radixSort(d, tmp)
+		putDurations(tmp)
 	}
 	out := make([]float64, len(d))
 	for i, x := range d {

@@ -82,6 +82,8 @@ type ClassResult struct {
 
 func (s *classStats) result(name string, models []Model) ClassResult {
 	lat := sortedSeconds(s.latencies)
+	putDurations(s.latencies)
+	s.latencies = nil
 	var completed, cancelled float64
 	for m := range models {
 		completed += s.billed[2*m].cost(&models[m])
