@@ -557,15 +557,15 @@ func TestTargets(t *testing.T) {
 	s.Requests = 5000
 	s.Only = []string{"short"}
 	s.Search.Delays = []time.Duration{time.Second}
-	s.Search.Targets = []string{"small-b", "large-a"}
+	s.Search.Targets = []string{"large-b", "large-a"}
 	rep := mustRun(t, &sc.Config, s, optimize.Options{})
 	cs := rep.Classes[0].Candidates
-	if len(cs) != 3 || cs[1].Label != "1s→small-b" || cs[2].Label != "1s→large-a" || cs[2].Target != "large-a" {
+	if len(cs) != 3 || cs[1].Label != "1s→large-b" || cs[2].Label != "1s→large-a" || cs[2].Target != "large-a" {
 		t.Fatalf("candidates %v", cs)
 	}
-	// A copy to the large model costs more than a copy to the small one.
+	// A copy to the pricier model costs more than a copy to the cheaper one.
 	if !(cs[2].AddedCostPct > cs[1].AddedCostPct) {
-		t.Errorf("added cost: to large-a %+.1f%%, to small-b %+.1f%%", cs[2].AddedCostPct, cs[1].AddedCostPct)
+		t.Errorf("added cost: to large-a %+.1f%%, to large-b %+.1f%%", cs[2].AddedCostPct, cs[1].AddedCostPct)
 	}
 	if len(rep.Classes[0].Series) != 2 {
 		t.Errorf("series %v", rep.Classes[0].Series)

@@ -196,7 +196,7 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 	tw.Flush()
 }
 
-// describe says what a hedged candidate does: "1 copy to small-b after 650ms".
+// describe says what a hedged candidate does: "1 copy to large-b after 650ms".
 func describe(c *Candidate) string {
 	return fmt.Sprintf("%d cop%s to %s, %s apart", c.Copies, plural(c.Copies, "y", "ies"), c.Target, fdelay(c.Delay))
 }
