@@ -217,8 +217,8 @@ type Report struct {
 	// (end to end) for a streamed log; "latency" otherwise.
 	Metrics []*Metric
 	// Speed is the tokens_per_s model a scenario can use: the chosen one
-	// when its support stays above 0, as the scenario format requires,
-	// else the empirical one (nil for a log that is not streamed).
+	// when it is above 0 with probability 1, as the scenario format
+	// requires, else the empirical one (nil for a log that is not streamed).
 	Speed *Candidate
 	// SpeedNote says why Speed is not the chosen model ("" if it is).
 	SpeedNote string
@@ -298,8 +298,8 @@ func FitLog(l *Log, opt Options) (*Report, error) {
 		}
 		r.Metrics = append(r.Metrics, ttft, speed)
 		r.Speed = speed.Best()
-		if lo, _ := r.Speed.Dist.Support(); !(lo > 0) {
-			r.SpeedNote = fmt.Sprintf("the scenario format needs a decode speed whose support stays above 0, and the %s's starts at 0; the empirical distribution of the %d observed speeds is used instead", r.Speed.Name, len(speeds))
+		if lo, _ := r.Speed.Dist.Support(); !(lo >= 0) || r.Speed.Dist.CDF(0) > 0 {
+			r.SpeedNote = fmt.Sprintf("the scenario format needs a decode speed above 0 with probability 1, and the %s's is not; the empirical distribution of the %d observed speeds is used instead", r.Speed.Name, len(speeds))
 			r.Speed = speed.Candidate(ModelEmpirical)
 		}
 		sim := SimulateEndToEnd(ttft.Best().Dist, r.Speed.Dist, l.OutputTokenCounts(), opt.Draws, opt.Seed)
