@@ -1,7 +1,6 @@
 package optimize
 
 import (
-	"fmt"
 	"math"
 	"strconv"
 	"time"
@@ -117,23 +116,8 @@ func wilson(share float64, n int64, z float64) (lo, hi float64) {
 	return max(0, mid-h), min(1, mid+h)
 }
 
-// fsec formats seconds compactly: 4.2ms, 213ms, 3.07s, 61.2s.
-func fsec(s float64) string {
-	switch {
-	case math.IsNaN(s):
-		return "-"
-	case s == 0:
-		return "0s"
-	case s < 0.01:
-		return fmt.Sprintf("%.1fms", s*1e3)
-	case s < 1:
-		return fmt.Sprintf("%.0fms", s*1e3)
-	case s < 10:
-		return fmt.Sprintf("%.2fs", s)
-	default:
-		return fmt.Sprintf("%.1fs", s)
-	}
-}
+// fsec formats seconds as the simulator's reports do.
+func fsec(s float64) string { return sim.FormatSeconds(s) }
 
 // fdelay formats a delay exactly enough to tell grid points apart: 0s,
 // 650ms, 1.25s, 12.5s.

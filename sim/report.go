@@ -263,11 +263,17 @@ func share64(x float64, n int64) float64 {
 
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 
-// fsec formats seconds compactly: 4.2ms, 213ms, 3.07s, 61.2s.
-func fsec(s float64) string {
+// fsec is FormatSeconds.
+func fsec(s float64) string { return FormatSeconds(s) }
+
+// FormatSeconds formats a latency in seconds compactly, as the reports
+// print it: "-" for NaN, 0s, 4.2ms, 213ms, 3.07s, 61.2s.
+func FormatSeconds(s float64) string {
 	switch {
 	case math.IsNaN(s):
 		return "-"
+	case s == 0:
+		return "0s"
 	case s < 0.01:
 		return fmt.Sprintf("%.1fms", s*1e3)
 	case s < 1:

@@ -124,6 +124,33 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// scenarioArg loads the scenario named by the positional arguments (at
+// most one; none is the built-in default) and applies the --seed and
+// --requests overrides, requests in [1, maxRequests].
+func scenarioArg(pos []string, seed, requests intFlag, maxRequests int64) (*scenario.Scenario, error) {
+	if len(pos) > 1 {
+		return nil, usageError{fmt.Errorf("takes at most one scenario, got %d: %q", len(pos), pos)}
+	}
+	arg := ""
+	if len(pos) == 1 {
+		arg = pos[0]
+	}
+	sc, err := loadScenario(arg)
+	if err != nil {
+		return nil, err
+	}
+	if seed.set {
+		if seed.v < 0 {
+			return nil, usageError{fmt.Errorf("--seed %d: must be ≥ 0", seed.v)}
+		}
+		sc.Config.Seed = uint64(seed.v)
+	}
+	if requests.set && (requests.v < 1 || requests.v > maxRequests) {
+		return nil, usageError{fmt.Errorf("--requests %d: must be in [1, %d]", requests.v, maxRequests)}
+	}
+	return sc, nil
+}
+
 // loadScenario reads the scenario named by arg: a file path, or the name of
 // a built-in scenario (with or without .toml); "" is the built-in default.
 func loadScenario(arg string) (*scenario.Scenario, error) {

@@ -142,29 +142,13 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) > 1 {
-		return usageError{fmt.Errorf("takes at most one scenario, got %d: %q", len(pos), pos)}
-	}
-	arg := ""
-	if len(pos) == 1 {
-		arg = pos[0]
-	}
-	sc, err := loadScenario(arg)
+	sc, err := scenarioArg(pos, seed, requests, optimize.MaxRequests)
 	if err != nil {
 		return err
 	}
 	cfg := sc.Config
 	s := sc.Optimize
-	if seed.set {
-		if seed.v < 0 {
-			return usageError{fmt.Errorf("--seed %d: must be ≥ 0", seed.v)}
-		}
-		cfg.Seed = uint64(seed.v)
-	}
 	if requests.set {
-		if requests.v < 1 || requests.v > optimize.MaxRequests {
-			return usageError{fmt.Errorf("--requests %d: must be in [1, %d]", requests.v, optimize.MaxRequests)}
-		}
 		s.Requests = int(requests.v)
 	}
 	if workers.set && (workers.v < 1 || workers.v > 4096) {

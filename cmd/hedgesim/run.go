@@ -46,28 +46,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(pos) > 1 {
-		return usageError{fmt.Errorf("takes at most one scenario, got %d: %q", len(pos), pos)}
-	}
-	arg := ""
-	if len(pos) == 1 {
-		arg = pos[0]
-	}
-	sc, err := loadScenario(arg)
+	sc, err := scenarioArg(pos, seed, requests, 1e9)
 	if err != nil {
 		return err
 	}
 	cfg := sc.Config
-	if seed.set {
-		if seed.v < 0 {
-			return usageError{fmt.Errorf("--seed %d: must be ≥ 0", seed.v)}
-		}
-		cfg.Seed = uint64(seed.v)
-	}
 	if requests.set {
-		if requests.v < 1 || requests.v > 1e9 {
-			return usageError{fmt.Errorf("--requests %d: must be in [1, 1e9]", requests.v)}
-		}
 		cfg.Requests = int(requests.v)
 	}
 	var trace []byte
