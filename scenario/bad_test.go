@@ -184,7 +184,69 @@ seed = -1
 ` + minimal, 2, "seed", "negative"},
 		{"requests zero", `
 requests = 0
-` + minimal, 2, "requests", "≥ 1"},
+` + minimal, 2, "requests", "[1, 50000000]"},
+		{"requests too many", `
+requests = 99999999999999
+` + minimal, 2, "requests", "[1, 50000000]"},
+		{"rate too low for the requests", `
+requests = 1000000
+[arrivals]
+rate = 1e-6
+[models.m]
+latency = { kind = "constant", value = 1 }
+[[classes]]
+name = "c"
+`, 4, "arrivals.rate", "100 years"},
+		{"price too high", `
+[arrivals]
+rate = 1
+[models.m]
+latency = { kind = "constant", value = 1 }
+price_per_request = 1e308
+[[classes]]
+name = "c"
+`, 6, "models.m.price_per_request", "[0, 1e+06]"},
+		{"class named overall", `
+[arrivals]
+rate = 1
+[models.m]
+latency = { kind = "constant", value = 1 }
+[[classes]]
+name = "overall"
+`, 7, "classes[0].name", "all-classes row"},
+		{"blank class name", `
+[arrivals]
+rate = 1
+[models.m]
+latency = { kind = "constant", value = 1 }
+[[classes]]
+name = "   "
+`, 7, "classes[0].name", "blank"},
+		{"degraded period too short", `
+[arrivals]
+rate = 1
+[providers.p]
+degraded = { mean_normal = "1ns", mean_degraded = "1s", slowdown = 2 }
+[models.m]
+provider = "p"
+latency = { kind = "constant", value = 1 }
+[[classes]]
+name = "c"
+`, 5, "providers.p.degraded.mean_normal", "≥ 10ms"},
+		{"slowdown too large", `
+[arrivals]
+rate = 1
+[providers.p]
+degraded = { mean_normal = "1m", mean_degraded = "1s", slowdown = 1e10 }
+[models.m]
+provider = "p"
+latency = { kind = "constant", value = 1 }
+[[classes]]
+name = "c"
+`, 5, "providers.p.degraded.slowdown", "[1, 1e+06]"},
+		{"adaptive without a timed delay", minimal + `[classes.hedge]
+adaptive = { percentile = 0.9 }
+`, 9, "classes[0].hedge.adaptive", "delay"},
 		{"rate zero", `
 [arrivals]
 rate = 0.0
@@ -204,7 +266,7 @@ rate = 1
 [models.m]
 latency = { kind = "constant", value = 1 }
 price_output_per_mtok = -2
-`, 6, "models.m.price_output_per_mtok", "≥ 0"},
+`, 6, "models.m.price_output_per_mtok", "[0, 1e+06]"},
 		{"share zero", minimal + `share = 0
 `, 8, "classes[0].share", "(0, 1]"},
 		{"max copies too large", minimal + `[classes.hedge]

@@ -93,8 +93,8 @@ func (c *checker) policyExtras(key string, h *hedgeTable, p *sim.Policy) error {
 		if p.Adaptive, err = c.adaptive(key+".adaptive", h.Adaptive); err != nil {
 			return err
 		}
-		if p.Copies > 0 && gapsAllFallback(p) {
-			return c.errorf(key+".adaptive", "an adaptive delay needs a timed copy; delay is fallback-only")
+		if !hasTimedGap(p) {
+			return c.errorf(key+".adaptive", "an adaptive delay replaces the timed gaps (delay > 0), and this policy has none; set delay (e.g. \"1s\", a starting value) and max_copies ≥ 1")
 		}
 	}
 	if h.Budget != nil {
@@ -209,12 +209,13 @@ func (c *checker) budget(key string, t *budgetTable) (sim.Budget, error) {
 	return b, nil
 }
 
-// gapsAllFallback reports whether every copy of p is fallback-only.
-func gapsAllFallback(p *sim.Policy) bool {
-	for _, d := range p.Delays {
-		if d >= 0 {
-			return false
+// hasTimedGap reports whether one of p's copies is sent on a timer (a gap
+// > 0), which is what an adaptive delay replaces.
+func hasTimedGap(p *sim.Policy) bool {
+	for j := 0; j < p.Copies && j < len(p.Delays); j++ {
+		if p.Delays[j] > 0 {
+			return true
 		}
 	}
-	return true
+	return p.Copies > len(p.Delays) && len(p.Delays) > 0 && p.Delays[len(p.Delays)-1] > 0
 }

@@ -40,8 +40,9 @@ type correlationTable struct {
 	CrossProvider *float64 `toml:"cross_provider"`
 }
 
-// Defaults of the provider tables.
+// Defaults and bounds of the provider tables.
 const (
+	maxSlowdown          = 1e6
 	defaultBurst         = time.Minute
 	defaultRejectLatency = 20 * time.Millisecond
 )
@@ -133,14 +134,14 @@ func (c *checker) degraded(key string, t *degradedTable) (*sim.Degraded, error) 
 		if f.v == nil {
 			return nil, c.errorf(key, "missing %s; give the mean length of %s periods as a duration such as \"10m\"", f.name, strings.TrimPrefix(f.name, "mean_"))
 		}
-		if *f.v == 0 {
-			return nil, c.errorf(key+"."+f.name, "0s is not allowed; want a duration > 0")
+		if time.Duration(*f.v) < sim.MinDegradedPeriod {
+			return nil, c.errorf(key+"."+f.name, "%v is too short; want a mean period ≥ %v", time.Duration(*f.v), sim.MinDegradedPeriod)
 		}
 		*f.dst = time.Duration(*f.v)
 	}
 	if t.Slowdown != nil {
-		if s := *t.Slowdown; !(s >= 1) || math.IsInf(s, 1) {
-			return nil, c.errorf(key+".slowdown", "%g is not allowed; want a finite factor ≥ 1 (service takes this many times longer while degraded)", s)
+		if s := *t.Slowdown; !(s >= 1 && s <= maxSlowdown) {
+			return nil, c.errorf(key+".slowdown", "%g is not allowed; want a factor in [1, %g] (service takes this many times longer while degraded)", s, float64(maxSlowdown))
 		}
 		d.Slowdown = *t.Slowdown
 	}

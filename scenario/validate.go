@@ -19,6 +19,9 @@ const (
 	defaultRequests = 100000
 	// shareTolerance is how far the class shares may sum from 1.
 	shareTolerance = 0.001
+	// maxPrice bounds every price (USD per million tokens, or per attempt),
+	// so that costs stay finite.
+	maxPrice = 1e6
 )
 
 // checker turns decoded tables into a sim.Config, reporting the first
@@ -56,13 +59,17 @@ func (c *checker) config(f *fileTable, name string) (sim.Config, error) {
 	cfg.Seed = uint64(seed)
 	cfg.Requests = defaultRequests
 	if f.Requests != nil {
-		if *f.Requests < 1 {
-			return cfg, c.errorf("requests", "%d is too few; want an integer ≥ 1", *f.Requests)
+		if *f.Requests < 1 || *f.Requests > sim.MaxRequests {
+			return cfg, c.errorf("requests", "%d is out of range; want an integer in [1, %d] (a run holds every request's latency)", *f.Requests, sim.MaxRequests)
 		}
 		cfg.Requests = int(*f.Requests)
 	}
 	if cfg.Arrivals, err = c.arrivals(f.Arrivals); err != nil {
 		return cfg, err
+	}
+	if r := cfg.Arrivals.Rate; cfg.Arrivals.Process != sim.Replay && float64(cfg.Requests)/r > sim.MaxSpan.Seconds() {
+		return cfg, c.errorf("arrivals.rate", "%g requests per second make %d requests span %.3g s of simulated time; at most %.3g s (100 years): raise the rate or simulate fewer requests",
+			r, cfg.Requests, float64(cfg.Requests)/r, sim.MaxSpan.Seconds())
 	}
 	if err := c.replaySetup(f, &cfg); err != nil {
 		return cfg, err
@@ -243,8 +250,11 @@ func (c *checker) classes(tables []classTable) ([]sim.Class, error) {
 func (c *checker) class(key string, t *classTable, n int) (sim.Class, error) {
 	var cl sim.Class
 	var err error
-	if t.Name == nil || *t.Name == "" {
-		return cl, c.errorf(key+".name", "missing or empty; every class needs a unique name")
+	if t.Name == nil || strings.TrimSpace(*t.Name) == "" {
+		return cl, c.errorf(key+".name", "missing or blank; every class needs a unique name")
+	}
+	if *t.Name == "overall" {
+		return cl, c.errorf(key+".name", `"overall" is the name of the all-classes row of every report; choose another name`)
 	}
 	cl.Name = *t.Name
 	if err := c.replayClass(key, t); err != nil {
@@ -399,8 +409,8 @@ func (c *checker) price(key string, p *float64) (float64, error) {
 	if p == nil {
 		return 0, nil
 	}
-	if !(*p >= 0) || math.IsInf(*p, 1) {
-		return 0, c.errorf(key, "%g is not a valid price; want a finite amount ≥ 0 USD", *p)
+	if !(*p >= 0 && *p <= maxPrice) {
+		return 0, c.errorf(key, "%g is not a valid price; want an amount in [0, %g] USD", *p, float64(maxPrice))
 	}
 	return *p, nil
 }

@@ -15,7 +15,7 @@ type Config struct {
 	// Seed makes the run reproducible: the draws of request i and of its
 	// attempt k depend only on (Seed, i, k).
 	Seed uint64
-	// Requests is the number of requests to simulate; must be ≥ 1.
+	// Requests is the number of requests to simulate, in [1, MaxRequests].
 	Requests int
 	// Arrivals is the arrival process shared by all classes.
 	Arrivals Arrivals
@@ -91,6 +91,19 @@ type Degraded struct {
 	// starts service in a degraded period (an outage when 1).
 	ErrorRate float64
 }
+
+// MaxRequests bounds Config.Requests: a run holds every request's latency,
+// about 50 bytes per request with its baseline (2.5 GB at the bound).
+const MaxRequests = 50_000_000
+
+// MaxSpan bounds the simulated time a run's arrivals may cover: requests ÷
+// rate, or a trace's last arrival. The clock is a time.Duration (±292 years),
+// and single draws are capped at about 9 years.
+const MaxSpan = 100 * 365 * 24 * time.Hour
+
+// MinDegradedPeriod is the shortest mean normal or degraded period a
+// provider's slowdown process may have.
+const MinDegradedPeriod = 10 * time.Millisecond
 
 // ArrivalProcess names how request arrival times are generated.
 type ArrivalProcess uint8

@@ -440,7 +440,7 @@ func (e *engine) serve(slot int32, r *request, k int) {
 	a := &r.att[k]
 	pv := &e.provs[a.prov]
 	a.svc = e.now
-	pv.waitSum += e.now - a.start
+	pv.waitSum.add(e.now - a.start)
 	pv.stats.started++
 	g := pv.regime
 	if g != nil {
@@ -504,7 +504,7 @@ func (e *engine) vacate(a *attempt, t time.Duration) {
 	}
 	e.lastEvent = max(e.lastEvent, t)
 	if t > a.svc {
-		pv.busySum += t - a.svc
+		pv.busySum.add(t - a.svc)
 	}
 	if !a.serving {
 		return
@@ -825,9 +825,10 @@ func price(m *Model, in, out float64) float64 {
 	return (in*m.PriceInputPerMTok+out*m.PriceOutputPerMTok)/1e6 + m.PricePerRequest
 }
 
-// maxDelay caps a single drawn duration (about 146 years) so that sums of
-// simulated times cannot overflow.
-const maxDelay = time.Duration(1 << 62)
+// maxDelay caps a single drawn duration at 2⁵⁸ ns (about 9 years), so that
+// the few durations a request's times add up cannot overflow; a run whose
+// latencies reach it reports that they were capped.
+const maxDelay = time.Duration(1 << 58)
 
 // seconds converts seconds to a Duration, rounding to the nanosecond and
 // saturating at maxDelay.

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"math/bits"
 	"math/rand/v2"
 	"sort"
 	"time"
@@ -148,7 +149,7 @@ func (g *regime) finish(t0, w time.Duration) time.Duration {
 		end := g.switches[i]
 		span := end - t
 		if deg {
-			need := time.Duration(float64(w) * g.cfg.Slowdown)
+			need := satMul(w, g.cfg.Slowdown)
 			if need <= span {
 				return t + need
 			}
@@ -163,6 +164,30 @@ func (g *regime) finish(t0, w time.Duration) time.Duration {
 		i++
 		deg = !deg
 	}
+}
+
+// wideSum is an exact, order-independent sum of non-negative durations in
+// 128 bits, so totals neither overflow nor depend on the order of events.
+type wideSum struct{ hi, lo uint64 }
+
+func (w *wideSum) add(d time.Duration) {
+	var carry uint64
+	w.lo, carry = bits.Add64(w.lo, uint64(d), 0)
+	w.hi += carry
+}
+
+// seconds returns the sum in seconds.
+func (w *wideSum) seconds() float64 {
+	return (float64(w.hi)*(1<<64) + float64(w.lo)) / 1e9
+}
+
+// satMul returns d·f, saturating at maxDelay.
+func satMul(d time.Duration, f float64) time.Duration {
+	x := float64(d) * f
+	if !(x < float64(maxDelay)) {
+		return maxDelay
+	}
+	return time.Duration(x)
 }
 
 // waiter is an attempt waiting in a provider's queue.
@@ -182,8 +207,8 @@ type provider struct {
 	limit    *limiter
 	regime   *regime
 	stats    ProviderResult
-	waitSum  time.Duration // total queue wait of attempts that started service
-	busySum  time.Duration // total time attempts spent in service
+	waitSum  wideSum // total queue wait of attempts that started service
+	busySum  wideSum // total time attempts spent in service
 }
 
 // providers returns the run-time providers of cfg — the listed ones, then

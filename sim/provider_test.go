@@ -110,7 +110,7 @@ func TestQueueOracles(t *testing.T) {
 			t.Errorf("λ=%v μ=%v c=%d: mean time in system %.4f, want %.4f ± %.4f", tc.lambda, tc.mu, tc.c, mean, want, tol)
 		}
 		res := mustRun(t, cfg)
-		if u, want := res.Providers[0].Utilisation, tc.lambda/tc.mu/float64(tc.c); math.Abs(u-want) > 0.02 {
+		if u, want := *res.Providers[0].Utilisation, tc.lambda/tc.mu/float64(tc.c); math.Abs(u-want) > 0.02 {
 			t.Errorf("utilisation %.3f, want ρ = %.3f", u, want)
 		}
 	}

@@ -160,13 +160,41 @@ func classReport(h, b *ClassResult) ClassReport {
 		pct := 100 * (cr.CostPer1k.Total - base) / base
 		cr.AddedCostPct = &pct
 	}
-	n := len(h.Latencies)
-	if _, _, ok := h.QuantileCI(0.99, 0.95); !ok && n > 0 {
-		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%d requests are too few for a 95%% interval on p99; treat p99 and p99.9 as rough", n))
-	} else if _, _, ok := h.QuantileCI(0.999, 0.95); !ok && n > 0 {
-		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%d requests are too few for a 95%% interval on p99.9; treat it as rough", n))
-	}
+	cr.Warnings = append(cr.Warnings, latencyWarnings(h)...)
 	return cr
+}
+
+// latencyWarnings says what limits the latency figures of c.
+func latencyWarnings(c *ClassResult) []string {
+	n := len(c.Latencies)
+	var w []string
+	switch {
+	case n == 0:
+		return []string{"no requests fell in this class; its figures are empty"}
+	case !ciOK(c, 0.95):
+		w = append(w, fmt.Sprintf("%s too few for a 95%% interval on p95; treat every percentile as rough", plural(n, "request is", "requests are")))
+	case !ciOK(c, 0.99):
+		w = append(w, fmt.Sprintf("%s too few for a 95%% interval on p99; treat p99 and p99.9 as rough", plural(n, "request is", "requests are")))
+	case !ciOK(c, 0.999):
+		w = append(w, fmt.Sprintf("%s too few for a 95%% interval on p99.9; treat it as rough", plural(n, "request is", "requests are")))
+	}
+	if c.Latencies[n-1] >= maxDelay.Seconds() {
+		w = append(w, fmt.Sprintf("some latencies reached the simulator's cap of %s: single draws are capped at about 9 years, so the inputs lie outside what it models", FormatSeconds(maxDelay.Seconds())))
+	}
+	return w
+}
+
+func ciOK(c *ClassResult, p float64) bool {
+	_, _, ok := c.QuantileCI(p, 0.95)
+	return ok
+}
+
+// plural returns "1 request is" or "n requests are".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
 }
 
 // WriteJSON writes r as indented JSON followed by a newline.
@@ -188,6 +216,10 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintln(tw, "latency\tp50\tp90\tp95\tp95 95% CI\tp99\tp99.9\tmean\t\tno hedging p95\tp99\t")
 	for _, c := range rows {
 		l, b := c.Latency, c.NoHedging.Latency
+		if c.Requests == 0 {
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t\t-\t-\t\n", c.Class)
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t[%s, %s]\t%s\t%s\t%s\t\t%s\t%s\t\n", c.Class,
 			fsec(l.P50), fsec(l.P90), fsec(l.P95), fsec(l.P95CI95[0]), fsec(l.P95CI95[1]),
 			fsec(l.P99), fsec(l.P999), fsec(l.Mean), fsec(b.P95), fsec(b.P99))
@@ -210,7 +242,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, c := range rows {
 		added := "n/a"
 		if c.AddedCostPct != nil {
-			added = fmt.Sprintf("%+.1f%%", *c.AddedCostPct)
+			added = signedPct(*c.AddedCostPct)
 		}
 		fmt.Fprintf(tw, "%s\t$%.4f\t$%.4f\t$%.4f\t$%.4f\t%s\t%.1f\t\n", c.Class,
 			c.CostPer1k.Total, c.CostPer1k.Completed, c.CostPer1k.Cancelled,
@@ -222,8 +254,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintln(tw, "provider\tsent\tcompleted\tfailed\t429\tinvalid\tcancelled\tmean queue wait\tin service\tutilisation\t")
 	for _, p := range r.Providers {
 		util := "-"
-		if p.Utilisation > 0 {
-			util = pct(p.Utilisation)
+		if p.Utilisation != nil {
+			util = pct(*p.Utilisation)
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%.2f\t%s\t\n", p.Name, p.Sent, p.Completed,
 			p.Failed, p.RateLimited, p.Invalid, p.Cancelled, fsec(p.MeanQueueWait), p.MeanInService, util)
@@ -262,6 +294,16 @@ func share64(x float64, n int64) float64 {
 }
 
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
+
+// signedPct formats a percentage with its sign, printing a value that
+// rounds to zero as +0.0%.
+func signedPct(x float64) string {
+	s := fmt.Sprintf("%+.1f%%", x)
+	if s == "-0.0%" {
+		s = "+0.0%"
+	}
+	return s
+}
 
 // fsec is FormatSeconds.
 func fsec(s float64) string { return FormatSeconds(s) }

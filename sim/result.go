@@ -32,8 +32,9 @@ type ProviderResult struct {
 	// MeanInService is the time-average number of attempts in service,
 	// losers included until their cancel lands.
 	MeanInService float64 `json:"mean_in_service"`
-	// Utilisation is MeanInService ÷ the concurrency limit (0 when unlimited).
-	Utilisation float64 `json:"utilisation"`
+	// Utilisation is MeanInService ÷ the concurrency limit; null for a
+	// provider without one.
+	Utilisation *float64 `json:"utilisation"`
 	started     int64
 }
 
@@ -158,13 +159,14 @@ func (e *engine) result() *Result {
 		pv := &e.provs[i]
 		pr := pv.stats
 		if pr.started > 0 {
-			pr.MeanQueueWait = pv.waitSum.Seconds() / float64(pr.started)
+			pr.MeanQueueWait = pv.waitSum.seconds() / float64(pr.started)
 		}
 		if e.lastEvent > 0 {
-			pr.MeanInService = pv.busySum.Seconds() / e.lastEvent.Seconds()
+			pr.MeanInService = pv.busySum.seconds() / e.lastEvent.Seconds()
 		}
 		if pv.capacity > 0 {
-			pr.Utilisation = pr.MeanInService / float64(pv.capacity)
+			u := pr.MeanInService / float64(pv.capacity)
+			pr.Utilisation = &u
 		}
 		res.Providers = append(res.Providers, pr)
 	}

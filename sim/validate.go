@@ -17,15 +17,21 @@ func invalid(format string, args ...any) error {
 // with line numbers by the scenario package first; this is the last line of
 // defence for configurations built in code. Errors wrap ErrInvalidConfig.
 func (cfg *Config) Validate() error {
-	if cfg.Requests < 1 {
-		return invalid("requests %d: must be ≥ 1", cfg.Requests)
+	if cfg.Requests < 1 || cfg.Requests > MaxRequests {
+		return invalid("requests %d: must be in [1, %d]", cfg.Requests, MaxRequests)
 	}
 	if cfg.Arrivals.Process == Replay {
 		if err := cfg.Arrivals.Trace.validate(cfg.Requests, len(cfg.Classes)); err != nil {
 			return err
 		}
-	} else if !(cfg.Arrivals.Rate > 0) || math.IsInf(cfg.Arrivals.Rate, 0) {
-		return invalid("arrival rate %v: must be finite and > 0", cfg.Arrivals.Rate)
+	} else {
+		if !(cfg.Arrivals.Rate > 0) || math.IsInf(cfg.Arrivals.Rate, 0) {
+			return invalid("arrival rate %v: must be finite and > 0", cfg.Arrivals.Rate)
+		}
+		if span := float64(cfg.Requests) / cfg.Arrivals.Rate; span > MaxSpan.Seconds() {
+			return invalid("%d requests at %v per second span %.3g s of simulated time; at most %.3g s (100 years): raise the rate or simulate fewer requests",
+				cfg.Requests, cfg.Arrivals.Rate, span, MaxSpan.Seconds())
+		}
 	}
 	if len(cfg.Models) == 0 {
 		return invalid("no models")
@@ -93,8 +99,8 @@ func (p *Provider) validate() error {
 		return err
 	}
 	if d := p.Degraded; d != nil {
-		if d.MeanNormal <= 0 || d.MeanDegraded <= 0 {
-			return fmt.Errorf("degraded periods: mean durations %v and %v must be > 0", d.MeanNormal, d.MeanDegraded)
+		if d.MeanNormal < MinDegradedPeriod || d.MeanDegraded < MinDegradedPeriod {
+			return fmt.Errorf("degraded periods: mean durations %v and %v must be ≥ %v", d.MeanNormal, d.MeanDegraded, MinDegradedPeriod)
 		}
 		if !(d.Slowdown >= 1) || math.IsInf(d.Slowdown, 0) {
 			return fmt.Errorf("degraded periods: slowdown %v must be finite and ≥ 1", d.Slowdown)
@@ -207,6 +213,9 @@ func (t *Trace) validate(requests, classes int) error {
 	for i, a := range t.Arrivals {
 		if a < 0 || (i > 0 && a < t.Arrivals[i-1]) {
 			return invalid("trace arrival %d at %v: arrivals must be ≥ 0 and non-decreasing", i, a)
+		}
+		if a > MaxSpan {
+			return invalid("trace arrival %d at %v: a trace may span at most 100 years", i, a)
 		}
 	}
 	for _, col := range []struct {

@@ -13,6 +13,7 @@ import (
 
 	"github.com/hedgesim/hedgesim/scenario"
 	"github.com/hedgesim/hedgesim/scenarios"
+	"github.com/hedgesim/hedgesim/sim"
 )
 
 // Exit statuses.
@@ -41,8 +42,12 @@ SCENARIO is a TOML scenario file or the name of a built-in scenario
 Exit status: 0 success, 1 failure while running, 2 bad input or usage.
 `
 
-// usageError marks errors that exit with status 2.
-type usageError struct{ err error }
+// usageError marks errors that exit with status 2. A quiet one has been
+// printed already (the flag package reports its own parse errors).
+type usageError struct {
+	err   error
+	quiet bool
+}
 
 func (e usageError) Error() string { return e.err.Error() }
 func (e usageError) Unwrap() error { return e.err }
@@ -64,8 +69,18 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "list":
 		err = cmdList(rest, stdout)
 	case "help", "-h", "-help", "--help":
-		if len(rest) > 0 && rest[0] != "help" {
-			return run([]string{rest[0], "--help"}, stdout, stderr)
+		if len(rest) > 1 {
+			fmt.Fprintf(stderr, "hedgesim help: takes at most one command, got %q\n", rest)
+			return exitUsage
+		}
+		if len(rest) == 1 && rest[0] != "help" {
+			switch rest[0] {
+			case "run", "optimize", "fit", "list":
+				// Asked-for help goes to stdout, so it can be paged.
+				return run([]string{rest[0], "--help"}, stdout, stdout)
+			}
+			fmt.Fprintf(stderr, "hedgesim help: unknown command %q; commands: run, optimize, fit, list, help\n", rest[0])
+			return exitUsage
 		}
 		fmt.Fprintf(stdout, usage, scenarios.Default)
 		return exitOK
@@ -76,10 +91,16 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.Is(err, sim.ErrInvalidConfig):
+		// Only input can make a configuration invalid: bad input.
+		fmt.Fprintf(stderr, "hedgesim %s: %v\n", args[0], err)
+		return exitUsage
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
 	case isUsage(err):
-		fmt.Fprintf(stderr, "hedgesim %s: %v\n", args[0], err)
+		if ue, ok := err.(usageError); !ok || !ue.quiet {
+			fmt.Fprintf(stderr, "hedgesim %s: %v\n", args[0], err)
+		}
 		return exitUsage
 	default:
 		fmt.Fprintf(stderr, "hedgesim %s: %v\n", args[0], err)
@@ -113,7 +134,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 			if errors.Is(err, flag.ErrHelp) {
 				return nil, err
 			}
-			return nil, usageError{err}
+			return nil, usageError{err: err, quiet: true}
 		}
 		args = fs.Args()
 		if len(args) == 0 {
@@ -129,7 +150,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 // --requests overrides, requests in [1, maxRequests].
 func scenarioArg(pos []string, seed, requests intFlag, maxRequests int64) (*scenario.Scenario, error) {
 	if len(pos) > 1 {
-		return nil, usageError{fmt.Errorf("takes at most one scenario, got %d: %q", len(pos), pos)}
+		return nil, usageError{err: fmt.Errorf("takes at most one scenario, got %d: %q", len(pos), pos)}
 	}
 	arg := ""
 	if len(pos) == 1 {
@@ -141,12 +162,12 @@ func scenarioArg(pos []string, seed, requests intFlag, maxRequests int64) (*scen
 	}
 	if seed.set {
 		if seed.v < 0 {
-			return nil, usageError{fmt.Errorf("--seed %d: must be ≥ 0", seed.v)}
+			return nil, usageError{err: fmt.Errorf("--seed %d: must be ≥ 0", seed.v)}
 		}
 		sc.Config.Seed = uint64(seed.v)
 	}
 	if requests.set && (requests.v < 1 || requests.v > maxRequests) {
-		return nil, usageError{fmt.Errorf("--requests %d: must be in [1, %d]", requests.v, maxRequests)}
+		return nil, usageError{err: fmt.Errorf("--requests %d: must be in [1, %d]", requests.v, maxRequests)}
 	}
 	return sc, nil
 }
@@ -157,20 +178,27 @@ func loadScenario(arg string) (*scenario.Scenario, error) {
 	if arg == "" {
 		arg = scenarios.Default
 	}
-	if _, err := os.Stat(arg); err == nil {
+	if st, err := os.Stat(arg); err == nil {
+		if st.IsDir() {
+			return nil, usageError{err: fmt.Errorf("%s is a directory; want a scenario TOML file", arg)}
+		}
 		return scenario.Load(arg)
 	}
 	name := strings.TrimSuffix(filepath.Base(arg), ".toml") + ".toml"
 	if _, err := fs.Stat(scenarios.FS, name); err == nil && !strings.ContainsRune(arg, os.PathSeparator) {
 		return scenario.LoadFS(scenarios.FS, name) // LoadFS: a replayed trace is read from the FS too
 	}
-	return nil, usageError{fmt.Errorf("%s: no such file and no built-in scenario of that name (built-in: %s)",
+	return nil, usageError{err: fmt.Errorf("%s: no such file and no built-in scenario of that name (built-in: %s)",
 		arg, strings.Join(scenarios.Names(), ", "))}
 }
 
 func cmdList(args []string, stdout io.Writer) error {
+	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
+		fmt.Fprintln(stdout, "Usage: hedgesim list\n\nLists the scenarios built into the binary; run one with 'hedgesim run NAME'.")
+		return nil
+	}
 	if len(args) > 0 {
-		return usageError{fmt.Errorf("takes no arguments, got %q", args)}
+		return usageError{err: fmt.Errorf("takes no arguments, got %q", args)}
 	}
 	var b bytes.Buffer
 	for _, n := range scenarios.Names() {

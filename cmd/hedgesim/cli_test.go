@@ -115,6 +115,15 @@ func TestUsageAndErrors(t *testing.T) {
 		{[]string{"run", filepath.Join(dir, "missing.toml")}, 2, "no such file"},
 		{[]string{"run", bad}, 2, "bad.toml:5: models.m.latency.sigma"},
 		{[]string{"list"}, 0, "guard-check.toml"},
+		{[]string{"list", "--help"}, 0, "Usage: hedgesim list"},
+		{[]string{"help", "list"}, 0, "Usage: hedgesim list"},
+		{[]string{"help", "run"}, 0, "-requests"},
+		{[]string{"help", "frobnicate"}, 2, "unknown command"},
+		{[]string{"run", dir}, 2, "is a directory"},
+		{[]string{"run", "--trace", dir, "--requests", "10"}, 2, "is a directory"},
+		{[]string{"run", "--requests", "1e6", "llmperf-azure-chat"}, 2, "--requests 1000000"},
+		{[]string{"run", "--requests", "1e20"}, 2, "1e20 is out of range"},
+		{[]string{"run", "--requests", "60000000"}, 2, "--requests 60000000: must be in [1, 50000000]"},
 	}
 	for _, tc := range cases {
 		code, out, errOut := hedgesim(t, tc.args...)

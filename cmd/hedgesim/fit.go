@@ -61,19 +61,19 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if len(pos) == 0 {
-		return usageError{errors.New("no LOG given; usage: hedgesim fit [flags] LOG")}
+		return usageError{err: errors.New("no LOG given; usage: hedgesim fit [flags] LOG")}
 	}
 	if len(pos) > 1 && !*splitHalf {
-		return usageError{fmt.Errorf("takes one LOG, got %d (only --split-half takes several)", len(pos))}
+		return usageError{err: fmt.Errorf("takes one LOG, got %d (only --split-half takes several)", len(pos))}
 	}
 	if seed.v < 0 {
-		return usageError{fmt.Errorf("--seed %d: must be ≥ 0", seed.v)}
+		return usageError{err: fmt.Errorf("--seed %d: must be ≥ 0", seed.v)}
 	}
 	cols := fit.Columns{Latency: *latency, TTFT: *ttft, OutputTokens: *outTok, Status: *status}
 	if *unitName != "" {
 		u, err := fit.ParseUnit(*unitName)
 		if err != nil {
-			return usageError{fmt.Errorf("--unit: %v", err)}
+			return usageError{err: fmt.Errorf("--unit: %v", err)}
 		}
 		cols.Unit = u
 	}
@@ -117,7 +117,7 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 func fitFile(path, format string, cols fit.Columns, opt fit.Options) (any, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, usageError{err: err}
 	}
 	if format == "" {
 		format = guessFormat(path, data)
@@ -130,16 +130,16 @@ func fitFile(path, format string, cols fit.Columns, opt fit.Options) (any, error
 	case "llmperf-summary":
 		s, err := fit.ReadLLMPerfSummary(r, path)
 		if err != nil {
-			return nil, usageError{err}
+			return nil, usageError{err: err}
 		}
 		f, err := fit.FitSummary(s)
 		if err != nil {
-			return nil, usageError{err}
+			return nil, usageError{err: err}
 		}
 		return f, nil
 	case "csv", "jsonl":
 		if cols.Latency == "" {
-			return nil, usageError{fmt.Errorf("%s: a %s log needs --latency COLUMN (and --unit unless the column name ends in _s or _ms)", path, format)}
+			return nil, usageError{err: fmt.Errorf("%s: a %s log needs --latency COLUMN (and --unit unless the column name ends in _s or _ms)", path, format)}
 		}
 		if format == "csv" {
 			log, err = fit.ReadCSV(r, path, cols)
@@ -147,14 +147,14 @@ func fitFile(path, format string, cols fit.Columns, opt fit.Options) (any, error
 			log, err = fit.ReadJSONL(r, path, cols)
 		}
 	default:
-		return nil, usageError{fmt.Errorf("--format %q: want llmperf, llmperf-summary, csv or jsonl", format)}
+		return nil, usageError{err: fmt.Errorf("--format %q: want llmperf, llmperf-summary, csv or jsonl", format)}
 	}
 	if err != nil {
-		return nil, usageError{err}
+		return nil, usageError{err: err}
 	}
 	rep, err := fit.FitLog(log, opt)
 	if err != nil {
-		return nil, usageError{err}
+		return nil, usageError{err: err}
 	}
 	return rep, nil
 }
@@ -194,7 +194,7 @@ func fitSplitHalf(paths []string, format string, cols fit.Columns, opt fit.Optio
 	for _, p := range paths {
 		data, err := os.ReadFile(p)
 		if err != nil {
-			return usageError{err}
+			return usageError{err: err}
 		}
 		f := format
 		if f == "" {
@@ -209,10 +209,10 @@ func fitSplitHalf(paths []string, format string, cols fit.Columns, opt fit.Optio
 		case "jsonl":
 			log, err = fit.ReadJSONL(bytes.NewReader(data), p, cols)
 		default:
-			return usageError{fmt.Errorf("%s: --split-half needs per-request logs (llmperf, csv, jsonl), not %s", p, f)}
+			return usageError{err: fmt.Errorf("%s: --split-half needs per-request logs (llmperf, csv, jsonl), not %s", p, f)}
 		}
 		if err != nil {
-			return usageError{err}
+			return usageError{err: err}
 		}
 		rs, err := fit.SplitHalf(log, opt)
 		if errors.Is(err, fit.ErrNoData) {
@@ -220,7 +220,7 @@ func fitSplitHalf(paths []string, format string, cols fit.Columns, opt fit.Optio
 			continue
 		}
 		if err != nil {
-			return usageError{err}
+			return usageError{err: err}
 		}
 		rows = append(rows, rs...)
 	}
@@ -237,7 +237,7 @@ func fitSplitHalf(paths []string, format string, cols fit.Columns, opt fit.Optio
 		return err
 	}
 	if len(rows) == 0 {
-		return usageError{fmt.Errorf("no log has the %d successful requests the split-half check needs: %s", fit.MinSplitHalf, strings.Join(skipped, "; "))}
+		return usageError{err: fmt.Errorf("no log has the %d successful requests the split-half check needs: %s", fit.MinSplitHalf, strings.Join(skipped, "; "))}
 	}
 	return nil
 }

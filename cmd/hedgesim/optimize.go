@@ -152,7 +152,7 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 		s.Requests = int(requests.v)
 	}
 	if workers.set && (workers.v < 1 || workers.v > 4096) {
-		return usageError{fmt.Errorf("--workers %d: must be in [1, 4096]", workers.v)}
+		return usageError{err: fmt.Errorf("--workers %d: must be in [1, 4096]", workers.v)}
 	}
 	if confidence.set {
 		s.Level = confidence.v
@@ -177,32 +177,32 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 	var grid []time.Duration
 	switch rng := from.set || to.set || step.set; {
 	case delays.set && rng:
-		return usageError{errors.New("--delays and --from/--to/--step are exclusive")}
+		return usageError{err: errors.New("--delays and --from/--to/--step are exclusive")}
 	case delays.set:
 		for _, x := range delays.v {
 			d, err := parseDuration(x)
 			if err != nil {
-				return usageError{fmt.Errorf("--delays: %v", err)}
+				return usageError{err: fmt.Errorf("--delays: %v", err)}
 			}
 			grid = append(grid, d)
 		}
 		if len(grid) > optimize.MaxDelays {
-			return usageError{fmt.Errorf("--delays: %d delays; at most %d", len(grid), optimize.MaxDelays)}
+			return usageError{err: fmt.Errorf("--delays: %d delays; at most %d", len(grid), optimize.MaxDelays)}
 		}
 		grid = optimize.NormalizeDelays(grid)
 	case rng:
 		if !to.set || !step.set {
-			return usageError{errors.New("a delay range needs --to and --step (--from defaults to 0s)")}
+			return usageError{err: errors.New("a delay range needs --to and --step (--from defaults to 0s)")}
 		}
 		if grid, err = optimize.DelayRange(from.v, to.v, step.v); err != nil {
-			return usageError{fmt.Errorf("--from/--to/--step: %v", err)}
+			return usageError{err: fmt.Errorf("--from/--to/--step: %v", err)}
 		}
 	}
 	var copyList []int
 	for _, x := range copies.v {
 		k, err := strconv.Atoi(x)
 		if err != nil {
-			return usageError{fmt.Errorf("--copies: %q is not an integer", x)}
+			return usageError{err: fmt.Errorf("--copies: %q is not an integer", x)}
 		}
 		copyList = append(copyList, k)
 	}
@@ -234,10 +234,10 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 		}
 	})
 	if objErr != nil {
-		return usageError{fmt.Errorf("--objective: %v", objErr)}
+		return usageError{err: fmt.Errorf("--objective: %v", objErr)}
 	}
 	if err := s.Validate(&cfg); err != nil {
-		return usageError{err}
+		return usageError{err: err}
 	}
 
 	opt := optimize.Options{Workers: int(workers.v)}

@@ -257,10 +257,11 @@ func TestOptimizeUsageErrors(t *testing.T) {
 			t.Errorf("optimize %q: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.msg)
 		}
 	}
+	// Help asked for with "help optimize" goes to stdout; -h to stderr.
 	for _, args := range [][]string{{"help", "optimize"}, {"optimize", "-h"}} {
-		code, _, errOut := hedgesim(t, args...)
-		if code != 0 || !strings.Contains(errOut, "Usage: hedgesim optimize") || !strings.Contains(errOut, "-objective name") {
-			t.Errorf("%q: exit %d, %q", args, code, errOut)
+		code, out, errOut := hedgesim(t, args...)
+		if code != 0 || !strings.Contains(out+errOut, "Usage: hedgesim optimize") || !strings.Contains(out+errOut, "-objective name") {
+			t.Errorf("%q: exit %d, %q", args, code, out+errOut)
 		}
 	}
 }

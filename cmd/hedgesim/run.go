@@ -26,8 +26,11 @@ func (f *intFlag) Set(s string) error {
 	v, err := strconv.ParseInt(s, 10, 64)
 	if err != nil {
 		x, ferr := strconv.ParseFloat(s, 64)
-		if ferr != nil || x != math.Trunc(x) || math.Abs(x) > 1<<62 {
+		if ferr != nil || x != math.Trunc(x) {
 			return fmt.Errorf("%q is not an integer", s)
+		}
+		if math.Abs(x) > 1<<62 {
+			return fmt.Errorf("%s is out of range", s)
 		}
 		v = int64(x)
 	}
@@ -46,7 +49,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	sc, err := scenarioArg(pos, seed, requests, 1e9)
+	sc, err := scenarioArg(pos, seed, requests, sim.MaxRequests)
 	if err != nil {
 		return err
 	}
@@ -58,9 +61,18 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if *tracePath != "" {
 		dir := filepath.Dir(*tracePath)
 		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return usageError{fmt.Errorf("--trace %s: directory %s does not exist", *tracePath, dir)}
+			return usageError{err: fmt.Errorf("--trace %s: directory %s does not exist", *tracePath, dir)}
+		}
+		if st, err := os.Stat(*tracePath); err == nil && st.IsDir() {
+			return usageError{err: fmt.Errorf("--trace %s is a directory; want a file name", *tracePath)}
 		}
 		trace = []byte(sim.TraceCSVHeader)
+	}
+	if err := cfg.Validate(); err != nil {
+		if requests.set {
+			return usageError{err: fmt.Errorf("--requests %d: %w", requests.v, err)}
+		}
+		return err
 	}
 	rep, err := simulate(&cfg, func(r *sim.AttemptRecord) { trace = r.AppendCSV(trace) }, trace != nil)
 	if err != nil {
