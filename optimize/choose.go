@@ -149,7 +149,7 @@ func Pick(cs []Candidate, o Objective) (int, string) {
 		note := fmt.Sprintf("no candidate%s is faster than no hedging", limits)
 		if f := fastest(func(*Candidate) bool { return true }); f != base && better(&cs[f], &cs[base], p) {
 			c := &cs[f]
-			note += fmt.Sprintf(" (the fastest, %s, has %s %s for %+.1f%% cost)", c.Label, pn, fsec(c.Q(p)), c.AddedCostPct)
+			note += fmt.Sprintf(" (the fastest, %s, has %s %s for %s cost)", c.Label, pn, fsec(c.Q(p)), fpct(c.AddedCostPct))
 		}
 		return base, note
 	}
@@ -218,7 +218,15 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 	if qb > 0 {
 		v.GainPct = 100 * (qb - qp) / qb
 	}
-	v.Significant = pick.CI(p)[1] < base.CI(p)[0]
+	ciOK := base.CIOK(p) && pick.CIOK(p)
+	v.Significant = ciOK && pick.CI(p)[1] < base.CI(p)[0]
+	if !ciOK {
+		// An interval that does not fit inside the sample is no interval:
+		// nothing can be shown to improve, on latency or on answers.
+		v.Reason = fmt.Sprintf("too few requests for a %s%% interval on %s: %s simulated per candidate, at least %d needed; nothing counts as significant",
+			fnum(100*level), pname(p), fcount(min(base.Requests, pick.Requests)), MinRequestsForCI(p, level))
+		return v
+	}
 	if !pick.Hedging {
 		v.Reason = "the pick is no hedging"
 		return v
@@ -236,8 +244,8 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		case gain < rule.MinGainPct:
 			return false, fmt.Sprintf("%s falls %.1f%%, less than the %s%% minimum", what, gain, fnum(rule.MinGainPct))
 		case cost > 0 && gain/cost < perCost:
-			return false, fmt.Sprintf("%s falls %.1f%% for %+.1f%% %s: %.2f%% per 1%% of %s, less than %s",
-				what, gain, cost, costWord, gain/cost, costWord, fnum(perCost))
+			return false, fmt.Sprintf("%s falls %.1f%% for %s %s: %.2f%% per 1%% of %s, less than %s",
+				what, gain, fpct(cost), costWord, gain/cost, costWord, fnum(perCost))
 		case rule.RequireSignificant && !sig:
 			return false, fmt.Sprintf("%s falls %.1f%%, not significantly at %s%% (the intervals overlap)", what, gain, pct)
 		case cost <= 0:
@@ -247,15 +255,23 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 			}
 			return true, fmt.Sprintf("%s falls %.1f%% and %s %s %.1f%%: faster and cheaper", what, gain, costWord, verb, -cost)
 		}
-		return true, fmt.Sprintf("%s falls %.1f%% for %+.1f%% %s (%.1f%% per 1%% of %s)", what, gain, cost, costWord, gain/cost, costWord)
+		return true, fmt.Sprintf("%s falls %.1f%% for %s %s (%.1f%% per 1%% of %s)", what, gain, fpct(cost), costWord, gain/cost, costWord)
 	}
 	latOK, latWhy := test(fmt.Sprintf("%s (%s → %s)", pname(p), fsec(qb), fsec(qp)), v.GainPct, v.Significant, rule.MinGainPerCost)
-	failOK, failWhy := false, ""
-	if fb, fp := v.UnansweredBefore, v.UnansweredAfter; fb > 0 && fp != fb {
+	failOK, failWhy, fewer := false, "", ""
+	fb, fp := v.UnansweredBefore, v.UnansweredAfter
+	switch {
+	case fp > fb:
+		// Hedging made answers rarer (copies that fail or answer invalidly
+		// first, budgets, rate limits): say so whatever the verdict.
+		ab, ap := fshares(1-fb, 1-fp)
+		fewer = fmt.Sprintf("but the answered share falls %s → %s: more requests go without a usable answer in time", ab, ap)
+	case fb > 0 && fp < fb:
 		z := distuv.UnitNormal.Quantile((1 + level) / 2)
 		_, hiP := wilson(fp, pick.Requests, z)
 		loB, _ := wilson(fb, base.Requests, z)
-		failOK, failWhy = test(fmt.Sprintf("the unanswered share (%.1f%% → %.1f%%)", 100*fb, 100*fp), 100*(fb-fp)/fb, hiP < loB, rule.MinUnansweredCutPerCost)
+		sb, sp := fshares(fb, fp)
+		failOK, failWhy = test(fmt.Sprintf("the unanswered share (%s → %s)", sb, sp), 100*(fb-fp)/fb, hiP < loB, rule.MinUnansweredCutPerCost)
 	}
 	switch {
 	case latOK:
@@ -267,5 +283,16 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 	default:
 		v.Reason = latWhy
 	}
+	if fewer != "" {
+		v.Reason += "; " + fewer
+	}
 	return v
+}
+
+// fcount says "1 request" or "n requests".
+func fcount(n int64) string {
+	if n == 1 {
+		return "1 request"
+	}
+	return fmt.Sprintf("%d requests", n)
 }

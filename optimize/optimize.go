@@ -44,6 +44,14 @@ type Candidate struct {
 	// confidence intervals of p95 and p99 (at the report's level, despite
 	// the field names, which are shared with `hedgesim run`).
 	Latency sim.Latency `json:"latency_s"`
+	// P95CIOK and P99CIOK say whether the intervals of p95 and p99 are
+	// order-statistic intervals inside the sample (sim's
+	// ClassResult.QuantileCI). When false, the requests are too few (see
+	// MinRequestsForCI): the interval is clamped to the sample's extremes
+	// and means nothing, and no difference in that percentile counts as
+	// significant. The zero value is false.
+	P95CIOK bool `json:"p95_ci_ok"`
+	P99CIOK bool `json:"p99_ci_ok"`
 	// AnsweredShare is the share of requests with a valid answer within
 	// the deadline; HedgedShare the share that sent at least one copy.
 	AnsweredShare      float64 `json:"answered_share"`
@@ -68,7 +76,6 @@ type Candidate struct {
 	// Survival is the empirical survival curve P(T > t), thinned.
 	Survival []SurvivalPoint `json:"-"`
 
-	ciOK [2]bool // QuantileCI of p95 and p99 fitted inside the sample
 	// policy of the candidate (unexported: what was simulated)
 	targets []int
 }
@@ -89,9 +96,22 @@ func (c *Candidate) CI(p float64) [2]float64 {
 	return c.Latency.P95CI95
 }
 
+// CIOK reports whether the interval of the p-percentile (0.95 or 0.99)
+// is a real order-statistic interval (see P95CIOK).
+func (c *Candidate) CIOK(p float64) bool {
+	if p == 0.99 {
+		return c.P99CIOK
+	}
+	return c.P95CIOK
+}
+
 // ClassReport is the optimisation of one class.
 type ClassReport struct {
 	Class string `json:"class"`
+	// Requests is the number of requests simulated for each candidate of
+	// the class: Report.RequestsPerCandidate, or the class's own requests
+	// of a replayed trace when the trace has fewer.
+	Requests int64 `json:"requests"`
 	// DeadlineSeconds is the class's deadline (0 = none).
 	DeadlineSeconds float64 `json:"deadline_s"`
 	// Objective chose the pick among the candidates.
@@ -133,8 +153,10 @@ func (cr *ClassReport) Picked() *Candidate { return &cr.Candidates[cr.Pick] }
 type Report struct {
 	Scenario string `json:"scenario"`
 	Seed     uint64 `json:"seed"`
-	// RequestsPerCandidate is the number of requests simulated for each
-	// candidate of each class.
+	// RequestsPerCandidate is the number of requests asked for per
+	// candidate (Settings.Requests). A class of a replayed trace runs on
+	// its own requests of the trace when they are fewer: see
+	// ClassReport.Requests.
 	RequestsPerCandidate int `json:"requests_per_candidate"`
 	// Level is the confidence level of the intervals.
 	Level        float64 `json:"confidence_level"`
@@ -243,6 +265,7 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		summarize(&base, r, s.Level)
 		job.q10, job.q99 = quantile(r.Latencies, 0.10), quantile(r.Latencies, 0.99)
 		rep.Classes[j].Candidates = []Candidate{base}
+		rep.Classes[j].Requests = base.Requests
 		return nil
 	}, progress("baseline", len(jobs)))
 	if err != nil {
@@ -337,45 +360,67 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	pick.Pick = true
 	for i := range cs {
 		if i != cr.Pick {
-			cs[i].LikePick = overlap(cs[i].CI(p), pick.CI(p))
+			// Without a real interval on either side, nothing is known to
+			// differ from the pick.
+			cs[i].LikePick = !cs[i].CIOK(p) || !pick.CIOK(p) || overlap(cs[i].CI(p), pick.CI(p))
 		}
 	}
 	cr.Verdict = Judge(base, pick, p, level, rule, cr.CostBasis)
-	if !pick.Hedging {
+	tooFew := !base.CIOK(p) || !pick.CIOK(p)
+	if !pick.Hedging && !tooFew {
 		cr.Verdict.Reason = cr.PickNote
 	}
 	cr.Verdict.Alternative = -1
-	if !cr.Verdict.Hedge {
+	if !cr.Verdict.Hedge && !tooFew {
 		// Point to the fastest candidate within the objective's limits
 		// that the rule would accept, if any.
-		for i := range cs {
-			c := &cs[i]
-			if !c.Hedging || !c.Feasible || (cr.Verdict.Alternative >= 0 && !better(c, &cs[cr.Verdict.Alternative], p)) {
-				continue
-			}
-			if v := Judge(base, c, p, level, rule, cr.CostBasis); v.Hedge {
-				cr.Verdict.Alternative = i
-			}
-		}
+		cr.Verdict.Alternative = acceptable(cs, p, level, rule, cr.CostBasis, func(c *Candidate) bool { return c.Feasible })
 		if a := cr.Verdict.Alternative; a >= 0 {
 			v := Judge(base, &cs[a], p, level, rule, cr.CostBasis)
 			cr.Verdict.Reason += fmt.Sprintf(" (the rule accepts %s: %s)", cs[a].Label, v.Reason)
+		} else if a := acceptable(cs, p, level, rule, cr.CostBasis, func(c *Candidate) bool { return !c.Feasible }); a >= 0 {
+			// Say when only the objective's limits stand in the way, so
+			// that a user knows which setting to change.
+			v := Judge(base, &cs[a], p, level, rule, cr.CostBasis)
+			cr.Verdict.Reason += fmt.Sprintf(" (beyond the objective's limits, the rule would accept %s: %s)", cs[a].Label, v.Reason)
 		}
 	}
 
 	n := base.Requests
-	ci := 1
-	if p == 0.95 {
-		ci = 0
-	}
-	if !base.ciOK[ci] {
-		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%d requests are too few for a %s%% interval on %s; raise requests", n, fnum(100*level), pname(p)))
-	} else if !base.ciOK[1] {
-		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%d requests are too few for a %s%% interval on p99; treat p99 as rough", n, fnum(100*level)))
+	if !base.CIOK(p) {
+		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s too few for a %s%% interval on %s: at least %d are needed; no difference counts as significant",
+			requestsAre(n), fnum(100*level), pname(p), MinRequestsForCI(p, level)))
+	} else if !base.P99CIOK {
+		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s too few for a %s%% interval on p99 (at least %d are needed); treat p99 as rough",
+			requestsAre(n), fnum(100*level), MinRequestsForCI(0.99, level)))
 	}
 	if cr.Objective.Goal == LowestCost && !pick.Feasible {
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("no candidate meets %s ≤ %s", pname(p), fsec(cr.Objective.SLA.Seconds())))
 	}
+}
+
+// acceptable returns the index of the fastest hedged candidate of cs, among
+// those for which ok holds, that the rule accepts against cs[0], or −1.
+func acceptable(cs []Candidate, p, level float64, rule Rule, basis string, ok func(*Candidate) bool) int {
+	best := -1
+	for i := range cs {
+		c := &cs[i]
+		if !c.Hedging || !ok(c) || (best >= 0 && !better(c, &cs[best], p)) {
+			continue
+		}
+		if v := Judge(&cs[0], c, p, level, rule, basis); v.Hedge {
+			best = i
+		}
+	}
+	return best
+}
+
+// requestsAre says "1 request is" or "n requests are".
+func requestsAre(n int64) string {
+	if n == 1 {
+		return "1 request is"
+	}
+	return fmt.Sprintf("%d requests are", n)
 }
 
 func overlap(a, b [2]float64) bool { return a[0] <= b[1] && b[0] <= a[1] }

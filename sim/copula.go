@@ -50,7 +50,7 @@ func copulaFactor(c Correlation, p *Policy, models []Model) ([][]float64, error)
 		return nil, fmt.Errorf("correlation matrix: eigendecomposition failed")
 	}
 	if v := eig.Values(nil); v[0] < -1e-9 {
-		return nil, fmt.Errorf("correlations same_model %v, same_provider %v, cross_provider %v give a matrix over this policy's %d attempts that is not positive semidefinite (smallest eigenvalue %.3g); lower the cross-provider correlation or raise the same-model one",
+		return nil, fmt.Errorf("correlations same_model %v, same_provider %v, cross_provider %v give a matrix over this policy's %d attempts that is not positive semidefinite (smallest eigenvalue %.3g): two attempts that are both closely correlated with a third must be correlated with each other too; bring the three values closer together",
 			c.SameModel, c.SameProvider, c.CrossProvider, n, v[0])
 	}
 	l := make([][]float64, n)

@@ -2,6 +2,7 @@ package sim_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -294,5 +295,18 @@ func TestProviderAccountingSums(t *testing.T) {
 	}
 	if res.Providers[1].RateLimited == 0 {
 		t.Error("no 429s from a provider limited to 1 request per second")
+	}
+}
+
+// TestEveryAttemptRejectedWarns: a token bucket smaller than any request
+// rejects everything; the report says so instead of leaving it to the
+// reader to notice 100 % 429s.
+func TestEveryAttemptRejectedWarns(t *testing.T) {
+	cfg := queueConfig(100, 1, 10, 0)
+	cfg.Classes[0].InputTokens = dist.Constant{Value: 1000}
+	cfg.Providers[0].RateLimit = sim.RateLimit{TokensPerMinute: 100, Burst: time.Minute}
+	rep := sim.NewReport(cfg, mustRun(t, cfg), mustRun(t, sim.WithoutHedging(cfg)))
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "every attempt with a 429") {
+		t.Errorf("warnings %q", rep.Warnings)
 	}
 }

@@ -26,6 +26,8 @@ type Report struct {
 	Overall      ClassReport   `json:"overall"`
 	// Providers is what each provider (failure domain) saw in the hedged run.
 	Providers []ProviderResult `json:"providers"`
+	// Warnings are run-wide conditions that limit what the numbers mean.
+	Warnings []string `json:"warnings"`
 }
 
 // Latency summarises request latencies in seconds.
@@ -96,6 +98,12 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 	}
 	r.Overall = classReport(&hedged.Overall, &baseline.Overall)
 	r.Providers = hedged.Providers
+	r.Warnings = []string{}
+	for _, p := range r.Providers {
+		if p.Sent > 0 && p.RateLimited == p.Sent {
+			r.Warnings = append(r.Warnings, fmt.Sprintf("provider %s answered every attempt with a 429: its rate limit admits none of these requests (check tokens_per_minute and burst against the requests' input + output tokens)", p.Name))
+		}
+	}
 	return r
 }
 
@@ -277,6 +285,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, "%s: adaptive delay over the run: min %s, median %s, max %s, last %s\n",
 				c.Class, fsec(ds[0]), fsec(ds[len(ds)/2]), fsec(ds[len(ds)-1]), fsec(ad[len(ad)-1].Delay))
 		}
+	}
+	for _, warn := range r.Warnings {
+		fmt.Fprintf(w, "warning: %s\n", warn)
 	}
 	for _, c := range rows {
 		for _, warn := range c.Warnings {

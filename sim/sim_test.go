@@ -65,7 +65,7 @@ func bimodal(t testing.TB) dist.Continuous {
 
 // TestOrderStatisticOracle checks P(T > t) = ∏ S(t − sᵢ) over the copies
 // sent at offsets sᵢ (independent attempts, no queueing), and that the
-// share of requests that hedge is S(d) — DESIGN.md's first oracle.
+// share of requests that hedge is S(d) — order statistics of independent copies.
 func TestOrderStatisticOracle(t *testing.T) {
 	const n = 200_000
 	cases := []struct {
@@ -113,7 +113,7 @@ func TestOrderStatisticOracle(t *testing.T) {
 	}
 }
 
-// TestFieldReport1 reproduces DESIGN.md's field report 1 in code: bimodal
+// TestFieldReport1 reproduces field report 1 (README, Background) in code: bimodal
 // latency, 3 s budget, copies at 1 s and 2 s: answered w.p. 1 − 0.5³, 1.75
 // calls per request; a single call answers w.p. 0.5.
 func TestFieldReport1(t *testing.T) {
