@@ -192,7 +192,8 @@ type Verdict struct {
 	// AddedCostPct is the pick's added cost (on the class's cost basis).
 	AddedCostPct float64 `json:"added_cost_pct"`
 	// Significant says whether the intervals of the percentile before and
-	// after are disjoint.
+	// after are disjoint; it is false when either interval cannot be
+	// formed inside the sample (P95CIOK, P99CIOK).
 	Significant bool `json:"significant"`
 	// UnansweredBefore and UnansweredAfter are the shares of requests
 	// without a usable answer in time, without hedging and with the pick.
@@ -207,7 +208,11 @@ type Verdict struct {
 
 // Judge applies rule to the pick against the no-hedging baseline, for the
 // p-percentile, with intervals at the given confidence level; basis is the
-// class's cost basis (CostUSD or CostCalls), for the wording.
+// class's cost basis (CostUSD or CostCalls), for the wording. When either
+// candidate's interval of the percentile could not be formed (CIOK false),
+// the verdict is "don't hedge", not significant, whatever the rule: the
+// reason says how many requests an interval needs. When the pick answers
+// fewer requests in time than the baseline, the reason says so.
 func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Verdict {
 	v := Verdict{
 		Alternative:      -1,

@@ -20,6 +20,7 @@ func cand(label string, q, ci, cost, h, a float64) optimize.Candidate {
 			P95: q, P95CI95: [2]float64{q - ci, q + ci},
 			P99: 2 * q, P99CI95: [2]float64{2*q - 2*ci, 2*q + 2*ci},
 		},
+		P95CIOK: true, P99CIOK: true,
 		AddedCostPct: cost, HedgedShare: h, AnsweredShare: a,
 	}
 }
@@ -230,6 +231,50 @@ func TestJudge(t *testing.T) {
 	// The pick is no hedging.
 	if v := optimize.Judge(&base, &base, 0.95, 0.95, rule, optimize.CostUSD); v.Hedge {
 		t.Errorf("no hedging: %+v", v)
+	}
+	// A pick that answers fewer requests in time says so, hedge or not.
+	b = cand("none", 4, 0.05, 0, 0, 0.985)
+	p = cand("x", 3, 0.05, 8, 0.1, 0.979)
+	v = optimize.Judge(&b, &p, 0.95, 0.95, rule, optimize.CostUSD)
+	if !v.Hedge || !strings.Contains(v.Reason, "falls 25.0%") || !strings.Contains(v.Reason, "but the answered share falls 98.5% → 97.9%") {
+		t.Errorf("fewer answers: %v %q; want hedge, saying the answered share falls", v.Hedge, v.Reason)
+	}
+	p = cand("x", 3.9, 0.05, 8, 0.1, 0.98499)
+	v = optimize.Judge(&b, &p, 0.95, 0.95, rule, optimize.CostUSD)
+	if v.Hedge || !strings.Contains(v.Reason, "but the answered share falls 98.500% → 98.499%") {
+		t.Errorf("slightly fewer answers: %v %q; want don't hedge, with enough digits to see the fall", v.Hedge, v.Reason)
+	}
+}
+
+// TestJudgeTooFewRequests: without an order-statistic interval on either
+// side, the verdict is "don't hedge" and not significant, whatever the
+// gain, the cost, the unanswered share or the rule.
+func TestJudgeTooFewRequests(t *testing.T) {
+	rule := optimize.DefaultSettings().Rule
+	loose := rule
+	loose.RequireSignificant = false
+	base := cand("none", 2.67, 0, 0, 0, 0.5)
+	pick := cand("x", 1.53, 0, -5, 0.5, 1)
+	base.Requests, pick.Requests = 5, 5
+	for _, side := range []string{"both", "baseline", "pick"} {
+		b, p := base, pick
+		b.P95CIOK = side == "pick"
+		p.P95CIOK = side == "baseline"
+		for _, r := range []optimize.Rule{rule, loose} {
+			v := optimize.Judge(&b, &p, 0.95, 0.95, r, optimize.CostUSD)
+			if v.Hedge || v.Significant || !strings.Contains(v.Reason, "too few requests for a 95% interval on p95: 5 requests simulated per candidate, at least 110 needed") {
+				t.Errorf("no interval (%s), significance required %v: %+v; want don't hedge, not significant, and how many requests are needed", side, r.RequireSignificant, v)
+			}
+		}
+	}
+	// p99 has its own threshold.
+	b, p := base, pick
+	b.P99CIOK, p.P99CIOK = false, false
+	if v := optimize.Judge(&b, &p, 0.99, 0.95, rule, optimize.CostUSD); v.Hedge || !strings.Contains(v.Reason, "at least 563 needed") {
+		t.Errorf("p99: %+v", v)
+	}
+	if v := optimize.Judge(&b, &p, 0.95, 0.95, rule, optimize.CostUSD); !v.Hedge {
+		t.Errorf("p95 with a p95 interval: %+v; want hedge (only p99 lacks an interval)", v)
 	}
 }
 

@@ -380,9 +380,9 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 			cr.Verdict.Reason += fmt.Sprintf(" (the rule accepts %s: %s)", cs[a].Label, v.Reason)
 		} else if a := acceptable(cs, p, level, rule, cr.CostBasis, func(c *Candidate) bool { return !c.Feasible }); a >= 0 {
 			// Say when only the objective's limits stand in the way, so
-			// that a user knows which setting to change.
+			// that a user knows which setting keeps the class from hedging.
 			v := Judge(base, &cs[a], p, level, rule, cr.CostBasis)
-			cr.Verdict.Reason += fmt.Sprintf(" (beyond the objective's limits, the rule would accept %s: %s)", cs[a].Label, v.Reason)
+			cr.Verdict.Reason += fmt.Sprintf("; beyond the objective's limits, the rule would accept %s: %s", cs[a].Label, v.Reason)
 		}
 	}
 
@@ -399,14 +399,21 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	}
 }
 
-// acceptable returns the index of the fastest hedged candidate of cs, among
-// those for which ok holds, that the rule accepts against cs[0], or −1.
+// acceptable returns the index of the fastest hedged candidate of cs
+// (ties to the cheaper, as Pick ranks them), among those for which ok
+// holds, that the rule accepts against cs[0]; −1 if there is none.
 func acceptable(cs []Candidate, p, level float64, rule Rule, basis string, ok func(*Candidate) bool) int {
 	best := -1
 	for i := range cs {
 		c := &cs[i]
-		if !c.Hedging || !ok(c) || (best >= 0 && !better(c, &cs[best], p)) {
+		if !c.Hedging || !ok(c) {
 			continue
+		}
+		if best >= 0 {
+			b := &cs[best]
+			if !better(c, b, p) && (better(b, c, p) || c.AddedCostPct >= b.AddedCostPct) {
+				continue
+			}
 		}
 		if v := Judge(&cs[0], c, p, level, rule, basis); v.Hedge {
 			best = i
@@ -582,7 +589,7 @@ func classConfig(cfg *sim.Config, i, requests int) (*sim.Config, string, error) 
 	}
 	if tr := c.Arrivals.Trace; c.Arrivals.Process == sim.Replay && len(tr.Arrivals) < requests {
 		c.Requests = len(tr.Arrivals)
-		warn = fmt.Sprintf("the trace has %d requests of this class; each candidate runs on those, not %d", len(tr.Arrivals), requests)
+		warn = fmt.Sprintf("the trace has %s of this class; each candidate runs on those, not %d", fcount(int64(len(tr.Arrivals))), requests)
 	}
 	return &c, warn, nil
 }

@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"reflect"
+	"regexp"
 	"runtime"
 	"strings"
 	"testing"
@@ -66,7 +67,7 @@ func binomialTol(p float64, n int64) float64 {
 }
 
 // hedgedP95 solves P(T > t) = S(t)·S(t−d) = 0.05 for the lognormal(0, 1)
-// single-call survival S and one copy after d (DESIGN.md's first oracle;
+// single-call survival S and one copy after d (the lognormal oracle;
 // the root is above d when S(d) > 0.05), by bisection.
 func hedgedP95(d float64) float64 {
 	ln := dist.LogNormal{Mu: 0, Sigma: 1}
@@ -299,11 +300,100 @@ func TestGuardCheckTrade(t *testing.T) {
 	}
 
 	// Under the default objective (added cost ≤ +10 %) every hedge is too
-	// expensive: +50 % at least, for half the checks are slow.
+	// expensive: +50 % at least, for half the checks are slow. The reason
+	// says that the rule would accept a trade beyond the cap (the package
+	// doc promises it).
 	s.Search.Objective.MaxAddedCostPct = optimize.DefaultMaxAddedCostPct
 	rep = mustRun(t, &sc.Config, s, optimize.Options{})
-	if v := rep.Classes[0].Verdict; v.Hedge || !strings.Contains(v.Reason, "added cost ≤ +10%") {
-		t.Errorf("with the 10%% cost cap: verdict %+v; want don't hedge, for the cap", v)
+	if v := rep.Classes[0].Verdict; v.Hedge || !strings.Contains(v.Reason, "added cost ≤ +10%") ||
+		!strings.Contains(v.Reason, "beyond the objective's limits, the rule would accept") || v.Alternative != -1 {
+		t.Errorf("with the 10%% cost cap: verdict %+v; want don't hedge, for the cap, naming the trade beyond it", v)
+	}
+}
+
+// TestTooFewRequestsNeverSignificant pins the bug where `hedgesim optimize
+// --requests 1` (and 5) said "hedge" with "significant": true on
+// degenerate intervals such as [2.67, 2.67] → [1.53, 1.53]: without an
+// order-statistic interval inside the sample nothing is significant, the
+// verdict is "don't hedge" with the number of requests needed, and every
+// candidate is marked like the pick.
+func TestTooFewRequestsNeverSignificant(t *testing.T) {
+	sc, err := scenario.LoadFS(scenarios.FS, scenarios.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range []int{1, 5, 109} {
+		for _, significant := range []bool{true, false} {
+			s := sc.Optimize
+			s.Requests = n
+			s.Search.Objective.MaxAddedCostPct = math.Inf(1) // let the pick hedge
+			s.Rule.RequireSignificant = significant
+			rep := mustRun(t, &sc.Config, s, optimize.Options{})
+			for i := range rep.Classes {
+				cr := &rep.Classes[i]
+				v := cr.Verdict
+				if v.Hedge || v.Significant || !strings.Contains(v.Reason, "too few requests for a 95% interval on p95") || !strings.Contains(v.Reason, "at least 110 needed") {
+					t.Errorf("%d requests, require significant %v: class %s: verdict %+v; want don't hedge, not significant, 110 needed", n, significant, cr.Class, v)
+				}
+				for _, c := range cr.Candidates {
+					if c.P95CIOK || c.P99CIOK || (!c.Pick && !c.LikePick) {
+						t.Errorf("%d requests: class %s, candidate %s: intervals ok %v/%v, like the pick %v", n, cr.Class, c.Label, c.P95CIOK, c.P99CIOK, c.LikePick)
+					}
+				}
+				if len(cr.Warnings) == 0 || !strings.Contains(strings.Join(cr.Warnings, "\n"), "at least 110 are needed") {
+					t.Errorf("%d requests: class %s: warnings %q", n, cr.Class, cr.Warnings)
+				}
+			}
+			var b bytes.Buffer
+			if err := rep.WriteText(&b, true); err != nil {
+				t.Fatal(err)
+			}
+			out := b.String()
+			if strings.Contains(out, "verdict: hedge") || !strings.Contains(out, " n/a ") || (n == 1) != strings.Contains(out, "1 request is too few") {
+				t.Errorf("%d requests: report:\n%s", n, out)
+			}
+		}
+	}
+	// From 110 requests on, p95 has an interval.
+	s := sc.Optimize
+	s.Requests = 110
+	s.Search.Delays = []time.Duration{0}
+	rep := mustRun(t, &sc.Config, s, optimize.Options{})
+	if c := rep.Classes[0].Baseline(); !c.P95CIOK || c.P99CIOK {
+		t.Errorf("110 requests: intervals ok %v (p95), %v (p99); want true, false", c.P95CIOK, c.P99CIOK)
+	}
+}
+
+// TestSummaryFewerAnswered: when the pick answers fewer requests in time,
+// the summary line shows the answered share falling, and no added cost
+// prints as "-0.0%".
+func TestSummaryFewerAnswered(t *testing.T) {
+	base := optimize.Candidate{Label: "none", Requests: 10000, AnsweredShare: 0.985, P95CIOK: true, P99CIOK: true,
+		Latency: sim.Latency{P95: 4, P95CI95: [2]float64{3.9, 4.1}, P99: 6, P99CI95: [2]float64{5.8, 6.2}}}
+	pick := optimize.Candidate{Label: "1s", Hedging: true, Delay: time.Second, Copies: 1, Target: "m", Requests: 10000,
+		AnsweredShare: 0.979, HedgedShare: 0.2, AttemptsPerRequest: 1.2, AddedCostPct: 8, Pick: true, P95CIOK: true, P99CIOK: true,
+		Latency: sim.Latency{P95: 3, P95CI95: [2]float64{2.9, 3.1}, P99: 5, P99CI95: [2]float64{4.8, 5.2}}}
+	same := pick
+	same.Label, same.Delay, same.AddedCostPct, same.Pick = "9s", 9*time.Second, -0.01, false
+	rule := optimize.DefaultSettings().Rule
+	cr := optimize.ClassReport{
+		Class: "x", Objective: optimize.DefaultSettings().Search.Objective, CostBasis: optimize.CostUSD,
+		Candidates: []optimize.Candidate{base, pick, same}, Frontier: []int{0, 1}, Pick: 1, Requests: 10000,
+		Verdict: optimize.Judge(&base, &pick, 0.95, 0.95, rule, optimize.CostUSD),
+	}
+	rep := &optimize.Report{Scenario: "s", RequestsPerCandidate: 10000, Level: 0.95, Classes: []optimize.ClassReport{cr}}
+	var b bytes.Buffer
+	if err := rep.WriteText(&b, true); err != nil {
+		t.Fatal(err)
+	}
+	out := b.String()
+	for _, want := range []string{"98.5% → 97.9%", "(-0.6 pt)", "but the answered share falls 98.5% → 97.9%", "10000 requests per candidate"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("report lacks %q:\n%s", want, out)
+		}
+	}
+	if strings.Contains(out, "-0.0%") {
+		t.Errorf("report has -0.0%%:\n%s", out)
 	}
 }
 
@@ -459,6 +549,20 @@ func TestCSV(t *testing.T) {
 	if !strings.HasPrefix(lines[3], "c,1s×1,true,1,1,m,2000,") {
 		t.Errorf("row 3: %q", lines[3])
 	}
+	// No float noise such as 1.9239342640000001: at most 12 significant
+	// digits.
+	digits := regexp.MustCompile(`^-?(\d+)(?:\.(\d+))?(?:e[-+]\d+)?$`)
+	for _, line := range lines[1:] {
+		for _, f := range strings.Split(line, ",") {
+			m := digits.FindStringSubmatch(f)
+			if m == nil {
+				continue
+			}
+			if sig := strings.TrimLeft(m[1]+m[2], "0"); len(sig) > 12 {
+				t.Errorf("CSV value %s has %d significant digits", f, len(sig))
+			}
+		}
+	}
 }
 
 func TestFreeClassUsesCalls(t *testing.T) {
@@ -593,11 +697,20 @@ func TestReplayTrace(t *testing.T) {
 	rep := mustRun(t, cfg, s, optimize.Options{})
 	for i, want := range []int64{100, 200} {
 		cr := &rep.Classes[i]
-		if n := cr.Baseline().Requests; n != want {
-			t.Errorf("class %s: %d requests; want %d", cr.Class, n, want)
+		if n := cr.Baseline().Requests; n != want || cr.Requests != want {
+			t.Errorf("class %s: %d requests (class report: %d); want %d", cr.Class, n, cr.Requests, want)
 		}
 		if len(cr.Warnings) == 0 || !strings.Contains(cr.Warnings[0], "the trace has") {
 			t.Errorf("class %s: warnings %q", cr.Class, cr.Warnings)
 		}
+	}
+	// The report's first line gives the requests each class really ran.
+	var b bytes.Buffer
+	if err := rep.WriteText(&b, false); err != nil {
+		t.Fatal(err)
+	}
+	first, _, _ := strings.Cut(b.String(), "\n")
+	if !strings.Contains(first, "requests per candidate: the trace's, per class: c 100, d 200;") || strings.Contains(first, "1000") {
+		t.Errorf("first line %q; want the trace's requests per class", first)
 	}
 }

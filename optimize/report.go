@@ -7,6 +7,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -66,7 +67,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	if err := cw.Write(CSVHeader); err != nil {
 		return err
 	}
-	f := func(x float64) string { return strconv.FormatFloat(x, 'g', -1, 64) }
+	f := csvFloat
 	b := strconv.FormatBool
 	for _, cr := range r.Classes {
 		for _, c := range cr.Candidates {
@@ -87,18 +88,49 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	return cw.Error()
 }
 
+// csvFloat formats x with up to 12 significant digits: enough for a
+// latency to the nanosecond up to 1000 s, and free of the float noise of
+// the shortest exact form (1.9239342640000001).
+func csvFloat(x float64) string {
+	if x == 0 {
+		return "0" // also for −0
+	}
+	return strconv.FormatFloat(x, 'g', 12, 64)
+}
+
+// requestsLine says how many requests each candidate ran: "200000 requests
+// per candidate", or per class when a replayed trace gave a class fewer.
+func (r *Report) requestsLine() string {
+	same := true
+	for _, cr := range r.Classes {
+		same = same && cr.Requests == int64(r.RequestsPerCandidate)
+	}
+	if same {
+		return fcount(int64(r.RequestsPerCandidate)) + " per candidate"
+	}
+	var b strings.Builder
+	b.WriteString("requests per candidate: the trace's, per class:")
+	for i, cr := range r.Classes {
+		if i > 0 {
+			b.WriteByte(',')
+		}
+		fmt.Fprintf(&b, " %s %d", cr.Class, cr.Requests)
+	}
+	return b.String()
+}
+
 // WriteText writes r as human-readable tables: a summary line per class,
 // then per class the verdict and its reason, and the frontier (every
 // candidate with all set) with the pick marked "*" and candidates whose
 // percentile is not significantly different from the pick's marked "~".
 func (r *Report) WriteText(w io.Writer, all bool) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "scenario %s, seed %d, %d requests per candidate; each class simulated alone, every candidate on the same random draws\n",
-		r.Scenario, r.Seed, r.RequestsPerCandidate)
+	fmt.Fprintf(ew, "scenario %s, seed %d, %s; each class simulated alone, every candidate on the same random draws\n",
+		r.Scenario, r.Seed, r.requestsLine())
 	fmt.Fprintf(ew, "verdict rule: %s\n\n", r.RuleText)
 
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "class\tverdict\tdelay\tcopies\ttarget\tp95 before → after\t\tp99 before → after\t\thedged\tcalls/req\tadded cost")
+	fmt.Fprintln(tw, "class\tverdict\tdelay\tcopies\ttarget\tp95 before → after\t\tp99 before → after\t\tanswered before → after\t\thedged\tcalls/req\tadded cost")
 	for i := range r.Classes {
 		cr := &r.Classes[i]
 		b, c := cr.Baseline(), cr.Picked()
@@ -108,10 +140,12 @@ func (r *Report) WriteText(w io.Writer, all bool) error {
 		} else {
 			c = b
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s → %s\t%s\t%s → %s\t%s\t%.1f%%\t%.3f\t%s\n",
+		ab, ac := fshares(b.AnsweredShare, c.AnsweredShare)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s → %s\t%s\t%s → %s\t%s\t%s → %s\t%s\t%.1f%%\t%.3f\t%s\n",
 			cr.Class, verdict, delay, copies, target,
 			fsec(b.Latency.P95), fsec(c.Latency.P95), change(b.Latency.P95, c.Latency.P95),
 			fsec(b.Latency.P99), fsec(c.Latency.P99), change(b.Latency.P99, c.Latency.P99),
+			ab, ac, answeredChange(b.AnsweredShare, c.AnsweredShare),
 			100*c.HedgedShare, c.AttemptsPerRequest, addedCost(cr, c))
 	}
 	tw.Flush()
@@ -187,10 +221,10 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 			delay, copies, target = fdelay(c.Delay), strconv.Itoa(c.Copies), c.Target
 		}
 		l := c.Latency
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t[%s, %s]\t%s\t[%s, %s]\t%.1f%%\t%.1f%%\t%.3f\t$%.4f\t%s\t\n",
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f%%\t%.1f%%\t%.3f\t$%.4f\t%s\t\n",
 			mark, delay, copies, target,
-			fsec(l.P95), fsec(l.P95CI95[0]), fsec(l.P95CI95[1]),
-			fsec(l.P99), fsec(l.P99CI95[0]), fsec(l.P99CI95[1]),
+			fsec(l.P95), interval(l.P95CI95, c.P95CIOK),
+			fsec(l.P99), interval(l.P99CI95, c.P99CIOK),
 			100*c.AnsweredShare, 100*c.HedgedShare, c.AttemptsPerRequest, c.CostPer1kUSD, addedCost(cr, c))
 	}
 	tw.Flush()
@@ -201,17 +235,41 @@ func describe(c *Candidate) string {
 	return fmt.Sprintf("%d cop%s to %s, %s apart", c.Copies, plural(c.Copies, "y", "ies"), c.Target, fdelay(c.Delay))
 }
 
+// interval formats a percentile's confidence interval, "n/a" when the
+// requests are too few for one.
+func interval(ci [2]float64, ok bool) string {
+	if !ok {
+		return "n/a"
+	}
+	return fmt.Sprintf("[%s, %s]", fsec(ci[0]), fsec(ci[1]))
+}
+
 // change formats the relative change from a to b: "(−32.7%)".
 func change(a, b float64) string {
 	if !(a > 0) || a == b {
 		return ""
 	}
-	return fmt.Sprintf("(%+.1f%%)", 100*(b-a)/a)
+	return "(" + fpct(100*(b-a)/a) + ")"
+}
+
+// answeredChange formats the change of the answered share from a to b in
+// percentage points, "(−0.6 pt)", with the precision of fshares.
+func answeredChange(a, b float64) string {
+	if a == b {
+		return ""
+	}
+	sa, _ := fshares(a, b)
+	d := len(sa) - strings.IndexByte(sa, '.') - 2 // decimals, without the "%"
+	x := 100 * (b - a)
+	if math.Round(x*math.Pow10(d)) == 0 {
+		x = 0 // "+0.000", not "-0.000"
+	}
+	return fmt.Sprintf("(%+.*f pt)", d, x)
 }
 
 // addedCost formats a candidate's added cost on the class's basis.
 func addedCost(cr *ClassReport, c *Candidate) string {
-	s := fmt.Sprintf("%+.1f%%", c.AddedCostPct)
+	s := fpct(c.AddedCostPct)
 	if cr.CostBasis == CostCalls {
 		s += " calls"
 	}

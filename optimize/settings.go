@@ -157,11 +157,19 @@ func (o Objective) validate() error {
 // hedge to answer more requests in time even when its p95 sits at the
 // deadline.
 //
-// The defaults encode DESIGN.md's rule of thumb: −25 % p95 for +8 % cost
-// (3.1 % per %) is worth it; −10 % for +20 % (0.5 % per %) is not. An
+// The defaults encode field report 2's rule of thumb (README, Background):
+// −25 % p95 for +8 % cost (3.1 % per %) is worth it; −10 % for +20 %
+// (0.5 % per %) is not. An
 // answer that would otherwise be missing is worth more than a faster one:
 // field report 1 (answered share 50 % → 87.5 %, i.e. −75 % unanswered, for
-// +75 % calls) passes.
+// +75 % calls) passes the rule. The rule only judges the pick, and the
+// default objective (DefaultMaxAddedCostPct, +10 %) never picks a +75 %
+// candidate: under the defaults that class is told "don't hedge", with a
+// note that the rule would accept the trade beyond the objective's limits;
+// lift the cap (max_added_cost_pct = inf, --max-cost inf) to pick it.
+//
+// Whatever the rule, a pick is never worth it when the requests are too few
+// for an order-statistic interval on the percentile (MinRequestsForCI).
 type Rule struct {
 	// MinGainPct is the smallest relative improvement worth having, in
 	// percent; ≥ 0. Default 10.

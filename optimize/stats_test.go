@@ -4,10 +4,13 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 
 	"gonum.org/v1/gonum/stat"
+
+	"github.com/hedgesim/hedgesim/sim"
 )
 
 // TestQuantileMatchesGonum: quantile is stat.Quantile(p, stat.Empirical)
@@ -68,7 +71,49 @@ func TestWilson(t *testing.T) {
 	}
 }
 
+// TestMinRequestsForCI: the threshold is where sim's QuantileCI starts to
+// fit inside the sample, and it keeps fitting above it.
+func TestMinRequestsForCI(t *testing.T) {
+	for _, p := range []float64{0.5, 0.95, 0.99} {
+		for _, level := range []float64{0.9, 0.95, 0.99} {
+			m := MinRequestsForCI(p, level)
+			for n := max(1, m-50); n <= m+300; n++ {
+				_, _, ok := (&sim.ClassResult{Latencies: make([]float64, n)}).QuantileCI(p, level)
+				if ok != (n >= m) {
+					t.Errorf("p %v, level %v: QuantileCI ok = %v at n = %d; MinRequestsForCI = %d", p, level, ok, n, m)
+					break
+				}
+			}
+		}
+	}
+	if a, b := MinRequestsForCI(0.95, 0.95), MinRequestsForCI(0.99, 0.95); a != 110 || b != 563 {
+		t.Errorf("at 95%%: %d for p95, %d for p99; the docs say 110 and 563", a, b)
+	}
+}
+
 func TestFormat(t *testing.T) {
+	for x, want := range map[float64]string{0: "+0.0%", -0.04: "+0.0%", 0.04: "+0.0%", -0.05000001: "-0.1%", 9.84: "+9.8%", -40.66: "-40.7%"} {
+		if got := fpct(x); got != want {
+			t.Errorf("fpct(%v) = %q; want %q", x, got, want)
+		}
+	}
+	for _, c := range []struct{ a, b, wa, wb string }{
+		{"0.985", "0.979", "98.5%", "97.9%"},
+		{"0.985", "0.985", "98.5%", "98.5%"},
+		{"0.98501", "0.98549", "98.50%", "98.55%"},
+		{"0.985001", "0.985002", "98.500%", "98.500%"},
+	} {
+		a, _ := strconv.ParseFloat(c.a, 64)
+		b, _ := strconv.ParseFloat(c.b, 64)
+		if ga, gb := fshares(a, b); ga != c.wa || gb != c.wb {
+			t.Errorf("fshares(%v, %v) = %q, %q; want %q, %q", a, b, ga, gb, c.wa, c.wb)
+		}
+	}
+	for x, want := range map[float64]string{1.9239342640000001: "1.923934264", 4.162200000000001: "4.1622", math.Copysign(0, -1): "0", 123.456789012345: "123.456789012", 5e-5: "5e-05"} {
+		if got := csvFloat(x); got != want {
+			t.Errorf("csvFloat(%v) = %q; want %q", x, got, want)
+		}
+	}
 	for d, want := range map[time.Duration]string{
 		0: "0s", 70 * time.Millisecond: "70ms", 1250 * time.Millisecond: "1.25s",
 		12500 * time.Millisecond: "12.5s", 500 * time.Microsecond: "500µs", 283500 * time.Microsecond: "283.5ms",

@@ -1,18 +1,22 @@
 // Package plots draws the figures of an optimisation report with gonum/plot,
 // per traffic class:
 //
-//   - cost: added cost versus the objective's percentile, every candidate
-//     labelled by its delay, the frontier drawn, no hedging and the pick
-//     highlighted;
+//   - cost: added cost versus the objective's percentile, candidates
+//     labelled by their delay where the labels fit, the frontier drawn, no
+//     hedging and the pick highlighted;
 //   - survival: the latency survival curve P(T > t) on a logarithmic axis,
-//     no hedging against the pick (or, when the pick is no hedging, the
-//     fastest candidate);
-//   - delay: p95 and p99 with their confidence bands, and the hedged share,
-//     versus the hedge delay.
+//     no hedging against the pick (when the verdict is "don't hedge",
+//     against the fastest candidate, labelled as such; no hedging alone
+//     when no candidate is faster);
+//   - delay: p95 and p99 with their confidence bands, and the hedged and
+//     answered shares, versus the hedge delay.
 //
 // Each figure is built in two steps that can be tested apart: a function
 // that computes the data behind it (CostData, SurvivalData, DelayData) and a
-// Figure that draws it to PNG or SVG bytes.
+// Figure that draws it to PNG or SVG bytes. Legends are drawn inside the
+// data area where they cover no curve, marker or label (the y range grows
+// when no such spot exists), and point labels are thinned so that none
+// covers another, a marker or the frontier.
 package plots
 
 import (
@@ -27,13 +31,17 @@ import (
 // XY is a point in data units.
 type XY struct{ X, Y float64 }
 
-// Label is a candidate's point and label in the cost figure. Shown is
-// false when the label would overlap one placed before it (the pick, no
-// hedging and frontier points are placed first).
+// Label is a candidate's point and label in the cost figure: its delay, or
+// "no hedging". Shown is false when the label would cover another label, a
+// marker or the frontier, or leave the data area (the pick's, no hedging's
+// and the frontier's labels are placed first).
+// DX and DY are the offset from the point to the lower-left corner of the
+// label's text, in points (1/72 in), X to the right and Y up.
 type Label struct {
 	XY
-	Text  string
-	Shown bool
+	Text   string
+	Shown  bool
+	DX, DY float64
 }
 
 // Cost is the data of the cost figure. X is the added cost in percent (of
@@ -42,18 +50,26 @@ type Cost struct {
 	Title, XLabel, YLabel string
 	// Candidates holds every candidate, in report order (no hedging first).
 	Candidates []Label
-	// Frontier is the frontier by increasing cost.
+	// Frontier is the frontier by increasing cost; it is drawn when it has
+	// two points or more.
 	Frontier []XY
 	// Baseline is no hedging and Pick the objective's pick.
 	Baseline, Pick Label
+	// BaselineName and PickName are their legend entries; PickName is empty
+	// when the pick is no hedging (no separate marker is drawn).
+	BaselineName, PickName string
+	// XMin, XMax, YMin and YMax are the axis ranges: room for the labels
+	// and for the legend where it covers no data.
+	XMin, XMax, YMin, YMax float64
+
+	order []int // candidates by labelling priority
 }
 
 // plotWidth and plotHeight are the figure sizes in inches.
 const (
-	plotWidth     = 8.0
-	plotHeight    = 5.0
-	delayHeight   = 7.0
-	labelFontSize = 7.0 // points
+	plotWidth   = 8.0
+	plotHeight  = 5.0
+	delayHeight = 7.0
 )
 
 // verdictText summarises the class's verdict for titles.
@@ -71,13 +87,28 @@ func pname(p float64) string {
 	return "p95"
 }
 
-// CostData returns the data of the cost figure of cr.
+// costWord formats an added cost on the class's basis: "+9.8% cost",
+// "+75.0% calls" (never "-0.0%").
+func costWord(cr *optimize.ClassReport, pct float64) string {
+	s := fmt.Sprintf("%+.1f%%", pct)
+	if math.Round(10*pct) == 0 {
+		s = "+0.0%"
+	}
+	if cr.CostBasis == optimize.CostCalls {
+		return s + " calls"
+	}
+	return s + " cost"
+}
+
+// CostData returns the data of the cost figure of cr, with its labels
+// placed.
 func CostData(cr *optimize.ClassReport) Cost {
 	p := cr.Objective.Percentile
 	d := Cost{
-		Title:  fmt.Sprintf("%s: added cost vs %s — %s", cr.Class, pname(p), verdictText(cr)),
-		XLabel: "added cost (% of no hedging)",
-		YLabel: pname(p) + " latency (s)",
+		Title:        fmt.Sprintf("%s: added cost vs %s — %s", cr.Class, pname(p), verdictText(cr)),
+		XLabel:       "added cost (% of no hedging)",
+		YLabel:       pname(p) + " latency (s)",
+		BaselineName: "no hedging",
 	}
 	if cr.CostBasis == optimize.CostCalls {
 		d.XLabel = "added calls per request (% of no hedging)"
@@ -86,68 +117,50 @@ func CostData(cr *optimize.ClassReport) Cost {
 		c := &cr.Candidates[i]
 		d.Candidates = append(d.Candidates, Label{XY: XY{c.AddedCostPct, c.Q(p)}, Text: c.Label})
 	}
+	d.Candidates[0].Text = "no hedging"
 	for _, i := range cr.Frontier {
 		d.Frontier = append(d.Frontier, d.Candidates[i].XY)
 	}
-	// Place labels greedily, most important first, skipping overlaps.
-	order := []int{cr.Pick, 0}
-	order = append(order, cr.Frontier...)
-	for i := range cr.Candidates {
-		order = append(order, i)
+	switch pick := cr.Picked(); {
+	case !pick.Hedging:
+		d.BaselineName = "no hedging (the pick)"
+	case cr.Verdict.Hedge:
+		d.PickName = fmt.Sprintf("pick: %s, %s", pick.Label, costWord(cr, pick.AddedCostPct))
+	default:
+		d.PickName = fmt.Sprintf("pick: %s, %s (fails the verdict rule)", pick.Label, costWord(cr, pick.AddedCostPct))
 	}
-	placeLabels(d.Candidates, order)
-	d.Baseline = d.Candidates[0]
-	d.Baseline.Text = "no hedging"
-	d.Pick = d.Candidates[cr.Pick]
-	return d
-}
-
-// placeLabels marks as Shown the labels, taken in order (repeats ignored),
-// whose text box does not overlap a box already placed. Boxes are
-// estimated in inches on the figure's data area.
-func placeLabels(ls []Label, order []int) {
-	if len(ls) == 0 {
-		return
+	// Label the pick first, then no hedging, the frontier, the rest.
+	if cr.Pick != 0 {
+		d.order = append(d.order, cr.Pick)
+	}
+	d.order = append(d.order, 0)
+	for _, i := range cr.Frontier {
+		if i != 0 && i != cr.Pick {
+			d.order = append(d.order, i)
+		}
+	}
+	for i := 1; i < len(cr.Candidates); i++ {
+		if i != cr.Pick && !cr.Candidates[i].OnFrontier {
+			d.order = append(d.order, i)
+		}
 	}
 	x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
-	for _, l := range ls {
+	for _, l := range d.Candidates {
 		x0, x1 = min(x0, l.X), max(x1, l.X)
 		y0, y1 = min(y0, l.Y), max(y1, l.Y)
 	}
-	const w, h = plotWidth - 1.5, plotHeight - 1.5 // data area, about
-	sx, sy := w/nonzero(x1-x0), h/nonzero(y1-y0)
-	type box struct{ x0, y0, x1, y1 float64 }
-	var placed []box
-	seen := make([]bool, len(ls))
-	for _, i := range order {
-		if seen[i] {
-			continue
-		}
-		seen[i] = true
-		l := &ls[i]
-		// Labels are drawn right of and above their point.
-		bx := (l.X - x0) * sx
-		by := (l.Y - y0) * sy
-		b := box{bx + 0.03, by, bx + 0.03 + 0.55*labelFontSize/72*float64(len([]rune(l.Text))), by + labelFontSize/72}
-		ok := true
-		for _, q := range placed {
-			if b.x0 < q.x1 && q.x0 < b.x1 && b.y0 < q.y1 && q.y0 < b.y1 {
-				ok = false
-				break
-			}
-		}
-		if ok {
-			placed = append(placed, b)
-			l.Shown = true
-		}
-	}
+	d.XMin, d.XMax = x0-0.04*span(x0, x1), x1+0.10*span(x0, x1)
+	d.YMin, d.YMax = y0-0.06*span(y0, y1), y1+0.08*span(y0, y1)
+	layoutCost(&d)
+	d.Baseline, d.Pick = d.Candidates[0], d.Candidates[cr.Pick]
+	return d
 }
 
-func nonzero(x float64) float64 {
-	if x > 0 {
-		return x
+func span(a, b float64) float64 {
+	if b > a {
+		return b - a
 	}
-	return 1
+	return math.Max(math.Abs(a), 1)
 }
 
 // Survival is the data of the survival figure: step curves of P(T > t)
@@ -155,8 +168,12 @@ func nonzero(x float64) float64 {
 // t ≤ XMax.
 type Survival struct {
 	Title, XLabel, YLabel string
-	Baseline, Other       []XY
-	// OtherName names the other curve: "pick: 650ms" or "fastest: 0s".
+	// Baseline is no hedging; Other the candidate compared with it, nil
+	// when no candidate is faster than no hedging.
+	Baseline, Other []XY
+	// OtherName names the other curve in the legend: "pick: 813ms, +9.8%
+	// cost" or, when the verdict is "don't hedge", "fastest candidate: 0s,
+	// +73.2% cost (not picked)".
 	OtherName string
 	// Delay is when the other curve's first copy goes out, in seconds
 	// (NaN when it does not hedge).
@@ -165,48 +182,68 @@ type Survival struct {
 }
 
 // SurvivalData returns the data of the survival figure of cr: no hedging
-// against the pick, or, when the pick is no hedging, against the candidate
-// with the lowest percentile.
+// against the pick or, when the verdict is "don't hedge", against the
+// fastest candidate (lowest percentile, then most answers), for reference;
+// no hedging alone when no candidate is faster.
 func SurvivalData(cr *optimize.ClassReport) Survival {
 	p := cr.Objective.Percentile
 	base := cr.Baseline()
-	other, name := cr.Picked(), "pick: "+cr.Picked().Label
-	if !other.Hedging {
+	d := Survival{
+		XLabel: "latency t (s)",
+		YLabel: "P(latency > t)",
+		Delay:  math.NaN(),
+	}
+	var other *optimize.Candidate
+	if pick := cr.Picked(); cr.Verdict.Hedge {
+		other = pick
+		d.Title = fmt.Sprintf("%s: latency survival — hedge at %s (%s) vs no hedging", cr.Class, pick.Label, copies(pick))
+		d.OtherName = fmt.Sprintf("pick: %s, %s", pick.Label, costWord(cr, pick.AddedCostPct))
+	} else {
 		best := 0
 		for i := range cr.Candidates {
-			if cr.Candidates[i].Q(p) < cr.Candidates[best].Q(p) {
+			c, b := &cr.Candidates[i], &cr.Candidates[best]
+			if c.Q(p) < b.Q(p) || (c.Q(p) == b.Q(p) && c.AnsweredShare > b.AnsweredShare) {
 				best = i
 			}
 		}
-		other, name = &cr.Candidates[best], "fastest: "+cr.Candidates[best].Label
-	}
-	d := Survival{
-		Title:     fmt.Sprintf("%s: latency survival, no hedging vs %s", cr.Class, strings.TrimPrefix(strings.TrimPrefix(name, "pick: "), "fastest: ")),
-		XLabel:    "latency t (s)",
-		YLabel:    "P(latency > t)",
-		OtherName: name,
-		Delay:     math.NaN(),
-	}
-	if other.Hedging {
-		d.Delay = other.DelaySeconds
-		d.Title += fmt.Sprintf(" (%d cop%s to %s)", other.Copies, plural(other.Copies), other.Target)
+		if best == 0 {
+			d.Title = fmt.Sprintf("%s: latency survival without hedging — don't hedge: no candidate is faster", cr.Class)
+		} else {
+			other = &cr.Candidates[best]
+			d.Title = fmt.Sprintf("%s: latency survival — don't hedge; for reference, the fastest candidate, %s (%s)", cr.Class, other.Label, copies(other))
+			d.OtherName = fmt.Sprintf("fastest candidate: %s, %s (not picked)", other.Label, costWord(cr, other.AddedCostPct))
+			if best == cr.Pick {
+				d.OtherName = fmt.Sprintf("fastest candidate: %s, %s (the pick; fails the verdict rule)", other.Label, costWord(cr, other.AddedCostPct))
+			}
+		}
 	}
 	n := float64(max(base.Requests, 1))
 	d.YMin = min(max(10/n, 1e-6), 0.1)
-	d.XMax = max(tailAt(base.Survival, d.YMin), tailAt(other.Survival, d.YMin))
+	d.XMax = tailAt(base.Survival, d.YMin)
+	if other != nil {
+		d.XMax = max(d.XMax, tailAt(other.Survival, d.YMin))
+	}
 	if !(d.XMax > 0) {
 		d.XMax = 1
 	}
 	d.Baseline = curve(base.Survival, d.XMax, d.YMin)
-	d.Other = curve(other.Survival, d.XMax, d.YMin)
+	if other != nil {
+		d.Other = curve(other.Survival, d.XMax, d.YMin)
+		d.Delay = other.DelaySeconds
+	}
 	return d
+}
+
+// copies says where a candidate's copies go: "1 copy to large-b".
+func copies(c *optimize.Candidate) string {
+	return fmt.Sprintf("%d %s to %s", c.Copies, plural(c.Copies), c.Target)
 }
 
 func plural(n int) string {
 	if n == 1 {
-		return "y"
+		return "copy"
 	}
-	return "ies"
+	return "copies"
 }
 
 // tailAt returns the smallest latency at which the survival curve s is
@@ -265,8 +302,14 @@ type DelaySeries struct {
 type Delay struct {
 	Title, HedgedTitle, XLabel string
 	Level                      float64 // confidence level of the bands
-	// Percentile is the objective's, at which the pick is marked.
+	// Bands is false when the requests are too few for the intervals
+	// (optimize.MinRequestsForCI): no bands are drawn then.
+	Bands bool
+	// Percentile is the objective's, at which the pick is marked, and
+	// PickName the pick's legend entry ("pick: 813ms", with "fails the
+	// verdict rule" when the verdict is "don't hedge").
 	Percentile float64
+	PickName   string
 	Series     []DelaySeries
 	// BaseP95 and BaseP99 are the no-hedging percentiles.
 	BaseP95, BaseP99 float64
@@ -275,13 +318,26 @@ type Delay struct {
 // DelayData returns the data of the delay figure of cr.
 func DelayData(cr *optimize.ClassReport, level float64) Delay {
 	b := cr.Baseline()
+	bands := true
+	for i := range cr.Candidates {
+		bands = bands && cr.Candidates[i].P95CIOK && cr.Candidates[i].P99CIOK
+	}
+	what := fmt.Sprintf("bands: %s%% CI", trim(100*level))
+	if !bands {
+		what = "too few requests for confidence bands"
+	}
 	d := Delay{
-		Title:       fmt.Sprintf("%s: p95 and p99 vs hedge delay (bands: %s%% CI) — %s", cr.Class, trim(100*level), verdictText(cr)),
-		HedgedTitle: "share of requests that send a copy, and that get a usable answer in time",
+		Title:       fmt.Sprintf("%s: p95 and p99 vs hedge delay (%s) — %s", cr.Class, what, verdictText(cr)),
+		Bands:       bands,
+		HedgedTitle: "requests that send a copy, and requests answered in time",
 		XLabel:      "hedge delay (s)",
 		Level:       level,
 		Percentile:  cr.Objective.Percentile,
+		PickName:    "pick: " + cr.Picked().Label,
 		BaseP95:     b.Latency.P95, BaseP99: b.Latency.P99,
+	}
+	if !cr.Verdict.Hedge {
+		d.PickName += " (fails the verdict rule)"
 	}
 	for _, sr := range cr.Series {
 		s := DelaySeries{Name: sr.Name, PickAt: -1}

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"math"
 	"strconv"
+	"strings"
 
 	"gonum.org/v1/plot"
 	"gonum.org/v1/plot/plotter"
@@ -29,7 +30,16 @@ type Figure struct {
 	Name string
 	// Width and Height are the figure's size.
 	Width, Height vg.Length
-	draw          func(draw.Canvas) error
+	// draw draws the figure and returns its legends' frames and how many
+	// obstacles each covers.
+	draw func(draw.Canvas) ([]placed, error)
+}
+
+// placed is a legend's frame and the number of obstacles (curves, markers,
+// labels) it covers: 0 unless no spot was free.
+type placed struct {
+	frame box
+	hits  int
 }
 
 // ClassFigures returns the three figures of a class of an optimisation
@@ -39,21 +49,32 @@ func ClassFigures(cr *optimize.ClassReport, level float64) []Figure {
 	surv := SurvivalData(cr)
 	del := DelayData(cr, level)
 	return []Figure{
-		{Name: "cost", Width: plotWidth * vg.Inch, Height: plotHeight * vg.Inch, draw: single(func() (*plot.Plot, error) { return costPlot(cost) })},
-		{Name: "survival", Width: plotWidth * vg.Inch, Height: plotHeight * vg.Inch, draw: single(func() (*plot.Plot, error) { return survivalPlot(surv) })},
-		{Name: "delay", Width: plotWidth * vg.Inch, Height: delayHeight * vg.Inch, draw: func(dc draw.Canvas) error { return delayPlots(del, dc) }},
+		{Name: "cost", Width: plotWidth * vg.Inch, Height: plotHeight * vg.Inch, draw: single(func() (*plot.Plot, *marks, *legend, error) { return costPlot(cost) })},
+		{Name: "survival", Width: plotWidth * vg.Inch, Height: plotHeight * vg.Inch, draw: single(func() (*plot.Plot, *marks, *legend, error) { return survivalPlot(surv) })},
+		{Name: "delay", Width: plotWidth * vg.Inch, Height: delayHeight * vg.Inch, draw: func(dc draw.Canvas) ([]placed, error) { return delayPlots(del, dc) }},
 	}
 }
 
-func single(build func() (*plot.Plot, error)) func(draw.Canvas) error {
-	return func(dc draw.Canvas) error {
-		p, err := build()
+// single draws a one-plot figure with its legend where it covers nothing
+// (the plot's ranges already leave room: no padding here).
+func single(build func() (*plot.Plot, *marks, *legend, error)) func(draw.Canvas) ([]placed, error) {
+	return func(dc draw.Canvas) ([]placed, error) {
+		p, m, l, err := build()
 		if err != nil {
-			return err
+			return nil, err
 		}
-		p.Draw(padded(dc)) // gonum draws the title's top a descent above the canvas
-		return nil
+		c := padded(dc) // gonum draws the title's top a descent above the canvas
+		b, n := fitLegend(p, func() draw.Canvas { return c }, m, l, false)
+		p.Draw(c)
+		l.draw(c, b)
+		return []placed{{b, n}}, nil
 	}
+}
+
+// figureCanvas is the canvas single draws a w × h inch figure's plot on,
+// for layout: it has a size but nothing to draw on.
+func figureCanvas(w, h float64) draw.Canvas {
+	return padded(draw.Canvas{Rectangle: vg.Rectangle{Max: vg.Point{X: vg.Length(w) * vg.Inch, Y: vg.Length(h) * vg.Inch}}})
 }
 
 // Render draws the figure in format ("png" or "svg") and returns the
@@ -75,7 +96,7 @@ func (f Figure) Render(format string) (data []byte, err error) {
 	default:
 		return nil, fmt.Errorf("plots: unknown format %q; want png or svg", format)
 	}
-	if err := f.draw(draw.New(c)); err != nil {
+	if _, err := f.draw(draw.New(c)); err != nil {
 		return nil, fmt.Errorf("plots: %s figure: %w", f.Name, err)
 	}
 	var b bytes.Buffer
@@ -107,7 +128,6 @@ func newPlot(title, x, y string) *plot.Plot {
 	p.Title.TextStyle.Font.Size = vg.Points(12)
 	p.X.Label.Text = x
 	p.Y.Label.Text = y
-	p.Legend.Top = true
 	p.X.Tick.Marker = plot.TickerFunc(linearTicks)
 	p.Y.Tick.Marker = plot.TickerFunc(linearTicks)
 	p.Add(plotter.NewGrid())
@@ -148,102 +168,208 @@ func linearTicks(lo, hi float64) []plot.Tick {
 	return ticks
 }
 
-func costPlot(d Cost) (*plot.Plot, error) {
+// Marker sizes of the cost figure, in points.
+const (
+	dotRadius  = 2.5
+	baseRadius = 4
+	pickRadius = 6.5
+)
+
+// labelStyle is the style of the cost figure's point labels.
+func labelStyle() draw.TextStyle {
+	p := plot.New()
+	sty := p.Legend.TextStyle
+	sty.Font.Size = vg.Points(legendFont)
+	sty.Color = color.RGBA{R: 50, G: 50, B: 50, A: 255}
+	return sty
+}
+
+// costPlot builds the cost figure of d, with the labels d shows, and
+// returns what its legend must not cover.
+func costPlot(d Cost) (*plot.Plot, *marks, *legend, error) {
 	p := newPlot(d.Title, d.XLabel, d.YLabel)
+	m := &marks{}
+	l := newLegend()
 	var pts []XY
-	var shown plotter.XYLabels
-	for _, l := range d.Candidates {
-		pts = append(pts, l.XY)
-		if l.Shown {
-			shown.XYs = append(shown.XYs, plotter.XY{X: l.X, Y: l.Y})
-			shown.Labels = append(shown.Labels, l.Text)
-		}
+	for _, c := range d.Candidates {
+		pts = append(pts, c.XY)
+		m.point(c.X, c.Y, vg.Points(dotRadius))
 	}
 	all, err := plotter.NewScatter(xys(pts))
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	all.GlyphStyle = draw.GlyphStyle{Color: grey, Radius: vg.Points(2.5), Shape: draw.CircleGlyph{}}
-	front, err := plotter.NewLine(xys(d.Frontier))
-	if err != nil {
-		return nil, err
+	all.GlyphStyle = draw.GlyphStyle{Color: grey, Radius: vg.Points(dotRadius), Shape: draw.CircleGlyph{}}
+	l.add("candidate (labelled by its hedge delay)", all)
+	if len(d.Frontier) >= 2 {
+		front, err := plotter.NewLine(xys(d.Frontier))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		front.LineStyle = draw.LineStyle{Color: blue, Width: vg.Points(1.5)}
+		p.Add(front)
+		m.line(d.Frontier)
+		l.add("frontier (no cheaper candidate is faster)", front)
 	}
-	front.LineStyle = draw.LineStyle{Color: blue, Width: vg.Points(1.5)}
+	p.Add(all)
 	base, err := plotter.NewScatter(xys([]XY{d.Baseline.XY}))
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
-	base.GlyphStyle = draw.GlyphStyle{Color: black, Radius: vg.Points(4), Shape: draw.BoxGlyph{}}
-	pick, err := plotter.NewScatter(xys([]XY{d.Pick.XY}))
-	if err != nil {
-		return nil, err
-	}
-	pick.GlyphStyle = draw.GlyphStyle{Color: red, Radius: vg.Points(6), Shape: draw.RingGlyph{}}
-	p.Add(front, all, base, pick)
-	if len(shown.XYs) > 0 {
-		labels, err := plotter.NewLabels(shown)
+	base.GlyphStyle = draw.GlyphStyle{Color: black, Radius: vg.Points(baseRadius), Shape: draw.BoxGlyph{}}
+	p.Add(base)
+	m.point(d.Baseline.X, d.Baseline.Y, vg.Points(baseRadius))
+	l.add(d.BaselineName, base)
+	if d.PickName != "" {
+		pick, err := plotter.NewScatter(xys([]XY{d.Pick.XY}))
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
-		for i := range labels.TextStyle {
-			labels.TextStyle[i].Font.Size = vg.Points(labelFontSize)
-			labels.TextStyle[i].Color = color.RGBA{R: 60, G: 60, B: 60, A: 255}
-		}
-		labels.Offset = vg.Point{X: vg.Points(3), Y: vg.Points(1)}
-		p.Add(labels)
+		pick.GlyphStyle = draw.GlyphStyle{Color: red, Radius: vg.Points(pickRadius), Shape: draw.RingGlyph{}}
+		p.Add(pick)
+		m.point(d.Pick.X, d.Pick.Y, vg.Points(pickRadius))
+		thumb := *pick
+		thumb.GlyphStyle.Radius = vg.Points(4.5)
+		l.add(d.PickName, &thumb)
 	}
-	p.Legend.Add("candidate (labelled by delay)", all)
-	p.Legend.Add("frontier", front)
-	p.Legend.Add("no hedging", base)
-	p.Legend.Add("pick: "+d.Pick.Text, pick)
-	// Room for the labels right of the points and the legend on top.
-	x0, x1 := p.X.Min, p.X.Max
-	y0, y1 := p.Y.Min, p.Y.Max
-	p.X.Min, p.X.Max = x0-0.03*span(x0, x1), x1+0.12*span(x0, x1)
-	p.Y.Min, p.Y.Max = y0-0.05*span(y0, y1), y1+0.25*span(y0, y1)
-	return p, nil
+	labels := &labelTexts{style: labelStyle()}
+	for _, c := range d.Candidates {
+		if !c.Shown {
+			continue
+		}
+		w, h := textBox(labels.style, c.Text)
+		labels.pts = append(labels.pts, c.XY)
+		labels.texts = append(labels.texts, c.Text)
+		labels.offs = append(labels.offs, vg.Point{X: vg.Length(c.DX), Y: vg.Length(c.DY)})
+		m.boxes = append(m.boxes, anchored{c.X, c.Y, box{vg.Length(c.DX), vg.Length(c.DY), vg.Length(c.DX) + w, vg.Length(c.DY) + h}})
+	}
+	p.Add(labels)
+	p.X.Min, p.X.Max = d.XMin, d.XMax
+	p.Y.Min, p.Y.Max = d.YMin, d.YMax
+	return p, m, l, nil
 }
 
-func span(a, b float64) float64 {
-	if b > a {
-		return b - a
+// layoutCost places the labels of d and makes room for the legend: it
+// shows, in d.order, each label that fits right or left of, above or
+// below its point without covering another label, a marker or the
+// frontier, and raises d.YMax until the legend has a free spot.
+func layoutCost(d *Cost) {
+	for try := 0; ; try++ {
+		for i := range d.Candidates {
+			d.Candidates[i].Shown = false
+		}
+		p, m, l, err := costPlot(*d)
+		if err != nil {
+			return // drawing reports it
+		}
+		da := p.DataCanvas(figureCanvas(plotWidth, plotHeight))
+		placeCostLabels(d, p, da, m)
+		if _, n := l.place(da, m.resolve(p, da)); n == 0 || try == 8 {
+			return
+		}
+		d.YMax += 0.1 * (d.YMax - d.YMin)
 	}
-	return math.Max(math.Abs(a), 1)
 }
 
-func survivalPlot(d Survival) (*plot.Plot, error) {
+// placeCostLabels decides which labels of d to show and where, on the data
+// area da of p, avoiding the marks m; shown labels are added to m.
+func placeCostLabels(d *Cost, p *plot.Plot, da draw.Canvas, m *marks) {
+	trX, trY := p.Transforms(&da)
+	sty := labelStyle()
+	o := m.resolve(p, da)
+	area := canvasBox(da).grow(-1)
+	var taken []box
+	for _, i := range d.order {
+		l := &d.Candidates[i]
+		px, py := trX(l.X), trY(l.Y)
+		w, h := textBox(sty, l.Text)
+		g := vg.Points(dotRadius + 2)
+		switch {
+		case i == 0:
+			g = vg.Points(baseRadius + 2)
+		case i == d.order[0] && d.PickName != "":
+			g = vg.Points(pickRadius + 2)
+		}
+		v := g/2 + vg.Points(1.5) // vertical gap for a label above or below
+		for _, off := range []vg.Point{
+			{X: g, Y: v}, {X: -g - w, Y: -v - h}, {X: g, Y: -v - h}, {X: -g - w, Y: v},
+			{X: g + 1, Y: -h / 2}, {X: -g - 1 - w, Y: -h / 2}, {X: -w / 2, Y: g}, {X: -w / 2, Y: -g - h},
+		} {
+			b := box{px + off.X, py + off.Y, px + off.X + w, py + off.Y + h}
+			if !b.within(area) || o.hits(b) > 0 {
+				continue
+			}
+			free := true
+			for _, t := range taken {
+				if b.overlaps(t.grow(vg.Points(2))) {
+					free = false
+					break
+				}
+			}
+			if !free {
+				continue
+			}
+			taken = append(taken, b)
+			l.Shown, l.DX, l.DY = true, float64(off.X), float64(off.Y)
+			m.boxes = append(m.boxes, anchored{l.X, l.Y, box{off.X, off.Y, off.X + w, off.Y + h}})
+			break
+		}
+	}
+}
+
+func survivalPlot(d Survival) (*plot.Plot, *marks, *legend, error) {
 	p := newPlot(d.Title, d.XLabel, d.YLabel)
 	p.Title.TextStyle.Font.Size = vg.Points(11)
 	p.Y.Scale = plot.LogScale{}
 	p.Y.Tick.Marker = plot.TickerFunc(ticks125)
-	p.X.Min, p.X.Max = 0, d.XMax
-	p.Y.Min, p.Y.Max = d.YMin, 1
-	if len(d.Baseline) == 0 || len(d.Other) == 0 {
-		return nil, fmt.Errorf("no latencies to draw")
+	m := &marks{}
+	l := newLegend()
+	if len(d.Baseline) == 0 {
+		return nil, nil, nil, fmt.Errorf("no latencies to draw")
 	}
 	base, err := plotter.NewLine(xys(d.Baseline))
 	if err != nil {
-		return nil, err
+		return nil, nil, nil, err
 	}
 	base.LineStyle = draw.LineStyle{Color: black, Width: vg.Points(1.5)}
-	other, err := plotter.NewLine(xys(d.Other))
-	if err != nil {
-		return nil, err
+	p.Add(base)
+	m.line(d.Baseline)
+	l.add("no hedging", base)
+	if len(d.Other) > 0 {
+		other, err := plotter.NewLine(xys(d.Other))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		other.LineStyle = draw.LineStyle{Color: red, Width: vg.Points(1.5)}
+		if !strings.HasPrefix(d.OtherName, "pick") {
+			other.LineStyle.Color = grey // shown for reference, not recommended
+			other.LineStyle.Dashes = []vg.Length{vg.Points(5), vg.Points(3)}
+		}
+		p.Add(other)
+		m.line(d.Other)
+		l.add(d.OtherName, other)
 	}
-	other.LineStyle = draw.LineStyle{Color: red, Width: vg.Points(1.5)}
-	p.Add(base, other)
-	p.Legend.Add("no hedging", base)
-	p.Legend.Add(d.OtherName, other)
 	if !math.IsNaN(d.Delay) && d.Delay > 0 && d.Delay <= d.XMax {
 		v, err := plotter.NewLine(plotter.XYs{{X: d.Delay, Y: d.YMin}, {X: d.Delay, Y: 1}})
 		if err != nil {
-			return nil, err
+			return nil, nil, nil, err
 		}
-		v.LineStyle = draw.LineStyle{Color: grey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(4), vg.Points(3)}}
+		v.LineStyle = draw.LineStyle{Color: grey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}
 		p.Add(v)
-		p.Legend.Add("first copy sent", v)
+		m.xys(v.XYs)
+		l.add(fmt.Sprintf("first copy sent (%s)", fsec(d.Delay)), v)
 	}
-	return p, nil
+	p.X.Min, p.X.Max = 0, d.XMax
+	p.Y.Min, p.Y.Max = d.YMin, 1
+	return p, m, l, nil
+}
+
+// fsec formats seconds: 813ms, 1.31s.
+func fsec(s float64) string {
+	if s < 1 {
+		return strconv.FormatFloat(math.Round(s*1e4)/10, 'f', -1, 64) + "ms"
+	}
+	return strconv.FormatFloat(math.Round(s*1e3)/1e3, 'f', -1, 64) + "s"
 }
 
 // ticks125 marks 1, 2 and 5 times each power of ten in [lo, hi], with
@@ -272,15 +398,17 @@ func ticks125(lo, hi float64) []plot.Tick {
 }
 
 // delayPlots draws the delay figure: percentiles with bands on top, the
-// hedged share below, on one delay axis.
-func delayPlots(d Delay, dc draw.Canvas) error {
+// hedged and answered shares below, on one delay axis.
+func delayPlots(d Delay, dc draw.Canvas) ([]placed, error) {
 	top := newPlot(d.Title, "", "latency (s)")
 	top.Title.TextStyle.Font.Size = vg.Points(11)
 	bottom := newPlot(d.HedgedTitle, d.XLabel, "% of requests")
 	bottom.Title.TextStyle.Font.Size = vg.Points(11)
-	bottom.Legend.Top = true
+	tm, bm := &marks{}, &marks{}
+	tl, bl := newLegend(), newLegend()
 	multi := len(d.Series) > 1
 	xmin, xmax := math.Inf(1), math.Inf(-1)
+	ymax := math.Max(d.BaseP95, d.BaseP99)
 	for i, s := range d.Series {
 		if len(s.Delay) == 0 {
 			continue
@@ -300,7 +428,7 @@ func delayPlots(d Delay, dc draw.Canvas) error {
 			{"p95", s.P95, s.P95Lo, s.P95Hi, nil, 70},
 			{"p99", s.P99, s.P99Lo, s.P99Hi, []vg.Length{vg.Points(5), vg.Points(3)}, 45},
 		} {
-			if len(s.Delay) >= 2 {
+			if d.Bands && len(s.Delay) >= 2 {
 				ring := make(plotter.XYs, 0, 2*len(s.Delay))
 				for j := range s.Delay {
 					ring = append(ring, plotter.XY{X: s.Delay[j], Y: q.hi[j]})
@@ -310,55 +438,74 @@ func delayPlots(d Delay, dc draw.Canvas) error {
 				}
 				band, err := plotter.NewPolygon(ring)
 				if err != nil {
-					return err
+					return nil, err
 				}
 				band.Color = withAlpha(col, q.fillAlpha8)
 				band.LineStyle.Width = 0
 				top.Add(band)
+				area := make([]XY, len(ring))
+				for k, pt := range ring {
+					area[k] = XY{pt.X, pt.Y}
+				}
+				tm.area(area)
+				for _, y := range q.hi {
+					ymax = math.Max(ymax, y)
+				}
 			}
 			line, err := plotter.NewLine(series(s.Delay, q.v))
 			if err != nil {
-				return err
+				return nil, err
 			}
 			line.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(1.5), Dashes: q.dashes}
 			top.Add(line)
-			top.Legend.Add(q.name+suffix, line)
+			tm.xys(line.XYs)
+			tl.add(q.name+suffix, line)
+			for _, y := range q.v {
+				ymax = math.Max(ymax, y)
+			}
 		}
 		hedged, err := plotter.NewLine(series(s.Delay, s.HedgedPct))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		hedged.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(1.5)}
 		answered, err := plotter.NewLine(series(s.Delay, s.AnsweredPct))
 		if err != nil {
-			return err
+			return nil, err
 		}
 		answered.LineStyle = draw.LineStyle{Color: col, Width: vg.Points(1.5), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}
 		bottom.Add(hedged, answered)
-		bottom.Legend.Add("hedged"+suffix, hedged)
-		bottom.Legend.Add("answered"+suffix, answered)
+		bm.xys(hedged.XYs)
+		bm.xys(answered.XYs)
+		bl.add("send a copy"+suffix, hedged)
+		bl.add("answered in time"+suffix, answered)
 		if s.PickAt >= 0 {
 			q := s.P95[s.PickAt]
 			if d.Percentile == 0.99 {
 				q = s.P99[s.PickAt]
 			}
-			pick, err := plotter.NewScatter(plotter.XYs{{X: s.Delay[s.PickAt], Y: q}})
+			x := s.Delay[s.PickAt]
+			pick, err := plotter.NewScatter(plotter.XYs{{X: x, Y: q}})
 			if err != nil {
-				return err
+				return nil, err
 			}
-			pick.GlyphStyle = draw.GlyphStyle{Color: red, Radius: vg.Points(6), Shape: draw.RingGlyph{}}
+			pick.GlyphStyle = draw.GlyphStyle{Color: red, Radius: vg.Points(pickRadius), Shape: draw.RingGlyph{}}
 			top.Add(pick)
-			top.Legend.Add("pick", pick)
-			hp, err := plotter.NewScatter(plotter.XYs{{X: s.Delay[s.PickAt], Y: s.HedgedPct[s.PickAt]}})
+			tm.point(x, q, vg.Points(pickRadius))
+			thumb := *pick
+			thumb.GlyphStyle.Radius = vg.Points(4.5)
+			tl.add(d.PickName, &thumb)
+			hp, err := plotter.NewScatter(plotter.XYs{{X: x, Y: s.HedgedPct[s.PickAt]}})
 			if err != nil {
-				return err
+				return nil, err
 			}
 			hp.GlyphStyle = pick.GlyphStyle
 			bottom.Add(hp)
+			bm.point(x, s.HedgedPct[s.PickAt], vg.Points(pickRadius))
 		}
 	}
 	if math.IsInf(xmin, 1) {
-		return fmt.Errorf("no hedged candidates to draw")
+		return nil, fmt.Errorf("no hedged candidates to draw")
 	}
 	if xmax <= xmin {
 		xmax = xmin + 1
@@ -373,35 +520,47 @@ func delayPlots(d Delay, dc draw.Canvas) error {
 	} {
 		l, err := plotter.NewLine(plotter.XYs{{X: xmin, Y: b.v}, {X: xmax, Y: b.v}})
 		if err != nil {
-			return err
+			return nil, err
 		}
 		l.LineStyle = draw.LineStyle{Color: black, Width: vg.Points(1), Dashes: b.dash}
 		top.Add(l)
-		top.Legend.Add(b.name, l)
+		tm.xys(l.XYs)
+		tl.add(b.name, l)
 	}
-	top.Y.Min = 0
-	top.Y.Max *= 1.3 // room for the legend
-	bottom.Y.Min, bottom.Y.Max = 0, 100
-	bottom.Legend.Top, bottom.Legend.Left = false, false
-	bottom.Legend.YOffs = vg.Points(4)
+	top.Y.Min, top.Y.Max = 0, 1.05*ymax
+	bottom.Y.Min, bottom.Y.Max = 0, 105 // the answered share often sits at 100 %
 	for _, p := range []*plot.Plot{top, bottom} {
-		p.X.Min, p.X.Max = xmin, xmax
-		p.Legend.TextStyle.Font.Size = vg.Points(9)
+		// A little room on both sides for the pick's ring.
+		p.X.Min, p.X.Max = xmin-0.015*(xmax-xmin), xmax+0.015*(xmax-xmin)
 	}
 	// The percentile panel gets about two thirds of the height; both data
 	// areas share their left and right edges so the delay axes line up.
-	h := dc.Max.Y - dc.Min.Y
-	upper, lower := padded(dc), padded(dc)
-	upper.Min.Y = dc.Min.Y + h*0.36
-	lower.Max.Y = dc.Min.Y + h*0.36 - vg.Points(6)
-	du, dl := top.DataCanvas(upper), bottom.DataCanvas(lower)
-	left := max(du.Min.X-upper.Min.X, dl.Min.X-lower.Min.X)
-	right := max(upper.Max.X-du.Max.X, lower.Max.X-dl.Max.X)
-	upper = draw.Crop(upper, left-(du.Min.X-upper.Min.X), -(right - (upper.Max.X - du.Max.X)), 0, 0)
-	lower = draw.Crop(lower, left-(dl.Min.X-lower.Min.X), -(right - (lower.Max.X - dl.Max.X)), 0, 0)
+	canvases := func() (upper, lower draw.Canvas) {
+		h := dc.Max.Y - dc.Min.Y
+		upper, lower = padded(dc), padded(dc)
+		upper.Min.Y = dc.Min.Y + h*0.36
+		lower.Max.Y = dc.Min.Y + h*0.36 - vg.Points(6)
+		du, dl := top.DataCanvas(upper), bottom.DataCanvas(lower)
+		left := max(du.Min.X-upper.Min.X, dl.Min.X-lower.Min.X)
+		right := max(upper.Max.X-du.Max.X, lower.Max.X-dl.Max.X)
+		upper = draw.Crop(upper, left-(du.Min.X-upper.Min.X), -(right - (upper.Max.X - du.Max.X)), 0, 0)
+		lower = draw.Crop(lower, left-(dl.Min.X-lower.Min.X), -(right - (lower.Max.X - dl.Max.X)), 0, 0)
+		return upper, lower
+	}
+	upperC := func() draw.Canvas { u, _ := canvases(); return u }
+	lowerC := func() draw.Canvas { _, l := canvases(); return l }
+	// Raise each panel's top until its legend has a free spot, then place
+	// both on the final layout.
+	fitLegend(top, upperC, tm, tl, true)
+	fitLegend(bottom, lowerC, bm, bl, true)
+	tb, tn := fitLegend(top, upperC, tm, tl, false)
+	bb, bn := fitLegend(bottom, lowerC, bm, bl, false)
+	upper, lower := canvases()
 	top.Draw(upper)
 	bottom.Draw(lower)
-	return nil
+	tl.draw(upper, tb)
+	bl.draw(lower, bb)
+	return []placed{{tb, tn}, {bb, bn}}, nil
 }
 
 // padded returns c shrunk by a small margin on every side.

@@ -18,7 +18,13 @@ import (
 // given delays and copy counts.
 func report(t *testing.T, delays []time.Duration, copies []int, maxCost float64) (*optimize.Report, *optimize.ClassReport) {
 	t.Helper()
-	cfg := &sim.Config{
+	return reportOf(t, lognormal(), 20_000, delays, copies, maxCost)
+}
+
+// lognormal is one class sending every request to one model whose latency
+// is lognormal with median 1 s and sigma 1, with a 20 s deadline.
+func lognormal() *sim.Config {
+	return &sim.Config{
 		Name: "lognormal", Seed: 5, Requests: 1000,
 		Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 10},
 		Models:   []sim.Model{{Name: "m", Provider: "p", Latency: dist.LogNormal{Mu: 0, Sigma: 1}, PriceInputPerMTok: 1}},
@@ -28,8 +34,12 @@ func report(t *testing.T, delays []time.Duration, copies []int, maxCost float64)
 			Policy: sim.Policy{CancelBilling: sim.BillInput},
 		}},
 	}
+}
+
+func reportOf(t *testing.T, cfg *sim.Config, requests int, delays []time.Duration, copies []int, maxCost float64) (*optimize.Report, *optimize.ClassReport) {
+	t.Helper()
 	s := optimize.DefaultSettings()
-	s.Requests = 20_000
+	s.Requests = requests
 	s.Search.Delays = delays
 	s.Search.Copies = copies
 	s.Search.Objective.MaxAddedCostPct = maxCost
@@ -48,8 +58,15 @@ func TestCostData(t *testing.T) {
 	}
 	for i, l := range d.Candidates {
 		c := &cr.Candidates[i]
-		if l.X != c.AddedCostPct || l.Y != c.Latency.P95 || l.Text != c.Label || l.Text == "" {
+		want := c.Label
+		if i == 0 {
+			want = "no hedging"
+		}
+		if l.X != c.AddedCostPct || l.Y != c.Latency.P95 || l.Text != want {
 			t.Errorf("point %d = %+v; candidate %s at (%v, %v)", i, l, c.Label, c.AddedCostPct, c.Latency.P95)
+		}
+		if !(l.X >= d.XMin && l.X <= d.XMax && l.Y >= d.YMin && l.Y <= d.YMax) {
+			t.Errorf("point %d %v outside the axes [%v, %v] × [%v, %v]", i, l.XY, d.XMin, d.XMax, d.YMin, d.YMax)
 		}
 	}
 	if len(d.Frontier) != len(cr.Frontier) {
@@ -64,8 +81,11 @@ func TestCostData(t *testing.T) {
 	if d.Pick.XY != d.Candidates[cr.Pick].XY || !d.Candidates[cr.Pick].Shown || !d.Candidates[0].Shown {
 		t.Errorf("pick %+v; the pick's and no hedging's labels must be shown", d.Pick)
 	}
-	if d.Baseline.X != 0 || d.Baseline.Text != "no hedging" {
-		t.Errorf("baseline %+v", d.Baseline)
+	if d.Baseline.X != 0 || d.Baseline.Text != "no hedging" || d.BaselineName != "no hedging" {
+		t.Errorf("baseline %+v, %q", d.Baseline, d.BaselineName)
+	}
+	if !strings.HasPrefix(d.PickName, "pick: "+cr.Picked().Label+", +") {
+		t.Errorf("pick legend %q", d.PickName)
 	}
 	shown := 0
 	for _, l := range d.Candidates {
@@ -120,15 +140,38 @@ func TestSurvivalData(t *testing.T) {
 		t.Errorf("at t = %.2f: no hedging %v, pick %v", x, b, o)
 	}
 
-	// When the pick is no hedging, the curve compared is the fastest.
+	// When the verdict is "don't hedge", the curve compared is the
+	// fastest candidate, labelled as such.
 	_, cr = report(t, []time.Duration{500 * time.Millisecond, time.Second}, nil, 0)
-	if !cr.Picked().Hedging {
-		d = plots.SurvivalData(cr)
-		if !strings.HasPrefix(d.OtherName, "fastest: ") {
-			t.Errorf("pick is no hedging; other curve %q", d.OtherName)
+	if cr.Picked().Hedging || cr.Verdict.Hedge {
+		t.Fatalf("with a 0%% cost cap the pick hedges: %s", cr.Picked().Label)
+	}
+	d = plots.SurvivalData(cr)
+	if !strings.HasPrefix(d.OtherName, "fastest candidate: 500ms, +") || !strings.HasSuffix(d.OtherName, "cost (not picked)") ||
+		!strings.Contains(d.Title, "don't hedge; for reference, the fastest candidate, 500ms") || d.Delay != 0.5 {
+		t.Errorf("pick is no hedging: title %q, other curve %q at %v", d.Title, d.OtherName, d.Delay)
+	}
+}
+
+// TestSurvivalDataNoFasterCandidate: when every copy is as slow as the
+// original (correlation 1), no candidate is faster, and the figure has
+// one curve and says so — not "no hedging vs none" with two identical
+// curves.
+func TestSurvivalDataNoFasterCandidate(t *testing.T) {
+	cfg := lognormal()
+	cfg.Correlation = sim.Correlation{SameModel: 1, SameProvider: 1, CrossProvider: 1}
+	_, cr := reportOf(t, cfg, 5000, []time.Duration{0, time.Second}, nil, math.Inf(1))
+	if cr.Verdict.Hedge {
+		t.Fatalf("verdict hedge: %s", cr.Verdict.Reason)
+	}
+	d := plots.SurvivalData(cr)
+	if d.Other != nil || d.OtherName != "" || !strings.Contains(d.Title, "no candidate is faster") || strings.Contains(d.Title, " vs ") {
+		t.Errorf("title %q, other curve %q (%d points)", d.Title, d.OtherName, len(d.Other))
+	}
+	for _, f := range plots.ClassFigures(cr, 0.95) {
+		if _, err := f.Render("png"); err != nil {
+			t.Errorf("%s: %v", f.Name, err)
 		}
-	} else {
-		t.Errorf("with a 0%% cost cap the pick hedges: %s", cr.Picked().Label)
 	}
 }
 
@@ -161,8 +204,14 @@ func TestDelayData(t *testing.T) {
 			picks++
 		}
 	}
-	if picks != 1 || d.BaseP95 != cr.Baseline().Latency.P95 || !strings.Contains(d.Title, "95% CI") {
-		t.Errorf("%d picks, base p95 %v, title %q", picks, d.BaseP95, d.Title)
+	if picks != 1 || d.BaseP95 != cr.Baseline().Latency.P95 || !strings.Contains(d.Title, "95% CI") || !d.Bands {
+		t.Errorf("%d picks, base p95 %v, title %q, bands %v", picks, d.BaseP95, d.Title, d.Bands)
+	}
+
+	// Too few requests for intervals: no bands, and the title says why.
+	rep, cr = reportOf(t, lognormal(), 50, []time.Duration{0, time.Second}, nil, math.Inf(1))
+	if d := plots.DelayData(cr, rep.Level); d.Bands || !strings.Contains(d.Title, "too few requests for confidence bands") {
+		t.Errorf("50 requests: bands %v, title %q", d.Bands, d.Title)
 	}
 }
 
@@ -178,6 +227,7 @@ func TestRender(t *testing.T) {
 		{"default grid", nil, nil, 10},
 		{"one delay", []time.Duration{time.Second}, nil, math.Inf(1)},
 		{"no hedging picked", []time.Duration{0}, []int{1, 2}, 0},
+		{"no frontier beyond no hedging", []time.Duration{20 * time.Second}, nil, 0},
 	} {
 		rep, cr := report(t, tc.delays, tc.copies, tc.cost)
 		figs := plots.ClassFigures(cr, rep.Level)

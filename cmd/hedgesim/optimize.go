@@ -102,7 +102,8 @@ const optimizeSynopsis = `optimize [flags] [SCENARIO]
 Sweeps the hedge delay (and optionally the number of copies and the hedge
 target) of every traffic class on the same random draws, and prints per class
 the recommended delay, p95/p99 before and after with confidence intervals, the
-hedged share, the added cost and a verdict (hedge or don't, with the reason).
+answered and hedged shares, the added cost and a verdict (hedge or don't, with
+the reason; never "hedge" on too few requests for an interval).
 Settings come from the scenario's [optimize] table (scenarios/README.md);
 flags override them for every class. With --out, the report (report.txt,
 report.json, candidates.csv) and plots (CLASS-cost, CLASS-survival,

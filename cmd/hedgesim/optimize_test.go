@@ -142,6 +142,9 @@ func TestOptimizeOut(t *testing.T) {
 	if string(txt) != out {
 		t.Error("report.txt differs from stdout")
 	}
+	if strings.Contains(out, "-0.0%") {
+		t.Errorf("report prints -0.0%%:\n%s", out)
+	}
 	js, _ := os.ReadFile(filepath.Join(dir, "report.json"))
 	var rep struct {
 		Classes []struct {
@@ -156,6 +159,15 @@ func TestOptimizeOut(t *testing.T) {
 	rows, err := csv.NewReader(f).ReadAll()
 	if err != nil || len(rows) < 1+2*41 || rows[0][0] != "class" {
 		t.Errorf("candidates.csv: %v, %d rows", err, len(rows))
+	}
+	// No float noise such as 1.9239342640000001.
+	decimal := regexp.MustCompile(`^-?[0-9]+(\.[0-9]+)?$`)
+	for _, row := range rows {
+		for _, v := range row {
+			if sig := strings.TrimLeft(strings.Replace(v, ".", "", 1), "-0"); decimal.MatchString(v) && len(sig) > 12 {
+				t.Errorf("candidates.csv: %q has more than 12 significant digits", v)
+			}
+		}
 	}
 	for name, size := range map[string][2]int{"short-cost.png": {768, 480}, "short-survival.png": {768, 480}, "strict-sla-delay.png": {768, 672}} {
 		f, err := os.Open(filepath.Join(dir, name))
@@ -286,5 +298,63 @@ func TestEveryShippedScenarioOptimizes(t *testing.T) {
 		if code != 0 || !strings.Contains(out, "verdict") {
 			t.Errorf("%s: exit %d: %s", f, code, errOut)
 		}
+	}
+}
+
+// TestOptimizeTooFewRequests: `optimize --requests 1` (and 5) used to say
+// "hedge" with "significant": true on degenerate intervals. Now every class
+// gets "don't hedge", not significant, with the requests needed.
+func TestOptimizeTooFewRequests(t *testing.T) {
+	for _, n := range []string{"1", "5"} {
+		code, out, errOut := hedgesim(t, "optimize", "--requests", n, "--max-cost", "inf", "--json")
+		if code != 0 {
+			t.Fatalf("--requests %s: exit %d: %s", n, code, errOut)
+		}
+		var rep struct {
+			Classes []struct {
+				Class   string `json:"class"`
+				Verdict struct {
+					Hedge       bool   `json:"hedge"`
+					Significant bool   `json:"significant"`
+					Reason      string `json:"reason"`
+				} `json:"verdict"`
+				Candidates []struct {
+					P95CIOK bool `json:"p95_ci_ok"`
+					Like    bool `json:"indistinguishable_from_pick"`
+					Pick    bool `json:"pick"`
+				} `json:"candidates"`
+			} `json:"classes"`
+		}
+		if err := json.Unmarshal([]byte(out), &rep); err != nil || len(rep.Classes) == 0 {
+			t.Fatalf("--requests %s: %v", n, err)
+		}
+		for _, c := range rep.Classes {
+			v := c.Verdict
+			if v.Hedge || v.Significant || !strings.Contains(v.Reason, "too few requests") || !strings.Contains(v.Reason, "at least 110 needed") {
+				t.Errorf("--requests %s: class %s: verdict %+v", n, c.Class, v)
+			}
+			for i, cand := range c.Candidates {
+				if cand.P95CIOK || !(cand.Pick || cand.Like) {
+					t.Errorf("--requests %s: class %s: candidate %d marked significantly different from the pick", n, c.Class, i)
+				}
+			}
+		}
+	}
+	code, out, _ := hedgesim(t, "optimize", "--requests", "1", "--delays", "0s")
+	if code != 0 || !strings.Contains(out, "1 request per candidate") || strings.Contains(out, "1 requests") || strings.Contains(out, "verdict: hedge") {
+		t.Errorf("--requests 1: exit %d:\n%s", code, out)
+	}
+}
+
+// TestOptimizeReplayHeader: with a replayed trace the first line gives each
+// class's requests, not the 200000 asked for.
+func TestOptimizeReplayHeader(t *testing.T) {
+	code, out, errOut := hedgesim(t, "optimize", "llmperf-azure-chat", "--delays", "0s,1s")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	first, _, _ := strings.Cut(out, "\n")
+	if !strings.Contains(first, "requests per candidate: the trace's, per class: short 1233, streamed 1767") || strings.Contains(first, "200000") {
+		t.Errorf("first line %q", first)
 	}
 }
