@@ -6,6 +6,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strings"
 	"text/tabwriter"
 )
 
@@ -273,8 +274,17 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "quantiles: %s.\n", QuantileRule)
 	for _, c := range rows {
 		if d := c.DeniedHedges; d.Total() > 0 {
-			fmt.Fprintf(w, "%s: budgets denied %d copies (hedge share %d, retry throttle %d, in-flight ratio %d, hedges/s %d, max parallel %d, adaptive warm-up %d)\n",
-				c.Class, d.Total(), d.HedgeShare, d.Throttle, d.InFlight, d.Rate, d.Parallel, d.WarmUp)
+			var parts []string
+			for _, x := range []struct {
+				n    int64
+				name string
+			}{{d.HedgeShare, "hedge share"}, {d.Throttle, "retry throttle"}, {d.InFlight, "in-flight ratio"},
+				{d.Rate, "hedges/s"}, {d.Parallel, "max parallel"}, {d.WarmUp, "adaptive warm-up"}} {
+				if x.n > 0 {
+					parts = append(parts, fmt.Sprintf("%s %d", x.name, x.n))
+				}
+			}
+			fmt.Fprintf(w, "%s: budgets denied %d copies (%s)\n", c.Class, d.Total(), strings.Join(parts, ", "))
 		}
 		if ad := c.AdaptiveDelay; len(ad) > 0 && c.Class != "overall" {
 			ds := make([]float64, len(ad))

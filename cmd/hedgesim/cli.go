@@ -172,6 +172,15 @@ func scenarioArg(pos []string, seed, requests intFlag, maxRequests int64) (*scen
 	return sc, nil
 }
 
+// checkOutDir reports a usage error when dir exists and is not a
+// directory, so that a run does not fail only after all its work.
+func checkOutDir(flagName, dir string) error {
+	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
+		return usageError{err: fmt.Errorf("--%s %s exists and is not a directory", flagName, dir)}
+	}
+	return nil
+}
+
 // loadScenario reads the scenario named by arg: a file path, or the name of
 // a built-in scenario (with or without .toml); "" is the built-in default.
 func loadScenario(arg string) (*scenario.Scenario, error) {

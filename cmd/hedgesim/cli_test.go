@@ -174,3 +174,34 @@ func TestRunTrace(t *testing.T) {
 		t.Errorf("trace into a missing directory: exit %d, want 2", code)
 	}
 }
+
+// TestRunOut: --out writes the reports and a plot of an adaptive delay.
+func TestRunOut(t *testing.T) {
+	scen := filepath.Join(t.TempDir(), "adaptive.toml")
+	os.WriteFile(scen, []byte(`[arrivals]
+rate = 50
+[models.m]
+latency = { kind = "lognormal", median = 0.5, p95 = 3 }
+[[classes]]
+name = "c/1"
+[classes.hedge]
+delay = "1s"
+max_copies = 1
+adaptive = { percentile = 0.9, window = 200, warm_up = 50 }
+`), 0o644)
+	dir := filepath.Join(t.TempDir(), "out")
+	code, _, errOut := hedgesim(t, "run", "--requests", "3000", "--out", dir, scen)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, name := range []string{"report.txt", "report.json", "c_1-adaptive-delay.png", "c_1-adaptive-delay.svg"} {
+		if st, err := os.Stat(filepath.Join(dir, name)); err != nil || st.Size() == 0 {
+			t.Errorf("%s: %v", name, err)
+		}
+	}
+	notDir := filepath.Join(t.TempDir(), "file")
+	os.WriteFile(notDir, []byte("x"), 0o644)
+	if code, _, errOut := hedgesim(t, "run", "--requests", "10", "--out", notDir); code != 2 || !strings.Contains(errOut, "not a directory") {
+		t.Errorf("--out onto a file: exit %d, %q", code, errOut)
+	}
+}

@@ -147,6 +147,11 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if *out != "" {
+		if err := checkOutDir("out", *out); err != nil {
+			return err
+		}
+	}
 	cfg := sc.Config
 	s := sc.Optimize
 	if requests.set {

@@ -9,6 +9,7 @@ import (
 	"path/filepath"
 	"strconv"
 
+	"github.com/hedgesim/hedgesim/plots"
 	"github.com/hedgesim/hedgesim/sim"
 )
 
@@ -45,6 +46,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&requests, "requests", "simulate `N` requests (≥ 1, 1e6 form allowed); overrides the scenario's requests")
 	asJSON := fs.Bool("json", false, "write the report as JSON (field names documented in README.md)")
 	tracePath := fs.String("trace", "", "also write one CSV row per attempt of the hedged run to `FILE` (for small runs)")
+	out := fs.String("out", "", "also write report.txt, report.json and, for classes with an adaptive delay, a plot of it over the run to `DIR` (created if needed)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -56,6 +58,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	cfg := sc.Config
 	if requests.set {
 		cfg.Requests = int(requests.v)
+	}
+	if *out != "" {
+		if err := checkOutDir("out", *out); err != nil {
+			return err
+		}
 	}
 	var trace []byte
 	if *tracePath != "" {
@@ -83,14 +90,21 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 			return fmt.Errorf("writing the trace: %w", err)
 		}
 	}
-	var b bytes.Buffer
-	if *asJSON {
-		err = rep.WriteJSON(&b)
-	} else {
-		err = rep.WriteText(&b)
-	}
-	if err != nil {
+	var text, js bytes.Buffer
+	if err := rep.WriteText(&text); err != nil {
 		return err
+	}
+	if err := rep.WriteJSON(&js); err != nil {
+		return err
+	}
+	b := text
+	if *asJSON {
+		b = js
+	}
+	if *out != "" {
+		if err := writeRunReport(*out, rep, text.Bytes(), js.Bytes()); err != nil {
+			return err
+		}
 	}
 	_, err = stdout.Write(b.Bytes())
 	return err
@@ -112,4 +126,39 @@ func simulate(cfg *sim.Config, fn func(*sim.AttemptRecord), traced bool) (*sim.R
 		return nil, err
 	}
 	return sim.NewReport(cfg, hedged, base), nil
+}
+
+// writeRunReport writes the report files of `run --out` into dir, each
+// atomically: report.txt, report.json and CLASS-adaptive-delay.{png,svg}
+// for every class with an adaptive delay.
+func writeRunReport(dir string, rep *sim.Report, text, js []byte) error {
+	type file struct {
+		name string
+		data []byte
+	}
+	files := []file{{"report.txt", text}, {"report.json", js}}
+	used := map[string]bool{}
+	for _, c := range rep.Classes {
+		if len(c.AdaptiveDelay) == 0 {
+			continue
+		}
+		f := plots.AdaptiveDelayFigure(c.Class, plots.AdaptiveDelayData(c.AdaptiveDelay, 0))
+		stem := fileStem(c.Class, used)
+		for _, format := range plots.Formats {
+			data, err := f.Render(format)
+			if err != nil {
+				return fmt.Errorf("class %q: %w", c.Class, err)
+			}
+			files = append(files, file{fmt.Sprintf("%s-%s.%s", stem, f.Name, format), data})
+		}
+	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := writeFileAtomic(dir, f.name, f.data); err != nil {
+			return err
+		}
+	}
+	return nil
 }
