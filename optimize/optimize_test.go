@@ -714,3 +714,45 @@ func TestReplayTrace(t *testing.T) {
 		t.Errorf("first line %q; want the trace's requests per class", first)
 	}
 }
+
+// TestCancelBillingMovesThePick: billing a cancelled loser in full instead
+// of input only makes every copy dearer — by the losers' output tokens —
+// so under the same cost cap the optimizer picks a later delay (hedges
+// less), and at the same delay the added cost is higher.
+func TestCancelBillingMovesThePick(t *testing.T) {
+	sc, err := scenario.LoadFS(scenarios.FS, scenarios.Default)
+	if err != nil {
+		t.Fatal(err)
+	}
+	run := func(b sim.Billing) *optimize.ClassReport {
+		cfg := sc.Config
+		cfg.Classes = append([]sim.Class(nil), cfg.Classes...)
+		for i := range cfg.Classes {
+			cfg.Classes[i].Policy.CancelBilling = b
+			cfg.Classes[i].Policy.CancelLatency = 0
+		}
+		s := sc.Optimize
+		s.Requests = 20_000
+		s.Only = []string{"short"}
+		s.Search.Delays = []time.Duration{500 * time.Millisecond, time.Second, 1500 * time.Millisecond,
+			2 * time.Second, 2500 * time.Millisecond, 3 * time.Second, 4 * time.Second}
+		s.Search.Objective.MaxAddedCostPct = 30
+		return &mustRun(t, &cfg, s, optimize.Options{}).Classes[0]
+	}
+	in, full := run(sim.BillInput), run(sim.BillFull)
+	for _, d := range []time.Duration{time.Second, 2 * time.Second} {
+		ci, cf := candidate(t, in, d, 1), candidate(t, full, d, 1)
+		if ci.HedgedShare != cf.HedgedShare {
+			t.Fatalf("delay %v: hedge share %v with input billing, %v with full: billing must not change the simulation", d, ci.HedgedShare, cf.HedgedShare)
+		}
+		if !(cf.AddedCostPct > ci.AddedCostPct) {
+			t.Errorf("delay %v: added cost %+.1f%% with full billing, %+.1f%% with input only", d, cf.AddedCostPct, ci.AddedCostPct)
+		}
+	}
+	pi, pf := in.Candidates[in.Pick], full.Candidates[full.Pick]
+	t.Logf("pick with input billing: %s (%+.1f%%), with full billing: %s (%+.1f%%)", pi.Label, pi.AddedCostPct, pf.Label, pf.AddedCostPct)
+	later := !pf.Hedging || (pi.Hedging && pf.Delay > pi.Delay)
+	if !later {
+		t.Errorf("full billing picked %s, input billing %s: want a later delay or none", pf.Label, pi.Label)
+	}
+}
