@@ -318,6 +318,9 @@ func (e *engine) arrive() {
 	}
 	e.stats[c].requests++
 	e.classes[c].inflightReqs++
+	for i := range e.provs {
+		e.provs[i].regime.trim(e.now) // nothing later asks about times before this arrival
+	}
 
 	if cl.Deadline > 0 {
 		e.schedule(e.now+cl.Deadline, evDeadline, slot, r.gen, 0)

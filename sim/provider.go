@@ -96,15 +96,26 @@ type regime struct {
 	cfg       *Degraded
 	src       rand.PCG
 	degraded0 bool
-	switches  []time.Duration
+	// switches are the switch times from the dropped-th on; earlier ones
+	// lie before any time still to be asked about and have been trimmed.
+	switches []time.Duration
+	dropped  int
+	// meanRate is the long-run work done per unit of wall time.
+	meanRate float64
 }
+
+// maxWalk is how many periods finish walks one by one; the rest of a very
+// long piece of work proceeds at the long-run mean rate (the law of large
+// numbers), which keeps time and memory bounded whatever the latencies.
+const maxWalk = 1000
 
 func newRegime(d *Degraded, seed uint64, provider int) *regime {
 	g := &regime{cfg: d}
 	g.src.Seed(splitmix64(seed^0x5eed0fdeadbeef), splitmix64(uint64(provider)+0x9e37))
 	// Start in the stationary distribution.
-	pd := d.MeanDegraded.Seconds() / (d.MeanDegraded.Seconds() + d.MeanNormal.Seconds())
-	g.degraded0 = uniform(&g.src) < pd
+	mn, md := d.MeanNormal.Seconds(), d.MeanDegraded.Seconds()
+	g.degraded0 = uniform(&g.src) < md/(md+mn)
+	g.meanRate = (mn + md) / (mn + md*d.Slowdown)
 	return g
 }
 
@@ -116,35 +127,57 @@ func (g *regime) extend(t time.Duration) {
 			last = g.switches[n-1]
 		}
 		mean := g.cfg.MeanNormal
-		if g.stateAfter(len(g.switches)) {
+		if g.stateAfter(g.dropped + len(g.switches)) {
 			mean = g.cfg.MeanDegraded
 		}
 		g.switches = append(g.switches, last+seconds(-math.Log(1-uniform(&g.src))*mean.Seconds()))
 	}
 }
 
+// trim forgets the switches at or before t; no later question may ask
+// about a time before t. It only works when enough have piled up.
+func (g *regime) trim(t time.Duration) {
+	if g == nil || len(g.switches) < 4096 {
+		return
+	}
+	k := sort.Search(len(g.switches), func(i int) bool { return g.switches[i] > t })
+	if k == len(g.switches) {
+		k-- // keep the last switch: extend continues from it
+	}
+	if k < len(g.switches)/2 {
+		return
+	}
+	n := copy(g.switches, g.switches[k:])
+	g.switches = g.switches[:n]
+	g.dropped += k
+}
+
 // stateAfter returns whether the provider is degraded after i switches.
 func (g *regime) stateAfter(i int) bool { return g.degraded0 != (i%2 == 1) }
 
-// at returns whether the provider is degraded at t, and the index of the
-// period t lies in.
+// at returns whether the provider is degraded at t, and the index in
+// switches of the end of the period t lies in.
 func (g *regime) at(t time.Duration) (bool, int) {
 	g.extend(t)
 	i := sort.Search(len(g.switches), func(i int) bool { return g.switches[i] > t })
-	return g.stateAfter(i), i
+	return g.stateAfter(g.dropped + i), i
 }
 
 // finish returns when work w of service, started at t0, is done: service
 // progresses at rate 1 in normal periods and 1/Slowdown in degraded ones,
 // so every attempt in service during a slowdown is slowed for the part of
-// its work that overlaps it.
+// its work that overlaps it. After maxWalk periods the rest of the work
+// proceeds at the long-run mean rate.
 func (g *regime) finish(t0, w time.Duration) time.Duration {
 	if g == nil || g.cfg.Slowdown == 1 {
 		return t0 + w
 	}
 	deg, i := g.at(t0)
 	t := t0
-	for {
+	for walked := 0; ; walked++ {
+		if walked == maxWalk {
+			return t + satMul(w, 1/g.meanRate)
+		}
 		g.extend(t)
 		end := g.switches[i]
 		span := end - t
