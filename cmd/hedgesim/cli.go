@@ -172,12 +172,22 @@ func scenarioArg(pos []string, seed, requests intFlag, maxRequests int64) (*scen
 	return sc, nil
 }
 
-// checkOutDir reports a usage error when dir exists and is not a
-// directory, so that a run does not fail only after all its work.
-func checkOutDir(flagName, dir string) error {
+// prepareOutDir makes sure the report directory dir exists and can be
+// written to, creating it if needed, so that a run does not fail only
+// after all its work; problems are usage errors.
+func prepareOutDir(flagName, dir string) error {
 	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
 		return usageError{err: fmt.Errorf("--%s %s exists and is not a directory", flagName, dir)}
 	}
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return usageError{err: fmt.Errorf("--%s %s: %w", flagName, dir, err)}
+	}
+	probe, err := os.CreateTemp(dir, ".hedgesim-probe*")
+	if err != nil {
+		return usageError{err: fmt.Errorf("--%s %s: cannot write there: %w", flagName, dir, err)}
+	}
+	probe.Close()
+	os.Remove(probe.Name())
 	return nil
 }
 

@@ -148,7 +148,7 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *out != "" {
-		if err := checkOutDir("out", *out); err != nil {
+		if err := prepareOutDir("out", *out); err != nil {
 			return err
 		}
 	}

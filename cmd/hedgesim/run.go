@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"fmt"
 	"io"
@@ -60,20 +61,9 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		cfg.Requests = int(requests.v)
 	}
 	if *out != "" {
-		if err := checkOutDir("out", *out); err != nil {
+		if err := prepareOutDir("out", *out); err != nil {
 			return err
 		}
-	}
-	var trace []byte
-	if *tracePath != "" {
-		dir := filepath.Dir(*tracePath)
-		if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-			return usageError{err: fmt.Errorf("--trace %s: directory %s does not exist", *tracePath, dir)}
-		}
-		if st, err := os.Stat(*tracePath); err == nil && st.IsDir() {
-			return usageError{err: fmt.Errorf("--trace %s is a directory; want a file name", *tracePath)}
-		}
-		trace = []byte(sim.TraceCSVHeader)
 	}
 	if err := cfg.Validate(); err != nil {
 		if requests.set {
@@ -81,12 +71,23 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		}
 		return err
 	}
-	rep, err := simulate(&cfg, func(r *sim.AttemptRecord) { trace = r.AppendCSV(trace) }, trace != nil)
+	var trace *traceFile
+	if *tracePath != "" {
+		if trace, err = createTrace(*tracePath); err != nil {
+			return err
+		}
+		defer trace.abort() // a no-op once committed
+	}
+	var fn func(*sim.AttemptRecord)
+	if trace != nil {
+		fn = trace.write
+	}
+	rep, err := simulate(&cfg, fn, trace != nil)
 	if err != nil {
 		return err
 	}
 	if trace != nil {
-		if err := writeFileAtomic(filepath.Dir(*tracePath), filepath.Base(*tracePath), trace); err != nil {
+		if err := trace.commit(); err != nil {
 			return fmt.Errorf("writing the trace: %w", err)
 		}
 	}
@@ -152,13 +153,79 @@ func writeRunReport(dir string, rep *sim.Report, text, js []byte) error {
 			files = append(files, file{fmt.Sprintf("%s-%s.%s", stem, f.Name, format), data})
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
 	for _, f := range files {
 		if err := writeFileAtomic(dir, f.name, f.data); err != nil {
 			return err
 		}
 	}
 	return nil
+}
+
+// traceFile streams attempt rows into a temporary file beside the trace's
+// path and renames it into place on commit, so memory stays flat and an
+// interrupted run leaves no partial trace.
+type traceFile struct {
+	path string
+	tmp  *os.File
+	w    *bufio.Writer
+	row  []byte
+	err  error
+	done bool
+}
+
+// createTrace checks the trace path and opens its temporary file; errors
+// are usage errors, reported before anything is simulated.
+func createTrace(path string) (*traceFile, error) {
+	dir := filepath.Dir(path)
+	if st, err := os.Stat(dir); err != nil {
+		return nil, usageError{err: fmt.Errorf("--trace %s: directory %s does not exist", path, dir)}
+	} else if !st.IsDir() {
+		return nil, usageError{err: fmt.Errorf("--trace %s: %s is not a directory", path, dir)}
+	}
+	if st, err := os.Stat(path); err == nil && st.IsDir() {
+		return nil, usageError{err: fmt.Errorf("--trace %s is a directory; want a file name", path)}
+	}
+	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	if err != nil {
+		return nil, usageError{err: fmt.Errorf("--trace %s: cannot write there: %w", path, err)}
+	}
+	t := &traceFile{path: path, tmp: tmp, w: bufio.NewWriterSize(tmp, 1<<16)}
+	_, t.err = t.w.WriteString(sim.TraceCSVHeader)
+	return t, nil
+}
+
+func (t *traceFile) write(r *sim.AttemptRecord) {
+	if t.err != nil {
+		return
+	}
+	t.row = r.AppendCSV(t.row[:0])
+	_, t.err = t.w.Write(t.row)
+}
+
+// commit flushes the rows and renames the file into place.
+func (t *traceFile) commit() error {
+	if t.err == nil {
+		t.err = t.w.Flush()
+	}
+	if t.err == nil {
+		t.err = t.tmp.Chmod(0o644)
+	}
+	if t.err == nil {
+		t.err = t.tmp.Close()
+	}
+	if t.err == nil {
+		t.err = os.Rename(t.tmp.Name(), t.path)
+	}
+	if t.err == nil {
+		t.done = true
+	}
+	return t.err
+}
+
+// abort removes the temporary file unless the trace was committed.
+func (t *traceFile) abort() {
+	if !t.done {
+		t.tmp.Close()
+		os.Remove(t.tmp.Name())
+	}
 }
