@@ -16,7 +16,7 @@ const (
 	// DefaultRequests is the number of requests simulated per candidate.
 	DefaultRequests = 200_000
 	// MaxRequests bounds Settings.Requests.
-	MaxRequests = 1_000_000_000
+	MaxRequests = sim.MaxRequests
 	// DefaultLevel is the confidence level of the intervals.
 	DefaultLevel = 0.95
 	// DefaultMaxAddedCostPct caps the added cost of the p95/p99 objectives.

@@ -253,7 +253,7 @@ func (c *checker) class(key string, t *classTable, n int) (sim.Class, error) {
 	if t.Name == nil || strings.TrimSpace(*t.Name) == "" {
 		return cl, c.errorf(key+".name", "missing or blank; every class needs a unique name")
 	}
-	if *t.Name == "overall" {
+	if strings.TrimSpace(*t.Name) == "overall" {
 		return cl, c.errorf(key+".name", `"overall" is the name of the all-classes row of every report; choose another name`)
 	}
 	cl.Name = *t.Name

@@ -41,6 +41,11 @@ type Latency struct {
 	P999    float64    `json:"p99_9"`
 	P95CI95 [2]float64 `json:"p95_ci95"`
 	P99CI95 [2]float64 `json:"p99_ci95"`
+	// P95CIOK and P99CIOK say whether those intervals are order-statistic
+	// intervals inside the sample; when false the requests are too few, and
+	// the interval, clamped to the sample's extremes, means nothing.
+	P95CIOK bool `json:"p95_ci95_ok"`
+	P99CIOK bool `json:"p99_ci95_ok"`
 }
 
 // Cost is a cost per 1000 requests in USD, split by the calls that produced it.
@@ -118,10 +123,10 @@ func SummarizeLatency(c *ClassResult) Latency {
 		Mean: c.Mean(), P50: c.Quantile(0.50), P90: c.Quantile(0.90),
 		P95: c.Quantile(0.95), P99: c.Quantile(0.99), P999: c.Quantile(0.999),
 	}
-	lo, hi, _ := c.QuantileCI(0.95, 0.95)
-	l.P95CI95 = [2]float64{lo, hi}
-	lo, hi, _ = c.QuantileCI(0.99, 0.95)
-	l.P99CI95 = [2]float64{lo, hi}
+	lo, hi, ok := c.QuantileCI(0.95, 0.95)
+	l.P95CI95, l.P95CIOK = [2]float64{lo, hi}, ok
+	lo, hi, ok = c.QuantileCI(0.99, 0.95)
+	l.P99CI95, l.P99CIOK = [2]float64{lo, hi}, ok
 	return l
 }
 
@@ -229,8 +234,12 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t-\t\t-\t-\t\n", c.Class)
 			continue
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t[%s, %s]\t%s\t%s\t%s\t\t%s\t%s\t\n", c.Class,
-			fsec(l.P50), fsec(l.P90), fsec(l.P95), fsec(l.P95CI95[0]), fsec(l.P95CI95[1]),
+		ci := "n/a"
+		if l.P95CIOK {
+			ci = fmt.Sprintf("[%s, %s]", fsec(l.P95CI95[0]), fsec(l.P95CI95[1]))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t\t%s\t%s\t\n", c.Class,
+			fsec(l.P50), fsec(l.P90), fsec(l.P95), ci,
 			fsec(l.P99), fsec(l.P999), fsec(l.Mean), fsec(b.P95), fsec(b.P99))
 	}
 	tw.Flush()
