@@ -27,9 +27,11 @@
 // speed is simulated from the chosen models and compared with the
 // observed one. Report.WriteTOML prints the goodness-of-fit tables as
 // comments followed by a [models.NAME] block ready to paste; WriteJSON the
-// same as JSON. A decode-speed model whose support reaches 0 (any
-// lognormal) is replaced by the empirical one in the block, because the
-// scenario format requires tokens_per_s > 0.
+// same as JSON. A decode-speed model that can be 0 with positive
+// probability is replaced by the empirical one in the block, because the
+// scenario format requires tokens_per_s > 0 with probability 1 (lognormals
+// and their mixtures qualify). 429s are not counted in error_rate: they are
+// reported beside it, for a rate_limit to model.
 //
 // # Goodness of fit
 //

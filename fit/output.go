@@ -196,8 +196,13 @@ func (r *Report) writeBlock(b *bytes.Buffer, o BlockOptions) {
 		fmt.Fprintf(b, "# latency: %s\n", describe(lat, "s"))
 		fmt.Fprintf(b, "latency = %s\n", specTOML(lat, "s"))
 	}
-	errs := c.Failed + c.RateLimited
-	fmt.Fprintf(b, "error_rate = %s  # %d of %d requests failed%s\n", num(ratio(errs, c.Total)), errs, c.Total, codeList(c, Failed, RateLimited))
+	// 429s are not errors of the model: a scenario makes them with a
+	// rate_limit, so they stay out of error_rate and are reported beside it.
+	fmt.Fprintf(b, "error_rate = %s  # %d of %d requests failed%s\n", num(ratio(c.Failed, c.Total)), c.Failed, c.Total, codeList(c, Failed))
+	if c.RateLimited > 0 {
+		fmt.Fprintf(b, "# %d of %d requests were rate limited (%s of them, 429s): not in error_rate; model them with a rate_limit table on the model or its provider\n",
+			c.RateLimited, c.Total, num(ratio(c.RateLimited, c.Total)))
+	}
 	fmt.Fprintf(b, "invalid_rate = %s  # %d of %d answers unusable%s\n", num(ratio(c.Invalid, c.OK+c.Invalid)), c.Invalid, c.OK+c.Invalid, codeList(c, Invalid))
 	b.WriteString("# price_input_per_mtok = 0.0   # not in the log: USD per million input tokens\n")
 	b.WriteString("# price_output_per_mtok = 0.0  # not in the log: USD per million output tokens\n")
