@@ -8,6 +8,7 @@ import (
 	"os"
 	"path/filepath"
 	"strings"
+	"unicode"
 
 	"github.com/hedgesim/hedgesim/fit"
 )
@@ -69,6 +70,11 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 	if seed.v < 0 {
 		return usageError{err: fmt.Errorf("--seed %d: must be ≥ 0", seed.v)}
 	}
+	for _, f := range []struct{ flag, v string }{{"name", *name}, {"provider", *provider}} {
+		if strings.IndexFunc(f.v, unicode.IsControl) >= 0 {
+			return usageError{err: fmt.Errorf("--%s %q: control characters (line breaks, tabs) are not allowed in a name", f.flag, f.v)}
+		}
+	}
 	cols := fit.Columns{Latency: *latency, TTFT: *ttft, OutputTokens: *outTok, Status: *status}
 	if *unitName != "" {
 		u, err := fit.ParseUnit(*unitName)
@@ -84,7 +90,11 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 	if *splitHalf {
 		return fitSplitHalf(pos, *format, cols, opt, stdout, stderr)
 	}
-	block := fit.BlockOptions{Name: *name, Provider: *provider, Command: "hedgesim " + strings.Join(append([]string{"fit"}, args...), " ")}
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = shellQuote(a)
+	}
+	block := fit.BlockOptions{Name: *name, Provider: *provider, Command: "hedgesim fit " + strings.Join(quoted, " ")}
 	res, err := fitFile(pos[0], *format, cols, opt)
 	if err != nil {
 		return err
@@ -240,4 +250,15 @@ func fitSplitHalf(paths []string, format string, cols fit.Columns, opt fit.Optio
 		return usageError{err: fmt.Errorf("no log has the %d successful requests the split-half check needs: %s", fit.MinSplitHalf, strings.Join(skipped, "; "))}
 	}
 	return nil
+}
+
+// shellQuote quotes s for a POSIX shell when it holds anything but
+// letters, digits and -_./=:,+@%.
+func shellQuote(s string) string {
+	if s != "" && strings.IndexFunc(s, func(r rune) bool {
+		return !(r < 128 && (unicode.IsLetter(r) || unicode.IsDigit(r) || strings.ContainsRune("-_./=:,+@%", r)))
+	}) < 0 {
+		return s
+	}
+	return "'" + strings.ReplaceAll(s, "'", `'\''`) + "'"
 }
