@@ -246,6 +246,9 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		if warn != "" {
 			cr.Warnings = append(cr.Warnings, warn)
 		}
+		if pol := &cfg.Classes[i].Policy; pol.Copies > 0 && hasFallback(pol) {
+			cr.Warnings = append(cr.Warnings, "the class's own policy sends fallback copies after failures; every candidate here, \"no hedging\" included, replaces that policy, so compare against `hedgesim run` before dropping the fallback")
+		}
 		rep.Classes = append(rep.Classes, cr)
 		jobs = append(jobs, &classJob{cfg: cc, search: s.For(name)})
 	}
@@ -627,6 +630,17 @@ func parallel(n, workers int, fn func(i int) error, progress func()) error {
 func contains(list []string, s string) bool {
 	for _, x := range list {
 		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// hasFallback reports whether one of pol's copies is fallback-only (a
+// negative gap: sent only after a failure).
+func hasFallback(pol *sim.Policy) bool {
+	for _, d := range pol.Delays {
+		if d < 0 {
 			return true
 		}
 	}

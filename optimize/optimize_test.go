@@ -756,3 +756,35 @@ func TestCancelBillingMovesThePick(t *testing.T) {
 		t.Errorf("full billing picked %s, input billing %s: want a later delay or none", pf.Label, pi.Label)
 	}
 }
+
+// TestFallbackPolicyWarns: a class whose own policy retries after failures
+// is swept without that retry; the report says so.
+func TestFallbackPolicyWarns(t *testing.T) {
+	sc, err := scenario.Parse("fb.toml", []byte(`
+[arrivals]
+rate = 10
+[models.m]
+latency = { kind = "lognormal", median = 0.5, p95 = 2 }
+error_rate = 0.3
+[[classes]]
+name = "c"
+[classes.hedge]
+delay = "fallback"
+max_copies = 1
+on_error = "nonfatal"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sc.Optimize
+	s.Requests = 2000
+	s.Search.Delays = []time.Duration{time.Second}
+	rep := mustRun(t, &sc.Config, s, optimize.Options{})
+	found := false
+	for _, w := range rep.Classes[0].Warnings {
+		found = found || strings.Contains(w, "fallback copies")
+	}
+	if !found {
+		t.Errorf("warnings %q: want one about the fallback policy", rep.Classes[0].Warnings)
+	}
+}
