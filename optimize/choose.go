@@ -5,7 +5,6 @@ import (
 	"fmt"
 	"math"
 	"slices"
-	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -74,9 +73,14 @@ func Pick(cs []Candidate, o Objective) (int, string) {
 	p := o.Percentile
 	pn := pname(p)
 	hedgedOK := func(c *Candidate) bool { return 100*c.HedgedShare <= o.MaxHedgedPct+1e-9 }
-	caps := ""
+	// The hedged-share cap in the notes: "no candidate with hedged share
+	// ≤ 5% …" (with), "… with p95 ≤ 2s and hedged share ≤ 5%" (and), "the
+	// frontier of candidates with hedged share ≤ 5% …" (of); empty
+	// without a cap.
+	with, and, of := "", "", ""
 	if o.MaxHedgedPct < 100 {
-		caps = fmt.Sprintf(" and hedged share ≤ %s%%", fnum(o.MaxHedgedPct))
+		hc := fmt.Sprintf("hedged share ≤ %s%%", fnum(o.MaxHedgedPct))
+		with, and, of = " with "+hc, " and "+hc, " of candidates with "+hc
 	}
 	fastest := func(ok func(*Candidate) bool) int {
 		best := -1
@@ -110,11 +114,11 @@ func Pick(cs []Candidate, o Objective) (int, string) {
 		switch {
 		case best < 0:
 			best = fastest(hedgedOK)
-			return best, fmt.Sprintf("no candidate%s has %s ≤ %s; the fastest is shown", caps, pn, fsec(sla))
+			return best, fmt.Sprintf("no candidate%s has %s ≤ %s; the fastest is shown", with, pn, fsec(sla))
 		case best == base:
 			return best, fmt.Sprintf("%s without hedging (%s) already meets the SLA of %s", pn, fsec(cs[base].Q(p)), fsec(sla))
 		}
-		return best, fmt.Sprintf("cheapest candidate%s with %s ≤ %s", caps, pn, fsec(sla))
+		return best, fmt.Sprintf("cheapest candidate with %s ≤ %s%s", pn, fsec(sla), and)
 
 	case Knee:
 		for i := range cs {
@@ -126,19 +130,19 @@ func Pick(cs []Candidate, o Objective) (int, string) {
 		case k < 0:
 			last := f[len(f)-1]
 			if last == base {
-				return base, fmt.Sprintf("no candidate%s is faster than no hedging", caps)
+				return base, fmt.Sprintf("no candidate%s is faster than no hedging", with)
 			}
-			return last, fmt.Sprintf("the %s frontier%s shows no diminishing returns (fewer than 3 points, or none above the chord): its fastest point is picked", pn, caps)
+			return last, fmt.Sprintf("the %s frontier%s shows no diminishing returns (fewer than 3 points, or none above the chord): its fastest point is picked", pn, of)
 		case f[k] == base:
 			return base, "the knee of the frontier is no hedging"
 		}
-		return f[k], fmt.Sprintf("knee of the added-cost versus %s frontier%s: past it, more cost buys less %s", pn, caps, pn)
+		return f[k], fmt.Sprintf("knee of the added-cost versus %s frontier%s: past it, more cost buys less %s", pn, of, pn)
 	}
 
 	// LowestLatency
-	limits := fmt.Sprintf(" with added cost ≤ +%s%%%s", fnum(o.MaxAddedCostPct), caps)
+	limits := fmt.Sprintf(" with added cost ≤ +%s%%%s", fnum(o.MaxAddedCostPct), and)
 	if math.IsInf(o.MaxAddedCostPct, 1) {
-		limits = strings.Replace(caps, " and", " with", 1)
+		limits = with
 	}
 	for i := range cs {
 		c := &cs[i]
@@ -200,9 +204,11 @@ type Verdict struct {
 	UnansweredBefore float64 `json:"unanswered_share_before"`
 	UnansweredAfter  float64 `json:"unanswered_share_after"`
 	// Alternative, when the verdict is "don't hedge", is the index of the
-	// fastest candidate within the objective's limits that the rule would
-	// accept, or −1 when there is none (or the verdict is "hedge"). It is
-	// named in Reason.
+	// fastest candidate beyond the objective's limits (the cheapest, for
+	// objective cost) that the rule would accept, or −1 when there is none
+	// or the verdict is "hedge". It is named in Reason. (A candidate within
+	// the limits that the rule accepts becomes the pick instead: see
+	// ClassReport.Pick.)
 	Alternative int `json:"alternative"`
 }
 

@@ -306,3 +306,58 @@ func TestObjectiveStrings(t *testing.T) {
 		t.Errorf("rule: %q", got)
 	}
 }
+
+// TestPickNotesGrammar pins the note "no candidate and hedged share ≤ 5%
+// is faster" (knee under --max-hedged 5): every note of every objective
+// reads as English under every combination of limits.
+func TestPickNotesGrammar(t *testing.T) {
+	sets := map[string][]optimize.Candidate{
+		"convex": set(),
+		"line":   {cand("none", 4, 0, 0, 0, 1), cand("a", 3, 0, 10, 0.01, 1), cand("b", 2, 0, 20, 0.02, 1)},
+		"slower": {cand("none", 4, 0, 0, 0, 1), cand("a", 4.5, 0, 5, 0.01, 1)},
+		"pricey": {cand("none", 4, 0, 0, 0, 1), cand("a", 3, 0, 50, 0.01, 1)},
+	}
+	bad := []string{"candidate and", "frontier and", " and hedged share ≤ 5% with", "with with", "  "}
+	want := map[string]string{ // how each limit reads, when it applies
+		"cost":   "added cost ≤ +10%",
+		"hedged": "hedged share ≤ 5%",
+	}
+	for _, name := range []string{"p95", "p99", "cost", "knee"} {
+		for _, caps := range [][2]float64{{10, 100}, {math.Inf(1), 5}, {10, 5}, {math.Inf(1), 100}} {
+			for sname, cs := range sets {
+				o := objective(name)
+				o.MaxAddedCostPct, o.MaxHedgedPct = caps[0], caps[1]
+				for _, sla := range []time.Duration{time.Second, 3 * time.Second, 5 * time.Second} {
+					o.SLA = sla
+					_, note := optimize.Pick(cs, o)
+					for _, b := range bad {
+						if strings.Contains(note, b) {
+							t.Errorf("%s, caps %v, %s, SLA %v: note %q contains %q", name, caps, sname, sla, note, b)
+						}
+					}
+					if strings.Contains(note, "≤ 5%") && !strings.Contains(note, want["hedged"]) ||
+						strings.Contains(note, "+10%") && !strings.Contains(note, want["cost"]) {
+						t.Errorf("%s, caps %v, %s: note %q", name, caps, sname, note)
+					}
+					if name != "p95" && name != "p99" {
+						break // the SLA only matters to cost; the cost cap to p95/p99
+					}
+				}
+			}
+		}
+	}
+	o := objective("knee")
+	o.MaxHedgedPct = 5
+	if _, note := optimize.Pick(sets["slower"], o); note != "no candidate with hedged share ≤ 5% is faster than no hedging" {
+		t.Errorf("knee, hedged ≤ 5%%: note %q", note)
+	}
+	o = objective("cost")
+	o.MaxHedgedPct, o.SLA = 5, 3*time.Second
+	if _, note := optimize.Pick(sets["line"], o); note != "cheapest candidate with p95 ≤ 3.00s and hedged share ≤ 5%" {
+		t.Errorf("cost, hedged ≤ 5%%: note %q", note)
+	}
+	o.SLA = time.Second
+	if _, note := optimize.Pick(sets["line"], o); !strings.HasPrefix(note, "no candidate with hedged share ≤ 5% has p95 ≤ 1.00s") {
+		t.Errorf("cost, hedged ≤ 5%%, SLA unmet: note %q", note)
+	}
+}

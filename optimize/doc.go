@@ -15,6 +15,11 @@
 // no-hedging latency: delay 0, p10/4, p10/2, 3·p10/4 and 40 delays spaced
 // geometrically from its p10 to its p99 (three significant digits) — the
 // search always reaches well below the percentile it tries to improve.
+// Delays, copy counts and targets are each tried once (duplicates are
+// dropped; copy counts in ascending order). A candidate the simulator
+// rejects — say, copies and targets whose correlation matrix is not
+// positive semidefinite — is left out with a warning naming it and why;
+// when no hedged candidate of a class is left, the sweep fails.
 //
 // Each class is simulated alone (share 1, its share of the arrival rate)
 // with Settings.Requests requests per candidate (default 200 000) — or, for
@@ -77,6 +82,16 @@
 //
 // See Pick.
 //
+// The limits take 0 literally; none of them means "off" (unlike the
+// class's own hedging budgets, whose zero fields are off):
+// max_added_cost_pct = 0 admits only candidates that cost no more than no
+// hedging, and max_hedged_pct = 0 only candidates that send no copy, which
+// in effect forbids hedging. "No cap" is max_added_cost_pct = inf and
+// max_hedged_pct = 100, the defaults. Likewise a verdict threshold of 0
+// (min_gain_pct, min_gain_per_cost, min_unanswered_cut_per_cost) is a
+// threshold of 0: any fall passes that test, but it must still be a fall
+// (of at least 0.05 %).
+//
 // # Verdict
 //
 // The verdict applies a Rule to the pick against no hedging: hedge when the
@@ -91,15 +106,24 @@
 // defaults encode field report 2's rule of thumb (README, Background):
 // −25 % p95 for +8 % cost (3.1 % per %) is worth it, −10 % for +20 %
 // (0.5 % per %) is not; field report 1 (unanswered 50 % → 12.5 % for +75 %
-// calls, scenario guard-check) passes the rule. The rule judges only the pick, though, and the default
-// objective caps added cost at +10 %: no hedge of guard-check costs that
-// little, so `hedgesim optimize guard-check` picks no hedging and says
-// "don't hedge", adding that beyond the objective's limits the rule would
-// accept that trade. With --max-cost inf (or
-// max_added_cost_pct = inf in the scenario) the pick is that trade and the
-// verdict "hedge". The reason states the numbers, and when the pick fails
-// the rule but a faster candidate within the objective's limits passes,
-// the reason names it (JSON "alternative"). When the pick answers fewer
+// calls, scenario guard-check) passes the rule.
+//
+// The rule judges the objective's pick first. When that pick fails the
+// rule but a hedged candidate within the objective's limits passes it, that
+// candidate becomes the pick — the fastest such candidate, or the cheapest
+// for objective cost — and the verdict is "hedge": the reason says so
+// ("recommend 3.21s: the lowest-p95 pick (no hedging) buys nothing the rule
+// accepts; 3.21s passes: the unanswered share (4.1% → 2.1%) falls 49.2%
+// for +10.0% cost …"), and the objective's own choice stays in JSON
+// "objective_pick" (and is marked "o" in the table). So "don't hedge" means
+// that no candidate within the objective's limits passes the rule. The
+// limits are kept, though: the default objective caps added cost at +10 %,
+// no hedge of guard-check costs that little, so `hedgesim optimize
+// guard-check` says "don't hedge", adding that beyond the objective's
+// limits the rule would accept that trade (JSON "alternative"). With
+// --max-cost inf (or max_added_cost_pct = inf in the scenario) the pick is
+// that trade and the verdict "hedge". The reason states the numbers. When
+// the pick answers fewer
 // requests in time than no hedging, the reason says so ("but the answered
 // share falls 98.5% → 97.9%"), whatever the verdict. A class whose
 // slowness is request-inherent (every copy as slow as the original) gets
@@ -145,8 +169,11 @@
 // per request, added cost), then per class the objective, the pick and why, the verdict
 // and its reason, and the frontier (every candidate with --all) with p95,
 // p99 and their intervals, answered share, hedged share, calls per request,
-// cost per 1000 requests and added cost; "*" marks the pick and "~" the
-// candidates not significantly different from it. With --out DIR:
+// cost per 1000 requests and added cost; "*" marks the pick, "o" the
+// objective's pick when the verdict rule recommended another (see Verdict),
+// and "~" the candidates not significantly different from the pick. The
+// summary line, the plots and CSV's "pick" column all show the pick. With
+// --out DIR:
 //
 //	report.txt              the tables, as printed
 //	report.json             Report as JSON (below)
@@ -169,10 +196,15 @@
 // classes[]: class, deadline_s, objective {name, text, percentile,
 // max_added_cost_pct (null = no cap), max_hedged_pct, sla_s (null =
 // unset)}, cost_basis ("usd" or "calls"), candidates[] (Candidate),
-// frontier (candidate indices by cost), pick (index), pick_note, verdict
-// {hedge, reason, gain_pct, added_cost_pct, significant,
-// unanswered_share_before, unanswered_share_after, alternative (index or
-// −1)}, warnings, requests (per candidate of the class: a replayed trace
+// frontier (candidate indices by cost), pick (index of the recommended
+// candidate, which the verdict judges), pick_note (why), objective_pick
+// (index of the objective's own choice: equal to pick unless that choice
+// failed the verdict rule and pick is a candidate within the objective's
+// limits that passes it), verdict {hedge, reason, gain_pct,
+// added_cost_pct, significant, unanswered_share_before,
+// unanswered_share_after (all of the pick), alternative (when the verdict
+// is "don't hedge", the index of a candidate beyond the objective's limits
+// that the rule would accept, named in the reason; else −1)}, warnings, requests (per candidate of the class: a replayed trace
 // may have fewer than requests_per_candidate, the number asked for). A
 // candidate has label, hedging, delay_s, copies, target, requests,
 // latency_s {mean, p50, p90, p95, p99, p99_9, p95_ci95, p99_ci95 — the
@@ -180,12 +212,13 @@
 // requests for the interval, which is then meaningless), answered_share,
 // hedged_share, attempts_per_request, cost_per_1k_usd, added_cost_pct
 // (on the cost basis), added_calls_pct, feasible, frontier, pick,
-// indistinguishable_from_pick. Latencies are in seconds, shares in [0, 1],
+// objective_pick, indistinguishable_from_pick. Latencies are in seconds, shares in [0, 1],
 // costs in USD.
 //
 // CSV values have at most 12 significant digits. CSV columns (CSVHeader): class, label, hedging, delay_s, copies, target,
 // requests, p50_s, p90_s, p95_s, p95_ci_lo_s, p95_ci_hi_s, p99_s,
 // p99_ci_lo_s, p99_ci_hi_s, p99_9_s, mean_s, answered_share, hedged_share,
 // attempts_per_request, cost_per_1k_usd, added_cost_pct, added_calls_pct,
-// cost_basis, feasible, frontier, pick, indistinguishable_from_pick.
+// cost_basis, feasible, frontier, pick, indistinguishable_from_pick,
+// objective_pick.
 package optimize

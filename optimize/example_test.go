@@ -31,6 +31,6 @@ func ExampleRun() {
 	// 1s    p95 2.7s  hedged 50%  added cost +50%
 	// 2s    p95 3.2s  hedged 24%  added cost +24%
 	// 6s    p95 5.2s  hedged  4%  added cost  +4%
-	// pick: 1s hedge: false
-	// p95 (5.18s → 2.66s) falls 48.6% for +50.1% cost: 0.97% per 1% of cost, less than 1 (the rule accepts 2s: p95 (5.18s → 3.24s) falls 37.4% for +24.4% cost (1.5% per 1% of cost))
+	// pick: 2s hedge: true
+	// recommend 2s: the lowest-p95 pick (1s) fails the rule (p95 (5.18s → 2.66s) falls 48.6% for +50.1% cost: 0.97% per 1% of cost, less than 1); 2s passes: p95 (5.18s → 3.24s) falls 37.4% for +24.4% cost (1.5% per 1% of cost)
 }

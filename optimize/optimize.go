@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"runtime"
+	"slices"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -67,8 +68,11 @@ type Candidate struct {
 	Feasible bool `json:"feasible"`
 	// OnFrontier says whether it is on the cost-versus-percentile frontier.
 	OnFrontier bool `json:"frontier"`
-	// Pick marks the candidate the objective chose.
-	Pick bool `json:"pick"`
+	// Pick marks the recommended candidate (ClassReport.Pick) and
+	// ObjectivePick the one the objective chose (ClassReport.ObjectivePick);
+	// they differ only when the verdict rule moved the pick.
+	Pick          bool `json:"pick"`
+	ObjectivePick bool `json:"objective_pick"`
 	// LikePick is true when the objective's percentile is not
 	// significantly different from the pick's (the intervals overlap):
 	// "~" in the table.
@@ -123,9 +127,17 @@ type ClassReport struct {
 	// Frontier holds the indices of the candidates on the frontier, by
 	// increasing added cost.
 	Frontier []int `json:"frontier"`
-	// Pick is the index of the chosen candidate; PickNote says why.
+	// Pick is the index of the recommended candidate; PickNote says why.
+	// It is the objective's choice (ObjectivePick) unless that choice
+	// fails the verdict rule and a candidate within the objective's limits
+	// passes it: then Pick is that candidate (the fastest such, or the
+	// cheapest for objective cost), the verdict is "hedge" and PickNote
+	// and the verdict's reason name the objective's choice.
 	Pick     int    `json:"pick"`
 	PickNote string `json:"pick_note"`
+	// ObjectivePick is the index of the candidate the objective chose,
+	// before the verdict rule; equal to Pick unless the rule moved it.
+	ObjectivePick int `json:"objective_pick"`
 	// Verdict says whether to ship the pick.
 	Verdict Verdict `json:"verdict"`
 	// Warnings limit what the numbers mean (too few requests for an
@@ -191,7 +203,8 @@ type Options struct {
 // A candidate keeps the rest of the class's policy (winner, error rules,
 // cancellation, budgets) but uses a fixed delay: an adaptive delay is
 // switched off, and an explicit target replaces "a different provider".
-// Simulating a class alone leaves out the load other classes put on shared
+// A candidate the simulator rejects is left out with a warning; Run fails
+// when a class is left without a hedged candidate. Simulating a class alone leaves out the load other classes put on shared
 // provider queues and rate limits.
 func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 	if err := cfg.Validate(); err != nil {
@@ -288,6 +301,10 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 			all = append(all, candJob{j, k})
 		}
 	}
+	// A candidate the simulator rejects (say, copies and targets whose
+	// correlation matrix is not positive semidefinite) is left out with a
+	// warning, unless it leaves its class without a hedged candidate.
+	failed := make([]error, len(all))
 	err = parallel(len(all), workers, func(i int) error {
 		cj := all[i]
 		c := jobs[cj.class].cfg
@@ -302,13 +319,29 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		}
 		res, err := runPolicy(c, pol)
 		if err != nil {
-			return fmt.Errorf("class %q, candidate %s: %w", c.Classes[0].Name, cand.Label, err)
+			failed[i] = err
+			return nil
 		}
 		summarize(cand, &res.Classes[0], s.Level)
 		return nil
 	}, progress("candidates", len(all)))
 	if err != nil {
 		return nil, err
+	}
+	for j := range rep.Classes {
+		var bad []error
+		for i, cj := range all {
+			if cj.class != j {
+				continue
+			}
+			if len(bad) == 0 {
+				bad = make([]error, len(rep.Classes[j].Candidates))
+			}
+			bad[cj.cand] = failed[i]
+		}
+		if err := dropFailed(&rep.Classes[j], bad); err != nil {
+			return nil, err
+		}
 	}
 
 	for j := range rep.Classes {
@@ -328,6 +361,46 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		}
 	}
 	return rep, nil
+}
+
+// dropFailed removes from cr the candidates whose simulation failed
+// (bad[i] != nil, for candidate i; bad may be nil), with a warning naming
+// each and why, and renumbers cr.Series. It returns an error when no
+// hedged candidate is left.
+func dropFailed(cr *ClassReport, bad []error) error {
+	if !slices.ContainsFunc(bad, func(err error) bool { return err != nil }) {
+		return nil
+	}
+	index := make([]int, len(cr.Candidates)) // new index, or −1
+	var kept []Candidate
+	for i, c := range cr.Candidates {
+		index[i] = -1
+		if bad[i] != nil {
+			cr.Warnings = append(cr.Warnings, fmt.Sprintf("candidate %s (%s) left out: %v", c.Label, describe(&c), bad[i]))
+			continue
+		}
+		index[i] = len(kept)
+		kept = append(kept, c)
+	}
+	if len(kept) < 2 {
+		i := slices.IndexFunc(bad, func(err error) bool { return err != nil })
+		return fmt.Errorf("class %q: every hedged candidate failed; candidate %s: %w", cr.Class, cr.Candidates[i].Label, bad[i])
+	}
+	cr.Candidates = kept
+	var series []Series
+	for _, sr := range cr.Series {
+		var members []int
+		for _, i := range sr.Members {
+			if index[i] >= 0 {
+				members = append(members, index[i])
+			}
+		}
+		if len(members) > 0 {
+			series = append(series, Series{Name: sr.Name, Members: members})
+		}
+	}
+	cr.Series = series
+	return nil
 }
 
 // runPolicy runs the one-class config c with the class's policy replaced by
@@ -359,6 +432,38 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 		cs[i].OnFrontier = true
 	}
 	cr.Pick, cr.PickNote = Pick(cs, cr.Objective)
+	cr.ObjectivePick = cr.Pick
+	cs[cr.Pick].ObjectivePick = true
+	cr.Verdict = Judge(base, &cs[cr.Pick], p, level, rule, cr.CostBasis)
+	tooFew := !base.CIOK(p) || !cs[cr.Pick].CIOK(p)
+	if !cs[cr.Pick].Hedging && !tooFew {
+		cr.Verdict.Reason = cr.PickNote
+	}
+	cr.Verdict.Alternative = -1
+	cheapest := cr.Objective.Goal == LowestCost
+	if !cr.Verdict.Hedge && !tooFew {
+		// The objective's pick fails the rule. When a candidate within the
+		// objective's limits passes it, recommend that one instead: "don't
+		// hedge" next to an acceptable candidate is no advice.
+		if a := acceptable(cs, p, level, rule, cr.CostBasis, cheapest, func(c *Candidate) bool { return c.Feasible }); a >= 0 {
+			obj := &cs[cr.Pick]
+			objLabel, fails := "no hedging", "buys nothing the rule accepts"
+			if obj.Hedging {
+				objLabel, fails = obj.Label, "fails the rule ("+cr.Verdict.Reason+")"
+			}
+			v := Judge(base, &cs[a], p, level, rule, cr.CostBasis)
+			v.Reason = fmt.Sprintf("recommend %s: the %s pick (%s) %s; %s passes: %s",
+				cs[a].Label, goalWord(cr.Objective), objLabel, fails, cs[a].Label, v.Reason)
+			cr.PickNote = fmt.Sprintf("recommended instead of the objective's pick (%s: %s), which fails the verdict rule", objLabel, cr.PickNote)
+			cr.Pick, cr.Verdict = a, v
+		} else if a := acceptable(cs, p, level, rule, cr.CostBasis, cheapest, func(c *Candidate) bool { return !c.Feasible }); a >= 0 {
+			// Say when only the objective's limits stand in the way, so
+			// that a user knows which setting keeps the class from hedging.
+			v := Judge(base, &cs[a], p, level, rule, cr.CostBasis)
+			cr.Verdict.Reason += fmt.Sprintf("; beyond the objective's limits, the rule would accept %s: %s", cs[a].Label, v.Reason)
+			cr.Verdict.Alternative = a
+		}
+	}
 	pick := &cs[cr.Pick]
 	pick.Pick = true
 	for i := range cs {
@@ -366,26 +471,6 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 			// Without a real interval on either side, nothing is known to
 			// differ from the pick.
 			cs[i].LikePick = !cs[i].CIOK(p) || !pick.CIOK(p) || overlap(cs[i].CI(p), pick.CI(p))
-		}
-	}
-	cr.Verdict = Judge(base, pick, p, level, rule, cr.CostBasis)
-	tooFew := !base.CIOK(p) || !pick.CIOK(p)
-	if !pick.Hedging && !tooFew {
-		cr.Verdict.Reason = cr.PickNote
-	}
-	cr.Verdict.Alternative = -1
-	if !cr.Verdict.Hedge && !tooFew {
-		// Point to the fastest candidate within the objective's limits
-		// that the rule would accept, if any.
-		cr.Verdict.Alternative = acceptable(cs, p, level, rule, cr.CostBasis, func(c *Candidate) bool { return c.Feasible })
-		if a := cr.Verdict.Alternative; a >= 0 {
-			v := Judge(base, &cs[a], p, level, rule, cr.CostBasis)
-			cr.Verdict.Reason += fmt.Sprintf(" (the rule accepts %s: %s)", cs[a].Label, v.Reason)
-		} else if a := acceptable(cs, p, level, rule, cr.CostBasis, func(c *Candidate) bool { return !c.Feasible }); a >= 0 {
-			// Say when only the objective's limits stand in the way, so
-			// that a user knows which setting keeps the class from hedging.
-			v := Judge(base, &cs[a], p, level, rule, cr.CostBasis)
-			cr.Verdict.Reason += fmt.Sprintf("; beyond the objective's limits, the rule would accept %s: %s", cs[a].Label, v.Reason)
 		}
 	}
 
@@ -403,9 +488,10 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 }
 
 // acceptable returns the index of the fastest hedged candidate of cs
-// (ties to the cheaper, as Pick ranks them), among those for which ok
-// holds, that the rule accepts against cs[0]; −1 if there is none.
-func acceptable(cs []Candidate, p, level float64, rule Rule, basis string, ok func(*Candidate) bool) int {
+// (ties to the cheaper, as Pick ranks them) or, with cheapest, of the
+// cheapest (ties to the faster), among those for which ok holds, that the
+// rule accepts against cs[0]; −1 if there is none.
+func acceptable(cs []Candidate, p, level float64, rule Rule, basis string, cheapest bool, ok func(*Candidate) bool) int {
 	best := -1
 	for i := range cs {
 		c := &cs[i]
@@ -414,7 +500,11 @@ func acceptable(cs []Candidate, p, level float64, rule Rule, basis string, ok fu
 		}
 		if best >= 0 {
 			b := &cs[best]
-			if !better(c, b, p) && (better(b, c, p) || c.AddedCostPct >= b.AddedCostPct) {
+			if cheapest {
+				if c.AddedCostPct > b.AddedCostPct || (c.AddedCostPct == b.AddedCostPct && !better(c, b, p)) {
+					continue
+				}
+			} else if !better(c, b, p) && (better(b, c, p) || c.AddedCostPct >= b.AddedCostPct) {
 				continue
 			}
 		}
@@ -423,6 +513,18 @@ func acceptable(cs []Candidate, p, level float64, rule Rule, basis string, ok fu
 		}
 	}
 	return best
+}
+
+// goalWord names the objective's pick in a verdict: "the lowest-p95
+// pick", "the cheapest pick", "the knee pick".
+func goalWord(o Objective) string {
+	switch o.Goal {
+	case LowestCost:
+		return "cheapest"
+	case Knee:
+		return "knee"
+	}
+	return "lowest-" + pname(o.Percentile)
 }
 
 // requestsAre says "1 request is" or "n requests are".
@@ -448,6 +550,9 @@ func grid(c *sim.Config, s Search, q10, q99 float64) ([]Candidate, []Series) {
 	if copies == nil {
 		copies = []int{max(cl.Policy.Copies, 1)}
 	}
+	// Like delays, copies and targets are tried once each: a repeated value
+	// would only repeat a candidate.
+	copies = slices.Compact(slices.Sorted(slices.Values(copies)))
 	type target struct {
 		idx  []int
 		name string
@@ -464,7 +569,10 @@ func grid(c *sim.Config, s Search, q10, q99 float64) ([]Candidate, []Series) {
 		}
 		targets = []target{{nil, strings.Join(names, ",")}}
 	} else {
-		for _, name := range s.Targets {
+		for i, name := range s.Targets {
+			if slices.Contains(s.Targets[:i], name) {
+				continue
+			}
 			for m := range c.Models {
 				if c.Models[m].Name == name {
 					targets = append(targets, target{[]int{m}, name})

@@ -57,7 +57,7 @@ var CSVHeader = []string{
 	"p50_s", "p90_s", "p95_s", "p95_ci_lo_s", "p95_ci_hi_s", "p99_s", "p99_ci_lo_s", "p99_ci_hi_s", "p99_9_s", "mean_s",
 	"answered_share", "hedged_share", "attempts_per_request", "cost_per_1k_usd",
 	"added_cost_pct", "added_calls_pct", "cost_basis",
-	"feasible", "frontier", "pick", "indistinguishable_from_pick",
+	"feasible", "frontier", "pick", "indistinguishable_from_pick", "objective_pick",
 }
 
 // WriteCSV writes every candidate of every class, one row each, under
@@ -77,7 +77,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 				f(l.P50), f(l.P90), f(l.P95), f(l.P95CI95[0]), f(l.P95CI95[1]), f(l.P99), f(l.P99CI95[0]), f(l.P99CI95[1]), f(l.P999), f(l.Mean),
 				f(c.AnsweredShare), f(c.HedgedShare), f(c.AttemptsPerRequest), f(c.CostPer1kUSD),
 				f(c.AddedCostPct), f(c.AddedCallsPct), cr.CostBasis,
-				b(c.Feasible), b(c.OnFrontier), b(c.Pick), b(c.LikePick),
+				b(c.Feasible), b(c.OnFrontier), b(c.Pick), b(c.LikePick), b(c.ObjectivePick),
 			}
 			if err := cw.Write(row); err != nil {
 				return err
@@ -188,11 +188,21 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 			rows[i] = i
 		}
 		title = "every candidate (f = on the frontier)"
-	} else if !cr.Candidates[cr.Pick].OnFrontier {
-		rows = append(rows[:len(rows):len(rows)], cr.Pick)
-		title += ", and the pick"
+	} else {
+		if !cr.Candidates[cr.Pick].OnFrontier {
+			rows = append(rows[:len(rows):len(rows)], cr.Pick)
+			title += ", and the pick"
+		}
+		if o := cr.ObjectivePick; o != cr.Pick && !cr.Candidates[o].OnFrontier {
+			rows = append(rows[:len(rows):len(rows)], o)
+			title += ", and the objective's pick"
+		}
 	}
-	fmt.Fprintf(w, "  %s; * pick, ~ %s not significantly different from the pick:\n", title, pn)
+	marks := "* pick, ~ " + pn + " not significantly different from the pick"
+	if cr.ObjectivePick != cr.Pick {
+		marks = "* pick (recommended by the verdict rule), o the objective's pick, ~ " + pn + " not significantly different from the pick"
+	}
+	fmt.Fprintf(w, "  %s; %s:\n", title, marks)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	ci := fmt.Sprintf("%s%% CI", fnum(100*level))
 	front := ""
@@ -206,6 +216,10 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 		switch {
 		case c.Pick:
 			mark = "*"
+		case c.ObjectivePick && c.LikePick:
+			mark = "o~"
+		case c.ObjectivePick:
+			mark = "o"
 		case c.LikePick:
 			mark = "~"
 		}

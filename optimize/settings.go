@@ -55,10 +55,11 @@ type Objective struct {
 	// look at, 0.95 or 0.99.
 	Percentile float64
 	// MaxAddedCostPct caps the added cost in percent of the no-hedging cost
-	// for LowestLatency; ≥ 0, +Inf for no cap.
+	// for LowestLatency; ≥ 0, +Inf for no cap (0 is a cap of 0, not "off").
 	MaxAddedCostPct float64
 	// MaxHedgedPct caps the percentage of requests that send a copy, for
-	// every goal; in [0, 100].
+	// every goal; in [0, 100], 100 for no cap (0 is a cap of 0, which rules
+	// out hedging, not "off").
 	MaxHedgedPct float64
 	// SLA is the latency the percentile must not exceed, for LowestCost; > 0.
 	SLA time.Duration
@@ -162,11 +163,13 @@ func (o Objective) validate() error {
 // (0.5 % per %) is not. An
 // answer that would otherwise be missing is worth more than a faster one:
 // field report 1 (answered share 50 % → 87.5 %, i.e. −75 % unanswered, for
-// +75 % calls) passes the rule. The rule only judges the pick, and the
-// default objective (DefaultMaxAddedCostPct, +10 %) never picks a +75 %
-// candidate: under the defaults that class is told "don't hedge", with a
-// note that the rule would accept the trade beyond the objective's limits;
-// lift the cap (max_added_cost_pct = inf, --max-cost inf) to pick it.
+// +75 % calls) passes the rule. The rule judges the objective's pick and,
+// when it fails, the candidates within the objective's limits (the fastest
+// that passes, or the cheapest for objective cost, becomes the pick); the default objective
+// (DefaultMaxAddedCostPct, +10 %) excludes every +75 % candidate: under the
+// defaults that class is told "don't hedge", with a note that the rule
+// would accept the trade beyond the objective's limits; lift the cap
+// (max_added_cost_pct = inf, --max-cost inf) to pick it.
 //
 // Whatever the rule, a pick is never worth it when the requests are too few
 // for an order-statistic interval on the percentile (MinRequestsForCI).
@@ -219,10 +222,12 @@ type Search struct {
 	Delays []time.Duration
 	// Copies are the maximum numbers of copies beyond the primary to try,
 	// each in [1, sim.MaxCopies]; nil means the class's own max_copies
-	// (1 when the class does not hedge).
+	// (1 when the class does not hedge). Run tries them in ascending
+	// order, each once.
 	Copies []int
 	// Targets are the models to send the copies to, by name; nil means the
-	// class's own targets (the primary model when it has none).
+	// class's own targets (the primary model when it has none). Run tries
+	// each once, in the order given.
 	Targets []string
 	// Objective chooses the pick.
 	Objective Objective

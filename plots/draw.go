@@ -404,6 +404,11 @@ func delayPlots(d Delay, dc draw.Canvas) ([]placed, error) {
 	top.Title.TextStyle.Font.Size = vg.Points(11)
 	bottom := newPlot(d.HedgedTitle, d.XLabel, "% of requests")
 	bottom.Title.TextStyle.Font.Size = vg.Points(11)
+	// Shares run from 0 to 100 %: the axis is labelled (and gridded) only
+	// there, even when the legend's room raises the panel's top above 100.
+	bottom.Y.Tick.Marker = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
+		return linearTicks(math.Max(lo, 0), math.Min(hi, 100))
+	})
 	tm, bm := &marks{}, &marks{}
 	tl, bl := newLegend(), newLegend()
 	multi := len(d.Series) > 1

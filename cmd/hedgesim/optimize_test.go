@@ -358,3 +358,26 @@ func TestOptimizeReplayHeader(t *testing.T) {
 		t.Errorf("first line %q", first)
 	}
 }
+
+// TestOptimizeDelayAxisClamped: six series give the delay figure's lower
+// panel a tall legend, for which the panel's top is raised above 100 %;
+// its "% of requests" axis is still labelled only from 0 to 100 (it used
+// to run to 150).
+func TestOptimizeDelayAxisClamped(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "report")
+	code, _, errOut := hedgesim(t, "optimize", "--requests", "2000", "--out", dir, "--classes", "short",
+		"--delays", "0s,1s,2s,4s", "--copies", "1,2,3", "--targets", "large-a,large-b")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	svg, err := os.ReadFile(filepath.Join(dir, "short-delay.svg"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(svg, []byte(">100<")) {
+		t.Error("the delay figure has no tick label 100")
+	}
+	for _, m := range regexp.MustCompile(`>(1[1-9]0|[2-9][0-9]0)<`).FindAll(svg, -1) {
+		t.Errorf("the delay figure has a tick label %s: the %% axis runs past 100", m)
+	}
+}
