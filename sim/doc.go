@@ -1,0 +1,54 @@
+// Package sim is a discrete-event simulator of hedged requests to inference
+// APIs: requests arrive, send a primary attempt to a model, send copies to
+// the same or other models after hedge delays, and end with the first
+// usable answer, an error, or their deadline.
+//
+// # Running
+//
+// Build a Config (package scenario builds one from a TOML file), call Run,
+// and compare the Result with the same traffic without hedging,
+// Run(WithoutHedging(cfg)), in a Report. Runs are deterministic: the draws
+// of request i and of its attempt k come from a random stream keyed by
+// (Config.Seed, i, k) only, so two policies on one seed see the same
+// arrivals, token counts and — for the same target — attempt latencies
+// (common random numbers). RunTrace also reports every attempt.
+//
+// # The event loop
+//
+// The clock is a time.Duration. Events — an arrival, a hedge timer, an
+// attempt's deciding response, a deadline, an attempt timeout, a provider
+// slot freeing — are kept in a 4-ary min-heap ordered by (time, insertion
+// sequence), plus one FIFO of deadlines per class (they fall due in arrival
+// order) and the single pending arrival. Events of a request that has ended
+// are dropped when popped (a generation counter per request slot). When no
+// request can affect another — no queue, rate limit, budget or adaptive
+// delay — requests run one at a time with the same code, and the heap stays
+// a few events deep; a test checks that this gives exactly the result of one
+// global order.
+//
+// # What shapes an attempt
+//
+// An attempt passes through composable pieces, each optional and each
+// configured per model or per provider (failure domain), in this order:
+//
+//   - draw: its latency from the model's distribution (one latency, or TTFT
+//     plus output tokens ÷ decode speed), coupled to the request's earlier
+//     attempts by a Gaussian copula when Config.Correlation is set;
+//   - dispatch: the model's and its provider's rate limits (token buckets;
+//     over a limit the attempt gets a 429), then the provider's concurrency
+//     limit (a FIFO queue);
+//   - serve: the provider's degraded periods, which stretch the work of every
+//     attempt in service and may fail attempts that start during them.
+//
+// The event loop only schedules and pops events; a new kind of piece is
+// added to draw, dispatch or serve and to the Config, not to the loop.
+//
+// # Policies
+//
+// A class's Policy says where copies go and when (fixed gaps, fallback
+// after failures, an adaptive percentile of recent latencies), what wins
+// (first valid answer, first token, first response), what each kind of
+// failure does (fatal, non-fatal, ignore), how losers are cancelled and
+// billed, and which budgets may deny a copy. Budgets only ever deny the new
+// copy; attempts in flight keep running.
+package sim
