@@ -175,28 +175,8 @@ func (e *engine) schedule(at time.Duration, kind eventKind, slot int32, gen uint
 // (responses and timers), the single pending arrival, and one FIFO of
 // deadlines per class — a class's deadlines fall due in arrival order, so
 // they need no heap.
-//
-// Requests that cannot affect each other (isolated) are run one at a time:
-// the next arrival waits until the current request's events are all done.
-// Each request sees exactly the events it would see in global time order,
-// and the heap stays a few events deep.
+// Requests that cannot affect each other are run by runIsolated instead.
 func (e *engine) pop() (event, bool) {
-	if e.isolated {
-		// The heap holds the current request's events and e.deadline its
-		// deadline; the next arrival waits until they are done.
-		if e.deadlineDue && (len(e.q) == 0 || e.deadline.before(&e.q[0])) {
-			e.deadlineDue = false
-			return e.deadline, true
-		}
-		if len(e.q) > 0 {
-			return e.q.pop(), true
-		}
-		if e.arrivalDue {
-			e.arrivalDue = false
-			return e.arrival, true
-		}
-		return event{}, false
-	}
 	var best *event
 	src := -2 // -2 none, -1 heap, -3 arrival, ≥ 0 deadline FIFO of that class
 	if len(e.q) > 0 {
@@ -224,6 +204,10 @@ func (e *engine) pop() (event, bool) {
 
 // run processes events until every request has ended.
 func (e *engine) run() {
+	if e.isolated {
+		e.runIsolated()
+		return
+	}
 	e.scheduleArrival()
 	for {
 		ev, ok := e.pop()
@@ -231,39 +215,71 @@ func (e *engine) run() {
 			return
 		}
 		e.now = ev.at
-		switch ev.kind {
-		case evArrival:
-			e.arrive()
-			continue
-		case evRelease:
-			e.release(int(ev.slot))
-			continue
-		}
-		r := &e.slots[ev.slot]
-		if r.gen != ev.gen {
-			continue // the request has ended; a stale timer or response
-		}
-		switch ev.kind {
-		case evTimer:
-			if int(r.sent) == int(ev.k) {
-				e.send(ev.slot, r)
-				e.settle(ev.slot, r)
+		e.handle(ev)
+	}
+}
+
+// runIsolated runs requests that cannot affect each other one at a time:
+// each arrives, then its events are processed until it has ended, and only
+// then does the next arrive. Each request sees exactly the events it would
+// see in global time order, and the heap stays a few events deep; its
+// deadline waits in e.deadline rather than in the heap.
+func (e *engine) runIsolated() {
+	for e.next < int64(e.cfg.Requests) {
+		e.now = e.arrivalTime()
+		e.arrive()
+		for {
+			var ev event
+			switch {
+			case e.deadlineDue && (len(e.q) == 0 || e.deadline.before(&e.q[0])):
+				e.deadlineDue = false
+				ev = e.deadline
+			case len(e.q) > 0:
+				ev = e.q.pop()
+			default:
+				ev.kind = evArrival // nothing left: on to the next request
 			}
-		case evResponse:
-			e.respond(ev.slot, r, int(ev.k))
-		case evDeadline:
-			e.finish(ev.slot, r, outTimeout)
-		case evAttemptTimeout:
-			e.attemptTimeout(ev.slot, r, int(ev.k))
+			if ev.kind == evArrival {
+				break
+			}
+			e.now = ev.at
+			e.handle(ev)
 		}
 	}
 }
 
-// scheduleArrival draws the arrival time of request e.next and queues it.
-func (e *engine) scheduleArrival() {
-	if e.next >= int64(e.cfg.Requests) {
+// handle processes one event other than an arrival in a global run, or
+// any event of an isolated one.
+func (e *engine) handle(ev event) {
+	switch ev.kind {
+	case evArrival:
+		e.arrive()
+		return
+	case evRelease:
+		e.release(int(ev.slot))
 		return
 	}
+	r := &e.slots[ev.slot]
+	if r.gen != ev.gen {
+		return // the request has ended; a stale timer or response
+	}
+	switch ev.kind {
+	case evTimer:
+		if int(r.sent) == int(ev.k) {
+			e.send(ev.slot, r)
+			e.settle(ev.slot, r)
+		}
+	case evResponse:
+		e.respond(ev.slot, r, int(ev.k))
+	case evDeadline:
+		e.finish(ev.slot, r, outTimeout)
+	case evAttemptTimeout:
+		e.attemptTimeout(ev.slot, r, int(ev.k))
+	}
+}
+
+// arrivalTime draws the arrival time of request e.next.
+func (e *engine) arrivalTime() time.Duration {
 	var at time.Duration
 	switch e.cfg.Arrivals.Process {
 	case Constant:
@@ -276,7 +292,14 @@ func (e *engine) scheduleArrival() {
 		at = e.lastArr + seconds(gap)
 	}
 	e.lastArr = at
-	e.schedule(at, evArrival, -1, 0, 0)
+	return at
+}
+
+// scheduleArrival queues the arrival of request e.next, if any.
+func (e *engine) scheduleArrival() {
+	if e.next < int64(e.cfg.Requests) {
+		e.schedule(e.arrivalTime(), evArrival, -1, 0, 0)
+	}
 }
 
 // arrive starts request e.next: it draws the class and token counts, arms
@@ -326,7 +349,9 @@ func (e *engine) arrive() {
 		e.schedule(e.now+cl.Deadline, evDeadline, slot, r.gen, 0)
 	}
 	e.send(slot, r)
-	e.scheduleArrival()
+	if !e.isolated {
+		e.scheduleArrival()
+	}
 }
 
 // send sends the next copy of r now — unless a budget denies it, in which
