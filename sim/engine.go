@@ -390,10 +390,56 @@ func (e *engine) send(slot int32, r *request) {
 		}
 		if g > 0 {
 			r.timer = uint8(k + 1)
-			e.schedule(e.now+g, evTimer, slot, r.gen, uint8(k+1))
+			if !e.endsBy(r, e.now+g) {
+				e.schedule(e.now+g, evTimer, slot, r.gen, uint8(k+1))
+			}
 			return
 		}
 	}
+}
+
+// endsBy reports whether isolated request r is certain to end no later
+// than t — by its deadline or by an attempt in flight whose response wins —
+// so that a hedge timer at t could never fire and need not be queued. Both
+// would be popped before a timer at t: they were queued earlier. It is
+// false whenever another request could matter (not isolated) or an attempt
+// timeout could intervene.
+func (e *engine) endsBy(r *request, t time.Duration) bool {
+	if !e.isolated {
+		return false
+	}
+	if e.deadlineDue && e.deadline.at <= t {
+		return true
+	}
+	p := &e.cfg.Classes[r.class].Policy
+	if p.AttemptTimeout > 0 {
+		return false
+	}
+	for k := 0; k < int(r.sent); k++ {
+		a := &r.att[k]
+		if a.state != attInFlight {
+			continue
+		}
+		at, wins := a.end, false
+		switch p.Winner {
+		case FirstValid:
+			wins = a.kind == outOK
+		case FirstToken:
+			wins = a.kind == outOK || a.kind == outInvalid
+			if wins {
+				at = a.first
+			}
+		case FirstResponse:
+			wins = true
+			if a.kind != outError && a.kind != outRateLimited {
+				at = a.end
+			}
+		}
+		if wins && at <= t {
+			return true
+		}
+	}
+	return false
 }
 
 // noTimer marks a request with no hedge timer pending.
