@@ -32,7 +32,7 @@ func TestIsolatedMatchesGlobalOrder(t *testing.T) {
 					OnError: NonFatal, OnInvalid: Ignore, CancelLatency: 50 * time.Millisecond, CancelBilling: BillGenerated}},
 			{Name: "z", Share: 0.1, InputTokens: dist.Constant{Value: 10}, OutputTokens: dist.Constant{Value: 20},
 				Deadline: 2 * time.Second,
-				Policy: Policy{Targets: []int{1}, Copies: 2, Delays: []time.Duration{150 * time.Millisecond}, Winner: FirstResponse, OnError: Ignore}},
+				Policy:   Policy{Targets: []int{1}, Copies: 2, Delays: []time.Duration{150 * time.Millisecond}, Winner: FirstResponse, OnError: Ignore}},
 			{Name: "y", Share: 0.3, InputTokens: dist.Constant{Value: 10}, OutputTokens: dist.Constant{Value: 20},
 				Deadline: time.Second, OnTimeout: FailClosed,
 				Policy: Policy{Primary: 1, Copies: 1, Delays: []time.Duration{200 * time.Millisecond}, Winner: FirstToken}},
