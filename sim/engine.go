@@ -758,31 +758,30 @@ func (e *engine) retryAfter(a *attempt) time.Duration {
 // request.
 func (e *engine) account(st *classStats, r *request, k int, end time.Duration, won bool) {
 	a := &r.att[k]
-	md := &e.cfg.Models[a.model]
 	pv := &e.provs[a.prov].stats
 	switch a.kind {
 	case outError:
 		st.failed++
 		pv.Failed++
-		e.emit(r, k, end, "failed", won, 0, 0, 0)
+		e.emit(r, k, end, "failed", won, 0, 0, false)
 		return
 	case outRateLimited:
 		st.rateLimited++
 		pv.RateLimited++
-		e.emit(r, k, end, "rate_limited", won, 0, 0, 0)
+		e.emit(r, k, end, "rate_limited", won, 0, 0, false)
 		return
 	case outInvalid:
 		st.invalidAtt++
 		pv.Invalid++
 		st.wastedOutput += r.out
-		e.emit(r, k, end, "invalid", won, r.in, r.out, price(md, r.in, r.out))
+		e.emit(r, k, end, "invalid", won, r.in, r.out, true)
 	default:
 		st.completed++
 		pv.Completed++
 		if !won {
 			st.wastedOutput += r.out
 		}
-		e.emit(r, k, end, "completed", won, r.in, r.out, price(md, r.in, r.out))
+		e.emit(r, k, end, "completed", won, r.in, r.out, true)
 	}
 	st.billed[2*a.model].add(r.in, r.out)
 }
@@ -858,7 +857,7 @@ func (e *engine) cancel(r *request, k int, cancelAt time.Duration, outcome strin
 	e.vacate(a, cancelAt)
 	if wasQueued || a.kind == outRateLimited || p.CancelBilling == BillNone {
 		// Never reached the model, or cancels are free: nothing to bill.
-		e.emit(r, k, cancelAt, outcome, false, 0, 0, 0)
+		e.emit(r, k, cancelAt, outcome, false, 0, 0, false)
 		return
 	}
 	in, out := r.in, 0.0
@@ -874,7 +873,7 @@ func (e *engine) cancel(r *request, k int, cancelAt time.Duration, outcome strin
 	}
 	st.billed[2*a.model+1].add(in, out)
 	st.wastedOutput += out
-	e.emit(r, k, cancelAt, outcome, false, in, out, price(&e.cfg.Models[a.model], in, out))
+	e.emit(r, k, cancelAt, outcome, false, in, out, true)
 }
 
 // bill counts billed attempts and tokens.
@@ -910,6 +909,9 @@ func seconds(s float64) time.Duration {
 	ns := s * 1e9
 	if !(ns < float64(maxDelay)) {
 		return maxDelay
+	}
+	if ns >= 0 {
+		return time.Duration(ns + 0.5) // rounds half up; draws are ≥ 0
 	}
 	return time.Duration(math.Round(ns))
 }

@@ -39,12 +39,18 @@ func RunTrace(cfg *Config, fn func(*AttemptRecord)) (*Result, error) {
 }
 
 // emit reports attempt k of r to the trace function, if any.
-func (e *engine) emit(r *request, k int, end time.Duration, outcome string, won bool, in, out, cost float64) {
+// billed says whether the attempt is billed (its cost then follows from in
+// and out at its model's prices); the cost is computed only when tracing.
+func (e *engine) emit(r *request, k int, end time.Duration, outcome string, won bool, in, out float64, billed bool) {
 	if e.trace == nil {
 		return
 	}
 	a := &r.att[k]
 	md := &e.cfg.Models[a.model]
+	cost := 0.0
+	if billed {
+		cost = price(md, in, out)
+	}
 	e.rec = AttemptRecord{
 		Request: r.id, Class: e.cfg.Classes[r.class].Name, Attempt: k, Model: md.Name,
 		Start: a.start, End: end, Outcome: outcome, Won: won,
