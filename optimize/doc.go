@@ -169,10 +169,12 @@
 // per request, added cost), then per class the objective, the pick and why, the verdict
 // and its reason, and the frontier (every candidate with --all) with p95,
 // p99 and their intervals, answered share, hedged share, calls per request,
-// cost per 1000 requests and added cost; "*" marks the pick, "o" the
-// objective's pick when the verdict rule recommended another (see Verdict),
-// and "~" the candidates not significantly different from the pick. The
-// summary line, the plots and CSV's "pick" column all show the pick. With
+// cost per 1000 requests and added cost; "*" marks the pick — what to roll
+// out: no hedging when the verdict is "don't hedge" — "o" the objective's
+// pick when the verdict rule moved the pick (see Verdict and
+// ClassReport.Pick), and "~" the candidates not significantly different
+// from the pick. The summary line, the plots and CSV's "pick" column all
+// show the pick. With
 // --out DIR:
 //
 //	report.txt              the tables, as printed

@@ -132,7 +132,9 @@ type ClassReport struct {
 	// fails the verdict rule and a candidate within the objective's limits
 	// passes it: then Pick is that candidate (the fastest such, or the
 	// cheapest for objective cost), the verdict is "hedge" and PickNote
-	// and the verdict's reason name the objective's choice.
+	// and the verdict's reason name the objective's choice. When the
+	// verdict is "don't hedge", Pick is 0, no hedging: Pick is always what
+	// to roll out.
 	Pick     int    `json:"pick"`
 	PickNote string `json:"pick_note"`
 	// ObjectivePick is the index of the candidate the objective chose,
@@ -463,6 +465,12 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 			cr.Verdict.Reason += fmt.Sprintf("; beyond the objective's limits, the rule would accept %s: %s", cs[a].Label, v.Reason)
 			cr.Verdict.Alternative = a
 		}
+	}
+	if !cr.Verdict.Hedge && cs[cr.Pick].Hedging {
+		// The verdict rejects the objective's hedged pick: what to roll out
+		// is no hedging, and Pick says so; ObjectivePick keeps the rejected one.
+		cr.PickNote = fmt.Sprintf("no hedging: the verdict rule rejects the objective's pick (%s: %s)", cs[cr.Pick].Label, cr.PickNote)
+		cr.Pick = 0
 	}
 	pick := &cs[cr.Pick]
 	pick.Pick = true

@@ -348,7 +348,7 @@ func FormatSeconds(s float64) string {
 		return "0s"
 	case s < 0.01:
 		return fmt.Sprintf("%.1fms", s*1e3)
-	case s < 1:
+	case s < 0.9995: // rounds to at most 999ms
 		return fmt.Sprintf("%.0fms", s*1e3)
 	case s < 10:
 		return fmt.Sprintf("%.2fs", s)
