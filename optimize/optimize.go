@@ -5,6 +5,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -260,6 +261,9 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		}
 		if warn != "" {
 			cr.Warnings = append(cr.Warnings, warn)
+		}
+		if w := sharedLimits(cfg, i); w != "" {
+			cr.Warnings = append(cr.Warnings, w)
 		}
 		if pol := &cfg.Classes[i].Policy; pol.Copies > 0 && hasFallback(pol) {
 			cr.Warnings = append(cr.Warnings, "the class's own policy sends fallback copies after failures; every candidate here, \"no hedging\" included, replaces that policy, so compare against `hedgesim run` before dropping the fallback")
@@ -761,4 +765,55 @@ func hasFallback(pol *sim.Policy) bool {
 		}
 	}
 	return false
+}
+
+// sharedLimits warns when class i uses a provider or model with a rate
+// limit or a concurrency limit that other classes use too: each class is
+// simulated alone, at its share of the traffic, so the others' load on that
+// limit is left out and 429s or queueing are underestimated.
+func sharedLimits(cfg *sim.Config, i int) string {
+	uses := func(c int) map[int]bool {
+		p := &cfg.Classes[c].Policy
+		m := map[int]bool{p.Primary: true}
+		for _, t := range p.Targets {
+			m[t] = true
+		}
+		return m
+	}
+	limited := map[string]bool{}
+	for _, p := range cfg.Providers {
+		if p.Concurrency > 0 || p.RateLimit.RequestsPerMinute > 0 || p.RateLimit.TokensPerMinute > 0 {
+			limited[p.Name] = true
+		}
+	}
+	mine := uses(i)
+	var names []string
+	seen := map[string]bool{}
+	for c := range cfg.Classes {
+		if c == i {
+			continue
+		}
+		for m := range uses(c) {
+			if !mine[m] {
+				continue
+			}
+			md := &cfg.Models[m]
+			name := ""
+			switch {
+			case md.RateLimit.RequestsPerMinute > 0 || md.RateLimit.TokensPerMinute > 0:
+				name = "model " + md.Name
+			case limited[md.Provider]:
+				name = "provider " + md.Provider
+			}
+			if name != "" && !seen[name] {
+				seen[name] = true
+				names = append(names, name)
+			}
+		}
+	}
+	if len(names) == 0 {
+		return ""
+	}
+	sort.Strings(names)
+	return fmt.Sprintf("each class is simulated alone, but other classes also use %s, which has a rate or concurrency limit: their load is left out, so 429s and queueing are underestimated here; check the pick with `hedgesim run`", strings.Join(names, ", "))
 }

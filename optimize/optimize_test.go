@@ -914,3 +914,25 @@ func TestInvalidCandidateSkipped(t *testing.T) {
 		t.Errorf("every hedged candidate invalid: error %v", err)
 	}
 }
+
+// TestSharedLimitWarns: two classes hedge into one rate-limited provider;
+// simulated alone, each misses the other's load, and the report says so.
+func TestSharedLimitWarns(t *testing.T) {
+	sc, err := scenario.LoadFS(scenarios.FS, "rate-limited-slowdown.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sc.Optimize
+	s.Requests = 2000
+	s.Search.Delays = []time.Duration{time.Second}
+	rep := mustRun(t, &sc.Config, s, optimize.Options{})
+	for _, cr := range rep.Classes {
+		found := false
+		for _, w := range cr.Warnings {
+			found = found || strings.Contains(w, "provider backup, which has a rate or concurrency limit")
+		}
+		if !found {
+			t.Errorf("%s: warnings %q", cr.Class, cr.Warnings)
+		}
+	}
+}
