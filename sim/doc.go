@@ -40,8 +40,12 @@
 //   - serve: the provider's degraded periods, which stretch the work of every
 //     attempt in service and may fail attempts that start during them.
 //
-// The event loop only schedules and pops events; a new kind of piece is
-// added to draw, dispatch or serve and to the Config, not to the loop.
+// dispatch and serve see these pieces only through two small internal
+// interfaces: a gate admits or rejects an attempt when it is sent (the rate
+// limits), and a stage fails or stretches its service (the degraded
+// periods); each model and provider has a list of them. A new kind of piece
+// implements one of the two and is added where the lists are built, from
+// its Config; neither the event loop nor dispatch and serve change.
 //
 // # Policies
 //

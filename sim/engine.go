@@ -50,9 +50,9 @@ type attempt struct {
 	// Work to do once in service: time to first token (or the whole call),
 	// then decoding; for an error, the time until it is reported.
 	workFirst, workDecode, workErr time.Duration
-	degU                           float64  // uniform deciding a degraded-period failure
-	streamed                       bool     // TTFT form: tokens flow from first on
-	limitedBy                      *limiter // the limit that answered 429
+	degU                           float64 // uniform deciding a degraded-period failure
+	streamed                       bool    // TTFT form: tokens flow from first on
+	limitedBy                      gate    // the gate that answered 429
 }
 
 // request is the state of one request while it is in flight. Slots are
@@ -114,7 +114,7 @@ type engine struct {
 	provs       []provider
 	copula      [][][]float64 // per class, the copula factor; nil when independent
 	modelProv   []int         // provider index of each model
-	modelLimits []*limiter    // rate limit of each model, nil when none
+	gates       [][]gate      // per model: its rate limit, then its provider's
 	lastEvent   time.Duration // when the last request or attempt ended: the run's length
 	classes     []classState  // per class: budgets and adaptive delay
 }
@@ -130,9 +130,9 @@ func newEngine(cfg *Config) *engine {
 		e.shares = append(e.shares, cum)
 	}
 	e.provs, e.modelProv = cfg.providers()
-	e.modelLimits = make([]*limiter, len(cfg.Models))
+	e.gates = make([][]gate, len(cfg.Models))
 	for i := range cfg.Models {
-		e.modelLimits[i] = newLimiter(cfg.Models[i].RateLimit)
+		e.gates[i] = newGates(&cfg.Models[i], &e.provs[e.modelProv[i]])
 	}
 	if cfg.correlated() {
 		e.copula = make([][][]float64, len(cfg.Classes))
@@ -341,8 +341,12 @@ func (e *engine) arrive() {
 	}
 	e.stats[c].requests++
 	e.classes[c].inflightReqs++
-	for i := range e.provs {
-		e.provs[i].regime.trim(e.now) // nothing later asks about times before this arrival
+	if id%1024 == 0 {
+		for i := range e.provs {
+			for _, st := range e.provs[i].stages {
+				st.forget(e.now) // nothing later asks about times before this arrival
+			}
+		}
 	}
 
 	if cl.Deadline > 0 {
@@ -487,11 +491,11 @@ func (e *engine) dispatch(slot int32, r *request, k int) {
 	if to := e.cfg.Classes[r.class].Policy.AttemptTimeout; to > 0 {
 		e.schedule(e.now+to, evAttemptTimeout, slot, r.gen, uint8(k))
 	}
-	if by := admit(e.now, r.in+r.out, e.modelLimits[a.model], pv.limit); by != nil {
+	if by := admitAll(e.now, r.in+r.out, e.gates[a.model]); by != nil {
 		a.kind = outRateLimited
 		a.limitedBy = by
 		a.svc, a.first, a.genFrom = e.now, e.now, e.now
-		a.end = e.now + by.cfg.RejectLatency
+		a.end = e.now + by.rejection().RejectLatency
 		e.schedule(a.end, evResponse, slot, r.gen, uint8(k))
 		return
 	}
@@ -516,20 +520,19 @@ func (e *engine) serve(slot int32, r *request, k int) {
 	a.svc = e.now
 	pv.waitSum.add(e.now - a.start)
 	pv.stats.started++
-	g := pv.regime
-	if g != nil {
-		if deg, _ := g.at(e.now); deg && a.degU < g.cfg.ErrorRate && a.kind != outError {
+	for _, st := range pv.stages {
+		if a.kind != outError && st.fails(e.now, a.degU) {
 			a.kind = outError
 		}
 	}
-	a.first = g.finish(e.now, a.workFirst)
-	a.end = g.finish(e.now, a.workFirst+a.workDecode)
+	a.first = finishAll(pv.stages, e.now, a.workFirst)
+	a.end = finishAll(pv.stages, e.now, a.workFirst+a.workDecode)
 	a.genFrom = e.now
 	if a.streamed {
 		a.genFrom = a.first
 	}
 	if a.kind == outError && a.workErr >= 0 {
-		a.end = g.finish(e.now, a.workErr)
+		a.end = finishAll(pv.stages, e.now, a.workErr)
 	}
 	at := a.end
 	if a.kind != outError && e.cfg.Classes[r.class].Policy.Winner == FirstToken {
@@ -750,7 +753,7 @@ func (e *engine) retryAfter(a *attempt) time.Duration {
 	if a.kind != outRateLimited || a.limitedBy == nil {
 		return 0
 	}
-	return a.limitedBy.cfg.RetryAfter
+	return a.limitedBy.rejection().RetryAfter
 }
 
 // account books attempt k of r, which ran to its response at time end:

@@ -64,29 +64,12 @@ func newLimiter(r RateLimit) *limiter {
 
 // can reports whether the buckets have one request and n tokens at now.
 func (l *limiter) can(now time.Duration, n float64) bool {
-	return l == nil || (l.req.has(now, 1) && l.tok.has(now, n))
+	return l.req.has(now, 1) && l.tok.has(now, n)
 }
 
 func (l *limiter) take(n float64) {
-	if l != nil {
-		l.req.take(1)
-		l.tok.take(n)
-	}
-}
-
-// admit lets a request of n tokens through the model's and the provider's
-// limits (either may be nil) and returns nil, or returns the limiter that
-// rejects it; a rejected request takes nothing from either.
-func admit(now time.Duration, n float64, model, prov *limiter) *limiter {
-	if !model.can(now, n) {
-		return model
-	}
-	if !prov.can(now, n) {
-		return prov
-	}
-	model.take(n)
-	prov.take(n)
-	return nil
+	l.req.take(1)
+	l.tok.take(n)
 }
 
 // regime is a provider's alternating normal/degraded timeline, generated
@@ -238,7 +221,7 @@ type provider struct {
 	queue    []waiter
 	qhead    int
 	limit    *limiter
-	regime   *regime
+	stages   []stage // service stages: degraded periods
 	stats    ProviderResult
 	waitSum  wideSum // total queue wait of attempts that started service
 	busySum  wideSum // total time attempts spent in service
@@ -252,10 +235,8 @@ func (cfg *Config) providers() ([]provider, []int) {
 	index := map[string]int{}
 	for i := range cfg.Providers {
 		c := &cfg.Providers[i]
-		p := provider{name: c.Name, capacity: c.Concurrency, limit: newLimiter(c.RateLimit)}
-		if c.Degraded != nil {
-			p.regime = newRegime(c.Degraded, cfg.Seed, i)
-		}
+		p := provider{name: c.Name, capacity: c.Concurrency, limit: newLimiter(c.RateLimit),
+			stages: newStages(c, cfg.Seed, i)}
 		index[c.Name] = len(ps)
 		ps = append(ps, p)
 	}
