@@ -132,7 +132,7 @@ func Pick(cs []Candidate, o Objective) (int, string) {
 			if last == base {
 				return base, fmt.Sprintf("no candidate%s is faster than no hedging", with)
 			}
-			return last, fmt.Sprintf("the %s frontier%s shows no diminishing returns (fewer than 3 points, or none above the chord): its fastest point is picked", pn, of)
+			return last, fmt.Sprintf("the %s frontier%s shows no diminishing returns (fewer than 3 points, or none at least %s above the chord, axes scaled to [0, 1]): its fastest point is picked", pn, of, fnum(MinKneeDistance))
 		case f[k] == base:
 			return base, "the knee of the frontier is no hedging"
 		}
@@ -160,10 +160,18 @@ func Pick(cs []Candidate, o Objective) (int, string) {
 	return best, fmt.Sprintf("lowest %s%s", pn, limits)
 }
 
+// MinKneeDistance is how far above the chord, with both axes of the
+// frontier scaled to [0, 1], a point must lie to count as a knee: a point
+// closer to the chord than that (rounding noise on an almost straight
+// frontier) is no sign of diminishing returns, and objective knee falls
+// back to the frontier's fastest point.
+const MinKneeDistance = 0.02
+
 // knee returns the position in the frontier f (indices into cs by
 // increasing cost) of its knee, or −1 when it has none. Both axes are
 // scaled to [0, 1] between the frontier's ends; the knee is the point with
-// the largest scaled gain minus scaled cost, if positive.
+// the largest scaled gain minus scaled cost (its distance above the chord,
+// in the scaled units), if that is at least MinKneeDistance.
 func knee(cs []Candidate, f []int, p float64) int {
 	if len(f) < 3 {
 		return -1
@@ -174,7 +182,7 @@ func knee(cs []Candidate, f []int, p float64) int {
 	if !(dx > 0 && dy > 0) {
 		return -1
 	}
-	best, bestD := -1, 1e-9
+	best, bestD := -1, 0.0
 	for k, i := range f {
 		c := &cs[i]
 		x := (c.AddedCostPct - first.AddedCostPct) / dx
@@ -182,6 +190,9 @@ func knee(cs []Candidate, f []int, p float64) int {
 		if d := y - x; d > bestD {
 			best, bestD = k, d
 		}
+	}
+	if bestD < MinKneeDistance {
+		return -1
 	}
 	return best
 }
@@ -197,20 +208,42 @@ type Verdict struct {
 	AddedCostPct float64 `json:"added_cost_pct"`
 	// Significant says whether the intervals of the percentile before and
 	// after are disjoint; it is false when either interval cannot be
-	// formed inside the sample (P95CIOK, P99CIOK).
+	// formed inside the sample (P95CIOK, P99CIOK). It is about the
+	// percentile only: a "hedge" verdict decided by the unanswered share
+	// may have it false (see DecidedBy, UnansweredSignificant).
 	Significant bool `json:"significant"`
+	// DecidedBy names the test of the rule that made the verdict "hedge":
+	// DecidedByPercentile or DecidedByUnanswered; empty when the verdict
+	// is "don't hedge". The percentile test is tried first.
+	DecidedBy string `json:"decided_by"`
+	// UnansweredSignificant says whether the unanswered share fell
+	// significantly (disjoint Wilson intervals before and after); false
+	// when it did not fall, or when the percentile's intervals cannot be
+	// formed.
+	UnansweredSignificant bool `json:"unanswered_significant"`
 	// UnansweredBefore and UnansweredAfter are the shares of requests
 	// without a usable answer in time, without hedging and with the pick.
 	UnansweredBefore float64 `json:"unanswered_share_before"`
 	UnansweredAfter  float64 `json:"unanswered_share_after"`
 	// Alternative, when the verdict is "don't hedge", is the index of the
-	// fastest candidate beyond the objective's limits (the cheapest, for
-	// objective cost) that the rule would accept, or −1 when there is none
-	// or the verdict is "hedge". It is named in Reason. (A candidate within
+	// candidate beyond the objective's limits that the rule would accept
+	// and that is closest to those limits (least Excess; ties to the
+	// faster), or −1 when there is none or the verdict is "hedge". It is named in Reason. (A candidate within
 	// the limits that the rule accepts becomes the pick instead: see
 	// ClassReport.Pick.)
 	Alternative int `json:"alternative"`
 }
+
+// Values of Verdict.DecidedBy.
+const (
+	// DecidedByPercentile: the objective's percentile fell enough,
+	// cheaply enough and (with Rule.RequireSignificant) significantly.
+	DecidedByPercentile = "percentile"
+	// DecidedByUnanswered: the percentile test failed, but the share of
+	// requests without a usable answer in time fell enough, cheaply enough
+	// and (with Rule.RequireSignificant) significantly.
+	DecidedByUnanswered = "unanswered"
+)
 
 // Judge applies rule to the pick against the no-hedging baseline, for the
 // p-percentile, with intervals at the given confidence level; basis is the
@@ -282,13 +315,14 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		_, hiP := wilson(fp, pick.Requests, z)
 		loB, _ := wilson(fb, base.Requests, z)
 		sb, sp := fshares(fb, fp)
-		failOK, failWhy = test(fmt.Sprintf("the unanswered share (%s → %s)", sb, sp), 100*(fb-fp)/fb, hiP < loB, rule.MinUnansweredCutPerCost)
+		v.UnansweredSignificant = hiP < loB
+		failOK, failWhy = test(fmt.Sprintf("the unanswered share (%s → %s)", sb, sp), 100*(fb-fp)/fb, v.UnansweredSignificant, rule.MinUnansweredCutPerCost)
 	}
 	switch {
 	case latOK:
-		v.Hedge, v.Reason = true, latWhy
+		v.Hedge, v.Reason, v.DecidedBy = true, latWhy, DecidedByPercentile
 	case failOK:
-		v.Hedge, v.Reason = true, failWhy+"; "+latWhy
+		v.Hedge, v.Reason, v.DecidedBy = true, failWhy+"; "+latWhy, DecidedByUnanswered
 	case failWhy != "":
 		v.Reason = latWhy + "; " + failWhy
 	default:

@@ -77,8 +77,9 @@
 //	knee  the knee of the frontier (within the hedged-share cap): the point
 //	      farthest above the chord from its cheapest to its fastest point,
 //	      both axes scaled to [0, 1] (Kneedle); the fastest point when the
-//	      frontier has fewer than 3 points or none above the chord (no
-//	      diminishing returns)
+//	      frontier has fewer than 3 points or none at least 0.02 above
+//	      the chord in those units (MinKneeDistance: closer is rounding
+//	      noise, not a knee; no diminishing returns)
 //
 // See Pick.
 //
@@ -120,7 +121,11 @@
 // limits are kept, though: the default objective caps added cost at +10 %,
 // no hedge of guard-check costs that little, so `hedgesim optimize
 // guard-check` says "don't hedge", adding that beyond the objective's
-// limits the rule would accept that trade (JSON "alternative"). With
+// limits the rule would accept that trade (JSON "alternative"): of the
+// candidates beyond the limits that the rule accepts, the one closest to
+// them — the least excess over the caps it breaks, summed in percentage
+// points of added cost and hedged share (for objective cost, p95 above the
+// SLA in percent of the SLA); ties go to the faster. With
 // --max-cost inf (or max_added_cost_pct = inf in the scenario) the pick is
 // that trade and the verdict "hedge". The reason states the numbers. When
 // the pick answers fewer
@@ -196,17 +201,23 @@
 // quantile_rule, verdict_rule {min_gain_pct, min_gain_per_cost,
 // min_unanswered_cut_per_cost, require_significant}, verdict_rule_text, and
 // classes[]: class, deadline_s, objective {name, text, percentile,
-// max_added_cost_pct (null = no cap), max_hedged_pct, sla_s (null =
-// unset)}, cost_basis ("usd" or "calls"), candidates[] (Candidate),
+// max_added_cost_pct (null = no cap; always null for objectives cost and
+// knee, which do not apply it), max_hedged_pct, sla_s (null = unset)}, cost_basis ("usd" or "calls"), candidates[] (Candidate),
 // frontier (candidate indices by cost), pick (index of the recommended
 // candidate, which the verdict judges), pick_note (why), objective_pick
 // (index of the objective's own choice: equal to pick unless that choice
 // failed the verdict rule and pick is a candidate within the objective's
 // limits that passes it), verdict {hedge, reason, gain_pct,
-// added_cost_pct, significant, unanswered_share_before,
-// unanswered_share_after (all of the pick), alternative (when the verdict
-// is "don't hedge", the index of a candidate beyond the objective's limits
-// that the rule would accept, named in the reason; else −1)}, warnings, requests (per candidate of the class: a replayed trace
+// added_cost_pct, significant (the intervals of the objective's
+// percentile before and after are disjoint), decided_by ("percentile" or
+// "unanswered": the test of the rule that made the verdict "hedge"; ""
+// for "don't hedge"), unanswered_significant (the Wilson intervals of the
+// unanswered share before and after are disjoint), unanswered_share_before,
+// unanswered_share_after (all of the pick; a "hedge" decided by the
+// unanswered share may have significant false), alternative (when the
+// verdict is "don't hedge", the index of the candidate closest to the
+// objective's limits beyond them that the rule would accept, named in the
+// reason; else −1)}, warnings, requests (per candidate of the class: a replayed trace
 // may have fewer than requests_per_candidate, the number asked for). A
 // candidate has label, hedging, delay_s, copies, target, requests,
 // latency_s {mean, p50, p90, p95, p99, p99_9, p95_ci95, p99_ci95 — the

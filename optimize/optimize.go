@@ -462,7 +462,7 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 				cs[a].Label, goalWord(cr.Objective), objLabel, fails, cs[a].Label, v.Reason)
 			cr.PickNote = fmt.Sprintf("recommended instead of the objective's pick (%s: %s), which fails the verdict rule", objLabel, cr.PickNote)
 			cr.Pick, cr.Verdict = a, v
-		} else if a := acceptable(cs, p, level, rule, cr.CostBasis, cheapest, func(c *Candidate) bool { return !c.Feasible }); a >= 0 {
+		} else if a := nearestAcceptable(cs, cr.Objective, level, rule, cr.CostBasis); a >= 0 {
 			// Say when only the objective's limits stand in the way, so
 			// that a user knows which setting keeps the class from hedging.
 			v := Judge(base, &cs[a], p, level, rule, cr.CostBasis)
@@ -525,6 +525,57 @@ func acceptable(cs []Candidate, p, level float64, rule Rule, basis string, cheap
 		}
 	}
 	return best
+}
+
+// nearestAcceptable returns the index of the hedged candidate of cs beyond
+// o's limits (Feasible false) that the rule accepts against cs[0] and that
+// is closest to the limits: the least Excess, ties to the faster, then the
+// cheaper; −1 if there is none.
+func nearestAcceptable(cs []Candidate, o Objective, level float64, rule Rule, basis string) int {
+	p := o.Percentile
+	best, bestX := -1, 0.0
+	for i := range cs {
+		c := &cs[i]
+		if !c.Hedging || c.Feasible {
+			continue
+		}
+		x := Excess(c, o)
+		if best >= 0 {
+			b := &cs[best]
+			switch {
+			case x > bestX:
+				continue
+			case x == bestX:
+				if !better(c, b, p) && (better(b, c, p) || c.AddedCostPct >= b.AddedCostPct) {
+					continue
+				}
+			}
+		}
+		if v := Judge(&cs[0], c, p, level, rule, basis); v.Hedge {
+			best, bestX = i, x
+		}
+	}
+	return best
+}
+
+// Excess says how far c lies beyond the limits of o: the sum, over the
+// limits it violates, of its excess over each — added cost above
+// MaxAddedCostPct (LowestLatency) and hedged share above MaxHedgedPct, in
+// percentage points, and for LowestCost the percentile above the SLA, in
+// percent of the SLA. It is 0 for a candidate within the limits.
+func Excess(c *Candidate, o Objective) float64 {
+	x := max(0, 100*c.HedgedShare-o.MaxHedgedPct)
+	switch o.Goal {
+	case LowestLatency:
+		if !math.IsInf(o.MaxAddedCostPct, 1) {
+			x += max(0, c.AddedCostPct-o.MaxAddedCostPct)
+		}
+	case LowestCost:
+		if sla := o.SLA.Seconds(); sla > 0 {
+			x += max(0, 100*(c.Q(o.Percentile)-sla)/sla)
+		}
+	}
+	return x
 }
 
 // goalWord names the objective's pick in a verdict: "the lowest-p95

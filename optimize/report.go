@@ -12,7 +12,8 @@ import (
 )
 
 // MarshalJSON writes the objective as {"name", "text", "percentile",
-// "max_added_cost_pct" (null for no cap), "max_hedged_pct", "sla_s" (null
+// "max_added_cost_pct" (null for no cap, and for the cost and knee
+// objectives, which have no cost cap), "max_hedged_pct", "sla_s" (null
 // when unset)}.
 func (o Objective) MarshalJSON() ([]byte, error) {
 	type obj struct {
@@ -24,7 +25,7 @@ func (o Objective) MarshalJSON() ([]byte, error) {
 		SLA             *float64 `json:"sla_s"`
 	}
 	j := obj{Name: o.Name(), Text: o.String(), Percentile: o.Percentile, MaxHedgedPct: o.MaxHedgedPct}
-	if !math.IsInf(o.MaxAddedCostPct, 1) {
+	if o.Goal == LowestLatency && !math.IsInf(o.MaxAddedCostPct, 1) {
 		j.MaxAddedCostPct = &o.MaxAddedCostPct
 	}
 	if o.SLA > 0 {

@@ -43,8 +43,9 @@ const (
 	// "knee"): the frontier point farthest above the chord from its cheapest
 	// to its fastest point, both axes scaled to [0, 1] (the Kneedle rule of
 	// Satopää et al., 2011). A frontier of fewer than three points, or one
-	// with no point above the chord, shows no diminishing returns: its
-	// fastest point is picked (and the verdict says whether it is worth it).
+	// with no point at least MinKneeDistance (0.02) above the chord in
+	// those scaled units, shows no diminishing returns: its fastest point
+	// is picked (and the verdict says whether it is worth it).
 	Knee
 )
 
@@ -56,6 +57,7 @@ type Objective struct {
 	Percentile float64
 	// MaxAddedCostPct caps the added cost in percent of the no-hedging cost
 	// for LowestLatency; ≥ 0, +Inf for no cap (0 is a cap of 0, not "off").
+	// The other goals ignore it (JSON max_added_cost_pct is then null).
 	MaxAddedCostPct float64
 	// MaxHedgedPct caps the percentage of requests that send a copy, for
 	// every goal; in [0, 100], 100 for no cap (0 is a cap of 0, which rules

@@ -117,6 +117,9 @@ type engine struct {
 	gates       [][]gate      // per model: its rate limit, then its provider's
 	lastEvent   time.Duration // when the last request or attempt ended: the run's length
 	classes     []classState  // per class: budgets and adaptive delay
+	// queueAllTimers turns off the skipping of timers that cannot fire
+	// (endsBy), for the test that checks it changes nothing.
+	queueAllTimers bool
 }
 
 func newEngine(cfg *Config) *engine {
@@ -402,26 +405,26 @@ func (e *engine) send(slot int32, r *request) {
 	}
 }
 
-// endsBy reports whether isolated request r is certain to end no later
-// than t — by its deadline or by an attempt in flight whose response wins —
-// so that a hedge timer at t could never fire and need not be queued. Both
-// would be popped before a timer at t: they were queued earlier. It is
-// false whenever another request could matter (not isolated) or an attempt
-// timeout could intervene.
+// endsBy reports whether request r is certain to end no later than t — by
+// its deadline, or by an attempt in service (not queued) whose response
+// wins and is due by t — so that a hedge timer at t could never fire and
+// need not be queued: either event was queued before the timer and pops
+// first. An attempt timeout could intervene, so with one the answer is no.
 func (e *engine) endsBy(r *request, t time.Duration) bool {
-	if !e.isolated {
+	if e.queueAllTimers {
 		return false
 	}
-	if e.deadlineDue && e.deadline.at <= t {
+	cl := &e.cfg.Classes[r.class]
+	if cl.Deadline > 0 && r.arrival+cl.Deadline <= t {
 		return true
 	}
-	p := &e.cfg.Classes[r.class].Policy
+	p := &cl.Policy
 	if p.AttemptTimeout > 0 {
 		return false
 	}
 	for k := 0; k < int(r.sent); k++ {
 		a := &r.att[k]
-		if a.state != attInFlight {
+		if a.state != attInFlight || a.queued {
 			continue
 		}
 		at, wins := a.end, false
@@ -435,9 +438,6 @@ func (e *engine) endsBy(r *request, t time.Duration) bool {
 			}
 		case FirstResponse:
 			wins = true
-			if a.kind != outError && a.kind != outRateLimited {
-				at = a.end
-			}
 		}
 		if wins && at <= t {
 			return true

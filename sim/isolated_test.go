@@ -49,3 +49,42 @@ func TestIsolatedMatchesGlobalOrder(t *testing.T) {
 		t.Errorf("isolated and global runs differ:\n%+v\n%+v", a.Overall.Attempts, b.Overall.Attempts)
 	}
 }
+
+// TestSkippedTimersChangeNothing: leaving out hedge timers of requests
+// certain to end first (endsBy) gives exactly the same result, here with a
+// queue, a rate limit, a budget and degraded periods in a global run.
+func TestSkippedTimersChangeNothing(t *testing.T) {
+	lat := dist.LogNormal{Mu: -1, Sigma: 0.7}
+	cfg := &Config{
+		Name: "skip", Seed: 4, Requests: 20_000,
+		Arrivals: Arrivals{Process: Poisson, Rate: 30},
+		Models: []Model{
+			{Name: "a", Provider: "pa", Latency: lat, ErrorRate: 0.05, InvalidRate: 0.05},
+			{Name: "b", Provider: "pb", TTFT: lat, TokensPerSecond: dist.Uniform{Min: 30, Max: 90}},
+		},
+		Providers: []Provider{
+			{Name: "pa", Concurrency: 12, Degraded: &Degraded{MeanNormal: 20 * time.Second, MeanDegraded: 2 * time.Second, Slowdown: 4}},
+			{Name: "pb", RateLimit: RateLimit{RequestsPerMinute: 600, Burst: 5 * time.Second, RejectLatency: 10 * time.Millisecond}},
+		},
+		Classes: []Class{
+			{Name: "x", Share: 0.5, InputTokens: dist.Constant{Value: 100}, OutputTokens: dist.Uniform{Min: 10, Max: 200},
+				Deadline: 3 * time.Second,
+				Policy: Policy{Targets: []int{1, 0}, Copies: 2, Delays: []time.Duration{300 * time.Millisecond},
+					OnError: NonFatal, OnRateLimited: Ignore, CancelLatency: 50 * time.Millisecond,
+					Budget: Budget{MaxInFlightRatio: 0.3, MinInFlight: 2}}},
+			{Name: "y", Share: 0.5, InputTokens: dist.Constant{Value: 10}, OutputTokens: dist.Constant{Value: 50},
+				Deadline: 2 * time.Second, OnTimeout: FailClosed,
+				Policy: Policy{Primary: 1, Targets: []int{0}, Copies: 1, Delays: []time.Duration{250 * time.Millisecond}, Winner: FirstToken}},
+		},
+	}
+	run := func(all bool) *Result {
+		e := newEngine(cfg)
+		e.queueAllTimers = all
+		e.run()
+		return e.result()
+	}
+	a, b := run(false), run(true)
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("skipping timers changed the result:\n%+v\n%+v", a.Overall.Attempts, b.Overall.Attempts)
+	}
+}
