@@ -1,6 +1,7 @@
 package optimize_test
 
 import (
+	"encoding/json"
 	"math"
 	"reflect"
 	"strings"
@@ -359,5 +360,95 @@ func TestPickNotesGrammar(t *testing.T) {
 	o.SLA = time.Second
 	if _, note := optimize.Pick(sets["line"], o); !strings.HasPrefix(note, "no candidate with hedged share ≤ 5% has p95 ≤ 1.00s") {
 		t.Errorf("cost, hedged ≤ 5%%, SLA unmet: note %q", note)
+	}
+}
+
+// TestJudgeDecidedBy pins the bug where JSON said "hedge: true,
+// significant: false" for a verdict that passed on the unanswered share,
+// which requires significance: the verdict says which test decided and
+// whether the unanswered share fell significantly.
+func TestJudgeDecidedBy(t *testing.T) {
+	rule := optimize.DefaultSettings().Rule
+	base := cand("none", 4, 0.05, 0, 0, 0.5)
+	loose := rule
+	loose.RequireSignificant, loose.MinGainPct = false, 0
+	tests := []struct {
+		name            string
+		base, pick      optimize.Candidate
+		rule            optimize.Rule
+		hedge, sig, uns bool
+		by              string
+	}{
+		{"percentile", base, cand("x", 3, 0.05, 8, 0.1, 0.875), rule, true, true, true, optimize.DecidedByPercentile},
+		// p95 stuck at the deadline: only the unanswered share falls.
+		{"unanswered", cand("none", 3, 0, 0, 0, 0.5), cand("1s", 3, 0, 75, 0.5, 0.875), rule, true, false, true, optimize.DecidedByUnanswered},
+		{"unanswered, not significantly", cand("none", 3, 0, 0, 0, 0.5), cand("1s", 3, 0, 1, 0.5, 0.505), loose, true, false, false, optimize.DecidedByUnanswered},
+		{"don't hedge", base, cand("x", 3.59, 0.05, 20, 0.1, 0.5), rule, false, true, false, ""},
+	}
+	for _, tc := range tests {
+		v := optimize.Judge(&tc.base, &tc.pick, 0.95, 0.95, tc.rule, optimize.CostUSD)
+		if v.Hedge != tc.hedge || v.Significant != tc.sig || v.UnansweredSignificant != tc.uns || v.DecidedBy != tc.by {
+			t.Errorf("%s: %+v; want hedge %v, significant %v, unanswered_significant %v, decided_by %q", tc.name, v, tc.hedge, tc.sig, tc.uns, tc.by)
+		}
+	}
+	v := optimize.Judge(&tests[1].base, &tests[1].pick, 0.95, 0.95, rule, optimize.CostUSD)
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{`"hedge":true`, `"significant":false`, `"decided_by":"unanswered"`, `"unanswered_significant":true`} {
+		if !strings.Contains(string(b), want) {
+			t.Errorf("JSON %s lacks %s", b, want)
+		}
+	}
+}
+
+// TestPickKneeNoise pins the bug where objective knee found a knee 0.0007
+// (scaled) above the chord of an almost straight frontier: a knee must lie
+// at least MinKneeDistance above it.
+func TestPickKneeNoise(t *testing.T) {
+	// Scaled: x = cost/20, y = (4 − q)/2; a's distance above the chord is
+	// d when its p95 is 3 − 2d.
+	for _, tc := range []struct {
+		d    float64
+		want string
+	}{{0.0007, "b"}, {optimize.MinKneeDistance - 0.001, "b"}, {optimize.MinKneeDistance + 0.001, "a"}, {0.1, "a"}} {
+		cs := []optimize.Candidate{
+			cand("none", 4, 0, 0, 0, 1), cand("a", 3-2*tc.d, 0, 10, 0.1, 1), cand("b", 2, 0, 20, 0.2, 1),
+		}
+		i, note := optimize.Pick(cs, objective("knee"))
+		noKnee := strings.Contains(note, "no diminishing returns")
+		if cs[i].Label != tc.want || noKnee != (tc.want == "b") {
+			t.Errorf("a %v above the chord: pick %s (%s); want %s", tc.d, cs[i].Label, note, tc.want)
+		}
+	}
+}
+
+// TestObjectiveJSONCostCap pins the bug where JSON max_added_cost_pct
+// said 10 for objectives cost and knee, which have no cost cap.
+func TestObjectiveJSONCostCap(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		cap  float64
+		want string
+	}{
+		{"p95", 10, `"max_added_cost_pct":10`},
+		{"p99", 25, `"max_added_cost_pct":25`},
+		{"p95", math.Inf(1), `"max_added_cost_pct":null`},
+		{"cost", 10, `"max_added_cost_pct":null`},
+		{"knee", 10, `"max_added_cost_pct":null`},
+	} {
+		o := objective(tc.name)
+		o.MaxAddedCostPct = tc.cap
+		if tc.name == "cost" {
+			o.SLA = time.Second
+		}
+		b, err := json.Marshal(o)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(b), tc.want) {
+			t.Errorf("%s, cap %v: %s; want %s", tc.name, tc.cap, b, tc.want)
+		}
 	}
 }
