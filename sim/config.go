@@ -427,7 +427,9 @@ type Budget struct {
 	// flight) (Envoy / failsafe-go style, e.g. 0.2 with a floor of 3).
 	MaxInFlightRatio float64
 	MinInFlight      int
-	// HedgesPerSecond and Burst: a token bucket on copies sent.
+	// HedgesPerSecond and Burst: a token bucket on copies sent, refilled at
+	// HedgesPerSecond copies per second and holding Burst copies (at least
+	// 1).
 	HedgesPerSecond float64
 	Burst           float64
 	// MaxParallel caps the copies in flight at once (the per-key cap on

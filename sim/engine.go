@@ -38,7 +38,7 @@ type attempt struct {
 	model   int32
 	prov    int32
 	kind    outcome       // what the call will return if it runs to the end
-	state   attState      //
+	state   attState      // in flight, done, gone or skipped
 	queued  bool          // waiting in the provider's queue
 	serving bool          // holds a slot of a provider with a concurrency limit
 	start   time.Duration // when it was sent
@@ -104,7 +104,7 @@ type engine struct {
 
 	isolated   bool  // requests do not interact: run them one at a time
 	arrival    event // the next arrival, when arrivalDue
-	arrivalDue bool  //
+	arrivalDue bool  // whether arrival is pending (global runs)
 	// deadline is the current request\'s deadline when isolated and
 	// deadlineDue.
 	deadline    event

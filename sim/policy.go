@@ -17,6 +17,9 @@ type classState struct {
 }
 
 // Denied counts the copies each budget denied.
+// Each field is a number of copies not sent, by the budget that refused
+// them (see Budget); WarmUp counts copies an adaptive delay refused during
+// its warm-up.
 type Denied struct {
 	HedgeShare int64 `json:"hedge_share"`
 	Throttle   int64 `json:"throttle"`
@@ -24,6 +27,15 @@ type Denied struct {
 	Rate       int64 `json:"hedges_per_second"`
 	Parallel   int64 `json:"max_parallel"`
 	WarmUp     int64 `json:"adaptive_warm_up"`
+}
+
+func (d *Denied) add(o Denied) {
+	d.HedgeShare += o.HedgeShare
+	d.Throttle += o.Throttle
+	d.InFlight += o.InFlight
+	d.Rate += o.Rate
+	d.Parallel += o.Parallel
+	d.WarmUp += o.WarmUp
 }
 
 // Total is the number of copies denied by any budget.

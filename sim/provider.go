@@ -83,6 +83,7 @@ type regime struct {
 	// lie before any time still to be asked about and have been trimmed.
 	switches []time.Duration
 	dropped  int
+	last     int // index in switches of the period at asked about last
 	// meanRate is the long-run work done per unit of wall time.
 	meanRate float64
 }
@@ -133,6 +134,7 @@ func (g *regime) trim(t time.Duration) {
 	n := copy(g.switches, g.switches[k:])
 	g.switches = g.switches[:n]
 	g.dropped += k
+	g.last = 0
 }
 
 // stateAfter returns whether the provider is degraded after i switches.
@@ -140,9 +142,17 @@ func (g *regime) stateAfter(i int) bool { return g.degraded0 != (i%2 == 1) }
 
 // at returns whether the provider is degraded at t, and the index in
 // switches of the end of the period t lies in.
+//
+// serve asks about the same time several times in a row (whether the
+// attempt fails, when its first token and its end come), so the last
+// answer is checked before searching.
 func (g *regime) at(t time.Duration) (bool, int) {
 	g.extend(t)
-	i := sort.Search(len(g.switches), func(i int) bool { return g.switches[i] > t })
+	i := g.last
+	if !(i < len(g.switches) && g.switches[i] > t && (i == 0 || g.switches[i-1] <= t)) {
+		i = sort.Search(len(g.switches), func(i int) bool { return g.switches[i] > t })
+		g.last = i
+	}
 	return g.stateAfter(g.dropped + i), i
 }
 

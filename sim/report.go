@@ -142,12 +142,8 @@ func per1k(c *ClassResult) Cost {
 	}
 }
 
-func share(a, n int64) float64 {
-	if n == 0 {
-		return 0
-	}
-	return float64(a) / float64(n)
-}
+// share returns a/n, or 0 when n is 0.
+func share(a, n int64) float64 { return perRequest(float64(a), n) }
 
 func classReport(h, b *ClassResult) ClassReport {
 	cr := ClassReport{
@@ -264,7 +260,7 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 		fmt.Fprintf(tw, "%s\t$%.4f\t$%.4f\t$%.4f\t$%.4f\t%s\t%.1f\t\n", c.Class,
 			c.CostPer1k.Total, c.CostPer1k.Completed, c.CostPer1k.Cancelled,
-			c.NoHedging.CostPer1k.Total, added, share64(c.WastedOutputTokens, c.Requests))
+			c.NoHedging.CostPer1k.Total, added, perRequest(c.WastedOutputTokens, c.Requests))
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
@@ -316,7 +312,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	return nil
 }
 
-func share64(x float64, n int64) float64 {
+// perRequest returns x/n, or 0 when n is 0.
+func perRequest(x float64, n int64) float64 {
 	if n == 0 {
 		return 0
 	}

@@ -81,6 +81,35 @@ type ClassResult struct {
 	Latencies []float64
 }
 
+// add adds o's counts, bills and wasted tokens to s (not its latencies,
+// which the overall result merges from the sorted class results).
+func (s *classStats) add(o *classStats) {
+	s.requests += o.requests
+	s.answered += o.answered
+	s.timeoutsOpen += o.timeoutsOpen
+	s.timeoutsClosed += o.timeoutsClosed
+	s.errors += o.errors
+	s.reqRateLimited += o.reqRateLimited
+	s.invalid += o.invalid
+	s.hedged += o.hedged
+	s.sent += o.sent
+	s.completed += o.completed
+	s.failed += o.failed
+	s.invalidAtt += o.invalidAtt
+	s.cancelled += o.cancelled
+	s.rateLimited += o.rateLimited
+	s.timedOut += o.timedOut
+	s.wastedOutput += o.wastedOutput
+	if s.billed == nil {
+		s.billed = make([]bill, len(o.billed))
+	}
+	for j, b := range o.billed {
+		s.billed[j].attempts += b.attempts
+		s.billed[j].input += b.input
+		s.billed[j].output += b.output
+	}
+}
+
 func (s *classStats) result(name string, models []Model) ClassResult {
 	lat := sortedSeconds(s.latencies)
 	putDurations(s.latencies)
@@ -116,37 +145,8 @@ func (e *engine) result() *Result {
 		if cs.est != nil {
 			res.Classes[i].AdaptiveDelay = cs.est.trace
 		}
-		d := &denied
-		d.HedgeShare += cs.denied.HedgeShare
-		d.Throttle += cs.denied.Throttle
-		d.InFlight += cs.denied.InFlight
-		d.Rate += cs.denied.Rate
-		d.Parallel += cs.denied.Parallel
-		d.WarmUp += cs.denied.WarmUp
-		all.requests += s.requests
-		all.answered += s.answered
-		all.timeoutsOpen += s.timeoutsOpen
-		all.timeoutsClosed += s.timeoutsClosed
-		all.errors += s.errors
-		all.reqRateLimited += s.reqRateLimited
-		all.invalid += s.invalid
-		all.hedged += s.hedged
-		all.sent += s.sent
-		all.completed += s.completed
-		all.failed += s.failed
-		all.invalidAtt += s.invalidAtt
-		all.cancelled += s.cancelled
-		all.rateLimited += s.rateLimited
-		all.timedOut += s.timedOut
-		if all.billed == nil {
-			all.billed = make([]bill, len(s.billed))
-		}
-		for j, b := range s.billed {
-			all.billed[j].attempts += b.attempts
-			all.billed[j].input += b.input
-			all.billed[j].output += b.output
-		}
-		all.wastedOutput += s.wastedOutput
+		denied.add(cs.denied)
+		all.add(s)
 	}
 	res.Overall = all.result("overall", e.cfg.Models)
 	res.Overall.Denied = denied

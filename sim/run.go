@@ -3,14 +3,7 @@ package sim
 // Run simulates cfg and returns the outcome. It returns the error of
 // cfg.Validate when the configuration is not usable; it does not modify cfg.
 // Run is deterministic: the same cfg gives the same Result.
-func Run(cfg *Config) (*Result, error) {
-	if err := cfg.Validate(); err != nil {
-		return nil, err
-	}
-	e := newEngine(cfg)
-	e.run()
-	return e.result(), nil
-}
+func Run(cfg *Config) (*Result, error) { return RunTrace(cfg, nil) }
 
 // WithoutHedging returns a copy of cfg in which no class sends copies: the
 // baseline that added cost and latency gains are measured against. Because

@@ -26,8 +26,9 @@ type AttemptRecord struct {
 	CostUSD float64
 }
 
-// RunTrace is Run that also calls fn once for every attempt, in the order
-// attempts end. fn must not retain the record's address.
+// RunTrace is Run that also calls fn, when not nil, once for every
+// attempt, in the order attempts end. fn must not retain the record's
+// address.
 func RunTrace(cfg *Config, fn func(*AttemptRecord)) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err

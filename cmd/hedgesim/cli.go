@@ -172,6 +172,26 @@ func scenarioArg(pos []string, seed, requests intFlag, maxRequests int64) (*scen
 	return sc, nil
 }
 
+// outFile is one file of a report directory.
+type outFile struct {
+	name string
+	data []byte
+}
+
+// writeFiles writes files into dir, which prepareOutDir has made ready,
+// each atomically (writeFileAtomic).
+func writeFiles(dir string, files []outFile) error {
+	if err := os.MkdirAll(dir, 0o755); err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := writeFileAtomic(dir, f.name, f.data); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
 // prepareOutDir makes sure the report directory dir exists and can be
 // written to, creating it if needed, so that a run does not fail only
 // after all its work; problems are usage errors.

@@ -291,16 +291,12 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 // to dir atomically (a temporary file in dir renamed into place), so an
 // interrupted run leaves complete files or none.
 func writeReport(dir string, rep *optimize.Report, text, js []byte, withPlots bool) error {
-	type file struct {
-		name string
-		data []byte
-	}
-	files := []file{{"report.txt", text}, {"report.json", js}}
+	files := []outFile{{"report.txt", text}, {"report.json", js}}
 	var csv bytes.Buffer
 	if err := rep.WriteCSV(&csv); err != nil {
 		return err
 	}
-	files = append(files, file{"candidates.csv", csv.Bytes()})
+	files = append(files, outFile{"candidates.csv", csv.Bytes()})
 	if withPlots {
 		used := map[string]bool{}
 		for i := range rep.Classes {
@@ -312,20 +308,12 @@ func writeReport(dir string, rep *optimize.Report, text, js []byte, withPlots bo
 					if err != nil {
 						return fmt.Errorf("class %q: %w", cr.Class, err)
 					}
-					files = append(files, file{fmt.Sprintf("%s-%s.%s", stem, f.Name, format), data})
+					files = append(files, outFile{fmt.Sprintf("%s-%s.%s", stem, f.Name, format), data})
 				}
 			}
 		}
 	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, f := range files {
-		if err := writeFileAtomic(dir, f.name, f.data); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeFiles(dir, files)
 }
 
 // fileStem turns a class name into a file-name stem of letters, digits, '-',

@@ -82,7 +82,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if trace != nil {
 		fn = trace.write
 	}
-	rep, err := simulate(&cfg, fn, trace != nil)
+	rep, err := simulate(&cfg, fn)
 	if err != nil {
 		return err
 	}
@@ -111,14 +111,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-// simulate runs cfg and its no-hedging baseline and compares them; with
-// traced set, fn sees every attempt of the hedged run.
-func simulate(cfg *sim.Config, fn func(*sim.AttemptRecord), traced bool) (*sim.Report, error) {
-	run := sim.Run
-	if traced {
-		run = func(c *sim.Config) (*sim.Result, error) { return sim.RunTrace(c, fn) }
-	}
-	hedged, err := run(cfg)
+// simulate runs cfg and its no-hedging baseline and compares them; fn, when
+// not nil, sees every attempt of the hedged run.
+func simulate(cfg *sim.Config, fn func(*sim.AttemptRecord)) (*sim.Report, error) {
+	hedged, err := sim.RunTrace(cfg, fn)
 	if err != nil {
 		return nil, err
 	}
@@ -133,11 +129,7 @@ func simulate(cfg *sim.Config, fn func(*sim.AttemptRecord), traced bool) (*sim.R
 // atomically: report.txt, report.json and CLASS-adaptive-delay.{png,svg}
 // for every class with an adaptive delay.
 func writeRunReport(dir string, rep *sim.Report, text, js []byte) error {
-	type file struct {
-		name string
-		data []byte
-	}
-	files := []file{{"report.txt", text}, {"report.json", js}}
+	files := []outFile{{"report.txt", text}, {"report.json", js}}
 	used := map[string]bool{}
 	for _, c := range rep.Classes {
 		if len(c.AdaptiveDelay) == 0 {
@@ -150,15 +142,10 @@ func writeRunReport(dir string, rep *sim.Report, text, js []byte) error {
 			if err != nil {
 				return fmt.Errorf("class %q: %w", c.Class, err)
 			}
-			files = append(files, file{fmt.Sprintf("%s-%s.%s", stem, f.Name, format), data})
+			files = append(files, outFile{fmt.Sprintf("%s-%s.%s", stem, f.Name, format), data})
 		}
 	}
-	for _, f := range files {
-		if err := writeFileAtomic(dir, f.name, f.data); err != nil {
-			return err
-		}
-	}
-	return nil
+	return writeFiles(dir, files)
 }
 
 // traceFile streams attempt rows into a temporary file beside the trace's
