@@ -172,7 +172,22 @@ const MinKneeDistance = 0.02
 // scaled to [0, 1] between the frontier's ends; the knee is the point with
 // the largest scaled gain minus scaled cost (its distance above the chord,
 // in the scaled units), if that is at least MinKneeDistance.
+//
+// Frontier points whose percentile is a miss (+Inf) come first (cheapest)
+// and have no height to scale: the knee is sought among the others, and
+// its position is reported in f.
 func knee(cs []Candidate, f []int, p float64) int {
+	skip := 0
+	for skip < len(f) && math.IsInf(cs[f[skip]].Q(p), 1) {
+		skip++
+	}
+	if k := kneeFinite(cs, f[skip:], p); k >= 0 {
+		return skip + k
+	}
+	return -1
+}
+
+func kneeFinite(cs []Candidate, f []int, p float64) int {
 	if len(f) < 3 {
 		return -1
 	}
@@ -202,7 +217,8 @@ type Verdict struct {
 	Hedge  bool   `json:"hedge"`
 	Reason string `json:"reason"`
 	// GainPct is how far the percentile fell from no hedging to the pick,
-	// in percent of its no-hedging value (negative when it rose).
+	// in percent of its no-hedging value (negative when it rose); 0 when
+	// either is a miss (+Inf), when the reason says what happened.
 	GainPct float64 `json:"gain_pct"`
 	// AddedCostPct is the pick's added cost (on the class's cost basis).
 	AddedCostPct float64 `json:"added_cost_pct"`
@@ -259,7 +275,8 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		UnansweredBefore: base.unanswered(), UnansweredAfter: pick.unanswered(),
 	}
 	qb, qp := base.Q(p), pick.Q(p)
-	if qb > 0 {
+	missB, missP := math.IsInf(qb, 1), math.IsInf(qp, 1)
+	if qb > 0 && !missB && !missP {
 		v.GainPct = 100 * (qb - qp) / qb
 	}
 	ciOK := base.CIOK(p) && pick.CIOK(p)
@@ -302,6 +319,16 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		return true, fmt.Sprintf("%s falls %.1f%% for %s %s (%.1f%% per 1%% of %s)", what, gain, fpct(cost), costWord, gain/cost, costWord)
 	}
 	latOK, latWhy := test(fmt.Sprintf("%s (%s → %s)", pname(p), fsec(qb), fsec(qp)), v.GainPct, v.Significant, rule.MinGainPerCost)
+	switch {
+	case missB && !missP:
+		// A percentile that was a miss and is now an answer has no
+		// relative gain: the unanswered share below decides.
+		latOK, latWhy = false, fmt.Sprintf("%s (miss → %s) becomes an answer: judged on the unanswered share", pname(p), fsec(qp))
+	case missP && !missB:
+		latOK, latWhy = false, fmt.Sprintf("%s rises from %s to a miss", pname(p), fsec(qb))
+	case missB && missP:
+		latOK, latWhy = false, fmt.Sprintf("%s is a miss before and after", pname(p))
+	}
 	failOK, failWhy, fewer := false, "", ""
 	fb, fp := v.UnansweredBefore, v.UnansweredAfter
 	switch {

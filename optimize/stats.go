@@ -38,9 +38,16 @@ const survivalPerDecade = 60
 // per decade of S, spaced logarithmically from S = 1 down to 1/n, plus the
 // largest latency (S = 0) — enough to draw the curve on a log axis without
 // keeping every request.
+//
+// Misses (+Inf, requests without a usable answer) have no point: the curve
+// ends at the largest finite latency, where S is the share of misses.
 func survival(x []float64) []SurvivalPoint {
 	n := len(x)
-	if n == 0 {
+	finite := n
+	for finite > 0 && math.IsInf(x[finite-1], 1) {
+		finite--
+	}
+	if finite == 0 {
 		return nil
 	}
 	var idx []int
@@ -54,8 +61,11 @@ func survival(x []float64) []SurvivalPoint {
 			idx = append(idx, i)
 		}
 	}
-	if idx[len(idx)-1] != n-1 {
-		idx = append(idx, n-1)
+	for len(idx) > 0 && idx[len(idx)-1] >= finite {
+		idx = idx[:len(idx)-1]
+	}
+	if len(idx) == 0 || idx[len(idx)-1] != finite-1 {
+		idx = append(idx, finite-1)
 	}
 	out := make([]SurvivalPoint, len(idx))
 	for k, i := range idx {
@@ -73,12 +83,10 @@ func summarize(c *Candidate, r *sim.ClassResult, level float64) {
 	if len(x) == 0 {
 		return
 	}
-	var sum float64
-	for _, v := range x {
-		sum += v
-	}
 	l := &c.Latency
-	l.Mean = sum / float64(len(x))
+	if m := r.Mean(); !math.IsNaN(m) {
+		l.Mean = m
+	}
 	l.P50, l.P90, l.P95 = quantile(x, 0.50), quantile(x, 0.90), quantile(x, 0.95)
 	l.P99, l.P999 = quantile(x, 0.99), quantile(x, 0.999)
 	var ok95, ok99 bool
