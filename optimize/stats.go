@@ -3,6 +3,7 @@ package optimize
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -77,7 +78,9 @@ func survival(x []float64) []SurvivalPoint {
 // summarize turns one run of one class into a candidate's measurements
 // (everything but the cost comparison with the baseline, see compare).
 // Percentiles index the latencies that sim.Run has already sorted.
-func summarize(c *Candidate, r *sim.ClassResult, level float64) {
+// target, when > 0, is the objective's latency target for
+// AnsweredWithinShare.
+func summarize(c *Candidate, r *sim.ClassResult, level float64, target time.Duration) {
 	x := r.Latencies
 	c.Requests = r.Requests
 	if len(x) == 0 {
@@ -99,6 +102,29 @@ func summarize(c *Candidate, r *sim.ClassResult, level float64) {
 	c.AttemptsPerRequest = float64(r.Attempts.Sent) / n
 	c.CostPer1kUSD = (r.CostCompletedUSD + r.CostCancelledUSD) * 1000 / n
 	c.Survival = survival(x)
+	if target > 0 {
+		t := target.Seconds()
+		within, _ := slices.BinarySearchFunc(x, t, func(v, t float64) int {
+			if v <= t {
+				return -1
+			}
+			return 1
+		})
+		c.AnsweredWithinShare = float64(within) / n
+	}
+}
+
+// fewerAnswers reports whether c answers significantly fewer requests than
+// the baseline b: pb − pc > z·√(pb(1−pb)/nb + pc(1−pc)/nc), the two-sample
+// test on the difference of proportions at normal score z. When neither
+// share varies (both 0 or 1) any fall is significant.
+func fewerAnswers(b, c *Candidate, z float64) bool {
+	pb, pc := b.AnsweredShare, c.AnsweredShare
+	if !(pc < pb) || b.Requests == 0 || c.Requests == 0 {
+		return false
+	}
+	se := math.Sqrt(pb*(1-pb)/float64(b.Requests) + pc*(1-pc)/float64(c.Requests))
+	return pb-pc > z*se
 }
 
 // MinRequestsForCI returns the smallest number of requests n for which the
