@@ -58,8 +58,8 @@ type Candidate struct {
 	P99CIOK bool `json:"p99_ci_ok"`
 	// AnsweredShare is the share of requests with a valid answer within
 	// the deadline; HedgedShare the share that sent at least one copy.
-	AnsweredShare      float64 `json:"answered_share"`
-	HedgedShare        float64 `json:"hedged_share"`
+	AnsweredShare float64 `json:"answered_share"`
+	HedgedShare   float64 `json:"hedged_share"`
 	// FewerAnswers is true when the answered share is significantly lower
 	// than no hedging's: the difference of the two proportions exceeds z
 	// standard errors at the report's level (a two-sided test that treats
@@ -71,8 +71,8 @@ type Candidate struct {
 	// AnsweredWithinShare is the share of requests answered within the
 	// objective's Target (objective answered; 0 without a target).
 	AnsweredWithinShare float64 `json:"answered_within_target_share"`
-	AttemptsPerRequest float64 `json:"attempts_per_request"`
-	CostPer1kUSD       float64 `json:"cost_per_1k_usd"`
+	AttemptsPerRequest  float64 `json:"attempts_per_request"`
+	CostPer1kUSD        float64 `json:"cost_per_1k_usd"`
 	// AddedCostPct is the cost relative to no hedging, in percent, on the
 	// class's cost basis (USD, or calls when the class is free);
 	// AddedCallsPct is always in calls.
