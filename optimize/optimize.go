@@ -290,7 +290,7 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		job := jobs[j]
 		c := job.cfg
 		pol := c.Classes[0].Policy
-		pol.Copies = 0
+		sim.NoHedging(&pol)
 		res, err := runPolicy(c, pol)
 		if err != nil {
 			return fmt.Errorf("class %q: %w", c.Classes[0].Name, err)

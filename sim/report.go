@@ -195,7 +195,9 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 		QuantileRule: QuantileRule,
 	}
 	for i := range hedged.Classes {
-		r.Classes = append(r.Classes, classReport(&hedged.Classes[i], &baseline.Classes[i]))
+		cr := classReport(&hedged.Classes[i], &baseline.Classes[i])
+		cr.Warnings = append(cr.Warnings, hedgeWarnings(&cfg.Classes[i], &hedged.Classes[i], &baseline.Classes[i])...)
+		r.Classes = append(r.Classes, cr)
 	}
 	r.Overall = classReport(&hedged.Overall, &baseline.Overall)
 	r.Providers = hedged.Providers
@@ -274,6 +276,34 @@ func classReport(h, b *ClassResult) ClassReport {
 	return cr
 }
 
+// hedgeWarnings says when class cl's hedging (run h, baseline b) does
+// harm or nothing: it answers significantly fewer requests than no hedging
+// (the two-proportion test of the optimizer, at 95 %); it cannot hedge
+// because its first copy is due at or after its deadline; or its requests
+// end sooner only because they fail faster (the p95 of the time until
+// requests ended falls by ≥ 10 % while the p95 to a usable answer does not
+// fall).
+func hedgeWarnings(cl *Class, h, b *ClassResult) []string {
+	var w []string
+	if h.Requests == 0 || b.Requests == 0 {
+		return nil
+	}
+	ph, pb := share(h.Answered, h.Requests), share(b.Answered, b.Requests)
+	se := math.Sqrt(pb*(1-pb)/float64(b.Requests) + ph*(1-ph)/float64(h.Requests))
+	if ph < pb && pb-ph > 1.96*se {
+		w = append(w, fmt.Sprintf("hedging lowers the answered share significantly (%s without, %s with hedging): copies fail (429s, errors, invalid answers) or end requests that would have been answered", pct(pb), pct(ph)))
+	}
+	p := &cl.Policy
+	if g := p.gap(1); p.Copies > 0 && p.Adaptive == nil && cl.Deadline > 0 && g >= cl.Deadline {
+		w = append(w, fmt.Sprintf("the hedge delay %s is at or past the deadline %s: no copy is ever sent on a timer (hedged %s)", FormatSeconds(g.Seconds()), FormatSeconds(cl.Deadline.Seconds()), pct(share(h.Hedged, h.Requests))))
+	}
+	eh, eb := SummarizeEnd(h).P95, SummarizeEnd(b).P95
+	if eb > 0 && eh <= 0.9*eb && !(h.Quantile(0.95) < b.Quantile(0.95)) {
+		w = append(w, fmt.Sprintf("requests end sooner with hedging (p95 of the time until they end %s → %s) only because they fail faster: p95 to a usable answer %s → %s", FormatSeconds(eb), FormatSeconds(eh), FormatSeconds(b.Quantile(0.95)), FormatSeconds(h.Quantile(0.95))))
+	}
+	return w
+}
+
 // latencyWarnings says what limits the latency figures of c.
 func latencyWarnings(c *ClassResult) []string {
 	n := len(c.Latencies)
@@ -324,7 +354,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if len(r.Classes) == 1 {
 		rows = r.Classes
 	}
-	fmt.Fprintf(w, "scenario %s, seed %d, %d requests\n\n", r.Scenario, r.Seed, r.Requests)
+	fmt.Fprintf(w, "scenario %s, seed %d, %d requests; latency is the time to a usable answer (miss: none by the deadline); no hedging = no copies and no per-attempt timeout\n\n", r.Scenario, r.Seed, r.Requests)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "latency\tp50\tp90\tp95\tp95 95% CI\tp99\tp99.9\tmean\t\tno hedging p95\tp99\t")
