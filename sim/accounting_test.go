@@ -152,18 +152,41 @@ func TestQueuedLoserKeepsItsPlaceUntilTheCancelLands(t *testing.T) {
 	}
 }
 
+// requestEnds runs cfg and returns, per request, the time in seconds from
+// its arrival to the end of its last attempt to leave (for requests whose
+// attempts all fail, when the request ended).
+func requestEnds(t *testing.T, cfg *sim.Config) (*sim.Result, []float64) {
+	t.Helper()
+	arr := make([]time.Duration, cfg.Requests)
+	end := make([]time.Duration, cfg.Requests)
+	res, err := sim.RunTrace(cfg, func(r *sim.AttemptRecord) {
+		if r.Attempt == 0 {
+			arr[r.Request] = r.Start // the primary is sent on arrival
+		}
+		end[r.Request] = max(end[r.Request], r.End)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	out := make([]float64, cfg.Requests)
+	for i := range out {
+		out[i] = (end[i] - arr[i]).Seconds()
+	}
+	return res, out
+}
+
 // TestDeniedCopyWithNothingInFlightEndsRequest: a model that always fails
 // after 4 ms, errors non-fatal, a copy every second up to 4, a 15 s
 // deadline. Once a budget denies the copy that the failure asks for,
 // nothing is in flight and the request ends with its error at once (gRPC
-// A6), not at the next timer: every request returns at 4 ms except the
-// first ones, which spend the budget.
+// A6), not at the next timer (3.004 s): every request returns at 4 ms
+// except the first, which spends the budget.
 func TestDeniedCopyWithNothingInFlightEndsRequest(t *testing.T) {
 	const n = 200
 	for _, tc := range []struct {
 		name   string
 		budget sim.Budget
-		first  float64 // the first request's latency, spending the budget
+		first  float64 // the first request's time to its error, spending the budget
 	}{
 		// Tokens 10 → 5 over the first request's five failed attempts.
 		{"retry throttling", sim.Budget{Throttle: &sim.Throttle{MaxTokens: 10, TokenRatio: 0.1}}, 0.020},
@@ -178,17 +201,18 @@ func TestDeniedCopyWithNothingInFlightEndsRequest(t *testing.T) {
 			cfg.Classes[0].Deadline = 15 * time.Second
 			cfg.Classes[0].Policy.OnError = sim.NonFatal
 			cfg.Classes[0].Policy.Budget = tc.budget
-			res := mustRun(t, cfg)
+			res, ends := requestEnds(t, cfg)
 			checkAttempts(t, res)
-			c := res.Classes[0]
-			if c.Errors != n {
+			if c := res.Classes[0]; c.Errors != n {
 				t.Errorf("errors %d of %d", c.Errors, n)
 			}
-			if got := c.Quantile(1); math.Abs(got-tc.first) > 1e-9 {
-				t.Errorf("slowest request %vs, want the first one's %vs", got, tc.first)
+			if math.Abs(ends[0]-tc.first) > 1e-9 {
+				t.Errorf("request 0 ended after %vs, want %vs", ends[0], tc.first)
 			}
-			if got := c.Quantile(float64(n-1) / n); math.Abs(got-0.004) > 1e-9 {
-				t.Errorf("all but the slowest request: up to %vs, want 4 ms", got)
+			for i, e := range ends[1:] {
+				if math.Abs(e-0.004) > 1e-9 {
+					t.Fatalf("request %d ended after %vs, want 4 ms", i+1, e)
+				}
 			}
 		})
 	}
