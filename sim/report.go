@@ -72,6 +72,7 @@ type ClassReport struct {
 	TimeoutsFailClosed int64         `json:"timeouts_fail_closed"`
 	Errors             int64         `json:"errors"`
 	RateLimited        int64         `json:"rate_limited"` // of the errors, requests ended by a 429
+	Rejected           int64         `json:"rejected"`     // of the errors, requests ended by an overload error (503/529)
 	Invalid            int64         `json:"invalid"`
 	Latency            Latency       `json:"latency_s"`
 	HedgedShare        float64       `json:"hedged_share"`
@@ -150,7 +151,7 @@ func classReport(h, b *ClassResult) ClassReport {
 		Class: h.Name, Requests: h.Requests, Answered: h.Answered,
 		AnsweredShare:    share(h.Answered, h.Requests),
 		TimeoutsFailOpen: h.TimeoutsOpen, TimeoutsFailClosed: h.TimeoutsClosed,
-		Errors: h.Errors, RateLimited: h.RateLimited, Invalid: h.Invalid,
+		Errors: h.Errors, RateLimited: h.RateLimited, Rejected: h.Rejected, Invalid: h.Invalid,
 		Latency:            SummarizeLatency(h),
 		HedgedShare:        share(h.Hedged, h.Requests),
 		AttemptsPerRequest: share(h.Attempts.Sent, h.Requests),
@@ -265,14 +266,14 @@ func (r *Report) WriteText(w io.Writer) error {
 	tw.Flush()
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "provider\tsent\tcompleted\tfailed\t429\tinvalid\tcancelled\tmean queue wait\tin service\tutilisation\t")
+	fmt.Fprintln(tw, "provider\tsent\tcompleted\tfailed\t429\trejected\tinvalid\ttimed out\tcancelled\tmean queue wait\tin service\tutilisation\t")
 	for _, p := range r.Providers {
 		util := "-"
 		if p.Utilisation != nil {
 			util = pct(*p.Utilisation)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%.2f\t%s\t\n", p.Name, p.Sent, p.Completed,
-			p.Failed, p.RateLimited, p.Invalid, p.Cancelled, fsec(p.MeanQueueWait), p.MeanInService, util)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%.2f\t%s\t\n", p.Name, p.Sent, p.Completed,
+			p.Failed, p.RateLimited, p.Rejected, p.Invalid, p.TimedOut, p.Cancelled, fsec(p.MeanQueueWait), p.MeanInService, util)
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
