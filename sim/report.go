@@ -377,11 +377,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintln(w)
 
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "outcomes\trequests\tanswered\t(no hedging)\ttimeouts open/closed\terrors\t(429)\tinvalid\thedged\tattempts/req\t")
+	fmt.Fprintln(tw, "outcomes\trequests\tanswered\t(no hedging)\ttimeouts open/closed\terrors\t(429)\t(rejected)\tinvalid\thedged\tattempts/req\t")
 	for _, c := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d/%d\t%d\t%d\t%d\t%s\t%.3f\t\n", c.Class, c.Requests,
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d/%d\t%d\t%d\t%d\t%d\t%s\t%.3f\t\n", c.Class, c.Requests,
 			pct(c.AnsweredShare), pct(c.NoHedging.AnsweredShare), c.TimeoutsFailOpen, c.TimeoutsFailClosed,
-			c.Errors, c.RateLimited, c.Invalid, pct(c.HedgedShare), c.AttemptsPerRequest)
+			c.Errors, c.RateLimited, c.Rejected, c.Invalid, pct(c.HedgedShare), c.AttemptsPerRequest)
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
