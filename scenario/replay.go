@@ -11,12 +11,12 @@ import (
 	"path/filepath"
 	"strings"
 
-	"github.com/hedgesim/hedgesim/fit"
+	"github.com/hedgesim/hedgesim/readers"
 	"github.com/hedgesim/hedgesim/sim"
 )
 
 // Trace replay: [arrivals] process = "replay" plays back a recorded trace
-// (fit.ReadTrace: arrival times and token counts), and [[classes]] match
+// (readers.ReadTrace: arrival times and token counts), and [[classes]] match
 // rules on token counts assign each replayed request to a class:
 //
 //	[arrivals]
@@ -71,7 +71,7 @@ func fsOpener(fsys fs.FS, name string) opener {
 
 // replay is what the checker knows about a replayed trace.
 type replay struct {
-	trace *fit.Trace
+	trace *readers.Trace
 	// byRule is set when a class has a match rule: classes are then
 	// assigned by the rules and their shares come from the trace.
 	byRule bool
@@ -87,14 +87,14 @@ func (c *checker) replayArrivals(a *arrivalsTable) (sim.Arrivals, error) {
 		return out, c.errorf("arrivals.trace", `missing; process = "replay" needs the trace file, relative to the scenario file`)
 	}
 	if a.Format == nil {
-		return out, c.errorf("arrivals.format", "missing; say how the trace is written: %s", strings.Join(quotedList(fit.TraceFormats), " or "))
+		return out, c.errorf("arrivals.format", "missing; say how the trace is written: %s", strings.Join(quotedList(readers.TraceFormats), " or "))
 	}
 	known := false
-	for _, f := range fit.TraceFormats {
+	for _, f := range readers.TraceFormats {
 		known = known || *a.Format == f
 	}
 	if !known {
-		return out, c.errorf("arrivals.format", "unknown value %q; allowed: %s", *a.Format, strings.Join(quotedList(fit.TraceFormats), ", "))
+		return out, c.errorf("arrivals.format", "unknown value %q; allowed: %s", *a.Format, strings.Join(quotedList(readers.TraceFormats), ", "))
 	}
 	scale := 1.0
 	if a.TimeScale != nil {
@@ -114,7 +114,7 @@ func (c *checker) replayArrivals(a *arrivalsTable) (sim.Arrivals, error) {
 		}
 		return out, c.errorf("arrivals.trace", "cannot read %s: %v", shown, err)
 	}
-	tr, err := fit.ReadTrace(bytes.NewReader(data), shown, *a.Format)
+	tr, err := readers.ReadTrace(bytes.NewReader(data), shown, *a.Format)
 	if err != nil {
 		return out, c.errorf("arrivals.trace", "%v", err)
 	}

@@ -11,6 +11,7 @@ import (
 	"unicode"
 
 	"github.com/hedgesim/hedgesim/fit"
+	"github.com/hedgesim/hedgesim/readers"
 )
 
 const fitSynopsis = `fit [flags] LOG
@@ -75,9 +76,9 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 			return usageError{err: fmt.Errorf("--%s %q: control characters (line breaks, tabs) are not allowed in a name", f.flag, f.v)}
 		}
 	}
-	cols := fit.Columns{Latency: *latency, TTFT: *ttft, OutputTokens: *outTok, Status: *status}
+	cols := readers.Columns{Latency: *latency, TTFT: *ttft, OutputTokens: *outTok, Status: *status}
 	if *unitName != "" {
-		u, err := fit.ParseUnit(*unitName)
+		u, err := readers.ParseUnit(*unitName)
 		if err != nil {
 			return usageError{err: fmt.Errorf("--unit: %v", err)}
 		}
@@ -124,7 +125,7 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 // fitFile loads path in format (guessed when "") and fits it: a
 // *fit.Report, or a *fit.SummaryFit for an llmperf summary. Bad input is a
 // usageError.
-func fitFile(path, format string, cols fit.Columns, opt fit.Options) (any, error) {
+func fitFile(path, format string, cols readers.Columns, opt fit.Options) (any, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, usageError{err: err}
@@ -133,12 +134,12 @@ func fitFile(path, format string, cols fit.Columns, opt fit.Options) (any, error
 		format = guessFormat(path, data)
 	}
 	r := bytes.NewReader(data)
-	var log *fit.Log
+	var log *readers.Log
 	switch format {
 	case "llmperf":
-		log, err = fit.ReadLLMPerf(r, path)
+		log, err = readers.ReadLLMPerf(r, path)
 	case "llmperf-summary":
-		s, err := fit.ReadLLMPerfSummary(r, path)
+		s, err := readers.ReadLLMPerfSummary(r, path)
 		if err != nil {
 			return nil, usageError{err: err}
 		}
@@ -152,9 +153,9 @@ func fitFile(path, format string, cols fit.Columns, opt fit.Options) (any, error
 			return nil, usageError{err: fmt.Errorf("%s: a %s log needs --latency COLUMN (and --unit unless the column name ends in _s or _ms)", path, format)}
 		}
 		if format == "csv" {
-			log, err = fit.ReadCSV(r, path, cols)
+			log, err = readers.ReadCSV(r, path, cols)
 		} else {
-			log, err = fit.ReadJSONL(r, path, cols)
+			log, err = readers.ReadJSONL(r, path, cols)
 		}
 	default:
 		return nil, usageError{err: fmt.Errorf("--format %q: want llmperf, llmperf-summary, csv or jsonl", format)}
@@ -198,7 +199,7 @@ func guessFormat(path string, data []byte) string {
 
 // fitSplitHalf prints the split-half table of the logs; logs with too few
 // successful requests are listed as skipped.
-func fitSplitHalf(paths []string, format string, cols fit.Columns, opt fit.Options, stdout, stderr io.Writer) error {
+func fitSplitHalf(paths []string, format string, cols readers.Columns, opt fit.Options, stdout, stderr io.Writer) error {
 	var rows []fit.SplitHalfRow
 	var skipped []string
 	for _, p := range paths {
@@ -210,14 +211,14 @@ func fitSplitHalf(paths []string, format string, cols fit.Columns, opt fit.Optio
 		if f == "" {
 			f = guessFormat(p, data)
 		}
-		var log *fit.Log
+		var log *readers.Log
 		switch f {
 		case "llmperf":
-			log, err = fit.ReadLLMPerf(bytes.NewReader(data), p)
+			log, err = readers.ReadLLMPerf(bytes.NewReader(data), p)
 		case "csv":
-			log, err = fit.ReadCSV(bytes.NewReader(data), p, cols)
+			log, err = readers.ReadCSV(bytes.NewReader(data), p, cols)
 		case "jsonl":
-			log, err = fit.ReadJSONL(bytes.NewReader(data), p, cols)
+			log, err = readers.ReadJSONL(bytes.NewReader(data), p, cols)
 		default:
 			return usageError{err: fmt.Errorf("%s: --split-half needs per-request logs (llmperf, csv, jsonl), not %s", p, f)}
 		}

@@ -1,4 +1,4 @@
-package fit
+package readers
 
 import (
 	"errors"
@@ -250,24 +250,6 @@ func TestReadLLMPerfSummary(t *testing.T) {
 	if s.Completed != 149 || s.Errors != 1 || s.Framework != "together" || s.MeanOutputTokens != 150 {
 		t.Errorf("summary %+v", s)
 	}
-	f, err := FitSummary(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The table reproduces every published point exactly.
-	for i, p := range f.Latency.Ps {
-		if got := f.Latency.Dist.Quantile(p); got != f.Latency.Xs[i] {
-			t.Errorf("table quantile %v = %v, want %v", p, got, f.Latency.Xs[i])
-		}
-	}
-	if f.Failed != 1 {
-		t.Errorf("failed = %d, want 1 (code -1)", f.Failed)
-	}
-	// The published p99 (54 s) pulls the lognormal tail far above the
-	// published mean: the block must warn.
-	if b := f.Block(BlockOptions{}); !strings.Contains(b, "WARNING: the table's mean") {
-		t.Errorf("no tail warning in:\n%s", b)
-	}
 }
 
 func TestReadLLMPerfSummaryBad(t *testing.T) {
@@ -283,11 +265,4 @@ func TestReadLLMPerfSummaryBad(t *testing.T) {
 		_, err := ReadLLMPerfSummary(strings.NewReader(tc.in), "in")
 		checkBad(t, tc, err)
 	}
-	// Parsed, but not a usable table: the end-to-end latency is missing.
-	s, err := ReadLLMPerfSummary(strings.NewReader(`{"results_ttft_s_quantiles_p50": 1, "results_ttft_s_quantiles_p90": 2}`), "in")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = FitSummary(s)
-	checkBad(t, badCase{"no e2e", "", 1, "results_end_to_end_latency_s_quantiles_p50", "missing"}, err)
 }

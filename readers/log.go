@@ -1,4 +1,4 @@
-package fit
+package readers
 
 import (
 	"bufio"
@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -72,8 +71,8 @@ func (l *Log) Counts() Counts {
 	return c
 }
 
-// ok returns the OK requests.
-func (l *Log) ok() []Request {
+// Successful returns the OK requests, in file order.
+func (l *Log) Successful() []Request {
 	var out []Request
 	for _, r := range l.Requests {
 		if r.Status == OK {
@@ -87,7 +86,7 @@ func (l *Log) ok() []Request {
 // to first token and an output token count, so that TTFT and decode speed
 // can be fitted separately.
 func (l *Log) Streamed() bool {
-	ok := l.ok()
+	ok := l.Successful()
 	if len(ok) == 0 {
 		return false
 	}
@@ -103,7 +102,7 @@ func (l *Log) Streamed() bool {
 // in file order.
 func (l *Log) Latencies() []float64 {
 	var out []float64
-	for _, r := range l.ok() {
+	for _, r := range l.Successful() {
 		if !math.IsNaN(r.Latency) {
 			out = append(out, r.Latency)
 		}
@@ -114,7 +113,7 @@ func (l *Log) Latencies() []float64 {
 // TTFTs returns the times to first token of the OK requests in seconds.
 func (l *Log) TTFTs() []float64 {
 	var out []float64
-	for _, r := range l.ok() {
+	for _, r := range l.Successful() {
 		if !math.IsNaN(r.TTFT) {
 			out = append(out, r.TTFT)
 		}
@@ -129,7 +128,7 @@ func (l *Log) TTFTs() []float64 {
 // took no time after the first token, have no speed and are left out.
 func (l *Log) DecodeSpeeds() []float64 {
 	var out []float64
-	for _, r := range l.ok() {
+	for _, r := range l.Successful() {
 		d := r.Latency - r.TTFT
 		if r.OutputTokens > 0 && d > 0 {
 			out = append(out, r.OutputTokens/d)
@@ -141,7 +140,7 @@ func (l *Log) DecodeSpeeds() []float64 {
 // OutputTokenCounts returns the output token counts of the OK requests.
 func (l *Log) OutputTokenCounts() []float64 {
 	var out []float64
-	for _, r := range l.ok() {
+	for _, r := range l.Successful() {
 		if !math.IsNaN(r.OutputTokens) {
 			out = append(out, r.OutputTokens)
 		}
@@ -503,11 +502,4 @@ func jsonKind(v any) string {
 		return "array"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// sorted returns a sorted copy of x.
-func sorted(x []float64) []float64 {
-	s := append([]float64(nil), x...)
-	sort.Float64s(s)
-	return s
 }
