@@ -1,11 +1,11 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode"
@@ -126,14 +126,11 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 // *fit.Report, or a *fit.SummaryFit for an llmperf summary. Bad input is a
 // usageError.
 func fitFile(path, format string, cols readers.Columns, opt fit.Options) (any, error) {
-	data, err := os.ReadFile(path)
+	r, format, closeFile, err := openLog(path, format)
 	if err != nil {
-		return nil, usageError{err: err}
+		return nil, err
 	}
-	if format == "" {
-		format = guessFormat(path, data)
-	}
-	r := bytes.NewReader(data)
+	defer closeFile()
 	var log *readers.Log
 	switch format {
 	case "llmperf":
@@ -170,9 +167,36 @@ func fitFile(path, format string, cols readers.Columns, opt fit.Options) (any, e
 	return rep, nil
 }
 
+// openLog opens the log at path for streaming (a regular file within the
+// size limit, readers.Open) and names its format when format is "": from
+// the extension and the first bytes.
+func openLog(path, format string) (r io.Reader, guessed string, closeFile func() error, err error) {
+	lim, err := inputLimits()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	f, err := readers.Open(path, lim.MaxDataBytes)
+	if err != nil {
+		if errors.Is(err, readers.ErrTooLarge) {
+			err = fmt.Errorf("%w (set %s to raise it)", err, readers.MaxBytesEnv)
+		}
+		return nil, "", nil, usageError{err: err}
+	}
+	br := bufio.NewReaderSize(f, 1<<20)
+	if format == "" {
+		head, err := br.Peek(1 << 20)
+		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+			f.Close()
+			return nil, "", nil, usageError{err: err}
+		}
+		format = guessFormat(path, head)
+	}
+	return br, format, f.Close, nil
+}
+
 // guessFormat names the format of a log from its extension and, for JSON,
-// its first character: an array is an llmperf per-request file, an object
-// a summary.
+// its first character (data is the file's first bytes): an array is an
+// llmperf per-request file, an object a summary.
 func guessFormat(path string, data []byte) string {
 	ext := strings.ToLower(filepath.Ext(path))
 	switch ext {
@@ -203,25 +227,23 @@ func fitSplitHalf(paths []string, format string, cols readers.Columns, opt fit.O
 	var rows []fit.SplitHalfRow
 	var skipped []string
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
+		r, f, closeFile, err := openLog(p, format)
 		if err != nil {
-			return usageError{err: err}
-		}
-		f := format
-		if f == "" {
-			f = guessFormat(p, data)
+			return err
 		}
 		var log *readers.Log
 		switch f {
 		case "llmperf":
-			log, err = readers.ReadLLMPerf(bytes.NewReader(data), p)
+			log, err = readers.ReadLLMPerf(r, p)
 		case "csv":
-			log, err = readers.ReadCSV(bytes.NewReader(data), p, cols)
+			log, err = readers.ReadCSV(r, p, cols)
 		case "jsonl":
-			log, err = readers.ReadJSONL(bytes.NewReader(data), p, cols)
+			log, err = readers.ReadJSONL(r, p, cols)
 		default:
+			closeFile()
 			return usageError{err: fmt.Errorf("%s: --split-half needs per-request logs (llmperf, csv, jsonl), not %s", p, f)}
 		}
+		closeFile()
 		if err != nil {
 			return usageError{err: err}
 		}
