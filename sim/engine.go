@@ -90,6 +90,7 @@ type classStats struct {
 // engine is one simulation run.
 type engine struct {
 	cfg     *Config
+	stop    *stopper // cancellation, checked between arrivals (context.go)
 	rng     streams
 	q       eventQueue
 	seq     uint64
@@ -228,7 +229,7 @@ func (e *engine) run() {
 // see in global time order, and the heap stays a few events deep; its
 // deadline waits in e.deadline rather than in the heap.
 func (e *engine) runIsolated() {
-	for e.next < int64(e.cfg.Requests) {
+	for e.more() {
 		e.now = e.arrivalTime()
 		e.arrive()
 		for {
@@ -300,7 +301,7 @@ func (e *engine) arrivalTime() time.Duration {
 
 // scheduleArrival queues the arrival of request e.next, if any.
 func (e *engine) scheduleArrival() {
-	if e.next < int64(e.cfg.Requests) {
+	if e.more() {
 		e.schedule(e.arrivalTime(), evArrival, -1, 0, 0)
 	}
 }
