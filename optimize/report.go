@@ -110,7 +110,11 @@ func (r *Report) requestsLine() string {
 		return fcount(int64(r.RequestsPerCandidate)) + " per candidate"
 	}
 	var b strings.Builder
-	b.WriteString("requests per candidate, per class:")
+	if len(r.Joint) == 0 {
+		b.WriteString("requests per candidate: the trace's, per class:")
+	} else {
+		b.WriteString("requests per candidate, per class (a coupled class: its share of the group's):")
+	}
 	for i, cr := range r.Classes {
 		if i > 0 {
 			b.WriteByte(',')
