@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -64,12 +65,20 @@ func run(args []string, stdout, stderr io.Writer) int {
 
 // runContext is run that stops when ctx is done (main cancels it on SIGINT
 // and SIGTERM): files being written are removed and the status is 130.
-func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) int {
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
 	if len(args) == 0 {
 		fmt.Fprintf(stderr, usage, scenarios.Default)
 		return exitUsage
 	}
 	var err error
+	defer func() {
+		// A panic is a bug, not bad input: exit 1 (Go's own status for an
+		// unrecovered panic is 2, which the table gives to bad input).
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "hedgesim %s: internal error: %v\n%s", args[0], r, debug.Stack())
+			code = exitFailure
+		}
+	}()
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "run":
 		err = cmdRun(ctx, rest, stdout, stderr)
