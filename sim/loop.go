@@ -30,6 +30,7 @@ type engine struct {
 	deadline    event
 	deadlineDue bool
 	deadlines   []fifo // per class, deadlines in time order
+	timed       []int  // the classes with a deadline: those whose FIFO pop reads
 	rec         AttemptRecord
 	provs       []provider
 	copula      [][][]float64 // per class, the copula factor; nil when independent
@@ -52,9 +53,12 @@ func newEngine(cfg *Config) *engine {
 	e.deadlines = make([]fifo, len(cfg.Classes))
 	e.isolated = cfg.independent()
 	var cum float64
-	for _, c := range cfg.Classes {
+	for i, c := range cfg.Classes {
 		cum += c.Share
 		e.shares = append(e.shares, cum)
+		if c.Deadline > 0 {
+			e.timed = append(e.timed, i)
+		}
 	}
 	e.provs, e.modelProv = cfg.providers()
 	e.gates = make([][]gate, len(cfg.Models))
@@ -109,7 +113,7 @@ func (e *engine) pop() (event, bool) {
 	if len(e.q) > 0 {
 		best, src = &e.q[0], -1
 	}
-	for c := range e.deadlines {
+	for _, c := range e.timed {
 		if h := e.deadlines[c].head(); h != nil && (best == nil || h.before(best)) {
 			best, src = h, c
 		}
