@@ -298,3 +298,23 @@ func TestEveryAttemptHasOneTraceRow(t *testing.T) {
 		}
 	}
 }
+
+// TestWinnerSlotSkipsItsOwnQueuedCopy: the primary holds the provider's
+// only slot and its copy waits behind it. When the primary wins, with
+// cancels that land at once, the copy leaves the queue unserved and
+// unbilled: the slot the winner frees does not start it first.
+func TestWinnerSlotSkipsItsOwnQueuedCopy(t *testing.T) {
+	cfg := oneModel(10, dist.Constant{Value: 1}, 1, 200*time.Millisecond)
+	cfg.Arrivals = sim.Arrivals{Process: sim.Constant, Rate: 0.1}
+	cfg.Models[0].PricePerRequest = 1
+	cfg.Providers = []sim.Provider{{Name: "p", Concurrency: 1}}
+	res := mustRun(t, cfg)
+	checkAttempts(t, res)
+	c := res.Classes[0]
+	if c.Attempts.Completed != 10 || c.Attempts.Cancelled != 10 || c.CostCancelledUSD != 0 {
+		t.Errorf("attempts %+v, cancelled cost $%v; want 10 completed, 10 cancelled unbilled", c.Attempts, c.CostCancelledUSD)
+	}
+	if p := res.Providers[0]; math.Abs(p.MeanInService-10.0/91) > 1e-9 {
+		t.Errorf("mean in service %v, want 10 s busy / 91 s", p.MeanInService)
+	}
+}
