@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"math"
@@ -203,6 +204,10 @@ type Report struct {
 	// Rollout is the rollout check: the whole scenario simulated once with
 	// every class's pick applied (nil when Settings.CheckRequests is 0).
 	Rollout *RolloutCheck `json:"rollout_check"`
+	// ScenarioSHA256 identifies the scenario's input files (the scenario
+	// package's Scenario.SHA256), so that reports of different inputs are
+	// told apart; set by the caller, "" when unknown.
+	ScenarioSHA256 string `json:"scenario_sha256"`
 }
 
 // Options tune how Run works, not what it computes.
@@ -214,6 +219,10 @@ type Options struct {
 	// ("baseline" or "candidates") and the simulations done and to do in
 	// it. Calls are serialised.
 	Progress func(stage string, done, total int)
+	// Context, when set, cancels the sweep: no simulation starts after it
+	// is done, the running ones stop within a few thousand requests
+	// (sim.RunContext), and Run returns its error.
+	Context context.Context
 }
 
 // Run optimises the hedge policy of every class of cfg (or of s.Only)
@@ -242,6 +251,10 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
+	}
+	ctx := opt.Context
+	if ctx == nil {
+		ctx = context.Background()
 	}
 	var mu sync.Mutex
 	progress := func(stage string, total int) func() {
@@ -306,12 +319,12 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 	}
 
 	// Stage 1: the no-hedging baseline of every class.
-	err := parallel(len(jobs), workers, func(j int) error {
+	err := parallelContext(ctx, len(jobs), workers, func(j int) error {
 		job := jobs[j]
 		c := job.cfg
 		pol := c.Classes[0].Policy
 		sim.NoHedging(&pol)
-		res, err := runPolicy(c, pol)
+		res, err := runPolicy(ctx, c, pol)
 		if err != nil {
 			return fmt.Errorf("class %q: %w", c.Classes[0].Name, err)
 		}
@@ -344,11 +357,11 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 	// correlation matrix is not positive semidefinite) is left out with a
 	// warning, unless it leaves its class without a hedged candidate.
 	failed := make([]error, len(all))
-	err = parallel(len(all), workers, func(i int) error {
+	err = parallelContext(ctx, len(all), workers, func(i int) error {
 		cj := all[i]
 		c := jobs[cj.class].cfg
 		cand := &rep.Classes[cj.class].Candidates[cj.cand]
-		res, err := runPolicy(c, cand.Policy(c.Classes[0].Policy))
+		res, err := runPolicy(ctx, c, cand.Policy(c.Classes[0].Policy))
 		if err != nil {
 			failed[i] = err
 			return nil
@@ -385,7 +398,7 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		byIndex[i] = &rep.Classes[j]
 	}
 	for g, group := range groups {
-		reports, jg, err := runJoint(cfg, s, group, shared[g], workers, progress)
+		reports, jg, err := runJoint(ctx, cfg, s, group, shared[g], workers, progress)
 		if err != nil {
 			return nil, err
 		}
@@ -403,7 +416,7 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		rep.Joint = []JointGroup{}
 	}
 	if n := s.checkRequests(); n > 0 {
-		rc, err := Check(cfg, rep, n, s.Level)
+		rc, err := Check(ctx, cfg, rep, n, s.Level)
 		if err != nil {
 			return nil, fmt.Errorf("rollout check: %w", err)
 		}
@@ -466,13 +479,13 @@ func dropFailed(cr *ClassReport, bad []error) error {
 }
 
 // runPolicy runs the one-class config c with the class's policy replaced by
-// pol. c is shared between goroutines and not modified.
-func runPolicy(c *sim.Config, pol sim.Policy) (*sim.Result, error) {
+// pol, until ctx is done. c is shared between goroutines and not modified.
+func runPolicy(ctx context.Context, c *sim.Config, pol sim.Policy) (*sim.Result, error) {
 	cc := *c
 	cl := c.Classes[0]
 	cl.Policy = pol
 	cc.Classes = []sim.Class{cl}
-	return sim.Run(&cc)
+	return sim.RunContext(ctx, &cc)
 }
 
 // decide compares every candidate of cr with its baseline, draws the
@@ -832,6 +845,12 @@ func classConfig(cfg *sim.Config, i, requests int) (*sim.Config, string, error) 
 // the error of the lowest index that failed. progress, when set, is called
 // after each call.
 func parallel(n, workers int, fn func(i int) error, progress func()) error {
+	return parallelContext(context.Background(), n, workers, fn, progress)
+}
+
+// parallelContext is parallel that returns ctx's error once ctx is done;
+// no call starts after that.
+func parallelContext(ctx context.Context, n, workers int, fn func(i int) error, progress func()) error {
 	errs := make([]error, n)
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -839,7 +858,7 @@ func parallel(n, workers int, fn func(i int) error, progress func()) error {
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1)) - 1
-				if i >= n {
+				if i >= n || ctx.Err() != nil {
 					return
 				}
 				errs[i] = fn(i)
@@ -850,6 +869,9 @@ func parallel(n, workers int, fn func(i int) error, progress func()) error {
 		})
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	for _, err := range errs {
 		if err != nil {
 			return err

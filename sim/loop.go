@@ -10,6 +10,7 @@ import (
 // each attempt (attempt.go) and of each request (request.go).
 type engine struct {
 	cfg     *Config
+	stop    *stopper // cancellation, checked between arrivals (context.go)
 	rng     streams
 	q       eventQueue
 	seq     uint64
@@ -162,7 +163,7 @@ func (e *engine) run() {
 // see in global time order, and the heap stays a few events deep; its
 // deadline waits in e.deadline rather than in the heap.
 func (e *engine) runIsolated() {
-	for e.next < int64(e.cfg.Requests) {
+	for e.more() {
 		e.now = e.arrivalTime()
 		e.arrive()
 		for {
@@ -243,7 +244,7 @@ func (e *engine) arrivalTime() time.Duration {
 
 // scheduleArrival queues the arrival of request e.next, if any.
 func (e *engine) scheduleArrival() {
-	if e.next < int64(e.cfg.Requests) {
+	if e.more() {
 		e.schedule(e.arrivalTime(), evArrival, -1, 0, 0)
 	}
 }

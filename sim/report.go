@@ -32,6 +32,10 @@ type Report struct {
 	Providers []ProviderResult `json:"providers"`
 	// Warnings are run-wide conditions that limit what the numbers mean.
 	Warnings []string `json:"warnings"`
+	// ScenarioSHA256 identifies the scenario's input files (the scenario
+	// package's Scenario.SHA256), so that reports of different inputs are
+	// told apart; set by the caller, "" when unknown.
+	ScenarioSHA256 string `json:"scenario_sha256"`
 }
 
 // Latency summarises request latencies in seconds. A percentile or an

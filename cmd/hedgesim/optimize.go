@@ -2,15 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"path/filepath"
 
 	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/plots"
@@ -111,7 +113,7 @@ flags override them for every class. With --out, the report (report.txt,
 report.json, candidates.csv) and plots (CLASS-cost, CLASS-survival,
 CLASS-delay, as PNG and SVG) are written to DIR.`
 
-func cmdOptimize(args []string, stdout, stderr io.Writer) error {
+func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("optimize", optimizeSynopsis, stderr)
 	var seed, requests, workers intFlag
 	var maxCost, maxHedged, minGain, minGainPerCost, minCut, confidence floatFlag
@@ -283,7 +285,7 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 		return usageError{err: err}
 	}
 
-	opt := optimize.Options{Workers: int(workers.v)}
+	opt := optimize.Options{Workers: int(workers.v), Context: ctx}
 	shown := false // a progress line is on the terminal
 	if isTerminal(stderr) {
 		// Show progress once the sweep has taken more than a moment, at most
@@ -303,6 +305,7 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	rep.ScenarioSHA256 = sc.SHA256
 
 	var text, js bytes.Buffer
 	if err := rep.WriteText(&text, *all); err != nil {
@@ -312,7 +315,7 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *out != "" {
-		if err := writeReport(*out, rep, text.Bytes(), js.Bytes(), !*noPlots); err != nil {
+		if err := writeReport(ctx, *out, rep, text.Bytes(), js.Bytes(), !*noPlots); err != nil {
 			return err
 		}
 	}
@@ -329,10 +332,10 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-// writeReport renders every file of the report in memory, then writes each
-// to dir atomically (a temporary file in dir renamed into place), so an
-// interrupted run leaves complete files or none.
-func writeReport(dir string, rep *optimize.Report, text, js []byte, withPlots bool) error {
+// writeReport renders every file of the report in memory, then writes them
+// as the report directory dir (writeFiles: built beside it and swapped in
+// whole, so dir holds one complete report or the previous one).
+func writeReport(ctx context.Context, dir string, rep *optimize.Report, text, js []byte, withPlots bool) error {
 	files := []outFile{{"report.txt", text}, {"report.json", js}}
 	var csv bytes.Buffer
 	if err := rep.WriteCSV(&csv); err != nil {
@@ -355,7 +358,7 @@ func writeReport(dir string, rep *optimize.Report, text, js []byte, withPlots bo
 			}
 		}
 	}
-	return writeFiles(dir, files)
+	return writeFiles(ctx, dir, files)
 }
 
 // fileStem turns a class name into a file-name stem of letters, digits, '-',
@@ -381,34 +384,6 @@ func fileStem(class string, used map[string]bool) string {
 		}
 		s = fmt.Sprintf("%s-%d", stem, i)
 	}
-}
-
-// writeFileAtomic writes data to dir/name through a temporary file in dir
-// that is renamed into place.
-func writeFileAtomic(dir, name string, data []byte) (err error) {
-	tmp, err := os.CreateTemp(dir, "."+name+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, name))
 }
 
 // isTerminal reports whether w is a character device (a terminal).

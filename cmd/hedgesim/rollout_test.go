@@ -6,6 +6,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"strings"
 	"testing"
 )
 
@@ -128,3 +129,77 @@ func TestWriteScenarioReproducesCheck(t *testing.T) {
 		t.Fatalf("written scenario: %v", err)
 	}
 }
+
+// TestUncoupledIsPerClass: in scenarios whose classes share no limited
+// provider, model or budget, no joint group is formed and the report is
+// byte-identical to one with every class swept alone.
+func TestUncoupledIsPerClass(t *testing.T) {
+	for _, name := range []string{"guard-check", "llmperf-70b", "two-model-gateway"} {
+		args := []string{"optimize", "--json", "--requests", "3000", "--delays", "500ms,1s", name}
+		c1, a, e1 := hedgesim(t, args...)
+		c2, b, e2 := hedgesim(t, append(args, "--alone")...)
+		if c1 != 0 || c2 != 0 {
+			t.Fatalf("%s: exit %d, %d: %s %s", name, c1, c2, e1, e2)
+		}
+		if a != b {
+			t.Errorf("%s: report differs with --alone", name)
+		}
+		var r rolloutJSON
+		if err := json.Unmarshal([]byte(a), &r); err != nil || len(r.Joint) != 0 {
+			t.Errorf("%s: joint groups %v (%v)", name, r.Joint, err)
+		}
+	}
+}
+
+// TestFailingCopyWarnsAndIsNotPicked: the smallest input of failures that
+// looked fast — copies at once to a model that admits 6 requests a minute,
+// a 429 ending the request. `run` warns that the answered share fell;
+// `optimize` does not recommend hedging at 0s.
+func TestFailingCopyWarnsAndIsNotPicked(t *testing.T) {
+	text := strings.Replace(rateLimitedCopy, `delay = "2s"`, `delay = "0s"`, 1)
+	path := writeScenario(t, text)
+	code, out, errOut := hedgesim(t, "run", "--requests", "20000", path)
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "warning: long: hedging lowers the answered share significantly") {
+		t.Errorf("run: no answered-share warning:\n%s", out)
+	}
+	code, out, errOut = hedgesim(t, "optimize", "--requests", "20000", "--max-cost", "inf", path)
+	if code != 0 {
+		t.Fatalf("optimize: exit %d: %s", code, errOut)
+	}
+	line := ""
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "long ") {
+			line = l
+			break
+		}
+	}
+	f := strings.Fields(line)
+	if len(f) < 3 || (f[1] == "hedge" && f[2] == "0s") {
+		t.Errorf("optimize recommends %q", line)
+	}
+	if !strings.Contains(line, "don't hedge") && !strings.Contains(line, "100.0% → 100.0%") {
+		t.Errorf("optimize pick answers fewer requests: %q", line)
+	}
+}
+
+// rateLimitedCopy is the input of TestFailingCopyWarnsAndIsNotPicked.
+const rateLimitedCopy = `
+[arrivals]
+rate = 10
+[models.a]
+latency = { kind = "lognormal", median = 20.0, p95 = 60.0 }
+price_per_request = 0.01
+[models.b]
+latency = { kind = "lognormal", median = 20.0, p95 = 60.0 }
+price_per_request = 0.01
+rate_limit = { requests_per_minute = 6 }
+[[classes]]
+name = "long"
+[classes.hedge]
+primary = "a"
+targets = ["b"]
+delay = "2s"
+`
