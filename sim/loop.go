@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"sort"
 	"time"
 )
 
@@ -268,10 +269,9 @@ func (e *engine) arrive() {
 
 	src := e.rng.at(id, requestStream)
 	u := uniform(src)
-	c := 0
-	for c < len(e.shares)-1 && u >= e.shares[c] {
-		c++
-	}
+	// The first class whose cumulative share exceeds u (the last one when
+	// rounding leaves u above them all).
+	c := sort.Search(len(e.shares)-1, func(i int) bool { return u < e.shares[i] })
 	tr := e.cfg.Arrivals.Trace
 	if tr != nil && tr.Class != nil {
 		c = tr.Class[id]
