@@ -76,8 +76,8 @@ func TestReadCSV(t *testing.T) {
 	if c.Total != 5 || c.OK != 3 || c.Failed != 1 || c.RateLimited != 1 {
 		t.Errorf("counts %+v", c)
 	}
-	if l.Requests[4].Line != 6 {
-		t.Errorf("row 5 on line %d, want 6", l.Requests[4].Line)
+	if l.At(4).Line != 6 {
+		t.Errorf("row 5 on line %d, want 6", l.At(4).Line)
 	}
 }
 
@@ -173,8 +173,8 @@ func TestReadJSONL(t *testing.T) {
 	if c := l.Counts(); c.Failed != 1 || c.Codes[Failed]["503"] != 1 {
 		t.Errorf("counts %+v", c)
 	}
-	if l.Requests[1].Line != 3 {
-		t.Errorf("second request on line %d, want 3", l.Requests[1].Line)
+	if l.At(1).Line != 3 {
+		t.Errorf("second request on line %d, want 3", l.At(1).Line)
 	}
 }
 
@@ -225,10 +225,10 @@ func TestReadLLMPerf(t *testing.T) {
 	}
 	// The first record starts on line 2 with ttft_s 0.7063910059998761;
 	// record 60 is the failed one (checked with Python's json module).
-	if r := l.Requests[0]; r.Line != 2 || r.TTFT != 0.7063910059998761 {
+	if r := l.At(0); r.Line != 2 || r.TTFT != 0.7063910059998761 {
 		t.Errorf("first request: line %d, ttft %v", r.Line, r.TTFT)
 	}
-	if r := l.Requests[60]; r.Status != Failed || r.Code != "-1" {
+	if r := l.At(60); r.Status != Failed || r.Code != "-1" {
 		t.Errorf("request 60: %+v, want failed with code -1", r)
 	}
 }
