@@ -132,6 +132,11 @@ func TestOutForeignFiles(t *testing.T) {
 	if code, _, errOut := hedgesim(t, "run", "--requests", "100", "--out", rdir, "guard-check"); code != exitUsage || !strings.Contains(errOut, "extra.txt") {
 		t.Errorf("exit %d, %q; want 2 naming extra.txt", code, errOut)
 	}
+	os.Remove(filepath.Join(rdir, "extra.txt"))
+	// An output file inside the directory would be lost in the swap.
+	if code, _, errOut := hedgesim(t, "run", "--requests", "100", "--out", rdir, "--trace", filepath.Join(rdir, "a.csv"), "guard-check"); code != exitUsage || !strings.Contains(errOut, "is inside --out") {
+		t.Errorf("--trace inside --out: exit %d, %q", code, errOut)
+	}
 	// A file in place of the directory.
 	if code, _, errOut := hedgesim(t, "run", "--requests", "100", "--out", notes, "guard-check"); code != exitUsage || !strings.Contains(errOut, "not a directory") {
 		t.Errorf("--out FILE: exit %d, %q", code, errOut)

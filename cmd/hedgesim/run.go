@@ -62,7 +62,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		cfg.Requests = int(requests.v)
 	}
 	if *out != "" {
-		if err := prepareOutDir("out", *out); err != nil {
+		if err := prepareOutDir("out", *out, flagPath{"trace", *tracePath}); err != nil {
 			return err
 		}
 	}
