@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"time"
@@ -195,7 +196,7 @@ func groupConfig(cfg *sim.Config, group []int, requests int) *sim.Config {
 // (at first, their configured policy), every candidate on the same draws,
 // until a round changes no pick or MaxJointRounds rounds have run. It
 // returns the class reports by cfg index.
-func runJoint(cfg *sim.Config, s Settings, group []int, shared []string, workers int, progress func(string, int) func()) (map[int]*ClassReport, JointGroup, error) {
+func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, shared []string, workers int, progress func(string, int) func()) (map[int]*ClassReport, JointGroup, error) {
 	jg := JointGroup{Shared: shared, Requests: s.Requests * len(group)}
 	gc := groupConfig(cfg, group, jg.Requests)
 	jg.Requests = gc.Requests
@@ -216,7 +217,7 @@ func runJoint(cfg *sim.Config, s Settings, group []int, shared []string, workers
 			c.Classes[j].Policy = current[j]
 		}
 		c.Classes[k].Policy = pol
-		res, err := sim.Run(&c)
+		res, err := sim.RunContext(ctx, &c)
 		if err != nil {
 			return nil, err
 		}
@@ -255,10 +256,13 @@ func runJoint(cfg *sim.Config, s Settings, group []int, shared []string, workers
 			cr.Series = series[k]
 			cr.Requests = base.Requests
 			failed := make([]error, len(cr.Candidates))
-			err = parallel(len(cr.Candidates)-1, workers, func(j int) error {
+			err = parallelContext(ctx, len(cr.Candidates)-1, workers, func(j int) error {
 				cand := &cr.Candidates[j+1]
 				res, err := run(k, cand.Policy(cl.Policy))
 				if err != nil {
+					if ctx.Err() != nil {
+						return err
+					}
 					failed[j+1] = err
 					return nil
 				}

@@ -398,7 +398,7 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		byIndex[i] = &rep.Classes[j]
 	}
 	for g, group := range groups {
-		reports, jg, err := runJoint(cfg, s, group, shared[g], workers, progress)
+		reports, jg, err := runJoint(ctx, cfg, s, group, shared[g], workers, progress)
 		if err != nil {
 			return nil, err
 		}
@@ -416,7 +416,7 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		rep.Joint = []JointGroup{}
 	}
 	if n := s.checkRequests(); n > 0 {
-		rc, err := Check(cfg, rep, n, s.Level)
+		rc, err := Check(ctx, cfg, rep, n, s.Level)
 		if err != nil {
 			return nil, fmt.Errorf("rollout check: %w", err)
 		}

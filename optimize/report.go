@@ -59,6 +59,7 @@ var CSVHeader = []string{
 	"answered_share", "hedged_share", "attempts_per_request", "cost_per_1k_usd",
 	"added_cost_pct", "added_calls_pct", "cost_basis",
 	"feasible", "frontier", "pick", "indistinguishable_from_pick", "objective_pick",
+	"fewer_answers", "answered_within_target_share",
 }
 
 // WriteCSV writes every candidate of every class, one row each, under
@@ -79,6 +80,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 				f(c.AnsweredShare), f(c.HedgedShare), f(c.AttemptsPerRequest), f(c.CostPer1kUSD),
 				f(c.AddedCostPct), f(c.AddedCallsPct), cr.CostBasis,
 				b(c.Feasible), b(c.OnFrontier), b(c.Pick), b(c.LikePick), b(c.ObjectivePick),
+				b(c.FewerAnswers), f(c.AnsweredWithinShare),
 			}
 			if err := cw.Write(row); err != nil {
 				return err

@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"context"
 	"fmt"
 	"math"
 
@@ -74,14 +75,15 @@ func RolloutConfig(cfg *sim.Config, rep *Report, requests int) *sim.Config {
 }
 
 // Check runs the rollout check of rep for cfg with the given number of
-// requests, intervals at the given level.
-func Check(cfg *sim.Config, rep *Report, requests int, level float64) (*RolloutCheck, error) {
+// requests, intervals at the given level; it stops with ctx's error when
+// ctx is done.
+func Check(ctx context.Context, cfg *sim.Config, rep *Report, requests int, level float64) (*RolloutCheck, error) {
 	c := RolloutConfig(cfg, rep, requests)
-	hedged, err := sim.Run(c)
+	hedged, err := sim.RunContext(ctx, c)
 	if err != nil {
 		return nil, err
 	}
-	base, err := sim.Run(sim.WithoutHedging(c))
+	base, err := sim.RunContext(ctx, sim.WithoutHedging(c))
 	if err != nil {
 		return nil, err
 	}

@@ -292,6 +292,9 @@ func (c *checker) class(key string, t *classTable, n int) (sim.Class, error) {
 	if cl.Policy, err = c.policy(key, t.Hedge); err != nil {
 		return cl, err
 	}
+	if err := c.checkGaps(key, t.Hedge, &cl); err != nil {
+		return cl, err
+	}
 	return cl, nil
 }
 

@@ -218,6 +218,24 @@ func loadScenario(arg string) (*scenario.Scenario, error) {
 		arg, strings.Join(scenarios.Names(), ", "))}
 }
 
+// scenarioSource returns the file name and text of the scenario named by
+// arg, as loadScenario finds it.
+func scenarioSource(arg string) (string, []byte, error) {
+	if arg == "" {
+		arg = scenarios.Default
+	}
+	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
+		data, err := os.ReadFile(arg)
+		return arg, data, err
+	}
+	name := strings.TrimSuffix(filepath.Base(arg), ".toml") + ".toml"
+	data, err := fs.ReadFile(scenarios.FS, name)
+	if err != nil {
+		return "", nil, usageError{err: fmt.Errorf("%s: no such file and no built-in scenario of that name", arg)}
+	}
+	return name, data, nil
+}
+
 // inputLimits returns scenario.DefaultLimits with the sizes overridden by
 // the environment: scenario.MaxBytesEnv for scenario files and
 // readers.MaxBytesEnv for the logs and traces they name or fit reads.
