@@ -174,3 +174,13 @@ func TestOutStaleTemp(t *testing.T) {
 		t.Errorf("beside the report: %v; want %v", got, want)
 	}
 }
+
+// TestOutWriteScenarioInside: optimize's --write-scenario inside --out
+// would be lost in the swap, and is refused before the sweep.
+func TestOutWriteScenarioInside(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r")
+	code, _, errOut := hedgesim(t, "optimize", "--requests", "500", "--out", dir, "--write-scenario", filepath.Join(dir, "s.toml"), "guard-check")
+	if code != exitUsage || !strings.Contains(errOut, "--write-scenario") || !strings.Contains(errOut, "is inside --out") {
+		t.Errorf("exit %d, %q; want 2: inside --out", code, errOut)
+	}
+}
