@@ -200,8 +200,8 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var scenarioName string
 	var scenarioSrc []byte
 	if *writeScenario != "" {
-		if st, err := os.Stat(*writeScenario); err == nil && st.IsDir() {
-			return usageError{err: fmt.Errorf("--write-scenario %s is a directory; want a file name", *writeScenario)}
+		if err := checkOutputFile("write-scenario", *writeScenario); err != nil {
+			return err
 		}
 		arg := ""
 		if len(pos) == 1 {

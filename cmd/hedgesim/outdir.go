@@ -100,6 +100,23 @@ func prepareOutDir(flagName, dir string, others ...flagPath) error {
 	return nil
 }
 
+// checkOutputFile checks that the output file path named by --flag is
+// absent or a regular file: it is written beside and renamed into place,
+// which would replace a device such as /dev/null or a FIFO. Problems are
+// usage errors.
+func checkOutputFile(flag, path string) error {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil
+	case st.IsDir():
+		return usageError{err: fmt.Errorf("--%s %s is a directory; want a file name", flag, path)}
+	case !st.Mode().IsRegular():
+		return usageError{err: fmt.Errorf("--%s %s is not a regular file (%s); it would be replaced: want a file name", flag, path, st.Mode().Type())}
+	}
+	return nil
+}
+
 // resolveOut returns the absolute path of the report directory dir, with
 // symbolic links resolved when it exists; an existing dir must be a
 // directory.
