@@ -11,11 +11,13 @@
 //
 //	gateway.toml:31: classes[0].hedge.primary: model "gpt" is not defined; defined models: guard, judge
 //
-// Parsing runs in three steps: BurntSushi/toml parses the text (syntax
-// errors), bind copies the parsed tree into one Go struct per table
-// (decode.go; keys and types), and the checker validates values and builds
-// the sim.Config (validate.go). A line scanner (lines.go) maps key paths to
-// lines for the messages.
+// Parsing runs in four steps: a pre-scan bounds the file's size, nesting
+// depth, key length and number of keys (Limits, limits.go) before any
+// parser runs; BurntSushi/toml parses the text (syntax errors); bind
+// copies the parsed tree into one Go struct per table (decode.go; keys and
+// types); and the checker validates values and builds the sim.Config
+// (validate.go). A line scanner (lines.go) maps key paths to lines for the
+// messages.
 package scenario
 
 import (
