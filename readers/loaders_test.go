@@ -285,3 +285,19 @@ func TestReadLLMPerfSummaryBad(t *testing.T) {
 		checkBad(t, tc, err)
 	}
 }
+
+// TestCSVLineBound: a CSV row longer than 16 MiB (a file without line ends,
+// a runaway quoted field) is an error on its line, not a field held in
+// memory to the end of the file.
+func TestCSVLineBound(t *testing.T) {
+	long := strings.Repeat("9", maxLine+1)
+	_, err := ReadCSV(strings.NewReader("latency_ms\n12\n"+long+"\n"), "in", Columns{Latency: "latency_ms"})
+	checkBad(t, badCase{"long row", "", 3, "", "line longer than 16 MiB"}, err)
+	_, err = ReadAzureTrace(strings.NewReader("TIMESTAMP,ContextTokens,GeneratedTokens\n\""+long), "in")
+	checkBad(t, badCase{"runaway quote", "", 2, "", "line longer than 16 MiB"}, err)
+	// Exactly at the bound is fine.
+	l, err := ReadCSV(strings.NewReader("latency_ms\n"+strings.Repeat(" ", maxLine-2)+"12\n"), "in", Columns{Latency: "latency_ms"})
+	if err != nil || l.Len() != 1 {
+		t.Errorf("a %d-byte line: %v", maxLine, err)
+	}
+}

@@ -409,7 +409,7 @@ func ReadCSV(r io.Reader, file string, c Columns) (*Log, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(limitLines(r, file))
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err == io.EOF {
