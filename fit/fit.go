@@ -176,11 +176,13 @@ func FitValues(name, unit string, x []float64, opt Options) (*Metric, error) {
 		m.Notes = append(m.Notes, fmt.Sprintf("lognormal and mixtures not fitted: all %d observations are %g %s", n, lo, unit))
 		maxK = 0
 	} else {
-		ln, err := FitLogNormal(x)
+		// From here on the sorted copy serves: the fits and likelihoods do
+		// not depend on the order, and x can be collected early.
+		ln, err := FitLogNormal(m.Sorted)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		m.add(ModelLogNormal, ln, ln.LogLik(x), n)
+		m.add(ModelLogNormal, ln, ln.LogLik(m.Sorted), n)
 	}
 	subsampled := false
 	for k := 2; k <= maxK; k++ {
@@ -200,7 +202,7 @@ func FitValues(name, unit string, x []float64, opt Options) (*Metric, error) {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		if len(sub) < n {
-			ll = mix.LogLik(x)
+			ll = mix.LogLik(m.Sorted)
 			if !subsampled {
 				subsampled = true
 				m.Notes = append(m.Notes, fmt.Sprintf("mixtures fitted by EM on %d evenly spaced order statistics of the %d observations; their log-likelihood and BIC, and every percentile and KS distance, use all %d", EMSample, n, n))
@@ -208,7 +210,7 @@ func FitValues(name, unit string, x []float64, opt Options) (*Metric, error) {
 		}
 		m.add(kname, mix, ll, n)
 	}
-	emp, err := dist.NewEmpirical(x)
+	emp, err := dist.NewEmpirical(m.Sorted)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
