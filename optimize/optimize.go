@@ -180,6 +180,9 @@ type Report struct {
 	Rule     Rule          `json:"verdict_rule"`
 	RuleText string        `json:"verdict_rule_text"`
 	Classes  []ClassReport `json:"classes"`
+	// Overrides are what-if changes applied on top of the scenario file
+	// ("arrivals.rate=40"); absent when there are none.
+	Overrides []string `json:"overrides,omitempty"`
 }
 
 // Options tune how Run works, not what it computes.

@@ -128,6 +128,9 @@ func (r *Report) WriteText(w io.Writer, all bool) error {
 	ew := &errWriter{w: w}
 	fmt.Fprintf(ew, "scenario %s, seed %d, %s; each class simulated alone, every candidate on the same random draws\n",
 		r.Scenario, r.Seed, r.requestsLine())
+	if len(r.Overrides) > 0 {
+		fmt.Fprintf(ew, "what-if overrides: %s\n", strings.Join(r.Overrides, ", "))
+	}
 	fmt.Fprintf(ew, "verdict rule: %s\n\n", r.RuleText)
 
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)

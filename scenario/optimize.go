@@ -120,7 +120,8 @@ func (c *checker) optimizeSettings(t *optimizeTable, cfg *sim.Config) (optimize.
 		se := s.Search
 		ct := t.Class[name]
 		if err := c.search(ckey, &ct, &se); err != nil {
-			return s, err
+			c.keep(err)
+			continue
 		}
 		if s.PerClass == nil {
 			s.PerClass = make(map[string]optimize.Search)
@@ -136,6 +137,9 @@ func (c *checker) optimizeSettings(t *optimizeTable, cfg *sim.Config) (optimize.
 			}
 			return s, c.errorf(k, "objective \"cost\" needs sla (the latency p95 must not exceed, such as \"2s\") for class %q", cl.Name)
 		}
+	}
+	if len(c.errs) > 0 {
+		return s, nil // the scenario is incomplete; its problems are recorded
 	}
 	if err := s.Validate(cfg); err != nil {
 		return s, c.errorf(key, "%v", err)

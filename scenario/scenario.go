@@ -44,6 +44,10 @@ type Scenario struct {
 	// Optimize is what the [optimize] table says, on top of
 	// optimize.DefaultSettings (the defaults when the table is absent).
 	Optimize optimize.Settings
+	// Overrides are the what-if changes applied on top of the file (see
+	// Options), as reports list them: "classes[1].hedge.delay=800ms",
+	// "arrivals.rate=80 (--scale-rate 2)"; nil when there are none.
+	Overrides []string
 }
 
 // Parse reads a scenario from data. filename is used in error messages and,
@@ -51,53 +55,70 @@ type Scenario struct {
 // problem in data is reported as an *Error. Files the scenario names (a
 // replayed trace) are read relative to the directory of filename.
 func Parse(filename string, data []byte) (*Scenario, error) {
-	return parse(filename, data, osOpener(filename))
+	return parse(filename, data, osOpener(filename), nil)
 }
 
-func parse(filename string, data []byte, open opener) (*Scenario, error) {
+// ParseWith is Parse with what-if changes on top of the file (o may be
+// nil). The changes are validated like the file; a problem with one is an
+// *Error whose Set names it.
+func ParseWith(filename string, data []byte, o *Options) (*Scenario, error) {
+	return parse(filename, data, osOpener(filename), o)
+}
+
+func parse(filename string, data []byte, open opener, o *Options) (*Scenario, error) {
 	var tree map[string]any
 	if _, err := toml.Decode(string(data), &tree); err != nil {
 		return nil, syntaxError(filename, data, err)
 	}
 	c := &checker{file: filename, lines: scanLines(data), open: open}
-	var f fileTable
-	if err := c.bind(tree, reflect.ValueOf(&f).Elem(), ""); err != nil {
+	overrides, err := c.applyOptions(tree, o)
+	if err != nil {
 		return nil, err
 	}
+	var f fileTable
+	c.keepUndecoded(c.bind(tree, reflect.ValueOf(&f).Elem(), ""))
 	name := strings.TrimSuffix(filepath.Base(filename), ".toml")
 	if filename == "" {
 		name = ""
 	}
-	cfg, err := c.config(&f, name)
-	if err != nil {
-		return nil, err
-	}
+	cfg := c.config(&f, name)
 	opt, err := c.optimizeSettings(f.Optimize, &cfg)
-	if err != nil {
+	c.keep(err)
+	if err := c.failed(); err != nil {
 		return nil, err
 	}
-	return &Scenario{Config: cfg, File: filename, Optimize: opt}, nil
+	return &Scenario{Config: cfg, File: filename, Optimize: opt, Overrides: overrides}, nil
 }
 
 // Load reads and parses the scenario file at path. Errors reading the file
 // are returned wrapped (they name the path); problems in its contents are
 // *Error values.
 func Load(path string) (*Scenario, error) {
+	return LoadWith(path, nil)
+}
+
+// LoadWith is Load with what-if changes (see ParseWith).
+func LoadWith(path string, o *Options) (*Scenario, error) {
 	data, err := os.ReadFile(path)
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
-	return Parse(path, data)
+	return ParseWith(path, data, o)
 }
 
 // LoadFS is Load for a file in fsys, such as the embedded scenarios.FS;
 // files the scenario names are read from fsys too.
 func LoadFS(fsys fs.FS, name string) (*Scenario, error) {
+	return LoadFSWith(fsys, name, nil)
+}
+
+// LoadFSWith is LoadFS with what-if changes (see ParseWith).
+func LoadFSWith(fsys fs.FS, name string, o *Options) (*Scenario, error) {
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return nil, fmt.Errorf("scenario: %w", err)
 	}
-	return parse(path.Clean(name), data, fsOpener(fsys, path.Clean(name)))
+	return parse(path.Clean(name), data, fsOpener(fsys, path.Clean(name)), o)
 }
 
 // syntaxError converts an error from toml.Decode into an *Error. The

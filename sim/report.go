@@ -29,6 +29,9 @@ type Report struct {
 	Providers []ProviderResult `json:"providers"`
 	// Warnings are run-wide conditions that limit what the numbers mean.
 	Warnings []string `json:"warnings"`
+	// Overrides are what-if changes applied on top of the scenario file
+	// ("arrivals.rate=40"); absent when there are none.
+	Overrides []string `json:"overrides,omitempty"`
 }
 
 // Latency summarises request latencies in seconds.
@@ -83,6 +86,8 @@ type ClassReport struct {
 	AddedCostPct       *float64 `json:"added_cost_pct"`
 	WastedOutputTokens float64  `json:"wasted_output_tokens"`
 	NoHedging          Baseline `json:"no_hedging"`
+	// Spend is the cost per day and per month at the arrival rate.
+	Spend Spend `json:"spend_usd"`
 	// DeniedHedges counts the copies each budget denied.
 	DeniedHedges Denied `json:"denied_hedges"`
 	// AdaptiveDelay is the adaptive hedge delay over time (null without one).
@@ -103,6 +108,7 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 		r.Classes = append(r.Classes, classReport(&hedged.Classes[i], &baseline.Classes[i]))
 	}
 	r.Overall = classReport(&hedged.Overall, &baseline.Overall)
+	r.setSpend(cfg)
 	r.Providers = hedged.Providers
 	r.Warnings = []string{}
 	for _, p := range r.Providers {
@@ -220,7 +226,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	if len(r.Classes) == 1 {
 		rows = r.Classes
 	}
-	fmt.Fprintf(w, "scenario %s, seed %d, %d requests\n\n", r.Scenario, r.Seed, r.Requests)
+	fmt.Fprintf(w, "scenario %s, seed %d, %d requests\n", r.Scenario, r.Seed, r.Requests)
+	if len(r.Overrides) > 0 {
+		fmt.Fprintf(w, "what-if overrides: %s\n", strings.Join(r.Overrides, ", "))
+	}
+	fmt.Fprintln(w)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "latency\tp50\tp90\tp95\tp95 95% CI\tp99\tp99.9\tmean\t\tno hedging p95\tp99\t")
@@ -264,6 +274,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
+	writeSpend(w, rows)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "provider\tsent\tcompleted\tfailed\t429\tinvalid\tcancelled\tmean queue wait\tin service\tutilisation\t")
 	for _, p := range r.Providers {

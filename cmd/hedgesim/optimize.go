@@ -139,11 +139,12 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 	all := fs.Bool("all", false, "list every candidate in the tables, not only the frontier")
 	out := fs.String("out", "", "write report.txt, report.json, candidates.csv and PNG/SVG plots to `DIR` (created if needed)")
 	noPlots := fs.Bool("no-plots", false, "with --out, do not draw plots")
+	whatIf := addWhatIfFlags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	sc, err := scenarioArg(pos, seed, requests, optimize.MaxRequests)
+	sc, err := scenarioArg(pos, seed, requests, optimize.MaxRequests, whatIf.options())
 	if err != nil {
 		return err
 	}
@@ -266,6 +267,7 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	rep.Overrides = sc.Overrides
 
 	var text, js bytes.Buffer
 	if err := rep.WriteText(&text, *all); err != nil {

@@ -48,11 +48,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	asJSON := fs.Bool("json", false, "write the report as JSON (field names documented in README.md)")
 	tracePath := fs.String("trace", "", "also write one CSV row per attempt of the hedged run to `FILE` (for small runs)")
 	out := fs.String("out", "", "also write report.txt, report.json and, for classes with an adaptive delay, a plot of it over the run to `DIR` (created if needed)")
+	whatIf := addWhatIfFlags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	sc, err := scenarioArg(pos, seed, requests, sim.MaxRequests)
+	sc, err := scenarioArg(pos, seed, requests, sim.MaxRequests, whatIf.options())
 	if err != nil {
 		return err
 	}
@@ -86,6 +87,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	rep.Overrides = sc.Overrides
 	if trace != nil {
 		if err := trace.commit(); err != nil {
 			return fmt.Errorf("writing the trace: %w", err)

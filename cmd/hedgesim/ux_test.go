@@ -1,0 +1,127 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+)
+
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestValidate(t *testing.T) {
+	dir := t.TempDir()
+	bad := writeFile(t, dir, "bad.toml", `seed = -1
+[arrivals]
+rate = 0
+[models.m]
+latency = { kind = "constant", value = 1 }
+[[classes]]
+name = "c"
+on_timeout = "maybe"
+`)
+	code, out, errOut := hedgesim(t, "validate", "guard-check", "../../scenarios/two-model-gateway.toml", bad)
+	if code != exitUsage {
+		t.Fatalf("exit %d; want 2", code)
+	}
+	if !strings.Contains(out, "guard-check: ok") || !strings.Contains(out, "two-model-gateway.toml: ok") {
+		t.Errorf("stdout lacks the valid files:\n%s", out)
+	}
+	for _, want := range []string{bad + ":1: seed:", bad + ":3: arrivals.rate:", bad + ":8: classes[0].on_timeout:", "1 of 3 scenarios have problems"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if code, _, errOut := hedgesim(t, "validate", "guard-check"); code != 0 {
+		t.Errorf("valid file: exit %d: %s", code, errOut)
+	}
+	if code, _, _ := hedgesim(t, "validate"); code != exitUsage {
+		t.Errorf("no file: exit %d; want 2", code)
+	}
+	code, out, _ = hedgesim(t, "validate", "--json", bad, "guard-check")
+	var res []validateResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if code != exitUsage || len(res) != 2 || res[0].OK || len(res[0].Problems) != 3 || res[0].Problems[1].Key != "arrivals.rate" || res[0].Problems[1].Line != 3 || !res[1].OK {
+		t.Errorf("exit %d, JSON %+v", code, res)
+	}
+}
+
+func TestCompareRuns(t *testing.T) {
+	dir := t.TempDir()
+	run := func(name string, args ...string) string {
+		code, out, errOut := hedgesim(t, append([]string{"run", "--json", "--requests", "20000"}, args...)...)
+		if code != 0 {
+			t.Fatalf("run %v: exit %d: %s", args, code, errOut)
+		}
+		return writeFile(t, dir, name, out)
+	}
+	// guard-check: one call answers half the time, copies every second
+	// answer 87.5 %: the hedged run against its own file with hedging
+	// switched off must differ significantly in the answered share and p95.
+	a := run("a.json", "guard-check")
+	b := run("b.json", "--set", "classes[0].hedge.max_copies=0", "guard-check")
+	if data, _ := os.ReadFile(b); !strings.Contains(string(data), `"overrides": [
+    "classes[0].hedge.max_copies=0"
+  ]`) {
+		t.Errorf("run --json does not list the override")
+	}
+	if _, out, _ := hedgesim(t, "run", "--requests", "1000", "--set", "arrivals.rate=40", "--scale-rate", "2", "guard-check"); !strings.Contains(out, "what-if overrides: arrivals.rate=40, arrivals.rate=80 (--scale-rate 2)\n") {
+		t.Errorf("text report header lacks the overrides:\n%s", out)
+	}
+	if code, _, errOut := hedgesim(t, "optimize", "--set", "classes[0].hedge.delay=soon", "guard-check"); code != exitUsage || !strings.Contains(errOut, "--set classes[0].hedge.delay=soon: classes[0].hedge.delay: invalid delay") {
+		t.Errorf("bad override: exit %d, %s", code, errOut)
+	}
+	code, out, errOut := hedgesim(t, "compare", b, a)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	lines := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if len(f) > 2 && f[0] == "check" {
+			lines[f[1]] = l
+		}
+	}
+	if l := lines["answered"]; !strings.Contains(l, "+3") || strings.HasSuffix(l, "~") {
+		// 0.5 → 0.875: +37.5 pt, far beyond the z test's 5 % threshold at n = 20000.
+		t.Errorf("answered line %q; want a significant change of about +37.5 pt", l)
+	}
+	code, out, _ = hedgesim(t, "compare", a, a)
+	if code != 0 || !strings.Contains(out, "~") || strings.Contains(out, "-0.") && !strings.Contains(out, "+0.0%") {
+		t.Errorf("a report against itself: exit %d:\n%s", code, out)
+	}
+	if code, _, errOut := hedgesim(t, "compare", a); code != exitUsage {
+		t.Errorf("one report: exit %d; want 2 (%s)", code, errOut)
+	}
+	notReport := writeFile(t, dir, "x.json", `{"hello": 1}`)
+	if code, _, errOut := hedgesim(t, "compare", a, notReport); code != exitUsage || !strings.Contains(errOut, "x.json") {
+		t.Errorf("not a report: exit %d, %s", code, errOut)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := hedgesim(t, "version")
+	if code != 0 || !strings.HasPrefix(out, "hedgesim ") {
+		t.Fatalf("exit %d: %q", code, out)
+	}
+	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/hedgesim/hedgesim", Version: "v0.3.0"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc123"}, {Key: "vcs.time", Value: "2026-11-30T08:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
+	want := "hedgesim v0.3.0 revision abc123 (2026-11-30T08:00:00Z) with local changes\ngo1.26.8\n"
+	if got := versionText(bi, true); got != want {
+		t.Errorf("versionText = %q; want %q", got, want)
+	}
+	if got := versionText(nil, false); !strings.Contains(got, "no build information") {
+		t.Errorf("without build info: %q", got)
+	}
+}
