@@ -26,6 +26,8 @@ import (
 	"errors"
 	"fmt"
 	"math"
+
+	"github.com/hedgesim/hedgesim/sim"
 )
 
 // Kind says which command wrote a report.
@@ -38,7 +40,8 @@ const (
 )
 
 // Class is what a report says about one traffic class. Latencies are in
-// seconds, shares in [0, 1], costs in US dollars per 1000 requests.
+// seconds (+Inf for a percentile that lands on a miss: a request without a
+// usable answer), shares in [0, 1], costs in US dollars per 1000 requests.
 type Class struct {
 	Name     string
 	Requests int64
@@ -66,24 +69,14 @@ type Report struct {
 }
 
 // runJSON and optimizeJSON are the fields of the two report kinds that a
-// comparison reads.
-type latencyJSON struct {
-	P50   float64    `json:"p50"`
-	P95   float64    `json:"p95"`
-	P99   float64    `json:"p99"`
-	P95CI [2]float64 `json:"p95_ci95"`
-	P99CI [2]float64 `json:"p99_ci95"`
-	P95OK *bool      `json:"p95_ci95_ok"`
-	P99OK *bool      `json:"p99_ci95_ok"`
-}
-
+// comparison reads; latencies are sim.Latency, whose null is a miss (+Inf).
 type runJSON struct {
 	Scenario string `json:"scenario"`
 	Seed     uint64 `json:"seed"`
 	Classes  []struct {
 		Class         string      `json:"class"`
 		Requests      int64       `json:"requests"`
-		Latency       latencyJSON `json:"latency_s"`
+		Latency       sim.Latency `json:"latency_s"`
 		AnsweredShare float64     `json:"answered_share"`
 		Cost          struct {
 			Total float64 `json:"total"`
@@ -105,7 +98,7 @@ type optimizeJSON struct {
 			Copies        int         `json:"copies"`
 			Target        string      `json:"target"`
 			Requests      int64       `json:"requests"`
-			LatencyJSON   latencyJSON `json:"latency_s"`
+			LatencyJSON   sim.Latency `json:"latency_s"`
 			P95OK         bool        `json:"p95_ci_ok"`
 			P99OK         bool        `json:"p99_ci_ok"`
 			AnsweredShare float64     `json:"answered_share"`
@@ -144,8 +137,8 @@ func parseRun(data []byte) (*Report, error) {
 		l := c.Latency
 		r.Classes = append(r.Classes, Class{
 			Name: c.Class, Requests: c.Requests,
-			P50: l.P50, P95: l.P95, P99: l.P99, P95CI: l.P95CI, P99CI: l.P99CI,
-			P95CIOK: l.P95OK != nil && *l.P95OK, P99CIOK: l.P99OK != nil && *l.P99OK,
+			P50: l.P50, P95: l.P95, P99: l.P99, P95CI: l.P95CI95, P99CI: l.P99CI95,
+			P95CIOK: l.P95CIOK, P99CIOK: l.P99CIOK,
 			AnsweredShare: c.AnsweredShare, CostPer1k: c.Cost.Total,
 		})
 	}
@@ -174,7 +167,7 @@ func parseOptimize(data []byte) (*Report, error) {
 		}
 		r.Classes = append(r.Classes, Class{
 			Name: c.Class, Requests: n, Policy: policy,
-			P50: l.P50, P95: l.P95, P99: l.P99, P95CI: l.P95CI, P99CI: l.P99CI,
+			P50: l.P50, P95: l.P95, P99: l.P99, P95CI: l.P95CI95, P99CI: l.P99CI95,
 			P95CIOK: p.P95OK, P99CIOK: p.P99OK,
 			AnsweredShare: p.AnsweredShare, CostPer1k: p.CostPer1k,
 		})
@@ -266,6 +259,12 @@ func Compare(a, b *Report) *Comparison {
 }
 
 func relChange(a, b float64) float64 {
+	if math.IsInf(a, 1) && math.IsInf(b, 1) {
+		return 0
+	}
+	if math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return math.NaN() // a miss on one side: no ratio
+	}
 	if a == 0 {
 		if b == 0 {
 			return 0

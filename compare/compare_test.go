@@ -159,3 +159,34 @@ func TestWriteJSON(t *testing.T) {
 		t.Errorf("cost from 0: change %v; want null", m[4].Change)
 	}
 }
+
+// TestMisses: a percentile that lands on a miss is null in the report
+// (+Inf); it prints "miss", has no ratio, and stays null in the JSON.
+func TestMisses(t *testing.T) {
+	a := mustParse(t, []byte(`{"classes": [{"class": "chat", "requests": 1000, "answered_share": 0.97,
+		"latency_s": {"p50": 1, "p95": 2, "p99": null, "p95_ci95": [1.9, 2.1], "p99_ci95": [3, null], "p95_ci95_ok": true, "p99_ci95_ok": true},
+		"cost_per_1k_usd": {"total": 1}}]}`))
+	b := mustParse(t, runReport(1.5, [2]float64{1.4, 1.6}, 0.995, 1000, 1))
+	if !math.IsInf(a.Classes[0].P99, 1) {
+		t.Fatalf("null p99 read as %g; want +Inf", a.Classes[0].P99)
+	}
+	c := Compare(a, b)
+	p99 := c.Rows[0].Deltas[2]
+	// [3s, miss] and [2.8s, 3.2s] overlap.
+	if !math.IsNaN(p99.Change) || p99.Mark != Same {
+		t.Errorf("p99 miss → 3s: change %g, mark %v; want NaN and not significant", p99.Change, p99.Mark)
+	}
+	var txt, js bytes.Buffer
+	if err := c.WriteText(&txt, "a", "b"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(txt.String(), "miss") {
+		t.Errorf("text lacks miss:\n%s", txt.String())
+	}
+	if err := c.WriteJSON(&js, "a", "b"); err != nil {
+		t.Fatalf("JSON with a miss: %v", err)
+	}
+	if !strings.Contains(js.String(), `"a": null`) {
+		t.Errorf("JSON lacks a null for the miss:\n%s", js.String())
+	}
+}

@@ -102,6 +102,8 @@ func formatSeconds(s float64) string {
 	switch {
 	case math.IsNaN(s):
 		return "-"
+	case math.IsInf(s, 1):
+		return "miss"
 	case s == 0:
 		return "0s"
 	case s < 0.01:
@@ -118,14 +120,14 @@ func formatSeconds(s float64) string {
 // JSON shapes of WriteJSON.
 type (
 	jsonDelta struct {
-		Metric string      `json:"metric"`
-		A      float64     `json:"a"`
-		B      float64     `json:"b"`
-		Change *float64    `json:"change"`
-		Unit   string      `json:"change_unit"`
-		Sig    string      `json:"significance"`
-		CIA    *[2]float64 `json:"a_ci95,omitempty"`
-		CIB    *[2]float64 `json:"b_ci95,omitempty"`
+		Metric string       `json:"metric"`
+		A      *float64     `json:"a"`
+		B      *float64     `json:"b"`
+		Change *float64     `json:"change"`
+		Unit   string       `json:"change_unit"`
+		Sig    string       `json:"significance"`
+		CIA    *[2]*float64 `json:"a_ci95,omitempty"`
+		CIB    *[2]*float64 `json:"b_ci95,omitempty"`
 	}
 	jsonRow struct {
 		Class     string      `json:"class"`
@@ -147,16 +149,17 @@ type (
 // markNames are the JSON names of the marks.
 var markNames = map[Mark]string{NoTest: "no_test", Significant: "significant", Same: "not_significant", Unknown: "too_few_requests"}
 
-// WriteJSON writes c as indented JSON: per class, per metric, a, b, the
+// WriteJSON writes c as indented JSON: per class, per metric, a and b
+// (latencies in seconds, null for a miss), the
 // change (percent, or percentage points for "answered"; null when A is 0)
-// and its significance ("significant", "not_significant", "no_test",
+// (null when either side is a miss) and its significance ("significant", "not_significant", "no_test",
 // "too_few_requests").
 func (c *Comparison) WriteJSON(w io.Writer, nameA, nameB string) error {
 	out := jsonComparison{A: nameA, B: nameB, Rows: []jsonRow{}, OnlyA: nonNil(c.OnlyA), OnlyB: nonNil(c.OnlyB)}
 	for _, r := range c.Rows {
 		jr := jsonRow{Class: r.Class, PolicyA: r.PolicyA, PolicyB: r.PolicyB, RequestsA: r.RequestsA, RequestsB: r.RequestsB}
 		for _, d := range r.Deltas {
-			jd := jsonDelta{Metric: d.Metric, A: d.A, B: d.B, Unit: "percent", Sig: markNames[d.Mark]}
+			jd := jsonDelta{Metric: d.Metric, A: finite(d.A), B: finite(d.B), Unit: "percent", Sig: markNames[d.Mark]}
 			if d.Metric == "answered" {
 				jd.Unit = "percentage_points"
 			}
@@ -165,7 +168,8 @@ func (c *Comparison) WriteJSON(w io.Writer, nameA, nameB string) error {
 				jd.Change = &ch
 			}
 			if (d.Mark == Significant || d.Mark == Same) && d.Metric != "answered" {
-				a, b := d.CIA, d.CIB
+				a := [2]*float64{finite(d.CIA[0]), finite(d.CIA[1])}
+				b := [2]*float64{finite(d.CIB[0]), finite(d.CIB[1])}
 				jd.CIA, jd.CIB = &a, &b
 			}
 			jr.Metrics = append(jr.Metrics, jd)
@@ -175,6 +179,14 @@ func (c *Comparison) WriteJSON(w io.Writer, nameA, nameB string) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(out)
+}
+
+// finite returns &x, or nil (JSON null: a miss) for an infinite x.
+func finite(x float64) *float64 {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return nil
+	}
+	return &x
 }
 
 func nonNil(s []string) []string {

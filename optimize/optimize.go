@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"time"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/hedgesim/hedgesim/sim"
 )
 
@@ -56,10 +58,21 @@ type Candidate struct {
 	P99CIOK bool `json:"p99_ci_ok"`
 	// AnsweredShare is the share of requests with a valid answer within
 	// the deadline; HedgedShare the share that sent at least one copy.
-	AnsweredShare      float64 `json:"answered_share"`
-	HedgedShare        float64 `json:"hedged_share"`
-	AttemptsPerRequest float64 `json:"attempts_per_request"`
-	CostPer1kUSD       float64 `json:"cost_per_1k_usd"`
+	AnsweredShare float64 `json:"answered_share"`
+	HedgedShare   float64 `json:"hedged_share"`
+	// FewerAnswers is true when the answered share is significantly lower
+	// than no hedging's: the difference of the two proportions exceeds z
+	// standard errors at the report's level (a two-sided test that treats
+	// the runs as independent samples; on common random numbers they are
+	// positively correlated, so the test errs towards calling a fall
+	// insignificant). Such a candidate is never picked, nor judged "hedge",
+	// unless Rule.AllowFewerAnswers.
+	FewerAnswers bool `json:"fewer_answers"`
+	// AnsweredWithinShare is the share of requests answered within the
+	// objective's Target (objective answered; 0 without a target).
+	AnsweredWithinShare float64 `json:"answered_within_target_share"`
+	AttemptsPerRequest  float64 `json:"attempts_per_request"`
+	CostPer1kUSD        float64 `json:"cost_per_1k_usd"`
 	// AddedCostPct is the cost relative to no hedging, in percent, on the
 	// class's cost basis (USD, or calls when the class is free);
 	// AddedCallsPct is always in calls.
@@ -280,14 +293,14 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		job := jobs[j]
 		c := job.cfg
 		pol := c.Classes[0].Policy
-		pol.Copies = 0
+		sim.NoHedging(&pol)
 		res, err := runPolicy(c, pol)
 		if err != nil {
 			return fmt.Errorf("class %q: %w", c.Classes[0].Name, err)
 		}
 		r := &res.Classes[0]
 		base := Candidate{Label: "none"}
-		summarize(&base, r, s.Level)
+		summarize(&base, r, s.Level, job.search.Objective.Target)
 		job.q10, job.q99 = quantile(r.Latencies, 0.10), quantile(r.Latencies, 0.99)
 		rep.Classes[j].Candidates = []Candidate{base}
 		rep.Classes[j].Requests = base.Requests
@@ -331,7 +344,7 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 			failed[i] = err
 			return nil
 		}
-		summarize(cand, &res.Classes[0], s.Level)
+		summarize(cand, &res.Classes[0], s.Level, jobs[cj.class].search.Objective.Target)
 		return nil
 	}, progress("candidates", len(all)))
 	if err != nil {
@@ -432,9 +445,12 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	if base.CostPer1kUSD > 0 {
 		cr.CostBasis = CostUSD
 	}
+	z := distuv.UnitNormal.Quantile((1 + level) / 2)
 	for i := range cs {
 		compare(&cs[i], base, cr.CostBasis)
+		cs[i].FewerAnswers = fewerAnswers(base, &cs[i], z)
 	}
+	cr.Objective.AllowFewerAnswers = rule.AllowFewerAnswers
 	p := cr.Objective.Percentile
 	cr.Frontier = Frontier(cs, p)
 	for _, i := range cr.Frontier {
@@ -443,7 +459,7 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	cr.Pick, cr.PickNote = Pick(cs, cr.Objective)
 	cr.ObjectivePick = cr.Pick
 	cs[cr.Pick].ObjectivePick = true
-	cr.Verdict = Judge(base, &cs[cr.Pick], p, level, rule, cr.CostBasis)
+	cr.Verdict = judgeFor(cr.Objective, base, &cs[cr.Pick], level, rule, cr.CostBasis)
 	tooFew := !base.CIOK(p) || !cs[cr.Pick].CIOK(p)
 	if !cs[cr.Pick].Hedging && !tooFew {
 		cr.Verdict.Reason = cr.PickNote
@@ -454,13 +470,13 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 		// The objective's pick fails the rule. When a candidate within the
 		// objective's limits passes it, recommend that one instead: "don't
 		// hedge" next to an acceptable candidate is no advice.
-		if a := acceptable(cs, p, level, rule, cr.CostBasis, cheapest, func(c *Candidate) bool { return c.Feasible }); a >= 0 {
+		if a := acceptable(cs, cr.Objective, level, rule, cr.CostBasis, cheapest, func(c *Candidate) bool { return c.Feasible }); a >= 0 {
 			obj := &cs[cr.Pick]
 			objLabel, fails := "no hedging", "buys nothing the rule accepts"
 			if obj.Hedging {
 				objLabel, fails = obj.Label, "fails the rule ("+cr.Verdict.Reason+")"
 			}
-			v := Judge(base, &cs[a], p, level, rule, cr.CostBasis)
+			v := judgeFor(cr.Objective, base, &cs[a], level, rule, cr.CostBasis)
 			v.Reason = fmt.Sprintf("recommend %s: the %s pick (%s) %s; %s passes: %s",
 				cs[a].Label, goalWord(cr.Objective), objLabel, fails, cs[a].Label, v.Reason)
 			cr.PickNote = fmt.Sprintf("recommended instead of the objective's pick (%s: %s), which fails the verdict rule", objLabel, cr.PickNote)
@@ -468,7 +484,7 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 		} else if a := nearestAcceptable(cs, cr.Objective, level, rule, cr.CostBasis); a >= 0 {
 			// Say when only the objective's limits stand in the way, so
 			// that a user knows which setting keeps the class from hedging.
-			v := Judge(base, &cs[a], p, level, rule, cr.CostBasis)
+			v := judgeFor(cr.Objective, base, &cs[a], level, rule, cr.CostBasis)
 			cr.Verdict.Reason += fmt.Sprintf("; beyond the objective's limits, the rule would accept %s: %s", cs[a].Label, v.Reason)
 			cr.Verdict.Alternative = a
 		}
@@ -506,7 +522,8 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 // (ties to the cheaper, as Pick ranks them) or, with cheapest, of the
 // cheapest (ties to the faster), among those for which ok holds, that the
 // rule accepts against cs[0]; −1 if there is none.
-func acceptable(cs []Candidate, p, level float64, rule Rule, basis string, cheapest bool, ok func(*Candidate) bool) int {
+func acceptable(cs []Candidate, o Objective, level float64, rule Rule, basis string, cheapest bool, ok func(*Candidate) bool) int {
+	p := o.Percentile
 	best := -1
 	for i := range cs {
 		c := &cs[i]
@@ -523,7 +540,7 @@ func acceptable(cs []Candidate, p, level float64, rule Rule, basis string, cheap
 				continue
 			}
 		}
-		if v := Judge(&cs[0], c, p, level, rule, basis); v.Hedge {
+		if v := judgeFor(o, &cs[0], c, level, rule, basis); v.Hedge {
 			best = i
 		}
 	}
@@ -554,7 +571,7 @@ func nearestAcceptable(cs []Candidate, o Objective, level float64, rule Rule, ba
 				}
 			}
 		}
-		if v := Judge(&cs[0], c, p, level, rule, basis); v.Hedge {
+		if v := judgeFor(o, &cs[0], c, level, rule, basis); v.Hedge {
 			best, bestX = i, x
 		}
 	}

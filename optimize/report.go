@@ -263,8 +263,9 @@ func interval(ci [2]float64, ok bool) string {
 }
 
 // change formats the relative change from a to b: "(−32.7%)".
+// Nothing is printed when either is a miss (+Inf) or a is not positive.
 func change(a, b float64) string {
-	if !(a > 0) || a == b {
+	if !(a > 0) || a == b || math.IsInf(a, 1) || math.IsInf(b, 1) {
 		return ""
 	}
 	return "(" + fpct(100*(b-a)/a) + ")"

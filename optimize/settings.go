@@ -47,6 +47,12 @@ const (
 	// those scaled units, shows no diminishing returns: its fastest point
 	// is picked (and the verdict says whether it is worth it).
 	Knee
+	// MostAnswered picks the highest share of requests answered within
+	// Objective.Target among the candidates within the added-cost and
+	// hedged-share caps (objective "answered"): the SLO view, "95 % of
+	// requests get a usable answer within 2 s". Ties go to the lower
+	// percentile, then the lower cost.
+	MostAnswered
 )
 
 // Objective says how the pick is chosen among a class's candidates.
@@ -65,17 +71,26 @@ type Objective struct {
 	MaxHedgedPct float64
 	// SLA is the latency the percentile must not exceed, for LowestCost; > 0.
 	SLA time.Duration
+	// Target is the latency within which a request counts as answered, for
+	// MostAnswered; > 0.
+	Target time.Duration
+	// AllowFewerAnswers lets the pick be a candidate whose answered share
+	// is significantly lower than no hedging's (Candidate.FewerAnswers);
+	// off by default, so that no pick trades answers for speed. Run sets
+	// it from Rule.AllowFewerAnswers.
+	AllowFewerAnswers bool
 }
 
 // objectiveNames are the names of objectives in scenario files and flags.
-var objectiveNames = []string{"p95", "p99", "cost", "knee"}
+var objectiveNames = []string{"p95", "p99", "cost", "knee", "answered"}
 
 // ObjectiveNames returns the names ParseObjective accepts.
 func ObjectiveNames() []string { return slices.Clone(objectiveNames) }
 
 // SetName sets the goal and percentile of o from an objective name: "p95"
-// and "p99" (lowest percentile), "cost" and "knee" (on p95). Caps and SLA
-// are left as they are.
+// and "p99" (lowest percentile), "cost" and "knee" (on p95), "answered"
+// (most requests answered within Target). Caps, SLA and Target are left as
+// they are.
 func (o *Objective) SetName(name string) error {
 	switch name {
 	case "p95":
@@ -86,6 +101,8 @@ func (o *Objective) SetName(name string) error {
 		o.Goal, o.Percentile = LowestCost, 0.95
 	case "knee":
 		o.Goal, o.Percentile = Knee, 0.95
+	case "answered":
+		o.Goal, o.Percentile = MostAnswered, 0.95
 	default:
 		return fmt.Errorf("unknown objective %q; allowed: %s", name, strings.Join(objectiveNames, ", "))
 	}
@@ -99,6 +116,8 @@ func (o Objective) Name() string {
 		return "cost"
 	case Knee:
 		return "knee"
+	case MostAnswered:
+		return "answered"
 	}
 	return pname(o.Percentile)
 }
@@ -113,6 +132,16 @@ func (o Objective) String() string {
 	switch o.Goal {
 	case LowestCost:
 		return fmt.Sprintf("lowest cost with %s ≤ %s%s", p, fsec(o.SLA.Seconds()), hedged)
+	case MostAnswered:
+		s := fmt.Sprintf("most requests answered within %s", fsec(o.Target.Seconds()))
+		if !math.IsInf(o.MaxAddedCostPct, 1) {
+			s += fmt.Sprintf(" with added cost ≤ +%s%%", fnum(o.MaxAddedCostPct))
+			return s + hedged
+		}
+		if hedged != "" {
+			s += " with" + strings.TrimPrefix(hedged, " and")
+		}
+		return s
 	case Knee:
 		s := fmt.Sprintf("knee of the added-cost versus %s frontier", p)
 		if hedged != "" {
@@ -131,7 +160,7 @@ func (o Objective) String() string {
 
 func (o Objective) validate() error {
 	switch {
-	case o.Goal > Knee:
+	case o.Goal > MostAnswered:
 		return fmt.Errorf("unknown goal %d", o.Goal)
 	case o.Percentile != 0.95 && o.Percentile != 0.99:
 		return fmt.Errorf("percentile %v: must be 0.95 or 0.99", o.Percentile)
@@ -143,6 +172,10 @@ func (o Objective) validate() error {
 		return errors.New("objective cost needs an SLA > 0 (the latency the percentile must not exceed)")
 	case o.SLA < 0:
 		return fmt.Errorf("SLA %v: must be > 0", o.SLA)
+	case o.Goal == MostAnswered && o.Target <= 0:
+		return errors.New("objective answered needs a target > 0 (the latency within which a request counts as answered, such as 2s)")
+	case o.Target < 0:
+		return fmt.Errorf("target %v: must be > 0", o.Target)
 	}
 	return nil
 }
@@ -188,6 +221,10 @@ type Rule struct {
 	// RequireSignificant requires the improvement to be significant: the
 	// intervals before and after are disjoint. Default true.
 	RequireSignificant bool
+	// AllowFewerAnswers lets a candidate whose answered share is
+	// significantly lower than no hedging's be picked and judged "hedge".
+	// Default false: a pick never trades answers for speed.
+	AllowFewerAnswers bool
 }
 
 func (r Rule) validate() error {

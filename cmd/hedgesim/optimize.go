@@ -113,9 +113,9 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("optimize", optimizeSynopsis, stderr)
 	var seed, requests, workers intFlag
 	var maxCost, maxHedged, minGain, minGainPerCost, minCut, confidence floatFlag
-	var from, to, step, sla durationFlag
+	var from, to, step, sla, target durationFlag
 	var delays, copies, targets, classes listFlag
-	var significant boolFlag
+	var significant, allowFewer boolFlag
 	fs.Var(&seed, "seed", "random seed, overrides the scenario's `seed` (integer ≥ 0)")
 	fs.Var(&requests, "requests", "`n` requests simulated per candidate (default 200000, or [optimize] requests)")
 	fs.Var(&delays, "delays", "hedge delays to try, comma-separated `list` such as 100ms,250ms,1s (default: 0, 3 delays below the class's no-hedging p10 and 40 from its p10 to its p99)")
@@ -124,7 +124,9 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&step, "step", "`duration` between the delays of a range")
 	fs.Var(&copies, "copies", "max copies beyond the primary to try, comma-separated `list` such as 1,2 (default: the class's max_copies)")
 	fs.Var(&targets, "targets", "models to send copies to, comma-separated `list` (default: the class's targets)")
-	objective := fs.String("objective", "", "`name` of what to optimise: p95, p99 (lowest percentile within the caps), cost (lowest cost with p95 ≤ --sla), knee (default p95, or [optimize] objective)")
+	objective := fs.String("objective", "", "`name` of what to optimise: p95, p99 (lowest percentile within the caps), cost (lowest cost with p95 ≤ --sla), knee, answered (most requests answered within --target) (default p95, or [optimize] objective)")
+	fs.Var(&target, "target", "answered objective: the `latency` within which a request counts as answered, such as 2s")
+	fs.Var(&allowFewer, "allow-fewer-answers", "let the pick answer significantly fewer requests than no hedging (default false: a pick never trades answers for speed)")
 	fs.Var(&maxCost, "max-cost", "p95/p99 objectives: the most added cost allowed, in `percent` of no hedging (default 10; inf for no cap)")
 	fs.Var(&maxHedged, "max-hedged", "the largest share of requests that may send a copy, in `percent` (default 100)")
 	fs.Var(&sla, "sla", "cost objective: the `latency` p95 must not exceed, such as 2s")
@@ -175,6 +177,9 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 	}
 	if significant.set {
 		s.Rule.RequireSignificant = significant.v
+	}
+	if allowFewer.set {
+		s.Rule.AllowFewerAnswers = allowFewer.v
 	}
 	if classes.set {
 		s.Only = classes.v
@@ -238,6 +243,9 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 		}
 		if sla.set {
 			o.SLA = sla.v
+		}
+		if target.set {
+			o.Target = target.v
 		}
 	})
 	if objErr != nil {
