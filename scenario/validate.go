@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"hash"
 	"math"
 	"sort"
 	"strconv"
@@ -48,6 +49,9 @@ type checker struct {
 	// replay is set when the arrivals replay a trace. See replay.go.
 	open   opener
 	replay *replay
+	// hash has seen the scenario file's bytes, and sees those of the
+	// files it names as they are read (Scenario.SHA256).
+	hash hash.Hash
 }
 
 // config validates the whole file; name is the default scenario name.

@@ -9,8 +9,10 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 
+	"github.com/hedgesim/hedgesim/readers"
 	"github.com/hedgesim/hedgesim/scenario"
 	"github.com/hedgesim/hedgesim/scenarios"
 	"github.com/hedgesim/hedgesim/sim"
@@ -226,6 +228,8 @@ func prepareOutDir(flagName, dir string) error {
 
 // loadScenario reads the scenario named by arg: a file path, or the name of
 // a built-in scenario (with or without .toml); "" is the built-in default.
+// The limits come from scenario.DefaultLimits and the environment
+// (inputLimits).
 func loadScenario(arg string) (*scenario.Scenario, error) { return loadScenarioWith(arg, nil) }
 
 // loadScenarioWith is loadScenario with what-if changes (o may be nil).
@@ -233,18 +237,41 @@ func loadScenarioWith(arg string, o *scenario.Options) (*scenario.Scenario, erro
 	if arg == "" {
 		arg = scenarios.Default
 	}
-	if st, err := os.Stat(arg); err == nil {
-		if st.IsDir() {
-			return nil, usageError{err: fmt.Errorf("%s is a directory; want a scenario TOML file", arg)}
-		}
-		return scenario.LoadWith(arg, o)
+	lim, err := inputLimits()
+	if err != nil {
+		return nil, err
+	}
+	if _, err := os.Stat(arg); err == nil {
+		return lim.LoadWith(arg, o)
 	}
 	name := strings.TrimSuffix(filepath.Base(arg), ".toml") + ".toml"
 	if _, err := fs.Stat(scenarios.FS, name); err == nil && !strings.ContainsRune(arg, os.PathSeparator) {
-		return scenario.LoadFSWith(scenarios.FS, name, o) // LoadFS: a replayed trace is read from the FS too
+		return lim.LoadFSWith(scenarios.FS, name, o) // LoadFS: a replayed trace is read from the FS too
 	}
 	return nil, usageError{err: fmt.Errorf("%s: no such file and no built-in scenario of that name (built-in: %s)",
 		arg, strings.Join(scenarios.Names(), ", "))}
+}
+
+// inputLimits returns scenario.DefaultLimits with the sizes overridden by
+// the environment: scenario.MaxBytesEnv for scenario files and
+// readers.MaxBytesEnv for the logs and traces they name or fit reads.
+func inputLimits() (scenario.Limits, error) {
+	lim := scenario.DefaultLimits
+	for _, v := range []struct {
+		name string
+		dst  *int64
+	}{{scenario.MaxBytesEnv, &lim.MaxBytes}, {readers.MaxBytesEnv, &lim.MaxDataBytes}} {
+		s, ok := os.LookupEnv(v.name)
+		if !ok || s == "" {
+			continue
+		}
+		n, err := strconv.ParseInt(strings.TrimSpace(s), 10, 64)
+		if err != nil || n < 1 {
+			return lim, usageError{err: fmt.Errorf("environment %s=%q: want a whole number of bytes ≥ 1", v.name, s)}
+		}
+		*v.dst = n
+	}
+	return lim, nil
 }
 
 func cmdList(args []string, stdout io.Writer) error {
