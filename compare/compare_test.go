@@ -190,3 +190,22 @@ func TestMisses(t *testing.T) {
 		t.Errorf("JSON lacks a null for the miss:\n%s", js.String())
 	}
 }
+
+func TestChangeText(t *testing.T) {
+	for _, tt := range []struct {
+		d    Delta
+		want string
+	}{
+		{Delta{Metric: "p50", Change: -0.04}, "+0.0%"},
+		{Delta{Metric: "p50", Change: -12.34}, "-12.3%"},
+		{Delta{Metric: "answered", Change: -0.09}, "-0.09 pt"},
+		{Delta{Metric: "answered", Change: -0.001}, "+0.00 pt"},
+		{Delta{Metric: "p95", Change: -30, Mark: Same}, "~"},
+		{Delta{Metric: "p99", Change: 5, Mark: Unknown}, "+5.0% ?"},
+		{Delta{Metric: "cost/1k", Change: math.NaN()}, "n/a"},
+	} {
+		if got := change(tt.d); got != tt.want {
+			t.Errorf("change(%+v) = %q; want %q", tt.d, got, tt.want)
+		}
+	}
+}

@@ -83,10 +83,16 @@ func change(d Delta) string {
 	switch {
 	case d.Metric == "answered":
 		s = fmt.Sprintf("%+.2f pt", d.Change)
+		if s == "-0.00 pt" {
+			s = "+0.00 pt" // a change that rounds to zero has no sign
+		}
 	case math.IsNaN(d.Change):
 		s = "n/a"
 	default:
 		s = fmt.Sprintf("%+.1f%%", d.Change)
+		if s == "-0.0%" {
+			s = "+0.0%"
+		}
 	}
 	switch d.Mark {
 	case Same:
