@@ -41,7 +41,7 @@ func (f *intFlag) Set(s string) error {
 }
 
 func cmdRun(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("run", "run [flags] [SCENARIO]", stderr)
+	fs := newFlagSet("run", runSynopsis, stderr)
 	var seed, requests intFlag
 	fs.Var(&seed, "seed", "random seed `N` (integer ≥ 0); overrides the scenario's seed")
 	fs.Var(&requests, "requests", "simulate `N` requests (≥ 1, 1e6 form allowed); overrides the scenario's requests")

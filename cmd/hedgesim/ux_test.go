@@ -125,3 +125,24 @@ func TestVersion(t *testing.T) {
 		t.Errorf("without build info: %q", got)
 	}
 }
+
+func TestHelpRun(t *testing.T) {
+	code, out, _ := hedgesim(t, "help", "run")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"Usage: hedgesim run [flags] [SCENARIO]", "Simulates", "without hedging", "Examples:", "-set KEY=VALUE", "-scale-rate F"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help run lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestFitMissingUnitAndSeparator(t *testing.T) {
+	dir := t.TempDir()
+	log := writeFile(t, dir, "log.csv", "latency;code\n12;200\n")
+	code, _, errOut := hedgesim(t, "fit", "--format", "csv", "--latency", "latency", log)
+	if code != exitUsage || !strings.Contains(errOut, "has no unit") || !strings.Contains(errOut, "--unit") {
+		t.Errorf("exit %d: %s; want a hint to pass --unit", code, errOut)
+	}
+}
