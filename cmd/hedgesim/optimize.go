@@ -142,6 +142,7 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 	out := fs.String("out", "", "write report.txt, report.json, candidates.csv and PNG/SVG plots to `DIR` (created if needed)")
 	noPlots := fs.Bool("no-plots", false, "with --out, do not draw plots")
 	whatIf := addWhatIfFlags(fs)
+	quiet := fs.Bool("quiet", false, "no progress bar (shown on stderr only when it is a terminal)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -256,22 +257,13 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 	}
 
 	opt := optimize.Options{Workers: int(workers.v)}
-	shown := false // a progress line is on the terminal
-	if isTerminal(stderr) {
-		// Show progress once the sweep has taken more than a moment, at most
-		// ten times a second; the line is erased when the sweep ends.
-		start, last := time.Now(), time.Time{}
-		opt.Progress = func(stage string, done, total int) {
-			if now := time.Now(); now.Sub(start) > 300*time.Millisecond && now.Sub(last) > 100*time.Millisecond {
-				fmt.Fprintf(stderr, "\rhedgesim optimize: %s %d/%d ", stage, done, total)
-				last, shown = now, true
-			}
-		}
+	bar := newProgress(stderr, "optimize", *quiet)
+	if bar != nil {
+		opt.Progress = bar.set
+		bar.live()
 	}
 	rep, err := optimize.Run(&cfg, s, opt)
-	if shown {
-		fmt.Fprint(stderr, "\r\033[K")
-	}
+	bar.finish()
 	if err != nil {
 		return err
 	}
@@ -377,14 +369,4 @@ func writeFileAtomic(dir, name string, data []byte) (err error) {
 		return err
 	}
 	return os.Rename(tmp.Name(), filepath.Join(dir, name))
-}
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }

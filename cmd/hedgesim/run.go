@@ -49,6 +49,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	tracePath := fs.String("trace", "", "also write one CSV row per attempt of the hedged run to `FILE` (for small runs)")
 	out := fs.String("out", "", "also write report.txt, report.json and, for classes with an adaptive delay, a plot of it over the run to `DIR` (created if needed)")
 	whatIf := addWhatIfFlags(fs)
+	quiet := fs.Bool("quiet", false, "no progress bar (shown on stderr only when it is a terminal)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -83,7 +84,10 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if trace != nil {
 		fn = trace.write
 	}
-	rep, err := simulate(&cfg, fn)
+	bar := newProgress(stderr, "run", *quiet)
+	bar.live()
+	rep, err := simulate(&cfg, fn, bar)
+	bar.finish()
 	if err != nil {
 		return err
 	}
@@ -114,12 +118,15 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 }
 
 // simulate runs cfg and its no-hedging baseline and compares them; fn, when
-// not nil, sees every attempt of the hedged run.
-func simulate(cfg *sim.Config, fn func(*sim.AttemptRecord)) (*sim.Report, error) {
+// not nil, sees every attempt of the hedged run; bar (may be nil) shows the
+// two runs as steps.
+func simulate(cfg *sim.Config, fn func(*sim.AttemptRecord), bar *progress) (*sim.Report, error) {
+	bar.set("hedged run, then no hedging", 0, 2)
 	hedged, err := sim.RunTrace(cfg, fn)
 	if err != nil {
 		return nil, err
 	}
+	bar.set("hedged run, then no hedging", 1, 2)
 	base, err := sim.Run(sim.WithoutHedging(cfg))
 	if err != nil {
 		return nil, err
