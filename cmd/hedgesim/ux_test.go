@@ -146,3 +146,59 @@ func TestFitMissingUnitAndSeparator(t *testing.T) {
 		t.Errorf("exit %d: %s; want a hint to pass --unit", code, errOut)
 	}
 }
+
+// TestFitHistograms: each histogram format is recognised from the file and
+// fitted into a model block that a scenario accepts.
+func TestFitHistograms(t *testing.T) {
+	dir := t.TempDir()
+	prom := writeFile(t, dir, "metrics.txt", `# TYPE llm_request_duration_seconds histogram
+llm_request_duration_seconds_bucket{model="a",le="0.1"} 30
+llm_request_duration_seconds_bucket{model="a",le="0.25"} 400
+llm_request_duration_seconds_bucket{model="a",le="0.5"} 2100
+llm_request_duration_seconds_bucket{model="a",le="1"} 4300
+llm_request_duration_seconds_bucket{model="a",le="2.5"} 4900
+llm_request_duration_seconds_bucket{model="a",le="5"} 4980
+llm_request_duration_seconds_bucket{model="a",le="10"} 4997
+llm_request_duration_seconds_bucket{model="a",le="+Inf"} 5000
+llm_request_duration_seconds_count{model="a"} 5000
+llm_request_duration_seconds_sum{model="a"} 3100
+llm_request_duration_seconds_bucket{model="b",le="1"} 1
+llm_request_duration_seconds_bucket{model="b",le="+Inf"} 2
+llm_request_duration_seconds_count{model="b"} 2
+llm_request_duration_seconds_sum{model="b"} 3
+`)
+	api := writeFile(t, dir, "query.json", `{"status":"success","data":{"resultType":"vector","result":[
+ {"metric":{"le":"0.25"},"value":[1,"400"]},{"metric":{"le":"0.5"},"value":[1,"2100"]},
+ {"metric":{"le":"1"},"value":[1,"4300"]},{"metric":{"le":"2.5"},"value":[1,"4900"]},
+ {"metric":{"le":"+Inf"},"value":[1,"5000"]}]}}`)
+	otlp := writeFile(t, dir, "otlp.json", `{"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"llm.duration","unit":"ms",
+ "histogram":{"aggregationTemporality":2,"dataPoints":[{"bucketCounts":["400","1700","2200","600","100"],"explicitBounds":[250,500,1000,2500]}]}}]}]}]}`)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--label", "model=a", prom}, "prometheus histogram llm_request_duration_seconds{model=\"a\"}, 5000 observations in 8 buckets"},
+		{[]string{"--unit", "s", api}, "prometheus-api histogram"},
+		{[]string{otlp}, "otlp histogram llm.duration, 5000 observations in 5 buckets"},
+	} {
+		code, out, errOut := hedgesim(t, append([]string{"fit", "--name", "m"}, tt.args...)...)
+		if code != 0 {
+			t.Errorf("fit %v: exit %d: %s", tt.args, code, errOut)
+			continue
+		}
+		if !strings.Contains(out, tt.want) || !strings.Contains(out, "[models.m]") || !strings.Contains(out, "chi-square") {
+			t.Errorf("fit %v: output lacks %q:\n%s", tt.args, tt.want, out)
+		}
+		// The output pasted into a scenario is valid.
+		sc := writeFile(t, dir, "s.toml", "[arrivals]\nrate = 1\n[[classes]]\nname = \"c\"\n"+out)
+		if code, _, errOut := hedgesim(t, "validate", sc); code != 0 {
+			t.Errorf("fit %v: the block does not validate: %s", tt.args, errOut)
+		}
+	}
+	if code, _, errOut := hedgesim(t, "fit", prom); code != exitUsage || !strings.Contains(errOut, "2 series match") || !strings.Contains(errOut, "--label") {
+		t.Errorf("two series: exit %d, %s", code, errOut)
+	}
+	if code, _, errOut := hedgesim(t, "fit", api); code != exitUsage || !strings.Contains(errOut, "--unit") {
+		t.Errorf("API result without a metric name or unit: exit %d, %s", code, errOut)
+	}
+}
