@@ -2,10 +2,10 @@ package optimize
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -159,6 +159,10 @@ type ClassReport struct {
 	// Warnings limit what the numbers mean (too few requests for an
 	// interval, a short trace, an SLA no candidate meets).
 	Warnings []string `json:"warnings"`
+	// OptimizedWith names the other classes of the coupled group this class
+	// was optimized with (see Run); empty when it was swept alone, which is
+	// exact for it because it shares no limited provider, model or budget.
+	OptimizedWith []string `json:"optimized_with"`
 	// Series groups candidate indices by (copies, target), each by
 	// increasing delay, for plots; Series[i][0] is not the baseline.
 	Series []Series `json:"-"`
@@ -193,6 +197,12 @@ type Report struct {
 	Rule     Rule          `json:"verdict_rule"`
 	RuleText string        `json:"verdict_rule_text"`
 	Classes  []ClassReport `json:"classes"`
+	// Joint lists the groups of coupled classes that were optimized
+	// together (empty when every class was swept alone).
+	Joint []JointGroup `json:"joint"`
+	// Rollout is the rollout check: the whole scenario simulated once with
+	// every class's pick applied (nil when Settings.CheckRequests is 0).
+	Rollout *RolloutCheck `json:"rollout_check"`
 	// Overrides are what-if changes applied on top of the scenario file
 	// ("arrivals.rate=40"); absent when there are none.
 	Overrides []string `json:"overrides,omitempty"`
@@ -259,12 +269,25 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		search   Search
 		q10, q99 float64
 	}
+	var groups [][]int
+	var shared [][]string
+	if !s.Alone {
+		groups, shared = coupledGroups(cfg, &s)
+	}
+	grouped := map[int]bool{}
+	for _, g := range groups {
+		for _, i := range g {
+			grouped[i] = true
+		}
+	}
 	var jobs []*classJob
+	var alone []int // cfg index of each job's class
 	for i := range cfg.Classes {
 		name := cfg.Classes[i].Name
-		if len(s.Only) > 0 && !contains(s.Only, name) {
+		if len(s.Only) > 0 && !contains(s.Only, name) || grouped[i] {
 			continue
 		}
+		alone = append(alone, i)
 		cc, warn, err := classConfig(cfg, i, s.Requests)
 		if err != nil {
 			return nil, err
@@ -277,9 +300,6 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		}
 		if warn != "" {
 			cr.Warnings = append(cr.Warnings, warn)
-		}
-		if w := sharedLimits(cfg, i); w != "" {
-			cr.Warnings = append(cr.Warnings, w)
 		}
 		if pol := &cfg.Classes[i].Policy; pol.Copies > 0 && hasFallback(pol) {
 			cr.Warnings = append(cr.Warnings, "the class's own policy sends fallback copies after failures; every candidate here, \"no hedging\" included, replaces that policy, so compare against `hedgesim run` before dropping the fallback")
@@ -331,15 +351,7 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		cj := all[i]
 		c := jobs[cj.class].cfg
 		cand := &rep.Classes[cj.class].Candidates[cj.cand]
-		pol := c.Classes[0].Policy
-		pol.Copies = cand.Copies
-		pol.Delays = []time.Duration{cand.Delay}
-		pol.Adaptive = nil // the sweep is over fixed delays
-		if cand.targets != nil {
-			pol.Targets = cand.targets
-			pol.NewProvider = false
-		}
-		res, err := runPolicy(c, pol)
+		res, err := runPolicy(c, cand.Policy(c.Classes[0].Policy))
 		if err != nil {
 			failed[i] = err
 			return nil
@@ -368,6 +380,37 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 
 	for j := range rep.Classes {
 		decide(&rep.Classes[j], s.Rule, s.Level)
+	}
+
+	// Coupled classes: optimized together on their shared traffic.
+	byIndex := map[int]*ClassReport{}
+	for j, i := range alone {
+		byIndex[i] = &rep.Classes[j]
+	}
+	for g, group := range groups {
+		reports, jg, err := runJoint(cfg, s, group, shared[g], workers, progress)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(byIndex, reports)
+		rep.Joint = append(rep.Joint, jg)
+	}
+	var ordered []ClassReport
+	for i := range cfg.Classes {
+		if cr, ok := byIndex[i]; ok {
+			ordered = append(ordered, *cr)
+		}
+	}
+	rep.Classes = ordered
+	if rep.Joint == nil {
+		rep.Joint = []JointGroup{}
+	}
+	if n := s.checkRequests(); n > 0 {
+		rc, err := Check(cfg, rep, n, s.Level)
+		if err != nil {
+			return nil, fmt.Errorf("rollout check: %w", err)
+		}
+		rep.Rollout = rc
 	}
 	rep.RuleText = s.Rule.Describe(0.95, s.Level)
 	if len(rep.Classes) > 0 {
@@ -836,55 +879,4 @@ func hasFallback(pol *sim.Policy) bool {
 		}
 	}
 	return false
-}
-
-// sharedLimits warns when class i uses a provider or model with a rate
-// limit or a concurrency limit that other classes use too: each class is
-// simulated alone, at its share of the traffic, so the others' load on that
-// limit is left out and 429s or queueing are underestimated.
-func sharedLimits(cfg *sim.Config, i int) string {
-	uses := func(c int) map[int]bool {
-		p := &cfg.Classes[c].Policy
-		m := map[int]bool{p.Primary: true}
-		for _, t := range p.Targets {
-			m[t] = true
-		}
-		return m
-	}
-	limited := map[string]bool{}
-	for _, p := range cfg.Providers {
-		if p.Concurrency > 0 || p.RateLimit.RequestsPerMinute > 0 || p.RateLimit.TokensPerMinute > 0 {
-			limited[p.Name] = true
-		}
-	}
-	mine := uses(i)
-	var names []string
-	seen := map[string]bool{}
-	for c := range cfg.Classes {
-		if c == i {
-			continue
-		}
-		for m := range uses(c) {
-			if !mine[m] {
-				continue
-			}
-			md := &cfg.Models[m]
-			name := ""
-			switch {
-			case md.RateLimit.RequestsPerMinute > 0 || md.RateLimit.TokensPerMinute > 0:
-				name = "model " + md.Name
-			case limited[md.Provider]:
-				name = "provider " + md.Provider
-			}
-			if name != "" && !seen[name] {
-				seen[name] = true
-				names = append(names, name)
-			}
-		}
-	}
-	if len(names) == 0 {
-		return ""
-	}
-	sort.Strings(names)
-	return fmt.Sprintf("each class is simulated alone, but other classes also use %s, which has a rate or concurrency limit: their load is left out, so 429s and queueing are underestimated here; check the pick with `hedgesim run`", strings.Join(names, ", "))
 }

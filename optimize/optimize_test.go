@@ -922,9 +922,11 @@ func TestInvalidCandidateSkipped(t *testing.T) {
 	}
 }
 
-// TestSharedLimitWarns: two classes hedge into one rate-limited provider;
-// simulated alone, each misses the other's load, and the report says so.
-func TestSharedLimitWarns(t *testing.T) {
+// TestCoupledClassesJoint: two classes hedge into one rate-limited
+// provider: they are optimized together on their shared traffic, and the
+// report says with whom, in how many rounds; with Alone they are swept
+// alone and no group is reported.
+func TestCoupledClassesJoint(t *testing.T) {
 	sc, err := scenario.LoadFS(scenarios.FS, "rate-limited-slowdown.toml")
 	if err != nil {
 		t.Fatal(err)
@@ -933,13 +935,17 @@ func TestSharedLimitWarns(t *testing.T) {
 	s.Requests = 2000
 	s.Search.Delays = []time.Duration{time.Second}
 	rep := mustRun(t, &sc.Config, s, optimize.Options{})
+	if len(rep.Joint) != 1 || len(rep.Joint[0].Classes) != 2 || rep.Joint[0].Rounds < 1 {
+		t.Fatalf("joint groups %+v: want one group of two classes", rep.Joint)
+	}
 	for _, cr := range rep.Classes {
-		found := false
-		for _, w := range cr.Warnings {
-			found = found || strings.Contains(w, "provider backup, which has a rate or concurrency limit")
+		if len(cr.OptimizedWith) != 1 || !strings.Contains(cr.Warnings[0], "optimized jointly with") {
+			t.Errorf("%s: optimized with %q, warnings %q", cr.Class, cr.OptimizedWith, cr.Warnings)
 		}
-		if !found {
-			t.Errorf("%s: warnings %q", cr.Class, cr.Warnings)
-		}
+	}
+	s.Alone = true
+	rep = mustRun(t, &sc.Config, s, optimize.Options{})
+	if len(rep.Joint) != 0 || len(rep.Classes[0].OptimizedWith) != 0 {
+		t.Errorf("alone: joint %+v", rep.Joint)
 	}
 }

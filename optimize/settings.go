@@ -26,6 +26,9 @@ const (
 	DefaultDelayCount = 40
 	// MaxDelays bounds the number of delays a grid may have.
 	MaxDelays = 1000
+	// DefaultCheckRequests is the largest default number of requests of the
+	// rollout check (see Settings.CheckRequests).
+	DefaultCheckRequests = 1_000_000
 )
 
 // Goal is what an objective optimises.
@@ -323,6 +326,15 @@ type Settings struct {
 	Only []string
 	// Rule is the verdict rule.
 	Rule Rule
+	// Alone sweeps every class alone, at its share of the traffic, even
+	// when classes are coupled (see Run): each pick then ignores the
+	// others' load on what they share.
+	Alone bool
+	// CheckRequests is the number of requests of the rollout check (the
+	// whole scenario with every pick applied, see Check), in
+	// [0, MaxRequests]; 0 skips it; −1 (the default) means
+	// DefaultCheckRequests or, when that is more, 5 × Requests.
+	CheckRequests int
 }
 
 // DefaultSettings returns the defaults: 200 000 requests per candidate,
@@ -332,8 +344,9 @@ type Settings struct {
 // added cost, significant.
 func DefaultSettings() Settings {
 	return Settings{
-		Requests: DefaultRequests,
-		Level:    DefaultLevel,
+		Requests:      DefaultRequests,
+		CheckRequests: -1,
+		Level:         DefaultLevel,
 		Search: Search{Objective: Objective{
 			Goal: LowestLatency, Percentile: 0.95,
 			MaxAddedCostPct: DefaultMaxAddedCostPct, MaxHedgedPct: 100,
@@ -368,6 +381,8 @@ func (s *Settings) Validate(cfg *sim.Config) error {
 		return fmt.Errorf("requests per candidate %d: must be in [1, %d]", s.Requests, MaxRequests)
 	case !(s.Level >= 0.5 && s.Level <= 0.9999):
 		return fmt.Errorf("confidence level %v: must be in [0.5, 0.9999]", s.Level)
+	case s.CheckRequests < -1 || s.CheckRequests > MaxRequests:
+		return fmt.Errorf("rollout-check requests %d: must be in [0, %d] (0 skips the check)", s.CheckRequests, MaxRequests)
 	}
 	if err := s.Rule.validate(); err != nil {
 		return fmt.Errorf("verdict rule: %w", err)
@@ -433,4 +448,12 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// checkRequests resolves Settings.CheckRequests.
+func (s *Settings) checkRequests() int {
+	if s.CheckRequests >= 0 {
+		return s.CheckRequests
+	}
+	return min(DefaultCheckRequests, 5*s.Requests)
 }

@@ -469,6 +469,66 @@ tokens_per_s = { kind = "mixture", weights = [0.1, 0.9], components = [{ kind = 
 `, 6, "models.m.tokens_per_s", "> 0"},
 		{"token count below 0", minimal + `output_tokens = { kind = "uniform", min = -5, max = 5 }
 `, 8, "classes[0].output_tokens", "≥ 0"},
+		{"negative delay", minimal + `[classes.hedge]
+delay = "-1s"
+`, 9, "classes[0].hedge.delay", `write "fallback"`},
+		{"delay with no copies", minimal + `[classes.hedge]
+delay = "1s"
+max_copies = 0
+`, 10, "classes[0].hedge.max_copies", "delay has no effect"},
+		{"delay at the deadline", minimal + `deadline = "2s"
+[classes.hedge]
+delay = "2s"
+`, 10, "classes[0].hedge.delay", "at or past the class's deadline 2s"},
+		{"later gap past the deadline", minimal + `deadline = "2s"
+[classes.hedge]
+delays = ["500ms", "3s"]
+`, 10, "classes[0].hedge.delays[1]", "can never go out"},
+		{"rate limit of zero", `
+[arrivals]
+rate = 1
+[providers.p]
+rate_limit = { requests_per_minute = 0, tokens_per_minute = 0 }
+[models.m]
+provider = "p"
+latency = { kind = "constant", value = 1 }
+[[classes]]
+name = "c"
+`, 5, "providers.p.rate_limit", "at least one > 0"},
+		{"queue limit without concurrency", `
+[arrivals]
+rate = 1
+[providers.p]
+queue_limit = 3
+[models.m]
+provider = "p"
+latency = { kind = "constant", value = 1 }
+[[classes]]
+name = "c"
+`, 5, "providers.p.queue_limit", "needs concurrency"},
+		{"queue limit negative", `
+[arrivals]
+rate = 1
+[providers.p]
+concurrency = 2
+queue_limit = -1
+[models.m]
+provider = "p"
+latency = { kind = "constant", value = 1 }
+[[classes]]
+name = "c"
+`, 6, "providers.p.queue_limit", "≥ 0"},
+		{"cancel value", `
+[arrivals]
+rate = 1
+[providers.p]
+cancel = "ignored"
+[models.m]
+provider = "p"
+latency = { kind = "constant", value = 1 }
+[[classes]]
+name = "c"
+`, 5, "providers.p.cancel", `allowed: "stops_work", "none"`},
 		{"empty scenario name", `
 name = ""
 `, 2, "name", "empty"},

@@ -20,6 +20,8 @@ type optimizeTable struct {
 	MinUnansweredCut   *float64               `toml:"min_unanswered_cut_per_cost"`
 	RequireSignificant *bool                  `toml:"require_significant"`
 	AllowFewerAnswers  *bool                  `toml:"allow_fewer_answers"`
+	Alone              *bool                  `toml:"alone"`
+	CheckRequests      *int64                 `toml:"check_requests"`
 	Classes            []string               `toml:"classes"`
 	Class              map[string]searchTable `toml:"class"`
 
@@ -90,6 +92,16 @@ func (c *checker) optimizeSettings(t *optimizeTable, cfg *sim.Config) (optimize.
 	}
 	if t.AllowFewerAnswers != nil {
 		s.Rule.AllowFewerAnswers = *t.AllowFewerAnswers
+	}
+	if t.Alone != nil {
+		s.Alone = *t.Alone
+	}
+	if t.CheckRequests != nil {
+		n := *t.CheckRequests
+		if n < 0 || n > optimize.MaxRequests {
+			return s, c.errorf(key+".check_requests", "%d is out of range; want a number of requests in [0, %d] (0 skips the rollout check)", n, optimize.MaxRequests)
+		}
+		s.CheckRequests = int(n)
 	}
 	if t.RequireSignificant != nil {
 		s.Rule.RequireSignificant = *t.RequireSignificant

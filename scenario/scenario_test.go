@@ -206,7 +206,6 @@ func TestParseCopiesDefault(t *testing.T) {
 		{`delay = "1s"`, 1, []time.Duration{time.Second}},
 		{`delays = ["1s", "2s", "250ms"]`, 3, []time.Duration{time.Second, 2 * time.Second, 250 * time.Millisecond}},
 		{"delay = \"1s\"\nmax_copies = 2", 2, []time.Duration{time.Second}},
-		{"delay = \"1s\"\nmax_copies = 0", 0, []time.Duration{time.Second}},
 	} {
 		s, err := Parse("c.toml", []byte(minimal+"[classes.hedge]\n"+tt.hedge+"\n"))
 		if err != nil {
