@@ -306,7 +306,7 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *out != "" {
-		if err := writeReport(*out, rep, text.Bytes(), js.Bytes(), !*noPlots); err != nil {
+		if err := writeReport(*out, rep, text.Bytes(), js.Bytes(), !*noPlots, args); err != nil {
 			return err
 		}
 	}
@@ -326,8 +326,13 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 // writeReport renders every file of the report in memory, then writes each
 // to dir atomically (a temporary file in dir renamed into place), so an
 // interrupted run leaves complete files or none.
-func writeReport(dir string, rep *optimize.Report, text, js []byte, withPlots bool) error {
+func writeReport(dir string, rep *optimize.Report, text, js []byte, withPlots bool, args []string) error {
 	files := []outFile{{"report.txt", text}, {"report.json", js}}
+	page, err := htmlIndex(rep, args, withPlots)
+	if err != nil {
+		return err
+	}
+	files = append(files, outFile{"index.html", page})
 	var csv bytes.Buffer
 	if err := rep.WriteCSV(&csv); err != nil {
 		return err

@@ -132,7 +132,7 @@ func TestOptimizeOut(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	want := []string{"candidates.csv", "report.json", "report.txt"}
+	want := []string{"candidates.csv", "index.html", "report.json", "report.txt"}
 	for _, class := range []string{"short", "strict-sla"} {
 		for _, fig := range []string{"cost", "delay", "survival"} {
 			want = append(want, class+"-"+fig+".png", class+"-"+fig+".svg")
@@ -190,6 +190,10 @@ func TestOptimizeOut(t *testing.T) {
 	svg, _ := os.ReadFile(filepath.Join(dir, "short-cost.svg"))
 	if !bytes.Contains(svg, []byte("<svg")) {
 		t.Error("short-cost.svg is not SVG")
+	}
+	page, _ := os.ReadFile(filepath.Join(dir, "index.html"))
+	if bytes.Count(page, []byte(`<tr class="class-row">`)) != 2 || bytes.Count(page, []byte("<svg")) != 6 || !bytes.Contains(page, []byte("hedgesim optimize --requests 2000 --out")) {
+		t.Error("index.html lacks the two classes' rows, their six figures or the command")
 	}
 
 	// A second run over the same directory replaces the files in place.
