@@ -73,6 +73,7 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 	provider := fs.String("provider", "", "the model's `provider` (failure domain; default: the name)")
 	asJSON := fs.Bool("json", false, "write the fit as JSON (the TOML block included)")
 	splitHalf := fs.Bool("split-half", false, "check each log's p95 by fitting one half and predicting the other")
+	quiet := fs.Bool("quiet", false, "no progress spinner (shown on stderr only when it is a terminal)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -103,6 +104,10 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 		cols.OK = strings.Split(*okList, ",")
 	}
 	opt := fit.Options{Model: *model, Seed: uint64(seed.v)}
+	bar := newProgress(stderr, "fit", *quiet)
+	bar.set("reading and fitting", 0, -1)
+	bar.live()
+	defer bar.finish()
 	if *splitHalf {
 		return fitSplitHalf(pos, *format, cols, opt, stdout, stderr)
 	}

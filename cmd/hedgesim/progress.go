@@ -46,9 +46,10 @@ func isTTY(w io.Writer) bool {
 }
 
 // set reports that done of total steps of stage are finished. A new stage
-// or total starts the bar (and its ETA) afresh.
+// or total starts the bar (and its ETA) afresh. total -1 means the amount
+// of work is unknown: a spinner with the elapsed time is drawn instead.
 func (p *progress) set(stage string, done, total int) {
-	if p == nil || total <= 0 {
+	if p == nil || total == 0 || total < -1 {
 		return
 	}
 	p.mu.Lock()
@@ -73,7 +74,7 @@ func (p *progress) live() {
 				return
 			case <-t.C:
 				p.mu.Lock()
-				if p.total > 0 {
+				if p.total != 0 {
 					p.draw(p.stage, p.done, p.total)
 				}
 				p.mu.Unlock()
@@ -106,6 +107,10 @@ func (p *progress) draw(stage string, done, total int) {
 			progressbar.OptionSetRenderBlankState(true),
 		)
 		p.stage, p.total = stage, total
+	}
+	if total < 0 {
+		p.bar.Add(1) // a spinner turns by one step per redraw
+		return
 	}
 	p.bar.Set(done)
 }

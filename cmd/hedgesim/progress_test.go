@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"fmt"
 	"io"
 	"os"
 	"strings"
@@ -90,5 +91,29 @@ func TestNoProgressOffTerminal(t *testing.T) {
 	}
 	if st, _ := f.Stat(); st.Size() != 0 {
 		t.Errorf("stderr to a file got %d bytes; want none", st.Size())
+	}
+}
+
+// TestProgressFitSpinner: fit, whose work has no count, shows a spinner
+// with the elapsed time on a large log (10 000 rows, over a second to read
+// and fit), and nothing with --quiet.
+func TestProgressFitSpinner(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a fit of a few seconds")
+	}
+	var b strings.Builder
+	b.WriteString("latency_ms\n")
+	x := uint64(1)
+	for range 10000 {
+		x = x*6364136223846793005 + 1442695040888963407 // a fixed LCG: the values only need to vary
+		fmt.Fprintf(&b, "%d\n", 100+x>>40%5000)
+	}
+	log := writeFile(t, t.TempDir(), "big.csv", b.String())
+	code, out := onTerminal(t, "fit", "--latency", "latency_ms", "--model", "lognormal", log)
+	if code != 0 || !strings.Contains(out, "hedgesim fit: reading and fitting") {
+		t.Errorf("exit %d, terminal got %q", code, out)
+	}
+	if code, out := onTerminal(t, "fit", "--quiet", "--latency", "latency_ms", "--model", "lognormal", log); code != 0 || out != "" {
+		t.Errorf("--quiet: exit %d, terminal got %q", code, out)
 	}
 }
