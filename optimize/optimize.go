@@ -216,6 +216,9 @@ type Report struct {
 	// package's Scenario.SHA256), so that reports of different inputs are
 	// told apart; set by the caller, "" when unknown.
 	ScenarioSHA256 string `json:"scenario_sha256"`
+	// Overrides are what-if changes applied on top of the scenario file
+	// ("arrivals.rate=40"); absent when there are none.
+	Overrides []string `json:"overrides,omitempty"`
 }
 
 // Options tune how Run works, not what it computes.

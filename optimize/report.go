@@ -141,6 +141,9 @@ func (r *Report) WriteText(w io.Writer, all bool) error {
 	}
 	fmt.Fprintf(ew, "scenario %s, seed %d, %s; %s, every candidate on the same random draws; latency is the time to a usable answer (miss: none by the deadline)\n",
 		r.Scenario, r.Seed, r.requestsLine(), how)
+	if len(r.Overrides) > 0 {
+		fmt.Fprintf(ew, "what-if overrides: %s\n", strings.Join(r.Overrides, ", "))
+	}
 	for _, g := range r.Joint {
 		conv := "converged"
 		if !g.Converged {
