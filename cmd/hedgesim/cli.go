@@ -33,6 +33,10 @@ Usage:
                                     verdict, plots (hedgesim help optimize)
   hedgesim fit [flags] LOG          fit latency models to a log; print a TOML
                                     model block and how well it fits
+  hedgesim export --format FORMAT INPUT
+                                    write a report's picks or a scenario's
+                                    policies as gRPC, Envoy, failsafe-go,
+                                    Polly or JSON configuration
   hedgesim list                     list the built-in scenarios
   hedgesim help [COMMAND]           show help for a command
 
@@ -66,6 +70,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = cmdOptimize(rest, stdout, stderr)
 	case "fit":
 		err = cmdFit(rest, stdout, stderr)
+	case "export":
+		err = cmdExport(rest, stdout, stderr)
 	case "list":
 		err = cmdList(rest, stdout)
 	case "help", "-h", "-help", "--help":
@@ -75,17 +81,17 @@ func run(args []string, stdout, stderr io.Writer) int {
 		}
 		if len(rest) == 1 && rest[0] != "help" {
 			switch rest[0] {
-			case "run", "optimize", "fit", "list":
+			case "run", "optimize", "fit", "export", "list":
 				// Asked-for help goes to stdout, so it can be paged.
 				return run([]string{rest[0], "--help"}, stdout, stdout)
 			}
-			fmt.Fprintf(stderr, "hedgesim help: unknown command %q; commands: run, optimize, fit, list, help\n", rest[0])
+			fmt.Fprintf(stderr, "hedgesim help: unknown command %q; commands: run, optimize, fit, export, list, help\n", rest[0])
 			return exitUsage
 		}
 		fmt.Fprintf(stdout, usage, scenarios.Default)
 		return exitOK
 	default:
-		fmt.Fprintf(stderr, "hedgesim: unknown command %q; commands: run, optimize, fit, list, help\n", cmd)
+		fmt.Fprintf(stderr, "hedgesim: unknown command %q; commands: run, optimize, fit, export, list, help\n", cmd)
 		return exitUsage
 	}
 	switch {
