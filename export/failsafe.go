@@ -24,7 +24,7 @@ const (
 func writeFailsafe(d *Document) ([]byte, []Note, error) {
 	var all []Note
 	var body strings.Builder
-	imports := map[string]bool{"net/http": true, FailsafeGoModule: true, FailsafeGoModule + "/hedgepolicy": true}
+	imports := map[string]bool{"net/http": true, FailsafeGoModule: true}
 	usedUsable := false
 	for i := range d.Classes {
 		c := &d.Classes[i]
@@ -58,6 +58,7 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 			all = append(all, n.list...)
 			continue
 		}
+		imports[FailsafeGoModule+"/hedgepolicy"] = true
 		var build strings.Builder
 		if a := c.Adaptive; a != nil {
 			warm := max(a.WarmUp, 1)
