@@ -181,7 +181,7 @@ func writeComments(b *strings.Builder, prefix string, ns []Note) {
 	if len(ns) == 0 {
 		return
 	}
-	fmt.Fprintf(b, "%sWhat this format cannot express, and what was written instead:\n", prefix)
+	fmt.Fprintf(b, "%sPer class: what this format cannot express or leaves to you, and what was written instead:\n", prefix)
 	for _, n := range ns {
 		fmt.Fprintf(b, "%s  %s\n", prefix, n)
 	}
