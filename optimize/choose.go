@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -72,7 +73,11 @@ func Pick(cs []Candidate, o Objective) (int, string) {
 	}
 	p := o.Percentile
 	pn := pname(p)
-	hedgedOK := func(c *Candidate) bool { return 100*c.HedgedShare <= o.MaxHedgedPct+1e-9 }
+	// A candidate that answers significantly fewer requests is out of
+	// every objective's limits unless o allows it.
+	hedgedOK := func(c *Candidate) bool {
+		return 100*c.HedgedShare <= o.MaxHedgedPct+1e-9 && (o.AllowFewerAnswers || !c.FewerAnswers)
+	}
 	// The hedged-share cap in the notes: "no candidate with hedged share
 	// ≤ 5% …" (with), "… with p95 ≤ 2s and hedged share ≤ 5%" (and), "the
 	// frontier of candidates with hedged share ≤ 5% …" (of); empty
@@ -137,6 +142,29 @@ func Pick(cs []Candidate, o Objective) (int, string) {
 			return base, "the knee of the frontier is no hedging"
 		}
 		return f[k], fmt.Sprintf("knee of the added-cost versus %s frontier%s: past it, more cost buys less %s", pn, of, pn)
+
+	case MostAnswered:
+		for i := range cs {
+			c := &cs[i]
+			c.Feasible = hedgedOK(c) && c.AddedCostPct <= o.MaxAddedCostPct+1e-9
+		}
+		best := base
+		for i := range cs {
+			c, b := &cs[i], &cs[best]
+			if !c.Feasible {
+				continue
+			}
+			if c.AnsweredWithinShare > b.AnsweredWithinShare ||
+				(c.AnsweredWithinShare == b.AnsweredWithinShare && (better(c, b, p) || (!better(b, c, p) && c.AddedCostPct < b.AddedCostPct))) {
+				best = i
+			}
+		}
+		t := fsec(o.Target.Seconds())
+		if best == base {
+			return base, fmt.Sprintf("no candidate within the limits answers more requests within %s than no hedging", t)
+		}
+		return best, fmt.Sprintf("most requests answered within %s (%s → %s) within the limits", t,
+			fpct2(cs[base].AnsweredWithinShare), fpct2(cs[best].AnsweredWithinShare))
 	}
 
 	// LowestLatency
@@ -172,7 +200,22 @@ const MinKneeDistance = 0.02
 // scaled to [0, 1] between the frontier's ends; the knee is the point with
 // the largest scaled gain minus scaled cost (its distance above the chord,
 // in the scaled units), if that is at least MinKneeDistance.
+//
+// Frontier points whose percentile is a miss (+Inf) come first (cheapest)
+// and have no height to scale: the knee is sought among the others, and
+// its position is reported in f.
 func knee(cs []Candidate, f []int, p float64) int {
+	skip := 0
+	for skip < len(f) && math.IsInf(cs[f[skip]].Q(p), 1) {
+		skip++
+	}
+	if k := kneeFinite(cs, f[skip:], p); k >= 0 {
+		return skip + k
+	}
+	return -1
+}
+
+func kneeFinite(cs []Candidate, f []int, p float64) int {
 	if len(f) < 3 {
 		return -1
 	}
@@ -202,7 +245,8 @@ type Verdict struct {
 	Hedge  bool   `json:"hedge"`
 	Reason string `json:"reason"`
 	// GainPct is how far the percentile fell from no hedging to the pick,
-	// in percent of its no-hedging value (negative when it rose).
+	// in percent of its no-hedging value (negative when it rose); 0 when
+	// either is a miss (+Inf), when the reason says what happened.
 	GainPct float64 `json:"gain_pct"`
 	// AddedCostPct is the pick's added cost (on the class's cost basis).
 	AddedCostPct float64 `json:"added_cost_pct"`
@@ -259,11 +303,17 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		UnansweredBefore: base.unanswered(), UnansweredAfter: pick.unanswered(),
 	}
 	qb, qp := base.Q(p), pick.Q(p)
-	if qb > 0 {
+	missB, missP := math.IsInf(qb, 1), math.IsInf(qp, 1)
+	if qb > 0 && !missB && !missP {
 		v.GainPct = 100 * (qb - qp) / qb
 	}
 	ciOK := base.CIOK(p) && pick.CIOK(p)
 	v.Significant = ciOK && pick.CI(p)[1] < base.CI(p)[0]
+	if pick.FewerAnswers && !rule.AllowFewerAnswers {
+		ab, ap := fshares(base.AnsweredShare, pick.AnsweredShare)
+		v.Reason = fmt.Sprintf("the answered share falls significantly (%s → %s): a pick never trades answers for speed (allow_fewer_answers to override)", ab, ap)
+		return v
+	}
 	if !ciOK {
 		// An interval that does not fit inside the sample is no interval:
 		// nothing can be shown to improve, on latency or on answers.
@@ -302,6 +352,16 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		return true, fmt.Sprintf("%s falls %.1f%% for %s %s (%.1f%% per 1%% of %s)", what, gain, fpct(cost), costWord, gain/cost, costWord)
 	}
 	latOK, latWhy := test(fmt.Sprintf("%s (%s → %s)", pname(p), fsec(qb), fsec(qp)), v.GainPct, v.Significant, rule.MinGainPerCost)
+	switch {
+	case missB && !missP:
+		// A percentile that was a miss and is now an answer has no
+		// relative gain: the unanswered share below decides.
+		latOK, latWhy = false, fmt.Sprintf("%s (miss → %s) becomes an answer: judged on the unanswered share", pname(p), fsec(qp))
+	case missP && !missB:
+		latOK, latWhy = false, fmt.Sprintf("%s rises from %s to a miss", pname(p), fsec(qb))
+	case missB && missP:
+		latOK, latWhy = false, fmt.Sprintf("%s is a miss before and after", pname(p))
+	}
 	failOK, failWhy, fewer := false, "", ""
 	fb, fp := v.UnansweredBefore, v.UnansweredAfter
 	switch {
@@ -340,4 +400,70 @@ func fcount(n int64) string {
 		return "1 request"
 	}
 	return fmt.Sprintf("%d requests", n)
+}
+
+// fpct2 formats a share in [0, 1] as a percentage with two decimals.
+func fpct2(x float64) string { return fmt.Sprintf("%.2f%%", 100*x) }
+
+// judgeFor judges pick against base under the objective o: JudgeWithin for
+// objective answered, Judge on o's percentile otherwise.
+func judgeFor(o Objective, base, pick *Candidate, level float64, rule Rule, basis string) Verdict {
+	if o.Goal == MostAnswered {
+		return JudgeWithin(base, pick, o.Target, level, rule, basis)
+	}
+	return Judge(base, pick, o.Percentile, level, rule, basis)
+}
+
+// JudgeWithin applies rule to the pick for objective answered: the pick is
+// worth it when the share of requests without a usable answer within
+// target falls by at least MinGainPct percent, by at least MinGainPerCost
+// percent per percent of added cost and, with RequireSignificant,
+// significantly (disjoint Wilson intervals at the level). Like Judge, it
+// never says "hedge" for a pick with FewerAnswers unless the rule allows
+// it, nor for no hedging.
+func JudgeWithin(base, pick *Candidate, target time.Duration, level float64, rule Rule, basis string) Verdict {
+	v := Verdict{
+		Alternative: -1, AddedCostPct: pick.AddedCostPct,
+		UnansweredBefore: base.unanswered(), UnansweredAfter: pick.unanswered(),
+	}
+	t := fsec(target.Seconds())
+	switch {
+	case pick.FewerAnswers && !rule.AllowFewerAnswers:
+		ab, ap := fshares(base.AnsweredShare, pick.AnsweredShare)
+		v.Reason = fmt.Sprintf("the answered share falls significantly (%s → %s): a pick never trades answers for speed (allow_fewer_answers to override)", ab, ap)
+		return v
+	case !pick.Hedging:
+		v.Reason = "the pick is no hedging"
+		return v
+	}
+	mb, mp := 1-base.AnsweredWithinShare, 1-pick.AnsweredWithinShare
+	z := distuv.UnitNormal.Quantile((1 + level) / 2)
+	_, hiP := wilson(mp, pick.Requests, z)
+	loB, _ := wilson(mb, base.Requests, z)
+	v.Significant = hiP < loB
+	what := fmt.Sprintf("the share not answered within %s (%s → %s)", t, fpct2(mb), fpct2(mp))
+	gain := 0.0
+	if mb > 0 {
+		gain = 100 * (mb - mp) / mb
+	}
+	v.GainPct = gain
+	cost := pick.AddedCostPct
+	costWord := "cost"
+	if basis == CostCalls {
+		costWord = "calls"
+	}
+	switch {
+	case gain < 0.05:
+		v.Reason = what + " does not fall"
+	case gain < rule.MinGainPct:
+		v.Reason = fmt.Sprintf("%s falls %.1f%%, less than the %s%% minimum", what, gain, fnum(rule.MinGainPct))
+	case cost > 0 && gain/cost < rule.MinGainPerCost:
+		v.Reason = fmt.Sprintf("%s falls %.1f%% for %s %s: %.2f%% per 1%% of %s, less than %s", what, gain, fpct(cost), costWord, gain/cost, costWord, fnum(rule.MinGainPerCost))
+	case rule.RequireSignificant && !v.Significant:
+		v.Reason = fmt.Sprintf("%s falls %.1f%%, not significantly at %s%%", what, gain, fnum(100*level))
+	default:
+		v.Hedge, v.DecidedBy = true, DecidedByPercentile
+		v.Reason = fmt.Sprintf("%s falls %.1f%% for %s %s", what, gain, fpct(cost), costWord)
+	}
+	return v
 }

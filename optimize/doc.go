@@ -21,11 +21,28 @@
 // positive semidefinite — is left out with a warning naming it and why;
 // when no hedged candidate of a class is left, the sweep fails.
 //
-// Each class is simulated alone (share 1, its share of the arrival rate)
-// with Settings.Requests requests per candidate (default 200 000) — or, for
-// a replayed trace, on the class's own requests of the trace when they are
-// fewer (the report's first line then gives the count per class) — and the
-// scenario's seed for every candidate.
+// A class that shares nothing limited with another class is simulated
+// alone (share 1, its share of the arrival rate) with Settings.Requests
+// requests per candidate (default 200 000) — or, for a replayed trace, on
+// the class's own requests of the trace when they are fewer (the report's
+// first line then gives the count per class) — and the scenario's seed for
+// every candidate; alone is exact for such a class. Classes coupled by a
+// shared limited resource — a model with a rate limit, or a provider with
+// a rate limit, a concurrency limit or degraded periods, reachable through
+// a class's primary, targets or the search's targets — are optimized
+// together on their shared traffic (Settings.Requests × the group's size
+// per simulation): coordinate descent over the classes, each class's grid
+// swept with the others at their current pick (at first their configured
+// policy), until a round changes no pick or MaxJointRounds rounds have run
+// (JointGroup; Settings.Alone turns this off).
+//
+// After choosing, the rollout check (Check) simulates the whole scenario
+// once with every pick applied (Settings.CheckRequests requests, default
+// 10⁶ or 5 × Requests when less), next to no hedging and to what the sweep
+// predicted; a class whose checked p95 interval is disjoint from the
+// sweep's is flagged. RolloutConfig is that scenario; `hedgesim optimize
+// --write-scenario FILE` writes it as a scenario file that `hedgesim run`
+// reproduces exactly.
 // The simulator's draws for request i and attempt k depend only on (seed, i,
 // k), so every candidate sees the same arrivals, token counts and attempt
 // latencies (common random numbers): the p95-versus-delay curve is smooth
@@ -38,8 +55,13 @@
 //
 // # Measurements and statistics
 //
-// Percentiles are nearest-rank (R type 1, gonum's stat.Empirical) over
-// request latencies, a timed-out request counting at its deadline. Each p95
+// Percentiles are nearest-rank (R type 1, gonum's stat.Empirical) over the
+// time to a usable answer: a request without one by its deadline (error,
+// 429, invalid answer, timeout, fail-open included) is a miss, +Inf (JSON
+// null, printed "miss"), so a policy cannot look faster by failing
+// requests sooner. A candidate whose answered share is significantly lower
+// than no hedging's (Candidate.FewerAnswers) is never picked nor judged
+// "hedge" unless Rule.AllowFewerAnswers (allow_fewer_answers). Each p95
 // and p99 has a distribution-free order-statistic confidence interval at
 // Settings.Level (default 95 %, sim's ClassResult.QuantileCI). Added cost is
 // 100·(cost − cost without hedging)/cost without hedging on the same draws;
@@ -74,6 +96,11 @@
 //	p99   the same on p99
 //	cost  lowest added cost with p95 ≤ sla (and the hedged-share cap);
 //	      when no candidate meets the SLA, the fastest, with a warning
+//	answered  the highest share of requests answered within target (a
+//	      latency, required), with added cost ≤ max_added_cost_pct and the
+//	      hedged-share cap; ties go to the lower p95, then the lower cost;
+//	      judged by JudgeWithin: the share not answered within target must
+//	      fall as the percentile would under the rule
 //	knee  the knee of the frontier (within the hedged-share cap): the point
 //	      farthest above the chord from its cheapest to its fastest point,
 //	      both axes scaled to [0, 1] (Kneedle); the fastest point when the
@@ -147,13 +174,18 @@
 //	                       a delay range (from defaults to 0s)
 //	--copies LIST          copies beyond the primary to try, such as 1,2
 //	--targets LIST         models to send copies to
-//	--objective NAME       p95, p99, cost or knee
+//	--objective NAME       p95, p99, cost, knee or answered
+//	--target D             answered objective: the latency target
 //	--max-cost PCT         cost cap of p95/p99, in % (inf: none)
 //	--max-hedged PCT       cap on the share of requests that hedge, in %
 //	--sla D                cost objective: p95 must be ≤ D
 //	--min-gain PCT, --min-gain-per-cost X, --min-unanswered-cut-per-cost X,
 //	--require-significant=BOOL
 //	                       the verdict rule
+//	--allow-fewer-answers  let the pick answer significantly fewer requests
+//	--alone                sweep coupled classes alone too
+//	--check-requests N     requests of the rollout check (0: skip)
+//	--write-scenario FILE  the scenario with every pick applied
 //	--confidence L         level of the intervals (default 0.95)
 //	--classes LIST         optimise only these classes
 //	--workers N            parallel simulations (default: CPUs)
@@ -217,7 +249,8 @@
 // unanswered share may have significant false), alternative (when the
 // verdict is "don't hedge", the index of the candidate closest to the
 // objective's limits beyond them that the rule would accept, named in the
-// reason; else −1)}, warnings, requests (per candidate of the class: a replayed trace
+// reason; else −1)}, warnings, optimized_with (the other classes of its
+// joint group; empty when swept alone), requests (per candidate of the class: a replayed trace
 // may have fewer than requests_per_candidate, the number asked for). A
 // candidate has label, hedging, delay_s, copies, target, requests,
 // latency_s {mean, p50, p90, p95, p99, p99_9, p95_ci95, p99_ci95 — the
@@ -225,13 +258,21 @@
 // requests for the interval, which is then meaningless), answered_share,
 // hedged_share, attempts_per_request, cost_per_1k_usd, added_cost_pct
 // (on the cost basis), added_calls_pct, feasible, frontier, pick,
-// objective_pick, indistinguishable_from_pick. Latencies are in seconds, shares in [0, 1],
-// costs in USD.
+// objective_pick, indistinguishable_from_pick, fewer_answers,
+// answered_within_target_share. A percentile or interval bound that is a
+// miss is null. The report also has joint[] (JointGroup: classes,
+// optimized, shared, rounds, converged, requests) and rollout_check
+// (RolloutCheck: requests, classes[] with latency_s, no_hedging_latency_s,
+// predicted_latency_s, the three answered shares, rate_limited_attempts,
+// added_cost_pct, predicted_added_cost_pct, flagged, flag; and report, the
+// full `hedgesim run` report of the check; null when skipped). Latencies
+// are in seconds, shares in [0, 1], costs in USD.
 //
 // CSV values have at most 12 significant digits. CSV columns (CSVHeader): class, label, hedging, delay_s, copies, target,
 // requests, p50_s, p90_s, p95_s, p95_ci_lo_s, p95_ci_hi_s, p99_s,
 // p99_ci_lo_s, p99_ci_hi_s, p99_9_s, mean_s, answered_share, hedged_share,
 // attempts_per_request, cost_per_1k_usd, added_cost_pct, added_calls_pct,
 // cost_basis, feasible, frontier, pick, indistinguishable_from_pick,
-// objective_pick.
+// objective_pick, fewer_answers, answered_within_target_share. A miss is
+// written +Inf.
 package optimize

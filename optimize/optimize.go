@@ -2,14 +2,16 @@ package optimize
 
 import (
 	"fmt"
+	"maps"
 	"math"
 	"runtime"
 	"slices"
-	"sort"
 	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/hedgesim/hedgesim/sim"
 )
@@ -56,10 +58,21 @@ type Candidate struct {
 	P99CIOK bool `json:"p99_ci_ok"`
 	// AnsweredShare is the share of requests with a valid answer within
 	// the deadline; HedgedShare the share that sent at least one copy.
-	AnsweredShare      float64 `json:"answered_share"`
-	HedgedShare        float64 `json:"hedged_share"`
-	AttemptsPerRequest float64 `json:"attempts_per_request"`
-	CostPer1kUSD       float64 `json:"cost_per_1k_usd"`
+	AnsweredShare float64 `json:"answered_share"`
+	HedgedShare   float64 `json:"hedged_share"`
+	// FewerAnswers is true when the answered share is significantly lower
+	// than no hedging's: the difference of the two proportions exceeds z
+	// standard errors at the report's level (a two-sided test that treats
+	// the runs as independent samples; on common random numbers they are
+	// positively correlated, so the test errs towards calling a fall
+	// insignificant). Such a candidate is never picked, nor judged "hedge",
+	// unless Rule.AllowFewerAnswers.
+	FewerAnswers bool `json:"fewer_answers"`
+	// AnsweredWithinShare is the share of requests answered within the
+	// objective's Target (objective answered; 0 without a target).
+	AnsweredWithinShare float64 `json:"answered_within_target_share"`
+	AttemptsPerRequest  float64 `json:"attempts_per_request"`
+	CostPer1kUSD        float64 `json:"cost_per_1k_usd"`
 	// AddedCostPct is the cost relative to no hedging, in percent, on the
 	// class's cost basis (USD, or calls when the class is free);
 	// AddedCallsPct is always in calls.
@@ -146,6 +159,10 @@ type ClassReport struct {
 	// Warnings limit what the numbers mean (too few requests for an
 	// interval, a short trace, an SLA no candidate meets).
 	Warnings []string `json:"warnings"`
+	// OptimizedWith names the other classes of the coupled group this class
+	// was optimized with (see Run); empty when it was swept alone, which is
+	// exact for it because it shares no limited provider, model or budget.
+	OptimizedWith []string `json:"optimized_with"`
 	// Series groups candidate indices by (copies, target), each by
 	// increasing delay, for plots; Series[i][0] is not the baseline.
 	Series []Series `json:"-"`
@@ -180,6 +197,12 @@ type Report struct {
 	Rule     Rule          `json:"verdict_rule"`
 	RuleText string        `json:"verdict_rule_text"`
 	Classes  []ClassReport `json:"classes"`
+	// Joint lists the groups of coupled classes that were optimized
+	// together (empty when every class was swept alone).
+	Joint []JointGroup `json:"joint"`
+	// Rollout is the rollout check: the whole scenario simulated once with
+	// every class's pick applied (nil when Settings.CheckRequests is 0).
+	Rollout *RolloutCheck `json:"rollout_check"`
 }
 
 // Options tune how Run works, not what it computes.
@@ -243,12 +266,25 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		search   Search
 		q10, q99 float64
 	}
+	var groups [][]int
+	var shared [][]string
+	if !s.Alone {
+		groups, shared = coupledGroups(cfg, &s)
+	}
+	grouped := map[int]bool{}
+	for _, g := range groups {
+		for _, i := range g {
+			grouped[i] = true
+		}
+	}
 	var jobs []*classJob
+	var alone []int // cfg index of each job's class
 	for i := range cfg.Classes {
 		name := cfg.Classes[i].Name
-		if len(s.Only) > 0 && !contains(s.Only, name) {
+		if len(s.Only) > 0 && !contains(s.Only, name) || grouped[i] {
 			continue
 		}
+		alone = append(alone, i)
 		cc, warn, err := classConfig(cfg, i, s.Requests)
 		if err != nil {
 			return nil, err
@@ -262,9 +298,6 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		if warn != "" {
 			cr.Warnings = append(cr.Warnings, warn)
 		}
-		if w := sharedLimits(cfg, i); w != "" {
-			cr.Warnings = append(cr.Warnings, w)
-		}
 		if pol := &cfg.Classes[i].Policy; pol.Copies > 0 && hasFallback(pol) {
 			cr.Warnings = append(cr.Warnings, "the class's own policy sends fallback copies after failures; every candidate here, \"no hedging\" included, replaces that policy, so compare against `hedgesim run` before dropping the fallback")
 		}
@@ -277,14 +310,14 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		job := jobs[j]
 		c := job.cfg
 		pol := c.Classes[0].Policy
-		pol.Copies = 0
+		sim.NoHedging(&pol)
 		res, err := runPolicy(c, pol)
 		if err != nil {
 			return fmt.Errorf("class %q: %w", c.Classes[0].Name, err)
 		}
 		r := &res.Classes[0]
 		base := Candidate{Label: "none"}
-		summarize(&base, r, s.Level)
+		summarize(&base, r, s.Level, job.search.Objective.Target)
 		job.q10, job.q99 = quantile(r.Latencies, 0.10), quantile(r.Latencies, 0.99)
 		rep.Classes[j].Candidates = []Candidate{base}
 		rep.Classes[j].Requests = base.Requests
@@ -315,20 +348,12 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		cj := all[i]
 		c := jobs[cj.class].cfg
 		cand := &rep.Classes[cj.class].Candidates[cj.cand]
-		pol := c.Classes[0].Policy
-		pol.Copies = cand.Copies
-		pol.Delays = []time.Duration{cand.Delay}
-		pol.Adaptive = nil // the sweep is over fixed delays
-		if cand.targets != nil {
-			pol.Targets = cand.targets
-			pol.NewProvider = false
-		}
-		res, err := runPolicy(c, pol)
+		res, err := runPolicy(c, cand.Policy(c.Classes[0].Policy))
 		if err != nil {
 			failed[i] = err
 			return nil
 		}
-		summarize(cand, &res.Classes[0], s.Level)
+		summarize(cand, &res.Classes[0], s.Level, jobs[cj.class].search.Objective.Target)
 		return nil
 	}, progress("candidates", len(all)))
 	if err != nil {
@@ -352,6 +377,37 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 
 	for j := range rep.Classes {
 		decide(&rep.Classes[j], s.Rule, s.Level)
+	}
+
+	// Coupled classes: optimized together on their shared traffic.
+	byIndex := map[int]*ClassReport{}
+	for j, i := range alone {
+		byIndex[i] = &rep.Classes[j]
+	}
+	for g, group := range groups {
+		reports, jg, err := runJoint(cfg, s, group, shared[g], workers, progress)
+		if err != nil {
+			return nil, err
+		}
+		maps.Copy(byIndex, reports)
+		rep.Joint = append(rep.Joint, jg)
+	}
+	var ordered []ClassReport
+	for i := range cfg.Classes {
+		if cr, ok := byIndex[i]; ok {
+			ordered = append(ordered, *cr)
+		}
+	}
+	rep.Classes = ordered
+	if rep.Joint == nil {
+		rep.Joint = []JointGroup{}
+	}
+	if n := s.checkRequests(); n > 0 {
+		rc, err := Check(cfg, rep, n, s.Level)
+		if err != nil {
+			return nil, fmt.Errorf("rollout check: %w", err)
+		}
+		rep.Rollout = rc
 	}
 	rep.RuleText = s.Rule.Describe(0.95, s.Level)
 	if len(rep.Classes) > 0 {
@@ -429,9 +485,12 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	if base.CostPer1kUSD > 0 {
 		cr.CostBasis = CostUSD
 	}
+	z := distuv.UnitNormal.Quantile((1 + level) / 2)
 	for i := range cs {
 		compare(&cs[i], base, cr.CostBasis)
+		cs[i].FewerAnswers = fewerAnswers(base, &cs[i], z)
 	}
+	cr.Objective.AllowFewerAnswers = rule.AllowFewerAnswers
 	p := cr.Objective.Percentile
 	cr.Frontier = Frontier(cs, p)
 	for _, i := range cr.Frontier {
@@ -440,7 +499,7 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	cr.Pick, cr.PickNote = Pick(cs, cr.Objective)
 	cr.ObjectivePick = cr.Pick
 	cs[cr.Pick].ObjectivePick = true
-	cr.Verdict = Judge(base, &cs[cr.Pick], p, level, rule, cr.CostBasis)
+	cr.Verdict = judgeFor(cr.Objective, base, &cs[cr.Pick], level, rule, cr.CostBasis)
 	tooFew := !base.CIOK(p) || !cs[cr.Pick].CIOK(p)
 	if !cs[cr.Pick].Hedging && !tooFew {
 		cr.Verdict.Reason = cr.PickNote
@@ -451,13 +510,13 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 		// The objective's pick fails the rule. When a candidate within the
 		// objective's limits passes it, recommend that one instead: "don't
 		// hedge" next to an acceptable candidate is no advice.
-		if a := acceptable(cs, p, level, rule, cr.CostBasis, cheapest, func(c *Candidate) bool { return c.Feasible }); a >= 0 {
+		if a := acceptable(cs, cr.Objective, level, rule, cr.CostBasis, cheapest, func(c *Candidate) bool { return c.Feasible }); a >= 0 {
 			obj := &cs[cr.Pick]
 			objLabel, fails := "no hedging", "buys nothing the rule accepts"
 			if obj.Hedging {
 				objLabel, fails = obj.Label, "fails the rule ("+cr.Verdict.Reason+")"
 			}
-			v := Judge(base, &cs[a], p, level, rule, cr.CostBasis)
+			v := judgeFor(cr.Objective, base, &cs[a], level, rule, cr.CostBasis)
 			v.Reason = fmt.Sprintf("recommend %s: the %s pick (%s) %s; %s passes: %s",
 				cs[a].Label, goalWord(cr.Objective), objLabel, fails, cs[a].Label, v.Reason)
 			cr.PickNote = fmt.Sprintf("recommended instead of the objective's pick (%s: %s), which fails the verdict rule", objLabel, cr.PickNote)
@@ -465,7 +524,7 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 		} else if a := nearestAcceptable(cs, cr.Objective, level, rule, cr.CostBasis); a >= 0 {
 			// Say when only the objective's limits stand in the way, so
 			// that a user knows which setting keeps the class from hedging.
-			v := Judge(base, &cs[a], p, level, rule, cr.CostBasis)
+			v := judgeFor(cr.Objective, base, &cs[a], level, rule, cr.CostBasis)
 			cr.Verdict.Reason += fmt.Sprintf("; beyond the objective's limits, the rule would accept %s: %s", cs[a].Label, v.Reason)
 			cr.Verdict.Alternative = a
 		}
@@ -503,7 +562,8 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 // (ties to the cheaper, as Pick ranks them) or, with cheapest, of the
 // cheapest (ties to the faster), among those for which ok holds, that the
 // rule accepts against cs[0]; −1 if there is none.
-func acceptable(cs []Candidate, p, level float64, rule Rule, basis string, cheapest bool, ok func(*Candidate) bool) int {
+func acceptable(cs []Candidate, o Objective, level float64, rule Rule, basis string, cheapest bool, ok func(*Candidate) bool) int {
+	p := o.Percentile
 	best := -1
 	for i := range cs {
 		c := &cs[i]
@@ -520,7 +580,7 @@ func acceptable(cs []Candidate, p, level float64, rule Rule, basis string, cheap
 				continue
 			}
 		}
-		if v := Judge(&cs[0], c, p, level, rule, basis); v.Hedge {
+		if v := judgeFor(o, &cs[0], c, level, rule, basis); v.Hedge {
 			best = i
 		}
 	}
@@ -551,7 +611,7 @@ func nearestAcceptable(cs []Candidate, o Objective, level float64, rule Rule, ba
 				}
 			}
 		}
-		if v := Judge(&cs[0], c, p, level, rule, basis); v.Hedge {
+		if v := judgeFor(o, &cs[0], c, level, rule, basis); v.Hedge {
 			best, bestX = i, x
 		}
 	}
@@ -816,55 +876,4 @@ func hasFallback(pol *sim.Policy) bool {
 		}
 	}
 	return false
-}
-
-// sharedLimits warns when class i uses a provider or model with a rate
-// limit or a concurrency limit that other classes use too: each class is
-// simulated alone, at its share of the traffic, so the others' load on that
-// limit is left out and 429s or queueing are underestimated.
-func sharedLimits(cfg *sim.Config, i int) string {
-	uses := func(c int) map[int]bool {
-		p := &cfg.Classes[c].Policy
-		m := map[int]bool{p.Primary: true}
-		for _, t := range p.Targets {
-			m[t] = true
-		}
-		return m
-	}
-	limited := map[string]bool{}
-	for _, p := range cfg.Providers {
-		if p.Concurrency > 0 || p.RateLimit.RequestsPerMinute > 0 || p.RateLimit.TokensPerMinute > 0 {
-			limited[p.Name] = true
-		}
-	}
-	mine := uses(i)
-	var names []string
-	seen := map[string]bool{}
-	for c := range cfg.Classes {
-		if c == i {
-			continue
-		}
-		for m := range uses(c) {
-			if !mine[m] {
-				continue
-			}
-			md := &cfg.Models[m]
-			name := ""
-			switch {
-			case md.RateLimit.RequestsPerMinute > 0 || md.RateLimit.TokensPerMinute > 0:
-				name = "model " + md.Name
-			case limited[md.Provider]:
-				name = "provider " + md.Provider
-			}
-			if name != "" && !seen[name] {
-				seen[name] = true
-				names = append(names, name)
-			}
-		}
-	}
-	if len(names) == 0 {
-		return ""
-	}
-	sort.Strings(names)
-	return fmt.Sprintf("each class is simulated alone, but other classes also use %s, which has a rate or concurrency limit: their load is left out, so 429s and queueing are underestimated here; check the pick with `hedgesim run`", strings.Join(names, ", "))
 }

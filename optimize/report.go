@@ -59,6 +59,7 @@ var CSVHeader = []string{
 	"answered_share", "hedged_share", "attempts_per_request", "cost_per_1k_usd",
 	"added_cost_pct", "added_calls_pct", "cost_basis",
 	"feasible", "frontier", "pick", "indistinguishable_from_pick", "objective_pick",
+	"fewer_answers", "answered_within_target_share",
 }
 
 // WriteCSV writes every candidate of every class, one row each, under
@@ -79,6 +80,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 				f(c.AnsweredShare), f(c.HedgedShare), f(c.AttemptsPerRequest), f(c.CostPer1kUSD),
 				f(c.AddedCostPct), f(c.AddedCallsPct), cr.CostBasis,
 				b(c.Feasible), b(c.OnFrontier), b(c.Pick), b(c.LikePick), b(c.ObjectivePick),
+				b(c.FewerAnswers), f(c.AnsweredWithinShare),
 			}
 			if err := cw.Write(row); err != nil {
 				return err
@@ -110,7 +112,11 @@ func (r *Report) requestsLine() string {
 		return fcount(int64(r.RequestsPerCandidate)) + " per candidate"
 	}
 	var b strings.Builder
-	b.WriteString("requests per candidate: the trace's, per class:")
+	if len(r.Joint) == 0 {
+		b.WriteString("requests per candidate: the trace's, per class:")
+	} else {
+		b.WriteString("requests per candidate, per class (a coupled class: its share of the group's):")
+	}
 	for i, cr := range r.Classes {
 		if i > 0 {
 			b.WriteByte(',')
@@ -126,8 +132,20 @@ func (r *Report) requestsLine() string {
 // percentile is not significantly different from the pick's marked "~".
 func (r *Report) WriteText(w io.Writer, all bool) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "scenario %s, seed %d, %s; each class simulated alone, every candidate on the same random draws\n",
-		r.Scenario, r.Seed, r.requestsLine())
+	how := "each class simulated alone (exact: no class shares a limited provider, model or budget)"
+	if len(r.Joint) > 0 {
+		how = "coupled classes optimized jointly, the others alone"
+	}
+	fmt.Fprintf(ew, "scenario %s, seed %d, %s; %s, every candidate on the same random draws; latency is the time to a usable answer (miss: none by the deadline)\n",
+		r.Scenario, r.Seed, r.requestsLine(), how)
+	for _, g := range r.Joint {
+		conv := "converged"
+		if !g.Converged {
+			conv = "not converged"
+		}
+		fmt.Fprintf(ew, "jointly optimized: %s (sharing %s): %d rounds, %s, %d requests per simulation\n",
+			strings.Join(g.Classes, ", "), strings.Join(g.Shared, ", "), g.Rounds, conv, g.Requests)
+	}
 	fmt.Fprintf(ew, "verdict rule: %s\n\n", r.RuleText)
 
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
@@ -154,6 +172,9 @@ func (r *Report) WriteText(w io.Writer, all bool) error {
 	for i := range r.Classes {
 		cr := &r.Classes[i]
 		writeClass(ew, cr, r.Level, all)
+	}
+	if rc := r.Rollout; rc != nil {
+		writeRollout(ew, rc)
 	}
 	fmt.Fprintf(ew, "\nquantiles: %s.\n", r.QuantileRule)
 	fmt.Fprintln(ew, "added cost is relative to no hedging on the same draws; ~ = the percentile's interval overlaps the pick's.")
@@ -260,8 +281,9 @@ func interval(ci [2]float64, ok bool) string {
 }
 
 // change formats the relative change from a to b: "(−32.7%)".
+// Nothing is printed when either is a miss (+Inf) or a is not positive.
 func change(a, b float64) string {
-	if !(a > 0) || a == b {
+	if !(a > 0) || a == b || math.IsInf(a, 1) || math.IsInf(b, 1) {
 		return ""
 	}
 	return "(" + fpct(100*(b-a)/a) + ")"
@@ -303,4 +325,33 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	}
 	_, e.err = e.w.Write(p)
 	return len(p), nil
+}
+
+// writeRollout writes the rollout check: per class, the check next to no
+// hedging and next to the sweep's prediction.
+func writeRollout(w io.Writer, rc *RolloutCheck) {
+	fmt.Fprintf(w, "\nrollout check: the whole scenario with every pick applied, %d requests (p95 checked / no hedging / predicted by the sweep):\n", rc.Requests)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "  class\tpick\tp95 check\tno hedging\tpredicted\tp99 check\tno hedging\tanswered check\tno hedging\tpredicted\t429s\tadded cost\tpredicted\t")
+	for _, c := range rc.Classes {
+		added := "n/a"
+		if c.AddedCostPct != nil {
+			added = fpct(*c.AddedCostPct)
+		}
+		flag := ""
+		if c.Flagged {
+			flag = "  FLAGGED"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", c.Class, c.Pick,
+			fsec(c.Checked.P95), fsec(c.NoHedging.P95), fsec(c.Predicted.P95),
+			fsec(c.Checked.P99), fsec(c.NoHedging.P99),
+			fpct2(c.AnsweredShare), fpct2(c.NoHedgingAnswered), fpct2(c.PredictedAnswered),
+			c.RateLimited, added, fpct(c.PredictedAddedCostPct), flag)
+	}
+	tw.Flush()
+	for _, c := range rc.Classes {
+		if c.Flagged {
+			fmt.Fprintf(w, "  %s: %s\n", c.Class, c.Flag)
+		}
+	}
 }

@@ -26,6 +26,9 @@ const (
 	DefaultDelayCount = 40
 	// MaxDelays bounds the number of delays a grid may have.
 	MaxDelays = 1000
+	// DefaultCheckRequests is the largest default number of requests of the
+	// rollout check (see Settings.CheckRequests).
+	DefaultCheckRequests = 1_000_000
 )
 
 // Goal is what an objective optimises.
@@ -47,6 +50,12 @@ const (
 	// those scaled units, shows no diminishing returns: its fastest point
 	// is picked (and the verdict says whether it is worth it).
 	Knee
+	// MostAnswered picks the highest share of requests answered within
+	// Objective.Target among the candidates within the added-cost and
+	// hedged-share caps (objective "answered"): the SLO view, "95 % of
+	// requests get a usable answer within 2 s". Ties go to the lower
+	// percentile, then the lower cost.
+	MostAnswered
 )
 
 // Objective says how the pick is chosen among a class's candidates.
@@ -65,17 +74,26 @@ type Objective struct {
 	MaxHedgedPct float64
 	// SLA is the latency the percentile must not exceed, for LowestCost; > 0.
 	SLA time.Duration
+	// Target is the latency within which a request counts as answered, for
+	// MostAnswered; > 0.
+	Target time.Duration
+	// AllowFewerAnswers lets the pick be a candidate whose answered share
+	// is significantly lower than no hedging's (Candidate.FewerAnswers);
+	// off by default, so that no pick trades answers for speed. Run sets
+	// it from Rule.AllowFewerAnswers.
+	AllowFewerAnswers bool
 }
 
 // objectiveNames are the names of objectives in scenario files and flags.
-var objectiveNames = []string{"p95", "p99", "cost", "knee"}
+var objectiveNames = []string{"p95", "p99", "cost", "knee", "answered"}
 
 // ObjectiveNames returns the names ParseObjective accepts.
 func ObjectiveNames() []string { return slices.Clone(objectiveNames) }
 
 // SetName sets the goal and percentile of o from an objective name: "p95"
-// and "p99" (lowest percentile), "cost" and "knee" (on p95). Caps and SLA
-// are left as they are.
+// and "p99" (lowest percentile), "cost" and "knee" (on p95), "answered"
+// (most requests answered within Target). Caps, SLA and Target are left as
+// they are.
 func (o *Objective) SetName(name string) error {
 	switch name {
 	case "p95":
@@ -86,6 +104,8 @@ func (o *Objective) SetName(name string) error {
 		o.Goal, o.Percentile = LowestCost, 0.95
 	case "knee":
 		o.Goal, o.Percentile = Knee, 0.95
+	case "answered":
+		o.Goal, o.Percentile = MostAnswered, 0.95
 	default:
 		return fmt.Errorf("unknown objective %q; allowed: %s", name, strings.Join(objectiveNames, ", "))
 	}
@@ -99,6 +119,8 @@ func (o Objective) Name() string {
 		return "cost"
 	case Knee:
 		return "knee"
+	case MostAnswered:
+		return "answered"
 	}
 	return pname(o.Percentile)
 }
@@ -113,6 +135,16 @@ func (o Objective) String() string {
 	switch o.Goal {
 	case LowestCost:
 		return fmt.Sprintf("lowest cost with %s ≤ %s%s", p, fsec(o.SLA.Seconds()), hedged)
+	case MostAnswered:
+		s := fmt.Sprintf("most requests answered within %s", fsec(o.Target.Seconds()))
+		if !math.IsInf(o.MaxAddedCostPct, 1) {
+			s += fmt.Sprintf(" with added cost ≤ +%s%%", fnum(o.MaxAddedCostPct))
+			return s + hedged
+		}
+		if hedged != "" {
+			s += " with" + strings.TrimPrefix(hedged, " and")
+		}
+		return s
 	case Knee:
 		s := fmt.Sprintf("knee of the added-cost versus %s frontier", p)
 		if hedged != "" {
@@ -131,7 +163,7 @@ func (o Objective) String() string {
 
 func (o Objective) validate() error {
 	switch {
-	case o.Goal > Knee:
+	case o.Goal > MostAnswered:
 		return fmt.Errorf("unknown goal %d", o.Goal)
 	case o.Percentile != 0.95 && o.Percentile != 0.99:
 		return fmt.Errorf("percentile %v: must be 0.95 or 0.99", o.Percentile)
@@ -143,6 +175,10 @@ func (o Objective) validate() error {
 		return errors.New("objective cost needs an SLA > 0 (the latency the percentile must not exceed)")
 	case o.SLA < 0:
 		return fmt.Errorf("SLA %v: must be > 0", o.SLA)
+	case o.Goal == MostAnswered && o.Target <= 0:
+		return errors.New("objective answered needs a target > 0 (the latency within which a request counts as answered, such as 2s)")
+	case o.Target < 0:
+		return fmt.Errorf("target %v: must be > 0", o.Target)
 	}
 	return nil
 }
@@ -188,6 +224,10 @@ type Rule struct {
 	// RequireSignificant requires the improvement to be significant: the
 	// intervals before and after are disjoint. Default true.
 	RequireSignificant bool
+	// AllowFewerAnswers lets a candidate whose answered share is
+	// significantly lower than no hedging's be picked and judged "hedge".
+	// Default false: a pick never trades answers for speed.
+	AllowFewerAnswers bool
 }
 
 func (r Rule) validate() error {
@@ -286,6 +326,15 @@ type Settings struct {
 	Only []string
 	// Rule is the verdict rule.
 	Rule Rule
+	// Alone sweeps every class alone, at its share of the traffic, even
+	// when classes are coupled (see Run): each pick then ignores the
+	// others' load on what they share.
+	Alone bool
+	// CheckRequests is the number of requests of the rollout check (the
+	// whole scenario with every pick applied, see Check), in
+	// [0, MaxRequests]; 0 skips it; −1 (the default) means
+	// DefaultCheckRequests or, when that is more, 5 × Requests.
+	CheckRequests int
 }
 
 // DefaultSettings returns the defaults: 200 000 requests per candidate,
@@ -295,8 +344,9 @@ type Settings struct {
 // added cost, significant.
 func DefaultSettings() Settings {
 	return Settings{
-		Requests: DefaultRequests,
-		Level:    DefaultLevel,
+		Requests:      DefaultRequests,
+		CheckRequests: -1,
+		Level:         DefaultLevel,
 		Search: Search{Objective: Objective{
 			Goal: LowestLatency, Percentile: 0.95,
 			MaxAddedCostPct: DefaultMaxAddedCostPct, MaxHedgedPct: 100,
@@ -331,6 +381,8 @@ func (s *Settings) Validate(cfg *sim.Config) error {
 		return fmt.Errorf("requests per candidate %d: must be in [1, %d]", s.Requests, MaxRequests)
 	case !(s.Level >= 0.5 && s.Level <= 0.9999):
 		return fmt.Errorf("confidence level %v: must be in [0.5, 0.9999]", s.Level)
+	case s.CheckRequests < -1 || s.CheckRequests > MaxRequests:
+		return fmt.Errorf("rollout-check requests %d: must be in [0, %d] (0 skips the check)", s.CheckRequests, MaxRequests)
 	}
 	if err := s.Rule.validate(); err != nil {
 		return fmt.Errorf("verdict rule: %w", err)
@@ -396,4 +448,12 @@ func sortedKeys[V any](m map[string]V) []string {
 	}
 	slices.Sort(keys)
 	return keys
+}
+
+// checkRequests resolves Settings.CheckRequests.
+func (s *Settings) checkRequests() int {
+	if s.CheckRequests >= 0 {
+		return s.CheckRequests
+	}
+	return min(DefaultCheckRequests, 5*s.Requests)
 }

@@ -3,6 +3,7 @@ package optimize
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"time"
 
@@ -38,9 +39,16 @@ const survivalPerDecade = 60
 // per decade of S, spaced logarithmically from S = 1 down to 1/n, plus the
 // largest latency (S = 0) — enough to draw the curve on a log axis without
 // keeping every request.
+//
+// Misses (+Inf, requests without a usable answer) have no point: the curve
+// ends at the largest finite latency, where S is the share of misses.
 func survival(x []float64) []SurvivalPoint {
 	n := len(x)
-	if n == 0 {
+	finite := n
+	for finite > 0 && math.IsInf(x[finite-1], 1) {
+		finite--
+	}
+	if finite == 0 {
 		return nil
 	}
 	var idx []int
@@ -54,8 +62,11 @@ func survival(x []float64) []SurvivalPoint {
 			idx = append(idx, i)
 		}
 	}
-	if idx[len(idx)-1] != n-1 {
-		idx = append(idx, n-1)
+	for len(idx) > 0 && idx[len(idx)-1] >= finite {
+		idx = idx[:len(idx)-1]
+	}
+	if len(idx) == 0 || idx[len(idx)-1] != finite-1 {
+		idx = append(idx, finite-1)
 	}
 	out := make([]SurvivalPoint, len(idx))
 	for k, i := range idx {
@@ -67,18 +78,18 @@ func survival(x []float64) []SurvivalPoint {
 // summarize turns one run of one class into a candidate's measurements
 // (everything but the cost comparison with the baseline, see compare).
 // Percentiles index the latencies that sim.Run has already sorted.
-func summarize(c *Candidate, r *sim.ClassResult, level float64) {
+// target, when > 0, is the objective's latency target for
+// AnsweredWithinShare.
+func summarize(c *Candidate, r *sim.ClassResult, level float64, target time.Duration) {
 	x := r.Latencies
 	c.Requests = r.Requests
 	if len(x) == 0 {
 		return
 	}
-	var sum float64
-	for _, v := range x {
-		sum += v
-	}
 	l := &c.Latency
-	l.Mean = sum / float64(len(x))
+	if m := r.Mean(); !math.IsNaN(m) {
+		l.Mean = m
+	}
 	l.P50, l.P90, l.P95 = quantile(x, 0.50), quantile(x, 0.90), quantile(x, 0.95)
 	l.P99, l.P999 = quantile(x, 0.99), quantile(x, 0.999)
 	var ok95, ok99 bool
@@ -91,6 +102,29 @@ func summarize(c *Candidate, r *sim.ClassResult, level float64) {
 	c.AttemptsPerRequest = float64(r.Attempts.Sent) / n
 	c.CostPer1kUSD = (r.CostCompletedUSD + r.CostCancelledUSD) * 1000 / n
 	c.Survival = survival(x)
+	if target > 0 {
+		t := target.Seconds()
+		within, _ := slices.BinarySearchFunc(x, t, func(v, t float64) int {
+			if v <= t {
+				return -1
+			}
+			return 1
+		})
+		c.AnsweredWithinShare = float64(within) / n
+	}
+}
+
+// fewerAnswers reports whether c answers significantly fewer requests than
+// the baseline b: pb − pc > z·√(pb(1−pb)/nb + pc(1−pc)/nc), the two-sample
+// test on the difference of proportions at normal score z. When neither
+// share varies (both 0 or 1) any fall is significant.
+func fewerAnswers(b, c *Candidate, z float64) bool {
+	pb, pc := b.AnsweredShare, c.AnsweredShare
+	if !(pc < pb) || b.Requests == 0 || c.Requests == 0 {
+		return false
+	}
+	se := math.Sqrt(pb*(1-pb)/float64(b.Requests) + pc*(1-pc)/float64(c.Requests))
+	return pb-pc > z*se
 }
 
 // MinRequestsForCI returns the smallest number of requests n for which the

@@ -61,8 +61,42 @@ type Cost struct {
 	// XMin, XMax, YMin and YMax are the axis ranges: room for the labels
 	// and for the legend where it covers no data.
 	XMin, XMax, YMin, YMax float64
+	// MissY is the height at which candidates whose percentile is a miss
+	// (no usable answer at that rank) are drawn, above every finite one;
+	// NaN when there is none.
+	MissY float64
 
 	order []int // candidates by labelling priority
+}
+
+// missRow returns the height at which a miss (+Inf) among the latencies
+// ys is drawn: 15 % above the largest finite one (or the deadline, when
+// that is higher; 1 s when nothing is finite), and whether there is a miss.
+func missRow(ys []float64, deadline float64) (float64, bool) {
+	hi, missed := math.Inf(-1), false
+	for _, y := range ys {
+		if math.IsInf(y, 1) {
+			missed = true
+		} else if !math.IsNaN(y) {
+			hi = max(hi, y)
+		}
+	}
+	if !missed {
+		return math.NaN(), false
+	}
+	hi = max(hi, deadline)
+	if !(hi > 0) || math.IsInf(hi, 0) {
+		hi = 1
+	}
+	return 1.15 * hi, true
+}
+
+// orMiss returns y, or top when y is a miss (+Inf).
+func orMiss(y, top float64) float64 {
+	if math.IsInf(y, 1) {
+		return top
+	}
+	return y
 }
 
 // plotWidth and plotHeight are the figure sizes in inches.
@@ -109,13 +143,23 @@ func CostData(cr *optimize.ClassReport) Cost {
 		XLabel:       "added cost (% of no hedging)",
 		YLabel:       pname(p) + " latency (s)",
 		BaselineName: "no hedging",
+		MissY:        math.NaN(),
 	}
 	if cr.CostBasis == optimize.CostCalls {
 		d.XLabel = "added calls per request (% of no hedging)"
 	}
+	var ys []float64
+	for i := range cr.Candidates {
+		ys = append(ys, cr.Candidates[i].Q(p))
+	}
+	top, missed := missRow(ys, cr.DeadlineSeconds)
+	if missed {
+		d.YLabel += "; top row: miss"
+		d.MissY = top
+	}
 	for i := range cr.Candidates {
 		c := &cr.Candidates[i]
-		d.Candidates = append(d.Candidates, Label{XY: XY{c.AddedCostPct, c.Q(p)}, Text: c.Label})
+		d.Candidates = append(d.Candidates, Label{XY: XY{c.AddedCostPct, orMiss(c.Q(p), top)}, Text: c.Label})
 	}
 	d.Candidates[0].Text = "no hedging"
 	for _, i := range cr.Frontier {
@@ -313,6 +357,9 @@ type Delay struct {
 	Series     []DelaySeries
 	// BaseP95 and BaseP99 are the no-hedging percentiles.
 	BaseP95, BaseP99 float64
+	// MissY is the height at which a percentile or interval bound that is a
+	// miss is drawn, above every finite one; NaN when there is none.
+	MissY float64
 }
 
 // DelayData returns the data of the delay figure of cr.
@@ -339,6 +386,18 @@ func DelayData(cr *optimize.ClassReport, level float64) Delay {
 	if !cr.Verdict.Hedge {
 		d.PickName += " (fails the verdict rule)"
 	}
+	var ys []float64
+	for i := range cr.Candidates {
+		l := &cr.Candidates[i].Latency
+		ys = append(ys, l.P95, l.P99, l.P95CI95[0], l.P95CI95[1], l.P99CI95[0], l.P99CI95[1])
+	}
+	top, missed := missRow(ys, cr.DeadlineSeconds)
+	d.MissY = math.NaN()
+	if missed {
+		d.MissY = top
+		d.Title += "; top row: miss"
+		d.BaseP95, d.BaseP99 = orMiss(d.BaseP95, top), orMiss(d.BaseP99, top)
+	}
 	for _, sr := range cr.Series {
 		s := DelaySeries{Name: sr.Name, PickAt: -1}
 		members := slices.Clone(sr.Members)
@@ -352,12 +411,12 @@ func DelayData(cr *optimize.ClassReport, level float64) Delay {
 				s.PickAt = len(s.Delay)
 			}
 			s.Delay = append(s.Delay, c.DelaySeconds)
-			s.P95 = append(s.P95, l.P95)
-			s.P95Lo = append(s.P95Lo, l.P95CI95[0])
-			s.P95Hi = append(s.P95Hi, l.P95CI95[1])
-			s.P99 = append(s.P99, l.P99)
-			s.P99Lo = append(s.P99Lo, l.P99CI95[0])
-			s.P99Hi = append(s.P99Hi, l.P99CI95[1])
+			s.P95 = append(s.P95, orMiss(l.P95, top))
+			s.P95Lo = append(s.P95Lo, orMiss(l.P95CI95[0], top))
+			s.P95Hi = append(s.P95Hi, orMiss(l.P95CI95[1], top))
+			s.P99 = append(s.P99, orMiss(l.P99, top))
+			s.P99Lo = append(s.P99Lo, orMiss(l.P99CI95[0], top))
+			s.P99Hi = append(s.P99Hi, orMiss(l.P99CI95[1], top))
 			s.HedgedPct = append(s.HedgedPct, 100*c.HedgedShare)
 			s.AnsweredPct = append(s.AnsweredPct, 100*c.AnsweredShare)
 		}

@@ -19,6 +19,9 @@ type optimizeTable struct {
 	MinGainPerCost     *float64               `toml:"min_gain_per_cost"`
 	MinUnansweredCut   *float64               `toml:"min_unanswered_cut_per_cost"`
 	RequireSignificant *bool                  `toml:"require_significant"`
+	AllowFewerAnswers  *bool                  `toml:"allow_fewer_answers"`
+	Alone              *bool                  `toml:"alone"`
+	CheckRequests      *int64                 `toml:"check_requests"`
 	Classes            []string               `toml:"classes"`
 	Class              map[string]searchTable `toml:"class"`
 
@@ -26,6 +29,7 @@ type optimizeTable struct {
 	MaxAddedCostPct *float64   `toml:"max_added_cost_pct"`
 	MaxHedgedPct    *float64   `toml:"max_hedged_pct"`
 	SLA             *Duration  `toml:"sla"`
+	Target          *Duration  `toml:"target"`
 	Delays          []Duration `toml:"delays"`
 	From            *Duration  `toml:"from"`
 	To              *Duration  `toml:"to"`
@@ -40,6 +44,7 @@ type searchTable struct {
 	MaxAddedCostPct *float64   `toml:"max_added_cost_pct"`
 	MaxHedgedPct    *float64   `toml:"max_hedged_pct"`
 	SLA             *Duration  `toml:"sla"`
+	Target          *Duration  `toml:"target"`
 	Delays          []Duration `toml:"delays"`
 	From            *Duration  `toml:"from"`
 	To              *Duration  `toml:"to"`
@@ -85,6 +90,19 @@ func (c *checker) optimizeSettings(t *optimizeTable, cfg *sim.Config) (optimize.
 			return s, c.errorf(key+".min_unanswered_cut_per_cost", "%g is out of range; want percent of unanswered share cut per percent of added cost ≥ 0, such as 0.5", *t.MinUnansweredCut)
 		}
 	}
+	if t.AllowFewerAnswers != nil {
+		s.Rule.AllowFewerAnswers = *t.AllowFewerAnswers
+	}
+	if t.Alone != nil {
+		s.Alone = *t.Alone
+	}
+	if t.CheckRequests != nil {
+		n := *t.CheckRequests
+		if n < 0 || n > optimize.MaxRequests {
+			return s, c.errorf(key+".check_requests", "%d is out of range; want a number of requests in [0, %d] (0 skips the rollout check)", n, optimize.MaxRequests)
+		}
+		s.CheckRequests = int(n)
+	}
 	if t.RequireSignificant != nil {
 		s.Rule.RequireSignificant = *t.RequireSignificant
 	}
@@ -106,7 +124,7 @@ func (c *checker) optimizeSettings(t *optimizeTable, cfg *sim.Config) (optimize.
 		s.Only = t.Classes
 	}
 	global := searchTable{
-		Objective: t.Objective, MaxAddedCostPct: t.MaxAddedCostPct, MaxHedgedPct: t.MaxHedgedPct, SLA: t.SLA,
+		Objective: t.Objective, MaxAddedCostPct: t.MaxAddedCostPct, MaxHedgedPct: t.MaxHedgedPct, SLA: t.SLA, Target: t.Target,
 		Delays: t.Delays, From: t.From, To: t.To, Step: t.Step, Copies: t.Copies, Targets: t.Targets,
 	}
 	if err := c.search(key, &global, &s.Search); err != nil {
@@ -136,6 +154,13 @@ func (c *checker) optimizeSettings(t *optimizeTable, cfg *sim.Config) (optimize.
 			}
 			return s, c.errorf(k, "objective \"cost\" needs sla (the latency p95 must not exceed, such as \"2s\") for class %q", cl.Name)
 		}
+		if se.Objective.Goal == optimize.MostAnswered && se.Objective.Target <= 0 {
+			k := key + ".objective"
+			if ct, ok := t.Class[cl.Name]; ok && ct.Objective != nil {
+				k = joinKey(key+".class", cl.Name) + ".objective"
+			}
+			return s, c.errorf(k, "objective \"answered\" needs target (the latency within which a request counts as answered, such as \"2s\") for class %q", cl.Name)
+		}
 	}
 	if err := s.Validate(cfg); err != nil {
 		return s, c.errorf(key, "%v", err)
@@ -164,6 +189,11 @@ func (c *checker) search(key string, t *searchTable, s *optimize.Search) error {
 	if t.SLA != nil {
 		if o.SLA = time.Duration(*t.SLA); o.SLA <= 0 {
 			return c.errorf(key+".sla", "%v: want a latency > 0, such as \"2s\"", o.SLA)
+		}
+	}
+	if t.Target != nil {
+		if o.Target = time.Duration(*t.Target); o.Target <= 0 {
+			return c.errorf(key+".target", "%v: want a latency > 0, such as \"2s\"", o.Target)
 		}
 	}
 	rng := t.From != nil || t.To != nil || t.Step != nil

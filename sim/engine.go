@@ -83,8 +83,21 @@ type classStats struct {
 	// billed[2m] and billed[2m+1] are what model m billed for attempts that
 	// responded and for cancelled ones. Token counts are whole numbers, so
 	// their sums are exact and independent of the order of events.
-	billed    []bill
-	latencies []time.Duration // in the order requests end
+	billed []bill
+	// latencies are the times to a usable answer of the answered
+	// requests, and missEnds the times until the other requests ended
+	// (misses: no usable answer by the deadline), in the order they end.
+	latencies, missEnds []time.Duration
+}
+
+// record books the latency d of a request that ended with outcome o: the
+// time to its usable answer, or, for a miss, the time until it ended.
+func (s *classStats) record(o outcome, d time.Duration) {
+	if o == outOK {
+		s.latencies = append(s.latencies, d)
+	} else {
+		s.missEnds = append(s.missEnds, d)
+	}
 }
 
 // engine is one simulation run.
@@ -816,7 +829,7 @@ func (e *engine) finish(slot int32, r *request, o outcome) {
 			st.timeoutsOpen++
 		}
 	}
-	st.latencies = append(st.latencies, e.now-r.arrival)
+	st.record(o, e.now-r.arrival)
 	e.lastEvent = max(e.lastEvent, e.now)
 	cancelAt := e.now + p.CancelLatency
 	for k := 0; k < int(r.sent); k++ {

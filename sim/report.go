@@ -8,11 +8,14 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"gonum.org/v1/gonum/stat"
 )
 
 // QuantileRule states how the report's percentiles are computed.
 const QuantileRule = "nearest rank (R type 1): the smallest latency with at least p of requests at or below it; " +
-	"a request's latency runs from arrival to its answer, its error, or its deadline (timed-out requests count at the deadline); " +
+	"latency is the time to a usable answer: a request without one by its deadline (error, 429, invalid, timeout, fail-open included) is a miss, " +
+	"+Inf for percentiles (JSON null, printed \"miss\"); the mean is over answered requests; " +
 	"ci95 is a distribution-free order-statistic interval"
 
 // Report is a run compared with the same traffic without hedging. Its JSON
@@ -31,7 +34,10 @@ type Report struct {
 	Warnings []string `json:"warnings"`
 }
 
-// Latency summarises request latencies in seconds.
+// Latency summarises request latencies in seconds. A percentile or an
+// interval bound that lands on a missed request is +Inf, which JSON writes
+// as null (and reads back from null); the mean is over answered requests
+// (0 when none was answered).
 type Latency struct {
 	Mean    float64    `json:"mean"`
 	P50     float64    `json:"p50"`
@@ -55,6 +61,93 @@ type Cost struct {
 	Cancelled float64 `json:"cancelled"` // cancelled losers
 }
 
+// MarshalJSON writes l with null for an infinite value (a miss).
+func (l Latency) MarshalJSON() ([]byte, error) {
+	return json.Marshal(l.wire())
+}
+
+// UnmarshalJSON reads l, taking null as +Inf (a miss).
+func (l *Latency) UnmarshalJSON(b []byte) error {
+	var w latencyJSON
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*l = w.latency()
+	return nil
+}
+
+// latencyJSON is Latency on the wire: nil for +Inf.
+type latencyJSON struct {
+	Mean    *float64    `json:"mean"`
+	P50     *float64    `json:"p50"`
+	P90     *float64    `json:"p90"`
+	P95     *float64    `json:"p95"`
+	P99     *float64    `json:"p99"`
+	P999    *float64    `json:"p99_9"`
+	P95CI95 [2]*float64 `json:"p95_ci95"`
+	P99CI95 [2]*float64 `json:"p99_ci95"`
+	P95CIOK bool        `json:"p95_ci95_ok"`
+	P99CIOK bool        `json:"p99_ci95_ok"`
+}
+
+func finite(x float64) *float64 {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return nil
+	}
+	return &x
+}
+
+func orInf(x *float64) float64 {
+	if x == nil {
+		return math.Inf(1)
+	}
+	return *x
+}
+
+func (l Latency) wire() latencyJSON {
+	return latencyJSON{
+		Mean: finite(l.Mean), P50: finite(l.P50), P90: finite(l.P90), P95: finite(l.P95),
+		P99: finite(l.P99), P999: finite(l.P999),
+		P95CI95: [2]*float64{finite(l.P95CI95[0]), finite(l.P95CI95[1])},
+		P99CI95: [2]*float64{finite(l.P99CI95[0]), finite(l.P99CI95[1])},
+		P95CIOK: l.P95CIOK, P99CIOK: l.P99CIOK,
+	}
+}
+
+func (w latencyJSON) latency() Latency {
+	mean := 0.0
+	if w.Mean != nil {
+		mean = *w.Mean
+	}
+	return Latency{
+		Mean: mean, P50: orInf(w.P50), P90: orInf(w.P90), P95: orInf(w.P95),
+		P99: orInf(w.P99), P999: orInf(w.P999),
+		P95CI95: [2]float64{orInf(w.P95CI95[0]), orInf(w.P95CI95[1])},
+		P99CI95: [2]float64{orInf(w.P99CI95[0]), orInf(w.P99CI95[1])},
+		P95CIOK: w.P95CIOK, P99CIOK: w.P99CIOK,
+	}
+}
+
+// EndLatency summarises the time until requests ended — their answer,
+// error or deadline — in seconds: the secondary figure, in which a request
+// that fails fast looks fast. Never the headline.
+type EndLatency struct {
+	Mean float64 `json:"mean"`
+	P50  float64 `json:"p50"`
+	P95  float64 `json:"p95"`
+	P99  float64 `json:"p99"`
+}
+
+// SummarizeEnd returns the end-latency summary of c (zeros without requests).
+func SummarizeEnd(c *ClassResult) EndLatency {
+	x := c.EndLatencies()
+	if len(x) == 0 {
+		return EndLatency{}
+	}
+	q := func(p float64) float64 { return stat.Quantile(p, stat.Empirical, x, nil) }
+	return EndLatency{Mean: stat.Mean(x, nil), P50: q(0.5), P95: q(0.95), P99: q(0.99)}
+}
+
 // Baseline is the same traffic with hedging off.
 type Baseline struct {
 	Latency       Latency `json:"latency_s"`
@@ -64,16 +157,18 @@ type Baseline struct {
 
 // ClassReport is one class (or "overall") of a Report.
 type ClassReport struct {
-	Class              string        `json:"class"`
-	Requests           int64         `json:"requests"`
-	Answered           int64         `json:"answered"` // valid answer within the deadline
-	AnsweredShare      float64       `json:"answered_share"`
-	TimeoutsFailOpen   int64         `json:"timeouts_fail_open"`
-	TimeoutsFailClosed int64         `json:"timeouts_fail_closed"`
-	Errors             int64         `json:"errors"`
-	RateLimited        int64         `json:"rate_limited"` // of the errors, requests ended by a 429
-	Invalid            int64         `json:"invalid"`
-	Latency            Latency       `json:"latency_s"`
+	Class              string  `json:"class"`
+	Requests           int64   `json:"requests"`
+	Answered           int64   `json:"answered"` // valid answer within the deadline
+	AnsweredShare      float64 `json:"answered_share"`
+	TimeoutsFailOpen   int64   `json:"timeouts_fail_open"`
+	TimeoutsFailClosed int64   `json:"timeouts_fail_closed"`
+	Errors             int64   `json:"errors"`
+	RateLimited        int64   `json:"rate_limited"` // of the errors, requests ended by a 429
+	Invalid            int64   `json:"invalid"`
+	Latency            Latency `json:"latency_s"`
+	// EndLatency is the time until requests ended, answered or not.
+	EndLatency         EndLatency    `json:"end_latency_s"`
 	HedgedShare        float64       `json:"hedged_share"`
 	AttemptsPerRequest float64       `json:"attempts_per_request"`
 	Attempts           AttemptCounts `json:"attempts"`
@@ -100,7 +195,9 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 		QuantileRule: QuantileRule,
 	}
 	for i := range hedged.Classes {
-		r.Classes = append(r.Classes, classReport(&hedged.Classes[i], &baseline.Classes[i]))
+		cr := classReport(&hedged.Classes[i], &baseline.Classes[i])
+		cr.Warnings = append(cr.Warnings, hedgeWarnings(&cfg.Classes[i], &hedged.Classes[i], &baseline.Classes[i])...)
+		r.Classes = append(r.Classes, cr)
 	}
 	r.Overall = classReport(&hedged.Overall, &baseline.Overall)
 	r.Providers = hedged.Providers
@@ -119,8 +216,12 @@ func SummarizeLatency(c *ClassResult) Latency {
 	if len(c.Latencies) == 0 {
 		return Latency{}
 	}
+	mean := c.Mean()
+	if math.IsNaN(mean) {
+		mean = 0
+	}
 	l := Latency{
-		Mean: c.Mean(), P50: c.Quantile(0.50), P90: c.Quantile(0.90),
+		Mean: mean, P50: c.Quantile(0.50), P90: c.Quantile(0.90),
 		P95: c.Quantile(0.95), P99: c.Quantile(0.99), P999: c.Quantile(0.999),
 	}
 	lo, hi, ok := c.QuantileCI(0.95, 0.95)
@@ -152,6 +253,7 @@ func classReport(h, b *ClassResult) ClassReport {
 		TimeoutsFailOpen: h.TimeoutsOpen, TimeoutsFailClosed: h.TimeoutsClosed,
 		Errors: h.Errors, RateLimited: h.RateLimited, Invalid: h.Invalid,
 		Latency:            SummarizeLatency(h),
+		EndLatency:         SummarizeEnd(h),
 		HedgedShare:        share(h.Hedged, h.Requests),
 		AttemptsPerRequest: share(h.Attempts.Sent, h.Requests),
 		Attempts:           h.Attempts,
@@ -174,6 +276,34 @@ func classReport(h, b *ClassResult) ClassReport {
 	return cr
 }
 
+// hedgeWarnings says when class cl's hedging (run h, baseline b) does
+// harm or nothing: it answers significantly fewer requests than no hedging
+// (the two-proportion test of the optimizer, at 95 %); it cannot hedge
+// because its first copy is due at or after its deadline; or its requests
+// end sooner only because they fail faster (the p95 of the time until
+// requests ended falls by ≥ 10 % while the p95 to a usable answer does not
+// fall).
+func hedgeWarnings(cl *Class, h, b *ClassResult) []string {
+	var w []string
+	if h.Requests == 0 || b.Requests == 0 {
+		return nil
+	}
+	ph, pb := share(h.Answered, h.Requests), share(b.Answered, b.Requests)
+	se := math.Sqrt(pb*(1-pb)/float64(b.Requests) + ph*(1-ph)/float64(h.Requests))
+	if ph < pb && pb-ph > 1.96*se {
+		w = append(w, fmt.Sprintf("hedging lowers the answered share significantly (%s without, %s with hedging): copies fail (429s, errors, invalid answers) or end requests that would have been answered", pct(pb), pct(ph)))
+	}
+	p := &cl.Policy
+	if g := p.gap(1); p.Copies > 0 && p.Adaptive == nil && cl.Deadline > 0 && g >= cl.Deadline {
+		w = append(w, fmt.Sprintf("the hedge delay %s is at or past the deadline %s: no copy is ever sent on a timer (hedged %s)", FormatSeconds(g.Seconds()), FormatSeconds(cl.Deadline.Seconds()), pct(share(h.Hedged, h.Requests))))
+	}
+	eh, eb := SummarizeEnd(h).P95, SummarizeEnd(b).P95
+	if eb > 0 && eh <= 0.9*eb && !(h.Quantile(0.95) < b.Quantile(0.95)) {
+		w = append(w, fmt.Sprintf("requests end sooner with hedging (p95 of the time until they end %s → %s) only because they fail faster: p95 to a usable answer %s → %s", FormatSeconds(eb), FormatSeconds(eh), FormatSeconds(b.Quantile(0.95)), FormatSeconds(h.Quantile(0.95))))
+	}
+	return w
+}
+
 // latencyWarnings says what limits the latency figures of c.
 func latencyWarnings(c *ClassResult) []string {
 	n := len(c.Latencies)
@@ -188,11 +318,15 @@ func latencyWarnings(c *ClassResult) []string {
 	case !ciOK(c, 0.999):
 		w = append(w, fmt.Sprintf("%s too few for a 95%% interval on p99.9; treat it as rough", plural(n, "request is", "requests are")))
 	}
-	if c.Latencies[n-1] >= maxDelay.Seconds() {
+	if slices.ContainsFunc(c.Latencies, isCapped) || slices.ContainsFunc(c.MissEnds, isCapped) {
 		w = append(w, fmt.Sprintf("some latencies reached the simulator's cap of %s: single draws are capped at about 9 years, so the inputs lie outside what it models", FormatSeconds(maxDelay.Seconds())))
 	}
 	return w
 }
+
+// isCapped reports whether a latency in seconds reached the simulator's
+// cap on a single draw (a miss, +Inf, did not).
+func isCapped(s float64) bool { return s >= maxDelay.Seconds() && !math.IsInf(s, 1) }
 
 func ciOK(c *ClassResult, p float64) bool {
 	_, _, ok := c.QuantileCI(p, 0.95)
@@ -220,7 +354,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	if len(r.Classes) == 1 {
 		rows = r.Classes
 	}
-	fmt.Fprintf(w, "scenario %s, seed %d, %d requests\n\n", r.Scenario, r.Seed, r.Requests)
+	fmt.Fprintf(w, "scenario %s, seed %d, %d requests; latency is the time to a usable answer (miss: none by the deadline); no hedging = no copies and no per-attempt timeout\n\n", r.Scenario, r.Seed, r.Requests)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "latency\tp50\tp90\tp95\tp95 95% CI\tp99\tp99.9\tmean\t\tno hedging p95\tp99\t")
@@ -336,11 +470,14 @@ func signedPct(x float64) string {
 func fsec(s float64) string { return FormatSeconds(s) }
 
 // FormatSeconds formats a latency in seconds compactly, as the reports
-// print it: "-" for NaN, 0s, 4.2ms, 213ms, 3.07s, 61.2s.
+// print it: "-" for NaN, "miss" for +Inf (a percentile that lands on a
+// request without a usable answer), 0s, 4.2ms, 213ms, 3.07s, 61.2s.
 func FormatSeconds(s float64) string {
 	switch {
 	case math.IsNaN(s):
 		return "-"
+	case math.IsInf(s, 1):
+		return "miss"
 	case s == 0:
 		return "0s"
 	case s < 0.01:

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -76,9 +77,18 @@ type ClassResult struct {
 	// AdaptiveDelay is the adaptive hedge delay over time, when the class
 	// has one (at most about 2000 points, evenly thinned).
 	AdaptiveDelay []DelaySample
-	// Latencies holds each request's latency in seconds, sorted ascending:
-	// time from arrival to its answer, its error, or its deadline.
+	// Latencies holds each request's time to a usable answer in seconds,
+	// sorted ascending: from arrival to its valid answer (or, when the
+	// winner is the first token, to that token). A request without a
+	// usable answer by its deadline — an error, a 429, an invalid answer,
+	// an attempt timeout, a deadline reached, fail-open included — is a
+	// miss and holds +Inf, so misses sort last and a percentile that lands
+	// on one is +Inf (printed "miss").
 	Latencies []float64
+	// MissEnds holds the time in seconds from arrival until each missed
+	// request ended (its error or its deadline), sorted ascending; there
+	// are Requests − Answered of them.
+	MissEnds []float64
 }
 
 // add adds o's counts, bills and wasted tokens to s (not its latencies,
@@ -114,6 +124,11 @@ func (s *classStats) result(name string, models []Model) ClassResult {
 	lat := sortedSeconds(s.latencies)
 	putDurations(s.latencies)
 	s.latencies = nil
+	ends := sortedSeconds(s.missEnds)
+	s.missEnds = nil
+	for range ends {
+		lat = append(lat, math.Inf(1))
+	}
 	var completed, cancelled float64
 	for m := range models {
 		completed += s.billed[2*m].cost(&models[m])
@@ -130,6 +145,7 @@ func (s *classStats) result(name string, models []Model) ClassResult {
 		CostCompletedUSD: completed, CostCancelledUSD: cancelled,
 		WastedOutputTokens: s.wastedOutput,
 		Latencies:          lat,
+		MissEnds:           ends,
 	}
 }
 
@@ -150,11 +166,12 @@ func (e *engine) result() *Result {
 	}
 	res.Overall = all.result("overall", e.cfg.Models)
 	res.Overall.Denied = denied
-	var lat []float64
+	var lat, ends []float64
 	for i := range res.Classes {
 		lat = mergeSorted(lat, res.Classes[i].Latencies)
+		ends = mergeSorted(ends, res.Classes[i].MissEnds)
 	}
-	res.Overall.Latencies = lat
+	res.Overall.Latencies, res.Overall.MissEnds = lat, ends
 	for i := range e.provs {
 		pv := &e.provs[i]
 		pr := pv.stats
@@ -197,10 +214,11 @@ func mergeSorted(a, b []float64) []float64 {
 	return append(out, b[j:]...)
 }
 
-// Quantile returns the p-quantile of the request latency in seconds by the
-// nearest-rank rule (R type 1, gonum stat.Empirical): the smallest observed
-// latency L with at least a share p of requests at or below L. It returns
-// NaN when there are no requests.
+// Quantile returns the p-quantile of the time to a usable answer in
+// seconds by the nearest-rank rule (R type 1, gonum stat.Empirical): the
+// smallest observed latency L with at least a share p of requests at or
+// below L; +Inf when that rank is a miss (see Latencies). It returns NaN
+// when there are no requests.
 func (c *ClassResult) Quantile(p float64) float64 {
 	if len(c.Latencies) == 0 {
 		return math.NaN()
@@ -208,12 +226,25 @@ func (c *ClassResult) Quantile(p float64) float64 {
 	return stat.Quantile(p, stat.Empirical, c.Latencies, nil)
 }
 
-// Mean returns the mean request latency in seconds (NaN with no requests).
+// Mean returns the mean time to a usable answer of the answered requests
+// in seconds (misses have no time to an answer); NaN when none was
+// answered.
 func (c *ClassResult) Mean() float64 {
-	if len(c.Latencies) == 0 {
+	n := len(c.Latencies) - len(c.MissEnds)
+	if n <= 0 {
 		return math.NaN()
 	}
-	return stat.Mean(c.Latencies, nil)
+	return stat.Mean(c.Latencies[:n], nil)
+}
+
+// EndLatencies returns, sorted ascending in seconds, the time from arrival
+// until each request ended: its answer, its error or its deadline. It is
+// the secondary figure; the headline is the time to a usable answer
+// (Latencies), under which a request that fails fast is no faster. The
+// slice may share memory with Latencies: do not modify it.
+func (c *ClassResult) EndLatencies() []float64 {
+	n := len(c.Latencies) - len(c.MissEnds)
+	return mergeSorted(slices.Clip(c.Latencies[:n]), c.MissEnds)
 }
 
 // QuantileCI returns a distribution-free confidence interval at the given

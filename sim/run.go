@@ -5,18 +5,29 @@ package sim
 // Run is deterministic: the same cfg gives the same Result.
 func Run(cfg *Config) (*Result, error) { return RunTrace(cfg, nil) }
 
-// WithoutHedging returns a copy of cfg in which no class sends copies: the
-// baseline that added cost and latency gains are measured against. Because
-// draws depend only on (seed, request, attempt), the baseline sees exactly
-// the same arrivals, token counts and primary attempts as cfg.
+// WithoutHedging returns a copy of cfg in which no class sends copies and
+// no attempt has a per-attempt timeout (a per-try timeout is part of a
+// hedge policy: without it the primary runs until it answers or the
+// deadline): the baseline that added cost and latency gains are measured
+// against. Because draws depend only on (seed, request, attempt), the
+// baseline sees exactly the same arrivals, token counts and primary
+// attempts as cfg.
 func WithoutHedging(cfg *Config) *Config {
 	c := *cfg
 	c.Classes = make([]Class, len(cfg.Classes))
 	copy(c.Classes, cfg.Classes)
 	for i := range c.Classes {
-		c.Classes[i].Policy.Copies = 0
+		NoHedging(&c.Classes[i].Policy)
 	}
 	return &c
+}
+
+// NoHedging turns p into its no-hedging baseline: no copies and no
+// per-attempt timeout; everything else (winner, error rules, cancellation)
+// is kept.
+func NoHedging(p *Policy) {
+	p.Copies = 0
+	p.AttemptTimeout = 0
 }
 
 // independent reports whether requests cannot affect one another (no shared

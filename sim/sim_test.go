@@ -8,7 +8,14 @@ import (
 
 	"github.com/hedgesim/hedgesim/dist"
 	"github.com/hedgesim/hedgesim/sim"
+	"gonum.org/v1/gonum/stat"
 )
+
+// endQuantile is the p-quantile (nearest rank) of the time until requests
+// ended, answered or not: for tests of when a failure ends a request.
+func endQuantile(c *sim.ClassResult, p float64) float64 {
+	return stat.Quantile(p, stat.Empirical, c.EndLatencies(), nil)
+}
 
 // oneModel returns a config with a single class whose requests all go to one
 // model with the given latency distribution, no deadline, no token costs.
@@ -139,9 +146,13 @@ func TestFieldReport1(t *testing.T) {
 	if c.TimeoutsOpen != int64(n)-c.Answered || c.Errors != 0 {
 		t.Errorf("timeouts %d, errors %d; want every unanswered request to fail open", c.TimeoutsOpen, c.Errors)
 	}
-	// Timed-out requests count at their deadline: nothing is above 3 s.
-	if max := c.Latencies[len(c.Latencies)-1]; max != 3 {
-		t.Errorf("largest latency %v, want the deadline 3", max)
+	// Timed-out requests end at their deadline: nothing ends after 3 s;
+	// they are misses in the time to a usable answer.
+	if max := endQuantile(&c, 1); max != 3 {
+		t.Errorf("largest end latency %v, want the deadline 3", max)
+	}
+	if n := len(c.MissEnds); int64(n) != c.TimeoutsOpen || !math.IsInf(c.Latencies[len(c.Latencies)-1], 1) || !math.IsInf(c.Quantile(0.95), 1) {
+		t.Errorf("%d misses for %d timeouts, slowest %v, p95 %v: want timeouts as misses (+Inf)", n, c.TimeoutsOpen, c.Latencies[len(c.Latencies)-1], c.Quantile(0.95))
 	}
 }
 

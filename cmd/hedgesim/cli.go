@@ -237,6 +237,24 @@ func loadScenario(arg string) (*scenario.Scenario, error) {
 		arg, strings.Join(scenarios.Names(), ", "))}
 }
 
+// scenarioSource returns the file name and text of the scenario named by
+// arg, as loadScenario finds it.
+func scenarioSource(arg string) (string, []byte, error) {
+	if arg == "" {
+		arg = scenarios.Default
+	}
+	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
+		data, err := os.ReadFile(arg)
+		return arg, data, err
+	}
+	name := strings.TrimSuffix(filepath.Base(arg), ".toml") + ".toml"
+	data, err := fs.ReadFile(scenarios.FS, name)
+	if err != nil {
+		return "", nil, usageError{err: fmt.Errorf("%s: no such file and no built-in scenario of that name", arg)}
+	}
+	return name, data, nil
+}
+
 func cmdList(args []string, stdout io.Writer) error {
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
 		fmt.Fprintln(stdout, "Usage: hedgesim list\n\nLists the scenarios built into the binary; run one with 'hedgesim run NAME'.")

@@ -14,6 +14,8 @@ import (
 
 	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/plots"
+	"github.com/hedgesim/hedgesim/scenario"
+	"github.com/hedgesim/hedgesim/sim"
 )
 
 // floatFlag is a float flag that remembers whether it was set.
@@ -113,9 +115,10 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("optimize", optimizeSynopsis, stderr)
 	var seed, requests, workers intFlag
 	var maxCost, maxHedged, minGain, minGainPerCost, minCut, confidence floatFlag
-	var from, to, step, sla durationFlag
+	var from, to, step, sla, target durationFlag
 	var delays, copies, targets, classes listFlag
-	var significant boolFlag
+	var significant, allowFewer, alone boolFlag
+	var checkRequests intFlag
 	fs.Var(&seed, "seed", "random seed, overrides the scenario's `seed` (integer ≥ 0)")
 	fs.Var(&requests, "requests", "`n` requests simulated per candidate (default 200000, or [optimize] requests)")
 	fs.Var(&delays, "delays", "hedge delays to try, comma-separated `list` such as 100ms,250ms,1s (default: 0, 3 delays below the class's no-hedging p10 and 40 from its p10 to its p99)")
@@ -124,7 +127,9 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&step, "step", "`duration` between the delays of a range")
 	fs.Var(&copies, "copies", "max copies beyond the primary to try, comma-separated `list` such as 1,2 (default: the class's max_copies)")
 	fs.Var(&targets, "targets", "models to send copies to, comma-separated `list` (default: the class's targets)")
-	objective := fs.String("objective", "", "`name` of what to optimise: p95, p99 (lowest percentile within the caps), cost (lowest cost with p95 ≤ --sla), knee (default p95, or [optimize] objective)")
+	objective := fs.String("objective", "", "`name` of what to optimise: p95, p99 (lowest percentile within the caps), cost (lowest cost with p95 ≤ --sla), knee, answered (most requests answered within --target) (default p95, or [optimize] objective)")
+	fs.Var(&target, "target", "answered objective: the `latency` within which a request counts as answered, such as 2s")
+	fs.Var(&allowFewer, "allow-fewer-answers", "let the pick answer significantly fewer requests than no hedging (default false: a pick never trades answers for speed)")
 	fs.Var(&maxCost, "max-cost", "p95/p99 objectives: the most added cost allowed, in `percent` of no hedging (default 10; inf for no cap)")
 	fs.Var(&maxHedged, "max-hedged", "the largest share of requests that may send a copy, in `percent` (default 100)")
 	fs.Var(&sla, "sla", "cost objective: the `latency` p95 must not exceed, such as 2s")
@@ -135,6 +140,9 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 	fs.Var(&confidence, "confidence", "confidence `level` of the intervals (default 0.95)")
 	fs.Var(&classes, "classes", "optimise only these classes, comma-separated `list` of names")
 	fs.Var(&workers, "workers", "`n` candidates simulated at once (default: the number of CPUs); the report does not depend on it")
+	fs.Var(&alone, "alone", "sweep every class alone at its share of the traffic, even classes coupled by a shared limited provider, model or budget (default false: those are optimized jointly)")
+	fs.Var(&checkRequests, "check-requests", "`n` requests of the rollout check, the whole scenario with every pick applied (default 1000000, or 5 × --requests when less; 0 skips it)")
+	writeScenario := fs.String("write-scenario", "", "write the scenario with every pick applied to `FILE` (hedge tables and requests only; comments kept), so that `hedgesim run FILE` reproduces the rollout check")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of tables")
 	all := fs.Bool("all", false, "list every candidate in the tables, not only the frontier")
 	out := fs.String("out", "", "write report.txt, report.json, candidates.csv and PNG/SVG plots to `DIR` (created if needed)")
@@ -174,6 +182,32 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 	}
 	if significant.set {
 		s.Rule.RequireSignificant = significant.v
+	}
+	if allowFewer.set {
+		s.Rule.AllowFewerAnswers = allowFewer.v
+	}
+	if alone.set {
+		s.Alone = alone.v
+	}
+	if checkRequests.set {
+		if checkRequests.v < 0 || checkRequests.v > optimize.MaxRequests {
+			return usageError{err: fmt.Errorf("--check-requests %d: must be in [0, %d] (0 skips the rollout check)", checkRequests.v, optimize.MaxRequests)}
+		}
+		s.CheckRequests = int(checkRequests.v)
+	}
+	var scenarioName string
+	var scenarioSrc []byte
+	if *writeScenario != "" {
+		if st, err := os.Stat(*writeScenario); err == nil && st.IsDir() {
+			return usageError{err: fmt.Errorf("--write-scenario %s is a directory; want a file name", *writeScenario)}
+		}
+		arg := ""
+		if len(pos) == 1 {
+			arg = pos[0]
+		}
+		if scenarioName, scenarioSrc, err = scenarioSource(arg); err != nil {
+			return err
+		}
 	}
 	if classes.set {
 		s.Only = classes.v
@@ -238,6 +272,9 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 		if sla.set {
 			o.SLA = sla.v
 		}
+		if target.set {
+			o.Target = target.v
+		}
 	})
 	if objErr != nil {
 		return usageError{err: fmt.Errorf("--objective: %v", objErr)}
@@ -276,6 +313,11 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 	}
 	if *out != "" {
 		if err := writeReport(*out, rep, text.Bytes(), js.Bytes(), !*noPlots); err != nil {
+			return err
+		}
+	}
+	if *writeScenario != "" {
+		if err := writeRolloutScenario(*writeScenario, scenarioName, scenarioSrc, &cfg, rep); err != nil {
 			return err
 		}
 	}
@@ -377,4 +419,33 @@ func isTerminal(w io.Writer) bool {
 	}
 	st, err := f.Stat()
 	return err == nil && st.Mode()&os.ModeCharDevice != 0
+}
+
+// writeRolloutScenario writes to path the scenario src (named name) with
+// every class's pick of rep applied and the requests of the rollout check
+// (the scenario's own without one), atomically.
+func writeRolloutScenario(path, name string, src []byte, cfg *sim.Config, rep *optimize.Report) error {
+	requests := cfg.Requests
+	if rep.Rollout != nil {
+		requests = rep.Rollout.Requests
+	}
+	var edits []scenario.HedgeEdit
+	for i := range rep.Classes {
+		cr := &rep.Classes[i]
+		pick := cr.Picked()
+		ed := scenario.HedgeEdit{Class: cr.Class, NoHedging: !pick.Hedging, Delay: pick.Delay, Copies: pick.Copies}
+		if pick.SetsTargets() {
+			ed.Targets = strings.Split(pick.Target, ",")
+		}
+		edits = append(edits, ed)
+	}
+	data, err := scenario.WithPolicies(name, src, requests, edits)
+	if err != nil {
+		return fmt.Errorf("--write-scenario: %w", err)
+	}
+	dir, file := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	return writeFileAtomic(dir, file, data)
 }

@@ -1,0 +1,205 @@
+package main
+
+import (
+	"encoding/json"
+	"math"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// rolloutJSON is the part of an optimize report the rollout tests read.
+type rolloutJSON struct {
+	Joint []struct {
+		Classes []string `json:"classes"`
+	} `json:"joint"`
+	Rollout struct {
+		Requests int `json:"requests"`
+		Classes  []struct {
+			Class   string `json:"class"`
+			Flagged bool   `json:"flagged"`
+		} `json:"classes"`
+		Report runJSON `json:"report"`
+	} `json:"rollout_check"`
+}
+
+// runJSON is the part of a run report compared with the rollout check.
+type runJSON struct {
+	Classes   json.RawMessage `json:"classes"`
+	Overall   json.RawMessage `json:"overall"`
+	Providers json.RawMessage `json:"providers"`
+}
+
+func optimizeJSON(t *testing.T, args ...string) rolloutJSON {
+	t.Helper()
+	code, out, errOut := hedgesim(t, append([]string{"optimize", "--json"}, args...)...)
+	if code != 0 {
+		t.Fatalf("optimize %q: exit %d: %s", args, code, errOut)
+	}
+	var r rolloutJSON
+	if err := json.Unmarshal([]byte(out), &r); err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+// overallP95 is the traffic-weighted p95 to a usable answer of a rollout
+// check (+Inf for a miss) and its answered share.
+func overallP95(t *testing.T, r rolloutJSON) (float64, float64) {
+	var o struct {
+		Latency struct {
+			P95 *float64 `json:"p95"`
+		} `json:"latency_s"`
+		Answered float64 `json:"answered_share"`
+	}
+	if err := json.Unmarshal(r.Rollout.Report.Overall, &o); err != nil {
+		t.Fatal(err)
+	}
+	if o.Latency.P95 == nil {
+		return math.Inf(1), o.Answered
+	}
+	return *o.Latency.P95, o.Answered
+}
+
+// TestJointBeatsAlone: in shared-rate-limit, two classes hedge into one
+// model limited to 90 requests a minute. Swept alone, each class hedges as
+// if the limit were its own; applied together, the copies overflow it, the
+// 429s end requests, and the rollout check flags both classes. Optimized
+// jointly, the picks fit the limit together: a lower overall p95 to a
+// usable answer at no lower answered share, both measured by the rollout
+// check on the whole traffic.
+func TestJointBeatsAlone(t *testing.T) {
+	args := []string{"--requests", "20000", "shared-rate-limit"}
+	joint := optimizeJSON(t, args...)
+	alone := optimizeJSON(t, append([]string{"--alone"}, args...)...)
+	if len(joint.Joint) != 1 || len(alone.Joint) != 0 {
+		t.Fatalf("joint groups %v (want 1) and %v (want 0)", joint.Joint, alone.Joint)
+	}
+	pj, aj := overallP95(t, joint)
+	pa, aa := overallP95(t, alone)
+	t.Logf("rollout check: joint p95 %v answered %v; alone p95 %v answered %v", pj, aj, pa, aa)
+	if !(pj < pa) || aj < aa {
+		t.Errorf("joint p95 %v answered %v; alone p95 %v answered %v: want joint faster with no fewer answers", pj, aj, pa, aa)
+	}
+	for _, c := range joint.Rollout.Classes {
+		if c.Flagged {
+			t.Errorf("joint: class %s flagged by the rollout check", c.Class)
+		}
+	}
+	flagged := 0
+	for _, c := range alone.Rollout.Classes {
+		if c.Flagged {
+			flagged++
+		}
+	}
+	if flagged == 0 {
+		t.Errorf("alone: no class flagged although the picks overflow the shared limit")
+	}
+}
+
+// TestWriteScenarioReproducesCheck: the scenario written by
+// --write-scenario runs to exactly the rollout check's report.
+func TestWriteScenarioReproducesCheck(t *testing.T) {
+	out := filepath.Join(t.TempDir(), "picked.toml")
+	r := optimizeJSON(t, "--requests", "5000", "--write-scenario", out, "shared-rate-limit")
+	code, text, errOut := hedgesim(t, "run", "--json", out)
+	if code != 0 {
+		t.Fatalf("run %s: exit %d: %s", out, code, errOut)
+	}
+	var got runJSON
+	if err := json.Unmarshal([]byte(text), &got); err != nil {
+		t.Fatal(err)
+	}
+	want := r.Rollout.Report
+	for _, part := range []struct {
+		name      string
+		got, want json.RawMessage
+	}{{"classes", got.Classes, want.Classes}, {"overall", got.Overall, want.Overall}, {"providers", got.Providers, want.Providers}} {
+		var g, w any
+		json.Unmarshal(part.got, &g)
+		json.Unmarshal(part.want, &w)
+		if !reflect.DeepEqual(g, w) {
+			t.Errorf("%s differ:\nrun:   %s\ncheck: %s", part.name, part.got, part.want)
+		}
+	}
+	src, err := os.ReadFile(out)
+	if err != nil || len(src) == 0 {
+		t.Fatalf("written scenario: %v", err)
+	}
+}
+
+// TestUncoupledIsPerClass: in scenarios whose classes share no limited
+// provider, model or budget, no joint group is formed and the report is
+// byte-identical to one with every class swept alone.
+func TestUncoupledIsPerClass(t *testing.T) {
+	for _, name := range []string{"guard-check", "llmperf-70b", "two-model-gateway"} {
+		args := []string{"optimize", "--json", "--requests", "3000", "--delays", "500ms,1s", name}
+		c1, a, e1 := hedgesim(t, args...)
+		c2, b, e2 := hedgesim(t, append(args, "--alone")...)
+		if c1 != 0 || c2 != 0 {
+			t.Fatalf("%s: exit %d, %d: %s %s", name, c1, c2, e1, e2)
+		}
+		if a != b {
+			t.Errorf("%s: report differs with --alone", name)
+		}
+		var r rolloutJSON
+		if err := json.Unmarshal([]byte(a), &r); err != nil || len(r.Joint) != 0 {
+			t.Errorf("%s: joint groups %v (%v)", name, r.Joint, err)
+		}
+	}
+}
+
+// TestFailingCopyWarnsAndIsNotPicked: the smallest input of failures that
+// looked fast — copies at once to a model that admits 6 requests a minute,
+// a 429 ending the request. `run` warns that the answered share fell;
+// `optimize` does not recommend hedging at 0s.
+func TestFailingCopyWarnsAndIsNotPicked(t *testing.T) {
+	text := strings.Replace(rateLimitedCopy, `delay = "2s"`, `delay = "0s"`, 1)
+	path := writeScenario(t, text)
+	code, out, errOut := hedgesim(t, "run", "--requests", "20000", path)
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "warning: long: hedging lowers the answered share significantly") {
+		t.Errorf("run: no answered-share warning:\n%s", out)
+	}
+	code, out, errOut = hedgesim(t, "optimize", "--requests", "20000", "--max-cost", "inf", path)
+	if code != 0 {
+		t.Fatalf("optimize: exit %d: %s", code, errOut)
+	}
+	line := ""
+	for _, l := range strings.Split(out, "\n") {
+		if strings.HasPrefix(l, "long ") {
+			line = l
+			break
+		}
+	}
+	f := strings.Fields(line)
+	if len(f) < 3 || (f[1] == "hedge" && f[2] == "0s") {
+		t.Errorf("optimize recommends %q", line)
+	}
+	if !strings.Contains(line, "don't hedge") && !strings.Contains(line, "100.0% → 100.0%") {
+		t.Errorf("optimize pick answers fewer requests: %q", line)
+	}
+}
+
+// rateLimitedCopy is the input of TestFailingCopyWarnsAndIsNotPicked.
+const rateLimitedCopy = `
+[arrivals]
+rate = 10
+[models.a]
+latency = { kind = "lognormal", median = 20.0, p95 = 60.0 }
+price_per_request = 0.01
+[models.b]
+latency = { kind = "lognormal", median = 20.0, p95 = 60.0 }
+price_per_request = 0.01
+rate_limit = { requests_per_minute = 6 }
+[[classes]]
+name = "long"
+[classes.hedge]
+primary = "a"
+targets = ["b"]
+delay = "2s"
+`

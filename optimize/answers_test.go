@@ -1,0 +1,123 @@
+package optimize_test
+
+import (
+	"testing"
+
+	"github.com/hedgesim/hedgesim/optimize"
+	"github.com/hedgesim/hedgesim/scenario"
+	"github.com/hedgesim/hedgesim/scenarios"
+)
+
+// rateLimitedCopy is the smallest input where failures used to look fast:
+// copies go to a model whose rate limit admits 6 requests a minute against
+// 10 a second, and a 429 ends the request (on_rate_limited is fatal by
+// default). Counted at their error time, the 429s made "hedge at 0s" look
+// like p95 60s → 20ms while the answered share fell 100 % → 1 %.
+const rateLimitedCopy = `
+[arrivals]
+rate = 10
+[models.a]
+latency = { kind = "lognormal", median = 20.0, p95 = 60.0 }
+price_per_request = 0.01
+[models.b]
+latency = { kind = "lognormal", median = 20.0, p95 = 60.0 }
+price_per_request = 0.01
+rate_limit = { requests_per_minute = 6 }
+[[classes]]
+name = "long"
+[classes.hedge]
+primary = "a"
+targets = ["b"]
+delay = "2s"
+`
+
+func loadString(t *testing.T, name, text string) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.Parse(name, []byte(text))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}
+
+// TestFailuresAreNotFast: whatever the cost cap, no candidate that answers
+// significantly fewer requests is picked, and the verdict is "don't hedge"
+// (or a pick that answers as many); with allow_fewer_answers such a pick is
+// possible again, which shows the guard is what keeps it out.
+func TestFailuresAreNotFast(t *testing.T) {
+	sc := loadString(t, "rate-limited-copy.toml", rateLimitedCopy)
+	s := sc.Optimize
+	s.Requests = 20_000
+	s.Each(func(se *optimize.Search) { se.Objective.MaxAddedCostPct = 1e9 })
+	rep := mustRun(t, &sc.Config, s, optimize.Options{})
+	cr := &rep.Classes[0]
+	pick := cr.Picked()
+	fewer := 0
+	for i := range cr.Candidates {
+		c := &cr.Candidates[i]
+		if c.FewerAnswers {
+			fewer++
+			if c.Feasible || c.Pick || c.ObjectivePick {
+				t.Errorf("candidate %s answers %v (no hedging %v) but is feasible %v, pick %v", c.Label, c.AnsweredShare, cr.Baseline().AnsweredShare, c.Feasible, c.Pick)
+			}
+		}
+	}
+	if fewer == 0 {
+		t.Fatalf("no candidate answers significantly fewer requests: the input no longer tests the guard")
+	}
+	if cr.Verdict.Hedge && pick.FewerAnswers {
+		t.Errorf("verdict %+v for a pick answering %v", cr.Verdict, pick.AnsweredShare)
+	}
+	if pick.AnsweredShare < cr.Baseline().AnsweredShare-0.01 {
+		t.Errorf("pick %s answers %v, no hedging %v", pick.Label, pick.AnsweredShare, cr.Baseline().AnsweredShare)
+	}
+	t.Logf("pick %s, verdict %+v", pick.Label, cr.Verdict)
+
+	s.Rule.AllowFewerAnswers = true
+	s.Each(func(se *optimize.Search) { se.Objective.Goal = optimize.MostAnswered; se.Objective.Target = 1e9 * 30 })
+	rep = mustRun(t, &sc.Config, s, optimize.Options{})
+	for _, c := range rep.Classes[0].Candidates {
+		if c.FewerAnswers && !c.Feasible {
+			t.Errorf("allow_fewer_answers: candidate %s still infeasible", c.Label)
+		}
+	}
+}
+
+// TestObjectiveAnswered: field report 1 as an SLO — the share answered
+// within the 3 s budget. Without a cost cap the pick must answer more
+// within 3 s than no hedging (0.5), close to the 1 − 0.5³ = 0.875 of copies
+// every second when the pick is the 1 s grid point or earlier.
+func TestObjectiveAnswered(t *testing.T) {
+	sc := loadScenario(t, "guard-check.toml")
+	s := sc.Optimize
+	s.Requests = 20_000
+	s.Each(func(se *optimize.Search) {
+		se.Objective.Goal = optimize.MostAnswered
+		se.Objective.Target = 3e9
+		se.Objective.MaxAddedCostPct = 1e9
+	})
+	rep := mustRun(t, &sc.Config, s, optimize.Options{})
+	cr := &rep.Classes[0]
+	b, p := cr.Baseline(), cr.Picked()
+	// 20 000 requests: a share's standard error is ≤ 0.0036; 5 of them.
+	if d := b.AnsweredWithinShare - 0.5; d > 0.018 || d < -0.018 {
+		t.Errorf("no hedging answers %v within 3s, want 0.5", b.AnsweredWithinShare)
+	}
+	if !cr.Verdict.Hedge || p.AnsweredWithinShare < 0.85 {
+		t.Errorf("pick %s answers %v within 3s, verdict %+v; want ≥ 0.85 and hedge", p.Label, p.AnsweredWithinShare, cr.Verdict)
+	}
+	for _, c := range cr.Candidates {
+		if c.Feasible && c.AnsweredWithinShare > p.AnsweredWithinShare {
+			t.Errorf("candidate %s answers more (%v) than the pick (%v)", c.Label, c.AnsweredWithinShare, p.AnsweredWithinShare)
+		}
+	}
+}
+
+func loadScenario(t *testing.T, name string) *scenario.Scenario {
+	t.Helper()
+	sc, err := scenario.LoadFS(scenarios.FS, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return sc
+}

@@ -1,0 +1,356 @@
+package optimize
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// MaxJointRounds bounds the rounds of coordinate descent over a group of
+// coupled classes.
+const MaxJointRounds = 4
+
+// JointGroup is a set of coupled classes optimized together on their
+// shared traffic (see Run).
+type JointGroup struct {
+	// Classes are the classes of the group, in scenario order; Optimized
+	// those of them whose policy was searched (the others keep their
+	// configured policy and contribute their load).
+	Classes   []string `json:"classes"`
+	Optimized []string `json:"optimized"`
+	// Shared names what couples them: "provider p (concurrency limit)".
+	Shared []string `json:"shared"`
+	// Rounds is how many rounds of coordinate descent ran; Converged says
+	// whether the last one changed no pick (false: MaxJointRounds reached).
+	Rounds    int  `json:"rounds"`
+	Converged bool `json:"converged"`
+	// Requests is the number of requests of each joint simulation, over
+	// all classes of the group.
+	Requests int `json:"requests"`
+}
+
+// coupling lists, per class of cfg, the limited resources it can reach:
+// a model with a rate limit, or a provider with a rate limit, a
+// concurrency limit or degraded periods — through its primary, its
+// targets, and the targets its search may try.
+func coupling(cfg *sim.Config, s *Settings) [][]string {
+	out := make([][]string, len(cfg.Classes))
+	for i := range cfg.Classes {
+		cl := &cfg.Classes[i]
+		models := append([]int{cl.Policy.Primary}, cl.Policy.Targets...)
+		for _, name := range s.For(cl.Name).Targets {
+			for m := range cfg.Models {
+				if cfg.Models[m].Name == name {
+					models = append(models, m)
+				}
+			}
+		}
+		seen := map[string]bool{}
+		add := func(r string) {
+			if !seen[r] {
+				seen[r] = true
+				out[i] = append(out[i], r)
+			}
+		}
+		for _, m := range models {
+			md := &cfg.Models[m]
+			if md.RateLimit.RequestsPerMinute > 0 || md.RateLimit.TokensPerMinute > 0 {
+				add(fmt.Sprintf("model %s (rate limit)", md.Name))
+			}
+			for _, p := range cfg.Providers {
+				if p.Name != md.Provider {
+					continue
+				}
+				switch {
+				case p.Concurrency > 0:
+					add(fmt.Sprintf("provider %s (concurrency limit)", p.Name))
+				case p.RateLimit.RequestsPerMinute > 0 || p.RateLimit.TokensPerMinute > 0:
+					add(fmt.Sprintf("provider %s (rate limit)", p.Name))
+				case p.Degraded != nil:
+					add(fmt.Sprintf("provider %s (degraded periods)", p.Name))
+				}
+			}
+		}
+		slices.Sort(out[i])
+	}
+	return out
+}
+
+// coupledGroups returns the groups of two or more classes of cfg that
+// reach a common limited resource (transitively), each with at least one
+// class to optimize, in scenario order, and what each group shares.
+func coupledGroups(cfg *sim.Config, s *Settings) (groups [][]int, shared [][]string) {
+	res := coupling(cfg, s)
+	parent := make([]int, len(cfg.Classes))
+	for i := range parent {
+		parent[i] = i
+	}
+	var find func(int) int
+	find = func(i int) int {
+		for parent[i] != i {
+			i = parent[i]
+		}
+		return i
+	}
+	owner := map[string]int{}
+	for i, rs := range res {
+		for _, r := range rs {
+			if j, ok := owner[r]; ok {
+				parent[find(i)] = find(j)
+			} else {
+				owner[r] = i
+			}
+		}
+	}
+	byRoot := map[int][]int{}
+	var roots []int
+	for i := range cfg.Classes {
+		r := find(i)
+		if _, ok := byRoot[r]; !ok {
+			roots = append(roots, r)
+		}
+		byRoot[r] = append(byRoot[r], i)
+	}
+	for _, r := range roots {
+		g := byRoot[r]
+		if len(g) < 2 || !slices.ContainsFunc(g, func(i int) bool { return optimized(s, cfg.Classes[i].Name) }) {
+			continue
+		}
+		count := map[string]int{}
+		for _, i := range g {
+			for _, x := range res[i] {
+				count[x]++
+			}
+		}
+		var sh []string
+		for x, n := range count {
+			if n > 1 {
+				sh = append(sh, x)
+			}
+		}
+		slices.Sort(sh)
+		groups = append(groups, g)
+		shared = append(shared, sh)
+	}
+	return groups, shared
+}
+
+// optimized reports whether s searches the policy of the class called name.
+func optimized(s *Settings, name string) bool {
+	return len(s.Only) == 0 || contains(s.Only, name)
+}
+
+// groupConfig returns cfg with only the classes of group (indices into
+// cfg.Classes), shares renormalised and the arrival rate scaled to their
+// traffic, with the given number of requests; for a replayed trace with a
+// class column, the group's requests of the trace (fewer when the trace
+// has fewer).
+func groupConfig(cfg *sim.Config, group []int, requests int) *sim.Config {
+	c := *cfg
+	var total float64
+	for _, i := range group {
+		total += cfg.Classes[i].Share
+	}
+	c.Classes = nil
+	pos := map[int]int{}
+	for k, i := range group {
+		cl := cfg.Classes[i]
+		cl.Share = cl.Share / total
+		c.Classes = append(c.Classes, cl)
+		pos[i] = k
+	}
+	c.Requests = requests
+	switch tr := cfg.Arrivals.Trace; {
+	case cfg.Arrivals.Process != sim.Replay:
+		c.Arrivals.Rate = cfg.Arrivals.Rate * total
+	case tr.Class != nil:
+		var t sim.Trace
+		for j, k := range tr.Class {
+			p, ok := pos[k]
+			if !ok {
+				continue
+			}
+			t.Arrivals = append(t.Arrivals, tr.Arrivals[j])
+			t.Class = append(t.Class, p)
+			if tr.Input != nil {
+				t.Input = append(t.Input, tr.Input[j])
+			}
+			if tr.Output != nil {
+				t.Output = append(t.Output, tr.Output[j])
+			}
+		}
+		c.Arrivals.Trace = &t
+	}
+	if tr := c.Arrivals.Trace; c.Arrivals.Process == sim.Replay && len(tr.Arrivals) < c.Requests {
+		c.Requests = len(tr.Arrivals)
+	}
+	return &c
+}
+
+// runJoint optimizes the classes of group (indices into cfg.Classes) that s
+// searches, together on the group's traffic: coordinate descent over the
+// classes, each class's grid swept with the others at their current pick
+// (at first, their configured policy), every candidate on the same draws,
+// until a round changes no pick or MaxJointRounds rounds have run. It
+// returns the class reports by cfg index.
+func runJoint(cfg *sim.Config, s Settings, group []int, shared []string, workers int, progress func(string, int) func()) (map[int]*ClassReport, JointGroup, error) {
+	jg := JointGroup{Shared: shared, Requests: s.Requests * len(group)}
+	gc := groupConfig(cfg, group, jg.Requests)
+	jg.Requests = gc.Requests
+	current := make([]sim.Policy, len(gc.Classes))
+	var order []int // positions in gc of the classes to optimize
+	for k, i := range group {
+		current[k] = gc.Classes[k].Policy
+		jg.Classes = append(jg.Classes, cfg.Classes[i].Name)
+		if optimized(&s, cfg.Classes[i].Name) {
+			order = append(order, k)
+			jg.Optimized = append(jg.Optimized, cfg.Classes[i].Name)
+		}
+	}
+	run := func(k int, pol sim.Policy) (*sim.ClassResult, error) {
+		c := *gc
+		c.Classes = slices.Clone(gc.Classes)
+		for j := range c.Classes {
+			c.Classes[j].Policy = current[j]
+		}
+		c.Classes[k].Policy = pol
+		res, err := sim.Run(&c)
+		if err != nil {
+			return nil, err
+		}
+		return &res.Classes[k], nil
+	}
+	reports := map[int]*ClassReport{}
+	grids := map[int][]Candidate{}
+	series := map[int][]Series{}
+	for round := 1; round <= MaxJointRounds; round++ {
+		jg.Rounds = round
+		changed := false
+		for _, k := range order {
+			i := group[k]
+			cl := &gc.Classes[k]
+			search := s.For(cl.Name)
+			cr := &ClassReport{
+				Class: cl.Name, DeadlineSeconds: cl.Deadline.Seconds(),
+				Objective: search.Objective, Warnings: []string{},
+			}
+			basePol := cl.Policy
+			sim.NoHedging(&basePol)
+			r, err := run(k, basePol)
+			if err != nil {
+				return nil, jg, fmt.Errorf("class %q: %w", cl.Name, err)
+			}
+			base := Candidate{Label: "none"}
+			summarize(&base, r, s.Level, search.Objective.Target)
+			if _, ok := grids[k]; !ok {
+				// The grid is set once, from the first round's baseline, so
+				// that every round sweeps the same candidates.
+				one := *gc
+				one.Classes = []sim.Class{*cl}
+				grids[k], series[k] = grid(&one, search, quantile(r.Latencies, 0.10), quantile(r.Latencies, 0.99))
+			}
+			cr.Candidates = append([]Candidate{base}, slices.Clone(grids[k])...)
+			cr.Series = series[k]
+			cr.Requests = base.Requests
+			failed := make([]error, len(cr.Candidates))
+			err = parallel(len(cr.Candidates)-1, workers, func(j int) error {
+				cand := &cr.Candidates[j+1]
+				res, err := run(k, cand.Policy(cl.Policy))
+				if err != nil {
+					failed[j+1] = err
+					return nil
+				}
+				summarize(cand, res, s.Level, search.Objective.Target)
+				return nil
+			}, progress(fmt.Sprintf("joint round %d, class %s", round, cl.Name), len(cr.Candidates)-1))
+			if err != nil {
+				return nil, jg, err
+			}
+			if err := dropFailed(cr, failed); err != nil {
+				return nil, jg, err
+			}
+			decide(cr, s.Rule, s.Level)
+			if pol := cr.Picked().Policy(cl.Policy); !samePolicy(pol, current[k]) {
+				current[k], changed = pol, true
+			}
+			reports[i] = cr
+		}
+		if !changed {
+			jg.Converged = true
+			break
+		}
+	}
+	for _, k := range order {
+		cr := reports[group[k]]
+		var others []string
+		for _, name := range jg.Classes {
+			if name != cr.Class {
+				others = append(others, name)
+			}
+		}
+		cr.OptimizedWith = others
+		note := fmt.Sprintf("optimized jointly with %s on their shared traffic (%d requests per simulation, all of the group's classes), as they share %s; %d round(s) of coordinate descent",
+			joinNames(others), jg.Requests, joinNames(shared), jg.Rounds)
+		if !jg.Converged {
+			note += fmt.Sprintf(", stopped at the limit of %d without converging: picks may still interact", MaxJointRounds)
+		}
+		cr.Warnings = append([]string{note}, cr.Warnings...)
+	}
+	return reports, jg, nil
+}
+
+// samePolicy reports whether two policies send the same copies at the same
+// delays to the same targets (the parts a candidate sets).
+func samePolicy(a, b sim.Policy) bool {
+	return a.Copies == b.Copies && slices.Equal(a.Delays, b.Delays) && slices.Equal(a.Targets, b.Targets) &&
+		a.NewProvider == b.NewProvider && (a.Adaptive == nil) == (b.Adaptive == nil) && a.AttemptTimeout == b.AttemptTimeout
+}
+
+// Policy returns the policy candidate c simulates, built from the class's
+// configured policy base: no copies and no per-attempt timeout for no
+// hedging; otherwise c's copies, one fixed delay (no adaptive delay) and,
+// when the search set them, c's targets in place of base's (and of "a
+// different provider"). The rest — winner, error rules, cancellation,
+// budgets — is base's.
+func (c *Candidate) Policy(base sim.Policy) sim.Policy {
+	pol := base
+	if !c.Hedging {
+		sim.NoHedging(&pol)
+		return pol
+	}
+	pol.Copies = c.Copies
+	pol.Delays = []time.Duration{c.Delay}
+	pol.Adaptive = nil
+	if c.targets != nil {
+		pol.Targets = c.targets
+		pol.NewProvider = false
+	}
+	return pol
+}
+
+// SetsTargets reports whether c sends its copies to targets of its own
+// (Target) rather than the class's configured ones.
+func (c *Candidate) SetsTargets() bool { return c.targets != nil }
+
+func joinNames(xs []string) string {
+	switch len(xs) {
+	case 0:
+		return ""
+	case 1:
+		return xs[0]
+	}
+	out := ""
+	for i, x := range xs {
+		switch {
+		case i == 0:
+		case i == len(xs)-1:
+			out += " and "
+		default:
+			out += ", "
+		}
+		out += x
+	}
+	return out
+}

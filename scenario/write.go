@@ -1,0 +1,155 @@
+package scenario
+
+import (
+	"bytes"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// HedgeEdit is a new hedge policy for one class, for WithPolicies.
+type HedgeEdit struct {
+	// Class is the class's name.
+	Class string
+	// NoHedging writes a class that sends no copies and has no per-attempt
+	// timeout: max_copies = 0, without delay, delays, adaptive delay or
+	// attempt_timeout.
+	NoHedging bool
+	// Delay is the fixed delay before each copy (≥ 0) and Copies the
+	// maximum number of copies beyond the primary (≥ 1); an adaptive delay
+	// is removed.
+	Delay  time.Duration
+	Copies int
+	// Targets, when not nil, replace the class's targets (and its
+	// new_provider rule).
+	Targets []string
+}
+
+// WithPolicies returns the scenario src (the text of a scenario file) with
+// the hedge table of each class named in edits rewritten, and the
+// top-level requests set to requests (> 0). Only the lines of the keys it
+// changes are rewritten, removed or added — everything else, comments
+// included, is kept. It returns an error when a class is missing or its
+// hedge policy is not a [classes.hedge] table with single-line values, or
+// when the result does not parse back to the edited policies.
+func WithPolicies(filename string, src []byte, requests int, edits []HedgeEdit) ([]byte, error) {
+	sc, err := Parse(filename, src)
+	if err != nil {
+		return nil, err
+	}
+	kl := scanLines(src)
+	lines := strings.Split(string(src), "\n")
+	drop := map[int]bool{}            // 0-based lines to remove
+	set := map[int]string{}           // 0-based line → new text
+	insertAfter := map[int][]string{} // 0-based line → lines added after it
+	for _, ed := range edits {
+		ci := slices.IndexFunc(sc.Config.Classes, func(c sim.Class) bool { return c.Name == ed.Class })
+		if ci < 0 {
+			return nil, fmt.Errorf("%s: no class %q", filename, ed.Class)
+		}
+		table := fmt.Sprintf("classes[%d].hedge", ci)
+		hl, ok := kl[table]
+		if !ok {
+			return nil, fmt.Errorf("%s: class %q has no hedge table to rewrite", filename, ed.Class)
+		}
+		head := hl - 1
+		if !strings.HasPrefix(strings.TrimSpace(lines[head]), "[") {
+			return nil, fmt.Errorf("%s:%d: class %q: the hedge policy is an inline table; write it as a [classes.hedge] table to rewrite it", filename, hl, ed.Class)
+		}
+		line := func(key string) (int, bool) {
+			l, ok := kl[table+"."+key]
+			if !ok || l == hl {
+				return 0, false
+			}
+			if v := strings.TrimSpace(lines[l-1]); strings.Count(v, "[") != strings.Count(v, "]") || strings.Count(v, "{") != strings.Count(v, "}") {
+				return 0, false
+			}
+			return l - 1, true
+		}
+		put := func(key, value string) {
+			if l, ok := line(key); ok {
+				set[l] = key + " = " + value
+				return
+			}
+			insertAfter[head] = append(insertAfter[head], key+" = "+value)
+		}
+		remove := func(key string) {
+			if l, ok := line(key); ok {
+				drop[l] = true
+			}
+		}
+		// An adaptive delay as a sub-table: drop its header and keys.
+		removeTable := func(sub string) {
+			sl, ok := kl[table+"."+sub]
+			if !ok {
+				return
+			}
+			if l, ok := line(sub); ok {
+				drop[l] = true // an inline table on one line
+				return
+			}
+			if !strings.HasPrefix(strings.TrimSpace(lines[sl-1]), "[") {
+				return
+			}
+			drop[sl-1] = true
+			for l := sl; l < len(lines); l++ {
+				if strings.HasPrefix(strings.TrimSpace(lines[l]), "[") {
+					break
+				}
+				drop[l] = true
+			}
+		}
+		if ed.NoHedging {
+			put("max_copies", "0")
+			remove("delay")
+			remove("delays")
+			remove("attempt_timeout")
+			removeTable("adaptive")
+			continue
+		}
+		put("delay", strconv.Quote(ed.Delay.String()))
+		remove("delays")
+		put("max_copies", strconv.Itoa(ed.Copies))
+		removeTable("adaptive")
+		if ed.Targets != nil {
+			q := make([]string, len(ed.Targets))
+			for i, t := range ed.Targets {
+				q[i] = strconv.Quote(t)
+			}
+			put("targets", "["+strings.Join(q, ", ")+"]")
+			remove("new_provider")
+		}
+	}
+	var out bytes.Buffer
+	reqLine, hasReq := kl["requests"]
+	if !hasReq {
+		fmt.Fprintf(&out, "requests = %d\n", requests)
+	}
+	for i, l := range lines {
+		switch {
+		case hasReq && i == reqLine-1:
+			out.WriteString(fmt.Sprintf("requests = %d", requests))
+		case drop[i]:
+			continue
+		case set[i] != "":
+			out.WriteString(set[i])
+		default:
+			out.WriteString(l)
+		}
+		if i < len(lines)-1 {
+			out.WriteByte('\n')
+		}
+		for _, add := range insertAfter[i] {
+			out.WriteString(add + "\n")
+		}
+	}
+	b := out.Bytes()
+	if _, err := Parse(filename, b); err != nil {
+		return nil, fmt.Errorf("rewriting the hedge tables of %s gave an invalid scenario: %w", filename, err)
+	}
+	return b, nil
+}

@@ -1,0 +1,106 @@
+package sim_test
+
+import (
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// report runs cfg and its no-hedging baseline and compares them.
+func report(t *testing.T, cfg *sim.Config) *sim.Report {
+	t.Helper()
+	return sim.NewReport(cfg, mustRun(t, cfg), mustRun(t, sim.WithoutHedging(cfg)))
+}
+
+func hasWarning(c *sim.ClassReport, part string) bool {
+	for _, w := range c.Warnings {
+		if strings.Contains(w, part) {
+			return true
+		}
+	}
+	return false
+}
+
+// TestRateLimitedCopyWarns: a copy sent at once to a model whose rate
+// limit admits almost nothing gets a 429 in 5 ms, which ends the request
+// (fatal). Every request then ends fast, yet none is answered: p95 to a
+// usable answer is a miss, and the run warns that the answered share fell
+// and that requests only end sooner because they fail faster.
+func TestRateLimitedCopyWarns(t *testing.T) {
+	cfg := twoModels(sim.Fatal)
+	cfg.Models[0].ErrorRate = 0
+	cfg.Models[1].RateLimit = sim.RateLimit{RequestsPerMinute: 1e-9, Burst: time.Nanosecond, RejectLatency: 5 * time.Millisecond}
+	cfg.Classes[0].Policy.Delays = []time.Duration{0}
+	c := report(t, cfg).Classes[0]
+	if c.AnsweredShare != 0 || c.NoHedging.AnsweredShare != 1 {
+		t.Fatalf("answered %v, without hedging %v: want 0 and 1", c.AnsweredShare, c.NoHedging.AnsweredShare)
+	}
+	if !math.IsInf(c.Latency.P95, 1) || c.NoHedging.Latency.P95 != 1 {
+		t.Errorf("p95 %v, without hedging %v: want a miss and 1s", c.Latency.P95, c.NoHedging.Latency.P95)
+	}
+	if math.Abs(c.EndLatency.P95-0.005) > 1e-9 {
+		t.Errorf("end-latency p95 %v, want the 429's 5ms", c.EndLatency.P95)
+	}
+	for _, w := range []string{"lowers the answered share", "only because they fail faster"} {
+		if !hasWarning(&c, w) {
+			t.Errorf("no warning %q in %q", w, c.Warnings)
+		}
+	}
+	var b strings.Builder
+	r := report(t, cfg)
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "miss") {
+		t.Errorf("text report prints no miss:\n%s", b.String())
+	}
+}
+
+// TestDelayPastDeadlineWarns: a hedge delay at the deadline never fires.
+func TestDelayPastDeadlineWarns(t *testing.T) {
+	cfg := twoModels(sim.Ignore)
+	cfg.Models[0].ErrorRate = 0
+	cfg.Classes[0].Policy.Delays = []time.Duration{10 * time.Second}
+	c := report(t, cfg).Classes[0]
+	if c.HedgedShare != 0 || !hasWarning(&c, "at or past the deadline") {
+		t.Errorf("hedged %v, warnings %q: want 0 and a warning", c.HedgedShare, c.Warnings)
+	}
+	cfg.Classes[0].Policy.Delays = []time.Duration{500 * time.Millisecond}
+	if c := report(t, cfg).Classes[0]; hasWarning(&c, "deadline") {
+		t.Errorf("a useful hedge warns %q", c.Warnings)
+	}
+}
+
+// TestBaselineHasNoAttemptTimeout: a primary that stalls for 60 s, cut at
+// 5 s by a per-attempt timeout that sends a copy (non-fatal). The
+// baseline is the class with neither copies nor the per-attempt timeout:
+// its p99 is the 60 s stall, not 5 s; with hedging the stall costs 5 s
+// plus the copy's 0.5 s.
+func TestBaselineHasNoAttemptTimeout(t *testing.T) {
+	cfg := &sim.Config{
+		Name: "stall", Seed: 1, Requests: 1000,
+		Arrivals: sim.Arrivals{Process: sim.Constant, Rate: 1},
+		Models: []sim.Model{
+			// 10 % of calls stall for 60 s.
+			{Name: "a", Latency: &dist.Mixture{Weights: []float64{0.9, 0.1}, Components: []dist.Continuous{dist.Constant{Value: 0.2}, dist.Constant{Value: 60}}}},
+			{Name: "b", Latency: dist.Constant{Value: 0.5}},
+		},
+		Classes: []sim.Class{{
+			Name: "c", Share: 1, Deadline: 120 * time.Second,
+			InputTokens: dist.Constant{Value: 10}, OutputTokens: dist.Constant{Value: 10},
+			Policy: sim.Policy{Primary: 0, Targets: []int{1}, Copies: 1, Delays: []time.Duration{-1},
+				AttemptTimeout: 5 * time.Second, OnAttemptTimeout: sim.NonFatal},
+		}},
+	}
+	c := report(t, cfg).Classes[0]
+	if c.NoHedging.Latency.P99 != 60 {
+		t.Errorf("no-hedging p99 %v, want the 60 s stall", c.NoHedging.Latency.P99)
+	}
+	if c.Latency.P99 != 5.5 {
+		t.Errorf("hedged p99 %v, want 5 s + 0.5 s", c.Latency.P99)
+	}
+}
