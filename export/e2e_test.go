@@ -423,11 +423,13 @@ func TestExportedFailsafeBehavesAsSimulated(t *testing.T) {
 		name string
 		cfg  *sim.Config
 	}{{"guard-check", guard}, {"two-model-gateway/short", gw}} {
-		simLat, simCalls := simPrediction(t, c.cfg)
-		lat, attempts, late := runHarness(t, c.cfg)
-		if len(lat) != e2eRequests {
-			t.Fatalf("%s: %d results for %d requests", c.name, len(lat), e2eRequests)
-		}
-		compareE2E(t, c.name, simLat, simCalls, lat, attempts, late)
+		t.Run(c.name, func(t *testing.T) {
+			simLat, simCalls := simPrediction(t, c.cfg)
+			lat, attempts, late := runHarness(t, c.cfg)
+			if len(lat) != e2eRequests {
+				t.Fatalf("%s: %d results for %d requests", c.name, len(lat), e2eRequests)
+			}
+			compareE2E(t, c.name, simLat, simCalls, lat, attempts, late)
+		})
 	}
 }
