@@ -213,38 +213,19 @@ func e2eArrivals(cfg *sim.Config, n int, seed uint64) []byte {
 	return b
 }
 
-// simPrediction runs cfg and returns per request the latency to a usable
-// answer in simulated seconds (+Inf for none within the deadline), sorted,
-// and the attempts sent per request.
+// simPrediction runs cfg as `hedgesim run` does and returns each
+// request's time to a usable answer in simulated seconds (sorted, +Inf for
+// a miss) and the attempts sent per request.
 func simPrediction(t *testing.T, cfg *sim.Config) (lat []float64, calls float64) {
 	t.Helper()
 	c := *cfg
 	c.Requests = e2eSimReqs
-	arrival := map[int64]time.Duration{}
-	answer := map[int64]time.Duration{}
-	res, err := sim.RunTrace(&c, func(r *sim.AttemptRecord) {
-		if r.Attempt == 0 {
-			arrival[r.Request] = r.Start
-		}
-		if r.Won && r.Outcome == "completed" {
-			answer[r.Request] = r.End
-		}
-	})
+	res, err := sim.Run(&c)
 	if err != nil {
 		t.Fatal(err)
 	}
-	dl := cfg.Classes[0].Deadline
-	for i := range int64(c.Requests) {
-		a, ok := answer[i]
-		if ok && (dl == 0 || a-arrival[i] <= dl) {
-			lat = append(lat, (a - arrival[i]).Seconds())
-		} else {
-			lat = append(lat, math.Inf(1))
-		}
-	}
-	slices.Sort(lat)
 	cr := res.Classes[0]
-	return lat, float64(cr.Attempts.Sent) / float64(cr.Requests)
+	return cr.Latencies, float64(cr.Attempts.Sent) / float64(cr.Requests)
 }
 
 // runHarness builds the harness with cfg's exported policy and runs it.
