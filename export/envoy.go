@@ -57,7 +57,7 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 		}
 		fmt.Fprintf(&routes, "    timeout: %s\n", timeout)
 		if !c.Hedge {
-			n.add("hedging off: no retry_policy or hedge_policy written")
+			n.add("hedging off: no retry_policy or hedge_policy written%s", reasonSuffix(c.Reason))
 			all = append(all, n.list...)
 			continue
 		}

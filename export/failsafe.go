@@ -26,10 +26,15 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 	var body strings.Builder
 	imports := map[string]bool{"net/http": true, FailsafeGoModule: true}
 	usedUsable := false
+	ids := map[string]bool{}
 	for i := range d.Classes {
 		c := &d.Classes[i]
 		n := &notes{class: c.Class}
 		id := ident(c.Class)
+		for base, k := id, 2; ids[id]; k++ {
+			id = fmt.Sprintf("%s%d", base, k) // "a-b" and "a_b" both give AB
+		}
+		ids[id] = true
 		if c.fallbacks() > 0 {
 			return nil, nil, &UnmappableError{"failsafe-go", c.Class, "copies sent only after a failure (fallback) are a failsafe-go retrypolicy, not a hedgepolicy"}
 		}
@@ -52,7 +57,7 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 			}
 		}
 		if !c.Hedge {
-			n.add("hedging off: no hedgepolicy written")
+			n.add("hedging off: no hedgepolicy written%s", reasonSuffix(c.Reason))
 			fmt.Fprintf(&body, "\n// %sPolicies are the policies of class %s, outermost first: hedging off.\nvar %sPolicies = []failsafe.Policy[*http.Response]{%s}\n",
 				id, c.Class, id, strings.Join(policies, ", "))
 			all = append(all, n.list...)

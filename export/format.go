@@ -65,7 +65,13 @@ func Write(d *Document, format string, opt Options) ([]byte, []Note, error) {
 		if err := d.Encode(&b); err != nil {
 			return nil, nil, err
 		}
-		return []byte(b.String()), nil, nil
+		var ns []Note
+		for _, c := range d.Classes {
+			if !c.Hedge {
+				ns = append(ns, Note{Class: c.Class, Text: "hedging off (hedge: false)" + reasonSuffix(c.Reason)})
+			}
+		}
+		return []byte(b.String()), ns, nil
 	}
 	return nil, nil, fmt.Errorf("unknown format %q; formats: %s", format, strings.Join(Formats, ", "))
 }
@@ -152,4 +158,12 @@ func ident(name string) string {
 		return "Class"
 	}
 	return b.String()
+}
+
+// reasonSuffix appends an optimize verdict's reason, if any.
+func reasonSuffix(reason string) string {
+	if reason == "" {
+		return ""
+	}
+	return ": " + reason
 }

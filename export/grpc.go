@@ -83,7 +83,7 @@ func writeGRPC(d *Document, opt Options) ([]byte, []Note, error) {
 			}
 		}
 		if !c.Hedge {
-			n.add("hedging off: no hedgingPolicy written")
+			n.add("hedging off: no hedgingPolicy written%s", reasonSuffix(c.Reason))
 		} else {
 			hp := &GRPCHedgingPolicy{MaxAttempts: len(c.Copies) + 1, HedgingDelay: protoDuration(singleDelay(n, c, "gRPC")), NonFatalStatusCodes: []string{}}
 			if hp.MaxAttempts > GRPCMaxAttempts {

@@ -124,7 +124,7 @@ func writePolly(d *Document) ([]byte, []Note, error) {
 		switch {
 		case !c.Hedge:
 			copies, delay = 1, -time.Millisecond
-			n.add("the standard hedging handler always hedges (MaxHedgedAttempts ≥ 1): hedging off written as one copy only after a handled failure (Delay -1 ms, fallback mode); use AddStandardResilienceHandler instead to turn it off entirely")
+			n.add("the standard hedging handler always hedges (MaxHedgedAttempts ≥ 1): hedging off written as one copy only after a handled failure (Delay -1 ms, fallback mode); use AddStandardResilienceHandler instead to turn it off entirely%s", reasonSuffix(c.Reason))
 		case c.fallbacks() > 0:
 			delay = -time.Millisecond
 		default:

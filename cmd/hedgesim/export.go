@@ -57,6 +57,11 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 1 {
 		return usageError{err: fmt.Errorf("takes one INPUT (a report, - for standard input, or a scenario), got %d: %q", len(pos), pos)}
 	}
+	if *out != "" {
+		if st, err := os.Stat(filepath.Dir(*out)); err != nil || !st.IsDir() {
+			return usageError{err: fmt.Errorf("--out %s: directory %s does not exist", *out, filepath.Dir(*out))}
+		}
+	}
 	doc, err := exportInput(pos[0], *scen)
 	if err != nil {
 		return err
@@ -134,9 +139,25 @@ func exportInput(arg, scen string) (*export.Document, error) {
 	}
 	var cfg *sim.Config
 	if scen == "" {
-		sc, err := loadScenario(rname)
+		// The scenario the report names: NAME.toml beside the report or
+		// in the working directory, else a built-in scenario.
+		var tries []string
+		if arg != "-" {
+			tries = append(tries, filepath.Join(filepath.Dir(arg), rname+".toml"))
+		}
+		tries = append(tries, rname+".toml")
+		for _, f := range tries {
+			if st, err := os.Stat(f); err == nil && !st.IsDir() {
+				scen = f
+				break
+			}
+		}
+		if scen == "" {
+			scen = rname
+		}
+		sc, err := loadScenario(scen)
 		if err != nil {
-			return nil, usageError{err: fmt.Errorf("%s: a report of scenario %q, which is not built in nor a file of that name: give the scenario with --scenario FILE (each class's primary, error rules, winner, budgets and deadline come from it)", name, rname)}
+			return nil, usageError{err: fmt.Errorf("%s: a report of scenario %q, which is neither built in nor a file %s.toml beside the report or here: give the scenario with --scenario FILE (each class's primary, error rules, winner, budgets and deadline come from it)", name, rname, rname)}
 		}
 		cfg = &sc.Config
 	} else {

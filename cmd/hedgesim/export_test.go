@@ -180,3 +180,32 @@ func TestExportBadInput(t *testing.T) {
 		t.Errorf("--scenario guard-check: exit %d: %s", code, errOut)
 	}
 }
+
+// TestExportReportScenarioBeside: a report of a scenario file is exported
+// with the scenario found beside the report (NAME.toml), and names its
+// failures: --out into a missing directory exits 2.
+func TestExportReportScenarioBeside(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile("../../scenarios/guard-check.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scen := filepath.Join(dir, "mine.toml")
+	if err := os.WriteFile(scen, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, rep, errOut := hedgesim(t, "optimize", "--json", "--requests", "1000", "--delays", "1s", scen)
+	if code != 0 {
+		t.Fatalf("optimize: exit %d: %s", code, errOut)
+	}
+	report := filepath.Join(dir, "report.json")
+	os.WriteFile(report, []byte(rep), 0o644)
+	code, out, errOut := hedgesim(t, "export", "--format", "json", report)
+	if code != 0 || !strings.Contains(out, `"scenario": "mine"`) {
+		t.Fatalf("exit %d, stderr %s\n%s", code, errOut, out)
+	}
+	code, _, errOut = hedgesim(t, "export", "--format", "json", "--out", filepath.Join(dir, "no", "such", "x.json"), report)
+	if code != 2 || !strings.Contains(errOut, "does not exist") {
+		t.Errorf("--out into a missing directory: exit %d, %q", code, errOut)
+	}
+}
