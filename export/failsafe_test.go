@@ -1,6 +1,7 @@
 package export
 
 import (
+	"fmt"
 	"os"
 	"os/exec"
 	"path/filepath"
@@ -66,14 +67,29 @@ func TestFailsafeGoCompiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module against failsafe-go: not in -short")
 	}
-	files := map[string]string{}
+	// Every class of every shipped scenario (and of each with hedging off
+	// in its first class) in one file, named scenario-class: one package
+	// to vet and build.
+	all := &Document{Format: DocumentFormat, Version: DocumentVersion, Scenario: "every shipped scenario", Source: FromScenario}
 	for i, d := range shippedDocs(t) {
-		out, _, err := Write(d, "failsafe-go", Options{})
-		if err != nil {
-			t.Fatalf("%s: %v", d.Scenario, err)
+		for _, c := range d.Classes {
+			c.Class = fmt.Sprintf("s%d-%s", i, c.Class)
+			all.Classes = append(all.Classes, c)
 		}
-		files[filepath.Join("p"+string(rune('a'+i)), "hedging.go")] = string(out)
 	}
+	shipped, _, err := Write(all, "failsafe-go", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files := map[string]string{filepath.Join("shipped", "hedging.go"): string(shipped)}
+	// A file whose classes all have hedging off (no hedgepolicy at all).
+	off := ScenarioPolicies(loadShipped(t, "guard-check.toml"))
+	off.Classes[0].Hedge, off.Classes[0].Copies = false, []Copy{}
+	offOut, _, err := Write(off, "failsafe-go", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	files[filepath.Join("off", "hedging.go")] = string(offOut)
 	d := ScenarioPolicies(loadShipped(t, "two-model-gateway.toml"))
 	v := d.Classes
 	v[0].Adaptive = &Adaptive{Percentile: 0.95, Window: 2000, WindowTime: Seconds(time.Minute), WarmUp: 0, Min: Seconds(time.Millisecond), Source: "requests"}
