@@ -228,24 +228,43 @@ func simPrediction(t *testing.T, cfg *sim.Config) (lat []float64, calls float64)
 	return cr.Latencies, float64(cr.Attempts.Sent) / float64(cr.Requests)
 }
 
-// runHarness builds the harness with cfg's exported policy and runs it.
-func runHarness(t *testing.T, cfg *sim.Config) (lat []float64, attempts []int, late []float64) {
+// buildHarnesses builds, in one temporary module, a harness per
+// configuration with its class's exported policy (time-scaled), and
+// returns the binaries' paths.
+func buildHarnesses(t *testing.T, cfgs []*sim.Config) []string {
 	t.Helper()
-	doc := ScenarioPolicies(cfg)
-	scaleDoc(doc, e2eScale)
-	snippet, _, err := Write(doc, "failsafe-go", Options{})
-	if err != nil {
-		t.Fatal(err)
+	files := map[string]string{}
+	var bins []string
+	for i, cfg := range cfgs {
+		doc := ScenarioPolicies(cfg)
+		scaleDoc(doc, e2eScale)
+		snippet, _, err := Write(doc, "failsafe-go", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		id := ident(cfg.Classes[0].Name)
+		pkg := fmt.Sprintf("policy%d", i)
+		files[pkg+"/hedging.go"] = strings.Replace(string(snippet), "package hedging", "package "+pkg, 1)
+		main := strings.ReplaceAll(e2eHarness, "policy.CLASS", pkg+"."+id)
+		files[fmt.Sprintf("harness%d/main.go", i)] = strings.Replace(main, `"hedgingtest/policy"`, `"hedgingtest/`+pkg+`"`, 1)
 	}
-	id := ident(cfg.Classes[0].Name)
-	dir := failsafeModule(t, map[string]string{
-		"policy/hedging.go": strings.Replace(string(snippet), "package hedging", "package policy", 1),
-		"main.go":           strings.ReplaceAll(e2eHarness, "CLASS", id),
-	})
-	bin := filepath.Join(dir, "harness")
-	if out, err := goCmd(t, dir, "build", "-o", bin, "."); err != nil {
-		t.Fatalf("building the harness: %v\n%s", err, out)
+	dir := failsafeModule(t, files)
+	for i := range cfgs {
+		bin := filepath.Join(dir, fmt.Sprintf("harness%d.bin", i))
+		if out, err := goCmd(t, dir, "build", "-o", bin, fmt.Sprintf("./harness%d", i)); err != nil {
+			t.Fatalf("building the harness: %v\n%s", err, out)
+		}
+		bins = append(bins, bin)
 	}
+	return bins
+}
+
+// runHarness runs a harness built for cfg against a server of cfg's
+// models and returns, per request, the latency to a usable answer in
+// simulated seconds (sorted, +Inf for a miss), the attempts sent, and
+// how late the request was launched in real seconds (sorted).
+func runHarness(t *testing.T, bin string, cfg *sim.Config) (lat []float64, attempts []int, late []float64) {
+	t.Helper()
 	srv := e2eServer(cfg, 3)
 	defer srv.Close()
 	cmd := exec.Command(bin, srv.URL)
@@ -400,13 +419,15 @@ func TestExportedFailsafeBehavesAsSimulated(t *testing.T) {
 	p := &gw.Classes[0].Policy
 	p.OnError, p.OnInvalid, p.OnRateLimited = sim.Ignore, sim.Ignore, sim.Ignore
 
-	for _, c := range []struct {
+	cases := []struct {
 		name string
 		cfg  *sim.Config
-	}{{"guard-check", guard}, {"two-model-gateway/short", gw}} {
+	}{{"guard-check", guard}, {"two-model-gateway/short", gw}}
+	bins := buildHarnesses(t, []*sim.Config{guard, gw})
+	for i, c := range cases {
 		t.Run(c.name, func(t *testing.T) {
 			simLat, simCalls := simPrediction(t, c.cfg)
-			lat, attempts, late := runHarness(t, c.cfg)
+			lat, attempts, late := runHarness(t, bins[i], c.cfg)
 			if len(lat) != e2eRequests {
 				t.Fatalf("%s: %d results for %d requests", c.name, len(lat), e2eRequests)
 			}
