@@ -104,7 +104,7 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 		}
 		switch c.Winner {
 		case "first_valid":
-			n.add("Envoy does not read the body: a 2xx with an unusable answer wins")
+			n.add("Envoy does not read the body: a 2xx with an unusable answer wins (on_invalid %q is not applied)", c.OnInvalid)
 		case "first_token":
 			n.add("Envoy commits to the first attempt whose response headers arrive: first_token holds if the upstream sends headers with the first token")
 		}

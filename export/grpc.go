@@ -113,7 +113,7 @@ func writeGRPC(d *Document, opt Options) ([]byte, []Note, error) {
 			}
 			switch c.Winner {
 			case "first_valid":
-				n.add("gRPC takes the first OK response: an unusable answer with status OK wins; have the server return %s for one to make it non-fatal", grpcErrorCode)
+				n.add("gRPC takes the first OK response: an unusable answer with status OK wins (on_invalid %q is not applied); return an error status for one instead", c.OnInvalid)
 			case "first_token":
 				n.add("gRPC commits a streaming call to the attempt whose response headers arrive first: first_token holds if the server sends headers with the first token")
 			}
