@@ -2,6 +2,7 @@ package export
 
 import (
 	"testing"
+	"time"
 
 	"github.com/hedgesim/hedgesim/scenario"
 	"github.com/hedgesim/hedgesim/scenarios"
@@ -31,5 +32,22 @@ func shippedDocs(t testing.TB) []*Document {
 		off.Classes[0].Hedge, off.Classes[0].Copies, off.Classes[0].Adaptive = false, []Copy{}, nil
 		ds = append(ds, off)
 	}
-	return ds
+	return append(ds, variantDoc(t))
+}
+
+// variantDoc is the two-model gateway with a feature per class that no
+// shipped scenario uses: every budget and an attempt timeout, ignored
+// failures and no deadline, first_response, several copies to several
+// targets with their own delays.
+func variantDoc(t testing.TB) *Document {
+	d := ScenarioPolicies(loadShipped(t, "two-model-gateway.toml"))
+	d.Scenario = "variants"
+	v := d.Classes
+	v[0].Budget = Budget{MaxInFlightRatio: 0.2, MinInFlight: 3, MaxHedgeShare: 0.1, RetryThrottling: &Throttle{10, 0.1}, HedgesPerSecond: 5, Burst: 2, MaxParallel: 2}
+	v[0].AttemptTimeout, v[0].OnAttemptTimeout = Seconds(2*time.Second), "fatal"
+	v[1].OnError, v[1].OnRateLimited, v[1].OnInvalid, v[1].Deadline = "ignore", "ignore", "ignore", 0
+	v[2].Winner = "first_response"
+	v[3].Copies = []Copy{{Target: "large-b", Delay: Seconds(300 * time.Millisecond)}, {Target: "large-a", Delay: Seconds(500 * time.Millisecond)}, {Target: "large-b", Delay: 0}}
+	v[3].NewProvider = true
+	return d
 }
