@@ -66,7 +66,7 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 			n.add("Envoy cannot send copies at once (initial_requests is not implemented): wrote per_try_timeout %s, a copy every %s", protoDuration(EnvoyMinDelay), fdur(EnvoyMinDelay))
 			delay = EnvoyMinDelay
 		}
-		var retryOn []string
+		var retryOn, nonfatal []string
 		codes := ""
 		if c.Winner != "first_response" {
 			for _, r := range []struct{ rule, what string }{{c.OnError, "errors"}, {c.OnRateLimited, "429s"}} {
@@ -79,10 +79,16 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 					retryOn = append(retryOn, "retriable-status-codes")
 					codes = "      retriable_status_codes: [429]\n"
 				}
-				if r.rule == "ignore" {
+				switch r.rule {
+				case "ignore":
 					n.add("Envoy cannot ignore a failed attempt while others run: %s written as retriable, so before the per-try timeout the next copy goes out at once (after it, Envoy discards the error)", r.what)
+				case "nonfatal":
+					nonfatal = append(nonfatal, r.what)
 				}
 			}
+		}
+		if len(nonfatal) > 0 {
+			n.add("%s are retried at once only from the newest attempt: once its copy is out, Envoy discards an error from an earlier attempt (ignored, not non-fatal)", strings.Join(nonfatal, " and "))
 		}
 		if len(retryOn) == 0 {
 			// Hedging needs a retry policy with some condition; a
