@@ -25,9 +25,9 @@ import (
 // a loopback server whose handlers sleep for latencies drawn from the
 // scenario's models, must behave as the simulator predicts.
 //
-// Time is scaled: 1 simulated second = e2eScale of real time (20 ms), so
-// field report 1's 3 s deadline is 60 ms and a run of 2000 requests at
-// the scenario's arrival rate takes about 2 s. The harness is a small
+// Time is scaled: 1 simulated second = e2eScale of real time (50 ms), so
+// field report 1's 3 s deadline is 150 ms, and 1500 requests at its
+// arrival rate (20/s, i.e. 400/s real) take about 4 s. The harness is a small
 // program built in a temporary module with the exported snippet; it sends
 // requests at Poisson arrival times (the scenario's rate, scaled), runs
 // each through failsafe.With(ClassPolicies...), sends the original call
