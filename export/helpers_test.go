@@ -51,3 +51,21 @@ func variantDoc(t testing.TB) *Document {
 	v[3].NewProvider = true
 	return d
 }
+
+// withoutFallbacks returns d without the classes that send copies only
+// after a failure or use an adaptive delay, which gRPC and Envoy cannot
+// express (TestUnmappable checks that they are refused); nil when none is
+// left.
+func withoutFallbacks(d *Document) *Document {
+	e := *d
+	e.Classes = nil
+	for _, c := range d.Classes {
+		if c.fallbacks() == 0 && c.Adaptive == nil {
+			e.Classes = append(e.Classes, c)
+		}
+	}
+	if len(e.Classes) == 0 {
+		return nil
+	}
+	return &e
+}

@@ -129,11 +129,11 @@ func checkEnvoy(t *testing.T, name string, out []byte) ([]*routev3.Route, []*clu
 // every pick-like variant (hedging off, 7 copies) and has grpc-go parse them.
 func TestGRPCParsesEveryScenario(t *testing.T) {
 	for _, d := range shippedDocs(t) {
+		if d = withoutFallbacks(d); d == nil {
+			continue
+		}
 		out, _, err := Write(d, "grpc", Options{})
 		if err != nil {
-			if _, ok := err.(*UnmappableError); ok {
-				continue // adaptive or fallback: checked by TestUnmappable
-			}
 			t.Fatalf("%s: %v", d.Scenario, err)
 		}
 		p := checkGRPC(t, d.Scenario, out)
@@ -214,11 +214,11 @@ func TestGRPCLimits(t *testing.T) {
 // per_try_timeout = the delay, num_retries = the copies and hedging on.
 func TestEnvoyParsesEveryScenario(t *testing.T) {
 	for _, d := range shippedDocs(t) {
+		if d = withoutFallbacks(d); d == nil {
+			continue
+		}
 		out, _, err := Write(d, "envoy", Options{})
 		if err != nil {
-			if _, ok := err.(*UnmappableError); ok {
-				continue
-			}
 			t.Fatalf("%s: %v", d.Scenario, err)
 		}
 		routes, _ := checkEnvoy(t, d.Scenario, out)

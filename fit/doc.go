@@ -1,16 +1,12 @@
-// Package fit turns latency history into hedgesim scenario models, and
-// recorded traffic into replayable traces.
+// Package fit turns latency history into hedgesim scenario models: it
+// estimates, and package readers reads the logs and summaries it
+// estimates from.
 //
 // # Logs
 //
-// A log is one record per request (a Log of Request values, times in
-// seconds). Loaders: ReadLLMPerf (llmperf per-request JSON), ReadCSV and
-// ReadJSONL (columns named by Columns, unit stated or implied by the
-// column name, optional status column), and ReadLLMPerfSummary for
-// llmperf's published percentiles. Requests that failed are counted for
-// the error, rate-limit (429) and invalid-answer rates and not fitted.
-// Every loader reports bad input as an *InputError with the file, the line
-// and what is wrong, and never panics (each has a fuzz target).
+// A log (readers.Log) is one record per request, times in seconds.
+// Requests that failed are counted for the error, rate-limit (429) and
+// invalid-answer rates and not fitted.
 //
 // # Models
 //
@@ -60,13 +56,6 @@
 // misses too. Note that the interval covers half B's sampling error only;
 // the prediction carries half A's as well, so misses beyond 5 % are
 // expected even for a correct model.
-//
-// # Traces
-//
-// ReadAzureTrace (Azure LLM inference trace 2023, CSV) and
-// ReadMooncakeTrace (Mooncake FAST'25, JSON Lines) return a Trace of
-// arrival offsets and token counts, exact to the trace's resolution; the
-// scenario package replays it ([arrivals] process = "replay").
 //
 // All randomness (EM starting points, simulated draws, the split-half
 // shuffle) comes from PCG sources seeded by Options.Seed: the same seed

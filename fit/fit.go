@@ -6,9 +6,11 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"sort"
 	"strings"
 
 	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/readers"
 )
 
 // The model names of Options.Model and Candidate.Name.
@@ -210,7 +212,7 @@ type Report struct {
 	// File and Format identify the log.
 	File, Format string
 	// Counts counts the log's requests by outcome.
-	Counts Counts
+	Counts readers.Counts
 	// Streamed is set when TTFT and decode speed were fitted separately.
 	Streamed bool
 	// Metrics are the fitted metrics: "ttft", "tokens_per_s" and "latency"
@@ -272,7 +274,7 @@ var ErrNoData = errors.New("too few successful requests to fit")
 // output tokens present) gets TTFT and decode speed fitted separately and
 // an end-to-end check by simulation; the whole-call latency is fitted in
 // every case.
-func FitLog(l *Log, opt Options) (*Report, error) {
+func FitLog(l *readers.Log, opt Options) (*Report, error) {
 	opt, err := opt.check()
 	if err != nil {
 		return nil, err
@@ -329,4 +331,11 @@ func SimulateEndToEnd(ttft, speed dist.Dist, outputs []float64, n int, seed uint
 	}
 	slices.Sort(out)
 	return out
+}
+
+// sorted returns a sorted copy of x.
+func sorted(x []float64) []float64 {
+	s := append([]float64(nil), x...)
+	sort.Float64s(s)
+	return s
 }

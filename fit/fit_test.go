@@ -2,6 +2,7 @@ package fit_test
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"os"
 	"slices"
@@ -11,6 +12,7 @@ import (
 	"gonum.org/v1/gonum/stat"
 
 	"github.com/hedgesim/hedgesim/fit"
+	"github.com/hedgesim/hedgesim/readers"
 	"github.com/hedgesim/hedgesim/scenario"
 	"github.com/hedgesim/hedgesim/sim"
 )
@@ -20,14 +22,14 @@ var shippedLogs = []string{
 	"../scenarios/data/llmperf-leaderboard/individual/anyscale_13b.json",
 }
 
-func readLLMPerf(t *testing.T, name string) *fit.Log {
+func readLLMPerf(t *testing.T, name string) *readers.Log {
 	t.Helper()
 	f, err := os.Open(name)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	l, err := fit.ReadLLMPerf(f, name)
+	l, err := readers.ReadLLMPerf(f, name)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -108,7 +110,7 @@ func TestPoorFitIsReported(t *testing.T) {
 		}
 		fmt.Fprintf(&b, "%d\n", v)
 	}
-	l, err := fit.ReadCSV(strings.NewReader(b.String()), "bimodal.csv", fit.Columns{Latency: "latency_ms"})
+	l, err := readers.ReadCSV(strings.NewReader(b.String()), "bimodal.csv", readers.Columns{Latency: "latency_ms"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -148,5 +150,49 @@ func TestWriteJSON(t *testing.T) {
 		if !strings.Contains(b.String(), want) {
 			t.Errorf("JSON lacks %s", want)
 		}
+	}
+}
+
+func TestFitSummary(t *testing.T) {
+	const name = "../scenarios/data/llmperf-leaderboard/summary/together_13b.json"
+	in, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer in.Close()
+	s, err := readers.ReadLLMPerfSummary(in, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	f, err := fit.FitSummary(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	// The table reproduces every published point exactly.
+	for i, p := range f.Latency.Ps {
+		if got := f.Latency.Dist.Quantile(p); got != f.Latency.Xs[i] {
+			t.Errorf("table quantile %v = %v, want %v", p, got, f.Latency.Xs[i])
+		}
+	}
+	if f.Failed != 1 {
+		t.Errorf("failed = %d, want 1 (code -1)", f.Failed)
+	}
+	// The published p99 (54 s) pulls the lognormal tail far above the
+	// published mean: the block must warn.
+	if b := f.Block(fit.BlockOptions{}); !strings.Contains(b, "WARNING: the table's mean") {
+		t.Errorf("no tail warning in:\n%s", b)
+	}
+}
+
+func TestFitSummaryNoEndToEnd(t *testing.T) {
+	// Parsed, but not a usable table: the end-to-end latency is missing.
+	s, err := readers.ReadLLMPerfSummary(strings.NewReader(`{"results_ttft_s_quantiles_p50": 1, "results_ttft_s_quantiles_p90": 2}`), "in")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, err = fit.FitSummary(s)
+	var ie *readers.InputError
+	if !errors.As(err, &ie) || ie.Line != 1 || ie.Field != "results_end_to_end_latency_s_quantiles_p50" || !strings.Contains(ie.Msg, "missing") {
+		t.Errorf("got %v, want an *InputError on line 1, field results_end_to_end_latency_s_quantiles_p50, saying missing", err)
 	}
 }

@@ -13,6 +13,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/readers"
 )
 
 // BlockOptions name the model block WriteTOML writes.
@@ -198,12 +199,12 @@ func (r *Report) writeBlock(b *bytes.Buffer, o BlockOptions) {
 	}
 	// 429s are not errors of the model: a scenario makes them with a
 	// rate_limit, so they stay out of error_rate and are reported beside it.
-	fmt.Fprintf(b, "error_rate = %s  # %d of %d requests failed%s\n", num(ratio(c.Failed, c.Total)), c.Failed, c.Total, codeList(c, Failed))
+	fmt.Fprintf(b, "error_rate = %s  # %d of %d requests failed%s\n", num(ratio(c.Failed, c.Total)), c.Failed, c.Total, codeList(c, readers.Failed))
 	if c.RateLimited > 0 {
 		fmt.Fprintf(b, "# %d of %d requests were rate limited (%s of them, 429s): not in error_rate; model them with a rate_limit table on the model or its provider\n",
 			c.RateLimited, c.Total, num(ratio(c.RateLimited, c.Total)))
 	}
-	fmt.Fprintf(b, "invalid_rate = %s  # %d of %d answers unusable%s\n", num(ratio(c.Invalid, c.OK+c.Invalid)), c.Invalid, c.OK+c.Invalid, codeList(c, Invalid))
+	fmt.Fprintf(b, "invalid_rate = %s  # %d of %d answers unusable%s\n", num(ratio(c.Invalid, c.OK+c.Invalid)), c.Invalid, c.OK+c.Invalid, codeList(c, readers.Invalid))
 	b.WriteString("# price_input_per_mtok = 0.0   # not in the log: USD per million input tokens\n")
 	b.WriteString("# price_output_per_mtok = 0.0  # not in the log: USD per million output tokens\n")
 }
@@ -220,7 +221,7 @@ func ratio(a, b int) float64 {
 
 // codeList returns " (429 ×130, -1 ×1)" for the codes of the given
 // statuses, or "".
-func codeList(c Counts, statuses ...Status) string {
+func codeList(c readers.Counts, statuses ...readers.Status) string {
 	var parts []string
 	for _, s := range statuses {
 		for code, n := range c.Codes[s] {

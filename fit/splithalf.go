@@ -6,6 +6,8 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"text/tabwriter"
+
+	"github.com/hedgesim/hedgesim/readers"
 )
 
 // MinSplitHalf is the number of successful requests a log needs for the
@@ -39,20 +41,20 @@ type SplitHalfRow struct {
 // log, the end-to-end latency; for a streamed log, also the TTFT. It
 // returns an error wrapping ErrNoData when l has fewer than MinSplitHalf
 // successful requests.
-func SplitHalf(l *Log, opt Options) ([]SplitHalfRow, error) {
+func SplitHalf(l *readers.Log, opt Options) ([]SplitHalfRow, error) {
 	opt, err := opt.check()
 	if err != nil {
 		return nil, err
 	}
-	ok := l.ok()
+	ok := l.Successful()
 	if len(ok) < MinSplitHalf {
 		return nil, fmt.Errorf("%s: %w: %d successful requests; the split-half check needs %d", l.File, ErrNoData, len(ok), MinSplitHalf)
 	}
 	rng := rand.New(rand.NewPCG(opt.Seed, 3))
 	rng.Shuffle(len(ok), func(i, j int) { ok[i], ok[j] = ok[j], ok[i] })
 	half := len(ok) / 2
-	a := &Log{File: l.File, Format: l.Format, Requests: ok[:half]}
-	b := &Log{File: l.File, Format: l.Format, Requests: ok[half:]}
+	a := &readers.Log{File: l.File, Format: l.Format, Requests: ok[:half]}
+	b := &readers.Log{File: l.File, Format: l.Format, Requests: ok[half:]}
 	ra, err := FitLog(a, opt)
 	if err != nil {
 		return nil, err

@@ -3,8 +3,11 @@ package fit
 import (
 	"bytes"
 	"errors"
+	"os"
 	"path/filepath"
 	"testing"
+
+	"github.com/hedgesim/hedgesim/readers"
 )
 
 // sharedLogs is where the full llmperf leaderboard data lies next to a
@@ -18,7 +21,7 @@ func splitHalfTable(t *testing.T, files []string) []SplitHalfRow {
 	t.Helper()
 	var rows []SplitHalfRow
 	for _, f := range files {
-		l, err := ReadLLMPerf(open(t, f), f)
+		l, err := readers.ReadLLMPerf(open(t, f), f)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -87,4 +90,20 @@ func TestSplitHalfAllLLMPerf(t *testing.T) {
 	if in := inside(rows); 2*in <= len(rows) {
 		t.Errorf("only %d of %d predictions inside the held-out interval", in, len(rows))
 	}
+}
+
+// The llmperf logs that ship with the repository.
+const (
+	togetherLog = "../scenarios/data/llmperf-leaderboard/individual/together_13b.json"
+	anyscaleLog = "../scenarios/data/llmperf-leaderboard/individual/anyscale_13b.json"
+)
+
+func open(t *testing.T, name string) *os.File {
+	t.Helper()
+	f, err := os.Open(name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { f.Close() })
+	return f
 }

@@ -14,6 +14,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/readers"
 )
 
 // The summary metrics that become distributions.
@@ -26,7 +27,7 @@ const (
 type TableFit struct {
 	// Metric is the summary metric; Ps and Xs the points used (ties
 	// dropped, keeping the lowest percentile of equal values).
-	Metric *SummaryMetric
+	Metric *readers.SummaryMetric
 	Ps, Xs []float64
 	// Dist is the dist.QuantileTable through the points.
 	Dist *dist.QuantileTable
@@ -38,7 +39,7 @@ type TableFit struct {
 // SummaryFit is an llmperf summary turned into a model: the whole-call
 // latency and the time to first token as quantile tables.
 type SummaryFit struct {
-	Summary *Summary
+	Summary *readers.Summary
 	// Latency is the end-to-end latency table (always present); TTFT the
 	// time-to-first-token table (nil when not published).
 	Latency, TTFT *TableFit
@@ -50,7 +51,7 @@ type SummaryFit struct {
 // FitSummary turns an llmperf summary into quantile-table distributions.
 // It returns an error when end_to_end_latency_s has fewer than two
 // distinct positive percentiles.
-func FitSummary(s *Summary) (*SummaryFit, error) {
+func FitSummary(s *readers.Summary) (*SummaryFit, error) {
 	f := &SummaryFit{Summary: s}
 	var err error
 	if f.Latency, err = tableFit(s, summaryLatency); err != nil {
@@ -78,10 +79,10 @@ func FitSummary(s *Summary) (*SummaryFit, error) {
 	return f, nil
 }
 
-func tableFit(s *Summary, metric string) (*TableFit, error) {
+func tableFit(s *readers.Summary, metric string) (*TableFit, error) {
 	m := s.Metric(metric)
 	if m == nil {
-		return nil, inputErr(s.File, 1, "results_"+metric+"_quantiles_p50", "missing; the summary has no published percentiles of %s", metric)
+		return nil, &readers.InputError{File: s.File, Line: 1, Field: "results_" + metric + "_quantiles_p50", Msg: "missing; the summary has no published percentiles of " + metric}
 	}
 	t := &TableFit{Metric: m}
 	for i, x := range m.Xs {
@@ -97,11 +98,11 @@ func tableFit(s *Summary, metric string) (*TableFit, error) {
 		t.Xs = append(t.Xs, x)
 	}
 	if len(t.Xs) < 2 {
-		return nil, inputErr(s.File, m.Line, "results_"+metric+"_quantiles", "fewer than two distinct percentiles > 0; a quantile table needs two")
+		return nil, &readers.InputError{File: s.File, Line: m.Line, Field: "results_" + metric + "_quantiles", Msg: "fewer than two distinct percentiles > 0; a quantile table needs two"}
 	}
 	d, err := dist.NewQuantileTable(t.Ps, t.Xs)
 	if err != nil {
-		return nil, inputErr(s.File, m.Line, "results_"+metric+"_quantiles", "%v", err)
+		return nil, &readers.InputError{File: s.File, Line: m.Line, Field: "results_" + metric + "_quantiles", Msg: err.Error()}
 	}
 	t.Dist = d
 	return t, nil

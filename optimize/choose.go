@@ -287,6 +287,9 @@ const (
 	// requests without a usable answer in time fell enough, cheaply enough
 	// and (with Rule.RequireSignificant) significantly.
 	DecidedByUnanswered = "unanswered"
+	// DecidedByConfigured: the class's configured policy is kept because
+	// every pick would answer significantly fewer requests than it.
+	DecidedByConfigured = "configured"
 )
 
 // Judge applies rule to the pick against the no-hedging baseline, for the

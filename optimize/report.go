@@ -133,8 +133,11 @@ func (r *Report) requestsLine() string {
 func (r *Report) WriteText(w io.Writer, all bool) error {
 	ew := &errWriter{w: w}
 	how := "each class simulated alone (exact: no class shares a limited provider, model or budget)"
-	if len(r.Joint) > 0 {
+	switch {
+	case len(r.Joint) > 0:
 		how = "coupled classes optimized jointly, the others alone"
+	case r.AloneDespiteCoupling:
+		how = "each class simulated alone (--alone: classes that share a limited provider, model or budget miss each other's load)"
 	}
 	fmt.Fprintf(ew, "scenario %s, seed %d, %s; %s, every candidate on the same random draws; latency is the time to a usable answer (miss: none by the deadline)\n",
 		r.Scenario, r.Seed, r.requestsLine(), how)
@@ -330,7 +333,7 @@ func (e *errWriter) Write(p []byte) (int, error) {
 // writeRollout writes the rollout check: per class, the check next to no
 // hedging and next to the sweep's prediction.
 func writeRollout(w io.Writer, rc *RolloutCheck) {
-	fmt.Fprintf(w, "\nrollout check: the whole scenario with every pick applied, %d requests (p95 checked / no hedging / predicted by the sweep):\n", rc.Requests)
+	fmt.Fprintf(w, "\nrollout check: the whole scenario with every pick applied, %s (p95 checked / no hedging / predicted by the sweep):\n", fcount(int64(rc.Requests)))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  class\tpick\tp95 check\tno hedging\tpredicted\tp99 check\tno hedging\tanswered check\tno hedging\tpredicted\t429s\tadded cost\tpredicted\t")
 	for _, c := range rc.Classes {
@@ -351,7 +354,10 @@ func writeRollout(w io.Writer, rc *RolloutCheck) {
 	tw.Flush()
 	for _, c := range rc.Classes {
 		if c.Flagged {
-			fmt.Fprintf(w, "  %s: %s\n", c.Class, c.Flag)
+			fmt.Fprintf(w, "  %s: FLAGGED: %s\n", c.Class, c.Flag)
+		}
+		if c.Note != "" {
+			fmt.Fprintf(w, "  %s: %s\n", c.Class, c.Note)
 		}
 	}
 }

@@ -5,9 +5,8 @@ import (
 	"strconv"
 )
 
-// Error is a problem found in a scenario file. Every error that Parse and
-// Load report for the file's contents is an *Error; errors reading the file
-// are returned as they come from the os package.
+// Error is a problem found in a scenario file, or in reading it: every
+// error that Parse, Load and LoadFS return is an *Error.
 type Error struct {
 	// File is the file name given to Parse or Load.
 	File string
@@ -20,7 +19,13 @@ type Error struct {
 	Key string
 	// Msg says what is wrong, the offending value and what is allowed.
 	Msg string
+	// Err is the underlying error when the file could not be read (then
+	// Line is 0), else nil.
+	Err error
 }
+
+// Unwrap returns Err.
+func (e *Error) Unwrap() error { return e.Err }
 
 // Error formats the problem as "file:line: key: msg", leaving out the line
 // when it is 0 and the key when it is empty.

@@ -8,9 +8,10 @@ import (
 	"github.com/hedgesim/hedgesim/sim"
 )
 
-// HedgeDelay is a hedge delay: a duration string, where a negative value
-// (or the word "fallback") means the copy is sent only after a failure,
-// never on a timer.
+// HedgeDelay is a hedge delay: a duration string ≥ 0, or the word
+// "fallback", meaning the copy is sent only after a failure, never on a
+// timer (it decodes to a negative delay, as sim.Policy writes fallback).
+// A negative duration is an error, as everywhere in a scenario file.
 type HedgeDelay time.Duration
 
 // fallbackDelay is what "fallback" decodes to.
@@ -29,7 +30,10 @@ func (d *HedgeDelay) UnmarshalTOML(v any) error {
 	}
 	x, err := time.ParseDuration(s)
 	if err != nil {
-		return fmt.Errorf("invalid delay %q; want a number with a unit (ns, us, ms, s, m, h) such as \"750ms\", a negative one or \"fallback\" to send the copy only after a failure", s)
+		return fmt.Errorf("invalid delay %q; want a number with a unit (ns, us, ms, s, m, h) such as \"750ms\", or \"fallback\" to send the copy only after a failure", s)
+	}
+	if x < 0 {
+		return fmt.Errorf("negative delay %q; a delay is a duration ≥ 0 — write \"fallback\" to send the copy only after a failure", s)
 	}
 	*d = HedgeDelay(x)
 	return nil
@@ -218,4 +222,39 @@ func hasTimedGap(p *sim.Policy) bool {
 		}
 	}
 	return p.Copies > len(p.Delays) && len(p.Delays) > 0 && p.Delays[len(p.Delays)-1] > 0
+}
+
+// checkGaps reports settings of a class's hedge policy h (built into cl's
+// policy) that can never take effect: delays given with max_copies = 0,
+// and a gap between sends at or past the class's deadline — no timer that
+// long can fire before the request ends, whenever the previous copy went
+// out. An adaptive delay replaces the timed gaps and is not checked.
+func (c *checker) checkGaps(classKey string, h *hedgeTable, cl *sim.Class) error {
+	if h == nil {
+		return nil
+	}
+	key := classKey + ".hedge"
+	p := &cl.Policy
+	if p.Copies == 0 && (h.Delay != nil || h.Delays != nil) {
+		what := "delay"
+		if h.Delays != nil {
+			what = "delays"
+		}
+		return c.errorf(key+".max_copies", "0 copies, so %s has no effect; remove %s (and max_copies) to turn hedging off, or set max_copies ≥ 1", what, what)
+	}
+	if cl.Deadline == 0 || p.Adaptive != nil {
+		return nil
+	}
+	for j := 1; j <= p.Copies; j++ {
+		g := p.Delays[min(j, len(p.Delays))-1]
+		if g < cl.Deadline {
+			continue
+		}
+		k := key + ".delay"
+		if h.Delays != nil {
+			k = indexKey(key+".delays", min(j, len(p.Delays))-1)
+		}
+		return c.errorf(k, "%v is at or past the class's deadline %v: a copy this long after the previous send can never go out before the request ends; use a shorter delay, or \"fallback\" to send the copy only after a failure", g, cl.Deadline)
+	}
+	return nil
 }

@@ -12,8 +12,26 @@ import (
 // providerTable is one [providers.NAME] table: a failure domain.
 type providerTable struct {
 	Concurrency *int64          `toml:"concurrency"`
+	QueueLimit  *int64          `toml:"queue_limit"`
+	Cancel      *string         `toml:"cancel"`
 	RateLimit   *rateLimitTable `toml:"rate_limit"`
 	Degraded    *degradedTable  `toml:"degraded"`
+}
+
+// cancelMode is what a cancel does at a provider: the value of cancel.
+type cancelMode bool
+
+const (
+	cancelStopsWork cancelMode = false // the default
+	cancelNone      cancelMode = true  // the provider ignores cancels
+)
+
+// String returns the scenario-file name of the mode.
+func (m cancelMode) String() string {
+	if m == cancelNone {
+		return "none"
+	}
+	return "stops_work"
 }
 
 // rateLimitTable is a [providers.NAME.rate_limit] or [models.NAME.rate_limit] table.
@@ -23,6 +41,7 @@ type rateLimitTable struct {
 	Burst             *Duration `toml:"burst"`
 	RejectLatency     *Duration `toml:"reject_latency"`
 	RetryAfter        *Duration `toml:"retry_after"`
+	CountRejected     *bool     `toml:"count_rejected"`
 }
 
 // degradedTable is a [providers.NAME.degraded] table.
@@ -66,7 +85,21 @@ func (c *checker) providers(tables map[string]providerTable, models []sim.Model)
 			}
 			p.Concurrency = int(*t.Concurrency)
 		}
-		var err error
+		if t.QueueLimit != nil {
+			if *t.QueueLimit < 0 || *t.QueueLimit > math.MaxInt32 {
+				return nil, c.errorf(key+".queue_limit", "%d is not allowed; want an integer ≥ 0 (0 = no queue: reject when every slot is busy)", *t.QueueLimit)
+			}
+			if p.Concurrency == 0 {
+				return nil, c.errorf(key+".queue_limit", "needs concurrency ≥ 1: queue_limit bounds the queue of a concurrency limit")
+			}
+			p.RejectWhenFull = true
+			p.QueueLimit = int(*t.QueueLimit)
+		}
+		mode, err := enum(c, key+".cancel", t.Cancel, cancelStopsWork, cancelStopsWork, cancelNone)
+		if err != nil {
+			return nil, err
+		}
+		p.IgnoresCancel = bool(mode)
 		if p.RateLimit, err = c.rateLimit(key+".rate_limit", t.RateLimit); err != nil {
 			return nil, err
 		}
@@ -107,8 +140,8 @@ func (c *checker) rateLimit(key string, t *rateLimitTable) (sim.RateLimit, error
 		}
 		*f.dst = *f.v
 	}
-	if t.RequestsPerMinute == nil && t.TokensPerMinute == nil {
-		return r, c.errorf(key, "no limit given; set requests_per_minute and/or tokens_per_minute")
+	if !(r.RequestsPerMinute > 0 || r.TokensPerMinute > 0) {
+		return r, c.errorf(key, "no limit set: requests_per_minute and tokens_per_minute are both absent or 0; set at least one > 0, or remove the rate_limit table")
 	}
 	if t.Burst != nil {
 		if r.Burst = time.Duration(*t.Burst); r.Burst == 0 {
@@ -120,6 +153,9 @@ func (c *checker) rateLimit(key string, t *rateLimitTable) (sim.RateLimit, error
 	}
 	if t.RetryAfter != nil {
 		r.RetryAfter = time.Duration(*t.RetryAfter)
+	}
+	if t.CountRejected != nil {
+		r.CountRejected = *t.CountRejected
 	}
 	return r, nil
 }

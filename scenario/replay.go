@@ -1,22 +1,21 @@
 package scenario
 
 import (
-	"bytes"
 	"errors"
 	"fmt"
+	"io"
 	"io/fs"
 	"math"
-	"os"
 	"path"
 	"path/filepath"
 	"strings"
 
-	"github.com/hedgesim/hedgesim/fit"
+	"github.com/hedgesim/hedgesim/readers"
 	"github.com/hedgesim/hedgesim/sim"
 )
 
 // Trace replay: [arrivals] process = "replay" plays back a recorded trace
-// (fit.ReadTrace: arrival times and token counts), and [[classes]] match
+// (readers.ReadTrace: arrival times and token counts), and [[classes]] match
 // rules on token counts assign each replayed request to a class:
 //
 //	[arrivals]
@@ -41,37 +40,38 @@ type matchTable struct {
 	OutputMax *int64 `toml:"output_max"`
 }
 
-// opener reads a file named relative to the scenario file; shown is the
-// name to use in messages.
-type opener func(rel string) (data []byte, shown string, err error)
+// opener opens a file named relative to the scenario file for reading;
+// shown is the name to use in messages.
+type opener func(rel string) (r io.ReadCloser, shown string, err error)
 
-// osOpener reads files relative to the directory of the scenario file.
-func osOpener(scenarioFile string) opener {
-	return func(rel string) ([]byte, string, error) {
+// osOpener opens files relative to the directory of the scenario file:
+// regular files of at most maxBytes bytes (readers.Open).
+func osOpener(scenarioFile string, maxBytes int64) opener {
+	return func(rel string) (io.ReadCloser, string, error) {
 		p := rel
 		if !filepath.IsAbs(p) {
 			p = filepath.Join(filepath.Dir(scenarioFile), filepath.FromSlash(rel))
 		}
-		data, err := os.ReadFile(p)
-		return data, p, err
+		f, err := readers.Open(p, maxBytes)
+		return f, p, err
 	}
 }
 
-// fsOpener reads files of fsys relative to the directory of name.
+// fsOpener opens files of fsys relative to the directory of name.
 func fsOpener(fsys fs.FS, name string) opener {
-	return func(rel string) ([]byte, string, error) {
+	return func(rel string) (io.ReadCloser, string, error) {
 		p := path.Join(path.Dir(name), rel)
 		if !fs.ValidPath(p) || path.IsAbs(rel) {
 			return nil, rel, fmt.Errorf("%q is outside the embedded scenario directory; run the scenario from its file path instead", rel)
 		}
-		data, err := fs.ReadFile(fsys, p)
-		return data, p, err
+		f, err := fsys.Open(p)
+		return f, p, err
 	}
 }
 
 // replay is what the checker knows about a replayed trace.
 type replay struct {
-	trace *fit.Trace
+	trace *readers.Trace
 	// byRule is set when a class has a match rule: classes are then
 	// assigned by the rules and their shares come from the trace.
 	byRule bool
@@ -87,14 +87,14 @@ func (c *checker) replayArrivals(a *arrivalsTable) (sim.Arrivals, error) {
 		return out, c.errorf("arrivals.trace", `missing; process = "replay" needs the trace file, relative to the scenario file`)
 	}
 	if a.Format == nil {
-		return out, c.errorf("arrivals.format", "missing; say how the trace is written: %s", strings.Join(quotedList(fit.TraceFormats), " or "))
+		return out, c.errorf("arrivals.format", "missing; say how the trace is written: %s", strings.Join(quotedList(readers.TraceFormats), " or "))
 	}
 	known := false
-	for _, f := range fit.TraceFormats {
+	for _, f := range readers.TraceFormats {
 		known = known || *a.Format == f
 	}
 	if !known {
-		return out, c.errorf("arrivals.format", "unknown value %q; allowed: %s", *a.Format, strings.Join(quotedList(fit.TraceFormats), ", "))
+		return out, c.errorf("arrivals.format", "unknown value %q; allowed: %s", *a.Format, strings.Join(quotedList(readers.TraceFormats), ", "))
 	}
 	scale := 1.0
 	if a.TimeScale != nil {
@@ -104,20 +104,35 @@ func (c *checker) replayArrivals(a *arrivalsTable) (sim.Arrivals, error) {
 		}
 	}
 	if c.open == nil {
-		c.open = osOpener(c.file)
+		c.open = osOpener(c.file, DefaultLimits.MaxDataBytes)
 	}
-	data, shown, err := c.open(*a.Trace)
-	if err != nil {
-		var pe *fs.PathError
-		if errors.As(err, &pe) {
-			err = pe.Err
+	f, shown, err := c.open(*a.Trace)
+	if err == nil {
+		var in io.Reader = f
+		if c.hash != nil {
+			in = io.TeeReader(f, c.hash)
 		}
-		return out, c.errorf("arrivals.trace", "cannot read %s: %v", shown, err)
+		var tr *readers.Trace
+		tr, err = readers.ReadTrace(in, shown, *a.Format)
+		f.Close()
+		if err == nil {
+			return c.replayTrace(out, tr, scale)
+		}
+		var ie *readers.InputError
+		if errors.As(err, &ie) {
+			return out, c.errorf("arrivals.trace", "%v", err)
+		}
 	}
-	tr, err := fit.ReadTrace(bytes.NewReader(data), shown, *a.Format)
-	if err != nil {
-		return out, c.errorf("arrivals.trace", "%v", err)
+	var pe *fs.PathError
+	if errors.As(err, &pe) {
+		err = pe.Err
 	}
+	return out, c.errorf("arrivals.trace", "cannot read %s: %v", shown, err)
+}
+
+// replayTrace builds the arrivals of a trace read for replay.
+func (c *checker) replayTrace(out sim.Arrivals, tr *readers.Trace, scale float64) (sim.Arrivals, error) {
+	var err error
 	if tr, err = tr.Scaled(scale); err != nil {
 		return out, c.errorf("arrivals.time_scale", "%v", err)
 	}

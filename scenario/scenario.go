@@ -19,10 +19,11 @@
 package scenario
 
 import (
+	"crypto/sha256"
+	"encoding/hex"
 	"errors"
 	"fmt"
 	"io/fs"
-	"os"
 	"path"
 	"path/filepath"
 	"reflect"
@@ -31,6 +32,7 @@ import (
 	"github.com/BurntSushi/toml"
 
 	"github.com/hedgesim/hedgesim/optimize"
+	"github.com/hedgesim/hedgesim/readers"
 	"github.com/hedgesim/hedgesim/sim"
 )
 
@@ -44,22 +46,39 @@ type Scenario struct {
 	// Optimize is what the [optimize] table says, on top of
 	// optimize.DefaultSettings (the defaults when the table is absent).
 	Optimize optimize.Settings
+	// SHA256 identifies the input: the hex SHA-256 of the scenario file's
+	// bytes, followed, when it replays a trace, by the trace file's bytes.
+	// Two runs with the same SHA256, seed and overrides are the same run.
+	SHA256 string
 }
 
-// Parse reads a scenario from data. filename is used in error messages and,
-// without directory and ".toml" suffix, as the default scenario name. Every
-// problem in data is reported as an *Error. Files the scenario names (a
-// replayed trace) are read relative to the directory of filename.
+// Parse reads a scenario from data under DefaultLimits. filename is used
+// in error messages and, without directory and ".toml" suffix, as the
+// default scenario name. Every problem in data is reported as an *Error.
+// Files the scenario names (a replayed trace) are read relative to the
+// directory of filename.
 func Parse(filename string, data []byte) (*Scenario, error) {
-	return parse(filename, data, osOpener(filename))
+	return DefaultLimits.Parse(filename, data)
 }
 
-func parse(filename string, data []byte, open opener) (*Scenario, error) {
+// Parse is the package's Parse under the limits l (zero fields take
+// DefaultLimits' values).
+func (l Limits) Parse(filename string, data []byte) (*Scenario, error) {
+	l = l.withDefaults()
+	return parse(filename, data, osOpener(filename, l.MaxDataBytes), l)
+}
+
+func parse(filename string, data []byte, open opener, lim Limits) (*Scenario, error) {
+	if err := prescan(filename, data, lim); err != nil {
+		return nil, err
+	}
 	var tree map[string]any
 	if _, err := toml.Decode(string(data), &tree); err != nil {
 		return nil, syntaxError(filename, data, err)
 	}
-	c := &checker{file: filename, lines: scanLines(data), open: open}
+	h := sha256.New()
+	h.Write(data)
+	c := &checker{file: filename, lines: scanLines(data), open: open, hash: h}
 	var f fileTable
 	if err := c.bind(tree, reflect.ValueOf(&f).Elem(), ""); err != nil {
 		return nil, err
@@ -76,28 +95,56 @@ func parse(filename string, data []byte, open opener) (*Scenario, error) {
 	if err != nil {
 		return nil, err
 	}
-	return &Scenario{Config: cfg, File: filename, Optimize: opt}, nil
+	return &Scenario{Config: cfg, File: filename, Optimize: opt, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
 }
 
-// Load reads and parses the scenario file at path. Errors reading the file
-// are returned wrapped (they name the path); problems in its contents are
-// *Error values.
+// Load reads and parses the scenario file at path under DefaultLimits.
+// Every error is an *Error: one that comes from reading the file (missing,
+// unreadable, not a regular file, larger than the limit) has no line and
+// wraps the underlying error.
 func Load(path string) (*Scenario, error) {
-	data, err := os.ReadFile(path)
+	return DefaultLimits.Load(path)
+}
+
+// Load is the package's Load under the limits l.
+func (l Limits) Load(path string) (*Scenario, error) {
+	l = l.withDefaults()
+	data, err := readers.ReadFile(path, l.MaxBytes)
 	if err != nil {
-		return nil, fmt.Errorf("scenario: %w", err)
+		return nil, readError(path, err, MaxBytesEnv)
 	}
-	return Parse(path, data)
+	return parse(path, data, osOpener(path, l.MaxDataBytes), l)
 }
 
 // LoadFS is Load for a file in fsys, such as the embedded scenarios.FS;
 // files the scenario names are read from fsys too.
 func LoadFS(fsys fs.FS, name string) (*Scenario, error) {
+	return DefaultLimits.LoadFS(fsys, name)
+}
+
+// LoadFS is the package's LoadFS under the limits l.
+func (l Limits) LoadFS(fsys fs.FS, name string) (*Scenario, error) {
+	l = l.withDefaults()
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
-		return nil, fmt.Errorf("scenario: %w", err)
+		return nil, readError(name, err, "")
 	}
-	return parse(path.Clean(name), data, fsOpener(fsys, path.Clean(name)))
+	return parse(path.Clean(name), data, fsOpener(fsys, path.Clean(name)), l)
+}
+
+// readError turns an error reading file into an *Error wrapping it; env
+// names the variable that raises the size limit.
+func readError(file string, err error, env string) *Error {
+	var pe *fs.PathError
+	msg := err
+	if errors.As(err, &pe) {
+		msg = pe.Err
+	}
+	e := &Error{File: file, Msg: "cannot read: " + msg.Error(), Err: err}
+	if errors.Is(err, readers.ErrTooLarge) && env != "" {
+		e.Msg += " (set " + env + " to raise it)"
+	}
+	return e
 }
 
 // syntaxError converts an error from toml.Decode into an *Error. The

@@ -206,7 +206,6 @@ func TestParseCopiesDefault(t *testing.T) {
 		{`delay = "1s"`, 1, []time.Duration{time.Second}},
 		{`delays = ["1s", "2s", "250ms"]`, 3, []time.Duration{time.Second, 2 * time.Second, 250 * time.Millisecond}},
 		{"delay = \"1s\"\nmax_copies = 2", 2, []time.Duration{time.Second}},
-		{"delay = \"1s\"\nmax_copies = 0", 0, []time.Duration{time.Second}},
 	} {
 		s, err := Parse("c.toml", []byte(minimal+"[classes.hedge]\n"+tt.hedge+"\n"))
 		if err != nil {
@@ -225,9 +224,9 @@ func TestErrorString(t *testing.T) {
 		e    Error
 		want string
 	}{
-		{Error{"a.toml", 3, "arrivals.rate", "bad"}, "a.toml:3: arrivals.rate: bad"},
-		{Error{"a.toml", 0, "models", "none"}, "a.toml: models: none"},
-		{Error{"a.toml", 7, "", "syntax"}, "a.toml:7: syntax"},
+		{Error{File: "a.toml", Line: 3, Key: "arrivals.rate", Msg: "bad"}, "a.toml:3: arrivals.rate: bad"},
+		{Error{File: "a.toml", Line: 0, Key: "models", Msg: "none"}, "a.toml: models: none"},
+		{Error{File: "a.toml", Line: 7, Msg: "syntax"}, "a.toml:7: syntax"},
 	} {
 		if got := tt.e.Error(); got != tt.want {
 			t.Errorf("Error() = %q, want %q", got, tt.want)

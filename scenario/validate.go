@@ -3,6 +3,7 @@ package scenario
 import (
 	"errors"
 	"fmt"
+	"hash"
 	"math"
 	"sort"
 	"strconv"
@@ -37,6 +38,9 @@ type checker struct {
 	// replay is set when the arrivals replay a trace. See replay.go.
 	open   opener
 	replay *replay
+	// hash has seen the scenario file's bytes, and sees those of the
+	// files it names as they are read (Scenario.SHA256).
+	hash hash.Hash
 }
 
 // config validates the whole file; name is the default scenario name.
@@ -286,6 +290,9 @@ func (c *checker) class(key string, t *classTable, n int) (sim.Class, error) {
 		return cl, err
 	}
 	if cl.Policy, err = c.policy(key, t.Hedge); err != nil {
+		return cl, err
+	}
+	if err := c.checkGaps(key, t.Hedge, &cl); err != nil {
 		return cl, err
 	}
 	return cl, nil

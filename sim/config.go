@@ -51,6 +51,21 @@ type Provider struct {
 	// Concurrency is the number of attempts in service at once; further
 	// attempts wait in a FIFO queue. 0 means unlimited (no queue).
 	Concurrency int
+	// RejectWhenFull bounds the queue: an attempt that finds all
+	// Concurrency slots busy and QueueLimit attempts waiting gets an
+	// overload error (503/529) at once, which the class's error rule
+	// handles. It needs Concurrency > 0. With QueueLimit 0 nothing waits
+	// and the provider is an Erlang loss system (M/M/c/c); otherwise it is
+	// M/M/c/K with K = Concurrency + QueueLimit.
+	RejectWhenFull bool
+	// QueueLimit is how many attempts may wait when RejectWhenFull is set;
+	// ≥ 0.
+	QueueLimit int
+	// IgnoresCancel makes cancels have no effect at this provider (a
+	// server that ignores client disconnects): losers and timed-out
+	// attempts run to completion, keep their slot or queue place until then
+	// and are billed in full.
+	IgnoresCancel bool
 	// RateLimit rejects attempts over the provider's limits with a 429.
 	RateLimit RateLimit
 	// Degraded, when set, is a two-state process of normal and degraded
@@ -75,6 +90,11 @@ type RateLimit struct {
 	// error rule the next copy is sent RetryAfter after the 429 instead of
 	// at once.
 	RetryAfter time.Duration
+	// CountRejected makes a rejected attempt cost quota too: it takes its
+	// request and tokens from the buckets, which may then owe up to one
+	// full bucket (as a sliding window counting every request would). A
+	// storm of retries above the limit then keeps the bucket empty.
+	CountRejected bool
 }
 
 // Degraded describes a provider's slow periods: a two-state Markov process
@@ -349,14 +369,16 @@ type Policy struct {
 	// under FirstValid.
 	OnInvalid ErrorRule
 	// AttemptTimeout, when > 0, abandons an attempt that has not responded
-	// this long after it was sent (queue wait included): the attempt is
-	// cancelled and counts as a failed attempt of kind timeout, handled by
-	// OnAttemptTimeout.
+	// this long after it was sent (queue wait included): a cancel is sent
+	// as for a loser, the attempt counts as a failed attempt of kind
+	// timeout, handled by OnAttemptTimeout. Its work goes on until it is
+	// done or the cancel lands, whichever is first, and is billed so.
 	AttemptTimeout   time.Duration
 	OnAttemptTimeout ErrorRule
 	// CancelLatency is how long after the request ends a cancel takes effect
 	// on a losing attempt; ≥ 0. A loser that completes before that is billed
-	// in full.
+	// in full; one still waiting in a provider's queue keeps its place until
+	// the cancel lands, and is served if its turn comes first.
 	CancelLatency time.Duration
 	// CancelBilling is what a cancelled loser costs.
 	CancelBilling Billing

@@ -17,10 +17,13 @@
 //
 // The clock is a time.Duration. Events — an arrival, a hedge timer, an
 // attempt's deciding response, a deadline, an attempt timeout, a provider
-// slot freeing — are kept in a 4-ary min-heap ordered by (time, insertion
-// sequence), plus one FIFO of deadlines per class (they fall due in arrival
-// order) and the single pending arrival. Events of a request that has ended
-// are dropped when popped (a generation counter per request slot). When no
+// slot freeing, the cancel of a queued loser landing — are kept in a 4-ary
+// min-heap ordered by (time, insertion sequence), plus one FIFO of
+// deadlines per class (they fall due in arrival order) and the single
+// pending arrival (loop.go). Events of a request that has ended are dropped
+// when popped (a generation counter per request slot), except the cancels
+// of its attempts still queued; the slot is reused once all its attempts
+// have left. When no
 // request can affect another — no queue, rate limit, budget or adaptive
 // delay — requests run one at a time with the same code, and the heap stays
 // a few events deep; a test checks that this gives exactly the result of one
@@ -35,8 +38,9 @@
 //     plus output tokens ÷ decode speed), coupled to the request's earlier
 //     attempts by a Gaussian copula when Config.Correlation is set;
 //   - dispatch: the model's and its provider's rate limits (token buckets;
-//     over a limit the attempt gets a 429), then the provider's concurrency
-//     limit (a FIFO queue);
+//     over a limit the attempt gets a 429, which may cost quota too), then
+//     the provider's concurrency limit (a FIFO queue, optionally bounded:
+//     when it is full the attempt gets an overload error at once);
 //   - serve: the provider's degraded periods, which stretch the work of every
 //     attempt in service and may fail attempts that start during them.
 //
@@ -46,6 +50,22 @@
 // periods); each model and provider has a list of them. A new kind of piece
 // implements one of the two and is added where the lists are built, from
 // its Config; neither the event loop nor dispatch and serve change.
+//
+// # The life of an attempt
+//
+// An attempt is sent (or, as a copy, denied by a budget), dispatched and
+// served (attempt.go), and leaves the system exactly once, through one
+// function, exit (exit.go), whatever ended it: its response (an answer, an
+// invalid answer, an error, a 429, an overload rejection), or its request
+// letting go of it — because the request ended (a loser) or the attempt
+// timed out — followed by its response or its cancel landing, whichever is
+// first. A loser keeps its slot, or its place in its provider's queue,
+// until then; at a provider that ignores cancels, until it is done. exit
+// frees the provider place, adds the service time to the provider's busy
+// time, counts the attempt once (completed, invalid, failed, 429,
+// rejected, timed out or cancelled: the parts sum to the attempts sent),
+// bills it and writes its trace row, so a new way of ending cannot forget
+// a step. The package's tests audit these counts after every run.
 //
 // # Policies
 //

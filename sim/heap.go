@@ -12,6 +12,7 @@ const (
 	evDeadline                        // the request's deadline passes
 	evRelease                         // a provider slot frees (slot = provider index)
 	evAttemptTimeout                  // attempt k's per-attempt timeout expires
+	evCancel                          // the cancel of attempt k, let go of while queued, lands
 )
 
 // event is one scheduled happening. Events of a finished request are not

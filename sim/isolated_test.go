@@ -48,6 +48,15 @@ func TestIsolatedMatchesGlobalOrder(t *testing.T) {
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("isolated and global runs differ:\n%+v\n%+v", a.Overall.Attempts, b.Overall.Attempts)
 	}
+	// Losers that outlive their request: a provider that ignores cancels.
+	cfg.Providers = []Provider{{Name: "a", IgnoresCancel: true}}
+	if !cfg.independent() {
+		t.Fatal("a provider that only ignores cancels made requests interact")
+	}
+	a, b = run(true), run(false)
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("isolated and global runs differ when cancels are ignored:\n%+v\n%+v", a.Overall.Attempts, b.Overall.Attempts)
+	}
 }
 
 // TestSkippedTimersChangeNothing: leaving out hedge timers of requests
@@ -86,5 +95,19 @@ func TestSkippedTimersChangeNothing(t *testing.T) {
 	a, b := run(false), run(true)
 	if !reflect.DeepEqual(a, b) {
 		t.Errorf("skipping timers changed the result:\n%+v\n%+v", a.Overall.Attempts, b.Overall.Attempts)
+	}
+	// The same with a bounded queue that rejects when full, queued losers
+	// waiting for a slow cancel, a provider that ignores cancels and a
+	// rate limit whose rejections cost quota.
+	cfg.Providers[0].RejectWhenFull, cfg.Providers[0].QueueLimit = true, 6
+	cfg.Providers[1].IgnoresCancel = true
+	cfg.Providers[1].RateLimit.CountRejected = true
+	cfg.Classes[0].Policy.CancelLatency = 400 * time.Millisecond
+	a, b = run(false), run(true)
+	if a.Overall.Attempts.Rejected == 0 || a.Overall.Attempts.RateLimited == 0 {
+		t.Fatalf("no rejections or 429s to check: %+v", a.Overall.Attempts)
+	}
+	if !reflect.DeepEqual(a, b) {
+		t.Errorf("skipping timers changed the result with rejections:\n%+v\n%+v", a.Overall.Attempts, b.Overall.Attempts)
 	}
 }

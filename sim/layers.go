@@ -16,6 +16,9 @@ type gate interface {
 	can(now time.Duration, n float64) bool
 	// take books an admitted attempt of n tokens.
 	take(n float64)
+	// reject books an attempt of n tokens this gate rejected (a limit
+	// that counts rejected requests takes them too).
+	reject(now time.Duration, n float64)
 	// rejection is what a rejected attempt gets: a 429 after a latency,
 	// with an optional retry-after hint.
 	rejection() RateLimit
@@ -35,10 +38,11 @@ type stage interface {
 
 // admitAll passes an attempt of n tokens through gates, all or nothing: it
 // returns nil and books it on every gate, or returns the first gate that
-// rejects it, having booked nothing.
+// rejects it, having booked it on none but that one's reject.
 func admitAll(now time.Duration, n float64, gates []gate) gate {
 	for _, g := range gates {
 		if !g.can(now, n) {
+			g.reject(now, n)
 			return g
 		}
 	}

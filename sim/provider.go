@@ -49,6 +49,16 @@ func (b *bucket) take(n float64) {
 	}
 }
 
+// takeDebt takes n units, letting the level fall as low as −capacity (a
+// debt of one full bucket), as a sliding window that counts every request
+// would.
+func (b *bucket) takeDebt(now time.Duration, n float64) {
+	if b.rate != 0 {
+		b.refill(now)
+		b.level = math.Max(b.level-n, -b.capacity)
+	}
+}
+
 // limiter is the pair of buckets of a RateLimit.
 type limiter struct {
 	req, tok bucket
@@ -70,6 +80,17 @@ func (l *limiter) can(now time.Duration, n float64) bool {
 func (l *limiter) take(n float64) {
 	l.req.take(1)
 	l.tok.take(n)
+}
+
+// reject books an attempt of n tokens the limiter rejected: when the
+// limit counts rejected requests, it takes them from the buckets too,
+// down to a debt of one full bucket.
+func (l *limiter) reject(now time.Duration, n float64) {
+	if !l.cfg.CountRejected {
+		return
+	}
+	l.req.takeDebt(now, 1)
+	l.tok.takeDebt(now, n)
 }
 
 // regime is a provider's alternating normal/degraded timeline, generated
@@ -228,13 +249,18 @@ type provider struct {
 	name     string
 	capacity int // 0 = unlimited
 	busy     int
-	queue    []waiter
+	queue    []waiter // FIFO; entries whose attempt has left are skipped
 	qhead    int
-	limit    *limiter
-	stages   []stage // service stages: degraded periods
-	stats    ProviderResult
-	waitSum  wideSum // total queue wait of attempts that started service
-	busySum  wideSum // total time attempts spent in service
+	waiting  int  // attempts in the queue that have not left it
+	bounded  bool // rejects an attempt when queueLimit are waiting
+	// queueLimit is how many attempts may wait when bounded.
+	queueLimit    int
+	ignoresCancel bool // cancels never stop work here
+	limit         *limiter
+	stages        []stage // service stages: degraded periods
+	stats         ProviderResult
+	waitSum       wideSum // total queue wait of attempts that started service
+	busySum       wideSum // total time attempts spent in service
 }
 
 // providers returns the run-time providers of cfg — the listed ones, then
@@ -246,7 +272,8 @@ func (cfg *Config) providers() ([]provider, []int) {
 	for i := range cfg.Providers {
 		c := &cfg.Providers[i]
 		p := provider{name: c.Name, capacity: c.Concurrency, limit: newLimiter(c.RateLimit),
-			stages: newStages(c, cfg.Seed, i)}
+			stages: newStages(c, cfg.Seed, i), bounded: c.RejectWhenFull, queueLimit: c.QueueLimit,
+			ignoresCancel: c.IgnoresCancel}
 		index[c.Name] = len(ps)
 		ps = append(ps, p)
 	}

@@ -32,6 +32,10 @@ type Report struct {
 	Providers []ProviderResult `json:"providers"`
 	// Warnings are run-wide conditions that limit what the numbers mean.
 	Warnings []string `json:"warnings"`
+	// ScenarioSHA256 identifies the scenario's input files (the scenario
+	// package's Scenario.SHA256), so that reports of different inputs are
+	// told apart; set by the caller, "" when unknown.
+	ScenarioSHA256 string `json:"scenario_sha256"`
 }
 
 // Latency summarises request latencies in seconds. A percentile or an
@@ -165,6 +169,7 @@ type ClassReport struct {
 	TimeoutsFailClosed int64   `json:"timeouts_fail_closed"`
 	Errors             int64   `json:"errors"`
 	RateLimited        int64   `json:"rate_limited"` // of the errors, requests ended by a 429
+	Rejected           int64   `json:"rejected"`     // of the errors, requests ended by an overload error (503/529)
 	Invalid            int64   `json:"invalid"`
 	Latency            Latency `json:"latency_s"`
 	// EndLatency is the time until requests ended, answered or not.
@@ -251,7 +256,7 @@ func classReport(h, b *ClassResult) ClassReport {
 		Class: h.Name, Requests: h.Requests, Answered: h.Answered,
 		AnsweredShare:    share(h.Answered, h.Requests),
 		TimeoutsFailOpen: h.TimeoutsOpen, TimeoutsFailClosed: h.TimeoutsClosed,
-		Errors: h.Errors, RateLimited: h.RateLimited, Invalid: h.Invalid,
+		Errors: h.Errors, RateLimited: h.RateLimited, Rejected: h.Rejected, Invalid: h.Invalid,
 		Latency:            SummarizeLatency(h),
 		EndLatency:         SummarizeEnd(h),
 		HedgedShare:        share(h.Hedged, h.Requests),
@@ -296,6 +301,10 @@ func hedgeWarnings(cl *Class, h, b *ClassResult) []string {
 	p := &cl.Policy
 	if g := p.gap(1); p.Copies > 0 && p.Adaptive == nil && cl.Deadline > 0 && g >= cl.Deadline {
 		w = append(w, fmt.Sprintf("the hedge delay %s is at or past the deadline %s: no copy is ever sent on a timer (hedged %s)", FormatSeconds(g.Seconds()), FormatSeconds(cl.Deadline.Seconds()), pct(share(h.Hedged, h.Requests))))
+	}
+	if p.Copies > 0 && p.gap(1) < 0 && p.OnError != NonFatal && p.OnInvalid != NonFatal &&
+		p.OnRateLimited != NonFatal && (p.AttemptTimeout == 0 || p.OnAttemptTimeout != NonFatal) {
+		w = append(w, "the copies are fallback copies, sent only after a failure under a nonfatal rule, but no failure here is nonfatal (on_error, on_invalid, on_rate_limited, on_attempt_timeout): no copy is ever sent")
 	}
 	eh, eb := SummarizeEnd(h).P95, SummarizeEnd(b).P95
 	if eb > 0 && eh <= 0.9*eb && !(h.Quantile(0.95) < b.Quantile(0.95)) {
@@ -376,11 +385,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintln(w)
 
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "outcomes\trequests\tanswered\t(no hedging)\ttimeouts open/closed\terrors\t(429)\tinvalid\thedged\tattempts/req\t")
+	fmt.Fprintln(tw, "outcomes\trequests\tanswered\t(no hedging)\ttimeouts open/closed\terrors\t(429)\t(rejected)\tinvalid\thedged\tattempts/req\t")
 	for _, c := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d/%d\t%d\t%d\t%d\t%s\t%.3f\t\n", c.Class, c.Requests,
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d/%d\t%d\t%d\t%d\t%d\t%s\t%.3f\t\n", c.Class, c.Requests,
 			pct(c.AnsweredShare), pct(c.NoHedging.AnsweredShare), c.TimeoutsFailOpen, c.TimeoutsFailClosed,
-			c.Errors, c.RateLimited, c.Invalid, pct(c.HedgedShare), c.AttemptsPerRequest)
+			c.Errors, c.RateLimited, c.Rejected, c.Invalid, pct(c.HedgedShare), c.AttemptsPerRequest)
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
@@ -399,14 +408,14 @@ func (r *Report) WriteText(w io.Writer) error {
 	tw.Flush()
 	fmt.Fprintln(w)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "provider\tsent\tcompleted\tfailed\t429\tinvalid\tcancelled\tmean queue wait\tin service\tutilisation\t")
+	fmt.Fprintln(tw, "provider\tsent\tcompleted\tfailed\t429\trejected\tinvalid\ttimed out\tcancelled\tmean queue wait\tin service\tutilisation\t")
 	for _, p := range r.Providers {
 		util := "-"
 		if p.Utilisation != nil {
 			util = pct(*p.Utilisation)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%.2f\t%s\t\n", p.Name, p.Sent, p.Completed,
-			p.Failed, p.RateLimited, p.Invalid, p.Cancelled, fsec(p.MeanQueueWait), p.MeanInService, util)
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%.2f\t%s\t\n", p.Name, p.Sent, p.Completed,
+			p.Failed, p.RateLimited, p.Rejected, p.Invalid, p.TimedOut, p.Cancelled, fsec(p.MeanQueueWait), p.MeanInService, util)
 	}
 	tw.Flush()
 	fmt.Fprintln(w)

@@ -17,8 +17,9 @@ type Result struct {
 }
 
 // ProviderResult is what one provider (failure domain) saw. Completed,
-// Failed, RateLimited, Invalid and Cancelled are disjoint and sum to Sent
-// (a cancelled attempt is neither a success nor an error of its provider).
+// Failed, RateLimited, Rejected, Invalid, TimedOut and Cancelled are
+// disjoint and sum to Sent (a cancelled attempt is neither a success nor an
+// error of its provider).
 type ProviderResult struct {
 	Name        string `json:"provider"`
 	Sent        int64  `json:"sent"`
@@ -27,6 +28,10 @@ type ProviderResult struct {
 	RateLimited int64  `json:"rate_limited"`
 	Invalid     int64  `json:"invalid"`
 	Cancelled   int64  `json:"cancelled"`
+	// Rejected got an overload error from a full queue; TimedOut were
+	// abandoned at the policy's per-attempt timeout.
+	Rejected int64 `json:"rejected"`
+	TimedOut int64 `json:"timed_out"`
 	// MeanQueueWait is the mean wait in seconds, in the provider's queue, of
 	// the attempts that started service.
 	MeanQueueWait float64 `json:"mean_queue_wait_s"`
@@ -39,14 +44,18 @@ type ProviderResult struct {
 	started     int64
 }
 
-// AttemptCounts counts attempts by fate. Completed, failed, invalid and
-// cancelled are disjoint: a cancelled loser is neither a success nor an error.
+// AttemptCounts counts attempts by fate. Every attempt sent ends in
+// exactly one of the other fields, so they sum to Sent; a cancelled loser
+// is neither a success nor an error.
 type AttemptCounts struct {
 	Sent      int64 `json:"sent"`
 	Completed int64 `json:"completed"` // ran to a valid answer (winners and losers that finished before their cancel landed)
 	Failed    int64 `json:"failed"`    // returned an error
 	// RateLimited returned a 429.
 	RateLimited int64 `json:"rate_limited"`
+	// Rejected got an overload error (503/529) from a provider whose queue
+	// was full.
+	Rejected int64 `json:"rejected"`
 	// TimedOut were abandoned at the policy's per-attempt timeout.
 	TimedOut  int64 `json:"timed_out"`
 	Invalid   int64 `json:"invalid"`   // returned an unusable answer
@@ -59,8 +68,9 @@ type ClassResult struct {
 	// Requests is the number of requests; every request ends in exactly one
 	// of Answered, TimeoutsOpen, TimeoutsClosed, Errors and Invalid.
 	Requests, Answered, TimeoutsOpen, TimeoutsClosed, Errors, Invalid int64
-	// RateLimited is the number of Errors that ended with a 429.
-	RateLimited int64
+	// RateLimited is the number of Errors that ended with a 429, and
+	// Rejected the number that ended with an overload error.
+	RateLimited, Rejected int64
 	// Hedged is the number of requests that sent at least one copy.
 	Hedged   int64
 	Attempts AttemptCounts
@@ -108,6 +118,8 @@ func (s *classStats) add(o *classStats) {
 	s.invalidAtt += o.invalidAtt
 	s.cancelled += o.cancelled
 	s.rateLimited += o.rateLimited
+	s.rejected += o.rejected
+	s.reqRejected += o.reqRejected
 	s.timedOut += o.timedOut
 	s.wastedOutput += o.wastedOutput
 	if s.billed == nil {
@@ -137,10 +149,10 @@ func (s *classStats) result(name string, models []Model) ClassResult {
 	return ClassResult{
 		Name: name, Requests: s.requests, Answered: s.answered,
 		TimeoutsOpen: s.timeoutsOpen, TimeoutsClosed: s.timeoutsClosed,
-		Errors: s.errors, RateLimited: s.reqRateLimited, Invalid: s.invalid, Hedged: s.hedged,
+		Errors: s.errors, RateLimited: s.reqRateLimited, Rejected: s.reqRejected, Invalid: s.invalid, Hedged: s.hedged,
 		Attempts: AttemptCounts{
 			Sent: s.sent, Completed: s.completed, Failed: s.failed,
-			RateLimited: s.rateLimited, TimedOut: s.timedOut, Invalid: s.invalidAtt, Cancelled: s.cancelled,
+			RateLimited: s.rateLimited, Rejected: s.rejected, TimedOut: s.timedOut, Invalid: s.invalidAtt, Cancelled: s.cancelled,
 		},
 		CostCompletedUSD: completed, CostCancelledUSD: cancelled,
 		WastedOutputTokens: s.wastedOutput,

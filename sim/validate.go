@@ -95,6 +95,15 @@ func (p *Provider) validate() error {
 	if p.Concurrency < 0 {
 		return fmt.Errorf("concurrency %d: must be ≥ 0 (0 = unlimited)", p.Concurrency)
 	}
+	if p.QueueLimit < 0 {
+		return fmt.Errorf("queue limit %d: must be ≥ 0 (0 = no queue)", p.QueueLimit)
+	}
+	if p.RejectWhenFull && p.Concurrency == 0 {
+		return fmt.Errorf("rejecting when full needs a concurrency limit > 0")
+	}
+	if p.QueueLimit > 0 && !p.RejectWhenFull {
+		return fmt.Errorf("queue limit %d has no effect unless the provider rejects when full", p.QueueLimit)
+	}
 	if err := p.RateLimit.validate(); err != nil {
 		return err
 	}

@@ -1,16 +1,17 @@
 package main
 
 import (
+	"bufio"
 	"bytes"
 	"errors"
 	"fmt"
 	"io"
-	"os"
 	"path/filepath"
 	"strings"
 	"unicode"
 
 	"github.com/hedgesim/hedgesim/fit"
+	"github.com/hedgesim/hedgesim/readers"
 )
 
 const fitSynopsis = `fit [flags] LOG
@@ -75,9 +76,9 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 			return usageError{err: fmt.Errorf("--%s %q: control characters (line breaks, tabs) are not allowed in a name", f.flag, f.v)}
 		}
 	}
-	cols := fit.Columns{Latency: *latency, TTFT: *ttft, OutputTokens: *outTok, Status: *status}
+	cols := readers.Columns{Latency: *latency, TTFT: *ttft, OutputTokens: *outTok, Status: *status}
 	if *unitName != "" {
-		u, err := fit.ParseUnit(*unitName)
+		u, err := readers.ParseUnit(*unitName)
 		if err != nil {
 			return usageError{err: fmt.Errorf("--unit: %v", err)}
 		}
@@ -124,21 +125,18 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 // fitFile loads path in format (guessed when "") and fits it: a
 // *fit.Report, or a *fit.SummaryFit for an llmperf summary. Bad input is a
 // usageError.
-func fitFile(path, format string, cols fit.Columns, opt fit.Options) (any, error) {
-	data, err := os.ReadFile(path)
+func fitFile(path, format string, cols readers.Columns, opt fit.Options) (any, error) {
+	r, format, closeFile, err := openLog(path, format)
 	if err != nil {
-		return nil, usageError{err: err}
+		return nil, err
 	}
-	if format == "" {
-		format = guessFormat(path, data)
-	}
-	r := bytes.NewReader(data)
-	var log *fit.Log
+	defer closeFile()
+	var log *readers.Log
 	switch format {
 	case "llmperf":
-		log, err = fit.ReadLLMPerf(r, path)
+		log, err = readers.ReadLLMPerf(r, path)
 	case "llmperf-summary":
-		s, err := fit.ReadLLMPerfSummary(r, path)
+		s, err := readers.ReadLLMPerfSummary(r, path)
 		if err != nil {
 			return nil, usageError{err: err}
 		}
@@ -152,9 +150,9 @@ func fitFile(path, format string, cols fit.Columns, opt fit.Options) (any, error
 			return nil, usageError{err: fmt.Errorf("%s: a %s log needs --latency COLUMN (and --unit unless the column name ends in _s or _ms)", path, format)}
 		}
 		if format == "csv" {
-			log, err = fit.ReadCSV(r, path, cols)
+			log, err = readers.ReadCSV(r, path, cols)
 		} else {
-			log, err = fit.ReadJSONL(r, path, cols)
+			log, err = readers.ReadJSONL(r, path, cols)
 		}
 	default:
 		return nil, usageError{err: fmt.Errorf("--format %q: want llmperf, llmperf-summary, csv or jsonl", format)}
@@ -169,9 +167,36 @@ func fitFile(path, format string, cols fit.Columns, opt fit.Options) (any, error
 	return rep, nil
 }
 
+// openLog opens the log at path for streaming (a regular file within the
+// size limit, readers.Open) and names its format when format is "": from
+// the extension and the first bytes.
+func openLog(path, format string) (r io.Reader, guessed string, closeFile func() error, err error) {
+	lim, err := inputLimits()
+	if err != nil {
+		return nil, "", nil, err
+	}
+	f, err := readers.Open(path, lim.MaxDataBytes)
+	if err != nil {
+		if errors.Is(err, readers.ErrTooLarge) {
+			err = fmt.Errorf("%w (set %s to raise it)", err, readers.MaxBytesEnv)
+		}
+		return nil, "", nil, usageError{err: err}
+	}
+	br := bufio.NewReaderSize(f, 1<<20)
+	if format == "" {
+		head, err := br.Peek(1 << 20)
+		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
+			f.Close()
+			return nil, "", nil, usageError{err: err}
+		}
+		format = guessFormat(path, head)
+	}
+	return br, format, f.Close, nil
+}
+
 // guessFormat names the format of a log from its extension and, for JSON,
-// its first character: an array is an llmperf per-request file, an object
-// a summary.
+// its first character (data is the file's first bytes): an array is an
+// llmperf per-request file, an object a summary.
 func guessFormat(path string, data []byte) string {
 	ext := strings.ToLower(filepath.Ext(path))
 	switch ext {
@@ -198,29 +223,27 @@ func guessFormat(path string, data []byte) string {
 
 // fitSplitHalf prints the split-half table of the logs; logs with too few
 // successful requests are listed as skipped.
-func fitSplitHalf(paths []string, format string, cols fit.Columns, opt fit.Options, stdout, stderr io.Writer) error {
+func fitSplitHalf(paths []string, format string, cols readers.Columns, opt fit.Options, stdout, stderr io.Writer) error {
 	var rows []fit.SplitHalfRow
 	var skipped []string
 	for _, p := range paths {
-		data, err := os.ReadFile(p)
+		r, f, closeFile, err := openLog(p, format)
 		if err != nil {
-			return usageError{err: err}
+			return err
 		}
-		f := format
-		if f == "" {
-			f = guessFormat(p, data)
-		}
-		var log *fit.Log
+		var log *readers.Log
 		switch f {
 		case "llmperf":
-			log, err = fit.ReadLLMPerf(bytes.NewReader(data), p)
+			log, err = readers.ReadLLMPerf(r, p)
 		case "csv":
-			log, err = fit.ReadCSV(bytes.NewReader(data), p, cols)
+			log, err = readers.ReadCSV(r, p, cols)
 		case "jsonl":
-			log, err = fit.ReadJSONL(bytes.NewReader(data), p, cols)
+			log, err = readers.ReadJSONL(r, p, cols)
 		default:
+			closeFile()
 			return usageError{err: fmt.Errorf("%s: --split-half needs per-request logs (llmperf, csv, jsonl), not %s", p, f)}
 		}
+		closeFile()
 		if err != nil {
 			return usageError{err: err}
 		}

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -40,7 +41,7 @@ func (f *intFlag) Set(s string) error {
 	return nil
 }
 
-func cmdRun(args []string, stdout, stderr io.Writer) error {
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run", "run [flags] [SCENARIO]", stderr)
 	var seed, requests intFlag
 	fs.Var(&seed, "seed", "random seed `N` (integer ≥ 0); overrides the scenario's seed")
@@ -82,10 +83,11 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	if trace != nil {
 		fn = trace.write
 	}
-	rep, err := simulate(&cfg, fn)
+	rep, err := simulate(ctx, &cfg, fn)
 	if err != nil {
 		return err
 	}
+	rep.ScenarioSHA256 = sc.SHA256
 	if trace != nil {
 		if err := trace.commit(); err != nil {
 			return fmt.Errorf("writing the trace: %w", err)
@@ -103,7 +105,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		b = js
 	}
 	if *out != "" {
-		if err := writeRunReport(*out, rep, text.Bytes(), js.Bytes()); err != nil {
+		if err := writeRunReport(ctx, *out, rep, text.Bytes(), js.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -111,24 +113,24 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-// simulate runs cfg and its no-hedging baseline and compares them; fn, when
-// not nil, sees every attempt of the hedged run.
-func simulate(cfg *sim.Config, fn func(*sim.AttemptRecord)) (*sim.Report, error) {
-	hedged, err := sim.RunTrace(cfg, fn)
+// simulate runs cfg and its no-hedging baseline and compares them, until
+// ctx is done; fn, when not nil, sees every attempt of the hedged run.
+func simulate(ctx context.Context, cfg *sim.Config, fn func(*sim.AttemptRecord)) (*sim.Report, error) {
+	hedged, err := sim.RunTraceContext(ctx, cfg, fn)
 	if err != nil {
 		return nil, err
 	}
-	base, err := sim.Run(sim.WithoutHedging(cfg))
+	base, err := sim.RunContext(ctx, sim.WithoutHedging(cfg))
 	if err != nil {
 		return nil, err
 	}
 	return sim.NewReport(cfg, hedged, base), nil
 }
 
-// writeRunReport writes the report files of `run --out` into dir, each
-// atomically: report.txt, report.json and CLASS-adaptive-delay.{png,svg}
+// writeRunReport writes the report directory of `run --out` (writeFiles):
+// report.txt, report.json and CLASS-adaptive-delay.{png,svg}
 // for every class with an adaptive delay.
-func writeRunReport(dir string, rep *sim.Report, text, js []byte) error {
+func writeRunReport(ctx context.Context, dir string, rep *sim.Report, text, js []byte) error {
 	files := []outFile{{"report.txt", text}, {"report.json", js}}
 	used := map[string]bool{}
 	for _, c := range rep.Classes {
@@ -145,7 +147,7 @@ func writeRunReport(dir string, rep *sim.Report, text, js []byte) error {
 			files = append(files, outFile{fmt.Sprintf("%s-%s.%s", stem, f.Name, format), data})
 		}
 	}
-	return writeFiles(dir, files)
+	return writeFiles(ctx, dir, files)
 }
 
 // traceFile streams attempt rows into a temporary file beside the trace's

@@ -1,4 +1,4 @@
-package fit
+package readers
 
 import (
 	"bufio"
@@ -9,7 +9,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"sort"
 	"strings"
 	"unicode/utf8"
 )
@@ -72,8 +71,8 @@ func (l *Log) Counts() Counts {
 	return c
 }
 
-// ok returns the OK requests.
-func (l *Log) ok() []Request {
+// Successful returns the OK requests, in file order.
+func (l *Log) Successful() []Request {
 	var out []Request
 	for _, r := range l.Requests {
 		if r.Status == OK {
@@ -87,7 +86,7 @@ func (l *Log) ok() []Request {
 // to first token and an output token count, so that TTFT and decode speed
 // can be fitted separately.
 func (l *Log) Streamed() bool {
-	ok := l.ok()
+	ok := l.Successful()
 	if len(ok) == 0 {
 		return false
 	}
@@ -103,7 +102,7 @@ func (l *Log) Streamed() bool {
 // in file order.
 func (l *Log) Latencies() []float64 {
 	var out []float64
-	for _, r := range l.ok() {
+	for _, r := range l.Successful() {
 		if !math.IsNaN(r.Latency) {
 			out = append(out, r.Latency)
 		}
@@ -114,7 +113,7 @@ func (l *Log) Latencies() []float64 {
 // TTFTs returns the times to first token of the OK requests in seconds.
 func (l *Log) TTFTs() []float64 {
 	var out []float64
-	for _, r := range l.ok() {
+	for _, r := range l.Successful() {
 		if !math.IsNaN(r.TTFT) {
 			out = append(out, r.TTFT)
 		}
@@ -129,7 +128,7 @@ func (l *Log) TTFTs() []float64 {
 // took no time after the first token, have no speed and are left out.
 func (l *Log) DecodeSpeeds() []float64 {
 	var out []float64
-	for _, r := range l.ok() {
+	for _, r := range l.Successful() {
 		d := r.Latency - r.TTFT
 		if r.OutputTokens > 0 && d > 0 {
 			out = append(out, r.OutputTokens/d)
@@ -141,7 +140,7 @@ func (l *Log) DecodeSpeeds() []float64 {
 // OutputTokenCounts returns the output token counts of the OK requests.
 func (l *Log) OutputTokenCounts() []float64 {
 	var out []float64
-	for _, r := range l.ok() {
+	for _, r := range l.Successful() {
 		if !math.IsNaN(r.OutputTokens) {
 			out = append(out, r.OutputTokens)
 		}
@@ -216,8 +215,49 @@ func (c *Columns) unitOf(col string) Unit {
 // line it is on; ok is false when the row has no such cell.
 type cellGetter func(col string) (text string, line int, ok bool, null bool)
 
+// rowReader builds Requests from rows, remembering how each time column
+// writes its values so that a column mixing forms is caught.
+type rowReader struct {
+	*Columns
+	// forms holds, per time column, the unit its first value was written
+	// with (0 for a plain number) and that value's line.
+	forms map[string]unitForm
+}
+
+type unitForm struct {
+	unit Unit
+	line int
+}
+
+func newRowReader(c *Columns) *rowReader {
+	return &rowReader{Columns: c, forms: map[string]unitForm{}}
+}
+
+// sameForm reports an error when the value of col on line is written with
+// another unit (or none) than the column's first value: "500", "0.5s" and
+// "500ms" in one column mean a log stitched from different sources.
+func (rr *rowReader) sameForm(file string, line int, col, v string, form Unit) error {
+	first, ok := rr.forms[col]
+	if !ok {
+		rr.forms[col] = unitForm{form, line}
+		return nil
+	}
+	if first.unit == form {
+		return nil
+	}
+	desc := func(u Unit) string {
+		if u == 0 {
+			return "as a plain number (in " + rr.unitOf(col).String() + ")"
+		}
+		return "with the unit " + u.String()
+	}
+	return inputErr(file, line, col, "%q is written %s, but the column's first value (line %d) is written %s; write every value of a column the same way",
+		clip(strings.TrimSpace(v)), desc(form), first.line, desc(first.unit))
+}
+
 // row builds the Request of one row, reporting bad cells.
-func (c *Columns) row(file string, line int, get cellGetter) (Request, error) {
+func (rr *rowReader) row(file string, line int, get cellGetter) (Request, error) {
+	c := rr.Columns
 	r := Request{Line: line, Latency: math.NaN(), TTFT: math.NaN(), InputTokens: math.NaN(), OutputTokens: math.NaN()}
 	if c.Status != "" {
 		v, l, ok, null := get(c.Status)
@@ -241,9 +281,12 @@ func (c *Columns) row(file string, line int, get cellGetter) (Request, error) {
 		case null:
 			return 0, inputErr(file, l, col, "null on a successful row; want a latency > 0 (mark failed rows in a status column)")
 		}
-		x, err := parseTime(v, c.unitOf(col))
+		x, form, err := parseTime(v, c.unitOf(col))
 		if err != nil {
 			return 0, inputErr(file, l, col, "%v", err)
+		}
+		if err := rr.sameForm(file, l, col, v, form); err != nil {
+			return 0, err
 		}
 		if x < 0 {
 			return 0, inputErr(file, l, col, "%s is negative; a latency must be > 0", strings.TrimSpace(v))
@@ -332,6 +375,7 @@ func ReadCSV(r io.Reader, file string, c Columns) (*Log, error) {
 		}
 	}
 	log := &Log{File: file, Format: "csv"}
+	rows := newRowReader(&c)
 	for {
 		rec, err := cr.Read()
 		if err == io.EOF {
@@ -346,7 +390,7 @@ func ReadCSV(r io.Reader, file string, c Columns) (*Log, error) {
 			l, _ := cr.FieldPos(i)
 			return rec[i], l, true, false
 		}
-		req, err := c.row(file, line, get)
+		req, err := rows.row(file, line, get)
 		if err != nil {
 			return nil, err
 		}
@@ -371,12 +415,21 @@ func csvError(file string, err error) error {
 	return err
 }
 
+// quoteList quotes xs for a message, comma-separated: each item clipped,
+// and the list cut after about maxQuote bytes with the number left out.
 func quoteList(xs []string) string {
-	q := make([]string, len(xs))
+	var b strings.Builder
 	for i, x := range xs {
-		q[i] = fmt.Sprintf("%q", x)
+		if i > 0 && b.Len() > maxQuote {
+			fmt.Fprintf(&b, ", … (%d more)", len(xs)-i)
+			break
+		}
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%q", clip(x))
 	}
-	return strings.Join(q, ", ")
+	return b.String()
 }
 
 // maxLine is the longest line the JSON Lines readers accept.
@@ -392,6 +445,7 @@ func ReadJSONL(r io.Reader, file string, c Columns) (*Log, error) {
 		return nil, err
 	}
 	log := &Log{File: file, Format: "jsonl"}
+	rows := newRowReader(&c)
 	err := eachJSONLine(r, file, func(line int, obj map[string]any) error {
 		get := func(col string) (string, int, bool, bool) {
 			v, ok := obj[col]
@@ -401,7 +455,7 @@ func ReadJSONL(r io.Reader, file string, c Columns) (*Log, error) {
 			s, null := jsonText(v)
 			return s, line, true, null
 		}
-		req, err := c.row(file, line, get)
+		req, err := rows.row(file, line, get)
 		if err != nil {
 			return err
 		}
@@ -470,10 +524,7 @@ func jsonMsg(err error, b []byte) string {
 	if errors.Is(err, io.ErrUnexpectedEOF) {
 		return "unexpected end of line"
 	}
-	if len(b) > 40 {
-		b = append(b[:40:40], "…"...)
-	}
-	return fmt.Sprintf("%v in %q", err, b)
+	return fmt.Sprintf("%v in %q", err, clip(string(b)))
 }
 
 // jsonText returns a decoded JSON scalar as text for the cell parsers, and
@@ -503,11 +554,4 @@ func jsonKind(v any) string {
 		return "array"
 	}
 	return fmt.Sprintf("%T", v)
-}
-
-// sorted returns a sorted copy of x.
-func sorted(x []float64) []float64 {
-	s := append([]float64(nil), x...)
-	sort.Float64s(s)
-	return s
 }

@@ -1,4 +1,4 @@
-package fit
+package readers
 
 import (
 	"errors"
@@ -6,6 +6,7 @@ import (
 	"math"
 	"strconv"
 	"strings"
+	"unicode/utf8"
 )
 
 // InputError is a problem in an input file. Every loader in this package
@@ -75,7 +76,7 @@ func ParseUnit(s string) (Unit, error) {
 			}
 		}
 	}
-	return 0, fmt.Errorf("unknown unit %q; want s, ms or us", s)
+	return 0, fmt.Errorf("unknown unit %q; want s, ms or us", clip(s))
 }
 
 // String returns "s", "ms", "us", or "unstated" for the zero Unit.
@@ -117,12 +118,12 @@ func parseNumber(s string) (float64, error) {
 	v, err := strconv.ParseFloat(t, 64)
 	if err != nil {
 		if errors.Is(err, strconv.ErrRange) {
-			return 0, fmt.Errorf("%q is out of range", s)
+			return 0, fmt.Errorf("%q is out of range", clip(s))
 		}
-		return 0, fmt.Errorf("%q is not a number", s)
+		return 0, fmt.Errorf("%q is not a number", clip(s))
 	}
 	if math.IsNaN(v) || math.IsInf(v, 0) {
-		return 0, fmt.Errorf("%q is not a finite number", s)
+		return 0, fmt.Errorf("%q is not a finite number", clip(s))
 	}
 	return v, nil
 }
@@ -130,11 +131,12 @@ func parseNumber(s string) (float64, error) {
 // parseTime parses a time value in seconds: a plain number in unit u, or a
 // number followed by a unit ("250ms", "1.5 s"), which overrides u. It
 // rejects a plain number when u is 0 (no unit stated), an unknown unit, and
-// values that are not finite.
-func parseTime(s string, u Unit) (float64, error) {
+// values that are not finite. form is the unit written in s, or 0 for a
+// plain number.
+func parseTime(s string, u Unit) (v float64, form Unit, err error) {
 	t := strings.TrimSpace(s)
 	if t == "" {
-		return 0, fmt.Errorf("empty; want a number")
+		return 0, 0, fmt.Errorf("empty; want a number")
 	}
 	// Split a trailing unit off the number.
 	i := len(t)
@@ -148,23 +150,23 @@ func parseTime(s string, u Unit) (float64, error) {
 		if _, err := strconv.ParseFloat(num, 64); err == nil {
 			unit, err := ParseUnit(tail)
 			if err != nil {
-				return 0, fmt.Errorf("unknown unit %q in %q; want s, ms or us (or a plain number in the stated unit)", tail, s)
+				return 0, 0, fmt.Errorf("unknown unit %q in %q; want s, ms or us (or a plain number in the stated unit)", clip(tail), clip(s))
 			}
 			v, err := parseNumber(num)
 			if err != nil {
-				return 0, err
+				return 0, 0, err
 			}
-			return v * float64(unit), nil
+			return v * float64(unit), unit, nil
 		}
 	}
-	v, err := parseNumber(t)
+	v, err = parseNumber(t)
 	if err != nil {
-		return 0, err
+		return 0, 0, err
 	}
 	if u == 0 {
-		return 0, fmt.Errorf("%q has no unit; state it (s, ms or us) or write it after the number, such as \"250ms\"", s)
+		return 0, 0, fmt.Errorf("%q has no unit; state it (s, ms or us) or write it after the number, such as \"250ms\"", clip(s))
 	}
-	return v * float64(u), nil
+	return v * float64(u), 0, nil
 }
 
 func isUnitChar(c byte) bool {
@@ -228,4 +230,22 @@ func classify(v string, ok []string) Status {
 		}
 	}
 	return Failed
+}
+
+// maxQuote is about the most bytes of a file's text an error message
+// quotes: enough to recognise a value or a header, not a whole foreign
+// file's first line.
+const maxQuote = 80
+
+// clip returns s cut to at most maxQuote bytes at a rune boundary, with
+// "…" appended when it was cut.
+func clip(s string) string {
+	if len(s) <= maxQuote {
+		return s
+	}
+	i := maxQuote
+	for i > 0 && !utf8.RuneStart(s[i]) {
+		i--
+	}
+	return s[:i] + "…"
 }

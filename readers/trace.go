@@ -1,4 +1,4 @@
-package fit
+package readers
 
 import (
 	"encoding/csv"
@@ -118,7 +118,7 @@ func ReadAzureTrace(r io.Reader, file string) (*Trace, error) {
 		s, line := cell(azureTime)
 		at, err := time.Parse(azureLayout, strings.TrimSpace(s))
 		if err != nil {
-			return nil, inputErr(file, line, azureTime, "%q is not a timestamp like \"2023-11-16 18:15:46.6805900\"", s)
+			return nil, inputErr(file, line, azureTime, "%q is not a timestamp like \"2023-11-16 18:15:46.6805900\"", clip(s))
 		}
 		if t.Len() == 0 {
 			first = at

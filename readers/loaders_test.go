@@ -1,4 +1,4 @@
-package fit
+package readers
 
 import (
 	"errors"
@@ -57,7 +57,7 @@ func checkBad(t *testing.T, tc badCase, err error) {
 var csvCols = Columns{Latency: "latency_ms", Status: "status"}
 
 func TestReadCSV(t *testing.T) {
-	in := "id,latency_ms,status\r\n1,120,ok\r\n2,\"1.5s\",200\r\n3,,error 500\r\n4,x,429 Too Many Requests\r\n5,88.5,\r\n"
+	in := "id,latency_ms,status\r\n1,120,ok\r\n2,\"1500\",200\r\n3,,error 500\r\n4,x,429 Too Many Requests\r\n5,88.5,\r\n"
 	l, err := ReadCSV(strings.NewReader(in), "in", csvCols)
 	if err != nil {
 		t.Fatal(err)
@@ -93,9 +93,16 @@ func TestReadCSVBad(t *testing.T) {
 		{"infinite", "latency_ms,status\nInf,ok\n", 2, "latency_ms", "not a finite number"},
 		{"field count", "latency_ms,status\n12,ok,extra\n", 2, "", "wrong number of fields"},
 		{"bad quote", "latency_ms,status\n\"12,ok\n", 2, "", "quote"},
+		{"mixed units", "latency_ms,status\n500ms,ok\n0.5s,ok\n500,ok\n", 3, "latency_ms", `"0.5s" is written with the unit s, but the column's first value (line 2) is written with the unit ms`},
+		{"plain then unit", "latency_ms,status\n500,ok\n0.5s,ok\n", 3, "latency_ms", `"0.5s" is written with the unit s, but the column's first value (line 2) is written as a plain number (in ms)`},
+		{"unit then plain", "latency_ms,status\n500ms,ok\n500,ok\n", 3, "latency_ms", `"500" is written as a plain number (in ms), but the column's first value (line 2) is written with the unit ms`},
+		{"long header quoted briefly", strings.Repeat("x", 10000) + ",status\n1,ok\n", 1, "latency_ms", `no such column; the header has: "xxxxxxxx`},
 	} {
 		_, err := ReadCSV(strings.NewReader(tc.in), "in", csvCols)
 		checkBad(t, tc, err)
+		if err != nil && len(err.Error()) > 300 {
+			t.Errorf("%s: a %d-byte message; quotes must be clipped", tc.name, len(err.Error()))
+		}
 	}
 }
 
@@ -103,7 +110,19 @@ func TestReadCSVUnit(t *testing.T) {
 	// No unit stated and none in the column name: every plain number is an error.
 	_, err := ReadCSV(strings.NewReader("latency\n12\n"), "in", Columns{Latency: "latency"})
 	checkBad(t, badCase{"no unit", "", 2, "latency", "has no unit"}, err)
-	l, err := ReadCSV(strings.NewReader("latency\n12\n250ms\n"), "in", Columns{Latency: "latency", Unit: Seconds})
+	l, err := ReadCSV(strings.NewReader("latency\n12\n0.25\n"), "in", Columns{Latency: "latency", Unit: Seconds})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := l.Latencies(); got[0] != 12 || got[1] != 0.25 {
+		t.Errorf("latencies %v, want [12 0.25]", got)
+	}
+	// A unit in every cell serves for a column without one.
+	l, err = ReadCSV(strings.NewReader("latency\n12s\n250ms\n"), "in", Columns{Latency: "latency"})
+	if err == nil {
+		t.Fatal("12s and 250ms in one column accepted")
+	}
+	l, err = ReadCSV(strings.NewReader("latency\n12s\n0.25s\n"), "in", Columns{Latency: "latency"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -141,7 +160,7 @@ func TestReadCSVStreamed(t *testing.T) {
 func TestReadJSONL(t *testing.T) {
 	in := `{"latency_ms": 120, "status": "ok"}
 
-{"latency_ms": "0.5s", "status": null}
+{"latency_ms": 500, "status": null}
 {"latency_ms": null, "status": 503}
 `
 	l, err := ReadJSONL(strings.NewReader(in), "in", csvCols)
@@ -250,24 +269,6 @@ func TestReadLLMPerfSummary(t *testing.T) {
 	if s.Completed != 149 || s.Errors != 1 || s.Framework != "together" || s.MeanOutputTokens != 150 {
 		t.Errorf("summary %+v", s)
 	}
-	f, err := FitSummary(s)
-	if err != nil {
-		t.Fatal(err)
-	}
-	// The table reproduces every published point exactly.
-	for i, p := range f.Latency.Ps {
-		if got := f.Latency.Dist.Quantile(p); got != f.Latency.Xs[i] {
-			t.Errorf("table quantile %v = %v, want %v", p, got, f.Latency.Xs[i])
-		}
-	}
-	if f.Failed != 1 {
-		t.Errorf("failed = %d, want 1 (code -1)", f.Failed)
-	}
-	// The published p99 (54 s) pulls the lognormal tail far above the
-	// published mean: the block must warn.
-	if b := f.Block(BlockOptions{}); !strings.Contains(b, "WARNING: the table's mean") {
-		t.Errorf("no tail warning in:\n%s", b)
-	}
 }
 
 func TestReadLLMPerfSummaryBad(t *testing.T) {
@@ -283,11 +284,4 @@ func TestReadLLMPerfSummaryBad(t *testing.T) {
 		_, err := ReadLLMPerfSummary(strings.NewReader(tc.in), "in")
 		checkBad(t, tc, err)
 	}
-	// Parsed, but not a usable table: the end-to-end latency is missing.
-	s, err := ReadLLMPerfSummary(strings.NewReader(`{"results_ttft_s_quantiles_p50": 1, "results_ttft_s_quantiles_p90": 2}`), "in")
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, err = FitSummary(s)
-	checkBad(t, badCase{"no e2e", "", 1, "results_end_to_end_latency_s_quantiles_p50", "missing"}, err)
 }

@@ -1,0 +1,252 @@
+package scenario
+
+import (
+	"fmt"
+
+	"github.com/hedgesim/hedgesim/readers"
+)
+
+// Limits bound a scenario file before any parser reads it, so that a small
+// hostile file cannot exhaust memory or time: the TOML parser and the key
+// line scanner both use memory that grows with the product of a key's
+// depth and the number of keys under it.
+type Limits struct {
+	// MaxBytes is the largest scenario file, in bytes.
+	MaxBytes int64
+	// MaxDepth is the deepest nesting of a value: every table header part,
+	// dotted key part, inline table and array it is inside counts one.
+	MaxDepth int
+	// MaxKeyBytes is the longest key path, in bytes: the table header and
+	// the key parts joined, inline tables and array elements included.
+	MaxKeyBytes int
+	// MaxDataBytes is the largest file the scenario may name (a replayed
+	// trace), in bytes.
+	MaxDataBytes int64
+}
+
+// DefaultLimits are the limits Load, LoadFS and Parse apply. The deepest
+// key of a shipped scenario is 8 levels deep and the longest 65 bytes.
+var DefaultLimits = Limits{
+	MaxBytes:     64 << 20,
+	MaxDepth:     64,
+	MaxKeyBytes:  512,
+	MaxDataBytes: readers.DefaultMaxBytes,
+}
+
+// MaxBytesEnv names the environment variable that overrides
+// DefaultLimits.MaxBytes for the hedgesim command: a whole number of bytes.
+const MaxBytesEnv = "HEDGESIM_MAX_SCENARIO_BYTES"
+
+// withDefaults fills zero fields from DefaultLimits.
+func (l Limits) withDefaults() Limits {
+	if l.MaxBytes <= 0 {
+		l.MaxBytes = DefaultLimits.MaxBytes
+	}
+	if l.MaxDepth <= 0 {
+		l.MaxDepth = DefaultLimits.MaxDepth
+	}
+	if l.MaxKeyBytes <= 0 {
+		l.MaxKeyBytes = DefaultLimits.MaxKeyBytes
+	}
+	if l.MaxDataBytes <= 0 {
+		l.MaxDataBytes = DefaultLimits.MaxDataBytes
+	}
+	return l
+}
+
+// prescan checks src against lim in one pass of O(len(src)) time and
+// O(MaxDepth) memory, without building any key: it follows TOML's lexical
+// structure (strings, comments, table headers, keys, inline tables and
+// arrays) far enough to know each key's depth and length. It returns an
+// *Error on the line of the first key or bracket over a limit, or nil.
+// Malformed TOML is left to the parser: prescan only has to terminate.
+func prescan(file string, src []byte, lim Limits) *Error {
+	if int64(len(src)) > lim.MaxBytes {
+		return &Error{File: file, Msg: fmt.Sprintf("%d bytes, more than the limit of %s (set %s to raise it)",
+			len(src), readers.FormatBytes(lim.MaxBytes), MaxBytesEnv)}
+	}
+	type level struct {
+		depth, bytes int
+		inline       bool // an inline table (keys follow), else an array
+	}
+	var (
+		stack      []level
+		table      level // the current [table] header
+		cur        level // the context a value is in
+		line       = 1
+		atLineHead = true // expecting a key or header at the top level
+		expectKey  = false
+	)
+	tooDeep := func(d level) *Error {
+		switch {
+		case d.depth > lim.MaxDepth:
+			return &Error{File: file, Line: line, Msg: fmt.Sprintf("nested more than %d levels deep (tables, dotted keys, inline tables and arrays all count); a scenario needs fewer than 10", lim.MaxDepth)}
+		case d.bytes > lim.MaxKeyBytes:
+			return &Error{File: file, Line: line, Msg: fmt.Sprintf("key path longer than %d bytes", lim.MaxKeyBytes)}
+		}
+		return nil
+	}
+	// key reads a possibly dotted key at i and returns the index after it,
+	// its parts and its length.
+	key := func(i int) (int, int, int) {
+		parts, n := 0, 0
+		for i < len(src) {
+			switch c := src[i]; {
+			case c == ' ' || c == '\t':
+				i++
+			case c == '"' || c == '\'':
+				j, nl := skipString(src, i)
+				n += j - i
+				line += nl
+				parts++
+				i = j
+			case isBareChar(c):
+				j := i
+				for j < len(src) && isBareChar(src[j]) {
+					j++
+				}
+				n += j - i
+				parts++
+				i = j
+			case c == '.':
+				n++
+				i++
+			default:
+				return i, parts, n
+			}
+		}
+		return i, parts, n
+	}
+	for i := 0; i < len(src); {
+		c := src[i]
+		switch {
+		case c == '\n':
+			line++
+			i++
+			if len(stack) == 0 {
+				atLineHead, expectKey = true, false
+			}
+			continue
+		case c == ' ' || c == '\t' || c == '\r':
+			i++
+			continue
+		case c == '#':
+			for i < len(src) && src[i] != '\n' {
+				i++
+			}
+			continue
+		}
+		switch {
+		case atLineHead && c == '[':
+			atLineHead = false
+			i++
+			extra := 0
+			if i < len(src) && src[i] == '[' {
+				i++
+				extra = 1 // an array of tables: its element is one more level
+			}
+			j, parts, n := key(i)
+			table = level{depth: parts + extra, bytes: n + 4*extra}
+			if err := tooDeep(table); err != nil {
+				return err
+			}
+			i = j
+			for i < len(src) && src[i] == ']' {
+				i++
+			}
+			continue
+		case atLineHead || expectKey:
+			base := table
+			if !atLineHead {
+				base = stack[len(stack)-1]
+			}
+			if expectKey && c == '}' {
+				break // an empty inline table or a trailing comma: close below
+			}
+			atLineHead, expectKey = false, false
+			j, parts, n := key(i)
+			cur = level{depth: base.depth + parts, bytes: base.bytes + 1 + n}
+			if err := tooDeep(cur); err != nil {
+				return err
+			}
+			if j == i { // not a key: let the parser say what it is
+				j++
+			}
+			i = j
+			continue
+		}
+		switch c {
+		case '"', '\'':
+			j, nl := skipString(src, i)
+			line += nl
+			i = j
+			continue
+		case '[', '{':
+			next := level{depth: cur.depth + 1, bytes: cur.bytes + 4, inline: c == '{'}
+			if len(stack) > 0 && !stack[len(stack)-1].inline {
+				next = level{depth: stack[len(stack)-1].depth + 1, bytes: stack[len(stack)-1].bytes + 8, inline: c == '{'}
+			}
+			if err := tooDeep(next); err != nil {
+				return err
+			}
+			stack = append(stack, next)
+			cur = next
+			expectKey = c == '{'
+		case ',':
+			if len(stack) > 0 && stack[len(stack)-1].inline {
+				expectKey = true
+			}
+		case ']', '}':
+			expectKey = false
+			if len(stack) > 0 {
+				stack = stack[:len(stack)-1]
+			}
+			if len(stack) > 0 {
+				cur = stack[len(stack)-1]
+			}
+		}
+		i++
+	}
+	return nil
+}
+
+// skipString returns the index after the basic or literal string (single-
+// or multi-line) that starts at i, and the newlines it holds. An
+// unterminated single-line string ends at the end of its line.
+func skipString(src []byte, i int) (int, int) {
+	q := src[i]
+	multi := i+2 < len(src) && src[i+1] == q && src[i+2] == q
+	nl := 0
+	if multi {
+		i += 3
+	} else {
+		i++
+	}
+	for i < len(src) {
+		c := src[i]
+		switch {
+		case c == '\\' && q == '"':
+			if i+1 < len(src) && src[i+1] == '\n' {
+				nl++
+			}
+			i += 2
+			continue
+		case multi && c == q && i+2 < len(src) && src[i+1] == q && src[i+2] == q:
+			i += 3
+			// Up to two quotes right after belong to the content.
+			for extra := 0; extra < 2 && i < len(src) && src[i] == q; extra++ {
+				i++
+			}
+			return i, nl
+		case !multi && c == q:
+			return i + 1, nl
+		case c == '\n':
+			if !multi {
+				return i, nl
+			}
+			nl++
+		}
+		i++
+	}
+	return min(i, len(src)), nl
+}

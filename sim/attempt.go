@@ -1,0 +1,347 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"time"
+
+	"github.com/hedgesim/hedgesim/dist"
+)
+
+// outcome is the fate of an attempt or a request.
+type outcome uint8
+
+const (
+	outNone           outcome = iota
+	outOK                     // a valid answer
+	outError                  // an error response (5xx, outage)
+	outRateLimited            // a 429 from a rate limit
+	outInvalid                // an answer that is not usable
+	outAttemptTimeout         // an attempt abandoned after its timeout
+	outTimeout                // the request reached its deadline (requests only)
+	outRejected               // an overload error (503/529) from a full provider
+	outCancelled              // an attempt stopped by a cancel (attempts only)
+)
+
+// attState is where an attempt is in its life.
+type attState uint8
+
+const (
+	// attInFlight: sent, and part of its request's flight (r.inflight).
+	attInFlight attState = iota
+	// attAbandoned: let go by its request (the request ended, or the
+	// attempt timed out) while waiting in its provider's queue; it stays
+	// there until its cancel lands or its service starts.
+	attAbandoned
+	// attExited: has left the system through exit and been accounted.
+	attExited
+	// attSkipped: a copy a budget denied, never sent.
+	attSkipped
+)
+
+// attempt is one call to one model. Times are absolute simulated times.
+// Until service starts (it may wait in its provider's queue), first, genFrom
+// and end are unknown and the work fields hold what service will take.
+//
+// An attempt is sent (send), passes its provider's gates and queue
+// (dispatch), is served (serve) and leaves the system exactly once, through
+// exit, whatever ends it: its response (respond), its request letting go of
+// it (abandon, when the request ends or the attempt times out) followed by
+// its response or its cancel landing, whichever comes first.
+type attempt struct {
+	model   int32
+	prov    int32
+	kind    outcome       // what the call will return if it runs to the end
+	state   attState      // in flight, abandoned, exited or skipped
+	queued  bool          // waiting in the provider's queue
+	serving bool          // holds a slot of a provider with a concurrency limit
+	started bool          // its service has started (svc is set)
+	start   time.Duration // when it was sent
+	svc     time.Duration // when its service started
+	first   time.Duration // first token (streamed form) or full answer
+	genFrom time.Duration // output tokens are generated linearly from here …
+	end     time.Duration // … to here; for an error, a 429 or a rejection, when it arrives
+
+	// Once let go by its request: why (outCancelled or outAttemptTimeout)
+	// and when the cancel lands (never, at a provider that ignores them).
+	abandonedAs outcome
+	cancelAt    time.Duration
+
+	// Work to do once in service: time to first token (or the whole call),
+	// then decoding; for an error, the time until it is reported.
+	workFirst, workDecode, workErr time.Duration
+	degU                           float64 // uniform deciding a degraded-period failure
+	streamed                       bool    // TTFT form: tokens flow from first on
+	limitedBy                      gate    // the gate that answered 429
+}
+
+// send sends the next copy of r now — unless a budget denies it, in which
+// case the copy is skipped — and arms the timer of the one after it, or
+// sends that at once when its gap is 0. A copy with a negative gap
+// (fallback) gets no timer: only a failure under a NonFatal rule sends it.
+// A copy denied while nothing of r is in flight stops the sending: no
+// timer is armed, so settle ends the request at once with its last failure
+// (gRPC A6: when no copy can be sent and none is in flight, the call ends)
+// instead of idling until a later timer.
+func (e *engine) send(slot int32, r *request) {
+	cl := &e.cfg.Classes[r.class]
+	p := &cl.Policy
+	r.timer = noTimer
+	for {
+		k := int(r.sent)
+		r.sent++
+		if k == 0 || e.allow(int(r.class), r) {
+			e.draw(r, e.target(r, k), k)
+			r.inflight++
+			r.live++
+			st := &e.stats[r.class]
+			st.sent++
+			if k > 0 {
+				e.classes[r.class].inflightCopies++
+				if r.hedgedCopies == 0 {
+					st.hedged++
+				}
+				r.hedgedCopies++
+			}
+			e.dispatch(slot, r, k) // schedules events only: r stays live
+		} else {
+			r.att[k].state = attSkipped
+			if r.inflight == 0 {
+				return
+			}
+		}
+		if k >= p.Copies {
+			return
+		}
+		g := e.gap(int(r.class), k+1)
+		if g < 0 {
+			return // fallback: sent only after a failure
+		}
+		if g > 0 {
+			r.timer = uint8(k + 1)
+			if !e.endsBy(r, e.now+g) {
+				e.schedule(e.now+g, evTimer, slot, r.gen, uint8(k+1))
+			}
+			return
+		}
+	}
+}
+
+// endsBy reports whether request r is certain to end no later than t — by
+// its deadline, or by an attempt in service (not queued) whose response
+// wins and is due by t — so that a hedge timer at t could never fire and
+// need not be queued: either event was queued before the timer and pops
+// first. An attempt timeout could intervene, so with one the answer is no.
+func (e *engine) endsBy(r *request, t time.Duration) bool {
+	if e.queueAllTimers {
+		return false
+	}
+	cl := &e.cfg.Classes[r.class]
+	if cl.Deadline > 0 && r.arrival+cl.Deadline <= t {
+		return true
+	}
+	p := &cl.Policy
+	if p.AttemptTimeout > 0 {
+		return false
+	}
+	for k := 0; k < int(r.sent); k++ {
+		a := &r.att[k]
+		if a.state != attInFlight || a.queued {
+			continue
+		}
+		at, wins := a.end, false
+		switch p.Winner {
+		case FirstValid:
+			wins = a.kind == outOK
+		case FirstToken:
+			wins = a.kind == outOK || a.kind == outInvalid
+			if wins {
+				at = a.first
+			}
+		case FirstResponse:
+			wins = true
+		}
+		if wins && at <= t {
+			return true
+		}
+	}
+	return false
+}
+
+// noTimer marks a request with no hedge timer pending.
+const noTimer = 0xff
+
+// gap returns the delay before copy j of a class's requests: the policy's
+// gap, or the adaptive delay in force when the policy has one.
+func (e *engine) gap(c, j int) time.Duration {
+	p := &e.cfg.Classes[c].Policy
+	g := p.gap(j)
+	if g > 0 && p.Adaptive != nil {
+		return max(e.classes[c].est.delay, 1) // a gap of 0 would mean "at once"
+	}
+	return g
+}
+
+// target returns the model copy k of r goes to.
+func (e *engine) target(r *request, k int) int {
+	p := &e.cfg.Classes[r.class].Policy
+	if k > 0 && p.NewProvider {
+		for _, m := range p.Targets {
+			tried := false
+			for j := range k {
+				a := &r.att[j]
+				if a.state != attSkipped && e.modelProv[a.model] == e.modelProv[m] {
+					tried = true
+					break
+				}
+			}
+			if !tried {
+				return m
+			}
+		}
+	}
+	return p.target(k)
+}
+
+// dispatch takes attempt k of r, just sent, through its provider: the rate
+// limits (over a limit: a 429 after the reject latency), then the
+// concurrency limit — a slot, a place in the FIFO queue, or, at a provider
+// that rejects when full, an overload error at once — then service.
+func (e *engine) dispatch(slot int32, r *request, k int) {
+	a := &r.att[k]
+	pv := &e.provs[a.prov]
+	pv.stats.Sent++
+	if to := e.cfg.Classes[r.class].Policy.AttemptTimeout; to > 0 {
+		e.schedule(e.now+to, evAttemptTimeout, slot, r.gen, uint8(k))
+	}
+	if by := admitAll(e.now, r.in+r.out, e.gates[a.model]); by != nil {
+		a.kind = outRateLimited
+		a.limitedBy = by
+		a.svc, a.first, a.genFrom = e.now, e.now, e.now
+		a.end = e.now + by.rejection().RejectLatency
+		e.schedule(a.end, evResponse, slot, r.gen, uint8(k))
+		return
+	}
+	if pv.capacity > 0 {
+		if pv.busy >= pv.capacity {
+			if pv.bounded && pv.waiting >= pv.queueLimit {
+				a.kind = outRejected
+				a.svc, a.first, a.genFrom, a.end = e.now, e.now, e.now, e.now
+				e.schedule(a.end, evResponse, slot, r.gen, uint8(k))
+				return
+			}
+			a.queued = true
+			pv.waiting++
+			pv.enqueue(waiter{slot: slot, gen: r.gen, k: uint8(k)})
+			return
+		}
+		pv.busy++
+		a.serving = true
+	}
+	e.serve(slot, r, k)
+}
+
+// serve starts the service of attempt k of r now: the degraded periods of
+// its provider stretch its work and may fail it, and its deciding response
+// is scheduled — or, for an attempt its request has let go of while it
+// waited, its exit is decided now that its end is known.
+func (e *engine) serve(slot int32, r *request, k int) {
+	a := &r.att[k]
+	pv := &e.provs[a.prov]
+	a.svc = e.now
+	a.started = true
+	pv.waitSum.add(e.now - a.start)
+	pv.stats.started++
+	for _, st := range pv.stages {
+		if a.kind != outError && st.fails(e.now, a.degU) {
+			a.kind = outError
+		}
+	}
+	a.first = finishAll(pv.stages, e.now, a.workFirst)
+	a.end = finishAll(pv.stages, e.now, a.workFirst+a.workDecode)
+	a.genFrom = e.now
+	if a.streamed {
+		a.genFrom = a.first
+	}
+	if a.kind == outError && a.workErr >= 0 {
+		a.end = finishAll(pv.stages, e.now, a.workErr)
+	}
+	if a.state == attAbandoned {
+		e.letGo(slot, r, k)
+		return
+	}
+	at := a.end
+	if a.kind != outError && e.cfg.Classes[r.class].Policy.Winner == FirstToken {
+		at = a.first
+	}
+	e.schedule(at, evResponse, slot, r.gen, uint8(k))
+}
+
+// release frees one slot of provider i at now and starts the next attempt
+// waiting in its queue, skipping entries whose attempt has left the queue
+// (its cancel landed) or whose request slot has been reused.
+func (e *engine) release(i int) {
+	pv := &e.provs[i]
+	pv.busy--
+	for {
+		w, ok := pv.dequeue()
+		if !ok {
+			return
+		}
+		r := &e.slots[w.slot]
+		if r.gen != w.gen {
+			continue
+		}
+		a := &r.att[w.k]
+		if !a.queued {
+			continue
+		}
+		a.queued = false
+		pv.waiting--
+		a.serving = true
+		pv.busy++
+		e.serve(w.slot, r, int(w.k))
+		return
+	}
+}
+
+// draw fills attempt k of request r, sent now to model m. It consumes only
+// the stream of (request, attempt k), always in the same order, so the same
+// attempt to the same model is identical under every policy; with a copula,
+// attempt k's latency also depends on the normal draws of attempts < k.
+func (e *engine) draw(r *request, m, k int) {
+	a := &r.att[k]
+	md := &e.cfg.Models[m]
+	src := e.rng.at(r.id, uint8(k))
+	uErr, uInv, uDeg := uniform(src), uniform(src), uniform(src)
+	*a = attempt{model: int32(m), prov: int32(e.modelProv[m]), start: e.now, kind: outOK, degU: uDeg, workErr: -1}
+	if e.copula != nil {
+		r.innov[k] = rand.New(src).NormFloat64()
+		z := 0.0
+		for j, l := range e.copula[r.class][k][:k+1] {
+			z += l * r.innov[j]
+		}
+		// A slow draw is slow throughout: TTFT at score z, decode speed at −z.
+		if md.Latency != nil {
+			a.workFirst = seconds(dist.FromNormal(md.Latency, z))
+		} else {
+			a.streamed = true
+			a.workFirst = seconds(dist.FromNormal(md.TTFT, z))
+			a.workDecode = seconds(r.out / dist.FromNormal(md.TokensPerSecond, -z))
+		}
+	} else if md.Latency != nil {
+		a.workFirst = seconds(md.Latency.Rand(src))
+	} else {
+		a.streamed = true
+		a.workFirst = seconds(md.TTFT.Rand(src))
+		a.workDecode = seconds(r.out / md.TokensPerSecond.Rand(src))
+	}
+	switch {
+	case uErr < md.ErrorRate:
+		a.kind = outError
+		if md.ErrorLatency != nil {
+			a.workErr = seconds(md.ErrorLatency.Rand(src))
+		}
+	case uInv < md.InvalidRate:
+		a.kind = outInvalid
+	}
+}

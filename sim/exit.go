@@ -1,0 +1,259 @@
+package sim
+
+import (
+	"math"
+	"time"
+)
+
+// respond handles the deciding response of attempt k, in flight: the
+// attempt leaves the system through exit, then either wins the request or
+// is a failure handled by the policy's error rules.
+func (e *engine) respond(slot int32, r *request, k int) {
+	a := &r.att[k]
+	if a.state != attInFlight {
+		return
+	}
+	p := &e.cfg.Classes[r.class].Policy
+	e.leaveFlight(r, k)
+	answered := a.kind == outOK || a.kind == outInvalid
+	cs := &e.classes[r.class]
+	cs.attemptDone(p, a.kind == outOK)
+	if x := cs.est; x != nil && answered && (x.cfg.Source == FromAttempts || (x.cfg.Source == FromPrimaries && k == 0)) {
+		x.add(e.now, e.now-a.start)
+	}
+
+	win := false
+	switch p.Winner {
+	case FirstValid:
+		win = a.kind == outOK
+	case FirstToken:
+		win = answered
+	case FirstResponse:
+		win = true
+	}
+	at := e.now
+	if p.Winner == FirstToken && answered {
+		at = a.end // the answer streams on to its end
+	}
+	retryAfter := e.retryAfter(a)
+	e.exit(slot, r, k, at, a.kind, win)
+	if win {
+		e.finish(slot, r, a.kind)
+		return
+	}
+	e.fail(slot, r, a.kind, retryAfter)
+}
+
+// attemptTimeout abandons attempt k of r if it is still in flight: its
+// request lets go of it as it does of a loser (abandon) and handles a
+// failure of kind timeout.
+func (e *engine) attemptTimeout(slot int32, r *request, k int) {
+	if r.att[k].state != attInFlight {
+		return
+	}
+	e.leaveFlight(r, k)
+	e.abandon(slot, r, k, outAttemptTimeout)
+	e.classes[r.class].attemptDone(&e.cfg.Classes[r.class].Policy, false)
+	e.fail(slot, r, outAttemptTimeout, 0)
+}
+
+// abandon lets go of attempt k of r, which has just left its request's
+// flight: the request has ended (as = outCancelled) or the attempt timed out
+// (as = outAttemptTimeout). A cancel goes out now and lands the policy's
+// cancel latency later — never, at a provider that ignores cancels. The
+// attempt leaves the system at its response or when the cancel lands,
+// whichever is first; until then it keeps its place in its provider's
+// queue, or its slot.
+func (e *engine) abandon(slot int32, r *request, k int, as outcome) {
+	a := &r.att[k]
+	a.abandonedAs = as
+	a.cancelAt = e.now + e.cfg.Classes[r.class].Policy.CancelLatency
+	if e.provs[a.prov].ignoresCancel {
+		a.cancelAt = never
+	}
+	if !a.queued {
+		e.letGo(slot, r, k)
+		return
+	}
+	if a.cancelAt <= e.now {
+		e.exit(slot, r, k, e.now, as, false) // leaves the queue at once
+		return
+	}
+	a.state = attAbandoned
+	if a.cancelAt != never {
+		e.schedule(a.cancelAt, evCancel, slot, r.gen, uint8(k))
+	}
+}
+
+// letGo decides when an attempt whose request has let go of it, and whose
+// end is known (it is in service, or a gate has answered it), leaves: at
+// its end if that comes before the cancel lands — a loser is then counted
+// by its response (a completed loser is billed in full), a timed-out
+// attempt as timed out but billed for the work done — otherwise when the
+// cancel lands.
+func (e *engine) letGo(slot int32, r *request, k int) {
+	a := &r.att[k]
+	if a.end <= a.cancelAt {
+		how := a.kind
+		if a.abandonedAs == outAttemptTimeout {
+			how = outAttemptTimeout
+		}
+		e.exit(slot, r, k, a.end, how, false)
+		return
+	}
+	e.exit(slot, r, k, a.cancelAt, a.abandonedAs, false)
+}
+
+// cancelLands handles the cancel of attempt k of r landing while the
+// attempt still waits in its provider's queue: it leaves the queue, never
+// having reached the model.
+func (e *engine) cancelLands(slot int32, r *request, k int) {
+	a := &r.att[k]
+	if a.state == attAbandoned && a.queued {
+		e.exit(slot, r, k, e.now, a.abandonedAs, false)
+	}
+}
+
+// exit is the one way an attempt leaves the system, whatever ended it. At
+// time at (≥ now) it gives up its place at its provider — a place in the
+// queue now, a slot at at (by an event, so that a slot freed now passes to
+// the next waiter only after the current event) — and its time in service is added to the
+// provider's busy time; it is counted once, by how it ended, in its class
+// and its provider; it is billed; and its trace row is written. how is
+// outOK, outInvalid, outError, outRateLimited or outRejected for an attempt
+// that responded, outAttemptTimeout or outCancelled for one its request let
+// go of; won says whether its response ended the request. A request whose
+// last attempt leaves after it ended frees its slot.
+func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outcome, won bool) {
+	a := &r.att[k]
+	a.state = attExited
+	r.live--
+	pv := &e.provs[a.prov]
+	if a.queued {
+		a.queued = false
+		pv.waiting--
+	}
+	if a.started {
+		e.lastEvent = max(e.lastEvent, at)
+		if at > a.svc {
+			pv.busySum.add(at - a.svc)
+		}
+	}
+	e.count(r.class, &pv.stats, how)
+	in, out, billed := e.charge(r, a, at, how, won)
+	e.emit(r, k, at, how.attemptName(), won, in, out, billed)
+	if r.ended && r.live == 0 {
+		e.retire(slot, r)
+	}
+	if a.serving {
+		// The slot goes to the next waiter once the current event is
+		// handled, even when it frees now: the request this attempt won
+		// first lets go of its own queued attempts.
+		a.serving = false
+		e.schedule(max(at, e.now), evRelease, a.prov, 0, 0)
+	}
+}
+
+// count adds one attempt that ended as how to its class's and provider's
+// counts.
+func (e *engine) count(class int32, pv *ProviderResult, how outcome) {
+	st := &e.stats[class]
+	switch how {
+	case outOK:
+		st.completed++
+		pv.Completed++
+	case outInvalid:
+		st.invalidAtt++
+		pv.Invalid++
+	case outError:
+		st.failed++
+		pv.Failed++
+	case outRateLimited:
+		st.rateLimited++
+		pv.RateLimited++
+	case outRejected:
+		st.rejected++
+		pv.Rejected++
+	case outAttemptTimeout:
+		st.timedOut++
+		pv.TimedOut++
+	default:
+		st.cancelled++
+		pv.Cancelled++
+	}
+}
+
+// charge bills attempt k of r, which leaves at time at having ended as
+// how, and returns the tokens billed and whether it was billed at all. An
+// answer (valid or not) is billed in full; an error, a 429 or a rejection
+// is not. An attempt its request let go of is billed as a cancelled call:
+// nothing if it never reached the model (it waited in a queue, or a gate
+// answered it), in full if its work was done before it left (an error
+// excepted), else per the policy's cancellation billing.
+func (e *engine) charge(r *request, a *attempt, at time.Duration, how outcome, won bool) (in, out float64, billed bool) {
+	st := &e.stats[r.class]
+	switch how {
+	case outOK, outInvalid:
+		st.billed[2*a.model].add(r.in, r.out)
+		if how == outInvalid || !won {
+			st.wastedOutput += r.out
+		}
+		return r.in, r.out, true
+	case outError, outRateLimited, outRejected:
+		return 0, 0, false
+	}
+	if !a.started || a.kind == outRateLimited || a.kind == outRejected {
+		return 0, 0, false
+	}
+	in = r.in
+	switch {
+	case at >= a.end:
+		if a.kind == outError {
+			return 0, 0, false // the error came back first: errors are not billed
+		}
+		out = r.out
+	default:
+		switch e.cfg.Classes[r.class].Policy.CancelBilling {
+		case BillNone:
+			return 0, 0, false
+		case BillGenerated:
+			if a.kind != outError && at > a.genFrom && a.end > a.genFrom {
+				out = math.Floor(r.out * float64(min(at, a.end)-a.genFrom) / float64(a.end-a.genFrom))
+			}
+		case BillFull:
+			if a.kind != outError {
+				out = r.out
+			}
+		}
+	}
+	st.billed[2*a.model+1].add(in, out)
+	st.wastedOutput += out
+	return in, out, true
+}
+
+// attemptName is how an attempt that ended as o is named in the trace.
+func (o outcome) attemptName() string {
+	switch o {
+	case outOK:
+		return "completed"
+	case outInvalid:
+		return "invalid"
+	case outError:
+		return "failed"
+	case outRateLimited:
+		return "rate_limited"
+	case outRejected:
+		return "rejected"
+	case outAttemptTimeout:
+		return "timed_out"
+	}
+	return "cancelled"
+}
+
+// retryAfter returns the retry-after hint of a 429, or 0.
+func (e *engine) retryAfter(a *attempt) time.Duration {
+	if a.kind != outRateLimited || a.limitedBy == nil {
+		return 0
+	}
+	return a.limitedBy.rejection().RetryAfter
+}

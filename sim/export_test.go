@@ -1,0 +1,4 @@
+package sim
+
+// Every run of this package's tests checks its accounting when it ends.
+func init() { auditRuns = true }

@@ -1,0 +1,335 @@
+package sim
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"sort"
+	"time"
+)
+
+// engine is one simulation run: the event loop (this file), the life of
+// each attempt (attempt.go) and of each request (request.go).
+type engine struct {
+	cfg     *Config
+	stop    *stopper // cancellation, checked between arrivals (context.go)
+	rng     streams
+	q       eventQueue
+	seq     uint64
+	now     time.Duration
+	slots   []request
+	free    []int32
+	next    int64         // index of the next request to arrive
+	lastArr time.Duration // arrival time of request next-1
+	shares  []float64     // cumulative class shares
+	stats   []classStats
+	trace   func(*AttemptRecord) // optional, see RunTrace
+
+	isolated   bool  // requests do not interact: run them one at a time
+	arrival    event // the next arrival, when arrivalDue
+	arrivalDue bool  // whether arrival is pending (global runs)
+	// deadline is the current request's deadline when isolated and
+	// deadlineDue.
+	deadline    event
+	deadlineDue bool
+	deadlines   []fifo // per class, deadlines in time order
+	timed       []int  // the classes with a deadline: those whose FIFO pop reads
+	rec         AttemptRecord
+	provs       []provider
+	copula      [][][]float64 // per class, the copula factor; nil when independent
+	modelProv   []int         // provider index of each model
+	gates       [][]gate      // per model: its rate limit, then its provider's
+	lastEvent   time.Duration // when the last request or attempt ended: the run's length
+	classes     []classState  // per class: budgets and adaptive delay
+	// queueAllTimers turns off the skipping of timers that cannot fire
+	// (endsBy), for the test that checks it changes nothing.
+	queueAllTimers bool
+}
+
+// auditRuns makes every run check its accounting when it ends (audit) and
+// panic if it does not balance. The package's tests turn it on.
+var auditRuns bool
+
+func newEngine(cfg *Config) *engine {
+	e := &engine{cfg: cfg, rng: streams{seed: cfg.Seed}}
+	e.q = make(eventQueue, 0, 1024)
+	e.deadlines = make([]fifo, len(cfg.Classes))
+	e.isolated = cfg.independent()
+	var cum float64
+	for i, c := range cfg.Classes {
+		cum += c.Share
+		e.shares = append(e.shares, cum)
+		if c.Deadline > 0 {
+			e.timed = append(e.timed, i)
+		}
+	}
+	e.provs, e.modelProv = cfg.providers()
+	e.gates = make([][]gate, len(cfg.Models))
+	for i := range cfg.Models {
+		e.gates[i] = newGates(&cfg.Models[i], &e.provs[e.modelProv[i]])
+	}
+	if cfg.correlated() {
+		e.copula = make([][][]float64, len(cfg.Classes))
+		for i := range cfg.Classes {
+			// Validate has checked that the factor exists.
+			e.copula[i], _ = copulaFactor(cfg.Correlation, &cfg.Classes[i].Policy, cfg.Models)
+		}
+	}
+	e.stats = make([]classStats, len(cfg.Classes))
+	e.classes = make([]classState, len(cfg.Classes))
+	for i := range cfg.Classes {
+		e.classes[i] = newClassState(&cfg.Classes[i].Policy)
+	}
+	for i, c := range cfg.Classes {
+		e.stats[i].billed = make([]bill, 2*len(cfg.Models))
+		e.stats[i].latencies = getDurations(int(float64(cfg.Requests)*c.Share*1.05) + 16)
+	}
+	return e
+}
+
+func (e *engine) schedule(at time.Duration, kind eventKind, slot int32, gen uint32, k uint8) {
+	e.seq++
+	ev := event{at: at, seq: e.seq, slot: slot, gen: gen, kind: kind, k: k}
+	switch kind {
+	case evArrival:
+		e.arrival, e.arrivalDue = ev, true
+	case evDeadline:
+		if e.isolated {
+			e.deadline, e.deadlineDue = ev, true // the current request's only deadline
+		} else {
+			e.deadlines[e.slots[slot].class].push(ev)
+		}
+	default:
+		e.q.push(ev)
+	}
+}
+
+// pop removes and returns the next event in (time, sequence) order, or false
+// when nothing is left. Events live in three places, all ordered: the heap
+// (responses and timers), the single pending arrival, and one FIFO of
+// deadlines per class — a class's deadlines fall due in arrival order, so
+// they need no heap.
+// Requests that cannot affect each other are run by runIsolated instead.
+func (e *engine) pop() (event, bool) {
+	var best *event
+	src := -2 // -2 none, -1 heap, -3 arrival, ≥ 0 deadline FIFO of that class
+	if len(e.q) > 0 {
+		best, src = &e.q[0], -1
+	}
+	for _, c := range e.timed {
+		if h := e.deadlines[c].head(); h != nil && (best == nil || h.before(best)) {
+			best, src = h, c
+		}
+	}
+	if e.arrivalDue && (best == nil || e.arrival.before(best)) {
+		best, src = &e.arrival, -3
+	}
+	switch {
+	case src == -2:
+		return event{}, false
+	case src == -1:
+		return e.q.pop(), true
+	case src == -3:
+		e.arrivalDue = false
+		return e.arrival, true
+	}
+	return e.deadlines[src].pop(), true
+}
+
+// run processes events until every request has ended and every attempt
+// has left the system.
+func (e *engine) run() {
+	if e.isolated {
+		e.runIsolated()
+	} else {
+		e.scheduleArrival()
+		for {
+			ev, ok := e.pop()
+			if !ok {
+				break
+			}
+			e.now = ev.at
+			e.handle(ev)
+		}
+	}
+	if auditRuns {
+		if err := e.audit(); err != nil {
+			panic("sim: " + err.Error())
+		}
+	}
+}
+
+// runIsolated runs requests that cannot affect each other one at a time:
+// each arrives, then its events are processed until it has ended, and only
+// then does the next arrive. Each request sees exactly the events it would
+// see in global time order, and the heap stays a few events deep; its
+// deadline waits in e.deadline rather than in the heap.
+func (e *engine) runIsolated() {
+	for e.more() {
+		e.now = e.arrivalTime()
+		e.arrive()
+		for {
+			var ev event
+			switch {
+			case e.deadlineDue && (len(e.q) == 0 || e.deadline.before(&e.q[0])):
+				e.deadlineDue = false
+				ev = e.deadline
+			case len(e.q) > 0:
+				ev = e.q.pop()
+			default:
+				ev.kind = evArrival // nothing left: on to the next request
+			}
+			if ev.kind == evArrival {
+				break
+			}
+			e.now = ev.at
+			e.handle(ev)
+		}
+	}
+}
+
+// handle processes one event other than an arrival in a global run, or
+// any event of an isolated one. Once a request has ended only the cancels
+// of its attempts still waiting in a queue matter; its other events are
+// stale.
+func (e *engine) handle(ev event) {
+	switch ev.kind {
+	case evArrival:
+		e.arrive()
+		return
+	case evRelease:
+		e.release(int(ev.slot))
+		return
+	}
+	r := &e.slots[ev.slot]
+	if r.gen != ev.gen {
+		return // the request's slot has been reused; a stale event
+	}
+	if ev.kind == evCancel {
+		e.cancelLands(ev.slot, r, int(ev.k))
+		return
+	}
+	if r.ended {
+		return
+	}
+	switch ev.kind {
+	case evTimer:
+		if int(r.sent) == int(ev.k) {
+			e.send(ev.slot, r)
+			e.settle(ev.slot, r)
+		}
+	case evResponse:
+		e.respond(ev.slot, r, int(ev.k))
+	case evDeadline:
+		e.finish(ev.slot, r, outTimeout)
+	case evAttemptTimeout:
+		e.attemptTimeout(ev.slot, r, int(ev.k))
+	}
+}
+
+// arrivalTime draws the arrival time of request e.next.
+func (e *engine) arrivalTime() time.Duration {
+	var at time.Duration
+	switch e.cfg.Arrivals.Process {
+	case Constant:
+		at = seconds(float64(e.next) / e.cfg.Arrivals.Rate)
+	case Replay:
+		at = e.cfg.Arrivals.Trace.Arrivals[e.next]
+	default:
+		src := e.rng.at(e.next, arrivalStream)
+		gap := rand.New(src).ExpFloat64() / e.cfg.Arrivals.Rate
+		at = e.lastArr + seconds(gap)
+	}
+	e.lastArr = at
+	return at
+}
+
+// scheduleArrival queues the arrival of request e.next, if any.
+func (e *engine) scheduleArrival() {
+	if e.more() {
+		e.schedule(e.arrivalTime(), evArrival, -1, 0, 0)
+	}
+}
+
+// arrive starts request e.next: it draws the class and token counts, arms
+// the deadline and sends the primary.
+func (e *engine) arrive() {
+	id := e.next
+	e.next++
+	var slot int32
+	if n := len(e.free); n > 0 {
+		slot = e.free[n-1]
+		e.free = e.free[:n-1]
+	} else {
+		e.slots = append(e.slots, request{})
+		slot = int32(len(e.slots) - 1)
+	}
+	r := &e.slots[slot]
+	gen := r.gen
+	*r = request{gen: gen, id: id, arrival: e.now, timer: noTimer}
+
+	src := e.rng.at(id, requestStream)
+	u := uniform(src)
+	// The first class whose cumulative share exceeds u (the last one when
+	// rounding leaves u above them all).
+	c := sort.Search(len(e.shares)-1, func(i int) bool { return u < e.shares[i] })
+	tr := e.cfg.Arrivals.Trace
+	if tr != nil && tr.Class != nil {
+		c = tr.Class[id]
+	}
+	r.class = int32(c)
+	cl := &e.cfg.Classes[c]
+	r.in = tokens(cl.InputTokens.Rand(src))
+	r.out = tokens(cl.OutputTokens.Rand(src))
+	if tr != nil && tr.Input != nil {
+		r.in = tokens(tr.Input[id])
+	}
+	if tr != nil && tr.Output != nil {
+		r.out = tokens(tr.Output[id])
+	}
+	e.stats[c].requests++
+	e.classes[c].inflightReqs++
+	if id%1024 == 0 {
+		for i := range e.provs {
+			for _, st := range e.provs[i].stages {
+				st.forget(e.now) // nothing later asks about times before this arrival
+			}
+		}
+	}
+
+	if cl.Deadline > 0 {
+		e.schedule(e.now+cl.Deadline, evDeadline, slot, r.gen, 0)
+	}
+	e.send(slot, r)
+	if !e.isolated {
+		e.scheduleArrival()
+	}
+}
+
+// audit checks, once a run is over, that every attempt left the system
+// exactly once: per class and per provider, the attempts sent equal the
+// sum of those completed, invalid, failed, rate-limited, rejected, timed
+// out and cancelled; no request is still held; and no provider still
+// counts a slot in use or an attempt waiting.
+func (e *engine) audit() error {
+	for i := range e.stats {
+		s := &e.stats[i]
+		if ended := s.completed + s.invalidAtt + s.failed + s.rateLimited + s.rejected + s.timedOut + s.cancelled; ended != s.sent {
+			return fmt.Errorf("class %q: %d attempts sent, %d accounted (completed %d, invalid %d, failed %d, 429 %d, rejected %d, timed out %d, cancelled %d)",
+				e.cfg.Classes[i].Name, s.sent, ended, s.completed, s.invalidAtt, s.failed, s.rateLimited, s.rejected, s.timedOut, s.cancelled)
+		}
+	}
+	for i := range e.provs {
+		p := &e.provs[i]
+		s := &p.stats
+		if ended := s.Completed + s.Invalid + s.Failed + s.RateLimited + s.Rejected + s.TimedOut + s.Cancelled; ended != s.Sent {
+			return fmt.Errorf("provider %q: %d attempts sent, %d accounted", p.name, s.Sent, ended)
+		}
+		if p.busy != 0 || p.waiting != 0 {
+			return fmt.Errorf("provider %q: %d slots still in use and %d attempts still waiting after the run", p.name, p.busy, p.waiting)
+		}
+	}
+	if len(e.free) != len(e.slots) {
+		return fmt.Errorf("%d of %d request slots still held after the run", len(e.slots)-len(e.free), len(e.slots))
+	}
+	return nil
+}

@@ -1,0 +1,170 @@
+package sim
+
+import "time"
+
+// request is the state of one request while it is in flight. Slots are
+// reused; gen tells a live request from stale events of an earlier one. A
+// slot is held until the request has ended and every attempt it sent has
+// left the system (an attempt let go of while queued may outlive it).
+type request struct {
+	gen      uint32
+	class    int32
+	id       int64
+	arrival  time.Duration
+	in, out  float64 // input and output tokens
+	sent     uint8   // attempts sent so far (primary included), denied copies too
+	inflight uint8   // attempts in the request's flight
+	live     uint8   // attempts sent that have not left the system
+	ended    bool    // the request has ended (finish)
+	lastFail outcome
+	timer    uint8 // copy index of the pending hedge timer, or noTimer
+	// hedgedCopies counts copies actually sent (not denied).
+	hedgedCopies uint8
+	att          [MaxCopies + 1]attempt
+	innov        [MaxCopies + 1]float64 // copula: independent normal draw of each attempt
+}
+
+// classStats accumulates one class's results.
+type classStats struct {
+	requests, answered, timeoutsOpen, timeoutsClosed int64
+	errors, invalid, hedged                          int64
+	sent, completed, failed, invalidAtt, cancelled   int64
+	rateLimited, reqRateLimited, timedOut            int64
+	rejected, reqRejected                            int64
+	wastedOutput                                     float64
+	// billed[2m] and billed[2m+1] are what model m billed for attempts that
+	// responded and for cancelled ones. Token counts are whole numbers, so
+	// their sums are exact and independent of the order of events.
+	billed []bill
+	// latencies are the times to a usable answer of the answered
+	// requests, and missEnds the times until the other requests ended
+	// (misses: no usable answer by the deadline), in the order they end.
+	latencies, missEnds []time.Duration
+}
+
+// record books the latency d of a request that ended with outcome o: the
+// time to its usable answer, or, for a miss, the time until it ended.
+func (s *classStats) record(o outcome, d time.Duration) {
+	if o == outOK {
+		s.latencies = append(s.latencies, d)
+	} else {
+		s.missEnds = append(s.missEnds, d)
+	}
+}
+
+// fail applies the policy's rule for a failed attempt of the given kind:
+// end the request (Fatal), send the next copy now — or after a 429's
+// retry-after hint — (NonFatal), or keep waiting (Ignore). A request with
+// nothing in flight and no copy that can still be sent ends at once with
+// the failure. An overload rejection follows the error rule.
+func (e *engine) fail(slot int32, r *request, kind outcome, retryAfter time.Duration) {
+	p := &e.cfg.Classes[r.class].Policy
+	r.lastFail = kind
+	rule := p.OnError
+	switch kind {
+	case outInvalid:
+		rule = p.OnInvalid
+	case outRateLimited:
+		rule = p.OnRateLimited
+	case outAttemptTimeout:
+		rule = p.OnAttemptTimeout
+	}
+	switch rule {
+	case Fatal:
+		e.finish(slot, r, kind)
+		return
+	case NonFatal:
+		if int(r.sent) <= p.Copies {
+			if retryAfter > 0 {
+				r.timer = r.sent
+				e.schedule(e.now+retryAfter, evTimer, slot, r.gen, r.sent)
+			} else {
+				e.send(slot, r)
+			}
+		}
+	}
+	e.settle(slot, r)
+}
+
+// settle ends r with its last failure when nothing is in flight and no
+// copy can still be sent: every copy is used up, or none has a timer (the
+// rest are fallback copies, or a budget denied the last one). It must not
+// wait for the deadline.
+func (e *engine) settle(slot int32, r *request) {
+	p := &e.cfg.Classes[r.class].Policy
+	if r.inflight == 0 && (int(r.sent) > p.Copies || r.timer == noTimer) {
+		e.finish(slot, r, r.lastFail)
+	}
+}
+
+// leaveFlight takes attempt k of r out of its request's flight.
+func (e *engine) leaveFlight(r *request, k int) {
+	r.inflight--
+	if k > 0 {
+		e.classes[r.class].inflightCopies--
+	}
+}
+
+// finish ends request r now with outcome o: it records the outcome and the
+// latency, and lets go of the attempts still in flight (abandon: each
+// leaves the system at its response or when its cancel lands, whichever
+// is first). The slot is freed once every attempt has left.
+func (e *engine) finish(slot int32, r *request, o outcome) {
+	cl := &e.cfg.Classes[r.class]
+	st := &e.stats[r.class]
+	switch o {
+	case outOK:
+		st.answered++
+	case outError:
+		st.errors++
+	case outRateLimited:
+		st.errors++
+		st.reqRateLimited++
+	case outRejected:
+		st.errors++
+		st.reqRejected++
+	case outAttemptTimeout:
+		st.errors++
+	case outInvalid:
+		st.invalid++
+	case outTimeout:
+		if cl.OnTimeout == FailClosed {
+			st.timeoutsClosed++
+		} else {
+			st.timeoutsOpen++
+		}
+	}
+	st.record(o, e.now-r.arrival)
+	e.lastEvent = max(e.lastEvent, e.now)
+	// Queued attempts first: a slot another attempt frees now must not
+	// start one whose cancel is already on its way.
+	for _, queued := range [2]bool{true, false} {
+		for k := 0; k < int(r.sent); k++ {
+			if a := &r.att[k]; a.state == attInFlight && a.queued == queued {
+				e.leaveFlight(r, k)
+				e.abandon(slot, r, k, outCancelled)
+			}
+		}
+	}
+	cs := &e.classes[r.class]
+	cs.inflightReqs--
+	if x := cs.est; x != nil && x.cfg.Source == FromRequests {
+		x.add(e.now, e.now-r.arrival)
+	}
+	r.ended = true
+	if r.live == 0 {
+		e.retire(slot, r)
+	}
+}
+
+// retire frees the slot of r, which has ended and whose attempts have all
+// left the system.
+func (e *engine) retire(slot int32, r *request) {
+	r.gen++
+	e.free = append(e.free, slot)
+	if e.isolated {
+		// Every queued event belongs to this request and is now stale.
+		e.q = e.q[:0]
+		e.deadlineDue = false
+	}
+}

@@ -1,0 +1,36 @@
+package sim
+
+import (
+	"math"
+	"time"
+)
+
+// maxDelay caps a single drawn duration at 2⁵⁸ ns (about 9 years), so that
+// the few durations a request's times add up cannot overflow; a run whose
+// latencies reach it reports that they were capped.
+const maxDelay = time.Duration(1 << 58)
+
+// seconds converts seconds to a Duration, rounding to the nanosecond and
+// saturating at maxDelay.
+func seconds(s float64) time.Duration {
+	ns := s * 1e9
+	if !(ns < float64(maxDelay)) {
+		return maxDelay
+	}
+	if ns >= 0 {
+		return time.Duration(ns + 0.5) // rounds half up; draws are ≥ 0
+	}
+	return time.Duration(math.Round(ns))
+}
+
+// tokens rounds a token-count draw to a whole number of tokens ≥ 0.
+func tokens(x float64) float64 {
+	if x < 0 || math.IsNaN(x) {
+		return 0
+	}
+	return math.Round(x)
+}
+
+// never is a time no event reaches: when a cancel lands at a provider
+// that ignores cancels.
+const never = time.Duration(math.MaxInt64)
