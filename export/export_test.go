@@ -325,13 +325,17 @@ func TestUnmappable(t *testing.T) {
 	for j := range d.Classes[0].Copies {
 		d.Classes[0].Copies[j] = Copy{Target: "llama-guard", Fallback: true}
 	}
-	for _, f := range []string{"grpc", "envoy", "failsafe-go"} {
-		var ue *UnmappableError
-		if _, _, err := Write(d, f, Options{}); !errors.As(err, &ue) {
-			t.Errorf("%s with fallback copies: error %v; want an UnmappableError", f, err)
-		}
-	}
 	if out, _, err := Write(d, "polly", Options{}); err != nil || !bytes.Contains(out, []byte(`"Delay": "-00:00:00.0010000"`)) {
 		t.Errorf("polly with fallback copies: err %v; want Delay -1 ms\n%s", err, out)
+	}
+	// Timed copies and fallback copies in one class: only Polly's single
+	// Delay, gRPC's one policy per method, Envoy's one retry policy and
+	// failsafe-go's hedge-or-retry cannot say it.
+	d.Classes[0].Copies[0] = Copy{Target: "llama-guard", Delay: Seconds(time.Second)}
+	for _, f := range []string{"grpc", "envoy", "failsafe-go", "polly"} {
+		var ue *UnmappableError
+		if _, _, err := Write(d, f, Options{}); !errors.As(err, &ue) {
+			t.Errorf("%s with timed and fallback copies: error %v; want an UnmappableError", f, err)
+		}
 	}
 }

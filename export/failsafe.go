@@ -35,16 +35,20 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 			id = fmt.Sprintf("%s%d", base, k) // "a-b" and "a_b" both give AB
 		}
 		ids[id] = true
-		if c.fallbacks() > 0 {
-			return nil, nil, &UnmappableError{"failsafe-go", c.Class, "copies sent only after a failure (fallback) are a failsafe-go retrypolicy, not a hedgepolicy"}
+		if f := c.fallbacks(); f > 0 && f < len(c.Copies) {
+			return nil, nil, &UnmappableError{"failsafe-go", c.Class, "failsafe-go cannot mix timed copies (a hedgepolicy) with copies sent only after a failure (a retrypolicy) in one call"}
 		}
 		fmt.Fprintf(&body, "\n// Class %s.\n", c.Class)
 		hedgeTarget := c.Primary
 		if len(c.Copies) > 0 {
 			hedgeTarget = c.Copies[0].Target
 		}
-		fmt.Fprintf(&body, "\n// %sPrimary is the model the original call of class %s goes to, and\n// %sHedgeTarget the one its copies go to: route by exec.IsHedge().\nconst (\n\t%sPrimary = %q\n\t%sHedgeTarget = %q\n)\n",
-			id, c.Class, id, id, c.Primary, id, hedgeTarget)
+		route := "exec.IsHedge()"
+		if c.fallbacks() > 0 {
+			route = "exec.IsRetry()"
+		}
+		fmt.Fprintf(&body, "\n// %sPrimary is the model the original call of class %s goes to, and\n// %sHedgeTarget the one its copies go to: route by %s.\nconst (\n\t%sPrimary = %q\n\t%sHedgeTarget = %q\n)\n",
+			id, c.Class, id, route, id, c.Primary, id, hedgeTarget)
 
 		var policies []string
 		if c.Deadline > 0 {
@@ -60,6 +64,23 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 			n.add("hedging off: no hedgepolicy written%s", reasonSuffix(c.Reason))
 			fmt.Fprintf(&body, "\n// %sPolicies are the policies of class %s, outermost first: hedging off.\nvar %sPolicies = []failsafe.Policy[*http.Response]{%s}\n",
 				id, c.Class, id, strings.Join(policies, ", "))
+			all = append(all, n.list...)
+			continue
+		}
+		if c.fallbacks() > 0 {
+			usedUsable = writeFailsafeRetry(&body, n, c, id, imports) || usedUsable
+			policies = append(policies, id+"Retry")
+			if c.AttemptTimeout > 0 {
+				writeFailsafeAttemptTimeout(&body, c, id, imports)
+				policies = append(policies, id+"AttemptTimeout")
+			}
+			fmt.Fprintf(&body, "\n// %sPolicies are the policies of class %s, outermost first:\n// failsafe.With(%sPolicies...).\nvar %sPolicies = []failsafe.Policy[*http.Response]{%s}\n",
+				id, c.Class, id, id, strings.Join(policies, ", "))
+			if hedgeTarget != c.Primary {
+				n.add("failsafe-go runs the same function for every attempt: send retries (exec.IsRetry()) to %sHedgeTarget (%q) yourself", id, hedgeTarget)
+			}
+			failsafeBudgetNotes(n, c)
+			commonNotes(n, c, "failsafe-go")
 			all = append(all, n.list...)
 			continue
 		}
@@ -136,9 +157,7 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 		fmt.Fprintf(&body, "\n// %sHedge is the hedge policy of class %s: %s.\nvar %sHedge = %s\n", id, c.Class, describeCopies(c), id, build.String())
 		policies = append(policies, id+"Hedge")
 		if c.AttemptTimeout > 0 {
-			imports[FailsafeGoModule+"/timeout"] = true
-			fmt.Fprintf(&body, "\n// %sAttemptTimeout abandons an attempt of class %s after %s.\nvar %sAttemptTimeout = timeout.New[*http.Response](%s)\n",
-				id, c.Class, fdur(c.AttemptTimeout.D()), id, goDuration(c.AttemptTimeout.D()))
+			writeFailsafeAttemptTimeout(&body, c, id, imports)
 			policies = append(policies, id+"AttemptTimeout")
 		}
 		fmt.Fprintf(&body, "\n// %sPolicies are the policies of class %s, outermost first:\n// failsafe.With(%sPolicies...).\nvar %sPolicies = []failsafe.Policy[*http.Response]{%s}\n",
@@ -251,4 +270,48 @@ func targetsOf(c *Class) string {
 		}
 	}
 	return strings.Join(ts, ", ")
+}
+
+func writeFailsafeAttemptTimeout(body *strings.Builder, c *Class, id string, imports map[string]bool) {
+	imports[FailsafeGoModule+"/timeout"] = true
+	fmt.Fprintf(body, "\n// %sAttemptTimeout abandons an attempt of class %s after %s.\nvar %sAttemptTimeout = timeout.New[*http.Response](%s)\n",
+		id, c.Class, fdur(c.AttemptTimeout.D()), id, goDuration(c.AttemptTimeout.D()))
+}
+
+// writeFailsafeRetry writes a class whose copies are all fallback copies
+// as a retrypolicy: a copy goes out at once after a non-fatal failure,
+// never on a timer. It reports whether it used usableAnswer.
+func writeFailsafeRetry(body *strings.Builder, n *notes, c *Class, id string, imports map[string]bool) bool {
+	imports[FailsafeGoModule+"/retrypolicy"] = true
+	nonfatal := func(rule string) string { return fmt.Sprint(rule == "nonfatal" && c.Winner != "first_response") }
+	var b strings.Builder
+	fmt.Fprintf(&b, "retrypolicy.NewBuilder[*http.Response]().\n\t// true sends the next copy at once: a non-fatal failure\n\tHandleIf(func(r *http.Response, err error) bool {\n\t\tswitch {\n")
+	if c.AttemptTimeout > 0 {
+		imports["errors"] = true
+		fmt.Fprintf(&b, "\t\tcase errors.Is(err, timeout.ErrExceeded):\n\t\t\treturn %s // attempt timeout\n", nonfatal(c.OnAttemptTimeout))
+	}
+	fmt.Fprintf(&b, "\t\tcase err != nil:\n\t\t\treturn %s // transport error\n", nonfatal(c.OnError))
+	fmt.Fprintf(&b, "\t\tcase r.StatusCode == http.StatusTooManyRequests:\n\t\t\treturn %s\n", nonfatal(c.OnRateLimited))
+	fmt.Fprintf(&b, "\t\tcase r.StatusCode >= 500:\n\t\t\treturn %s\n\t\t}\n", nonfatal(c.OnError))
+	used := false
+	if nonfatal(c.OnInvalid) == "true" && c.Winner == "first_valid" {
+		fmt.Fprintf(&b, "\t\treturn !usableAnswer(r)\n\t}).\n")
+		used = true
+	} else {
+		fmt.Fprintf(&b, "\t\treturn false\n\t}).\n")
+	}
+	fmt.Fprintf(&b, "\tWithMaxRetries(%d).\n\tReturnLastFailure().\n\tBuild()", len(c.Copies))
+	fmt.Fprintf(body, "\n// %sRetry sends class %s's copies only after a failure (fallback), at once: up to %d cop%s to %s.\nvar %sRetry = %s\n",
+		id, c.Class, len(c.Copies), map[bool]string{true: "y", false: "ies"}[len(c.Copies) == 1], targetsOf(c), id, b.String())
+	n.add("copies sent only after a failure are a failsafe-go retrypolicy (no hedgepolicy); an ignored failure ends the call instead of waiting for others, since nothing else is in flight")
+	return used
+}
+
+// failsafeBudgetNotes names the budgets a failsafe-go retrypolicy does not
+// get from the export.
+func failsafeBudgetNotes(n *notes, c *Class) {
+	b := &c.Budget
+	if b.MaxHedgeShare > 0 || b.RetryThrottling != nil || b.MaxInFlightRatio > 0 || b.MinInFlight > 0 || b.HedgesPerSecond > 0 || b.MaxParallel > 0 {
+		n.add("the class's budget is not written for its retrypolicy")
+	}
 }
