@@ -15,9 +15,12 @@
 // WithMaxHedges do not count it; Envoy's num_retries is the copies and
 // per_try_timeout the delay) and returns, per class, a Note for each thing
 // the format cannot express and what it wrote instead — a copy to another
-// model, a per-copy delay, a budget, a check of the answer's body. A class
-// that cannot be written at all (an adaptive delay outside failsafe-go,
-// fallback-only copies outside Polly) is an *UnmappableError.
+// model, a per-copy delay, a budget, a check of the answer's body. Copies
+// sent only after a failure (fallback) become a retry policy (gRPC's
+// retryPolicy, Envoy's plain retries, failsafe-go's retrypolicy) or
+// Polly's fallback mode. A class that cannot be written at all (an
+// adaptive delay outside failsafe-go; timed and fallback copies in one
+// class) is an *UnmappableError.
 //
 // The semantics of each target are those of its public documentation and
 // source as of late 2026: gRFC A6 (gRPC), Envoy's route.v3 RetryPolicy and

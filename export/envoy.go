@@ -35,8 +35,8 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 		if c.Adaptive != nil {
 			return nil, nil, &UnmappableError{"envoy", c.Class, "an adaptive delay (a percentile of recent latencies) has no Envoy form; export an optimize report's fixed-delay pick instead"}
 		}
-		if c.fallbacks() > 0 {
-			return nil, nil, &UnmappableError{"envoy", c.Class, "copies sent only after a failure (fallback) are plain Envoy retries, not hedges"}
+		if f := c.fallbacks(); f > 0 && f < len(c.Copies) {
+			return nil, nil, &UnmappableError{"envoy", c.Class, "one retry policy cannot mix timed copies (hedges on the per-try timeout) with copies sent only after a failure"}
 		}
 		fmt.Fprintf(&routes, "- name: %s\n  match:\n", yq(c.Class))
 		switch {
@@ -58,6 +58,22 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 		fmt.Fprintf(&routes, "    timeout: %s\n", timeout)
 		if !c.Hedge {
 			n.add("hedging off: no retry_policy or hedge_policy written%s", reasonSuffix(c.Reason))
+			all = append(all, n.list...)
+			continue
+		}
+		if c.fallbacks() > 0 {
+			retryOn, codes := envoyRetryOn(c)
+			if len(retryOn) == 0 {
+				n.add("copies go out only after a non-fatal failure, and no failure Envoy can see is non-fatal: no retry_policy written")
+			} else {
+				fmt.Fprintf(&routes, "    retry_policy:  # copies only after a failure: plain retries, no hedging\n      retry_on: %s\n%s", yq(strings.Join(retryOn, ",")), codes)
+				fmt.Fprintf(&routes, "      num_retries: %d\n      retry_back_off:\n        base_interval: 0.001s\n        max_interval: 0.002s\n", len(c.Copies))
+				n.add("copies sent only after a failure are plain Envoy retries (no hedge_policy), after a back-off of up to 2 ms")
+			}
+			if ts := c.otherTargets(); len(ts) > 0 {
+				n.add("Envoy retries go to hosts of the route's cluster (%s): copies to %s cannot be expressed", c.Primary, joinq(ts))
+			}
+			commonNotes(n, c, "Envoy")
 			all = append(all, n.list...)
 			continue
 		}
@@ -191,4 +207,22 @@ func writeComments(b *strings.Builder, prefix string, ns []Note) {
 	for _, n := range ns {
 		fmt.Fprintf(b, "%s  %s\n", prefix, n)
 	}
+}
+
+// envoyRetryOn returns the retry_on conditions (and the
+// retriable_status_codes line) of a class's non-fatal failures.
+func envoyRetryOn(c *Class) ([]string, string) {
+	var on []string
+	codes := ""
+	if c.Winner == "first_response" {
+		return nil, ""
+	}
+	if c.OnError == "nonfatal" {
+		on = append(on, "5xx")
+	}
+	if c.OnRateLimited == "nonfatal" {
+		on = append(on, "retriable-status-codes")
+		codes = "      retriable_status_codes: [429]\n"
+	}
+	return on, codes
 }

@@ -28,6 +28,20 @@ type GRPCMethodConfig struct {
 	// duration, "3s").
 	Timeout       string             `json:"timeout,omitempty"`
 	HedgingPolicy *GRPCHedgingPolicy `json:"hedgingPolicy,omitempty"`
+	RetryPolicy   *GRPCRetryPolicy   `json:"retryPolicy,omitempty"`
+}
+
+// GRPCRetryPolicy is gRPC's retryPolicy, for copies sent only after a
+// failure: MaxAttempts counts the original, in [2, 5]; an attempt failing
+// with a code in RetryableStatusCodes (not empty) is retried after a
+// random back-off in [0, min(InitialBackoff·BackoffMultiplier^(n−1),
+// MaxBackoff)].
+type GRPCRetryPolicy struct {
+	MaxAttempts          int      `json:"maxAttempts"`
+	InitialBackoff       string   `json:"initialBackoff"`
+	MaxBackoff           string   `json:"maxBackoff"`
+	BackoffMultiplier    float64  `json:"backoffMultiplier"`
+	RetryableStatusCodes []string `json:"retryableStatusCodes"`
 }
 
 // GRPCName names a method (or, with Method empty, every method of a
@@ -72,8 +86,8 @@ func writeGRPC(d *Document, opt Options) ([]byte, []Note, error) {
 		if c.Adaptive != nil {
 			return nil, nil, &UnmappableError{"grpc", c.Class, "an adaptive delay (a percentile of recent latencies) has no gRPC form; export an optimize report's fixed-delay pick instead"}
 		}
-		if c.fallbacks() > 0 {
-			return nil, nil, &UnmappableError{"grpc", c.Class, "copies sent only after a failure (fallback) are a gRPC retryPolicy, not a hedgingPolicy"}
+		if f := c.fallbacks(); f > 0 && f < len(c.Copies) {
+			return nil, nil, &UnmappableError{"grpc", c.Class, "a method has a hedgingPolicy or a retryPolicy, not both: timed copies cannot be mixed with copies sent only after a failure"}
 		}
 		mc := GRPCMethodConfig{Name: []GRPCName{grpcName(c, opt)}}
 		if c.Deadline > 0 {
@@ -84,6 +98,8 @@ func writeGRPC(d *Document, opt Options) ([]byte, []Note, error) {
 		}
 		if !c.Hedge {
 			n.add("hedging off: no hedgingPolicy written%s", reasonSuffix(c.Reason))
+		} else if c.fallbacks() > 0 {
+			mc.RetryPolicy = grpcRetry(n, c)
 		} else {
 			hp := &GRPCHedgingPolicy{MaxAttempts: len(c.Copies) + 1, HedgingDelay: protoDuration(singleDelay(n, c, "gRPC")), NonFatalStatusCodes: []string{}}
 			if hp.MaxAttempts > GRPCMaxAttempts {
@@ -186,4 +202,38 @@ func joinq(ss []string) string {
 		fmt.Fprintf(&b, "%q", s)
 	}
 	return b.String()
+}
+
+// grpcRetry writes a class whose copies all go out only after a failure
+// as a retryPolicy with a 1 ms back-off (gRPC requires one > 0), retrying
+// the codes of its non-fatal failures; nil, with a note, when no failure
+// is non-fatal (the copies could never be sent).
+func grpcRetry(n *notes, c *Class) *GRPCRetryPolicy {
+	var codes []string
+	if c.Winner != "first_response" {
+		if c.OnError == "nonfatal" {
+			codes = append(codes, grpcErrorCode)
+		}
+		if c.OnRateLimited == "nonfatal" {
+			codes = append(codes, grpcRateLimitCode)
+		}
+	}
+	if len(codes) == 0 {
+		n.add("copies go out only after a non-fatal failure, and no failure gRPC can see is non-fatal: no retryPolicy written")
+		return nil
+	}
+	rp := &GRPCRetryPolicy{MaxAttempts: min(len(c.Copies)+1, GRPCMaxAttempts), InitialBackoff: "0.001s", MaxBackoff: "0.001s", BackoffMultiplier: 1, RetryableStatusCodes: codes}
+	n.add("copies sent only after a failure are a gRPC retryPolicy: a retry goes out after a random back-off of up to 1 ms (gRPC requires one)")
+	if len(c.Copies)+1 > GRPCMaxAttempts {
+		n.add("gRPC caps maxAttempts at %d: %d retries instead of %d", GRPCMaxAttempts, GRPCMaxAttempts-1, len(c.Copies))
+	}
+	if ts := c.otherTargets(); len(ts) > 0 {
+		n.add("gRPC retries go to the same service: copies to %s cannot be expressed", joinq(ts))
+	}
+	grpcBudgetNotes(n, c)
+	if c.Budget.RetryThrottling != nil {
+		n.add("retryThrottling is written only for hedging classes: this class's is not")
+	}
+	commonNotes(n, c, "gRPC")
+	return rp
 }

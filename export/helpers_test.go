@@ -52,15 +52,14 @@ func variantDoc(t testing.TB) *Document {
 	return d
 }
 
-// withoutFallbacks returns d without the classes that send copies only
-// after a failure or use an adaptive delay, which gRPC and Envoy cannot
-// express (TestUnmappable checks that they are refused); nil when none is
-// left.
-func withoutFallbacks(d *Document) *Document {
+// withoutAdaptive returns d without the classes that use an adaptive
+// delay, which gRPC and Envoy cannot express (TestUnmappable checks that
+// they are refused); nil when none is left.
+func withoutAdaptive(d *Document) *Document {
 	e := *d
 	e.Classes = nil
 	for _, c := range d.Classes {
-		if c.fallbacks() == 0 && c.Adaptive == nil {
+		if c.Adaptive == nil {
 			e.Classes = append(e.Classes, c)
 		}
 	}

@@ -33,6 +33,13 @@ type grpcParsed struct {
 			HedgingDelay        string   `json:"hedgingDelay"`
 			NonFatalStatusCodes []string `json:"nonFatalStatusCodes"`
 		} `json:"hedgingPolicy"`
+		RetryPolicy *struct {
+			MaxAttempts          int      `json:"maxAttempts"`
+			InitialBackoff       string   `json:"initialBackoff"`
+			MaxBackoff           string   `json:"maxBackoff"`
+			BackoffMultiplier    float64  `json:"backoffMultiplier"`
+			RetryableStatusCodes []string `json:"retryableStatusCodes"`
+		} `json:"retryPolicy"`
 	} `json:"methodConfig"`
 	RetryThrottling *struct {
 		MaxTokens  float64 `json:"maxTokens"`
@@ -129,7 +136,7 @@ func checkEnvoy(t *testing.T, name string, out []byte) ([]*routev3.Route, []*clu
 // every pick-like variant (hedging off, 7 copies) and has grpc-go parse them.
 func TestGRPCParsesEveryScenario(t *testing.T) {
 	for _, d := range shippedDocs(t) {
-		if d = withoutFallbacks(d); d == nil {
+		if d = withoutAdaptive(d); d == nil {
 			continue
 		}
 		out, _, err := Write(d, "grpc", Options{})
@@ -145,11 +152,15 @@ func TestGRPCParsesEveryScenario(t *testing.T) {
 			if mc.Name[0].Method != c.Class {
 				t.Errorf("%s: methodConfig[%d] named %q, want the class %q", d.Scenario, i, mc.Name[0].Method, c.Class)
 			}
-			if (mc.HedgingPolicy != nil) != c.Hedge {
-				t.Errorf("%s/%s: hedgingPolicy present %v, hedge %v", d.Scenario, c.Class, mc.HedgingPolicy != nil, c.Hedge)
+			fallback := c.fallbacks() > 0
+			if (mc.HedgingPolicy != nil) != (c.Hedge && !fallback) || (mc.RetryPolicy != nil && !fallback) {
+				t.Errorf("%s/%s: hedgingPolicy %v, retryPolicy %v, for hedge %v, fallback %v", d.Scenario, c.Class, mc.HedgingPolicy != nil, mc.RetryPolicy != nil, c.Hedge, fallback)
 			}
-			if c.Hedge && mc.HedgingPolicy.MaxAttempts != min(len(c.Copies)+1, GRPCMaxAttempts) {
+			if mc.HedgingPolicy != nil && mc.HedgingPolicy.MaxAttempts != min(len(c.Copies)+1, GRPCMaxAttempts) {
 				t.Errorf("%s/%s: maxAttempts %d for %d copies", d.Scenario, c.Class, mc.HedgingPolicy.MaxAttempts, len(c.Copies))
+			}
+			if rp := mc.RetryPolicy; rp != nil && (rp.MaxAttempts != min(len(c.Copies)+1, GRPCMaxAttempts) || len(rp.RetryableStatusCodes) == 0) {
+				t.Errorf("%s/%s: retryPolicy %+v for %d fallback copies", d.Scenario, c.Class, *rp, len(c.Copies))
 			}
 		}
 	}
@@ -214,7 +225,7 @@ func TestGRPCLimits(t *testing.T) {
 // per_try_timeout = the delay, num_retries = the copies and hedging on.
 func TestEnvoyParsesEveryScenario(t *testing.T) {
 	for _, d := range shippedDocs(t) {
-		if d = withoutFallbacks(d); d == nil {
+		if d = withoutAdaptive(d); d == nil {
 			continue
 		}
 		out, _, err := Write(d, "envoy", Options{})
@@ -231,6 +242,12 @@ func TestEnvoyParsesEveryScenario(t *testing.T) {
 				t.Errorf("%s/%s: timeout %s, want the deadline %s", d.Scenario, c.Class, got, c.Deadline.D())
 			}
 			rp, hp := ra.GetRetryPolicy(), ra.GetHedgePolicy()
+			if c.fallbacks() > 0 {
+				if hp != nil || rp.GetPerTryTimeout() != nil || rp.GetNumRetries().GetValue() != uint32(len(c.Copies)) {
+					t.Errorf("%s/%s: fallback copies written as retry %v hedge %v; want %d plain retries", d.Scenario, c.Class, rp, hp, len(c.Copies))
+				}
+				continue
+			}
 			if !c.Hedge {
 				if rp != nil || hp != nil {
 					t.Errorf("%s/%s: hedging off but retry/hedge policy written", d.Scenario, c.Class)
