@@ -517,6 +517,9 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	cr.Objective.AllowFewerAnswers = rule.AllowFewerAnswers
 	p := cr.Objective.Percentile
 	cr.Frontier = Frontier(cs, p)
+	if cr.Objective.Goal == MostAnswered {
+		cr.Frontier = frontierBy(cs, func(a, b *Candidate) bool { return moreWithin(a, b, p) }, func(int) bool { return true })
+	}
 	for _, i := range cr.Frontier {
 		cs[i].OnFrontier = true
 	}

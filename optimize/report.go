@@ -234,7 +234,11 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 	if all {
 		front = "\t"
 	}
-	fmt.Fprintf(tw, "  \t%sdelay\tcopies\ttarget\tp95\t%s\tp99\t%s\tanswered\thedged\tcalls/req\tcost/1k req\tadded cost\t\n", front, ci, ci)
+	within := "" // objective answered: the share answered within the target
+	if cr.Objective.Goal == MostAnswered {
+		within = "within " + fsec(cr.Objective.Target.Seconds()) + "\t"
+	}
+	fmt.Fprintf(tw, "  \t%sdelay\tcopies\ttarget\tp95\t%s\tp99\t%s\t%sanswered\thedged\tcalls/req\tcost/1k req\tadded cost\t\n", front, ci, ci, within)
 	for _, i := range rows {
 		c := &cr.Candidates[i]
 		mark := ""
@@ -260,11 +264,15 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 			delay, copies, target = fdelay(c.Delay), strconv.Itoa(c.Copies), c.Target
 		}
 		l := c.Latency
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f%%\t%.1f%%\t%.3f\t$%.4f\t%s\t\n",
+		w := ""
+		if within != "" {
+			w = fpct2(c.AnsweredWithinShare) + "\t"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s%.1f%%\t%.1f%%\t%.3f\t$%.4f\t%s\t\n",
 			mark, delay, copies, target,
 			fsec(l.P95), interval(l.P95CI95, c.P95CIOK),
 			fsec(l.P99), interval(l.P99CI95, c.P99CIOK),
-			100*c.AnsweredShare, 100*c.HedgedShare, c.AttemptsPerRequest, c.CostPer1kUSD, addedCost(cr, c))
+			w, 100*c.AnsweredShare, 100*c.HedgedShare, c.AttemptsPerRequest, c.CostPer1kUSD, addedCost(cr, c))
 	}
 	tw.Flush()
 }

@@ -231,8 +231,15 @@ func scenarioSource(arg string) (string, []byte, error) {
 		arg = scenarios.Default
 	}
 	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
-		data, err := os.ReadFile(arg)
-		return arg, data, err
+		lim, err := inputLimits()
+		if err != nil {
+			return "", nil, err
+		}
+		data, err := readers.ReadFile(arg, lim.MaxBytes)
+		if err != nil {
+			return "", nil, usageError{err: err}
+		}
+		return arg, data, nil
 	}
 	name := strings.TrimSuffix(filepath.Base(arg), ".toml") + ".toml"
 	data, err := fs.ReadFile(scenarios.FS, name)

@@ -158,7 +158,7 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	if *out != "" {
-		if err := prepareOutDir("out", *out); err != nil {
+		if err := prepareOutDir("out", *out, flagPath{"write-scenario", *writeScenario}); err != nil {
 			return err
 		}
 	}
@@ -199,6 +199,9 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	var ws *rolloutWriter
 	if *writeScenario != "" {
+		if err := checkOutputFile("write-scenario", *writeScenario); err != nil {
+			return err
+		}
 		arg := ""
 		if len(pos) == 1 {
 			arg = pos[0]

@@ -62,7 +62,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		cfg.Requests = int(requests.v)
 	}
 	if *out != "" {
-		if err := prepareOutDir("out", *out); err != nil {
+		if err := prepareOutDir("out", *out, flagPath{"trace", *tracePath}); err != nil {
 			return err
 		}
 	}
@@ -171,8 +171,8 @@ func createTrace(path string) (*traceFile, error) {
 	} else if !st.IsDir() {
 		return nil, usageError{err: fmt.Errorf("--trace %s: %s is not a directory", path, dir)}
 	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, usageError{err: fmt.Errorf("--trace %s is a directory; want a file name", path)}
+	if err := checkOutputFile("trace", path); err != nil {
+		return nil, err
 	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {
