@@ -1,6 +1,8 @@
 package compare
 
 import (
+	"github.com/hedgesim/hedgesim/sim"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -103,25 +105,8 @@ func change(d Delta) string {
 	return s
 }
 
-// formatSeconds prints a latency as the reports do: 4.2ms, 213ms, 3.07s, 61.2s.
-func formatSeconds(s float64) string {
-	switch {
-	case math.IsNaN(s):
-		return "-"
-	case math.IsInf(s, 1):
-		return "miss"
-	case s == 0:
-		return "0s"
-	case s < 0.01:
-		return fmt.Sprintf("%.1fms", s*1e3)
-	case s < 0.9995:
-		return fmt.Sprintf("%.0fms", s*1e3)
-	case s < 10:
-		return fmt.Sprintf("%.2fs", s)
-	default:
-		return fmt.Sprintf("%.1fs", s)
-	}
-}
+// formatSeconds prints a latency as the reports do (sim.FormatSeconds).
+func formatSeconds(s float64) string { return sim.FormatSeconds(s) }
 
 // JSON shapes of WriteJSON.
 type (
