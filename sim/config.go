@@ -250,6 +250,16 @@ type Class struct {
 	OnTimeout TimeoutRule
 	// Policy is the hedge policy of the class.
 	Policy Policy
+	// Clients, when ≥ 1, makes the class closed-loop: it is driven by this
+	// many concurrent clients, each sending its next request ThinkTime
+	// after its previous one ended (answered, failed or timed out), instead
+	// of by the open arrivals. Share must then be 0; the open classes'
+	// shares sum to 1. At most MaxRequests.
+	Clients int
+	// ThinkTime is a closed-loop client's pause in seconds between the end
+	// of one request and the send of its next (also before its first);
+	// nil means 0. Support ≥ 0.
+	ThinkTime dist.Continuous
 }
 
 // WinnerRule says which attempt's response ends a request.

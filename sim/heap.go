@@ -13,6 +13,7 @@ const (
 	evRelease                         // a provider slot frees (slot = provider index)
 	evAttemptTimeout                  // attempt k's per-attempt timeout expires
 	evCancel                          // the cancel of attempt k, let go of while queued, lands
+	evThink                           // a closed-loop client (slot = client index) ends its think
 )
 
 // event is one scheduled happening. Events of a finished request are not

@@ -40,6 +40,8 @@ type engine struct {
 	gates       [][]gate      // per model: its rate limit, then its provider's
 	lastEvent   time.Duration // when the last request or attempt ended: the run's length
 	classes     []classState  // per class: budgets and adaptive delay
+	clients     []client      // closed-loop clients (closed.go)
+	loops       []loopStats   // per class and overall, when there are clients
 	// queueAllTimers turns off the skipping of timers that cannot fire
 	// (endsBy), for the test that checks it changes nothing.
 	queueAllTimers bool
@@ -73,6 +75,9 @@ func newEngine(cfg *Config) *engine {
 			// Validate has checked that the factor exists.
 			e.copula[i], _ = copulaFactor(cfg.Correlation, &cfg.Classes[i].Policy, cfg.Models)
 		}
+	}
+	if cfg.closedLoop() {
+		e.setupClients()
 	}
 	e.stats = make([]classStats, len(cfg.Classes))
 	e.classes = make([]classState, len(cfg.Classes))
@@ -141,7 +146,10 @@ func (e *engine) run() {
 	if e.isolated {
 		e.runIsolated()
 	} else {
-		e.scheduleArrival()
+		if e.clients == nil || e.cfg.hasOpen() {
+			e.scheduleArrival()
+		}
+		e.startClients()
 		for {
 			ev, ok := e.pop()
 			if !ok {
@@ -194,7 +202,13 @@ func (e *engine) runIsolated() {
 func (e *engine) handle(ev event) {
 	switch ev.kind {
 	case evArrival:
+		if e.clients != nil && !e.more() {
+			return // closed-loop clients took the last requests
+		}
 		e.arrive()
+		return
+	case evThink:
+		e.clientSends(ev.slot)
 		return
 	case evRelease:
 		e.release(int(ev.slot))
@@ -250,9 +264,13 @@ func (e *engine) scheduleArrival() {
 	}
 }
 
-// arrive starts request e.next: it draws the class and token counts, arms
+// arrive starts request e.next from the open arrivals.
+func (e *engine) arrive() { e.arriveFrom(-1) }
+
+// arriveFrom starts request e.next, sent by closed-loop client cl (or by
+// the open arrivals when cl < 0): it draws the class and token counts, arms
 // the deadline and sends the primary.
-func (e *engine) arrive() {
+func (e *engine) arriveFrom(cl int32) {
 	id := e.next
 	e.next++
 	var slot int32
@@ -265,7 +283,7 @@ func (e *engine) arrive() {
 	}
 	r := &e.slots[slot]
 	gen := r.gen
-	*r = request{gen: gen, id: id, arrival: e.now, timer: noTimer}
+	*r = request{gen: gen, id: id, arrival: e.now, timer: noTimer, client: cl}
 
 	src := e.rng.at(id, requestStream)
 	u := uniform(src)
@@ -276,10 +294,13 @@ func (e *engine) arrive() {
 	if tr != nil && tr.Class != nil {
 		c = tr.Class[id]
 	}
+	if e.clients != nil {
+		c = e.closedClass(cl, u)
+	}
 	r.class = int32(c)
-	cl := &e.cfg.Classes[c]
-	r.in = tokens(cl.InputTokens.Rand(src))
-	r.out = tokens(cl.OutputTokens.Rand(src))
+	cls := &e.cfg.Classes[c]
+	r.in = tokens(cls.InputTokens.Rand(src))
+	r.out = tokens(cls.OutputTokens.Rand(src))
 	if tr != nil && tr.Input != nil {
 		r.in = tokens(tr.Input[id])
 	}
@@ -296,11 +317,11 @@ func (e *engine) arrive() {
 		}
 	}
 
-	if cl.Deadline > 0 {
-		e.schedule(e.now+cl.Deadline, evDeadline, slot, r.gen, 0)
+	if cls.Deadline > 0 {
+		e.schedule(e.now+cls.Deadline, evDeadline, slot, r.gen, 0)
 	}
 	e.send(slot, r)
-	if !e.isolated {
+	if !e.isolated && cl < 0 {
 		e.scheduleArrival()
 	}
 }

@@ -160,6 +160,8 @@ type Baseline struct {
 	Latency       Latency `json:"latency_s"`
 	AnsweredShare float64 `json:"answered_share"`
 	CostPer1k     Cost    `json:"cost_per_1k_usd"`
+	// Throughput without hedging, in a run with closed-loop clients.
+	Throughput *Throughput `json:"throughput,omitempty"`
 }
 
 // ClassReport is one class (or "overall") of a Report.
@@ -192,6 +194,10 @@ type ClassReport struct {
 	DeniedHedges Denied `json:"denied_hedges"`
 	// AdaptiveDelay is the adaptive hedge delay over time (null without one).
 	AdaptiveDelay []DelaySample `json:"adaptive_delay"`
+	// Throughput is the rate at which requests ended, in a run with
+	// closed-loop clients (absent otherwise): with N clients, the clients'
+	// throughput is what hedging changes.
+	Throughput *Throughput `json:"throughput,omitempty"`
 	// Warnings are conditions that limit what the numbers mean, such as too
 	// few requests for a p99 interval.
 	Warnings []string `json:"warnings"`
@@ -272,10 +278,12 @@ func classReport(h, b *ClassResult) ClassReport {
 		WastedOutputTokens: h.WastedOutputTokens,
 		DeniedHedges:       h.Denied,
 		AdaptiveDelay:      h.AdaptiveDelay,
+		Throughput:         h.Throughput,
 		NoHedging: Baseline{
 			Latency:       SummarizeLatency(b),
 			AnsweredShare: share(b.Answered, b.Requests),
 			CostPer1k:     per1k(b),
+			Throughput:    b.Throughput,
 		},
 		Warnings: []string{},
 	}
@@ -417,6 +425,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
+	writeThroughput(w, rows)
 	writeSpend(w, rows)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "provider\tsent\tcompleted\tfailed\t429\trejected\tinvalid\ttimed out\tcancelled\tmean queue wait\tin service\tutilisation\t")

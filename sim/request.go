@@ -10,6 +10,7 @@ type request struct {
 	gen      uint32
 	class    int32
 	id       int64
+	client   int32 // the closed-loop client that sent it, or −1
 	arrival  time.Duration
 	in, out  float64 // input and output tokens
 	sent     uint8   // attempts sent so far (primary included), denied copies too
@@ -152,6 +153,9 @@ func (e *engine) finish(slot int32, r *request, o outcome) {
 		x.add(e.now, e.now-r.arrival)
 	}
 	r.ended = true
+	if e.loops != nil {
+		e.ended(r)
+	}
 	if r.live == 0 {
 		e.retire(slot, r)
 	}

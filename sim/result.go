@@ -87,6 +87,9 @@ type ClassResult struct {
 	// AdaptiveDelay is the adaptive hedge delay over time, when the class
 	// has one (at most about 2000 points, evenly thinned).
 	AdaptiveDelay []DelaySample
+	// Throughput is the rate at which requests ended, in a run with
+	// closed-loop clients (see Class.Clients); nil otherwise.
+	Throughput *Throughput
 	// Latencies holds each request's time to a usable answer in seconds,
 	// sorted ascending: from arrival to its valid answer (or, when the
 	// winner is the first token, to that token). A request without a
@@ -184,6 +187,9 @@ func (e *engine) result() *Result {
 		ends = mergeSorted(ends, res.Classes[i].MissEnds)
 	}
 	res.Overall.Latencies, res.Overall.MissEnds = lat, ends
+	if e.loops != nil {
+		e.throughputs(res)
+	}
 	for i := range e.provs {
 		pv := &e.provs[i]
 		pr := pv.stats

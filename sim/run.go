@@ -45,7 +45,7 @@ func (cfg *Config) independent() bool {
 		}
 	}
 	for _, c := range cfg.Classes {
-		if c.Policy.Adaptive != nil || c.Policy.Budget.active() {
+		if c.Clients > 0 || c.Policy.Adaptive != nil || c.Policy.Budget.active() {
 			return false
 		}
 	}

@@ -70,6 +70,9 @@ func spendOf(c *ClassReport, rate float64, total int64) Spend {
 // setSpend fills the Spend of every class and overall.
 func (r *Report) setSpend(cfg *Config) {
 	rate := ArrivalRate(cfg)
+	if t := r.Overall.Throughput; t != nil {
+		rate = t.PerSecond // closed-loop clients: the rate they reached
+	}
 	total := r.Overall.Requests
 	for i := range r.Classes {
 		r.Classes[i].Spend = spendOf(&r.Classes[i], rate, total)

@@ -20,11 +20,17 @@ func (cfg *Config) Validate() error {
 	if cfg.Requests < 1 || cfg.Requests > MaxRequests {
 		return invalid("requests %d: must be in [1, %d]", cfg.Requests, MaxRequests)
 	}
-	if cfg.Arrivals.Process == Replay {
+	if err := cfg.validateClients(); err != nil {
+		return err
+	}
+	switch {
+	case !cfg.hasOpen():
+		// Closed-loop classes only: the arrivals are not used.
+	case cfg.Arrivals.Process == Replay:
 		if err := cfg.Arrivals.Trace.validate(cfg.Requests, len(cfg.Classes)); err != nil {
 			return err
 		}
-	} else {
+	default:
 		if !(cfg.Arrivals.Rate > 0) || math.IsInf(cfg.Arrivals.Rate, 0) {
 			return invalid("arrival rate %v: must be finite and > 0", cfg.Arrivals.Rate)
 		}
@@ -47,7 +53,11 @@ func (cfg *Config) Validate() error {
 	var sum float64
 	for i := range cfg.Classes {
 		c := &cfg.Classes[i]
-		if !(c.Share > 0 && c.Share <= 1) {
+		if c.Clients > 0 {
+			if c.Share != 0 {
+				return invalid("class %q: share %v: a closed-loop class (clients) takes no share of the open arrivals: must be 0", c.Name, c.Share)
+			}
+		} else if !(c.Share > 0 && c.Share <= 1) {
 			return invalid("class %q: share %v: must be in (0, 1]", c.Name, c.Share)
 		}
 		sum += c.Share
@@ -61,7 +71,7 @@ func (cfg *Config) Validate() error {
 			return invalid("class %q: %v", c.Name, err)
 		}
 	}
-	if math.Abs(sum-1) > 1e-3 {
+	if cfg.hasOpen() && math.Abs(sum-1) > 1e-3 {
 		return invalid("class shares sum to %v: must sum to 1", sum)
 	}
 	names := map[string]bool{}

@@ -1,0 +1,262 @@
+package sim
+
+import (
+	"math"
+	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Closed-loop clients. A class with Clients ≥ 1 is driven by that many
+// clients, each cycling through think → request → think: it sends its next
+// request ThinkTime after its previous request ended (answered, failed or
+// timed out), and thinks once before its first. The cycle makes every
+// request of the class depend on the ones before it, so such runs always
+// take the global event path. With N clients, throughput X, mean time
+// until a request ends R and mean think time Z, Little's law over the
+// cycle reads N = X·(R + Z) (Kleinrock, Queueing Systems I, §2.1; the
+// machine-repairman model is its closed M/M/1 case).
+
+// thinkStream is the stream of the think time that follows request i
+// (request −1−c for client c's first think).
+const thinkStream = 0xfd
+
+// client is one closed-loop client.
+type client struct {
+	class     int32
+	thinkFrom time.Duration // when its current think began
+}
+
+// loopStats is what a run measures of a class's throughput, for every
+// class of a run with closed-loop clients.
+type loopStats struct {
+	meter  rateMeter
+	thinks int64         // think times that led to a request
+	think  time.Duration // their sum
+}
+
+// hasOpen reports whether any class takes open arrivals.
+func (cfg *Config) hasOpen() bool {
+	for i := range cfg.Classes {
+		if cfg.Classes[i].Clients == 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// closedLoop reports whether any class is driven by closed-loop clients.
+func (cfg *Config) closedLoop() bool {
+	for i := range cfg.Classes {
+		if cfg.Classes[i].Clients > 0 {
+			return true
+		}
+	}
+	return false
+}
+
+// validateClients checks the closed-loop settings of every class.
+func (cfg *Config) validateClients() error {
+	total := 0
+	for i := range cfg.Classes {
+		c := &cfg.Classes[i]
+		if c.Clients < 0 || c.Clients > MaxRequests {
+			return invalid("class %q: clients %d: must be in [0, %d] (0 = open arrivals)", c.Name, c.Clients, MaxRequests)
+		}
+		total += c.Clients
+		if c.Clients == 0 && c.ThinkTime != nil {
+			return invalid("class %q: a think time needs clients ≥ 1", c.Name)
+		}
+		if c.ThinkTime != nil {
+			if lo, _ := c.ThinkTime.Support(); !(lo >= 0) {
+				return invalid("class %q: think time can take the value %v s: must stay ≥ 0", c.Name, lo)
+			}
+		}
+	}
+	if total > MaxRequests {
+		return invalid("%d closed-loop clients in all: at most %d", total, MaxRequests)
+	}
+	if total > 0 && cfg.Arrivals.Process == Replay && cfg.hasOpen() {
+		return invalid("closed-loop clients cannot be combined with replayed arrivals")
+	}
+	return nil
+}
+
+// setupClients creates the closed-loop clients of every class, in class
+// order, and the throughput meters.
+func (e *engine) setupClients() {
+	for i := range e.cfg.Classes {
+		for range e.cfg.Classes[i].Clients {
+			e.clients = append(e.clients, client{class: int32(i)})
+		}
+	}
+	e.loops = make([]loopStats, len(e.cfg.Classes)+1) // the last: every class
+}
+
+// startClients makes every client begin with a think.
+func (e *engine) startClients() {
+	for i := range e.clients {
+		e.think(int32(i), -1-int64(i))
+	}
+}
+
+// think starts client c's pause before its next request; key is the id
+// of the request that just ended (or −1−c before the first), which keys
+// the draw.
+func (e *engine) think(c int32, key int64) {
+	cl := &e.clients[c]
+	cl.thinkFrom = e.now
+	z := time.Duration(0)
+	if d := e.cfg.Classes[cl.class].ThinkTime; d != nil {
+		z = seconds(d.Rand(e.rng.at(key, thinkStream)))
+	}
+	e.schedule(e.now+z, evThink, c, 0, 0)
+}
+
+// clientSends ends client c's think: it sends its next request, if any is
+// left to simulate.
+func (e *engine) clientSends(c int32) {
+	if !e.more() {
+		return
+	}
+	cl := &e.clients[c]
+	l := &e.loops[cl.class]
+	l.thinks++
+	l.think += e.now - cl.thinkFrom
+	e.arriveFrom(c)
+}
+
+// ended books the end of a request of class c for the throughput, and
+// starts the think of its client, if it has one.
+func (e *engine) ended(r *request) {
+	e.loops[r.class].meter.add(e.now)
+	e.loops[len(e.loops)-1].meter.add(e.now)
+	if r.client >= 0 {
+		e.think(r.client, r.id)
+	}
+}
+
+// rateMeter estimates a throughput from the times requests end, in O(1)
+// memory: it keeps the time of every step-th end, doubling step (and
+// dropping every other mark) whenever 128 marks are held.
+type rateMeter struct {
+	n     int64
+	step  int64
+	last  time.Duration
+	marks []time.Duration
+}
+
+func (m *rateMeter) add(t time.Duration) {
+	if m.step == 0 {
+		m.step = 1
+	}
+	m.n++
+	m.last = t
+	if m.n%m.step != 0 {
+		return
+	}
+	m.marks = append(m.marks, t)
+	if len(m.marks) == 128 {
+		for i := range 64 {
+			m.marks[i] = m.marks[2*i+1]
+		}
+		m.marks = m.marks[:64]
+		m.step *= 2
+	}
+}
+
+// Throughput is the rate at which a class's requests ended, over the run.
+type Throughput struct {
+	// PerSecond is requests ended ÷ the time of the last end (the run
+	// starts at 0), in requests per second.
+	PerSecond float64 `json:"requests_per_s"`
+	// CI95 is a 95 % interval for PerSecond by batch means: the run's
+	// ends are cut into B ≥ 2 batches of equal request counts m (B is 64
+	// to 127 on long runs), and the interval m ÷ (d̄ ∓ t₀.₉₇₅,B−1·s_d/√B)
+	// is taken over the batch durations d (Law & Kelton, Simulation
+	// Modeling and Analysis, §9.5.3). NaN when there are fewer than two
+	// batches.
+	CI95 [2]float64 `json:"ci95"`
+	// Clients is the number of closed-loop clients (0 for open traffic).
+	Clients int `json:"clients"`
+	// MeanThink is the mean think time in seconds of the class's
+	// clients, over the thinks that led to a request; 0 for open traffic.
+	MeanThink float64 `json:"mean_think_s"`
+}
+
+// throughput returns the meter's estimate.
+func (m *rateMeter) throughput() Throughput {
+	t := Throughput{CI95: [2]float64{math.NaN(), math.NaN()}}
+	if m.n == 0 || m.last <= 0 {
+		return t
+	}
+	t.PerSecond = float64(m.n) / m.last.Seconds()
+	b := len(m.marks)
+	if b < 2 {
+		return t
+	}
+	var sum, sq float64
+	prev := time.Duration(0)
+	for _, x := range m.marks {
+		d := (x - prev).Seconds()
+		prev = x
+		sum += d
+		sq += d * d
+	}
+	mean := sum / float64(b)
+	sd := math.Sqrt(math.Max(sq/float64(b)-mean*mean, 0) * float64(b) / float64(b-1))
+	h := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(b - 1)}.Quantile(0.975) * sd / math.Sqrt(float64(b))
+	step := float64(m.step)
+	t.CI95 = [2]float64{step / (mean + h), math.Inf(1)}
+	if mean > h {
+		t.CI95[1] = step / (mean - h)
+	}
+	return t
+}
+
+// throughputs fills the Throughput of every class result and the overall
+// one, in a run with closed-loop clients.
+func (e *engine) throughputs(res *Result) {
+	var thinks int64
+	var think time.Duration
+	clients := 0
+	for i := range res.Classes {
+		l := &e.loops[i]
+		t := l.meter.throughput()
+		t.Clients = e.cfg.Classes[i].Clients
+		if l.thinks > 0 {
+			t.MeanThink = l.think.Seconds() / float64(l.thinks)
+		}
+		thinks += l.thinks
+		think += l.think
+		clients += t.Clients
+		res.Classes[i].Throughput = &t
+	}
+	t := e.loops[len(e.loops)-1].meter.throughput()
+	t.Clients = clients
+	if thinks > 0 {
+		t.MeanThink = think.Seconds() / float64(thinks)
+	}
+	res.Overall.Throughput = &t
+}
+
+// closedClass returns the class of a request sent by client cl, or, for an
+// open arrival (cl < 0) in a run that also has closed-loop classes, the
+// open class drawn by u over the cumulative shares (closed classes take
+// none of them).
+func (e *engine) closedClass(cl int32, u float64) int {
+	if cl >= 0 {
+		return int(e.clients[cl].class)
+	}
+	last := 0
+	for i, s := range e.shares {
+		if e.cfg.Classes[i].Clients > 0 {
+			continue
+		}
+		last = i
+		if u < s {
+			return i
+		}
+	}
+	return last
+}

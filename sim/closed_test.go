@@ -1,0 +1,164 @@
+package sim_test
+
+import (
+	"math"
+	"testing"
+
+	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// closedConfig is n requests of one class driven by `clients` closed-loop
+// clients with exponential think times of mean z seconds, sent to one
+// model with exponential service of rate mu on a provider with concurrency
+// c (0 = unlimited).
+func closedConfig(n, clients int, z, mu float64, c int) *sim.Config {
+	var think dist.Continuous
+	if z > 0 {
+		think = dist.Exponential{Rate: 1 / z}
+	}
+	return &sim.Config{
+		Name: "closed", Seed: 3, Requests: n,
+		Models:    []sim.Model{{Name: "m", Provider: "p", Latency: dist.Exponential{Rate: mu}}},
+		Providers: []sim.Provider{{Name: "p", Concurrency: c}},
+		Classes: []sim.Class{{Name: "batch", Clients: clients, ThinkTime: think,
+			InputTokens: dist.Constant{}, OutputTokens: dist.Constant{}}},
+	}
+}
+
+// machineRepairman returns the throughput X and mean response time R of
+// the closed M/M/1 queue (the machine-repairman model): N clients thinking
+// exponential times of rate λ, one server of rate μ.
+// p₀ = [Σₙ₌₀ᴺ N!/(N−n)! (λ/μ)ⁿ]⁻¹, X = μ(1 − p₀), R = N/X − 1/λ
+// (Kleinrock, Queueing Systems I, §3.10; Gross & Harris, §2.8).
+func machineRepairman(n int, lambda, mu float64) (x, r float64) {
+	sum, term := 0.0, 1.0
+	for k := 0; k <= n; k++ {
+		sum += term
+		term *= float64(n-k) * lambda / mu
+	}
+	x = mu * (1 - 1/sum)
+	return x, float64(n)/x - 1/lambda
+}
+
+// checkLittle checks Little's law N = X·(R + Z) on every class of a
+// closed-loop run, R being the mean time until requests ended and Z the
+// mean think time. It is an identity over each client's cycles except at
+// the end of the run, where clients that sent no further request sit idle
+// until the last request ends: at most a few cycles per client, so the
+// relative error is below 10·N/n for n requests.
+func checkLittle(t *testing.T, res *sim.Result) {
+	t.Helper()
+	for _, c := range res.Classes {
+		tp := c.Throughput
+		if tp == nil {
+			t.Fatalf("%s: no throughput in a closed-loop run", c.Name)
+		}
+		if tp.Clients == 0 || c.Requests == 0 {
+			continue
+		}
+		end := c.EndLatencies()
+		r := 0.0
+		for _, x := range end {
+			r += x
+		}
+		r /= float64(len(end))
+		n := float64(tp.Clients)
+		got := tp.PerSecond * (r + tp.MeanThink)
+		if tol := 10 * n / float64(c.Requests); math.Abs(got-n)/n > tol {
+			t.Errorf("%s: Little's law: X·(R + Z) = %.4g·(%.4g + %.4g) = %.5g; want N = %v (relative tolerance %.2g)",
+				c.Name, tp.PerSecond, r, tp.MeanThink, got, n, tol)
+		}
+	}
+}
+
+// TestMachineRepairman reproduces the closed M/M/1 queue: 5 clients with
+// exponential think times of mean 1 s, one server (concurrency 1) with
+// exponential service of mean 250 ms. Throughput and mean response time
+// must match the textbook formulas within 5 standard errors (batch means,
+// which stay honest for the correlated response times of a queue).
+func TestMachineRepairman(t *testing.T) {
+	n := 200_000
+	if testing.Short() {
+		n = 40_000
+	}
+	const clients, z, mu = 5, 1.0, 4.0
+	cfg := closedConfig(n, clients, z, mu, 1)
+	res := mustRun(t, cfg)
+	checkLittle(t, res)
+	wantX, wantR := machineRepairman(clients, 1/z, mu)
+	c := res.Classes[0]
+	tp := c.Throughput
+	// The 95 % interval's half-width is 1.96 standard errors: 5 standard
+	// errors is 5/1.96 of it.
+	if tol := 5 / 1.96 * (tp.CI95[1] - tp.CI95[0]) / 2; math.Abs(tp.PerSecond-wantX) > tol {
+		t.Errorf("throughput %.4f/s [%.4f, %.4f]; machine-repairman X = %.4f/s (tolerance %.4f)", tp.PerSecond, tp.CI95[0], tp.CI95[1], wantX, tol)
+	}
+	if !(tp.CI95[0] < wantX && wantX < tp.CI95[1]) {
+		t.Logf("note: the 95 %% interval [%.4f, %.4f] misses X = %.4f (expected in 1 run of 20)", tp.CI95[0], tp.CI95[1], wantX)
+	}
+	r, tol := batchMeanTol(requestLatencies(t, cfg))
+	if math.Abs(r-wantR) > tol {
+		t.Errorf("mean response time %.4f s; machine-repairman R = %.4f s (tolerance %.4f)", r, wantR, tol)
+	}
+	if got := tp.MeanThink; math.Abs(got-z) > 5*z/math.Sqrt(float64(n)) {
+		t.Errorf("mean think time %.4f s; want %v s", got, z)
+	}
+	t.Logf("X = %.4f/s (oracle %.4f), R = %.4f s (oracle %.4f)", tp.PerSecond, wantX, r, wantR)
+}
+
+// TestClosedLoopConstant: with constant service and think times and an
+// unlimited provider every client's cycle is exactly s + z, so the
+// throughput is N/(s + z) and no draw is involved.
+func TestClosedLoopConstant(t *testing.T) {
+	cfg := closedConfig(10_000, 4, 0, 1, 0)
+	cfg.Models[0].Latency = dist.Constant{Value: 0.2}
+	cfg.Classes[0].ThinkTime = dist.Constant{Value: 0.3}
+	res := mustRun(t, cfg)
+	checkLittle(t, res)
+	if got, want := res.Classes[0].Throughput.PerSecond, 4/0.5; math.Abs(got-want) > 1e-9*want {
+		t.Errorf("throughput %v/s; want N/(s + z) = %v/s", got, want)
+	}
+	if got := res.Overall.Throughput.PerSecond; got != res.Classes[0].Throughput.PerSecond {
+		t.Errorf("overall throughput %v differs from the only class's %v", got, res.Classes[0].Throughput.PerSecond)
+	}
+}
+
+// TestClosedLoopMixed: a closed-loop class beside an open one. The open
+// class keeps its Poisson arrivals, the closed one its cycle, and every
+// request is simulated once.
+func TestClosedLoopMixed(t *testing.T) {
+	cfg := closedConfig(20_000, 3, 0, 1, 0)
+	cfg.Models[0].Latency = dist.Constant{Value: 0.1}
+	cfg.Arrivals = sim.Arrivals{Process: sim.Poisson, Rate: 20}
+	cfg.Classes = append(cfg.Classes, sim.Class{Name: "open", Share: 1,
+		InputTokens: dist.Constant{}, OutputTokens: dist.Constant{}})
+	res := mustRun(t, cfg)
+	checkLittle(t, res)
+	if got := res.Overall.Requests; got != int64(cfg.Requests) {
+		t.Errorf("%d requests; want %d", got, cfg.Requests)
+	}
+	closed, open := res.Classes[0].Throughput.PerSecond, res.Classes[1].Throughput.PerSecond
+	// No think time and 100 ms per request: 3 clients send 30 requests/s;
+	// when the requests run out, fewer than 3 may send the last round, a
+	// relative shortfall below N/n.
+	if tol := 30 * 3 / float64(res.Classes[0].Requests); math.Abs(closed-30) > tol {
+		t.Errorf("closed-loop throughput %v/s; want 30/s (tolerance %.2g)", closed, tol)
+	}
+	// The open class arrives at 20/s: about 8 000 requests.
+	if tol := 5 * math.Sqrt(float64(res.Classes[1].Requests)); math.Abs(float64(res.Classes[1].Requests)-8000) > tol {
+		t.Errorf("open class: %d requests; want about 8000 (tolerance %.0f)", res.Classes[1].Requests, tol)
+	}
+	if math.Abs(open-20) > 5*20/math.Sqrt(float64(res.Classes[1].Requests)) {
+		t.Errorf("open throughput %v/s; want about 20/s", open)
+	}
+}
+
+// TestClosedLoopDeterministic: same seed, same result.
+func TestClosedLoopDeterministic(t *testing.T) {
+	cfg := closedConfig(5_000, 7, 0.5, 3, 2)
+	a, b := mustRun(t, cfg), mustRun(t, cfg)
+	if a.Overall.Throughput.PerSecond != b.Overall.Throughput.PerSecond || a.Overall.Latencies[2500] != b.Overall.Latencies[2500] {
+		t.Error("two runs of one closed-loop config differ")
+	}
+}

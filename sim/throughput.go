@@ -1,0 +1,81 @@
+package sim
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"text/tabwriter"
+)
+
+// writeThroughput writes the throughput table of rows, when the run has
+// closed-loop clients (rows carry a Throughput).
+func writeThroughput(w io.Writer, rows []ClassReport) {
+	if len(rows) == 0 || rows[0].Throughput == nil {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "throughput\treq/s\t95% CI\tclients\tmean think\tno hedging req/s\t")
+	for _, c := range rows {
+		t := c.Throughput
+		base := "-"
+		if b := c.NoHedging.Throughput; b != nil {
+			base = rate(b.PerSecond)
+		}
+		think := "-"
+		if t.Clients > 0 {
+			think = fsec(t.MeanThink)
+		}
+		ci := "n/a"
+		if !math.IsNaN(t.CI95[0]) {
+			ci = fmt.Sprintf("[%s, %s]", rate(t.CI95[0]), rate(t.CI95[1]))
+		}
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t\n", c.Class, rate(t.PerSecond), ci, t.Clients, think, base)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+}
+
+// rate formats a throughput in requests per second to 4 significant digits.
+func rate(x float64) string {
+	if math.IsInf(x, 1) {
+		return "inf"
+	}
+	return fmt.Sprintf("%.4g", x)
+}
+
+// throughputJSON is Throughput on the wire: a bound that does not exist
+// (NaN, or +Inf above a batch mean that is not significantly above zero)
+// is null.
+type throughputJSON struct {
+	PerSecond float64     `json:"requests_per_s"`
+	CI95      [2]*float64 `json:"ci95"`
+	Clients   int         `json:"clients"`
+	MeanThink float64     `json:"mean_think_s"`
+}
+
+// MarshalJSON writes t with missing interval bounds as null.
+func (t Throughput) MarshalJSON() ([]byte, error) {
+	w := throughputJSON{PerSecond: t.PerSecond, Clients: t.Clients, MeanThink: t.MeanThink}
+	for i, x := range t.CI95 {
+		if !math.IsNaN(x) && !math.IsInf(x, 0) {
+			w.CI95[i] = &x
+		}
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes; a null bound is NaN.
+func (t *Throughput) UnmarshalJSON(b []byte) error {
+	var w throughputJSON
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*t = Throughput{PerSecond: w.PerSecond, Clients: w.Clients, MeanThink: w.MeanThink, CI95: [2]float64{math.NaN(), math.NaN()}}
+	for i, x := range w.CI95 {
+		if x != nil {
+			t.CI95[i] = *x
+		}
+	}
+	return nil
+}
