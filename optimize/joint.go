@@ -35,7 +35,9 @@ type JointGroup struct {
 // coupling lists, per class of cfg, the limited resources it can reach:
 // a model with a rate limit, or a provider with a rate limit, a
 // concurrency limit or degraded periods — through its primary, its
-// targets, and the targets its search may try.
+// targets, and the targets its search may try — and, for a class driven
+// by closed-loop clients, the clients themselves: each of its requests
+// waits for the one before, so it is coupled by construction.
 func coupling(cfg *sim.Config, s *Settings) [][]string {
 	out := make([][]string, len(cfg.Classes))
 	for i := range cfg.Classes {
@@ -54,6 +56,9 @@ func coupling(cfg *sim.Config, s *Settings) [][]string {
 				seen[r] = true
 				out[i] = append(out[i], r)
 			}
+		}
+		if cl.Clients > 0 {
+			add(closedLoopResource)
 		}
 		for _, m := range models {
 			md := &cfg.Models[m]
@@ -79,9 +84,13 @@ func coupling(cfg *sim.Config, s *Settings) [][]string {
 	return out
 }
 
+// closedLoopResource is what couples closed-loop classes (see coupling).
+const closedLoopResource = "closed-loop clients"
+
 // coupledGroups returns the groups of two or more classes of cfg that
-// reach a common limited resource (transitively), each with at least one
-// class to optimize, in scenario order, and what each group shares.
+// reach a common limited resource (transitively), or that hold a
+// closed-loop class (a group of one then), each with at least one class to
+// optimize, in scenario order, and what each group shares.
 func coupledGroups(cfg *sim.Config, s *Settings) (groups [][]int, shared [][]string) {
 	res := coupling(cfg, s)
 	parent := make([]int, len(cfg.Classes))
@@ -116,7 +125,8 @@ func coupledGroups(cfg *sim.Config, s *Settings) (groups [][]int, shared [][]str
 	}
 	for _, r := range roots {
 		g := byRoot[r]
-		if len(g) < 2 || !slices.ContainsFunc(g, func(i int) bool { return optimized(s, cfg.Classes[i].Name) }) {
+		closed := slices.ContainsFunc(g, func(i int) bool { return cfg.Classes[i].Clients > 0 })
+		if len(g) < 2 && !closed || !slices.ContainsFunc(g, func(i int) bool { return optimized(s, cfg.Classes[i].Name) }) {
 			continue
 		}
 		count := map[string]int{}
@@ -127,7 +137,7 @@ func coupledGroups(cfg *sim.Config, s *Settings) (groups [][]int, shared [][]str
 		}
 		var sh []string
 		for x, n := range count {
-			if n > 1 {
+			if n > 1 || x == closedLoopResource {
 				sh = append(sh, x)
 			}
 		}
@@ -158,7 +168,9 @@ func groupConfig(cfg *sim.Config, group []int, requests int) *sim.Config {
 	pos := map[int]int{}
 	for k, i := range group {
 		cl := cfg.Classes[i]
-		cl.Share = cl.Share / total
+		if total > 0 {
+			cl.Share = cl.Share / total // closed-loop classes have none
+		}
 		c.Classes = append(c.Classes, cl)
 		pos[i] = k
 	}
@@ -372,10 +384,10 @@ func joinNames(xs []string) string {
 // sustained overload) or a provider's slow-period cycle (requests in one
 // slow period are not independent, so the intervals are too narrow).
 func spanWarnings(cfg *sim.Config, s *Settings, i int, requests int64) []string {
-	if cfg.Arrivals.Process == sim.Replay || cfg.Arrivals.Rate <= 0 {
+	cl := &cfg.Classes[i]
+	if cfg.Arrivals.Process == sim.Replay || cfg.Arrivals.Rate <= 0 || cl.Clients > 0 {
 		return nil
 	}
-	cl := &cfg.Classes[i]
 	span := float64(requests) / (cfg.Arrivals.Rate * cl.Share)
 	models := append([]int{cl.Policy.Primary}, cl.Policy.Targets...)
 	var w []string

@@ -65,6 +65,9 @@ type classTable struct {
 	Hedge        *hedgeTable `toml:"hedge"`
 	// Match assigns replayed requests to the class; see replay.go.
 	Match *matchTable `toml:"match"`
+	// Clients and ThinkTime make the class closed-loop; see clients.go.
+	Clients   *int64     `toml:"clients"`
+	ThinkTime *thinkTime `toml:"think_time"`
 }
 
 // hedgeTable is a class's [classes.hedge] table.

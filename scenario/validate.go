@@ -84,9 +84,16 @@ func (c *checker) config(f *fileTable, name string) sim.Config {
 			cfg.Requests = int(*f.Requests)
 		}
 	}
-	cfg.Arrivals, err = c.arrivals(f.Arrivals)
+	allClosed, _ := closedClasses(f.Classes)
+	switch {
+	case allClosed && f.Arrivals != nil:
+		err = c.errorf("arrivals", "every class is closed-loop (clients): no class takes open arrivals; remove [arrivals]")
+	case allClosed:
+	default:
+		cfg.Arrivals, err = c.arrivals(f.Arrivals)
+	}
 	c.keep(err)
-	if r := cfg.Arrivals.Rate; err == nil && cfg.Arrivals.Process != sim.Replay && float64(cfg.Requests)/r > sim.MaxSpan.Seconds() {
+	if r := cfg.Arrivals.Rate; err == nil && !allClosed && cfg.Arrivals.Process != sim.Replay && float64(cfg.Requests)/r > sim.MaxSpan.Seconds() {
 		c.keep(c.errorf("arrivals.rate", "%g requests per second make %d requests span %.3g s of simulated time; at most %.3g s (100 years): raise the rate or simulate fewer requests",
 			r, cfg.Requests, float64(cfg.Requests)/r, sim.MaxSpan.Seconds()))
 	}
@@ -238,9 +245,15 @@ func (c *checker) classes(tables []classTable) []sim.Class {
 	sum := 0.0
 	sharesKnown := true
 	var terms []string
+	open := 0
+	for i := range tables {
+		if tables[i].Clients == nil {
+			open++
+		}
+	}
 	for i := range tables {
 		key := indexKey("classes", i)
-		cl := c.class(key, &tables[i], len(tables))
+		cl := c.class(key, &tables[i], open)
 		if cl.Name != "" {
 			if j, dup := seen[cl.Name]; dup {
 				c.keep(c.errorf(key+".name", "duplicate class name %q; classes[%d] (line %d) already uses it",
@@ -249,6 +262,10 @@ func (c *checker) classes(tables []classTable) []sim.Class {
 				seen[cl.Name] = i
 			}
 		}
+		if tables[i].Clients != nil {
+			classes[i] = cl
+			continue // closed-loop: no share
+		}
 		if cl.Share == 0 || c.hasErrorsWithin(key+".share") {
 			sharesKnown = false
 		}
@@ -256,7 +273,7 @@ func (c *checker) classes(tables []classTable) []sim.Class {
 		terms = append(terms, strconv.FormatFloat(cl.Share, 'g', -1, 64))
 		classes[i] = cl
 	}
-	if sharesKnown && math.Abs(sum-1) > shareTolerance {
+	if sharesKnown && open > 0 && math.Abs(sum-1) > shareTolerance {
 		c.keep(c.errorf("classes", "shares sum to %.6g (%s); they must sum to 1 ± %g",
 			sum, strings.Join(terms, " + "), shareTolerance))
 	}
@@ -264,7 +281,8 @@ func (c *checker) classes(tables []classTable) []sim.Class {
 }
 
 // class builds the class at key from t, recording problems; n is the
-// number of classes. The class's Share is 0 when it could not be read.
+// number of classes with open arrivals. The class's Share is 0 when it
+// could not be read, and for a closed-loop class.
 func (c *checker) class(key string, t *classTable, n int) sim.Class {
 	var cl sim.Class
 	var err error
@@ -276,11 +294,13 @@ func (c *checker) class(key string, t *classTable, n int) sim.Class {
 	default:
 		cl.Name = *t.Name
 	}
+	closed := c.closedLoop(key, t, &cl)
 	if err := c.replayClass(key, t); err != nil {
 		c.keep(err)
 		return cl
 	}
 	switch {
+	case closed:
 	case c.sharesFromTrace():
 		cl.Share = 1 / float64(n) // replaced by the trace's shares in assignClasses
 	case t.Share != nil:
