@@ -7,6 +7,8 @@ import (
 	"time"
 
 	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/scenario"
+	"github.com/hedgesim/hedgesim/scenarios"
 	"github.com/hedgesim/hedgesim/sim"
 )
 
@@ -69,4 +71,33 @@ func BenchmarkProviders(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n)/(b.Elapsed().Seconds()/float64(b.N)), "req/s")
+}
+
+// BenchmarkClosedLoop simulates closed-loop clients: the machine-repairman
+// queue of TestMachineRepairman (5 clients, one server), and the shipped
+// eval-black-hole scenario (48 clients in three classes, hedged, one
+// provider with black-hole periods). It reports simulated requests per
+// second of wall time.
+func BenchmarkClosedLoop(b *testing.B) {
+	s, err := scenario.LoadFS(scenarios.FS, "eval-black-hole.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		cfg  *sim.Config
+	}{
+		{"repairman", closedConfig(100_000, 5, 1, 4, 1)},
+		{"eval-black-hole", &s.Config},
+	} {
+		b.Run(c.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := sim.Run(c.cfg); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(c.cfg.Requests)/(b.Elapsed().Seconds()/float64(b.N)), "req/s")
+		})
+	}
 }

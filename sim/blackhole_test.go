@@ -45,7 +45,7 @@ func TestBlackHoleAdaptiveCollapse(t *testing.T) {
 	capped.Max = 500 * time.Millisecond
 	run := func(p sim.Policy) sim.ClassResult {
 		res := mustRun(t, blackHole(n, clients, p))
-		checkLittle(t, res)
+		checkLittle(t, res, think)
 		return res.Classes[0]
 	}
 	second := []time.Duration{time.Second}

@@ -21,10 +21,33 @@ func TestShippedScenariosBalance(t *testing.T) {
 			}
 			cfg := s.Config
 			cfg.Requests = min(cfg.Requests, 20_000)
-			checkAttempts(t, mustRun(t, &cfg))
-			checkAttempts(t, mustRun(t, sim.WithoutHedging(&cfg)))
+			for _, c := range []*sim.Config{&cfg, sim.WithoutHedging(&cfg)} {
+				res := mustRun(t, c)
+				checkAttempts(t, res)
+				if res.Overall.Throughput != nil {
+					checkLittle(t, res, maxThink(t, c))
+				}
+			}
 		})
 	}
+}
+
+// maxThink bounds the think times of cfg's closed-loop classes: the
+// largest value a draw can take, or, for an unbounded distribution, its
+// 1 − 10⁻⁹ quantile.
+func maxThink(t *testing.T, cfg *sim.Config) float64 {
+	m := 0.0
+	for _, c := range cfg.Classes {
+		if c.ThinkTime == nil {
+			continue
+		}
+		q, ok := c.ThinkTime.(interface{ Quantile(float64) float64 })
+		if !ok {
+			t.Fatalf("class %s: think time %T has no Quantile", c.Name, c.ThinkTime)
+		}
+		m = max(m, q.Quantile(1-1e-9))
+	}
+	return m
 }
 
 // TestOverloadedPoolSpillsOver: in the shipped overloaded-pool scenario,
