@@ -69,9 +69,11 @@ type attempt struct {
 	// Work to do once in service: time to first token (or the whole call),
 	// then decoding; for an error, the time until it is reported.
 	workFirst, workDecode, workErr time.Duration
-	degU                           float64 // uniform deciding a degraded-period failure
-	streamed                       bool    // TTFT form: tokens flow from first on
-	limitedBy                      gate    // the gate that answered 429
+	degU                           float64       // uniform deciding a degraded-period failure
+	streamed                       bool          // TTFT form: tokens flow from first on
+	limitedBy                      gate          // the gate that answered 429
+	status                         failStatus    // which kind of error, for outError
+	hint                           time.Duration // Retry-After of a 429 the model itself answers
 }
 
 // send sends the next copy of r now — unless a budget denies it, in which
@@ -252,7 +254,7 @@ func (e *engine) serve(slot int32, r *request, k int) {
 	pv.waitSum.add(e.now - a.start)
 	pv.stats.started++
 	for _, st := range pv.stages {
-		if a.kind != outError && st.fails(e.now, a.degU) {
+		if !a.kind.failed() && st.fails(e.now, a.degU) {
 			a.kind = outError
 		}
 	}
@@ -262,7 +264,7 @@ func (e *engine) serve(slot int32, r *request, k int) {
 	if a.streamed {
 		a.genFrom = a.first
 	}
-	if a.kind == outError && a.workErr >= 0 {
+	if a.kind.failed() && a.workErr >= 0 {
 		a.end = finishAll(pv.stages, e.now, a.workErr)
 	}
 	if a.state == attAbandoned {
@@ -270,7 +272,7 @@ func (e *engine) serve(slot int32, r *request, k int) {
 		return
 	}
 	at := a.end
-	if a.kind != outError && e.cfg.Classes[r.class].Policy.Winner == FirstToken {
+	if !a.kind.failed() && e.cfg.Classes[r.class].Policy.Winner == FirstToken {
 		at = a.first
 	}
 	e.schedule(at, evResponse, slot, r.gen, uint8(k))
@@ -342,6 +344,16 @@ func (e *engine) draw(r *request, m, k int) {
 			a.workErr = seconds(md.ErrorLatency.Rand(src))
 		}
 	case uInv < md.InvalidRate:
+		if md.Failures.any() {
+			a.drawFailure(md, uErr, src)
+			if a.kind != outOK {
+				break
+			}
+		}
 		a.kind = outInvalid
+	default:
+		if md.Failures.any() {
+			a.drawFailure(md, uErr, src)
+		}
 	}
 }

@@ -211,6 +211,10 @@ type Model struct {
 	// RateLimit is the model's own limit (a per-key or per-deployment
 	// quota), checked before its provider's.
 	RateLimit RateLimit
+	// Failures splits further failures by kind (429, 5xx, 4xx, timeout),
+	// each with its own rate and latency; ErrorRate and ErrorLatency are
+	// the shorthand for a server error. The zero value adds none.
+	Failures Failures
 }
 
 // TimeoutRule says what a request that reaches its deadline without a usable
@@ -375,6 +379,13 @@ type Policy struct {
 	OnError ErrorRule
 	// OnRateLimited applies to attempts answered with a 429.
 	OnRateLimited ErrorRule
+	// OnClientError applies to a model's 4xx answers other than 429
+	// (Failures.ClientError); a copy would get the same answer, so Fatal
+	// (the zero value) is the sensible rule.
+	OnClientError ErrorRule
+	// OnUpstreamTimeout applies to a model's upstream timeouts
+	// (Failures.Timeout).
+	OnUpstreamTimeout ErrorRule
 	// OnInvalid applies to attempts whose answer is unusable; it matters only
 	// under FirstValid.
 	OnInvalid ErrorRule

@@ -36,6 +36,7 @@ func (e *engine) respond(slot int32, r *request, k int) {
 		at = a.end // the answer streams on to its end
 	}
 	retryAfter := e.retryAfter(a)
+	r.failStatus = a.status
 	e.exit(slot, r, k, at, a.kind, win)
 	if win {
 		e.finish(slot, r, a.kind)
@@ -252,8 +253,11 @@ func (o outcome) attemptName() string {
 
 // retryAfter returns the retry-after hint of a 429, or 0.
 func (e *engine) retryAfter(a *attempt) time.Duration {
-	if a.kind != outRateLimited || a.limitedBy == nil {
+	if a.kind != outRateLimited {
 		return 0
+	}
+	if a.limitedBy == nil {
+		return a.hint // a 429 the model answered itself
 	}
 	return a.limitedBy.rejection().RetryAfter
 }

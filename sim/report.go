@@ -317,7 +317,8 @@ func hedgeWarnings(cl *Class, h, b *ClassResult) []string {
 		w = append(w, fmt.Sprintf("the hedge delay %s is at or past the deadline %s: no copy is ever sent on a timer (hedged %s)", FormatSeconds(g.Seconds()), FormatSeconds(cl.Deadline.Seconds()), pct(share(h.Hedged, h.Requests))))
 	}
 	if p.Copies > 0 && p.gap(1) < 0 && p.OnError != NonFatal && p.OnInvalid != NonFatal &&
-		p.OnRateLimited != NonFatal && (p.AttemptTimeout == 0 || p.OnAttemptTimeout != NonFatal) {
+		p.OnRateLimited != NonFatal && (p.AttemptTimeout == 0 || p.OnAttemptTimeout != NonFatal) &&
+		p.OnClientError != NonFatal && p.OnUpstreamTimeout != NonFatal {
 		w = append(w, "the copies are fallback copies, sent only after a failure under a nonfatal rule, but no failure here is nonfatal (on_error, on_invalid, on_rate_limited, on_attempt_timeout): no copy is ever sent")
 	}
 	eh, eb := SummarizeEnd(h).P95, SummarizeEnd(b).P95

@@ -18,7 +18,10 @@ type request struct {
 	live     uint8   // attempts sent that have not left the system
 	ended    bool    // the request has ended (finish)
 	lastFail outcome
-	timer    uint8 // copy index of the pending hedge timer, or noTimer
+	// failStatus is the kind of error of the attempt whose failure is
+	// being handled (fail).
+	failStatus failStatus
+	timer      uint8 // copy index of the pending hedge timer, or noTimer
 	// hedgedCopies counts copies actually sent (not denied).
 	hedgedCopies uint8
 	att          [MaxCopies + 1]attempt
@@ -63,6 +66,8 @@ func (e *engine) fail(slot int32, r *request, kind outcome, retryAfter time.Dura
 	r.lastFail = kind
 	rule := p.OnError
 	switch kind {
+	case outError:
+		rule = p.statusRule(r.failStatus)
 	case outInvalid:
 		rule = p.OnInvalid
 	case outRateLimited:

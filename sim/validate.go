@@ -169,6 +169,9 @@ func (m *Model) validate() error {
 	if err := m.RateLimit.validate(); err != nil {
 		return invalid("model %q: %v", m.Name, err)
 	}
+	if err := m.Failures.validate(m.ErrorRate); err != nil {
+		return fmt.Errorf("model %q: %w", m.Name, err)
+	}
 	return nil
 }
 

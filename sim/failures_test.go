@@ -1,0 +1,150 @@
+package sim_test
+
+import (
+	"math"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// statusConfig sends n requests to model "a" (constant 1 s when it
+// answers, failing as f says), with one copy to a healthy model "b"
+// (constant 500 ms) after delay; no deadline.
+func statusConfig(n int, f sim.Failures, delay time.Duration, p sim.Policy) *sim.Config {
+	p.Primary, p.Targets, p.Copies, p.Delays = 0, []int{1}, 1, []time.Duration{delay}
+	return &sim.Config{
+		Name: "status", Seed: 11, Requests: n,
+		Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 10},
+		Models: []sim.Model{
+			{Name: "a", Provider: "pa", Latency: dist.Constant{Value: 1}, Failures: f},
+			{Name: "b", Provider: "pb", Latency: dist.Constant{Value: 0.5}},
+		},
+		Classes: []sim.Class{{Name: "c", Share: 1, InputTokens: dist.Constant{}, OutputTokens: dist.Constant{}, Policy: p}},
+	}
+}
+
+// latencyShares returns the share of requests answered at each latency
+// (seconds, rounded to the microsecond).
+func latencyShares(c *sim.ClassResult) map[float64]float64 {
+	out := map[float64]float64{}
+	for _, x := range c.Latencies {
+		if !math.IsInf(x, 1) {
+			out[math.Round(x*1e6)/1e6] += 1 / float64(c.Requests)
+		}
+	}
+	return out
+}
+
+// TestStatusRules: a model whose primary fails with a 4xx w.p. 0.3 (after
+// 100 ms) and a 5xx w.p. 0.2 (after 200 ms), else answers at 1 s; a copy
+// goes to a healthy model (500 ms) only after a failure (delay 5 s). By
+// hand: with 4xx fatal and 5xx nonfatal, 30 % end with the 4xx, 20 % are
+// answered at 0.2 + 0.5 = 0.7 s, 50 % at 1 s, 1.2 attempts per request.
+// With 4xx nonfatal too, the 30 % are answered at 0.1 + 0.5 = 0.6 s.
+// Tolerances: 5 binomial standard errors for n requests.
+func TestStatusRules(t *testing.T) {
+	const n = 50_000
+	f := sim.Failures{
+		ClientError: sim.Failure{Rate: 0.3, Latency: dist.Constant{Value: 0.1}},
+		ServerError: sim.Failure{Rate: 0.2, Latency: dist.Constant{Value: 0.2}},
+	}
+	for _, tt := range []struct {
+		name     string
+		onClient sim.ErrorRule
+		shares   map[float64]float64
+		errors   float64
+		attempts float64
+	}{
+		{"4xx fatal", sim.Fatal, map[float64]float64{0.7: 0.2, 1: 0.5}, 0.3, 1.2},
+		{"4xx nonfatal", sim.NonFatal, map[float64]float64{0.6: 0.3, 0.7: 0.2, 1: 0.5}, 0, 1.5},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			res := mustRun(t, statusConfig(n, f, 5*time.Second, sim.Policy{OnError: sim.NonFatal, OnClientError: tt.onClient}))
+			c := &res.Classes[0]
+			got := latencyShares(c)
+			if len(got) != len(tt.shares) {
+				t.Errorf("answered at %v; want only at %v", got, tt.shares)
+			}
+			for lat, p := range tt.shares {
+				if math.Abs(got[lat]-p) > binomialTol(p, n) {
+					t.Errorf("share answered at %v s: %.4f; want %v", lat, got[lat], p)
+				}
+			}
+			if e := float64(c.Errors) / n; math.Abs(e-tt.errors) > binomialTol(tt.errors, n) {
+				t.Errorf("error share %.4f; want %v", e, tt.errors)
+			}
+			// Attempts per request = 1 + P(copy): the same binomial share.
+			if a := float64(c.Attempts.Sent) / n; math.Abs(a-tt.attempts) > binomialTol(tt.attempts-1, n) {
+				t.Errorf("attempts per request %.4f; want %v", a, tt.attempts)
+			}
+		})
+	}
+}
+
+// TestStatusRetryAfter: a model that always answers 429 after 50 ms with
+// Retry-After 1 s; under a nonfatal rule the copy goes 1 s after the 429
+// and is answered 500 ms later: every request takes exactly 1.55 s. Under
+// the fatal rule every request ends with the 429.
+func TestStatusRetryAfter(t *testing.T) {
+	f := sim.Failures{RateLimited: sim.Failure{Rate: 1, Latency: dist.Constant{Value: 0.05}, RetryAfter: time.Second}}
+	res := mustRun(t, statusConfig(1000, f, 5*time.Second, sim.Policy{OnRateLimited: sim.NonFatal}))
+	c := &res.Classes[0]
+	if got := latencyShares(c); len(got) != 1 || math.Abs(got[1.55]-1) > 1e-9 {
+		t.Errorf("answered at %v; want every request at 1.55 s", got)
+	}
+	if c.Attempts.RateLimited != 1000 {
+		t.Errorf("%d attempts rate-limited; want 1000", c.Attempts.RateLimited)
+	}
+	res = mustRun(t, statusConfig(1000, f, 5*time.Second, sim.Policy{OnRateLimited: sim.Fatal}))
+	if c := &res.Classes[0]; c.RateLimited != 1000 || c.Answered != 0 {
+		t.Errorf("fatal 429: %d requests ended by a 429, %d answered; want 1000, 0", c.RateLimited, c.Answered)
+	}
+}
+
+// TestStatusUpstreamTimeout: a model that always times out upstream after
+// 1 s, a copy timer of 5 s. Fatal: every request ends with the error at
+// 1 s. Nonfatal: the copy goes at 1 s, answered at 1.5 s. Ignore: the copy
+// waits for its timer and is answered at 5.5 s.
+func TestStatusUpstreamTimeout(t *testing.T) {
+	f := sim.Failures{Timeout: sim.Failure{Rate: 1, Latency: dist.Constant{Value: 1}}}
+	for _, tt := range []struct {
+		rule sim.ErrorRule
+		at   float64 // 0: not answered
+	}{{sim.Fatal, 0}, {sim.NonFatal, 1.5}, {sim.Ignore, 5.5}} {
+		res := mustRun(t, statusConfig(1000, f, 5*time.Second, sim.Policy{OnUpstreamTimeout: tt.rule}))
+		c := &res.Classes[0]
+		got := latencyShares(c)
+		switch {
+		case tt.at == 0 && (c.Errors != 1000 || endQuantile(c, 1) != 1):
+			t.Errorf("%v: %d errors, last end at %v s; want 1000 errors at 1 s", tt.rule, c.Errors, endQuantile(c, 1))
+		case tt.at > 0 && (len(got) != 1 || math.Abs(got[tt.at]-1) > 1e-9):
+			t.Errorf("%v: answered at %v; want every request at %v s", tt.rule, got, tt.at)
+		}
+	}
+}
+
+// TestStatusShorthand: error_rate with error_latency is the shorthand for
+// a server error: the same rate and latency as Failures.ServerError give
+// the same run, draw for draw.
+func TestStatusShorthand(t *testing.T) {
+	lat := dist.Uniform{Min: 0.1, Max: 0.4}
+	long := statusConfig(5000, sim.Failures{ServerError: sim.Failure{Rate: 0.25, Latency: lat}}, 700*time.Millisecond, sim.Policy{OnError: sim.NonFatal})
+	short := statusConfig(5000, sim.Failures{}, 700*time.Millisecond, sim.Policy{OnError: sim.NonFatal})
+	short.Models[0].ErrorRate, short.Models[0].ErrorLatency = 0.25, lat
+	a, b := mustRun(t, long), mustRun(t, short)
+	if !reflect.DeepEqual(a.Classes[0].Latencies, b.Classes[0].Latencies) || a.Classes[0].Attempts != b.Classes[0].Attempts {
+		t.Errorf("server-error failures differ from the error_rate shorthand: attempts %+v vs %+v", a.Classes[0].Attempts, b.Classes[0].Attempts)
+	}
+}
+
+// TestStatusRatesSumAtMostOne: the failure kinds and the error rate are
+// disjoint shares of one draw.
+func TestStatusRatesSumAtMostOne(t *testing.T) {
+	cfg := statusConfig(10, sim.Failures{ClientError: sim.Failure{Rate: 0.6}, Timeout: sim.Failure{Rate: 0.5}}, time.Second, sim.Policy{})
+	if _, err := sim.Run(cfg); err == nil {
+		t.Error("failure rates summing to 1.1 were accepted")
+	}
+}
