@@ -52,6 +52,8 @@ type modelTable struct {
 	PriceOutputPerMTok *float64        `toml:"price_output_per_mtok"`
 	PricePerRequest    *float64        `toml:"price_per_request"`
 	RateLimit          *rateLimitTable `toml:"rate_limit"`
+	// Failures splits failures by kind; see failures.go.
+	Failures *failuresTable `toml:"failures"`
 }
 
 // classTable is one [[classes]] entry.
@@ -83,12 +85,14 @@ type hedgeTable struct {
 	CancelLatency *Duration    `toml:"cancel_latency"`
 	CancelBilling *string      `toml:"cancel_billing"`
 	// Policy settings beyond delays and targets: see policy.go.
-	OnRateLimited    *string        `toml:"on_rate_limited"`
-	OnAttemptTimeout *string        `toml:"on_attempt_timeout"`
-	AttemptTimeout   *Duration      `toml:"attempt_timeout"`
-	NewProvider      *bool          `toml:"new_provider"`
-	Adaptive         *adaptiveTable `toml:"adaptive"`
-	Budget           *budgetTable   `toml:"budget"`
+	OnRateLimited     *string        `toml:"on_rate_limited"`
+	OnAttemptTimeout  *string        `toml:"on_attempt_timeout"`
+	OnClientError     *string        `toml:"on_client_error"`
+	OnUpstreamTimeout *string        `toml:"on_upstream_timeout"`
+	AttemptTimeout    *Duration      `toml:"attempt_timeout"`
+	NewProvider       *bool          `toml:"new_provider"`
+	Adaptive          *adaptiveTable `toml:"adaptive"`
+	Budget            *budgetTable   `toml:"budget"`
 }
 
 // Duration is a non-negative time span written in a scenario file as a

@@ -80,6 +80,10 @@ func (c *checker) policyExtras(key string, h *hedgeTable, p *sim.Policy) {
 	var err error
 	p.OnRateLimited, err = enum(c, key+".on_rate_limited", h.OnRateLimited, p.OnError, sim.Fatal, sim.NonFatal, sim.Ignore)
 	c.keep(err)
+	p.OnClientError, err = enum(c, key+".on_client_error", h.OnClientError, sim.Fatal, sim.Fatal, sim.NonFatal, sim.Ignore)
+	c.keep(err)
+	p.OnUpstreamTimeout, err = enum(c, key+".on_upstream_timeout", h.OnUpstreamTimeout, p.OnError, sim.Fatal, sim.NonFatal, sim.Ignore)
+	c.keep(err)
 	p.OnAttemptTimeout, err = enum(c, key+".on_attempt_timeout", h.OnAttemptTimeout, sim.NonFatal, sim.Fatal, sim.NonFatal, sim.Ignore)
 	c.keep(err)
 	if h.AttemptTimeout != nil {

@@ -54,7 +54,7 @@ max_parallel = 8
 		Delays: []time.Duration{300 * time.Millisecond, -1, -1},
 		Adaptive: &sim.Adaptive{Percentile: 0.95, Window: defaultAdaptiveWindow, WindowTime: 30 * time.Second,
 			WarmUp: 50, Min: 100 * time.Millisecond, Max: 2 * time.Second, Source: sim.FromAttempts},
-		OnError: sim.NonFatal, OnRateLimited: sim.NonFatal, OnInvalid: sim.NonFatal,
+		OnError: sim.NonFatal, OnRateLimited: sim.NonFatal, OnUpstreamTimeout: sim.NonFatal, OnInvalid: sim.NonFatal,
 		AttemptTimeout: 2 * time.Second, OnAttemptTimeout: sim.Fatal,
 		CancelBilling: sim.BillInput,
 		Budget: sim.Budget{MaxHedgeShare: 0.1, Throttle: &sim.Throttle{MaxTokens: 10, TokenRatio: 0.1},

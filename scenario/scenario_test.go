@@ -106,7 +106,7 @@ func TestParseRoundTrip(t *testing.T) {
 					OnInvalid: sim.Ignore,
 					// Defaults: on_rate_limited follows on_error; an attempt
 					// timeout sends the next copy.
-					OnRateLimited:    sim.NonFatal,
+					OnRateLimited: sim.NonFatal, OnUpstreamTimeout: sim.NonFatal,
 					OnAttemptTimeout: sim.NonFatal,
 					CancelLatency:    20 * time.Millisecond,
 					CancelBilling:    sim.BillGenerated,
@@ -115,13 +115,13 @@ func TestParseRoundTrip(t *testing.T) {
 			{
 				Name: "strict", Share: 0.4, Deadline: 2 * time.Second, OnTimeout: sim.FailClosed,
 				Policy: sim.Policy{
-					Primary:          1,
-					Copies:           3,
-					Delays:           []time.Duration{0},
-					Winner:           sim.FirstResponse,
-					OnError:          sim.Ignore,
-					OnInvalid:        sim.Fatal,
-					OnRateLimited:    sim.Ignore,
+					Primary:       1,
+					Copies:        3,
+					Delays:        []time.Duration{0},
+					Winner:        sim.FirstResponse,
+					OnError:       sim.Ignore,
+					OnInvalid:     sim.Fatal,
+					OnRateLimited: sim.Ignore, OnUpstreamTimeout: sim.Ignore,
 					OnAttemptTimeout: sim.NonFatal,
 					CancelBilling:    sim.BillNone,
 				},

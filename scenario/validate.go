@@ -230,6 +230,7 @@ func (c *checker) model(key, name string, t *modelTable) sim.Model {
 		m.RateLimit, err = c.rateLimit(key+".rate_limit", t.RateLimit)
 		c.keep(err)
 	}
+	c.failures(key, t, &m)
 	return m
 }
 

@@ -313,6 +313,10 @@ func (e *engine) release(i int) {
 func (e *engine) draw(r *request, m, k int) {
 	a := &r.att[k]
 	md := &e.cfg.Models[m]
+	u4xx := 1.0
+	if md.Failures.ClientError.Rate > 0 {
+		u4xx = uniform(e.rng.at(r.id, clientErrorStream)) // before src: one generator
+	}
 	src := e.rng.at(r.id, uint8(k))
 	uErr, uInv, uDeg := uniform(src), uniform(src), uniform(src)
 	*a = attempt{model: int32(m), prov: int32(e.modelProv[m]), start: e.now, kind: outOK, degU: uDeg, workErr: -1}
@@ -338,6 +342,8 @@ func (e *engine) draw(r *request, m, k int) {
 		a.workDecode = seconds(r.out / md.TokensPerSecond.Rand(src))
 	}
 	switch {
+	case u4xx < md.Failures.ClientError.Rate:
+		a.drawFailure(md, uErr, u4xx, src) // the request's 4xx, whatever this attempt drew
 	case uErr < md.ErrorRate:
 		a.kind = outError
 		if md.ErrorLatency != nil {
@@ -345,7 +351,7 @@ func (e *engine) draw(r *request, m, k int) {
 		}
 	case uInv < md.InvalidRate:
 		if md.Failures.any() {
-			a.drawFailure(md, uErr, src)
+			a.drawFailure(md, uErr, u4xx, src)
 			if a.kind != outOK {
 				break
 			}
@@ -353,7 +359,7 @@ func (e *engine) draw(r *request, m, k int) {
 		a.kind = outInvalid
 	default:
 		if md.Failures.any() {
-			a.drawFailure(md, uErr, src)
+			a.drawFailure(md, uErr, u4xx, src)
 		}
 	}
 }

@@ -9,18 +9,22 @@ import (
 
 // Failures splits a model's failures by kind, each with its own
 // probability and latency; a class's policy handles each kind with its own
-// rule (see Policy). The kinds are disjoint: per attempt, with one uniform
-// draw u, the model fails with Model.ErrorRate (the shorthand, a server
-// error with Model.ErrorLatency), then ServerError, ClientError, Timeout
-// and RateLimited, in that order, over consecutive intervals of [0, 1);
-// their rates and ErrorRate sum to at most 1. Failures are not billed.
+// rule (see Policy). A client error is a property of the request (its
+// prompt): a request falls in it with probability ClientError.Rate, by a
+// draw of its own, and then every attempt of it to this model gets the 4xx.
+// The other kinds are properties of the attempt and disjoint: with one
+// uniform draw u per attempt, the model fails with Model.ErrorRate (the
+// shorthand, a server error with Model.ErrorLatency), then ServerError,
+// Timeout and RateLimited, in that order, over consecutive intervals of
+// [0, 1); these rates sum to at most 1. Failures are not billed.
 type Failures struct {
 	// ServerError is a 5xx or overloaded answer (500, 502, 503, 529),
 	// handled by Policy.OnError.
 	ServerError Failure
 	// ClientError is a 4xx other than 429 (400, 413, 422: a prompt the
-	// model rejects). A copy gets the same answer, so it is never worth
-	// one: Policy.OnClientError, fatal by default.
+	// model rejects); Rate is the share of requests it rejects. A copy to
+	// the same model gets the same answer, so it is never worth one:
+	// Policy.OnClientError, fatal by default.
 	ClientError Failure
 	// Timeout is an upstream timeout (504, 408, a gateway giving up),
 	// handled by Policy.OnUpstreamTimeout.
@@ -58,6 +62,10 @@ func (f *Failures) any() bool {
 	return f.ServerError.Rate > 0 || f.ClientError.Rate > 0 || f.Timeout.Rate > 0 || f.RateLimited.Rate > 0
 }
 
+// clientErrorStream is the stream of a request's client-error draw,
+// shared by all its attempts.
+const clientErrorStream = 0xfc
+
 func (f *Failures) validate(errorRate float64) error {
 	sum := errorRate
 	for _, x := range []*Failure{&f.ServerError, &f.ClientError, &f.Timeout, &f.RateLimited} {
@@ -72,17 +80,20 @@ func (f *Failures) validate(errorRate float64) error {
 				return invalid("failure latency can take the value %v s: must stay ≥ 0", lo)
 			}
 		}
-		sum += x.Rate
+		if x != &f.ClientError {
+			sum += x.Rate
+		}
 	}
 	if sum > 1+1e-9 || math.IsNaN(sum) {
-		return invalid("failure rates sum to %v (error rate included): at most 1", sum)
+		return invalid("failure rates per attempt sum to %v (error rate included, client errors apart): at most 1", sum)
 	}
 	return nil
 }
 
-// drawFailure sets attempt a, drawn with uniform u ≥ ErrorRate, to the
-// kind of failure u falls in, if any; latency draws come from src.
-func (a *attempt) drawFailure(md *Model, u float64, src *splitMix) {
+// drawFailure sets attempt a, drawn with uniform u ≥ ErrorRate and its
+// request's client-error uniform u4xx, to the kind of failure they fall
+// in, if any; latency draws come from src.
+func (a *attempt) drawFailure(md *Model, u, u4xx float64, src *splitMix) {
 	f := &md.Failures
 	cum := md.ErrorRate
 	for _, k := range []struct {
@@ -90,13 +101,19 @@ func (a *attempt) drawFailure(md *Model, u float64, src *splitMix) {
 		kind   outcome
 		status failStatus
 	}{
-		{&f.ServerError, outError, statusServer},
 		{&f.ClientError, outError, statusClient},
+		{&f.ServerError, outError, statusServer},
 		{&f.Timeout, outError, statusUpstreamTimer},
 		{&f.RateLimited, outRateLimited, statusServer},
 	} {
-		cum += k.x.Rate
-		if u < cum {
+		hit := false
+		if k.status == statusClient {
+			hit = u4xx < k.x.Rate
+		} else {
+			cum += k.x.Rate
+			hit = u < cum
+		}
+		if hit {
 			a.kind, a.status, a.hint = k.kind, k.status, k.x.RetryAfter
 			if k.x.Latency != nil {
 				a.workErr = seconds(k.x.Latency.Rand(src))

@@ -38,13 +38,19 @@ func latencyShares(c *sim.ClassResult) map[float64]float64 {
 	return out
 }
 
-// TestStatusRules: a model whose primary fails with a 4xx w.p. 0.3 (after
-// 100 ms) and a 5xx w.p. 0.2 (after 200 ms), else answers at 1 s; a copy
-// goes to a healthy model (500 ms) only after a failure (delay 5 s). By
-// hand: with 4xx fatal and 5xx nonfatal, 30 % end with the 4xx, 20 % are
-// answered at 0.2 + 0.5 = 0.7 s, 50 % at 1 s, 1.2 attempts per request.
-// With 4xx nonfatal too, the 30 % are answered at 0.1 + 0.5 = 0.6 s.
-// Tolerances: 5 binomial standard errors for n requests.
+// TestStatusRules: model "a" rejects 30 % of requests (prompts) with a
+// 4xx after 100 ms, and fails 20 % of the other attempts with a 5xx after
+// 200 ms, else answers at 1 s; a copy goes to a healthy model "b" (500 ms)
+// only after a failure (delay 5 s). By hand: with 4xx fatal and 5xx
+// nonfatal, 30 % end with the 4xx, 0.7·0.2 = 14 % are answered at
+// 0.2 + 0.5 = 0.7 s, 56 % at 1 s: 1.14 attempts per request. With 4xx
+// nonfatal too, the 30 % are answered by b at 0.1 + 0.5 = 0.6 s (1.44
+// attempts). A copy to a itself gets the same 4xx: with 4xx nonfatal and
+// both attempts to a, the 30 % still end with the error, at 0.2 s, after
+// two attempts (the copy is wasted); a copy after a 5xx is answered at
+// 0.2 + 1 s w.p. 0.14·0.8 = 11.2 % and fails again w.p. 0.14·0.2 = 2.8 %,
+// so 32.8 % end with an error; 1.44 attempts again. Tolerances: 5
+// binomial standard errors for n requests.
 func TestStatusRules(t *testing.T) {
 	const n = 50_000
 	f := sim.Failures{
@@ -54,15 +60,19 @@ func TestStatusRules(t *testing.T) {
 	for _, tt := range []struct {
 		name     string
 		onClient sim.ErrorRule
+		target   int
 		shares   map[float64]float64
 		errors   float64
 		attempts float64
 	}{
-		{"4xx fatal", sim.Fatal, map[float64]float64{0.7: 0.2, 1: 0.5}, 0.3, 1.2},
-		{"4xx nonfatal", sim.NonFatal, map[float64]float64{0.6: 0.3, 0.7: 0.2, 1: 0.5}, 0, 1.5},
+		{"4xx fatal", sim.Fatal, 1, map[float64]float64{0.7: 0.14, 1: 0.56}, 0.3, 1.14},
+		{"4xx nonfatal", sim.NonFatal, 1, map[float64]float64{0.6: 0.3, 0.7: 0.14, 1: 0.56}, 0, 1.44},
+		{"4xx nonfatal, copy to the same model", sim.NonFatal, 0, map[float64]float64{0.2 + 1: 0.112, 1: 0.56}, 0.328, 1.44},
 	} {
 		t.Run(tt.name, func(t *testing.T) {
-			res := mustRun(t, statusConfig(n, f, 5*time.Second, sim.Policy{OnError: sim.NonFatal, OnClientError: tt.onClient}))
+			cfg := statusConfig(n, f, 5*time.Second, sim.Policy{OnError: sim.NonFatal, OnClientError: tt.onClient})
+			cfg.Classes[0].Policy.Targets = []int{tt.target}
+			res := mustRun(t, cfg)
 			c := &res.Classes[0]
 			got := latencyShares(c)
 			if len(got) != len(tt.shares) {
@@ -79,6 +89,9 @@ func TestStatusRules(t *testing.T) {
 			// Attempts per request = 1 + P(copy): the same binomial share.
 			if a := float64(c.Attempts.Sent) / n; math.Abs(a-tt.attempts) > binomialTol(tt.attempts-1, n) {
 				t.Errorf("attempts per request %.4f; want %v", a, tt.attempts)
+			}
+			if tt.target == 0 && tt.errors > 0 && endQuantile(c, 0) != 0.2 {
+				t.Errorf("first request end at %v s; want the second 4xx at 0.2 s", endQuantile(c, 0))
 			}
 		})
 	}
@@ -140,10 +153,10 @@ func TestStatusShorthand(t *testing.T) {
 	}
 }
 
-// TestStatusRatesSumAtMostOne: the failure kinds and the error rate are
-// disjoint shares of one draw.
+// TestStatusRatesSumAtMostOne: the per-attempt failure kinds and the
+// error rate are disjoint shares of one draw.
 func TestStatusRatesSumAtMostOne(t *testing.T) {
-	cfg := statusConfig(10, sim.Failures{ClientError: sim.Failure{Rate: 0.6}, Timeout: sim.Failure{Rate: 0.5}}, time.Second, sim.Policy{})
+	cfg := statusConfig(10, sim.Failures{ServerError: sim.Failure{Rate: 0.6}, Timeout: sim.Failure{Rate: 0.5}}, time.Second, sim.Policy{})
 	if _, err := sim.Run(cfg); err == nil {
 		t.Error("failure rates summing to 1.1 were accepted")
 	}

@@ -1,0 +1,82 @@
+package scenario
+
+import (
+	"errors"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+const failuresModel = `
+[arrivals]
+rate = 1
+[models.m]
+latency = { kind = "constant", value = 1 }
+`
+
+func TestParseFailures(t *testing.T) {
+	s, err := Parse("f.toml", []byte(failuresModel+`
+[models.m.failures]
+server_error = { rate = 0.02, latency = { kind = "constant", value = 0.2 } }
+client_error = { rate = 0.01 }
+timeout = { rate = 0.03, latency = { kind = "constant", value = 30 } }
+rate_limited = { rate = 0.05, latency = { kind = "constant", value = 0.05 }, retry_after = "2s" }
+[[classes]]
+name = "c"
+[classes.hedge]
+delay = "1s"
+on_error = "nonfatal"
+on_client_error = "ignore"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := s.Config.Models[0].Failures
+	if f.ServerError.Rate != 0.02 || f.ClientError.Rate != 0.01 || f.Timeout.Rate != 0.03 || f.RateLimited.Rate != 0.05 ||
+		f.RateLimited.RetryAfter != 2*time.Second || f.ClientError.Latency != nil || f.Timeout.Latency == nil {
+		t.Errorf("failures %+v", f)
+	}
+	p := s.Config.Classes[0].Policy
+	// on_upstream_timeout and on_rate_limited default to on_error.
+	if p.OnClientError != sim.Ignore || p.OnUpstreamTimeout != sim.NonFatal || p.OnRateLimited != sim.NonFatal {
+		t.Errorf("rules: client %v, upstream timeout %v, 429 %v", p.OnClientError, p.OnUpstreamTimeout, p.OnRateLimited)
+	}
+	// Without the keys a 4xx is fatal whatever on_error says.
+	s, err = Parse("f.toml", []byte(minimal+"[classes.hedge]\ndelay = \"1s\"\non_error = \"nonfatal\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := s.Config.Classes[0].Policy; p.OnClientError != sim.Fatal {
+		t.Errorf("default on_client_error %v; want fatal", p.OnClientError)
+	}
+}
+
+func TestParseFailuresBad(t *testing.T) {
+	tail := "[[classes]]\nname = \"c\"\n"
+	for _, tt := range []struct {
+		name, toml string
+		line       int
+		key, msg   string
+	}{
+		{"rates above 1", failuresModel + "[models.m.failures]\nserver_error = { rate = 0.6 }\ntimeout = { rate = 0.5 }\n" + tail, 6, "models.m.failures", "sum to 1.1"},
+		{"missing rate", failuresModel + "[models.m.failures]\ntimeout = { latency = { kind = \"constant\", value = 1 } }\n" + tail, 7, "models.m.failures.timeout.rate", "missing"},
+		{"rate out of range", failuresModel + "[models.m.failures]\ntimeout = { rate = 1.5 }\n" + tail, 7, "models.m.failures.timeout.rate", "not a probability"},
+		{"retry_after on a 5xx", failuresModel + "[models.m.failures]\nserver_error = { rate = 0.1, retry_after = \"1s\" }\n" + tail, 7, "models.m.failures.server_error.retry_after", "applies only to rate_limited"},
+		{"shorthand and server_error", failuresModel + "error_rate = 0.1\n[models.m.failures]\nserver_error = { rate = 0.1 }\n" + tail, 8, "models.m.failures.server_error", "shorthand"},
+		{"unknown kind", failuresModel + "[models.m.failures]\nserver_eror = { rate = 0.1 }\n" + tail, 7, "models.m.failures.server_eror", `did you mean "server_error"`},
+		{"bad rule", minimal + "[classes.hedge]\ndelay = \"1s\"\non_client_error = \"retry\"\n", 10, "classes[0].hedge.on_client_error", "unknown value"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("bad.toml", []byte(tt.toml))
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v (%T); want a *scenario.Error", err, err)
+			}
+			if e.Line != tt.line || e.Key != tt.key || !strings.Contains(e.Msg, tt.msg) {
+				t.Errorf("got  %v\nwant bad.toml:%d: %s: …%s…", err, tt.line, tt.key, tt.msg)
+			}
+		})
+	}
+}
