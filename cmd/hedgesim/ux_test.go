@@ -203,3 +203,10 @@ llm_request_duration_seconds_sum{model="b"} 3
 		t.Errorf("API result without a metric name or unit: exit %d, %s", code, errOut)
 	}
 }
+
+func TestVersionWithoutVCS(t *testing.T) {
+	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}
+	if got := versionText(bi, true); !strings.HasPrefix(got, "hedgesim (devel), no VCS revision recorded") {
+		t.Errorf("versionText = %q", got)
+	}
+}
