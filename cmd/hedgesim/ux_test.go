@@ -86,6 +86,9 @@ func TestCompareRuns(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
+	if !strings.Contains(out, "seed 1; what-if classes[0].hedge.max_copies=1)") {
+		t.Errorf("the header does not name B's override:\n%s", out)
+	}
 	lines := map[string]string{}
 	for _, l := range strings.Split(out, "\n") {
 		f := strings.Fields(l)
