@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"context"
 	"fmt"
 	"maps"
 	"math"
@@ -35,6 +36,11 @@ type Candidate struct {
 	Label string `json:"label"`
 	// Hedging is false for the no-hedging candidate.
 	Hedging bool `json:"hedging"`
+	// Configured is true for the class's own policy as the scenario
+	// configures it (label "configured"), tried when it is of a kind the
+	// grid does not try: fallback copies, an adaptive delay, or a list of
+	// different delays.
+	Configured bool `json:"configured"`
 	// Delay is the gap before each copy (0 for no hedging).
 	Delay        time.Duration `json:"-"`
 	DelaySeconds float64       `json:"delay_s"`
@@ -200,9 +206,16 @@ type Report struct {
 	// Joint lists the groups of coupled classes that were optimized
 	// together (empty when every class was swept alone).
 	Joint []JointGroup `json:"joint"`
+	// AloneDespiteCoupling is true when Settings.Alone swept alone
+	// classes that are coupled: their picks ignore each other's load.
+	AloneDespiteCoupling bool `json:"alone_despite_coupling"`
 	// Rollout is the rollout check: the whole scenario simulated once with
 	// every class's pick applied (nil when Settings.CheckRequests is 0).
 	Rollout *RolloutCheck `json:"rollout_check"`
+	// ScenarioSHA256 identifies the scenario's input files (the scenario
+	// package's Scenario.SHA256), so that reports of different inputs are
+	// told apart; set by the caller, "" when unknown.
+	ScenarioSHA256 string `json:"scenario_sha256"`
 	// Overrides are what-if changes applied on top of the scenario file
 	// ("arrivals.rate=40"); absent when there are none.
 	Overrides []string `json:"overrides,omitempty"`
@@ -217,6 +230,10 @@ type Options struct {
 	// ("baseline" or "candidates") and the simulations done and to do in
 	// it. Calls are serialised.
 	Progress func(stage string, done, total int)
+	// Context, when set, cancels the sweep: no simulation starts after it
+	// is done, the running ones stop within a few thousand requests
+	// (sim.RunContext), and Run returns its error.
+	Context context.Context
 }
 
 // Run optimises the hedge policy of every class of cfg (or of s.Only)
@@ -246,6 +263,10 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
 	}
+	ctx := opt.Context
+	if ctx == nil {
+		ctx = context.Background()
+	}
 	var mu sync.Mutex
 	progress := func(stage string, total int) func() {
 		if opt.Progress == nil {
@@ -271,8 +292,10 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 	}
 	var groups [][]int
 	var shared [][]string
-	if !s.Alone {
-		groups, shared = coupledGroups(cfg, &s)
+	groups, shared = coupledGroups(cfg, &s)
+	if s.Alone {
+		rep.AloneDespiteCoupling = len(groups) > 0
+		groups, shared = nil, nil
 	}
 	grouped := map[int]bool{}
 	for _, g := range groups {
@@ -301,27 +324,24 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		if warn != "" {
 			cr.Warnings = append(cr.Warnings, warn)
 		}
-		if pol := &cfg.Classes[i].Policy; pol.Copies > 0 && hasFallback(pol) {
-			cr.Warnings = append(cr.Warnings, "the class's own policy sends fallback copies after failures; every candidate here, \"no hedging\" included, replaces that policy, so compare against `hedgesim run` before dropping the fallback")
-		}
 		rep.Classes = append(rep.Classes, cr)
 		jobs = append(jobs, &classJob{cfg: cc, search: s.For(name)})
 	}
 
 	// Stage 1: the no-hedging baseline of every class.
-	err := parallel(len(jobs), workers, func(j int) error {
+	err := parallelContext(ctx, len(jobs), workers, func(j int) error {
 		job := jobs[j]
 		c := job.cfg
 		pol := c.Classes[0].Policy
 		sim.NoHedging(&pol)
-		res, err := runPolicy(c, pol)
+		res, err := runPolicy(ctx, c, pol)
 		if err != nil {
 			return fmt.Errorf("class %q: %w", c.Classes[0].Name, err)
 		}
 		r := &res.Classes[0]
 		base := Candidate{Label: "none"}
 		summarize(&base, r, s.Level, job.search.Objective.Target)
-		job.q10, job.q99 = quantile(r.Latencies, 0.10), quantile(r.Latencies, 0.99)
+		job.q10, job.q99 = gridSpan(r, c.Classes[0].Deadline)
 		rep.Classes[j].Candidates = []Candidate{base}
 		rep.Classes[j].Requests = base.Requests
 		return nil
@@ -336,6 +356,9 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 	for j, job := range jobs {
 		cr := &rep.Classes[j]
 		cands, series := grid(job.cfg, job.search, job.q10, job.q99)
+		if len(cands) == 0 {
+			return nil, fmt.Errorf("class %q: every delay to try is at or past its deadline %s; try shorter delays", cr.Class, fsec(cr.DeadlineSeconds))
+		}
 		base := cr.Candidates[0]
 		cr.Candidates = append([]Candidate{base}, cands...)
 		cr.Series = series
@@ -347,11 +370,11 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 	// correlation matrix is not positive semidefinite) is left out with a
 	// warning, unless it leaves its class without a hedged candidate.
 	failed := make([]error, len(all))
-	err = parallel(len(all), workers, func(i int) error {
+	err = parallelContext(ctx, len(all), workers, func(i int) error {
 		cj := all[i]
 		c := jobs[cj.class].cfg
 		cand := &rep.Classes[cj.class].Candidates[cj.cand]
-		res, err := runPolicy(c, cand.Policy(c.Classes[0].Policy))
+		res, err := runPolicy(ctx, c, cand.Policy(c.Classes[0].Policy))
 		if err != nil {
 			failed[i] = err
 			return nil
@@ -388,7 +411,7 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		byIndex[i] = &rep.Classes[j]
 	}
 	for g, group := range groups {
-		reports, jg, err := runJoint(cfg, s, group, shared[g], workers, progress)
+		reports, jg, err := runJoint(ctx, cfg, s, group, shared[g], workers, progress)
 		if err != nil {
 			return nil, err
 		}
@@ -398,6 +421,7 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 	var ordered []ClassReport
 	for i := range cfg.Classes {
 		if cr, ok := byIndex[i]; ok {
+			cr.Warnings = append(cr.Warnings, spanWarnings(cfg, &s, i, cr.Requests)...)
 			ordered = append(ordered, *cr)
 		}
 	}
@@ -406,7 +430,7 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		rep.Joint = []JointGroup{}
 	}
 	if n := s.checkRequests(); n > 0 {
-		rc, err := Check(cfg, rep, n, s.Level)
+		rc, err := Check(ctx, cfg, rep, n, s.Level)
 		if err != nil {
 			return nil, fmt.Errorf("rollout check: %w", err)
 		}
@@ -469,13 +493,13 @@ func dropFailed(cr *ClassReport, bad []error) error {
 }
 
 // runPolicy runs the one-class config c with the class's policy replaced by
-// pol. c is shared between goroutines and not modified.
-func runPolicy(c *sim.Config, pol sim.Policy) (*sim.Result, error) {
+// pol, until ctx is done. c is shared between goroutines and not modified.
+func runPolicy(ctx context.Context, c *sim.Config, pol sim.Policy) (*sim.Result, error) {
 	cc := *c
 	cl := c.Classes[0]
 	cl.Policy = pol
 	cc.Classes = []sim.Class{cl}
-	return sim.Run(&cc)
+	return sim.RunContext(ctx, &cc)
 }
 
 // decide compares every candidate of cr with its baseline, draws the
@@ -496,6 +520,9 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	cr.Objective.AllowFewerAnswers = rule.AllowFewerAnswers
 	p := cr.Objective.Percentile
 	cr.Frontier = Frontier(cs, p)
+	if cr.Objective.Goal == MostAnswered {
+		cr.Frontier = frontierBy(cs, func(a, b *Candidate) bool { return moreWithin(a, b, p) }, func(int) bool { return true })
+	}
 	for _, i := range cr.Frontier {
 		cs[i].OnFrontier = true
 	}
@@ -537,6 +564,21 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 		// is no hedging, and Pick says so; ObjectivePick keeps the rejected one.
 		cr.PickNote = fmt.Sprintf("no hedging: the verdict rule rejects the objective's pick (%s: %s)", cs[cr.Pick].Label, cr.PickNote)
 		cr.Pick = 0
+	}
+	if k := slices.IndexFunc(cs, func(c Candidate) bool { return c.Configured }); k >= 0 && k != cr.Pick &&
+		!rule.AllowFewerAnswers && fewerAnswers(&cs[k], &cs[cr.Pick], z) {
+		// The class runs its configured policy today: advice that answers
+		// significantly fewer requests than that is no advice.
+		was := &cs[cr.Pick]
+		ak, ap := fshares(cs[k].AnsweredShare, was.AnsweredShare)
+		why := fmt.Sprintf("keep the configured policy: the pick it would replace (%s) answers significantly fewer requests (%s → %s)", was.Label, ak, ap)
+		cr.PickNote = why
+		cr.Pick = k
+		cr.Verdict = Verdict{
+			Hedge: true, Reason: why, DecidedBy: DecidedByConfigured, Alternative: -1,
+			AddedCostPct:     cs[k].AddedCostPct,
+			UnansweredBefore: base.unanswered(), UnansweredAfter: cs[k].unanswered(),
+		}
 	}
 	pick := &cs[cr.Pick]
 	pick.Pick = true
@@ -666,11 +708,51 @@ func overlap(a, b [2]float64) bool { return a[0] <= b[1] && b[0] <= a[1] }
 // grid builds the hedged candidates of the one-class config c (without
 // the baseline) and groups them into series; q10 and q99 are the class's
 // no-hedging percentiles in seconds, for the default delays.
+//
+// When the class's configured policy is of a kind the grid does not try —
+// fallback copies, an adaptive delay, or a list of different delays — it is
+// added last as candidate "configured", in no series, so that the pick is
+// never worse than keeping it.
 func grid(c *sim.Config, s Search, q10, q99 float64) ([]Candidate, []Series) {
+	out, series := delayGrid(c, s, q10, q99)
+	base := c.Classes[0].Policy
+	if base.Copies == 0 || !(hasFallback(&base) || base.Adaptive != nil || len(slices.Compact(slices.Clone(base.Delays))) > 1) {
+		return out, series // a fixed delay: the grid's delays are the choice
+	}
+	for i := range out {
+		if samePolicy(out[i].Policy(base), base) {
+			return out, series
+		}
+	}
+	names := make([]string, 0, len(base.Targets))
+	for _, m := range base.Targets {
+		names = append(names, c.Models[m].Name)
+	}
+	if len(names) == 0 {
+		names = append(names, c.Models[base.Primary].Name)
+	}
+	var d time.Duration
+	if len(base.Delays) > 0 {
+		d = max(base.Delays[0], 0)
+	}
+	out = append(out, Candidate{
+		Label: "configured", Hedging: true, Configured: true, Delay: d, DelaySeconds: d.Seconds(),
+		Copies: base.Copies, Target: strings.Join(names, ","),
+	})
+	return out, series
+}
+
+// delayGrid is grid without the configured candidate.
+func delayGrid(c *sim.Config, s Search, q10, q99 float64) ([]Candidate, []Series) {
 	cl := &c.Classes[0]
 	delays := s.Delays
 	if delays == nil {
 		delays = DefaultDelays(q10, q99)
+	}
+	if dl := cl.Deadline; dl > 0 {
+		// A copy due at or after the deadline is never sent: such a
+		// delay is no hedging, and no scenario may say it.
+		delays = slices.DeleteFunc(slices.Clone(delays), func(d time.Duration) bool { return d >= dl })
 	}
 	copies := s.Copies
 	if copies == nil {
@@ -738,6 +820,33 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// gridSpan returns the no-hedging p10 and p99 in seconds that the default
+// delay grid spans. When p99 is a miss (more than 1 % of requests without a
+// usable answer), the grid reaches to the deadline instead — or, without
+// one, to the slowest answer — so that late hedges, which may rescue the
+// missed requests, are tried.
+func gridSpan(r *sim.ClassResult, deadline time.Duration) (q10, q99 float64) {
+	q10, q99 = quantile(r.Latencies, 0.10), quantile(r.Latencies, 0.99)
+	if !math.IsInf(q99, 1) {
+		return q10, q99
+	}
+	if deadline > 0 {
+		q99 = deadline.Seconds()
+	} else {
+		q99 = math.NaN()
+		for i := len(r.Latencies) - 1; i >= 0; i-- {
+			if !math.IsInf(r.Latencies[i], 1) {
+				q99 = r.Latencies[i]
+				break
+			}
+		}
+	}
+	if math.IsInf(q10, 1) {
+		q10 = math.NaN() // nothing answered: the grid's fallback spacing
+	}
+	return q10, q99
 }
 
 // DefaultDelays returns the default delay grid for a class whose
@@ -835,6 +944,12 @@ func classConfig(cfg *sim.Config, i, requests int) (*sim.Config, string, error) 
 // the error of the lowest index that failed. progress, when set, is called
 // after each call.
 func parallel(n, workers int, fn func(i int) error, progress func()) error {
+	return parallelContext(context.Background(), n, workers, fn, progress)
+}
+
+// parallelContext is parallel that returns ctx's error once ctx is done;
+// no call starts after that.
+func parallelContext(ctx context.Context, n, workers int, fn func(i int) error, progress func()) error {
 	errs := make([]error, n)
 	var next atomic.Int64
 	var wg sync.WaitGroup
@@ -842,7 +957,7 @@ func parallel(n, workers int, fn func(i int) error, progress func()) error {
 		wg.Go(func() {
 			for {
 				i := int(next.Add(1)) - 1
-				if i >= n {
+				if i >= n || ctx.Err() != nil {
 					return
 				}
 				errs[i] = fn(i)
@@ -853,6 +968,9 @@ func parallel(n, workers int, fn func(i int) error, progress func()) error {
 		})
 	}
 	wg.Wait()
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	for _, err := range errs {
 		if err != nil {
 			return err

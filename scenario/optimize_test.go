@@ -108,73 +108,74 @@ step = "500ms"
 	}
 }
 
-func TestOptimizeTableBad(t *testing.T) {
-	tests := []struct {
-		name string
-		toml string
-		line int
-		key  string
-		msg  string
-	}{
-		{"unknown key", `
+// optimizeBadCases are the inputs of TestOptimizeTableBad, kept at package level so that
+// the fuzz targets start from them too.
+var optimizeBadCases = []struct {
+	name string
+	toml string
+	line int
+	key  string
+	msg  string
+}{
+	{"unknown key", `
 [optimize]
 delay = ["1s"]
 `, 3, "optimize.delay", `did you mean "delays"`},
-		{"unknown objective", `
+	{"unknown objective", `
 [optimize]
 objective = "p50"
 `, 3, "optimize.objective", `allowed: "p95", "p99", "cost", "knee"`},
-		{"bare number delay", `
+	{"bare number delay", `
 [optimize]
 delays = [1]
 `, 3, "optimize.delays[0]", "want a duration string"},
-		{"negative delay", `
+	{"negative delay", `
 [optimize]
 delays = ["1s", "-1s"]
 `, 3, "optimize.delays[1]", "negative duration"},
-		{"empty delays", `
+	{"empty delays", `
 [optimize]
 delays = []
 `, 3, "optimize.delays", "empty list"},
-		{"delays and range", `
+	{"delays and range", `
 [optimize]
 delays = ["1s"]
 step = "1s"
 `, 4, "optimize.step", "exclusive"},
-		{"range without step", `
+	{"range without step", `
 [optimize]
 from = "1s"
 to = "2s"
 `, 2, "optimize.step", "missing"},
-		{"range backwards", `
+	{"range backwards", `
 [optimize]
 from = "2s"
 to = "1s"
 step = "100ms"
 `, 4, "optimize.to", "below from"},
-		{"range too long", `
+	{"range too long", `
 [optimize]
 to = "1h"
 step = "1ms"
 `, 4, "optimize.step", "at most 1000"},
-		{"zero step", `
+	{"zero step", `
 [optimize]
 to = "1s"
 step = "0s"
 `, 4, "optimize.step", "must be > 0"},
-		{"copies out of range", `
+	{"copies out of range", `
 [optimize]
 copies = [1, 8]
 `, 3, "optimize.copies[1]", "want copies beyond the primary in [1, 7]"},
-		{"unknown target", `
+	{"unknown target", `
 [optimize]
 targets = ["big", "gpt"]
 `, 3, "optimize.targets[1]", `model "gpt" is not defined; defined models: big, small`},
-		{"cost without sla", `
+	{"cost without sla", `
 [optimize]
 objective = "cost"
 `, 3, "optimize.objective", `needs sla`},
-		{"cost without sla in a class", `
+	{"cost without sla in a class", `
 [optimize]
 sla = "1s"
 [optimize.class.a]
@@ -183,45 +184,48 @@ objective = "knee"
 objective = "cost"
 sla = "0s"
 `, 8, "optimize.class.b.sla", "want a latency > 0"},
-		{"unknown class table", `
+	{"unknown class table", `
 [optimize]
 [optimize.class.c]
 objective = "knee"
 `, 3, "optimize.class.c", `class "c" is not defined; defined classes: a, b`},
-		{"unknown class in list", `
+	{"unknown class in list", `
 [optimize]
 classes = ["a", "z"]
 `, 3, "optimize.classes[1]", `class "z" is not defined`},
-		{"requests", `
+	{"requests", `
 [optimize]
 requests = 0
 `, 3, "optimize.requests", "out of range"},
-		{"confidence", `
+	{"confidence", `
 [optimize]
 confidence = 95
 `, 3, "optimize.confidence", "[0.5, 0.9999]"},
-		{"hedged pct", `
+	{"hedged pct", `
 [optimize]
 max_hedged_pct = 150
 `, 3, "optimize.max_hedged_pct", "[0, 100]"},
-		{"cost pct", `
+	{"cost pct", `
 [optimize]
 max_added_cost_pct = -1
 `, 3, "optimize.max_added_cost_pct", "≥ 0"},
-		{"min gain", `
+	{"min gain", `
 [optimize]
 min_gain_pct = nan
 `, 3, "optimize.min_gain_pct", "out of range"},
-		{"significance type", `
+	{"significance type", `
 [optimize]
 require_significant = "yes"
 `, 3, "optimize.require_significant", "want true or false"},
-		{"class table key", `
+	{"class table key", `
 [optimize]
 [optimize.class.a]
 requests = 10
 `, 4, "optimize.class.a.requests", "unknown key"},
-	}
+}
+
+func TestOptimizeTableBad(t *testing.T) {
+	tests := optimizeBadCases
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {
 			_, err := Parse("x.toml", []byte(twoClasses+tc.toml))

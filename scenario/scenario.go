@@ -18,11 +18,13 @@
 // --scale-rate) to the parsed tree before it is checked, so they are
 // checked like the file and their problems name them.
 //
-// Parsing runs in three steps: BurntSushi/toml parses the text (syntax
-// errors), bind copies the parsed tree into one Go struct per table
-// (decode.go; keys and types), and the checker validates values and builds
-// the sim.Config (validate.go). A line scanner (lines.go) maps key paths to
-// lines for the messages.
+// Parsing runs in four steps: a pre-scan bounds the file's size, nesting
+// depth, key length and number of keys (Limits, limits.go) before any
+// parser runs; BurntSushi/toml parses the text (syntax errors); bind
+// copies the parsed tree into one Go struct per table (decode.go; keys and
+// types); and the checker validates values and builds the sim.Config
+// (validate.go). A line scanner (lines.go) maps key paths to lines for the
+// messages.
 package scenario
 
 import (
@@ -201,11 +203,18 @@ func syntaxError(filename string, data []byte, err error) *Error {
 	}
 	e := &Error{File: filename, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
 	duplicate := strings.HasSuffix(pe.Message, "has already been defined.")
-	if e.Key == "" && duplicate {
-		// A repeated [table] header names the table only in the message.
+	notTable := strings.HasSuffix(pe.Message, "was already created as a hash.")
+	if duplicate || notTable {
+		// The message names the key at fault; LastKey may be the last
+		// key parsed before it (a parent, or another table's).
 		if _, rest, ok := strings.Cut(pe.Message, "Key '"); ok {
-			e.Key, _, _ = strings.Cut(rest, "' has")
+			if i := strings.LastIndex(rest, "' "); i >= 0 {
+				e.Key = rest[:i]
+			}
 		}
+	}
+	if notTable {
+		e.Msg = "already defined as a value; it cannot also be a table"
 	}
 	if e.Key == "" {
 		return e
@@ -221,12 +230,15 @@ func syntaxError(filename string, data []byte, err error) *Error {
 		return e
 	}
 	e.Key = best
-	if duplicate {
-		for _, k := range all {
-			if k.key == best && k.line < e.Line {
+	for _, k := range all {
+		if k.key == best && k.line < e.Line {
+			switch {
+			case duplicate:
 				e.Msg = fmt.Sprintf("duplicate key; already defined on line %d", k.line)
-				break
+			case notTable:
+				e.Msg = fmt.Sprintf("already defined as a value on line %d; it cannot also be a table", k.line)
 			}
+			break
 		}
 	}
 	return e

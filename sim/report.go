@@ -32,6 +32,10 @@ type Report struct {
 	Providers []ProviderResult `json:"providers"`
 	// Warnings are run-wide conditions that limit what the numbers mean.
 	Warnings []string `json:"warnings"`
+	// ScenarioSHA256 identifies the scenario's input files (the scenario
+	// package's Scenario.SHA256), so that reports of different inputs are
+	// told apart; set by the caller, "" when unknown.
+	ScenarioSHA256 string `json:"scenario_sha256"`
 	// Overrides are what-if changes applied on top of the scenario file
 	// ("arrivals.rate=40"); absent when there are none.
 	Overrides []string `json:"overrides,omitempty"`
@@ -303,6 +307,10 @@ func hedgeWarnings(cl *Class, h, b *ClassResult) []string {
 	p := &cl.Policy
 	if g := p.gap(1); p.Copies > 0 && p.Adaptive == nil && cl.Deadline > 0 && g >= cl.Deadline {
 		w = append(w, fmt.Sprintf("the hedge delay %s is at or past the deadline %s: no copy is ever sent on a timer (hedged %s)", FormatSeconds(g.Seconds()), FormatSeconds(cl.Deadline.Seconds()), pct(share(h.Hedged, h.Requests))))
+	}
+	if p.Copies > 0 && p.gap(1) < 0 && p.OnError != NonFatal && p.OnInvalid != NonFatal &&
+		p.OnRateLimited != NonFatal && (p.AttemptTimeout == 0 || p.OnAttemptTimeout != NonFatal) {
+		w = append(w, "the copies are fallback copies, sent only after a failure under a nonfatal rule, but no failure here is nonfatal (on_error, on_invalid, on_rate_limited, on_attempt_timeout): no copy is ever sent")
 	}
 	eh, eb := SummarizeEnd(h).P95, SummarizeEnd(b).P95
 	if eb > 0 && eh <= 0.9*eb && !(h.Quantile(0.95) < b.Quantile(0.95)) {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"flag"
 	"fmt"
@@ -9,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strconv"
 	"strings"
 
@@ -20,9 +22,10 @@ import (
 
 // Exit statuses.
 const (
-	exitOK      = 0
-	exitFailure = 1
-	exitUsage   = 2
+	exitOK          = 0
+	exitFailure     = 1
+	exitUsage       = 2
+	exitInterrupted = 130 // 128 + SIGINT, as shells report it
 )
 
 const usage = `hedgesim simulates hedged requests to inference APIs: for each traffic class,
@@ -44,7 +47,8 @@ Usage:
 SCENARIO is a TOML scenario file or the name of a built-in scenario
 (see 'hedgesim list'); without one, the built-in default %q is used.
 
-Exit status: 0 success, 1 failure while running, 2 bad input or usage.
+Exit status: 0 success, 1 failure while running, 2 bad input or usage,
+130 interrupted (SIGINT or SIGTERM).
 `
 
 // commandNames lists the commands for error messages.
@@ -62,16 +66,30 @@ func (e usageError) Unwrap() error { return e.err }
 
 // run is the whole program behind main, testable with in-memory streams.
 func run(args []string, stdout, stderr io.Writer) int {
+	return runContext(context.Background(), args, stdout, stderr)
+}
+
+// runContext is run that stops when ctx is done (main cancels it on SIGINT
+// and SIGTERM): files being written are removed and the status is 130.
+func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (code int) {
 	if len(args) == 0 {
 		fmt.Fprintf(stderr, usage, scenarios.Default)
 		return exitUsage
 	}
 	var err error
+	defer func() {
+		// A panic is a bug, not bad input: exit 1 (Go's own status for an
+		// unrecovered panic is 2, which the table gives to bad input).
+		if r := recover(); r != nil {
+			fmt.Fprintf(stderr, "hedgesim %s: internal error: %v\n%s", args[0], r, debug.Stack())
+			code = exitFailure
+		}
+	}()
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "run":
-		err = cmdRun(rest, stdout, stderr)
+		err = cmdRun(ctx, rest, stdout, stderr)
 	case "optimize":
-		err = cmdOptimize(rest, stdout, stderr)
+		err = cmdOptimize(ctx, rest, stdout, stderr)
 	case "fit":
 		err = cmdFit(rest, stdout, stderr)
 	case "list":
@@ -105,6 +123,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	switch {
 	case err == nil:
 		return exitOK
+	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
+		fmt.Fprintf(stderr, "hedgesim %s: interrupted; no output written\n", args[0])
+		return exitInterrupted
 	case errors.Is(err, sim.ErrInvalidConfig):
 		// Only input can make a configuration invalid: bad input.
 		fmt.Fprintf(stderr, "hedgesim %s: %v\n", args[0], err)
@@ -187,45 +208,6 @@ func scenarioArg(pos []string, seed, requests intFlag, maxRequests int64, o *sce
 	return sc, nil
 }
 
-// outFile is one file of a report directory.
-type outFile struct {
-	name string
-	data []byte
-}
-
-// writeFiles writes files into dir, which prepareOutDir has made ready,
-// each atomically (writeFileAtomic).
-func writeFiles(dir string, files []outFile) error {
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return err
-	}
-	for _, f := range files {
-		if err := writeFileAtomic(dir, f.name, f.data); err != nil {
-			return err
-		}
-	}
-	return nil
-}
-
-// prepareOutDir makes sure the report directory dir exists and can be
-// written to, creating it if needed, so that a run does not fail only
-// after all its work; problems are usage errors.
-func prepareOutDir(flagName, dir string) error {
-	if st, err := os.Stat(dir); err == nil && !st.IsDir() {
-		return usageError{err: fmt.Errorf("--%s %s exists and is not a directory", flagName, dir)}
-	}
-	if err := os.MkdirAll(dir, 0o755); err != nil {
-		return usageError{err: fmt.Errorf("--%s %s: %w", flagName, dir, err)}
-	}
-	probe, err := os.CreateTemp(dir, ".hedgesim-probe*")
-	if err != nil {
-		return usageError{err: fmt.Errorf("--%s %s: cannot write there: %w", flagName, dir, err)}
-	}
-	probe.Close()
-	os.Remove(probe.Name())
-	return nil
-}
-
 // loadScenario reads the scenario named by arg: a file path, or the name of
 // a built-in scenario (with or without .toml); "" is the built-in default.
 // The limits come from scenario.DefaultLimits and the environment
@@ -252,6 +234,31 @@ func loadScenarioWith(arg string, o *scenario.Options) (*scenario.Scenario, erro
 		arg, strings.Join(scenarios.Names(), ", "))}
 }
 
+// scenarioSource returns the file name and text of the scenario named by
+// arg, as loadScenario finds it.
+func scenarioSource(arg string) (string, []byte, error) {
+	if arg == "" {
+		arg = scenarios.Default
+	}
+	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
+		lim, err := inputLimits()
+		if err != nil {
+			return "", nil, err
+		}
+		data, err := readers.ReadFile(arg, lim.MaxBytes)
+		if err != nil {
+			return "", nil, usageError{err: err}
+		}
+		return arg, data, nil
+	}
+	name := strings.TrimSuffix(filepath.Base(arg), ".toml") + ".toml"
+	data, err := fs.ReadFile(scenarios.FS, name)
+	if err != nil {
+		return "", nil, usageError{err: fmt.Errorf("%s: no such file and no built-in scenario of that name", arg)}
+	}
+	return name, data, nil
+}
+
 // inputLimits returns scenario.DefaultLimits with the sizes overridden by
 // the environment: scenario.MaxBytesEnv for scenario files and
 // readers.MaxBytesEnv for the logs and traces they name or fit reads.
@@ -272,24 +279,6 @@ func inputLimits() (scenario.Limits, error) {
 		*v.dst = n
 	}
 	return lim, nil
-}
-
-// scenarioSource returns the file name and text of the scenario named by
-// arg, as loadScenario finds it.
-func scenarioSource(arg string) (string, []byte, error) {
-	if arg == "" {
-		arg = scenarios.Default
-	}
-	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
-		data, err := os.ReadFile(arg)
-		return arg, data, err
-	}
-	name := strings.TrimSuffix(filepath.Base(arg), ".toml") + ".toml"
-	data, err := fs.ReadFile(scenarios.FS, name)
-	if err != nil {
-		return "", nil, usageError{err: fmt.Errorf("%s: no such file and no built-in scenario of that name", arg)}
-	}
-	return name, data, nil
 }
 
 func cmdList(args []string, stdout io.Writer) error {

@@ -15,13 +15,23 @@
 //
 // SCENARIO is a TOML file (see scenarios/README.md) or the name of a built-in
 // scenario; without it the built-in default is used. Exit status: 0 on
-// success, 1 on a failure while running, 2 on bad input or usage.
+// success, 1 on a failure while running, 2 on bad input or usage, 130 when
+// interrupted by SIGINT or SIGTERM (temporary files are removed first; a
+// second signal ends the program at once).
 package main
 
 import (
+	"context"
 	"os"
+	"os/signal"
+	"syscall"
 )
 
 func main() {
-	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
+	go func() {
+		<-ctx.Done()
+		stop() // a second signal gets the default action: exit at once
+	}()
+	os.Exit(runContext(ctx, os.Args[1:], os.Stdout, os.Stderr))
 }

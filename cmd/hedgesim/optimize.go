@@ -2,15 +2,17 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"strconv"
 	"strings"
 	"time"
+
+	"path/filepath"
 
 	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/plots"
@@ -111,7 +113,7 @@ flags override them for every class. With --out, the report (report.txt,
 report.json, candidates.csv) and plots (CLASS-cost, CLASS-survival,
 CLASS-delay, as PNG and SVG) are written to DIR.`
 
-func cmdOptimize(args []string, stdout, stderr io.Writer) error {
+func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("optimize", optimizeSynopsis, stderr)
 	var seed, requests, workers intFlag
 	var maxCost, maxHedged, minGain, minGainPerCost, minCut, confidence floatFlag
@@ -158,7 +160,7 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *out != "" {
-		if err := prepareOutDir("out", *out); err != nil {
+		if err := prepareOutDir("out", *out, flagPath{"write-scenario", *writeScenario}); err != nil {
 			return err
 		}
 	}
@@ -197,17 +199,16 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 		}
 		s.CheckRequests = int(checkRequests.v)
 	}
-	var scenarioName string
-	var scenarioSrc []byte
+	var ws *rolloutWriter
 	if *writeScenario != "" {
-		if st, err := os.Stat(*writeScenario); err == nil && st.IsDir() {
-			return usageError{err: fmt.Errorf("--write-scenario %s is a directory; want a file name", *writeScenario)}
+		if err := checkOutputFile("write-scenario", *writeScenario); err != nil {
+			return err
 		}
 		arg := ""
 		if len(pos) == 1 {
 			arg = pos[0]
 		}
-		if scenarioName, scenarioSrc, err = scenarioSource(arg); err != nil {
+		if ws, err = newRolloutWriter(*writeScenario, arg, &sc.Config); err != nil {
 			return err
 		}
 	}
@@ -285,7 +286,7 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 		return usageError{err: err}
 	}
 
-	opt := optimize.Options{Workers: int(workers.v)}
+	opt := optimize.Options{Workers: int(workers.v), Context: ctx}
 	bar := newProgress(stderr, "optimize", *quiet)
 	if bar != nil {
 		opt.Progress = bar.set
@@ -296,6 +297,7 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	rep.ScenarioSHA256 = sc.SHA256
 	rep.Overrides = sc.Overrides
 
 	var text, js bytes.Buffer
@@ -306,12 +308,7 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 		return err
 	}
 	if *out != "" {
-		if err := writeReport(*out, rep, text.Bytes(), js.Bytes(), !*noPlots, args); err != nil {
-			return err
-		}
-	}
-	if *writeScenario != "" {
-		if err := writeRolloutScenario(*writeScenario, scenarioName, scenarioSrc, &cfg, rep); err != nil {
+		if err := writeReport(ctx, *out, rep, text.Bytes(), js.Bytes(), !*noPlots, args); err != nil {
 			return err
 		}
 	}
@@ -320,13 +317,20 @@ func cmdOptimize(args []string, stdout, stderr io.Writer) error {
 	} else {
 		_, err = stdout.Write(text.Bytes())
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	if ws != nil {
+		// After the report, so that a failure here does not lose it.
+		return ws.write(&cfg, rep)
+	}
+	return nil
 }
 
-// writeReport renders every file of the report in memory, then writes each
-// to dir atomically (a temporary file in dir renamed into place), so an
-// interrupted run leaves complete files or none.
-func writeReport(dir string, rep *optimize.Report, text, js []byte, withPlots bool, args []string) error {
+// writeReport renders every file of the report in memory, then writes them
+// as the report directory dir (writeFiles: built beside it and swapped in
+// whole, so dir holds one complete report or the previous one).
+func writeReport(ctx context.Context, dir string, rep *optimize.Report, text, js []byte, withPlots bool, args []string) error {
 	files := []outFile{{"report.txt", text}, {"report.json", js}}
 	page, err := htmlIndex(rep, args, withPlots)
 	if err != nil {
@@ -354,7 +358,7 @@ func writeReport(dir string, rep *optimize.Report, text, js []byte, withPlots bo
 			}
 		}
 	}
-	return writeFiles(dir, files)
+	return writeFiles(ctx, dir, files)
 }
 
 // fileStem turns a class name into a file-name stem of letters, digits, '-',
@@ -382,38 +386,67 @@ func fileStem(class string, used map[string]bool) string {
 	}
 }
 
-// writeFileAtomic writes data to dir/name through a temporary file in dir
-// that is renamed into place.
-func writeFileAtomic(dir, name string, data []byte) (err error) {
-	tmp, err := os.CreateTemp(dir, "."+name+".tmp*")
-	if err != nil {
-		return err
-	}
-	defer func() {
-		if err != nil {
-			tmp.Close()
-			os.Remove(tmp.Name())
-		}
-	}()
-	if _, err = tmp.Write(data); err != nil {
-		return err
-	}
-	if err = tmp.Sync(); err != nil {
-		return err
-	}
-	if err = tmp.Chmod(0o644); err != nil {
-		return err
-	}
-	if err = tmp.Close(); err != nil {
-		return err
-	}
-	return os.Rename(tmp.Name(), filepath.Join(dir, name))
+// rolloutWriter writes the scenario with every pick applied
+// (--write-scenario).
+type rolloutWriter struct {
+	path, dir, file string
+	name            string // the input scenario's file name, for errors
+	src             []byte
+	traceDir        string // where the input's relative paths are rooted
 }
 
-// writeRolloutScenario writes to path the scenario src (named name) with
-// every class's pick of rep applied and the requests of the rollout check
-// (the scenario's own without one), atomically.
-func writeRolloutScenario(path, name string, src []byte, cfg *sim.Config, rep *optimize.Report) error {
+// newRolloutWriter checks, before any simulation, that the scenario named
+// by arg can be rewritten and that path can be written: the hedge tables
+// are [classes.hedge] tables, path is not the input file, its directory
+// exists, and a replayed trace can be found from path.
+func newRolloutWriter(path, arg string, cfg *sim.Config) (*rolloutWriter, error) {
+	bad := func(format string, a ...any) error {
+		return usageError{err: fmt.Errorf("--write-scenario %s: "+format, append([]any{path}, a...)...)}
+	}
+	st, err := os.Stat(path)
+	switch {
+	case err == nil && st.IsDir():
+		return nil, bad("is a directory; want a file name")
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return nil, bad("%v", err)
+	}
+	dir, file := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, bad("directory %s does not exist", dir)
+	}
+	name, src, err := scenarioSource(arg)
+	if err != nil {
+		return nil, err
+	}
+	w := &rolloutWriter{path: path, dir: dir, file: file, name: name, src: src}
+	if in, err := os.Stat(name); err == nil {
+		if out, err := os.Stat(path); err == nil && os.SameFile(in, out) {
+			return nil, bad("is the input scenario; write the picks to another file")
+		}
+		if abs, err := filepath.Abs(filepath.Dir(name)); err == nil {
+			w.traceDir = abs
+		}
+	} else if cfg.Arrivals.Process == sim.Replay {
+		return nil, bad("the built-in scenario %s replays a trace stored in the binary; pass the scenario's file path instead", name)
+	}
+	// Every class's table must be one that can be rewritten: try it now.
+	var edits []scenario.HedgeEdit
+	for _, cl := range cfg.Classes {
+		edits = append(edits, scenario.HedgeEdit{Class: cl.Name, NoHedging: true})
+	}
+	if _, err := scenario.WithPolicies(name, src, max(cfg.Requests, 1), edits, w.traceDir); err != nil {
+		return nil, bad("%v", err)
+	}
+	return w, nil
+}
+
+// write writes the scenario with every class's pick of rep applied and
+// the requests of the rollout check (the scenario's own without one),
+// atomically.
+func (w *rolloutWriter) write(cfg *sim.Config, rep *optimize.Report) error {
 	requests := cfg.Requests
 	if rep.Rollout != nil {
 		requests = rep.Rollout.Requests
@@ -422,19 +455,18 @@ func writeRolloutScenario(path, name string, src []byte, cfg *sim.Config, rep *o
 	for i := range rep.Classes {
 		cr := &rep.Classes[i]
 		pick := cr.Picked()
-		ed := scenario.HedgeEdit{Class: cr.Class, NoHedging: !pick.Hedging, Delay: pick.Delay, Copies: pick.Copies}
+		ed := scenario.HedgeEdit{Class: cr.Class, NoHedging: !pick.Hedging, Delay: pick.Delay, Copies: pick.Copies, Keep: pick.Configured}
 		if pick.SetsTargets() {
 			ed.Targets = strings.Split(pick.Target, ",")
 		}
 		edits = append(edits, ed)
 	}
-	data, err := scenario.WithPolicies(name, src, requests, edits)
+	data, err := scenario.WithPolicies(w.name, w.src, requests, edits, w.traceDir)
 	if err != nil {
 		return fmt.Errorf("--write-scenario: %w", err)
 	}
-	dir, file := filepath.Split(path)
-	if dir == "" {
-		dir = "."
+	if err := writeFileAtomic(w.dir, w.file, data); err != nil {
+		return fmt.Errorf("--write-scenario %s: %w", w.path, err)
 	}
-	return writeFileAtomic(dir, file, data)
+	return nil
 }

@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"fmt"
 	"io"
 	"math"
@@ -40,7 +41,7 @@ func (f *intFlag) Set(s string) error {
 	return nil
 }
 
-func cmdRun(args []string, stdout, stderr io.Writer) error {
+func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("run", runSynopsis, stderr)
 	var seed, requests intFlag
 	fs.Var(&seed, "seed", "random seed `N` (integer ≥ 0); overrides the scenario's seed")
@@ -63,7 +64,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		cfg.Requests = int(requests.v)
 	}
 	if *out != "" {
-		if err := prepareOutDir("out", *out); err != nil {
+		if err := prepareOutDir("out", *out, flagPath{"trace", *tracePath}); err != nil {
 			return err
 		}
 	}
@@ -86,11 +87,12 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	}
 	bar := newProgress(stderr, "run", *quiet)
 	bar.live()
-	rep, err := simulate(&cfg, fn, bar)
+	rep, err := simulate(ctx, &cfg, fn, bar)
 	bar.finish()
 	if err != nil {
 		return err
 	}
+	rep.ScenarioSHA256 = sc.SHA256
 	rep.Overrides = sc.Overrides
 	if trace != nil {
 		if err := trace.commit(); err != nil {
@@ -109,7 +111,7 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 		b = js
 	}
 	if *out != "" {
-		if err := writeRunReport(*out, rep, text.Bytes(), js.Bytes()); err != nil {
+		if err := writeRunReport(ctx, *out, rep, text.Bytes(), js.Bytes()); err != nil {
 			return err
 		}
 	}
@@ -117,27 +119,27 @@ func cmdRun(args []string, stdout, stderr io.Writer) error {
 	return err
 }
 
-// simulate runs cfg and its no-hedging baseline and compares them; fn, when
-// not nil, sees every attempt of the hedged run; bar (may be nil) shows the
-// two runs as steps.
-func simulate(cfg *sim.Config, fn func(*sim.AttemptRecord), bar *progress) (*sim.Report, error) {
+// simulate runs cfg and its no-hedging baseline and compares them, until
+// ctx is done; fn, when not nil, sees every attempt of the hedged run; bar
+// (may be nil) shows the two runs as steps.
+func simulate(ctx context.Context, cfg *sim.Config, fn func(*sim.AttemptRecord), bar *progress) (*sim.Report, error) {
 	bar.set("hedged run, then no hedging", 0, 2)
-	hedged, err := sim.RunTrace(cfg, fn)
+	hedged, err := sim.RunTraceContext(ctx, cfg, fn)
 	if err != nil {
 		return nil, err
 	}
 	bar.set("hedged run, then no hedging", 1, 2)
-	base, err := sim.Run(sim.WithoutHedging(cfg))
+	base, err := sim.RunContext(ctx, sim.WithoutHedging(cfg))
 	if err != nil {
 		return nil, err
 	}
 	return sim.NewReport(cfg, hedged, base), nil
 }
 
-// writeRunReport writes the report files of `run --out` into dir, each
-// atomically: report.txt, report.json and CLASS-adaptive-delay.{png,svg}
+// writeRunReport writes the report directory of `run --out` (writeFiles):
+// report.txt, report.json and CLASS-adaptive-delay.{png,svg}
 // for every class with an adaptive delay.
-func writeRunReport(dir string, rep *sim.Report, text, js []byte) error {
+func writeRunReport(ctx context.Context, dir string, rep *sim.Report, text, js []byte) error {
 	files := []outFile{{"report.txt", text}, {"report.json", js}}
 	used := map[string]bool{}
 	for _, c := range rep.Classes {
@@ -154,7 +156,7 @@ func writeRunReport(dir string, rep *sim.Report, text, js []byte) error {
 			files = append(files, outFile{fmt.Sprintf("%s-%s.%s", stem, f.Name, format), data})
 		}
 	}
-	return writeFiles(dir, files)
+	return writeFiles(ctx, dir, files)
 }
 
 // traceFile streams attempt rows into a temporary file beside the trace's
@@ -178,8 +180,8 @@ func createTrace(path string) (*traceFile, error) {
 	} else if !st.IsDir() {
 		return nil, usageError{err: fmt.Errorf("--trace %s: %s is not a directory", path, dir)}
 	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, usageError{err: fmt.Errorf("--trace %s is a directory; want a file name", path)}
+	if err := checkOutputFile("trace", path); err != nil {
+		return nil, err
 	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {

@@ -9,7 +9,7 @@ import (
 	"testing"
 )
 
-func writeFile(t *testing.T, dir, name, content string) string {
+func writeTestFile(t *testing.T, dir, name, content string) string {
 	t.Helper()
 	p := filepath.Join(dir, name)
 	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
@@ -20,7 +20,7 @@ func writeFile(t *testing.T, dir, name, content string) string {
 
 func TestValidate(t *testing.T) {
 	dir := t.TempDir()
-	bad := writeFile(t, dir, "bad.toml", `seed = -1
+	bad := writeTestFile(t, dir, "bad.toml", `seed = -1
 [arrivals]
 rate = 0
 [models.m]
@@ -64,7 +64,7 @@ func TestCompareRuns(t *testing.T) {
 		if code != 0 {
 			t.Fatalf("run %v: exit %d: %s", args, code, errOut)
 		}
-		return writeFile(t, dir, name, out)
+		return writeTestFile(t, dir, name, out)
 	}
 	// guard-check: one call answers half the time; two copies, one a
 	// second apart, answer 1 − 0.5³ = 87.5 %, one copy 1 − 0.5² = 75 %:
@@ -108,7 +108,7 @@ func TestCompareRuns(t *testing.T) {
 	if code, _, errOut := hedgesim(t, "compare", a); code != exitUsage {
 		t.Errorf("one report: exit %d; want 2 (%s)", code, errOut)
 	}
-	notReport := writeFile(t, dir, "x.json", `{"hello": 1}`)
+	notReport := writeTestFile(t, dir, "x.json", `{"hello": 1}`)
 	if code, _, errOut := hedgesim(t, "compare", a, notReport); code != exitUsage || !strings.Contains(errOut, "x.json") {
 		t.Errorf("not a report: exit %d, %s", code, errOut)
 	}
@@ -144,7 +144,7 @@ func TestHelpRun(t *testing.T) {
 
 func TestFitMissingUnitAndSeparator(t *testing.T) {
 	dir := t.TempDir()
-	log := writeFile(t, dir, "log.csv", "latency;code\n12;200\n")
+	log := writeTestFile(t, dir, "log.csv", "latency;code\n12;200\n")
 	code, _, errOut := hedgesim(t, "fit", "--format", "csv", "--latency", "latency", log)
 	if code != exitUsage || !strings.Contains(errOut, "has no unit") || !strings.Contains(errOut, "--unit") {
 		t.Errorf("exit %d: %s; want a hint to pass --unit", code, errOut)
@@ -155,7 +155,7 @@ func TestFitMissingUnitAndSeparator(t *testing.T) {
 // fitted into a model block that a scenario accepts.
 func TestFitHistograms(t *testing.T) {
 	dir := t.TempDir()
-	prom := writeFile(t, dir, "metrics.txt", `# TYPE llm_request_duration_seconds histogram
+	prom := writeTestFile(t, dir, "metrics.txt", `# TYPE llm_request_duration_seconds histogram
 llm_request_duration_seconds_bucket{model="a",le="0.1"} 30
 llm_request_duration_seconds_bucket{model="a",le="0.25"} 400
 llm_request_duration_seconds_bucket{model="a",le="0.5"} 2100
@@ -171,11 +171,11 @@ llm_request_duration_seconds_bucket{model="b",le="+Inf"} 2
 llm_request_duration_seconds_count{model="b"} 2
 llm_request_duration_seconds_sum{model="b"} 3
 `)
-	api := writeFile(t, dir, "query.json", `{"status":"success","data":{"resultType":"vector","result":[
+	api := writeTestFile(t, dir, "query.json", `{"status":"success","data":{"resultType":"vector","result":[
  {"metric":{"le":"0.25"},"value":[1,"400"]},{"metric":{"le":"0.5"},"value":[1,"2100"]},
  {"metric":{"le":"1"},"value":[1,"4300"]},{"metric":{"le":"2.5"},"value":[1,"4900"]},
  {"metric":{"le":"+Inf"},"value":[1,"5000"]}]}}`)
-	otlp := writeFile(t, dir, "otlp.json", `{"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"llm.duration","unit":"ms",
+	otlp := writeTestFile(t, dir, "otlp.json", `{"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"llm.duration","unit":"ms",
  "histogram":{"aggregationTemporality":2,"dataPoints":[{"bucketCounts":["400","1700","2200","600","100"],"explicitBounds":[250,500,1000,2500]}]}}]}]}]}`)
 	for _, tt := range []struct {
 		args []string
@@ -194,7 +194,7 @@ llm_request_duration_seconds_sum{model="b"} 3
 			t.Errorf("fit %v: output lacks %q:\n%s", tt.args, tt.want, out)
 		}
 		// The output pasted into a scenario is valid.
-		sc := writeFile(t, dir, "s.toml", "[arrivals]\nrate = 1\n[[classes]]\nname = \"c\"\n"+out)
+		sc := writeTestFile(t, dir, "s.toml", "[arrivals]\nrate = 1\n[[classes]]\nname = \"c\"\n"+out)
 		if code, _, errOut := hedgesim(t, "validate", sc); code != 0 {
 			t.Errorf("fit %v: the block does not validate: %s", tt.args, errOut)
 		}

@@ -1,0 +1,363 @@
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io/fs"
+	"os"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+)
+
+// A report directory (--out DIR) always holds exactly one run's complete
+// output. The report is built in a temporary directory beside DIR
+// (".DIR.hedgesim-PID-RANDOM"), then swapped in: on Linux by one atomic
+// exchange of the two directories (renameat2 RENAME_EXCHANGE), elsewhere
+// by two renames. The previous report is then deleted file by file.
+//
+// hedgesim never deletes a file it did not write. It knows its files from
+// the manifest it writes into every report directory (manifestName, a list
+// of the files). Before a run, DIR must be absent, empty, or a report
+// directory holding only the files its manifest lists; otherwise the run
+// stops at once with exit status 2, naming the other files.
+//
+// On SIGINT or SIGTERM, or any failure, the temporary directory is
+// removed and DIR is left as it was. A run killed outright (SIGKILL, a
+// power cut) can leave the temporary directory behind; the next run into
+// the same DIR removes it (its files are listed in its manifest, which is
+// written first) unless the process that made it is still running.
+
+// manifestName is the file in a report directory that lists hedgesim's
+// files in it.
+const manifestName = ".hedgesim-report.json"
+
+// manifest is the content of manifestName.
+type manifest struct {
+	// WrittenBy is always "hedgesim".
+	WrittenBy string `json:"written_by"`
+	// Files are the report's files, in writing order, the manifest
+	// excluded.
+	Files []string `json:"files"`
+}
+
+// outFile is one file of a report directory.
+type outFile struct {
+	name string
+	data []byte
+}
+
+// writeHook, when set (by tests), is called after each file of a report is
+// written to the temporary directory, with writeFiles' context and the
+// file's name, and with "" just before the swap.
+var writeHook func(ctx context.Context, name string)
+
+// flagPath is a file named by a flag.
+type flagPath struct{ flag, path string }
+
+// prepareOutDir checks, before any work, that the report directory dir
+// can be written: its parent exists (it is created if needed) and is
+// writable, dir is absent, empty or a report directory of hedgesim's
+// only, and none of the other output files (those with a path) is inside
+// it, since the directory is replaced whole. Problems are usage errors.
+// It also removes the temporary directories of killed runs into dir.
+func prepareOutDir(flagName, dir string, others ...flagPath) error {
+	dest, err := resolveOut(dir)
+	if err != nil {
+		return usageError{err: fmt.Errorf("--%s %s: %w", flagName, dir, err)}
+	}
+	for _, o := range others {
+		if o.path == "" {
+			continue
+		}
+		p, err := filepath.Abs(o.path)
+		if err != nil {
+			return usageError{err: fmt.Errorf("--%s %s: %w", o.flag, o.path, err)}
+		}
+		if real, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+			p = filepath.Join(real, filepath.Base(p))
+		}
+		if rel, err := filepath.Rel(dest, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return usageError{err: fmt.Errorf("--%s %s is inside --%s %s, which is replaced whole by the report; write it elsewhere", o.flag, o.path, flagName, dir)}
+		}
+	}
+	parent := filepath.Dir(dest)
+	if err := os.MkdirAll(parent, 0o755); err != nil {
+		return usageError{err: fmt.Errorf("--%s %s: %w", flagName, dir, err)}
+	}
+	probe, err := os.MkdirTemp(parent, tempPrefix(dest)+"probe-")
+	if err != nil {
+		return usageError{err: fmt.Errorf("--%s %s: cannot write to %s: %w", flagName, dir, parent, err)}
+	}
+	os.Remove(probe)
+	removeStale(dest)
+	if _, err := ownFiles(dest); err != nil {
+		return usageError{err: fmt.Errorf("--%s %s: %w", flagName, dir, err)}
+	}
+	return nil
+}
+
+// checkOutputFile checks that the output file path named by --flag is
+// absent or a regular file: it is written beside and renamed into place,
+// which would replace a device such as /dev/null or a FIFO. Problems are
+// usage errors.
+func checkOutputFile(flag, path string) error {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil
+	case st.IsDir():
+		return usageError{err: fmt.Errorf("--%s %s is a directory; want a file name", flag, path)}
+	case !st.Mode().IsRegular():
+		return usageError{err: fmt.Errorf("--%s %s is not a regular file (%s); it would be replaced: want a file name", flag, path, st.Mode().Type())}
+	}
+	return nil
+}
+
+// resolveOut returns the absolute path of the report directory dir, with
+// symbolic links resolved when it exists; an existing dir must be a
+// directory.
+func resolveOut(dir string) (string, error) {
+	abs, err := filepath.Abs(dir)
+	if err != nil {
+		return "", err
+	}
+	st, err := os.Stat(abs)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return abs, nil
+	case err != nil:
+		return "", err
+	case !st.IsDir():
+		return "", errors.New("exists and is not a directory")
+	}
+	real, err := filepath.EvalSymlinks(abs)
+	if err != nil {
+		return "", err
+	}
+	if filepath.Dir(real) == real {
+		return "", errors.New("is a file system root; want a directory of its own for the report")
+	}
+	return real, nil
+}
+
+// tempPrefix is the name prefix of dest's temporary directories.
+func tempPrefix(dest string) string {
+	return "." + filepath.Base(dest) + ".hedgesim-"
+}
+
+// ownFiles returns the files of the report directory dest that its manifest
+// lists (none when dest is absent or empty), or an error naming the
+// entries hedgesim did not write.
+func ownFiles(dest string) ([]string, error) {
+	entries, err := os.ReadDir(dest)
+	if errors.Is(err, fs.ErrNotExist) {
+		return nil, nil
+	}
+	if err != nil {
+		return nil, err
+	}
+	if len(entries) == 0 {
+		return nil, nil
+	}
+	var m manifest
+	if data, err := os.ReadFile(filepath.Join(dest, manifestName)); err == nil {
+		if json.Unmarshal(data, &m) != nil || m.WrittenBy != "hedgesim" {
+			m = manifest{}
+		}
+	}
+	var foreign []string
+	for _, e := range entries {
+		if e.Name() == manifestName && m.WrittenBy != "" {
+			continue
+		}
+		if !e.Type().IsRegular() || !slices.Contains(m.Files, e.Name()) {
+			foreign = append(foreign, e.Name())
+		}
+	}
+	if len(foreign) > 0 {
+		shown := foreign[:min(len(foreign), 5)]
+		more := ""
+		if len(foreign) > len(shown) {
+			more = fmt.Sprintf(" and %d more", len(foreign)-len(shown))
+		}
+		return nil, fmt.Errorf("holds files hedgesim did not write (%s%s); a report replaces the whole directory, so choose a new or empty directory, or move them away",
+			strings.Join(shown, ", "), more)
+	}
+	var own []string
+	for _, f := range m.Files {
+		if _, err := os.Lstat(filepath.Join(dest, f)); err == nil {
+			own = append(own, f)
+		}
+	}
+	return own, nil
+}
+
+// writeFiles writes files as the report directory dir, which prepareOutDir
+// has checked: into a temporary directory beside it, then swapped in. It
+// stops and cleans up when ctx is done, returning ctx's error; dir is then
+// unchanged.
+func writeFiles(ctx context.Context, dir string, files []outFile) (err error) {
+	dest, err := resolveOut(dir)
+	if err != nil {
+		return err
+	}
+	tmp, err := os.MkdirTemp(filepath.Dir(dest), tempPrefix(dest)+strconv.Itoa(os.Getpid())+"-")
+	if err != nil {
+		return err
+	}
+	m := manifest{WrittenBy: "hedgesim"}
+	for _, f := range files {
+		m.Files = append(m.Files, f.name)
+	}
+	defer func() {
+		if err != nil {
+			removeReport(tmp, m.Files)
+		}
+	}()
+	data, err := json.MarshalIndent(m, "", "  ")
+	if err != nil {
+		return err
+	}
+	// The manifest goes first, so that a killed run's directory can be
+	// cleaned up by the next.
+	if err := writeFile(filepath.Join(tmp, manifestName), append(data, '\n')); err != nil {
+		return err
+	}
+	for _, f := range files {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := writeFile(filepath.Join(tmp, f.name), f.data); err != nil {
+			return err
+		}
+		if writeHook != nil {
+			writeHook(ctx, f.name)
+		}
+	}
+	mode := fs.FileMode(0o755)
+	if st, err := os.Stat(dest); err == nil {
+		mode = st.Mode().Perm()
+	}
+	if err := os.Chmod(tmp, mode); err != nil {
+		return err
+	}
+	syncDir(tmp)
+	if writeHook != nil {
+		writeHook(ctx, "")
+	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
+	// Files added to dir during the run are not ours to replace.
+	old, err := ownFiles(dest)
+	if err != nil {
+		return fmt.Errorf("%s: %w", dir, err)
+	}
+	if err := swapDir(tmp, dest); err != nil {
+		return err
+	}
+	// tmp now holds the previous report, if any.
+	removeReport(tmp, old)
+	syncDir(filepath.Dir(dest))
+	return nil
+}
+
+// writeFile writes data to the new file path and flushes it to disk.
+func writeFile(path string, data []byte) error {
+	f, err := os.OpenFile(path, os.O_WRONLY|os.O_CREATE|os.O_EXCL, 0o644)
+	if err != nil {
+		return err
+	}
+	if _, err := f.Write(data); err != nil {
+		f.Close()
+		return err
+	}
+	if err := f.Sync(); err != nil {
+		f.Close()
+		return err
+	}
+	return f.Close()
+}
+
+// syncDir flushes a directory's entries to disk where the file system
+// allows it (not all can sync a directory; the files themselves are
+// synced by writeFile).
+func syncDir(dir string) {
+	if d, err := os.Open(dir); err == nil {
+		d.Sync()
+		d.Close()
+	}
+}
+
+// swapDir puts the directory tmp at dest, leaving dest's previous
+// directory, if any, at tmp.
+func swapDir(tmp, dest string) error {
+	if _, err := os.Lstat(dest); errors.Is(err, fs.ErrNotExist) {
+		return os.Rename(tmp, dest)
+	}
+	if err := exchange(tmp, dest); err == nil {
+		return nil
+	} else if !errors.Is(err, errors.ErrUnsupported) {
+		return err
+	}
+	// Two renames: between them dest is briefly absent.
+	old := tmp + ".old"
+	if err := os.Rename(dest, old); err != nil {
+		return err
+	}
+	if err := os.Rename(tmp, dest); err != nil {
+		os.Rename(old, dest)
+		return err
+	}
+	return os.Rename(old, tmp)
+}
+
+// removeReport deletes the files of a report directory that hedgesim
+// wrote (names, and the manifest), then the directory if that leaves it
+// empty.
+func removeReport(dir string, names []string) {
+	for _, n := range names {
+		os.Remove(filepath.Join(dir, n))
+	}
+	os.Remove(filepath.Join(dir, manifestName))
+	os.Remove(dir)
+}
+
+// removeStale removes the temporary directories that killed runs left
+// beside dest: those whose process is gone, holding only the files their
+// manifest lists. A previous report that a run killed between the two
+// renames of swapDir left aside is put back at dest instead.
+func removeStale(dest string) {
+	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(dest), globEscape(tempPrefix(dest))+"*"))
+	for _, tmp := range matches {
+		if _, err := os.Lstat(dest); errors.Is(err, fs.ErrNotExist) && strings.HasSuffix(tmp, ".old") {
+			os.Rename(tmp, dest)
+			continue
+		}
+		rest := strings.TrimPrefix(filepath.Base(tmp), tempPrefix(dest))
+		pidText, _, ok := strings.Cut(rest, "-")
+		pid, err := strconv.Atoi(pidText)
+		if !ok || err != nil || pid == os.Getpid() || processAlive(pid) {
+			continue
+		}
+		if files, err := ownFiles(tmp); err == nil {
+			removeReport(tmp, files)
+		}
+	}
+}
+
+// globEscape escapes the metacharacters of filepath.Match in s.
+func globEscape(s string) string {
+	var b strings.Builder
+	for _, r := range s {
+		if strings.ContainsRune(`*?[\`, r) {
+			b.WriteByte('\\')
+		}
+		b.WriteRune(r)
+	}
+	return b.String()
+}

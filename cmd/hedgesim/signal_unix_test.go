@@ -1,0 +1,138 @@
+//go:build unix
+
+package main
+
+import (
+	"context"
+	"maps"
+	"os"
+	"os/exec"
+	"path/filepath"
+	"slices"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+)
+
+// TestMain lets the tests run the real program in a subprocess: with
+// HEDGESIM_TEST_MAIN=1 the test binary is hedgesim. With
+// HEDGESIM_TEST_PAUSE=FILE as well, the report writer creates FILE just
+// before the swap and waits there (up to 20 s) until the program is
+// interrupted, so a test can signal the write phase at a known point.
+func TestMain(m *testing.M) {
+	if os.Getenv("HEDGESIM_TEST_MAIN") != "1" {
+		os.Exit(m.Run())
+	}
+	if pause := os.Getenv("HEDGESIM_TEST_PAUSE"); pause != "" {
+		writeHook = func(ctx context.Context, name string) {
+			if name != "" {
+				return
+			}
+			os.WriteFile(pause, nil, 0o644)
+			select {
+			case <-ctx.Done():
+			case <-time.After(20 * time.Second):
+			}
+		}
+	}
+	main()
+}
+
+// hedgesimProcess starts the test binary as hedgesim with args, pausing
+// before the swap; it returns the command once the pause is reached.
+func hedgesimProcess(t *testing.T, args ...string) (*exec.Cmd, *strings.Builder) {
+	t.Helper()
+	pause := filepath.Join(t.TempDir(), "paused")
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "HEDGESIM_TEST_MAIN=1", "HEDGESIM_TEST_PAUSE="+pause)
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(60 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if _, err := os.Stat(pause); err == nil {
+			return cmd, &stderr
+		}
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("the write phase was not reached: %s", stderr.String())
+		}
+	}
+}
+
+// TestSignalDuringWrite sends SIGINT, SIGTERM and SIGKILL to a real
+// hedgesim process in its write phase, over a directory holding an older
+// report. SIGINT and SIGTERM: exit 130, the old report intact, nothing
+// temporary left. SIGKILL: the old report intact; the temporary directory
+// left beside it is removed by the next run, which writes its report.
+func TestSignalDuringWrite(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "report")
+	if code, _, errOut := hedgesim(t, "run", "--requests", "1000", "--out", dir, "guard-check"); code != 0 {
+		t.Fatalf("first run: exit %d: %s", code, errOut)
+	}
+	old := readDir(t, dir)
+	args := []string{"optimize", "--requests", "1000", "--delays", "0,1s", "--no-plots", "--out", dir, "guard-check"}
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL} {
+		cmd, stderr := hedgesimProcess(t, args...)
+		cmd.Process.Signal(sig)
+		err := cmd.Wait()
+		code := cmd.ProcessState.ExitCode()
+		if sig != syscall.SIGKILL && (code != exitInterrupted || !strings.Contains(stderr.String(), "interrupted")) {
+			t.Errorf("%v: exit %d (%v), stderr %q; want 130", sig, code, err, stderr.String())
+		}
+		if got := readDir(t, dir); !maps.Equal(got, old) {
+			t.Errorf("%v: the directory is not the old report: %v", sig, slices.Sorted(maps.Keys(got)))
+		}
+		beside := dirNames(t, parent)
+		if sig != syscall.SIGKILL && !slices.Equal(beside, []string{"report"}) {
+			t.Errorf("%v: beside the report: %v", sig, beside)
+		}
+		if sig == syscall.SIGKILL && len(beside) != 2 {
+			t.Errorf("SIGKILL: beside the report: %v; want the report and the killed run's temporary directory", beside)
+		}
+	}
+	if code, _, errOut := hedgesim(t, args...); code != 0 {
+		t.Fatalf("last run: exit %d: %s", code, errOut)
+	}
+	if got := dirNames(t, parent); !slices.Equal(got, []string{"report"}) {
+		t.Errorf("after the next run, beside the report: %v", got)
+	}
+	if got := dirNames(t, dir); !slices.Equal(got, []string{manifestName, "candidates.csv", "index.html", "report.json", "report.txt"}) {
+		t.Errorf("new report: %v", got)
+	}
+}
+
+// TestTraceInterrupted: SIGINT while `run --trace` streams a trace (5·10⁶
+// requests, hundreds of megabytes if it ran to the end) removes the
+// partial trace file and writes nothing.
+func TestTraceInterrupted(t *testing.T) {
+	dir := t.TempDir()
+	cmd := exec.Command(os.Args[0], "run", "--requests", "5e6", "--trace", filepath.Join(dir, "attempts.csv"), "guard-check")
+	cmd.Env = append(os.Environ(), "HEDGESIM_TEST_MAIN=1")
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	// Wait until the temporary trace holds 10 MB, then interrupt.
+	for deadline := time.Now().Add(60 * time.Second); time.Now().Before(deadline); time.Sleep(5 * time.Millisecond) {
+		m, _ := filepath.Glob(filepath.Join(dir, ".attempts.csv.tmp*"))
+		if len(m) == 1 {
+			if st, err := os.Stat(m[0]); err == nil && st.Size() > 10<<20 {
+				break
+			}
+		}
+	}
+	cmd.Process.Signal(syscall.SIGINT)
+	cmd.Wait()
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted {
+		t.Errorf("exit %d, stderr %q; want 130", code, stderr.String())
+	}
+	if got := dirNames(t, dir); len(got) != 0 {
+		t.Errorf("left behind: %v", got)
+	}
+}
