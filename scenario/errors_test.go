@@ -182,3 +182,25 @@ min_gain_pct = -1
 		t.Fatalf("got %v; want problems with requests, confidence and min_gain_pct", err)
 	}
 }
+
+// TestParseWrongTypeKeepsOtherProblems: a value of the wrong type deep in
+// a class does not hide the share sum of the classes.
+func TestParseWrongTypeKeepsOtherProblems(t *testing.T) {
+	_, err := Parse("w.toml", []byte(`
+[arrivals]
+rate = 1
+[models.m]
+latency = { kind = "constant", value = 1 }
+[[classes]]
+name = "a"
+share = 0.5
+on_timeout = 3
+[[classes]]
+name = "b"
+share = 0.4
+`))
+	var list Errors
+	if !errors.As(err, &list) || len(list) != 2 || list[0].Key != "classes" || list[1].Key != "classes[0].on_timeout" {
+		t.Fatalf("got %v; want the share sum and the wrong type", err)
+	}
+}
