@@ -17,8 +17,17 @@ import (
 // it is not significant; nameA and nameB label the two sides.
 func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "A: %s (%s report, scenario %s, seed %d)\n", nameA, c.A.Kind, c.A.Scenario, c.A.Seed)
-	fmt.Fprintf(ew, "B: %s (%s report, scenario %s, seed %d)\n\n", nameB, c.B.Kind, c.B.Scenario, c.B.Seed)
+	for _, side := range []struct {
+		label, name string
+		r           *Report
+	}{{"A", nameA, c.A}, {"B", nameB, c.B}} {
+		fmt.Fprintf(ew, "%s: %s (%s report, scenario %s, seed %d", side.label, side.name, side.r.Kind, side.r.Scenario, side.r.Seed)
+		if len(side.r.Overrides) > 0 {
+			fmt.Fprintf(ew, "; what-if %s", strings.Join(side.r.Overrides, ", "))
+		}
+		fmt.Fprintln(ew, ")")
+	}
+	fmt.Fprintln(ew)
 	var table bytes.Buffer
 	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "class\tmetric\tA\t\tB\t\tchange")
