@@ -93,12 +93,12 @@ type reportClass struct {
 }
 
 type reportCandidate struct {
-	Hedging bool    `json:"hedging"`
+	Hedging bool `json:"hedging"`
 	// Configured marks the class's own policy, kept as it is configured.
-	Configured bool `json:"configured"`
-	Delay   float64 `json:"delay_s"`
-	Copies  int     `json:"copies"`
-	Target  string  `json:"target"`
+	Configured bool    `json:"configured"`
+	Delay      float64 `json:"delay_s"`
+	Copies     int     `json:"copies"`
+	Target     string  `json:"target"`
 }
 
 // IsJSON reports whether data looks like a JSON document (its first
