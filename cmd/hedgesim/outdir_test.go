@@ -184,3 +184,26 @@ func TestOutWriteScenarioInside(t *testing.T) {
 		t.Errorf("exit %d, %q; want 2: inside --out", code, errOut)
 	}
 }
+
+// TestOutEmptyDir: an existing empty directory becomes the report
+// directory, keeping its permissions; nothing is left beside it.
+func TestOutEmptyDir(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "r")
+	if err := os.Mkdir(dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := hedgesim(t, "run", "--requests", "100", "--out", dir, "guard-check"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	st, err := os.Stat(dir)
+	if err != nil || st.Mode().Perm() != 0o750 {
+		t.Errorf("mode %v, %v; want 0750", st.Mode(), err)
+	}
+	if got := dirNames(t, dir); !slices.Equal(got, []string{manifestName, "report.json", "report.txt"}) {
+		t.Errorf("report: %v", got)
+	}
+	if got := dirNames(t, parent); !slices.Equal(got, []string{"r"}) {
+		t.Errorf("beside the report: %v", got)
+	}
+}
