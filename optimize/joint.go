@@ -250,7 +250,11 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 				// that every round sweeps the same candidates.
 				one := *gc
 				one.Classes = []sim.Class{*cl}
-				grids[k], series[k] = grid(&one, search, quantile(r.Latencies, 0.10), quantile(r.Latencies, 0.99))
+				q10, q99 := gridSpan(r, cl.Deadline)
+				grids[k], series[k] = grid(&one, search, q10, q99)
+				if len(grids[k]) == 0 {
+					return nil, jg, fmt.Errorf("class %q: every delay to try is at or past its deadline %s; try shorter delays", cl.Name, fsec(cl.Deadline.Seconds()))
+				}
 			}
 			cr.Candidates = append([]Candidate{base}, slices.Clone(grids[k])...)
 			cr.Series = series[k]
@@ -320,6 +324,9 @@ func samePolicy(a, b sim.Policy) bool {
 // budgets — is base's.
 func (c *Candidate) Policy(base sim.Policy) sim.Policy {
 	pol := base
+	if c.Configured {
+		return pol
+	}
 	if !c.Hedging {
 		sim.NoHedging(&pol)
 		return pol
@@ -357,4 +364,50 @@ func joinNames(xs []string) string {
 		out += x
 	}
 	return out
+}
+
+// spanWarnings says when the simulated time of class i's sweep (requests
+// at the class's share of the arrival rate) is short next to what shapes
+// it: a rate limit's burst (a bucket starts full, so a short run hides
+// sustained overload) or a provider's slow-period cycle (requests in one
+// slow period are not independent, so the intervals are too narrow).
+func spanWarnings(cfg *sim.Config, s *Settings, i int, requests int64) []string {
+	if cfg.Arrivals.Process == sim.Replay || cfg.Arrivals.Rate <= 0 {
+		return nil
+	}
+	cl := &cfg.Classes[i]
+	span := float64(requests) / (cfg.Arrivals.Rate * cl.Share)
+	models := append([]int{cl.Policy.Primary}, cl.Policy.Targets...)
+	var w []string
+	seen := map[string]bool{}
+	burst := func(name string, r sim.RateLimit) {
+		b := r.Burst.Seconds()
+		if b <= 0 {
+			b = 60
+		}
+		if (r.RequestsPerMinute > 0 || r.TokensPerMinute > 0) && span < 20*b && !seen[name] {
+			seen[name] = true
+			w = append(w, fmt.Sprintf("the sweep simulates about %s of this class's traffic, %.1f× the %s burst of %s: a bucket that starts full can hide sustained overload (429s); raise --requests (the rollout check runs longer)",
+				fsec(span), span/b, name, fsec(b)))
+		}
+	}
+	for _, m := range models {
+		md := &cfg.Models[m]
+		burst("rate limit of model "+md.Name+"'s", md.RateLimit)
+		for _, p := range cfg.Providers {
+			if p.Name != md.Provider {
+				continue
+			}
+			burst("rate limit of provider "+p.Name+"'s", p.RateLimit)
+			if d := p.Degraded; d != nil && !seen["deg "+p.Name] {
+				cycle := (d.MeanNormal + d.MeanDegraded).Seconds()
+				if n := span / cycle; n < 100 {
+					seen["deg "+p.Name] = true
+					w = append(w, fmt.Sprintf("the sweep covers about %.0f slow-period cycles of provider %s (%s of traffic, a cycle every %s on average): requests in one slow period are not independent, so intervals and significance are too optimistic; raise --requests",
+						n, p.Name, fsec(span), fsec(cycle)))
+				}
+			}
+		}
+	}
+	return w
 }

@@ -36,6 +36,11 @@ type Candidate struct {
 	Label string `json:"label"`
 	// Hedging is false for the no-hedging candidate.
 	Hedging bool `json:"hedging"`
+	// Configured is true for the class's own policy as the scenario
+	// configures it (label "configured"), tried when it is of a kind the
+	// grid does not try: fallback copies, an adaptive delay, or a list of
+	// different delays.
+	Configured bool `json:"configured"`
 	// Delay is the gap before each copy (0 for no hedging).
 	Delay        time.Duration `json:"-"`
 	DelaySeconds float64       `json:"delay_s"`
@@ -201,6 +206,9 @@ type Report struct {
 	// Joint lists the groups of coupled classes that were optimized
 	// together (empty when every class was swept alone).
 	Joint []JointGroup `json:"joint"`
+	// AloneDespiteCoupling is true when Settings.Alone swept alone
+	// classes that are coupled: their picks ignore each other's load.
+	AloneDespiteCoupling bool `json:"alone_despite_coupling"`
 	// Rollout is the rollout check: the whole scenario simulated once with
 	// every class's pick applied (nil when Settings.CheckRequests is 0).
 	Rollout *RolloutCheck `json:"rollout_check"`
@@ -208,6 +216,9 @@ type Report struct {
 	// package's Scenario.SHA256), so that reports of different inputs are
 	// told apart; set by the caller, "" when unknown.
 	ScenarioSHA256 string `json:"scenario_sha256"`
+	// Overrides are what-if changes applied on top of the scenario file
+	// ("arrivals.rate=40"); absent when there are none.
+	Overrides []string `json:"overrides,omitempty"`
 }
 
 // Options tune how Run works, not what it computes.
@@ -281,8 +292,10 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 	}
 	var groups [][]int
 	var shared [][]string
-	if !s.Alone {
-		groups, shared = coupledGroups(cfg, &s)
+	groups, shared = coupledGroups(cfg, &s)
+	if s.Alone {
+		rep.AloneDespiteCoupling = len(groups) > 0
+		groups, shared = nil, nil
 	}
 	grouped := map[int]bool{}
 	for _, g := range groups {
@@ -311,9 +324,6 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		if warn != "" {
 			cr.Warnings = append(cr.Warnings, warn)
 		}
-		if pol := &cfg.Classes[i].Policy; pol.Copies > 0 && hasFallback(pol) {
-			cr.Warnings = append(cr.Warnings, "the class's own policy sends fallback copies after failures; every candidate here, \"no hedging\" included, replaces that policy, so compare against `hedgesim run` before dropping the fallback")
-		}
 		rep.Classes = append(rep.Classes, cr)
 		jobs = append(jobs, &classJob{cfg: cc, search: s.For(name)})
 	}
@@ -331,7 +341,7 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		r := &res.Classes[0]
 		base := Candidate{Label: "none"}
 		summarize(&base, r, s.Level, job.search.Objective.Target)
-		job.q10, job.q99 = quantile(r.Latencies, 0.10), quantile(r.Latencies, 0.99)
+		job.q10, job.q99 = gridSpan(r, c.Classes[0].Deadline)
 		rep.Classes[j].Candidates = []Candidate{base}
 		rep.Classes[j].Requests = base.Requests
 		return nil
@@ -346,6 +356,9 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 	for j, job := range jobs {
 		cr := &rep.Classes[j]
 		cands, series := grid(job.cfg, job.search, job.q10, job.q99)
+		if len(cands) == 0 {
+			return nil, fmt.Errorf("class %q: every delay to try is at or past its deadline %s; try shorter delays", cr.Class, fsec(cr.DeadlineSeconds))
+		}
 		base := cr.Candidates[0]
 		cr.Candidates = append([]Candidate{base}, cands...)
 		cr.Series = series
@@ -408,6 +421,7 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 	var ordered []ClassReport
 	for i := range cfg.Classes {
 		if cr, ok := byIndex[i]; ok {
+			cr.Warnings = append(cr.Warnings, spanWarnings(cfg, &s, i, cr.Requests)...)
 			ordered = append(ordered, *cr)
 		}
 	}
@@ -506,6 +520,9 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	cr.Objective.AllowFewerAnswers = rule.AllowFewerAnswers
 	p := cr.Objective.Percentile
 	cr.Frontier = Frontier(cs, p)
+	if cr.Objective.Goal == MostAnswered {
+		cr.Frontier = frontierBy(cs, func(a, b *Candidate) bool { return moreWithin(a, b, p) }, func(int) bool { return true })
+	}
 	for _, i := range cr.Frontier {
 		cs[i].OnFrontier = true
 	}
@@ -547,6 +564,21 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 		// is no hedging, and Pick says so; ObjectivePick keeps the rejected one.
 		cr.PickNote = fmt.Sprintf("no hedging: the verdict rule rejects the objective's pick (%s: %s)", cs[cr.Pick].Label, cr.PickNote)
 		cr.Pick = 0
+	}
+	if k := slices.IndexFunc(cs, func(c Candidate) bool { return c.Configured }); k >= 0 && k != cr.Pick &&
+		!rule.AllowFewerAnswers && fewerAnswers(&cs[k], &cs[cr.Pick], z) {
+		// The class runs its configured policy today: advice that answers
+		// significantly fewer requests than that is no advice.
+		was := &cs[cr.Pick]
+		ak, ap := fshares(cs[k].AnsweredShare, was.AnsweredShare)
+		why := fmt.Sprintf("keep the configured policy: the pick it would replace (%s) answers significantly fewer requests (%s → %s)", was.Label, ak, ap)
+		cr.PickNote = why
+		cr.Pick = k
+		cr.Verdict = Verdict{
+			Hedge: true, Reason: why, DecidedBy: DecidedByConfigured, Alternative: -1,
+			AddedCostPct:     cs[k].AddedCostPct,
+			UnansweredBefore: base.unanswered(), UnansweredAfter: cs[k].unanswered(),
+		}
 	}
 	pick := &cs[cr.Pick]
 	pick.Pick = true
@@ -676,11 +708,51 @@ func overlap(a, b [2]float64) bool { return a[0] <= b[1] && b[0] <= a[1] }
 // grid builds the hedged candidates of the one-class config c (without
 // the baseline) and groups them into series; q10 and q99 are the class's
 // no-hedging percentiles in seconds, for the default delays.
+//
+// When the class's configured policy is of a kind the grid does not try —
+// fallback copies, an adaptive delay, or a list of different delays — it is
+// added last as candidate "configured", in no series, so that the pick is
+// never worse than keeping it.
 func grid(c *sim.Config, s Search, q10, q99 float64) ([]Candidate, []Series) {
+	out, series := delayGrid(c, s, q10, q99)
+	base := c.Classes[0].Policy
+	if base.Copies == 0 || !(hasFallback(&base) || base.Adaptive != nil || len(slices.Compact(slices.Clone(base.Delays))) > 1) {
+		return out, series // a fixed delay: the grid's delays are the choice
+	}
+	for i := range out {
+		if samePolicy(out[i].Policy(base), base) {
+			return out, series
+		}
+	}
+	names := make([]string, 0, len(base.Targets))
+	for _, m := range base.Targets {
+		names = append(names, c.Models[m].Name)
+	}
+	if len(names) == 0 {
+		names = append(names, c.Models[base.Primary].Name)
+	}
+	var d time.Duration
+	if len(base.Delays) > 0 {
+		d = max(base.Delays[0], 0)
+	}
+	out = append(out, Candidate{
+		Label: "configured", Hedging: true, Configured: true, Delay: d, DelaySeconds: d.Seconds(),
+		Copies: base.Copies, Target: strings.Join(names, ","),
+	})
+	return out, series
+}
+
+// delayGrid is grid without the configured candidate.
+func delayGrid(c *sim.Config, s Search, q10, q99 float64) ([]Candidate, []Series) {
 	cl := &c.Classes[0]
 	delays := s.Delays
 	if delays == nil {
 		delays = DefaultDelays(q10, q99)
+	}
+	if dl := cl.Deadline; dl > 0 {
+		// A copy due at or after the deadline is never sent: such a
+		// delay is no hedging, and no scenario may say it.
+		delays = slices.DeleteFunc(slices.Clone(delays), func(d time.Duration) bool { return d >= dl })
 	}
 	copies := s.Copies
 	if copies == nil {
@@ -748,6 +820,33 @@ func plural(n int, one, many string) string {
 		return one
 	}
 	return many
+}
+
+// gridSpan returns the no-hedging p10 and p99 in seconds that the default
+// delay grid spans. When p99 is a miss (more than 1 % of requests without a
+// usable answer), the grid reaches to the deadline instead — or, without
+// one, to the slowest answer — so that late hedges, which may rescue the
+// missed requests, are tried.
+func gridSpan(r *sim.ClassResult, deadline time.Duration) (q10, q99 float64) {
+	q10, q99 = quantile(r.Latencies, 0.10), quantile(r.Latencies, 0.99)
+	if !math.IsInf(q99, 1) {
+		return q10, q99
+	}
+	if deadline > 0 {
+		q99 = deadline.Seconds()
+	} else {
+		q99 = math.NaN()
+		for i := len(r.Latencies) - 1; i >= 0; i-- {
+			if !math.IsInf(r.Latencies[i], 1) {
+				q99 = r.Latencies[i]
+				break
+			}
+		}
+	}
+	if math.IsInf(q10, 1) {
+		q10 = math.NaN() // nothing answered: the grid's fallback spacing
+	}
+	return q10, q99
 }
 
 // DefaultDelays returns the default delay grid for a class whose

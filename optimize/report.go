@@ -133,11 +133,17 @@ func (r *Report) requestsLine() string {
 func (r *Report) WriteText(w io.Writer, all bool) error {
 	ew := &errWriter{w: w}
 	how := "each class simulated alone (exact: no class shares a limited provider, model or budget)"
-	if len(r.Joint) > 0 {
+	switch {
+	case len(r.Joint) > 0:
 		how = "coupled classes optimized jointly, the others alone"
+	case r.AloneDespiteCoupling:
+		how = "each class simulated alone (--alone: classes that share a limited provider, model or budget miss each other's load)"
 	}
 	fmt.Fprintf(ew, "scenario %s, seed %d, %s; %s, every candidate on the same random draws; latency is the time to a usable answer (miss: none by the deadline)\n",
 		r.Scenario, r.Seed, r.requestsLine(), how)
+	if len(r.Overrides) > 0 {
+		fmt.Fprintf(ew, "what-if overrides: %s\n", strings.Join(r.Overrides, ", "))
+	}
 	for _, g := range r.Joint {
 		conv := "converged"
 		if !g.Converged {
@@ -231,7 +237,11 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 	if all {
 		front = "\t"
 	}
-	fmt.Fprintf(tw, "  \t%sdelay\tcopies\ttarget\tp95\t%s\tp99\t%s\tanswered\thedged\tcalls/req\tcost/1k req\tadded cost\t\n", front, ci, ci)
+	within := "" // objective answered: the share answered within the target
+	if cr.Objective.Goal == MostAnswered {
+		within = "within " + fsec(cr.Objective.Target.Seconds()) + "\t"
+	}
+	fmt.Fprintf(tw, "  \t%sdelay\tcopies\ttarget\tp95\t%s\tp99\t%s\t%sanswered\thedged\tcalls/req\tcost/1k req\tadded cost\t\n", front, ci, ci, within)
 	for _, i := range rows {
 		c := &cr.Candidates[i]
 		mark := ""
@@ -257,11 +267,15 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 			delay, copies, target = fdelay(c.Delay), strconv.Itoa(c.Copies), c.Target
 		}
 		l := c.Latency
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f%%\t%.1f%%\t%.3f\t$%.4f\t%s\t\n",
+		w := ""
+		if within != "" {
+			w = fpct2(c.AnsweredWithinShare) + "\t"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s%.1f%%\t%.1f%%\t%.3f\t$%.4f\t%s\t\n",
 			mark, delay, copies, target,
 			fsec(l.P95), interval(l.P95CI95, c.P95CIOK),
 			fsec(l.P99), interval(l.P99CI95, c.P99CIOK),
-			100*c.AnsweredShare, 100*c.HedgedShare, c.AttemptsPerRequest, c.CostPer1kUSD, addedCost(cr, c))
+			w, 100*c.AnsweredShare, 100*c.HedgedShare, c.AttemptsPerRequest, c.CostPer1kUSD, addedCost(cr, c))
 	}
 	tw.Flush()
 }
@@ -330,7 +344,7 @@ func (e *errWriter) Write(p []byte) (int, error) {
 // writeRollout writes the rollout check: per class, the check next to no
 // hedging and next to the sweep's prediction.
 func writeRollout(w io.Writer, rc *RolloutCheck) {
-	fmt.Fprintf(w, "\nrollout check: the whole scenario with every pick applied, %d requests (p95 checked / no hedging / predicted by the sweep):\n", rc.Requests)
+	fmt.Fprintf(w, "\nrollout check: the whole scenario with every pick applied, %s (p95 checked / no hedging / predicted by the sweep):\n", fcount(int64(rc.Requests)))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "  class\tpick\tp95 check\tno hedging\tpredicted\tp99 check\tno hedging\tanswered check\tno hedging\tpredicted\t429s\tadded cost\tpredicted\t")
 	for _, c := range rc.Classes {
@@ -351,7 +365,10 @@ func writeRollout(w io.Writer, rc *RolloutCheck) {
 	tw.Flush()
 	for _, c := range rc.Classes {
 		if c.Flagged {
-			fmt.Fprintf(w, "  %s: %s\n", c.Class, c.Flag)
+			fmt.Fprintf(w, "  %s: FLAGGED: %s\n", c.Class, c.Flag)
+		}
+		if c.Note != "" {
+			fmt.Fprintf(w, "  %s: %s\n", c.Class, c.Note)
 		}
 	}
 }

@@ -4,6 +4,9 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/hedgesim/hedgesim/sim"
 )
@@ -41,16 +44,21 @@ type RolloutClass struct {
 	PredictedAnswered float64 `json:"predicted_answered_share"`
 	// RateLimited is the number of the class's attempts that got a 429.
 	RateLimited int64 `json:"rate_limited_attempts"`
-	// AddedCostPct is the checked cost relative to no hedging, in percent
-	// (null when the class costs nothing without hedging);
-	// PredictedAddedCostPct the sweep's, on the class's cost basis.
+	// AddedCostPct is the checked cost relative to no hedging, in percent,
+	// and PredictedAddedCostPct the sweep's, both on the class's cost
+	// basis (calls per request when the class costs nothing).
 	AddedCostPct          *float64 `json:"added_cost_pct"`
 	PredictedAddedCostPct float64  `json:"predicted_added_cost_pct"`
-	// Flagged is true when the checked p95 lies outside the sweep's
-	// interval for the pick, beyond sampling noise: the check's interval
-	// and the sweep's are disjoint. Flag says why.
+	// Flagged is true when the check contradicts the sweep beyond sampling
+	// noise: the checked p95 interval and the sweep's are disjoint; the
+	// checked answered share is significantly lower than no hedging's in
+	// the check; or its Wilson interval and the sweep's are disjoint.
+	// Flag says which, and why when it can.
 	Flagged bool   `json:"flagged"`
 	Flag    string `json:"flag"`
+	// Note says what else differs, without flagging (a cost above the
+	// objective's cap).
+	Note string `json:"note"`
 }
 
 // RolloutConfig returns cfg with the pick of every class of rep applied
@@ -104,19 +112,51 @@ func Check(ctx context.Context, cfg *sim.Config, rep *Report, requests int, leve
 				RateLimited:       got.Attempts.RateLimited,
 				AddedCostPct:      got.AddedCostPct, PredictedAddedCostPct: pick.AddedCostPct,
 			}
-			// The check's own p95 interval at the report's level.
-			lo, hi, ok := hedged.Classes[i].QuantileCI(0.95, level)
-			if ok && pick.P95CIOK && (hi < pick.Latency.P95CI95[0] || lo > pick.Latency.P95CI95[1]) {
-				rcl.Flagged = true
-				rcl.Flag = fmt.Sprintf("checked p95 %s [%s, %s] lies outside the sweep's %s [%s, %s]",
-					fsec(got.Latency.P95), fsec(lo), fsec(hi), fsec(pick.Latency.P95),
-					fsec(pick.Latency.P95CI95[0]), fsec(pick.Latency.P95CI95[1]))
-				if len(cr.OptimizedWith) == 0 && math.IsInf(pick.Latency.P95, 0) == math.IsInf(got.Latency.P95, 0) {
-					rcl.Flag += ": other classes' traffic or the larger sample changes this class's result"
+			if cr.CostBasis == CostCalls {
+				if b := base.Classes[i]; b.Attempts.Sent > 0 && b.Requests > 0 && hedged.Classes[i].Requests > 0 {
+					x := 100 * (float64(hedged.Classes[i].Attempts.Sent)/float64(hedged.Classes[i].Requests)/(float64(b.Attempts.Sent)/float64(b.Requests)) - 1)
+					rcl.AddedCostPct = &x
 				}
+			}
+			rcl.Flag = checkFlags(cr, &hedged.Classes[i], &base.Classes[i], got, level)
+			rcl.Flagged = rcl.Flag != ""
+			if o := cr.Objective; pick.Hedging && o.Goal != LowestCost && !math.IsInf(o.MaxAddedCostPct, 1) && got.AddedCostPct != nil &&
+				cr.CostBasis == CostUSD && *got.AddedCostPct > o.MaxAddedCostPct+0.5 {
+				rcl.Note = fmt.Sprintf("checked added cost %s is above the objective's cap of +%s%%", fpct(*got.AddedCostPct), fnum(o.MaxAddedCostPct))
 			}
 			rc.Classes = append(rc.Classes, rcl)
 		}
 	}
 	return rc, nil
+}
+
+// checkFlags returns why the rollout check of class cr (hedged run h and
+// its no-hedging baseline b, reported as got) contradicts the sweep, or "".
+func checkFlags(cr *ClassReport, h, b *sim.ClassResult, got *sim.ClassReport, level float64) string {
+	pick := cr.Picked()
+	var flags []string
+	lo, hi, ok := h.QuantileCI(0.95, level)
+	if ok && pick.P95CIOK && (hi < pick.Latency.P95CI95[0] || lo > pick.Latency.P95CI95[1]) {
+		f := fmt.Sprintf("checked p95 %s [%s, %s] lies outside the sweep's %s [%s, %s]",
+			fsec(got.Latency.P95), fsec(lo), fsec(hi), fsec(pick.Latency.P95),
+			fsec(pick.Latency.P95CI95[0]), fsec(pick.Latency.P95CI95[1]))
+		if !pick.Hedging {
+			f += " although the class does not hedge: the class's own result differs between the two runs — other classes' load, or slow periods shared by many requests, which make requests dependent and the intervals too narrow"
+		}
+		flags = append(flags, f)
+	}
+	z := distuv.UnitNormal.Quantile((1 + level) / 2)
+	hc := &Candidate{AnsweredShare: got.AnsweredShare, Requests: h.Requests}
+	bc := &Candidate{AnsweredShare: got.NoHedging.AnsweredShare, Requests: b.Requests}
+	if pick.Hedging && fewerAnswers(bc, hc, z) {
+		flags = append(flags, fmt.Sprintf("in the check the pick answers significantly fewer requests than no hedging (%s → %s)",
+			fpct2(bc.AnsweredShare), fpct2(hc.AnsweredShare)))
+	}
+	lp, hp := wilson(pick.AnsweredShare, pick.Requests, z)
+	lc, hcw := wilson(got.AnsweredShare, h.Requests, z)
+	if hcw < lp || lc > hp {
+		flags = append(flags, fmt.Sprintf("checked answered share %s lies outside the sweep's interval [%s, %s]",
+			fpct2(got.AnsweredShare), fpct2(lp), fpct2(hp)))
+	}
+	return strings.Join(flags, "; ")
 }

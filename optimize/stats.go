@@ -96,6 +96,7 @@ func summarize(c *Candidate, r *sim.ClassResult, level float64, target time.Dura
 	l.P95CI95[0], l.P95CI95[1], ok95 = r.QuantileCI(0.95, level)
 	l.P99CI95[0], l.P99CI95[1], ok99 = r.QuantileCI(0.99, level)
 	c.P95CIOK, c.P99CIOK = ok95, ok99
+	l.P95CIOK, l.P99CIOK = ok95, ok99
 	n := float64(r.Requests)
 	c.AnsweredShare = float64(r.Answered) / n
 	c.HedgedShare = float64(r.Hedged) / n

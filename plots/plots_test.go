@@ -227,7 +227,7 @@ func TestRender(t *testing.T) {
 		{"default grid", nil, nil, 10},
 		{"one delay", []time.Duration{time.Second}, nil, math.Inf(1)},
 		{"no hedging picked", []time.Duration{0}, []int{1, 2}, 0},
-		{"no frontier beyond no hedging", []time.Duration{20 * time.Second}, nil, 0},
+		{"no frontier beyond no hedging", []time.Duration{19900 * time.Millisecond}, nil, 0},
 	} {
 		rep, cr := report(t, tc.delays, tc.copies, tc.cost)
 		figs := plots.ClassFigures(cr, rep.Level)

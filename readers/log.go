@@ -400,7 +400,9 @@ func parseCount(s string) (float64, error) {
 
 // ReadCSV reads a latency log in CSV: a header line naming the columns,
 // then one row per request; the columns named in c are used, others
-// ignored. Quoted fields and CRLF line ends are accepted. Problems are
+// ignored. Fields are separated by commas, or by semicolons or tabs when
+// the header line has no comma (see csvSeparator). Quoted fields and CRLF
+// line ends are accepted. Problems are
 // reported as *InputError with the line: an empty file, a missing column,
 // a row with the wrong number of fields, a value that is not a number, a
 // negative or zero latency, an unknown unit. An error in c itself is a
@@ -409,7 +411,9 @@ func ReadCSV(r io.Reader, file string, c Columns) (*Log, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
+	sep, r := csvSeparator(r)
 	cr := csv.NewReader(limitLines(r, file))
+	cr.Comma = sep
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err == io.EOF {
@@ -431,7 +435,11 @@ func ReadCSV(r io.Reader, file string, c Columns) (*Log, error) {
 	}
 	for _, col := range []string{c.Latency, c.TTFT, c.OutputTokens, c.Status} {
 		if _, ok := index[col]; col != "" && !ok {
-			return nil, inputErr(file, 1, col, "no such column; the header has: %s", quoteList(header))
+			read := ""
+			if sep != ',' {
+				read = " (read as " + separatorName(sep) + "-separated: the header line has no comma)"
+			}
+			return nil, inputErr(file, 1, col, "no such column; the header has%s: %s", read, quoteList(header))
 		}
 	}
 	log := &Log{File: file, Format: "csv"}

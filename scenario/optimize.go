@@ -138,7 +138,8 @@ func (c *checker) optimizeSettings(t *optimizeTable, cfg *sim.Config) (optimize.
 		se := s.Search
 		ct := t.Class[name]
 		if err := c.search(ckey, &ct, &se); err != nil {
-			return s, err
+			c.keep(err)
+			continue
 		}
 		if s.PerClass == nil {
 			s.PerClass = make(map[string]optimize.Search)
@@ -161,6 +162,9 @@ func (c *checker) optimizeSettings(t *optimizeTable, cfg *sim.Config) (optimize.
 			}
 			return s, c.errorf(k, "objective \"answered\" needs target (the latency within which a request counts as answered, such as \"2s\") for class %q", cl.Name)
 		}
+	}
+	if len(c.errs) > 0 {
+		return s, nil // the scenario is incomplete; its problems are recorded
 	}
 	if err := s.Validate(cfg); err != nil {
 		return s, c.errorf(key, "%v", err)

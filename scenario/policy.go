@@ -75,38 +75,33 @@ const (
 
 // policyExtras builds the policy settings beyond delays and targets: the
 // per-kind error rules, attempt timeout, target rule, adaptive delay and
-// budgets.
-func (c *checker) policyExtras(key string, h *hedgeTable, p *sim.Policy) error {
+// budgets, recording problems.
+func (c *checker) policyExtras(key string, h *hedgeTable, p *sim.Policy) {
 	var err error
-	if p.OnRateLimited, err = enum(c, key+".on_rate_limited", h.OnRateLimited, p.OnError, sim.Fatal, sim.NonFatal, sim.Ignore); err != nil {
-		return err
-	}
-	if p.OnAttemptTimeout, err = enum(c, key+".on_attempt_timeout", h.OnAttemptTimeout, sim.NonFatal, sim.Fatal, sim.NonFatal, sim.Ignore); err != nil {
-		return err
-	}
+	p.OnRateLimited, err = enum(c, key+".on_rate_limited", h.OnRateLimited, p.OnError, sim.Fatal, sim.NonFatal, sim.Ignore)
+	c.keep(err)
+	p.OnAttemptTimeout, err = enum(c, key+".on_attempt_timeout", h.OnAttemptTimeout, sim.NonFatal, sim.Fatal, sim.NonFatal, sim.Ignore)
+	c.keep(err)
 	if h.AttemptTimeout != nil {
 		p.AttemptTimeout = time.Duration(*h.AttemptTimeout)
 	}
 	if h.NewProvider != nil {
 		p.NewProvider = *h.NewProvider
-		if p.NewProvider && len(p.Targets) == 0 {
-			return c.errorf(key+".new_provider", "needs targets to choose from; list models on other providers in targets")
+		if p.NewProvider && len(p.Targets) == 0 && !c.hasErrorsWithin(key+".targets") {
+			c.keep(c.errorf(key+".new_provider", "needs targets to choose from; list models on other providers in targets"))
 		}
 	}
 	if h.Adaptive != nil {
-		if p.Adaptive, err = c.adaptive(key+".adaptive", h.Adaptive); err != nil {
-			return err
-		}
-		if !hasTimedGap(p) {
-			return c.errorf(key+".adaptive", "an adaptive delay replaces the timed gaps (delay > 0), and this policy has none; set delay (e.g. \"1s\", a starting value) and max_copies ≥ 1")
+		p.Adaptive, err = c.adaptive(key+".adaptive", h.Adaptive)
+		c.keep(err)
+		if err == nil && !hasTimedGap(p) && !c.hasErrorsWithin(key+".delay") && !c.hasErrorsWithin(key+".delays") && !c.hasErrorsWithin(key+".max_copies") {
+			c.keep(c.errorf(key+".adaptive", "an adaptive delay replaces the timed gaps (delay > 0), and this policy has none; set delay (e.g. \"1s\", a starting value) and max_copies ≥ 1"))
 		}
 	}
 	if h.Budget != nil {
-		if p.Budget, err = c.budget(key+".budget", h.Budget); err != nil {
-			return err
-		}
+		p.Budget, err = c.budget(key+".budget", h.Budget)
+		c.keep(err)
 	}
-	return nil
 }
 
 func (c *checker) adaptive(key string, t *adaptiveTable) (*sim.Adaptive, error) {

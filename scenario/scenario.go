@@ -52,25 +52,42 @@ type Scenario struct {
 	// bytes, followed, when it replays a trace, by the trace file's bytes.
 	// Two runs with the same SHA256, seed and overrides are the same run.
 	SHA256 string
+	// Overrides are the what-if changes applied on top of the file (see
+	// Options), as reports list them: "classes[1].hedge.delay=800ms",
+	// "arrivals.rate=80 (--scale-rate 2)"; nil when there are none.
+	Overrides []string
 }
 
 // Parse reads a scenario from data under DefaultLimits. filename is used
 // in error messages and, without directory and ".toml" suffix, as the
-// default scenario name. Every problem in data is reported as an *Error.
-// Files the scenario names (a replayed trace) are read relative to the
-// directory of filename.
+// default scenario name. Every problem in data is an *Error; a file with
+// several problems gives them all at once as Errors, sorted by line. Files
+// the scenario names (a replayed trace) are read relative to the directory
+// of filename.
 func Parse(filename string, data []byte) (*Scenario, error) {
 	return DefaultLimits.Parse(filename, data)
+}
+
+// ParseWith is Parse with what-if changes on top of the file (o may be
+// nil). The changes are validated like the file; a problem with one is an
+// *Error whose Set names it.
+func ParseWith(filename string, data []byte, o *Options) (*Scenario, error) {
+	return DefaultLimits.ParseWith(filename, data, o)
 }
 
 // Parse is the package's Parse under the limits l (zero fields take
 // DefaultLimits' values).
 func (l Limits) Parse(filename string, data []byte) (*Scenario, error) {
-	l = l.withDefaults()
-	return parse(filename, data, osOpener(filename, l.MaxDataBytes), l)
+	return l.ParseWith(filename, data, nil)
 }
 
-func parse(filename string, data []byte, open opener, lim Limits) (*Scenario, error) {
+// ParseWith is the package's ParseWith under the limits l.
+func (l Limits) ParseWith(filename string, data []byte, o *Options) (*Scenario, error) {
+	l = l.withDefaults()
+	return parse(filename, data, osOpener(filename, l.MaxDataBytes), l, o)
+}
+
+func parse(filename string, data []byte, open opener, lim Limits, o *Options) (*Scenario, error) {
 	if err := prescan(filename, data, lim); err != nil {
 		return nil, err
 	}
@@ -81,23 +98,23 @@ func parse(filename string, data []byte, open opener, lim Limits) (*Scenario, er
 	h := sha256.New()
 	h.Write(data)
 	c := &checker{file: filename, lines: scanLines(data), open: open, hash: h}
-	var f fileTable
-	if err := c.bind(tree, reflect.ValueOf(&f).Elem(), ""); err != nil {
+	overrides, err := c.applyOptions(tree, o)
+	if err != nil {
 		return nil, err
 	}
+	var f fileTable
+	c.keepUndecoded(c.bind(tree, reflect.ValueOf(&f).Elem(), ""))
 	name := strings.TrimSuffix(filepath.Base(filename), ".toml")
 	if filename == "" {
 		name = ""
 	}
-	cfg, err := c.config(&f, name)
-	if err != nil {
-		return nil, err
-	}
+	cfg := c.config(&f, name)
 	opt, err := c.optimizeSettings(f.Optimize, &cfg)
-	if err != nil {
+	c.keep(err)
+	if err := c.failed(); err != nil {
 		return nil, err
 	}
-	return &Scenario{Config: cfg, File: filename, Optimize: opt, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+	return &Scenario{Config: cfg, File: filename, Optimize: opt, SHA256: hex.EncodeToString(h.Sum(nil)), Overrides: overrides}, nil
 }
 
 // Load reads and parses the scenario file at path under DefaultLimits.
@@ -108,14 +125,24 @@ func Load(path string) (*Scenario, error) {
 	return DefaultLimits.Load(path)
 }
 
+// LoadWith is Load with what-if changes (see ParseWith).
+func LoadWith(path string, o *Options) (*Scenario, error) {
+	return DefaultLimits.LoadWith(path, o)
+}
+
 // Load is the package's Load under the limits l.
 func (l Limits) Load(path string) (*Scenario, error) {
+	return l.LoadWith(path, nil)
+}
+
+// LoadWith is the package's LoadWith under the limits l.
+func (l Limits) LoadWith(path string, o *Options) (*Scenario, error) {
 	l = l.withDefaults()
 	data, err := readers.ReadFile(path, l.MaxBytes)
 	if err != nil {
 		return nil, readError(path, err, MaxBytesEnv)
 	}
-	return parse(path, data, osOpener(path, l.MaxDataBytes), l)
+	return parse(path, data, osOpener(path, l.MaxDataBytes), l, o)
 }
 
 // LoadFS is Load for a file in fsys, such as the embedded scenarios.FS;
@@ -124,14 +151,24 @@ func LoadFS(fsys fs.FS, name string) (*Scenario, error) {
 	return DefaultLimits.LoadFS(fsys, name)
 }
 
+// LoadFSWith is LoadFS with what-if changes (see ParseWith).
+func LoadFSWith(fsys fs.FS, name string, o *Options) (*Scenario, error) {
+	return DefaultLimits.LoadFSWith(fsys, name, o)
+}
+
 // LoadFS is the package's LoadFS under the limits l.
 func (l Limits) LoadFS(fsys fs.FS, name string) (*Scenario, error) {
+	return l.LoadFSWith(fsys, name, nil)
+}
+
+// LoadFSWith is the package's LoadFSWith under the limits l.
+func (l Limits) LoadFSWith(fsys fs.FS, name string, o *Options) (*Scenario, error) {
 	l = l.withDefaults()
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return nil, readError(name, err, "")
 	}
-	return parse(path.Clean(name), data, fsOpener(fsys, path.Clean(name)), l)
+	return parse(path.Clean(name), data, fsOpener(fsys, path.Clean(name)), l, o)
 }
 
 // readError turns an error reading file into an *Error wrapping it; env

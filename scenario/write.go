@@ -3,6 +3,7 @@ package scenario
 import (
 	"bytes"
 	"fmt"
+	"path/filepath"
 	"slices"
 	"strconv"
 	"strings"
@@ -15,6 +16,9 @@ import (
 type HedgeEdit struct {
 	// Class is the class's name.
 	Class string
+	// Keep leaves the class's hedge table as it is (its configured policy
+	// was picked); the table must still be one WithPolicies can rewrite.
+	Keep bool
 	// NoHedging writes a class that sends no copies and has no per-attempt
 	// timeout: max_copies = 0, without delay, delays, adaptive delay or
 	// attempt_timeout.
@@ -36,7 +40,12 @@ type HedgeEdit struct {
 // included, is kept. It returns an error when a class is missing or its
 // hedge policy is not a [classes.hedge] table with single-line values, or
 // when the result does not parse back to the edited policies.
-func WithPolicies(filename string, src []byte, requests int, edits []HedgeEdit) ([]byte, error) {
+//
+// When traceDir is not empty, a relative arrivals.trace path is rewritten
+// as that path joined to traceDir (the directory the original file's
+// relative paths were relative to), so that the new file can live
+// elsewhere.
+func WithPolicies(filename string, src []byte, requests int, edits []HedgeEdit, traceDir string) ([]byte, error) {
 	sc, err := Parse(filename, src)
 	if err != nil {
 		return nil, err
@@ -58,14 +67,20 @@ func WithPolicies(filename string, src []byte, requests int, edits []HedgeEdit) 
 		}
 		head := hl - 1
 		if !strings.HasPrefix(strings.TrimSpace(lines[head]), "[") {
-			return nil, fmt.Errorf("%s:%d: class %q: the hedge policy is an inline table; write it as a [classes.hedge] table to rewrite it", filename, hl, ed.Class)
+			return nil, fmt.Errorf("%s:%d: class %q: the hedge policy is written as an inline table or dotted keys; write it as a [classes.hedge] table for it to be rewritten", filename, hl, ed.Class)
 		}
+		if ed.Keep {
+			continue
+		}
+		// line returns the 0-based line of "key = value" in the table, when
+		// the value is on that line; not a sub-table's header.
 		line := func(key string) (int, bool) {
 			l, ok := kl[table+"."+key]
 			if !ok || l == hl {
 				return 0, false
 			}
-			if v := strings.TrimSpace(lines[l-1]); strings.Count(v, "[") != strings.Count(v, "]") || strings.Count(v, "{") != strings.Count(v, "}") {
+			v := strings.TrimSpace(lines[l-1])
+			if strings.HasPrefix(v, "[") || strings.Count(v, "[") != strings.Count(v, "]") || strings.Count(v, "{") != strings.Count(v, "}") {
 				return 0, false
 			}
 			return l - 1, true
@@ -122,6 +137,20 @@ func WithPolicies(filename string, src []byte, requests int, edits []HedgeEdit) 
 			}
 			put("targets", "["+strings.Join(q, ", ")+"]")
 			remove("new_provider")
+		}
+	}
+	if l, ok := kl["arrivals.trace"]; ok && traceDir != "" {
+		v := strings.TrimSpace(lines[l-1])
+		if k, val, found := strings.Cut(v, "="); found && strings.TrimSpace(k) == "trace" {
+			val = strings.TrimSpace(val)
+			if i := strings.Index(val, "#"); i > 0 && strings.HasPrefix(val, "\"") {
+				if j := strings.Index(val[1:], "\""); j >= 0 {
+					val = val[:j+2]
+				}
+			}
+			if p, err := strconv.Unquote(val); err == nil && !filepath.IsAbs(p) {
+				set[l-1] = "trace = " + strconv.Quote(filepath.Join(traceDir, p))
+			}
 		}
 	}
 	var out bytes.Buffer

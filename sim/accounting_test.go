@@ -217,3 +217,104 @@ func TestDeniedCopyWithNothingInFlightEndsRequest(t *testing.T) {
 		})
 	}
 }
+
+// TestEveryAttemptHasOneTraceRow: in a run where attempts end every way —
+// answered, invalid, failed, 429, rejected by a full queue, timed out,
+// cancelled, losers queued behind a slow cancel or at a provider that
+// ignores cancels — each attempt sent has exactly one trace row, and the
+// rows by outcome are the result's counts, per provider too.
+func TestEveryAttemptHasOneTraceRow(t *testing.T) {
+	lat := dist.LogNormal{Mu: math.Log(0.4), Sigma: 0.8}
+	cfg := &sim.Config{
+		Name: "every-way", Seed: 3, Requests: 30_000,
+		Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 25},
+		Models: []sim.Model{
+			{Name: "a", Provider: "pa", Latency: lat, ErrorRate: 0.03, InvalidRate: 0.03, PriceOutputPerMTok: 1},
+			{Name: "b", Provider: "pb", TTFT: lat, TokensPerSecond: dist.Uniform{Min: 30, Max: 90}, ErrorRate: 0.02, PriceInputPerMTok: 1},
+			{Name: "c", Provider: "pc", Latency: lat},
+		},
+		Providers: []sim.Provider{
+			{Name: "pa", Concurrency: 10, RejectWhenFull: true, QueueLimit: 4},
+			{Name: "pb", Concurrency: 6, IgnoresCancel: true,
+				RateLimit: sim.RateLimit{RequestsPerMinute: 180, Burst: 2 * time.Second, RejectLatency: 5 * time.Millisecond, CountRejected: true}},
+			{Name: "pc", Concurrency: 3},
+		},
+		Classes: []sim.Class{
+			{Name: "x", Share: 0.6, InputTokens: dist.Constant{Value: 100}, OutputTokens: dist.Uniform{Min: 10, Max: 200},
+				Deadline: 4 * time.Second,
+				Policy: sim.Policy{Targets: []int{1, 2}, Copies: 2, Delays: []time.Duration{300 * time.Millisecond},
+					OnError: sim.NonFatal, OnRateLimited: sim.Ignore, OnInvalid: sim.NonFatal,
+					AttemptTimeout: 1500 * time.Millisecond, OnAttemptTimeout: sim.NonFatal,
+					CancelLatency: 200 * time.Millisecond, CancelBilling: sim.BillGenerated,
+					Budget: sim.Budget{MaxInFlightRatio: 0.5, MinInFlight: 2}}},
+			{Name: "y", Share: 0.4, InputTokens: dist.Constant{Value: 10}, OutputTokens: dist.Constant{Value: 50},
+				Deadline: 2 * time.Second, OnTimeout: sim.FailClosed,
+				Policy: sim.Policy{Primary: 2, Targets: []int{0}, Copies: 1, Delays: []time.Duration{250 * time.Millisecond},
+					Winner: sim.FirstToken, CancelLatency: time.Second, CancelBilling: sim.BillFull}},
+		},
+	}
+	rows := map[string]int64{}
+	byProvider := map[string]map[string]int64{}
+	seen := map[[2]int64]bool{}
+	provOf := map[string]string{"a": "pa", "b": "pb", "c": "pc"}
+	res, err := sim.RunTrace(cfg, func(r *sim.AttemptRecord) {
+		key := [2]int64{r.Request, int64(r.Attempt)}
+		if seen[key] {
+			t.Errorf("request %d attempt %d has two trace rows", r.Request, r.Attempt)
+		}
+		seen[key] = true
+		rows[r.Outcome]++
+		p := provOf[r.Model]
+		if byProvider[p] == nil {
+			byProvider[p] = map[string]int64{}
+		}
+		byProvider[p][r.Outcome]++
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkAttempts(t, res)
+	a := res.Overall.Attempts
+	want := map[string]int64{"completed": a.Completed, "invalid": a.Invalid, "failed": a.Failed, "rate_limited": a.RateLimited,
+		"rejected": a.Rejected, "timed_out": a.TimedOut, "cancelled": a.Cancelled}
+	for outcome, n := range want {
+		if n == 0 {
+			t.Errorf("no %s attempts: the run does not exercise every way an attempt ends", outcome)
+		}
+		if rows[outcome] != n {
+			t.Errorf("%s: %d trace rows, %d counted", outcome, rows[outcome], n)
+		}
+	}
+	if int64(len(seen)) != a.Sent {
+		t.Errorf("%d trace rows, %d attempts sent", len(seen), a.Sent)
+	}
+	for _, p := range res.Providers {
+		got := byProvider[p.Name]
+		for outcome, n := range map[string]int64{"completed": p.Completed, "invalid": p.Invalid, "failed": p.Failed,
+			"rate_limited": p.RateLimited, "rejected": p.Rejected, "timed_out": p.TimedOut, "cancelled": p.Cancelled} {
+			if got[outcome] != n {
+				t.Errorf("provider %s, %s: %d trace rows, %d counted", p.Name, outcome, got[outcome], n)
+			}
+		}
+	}
+}
+
+// TestWinnerSlotSkipsItsOwnQueuedCopy: the primary holds the provider's
+// only slot and its copy waits behind it. When the primary wins, with
+// cancels that land at once, the copy leaves the queue unserved and
+// unbilled: the slot the winner frees does not start it first.
+func TestWinnerSlotSkipsItsOwnQueuedCopy(t *testing.T) {
+	cfg := oneModel(10, dist.Constant{Value: 1}, 1, 200*time.Millisecond)
+	cfg.Arrivals = sim.Arrivals{Process: sim.Constant, Rate: 0.1}
+	cfg.Models[0].PricePerRequest = 1
+	cfg.Providers = []sim.Provider{{Name: "p", Concurrency: 1}}
+	res := mustRun(t, cfg)
+	checkAttempts(t, res)
+	c := res.Classes[0]
+	if c.Attempts.Completed != 10 || c.Attempts.Cancelled != 10 || c.CostCancelledUSD != 0 {
+		t.Errorf("attempts %+v, cancelled cost $%v; want 10 completed, 10 cancelled unbilled", c.Attempts, c.CostCancelledUSD)
+	}
+	if p := res.Providers[0]; math.Abs(p.MeanInService-10.0/91) > 1e-9 {
+		t.Errorf("mean in service %v, want 10 s busy / 91 s", p.MeanInService)
+	}
+}

@@ -45,8 +45,8 @@ func (e *engine) respond(slot int32, r *request, k int) {
 }
 
 // attemptTimeout abandons attempt k of r if it is still in flight: its
-// request lets go of it as of a loser (abandon) and handles a failure of
-// kind timeout.
+// request lets go of it as it does of a loser (abandon) and handles a
+// failure of kind timeout.
 func (e *engine) attemptTimeout(slot int32, r *request, k int) {
 	if r.att[k].state != attInFlight {
 		return
@@ -116,7 +116,8 @@ func (e *engine) cancelLands(slot int32, r *request, k int) {
 
 // exit is the one way an attempt leaves the system, whatever ended it. At
 // time at (≥ now) it gives up its place at its provider — a place in the
-// queue now, a slot at at — and its time in service is added to the
+// queue now, a slot at at (by an event, so that a slot freed now passes to
+// the next waiter only after the current event) — and its time in service is added to the
 // provider's busy time; it is counted once, by how it ended, in its class
 // and its provider; it is billed; and its trace row is written. how is
 // outOK, outInvalid, outError, outRateLimited or outRejected for an attempt
@@ -145,12 +146,11 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 		e.retire(slot, r)
 	}
 	if a.serving {
+		// The slot goes to the next waiter once the current event is
+		// handled, even when it frees now: the request this attempt won
+		// first lets go of its own queued attempts.
 		a.serving = false
-		if at <= e.now {
-			e.release(int(a.prov))
-		} else {
-			e.schedule(at, evRelease, a.prov, 0, 0)
-		}
+		e.schedule(max(at, e.now), evRelease, a.prov, 0, 0)
 	}
 }
 

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
+	"sort"
 	"time"
 )
 
@@ -31,6 +32,7 @@ type engine struct {
 	deadline    event
 	deadlineDue bool
 	deadlines   []fifo // per class, deadlines in time order
+	timed       []int  // the classes with a deadline: those whose FIFO pop reads
 	rec         AttemptRecord
 	provs       []provider
 	copula      [][][]float64 // per class, the copula factor; nil when independent
@@ -53,9 +55,12 @@ func newEngine(cfg *Config) *engine {
 	e.deadlines = make([]fifo, len(cfg.Classes))
 	e.isolated = cfg.independent()
 	var cum float64
-	for _, c := range cfg.Classes {
+	for i, c := range cfg.Classes {
 		cum += c.Share
 		e.shares = append(e.shares, cum)
+		if c.Deadline > 0 {
+			e.timed = append(e.timed, i)
+		}
 	}
 	e.provs, e.modelProv = cfg.providers()
 	e.gates = make([][]gate, len(cfg.Models))
@@ -110,7 +115,7 @@ func (e *engine) pop() (event, bool) {
 	if len(e.q) > 0 {
 		best, src = &e.q[0], -1
 	}
-	for c := range e.deadlines {
+	for _, c := range e.timed {
 		if h := e.deadlines[c].head(); h != nil && (best == nil || h.before(best)) {
 			best, src = h, c
 		}
@@ -264,10 +269,9 @@ func (e *engine) arrive() {
 
 	src := e.rng.at(id, requestStream)
 	u := uniform(src)
-	c := 0
-	for c < len(e.shares)-1 && u >= e.shares[c] {
-		c++
-	}
+	// The first class whose cumulative share exceeds u (the last one when
+	// rounding leaves u above them all).
+	c := sort.Search(len(e.shares)-1, func(i int) bool { return u < e.shares[i] })
 	tr := e.cfg.Arrivals.Trace
 	if tr != nil && tr.Class != nil {
 		c = tr.Class[id]

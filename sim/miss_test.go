@@ -104,3 +104,18 @@ func TestBaselineHasNoAttemptTimeout(t *testing.T) {
 		t.Errorf("hedged p99 %v, want 5 s + 0.5 s", c.Latency.P99)
 	}
 }
+
+// TestFallbackNeverSentWarns: fallback copies go out only after a
+// non-fatal failure; with every rule fatal they never do, and run says so.
+func TestFallbackNeverSentWarns(t *testing.T) {
+	cfg := twoModels(sim.Fatal)
+	cfg.Classes[0].Policy.Delays = []time.Duration{-1}
+	c := report(t, cfg).Classes[0]
+	if c.HedgedShare != 0 || !hasWarning(&c, "no copy is ever sent") {
+		t.Errorf("hedged %v, warnings %q", c.HedgedShare, c.Warnings)
+	}
+	cfg.Classes[0].Policy.OnError = sim.NonFatal
+	if c := report(t, cfg).Classes[0]; hasWarning(&c, "no copy is ever sent") {
+		t.Errorf("a working fallback warns %q", c.Warnings)
+	}
+}

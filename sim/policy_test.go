@@ -213,6 +213,15 @@ func TestValidateRejects(t *testing.T) {
 		"error rate > 1":     func(c *sim.Config) { c.Models[0].ErrorRate = 1.5 },
 		"shares":             func(c *sim.Config) { c.Classes[0].Share = 0.5 },
 		"both latency kinds": func(c *sim.Config) { c.Models[0].TTFT = dist.Constant{Value: 1} },
+		"reject without concurrency": func(c *sim.Config) {
+			c.Providers = []sim.Provider{{Name: "p", RejectWhenFull: true}}
+		},
+		"negative queue limit": func(c *sim.Config) {
+			c.Providers = []sim.Provider{{Name: "p", Concurrency: 2, RejectWhenFull: true, QueueLimit: -1}}
+		},
+		"queue limit without rejecting": func(c *sim.Config) {
+			c.Providers = []sim.Provider{{Name: "p", Concurrency: 2, QueueLimit: 3}}
+		},
 		"zero decode speed": func(c *sim.Config) {
 			c.Models[0].Latency = nil
 			c.Models[0].TTFT = dist.Constant{Value: 1}

@@ -36,6 +36,9 @@ type Report struct {
 	// package's Scenario.SHA256), so that reports of different inputs are
 	// told apart; set by the caller, "" when unknown.
 	ScenarioSHA256 string `json:"scenario_sha256"`
+	// Overrides are what-if changes applied on top of the scenario file
+	// ("arrivals.rate=40"); absent when there are none.
+	Overrides []string `json:"overrides,omitempty"`
 }
 
 // Latency summarises request latencies in seconds. A percentile or an
@@ -183,6 +186,8 @@ type ClassReport struct {
 	AddedCostPct       *float64 `json:"added_cost_pct"`
 	WastedOutputTokens float64  `json:"wasted_output_tokens"`
 	NoHedging          Baseline `json:"no_hedging"`
+	// Spend is the cost per day and per month at the arrival rate.
+	Spend Spend `json:"spend_usd"`
 	// DeniedHedges counts the copies each budget denied.
 	DeniedHedges Denied `json:"denied_hedges"`
 	// AdaptiveDelay is the adaptive hedge delay over time (null without one).
@@ -205,6 +210,7 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 		r.Classes = append(r.Classes, cr)
 	}
 	r.Overall = classReport(&hedged.Overall, &baseline.Overall)
+	r.setSpend(cfg)
 	r.Providers = hedged.Providers
 	r.Warnings = []string{}
 	for _, p := range r.Providers {
@@ -302,6 +308,10 @@ func hedgeWarnings(cl *Class, h, b *ClassResult) []string {
 	if g := p.gap(1); p.Copies > 0 && p.Adaptive == nil && cl.Deadline > 0 && g >= cl.Deadline {
 		w = append(w, fmt.Sprintf("the hedge delay %s is at or past the deadline %s: no copy is ever sent on a timer (hedged %s)", FormatSeconds(g.Seconds()), FormatSeconds(cl.Deadline.Seconds()), pct(share(h.Hedged, h.Requests))))
 	}
+	if p.Copies > 0 && p.gap(1) < 0 && p.OnError != NonFatal && p.OnInvalid != NonFatal &&
+		p.OnRateLimited != NonFatal && (p.AttemptTimeout == 0 || p.OnAttemptTimeout != NonFatal) {
+		w = append(w, "the copies are fallback copies, sent only after a failure under a nonfatal rule, but no failure here is nonfatal (on_error, on_invalid, on_rate_limited, on_attempt_timeout): no copy is ever sent")
+	}
 	eh, eb := SummarizeEnd(h).P95, SummarizeEnd(b).P95
 	if eb > 0 && eh <= 0.9*eb && !(h.Quantile(0.95) < b.Quantile(0.95)) {
 		w = append(w, fmt.Sprintf("requests end sooner with hedging (p95 of the time until they end %s → %s) only because they fail faster: p95 to a usable answer %s → %s", FormatSeconds(eb), FormatSeconds(eh), FormatSeconds(b.Quantile(0.95)), FormatSeconds(h.Quantile(0.95))))
@@ -359,7 +369,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	if len(r.Classes) == 1 {
 		rows = r.Classes
 	}
-	fmt.Fprintf(w, "scenario %s, seed %d, %d requests; latency is the time to a usable answer (miss: none by the deadline); no hedging = no copies and no per-attempt timeout\n\n", r.Scenario, r.Seed, r.Requests)
+	fmt.Fprintf(w, "scenario %s, seed %d, %d requests; latency is the time to a usable answer (miss: none by the deadline); no hedging = no copies and no per-attempt timeout\n", r.Scenario, r.Seed, r.Requests)
+	if len(r.Overrides) > 0 {
+		fmt.Fprintf(w, "what-if overrides: %s\n", strings.Join(r.Overrides, ", "))
+	}
+	fmt.Fprintln(w)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "latency\tp50\tp90\tp95\tp95 95% CI\tp99\tp99.9\tmean\t\tno hedging p95\tp99\t")
@@ -403,6 +417,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
+	writeSpend(w, rows)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "provider\tsent\tcompleted\tfailed\t429\trejected\tinvalid\ttimed out\tcancelled\tmean queue wait\tin service\tutilisation\t")
 	for _, p := range r.Providers {

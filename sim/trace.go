@@ -12,11 +12,15 @@ type AttemptRecord struct {
 	Class   string // class name
 	Attempt int    // 0 = primary, k = copy k
 	Model   string // model the attempt was sent to
-	// Start is when the attempt was sent and End when it ended (its response,
-	// or when its cancel landed), both from the start of the run.
+	// Start is when the attempt was sent and End when it left the system
+	// (its response; for a winner under first_token, the end of its stream;
+	// for an attempt its request let go of, its response or the landing of
+	// its cancel, whichever came first), both from the start of the run.
 	Start, End time.Duration
-	// Outcome is "completed", "failed", "rate_limited", "invalid",
-	// "timed_out" (abandoned at the attempt timeout) or "cancelled".
+	// Outcome is "completed", "failed", "rate_limited", "rejected" (an
+	// overload error from a full provider), "invalid", "timed_out"
+	// (abandoned at the attempt timeout) or "cancelled". Every attempt sent
+	// has exactly one record.
 	Outcome string
 	// Won reports whether this attempt's response ended the request.
 	Won bool
@@ -27,8 +31,9 @@ type AttemptRecord struct {
 }
 
 // RunTrace is Run that also calls fn, when not nil, once for every
-// attempt, in the order attempts end. fn must not retain the record's
-// address.
+// attempt, in the order their ends are decided (a loser's end is decided
+// when its request ends, so rows are not sorted by End). fn must not
+// retain the record's address.
 func RunTrace(cfg *Config, fn func(*AttemptRecord)) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err

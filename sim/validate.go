@@ -101,6 +101,9 @@ func (p *Provider) validate() error {
 	if p.RejectWhenFull && p.Concurrency == 0 {
 		return fmt.Errorf("rejecting when full needs a concurrency limit > 0")
 	}
+	if p.QueueLimit > 0 && !p.RejectWhenFull {
+		return fmt.Errorf("queue limit %d has no effect unless the provider rejects when full", p.QueueLimit)
+	}
 	if err := p.RateLimit.validate(); err != nil {
 		return err
 	}

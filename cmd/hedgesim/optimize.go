@@ -149,11 +149,13 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	all := fs.Bool("all", false, "list every candidate in the tables, not only the frontier")
 	out := fs.String("out", "", "write report.txt, report.json, candidates.csv and PNG/SVG plots to `DIR` (created if needed)")
 	noPlots := fs.Bool("no-plots", false, "with --out, do not draw plots")
+	whatIf := addWhatIfFlags(fs)
+	quiet := fs.Bool("quiet", false, "no progress bar (shown on stderr only when it is a terminal)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	sc, err := scenarioArg(pos, seed, requests, optimize.MaxRequests)
+	sc, err := scenarioArg(pos, seed, requests, optimize.MaxRequests, whatIf.options())
 	if err != nil {
 		return err
 	}
@@ -197,8 +199,7 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 		s.CheckRequests = int(checkRequests.v)
 	}
-	var scenarioName string
-	var scenarioSrc []byte
+	var ws *rolloutWriter
 	if *writeScenario != "" {
 		if err := checkOutputFile("write-scenario", *writeScenario); err != nil {
 			return err
@@ -207,7 +208,7 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if len(pos) == 1 {
 			arg = pos[0]
 		}
-		if scenarioName, scenarioSrc, err = scenarioSource(arg); err != nil {
+		if ws, err = newRolloutWriter(*writeScenario, arg, &sc.Config); err != nil {
 			return err
 		}
 	}
@@ -286,26 +287,18 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 
 	opt := optimize.Options{Workers: int(workers.v), Context: ctx}
-	shown := false // a progress line is on the terminal
-	if isTerminal(stderr) {
-		// Show progress once the sweep has taken more than a moment, at most
-		// ten times a second; the line is erased when the sweep ends.
-		start, last := time.Now(), time.Time{}
-		opt.Progress = func(stage string, done, total int) {
-			if now := time.Now(); now.Sub(start) > 300*time.Millisecond && now.Sub(last) > 100*time.Millisecond {
-				fmt.Fprintf(stderr, "\rhedgesim optimize: %s %d/%d ", stage, done, total)
-				last, shown = now, true
-			}
-		}
+	bar := newProgress(stderr, "optimize", *quiet)
+	if bar != nil {
+		opt.Progress = bar.set
+		bar.live()
 	}
 	rep, err := optimize.Run(&cfg, s, opt)
-	if shown {
-		fmt.Fprint(stderr, "\r\033[K")
-	}
+	bar.finish()
 	if err != nil {
 		return err
 	}
 	rep.ScenarioSHA256 = sc.SHA256
+	rep.Overrides = sc.Overrides
 
 	var text, js bytes.Buffer
 	if err := rep.WriteText(&text, *all); err != nil {
@@ -315,12 +308,7 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	if *out != "" {
-		if err := writeReport(ctx, *out, rep, text.Bytes(), js.Bytes(), !*noPlots); err != nil {
-			return err
-		}
-	}
-	if *writeScenario != "" {
-		if err := writeRolloutScenario(*writeScenario, scenarioName, scenarioSrc, &cfg, rep); err != nil {
+		if err := writeReport(ctx, *out, rep, text.Bytes(), js.Bytes(), !*noPlots, args); err != nil {
 			return err
 		}
 	}
@@ -329,14 +317,26 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	} else {
 		_, err = stdout.Write(text.Bytes())
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	if ws != nil {
+		// After the report, so that a failure here does not lose it.
+		return ws.write(&cfg, rep)
+	}
+	return nil
 }
 
 // writeReport renders every file of the report in memory, then writes them
 // as the report directory dir (writeFiles: built beside it and swapped in
 // whole, so dir holds one complete report or the previous one).
-func writeReport(ctx context.Context, dir string, rep *optimize.Report, text, js []byte, withPlots bool) error {
+func writeReport(ctx context.Context, dir string, rep *optimize.Report, text, js []byte, withPlots bool, args []string) error {
 	files := []outFile{{"report.txt", text}, {"report.json", js}}
+	page, err := htmlIndex(rep, args, withPlots)
+	if err != nil {
+		return err
+	}
+	files = append(files, outFile{"index.html", page})
 	var csv bytes.Buffer
 	if err := rep.WriteCSV(&csv); err != nil {
 		return err
@@ -386,20 +386,67 @@ func fileStem(class string, used map[string]bool) string {
 	}
 }
 
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
+// rolloutWriter writes the scenario with every pick applied
+// (--write-scenario).
+type rolloutWriter struct {
+	path, dir, file string
+	name            string // the input scenario's file name, for errors
+	src             []byte
+	traceDir        string // where the input's relative paths are rooted
 }
 
-// writeRolloutScenario writes to path the scenario src (named name) with
-// every class's pick of rep applied and the requests of the rollout check
-// (the scenario's own without one), atomically.
-func writeRolloutScenario(path, name string, src []byte, cfg *sim.Config, rep *optimize.Report) error {
+// newRolloutWriter checks, before any simulation, that the scenario named
+// by arg can be rewritten and that path can be written: the hedge tables
+// are [classes.hedge] tables, path is not the input file, its directory
+// exists, and a replayed trace can be found from path.
+func newRolloutWriter(path, arg string, cfg *sim.Config) (*rolloutWriter, error) {
+	bad := func(format string, a ...any) error {
+		return usageError{err: fmt.Errorf("--write-scenario %s: "+format, append([]any{path}, a...)...)}
+	}
+	st, err := os.Stat(path)
+	switch {
+	case err == nil && st.IsDir():
+		return nil, bad("is a directory; want a file name")
+	case err != nil && !errors.Is(err, os.ErrNotExist):
+		return nil, bad("%v", err)
+	}
+	dir, file := filepath.Split(path)
+	if dir == "" {
+		dir = "."
+	}
+	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
+		return nil, bad("directory %s does not exist", dir)
+	}
+	name, src, err := scenarioSource(arg)
+	if err != nil {
+		return nil, err
+	}
+	w := &rolloutWriter{path: path, dir: dir, file: file, name: name, src: src}
+	if in, err := os.Stat(name); err == nil {
+		if out, err := os.Stat(path); err == nil && os.SameFile(in, out) {
+			return nil, bad("is the input scenario; write the picks to another file")
+		}
+		if abs, err := filepath.Abs(filepath.Dir(name)); err == nil {
+			w.traceDir = abs
+		}
+	} else if cfg.Arrivals.Process == sim.Replay {
+		return nil, bad("the built-in scenario %s replays a trace stored in the binary; pass the scenario's file path instead", name)
+	}
+	// Every class's table must be one that can be rewritten: try it now.
+	var edits []scenario.HedgeEdit
+	for _, cl := range cfg.Classes {
+		edits = append(edits, scenario.HedgeEdit{Class: cl.Name, NoHedging: true})
+	}
+	if _, err := scenario.WithPolicies(name, src, max(cfg.Requests, 1), edits, w.traceDir); err != nil {
+		return nil, bad("%v", err)
+	}
+	return w, nil
+}
+
+// write writes the scenario with every class's pick of rep applied and
+// the requests of the rollout check (the scenario's own without one),
+// atomically.
+func (w *rolloutWriter) write(cfg *sim.Config, rep *optimize.Report) error {
 	requests := cfg.Requests
 	if rep.Rollout != nil {
 		requests = rep.Rollout.Requests
@@ -408,19 +455,18 @@ func writeRolloutScenario(path, name string, src []byte, cfg *sim.Config, rep *o
 	for i := range rep.Classes {
 		cr := &rep.Classes[i]
 		pick := cr.Picked()
-		ed := scenario.HedgeEdit{Class: cr.Class, NoHedging: !pick.Hedging, Delay: pick.Delay, Copies: pick.Copies}
+		ed := scenario.HedgeEdit{Class: cr.Class, NoHedging: !pick.Hedging, Delay: pick.Delay, Copies: pick.Copies, Keep: pick.Configured}
 		if pick.SetsTargets() {
 			ed.Targets = strings.Split(pick.Target, ",")
 		}
 		edits = append(edits, ed)
 	}
-	data, err := scenario.WithPolicies(name, src, requests, edits)
+	data, err := scenario.WithPolicies(w.name, w.src, requests, edits, w.traceDir)
 	if err != nil {
 		return fmt.Errorf("--write-scenario: %w", err)
 	}
-	dir, file := filepath.Split(path)
-	if dir == "" {
-		dir = "."
+	if err := writeFileAtomic(w.dir, w.file, data); err != nil {
+		return fmt.Errorf("--write-scenario %s: %w", w.path, err)
 	}
-	return writeFileAtomic(dir, file, data)
+	return nil
 }

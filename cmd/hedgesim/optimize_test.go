@@ -133,7 +133,7 @@ func TestOptimizeOut(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	want := []string{manifestName, "candidates.csv", "report.json", "report.txt"}
+	want := []string{manifestName, "candidates.csv", "index.html", "report.json", "report.txt"}
 	for _, class := range []string{"short", "strict-sla"} {
 		for _, fig := range []string{"cost", "delay", "survival"} {
 			want = append(want, class+"-"+fig+".png", class+"-"+fig+".svg")
@@ -192,6 +192,10 @@ func TestOptimizeOut(t *testing.T) {
 	if !bytes.Contains(svg, []byte("<svg")) {
 		t.Error("short-cost.svg is not SVG")
 	}
+	page, _ := os.ReadFile(filepath.Join(dir, "index.html"))
+	if bytes.Count(page, []byte(`<tr class="class-row">`)) != 2 || bytes.Count(page, []byte("<svg")) != 6 || !bytes.Contains(page, []byte("hedgesim optimize --requests 2000 --out")) {
+		t.Error("index.html lacks the two classes' rows, their six figures or the command")
+	}
 
 	// A second run over the same directory replaces the whole report: the
 	// first run's plots do not stay beside the new report, and nothing
@@ -199,7 +203,7 @@ func TestOptimizeOut(t *testing.T) {
 	if code, _, errOut := hedgesim(t, "optimize", "--requests", "1000", "--out", dir, "--classes", "short", "--json", "--no-plots"); code != 0 {
 		t.Fatalf("second run: exit %d: %s", code, errOut)
 	}
-	if got, want := dirNames(t, dir), []string{manifestName, "candidates.csv", "report.json", "report.txt"}; !slices.Equal(got, want) {
+	if got, want := dirNames(t, dir), []string{manifestName, "candidates.csv", "index.html", "report.json", "report.txt"}; !slices.Equal(got, want) {
 		t.Errorf("files after the second run %v; want %v", got, want)
 	}
 	if got := dirNames(t, filepath.Dir(dir)); !slices.Equal(got, []string{"report"}) {
@@ -253,8 +257,10 @@ func TestOptimizeJSONDeterministic(t *testing.T) {
 	if err := json.Unmarshal([]byte(b), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if n := len(rep.Classes[0].Candidates); n != 1+7*2 {
-		t.Errorf("%d candidates; want 15 (no hedging, 7 delays × 2 copy counts)", n)
+	// 0s … 3s every 500ms, but 3s is guard-check's deadline: a copy due
+	// then is never sent, so that delay is no candidate.
+	if n := len(rep.Classes[0].Candidates); n != 1+6*2 {
+		t.Errorf("%d candidates; want 13 (no hedging, 6 delays × 2 copy counts)", n)
 	}
 }
 

@@ -49,7 +49,7 @@ func TestOutInterrupted(t *testing.T) {
 		t.Fatalf("first run: exit %d: %s", code, errOut)
 	}
 	old := readDir(t, dir)
-	if len(old) != 1+3+6 { // manifest, report.txt/json, candidates.csv, 3 plots × 2 formats
+	if len(old) != 1+4+6 { // manifest, report.txt/json, candidates.csv, index.html, 3 plots × 2 formats
 		t.Fatalf("first report has %d files: %v", len(old), slices.Sorted(maps.Keys(old)))
 	}
 	args := []string{"optimize", "--requests", "1000", "--delays", "0,500ms", "--classes", "short", "--no-plots", "--seed", "9", "--out", dir, "two-model-gateway"}
@@ -84,7 +84,7 @@ func TestOutInterrupted(t *testing.T) {
 	}
 	writeHook = nil
 	got := readDir(t, dir)
-	if names := slices.Sorted(maps.Keys(got)); !slices.Equal(names, []string{manifestName, "candidates.csv", "report.json", "report.txt"}) {
+	if names := slices.Sorted(maps.Keys(got)); !slices.Equal(names, []string{manifestName, "candidates.csv", "index.html", "report.json", "report.txt"}) {
 		t.Fatalf("new report: %v", names)
 	}
 	var rep struct {

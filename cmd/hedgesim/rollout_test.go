@@ -203,3 +203,30 @@ primary = "a"
 targets = ["b"]
 delay = "2s"
 `
+
+// TestWriteScenarioPaths: a replayed trace's relative path still resolves
+// from the written file; a built-in scenario that replays a trace, the
+// input file itself, and a missing directory are refused up front (exit
+// 2, before any simulation).
+func TestWriteScenarioPaths(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "azure.toml")
+	src := filepath.Join("..", "..", "scenarios", "llmperf-azure-chat.toml")
+	code, _, errOut := hedgesim(t, "optimize", "--requests", "300", "--delays", "1s", "--check-requests", "300", "--write-scenario", out, src)
+	if code != 0 {
+		t.Fatalf("optimize: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := hedgesim(t, "run", "--requests", "300", out); code != 0 {
+		t.Errorf("run of the written scenario: exit %d: %s", code, errOut)
+	}
+	for _, tc := range []struct{ name, out, scenario, want string }{
+		{"built-in replay", filepath.Join(dir, "x.toml"), "llmperf-azure-chat", "replays a trace"},
+		{"input itself", src, src, "is the input scenario"},
+		{"no directory", filepath.Join(dir, "nope", "x.toml"), "guard-check", "does not exist"},
+	} {
+		code, _, errOut := hedgesim(t, "optimize", "--requests", "300", "--write-scenario", tc.out, tc.scenario)
+		if code != 2 || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", tc.name, code, errOut, tc.want)
+		}
+	}
+}

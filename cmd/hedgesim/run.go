@@ -42,18 +42,20 @@ func (f *intFlag) Set(s string) error {
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("run", "run [flags] [SCENARIO]", stderr)
+	fs := newFlagSet("run", runSynopsis, stderr)
 	var seed, requests intFlag
 	fs.Var(&seed, "seed", "random seed `N` (integer ≥ 0); overrides the scenario's seed")
 	fs.Var(&requests, "requests", "simulate `N` requests (≥ 1, 1e6 form allowed); overrides the scenario's requests")
 	asJSON := fs.Bool("json", false, "write the report as JSON (field names documented in README.md)")
 	tracePath := fs.String("trace", "", "also write one CSV row per attempt of the hedged run to `FILE` (for small runs)")
 	out := fs.String("out", "", "also write report.txt, report.json and, for classes with an adaptive delay, a plot of it over the run to `DIR` (created if needed)")
+	whatIf := addWhatIfFlags(fs)
+	quiet := fs.Bool("quiet", false, "no progress bar (shown on stderr only when it is a terminal)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	sc, err := scenarioArg(pos, seed, requests, sim.MaxRequests)
+	sc, err := scenarioArg(pos, seed, requests, sim.MaxRequests, whatIf.options())
 	if err != nil {
 		return err
 	}
@@ -83,11 +85,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if trace != nil {
 		fn = trace.write
 	}
-	rep, err := simulate(ctx, &cfg, fn)
+	bar := newProgress(stderr, "run", *quiet)
+	bar.live()
+	rep, err := simulate(ctx, &cfg, fn, bar)
+	bar.finish()
 	if err != nil {
 		return err
 	}
 	rep.ScenarioSHA256 = sc.SHA256
+	rep.Overrides = sc.Overrides
 	if trace != nil {
 		if err := trace.commit(); err != nil {
 			return fmt.Errorf("writing the trace: %w", err)
@@ -114,12 +120,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 }
 
 // simulate runs cfg and its no-hedging baseline and compares them, until
-// ctx is done; fn, when not nil, sees every attempt of the hedged run.
-func simulate(ctx context.Context, cfg *sim.Config, fn func(*sim.AttemptRecord)) (*sim.Report, error) {
+// ctx is done; fn, when not nil, sees every attempt of the hedged run; bar
+// (may be nil) shows the two runs as steps.
+func simulate(ctx context.Context, cfg *sim.Config, fn func(*sim.AttemptRecord), bar *progress) (*sim.Report, error) {
+	bar.set("hedged run, then no hedging", 0, 2)
 	hedged, err := sim.RunTraceContext(ctx, cfg, fn)
 	if err != nil {
 		return nil, err
 	}
+	bar.set("hedged run, then no hedging", 1, 2)
 	base, err := sim.RunContext(ctx, sim.WithoutHedging(cfg))
 	if err != nil {
 		return nil, err

@@ -1,0 +1,93 @@
+package scenario_test
+
+import (
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hedgesim/hedgesim/scenario"
+)
+
+const adaptiveScenario = `# kept comment
+[arrivals]
+rate = 20.0
+[models.a]
+latency = { kind = "lognormal", median = 1.0, p95 = 6.0 }
+[models.b]
+latency = { kind = "lognormal", median = 0.8, p95 = 3.0 }
+[[classes]]
+name = "c"
+deadline = "60s"
+
+[classes.hedge]
+primary = "a"
+targets = ["b"]
+delay = "3s"   # replaced by adaptive
+
+[classes.hedge.adaptive]
+percentile = 0.9
+warm_up = 50
+min = "500ms"
+
+[classes.hedge.budget]
+max_hedge_share = 0.2
+`
+
+// TestWithPoliciesAdaptive: a fixed-delay pick replaces an adaptive delay
+// sub-table (header and keys) and keeps the budget and the comments.
+func TestWithPoliciesAdaptive(t *testing.T) {
+	out, err := scenario.WithPolicies("ad.toml", []byte(adaptiveScenario), 5000,
+		[]scenario.HedgeEdit{{Class: "c", Delay: 1500 * time.Millisecond, Copies: 2}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(out)
+	for _, gone := range []string{"[classes.hedge.adaptive]", "percentile", "warm_up"} {
+		if strings.Contains(text, gone) {
+			t.Errorf("%q left in:\n%s", gone, text)
+		}
+	}
+	for _, kept := range []string{"# kept comment", "[classes.hedge.budget]", "max_hedge_share = 0.2", `delay = "1.5s"`, "max_copies = 2", "requests = 5000"} {
+		if !strings.Contains(text, kept) {
+			t.Errorf("%q missing in:\n%s", kept, text)
+		}
+	}
+	sc, err := scenario.Parse("out.toml", out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := sc.Config.Classes[0].Policy
+	if p.Adaptive != nil || p.Copies != 2 || len(p.Delays) != 1 || p.Delays[0] != 1500*time.Millisecond || sc.Config.Requests != 5000 {
+		t.Errorf("policy %+v, requests %d", p, sc.Config.Requests)
+	}
+	// Keep leaves the table alone; no hedging drops delay and adaptive.
+	out, err = scenario.WithPolicies("ad.toml", []byte(adaptiveScenario), 5000, []scenario.HedgeEdit{{Class: "c", Keep: true}}, "")
+	if err != nil || !strings.Contains(string(out), "[classes.hedge.adaptive]") {
+		t.Errorf("keep: %v\n%s", err, out)
+	}
+	out, err = scenario.WithPolicies("ad.toml", []byte(adaptiveScenario), 5000, []scenario.HedgeEdit{{Class: "c", NoHedging: true}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if sc, err := scenario.Parse("out.toml", out); err != nil || sc.Config.Classes[0].Policy.Copies != 0 {
+		t.Errorf("no hedging: %v\n%s", err, out)
+	}
+}
+
+// TestWithPoliciesInlineTable: an inline hedge table is refused with the
+// file and line, not rewritten wrongly.
+func TestWithPoliciesInlineTable(t *testing.T) {
+	src := `
+[arrivals]
+rate = 1.0
+[models.a]
+latency = { kind = "constant", value = 1.0 }
+[[classes]]
+name = "c"
+hedge = { primary = "a", delay = "3s" }
+`
+	_, err := scenario.WithPolicies("in.toml", []byte(src), 10, []scenario.HedgeEdit{{Class: "c", NoHedging: true}}, "")
+	if err == nil || !strings.Contains(err.Error(), "in.toml:8") || !strings.Contains(err.Error(), "inline table") {
+		t.Errorf("error %v", err)
+	}
+}
