@@ -1,6 +1,8 @@
 package compare
 
 import (
+	"github.com/hedgesim/hedgesim/sim"
+
 	"bytes"
 	"encoding/json"
 	"fmt"
@@ -15,8 +17,17 @@ import (
 // it is not significant; nameA and nameB label the two sides.
 func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "A: %s (%s report, scenario %s, seed %d)\n", nameA, c.A.Kind, c.A.Scenario, c.A.Seed)
-	fmt.Fprintf(ew, "B: %s (%s report, scenario %s, seed %d)\n\n", nameB, c.B.Kind, c.B.Scenario, c.B.Seed)
+	for _, side := range []struct {
+		label, name string
+		r           *Report
+	}{{"A", nameA, c.A}, {"B", nameB, c.B}} {
+		fmt.Fprintf(ew, "%s: %s (%s report, scenario %s, seed %d", side.label, side.name, side.r.Kind, side.r.Scenario, side.r.Seed)
+		if len(side.r.Overrides) > 0 {
+			fmt.Fprintf(ew, "; what-if %s", strings.Join(side.r.Overrides, ", "))
+		}
+		fmt.Fprintln(ew, ")")
+	}
+	fmt.Fprintln(ew)
 	var table bytes.Buffer
 	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "class\tmetric\tA\t\tB\t\tchange")
@@ -103,25 +114,8 @@ func change(d Delta) string {
 	return s
 }
 
-// formatSeconds prints a latency as the reports do: 4.2ms, 213ms, 3.07s, 61.2s.
-func formatSeconds(s float64) string {
-	switch {
-	case math.IsNaN(s):
-		return "-"
-	case math.IsInf(s, 1):
-		return "miss"
-	case s == 0:
-		return "0s"
-	case s < 0.01:
-		return fmt.Sprintf("%.1fms", s*1e3)
-	case s < 0.9995:
-		return fmt.Sprintf("%.0fms", s*1e3)
-	case s < 10:
-		return fmt.Sprintf("%.2fs", s)
-	default:
-		return fmt.Sprintf("%.1fs", s)
-	}
-}
+// formatSeconds prints a latency as the reports do (sim.FormatSeconds).
+func formatSeconds(s float64) string { return sim.FormatSeconds(s) }
 
 // JSON shapes of WriteJSON.
 type (

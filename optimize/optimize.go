@@ -212,6 +212,10 @@ type Report struct {
 	// Rollout is the rollout check: the whole scenario simulated once with
 	// every class's pick applied (nil when Settings.CheckRequests is 0).
 	Rollout *RolloutCheck `json:"rollout_check"`
+	// ExportCommand, when set (by the caller, which knows where the report
+	// is written), is the command that exports the picks as client or proxy
+	// configuration; the text report prints it under the summary table.
+	ExportCommand string `json:"-"`
 	// ScenarioSHA256 identifies the scenario's input files (the scenario
 	// package's Scenario.SHA256), so that reports of different inputs are
 	// told apart; set by the caller, "" when unknown.

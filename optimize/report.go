@@ -174,6 +174,9 @@ func (r *Report) WriteText(w io.Writer, all bool) error {
 			100*c.HedgedShare, c.AttemptsPerRequest, addedCost(cr, c))
 	}
 	tw.Flush()
+	if r.ExportCommand != "" {
+		fmt.Fprintf(ew, "roll out: %s\n", r.ExportCommand)
+	}
 
 	for i := range r.Classes {
 		cr := &r.Classes[i]

@@ -169,8 +169,8 @@ func (l Errors) Unwrap() []error {
 
 // keep records err, an *Error (or an Errors), as a problem of the file and
 // lets the check go on. A problem is left out when it repeats one already
-// recorded, when its key is, is inside or contains a key that could not
-// be decoded, or when it is inside a table with an unknown key: such a
+// recorded, when its key is, is inside or directly holds a key that could
+// not be decoded, or when it is inside a table with an unknown key: such a
 // problem is a consequence of the first (a value of the wrong type, or a
 // misspelled key, reads as missing). nil is ignored.
 func (c *checker) keep(err error) {
@@ -189,7 +189,10 @@ func (c *checker) keep(err error) {
 		e = &Error{File: c.file, Msg: err.Error()}
 	}
 	for _, bad := range c.undecoded {
-		if e.Key != "" && related(e.Key, bad) {
+		if e.Key == "" {
+			break
+		}
+		if parent, _ := parentKey(bad); within(e.Key, bad) || e.Key == parent {
 			return
 		}
 	}
@@ -216,12 +219,6 @@ func (c *checker) keepUndecoded(err error) {
 		return
 	}
 	c.keep(err)
-}
-
-// related reports whether key paths a and b are equal or one contains the
-// other.
-func related(a, b string) bool {
-	return within(a, b) || within(b, a)
 }
 
 // within reports whether key path a is b or inside b.

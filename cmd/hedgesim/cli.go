@@ -40,6 +40,10 @@ Usage:
                                     model block and how well it fits
   hedgesim validate SCENARIO…       check scenario files without simulating
   hedgesim compare A.json B.json    compare two run or optimize reports
+  hedgesim export --format FORMAT INPUT
+                                    write a report's picks or a scenario's
+                                    policies as gRPC, Envoy, failsafe-go,
+                                    Polly or JSON configuration
   hedgesim list                     list the built-in scenarios
   hedgesim version                  print the version and VCS revision
   hedgesim help [COMMAND]           show help for a command
@@ -52,7 +56,7 @@ Exit status: 0 success, 1 failure while running, 2 bad input or usage,
 `
 
 // commandNames lists the commands for error messages.
-const commandNames = "run, optimize, fit, validate, compare, list, version, help"
+const commandNames = "run, optimize, fit, export, validate, compare, list, version, help"
 
 // usageError marks errors that exit with status 2. A quiet one has been
 // printed already (the flag package reports its own parse errors).
@@ -92,6 +96,8 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		err = cmdOptimize(ctx, rest, stdout, stderr)
 	case "fit":
 		err = cmdFit(rest, stdout, stderr)
+	case "export":
+		err = cmdExport(rest, stdout, stderr)
 	case "list":
 		err = cmdList(rest, stdout)
 	case "validate":
@@ -107,7 +113,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		}
 		if len(rest) == 1 && rest[0] != "help" {
 			switch rest[0] {
-			case "run", "optimize", "fit", "list", "validate", "compare", "version":
+			case "run", "optimize", "fit", "list", "validate", "compare", "export", "version":
 				// Asked-for help goes to stdout, so it can be paged.
 				return run([]string{rest[0], "--help"}, stdout, stdout)
 			}

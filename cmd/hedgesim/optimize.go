@@ -14,6 +14,7 @@ import (
 
 	"path/filepath"
 
+	"github.com/hedgesim/hedgesim/export"
 	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/plots"
 	"github.com/hedgesim/hedgesim/scenario"
@@ -299,6 +300,15 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	rep.ScenarioSHA256 = sc.SHA256
 	rep.Overrides = sc.Overrides
+	formats := strings.Join(export.Formats, "|")
+	switch {
+	case *out != "":
+		rep.ExportCommand = fmt.Sprintf("hedgesim export --format %s %s", formats, shellQuote(filepath.Join(*out, "report.json")))
+	case *writeScenario != "":
+		rep.ExportCommand = fmt.Sprintf("hedgesim export --format %s %s", formats, shellQuote(*writeScenario))
+	default:
+		rep.ExportCommand = fmt.Sprintf("rerun with --out DIR, then hedgesim export --format %s DIR/report.json", formats)
+	}
 
 	var text, js bytes.Buffer
 	if err := rep.WriteText(&text, *all); err != nil {
