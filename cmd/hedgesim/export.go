@@ -91,6 +91,9 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	for _, n := range notes {
 		fmt.Fprintf(stderr, "hedgesim export: %s: %s\n", *format, n)
 	}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		data = append(data, '\n')
+	}
 	if *out == "" {
 		_, err = stdout.Write(data)
 		return err
