@@ -65,15 +65,18 @@ type Report struct {
 	Kind     Kind
 	Scenario string
 	Seed     uint64
-	Classes  []Class
+	// Overrides are the what-if overrides the report was made with.
+	Overrides []string
+	Classes   []Class
 }
 
 // runJSON and optimizeJSON are the fields of the two report kinds that a
 // comparison reads; latencies are sim.Latency, whose null is a miss (+Inf).
 type runJSON struct {
-	Scenario string `json:"scenario"`
-	Seed     uint64 `json:"seed"`
-	Classes  []struct {
+	Scenario  string   `json:"scenario"`
+	Seed      uint64   `json:"seed"`
+	Overrides []string `json:"overrides"`
+	Classes   []struct {
 		Class         string      `json:"class"`
 		Requests      int64       `json:"requests"`
 		Latency       sim.Latency `json:"latency_s"`
@@ -85,9 +88,10 @@ type runJSON struct {
 }
 
 type optimizeJSON struct {
-	Scenario             string `json:"scenario"`
-	Seed                 uint64 `json:"seed"`
-	RequestsPerCandidate *int   `json:"requests_per_candidate"`
+	Scenario             string   `json:"scenario"`
+	Seed                 uint64   `json:"seed"`
+	Overrides            []string `json:"overrides"`
+	RequestsPerCandidate *int     `json:"requests_per_candidate"`
 	Classes              []struct {
 		Class      string `json:"class"`
 		Requests   int64  `json:"requests"`
@@ -132,7 +136,7 @@ func parseRun(data []byte) (*Report, error) {
 	if err := json.Unmarshal(data, &in); err != nil {
 		return nil, fmt.Errorf("run report: %w", err)
 	}
-	r := &Report{Kind: Run, Scenario: in.Scenario, Seed: in.Seed}
+	r := &Report{Kind: Run, Scenario: in.Scenario, Seed: in.Seed, Overrides: in.Overrides}
 	for _, c := range in.Classes {
 		l := c.Latency
 		r.Classes = append(r.Classes, Class{
@@ -150,7 +154,7 @@ func parseOptimize(data []byte) (*Report, error) {
 	if err := json.Unmarshal(data, &in); err != nil {
 		return nil, fmt.Errorf("optimize report: %w", err)
 	}
-	r := &Report{Kind: Optimize, Scenario: in.Scenario, Seed: in.Seed}
+	r := &Report{Kind: Optimize, Scenario: in.Scenario, Seed: in.Seed, Overrides: in.Overrides}
 	for _, c := range in.Classes {
 		if c.Pick < 0 || c.Pick >= len(c.Candidates) {
 			return nil, fmt.Errorf("optimize report: class %q: pick %d is not one of its %d candidates", c.Class, c.Pick, len(c.Candidates))

@@ -17,8 +17,17 @@ import (
 // it is not significant; nameA and nameB label the two sides.
 func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 	ew := &errWriter{w: w}
-	fmt.Fprintf(ew, "A: %s (%s report, scenario %s, seed %d)\n", nameA, c.A.Kind, c.A.Scenario, c.A.Seed)
-	fmt.Fprintf(ew, "B: %s (%s report, scenario %s, seed %d)\n\n", nameB, c.B.Kind, c.B.Scenario, c.B.Seed)
+	for _, side := range []struct {
+		label, name string
+		r           *Report
+	}{{"A", nameA, c.A}, {"B", nameB, c.B}} {
+		fmt.Fprintf(ew, "%s: %s (%s report, scenario %s, seed %d", side.label, side.name, side.r.Kind, side.r.Scenario, side.r.Seed)
+		if len(side.r.Overrides) > 0 {
+			fmt.Fprintf(ew, "; what-if %s", strings.Join(side.r.Overrides, ", "))
+		}
+		fmt.Fprintln(ew, ")")
+	}
+	fmt.Fprintln(ew)
 	var table bytes.Buffer
 	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "class\tmetric\tA\t\tB\t\tchange")
@@ -45,7 +54,7 @@ func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 	for _, n := range c.OnlyB {
 		fmt.Fprintf(ew, "class %s is only in B\n", n)
 	}
-	fmt.Fprintln(ew, "\nlatency: time to a usable answer (a miss counts at its deadline or error). ~: not significant")
+	fmt.Fprintln(ew, "\nlatency: time to a usable answer (a request without one by its deadline is a miss, +∞: printed miss). ~: not significant")
 	fmt.Fprintln(ew, "(p95/p99: 95% intervals overlap; answered: two-proportion z test at 5%); ?: too few requests for an interval.")
 	if c.A.Seed == c.B.Seed {
 		fmt.Fprintln(ew, "Both runs share a seed (common random numbers): the marks are conservative.")

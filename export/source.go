@@ -93,10 +93,12 @@ type reportClass struct {
 }
 
 type reportCandidate struct {
-	Hedging bool    `json:"hedging"`
-	Delay   float64 `json:"delay_s"`
-	Copies  int     `json:"copies"`
-	Target  string  `json:"target"`
+	Hedging bool `json:"hedging"`
+	// Configured marks the class's own policy, kept as it is configured.
+	Configured bool    `json:"configured"`
+	Delay      float64 `json:"delay_s"`
+	Copies     int     `json:"copies"`
+	Target     string  `json:"target"`
 }
 
 // IsJSON reports whether data looks like a JSON document (its first
@@ -181,11 +183,26 @@ func ReportPicks(data []byte, cfg *sim.Config) (*Document, error) {
 			return nil, fmt.Errorf("class %q: the report's deadline %gs differs from the scenario's %s; is this the scenario the report was made from?",
 				*rc.Class, *rc.Deadline, cl.Deadline)
 		}
-		c := classPolicy(cfg, cl)
+		pick := rc.Candidates[*rc.Pick]
+		if pick.Configured && rc.Verdict.Hedge {
+			// The configured policy is kept: export it as configured
+			// (fallback copies, an adaptive delay or a list of delays).
+			c := classPolicy(cfg, cl)
+			c.Reason = rc.Verdict.Reason
+			d.Classes = append(d.Classes, c)
+			continue
+		}
+		hedge := rc.Verdict.Hedge && pick.Hedging
+		base := *cl
+		if !hedge {
+			// No hedging is no copies and no per-attempt timeout, as
+			// optimize simulated it.
+			sim.NoHedging(&base.Policy)
+		}
+		c := classPolicy(cfg, &base)
 		c.Adaptive, c.NewProvider, c.Copies = nil, false, []Copy{}
 		c.Reason = rc.Verdict.Reason
-		pick := rc.Candidates[*rc.Pick]
-		c.Hedge = rc.Verdict.Hedge && pick.Hedging
+		c.Hedge = hedge
 		if c.Hedge {
 			targets := strings.Split(pick.Target, ",")
 			for j := range pick.Copies {

@@ -58,11 +58,11 @@ pre { background: #f6f6f6; padding: .6em; overflow-x: auto; }
 
 {{if .Rollout}}
 <h2 id="rollout">Rollout check</h2>
-<p>Every class's pick applied at once, the whole scenario simulated on {{.RolloutRequests}} requests: a class whose p95 leaves the sweep's interval is flagged.</p>
+<p>Every class's pick applied at once, the whole scenario simulated on {{.RolloutRequests}} requests: a class whose p95 leaves the sweep's interval is flagged. Spend is at the scenario's arrival rate.</p>
 <table id="rollout-check">
-<thead><tr><th>class</th><th>pick</th><th>p95 checked</th><th>p95 predicted</th><th>p95 no hedging</th><th>answered</th><th>added cost</th><th></th></tr></thead>
+<thead><tr><th>class</th><th>pick</th><th>p95 checked</th><th>p95 predicted</th><th>p95 no hedging</th><th>answered</th><th>added cost</th><th>spend per day</th><th>per month (30 d)</th><th></th></tr></thead>
 <tbody>
-{{range .Rollout}}<tr><td>{{.Class}}</td><td>{{.Pick}}</td><td>{{.Checked}}</td><td>{{.Predicted}}</td><td>{{.NoHedging}}</td><td>{{.Answered}}</td><td>{{.AddedCost}}</td><td{{if .Flagged}} class="flag"{{end}}>{{if .Flagged}}{{.Flag}}{{else}}ok{{end}}</td></tr>
+{{range .Rollout}}<tr><td>{{.Class}}</td><td>{{.Pick}}</td><td>{{.Checked}}</td><td>{{.Predicted}}</td><td>{{.NoHedging}}</td><td>{{.Answered}}</td><td>{{.AddedCost}}</td><td>{{.PerDay}}</td><td>{{.PerMonth}}</td><td{{if .Flagged}} class="flag"{{end}}>{{if .Flagged}}{{.Flag}}{{else}}ok{{end}}</td></tr>
 {{end}}</tbody>
 </table>
 {{end}}

@@ -161,7 +161,7 @@ func (r *Report) WriteText(w io.Writer, all bool) error {
 		b, c := cr.Baseline(), cr.Picked()
 		verdict, delay, copies, target := "don't hedge", "-", "-", "-"
 		if cr.Verdict.Hedge {
-			verdict, delay, copies, target = "hedge", fdelay(c.Delay), strconv.Itoa(c.Copies), c.Target
+			verdict, delay, copies, target = "hedge", candDelay(c), strconv.Itoa(c.Copies), c.Target
 		} else {
 			c = b
 		}
@@ -267,7 +267,7 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 		}
 		delay, copies, target := "none", "-", "-"
 		if c.Hedging {
-			delay, copies, target = fdelay(c.Delay), strconv.Itoa(c.Copies), c.Target
+			delay, copies, target = candDelay(c), strconv.Itoa(c.Copies), c.Target
 		}
 		l := c.Latency
 		w := ""
@@ -284,7 +284,19 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 }
 
 // describe says what a hedged candidate does: "1 copy to large-b after 650ms".
+// candDelay is a candidate's delay column: its delay, or "configured"
+// for the class's own policy (a fallback, an adaptive delay, a list).
+func candDelay(c *Candidate) string {
+	if c.Configured {
+		return "configured"
+	}
+	return fdelay(c.Delay)
+}
+
 func describe(c *Candidate) string {
+	if c.Configured {
+		return fmt.Sprintf("the class's configured policy: up to %d cop%s to %s", c.Copies, plural(c.Copies, "y", "ies"), c.Target)
+	}
 	return fmt.Sprintf("%d cop%s to %s, %s apart", c.Copies, plural(c.Copies, "y", "ies"), c.Target, fdelay(c.Delay))
 }
 

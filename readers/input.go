@@ -17,7 +17,9 @@ import (
 type InputError struct {
 	// File is the file name given to the loader.
 	File string
-	// Line is the 1-based line the problem is on (1 for an empty file).
+	// Line is the 1-based line the problem is on (1 for an empty file);
+	// 0 for a histogram decoded as a whole (Prometheus API and OTLP JSON,
+	// a series of the text format), where the problem has no one line.
 	Line int
 	// Field is the column or field at fault; "" when the problem is not
 	// about one field (a syntax error, an empty file).

@@ -148,3 +148,59 @@ func TestErrorsCap(t *testing.T) {
 		}
 	}
 }
+
+// TestParseEveryBudgetError: the limits of a budget are checked one by one.
+func TestParseEveryBudgetError(t *testing.T) {
+	_, err := Parse("b.toml", []byte(minimal+`[classes.hedge]
+delay = "1s"
+[classes.hedge.budget]
+max_hedge_share = 2
+hedges_per_second = -1
+max_parallel = -3
+`))
+	var list Errors
+	if !errors.As(err, &list) || len(list) != 3 {
+		t.Fatalf("got %v; want three problems", err)
+	}
+	for i, key := range []string{"classes[0].hedge.budget.max_hedge_share", "classes[0].hedge.budget.hedges_per_second", "classes[0].hedge.budget.max_parallel"} {
+		if list[i].Key != key || list[i].Line != 11+i {
+			t.Errorf("problem %d: %v; want line %d, key %s", i, list[i], 11+i, key)
+		}
+	}
+}
+
+// TestParseEveryOptimizeError: the settings of [optimize] are checked one
+// by one.
+func TestParseEveryOptimizeError(t *testing.T) {
+	_, err := Parse("o.toml", []byte(minimal+`[optimize]
+requests = 0
+confidence = 2
+min_gain_pct = -1
+`))
+	var list Errors
+	if !errors.As(err, &list) || len(list) != 3 || list[0].Key != "optimize.requests" || list[1].Key != "optimize.confidence" || list[2].Key != "optimize.min_gain_pct" {
+		t.Fatalf("got %v; want problems with requests, confidence and min_gain_pct", err)
+	}
+}
+
+// TestParseWrongTypeKeepsOtherProblems: a value of the wrong type deep in
+// a class does not hide the share sum of the classes.
+func TestParseWrongTypeKeepsOtherProblems(t *testing.T) {
+	_, err := Parse("w.toml", []byte(`
+[arrivals]
+rate = 1
+[models.m]
+latency = { kind = "constant", value = 1 }
+[[classes]]
+name = "a"
+share = 0.5
+on_timeout = 3
+[[classes]]
+name = "b"
+share = 0.4
+`))
+	var list Errors
+	if !errors.As(err, &list) || len(list) != 2 || list[0].Key != "classes" || list[1].Key != "classes[0].on_timeout" {
+		t.Fatalf("got %v; want the share sum and the wrong type", err)
+	}
+}

@@ -174,28 +174,23 @@ func (c *checker) budget(key string, t *budgetTable) (sim.Budget, error) {
 		}
 		return int(*v), nil
 	}
+	// Each limit is checked on its own: every bad one is reported.
 	var err error
-	if b.MaxHedgeShare, err = nonNeg("max_hedge_share", t.MaxHedgeShare, 1); err != nil {
-		return b, err
-	}
-	if b.MaxInFlightRatio, err = nonNeg("max_in_flight_ratio", t.MaxInFlightRatio, math.MaxFloat64); err != nil {
-		return b, err
-	}
-	if b.HedgesPerSecond, err = nonNeg("hedges_per_second", t.HedgesPerSecond, math.MaxFloat64); err != nil {
-		return b, err
-	}
-	if b.Burst, err = nonNeg("burst", t.Burst, math.MaxFloat64); err != nil {
-		return b, err
-	}
+	b.MaxHedgeShare, err = nonNeg("max_hedge_share", t.MaxHedgeShare, 1)
+	c.keep(err)
+	b.MaxInFlightRatio, err = nonNeg("max_in_flight_ratio", t.MaxInFlightRatio, math.MaxFloat64)
+	c.keep(err)
+	b.HedgesPerSecond, err = nonNeg("hedges_per_second", t.HedgesPerSecond, math.MaxFloat64)
+	c.keep(err)
+	b.Burst, err = nonNeg("burst", t.Burst, math.MaxFloat64)
+	c.keep(err)
 	if t.Burst != nil && t.HedgesPerSecond == nil {
-		return b, c.errorf(key+".burst", "burst needs hedges_per_second")
+		c.keep(c.errorf(key+".burst", "burst needs hedges_per_second"))
 	}
-	if b.MinInFlight, err = count("min_in_flight", t.MinInFlight); err != nil {
-		return b, err
-	}
-	if b.MaxParallel, err = count("max_parallel", t.MaxParallel); err != nil {
-		return b, err
-	}
+	b.MinInFlight, err = count("min_in_flight", t.MinInFlight)
+	c.keep(err)
+	b.MaxParallel, err = count("max_parallel", t.MaxParallel)
+	c.keep(err)
 	if r := t.RetryThrottling; r != nil {
 		k := key + ".retry_throttling"
 		if r.MaxTokens == nil || r.TokenRatio == nil {

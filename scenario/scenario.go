@@ -11,6 +11,13 @@
 //
 //	gateway.toml:31: classes[0].hedge.primary: model "gpt" is not defined; defined models: guard, judge
 //
+// A file is checked in one pass: every independent problem is reported,
+// as Errors sorted by line, and a problem that only follows from another
+// (a value of the wrong type, or a misspelled key, then reported missing)
+// is left out. Options apply what-if changes (--set KEY=VALUE,
+// --scale-rate) to the parsed tree before it is checked, so they are
+// checked like the file and their problems name them.
+//
 // Parsing runs in four steps: a pre-scan bounds the file's size, nesting
 // depth, key length and number of keys (Limits, limits.go) before any
 // parser runs; BurntSushi/toml parses the text (syntax errors); bind
@@ -194,7 +201,7 @@ func syntaxError(filename string, data []byte, err error) *Error {
 	if !errors.As(err, &pe) {
 		return &Error{File: filename, Msg: err.Error()}
 	}
-	e := &Error{File: filename, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
+	e := &Error{File: filename, Line: pe.Position.Line, Key: pe.LastKey, Msg: clipQuoted(pe.Message)}
 	duplicate := strings.HasSuffix(pe.Message, "has already been defined.")
 	notTable := strings.HasSuffix(pe.Message, "was already created as a hash.")
 	if duplicate || notTable {

@@ -86,6 +86,9 @@ func TestCompareRuns(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}
+	if !strings.Contains(out, "seed 1; what-if classes[0].hedge.max_copies=1)") {
+		t.Errorf("the header does not name B's override:\n%s", out)
+	}
 	lines := map[string]string{}
 	for _, l := range strings.Split(out, "\n") {
 		f := strings.Fields(l)
@@ -201,5 +204,12 @@ llm_request_duration_seconds_sum{model="b"} 3
 	}
 	if code, _, errOut := hedgesim(t, "fit", api); code != exitUsage || !strings.Contains(errOut, "--unit") {
 		t.Errorf("API result without a metric name or unit: exit %d, %s", code, errOut)
+	}
+}
+
+func TestVersionWithoutVCS(t *testing.T) {
+	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}
+	if got := versionText(bi, true); !strings.HasPrefix(got, "hedgesim (devel), no VCS revision recorded") {
+		t.Errorf("versionText = %q", got)
 	}
 }

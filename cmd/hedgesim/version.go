@@ -29,6 +29,8 @@ func versionText(bi *debug.BuildInfo, ok bool) string {
 		if settings["vcs.modified"] == "true" {
 			s += " with local changes"
 		}
+	} else if bi.Main.Version == "(devel)" || bi.Main.Version == "" {
+		s += ", no VCS revision recorded (built outside a repository or with -buildvcs=false)"
 	}
 	return s + "\n" + bi.GoVersion + "\n"
 }
