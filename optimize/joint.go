@@ -33,8 +33,8 @@ type JointGroup struct {
 }
 
 // coupling lists, per class of cfg, the limited resources it can reach:
-// a model with a rate limit, or a provider with a rate limit, a
-// concurrency limit or degraded periods — through its primary, its
+// a model with a rate limit or a circuit breaker, or a provider with a
+// rate limit, a concurrency limit or degraded periods — through its primary, its
 // targets, and the targets its search may try — and, for a class driven
 // by closed-loop clients, the clients themselves: each of its requests
 // waits for the one before, so it is coupled by construction.
@@ -64,6 +64,9 @@ func coupling(cfg *sim.Config, s *Settings) [][]string {
 			md := &cfg.Models[m]
 			if md.RateLimit.RequestsPerMinute > 0 || md.RateLimit.TokensPerMinute > 0 {
 				add(fmt.Sprintf("model %s (rate limit)", md.Name))
+			}
+			if md.Breaker != nil {
+				add(fmt.Sprintf("model %s (circuit breaker)", md.Name))
 			}
 			for _, p := range cfg.Providers {
 				if p.Name != md.Provider {

@@ -54,6 +54,8 @@ type modelTable struct {
 	RateLimit          *rateLimitTable `toml:"rate_limit"`
 	// Failures splits failures by kind; see failures.go.
 	Failures *failuresTable `toml:"failures"`
+	// Breaker is a circuit breaker on the model; see breaker.go.
+	Breaker *breakerTable `toml:"breaker"`
 }
 
 // classTable is one [[classes]] entry.

@@ -80,3 +80,26 @@ func TestParseFailuresBad(t *testing.T) {
 		})
 	}
 }
+
+func TestParseBreaker(t *testing.T) {
+	s, err := Parse("b.toml", []byte(failuresModel+"breaker = { failures = 5, cooldown = \"30s\" }\n[[classes]]\nname = \"c\"\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := s.Config.Models[0].Breaker; b == nil || *b != (sim.Breaker{Failures: 5, Cooldown: 30 * time.Second, Probes: 1}) {
+		t.Errorf("breaker %+v", b)
+	}
+	for _, tt := range []struct{ breaker, key, msg string }{
+		{`{ failures = 0, cooldown = "30s" }`, "models.m.breaker.failures", "out of range"},
+		{`{ cooldown = "30s" }`, "models.m.breaker.failures", "missing"},
+		{`{ failures = 3, cooldown = "0s" }`, "models.m.breaker.cooldown", "want a duration > 0"},
+		{`{ failures = 3, cooldown = 30 }`, "models.m.breaker.cooldown", "with a unit"},
+		{`{ failures = 3, cooldown = "1s", probes = 0 }`, "models.m.breaker.probes", "out of range"},
+	} {
+		_, err := Parse("bad.toml", []byte(failuresModel+"breaker = "+tt.breaker+"\n[[classes]]\nname = \"c\"\n"))
+		var e *Error
+		if !errors.As(err, &e) || e.Line != 6 || e.Key != tt.key || !strings.Contains(e.Msg, tt.msg) {
+			t.Errorf("breaker = %s: got %v; want bad.toml:6: %s: …%s…", tt.breaker, err, tt.key, tt.msg)
+		}
+	}
+}

@@ -231,6 +231,7 @@ func (c *checker) model(key, name string, t *modelTable) sim.Model {
 		c.keep(err)
 	}
 	c.failures(key, t, &m)
+	c.breaker(key, t, &m)
 	return m
 }
 

@@ -74,6 +74,9 @@ type attempt struct {
 	limitedBy                      gate          // the gate that answered 429
 	status                         failStatus    // which kind of error, for outError
 	hint                           time.Duration // Retry-After of a 429 the model itself answers
+	byBreaker                      bool          // failed at once by the model's open circuit breaker
+	probe                          bool          // let through by a half-open breaker, not yet judged
+	probeGen                       uint32        // the breaker's half-open generation it was let through in
 }
 
 // send sends the next copy of r now — unless a budget denies it, in which
@@ -215,6 +218,14 @@ func (e *engine) dispatch(slot int32, r *request, k int) {
 	e.modelSent[a.model]++
 	if to := e.cfg.Classes[r.class].Policy.AttemptTimeout; to > 0 {
 		e.schedule(e.now+to, evAttemptTimeout, slot, r.gen, uint8(k))
+	}
+	if e.breakers != nil {
+		if b := e.breakers[a.model]; b != nil && !b.admit(e.now, a) {
+			a.kind, a.byBreaker = outRejected, true
+			a.svc, a.first, a.genFrom, a.end = e.now, e.now, e.now, e.now
+			e.schedule(a.end, evResponse, slot, r.gen, uint8(k))
+			return
+		}
 	}
 	if by := admitAll(e.now, r.in+r.out, e.gates[a.model]); by != nil {
 		a.kind = outRateLimited

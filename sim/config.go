@@ -215,6 +215,9 @@ type Model struct {
 	// each with its own rate and latency; ErrorRate and ErrorLatency are
 	// the shorthand for a server error. The zero value adds none.
 	Failures Failures
+	// Breaker, when set, is a circuit breaker on the model's calls,
+	// shared by all requests.
+	Breaker *Breaker
 }
 
 // TimeoutRule says what a request that reaches its deadline without a usable

@@ -37,6 +37,7 @@ func (e *engine) respond(slot int32, r *request, k int) {
 	}
 	retryAfter := e.retryAfter(a)
 	r.failStatus = a.status
+	e.breakerSees(a, a.kind)
 	e.exit(slot, r, k, at, a.kind, win)
 	if win {
 		e.finish(slot, r, a.kind)
@@ -53,6 +54,7 @@ func (e *engine) attemptTimeout(slot int32, r *request, k int) {
 		return
 	}
 	e.leaveFlight(r, k)
+	e.breakerSees(&r.att[k], outAttemptTimeout)
 	e.abandon(slot, r, k, outAttemptTimeout)
 	e.classes[r.class].attemptDone(&e.cfg.Classes[r.class].Policy, false)
 	e.fail(slot, r, outAttemptTimeout, 0)
@@ -129,6 +131,9 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 	a := &r.att[k]
 	a.state = attExited
 	r.live--
+	if a.probe {
+		e.breakers[a.model].release(a)
+	}
 	pv := &e.provs[a.prov]
 	if a.queued {
 		a.queued = false

@@ -43,6 +43,7 @@ type engine struct {
 	classes     []classState  // per class: budgets and adaptive delay
 	clients     []client      // closed-loop clients (closed.go)
 	loops       []loopStats   // per class and overall, when there are clients
+	breakers    []*breaker    // per model, its circuit breaker or nil; nil when none has one
 	// queueAllTimers turns off the skipping of timers that cannot fire
 	// (endsBy), for the test that checks it changes nothing.
 	queueAllTimers bool
@@ -80,6 +81,14 @@ func newEngine(cfg *Config) *engine {
 	}
 	if cfg.closedLoop() {
 		e.setupClients()
+	}
+	for i := range cfg.Models {
+		if b := cfg.Models[i].Breaker; b != nil {
+			if e.breakers == nil {
+				e.breakers = make([]*breaker, len(cfg.Models))
+			}
+			e.breakers[i] = &breaker{cfg: b}
+		}
 	}
 	e.stats = make([]classStats, len(cfg.Classes))
 	e.classes = make([]classState, len(cfg.Classes))

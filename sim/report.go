@@ -30,6 +30,9 @@ type Report struct {
 	Overall      ClassReport   `json:"overall"`
 	// Providers is what each provider (failure domain) saw in the hedged run.
 	Providers []ProviderResult `json:"providers"`
+	// Breakers is what each model's circuit breaker did; absent without
+	// breakers.
+	Breakers []BreakerResult `json:"breakers,omitempty"`
 	// Warnings are run-wide conditions that limit what the numbers mean.
 	Warnings []string `json:"warnings"`
 	// ScenarioSHA256 identifies the scenario's input files (the scenario
@@ -218,6 +221,7 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 	r.Overall = classReport(&hedged.Overall, &baseline.Overall)
 	r.setSpend(cfg)
 	r.Providers = hedged.Providers
+	r.Breakers = hedged.Breakers
 	r.Warnings = []string{}
 	for _, o := range hedged.Overloads(cfg) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s over this run of %s: a rate limit's bucket starts full, so its 429s may only begin after the burst is spent — a longer run, or production traffic, sees more of them", o, FormatSeconds(hedged.Seconds)))
@@ -463,6 +467,9 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(w, "%s: adaptive delay over the run: min %s, median %s, max %s, last %s\n",
 				c.Class, fsec(ds[0]), fsec(ds[len(ds)/2]), fsec(ds[len(ds)-1]), fsec(ad[len(ad)-1].Delay))
 		}
+	}
+	for _, b := range r.Breakers {
+		fmt.Fprintf(w, "model %s: circuit breaker opened %d times, open %s in all, failed %d calls at once\n", b.Model, b.Opens, fsec(b.OpenSeconds), b.Rejected)
 	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)

@@ -20,6 +20,9 @@ type Result struct {
 	// Seconds is the simulated time the run spans, from 0 to the last
 	// request or attempt end.
 	Seconds float64
+	// Breakers is what each model's circuit breaker did (models without
+	// one are left out).
+	Breakers []BreakerResult
 }
 
 // ModelLoad is the load a run offered to one model.
@@ -269,6 +272,7 @@ func (e *engine) result() *Result {
 		res.Models = append(res.Models, ModelLoad{Name: e.cfg.Models[m].Name, Sent: e.modelSent[m]})
 	}
 	res.Seconds = e.lastEvent.Seconds()
+	res.Breakers = e.breakerResults()
 	return res
 }
 

@@ -40,7 +40,7 @@ func (cfg *Config) independent() bool {
 		}
 	}
 	for _, m := range cfg.Models {
-		if m.RateLimit.on() {
+		if m.RateLimit.on() || m.Breaker != nil {
 			return false
 		}
 	}

@@ -172,6 +172,11 @@ func (m *Model) validate() error {
 	if err := m.Failures.validate(m.ErrorRate); err != nil {
 		return fmt.Errorf("model %q: %w", m.Name, err)
 	}
+	if m.Breaker != nil {
+		if err := m.Breaker.validate(); err != nil {
+			return fmt.Errorf("model %q: %w", m.Name, err)
+		}
+	}
 	return nil
 }
 
