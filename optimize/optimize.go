@@ -921,7 +921,9 @@ func roundSig(x float64, digits int) float64 {
 func classConfig(cfg *sim.Config, i, requests int) (*sim.Config, string, error) {
 	c := *cfg
 	cl := cfg.Classes[i]
-	cl.Share = 1
+	if cl.Clients == 0 {
+		cl.Share = 1 // a closed-loop class takes no share of the arrivals
+	}
 	c.Classes = []sim.Class{cl}
 	c.Requests = requests
 	warn := ""

@@ -8,6 +8,7 @@ import (
 	"reflect"
 	"regexp"
 	"runtime"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -967,5 +968,30 @@ func TestCoupledClassesJoint(t *testing.T) {
 	rep = mustRun(t, &sc.Config, s, optimize.Options{})
 	if len(rep.Joint) != 0 || len(rep.Classes[0].OptimizedWith) != 0 {
 		t.Errorf("alone: joint %+v", rep.Joint)
+	}
+}
+
+// TestClosedLoopCoupled: a closed-loop class is coupled by construction:
+// it is optimized on its full traffic even alone (a group of one, sharing
+// "closed-loop clients"), and with Alone it is swept on its own cycle.
+func TestClosedLoopCoupled(t *testing.T) {
+	cfg := &sim.Config{
+		Name: "closed", Seed: 1, Requests: 1000,
+		Models: []sim.Model{{Name: "m", Provider: "p", Latency: dist.LogNormal{Mu: math.Log(0.5), Sigma: 0.8}, PriceInputPerMTok: 1}},
+		Classes: []sim.Class{{Name: "batch", Clients: 8, ThinkTime: dist.Constant{Value: 0.1},
+			InputTokens: dist.Constant{Value: 100}, OutputTokens: dist.Constant{}}},
+	}
+	s := optimize.DefaultSettings()
+	s.Requests = 2000
+	s.CheckRequests = 2000
+	s.Search.Delays = []time.Duration{time.Second}
+	rep := mustRun(t, cfg, s, optimize.Options{})
+	if len(rep.Joint) != 1 || len(rep.Joint[0].Classes) != 1 || !slices.Contains(rep.Joint[0].Shared, "closed-loop clients") {
+		t.Fatalf("joint groups %+v: want the closed-loop class in a group of its own", rep.Joint)
+	}
+	s.Alone = true
+	rep = mustRun(t, cfg, s, optimize.Options{})
+	if len(rep.Joint) != 0 || len(rep.Classes) != 1 || len(rep.Classes[0].Candidates) < 2 {
+		t.Errorf("alone: joint %+v, classes %d", rep.Joint, len(rep.Classes))
 	}
 }
