@@ -50,33 +50,35 @@ const (
 type attempt struct {
 	model   int32
 	prov    int32
-	kind    outcome       // what the call will return if it runs to the end
-	state   attState      // in flight, abandoned, exited or skipped
-	queued  bool          // waiting in the provider's queue
-	serving bool          // holds a slot of a provider with a concurrency limit
-	started bool          // its service has started (svc is set)
-	start   time.Duration // when it was sent
-	svc     time.Duration // when its service started
-	first   time.Duration // first token (streamed form) or full answer
-	genFrom time.Duration // output tokens are generated linearly from here …
-	end     time.Duration // … to here; for an error, a 429 or a rejection, when it arrives
+	kind    outcome  // what the call will return if it runs to the end
+	state   attState // in flight, abandoned, exited or skipped
+	queued  bool     // waiting in the provider's queue
+	serving bool     // holds a slot of a provider with a concurrency limit
+	started bool     // its service has started (svc is set)
+	// Kind of error (for outError), and the circuit breaker's marks:
+	// failed at once by the open breaker; let through by a half-open one
+	// and not yet judged (probeGen: in which half-open period).
+	status    failStatus
+	byBreaker bool
+	probe     bool
+	start     time.Duration // when it was sent
+	svc       time.Duration // when its service started
+	first     time.Duration // first token (streamed form) or full answer
+	genFrom   time.Duration // output tokens are generated linearly from here …
+	end       time.Duration // … to here; for an error, a 429 or a rejection, when it arrives
 
 	// Once let go by its request: why (outCancelled or outAttemptTimeout)
 	// and when the cancel lands (never, at a provider that ignores them).
 	abandonedAs outcome
+	probeGen    uint32
 	cancelAt    time.Duration
 
 	// Work to do once in service: time to first token (or the whole call),
 	// then decoding; for an error, the time until it is reported.
 	workFirst, workDecode, workErr time.Duration
-	degU                           float64       // uniform deciding a degraded-period failure
-	streamed                       bool          // TTFT form: tokens flow from first on
-	limitedBy                      gate          // the gate that answered 429
-	status                         failStatus    // which kind of error, for outError
-	hint                           time.Duration // Retry-After of a 429 the model itself answers
-	byBreaker                      bool          // failed at once by the model's open circuit breaker
-	probe                          bool          // let through by a half-open breaker, not yet judged
-	probeGen                       uint32        // the breaker's half-open generation it was let through in
+	degU                           float64 // uniform deciding a degraded-period failure
+	streamed                       bool    // TTFT form: tokens flow from first on
+	limitedBy                      gate    // the gate that answered 429
 }
 
 // send sends the next copy of r now — unless a budget denies it, in which

@@ -126,13 +126,22 @@ func (e *engine) clientSends(c int32) {
 	e.arriveFrom(c)
 }
 
-// ended books the end of a request of class c for the throughput, and
+// setClient records that the request in slot was sent by client cl (−1:
+// an open arrival).
+func (e *engine) setClient(slot, cl int32) {
+	for int(slot) >= len(e.slotClient) {
+		e.slotClient = append(e.slotClient, -1)
+	}
+	e.slotClient[slot] = cl
+}
+
+// ended books the end of request r, in slot, for the throughput, and
 // starts the think of its client, if it has one.
-func (e *engine) ended(r *request) {
+func (e *engine) ended(slot int32, r *request) {
 	e.loops[r.class].meter.add(e.now)
 	e.loops[len(e.loops)-1].meter.add(e.now)
-	if r.client >= 0 {
-		e.think(r.client, r.id)
+	if cl := e.slotClient[slot]; cl >= 0 {
+		e.think(cl, r.id)
 	}
 }
 

@@ -35,15 +35,14 @@ func (e *engine) respond(slot int32, r *request, k int) {
 	if p.Winner == FirstToken && answered {
 		at = a.end // the answer streams on to its end
 	}
-	retryAfter := e.retryAfter(a)
-	r.failStatus = a.status
+	retryAfter, status := e.retryAfter(a), a.status
 	e.breakerSees(a, a.kind)
 	e.exit(slot, r, k, at, a.kind, win)
 	if win {
 		e.finish(slot, r, a.kind)
 		return
 	}
-	e.fail(slot, r, a.kind, retryAfter)
+	e.fail(slot, r, a.kind, status, retryAfter)
 }
 
 // attemptTimeout abandons attempt k of r if it is still in flight: its
@@ -57,7 +56,7 @@ func (e *engine) attemptTimeout(slot int32, r *request, k int) {
 	e.breakerSees(&r.att[k], outAttemptTimeout)
 	e.abandon(slot, r, k, outAttemptTimeout)
 	e.classes[r.class].attemptDone(&e.cfg.Classes[r.class].Policy, false)
-	e.fail(slot, r, outAttemptTimeout, 0)
+	e.fail(slot, r, outAttemptTimeout, statusServer, 0)
 }
 
 // abandon lets go of attempt k of r, which has just left its request's
@@ -262,7 +261,7 @@ func (e *engine) retryAfter(a *attempt) time.Duration {
 		return 0
 	}
 	if a.limitedBy == nil {
-		return a.hint // a 429 the model answered itself
+		return e.cfg.Models[a.model].Failures.RateLimited.RetryAfter // a 429 the model answered itself
 	}
 	return a.limitedBy.rejection().RetryAfter
 }

@@ -114,7 +114,7 @@ func (a *attempt) drawFailure(md *Model, u, u4xx float64, src *splitMix) {
 			hit = u < cum
 		}
 		if hit {
-			a.kind, a.status, a.hint = k.kind, k.status, k.x.RetryAfter
+			a.kind, a.status = k.kind, k.status
 			if k.x.Latency != nil {
 				a.workErr = seconds(k.x.Latency.Rand(src))
 			}

@@ -44,6 +44,7 @@ type engine struct {
 	clients     []client      // closed-loop clients (closed.go)
 	loops       []loopStats   // per class and overall, when there are clients
 	breakers    []*breaker    // per model, its circuit breaker or nil; nil when none has one
+	slotClient  []int32       // per request slot, the closed-loop client that sent it, or −1
 	// queueAllTimers turns off the skipping of timers that cannot fire
 	// (endsBy), for the test that checks it changes nothing.
 	queueAllTimers bool
@@ -294,7 +295,10 @@ func (e *engine) arriveFrom(cl int32) {
 	}
 	r := &e.slots[slot]
 	gen := r.gen
-	*r = request{gen: gen, id: id, arrival: e.now, timer: noTimer, client: cl}
+	*r = request{gen: gen, id: id, arrival: e.now, timer: noTimer}
+	if e.clients != nil {
+		e.setClient(slot, cl)
+	}
 
 	src := e.rng.at(id, requestStream)
 	u := uniform(src)

@@ -10,7 +10,6 @@ type request struct {
 	gen      uint32
 	class    int32
 	id       int64
-	client   int32 // the closed-loop client that sent it, or −1
 	arrival  time.Duration
 	in, out  float64 // input and output tokens
 	sent     uint8   // attempts sent so far (primary included), denied copies too
@@ -18,10 +17,7 @@ type request struct {
 	live     uint8   // attempts sent that have not left the system
 	ended    bool    // the request has ended (finish)
 	lastFail outcome
-	// failStatus is the kind of error of the attempt whose failure is
-	// being handled (fail).
-	failStatus failStatus
-	timer      uint8 // copy index of the pending hedge timer, or noTimer
+	timer    uint8 // copy index of the pending hedge timer, or noTimer
 	// hedgedCopies counts copies actually sent (not denied).
 	hedgedCopies uint8
 	att          [MaxCopies + 1]attempt
@@ -56,18 +52,19 @@ func (s *classStats) record(o outcome, d time.Duration) {
 	}
 }
 
-// fail applies the policy's rule for a failed attempt of the given kind:
+// fail applies the policy's rule for a failed attempt of the given kind
+// (and, for an error, status):
 // end the request (Fatal), send the next copy now — or after a 429's
 // retry-after hint — (NonFatal), or keep waiting (Ignore). A request with
 // nothing in flight and no copy that can still be sent ends at once with
 // the failure. An overload rejection follows the error rule.
-func (e *engine) fail(slot int32, r *request, kind outcome, retryAfter time.Duration) {
+func (e *engine) fail(slot int32, r *request, kind outcome, status failStatus, retryAfter time.Duration) {
 	p := &e.cfg.Classes[r.class].Policy
 	r.lastFail = kind
 	rule := p.OnError
 	switch kind {
 	case outError:
-		rule = p.statusRule(r.failStatus)
+		rule = p.statusRule(status)
 	case outInvalid:
 		rule = p.OnInvalid
 	case outRateLimited:
@@ -159,7 +156,7 @@ func (e *engine) finish(slot int32, r *request, o outcome) {
 	}
 	r.ended = true
 	if e.loops != nil {
-		e.ended(r)
+		e.ended(slot, r)
 	}
 	if r.live == 0 {
 		e.retire(slot, r)
