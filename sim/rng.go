@@ -56,3 +56,8 @@ func (x *splitMix) Uint64() uint64 {
 func uniform(src rand.Source) float64 {
 	return float64(src.Uint64()>>11) / (1 << 53)
 }
+
+// float64 returns a float64 in [0, 1) (53 random bits), as uniform does.
+func (x *splitMix) float64() float64 {
+	return float64(x.Uint64()>>11) / (1 << 53)
+}
