@@ -99,12 +99,6 @@ func (m *Mixture) pick(u float64) int {
 	return lo
 }
 
-// Component returns the index of the component that a uniform draw u in
-// [0, 1) selects: the smallest i with u < w₀ + … + wᵢ. Rand draws u with
-// 53 random bits (as rand.Rand.Float64 does) and samples Components[i]; a
-// caller that samples the components itself gets the same draws.
-func (m *Mixture) Component(u float64) int { return m.pick(u) }
-
 // Rand reads one uniform from src to choose a component (component i with
 // probability Weights[i]) and returns that component's Rand(src).
 func (m *Mixture) Rand(src rand.Source) float64 {

@@ -27,11 +27,17 @@ func splitmix64(x uint64) uint64 {
 type streams struct {
 	seed uint64
 	gen  splitMix
+	// last and hash cache splitmix64(last): a request's streams are
+	// started one after another.
+	last, hash uint64
 }
 
 // at reseeds the generator for request i, stream s and returns it.
 func (st *streams) at(i int64, s uint8) *splitMix {
-	st.gen.s = splitmix64(st.seed ^ splitmix64(uint64(i)) ^ uint64(s)<<56)
+	if uint64(i) != st.last || st.hash == 0 {
+		st.last, st.hash = uint64(i), splitmix64(uint64(i))
+	}
+	st.gen.s = splitmix64(st.seed ^ st.hash ^ uint64(s)<<56)
 	return &st.gen
 }
 

@@ -12,8 +12,8 @@ import (
 // them. Other kinds call Rand.
 type sampler struct {
 	kind     samplerKind
-	lo, hi   float64 // the constant (lo), or the uniform's bounds
-	mix      *dist.Mixture
+	lo, hi   float64   // the constant (lo), or the uniform's bounds
+	cum      []float64 // the mixture's running sums of weights, but the last
 	parts    []sampler // the mixture's components
 	fallback dist.Dist
 }
@@ -37,9 +37,16 @@ func newSampler(d dist.Dist) sampler {
 	case dist.Uniform:
 		return sampler{kind: sampleUniform, lo: x.Min, hi: x.Max}
 	case *dist.Mixture:
-		s := sampler{kind: sampleMixture, mix: x, parts: make([]sampler, len(x.Components))}
-		for i, c := range x.Components {
-			s.parts[i] = newSampler(c)
+		// Mixture.Rand picks the smallest i with u < w₀ + … + wᵢ (the
+		// last component when u reaches no sum), sums accumulated in order.
+		s := sampler{kind: sampleMixture, parts: make([]sampler, len(x.Components))}
+		var c float64
+		for i, comp := range x.Components {
+			s.parts[i] = newSampler(comp)
+			c += x.Weights[i]
+			if i < len(x.Components)-1 {
+				s.cum = append(s.cum, c)
+			}
 		}
 		return s
 	}
@@ -56,7 +63,11 @@ func (s *sampler) rand(src *splitMix) float64 {
 		rnd := float64(src.Uint64()<<11>>11) / (1 << 53)
 		return rnd*(s.hi-s.lo) + s.lo
 	case sampleMixture:
-		i := s.mix.Component(float64(src.Uint64()<<11>>11) / (1 << 53))
+		u := float64(src.Uint64()<<11>>11) / (1 << 53)
+		i := 0
+		for i < len(s.cum) && !(u < s.cum[i]) {
+			i++
+		}
 		return s.parts[i].rand(src)
 	}
 	return s.fallback.Rand(rand.Source(src))
