@@ -91,7 +91,9 @@ func newEngine(cfg *Config) *engine {
 	}
 	for i, c := range cfg.Classes {
 		e.stats[i].billed = make([]bill, 2*len(cfg.Models))
-		e.stats[i].latencies = getDurations(int(float64(cfg.Requests)*c.Share*1.05) + 16)
+		n := int(float64(cfg.Requests)*c.Share*1.05) + 16
+		e.stats[i].latencies = getDurations(n)
+		e.stats[i].missEnds = getDurations(n/16 + 16)
 	}
 	return e
 }

@@ -27,11 +27,11 @@ func putDurations(b []time.Duration) {
 }
 
 // sortedSeconds sorts the non-negative durations d in place and returns
-// them ascending, in seconds, in a new slice. Durations are integers, so an
+// them ascending, in seconds, in a new slice with room for extra more. Durations are integers, so an
 // LSD radix sort on them (11-bit digits; passes whose digit is the same for
 // every value are skipped, which drops the high digits of realistic
 // latencies) sorts in O(n); small inputs use slices.Sort.
-func sortedSeconds(d []time.Duration) []float64 {
+func sortedSeconds(d []time.Duration, extra int) []float64 {
 	const small = 4096
 	if len(d) < small {
 		slices.Sort(d)
@@ -40,7 +40,7 @@ func sortedSeconds(d []time.Duration) []float64 {
 		radixSort(d, tmp)
 		putDurations(tmp)
 	}
-	out := make([]float64, len(d))
+	out := make([]float64, len(d), len(d)+extra)
 	for i, x := range d {
 		out[i] = x.Seconds()
 	}
