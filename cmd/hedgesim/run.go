@@ -113,16 +113,24 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return err
 }
 
-// simulate runs cfg and its no-hedging baseline and compares them, until
-// ctx is done; fn, when not nil, sees every attempt of the hedged run.
+// simulate runs cfg and its no-hedging baseline at the same time (on two
+// cores when there are two) and compares them, until ctx is done; fn, when
+// not nil, sees every attempt of the hedged run, from one goroutine.
 func simulate(ctx context.Context, cfg *sim.Config, fn func(*sim.AttemptRecord)) (*sim.Report, error) {
+	var base *sim.Result
+	var baseErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		base, baseErr = sim.RunContext(ctx, sim.WithoutHedging(cfg))
+	}()
 	hedged, err := sim.RunTraceContext(ctx, cfg, fn)
+	<-done
 	if err != nil {
 		return nil, err
 	}
-	base, err := sim.RunContext(ctx, sim.WithoutHedging(cfg))
-	if err != nil {
-		return nil, err
+	if baseErr != nil {
+		return nil, baseErr
 	}
 	return sim.NewReport(cfg, hedged, base), nil
 }
