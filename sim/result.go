@@ -134,10 +134,8 @@ func (s *classStats) add(o *classStats) {
 
 func (s *classStats) result(name string, models []Model) ClassResult {
 	lat := sortedSeconds(s.latencies, len(s.missEnds))
-	putDurations(s.latencies)
 	s.latencies = nil
 	ends := sortedSeconds(s.missEnds, 0)
-	putDurations(s.missEnds)
 	s.missEnds = nil
 	for range ends {
 		lat = append(lat, math.Inf(1)) // within capacity
