@@ -49,6 +49,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	asJSON := fs.Bool("json", false, "write the report as JSON (field names documented in README.md)")
 	tracePath := fs.String("trace", "", "also write one CSV row per attempt of the hedged run to `FILE` (for small runs)")
 	out := fs.String("out", "", "also write report.txt, report.json and, for classes with an adaptive delay, a plot of it over the run to `DIR` (created if needed)")
+	var maxMemory byteSize
+	fs.Var(&maxMemory, "max-memory", "refuse a run estimated to need more than `SIZE` of memory, such as 8GiB or 500MB (default: the memory available)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -70,6 +72,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if requests.set {
 			return usageError{err: fmt.Errorf("--requests %d: %w", requests.v, err)}
 		}
+		return err
+	}
+	// The hedged run and its baseline run at once.
+	need := 2 * sim.EstimateMemory(&cfg)
+	if err := checkMemory(need, maxMemory, fmt.Sprintf("simulating %d requests (with hedging and without, at once)", cfg.Requests), "--requests"); err != nil {
 		return err
 	}
 	var trace *traceFile
