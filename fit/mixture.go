@@ -66,10 +66,30 @@ func (m LogNormalMixture) logLikY(y []float64) float64 {
 	return ll
 }
 
-// LogLik returns the log-likelihood Σᵢ ln f(xᵢ) of observations x > 0.
+// LogLik returns the log-likelihood Σᵢ ln f(xᵢ) of observations x > 0,
+// Σᵢ (ln Σⱼ wⱼ·N(ln xᵢ; μⱼ, σⱼ) − ln xᵢ), without allocating per
+// observation (it runs on every observation of a large log).
 func (m LogNormalMixture) LogLik(x []float64) float64 {
-	y := logs(x)
-	return m.logLikY(y) - floats.Sum(y)
+	k := m.K()
+	var buf [3]float64
+	terms := buf[:0]
+	if k > len(buf) {
+		terms = make([]float64, 0, k)
+	}
+	terms = terms[:k]
+	lw := make([]float64, k)
+	for j := range k {
+		lw[j] = math.Log(m.Weights[j])
+	}
+	var ll float64
+	for _, xi := range x {
+		yi := math.Log(xi)
+		for j := range terms {
+			terms[j] = lw[j] + distuv.Normal{Mu: m.Mu[j], Sigma: m.Sigma[j]}.LogProb(yi)
+		}
+		ll += floats.LogSumExp(terms) - yi
+	}
+	return ll
 }
 
 func logs(x []float64) []float64 {

@@ -53,8 +53,15 @@ func SplitHalf(l *readers.Log, opt Options) ([]SplitHalfRow, error) {
 	rng := rand.New(rand.NewPCG(opt.Seed, 3))
 	rng.Shuffle(len(ok), func(i, j int) { ok[i], ok[j] = ok[j], ok[i] })
 	half := len(ok) / 2
-	a := &readers.Log{File: l.File, Format: l.Format, Requests: ok[:half]}
-	b := &readers.Log{File: l.File, Format: l.Format, Requests: ok[half:]}
+	a := &readers.Log{File: l.File, Format: l.Format}
+	b := &readers.Log{File: l.File, Format: l.Format}
+	for i, r := range ok {
+		if i < half {
+			a.Add(r)
+		} else {
+			b.Add(r)
+		}
+	}
 	ra, err := FitLog(a, opt)
 	if err != nil {
 		return nil, err

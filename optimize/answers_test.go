@@ -1,6 +1,7 @@
 package optimize_test
 
 import (
+	"path/filepath"
 	"testing"
 
 	"github.com/hedgesim/hedgesim/optimize"
@@ -8,44 +9,15 @@ import (
 	"github.com/hedgesim/hedgesim/scenarios"
 )
 
-// rateLimitedCopy is the smallest input where failures used to look fast:
-// copies go to a model whose rate limit admits 6 requests a minute against
-// 10 a second, and a 429 ends the request (on_rate_limited is fatal by
-// default). Counted at their error time, the 429s made "hedge at 0s" look
-// like p95 60s → 20ms while the answered share fell 100 % → 1 %.
-const rateLimitedCopy = `
-[arrivals]
-rate = 10
-[models.a]
-latency = { kind = "lognormal", median = 20.0, p95 = 60.0 }
-price_per_request = 0.01
-[models.b]
-latency = { kind = "lognormal", median = 20.0, p95 = 60.0 }
-price_per_request = 0.01
-rate_limit = { requests_per_minute = 6 }
-[[classes]]
-name = "long"
-[classes.hedge]
-primary = "a"
-targets = ["b"]
-delay = "2s"
-`
-
-func loadString(t *testing.T, name, text string) *scenario.Scenario {
-	t.Helper()
-	sc, err := scenario.Parse(name, []byte(text))
-	if err != nil {
-		t.Fatal(err)
-	}
-	return sc
-}
-
 // TestFailuresAreNotFast: whatever the cost cap, no candidate that answers
 // significantly fewer requests is picked, and the verdict is "don't hedge"
 // (or a pick that answers as many); with allow_fewer_answers such a pick is
 // possible again, which shows the guard is what keeps it out.
 func TestFailuresAreNotFast(t *testing.T) {
-	sc := loadString(t, "rate-limited-copy.toml", rateLimitedCopy)
+	sc, err := scenario.Load(filepath.Join("testdata", "rate-limited-copy.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
 	s := sc.Optimize
 	s.Requests = 20_000
 	s.Each(func(se *optimize.Search) { se.Objective.MaxAddedCostPct = 1e9 })

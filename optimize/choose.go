@@ -33,6 +33,12 @@ func Frontier(cs []Candidate, p float64) []int {
 }
 
 func frontier(cs []Candidate, p float64, include func(int) bool) []int {
+	return frontierBy(cs, func(a, b *Candidate) bool { return better(a, b, p) }, include)
+}
+
+// frontierBy is frontier with faster(a, b) saying that a beats b on the
+// latency axis.
+func frontierBy(cs []Candidate, faster func(a, b *Candidate) bool, include func(int) bool) []int {
 	var order []int
 	for i := range cs {
 		if include(i) {
@@ -44,21 +50,30 @@ func frontier(cs []Candidate, p float64, include func(int) bool) []int {
 		if c := cmp.Compare(a.AddedCostPct, b.AddedCostPct); c != 0 {
 			return c
 		}
-		if better(a, b, p) {
+		if faster(a, b) {
 			return -1
 		}
-		if better(b, a, p) {
+		if faster(b, a) {
 			return 1
 		}
 		return 0
 	})
 	var out []int
 	for _, i := range order {
-		if len(out) == 0 || better(&cs[i], &cs[out[len(out)-1]], p) {
+		if len(out) == 0 || faster(&cs[i], &cs[out[len(out)-1]]) {
 			out = append(out, i)
 		}
 	}
 	return out
+}
+
+// moreWithin reports whether a answers more requests within the target
+// than b, or as many and is faster at p (objective answered).
+func moreWithin(a, b *Candidate, p float64) bool {
+	if a.AnsweredWithinShare != b.AnsweredWithinShare {
+		return a.AnsweredWithinShare > b.AnsweredWithinShare
+	}
+	return better(a, b, p)
 }
 
 // Pick chooses a candidate under o and says why in a short note. It sets

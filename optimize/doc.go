@@ -39,8 +39,18 @@
 // After choosing, the rollout check (Check) simulates the whole scenario
 // once with every pick applied (Settings.CheckRequests requests, default
 // 10⁶ or 5 × Requests when less), next to no hedging and to what the sweep
-// predicted; a class whose checked p95 interval is disjoint from the
-// sweep's is flagged. RolloutConfig is that scenario; `hedgesim optimize
+// predicted; a class is flagged when its checked p95 interval is disjoint
+// from the sweep's, when it answers significantly fewer requests than no
+// hedging in the check, or when its checked answered share lies outside
+// the sweep's Wilson interval (RolloutClass.Flag says which).
+//
+// The class's configured policy is candidate "configured" when the grid
+// of fixed delays cannot express it (fallback copies, an adaptive delay, a
+// list of different delays); when every other pick would answer
+// significantly fewer requests than it, it is kept (verdict decided_by
+// "configured"). A grid never holds a delay at or past the class's
+// deadline; when the no-hedging p99 is a miss, the default grid spans
+// from p10 to the deadline. RolloutConfig is that scenario; `hedgesim optimize
 // --write-scenario FILE` writes it as a scenario file that `hedgesim run`
 // reproduces exactly.
 // The simulator's draws for request i and attempt k depend only on (seed, i,

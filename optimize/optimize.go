@@ -212,10 +212,17 @@ type Report struct {
 	// Rollout is the rollout check: the whole scenario simulated once with
 	// every class's pick applied (nil when Settings.CheckRequests is 0).
 	Rollout *RolloutCheck `json:"rollout_check"`
+	// ExportCommand, when set (by the caller, which knows where the report
+	// is written), is the command that exports the picks as client or proxy
+	// configuration; the text report prints it under the summary table.
+	ExportCommand string `json:"-"`
 	// ScenarioSHA256 identifies the scenario's input files (the scenario
 	// package's Scenario.SHA256), so that reports of different inputs are
 	// told apart; set by the caller, "" when unknown.
 	ScenarioSHA256 string `json:"scenario_sha256"`
+	// Overrides are what-if changes applied on top of the scenario file
+	// ("arrivals.rate=40"); absent when there are none.
+	Overrides []string `json:"overrides,omitempty"`
 }
 
 // Options tune how Run works, not what it computes.
@@ -517,6 +524,9 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	cr.Objective.AllowFewerAnswers = rule.AllowFewerAnswers
 	p := cr.Objective.Percentile
 	cr.Frontier = Frontier(cs, p)
+	if cr.Objective.Goal == MostAnswered {
+		cr.Frontier = frontierBy(cs, func(a, b *Candidate) bool { return moreWithin(a, b, p) }, func(int) bool { return true })
+	}
 	for _, i := range cr.Frontier {
 		cs[i].OnFrontier = true
 	}

@@ -141,6 +141,9 @@ func (r *Report) WriteText(w io.Writer, all bool) error {
 	}
 	fmt.Fprintf(ew, "scenario %s, seed %d, %s; %s, every candidate on the same random draws; latency is the time to a usable answer (miss: none by the deadline)\n",
 		r.Scenario, r.Seed, r.requestsLine(), how)
+	if len(r.Overrides) > 0 {
+		fmt.Fprintf(ew, "what-if overrides: %s\n", strings.Join(r.Overrides, ", "))
+	}
 	for _, g := range r.Joint {
 		conv := "converged"
 		if !g.Converged {
@@ -158,7 +161,7 @@ func (r *Report) WriteText(w io.Writer, all bool) error {
 		b, c := cr.Baseline(), cr.Picked()
 		verdict, delay, copies, target := "don't hedge", "-", "-", "-"
 		if cr.Verdict.Hedge {
-			verdict, delay, copies, target = "hedge", fdelay(c.Delay), strconv.Itoa(c.Copies), c.Target
+			verdict, delay, copies, target = "hedge", candDelay(c), strconv.Itoa(c.Copies), c.Target
 		} else {
 			c = b
 		}
@@ -171,6 +174,9 @@ func (r *Report) WriteText(w io.Writer, all bool) error {
 			100*c.HedgedShare, c.AttemptsPerRequest, addedCost(cr, c))
 	}
 	tw.Flush()
+	if r.ExportCommand != "" {
+		fmt.Fprintf(ew, "roll out: %s\n", r.ExportCommand)
+	}
 
 	for i := range r.Classes {
 		cr := &r.Classes[i]
@@ -234,7 +240,11 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 	if all {
 		front = "\t"
 	}
-	fmt.Fprintf(tw, "  \t%sdelay\tcopies\ttarget\tp95\t%s\tp99\t%s\tanswered\thedged\tcalls/req\tcost/1k req\tadded cost\t\n", front, ci, ci)
+	within := "" // objective answered: the share answered within the target
+	if cr.Objective.Goal == MostAnswered {
+		within = "within " + fsec(cr.Objective.Target.Seconds()) + "\t"
+	}
+	fmt.Fprintf(tw, "  \t%sdelay\tcopies\ttarget\tp95\t%s\tp99\t%s\t%sanswered\thedged\tcalls/req\tcost/1k req\tadded cost\t\n", front, ci, ci, within)
 	for _, i := range rows {
 		c := &cr.Candidates[i]
 		mark := ""
@@ -257,20 +267,36 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 		}
 		delay, copies, target := "none", "-", "-"
 		if c.Hedging {
-			delay, copies, target = fdelay(c.Delay), strconv.Itoa(c.Copies), c.Target
+			delay, copies, target = candDelay(c), strconv.Itoa(c.Copies), c.Target
 		}
 		l := c.Latency
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.1f%%\t%.1f%%\t%.3f\t$%.4f\t%s\t\n",
+		w := ""
+		if within != "" {
+			w = fpct2(c.AnsweredWithinShare) + "\t"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s%.1f%%\t%.1f%%\t%.3f\t$%.4f\t%s\t\n",
 			mark, delay, copies, target,
 			fsec(l.P95), interval(l.P95CI95, c.P95CIOK),
 			fsec(l.P99), interval(l.P99CI95, c.P99CIOK),
-			100*c.AnsweredShare, 100*c.HedgedShare, c.AttemptsPerRequest, c.CostPer1kUSD, addedCost(cr, c))
+			w, 100*c.AnsweredShare, 100*c.HedgedShare, c.AttemptsPerRequest, c.CostPer1kUSD, addedCost(cr, c))
 	}
 	tw.Flush()
 }
 
 // describe says what a hedged candidate does: "1 copy to large-b after 650ms".
+// candDelay is a candidate's delay column: its delay, or "configured"
+// for the class's own policy (a fallback, an adaptive delay, a list).
+func candDelay(c *Candidate) string {
+	if c.Configured {
+		return "configured"
+	}
+	return fdelay(c.Delay)
+}
+
 func describe(c *Candidate) string {
+	if c.Configured {
+		return fmt.Sprintf("the class's configured policy: up to %d cop%s to %s", c.Copies, plural(c.Copies, "y", "ies"), c.Target)
+	}
 	return fmt.Sprintf("%d cop%s to %s, %s apart", c.Copies, plural(c.Copies, "y", "ies"), c.Target, fdelay(c.Delay))
 }
 

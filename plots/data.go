@@ -26,6 +26,7 @@ import (
 	"strings"
 
 	"github.com/hedgesim/hedgesim/optimize"
+	"github.com/hedgesim/hedgesim/sim"
 )
 
 // XY is a point in data units.
@@ -148,9 +149,17 @@ func CostData(cr *optimize.ClassReport) Cost {
 	if cr.CostBasis == optimize.CostCalls {
 		d.XLabel = "added calls per request (% of no hedging)"
 	}
+	y := func(c *optimize.Candidate) float64 { return c.Q(p) }
+	if o := cr.Objective; o.Goal == optimize.MostAnswered {
+		// The objective's axis: the share not answered within the target.
+		t := sim.FormatSeconds(o.Target.Seconds())
+		d.Title = fmt.Sprintf("%s: added cost vs requests not answered within %s — %s", cr.Class, t, verdictText(cr))
+		d.YLabel = fmt.Sprintf("not answered within %s (%% of requests)", t)
+		y = func(c *optimize.Candidate) float64 { return 100 * (1 - c.AnsweredWithinShare) }
+	}
 	var ys []float64
 	for i := range cr.Candidates {
-		ys = append(ys, cr.Candidates[i].Q(p))
+		ys = append(ys, y(&cr.Candidates[i]))
 	}
 	top, missed := missRow(ys, cr.DeadlineSeconds)
 	if missed {
@@ -159,7 +168,7 @@ func CostData(cr *optimize.ClassReport) Cost {
 	}
 	for i := range cr.Candidates {
 		c := &cr.Candidates[i]
-		d.Candidates = append(d.Candidates, Label{XY: XY{c.AddedCostPct, orMiss(c.Q(p), top)}, Text: c.Label})
+		d.Candidates = append(d.Candidates, Label{XY: XY{c.AddedCostPct, orMiss(y(c), top)}, Text: c.Label})
 	}
 	d.Candidates[0].Text = "no hedging"
 	for _, i := range cr.Frontier {
@@ -306,7 +315,8 @@ func tailAt(s []optimize.SurvivalPoint, y float64) float64 {
 
 // curve turns survival points into a step curve starting at S = 1 and
 // clipped to the figure's range; a point below yMin ends the curve at yMin
-// so the step down is drawn.
+// so the step down is drawn. A curve that ends above yMin has misses: it
+// runs on at their share to xMax.
 func curve(s []optimize.SurvivalPoint, xMax, yMin float64) []XY {
 	if len(s) == 0 {
 		return nil
@@ -315,13 +325,18 @@ func curve(s []optimize.SurvivalPoint, xMax, yMin float64) []XY {
 	for _, pt := range s {
 		if pt.T > xMax {
 			out = append(out, XY{xMax, out[len(out)-1].Y})
-			break
+			return out
 		}
 		if pt.S < yMin {
 			out = append(out, XY{pt.T, yMin})
-			break
+			return out
 		}
 		out = append(out, XY{pt.T, pt.S})
+	}
+	// The curve ends above yMin: the rest are misses, which never get an
+	// answer, so P(T > t) stays at their share for every later t.
+	if last := out[len(out)-1]; last.X < xMax {
+		out = append(out, XY{xMax, last.Y})
 	}
 	return out
 }

@@ -134,6 +134,23 @@ func newPlot(title, x, y string) *plot.Plot {
 	return p
 }
 
+// missTicks marks the latency axis of a figure with misses: linearTicks up
+// to hi, the largest finite value drawn (none when hi is −Inf, when every
+// value is a miss), and "miss" at missY, the row misses are drawn on.
+func missTicks(missY, hi float64) plot.Ticker {
+	return plot.TickerFunc(func(lo, top float64) []plot.Tick {
+		var out []plot.Tick
+		if !math.IsInf(hi, -1) {
+			for _, t := range linearTicks(lo, top) {
+				if t.Value <= hi*1.05 || (t.Label == "" && t.Value < missY) {
+					out = append(out, t)
+				}
+			}
+		}
+		return append(out, plot.Tick{Value: missY, Label: "miss"})
+	})
+}
+
 // linearTicks marks about six round values (1, 2, 2.5 or 5 times a power
 // of ten apart) in [lo, hi], labelled, with unlabelled ticks halfway.
 func linearTicks(lo, hi float64) []plot.Tick {
@@ -188,6 +205,15 @@ func labelStyle() draw.TextStyle {
 // returns what its legend must not cover.
 func costPlot(d Cost) (*plot.Plot, *marks, *legend, error) {
 	p := newPlot(d.Title, d.XLabel, d.YLabel)
+	if !math.IsNaN(d.MissY) {
+		hi := math.Inf(-1)
+		for _, c := range d.Candidates {
+			if c.Y < d.MissY {
+				hi = max(hi, c.Y)
+			}
+		}
+		p.Y.Tick.Marker = missTicks(d.MissY, hi)
+	}
 	m := &marks{}
 	l := newLegend()
 	var pts []XY
@@ -401,6 +427,24 @@ func ticks125(lo, hi float64) []plot.Tick {
 // hedged and answered shares below, on one delay axis.
 func delayPlots(d Delay, dc draw.Canvas) ([]placed, error) {
 	top := newPlot(d.Title, "", "latency (s)")
+	if !math.IsNaN(d.MissY) {
+		hi := math.Inf(-1)
+		for _, s := range d.Series {
+			for _, v := range [][]float64{s.P95, s.P99, s.P95Lo, s.P95Hi, s.P99Lo, s.P99Hi} {
+				for _, y := range v {
+					if y < d.MissY {
+						hi = max(hi, y)
+					}
+				}
+			}
+		}
+		for _, y := range []float64{d.BaseP95, d.BaseP99} {
+			if y < d.MissY {
+				hi = max(hi, y)
+			}
+		}
+		top.Y.Tick.Marker = missTicks(d.MissY, hi)
+	}
 	top.Title.TextStyle.Font.Size = vg.Points(11)
 	bottom := newPlot(d.HedgedTitle, d.XLabel, "% of requests")
 	bottom.Title.TextStyle.Font.Size = vg.Points(11)

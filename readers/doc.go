@@ -13,6 +13,14 @@
 // Every loader reports bad input as an *InputError with the file, the line
 // and what is wrong, and never panics (each has a fuzz target).
 //
+// # Histograms
+//
+// ReadPrometheusText (the text exposition format, via expfmt),
+// ReadPrometheusAPI (the JSON of a Prometheus HTTP API query) and ReadOTLP
+// (OpenTelemetry explicit and exponential histograms in OTLP JSON) return
+// a Histogram of bucket counts in seconds, one series chosen by a
+// HistogramQuery; package fit fits it by interval-censored likelihood.
+//
 // # Traces
 //
 // ReadAzureTrace (Azure LLM inference trace 2023, CSV) and

@@ -32,10 +32,11 @@ func checkInputErr(t *testing.T, err error) {
 // checkLog checks the guarantees of a loaded log.
 func checkLog(t *testing.T, l *Log) {
 	t.Helper()
-	if len(l.Requests) == 0 {
+	if l.Len() == 0 {
 		t.Fatal("no requests and no error")
 	}
-	for i, r := range l.Requests {
+	for i := range l.Len() {
+		r := l.At(i)
 		if r.Line < 1 {
 			t.Fatalf("request %d: line %d", i, r.Line)
 		}

@@ -17,7 +17,9 @@ import (
 type InputError struct {
 	// File is the file name given to the loader.
 	File string
-	// Line is the 1-based line the problem is on (1 for an empty file).
+	// Line is the 1-based line the problem is on (1 for an empty file);
+	// 0 for a histogram decoded as a whole (Prometheus API and OTLP JSON,
+	// a series of the text format), where the problem has no one line.
 	Line int
 	// Field is the column or field at fault; "" when the problem is not
 	// about one field (a syntax error, an empty file).
@@ -164,7 +166,7 @@ func parseTime(s string, u Unit) (v float64, form Unit, err error) {
 		return 0, 0, err
 	}
 	if u == 0 {
-		return 0, 0, fmt.Errorf("%q has no unit; state it (s, ms or us) or write it after the number, such as \"250ms\"", clip(s))
+		return 0, 0, fmt.Errorf("%q has no unit; state the column's unit (hedgesim fit --unit s, ms or us; Columns.Unit), name the column with a unit suffix such as latency_ms, or write the unit after the number, such as \"250ms\"", clip(s))
 	}
 	return v * float64(u), 0, nil
 }

@@ -226,7 +226,7 @@ func ReadLLMPerf(r io.Reader, file string) (*Log, error) {
 		if err != nil {
 			return nil, err
 		}
-		log.Requests = append(log.Requests, req)
+		log.Add(req)
 	}
 	if _, err := d.dec.Token(); err != nil { // the closing ']'
 		return nil, d.syntax(err)
@@ -234,7 +234,7 @@ func ReadLLMPerf(r io.Reader, file string) (*Log, error) {
 	if err := d.end(); err != nil {
 		return nil, err
 	}
-	if len(log.Requests) == 0 {
+	if log.Len() == 0 {
 		return nil, inputErr(file, 1, "", "no requests; the array is empty")
 	}
 	return log, nil

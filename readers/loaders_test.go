@@ -76,8 +76,8 @@ func TestReadCSV(t *testing.T) {
 	if c.Total != 5 || c.OK != 3 || c.Failed != 1 || c.RateLimited != 1 {
 		t.Errorf("counts %+v", c)
 	}
-	if l.Requests[4].Line != 6 {
-		t.Errorf("row 5 on line %d, want 6", l.Requests[4].Line)
+	if l.At(4).Line != 6 {
+		t.Errorf("row 5 on line %d, want 6", l.At(4).Line)
 	}
 }
 
@@ -173,8 +173,8 @@ func TestReadJSONL(t *testing.T) {
 	if c := l.Counts(); c.Failed != 1 || c.Codes[Failed]["503"] != 1 {
 		t.Errorf("counts %+v", c)
 	}
-	if l.Requests[1].Line != 3 {
-		t.Errorf("second request on line %d, want 3", l.Requests[1].Line)
+	if l.At(1).Line != 3 {
+		t.Errorf("second request on line %d, want 3", l.At(1).Line)
 	}
 }
 
@@ -225,10 +225,10 @@ func TestReadLLMPerf(t *testing.T) {
 	}
 	// The first record starts on line 2 with ttft_s 0.7063910059998761;
 	// record 60 is the failed one (checked with Python's json module).
-	if r := l.Requests[0]; r.Line != 2 || r.TTFT != 0.7063910059998761 {
+	if r := l.At(0); r.Line != 2 || r.TTFT != 0.7063910059998761 {
 		t.Errorf("first request: line %d, ttft %v", r.Line, r.TTFT)
 	}
-	if r := l.Requests[60]; r.Status != Failed || r.Code != "-1" {
+	if r := l.At(60); r.Status != Failed || r.Code != "-1" {
 		t.Errorf("request 60: %+v, want failed with code -1", r)
 	}
 }
@@ -283,5 +283,21 @@ func TestReadLLMPerfSummaryBad(t *testing.T) {
 	} {
 		_, err := ReadLLMPerfSummary(strings.NewReader(tc.in), "in")
 		checkBad(t, tc, err)
+	}
+}
+
+// TestCSVLineBound: a CSV row longer than 16 MiB (a file without line ends,
+// a runaway quoted field) is an error on its line, not a field held in
+// memory to the end of the file.
+func TestCSVLineBound(t *testing.T) {
+	long := strings.Repeat("9", maxLine+1)
+	_, err := ReadCSV(strings.NewReader("latency_ms\n12\n"+long+"\n"), "in", Columns{Latency: "latency_ms"})
+	checkBad(t, badCase{"long row", "", 3, "", "line longer than 16 MiB"}, err)
+	_, err = ReadAzureTrace(strings.NewReader("TIMESTAMP,ContextTokens,GeneratedTokens\n\""+long), "in")
+	checkBad(t, badCase{"runaway quote", "", 2, "", "line longer than 16 MiB"}, err)
+	// Exactly at the bound is fine.
+	l, err := ReadCSV(strings.NewReader("latency_ms\n"+strings.Repeat(" ", maxLine-2)+"12\n"), "in", Columns{Latency: "latency_ms"})
+	if err != nil || l.Len() != 1 {
+		t.Errorf("a %d-byte line: %v", maxLine, err)
 	}
 }

@@ -20,7 +20,8 @@ type Request struct {
 	Line int
 	// Status is the request's outcome; only OK requests are fitted.
 	Status Status
-	// Code is the raw status or error code ("" when the log has none).
+	// Code is the raw status or error code of a request that is not OK
+	// ("" when the log has none, and for OK requests).
 	Code string
 	// Latency is the whole-call (end-to-end) latency, s.
 	Latency float64
@@ -30,14 +31,72 @@ type Request struct {
 	InputTokens, OutputTokens float64
 }
 
-// Log is a latency log: one Request per logged request, in file order.
+// Log is a latency log: its requests in file order. It is stored by
+// column, so that a log of ten million requests of which only the latency
+// is known takes about 13 bytes a request (a []Request would take 64):
+// At returns one request, Add appends one.
 type Log struct {
 	// File is the file name given to the loader.
 	File string
 	// Format names the loader: "csv", "jsonl" or "llmperf".
 	Format string
-	// Requests are the logged requests.
-	Requests []Request
+
+	line   []int32
+	status []Status
+	// codes holds the Code of the requests that have one, by index.
+	codes map[int]string
+	// lat holds every request's latency; ttft, in and out are nil until a
+	// request has the measurement, then as long as lat (NaN where a
+	// request lacks it).
+	lat, ttft, in, out []float64
+}
+
+// Len returns the number of requests.
+func (l *Log) Len() int { return len(l.status) }
+
+// At returns request i, 0 ≤ i < Len.
+func (l *Log) At(i int) Request {
+	r := Request{Line: int(l.line[i]), Status: l.status[i], Code: l.codes[i], Latency: l.lat[i],
+		TTFT: math.NaN(), InputTokens: math.NaN(), OutputTokens: math.NaN()}
+	for _, c := range []struct {
+		col []float64
+		dst *float64
+	}{{l.ttft, &r.TTFT}, {l.in, &r.InputTokens}, {l.out, &r.OutputTokens}} {
+		if c.col != nil {
+			*c.dst = c.col[i]
+		}
+	}
+	return r
+}
+
+// Add appends r. The Code of an OK request is not kept.
+func (l *Log) Add(r Request) {
+	i := l.Len()
+	line := int32(math.MaxInt32)
+	if r.Line >= 0 && r.Line < math.MaxInt32 {
+		line = int32(r.Line)
+	}
+	l.line = append(l.line, line)
+	l.status = append(l.status, r.Status)
+	if r.Code != "" && r.Status != OK {
+		if l.codes == nil {
+			l.codes = map[int]string{}
+		}
+		l.codes[i] = r.Code
+	}
+	l.lat = append(l.lat, r.Latency)
+	for _, c := range []struct {
+		col *[]float64
+		v   float64
+	}{{&l.ttft, r.TTFT}, {&l.in, r.InputTokens}, {&l.out, r.OutputTokens}} {
+		if *c.col == nil && math.IsNaN(c.v) {
+			continue
+		}
+		for len(*c.col) < i {
+			*c.col = append(*c.col, math.NaN())
+		}
+		*c.col = append(*c.col, c.v)
+	}
 }
 
 // Counts counts a log's requests by Status.
@@ -50,9 +109,9 @@ type Counts struct {
 
 // Counts returns the number of requests of each Status.
 func (l *Log) Counts() Counts {
-	c := Counts{Total: len(l.Requests), Codes: map[Status]map[string]int{}}
-	for _, r := range l.Requests {
-		switch r.Status {
+	c := Counts{Total: l.Len(), Codes: map[Status]map[string]int{}}
+	for i, s := range l.status {
+		switch s {
 		case OK:
 			c.OK++
 			continue
@@ -63,10 +122,10 @@ func (l *Log) Counts() Counts {
 		case Invalid:
 			c.Invalid++
 		}
-		if c.Codes[r.Status] == nil {
-			c.Codes[r.Status] = map[string]int{}
+		if c.Codes[s] == nil {
+			c.Codes[s] = map[string]int{}
 		}
-		c.Codes[r.Status][r.Code]++
+		c.Codes[s][l.codes[i]]++
 	}
 	return c
 }
@@ -74,9 +133,30 @@ func (l *Log) Counts() Counts {
 // Successful returns the OK requests, in file order.
 func (l *Log) Successful() []Request {
 	var out []Request
-	for _, r := range l.Requests {
-		if r.Status == OK {
-			out = append(out, r)
+	for i, s := range l.status {
+		if s == OK {
+			out = append(out, l.At(i))
+		}
+	}
+	return out
+}
+
+// okValues returns col's values of the OK requests that are not NaN, in
+// file order (none when col is nil).
+func (l *Log) okValues(col []float64) []float64 {
+	if col == nil {
+		return nil
+	}
+	n := 0
+	for i, s := range l.status {
+		if s == OK && !math.IsNaN(col[i]) {
+			n++
+		}
+	}
+	out := make([]float64, 0, n)
+	for i, s := range l.status {
+		if s == OK && !math.IsNaN(col[i]) {
+			out = append(out, col[i])
 		}
 	}
 	return out
@@ -86,40 +166,25 @@ func (l *Log) Successful() []Request {
 // to first token and an output token count, so that TTFT and decode speed
 // can be fitted separately.
 func (l *Log) Streamed() bool {
-	ok := l.Successful()
-	if len(ok) == 0 {
-		return false
-	}
-	for _, r := range ok {
-		if math.IsNaN(r.TTFT) || math.IsNaN(r.OutputTokens) || math.IsNaN(r.Latency) {
+	any := false
+	for i, s := range l.status {
+		if s != OK {
+			continue
+		}
+		any = true
+		if l.ttft == nil || l.out == nil || math.IsNaN(l.ttft[i]) || math.IsNaN(l.out[i]) || math.IsNaN(l.lat[i]) {
 			return false
 		}
 	}
-	return true
+	return any
 }
 
 // Latencies returns the whole-call latencies of the OK requests in seconds,
 // in file order.
-func (l *Log) Latencies() []float64 {
-	var out []float64
-	for _, r := range l.Successful() {
-		if !math.IsNaN(r.Latency) {
-			out = append(out, r.Latency)
-		}
-	}
-	return out
-}
+func (l *Log) Latencies() []float64 { return l.okValues(l.lat) }
 
 // TTFTs returns the times to first token of the OK requests in seconds.
-func (l *Log) TTFTs() []float64 {
-	var out []float64
-	for _, r := range l.Successful() {
-		if !math.IsNaN(r.TTFT) {
-			out = append(out, r.TTFT)
-		}
-	}
-	return out
-}
+func (l *Log) TTFTs() []float64 { return l.okValues(l.ttft) }
 
 // DecodeSpeeds returns the decode speeds of the OK requests in tokens per
 // second, OutputTokens ÷ (Latency − TTFT): the speed at which a streamed
@@ -128,25 +193,20 @@ func (l *Log) TTFTs() []float64 {
 // took no time after the first token, have no speed and are left out.
 func (l *Log) DecodeSpeeds() []float64 {
 	var out []float64
-	for _, r := range l.Successful() {
-		d := r.Latency - r.TTFT
-		if r.OutputTokens > 0 && d > 0 {
-			out = append(out, r.OutputTokens/d)
+	if l.ttft == nil || l.out == nil {
+		return out
+	}
+	for i, s := range l.status {
+		d := l.lat[i] - l.ttft[i]
+		if s == OK && l.out[i] > 0 && d > 0 {
+			out = append(out, l.out[i]/d)
 		}
 	}
 	return out
 }
 
 // OutputTokenCounts returns the output token counts of the OK requests.
-func (l *Log) OutputTokenCounts() []float64 {
-	var out []float64
-	for _, r := range l.Successful() {
-		if !math.IsNaN(r.OutputTokens) {
-			out = append(out, r.OutputTokens)
-		}
-	}
-	return out
-}
+func (l *Log) OutputTokenCounts() []float64 { return l.okValues(l.out) }
 
 // Columns says which columns (CSV) or fields (JSON Lines) of a log hold
 // what. Latency is required; TTFT and OutputTokens together with Latency
@@ -340,7 +400,9 @@ func parseCount(s string) (float64, error) {
 
 // ReadCSV reads a latency log in CSV: a header line naming the columns,
 // then one row per request; the columns named in c are used, others
-// ignored. Quoted fields and CRLF line ends are accepted. Problems are
+// ignored. Fields are separated by commas, or by semicolons or tabs when
+// the header line has no comma (see csvSeparator). Quoted fields and CRLF
+// line ends are accepted. Problems are
 // reported as *InputError with the line: an empty file, a missing column,
 // a row with the wrong number of fields, a value that is not a number, a
 // negative or zero latency, an unknown unit. An error in c itself is a
@@ -349,7 +411,9 @@ func ReadCSV(r io.Reader, file string, c Columns) (*Log, error) {
 	if err := c.check(); err != nil {
 		return nil, err
 	}
-	cr := csv.NewReader(r)
+	sep, r := csvSeparator(r)
+	cr := csv.NewReader(limitLines(r, file))
+	cr.Comma = sep
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err == io.EOF {
@@ -371,7 +435,11 @@ func ReadCSV(r io.Reader, file string, c Columns) (*Log, error) {
 	}
 	for _, col := range []string{c.Latency, c.TTFT, c.OutputTokens, c.Status} {
 		if _, ok := index[col]; col != "" && !ok {
-			return nil, inputErr(file, 1, col, "no such column; the header has: %s", quoteList(header))
+			read := ""
+			if sep != ',' {
+				read = " (read as " + separatorName(sep) + "-separated: the header line has no comma)"
+			}
+			return nil, inputErr(file, 1, col, "no such column; the header has%s: %s", read, quoteList(header))
 		}
 	}
 	log := &Log{File: file, Format: "csv"}
@@ -394,9 +462,9 @@ func ReadCSV(r io.Reader, file string, c Columns) (*Log, error) {
 		if err != nil {
 			return nil, err
 		}
-		log.Requests = append(log.Requests, req)
+		log.Add(req)
 	}
-	if len(log.Requests) == 0 {
+	if log.Len() == 0 {
 		return nil, inputErr(file, 2, "", "no rows after the header; want one row per request")
 	}
 	return log, nil
@@ -459,13 +527,13 @@ func ReadJSONL(r io.Reader, file string, c Columns) (*Log, error) {
 		if err != nil {
 			return err
 		}
-		log.Requests = append(log.Requests, req)
+		log.Add(req)
 		return nil
 	})
 	if err != nil {
 		return nil, err
 	}
-	if len(log.Requests) == 0 {
+	if log.Len() == 0 {
 		return nil, inputErr(file, 1, "", "empty file; want one JSON object per line, one line per request")
 	}
 	return log, nil

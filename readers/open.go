@@ -1,6 +1,7 @@
 package readers
 
 import (
+	"bytes"
 	"errors"
 	"fmt"
 	"io"
@@ -139,3 +140,40 @@ func (b *boundedFile) Read(p []byte) (int, error) {
 }
 
 func (b *boundedFile) Close() error { return b.f.Close() }
+
+// lineLimiter passes a reader through, failing with an *InputError once a
+// line grows longer than maxLine bytes, so that a CSV reader never holds
+// more than that of one record (a file without newlines would otherwise be
+// read whole into one field).
+type lineLimiter struct {
+	r    io.Reader
+	file string
+	line int // 1-based line of the next byte
+	cur  int // bytes of the current line read so far
+}
+
+func limitLines(r io.Reader, file string) io.Reader {
+	return &lineLimiter{r: r, file: file, line: 1}
+}
+
+func (l *lineLimiter) Read(p []byte) (int, error) {
+	n, err := l.r.Read(p)
+	b := p[:n]
+	for {
+		i := bytes.IndexByte(b, '\n')
+		if i < 0 {
+			l.cur += len(b)
+			break
+		}
+		if l.cur+i > maxLine {
+			break
+		}
+		l.line++
+		l.cur = 0
+		b = b[i+1:]
+	}
+	if l.cur > maxLine || len(b) > 0 && bytes.IndexByte(b, '\n') >= 0 {
+		return 0, inputErr(l.file, l.line, "", "line longer than %d MiB", maxLine>>20)
+	}
+	return n, err
+}

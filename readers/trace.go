@@ -77,7 +77,7 @@ const maxOffset = 100 * 365 * 24 * time.Hour
 // as *InputError with the line: an empty file, a missing column, a bad or
 // decreasing timestamp, a token count that is not a whole number ≥ 0.
 func ReadAzureTrace(r io.Reader, file string) (*Trace, error) {
-	cr := csv.NewReader(r)
+	cr := csv.NewReader(limitLines(r, file))
 	cr.ReuseRecord = true
 	header, err := cr.Read()
 	if err == io.EOF {

@@ -42,6 +42,21 @@ name = "c"
 rate = 1
 [arrivals]
 `, 4, "arrivals", "already defined on line 2"},
+	{"syntax duplicate subtable names the subtable", `
+[arrivals]
+rate = 1
+[models.a]
+latency = { kind = "constant", value = 1 }
+[models.a]
+`, 6, "models.a", "already defined on line 4"},
+	{"value then table", `
+models = 3
+[arrivals]
+rate = 1
+[providers.pb]
+concurrency = 2
+[models.a]
+`, 7, "models", "already defined as a value on line 2; it cannot also be a table"},
 
 	// Unknown and misspelled keys, anywhere.
 	{"unknown top-level key", `

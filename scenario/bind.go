@@ -14,9 +14,10 @@ import (
 // keys match toml tags exactly (toml.Decode also accepts keys that differ
 // in case), every key must have a field, and a value of the wrong type is
 // reported with its full key path and line rather than as a position-less
-// error. Keys are visited in file order, so the first problem reported is
-// the first in the file. Types implementing toml.Unmarshaler decode
-// themselves.
+// error. Keys are visited in file order. A problem with the value at key
+// itself is returned; problems inside it are recorded (checker.keep) and
+// the other keys are still bound, so one pass finds every problem. Types
+// implementing toml.Unmarshaler decode themselves.
 //
 // Supported destinations: pointers, structs (fields tagged `toml:"name"`),
 // maps with string keys, slices, string, bool, int, int64 and float64. Any
@@ -47,11 +48,15 @@ func (c *checker) bind(v any, dst reflect.Value, key string) error {
 			sub := joinKey(key, k)
 			i, ok := fields[k]
 			if !ok {
-				return c.unknownKey(sub, k, fields)
+				// Later problems inside this table (a "missing" key that
+				// is the misspelled one) are consequences: keep leaves
+				// them out.
+				e := c.unknownKey(sub, k, fields)
+				c.errs = append(c.errs, e)
+				c.misspelledIn = append(c.misspelledIn, key)
+				continue
 			}
-			if err := c.bind(m[k], dst.Field(i), sub); err != nil {
-				return err
-			}
+			c.keepUndecoded(c.bind(m[k], dst.Field(i), sub))
 		}
 	case reflect.Map:
 		m, ok := v.(map[string]any)
@@ -62,9 +67,9 @@ func (c *checker) bind(v any, dst reflect.Value, key string) error {
 		out := reflect.MakeMapWithSize(t, len(m))
 		for _, k := range c.keysInFileOrder(key, m) {
 			e := reflect.New(t.Elem()).Elem()
-			if err := c.bind(m[k], e, joinKey(key, k)); err != nil {
-				return err
-			}
+			// A table that did not decode still names an entry (a model
+			// that others refer to), so it is kept, partly filled.
+			c.keepUndecoded(c.bind(m[k], e, joinKey(key, k)))
 			out.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), e)
 		}
 		dst.Set(out)
@@ -75,9 +80,7 @@ func (c *checker) bind(v any, dst reflect.Value, key string) error {
 		}
 		out := reflect.MakeSlice(dst.Type(), a.Len(), a.Len())
 		for i := range a.Len() {
-			if err := c.bind(a.Index(i).Interface(), out.Index(i), indexKey(key, i)); err != nil {
-				return err
-			}
+			c.keepUndecoded(c.bind(a.Index(i).Interface(), out.Index(i), indexKey(key, i)))
 		}
 		dst.Set(out)
 	case reflect.String:

@@ -1,8 +1,12 @@
 package scenario
 
 import (
+	"errors"
 	"fmt"
+	"slices"
+	"sort"
 	"strconv"
+	"strings"
 )
 
 // Error is a problem found in a scenario file, or in reading it: every
@@ -19,6 +23,10 @@ type Error struct {
 	Key string
 	// Msg says what is wrong, the offending value and what is allowed.
 	Msg string
+	// Set is the command-line override the value came from, such as
+	// "--set arrivals.rate=-1" (see Options); empty for a value of the
+	// file. Line is then 0.
+	Set string
 	// Err is the underlying error when the file could not be read (then
 	// Line is 0), else nil.
 	Err error
@@ -28,11 +36,15 @@ type Error struct {
 func (e *Error) Unwrap() error { return e.Err }
 
 // Error formats the problem as "file:line: key: msg", leaving out the line
-// when it is 0 and the key when it is empty.
+// when it is 0 and the key when it is empty; a problem of an override reads
+// "file: --set key=value: key: msg".
 func (e *Error) Error() string {
 	s := e.File
 	if e.Line > 0 {
 		s += ":" + strconv.Itoa(e.Line)
+	}
+	if e.Set != "" {
+		s += ": " + e.Set
 	}
 	if e.Key != "" {
 		s += ": " + e.Key
@@ -43,5 +55,160 @@ func (e *Error) Error() string {
 // errorf returns an *Error for key, on the line where the key (or, when
 // the key is absent from the file, its longest present prefix) is written.
 func (c *checker) errorf(key, format string, args ...any) *Error {
+	if set := c.overrideOf(key); set != "" {
+		return &Error{File: c.file, Set: set, Key: key, Msg: fmt.Sprintf(format, args...)}
+	}
 	return &Error{File: c.file, Line: c.lines.lineOf(key), Key: key, Msg: fmt.Sprintf(format, args...)}
+}
+
+// overrideOf returns the override that set key or a table holding it, or "".
+func (c *checker) overrideOf(key string) string {
+	for k := key; len(c.overridden) > 0; {
+		if set, ok := c.overridden[k]; ok {
+			return set
+		}
+		var ok bool
+		if k, ok = parentKey(k); !ok {
+			return ""
+		}
+	}
+	return ""
+}
+
+// MaxErrors is how many problems Errors.Error lists before summing up the
+// rest as "and N more".
+const MaxErrors = 20
+
+// Errors is every problem found in one scenario file, sorted by line (a
+// problem without a line last) and then by key. Parse and Load return an
+// Errors when a file has more than one problem and the *Error itself when
+// it has one, so errors.As(err, &e) with e a *Error finds the first
+// problem either way.
+type Errors []*Error
+
+// Error lists up to MaxErrors problems, one per line, followed by
+// "and N more" when there are more.
+func (l Errors) Error() string {
+	var b strings.Builder
+	for i, e := range l {
+		if i == MaxErrors {
+			fmt.Fprintf(&b, "\nand %d more", len(l)-MaxErrors)
+			break
+		}
+		if i > 0 {
+			b.WriteByte('\n')
+		}
+		b.WriteString(e.Error())
+	}
+	return b.String()
+}
+
+// Unwrap returns the problems as errors, for errors.As and errors.Is.
+func (l Errors) Unwrap() []error {
+	out := make([]error, len(l))
+	for i, e := range l {
+		out[i] = e
+	}
+	return out
+}
+
+// keep records err, an *Error (or an Errors), as a problem of the file and
+// lets the check go on. A problem is left out when it repeats one already
+// recorded, when its key is, is inside or directly holds a key that could
+// not be decoded, or when it is inside a table with an unknown key: such a
+// problem is a consequence of the first (a value of the wrong type, or a
+// misspelled key, reads as missing). nil is ignored.
+func (c *checker) keep(err error) {
+	if err == nil {
+		return
+	}
+	var list Errors
+	if errors.As(err, &list) {
+		for _, e := range list {
+			c.keep(e)
+		}
+		return
+	}
+	var e *Error
+	if !errors.As(err, &e) {
+		e = &Error{File: c.file, Msg: err.Error()}
+	}
+	for _, bad := range c.undecoded {
+		if e.Key == "" {
+			break
+		}
+		if parent, _ := parentKey(bad); within(e.Key, bad) || e.Key == parent {
+			return
+		}
+	}
+	for _, table := range c.misspelledIn {
+		if e.Key != "" && within(e.Key, table) {
+			return
+		}
+	}
+	for _, old := range c.errs {
+		if old.Key == e.Key && old.Msg == e.Msg {
+			return
+		}
+	}
+	c.errs = append(c.errs, e)
+}
+
+// keepUndecoded records err from decoding the value at its key; later
+// problems about that key, inside it or around it are left out.
+func (c *checker) keepUndecoded(err error) {
+	var e *Error
+	if errors.As(err, &e) && e.Key != "" {
+		c.keep(err)
+		c.undecoded = append(c.undecoded, e.Key)
+		return
+	}
+	c.keep(err)
+}
+
+// within reports whether key path a is b or inside b.
+func within(a, b string) bool {
+	if !strings.HasPrefix(a, b) {
+		return false
+	}
+	return len(a) == len(b) || a[len(b)] == '.' || a[len(b)] == '['
+}
+
+// failed returns nil when no problem has been recorded, the one *Error when
+// there is one, and the sorted Errors otherwise.
+func (c *checker) failed() error {
+	switch len(c.errs) {
+	case 0:
+		return nil
+	case 1:
+		return c.errs[0]
+	}
+	list := Errors(slices.Clone(c.errs))
+	sort.SliceStable(list, func(i, j int) bool {
+		li, lj := list[i].Line, list[j].Line
+		if (li == 0) != (lj == 0) {
+			return lj == 0
+		}
+		if li != lj {
+			return li < lj
+		}
+		return list[i].Key < list[j].Key
+	})
+	return list
+}
+
+// hasErrorsWithin reports whether a problem has been recorded at key or
+// inside it.
+func (c *checker) hasErrorsWithin(key string) bool {
+	for _, e := range c.errs {
+		if within(e.Key, key) {
+			return true
+		}
+	}
+	for _, k := range c.undecoded {
+		if within(k, key) {
+			return true
+		}
+	}
+	return false
 }

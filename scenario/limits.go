@@ -19,6 +19,10 @@ type Limits struct {
 	// MaxKeyBytes is the longest key path, in bytes: the table header and
 	// the key parts joined, inline tables and array elements included.
 	MaxKeyBytes int
+	// MaxKeys is the most keys a file may write, table headers included
+	// (array elements are not keys). The TOML parser's time and memory
+	// grow with the number of keys times their depth.
+	MaxKeys int
 	// MaxDataBytes is the largest file the scenario may name (a replayed
 	// trace), in bytes.
 	MaxDataBytes int64
@@ -30,6 +34,7 @@ var DefaultLimits = Limits{
 	MaxBytes:     64 << 20,
 	MaxDepth:     64,
 	MaxKeyBytes:  512,
+	MaxKeys:      10000,
 	MaxDataBytes: readers.DefaultMaxBytes,
 }
 
@@ -47,6 +52,9 @@ func (l Limits) withDefaults() Limits {
 	}
 	if l.MaxKeyBytes <= 0 {
 		l.MaxKeyBytes = DefaultLimits.MaxKeyBytes
+	}
+	if l.MaxKeys <= 0 {
+		l.MaxKeys = DefaultLimits.MaxKeys
 	}
 	if l.MaxDataBytes <= 0 {
 		l.MaxDataBytes = DefaultLimits.MaxDataBytes
@@ -76,9 +84,15 @@ func prescan(file string, src []byte, lim Limits) *Error {
 		line       = 1
 		atLineHead = true // expecting a key or header at the top level
 		expectKey  = false
+		keys       = 0
 	)
-	tooDeep := func(d level) *Error {
+	tooDeep := func(d level, key bool) *Error {
+		if key {
+			keys++
+		}
 		switch {
+		case keys > lim.MaxKeys:
+			return &Error{File: file, Line: line, Msg: fmt.Sprintf("more than %d keys; a scenario needs a few hundred", lim.MaxKeys)}
 		case d.depth > lim.MaxDepth:
 			return &Error{File: file, Line: line, Msg: fmt.Sprintf("nested more than %d levels deep (tables, dotted keys, inline tables and arrays all count); a scenario needs fewer than 10", lim.MaxDepth)}
 		case d.bytes > lim.MaxKeyBytes:
@@ -147,7 +161,7 @@ func prescan(file string, src []byte, lim Limits) *Error {
 			}
 			j, parts, n := key(i)
 			table = level{depth: parts + extra, bytes: n + 4*extra}
-			if err := tooDeep(table); err != nil {
+			if err := tooDeep(table, true); err != nil {
 				return err
 			}
 			i = j
@@ -166,7 +180,7 @@ func prescan(file string, src []byte, lim Limits) *Error {
 			atLineHead, expectKey = false, false
 			j, parts, n := key(i)
 			cur = level{depth: base.depth + parts, bytes: base.bytes + 1 + n}
-			if err := tooDeep(cur); err != nil {
+			if err := tooDeep(cur, true); err != nil {
 				return err
 			}
 			if j == i { // not a key: let the parser say what it is
@@ -186,7 +200,7 @@ func prescan(file string, src []byte, lim Limits) *Error {
 			if len(stack) > 0 && !stack[len(stack)-1].inline {
 				next = level{depth: stack[len(stack)-1].depth + 1, bytes: stack[len(stack)-1].bytes + 8, inline: c == '{'}
 			}
-			if err := tooDeep(next); err != nil {
+			if err := tooDeep(next, false); err != nil {
 				return err
 			}
 			stack = append(stack, next)

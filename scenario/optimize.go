@@ -64,30 +64,30 @@ func (c *checker) optimizeSettings(t *optimizeTable, cfg *sim.Config) (optimize.
 	if t.Requests != nil {
 		n := *t.Requests
 		if n < 1 || n > optimize.MaxRequests {
-			return s, c.errorf(key+".requests", "%d is out of range; want requests per candidate in [1, %d]", n, optimize.MaxRequests)
+			c.keep(c.errorf(key+".requests", "%d is out of range; want requests per candidate in [1, %d]", n, optimize.MaxRequests))
 		}
 		s.Requests = int(n)
 	}
 	if t.Confidence != nil {
 		l := *t.Confidence
 		if !(l >= 0.5 && l <= 0.9999) {
-			return s, c.errorf(key+".confidence", "%g is out of range; want a confidence level in [0.5, 0.9999], such as 0.95", l)
+			c.keep(c.errorf(key+".confidence", "%g is out of range; want a confidence level in [0.5, 0.9999], such as 0.95", l))
 		}
 		s.Level = l
 	}
 	if t.MinGainPct != nil {
 		if s.Rule.MinGainPct = *t.MinGainPct; !(s.Rule.MinGainPct >= 0) || math.IsInf(s.Rule.MinGainPct, 1) {
-			return s, c.errorf(key+".min_gain_pct", "%g is out of range; want a percentage ≥ 0, such as 10", *t.MinGainPct)
+			c.keep(c.errorf(key+".min_gain_pct", "%g is out of range; want a percentage ≥ 0, such as 10", *t.MinGainPct))
 		}
 	}
 	if t.MinGainPerCost != nil {
 		if s.Rule.MinGainPerCost = *t.MinGainPerCost; !(s.Rule.MinGainPerCost >= 0) || math.IsInf(s.Rule.MinGainPerCost, 1) {
-			return s, c.errorf(key+".min_gain_per_cost", "%g is out of range; want percent of gain per percent of added cost ≥ 0, such as 1", *t.MinGainPerCost)
+			c.keep(c.errorf(key+".min_gain_per_cost", "%g is out of range; want percent of gain per percent of added cost ≥ 0, such as 1", *t.MinGainPerCost))
 		}
 	}
 	if t.MinUnansweredCut != nil {
 		if s.Rule.MinUnansweredCutPerCost = *t.MinUnansweredCut; !(s.Rule.MinUnansweredCutPerCost >= 0) || math.IsInf(s.Rule.MinUnansweredCutPerCost, 1) {
-			return s, c.errorf(key+".min_unanswered_cut_per_cost", "%g is out of range; want percent of unanswered share cut per percent of added cost ≥ 0, such as 0.5", *t.MinUnansweredCut)
+			c.keep(c.errorf(key+".min_unanswered_cut_per_cost", "%g is out of range; want percent of unanswered share cut per percent of added cost ≥ 0, such as 0.5", *t.MinUnansweredCut))
 		}
 	}
 	if t.AllowFewerAnswers != nil {
@@ -138,7 +138,8 @@ func (c *checker) optimizeSettings(t *optimizeTable, cfg *sim.Config) (optimize.
 		se := s.Search
 		ct := t.Class[name]
 		if err := c.search(ckey, &ct, &se); err != nil {
-			return s, err
+			c.keep(err)
+			continue
 		}
 		if s.PerClass == nil {
 			s.PerClass = make(map[string]optimize.Search)
@@ -161,6 +162,9 @@ func (c *checker) optimizeSettings(t *optimizeTable, cfg *sim.Config) (optimize.
 			}
 			return s, c.errorf(k, "objective \"answered\" needs target (the latency within which a request counts as answered, such as \"2s\") for class %q", cl.Name)
 		}
+	}
+	if len(c.errs) > 0 {
+		return s, nil // the scenario is incomplete; its problems are recorded
 	}
 	if err := s.Validate(cfg); err != nil {
 		return s, c.errorf(key, "%v", err)

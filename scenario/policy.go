@@ -75,38 +75,33 @@ const (
 
 // policyExtras builds the policy settings beyond delays and targets: the
 // per-kind error rules, attempt timeout, target rule, adaptive delay and
-// budgets.
-func (c *checker) policyExtras(key string, h *hedgeTable, p *sim.Policy) error {
+// budgets, recording problems.
+func (c *checker) policyExtras(key string, h *hedgeTable, p *sim.Policy) {
 	var err error
-	if p.OnRateLimited, err = enum(c, key+".on_rate_limited", h.OnRateLimited, p.OnError, sim.Fatal, sim.NonFatal, sim.Ignore); err != nil {
-		return err
-	}
-	if p.OnAttemptTimeout, err = enum(c, key+".on_attempt_timeout", h.OnAttemptTimeout, sim.NonFatal, sim.Fatal, sim.NonFatal, sim.Ignore); err != nil {
-		return err
-	}
+	p.OnRateLimited, err = enum(c, key+".on_rate_limited", h.OnRateLimited, p.OnError, sim.Fatal, sim.NonFatal, sim.Ignore)
+	c.keep(err)
+	p.OnAttemptTimeout, err = enum(c, key+".on_attempt_timeout", h.OnAttemptTimeout, sim.NonFatal, sim.Fatal, sim.NonFatal, sim.Ignore)
+	c.keep(err)
 	if h.AttemptTimeout != nil {
 		p.AttemptTimeout = time.Duration(*h.AttemptTimeout)
 	}
 	if h.NewProvider != nil {
 		p.NewProvider = *h.NewProvider
-		if p.NewProvider && len(p.Targets) == 0 {
-			return c.errorf(key+".new_provider", "needs targets to choose from; list models on other providers in targets")
+		if p.NewProvider && len(p.Targets) == 0 && !c.hasErrorsWithin(key+".targets") {
+			c.keep(c.errorf(key+".new_provider", "needs targets to choose from; list models on other providers in targets"))
 		}
 	}
 	if h.Adaptive != nil {
-		if p.Adaptive, err = c.adaptive(key+".adaptive", h.Adaptive); err != nil {
-			return err
-		}
-		if !hasTimedGap(p) {
-			return c.errorf(key+".adaptive", "an adaptive delay replaces the timed gaps (delay > 0), and this policy has none; set delay (e.g. \"1s\", a starting value) and max_copies ≥ 1")
+		p.Adaptive, err = c.adaptive(key+".adaptive", h.Adaptive)
+		c.keep(err)
+		if err == nil && !hasTimedGap(p) && !c.hasErrorsWithin(key+".delay") && !c.hasErrorsWithin(key+".delays") && !c.hasErrorsWithin(key+".max_copies") {
+			c.keep(c.errorf(key+".adaptive", "an adaptive delay replaces the timed gaps (delay > 0), and this policy has none; set delay (e.g. \"1s\", a starting value) and max_copies ≥ 1"))
 		}
 	}
 	if h.Budget != nil {
-		if p.Budget, err = c.budget(key+".budget", h.Budget); err != nil {
-			return err
-		}
+		p.Budget, err = c.budget(key+".budget", h.Budget)
+		c.keep(err)
 	}
-	return nil
 }
 
 func (c *checker) adaptive(key string, t *adaptiveTable) (*sim.Adaptive, error) {
@@ -175,28 +170,23 @@ func (c *checker) budget(key string, t *budgetTable) (sim.Budget, error) {
 		}
 		return int(*v), nil
 	}
+	// Each limit is checked on its own: every bad one is reported.
 	var err error
-	if b.MaxHedgeShare, err = nonNeg("max_hedge_share", t.MaxHedgeShare, 1); err != nil {
-		return b, err
-	}
-	if b.MaxInFlightRatio, err = nonNeg("max_in_flight_ratio", t.MaxInFlightRatio, math.MaxFloat64); err != nil {
-		return b, err
-	}
-	if b.HedgesPerSecond, err = nonNeg("hedges_per_second", t.HedgesPerSecond, math.MaxFloat64); err != nil {
-		return b, err
-	}
-	if b.Burst, err = nonNeg("burst", t.Burst, math.MaxFloat64); err != nil {
-		return b, err
-	}
+	b.MaxHedgeShare, err = nonNeg("max_hedge_share", t.MaxHedgeShare, 1)
+	c.keep(err)
+	b.MaxInFlightRatio, err = nonNeg("max_in_flight_ratio", t.MaxInFlightRatio, math.MaxFloat64)
+	c.keep(err)
+	b.HedgesPerSecond, err = nonNeg("hedges_per_second", t.HedgesPerSecond, math.MaxFloat64)
+	c.keep(err)
+	b.Burst, err = nonNeg("burst", t.Burst, math.MaxFloat64)
+	c.keep(err)
 	if t.Burst != nil && t.HedgesPerSecond == nil {
-		return b, c.errorf(key+".burst", "burst needs hedges_per_second")
+		c.keep(c.errorf(key+".burst", "burst needs hedges_per_second"))
 	}
-	if b.MinInFlight, err = count("min_in_flight", t.MinInFlight); err != nil {
-		return b, err
-	}
-	if b.MaxParallel, err = count("max_parallel", t.MaxParallel); err != nil {
-		return b, err
-	}
+	b.MinInFlight, err = count("min_in_flight", t.MinInFlight)
+	c.keep(err)
+	b.MaxParallel, err = count("max_parallel", t.MaxParallel)
+	c.keep(err)
 	if r := t.RetryThrottling; r != nil {
 		k := key + ".retry_throttling"
 		if r.MaxTokens == nil || r.TokenRatio == nil {

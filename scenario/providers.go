@@ -81,41 +81,39 @@ func (c *checker) providers(tables map[string]providerTable, models []sim.Model)
 		p := sim.Provider{Name: name}
 		if t.Concurrency != nil {
 			if *t.Concurrency < 0 || *t.Concurrency > math.MaxInt32 {
-				return nil, c.errorf(key+".concurrency", "%d is not allowed; want an integer ≥ 0 (0 = unlimited)", *t.Concurrency)
+				c.keep(c.errorf(key+".concurrency", "%d is not allowed; want an integer ≥ 0 (0 = unlimited)", *t.Concurrency))
+			} else {
+				p.Concurrency = int(*t.Concurrency)
 			}
-			p.Concurrency = int(*t.Concurrency)
 		}
 		if t.QueueLimit != nil {
-			if *t.QueueLimit < 0 || *t.QueueLimit > math.MaxInt32 {
-				return nil, c.errorf(key+".queue_limit", "%d is not allowed; want an integer ≥ 0 (0 = no queue: reject when every slot is busy)", *t.QueueLimit)
+			switch {
+			case *t.QueueLimit < 0 || *t.QueueLimit > math.MaxInt32:
+				c.keep(c.errorf(key+".queue_limit", "%d is not allowed; want an integer ≥ 0 (0 = no queue: reject when every slot is busy)", *t.QueueLimit))
+			case p.Concurrency == 0 && !c.hasErrorsWithin(key+".concurrency"):
+				c.keep(c.errorf(key+".queue_limit", "needs concurrency ≥ 1: queue_limit bounds the queue of a concurrency limit"))
+			default:
+				p.RejectWhenFull = true
+				p.QueueLimit = int(*t.QueueLimit)
 			}
-			if p.Concurrency == 0 {
-				return nil, c.errorf(key+".queue_limit", "needs concurrency ≥ 1: queue_limit bounds the queue of a concurrency limit")
-			}
-			p.RejectWhenFull = true
-			p.QueueLimit = int(*t.QueueLimit)
 		}
 		mode, err := enum(c, key+".cancel", t.Cancel, cancelStopsWork, cancelStopsWork, cancelNone)
-		if err != nil {
-			return nil, err
-		}
+		c.keep(err)
 		p.IgnoresCancel = bool(mode)
-		if p.RateLimit, err = c.rateLimit(key+".rate_limit", t.RateLimit); err != nil {
-			return nil, err
-		}
+		p.RateLimit, err = c.rateLimit(key+".rate_limit", t.RateLimit)
+		c.keep(err)
 		if t.Degraded != nil {
-			if p.Degraded, err = c.degraded(key+".degraded", t.Degraded); err != nil {
-				return nil, err
-			}
+			p.Degraded, err = c.degraded(key+".degraded", t.Degraded)
+			c.keep(err)
 		}
 		out = append(out, p)
 	}
 	if len(names) > 0 {
 		for i, m := range models {
-			if _, ok := tables[m.Provider]; !ok {
-				return nil, c.errorf(joinKey("models", c.modelNames[i])+".provider",
+			if _, ok := tables[m.Provider]; !ok && i < len(c.modelNames) {
+				c.keep(c.errorf(joinKey("models", c.modelNames[i])+".provider",
 					"provider %q is not defined; defined providers: %s (when any [providers.NAME] table is given, every model's provider must be one)",
-					m.Provider, strings.Join(names, ", "))
+					m.Provider, strings.Join(names, ", ")))
 			}
 		}
 	}
@@ -205,7 +203,8 @@ func (c *checker) correlation(t *correlationTable) (sim.Correlation, error) {
 			continue
 		}
 		if !(*f.v >= 0 && *f.v <= 1) {
-			return out, c.errorf("correlation."+f.name, "%g is not allowed; want a correlation in [0, 1] (1 = a copy is exactly as slow as the original)", *f.v)
+			c.keep(c.errorf("correlation."+f.name, "%g is not allowed; want a correlation in [0, 1] (1 = a copy is exactly as slow as the original)", *f.v))
+			continue
 		}
 		*f.dst = *f.v
 	}

@@ -11,11 +11,20 @@
 //
 //	gateway.toml:31: classes[0].hedge.primary: model "gpt" is not defined; defined models: guard, judge
 //
-// Parsing runs in three steps: BurntSushi/toml parses the text (syntax
-// errors), bind copies the parsed tree into one Go struct per table
-// (decode.go; keys and types), and the checker validates values and builds
-// the sim.Config (validate.go). A line scanner (lines.go) maps key paths to
-// lines for the messages.
+// A file is checked in one pass: every independent problem is reported,
+// as Errors sorted by line, and a problem that only follows from another
+// (a value of the wrong type, or a misspelled key, then reported missing)
+// is left out. Options apply what-if changes (--set KEY=VALUE,
+// --scale-rate) to the parsed tree before it is checked, so they are
+// checked like the file and their problems name them.
+//
+// Parsing runs in four steps: a pre-scan bounds the file's size, nesting
+// depth, key length and number of keys (Limits, limits.go) before any
+// parser runs; BurntSushi/toml parses the text (syntax errors); bind
+// copies the parsed tree into one Go struct per table (decode.go; keys and
+// types); and the checker validates values and builds the sim.Config
+// (validate.go). A line scanner (lines.go) maps key paths to lines for the
+// messages.
 package scenario
 
 import (
@@ -50,25 +59,42 @@ type Scenario struct {
 	// bytes, followed, when it replays a trace, by the trace file's bytes.
 	// Two runs with the same SHA256, seed and overrides are the same run.
 	SHA256 string
+	// Overrides are the what-if changes applied on top of the file (see
+	// Options), as reports list them: "classes[1].hedge.delay=800ms",
+	// "arrivals.rate=80 (--scale-rate 2)"; nil when there are none.
+	Overrides []string
 }
 
 // Parse reads a scenario from data under DefaultLimits. filename is used
 // in error messages and, without directory and ".toml" suffix, as the
-// default scenario name. Every problem in data is reported as an *Error.
-// Files the scenario names (a replayed trace) are read relative to the
-// directory of filename.
+// default scenario name. Every problem in data is an *Error; a file with
+// several problems gives them all at once as Errors, sorted by line. Files
+// the scenario names (a replayed trace) are read relative to the directory
+// of filename.
 func Parse(filename string, data []byte) (*Scenario, error) {
 	return DefaultLimits.Parse(filename, data)
+}
+
+// ParseWith is Parse with what-if changes on top of the file (o may be
+// nil). The changes are validated like the file; a problem with one is an
+// *Error whose Set names it.
+func ParseWith(filename string, data []byte, o *Options) (*Scenario, error) {
+	return DefaultLimits.ParseWith(filename, data, o)
 }
 
 // Parse is the package's Parse under the limits l (zero fields take
 // DefaultLimits' values).
 func (l Limits) Parse(filename string, data []byte) (*Scenario, error) {
-	l = l.withDefaults()
-	return parse(filename, data, osOpener(filename, l.MaxDataBytes), l)
+	return l.ParseWith(filename, data, nil)
 }
 
-func parse(filename string, data []byte, open opener, lim Limits) (*Scenario, error) {
+// ParseWith is the package's ParseWith under the limits l.
+func (l Limits) ParseWith(filename string, data []byte, o *Options) (*Scenario, error) {
+	l = l.withDefaults()
+	return parse(filename, data, osOpener(filename, l.MaxDataBytes), l, o)
+}
+
+func parse(filename string, data []byte, open opener, lim Limits, o *Options) (*Scenario, error) {
 	if err := prescan(filename, data, lim); err != nil {
 		return nil, err
 	}
@@ -79,23 +105,23 @@ func parse(filename string, data []byte, open opener, lim Limits) (*Scenario, er
 	h := sha256.New()
 	h.Write(data)
 	c := &checker{file: filename, lines: scanLines(data), open: open, hash: h}
-	var f fileTable
-	if err := c.bind(tree, reflect.ValueOf(&f).Elem(), ""); err != nil {
+	overrides, err := c.applyOptions(tree, o)
+	if err != nil {
 		return nil, err
 	}
+	var f fileTable
+	c.keepUndecoded(c.bind(tree, reflect.ValueOf(&f).Elem(), ""))
 	name := strings.TrimSuffix(filepath.Base(filename), ".toml")
 	if filename == "" {
 		name = ""
 	}
-	cfg, err := c.config(&f, name)
-	if err != nil {
-		return nil, err
-	}
+	cfg := c.config(&f, name)
 	opt, err := c.optimizeSettings(f.Optimize, &cfg)
-	if err != nil {
+	c.keep(err)
+	if err := c.failed(); err != nil {
 		return nil, err
 	}
-	return &Scenario{Config: cfg, File: filename, Optimize: opt, SHA256: hex.EncodeToString(h.Sum(nil))}, nil
+	return &Scenario{Config: cfg, File: filename, Optimize: opt, SHA256: hex.EncodeToString(h.Sum(nil)), Overrides: overrides}, nil
 }
 
 // Load reads and parses the scenario file at path under DefaultLimits.
@@ -106,14 +132,24 @@ func Load(path string) (*Scenario, error) {
 	return DefaultLimits.Load(path)
 }
 
+// LoadWith is Load with what-if changes (see ParseWith).
+func LoadWith(path string, o *Options) (*Scenario, error) {
+	return DefaultLimits.LoadWith(path, o)
+}
+
 // Load is the package's Load under the limits l.
 func (l Limits) Load(path string) (*Scenario, error) {
+	return l.LoadWith(path, nil)
+}
+
+// LoadWith is the package's LoadWith under the limits l.
+func (l Limits) LoadWith(path string, o *Options) (*Scenario, error) {
 	l = l.withDefaults()
 	data, err := readers.ReadFile(path, l.MaxBytes)
 	if err != nil {
 		return nil, readError(path, err, MaxBytesEnv)
 	}
-	return parse(path, data, osOpener(path, l.MaxDataBytes), l)
+	return parse(path, data, osOpener(path, l.MaxDataBytes), l, o)
 }
 
 // LoadFS is Load for a file in fsys, such as the embedded scenarios.FS;
@@ -122,14 +158,24 @@ func LoadFS(fsys fs.FS, name string) (*Scenario, error) {
 	return DefaultLimits.LoadFS(fsys, name)
 }
 
+// LoadFSWith is LoadFS with what-if changes (see ParseWith).
+func LoadFSWith(fsys fs.FS, name string, o *Options) (*Scenario, error) {
+	return DefaultLimits.LoadFSWith(fsys, name, o)
+}
+
 // LoadFS is the package's LoadFS under the limits l.
 func (l Limits) LoadFS(fsys fs.FS, name string) (*Scenario, error) {
+	return l.LoadFSWith(fsys, name, nil)
+}
+
+// LoadFSWith is the package's LoadFSWith under the limits l.
+func (l Limits) LoadFSWith(fsys fs.FS, name string, o *Options) (*Scenario, error) {
 	l = l.withDefaults()
 	data, err := fs.ReadFile(fsys, name)
 	if err != nil {
 		return nil, readError(name, err, "")
 	}
-	return parse(path.Clean(name), data, fsOpener(fsys, path.Clean(name)), l)
+	return parse(path.Clean(name), data, fsOpener(fsys, path.Clean(name)), l, o)
 }
 
 // readError turns an error reading file into an *Error wrapping it; env
@@ -157,11 +203,18 @@ func syntaxError(filename string, data []byte, err error) *Error {
 	}
 	e := &Error{File: filename, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
 	duplicate := strings.HasSuffix(pe.Message, "has already been defined.")
-	if e.Key == "" && duplicate {
-		// A repeated [table] header names the table only in the message.
+	notTable := strings.HasSuffix(pe.Message, "was already created as a hash.")
+	if duplicate || notTable {
+		// The message names the key at fault; LastKey may be the last
+		// key parsed before it (a parent, or another table's).
 		if _, rest, ok := strings.Cut(pe.Message, "Key '"); ok {
-			e.Key, _, _ = strings.Cut(rest, "' has")
+			if i := strings.LastIndex(rest, "' "); i >= 0 {
+				e.Key = rest[:i]
+			}
 		}
+	}
+	if notTable {
+		e.Msg = "already defined as a value; it cannot also be a table"
 	}
 	if e.Key == "" {
 		return e
@@ -177,12 +230,15 @@ func syntaxError(filename string, data []byte, err error) *Error {
 		return e
 	}
 	e.Key = best
-	if duplicate {
-		for _, k := range all {
-			if k.key == best && k.line < e.Line {
+	for _, k := range all {
+		if k.key == best && k.line < e.Line {
+			switch {
+			case duplicate:
 				e.Msg = fmt.Sprintf("duplicate key; already defined on line %d", k.line)
-				break
+			case notTable:
+				e.Msg = fmt.Sprintf("already defined as a value on line %d; it cannot also be a table", k.line)
 			}
+			break
 		}
 	}
 	return e

@@ -225,8 +225,9 @@ func TestErrorString(t *testing.T) {
 		want string
 	}{
 		{Error{File: "a.toml", Line: 3, Key: "arrivals.rate", Msg: "bad"}, "a.toml:3: arrivals.rate: bad"},
-		{Error{File: "a.toml", Line: 0, Key: "models", Msg: "none"}, "a.toml: models: none"},
+		{Error{File: "a.toml", Key: "models", Msg: "none"}, "a.toml: models: none"},
 		{Error{File: "a.toml", Line: 7, Msg: "syntax"}, "a.toml:7: syntax"},
+		{Error{File: "a.toml", Set: "--set arrivals.rate=-1", Key: "arrivals.rate", Msg: "bad"}, "a.toml: --set arrivals.rate=-1: arrivals.rate: bad"},
 	} {
 		if got := tt.e.Error(); got != tt.want {
 			t.Errorf("Error() = %q, want %q", got, tt.want)

@@ -25,11 +25,22 @@ const (
 	maxPrice = 1e6
 )
 
-// checker turns decoded tables into a sim.Config, reporting the first
-// problem as an *Error located in the file.
+// checker turns decoded tables into a sim.Config. Each problem is an
+// *Error located in the file; the checker records it (keep) and goes on
+// with the parts that do not depend on the faulty value, so that one pass
+// reports every independent problem.
 type checker struct {
 	file  string
 	lines keyLines
+	// errs are the problems found so far; undecoded are the keys whose
+	// values could not be decoded (see keep).
+	errs      []*Error
+	undecoded []string
+	// misspelledIn are the tables with an unknown key.
+	misspelledIn []string
+	// overridden maps key paths set on the command line to the override
+	// (see Options).
+	overridden map[string]string
 	// models maps model names to their index in Config.Models.
 	models map[string]int
 	// modelNames are the model names in index order.
@@ -44,54 +55,57 @@ type checker struct {
 }
 
 // config validates the whole file; name is the default scenario name.
-func (c *checker) config(f *fileTable, name string) (sim.Config, error) {
+// Problems are recorded in c (see failed); the returned Config is complete
+// only when there are none.
+func (c *checker) config(f *fileTable, name string) sim.Config {
 	var cfg sim.Config
 	var err error
 	cfg.Name = name
 	if f.Name != nil {
 		if *f.Name == "" {
-			return cfg, c.errorf("name", "empty; omit name to use the file name %q", name)
+			c.keep(c.errorf("name", "empty; omit name to use the file name %q", name))
+		} else {
+			cfg.Name = *f.Name
 		}
-		cfg.Name = *f.Name
 	}
 	seed := int64(defaultSeed)
 	if f.Seed != nil {
 		if seed = *f.Seed; seed < 0 {
-			return cfg, c.errorf("seed", "%d is negative; want an integer in [0, 2^63)", seed)
+			c.keep(c.errorf("seed", "%d is negative; want an integer in [0, 2^63)", seed))
+			seed = defaultSeed
 		}
 	}
 	cfg.Seed = uint64(seed)
 	cfg.Requests = defaultRequests
 	if f.Requests != nil {
 		if *f.Requests < 1 || *f.Requests > sim.MaxRequests {
-			return cfg, c.errorf("requests", "%d is out of range; want an integer in [1, %d] (a run holds every request's latency)", *f.Requests, sim.MaxRequests)
+			c.keep(c.errorf("requests", "%d is out of range; want an integer in [1, %d] (a run holds every request's latency)", *f.Requests, sim.MaxRequests))
+		} else {
+			cfg.Requests = int(*f.Requests)
 		}
-		cfg.Requests = int(*f.Requests)
 	}
-	if cfg.Arrivals, err = c.arrivals(f.Arrivals); err != nil {
-		return cfg, err
+	cfg.Arrivals, err = c.arrivals(f.Arrivals)
+	c.keep(err)
+	if r := cfg.Arrivals.Rate; err == nil && cfg.Arrivals.Process != sim.Replay && float64(cfg.Requests)/r > sim.MaxSpan.Seconds() {
+		c.keep(c.errorf("arrivals.rate", "%g requests per second make %d requests span %.3g s of simulated time; at most %.3g s (100 years): raise the rate or simulate fewer requests",
+			r, cfg.Requests, float64(cfg.Requests)/r, sim.MaxSpan.Seconds()))
 	}
-	if r := cfg.Arrivals.Rate; cfg.Arrivals.Process != sim.Replay && float64(cfg.Requests)/r > sim.MaxSpan.Seconds() {
-		return cfg, c.errorf("arrivals.rate", "%g requests per second make %d requests span %.3g s of simulated time; at most %.3g s (100 years): raise the rate or simulate fewer requests",
-			r, cfg.Requests, float64(cfg.Requests)/r, sim.MaxSpan.Seconds())
+	if err == nil {
+		c.keep(c.replaySetup(f, &cfg))
 	}
-	if err := c.replaySetup(f, &cfg); err != nil {
-		return cfg, err
+	cfg.Models = c.modelList(f.Models)
+	cfg.Classes = c.classes(f.Classes)
+	if len(c.errs) == 0 {
+		// The match rules take requests in order: only a complete list
+		// of classes can be checked against the trace.
+		c.keep(c.assignClasses(f.Classes, &cfg))
 	}
-	if cfg.Models, err = c.modelList(f.Models); err != nil {
-		return cfg, err
-	}
-	if cfg.Classes, err = c.classes(f.Classes); err != nil {
-		return cfg, err
-	}
-	if err := c.assignClasses(f.Classes, &cfg); err != nil {
-		return cfg, err
-	}
-	if cfg.Providers, err = c.providers(f.Providers, cfg.Models); err != nil {
-		return cfg, err
-	}
-	if cfg.Correlation, err = c.correlation(f.Correlation); err != nil {
-		return cfg, err
+	cfg.Providers, err = c.providers(f.Providers, cfg.Models)
+	c.keep(err)
+	cfg.Correlation, err = c.correlation(f.Correlation)
+	c.keep(err)
+	if len(c.errs) > 0 {
+		return cfg
 	}
 	if err := cfg.Validate(); err != nil {
 		// Cross-field rules only the simulator knows, such as a correlation
@@ -100,9 +114,9 @@ func (c *checker) config(f *fileTable, name string) (sim.Config, error) {
 		if cfg.Correlation != (sim.Correlation{}) {
 			key = "correlation"
 		}
-		return cfg, c.errorf(key, "%v", err)
+		c.keep(c.errorf(key, "%v", err))
 	}
-	return cfg, nil
+	return cfg
 }
 
 func (c *checker) arrivals(a *arrivalsTable) (sim.Arrivals, error) {
@@ -131,9 +145,10 @@ func (c *checker) arrivals(a *arrivalsTable) (sim.Arrivals, error) {
 }
 
 // modelList builds the models in name order and records their indices.
-func (c *checker) modelList(tables map[string]modelTable) ([]sim.Model, error) {
+func (c *checker) modelList(tables map[string]modelTable) []sim.Model {
 	if len(tables) == 0 {
-		return nil, c.errorf("models", "no models defined; add at least one [models.NAME] table")
+		c.keep(c.errorf("models", "no models defined; add at least one [models.NAME] table"))
+		return nil
 	}
 	c.modelNames = make([]string, 0, len(tables))
 	for name := range tables {
@@ -141,30 +156,32 @@ func (c *checker) modelList(tables map[string]modelTable) ([]sim.Model, error) {
 	}
 	sort.Strings(c.modelNames)
 	c.models = make(map[string]int, len(tables))
-	models := make([]sim.Model, len(tables))
 	for i, name := range c.modelNames {
 		c.models[name] = i
-		t := tables[name]
-		m, err := c.model(joinKey("models", name), name, &t)
-		if err != nil {
-			return nil, err
-		}
-		models[i] = m
 	}
-	return models, nil
+	models := make([]sim.Model, len(tables))
+	for i, name := range c.modelNames {
+		t := tables[name]
+		models[i] = c.model(joinKey("models", name), name, &t)
+	}
+	return models
 }
 
-func (c *checker) model(key, name string, t *modelTable) (sim.Model, error) {
+// model builds the model called name from t at key, recording problems.
+func (c *checker) model(key, name string, t *modelTable) sim.Model {
 	m := sim.Model{Name: name, Provider: name}
 	if name == "" {
-		return m, c.errorf(key, "empty model name")
+		c.keep(c.errorf(key, "empty model name"))
+		return m
 	}
 	if t.Provider != nil {
 		if *t.Provider == "" {
-			return m, c.errorf(key+".provider", "empty; omit provider to use the model name %q", name)
+			c.keep(c.errorf(key+".provider", "empty; omit provider to use the model name %q", name))
+		} else {
+			m.Provider = *t.Provider
 		}
-		m.Provider = *t.Provider
 	}
+	var err error
 	streamed := t.TTFT != nil || t.TokensPerSecond != nil
 	switch {
 	case t.Latency != nil && streamed:
@@ -172,134 +189,130 @@ func (c *checker) model(key, name string, t *modelTable) (sim.Model, error) {
 		if t.TTFT == nil {
 			k = key + ".tokens_per_s"
 		}
-		return m, c.errorf(k, "latency and ttft/tokens_per_s are exclusive; give either latency (whole call) or ttft and tokens_per_s (streamed)")
+		c.keep(c.errorf(k, "latency and ttft/tokens_per_s are exclusive; give either latency (whole call) or ttft and tokens_per_s (streamed)"))
 	case t.Latency == nil && !streamed:
-		return m, c.errorf(key, "no latency; give latency (seconds for the whole call) or ttft (seconds) and tokens_per_s (decode speed)")
+		c.keep(c.errorf(key, "no latency; give latency (seconds for the whole call) or ttft (seconds) and tokens_per_s (decode speed)"))
 	case streamed && t.TTFT == nil:
-		return m, c.errorf(key+".tokens_per_s", "tokens_per_s needs ttft (time to first token, seconds) in the same model")
+		c.keep(c.errorf(key+".tokens_per_s", "tokens_per_s needs ttft (time to first token, seconds) in the same model"))
 	case streamed && t.TokensPerSecond == nil:
-		return m, c.errorf(key+".ttft", "ttft needs tokens_per_s (decode speed, tokens per second) in the same model")
-	}
-	var err error
-	if t.Latency != nil {
-		if m.Latency, err = c.dist(key+".latency", t.Latency, "s", false); err != nil {
-			return m, err
-		}
-	} else {
-		if m.TTFT, err = c.dist(key+".ttft", t.TTFT, "s", false); err != nil {
-			return m, err
-		}
-		if m.TokensPerSecond, err = c.dist(key+".tokens_per_s", t.TokensPerSecond, "tokens/s", true); err != nil {
-			return m, err
-		}
+		c.keep(c.errorf(key+".ttft", "ttft needs tokens_per_s (decode speed, tokens per second) in the same model"))
+	case t.Latency != nil:
+		m.Latency, err = c.dist(key+".latency", t.Latency, "s", false)
+		c.keep(err)
+	default:
+		m.TTFT, err = c.dist(key+".ttft", t.TTFT, "s", false)
+		c.keep(err)
+		m.TokensPerSecond, err = c.dist(key+".tokens_per_s", t.TokensPerSecond, "tokens/s", true)
+		c.keep(err)
 	}
 	if t.ErrorLatency != nil {
-		if m.ErrorLatency, err = c.dist(key+".error_latency", t.ErrorLatency, "s", false); err != nil {
-			return m, err
-		}
+		m.ErrorLatency, err = c.dist(key+".error_latency", t.ErrorLatency, "s", false)
+		c.keep(err)
 	}
-	if m.ErrorRate, err = c.probability(key+".error_rate", t.ErrorRate); err != nil {
-		return m, err
-	}
-	if m.InvalidRate, err = c.probability(key+".invalid_rate", t.InvalidRate); err != nil {
-		return m, err
-	}
-	if m.PriceInputPerMTok, err = c.price(key+".price_input_per_mtok", t.PriceInputPerMTok); err != nil {
-		return m, err
-	}
-	if m.PriceOutputPerMTok, err = c.price(key+".price_output_per_mtok", t.PriceOutputPerMTok); err != nil {
-		return m, err
-	}
-	if m.PricePerRequest, err = c.price(key+".price_per_request", t.PricePerRequest); err != nil {
-		return m, err
-	}
+	m.ErrorRate, err = c.probability(key+".error_rate", t.ErrorRate)
+	c.keep(err)
+	m.InvalidRate, err = c.probability(key+".invalid_rate", t.InvalidRate)
+	c.keep(err)
+	m.PriceInputPerMTok, err = c.price(key+".price_input_per_mtok", t.PriceInputPerMTok)
+	c.keep(err)
+	m.PriceOutputPerMTok, err = c.price(key+".price_output_per_mtok", t.PriceOutputPerMTok)
+	c.keep(err)
+	m.PricePerRequest, err = c.price(key+".price_per_request", t.PricePerRequest)
+	c.keep(err)
 	if t.RateLimit != nil {
-		if m.RateLimit, err = c.rateLimit(key+".rate_limit", t.RateLimit); err != nil {
-			return m, err
-		}
+		m.RateLimit, err = c.rateLimit(key+".rate_limit", t.RateLimit)
+		c.keep(err)
 	}
-	return m, nil
+	return m
 }
 
-func (c *checker) classes(tables []classTable) ([]sim.Class, error) {
+// classes builds the [[classes]] entries, recording problems; the share
+// sum is checked when every share could be read.
+func (c *checker) classes(tables []classTable) []sim.Class {
 	if len(tables) == 0 {
-		return nil, c.errorf("classes", "no classes defined; add at least one [[classes]] table")
+		c.keep(c.errorf("classes", "no classes defined; add at least one [[classes]] table"))
+		return nil
 	}
 	classes := make([]sim.Class, len(tables))
 	seen := make(map[string]int, len(tables))
 	sum := 0.0
+	sharesKnown := true
 	var terms []string
 	for i := range tables {
 		key := indexKey("classes", i)
-		cl, err := c.class(key, &tables[i], len(tables))
-		if err != nil {
-			return nil, err
+		cl := c.class(key, &tables[i], len(tables))
+		if cl.Name != "" {
+			if j, dup := seen[cl.Name]; dup {
+				c.keep(c.errorf(key+".name", "duplicate class name %q; classes[%d] (line %d) already uses it",
+					cl.Name, j, c.lines.lineOf(indexKey("classes", j)+".name")))
+			} else {
+				seen[cl.Name] = i
+			}
 		}
-		if j, dup := seen[cl.Name]; dup {
-			return nil, c.errorf(key+".name", "duplicate class name %q; classes[%d] (line %d) already uses it",
-				cl.Name, j, c.lines.lineOf(indexKey("classes", j)+".name"))
+		if cl.Share == 0 || c.hasErrorsWithin(key+".share") {
+			sharesKnown = false
 		}
-		seen[cl.Name] = i
 		sum += cl.Share
 		terms = append(terms, strconv.FormatFloat(cl.Share, 'g', -1, 64))
 		classes[i] = cl
 	}
-	if math.Abs(sum-1) > shareTolerance {
-		return nil, c.errorf("classes", "shares sum to %.6g (%s); they must sum to 1 ± %g",
-			sum, strings.Join(terms, " + "), shareTolerance)
+	if sharesKnown && math.Abs(sum-1) > shareTolerance {
+		c.keep(c.errorf("classes", "shares sum to %.6g (%s); they must sum to 1 ± %g",
+			sum, strings.Join(terms, " + "), shareTolerance))
 	}
-	return classes, nil
+	return classes
 }
 
-func (c *checker) class(key string, t *classTable, n int) (sim.Class, error) {
+// class builds the class at key from t, recording problems; n is the
+// number of classes. The class's Share is 0 when it could not be read.
+func (c *checker) class(key string, t *classTable, n int) sim.Class {
 	var cl sim.Class
 	var err error
-	if t.Name == nil || strings.TrimSpace(*t.Name) == "" {
-		return cl, c.errorf(key+".name", "missing or blank; every class needs a unique name")
+	switch {
+	case t.Name == nil || strings.TrimSpace(*t.Name) == "":
+		c.keep(c.errorf(key+".name", "missing or blank; every class needs a unique name"))
+	case strings.TrimSpace(*t.Name) == "overall":
+		c.keep(c.errorf(key+".name", `"overall" is the name of the all-classes row of every report; choose another name`))
+	default:
+		cl.Name = *t.Name
 	}
-	if strings.TrimSpace(*t.Name) == "overall" {
-		return cl, c.errorf(key+".name", `"overall" is the name of the all-classes row of every report; choose another name`)
-	}
-	cl.Name = *t.Name
 	if err := c.replayClass(key, t); err != nil {
-		return cl, err
+		c.keep(err)
+		return cl
 	}
 	switch {
 	case c.sharesFromTrace():
 		cl.Share = 1 / float64(n) // replaced by the trace's shares in assignClasses
 	case t.Share != nil:
 		if s := *t.Share; !(s > 0 && s <= 1) {
-			return cl, c.errorf(key+".share", "%g is out of range; want a fraction of traffic in (0, 1]", s)
+			c.keep(c.errorf(key+".share", "%g is out of range; want a fraction of traffic in (0, 1]", s))
+		} else {
+			cl.Share = *t.Share
 		}
-		cl.Share = *t.Share
 	case n == 1:
 		cl.Share = 1
 	default:
-		return cl, c.errorf(key+".share", "missing; share may be omitted only when there is a single class (there are %d)", n)
+		c.keep(c.errorf(key+".share", "missing; share may be omitted only when there is a single class (there are %d)", n))
 	}
-	if cl.InputTokens, err = c.tokens(key+".input_tokens", t.InputTokens); err != nil {
-		return cl, err
-	}
-	if cl.OutputTokens, err = c.tokens(key+".output_tokens", t.OutputTokens); err != nil {
-		return cl, err
-	}
+	cl.InputTokens, err = c.tokens(key+".input_tokens", t.InputTokens)
+	c.keep(err)
+	cl.OutputTokens, err = c.tokens(key+".output_tokens", t.OutputTokens)
+	c.keep(err)
 	if t.Deadline != nil {
 		cl.Deadline = time.Duration(*t.Deadline)
 	}
-	if cl.OnTimeout, err = enum(c, key+".on_timeout", t.OnTimeout, sim.FailOpen, sim.FailOpen, sim.FailClosed); err != nil {
-		return cl, err
+	cl.OnTimeout, err = enum(c, key+".on_timeout", t.OnTimeout, sim.FailOpen, sim.FailOpen, sim.FailClosed)
+	c.keep(err)
+	cl.Policy = c.policy(key, t.Hedge)
+	if !c.hasErrorsWithin(key+".hedge") && !c.hasErrorsWithin(key+".deadline") {
+		c.keep(c.checkGaps(key, t.Hedge, &cl))
 	}
-	if cl.Policy, err = c.policy(key, t.Hedge); err != nil {
-		return cl, err
-	}
-	if err := c.checkGaps(key, t.Hedge, &cl); err != nil {
-		return cl, err
-	}
-	return cl, nil
+	return cl
 }
 
-// policy builds the hedge policy of the class at classKey; h may be nil.
-func (c *checker) policy(classKey string, h *hedgeTable) (sim.Policy, error) {
+// policy builds the hedge policy of the class at classKey, recording
+// problems; h may be nil.
+func (c *checker) policy(classKey string, h *hedgeTable) sim.Policy {
 	p := sim.Policy{OnInvalid: sim.NonFatal, CancelBilling: sim.BillInput}
 	key := classKey + ".hedge"
 	if h == nil {
@@ -308,35 +321,35 @@ func (c *checker) policy(classKey string, h *hedgeTable) (sim.Policy, error) {
 	var err error
 	switch {
 	case h.Primary != nil:
-		if p.Primary, err = c.modelRef(key+".primary", *h.Primary); err != nil {
-			return p, err
-		}
-	case len(c.modelNames) == 1:
+		p.Primary, err = c.modelRef(key+".primary", *h.Primary)
+		c.keep(err)
+	case len(c.modelNames) <= 1:
 		p.Primary = 0
 	default:
-		return p, c.errorf(key+".primary", "missing; with %d models (%s) the class must name its primary model in [classes.hedge] primary",
-			len(c.modelNames), strings.Join(c.modelNames, ", "))
+		c.keep(c.errorf(key+".primary", "missing; with %d models (%s) the class must name its primary model in [classes.hedge] primary",
+			len(c.modelNames), strings.Join(c.modelNames, ", ")))
 	}
 	if h.Targets != nil {
 		if len(h.Targets) == 0 {
-			return p, c.errorf(key+".targets", "empty list; omit targets to send every copy to the primary model")
+			c.keep(c.errorf(key+".targets", "empty list; omit targets to send every copy to the primary model"))
 		}
 		p.Targets = make([]int, len(h.Targets))
 		for j, name := range h.Targets {
-			if p.Targets[j], err = c.modelRef(indexKey(key+".targets", j), name); err != nil {
-				return p, err
-			}
+			p.Targets[j], err = c.modelRef(indexKey(key+".targets", j), name)
+			c.keep(err)
 		}
 	}
 	switch {
 	case h.Delay != nil && h.Delays != nil:
-		return p, c.errorf(key+".delays", "delay and delays are exclusive; give delay (the same gap before every copy) or delays (one gap per copy)")
+		c.keep(c.errorf(key+".delays", "delay and delays are exclusive; give delay (the same gap before every copy) or delays (one gap per copy)"))
+		return p
 	case h.Delay != nil:
 		p.Delays = []time.Duration{time.Duration(*h.Delay)}
 		p.Copies = 1
 	case h.Delays != nil:
 		if len(h.Delays) == 0 {
-			return p, c.errorf(key+".delays", "empty list; give one gap per copy, such as [\"1s\", \"1s\"], or omit it")
+			c.keep(c.errorf(key+".delays", "empty list; give one gap per copy, such as [\"1s\", \"1s\"], or omit it"))
+			return p
 		}
 		p.Delays = make([]time.Duration, len(h.Delays))
 		for j, d := range h.Delays {
@@ -346,37 +359,35 @@ func (c *checker) policy(classKey string, h *hedgeTable) (sim.Policy, error) {
 	}
 	if h.MaxCopies != nil {
 		n := *h.MaxCopies
-		if n < 0 || n > sim.MaxCopies {
-			return p, c.errorf(key+".max_copies", "%d is out of range; want 0 to %d copies beyond the primary (gRPC maxAttempts = max_copies + 1)", n, sim.MaxCopies)
+		switch {
+		case n < 0 || n > sim.MaxCopies:
+			c.keep(c.errorf(key+".max_copies", "%d is out of range; want 0 to %d copies beyond the primary (gRPC maxAttempts = max_copies + 1)", n, sim.MaxCopies))
+		case n > 0 && p.Delays == nil && !c.hasErrorsWithin(key+".delay") && !c.hasErrorsWithin(key+".delays"):
+			c.keep(c.errorf(key+".max_copies", "%d copies but no delay or delays; say when copies are sent, e.g. delay = \"1s\" (\"0s\" sends all at once)", n))
+		default:
+			p.Copies = int(n)
 		}
-		if n > 0 && p.Delays == nil {
-			return p, c.errorf(key+".max_copies", "%d copies but no delay or delays; say when copies are sent, e.g. delay = \"1s\" (\"0s\" sends all at once)", n)
-		}
-		p.Copies = int(n)
 	}
-	if p.Winner, err = enum(c, key+".winner", h.Winner, sim.FirstValid, sim.FirstValid, sim.FirstToken, sim.FirstResponse); err != nil {
-		return p, err
-	}
-	if p.OnError, err = enum(c, key+".on_error", h.OnError, sim.Fatal, sim.Fatal, sim.NonFatal, sim.Ignore); err != nil {
-		return p, err
-	}
-	if p.OnInvalid, err = enum(c, key+".on_invalid", h.OnInvalid, sim.NonFatal, sim.Fatal, sim.NonFatal, sim.Ignore); err != nil {
-		return p, err
-	}
+	p.Winner, err = enum(c, key+".winner", h.Winner, sim.FirstValid, sim.FirstValid, sim.FirstToken, sim.FirstResponse)
+	c.keep(err)
+	p.OnError, err = enum(c, key+".on_error", h.OnError, sim.Fatal, sim.Fatal, sim.NonFatal, sim.Ignore)
+	c.keep(err)
+	p.OnInvalid, err = enum(c, key+".on_invalid", h.OnInvalid, sim.NonFatal, sim.Fatal, sim.NonFatal, sim.Ignore)
+	c.keep(err)
 	if h.CancelLatency != nil {
 		p.CancelLatency = time.Duration(*h.CancelLatency)
 	}
-	if p.CancelBilling, err = enum(c, key+".cancel_billing", h.CancelBilling, sim.BillInput, sim.BillNone, sim.BillInput, sim.BillGenerated, sim.BillFull); err != nil {
-		return p, err
-	}
-	if err := c.policyExtras(key, h, &p); err != nil {
-		return p, err
-	}
-	return p, nil
+	p.CancelBilling, err = enum(c, key+".cancel_billing", h.CancelBilling, sim.BillInput, sim.BillNone, sim.BillInput, sim.BillGenerated, sim.BillFull)
+	c.keep(err)
+	c.policyExtras(key, h, &p)
+	return p
 }
 
 // modelRef returns the index of the model called name.
 func (c *checker) modelRef(key, name string) (int, error) {
+	if len(c.models) == 0 {
+		return 0, nil // no models: reported once, at "models"
+	}
 	i, ok := c.models[name]
 	if !ok {
 		return 0, c.errorf(key, "model %q is not defined; defined models: %s", name, strings.Join(c.modelNames, ", "))

@@ -36,6 +36,9 @@ type Report struct {
 	// package's Scenario.SHA256), so that reports of different inputs are
 	// told apart; set by the caller, "" when unknown.
 	ScenarioSHA256 string `json:"scenario_sha256"`
+	// Overrides are what-if changes applied on top of the scenario file
+	// ("arrivals.rate=40"); absent when there are none.
+	Overrides []string `json:"overrides,omitempty"`
 }
 
 // Latency summarises request latencies in seconds. A percentile or an
@@ -194,6 +197,8 @@ type ClassReport struct {
 	AddedCostPct       *float64 `json:"added_cost_pct"`
 	WastedOutputTokens float64  `json:"wasted_output_tokens"`
 	NoHedging          Baseline `json:"no_hedging"`
+	// Spend is the cost per day and per month at the arrival rate.
+	Spend Spend `json:"spend_usd"`
 	// DeniedHedges counts the copies each budget denied.
 	DeniedHedges Denied `json:"denied_hedges"`
 	// AdaptiveDelay is the adaptive hedge delay over time (null without one).
@@ -216,6 +221,7 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 		r.Classes = append(r.Classes, cr)
 	}
 	r.Overall = classReport(&hedged.Overall, &baseline.Overall)
+	r.setSpend(cfg)
 	r.Providers = hedged.Providers
 	r.Warnings = []string{}
 	for _, p := range r.Providers {
@@ -374,7 +380,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	if len(r.Classes) == 1 {
 		rows = r.Classes
 	}
-	fmt.Fprintf(w, "scenario %s, seed %d, %d requests; latency is the time to a usable answer (miss: none by the deadline); no hedging = no copies and no per-attempt timeout\n\n", r.Scenario, r.Seed, r.Requests)
+	fmt.Fprintf(w, "scenario %s, seed %d, %d requests; latency is the time to a usable answer (miss: none by the deadline); no hedging = no copies and no per-attempt timeout\n", r.Scenario, r.Seed, r.Requests)
+	if len(r.Overrides) > 0 {
+		fmt.Fprintf(w, "what-if overrides: %s\n", strings.Join(r.Overrides, ", "))
+	}
+	fmt.Fprintln(w)
 
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "latency\tp50\tp90\tp95\tp95 95% CI\tp99\tp99.9\tmean\t\tno hedging p95\tp99\t")
@@ -418,6 +428,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
+	writeSpend(w, rows)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "provider\tsent\tcompleted\tfailed\t429\trejected\tinvalid\ttimed out\tcancelled\tmean queue wait\tin service\tutilisation\t")
 	for _, p := range r.Providers {

@@ -38,7 +38,14 @@ Usage:
                                     verdict, plots (hedgesim help optimize)
   hedgesim fit [flags] LOG          fit latency models to a log; print a TOML
                                     model block and how well it fits
+  hedgesim validate SCENARIO…       check scenario files without simulating
+  hedgesim compare A.json B.json    compare two run or optimize reports
+  hedgesim export --format FORMAT INPUT
+                                    write a report's picks or a scenario's
+                                    policies as gRPC, Envoy, failsafe-go,
+                                    Polly or JSON configuration
   hedgesim list                     list the built-in scenarios
+  hedgesim version                  print the version and VCS revision
   hedgesim help [COMMAND]           show help for a command
 
 SCENARIO is a TOML scenario file or the name of a built-in scenario
@@ -47,6 +54,9 @@ SCENARIO is a TOML scenario file or the name of a built-in scenario
 Exit status: 0 success, 1 failure while running, 2 bad input or usage,
 130 interrupted (SIGINT or SIGTERM).
 `
+
+// commandNames lists the commands for error messages.
+const commandNames = "run, optimize, fit, export, validate, compare, list, version, help"
 
 // usageError marks errors that exit with status 2. A quiet one has been
 // printed already (the flag package reports its own parse errors).
@@ -86,8 +96,16 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		err = cmdOptimize(ctx, rest, stdout, stderr)
 	case "fit":
 		err = cmdFit(rest, stdout, stderr)
+	case "export":
+		err = cmdExport(rest, stdout, stderr)
 	case "list":
 		err = cmdList(rest, stdout)
+	case "validate":
+		err = cmdValidate(rest, stdout, stderr)
+	case "compare":
+		err = cmdCompare(rest, stdout, stderr)
+	case "version":
+		err = cmdVersion(rest, stdout)
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 1 {
 			fmt.Fprintf(stderr, "hedgesim help: takes at most one command, got %q\n", rest)
@@ -95,17 +113,17 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		}
 		if len(rest) == 1 && rest[0] != "help" {
 			switch rest[0] {
-			case "run", "optimize", "fit", "list":
+			case "run", "optimize", "fit", "list", "validate", "compare", "export", "version":
 				// Asked-for help goes to stdout, so it can be paged.
 				return run([]string{rest[0], "--help"}, stdout, stdout)
 			}
-			fmt.Fprintf(stderr, "hedgesim help: unknown command %q; commands: run, optimize, fit, list, help\n", rest[0])
+			fmt.Fprintf(stderr, "hedgesim help: unknown command %q; commands: %s\n", rest[0], commandNames)
 			return exitUsage
 		}
 		fmt.Fprintf(stdout, usage, scenarios.Default)
 		return exitOK
 	default:
-		fmt.Fprintf(stderr, "hedgesim: unknown command %q; commands: run, optimize, fit, list, help\n", cmd)
+		fmt.Fprintf(stderr, "hedgesim: unknown command %q; commands: %s\n", cmd, commandNames)
 		return exitUsage
 	}
 	switch {
@@ -169,9 +187,10 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 }
 
 // scenarioArg loads the scenario named by the positional arguments (at
-// most one; none is the built-in default) and applies the --seed and
-// --requests overrides, requests in [1, maxRequests].
-func scenarioArg(pos []string, seed, requests intFlag, maxRequests int64) (*scenario.Scenario, error) {
+// most one; none is the built-in default) with the what-if changes o
+// (may be nil) and applies the --seed and --requests overrides, requests
+// in [1, maxRequests].
+func scenarioArg(pos []string, seed, requests intFlag, maxRequests int64, o *scenario.Options) (*scenario.Scenario, error) {
 	if len(pos) > 1 {
 		return nil, usageError{err: fmt.Errorf("takes at most one scenario, got %d: %q", len(pos), pos)}
 	}
@@ -179,7 +198,7 @@ func scenarioArg(pos []string, seed, requests intFlag, maxRequests int64) (*scen
 	if len(pos) == 1 {
 		arg = pos[0]
 	}
-	sc, err := loadScenario(arg)
+	sc, err := loadScenarioWith(arg, o)
 	if err != nil {
 		return nil, err
 	}
@@ -199,7 +218,10 @@ func scenarioArg(pos []string, seed, requests intFlag, maxRequests int64) (*scen
 // a built-in scenario (with or without .toml); "" is the built-in default.
 // The limits come from scenario.DefaultLimits and the environment
 // (inputLimits).
-func loadScenario(arg string) (*scenario.Scenario, error) {
+func loadScenario(arg string) (*scenario.Scenario, error) { return loadScenarioWith(arg, nil) }
+
+// loadScenarioWith is loadScenario with what-if changes (o may be nil).
+func loadScenarioWith(arg string, o *scenario.Options) (*scenario.Scenario, error) {
 	if arg == "" {
 		arg = scenarios.Default
 	}
@@ -208,11 +230,11 @@ func loadScenario(arg string) (*scenario.Scenario, error) {
 		return nil, err
 	}
 	if _, err := os.Stat(arg); err == nil {
-		return lim.Load(arg)
+		return lim.LoadWith(arg, o)
 	}
 	name := strings.TrimSuffix(filepath.Base(arg), ".toml") + ".toml"
 	if _, err := fs.Stat(scenarios.FS, name); err == nil && !strings.ContainsRune(arg, os.PathSeparator) {
-		return lim.LoadFS(scenarios.FS, name) // LoadFS: a replayed trace is read from the FS too
+		return lim.LoadFSWith(scenarios.FS, name, o) // LoadFS: a replayed trace is read from the FS too
 	}
 	return nil, usageError{err: fmt.Errorf("%s: no such file and no built-in scenario of that name (built-in: %s)",
 		arg, strings.Join(scenarios.Names(), ", "))}
@@ -225,8 +247,15 @@ func scenarioSource(arg string) (string, []byte, error) {
 		arg = scenarios.Default
 	}
 	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
-		data, err := os.ReadFile(arg)
-		return arg, data, err
+		lim, err := inputLimits()
+		if err != nil {
+			return "", nil, err
+		}
+		data, err := readers.ReadFile(arg, lim.MaxBytes)
+		if err != nil {
+			return "", nil, usageError{err: err}
+		}
+		return arg, data, nil
 	}
 	name := strings.TrimSuffix(filepath.Base(arg), ".toml") + ".toml"
 	data, err := fs.ReadFile(scenarios.FS, name)

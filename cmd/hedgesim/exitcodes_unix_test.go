@@ -71,6 +71,8 @@ func TestExitCodes(t *testing.T) {
 		{"trace a FIFO", nil, nil, []string{"run", replay(fifo)}, 2, "not a regular file"},
 		{"trace /dev/zero", nil, nil, []string{"run", replay("/dev/zero")}, 2, "not a regular file"},
 		{"trace bad", nil, nil, []string{"run", replay(badTrace)}, 2, "bad.csv:2: TIMESTAMP"},
+		{"trace output a device", nil, nil, []string{"run", "--requests", "10", "--trace", "/dev/null", "guard-check"}, 2, "not a regular file"},
+		{"scenario output a FIFO", nil, nil, []string{"optimize", "--requests", "100", "--write-scenario", fifo, "guard-check"}, 2, "not a regular file"},
 		{"log a FIFO", nil, nil, []string{"fit", "--format", "csv", "--latency", "x", fifo}, 2, "not a regular file"},
 		{"log missing", nil, nil, []string{"fit", filepath.Join(dir, "none.csv")}, 2, "no such file"},
 		{"log bad", nil, nil, []string{"fit", log}, 2, "needs --latency"},

@@ -30,6 +30,18 @@ LOG formats (--format, guessed from the file when omitted):
   csv, jsonl       one row or object per request; --latency names the latency
                    column, --unit its unit; --ttft and --output-tokens make a
                    streamed model; --status marks failed rows (not fitted)
+  prometheus       a latency histogram in the Prometheus text format (a
+                   /metrics page): NAME_bucket{le="…"} series; --metric NAME
+                   and --label KEY=VALUE choose one series
+  prometheus-api   the JSON of a Prometheus HTTP API query returning bucket
+                   counts, e.g. sum by (le) (increase(NAME_bucket[1d]))
+  otlp             an OpenTelemetry histogram (explicit or exponential) in
+                   OTLP JSON, e.g. from the collector's file exporter
+
+A histogram is fitted by maximum likelihood on the interval-censored counts
+(a lognormal, and mixtures by EM over the buckets), checked against the
+counts with a chi-square test and the largest CDF gap at the bounds, with a
+warning when the buckets are too coarse to resolve p95 or p99.
 
 Models: a lognormal, mixtures of 2 and 3 lognormals fitted by EM, and the
 empirical distribution; --model auto picks the parametric one with the
@@ -42,7 +54,10 @@ predicts against the other half's 95% interval.`
 
 func cmdFit(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("fit", fitSynopsis, stderr)
-	format := fs.String("format", "", "log `format`: llmperf, llmperf-summary, csv or jsonl (default: guessed)")
+	format := fs.String("format", "", "log `format`: llmperf, llmperf-summary, csv, jsonl, prometheus, prometheus-api or otlp (default: guessed)")
+	metric := fs.String("metric", "", "histograms: the metric `name` (default: the file's only histogram)")
+	labels := labelFlag{}
+	fs.Var(labels, "label", "histograms: keep the series whose label `KEY=VALUE` matches (repeatable)")
 	latency := fs.String("latency", "", "csv/jsonl: `column` of the whole-call latency")
 	fs.StringVar(latency, "column", "", "same as --latency")
 	ttft := fs.String("ttft", "", "csv/jsonl: `column` of the time to first token (with --output-tokens)")
@@ -58,6 +73,7 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 	provider := fs.String("provider", "", "the model's `provider` (failure domain; default: the name)")
 	asJSON := fs.Bool("json", false, "write the fit as JSON (the TOML block included)")
 	splitHalf := fs.Bool("split-half", false, "check each log's p95 by fitting one half and predicting the other")
+	quiet := fs.Bool("quiet", false, "no progress spinner (shown on stderr only when it is a terminal)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -88,6 +104,10 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 		cols.OK = strings.Split(*okList, ",")
 	}
 	opt := fit.Options{Model: *model, Seed: uint64(seed.v)}
+	bar := newProgress(stderr, "fit", *quiet)
+	bar.set("reading and fitting", 0, -1)
+	bar.live()
+	defer bar.finish()
 	if *splitHalf {
 		return fitSplitHalf(pos, *format, cols, opt, stdout, stderr)
 	}
@@ -96,7 +116,24 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 		quoted[i] = shellQuote(a)
 	}
 	block := fit.BlockOptions{Name: *name, Provider: *provider, Command: "hedgesim fit " + strings.Join(quoted, " ")}
-	res, err := fitFile(pos[0], *format, cols, opt)
+	f := *format
+	if f == "" {
+		_, guessed, closeFile, err := openLog(pos[0], "")
+		if err != nil {
+			return err
+		}
+		closeFile()
+		f = guessed
+	}
+	if histogramFormats[f] {
+		out, err := fitHistogramFile(pos[0], f, readers.HistogramQuery{Metric: *metric, Labels: labels, Unit: cols.Unit}, opt, block, *asJSON)
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(out)
+		return err
+	}
+	res, err := fitFile(pos[0], f, cols, opt)
 	if err != nil {
 		return err
 	}
@@ -155,7 +192,7 @@ func fitFile(path, format string, cols readers.Columns, opt fit.Options) (any, e
 			log, err = readers.ReadJSONL(r, path, cols)
 		}
 	default:
-		return nil, usageError{err: fmt.Errorf("--format %q: want llmperf, llmperf-summary, csv or jsonl", format)}
+		return nil, usageError{err: fmt.Errorf("--format %q: want llmperf, llmperf-summary, csv, jsonl, prometheus, prometheus-api or otlp", format)}
 	}
 	if err != nil {
 		return nil, usageError{err: err}
@@ -204,6 +241,9 @@ func guessFormat(path string, data []byte) string {
 		return "csv"
 	case ".jsonl", ".ndjson":
 		return "jsonl"
+	}
+	if h := guessHistogramFormat(data); h != "" && ext != ".csv" && ext != ".jsonl" {
+		return h
 	}
 	t := bytes.TrimLeft(bytes.TrimPrefix(data, []byte("\ufeff")), " \t\r\n")
 	switch {

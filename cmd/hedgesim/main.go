@@ -4,9 +4,14 @@
 //
 // Usage:
 //
-//	hedgesim run [flags] [SCENARIO]   simulate a scenario and print a report
-//	hedgesim list                     list the scenarios built into the binary
-//	hedgesim help [COMMAND]           show help
+//	hedgesim run [flags] [SCENARIO]       simulate a scenario and print a report
+//	hedgesim optimize [flags] [SCENARIO]  choose a hedge delay per class
+//	hedgesim fit [flags] LOG              fit latency models to a log or histogram
+//	hedgesim validate SCENARIO…           check scenario files without simulating
+//	hedgesim compare A.json B.json        compare two reports, with significance
+//	hedgesim list                         list the scenarios built into the binary
+//	hedgesim version                      print the version and VCS revision
+//	hedgesim help [COMMAND]               show help
 //
 // SCENARIO is a TOML file (see scenarios/README.md) or the name of a built-in
 // scenario; without it the built-in default is used. Exit status: 0 on

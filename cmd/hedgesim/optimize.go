@@ -15,6 +15,7 @@ import (
 
 	"path/filepath"
 
+	"github.com/hedgesim/hedgesim/export"
 	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/plots"
 	"github.com/hedgesim/hedgesim/scenario"
@@ -150,18 +151,20 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	all := fs.Bool("all", false, "list every candidate in the tables, not only the frontier")
 	out := fs.String("out", "", "write report.txt, report.json, candidates.csv and PNG/SVG plots to `DIR` (created if needed)")
 	noPlots := fs.Bool("no-plots", false, "with --out, do not draw plots")
+	whatIf := addWhatIfFlags(fs)
+	quiet := fs.Bool("quiet", false, "no progress bar (shown on stderr only when it is a terminal)")
 	var maxMemory byteSize
 	fs.Var(&maxMemory, "max-memory", "refuse a sweep estimated to need more than `SIZE` of memory, such as 8GiB or 500MB (default: the memory available)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	sc, err := scenarioArg(pos, seed, requests, optimize.MaxRequests)
+	sc, err := scenarioArg(pos, seed, requests, optimize.MaxRequests, whatIf.options())
 	if err != nil {
 		return err
 	}
 	if *out != "" {
-		if err := prepareOutDir("out", *out); err != nil {
+		if err := prepareOutDir("out", *out, flagPath{"write-scenario", *writeScenario}); err != nil {
 			return err
 		}
 	}
@@ -202,6 +205,9 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	var ws *rolloutWriter
 	if *writeScenario != "" {
+		if err := checkOutputFile("write-scenario", *writeScenario); err != nil {
+			return err
+		}
 		arg := ""
 		if len(pos) == 1 {
 			arg = pos[0]
@@ -289,26 +295,27 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	opt := optimize.Options{Workers: int(workers.v), Context: ctx}
-	shown := false // a progress line is on the terminal
-	if isTerminal(stderr) {
-		// Show progress once the sweep has taken more than a moment, at most
-		// ten times a second; the line is erased when the sweep ends.
-		start, last := time.Now(), time.Time{}
-		opt.Progress = func(stage string, done, total int) {
-			if now := time.Now(); now.Sub(start) > 300*time.Millisecond && now.Sub(last) > 100*time.Millisecond {
-				fmt.Fprintf(stderr, "\rhedgesim optimize: %s %d/%d ", stage, done, total)
-				last, shown = now, true
-			}
-		}
+	bar := newProgress(stderr, "optimize", *quiet)
+	if bar != nil {
+		opt.Progress = bar.set
+		bar.live()
 	}
 	rep, err := optimize.Run(&cfg, s, opt)
-	if shown {
-		fmt.Fprint(stderr, "\r\033[K")
-	}
+	bar.finish()
 	if err != nil {
 		return err
 	}
 	rep.ScenarioSHA256 = sc.SHA256
+	rep.Overrides = sc.Overrides
+	formats := strings.Join(export.Formats, "|")
+	switch {
+	case *out != "":
+		rep.ExportCommand = fmt.Sprintf("hedgesim export --format %s %s", formats, shellQuote(filepath.Join(*out, "report.json")))
+	case *writeScenario != "":
+		rep.ExportCommand = fmt.Sprintf("hedgesim export --format %s %s", formats, shellQuote(*writeScenario))
+	default:
+		rep.ExportCommand = fmt.Sprintf("rerun with --out DIR, then hedgesim export --format %s DIR/report.json", formats)
+	}
 
 	var text, js bytes.Buffer
 	if err := rep.WriteText(&text, *all); err != nil {
@@ -318,7 +325,7 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return err
 	}
 	if *out != "" {
-		if err := writeReport(ctx, *out, rep, text.Bytes(), js.Bytes(), !*noPlots); err != nil {
+		if err := writeReport(ctx, *out, rep, text.Bytes(), js.Bytes(), !*noPlots, args); err != nil {
 			return err
 		}
 	}
@@ -340,8 +347,13 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 // writeReport renders every file of the report in memory, then writes them
 // as the report directory dir (writeFiles: built beside it and swapped in
 // whole, so dir holds one complete report or the previous one).
-func writeReport(ctx context.Context, dir string, rep *optimize.Report, text, js []byte, withPlots bool) error {
+func writeReport(ctx context.Context, dir string, rep *optimize.Report, text, js []byte, withPlots bool, args []string) error {
 	files := []outFile{{"report.txt", text}, {"report.json", js}}
+	page, err := htmlIndex(rep, args, withPlots)
+	if err != nil {
+		return err
+	}
+	files = append(files, outFile{"index.html", page})
 	var csv bytes.Buffer
 	if err := rep.WriteCSV(&csv); err != nil {
 		return err
@@ -389,16 +401,6 @@ func fileStem(class string, used map[string]bool) string {
 		}
 		s = fmt.Sprintf("%s-%d", stem, i)
 	}
-}
-
-// isTerminal reports whether w is a character device (a terminal).
-func isTerminal(w io.Writer) bool {
-	f, ok := w.(*os.File)
-	if !ok {
-		return false
-	}
-	st, err := f.Stat()
-	return err == nil && st.Mode()&os.ModeCharDevice != 0
 }
 
 // rolloutWriter writes the scenario with every pick applied

@@ -133,7 +133,7 @@ func TestOptimizeOut(t *testing.T) {
 	for _, e := range entries {
 		names = append(names, e.Name())
 	}
-	want := []string{manifestName, "candidates.csv", "report.json", "report.txt"}
+	want := []string{manifestName, "candidates.csv", "index.html", "report.json", "report.txt"}
 	for _, class := range []string{"short", "strict-sla"} {
 		for _, fig := range []string{"cost", "delay", "survival"} {
 			want = append(want, class+"-"+fig+".png", class+"-"+fig+".svg")
@@ -192,6 +192,10 @@ func TestOptimizeOut(t *testing.T) {
 	if !bytes.Contains(svg, []byte("<svg")) {
 		t.Error("short-cost.svg is not SVG")
 	}
+	page, _ := os.ReadFile(filepath.Join(dir, "index.html"))
+	if bytes.Count(page, []byte(`<tr class="class-row">`)) != 2 || bytes.Count(page, []byte("<svg")) != 6 || !bytes.Contains(page, []byte("hedgesim optimize --requests 2000 --out")) || !bytes.Contains(page, []byte("hedgesim export --format")) {
+		t.Error("index.html lacks the two classes' rows, their six figures, the command or the export command")
+	}
 
 	// A second run over the same directory replaces the whole report: the
 	// first run's plots do not stay beside the new report, and nothing
@@ -199,7 +203,7 @@ func TestOptimizeOut(t *testing.T) {
 	if code, _, errOut := hedgesim(t, "optimize", "--requests", "1000", "--out", dir, "--classes", "short", "--json", "--no-plots"); code != 0 {
 		t.Fatalf("second run: exit %d: %s", code, errOut)
 	}
-	if got, want := dirNames(t, dir), []string{manifestName, "candidates.csv", "report.json", "report.txt"}; !slices.Equal(got, want) {
+	if got, want := dirNames(t, dir), []string{manifestName, "candidates.csv", "index.html", "report.json", "report.txt"}; !slices.Equal(got, want) {
 		t.Errorf("files after the second run %v; want %v", got, want)
 	}
 	if got := dirNames(t, filepath.Dir(dir)); !slices.Equal(got, []string{"report"}) {

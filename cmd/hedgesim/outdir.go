@@ -55,15 +55,34 @@ type outFile struct {
 // file's name, and with "" just before the swap.
 var writeHook func(ctx context.Context, name string)
 
+// flagPath is a file named by a flag.
+type flagPath struct{ flag, path string }
+
 // prepareOutDir checks, before any work, that the report directory dir
 // can be written: its parent exists (it is created if needed) and is
-// writable, and dir is absent, empty or a report directory of hedgesim's
-// only. Problems are usage errors. It also removes the temporary
-// directories of killed runs into dir.
-func prepareOutDir(flagName, dir string) error {
+// writable, dir is absent, empty or a report directory of hedgesim's
+// only, and none of the other output files (those with a path) is inside
+// it, since the directory is replaced whole. Problems are usage errors.
+// It also removes the temporary directories of killed runs into dir.
+func prepareOutDir(flagName, dir string, others ...flagPath) error {
 	dest, err := resolveOut(dir)
 	if err != nil {
 		return usageError{err: fmt.Errorf("--%s %s: %w", flagName, dir, err)}
+	}
+	for _, o := range others {
+		if o.path == "" {
+			continue
+		}
+		p, err := filepath.Abs(o.path)
+		if err != nil {
+			return usageError{err: fmt.Errorf("--%s %s: %w", o.flag, o.path, err)}
+		}
+		if real, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+			p = filepath.Join(real, filepath.Base(p))
+		}
+		if rel, err := filepath.Rel(dest, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			return usageError{err: fmt.Errorf("--%s %s is inside --%s %s, which is replaced whole by the report; write it elsewhere", o.flag, o.path, flagName, dir)}
+		}
 	}
 	parent := filepath.Dir(dest)
 	if err := os.MkdirAll(parent, 0o755); err != nil {
@@ -77,6 +96,23 @@ func prepareOutDir(flagName, dir string) error {
 	removeStale(dest)
 	if _, err := ownFiles(dest); err != nil {
 		return usageError{err: fmt.Errorf("--%s %s: %w", flagName, dir, err)}
+	}
+	return nil
+}
+
+// checkOutputFile checks that the output file path named by --flag is
+// absent or a regular file: it is written beside and renamed into place,
+// which would replace a device such as /dev/null or a FIFO. Problems are
+// usage errors.
+func checkOutputFile(flag, path string) error {
+	st, err := os.Stat(path)
+	switch {
+	case err != nil:
+		return nil
+	case st.IsDir():
+		return usageError{err: fmt.Errorf("--%s %s is a directory; want a file name", flag, path)}
+	case !st.Mode().IsRegular():
+		return usageError{err: fmt.Errorf("--%s %s is not a regular file (%s); it would be replaced: want a file name", flag, path, st.Mode().Type())}
 	}
 	return nil
 }

@@ -47,7 +47,7 @@ func TestOutInterrupted(t *testing.T) {
 		t.Fatalf("first run: exit %d: %s", code, errOut)
 	}
 	old := readDir(t, dir)
-	if len(old) != 1+3+6 { // manifest, report.txt/json, candidates.csv, 3 plots × 2 formats
+	if len(old) != 1+4+6 { // manifest, report.txt/json, candidates.csv, index.html, 3 plots × 2 formats
 		t.Fatalf("first report has %d files: %v", len(old), slices.Sorted(maps.Keys(old)))
 	}
 	args := []string{"optimize", "--requests", "1000", "--delays", "0,500ms", "--classes", "short", "--no-plots", "--seed", "9", "--out", dir, "two-model-gateway"}
@@ -82,7 +82,7 @@ func TestOutInterrupted(t *testing.T) {
 	}
 	writeHook = nil
 	got := readDir(t, dir)
-	if names := slices.Sorted(maps.Keys(got)); !slices.Equal(names, []string{manifestName, "candidates.csv", "report.json", "report.txt"}) {
+	if names := slices.Sorted(maps.Keys(got)); !slices.Equal(names, []string{manifestName, "candidates.csv", "index.html", "report.json", "report.txt"}) {
 		t.Fatalf("new report: %v", names)
 	}
 	var rep struct {
@@ -132,6 +132,11 @@ func TestOutForeignFiles(t *testing.T) {
 	if code, _, errOut := hedgesim(t, "run", "--requests", "100", "--out", rdir, "guard-check"); code != exitUsage || !strings.Contains(errOut, "extra.txt") {
 		t.Errorf("exit %d, %q; want 2 naming extra.txt", code, errOut)
 	}
+	os.Remove(filepath.Join(rdir, "extra.txt"))
+	// An output file inside the directory would be lost in the swap.
+	if code, _, errOut := hedgesim(t, "run", "--requests", "100", "--out", rdir, "--trace", filepath.Join(rdir, "a.csv"), "guard-check"); code != exitUsage || !strings.Contains(errOut, "is inside --out") {
+		t.Errorf("--trace inside --out: exit %d, %q", code, errOut)
+	}
 	// A file in place of the directory.
 	if code, _, errOut := hedgesim(t, "run", "--requests", "100", "--out", notes, "guard-check"); code != exitUsage || !strings.Contains(errOut, "not a directory") {
 		t.Errorf("--out FILE: exit %d, %q", code, errOut)
@@ -167,5 +172,15 @@ func TestOutStaleTemp(t *testing.T) {
 	want := []string{filepath.Base(live), filepath.Base(foreign), "report"}
 	if got := dirNames(t, parent); !slices.Equal(got, want) {
 		t.Errorf("beside the report: %v; want %v", got, want)
+	}
+}
+
+// TestOutWriteScenarioInside: optimize's --write-scenario inside --out
+// would be lost in the swap, and is refused before the sweep.
+func TestOutWriteScenarioInside(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "r")
+	code, _, errOut := hedgesim(t, "optimize", "--requests", "500", "--out", dir, "--write-scenario", filepath.Join(dir, "s.toml"), "guard-check")
+	if code != exitUsage || !strings.Contains(errOut, "--write-scenario") || !strings.Contains(errOut, "is inside --out") {
+		t.Errorf("exit %d, %q; want 2: inside --out", code, errOut)
 	}
 }

@@ -156,7 +156,11 @@ func TestUncoupledIsPerClass(t *testing.T) {
 // a 429 ending the request. `run` warns that the answered share fell;
 // `optimize` does not recommend hedging at 0s.
 func TestFailingCopyWarnsAndIsNotPicked(t *testing.T) {
-	text := strings.Replace(rateLimitedCopy, `delay = "2s"`, `delay = "0s"`, 1)
+	src, err := os.ReadFile(filepath.Join("..", "..", "optimize", "testdata", "rate-limited-copy.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := strings.Replace(string(src), `delay = "2s"`, `delay = "0s"`, 1)
 	path := writeScenario(t, text)
 	code, out, errOut := hedgesim(t, "run", "--requests", "20000", path)
 	if code != 0 {
@@ -182,51 +186,5 @@ func TestFailingCopyWarnsAndIsNotPicked(t *testing.T) {
 	}
 	if !strings.Contains(line, "don't hedge") && !strings.Contains(line, "100.0% → 100.0%") {
 		t.Errorf("optimize pick answers fewer requests: %q", line)
-	}
-}
-
-// rateLimitedCopy is the input of TestFailingCopyWarnsAndIsNotPicked.
-const rateLimitedCopy = `
-[arrivals]
-rate = 10
-[models.a]
-latency = { kind = "lognormal", median = 20.0, p95 = 60.0 }
-price_per_request = 0.01
-[models.b]
-latency = { kind = "lognormal", median = 20.0, p95 = 60.0 }
-price_per_request = 0.01
-rate_limit = { requests_per_minute = 6 }
-[[classes]]
-name = "long"
-[classes.hedge]
-primary = "a"
-targets = ["b"]
-delay = "2s"
-`
-
-// TestWriteScenarioPaths: a replayed trace's relative path still resolves
-// from the written file; a built-in scenario that replays a trace, the
-// input file itself, and a missing directory are refused up front (exit
-// 2, before any simulation).
-func TestWriteScenarioPaths(t *testing.T) {
-	dir := t.TempDir()
-	out := filepath.Join(dir, "azure.toml")
-	src := filepath.Join("..", "..", "scenarios", "llmperf-azure-chat.toml")
-	code, _, errOut := hedgesim(t, "optimize", "--requests", "300", "--delays", "1s", "--check-requests", "300", "--write-scenario", out, src)
-	if code != 0 {
-		t.Fatalf("optimize: exit %d: %s", code, errOut)
-	}
-	if code, _, errOut := hedgesim(t, "run", "--requests", "300", out); code != 0 {
-		t.Errorf("run of the written scenario: exit %d: %s", code, errOut)
-	}
-	for _, tc := range []struct{ name, out, scenario, want string }{
-		{"built-in replay", filepath.Join(dir, "x.toml"), "llmperf-azure-chat", "replays a trace"},
-		{"input itself", src, src, "is the input scenario"},
-		{"no directory", filepath.Join(dir, "nope", "x.toml"), "guard-check", "does not exist"},
-	} {
-		code, _, errOut := hedgesim(t, "optimize", "--requests", "300", "--write-scenario", tc.out, tc.scenario)
-		if code != 2 || !strings.Contains(errOut, tc.want) {
-			t.Errorf("%s: exit %d, stderr %q; want 2 and %q", tc.name, code, errOut, tc.want)
-		}
 	}
 }

@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/hedgesim/hedgesim/plots"
 	"github.com/hedgesim/hedgesim/sim"
@@ -42,20 +43,22 @@ func (f *intFlag) Set(s string) error {
 }
 
 func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("run", "run [flags] [SCENARIO]", stderr)
+	fs := newFlagSet("run", runSynopsis, stderr)
 	var seed, requests intFlag
 	fs.Var(&seed, "seed", "random seed `N` (integer ≥ 0); overrides the scenario's seed")
 	fs.Var(&requests, "requests", "simulate `N` requests (≥ 1, 1e6 form allowed); overrides the scenario's requests")
 	asJSON := fs.Bool("json", false, "write the report as JSON (field names documented in README.md)")
 	tracePath := fs.String("trace", "", "also write one CSV row per attempt of the hedged run to `FILE` (for small runs)")
 	out := fs.String("out", "", "also write report.txt, report.json and, for classes with an adaptive delay, a plot of it over the run to `DIR` (created if needed)")
+	whatIf := addWhatIfFlags(fs)
+	quiet := fs.Bool("quiet", false, "no progress bar (shown on stderr only when it is a terminal)")
 	var maxMemory byteSize
 	fs.Var(&maxMemory, "max-memory", "refuse a run estimated to need more than `SIZE` of memory, such as 8GiB or 500MB (default: the memory available)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
 	}
-	sc, err := scenarioArg(pos, seed, requests, sim.MaxRequests)
+	sc, err := scenarioArg(pos, seed, requests, sim.MaxRequests, whatIf.options())
 	if err != nil {
 		return err
 	}
@@ -64,7 +67,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		cfg.Requests = int(requests.v)
 	}
 	if *out != "" {
-		if err := prepareOutDir("out", *out); err != nil {
+		if err := prepareOutDir("out", *out, flagPath{"trace", *tracePath}); err != nil {
 			return err
 		}
 	}
@@ -90,11 +93,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if trace != nil {
 		fn = trace.write
 	}
-	rep, err := simulate(ctx, &cfg, fn)
+	bar := newProgress(stderr, "run", *quiet)
+	bar.live()
+	rep, err := simulate(ctx, &cfg, fn, bar)
+	bar.finish()
 	if err != nil {
 		return err
 	}
 	rep.ScenarioSHA256 = sc.SHA256
+	rep.Overrides = sc.Overrides
 	if trace != nil {
 		if err := trace.commit(); err != nil {
 			return fmt.Errorf("writing the trace: %w", err)
@@ -122,16 +129,22 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 
 // simulate runs cfg and its no-hedging baseline at the same time (on two
 // cores when there are two) and compares them, until ctx is done; fn, when
-// not nil, sees every attempt of the hedged run, from one goroutine.
-func simulate(ctx context.Context, cfg *sim.Config, fn func(*sim.AttemptRecord)) (*sim.Report, error) {
+// not nil, sees every attempt of the hedged run, from one goroutine; bar
+// (may be nil) counts the two runs as steps as they finish.
+func simulate(ctx context.Context, cfg *sim.Config, fn func(*sim.AttemptRecord), bar *progress) (*sim.Report, error) {
+	const stage = "hedged run and no hedging, at once"
+	var finished atomic.Int32
+	bar.set(stage, 0, 2)
 	var base *sim.Result
 	var baseErr error
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
 		base, baseErr = sim.RunContext(ctx, sim.WithoutHedging(cfg))
+		bar.set(stage, int(finished.Add(1)), 2)
 	}()
 	hedged, err := sim.RunTraceContext(ctx, cfg, fn)
+	bar.set(stage, int(finished.Add(1)), 2)
 	<-done
 	if err != nil {
 		return nil, err
@@ -186,8 +199,8 @@ func createTrace(path string) (*traceFile, error) {
 	} else if !st.IsDir() {
 		return nil, usageError{err: fmt.Errorf("--trace %s: %s is not a directory", path, dir)}
 	}
-	if st, err := os.Stat(path); err == nil && st.IsDir() {
-		return nil, usageError{err: fmt.Errorf("--trace %s is a directory; want a file name", path)}
+	if err := checkOutputFile("trace", path); err != nil {
+		return nil, err
 	}
 	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
 	if err != nil {

@@ -101,7 +101,7 @@ func TestSignalDuringWrite(t *testing.T) {
 	if got := dirNames(t, parent); !slices.Equal(got, []string{"report"}) {
 		t.Errorf("after the next run, beside the report: %v", got)
 	}
-	if got := dirNames(t, dir); !slices.Equal(got, []string{manifestName, "candidates.csv", "report.json", "report.txt"}) {
+	if got := dirNames(t, dir); !slices.Equal(got, []string{manifestName, "candidates.csv", "index.html", "report.json", "report.txt"}) {
 		t.Errorf("new report: %v", got)
 	}
 }

@@ -1,0 +1,53 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"io"
+	"os"
+
+	"github.com/hedgesim/hedgesim/compare"
+)
+
+// cmdCompare sets two JSON reports side by side.
+func cmdCompare(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("compare", `compare [--json] A.json B.json
+
+Compares two reports of 'hedgesim run --json' or 'hedgesim optimize --json'
+(or report.json of --out), class by class: p50/p95/p99 of the time to a
+usable answer, answered share and cost per 1000 requests, A and B and the
+change. "~" marks a change that is not significant (p95/p99: the 95%
+intervals overlap; answered: two-proportion z test at 5%), as benchstat
+does. An optimize report contributes each class's pick. Exit status 0 when
+both reports could be read, whatever the differences.`, stderr)
+	asJSON := fs.Bool("json", false, "write the comparison as JSON")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) != 2 {
+		return usageError{err: fmt.Errorf("takes two reports, A.json and B.json; got %d argument(s)", len(pos))}
+	}
+	var reps [2]*compare.Report
+	for i, p := range pos {
+		data, err := os.ReadFile(p)
+		if err != nil {
+			return usageError{err: err}
+		}
+		if reps[i], err = compare.Parse(data); err != nil {
+			return usageError{err: fmt.Errorf("%s: %w", p, err)}
+		}
+	}
+	c := compare.Compare(reps[0], reps[1])
+	var b bytes.Buffer
+	if *asJSON {
+		err = c.WriteJSON(&b, pos[0], pos[1])
+	} else {
+		err = c.WriteText(&b, pos[0], pos[1])
+	}
+	if err != nil {
+		return err
+	}
+	_, err = stdout.Write(b.Bytes())
+	return err
+}

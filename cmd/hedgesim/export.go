@@ -1,0 +1,175 @@
+package main
+
+import (
+	"errors"
+	"fmt"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+
+	"github.com/hedgesim/hedgesim/export"
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// stdin is what INPUT "-" reads; tests replace it.
+var stdin io.Reader = os.Stdin
+
+const exportSynopsis = `export --format FORMAT [flags] INPUT
+
+Writes hedge policies as the configuration of the runtime that will carry
+them. INPUT is an optimize report (report.json of 'optimize --out', or the
+output of 'optimize --json'; - reads standard input): each class's pick is
+exported, hedging off where the verdict is "don't hedge". Or INPUT is a
+scenario file or built-in scenario name: each class's configured policy is
+exported.
+
+Formats:
+  grpc         gRPC service config JSON (methodConfig hedgingPolicy, retryThrottling)
+  envoy        Envoy routes YAML (retry_policy + hedge_policy, route timeout, cluster retry budget)
+  failsafe-go  a Go file building failsafe-go hedge policies (` + export.FailsafeGoVersion + `)
+  polly        appsettings.json section for .NET's standard HTTP hedging handler
+  json         hedgesim's neutral policy document (every setting, for custom gateways)
+
+What a format cannot express, and what was written instead, is printed on
+standard error for every class, and as comments in the output where the
+format has them. Exit status 2: bad input, an unknown class or format, or
+a class the format cannot express at all.`
+
+func cmdExport(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("export", exportSynopsis, stderr)
+	format := fs.String("format", "", "output `format`: "+strings.Join(export.Formats, ", ")+" (required)")
+	class := fs.String("class", "", "export only the class `NAME`")
+	service := fs.String("service", "", "gRPC `service` the policies apply to (grpc, envoy; default placeholder SERVICE)")
+	method := fs.String("method", "", "gRPC `method` (grpc, envoy; needs a single class; default: the class name)")
+	out := fs.String("out", "", "write to `FILE` (atomically) instead of standard output")
+	scen := fs.String("scenario", "", "for a report: the `SCENARIO` it was made from (default: the scenario the report names, if built in or a file of that name)")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if *format == "" {
+		return usageError{err: fmt.Errorf("--format is required; formats: %s", strings.Join(export.Formats, ", "))}
+	}
+	if !isFormat(*format) {
+		return usageError{err: fmt.Errorf("--format %q: unknown; formats: %s", *format, strings.Join(export.Formats, ", "))}
+	}
+	if len(pos) != 1 {
+		return usageError{err: fmt.Errorf("takes one INPUT (a report, - for standard input, or a scenario), got %d: %q", len(pos), pos)}
+	}
+	if *out != "" {
+		if st, err := os.Stat(filepath.Dir(*out)); err != nil || !st.IsDir() {
+			return usageError{err: fmt.Errorf("--out %s: directory %s does not exist", *out, filepath.Dir(*out))}
+		}
+	}
+	doc, err := exportInput(pos[0], *scen)
+	if err != nil {
+		return err
+	}
+	if *class != "" {
+		if err := doc.Select(*class); err != nil {
+			return usageError{err: fmt.Errorf("--class: %w", err)}
+		}
+	}
+	if *method != "" && len(doc.Classes) > 1 {
+		return usageError{err: fmt.Errorf("--method %s names one method, but %d classes are exported; choose one with --class", *method, len(doc.Classes))}
+	}
+	data, notes, err := export.Write(doc, *format, export.Options{Service: *service, Method: *method})
+	if err != nil {
+		return usageError{err: err}
+	}
+	for _, n := range notes {
+		fmt.Fprintf(stderr, "hedgesim export: %s: %s\n", *format, n)
+	}
+	if *out == "" {
+		_, err = stdout.Write(data)
+		return err
+	}
+	dir, name := filepath.Split(*out)
+	if dir == "" {
+		dir = "."
+	}
+	if st, err := os.Stat(*out); err == nil && st.IsDir() {
+		return usageError{err: fmt.Errorf("--out %s is a directory; want a file", *out)}
+	}
+	return writeFileAtomic(dir, name, data)
+}
+
+func isFormat(f string) bool {
+	for _, x := range export.Formats {
+		if x == f {
+			return true
+		}
+	}
+	return false
+}
+
+// exportInput reads INPUT: an optimize report (JSON; "-" is standard
+// input) with its scenario, or a scenario.
+func exportInput(arg, scen string) (*export.Document, error) {
+	var data []byte
+	name := arg
+	switch st, err := os.Stat(arg); {
+	case arg == "-":
+		name = "standard input"
+		if data, err = io.ReadAll(stdin); err != nil {
+			return nil, fmt.Errorf("reading standard input: %w", err)
+		}
+		if !export.IsJSON(data) {
+			return nil, usageError{err: errors.New("standard input: not a hedgesim optimize report (want the JSON of 'hedgesim optimize --json'); a scenario is read from a file or by name")}
+		}
+	case err == nil && !st.IsDir():
+		if data, err = os.ReadFile(arg); err != nil {
+			return nil, usageError{err: err}
+		}
+	}
+	if data == nil || !export.IsJSON(data) {
+		if scen != "" {
+			return nil, usageError{err: fmt.Errorf("--scenario applies to a report input; %s is a scenario", arg)}
+		}
+		sc, err := loadScenario(arg)
+		if err != nil {
+			return nil, err
+		}
+		return export.ScenarioPolicies(&sc.Config), nil
+	}
+	rname, err := export.ReportScenario(data)
+	if err != nil {
+		return nil, usageError{err: fmt.Errorf("%s: %w", name, err)}
+	}
+	var cfg *sim.Config
+	if scen == "" {
+		// The scenario the report names: NAME.toml beside the report or
+		// in the working directory, else a built-in scenario.
+		var tries []string
+		if arg != "-" {
+			tries = append(tries, filepath.Join(filepath.Dir(arg), rname+".toml"))
+		}
+		tries = append(tries, rname+".toml")
+		for _, f := range tries {
+			if st, err := os.Stat(f); err == nil && !st.IsDir() {
+				scen = f
+				break
+			}
+		}
+		if scen == "" {
+			scen = rname
+		}
+		sc, err := loadScenario(scen)
+		if err != nil {
+			return nil, usageError{err: fmt.Errorf("%s: a report of scenario %q, which is neither built in nor a file %s.toml beside the report or here: give the scenario with --scenario FILE (each class's primary, error rules, winner, budgets and deadline come from it)", name, rname, rname)}
+		}
+		cfg = &sc.Config
+	} else {
+		sc, err := loadScenario(scen)
+		if err != nil {
+			return nil, err
+		}
+		cfg = &sc.Config
+	}
+	doc, err := export.ReportPicks(data, cfg)
+	if err != nil {
+		return nil, usageError{err: fmt.Errorf("%s: %w", name, err)}
+	}
+	return doc, nil
+}

@@ -1,0 +1,69 @@
+package main
+
+import (
+	"encoding/json"
+	"path/filepath"
+	"testing"
+)
+
+// exportJSON exports a report or scenario as the neutral json document and
+// returns its classes.
+func exportJSON(t *testing.T, input string) []map[string]any {
+	t.Helper()
+	code, out, errOut := hedgesim(t, "export", "--format", "json", input)
+	if code != 0 {
+		t.Fatalf("export %s: exit %d: %s", input, code, errOut)
+	}
+	var d struct {
+		Classes []map[string]any `json:"classes"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	return d.Classes
+}
+
+// TestExportKeptConfiguredPolicy: overloaded-pool's class sends a fallback
+// copy after a 503; optimize keeps that configured policy (every other
+// pick answers fewer requests), and exporting the report writes the
+// fallback, not a copy at once.
+func TestExportKeptConfiguredPolicy(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "rep")
+	if code, _, errOut := hedgesim(t, "optimize", "--requests", "5000", "--check-requests", "0", "--no-plots", "--out", dir, "overloaded-pool"); code != 0 {
+		t.Fatalf("optimize: exit %d: %s", code, errOut)
+	}
+	cls := exportJSON(t, filepath.Join(dir, "report.json"))
+	copies, _ := cls[0]["copies"].([]any)
+	if len(copies) != 1 || cls[0]["hedge"] != true {
+		t.Fatalf("class %v: want one copy", cls[0])
+	}
+	if c := copies[0].(map[string]any); c["fallback"] != true {
+		t.Errorf("exported copy %v: want the configured fallback", c)
+	}
+}
+
+// TestExportDontHedgeDropsAttemptTimeout: "don't hedge" means no copies and
+// no per-attempt timeout, as optimize simulated it; exporting the report
+// must not keep the class's 3 s attempt timeout, which would cut every
+// 4 s answer.
+func TestExportDontHedgeDropsAttemptTimeout(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "rep")
+	src := filepath.Join("testdata", "slow-primary-timeout.toml")
+	if code, _, errOut := hedgesim(t, "optimize", "--requests", "300", "--check-requests", "0", "--no-plots", "--out", dir, src); code != 0 {
+		t.Fatalf("optimize: exit %d: %s", code, errOut)
+	}
+	code, out, errOut := hedgesim(t, "export", "--format", "json", "--scenario", src, filepath.Join(dir, "report.json"))
+	if code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errOut)
+	}
+	var d struct {
+		Classes []map[string]any `json:"classes"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	c := d.Classes[0]
+	if c["hedge"] != false || c["attempt_timeout_s"] != float64(0) {
+		t.Errorf("class %v: want hedging off and no attempt timeout", c)
+	}
+}

@@ -1,0 +1,211 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestExportGRPCGuardCheck is the issue's known answer: copies every 1 s,
+// at most 3 in flight, errors fatal.
+func TestExportGRPCGuardCheck(t *testing.T) {
+	code, out, errOut := hedgesim(t, "export", "--format", "grpc", "guard-check")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var sc struct {
+		MethodConfig []struct {
+			HedgingPolicy struct {
+				MaxAttempts         int      `json:"maxAttempts"`
+				HedgingDelay        string   `json:"hedgingDelay"`
+				NonFatalStatusCodes []string `json:"nonFatalStatusCodes"`
+			} `json:"hedgingPolicy"`
+		} `json:"methodConfig"`
+	}
+	if err := json.Unmarshal([]byte(out), &sc); err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	hp := sc.MethodConfig[0].HedgingPolicy
+	if hp.MaxAttempts != 3 || hp.HedgingDelay != "1s" || len(hp.NonFatalStatusCodes) != 0 {
+		t.Errorf("hedgingPolicy %+v; want maxAttempts 3, hedgingDelay 1s, no non-fatal codes", hp)
+	}
+	if !strings.Contains(errOut, "check: ") {
+		t.Errorf("stderr lacks the class's notes: %q", errOut)
+	}
+}
+
+// TestExportJSONGateway: the json format names the secondary model of each
+// class of the two-model gateway.
+func TestExportJSONGateway(t *testing.T) {
+	code, out, errOut := hedgesim(t, "export", "--format", "json", "two-model-gateway")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var d struct {
+		Classes []struct {
+			Class   string `json:"class"`
+			Primary string `json:"primary"`
+			Copies  []struct {
+				Target string `json:"target"`
+			} `json:"copies"`
+		} `json:"classes"`
+	}
+	if err := json.Unmarshal([]byte(out), &d); err != nil {
+		t.Fatal(err)
+	}
+	if len(d.Classes) != 4 {
+		t.Fatalf("%d classes; want 4", len(d.Classes))
+	}
+	for _, c := range d.Classes {
+		if c.Primary != "large-a" || len(c.Copies) != 1 || c.Copies[0].Target != "large-b" {
+			t.Errorf("%s: %+v; want primary large-a, a copy to large-b", c.Class, c)
+		}
+	}
+}
+
+// TestExportReport: an optimize report, from a file or standard input,
+// exports each class's pick; --class keeps one; --out writes the file.
+func TestExportReport(t *testing.T) {
+	dir := t.TempDir()
+	code, rep, errOut := hedgesim(t, "optimize", "--json", "--requests", "2000", "--delays", "1s,2s", "--max-cost", "inf", "two-model-gateway")
+	if code != 0 {
+		t.Fatalf("optimize: exit %d: %s", code, errOut)
+	}
+	report := filepath.Join(dir, "report.json")
+	if err := os.WriteFile(report, []byte(rep), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var r struct {
+		Classes []struct {
+			Class      string `json:"class"`
+			Pick       int    `json:"pick"`
+			Verdict    struct{ Hedge bool }
+			Candidates []struct {
+				Delay float64 `json:"delay_s"`
+			} `json:"candidates"`
+		} `json:"classes"`
+	}
+	if err := json.Unmarshal([]byte(rep), &r); err != nil {
+		t.Fatal(err)
+	}
+	out := filepath.Join(dir, "policy.json")
+	if code, _, errOut := hedgesim(t, "export", "--format", "json", "--out", out, report); code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errOut)
+	}
+	data, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var d struct {
+		Source  string `json:"source"`
+		Classes []struct {
+			Class  string `json:"class"`
+			Hedge  bool   `json:"hedge"`
+			Copies []struct {
+				Delay float64 `json:"delay_s"`
+			} `json:"copies"`
+		} `json:"classes"`
+	}
+	if err := json.Unmarshal(data, &d); err != nil {
+		t.Fatal(err)
+	}
+	if d.Source != "optimize-report" || len(d.Classes) != len(r.Classes) {
+		t.Fatalf("source %q, %d classes; want optimize-report, %d", d.Source, len(d.Classes), len(r.Classes))
+	}
+	for i, c := range d.Classes {
+		rc := r.Classes[i]
+		if c.Hedge != rc.Verdict.Hedge {
+			t.Errorf("%s: hedge %v, verdict %v", c.Class, c.Hedge, rc.Verdict.Hedge)
+		}
+		if c.Hedge && c.Copies[0].Delay != rc.Candidates[rc.Pick].Delay {
+			t.Errorf("%s: delay %g, pick %g", c.Class, c.Copies[0].Delay, rc.Candidates[rc.Pick].Delay)
+		}
+	}
+
+	stdin = strings.NewReader(rep)
+	defer func() { stdin = os.Stdin }()
+	code, viaStdin, errOut := hedgesim(t, "export", "--format", "json", "--class", "medium", "-")
+	if code != 0 {
+		t.Fatalf("export -: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(viaStdin, `"class": "medium"`) || strings.Contains(viaStdin, `"class": "short"`) {
+		t.Errorf("--class medium from stdin:\n%s", viaStdin)
+	}
+}
+
+// TestExportBadInput: every input error exits 2 with a message naming the
+// problem, and --out is not created.
+func TestExportBadInput(t *testing.T) {
+	dir := t.TempDir()
+	notReport := filepath.Join(dir, "run.json")
+	os.WriteFile(notReport, []byte(`{"scenario": "guard-check", "classes": []}`), 0o644)
+	unknownScenario := filepath.Join(dir, "other.json")
+	_, rep, _ := hedgesim(t, "optimize", "--json", "--requests", "1000", "--delays", "1s", "guard-check")
+	os.WriteFile(unknownScenario, []byte(strings.Replace(rep, `"scenario": "guard-check"`, `"scenario": "no-such-scenario"`, 1)), 0o644)
+	adaptive := filepath.Join(dir, "adaptive.toml")
+	src, err := os.ReadFile("../../scenarios/guard-check.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	os.WriteFile(adaptive, append(src, []byte("\n[classes.hedge.adaptive]\npercentile = 0.9\n")...), 0o644)
+	out := filepath.Join(dir, "out.json")
+	cases := []struct {
+		args []string
+		want string
+	}{
+		{[]string{"guard-check"}, "--format is required"},
+		{[]string{"--format", "yaml", "guard-check"}, `--format "yaml": unknown`},
+		{[]string{"--format", "grpc"}, "takes one INPUT"},
+		{[]string{"--format", "grpc", "--class", "nope", "guard-check"}, `no class "nope"; classes: check`},
+		{[]string{"--format", "grpc", "--method", "M", "two-model-gateway"}, "choose one with --class"},
+		{[]string{"--format", "grpc", notReport}, "not a hedgesim optimize report"},
+		{[]string{"--format", "grpc", unknownScenario}, "--scenario"},
+		{[]string{"--format", "grpc", adaptive}, "adaptive delay"},
+		{[]string{"--format", "grpc", "no-such-file.toml"}, "no such file"},
+	}
+	for _, c := range cases {
+		args := append([]string{"export", "--out", out}, c.args...)
+		code, stdout, errOut := hedgesim(t, args...)
+		if code != 2 || !strings.Contains(errOut, c.want) || stdout != "" {
+			t.Errorf("%q: exit %d, stderr %q; want exit 2 and %q", c.args, code, errOut, c.want)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Fatalf("%q: --out written despite the error", c.args)
+		}
+	}
+	// The unknown scenario is found with --scenario.
+	if code, _, errOut := hedgesim(t, "export", "--format", "grpc", "--scenario", "guard-check", unknownScenario); code != 0 {
+		t.Errorf("--scenario guard-check: exit %d: %s", code, errOut)
+	}
+}
+
+// TestExportReportScenarioBeside: a report of a scenario file is exported
+// with the scenario found beside the report (NAME.toml), and names its
+// failures: --out into a missing directory exits 2.
+func TestExportReportScenarioBeside(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile("../../scenarios/guard-check.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	scen := filepath.Join(dir, "mine.toml")
+	if err := os.WriteFile(scen, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, rep, errOut := hedgesim(t, "optimize", "--json", "--requests", "1000", "--delays", "1s", scen)
+	if code != 0 {
+		t.Fatalf("optimize: exit %d: %s", code, errOut)
+	}
+	report := filepath.Join(dir, "report.json")
+	os.WriteFile(report, []byte(rep), 0o644)
+	code, out, errOut := hedgesim(t, "export", "--format", "json", report)
+	if code != 0 || !strings.Contains(out, `"scenario": "mine"`) {
+		t.Fatalf("exit %d, stderr %s\n%s", code, errOut, out)
+	}
+	code, _, errOut = hedgesim(t, "export", "--format", "json", "--out", filepath.Join(dir, "no", "such", "x.json"), report)
+	if code != 2 || !strings.Contains(errOut, "does not exist") {
+		t.Errorf("--out into a missing directory: exit %d, %q", code, errOut)
+	}
+}

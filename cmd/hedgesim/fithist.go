@@ -1,0 +1,81 @@
+package main
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+
+	"github.com/hedgesim/hedgesim/fit"
+	"github.com/hedgesim/hedgesim/readers"
+)
+
+// histogramFormats are the fit formats that are latency histograms.
+var histogramFormats = map[string]bool{"prometheus": true, "prometheus-api": true, "otlp": true}
+
+// labelFlag collects repeated --label KEY=VALUE arguments.
+type labelFlag map[string]string
+
+func (f labelFlag) String() string {
+	var parts []string
+	for k, v := range f {
+		parts = append(parts, k+"="+v)
+	}
+	return strings.Join(parts, ",")
+}
+
+func (f labelFlag) Set(s string) error {
+	k, v, ok := strings.Cut(s, "=")
+	if !ok || k == "" {
+		return fmt.Errorf("%q: want KEY=VALUE", s)
+	}
+	f[k] = v
+	return nil
+}
+
+// fitHistogramFile reads the histogram at path in format and fits it,
+// returning the TOML (or JSON) output. Bad input is a usageError.
+func fitHistogramFile(path, format string, q readers.HistogramQuery, opt fit.Options, block fit.BlockOptions, asJSON bool) ([]byte, error) {
+	r, format, closeFile, err := openLog(path, format)
+	if err != nil {
+		return nil, err
+	}
+	defer closeFile()
+	var h *readers.Histogram
+	switch format {
+	case "prometheus":
+		h, err = readers.ReadPrometheusText(r, path, q)
+	case "prometheus-api":
+		h, err = readers.ReadPrometheusAPI(r, path, q)
+	case "otlp":
+		h, err = readers.ReadOTLP(r, path, q)
+	}
+	if err != nil {
+		return nil, usageError{err: err}
+	}
+	hf, err := fit.FitHistogram(h, opt)
+	if err != nil {
+		return nil, usageError{err: fmt.Errorf("%s: %w", path, err)}
+	}
+	var b bytes.Buffer
+	if asJSON {
+		err = hf.WriteJSON(&b, block)
+	} else {
+		err = hf.WriteTOML(&b, block)
+	}
+	return b.Bytes(), err
+}
+
+// guessHistogramFormat names a histogram format from a file's first bytes,
+// or "" when it looks like none.
+func guessHistogramFormat(data []byte) string {
+	t := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	switch {
+	case bytes.HasPrefix(t, []byte("{")) && bytes.Contains(data, []byte(`"resourceMetrics"`)):
+		return "otlp"
+	case bytes.HasPrefix(t, []byte("{")) && bytes.Contains(data, []byte(`"resultType"`)):
+		return "prometheus-api"
+	case bytes.HasPrefix(t, []byte("# TYPE")) || bytes.HasPrefix(t, []byte("# HELP")) || bytes.Contains(data, []byte(`_bucket{`)):
+		return "prometheus"
+	}
+	return ""
+}

@@ -1,0 +1,215 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"runtime/debug"
+	"strings"
+	"testing"
+)
+
+func writeTestFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, []byte(content), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p
+}
+
+func TestValidate(t *testing.T) {
+	dir := t.TempDir()
+	bad := writeTestFile(t, dir, "bad.toml", `seed = -1
+[arrivals]
+rate = 0
+[models.m]
+latency = { kind = "constant", value = 1 }
+[[classes]]
+name = "c"
+on_timeout = "maybe"
+`)
+	code, out, errOut := hedgesim(t, "validate", "guard-check", "../../scenarios/two-model-gateway.toml", bad)
+	if code != exitUsage {
+		t.Fatalf("exit %d; want 2", code)
+	}
+	if !strings.Contains(out, "guard-check: ok") || !strings.Contains(out, "two-model-gateway.toml: ok") {
+		t.Errorf("stdout lacks the valid files:\n%s", out)
+	}
+	for _, want := range []string{bad + ":1: seed:", bad + ":3: arrivals.rate:", bad + ":8: classes[0].on_timeout:", "1 of 3 scenarios have problems"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if code, _, errOut := hedgesim(t, "validate", "guard-check"); code != 0 {
+		t.Errorf("valid file: exit %d: %s", code, errOut)
+	}
+	if code, _, _ := hedgesim(t, "validate"); code != exitUsage {
+		t.Errorf("no file: exit %d; want 2", code)
+	}
+	code, out, _ = hedgesim(t, "validate", "--json", bad, "guard-check")
+	var res []validateResult
+	if err := json.Unmarshal([]byte(out), &res); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	if code != exitUsage || len(res) != 2 || res[0].OK || len(res[0].Problems) != 3 || res[0].Problems[1].Key != "arrivals.rate" || res[0].Problems[1].Line != 3 || !res[1].OK {
+		t.Errorf("exit %d, JSON %+v", code, res)
+	}
+}
+
+func TestCompareRuns(t *testing.T) {
+	dir := t.TempDir()
+	run := func(name string, args ...string) string {
+		code, out, errOut := hedgesim(t, append([]string{"run", "--json", "--requests", "20000"}, args...)...)
+		if code != 0 {
+			t.Fatalf("run %v: exit %d: %s", args, code, errOut)
+		}
+		return writeTestFile(t, dir, name, out)
+	}
+	// guard-check: one call answers half the time; two copies, one a
+	// second apart, answer 1 − 0.5³ = 87.5 %, one copy 1 − 0.5² = 75 %:
+	// the answered share must differ significantly.
+	a := run("a.json", "guard-check")
+	b := run("b.json", "--set", "classes[0].hedge.max_copies=1", "guard-check")
+	if data, _ := os.ReadFile(b); !strings.Contains(string(data), `"overrides": [
+    "classes[0].hedge.max_copies=1"
+  ]`) {
+		t.Errorf("run --json does not list the override")
+	}
+	if _, out, _ := hedgesim(t, "run", "--requests", "1000", "--set", "arrivals.rate=40", "--scale-rate", "2", "guard-check"); !strings.Contains(out, "what-if overrides: arrivals.rate=40, arrivals.rate=80 (--scale-rate 2)\n") {
+		t.Errorf("text report header lacks the overrides:\n%s", out)
+	}
+	if code, _, errOut := hedgesim(t, "optimize", "--set", "classes[0].hedge.delay=soon", "guard-check"); code != exitUsage || !strings.Contains(errOut, "--set classes[0].hedge.delay=soon: classes[0].hedge.delay: invalid delay") {
+		t.Errorf("bad override: exit %d, %s", code, errOut)
+	}
+	code, out, errOut := hedgesim(t, "compare", b, a)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "seed 1; what-if classes[0].hedge.max_copies=1)") {
+		t.Errorf("the header does not name B's override:\n%s", out)
+	}
+	lines := map[string]string{}
+	for _, l := range strings.Split(out, "\n") {
+		f := strings.Fields(l)
+		if len(f) > 2 && f[0] == "check" {
+			lines[f[1]] = l
+		}
+	}
+	if l := lines["answered"]; !strings.Contains(l, "+12.") || strings.HasSuffix(l, "~") {
+		// 0.75 → 0.875: +12.5 pt, far beyond the z test's 5 % threshold
+		// at n = 20000 (standard error of the difference ≈ 0.004).
+		t.Errorf("answered line %q; want a significant change of about +12.5 pt", l)
+	}
+	code, out, _ = hedgesim(t, "compare", a, a)
+	if code != 0 || !strings.Contains(out, "~") || strings.Contains(out, "-0.") && !strings.Contains(out, "+0.0%") {
+		t.Errorf("a report against itself: exit %d:\n%s", code, out)
+	}
+	if code, _, errOut := hedgesim(t, "compare", a); code != exitUsage {
+		t.Errorf("one report: exit %d; want 2 (%s)", code, errOut)
+	}
+	notReport := writeTestFile(t, dir, "x.json", `{"hello": 1}`)
+	if code, _, errOut := hedgesim(t, "compare", a, notReport); code != exitUsage || !strings.Contains(errOut, "x.json") {
+		t.Errorf("not a report: exit %d, %s", code, errOut)
+	}
+}
+
+func TestVersion(t *testing.T) {
+	code, out, _ := hedgesim(t, "version")
+	if code != 0 || !strings.HasPrefix(out, "hedgesim ") {
+		t.Fatalf("exit %d: %q", code, out)
+	}
+	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Path: "github.com/hedgesim/hedgesim", Version: "v0.3.0"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "abc123"}, {Key: "vcs.time", Value: "2026-11-30T08:00:00Z"}, {Key: "vcs.modified", Value: "true"}}}
+	want := "hedgesim v0.3.0 revision abc123 (2026-11-30T08:00:00Z) with local changes\ngo1.26.8\n"
+	if got := versionText(bi, true); got != want {
+		t.Errorf("versionText = %q; want %q", got, want)
+	}
+	if got := versionText(nil, false); !strings.Contains(got, "no build information") {
+		t.Errorf("without build info: %q", got)
+	}
+}
+
+func TestHelpRun(t *testing.T) {
+	code, out, _ := hedgesim(t, "help", "run")
+	if code != 0 {
+		t.Fatalf("exit %d", code)
+	}
+	for _, want := range []string{"Usage: hedgesim run [flags] [SCENARIO]", "Simulates", "without hedging", "Examples:", "-set KEY=VALUE", "-scale-rate F"} {
+		if !strings.Contains(out, want) {
+			t.Errorf("help run lacks %q:\n%s", want, out)
+		}
+	}
+}
+
+func TestFitMissingUnitAndSeparator(t *testing.T) {
+	dir := t.TempDir()
+	log := writeTestFile(t, dir, "log.csv", "latency;code\n12;200\n")
+	code, _, errOut := hedgesim(t, "fit", "--format", "csv", "--latency", "latency", log)
+	if code != exitUsage || !strings.Contains(errOut, "has no unit") || !strings.Contains(errOut, "--unit") {
+		t.Errorf("exit %d: %s; want a hint to pass --unit", code, errOut)
+	}
+}
+
+// TestFitHistograms: each histogram format is recognised from the file and
+// fitted into a model block that a scenario accepts.
+func TestFitHistograms(t *testing.T) {
+	dir := t.TempDir()
+	prom := writeTestFile(t, dir, "metrics.txt", `# TYPE llm_request_duration_seconds histogram
+llm_request_duration_seconds_bucket{model="a",le="0.1"} 30
+llm_request_duration_seconds_bucket{model="a",le="0.25"} 400
+llm_request_duration_seconds_bucket{model="a",le="0.5"} 2100
+llm_request_duration_seconds_bucket{model="a",le="1"} 4300
+llm_request_duration_seconds_bucket{model="a",le="2.5"} 4900
+llm_request_duration_seconds_bucket{model="a",le="5"} 4980
+llm_request_duration_seconds_bucket{model="a",le="10"} 4997
+llm_request_duration_seconds_bucket{model="a",le="+Inf"} 5000
+llm_request_duration_seconds_count{model="a"} 5000
+llm_request_duration_seconds_sum{model="a"} 3100
+llm_request_duration_seconds_bucket{model="b",le="1"} 1
+llm_request_duration_seconds_bucket{model="b",le="+Inf"} 2
+llm_request_duration_seconds_count{model="b"} 2
+llm_request_duration_seconds_sum{model="b"} 3
+`)
+	api := writeTestFile(t, dir, "query.json", `{"status":"success","data":{"resultType":"vector","result":[
+ {"metric":{"le":"0.25"},"value":[1,"400"]},{"metric":{"le":"0.5"},"value":[1,"2100"]},
+ {"metric":{"le":"1"},"value":[1,"4300"]},{"metric":{"le":"2.5"},"value":[1,"4900"]},
+ {"metric":{"le":"+Inf"},"value":[1,"5000"]}]}}`)
+	otlp := writeTestFile(t, dir, "otlp.json", `{"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"llm.duration","unit":"ms",
+ "histogram":{"aggregationTemporality":2,"dataPoints":[{"bucketCounts":["400","1700","2200","600","100"],"explicitBounds":[250,500,1000,2500]}]}}]}]}]}`)
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--label", "model=a", prom}, "prometheus histogram llm_request_duration_seconds{model=\"a\"}, 5000 observations in 8 buckets"},
+		{[]string{"--unit", "s", api}, "prometheus-api histogram"},
+		{[]string{otlp}, "otlp histogram llm.duration, 5000 observations in 5 buckets"},
+	} {
+		code, out, errOut := hedgesim(t, append([]string{"fit", "--name", "m"}, tt.args...)...)
+		if code != 0 {
+			t.Errorf("fit %v: exit %d: %s", tt.args, code, errOut)
+			continue
+		}
+		if !strings.Contains(out, tt.want) || !strings.Contains(out, "[models.m]") || !strings.Contains(out, "chi-square") {
+			t.Errorf("fit %v: output lacks %q:\n%s", tt.args, tt.want, out)
+		}
+		// The output pasted into a scenario is valid.
+		sc := writeTestFile(t, dir, "s.toml", "[arrivals]\nrate = 1\n[[classes]]\nname = \"c\"\n"+out)
+		if code, _, errOut := hedgesim(t, "validate", sc); code != 0 {
+			t.Errorf("fit %v: the block does not validate: %s", tt.args, errOut)
+		}
+	}
+	if code, _, errOut := hedgesim(t, "fit", prom); code != exitUsage || !strings.Contains(errOut, "2 series match") || !strings.Contains(errOut, "--label") {
+		t.Errorf("two series: exit %d, %s", code, errOut)
+	}
+	if code, _, errOut := hedgesim(t, "fit", api); code != exitUsage || !strings.Contains(errOut, "--unit") {
+		t.Errorf("API result without a metric name or unit: exit %d, %s", code, errOut)
+	}
+}
+
+func TestVersionWithoutVCS(t *testing.T) {
+	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}
+	if got := versionText(bi, true); !strings.HasPrefix(got, "hedgesim (devel), no VCS revision recorded") {
+		t.Errorf("versionText = %q", got)
+	}
+}

@@ -1,0 +1,92 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"io"
+
+	"github.com/hedgesim/hedgesim/scenario"
+)
+
+// validateResult is one file of `hedgesim validate --json`.
+type validateResult struct {
+	File     string            `json:"file"`
+	OK       bool              `json:"ok"`
+	Problems []validateProblem `json:"problems"`
+}
+
+// validateProblem is one scenario.Error; line is 0 when none applies.
+type validateProblem struct {
+	Line    int    `json:"line"`
+	Key     string `json:"key"`
+	Message string `json:"message"`
+}
+
+// cmdValidate checks scenario files without simulating them: every file
+// is checked, every problem of a file is reported, and the status is 2 if
+// any file has one.
+func cmdValidate(args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("validate", "validate [--json] SCENARIO…\n\nChecks scenario files (paths or built-in names) without simulating them, as\na CI step: every problem of every file is reported as file:line: key: what is\nwrong, at most 20 per file. Prints \"FILE: ok\" for a valid file. Exit status 0\nwhen every file is valid, 2 otherwise.", stderr)
+	asJSON := fs.Bool("json", false, "write one JSON object per file: {file, ok, problems: [{line, key, message}]}, as an array")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	if len(pos) == 0 {
+		return usageError{err: errors.New("no scenario given; want at least one SCENARIO file or built-in name")}
+	}
+	var out, problems bytes.Buffer
+	results := make([]validateResult, 0, len(pos))
+	bad := 0
+	for _, arg := range pos {
+		r := validateResult{File: arg, OK: true, Problems: []validateProblem{}}
+		_, err := loadScenario(arg)
+		if err != nil {
+			r.OK = false
+			bad++
+			r.Problems = problemList(err)
+			fmt.Fprintln(&problems, err)
+		} else {
+			fmt.Fprintf(&out, "%s: ok\n", arg)
+		}
+		results = append(results, r)
+	}
+	if *asJSON {
+		out.Reset()
+		b, err := json.MarshalIndent(results, "", "  ")
+		if err != nil {
+			return err
+		}
+		out.Write(append(b, '\n'))
+	}
+	if _, err := stdout.Write(out.Bytes()); err != nil {
+		return err
+	}
+	if bad == 0 {
+		return nil
+	}
+	if !*asJSON {
+		stderr.Write(problems.Bytes())
+	}
+	return usageError{err: fmt.Errorf("%d of %d scenarios have problems", bad, len(pos))}
+}
+
+// problemList flattens err (an Errors, an *Error or any other error, such
+// as a file that cannot be read) into problems.
+func problemList(err error) []validateProblem {
+	var list scenario.Errors
+	if errors.As(err, &list) {
+		out := make([]validateProblem, len(list))
+		for i, e := range list {
+			out[i] = validateProblem{Line: e.Line, Key: e.Key, Message: e.Msg}
+		}
+		return out
+	}
+	var e *scenario.Error
+	if errors.As(err, &e) {
+		return []validateProblem{{Line: e.Line, Key: e.Key, Message: e.Msg}}
+	}
+	return []validateProblem{{Message: err.Error()}}
+}

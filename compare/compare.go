@@ -1,0 +1,319 @@
+// Package compare sets two hedgesim reports side by side, class by class,
+// for before/after reviews of a configuration change: p50/p95/p99 of the
+// time to a usable answer, the answered share and the cost per 1000
+// requests, with the change from A to B and, like benchstat, "~" where the
+// difference is not significant.
+//
+// A report is the JSON of `hedgesim run` (each class's hedged run) or of
+// `hedgesim optimize` (each class's pick, the policy to roll out). Two
+// reports of either kind can be compared; classes are matched by name.
+//
+// Significance. p95 and p99 carry distribution-free confidence intervals
+// from order statistics (the reports' p95_ci95 and p99_ci95): a change is
+// significant when the two intervals are disjoint, as in benchstat and in
+// the optimize report. This is conservative: two 95 % intervals that
+// overlap a little can still hide a difference significant at 5 %. The
+// answered share is compared with a two-proportion z test,
+// z = (p_B − p_A) / √(p̄(1 − p̄)(1/n_A + 1/n_B)) with the pooled share p̄,
+// significant when |z| > 1.96 (two-sided 5 %). p50 and cost carry no
+// interval in the reports and are shown without a mark. Runs that share a
+// seed use common random numbers, so the tests are conservative there
+// too.
+package compare
+
+import (
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// Kind says which command wrote a report.
+type Kind string
+
+// Report kinds.
+const (
+	Run      Kind = "run"
+	Optimize Kind = "optimize"
+)
+
+// Class is what a report says about one traffic class. Latencies are in
+// seconds (+Inf for a percentile that lands on a miss: a request without a
+// usable answer), shares in [0, 1], costs in US dollars per 1000 requests.
+type Class struct {
+	Name     string
+	Requests int64
+	// Policy describes the hedge policy of an optimize pick ("800ms ×1 →
+	// large-b" or "no hedging"); empty for a run report.
+	Policy string
+	P50    float64
+	P95    float64
+	P99    float64
+	// P95CI and P99CI are the percentiles' confidence intervals [low,
+	// high]; the OK flags are false when the class had too few requests
+	// for one.
+	P95CI, P99CI     [2]float64
+	P95CIOK, P99CIOK bool
+	AnsweredShare    float64
+	CostPer1k        float64
+}
+
+// Report is one side of a comparison.
+type Report struct {
+	Kind     Kind
+	Scenario string
+	Seed     uint64
+	// Overrides are the what-if overrides the report was made with.
+	Overrides []string
+	Classes   []Class
+}
+
+// runJSON and optimizeJSON are the fields of the two report kinds that a
+// comparison reads; latencies are sim.Latency, whose null is a miss (+Inf).
+type runJSON struct {
+	Scenario  string   `json:"scenario"`
+	Seed      uint64   `json:"seed"`
+	Overrides []string `json:"overrides"`
+	Classes   []struct {
+		Class         string      `json:"class"`
+		Requests      int64       `json:"requests"`
+		Latency       sim.Latency `json:"latency_s"`
+		AnsweredShare float64     `json:"answered_share"`
+		Cost          struct {
+			Total float64 `json:"total"`
+		} `json:"cost_per_1k_usd"`
+	} `json:"classes"`
+}
+
+type optimizeJSON struct {
+	Scenario             string   `json:"scenario"`
+	Seed                 uint64   `json:"seed"`
+	Overrides            []string `json:"overrides"`
+	RequestsPerCandidate *int     `json:"requests_per_candidate"`
+	Classes              []struct {
+		Class      string `json:"class"`
+		Requests   int64  `json:"requests"`
+		Pick       int    `json:"pick"`
+		Candidates []struct {
+			Hedging       bool        `json:"hedging"`
+			DelayS        float64     `json:"delay_s"`
+			Copies        int         `json:"copies"`
+			Target        string      `json:"target"`
+			Requests      int64       `json:"requests"`
+			LatencyJSON   sim.Latency `json:"latency_s"`
+			P95OK         bool        `json:"p95_ci_ok"`
+			P99OK         bool        `json:"p99_ci_ok"`
+			AnsweredShare float64     `json:"answered_share"`
+			CostPer1k     float64     `json:"cost_per_1k_usd"`
+		} `json:"candidates"`
+	} `json:"classes"`
+}
+
+// Parse reads a report written by `hedgesim run --json` or `hedgesim
+// optimize --json` (or report.json of --out). It tells the two apart by
+// optimize's requests_per_candidate field.
+func Parse(data []byte) (*Report, error) {
+	var probe struct {
+		RequestsPerCandidate *int            `json:"requests_per_candidate"`
+		Classes              json.RawMessage `json:"classes"`
+	}
+	if err := json.Unmarshal(data, &probe); err != nil {
+		return nil, fmt.Errorf("not a hedgesim JSON report: %w", err)
+	}
+	if probe.Classes == nil {
+		return nil, errors.New(`not a hedgesim JSON report: no "classes" field; want the JSON of hedgesim run --json or optimize --json`)
+	}
+	if probe.RequestsPerCandidate != nil {
+		return parseOptimize(data)
+	}
+	return parseRun(data)
+}
+
+func parseRun(data []byte) (*Report, error) {
+	var in runJSON
+	if err := json.Unmarshal(data, &in); err != nil {
+		return nil, fmt.Errorf("run report: %w", err)
+	}
+	r := &Report{Kind: Run, Scenario: in.Scenario, Seed: in.Seed, Overrides: in.Overrides}
+	for _, c := range in.Classes {
+		l := c.Latency
+		r.Classes = append(r.Classes, Class{
+			Name: c.Class, Requests: c.Requests,
+			P50: l.P50, P95: l.P95, P99: l.P99, P95CI: l.P95CI95, P99CI: l.P99CI95,
+			P95CIOK: l.P95CIOK, P99CIOK: l.P99CIOK,
+			AnsweredShare: c.AnsweredShare, CostPer1k: c.Cost.Total,
+		})
+	}
+	return r, nil
+}
+
+func parseOptimize(data []byte) (*Report, error) {
+	var in optimizeJSON
+	if err := json.Unmarshal(data, &in); err != nil {
+		return nil, fmt.Errorf("optimize report: %w", err)
+	}
+	r := &Report{Kind: Optimize, Scenario: in.Scenario, Seed: in.Seed, Overrides: in.Overrides}
+	for _, c := range in.Classes {
+		if c.Pick < 0 || c.Pick >= len(c.Candidates) {
+			return nil, fmt.Errorf("optimize report: class %q: pick %d is not one of its %d candidates", c.Class, c.Pick, len(c.Candidates))
+		}
+		p := c.Candidates[c.Pick]
+		l := p.LatencyJSON
+		policy := "no hedging"
+		if p.Hedging {
+			policy = fmt.Sprintf("%s ×%d → %s", formatSeconds(p.DelayS), p.Copies, p.Target)
+		}
+		n := p.Requests
+		if n == 0 {
+			n = c.Requests
+		}
+		r.Classes = append(r.Classes, Class{
+			Name: c.Class, Requests: n, Policy: policy,
+			P50: l.P50, P95: l.P95, P99: l.P99, P95CI: l.P95CI95, P99CI: l.P99CI95,
+			P95CIOK: p.P95OK, P99CIOK: p.P99OK,
+			AnsweredShare: p.AnsweredShare, CostPer1k: p.CostPer1k,
+		})
+	}
+	return r, nil
+}
+
+// Mark says whether a change is significant.
+type Mark int
+
+// Marks of a Delta.
+const (
+	// NoTest: the reports carry no interval for this figure.
+	NoTest Mark = iota
+	// Significant: the intervals are disjoint (|z| > 1.96 for shares).
+	Significant
+	// Same: not significantly different, printed "~".
+	Same
+	// Unknown: one side has too few requests for an interval.
+	Unknown
+)
+
+// Delta is one figure of one class in both reports.
+type Delta struct {
+	Metric string
+	A, B   float64
+	// Change is (B − A)/A in percent for latencies and costs (NaN when A
+	// is 0), and B − A in percentage points for the answered share.
+	Change float64
+	Mark   Mark
+	// CIA and CIB are the intervals tested, when Mark is Significant or Same.
+	CIA, CIB [2]float64
+}
+
+// Row is one class present in both reports.
+type Row struct {
+	Class            string
+	PolicyA, PolicyB string
+	RequestsA        int64
+	RequestsB        int64
+	Deltas           []Delta
+}
+
+// Comparison is the result of Compare.
+type Comparison struct {
+	A, B *Report
+	Rows []Row
+	// OnlyA and OnlyB are the classes present in one report only.
+	OnlyA, OnlyB []string
+}
+
+// zCrit is the two-sided 5 % critical value of the standard normal.
+const zCrit = 1.959963984540054
+
+// Compare matches the classes of a and b by name, in a's order.
+func Compare(a, b *Report) *Comparison {
+	out := &Comparison{A: a, B: b}
+	inB := make(map[string]int, len(b.Classes))
+	for i, c := range b.Classes {
+		inB[c.Name] = i
+	}
+	seen := map[string]bool{}
+	for _, ca := range a.Classes {
+		seen[ca.Name] = true
+		j, ok := inB[ca.Name]
+		if !ok {
+			out.OnlyA = append(out.OnlyA, ca.Name)
+			continue
+		}
+		cb := b.Classes[j]
+		out.Rows = append(out.Rows, Row{
+			Class: ca.Name, PolicyA: ca.Policy, PolicyB: cb.Policy,
+			RequestsA: ca.Requests, RequestsB: cb.Requests,
+			Deltas: []Delta{
+				relative("p50", ca.P50, cb.P50),
+				interval("p95", ca.P95, cb.P95, ca.P95CI, cb.P95CI, ca.P95CIOK && cb.P95CIOK),
+				interval("p99", ca.P99, cb.P99, ca.P99CI, cb.P99CI, ca.P99CIOK && cb.P99CIOK),
+				proportion("answered", ca.AnsweredShare, cb.AnsweredShare, ca.Requests, cb.Requests),
+				relative("cost/1k", ca.CostPer1k, cb.CostPer1k),
+			},
+		})
+	}
+	for _, cb := range b.Classes {
+		if !seen[cb.Name] {
+			out.OnlyB = append(out.OnlyB, cb.Name)
+		}
+	}
+	return out
+}
+
+func relChange(a, b float64) float64 {
+	if math.IsInf(a, 1) && math.IsInf(b, 1) {
+		return 0
+	}
+	if math.IsInf(a, 0) || math.IsInf(b, 0) {
+		return math.NaN() // a miss on one side: no ratio
+	}
+	if a == 0 {
+		if b == 0 {
+			return 0
+		}
+		return math.NaN()
+	}
+	return 100 * (b - a) / a
+}
+
+func relative(metric string, a, b float64) Delta {
+	return Delta{Metric: metric, A: a, B: b, Change: relChange(a, b), Mark: NoTest}
+}
+
+// interval compares two percentiles by their confidence intervals:
+// disjoint intervals are a significant change.
+func interval(metric string, a, b float64, ciA, ciB [2]float64, ok bool) Delta {
+	d := Delta{Metric: metric, A: a, B: b, Change: relChange(a, b), CIA: ciA, CIB: ciB}
+	switch {
+	case !ok:
+		d.Mark = Unknown
+	case ciA[1] < ciB[0] || ciB[1] < ciA[0]:
+		d.Mark = Significant
+	default:
+		d.Mark = Same
+	}
+	return d
+}
+
+// proportion compares two shares of nA and nB requests with the pooled
+// two-proportion z test.
+func proportion(metric string, a, b float64, nA, nB int64) Delta {
+	d := Delta{Metric: metric, A: a, B: b, Change: 100 * (b - a)}
+	if nA <= 0 || nB <= 0 {
+		d.Mark = Unknown
+		return d
+	}
+	pooled := (a*float64(nA) + b*float64(nB)) / float64(nA+nB)
+	se := math.Sqrt(pooled * (1 - pooled) * (1/float64(nA) + 1/float64(nB)))
+	switch {
+	case se == 0 && a == b:
+		d.Mark = Same
+	case se == 0 || math.Abs(b-a)/se > zCrit:
+		d.Mark = Significant
+	default:
+		d.Mark = Same
+	}
+	return d
+}

@@ -1,0 +1,211 @@
+package compare
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+)
+
+// runReport is a run report with one class, in the field names of
+// `hedgesim run --json`.
+func runReport(p95 float64, ci [2]float64, answered float64, n int64, cost float64) []byte {
+	b, _ := json.Marshal(map[string]any{
+		"scenario": "s", "seed": 1, "requests": n,
+		"classes": []any{map[string]any{
+			"class": "chat", "requests": n, "answered_share": answered,
+			"latency_s": map[string]any{
+				"p50": 0.5, "p95": p95, "p99": 2 * p95, "p95_ci95": ci, "p99_ci95": [2]float64{2 * ci[0], 2 * ci[1]},
+				"p95_ci95_ok": true, "p99_ci95_ok": n >= 1000,
+			},
+			"cost_per_1k_usd": map[string]any{"total": cost},
+		}},
+		"overall": map[string]any{},
+	})
+	return b
+}
+
+func mustParse(t *testing.T, data []byte) *Report {
+	t.Helper()
+	r, err := Parse(data)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return r
+}
+
+func TestIntervalMarks(t *testing.T) {
+	a := mustParse(t, runReport(2.0, [2]float64{1.9, 2.1}, 0.9, 2000, 1))
+	tests := []struct {
+		name string
+		p95  float64
+		ci   [2]float64
+		n    int64
+		want Mark
+		p99  Mark
+	}{
+		{"disjoint intervals", 1.5, [2]float64{1.4, 1.6}, 2000, Significant, Significant},
+		{"overlapping intervals", 1.95, [2]float64{1.85, 2.05}, 2000, Same, Same},
+		{"touching intervals overlap", 1.8, [2]float64{1.7, 1.9}, 2000, Same, Same},
+		{"too few requests for p99", 1.5, [2]float64{1.4, 1.6}, 500, Significant, Unknown},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			b := mustParse(t, runReport(tt.p95, tt.ci, 0.9, tt.n, 1))
+			c := Compare(a, b)
+			d := c.Rows[0].Deltas
+			if d[1].Metric != "p95" || d[1].Mark != tt.want {
+				t.Errorf("p95 mark %v; want %v", d[1].Mark, tt.want)
+			}
+			if d[2].Metric != "p99" || d[2].Mark != tt.p99 {
+				t.Errorf("p99 mark %v; want %v", d[2].Mark, tt.p99)
+			}
+			if want := 100 * (tt.p95 - 2) / 2; math.Abs(d[1].Change-want) > 1e-9 {
+				t.Errorf("p95 change %g%%; want %g%%", d[1].Change, want)
+			}
+		})
+	}
+}
+
+// TestAnsweredZTest checks the two-proportion z test against values
+// computed by hand: 0.50 vs 0.55 of 1000 each gives z = 0.05/√(0.525·0.475·0.002)
+// = 2.239 > 1.96 (significant); 0.50 vs 0.53 gives z = 1.344 (not).
+func TestAnsweredZTest(t *testing.T) {
+	for _, tt := range []struct {
+		b    float64
+		want Mark
+	}{{0.55, Significant}, {0.53, Same}, {0.45, Significant}, {0.5, Same}} {
+		d := proportion("answered", 0.5, tt.b, 1000, 1000)
+		if d.Mark != tt.want {
+			t.Errorf("0.50 vs %.2f: mark %v; want %v", tt.b, d.Mark, tt.want)
+		}
+		if want := 100 * (tt.b - 0.5); math.Abs(d.Change-want) > 1e-9 {
+			t.Errorf("0.50 vs %.2f: change %g pt; want %g", tt.b, d.Change, want)
+		}
+	}
+}
+
+func TestOptimizePick(t *testing.T) {
+	data := []byte(`{"scenario": "g", "seed": 3, "requests_per_candidate": 100, "classes": [
+	  {"class": "chat", "requests": 100, "pick": 1, "candidates": [
+	    {"hedging": false, "latency_s": {"p50": 1, "p95": 3, "p99": 4, "p95_ci95": [2.9, 3.1], "p99_ci95": [3.8, 4.2]}, "p95_ci_ok": true, "p99_ci_ok": true, "answered_share": 0.9, "cost_per_1k_usd": 1},
+	    {"hedging": true, "delay_s": 0.8, "copies": 1, "target": "b", "requests": 100, "latency_s": {"p50": 1, "p95": 2, "p99": 2.5, "p95_ci95": [1.9, 2.1], "p99_ci95": [2.4, 2.6]}, "p95_ci_ok": true, "p99_ci_ok": true, "answered_share": 0.95, "cost_per_1k_usd": 1.1}
+	  ]}]}`)
+	r := mustParse(t, data)
+	if r.Kind != Optimize || len(r.Classes) != 1 {
+		t.Fatalf("got %+v", r)
+	}
+	c := r.Classes[0]
+	if c.P95 != 2 || c.CostPer1k != 1.1 || c.Policy != "800ms ×1 → b" || !c.P95CIOK {
+		t.Errorf("pick read as %+v; want the second candidate", c)
+	}
+	bad := bytes.Replace(data, []byte(`"pick": 1`), []byte(`"pick": 7`), 1)
+	if _, err := Parse(bad); err == nil || !strings.Contains(err.Error(), "pick 7") {
+		t.Errorf("pick out of range: got %v", err)
+	}
+}
+
+func TestParseNotAReport(t *testing.T) {
+	for _, in := range []string{`[1, 2]`, `{"scenario": "x"}`, `not json`} {
+		if _, err := Parse([]byte(in)); err == nil {
+			t.Errorf("Parse(%s) = nil error", in)
+		}
+	}
+}
+
+func TestClassesOnOneSide(t *testing.T) {
+	a := &Report{Classes: []Class{{Name: "x"}, {Name: "y"}}}
+	b := &Report{Classes: []Class{{Name: "y"}, {Name: "z"}}}
+	c := Compare(a, b)
+	if len(c.Rows) != 1 || c.Rows[0].Class != "y" || len(c.OnlyA) != 1 || c.OnlyA[0] != "x" || len(c.OnlyB) != 1 || c.OnlyB[0] != "z" {
+		t.Errorf("got rows %v, only A %v, only B %v", c.Rows, c.OnlyA, c.OnlyB)
+	}
+	var buf bytes.Buffer
+	if err := c.WriteText(&buf, "a.json", "b.json"); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"class x is only in A", "class z is only in B"} {
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("text lacks %q:\n%s", want, buf.String())
+		}
+	}
+}
+
+func TestWriteJSON(t *testing.T) {
+	a := mustParse(t, runReport(2.0, [2]float64{1.9, 2.1}, 0.9, 2000, 0))
+	b := mustParse(t, runReport(1.5, [2]float64{1.4, 1.6}, 0.9, 2000, 1))
+	var buf bytes.Buffer
+	if err := Compare(a, b).WriteJSON(&buf, "a", "b"); err != nil {
+		t.Fatal(err)
+	}
+	var out struct {
+		Classes []struct {
+			Metrics []struct {
+				Metric string   `json:"metric"`
+				Change *float64 `json:"change"`
+				Sig    string   `json:"significance"`
+			} `json:"metrics"`
+		} `json:"classes"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &out); err != nil {
+		t.Fatal(err)
+	}
+	m := out.Classes[0].Metrics
+	if m[1].Metric != "p95" || m[1].Sig != "significant" || m[1].Change == nil || *m[1].Change != -25 {
+		t.Errorf("p95: %+v", m[1])
+	}
+	if m[4].Metric != "cost/1k" || m[4].Change != nil {
+		t.Errorf("cost from 0: change %v; want null", m[4].Change)
+	}
+}
+
+// TestMisses: a percentile that lands on a miss is null in the report
+// (+Inf); it prints "miss", has no ratio, and stays null in the JSON.
+func TestMisses(t *testing.T) {
+	a := mustParse(t, []byte(`{"classes": [{"class": "chat", "requests": 1000, "answered_share": 0.97,
+		"latency_s": {"p50": 1, "p95": 2, "p99": null, "p95_ci95": [1.9, 2.1], "p99_ci95": [3, null], "p95_ci95_ok": true, "p99_ci95_ok": true},
+		"cost_per_1k_usd": {"total": 1}}]}`))
+	b := mustParse(t, runReport(1.5, [2]float64{1.4, 1.6}, 0.995, 1000, 1))
+	if !math.IsInf(a.Classes[0].P99, 1) {
+		t.Fatalf("null p99 read as %g; want +Inf", a.Classes[0].P99)
+	}
+	c := Compare(a, b)
+	p99 := c.Rows[0].Deltas[2]
+	// [3s, miss] and [2.8s, 3.2s] overlap.
+	if !math.IsNaN(p99.Change) || p99.Mark != Same {
+		t.Errorf("p99 miss → 3s: change %g, mark %v; want NaN and not significant", p99.Change, p99.Mark)
+	}
+	var txt, js bytes.Buffer
+	if err := c.WriteText(&txt, "a", "b"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(txt.String(), "miss") {
+		t.Errorf("text lacks miss:\n%s", txt.String())
+	}
+	if err := c.WriteJSON(&js, "a", "b"); err != nil {
+		t.Fatalf("JSON with a miss: %v", err)
+	}
+	if !strings.Contains(js.String(), `"a": null`) {
+		t.Errorf("JSON lacks a null for the miss:\n%s", js.String())
+	}
+}
+
+func TestChangeText(t *testing.T) {
+	for _, tt := range []struct {
+		d    Delta
+		want string
+	}{
+		{Delta{Metric: "p50", Change: -0.04}, "+0.0%"},
+		{Delta{Metric: "p50", Change: -12.34}, "-12.3%"},
+		{Delta{Metric: "answered", Change: -0.09}, "-0.09 pt"},
+		{Delta{Metric: "answered", Change: -0.001}, "+0.00 pt"},
+		{Delta{Metric: "p95", Change: -30, Mark: Same}, "~"},
+		{Delta{Metric: "p99", Change: 5, Mark: Unknown}, "+5.0% ?"},
+		{Delta{Metric: "cost/1k", Change: math.NaN()}, "n/a"},
+	} {
+		if got := change(tt.d); got != tt.want {
+			t.Errorf("change(%+v) = %q; want %q", tt.d, got, tt.want)
+		}
+	}
+}

@@ -1,0 +1,211 @@
+package compare
+
+import (
+	"github.com/hedgesim/hedgesim/sim"
+
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strings"
+	"text/tabwriter"
+)
+
+// WriteText writes c as a table with one block per class: each figure in
+// A and in B (p95/p99 with their intervals), and the change, or "~" when
+// it is not significant; nameA and nameB label the two sides.
+func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
+	ew := &errWriter{w: w}
+	for _, side := range []struct {
+		label, name string
+		r           *Report
+	}{{"A", nameA, c.A}, {"B", nameB, c.B}} {
+		fmt.Fprintf(ew, "%s: %s (%s report, scenario %s, seed %d", side.label, side.name, side.r.Kind, side.r.Scenario, side.r.Seed)
+		if len(side.r.Overrides) > 0 {
+			fmt.Fprintf(ew, "; what-if %s", strings.Join(side.r.Overrides, ", "))
+		}
+		fmt.Fprintln(ew, ")")
+	}
+	fmt.Fprintln(ew)
+	var table bytes.Buffer
+	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "class\tmetric\tA\t\tB\t\tchange")
+	for _, r := range c.Rows {
+		if r.PolicyA != "" || r.PolicyB != "" {
+			fmt.Fprintf(tw, "%s\tpolicy\t%s\t\t%s\t\t\n", r.Class, orDash(r.PolicyA), orDash(r.PolicyB))
+		}
+		fmt.Fprintf(tw, "%s\trequests\t%d\t\t%d\t\t\n", r.Class, r.RequestsA, r.RequestsB)
+		for _, d := range r.Deltas {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Class, d.Metric,
+				value(d.Metric, d.A), ci(d, d.CIA), value(d.Metric, d.B), ci(d, d.CIB), change(d))
+		}
+	}
+	tw.Flush()
+	for _, line := range strings.SplitAfter(table.String(), "\n") {
+		io.WriteString(ew, strings.TrimRight(line, " \n"))
+		if strings.HasSuffix(line, "\n") {
+			io.WriteString(ew, "\n")
+		}
+	}
+	for _, n := range c.OnlyA {
+		fmt.Fprintf(ew, "class %s is only in A\n", n)
+	}
+	for _, n := range c.OnlyB {
+		fmt.Fprintf(ew, "class %s is only in B\n", n)
+	}
+	fmt.Fprintln(ew, "\nlatency: time to a usable answer (a miss counts at its deadline or error). ~: not significant")
+	fmt.Fprintln(ew, "(p95/p99: 95% intervals overlap; answered: two-proportion z test at 5%); ?: too few requests for an interval.")
+	if c.A.Seed == c.B.Seed {
+		fmt.Fprintln(ew, "Both runs share a seed (common random numbers): the marks are conservative.")
+	}
+	return ew.err
+}
+
+func orDash(s string) string {
+	if s == "" {
+		return "-"
+	}
+	return s
+}
+
+func value(metric string, x float64) string {
+	switch metric {
+	case "answered":
+		return fmt.Sprintf("%.2f%%", 100*x)
+	case "cost/1k":
+		return fmt.Sprintf("$%.4f", x)
+	}
+	return formatSeconds(x)
+}
+
+func ci(d Delta, iv [2]float64) string {
+	if d.Mark != Significant && d.Mark != Same {
+		return ""
+	}
+	if d.Metric == "answered" {
+		return ""
+	}
+	return fmt.Sprintf("[%s, %s]", formatSeconds(iv[0]), formatSeconds(iv[1]))
+}
+
+func change(d Delta) string {
+	var s string
+	switch {
+	case d.Metric == "answered":
+		s = fmt.Sprintf("%+.2f pt", d.Change)
+		if s == "-0.00 pt" {
+			s = "+0.00 pt" // a change that rounds to zero has no sign
+		}
+	case math.IsNaN(d.Change):
+		s = "n/a"
+	default:
+		s = fmt.Sprintf("%+.1f%%", d.Change)
+		if s == "-0.0%" {
+			s = "+0.0%"
+		}
+	}
+	switch d.Mark {
+	case Same:
+		return "~"
+	case Unknown:
+		return s + " ?"
+	}
+	return s
+}
+
+// formatSeconds prints a latency as the reports do (sim.FormatSeconds).
+func formatSeconds(s float64) string { return sim.FormatSeconds(s) }
+
+// JSON shapes of WriteJSON.
+type (
+	jsonDelta struct {
+		Metric string       `json:"metric"`
+		A      *float64     `json:"a"`
+		B      *float64     `json:"b"`
+		Change *float64     `json:"change"`
+		Unit   string       `json:"change_unit"`
+		Sig    string       `json:"significance"`
+		CIA    *[2]*float64 `json:"a_ci95,omitempty"`
+		CIB    *[2]*float64 `json:"b_ci95,omitempty"`
+	}
+	jsonRow struct {
+		Class     string      `json:"class"`
+		PolicyA   string      `json:"a_policy,omitempty"`
+		PolicyB   string      `json:"b_policy,omitempty"`
+		RequestsA int64       `json:"a_requests"`
+		RequestsB int64       `json:"b_requests"`
+		Metrics   []jsonDelta `json:"metrics"`
+	}
+	jsonComparison struct {
+		A     string    `json:"a"`
+		B     string    `json:"b"`
+		Rows  []jsonRow `json:"classes"`
+		OnlyA []string  `json:"only_in_a"`
+		OnlyB []string  `json:"only_in_b"`
+	}
+)
+
+// markNames are the JSON names of the marks.
+var markNames = map[Mark]string{NoTest: "no_test", Significant: "significant", Same: "not_significant", Unknown: "too_few_requests"}
+
+// WriteJSON writes c as indented JSON: per class, per metric, a and b
+// (latencies in seconds, null for a miss), the
+// change (percent, or percentage points for "answered"; null when A is 0)
+// (null when either side is a miss) and its significance ("significant", "not_significant", "no_test",
+// "too_few_requests").
+func (c *Comparison) WriteJSON(w io.Writer, nameA, nameB string) error {
+	out := jsonComparison{A: nameA, B: nameB, Rows: []jsonRow{}, OnlyA: nonNil(c.OnlyA), OnlyB: nonNil(c.OnlyB)}
+	for _, r := range c.Rows {
+		jr := jsonRow{Class: r.Class, PolicyA: r.PolicyA, PolicyB: r.PolicyB, RequestsA: r.RequestsA, RequestsB: r.RequestsB}
+		for _, d := range r.Deltas {
+			jd := jsonDelta{Metric: d.Metric, A: finite(d.A), B: finite(d.B), Unit: "percent", Sig: markNames[d.Mark]}
+			if d.Metric == "answered" {
+				jd.Unit = "percentage_points"
+			}
+			if !math.IsNaN(d.Change) {
+				ch := d.Change
+				jd.Change = &ch
+			}
+			if (d.Mark == Significant || d.Mark == Same) && d.Metric != "answered" {
+				a := [2]*float64{finite(d.CIA[0]), finite(d.CIA[1])}
+				b := [2]*float64{finite(d.CIB[0]), finite(d.CIB[1])}
+				jd.CIA, jd.CIB = &a, &b
+			}
+			jr.Metrics = append(jr.Metrics, jd)
+		}
+		out.Rows = append(out.Rows, jr)
+	}
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(out)
+}
+
+// finite returns &x, or nil (JSON null: a miss) for an infinite x.
+func finite(x float64) *float64 {
+	if math.IsInf(x, 0) || math.IsNaN(x) {
+		return nil
+	}
+	return &x
+}
+
+func nonNil(s []string) []string {
+	if s == nil {
+		return []string{}
+	}
+	return s
+}
+
+// errWriter keeps the first write error.
+type errWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (e *errWriter) Write(p []byte) (int, error) {
+	if e.err != nil {
+		return len(p), nil
+	}
+	_, e.err = e.w.Write(p)
+	return len(p), nil
+}

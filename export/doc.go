@@ -1,0 +1,29 @@
+// Package export writes a hedgesim hedge policy as the configuration of
+// the runtime that will carry it: a gRPC service config, an Envoy route, a
+// failsafe-go snippet, .NET's standard HTTP hedging handler options
+// (Polly), or a neutral JSON document for custom gateways.
+//
+// The input is a Document, one Class per traffic class, built from a
+// scenario (ScenarioPolicies: each class's configured policy) or from an
+// optimize report and its scenario (ReportPicks: each class's pick; a
+// "don't hedge" verdict exports hedging off). Document is also the json
+// format itself; Decode reads one strictly.
+//
+// Runtimes count and spell things differently, and none can say all that
+// hedgesim can. Write converts (gRPC's maxAttempts counts the original and
+// is capped at 5; Polly's MaxHedgedAttempts and failsafe-go's
+// WithMaxHedges do not count it; Envoy's num_retries is the copies and
+// per_try_timeout the delay) and returns, per class, a Note for each thing
+// the format cannot express and what it wrote instead — a copy to another
+// model, a per-copy delay, a budget, a check of the answer's body. Copies
+// sent only after a failure (fallback) become a retry policy (gRPC's
+// retryPolicy, Envoy's plain retries, failsafe-go's retrypolicy) or
+// Polly's fallback mode. A class that cannot be written at all (an
+// adaptive delay outside failsafe-go; timed and fallback copies in one
+// class) is an *UnmappableError.
+//
+// The semantics of each target are those of its public documentation and
+// source as of late 2026: gRFC A6 (gRPC), Envoy's route.v3 RetryPolicy and
+// HedgePolicy, failsafe-go v0.9.8's hedgepolicy and budget, and
+// Microsoft.Extensions.Http.Resilience's HttpStandardHedgingResilienceOptions.
+package export

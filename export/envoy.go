@@ -1,0 +1,228 @@
+package export
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// Envoy route configuration (envoy.config.route.v3.Route, RouteAction,
+// RetryPolicy, HedgePolicy; envoy.config.cluster.v3.CircuitBreakers).
+// Envoy hedges only on the per-try timeout: hedge_on_per_try_timeout
+// with a retry_policy whose per_try_timeout is the delay and num_retries
+// the copies; initial_requests (delay 0) is documented but not
+// implemented. A hedge goes out after the retry back-off (25 ms base by
+// default), so the fragment sets a 1 ms one.
+
+// EnvoyMinDelay is what the envoy format writes for a delay of 0, which
+// Envoy cannot express: a copy every millisecond.
+const EnvoyMinDelay = time.Millisecond
+
+func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
+	var all []Note
+	var routes strings.Builder
+	type budget struct {
+		class            string
+		percent          float64
+		min, maxParallel int
+	}
+	clusters := map[string]budget{}
+	var clusterOrder []string
+	for i := range d.Classes {
+		c := &d.Classes[i]
+		n := &notes{class: c.Class}
+		if c.Adaptive != nil {
+			return nil, nil, &UnmappableError{"envoy", c.Class, "an adaptive delay (a percentile of recent latencies) has no Envoy form; export an optimize report's fixed-delay pick instead"}
+		}
+		if f := c.fallbacks(); f > 0 && f < len(c.Copies) {
+			return nil, nil, &UnmappableError{"envoy", c.Class, "one retry policy cannot mix timed copies (hedges on the per-try timeout) with copies sent only after a failure"}
+		}
+		fmt.Fprintf(&routes, "- name: %s\n  match:\n", yq(c.Class))
+		switch {
+		case opt.Service != "" && opt.Method != "":
+			fmt.Fprintf(&routes, "    path: %s\n", yq("/"+opt.Service+"/"+opt.Method))
+		case opt.Service != "":
+			fmt.Fprintf(&routes, "    prefix: %s  # every method of the service\n", yq("/"+opt.Service+"/"))
+		default:
+			fmt.Fprintf(&routes, "    prefix: %s  # placeholder: match the requests of class %s\n", yq("/"+c.Class), c.Class)
+		}
+		fmt.Fprintf(&routes, "  route:\n    cluster: %s  # the primary's upstream\n", yq(c.Primary))
+		timeout := "0s" // 0 disables Envoy's 15 s default: no deadline
+		if c.Deadline > 0 {
+			timeout = protoDuration(c.Deadline.D())
+			if c.OnTimeout == "fail_open" {
+				n.add("at the deadline Envoy answers 504: failing open is the caller's handling of that 504")
+			}
+		}
+		fmt.Fprintf(&routes, "    timeout: %s\n", timeout)
+		if !c.Hedge {
+			n.add("hedging off: no retry_policy or hedge_policy written%s", reasonSuffix(c.Reason))
+			all = append(all, n.list...)
+			continue
+		}
+		if c.fallbacks() > 0 {
+			retryOn, codes := envoyRetryOn(c)
+			if len(retryOn) == 0 {
+				n.add("copies go out only after a non-fatal failure, and no failure Envoy can see is non-fatal: no retry_policy written")
+			} else {
+				fmt.Fprintf(&routes, "    retry_policy:  # copies only after a failure: plain retries, no hedging\n      retry_on: %s\n%s", yq(strings.Join(retryOn, ",")), codes)
+				fmt.Fprintf(&routes, "      num_retries: %d\n      retry_back_off:\n        base_interval: 0.001s\n        max_interval: 0.002s\n", len(c.Copies))
+				n.add("copies sent only after a failure are plain Envoy retries (no hedge_policy), after a back-off of up to 2 ms")
+			}
+			if ts := c.otherTargets(); len(ts) > 0 {
+				n.add("Envoy retries go to hosts of the route's cluster (%s): copies to %s cannot be expressed", c.Primary, joinq(ts))
+			}
+			commonNotes(n, c, "Envoy")
+			all = append(all, n.list...)
+			continue
+		}
+		delay := singleDelay(n, c, "Envoy")
+		if delay == 0 {
+			n.add("Envoy cannot send copies at once (initial_requests is not implemented): wrote per_try_timeout %s, a copy every %s", protoDuration(EnvoyMinDelay), fdur(EnvoyMinDelay))
+			delay = EnvoyMinDelay
+		}
+		var retryOn, nonfatal []string
+		codes := ""
+		if c.Winner != "first_response" {
+			for _, r := range []struct{ rule, what string }{{c.OnError, "errors"}, {c.OnRateLimited, "429s"}} {
+				if r.rule == "fatal" {
+					continue
+				}
+				if r.what == "errors" {
+					retryOn = append(retryOn, "5xx")
+				} else {
+					retryOn = append(retryOn, "retriable-status-codes")
+					codes = "      retriable_status_codes: [429]\n"
+				}
+				switch r.rule {
+				case "ignore":
+					n.add("Envoy cannot ignore a failed attempt while others run: %s written as retriable, so before the per-try timeout the next copy goes out at once (after it, Envoy discards the error)", r.what)
+				case "nonfatal":
+					nonfatal = append(nonfatal, r.what)
+				}
+			}
+		}
+		if len(nonfatal) > 0 {
+			n.add("%s are retried at once only from the newest attempt: once its copy is out, Envoy discards an error from an earlier attempt (ignored, not non-fatal)", strings.Join(nonfatal, " and "))
+		}
+		if len(retryOn) == 0 {
+			// Hedging needs a retry policy with some condition; a
+			// status-code condition with no codes retries no error.
+			retryOn = []string{"retriable-status-codes"}
+			fmt.Fprintf(&routes, "    # errors end the request: retry_on only enables hedging (no status code is listed)\n")
+		}
+		fmt.Fprintf(&routes, "    retry_policy:\n      retry_on: %s\n%s", yq(strings.Join(retryOn, ",")), codes)
+		fmt.Fprintf(&routes, "      num_retries: %d  # copies beyond the original\n", len(c.Copies))
+		fmt.Fprintf(&routes, "      per_try_timeout: %s  # the hedge delay\n", protoDuration(delay))
+		fmt.Fprintf(&routes, "      retry_back_off:  # a hedge waits for the back-off after the per-try timeout: keep it short\n        base_interval: 0.001s\n        max_interval: 0.002s\n")
+		fmt.Fprintf(&routes, "    hedge_policy:\n      hedge_on_per_try_timeout: true\n")
+
+		if ts := c.otherTargets(); len(ts) > 0 {
+			n.add("Envoy sends copies to hosts of the route's cluster (%s): copies to %s cannot be expressed; put the models behind one cluster if they are interchangeable", c.Primary, joinq(ts))
+		}
+		if c.NewProvider {
+			n.add("\"a provider not tried yet\" not written: Envoy's retry_host_predicate previous_hosts picks another host of the cluster")
+		}
+		switch c.Winner {
+		case "first_valid":
+			n.add("Envoy does not read the body: a 2xx with an unusable answer wins (on_invalid %q is not applied)", c.OnInvalid)
+		case "first_token":
+			n.add("Envoy commits to the first attempt whose response headers arrive: first_token holds if the upstream sends headers with the first token")
+		}
+		if c.AttemptTimeout > 0 {
+			n.add("per_try_timeout is the hedge delay: attempt_timeout %s not written", fdur(c.AttemptTimeout.D()))
+		}
+		b := &c.Budget
+		if b.MaxInFlightRatio > 0 || b.MinInFlight > 0 || b.MaxParallel > 0 {
+			nb := budget{class: c.Class, percent: 100 * b.MaxInFlightRatio, min: b.MinInFlight, maxParallel: b.MaxParallel}
+			if old, ok := clusters[c.Primary]; !ok {
+				clusters[c.Primary] = nb
+				clusterOrder = append(clusterOrder, c.Primary)
+			} else if old.percent != nb.percent || old.min != nb.min || old.maxParallel != nb.maxParallel {
+				n.add("Envoy's retry budget is per cluster: kept class %s's for cluster %s, not this class's", old.class, c.Primary)
+			}
+			n.add("the cluster's retry budget is shared by every route to %s, and counts retries as well as hedges", c.Primary)
+		} else {
+			n.add("without a retry budget Envoy allows 3 retries and hedges in flight per cluster (circuit_breakers max_retries): raise it for your load")
+		}
+		if b.MaxHedgeShare > 0 {
+			n.add("Envoy has no cap on the share of requests that hedge: max_hedge_share %g not written", b.MaxHedgeShare)
+		}
+		if b.RetryThrottling != nil {
+			n.add("Envoy has no retry throttling: retry_throttling not written")
+		}
+		if b.HedgesPerSecond > 0 {
+			n.add("Envoy has no rate limit on copies: hedges_per_second %g not written", b.HedgesPerSecond)
+		}
+		commonNotes(n, c, "Envoy")
+		all = append(all, n.list...)
+	}
+
+	var out strings.Builder
+	fmt.Fprintf(&out, "# Envoy routes (envoy.config.route.v3.Route) for a virtual host's routes list: hedge policy of %s (%s)\n", d.Scenario, sourceText(d.Source))
+	writeComments(&out, "# ", all)
+	out.WriteString("routes:\n")
+	out.WriteString(routes.String())
+	if len(clusterOrder) > 0 {
+		out.WriteString("# merge into the clusters (envoy.config.cluster.v3.Cluster) the routes name\nclusters:\n")
+		for _, name := range clusterOrder {
+			b := clusters[name]
+			fmt.Fprintf(&out, "- name: %s\n  circuit_breakers:\n    thresholds:\n    - priority: DEFAULT\n", yq(name))
+			if b.maxParallel > 0 {
+				fmt.Fprintf(&out, "      max_retries: %d  # retries and hedges in flight at once\n", b.maxParallel)
+			}
+			if b.percent > 0 || b.min > 0 {
+				fmt.Fprintf(&out, "      retry_budget:\n        budget_percent:\n          value: %s  # %% of active requests\n        min_retry_concurrency: %d\n",
+					trimFloat(b.percent), b.min)
+			}
+		}
+	}
+	return []byte(out.String()), all, nil
+}
+
+// yq quotes s as a YAML double-quoted scalar (a JSON string is one).
+func yq(s string) string {
+	b, _ := json.Marshal(s)
+	return string(b)
+}
+
+func trimFloat(x float64) string {
+	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.6f", x), "0"), ".")
+}
+
+func sourceText(src string) string {
+	if src == FromReport {
+		return "the optimize report's picks"
+	}
+	return "the scenario's policies"
+}
+
+// writeComments writes the notes as comment lines under a header.
+func writeComments(b *strings.Builder, prefix string, ns []Note) {
+	if len(ns) == 0 {
+		return
+	}
+	fmt.Fprintf(b, "%sPer class: what this format cannot express or leaves to you, and what was written instead:\n", prefix)
+	for _, n := range ns {
+		fmt.Fprintf(b, "%s  %s\n", prefix, n)
+	}
+}
+
+// envoyRetryOn returns the retry_on conditions (and the
+// retriable_status_codes line) of a class's non-fatal failures.
+func envoyRetryOn(c *Class) ([]string, string) {
+	var on []string
+	codes := ""
+	if c.Winner == "first_response" {
+		return nil, ""
+	}
+	if c.OnError == "nonfatal" {
+		on = append(on, "5xx")
+	}
+	if c.OnRateLimited == "nonfatal" {
+		on = append(on, "retriable-status-codes")
+		codes = "      retriable_status_codes: [429]\n"
+	}
+	return on, codes
+}

@@ -1,0 +1,169 @@
+package export
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Formats are the names Write accepts, in the order help lists them.
+var Formats = []string{"grpc", "envoy", "failsafe-go", "polly", "json"}
+
+// Options set what a format leaves to the user.
+type Options struct {
+	// Service and Method name the gRPC method a class's config applies to
+	// (grpc: methodConfig name; envoy: the route's path /Service/Method).
+	// Empty Service writes the placeholder "SERVICE"; empty Method the
+	// class name. Method with several classes is an error (one method
+	// cannot carry several policies).
+	Service, Method string
+}
+
+// Note is something a format cannot express for a class, and what was
+// written instead.
+type Note struct {
+	Class string
+	Text  string
+}
+
+func (n Note) String() string { return n.Class + ": " + n.Text }
+
+// UnmappableError says that a class's policy cannot be written in a format
+// at all.
+type UnmappableError struct {
+	Format, Class, Reason string
+}
+
+func (e *UnmappableError) Error() string {
+	return fmt.Sprintf("%s: class %s cannot be written in this format: %s", e.Format, e.Class, e.Reason)
+}
+
+// Write renders d in format (one of Formats) and returns the output and,
+// per class, what the format cannot express. The notes are also in the
+// output as comments where the format has them (envoy, failsafe-go,
+// polly). Errors: an unknown format, Options.Method with several classes,
+// or an *UnmappableError.
+func Write(d *Document, format string, opt Options) ([]byte, []Note, error) {
+	if err := d.Validate(); err != nil {
+		return nil, nil, err
+	}
+	if opt.Method != "" && len(d.Classes) > 1 {
+		return nil, nil, fmt.Errorf("a method name applies to one class; %d classes are exported (choose one)", len(d.Classes))
+	}
+	switch format {
+	case "grpc":
+		return writeGRPC(d, opt)
+	case "envoy":
+		return writeEnvoy(d, opt)
+	case "failsafe-go":
+		return writeFailsafe(d)
+	case "polly":
+		return writePolly(d)
+	case "json":
+		var b strings.Builder
+		if err := d.Encode(&b); err != nil {
+			return nil, nil, err
+		}
+		var ns []Note
+		for _, c := range d.Classes {
+			if !c.Hedge {
+				ns = append(ns, Note{Class: c.Class, Text: "hedging off (hedge: false)" + reasonSuffix(c.Reason)})
+			}
+		}
+		return []byte(b.String()), ns, nil
+	}
+	return nil, nil, fmt.Errorf("unknown format %q; formats: %s", format, strings.Join(Formats, ", "))
+}
+
+// notes collects the notes of one class.
+type notes struct {
+	class string
+	list  []Note
+}
+
+func (n *notes) add(format string, args ...any) {
+	n.list = append(n.list, Note{Class: n.class, Text: fmt.Sprintf(format, args...)})
+}
+
+// commonNotes adds what no format of a runtime can say (ROLLOUT.md, "What
+// none of them can say").
+func commonNotes(n *notes, c *Class, runtime string) {
+	if c.Hedge && c.CancelBilling != "none" && c.CancelLatency > 0 {
+		// Cancellation billing and latency are facts about the provider;
+		// nothing to configure, but worth saying once.
+		n.add("cancel billing %q after %s is the provider's, not configurable in %s", c.CancelBilling, fdur(c.CancelLatency.D()), runtime)
+	}
+}
+
+// gap returns the one delay a format with a single delay writes: the first
+// timed gap, and a note when the copies' gaps differ.
+func singleDelay(n *notes, c *Class, runtime string) time.Duration {
+	ds := c.delays()
+	if len(ds) == 0 {
+		return 0
+	}
+	for _, d := range ds[1:] {
+		if d != ds[0] {
+			n.add("%s has one delay for every copy; the copies' gaps are %s: wrote the first, %s", runtime, fdurs(ds), fdur(ds[0]))
+			break
+		}
+	}
+	return ds[0]
+}
+
+// fdur formats a duration as Go does ("1.5s", "700ms"), "0s" for zero.
+func fdur(d time.Duration) string { return d.String() }
+
+func fdurs(ds []time.Duration) string {
+	s := make([]string, len(ds))
+	for i, d := range ds {
+		s[i] = fdur(d)
+	}
+	return strings.Join(s, ", ")
+}
+
+// protoDuration formats d as a proto3 JSON duration: seconds with up to 9
+// fractional digits and an "s" suffix ("1s", "0.7s").
+func protoDuration(d time.Duration) string {
+	s := strconv.FormatInt(int64(d/time.Second), 10)
+	if ns := d % time.Second; ns != 0 {
+		s += strings.TrimRight(fmt.Sprintf(".%09d", ns), "0")
+	}
+	return s + "s"
+}
+
+// ident turns a class name into a Go identifier part: "strict-sla" →
+// "StrictSla".
+func ident(name string) string {
+	var b strings.Builder
+	up := true
+	for _, r := range name {
+		switch {
+		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' && b.Len() > 0:
+			if up && r >= 'a' && r <= 'z' {
+				r -= 'a' - 'A'
+			}
+			b.WriteRune(r)
+			up = false
+		case r >= '0' && r <= '9':
+			b.WriteString("C")
+			b.WriteRune(r)
+			up = false
+		default:
+			up = true
+		}
+	}
+	if b.Len() == 0 {
+		return "Class"
+	}
+	return b.String()
+}
+
+// reasonSuffix appends an optimize verdict's reason, if any.
+func reasonSuffix(reason string) string {
+	if reason == "" {
+		return ""
+	}
+	return ": " + reason
+}

@@ -1,0 +1,256 @@
+package export
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"strings"
+	"time"
+)
+
+// .NET's standard HTTP hedging handler (Microsoft.Extensions.Http.Resilience,
+// AddStandardHedgingHandler; HttpStandardHedgingResilienceOptions over Polly
+// v8's hedging strategy). Its options validator requires Endpoint.Timeout ≤
+// TotalRequestTimeout, CircuitBreaker.SamplingDuration ≥ 2 × Endpoint.Timeout
+// and MaxHedgedAttempts × Delay ≤ TotalRequestTimeout; Polly's
+// MaxHedgedAttempts counts copies beyond the original, in [1, 10], a Delay of
+// 0 sends them at once and InfiniteTimeSpan (−1 ms) hedges only after a
+// failure. Timeouts lie in [10 ms, 1 day].
+
+// PollyOptions is one class's section: HttpStandardHedgingResilienceOptions
+// with the keys the library documents, plus Routing
+// (OrderedGroupsRoutingOptions) when copies go to another model.
+type PollyOptions struct {
+	TotalRequestTimeout PollyTimeout  `json:"TotalRequestTimeout"`
+	Hedging             PollyHedging  `json:"Hedging"`
+	Endpoint            PollyEndpoint `json:"Endpoint"`
+	Routing             *PollyRouting `json:"Routing,omitempty"`
+}
+
+// PollyTimeout is HttpTimeoutStrategyOptions: Timeout as a .NET TimeSpan
+// ("00:00:03", "00:00:00.7000000").
+type PollyTimeout struct {
+	Timeout string `json:"Timeout"`
+}
+
+// PollyHedging is HttpHedgingStrategyOptions.
+type PollyHedging struct {
+	MaxHedgedAttempts int    `json:"MaxHedgedAttempts"`
+	Delay             string `json:"Delay"`
+}
+
+// PollyEndpoint is HedgingEndpointOptions (the per-endpoint attempt
+// timeout, and the circuit breaker's sampling duration when the attempt
+// timeout needs a longer one than its 30 s default).
+type PollyEndpoint struct {
+	Timeout        PollyTimeout         `json:"Timeout"`
+	CircuitBreaker *PollyCircuitBreaker `json:"CircuitBreaker,omitempty"`
+}
+
+// PollyCircuitBreaker is the part of HttpCircuitBreakerStrategyOptions
+// written.
+type PollyCircuitBreaker struct {
+	SamplingDuration string `json:"SamplingDuration"`
+}
+
+// PollyRouting is OrderedGroupsRoutingOptions: attempt k goes to group k.
+type PollyRouting struct {
+	Groups []PollyGroup `json:"Groups"`
+}
+
+// PollyGroup is an endpoint group (UriEndpointGroup).
+type PollyGroup struct {
+	Endpoints []PollyEndpointURI `json:"Endpoints"`
+}
+
+// PollyEndpointURI is a WeightedUriEndpoint.
+type PollyEndpointURI struct {
+	URI string `json:"Uri"`
+}
+
+// Polly's limits.
+const (
+	pollyMaxTimeout      = 24 * time.Hour
+	pollyMinTimeout      = 10 * time.Millisecond
+	pollyDefaultSampling = 30 * time.Second
+	pollyMaxHedged       = 10
+)
+
+// PollySection is the configuration section the polly format writes the
+// classes under ("HedgingHandlers:CLASS").
+const PollySection = "HedgingHandlers"
+
+func writePolly(d *Document) ([]byte, []Note, error) {
+	var all []Note
+	sections := map[string]PollyOptions{}
+	for i := range d.Classes {
+		c := &d.Classes[i]
+		n := &notes{class: c.Class}
+		if c.Adaptive != nil {
+			return nil, nil, &UnmappableError{"polly", c.Class, "an adaptive delay (a percentile of recent latencies) is a DelayGenerator in code, not a setting; export an optimize report's fixed-delay pick instead"}
+		}
+		if f := c.fallbacks(); f > 0 && f < len(c.Copies) {
+			return nil, nil, &UnmappableError{"polly", c.Class, "Polly's one Delay cannot mix timed copies with copies sent only after a failure"}
+		}
+		total := c.Deadline.D()
+		if total == 0 {
+			total = pollyMaxTimeout
+			n.add("no deadline: TotalRequestTimeout is %s, the longest Polly allows", pollyTimeSpan(total))
+		}
+		if total < pollyMinTimeout {
+			return nil, nil, &UnmappableError{"polly", c.Class, fmt.Sprintf("the deadline %s is below Polly's shortest timeout, %s", fdur(total), fdur(pollyMinTimeout))}
+		}
+		if c.Deadline > 0 && c.OnTimeout == "fail_open" {
+			n.add("at the deadline the call throws a TimeoutRejectedException: failing open is the caller's handling of it")
+		}
+		total = min(total, pollyMaxTimeout)
+		attempt := total
+		if c.AttemptTimeout > 0 {
+			attempt = min(max(c.AttemptTimeout.D(), pollyMinTimeout), total)
+		}
+		o := PollyOptions{
+			TotalRequestTimeout: PollyTimeout{pollyTimeSpan(total)},
+			Endpoint:            PollyEndpoint{Timeout: PollyTimeout{pollyTimeSpan(attempt)}},
+		}
+		if 2*attempt > pollyMaxTimeout {
+			attempt = pollyMaxTimeout / 2
+			o.Endpoint.Timeout.Timeout = pollyTimeSpan(attempt)
+			n.add("the attempt timeout is %s: the circuit breaker's sampling duration (at most 1 day) must be twice as long", pollyTimeSpan(attempt))
+		}
+		if 2*attempt > pollyDefaultSampling {
+			o.Endpoint.CircuitBreaker = &PollyCircuitBreaker{SamplingDuration: pollyTimeSpan(2 * attempt)}
+		}
+		copies, delay := len(c.Copies), time.Duration(0)
+		switch {
+		case !c.Hedge:
+			copies, delay = 1, -time.Millisecond
+			n.add("the standard hedging handler always hedges (MaxHedgedAttempts ≥ 1): hedging off written as one copy only after a handled failure (Delay -1 ms, fallback mode); use AddStandardResilienceHandler instead to turn it off entirely%s", reasonSuffix(c.Reason))
+		case c.fallbacks() > 0:
+			delay = -time.Millisecond
+		default:
+			delay = singleDelay(n, c, "Polly")
+			if delay > 0 && time.Duration(copies)*delay > total {
+				fit := int(total / delay)
+				if fit == 0 {
+					copies, delay = 1, -time.Millisecond
+					n.add("the delay %s is not before the deadline %s, so no copy can go out in time: written as fallback mode (Delay -1 ms)", fdur(delay), fdur(total))
+				} else {
+					n.add("Polly requires MaxHedgedAttempts × Delay ≤ TotalRequestTimeout: wrote %d copies instead of %d (later ones would go out after the deadline)", fit, copies)
+					copies = fit
+				}
+			}
+		}
+		if copies > pollyMaxHedged {
+			copies = pollyMaxHedged
+		}
+		o.Hedging = PollyHedging{MaxHedgedAttempts: copies, Delay: pollyTimeSpan(delay)}
+		if c.Hedge {
+			if ts := c.otherTargets(); len(ts) > 0 {
+				o.Routing = &PollyRouting{Groups: []PollyGroup{pollyGroup(c.Primary)}}
+				for _, cp := range c.Copies {
+					o.Routing.Groups = append(o.Routing.Groups, pollyGroup(cp.Target))
+				}
+				n.add("copies go to other endpoints through ordered endpoint groups (Routing): the URIs are placeholders, one group per attempt")
+			}
+			if c.NewProvider {
+				n.add("\"a provider not tried yet\" not written: ordered groups send attempt k to group k")
+			}
+			pollyRuleNotes(n, c)
+			b := &c.Budget
+			if b.MaxHedgeShare > 0 || b.RetryThrottling != nil || b.MaxInFlightRatio > 0 || b.MinInFlight > 0 || b.HedgesPerSecond > 0 || b.MaxParallel > 0 {
+				n.add("Polly's hedging has no hedge budget: the class's budget is not written (the per-endpoint RateLimiter limits every attempt, not copies)")
+			}
+			commonNotes(n, c, "Polly")
+		}
+		sections[c.Class] = o
+		all = append(all, n.list...)
+	}
+	var body bytes.Buffer
+	enc := json.NewEncoder(&body)
+	enc.SetIndent("", "  ")
+	enc.SetEscapeHTML(false)
+	// Classes in document order (a map would sort them).
+	var obj bytes.Buffer
+	obj.WriteString("{\n  \"" + PollySection + "\": {\n")
+	for i := range d.Classes {
+		body.Reset()
+		if err := enc.Encode(sections[d.Classes[i].Class]); err != nil {
+			return nil, nil, err
+		}
+		key, _ := json.Marshal(d.Classes[i].Class)
+		inner := strings.ReplaceAll(strings.TrimSuffix(body.String(), "\n"), "\n", "\n    ")
+		fmt.Fprintf(&obj, "    %s: %s", key, inner)
+		if i < len(d.Classes)-1 {
+			obj.WriteString(",")
+		}
+		obj.WriteString("\n")
+	}
+	obj.WriteString("  }\n}\n")
+
+	var out strings.Builder
+	fmt.Fprintf(&out, "// appsettings.json section for .NET's standard HTTP hedging handler (Microsoft.Extensions.Http.Resilience):\n")
+	fmt.Fprintf(&out, "// hedge policies of %s (%s). Bind one class's section:\n", d.Scenario, sourceText(d.Source))
+	fmt.Fprintf(&out, "//   var section = builder.Configuration.GetSection(\"%s:CLASS\");\n", PollySection)
+	out.WriteString("//   var hedging = services.AddHttpClient(\"CLASS\").AddStandardHedgingHandler(r => r.ConfigureOrderedGroups(section.GetSection(\"Routing\")));\n")
+	out.WriteString("//   hedging.Configure(section);  // ConfigureOrderedGroups only where a class has Routing\n")
+	out.WriteString("// .NET's JSON configuration reader skips these comments; strip them for stricter readers.\n")
+	var sb strings.Builder
+	writeComments(&sb, "// ", all)
+	out.WriteString(sb.String())
+	out.WriteString(obj.String())
+	return []byte(out.String()), all, nil
+}
+
+func pollyGroup(model string) PollyGroup {
+	return PollyGroup{Endpoints: []PollyEndpointURI{{URI: "https://" + model + ".example"}}}
+}
+
+// pollyRuleNotes says what the handler's default ShouldHandle does with
+// the class's error and winner rules: it hedges at once on transient
+// failures (5xx, 408, 429, HttpRequestException, attempt timeouts) and
+// takes any other response as final.
+func pollyRuleNotes(n *notes, c *Class) {
+	var fatal []string
+	if c.OnError == "fatal" {
+		fatal = append(fatal, "errors")
+	}
+	if c.OnRateLimited == "fatal" {
+		fatal = append(fatal, "429s")
+	}
+	if len(fatal) > 0 && c.Winner != "first_response" {
+		n.add("the default ShouldHandle hedges at once on 5xx, 408 and 429: fatal %s need a ShouldHandle predicate in code", strings.Join(fatal, " and "))
+	}
+	for _, r := range []struct{ rule, what string }{{c.OnError, "errors"}, {c.OnRateLimited, "429s"}} {
+		if r.rule == "ignore" {
+			n.add("Polly sends the next copy at once after a handled failure: ignored %s behave as non-fatal", r.what)
+		}
+	}
+	switch c.Winner {
+	case "first_valid":
+		n.add("any response ShouldHandle does not handle wins: checking the body (first valid answer) needs a ShouldHandle predicate in code")
+	case "first_response":
+		n.add("first_response (any response wins) needs ShouldHandle = _ => false in code; the default hedges on transient failures")
+	}
+}
+
+// pollyTimeSpan formats d as a .NET TimeSpan in its constant ("c") format,
+// [-][d.]hh:mm:ss[.fffffff].
+func pollyTimeSpan(d time.Duration) string {
+	sign := ""
+	if d < 0 {
+		sign, d = "-", -d
+	}
+	days := d / (24 * time.Hour)
+	d -= days * 24 * time.Hour
+	h, m, s := d/time.Hour, d%time.Hour/time.Minute, d%time.Minute/time.Second
+	ticks := d % time.Second / 100 // .NET ticks are 100 ns
+	out := sign
+	if days > 0 {
+		out += fmt.Sprintf("%d.", days)
+	}
+	out += fmt.Sprintf("%02d:%02d:%02d", h, m, s)
+	if ticks > 0 {
+		out += fmt.Sprintf(".%07d", ticks)
+	}
+	return out
+}

@@ -1,0 +1,242 @@
+package export
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"math"
+	"strings"
+	"time"
+
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// ScenarioPolicies returns the policy each class of cfg is configured with
+// (Source FromScenario).
+func ScenarioPolicies(cfg *sim.Config) *Document {
+	d := &Document{Format: DocumentFormat, Version: DocumentVersion, Scenario: cfg.Name, Source: FromScenario}
+	for i := range cfg.Classes {
+		d.Classes = append(d.Classes, classPolicy(cfg, &cfg.Classes[i]))
+	}
+	return d
+}
+
+// classPolicy converts a class of cfg, expanding the repeating last delay
+// and target to one entry per copy.
+func classPolicy(cfg *sim.Config, cl *sim.Class) Class {
+	p := &cl.Policy
+	c := Class{
+		Class:            cl.Name,
+		Hedge:            p.Copies > 0,
+		Primary:          cfg.Models[p.Primary].Name,
+		NewProvider:      p.NewProvider && p.Copies > 0,
+		Winner:           p.Winner.String(),
+		OnError:          p.OnError.String(),
+		OnRateLimited:    p.OnRateLimited.String(),
+		OnInvalid:        p.OnInvalid.String(),
+		AttemptTimeout:   Seconds(p.AttemptTimeout),
+		OnAttemptTimeout: p.OnAttemptTimeout.String(),
+		CancelLatency:    Seconds(p.CancelLatency),
+		CancelBilling:    p.CancelBilling.String(),
+		Deadline:         Seconds(cl.Deadline),
+		OnTimeout:        cl.OnTimeout.String(),
+		Copies:           []Copy{},
+	}
+	for j := 1; j <= p.Copies; j++ {
+		gap := p.Delays[min(j-1, len(p.Delays)-1)]
+		t := p.Primary
+		if len(p.Targets) > 0 {
+			t = p.Targets[min(j-1, len(p.Targets)-1)]
+		}
+		cp := Copy{Target: cfg.Models[t].Name, Delay: Seconds(gap)}
+		if gap < 0 {
+			cp = Copy{Target: cp.Target, Fallback: true}
+		}
+		c.Copies = append(c.Copies, cp)
+	}
+	if a := p.Adaptive; a != nil && p.Copies > 0 {
+		c.Adaptive = &Adaptive{
+			Percentile: a.Percentile, Window: a.Window, WindowTime: Seconds(a.WindowTime),
+			WarmUp: a.WarmUp, Min: Seconds(a.Min), Max: Seconds(a.Max), Source: a.Source.String(),
+		}
+	}
+	b := p.Budget
+	c.Budget = Budget{
+		MaxHedgeShare: b.MaxHedgeShare, MaxInFlightRatio: b.MaxInFlightRatio, MinInFlight: b.MinInFlight,
+		HedgesPerSecond: b.HedgesPerSecond, Burst: b.Burst, MaxParallel: b.MaxParallel,
+	}
+	if t := b.Throttle; t != nil {
+		c.Budget.RetryThrottling = &Throttle{MaxTokens: t.MaxTokens, TokenRatio: t.TokenRatio}
+	}
+	return c
+}
+
+// report is the part of an optimize report (optimize.Report's JSON form)
+// that export reads; other fields are ignored.
+type report struct {
+	Scenario *string       `json:"scenario"`
+	Classes  []reportClass `json:"classes"`
+	// Present in every optimize report; used to tell one from other JSON.
+	Rule json.RawMessage `json:"verdict_rule"`
+}
+
+type reportClass struct {
+	Class      *string           `json:"class"`
+	Deadline   *float64          `json:"deadline_s"`
+	Candidates []reportCandidate `json:"candidates"`
+	Pick       *int              `json:"pick"`
+	Verdict    *struct {
+		Hedge  bool   `json:"hedge"`
+		Reason string `json:"reason"`
+	} `json:"verdict"`
+}
+
+type reportCandidate struct {
+	Hedging bool `json:"hedging"`
+	// Configured marks the class's own policy, kept as it is configured.
+	Configured bool    `json:"configured"`
+	Delay      float64 `json:"delay_s"`
+	Copies     int     `json:"copies"`
+	Target     string  `json:"target"`
+}
+
+// IsJSON reports whether data looks like a JSON document (its first
+// non-blank byte is '{'), as an optimize report is and a TOML scenario is
+// not.
+func IsJSON(data []byte) bool {
+	t := bytes.TrimLeft(data, " \t\r\n\ufeff")
+	return len(t) > 0 && t[0] == '{'
+}
+
+// ReportScenario returns the scenario name an optimize report records,
+// after checking that data is one (see ReportPicks).
+func ReportScenario(data []byte) (string, error) {
+	r, err := readReport(data)
+	if err != nil {
+		return "", err
+	}
+	return *r.Scenario, nil
+}
+
+func readReport(data []byte) (*report, error) {
+	var r report
+	if err := json.Unmarshal(data, &r); err != nil {
+		return nil, fmt.Errorf("not a hedgesim optimize report: %v", err)
+	}
+	switch {
+	case r.Scenario == nil:
+		return nil, errors.New(`not a hedgesim optimize report: no "scenario" field`)
+	case r.Rule == nil:
+		return nil, errors.New(`not a hedgesim optimize report: no "verdict_rule" field`)
+	case len(r.Classes) == 0:
+		return nil, errors.New(`not a hedgesim optimize report: no "classes"`)
+	}
+	for i, c := range r.Classes {
+		switch {
+		case c.Class == nil:
+			return nil, fmt.Errorf(`not a hedgesim optimize report: classes[%d] has no "class"`, i)
+		case c.Pick == nil || c.Verdict == nil:
+			return nil, fmt.Errorf(`not a hedgesim optimize report: class %q has no "pick" or "verdict"`, *c.Class)
+		case *c.Pick < 0 || *c.Pick >= len(c.Candidates):
+			return nil, fmt.Errorf("class %q: pick %d is not one of its %d candidates", *c.Class, *c.Pick, len(c.Candidates))
+		}
+		p := c.Candidates[*c.Pick]
+		if p.Hedging && (p.Copies < 1 || p.Copies > sim.MaxCopies || !(p.Delay >= 0) || p.Target == "") {
+			return nil, fmt.Errorf("class %q: pick has copies %d, delay_s %g, target %q; want copies in [1, %d], a delay ≥ 0 and a target",
+				*c.Class, p.Copies, p.Delay, p.Target, sim.MaxCopies)
+		}
+	}
+	return &r, nil
+}
+
+// ReportPicks returns each class's pick of an optimize report (the JSON of
+// `hedgesim optimize --json`, or report.json of `--out`), with the rest of
+// its policy (primary, winner, error rules, cancellation, budgets, deadline)
+// from cfg, the scenario the report was made from: the optimizer keeps
+// those and varies only the delay, the copies and their target, with a
+// fixed delay (an adaptive delay and "a different provider" are off in
+// every candidate). A class whose verdict is "don't hedge" gets hedging
+// off. Data that is not an optimize report, or a report that does not
+// match cfg (a class or target cfg lacks, another deadline), is an error.
+func ReportPicks(data []byte, cfg *sim.Config) (*Document, error) {
+	r, err := readReport(data)
+	if err != nil {
+		return nil, err
+	}
+	d := &Document{Format: DocumentFormat, Version: DocumentVersion, Scenario: *r.Scenario, Source: FromReport}
+	models := map[string]bool{}
+	for _, m := range cfg.Models {
+		models[m.Name] = true
+	}
+	for _, rc := range r.Classes {
+		var cl *sim.Class
+		for i := range cfg.Classes {
+			if cfg.Classes[i].Name == *rc.Class {
+				cl = &cfg.Classes[i]
+			}
+		}
+		if cl == nil {
+			return nil, fmt.Errorf("report class %q is not a class of scenario %s (classes: %s)", *rc.Class, cfg.Name, classNames(cfg))
+		}
+		if rc.Deadline != nil && math.Abs(*rc.Deadline-cl.Deadline.Seconds()) > 1e-9 {
+			return nil, fmt.Errorf("class %q: the report's deadline %gs differs from the scenario's %s; is this the scenario the report was made from?",
+				*rc.Class, *rc.Deadline, cl.Deadline)
+		}
+		pick := rc.Candidates[*rc.Pick]
+		if pick.Configured && rc.Verdict.Hedge {
+			// The configured policy is kept: export it as configured
+			// (fallback copies, an adaptive delay or a list of delays).
+			c := classPolicy(cfg, cl)
+			c.Reason = rc.Verdict.Reason
+			d.Classes = append(d.Classes, c)
+			continue
+		}
+		hedge := rc.Verdict.Hedge && pick.Hedging
+		base := *cl
+		if !hedge {
+			// No hedging is no copies and no per-attempt timeout, as
+			// optimize simulated it.
+			sim.NoHedging(&base.Policy)
+		}
+		c := classPolicy(cfg, &base)
+		c.Adaptive, c.NewProvider, c.Copies = nil, false, []Copy{}
+		c.Reason = rc.Verdict.Reason
+		c.Hedge = hedge
+		if c.Hedge {
+			targets := strings.Split(pick.Target, ",")
+			for j := range pick.Copies {
+				t := strings.TrimSpace(targets[min(j, len(targets)-1)])
+				if !models[t] {
+					return nil, fmt.Errorf("class %q: the pick's target %q is not a model of scenario %s", *rc.Class, t, cfg.Name)
+				}
+				delay := time.Duration(math.Round(pick.Delay * 1e9))
+				c.Copies = append(c.Copies, Copy{Target: t, Delay: Seconds(delay)})
+			}
+		}
+		d.Classes = append(d.Classes, c)
+	}
+	return d, nil
+}
+
+func classNames(cfg *sim.Config) string {
+	var ns []string
+	for _, c := range cfg.Classes {
+		ns = append(ns, c.Name)
+	}
+	return strings.Join(ns, ", ")
+}
+
+// Select keeps only the class named name; an unknown name is an error
+// listing the classes.
+func (d *Document) Select(name string) error {
+	var names []string
+	for _, c := range d.Classes {
+		if c.Class == name {
+			d.Classes = []Class{c}
+			return nil
+		}
+		names = append(names, c.Class)
+	}
+	return fmt.Errorf("no class %q; classes: %s", name, strings.Join(names, ", "))
+}

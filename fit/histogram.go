@@ -1,0 +1,503 @@
+package fit
+
+import (
+	"errors"
+	"fmt"
+	"math"
+	"sort"
+
+	"gonum.org/v1/gonum/optimize"
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/readers"
+)
+
+// A histogram says only how many latencies fell in each bucket (L, U]: the
+// data are interval-censored. The log-likelihood of a distribution F is
+//
+//	ℓ = Σᵢ nᵢ · ln(F(Uᵢ) − F(Lᵢ)),
+//
+// maximised here for a lognormal directly (Nelder–Mead on μ and ln σ) and
+// for mixtures of 2 or 3 lognormals by EM over the bins (McLachlan and
+// Jones, "Fitting mixture models to grouped and truncated data via the EM
+// algorithm", Biometrics 44, 1988): the E-step splits each bucket's count
+// among the components in proportion to wⱼ·Pᵢⱼ, Pᵢⱼ the component's mass
+// in the bucket; the M-step sets wⱼ to the component's share of the
+// counts and refits its μⱼ, σⱼ to its share of every bucket, a censored
+// lognormal fit. EM never lowers ℓ.
+
+// BinnedCandidate is one model fitted to a histogram.
+type BinnedCandidate struct {
+	// Name is "lognormal", "mixture-2" or "mixture-3"; Mixture its
+	// parameters (seconds) and Dist the distribution.
+	Name    string
+	Mixture LogNormalMixture
+	Dist    dist.Continuous
+	// LogLik is the censored log-likelihood ℓ and BIC = −2ℓ + p·ln N
+	// (N observations, p = 3K − 1 parameters).
+	LogLik, BIC float64
+	Params      int
+	// Expected are the model's counts per bucket, N·(F(U) − F(L)).
+	Expected []float64
+	// ChiSquare is Pearson's X² = Σ (O − E)²/E over the buckets, adjacent
+	// buckets pooled until each expects at least 5; DF = pooled buckets −
+	// 1 − Params; PValue is P(χ²_DF > X²), NaN when DF < 1.
+	ChiSquare float64
+	DF        int
+	PValue    float64
+	// MaxCDFGap is the largest |observed − model| cumulative share at the
+	// buckets' upper bounds (the Kolmogorov–Smirnov distance the buckets
+	// can see).
+	MaxCDFGap float64
+}
+
+// HistogramFit is the fit of a latency histogram.
+type HistogramFit struct {
+	Hist *readers.Histogram
+	// N is the number of observations (the sum of the counts).
+	N float64
+	// Candidates are the models fitted; Chosen the index of the one picked
+	// (Options.Model, or the lowest BIC).
+	Candidates []BinnedCandidate
+	Chosen     int
+	// Percentiles compare, for p50, p90, p95 and p99, the model's value
+	// with the bucket the data place it in.
+	Percentiles []BinnedPercentile
+	// Warnings say what limits the fit: buckets too coarse to resolve
+	// p95/p99, counts that are not whole numbers, too few observations.
+	Warnings []string
+	// Notes say which models were not tried and why.
+	Notes []string
+}
+
+// BinnedPercentile is a percentile of the chosen model and the bucket
+// (Lo, Hi] of the histogram that holds the observed percentile.
+type BinnedPercentile struct {
+	P      float64
+	Model  float64
+	Lo, Hi float64
+	// Inside says whether the model's value lies in (Lo, Hi].
+	Inside bool
+}
+
+// Best returns the chosen candidate.
+func (h *HistogramFit) Best() *BinnedCandidate { return &h.Candidates[h.Chosen] }
+
+// coarseRatio is the widest bucket, as upper/lower bound, that resolves a
+// percentile: a wider one places it only within a larger factor.
+const coarseRatio = 1.5
+
+// FitHistogram fits a lognormal and, when the buckets allow (more buckets
+// than parameters + 1), 2- and 3-component lognormal mixtures to the
+// histogram h by maximum likelihood on the interval-censored counts, and
+// checks each against the counts (chi-square, max CDF gap). opt.Model
+// "empirical" is not available for a histogram.
+func FitHistogram(h *readers.Histogram, opt Options) (*HistogramFit, error) {
+	opt, err := opt.check()
+	if err != nil {
+		return nil, err
+	}
+	if opt.Model == ModelEmpirical {
+		return nil, errors.New("a histogram has no individual latencies: the empirical model is not available; use auto, lognormal, mixture-2 or mixture-3")
+	}
+	b := newBins(h)
+	if b.n <= 0 {
+		return nil, errors.New("the histogram is empty")
+	}
+	out := &HistogramFit{Hist: h, N: b.n}
+	ks := []int{1}
+	for k := 2; k <= opt.MaxComponents; k++ {
+		ks = append(ks, k)
+	}
+	for _, k := range ks {
+		name := ModelLogNormal
+		if k > 1 {
+			name = fmt.Sprintf("mixture-%d", k)
+		}
+		forced := opt.Model == name
+		if !forced && opt.Model != ModelAuto {
+			continue
+		}
+		p := 3*k - 1
+		if len(b.counts)-1-p < 1 && k > 1 {
+			out.Notes = append(out.Notes, fmt.Sprintf("%s not tried: its %d parameters need at least %d buckets (one degree of freedom left for the chi-square test); the histogram has %d", name, p, p+2, len(b.counts)))
+			if forced {
+				return nil, fmt.Errorf("%s needs at least %d buckets; the histogram has %d", name, p+2, len(b.counts))
+			}
+			continue
+		}
+		var m LogNormalMixture
+		if k == 1 {
+			m = b.fitLogNormal()
+		} else {
+			m = b.fitMixtureEM(k)
+		}
+		out.Candidates = append(out.Candidates, b.assess(name, m))
+	}
+	if len(out.Candidates) == 0 {
+		return nil, errors.New("no model could be fitted")
+	}
+	for i, c := range out.Candidates {
+		if c.BIC < out.Candidates[out.Chosen].BIC || opt.Model == c.Name {
+			out.Chosen = i
+		}
+		if opt.Model == c.Name {
+			break
+		}
+	}
+	out.Percentiles, out.Warnings = b.percentiles(out.Best().Dist)
+	if !h.Whole {
+		out.Warnings = append(out.Warnings, "the counts are not whole numbers (a rate, not a count?): the chi-square test and BIC assume counts of observations; query increase() over a window instead of rate()")
+	}
+	if b.n < 100 {
+		out.Warnings = append(out.Warnings, fmt.Sprintf("only %g observations: every fitted percentile is rough", b.n))
+	}
+	return out, nil
+}
+
+// bins is a histogram ready for the likelihood: log bounds (−Inf for 0,
+// +Inf for the open last bucket) and counts, empty buckets included.
+type bins struct {
+	lo, hi []float64 // ln of the bounds
+	counts []float64
+	n      float64
+}
+
+func newBins(h *readers.Histogram) *bins {
+	b := &bins{}
+	for i := range h.Counts {
+		b.lo = append(b.lo, math.Log(h.Lower[i]))
+		b.hi = append(b.hi, math.Log(h.Upper[i]))
+		b.counts = append(b.counts, h.Counts[i])
+		b.n += h.Counts[i]
+	}
+	return b
+}
+
+// massLN is the probability a lognormal(mu, sigma) puts in (e^lo, e^hi],
+// computed from the tail nearer the bucket so that far buckets keep their
+// relative precision.
+func massLN(lo, hi, mu, sigma float64) float64 {
+	a, z := (lo-mu)/sigma, (hi-mu)/sigma
+	n := distuv.UnitNormal
+	if a > 0 {
+		return n.Survival(a) - n.Survival(z)
+	}
+	return n.CDF(z) - n.CDF(a)
+}
+
+// minMass keeps ln P finite when a model puts (almost) nothing in a bucket
+// that has counts.
+const minMass = 1e-300
+
+// logLik returns ℓ of the mixture m.
+func (b *bins) logLik(m LogNormalMixture) float64 {
+	ll := 0.0
+	for i, c := range b.counts {
+		if c == 0 {
+			continue
+		}
+		p := 0.0
+		for j := range m.Weights {
+			p += m.Weights[j] * massLN(b.lo[i], b.hi[i], m.Mu[j], m.Sigma[j])
+		}
+		ll += c * math.Log(math.Max(p, minMass))
+	}
+	return ll
+}
+
+// weightedLN returns −Σᵢ wᵢ ln P_i(μ, σ) for the weights w per bucket.
+func (b *bins) weightedNegLL(w []float64, mu, sigma float64) float64 {
+	s := 0.0
+	for i, c := range w {
+		if c == 0 {
+			continue
+		}
+		s -= c * math.Log(math.Max(massLN(b.lo[i], b.hi[i], mu, sigma), minMass))
+	}
+	return s
+}
+
+// Bounds on σ keep the optimiser away from degenerate fits (a component
+// collapsing into one bucket).
+const (
+	minSigma = 1e-3
+	maxSigma = 20
+)
+
+// fitCensoredLN maximises Σᵢ wᵢ ln Pᵢ over a lognormal's μ and σ from the
+// start (mu0, sigma0), by Nelder–Mead on (μ, ln σ).
+func (b *bins) fitCensoredLN(w []float64, mu0, sigma0 float64) (float64, float64) {
+	f := func(x []float64) float64 {
+		s := math.Exp(x[1])
+		if !(s >= minSigma && s <= maxSigma) || math.IsNaN(x[0]) {
+			return math.Inf(1)
+		}
+		return b.weightedNegLL(w, x[0], s)
+	}
+	sigma0 = math.Min(math.Max(sigma0, 2*minSigma), maxSigma/2)
+	res, err := optimize.Minimize(optimize.Problem{Func: f}, []float64{mu0, math.Log(sigma0)},
+		&optimize.Settings{Converger: &optimize.FunctionConverge{Absolute: 1e-9, Relative: 1e-10, Iterations: 20}, MajorIterations: 500},
+		&optimize.NelderMead{})
+	if err != nil && res == nil {
+		return mu0, sigma0
+	}
+	if res.F > f([]float64{mu0, math.Log(sigma0)}) {
+		return mu0, sigma0
+	}
+	return res.X[0], math.Exp(res.X[1])
+}
+
+// mid returns a representative log-latency of bucket i for starting
+// values: the middle of its log bounds, or one bucket width beyond the
+// finite bound for the open first and last buckets.
+func (b *bins) mid(i int) float64 {
+	lo, hi := b.lo[i], b.hi[i]
+	switch {
+	case math.IsInf(lo, -1) && math.IsInf(hi, 1):
+		return 0
+	case math.IsInf(lo, -1):
+		return hi - math.Ln2
+	case math.IsInf(hi, 1):
+		return lo + math.Ln2
+	}
+	return (lo + hi) / 2
+}
+
+// startLN returns starting values from the bucket midpoints' weighted mean
+// and standard deviation in log space.
+func (b *bins) startLN(w []float64) (float64, float64) {
+	var sw, m, m2 float64
+	for i, c := range w {
+		x := b.mid(i)
+		sw += c
+		m += c * x
+		m2 += c * x * x
+	}
+	if sw == 0 {
+		return 0, 1
+	}
+	m /= sw
+	v := m2/sw - m*m
+	return m, math.Sqrt(math.Max(v, 0.01))
+}
+
+func (b *bins) fitLogNormal() LogNormalMixture {
+	mu0, s0 := b.startLN(b.counts)
+	mu, s := b.fitCensoredLN(b.counts, mu0, s0)
+	return LogNormalMixture{Weights: []float64{1}, Mu: []float64{mu}, Sigma: []float64{s}}
+}
+
+// emIterations and emTolerance bound the EM loop: it stops when ℓ gains
+// less than emTolerance·|ℓ| in an iteration.
+const (
+	emIterations = 300
+	emTolerance  = 1e-9
+)
+
+// fitMixtureEM fits a k-component mixture by EM over the bins from two
+// deterministic starts (components at the count-weighted quantiles
+// (j+½)/k of the bucket midpoints; and the lognormal fit split at ±σ),
+// keeping the one with the higher ℓ.
+func (b *bins) fitMixtureEM(k int) LogNormalMixture {
+	ln := b.fitLogNormal()
+	var starts []LogNormalMixture
+	// Start 1: quantiles of the binned data.
+	s1 := LogNormalMixture{}
+	cum := 0.0
+	j := 0
+	for i, c := range b.counts {
+		cum += c
+		for j < k && cum >= (float64(j)+0.5)/float64(k)*b.n {
+			s1.Mu = append(s1.Mu, b.mid(i))
+			j++
+		}
+	}
+	for len(s1.Mu) < k {
+		s1.Mu = append(s1.Mu, b.mid(len(b.counts)-1))
+	}
+	for range k {
+		s1.Weights = append(s1.Weights, 1/float64(k))
+		s1.Sigma = append(s1.Sigma, math.Max(ln.Sigma[0]/float64(k), 0.1))
+	}
+	starts = append(starts, s1)
+	// Start 2: the lognormal spread over ±σ.
+	s2 := LogNormalMixture{}
+	for j := range k {
+		off := -1 + 2*float64(j)/float64(k-1)
+		s2.Weights = append(s2.Weights, 1/float64(k))
+		s2.Mu = append(s2.Mu, ln.Mu[0]+off*ln.Sigma[0])
+		s2.Sigma = append(s2.Sigma, math.Max(ln.Sigma[0]/2, 0.05))
+	}
+	starts = append(starts, s2)
+	best, bestLL := LogNormalMixture{}, math.Inf(-1)
+	for _, m := range starts {
+		m = b.em(m)
+		if ll := b.logLik(m); ll > bestLL {
+			best, bestLL = m, ll
+		}
+	}
+	sortComponents(&best)
+	return best
+}
+
+// em runs EM from m.
+func (b *bins) em(m LogNormalMixture) LogNormalMixture {
+	k := m.K()
+	r := make([][]float64, k) // r[j][i]: expected count of bucket i from component j
+	for j := range r {
+		r[j] = make([]float64, len(b.counts))
+	}
+	prev := b.logLik(m)
+	for range emIterations {
+		// E-step.
+		for i, c := range b.counts {
+			tot := 0.0
+			for j := range k {
+				r[j][i] = m.Weights[j] * massLN(b.lo[i], b.hi[i], m.Mu[j], m.Sigma[j])
+				tot += r[j][i]
+			}
+			for j := range k {
+				if tot > 0 {
+					r[j][i] = c * r[j][i] / tot
+				} else {
+					r[j][i] = c / float64(k)
+				}
+			}
+		}
+		// M-step.
+		next := LogNormalMixture{Weights: make([]float64, k), Mu: make([]float64, k), Sigma: make([]float64, k)}
+		for j := range k {
+			nj := 0.0
+			for _, x := range r[j] {
+				nj += x
+			}
+			next.Weights[j] = nj / b.n
+			if nj < 1e-9*b.n {
+				next.Mu[j], next.Sigma[j] = m.Mu[j], m.Sigma[j]
+				continue
+			}
+			next.Mu[j], next.Sigma[j] = b.fitCensoredLN(r[j], m.Mu[j], m.Sigma[j])
+		}
+		ll := b.logLik(next)
+		if ll < prev-1e-9*math.Abs(prev) {
+			break // numerical M-step fell short: keep the better mixture
+		}
+		m = next
+		if ll-prev <= emTolerance*math.Abs(prev) {
+			break
+		}
+		prev = ll
+	}
+	return m
+}
+
+// sortComponents orders components by Mu (fastest mode first).
+func sortComponents(m *LogNormalMixture) {
+	idx := make([]int, m.K())
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return m.Mu[idx[a]] < m.Mu[idx[b]] })
+	w, mu, s := make([]float64, m.K()), make([]float64, m.K()), make([]float64, m.K())
+	for i, j := range idx {
+		w[i], mu[i], s[i] = m.Weights[j], m.Mu[j], m.Sigma[j]
+	}
+	m.Weights, m.Mu, m.Sigma = w, mu, s
+}
+
+// assess computes the goodness of fit of m to the bins.
+func (b *bins) assess(name string, m LogNormalMixture) BinnedCandidate {
+	c := BinnedCandidate{Name: name, Mixture: m, Dist: m.Dist(), Params: m.Params()}
+	c.LogLik = b.logLik(m)
+	c.BIC = BIC(c.LogLik, c.Params, int(math.Round(b.n)))
+	var cumO, cumE float64
+	for i, o := range b.counts {
+		p := 0.0
+		for j := range m.Weights {
+			p += m.Weights[j] * massLN(b.lo[i], b.hi[i], m.Mu[j], m.Sigma[j])
+		}
+		e := b.n * p
+		c.Expected = append(c.Expected, e)
+		cumO += o
+		cumE += e
+		if !math.IsInf(b.hi[i], 1) {
+			c.MaxCDFGap = math.Max(c.MaxCDFGap, math.Abs(cumO-cumE)/b.n)
+		}
+	}
+	c.ChiSquare, c.DF = pooledChiSquare(b.counts, c.Expected, c.Params)
+	c.PValue = math.NaN()
+	if c.DF >= 1 {
+		c.PValue = distuv.ChiSquared{K: float64(c.DF)}.Survival(c.ChiSquare)
+	}
+	return c
+}
+
+// minExpected is the expected count each pooled cell needs for the
+// chi-square approximation (the usual rule of thumb).
+const minExpected = 5
+
+// pooledChiSquare returns Pearson's X² of observed o against expected e,
+// pooling adjacent cells from the left until each expects ≥ minExpected
+// (a short last cell joins the one before), and its degrees of freedom,
+// cells − 1 − params.
+func pooledChiSquare(o, e []float64, params int) (float64, int) {
+	var po, pe []float64
+	var ao, ae float64
+	for i := range o {
+		ao += o[i]
+		ae += e[i]
+		if ae >= minExpected {
+			po, pe = append(po, ao), append(pe, ae)
+			ao, ae = 0, 0
+		}
+	}
+	if ae > 0 || ao > 0 {
+		if len(pe) == 0 {
+			po, pe = append(po, ao), append(pe, ae)
+		} else {
+			po[len(po)-1] += ao
+			pe[len(pe)-1] += ae
+		}
+	}
+	x2 := 0.0
+	for i := range po {
+		if pe[i] > 0 {
+			x2 += (po[i] - pe[i]) * (po[i] - pe[i]) / pe[i]
+		}
+	}
+	return x2, len(po) - 1 - params
+}
+
+// percentiles places p50/p90/p95/p99 of d against the buckets and warns
+// when the buckets cannot resolve p95 or p99.
+func (b *bins) percentiles(d dist.Continuous) ([]BinnedPercentile, []string) {
+	var out []BinnedPercentile
+	var warn []string
+	for _, p := range []float64{0.5, 0.9, 0.95, 0.99} {
+		cum := 0.0
+		i := 0
+		for ; i < len(b.counts); i++ {
+			cum += b.counts[i]
+			if cum >= p*b.n {
+				break
+			}
+		}
+		i = min(i, len(b.counts)-1)
+		lo, hi := math.Exp(b.lo[i]), math.Exp(b.hi[i])
+		q := d.Quantile(p)
+		out = append(out, BinnedPercentile{P: p, Model: q, Lo: lo, Hi: hi, Inside: q > lo && q <= hi})
+		if p < 0.95 {
+			continue
+		}
+		name := pName(p)
+		switch {
+		case math.IsInf(hi, 1):
+			warn = append(warn, fmt.Sprintf("the observed %s lies above the last finite bucket bound (%s s): the histogram only says it is larger; the model's %s (%s s) comes from its tail shape alone", name, fmtNum(lo), name, fmtNum(q)))
+		case lo == 0 || hi/lo > coarseRatio:
+			warn = append(warn, fmt.Sprintf("the buckets are too coarse to resolve %s: the data place it only in (%s, %s] s, a factor of %.3g wide; the model's %s (%s s) interpolates between the bounds", name, fmtNum(lo), fmtNum(hi), hi/lo, name, fmtNum(q)))
+		}
+	}
+	return out, warn
+}

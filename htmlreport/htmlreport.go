@@ -1,0 +1,236 @@
+// Package htmlreport writes an optimisation report (optimize.Report) as one
+// self-contained HTML page: the per-class table, each class's verdict with
+// its reason, pick note and warnings, the three figures of the plots
+// package inlined as SVG, the rollout check, and the commands to reproduce
+// and apply the result. The page loads nothing: no scripts, fonts, styles
+// or images from anywhere, so it can be attached to a review or opened
+// offline.
+//
+// The page is generated with html/template, so every name and message from
+// the scenario is escaped; the SVG figures are produced by the plots
+// package and inserted as they are.
+package htmlreport
+
+import (
+	"bytes"
+	"fmt"
+	"html/template"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/hedgesim/hedgesim/optimize"
+	"github.com/hedgesim/hedgesim/plots"
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// Section is an extra part of the page, after the built-in ones; HTML is
+// inserted as it is (the caller escapes what it did not write itself).
+type Section struct {
+	// ID is the section's anchor, Title its heading.
+	ID, Title string
+	HTML      template.HTML
+}
+
+// Options say what goes on the page besides the report.
+type Options struct {
+	// Title of the page; default "hedgesim optimize: SCENARIO".
+	Title string
+	// Commands are shell commands shown under "Commands" (reproduce the
+	// report, write the picks back as a scenario, …), each with a label.
+	Commands []Command
+	// NoFigures leaves the plots out (faster; the tables stay).
+	NoFigures bool
+	// Extra sections follow the built-in ones.
+	Extra []Section
+}
+
+// Command is a labelled shell command shown on the page.
+type Command struct {
+	Label, Line string
+}
+
+// figure is one inlined SVG plot.
+type figure struct {
+	Name string
+	SVG  template.HTML
+}
+
+// classView is one class as the page shows it.
+type classView struct {
+	ID                                       string
+	Class, Verdict, Delay, Copies, Target    string
+	Hedge                                    bool
+	P95Before, P95After, P95Change           string
+	P99Before, P99After, P99Change           string
+	AnsweredBefore, AnsweredAfter, Hedged    string
+	CallsPerRequest, AddedCost, Reason, Note string
+	Objective                                string
+	Candidates                               int
+	Warnings                                 []string
+	OptimizedWith                            string
+	Figures                                  []figure
+}
+
+type rolloutView struct {
+	Class, Pick, Checked, Predicted, NoHedging, Answered, AddedCost, Flag string
+	PerDay, PerMonth                                                      string
+	Flagged                                                               bool
+}
+
+type page struct {
+	Title, Scenario, Requests, RuleText, Quantiles string
+	Seed                                           uint64
+	Level                                          string
+	Overrides                                      []string
+	Joint                                          []string
+	Classes                                        []classView
+	Rollout                                        []rolloutView
+	RolloutRequests                                int
+	Warnings                                       []string
+	Commands                                       []Command
+	Extra                                          []Section
+}
+
+// Write writes rep as an HTML page to w. It fails only when a figure
+// cannot be drawn or w fails.
+func Write(w io.Writer, rep *optimize.Report, o Options) error {
+	p := page{
+		Title: o.Title, Scenario: rep.Scenario, Seed: rep.Seed, RuleText: rep.RuleText,
+		Quantiles: rep.QuantileRule, Level: strconv.FormatFloat(100*rep.Level, 'g', 4, 64) + "%",
+		Requests: strconv.Itoa(rep.RequestsPerCandidate), Overrides: rep.Overrides,
+		Commands: o.Commands, Extra: o.Extra,
+	}
+	if p.Title == "" {
+		p.Title = "hedgesim optimize: " + rep.Scenario
+	}
+	for _, g := range rep.Joint {
+		p.Joint = append(p.Joint, fmt.Sprintf("%s (sharing %s)", strings.Join(g.Classes, ", "), strings.Join(g.Shared, ", ")))
+	}
+	for i := range rep.Classes {
+		cv, err := classOf(&rep.Classes[i], rep.Level, i, !o.NoFigures)
+		if err != nil {
+			return err
+		}
+		p.Classes = append(p.Classes, cv)
+		for _, warn := range rep.Classes[i].Warnings {
+			p.Warnings = append(p.Warnings, rep.Classes[i].Class+": "+warn)
+		}
+	}
+	if rc := rep.Rollout; rc != nil {
+		p.RolloutRequests = rc.Requests
+		for _, c := range rc.Classes {
+			added := "n/a"
+			if c.AddedCostPct != nil {
+				added = signedPct(*c.AddedCostPct)
+			}
+			p.Rollout = append(p.Rollout, rolloutView{
+				Class: c.Class, Pick: c.Pick,
+				Checked:   interval(c.Checked.P95, c.Checked.P95CI95, c.Checked.P95CIOK),
+				Predicted: interval(c.Predicted.P95, c.Predicted.P95CI95, c.Predicted.P95CIOK),
+				NoHedging: sim.FormatSeconds(c.NoHedging.P95),
+				Answered:  share(c.AnsweredShare), AddedCost: added,
+				Flagged: c.Flagged, Flag: c.Flag, PerDay: "-", PerMonth: "-",
+			})
+			if rc.Report != nil {
+				for _, cl := range rc.Report.Classes {
+					if cl.Class == c.Class {
+						v := &p.Rollout[len(p.Rollout)-1]
+						v.PerDay, v.PerMonth = dollars(cl.Spend.PerDay), dollars(cl.Spend.PerMonth)
+					}
+				}
+			}
+		}
+		if rc.Report != nil {
+			p.Warnings = append(p.Warnings, rc.Report.Warnings...)
+		}
+	}
+	var b bytes.Buffer
+	if err := pageTemplate.Execute(&b, p); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// classOf builds the view of one class; i numbers its anchor.
+func classOf(cr *optimize.ClassReport, level float64, i int, withFigures bool) (classView, error) {
+	b, c := cr.Baseline(), cr.Picked()
+	v := classView{
+		ID: "class-" + strconv.Itoa(i), Class: cr.Class, Hedge: cr.Verdict.Hedge,
+		Verdict: "don't hedge", Delay: "-", Copies: "-", Target: "-",
+		Reason: cr.Verdict.Reason, Note: cr.PickNote, Objective: cr.Objective.String(),
+		Candidates: len(cr.Candidates), Warnings: cr.Warnings,
+		OptimizedWith: strings.Join(cr.OptimizedWith, ", "),
+	}
+	if cr.Verdict.Hedge {
+		v.Verdict, v.Delay, v.Copies, v.Target = "hedge", sim.FormatSeconds(c.Delay.Seconds()), strconv.Itoa(c.Copies), c.Target
+	} else {
+		c = b
+	}
+	v.P95Before, v.P95After, v.P95Change = sim.FormatSeconds(b.Latency.P95), sim.FormatSeconds(c.Latency.P95), change(b.Latency.P95, c.Latency.P95)
+	v.P99Before, v.P99After, v.P99Change = sim.FormatSeconds(b.Latency.P99), sim.FormatSeconds(c.Latency.P99), change(b.Latency.P99, c.Latency.P99)
+	v.AnsweredBefore, v.AnsweredAfter = share(b.AnsweredShare), share(c.AnsweredShare)
+	v.Hedged = share(c.HedgedShare)
+	v.CallsPerRequest = strconv.FormatFloat(c.AttemptsPerRequest, 'f', 3, 64)
+	v.AddedCost = signedPct(c.AddedCostPct)
+	if cr.CostBasis == optimize.CostCalls {
+		v.AddedCost += " calls"
+	}
+	if withFigures {
+		for _, f := range plots.ClassFigures(cr, level) {
+			svg, err := f.Render("svg")
+			if err != nil {
+				return v, fmt.Errorf("htmlreport: class %q: %w", cr.Class, err)
+			}
+			v.Figures = append(v.Figures, figure{Name: f.Name, SVG: inlineSVG(svg)})
+		}
+	}
+	return v, nil
+}
+
+// inlineSVG strips what precedes the <svg> element (an XML declaration, a
+// doctype), which HTML does not allow inline.
+func inlineSVG(b []byte) template.HTML {
+	s := string(b)
+	if i := strings.Index(s, "<svg"); i > 0 {
+		s = s[i:]
+	}
+	return template.HTML(s) // generated by the plots package, not user input
+}
+
+// dollars formats an amount in US dollars, whole dollars from $100.
+func dollars(x float64) string {
+	if math.Abs(x) >= 100 {
+		return "$" + strconv.FormatFloat(math.Round(x), 'f', 0, 64)
+	}
+	return "$" + strconv.FormatFloat(x, 'f', 2, 64)
+}
+
+func share(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + "%" }
+
+func signedPct(x float64) string {
+	s := fmt.Sprintf("%+.1f%%", x)
+	if s == "-0.0%" {
+		s = "+0.0%"
+	}
+	return s
+}
+
+// change is the relative change from a to b, "−40.7%", or "" when there is
+// none to show (equal, a miss, or a zero base).
+func change(a, b float64) string {
+	if !(a > 0) || a == b || math.IsInf(a, 1) || math.IsInf(b, 1) {
+		return ""
+	}
+	return signedPct(100 * (b - a) / a)
+}
+
+func interval(x float64, ci [2]float64, ok bool) string {
+	s := sim.FormatSeconds(x)
+	if ok {
+		s += " [" + sim.FormatSeconds(ci[0]) + ", " + sim.FormatSeconds(ci[1]) + "]"
+	}
+	return s
+}

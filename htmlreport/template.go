@@ -1,0 +1,89 @@
+package htmlreport
+
+import "html/template"
+
+// pageTemplate is the whole page; its styles are inline, and it has no
+// scripts.
+var pageTemplate = template.Must(template.New("page").Parse(`<!DOCTYPE html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<title>{{.Title}}</title>
+<style>
+body { font: 14px/1.45 system-ui, -apple-system, "Segoe UI", sans-serif; margin: 2em auto; max-width: 1280px; padding: 0 1em; color: #222; }
+h1 { font-size: 1.5em; margin-bottom: .2em; }
+h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ddd; padding-bottom: .2em; }
+h3 { font-size: 1.05em; margin-top: 1.5em; }
+.meta { color: #555; }
+table { border-collapse: collapse; margin: .5em 0 1em; font-size: 13px; }
+th, td { padding: .3em .6em; border-bottom: 1px solid #e4e4e4; text-align: right; white-space: nowrap; }
+th { background: #f6f6f6; font-weight: 600; }
+td:first-child, th:first-child { text-align: left; }
+.hedge { color: #0a6b2d; font-weight: 600; }
+.nohedge { color: #8a4b00; font-weight: 600; }
+.flag { color: #a40000; }
+.warnings li { color: #8a4b00; }
+.figures { display: flex; flex-wrap: wrap; gap: 1em; }
+.figure svg { width: 100%; max-width: 600px; height: auto; border: 1px solid #eee; }
+.figure { flex: 1 1 560px; max-width: 600px; }
+.scroll { overflow-x: auto; }
+pre { background: #f6f6f6; padding: .6em; overflow-x: auto; }
+</style>
+</head>
+<body>
+<h1>{{.Title}}</h1>
+<p class="meta">scenario <b>{{.Scenario}}</b>, seed {{.Seed}}, {{.Requests}} requests per candidate, every candidate on the same random draws; {{.Level}} intervals. Latency is the time to a usable answer (a request without one by its deadline is a miss).</p>
+{{if .Overrides}}<p class="meta">what-if overrides: {{range $i, $o := .Overrides}}{{if $i}}, {{end}}<code>{{$o}}</code>{{end}}</p>{{end}}
+{{if .Joint}}<p class="meta">optimized jointly: {{range $i, $j := .Joint}}{{if $i}}; {{end}}{{$j}}{{end}}</p>{{end}}
+<p class="meta">verdict rule: {{.RuleText}}</p>
+
+<h2 id="summary">Per class</h2>
+<div class="scroll"><table id="classes">
+<thead><tr><th>class</th><th>verdict</th><th>delay</th><th>copies</th><th>target</th><th>p95 before</th><th>p95 after</th><th></th><th>p99 before</th><th>p99 after</th><th></th><th>answered before</th><th>after</th><th>hedged</th><th>calls/req</th><th>added cost</th></tr></thead>
+<tbody>
+{{range .Classes}}<tr class="class-row"><td><a href="#{{.ID}}">{{.Class}}</a></td><td class="{{if .Hedge}}hedge{{else}}nohedge{{end}}">{{.Verdict}}</td><td>{{.Delay}}</td><td>{{.Copies}}</td><td>{{.Target}}</td><td>{{.P95Before}}</td><td>{{.P95After}}</td><td>{{.P95Change}}</td><td>{{.P99Before}}</td><td>{{.P99After}}</td><td>{{.P99Change}}</td><td>{{.AnsweredBefore}}</td><td>{{.AnsweredAfter}}</td><td>{{.Hedged}}</td><td>{{.CallsPerRequest}}</td><td>{{.AddedCost}}</td></tr>
+{{end}}</tbody>
+</table></div>
+
+{{range .Classes}}
+<section class="class" id="{{.ID}}">
+<h2>{{.Class}}: <span class="{{if .Hedge}}hedge{{else}}nohedge{{end}}">{{.Verdict}}</span></h2>
+<p><b>Why:</b> {{.Reason}}</p>
+<p><b>Pick:</b> {{.Note}} (objective {{.Objective}}; {{.Candidates}} candidates{{if .OptimizedWith}}; optimized with {{.OptimizedWith}}{{end}})</p>
+{{if .Warnings}}<ul class="warnings">{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
+{{if .Figures}}<div class="figures">{{range .Figures}}<div class="figure" data-figure="{{.Name}}">{{.SVG}}</div>{{end}}</div>{{end}}
+</section>
+{{end}}
+
+{{if .Rollout}}
+<h2 id="rollout">Rollout check</h2>
+<p>Every class's pick applied at once, the whole scenario simulated on {{.RolloutRequests}} requests: a class whose p95 leaves the sweep's interval is flagged. Spend is at the scenario's arrival rate.</p>
+<table id="rollout-check">
+<thead><tr><th>class</th><th>pick</th><th>p95 checked</th><th>p95 predicted</th><th>p95 no hedging</th><th>answered</th><th>added cost</th><th>spend per day</th><th>per month (30 d)</th><th></th></tr></thead>
+<tbody>
+{{range .Rollout}}<tr><td>{{.Class}}</td><td>{{.Pick}}</td><td>{{.Checked}}</td><td>{{.Predicted}}</td><td>{{.NoHedging}}</td><td>{{.Answered}}</td><td>{{.AddedCost}}</td><td>{{.PerDay}}</td><td>{{.PerMonth}}</td><td{{if .Flagged}} class="flag"{{end}}>{{if .Flagged}}{{.Flag}}{{else}}ok{{end}}</td></tr>
+{{end}}</tbody>
+</table>
+{{end}}
+
+{{if .Warnings}}
+<h2 id="warnings">Warnings</h2>
+<ul class="warnings">{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>
+{{end}}
+
+{{if .Commands}}
+<h2 id="commands">Commands</h2>
+{{range .Commands}}<p>{{.Label}}</p>
+<pre>{{.Line}}</pre>
+{{end}}
+{{end}}
+
+{{range .Extra}}
+<h2 id="{{.ID}}">{{.Title}}</h2>
+{{.HTML}}
+{{end}}
+<p class="meta">quantiles: {{.Quantiles}}</p>
+</body>
+</html>
+`))

@@ -1,0 +1,151 @@
+package readers
+
+import (
+	"math"
+	"strings"
+	"testing"
+)
+
+const promText = `# HELP llm_request_duration_seconds Time to a complete answer.
+# TYPE llm_request_duration_seconds histogram
+llm_request_duration_seconds_bucket{model="a",le="0.1"} 3
+llm_request_duration_seconds_bucket{model="a",le="0.25"} 10
+llm_request_duration_seconds_bucket{model="a",le="0.5"} 40
+llm_request_duration_seconds_bucket{model="a",le="1"} 80
+llm_request_duration_seconds_bucket{model="a",le="+Inf"} 100
+llm_request_duration_seconds_sum{model="a"} 61.5
+llm_request_duration_seconds_count{model="a"} 100
+llm_request_duration_seconds_bucket{model="b",le="0.1"} 0
+llm_request_duration_seconds_bucket{model="b",le="1"} 5
+llm_request_duration_seconds_bucket{model="b",le="+Inf"} 7
+llm_request_duration_seconds_sum{model="b"} 9
+llm_request_duration_seconds_count{model="b"} 7
+# TYPE other_total counter
+other_total 4
+`
+
+// wantBuckets checks h against per-bucket counts and upper bounds in seconds.
+func wantBuckets(t *testing.T, h *Histogram, upper, counts []float64) {
+	t.Helper()
+	if len(h.Counts) != len(counts) {
+		t.Fatalf("%d buckets %v; want %d %v", len(h.Counts), h.Counts, len(counts), counts)
+	}
+	lower := 0.0
+	for i := range counts {
+		if h.Lower[i] != lower || math.Abs(h.Upper[i]-upper[i]) > 1e-12*upper[i] && !math.IsInf(upper[i], 1) || h.Counts[i] != counts[i] {
+			t.Errorf("bucket %d: (%g, %g] %g; want (%g, %g] %g", i, h.Lower[i], h.Upper[i], h.Counts[i], lower, upper[i], counts[i])
+		}
+		lower = h.Upper[i]
+	}
+}
+
+func TestReadPrometheusText(t *testing.T) {
+	h, err := ReadPrometheusText(strings.NewReader(promText), "m.prom", HistogramQuery{Metric: "llm_request_duration_seconds", Labels: map[string]string{"model": "a"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	inf := math.Inf(1)
+	wantBuckets(t, h, []float64{0.1, 0.25, 0.5, 1, inf}, []float64{3, 7, 30, 40, 20})
+	if h.Unit != Seconds || !h.Whole || h.Total() != 100 || h.Labels["model"] != "a" {
+		t.Errorf("got %+v", h)
+	}
+	// Without a TYPE line: the _bucket samples are grouped by their labels.
+	untyped := strings.ReplaceAll(promText, "# TYPE llm_request_duration_seconds histogram\n", "")
+	h, err = ReadPrometheusText(strings.NewReader(untyped), "m.prom", HistogramQuery{Metric: "llm_request_duration_seconds_bucket", Labels: map[string]string{"model": "b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBuckets(t, h, []float64{0.1, 1, inf}, []float64{0, 5, 2})
+	// Milliseconds from the name, or stated.
+	ms := strings.ReplaceAll(promText, "_seconds", "_milliseconds")
+	h, err = ReadPrometheusText(strings.NewReader(ms), "m.prom", HistogramQuery{Labels: map[string]string{"model": "b"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBuckets(t, h, []float64{0.0001, 0.001, inf}, []float64{0, 5, 2})
+}
+
+func TestReadPrometheusTextBad(t *testing.T) {
+	for _, tt := range []struct {
+		name, in string
+		q        HistogramQuery
+		msg      string
+	}{
+		{"two series", promText, HistogramQuery{}, `2 series match; choose one by its labels (hedgesim fit --metric NAME --label KEY=VALUE): llm_request_duration_seconds{model="a"}`},
+		{"no such metric", promText, HistogramQuery{Metric: "latency"}, `no such histogram; the file has: "llm_request_duration_seconds"`},
+		{"no such labels", promText, HistogramQuery{Labels: map[string]string{"model": "c"}}, `no series has the labels {model="c"}`},
+		{"no unit", strings.ReplaceAll(promText, "_seconds", "_time"), HistogramQuery{Labels: map[string]string{"model": "a"}}, "--unit"},
+		{"syntax", "x_bucket{le=\"1\" 3\n", HistogramQuery{}, ""},
+		{"decreasing", "# TYPE x_seconds histogram\nx_seconds_bucket{le=\"1\"} 5\nx_seconds_bucket{le=\"2\"} 3\nx_seconds_bucket{le=\"+Inf\"} 6\nx_seconds_count 6\nx_seconds_sum 1\n", HistogramQuery{}, "falls from 5 to 3"},
+		{"empty", "", HistogramQuery{}, "no histogram in the file"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := ReadPrometheusText(strings.NewReader(tt.in), "m.prom", tt.q)
+			if err == nil || !strings.Contains(err.Error(), tt.msg) || !strings.HasPrefix(err.Error(), "m.prom") {
+				t.Errorf("got %v; want an error starting with m.prom containing %q", err, tt.msg)
+			}
+		})
+	}
+}
+
+const promAPI = `{"status":"success","data":{"resultType":"vector","result":[
+ {"metric":{"le":"0.5"},"value":[1700000000,"12"]},
+ {"metric":{"le":"+Inf"},"value":[1700000000,"20"]},
+ {"metric":{"le":"0.1"},"value":[1700000000,"2"]}
+]}}`
+
+func TestReadPrometheusAPI(t *testing.T) {
+	h, err := ReadPrometheusAPI(strings.NewReader(promAPI), "q.json", HistogramQuery{Metric: "llm_request_duration_seconds"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBuckets(t, h, []float64{0.1, 0.5, math.Inf(1)}, []float64{2, 10, 8})
+	rate := strings.ReplaceAll(promAPI, `"12"`, `"12.5"`)
+	if h, err = ReadPrometheusAPI(strings.NewReader(rate), "q.json", HistogramQuery{Unit: Seconds}); err != nil || h.Whole {
+		t.Errorf("fractional counts: whole %v, err %v; want Whole false", h != nil && h.Whole, err)
+	}
+	for _, bad := range []struct{ in, msg string }{
+		{`{"status":"error","errorType":"bad_data","error":"parse error"}`, "the query failed"},
+		{`{"status":"success","data":{"resultType":"scalar","result":[1,"2"]}}`, `"scalar"`},
+		{strings.ReplaceAll(promAPI, `"+Inf"`, `"1"`), `no le="+Inf" bucket`},
+		{`[]`, "not the JSON of a Prometheus API query"},
+	} {
+		if _, err := ReadPrometheusAPI(strings.NewReader(bad.in), "q.json", HistogramQuery{Unit: Seconds}); err == nil || !strings.Contains(err.Error(), bad.msg) {
+			t.Errorf("%s: got %v; want …%s…", bad.in, err, bad.msg)
+		}
+	}
+}
+
+const otlpJSON = `{"resourceMetrics":[{"resource":{"attributes":[{"key":"service.name","value":{"stringValue":"gateway"}}]},
+ "scopeMetrics":[{"metrics":[
+  {"name":"llm.duration","unit":"ms","histogram":{"aggregationTemporality":2,"dataPoints":[
+    {"attributes":[{"key":"model","value":{"stringValue":"a"}}],"timeUnixNano":"1000","count":"4","bucketCounts":["1","3","0"],"explicitBounds":[100,500]},
+    {"attributes":[{"key":"model","value":{"stringValue":"a"}}],"timeUnixNano":"2000","count":"10","bucketCounts":["2","6","2"],"explicitBounds":[100,500]}
+  ]}},
+  {"name":"llm.exp","unit":"s","exponentialHistogram":{"aggregationTemporality":1,"dataPoints":[
+    {"scale":0,"zeroCount":"0","positive":{"offset":-2,"bucketCounts":["1","2","3"]},"timeUnixNano":"1"},
+    {"scale":0,"zeroCount":"0","positive":{"offset":-2,"bucketCounts":["1","0","1"]},"timeUnixNano":"2"}
+  ]}}
+ ]}]}]}`
+
+func TestReadOTLP(t *testing.T) {
+	// Cumulative: the latest data point; bounds in ms.
+	h, err := ReadOTLP(strings.NewReader(otlpJSON), "m.json", HistogramQuery{Metric: "llm.duration", Labels: map[string]string{"model": "a", "service.name": "gateway"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBuckets(t, h, []float64{0.1, 0.5, math.Inf(1)}, []float64{2, 6, 2})
+	// Delta exponential, scale 0 (base 2), offset -2: (0.25, 0.5], (0.5, 1], (1, 2], added over both points.
+	h, err = ReadOTLP(strings.NewReader(otlpJSON), "m.json", HistogramQuery{Metric: "llm.exp"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBuckets(t, h, []float64{0.25, 0.5, 1, 2}, []float64{0, 2, 2, 4})
+	if _, err := ReadOTLP(strings.NewReader(`{"resourceMetrics": 3}`), "m.json", HistogramQuery{}); err == nil || !strings.Contains(err.Error(), "not OTLP JSON") {
+		t.Errorf("got %v", err)
+	}
+	zero := strings.Replace(otlpJSON, `"zeroCount":"0"`, `"zeroCount":"5"`, 1)
+	if _, err := ReadOTLP(strings.NewReader(zero), "m.json", HistogramQuery{Metric: "llm.exp"}); err == nil || !strings.Contains(err.Error(), "zero bucket") {
+		t.Errorf("got %v", err)
+	}
+}

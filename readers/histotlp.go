@@ -1,0 +1,190 @@
+package readers
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	commonpb "go.opentelemetry.io/proto/slim/otlp/common/v1"
+	metricspb "go.opentelemetry.io/proto/slim/otlp/metrics/v1"
+	"google.golang.org/protobuf/encoding/protojson"
+)
+
+// maxOTLPBytes bounds the OTLP JSON a reader loads into memory.
+const maxOTLPBytes = 1 << 30
+
+// ReadOTLP reads a histogram from OpenTelemetry metrics in OTLP JSON (what
+// the collector's file exporter writes, or the body of an OTLP/HTTP JSON
+// export: {"resourceMetrics": [...]}), decoded with OTel's protobuf types
+// (go.opentelemetry.io/proto/otlp) and protojson. Both explicit-bucket
+// histograms and exponential histograms are read; the bucket bounds are in
+// the metric's unit ("s", "ms", "us"; q.Unit overrides it).
+//
+// A series is a metric with an attribute set. With cumulative temporality
+// its latest data point is used (it holds every earlier one); with delta
+// temporality its data points are added (they must share their bounds).
+// An exponential histogram's bucket i covers (base^(offset+i),
+// base^(offset+i+1)] with base = 2^(2^−scale); its zero bucket must be
+// empty and its negative buckets too, as latencies are > 0.
+func ReadOTLP(r io.Reader, file string, q HistogramQuery) (*Histogram, error) {
+	data, err := io.ReadAll(io.LimitReader(r, maxOTLPBytes+1))
+	if err != nil {
+		return nil, inputErr(file, 0, "", "%v", err)
+	}
+	if len(data) > maxOTLPBytes {
+		return nil, inputErr(file, 0, "", "larger than %d bytes", maxOTLPBytes)
+	}
+	var md metricspb.MetricsData
+	if err := (protojson.UnmarshalOptions{DiscardUnknown: true}).Unmarshal(data, &md); err != nil {
+		return nil, inputErr(file, 0, "", "not OTLP JSON metrics ({\"resourceMetrics\": [...]}): %v", err)
+	}
+	type acc struct {
+		s      *series
+		latest uint64
+		delta  bool
+		bounds []float64
+	}
+	var order []string
+	accs := map[string]*acc{}
+	for _, rm := range md.GetResourceMetrics() {
+		res := attrs(rm.GetResource().GetAttributes())
+		for _, sm := range rm.GetScopeMetrics() {
+			for _, m := range sm.GetMetrics() {
+				unit := Unit(0)
+				if m.GetUnit() != "" {
+					if u, err := ParseUnit(m.GetUnit()); err == nil {
+						unit = u
+					}
+				}
+				add := func(a map[string]string, t uint64, delta bool, bounds, counts []float64) error {
+					labels := map[string]string{}
+					for k, v := range res {
+						labels[k] = v
+					}
+					for k, v := range a {
+						labels[k] = v
+					}
+					key := m.GetName() + labelString(labels)
+					x := accs[key]
+					if x == nil {
+						x = &acc{s: &series{metric: m.GetName(), labels: labels, unit: unit}, delta: delta}
+						accs[key] = x
+						order = append(order, key)
+					}
+					switch {
+					case x.s.counts == nil || (!delta && t >= x.latest):
+						x.bounds, x.s.counts, x.latest = bounds, counts, t
+					case delta:
+						if len(bounds) != len(x.bounds) {
+							return inputErr(file, 0, m.GetName(), "delta data points of %s with different buckets; cannot add them", key)
+						}
+						for i := range bounds {
+							if bounds[i] != x.bounds[i] {
+								return inputErr(file, 0, m.GetName(), "delta data points of %s with different buckets; cannot add them", key)
+							}
+							x.s.counts[i] += counts[i]
+						}
+					}
+					return nil
+				}
+				if h := m.GetHistogram(); h != nil {
+					delta := h.GetAggregationTemporality() == metricspb.AggregationTemporality_AGGREGATION_TEMPORALITY_DELTA
+					for _, dp := range h.GetDataPoints() {
+						b, c := dp.GetExplicitBounds(), dp.GetBucketCounts()
+						if len(c) != len(b)+1 {
+							return nil, inputErr(file, 0, m.GetName(), "a data point has %d bucket counts for %d bounds; want one more count than bounds", len(c), len(b))
+						}
+						bounds := append(append([]float64(nil), b...), math.Inf(1))
+						if err := add(attrs(dp.GetAttributes()), dp.GetTimeUnixNano(), delta, bounds, toFloats(c)); err != nil {
+							return nil, err
+						}
+					}
+				}
+				if h := m.GetExponentialHistogram(); h != nil {
+					delta := h.GetAggregationTemporality() == metricspb.AggregationTemporality_AGGREGATION_TEMPORALITY_DELTA
+					for _, dp := range h.GetDataPoints() {
+						bounds, counts, err := exponentialBuckets(file, m.GetName(), dp)
+						if err != nil {
+							return nil, err
+						}
+						if err := add(attrs(dp.GetAttributes()), dp.GetTimeUnixNano(), delta, bounds, counts); err != nil {
+							return nil, err
+						}
+					}
+				}
+			}
+		}
+	}
+	var all []*series
+	for _, k := range order {
+		x := accs[k]
+		x.s.upper = x.bounds
+		all = append(all, x.s)
+	}
+	return choose(file, "otlp", all, q)
+}
+
+// exponentialBuckets returns the upper bounds and counts of an exponential
+// histogram data point's positive buckets, starting with a bucket from 0.
+func exponentialBuckets(file, name string, dp *metricspb.ExponentialHistogramDataPoint) ([]float64, []float64, error) {
+	if dp.GetZeroCount() > 0 {
+		return nil, nil, inputErr(file, 0, name, "%d observations in the zero bucket; latencies must be > 0", dp.GetZeroCount())
+	}
+	for _, c := range dp.GetNegative().GetBucketCounts() {
+		if c > 0 {
+			return nil, nil, inputErr(file, 0, name, "observations in negative buckets; latencies must be > 0")
+		}
+	}
+	scale := dp.GetScale()
+	if scale < -10 || scale > 20 {
+		return nil, nil, inputErr(file, 0, name, "scale %d is out of range; OTLP allows -10 to 20", scale)
+	}
+	base := math.Pow(2, math.Pow(2, -float64(scale)))
+	pos := dp.GetPositive()
+	off := int(pos.GetOffset())
+	c := pos.GetBucketCounts()
+	if len(c) == 0 {
+		return nil, nil, inputErr(file, 0, name, "no positive buckets")
+	}
+	// A leading empty bucket from 0 to the first lower bound keeps the
+	// buckets adjacent from 0.
+	bounds := []float64{math.Pow(base, float64(off))}
+	counts := []float64{0}
+	for i, n := range c {
+		bounds = append(bounds, math.Pow(base, float64(off+i+1)))
+		counts = append(counts, float64(n))
+	}
+	return bounds, counts, nil
+}
+
+func toFloats(c []uint64) []float64 {
+	out := make([]float64, len(c))
+	for i, x := range c {
+		out[i] = float64(x)
+	}
+	return out
+}
+
+// attrs returns OTLP attributes as strings.
+func attrs(kvs []*commonpb.KeyValue) map[string]string {
+	out := map[string]string{}
+	for _, kv := range kvs {
+		v := kv.GetValue()
+		var s string
+		switch x := v.GetValue().(type) {
+		case *commonpb.AnyValue_StringValue:
+			s = x.StringValue
+		case *commonpb.AnyValue_IntValue:
+			s = strconv.FormatInt(x.IntValue, 10)
+		case *commonpb.AnyValue_DoubleValue:
+			s = strconv.FormatFloat(x.DoubleValue, 'g', -1, 64)
+		case *commonpb.AnyValue_BoolValue:
+			s = strconv.FormatBool(x.BoolValue)
+		default:
+			s = fmt.Sprint(v)
+		}
+		out[kv.GetKey()] = s
+	}
+	return out
+}

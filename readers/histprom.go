@@ -1,0 +1,274 @@
+package readers
+
+import (
+	"encoding/json"
+	"errors"
+	"io"
+	"math"
+	"sort"
+	"strconv"
+
+	dto "github.com/prometheus/client_model/go"
+	"github.com/prometheus/common/expfmt"
+	"github.com/prometheus/common/model"
+)
+
+// ReadPrometheusText reads a histogram from the Prometheus text exposition
+// format (what a /metrics endpoint serves, parsed with the official
+// github.com/prometheus/common/expfmt): a family of TYPE histogram, or
+// NAME_bucket{le="…"} samples without a TYPE line. q chooses the metric and
+// the series. Problems are *InputError values.
+func ReadPrometheusText(r io.Reader, file string, q HistogramQuery) (*Histogram, error) {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(r)
+	if err != nil {
+		var pe expfmt.ParseError
+		if errors.As(err, &pe) {
+			return nil, inputErr(file, pe.Line, "", "%s", pe.Msg)
+		}
+		return nil, inputErr(file, 0, "", "%v", err)
+	}
+	names := make([]string, 0, len(fams))
+	for n := range fams {
+		names = append(names, n)
+	}
+	sort.Strings(names)
+	var all []*series
+	for _, name := range names {
+		f := fams[name]
+		switch f.GetType() {
+		case dto.MetricType_HISTOGRAM, dto.MetricType_GAUGE_HISTOGRAM:
+			for _, m := range f.GetMetric() {
+				h := m.GetHistogram()
+				var upper, cum []float64
+				for _, b := range h.GetBucket() {
+					c := float64(b.GetCumulativeCount())
+					if b.CumulativeCountFloat != nil {
+						c = b.GetCumulativeCountFloat()
+					}
+					upper = append(upper, b.GetUpperBound())
+					cum = append(cum, c)
+				}
+				total := float64(h.GetSampleCount())
+				if h.SampleCountFloat != nil {
+					total = h.GetSampleCountFloat()
+				}
+				if len(upper) > 0 && !math.IsInf(upper[len(upper)-1], 1) {
+					upper, cum = append(upper, math.Inf(1)), append(cum, total)
+				}
+				s, err := newSeries(file, name, labelsOf(m.GetLabel(), false), upper, cum)
+				if err != nil {
+					return nil, err
+				}
+				all = append(all, s)
+			}
+		case dto.MetricType_UNTYPED, dto.MetricType_COUNTER, dto.MetricType_GAUGE:
+			// NAME_bucket{le="…"} samples without a histogram TYPE line.
+			if len(name) <= len("_bucket") || name[len(name)-len("_bucket"):] != "_bucket" {
+				continue
+			}
+			groups := map[string]*leGroup{}
+			var order []string
+			for _, m := range f.GetMetric() {
+				labels := labelsOf(m.GetLabel(), false)
+				le, ok := leOf(m.GetLabel())
+				if !ok {
+					continue
+				}
+				v := m.GetUntyped().GetValue()
+				if f.GetType() == dto.MetricType_COUNTER {
+					v = m.GetCounter().GetValue()
+				} else if f.GetType() == dto.MetricType_GAUGE {
+					v = m.GetGauge().GetValue()
+				}
+				key := labelString(labels)
+				g := groups[key]
+				if g == nil {
+					g = &leGroup{labels: labels}
+					groups[key] = g
+					order = append(order, key)
+				}
+				g.add(le, v)
+			}
+			for _, k := range order {
+				upper, cum := groups[k].sorted()
+				s, err := newSeries(file, name[:len(name)-len("_bucket")], groups[k].labels, upper, cum)
+				if err != nil {
+					return nil, err
+				}
+				all = append(all, s)
+			}
+		}
+	}
+	h, err := choose(file, "prometheus", all, q)
+	if err != nil {
+		return nil, err
+	}
+	return h, nil
+}
+
+// leGroup collects the buckets of one series from le-labelled samples.
+type leGroup struct {
+	labels map[string]string
+	le     []float64
+	v      []float64
+}
+
+func (g *leGroup) add(le, v float64) { g.le, g.v = append(g.le, le), append(g.v, v) }
+
+// sorted returns the bounds and cumulative values in bound order.
+func (g *leGroup) sorted() ([]float64, []float64) {
+	idx := make([]int, len(g.le))
+	for i := range idx {
+		idx[i] = i
+	}
+	sort.Slice(idx, func(a, b int) bool { return g.le[idx[a]] < g.le[idx[b]] })
+	up, cum := make([]float64, len(idx)), make([]float64, len(idx))
+	for i, j := range idx {
+		up[i], cum[i] = g.le[j], g.v[j]
+	}
+	return up, cum
+}
+
+func newSeries(file, metric string, labels map[string]string, upper, cum []float64) (*series, error) {
+	counts, err := fromCumulative(file, 0, metric, upper, cum)
+	if err != nil {
+		return nil, err
+	}
+	return &series{metric: metric, labels: labels, upper: upper, counts: counts}, nil
+}
+
+// labelsOf returns the labels as a map, without "le" (and "__name__").
+func labelsOf(pairs []*dto.LabelPair, keepLE bool) map[string]string {
+	out := map[string]string{}
+	for _, p := range pairs {
+		if (p.GetName() == "le" && !keepLE) || p.GetName() == "__name__" {
+			continue
+		}
+		out[p.GetName()] = p.GetValue()
+	}
+	return out
+}
+
+func leOf(pairs []*dto.LabelPair) (float64, bool) {
+	for _, p := range pairs {
+		if p.GetName() == "le" {
+			v, err := strconv.ParseFloat(p.GetValue(), 64)
+			return v, err == nil
+		}
+	}
+	return 0, false
+}
+
+// promAPIResponse is the envelope of the Prometheus HTTP API
+// (/api/v1/query and /api/v1/query_range).
+type promAPIResponse struct {
+	Status    string `json:"status"`
+	Error     string `json:"error"`
+	ErrorType string `json:"errorType"`
+	Data      struct {
+		ResultType string          `json:"resultType"`
+		Result     json.RawMessage `json:"result"`
+	} `json:"data"`
+}
+
+// ReadPrometheusAPI reads a histogram from the JSON a Prometheus HTTP API
+// query returns (/api/v1/query, or /api/v1/query_range, whose last sample
+// per series is used), such as
+//
+//	sum by (le) (increase(http_request_duration_seconds_bucket[1d]))
+//
+// Series are grouped by their labels without "le"; each group's values at
+// the le bounds are cumulative bucket counts. The result types are decoded
+// with github.com/prometheus/common/model. Query increase(), not rate():
+// a rate is not a count of observations (Histogram.Whole is then false).
+func ReadPrometheusAPI(r io.Reader, file string, q HistogramQuery) (*Histogram, error) {
+	var resp promAPIResponse
+	if err := json.NewDecoder(io.LimitReader(r, 1<<30)).Decode(&resp); err != nil {
+		return nil, inputErr(file, 0, "", "not the JSON of a Prometheus API query: %v", err)
+	}
+	if resp.Status != "success" {
+		return nil, inputErr(file, 0, "status", "the query failed (%q): %s %s", clip(resp.Status), clip(resp.ErrorType), clip(resp.Error))
+	}
+	type sample struct {
+		metric model.Metric
+		value  float64
+	}
+	var samples []sample
+	switch resp.Data.ResultType {
+	case "vector":
+		var v model.Vector
+		if err := json.Unmarshal(resp.Data.Result, &v); err != nil {
+			return nil, inputErr(file, 0, "data.result", "%v", err)
+		}
+		for _, s := range v {
+			samples = append(samples, sample{s.Metric, float64(s.Value)})
+		}
+	case "matrix":
+		var m model.Matrix
+		if err := json.Unmarshal(resp.Data.Result, &m); err != nil {
+			return nil, inputErr(file, 0, "data.result", "%v", err)
+		}
+		for _, s := range m {
+			if len(s.Values) > 0 {
+				samples = append(samples, sample{s.Metric, float64(s.Values[len(s.Values)-1].Value)})
+			}
+		}
+	default:
+		return nil, inputErr(file, 0, "data.resultType", "%q; want \"vector\" (an instant query) or \"matrix\"", clip(resp.Data.ResultType))
+	}
+	groups := map[string]*leGroup{}
+	metricOf := map[string]string{}
+	var order []string
+	for _, s := range samples {
+		leStr, ok := s.metric["le"]
+		if !ok {
+			continue
+		}
+		le, err := strconv.ParseFloat(string(leStr), 64)
+		if err != nil {
+			return nil, inputErr(file, 0, "le", "%q is not a number", clip(string(leStr)))
+		}
+		labels := map[string]string{}
+		for k, v := range s.metric {
+			if k != "le" && k != model.MetricNameLabel {
+				labels[string(k)] = string(v)
+			}
+		}
+		name := string(s.metric[model.MetricNameLabel])
+		if len(name) > len("_bucket") && name[len(name)-len("_bucket"):] == "_bucket" {
+			name = name[:len(name)-len("_bucket")]
+		}
+		key := name + labelString(labels)
+		g := groups[key]
+		if g == nil {
+			g = &leGroup{labels: labels}
+			groups[key] = g
+			metricOf[key] = name
+			order = append(order, key)
+		}
+		g.add(le, s.value)
+	}
+	var all []*series
+	for _, k := range order {
+		upper, cum := groups[k].sorted()
+		if !math.IsInf(upper[len(upper)-1], 1) {
+			return nil, inputErr(file, 0, "le", "series %s has no le=\"+Inf\" bucket; query every bucket of the histogram", metricOf[k]+labelString(groups[k].labels))
+		}
+		s, err := newSeries(file, metricOf[k], groups[k].labels, upper, cum)
+		if err != nil {
+			return nil, err
+		}
+		all = append(all, s)
+	}
+	if q.Metric != "" {
+		// Aggregated queries (sum by (le)) drop __name__: a metric name
+		// then cannot be matched, only stated for its unit suffix.
+		for _, s := range all {
+			if s.metric == "" {
+				s.metric = q.Metric
+			}
+		}
+	}
+	return choose(file, "prometheus-api", all, q)
+}

@@ -1,0 +1,281 @@
+package scenario
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+
+	"github.com/BurntSushi/toml"
+)
+
+// Options changes a scenario as it is read: what-if overrides on top of
+// the file, validated exactly like the file.
+type Options struct {
+	// Set are KEY=VALUE overrides, applied in order. KEY is a key path as
+	// error messages print it ("arrivals.rate", "classes[1].hedge.delay",
+	// "models.b.rate_limit.requests_per_minute"); tables on the way are
+	// created when absent, array elements must exist. VALUE is a TOML
+	// value ("40", "true", "[1, 2]", `{ kind = "constant", value = 1 }`);
+	// anything that is not one is taken as a string, so "800ms" and
+	// "fail_closed" need no quotes.
+	Set []string
+	// RateScale, when not 0, multiplies the traffic by this factor (> 0,
+	// finite): the arrival rate of a Poisson or constant process, or, for
+	// a replayed trace, the replay speed (time_scale is divided by it). It
+	// is applied after Set.
+	RateScale float64
+}
+
+// empty reports whether o changes nothing.
+func (o *Options) empty() bool { return o == nil || len(o.Set) == 0 && o.RateScale == 0 }
+
+// applyOptions changes the decoded tree as o says. Problems are *Error
+// values naming the override; c.overridden records the key paths that
+// were set, so that later problems about them name the override instead
+// of a line of the file. It returns the overrides as the report lists them.
+func (c *checker) applyOptions(tree map[string]any, o *Options) ([]string, error) {
+	if o.empty() {
+		return nil, nil
+	}
+	var applied []string
+	c.overridden = map[string]string{}
+	for _, arg := range o.Set {
+		key, value, err := c.applySet(tree, arg)
+		if err != nil {
+			return nil, err
+		}
+		c.overridden[key] = "--set " + arg
+		applied = append(applied, key+"="+value)
+	}
+	if o.RateScale != 0 {
+		s, err := c.applyRateScale(tree, o.RateScale)
+		if err != nil {
+			return nil, err
+		}
+		applied = append(applied, s)
+	}
+	return applied, nil
+}
+
+// applySet applies one KEY=VALUE and returns the key's canonical path and
+// the value as written.
+func (c *checker) applySet(tree map[string]any, arg string) (string, string, error) {
+	raw, value, ok := strings.Cut(arg, "=")
+	raw = strings.TrimSpace(raw)
+	value = strings.TrimSpace(value)
+	bad := func(key, format string, args ...any) error {
+		return &Error{File: c.file, Set: "--set " + arg, Key: key, Msg: fmt.Sprintf(format, args...)}
+	}
+	if !ok || raw == "" {
+		return "", "", bad("", "want KEY=VALUE, such as arrivals.rate=40 or classes[1].hedge.delay=800ms")
+	}
+	segs, err := parseKeyPath(raw)
+	if err != nil {
+		return "", "", bad("", "key %q: %v", raw, err)
+	}
+	v := parseValue(value)
+	// Walk to the parent of the last segment, creating tables as needed.
+	var cur any = tree
+	path := ""
+	for i, seg := range segs {
+		last := i == len(segs)-1
+		if seg.index >= 0 {
+			arr, n := arrayOf(cur)
+			if arr == nil {
+				return "", "", bad(indexKey(path, seg.index), "%s is %s, not an array", orRoot(path), describe(cur))
+			}
+			if seg.index >= n {
+				return "", "", bad(indexKey(path, seg.index), "no such element; %s has %d (indices 0 to %d); --set changes entries, it does not add them", path, n, n-1)
+			}
+			path = indexKey(path, seg.index)
+			if last {
+				if !arr(seg.index, v) {
+					return "", "", bad(path, "got %s; want a table, as every entry of %s is one", describe(v), segs[i-1].name)
+				}
+				break
+			}
+			cur = arrGet(cur, seg.index)
+			continue
+		}
+		m, isTable := cur.(map[string]any)
+		if !isTable {
+			return "", "", bad(joinKey(path, seg.name), "%s is %s, not a table", orRoot(path), describe(cur))
+		}
+		path = joinKey(path, seg.name)
+		if last {
+			m[seg.name] = v
+			break
+		}
+		next, ok := m[seg.name]
+		if !ok {
+			if segs[i+1].index >= 0 {
+				return "", "", bad(path, "not in the file; --set changes array entries, it does not add them")
+			}
+			next = map[string]any{}
+			m[seg.name] = next
+		}
+		cur = next
+	}
+	return path, value, nil
+}
+
+func orRoot(path string) string {
+	if path == "" {
+		return "the document"
+	}
+	return path
+}
+
+// arrayOf returns a setter for the elements of v and their number when v
+// is an array (of tables or of values), else nil. The setter reports
+// false when x cannot be an element (a non-table in an array of tables).
+func arrayOf(v any) (func(i int, x any) bool, int) {
+	switch a := v.(type) {
+	case []map[string]any:
+		return func(i int, x any) bool {
+			m, ok := x.(map[string]any)
+			if ok {
+				a[i] = m
+			}
+			return ok
+		}, len(a)
+	case []any:
+		return func(i int, x any) bool { a[i] = x; return true }, len(a)
+	}
+	return nil, 0
+}
+
+func arrGet(v any, i int) any {
+	switch a := v.(type) {
+	case []map[string]any:
+		return a[i]
+	case []any:
+		return a[i]
+	}
+	return nil
+}
+
+// keySeg is one segment of a key path: a name, or an array index (≥ 0).
+type keySeg struct {
+	name  string
+	index int
+}
+
+// parseKeyPath splits a key path as joinKey and indexKey write it:
+// bare or quoted names separated by ".", and "[i]" indices.
+func parseKeyPath(s string) ([]keySeg, error) {
+	var segs []keySeg
+	i := 0
+	expectName := true
+	for i < len(s) {
+		switch c := s[i]; {
+		case c == '[':
+			j := strings.IndexByte(s[i:], ']')
+			if j < 0 {
+				return nil, fmt.Errorf("unclosed [ at byte %d", i)
+			}
+			n, err := strconv.Atoi(s[i+1 : i+j])
+			if err != nil || n < 0 {
+				return nil, fmt.Errorf("index %q is not an integer ≥ 0", s[i+1:i+j])
+			}
+			if len(segs) == 0 {
+				return nil, fmt.Errorf("an index needs an array name before it")
+			}
+			segs = append(segs, keySeg{index: n})
+			i += j + 1
+			expectName = false
+		case c == '.':
+			if expectName {
+				return nil, fmt.Errorf("empty name at byte %d", i)
+			}
+			expectName = true
+			i++
+		case !expectName:
+			return nil, fmt.Errorf("want . or [ at byte %d", i)
+		case c == '"':
+			j := i + 1
+			for j < len(s) && s[j] != '"' {
+				if s[j] == '\\' {
+					j++
+				}
+				j++
+			}
+			if j >= len(s) {
+				return nil, fmt.Errorf("unclosed quote at byte %d", i)
+			}
+			name, err := strconv.Unquote(s[i : j+1])
+			if err != nil {
+				return nil, fmt.Errorf("bad quoted name %s", s[i:j+1])
+			}
+			segs = append(segs, keySeg{name: name, index: -1})
+			i = j + 1
+			expectName = false
+		default:
+			j := i
+			for j < len(s) && isBareChar(s[j]) {
+				j++
+			}
+			if j == i {
+				return nil, fmt.Errorf("unexpected %q at byte %d; names are letters, digits, _ and -, or quoted", s[i], i)
+			}
+			segs = append(segs, keySeg{name: s[i:j], index: -1})
+			i = j
+			expectName = false
+		}
+	}
+	if expectName {
+		return nil, fmt.Errorf("ends with a dot or is empty")
+	}
+	return segs, nil
+}
+
+// parseValue reads s as a TOML value, or as a string when it is not one.
+func parseValue(s string) any {
+	var doc map[string]any
+	if _, err := toml.Decode("v = "+s, &doc); err == nil {
+		if v, ok := doc["v"]; ok {
+			return v
+		}
+	}
+	return s
+}
+
+// applyRateScale multiplies the traffic by f.
+func (c *checker) applyRateScale(tree map[string]any, f float64) (string, error) {
+	arg := "--scale-rate " + strconv.FormatFloat(f, 'g', -1, 64)
+	if !(f > 0) || math.IsInf(f, 1) {
+		return "", &Error{File: c.file, Set: arg, Msg: "want a finite factor > 0, such as 2 for twice today's traffic"}
+	}
+	a, ok := tree["arrivals"].(map[string]any)
+	if !ok {
+		return "", nil // the missing [arrivals] is reported by validation
+	}
+	if a["process"] == "replay" {
+		scale := 1.0
+		switch v := a["time_scale"].(type) {
+		case float64:
+			scale = v
+		case int64:
+			scale = float64(v)
+		case nil:
+		default:
+			return "", nil // a wrong type is reported by validation
+		}
+		a["time_scale"] = scale / f
+		c.overridden["arrivals.time_scale"] = arg
+		return fmt.Sprintf("arrivals.time_scale=%g (%s)", scale/f, arg), nil
+	}
+	var rate float64
+	switch v := a["rate"].(type) {
+	case float64:
+		rate = v
+	case int64:
+		rate = float64(v)
+	default:
+		return "", nil // missing or of the wrong type: reported by validation
+	}
+	a["rate"] = rate * f
+	c.overridden["arrivals.rate"] = arg
+	return fmt.Sprintf("arrivals.rate=%g (%s)", rate*f, arg), nil
+}

@@ -1,0 +1,152 @@
+package scenario
+
+import (
+	"errors"
+	"math"
+	"reflect"
+	"strings"
+	"testing"
+	"time"
+)
+
+// twoModels is a valid scenario with two models and two classes.
+const twoModels = `
+[arrivals]
+rate = 20
+[models.a]
+latency = { kind = "constant", value = 1 }
+[models.b]
+latency = { kind = "constant", value = 2 }
+[[classes]]
+name = "x"
+share = 0.5
+hedge = { primary = "a", targets = ["b"], delay = "1s" }
+[[classes]]
+name = "y"
+share = 0.5
+[classes.hedge]
+primary = "b"
+delay = "300ms"
+`
+
+func TestOverrides(t *testing.T) {
+	o := &Options{Set: []string{
+		"arrivals.rate=40",
+		"classes[1].hedge.delay=800ms",
+		"models.b.rate_limit.requests_per_minute=600",
+		`classes[0].on_timeout="fail_closed"`,
+	}}
+	s, err := ParseWith("w.toml", []byte(twoModels), o)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := s.Config
+	if cfg.Arrivals.Rate != 40 {
+		t.Errorf("rate %g; want 40", cfg.Arrivals.Rate)
+	}
+	if d := cfg.Classes[1].Policy.Delays; len(d) != 1 || d[0] != 800*time.Millisecond {
+		t.Errorf("classes[1] delays %v; want [800ms]", d)
+	}
+	if rl := cfg.Models[1].RateLimit; rl.RequestsPerMinute != 600 || rl.Burst != time.Minute {
+		t.Errorf("models.b rate limit %+v; want 600/min with the default burst", rl)
+	}
+	if got := cfg.Classes[0].OnTimeout.String(); got != "fail_closed" {
+		t.Errorf("on_timeout %s", got)
+	}
+	want := []string{"arrivals.rate=40", "classes[1].hedge.delay=800ms", "models.b.rate_limit.requests_per_minute=600", `classes[0].on_timeout="fail_closed"`}
+	if !reflect.DeepEqual(s.Overrides, want) {
+		t.Errorf("Overrides %q; want %q", s.Overrides, want)
+	}
+	// No overrides: nil, and a value equal to the file's changes nothing.
+	plain, err := Parse("w.toml", []byte(twoModels))
+	if err != nil {
+		t.Fatal(err)
+	}
+	same, err := ParseWith("w.toml", []byte(twoModels), &Options{Set: []string{"arrivals.rate=20"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if plain.Overrides != nil || !reflect.DeepEqual(plain.Config, same.Config) {
+		t.Errorf("setting the file's own value changed the config")
+	}
+}
+
+func TestOverrideErrors(t *testing.T) {
+	tests := []struct {
+		set, key, msg string
+	}{
+		{"classes[0].hedge.delay=fast", "classes[0].hedge.delay", "invalid delay"},
+		{"arrivals.rate=-1", "arrivals.rate", "not a valid rate"},
+		{"classes[0].hedge.delya=1s", "classes[0].hedge.delya", `did you mean "delay"`},
+		{"classes[0].hedge.primary=gpt", "classes[0].hedge.primary", `model "gpt" is not defined`},
+		{"classes[2].name=z", "classes[2]", "has 2"},
+		{"arrivals.rate.x=1", "arrivals.rate.x", "not a table"},
+		{"models.a[0]=1", "models.a[0]", "not an array"},
+		{"noequals", "", "KEY=VALUE"},
+		{"a..b=1", "", "empty name"},
+		{"classes[x].name=1", "", "not an integer"},
+		{"classes[0]=3", "classes[0]", "want a table"},
+	}
+	for _, tt := range tests {
+		t.Run(tt.set, func(t *testing.T) {
+			_, err := ParseWith("w.toml", []byte(twoModels), &Options{Set: []string{tt.set}})
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("got %T %v; want *Error", err, err)
+			}
+			if e.Set != "--set "+tt.set || e.Line != 0 || e.Key != tt.key || !strings.Contains(e.Msg, tt.msg) {
+				t.Errorf("got %v (set %q, line %d, key %q); want --set %s: %s: …%s…", err, e.Set, e.Line, e.Key, tt.set, tt.key, tt.msg)
+			}
+		})
+	}
+	// A problem the override did not cause keeps its file line.
+	_, err := ParseWith("w.toml", []byte("seed = -2"+twoModels), &Options{Set: []string{"arrivals.rate=-1"}})
+	var list Errors
+	if !errors.As(err, &list) || len(list) != 2 {
+		t.Fatalf("got %v; want two problems", err)
+	}
+	if list[0].Key != "seed" || list[0].Line != 1 || list[1].Set == "" {
+		t.Errorf("got %v", err)
+	}
+}
+
+func TestScaleRate(t *testing.T) {
+	s, err := ParseWith("w.toml", []byte(twoModels), &Options{Set: []string{"arrivals.rate=10"}, RateScale: 2.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s.Config.Arrivals.Rate != 25 {
+		t.Errorf("rate %g; want 10 × 2.5", s.Config.Arrivals.Rate)
+	}
+	if got := s.Overrides[len(s.Overrides)-1]; got != "arrivals.rate=25 (--scale-rate 2.5)" {
+		t.Errorf("override listed as %q", got)
+	}
+	for _, f := range []float64{-1, math.Inf(1), math.NaN()} {
+		_, err := ParseWith("w.toml", []byte(twoModels), &Options{RateScale: f})
+		var e *Error
+		if !errors.As(err, &e) || !strings.Contains(e.Set, "--scale-rate") {
+			t.Errorf("scale %g: got %v", f, err)
+		}
+	}
+}
+
+// TestScaleRateReplay: a replayed trace is sped up by dividing its
+// time_scale, so arrival offsets shrink by the factor.
+func TestScaleRateReplay(t *testing.T) {
+	base, err := Load("../scenarios/llmperf-azure-chat.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	fast, err := LoadWith("../scenarios/llmperf-azure-chat.toml", &Options{RateScale: 4})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, b := base.Config.Arrivals.Trace.Arrivals, fast.Config.Arrivals.Trace.Arrivals
+	last := len(a) - 1
+	if got, want := b[last], a[last]/4; got < want-time.Microsecond || got > want+time.Microsecond {
+		t.Errorf("last arrival %v at 4× the rate; want %v", got, want)
+	}
+	if !strings.Contains(fast.Overrides[0], "arrivals.time_scale=0.25") {
+		t.Errorf("override listed as %q", fast.Overrides)
+	}
+}

@@ -1,0 +1,118 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+	"time"
+)
+
+// DaysPerMonth is the length of the month in Spend.PerMonth.
+const DaysPerMonth = 30
+
+// Spend is what a class costs at its arrival rate, where budgets are set:
+// per day and per month (DaysPerMonth days), in US dollars, with hedging
+// and without. Per day = cost per request × requests per second × 86 400.
+type Spend struct {
+	// RequestsPerSecond is the class's arrival rate: the scenario's rate
+	// (for a replayed trace, its requests over their time span) times the
+	// class's share of the simulated requests.
+	RequestsPerSecond float64 `json:"requests_per_s"`
+	PerDay            float64 `json:"per_day"`
+	PerMonth          float64 `json:"per_month"`
+	NoHedgingPerDay   float64 `json:"no_hedging_per_day"`
+	NoHedgingPerMonth float64 `json:"no_hedging_per_month"`
+}
+
+// ArrivalRate returns the mean arrival rate of cfg in requests per second:
+// Arrivals.Rate for Poisson and constant arrivals; for a replayed trace,
+// (n − 1) over the time from the first to the n-th arrival of the n =
+// Requests replayed (0 when they all arrive at once).
+func ArrivalRate(cfg *Config) float64 {
+	if cfg.Arrivals.Process != Replay {
+		return cfg.Arrivals.Rate
+	}
+	tr := cfg.Arrivals.Trace
+	if tr == nil {
+		return 0
+	}
+	n := min(cfg.Requests, len(tr.Arrivals))
+	if n < 2 {
+		return 0
+	}
+	span := tr.Arrivals[n-1] - tr.Arrivals[0]
+	if span <= 0 {
+		return 0
+	}
+	return float64(n-1) / span.Seconds()
+}
+
+// spendOf is the spend of c (one class, or overall) out of total requests
+// at the scenario's arrival rate.
+func spendOf(c *ClassReport, rate float64, total int64) Spend {
+	if total == 0 {
+		return Spend{}
+	}
+	r := rate * float64(c.Requests) / float64(total)
+	day := r * (24 * time.Hour).Seconds() / 1000
+	return Spend{
+		RequestsPerSecond: r,
+		PerDay:            c.CostPer1k.Total * day,
+		PerMonth:          c.CostPer1k.Total * day * DaysPerMonth,
+		NoHedgingPerDay:   c.NoHedging.CostPer1k.Total * day,
+		NoHedgingPerMonth: c.NoHedging.CostPer1k.Total * day * DaysPerMonth,
+	}
+}
+
+// setSpend fills the Spend of every class and overall.
+func (r *Report) setSpend(cfg *Config) {
+	rate := ArrivalRate(cfg)
+	total := r.Overall.Requests
+	for i := range r.Classes {
+		r.Classes[i].Spend = spendOf(&r.Classes[i], rate, total)
+	}
+	r.Overall.Spend = spendOf(&r.Overall, rate, total)
+}
+
+// writeSpend writes the spend table of rows.
+func writeSpend(w io.Writer, rows []ClassReport) {
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "spend at arrival rate\treq/s\tper day\tper month (%d d)\tno hedging per day\tper month\tadded per month\t\n", DaysPerMonth)
+	for _, c := range rows {
+		s := c.Spend
+		fmt.Fprintf(tw, "%s\t%.3g\t%s\t%s\t%s\t%s\t%s\t\n", c.Class, s.RequestsPerSecond,
+			dollars(s.PerDay), dollars(s.PerMonth), dollars(s.NoHedgingPerDay), dollars(s.NoHedgingPerMonth),
+			dollars(s.PerMonth-s.NoHedgingPerMonth))
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
+}
+
+// dollars formats an amount in US dollars: three significant digits below
+// $1, cents below $1000, whole dollars with thousands separators above
+// ($1,570,634).
+func dollars(x float64) string {
+	switch {
+	case x < 0:
+		return "-" + dollars(-x)
+	case x == 0:
+		return "$0"
+	case x < 1:
+		return fmt.Sprintf("$%.3g", x)
+	case x < 1000:
+		return fmt.Sprintf("$%.2f", x)
+	}
+	digits := strconv.FormatFloat(math.Round(x), 'f', 0, 64)
+	var b strings.Builder
+	b.WriteByte('$')
+	for i, c := range digits {
+		if i > 0 && (len(digits)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	return b.String()
+}

@@ -1,0 +1,84 @@
+package sim
+
+import (
+	"math"
+	"testing"
+	"time"
+
+	"github.com/hedgesim/hedgesim/dist"
+)
+
+// TestSpendClosedForm: every attempt costs exactly price_per_request and
+// nothing hedges, so a class's cost per day is price × its arrival rate ×
+// 86 400 s, exactly up to rounding; the classes' rates split the scenario's
+// rate by their share of the simulated requests and add up to it.
+func TestSpendClosedForm(t *testing.T) {
+	const rate, price = 12.5, 0.002
+	cfg := &Config{
+		Name: "spend", Seed: 3, Requests: 20_000,
+		Arrivals: Arrivals{Process: Poisson, Rate: rate},
+		Models:   []Model{{Name: "m", Latency: dist.Constant{Value: 0.2}, PricePerRequest: price}},
+		Classes: []Class{
+			{Name: "a", Share: 0.3, InputTokens: dist.Constant{}, OutputTokens: dist.Constant{}},
+			{Name: "b", Share: 0.7, InputTokens: dist.Constant{}, OutputTokens: dist.Constant{}},
+		},
+	}
+	h, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	b, err := Run(WithoutHedging(cfg))
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := NewReport(cfg, h, b)
+	sumRate, sumDay := 0.0, 0.0
+	for _, c := range append(r.Classes, r.Overall) {
+		wantRate := rate * float64(c.Requests) / float64(cfg.Requests)
+		wantDay := price * wantRate * 86400
+		s := c.Spend
+		if math.Abs(s.RequestsPerSecond-wantRate) > 1e-9*rate || math.Abs(s.PerDay-wantDay) > 1e-9*wantDay ||
+			math.Abs(s.PerMonth-30*wantDay) > 1e-9*wantDay || s.NoHedgingPerDay != s.PerDay {
+			t.Errorf("%s: spend %+v; want %g req/s, $%g per day, $%g per month", c.Class, s, wantRate, wantDay, 30*wantDay)
+		}
+		if c.Class != "overall" {
+			sumRate += s.RequestsPerSecond
+			sumDay += s.PerDay
+		}
+	}
+	if math.Abs(sumRate-rate) > 1e-9 || math.Abs(sumDay-r.Overall.Spend.PerDay) > 1e-6 {
+		t.Errorf("classes add up to %g req/s, $%g per day; want %g, $%g", sumRate, sumDay, rate, r.Overall.Spend.PerDay)
+	}
+}
+
+// TestArrivalRateReplay: ten arrivals one second apart are 1 request per
+// second; only the requests replayed count.
+func TestArrivalRateReplay(t *testing.T) {
+	tr := &Trace{}
+	for i := range 10 {
+		tr.Arrivals = append(tr.Arrivals, time.Duration(i)*time.Second)
+	}
+	cfg := &Config{Requests: 10, Arrivals: Arrivals{Process: Replay, Trace: tr}}
+	if got := ArrivalRate(cfg); math.Abs(got-1) > 1e-12 {
+		t.Errorf("rate %g; want 1", got)
+	}
+	cfg.Requests = 1
+	if got := ArrivalRate(cfg); got != 0 {
+		t.Errorf("one request: rate %g; want 0", got)
+	}
+	cfg = &Config{Requests: 4, Arrivals: Arrivals{Process: Replay, Trace: &Trace{Arrivals: []time.Duration{0, 250 * time.Millisecond, 500 * time.Millisecond, 750 * time.Millisecond, time.Hour}}}}
+	if got := ArrivalRate(cfg); math.Abs(got-4) > 1e-12 {
+		t.Errorf("first four of a trace 250 ms apart: rate %g; want 4", got)
+	}
+}
+
+func TestDollars(t *testing.T) {
+	for _, tt := range []struct {
+		x    float64
+		want string
+	}{{0, "$0"}, {0.01234, "$0.0123"}, {12.345, "$12.35"}, {999.994, "$999.99"}, {1570633.65, "$1,570,634"}, {-2500, "-$2,500"}, {123456, "$123,456"}} {
+		if got := dollars(tt.x); got != tt.want {
+			t.Errorf("dollars(%g) = %q; want %q", tt.x, got, tt.want)
+		}
+	}
+}
