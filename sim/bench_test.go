@@ -39,6 +39,31 @@ func BenchmarkGuardCheck(b *testing.B) {
 	}
 }
 
+// BenchmarkShippedDES runs shipped scenarios whose requests share a
+// provider queue or rate limit, so every event goes through the full
+// event loop: loaded-provider (a FIFO queue near saturation) and
+// rate-limited-slowdown (a token bucket and degraded periods), hedged runs
+// of 10⁵ requests each.
+func BenchmarkShippedDES(b *testing.B) {
+	for _, name := range []string{"loaded-provider", "rate-limited-slowdown"} {
+		s, err := scenario.LoadFS(scenarios.FS, name+".toml")
+		if err != nil {
+			b.Fatal(err)
+		}
+		cfg := s.Config
+		cfg.Requests = 100_000
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := sim.Run(&cfg); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(cfg.Requests)/(b.Elapsed().Seconds()/float64(b.N)), "req/s")
+		})
+	}
+}
+
 // BenchmarkProviders simulates a scenario that exercises every provider
 // mechanism at once: a Gaussian copula between attempts, a FIFO queue (16
 // slots at about 60 % utilisation), token-bucket rate limits with 429s and
