@@ -2,11 +2,13 @@ package optimize_test
 
 import (
 	"path/filepath"
+	"slices"
 	"testing"
 
 	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/scenario"
 	"github.com/hedgesim/hedgesim/scenarios"
+	"github.com/hedgesim/hedgesim/sim"
 )
 
 // TestFailuresAreNotFast: whatever the cost cap, no candidate that answers
@@ -45,12 +47,33 @@ func TestFailuresAreNotFast(t *testing.T) {
 	}
 	t.Logf("pick %s, verdict %+v", pick.Label, cr.Verdict)
 
+	// Copies that fail rather than meet a rate limit: model b answers
+	// every other call with an error that ends the request. With
+	// allow_fewer_answers, candidates that answer fewer requests are
+	// feasible again, which shows the guard is what kept them out.
+	cfg := sc.Config
+	cfg.Models = slices.Clone(cfg.Models)
+	cfg.Models[1].RateLimit = sim.RateLimit{}
+	cfg.Models[1].ErrorRate = 0.5
 	s.Rule.AllowFewerAnswers = true
-	s.Each(func(se *optimize.Search) { se.Objective.Goal = optimize.MostAnswered; se.Objective.Target = 1e9 * 30 })
-	rep = mustRun(t, &sc.Config, s, optimize.Options{})
+	rep = mustRun(t, &cfg, s, optimize.Options{})
+	fewer = 0
 	for _, c := range rep.Classes[0].Candidates {
-		if c.FewerAnswers && !c.Feasible {
-			t.Errorf("allow_fewer_answers: candidate %s still infeasible", c.Label)
+		if c.FewerAnswers {
+			fewer++
+			if !c.Feasible {
+				t.Errorf("allow_fewer_answers: candidate %s still infeasible", c.Label)
+			}
+		}
+	}
+	if fewer == 0 {
+		t.Errorf("failing copies: no candidate answers fewer requests")
+	}
+	// The rate-limited copies also overload the 6-a-minute limit: out of
+	// the limits whatever allow_fewer_answers says.
+	for _, c := range cr.Candidates {
+		if c.Hedging && c.HedgedShare > 0.5 && !c.OverLimit {
+			t.Errorf("candidate %s hedges %v into a limit of 0.1/s at 10/s, not marked over the limit", c.Label, c.HedgedShare)
 		}
 	}
 }

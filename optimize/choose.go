@@ -89,9 +89,10 @@ func Pick(cs []Candidate, o Objective) (int, string) {
 	p := o.Percentile
 	pn := pname(p)
 	// A candidate that answers significantly fewer requests is out of
-	// every objective's limits unless o allows it.
+	// every objective's limits unless o allows it; so is one that
+	// overloads a rate limit no hedging does not.
 	hedgedOK := func(c *Candidate) bool {
-		return 100*c.HedgedShare <= o.MaxHedgedPct+1e-9 && (o.AllowFewerAnswers || !c.FewerAnswers)
+		return 100*c.HedgedShare <= o.MaxHedgedPct+1e-9 && (o.AllowFewerAnswers || !c.FewerAnswers) && !c.OverLimit
 	}
 	// The hedged-share cap in the notes: "no candidate with hedged share
 	// ≤ 5% …" (with), "… with p95 ≤ 2s and hedged share ≤ 5%" (and), "the

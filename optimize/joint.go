@@ -210,7 +210,9 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 			jg.Optimized = append(jg.Optimized, cfg.Classes[i].Name)
 		}
 	}
-	run := func(k int, pol sim.Policy) (*sim.ClassResult, error) {
+	// run simulates the group with class k's policy replaced by pol: its
+	// result, and whether the run overloads a request-rate limit.
+	run := func(k int, pol sim.Policy) (*sim.ClassResult, bool, error) {
 		c := *gc
 		c.Classes = slices.Clone(gc.Classes)
 		for j := range c.Classes {
@@ -219,9 +221,9 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 		c.Classes[k].Policy = pol
 		res, err := sim.RunContext(ctx, &c)
 		if err != nil {
-			return nil, err
+			return nil, false, err
 		}
-		return &res.Classes[k], nil
+		return &res.Classes[k], len(res.Overloads(&c)) > 0, nil
 	}
 	reports := map[int]*ClassReport{}
 	grids := map[int][]Candidate{}
@@ -239,11 +241,11 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 			}
 			basePol := cl.Policy
 			sim.NoHedging(&basePol)
-			r, err := run(k, basePol)
+			r, over, err := run(k, basePol)
 			if err != nil {
 				return nil, jg, fmt.Errorf("class %q: %w", cl.Name, err)
 			}
-			base := Candidate{Label: "none"}
+			base := Candidate{Label: "none", OverLimit: over}
 			summarize(&base, r, s.Level, search.Objective.Target)
 			if _, ok := grids[k]; !ok {
 				// The grid is set once, from the first round's baseline, so
@@ -262,7 +264,7 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 			failed := make([]error, len(cr.Candidates))
 			err = parallelContext(ctx, len(cr.Candidates)-1, workers, func(j int) error {
 				cand := &cr.Candidates[j+1]
-				res, err := run(k, cand.Policy(cl.Policy))
+				res, over, err := run(k, cand.Policy(cl.Policy))
 				if err != nil {
 					if ctx.Err() != nil {
 						return err
@@ -270,6 +272,7 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 					failed[j+1] = err
 					return nil
 				}
+				cand.OverLimit = over
 				summarize(cand, res, s.Level, search.Objective.Target)
 				return nil
 			}, progress(fmt.Sprintf("joint round %d, class %s", round, cl.Name), len(cr.Candidates)-1))

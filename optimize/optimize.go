@@ -74,6 +74,12 @@ type Candidate struct {
 	// insignificant). Such a candidate is never picked, nor judged "hedge",
 	// unless Rule.AllowFewerAnswers.
 	FewerAnswers bool `json:"fewer_answers"`
+	// OverLimit is true when the candidate's run offers a request-rate
+	// limit more requests per second than it admits in the long run
+	// (sim's Result.Overloads) while no hedging does not: a run shorter
+	// than the production traffic hides that overload behind the bucket's
+	// initial burst. Such a candidate is never picked.
+	OverLimit bool `json:"over_rate_limit"`
 	// AnsweredWithinShare is the share of requests answered within the
 	// objective's Target (objective answered; 0 without a target).
 	AnsweredWithinShare float64 `json:"answered_within_target_share"`
@@ -343,7 +349,7 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 			return fmt.Errorf("class %q: %w", c.Classes[0].Name, err)
 		}
 		r := &res.Classes[0]
-		base := Candidate{Label: "none"}
+		base := Candidate{Label: "none", OverLimit: len(res.Overloads(c)) > 0}
 		summarize(&base, r, s.Level, job.search.Objective.Target)
 		job.q10, job.q99 = gridSpan(r, c.Classes[0].Deadline)
 		rep.Classes[j].Candidates = []Candidate{base}
@@ -383,6 +389,7 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 			failed[i] = err
 			return nil
 		}
+		cand.OverLimit = len(res.Overloads(c)) > 0
 		summarize(cand, &res.Classes[0], s.Level, jobs[cj.class].search.Objective.Target)
 		return nil
 	}, progress("candidates", len(all)))
@@ -517,9 +524,12 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 		cr.CostBasis = CostUSD
 	}
 	z := distuv.UnitNormal.Quantile((1 + level) / 2)
+	baseOver := base.OverLimit
 	for i := range cs {
 		compare(&cs[i], base, cr.CostBasis)
 		cs[i].FewerAnswers = fewerAnswers(base, &cs[i], z)
+		// Only an overload hedging causes counts against a candidate.
+		cs[i].OverLimit = cs[i].OverLimit && !baseOver
 	}
 	cr.Objective.AllowFewerAnswers = rule.AllowFewerAnswers
 	p := cr.Objective.Percentile

@@ -96,6 +96,10 @@ func Check(ctx context.Context, cfg *sim.Config, rep *Report, requests int, leve
 		return nil, err
 	}
 	rc := &RolloutCheck{Requests: c.Requests, Report: sim.NewReport(c, hedged, base)}
+	var overloads []sim.Overload
+	if len(base.Overloads(c)) == 0 {
+		overloads = hedged.Overloads(c) // overloads the picks cause
+	}
 	for j := range rep.Classes {
 		cr := &rep.Classes[j]
 		for i := range c.Classes {
@@ -119,6 +123,12 @@ func Check(ctx context.Context, cfg *sim.Config, rep *Report, requests int, leve
 				}
 			}
 			rcl.Flag = checkFlags(cr, &hedged.Classes[i], &base.Classes[i], got, level)
+			for _, o := range overloads {
+				if reaches(c, &c.Classes[i], o) {
+					f := fmt.Sprintf("%s: its 429s grow with a longer run than this check's", o)
+					rcl.Flag = strings.TrimPrefix(rcl.Flag+"; "+f, "; ")
+				}
+			}
 			rcl.Flagged = rcl.Flag != ""
 			if o := cr.Objective; pick.Hedging && o.Goal != LowestCost && !math.IsInf(o.MaxAddedCostPct, 1) && got.AddedCostPct != nil &&
 				cr.CostBasis == CostUSD && *got.AddedCostPct > o.MaxAddedCostPct+0.5 {
@@ -159,4 +169,16 @@ func checkFlags(cr *ClassReport, h, b *sim.ClassResult, got *sim.ClassReport, le
 			fpct2(got.AnsweredShare), fpct2(lp), fpct2(hp)))
 	}
 	return strings.Join(flags, "; ")
+}
+
+// reaches reports whether class cl of cfg sends attempts to the model or
+// provider of overload o.
+func reaches(cfg *sim.Config, cl *sim.Class, o sim.Overload) bool {
+	for _, m := range append([]int{cl.Policy.Primary}, cl.Policy.Targets...) {
+		md := &cfg.Models[m]
+		if (o.Kind == "model" && md.Name == o.Name) || (o.Kind == "provider" && md.Provider == o.Name) {
+			return true
+		}
+	}
+	return false
 }

@@ -14,7 +14,7 @@ import (
 )
 
 // Limits of one fuzz input: no input of 1 MB or less may take longer or
-// allocate more (the bound for any command is 10 s and 512 MB; the
+// allocate more (the documented bound for any command is 10 s and 512 MB; the
 // loader and a short simulation must stay far inside it).
 const (
 	fuzzMaxTime  = time.Second

@@ -125,3 +125,25 @@ func TestFileTooLarge(t *testing.T) {
 		t.Fatalf("Parse: got %v, want the size limit", err)
 	}
 }
+
+// TestLongValuesQuotedBriefly: an error quoting a huge value quotes its
+// first 80 bytes, so a message stays readable; lists of short names are
+// kept whole.
+func TestLongValuesQuotedBriefly(t *testing.T) {
+	long := strings.Repeat("p", 100000)
+	_, err := Parse("l.toml", []byte("[arrivals]\nrate = 1\nprocess = \""+long+"\"\n"))
+	var se *Error
+	if !errors.As(err, &se) || len(se.Error()) > 200 || !strings.Contains(se.Msg, strings.Repeat("p", 80)+`…"; allowed: "poisson", "constant", "replay"`) {
+		t.Errorf("got %.300v", err)
+	}
+	for in, want := range map[string]string{
+		`unknown "` + strings.Repeat("é", 50) + `" x`: `unknown "` + strings.Repeat("é", 40) + `…" x`,
+		`b "` + strings.Repeat(`\u00e9`, 20) + `"`:    `b "` + strings.Repeat(`\u00e9`, 14) + `…"`,
+		`a "` + strings.Repeat(`\"`, 50) + `"`:        `a "` + strings.Repeat(`\"`, 40) + `…"`,
+		`short "ok" and "` + long[:81] + `"`:          `short "ok" and "` + long[:80] + `…"`,
+	} {
+		if got := clipQuoted(in); got != want {
+			t.Errorf("clipQuoted(%.60q…) = %.120q, want %.120q", in, got, want)
+		}
+	}
+}

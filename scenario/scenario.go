@@ -201,7 +201,7 @@ func syntaxError(filename string, data []byte, err error) *Error {
 	if !errors.As(err, &pe) {
 		return &Error{File: filename, Msg: err.Error()}
 	}
-	e := &Error{File: filename, Line: pe.Position.Line, Key: pe.LastKey, Msg: pe.Message}
+	e := &Error{File: filename, Line: pe.Position.Line, Key: pe.LastKey, Msg: clipQuoted(pe.Message)}
 	duplicate := strings.HasSuffix(pe.Message, "has already been defined.")
 	notTable := strings.HasSuffix(pe.Message, "was already created as a hash.")
 	if duplicate || notTable {

@@ -210,6 +210,7 @@ func (e *engine) dispatch(slot int32, r *request, k int) {
 	a := &r.att[k]
 	pv := &e.provs[a.prov]
 	pv.stats.Sent++
+	e.modelSent[a.model]++
 	if to := e.cfg.Classes[r.class].Policy.AttemptTimeout; to > 0 {
 		e.schedule(e.now+to, evAttemptTimeout, slot, r.gen, uint8(k))
 	}

@@ -127,6 +127,7 @@ func (e *engine) laneSend(r *request) {
 		a := &r.att[k]
 		pv := &e.provs[a.prov]
 		pv.stats.Sent++
+		e.modelSent[a.model]++
 		pv.stats.started++ // served at once: no queue wait to add
 		at := a.end
 		if a.kind != outError && p.Winner == FirstToken {

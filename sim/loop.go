@@ -9,17 +9,18 @@ import (
 // engine is one simulation run: the event loop (this file), the life of
 // each attempt (attempt.go) and of each request (request.go).
 type engine struct {
-	cfg     *Config
-	stop    *stopper // cancellation, checked between arrivals (context.go)
-	rng     streams
-	q       eventQueue
-	seq     uint64
-	now     time.Duration
-	slots   []request
-	free    []int32
-	next    int64         // index of the next request to arrive
-	lastArr time.Duration // arrival time of request next-1
-	shares  []float64     // cumulative class shares
+	cfg       *Config
+	modelSent []int64  // attempts sent to each model, for Result.Models
+	stop      *stopper // cancellation, checked between arrivals (context.go)
+	rng       streams
+	q         eventQueue
+	seq       uint64
+	now       time.Duration
+	slots     []request
+	free      []int32
+	next      int64         // index of the next request to arrive
+	lastArr   time.Duration // arrival time of request next-1
+	shares    []float64     // cumulative class shares
 	// inputs and outputs sample each class's token counts; models each
 	// model's latency distributions.
 	inputs, outputs []sampler
@@ -67,6 +68,7 @@ func newEngine(cfg *Config) *engine {
 		}
 	}
 	e.provs, e.modelProv = cfg.providers()
+	e.modelSent = make([]int64, len(cfg.Models))
 	e.gates = make([][]gate, len(cfg.Models))
 	for i := range cfg.Models {
 		e.gates[i] = newGates(&cfg.Models[i], &e.provs[e.modelProv[i]])

@@ -119,3 +119,30 @@ func TestFallbackNeverSentWarns(t *testing.T) {
 		t.Errorf("a working fallback warns %q", c.Warnings)
 	}
 }
+
+// TestOverloadHiddenByBurst: 100 requests at 2/s into a model limited to
+// 60 a minute with a 60 s burst: the full bucket admits all of them (no
+// 429 in this 50 s run), yet the offered 2/s is twice what the limit
+// admits in the long run; Overloads says so and the report warns.
+func TestOverloadHiddenByBurst(t *testing.T) {
+	cfg := twoModels(sim.Fatal)
+	cfg.Arrivals.Rate = 2
+	cfg.Models[0].ErrorRate = 0
+	cfg.Models[0].RateLimit = sim.RateLimit{RequestsPerMinute: 60, Burst: time.Minute}
+	res := mustRun(t, cfg)
+	if res.Classes[0].Attempts.RateLimited != 0 {
+		t.Fatalf("%d 429s: the burst should admit every request", res.Classes[0].Attempts.RateLimited)
+	}
+	o := res.Overloads(cfg)
+	if len(o) != 1 || o[0].Name != "a" || math.Abs(o[0].Offered-2) > 0.05 || o[0].Limit != 1 {
+		t.Fatalf("overloads %+v: want model a offered ≈ 2/s against 1/s", o)
+	}
+	r := report(t, cfg)
+	if len(r.Warnings) == 0 || !strings.Contains(r.Warnings[0], "model a is offered") {
+		t.Errorf("warnings %q", r.Warnings)
+	}
+	cfg.Arrivals.Rate = 0.5
+	if o := mustRun(t, cfg).Overloads(cfg); len(o) != 0 {
+		t.Errorf("0.5/s into 1/s: overloads %+v", o)
+	}
+}

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"fmt"
 	"math"
 	"slices"
 
@@ -14,6 +15,65 @@ type Result struct {
 	Classes   []ClassResult
 	Overall   ClassResult
 	Providers []ProviderResult
+	// Models counts the attempts sent to each model, in Config order.
+	Models []ModelLoad
+	// Seconds is the simulated time the run spans, from 0 to the last
+	// request or attempt end.
+	Seconds float64
+}
+
+// ModelLoad is the load a run offered to one model.
+type ModelLoad struct {
+	Name string
+	// Sent is the number of attempts sent to the model, 429s included.
+	Sent int64
+}
+
+// Overloads names the request-rate limits of cfg (per model and per
+// provider) that the run r of cfg offered more attempts per second than
+// they admit in the long run: Sent ÷ Seconds above requests_per_minute ÷
+// 60. A bucket starts full, so a short run can hide such an overload: the
+// excess is answered with 429s only once the burst is spent, after about
+// burst ÷ (offered − limit) seconds. Token limits are not checked.
+func (r *Result) Overloads(cfg *Config) []Overload {
+	if !(r.Seconds > 0) {
+		return nil
+	}
+	var out []Overload
+	check := func(kind, name string, rl RateLimit, sent int64) {
+		if rl.RequestsPerMinute <= 0 {
+			return
+		}
+		offered, limit := float64(sent)/r.Seconds, rl.RequestsPerMinute/60
+		if offered > limit {
+			out = append(out, Overload{Kind: kind, Name: name, Offered: offered, Limit: limit})
+		}
+	}
+	for m := range cfg.Models {
+		if m < len(r.Models) {
+			check("model", cfg.Models[m].Name, cfg.Models[m].RateLimit, r.Models[m].Sent)
+		}
+	}
+	for _, p := range cfg.Providers {
+		for j := range r.Providers {
+			if r.Providers[j].Name == p.Name {
+				check("provider", p.Name, p.RateLimit, r.Providers[j].Sent)
+			}
+		}
+	}
+	return out
+}
+
+// Overload is a request-rate limit offered more than it admits (see
+// Result.Overloads); rates in requests per second.
+type Overload struct {
+	Kind, Name     string // "model" or "provider", and its name
+	Offered, Limit float64
+}
+
+// String says it in words.
+func (o Overload) String() string {
+	return fmt.Sprintf("%s %s is offered %.3g requests/s against its limit of %.3g/s", o.Kind, o.Name, o.Offered, o.Limit)
 }
 
 // ProviderResult is what one provider (failure domain) saw. Completed,
@@ -198,6 +258,10 @@ func (e *engine) result() *Result {
 		}
 		res.Providers = append(res.Providers, pr)
 	}
+	for m := range e.cfg.Models {
+		res.Models = append(res.Models, ModelLoad{Name: e.cfg.Models[m].Name, Sent: e.modelSent[m]})
+	}
+	res.Seconds = e.lastEvent.Seconds()
 	return res
 }
 

@@ -293,13 +293,16 @@ func syncDir(dir string) {
 	}
 }
 
+// exchangeDirs is exchange; tests replace it to take the fallback path.
+var exchangeDirs = exchange
+
 // swapDir puts the directory tmp at dest, leaving dest's previous
 // directory, if any, at tmp.
 func swapDir(tmp, dest string) error {
 	if _, err := os.Lstat(dest); errors.Is(err, fs.ErrNotExist) {
 		return os.Rename(tmp, dest)
 	}
-	if err := exchange(tmp, dest); err == nil {
+	if err := exchangeDirs(tmp, dest); err == nil {
 		return nil
 	} else if !errors.Is(err, errors.ErrUnsupported) {
 		return err
@@ -334,14 +337,14 @@ func removeReport(dir string, names []string) {
 func removeStale(dest string) {
 	matches, _ := filepath.Glob(filepath.Join(filepath.Dir(dest), globEscape(tempPrefix(dest))+"*"))
 	for _, tmp := range matches {
-		if _, err := os.Lstat(dest); errors.Is(err, fs.ErrNotExist) && strings.HasSuffix(tmp, ".old") {
-			os.Rename(tmp, dest)
-			continue
-		}
 		rest := strings.TrimPrefix(filepath.Base(tmp), tempPrefix(dest))
 		pidText, _, ok := strings.Cut(rest, "-")
 		pid, err := strconv.Atoi(pidText)
 		if !ok || err != nil || pid == os.Getpid() || processAlive(pid) {
+			continue
+		}
+		if _, err := os.Lstat(dest); errors.Is(err, fs.ErrNotExist) && strings.HasSuffix(tmp, ".old") {
+			os.Rename(tmp, dest)
 			continue
 		}
 		if files, err := ownFiles(tmp); err == nil {

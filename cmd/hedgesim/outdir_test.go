@@ -4,10 +4,12 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"maps"
 	"os"
 	"path/filepath"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -182,5 +184,63 @@ func TestOutWriteScenarioInside(t *testing.T) {
 	code, _, errOut := hedgesim(t, "optimize", "--requests", "500", "--out", dir, "--write-scenario", filepath.Join(dir, "s.toml"), "guard-check")
 	if code != exitUsage || !strings.Contains(errOut, "--write-scenario") || !strings.Contains(errOut, "is inside --out") {
 		t.Errorf("exit %d, %q; want 2: inside --out", code, errOut)
+	}
+}
+
+// TestOutEmptyDir: an existing empty directory becomes the report
+// directory, keeping its permissions; nothing is left beside it.
+func TestOutEmptyDir(t *testing.T) {
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "r")
+	if err := os.Mkdir(dir, 0o750); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := hedgesim(t, "run", "--requests", "100", "--out", dir, "guard-check"); code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	st, err := os.Stat(dir)
+	if err != nil || st.Mode().Perm() != 0o750 {
+		t.Errorf("mode %v, %v; want 0750", st.Mode(), err)
+	}
+	if got := dirNames(t, dir); !slices.Equal(got, []string{manifestName, "report.json", "report.txt"}) {
+		t.Errorf("report: %v", got)
+	}
+	if got := dirNames(t, parent); !slices.Equal(got, []string{"r"}) {
+		t.Errorf("beside the report: %v", got)
+	}
+}
+
+// TestOutTwoRenames: where the directories cannot be exchanged atomically,
+// two renames replace the report just as well; a previous report left
+// aside by a run killed between them is put back by the next run.
+func TestOutTwoRenames(t *testing.T) {
+	exchangeDirs = func(a, b string) error { return errors.ErrUnsupported }
+	t.Cleanup(func() { exchangeDirs = exchange })
+	parent := t.TempDir()
+	dir := filepath.Join(parent, "r")
+	for _, seed := range []string{"1", "2"} {
+		if code, _, errOut := hedgesim(t, "run", "--requests", "100", "--seed", seed, "--out", dir, "guard-check"); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		var rep struct{ Seed int }
+		json.Unmarshal([]byte(readDir(t, dir)["report.json"]), &rep)
+		if strconv.Itoa(rep.Seed) != seed {
+			t.Errorf("report of seed %d, want %s", rep.Seed, seed)
+		}
+		if got := dirNames(t, parent); !slices.Equal(got, []string{"r"}) {
+			t.Errorf("beside the report: %v", got)
+		}
+	}
+	// Killed between the renames: DIR is gone, the old report aside.
+	aside := filepath.Join(parent, ".r.hedgesim-2147483646-1.old")
+	if err := os.Rename(dir, aside); err != nil {
+		t.Fatal(err)
+	}
+	old := readDir(t, aside)
+	if err := prepareOutDir("out", dir); err != nil {
+		t.Fatal(err)
+	}
+	if got := readDir(t, dir); !maps.Equal(got, old) {
+		t.Errorf("the old report was not put back: %v", slices.Sorted(maps.Keys(got)))
 	}
 }
