@@ -146,7 +146,9 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 	}
 	e.count(r.class, &pv.stats, how)
 	in, out, billed := e.charge(r, a, at, how, won)
-	e.emit(r, k, at, how.attemptName(), won, in, out, billed)
+	if e.trace != nil {
+		e.emit(r, k, at, how.attemptName(), won, in, out, billed)
+	}
 	if r.ended && r.live == 0 {
 		e.retire(slot, r)
 	}
