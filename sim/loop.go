@@ -35,7 +35,6 @@ type engine struct {
 	noLane     bool   // run independent requests by runDirect even when the lane could
 	arrival    event  // the next arrival, when arrivalDue
 	arrivalDue bool   // whether arrival is pending (global runs)
-	due        fifo   // events scheduled for the instant they were scheduled at (global runs)
 	deadlines  []fifo // per class, deadlines in time order
 	timed      []int  // the classes with a deadline: those whose FIFO pop reads
 	rec        AttemptRecord
@@ -113,23 +112,15 @@ func (e *engine) schedule(at time.Duration, kind eventKind, slot int32, gen uint
 	case evDeadline:
 		e.deadlines[e.slots[slot].class].push(ev)
 	default:
-		if at == e.now && !e.isolated {
-			// Due at once: later in (time, sequence) than everything
-			// queued so far, so it joins the FIFO of events due now.
-			e.due.push(ev)
-			return
-		}
 		e.q.push(ev)
 	}
 }
 
 // pop removes and returns the next event in (time, sequence) order, or false
-// when nothing is left. Events live in four places, all ordered: the heap
-// (responses and timers), the single pending arrival, one FIFO of
+// when nothing is left. Events live in three places, all ordered: the heap
+// (responses and timers), the single pending arrival, and one FIFO of
 // deadlines per class — a class's deadlines fall due in arrival order, so
-// they need no heap — and the FIFO of events scheduled for the current
-// instant (mostly provider slots released as attempts respond), which come
-// after everything scheduled before them and so need no heap either.
+// they need no heap.
 // Requests that cannot affect each other are run by runDirect instead.
 func (e *engine) pop() (event, bool) {
 	var best *event
@@ -144,9 +135,6 @@ func (e *engine) pop() (event, bool) {
 	}
 	if e.arrivalDue && (best == nil || e.arrival.before(best)) {
 		best, src = &e.arrival, -3
-	}
-	if h := e.due.head(); h != nil && (best == nil || h.before(best)) {
-		return e.due.pop(), true
 	}
 	switch {
 	case src == -2:
