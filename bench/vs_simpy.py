@@ -3,7 +3,7 @@
 
 Usage: python3 bench/vs_simpy.py [N] [REPEATS]     (defaults: 200000 requests, 3)
 
-Builds cmd/hedgesim, then times, on the same machine in one run:
+Builds cmd/hedgesim (or uses the binary named by $HEDGESIM), then times, on the same machine in one run:
   - `hedgesim run --json --requests N guard-check`: the whole process (start-up,
     the hedged run, its no-hedging baseline, the report), best wall time of
     REPEATS runs;
@@ -40,8 +40,9 @@ def main():
     n = int(float(sys.argv[1])) if len(sys.argv) > 1 else 200_000
     repeats = int(sys.argv[2]) if len(sys.argv) > 2 else 3
     with tempfile.TemporaryDirectory() as tmp:
-        exe = os.path.join(tmp, "hedgesim")
-        subprocess.run(["go", "build", "-o", exe, "./cmd/hedgesim"], cwd=ROOT, check=True)
+        exe = os.environ.get("HEDGESIM") or os.path.join(tmp, "hedgesim")
+        if not os.environ.get("HEDGESIM"):
+            subprocess.run(["go", "build", "-o", exe, "./cmd/hedgesim"], cwd=ROOT, check=True)
         best_h, rep = math.inf, None
         for _ in range(repeats):
             t0 = time.perf_counter()
