@@ -199,6 +199,8 @@
 //	--confidence L         level of the intervals (default 0.95)
 //	--classes LIST         optimise only these classes
 //	--workers N            parallel simulations (default: CPUs)
+//	--max-memory SIZE      refuse a sweep estimated to need more (default:
+//	                       the memory available)
 //	--all                  list every candidate, not only the frontier
 //	--json                 print the JSON report instead of tables
 //	--out DIR              write the files below to DIR

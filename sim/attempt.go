@@ -348,12 +348,12 @@ func (e *engine) draw(r *request, m, k int) {
 			a.workFirst = seconds(dist.FromNormal(md.TTFT, z))
 			a.workDecode = seconds(r.out / dist.FromNormal(md.TokensPerSecond, -z))
 		}
-	} else if md.Latency != nil {
-		a.workFirst = seconds(md.Latency.Rand(src))
+	} else if ms := &e.models[m]; md.Latency != nil {
+		a.workFirst = seconds(ms.latency.rand(src))
 	} else {
 		a.streamed = true
-		a.workFirst = seconds(md.TTFT.Rand(src))
-		a.workDecode = seconds(r.out / md.TokensPerSecond.Rand(src))
+		a.workFirst = seconds(ms.ttft.rand(src))
+		a.workDecode = seconds(r.out / ms.speed.rand(src))
 	}
 	switch {
 	case u4xx < md.Failures.ClientError.Rate:
@@ -361,7 +361,7 @@ func (e *engine) draw(r *request, m, k int) {
 	case uErr < md.ErrorRate:
 		a.kind = outError
 		if md.ErrorLatency != nil {
-			a.workErr = seconds(md.ErrorLatency.Rand(src))
+			a.workErr = seconds(e.models[m].errLatency.rand(src))
 		}
 	case uInv < md.InvalidRate:
 		if md.Failures.any() {

@@ -2,7 +2,6 @@ package sim_test
 
 import (
 	"math"
-	"strconv"
 	"testing"
 	"time"
 
@@ -12,32 +11,57 @@ import (
 	"github.com/hedgesim/hedgesim/sim"
 )
 
-// BenchmarkGuardCheck simulates field report 1 (bimodal latency, copies at
-// 1 s and 2 s, 3 s deadline, Poisson arrivals at 50/s). It reports simulated
-// requests per second of wall time and allocations per request; run with
-// -benchmem and compare runs with benchstat.
+// BenchmarkGuardCheck simulates the shipped scenarios/guard-check.toml
+// exactly as written (field report 1: bimodal latency, copies at 1 s and
+// 2 s, 3 s deadline, Poisson arrivals at 20/s, seed 1, 10⁵ requests): the
+// hedged run, and its no-hedging baseline. It reports simulated requests
+// per second of wall time; run with -benchmem and compare runs with
+// benchstat.
 func BenchmarkGuardCheck(b *testing.B) {
-	for _, n := range []int{10_000, 100_000} {
-		b.Run(fmtInt(n), func(b *testing.B) {
-			cfg := oneModel(n, bimodal(b), 2, time.Second)
-			cfg.Classes[0].Deadline = 3 * time.Second
+	s, err := scenario.LoadFS(scenarios.FS, "guard-check.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, run := range []struct {
+		name string
+		cfg  *sim.Config
+	}{{"hedged", &s.Config}, {"no-hedging", sim.WithoutHedging(&s.Config)}} {
+		b.Run(run.name, func(b *testing.B) {
 			b.ReportAllocs()
 			for b.Loop() {
-				if _, err := sim.Run(cfg); err != nil {
+				if _, err := sim.Run(run.cfg); err != nil {
 					b.Fatal(err)
 				}
 			}
 			perOp := b.Elapsed().Seconds() / float64(b.N)
-			b.ReportMetric(float64(n)/perOp, "req/s")
+			b.ReportMetric(float64(run.cfg.Requests)/perOp, "req/s")
 		})
 	}
 }
 
-func fmtInt(n int) string {
-	if n%1000 == 0 {
-		return strconv.Itoa(n/1000) + "k"
+// BenchmarkShippedDES runs shipped scenarios whose requests share a
+// provider queue or rate limit, so every event goes through the full
+// event loop: loaded-provider (a FIFO queue near saturation) and
+// rate-limited-slowdown (a token bucket and degraded periods), hedged runs
+// of 10⁵ requests each.
+func BenchmarkShippedDES(b *testing.B) {
+	for _, name := range []string{"loaded-provider", "rate-limited-slowdown"} {
+		s, err := scenario.LoadFS(scenarios.FS, name+".toml")
+		if err != nil {
+			b.Fatal(err)
+		}
+		cfg := s.Config
+		cfg.Requests = 100_000
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := sim.Run(&cfg); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(cfg.Requests)/(b.Elapsed().Seconds()/float64(b.N)), "req/s")
+		})
 	}
-	return strconv.Itoa(n)
 }
 
 // BenchmarkProviders simulates a scenario that exercises every provider

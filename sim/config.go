@@ -113,7 +113,8 @@ type Degraded struct {
 }
 
 // MaxRequests bounds Config.Requests: a run holds every request's latency,
-// about 50 bytes per request with its baseline (2.5 GB at the bound).
+// about 24 bytes per request at its peak, 48 with its baseline run at the
+// same time (2.4 GB at the bound; see EstimateMemory).
 const MaxRequests = 50_000_000
 
 // MaxSpan bounds the simulated time a run's arrivals may cover: requests ÷

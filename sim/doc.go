@@ -20,14 +20,21 @@
 // slot freeing, the cancel of a queued loser landing — are kept in a 4-ary
 // min-heap ordered by (time, insertion sequence), plus one FIFO of
 // deadlines per class (they fall due in arrival order) and the single
-// pending arrival (loop.go). Events of a request that has ended are dropped
-// when popped (a generation counter per request slot), except the cancels
-// of its attempts still queued; the slot is reused once all its attempts
-// have left. When no
-// request can affect another — no queue, rate limit, budget or adaptive
-// delay — requests run one at a time with the same code, and the heap stays
-// a few events deep; a test checks that this gives exactly the result of one
-// global order.
+// pending arrival (loop.go). Events of a request that has
+// ended are dropped when popped (a generation counter per request slot),
+// except the cancels of its attempts still queued; the slot is reused once
+// all its attempts have left.
+//
+// When no request can affect another — no queue, rate limit, budget or
+// adaptive delay — requests run one at a time, with no heap: their few
+// pending events wait in fixed slots (direct.go). When, besides, no
+// provider has slow periods and no policy a per-attempt timeout, and there
+// is neither a copula nor a trace, the lane (lane.go) computes each
+// attempt's response time from its draws as it is sent and decides the
+// request by comparing those times with its deadline and hedge timer, with
+// no event at all. Tests check that both give exactly the result — the
+// same JSON report, byte for byte — of one global event order, on every
+// shipped scenario they apply to and on random policies built for ties.
 //
 // # What shapes an attempt
 //

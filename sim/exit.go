@@ -22,15 +22,7 @@ func (e *engine) respond(slot int32, r *request, k int) {
 		x.add(e.now, e.now-a.start)
 	}
 
-	win := false
-	switch p.Winner {
-	case FirstValid:
-		win = a.kind == outOK
-	case FirstToken:
-		win = answered
-	case FirstResponse:
-		win = true
-	}
+	win := p.wins(a.kind)
 	at := e.now
 	if p.Winner == FirstToken && answered {
 		at = a.end // the answer streams on to its end
@@ -43,6 +35,19 @@ func (e *engine) respond(slot int32, r *request, k int) {
 		return
 	}
 	e.fail(slot, r, a.kind, status, retryAfter)
+}
+
+// wins reports whether a response of the given kind ends the request
+// under the policy's winner rule: a valid answer (FirstValid), any answer,
+// valid or not (FirstToken), or anything (FirstResponse).
+func (p *Policy) wins(kind outcome) bool {
+	switch p.Winner {
+	case FirstToken:
+		return kind == outOK || kind == outInvalid
+	case FirstResponse:
+		return true
+	}
+	return kind == outOK
 }
 
 // attemptTimeout abandons attempt k of r if it is still in flight: its
@@ -146,7 +151,9 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 	}
 	e.count(r.class, &pv.stats, how)
 	in, out, billed := e.charge(r, a, at, how, won)
-	e.emit(r, k, at, how.attemptName(), won, in, out, billed)
+	if e.trace != nil {
+		e.emit(r, k, at, how.attemptName(), won, in, out, billed)
+	}
 	if r.ended && r.live == 0 {
 		e.retire(slot, r)
 	}

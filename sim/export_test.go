@@ -2,3 +2,26 @@ package sim
 
 // Every run of this package's tests checks its accounting when it ends.
 func init() { auditRuns = true }
+
+// RunEventLoop runs cfg through the event loop in one global time order,
+// never taking the direct path: the reference the direct path is checked
+// against.
+func RunEventLoop(cfg *Config) *Result {
+	e := newEngine(cfg)
+	e.isolated = false
+	e.run()
+	return e.result()
+}
+
+// Independent reports whether cfg's requests cannot affect each other, so
+// that Run takes the direct path.
+func Independent(cfg *Config) bool { return cfg.independent() }
+
+// RunDirect runs cfg, whose requests must be independent, one request at a
+// time through the event handlers (runDirect), never on the lane.
+func RunDirect(cfg *Config) *Result {
+	e := newEngine(cfg)
+	e.noLane = true
+	e.run()
+	return e.result()
+}

@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"math/rand/v2"
-	"sort"
 	"time"
 )
 
@@ -22,29 +21,33 @@ type engine struct {
 	next      int64         // index of the next request to arrive
 	lastArr   time.Duration // arrival time of request next-1
 	shares    []float64     // cumulative class shares
-	stats     []classStats
-	trace     func(*AttemptRecord) // optional, see RunTrace
+	// inputs and outputs sample each class's token counts; models each
+	// model's latency distributions.
+	inputs, outputs []sampler
+	models          []modelSamplers
+	stats           []classStats
+	trace           func(*AttemptRecord) // optional, see RunTrace
 
-	isolated   bool  // requests do not interact: run them one at a time
-	arrival    event // the next arrival, when arrivalDue
-	arrivalDue bool  // whether arrival is pending (global runs)
-	// deadline is the current request's deadline when isolated and
-	// deadlineDue.
-	deadline    event
-	deadlineDue bool
-	deadlines   []fifo // per class, deadlines in time order
-	timed       []int  // the classes with a deadline: those whose FIFO pop reads
-	rec         AttemptRecord
-	provs       []provider
-	copula      [][][]float64 // per class, the copula factor; nil when independent
-	modelProv   []int         // provider index of each model
-	gates       [][]gate      // per model: its rate limit, then its provider's
-	lastEvent   time.Duration // when the last request or attempt ended: the run's length
-	classes     []classState  // per class: budgets and adaptive delay
-	clients     []client      // closed-loop clients (closed.go)
-	loops       []loopStats   // per class and overall, when there are clients
-	breakers    []*breaker    // per model, its circuit breaker or nil; nil when none has one
-	slotClient  []int32       // per request slot, the closed-loop client that sent it, or −1
+	isolated   bool   // requests do not interact: run them one at a time (runDirect)
+	fl         flight // the pending events of the current request, when isolated
+	ln         lane   // the same on the lane (runLane)
+	stranded   int    // lane requests left with nothing pending, unended (a bug)
+	noLane     bool   // run independent requests by runDirect even when the lane could
+	arrival    event  // the next arrival, when arrivalDue
+	arrivalDue bool   // whether arrival is pending (global runs)
+	deadlines  []fifo // per class, deadlines in time order
+	timed      []int  // the classes with a deadline: those whose FIFO pop reads
+	rec        AttemptRecord
+	provs      []provider
+	copula     [][][]float64 // per class, the copula factor; nil when independent
+	modelProv  []int         // provider index of each model
+	gates      [][]gate      // per model: its rate limit, then its provider's
+	lastEvent  time.Duration // when the last request or attempt ended: the run's length
+	classes    []classState  // per class: budgets and adaptive delay
+	clients    []client      // closed-loop clients (closed.go)
+	loops      []loopStats   // per class and overall, when there are clients
+	breakers   []*breaker    // per model, its circuit breaker or nil; nil when none has one
+	slotClient []int32       // per request slot, the closed-loop client that sent it, or −1
 	// queueAllTimers turns off the skipping of timers that cannot fire
 	// (endsBy), for the test that checks it changes nothing.
 	queueAllTimers bool
@@ -91,6 +94,13 @@ func newEngine(cfg *Config) *engine {
 			e.breakers[i] = &breaker{cfg: b}
 		}
 	}
+	for _, c := range cfg.Classes {
+		e.inputs = append(e.inputs, newSampler(c.InputTokens))
+		e.outputs = append(e.outputs, newSampler(c.OutputTokens))
+	}
+	for i := range cfg.Models {
+		e.models = append(e.models, newModelSamplers(&cfg.Models[i]))
+	}
 	e.stats = make([]classStats, len(cfg.Classes))
 	e.classes = make([]classState, len(cfg.Classes))
 	for i := range cfg.Classes {
@@ -98,7 +108,9 @@ func newEngine(cfg *Config) *engine {
 	}
 	for i, c := range cfg.Classes {
 		e.stats[i].billed = make([]bill, 2*len(cfg.Models))
-		e.stats[i].latencies = getDurations(int(float64(cfg.Requests)*c.Share*1.05) + 16)
+		n := int(float64(cfg.Requests)*c.Share*1.05) + 16
+		e.stats[i].latencies = getDurations(n)
+		e.stats[i].missEnds = getDurations(n/16 + 16)
 	}
 	return e
 }
@@ -106,15 +118,14 @@ func newEngine(cfg *Config) *engine {
 func (e *engine) schedule(at time.Duration, kind eventKind, slot int32, gen uint32, k uint8) {
 	e.seq++
 	ev := event{at: at, seq: e.seq, slot: slot, gen: gen, kind: kind, k: k}
+	if e.isolated && e.fl.hold(ev) {
+		return
+	}
 	switch kind {
 	case evArrival:
 		e.arrival, e.arrivalDue = ev, true
 	case evDeadline:
-		if e.isolated {
-			e.deadline, e.deadlineDue = ev, true // the current request's only deadline
-		} else {
-			e.deadlines[e.slots[slot].class].push(ev)
-		}
+		e.deadlines[e.slots[slot].class].push(ev)
 	default:
 		e.q.push(ev)
 	}
@@ -125,7 +136,7 @@ func (e *engine) schedule(at time.Duration, kind eventKind, slot int32, gen uint
 // (responses and timers), the single pending arrival, and one FIFO of
 // deadlines per class — a class's deadlines fall due in arrival order, so
 // they need no heap.
-// Requests that cannot affect each other are run by runIsolated instead.
+// Requests that cannot affect each other are run by runDirect instead.
 func (e *engine) pop() (event, bool) {
 	var best *event
 	src := -2 // -2 none, -1 heap, -3 arrival, ≥ 0 deadline FIFO of that class
@@ -155,9 +166,12 @@ func (e *engine) pop() (event, bool) {
 // run processes events until every request has ended and every attempt
 // has left the system.
 func (e *engine) run() {
-	if e.isolated {
-		e.runIsolated()
-	} else {
+	switch {
+	case e.laneOK():
+		e.runLane()
+	case e.isolated:
+		e.runDirect()
+	default:
 		if e.clients == nil || e.cfg.hasOpen() {
 			e.scheduleArrival()
 		}
@@ -174,35 +188,6 @@ func (e *engine) run() {
 	if auditRuns {
 		if err := e.audit(); err != nil {
 			panic("sim: " + err.Error())
-		}
-	}
-}
-
-// runIsolated runs requests that cannot affect each other one at a time:
-// each arrives, then its events are processed until it has ended, and only
-// then does the next arrive. Each request sees exactly the events it would
-// see in global time order, and the heap stays a few events deep; its
-// deadline waits in e.deadline rather than in the heap.
-func (e *engine) runIsolated() {
-	for e.more() {
-		e.now = e.arrivalTime()
-		e.arrive()
-		for {
-			var ev event
-			switch {
-			case e.deadlineDue && (len(e.q) == 0 || e.deadline.before(&e.q[0])):
-				e.deadlineDue = false
-				ev = e.deadline
-			case len(e.q) > 0:
-				ev = e.q.pop()
-			default:
-				ev.kind = evArrival // nothing left: on to the next request
-			}
-			if ev.kind == evArrival {
-				break
-			}
-			e.now = ev.at
-			e.handle(ev)
 		}
 	}
 }
@@ -300,28 +285,9 @@ func (e *engine) arriveFrom(cl int32) {
 		e.setClient(slot, cl)
 	}
 
-	src := e.rng.at(id, requestStream)
-	u := uniform(src)
-	// The first class whose cumulative share exceeds u (the last one when
-	// rounding leaves u above them all).
-	c := sort.Search(len(e.shares)-1, func(i int) bool { return u < e.shares[i] })
-	tr := e.cfg.Arrivals.Trace
-	if tr != nil && tr.Class != nil {
-		c = tr.Class[id]
-	}
-	if e.clients != nil {
-		c = e.closedClass(cl, u)
-	}
-	r.class = int32(c)
+	e.drawRequest(r, cl)
+	c := r.class
 	cls := &e.cfg.Classes[c]
-	r.in = tokens(cls.InputTokens.Rand(src))
-	r.out = tokens(cls.OutputTokens.Rand(src))
-	if tr != nil && tr.Input != nil {
-		r.in = tokens(tr.Input[id])
-	}
-	if tr != nil && tr.Output != nil {
-		r.out = tokens(tr.Output[id])
-	}
 	e.stats[c].requests++
 	e.classes[c].inflightReqs++
 	if id%1024 == 0 {
@@ -338,6 +304,41 @@ func (e *engine) arriveFrom(cl int32) {
 	e.send(slot, r)
 	if !e.isolated && cl < 0 {
 		e.scheduleArrival()
+	}
+}
+
+// drawRequest draws the class and token counts of request r.id from its
+// request stream, or takes them from the replayed trace.
+func (e *engine) drawRequest(r *request, cl int32) {
+	id := r.id
+	src := e.rng.at(id, requestStream)
+	u := src.float64()
+	// The first class whose cumulative share exceeds u (the last one when
+	// rounding leaves u above them all), by binary search.
+	c, hi := 0, len(e.shares)-1
+	for c < hi {
+		mid := int(uint(c+hi) >> 1)
+		if u < e.shares[mid] {
+			hi = mid
+		} else {
+			c = mid + 1
+		}
+	}
+	tr := e.cfg.Arrivals.Trace
+	if tr != nil && tr.Class != nil {
+		c = tr.Class[id]
+	}
+	if e.clients != nil {
+		c = e.closedClass(cl, u)
+	}
+	r.class = int32(c)
+	r.in = tokens(e.inputs[c].rand(src))
+	r.out = tokens(e.outputs[c].rand(src))
+	if tr != nil && tr.Input != nil {
+		r.in = tokens(tr.Input[id])
+	}
+	if tr != nil && tr.Output != nil {
+		r.out = tokens(tr.Output[id])
 	}
 }
 
@@ -363,6 +364,9 @@ func (e *engine) audit() error {
 		if p.busy != 0 || p.waiting != 0 {
 			return fmt.Errorf("provider %q: %d slots still in use and %d attempts still waiting after the run", p.name, p.busy, p.waiting)
 		}
+	}
+	if e.stranded > 0 {
+		return fmt.Errorf("%d requests left with nothing pending before they ended", e.stranded)
 	}
 	if len(e.free) != len(e.slots) {
 		return fmt.Errorf("%d of %d request slots still held after the run", len(e.slots)-len(e.free), len(e.slots))

@@ -25,7 +25,7 @@ func TestSortedSeconds(t *testing.T) {
 		}
 		want := slices.Clone(d)
 		slices.Sort(want)
-		got := sortedSeconds(d)
+		got := sortedSeconds(d, 0)
 		if len(got) != n {
 			t.Fatalf("n=%d: %d values back", n, len(got))
 		}
@@ -47,7 +47,7 @@ func BenchmarkSortLatencies(b *testing.B) {
 	b.Run("radix", func(b *testing.B) {
 		for b.Loop() {
 			copy(y, x)
-			sortedSeconds(y)
+			sortedSeconds(y, 0)
 		}
 	})
 	b.Run("pdqsort", func(b *testing.B) {

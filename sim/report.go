@@ -154,8 +154,19 @@ func SummarizeEnd(c *ClassResult) EndLatency {
 	if len(x) == 0 {
 		return EndLatency{}
 	}
-	q := func(p float64) float64 { return stat.Quantile(p, stat.Empirical, x, nil) }
-	return EndLatency{Mean: stat.Mean(x, nil), P50: q(0.5), P95: q(0.95), P99: q(0.99)}
+	return EndLatency{Mean: stat.Mean(x, nil), P50: nearestRank(x, 0.5), P95: nearestRank(x, 0.95), P99: nearestRank(x, 0.99)}
+}
+
+// endQuantile is SummarizeEnd(c)'s p-quantile without merging: the element
+// of rank ⌈p·n⌉ of the answered latencies and the misses' end times together.
+func endQuantile(c *ClassResult, p float64) float64 {
+	ans := c.Latencies[:len(c.Latencies)-len(c.MissEnds)]
+	n := len(c.Latencies)
+	if n == 0 {
+		return 0
+	}
+	i := int(math.Ceil(p*float64(n))) - 1
+	return kthOfTwo(ans, c.MissEnds, min(max(i, 0), n-1))
 }
 
 // Baseline is the same traffic with hedging off.
@@ -324,7 +335,7 @@ func hedgeWarnings(cl *Class, h, b *ClassResult) []string {
 		p.OnClientError != NonFatal && p.OnUpstreamTimeout != NonFatal {
 		w = append(w, "the copies are fallback copies, sent only after a failure under a nonfatal rule, but no failure here is nonfatal (on_error, on_invalid, on_rate_limited, on_attempt_timeout, on_client_error, on_upstream_timeout): no copy is ever sent")
 	}
-	eh, eb := SummarizeEnd(h).P95, SummarizeEnd(b).P95
+	eh, eb := endQuantile(h, 0.95), endQuantile(b, 0.95)
 	if eb > 0 && eh <= 0.9*eb && !(h.Quantile(0.95) < b.Quantile(0.95)) {
 		w = append(w, fmt.Sprintf("requests end sooner with hedging (p95 of the time until they end %s → %s) only because they fail faster: p95 to a usable answer %s → %s", FormatSeconds(eb), FormatSeconds(eh), FormatSeconds(b.Quantile(0.95)), FormatSeconds(h.Quantile(0.95))))
 	}

@@ -61,16 +61,9 @@ func (s *classStats) record(o outcome, d time.Duration) {
 func (e *engine) fail(slot int32, r *request, kind outcome, status failStatus, retryAfter time.Duration) {
 	p := &e.cfg.Classes[r.class].Policy
 	r.lastFail = kind
-	rule := p.OnError
-	switch kind {
-	case outError:
+	rule := p.rule(kind)
+	if kind == outError {
 		rule = p.statusRule(status)
-	case outInvalid:
-		rule = p.OnInvalid
-	case outRateLimited:
-		rule = p.OnRateLimited
-	case outAttemptTimeout:
-		rule = p.OnAttemptTimeout
 	}
 	switch rule {
 	case Fatal:
@@ -87,6 +80,21 @@ func (e *engine) fail(slot int32, r *request, kind outcome, status failStatus, r
 		}
 	}
 	e.settle(slot, r)
+}
+
+// rule returns the policy's rule for a failed attempt of the given kind:
+// OnInvalid, OnRateLimited, OnAttemptTimeout, or OnError for the others (an
+// error, an overload rejection).
+func (p *Policy) rule(kind outcome) ErrorRule {
+	switch kind {
+	case outInvalid:
+		return p.OnInvalid
+	case outRateLimited:
+		return p.OnRateLimited
+	case outAttemptTimeout:
+		return p.OnAttemptTimeout
+	}
+	return p.OnError
 }
 
 // settle ends r with its last failure when nothing is in flight and no
@@ -113,32 +121,7 @@ func (e *engine) leaveFlight(r *request, k int) {
 // leaves the system at its response or when its cancel lands, whichever
 // is first). The slot is freed once every attempt has left.
 func (e *engine) finish(slot int32, r *request, o outcome) {
-	cl := &e.cfg.Classes[r.class]
-	st := &e.stats[r.class]
-	switch o {
-	case outOK:
-		st.answered++
-	case outError:
-		st.errors++
-	case outRateLimited:
-		st.errors++
-		st.reqRateLimited++
-	case outRejected:
-		st.errors++
-		st.reqRejected++
-	case outAttemptTimeout:
-		st.errors++
-	case outInvalid:
-		st.invalid++
-	case outTimeout:
-		if cl.OnTimeout == FailClosed {
-			st.timeoutsClosed++
-		} else {
-			st.timeoutsOpen++
-		}
-	}
-	st.record(o, e.now-r.arrival)
-	e.lastEvent = max(e.lastEvent, e.now)
+	e.countRequest(r, o)
 	// Queued attempts first: a slot another attempt frees now must not
 	// start one whose cancel is already on its way.
 	for _, queued := range [2]bool{true, false} {
@@ -163,6 +146,36 @@ func (e *engine) finish(slot int32, r *request, o outcome) {
 	}
 }
 
+// countRequest books request r, ending now with outcome o: its outcome,
+// its latency (record) and the run's last event.
+func (e *engine) countRequest(r *request, o outcome) {
+	st := &e.stats[r.class]
+	switch o {
+	case outOK:
+		st.answered++
+	case outError:
+		st.errors++
+	case outRateLimited:
+		st.errors++
+		st.reqRateLimited++
+	case outRejected:
+		st.errors++
+		st.reqRejected++
+	case outAttemptTimeout:
+		st.errors++
+	case outInvalid:
+		st.invalid++
+	case outTimeout:
+		if e.cfg.Classes[r.class].OnTimeout == FailClosed {
+			st.timeoutsClosed++
+		} else {
+			st.timeoutsOpen++
+		}
+	}
+	st.record(o, e.now-r.arrival)
+	e.lastEvent = max(e.lastEvent, e.now)
+}
+
 // retire frees the slot of r, which has ended and whose attempts have all
 // left the system.
 func (e *engine) retire(slot int32, r *request) {
@@ -171,6 +184,6 @@ func (e *engine) retire(slot int32, r *request) {
 	if e.isolated {
 		// Every queued event belongs to this request and is now stale.
 		e.q = e.q[:0]
-		e.deadlineDue = false
+		e.fl.clear()
 	}
 }

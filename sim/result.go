@@ -199,13 +199,12 @@ func (s *classStats) add(o *classStats) {
 }
 
 func (s *classStats) result(name string, models []Model) ClassResult {
-	lat := sortedSeconds(s.latencies)
-	putDurations(s.latencies)
+	lat := sortedSeconds(s.latencies, len(s.missEnds))
 	s.latencies = nil
-	ends := sortedSeconds(s.missEnds)
+	ends := sortedSeconds(s.missEnds, 0)
 	s.missEnds = nil
 	for range ends {
-		lat = append(lat, math.Inf(1))
+		lat = append(lat, math.Inf(1)) // within capacity
 	}
 	var completed, cancelled float64
 	for m := range models {
@@ -244,12 +243,12 @@ func (e *engine) result() *Result {
 	}
 	res.Overall = all.result("overall", e.cfg.Models)
 	res.Overall.Denied = denied
-	var lat, ends []float64
+	lats := make([][]float64, len(res.Classes))
+	ends := make([][]float64, len(res.Classes))
 	for i := range res.Classes {
-		lat = mergeSorted(lat, res.Classes[i].Latencies)
-		ends = mergeSorted(ends, res.Classes[i].MissEnds)
+		lats[i], ends[i] = res.Classes[i].Latencies, res.Classes[i].MissEnds
 	}
-	res.Overall.Latencies, res.Overall.MissEnds = lat, ends
+	res.Overall.Latencies, res.Overall.MissEnds = mergeAll(lats), mergeAll(ends)
 	if e.loops != nil {
 		e.throughputs(res)
 	}
@@ -274,6 +273,27 @@ func (e *engine) result() *Result {
 	res.Seconds = e.lastEvent.Seconds()
 	res.Breakers = e.breakerResults()
 	return res
+}
+
+// mergeAll returns the sorted union of the ascending slices xs, merging
+// them in pairs, round after round: O(n log k) for n values in k slices.
+// It may return one of them when the others are empty.
+func mergeAll(xs [][]float64) []float64 {
+	if len(xs) == 0 {
+		return nil
+	}
+	for len(xs) > 1 {
+		next := xs[:0:0]
+		for i := 0; i < len(xs); i += 2 {
+			if i+1 == len(xs) {
+				next = append(next, xs[i])
+			} else {
+				next = append(next, mergeSorted(xs[i], xs[i+1]))
+			}
+		}
+		xs = next
+	}
+	return xs[0]
 }
 
 // mergeSorted returns the sorted union of two ascending slices; it may
@@ -306,10 +326,45 @@ func mergeSorted(a, b []float64) []float64 {
 // below L; +Inf when that rank is a miss (see Latencies). It returns NaN
 // when there are no requests.
 func (c *ClassResult) Quantile(p float64) float64 {
-	if len(c.Latencies) == 0 {
+	return nearestRank(c.Latencies, p)
+}
+
+// nearestRank returns the p-quantile of the ascending slice x by the
+// nearest-rank rule (R type 1): x[⌈p·n⌉−1], x[0] when p·n ≤ 1, NaN when x
+// is empty. It is stat.Quantile(p, stat.Empirical, x, nil) — the same
+// element — in O(1) instead of O(n).
+func nearestRank(x []float64, p float64) float64 {
+	n := len(x)
+	if n == 0 {
 		return math.NaN()
 	}
-	return stat.Quantile(p, stat.Empirical, c.Latencies, nil)
+	i := int(math.Ceil(p*float64(n))) - 1
+	return x[min(max(i, 0), n-1)]
+}
+
+// kthOfTwo returns the k-th smallest value (0-based) of the union of the
+// ascending slices a and b, 0 ≤ k < len(a)+len(b), in O(log(len(a))): the
+// element mergeSorted(a, b)[k] without merging. It takes i values from a and
+// k+1−i from b, for the i at which neither side's last taken value exceeds
+// the other side's first left.
+func kthOfTwo(a, b []float64, k int) float64 {
+	lo, hi := max(0, k+1-len(b)), min(k+1, len(a))
+	for lo < hi {
+		i := int(uint(lo+hi) >> 1) // values taken from a; k+1−i from b
+		if j := k + 1 - i; j > 0 && a[i] < b[j-1] {
+			lo = i + 1 // a[i] belongs among the k+1 smallest
+		} else {
+			hi = i
+		}
+	}
+	i, j := lo, k+1-lo
+	switch {
+	case i == 0:
+		return b[j-1]
+	case j == 0:
+		return a[i-1]
+	}
+	return max(a[i-1], b[j-1])
 }
 
 // Mean returns the mean time to a usable answer of the answered requests

@@ -27,11 +27,17 @@ func splitmix64(x uint64) uint64 {
 type streams struct {
 	seed uint64
 	gen  splitMix
+	// last and hash cache splitmix64(last): a request's streams are
+	// started one after another.
+	last, hash uint64
 }
 
 // at reseeds the generator for request i, stream s and returns it.
 func (st *streams) at(i int64, s uint8) *splitMix {
-	st.gen.s = splitmix64(st.seed ^ splitmix64(uint64(i)) ^ uint64(s)<<56)
+	if uint64(i) != st.last || st.hash == 0 {
+		st.last, st.hash = uint64(i), splitmix64(uint64(i))
+	}
+	st.gen.s = splitmix64(st.seed ^ st.hash ^ uint64(s)<<56)
 	return &st.gen
 }
 
@@ -55,4 +61,9 @@ func (x *splitMix) Uint64() uint64 {
 // uniform returns a float64 in [0, 1) from src (53 random bits).
 func uniform(src rand.Source) float64 {
 	return float64(src.Uint64()>>11) / (1 << 53)
+}
+
+// float64 returns a float64 in [0, 1) (53 random bits), as uniform does.
+func (x *splitMix) float64() float64 {
+	return float64(x.Uint64()>>11) / (1 << 53)
 }

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"os"
+	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -152,6 +153,8 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	noPlots := fs.Bool("no-plots", false, "with --out, do not draw plots")
 	whatIf := addWhatIfFlags(fs)
 	quiet := fs.Bool("quiet", false, "no progress bar (shown on stderr only when it is a terminal)")
+	var maxMemory byteSize
+	fs.Var(&maxMemory, "max-memory", "refuse a sweep estimated to need more than `SIZE` of memory, such as 8GiB or 500MB (default: the memory available)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -287,6 +290,10 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		return usageError{err: err}
 	}
 
+	if err := checkMemory(optimizeMemory(&cfg, s, int(workers.v)), maxMemory,
+		fmt.Sprintf("optimizing with %d requests per candidate", s.Requests), "--requests, --workers or --check-requests"); err != nil {
+		return err
+	}
 	opt := optimize.Options{Workers: int(workers.v), Context: ctx}
 	bar := newProgress(stderr, "optimize", *quiet)
 	if bar != nil {
@@ -479,4 +486,22 @@ func (w *rolloutWriter) write(cfg *sim.Config, rep *optimize.Report) error {
 		return fmt.Errorf("--write-scenario %s: %w", w.path, err)
 	}
 	return nil
+}
+
+// optimizeMemory estimates the peak memory of a sweep: workers simulations
+// of s.Requests requests at once (each candidate holds one run), or the
+// rollout check's full-scenario run and its baseline, whichever is more.
+func optimizeMemory(cfg *sim.Config, s optimize.Settings, workers int) int64 {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	check := s.CheckRequests
+	if check < 0 {
+		check = min(optimize.DefaultCheckRequests, 5*s.Requests)
+	}
+	c := *cfg
+	c.Requests = s.Requests
+	sweep := int64(workers) * sim.EstimateMemory(&c)
+	c.Requests = check
+	return max(sweep, 2*sim.EstimateMemory(&c))
 }

@@ -67,7 +67,7 @@ func TestProgressRunOnTerminal(t *testing.T) {
 		t.Skip("a two-second run")
 	}
 	code, out := onTerminal(t, "run", "--requests", "1e6", "guard-check")
-	if code != 0 || !strings.Contains(out, "hedgesim run: hedged run, then no hedging") || !strings.Contains(out, "/2)") {
+	if code != 0 || !strings.Contains(out, "hedgesim run: hedged run and no hedging, at once") || !strings.Contains(out, "/2)") {
 		t.Errorf("exit %d, terminal got %q", code, out)
 	}
 }

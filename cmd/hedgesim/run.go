@@ -10,6 +10,7 @@ import (
 	"os"
 	"path/filepath"
 	"strconv"
+	"sync/atomic"
 
 	"github.com/hedgesim/hedgesim/plots"
 	"github.com/hedgesim/hedgesim/sim"
@@ -51,6 +52,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	out := fs.String("out", "", "also write report.txt, report.json and, for classes with an adaptive delay, a plot of it over the run to `DIR` (created if needed)")
 	whatIf := addWhatIfFlags(fs)
 	quiet := fs.Bool("quiet", false, "no progress bar (shown on stderr only when it is a terminal)")
+	var maxMemory byteSize
+	fs.Var(&maxMemory, "max-memory", "refuse a run estimated to need more than `SIZE` of memory, such as 8GiB or 500MB (default: the memory available)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -72,6 +75,11 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		if requests.set {
 			return usageError{err: fmt.Errorf("--requests %d: %w", requests.v, err)}
 		}
+		return err
+	}
+	// The hedged run and its baseline run at once.
+	need := 2 * sim.EstimateMemory(&cfg)
+	if err := checkMemory(need, maxMemory, fmt.Sprintf("simulating %d requests (with hedging and without, at once)", cfg.Requests), "--requests"); err != nil {
 		return err
 	}
 	var trace *traceFile
@@ -119,19 +127,30 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return err
 }
 
-// simulate runs cfg and its no-hedging baseline and compares them, until
-// ctx is done; fn, when not nil, sees every attempt of the hedged run; bar
-// (may be nil) shows the two runs as steps.
+// simulate runs cfg and its no-hedging baseline at the same time (on two
+// cores when there are two) and compares them, until ctx is done; fn, when
+// not nil, sees every attempt of the hedged run, from one goroutine; bar
+// (may be nil) counts the two runs as steps as they finish.
 func simulate(ctx context.Context, cfg *sim.Config, fn func(*sim.AttemptRecord), bar *progress) (*sim.Report, error) {
-	bar.set("hedged run, then no hedging", 0, 2)
+	const stage = "hedged run and no hedging, at once"
+	var finished atomic.Int32
+	bar.set(stage, 0, 2)
+	var base *sim.Result
+	var baseErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		base, baseErr = sim.RunContext(ctx, sim.WithoutHedging(cfg))
+		bar.set(stage, int(finished.Add(1)), 2)
+	}()
 	hedged, err := sim.RunTraceContext(ctx, cfg, fn)
+	bar.set(stage, int(finished.Add(1)), 2)
+	<-done
 	if err != nil {
 		return nil, err
 	}
-	bar.set("hedged run, then no hedging", 1, 2)
-	base, err := sim.RunContext(ctx, sim.WithoutHedging(cfg))
-	if err != nil {
-		return nil, err
+	if baseErr != nil {
+		return nil, baseErr
 	}
 	return sim.NewReport(cfg, hedged, base), nil
 }

@@ -1,0 +1,90 @@
+package main
+
+import (
+	"bufio"
+	"fmt"
+	"os"
+	"strconv"
+	"strings"
+)
+
+// byteSize is the --max-memory flag: a number of bytes with an optional
+// unit (B, KB, MB, GB, TB in powers of 1000; KiB, MiB, GiB, TiB in powers
+// of 1024), such as 8GiB or 500MB.
+type byteSize struct {
+	v   int64
+	set bool
+}
+
+func (b *byteSize) String() string {
+	if !b.set {
+		return ""
+	}
+	return formatBytes(b.v)
+}
+
+func (b *byteSize) Set(s string) error {
+	units := []struct {
+		suffix string
+		mult   float64
+	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
+		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
+	num, mult := strings.TrimSpace(s), 1.0
+	for _, u := range units {
+		if strings.HasSuffix(num, u.suffix) {
+			num, mult = strings.TrimSpace(strings.TrimSuffix(num, u.suffix)), u.mult
+			break
+		}
+	}
+	x, err := strconv.ParseFloat(num, 64)
+	if err != nil || !(x > 0) || x*mult > 1<<62 {
+		return fmt.Errorf("%q is not a size such as 8GiB or 500MB", s)
+	}
+	b.v, b.set = int64(x*mult), true
+	return nil
+}
+
+// formatBytes writes n in GB or MB, to one decimal.
+func formatBytes(n int64) string {
+	if n >= 1e9 {
+		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
+	}
+	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+}
+
+// availableMemory returns the memory the system can give without swapping
+// (MemAvailable of /proc/meminfo), or false where that is unknown.
+func availableMemory() (int64, bool) {
+	f, err := os.Open("/proc/meminfo")
+	if err != nil {
+		return 0, false
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if rest, ok := strings.CutPrefix(sc.Text(), "MemAvailable:"); ok {
+			kb, err := strconv.ParseInt(strings.TrimSpace(strings.TrimSuffix(strings.TrimSpace(rest), "kB")), 10, 64)
+			return kb * 1024, err == nil
+		}
+	}
+	return 0, false
+}
+
+// checkMemory refuses, as a usage error, work estimated to need more than
+// --max-memory or, without it, more than the memory available: what says
+// what would be run, lower which flags lower the need.
+func checkMemory(need int64, limit byteSize, what, lower string) error {
+	budget, source := limit.v, "--max-memory"
+	if !limit.set {
+		var ok bool
+		if budget, ok = availableMemory(); !ok {
+			return nil
+		}
+		source = "the memory available"
+	}
+	if need <= budget {
+		return nil
+	}
+	return usageError{err: fmt.Errorf("%s needs about %s of memory, more than %s (%s); lower %s, or set --max-memory if more can be had",
+		what, formatBytes(need), source, formatBytes(budget), lower)}
+}

@@ -1,0 +1,48 @@
+package main
+
+import (
+	"strings"
+	"testing"
+)
+
+// TestMaxMemoryRefuses: run and optimize refuse, before simulating, work
+// estimated to need more than --max-memory, with exit status 2, the
+// estimate and the flags that lower it; within the limit they run.
+func TestMaxMemoryRefuses(t *testing.T) {
+	for _, c := range []struct {
+		args  []string
+		wants []string
+	}{
+		{[]string{"run", "--requests", "5e7", "--max-memory", "1GiB", "guard-check"},
+			[]string{"simulating 50000000 requests", "about 2.4 GB", "more than --max-memory (1.1 GB)", "lower --requests"}},
+		{[]string{"optimize", "--requests", "1e7", "--workers", "2", "--max-memory", "200MB", "guard-check"},
+			[]string{"10000000 requests per candidate", "about 513.6 MB", "more than --max-memory (200.0 MB)", "--workers"}},
+	} {
+		code, out, errOut := hedgesim(t, c.args...)
+		if code != 2 || out != "" {
+			t.Errorf("%v: exit %d, stdout %q; want 2 and nothing", c.args, code, out)
+		}
+		for _, w := range c.wants {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%v: stderr lacks %q:\n%s", c.args, w, errOut)
+			}
+		}
+	}
+	if code, _, errOut := hedgesim(t, "run", "--requests", "1000", "--max-memory", "100MB", "guard-check"); code != 0 {
+		t.Errorf("a small run within --max-memory: exit %d: %s", code, errOut)
+	}
+	for _, bad := range []string{"1x", "-5GB", "0", "GiB"} {
+		if code, _, errOut := hedgesim(t, "run", "--max-memory", bad, "guard-check"); code != 2 || !strings.Contains(errOut, "is not a size") {
+			t.Errorf("--max-memory %s: exit %d, %s", bad, code, errOut)
+		}
+	}
+}
+
+func TestByteSizeUnits(t *testing.T) {
+	for in, want := range map[string]int64{"500MB": 500e6, "8GiB": 8 << 30, "1.5 KiB": 1536, "42": 42, "3B": 3, "2TB": 2e12} {
+		var b byteSize
+		if err := b.Set(in); err != nil || b.v != want {
+			t.Errorf("%q: %d, %v; want %d", in, b.v, err, want)
+		}
+	}
+}

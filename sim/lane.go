@@ -1,0 +1,252 @@
+package sim
+
+import (
+	"math/bits"
+	"time"
+)
+
+// The lane is the event-free path for the simplest independent requests:
+// no provider queue, rate limit, slowdown, per-attempt timeout, copula or
+// trace. Every attempt is served the moment it is sent, so its deciding
+// response time is known from its draws alone; a request is then a race
+// between its deadline, its one pending hedge timer and the responses of
+// its attempts in flight, decided by comparing a handful of numbers in
+// (time, scheduling order) — the order the event loop's heap would give.
+// Attempts leave through the same exit, count and charge as in the event
+// loop, and the same error and winner rules decide; only the sends and the
+// order of events are computed here. TestDirectMatchesEventLoop checks the
+// reports are identical byte for byte.
+
+// lane holds the pending events of the request in progress.
+type lane struct {
+	due [MaxCopies + 1]time.Duration // when attempt k's deciding response comes
+	seq [MaxCopies + 1]uint32        // its place in the request's scheduling order
+	on  uint16                       // bit k: attempt k is in flight
+	// timerAt and timerSeq are the pending hedge timer's, when the request's
+	// timer is not noTimer.
+	timerAt  time.Duration
+	timerSeq uint32
+	next     uint32 // the next scheduling order; the deadline has 0
+}
+
+// laneOK reports whether the run can take the lane: its requests are
+// independent and none of what the lane leaves out is configured.
+func (e *engine) laneOK() bool {
+	if !e.isolated || e.noLane || e.trace != nil || e.copula != nil {
+		return false
+	}
+	for i := range e.provs {
+		if len(e.provs[i].stages) > 0 {
+			return false
+		}
+	}
+	for i := range e.cfg.Classes {
+		if e.cfg.Classes[i].Policy.AttemptTimeout > 0 {
+			return false
+		}
+	}
+	for i := range e.cfg.Models {
+		if e.cfg.Models[i].Failures.any() {
+			return false // failures by kind take the event path's draw and rules
+		}
+	}
+	return true
+}
+
+// runLane runs every request on the lane, one after another.
+func (e *engine) runLane() {
+	r := &request{}
+	for e.more() {
+		e.now = e.arrivalTime()
+		e.laneRequest(r)
+	}
+}
+
+// laneRequest runs request e.next, arriving now, to its end, reusing r.
+func (e *engine) laneRequest(r *request) {
+	r.id, r.arrival = e.next, e.now
+	e.next++
+	r.sent, r.inflight, r.live, r.hedgedCopies = 0, 0, 0, 0
+	r.ended, r.lastFail, r.timer = false, outNone, noTimer
+	e.drawRequest(r, -1)
+	cl := &e.cfg.Classes[r.class]
+	e.stats[r.class].requests++
+	e.classes[r.class].inflightReqs++
+	ln := &e.ln
+	ln.on, ln.next = 0, 1
+	deadline := never
+	if cl.Deadline > 0 {
+		deadline = e.now + cl.Deadline
+	}
+	e.laneSend(r)
+	for !r.ended {
+		// The earliest pending event; ties go to the one scheduled first.
+		at, seq, what := deadline, uint32(0), -1
+		if r.timer != noTimer && (ln.timerAt < at || ln.timerAt == at && ln.timerSeq < seq) {
+			at, seq, what = ln.timerAt, ln.timerSeq, -2
+		}
+		for m := ln.on; m != 0; m &= m - 1 {
+			k := bits.TrailingZeros16(m)
+			if ln.due[k] < at || ln.due[k] == at && ln.seq[k] < seq {
+				at, seq, what = ln.due[k], ln.seq[k], k
+			}
+		}
+		if at == never {
+			e.stranded++ // nothing pending and not ended: audit reports it
+			return
+		}
+		e.now = at
+		switch what {
+		case -1:
+			e.laneFinish(r, outTimeout)
+		case -2:
+			e.laneSend(r) // a pending timer is always for the next copy
+			e.laneSettle(r)
+		default:
+			e.laneRespond(r, what)
+		}
+	}
+}
+
+// laneSend is send on the lane: it sends the next copy of r now, and the
+// ones after it while their gap is 0, and arms the timer of the next.
+func (e *engine) laneSend(r *request) {
+	p := &e.cfg.Classes[r.class].Policy
+	st := &e.stats[r.class]
+	ln := &e.ln
+	r.timer = noTimer
+	for {
+		k := int(r.sent)
+		r.sent++
+		e.laneDraw(r, e.target(r, k), k)
+		r.inflight++
+		r.live++
+		st.sent++
+		if k > 0 {
+			e.classes[r.class].inflightCopies++
+			if r.hedgedCopies == 0 {
+				st.hedged++
+			}
+			r.hedgedCopies++
+		}
+		a := &r.att[k]
+		pv := &e.provs[a.prov]
+		pv.stats.Sent++
+		e.modelSent[a.model]++
+		pv.stats.started++ // served at once: no queue wait to add
+		at := a.end
+		if a.kind != outError && p.Winner == FirstToken {
+			at = a.first
+		}
+		ln.due[k], ln.seq[k] = at, ln.next
+		ln.next++
+		ln.on |= 1 << k
+		if k >= p.Copies {
+			return
+		}
+		g := p.gap(k + 1)
+		if g < 0 {
+			return // fallback: sent only after a failure
+		}
+		if g > 0 {
+			r.timer = uint8(k + 1)
+			ln.timerAt, ln.timerSeq = e.now+g, ln.next
+			ln.next++
+			return
+		}
+	}
+}
+
+// laneDraw is draw followed by serve on the lane: attempt k of r, sent now
+// to model m, drawn from the stream of (request, attempt k) exactly as draw
+// does, and served at once.
+func (e *engine) laneDraw(r *request, m, k int) {
+	a := &r.att[k]
+	md := &e.cfg.Models[m]
+	ms := &e.models[m]
+	src := e.rng.at(r.id, uint8(k))
+	uErr, uInv := src.float64(), src.float64()
+	src.Uint64() // the degraded-period draw, unused without slowdowns
+	a.model, a.prov = int32(m), int32(e.modelProv[m])
+	a.kind, a.state = outOK, attInFlight
+	a.queued, a.serving, a.started = false, false, true
+	a.start, a.svc = e.now, e.now
+	var first, decode time.Duration
+	a.streamed = md.Latency == nil
+	if !a.streamed {
+		first = seconds(ms.latency.rand(src))
+	} else {
+		first = seconds(ms.ttft.rand(src))
+		decode = seconds(r.out / ms.speed.rand(src))
+	}
+	a.first = e.now + first
+	a.end = e.now + (first + decode)
+	a.genFrom = e.now
+	if a.streamed {
+		a.genFrom = a.first
+	}
+	switch {
+	case uErr < md.ErrorRate:
+		a.kind = outError
+		if md.ErrorLatency != nil {
+			if w := seconds(ms.errLatency.rand(src)); w >= 0 {
+				a.end = e.now + w
+			}
+		}
+	case uInv < md.InvalidRate:
+		a.kind = outInvalid
+	}
+}
+
+// laneRespond is respond on the lane: attempt k's deciding response.
+func (e *engine) laneRespond(r *request, k int) {
+	a := &r.att[k]
+	p := &e.cfg.Classes[r.class].Policy
+	e.ln.on &^= 1 << k
+	e.leaveFlight(r, k)
+	win := p.wins(a.kind)
+	at := e.now
+	if p.Winner == FirstToken && (a.kind == outOK || a.kind == outInvalid) {
+		at = a.end // the answer streams on to its end
+	}
+	e.exit(-1, r, k, at, a.kind, win)
+	if win {
+		e.laneFinish(r, a.kind)
+		return
+	}
+	// fail, on the lane: no 429s here, so no retry-after hint.
+	r.lastFail = a.kind
+	switch p.rule(a.kind) {
+	case Fatal:
+		e.laneFinish(r, a.kind)
+		return
+	case NonFatal:
+		if int(r.sent) <= p.Copies {
+			e.laneSend(r)
+		}
+	}
+	e.laneSettle(r)
+}
+
+// laneSettle is settle on the lane.
+func (e *engine) laneSettle(r *request) {
+	if r.inflight == 0 && (int(r.sent) > e.cfg.Classes[r.class].Policy.Copies || r.timer == noTimer) {
+		e.laneFinish(r, r.lastFail)
+	}
+}
+
+// laneFinish is finish on the lane: r ends now with outcome o and lets go of
+// its attempts in flight, each of which leaves at its end or when its
+// cancel lands (no queue holds them).
+func (e *engine) laneFinish(r *request, o outcome) {
+	e.countRequest(r, o)
+	for k := 0; k < int(r.sent); k++ {
+		if r.att[k].state == attInFlight {
+			e.ln.on &^= 1 << k
+			e.leaveFlight(r, k)
+			e.abandon(-1, r, k, outCancelled)
+		}
+	}
+	e.classes[r.class].inflightReqs--
+	r.ended = true
+}

@@ -1,0 +1,91 @@
+package sim
+
+import (
+	"math/rand/v2"
+
+	"github.com/hedgesim/hedgesim/dist"
+)
+
+// sampler draws from a distribution exactly as its Rand method does — the
+// same values from the same stream — without an interface call for the
+// kinds the simulator draws most: constants, uniforms and mixtures of
+// them. Other kinds call Rand.
+type sampler struct {
+	kind     samplerKind
+	lo, hi   float64   // the constant (lo), or the uniform's bounds
+	cum      []float64 // the mixture's running sums of weights, but the last
+	parts    []sampler // the mixture's components
+	fallback dist.Dist
+}
+
+type samplerKind uint8
+
+const (
+	sampleRand samplerKind = iota // call fallback.Rand
+	sampleConstant
+	sampleUniform
+	sampleMixture
+)
+
+// newSampler returns the sampler of d; d may be nil (an unused form).
+func newSampler(d dist.Dist) sampler {
+	switch x := d.(type) {
+	case nil:
+		return sampler{}
+	case dist.Constant:
+		return sampler{kind: sampleConstant, lo: x.Value}
+	case dist.Uniform:
+		return sampler{kind: sampleUniform, lo: x.Min, hi: x.Max}
+	case *dist.Mixture:
+		// Mixture.Rand picks the smallest i with u < w₀ + … + wᵢ (the
+		// last component when u reaches no sum), sums accumulated in order.
+		s := sampler{kind: sampleMixture, parts: make([]sampler, len(x.Components))}
+		var c float64
+		for i, comp := range x.Components {
+			s.parts[i] = newSampler(comp)
+			c += x.Weights[i]
+			if i < len(x.Components)-1 {
+				s.cum = append(s.cum, c)
+			}
+		}
+		return s
+	}
+	return sampler{fallback: d}
+}
+
+// rand returns one draw from src, consuming what d.Rand(src) would.
+func (s *sampler) rand(src *splitMix) float64 {
+	switch s.kind {
+	case sampleConstant:
+		return s.lo
+	case sampleUniform:
+		// As distuv.Uniform.Rand: rand.Rand.Float64, scaled.
+		rnd := float64(src.Uint64()<<11>>11) / (1 << 53)
+		return rnd*(s.hi-s.lo) + s.lo
+	case sampleMixture:
+		u := float64(src.Uint64()<<11>>11) / (1 << 53)
+		i := 0
+		for i < len(s.cum) && !(u < s.cum[i]) {
+			i++
+		}
+		if p := &s.parts[i]; p.kind == sampleUniform { // saves a call
+			rnd := float64(src.Uint64()<<11>>11) / (1 << 53)
+			return rnd*(p.hi-p.lo) + p.lo
+		}
+		return s.parts[i].rand(src)
+	}
+	return s.fallback.Rand(rand.Source(src))
+}
+
+// modelSamplers sample one model's distributions; unused forms are nil
+// samplers that are never called.
+type modelSamplers struct {
+	latency, ttft, speed, errLatency sampler
+}
+
+func newModelSamplers(m *Model) modelSamplers {
+	return modelSamplers{
+		latency: newSampler(m.Latency), ttft: newSampler(m.TTFT),
+		speed: newSampler(m.TokensPerSecond), errLatency: newSampler(m.ErrorLatency),
+	}
+}

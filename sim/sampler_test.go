@@ -1,0 +1,32 @@
+package sim
+
+import (
+	"testing"
+
+	"github.com/hedgesim/hedgesim/dist"
+)
+
+// TestSamplerMatchesRand: a sampler draws exactly what the distribution's
+// Rand draws from the same stream, and leaves the stream where Rand does.
+func TestSamplerMatchesRand(t *testing.T) {
+	mix, err := dist.NewMixture([]float64{0.2, 0.5, 0.3}, []dist.Continuous{
+		dist.Constant{Value: 0.05}, dist.Uniform{Min: 3, Max: 19}, dist.LogNormal{Mu: -1, Sigma: 0.5},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	lit := &dist.Mixture{Weights: []float64{0.5, 0.5}, Components: []dist.Continuous{dist.Uniform{Min: 0.1, Max: 0.3}, mix}}
+	for _, d := range []dist.Dist{
+		dist.Constant{Value: 400}, dist.Uniform{Min: 0.1, Max: 0.3}, dist.Exponential{Rate: 2},
+		dist.LogNormal{Mu: 0, Sigma: 1}, mix, lit,
+	} {
+		s := newSampler(d)
+		a, b := splitMix{s: 42}, splitMix{s: 42}
+		for i := range 10_000 {
+			x, y := s.rand(&a), d.Rand(&b)
+			if x != y || a != b {
+				t.Fatalf("%T draw %d: sampler %v (state %x), Rand %v (state %x)", d, i, x, a.s, y, b.s)
+			}
+		}
+	}
+}
