@@ -6,8 +6,8 @@ import (
 )
 
 // The lane is the event-free path for the simplest independent requests:
-// no provider queue, rate limit, slowdown, per-attempt timeout, copula or
-// trace. Every attempt is served the moment it is sent, so its deciding
+// no provider queue, rate limit, slowdown, per-attempt timeout, copula,
+// failures by kind or trace. Every attempt is served the moment it is sent, so its deciding
 // response time is known from its draws alone; a request is then a race
 // between its deadline, its one pending hedge timer and the responses of
 // its attempts in flight, decided by comparing a handful of numbers in
