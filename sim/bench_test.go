@@ -1,7 +1,9 @@
 package sim_test
 
 import (
+	"context"
 	"math"
+	"runtime"
 	"testing"
 	"time"
 
@@ -37,6 +39,16 @@ func BenchmarkGuardCheck(b *testing.B) {
 			b.ReportMetric(float64(run.cfg.Requests)/perOp, "req/s")
 		})
 	}
+	// The hedged run split over GOMAXPROCS goroutines (RunSplit).
+	b.Run("hedged-split", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := sim.RunSplit(context.Background(), &s.Config, runtime.GOMAXPROCS(0)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(s.Config.Requests)/(b.Elapsed().Seconds()/float64(b.N)), "req/s")
+	})
 }
 
 // BenchmarkShippedDES runs shipped scenarios whose requests share a
