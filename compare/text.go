@@ -54,7 +54,7 @@ func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 	for _, n := range c.OnlyB {
 		fmt.Fprintf(ew, "class %s is only in B\n", n)
 	}
-	fmt.Fprintln(ew, "\nlatency: time to a usable answer (a miss counts at its deadline or error). ~: not significant")
+	fmt.Fprintln(ew, "\nlatency: time to a usable answer (a request without one by its deadline is a miss, +∞: printed miss). ~: not significant")
 	fmt.Fprintln(ew, "(p95/p99: 95% intervals overlap; answered: two-proportion z test at 5%); ?: too few requests for an interval.")
 	if c.A.Seed == c.B.Seed {
 		fmt.Fprintln(ew, "Both runs share a seed (common random numbers): the marks are conservative.")

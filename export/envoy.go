@@ -3,6 +3,7 @@ package export
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -63,10 +64,19 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 		}
 		if c.fallbacks() > 0 {
 			retryOn, codes := envoyRetryOn(c)
+			perTry := ""
+			if c.AttemptTimeout > 0 && c.OnAttemptTimeout == "nonfatal" && c.Winner != "first_response" {
+				// A per-try timeout is answered 504 and retried under
+				// gateway-error (which 5xx includes).
+				perTry = fmt.Sprintf("      per_try_timeout: %s\n", protoDuration(c.AttemptTimeout.D()))
+				if !slices.Contains(retryOn, "5xx") {
+					retryOn = append(retryOn, "gateway-error")
+				}
+			}
 			if len(retryOn) == 0 {
 				n.add("copies go out only after a non-fatal failure, and no failure Envoy can see is non-fatal: no retry_policy written")
 			} else {
-				fmt.Fprintf(&routes, "    retry_policy:  # copies only after a failure: plain retries, no hedging\n      retry_on: %s\n%s", yq(strings.Join(retryOn, ",")), codes)
+				fmt.Fprintf(&routes, "    retry_policy:  # copies only after a failure: plain retries, no hedging\n      retry_on: %s\n%s%s", yq(strings.Join(retryOn, ",")), codes, perTry)
 				fmt.Fprintf(&routes, "      num_retries: %d\n      retry_back_off:\n        base_interval: 0.001s\n        max_interval: 0.002s\n", len(c.Copies))
 				n.add("copies sent only after a failure are plain Envoy retries (no hedge_policy), after a back-off of up to 2 ms")
 			}

@@ -218,6 +218,9 @@ func grpcRetry(n *notes, c *Class) *GRPCRetryPolicy {
 			codes = append(codes, grpcRateLimitCode)
 		}
 	}
+	if c.AttemptTimeout > 0 && c.OnAttemptTimeout == "nonfatal" {
+		n.add("gRPC has no per-attempt timeout: the copy sent when an attempt passes attempt_timeout %s cannot be expressed", fdur(c.AttemptTimeout.D()))
+	}
 	if len(codes) == 0 {
 		n.add("copies go out only after a non-fatal failure, and no failure gRPC can see is non-fatal: no retryPolicy written")
 		return nil

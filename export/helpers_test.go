@@ -32,7 +32,18 @@ func shippedDocs(t testing.TB) []*Document {
 		off.Classes[0].Hedge, off.Classes[0].Copies, off.Classes[0].Adaptive = false, []Copy{}, nil
 		ds = append(ds, off)
 	}
-	return append(ds, variantDoc(t))
+	return append(ds, variantDoc(t), fallbackTimeoutDoc(t))
+}
+
+// fallbackTimeoutDoc is overloaded-pool's fallback sent only when an
+// attempt passes a 1.5 s per-attempt timeout (every other failure fatal).
+func fallbackTimeoutDoc(t testing.TB) *Document {
+	d := ScenarioPolicies(loadShipped(t, "overloaded-pool.toml"))
+	d.Scenario = "fallback after a per-attempt timeout"
+	c := &d.Classes[0]
+	c.OnError, c.OnRateLimited = "fatal", "fatal"
+	c.AttemptTimeout, c.OnAttemptTimeout = Seconds(1500*time.Millisecond), "nonfatal"
+	return d
 }
 
 // variantDoc is the two-model gateway with a feature per class that no

@@ -87,9 +87,7 @@ func summarize(c *Candidate, r *sim.ClassResult, level float64, target time.Dura
 		return
 	}
 	l := &c.Latency
-	if m := r.Mean(); !math.IsNaN(m) {
-		l.Mean = m
-	}
+	l.Mean = r.Mean() // NaN when nothing was answered
 	l.P50, l.P90, l.P95 = quantile(x, 0.50), quantile(x, 0.90), quantile(x, 0.95)
 	l.P99, l.P999 = quantile(x, 0.99), quantile(x, 0.999)
 	var ok95, ok99 bool

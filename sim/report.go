@@ -43,8 +43,8 @@ type Report struct {
 
 // Latency summarises request latencies in seconds. A percentile or an
 // interval bound that lands on a missed request is +Inf, which JSON writes
-// as null (and reads back from null); the mean is over answered requests
-// (0 when none was answered).
+// as null (and reads back from null); the mean is over answered requests,
+// NaN (JSON null, printed "-") when none was answered.
 type Latency struct {
 	Mean    float64    `json:"mean"`
 	P50     float64    `json:"p50"`
@@ -122,7 +122,7 @@ func (l Latency) wire() latencyJSON {
 }
 
 func (w latencyJSON) latency() Latency {
-	mean := 0.0
+	mean := math.NaN() // no request was answered
 	if w.Mean != nil {
 		mean = *w.Mean
 	}
@@ -241,12 +241,8 @@ func SummarizeLatency(c *ClassResult) Latency {
 	if len(c.Latencies) == 0 {
 		return Latency{}
 	}
-	mean := c.Mean()
-	if math.IsNaN(mean) {
-		mean = 0
-	}
 	l := Latency{
-		Mean: mean, P50: c.Quantile(0.50), P90: c.Quantile(0.90),
+		Mean: c.Mean(), P50: c.Quantile(0.50), P90: c.Quantile(0.90),
 		P95: c.Quantile(0.95), P99: c.Quantile(0.99), P999: c.Quantile(0.999),
 	}
 	lo, hi, ok := c.QuantileCI(0.95, 0.95)

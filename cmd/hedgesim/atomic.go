@@ -19,6 +19,13 @@ func writeFileAtomic(dir, name string, data []byte) error {
 		os.Remove(tmp)
 		return err
 	}
+	// CreateTemp makes the file readable by its owner only; the config or
+	// scenario written here is for others (a proxy, a teammate) to read too.
+	if err := f.Chmod(0o644); err != nil {
+		f.Close()
+		os.Remove(tmp)
+		return err
+	}
 	if err := f.Sync(); err != nil {
 		f.Close()
 		os.Remove(tmp)

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -57,10 +58,19 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	if len(pos) != 1 {
 		return usageError{err: fmt.Errorf("takes one INPUT (a report, - for standard input, or a scenario), got %d: %q", len(pos), pos)}
 	}
+	if pos[0] == "" {
+		return usageError{err: errors.New("INPUT is empty: give a report, - for standard input, or a scenario")}
+	}
 	if *out != "" {
 		if st, err := os.Stat(filepath.Dir(*out)); err != nil || !st.IsDir() {
 			return usageError{err: fmt.Errorf("--out %s: directory %s does not exist", *out, filepath.Dir(*out))}
 		}
+		if err := checkOutputFile("out", *out); err != nil {
+			return err
+		}
+	}
+	if (*service != "" || *method != "") && *format != "grpc" && *format != "envoy" {
+		fmt.Fprintf(stderr, "hedgesim export: %s: --service and --method apply to grpc and envoy only; ignored\n", *format)
 	}
 	doc, err := exportInput(pos[0], *scen)
 	if err != nil {
@@ -80,6 +90,9 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	}
 	for _, n := range notes {
 		fmt.Fprintf(stderr, "hedgesim export: %s: %s\n", *format, n)
+	}
+	if len(data) > 0 && data[len(data)-1] != '\n' {
+		data = append(data, '\n')
 	}
 	if *out == "" {
 		_, err = stdout.Write(data)
@@ -129,6 +142,9 @@ func exportInput(arg, scen string) (*export.Document, error) {
 		}
 		sc, err := loadScenario(arg)
 		if err != nil {
+			if data != nil && !strings.HasSuffix(strings.ToLower(arg), ".toml") {
+				return nil, usageError{err: fmt.Errorf("%s is neither a hedgesim optimize report (JSON) nor a scenario: %w", arg, err)}
+			}
 			return nil, err
 		}
 		return export.ScenarioPolicies(&sc.Config), nil
@@ -138,6 +154,7 @@ func exportInput(arg, scen string) (*export.Document, error) {
 		return nil, usageError{err: fmt.Errorf("%s: %w", name, err)}
 	}
 	var cfg *sim.Config
+	var scenSHA string
 	if scen == "" {
 		// The scenario the report names: NAME.toml beside the report or
 		// in the working directory, else a built-in scenario.
@@ -156,6 +173,9 @@ func exportInput(arg, scen string) (*export.Document, error) {
 			scen = rname
 		}
 		sc, err := loadScenario(scen)
+		if err == nil {
+			scenSHA = sc.SHA256
+		}
 		if err != nil {
 			return nil, usageError{err: fmt.Errorf("%s: a report of scenario %q, which is neither built in nor a file %s.toml beside the report or here: give the scenario with --scenario FILE (each class's primary, error rules, winner, budgets and deadline come from it)", name, rname, rname)}
 		}
@@ -166,6 +186,15 @@ func exportInput(arg, scen string) (*export.Document, error) {
 			return nil, err
 		}
 		cfg = &sc.Config
+		scenSHA = sc.SHA256
+	}
+	// The policies' other settings come from the scenario: it must be the
+	// one the report was made from.
+	var hash struct {
+		SHA string `json:"scenario_sha256"`
+	}
+	if json.Unmarshal(data, &hash) == nil && hash.SHA != "" && scenSHA != "" && hash.SHA != scenSHA {
+		return nil, usageError{err: fmt.Errorf("%s was made from another version of scenario %q (sha256 %.12s…, the scenario given is %.12s…): its error rules, winner, budgets and deadline may differ; re-run optimize, or export the scenario itself", name, rname, hash.SHA, scenSHA)}
 	}
 	doc, err := export.ReportPicks(data, cfg)
 	if err != nil {

@@ -2,7 +2,9 @@ package main
 
 import (
 	"encoding/json"
+	"os"
 	"path/filepath"
+	"strings"
 	"testing"
 )
 
@@ -65,5 +67,39 @@ func TestExportDontHedgeDropsAttemptTimeout(t *testing.T) {
 	c := d.Classes[0]
 	if c["hedge"] != false || c["attempt_timeout_s"] != float64(0) {
 		t.Errorf("class %v: want hedging off and no attempt timeout", c)
+	}
+}
+
+// TestExportScenarioChanged: a report exported against an edited scenario
+// (another error rule) is refused: the export takes every setting but the
+// pick from the scenario, which must be the one optimize ran.
+func TestExportScenarioChanged(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile(filepath.Join("..", "..", "scenarios", "guard-check.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "gc.toml")
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := filepath.Join(dir, "rep")
+	if code, _, errOut := hedgesim(t, "optimize", "--requests", "300", "--check-requests", "0", "--no-plots", "--out", rep, path); code != 0 {
+		t.Fatalf("optimize: exit %d: %s", code, errOut)
+	}
+	if code, _, errOut := hedgesim(t, "export", "--format", "grpc", "--scenario", path, filepath.Join(rep, "report.json")); code != 0 {
+		t.Fatalf("export, same scenario: exit %d: %s", code, errOut)
+	}
+	if err := os.WriteFile(path, append(src, []byte("\n# edited\n")...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := hedgesim(t, "export", "--format", "grpc", "--scenario", path, filepath.Join(rep, "report.json"))
+	if code != 2 || !strings.Contains(errOut, "another version of scenario") {
+		t.Errorf("export, edited scenario: exit %d, %q; want 2", code, errOut)
+	}
+	for _, args := range [][]string{{"export", "--format", "json", ""}, {"export", "--format", "json", "--out", "/dev/null", "guard-check"}} {
+		if code, _, errOut := hedgesim(t, args...); code != 2 {
+			t.Errorf("%q: exit %d (%s); want 2", args, code, errOut)
+		}
 	}
 }
