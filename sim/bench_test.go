@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"runtime"
+	"strconv"
 	"testing"
 	"time"
 
@@ -107,4 +108,23 @@ func BenchmarkProviders(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(n)/(b.Elapsed().Seconds()/float64(b.N)), "req/s")
+}
+
+// BenchmarkManyClasses runs 380 classes of equal share (2·10⁵ requests,
+// one uniform model, a copy after 200 ms): the cost of building the
+// overall result from the classes' sorted latencies.
+func BenchmarkManyClasses(b *testing.B) {
+	cfg := oneModel(200_000, dist.Uniform{Min: 0.05, Max: 0.5}, 1, 200*time.Millisecond)
+	c := cfg.Classes[0]
+	cfg.Classes = nil
+	for i := range 380 {
+		c.Name, c.Share = "c"+strconv.Itoa(i), 1.0/380
+		cfg.Classes = append(cfg.Classes, c)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := sim.Run(cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
 }
