@@ -1,7 +1,10 @@
 package sim_test
 
 import (
+	"context"
 	"math"
+	"runtime"
+	"strconv"
 	"testing"
 	"time"
 
@@ -37,6 +40,16 @@ func BenchmarkGuardCheck(b *testing.B) {
 			b.ReportMetric(float64(run.cfg.Requests)/perOp, "req/s")
 		})
 	}
+	// The hedged run split over GOMAXPROCS goroutines (RunSplit).
+	b.Run("hedged-split", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := sim.RunSplit(context.Background(), &s.Config, runtime.GOMAXPROCS(0)); err != nil {
+				b.Fatal(err)
+			}
+		}
+		b.ReportMetric(float64(s.Config.Requests)/(b.Elapsed().Seconds()/float64(b.N)), "req/s")
+	})
 }
 
 // BenchmarkShippedDES runs shipped scenarios whose requests share a
@@ -123,5 +136,24 @@ func BenchmarkClosedLoop(b *testing.B) {
 			}
 			b.ReportMetric(float64(c.cfg.Requests)/(b.Elapsed().Seconds()/float64(b.N)), "req/s")
 		})
+	}
+}
+
+// BenchmarkManyClasses runs 380 classes of equal share (2·10⁵ requests,
+// one uniform model, a copy after 200 ms): the cost of building the
+// overall result from the classes' sorted latencies.
+func BenchmarkManyClasses(b *testing.B) {
+	cfg := oneModel(200_000, dist.Uniform{Min: 0.05, Max: 0.5}, 1, 200*time.Millisecond)
+	c := cfg.Classes[0]
+	cfg.Classes = nil
+	for i := range 380 {
+		c.Name, c.Share = "c"+strconv.Itoa(i), 1.0/380
+		cfg.Classes = append(cfg.Classes, c)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := sim.Run(cfg); err != nil {
+			b.Fatal(err)
+		}
 	}
 }

@@ -17,7 +17,7 @@ type stopper struct {
 // checkEvery requests; once cancelled, no request arrives, the ones in
 // flight run to their end, and e.stop.err is set.
 func (e *engine) more() bool {
-	if e.next >= int64(e.cfg.Requests) {
+	if e.next >= e.end {
 		return false
 	}
 	if s := e.stop; s != nil && e.next%checkEvery == 0 {

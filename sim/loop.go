@@ -19,6 +19,7 @@ type engine struct {
 	slots     []request
 	free      []int32
 	next      int64         // index of the next request to arrive
+	end       int64         // index after the last request this engine runs
 	lastArr   time.Duration // arrival time of request next-1
 	shares    []float64     // cumulative class shares
 	// inputs and outputs sample each class's token counts; models each
@@ -57,8 +58,13 @@ type engine struct {
 // panic if it does not balance. The package's tests turn it on.
 var auditRuns bool
 
-func newEngine(cfg *Config) *engine {
-	e := &engine{cfg: cfg, rng: streams{seed: cfg.Seed}}
+func newEngine(cfg *Config) *engine { return newEngineFor(cfg, cfg.Requests) }
+
+// newEngineFor returns an engine for cfg that sizes its latency buffers for
+// n requests; it runs requests 0 to cfg.Requests − 1 unless next and end
+// are changed.
+func newEngineFor(cfg *Config, n int) *engine {
+	e := &engine{cfg: cfg, rng: streams{seed: cfg.Seed}, end: int64(cfg.Requests)}
 	e.q = make(eventQueue, 0, 1024)
 	e.deadlines = make([]fifo, len(cfg.Classes))
 	e.isolated = cfg.independent()
@@ -108,7 +114,7 @@ func newEngine(cfg *Config) *engine {
 	}
 	for i, c := range cfg.Classes {
 		e.stats[i].billed = make([]bill, 2*len(cfg.Models))
-		n := int(float64(cfg.Requests)*c.Share*1.05) + 16
+		n := int(float64(n)*c.Share*1.05) + 16
 		e.stats[i].latencies = getDurations(n)
 		e.stats[i].missEnds = getDurations(n/16 + 16)
 	}
@@ -246,12 +252,16 @@ func (e *engine) arrivalTime() time.Duration {
 	case Replay:
 		at = e.cfg.Arrivals.Trace.Arrivals[e.next]
 	default:
-		src := e.rng.at(e.next, arrivalStream)
-		gap := rand.New(src).ExpFloat64() / e.cfg.Arrivals.Rate
-		at = e.lastArr + seconds(gap)
+		at = e.lastArr + e.poissonGap(e.next)
 	}
 	e.lastArr = at
 	return at
+}
+
+// poissonGap draws the gap before request i of Poisson arrivals.
+func (e *engine) poissonGap(i int64) time.Duration {
+	src := e.rng.at(i, arrivalStream)
+	return seconds(rand.New(src).ExpFloat64() / e.cfg.Arrivals.Rate)
 }
 
 // scheduleArrival queues the arrival of request e.next, if any.

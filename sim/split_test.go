@@ -1,0 +1,45 @@
+package sim_test
+
+import (
+	"context"
+	"reflect"
+	"testing"
+	"time"
+
+	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/scenario"
+	"github.com/hedgesim/hedgesim/scenarios"
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// TestSplitIsIdentical: RunSplit gives exactly Run's result for 1 to 5
+// workers — on every shipped scenario (split where the lane applies, on one
+// goroutine elsewhere), hedged and without hedging, and on constant
+// arrivals and a request count no worker count divides.
+func TestSplitIsIdentical(t *testing.T) {
+	var cfgs []*sim.Config
+	for _, name := range scenarios.Names() {
+		s, err := scenario.LoadFS(scenarios.FS, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := s.Config
+		cfg.Requests = min(cfg.Requests, 20_000)
+		cfgs = append(cfgs, &cfg, sim.WithoutHedging(&cfg))
+	}
+	c := oneModel(10_007, dist.Uniform{Min: 0.1, Max: 0.5}, 2, 200*time.Millisecond)
+	c.Arrivals = sim.Arrivals{Process: sim.Constant, Rate: 30}
+	cfgs = append(cfgs, c)
+	for _, cfg := range cfgs {
+		want := mustRun(t, cfg)
+		for w := 1; w <= 5; w++ {
+			got, err := sim.RunSplit(context.Background(), cfg, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(got, want) {
+				t.Fatalf("%s (%d requests), %d workers: result differs from Run:\n%+v\n%+v", cfg.Name, cfg.Requests, w, got.Overall.Attempts, want.Overall.Attempts)
+			}
+		}
+	}
+}
