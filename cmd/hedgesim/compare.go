@@ -4,9 +4,9 @@ import (
 	"bytes"
 	"fmt"
 	"io"
-	"os"
 
 	"github.com/hedgesim/hedgesim/compare"
+	"github.com/hedgesim/hedgesim/readers"
 )
 
 // cmdCompare sets two JSON reports side by side.
@@ -28,9 +28,15 @@ both reports could be read, whatever the differences.`, stderr)
 	if len(pos) != 2 {
 		return usageError{err: fmt.Errorf("takes two reports, A.json and B.json; got %d argument(s)", len(pos))}
 	}
+	lim, err := inputLimits()
+	if err != nil {
+		return err
+	}
 	var reps [2]*compare.Report
 	for i, p := range pos {
-		data, err := os.ReadFile(p)
+		// Regular files only, within the size bound: a FIFO or a device
+		// would hang or never end.
+		data, err := readers.ReadFile(p, lim.MaxDataBytes)
 		if err != nil {
 			return usageError{err: err}
 		}

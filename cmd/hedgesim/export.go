@@ -10,6 +10,7 @@ import (
 	"strings"
 
 	"github.com/hedgesim/hedgesim/export"
+	"github.com/hedgesim/hedgesim/readers"
 	"github.com/hedgesim/hedgesim/sim"
 )
 
@@ -122,17 +123,25 @@ func isFormat(f string) bool {
 func exportInput(arg, scen string) (*export.Document, error) {
 	var data []byte
 	name := arg
+	lim, err := inputLimits()
+	if err != nil {
+		return nil, err
+	}
 	switch st, err := os.Stat(arg); {
 	case arg == "-":
 		name = "standard input"
-		if data, err = io.ReadAll(stdin); err != nil {
+		if data, err = io.ReadAll(io.LimitReader(stdin, lim.MaxDataBytes+1)); err != nil {
 			return nil, fmt.Errorf("reading standard input: %w", err)
+		}
+		if int64(len(data)) > lim.MaxDataBytes {
+			return nil, usageError{err: fmt.Errorf("standard input: more than %d bytes; not an optimize report (raise %s if it is one)", lim.MaxDataBytes, readers.MaxBytesEnv)}
 		}
 		if !export.IsJSON(data) {
 			return nil, usageError{err: errors.New("standard input: not a hedgesim optimize report (want the JSON of 'hedgesim optimize --json'); a scenario is read from a file or by name")}
 		}
 	case err == nil && !st.IsDir():
-		if data, err = os.ReadFile(arg); err != nil {
+		// Regular files only, within the size bound.
+		if data, err = readers.ReadFile(arg, lim.MaxDataBytes); err != nil {
 			return nil, usageError{err: err}
 		}
 	}

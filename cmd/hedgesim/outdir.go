@@ -189,6 +189,11 @@ func ownFiles(dest string) ([]string, error) {
 	}
 	var own []string
 	for _, f := range m.Files {
+		// Only plain names of files in dest: a list that names a path
+		// elsewhere ("../x") is not hedgesim's and deletes nothing.
+		if f == "" || f == "." || f == ".." || f != filepath.Base(f) || strings.ContainsAny(f, `/\`) {
+			continue
+		}
 		if _, err := os.Lstat(filepath.Join(dest, f)); err == nil {
 			own = append(own, f)
 		}
