@@ -12,7 +12,7 @@ import (
 
 // progressDelay is how long work runs before a progress bar appears, so
 // that quick commands print nothing.
-const progressDelay = 300 * time.Millisecond
+var progressDelay = 300 * time.Millisecond
 
 // progress draws a progress bar (github.com/schollz/progressbar) with
 // elapsed time and ETA on a terminal, redrawn in place at most ten times a

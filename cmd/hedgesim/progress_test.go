@@ -16,6 +16,10 @@ import (
 // exit status and what the terminal received.
 func onTerminal(t *testing.T, args ...string) (int, string) {
 	t.Helper()
+	// Draw from the start: a fast machine can finish before the delay.
+	old := progressDelay
+	progressDelay = 0
+	defer func() { progressDelay = old }()
 	ptmx, tty, err := pty.Open()
 	if err != nil {
 		t.Skipf("no pseudo-terminal here: %v", err)
