@@ -1,6 +1,7 @@
 package readers
 
 import (
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -147,5 +148,28 @@ func TestReadOTLP(t *testing.T) {
 	zero := strings.Replace(otlpJSON, `"zeroCount":"0"`, `"zeroCount":"5"`, 1)
 	if _, err := ReadOTLP(strings.NewReader(zero), "m.json", HistogramQuery{Metric: "llm.exp"}); err == nil || !strings.Contains(err.Error(), "zero bucket") {
 		t.Errorf("got %v", err)
+	}
+}
+
+// TestReadOTLPExponentialBounds: more buckets than MaxHistogramBuckets,
+// and bounds past what a float64 holds, are errors, not slow or invented
+// fits.
+func TestReadOTLPExponentialBounds(t *testing.T) {
+	exp := func(scale, offset, n int) string {
+		counts := strings.TrimSuffix(strings.Repeat(`"1",`, n), ",")
+		return fmt.Sprintf(`{"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"llm.exp","unit":"s","exponentialHistogram":{"dataPoints":[{"scale":%d,"positive":{"offset":%d,"bucketCounts":[%s]}}]}}]}]}]}`, scale, offset, counts)
+	}
+	for _, tc := range []struct {
+		doc, want string
+	}{
+		{exp(8, -1000, MaxHistogramBuckets+1), "buckets; at most"},
+		{exp(20, 2000000000, 3), "outside the numbers"},
+	} {
+		if _, err := ReadOTLP(strings.NewReader(tc.doc), "m.json", HistogramQuery{Metric: "llm.exp"}); err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("error %v; want %q", err, tc.want)
+		}
+	}
+	if _, err := ReadOTLP(strings.NewReader(exp(3, -8, 20)), "m.json", HistogramQuery{Metric: "llm.exp"}); err != nil {
+		t.Errorf("a usual histogram: %v", err)
 	}
 }

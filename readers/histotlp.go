@@ -125,6 +125,11 @@ func ReadOTLP(r io.Reader, file string, q HistogramQuery) (*Histogram, error) {
 	return choose(file, "otlp", all, q)
 }
 
+// MaxHistogramBuckets bounds the buckets of a histogram that fit reads: the
+// censored fit's cost grows faster than linearly with them, and latency
+// histograms need far fewer (OTLP's default is 160).
+const MaxHistogramBuckets = 4096
+
 // exponentialBuckets returns the upper bounds and counts of an exponential
 // histogram data point's positive buckets, starting with a bucket from 0.
 func exponentialBuckets(file, name string, dp *metricspb.ExponentialHistogramDataPoint) ([]float64, []float64, error) {
@@ -147,6 +152,9 @@ func exponentialBuckets(file, name string, dp *metricspb.ExponentialHistogramDat
 	if len(c) == 0 {
 		return nil, nil, inputErr(file, 0, name, "no positive buckets")
 	}
+	if len(c) > MaxHistogramBuckets {
+		return nil, nil, inputErr(file, 0, name, "%d buckets; at most %d are fitted (lower the scale to merge buckets)", len(c), MaxHistogramBuckets)
+	}
 	// A leading empty bucket from 0 to the first lower bound keeps the
 	// buckets adjacent from 0.
 	bounds := []float64{math.Pow(base, float64(off))}
@@ -154,6 +162,11 @@ func exponentialBuckets(file, name string, dp *metricspb.ExponentialHistogramDat
 	for i, n := range c {
 		bounds = append(bounds, math.Pow(base, float64(off+i+1)))
 		counts = append(counts, float64(n))
+	}
+	for _, b := range bounds {
+		if !(b > 0) || math.IsInf(b, 0) {
+			return nil, nil, inputErr(file, 0, name, "offset %d at scale %d puts bucket bounds outside the numbers a float64 holds (%g): not latencies", off, scale, b)
+		}
 	}
 	return bounds, counts, nil
 }
