@@ -389,7 +389,7 @@ func joinNames(xs []string) string {
 // it: a rate limit's burst (a bucket starts full, so a short run hides
 // sustained overload) or a provider's slow-period cycle (requests in one
 // slow period are not independent, so the intervals are too narrow).
-func spanWarnings(cfg *sim.Config, s *Settings, i int, requests int64) []string {
+func spanWarnings(cfg *sim.Config, i int, requests int64) []string {
 	cl := &cfg.Classes[i]
 	if cfg.Arrivals.Process == sim.Replay || cfg.Arrivals.Rate <= 0 || cl.Clients > 0 {
 		return nil

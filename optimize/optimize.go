@@ -317,7 +317,7 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 	var alone []int // cfg index of each job's class
 	for i := range cfg.Classes {
 		name := cfg.Classes[i].Name
-		if len(s.Only) > 0 && !contains(s.Only, name) || grouped[i] {
+		if !optimized(&s, name) || grouped[i] {
 			continue
 		}
 		alone = append(alone, i)
@@ -432,7 +432,7 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 	var ordered []ClassReport
 	for i := range cfg.Classes {
 		if cr, ok := byIndex[i]; ok {
-			cr.Warnings = append(cr.Warnings, spanWarnings(cfg, &s, i, cr.Requests)...)
+			cr.Warnings = append(cr.Warnings, spanWarnings(cfg, i, cr.Requests)...)
 			ordered = append(ordered, *cr)
 		}
 	}

@@ -156,11 +156,9 @@ func checkFlags(cr *ClassReport, h, b *sim.ClassResult, got *sim.ClassReport, le
 		flags = append(flags, f)
 	}
 	z := distuv.UnitNormal.Quantile((1 + level) / 2)
-	hc := &Candidate{AnsweredShare: got.AnsweredShare, Requests: h.Requests}
-	bc := &Candidate{AnsweredShare: got.NoHedging.AnsweredShare, Requests: b.Requests}
-	if pick.Hedging && fewerAnswers(bc, hc, z) {
+	if pick.Hedging && sim.AnswersFall(got.NoHedging.AnsweredShare, b.Requests, got.AnsweredShare, h.Requests, z) {
 		flags = append(flags, fmt.Sprintf("in the check the pick answers significantly fewer requests than no hedging (%s → %s)",
-			fpct2(bc.AnsweredShare), fpct2(hc.AnsweredShare)))
+			fpct2(got.NoHedging.AnsweredShare), fpct2(got.AnsweredShare)))
 	}
 	lp, hp := wilson(pick.AnsweredShare, pick.Requests, z)
 	lc, hcw := wilson(got.AnsweredShare, h.Requests, z)

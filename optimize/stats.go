@@ -114,16 +114,9 @@ func summarize(c *Candidate, r *sim.ClassResult, level float64, target time.Dura
 }
 
 // fewerAnswers reports whether c answers significantly fewer requests than
-// the baseline b: pb − pc > z·√(pb(1−pb)/nb + pc(1−pc)/nc), the two-sample
-// test on the difference of proportions at normal score z. When neither
-// share varies (both 0 or 1) any fall is significant.
+// the baseline b at normal score z (sim.AnswersFall).
 func fewerAnswers(b, c *Candidate, z float64) bool {
-	pb, pc := b.AnsweredShare, c.AnsweredShare
-	if !(pc < pb) || b.Requests == 0 || c.Requests == 0 {
-		return false
-	}
-	se := math.Sqrt(pb*(1-pb)/float64(b.Requests) + pc*(1-pc)/float64(c.Requests))
-	return pb-pc > z*se
+	return sim.AnswersFall(b.AnsweredShare, b.Requests, c.AnsweredShare, c.Requests, z)
 }
 
 // MinRequestsForCI returns the smallest number of requests n for which the

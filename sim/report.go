@@ -309,6 +309,21 @@ func classReport(h, b *ClassResult) ClassReport {
 	return cr
 }
 
+// AnswersFall reports whether an answered share falls significantly from
+// before (share pb of nb requests) to after (pc of nc): pb − pc >
+// z·√(pb(1−pb)/nb + pc(1−pc)/nc), the two-sample test on a difference of
+// proportions at normal score z (1.96 for 95 %, two-sided). Runs on common
+// random numbers are positively correlated, so this unpaired test errs
+// towards calling a fall insignificant. With no requests on either side it
+// is false.
+func AnswersFall(pb float64, nb int64, pc float64, nc int64, z float64) bool {
+	if !(pc < pb) || nb <= 0 || nc <= 0 {
+		return false
+	}
+	se := math.Sqrt(pb*(1-pb)/float64(nb) + pc*(1-pc)/float64(nc))
+	return pb-pc > z*se
+}
+
 // hedgeWarnings says when class cl's hedging (run h, baseline b) does
 // harm or nothing: it answers significantly fewer requests than no hedging
 // (the two-proportion test of the optimizer, at 95 %); it cannot hedge
@@ -322,8 +337,7 @@ func hedgeWarnings(cl *Class, h, b *ClassResult) []string {
 		return nil
 	}
 	ph, pb := share(h.Answered, h.Requests), share(b.Answered, b.Requests)
-	se := math.Sqrt(pb*(1-pb)/float64(b.Requests) + ph*(1-ph)/float64(h.Requests))
-	if ph < pb && pb-ph > 1.96*se {
+	if AnswersFall(pb, b.Requests, ph, h.Requests, 1.96) {
 		w = append(w, fmt.Sprintf("hedging lowers the answered share significantly (%s without, %s with hedging): copies fail (429s, errors, invalid answers) or end requests that would have been answered", pct(pb), pct(ph)))
 	}
 	p := &cl.Policy
