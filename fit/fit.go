@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -154,6 +155,11 @@ func (m *Metric) Candidate(name string) *Candidate {
 // (Assess) and chooses among the parametric ones by BIC, passing over
 // those that fit poorly, unless opt.Model forces a model.
 func FitValues(name, unit string, x []float64, opt Options) (*Metric, error) {
+	return fitValues(context.Background(), name, unit, x, opt)
+}
+
+// fitValues is FitValues that stops with ctx's error when ctx is done.
+func fitValues(ctx context.Context, name, unit string, x []float64, opt Options) (*Metric, error) {
 	opt, err := opt.check()
 	if err != nil {
 		return nil, err
@@ -186,6 +192,9 @@ func FitValues(name, unit string, x []float64, opt Options) (*Metric, error) {
 	}
 	subsampled := false
 	for k := 2; k <= maxK; k++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		kname := fmt.Sprintf("mixture-%d", k)
 		need := minPerParam * (3*k - 1)
 		if n < need && opt.Model != kname {
@@ -197,7 +206,10 @@ func FitValues(name, unit string, x []float64, opt Options) (*Metric, error) {
 			continue
 		}
 		sub := emSubsample(m.Sorted)
-		mix, ll, err := FitMixture(sub, k, EMOptions{Seed: opt.Seed})
+		mix, ll, err := fitMixture(ctx, sub, k, EMOptions{Seed: opt.Seed})
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
@@ -209,6 +221,9 @@ func FitValues(name, unit string, x []float64, opt Options) (*Metric, error) {
 			}
 		}
 		m.add(kname, mix, ll, n)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	emp, err := dist.NewEmpirical(m.Sorted)
 	if err != nil {
@@ -322,6 +337,12 @@ var ErrNoData = errors.New("too few successful requests to fit")
 // an end-to-end check by simulation; the whole-call latency is fitted in
 // every case.
 func FitLog(l *readers.Log, opt Options) (*Report, error) {
+	return FitLogContext(context.Background(), l, opt)
+}
+
+// FitLogContext is FitLog that stops when ctx is done, returning ctx's
+// error: it is checked between the fits and in every EM iteration.
+func FitLogContext(ctx context.Context, l *readers.Log, opt Options) (*Report, error) {
 	opt, err := opt.check()
 	if err != nil {
 		return nil, err
@@ -333,7 +354,7 @@ func FitLog(l *readers.Log, opt Options) (*Report, error) {
 	}
 	r.Warnings = SampleWarnings(len(lat))
 	if r.Streamed {
-		ttft, err := FitValues("ttft", "s", l.TTFTs(), opt)
+		ttft, err := fitValues(ctx, "ttft", "s", l.TTFTs(), opt)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", l.File, err)
 		}
@@ -341,7 +362,7 @@ func FitLog(l *readers.Log, opt Options) (*Report, error) {
 		if len(speeds) < 2 {
 			return nil, fmt.Errorf("%s: %w: %d requests have a decode speed (output tokens > 0 and latency > ttft); need at least 2", l.File, ErrNoData, len(speeds))
 		}
-		speed, err := FitValues("tokens_per_s", "tokens/s", speeds, opt)
+		speed, err := fitValues(ctx, "tokens_per_s", "tokens/s", speeds, opt)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", l.File, err)
 		}
@@ -355,7 +376,10 @@ func FitLog(l *readers.Log, opt Options) (*Report, error) {
 		g := AssessSample(sorted(lat), sim)
 		r.EndToEnd = &g
 	}
-	e2e, err := FitValues("latency", "s", lat, opt)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	e2e, err := fitValues(ctx, "latency", "s", lat, opt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", l.File, err)
 	}

@@ -95,7 +95,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	case "optimize":
 		err = cmdOptimize(ctx, rest, stdout, stderr)
 	case "fit":
-		err = cmdFit(rest, stdout, stderr)
+		err = cmdFit(ctx, rest, stdout, stderr)
 	case "export":
 		err = cmdExport(rest, stdout, stderr)
 	case "list":
