@@ -157,6 +157,27 @@ func TestCompareRejectsCorruptReports(t *testing.T) {
 	}
 }
 
+// TestSeedFlagAndSetContradict: --seed 3 with --set seed=7 once listed
+// seed=7 in the header while seed 3 ran. Contradicting values are a usage
+// error (run and optimize; also --requests with --set requests= for run);
+// agreeing ones run, and the report shows the seed that ran.
+func TestSeedFlagAndSetContradict(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "--set", "seed=7", "--seed", "3", "guard-check"},
+		{"optimize", "--seed", "3", "--set", "seed=7", "guard-check"},
+		{"run", "--set", "requests=500", "--requests", "100", "guard-check"},
+	} {
+		code, out, errOut := hedgesim(t, args...)
+		if code != exitUsage || out != "" || !strings.Contains(errOut, "contradict each other") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and the contradiction", args, code, errOut)
+		}
+	}
+	code, out, errOut := hedgesim(t, "run", "--json", "--requests", "100", "--set", "seed=3", "--seed", "3", "guard-check")
+	if code != 0 || !strings.Contains(out, `"seed": 3,`) {
+		t.Errorf("agreeing values: exit %d, %s\n%s", code, errOut, out)
+	}
+}
+
 func TestVersion(t *testing.T) {
 	code, out, _ := hedgesim(t, "version")
 	if code != 0 || !strings.HasPrefix(out, "hedgesim ") {
