@@ -71,6 +71,8 @@ func fsOpener(fsys fs.FS, name string) opener {
 
 // replay is what the checker knows about a replayed trace.
 type replay struct {
+	// trace is nil when it could not be read (a problem already
+	// recorded): then only what the file itself says is checked.
 	trace *readers.Trace
 	// byRule is set when a class has a match rule: classes are then
 	// assigned by the rules and their shares come from the trace.
@@ -80,6 +82,9 @@ type replay struct {
 // replayArrivals builds the arrivals of process = "replay" from [arrivals].
 func (c *checker) replayArrivals(a *arrivalsTable) (sim.Arrivals, error) {
 	out := sim.Arrivals{Process: sim.Replay}
+	// The traffic is replayed whether or not the trace can be read: the
+	// classes are checked as replayed classes (replayUnread).
+	c.replay = &replay{}
 	if a.Rate != nil {
 		return out, c.errorf("arrivals.rate", `does not apply to process = "replay": the trace gives the arrival times; use time_scale to replay it faster or slower`)
 	}
@@ -178,6 +183,15 @@ func (c *checker) replaySetup(f *fileTable, cfg *sim.Config) error {
 	return nil
 }
 
+// replayUnread settles, for a replay whose trace could not be read, what
+// the file alone says: whether match rules assign the classes, so that
+// the classes are not blamed for shares the trace would have given them.
+func (c *checker) replayUnread(f *fileTable) {
+	for i := range f.Classes {
+		c.replay.byRule = c.replay.byRule || f.Classes[i].Match != nil
+	}
+}
+
 // sharesFromTrace reports whether class shares come from the trace.
 func (c *checker) sharesFromTrace() bool { return c.replay != nil && c.replay.byRule }
 
@@ -238,7 +252,7 @@ func (m *matchTable) accepts(in, out float64) bool {
 // fraction of the replayed requests it took. A request no class takes,
 // and a class that takes none, are errors.
 func (c *checker) assignClasses(tables []classTable, cfg *sim.Config) error {
-	if !c.sharesFromTrace() {
+	if !c.sharesFromTrace() || c.replay.trace == nil {
 		return nil
 	}
 	tr := c.replay.trace.Head(cfg.Requests)

@@ -99,6 +99,8 @@ func (c *checker) config(f *fileTable, name string) sim.Config {
 	}
 	if err == nil {
 		c.keep(c.replaySetup(f, &cfg))
+	} else if c.replay != nil {
+		c.replayUnread(f)
 	}
 	cfg.Models = c.modelList(f.Models)
 	cfg.Classes = c.classes(f.Classes)
