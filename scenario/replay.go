@@ -202,25 +202,27 @@ func (c *checker) replayClass(key string, t *classTable) error {
 	if c.replay == nil {
 		return nil
 	}
+	// Each rule is checked on its own: every broken one is reported.
+	var errs Errors
 	if t.InputTokens != nil {
-		return c.errorf(key+".input_tokens", "does not apply to replayed traffic: the trace gives every request's input tokens")
+		errs = append(errs, c.errorf(key+".input_tokens", "does not apply to replayed traffic: the trace gives every request's input tokens"))
 	}
 	if t.OutputTokens != nil {
-		return c.errorf(key+".output_tokens", "does not apply to replayed traffic: the trace gives every request's output tokens")
+		errs = append(errs, c.errorf(key+".output_tokens", "does not apply to replayed traffic: the trace gives every request's output tokens"))
 	}
 	if c.replay.byRule && t.Share != nil {
-		return c.errorf(key+".share", "does not apply when classes are assigned by match rules: each class's share is what its rule selects from the trace")
+		errs = append(errs, c.errorf(key+".share", "does not apply when classes are assigned by match rules: each class's share is what its rule selects from the trace"))
 	}
 	if m := t.Match; m != nil {
 		if m.InputMin == nil && m.InputMax == nil && m.OutputMin == nil && m.OutputMax == nil {
-			return c.errorf(key+".match", "empty; give at least one of input_min, input_max, output_min, output_max, or omit match to take every request")
+			errs = append(errs, c.errorf(key+".match", "empty; give at least one of input_min, input_max, output_min, output_max, or omit match to take every request"))
 		}
 		for _, b := range []struct {
 			name string
 			v    *int64
 		}{{"input_min", m.InputMin}, {"input_max", m.InputMax}, {"output_min", m.OutputMin}, {"output_max", m.OutputMax}} {
 			if b.v != nil && *b.v < 0 {
-				return c.errorf(key+".match."+b.name, "%d is negative; want a token count ≥ 0", *b.v)
+				errs = append(errs, c.errorf(key+".match."+b.name, "%d is negative; want a token count ≥ 0", *b.v))
 			}
 		}
 		for _, pair := range []struct {
@@ -228,9 +230,12 @@ func (c *checker) replayClass(key string, t *classTable) error {
 			min, max *int64
 		}{{"input", m.InputMin, m.InputMax}, {"output", m.OutputMin, m.OutputMax}} {
 			if pair.min != nil && pair.max != nil && *pair.min > *pair.max {
-				return c.errorf(key+".match."+pair.what+"_min", "%d is above %s_max (%d); no request could match", *pair.min, pair.what, *pair.max)
+				errs = append(errs, c.errorf(key+".match."+pair.what+"_min", "%d is above %s_max (%d); no request could match", *pair.min, pair.what, *pair.max))
 			}
 		}
+	}
+	if len(errs) > 0 {
+		return errs
 	}
 	return nil
 }

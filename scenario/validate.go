@@ -135,6 +135,12 @@ func (c *checker) arrivals(a *arrivalsTable) (sim.Arrivals, error) {
 	}
 	var err error
 	if out.Process, err = enum(c, "arrivals.process", a.Process, sim.Poisson, sim.Poisson, sim.Constant, sim.Replay); err != nil {
+		// A bad rate is a problem of its own, whatever the process.
+		if a.Rate != nil {
+			if r := *a.Rate; !(r > 0) || math.IsInf(r, 1) {
+				c.keep(c.errorf("arrivals.rate", "%g is not a valid rate; want a finite rate > 0 requests per second", r))
+			}
+		}
 		return out, err
 	}
 	if out.Process == sim.Replay {
@@ -328,7 +334,14 @@ func (c *checker) class(key string, t *classTable, n int) sim.Class {
 	cl.OnTimeout, err = enum(c, key+".on_timeout", t.OnTimeout, sim.FailOpen, sim.FailOpen, sim.FailClosed)
 	c.keep(err)
 	cl.Policy = c.policy(key, t.Hedge)
-	if !c.hasErrorsWithin(key+".hedge") && !c.hasErrorsWithin(key+".deadline") {
+	// The gaps depend on the delays, copies and adaptive rule only: a
+	// problem elsewhere in the hedge table (an undefined target, say) does
+	// not hide them.
+	gapsKnown := !c.hasErrorsWithin(key + ".deadline")
+	for _, k := range []string{"delay", "delays", "max_copies", "adaptive"} {
+		gapsKnown = gapsKnown && !c.hasErrorsWithin(key+".hedge."+k)
+	}
+	if gapsKnown {
 		c.keep(c.checkGaps(key, t.Hedge, &cl))
 	}
 	return cl
