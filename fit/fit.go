@@ -32,7 +32,9 @@ type Options struct {
 	// lognormal and the mixtures, the one with the lowest BIC that passes
 	// the goodness-of-fit checks (Goodness.Poor unset), or the lowest BIC
 	// when none passes; "lognormal", "mixture-2", "mixture-3" and
-	// "empirical" force one.
+	// "empirical" force one, and EM then fits only a forced mixture (the
+	// lognormal, in closed form, and the empirical distribution are
+	// always fitted).
 	Model string
 	// MaxComponents bounds the mixtures tried under "auto", 1 to 3;
 	// default 3.
@@ -169,9 +171,16 @@ func fitValues(ctx context.Context, name, unit string, x []float64, opt Options)
 	}
 	m := &Metric{Name: name, Unit: unit, Sorted: sorted(x)}
 	n := len(x)
-	maxK := 3
-	if opt.Model == ModelAuto {
+	// EM runs only for the mixtures auto chooses among, or the one asked
+	// for; the lognormal (closed form) is always fitted.
+	minK, maxK := 2, 0
+	switch opt.Model {
+	case ModelAuto:
 		maxK = opt.MaxComponents
+	case ModelMixture2:
+		minK, maxK = 2, 2
+	case ModelMixture3:
+		minK, maxK = 3, 3
 	}
 	if lo, hi := m.Sorted[0], m.Sorted[n-1]; lo == hi {
 		// No spread: no lognormal or mixture exists, the empirical
@@ -191,7 +200,7 @@ func fitValues(ctx context.Context, name, unit string, x []float64, opt Options)
 		m.add(ModelLogNormal, ln, ln.LogLik(m.Sorted), n)
 	}
 	subsampled := false
-	for k := 2; k <= maxK; k++ {
+	for k := minK; k <= maxK; k++ {
 		if err := ctx.Err(); err != nil {
 			return nil, err
 		}
