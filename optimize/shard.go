@@ -80,9 +80,14 @@ func (m *memo) get(key string, owner int, run func() (Measurement, error)) (*Mea
 	return &me, nil
 }
 
+// ErrMissingMeasurement is the error of Assemble when the measurements
+// lack one that the report needs (a shard's part is missing or comes
+// from another sweep).
+var ErrMissingMeasurement = errors.New("missing measurement")
+
 // missingError says that a measurement a report needs is in no part.
 func missingError(key string) error {
-	return fmt.Errorf("no part holds the measurement %q: a part is missing, or comes from another command line", key)
+	return fmt.Errorf("%w: no part holds %q: a shard's part is missing, or comes from another sweep", ErrMissingMeasurement, key)
 }
 
 // RunShard simulates shard's share of the sweep Run would make of cfg
@@ -128,6 +133,3 @@ func index(ms []Measurement) map[string]*Measurement {
 	}
 	return out
 }
-
-// errIncomplete marks a sweep that lacks measurements another shard owns.
-var errIncomplete = errors.New("incomplete")

@@ -2,6 +2,7 @@ package optimize_test
 
 import (
 	"bytes"
+	"errors"
 	"encoding/json"
 	"strings"
 	"testing"
@@ -147,7 +148,7 @@ func TestAssembleMissingShard(t *testing.T) {
 		t.Fatal(err)
 	}
 	rep, _, err := optimize.Assemble(&sc.Config, s, part, optimize.Options{Workers: 2})
-	if err == nil || rep != nil || !strings.Contains(err.Error(), "no part holds the measurement") {
+	if err == nil || rep != nil || !errors.Is(err, optimize.ErrMissingMeasurement) {
 		t.Fatalf("Assemble of shard 0/2 only: report %v, error %v; want an error naming a missing measurement", rep != nil, err)
 	}
 }
