@@ -139,7 +139,7 @@ type measurementJSON struct {
 	Cost     exact     `json:"cost_per_1k_usd"`
 	Over     bool      `json:"over_rate_limit"`
 	// Survival: t0, s0, t1, s1, …
-	Survival []exact  `json:"survival"`
+	Survival []exact   `json:"survival"`
 	Span     *[2]exact `json:"grid_span_s,omitempty"`
 }
 

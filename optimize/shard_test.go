@@ -2,8 +2,8 @@ package optimize_test
 
 import (
 	"bytes"
-	"errors"
 	"encoding/json"
+	"errors"
 	"strings"
 	"testing"
 
@@ -201,7 +201,7 @@ func TestMeasurementJSONExact(t *testing.T) {
 	inf := 1 / zero
 	m := optimize.Measurement{
 		Key: "k", Requests: 7,
-		Latency: sim.Latency{Mean: inf - inf, P50: 0.1 + 0.2, P95: inf, P95CI95: [2]float64{1.0 / 3, inf}, P95CIOK: true},
+		Latency:       sim.Latency{Mean: inf - inf, P50: 0.1 + 0.2, P95: inf, P95CI95: [2]float64{1.0 / 3, inf}, P95CIOK: true},
 		AnsweredShare: 2.0 / 3, CostPer1kUSD: -0.0,
 		Survival: []optimize.SurvivalPoint{{T: 1e-300, S: 0.999}},
 		Span:     &[2]float64{inf - inf, 12.5},
