@@ -6,7 +6,9 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
+	"github.com/hedgesim/hedgesim/dist"
 	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/scenario"
 	"github.com/hedgesim/hedgesim/scenarios"
@@ -233,4 +235,50 @@ func firstDiff(a, b []byte) string {
 	}
 	lo := max(0, i-200)
 	return "got:  …" + string(a[lo:min(len(a), i+200)]) + "\nwant: …" + string(b[lo:min(len(b), i+200)])
+}
+
+// Candidates the simulator rejects are left out of an assembled report
+// with the same warnings as Run's; when every hedged candidate is
+// rejected, Assemble fails with Run's error, still sim.ErrInvalidConfig
+// when Run's is.
+func TestShardedInvalidCandidates(t *testing.T) {
+	cfg := lognormalConfig()
+	cfg.Models = append(cfg.Models, sim.Model{Name: "b", Provider: "q", Latency: dist.LogNormal{Mu: 0, Sigma: 1}, PriceInputPerMTok: 1})
+	cfg.Correlation = sim.Correlation{SameModel: 0, CrossProvider: 0.9}
+	s := optimize.DefaultSettings()
+	s.Requests = 2000
+	s.CheckRequests = 0
+	s.Search.Delays = []time.Duration{500 * time.Millisecond, time.Second}
+	s.Search.Copies = []int{1, 2}
+	s.Search.Targets = []string{"b"}
+	want, err := optimize.Run(cfg, s, optimize.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, _, _ := shardedSweep(t, cfg, s, 3)
+	if g, w := reportBytes(t, got), reportBytes(t, want); !bytes.Equal(g, w) {
+		t.Errorf("assembled report differs from Run's:\n%s", firstDiff(g, w))
+	}
+
+	s.Search.Copies = []int{2}
+	_, runErr := optimize.Run(cfg, s, optimize.Options{})
+	if runErr == nil {
+		t.Fatal("Run: no error with every hedged candidate invalid")
+	}
+	var parts [][]optimize.Measurement
+	for i := range 2 {
+		part, err := optimize.RunShard(cfg, s, optimize.Shard{Index: i, Count: 2}, nil, optimize.Options{})
+		if err != nil {
+			t.Fatalf("shard %d: %v", i, err)
+		}
+		parts = append(parts, part)
+	}
+	all, err := optimize.Union(parts...)
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, _, err = optimize.Assemble(cfg, s, all, optimize.Options{})
+	if err == nil || err.Error() != runErr.Error() || errors.Is(err, sim.ErrInvalidConfig) != errors.Is(runErr, sim.ErrInvalidConfig) {
+		t.Errorf("Assemble: %v; want Run's %v", err, runErr)
+	}
 }
