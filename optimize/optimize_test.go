@@ -1024,3 +1024,41 @@ func TestPickSpend(t *testing.T) {
 		t.Errorf("spend missing from the reports:\n%s", text.String())
 	}
 }
+
+// TestPickSpendClosedLoop: a closed-loop class has no arrival rate of its
+// own; its pick's spend is at the rate its clients reached: 4 clients
+// with a constant 1 s call and 1 s think time do 2 requests a second. The
+// rate survives a measurement's JSON, so a sharded sweep reports it too.
+func TestPickSpendClosedLoop(t *testing.T) {
+	sc, err := scenario.Parse("closed.toml", []byte(`
+[models.m]
+latency = { kind = "constant", value = 1 }
+price_input_per_mtok = 1
+[[classes]]
+name = "batch"
+clients = 4
+think_time = "1s"
+input_tokens = { kind = "constant", value = 1000 }
+output_tokens = { kind = "constant", value = 0 }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := optimize.DefaultSettings()
+	s.Requests, s.CheckRequests = 2000, 0
+	s.Search.Delays = []time.Duration{500 * time.Millisecond}
+	rep := mustRun(t, &sc.Config, s, optimize.Options{})
+	sp := rep.Classes[0].Spend
+	if math.Abs(sp.RequestsPerSecond-2) > 0.01 || math.Abs(sp.NoHedgingPerDay-2*86.4) > 0.5 {
+		t.Errorf("spend %+v; want about 2 req/s and $172.80 a day without hedging", sp)
+	}
+	m := optimize.Measurement{Key: "k", PerSecond: 2.125}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back optimize.Measurement
+	if err := json.Unmarshal(b, &back); err != nil || back.PerSecond != 2.125 {
+		t.Errorf("measurement %s read back as %+v, %v", b, back, err)
+	}
+}
