@@ -208,7 +208,8 @@ share = 0.4
 // TestParseIndependentProblemsInNestedTables: an unknown process does not
 // hide a bad rate, an undefined target does not hide a delay past the
 // deadline, one bad adaptive setting does not hide another, and one
-// replay rule a class breaks does not hide another.
+// replay rule a class breaks hides neither another nor the class's hedge
+// table.
 func TestParseIndependentProblemsInNestedTables(t *testing.T) {
 	keysOf := func(err error) []string {
 		var list Errors
@@ -244,8 +245,8 @@ func TestParseIndependentProblemsInNestedTables(t *testing.T) {
 		}
 	}
 	_, err := loadReplay("[arrivals]\nprocess = \"replay\"\ntrace = \"t.csv\"\nformat = \"azure\"\n" + replayModels +
-		"[[classes]]\nname = \"c\"\ninput_tokens = { kind = \"constant\", value = 3 }\noutput_tokens = { kind = \"constant\", value = 3 }\n")
-	if got, want := keysOf(err), []string{"classes[0].input_tokens", "classes[0].output_tokens"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		"[[classes]]\nname = \"c\"\ninput_tokens = { kind = \"constant\", value = 3 }\noutput_tokens = { kind = \"constant\", value = 3 }\n[classes.hedge]\nprimary = \"zzz\"\n")
+	if got, want := keysOf(err), []string{"classes[0].input_tokens", "classes[0].output_tokens", "classes[0].hedge.primary"}; strings.Join(got, " ") != strings.Join(want, " ") {
 		t.Errorf("replay class: problems at %q, want %q: %v", got, want, err)
 	}
 }

@@ -305,10 +305,8 @@ func (c *checker) class(key string, t *classTable, n int) sim.Class {
 		cl.Name = *t.Name
 	}
 	closed := c.closedLoop(key, t, &cl)
-	if err := c.replayClass(key, t); err != nil {
-		c.keep(err)
-		return cl
-	}
+	// A replay rule the class breaks does not hide its other problems.
+	c.keep(c.replayClass(key, t))
 	switch {
 	case closed:
 	case c.sharesFromTrace():
