@@ -27,7 +27,7 @@ type request struct {
 	lastStatus failStatus
 	lastAfter  time.Duration
 	att        [MaxCopies + 1]attempt
-	innov        [MaxCopies + 1]float64 // copula: independent normal draw of each attempt
+	innov      [MaxCopies + 1]float64 // copula: independent normal draw of each attempt
 }
 
 // classStats accumulates one class's results.
