@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"math"
+	"math/rand/v2"
 	"strings"
 	"testing"
 	"time"
@@ -159,6 +160,171 @@ func TestRetryJitterMeans(t *testing.T) {
 			tol := 5*tc.span/math.Sqrt(12)/math.Sqrt(float64(m)) + 1e-9
 			if got := sum / float64(m); math.Abs(got-tc.mean) > tol {
 				t.Errorf("%s %v jitter: mean backoff %v s over %d retries; want %v ± %v", layer, tc.jitter, got, m, tc.mean, tol)
+			}
+		}
+	}
+}
+
+// TestRetryAccountingEveryWay: retries of both layers combined with what
+// else ends an attempt — queues (bounded and not), rate limits, failures
+// by kind with Retry-After, attempt timeouts, deadlines, cancels that land
+// late or never, every winner rule, budgets the retries count against, a
+// circuit breaker and closed-loop clients — on random configurations: every
+// call has one trace row, keyed by (request, round, attempt, try), the
+// counts sum (and the engine's audit passes), and a second run is identical.
+func TestRetryAccountingEveryWay(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	n := 40
+	if testing.Short() {
+		n = 10
+	}
+	pick := func(xs ...time.Duration) time.Duration { return xs[rng.IntN(len(xs))] }
+	for i := range n {
+		lat := dist.LogNormal{Mu: math.Log(0.3), Sigma: 0.7}
+		cfg := &sim.Config{
+			Name: "retry-every-way", Seed: uint64(i), Requests: 3000,
+			Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 40},
+			Models: []sim.Model{
+				{Name: "a", Provider: "pa", Latency: lat, ErrorRate: 0.1 * float64(rng.IntN(4)), InvalidRate: 0.05,
+					ErrorLatency: dist.Constant{Value: 0.05}, PriceOutputPerMTok: 1,
+					Failures: sim.Failures{RateLimited: sim.Failure{Rate: 0.05, RetryAfter: pick(0, 200*time.Millisecond)},
+						Timeout: sim.Failure{Rate: 0.05}, ClientError: sim.Failure{Rate: 0.02}}},
+				{Name: "b", Provider: "pb", TTFT: lat, TokensPerSecond: dist.Uniform{Min: 30, Max: 90}, ErrorRate: 0.1, PriceInputPerMTok: 1},
+			},
+			Providers: []sim.Provider{
+				{Name: "pa", Concurrency: 8 + rng.IntN(8), RejectWhenFull: rng.IntN(2) == 0, QueueLimit: rng.IntN(4)},
+				{Name: "pb", Concurrency: 6, IgnoresCancel: rng.IntN(3) == 0,
+					RateLimit: sim.RateLimit{RequestsPerMinute: 1200, Burst: time.Second, RejectLatency: 5 * time.Millisecond, RetryAfter: pick(0, 100*time.Millisecond)}},
+			},
+		}
+		if !cfg.Providers[0].RejectWhenFull {
+			cfg.Providers[0].QueueLimit = 0
+		}
+		if rng.IntN(2) == 0 {
+			cfg.Models[0].Breaker = &sim.Breaker{Failures: 3, Cooldown: 500 * time.Millisecond, Probes: 1}
+		}
+		retry := func(inner bool) *sim.Retry {
+			if rng.IntN(3) == 0 {
+				return nil
+			}
+			on := sim.RetryOn(1 + rng.IntN(63))
+			if inner {
+				on &^= sim.RetryAttemptTimeout | sim.RetryInvalid
+				on |= sim.RetryServerError
+			}
+			return &sim.Retry{MaxAttempts: 1 + rng.IntN(4), InitialBackoff: pick(0, 20*time.Millisecond, 100*time.Millisecond),
+				MaxBackoff: time.Second, Multiplier: 1 + rng.Float64(), Jitter: sim.Jitter(rng.IntN(3)), On: on,
+				CountsAgainstBudget: rng.IntN(2) == 0}
+		}
+		for c := range 2 {
+			cl := sim.Class{
+				Name: string(rune('x' + c)), Share: 0.5, InputTokens: dist.Constant{Value: 100}, OutputTokens: dist.Uniform{Min: 10, Max: 100},
+				Deadline:  pick(0, 1500*time.Millisecond, 4*time.Second),
+				OnTimeout: sim.TimeoutRule(rng.IntN(2)),
+				Policy: sim.Policy{Primary: rng.IntN(2), Targets: []int{rng.IntN(2)}, Copies: rng.IntN(3),
+					Delays:  []time.Duration{pick(0, 200*time.Millisecond, 500*time.Millisecond, -1)},
+					Winner:  sim.WinnerRule(rng.IntN(3)),
+					OnError: sim.ErrorRule(rng.IntN(3)), OnRateLimited: sim.ErrorRule(rng.IntN(3)), OnInvalid: sim.ErrorRule(rng.IntN(3)),
+					OnUpstreamTimeout: sim.ErrorRule(rng.IntN(3)),
+					AttemptTimeout:    pick(0, 800*time.Millisecond), OnAttemptTimeout: sim.ErrorRule(rng.IntN(3)),
+					CancelLatency:     pick(0, 100*time.Millisecond, time.Second), CancelBilling: sim.Billing(rng.IntN(4))},
+				Retry: retry(false), AttemptRetry: retry(true),
+			}
+			if rng.IntN(2) == 0 {
+				cl.Policy.Budget = sim.Budget{HedgesPerSecond: 5, Burst: 3, MaxInFlightRatio: 0.5, MinInFlight: 2}
+			}
+			if c == 1 && rng.IntN(3) == 0 {
+				cl.Share, cl.Clients = 0, 10
+				cfg.Classes[0].Share = 1
+			}
+			cfg.Classes = append(cfg.Classes, cl)
+		}
+		if err := cfg.Validate(); err != nil {
+			t.Fatalf("config %d: %v", i, err)
+		}
+		rows := map[[4]int64]bool{}
+		res, err := sim.RunTrace(cfg, func(r *sim.AttemptRecord) {
+			key := [4]int64{r.Request, int64(r.Round), int64(r.Attempt), int64(r.Try)}
+			if rows[key] {
+				t.Fatalf("config %d: call %v has two trace rows", i, key)
+			}
+			rows[key] = true
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		checkAttempts(t, res)
+		if int64(len(rows)) != res.Overall.Attempts.Sent {
+			t.Fatalf("config %d: %d trace rows, %d calls sent", i, len(rows), res.Overall.Attempts.Sent)
+		}
+		for _, c := range res.Classes {
+			if ended := c.Answered + c.TimeoutsOpen + c.TimeoutsClosed + c.Errors + c.Invalid; ended != c.Requests {
+				t.Fatalf("config %d class %s: %d requests, %d ended", i, c.Name, c.Requests, ended)
+			}
+		}
+		// The JSON report, not DeepEqual: a result may hold NaN (an
+		// undefined CI).
+		base := mustRun(t, sim.WithoutHedging(cfg))
+		if !bytes.Equal(reportJSON(t, cfg, mustRun(t, cfg), base), reportJSON(t, cfg, res, base)) {
+			t.Fatalf("config %d: a second run differs", i)
+		}
+	}
+}
+
+// TestRetryAfterOverridesBackoff: a 429 whose Retry-After hint (1 s) is
+// longer than the backoff (100 ms) waits the hint: 3 tries of 200 ms and
+// two waits of 1 s end a request at 2.6 s; with a hint of 50 ms the backoff
+// stands: 0.6 + 0.2 s.
+func TestRetryAfterOverridesBackoff(t *testing.T) {
+	for _, tc := range []struct {
+		hint time.Duration
+		want float64
+	}{{time.Second, 2.6}, {50 * time.Millisecond, 0.8}} {
+		for _, layer := range []string{"retry", "attempt_retry"} {
+			cfg := retryConfig(100, 0, 0, nil, nil)
+			cfg.Models[0].Failures.RateLimited = sim.Failure{Rate: 1, Latency: dist.Constant{Value: 0.2}, RetryAfter: tc.hint}
+			rt := fixedRetry(3, 100*time.Millisecond, 1)
+			if layer == "retry" {
+				cfg.Classes[0].Retry = rt
+			} else {
+				cfg.Classes[0].AttemptRetry = rt
+			}
+			c := &mustRun(t, cfg).Classes[0]
+			if c.RateLimited != 100 || len(c.MissEnds) != 100 {
+				t.Fatalf("%s: %d requests ended by a 429, %d misses; want 100", layer, c.RateLimited, len(c.MissEnds))
+			}
+			for _, x := range c.MissEnds {
+				if math.Abs(x-tc.want) > 1e-9 {
+					t.Fatalf("%s, hint %v: a request ended at %v s; want %v", layer, tc.hint, x, tc.want)
+				}
+			}
+		}
+	}
+}
+
+// TestRetryCountsAgainstBudget: with every call failing and a hedge rate
+// limit of one token that never refills in the run, a retry that counts
+// against the budget is made once (the first request's) and denied for the
+// other n − 1 requests; one that does not count is made for all n.
+func TestRetryCountsAgainstBudget(t *testing.T) {
+	const n = 400
+	for _, counts := range []bool{true, false} {
+		for _, layer := range []string{"retry", "attempt_retry"} {
+			rt := fixedRetry(2, 10*time.Millisecond, 1)
+			rt.CountsAgainstBudget = counts
+			cfg := retryConfig(n, 1, 0, rt, nil)
+			if layer == "attempt_retry" {
+				cfg = retryConfig(n, 1, 0, nil, rt)
+			}
+			cfg.Classes[0].Policy.Budget = sim.Budget{HedgesPerSecond: 1e-6, Burst: 1}
+			c := &mustRun(t, cfg).Classes[0]
+			made, denied := int64(1), int64(n-1)
+			if !counts {
+				made, denied = n, 0
+			}
+			r := c.Retries
+			if r.Requests+r.Calls != made || r.Denied != denied || c.Attempts.Sent != n+made {
+				t.Errorf("%s, counts %v: retries %+v, %d calls; want %d made, %d denied, %d calls", layer, counts, r, c.Attempts.Sent, made, denied, n+made)
 			}
 		}
 	}
