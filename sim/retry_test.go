@@ -227,7 +227,7 @@ func TestRetryAccountingEveryWay(t *testing.T) {
 					OnError: sim.ErrorRule(rng.IntN(3)), OnRateLimited: sim.ErrorRule(rng.IntN(3)), OnInvalid: sim.ErrorRule(rng.IntN(3)),
 					OnUpstreamTimeout: sim.ErrorRule(rng.IntN(3)),
 					AttemptTimeout:    pick(0, 800*time.Millisecond), OnAttemptTimeout: sim.ErrorRule(rng.IntN(3)),
-					CancelLatency:     pick(0, 100*time.Millisecond, time.Second), CancelBilling: sim.Billing(rng.IntN(4))},
+					CancelLatency: pick(0, 100*time.Millisecond, time.Second), CancelBilling: sim.Billing(rng.IntN(4))},
 				Retry: retry(false), AttemptRetry: retry(true),
 			}
 			if rng.IntN(2) == 0 {

@@ -15,7 +15,7 @@ type AttemptRecord struct {
 	// re-run n) and Try the call's try within its attempt under the
 	// class's attempt retry (0 first, n retry n): every call has its row.
 	Round, Try int
-	Model   string // model the attempt was sent to
+	Model      string // model the attempt was sent to
 	// Start is when the attempt was sent and End when it left the system
 	// (its response; for a winner under first_token, the end of its stream;
 	// for an attempt its request let go of, its response or the landing of
