@@ -33,6 +33,7 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 	for i := range d.Classes {
 		c := &d.Classes[i]
 		n := &notes{class: c.Class}
+		retryNotes(n, c, "Envoy")
 		if c.Adaptive != nil {
 			return nil, nil, &UnmappableError{"envoy", c.Class, "an adaptive delay (a percentile of recent latencies) has no Envoy form; export an optimize report's fixed-delay pick instead"}
 		}

@@ -96,8 +96,13 @@ func writeGRPC(d *Document, opt Options) ([]byte, []Note, error) {
 				n.add("at the deadline gRPC ends the call with DEADLINE_EXCEEDED; failing open is the caller's handling of that status")
 			}
 		}
+		if c.Hedge && (c.Retry != nil || c.AttemptRetry != nil) {
+			n.add("gRPC allows a hedgingPolicy or a retryPolicy per method, not both, and has no retry inside a hedged attempt")
+			retryNotes(n, c, "gRPC")
+		}
 		if !c.Hedge {
 			n.add("hedging off: no hedgingPolicy written%s", reasonSuffix(c.Reason))
+			mc.RetryPolicy = grpcRetryLayer(n, c)
 		} else if c.fallbacks() > 0 {
 			mc.RetryPolicy = grpcRetry(n, c)
 		} else {

@@ -90,6 +90,10 @@ type Class struct {
 	// "fail_open" or "fail_closed".
 	Deadline  Seconds `json:"deadline_s"`
 	OnTimeout string  `json:"on_timeout"`
+	// Retry re-runs a failed request, hedging and all, and AttemptRetry
+	// retries inside each attempt (absent: none); see Retry.
+	Retry        *Retry `json:"retry,omitempty"`
+	AttemptRetry *Retry `json:"attempt_retry,omitempty"`
 }
 
 // Copy is one copy beyond the primary.
@@ -275,6 +279,16 @@ func (c *Class) validate() error {
 		}
 		if err := oneOf("adaptive.source", a.Source, sources); err != nil {
 			return err
+		}
+	}
+	if r := c.Retry; r != nil {
+		if err := r.validate(false); err != nil {
+			return fmt.Errorf("retry.%w", err)
+		}
+	}
+	if r := c.AttemptRetry; r != nil {
+		if err := r.validate(true); err != nil {
+			return fmt.Errorf("attempt_retry.%w", err)
 		}
 	}
 	b := &c.Budget

@@ -86,6 +86,7 @@ func writePolly(d *Document) ([]byte, []Note, error) {
 	for i := range d.Classes {
 		c := &d.Classes[i]
 		n := &notes{class: c.Class}
+		retryNotes(n, c, "Polly")
 		if c.Adaptive != nil {
 			return nil, nil, &UnmappableError{"polly", c.Class, "an adaptive delay (a percentile of recent latencies) is a DelayGenerator in code, not a setting; export an optimize report's fixed-delay pick instead"}
 		}

@@ -42,6 +42,8 @@ func classPolicy(cfg *sim.Config, cl *sim.Class) Class {
 		Deadline:         Seconds(cl.Deadline),
 		OnTimeout:        cl.OnTimeout.String(),
 		Copies:           []Copy{},
+		Retry:            retryOf(cl.Retry),
+		AttemptRetry:     retryOf(cl.AttemptRetry),
 	}
 	for j := 1; j <= p.Copies; j++ {
 		gap := p.Delays[min(j-1, len(p.Delays)-1)]
