@@ -323,10 +323,10 @@ func (e *engine) release(i int) {
 }
 
 // draw fills attempt k of request r, sent now to model m. It consumes only
-// the stream of (request, attempt k) — of its try and round, for a retried
-// call — always in the same order, so the same
-// attempt to the same model is identical under every policy; with a copula,
-// attempt k's latency also depends on the normal draws of attempts < k.
+// the stream of (request, attempt k) — and of its round and try, for a
+// retried call — always in the same order, so the same attempt to the same
+// model is identical under every policy; with a copula, attempt k's
+// latency also depends on the normal draws of attempts < k.
 func (e *engine) draw(r *request, m, k int) {
 	a := &r.att[k]
 	md := &e.cfg.Models[m]
