@@ -75,6 +75,11 @@ type Class struct {
 	OnError       string `json:"on_error"`
 	OnRateLimited string `json:"on_rate_limited"`
 	OnInvalid     string `json:"on_invalid"`
+	// OnClientError (a 4xx other than 429) and OnUpstreamTimeout (504,
+	// 408) are present only when they differ from their defaults,
+	// "fatal" and OnError.
+	OnClientError     string `json:"on_client_error,omitempty"`
+	OnUpstreamTimeout string `json:"on_upstream_timeout,omitempty"`
 	// AttemptTimeout, when > 0, abandons an attempt that has not
 	// responded this long after it was sent.
 	AttemptTimeout   Seconds `json:"attempt_timeout_s"`
@@ -261,6 +266,14 @@ func (c *Class) validate() error {
 		{"on_attempt_timeout", c.OnAttemptTimeout, rules},
 		{"cancel_billing", c.CancelBilling, billings},
 		{"on_timeout", c.OnTimeout, timeouts},
+	}
+	for _, k := range []struct{ key, v string }{{"on_client_error", c.OnClientError}, {"on_upstream_timeout", c.OnUpstreamTimeout}} {
+		if k.v != "" {
+			checks = append(checks, struct {
+				key, v  string
+				allowed []string
+			}{k.key, k.v, rules})
+		}
 	}
 	for _, k := range checks {
 		if err := oneOf(k.key, k.v, k.allowed); err != nil {

@@ -216,3 +216,16 @@ func grpcRetryLayer(n *notes, c *Class) *GRPCRetryPolicy {
 	}
 	return rp
 }
+
+// statusRuleNotes adds, for a runtime that tells failures apart only as
+// its own spelling does, what becomes of c's per-status rules: a 4xx
+// (on_client_error) and an upstream timeout (on_upstream_timeout, 504 or
+// 408). timeout and client say how the runtime handles each.
+func statusRuleNotes(n *notes, c *Class, runtime, timeout, client string) {
+	if c.OnUpstreamTimeout != "" {
+		n.add("%s: on_upstream_timeout %q not written: %s", runtime, c.OnUpstreamTimeout, timeout)
+	}
+	if c.OnClientError != "" {
+		n.add("%s: on_client_error %q not written: %s", runtime, c.OnClientError, client)
+	}
+}

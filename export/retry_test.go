@@ -94,3 +94,30 @@ func TestRetryGRPC(t *testing.T) {
 		}
 	}
 }
+
+// TestStatusRuleNotes: a per-status rule (on_client_error,
+// on_upstream_timeout) that differs from its default is in the policy
+// document, and every format that cannot write it says so.
+func TestStatusRuleNotes(t *testing.T) {
+	d := ScenarioPolicies(loadShipped(t, "status-rules.toml"))
+	if c := d.Classes[2]; c.OnClientError != "nonfatal" || c.OnUpstreamTimeout != "" {
+		t.Errorf("retry-all: on_client_error %q, on_upstream_timeout %q; want nonfatal and the default (absent)", c.OnClientError, c.OnUpstreamTimeout)
+	}
+	d.Classes[0].OnUpstreamTimeout = "ignore"
+	for _, f := range []string{"grpc", "envoy", "failsafe-go", "polly"} {
+		_, notes, err := Write(d, f, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		var got []string
+		for _, n := range notes {
+			if strings.Contains(n.Text, "on_client_error") || strings.Contains(n.Text, "on_upstream_timeout") {
+				got = append(got, n.String())
+			}
+		}
+		if len(got) != 2 || !strings.HasPrefix(got[0], `fatal: `) || !strings.Contains(got[0], `on_upstream_timeout "ignore" not written`) ||
+			!strings.HasPrefix(got[1], `retry-all: `) || !strings.Contains(got[1], `on_client_error "nonfatal" not written`) {
+			t.Errorf("%s: per-status notes %q; want one for fatal's upstream timeouts and one for retry-all's 4xx", f, got)
+		}
+	}
+}

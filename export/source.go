@@ -45,6 +45,12 @@ func classPolicy(cfg *sim.Config, cl *sim.Class) Class {
 		Retry:            retryOf(cl.Retry),
 		AttemptRetry:     retryOf(cl.AttemptRetry),
 	}
+	if p.OnClientError != sim.Fatal {
+		c.OnClientError = p.OnClientError.String()
+	}
+	if p.OnUpstreamTimeout != p.OnError {
+		c.OnUpstreamTimeout = p.OnUpstreamTimeout.String()
+	}
 	for j := 1; j <= p.Copies; j++ {
 		gap := p.Delays[min(j-1, len(p.Delays)-1)]
 		t := p.Primary
