@@ -332,6 +332,8 @@ func (c *checker) class(key string, t *classTable, n int) sim.Class {
 	cl.OnTimeout, err = enum(c, key+".on_timeout", t.OnTimeout, sim.FailOpen, sim.FailOpen, sim.FailClosed)
 	c.keep(err)
 	cl.Policy = c.policy(key, t.Hedge)
+	cl.Retry = c.retry(key+".retry", t.Retry, false)
+	cl.AttemptRetry = c.retry(key+".attempt_retry", t.AttemptRetry, true)
 	// The gaps depend on the delays, copies and adaptive rule only: a
 	// problem elsewhere in the hedge table (an undefined target, say) does
 	// not hide them.
