@@ -340,20 +340,24 @@ func (e *engine) draw(r *request, m, k int) {
 		for j, l := range e.copula[r.class][k][:k+1] {
 			z += l * r.innov[j]
 		}
-		// A slow draw is slow throughout: TTFT at score z, decode speed at −z.
+		// A slow draw is slow throughout: TTFT at score z, decode and
+		// prefill speeds at −z.
 		if md.Latency != nil {
 			a.workFirst = seconds(dist.FromNormal(md.Latency, z))
 		} else {
 			a.streamed = true
-			a.workFirst = seconds(dist.FromNormal(md.TTFT, z))
+			first := dist.FromNormal(md.TTFT, z)
 			a.workDecode = seconds(r.out / dist.FromNormal(md.TokensPerSecond, -z))
+			if md.PrefillTokensPerSecond != nil {
+				first += r.in / dist.FromNormal(md.PrefillTokensPerSecond, -z)
+			}
+			a.workFirst = seconds(first)
 		}
 	} else if ms := &e.models[m]; md.Latency != nil {
 		a.workFirst = seconds(ms.latency.rand(src))
 	} else {
 		a.streamed = true
-		a.workFirst = seconds(ms.ttft.rand(src))
-		a.workDecode = seconds(r.out / ms.speed.rand(src))
+		a.workFirst, a.workDecode = ms.streamDraw(md, r, src)
 	}
 	switch {
 	case u4xx < md.Failures.ClientError.Rate:

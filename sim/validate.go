@@ -156,6 +156,14 @@ func (m *Model) validate() error {
 			return invalid("model %q: tokens per second must be > 0 with probability 1 (P(≤ 0) = %v)", m.Name, m.TokensPerSecond.CDF(0))
 		}
 	}
+	if p := m.PrefillTokensPerSecond; p != nil {
+		if m.TTFT == nil {
+			return invalid("model %q: PrefillTokensPerSecond needs the TTFT form", m.Name)
+		}
+		if lo, _ := p.Support(); !(lo >= 0) || p.CDF(0) > 0 {
+			return invalid("model %q: prefill tokens per second must be > 0 with probability 1 (P(≤ 0) = %v)", m.Name, p.CDF(0))
+		}
+	}
 	for _, p := range []float64{m.ErrorRate, m.InvalidRate} {
 		if !(p >= 0 && p <= 1) {
 			return invalid("model %q: probability %v: must be in [0, 1]", m.Name, p)
