@@ -80,7 +80,11 @@ func SplitHalf(l *readers.Log, opt Options) ([]SplitHalfRow, error) {
 	}
 	if ra.Streamed && b.Streamed() {
 		ttft := ra.Metric("ttft").Best()
-		row("ttft", ttft.Name, ttft.Dist.Quantile(p), a.TTFTs(), b.TTFTs())
+		if ra.TTFTCheck != nil { // base + input/prefill speed, simulated
+			row("ttft", ttft.Name+" + prefill", quantileOf(ra.TTFTCheck, p), a.TTFTs(), b.TTFTs())
+		} else {
+			row("ttft", ttft.Name, ttft.Dist.Quantile(p), a.TTFTs(), b.TTFTs())
+		}
 		row("latency", ttft.Name+" + "+ra.Speed.Name, e2eQuantile(ra, p), a.Latencies(), b.Latencies())
 	} else {
 		lat := ra.Metric("latency").Best()
@@ -91,8 +95,11 @@ func SplitHalf(l *readers.Log, opt Options) ([]SplitHalfRow, error) {
 
 // e2eQuantile returns the simulated end-to-end p-quantile of a streamed
 // report.
-func e2eQuantile(r *Report, p float64) float64 {
-	for _, q := range r.EndToEnd.Quantiles {
+func e2eQuantile(r *Report, p float64) float64 { return quantileOf(r.EndToEnd, p) }
+
+// quantileOf returns the model's p-quantile of a check.
+func quantileOf(g *Goodness, p float64) float64 {
+	for _, q := range g.Quantiles {
 		if q.P == p {
 			return q.Model
 		}
