@@ -393,10 +393,8 @@ func FitLog(l *readers.Log, opt Options) (*Report, error) {
 		}
 		if p := r.Prefill; p != nil && p.Used {
 			first, e2e := simulateStreamed(ttft.Best().Dist, r.Speed.Dist, p.Speed, inputs, l.OutputTokenCounts(), opt.Draws, opt.Seed)
-			g := AssessSample(sorted(l.TTFTs()), first)
-			r.TTFTCheck = &g
-			g = AssessSample(sorted(lat), e2e)
-			r.EndToEnd = &g
+			gf, ge := AssessSample(sorted(l.TTFTs()), first), AssessSample(sorted(lat), e2e)
+			r.TTFTCheck, r.EndToEnd = &gf, &ge
 		} else {
 			sim := SimulateEndToEnd(ttft.Best().Dist, r.Speed.Dist, l.OutputTokenCounts(), opt.Draws, opt.Seed)
 			g := AssessSample(sorted(lat), sim)
