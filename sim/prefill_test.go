@@ -5,6 +5,8 @@ import (
 	"testing"
 
 	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/scenario"
+	"github.com/hedgesim/hedgesim/scenarios"
 	"github.com/hedgesim/hedgesim/sim"
 )
 
@@ -99,5 +101,44 @@ func TestPrefillValidate(t *testing.T) {
 	m.Latency, m.TTFT, m.TokensPerSecond = dist.Constant{Value: 1}, nil, nil
 	if err := cfg.Validate(); err == nil {
 		t.Error("a prefill speed on a whole-call latency passed validation")
+	}
+}
+
+// TestLongPromptsShipped checks the shipped long-prompts scenario against
+// closed forms. Without hedging, a class's mean TTFT is E[base] +
+// E[input]·E[1/S]: base lognormal with median 0.4 s and p95 2 s (σ =
+// ln 5 / 1.645, mean 0.4·e^{σ²/2}), S uniform on [4000, 8000] tokens/s
+// (E[1/S] = ln 2 / 4000, E[1/S²] = 1/(4000·8000)), input uniform on the
+// class's range; each checked within 4 standard errors of its class's
+// sample. Errors (1 %, surfacing when the call would have completed) are
+// independent of the draw and leave the mean of the answered requests
+// unchanged. With the 800 ms delay, every document request hedges: its
+// prompt of ≥ 8000 tokens takes ≥ 1 s to prefill at ≤ 8000 tokens/s.
+func TestLongPromptsShipped(t *testing.T) {
+	s, err := scenario.LoadFS(scenarios.FS, "long-prompts.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := s.Config
+	res, base := mustRun(t, &cfg), mustRun(t, sim.WithoutHedging(&cfg))
+	checkAttempts(t, res)
+	sigma := math.Log(5) / 1.6448536269514722
+	meanBase := 0.4 * math.Exp(sigma*sigma/2)
+	varBase := meanBase * meanBase * (math.Exp(sigma*sigma) - 1)
+	inv, inv2 := math.Ln2/4000, 1/(4000.0*8000)
+	for i, r := range [][2]float64{{200, 2000}, {8000, 32000}, {8000, 32000}} {
+		c := base.Classes[i]
+		lo, hi := r[0], r[1]
+		ei, ei2 := (lo+hi)/2, (lo*lo+lo*hi+hi*hi)/3
+		want := meanBase + ei*inv
+		v := varBase + ei2*inv2 - ei*ei*inv*inv
+		se := math.Sqrt(v / float64(len(c.Latencies)))
+		t.Logf("%s without hedging: mean TTFT %.4f s, oracle %.4f ± %.4f (4 SE)", c.Name, c.Mean(), want, 4*se)
+		if got := c.Mean(); math.Abs(got-want) > 4*se {
+			t.Errorf("%s without hedging: mean TTFT %.4f s; want %.4f ± %.4f (4 SE)", c.Name, got, want, 4*se)
+		}
+	}
+	if d := res.Classes[1]; d.Name != "docs-800ms" || d.Hedged != d.Requests {
+		t.Errorf("%s: %d of %d requests hedged; want every one (prefill ≥ 1 s > 800 ms)", d.Name, d.Hedged, d.Requests)
 	}
 }
