@@ -78,7 +78,11 @@ type attempt struct {
 	workFirst, workDecode, workErr time.Duration
 	degU                           float64 // uniform deciding a degraded-period failure
 	streamed                       bool    // TTFT form: tokens flow from first on
-	limitedBy                      gate    // the gate that answered 429
+	// The provider breaker's probe mark, as probe and probeGen are the
+	// model breaker's (here, they fill streamed's padding).
+	provProbe    bool
+	provProbeGen uint32
+	limitedBy    gate // the gate that answered 429
 }
 
 // send sends the next copy of r now — unless a budget denies it, in which
@@ -222,7 +226,7 @@ func (e *engine) dispatch(slot int32, r *request, k int) {
 		e.schedule(e.now+to, evAttemptTimeout, slot, r.gen, uint8(k))
 	}
 	if e.breakers != nil {
-		if b := e.breakers[a.model]; b != nil && !b.admit(e.now, a) {
+		if !e.breakersAdmit(a) {
 			a.kind, a.byBreaker = outRejected, true
 			a.svc, a.first, a.genFrom, a.end = e.now, e.now, e.now, e.now
 			e.schedule(a.end, evResponse, slot, r.gen, uint8(k))

@@ -71,6 +71,10 @@ type Provider struct {
 	// Degraded, when set, is a two-state process of normal and degraded
 	// periods shared by all the provider's models.
 	Degraded *Degraded
+	// Breaker, when set, is a circuit breaker on the calls to every model
+	// of the provider together, shared by all requests; a model's own
+	// breaker is asked first.
+	Breaker *Breaker
 }
 
 // RateLimit is a pair of token buckets, refilled continuously: one counts

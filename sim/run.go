@@ -35,7 +35,7 @@ func NoHedging(p *Policy) {
 // request to its end before the next arrives.
 func (cfg *Config) independent() bool {
 	for _, p := range cfg.Providers {
-		if p.Concurrency > 0 || p.RateLimit.on() {
+		if p.Concurrency > 0 || p.RateLimit.on() || p.Breaker != nil {
 			return false
 		}
 	}

@@ -128,6 +128,9 @@ func (p *Provider) validate() error {
 			return fmt.Errorf("degraded periods: error rate %v must be in [0, 1]", d.ErrorRate)
 		}
 	}
+	if p.Breaker != nil {
+		return p.Breaker.validate()
+	}
 	return nil
 }
 
