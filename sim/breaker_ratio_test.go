@@ -1,7 +1,9 @@
 package sim_test
 
 import (
+	"bytes"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -204,6 +206,18 @@ func TestProviderBreakerShared(t *testing.T) {
 	// before the run ends: 10 full cool-downs and 0.5 s of the last.
 	if b := res.Breakers[0]; b.Opens != 11 || b.Rejected != 391 || math.Abs(b.OpenSeconds-100.5) > 1e-9 {
 		t.Errorf("provider breaker %+v; want 11 opens, 391 calls failed at once, 100.5 s open", b)
+	}
+	var text, js bytes.Buffer
+	rep := sim.NewReport(cfg, res, mustRun(t, sim.WithoutHedging(cfg)))
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "provider pa: circuit breaker opened 11 times") ||
+		!strings.Contains(js.String(), `"provider": "pa"`) || strings.Contains(js.String(), `"model": ""`) {
+		t.Errorf("the report does not name the provider's breaker:\n%s\n%s", text.String(), js.String())
 	}
 	// Per model: a1 sees only its own failures, one per request.
 	cfg.Providers[0].Breaker = nil
