@@ -186,8 +186,8 @@ func (r *Report) writeBlock(b *bytes.Buffer, o BlockOptions) {
 		if p := r.Prefill; p != nil && p.Used {
 			fmt.Fprintf(b, "# ttft: the base, TTFT − input tokens / prefill_tokens_per_s: %s\n", describe(ttft, "s"))
 			fmt.Fprintf(b, "ttft = %s\n", specTOML(ttft, "s"))
-			fmt.Fprintf(b, "# prefill_tokens_per_s: 1 / slope of TTFT on input tokens, 95%% interval [%s, %s] tokens/s (p = %.3g, n = %d)\n",
-				fmtNum(p.SpeedLo), fmtNum(p.SpeedHi), p.P, p.N)
+			fmt.Fprintf(b, "# prefill_tokens_per_s: 1 / slope of TTFT on input tokens, 95%% interval [%s, %s] tokens/s (p %s, n = %d)\n",
+				fmtNum(p.SpeedLo), fmtNum(p.SpeedHi), fmtP(p.P), p.N)
 			fmt.Fprintf(b, "prefill_tokens_per_s = { kind = \"constant\", value = %s }\n", num(p.Speed))
 		} else {
 			fmt.Fprintf(b, "# ttft: %s\n", describe(ttft, "s"))
@@ -270,8 +270,8 @@ func (r *Report) WriteText(w io.Writer) {
 	if p := r.Prefill; p != nil {
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "ttft vs input tokens (least squares), n = %d, input %s to %s tokens\n", p.N, fmtNum(p.InputMin), fmtNum(p.InputMax))
-		fmt.Fprintf(w, "  ttft = %s s + %s s per 1000 tokens (95%% interval [%s, %s], t = %.3g, p = %.3g)\n",
-			fmtNum(p.Intercept), fmtNum(1000*p.Slope), fmtNum(1000*p.SlopeLo), fmtNum(1000*p.SlopeHi), p.T, p.P)
+		fmt.Fprintf(w, "  ttft = %s s + %s s per 1000 tokens (95%% interval [%s, %s], t = %.3g, p %s)\n",
+			fmtNum(p.Intercept), fmtNum(1000*p.Slope), fmtNum(1000*p.SlopeLo), fmtNum(1000*p.SlopeHi), p.T, fmtP(p.P))
 	}
 	switch {
 	case r.Prefill != nil:

@@ -97,14 +97,14 @@ func FitPrefill(input, ttft []float64) (*Prefill, error) {
 	perK := fmtNum(1000 * p.Slope)
 	switch {
 	case p.Used:
-		p.Note = fmt.Sprintf("TTFT grows with the prompt: %s s per 1000 input tokens (p = %.3g), a prefill speed of %s tokens/s, 95%% interval [%s, %s]; the block uses prefill_tokens_per_s and fits ttft to TTFT − input/speed",
-			perK, p.P, fmtNum(p.Speed), fmtNum(p.SpeedLo), fmtNum(p.SpeedHi))
+		p.Note = fmt.Sprintf("TTFT grows with the prompt: %s s per 1000 input tokens (p %s), a prefill speed of %s tokens/s, 95%% interval [%s, %s]; the block uses prefill_tokens_per_s and fits ttft to TTFT − input/speed",
+			perK, fmtP(p.P), fmtNum(p.Speed), fmtNum(p.SpeedLo), fmtNum(p.SpeedHi))
 	case p.Significant:
-		p.Note = fmt.Sprintf("TTFT falls as the prompt grows (%s s per 1000 input tokens, p = %.3g): not a prefill cost, so not modelled; the block's ttft ignores the prompt length",
-			perK, p.P)
+		p.Note = fmt.Sprintf("TTFT falls as the prompt grows (%s s per 1000 input tokens, p %s): not a prefill cost, so not modelled; the block's ttft ignores the prompt length",
+			perK, fmtP(p.P))
 	default:
-		p.Note = fmt.Sprintf("no significant dependence of TTFT on the prompt length (%s s per 1000 input tokens, 95%% interval [%s, %s], p = %.3g); the block's ttft ignores it",
-			perK, fmtNum(1000*p.SlopeLo), fmtNum(1000*p.SlopeHi), p.P)
+		p.Note = fmt.Sprintf("no significant dependence of TTFT on the prompt length (%s s per 1000 input tokens, 95%% interval [%s, %s], p %s); the block's ttft ignores it",
+			perK, fmtNum(1000*p.SlopeLo), fmtNum(1000*p.SlopeHi), fmtP(p.P))
 	}
 	return p, nil
 }
@@ -123,4 +123,13 @@ func (p *Prefill) Base(input, ttft []float64) (base []float64, dropped int) {
 		}
 	}
 	return base, dropped
+}
+
+// fmtP formats a p-value with its relation: "= 0.0312", or "< 1e-300"
+// when it underflows.
+func fmtP(p float64) string {
+	if p < 1e-300 {
+		return "< 1e-300"
+	}
+	return fmt.Sprintf("= %.3g", p)
 }

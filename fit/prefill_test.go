@@ -239,3 +239,20 @@ func sorted(x []float64) []float64 {
 	slices.Sort(s)
 	return s
 }
+
+// TestPrefillSplitHalf: with a prefill speed, the split-half check
+// predicts TTFT's p95 from the simulated base + input/speed (not from the
+// base alone, which misses by seconds), and it lands in half B's interval.
+func TestPrefillSplitHalf(t *testing.T) {
+	rows, err := fit.SplitHalf(prefillLog(600, 4000, 5), fit.Options{Seed: 1, Model: fit.ModelLogNormal, Draws: 5000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	ttft := rows[0]
+	if ttft.Metric != "ttft" || !strings.HasSuffix(ttft.Model, "+ prefill") {
+		t.Fatalf("rows %+v; want a ttft row modelled with the prefill", rows)
+	}
+	if !ttft.Check.Inside {
+		t.Errorf("TTFT p95 predicted %g, half B's %g in [%g, %g]", ttft.Check.Model, ttft.Check.Observed, ttft.Check.Lo, ttft.Check.Hi)
+	}
+}

@@ -22,8 +22,10 @@ type SplitHalfRow struct {
 	File, Metric string
 	// NA and NB are the sizes of the fitting half A and held-out half B.
 	NA, NB int
-	// Model names the model behind the prediction: the ttft model, or for
-	// a streamed log's latency "ttft-model + speed-model" simulated.
+	// Model names the model behind the prediction: the ttft model ("… +
+	// prefill" when half A's fit has a prefill speed: base + input/speed,
+	// simulated), or for a streamed log's latency "ttft-model +
+	// speed-model" simulated.
 	Model string
 	// Check holds half B's observed p95 and its order-statistic interval,
 	// with Model = the prediction from half A and Inside whether it lies
