@@ -366,6 +366,17 @@ func FitLog(l *readers.Log, opt Options) (*Report, error) {
 		var notes []string
 		if p := r.Prefill; p != nil && p.Used {
 			base, dropped := p.Base(inputs, ttfts)
+			if len(base) < 2 || 10*dropped > p.N {
+				// A constant speed would leave many requests with a base
+				// TTFT ≤ 0: the line does not describe them.
+				p.Used = false
+				p.Note = fmt.Sprintf("TTFT grows with the prompt (%s s per 1000 input tokens, p %s), but one prefill speed of %s tokens/s would leave %d of %d requests with a base TTFT ≤ 0 (more than 10%%): TTFT is not a base plus input ÷ one speed here, and the block's ttft ignores the prompt length",
+					fmtNum(1000*p.Slope), fmtP(p.P), fmtNum(p.Speed), dropped, p.N)
+				r.PrefillNote = p.Note
+			}
+		}
+		if p := r.Prefill; p != nil && p.Used {
+			base, dropped := p.Base(inputs, ttfts)
 			ttfts = base
 			notes = append(notes, fmt.Sprintf("base TTFT: TTFT − input tokens ÷ %s tokens/s (the prefill speed)", fmtNum(p.Speed)))
 			if dropped > 0 {

@@ -38,7 +38,8 @@ type Prefill struct {
 	// rule out an instant prefill). Meaningful when Slope > 0.
 	Speed, SpeedLo, SpeedHi float64
 	// Used is set when the scenario block models the dependence:
-	// significant with Slope > 0.
+	// significant with Slope > 0 — and, in FitLog, at most 10 % of the
+	// requests with a base TTFT (Base) ≤ 0.
 	Used bool
 	// Note says in one sentence what was found and what the block does.
 	Note string

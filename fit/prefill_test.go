@@ -256,3 +256,28 @@ func TestPrefillSplitHalf(t *testing.T) {
 		t.Errorf("TTFT p95 predicted %g, half B's %g in [%g, %g]", ttft.Check.Model, ttft.Check.Observed, ttft.Check.Lo, ttft.Check.Hi)
 	}
 }
+
+// TestPrefillNegativeBase: TTFT that grows with the prompt but whose
+// line crosses zero (a negative intercept) would leave many requests with
+// a base TTFT ≤ 0: the block keeps ttft without a prefill speed, and the
+// report says why.
+func TestPrefillNegativeBase(t *testing.T) {
+	l := &readers.Log{File: "steep.jsonl", Format: "jsonl"}
+	r := rand.New(rand.NewPCG(4, 4))
+	for i := range 300 {
+		in := float64(1000 + r.IntN(7000))
+		ttft := math.Max(0.01, in/2000-1.5+0.3*r.NormFloat64()) // TTFT = 0 below ~3000 tokens
+		l.Add(readers.Request{Line: i + 1, Status: readers.OK, TTFT: ttft, Latency: ttft + 1, InputTokens: in, OutputTokens: 60})
+	}
+	rep, err := fit.FitLog(l, fit.Options{Seed: 1, Model: fit.ModelLogNormal, Draws: 2000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if rep.Prefill == nil || !rep.Prefill.Significant || rep.Prefill.Used || !strings.Contains(rep.PrefillNote, "base TTFT ≤ 0") {
+		t.Errorf("prefill %+v, note %q", rep.Prefill, rep.PrefillNote)
+	}
+	if strings.Contains(rep.Block(fit.BlockOptions{}), "prefill_tokens_per_s") {
+		t.Error("the block models a prefill speed the data reject")
+	}
+	t.Log(rep.PrefillNote)
+}
