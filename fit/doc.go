@@ -38,8 +38,9 @@
 // ttft fitted to the base TTFT − input/speed (Prefill.Base), and the TTFT
 // and end-to-end latency simulated from both, with (input, output) pairs
 // resampled from the log, checked against the observed ones
-// (Report.TTFTCheck, Report.EndToEnd). Otherwise Report.PrefillNote says
-// why not and the block is unchanged. The llmperf leaderboard logs send
+// (Report.TTFTCheck, Report.EndToEnd) — unless more than 10 % of the
+// requests would have a base ≤ 0. Otherwise Report.PrefillNote says why
+// not and the block is unchanged. The llmperf leaderboard logs send
 // 550 input tokens with every request: no slope can be estimated.
 //
 // # Goodness of fit
