@@ -150,3 +150,20 @@ func TestScaleRateReplay(t *testing.T) {
 		t.Errorf("override listed as %q", fast.Overrides)
 	}
 }
+
+// TestRepeatedSet: one key given two values is refused naming both; the
+// same value twice is listed once.
+func TestRepeatedSet(t *testing.T) {
+	_, err := ParseWith("w.toml", []byte(twoModels), &Options{Set: []string{"seed=4", "seed=5"}})
+	var e *Error
+	if !errors.As(err, &e) || e.Set != "--set seed=5" || e.Key != "seed" || !strings.Contains(e.Msg, "--set seed=4") {
+		t.Errorf("got %v; want --set seed=5 refused naming --set seed=4", err)
+	}
+	s, err := ParseWith("w.toml", []byte(twoModels), &Options{Set: []string{"seed=4", "seed = 4"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"seed=4"}; !reflect.DeepEqual(s.Overrides, want) {
+		t.Errorf("Overrides %q; want %q", s.Overrides, want)
+	}
+}

@@ -277,3 +277,18 @@ func TestVersionWithoutVCS(t *testing.T) {
 		t.Errorf("versionText = %q", got)
 	}
 }
+
+// TestRepeatedSetContradicts: --requests 2000 with --set requests=3000 and
+// --set requests=2000 once ran 2000 and listed both; two values for one
+// key are refused, naming both, whatever the order.
+func TestRepeatedSetContradicts(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "--requests", "2000", "--set", "requests=3000", "--set", "requests=2000", "guard-check"},
+		{"run", "--set", "requests=2000", "--set", "requests=3000", "--requests", "2000", "guard-check"},
+	} {
+		code, out, errOut := hedgesim(t, args...)
+		if code != exitUsage || out != "" || !strings.Contains(errOut, "requests=3000") || !strings.Contains(errOut, "requests=2000") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 naming both values", args, code, errOut)
+		}
+	}
+}
