@@ -238,3 +238,30 @@ func TestParseRejectsImpossibleFigures(t *testing.T) {
 		t.Errorf("no classes: %v", err)
 	}
 }
+
+// TestParseRejectsInconsistentFigures: figures each possible alone but not
+// together, and required fields absent or null, are refused.
+func TestParseRejectsInconsistentFigures(t *testing.T) {
+	class := func(extra string) []byte {
+		return []byte(`{"scenario": "s", "seed": 1, "classes": [{"class": "chat", ` + extra + `,
+		  "latency_s": {"p50": 0.5, "p95": 1, "p99": 2, "p95_ci95": [0.9, 1.1], "p99_ci95": [1.8, 2.2], "p95_ci95_ok": true, "p99_ci95_ok": true}}]}`)
+	}
+	for _, tt := range []struct{ fields, want string }{
+		{`"requests": 9947, "answered": 1000000000, "answered_share": 1, "cost_per_1k_usd": {"total": 1}`, "answered: 1000000000 exceeds requests 9947"},
+		{`"requests": 10000, "answered": 9986, "answered_share": 0.1, "cost_per_1k_usd": {"total": 1}`, "answered_share: 0.1, but answered/requests = 9986/10000"},
+		{`"requests": 100, "answered": 100, "answered_share": 1, "cost_per_1k_usd": {"total": null}`, "cost_per_1k_usd.total: missing or null"},
+		{`"requests": 100, "answered": 100, "answered_share": 1`, "cost_per_1k_usd.total: missing or null"},
+		{`"requests": 100, "answered": 100, "cost_per_1k_usd": {"total": 1}`, "answered_share: missing or null"},
+		{`"answered_share": 1, "cost_per_1k_usd": {"total": 1}`, "requests: missing or null"},
+		{`"requests": 0, "answered": 0, "answered_share": 0, "cost_per_1k_usd": {"total": 0}`, "requests: 0, yet the class has figures"},
+		{`"requests": 100, "answered": -1, "answered_share": 0, "cost_per_1k_usd": {"total": 0}`, "answered: -1; want a count ≥ 0"},
+	} {
+		_, err := Parse(class(tt.fields))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: got %v; want …%s…", tt.fields, err, tt.want)
+		}
+	}
+	if _, err := Parse(class(`"requests": 10000, "answered": 9986, "answered_share": 0.9986, "cost_per_1k_usd": {"total": 1}`)); err != nil {
+		t.Errorf("a consistent class: %v", err)
+	}
+}
