@@ -16,9 +16,10 @@
 // answered share is compared with a two-proportion z test,
 // z = (p_B − p_A) / √(p̄(1 − p̄)(1/n_A + 1/n_B)) with the pooled share p̄,
 // significant when |z| > 1.96 (two-sided 5 %). p50 and cost carry no
-// interval in the reports and are shown without a mark. Runs that share a
-// seed use common random numbers, so the tests are conservative there
-// too.
+// interval in the reports and are shown without a mark. Runs of the same
+// scenario file that share a seed use common random numbers, so the tests
+// are conservative there too; reports of different scenarios are compared
+// with a warning, since only their class names match.
 package compare
 
 import (
@@ -71,7 +72,10 @@ type Class struct {
 type Report struct {
 	Kind     Kind
 	Scenario string
-	Seed     uint64
+	// ScenarioSHA256 is the hash of the scenario file (and its trace) the
+	// report was made from; empty in reports that do not give it.
+	ScenarioSHA256 string
+	Seed           uint64
 	// Overrides are the what-if overrides the report was made with.
 	Overrides []string
 	Classes   []Class
@@ -81,6 +85,7 @@ type Report struct {
 // comparison reads; latencies are sim.Latency, whose null is a miss (+Inf).
 type runJSON struct {
 	Scenario  string   `json:"scenario"`
+	SHA256    string   `json:"scenario_sha256"`
 	Seed      uint64   `json:"seed"`
 	Overrides []string `json:"overrides"`
 	Classes   []struct {
@@ -97,6 +102,7 @@ type runJSON struct {
 
 type optimizeJSON struct {
 	Scenario             string   `json:"scenario"`
+	SHA256               string   `json:"scenario_sha256"`
 	Seed                 uint64   `json:"seed"`
 	Overrides            []string `json:"overrides"`
 	RequestsPerCandidate *int     `json:"requests_per_candidate"`
@@ -264,7 +270,7 @@ func parseRun(data []byte) (*Report, error) {
 	if err := json.Unmarshal(data, &in); err != nil {
 		return nil, fmt.Errorf("run report: %w", err)
 	}
-	r := &Report{Kind: Run, Scenario: in.Scenario, Seed: in.Seed, Overrides: in.Overrides}
+	r := &Report{Kind: Run, Scenario: in.Scenario, ScenarioSHA256: in.SHA256, Seed: in.Seed, Overrides: in.Overrides}
 	for _, c := range in.Classes {
 		l := c.Latency
 		cl := Class{
@@ -292,7 +298,7 @@ func parseOptimize(data []byte) (*Report, error) {
 	if err := json.Unmarshal(data, &in); err != nil {
 		return nil, fmt.Errorf("optimize report: %w", err)
 	}
-	r := &Report{Kind: Optimize, Scenario: in.Scenario, Seed: in.Seed, Overrides: in.Overrides}
+	r := &Report{Kind: Optimize, Scenario: in.Scenario, ScenarioSHA256: in.SHA256, Seed: in.Seed, Overrides: in.Overrides}
 	for _, c := range in.Classes {
 		if c.Pick < 0 || c.Pick >= len(c.Candidates) {
 			return nil, fmt.Errorf("optimize report: class %q: pick %d is not one of its %d candidates", c.Class, c.Pick, len(c.Candidates))
@@ -372,6 +378,22 @@ type Comparison struct {
 	Rows []Row
 	// OnlyA and OnlyB are the classes present in one report only.
 	OnlyA, OnlyB []string
+}
+
+// SameScenario reports whether the two reports come from the same scenario
+// file: the same scenario_sha256 when both give one, else the same name.
+func (c *Comparison) SameScenario() bool {
+	if c.A.ScenarioSHA256 != "" && c.B.ScenarioSHA256 != "" {
+		return c.A.ScenarioSHA256 == c.B.ScenarioSHA256
+	}
+	return c.A.Scenario == c.B.Scenario
+}
+
+// CommonRandomNumbers reports whether the two runs drew common random
+// numbers: the same scenario file with the same seed (what-if overrides
+// may differ).
+func (c *Comparison) CommonRandomNumbers() bool {
+	return c.SameScenario() && c.A.Seed == c.B.Seed
 }
 
 // zCrit is the two-sided 5 % critical value of the standard normal.

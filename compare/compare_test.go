@@ -265,3 +265,48 @@ func TestParseRejectsInconsistentFigures(t *testing.T) {
 		t.Errorf("a consistent class: %v", err)
 	}
 }
+
+// TestDifferentScenarios: reports of two scenarios that share a class name
+// are compared with a warning and no claim of common random numbers; the
+// same scenario file with the same seed and different overrides is.
+func TestDifferentScenarios(t *testing.T) {
+	withID := func(name, sha string, overrides ...string) *Report {
+		var m map[string]any
+		json.Unmarshal(runReport(1, [2]float64{0.9, 1.1}, 0.99, 1000, 1), &m)
+		m["scenario"], m["scenario_sha256"] = name, sha
+		if overrides != nil {
+			m["overrides"] = overrides
+		}
+		b, _ := json.Marshal(m)
+		return mustParse(t, b)
+	}
+	for _, tt := range []struct {
+		name      string
+		a, b      *Report
+		same, crn bool
+		text      string
+	}{
+		{"other name", withID("adaptive", "aa"), withID("optimized", "bb"), false, false, "warning: A and B are different scenarios (A: adaptive, B: optimized)"},
+		{"same name, other file", withID("s", "aa11"), withID("s", "bb22"), false, false, "warning: A and B are different scenarios (both named s"},
+		{"same file", withID("s", "aa"), withID("s", "aa"), true, true, "same scenario with the same seed (common random numbers)"},
+		{"same file, what-if", withID("s", "aa"), withID("s", "aa", "arrivals.rate=40"), true, true, "different what-if overrides"},
+	} {
+		c := Compare(tt.a, tt.b)
+		var text, js bytes.Buffer
+		if err := c.WriteText(&text, "A.json", "B.json"); err != nil {
+			t.Fatal(err)
+		}
+		c.WriteJSON(&js, "A.json", "B.json")
+		var out struct {
+			Same bool `json:"same_scenario"`
+			CRN  bool `json:"common_random_numbers"`
+		}
+		json.Unmarshal(js.Bytes(), &out)
+		if out.Same != tt.same || out.CRN != tt.crn || !strings.Contains(text.String(), tt.text) {
+			t.Errorf("%s: JSON same %v crn %v; want %v %v; text lacks %q:\n%s", tt.name, out.Same, out.CRN, tt.same, tt.crn, tt.text, text.String())
+		}
+		if !tt.crn && strings.Contains(text.String(), "common random numbers") {
+			t.Errorf("%s: claims common random numbers:\n%s", tt.name, text.String())
+		}
+	}
+}
