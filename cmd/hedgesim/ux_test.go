@@ -292,3 +292,21 @@ func TestRepeatedSetContradicts(t *testing.T) {
 		}
 	}
 }
+
+// TestCompareStdin: "-" reads one of the two reports from standard input,
+// as export does; both "-" is a usage error.
+func TestCompareStdin(t *testing.T) {
+	_, rep, errOut := hedgesim(t, "run", "--json", "--requests", "200", "guard-check")
+	path := filepath.Join(t.TempDir(), "a.json")
+	if err := os.WriteFile(path, []byte(rep), 0o644); err != nil {
+		t.Fatal(err, errOut)
+	}
+	stdin = strings.NewReader(rep)
+	defer func() { stdin = os.Stdin }()
+	if code, out, errOut := hedgesim(t, "compare", path, "-"); code != 0 || !strings.Contains(out, "B: -") {
+		t.Errorf("compare FILE -: exit %d, %s\n%s", code, errOut, out)
+	}
+	if code, _, errOut := hedgesim(t, "compare", "-", "-"); code != exitUsage || !strings.Contains(errOut, "not both") {
+		t.Errorf("compare - -: exit %d, %s", code, errOut)
+	}
+}
