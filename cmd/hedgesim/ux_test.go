@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -308,5 +309,44 @@ func TestCompareStdin(t *testing.T) {
 	}
 	if code, _, errOut := hedgesim(t, "compare", "-", "-"); code != exitUsage || !strings.Contains(errOut, "not both") {
 		t.Errorf("compare - -: exit %d, %s", code, errOut)
+	}
+}
+
+// TestClosedLoopSpendRates: with closed-loop clients, each side's spend is
+// at its own throughput; the no-hedging figures once used the hedged one.
+func TestClosedLoopSpendRates(t *testing.T) {
+	code, out, errOut := hedgesim(t, "run", "--json", "--requests", "5000", "eval-black-hole")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Classes []struct {
+			Class      string `json:"class"`
+			Throughput struct {
+				PerS float64 `json:"requests_per_s"`
+			} `json:"throughput"`
+			NoHedging struct {
+				Throughput struct {
+					PerS float64 `json:"requests_per_s"`
+				} `json:"throughput"`
+				Cost struct {
+					Total float64 `json:"total"`
+				} `json:"cost_per_1k_usd"`
+			} `json:"no_hedging"`
+			Spend struct {
+				PerS   float64 `json:"requests_per_s"`
+				NHPerS float64 `json:"no_hedging_requests_per_s"`
+				NHDay  float64 `json:"no_hedging_per_day"`
+			} `json:"spend_usd"`
+		} `json:"classes"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rep.Classes {
+		want := c.NoHedging.Cost.Total * c.NoHedging.Throughput.PerS * 86.4
+		if c.Spend.PerS != c.Throughput.PerS || c.Spend.NHPerS != c.NoHedging.Throughput.PerS || math.Abs(c.Spend.NHDay-want) > 1e-9*want {
+			t.Errorf("%s: spend %+v; want the throughputs %g and %g, no hedging $%g a day", c.Class, c.Spend, c.Throughput.PerS, c.NoHedging.Throughput.PerS, want)
+		}
 	}
 }
