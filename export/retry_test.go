@@ -121,3 +121,26 @@ func TestStatusRuleNotes(t *testing.T) {
 		}
 	}
 }
+
+// TestGRPCThrottleNotes: stacked-retries.toml's throttle (class throttled)
+// is written as the server's retryThrottling, which covers the sdk and
+// stacked methods too; each of them gets a note saying so.
+func TestGRPCThrottleNotes(t *testing.T) {
+	d := ScenarioPolicies(loadShipped(t, "stacked-retries.toml"))
+	out, notes, err := Write(d, "grpc", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(out, []byte(`"retryThrottling"`)) {
+		t.Fatalf("no retryThrottling written:\n%s", out)
+	}
+	for _, c := range d.Classes {
+		found := false
+		for _, n := range notes {
+			found = found || n.Class == c.Class && strings.Contains(n.Text, "throttled by class throttled's")
+		}
+		if found != (c.Budget.RetryThrottling == nil) {
+			t.Errorf("class %s (throttle %v): note of the server's throttle %v; notes %v", c.Class, c.Budget.RetryThrottling, found, notes)
+		}
+	}
+}
