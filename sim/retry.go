@@ -17,7 +17,12 @@ import (
 //     succeeds, fails in a way that is not retryable, or the tries run out;
 //     only then does the failure reach the policy's error rules. Hedging
 //     sits around these retries. A policy's AttemptTimeout bounds a whole
-//     attempt, its retries and backoffs included.
+//     attempt, its retries and backoffs included. The request's deadline
+//     is the SDK's timeout (a caller with a deadline passes it as the
+//     request's timeout or context), so the deadline rule of Class.Retry
+//     holds here too: a retry whose backoff would end at or after the
+//     deadline is not made, and the call's failure stands — the request
+//     ends as an error, not as a timeout, in either layer.
 //   - Class.Retry, around the whole hedged request: when the request fails
 //     (its outcome is retryable) it is run again — primary, hedge copies
 //     and all — after a backoff, as an application's retry loop around its
@@ -238,7 +243,8 @@ func (cfg *Config) retrying() bool {
 // failure is retryable, tries remain and the budgets allow it, the call
 // leaves the system (exit) and the attempt waits its backoff in flight —
 // the policy's error rules do not see the failure — and retryCall reports
-// true. retryAfter is the call's 429 hint.
+// true. A retry whose backoff would end at or after the request's
+// deadline is not made, as in rerun. retryAfter is the call's 429 hint.
 func (e *engine) retryCall(slot int32, r *request, k int, retryAfter time.Duration) bool {
 	rt := e.cfg.Classes[r.class].AttemptRetry
 	a := &r.att[k]
@@ -249,6 +255,9 @@ func (e *engine) retryCall(slot int32, r *request, k int, retryAfter time.Durati
 	d := rt.Backoff(n, e.rng.atTry(r.id, backoffStream+uint8(k), tryKey(r.round, uint8(n))).float64())
 	if a.kind == outRateLimited && retryAfter > d {
 		d = retryAfter
+	}
+	if dl := e.cfg.Classes[r.class].Deadline; dl > 0 && e.now+d >= r.arrival+dl {
+		return false
 	}
 	if rt.CountsAgainstBudget && !e.allow(int(r.class), r) {
 		e.retries[r.class].Denied++

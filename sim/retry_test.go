@@ -329,3 +329,42 @@ func TestRetryCountsAgainstBudget(t *testing.T) {
 		}
 	}
 }
+
+// TestRetryDeadlineSplitSameInBothLayers: calls of 1 s fail with
+// probability 0.3 after 0.1 s; 3 tries, backoffs 1 s then 2 s, no jitter,
+// a 2 s deadline. A request answered first time (0.7) is answered; one
+// whose first call fails retries at 1.1 s and, when that call succeeds
+// (0.7), is answered at 2.1 s, past the deadline: a timeout (0.3 × 0.7 =
+// 0.21); when it fails too at 1.2 s, the next backoff (2 s) would pass the
+// deadline, so no retry is made and the request is an error (0.3 × 0.3 =
+// 0.09). The same split in both layers: the SDK's retry loop does not
+// sleep past the deadline either. Tolerances: 5 standard errors.
+func TestRetryDeadlineSplitSameInBothLayers(t *testing.T) {
+	const n = 50_000
+	for _, layer := range []string{"retry", "attempt_retry"} {
+		rt := fixedRetry(3, time.Second, 2)
+		cfg := oneModel(n, dist.Constant{Value: 1}, 0)
+		cfg.Models[0].ErrorRate = 0.3
+		cfg.Models[0].ErrorLatency = dist.Constant{Value: 0.1}
+		cfg.Classes[0].Deadline = 2 * time.Second
+		if layer == "retry" {
+			cfg.Classes[0].Retry = rt
+		} else {
+			cfg.Classes[0].AttemptRetry = rt
+		}
+		c := &mustRun(t, cfg).Classes[0]
+		for _, w := range []struct {
+			what string
+			got  int64
+			want float64
+		}{
+			{"answered", c.Answered, 0.7},
+			{"errors", c.Errors, 0.09},
+			{"timeouts", c.TimeoutsOpen + c.TimeoutsClosed, 0.21},
+		} {
+			if got := float64(w.got) / n; math.Abs(got-w.want) > binomialTol(w.want, n) {
+				t.Errorf("%s: %s %.4f of requests; want %.2f", layer, w.what, got, w.want)
+			}
+		}
+	}
+}
