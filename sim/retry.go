@@ -151,7 +151,8 @@ type Retry struct {
 	On RetryOn
 	// CountsAgainstBudget makes a retry pass the class's hedge budgets
 	// (Policy.Budget) as a copy does: a retry a budget denies is not made
-	// (the failure stands) and counts in that budget's denials, and a
+	// (the failure stands) and counts in the class's denied retries, per
+	// budget (RetryCounts.DeniedBy, apart from the copies denied), and a
 	// retry sent takes a token of the hedge rate limit. Without it retries
 	// are free of the budgets. The retry throttle (Budget.Throttle) sees
 	// every call's outcome either way, as gRPC's does.
@@ -205,14 +206,18 @@ type RetryCounts struct {
 	// is also counted in the attempts sent.
 	Requests int64 `json:"requests"`
 	Calls    int64 `json:"calls"`
-	// Denied counts the retries a budget denied (CountsAgainstBudget).
-	Denied int64 `json:"denied"`
+	// Denied counts the retries a budget denied (CountsAgainstBudget), and
+	// DeniedBy the same per budget; they are not among the copies denied
+	// (ClassResult.Denied).
+	Denied   int64  `json:"denied"`
+	DeniedBy Denied `json:"denied_by"`
 }
 
 func (c *RetryCounts) add(o *RetryCounts) {
 	c.Requests += o.Requests
 	c.Calls += o.Calls
 	c.Denied += o.Denied
+	c.DeniedBy.add(o.DeniedBy)
 }
 
 // Streams of the backoff draws: retry t of attempt k of round r of request
@@ -259,8 +264,7 @@ func (e *engine) retryCall(slot int32, r *request, k int, retryAfter time.Durati
 	if dl := e.cfg.Classes[r.class].Deadline; dl > 0 && e.now+d >= r.arrival+dl {
 		return false
 	}
-	if rt.CountsAgainstBudget && !e.allow(int(r.class), r) {
-		e.retries[r.class].Denied++
+	if rt.CountsAgainstBudget && !e.allowRetry(int(r.class), r) {
 		return false
 	}
 	e.exit(slot, r, k, e.now, a.kind, false)
@@ -327,8 +331,7 @@ func (e *engine) rerun(slot int32, r *request, o outcome) bool {
 	if cl.Deadline > 0 && e.now+d >= r.arrival+cl.Deadline {
 		return false
 	}
-	if rt.CountsAgainstBudget && !e.allow(int(r.class), r) {
-		e.retries[r.class].Denied++
+	if rt.CountsAgainstBudget && !e.allowRetry(int(r.class), r) {
 		return false
 	}
 	next := request{

@@ -57,7 +57,7 @@ func TestRetryStackedLayersMultiply(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(js, []byte(`"retries":{"requests":1000,"calls":4500,"denied":0}`)) {
+	if !bytes.Contains(js, []byte(`"retries":{"requests":1000,"calls":4500,"denied":0,"denied_by":{"hedge_share":0,"throttle":0,"in_flight_ratio":0,"hedges_per_second":0,"max_parallel":0,"adaptive_warm_up":0}}`)) {
 		t.Errorf("the JSON report does not carry the retries: %s", js)
 	}
 }
@@ -365,6 +365,41 @@ func TestRetryDeadlineSplitSameInBothLayers(t *testing.T) {
 			if got := float64(w.got) / n; math.Abs(got-w.want) > binomialTol(w.want, n) {
 				t.Errorf("%s: %s %.4f of requests; want %.2f", layer, w.what, got, w.want)
 			}
+		}
+	}
+}
+
+// TestRetryDeniedApartFromCopies: a class that does not hedge, whose
+// retries count against a hedge rate limit of one token, has its denials
+// reported as retries denied (text and JSON, per budget), none as copies.
+func TestRetryDeniedApartFromCopies(t *testing.T) {
+	const n = 400
+	for _, layer := range []string{"retry", "attempt_retry"} {
+		rt := fixedRetry(2, 10*time.Millisecond, 1)
+		rt.CountsAgainstBudget = true
+		cfg := retryConfig(n, 1, 0, rt, nil)
+		if layer == "attempt_retry" {
+			cfg = retryConfig(n, 1, 0, nil, rt)
+		}
+		cfg.Classes[0].Policy.Budget = sim.Budget{HedgesPerSecond: 1e-6, Burst: 1}
+		res := mustRun(t, cfg)
+		c := &res.Classes[0]
+		if c.Denied.Total() != 0 || c.Retries.Denied != n-1 || c.Retries.DeniedBy != (sim.Denied{Rate: n - 1}) {
+			t.Errorf("%s: copies denied %+v, retries %+v; want none and %d retries denied by hedges/s", layer, c.Denied, c.Retries, n-1)
+		}
+		rep := sim.NewReport(cfg, res, mustRun(t, sim.WithoutHedging(cfg)))
+		var text bytes.Buffer
+		rep.WriteText(&text)
+		if want := "c: budgets denied 399 retries (hedges/s 399)"; !strings.Contains(text.String(), want) || strings.Contains(text.String(), "copies (") {
+			t.Errorf("%s: text report lacks %q or reports copies denied:\n%s", layer, want, text.String())
+		}
+		js, err := json.Marshal(rep.Classes[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(js, []byte(`"denied":399,"denied_by":{"hedge_share":0,"throttle":0,"in_flight_ratio":0,"hedges_per_second":399`)) ||
+			!bytes.Contains(js, []byte(`"denied_hedges":{"hedge_share":0,"throttle":0,"in_flight_ratio":0,"hedges_per_second":0`)) {
+			t.Errorf("%s: JSON does not carry the retries denied apart from the copies: %s", layer, js)
 		}
 	}
 }
