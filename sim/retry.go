@@ -201,11 +201,13 @@ func (r *Retry) Backoff(n int, u float64) time.Duration {
 
 // RetryCounts is what a class's retries did over a run.
 type RetryCounts struct {
-	// Requests counts the re-runs of a whole request (Class.Retry) and
-	// Calls the calls an attempt retried (Class.AttemptRetry). Every retry
-	// is also counted in the attempts sent.
-	Requests int64 `json:"requests"`
-	Calls    int64 `json:"calls"`
+	// RequestsRerun counts the requests run again at least once
+	// (Class.Retry), Reruns the re-runs (a request re-run twice counts
+	// twice), and Calls the calls an attempt retried (Class.AttemptRetry).
+	// Every retry is also counted in the attempts sent.
+	RequestsRerun int64 `json:"requests_rerun"`
+	Reruns        int64 `json:"reruns"`
+	Calls         int64 `json:"calls"`
 	// Denied counts the retries a budget denied (CountsAgainstBudget), and
 	// DeniedBy the same per budget; they are not among the copies denied
 	// (ClassResult.Denied).
@@ -214,7 +216,8 @@ type RetryCounts struct {
 }
 
 func (c *RetryCounts) add(o *RetryCounts) {
-	c.Requests += o.Requests
+	c.RequestsRerun += o.RequestsRerun
+	c.Reruns += o.Reruns
 	c.Calls += o.Calls
 	c.Denied += o.Denied
 	c.DeniedBy.add(o.DeniedBy)
@@ -373,7 +376,11 @@ func (e *engine) rerun(slot int32, r *request, o outcome) bool {
 
 // startRound sends the primary of a request's re-run.
 func (e *engine) startRound(slot int32, r *request) {
-	e.retries[r.class].Requests++
+	rc := &e.retries[r.class]
+	if r.round == 1 {
+		rc.RequestsRerun++ // its first re-run
+	}
+	rc.Reruns++
 	e.send(slot, r)
 	e.settle(slot, r)
 }

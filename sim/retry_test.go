@@ -41,8 +41,8 @@ func TestRetryStackedLayersMultiply(t *testing.T) {
 	if c.Attempts.Sent != 12*n || c.Attempts.Failed != 12*n || c.Errors != n {
 		t.Fatalf("sent %d, failed %d calls, %d errors; want %d, %d, %d", c.Attempts.Sent, c.Attempts.Failed, c.Errors, 12*n, 12*n, n)
 	}
-	if r := c.Retries; r == nil || r.Requests != 2*n || r.Calls != 9*n {
-		t.Fatalf("retries %+v; want %d re-runs and %d calls retried", r, 2*n, 9*n)
+	if r := c.Retries; r == nil || r.RequestsRerun != n || r.Reruns != 2*n || r.Calls != 9*n {
+		t.Fatalf("retries %+v; want %d requests re-run, %d re-runs and %d calls retried", r, n, 2*n, 9*n)
 	}
 	rep := sim.NewReport(cfg, res, mustRun(t, sim.WithoutHedging(cfg)))
 	if got := rep.Overall.AttemptsPerRequest; got != 12 {
@@ -50,14 +50,14 @@ func TestRetryStackedLayersMultiply(t *testing.T) {
 	}
 	var text bytes.Buffer
 	rep.WriteText(&text)
-	if !strings.Contains(text.String(), "calls retried") || !strings.Contains(text.String(), "12.000") {
+	if !strings.Contains(text.String(), "requests re-run  re-runs  calls retried") || !strings.Contains(text.String(), "500     1000           4500") || !strings.Contains(text.String(), "12.000") {
 		t.Errorf("the text report shows no retries or not 12 calls per request:\n%s", text.String())
 	}
 	js, err := json.Marshal(rep)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(js, []byte(`"retries":{"requests":1000,"calls":4500,"denied":0,"denied_by":{"hedge_share":0,"throttle":0,"in_flight_ratio":0,"hedges_per_second":0,"max_parallel":0,"adaptive_warm_up":0}}`)) {
+	if !bytes.Contains(js, []byte(`"retries":{"requests_rerun":500,"reruns":1000,"calls":4500,"denied":0,"denied_by":{"hedge_share":0,"throttle":0,"in_flight_ratio":0,"hedges_per_second":0,"max_parallel":0,"adaptive_warm_up":0}}`)) {
 		t.Errorf("the JSON report does not carry the retries: %s", js)
 	}
 }
@@ -323,7 +323,7 @@ func TestRetryCountsAgainstBudget(t *testing.T) {
 				made, denied = n, 0
 			}
 			r := c.Retries
-			if r.Requests+r.Calls != made || r.Denied != denied || c.Attempts.Sent != n+made {
+			if r.Reruns+r.Calls != made || r.Denied != denied || c.Attempts.Sent != n+made {
 				t.Errorf("%s, counts %v: retries %+v, %d calls; want %d made, %d denied, %d calls", layer, counts, r, c.Attempts.Sent, made, denied, n+made)
 			}
 		}
