@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -20,6 +21,7 @@ const (
 	outTimeout                // the request reached its deadline (requests only)
 	outRejected               // an overload error (503/529) from a full provider
 	outCancelled              // an attempt stopped by a cancel (attempts only)
+	outStalled                // a stream cut for a stall or a crawl (StreamCuts)
 )
 
 // attState is where an attempt is in its life.
@@ -79,6 +81,13 @@ type attempt struct {
 	degU                           float64 // uniform deciding a degraded-period failure
 	streamed                       bool    // TTFT form: tokens flow from first on
 	limitedBy                      gate    // the gate that answered 429
+
+	// A stream's pause (Stalls) runs from stallAt to stallEnd; output
+	// tokens flow from genFrom to genTo outside it. genTo is 0 unless
+	// serve shaped the stream (shapeStream); before service, stallAt is
+	// the pause's work offset (−1: before the first token) and stallEnd
+	// its length.
+	stallAt, stallEnd, genTo time.Duration
 }
 
 // send sends the next copy of r now — unless a budget denies it, in which
@@ -160,7 +169,7 @@ func (e *engine) endsBy(r *request, t time.Duration) bool {
 		case FirstValid:
 			wins = a.kind == outOK
 		case FirstToken:
-			wins = a.kind == outOK || a.kind == outInvalid
+			wins = a.kind == outOK || a.kind == outInvalid || a.kind == outStalled
 			if wins {
 				at = a.first
 			}
@@ -278,6 +287,9 @@ func (e *engine) serve(slot int32, r *request, k int) {
 	if a.streamed {
 		a.genFrom = a.first
 	}
+	if p := &e.cfg.Classes[r.class].Policy; a.streamed && !a.kind.failed() && shapes(&e.cfg.Models[a.model], p) {
+		shapeStream(a, pv.stages, &p.StreamCuts, r.out)
+	}
 	if a.kind.failed() && a.workErr >= 0 {
 		a.end = finishAll(pv.stages, e.now, a.workErr)
 	}
@@ -331,6 +343,11 @@ func (e *engine) draw(r *request, m, k int) {
 	if md.Failures.ClientError.Rate > 0 {
 		u4xx = uniform(e.rng.at(r.id, clientErrorStream)) // before src: one generator
 	}
+	var stall time.Duration
+	var stallFrac float64
+	if md.Stalls.Rate > 0 {
+		stall, stallFrac = e.drawStall(r, md, m, k) // before src too
+	}
 	src := e.rng.at(r.id, uint8(k))
 	uErr, uInv, uDeg := uniform(src), uniform(src), uniform(src)
 	*a = attempt{model: int32(m), prov: int32(e.modelProv[m]), start: e.now, kind: outOK, degU: uDeg, workErr: -1}
@@ -354,6 +371,12 @@ func (e *engine) draw(r *request, m, k int) {
 		a.streamed = true
 		a.workFirst = seconds(ms.ttft.rand(src))
 		a.workDecode = seconds(r.out / ms.speed.rand(src))
+	}
+	if stall > 0 {
+		a.stallEnd, a.stallAt = stall, -1
+		if stallFrac >= 0 {
+			a.stallAt = a.workFirst + time.Duration(math.Round(stallFrac*float64(a.workDecode)))
+		}
 	}
 	switch {
 	case u4xx < md.Failures.ClientError.Rate:

@@ -49,7 +49,11 @@
 //     the provider's concurrency limit (a FIFO queue, optionally bounded:
 //     when it is full the attempt gets an overload error at once);
 //   - serve: the provider's degraded periods, which stretch the work of every
-//     attempt in service and may fail attempts that start during them.
+//     attempt in service and may fail attempts that start during them; then,
+//     for a streamed answer, the model's stall (a pause before the first
+//     token or after a drawn token) and the policy's stream cuts (an
+//     inter-token timeout, a decode-speed floor), which may end it early as
+//     stalled (stall.go).
 //
 // dispatch and serve see these pieces only through two small internal
 // interfaces: a gate admits or rejects an attempt when it is sent (the rate
@@ -70,7 +74,8 @@
 // until then; at a provider that ignores cancels, until it is done. exit
 // frees the provider place, adds the service time to the provider's busy
 // time, counts the attempt once (completed, invalid, failed, 429,
-// rejected, timed out or cancelled: the parts sum to the attempts sent),
+// rejected, timed out, stalled or cancelled: the parts sum to the attempts
+// sent),
 // bills it and writes its trace row, so a new way of ending cannot forget
 // a step. The package's tests audit these counts after every run.
 //

@@ -189,6 +189,9 @@ type ClassReport struct {
 	Errors             int64   `json:"errors"`
 	RateLimited        int64   `json:"rate_limited"` // of the errors, requests ended by a 429
 	Rejected           int64   `json:"rejected"`     // of the errors, requests ended by an overload error (503/529)
+	// Stalled is, of the errors, the requests ended by a stream cut for a
+	// stall (absent when 0).
+	Stalled int64 `json:"stalled,omitempty"`
 	Invalid            int64   `json:"invalid"`
 	Latency            Latency `json:"latency_s"`
 	// EndLatency is the time until requests ended, answered or not.
@@ -282,7 +285,7 @@ func classReport(h, b *ClassResult) ClassReport {
 		Class: h.Name, Requests: h.Requests, Answered: h.Answered,
 		AnsweredShare:    share(h.Answered, h.Requests),
 		TimeoutsFailOpen: h.TimeoutsOpen, TimeoutsFailClosed: h.TimeoutsClosed,
-		Errors: h.Errors, RateLimited: h.RateLimited, Rejected: h.Rejected, Invalid: h.Invalid,
+		Errors: h.Errors, RateLimited: h.RateLimited, Rejected: h.Rejected, Stalled: h.Stalled, Invalid: h.Invalid,
 		Latency:            SummarizeLatency(h),
 		EndLatency:         SummarizeEnd(h),
 		HedgedShare:        share(h.Hedged, h.Requests),
@@ -491,6 +494,11 @@ func (r *Report) WriteText(w io.Writer) error {
 			slices.Sort(ds)
 			fmt.Fprintf(w, "%s: adaptive delay over the run: min %s, median %s, max %s, last %s\n",
 				c.Class, fsec(ds[0]), fsec(ds[len(ds)/2]), fsec(ds[len(ds)-1]), fsec(ad[len(ad)-1].Delay))
+		}
+	}
+	for _, c := range rows {
+		if a := c.Attempts; a.Stalled > 0 || c.Stalled > 0 {
+			fmt.Fprintf(w, "%s: %d attempts cut for stalls (inter-token timeout or speed floor); %d requests ended so\n", c.Class, a.Stalled, c.Stalled)
 		}
 	}
 	for _, b := range r.Breakers {

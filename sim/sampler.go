@@ -80,12 +80,13 @@ func (s *sampler) rand(src *splitMix) float64 {
 // modelSamplers sample one model's distributions; unused forms are nil
 // samplers that are never called.
 type modelSamplers struct {
-	latency, ttft, speed, errLatency sampler
+	latency, ttft, speed, errLatency, stall sampler
 }
 
 func newModelSamplers(m *Model) modelSamplers {
 	return modelSamplers{
 		latency: newSampler(m.Latency), ttft: newSampler(m.TTFT),
 		speed: newSampler(m.TokensPerSecond), errLatency: newSampler(m.ErrorLatency),
+		stall: newSampler(m.Stalls.Duration),
 	}
 }
