@@ -191,9 +191,9 @@ type ClassReport struct {
 	Rejected           int64   `json:"rejected"`     // of the errors, requests ended by an overload error (503/529)
 	// Stalled is, of the errors, the requests ended by a stream cut for a
 	// stall (absent when 0).
-	Stalled int64 `json:"stalled,omitempty"`
-	Invalid            int64   `json:"invalid"`
-	Latency            Latency `json:"latency_s"`
+	Stalled int64   `json:"stalled,omitempty"`
+	Invalid int64   `json:"invalid"`
+	Latency Latency `json:"latency_s"`
 	// EndLatency is the time until requests ended, answered or not.
 	EndLatency         EndLatency    `json:"end_latency_s"`
 	HedgedShare        float64       `json:"hedged_share"`
