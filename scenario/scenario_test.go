@@ -189,7 +189,8 @@ func TestParseDefaults(t *testing.T) {
 		t.Errorf("class defaults: %+v", cl)
 	}
 	wantPolicy := sim.Policy{Primary: 0, Copies: 0, Winner: sim.FirstValid, OnError: sim.Fatal,
-		OnInvalid: sim.NonFatal, OnAttemptTimeout: sim.NonFatal, CancelBilling: sim.BillInput}
+		OnInvalid: sim.NonFatal, OnAttemptTimeout: sim.NonFatal, CancelBilling: sim.BillInput,
+		StreamCuts: sim.StreamCuts{OnStall: sim.NonFatal}} // on_stall follows on_attempt_timeout
 	if diff := cmp.Diff(wantPolicy, cl.Policy); diff != "" {
 		t.Errorf("policy defaults (-want +got):\n%s", diff)
 	}
