@@ -349,8 +349,8 @@ func hedgeWarnings(cl *Class, h, b *ClassResult) []string {
 	}
 	if p.Copies > 0 && p.gap(1) < 0 && p.OnError != NonFatal && p.OnInvalid != NonFatal &&
 		p.OnRateLimited != NonFatal && (p.AttemptTimeout == 0 || p.OnAttemptTimeout != NonFatal) &&
-		p.OnClientError != NonFatal && p.OnUpstreamTimeout != NonFatal {
-		w = append(w, "the copies are fallback copies, sent only after a failure under a nonfatal rule, but no failure here is nonfatal (on_error, on_invalid, on_rate_limited, on_attempt_timeout, on_client_error, on_upstream_timeout): no copy is ever sent")
+		p.OnClientError != NonFatal && p.OnUpstreamTimeout != NonFatal && (!p.StreamCuts.on() || p.OnStall != NonFatal) {
+		w = append(w, "the copies are fallback copies, sent only after a failure under a nonfatal rule, but no failure here is nonfatal (on_error, on_invalid, on_rate_limited, on_attempt_timeout, on_client_error, on_upstream_timeout, on_stall): no copy is ever sent")
 	}
 	eh, eb := endQuantile(h, 0.95), endQuantile(b, 0.95)
 	if eb > 0 && eh <= 0.9*eb && !(h.Quantile(0.95) < b.Quantile(0.95)) {
