@@ -107,9 +107,9 @@ func TestParseRoundTrip(t *testing.T) {
 					// Defaults: on_rate_limited follows on_error; an attempt
 					// timeout sends the next copy.
 					OnRateLimited: sim.NonFatal, OnUpstreamTimeout: sim.NonFatal,
-					OnAttemptTimeout: sim.NonFatal,
-					CancelLatency:    20 * time.Millisecond,
-					CancelBilling:    sim.BillGenerated,
+					OnAttemptTimeout: sim.NonFatal, StreamCuts: sim.StreamCuts{OnStall: sim.NonFatal},
+					CancelLatency: 20 * time.Millisecond,
+					CancelBilling: sim.BillGenerated,
 				},
 			},
 			{
@@ -122,8 +122,8 @@ func TestParseRoundTrip(t *testing.T) {
 					OnError:       sim.Ignore,
 					OnInvalid:     sim.Fatal,
 					OnRateLimited: sim.Ignore, OnUpstreamTimeout: sim.Ignore,
-					OnAttemptTimeout: sim.NonFatal,
-					CancelBilling:    sim.BillNone,
+					OnAttemptTimeout: sim.NonFatal, StreamCuts: sim.StreamCuts{OnStall: sim.NonFatal},
+					CancelBilling: sim.BillNone,
 				},
 			},
 		},
