@@ -164,16 +164,19 @@ func shapeStream(a *attempt, stages []stage, c *StreamCuts, out float64) {
 		off = max(off, 0)
 		at := finishAll(stages, a.svc, off)
 		resume := at + length
-		if before {
-			a.first = finishAll(stages, resume, a.workFirst)
-		}
 		a.end = finishAll(stages, resume, a.workFirst+a.workDecode-off)
-		a.stallAt, a.stallEnd = at, resume
+		if before {
+			// The pause delays the whole stream; between its tokens there is none.
+			a.first = finishAll(stages, resume, a.workFirst)
+			a.stallAt, a.stallEnd = a.first, a.first
+		} else {
+			a.stallAt, a.stallEnd = at, resume
+		}
 	}
 	a.genFrom, a.genTo = a.first, a.end
 	cut := never
 	if g := c.InterTokenTimeout; g > 0 && a.end > a.first {
-		if a.stallEnd-a.stallAt > g && a.stallAt >= a.first {
+		if a.stallEnd-a.stallAt > g {
 			cut = a.stallAt + g
 		}
 		if out >= 1 && float64(a.end-a.first-(a.stallEnd-a.stallAt))/out > float64(g) {

@@ -304,3 +304,21 @@ func TestStallsMatchEventLoop(t *testing.T) {
 		}
 	}
 }
+
+// TestStallBeforeFirstTokenIsNoGap: a 10 s stall before the first token
+// delays the whole stream (first token at 11 s, end at 13 s) and is no gap
+// between tokens: neither a 3 s inter-token timeout nor a speed floor of
+// 10 tokens/s over 1 s cuts it (50 tokens/s after the first token).
+func TestStallBeforeFirstTokenIsNoGap(t *testing.T) {
+	cfg := constantStream(10, sim.StreamCuts{InterTokenTimeout: 3 * time.Second, MinTokensPerSecond: 10, SpeedWindow: time.Second}, sim.FirstValid)
+	cfg.Models[0].Stalls.At = sim.BeforeFirstToken
+	res, recs := stallTrace(t, cfg)
+	for i := range int64(cfg.Requests) {
+		if a := recs[[2]int64{i, 0}]; a.Outcome != "completed" || a.End != a.Start+13*time.Second || a.BilledOutput != 100 {
+			t.Fatalf("request %d: %+v, want completed at +13 s", i, a)
+		}
+	}
+	if c := res.Classes[0]; c.Attempts.Stalled != 0 || c.Quantile(0.5) != 13 {
+		t.Errorf("attempts %+v, median %v s: want no cut, 13 s", c.Attempts, c.Quantile(0.5))
+	}
+}
