@@ -164,17 +164,9 @@ func (e *engine) endsBy(r *request, t time.Duration) bool {
 		if a.state != attInFlight || a.queued {
 			continue
 		}
-		at, wins := a.end, false
-		switch p.Winner {
-		case FirstValid:
-			wins = a.kind == outOK
-		case FirstToken:
-			wins = a.kind == outOK || a.kind == outInvalid || a.kind == outStalled
-			if wins {
-				at = a.first
-			}
-		case FirstResponse:
-			wins = true
+		at, wins := a.end, p.wins(a.kind)
+		if wins && p.Winner == FirstToken {
+			at = a.first
 		}
 		if wins && at <= t {
 			return true

@@ -37,13 +37,14 @@ func (e *engine) respond(slot int32, r *request, k int) {
 // wins reports whether a response of the given kind ends the request
 // under the policy's winner rule: a valid answer (FirstValid), any first
 // token — of an answer valid or not, or of a stream later cut
-// (FirstToken) — or anything (FirstResponse).
+// (FirstToken) — or any response (FirstResponse): a stream the client
+// cuts is not one, as an attempt timeout is not.
 func (p *Policy) wins(kind outcome) bool {
 	switch p.Winner {
 	case FirstToken:
 		return kind == outOK || kind == outInvalid || kind == outStalled
 	case FirstResponse:
-		return true
+		return kind != outStalled
 	}
 	return kind == outOK
 }

@@ -136,6 +136,13 @@ func TestInterTokenTimeoutCutsAtLastTokenPlusGap(t *testing.T) {
 		t.Errorf("attempts %+v, answered %d, stalled requests %d", c.Attempts, c.Answered, c.Stalled)
 	}
 
+	// Under first_response a cut is no response: on_stall sends the
+	// fallback, which answers.
+	cfg = constantStream(10, sim.StreamCuts{InterTokenTimeout: 3 * time.Second, OnStall: sim.NonFatal}, sim.FirstResponse)
+	if c := mustRun(t, cfg).Classes[0]; c.Answered != c.Requests || c.Attempts.Stalled != c.Requests || c.Hedged != c.Requests {
+		t.Errorf("first_response: answered %d, stalled %d, hedged %d of %d: want every cut primary replaced by its fallback", c.Answered, c.Attempts.Stalled, c.Hedged, c.Requests)
+	}
+
 	cfg = constantStream(2, sim.StreamCuts{InterTokenTimeout: 3 * time.Second}, sim.FirstValid)
 	res, recs = stallTrace(t, cfg)
 	for i := range int64(cfg.Requests) {
