@@ -401,6 +401,8 @@ type Policy struct {
 	// as for a loser, the attempt counts as a failed attempt of kind
 	// timeout, handled by OnAttemptTimeout. Its work goes on until it is
 	// done or the cancel lands, whichever is first, and is billed so.
+	// Under FirstToken an attempt responds with its first token, so this
+	// is the TTFT timeout.
 	AttemptTimeout   time.Duration
 	OnAttemptTimeout ErrorRule
 	// InterTokenTimeout, MinTokensPerSecond and SpeedWindow cut streams

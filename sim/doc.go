@@ -84,7 +84,9 @@
 // A class's Policy says where copies go and when (fixed gaps, fallback
 // after failures, an adaptive percentile of recent latencies), what wins
 // (first valid answer, first token, first response), what each kind of
-// failure does (fatal, non-fatal, ignore), how losers are cancelled and
-// billed, and which budgets may deny a copy. Budgets only ever deny the new
+// failure does (fatal, non-fatal, ignore), when an attempt is given up (a
+// per-attempt timeout; for streams, an inter-token timeout and a
+// decode-speed floor: StreamCuts), how losers are cancelled and billed,
+// and which budgets may deny a copy. Budgets only ever deny the new
 // copy; attempts in flight keep running.
 package sim
