@@ -329,3 +329,45 @@ func TestStallBeforeFirstTokenIsNoGap(t *testing.T) {
 		t.Errorf("attempts %+v, median %v s: want no cut, 13 s", c.Attempts, c.Quantile(0.5))
 	}
 }
+
+// TestInterTokenTimeoutCutsACrawl: tokens 4 s apart (0.25 tokens/s) under
+// a 3 s inter-token timeout: every gap exceeds it, so the stream is cut
+// 3 s after its first token (send + 4 s), with 0.75 of a token streamed —
+// none billed.
+func TestInterTokenTimeoutCutsACrawl(t *testing.T) {
+	cfg := constantStream(0, sim.StreamCuts{InterTokenTimeout: 3 * time.Second, OnStall: sim.Fatal}, sim.FirstValid)
+	cfg.Models[0] = streamedModel("a", dist.Constant{Value: 1}, 0.25)
+	_, recs := stallTrace(t, cfg)
+	for i := range int64(cfg.Requests) {
+		if a := recs[[2]int64{i, 0}]; a.Outcome != "stalled" || a.End != a.Start+4*time.Second || a.BilledOutput != 0 || a.BilledInput != 10 {
+			t.Fatalf("request %d: %+v, want stalled at +4 s with its input billed", i, a)
+		}
+	}
+}
+
+// TestCancelDuringStallBillsStreamedTokens: a primary that stalls 10 s
+// after its j-th token (j uniform in 0…99, a token every 20 ms from 1 s)
+// loses to a copy sent at 1.5 s that answers 0.2 s later; cancelled at
+// 1.7 s under "generated" billing, it is billed the tokens streamed by
+// then: min(j, 35). So no bill exceeds 35 tokens and a share 0.65 of them
+// is exactly 35 (within 5 binomial standard deviations).
+func TestCancelDuringStallBillsStreamedTokens(t *testing.T) {
+	cfg := constantStream(10, sim.StreamCuts{}, sim.FirstValid)
+	p := &cfg.Classes[0].Policy
+	p.Delays, p.CancelBilling = []time.Duration{1500 * time.Millisecond}, sim.BillGenerated
+	_, recs := stallTrace(t, cfg)
+	at35 := 0
+	for i := range int64(cfg.Requests) {
+		a := recs[[2]int64{i, 0}]
+		if a.Outcome != "cancelled" || a.End != a.Start+1700*time.Millisecond || a.BilledOutput > 35 {
+			t.Fatalf("request %d: %+v, want cancelled at +1.7 s with at most 35 tokens", i, a)
+		}
+		if a.BilledOutput == 35 {
+			at35++
+		}
+	}
+	n := float64(cfg.Requests)
+	if got, sd := float64(at35)/n, math.Sqrt(0.65*0.35/n); math.Abs(got-0.65) > 5*sd {
+		t.Errorf("share billed 35 tokens %.3f, want 0.65 ± %.3f", got, 5*sd)
+	}
+}
