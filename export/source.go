@@ -42,6 +42,14 @@ func classPolicy(cfg *sim.Config, cl *sim.Class) Class {
 		Deadline:         Seconds(cl.Deadline),
 		OnTimeout:        cl.OnTimeout.String(),
 		Copies:           []Copy{},
+		Retry:            retryOf(cl.Retry),
+		AttemptRetry:     retryOf(cl.AttemptRetry),
+	}
+	if p.OnClientError != sim.Fatal {
+		c.OnClientError = p.OnClientError.String()
+	}
+	if p.OnUpstreamTimeout != p.OnError {
+		c.OnUpstreamTimeout = p.OnUpstreamTimeout.String()
 	}
 	if s := &p.StreamCuts; s.InterTokenTimeout > 0 || s.MinTokensPerSecond > 0 {
 		c.StreamCuts = &StreamCuts{InterTokenTimeout: Seconds(s.InterTokenTimeout), MinTokensPerSecond: s.MinTokensPerSecond,

@@ -132,11 +132,12 @@ func (s *Stalls) validate(streamed bool) error {
 // that models without stalls draw exactly what they drew before.
 const stallStream = 0xe0
 
-// drawStall draws whether attempt k of r to model md stalls, and returns
-// the stall's length (0 when it does not) and the share of the output
-// tokens streamed before it (−1: before the first token).
-func (e *engine) drawStall(r *request, md *Model, m, k int) (length time.Duration, frac float64) {
-	src := e.rng.at(r.id, stallStream+uint8(k))
+// drawStall draws whether attempt k of r to model md, on its try key t
+// (a retried call draws afresh, as its other draws do), stalls, and
+// returns the stall's length (0 when it does not) and the share of the
+// output tokens streamed before it (−1: before the first token).
+func (e *engine) drawStall(r *request, md *Model, m, k int, t uint16) (length time.Duration, frac float64) {
+	src := e.rng.atTry(r.id, stallStream+uint8(k), t)
 	if !(src.float64() < md.Stalls.Rate) {
 		return 0, 0
 	}
