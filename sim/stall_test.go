@@ -256,7 +256,8 @@ func twoStreamed() *sim.Config {
 }
 
 // TestStallsMatchEventLoop: with stalls, stream cuts, attempt timeouts,
-// degraded periods and a concurrency limit or none, on random policies
+// retries of either layer, degraded periods and a concurrency limit or
+// none, on random policies
 // with times on a coarse grid (many ties), the one-at-a-time path and the
 // event loop give identical results, and every run passes the audit.
 func TestStallsMatchEventLoop(t *testing.T) {
@@ -302,6 +303,15 @@ func TestStallsMatchEventLoop(t *testing.T) {
 		}
 		cfg.Classes = []sim.Class{{Name: "x", Share: 1, Policy: p, InputTokens: dist.Constant{Value: 10},
 			OutputTokens: dist.Uniform{Min: 0, Max: 40}, Deadline: []time.Duration{0, 700 * time.Millisecond}[rng.IntN(2)]}}
+		retry := &sim.Retry{MaxAttempts: 2, InitialBackoff: 50 * time.Millisecond, MaxBackoff: 50 * time.Millisecond, Multiplier: 1,
+			Jitter: sim.JitterNone, On: sim.DefaultRetryOn | sim.RetryAttemptTimeout | sim.RetryInvalid}
+		switch rng.IntN(4) {
+		case 1:
+			cfg.Classes[0].Retry = retry
+		case 2:
+			retry.On = sim.DefaultRetryOn
+			cfg.Classes[0].AttemptRetry = retry
+		}
 		if err := cfg.Validate(); err != nil {
 			t.Fatalf("config %d: %v", i, err)
 		}
