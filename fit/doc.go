@@ -38,7 +38,11 @@
 // Kolmogorov–Smirnov distance (gonum stat.KolmogorovSmirnov against the
 // model's quantile grid). A model percentile up to p95 outside its
 // interval, a bounded p99 outside, or a KS distance above 1.358/√n makes
-// the fit "poor", and the reasons are printed. SampleWarnings says when n
+// the fit "poor", and the reasons are printed. The end-to-end latency of
+// a streamed log is known only by simulated draws (AssessSample), whose
+// noise counts too: its percentiles pass when the observed interval and
+// the draws' own interval overlap, and KS is held to the two-sample
+// critical value 1.358·√((n + m)/(n·m)). SampleWarnings says when n
 // is too small to bound a percentile: p99 needs n ≥ 368.
 //
 // # Split-half check

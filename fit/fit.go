@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -31,7 +32,9 @@ type Options struct {
 	// lognormal and the mixtures, the one with the lowest BIC that passes
 	// the goodness-of-fit checks (Goodness.Poor unset), or the lowest BIC
 	// when none passes; "lognormal", "mixture-2", "mixture-3" and
-	// "empirical" force one.
+	// "empirical" force one, and EM then fits only a forced mixture (the
+	// lognormal, in closed form, and the empirical distribution are
+	// always fitted).
 	Model string
 	// MaxComponents bounds the mixtures tried under "auto", 1 to 3;
 	// default 3.
@@ -154,6 +157,11 @@ func (m *Metric) Candidate(name string) *Candidate {
 // (Assess) and chooses among the parametric ones by BIC, passing over
 // those that fit poorly, unless opt.Model forces a model.
 func FitValues(name, unit string, x []float64, opt Options) (*Metric, error) {
+	return fitValues(context.Background(), name, unit, x, opt)
+}
+
+// fitValues is FitValues that stops with ctx's error when ctx is done.
+func fitValues(ctx context.Context, name, unit string, x []float64, opt Options) (*Metric, error) {
 	opt, err := opt.check()
 	if err != nil {
 		return nil, err
@@ -163,9 +171,16 @@ func FitValues(name, unit string, x []float64, opt Options) (*Metric, error) {
 	}
 	m := &Metric{Name: name, Unit: unit, Sorted: sorted(x)}
 	n := len(x)
-	maxK := 3
-	if opt.Model == ModelAuto {
+	// EM runs only for the mixtures auto chooses among, or the one asked
+	// for; the lognormal (closed form) is always fitted.
+	minK, maxK := 2, 0
+	switch opt.Model {
+	case ModelAuto:
 		maxK = opt.MaxComponents
+	case ModelMixture2:
+		minK, maxK = 2, 2
+	case ModelMixture3:
+		minK, maxK = 3, 3
 	}
 	if lo, hi := m.Sorted[0], m.Sorted[n-1]; lo == hi {
 		// No spread: no lognormal or mixture exists, the empirical
@@ -185,7 +200,10 @@ func FitValues(name, unit string, x []float64, opt Options) (*Metric, error) {
 		m.add(ModelLogNormal, ln, ln.LogLik(m.Sorted), n)
 	}
 	subsampled := false
-	for k := 2; k <= maxK; k++ {
+	for k := minK; k <= maxK; k++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		kname := fmt.Sprintf("mixture-%d", k)
 		need := minPerParam * (3*k - 1)
 		if n < need && opt.Model != kname {
@@ -197,7 +215,10 @@ func FitValues(name, unit string, x []float64, opt Options) (*Metric, error) {
 			continue
 		}
 		sub := emSubsample(m.Sorted)
-		mix, ll, err := FitMixture(sub, k, EMOptions{Seed: opt.Seed})
+		mix, ll, err := fitMixture(ctx, sub, k, EMOptions{Seed: opt.Seed})
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
@@ -209,6 +230,9 @@ func FitValues(name, unit string, x []float64, opt Options) (*Metric, error) {
 			}
 		}
 		m.add(kname, mix, ll, n)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	emp, err := dist.NewEmpirical(m.Sorted)
 	if err != nil {
@@ -322,6 +346,12 @@ var ErrNoData = errors.New("too few successful requests to fit")
 // an end-to-end check by simulation; the whole-call latency is fitted in
 // every case.
 func FitLog(l *readers.Log, opt Options) (*Report, error) {
+	return FitLogContext(context.Background(), l, opt)
+}
+
+// FitLogContext is FitLog that stops when ctx is done, returning ctx's
+// error: it is checked between the fits and in every EM iteration.
+func FitLogContext(ctx context.Context, l *readers.Log, opt Options) (*Report, error) {
 	opt, err := opt.check()
 	if err != nil {
 		return nil, err
@@ -333,7 +363,7 @@ func FitLog(l *readers.Log, opt Options) (*Report, error) {
 	}
 	r.Warnings = SampleWarnings(len(lat))
 	if r.Streamed {
-		ttft, err := FitValues("ttft", "s", l.TTFTs(), opt)
+		ttft, err := fitValues(ctx, "ttft", "s", l.TTFTs(), opt)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", l.File, err)
 		}
@@ -341,7 +371,7 @@ func FitLog(l *readers.Log, opt Options) (*Report, error) {
 		if len(speeds) < 2 {
 			return nil, fmt.Errorf("%s: %w: %d requests have a decode speed (output tokens > 0 and latency > ttft); need at least 2", l.File, ErrNoData, len(speeds))
 		}
-		speed, err := FitValues("tokens_per_s", "tokens/s", speeds, opt)
+		speed, err := fitValues(ctx, "tokens_per_s", "tokens/s", speeds, opt)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", l.File, err)
 		}
@@ -355,7 +385,10 @@ func FitLog(l *readers.Log, opt Options) (*Report, error) {
 		g := AssessSample(sorted(lat), sim)
 		r.EndToEnd = &g
 	}
-	e2e, err := FitValues("latency", "s", lat, opt)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	e2e, err := fitValues(ctx, "latency", "s", lat, opt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", l.File, err)
 	}

@@ -337,16 +337,26 @@ func chosenWhy(m *Metric) string {
 func writeChecks(w io.Writer, g *Goodness, model string) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head, obs, ci, mod := "  \t", "  observed\t", fmt.Sprintf("  %.0f%% interval\t", 100*Level), "  "+model+"\t"
+	modCI := fmt.Sprintf("  draws' %.0f%% interval\t", 100*Level)
 	for _, q := range g.Quantiles {
 		head += "\t" + q.Name()
 		obs += "\t" + fmtNum(q.Observed)
 		ci += "\t" + interval(q)
 		mod += "\t" + fmtNum(q.Model) + outMark(q)
+		modCI += "\t[" + fmtNum(q.ModelLo) + ", " + fmtNum(q.ModelHi) + "]"
 	}
-	for _, l := range []string{head, obs, ci, mod} {
+	lines := []string{head, obs, ci, mod}
+	if g.M > 0 {
+		lines = append(lines, modCI)
+	}
+	for _, l := range lines {
 		fmt.Fprintln(tw, l+"\t")
 	}
 	tw.Flush()
+	if g.M > 0 {
+		fmt.Fprintf(w, "  KS distance %.3f (two-sample 5%% critical value %.3f), n = %d against %d draws; a percentile passes when its observed interval and the draws' overlap\n", g.KS, g.KSCritical, g.N, g.M)
+		return
+	}
 	fmt.Fprintf(w, "  KS distance %.3f (5%% critical value %.3f), n = %d\n", g.KS, g.KSCritical, g.N)
 }
 
@@ -378,13 +388,18 @@ type jsonQuantile struct {
 	Lo       jnum `json:"ci_lo"`
 	Hi       jnum `json:"ci_hi"`
 	Model    jnum `json:"model"`
-	Inside   bool `json:"inside"`
+	// ModelLo and ModelHi: the simulated model's own interval (end to
+	// end only).
+	ModelLo *jnum `json:"model_ci_lo,omitempty"`
+	ModelHi *jnum `json:"model_ci_hi,omitempty"`
+	Inside  bool  `json:"inside"`
 }
 
 type jsonGoodness struct {
 	N          int            `json:"n"`
 	KS         jnum           `json:"ks"`
 	KSCritical jnum           `json:"ks_critical"`
+	M          int            `json:"draws,omitempty"`
 	Quantiles  []jsonQuantile `json:"quantiles"`
 	Poor       bool           `json:"poor"`
 	Reasons    []string       `json:"reasons,omitempty"`
@@ -432,9 +447,14 @@ type jsonReport struct {
 }
 
 func toJSONGoodness(g *Goodness) jsonGoodness {
-	j := jsonGoodness{N: g.N, KS: jnum(g.KS), KSCritical: jnum(g.KSCritical), Poor: g.Poor, Reasons: g.Reasons}
+	j := jsonGoodness{N: g.N, KS: jnum(g.KS), KSCritical: jnum(g.KSCritical), M: g.M, Poor: g.Poor, Reasons: g.Reasons}
 	for _, q := range g.Quantiles {
-		j.Quantiles = append(j.Quantiles, jsonQuantile{jnum(q.P), jnum(q.Observed), jnum(q.Lo), jnum(q.Hi), jnum(q.Model), q.Inside})
+		jq := jsonQuantile{P: jnum(q.P), Observed: jnum(q.Observed), Lo: jnum(q.Lo), Hi: jnum(q.Hi), Model: jnum(q.Model), Inside: q.Inside}
+		if g.M > 0 {
+			lo, hi := jnum(q.ModelLo), jnum(q.ModelHi)
+			jq.ModelLo, jq.ModelHi = &lo, &hi
+		}
+		j.Quantiles = append(j.Quantiles, jq)
 	}
 	return j
 }

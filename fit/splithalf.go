@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -42,6 +43,12 @@ type SplitHalfRow struct {
 // returns an error wrapping ErrNoData when l has fewer than MinSplitHalf
 // successful requests.
 func SplitHalf(l *readers.Log, opt Options) ([]SplitHalfRow, error) {
+	return SplitHalfContext(context.Background(), l, opt)
+}
+
+// SplitHalfContext is SplitHalf that stops when ctx is done, returning
+// ctx's error.
+func SplitHalfContext(ctx context.Context, l *readers.Log, opt Options) ([]SplitHalfRow, error) {
 	opt, err := opt.check()
 	if err != nil {
 		return nil, err
@@ -62,7 +69,7 @@ func SplitHalf(l *readers.Log, opt Options) ([]SplitHalfRow, error) {
 			b.Add(r)
 		}
 	}
-	ra, err := FitLog(a, opt)
+	ra, err := FitLogContext(ctx, a, opt)
 	if err != nil {
 		return nil, err
 	}

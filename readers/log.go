@@ -540,7 +540,7 @@ func ReadJSONL(r io.Reader, file string, c Columns) (*Log, error) {
 }
 
 // eachJSONLine calls fn with every non-blank line of r decoded as a JSON
-// object (numbers as json.Number), with its 1-based line number.
+// object (members as jsonValue gives them), with its 1-based line number.
 func eachJSONLine(r io.Reader, file string, fn func(line int, obj map[string]any) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
@@ -556,9 +556,13 @@ func eachJSONLine(r io.Reader, file string, fn func(line int, obj map[string]any
 		}
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.UseNumber()
-		var obj map[string]any
-		if err := dec.Decode(&obj); err != nil || obj == nil {
+		var raw map[string]json.RawMessage
+		if err := dec.Decode(&raw); err != nil || raw == nil {
 			return inputErr(file, line, "", "not a JSON object: %s", jsonMsg(err, b))
+		}
+		obj := make(map[string]any, len(raw))
+		for k, v := range raw {
+			obj[k] = jsonValue(v)
 		}
 		if dec.More() {
 			return inputErr(file, line, "", "more than one JSON value on the line; want one object per line")
@@ -595,6 +599,38 @@ func jsonMsg(err error, b []byte) string {
 	return fmt.Sprintf("%v in %q", err, clip(string(b)))
 }
 
+// jsonCompound stands for a JSON array or object member, which no reader
+// uses: "array" or "object". Arrays and objects are skipped rather than
+// decoded, so that a member of millions of elements costs its bytes, not
+// tens of bytes per element and seconds per million.
+type jsonCompound string
+
+// jsonValue decodes one JSON value: null as nil, a number as json.Number,
+// a string, a bool, or the jsonCompound of an array or object.
+func jsonValue(raw json.RawMessage) any {
+	b := bytes.TrimSpace(raw)
+	if len(b) == 0 {
+		return nil
+	}
+	switch b[0] {
+	case '[':
+		return jsonCompound("array")
+	case '{':
+		return jsonCompound("object")
+	case 'n':
+		return nil
+	case 't':
+		return true
+	case 'f':
+		return false
+	case '"':
+		var s string
+		json.Unmarshal(b, &s) // valid: the decoder checked the document
+		return s
+	}
+	return json.Number(b)
+}
+
 // jsonText returns a decoded JSON scalar as text for the cell parsers, and
 // whether it was null.
 func jsonText(v any) (string, bool) {
@@ -615,7 +651,9 @@ func jsonText(v any) (string, bool) {
 }
 
 func jsonKind(v any) string {
-	switch v.(type) {
+	switch v := v.(type) {
+	case jsonCompound:
+		return string(v)
 	case map[string]any:
 		return "object"
 	case []any:

@@ -158,7 +158,7 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 			pv.busySum.add(at - a.svc)
 		}
 	}
-	e.count(r.class, &pv.stats, how)
+	e.count(r.class, &pv.stats, how, a.status)
 	in, out, billed := e.charge(r, a, at, how, won)
 	if e.trace != nil {
 		e.emit(r, k, at, how.attemptName(), won, in, out, billed)
@@ -175,9 +175,9 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 	}
 }
 
-// count adds one attempt that ended as how to its class's and provider's
-// counts.
-func (e *engine) count(class int32, pv *ProviderResult, how outcome) {
+// count adds one attempt that ended as how (an error of the given
+// status) to its class's and provider's counts.
+func (e *engine) count(class int32, pv *ProviderResult, how outcome, status failStatus) {
 	st := &e.stats[class]
 	switch how {
 	case outOK:
@@ -188,6 +188,7 @@ func (e *engine) count(class int32, pv *ProviderResult, how outcome) {
 		pv.Invalid++
 	case outError:
 		st.failed++
+		st.failedBy[status]++
 		pv.Failed++
 	case outRateLimited:
 		st.rateLimited++

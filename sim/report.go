@@ -462,6 +462,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
+	writeFailureKinds(w, rows)
 	writeThroughput(w, rows)
 	writeRetries(w, rows)
 	writeSpend(w, rows)
@@ -519,6 +520,29 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// writeFailureKinds writes, when any attempt failed, the failed attempts
+// of each class by kind: 429, 5xx, 4xx, upstream timeout, and rejected by
+// a full queue or an open circuit breaker.
+func writeFailureKinds(w io.Writer, rows []ClassReport) {
+	any := false
+	for _, c := range rows {
+		a := c.Attempts
+		any = any || a.Failed+a.RateLimited+a.Rejected > 0
+	}
+	if !any {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "failed attempts\t429\t5xx\t4xx\tupstream timeout\trejected (full, breaker)\tof attempts sent\t")
+	for _, c := range rows {
+		a := c.Attempts
+		k := a.FailedByKind
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t\n", c.Class, a.RateLimited, k.ServerError, k.ClientError, k.UpstreamTimeout, a.Rejected, a.Sent)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
 }
 
 // perRequest returns x/n, or 0 when n is 0.

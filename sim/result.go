@@ -116,6 +116,8 @@ type AttemptCounts struct {
 	Sent      int64 `json:"sent"`
 	Completed int64 `json:"completed"` // ran to a valid answer (winners and losers that finished before their cancel landed)
 	Failed    int64 `json:"failed"`    // returned an error
+	// FailedByKind splits Failed by the kind of error (see Failures).
+	FailedByKind FailedKinds `json:"failed_by_kind"`
 	// RateLimited returned a 429.
 	RateLimited int64 `json:"rate_limited"`
 	// Rejected got an overload error (503/529) from a provider whose queue
@@ -129,6 +131,20 @@ type AttemptCounts struct {
 	Stalled   int64 `json:"stalled,omitempty"`
 	Invalid   int64 `json:"invalid"`   // returned an unusable answer
 	Cancelled int64 `json:"cancelled"` // ended by a cancel before responding
+}
+
+// FailedKinds counts failed attempts by the kind of error; the fields sum
+// to AttemptCounts.Failed. 429s (AttemptCounts.RateLimited) and overload
+// errors of a full queue or an open circuit breaker
+// (AttemptCounts.Rejected) are counted apart.
+type FailedKinds struct {
+	// ServerError: a 5xx or overloaded answer of the model (Model.ErrorRate,
+	// Failures.ServerError, a degraded period's failures).
+	ServerError int64 `json:"server_error"`
+	// ClientError: a 4xx other than 429 (Failures.ClientError).
+	ClientError int64 `json:"client_error"`
+	// UpstreamTimeout: an upstream timeout (Failures.Timeout).
+	UpstreamTimeout int64 `json:"upstream_timeout"`
 }
 
 // ClassResult holds the raw outcome of one class (or of all classes).
@@ -192,6 +208,9 @@ func (s *classStats) add(o *classStats) {
 	s.sent += o.sent
 	s.completed += o.completed
 	s.failed += o.failed
+	for k, n := range o.failedBy {
+		s.failedBy[k] += n
+	}
 	s.invalidAtt += o.invalidAtt
 	s.cancelled += o.cancelled
 	s.rateLimited += o.rateLimited
@@ -230,7 +249,8 @@ func (s *classStats) result(name string, models []Model) ClassResult {
 		Errors: s.errors, RateLimited: s.reqRateLimited, Rejected: s.reqRejected, Stalled: s.reqStalled, Invalid: s.invalid, Hedged: s.hedged,
 		Attempts: AttemptCounts{
 			Sent: s.sent, Completed: s.completed, Failed: s.failed,
-			RateLimited: s.rateLimited, Rejected: s.rejected, TimedOut: s.timedOut, Stalled: s.stalled, Invalid: s.invalidAtt, Cancelled: s.cancelled,
+			FailedByKind: FailedKinds{ServerError: s.failedBy[statusServer], ClientError: s.failedBy[statusClient], UpstreamTimeout: s.failedBy[statusUpstreamTimer]},
+			RateLimited:  s.rateLimited, Rejected: s.rejected, TimedOut: s.timedOut, Stalled: s.stalled, Invalid: s.invalidAtt, Cancelled: s.cancelled,
 		},
 		CostCompletedUSD: completed, CostCancelledUSD: cancelled,
 		WastedOutputTokens: s.wastedOutput,
