@@ -467,14 +467,25 @@ func (r *Report) WriteText(w io.Writer) error {
 	writeRetries(w, rows)
 	writeSpend(w, rows)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "provider\tsent\tcompleted\tfailed\t429\trejected\tinvalid\ttimed out\tcancelled\tmean queue wait\tin service\tutilisation\t")
+	// The stalled column appears only when a stream was cut, so that
+	// reports without stalls read as before.
+	stalled := slices.ContainsFunc(r.Providers, func(p ProviderResult) bool { return p.Stalled > 0 })
+	stalledHead := ""
+	if stalled {
+		stalledHead = "stalled\t"
+	}
+	fmt.Fprintln(tw, "provider\tsent\tcompleted\tfailed\t429\trejected\tinvalid\ttimed out\t"+stalledHead+"cancelled\tmean queue wait\tin service\tutilisation\t")
 	for _, p := range r.Providers {
 		util := "-"
 		if p.Utilisation != nil {
 			util = pct(*p.Utilisation)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%.2f\t%s\t\n", p.Name, p.Sent, p.Completed,
-			p.Failed, p.RateLimited, p.Rejected, p.Invalid, p.TimedOut, p.Cancelled, fsec(p.MeanQueueWait), p.MeanInService, util)
+		cut := ""
+		if stalled {
+			cut = fmt.Sprintf("%d\t", p.Stalled)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s%d\t%s\t%.2f\t%s\t\n", p.Name, p.Sent, p.Completed,
+			p.Failed, p.RateLimited, p.Rejected, p.Invalid, p.TimedOut, cut, p.Cancelled, fsec(p.MeanQueueWait), p.MeanInService, util)
 	}
 	tw.Flush()
 	fmt.Fprintln(w)

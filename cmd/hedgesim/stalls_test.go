@@ -6,7 +6,8 @@ import (
 )
 
 // TestRunStreamStalls: the shipped stream-stalls scenario reports the
-// attempts its stream cuts ended; a bad stall value is bad input (exit 2)
+// attempts its stream cuts ended (a scenario without stalls does not); a
+// bad stall value is bad input (exit 2)
 // named by file, line and key.
 func TestRunStreamStalls(t *testing.T) {
 	code, out, errOut := hedgesim(t, "run", "--requests", "20000", "stream-stalls")
@@ -15,6 +16,13 @@ func TestRunStreamStalls(t *testing.T) {
 	}
 	if !strings.Contains(out, "agent: ") || !strings.Contains(out, "attempts cut for stalls") {
 		t.Errorf("no stall line for the agent class:\n%s", out)
+	}
+	if !strings.Contains(out, "timed out  stalled  cancelled") {
+		t.Errorf("no stalled column in the provider table:\n%s", out)
+	}
+	// A scenario without stalls prints neither.
+	if code, out, _ := hedgesim(t, "run", "--requests", "2000", "guard-check"); code != 0 || strings.Contains(out, "stall") {
+		t.Errorf("guard-check: exit %d, a stall figure printed:\n%s", code, out)
 	}
 	path := writeScenario(t, `
 [arrivals]
