@@ -29,6 +29,20 @@
 // and their mixtures qualify). 429s are not counted in error_rate: they are
 // reported beside it, for a rate_limit to model.
 //
+// # Prefill
+//
+// When every successful request of a streamed log has an input token
+// count, FitLog regresses TTFT on it (FitPrefill: least squares, the
+// slope's Student-t interval and p-value). A slope significantly above 0
+// makes the block model it: prefill_tokens_per_s = 1/slope (constant),
+// ttft fitted to the base TTFT − input/speed (Prefill.Base), and the TTFT
+// and end-to-end latency simulated from both, with (input, output) pairs
+// resampled from the log, checked against the observed ones
+// (Report.TTFTCheck, Report.EndToEnd) — unless more than 10 % of the
+// requests would have a base ≤ 0. Otherwise Report.PrefillNote says why
+// not and the block is unchanged. The llmperf leaderboard logs send
+// 550 input tokens with every request: no slope can be estimated.
+//
 // # Goodness of fit
 //
 // Every model is checked at p50, p90, p95 and p99 against the observed

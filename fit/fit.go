@@ -302,6 +302,20 @@ type Report struct {
 	EndToEnd *Goodness
 	// Draws is the number of simulated requests behind EndToEnd.
 	Draws int
+	// Prefill is the regression of TTFT on input tokens, for a streamed
+	// log whose successful requests all have input token counts of more
+	// than one value (nil otherwise). When Prefill.Used, the ttft metric
+	// is fitted to the base TTFTs (Prefill.Base) and the block gets
+	// prefill_tokens_per_s.
+	Prefill *Prefill
+	// PrefillNote says what the prefill regression found, or why there is
+	// none although the log has input token counts ("" for a log without
+	// them).
+	PrefillNote string
+	// TTFTCheck compares the TTFT simulated from the block — base ttft +
+	// input tokens ÷ prefill speed, the input resampled from the log,
+	// Draws requests — with the observed TTFTs (when Prefill.Used).
+	TTFTCheck *Goodness
 	// Warnings say which percentiles the sample is too small to bound.
 	Warnings []string
 }
@@ -329,6 +343,9 @@ func (r *Report) Poor() (bool, []string) {
 		add("ttft ("+r.Metric("ttft").Best().Name+")", &r.Metric("ttft").Best().Goodness)
 		if r.Speed.Name != ModelEmpirical { // the empirical speeds match themselves
 			add("tokens_per_s ("+r.Speed.Name+")", &r.Speed.Goodness)
+		}
+		if r.TTFTCheck != nil {
+			add("ttft (simulated: base + input/prefill speed)", r.TTFTCheck)
 		}
 		add("latency (simulated end to end)", r.EndToEnd)
 	} else {
@@ -363,10 +380,44 @@ func FitLogContext(ctx context.Context, l *readers.Log, opt Options) (*Report, e
 	}
 	r.Warnings = SampleWarnings(len(lat))
 	if r.Streamed {
-		ttft, err := fitValues(ctx, "ttft", "s", l.TTFTs(), opt)
+		ttfts, inputs := l.TTFTs(), []float64(nil)
+		if l.HasInputTokens() {
+			inputs = l.InputTokenCounts()
+			r.Prefill, err = FitPrefill(inputs, ttfts)
+			switch {
+			case errors.Is(err, ErrConstantInput):
+				r.PrefillNote = fmt.Sprintf("every successful request has %g input tokens, so the prefill speed cannot be estimated (it needs prompts of different lengths); the block's ttft ignores the prompt length", inputs[0])
+			case err != nil:
+				r.PrefillNote = fmt.Sprintf("no regression of TTFT on input tokens: %v; the block's ttft ignores the prompt length", err)
+			default:
+				r.PrefillNote = r.Prefill.Note
+			}
+		}
+		var notes []string
+		if p := r.Prefill; p != nil && p.Used {
+			base, dropped := p.Base(inputs, ttfts)
+			if len(base) < 2 || 10*dropped > p.N {
+				// A constant speed would leave many requests with a base
+				// TTFT ≤ 0: the line does not describe them.
+				p.Used = false
+				p.Note = fmt.Sprintf("TTFT grows with the prompt (%s s per 1000 input tokens, p %s), but one prefill speed of %s tokens/s would leave %d of %d requests with a base TTFT ≤ 0 (more than 10%%): TTFT is not a base plus input ÷ one speed here, and the block's ttft ignores the prompt length",
+					fmtNum(1000*p.Slope), fmtP(p.P), fmtNum(p.Speed), dropped, p.N)
+				r.PrefillNote = p.Note
+			}
+		}
+		if p := r.Prefill; p != nil && p.Used {
+			base, dropped := p.Base(inputs, ttfts)
+			ttfts = base
+			notes = append(notes, fmt.Sprintf("base TTFT: TTFT − input tokens ÷ %s tokens/s (the prefill speed)", fmtNum(p.Speed)))
+			if dropped > 0 {
+				notes = append(notes, fmt.Sprintf("%d of %d requests left out: their base TTFT is ≤ 0 (a prefill faster than the fitted speed)", dropped, p.N))
+			}
+		}
+		ttft, err := fitValues(ctx, "ttft", "s", ttfts, opt)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", l.File, err)
 		}
+		ttft.Notes = append(notes, ttft.Notes...)
 		speeds := l.DecodeSpeeds()
 		if len(speeds) < 2 {
 			return nil, fmt.Errorf("%s: %w: %d requests have a decode speed (output tokens > 0 and latency > ttft); need at least 2", l.File, ErrNoData, len(speeds))
@@ -381,9 +432,15 @@ func FitLogContext(ctx context.Context, l *readers.Log, opt Options) (*Report, e
 			r.SpeedNote = fmt.Sprintf("the scenario format needs a decode speed above 0 with probability 1, and the %s's is not; the empirical distribution of the %d observed speeds is used instead", r.Speed.Name, len(speeds))
 			r.Speed = speed.Candidate(ModelEmpirical)
 		}
-		sim := SimulateEndToEnd(ttft.Best().Dist, r.Speed.Dist, l.OutputTokenCounts(), opt.Draws, opt.Seed)
-		g := AssessSample(sorted(lat), sim)
-		r.EndToEnd = &g
+		if p := r.Prefill; p != nil && p.Used {
+			first, e2e := simulateStreamed(ttft.Best().Dist, r.Speed.Dist, p.Speed, inputs, l.OutputTokenCounts(), opt.Draws, opt.Seed)
+			gf, ge := AssessSample(sorted(l.TTFTs()), first), AssessSample(sorted(lat), e2e)
+			r.TTFTCheck, r.EndToEnd = &gf, &ge
+		} else {
+			sim := SimulateEndToEnd(ttft.Best().Dist, r.Speed.Dist, l.OutputTokenCounts(), opt.Draws, opt.Seed)
+			g := AssessSample(sorted(lat), sim)
+			r.EndToEnd = &g
+		}
 	}
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -411,6 +468,27 @@ func SimulateEndToEnd(ttft, speed dist.Dist, outputs []float64, n int, seed uint
 	}
 	slices.Sort(out)
 	return out
+}
+
+// simulateStreamed returns n simulated times to first token and n
+// end-to-end latencies, each sorted, of a streamed model with a constant
+// prefill speed (tokens/s): TTFT = base + input ÷ prefill and latency =
+// TTFT + output ÷ speed, with base and speed drawn from their models and
+// (input, output) drawn together, uniformly, from the log's requests —
+// what hedgesim's simulator computes for one attempt. Draws come from PCG
+// stream (seed, 2), in SimulateEndToEnd's order.
+func simulateStreamed(base, speed dist.Dist, prefill float64, inputs, outputs []float64, n int, seed uint64) (first, e2e []float64) {
+	src := rand.NewPCG(seed, 2)
+	r := rand.New(src)
+	first, e2e = make([]float64, n), make([]float64, n)
+	for i := range n {
+		j := r.IntN(len(outputs))
+		first[i] = base.Rand(src) + inputs[j]/prefill
+		e2e[i] = first[i] + outputs[j]/speed.Rand(src)
+	}
+	slices.Sort(first)
+	slices.Sort(e2e)
+	return first, e2e
 }
 
 // sorted returns a sorted copy of x.

@@ -183,8 +183,16 @@ func (r *Report) writeBlock(b *bytes.Buffer, o BlockOptions) {
 	fmt.Fprintf(b, "provider = %s\n", strconv.Quote(o.Provider))
 	if r.Streamed {
 		ttft := r.Metric("ttft").Best()
-		fmt.Fprintf(b, "# ttft: %s\n", describe(ttft, "s"))
-		fmt.Fprintf(b, "ttft = %s\n", specTOML(ttft, "s"))
+		if p := r.Prefill; p != nil && p.Used {
+			fmt.Fprintf(b, "# ttft: the base, TTFT − input tokens / prefill_tokens_per_s: %s\n", describe(ttft, "s"))
+			fmt.Fprintf(b, "ttft = %s\n", specTOML(ttft, "s"))
+			fmt.Fprintf(b, "# prefill_tokens_per_s: 1 / slope of TTFT on input tokens, 95%% interval [%s, %s] tokens/s (p %s, n = %d)\n",
+				fmtNum(p.SpeedLo), fmtNum(p.SpeedHi), fmtP(p.P), p.N)
+			fmt.Fprintf(b, "prefill_tokens_per_s = { kind = \"constant\", value = %s }\n", num(p.Speed))
+		} else {
+			fmt.Fprintf(b, "# ttft: %s\n", describe(ttft, "s"))
+			fmt.Fprintf(b, "ttft = %s\n", specTOML(ttft, "s"))
+		}
 		speed := r.Metric("tokens_per_s")
 		if r.SpeedNote != "" {
 			fmt.Fprintf(b, "# tokens_per_s: %s; fitted %s.\n", wrapComment(r.SpeedNote), describe(speed.Best(), "tokens/s"))
@@ -253,8 +261,29 @@ func (r *Report) WriteText(w io.Writer) {
 		if m.Name == "latency" && r.Streamed {
 			what = "latency (end to end, fitted directly; the block uses ttft + tokens/speed)"
 		}
+		if m.Name == "ttft" && r.Prefill != nil && r.Prefill.Used {
+			what = "ttft (base: TTFT − input tokens / prefill speed)"
+		}
 		fmt.Fprintf(w, "%s (%s), n = %d\n", what, m.Unit, len(m.Sorted))
 		writeTable(w, m)
+	}
+	if p := r.Prefill; p != nil {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "ttft vs input tokens (least squares), n = %d, input %s to %s tokens\n", p.N, fmtNum(p.InputMin), fmtNum(p.InputMax))
+		fmt.Fprintf(w, "  ttft = %s s + %s s per 1000 tokens (95%% interval [%s, %s], t = %.3g, p %s)\n",
+			fmtNum(p.Intercept), fmtNum(1000*p.Slope), fmtNum(1000*p.SlopeLo), fmtNum(1000*p.SlopeHi), p.T, fmtP(p.P))
+	}
+	switch {
+	case r.Prefill != nil:
+		fmt.Fprintf(w, "  %s\n", r.PrefillNote)
+	case r.PrefillNote != "":
+		fmt.Fprintf(w, "\nttft vs input tokens: %s\n", r.PrefillNote)
+	}
+	if r.TTFTCheck != nil {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "ttft simulated: base ttft %s + input tokens / %s tokens/s (%d draws, input tokens resampled from the log)\n",
+			r.Metric("ttft").Best().Name, fmtNum(r.Prefill.Speed), r.Draws)
+		writeChecks(w, r.TTFTCheck, "simulated")
 	}
 	if r.EndToEnd != nil {
 		fmt.Fprintln(w)
@@ -439,11 +468,34 @@ type jsonReport struct {
 	Speed       string                    `json:"tokens_per_s_model,omitempty"`
 	SpeedNote   string                    `json:"tokens_per_s_note,omitempty"`
 	EndToEnd    *jsonGoodness             `json:"end_to_end,omitempty"`
+	Prefill     *jsonPrefill              `json:"prefill,omitempty"`
+	PrefillNote string                    `json:"prefill_note,omitempty"`
+	TTFTCheck   *jsonGoodness             `json:"ttft_simulated,omitempty"`
 	Draws       int                       `json:"draws,omitempty"`
 	Poor        bool                      `json:"poor"`
 	Reasons     []string                  `json:"reasons,omitempty"`
 	Warnings    []string                  `json:"warnings,omitempty"`
 	TOML        string                    `json:"toml"`
+}
+
+// jsonPrefill is a Prefill; times in s, slopes in s per input token,
+// speeds in tokens/s.
+type jsonPrefill struct {
+	N           int  `json:"n"`
+	InputMin    jnum `json:"input_min"`
+	InputMax    jnum `json:"input_max"`
+	Intercept   jnum `json:"intercept_s"`
+	Slope       jnum `json:"slope_s_per_token"`
+	SlopeSE     jnum `json:"slope_se"`
+	SlopeLo     jnum `json:"slope_ci_lo"`
+	SlopeHi     jnum `json:"slope_ci_hi"`
+	T           jnum `json:"t"`
+	P           jnum `json:"p"`
+	Significant bool `json:"significant"`
+	Speed       jnum `json:"prefill_tokens_per_s"`
+	SpeedLo     jnum `json:"prefill_ci_lo"`
+	SpeedHi     jnum `json:"prefill_ci_hi"`
+	Used        bool `json:"used"`
 }
 
 func toJSONGoodness(g *Goodness) jsonGoodness {
@@ -490,6 +542,15 @@ func (r *Report) WriteJSON(w io.Writer, o BlockOptions) error {
 	if r.EndToEnd != nil {
 		g := toJSONGoodness(r.EndToEnd)
 		j.EndToEnd, j.Draws = &g, r.Draws
+	}
+	if p := r.Prefill; p != nil {
+		j.Prefill = &jsonPrefill{p.N, jnum(p.InputMin), jnum(p.InputMax), jnum(p.Intercept), jnum(p.Slope), jnum(p.SlopeSE),
+			jnum(p.SlopeLo), jnum(p.SlopeHi), jnum(p.T), jnum(p.P), p.Significant, jnum(p.Speed), jnum(p.SpeedLo), jnum(p.SpeedHi), p.Used}
+	}
+	j.PrefillNote = r.PrefillNote
+	if r.TTFTCheck != nil {
+		g := toJSONGoodness(r.TTFTCheck)
+		j.TTFTCheck = &g
 	}
 	j.Poor, j.Reasons = r.Poor()
 	enc := json.NewEncoder(w)

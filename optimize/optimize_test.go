@@ -1062,3 +1062,33 @@ output_tokens = { kind = "constant", value = 0 }
 		t.Errorf("measurement %s read back as %+v, %v", b, back, err)
 	}
 }
+
+// TestProviderBreakerCouples: two classes whose primaries are different
+// models of one provider share nothing but the provider's circuit
+// breaker: they are optimized together, and the group names the breaker.
+func TestProviderBreakerCouples(t *testing.T) {
+	lat := dist.LogNormal{Mu: math.Log(0.5), Sigma: 0.8}
+	cfg := &sim.Config{
+		Name: "provider-breaker", Seed: 1, Requests: 1000,
+		Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 10},
+		Models: []sim.Model{
+			{Name: "a1", Provider: "pa", Latency: lat, ErrorRate: 0.05, PriceInputPerMTok: 1},
+			{Name: "a2", Provider: "pa", Latency: lat, ErrorRate: 0.05, PriceInputPerMTok: 1},
+		},
+		Providers: []sim.Provider{{Name: "pa", Breaker: &sim.Breaker{FailureRatio: 0.5, Window: 20, MinCalls: 20, Cooldown: time.Second, Probes: 1}}},
+		Classes: []sim.Class{
+			{Name: "x", Share: 0.5, InputTokens: dist.Constant{Value: 100}, OutputTokens: dist.Constant{},
+				Policy: sim.Policy{Primary: 0, Copies: 1, Delays: []time.Duration{time.Second}}},
+			{Name: "y", Share: 0.5, InputTokens: dist.Constant{Value: 100}, OutputTokens: dist.Constant{},
+				Policy: sim.Policy{Primary: 1, Copies: 1, Delays: []time.Duration{time.Second}}},
+		},
+	}
+	s := optimize.DefaultSettings()
+	s.Requests = 2000
+	s.CheckRequests = 2000
+	s.Search.Delays = []time.Duration{time.Second}
+	rep := mustRun(t, cfg, s, optimize.Options{})
+	if len(rep.Joint) != 1 || len(rep.Joint[0].Classes) != 2 || !slices.Contains(rep.Joint[0].Shared, "provider pa (circuit breaker)") {
+		t.Fatalf("joint groups %+v: want x and y together, sharing provider pa's breaker", rep.Joint)
+	}
+}

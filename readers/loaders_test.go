@@ -158,6 +158,36 @@ func TestReadCSVStreamed(t *testing.T) {
 	checkBad(t, badCase{"fractional tokens", "", 2, "out", "not a whole number"}, err)
 }
 
+// TestReadCSVInputTokens: an input-tokens column gives each request its
+// prompt length, lined up with its TTFT; a bad or missing count is an
+// error on its line.
+func TestReadCSVInputTokens(t *testing.T) {
+	cols := Columns{Latency: "e2e_ms", TTFT: "ttft_ms", OutputTokens: "out", InputTokens: "in"}
+	l, err := ReadCSV(strings.NewReader("ttft_ms,e2e_ms,out,in\n200,1200,100,550\n300,1300,50,4000\n"), "in", cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.HasInputTokens() {
+		t.Fatal("input tokens not read")
+	}
+	if in, ttft := l.InputTokenCounts(), l.TTFTs(); in[0] != 550 || in[1] != 4000 || ttft[1] != 0.3 {
+		t.Errorf("input %v, ttft %v", in, ttft)
+	}
+	_, err = ReadCSV(strings.NewReader("ttft_ms,e2e_ms,out,in\n200,1200,100,-5\n"), "in", cols)
+	checkBad(t, badCase{"negative input", "", 2, "in", "negative"}, err)
+	_, err = ReadCSV(strings.NewReader("ttft_ms,e2e_ms,out,in\n200,1200,100,\n"), "in", cols)
+	checkBad(t, badCase{"empty input", "", 2, "in", ""}, err)
+	_, err = ReadCSV(strings.NewReader("ttft_ms,e2e_ms,out\n200,1200,100\n"), "in", cols)
+	checkBad(t, badCase{"no input column", "", 1, "in", "no such column"}, err)
+	if _, err := ReadCSV(strings.NewReader("e2e_ms,in\n1,2\n"), "in", Columns{Latency: "e2e_ms", InputTokens: "in"}); err == nil {
+		t.Error("an input-tokens column without ttft accepted")
+	}
+	l, err = ReadCSV(strings.NewReader("ttft_ms,e2e_ms,out\n200,1200,100\n"), "in", Columns{Latency: "e2e_ms", TTFT: "ttft_ms", OutputTokens: "out"})
+	if err != nil || l.HasInputTokens() {
+		t.Errorf("a log without input counts: %v, has input %v", err, l.HasInputTokens())
+	}
+}
+
 func TestReadJSONL(t *testing.T) {
 	in := `{"latency_ms": 120, "status": "ok"}
 

@@ -220,6 +220,14 @@ func (c *checker) model(key, name string, t *modelTable) sim.Model {
 		m.TokensPerSecond, err = c.dist(key+".tokens_per_s", t.TokensPerSecond, "tokens/s", true)
 		c.keep(err)
 	}
+	if t.PrefillPerSecond != nil {
+		if t.TTFT == nil {
+			c.keep(c.errorf(key+".prefill_tokens_per_s", "prefill_tokens_per_s needs the streamed form: ttft (base time to first token, seconds) and tokens_per_s in the same model"))
+		} else {
+			m.PrefillTokensPerSecond, err = c.dist(key+".prefill_tokens_per_s", t.PrefillPerSecond, "tokens/s", true)
+			c.keep(err)
+		}
+	}
 	if t.ErrorLatency != nil {
 		m.ErrorLatency, err = c.dist(key+".error_latency", t.ErrorLatency, "s", false)
 		c.keep(err)

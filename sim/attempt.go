@@ -81,7 +81,11 @@ type attempt struct {
 	workFirst, workDecode, workErr time.Duration
 	degU                           float64 // uniform deciding a degraded-period failure
 	streamed                       bool    // TTFT form: tokens flow from first on
-	limitedBy                      gate    // the gate that answered 429
+	// The provider breaker's probe mark, as probe and probeGen are the
+	// model breaker's (here, they fill streamed's padding).
+	provProbe    bool
+	provProbeGen uint32
+	limitedBy    gate // the gate that answered 429
 
 	// A stream's pause (Stalls) runs from stallAt to stallEnd; output
 	// tokens flow from genFrom to genTo outside it. genTo is 0 unless
@@ -228,7 +232,7 @@ func (e *engine) dispatch(slot int32, r *request, k int) {
 		e.schedule(e.now+to, evAttemptTimeout, slot, r.gen, uint8(k))
 	}
 	if e.breakers != nil {
-		if b := e.breakers[a.model]; b != nil && !b.admit(e.now, a) {
+		if !e.breakersAdmit(a) {
 			a.kind, a.byBreaker = outRejected, true
 			a.svc, a.first, a.genFrom, a.end = e.now, e.now, e.now, e.now
 			e.schedule(a.end, evResponse, slot, r.gen, uint8(k))
@@ -356,20 +360,24 @@ func (e *engine) draw(r *request, m, k int) {
 		for j, l := range e.copula[r.class][k][:k+1] {
 			z += l * r.innov[j]
 		}
-		// A slow draw is slow throughout: TTFT at score z, decode speed at −z.
+		// A slow draw is slow throughout: TTFT at score z, decode and
+		// prefill speeds at −z.
 		if md.Latency != nil {
 			a.workFirst = seconds(dist.FromNormal(md.Latency, z))
 		} else {
 			a.streamed = true
-			a.workFirst = seconds(dist.FromNormal(md.TTFT, z))
+			first := dist.FromNormal(md.TTFT, z)
 			a.workDecode = seconds(r.out / dist.FromNormal(md.TokensPerSecond, -z))
+			if md.PrefillTokensPerSecond != nil {
+				first += r.in / dist.FromNormal(md.PrefillTokensPerSecond, -z)
+			}
+			a.workFirst = seconds(first)
 		}
 	} else if ms := &e.models[m]; md.Latency != nil {
 		a.workFirst = seconds(ms.latency.rand(src))
 	} else {
 		a.streamed = true
-		a.workFirst = seconds(ms.ttft.rand(src))
-		a.workDecode = seconds(r.out / ms.speed.rand(src))
+		a.workFirst, a.workDecode = ms.streamDraw(md, r, src)
 	}
 	if stall > 0 {
 		a.stallEnd, a.stallAt = stall, -1

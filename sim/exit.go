@@ -144,8 +144,8 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 	a := &r.att[k]
 	a.state = attExited
 	r.live--
-	if a.probe {
-		e.breakers[a.model].release(a)
+	if a.probe || a.provProbe {
+		e.breakersRelease(a)
 	}
 	pv := &e.provs[a.prov]
 	if a.queued {

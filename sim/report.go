@@ -30,8 +30,8 @@ type Report struct {
 	Overall      ClassReport   `json:"overall"`
 	// Providers is what each provider (failure domain) saw in the hedged run.
 	Providers []ProviderResult `json:"providers"`
-	// Breakers is what each model's circuit breaker did; absent without
-	// breakers.
+	// Breakers is what each model's and provider's circuit breaker did;
+	// absent without breakers.
 	Breakers []BreakerResult `json:"breakers,omitempty"`
 	// Warnings are run-wide conditions that limit what the numbers mean.
 	Warnings []string `json:"warnings"`
@@ -520,7 +520,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	for _, b := range r.Breakers {
-		fmt.Fprintf(w, "model %s: circuit breaker opened %d times, open %s in all, failed %d calls at once\n", b.Model, b.Opens, fsec(b.OpenSeconds), b.Rejected)
+		who := "model " + b.Model
+		if b.Provider != "" {
+			who = "provider " + b.Provider
+		}
+		fmt.Fprintf(w, "%s: circuit breaker opened %d times, open %s in all, failed %d calls at once\n", who, b.Opens, fsec(b.OpenSeconds), b.Rejected)
 	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)

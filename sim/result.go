@@ -20,8 +20,8 @@ type Result struct {
 	// Seconds is the simulated time the run spans, from 0 to the last
 	// request or attempt end.
 	Seconds float64
-	// Breakers is what each model's circuit breaker did (models without
-	// one are left out).
+	// Breakers is what each circuit breaker did, models' then providers'
+	// (those without one are left out).
 	Breakers []BreakerResult
 }
 

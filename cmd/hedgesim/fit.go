@@ -30,7 +30,8 @@ LOG formats (--format, guessed from the file when omitted):
                    percentiles become a quantile table (lognormal tails)
   csv, jsonl       one row or object per request; --latency names the latency
                    column, --unit its unit; --ttft and --output-tokens make a
-                   streamed model; --status marks failed rows (not fitted)
+                   streamed model (--input-tokens adds the prompt length);
+                   --status marks failed rows (not fitted)
   prometheus       a latency histogram in the Prometheus text format (a
                    /metrics page): NAME_bucket{le="…"} series; --metric NAME
                    and --label KEY=VALUE choose one series
@@ -49,6 +50,12 @@ empirical distribution; --model auto picks the parametric one with the
 lowest BIC. Each is checked against the log: observed vs model p50, p90,
 p95, p99 with the observed percentiles' 95% order-statistic intervals, and
 the Kolmogorov-Smirnov distance. A poor fit is said so, with the reason.
+
+Prefill: when a streamed log has input token counts (llmperf logs do), TTFT
+is regressed on them by least squares; the prefill speed is 1/slope, with
+its 95% interval from the slope's Student t interval. When the slope is
+significantly > 0 (p < 0.05), the block gets prefill_tokens_per_s and its
+ttft is fitted to TTFT - input/speed; otherwise the block is as without.
 
 --split-half fits half of each log (seeded shuffle) and checks the p95 it
 predicts against the other half's 95% interval.`
@@ -76,6 +83,7 @@ func fitCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	fs.StringVar(latency, "column", "", "same as --latency")
 	ttft := fs.String("ttft", "", "csv/jsonl: `column` of the time to first token (with --output-tokens)")
 	outTok := fs.String("output-tokens", "", "csv/jsonl: `column` of the output token count (with --ttft)")
+	inTok := fs.String("input-tokens", "", "csv/jsonl: `column` of the input token count (with --ttft): fit the prefill speed")
 	status := fs.String("status", "", "csv/jsonl: status or error `column`; rows not OK are counted, not fitted")
 	okList := fs.String("ok", "", "comma-separated status `values` that mean success (default: empty, ok, success, succeeded, healthy, 200, null, none)")
 	unitName := fs.String("unit", "", "`unit` of the time columns: s, ms or us (default: from the column name, e.g. latency_ms)")
@@ -106,7 +114,7 @@ func fitCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 			return usageError{err: fmt.Errorf("--%s %q: control characters (line breaks, tabs) are not allowed in a name", f.flag, f.v)}
 		}
 	}
-	cols := readers.Columns{Latency: *latency, TTFT: *ttft, OutputTokens: *outTok, Status: *status}
+	cols := readers.Columns{Latency: *latency, TTFT: *ttft, OutputTokens: *outTok, InputTokens: *inTok, Status: *status}
 	if *unitName != "" {
 		u, err := readers.ParseUnit(*unitName)
 		if err != nil {
