@@ -28,8 +28,9 @@
 // When no request can affect another — no queue, rate limit, budget or
 // adaptive delay — requests run one at a time, with no heap: their few
 // pending events wait in fixed slots (direct.go). When, besides, no
-// provider has slow periods and no policy a per-attempt timeout, and there
-// is neither a copula nor a trace, the lane (lane.go) computes each
+// provider has slow periods, no model stalls, no policy has a per-attempt
+// timeout or stream cuts, and there is neither a copula nor a trace, the
+// lane (lane.go) computes each
 // attempt's response time from its draws as it is sent and decides the
 // request by comparing those times with its deadline and hedge timer, with
 // no event at all. Tests check that both give exactly the result — the
