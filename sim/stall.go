@@ -156,9 +156,8 @@ func (e *engine) drawStall(r *request, md *Model, m, k int, t uint16) (length ti
 // service has just started at a.svc with first and end set as if it ran
 // without a pause: it places a drawn stall (a.stallAt holds its work
 // offset, −1 before the first token, and a.stallEnd its length until
-// now), then applies the policy's
-// stream cuts — a cut attempt becomes outStalled, ending at the cut. out
-// is the request's output tokens.
+// now), then applies the policy's stream cuts c — a cut attempt becomes
+// outStalled, ending at the cut. out is the request's output tokens.
 func shapeStream(a *attempt, stages []stage, c *StreamCuts, out float64) {
 	off, length := a.stallAt, a.stallEnd
 	a.stallAt, a.stallEnd = a.first, a.first // no pause
