@@ -43,11 +43,6 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case len(pos) == 0:
 		return usageError{err: errors.New("needs the parts to merge: the files optimize --shard i/n --out FILE wrote")}
 	}
-	if *state != "" {
-		if err := checkPartFile("state", *state); err != nil {
-			return err
-		}
-	}
 	parts := make([]*partFile, len(pos))
 	for i, p := range pos {
 		if parts[i], err = readPart(p, partFormat); err != nil {
@@ -61,6 +56,18 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	job, err := parseOptimize(first.Command.with(*out), stderr)
 	if err != nil {
 		return fmt.Errorf("the shards' command line (hedgesim optimize %s): %w", first.Command, err)
+	}
+	if *state != "" {
+		var inputs []flagPath
+		for _, p := range pos {
+			inputs = append(inputs, flagPath{"part", p})
+		}
+		if len(job.scenarioArgs) == 1 {
+			inputs = append(inputs, flagPath{"the scenario", job.scenarioArgs[0]})
+		}
+		if err := checkPartOutput("state", *state, stateFormat, inputs...); err != nil {
+			return err
+		}
 	}
 	if job.sc.SHA256 != first.ScenarioSHA256 {
 		return usageError{err: fmt.Errorf("the scenario %s has changed since the shards ran (sha256 %s, the parts' %s)", job.cfg.Name, job.sc.SHA256, first.ScenarioSHA256)}

@@ -138,6 +138,8 @@ type optimizeJob struct {
 	shard   *optimize.Shard
 	resume  string
 	partial partArgs // args without --shard and --resume, for the part
+	// scenarioArgs are the positional arguments: the scenario, if named.
+	scenarioArgs []string
 }
 
 func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -233,7 +235,11 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	}
 	switch {
 	case *out != "" && shard != nil:
-		if err := checkPartFile("out", *out); err != nil {
+		inputs := []flagPath{{"--resume", *resume}}
+		if len(pos) == 1 {
+			inputs = append(inputs, flagPath{"the scenario", pos[0]})
+		}
+		if err := checkPartOutput("out", *out, partFormat, inputs...); err != nil {
 			return nil, err
 		}
 	case *out != "":
@@ -370,7 +376,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	job := &optimizeJob{
 		args: args, sc: sc, cfg: cfg, s: s, workers: int(workers.v), out: *out,
 		asJSON: *asJSON, all: *all, noPlots: *noPlots, quiet: *quiet, ws: ws,
-		shard: shard, resume: *resume,
+		shard: shard, resume: *resume, scenarioArgs: pos,
 	}
 	if shard != nil {
 		job.partial = newPartArgs(fs, args)

@@ -146,6 +146,64 @@ func checkPartFile(flagName, path string) error {
 	return nil
 }
 
+// checkPartOutput checks, before any work, that the part or state file
+// path (--flagName) may be written: absent, or a hedgesim file of the same
+// format (a part of an earlier run of the shard, a state of an earlier
+// merge), which is replaced; never one of the command's inputs, nor any
+// other existing file, since hedgesim never overwrites a file it did not
+// write.
+func checkPartOutput(flagName, path, format string, inputs ...flagPath) error {
+	if err := checkPartFile(flagName, path); err != nil {
+		return err
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil // absent
+	}
+	for _, in := range inputs {
+		if in.path == "" {
+			continue
+		}
+		if ist, err := os.Stat(in.path); err == nil && os.SameFile(st, ist) {
+			return usageError{err: fmt.Errorf("--%s %s is %s %s, an input of this command; write to another file", flagName, path, in.flag, in.path)}
+		}
+	}
+	if got := partFormatOf(path); got != format {
+		what := "not a hedgesim file"
+		if got != "" {
+			what = "a " + strings.TrimPrefix(got, "hedgesim optimize ") + " file of hedgesim"
+		}
+		return usageError{err: fmt.Errorf("--%s %s exists and is %s, not a %s; hedgesim overwrites only its own %s files: remove it or write to another file",
+			flagName, path, what, strings.TrimPrefix(format, "hedgesim optimize "), strings.TrimPrefix(format, "hedgesim optimize "))}
+	}
+	return nil
+}
+
+// partFormatOf returns the format of the part or state at path, or "" when
+// it is not one.
+func partFormatOf(path string) string {
+	lim, err := inputLimits()
+	if err != nil {
+		return ""
+	}
+	data, err := readers.ReadFile(path, lim.MaxDataBytes)
+	if err != nil {
+		return ""
+	}
+	var head struct {
+		Format  string `json:"format"`
+		Version int    `json:"version"`
+	}
+	if json.Unmarshal(data, &head) != nil || head.Version < 1 {
+		return ""
+	}
+	switch head.Format {
+	case partFormat, stateFormat:
+		return head.Format
+	}
+	return ""
+}
+
 // writePart writes f to path atomically (a temporary file renamed into
 // place): path holds the whole file or its previous content.
 func writePart(path string, f *partFile) error {

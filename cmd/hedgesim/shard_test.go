@@ -5,11 +5,14 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 	"testing"
+
+	"github.com/hedgesim/hedgesim/scenarios"
 )
 
 // shardedOptimize runs `optimize ARGS --shard i/n --out PART` for every
@@ -306,5 +309,90 @@ func TestMergeHelp(t *testing.T) {
 	code, out, _ = hedgesim(t, "help")
 	if code != 0 || !strings.Contains(out, "hedgesim merge PART… --out DIR") {
 		t.Errorf("help lacks merge:\n%s", out)
+	}
+}
+
+// TestShardOutputsNotInputs: --state and a shard's --out never replace one
+// of the command's inputs (a part, the state resumed from, the scenario)
+// nor any existing file that is not a hedgesim file of the same kind; they
+// replace a part or state of an earlier run.
+func TestShardOutputsNotInputs(t *testing.T) {
+	work := t.TempDir()
+	part := func(name string) string { return filepath.Join(work, name) }
+	scen := part("srl.toml")
+	src, err := fs.ReadFile(scenarios.FS, "shared-rate-limit.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(scen, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	notes := part("notes.txt")
+	if err := os.WriteFile(notes, []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"optimize", "--requests", "300", "--check-requests", "0", scen}
+	var parts []string
+	for i := range 2 {
+		p := part(fmt.Sprintf("1-%d.json", i))
+		if code, _, errOut := hedgesim(t, append(slices.Clone(args), "--shard", fmt.Sprintf("%d/2", i), "--out", p)...); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		parts = append(parts, p)
+	}
+	// Rerunning a shard replaces its own part.
+	if code, _, errOut := hedgesim(t, append(slices.Clone(args), "--shard", "1/2", "--out", parts[1])...); code != 0 {
+		t.Fatalf("rerun of a shard into its part: exit %d: %s", code, errOut)
+	}
+	snapshot := func() map[string][]byte { return readTree(t, work) }
+	before := snapshot()
+	merge := func(state string) []string {
+		return append(append([]string{"merge"}, parts...), "--out", part("rep"), "--state", state)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{merge(parts[0]), "is part " + parts[0]},
+		{merge(filepath.Join(work, ".", "1-1.json")), "is part " + parts[1]},
+		{merge(scen), "is the scenario"},
+		{merge(notes), "is not a hedgesim file"},
+		{append(slices.Clone(args), "--shard", "0/2", "--out", notes), "is not a hedgesim file"},
+		{append(slices.Clone(args), "--shard", "0/2", "--out", scen), "is the scenario"},
+	} {
+		code, _, errOut := hedgesim(t, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%q: exit %d, %q; want 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+	state := part("state1.json")
+	if code, _, errOut := hedgesim(t, merge(state)...); code != 0 {
+		t.Fatalf("merge --state: exit %d: %s", code, errOut)
+	}
+	// merge again: it replaces its own state.
+	if code, _, errOut := hedgesim(t, merge(state)...); code != 0 {
+		t.Fatalf("merge into its earlier state: exit %d: %s", code, errOut)
+	}
+	for _, c := range []struct {
+		args []string
+		want string
+	}{
+		{append(slices.Clone(args), "--shard", "0/2", "--resume", state, "--out", state), "is --resume " + state},
+		{append(slices.Clone(args), "--shard", "0/2", "--out", state), "is a state file of hedgesim, not a part"},
+	} {
+		code, _, errOut := hedgesim(t, c.args...)
+		if code != 2 || !strings.Contains(errOut, c.want) {
+			t.Errorf("%q: exit %d, %q; want 2 and %q", c.args, code, errOut, c.want)
+		}
+	}
+	code, _, errOut := hedgesim(t, append(append([]string{"merge"}, parts...), "--out", part("rep"), "--state", parts[0])...)
+	if code != 2 {
+		t.Errorf("merge --state PART: exit %d, %q", code, errOut)
+	}
+	after := snapshot()
+	for f, b := range before {
+		if !bytes.Equal(after[f], b) {
+			t.Errorf("%s was changed", f)
+		}
 	}
 }
