@@ -46,6 +46,10 @@ func (sh Shard) String() string { return fmt.Sprintf("%d/%d", sh.Index, sh.Count
 // every shard simulates position −1 (a baseline).
 func (sh Shard) owns(k int) bool { return k < 0 || sh.Count <= 1 || k%sh.Count == sh.Index }
 
+// Owns reports whether the shard simulates the candidate at position k
+// (see Expect); every shard simulates position −1, a baseline.
+func (sh Shard) Owns(k int) bool { return sh.owns(k) }
+
 // memo gives a sweep its measurements: known ones, or simulated when its
 // shard owns them.
 type memo struct {
@@ -55,12 +59,18 @@ type memo struct {
 	record   bool // keep the new measurements (RunShard)
 	mu       sync.Mutex
 	fresh    []Measurement
+	asked    map[string]int // when set, every key asked for, with its owner (Expect)
 }
 
 // get returns the measurement called key: a known one, or one made by
 // run when the memo simulates and its shard owns position owner (−1:
 // every shard); nil when neither. It is safe for concurrent use.
 func (m *memo) get(key string, owner int, run func() (Measurement, error)) (*Measurement, error) {
+	if m.asked != nil {
+		m.mu.Lock()
+		m.asked[key] = owner
+		m.mu.Unlock()
+	}
 	if k, ok := m.known[key]; ok {
 		return k, nil
 	}
@@ -123,6 +133,20 @@ func RunShard(cfg *sim.Config, s Settings, shard Shard, known []Measurement, opt
 func Assemble(cfg *sim.Config, s Settings, ms []Measurement, opt Options) (rep *Report, next []string, err error) {
 	m := &memo{known: index(ms)}
 	return sweep(cfg, s, opt, m, true)
+}
+
+// Expect returns the measurements that assembling the sweep of cfg under s
+// from ms asks for, as far as ms takes it: each key with the position of
+// its candidate, which shard i of n simulates when Shard{i, n}.Owns it (−1:
+// a no-hedging baseline, which every shard simulates). A key of ms that is
+// not asked for is no measurement of this sweep. err is the error Assemble
+// would return (ErrMissingMeasurement when ms lacks one); the keys asked for
+// until then are returned with it. Nothing is simulated, not even the
+// rollout check.
+func Expect(cfg *sim.Config, s Settings, ms []Measurement, opt Options) (map[string]int, error) {
+	m := &memo{known: index(ms), asked: map[string]int{}}
+	_, _, err := sweep(cfg, s, opt, m, false)
+	return m.asked, err
 }
 
 // index maps measurements by key.

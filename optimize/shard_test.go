@@ -202,7 +202,7 @@ func TestParseShard(t *testing.T) {
 func TestMeasurementJSONExact(t *testing.T) {
 	inf := 1 / zero
 	m := optimize.Measurement{
-		Key: "k", Requests: 7,
+		Key: "class k: none", Requests: 7,
 		Latency:       sim.Latency{Mean: inf - inf, P50: 0.1 + 0.2, P95: inf, P95CI95: [2]float64{1.0 / 3, inf}, P95CIOK: true},
 		AnsweredShare: 2.0 / 3, CostPer1kUSD: -0.0,
 		Survival: []optimize.SurvivalPoint{{T: 1e-300, S: 0.999}},
@@ -220,7 +220,7 @@ func TestMeasurementJSONExact(t *testing.T) {
 	if !bytes.Equal(b, b2) || back.Latency.P50 != 0.1+0.2 || back.Latency.P95CI95[0] != 1.0/3 || back.Latency.Mean == back.Latency.Mean {
 		t.Fatalf("round trip changed the measurement:\n%s\n%s", b, b2)
 	}
-	if err := json.Unmarshal([]byte(`{"key":"k","latency_s":["Infinity",0,0,0,0,0,0,0,0,0]}`), &back); err == nil {
+	if err := json.Unmarshal([]byte(`{"key":"k","requests":1,"latency_s":["Infinity",0,0,0,0,0,0,0,0,0]}`), &back); err == nil {
 		t.Fatal("a latency of \"Infinity\" was accepted")
 	}
 }

@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"slices"
 	"strconv"
 	"strings"
@@ -80,6 +81,9 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usageError{err: err}
 	}
+	if err := checkMeasurements(ctx, job, parts, ms); err != nil {
+		return err
+	}
 	rep, next, err := optimize.Assemble(&job.cfg, job.s, ms, optimize.Options{Workers: job.workers, Context: ctx})
 	switch {
 	case errors.Is(err, optimize.ErrMissingMeasurement):
@@ -146,4 +150,72 @@ func writeState(first *partFile, ms []optimize.Measurement, next []string, path 
 	_, err := fmt.Fprintf(stdout, "stage %d merged; coupled classes need stage %d: %s\nwrote %s; no report yet. Run every shard again with --resume %s (the same command line), then merge the new parts.\n",
 		first.Stage, first.Stage+1, strings.Join(next, "; "), path, shellQuote(path))
 	return err
+}
+
+// checkMeasurements checks that the parts, shards 0…n−1 of one stage, hold
+// the measurements of their sweep (ms, their union): each one a
+// measurement the sweep asks for, in the part of the shard that simulates
+// it (or in every part: it comes from the state the stage resumed from),
+// and none missing.
+func checkMeasurements(ctx context.Context, job *optimizeJob, parts []*partFile, ms []optimize.Measurement) error {
+	asked, err := optimize.Expect(&job.cfg, job.s, ms, optimize.Options{Workers: job.workers, Context: ctx})
+	n := len(parts)
+	by := make([]*partFile, n)
+	has := make([]map[string]bool, n)
+	for _, p := range parts {
+		i := p.Shard.Index
+		by[i], has[i] = p, map[string]bool{}
+		for _, m := range p.Measurements {
+			has[i][m.Key] = true
+		}
+	}
+	inAll := func(key string) bool {
+		for i := range has {
+			if !has[i][key] {
+				return false
+			}
+		}
+		return true
+	}
+	for _, key := range slices.Sorted(maps.Keys(asked)) {
+		pos := asked[key]
+		if pos < 0 {
+			for i := range has {
+				if !has[i][key] && slices.ContainsFunc(has, func(h map[string]bool) bool { return h[key] }) {
+					return usageError{err: fmt.Errorf("%s (shard %d/%d) lacks the measurement %q, which every shard makes: the part is damaged or comes from another sweep", by[i].path, i, n, key)}
+				}
+			}
+			continue
+		}
+		owner := 0
+		for j := range n {
+			if (optimize.Shard{Index: j, Count: n}).Owns(pos) {
+				owner = j
+			}
+		}
+		if !has[owner][key] {
+			return usageError{err: fmt.Errorf("%s (shard %d/%d) lacks the measurement %q, which that shard makes: the part is damaged or comes from another sweep", by[owner].path, owner, n, key)}
+		}
+		if !inAll(key) {
+			for i := range has {
+				if i != owner && has[i][key] {
+					return usageError{err: fmt.Errorf("%s (shard %d/%d) holds the measurement %q, which shard %d/%d makes: the part is damaged or comes from another sweep", by[i].path, i, n, key, owner, n)}
+				}
+			}
+		}
+	}
+	switch {
+	case errors.Is(err, optimize.ErrMissingMeasurement):
+		return usageError{err: err}
+	case err != nil:
+		return err
+	}
+	for i, p := range by {
+		for _, m := range p.Measurements {
+			if _, ok := asked[m.Key]; !ok {
+				return usageError{err: fmt.Errorf("%s (shard %d/%d): the measurement %q is none of this sweep's candidates (their keys follow the scenario, the command line and the grid): the part is damaged or comes from another sweep", p.path, i, n, m.Key)}
+			}
+		}
+	}
+	return nil
 }

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
@@ -232,9 +233,20 @@ func readPart(path, format string) (*partFile, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&f); err != nil {
+		var bm *optimize.BadMeasurementError
+		if errors.As(err, &bm) {
+			return nil, usageError{err: fmt.Errorf("%s: %v", path, err)}
+		}
 		return nil, usageError{err: fmt.Errorf("%s: not a hedgesim part or state: %v", path, err)}
 	}
 	f.path = path
+	seen := make(map[string]bool, len(f.Measurements))
+	for _, m := range f.Measurements {
+		if seen[m.Key] {
+			return nil, usageError{err: fmt.Errorf("%s: the measurement %q is there twice; keys are unique", path, m.Key)}
+		}
+		seen[m.Key] = true
+	}
 	bad := func(format string, a ...any) error {
 		return usageError{err: fmt.Errorf("%s: "+format, append([]any{path}, a...)...)}
 	}

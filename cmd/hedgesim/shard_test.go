@@ -396,3 +396,104 @@ func TestShardOutputsNotInputs(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeDamagedParts: parts that are well-formed JSON but whose
+// measurements cannot be their sweep's are refused with exit status 2,
+// naming the part and the field or measurement, and nothing is written.
+func TestMergeDamagedParts(t *testing.T) {
+	work := t.TempDir()
+	args := []string{"optimize", "--requests", "300", "--check-requests", "0"}
+	var parts []string
+	for i := range 3 {
+		p := filepath.Join(work, fmt.Sprintf("p%d.json", i))
+		if code, _, errOut := hedgesim(t, append(slices.Clone(args), "--shard", fmt.Sprintf("%d/3", i), "--out", p)...); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		parts = append(parts, p)
+	}
+	load := func(p string) map[string]any {
+		var f map[string]any
+		data, err := os.ReadFile(p)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(data, &f); err != nil {
+			t.Fatal(err)
+		}
+		return f
+	}
+	ms := func(f map[string]any) []any { return f["measurements"].([]any) }
+	hedged := func(f map[string]any) map[string]any { // a hedged candidate's measurement
+		for _, m := range ms(f) {
+			if m := m.(map[string]any); strings.Contains(m["key"].(string), "candidate") {
+				return m
+			}
+		}
+		t.Fatal("no candidate in the part")
+		return nil
+	}
+	dir := filepath.Join(work, "report")
+	for _, c := range []struct {
+		name   string
+		part   int
+		change func(f map[string]any)
+		want   string
+	}{
+		{"latency cut", 1, func(f map[string]any) { hedged(f)["latency_s"] = []any{1, 2} }, "latency_s has 2 values; want 10"},
+		{"NaN latency", 1, func(f map[string]any) { hedged(f)["latency_s"].([]any)[2] = "NaN" }, "latency_s p90 (value 3) is NaN"},
+		{"negative share", 0, func(f map[string]any) { hedged(f)["hedged_share"] = -0.5 }, "hedged_share is out of range"},
+		{"empty survival", 2, func(f map[string]any) { hedged(f)["survival"] = []any{} }, "survival is empty"},
+		{"made-up candidate", 1, func(f map[string]any) {
+			m := map[string]any{}
+			for k, v := range hedged(f) {
+				m[k] = v
+			}
+			m["key"] = "class " + strings.Split(strings.TrimPrefix(hedged(f)["key"].(string), "class "), ":")[0] + ": candidate 999 (5s)"
+			f["measurements"] = append(ms(f), m)
+		}, "candidate 999 (5s)\" is none of this sweep's candidates"},
+		{"duplicated key", 0, func(f map[string]any) { f["measurements"] = append(ms(f), hedged(f)) }, "is there twice"},
+		{"baseline removed", 2, func(f map[string]any) {
+			var keep []any
+			for _, m := range ms(f) {
+				if !strings.HasSuffix(m.(map[string]any)["key"].(string), ": none") {
+					keep = append(keep, m)
+				}
+			}
+			f["measurements"] = keep
+		}, "lacks the measurement \"class"},
+		{"candidate of another shard", 0, func(f map[string]any) { f["measurements"] = append(ms(f), hedged(load(parts[1]))) }, "which shard 1/3 makes"},
+		{"candidate removed", 1, func(f map[string]any) {
+			var keep []any
+			dropped := false
+			for _, m := range ms(f) {
+				if !dropped && strings.Contains(m.(map[string]any)["key"].(string), "candidate") {
+					dropped = true
+					continue
+				}
+				keep = append(keep, m)
+			}
+			f["measurements"] = keep
+		}, "which that shard makes"},
+	} {
+		f := load(parts[c.part])
+		c.change(f)
+		data, err := json.Marshal(f)
+		if err != nil {
+			t.Fatal(err)
+		}
+		bad := filepath.Join(work, "bad.json")
+		if err := os.WriteFile(bad, data, 0o644); err != nil {
+			t.Fatal(err)
+		}
+		in := slices.Clone(parts)
+		in[c.part] = bad
+		code, _, errOut := hedgesim(t, append(append([]string{"merge"}, in...), "--out", dir)...)
+		if code != 2 || !strings.Contains(errOut, c.want) || !strings.Contains(errOut, bad) {
+			t.Errorf("%s: exit %d, %q; want 2, %s and %q", c.name, code, errOut, bad, c.want)
+		}
+		if _, err := os.Stat(dir); err == nil {
+			t.Errorf("%s: merge wrote the report", c.name)
+			os.RemoveAll(dir)
+		}
+	}
+}
