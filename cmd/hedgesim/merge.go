@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"io"
 	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -28,7 +29,9 @@ line) and the same command line, shards 0…n−1 each exactly once.
 Coupled classes, optimized jointly by coordinate descent, take one stage
 per step when split: when another stage is needed, merge writes the state
 to --state FILE instead of the report and says so; run every shard again
-with --resume FILE, then merge the new parts.`
+with --resume FILE, then merge the new parts. When merge writes the report,
+it removes a state an earlier merge left at --state FILE, so that a file
+there always means another stage is needed.`
 
 func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("merge", mergeSynopsis, stderr)
@@ -93,7 +96,19 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case len(next) > 0:
 		return writeState(first, ms, next, *state, stdout)
 	}
-	return job.finish(ctx, rep, stdout)
+	if err := job.finish(ctx, rep, stdout); err != nil {
+		return err
+	}
+	// The sweep is finished: a state left at --state by an earlier merge
+	// (checked above to be a hedgesim state) would say another stage is
+	// needed.
+	if *state != "" && partFormatOf(*state) == stateFormat {
+		if err := os.Remove(*state); err != nil {
+			return fmt.Errorf("--state %s: the report is written, but the earlier state there could not be removed: %w", *state, err)
+		}
+		fmt.Fprintf(stderr, "removed %s, the state of an earlier merge: the sweep is finished\n", *state)
+	}
+	return nil
 }
 
 // checkParts checks that parts are the parts of one stage of one sweep,

@@ -497,3 +497,49 @@ func TestMergeDamagedParts(t *testing.T) {
 		}
 	}
 }
+
+// TestMergeRemovesStaleState: a merge that writes the report removes a
+// state an earlier merge left at --state, so that the README's staged loop
+// (`[ -f STATE ] || break`) stops; it leaves any other file alone.
+func TestMergeRemovesStaleState(t *testing.T) {
+	work := t.TempDir()
+	part := func(name string) string { return filepath.Join(work, name) }
+	// A state of a coupled sweep, left over.
+	cargs := []string{"optimize", "--requests", "300", "--check-requests", "0", "shared-rate-limit"}
+	var cparts []string
+	for i := range 2 {
+		p := part(fmt.Sprintf("c%d.json", i))
+		if code, _, errOut := hedgesim(t, append(slices.Clone(cargs), "--shard", fmt.Sprintf("%d/2", i), "--out", p)...); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		cparts = append(cparts, p)
+	}
+	stale := part("stale.json")
+	if code, _, errOut := hedgesim(t, append(append([]string{"merge"}, cparts...), "--out", part("r0"), "--state", stale)...); code != 0 {
+		t.Fatalf("merge --state: exit %d: %s", code, errOut)
+	}
+	// A sweep that finishes in one stage, merged with --state stale.json.
+	args := []string{"optimize", "--requests", "300", "--check-requests", "0"}
+	var parts []string
+	for i := range 2 {
+		p := part(fmt.Sprintf("p%d.json", i))
+		if code, _, errOut := hedgesim(t, append(slices.Clone(args), "--shard", fmt.Sprintf("%d/2", i), "--out", p)...); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		parts = append(parts, p)
+	}
+	dir := part("report")
+	code, _, errOut := hedgesim(t, append(append([]string{"merge"}, parts...), "--out", dir, "--state", stale)...)
+	if code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, errOut)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "report.json")); err != nil {
+		t.Fatalf("no report: %v", err)
+	}
+	if _, err := os.Stat(stale); err == nil {
+		t.Errorf("a finished merge left the state %s at --state: a staged loop would go on", stale)
+	}
+	if !strings.Contains(errOut, "removed "+stale) {
+		t.Errorf("merge did not say it removed the state: %q", errOut)
+	}
+}
