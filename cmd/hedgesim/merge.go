@@ -14,7 +14,7 @@ import (
 	"github.com/hedgesim/hedgesim/optimize"
 )
 
-const mergeSynopsis = `merge [--state FILE] PART… --out DIR
+const mergeSynopsis = `merge [--state FILE] [--json] [--all] [--no-plots] PART… --out DIR
 
 Combines the parts of a sharded sweep (hedgesim optimize --shard i/n --out
 PART, once for each i in 0…n−1) into the report directory DIR, exactly as
@@ -24,7 +24,11 @@ the report as that command would. The rollout check runs here.
 
 The parts must come from one stage of one sweep: the same build, the same
 scenario (by sha256; the scenario is read again from the shards' command
-line) and the same command line, shards 0…n−1 each exactly once.
+line) and the same settings, shards 0…n−1 each exactly once. Settings are
+compared as parsed, whatever the order and spelling of the flags; flags
+that cannot change the results (--workers, --quiet, --max-memory) and the
+output flags may differ. The output follows merge's own --json, --all and
+--no-plots, not the shards'.
 
 Coupled classes, optimized jointly by coordinate descent, take one stage
 per step when split: when another stage is needed, merge writes the state
@@ -37,6 +41,9 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	fs := newFlagSet("merge", mergeSynopsis, stderr)
 	out := fs.String("out", "", "write the report to `DIR` (as optimize --out DIR does)")
 	state := fs.String("state", "", "when coupled classes need another stage, write the state the next stage's shards resume from to `FILE`")
+	asJSON := fs.Bool("json", false, "print the report as JSON instead of tables (as optimize --json)")
+	all := fs.Bool("all", false, "list every candidate in the tables, not only the frontier (as optimize --all)")
+	noPlots := fs.Bool("no-plots", false, "do not draw plots (as optimize --no-plots)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -57,7 +64,18 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{err: err}
 	}
 	first := parts[0]
-	job, err := parseOptimize(first.Command.with(*out), stderr)
+	// The output follows merge's own --json, --all and --no-plots; the
+	// shards' are left out of their command line.
+	var outFlags []string
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"--json", *asJSON}, {"--all", *all}, {"--no-plots", *noPlots}} {
+		if f.set {
+			outFlags = append(outFlags, f.name)
+		}
+	}
+	job, err := parseOptimize(append(outFlags, first.Command.with(*out)...), stderr)
 	if err != nil {
 		return fmt.Errorf("the shards' command line (hedgesim optimize %s): %w", first.Command, err)
 	}

@@ -140,6 +140,7 @@ type optimizeJob struct {
 	partial partArgs // args without --shard and --resume, for the part
 	// scenarioArgs are the positional arguments: the scenario, if named.
 	scenarioArgs []string
+	settings     []string // resultSettings
 }
 
 func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -381,6 +382,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	if shard != nil {
 		job.partial = newPartArgs(fs, args)
 	}
+	job.settings = resultSettings(fs)
 	return job, nil
 }
 

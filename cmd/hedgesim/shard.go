@@ -8,6 +8,7 @@ import (
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -30,7 +31,7 @@ import (
 const (
 	partFormat  = "hedgesim optimize part"
 	stateFormat = "hedgesim optimize state"
-	partVersion = 1
+	partVersion = 2
 )
 
 // partFile is a part or a state.
@@ -41,6 +42,7 @@ type partFile struct {
 	Scenario       string                 `json:"scenario"`
 	ScenarioSHA256 string                 `json:"scenario_sha256"`
 	Command        partArgs               `json:"command"`
+	Settings       []string               `json:"settings"`
 	Shard          *shardJSON             `json:"shard,omitempty"`
 	Stage          int                    `json:"stage"`
 	Next           []string               `json:"next,omitempty"`
@@ -82,7 +84,7 @@ func newPartArgs(fs *flag.FlagSet, args []string) partArgs {
 		f := fs.Lookup(name)
 		takesNext := f != nil && !inline && !isBoolFlag(f) && i+1 < len(args)
 		switch name {
-		case "shard", "resume":
+		case "shard", "resume", "json", "all", "no-plots": // merge's own output flags stand for these
 		case "out":
 			if takesNext {
 				p.Args = append(p.Args, a, "")
@@ -101,6 +103,65 @@ func newPartArgs(fs *flag.FlagSet, args []string) partArgs {
 		}
 	}
 	return p
+}
+
+// noResultFlags are the optimize flags that cannot change a sweep's
+// measurements: how it runs (--workers, --quiet, --max-memory) and where
+// and how its output goes. Shards may differ in them.
+var noResultFlags = map[string]bool{
+	"workers": true, "quiet": true, "max-memory": true,
+	"shard": true, "resume": true, "out": true, "write-scenario": true,
+	"json": true, "all": true, "no-plots": true,
+}
+
+// resultSettings returns the flags fs has parsed that can change a sweep's
+// results, as "--name=value" with the value as parsed, sorted: the
+// settings every shard must share, whatever their spelling and order.
+// The scenario is compared by sha256.
+func resultSettings(fs *flag.FlagSet) []string {
+	out := []string{}
+	fs.Visit(func(f *flag.Flag) {
+		if !noResultFlags[f.Name] {
+			out = append(out, "--"+f.Name+"="+f.Value.String())
+		}
+	})
+	slices.Sort(out)
+	return out
+}
+
+// settingsDiff describes how the settings a and b differ.
+func settingsDiff(a, b []string) string {
+	split := func(ss []string) map[string]string {
+		m := map[string]string{}
+		for _, s := range ss {
+			k, v, _ := strings.Cut(s, "=")
+			m[k] = v
+		}
+		return m
+	}
+	ma, mb := split(a), split(b)
+	keys := slices.Sorted(maps.Keys(ma))
+	for k := range mb {
+		if _, ok := ma[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var d []string
+	show := func(m map[string]string, k string) string {
+		if v, ok := m[k]; ok {
+			return k + " " + shellQuote(v)
+		}
+		return "no " + k
+	}
+	for _, k := range keys {
+		va, oka := ma[k]
+		vb, okb := mb[k]
+		if oka != okb || va != vb {
+			d = append(d, show(ma, k)+" against "+show(mb, k))
+		}
+	}
+	return strings.Join(d, ", ")
 }
 
 func isBoolFlag(f *flag.Flag) bool {
@@ -125,8 +186,6 @@ func (p partArgs) String() string {
 	}
 	return strings.Join(q, " ")
 }
-
-func (p partArgs) equal(o partArgs) bool { return p.Out == o.Out && slices.Equal(p.Args, o.Args) }
 
 // buildID names the binary (version, revision, Go version): parts of one
 // sweep must come from one build.
@@ -277,8 +336,10 @@ func sameSweep(a, b *partFile) error {
 		return fmt.Errorf("%s and %s come from different builds (%s; %s): their numbers may differ", a.path, b.path, a.Build, b.Build)
 	case a.ScenarioSHA256 != b.ScenarioSHA256:
 		return fmt.Errorf("%s and %s come from different scenarios (%s sha256 %s; %s sha256 %s)", a.path, b.path, a.Scenario, a.ScenarioSHA256, b.Scenario, b.ScenarioSHA256)
-	case !a.Command.equal(b.Command):
-		return fmt.Errorf("%s and %s come from different command lines (%s; %s): every shard must run the same one", a.path, b.path, a.Command, b.Command)
+	case a.Scenario != b.Scenario:
+		return fmt.Errorf("%s and %s come from different scenarios (%s; %s)", a.path, b.path, a.Scenario, b.Scenario)
+	case !slices.Equal(a.Settings, b.Settings):
+		return fmt.Errorf("%s and %s come from different command lines (%s): every shard must run with the same settings (--workers, --quiet, --max-memory and output flags may differ)", a.path, b.path, settingsDiff(a.Settings, b.Settings))
 	}
 	return nil
 }
@@ -288,7 +349,7 @@ func sameSweep(a, b *partFile) error {
 func runShard(ctx context.Context, job *optimizeJob, stdout, stderr io.Writer) error {
 	f := &partFile{
 		Format: partFormat, Version: partVersion, Build: buildID(),
-		Scenario: job.cfg.Name, ScenarioSHA256: job.sc.SHA256, Command: job.partial,
+		Scenario: job.cfg.Name, ScenarioSHA256: job.sc.SHA256, Command: job.partial, Settings: job.settings,
 		Shard: &shardJSON{job.shard.Index, job.shard.Count}, Stage: 1, path: "this command",
 	}
 	var known []optimize.Measurement

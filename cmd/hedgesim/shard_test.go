@@ -270,8 +270,9 @@ func TestShardErrors(t *testing.T) {
 	}
 }
 
-// TestNewPartArgs: --shard, --resume and --out's value leave the command
-// line, whatever their spelling; the rest stays in place.
+// TestNewPartArgs: --shard, --resume, --out's value and the output flags
+// (merge's own stand for them) leave the command line, whatever their
+// spelling; the rest stays in place.
 func TestNewPartArgs(t *testing.T) {
 	p := filepath.Join(t.TempDir(), "p.json")
 	for _, c := range []struct {
@@ -280,8 +281,8 @@ func TestNewPartArgs(t *testing.T) {
 		out  int
 	}{
 		{[]string{"--requests", "10", "--shard", "0/2", "--out", p, "guard-check"}, []string{"--requests", "10", "--out", "", "guard-check"}, 3},
-		{[]string{"guard-check", "-out=" + p, "--shard=1/2", "--all", "--resume", "s.json"}, []string{"guard-check", "-out=", "--all"}, 1},
-		{[]string{"--json", "--out", p, "--shard", "0/1", "--", "guard-check"}, []string{"--json", "--out", "", "--", "guard-check"}, 2},
+		{[]string{"guard-check", "-out=" + p, "--shard=1/2", "--all", "--resume", "s.json", "--seed", "3"}, []string{"guard-check", "-out=", "--seed", "3"}, 1},
+		{[]string{"--json", "--out", p, "--shard", "0/1", "--no-plots=true", "--", "guard-check"}, []string{"--out", "", "--", "guard-check"}, 1},
 	} {
 		job, err := parseOptimize(c.in, io.Discard)
 		if err != nil {
@@ -542,4 +543,74 @@ func TestMergeRemovesStaleState(t *testing.T) {
 	if !strings.Contains(errOut, "removed "+stale) {
 		t.Errorf("merge did not say it removed the state: %q", errOut)
 	}
+}
+
+// TestShardSettingsCompared: shards are compared by the settings they
+// parsed, not by the text of their command lines: flag order and
+// spelling, the scenario's path and the flags that cannot change results
+// (--workers, --quiet, output flags) may differ; real differences are
+// refused. The merge's output follows its own output flags.
+func TestShardSettingsCompared(t *testing.T) {
+	work := t.TempDir()
+	part := func(name string) string { return filepath.Join(work, name) }
+	scen := part("gc.toml")
+	src, err := fs.ReadFile(scenarios.FS, "guard-check.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(scen, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rel, err := filepath.Rel(mustGetwd(t), scen)
+	if err != nil {
+		t.Fatal(err)
+	}
+	shard := func(name, spec string, a ...string) string {
+		t.Helper()
+		a = append(a, "--shard", spec, "--out", part(name))
+		if code, _, errOut := hedgesim(t, append([]string{"optimize"}, a...)...); code != 0 {
+			t.Fatalf("%q: exit %d: %s", a, code, errOut)
+		}
+		return part(name)
+	}
+	p0 := shard("p0.json", "0/3", "--requests", "300", "--check-requests=0", scen, "--workers", "4")
+	p1 := shard("p1.json", "1/3", "--check-requests", "0", "--requests=300", rel, "--quiet", "--no-plots")
+	p2 := shard("p2.json", "2/3", "--json", "--requests", "3e2", "--check-requests", "0", scen, "--all")
+	seed := shard("seed.json", "2/3", "--requests", "300", "--check-requests", "0", "--seed", "9", scen)
+	more := shard("more.json", "2/3", "--requests", "400", "--check-requests", "0", scen)
+	obj := shard("obj.json", "2/3", "--requests", "300", "--check-requests", "0", "--objective", "p99", scen)
+	dir := part("report")
+	code, out, errOut := hedgesim(t, "merge", p0, p1, p2, "--out", dir, "--json", "--no-plots")
+	if code != 0 {
+		t.Fatalf("merge of shards that differ only in spelling and run flags: exit %d: %s", code, errOut)
+	}
+	if !json.Valid([]byte(out)) {
+		t.Errorf("merge --json printed no JSON:\n%s", out)
+	}
+	for f := range readTree(t, dir) {
+		if strings.HasSuffix(f, ".png") || strings.HasSuffix(f, ".svg") {
+			t.Errorf("merge --no-plots drew %s", f)
+		}
+	}
+	for _, c := range []struct {
+		odd, want string
+	}{
+		{seed, "no --seed against --seed 9"},
+		{more, "--requests 300 against --requests 400"},
+		{obj, "no --objective against --objective p99"},
+	} {
+		code, _, errOut := hedgesim(t, "merge", p0, p1, c.odd, "--out", part("r2"))
+		if code != 2 || !strings.Contains(errOut, "different command lines") || !strings.Contains(errOut, c.want) {
+			t.Errorf("merge with %s: exit %d, %q; want 2 and %q", c.odd, code, errOut, c.want)
+		}
+	}
+}
+
+func mustGetwd(t *testing.T) string {
+	t.Helper()
+	wd, err := os.Getwd()
+	if err != nil {
+		t.Fatal(err)
+	}
+	return wd
 }
