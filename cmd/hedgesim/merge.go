@@ -75,9 +75,9 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			outFlags = append(outFlags, f.name)
 		}
 	}
-	job, err := parseOptimize(append(outFlags, first.Command.with(*out)...), stderr)
+	job, err := parseOptimize(append(outFlags, first.Command.located(first.Command.with(*out))...), stderr)
 	if err != nil {
-		return fmt.Errorf("the shards' command line (hedgesim optimize %s): %w", first.Command, err)
+		return fmt.Errorf("the shards' command line (hedgesim optimize %s): %w%s", first.Command, err, first.Command.scenarioHint())
 	}
 	if *state != "" {
 		var inputs []flagPath

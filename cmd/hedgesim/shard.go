@@ -64,20 +64,38 @@ type shardJSON struct {
 type partArgs struct {
 	Args []string `json:"args"`
 	Out  int      `json:"out_arg"`
+	// Scenario is the index in Args of the scenario argument (−1: none);
+	// ScenarioPath is the absolute path of that file, where merge looks
+	// for it when the argument is a relative path that does not lead to
+	// it from merge's directory.
+	Scenario     int    `json:"scenario_arg"`
+	ScenarioPath string `json:"scenario_path,omitempty"`
 }
 
 // newPartArgs returns the part command line of args, which fs has parsed.
 func newPartArgs(fs *flag.FlagSet, args []string) partArgs {
-	p := partArgs{Args: []string{}, Out: -1}
+	p := partArgs{Args: []string{}, Out: -1, Scenario: -1}
+	positional := func(a string) {
+		p.Args = append(p.Args, a)
+		p.Scenario = len(p.Args) - 1
+		if st, err := os.Stat(a); err == nil && !st.IsDir() {
+			if abs, err := filepath.Abs(a); err == nil {
+				p.ScenarioPath = abs
+			}
+		}
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" { // the next argument is positional (see parseFlags)
-			p.Args = append(p.Args, args[i:min(i+2, len(args))]...)
+			p.Args = append(p.Args, a)
+			if i+1 < len(args) {
+				positional(args[i+1])
+			}
 			i++
 			continue
 		}
 		if len(a) < 2 || a[0] != '-' {
-			p.Args = append(p.Args, a)
+			positional(a)
 			continue
 		}
 		name, _, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
@@ -173,6 +191,43 @@ func isBoolFlag(f *flag.Flag) bool {
 func (p partArgs) with(dir string) []string {
 	args := slices.Clone(p.Args)
 	args[p.Out] += dir
+	return args
+}
+
+// scenarioHint explains, when the shards' scenario argument is a file path
+// that cannot be found from merge's directory, where it came from.
+func (p partArgs) scenarioHint() string {
+	if p.Scenario < 0 {
+		return ""
+	}
+	arg := p.Args[p.Scenario]
+	if _, err := os.Stat(arg); err == nil || filepath.IsAbs(arg) {
+		return ""
+	}
+	wd, _ := os.Getwd()
+	where := ""
+	if p.ScenarioPath != "" {
+		where = " (it was " + p.ScenarioPath + ")"
+	}
+	return fmt.Sprintf("; the scenario path %s comes from the shards' command line and is relative to the directory they ran in%s, not to merge's %s: run merge from the shards' directory, or put the scenario back there", arg, where, wd)
+}
+
+// located returns the command line with the scenario argument replaced by
+// the shards' absolute path to it when the argument does not lead to a
+// file from merge's directory but that path does (its sha256 is checked
+// against the parts' all the same).
+func (p partArgs) located(args []string) []string {
+	if p.Scenario < 0 || p.ScenarioPath == "" {
+		return args
+	}
+	if _, err := os.Stat(args[p.Scenario]); err == nil {
+		return args
+	}
+	if st, err := os.Stat(p.ScenarioPath); err != nil || st.IsDir() {
+		return args
+	}
+	args = slices.Clone(args)
+	args[p.Scenario] = p.ScenarioPath
 	return args
 }
 
@@ -320,6 +375,8 @@ func readPart(path, format string) (*partFile, error) {
 		return nil, bad("version %d; this hedgesim reads version %d", f.Version, partVersion)
 	case f.Command.Out < 0 || f.Command.Out >= len(f.Command.Args):
 		return nil, bad("its command line has no --out")
+	case f.Command.Scenario < -1 || f.Command.Scenario >= len(f.Command.Args) || f.Command.Scenario == f.Command.Out:
+		return nil, bad("scenario_arg %d is not an argument of its command line", f.Command.Scenario)
 	case f.Stage < 1:
 		return nil, bad("stage %d; want ≥ 1", f.Stage)
 	case format == partFormat && (f.Shard == nil || f.Shard.Count < 1 || f.Shard.Index < 0 || f.Shard.Index >= f.Shard.Count):

@@ -614,3 +614,39 @@ func mustGetwd(t *testing.T) string {
 	}
 	return wd
 }
+
+// TestMergeRelativeScenario: shards run with a relative scenario path;
+// merge, run from another directory, finds the file where the shards did
+// (and checks its sha256); when it is gone from there, the error says the
+// path came from the shards' command line and where to run merge.
+func TestMergeRelativeScenario(t *testing.T) {
+	shardDir, elsewhere := t.TempDir(), t.TempDir()
+	src, err := fs.ReadFile(scenarios.FS, "guard-check.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(shardDir, "gc.toml"), src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(shardDir)
+	var parts []string
+	for i := range 2 {
+		p := filepath.Join(shardDir, fmt.Sprintf("p%d.json", i))
+		if code, _, errOut := hedgesim(t, "optimize", "--requests", "300", "--check-requests", "0", "gc.toml", "--shard", fmt.Sprintf("%d/2", i), "--out", p); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		parts = append(parts, p)
+	}
+	t.Chdir(elsewhere)
+	merge := append(slices.Clone(parts), "--out", filepath.Join(elsewhere, "report"))
+	if code, _, errOut := hedgesim(t, append([]string{"merge"}, merge...)...); code != 0 {
+		t.Fatalf("merge from another directory: exit %d: %s", code, errOut)
+	}
+	if err := os.Rename(filepath.Join(shardDir, "gc.toml"), filepath.Join(shardDir, "moved.toml")); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := hedgesim(t, append([]string{"merge"}, merge...)...)
+	if code != 2 || !strings.Contains(errOut, "comes from the shards' command line") || !strings.Contains(errOut, "run merge from the shards' directory") {
+		t.Errorf("merge without the scenario: exit %d, %q", code, errOut)
+	}
+}
