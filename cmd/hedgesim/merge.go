@@ -54,6 +54,11 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case len(pos) == 0:
 		return usageError{err: errors.New("needs the parts to merge: the files optimize --shard i/n --out FILE wrote")}
 	}
+	// merge's own --out, checked here so that its errors are not taken for
+	// the shards' command line's (which gets it next).
+	if err := prepareOutDir("out", *out, flagPath{"state", *state}); err != nil {
+		return err
+	}
 	parts := make([]*partFile, len(pos))
 	for i, p := range pos {
 		if parts[i], err = readPart(p, partFormat); err != nil {

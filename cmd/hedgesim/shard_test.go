@@ -650,3 +650,31 @@ func TestMergeRelativeScenario(t *testing.T) {
 		t.Errorf("merge without the scenario: exit %d, %q", code, errOut)
 	}
 }
+
+// TestMergeOwnOutErrors: a problem with merge's own --out is reported as
+// merge's, not as one of the shards' command line.
+func TestMergeOwnOutErrors(t *testing.T) {
+	work := t.TempDir()
+	var parts []string
+	for i := range 2 {
+		p := filepath.Join(work, fmt.Sprintf("p%d.json", i))
+		if code, _, errOut := hedgesim(t, "optimize", "--requests", "300", "--check-requests", "0", "--shard", fmt.Sprintf("%d/2", i), "--out", p); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		parts = append(parts, p)
+	}
+	foreign := filepath.Join(work, "foreign")
+	if err := os.Mkdir(foreign, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := hedgesim(t, append(append([]string{"merge"}, parts...), "--out", foreign)...)
+	if code != 2 || !strings.HasPrefix(errOut, "hedgesim merge: --out "+foreign) || strings.Contains(errOut, "shards' command line") {
+		t.Errorf("merge --out DIR holding another file: exit %d, %q; want 2 and merge's own --out error", code, errOut)
+	}
+	if b, err := os.ReadFile(filepath.Join(foreign, "notes.txt")); err != nil || string(b) != "mine\n" {
+		t.Errorf("notes.txt changed: %q, %v", b, err)
+	}
+}
