@@ -24,14 +24,28 @@ type Shard struct {
 	Index, Count int
 }
 
-// ParseShard parses "i/n" (0 ≤ i < n, n ≥ 1).
+// ParseShard parses "i/n" (0 ≤ i < n, n ≥ 1), i and n plain decimal
+// numbers: digits only, without a sign, spaces or leading zeros.
 func ParseShard(s string) (Shard, error) {
-	a, b, ok := strings.Cut(strings.TrimSpace(s), "/")
+	a, b, ok := strings.Cut(s, "/")
 	i, err1 := strconv.Atoi(a)
 	n, err2 := strconv.Atoi(b)
+	plain := func(x string) bool {
+		if x == "" || len(x) > 1 && x[0] == '0' {
+			return false
+		}
+		for _, c := range x {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+		return true
+	}
 	switch {
-	case !ok || err1 != nil || err2 != nil:
-		return Shard{}, fmt.Errorf("%q is not i/n; want the shard's 0-based index and the number of shards, such as 0/3", s)
+	case ok && err1 == nil && i < 0:
+		return Shard{}, fmt.Errorf("%q: the index must be in [0, %d) (0-based, like JOB_COMPLETION_INDEX)", s, max(n, 1))
+	case !ok || err1 != nil || err2 != nil || !plain(a) || !plain(b):
+		return Shard{}, fmt.Errorf("%q is not i/n; want the shard's 0-based index and the number of shards as plain decimal numbers, such as 0/3", s)
 	case n < 1:
 		return Shard{}, fmt.Errorf("%q: the number of shards must be ≥ 1", s)
 	case i < 0 || i >= n:
