@@ -14,7 +14,7 @@ import (
 	"github.com/hedgesim/hedgesim/optimize"
 )
 
-const mergeSynopsis = `merge [--state FILE] [--json] [--all] [--no-plots] PART… --out DIR
+const mergeSynopsis = `merge [--state FILE] [--write-scenario FILE] [--json] [--all] [--no-plots] PART… --out DIR
 
 Combines the parts of a sharded sweep (hedgesim optimize --shard i/n --out
 PART, once for each i in 0…n−1) into the report directory DIR, exactly as
@@ -28,7 +28,8 @@ line) and the same settings, shards 0…n−1 each exactly once. Settings are
 compared as parsed, whatever the order and spelling of the flags; flags
 that cannot change the results (--workers, --quiet, --max-memory) and the
 output flags may differ. The output follows merge's own --json, --all and
---no-plots, not the shards'.
+--no-plots, not the shards'; --write-scenario FILE writes the scenario with
+the picks applied, as optimize --write-scenario does, once the report is.
 
 Coupled classes, optimized jointly by coordinate descent, take one stage
 per step when split: when another stage is needed, merge writes the state
@@ -44,6 +45,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of tables (as optimize --json)")
 	all := fs.Bool("all", false, "list every candidate in the tables, not only the frontier (as optimize --all)")
 	noPlots := fs.Bool("no-plots", false, "do not draw plots (as optimize --no-plots)")
+	writeScenario := fs.String("write-scenario", "", "with the report, write the scenario with every pick applied to `FILE` (as optimize --write-scenario)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -56,7 +58,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	// merge's own --out, checked here so that its errors are not taken for
 	// the shards' command line's (which gets it next).
-	if err := prepareOutDir("out", *out, flagPath{"state", *state}); err != nil {
+	if err := prepareOutDir("out", *out, flagPath{"state", *state}, flagPath{"write-scenario", *writeScenario}); err != nil {
 		return err
 	}
 	parts := make([]*partFile, len(pos))
@@ -83,6 +85,25 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	job, err := parseOptimize(append(outFlags, first.Command.located(first.Command.with(*out))...), stderr)
 	if err != nil {
 		return fmt.Errorf("the shards' command line (hedgesim optimize %s): %w%s", first.Command, err, first.Command.scenarioHint())
+	}
+	if *writeScenario != "" {
+		if err := checkOutputFile("write-scenario", *writeScenario); err != nil {
+			return err
+		}
+		for _, in := range append(slices.Clone(pos), *state) {
+			a, errA := os.Stat(in)
+			b, errB := os.Stat(*writeScenario)
+			if in != "" && errA == nil && errB == nil && os.SameFile(a, b) {
+				return usageError{err: fmt.Errorf("--write-scenario %s is %s, a part or state of this merge; write the picks to another file", *writeScenario, in)}
+			}
+		}
+		arg := ""
+		if len(job.scenarioArgs) == 1 {
+			arg = job.scenarioArgs[0]
+		}
+		if job.ws, err = newRolloutWriter(*writeScenario, arg, &job.cfg); err != nil {
+			return err
+		}
 	}
 	if *state != "" {
 		var inputs []flagPath

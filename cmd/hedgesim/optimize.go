@@ -225,7 +225,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 		case *out == "":
 			return nil, usageError{err: errors.New("--shard needs --out FILE, the file to write the part to")}
 		case *writeScenario != "":
-			return nil, usageError{err: errors.New("--write-scenario cannot go with --shard: the picks are known only when hedgesim merge has every part; run the picked scenario from the merged report instead")}
+			return nil, usageError{err: errors.New("--write-scenario cannot go with --shard: the picks are known only when hedgesim merge has every part; pass --write-scenario FILE to hedgesim merge instead")}
 		}
 	} else if *resume != "" {
 		return nil, usageError{err: errors.New("--resume needs --shard: it continues a sharded sweep")}

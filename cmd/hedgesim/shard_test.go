@@ -678,3 +678,54 @@ func TestMergeOwnOutErrors(t *testing.T) {
 		t.Errorf("notes.txt changed: %q, %v", b, err)
 	}
 }
+
+// TestMergeWriteScenario: merge --write-scenario FILE writes the scenario
+// with the picks applied that optimize --write-scenario writes, byte for
+// byte; optimize --shard sends --write-scenario to merge.
+func TestMergeWriteScenario(t *testing.T) {
+	work := t.TempDir()
+	scen := filepath.Join(work, "gc.toml")
+	src, err := fs.ReadFile(scenarios.FS, "guard-check.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(scen, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"optimize", "--requests", "500", "--check-requests", "1000", scen}
+	want := filepath.Join(work, "want.toml")
+	if code, _, errOut := hedgesim(t, append(slices.Clone(args), "--write-scenario", want)...); code != 0 {
+		t.Fatalf("optimize --write-scenario: exit %d: %s", code, errOut)
+	}
+	code, _, errOut := hedgesim(t, append(slices.Clone(args), "--shard", "0/2", "--out", filepath.Join(work, "x.json"), "--write-scenario", want)...)
+	if code != 2 || !strings.Contains(errOut, "pass --write-scenario FILE to hedgesim merge") {
+		t.Errorf("optimize --shard --write-scenario: exit %d, %q", code, errOut)
+	}
+	var parts []string
+	for i := range 2 {
+		p := filepath.Join(work, fmt.Sprintf("p%d.json", i))
+		if code, _, errOut := hedgesim(t, append(slices.Clone(args), "--shard", fmt.Sprintf("%d/2", i), "--out", p)...); code != 0 {
+			t.Fatalf("exit %d: %s", code, errOut)
+		}
+		parts = append(parts, p)
+	}
+	got := filepath.Join(work, "got.toml")
+	merge := append(append([]string{"merge"}, parts...), "--out", filepath.Join(work, "report"))
+	if code, _, errOut := hedgesim(t, append(slices.Clone(merge), "--write-scenario", scen)...); code != 2 || !strings.Contains(errOut, "is the input scenario") {
+		t.Errorf("merge --write-scenario SCENARIO: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut := hedgesim(t, append(slices.Clone(merge), "--write-scenario", parts[0])...); code != 2 || !strings.Contains(errOut, "a part or state of this merge") {
+		t.Errorf("merge --write-scenario PART: exit %d, %q", code, errOut)
+	}
+	if code, _, errOut := hedgesim(t, append(slices.Clone(merge), "--write-scenario", got)...); code != 0 {
+		t.Fatalf("merge --write-scenario: exit %d: %s", code, errOut)
+	}
+	g, err1 := os.ReadFile(got)
+	w, err2 := os.ReadFile(want)
+	if err1 != nil || err2 != nil || !bytes.Equal(g, w) {
+		t.Errorf("merge --write-scenario wrote\n%s\nwant (optimize's)\n%s\n%v %v", g, w, err1, err2)
+	}
+	if b, _ := os.ReadFile(scen); !bytes.Equal(b, src) {
+		t.Error("the scenario changed")
+	}
+}
