@@ -3,6 +3,8 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
 	"errors"
 	"flag"
@@ -14,6 +16,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/readers"
@@ -243,9 +246,51 @@ func (p partArgs) String() string {
 }
 
 // buildID names the binary (version, revision, Go version): parts of one
-// sweep must come from one build.
-func buildID() string {
-	return strings.ReplaceAll(strings.TrimSpace(versionText(debug.ReadBuildInfo())), "\n", "; ")
+// sweep must come from one build. A build whose source the version and
+// revision do not pin down — no VCS revision, or local changes — is named
+// by the sha256 of its executable too.
+var buildID = sync.OnceValue(func() string {
+	bi, ok := debug.ReadBuildInfo()
+	return buildIDOf(bi, ok, executableSHA256)
+})
+
+// buildIDOf is buildID of the build information bi, with exe the sha256 of
+// the executable ("" when unknown).
+func buildIDOf(bi *debug.BuildInfo, ok bool, exe func() string) string {
+	id := strings.ReplaceAll(strings.TrimSpace(versionText(bi, ok)), "\n", "; ")
+	pinned := false
+	if ok && bi != nil {
+		settings := map[string]string{}
+		for _, s := range bi.Settings {
+			settings[s.Key] = s.Value
+		}
+		pinned = settings["vcs.revision"] != "" && settings["vcs.modified"] != "true" ||
+			bi.Main.Version != "" && bi.Main.Version != "(devel)"
+	}
+	if !pinned {
+		if h := exe(); h != "" {
+			id += "; executable sha256 " + h
+		}
+	}
+	return id
+}
+
+// executableSHA256 returns the sha256 of the running executable, or "".
+func executableSHA256() string {
+	path, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // checkPartFile checks, before any work, that a part or state can be

@@ -8,6 +8,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
@@ -727,5 +728,31 @@ func TestMergeWriteScenario(t *testing.T) {
 	}
 	if b, _ := os.ReadFile(scen); !bytes.Equal(b, src) {
 		t.Error("the scenario changed")
+	}
+}
+
+// TestBuildIDUnpinned: two builds whose version and revision do not pin
+// their source ("(devel)" without VCS information, or with local changes)
+// are told apart by their executables' sha256; a clean revision or a
+// release version is enough alone.
+func TestBuildIDUnpinned(t *testing.T) {
+	devel := &debug.BuildInfo{GoVersion: "go1.26.0", Main: debug.Module{Path: "github.com/hedgesim/hedgesim", Version: "(devel)"}}
+	exe := func(h string) func() string { return func() string { return h } }
+	if a, b := buildIDOf(devel, true, exe("aa")), buildIDOf(devel, true, exe("bb")); a == b || !strings.Contains(a, "executable sha256 aa") {
+		t.Errorf("two (devel) builds without VCS information: %q and %q", a, b)
+	}
+	dirty := *devel
+	dirty.Settings = []debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}, {Key: "vcs.modified", Value: "true"}}
+	if a, b := buildIDOf(&dirty, true, exe("aa")), buildIDOf(&dirty, true, exe("bb")); a == b {
+		t.Errorf("two builds with local changes: %q and %q", a, b)
+	}
+	clean := *devel
+	clean.Settings = []debug.BuildSetting{{Key: "vcs.revision", Value: "abc"}}
+	release := *devel
+	release.Main.Version = "v1.2.3"
+	for _, bi := range []*debug.BuildInfo{&clean, &release} {
+		if a, b := buildIDOf(bi, true, exe("aa")), buildIDOf(bi, true, exe("bb")); a != b || strings.Contains(a, "executable") {
+			t.Errorf("a pinned build is named by its executable: %q, %q", a, b)
+		}
 	}
 }
