@@ -2,6 +2,7 @@ package sim
 
 import (
 	"fmt"
+	"math/bits"
 	"math/rand/v2"
 	"time"
 )
@@ -36,8 +37,13 @@ type engine struct {
 	noLane     bool   // run independent requests by runDirect even when the lane could
 	arrival    event  // the next arrival, when arrivalDue
 	arrivalDue bool   // whether arrival is pending (global runs)
-	deadlines  []fifo // per class, deadlines in time order
-	timed      []int  // the classes with a deadline: those whose FIFO pop reads
+	// chans are the FIFOs of events that mostly fall due in the order they
+	// are scheduled (see chanOf); bit i of chanOn says chans[i] is not
+	// empty. heapOnly sends every such event to the heap instead, for the
+	// test that checks the FIFOs change nothing.
+	chans      []fifo
+	chanOn     []uint64
+	heapOnly   bool
 	rec        AttemptRecord
 	provs      []provider
 	copula     [][][]float64 // per class, the copula factor; nil when independent
@@ -66,15 +72,13 @@ func newEngine(cfg *Config) *engine { return newEngineFor(cfg, cfg.Requests) }
 func newEngineFor(cfg *Config, n int) *engine {
 	e := &engine{cfg: cfg, rng: streams{seed: cfg.Seed}, end: int64(cfg.Requests)}
 	e.q = make(eventQueue, 0, 1024)
-	e.deadlines = make([]fifo, len(cfg.Classes))
+	e.chans = make([]fifo, 1+len(cfg.Classes)*chansPerClass)
+	e.chanOn = make([]uint64, (len(e.chans)+63)/64)
 	e.isolated = cfg.independent()
 	var cum float64
-	for i, c := range cfg.Classes {
+	for _, c := range cfg.Classes {
 		cum += c.Share
 		e.shares = append(e.shares, cum)
-		if c.Deadline > 0 {
-			e.timed = append(e.timed, i)
-		}
 	}
 	e.provs, e.modelProv = cfg.providers()
 	e.modelSent = make([]int64, len(cfg.Models))
@@ -127,31 +131,88 @@ func (e *engine) schedule(at time.Duration, kind eventKind, slot int32, gen uint
 	if e.isolated && e.fl.hold(ev) {
 		return
 	}
-	switch kind {
-	case evArrival:
+	if kind == evArrival {
 		e.arrival, e.arrivalDue = ev, true
-	case evDeadline:
-		e.deadlines[e.slots[slot].class].push(ev)
-	default:
-		e.q.push(ev)
+		return
 	}
+	if i := e.chanOf(&ev); i >= 0 && !e.heapOnly {
+		f := &e.chans[i]
+		if n := len(f.ev); n == f.i || f.ev[n-1].at <= at {
+			// In (at, seq) order after the FIFO's tail: seq only grows.
+			f.push(ev)
+			e.chanOn[i/64] |= 1 << (i % 64)
+			return
+		}
+	}
+	e.q.push(ev)
+}
+
+// The FIFOs of events (chans): events scheduled a fixed delay after the
+// moment they are scheduled fall due in the order they are scheduled, so
+// they need no heap. chans[0] takes any event due at once (a provider slot
+// freed by a response, a rejection); then each class c has chansPerClass
+// FIFOs from 1+c·chansPerClass: its deadlines, its queued losers' cancels,
+// its attempt timeouts, its closed-loop clients' thinks (a constant think
+// time), and its hedge timers for copy j, one FIFO per copy (a constant
+// gap per copy). An event goes to its FIFO only when it is due no earlier
+// than the FIFO's tail — an adaptive delay, a retry-after or a random
+// think time can break the order — and to the heap otherwise, so each
+// FIFO stays in (time, sequence) order and pop takes the earliest of the
+// heap's minimum and the FIFOs' heads.
+const (
+	chanDeadline = iota
+	chanCancel
+	chanTimeout
+	chanThink
+	chanTimer     // + j − 1 for copy j
+	chansPerClass = chanTimer + MaxCopies
+)
+
+// chanOf returns the FIFO ev may go to, or −1 for the heap (a response,
+// or a slot freed later: their times are drawn).
+func (e *engine) chanOf(ev *event) int {
+	if ev.at == e.now {
+		return 0
+	}
+	var c int32
+	var off int
+	switch ev.kind {
+	case evDeadline:
+		c, off = e.slots[ev.slot].class, chanDeadline
+	case evCancel:
+		c, off = e.slots[ev.slot].class, chanCancel
+	case evAttemptTimeout:
+		c, off = e.slots[ev.slot].class, chanTimeout
+	case evThink:
+		c, off = e.clients[ev.slot].class, chanThink
+	case evTimer:
+		if ev.k == 0 {
+			return -1
+		}
+		c, off = e.slots[ev.slot].class, chanTimer+int(ev.k)-1
+	default:
+		return -1
+	}
+	return 1 + int(c)*chansPerClass + off
 }
 
 // pop removes and returns the next event in (time, sequence) order, or false
-// when nothing is left. Events live in three places, all ordered: the heap
-// (responses and timers), the single pending arrival, and one FIFO of
-// deadlines per class — a class's deadlines fall due in arrival order, so
-// they need no heap.
+// when nothing is left. Events live in three places, all ordered: the heap,
+// the single pending arrival, and the FIFOs (chans) that are not empty.
 // Requests that cannot affect each other are run by runDirect instead.
 func (e *engine) pop() (event, bool) {
 	var best *event
-	src := -2 // -2 none, -1 heap, -3 arrival, ≥ 0 deadline FIFO of that class
+	src := -2 // -2 none, -1 heap, -3 arrival, ≥ 0 that FIFO
 	if len(e.q) > 0 {
 		best, src = &e.q[0], -1
 	}
-	for _, c := range e.timed {
-		if h := e.deadlines[c].head(); h != nil && (best == nil || h.before(best)) {
-			best, src = h, c
+	for w, on := range e.chanOn {
+		for ; on != 0; on &= on - 1 {
+			i := w*64 + bits.TrailingZeros64(on)
+			f := &e.chans[i]
+			if h := &f.ev[f.i]; best == nil || h.before(best) {
+				best, src = h, i
+			}
 		}
 	}
 	if e.arrivalDue && (best == nil || e.arrival.before(best)) {
@@ -166,7 +227,13 @@ func (e *engine) pop() (event, bool) {
 		e.arrivalDue = false
 		return e.arrival, true
 	}
-	return e.deadlines[src].pop(), true
+	f := &e.chans[src]
+	ev := f.pop()
+	if f.i == len(f.ev) {
+		f.ev, f.i = f.ev[:0], 0
+		e.chanOn[src/64] &^= 1 << (src % 64)
+	}
+	return ev, true
 }
 
 // run processes events until every request has ended and every attempt
