@@ -16,9 +16,14 @@ func TestSamplerMatchesRand(t *testing.T) {
 		t.Fatal(err)
 	}
 	lit := &dist.Mixture{Weights: []float64{0.5, 0.5}, Components: []dist.Continuous{dist.Uniform{Min: 0.1, Max: 0.3}, mix}}
+	// Mixtures of uniforms only: guard-check's, and one with a weight of 0
+	// and uneven weights.
+	bimodal := &dist.Mixture{Weights: []float64{0.5, 0.5}, Components: []dist.Continuous{dist.Uniform{Min: 0.1, Max: 0.3}, dist.Uniform{Min: 3, Max: 19}}}
+	uneven := &dist.Mixture{Weights: []float64{0.1, 0, 0.6, 0.3}, Components: []dist.Continuous{
+		dist.Uniform{Min: 0, Max: 1}, dist.Uniform{Min: 5, Max: 6}, dist.Uniform{Min: 2, Max: 2.5}, dist.Uniform{Min: 10, Max: 40}}}
 	for _, d := range []dist.Dist{
 		dist.Constant{Value: 400}, dist.Uniform{Min: 0.1, Max: 0.3}, dist.Exponential{Rate: 2},
-		dist.LogNormal{Mu: 0, Sigma: 1}, mix, lit,
+		dist.LogNormal{Mu: 0, Sigma: 1}, mix, lit, bimodal, uneven,
 	} {
 		s := newSampler(d)
 		a, b := splitMix{s: 42}, splitMix{s: 42}
