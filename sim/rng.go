@@ -58,6 +58,10 @@ func (x *splitMix) Uint64() uint64 {
 	return z ^ (z >> 31)
 }
 
+// skip steps x past one number without computing it: the stream then
+// goes on exactly as after a call of Uint64.
+func (x *splitMix) skip() { x.s += 0x9e3779b97f4a7c15 }
+
 // uniform returns a float64 in [0, 1) from src (53 random bits).
 func uniform(src rand.Source) float64 {
 	return float64(src.Uint64()>>11) / (1 << 53)

@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"math"
+	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/hedgesim/hedgesim/dist"
 )
@@ -32,6 +35,33 @@ func TestSamplerMatchesRand(t *testing.T) {
 			if x != y || a != b {
 				t.Fatalf("%T draw %d: sampler %v (state %x), Rand %v (state %x)", d, i, x, a.s, y, b.s)
 			}
+		}
+	}
+}
+
+// TestSecondsShortPath: seconds rounds to the nanosecond, half up, and
+// saturates at maxDelay, on both sides of the bound of its short path.
+func TestSecondsShortPath(t *testing.T) {
+	for _, c := range []struct {
+		s    float64
+		want time.Duration
+	}{
+		{0, 0}, {1e-9, 1}, {0.4e-9, 0}, {0.5e-9, 1}, {1.5, 1500 * time.Millisecond}, {-1e-9, -1}, {-2.5e-9, -3},
+		{1e8, time.Duration(1e17)}, {2e8, time.Duration(2e17)},
+		{3e8, maxDelay}, {math.Inf(1), maxDelay}, {math.NaN(), maxDelay},
+	} {
+		if got := seconds(c.s); got != c.want {
+			t.Errorf("seconds(%v) = %d, want %d", c.s, got, c.want)
+		}
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := range 100_000 {
+		s := r.Float64() * math.Pow(10, float64(r.IntN(20)-9))
+		if i < 2 {
+			s = []float64{math.Nextafter(1e8, 0), 1e8}[i]
+		}
+		if got, want := seconds(s), secondsRare(s); got != want {
+			t.Fatalf("seconds(%v) = %d, secondsRare %d", s, got, want)
 		}
 	}
 }
