@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"math/bits"
-	"math/rand/v2"
 	"time"
 )
 
@@ -14,6 +13,7 @@ type engine struct {
 	modelSent []int64  // attempts sent to each model, for Result.Models
 	stop      *stopper // cancellation, checked between arrivals (context.go)
 	rng       streams
+	exp       *ziggurat // zigguratExp(), for Poisson arrivals
 	q         eventQueue
 	seq       uint64
 	now       time.Duration
@@ -70,7 +70,7 @@ func newEngine(cfg *Config) *engine { return newEngineFor(cfg, cfg.Requests) }
 // n requests; it runs requests 0 to cfg.Requests − 1 unless next and end
 // are changed.
 func newEngineFor(cfg *Config, n int) *engine {
-	e := &engine{cfg: cfg, rng: streams{seed: cfg.Seed}, end: int64(cfg.Requests)}
+	e := &engine{cfg: cfg, rng: streams{seed: cfg.Seed}, end: int64(cfg.Requests), exp: zigguratExp()}
 	e.q = make(eventQueue, 0, 1024)
 	e.chans = make([]fifo, 1+len(cfg.Classes)*chansPerClass)
 	e.chanOn = make([]uint64, (len(e.chans)+63)/64)
@@ -327,8 +327,7 @@ func (e *engine) arrivalTime() time.Duration {
 
 // poissonGap draws the gap before request i of Poisson arrivals.
 func (e *engine) poissonGap(i int64) time.Duration {
-	src := e.rng.at(i, arrivalStream)
-	return seconds(rand.New(src).ExpFloat64() / e.cfg.Arrivals.Rate)
+	return seconds(e.rng.at(i, arrivalStream).expFloat64(e.exp) / e.cfg.Arrivals.Rate)
 }
 
 // scheduleArrival queues the arrival of request e.next, if any.
