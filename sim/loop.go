@@ -36,6 +36,7 @@ type engine struct {
 	stranded   int    // lane requests left with nothing pending, unended (a bug)
 	noLane     bool   // run independent requests by runDirect even when the lane could
 	arrival    event  // the next arrival, when arrivalDue
+	cur        event  // the event being handled (pop, popDirect)
 	arrivalDue bool   // whether arrival is pending (global runs)
 	// chans are the FIFOs of events that mostly fall due in the order they
 	// are scheduled (see chanOf); bit i of chanOn says chans[i] is not
@@ -125,26 +126,27 @@ func newEngineFor(cfg *Config, n int) *engine {
 	return e
 }
 
+// schedule queues an event. Its fields are written where it will wait,
+// one by one: a struct of six fields is not kept in registers, and building
+// it on the stack and copying it costs a stalled load (the copy reads in
+// 16 bytes what was just written in pieces).
 func (e *engine) schedule(at time.Duration, kind eventKind, slot int32, gen uint32, k uint8) {
 	e.seq++
-	ev := event{at: at, seq: e.seq, slot: slot, gen: gen, kind: kind, k: k}
-	if e.isolated && e.fl.hold(ev) {
+	if e.isolated && e.fl.hold(event{at: at, seq: e.seq, slot: slot, gen: gen, kind: kind, k: k}) {
 		return
 	}
-	if kind == evArrival {
-		e.arrival, e.arrivalDue = ev, true
-		return
+	var ev *event
+	switch i := e.chanOf(at, kind, slot, k); {
+	case kind == evArrival:
+		ev, e.arrivalDue = &e.arrival, true
+	case i >= 0 && !e.heapOnly && (len(e.chans[i].ev) == e.chans[i].i || e.chans[i].ev[len(e.chans[i].ev)-1].at <= at):
+		// In (at, seq) order after the FIFO's tail: seq only grows.
+		ev = e.chans[i].add()
+		e.chanOn[i/64] |= 1 << (i % 64)
+	default:
+		ev = e.q.add(at, e.seq)
 	}
-	if i := e.chanOf(&ev); i >= 0 && !e.heapOnly {
-		f := &e.chans[i]
-		if n := len(f.ev); n == f.i || f.ev[n-1].at <= at {
-			// In (at, seq) order after the FIFO's tail: seq only grows.
-			f.push(ev)
-			e.chanOn[i/64] |= 1 << (i % 64)
-			return
-		}
-	}
-	e.q.push(ev)
+	ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, slot, gen, kind, k
 }
 
 // The FIFOs of events (chans): events scheduled a fixed delay after the
@@ -168,39 +170,40 @@ const (
 	chansPerClass = chanTimer + MaxCopies
 )
 
-// chanOf returns the FIFO ev may go to, or −1 for the heap (a response,
-// or a slot freed later: their times are drawn).
-func (e *engine) chanOf(ev *event) int {
-	if ev.at == e.now {
+// chanOf returns the FIFO an event may go to, or −1 for the heap (a
+// response, or a slot freed later: their times are drawn).
+func (e *engine) chanOf(at time.Duration, kind eventKind, slot int32, k uint8) int {
+	if at == e.now {
 		return 0
 	}
 	var c int32
 	var off int
-	switch ev.kind {
+	switch kind {
 	case evDeadline:
-		c, off = e.slots[ev.slot].class, chanDeadline
+		c, off = e.slots[slot].class, chanDeadline
 	case evCancel:
-		c, off = e.slots[ev.slot].class, chanCancel
+		c, off = e.slots[slot].class, chanCancel
 	case evAttemptTimeout:
-		c, off = e.slots[ev.slot].class, chanTimeout
+		c, off = e.slots[slot].class, chanTimeout
 	case evThink:
-		c, off = e.clients[ev.slot].class, chanThink
+		c, off = e.clients[slot].class, chanThink
 	case evTimer:
-		if ev.k == 0 {
+		if k == 0 {
 			return -1
 		}
-		c, off = e.slots[ev.slot].class, chanTimer+int(ev.k)-1
+		c, off = e.slots[slot].class, chanTimer+int(k)-1
 	default:
 		return -1
 	}
 	return 1 + int(c)*chansPerClass + off
 }
 
-// pop removes and returns the next event in (time, sequence) order, or false
-// when nothing is left. Events live in three places, all ordered: the heap,
-// the single pending arrival, and the FIFOs (chans) that are not empty.
-// Requests that cannot affect each other are run by runDirect instead.
-func (e *engine) pop() (event, bool) {
+// pop removes the next event in (time, sequence) order and returns it, in
+// e.cur, or nil when nothing is left. Events live in three places, all
+// ordered: the heap, the single pending arrival, and the FIFOs (chans)
+// that are not empty. Requests that cannot affect each other are run by
+// runDirect instead.
+func (e *engine) pop() *event {
 	var best *event
 	src := -2 // -2 none, -1 heap, -3 arrival, ≥ 0 that FIFO
 	if len(e.q) > 0 {
@@ -220,20 +223,23 @@ func (e *engine) pop() (event, bool) {
 	}
 	switch {
 	case src == -2:
-		return event{}, false
+		return nil
 	case src == -1:
-		return e.q.pop(), true
+		e.q.popInto(&e.cur)
+		return &e.cur
 	case src == -3:
 		e.arrivalDue = false
-		return e.arrival, true
+		e.cur = e.arrival
+		return &e.cur
 	}
 	f := &e.chans[src]
-	ev := f.pop()
+	e.cur = f.ev[f.i]
+	f.i++
 	if f.i == len(f.ev) {
 		f.ev, f.i = f.ev[:0], 0
 		e.chanOn[src/64] &^= 1 << (src % 64)
 	}
-	return ev, true
+	return &e.cur
 }
 
 // run processes events until every request has ended and every attempt
@@ -249,11 +255,7 @@ func (e *engine) run() {
 			e.scheduleArrival()
 		}
 		e.startClients()
-		for {
-			ev, ok := e.pop()
-			if !ok {
-				break
-			}
+		for ev := e.pop(); ev != nil; ev = e.pop() {
 			e.now = ev.at
 			e.handle(ev)
 		}
@@ -269,7 +271,7 @@ func (e *engine) run() {
 // any event of an isolated one. Once a request has ended only the cancels
 // of its attempts still waiting in a queue matter; its other events are
 // stale.
-func (e *engine) handle(ev event) {
+func (e *engine) handle(ev *event) {
 	switch ev.kind {
 	case evArrival:
 		if e.clients != nil && !e.more() {
