@@ -72,6 +72,10 @@ type classTable struct {
 	// Clients and ThinkTime make the class closed-loop; see clients.go.
 	Clients   *int64     `toml:"clients"`
 	ThinkTime *thinkTime `toml:"think_time"`
+	// Retry and AttemptRetry are the retries around and inside hedging;
+	// see retry.go.
+	Retry        *retryTable `toml:"retry"`
+	AttemptRetry *retryTable `toml:"attempt_retry"`
 }
 
 // hedgeTable is a class's [classes.hedge] table.

@@ -326,6 +326,8 @@ func (c *checker) class(key string, t *classTable, n int) sim.Class {
 	cl.OnTimeout, err = enum(c, key+".on_timeout", t.OnTimeout, sim.FailOpen, sim.FailOpen, sim.FailClosed)
 	c.keep(err)
 	cl.Policy = c.policy(key, t.Hedge)
+	cl.Retry = c.retry(key+".retry", t.Retry, false)
+	cl.AttemptRetry = c.retry(key+".attempt_retry", t.AttemptRetry, true)
 	if !c.hasErrorsWithin(key+".hedge") && !c.hasErrorsWithin(key+".deadline") {
 		c.keep(c.checkGaps(key, t.Hedge, &cl))
 	}

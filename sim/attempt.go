@@ -70,6 +70,7 @@ type attempt struct {
 	// Once let go by its request: why (outCancelled or outAttemptTimeout)
 	// and when the cancel lands (never, at a provider that ignores them).
 	abandonedAs outcome
+	try         uint8 // the call's try within the attempt (retry.go): 0 first, n retry n
 	probeGen    uint32
 	cancelAt    time.Duration
 
@@ -165,7 +166,8 @@ func (e *engine) endsBy(r *request, t time.Duration) bool {
 				at = a.first
 			}
 		case FirstResponse:
-			wins = true
+			// A failed call an attempt retry takes wins nothing.
+			wins = cl.AttemptRetry == nil || a.kind == outOK || a.kind == outInvalid
 		}
 		if wins && at <= t {
 			return true
@@ -218,7 +220,7 @@ func (e *engine) dispatch(slot int32, r *request, k int) {
 	pv := &e.provs[a.prov]
 	pv.stats.Sent++
 	e.modelSent[a.model]++
-	if to := e.cfg.Classes[r.class].Policy.AttemptTimeout; to > 0 {
+	if to := e.cfg.Classes[r.class].Policy.AttemptTimeout; to > 0 && a.try == 0 {
 		e.schedule(e.now+to, evAttemptTimeout, slot, r.gen, uint8(k))
 	}
 	if e.breakers != nil {
@@ -321,9 +323,10 @@ func (e *engine) release(i int) {
 }
 
 // draw fills attempt k of request r, sent now to model m. It consumes only
-// the stream of (request, attempt k), always in the same order, so the same
-// attempt to the same model is identical under every policy; with a copula,
-// attempt k's latency also depends on the normal draws of attempts < k.
+// the stream of (request, attempt k) — and of its round and try, for a
+// retried call — always in the same order, so the same attempt to the same
+// model is identical under every policy; with a copula, attempt k's
+// latency also depends on the normal draws of attempts < k.
 func (e *engine) draw(r *request, m, k int) {
 	a := &r.att[k]
 	md := &e.cfg.Models[m]
@@ -331,9 +334,10 @@ func (e *engine) draw(r *request, m, k int) {
 	if md.Failures.ClientError.Rate > 0 {
 		u4xx = uniform(e.rng.at(r.id, clientErrorStream)) // before src: one generator
 	}
-	src := e.rng.at(r.id, uint8(k))
+	try := a.try // a retried call (retry.go) draws from its try's stream
+	src := e.rng.atTry(r.id, uint8(k), tryKey(r.round, try))
 	uErr, uInv, uDeg := uniform(src), uniform(src), uniform(src)
-	*a = attempt{model: int32(m), prov: int32(e.modelProv[m]), start: e.now, kind: outOK, degU: uDeg, workErr: -1}
+	*a = attempt{model: int32(m), prov: int32(e.modelProv[m]), start: e.now, kind: outOK, degU: uDeg, workErr: -1, try: try}
 	if e.copula != nil {
 		r.innov[k] = rand.New(src).NormFloat64()
 		z := 0.0

@@ -157,3 +157,23 @@ func BenchmarkManyClasses(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkRetries runs the shipped stacked-retries scenario (an
+// application retry around an SDK retry, around and inside hedging, on a
+// provider with outages), hedged, on 10⁵ requests: the cost of the retry
+// layers on the event loop.
+func BenchmarkRetries(b *testing.B) {
+	s, err := scenario.LoadFS(scenarios.FS, "stacked-retries.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := s.Config
+	cfg.Requests = 100_000
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := sim.Run(&cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cfg.Requests)/(b.Elapsed().Seconds()/float64(b.N)), "req/s")
+}

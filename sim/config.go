@@ -258,6 +258,12 @@ type Class struct {
 	OnTimeout TimeoutRule
 	// Policy is the hedge policy of the class.
 	Policy Policy
+	// Retry, when set, re-runs a failed request — hedging and all — after
+	// a backoff: retries around hedging (see Retry).
+	Retry *Retry
+	// AttemptRetry, when set, makes each attempt a retry loop on its model
+	// (the client library's retries): hedging around retries (see Retry).
+	AttemptRetry *Retry
 	// Clients, when ≥ 1, makes the class closed-loop: it is driven by this
 	// many concurrent clients, each sending its next request ThinkTime
 	// after its previous one ended (answered, failed or timed out), instead

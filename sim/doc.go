@@ -74,6 +74,19 @@
 // bills it and writes its trace row, so a new way of ending cannot forget
 // a step. The package's tests audit these counts after every run.
 //
+// # Retries
+//
+// A class may retry failures in two layers (retry.go). Its AttemptRetry
+// makes each attempt a retry loop on its model, as a client library does:
+// a retryable failure of a call leaves the system through exit like any
+// other, and the attempt waits its backoff in its request's flight before
+// its next call, which draws from the stream of (request, attempt, try).
+// Its Retry re-runs a failed request, hedging and all: the request moves to
+// a fresh slot (its old one is freed once its attempts have left), keeps
+// its arrival, and is counted once, when it finally ends. Every retried
+// call is an attempt sent that exits once, so the accounting audit holds
+// unchanged. Runs with retries take the event loop.
+//
 // # Policies
 //
 // A class's Policy says where copies go and when (fixed gaps, fallback

@@ -29,8 +29,14 @@ func (e *engine) respond(slot int32, r *request, k int) {
 	}
 	retryAfter, status := e.retryAfter(a), a.status
 	e.breakerSees(a, a.kind)
+	if e.retries != nil && a.kind != outOK && e.retryCall(slot, r, k, retryAfter) {
+		return // the attempt retries: its request does not see the failure
+	}
 	e.exit(slot, r, k, at, a.kind, win)
 	if win {
+		if a.kind != outOK {
+			r.lastFail, r.lastStatus, r.lastAfter = a.kind, status, retryAfter
+		}
 		e.finish(slot, r, a.kind)
 		return
 	}
@@ -54,6 +60,10 @@ func (p *Policy) wins(kind outcome) bool {
 // request lets go of it as it does of a loser (abandon) and handles a
 // failure of kind timeout.
 func (e *engine) attemptTimeout(slot int32, r *request, k int) {
+	if r.att[k].state == attBackoff {
+		e.backoffTimeout(slot, r, k)
+		return
+	}
 	if r.att[k].state != attInFlight {
 		return
 	}

@@ -55,6 +55,7 @@ type engine struct {
 	clients    []client      // closed-loop clients (closed.go)
 	loops      []loopStats   // per class and overall, when there are clients
 	breakers   []*breaker    // per model, its circuit breaker or nil; nil when none has one
+	retries    []RetryCounts // per class, what its retries did; nil when no class retries
 	slotClient []int32       // per request slot, the closed-loop client that sent it, or −1
 	// queueAllTimers turns off the skipping of timers that cannot fire
 	// (endsBy), for the test that checks it changes nothing.
@@ -113,6 +114,9 @@ func newEngineFor(cfg *Config, n int) *engine {
 		e.models = append(e.models, newModelSamplers(&cfg.Models[i]))
 	}
 	e.stats = make([]classStats, len(cfg.Classes))
+	if cfg.retrying() {
+		e.retries = make([]RetryCounts, len(cfg.Classes))
+	}
 	e.classes = make([]classState, len(cfg.Classes))
 	for i := range cfg.Classes {
 		e.classes[i] = newClassState(&cfg.Classes[i].Policy)
@@ -309,6 +313,10 @@ func (e *engine) handle(ev *event) {
 		e.finish(ev.slot, r, outTimeout)
 	case evAttemptTimeout:
 		e.attemptTimeout(ev.slot, r, int(ev.k))
+	case evRetry:
+		e.resend(ev.slot, r, int(ev.k))
+	case evRound:
+		e.startRound(ev.slot, r)
 	}
 }
 

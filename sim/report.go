@@ -212,6 +212,10 @@ type ClassReport struct {
 	// closed-loop clients (absent otherwise): with N clients, the clients'
 	// throughput is what hedging changes.
 	Throughput *Throughput `json:"throughput,omitempty"`
+	// Retries is what the class's retries did (absent without retries);
+	// every retried call is also counted in Attempts and
+	// AttemptsPerRequest (the calls per request).
+	Retries *RetryCounts `json:"retries,omitempty"`
 	// Warnings are conditions that limit what the numbers mean, such as too
 	// few requests for a p99 interval.
 	Warnings []string `json:"warnings"`
@@ -293,6 +297,7 @@ func classReport(h, b *ClassResult) ClassReport {
 		DeniedHedges:       h.Denied,
 		AdaptiveDelay:      h.AdaptiveDelay,
 		Throughput:         h.Throughput,
+		Retries:            h.Retries,
 		NoHedging: Baseline{
 			Latency:       SummarizeLatency(b),
 			AnsweredShare: share(b.Answered, b.Requests),
@@ -455,6 +460,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	tw.Flush()
 	fmt.Fprintln(w)
 	writeThroughput(w, rows)
+	writeRetries(w, rows)
 	writeSpend(w, rows)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "provider\tsent\tcompleted\tfailed\t429\trejected\tinvalid\ttimed out\tcancelled\tmean queue wait\tin service\tutilisation\t")

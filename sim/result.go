@@ -153,6 +153,10 @@ type ClassResult struct {
 	// Throughput is the rate at which requests ended, in a run with
 	// closed-loop clients (see Class.Clients); nil otherwise.
 	Throughput *Throughput
+	// Retries is what the class's retries did (Class.Retry,
+	// Class.AttemptRetry); nil when it has none (overall: when no class
+	// has any).
+	Retries *RetryCounts
 	// Latencies holds each request's time to a usable answer in seconds,
 	// sorted ascending: from arrival to its valid answer (or, when the
 	// winner is the first token, to that token). A request without a
@@ -243,6 +247,17 @@ func (e *engine) result() *Result {
 	}
 	res.Overall = all.result("overall", e.cfg.Models)
 	res.Overall.Denied = denied
+	if e.retries != nil {
+		var sum RetryCounts
+		for i := range e.retries {
+			if c := &e.cfg.Classes[i]; c.Retry != nil || c.AttemptRetry != nil {
+				rc := e.retries[i]
+				res.Classes[i].Retries = &rc
+			}
+			sum.add(&e.retries[i])
+		}
+		res.Overall.Retries = &sum
+	}
 	lats := make([][]float64, len(res.Classes))
 	ends := make([][]float64, len(res.Classes))
 	for i := range res.Classes {

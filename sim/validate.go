@@ -70,6 +70,16 @@ func (cfg *Config) Validate() error {
 		if err := c.Policy.validate(len(cfg.Models)); err != nil {
 			return invalid("class %q: %v", c.Name, err)
 		}
+		if c.Retry != nil {
+			if err := c.Retry.validate(false); err != nil {
+				return invalid("class %q: retry: %v", c.Name, err)
+			}
+		}
+		if c.AttemptRetry != nil {
+			if err := c.AttemptRetry.validate(true); err != nil {
+				return invalid("class %q: attempt retry: %v", c.Name, err)
+			}
+		}
 	}
 	if cfg.hasOpen() && math.Abs(sum-1) > 1e-3 {
 		return invalid("class shares sum to %v: must sum to 1", sum)
