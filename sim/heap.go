@@ -119,6 +119,9 @@ func (f *fifo) add() *event {
 		n := copy(f.ev, f.ev[f.i:])
 		f.ev, f.i = f.ev[:n], 0
 	}
+	if f.ev == nil {
+		f.ev = make([]event, 0, 64) // one allocation where doubling from 1 takes seven
+	}
 	f.ev = append(f.ev, event{})
 	return &f.ev[len(f.ev)-1]
 }
