@@ -100,6 +100,9 @@ func summarize(c *Candidate, r *sim.ClassResult, level float64, target time.Dura
 	c.HedgedShare = float64(r.Hedged) / n
 	c.AttemptsPerRequest = float64(r.Attempts.Sent) / n
 	c.CostPer1kUSD = (r.CostCompletedUSD + r.CostCancelledUSD) * 1000 / n
+	if r.Throughput != nil {
+		c.perSecond = r.Throughput.PerSecond
+	}
 	c.Survival = survival(x)
 	if target > 0 {
 		t := target.Seconds()

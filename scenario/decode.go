@@ -45,6 +45,7 @@ type modelTable struct {
 	Latency            *dist.Spec      `toml:"latency"`
 	TTFT               *dist.Spec      `toml:"ttft"`
 	TokensPerSecond    *dist.Spec      `toml:"tokens_per_s"`
+	PrefillPerSecond   *dist.Spec      `toml:"prefill_tokens_per_s"`
 	ErrorLatency       *dist.Spec      `toml:"error_latency"`
 	ErrorRate          *float64        `toml:"error_rate"`
 	InvalidRate        *float64        `toml:"invalid_rate"`

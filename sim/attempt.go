@@ -79,7 +79,11 @@ type attempt struct {
 	workFirst, workDecode, workErr time.Duration
 	degU                           float64 // uniform deciding a degraded-period failure
 	streamed                       bool    // TTFT form: tokens flow from first on
-	limitedBy                      gate    // the gate that answered 429
+	// The provider breaker's probe mark, as probe and probeGen are the
+	// model breaker's (here, they fill streamed's padding).
+	provProbe    bool
+	provProbeGen uint32
+	limitedBy    gate // the gate that answered 429
 }
 
 // send sends the next copy of r now — unless a budget denies it, in which
@@ -224,7 +228,7 @@ func (e *engine) dispatch(slot int32, r *request, k int) {
 		e.schedule(e.now+to, evAttemptTimeout, slot, r.gen, uint8(k))
 	}
 	if e.breakers != nil {
-		if b := e.breakers[a.model]; b != nil && !b.admit(e.now, a) {
+		if !e.breakersAdmit(a) {
 			a.kind, a.byBreaker = outRejected, true
 			a.svc, a.first, a.genFrom, a.end = e.now, e.now, e.now, e.now
 			e.schedule(a.end, evResponse, slot, r.gen, uint8(k))
@@ -344,20 +348,24 @@ func (e *engine) draw(r *request, m, k int) {
 		for j, l := range e.copula[r.class][k][:k+1] {
 			z += l * r.innov[j]
 		}
-		// A slow draw is slow throughout: TTFT at score z, decode speed at −z.
+		// A slow draw is slow throughout: TTFT at score z, decode and
+		// prefill speeds at −z.
 		if md.Latency != nil {
 			a.workFirst = seconds(dist.FromNormal(md.Latency, z))
 		} else {
 			a.streamed = true
-			a.workFirst = seconds(dist.FromNormal(md.TTFT, z))
+			first := dist.FromNormal(md.TTFT, z)
 			a.workDecode = seconds(r.out / dist.FromNormal(md.TokensPerSecond, -z))
+			if md.PrefillTokensPerSecond != nil {
+				first += r.in / dist.FromNormal(md.PrefillTokensPerSecond, -z)
+			}
+			a.workFirst = seconds(first)
 		}
 	} else if ms := &e.models[m]; md.Latency != nil {
 		a.workFirst = seconds(ms.latency.rand(src))
 	} else {
 		a.streamed = true
-		a.workFirst = seconds(ms.ttft.rand(src))
-		a.workDecode = seconds(r.out / ms.speed.rand(src))
+		a.workFirst, a.workDecode = ms.streamDraw(md, r, src)
 	}
 	switch {
 	case u4xx < md.Failures.ClientError.Rate:

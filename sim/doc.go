@@ -47,8 +47,9 @@
 // configured per model or per provider (failure domain), in this order:
 //
 //   - draw: its latency from the model's distribution (one latency, or TTFT
-//     plus output tokens ÷ decode speed), coupled to the request's earlier
-//     attempts by a Gaussian copula when Config.Correlation is set;
+//     plus output tokens ÷ decode speed, the TTFT optionally plus input
+//     tokens ÷ prefill speed), coupled to the request's earlier attempts by
+//     a Gaussian copula when Config.Correlation is set;
 //   - dispatch: the model's and its provider's rate limits (token buckets;
 //     over a limit the attempt gets a 429, which may cost quota too), then
 //     the provider's concurrency limit (a FIFO queue, optionally bounded:

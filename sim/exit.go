@@ -145,8 +145,8 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 	a := &r.att[k]
 	a.state = attExited
 	r.live--
-	if a.probe {
-		e.breakers[a.model].release(a)
+	if a.probe || a.provProbe {
+		e.breakersRelease(a)
 	}
 	pv := &e.provs[a.prov]
 	if a.queued {
@@ -159,7 +159,7 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 			pv.busySum.add(at - a.svc)
 		}
 	}
-	e.count(r.class, &pv.stats, how)
+	e.count(r.class, &pv.stats, how, a.status)
 	in, out, billed := e.charge(r, a, at, how, won)
 	if e.trace != nil {
 		e.emit(r, k, at, how.attemptName(), won, in, out, billed)
@@ -176,9 +176,9 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 	}
 }
 
-// count adds one attempt that ended as how to its class's and provider's
-// counts.
-func (e *engine) count(class int32, pv *ProviderResult, how outcome) {
+// count adds one attempt that ended as how (an error of the given
+// status) to its class's and provider's counts.
+func (e *engine) count(class int32, pv *ProviderResult, how outcome, status failStatus) {
 	st := &e.stats[class]
 	switch how {
 	case outOK:
@@ -189,6 +189,7 @@ func (e *engine) count(class int32, pv *ProviderResult, how outcome) {
 		pv.Invalid++
 	case outError:
 		st.failed++
+		st.failedBy[status]++
 		pv.Failed++
 	case outRateLimited:
 		st.rateLimited++

@@ -30,8 +30,8 @@ type Report struct {
 	Overall      ClassReport   `json:"overall"`
 	// Providers is what each provider (failure domain) saw in the hedged run.
 	Providers []ProviderResult `json:"providers"`
-	// Breakers is what each model's circuit breaker did; absent without
-	// breakers.
+	// Breakers is what each model's and provider's circuit breaker did;
+	// absent without breakers.
 	Breakers []BreakerResult `json:"breakers,omitempty"`
 	// Warnings are run-wide conditions that limit what the numbers mean.
 	Warnings []string `json:"warnings"`
@@ -459,6 +459,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
+	writeFailureKinds(w, rows)
 	writeThroughput(w, rows)
 	writeRetries(w, rows)
 	writeSpend(w, rows)
@@ -500,7 +501,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	for _, b := range r.Breakers {
-		fmt.Fprintf(w, "model %s: circuit breaker opened %d times, open %s in all, failed %d calls at once\n", b.Model, b.Opens, fsec(b.OpenSeconds), b.Rejected)
+		who := "model " + b.Model
+		if b.Provider != "" {
+			who = "provider " + b.Provider
+		}
+		fmt.Fprintf(w, "%s: circuit breaker opened %d times, open %s in all, failed %d calls at once\n", who, b.Opens, fsec(b.OpenSeconds), b.Rejected)
 	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
@@ -511,6 +516,29 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// writeFailureKinds writes, when any attempt failed, the failed attempts
+// of each class by kind: 429, 5xx, 4xx, upstream timeout, and rejected by
+// a full queue or an open circuit breaker.
+func writeFailureKinds(w io.Writer, rows []ClassReport) {
+	any := false
+	for _, c := range rows {
+		a := c.Attempts
+		any = any || a.Failed+a.RateLimited+a.Rejected > 0
+	}
+	if !any {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "failed attempts\t429\t5xx\t4xx\tupstream timeout\trejected (full, breaker)\tof attempts sent\t")
+	for _, c := range rows {
+		a := c.Attempts
+		k := a.FailedByKind
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t\n", c.Class, a.RateLimited, k.ServerError, k.ClientError, k.UpstreamTimeout, a.Rejected, a.Sent)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
 }
 
 // perRequest returns x/n, or 0 when n is 0.

@@ -37,7 +37,9 @@ type classStats struct {
 	sent, completed, failed, invalidAtt, cancelled   int64
 	rateLimited, reqRateLimited, timedOut            int64
 	rejected, reqRejected                            int64
-	wastedOutput                                     float64
+	// failedBy splits failed by the error's kind (failStatus).
+	failedBy     [3]int64
+	wastedOutput float64
 	// billed[2m] and billed[2m+1] are what model m billed for attempts that
 	// responded and for cancelled ones. Token counts are whole numbers, so
 	// their sums are exact and independent of the order of events.

@@ -36,7 +36,7 @@ func NoHedging(p *Policy) {
 // a request to a new slot, also take the event loop.
 func (cfg *Config) independent() bool {
 	for _, p := range cfg.Providers {
-		if p.Concurrency > 0 || p.RateLimit.on() {
+		if p.Concurrency > 0 || p.RateLimit.on() || p.Breaker != nil {
 			return false
 		}
 	}
