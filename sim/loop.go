@@ -38,23 +38,16 @@ type engine struct {
 	arrival    event  // the next arrival, when arrivalDue
 	cur        event  // the event being handled (pop, popDirect)
 	arrivalDue bool   // whether arrival is pending (global runs)
-	// chans are the FIFOs of events that mostly fall due in the order they
-	// are scheduled (see chanOf); bit i of chanOn says chans[i] is not
-	// empty. heapOnly sends every such event to the heap instead, for the
-	// test that checks the FIFOs change nothing.
-	chans     []fifo
-	chanOn    []uint64
-	heapOnly  bool
-	rec       AttemptRecord
-	provs     []provider
-	copula    [][][]float64 // per class, the copula factor; nil when independent
-	modelProv []int         // provider index of each model
-	gates     [][]gate      // per model: its rate limit, then its provider's
-	lastEvent time.Duration // when the last request or attempt ended: the run's length
-	classes   []classState  // per class: budgets and adaptive delay
-	clients   []client      // closed-loop clients (closed.go)
-	loops     []loopStats   // per class and overall, when there are clients
-	breakers  []*breaker    // per model, its circuit breaker or nil; nil when no model or provider has one
+	rec        AttemptRecord
+	provs      []provider
+	copula     [][][]float64 // per class, the copula factor; nil when independent
+	modelProv  []int         // provider index of each model
+	gates      [][]gate      // per model: its rate limit, then its provider's
+	lastEvent  time.Duration // when the last request or attempt ended: the run's length
+	classes    []classState  // per class: budgets and adaptive delay
+	clients    []client      // closed-loop clients (closed.go)
+	loops      []loopStats   // per class and overall, when there are clients
+	breakers   []*breaker    // per model, its circuit breaker or nil; nil when no model or provider has one
 	// per provider, its circuit breaker or nil; nil when none has one
 	provBreakers []*breaker
 	retries      []RetryCounts // per class, what its retries did; nil when no class retries
@@ -62,6 +55,13 @@ type engine struct {
 	// queueAllTimers turns off the skipping of timers that cannot fire
 	// (endsBy), for the test that checks it changes nothing.
 	queueAllTimers bool
+	// chans are the FIFOs of events that mostly fall due in the order they
+	// are scheduled (see chanOf); bit i of chanOn says chans[i] is not
+	// empty. heapOnly sends every such event to the heap instead, for the
+	// test that checks the FIFOs change nothing.
+	chans    []fifo
+	chanOn   []uint64
+	heapOnly bool
 }
 
 // auditRuns makes every run check its accounting when it ends (audit) and
