@@ -339,3 +339,59 @@ func TestUnmappable(t *testing.T) {
 		}
 	}
 }
+
+// TestPollyNoAttemptTimeoutNote: a class without an attempt timeout (and
+// without a deadline) gets a note saying so and what Endpoint.Timeout is
+// written instead, not one about an attempt timeout it does not have.
+func TestPollyNoAttemptTimeoutNote(t *testing.T) {
+	d := variantDoc(t)
+	d.Classes = d.Classes[1:2]
+	if d.Classes[0].AttemptTimeout != 0 || d.Classes[0].Deadline != 0 {
+		t.Fatalf("class %s: want neither attempt timeout nor deadline", d.Classes[0].Class)
+	}
+	_, notes, err := Write(d, "polly", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, n := range notes {
+		if strings.Contains(n.Text, "the attempt timeout is") {
+			t.Errorf("note about an attempt timeout the class does not have: %s", n.Text)
+		}
+		found = found || strings.Contains(n.Text, "no attempt timeout") && strings.Contains(n.Text, "12:00:00")
+	}
+	if !found {
+		t.Errorf("no note saying the class has no attempt timeout and Endpoint.Timeout 12:00:00 is written: %v", notes)
+	}
+}
+
+// TestStreamCuts: a class's stream cuts go into the JSON document and back,
+// and every runtime format says it does not write them.
+func TestStreamCuts(t *testing.T) {
+	d := ScenarioPolicies(loadShipped(t, "stream-stalls.toml"))
+	agent := d.Classes[1]
+	want := StreamCuts{InterTokenTimeout: Seconds(2 * time.Second), MinTokensPerSecond: 10, SpeedWindow: Seconds(3 * time.Second), OnStall: "nonfatal"}
+	if agent.Class != "agent" || agent.StreamCuts == nil || *agent.StreamCuts != want || d.Classes[0].StreamCuts != nil {
+		t.Fatalf("agent's stream cuts %+v, chat's %+v; want %+v and none", agent.StreamCuts, d.Classes[0].StreamCuts, want)
+	}
+	var b bytes.Buffer
+	if err := d.Encode(&b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Decode(&b)
+	if err != nil || back.Classes[1].StreamCuts == nil || *back.Classes[1].StreamCuts != want {
+		t.Fatalf("decoded %v, %+v", err, back)
+	}
+	for _, f := range []string{"grpc", "envoy", "failsafe-go", "polly"} {
+		_, notes, err := Write(d, f, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		wantNote(t, notes, "agent", "inter-token timeout 2s / speed floor 10 tokens/s over 3s are not written")
+	}
+	agent.StreamCuts.OnStall = "retry"
+	d.Classes[1] = agent
+	if err := d.Validate(); err == nil || !strings.Contains(err.Error(), "stream_cuts.on_stall") {
+		t.Errorf("a bad on_stall: %v", err)
+	}
+}

@@ -91,3 +91,68 @@ hedge = { primary = "a", delay = "3s" }
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestWithPoliciesKeepsUnchangedComments: the lines WithPolicies writes
+// with the values they had keep their trailing comments — requests
+// however its value is spelt, a hedge key given its own value.
+func TestWithPoliciesKeepsUnchangedComments(t *testing.T) {
+	for _, reqLine := range []string{"requests = 20000   # enough for a tight p99 estimate", "  requests = 20_000 # enough for a tight p99 estimate"} {
+		src := reqLine + "\n" + strings.Replace(adaptiveScenario, `delay = "3s"   # replaced by adaptive`, `delay = "3s"   # the p95`, 1)
+		src = strings.Replace(src, "[classes.hedge.adaptive]\npercentile = 0.9\nwarm_up = 50\nmin = \"500ms\"\n", "", 1)
+		out, err := scenario.WithPolicies("c.toml", []byte(src), 20000,
+			[]scenario.HedgeEdit{{Class: "c", Delay: 3 * time.Second, Copies: 1}}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, kept := range []string{reqLine + "\n", `delay = "3s"   # the p95`} {
+			if !strings.Contains(string(out), kept) {
+				t.Errorf("%q missing in:\n%s", kept, out)
+			}
+		}
+		// A changed value is written without the old value's comment.
+		out, err = scenario.WithPolicies("c.toml", []byte(src), 5000,
+			[]scenario.HedgeEdit{{Class: "c", Delay: time.Second, Copies: 1}}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(out), "requests = 5000\n") || !strings.Contains(string(out), "delay = \"1s\"\n") {
+			t.Errorf("changed lines not rewritten:\n%s", out)
+		}
+	}
+}
+
+// TestWithPoliciesNoHedgingDropsStreamCuts: a "don't hedge" pick is
+// simulated as sim.NoHedging, without stream cuts, so the written scenario
+// drops them too and reruns as the pick was simulated.
+func TestWithPoliciesNoHedgingDropsStreamCuts(t *testing.T) {
+	src := `
+[arrivals]
+rate = 1.0
+[models.a]
+ttft = { kind = "constant", value = 1.0 }
+tokens_per_s = { kind = "constant", value = 50 }
+[[classes]]
+name = "c"
+[classes.hedge]
+delay = "fallback"
+max_copies = 1
+inter_token_timeout = "2s"
+min_tokens_per_s = 5
+speed_window = "1s"
+on_stall = "nonfatal"
+`
+	out, err := scenario.WithPolicies("in.toml", []byte(src), 10, []scenario.HedgeEdit{{Class: "c", NoHedging: true}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.Parse("out.toml", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if p := sc.Config.Classes[0].Policy; p.InterTokenTimeout != 0 || p.MinTokensPerSecond != 0 || p.SpeedWindow != 0 || p.Copies != 0 {
+		t.Errorf("stream cuts left in:\n%s", out)
+	}
+	if !strings.Contains(string(out), `on_stall = "nonfatal"`) {
+		t.Errorf("on_stall dropped:\n%s", out)
+	}
+}
