@@ -26,10 +26,10 @@ type Spend struct {
 	// RequestsPerSecond, except in a run with closed-loop clients, whose
 	// throughput without hedging is its own.
 	NoHedgingRequestsPerSecond float64 `json:"no_hedging_requests_per_s"`
-	PerDay            float64 `json:"per_day"`
-	PerMonth          float64 `json:"per_month"`
-	NoHedgingPerDay   float64 `json:"no_hedging_per_day"`
-	NoHedgingPerMonth float64 `json:"no_hedging_per_month"`
+	PerDay                     float64 `json:"per_day"`
+	PerMonth                   float64 `json:"per_month"`
+	NoHedgingPerDay            float64 `json:"no_hedging_per_day"`
+	NoHedgingPerMonth          float64 `json:"no_hedging_per_month"`
 }
 
 // ArrivalRate returns the mean arrival rate of cfg in requests per second:
