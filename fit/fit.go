@@ -354,6 +354,30 @@ func (r *Report) Poor() (bool, []string) {
 	return len(reasons) > 0, reasons
 }
 
+// TooFew says, when the successful requests are too few for the verdict's
+// percentiles (p50, p90 and p95) to have a Level interval inside the sample,
+// which of them cannot be bounded and the n each needs; "" otherwise. With
+// so few requests no fit can be called good: the verdict's checks pass
+// vacuously.
+func (r *Report) TooFew() string {
+	n := len(r.Metric("latency").Sorted)
+	var parts []string
+	for _, p := range CheckedQuantiles[:3] {
+		if boundedAt(n, p) {
+			continue
+		}
+		need := n + 1
+		for !boundedAt(need, p) {
+			need++
+		}
+		parts = append(parts, fmt.Sprintf("%s needs n ≥ %d", pName(p), need))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("n = %d cannot bound the checked percentiles (%s)", n, strings.Join(parts, ", "))
+}
+
 // ErrNoData is wrapped by FitLog's error when the log has too few
 // successful requests to fit.
 var ErrNoData = errors.New("too few successful requests to fit")

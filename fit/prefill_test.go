@@ -281,3 +281,42 @@ func TestPrefillNegativeBase(t *testing.T) {
 	}
 	t.Log(rep.PrefillNote)
 }
+
+// TestFitTextNegativeSlope: a TTFT that falls with the prompt prints its
+// line as "a s − b s per 1000 tokens", not "+ -b".
+func TestFitTextNegativeSlope(t *testing.T) {
+	l := &readers.Log{File: "falling.jsonl", Format: "jsonl"}
+	for i := range 200 {
+		in := float64(100 + 40*i)
+		ttft := 4.3 - in/4000 + 0.01*float64(i%7)
+		l.Add(readers.Request{Line: i + 1, Status: readers.OK, TTFT: ttft, Latency: ttft + 1, InputTokens: in, OutputTokens: 100})
+	}
+	rep, err := fit.FitLog(l, fit.Options{Seed: 1, Model: fit.ModelLogNormal, Draws: 1000})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	if !strings.Contains(b.String(), "4.329 s − 0.2499 s per 1000 tokens") || strings.Contains(b.String(), "+ -") {
+		t.Errorf("negative slope printed as:\n%s", b.String())
+	}
+}
+
+// TestFitTextTooFewToJudge: with 2 successful requests no percentile has
+// an interval inside the sample, so the verdict is not "fit ok".
+func TestFitTextTooFewToJudge(t *testing.T) {
+	l := &readers.Log{File: "two.jsonl", Format: "jsonl"}
+	for i, v := range []float64{0.8, 1.3} {
+		l.Add(readers.Request{Line: i + 1, Status: readers.OK, TTFT: v / 4, Latency: v, OutputTokens: 50})
+	}
+	rep, err := fit.FitLog(l, fit.Options{Seed: 1, Model: fit.ModelLogNormal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var b strings.Builder
+	rep.WriteText(&b)
+	out := b.String()
+	if strings.Contains(out, "fit ok") || !strings.Contains(out, "too few rows to judge: n = 2") {
+		t.Errorf("verdict for n = 2:\n%s", out)
+	}
+}
