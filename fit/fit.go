@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -354,6 +355,28 @@ func (r *Report) Poor() (bool, []string) {
 	return len(reasons) > 0, reasons
 }
 
+// excludedWarning names the rows FitPrefill left out of the regression of
+// TTFT on input tokens and says what the line is with them in.
+func excludedWarning(l *readers.Log, p *Prefill) string {
+	var at []int // the OK requests with a TTFT, in the order TTFTs lists them
+	for i := range l.Len() {
+		if q := l.At(i); q.Status == readers.OK && !math.IsNaN(q.TTFT) {
+			at = append(at, i)
+		}
+	}
+	var rows []string
+	for k, i := range p.Excluded {
+		if k == 10 {
+			rows = append(rows, fmt.Sprintf("and %d more", len(p.Excluded)-k))
+			break
+		}
+		q := l.At(at[i])
+		rows = append(rows, fmt.Sprintf("%s:%d (input_tokens %g, ttft %.4g s)", filepath.Base(l.File), q.Line, q.InputTokens, q.TTFT))
+	}
+	return fmt.Sprintf("ttft vs input tokens: %d row(s) left out of the regression, each alone deciding the line (Cook's distance > 1): %s; with them the slope would be %s s per 1000 tokens (p %s), without them %s (p %s)",
+		len(p.Excluded), strings.Join(rows, ", "), fmtNum(1000*p.AllSlope), fmtP(p.AllP), fmtNum(1000*p.Slope), fmtP(p.P))
+}
+
 // TooFew says, when the successful requests are too few for the verdict's
 // percentiles (p50, p90 and p95) to have a Level interval inside the sample,
 // which of them cannot be bounded and the n each needs; "" otherwise. With
@@ -415,6 +438,9 @@ func FitLogContext(ctx context.Context, l *readers.Log, opt Options) (*Report, e
 				r.PrefillNote = fmt.Sprintf("no regression of TTFT on input tokens: %v; the block's ttft ignores the prompt length", err)
 			default:
 				r.PrefillNote = r.Prefill.Note
+				if p := r.Prefill; len(p.Excluded) > 0 {
+					r.Warnings = append(r.Warnings, excludedWarning(l, p))
+				}
 			}
 		}
 		var notes []string
