@@ -481,6 +481,9 @@ func FitLogContext(ctx context.Context, l *readers.Log, opt Options) (*Report, e
 		if lo, _ := r.Speed.Dist.Support(); !(lo >= 0) || r.Speed.Dist.CDF(0) > 0 {
 			r.SpeedNote = fmt.Sprintf("the scenario format needs a decode speed above 0 with probability 1, and the %s's is not; the empirical distribution of the %d observed speeds is used instead", r.Speed.Name, len(speeds))
 			r.Speed = speed.Candidate(ModelEmpirical)
+		} else if why := dist.InverseMeanInfinite(r.Speed.Dist); lo == 0 && why != "" {
+			r.SpeedNote = fmt.Sprintf("the scenario format needs a decode speed whose 1/speed has a finite mean, and the %s's does not (%s); the empirical distribution of the %d observed speeds is used instead", r.Speed.Name, why, len(speeds))
+			r.Speed = speed.Candidate(ModelEmpirical)
 		}
 		if p := r.Prefill; p != nil && p.Used {
 			first, e2e := simulateStreamed(ttft.Best().Dist, r.Speed.Dist, p.Speed, inputs, l.OutputTokenCounts(), opt.Draws, opt.Seed)
