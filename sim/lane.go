@@ -7,7 +7,7 @@ import (
 
 // The lane is the event-free path for the simplest independent requests:
 // no provider queue, rate limit, slowdown, per-attempt timeout, copula,
-// failures by kind or trace. Every attempt is served the moment it is sent, so its deciding
+// failures by kind, stalls, stream cuts or trace. Every attempt is served the moment it is sent, so its deciding
 // response time is known from its draws alone; a request is then a race
 // between its deadline, its one pending hedge timer and the responses of
 // its attempts in flight, decided by comparing a handful of numbers in
@@ -41,13 +41,13 @@ func (e *engine) laneOK() bool {
 		}
 	}
 	for i := range e.cfg.Classes {
-		if e.cfg.Classes[i].Policy.AttemptTimeout > 0 {
+		if p := &e.cfg.Classes[i].Policy; p.AttemptTimeout > 0 || p.StreamCuts.on() {
 			return false
 		}
 	}
 	for i := range e.cfg.Models {
-		if e.cfg.Models[i].Failures.any() {
-			return false // failures by kind take the event path's draw and rules
+		if m := &e.cfg.Models[i]; m.Failures.any() || m.Stalls.Rate > 0 {
+			return false // failures by kind and stalls take the event path's draw and rules
 		}
 	}
 	return true
@@ -165,8 +165,21 @@ func (e *engine) laneDraw(r *request, m, k int) {
 	md := &e.cfg.Models[m]
 	ms := &e.models[m]
 	src := e.rng.at(r.id, uint8(k))
-	uErr, uInv := src.float64(), src.float64()
-	src.Uint64() // the degraded-period draw, unused without slowdowns
+	// The error and invalid draws decide only against a rate above 0 (no
+	// u in [0, 1) is below a rate ≤ 0), and the degraded-period draw is
+	// unused without slowdowns: an unused draw only steps the stream.
+	uErr, uInv := 1.0, 1.0
+	if md.ErrorRate > 0 {
+		uErr = src.float64()
+	} else {
+		src.skip()
+	}
+	if md.InvalidRate > 0 {
+		uInv = src.float64()
+	} else {
+		src.skip()
+	}
+	src.skip()
 	a.model, a.prov = int32(m), int32(e.modelProv[m])
 	a.kind, a.state = outOK, attInFlight
 	a.queued, a.serving, a.started = false, false, true
