@@ -244,6 +244,15 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 	for _, o := range hedged.Overloads(cfg) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s over this run of %s: a rate limit's bucket starts full, so its 429s may only begin after the burst is spent — a longer run, or production traffic, sees more of them", o, FormatSeconds(hedged.Seconds)))
 	}
+	for _, b := range hedged.Breakers {
+		if b.starved != "" {
+			who := "model " + b.Model
+			if b.Provider != "" {
+				who = "provider " + b.Provider
+			}
+			r.Warnings = append(r.Warnings, fmt.Sprintf("the breaker on %s: %s", who, b.starved))
+		}
+	}
 	for _, p := range r.Providers {
 		if p.Sent > 0 && p.RateLimited == p.Sent {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("provider %s answered every attempt with a 429: its rate limit admits none of these requests (check tokens_per_minute and burst against the requests' input + output tokens)", p.Name))
