@@ -33,7 +33,8 @@
 //
 // When every successful request of a streamed log has an input token
 // count, FitLog regresses TTFT on it (FitPrefill: least squares, the
-// slope's Student-t interval and p-value). A slope significantly above 0
+// slope's Student-t interval and p-value; rows with Cook's distance > 1
+// are left out and named in a warning). A slope significantly above 0
 // makes the block model it: prefill_tokens_per_s = 1/slope (constant),
 // ttft fitted to the base TTFT − input/speed (Prefill.Base), and the TTFT
 // and end-to-end latency simulated from both, with (input, output) pairs

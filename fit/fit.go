@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"path/filepath"
 	"slices"
 	"sort"
 	"strings"
@@ -354,6 +355,52 @@ func (r *Report) Poor() (bool, []string) {
 	return len(reasons) > 0, reasons
 }
 
+// excludedWarning names the rows FitPrefill left out of the regression of
+// TTFT on input tokens and says what the line is with them in.
+func excludedWarning(l *readers.Log, p *Prefill) string {
+	var at []int // the OK requests with a TTFT, in the order TTFTs lists them
+	for i := range l.Len() {
+		if q := l.At(i); q.Status == readers.OK && !math.IsNaN(q.TTFT) {
+			at = append(at, i)
+		}
+	}
+	var rows []string
+	for k, i := range p.Excluded {
+		if k == 10 {
+			rows = append(rows, fmt.Sprintf("and %d more", len(p.Excluded)-k))
+			break
+		}
+		q := l.At(at[i])
+		rows = append(rows, fmt.Sprintf("%s:%d (input_tokens %g, ttft %.4g s)", filepath.Base(l.File), q.Line, q.InputTokens, q.TTFT))
+	}
+	return fmt.Sprintf("ttft vs input tokens: %d row(s) left out of the regression, each alone deciding the line (Cook's distance > 1): %s; with them the slope would be %s s per 1000 tokens (p %s), without them %s (p %s)",
+		len(p.Excluded), strings.Join(rows, ", "), fmtNum(1000*p.AllSlope), fmtP(p.AllP), fmtNum(1000*p.Slope), fmtP(p.P))
+}
+
+// TooFew says, when the successful requests are too few for the verdict's
+// percentiles (p50, p90 and p95) to have a Level interval inside the sample,
+// which of them cannot be bounded and the n each needs; "" otherwise. With
+// so few requests no fit can be called good: the verdict's checks pass
+// vacuously.
+func (r *Report) TooFew() string {
+	n := len(r.Metric("latency").Sorted)
+	var parts []string
+	for _, p := range CheckedQuantiles[:3] {
+		if boundedAt(n, p) {
+			continue
+		}
+		need := n + 1
+		for !boundedAt(need, p) {
+			need++
+		}
+		parts = append(parts, fmt.Sprintf("%s needs n ≥ %d", pName(p), need))
+	}
+	if len(parts) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("n = %d cannot bound the checked percentiles (%s)", n, strings.Join(parts, ", "))
+}
+
 // ErrNoData is wrapped by FitLog's error when the log has too few
 // successful requests to fit.
 var ErrNoData = errors.New("too few successful requests to fit")
@@ -391,6 +438,9 @@ func FitLogContext(ctx context.Context, l *readers.Log, opt Options) (*Report, e
 				r.PrefillNote = fmt.Sprintf("no regression of TTFT on input tokens: %v; the block's ttft ignores the prompt length", err)
 			default:
 				r.PrefillNote = r.Prefill.Note
+				if p := r.Prefill; len(p.Excluded) > 0 {
+					r.Warnings = append(r.Warnings, excludedWarning(l, p))
+				}
 			}
 		}
 		var notes []string
@@ -430,6 +480,9 @@ func FitLogContext(ctx context.Context, l *readers.Log, opt Options) (*Report, e
 		r.Speed = speed.Best()
 		if lo, _ := r.Speed.Dist.Support(); !(lo >= 0) || r.Speed.Dist.CDF(0) > 0 {
 			r.SpeedNote = fmt.Sprintf("the scenario format needs a decode speed above 0 with probability 1, and the %s's is not; the empirical distribution of the %d observed speeds is used instead", r.Speed.Name, len(speeds))
+			r.Speed = speed.Candidate(ModelEmpirical)
+		} else if why := dist.InverseMeanInfinite(r.Speed.Dist); lo == 0 && why != "" {
+			r.SpeedNote = fmt.Sprintf("the scenario format needs a decode speed whose 1/speed has a finite mean, and the %s's does not (%s); the empirical distribution of the %d observed speeds is used instead", r.Speed.Name, why, len(speeds))
 			r.Speed = speed.Candidate(ModelEmpirical)
 		}
 		if p := r.Prefill; p != nil && p.Used {

@@ -270,8 +270,12 @@ func (r *Report) WriteText(w io.Writer) {
 	if p := r.Prefill; p != nil {
 		fmt.Fprintln(w)
 		fmt.Fprintf(w, "ttft vs input tokens (least squares), n = %d, input %s to %s tokens\n", p.N, fmtNum(p.InputMin), fmtNum(p.InputMax))
-		fmt.Fprintf(w, "  ttft = %s s + %s s per 1000 tokens (95%% interval [%s, %s], t = %.3g, p %s)\n",
-			fmtNum(p.Intercept), fmtNum(1000*p.Slope), fmtNum(1000*p.SlopeLo), fmtNum(1000*p.SlopeHi), p.T, fmtP(p.P))
+		sign, perK := "+", 1000*p.Slope
+		if perK < 0 {
+			sign, perK = "−", -perK
+		}
+		fmt.Fprintf(w, "  ttft = %s s %s %s s per 1000 tokens (95%% interval [%s, %s], t = %.3g, p %s)\n",
+			fmtNum(p.Intercept), sign, fmtNum(perK), fmtNum(1000*p.SlopeLo), fmtNum(1000*p.SlopeHi), p.T, fmtP(p.P))
 	}
 	switch {
 	case r.Prefill != nil:
@@ -297,6 +301,8 @@ func (r *Report) WriteText(w io.Writer) {
 		for _, s := range reasons {
 			fmt.Fprintf(w, "  %s\n", s)
 		}
+	} else if few := r.TooFew(); few != "" {
+		fmt.Fprintf(w, "too few rows to judge: %s; the block below is unchecked\n", few)
 	} else {
 		fmt.Fprintf(w, "fit ok: the block's p50, p90 and p95 lie inside the observed %.0f%% intervals and KS is below its 5%% critical value\n", 100*Level)
 	}
@@ -474,6 +480,7 @@ type jsonReport struct {
 	Draws       int                       `json:"draws,omitempty"`
 	Poor        bool                      `json:"poor"`
 	Reasons     []string                  `json:"reasons,omitempty"`
+	TooFew      string                    `json:"too_few_to_judge,omitempty"`
 	Warnings    []string                  `json:"warnings,omitempty"`
 	TOML        string                    `json:"toml"`
 }
@@ -553,6 +560,7 @@ func (r *Report) WriteJSON(w io.Writer, o BlockOptions) error {
 		j.TTFTCheck = &g
 	}
 	j.Poor, j.Reasons = r.Poor()
+	j.TooFew = r.TooFew()
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(j)

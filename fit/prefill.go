@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -20,6 +21,15 @@ import (
 // p-value come from Student's t with n − 2 degrees of freedom. A
 // heavy-tailed TTFT inflates SE(b), so the test errs toward "not
 // significant".
+//
+// One row of extreme leverage (a prompt far outside the others) can decide
+// a least-squares line alone, so FitPrefill leaves out rows whose Cook's
+// distance Dᵢ = eᵢ² hᵢ / (2 s² (1 − hᵢ)²) exceeds 1, the rule of Cook and
+// Weisberg (Residuals and Influence in Regression, 1982): such a row alone
+// moves the line beyond the 50 % confidence region of its coefficients.
+// hᵢ = 1/n + (xᵢ − x̄)²/Σ(xⱼ − x̄)² is the row's leverage. The line is
+// refitted without them and the check repeated, up to a tenth of the rows;
+// Excluded names them, and the caller warns.
 type Prefill struct {
 	// N is the number of requests regressed; InputMin and InputMax their
 	// range of input tokens.
@@ -41,8 +51,48 @@ type Prefill struct {
 	// significant with Slope > 0 — and, in FitLog, at most 10 % of the
 	// requests with a base TTFT (Base) ≤ 0.
 	Used bool
+	// Excluded are the indices of the rows left out for a Cook's distance
+	// > 1, in order; AllSlope and AllP are the slope and its p-value with
+	// them in. Empty when no row decides the line alone.
+	Excluded []int
+	AllSlope float64
+	AllP     float64
 	// Note says in one sentence what was found and what the block does.
 	Note string
+}
+
+// maxCook is the Cook's distance above which a row is left out of the
+// prefill regression (Cook and Weisberg, 1982).
+const maxCook = 1.0
+
+// cookOutliers returns the indices (into x) of the rows whose Cook's
+// distance under the least-squares line a + b·x exceeds maxCook.
+func cookOutliers(x, y []float64, a, b float64) []int {
+	n := float64(len(x))
+	mx := stat.Mean(x, nil)
+	var sxx, sse float64
+	for i, v := range x {
+		sxx += (v - mx) * (v - mx)
+		e := y[i] - a - b*v
+		sse += e * e
+	}
+	s2 := sse / (n - 2)
+	var out []int
+	for i, v := range x {
+		h := 1/n + (v-mx)*(v-mx)/sxx
+		e := y[i] - a - b*v
+		if h >= 1 { // the line passes through this row alone
+			out = append(out, i)
+			continue
+		}
+		if s2 == 0 {
+			continue
+		}
+		if d := e * e * h / (2 * s2 * (1 - h) * (1 - h)); d > maxCook {
+			out = append(out, i)
+		}
+	}
+	return out
 }
 
 // ErrConstantInput is returned by FitPrefill when every request has the
@@ -67,28 +117,49 @@ func FitPrefill(input, ttft []float64) (*Prefill, error) {
 	if p.InputMin == p.InputMax {
 		return nil, fmt.Errorf("prefill: %w (%g in all %d)", ErrConstantInput, p.InputMin, n)
 	}
-	p.Intercept, p.Slope = stat.LinearRegression(input, ttft, nil, false)
-	mx := stat.Mean(input, nil)
-	var sxx, sse float64
-	for i, x := range input {
-		sxx += (x - mx) * (x - mx)
-		e := ttft[i] - p.Intercept - p.Slope*x
-		sse += e * e
+	// Leave out rows that decide the line alone, refitting until none
+	// does (or a tenth of the rows are out, or too few would be left).
+	keep := make([]int, n)
+	for i := range keep {
+		keep[i] = i
 	}
-	df := float64(n - 2)
-	p.SlopeSE = math.Sqrt(sse / df / sxx)
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
-	q := t.Quantile(1 - (1-Level)/2)
-	p.SlopeLo, p.SlopeHi = p.Slope-q*p.SlopeSE, p.Slope+q*p.SlopeSE
-	switch {
-	case p.SlopeSE > 0:
-		p.T = p.Slope / p.SlopeSE
-		p.P = 2 * t.Survival(math.Abs(p.T))
-	case p.Slope != 0: // an exact line
-		p.T, p.P = math.Copysign(math.Inf(1), p.Slope), 0
-	default:
-		p.T, p.P = 0, 1
+	x, y := input, ttft
+	for {
+		a, b := stat.LinearRegression(x, y, nil, false)
+		out := cookOutliers(x, y, a, b)
+		if len(out) == 0 || 10*(len(p.Excluded)+len(out)) > n || len(x)-len(out) < 3 {
+			break
+		}
+		drop := make(map[int]bool, len(out))
+		for _, i := range out {
+			drop[i] = true
+		}
+		var nk []int
+		var nx, ny []float64
+		lo, hi := math.Inf(1), math.Inf(-1)
+		for j, i := range keep {
+			if drop[j] {
+				p.Excluded = append(p.Excluded, i)
+				continue
+			}
+			nk, nx, ny = append(nk, i), append(nx, x[j]), append(ny, y[j])
+			lo, hi = math.Min(lo, x[j]), math.Max(hi, x[j])
+		}
+		if lo == hi {
+			p.Excluded = p.Excluded[:len(p.Excluded)-len(out)]
+			break
+		}
+		keep, x, y = nk, nx, ny
 	}
+	if len(p.Excluded) > 0 {
+		slices.Sort(p.Excluded)
+		_, p.AllSlope, _, _, _, _, p.AllP = ols(input, ttft)
+		p.N, p.InputMin, p.InputMax = len(x), math.Inf(1), math.Inf(-1)
+		for _, v := range x {
+			p.InputMin, p.InputMax = math.Min(p.InputMin, v), math.Max(p.InputMax, v)
+		}
+	}
+	p.Intercept, p.Slope, p.SlopeSE, p.SlopeLo, p.SlopeHi, p.T, p.P = ols(x, y)
 	p.Significant = p.P < 1-Level
 	p.Speed, p.SpeedLo, p.SpeedHi = 1/p.Slope, 1/p.SlopeHi, math.Inf(1)
 	if p.SlopeLo > 0 {
@@ -108,6 +179,34 @@ func FitPrefill(input, ttft []float64) (*Prefill, error) {
 			perK, fmtNum(1000*p.SlopeLo), fmtNum(1000*p.SlopeHi), fmtP(p.P))
 	}
 	return p, nil
+}
+
+// ols returns the least-squares line a + b·x through (x, y), the slope's
+// standard error, its Level interval, t statistic and two-sided p-value.
+func ols(x, y []float64) (a, b, se, lo, hi, tv, pv float64) {
+	a, b = stat.LinearRegression(x, y, nil, false)
+	mx := stat.Mean(x, nil)
+	var sxx, sse float64
+	for i, v := range x {
+		sxx += (v - mx) * (v - mx)
+		e := y[i] - a - b*v
+		sse += e * e
+	}
+	df := float64(len(x) - 2)
+	se = math.Sqrt(sse / df / sxx)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}
+	q := t.Quantile(1 - (1-Level)/2)
+	lo, hi = b-q*se, b+q*se
+	switch {
+	case se > 0:
+		tv = b / se
+		pv = 2 * t.Survival(math.Abs(tv))
+	case b != 0: // an exact line
+		tv, pv = math.Copysign(math.Inf(1), b), 0
+	default:
+		tv, pv = 0, 1
+	}
+	return a, b, se, lo, hi, tv, pv
 }
 
 // Base returns the base TTFTs, ttftᵢ − inputᵢ ÷ Speed, of the requests

@@ -674,9 +674,27 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s too few for a %s%% interval on p99 (at least %d are needed); treat p99 as rough",
 			requestsAre(n), fnum(100*level), MinRequestsForCI(0.99, level)))
 	}
+	capped := 0
+	for i := range cs {
+		if sim.CappedSummary(cs[i].Latency) != "" {
+			capped++
+		}
+	}
+	if capped > 0 {
+		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%d of %d candidates have percentiles at the simulator's cap of %s (no hedging: %s): single draws are capped at about 9 years, so the inputs lie outside what it models",
+			capped, len(cs), sim.FormatSeconds(sim.CapSeconds), orNone(sim.CappedSummary(base.Latency))))
+	}
 	if cr.Objective.Goal == LowestCost && !pick.Feasible {
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("no candidate meets %s ≤ %s", pname(p), fsec(cr.Objective.SLA.Seconds())))
 	}
+}
+
+// orNone returns s, or "none" when s is empty.
+func orNone(s string) string {
+	if s == "" {
+		return "none"
+	}
+	return s
 }
 
 // acceptable returns the index of the fastest hedged candidate of cs

@@ -487,6 +487,36 @@ ttft = { kind = "constant", value = 0.2 }
 tokens_per_s = { kind = "constant", value = 50 }
 prefill_tokens_per_s = { kind = "mixture", weights = [0.1, 0.9], components = [{ kind = "constant", value = 0 }, { kind = "constant", value = 4000 }] }
 `, 7, "models.m.prefill_tokens_per_s", "> 0 with probability 1"},
+	{"prefill_tokens_per_s uniform from 0", `
+[arrivals]
+rate = 1
+[models.m]
+ttft = { kind = "constant", value = 0.2 }
+tokens_per_s = { kind = "constant", value = 50 }
+prefill_tokens_per_s = { kind = "uniform", min = 0.0, max = 8000.0 }
+`, 7, "models.m.prefill_tokens_per_s", "uniform with min = 0 has E[1/speed] = ∞"},
+	{"tokens_per_s exponential", `
+[arrivals]
+rate = 1
+[models.m]
+ttft = { kind = "constant", value = 0.2 }
+tokens_per_s = { kind = "exponential", rate = 0.02 }
+`, 6, "models.m.tokens_per_s", "exponential has E[1/speed] = ∞"},
+	{"tokens_per_s gamma shape 1", `
+[arrivals]
+rate = 1
+[models.m]
+ttft = { kind = "constant", value = 0.2 }
+tokens_per_s = { kind = "gamma", alpha = 1.0, rate = 0.02 }
+`, 6, "models.m.tokens_per_s", "gamma with shape 1 ≤ 1"},
+	{"prefill_tokens_per_s mixture with a weibull part", `
+[arrivals]
+rate = 1
+[models.m]
+ttft = { kind = "constant", value = 0.2 }
+tokens_per_s = { kind = "constant", value = 50 }
+prefill_tokens_per_s = { kind = "mixture", weights = [0.5, 0.5], components = [{ kind = "weibull", k = 0.8, lambda = 4000.0 }, { kind = "lognormal", median = 4000.0, p95 = 8000.0 }] }
+`, 7, "models.m.prefill_tokens_per_s", "component 1: weibull with shape 0.8"},
 	{"prefill_tokens_per_s negative", `
 [arrivals]
 rate = 1

@@ -9,13 +9,13 @@ import (
 
 // breakerTable is [models.NAME.breaker] or [providers.NAME.breaker].
 type breakerTable struct {
-	Failures     *int64    `toml:"failures"`
-	Cooldown     *Duration `toml:"cooldown"`
-	Probes       *int64    `toml:"probes"`
-	FailureRatio *float64  `toml:"failure_ratio"`
-	Window       *int64    `toml:"window"`
-	WindowTime   *Duration `toml:"window_time"`
-	MinCalls     *int64    `toml:"min_calls"`
+	Failures     *int64   `toml:"failures"`
+	Cooldown     *Span    `toml:"cooldown"`
+	Probes       *int64   `toml:"probes"`
+	FailureRatio *float64 `toml:"failure_ratio"`
+	Window       *int64   `toml:"window"`
+	WindowTime   *Span    `toml:"window_time"`
+	MinCalls     *int64   `toml:"min_calls"`
 }
 
 // maxBreakerCount bounds the breaker's counts (failures, probes, window,

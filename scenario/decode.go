@@ -141,6 +141,35 @@ func (d *Duration) UnmarshalText(text []byte) error {
 // String returns the duration in time.Duration notation.
 func (d Duration) String() string { return time.Duration(d).String() }
 
+// Span is a duration that must be > 0 (a window, a cool-down, a bucket's
+// depth). It decodes like Duration but lets a negative value through, so
+// that the validator gives one message, "want a duration > 0", for "-1s"
+// and "0s" alike.
+type Span Duration
+
+// UnmarshalTOML implements toml.Unmarshaler: v must be a duration string.
+func (d *Span) UnmarshalTOML(v any) error {
+	s, ok := v.(string)
+	if !ok {
+		return fmt.Errorf("got %s; want a duration string with a unit, such as \"30s\"", describe(v))
+	}
+	return d.UnmarshalText([]byte(s))
+}
+
+// UnmarshalText implements encoding.TextUnmarshaler.
+func (d *Span) UnmarshalText(text []byte) error {
+	s := string(text)
+	v, err := time.ParseDuration(s)
+	if err != nil {
+		return fmt.Errorf("invalid duration %q; want a number with a unit (ns, us, ms, s, m, h), such as \"30s\"", s)
+	}
+	*d = Span(v)
+	return nil
+}
+
+// String returns the duration in time.Duration notation.
+func (d Span) String() string { return time.Duration(d).String() }
+
 // describe names the TOML type of a decoded value, followed by the value
 // itself when it is a scalar, for error messages: `string "fast"`, `integer 3`.
 func describe(v any) string {

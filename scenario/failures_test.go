@@ -93,6 +93,7 @@ func TestParseBreaker(t *testing.T) {
 		{`{ failures = 0, cooldown = "30s" }`, "models.m.breaker.failures", "out of range"},
 		{`{ cooldown = "30s" }`, "models.m.breaker.failures", "missing"},
 		{`{ failures = 3, cooldown = "0s" }`, "models.m.breaker.cooldown", "want a duration > 0"},
+		{`{ failures = 3, cooldown = "-1s" }`, "models.m.breaker.cooldown", "-1s; want a duration > 0"},
 		{`{ failures = 3, cooldown = 30 }`, "models.m.breaker.cooldown", "with a unit"},
 		{`{ failures = 3, cooldown = "1s", probes = 0 }`, "models.m.breaker.probes", "out of range"},
 	} {
@@ -134,6 +135,7 @@ func TestParseBreakerRatio(t *testing.T) {
 		{`{ failure_ratio = 0.5, cooldown = "1s" }`, "models.m.breaker.failure_ratio", "needs a window"},
 		{`{ failure_ratio = 0.5, window = 0, cooldown = "1s" }`, "models.m.breaker.window", "0 is out of range; want 1 to"},
 		{`{ failure_ratio = 0.5, window_time = "0s", cooldown = "1s" }`, "models.m.breaker.window_time", "want a duration > 0"},
+		{`{ failure_ratio = 0.5, window_time = "-1s", cooldown = "1s" }`, "models.m.breaker.window_time", "-1s; want a duration > 0"},
 		{`{ failure_ratio = 0.5, window_time = 30, cooldown = "1s" }`, "models.m.breaker.window_time", "with a unit"},
 		{`{ failure_ratio = 0.5, window = 10, window_time = "1s", cooldown = "1s" }`, "models.m.breaker.window_time", "exclusive"},
 		{`{ failure_ratio = 0.5, window = 10, min_calls = 11, cooldown = "1s" }`, "models.m.breaker.min_calls", "exceeds the window of 10 calls"},

@@ -43,7 +43,7 @@ func (d *HedgeDelay) UnmarshalTOML(v any) error {
 type adaptiveTable struct {
 	Percentile *float64  `toml:"percentile"`
 	Window     *int64    `toml:"window"`
-	WindowTime *Duration `toml:"window_time"`
+	WindowTime *Span     `toml:"window_time"`
 	WarmUp     *int64    `toml:"warm_up"`
 	Min        *Duration `toml:"min"`
 	Max        *Duration `toml:"max"`
@@ -132,8 +132,8 @@ func (c *checker) adaptive(key string, t *adaptiveTable) (*sim.Adaptive, error) 
 		switch {
 		case t.Window != nil:
 			errs = append(errs, c.errorf(key+".window_time", "window and window_time are exclusive; give a number of samples or a span of time"))
-		case *t.WindowTime == 0:
-			errs = append(errs, c.errorf(key+".window_time", "0s holds nothing; want a duration > 0"))
+		case *t.WindowTime <= 0:
+			errs = append(errs, c.errorf(key+".window_time", "%v holds nothing; want a duration > 0", *t.WindowTime))
 		default:
 			a.WindowTime = time.Duration(*t.WindowTime)
 		}

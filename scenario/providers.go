@@ -41,7 +41,7 @@ func (m cancelMode) String() string {
 type rateLimitTable struct {
 	RequestsPerMinute *float64  `toml:"requests_per_minute"`
 	TokensPerMinute   *float64  `toml:"tokens_per_minute"`
-	Burst             *Duration `toml:"burst"`
+	Burst             *Span     `toml:"burst"`
 	RejectLatency     *Duration `toml:"reject_latency"`
 	RetryAfter        *Duration `toml:"retry_after"`
 	CountRejected     *bool     `toml:"count_rejected"`
@@ -148,8 +148,8 @@ func (c *checker) rateLimit(key string, t *rateLimitTable) (sim.RateLimit, error
 		return r, c.errorf(key, "no limit set: requests_per_minute and tokens_per_minute are both absent or 0; set at least one > 0, or remove the rate_limit table")
 	}
 	if t.Burst != nil {
-		if r.Burst = time.Duration(*t.Burst); r.Burst == 0 {
-			return r, c.errorf(key+".burst", "0s holds nothing; want a duration > 0 (the bucket holds this many seconds of refill)")
+		if r.Burst = time.Duration(*t.Burst); r.Burst <= 0 {
+			return r, c.errorf(key+".burst", "%v holds nothing; want a duration > 0 (the bucket holds this many seconds of refill)", r.Burst)
 		}
 	}
 	if t.RejectLatency != nil {

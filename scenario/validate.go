@@ -508,6 +508,10 @@ func (c *checker) dist(key string, s *dist.Spec, unit string, positive bool) (di
 		return nil, c.errorf(key, "%s distribution can take the value %g %s; it must be > 0 with probability 1", s.Kind, math.Min(lo, 0), unit)
 	case !positive && !(lo >= 0):
 		return nil, c.errorf(key, "%s distribution can take the value %g %s; it must stay ≥ 0", s.Kind, lo, unit)
+	case positive && lo == 0:
+		if why := dist.InverseMeanInfinite(d); why != "" {
+			return nil, c.errorf(key, "%s: a speed this close to 0 this often makes the mean time (tokens ÷ speed) infinite; want a speed whose 1/speed has a finite mean: uniform with min > 0, gamma or weibull with shape > 1, lognormal, pareto, a quantile table, or a constant", why)
+		}
 	}
 	return d, nil
 }

@@ -83,6 +83,9 @@ type BreakerResult struct {
 	OpenSeconds float64 `json:"open_s"`
 	// Rejected counts the calls it failed at once.
 	Rejected int64 `json:"rejected"`
+	// starved, for a failure-ratio breaker whose window never held
+	// min_calls outcomes (so the ratio never applied), says so.
+	starved string
 }
 
 // breaker is a Breaker's run-time state.
@@ -110,6 +113,7 @@ type window struct {
 	head   int
 	n      int // outcomes held
 	fails  int // failed outcomes held
+	most   int // the most outcomes it ever held
 }
 
 func (b *Breaker) validate() error {
@@ -160,6 +164,7 @@ func (w *window) add(cfg *Breaker, now time.Duration, failed bool) bool {
 		w.failed[(w.head+w.n)%cfg.Window] = failed
 	}
 	w.n++
+	w.most = max(w.most, w.n)
 	if failed {
 		w.fails++
 	}
@@ -301,6 +306,13 @@ func (e *engine) breakerResults() []BreakerResult {
 			open -= b.until - max(e.lastEvent, b.until-b.cfg.Cooldown)
 		}
 		r.Opens, r.OpenSeconds, r.Rejected = b.opens, open.Seconds(), b.rejected
+		if c := b.cfg; c.FailureRatio > 0 && b.win.most < c.MinCalls {
+			span := fmt.Sprintf("the last %d calls", c.Window)
+			if c.WindowTime > 0 {
+				span = "the last " + c.WindowTime.String()
+			}
+			r.starved = fmt.Sprintf("its window (%s) held at most %d calls, fewer than min_calls = %d, so its failure_ratio never applied: lower min_calls or widen the window", span, b.win.most, c.MinCalls)
+		}
 		out = append(out, r)
 	}
 	for m, b := range e.breakers {

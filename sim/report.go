@@ -244,6 +244,15 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 	for _, o := range hedged.Overloads(cfg) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s over this run of %s: a rate limit's bucket starts full, so its 429s may only begin after the burst is spent — a longer run, or production traffic, sees more of them", o, FormatSeconds(hedged.Seconds)))
 	}
+	for _, b := range hedged.Breakers {
+		if b.starved != "" {
+			who := "model " + b.Model
+			if b.Provider != "" {
+				who = "provider " + b.Provider
+			}
+			r.Warnings = append(r.Warnings, fmt.Sprintf("the breaker on %s: %s", who, b.starved))
+		}
+	}
 	for _, p := range r.Providers {
 		if p.Sent > 0 && p.RateLimited == p.Sent {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("provider %s answered every attempt with a 429: its rate limit admits none of these requests (check tokens_per_minute and burst against the requests' input + output tokens)", p.Name))
@@ -378,10 +387,33 @@ func latencyWarnings(c *ClassResult) []string {
 	case !ciOK(c, 0.999):
 		w = append(w, fmt.Sprintf("%s too few for a 95%% interval on p99.9; treat it as rough", plural(n, "request is", "requests are")))
 	}
-	if slices.ContainsFunc(c.Latencies, isCapped) || slices.ContainsFunc(c.MissEnds, isCapped) {
-		w = append(w, fmt.Sprintf("some latencies reached the simulator's cap of %s: single draws are capped at about 9 years, so the inputs lie outside what it models", FormatSeconds(maxDelay.Seconds())))
+	capped := 0
+	for _, l := range [][]float64{c.Latencies, c.MissEnds} {
+		for _, v := range l {
+			if isCapped(v) {
+				capped++
+			}
+		}
+	}
+	if capped > 0 {
+		w = append(w, fmt.Sprintf("%d of %d requests reached the simulator's cap of %s: single draws are capped at about 9 years, so the inputs lie outside what it models", capped, len(c.Latencies)+len(c.MissEnds), FormatSeconds(maxDelay.Seconds())))
 	}
 	return w
+}
+
+// CappedSummary says which of l's percentiles reached the simulator's cap
+// on a single draw (about 9 years), such as "p50, p90"; "" when none did.
+func CappedSummary(l Latency) string {
+	var ps []string
+	for _, q := range []struct {
+		name string
+		v    float64
+	}{{"p50", l.P50}, {"p90", l.P90}, {"p95", l.P95}, {"p99", l.P99}, {"p99.9", l.P999}} {
+		if isCapped(q.v) {
+			ps = append(ps, q.name)
+		}
+	}
+	return strings.Join(ps, ", ")
 }
 
 // isCapped reports whether a latency in seconds reached the simulator's

@@ -10,6 +10,9 @@ import (
 // latencies reach it reports that they were capped.
 const maxDelay = time.Duration(1 << 58)
 
+// CapSeconds is the cap on a single drawn duration, in seconds.
+var CapSeconds = maxDelay.Seconds()
+
 // seconds converts seconds to a Duration, rounding to the nanosecond and
 // saturating at maxDelay. Draws from 0 to 10⁸ s take the short path,
 // which inlines; the rest is secondsRare, the same formula.
