@@ -78,3 +78,50 @@ func (c *checker) streamCuts(key string, h *hedgeTable, p *sim.Policy) {
 		p.SpeedWindow = time.Duration(*w)
 	}
 }
+
+// checkCuts reports stream-cut settings of the class at classKey (h its
+// hedge table, cl built from it) that can never take effect: a cut on a
+// class whose every target answers in latency form (no stream to cut),
+// on_stall without a cut, or under first_token (the request is decided at
+// the first token, before any cut), and an attempt_timeout or
+// inter_token_timeout at or past the class's deadline (it could never
+// fire before the request ends). models are the scenario's models.
+func (c *checker) checkCuts(classKey string, h *hedgeTable, cl *sim.Class, models []sim.Model) {
+	if h == nil {
+		return
+	}
+	key := classKey + ".hedge"
+	p := &cl.Policy
+	if d := cl.Deadline; d > 0 {
+		if h.AttemptTimeout != nil && p.AttemptTimeout >= d {
+			c.keep(c.errorf(key+".attempt_timeout", "%v is at or past the class's deadline %v: the request ends before an attempt can time out; use a shorter timeout, or \"0s\" for none", p.AttemptTimeout, d))
+		}
+		if h.InterTokenTimeout != nil && p.InterTokenTimeout >= d {
+			c.keep(c.errorf(key+".inter_token_timeout", "%v is at or past the class's deadline %v: the request ends before a gap this long can cut a stream; use a shorter timeout, or \"0s\" for none", p.InterTokenTimeout, d))
+		}
+	}
+	cut := p.InterTokenTimeout > 0 || p.MinTokensPerSecond > 0 || c.hasErrorsWithin(key+".min_tokens_per_s")
+	if cut && !c.hasErrorsWithin(key+".primary") && !c.hasErrorsWithin(key+".targets") {
+		streamed := false
+		for _, i := range append([]int{p.Primary}, p.Targets...) {
+			if i >= 0 && i < len(models) && models[i].Latency == nil {
+				streamed = true
+			}
+		}
+		if !streamed {
+			k := key + ".inter_token_timeout"
+			if h.InterTokenTimeout == nil || p.InterTokenTimeout == 0 {
+				k = key + ".min_tokens_per_s"
+			}
+			c.keep(c.errorf(k, "stream cuts act on streamed answers, and every model this class sends to is in latency form (one whole-call latency); remove the cut, or give the models ttft and tokens_per_s"))
+		}
+	}
+	if h.OnStall != nil && !c.hasErrorsWithin(key+".on_stall") {
+		switch {
+		case !cut:
+			c.keep(c.errorf(key+".on_stall", "says what a cut stream does, and this class cuts none; set inter_token_timeout or min_tokens_per_s, or remove on_stall"))
+		case p.Winner == sim.FirstToken:
+			c.keep(c.errorf(key+".on_stall", "under winner = \"first_token\" the request is decided at the first token, before any cut, so on_stall has no effect (a cut winner ends the request as stalled); remove on_stall"))
+		}
+	}
+}

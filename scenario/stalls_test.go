@@ -97,3 +97,44 @@ func TestParseStallsBad(t *testing.T) {
 		t.Errorf("got %v; want three errors, on lines 7, 11 and 12", err)
 	}
 }
+
+// TestParseCutsThatCannotAct: stream-cut settings that can never take
+// effect — a cut on a class sending only to latency-form models, on_stall
+// without a cut or under first_token, a timeout at or past the deadline —
+// are errors, each at its own line, all reported at once.
+func TestParseCutsThatCannotAct(t *testing.T) {
+	hedge := "[[classes]]\nname = \"c\"\n[classes.hedge]\n"
+	for _, tt := range []struct {
+		name, toml string
+		line       int
+		key, msg   string
+	}{
+		{"cut on latency form", failuresModel + hedge + "inter_token_timeout = \"2s\"\n", 9, "classes[0].hedge.inter_token_timeout", "latency form"},
+		{"floor on latency form", failuresModel + hedge + "min_tokens_per_s = 5\n", 9, "classes[0].hedge.min_tokens_per_s", "latency form"},
+		{"on_stall without a cut", stalledModel + hedge + "on_stall = \"fatal\"\n", 10, "classes[0].hedge.on_stall", "cuts none"},
+		{"on_stall under first_token", stalledModel + hedge + "winner = \"first_token\"\ninter_token_timeout = \"2s\"\non_stall = \"nonfatal\"\n", 12, "classes[0].hedge.on_stall", "first_token"},
+		{"attempt timeout at the deadline", stalledModel + "[[classes]]\nname = \"c\"\ndeadline = \"5s\"\n[classes.hedge]\nattempt_timeout = \"5s\"\n", 11, "classes[0].hedge.attempt_timeout", "at or past the class's deadline"},
+		{"gap past the deadline", stalledModel + "[[classes]]\nname = \"c\"\ndeadline = \"5s\"\n[classes.hedge]\ninter_token_timeout = \"100s\"\n", 11, "classes[0].hedge.inter_token_timeout", "at or past the class's deadline"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("bad.toml", []byte(tt.toml))
+			var e *Error
+			if !errors.As(err, &e) {
+				t.Fatalf("error %v (%T); want a *scenario.Error", err, err)
+			}
+			if e.Line != tt.line || e.Key != tt.key || !strings.Contains(e.Msg, tt.msg) {
+				t.Errorf("got  %v\nwant bad.toml:%d: %s: …%s…", err, tt.line, tt.key, tt.msg)
+			}
+		})
+	}
+	// Both timeouts past the deadline: both reported.
+	_, err := Parse("bad.toml", []byte(stalledModel+"[[classes]]\nname = \"c\"\ndeadline = \"5s\"\n[classes.hedge]\nattempt_timeout = \"10s\"\ninter_token_timeout = \"100s\"\n"))
+	var es Errors
+	if !errors.As(err, &es) || len(es) != 2 || es[0].Line != 11 || es[1].Line != 12 {
+		t.Errorf("got %v; want two errors, on lines 11 and 12", err)
+	}
+	// A cut on a class with one streamed target among latency-form ones is fine.
+	if _, err := Parse("ok.toml", []byte(failuresModel+"[models.s]\nttft = { kind = \"constant\", value = 0.5 }\ntokens_per_s = { kind = \"constant\", value = 50 }\n[[classes]]\nname = \"c\"\n[classes.hedge]\nprimary = \"m\"\ntargets = [\"s\"]\ndelay = \"1s\"\ninter_token_timeout = \"2s\"\n")); err != nil {
+		t.Errorf("streamed target: %v", err)
+	}
+}

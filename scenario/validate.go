@@ -104,6 +104,11 @@ func (c *checker) config(f *fileTable, name string) sim.Config {
 	}
 	cfg.Models = c.modelList(f.Models)
 	cfg.Classes = c.classes(f.Classes)
+	if len(cfg.Classes) == len(f.Classes) {
+		for i := range f.Classes {
+			c.checkCuts(indexKey("classes", i), f.Classes[i].Hedge, &cfg.Classes[i], cfg.Models)
+		}
+	}
 	if len(c.errs) == 0 {
 		// The match rules take requests in order: only a complete list
 		// of classes can be checked against the trace.

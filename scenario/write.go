@@ -22,7 +22,7 @@ type HedgeEdit struct {
 	// NoHedging writes a class that sends no copies and has no per-attempt
 	// timeout: max_copies = 0, without delay, delays, adaptive delay,
 	// attempt_timeout or stream cuts (inter_token_timeout,
-	// min_tokens_per_s, speed_window) — sim.NoHedging.
+	// min_tokens_per_s, speed_window, and on_stall with them) — sim.NoHedging.
 	NoHedging bool
 	// Delay is the fixed delay before each copy (≥ 0) and Copies the
 	// maximum number of copies beyond the primary (≥ 1); an adaptive delay
@@ -129,6 +129,7 @@ func WithPolicies(filename string, src []byte, requests int, edits []HedgeEdit, 
 			remove("inter_token_timeout")
 			remove("min_tokens_per_s")
 			remove("speed_window")
+			remove("on_stall")
 			removeTable("adaptive")
 			continue
 		}
