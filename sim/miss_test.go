@@ -146,3 +146,30 @@ func TestOverloadHiddenByBurst(t *testing.T) {
 		t.Errorf("0.5/s into 1/s: overloads %+v", o)
 	}
 }
+
+// TestCutsWithoutCopiesNameTheCause: a class without copies whose stream
+// cuts end half its requests (the rs scenario: 50 % of streams stall
+// 100 s mid-stream, a 2 s inter-token timeout, fatal) answers fewer
+// requests than no hedging, which runs without cuts. No copy was sent, so
+// the warning names the stream cuts, not the copies.
+func TestCutsWithoutCopiesNameTheCause(t *testing.T) {
+	m := streamedModel("a", dist.Constant{Value: 0.5}, 10)
+	m.Stalls = sim.Stalls{Rate: 0.5, Duration: dist.Constant{Value: 100}, At: sim.MidStream}
+	cfg := &sim.Config{
+		Name: "cuts", Seed: 3, Requests: 2000,
+		Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 10},
+		Models:   []sim.Model{m},
+		Classes: []sim.Class{{
+			Name: "c", Share: 1, Deadline: 300 * time.Second,
+			InputTokens: dist.Constant{Value: 100}, OutputTokens: dist.Constant{Value: 20},
+			Policy: sim.Policy{StreamCuts: sim.StreamCuts{InterTokenTimeout: 2 * time.Second, OnStall: sim.Fatal}},
+		}},
+	}
+	c := report(t, cfg).Classes[0]
+	if c.HedgedShare != 0 || !(c.AnsweredShare < c.NoHedging.AnsweredShare) {
+		t.Fatalf("hedged %v, answered %v (no hedging %v): want no copies and fewer answers", c.HedgedShare, c.AnsweredShare, c.NoHedging.AnsweredShare)
+	}
+	if hasWarning(&c, "copies fail") || !hasWarning(&c, "though no copy was sent: stream cuts") {
+		t.Errorf("warnings %q: want the stream cuts named, not the copies", c.Warnings)
+	}
+}

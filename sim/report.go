@@ -341,6 +341,29 @@ func AnswersFall(pb float64, nb int64, pc float64, nc int64, z float64) bool {
 	return pb-pc > z*se
 }
 
+// answersFallWarning names the cause of a significant fall of the answered
+// share from pb (no hedging, run b) to ph (run h). The no-hedging baseline
+// runs without the attempt timeout and stream cuts, so when no copy was
+// sent, or when the requests cut for stalls account for every answer lost,
+// the cuts are the cause, not the copies.
+func answersFallWarning(h *ClassResult, pb, ph float64) string {
+	var cuts []string
+	if n := h.Attempts.Stalled; n > 0 {
+		cuts = append(cuts, fmt.Sprintf("stream cuts (inter_token_timeout, min_tokens_per_s) cut %d attempts", n))
+	}
+	if n := h.Attempts.TimedOut; n > 0 {
+		cuts = append(cuts, fmt.Sprintf("attempt_timeout cut %d attempts", n))
+	}
+	lost := pb*float64(h.Requests) - float64(h.Answered)
+	switch {
+	case len(cuts) > 0 && h.Hedged == 0:
+		return fmt.Sprintf("the hedge policy lowers the answered share significantly (%s without, %s with it) though no copy was sent: %s, and no hedging runs without them", pct(pb), pct(ph), strings.Join(cuts, " and "))
+	case h.Attempts.Stalled > 0 && float64(h.Stalled) >= lost:
+		return fmt.Sprintf("the hedge policy lowers the answered share significantly (%s without, %s with it): %s, and %d requests ended so; no hedging runs without stream cuts", pct(pb), pct(ph), cuts[0], h.Stalled)
+	}
+	return fmt.Sprintf("hedging lowers the answered share significantly (%s without, %s with hedging): copies fail (429s, errors, invalid answers) or end requests that would have been answered", pct(pb), pct(ph))
+}
+
 // hedgeWarnings says when class cl's hedging (run h, baseline b) does
 // harm or nothing: it answers significantly fewer requests than no hedging
 // (the two-proportion test of the optimizer, at 95 %); it cannot hedge
@@ -355,7 +378,7 @@ func hedgeWarnings(cl *Class, h, b *ClassResult) []string {
 	}
 	ph, pb := share(h.Answered, h.Requests), share(b.Answered, b.Requests)
 	if AnswersFall(pb, b.Requests, ph, h.Requests, 1.96) {
-		w = append(w, fmt.Sprintf("hedging lowers the answered share significantly (%s without, %s with hedging): copies fail (429s, errors, invalid answers) or end requests that would have been answered", pct(pb), pct(ph)))
+		w = append(w, answersFallWarning(h, pb, ph))
 	}
 	p := &cl.Policy
 	if g := p.gap(1); p.Copies > 0 && p.Adaptive == nil && cl.Deadline > 0 && g >= cl.Deadline {
