@@ -82,3 +82,38 @@ func (c *checker) closedLoop(key string, t *classTable, cl *sim.Class) bool {
 	}
 	return true
 }
+
+// zero reports whether d always draws 0 (nil counts as 0).
+func zero(d any) bool {
+	if d == nil {
+		return true
+	}
+	c, ok := d.(dist.Constant)
+	return ok && c.Value == 0
+}
+
+// checkCycle reports a closed-loop class at key whose every cycle takes no
+// time: no think time and a primary that always answers at once (a
+// constant 0 s latency, or a constant 0 s TTFT with no output tokens). Its
+// clients would send without bound in no simulated time, so it has no
+// finite throughput.
+func (c *checker) checkCycle(key string, t *classTable, cl *sim.Class, models []sim.Model) {
+	if cl.Clients == 0 || !zero(cl.ThinkTime) || c.hasErrorsWithin(key) {
+		return
+	}
+	p := cl.Policy.Primary
+	if p < 0 || p >= len(models) {
+		return
+	}
+	m := &models[p]
+	instant := m.Latency != nil && zero(m.Latency) ||
+		m.Latency == nil && m.TTFT != nil && zero(m.TTFT) && cl.OutputTokens != nil && zero(cl.OutputTokens)
+	if !instant {
+		return
+	}
+	k := key + ".clients"
+	if t.ThinkTime != nil {
+		k = key + ".think_time"
+	}
+	c.keep(c.errorf(k, "a closed loop whose cycle (response time + think time) is always 0 s sends without bound in no time and has no finite throughput: model %q answers in 0 s and there is no think time; give a think_time > 0 or a model latency > 0", m.Name))
+}

@@ -90,3 +90,32 @@ func TestParseClosedLoopBad(t *testing.T) {
 		})
 	}
 }
+
+// TestParseZeroCycleClosedLoop: a closed loop with no think time over a
+// model that answers in 0 s has no finite throughput: an error at clients
+// (or at a 0 s think_time); a think time or a latency > 0 is fine.
+func TestParseZeroCycleClosedLoop(t *testing.T) {
+	const model = "requests = 50\n[models.m]\nlatency = { kind = \"constant\", value = 0 }\n[[classes]]\nname = \"w\"\nclients = 3\n"
+	for _, tt := range []struct {
+		name, toml string
+		line       int
+		key        string
+	}{
+		{"no think time", model, 6, "classes[0].clients"},
+		{"0s think time", model + "think_time = \"0s\"\n", 7, "classes[0].think_time"},
+		{"streamed, no tokens", "requests = 50\n[models.m]\nttft = { kind = \"constant\", value = 0 }\ntokens_per_s = { kind = \"constant\", value = 10 }\n[[classes]]\nname = \"w\"\nclients = 3\noutput_tokens = { kind = \"constant\", value = 0 }\n", 7, "classes[0].clients"},
+	} {
+		t.Run(tt.name, func(t *testing.T) {
+			_, err := Parse("bad.toml", []byte(tt.toml))
+			var e *Error
+			if !errors.As(err, &e) || e.Line != tt.line || e.Key != tt.key || !strings.Contains(e.Msg, "no finite throughput") {
+				t.Errorf("got %v; want bad.toml:%d: %s: …no finite throughput…", err, tt.line, tt.key)
+			}
+		})
+	}
+	for _, ok := range []string{model + "think_time = \"1s\"\n", strings.Replace(model, "value = 0 }", "value = 0.1 }", 1)} {
+		if _, err := Parse("ok.toml", []byte(ok)); err != nil {
+			t.Errorf("%v\n%s", err, ok)
+		}
+	}
+}

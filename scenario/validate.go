@@ -107,6 +107,7 @@ func (c *checker) config(f *fileTable, name string) sim.Config {
 	if len(cfg.Classes) == len(f.Classes) {
 		for i := range f.Classes {
 			c.checkCuts(indexKey("classes", i), f.Classes[i].Hedge, &cfg.Classes[i], cfg.Models)
+			c.checkCycle(indexKey("classes", i), &f.Classes[i], &cfg.Classes[i], cfg.Models)
 		}
 	}
 	if len(c.errs) == 0 {
