@@ -8,8 +8,6 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
-
-	"gonum.org/v1/gonum/stat"
 )
 
 // QuantileRule states how the report's percentiles are computed.
@@ -150,23 +148,11 @@ type EndLatency struct {
 
 // SummarizeEnd returns the end-latency summary of c (zeros without requests).
 func SummarizeEnd(c *ClassResult) EndLatency {
-	x := c.EndLatencies()
-	if len(x) == 0 {
+	if c.NumLatencies() == 0 {
 		return EndLatency{}
 	}
-	return EndLatency{Mean: stat.Mean(x, nil), P50: nearestRank(x, 0.5), P95: nearestRank(x, 0.95), P99: nearestRank(x, 0.99)}
-}
-
-// endQuantile is SummarizeEnd(c)'s p-quantile without merging: the element
-// of rank ⌈p·n⌉ of the answered latencies and the misses' end times together.
-func endQuantile(c *ClassResult, p float64) float64 {
-	ans := c.Latencies[:len(c.Latencies)-len(c.MissEnds)]
-	n := len(c.Latencies)
-	if n == 0 {
-		return 0
-	}
-	i := int(math.Ceil(p*float64(n))) - 1
-	return kthOfTwo(ans, c.MissEnds, min(max(i, 0), n-1))
+	q := c.EndQuantiles(0.5, 0.95, 0.99)
+	return EndLatency{Mean: c.EndMean(), P50: q[0], P95: q[1], P99: q[2]}
 }
 
 // Baseline is the same traffic with hedging off.
@@ -225,11 +211,18 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 		QuantileRule: QuantileRule,
 	}
 	for i := range hedged.Classes {
-		cr := classReport(&hedged.Classes[i], &baseline.Classes[i])
-		cr.Warnings = append(cr.Warnings, hedgeWarnings(&cfg.Classes[i], &hedged.Classes[i], &baseline.Classes[i])...)
+		h, b := &hedged.Classes[i], &baseline.Classes[i]
+		cr := classReport(h, b)
+		cr.Warnings = append(cr.Warnings, hedgeWarnings(&cfg.Classes[i], h, b, &cr)...)
 		r.Classes = append(r.Classes, cr)
 	}
-	r.Overall = classReport(&hedged.Overall, &baseline.Overall)
+	if len(r.Classes) == 1 {
+		// The overall result holds the same requests as the one class.
+		c := &r.Classes[0]
+		r.Overall = classReportWith(&hedged.Overall, &baseline.Overall, c.Latency, c.EndLatency, c.NoHedging.Latency)
+	} else {
+		r.Overall = classReport(&hedged.Overall, &baseline.Overall)
+	}
 	r.setSpend(cfg)
 	r.Providers = hedged.Providers
 	r.Breakers = hedged.Breakers
@@ -246,20 +239,25 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 }
 
 // SummarizeLatency returns the latency summary of c (NaN-free: zeros when
-// c has no requests).
+// c has no requests), from one selection of the ranks it needs.
 func SummarizeLatency(c *ClassResult) Latency {
-	if len(c.Latencies) == 0 {
+	n := c.NumLatencies()
+	if n == 0 {
 		return Latency{}
 	}
-	l := Latency{
-		Mean: c.Mean(), P50: c.Quantile(0.50), P90: c.Quantile(0.90),
-		P95: c.Quantile(0.95), P99: c.Quantile(0.99), P999: c.Quantile(0.999),
+	ks := []int{
+		nearestRankIndex(n, 0.50), nearestRankIndex(n, 0.90), nearestRankIndex(n, 0.95),
+		nearestRankIndex(n, 0.99), nearestRankIndex(n, 0.999),
 	}
-	lo, hi, ok := c.QuantileCI(0.95, 0.95)
-	l.P95CI95, l.P95CIOK = [2]float64{lo, hi}, ok
-	lo, hi, ok = c.QuantileCI(0.99, 0.95)
-	l.P99CI95, l.P99CIOK = [2]float64{lo, hi}, ok
-	return l
+	l95, u95, ok95 := QuantileCIRanks(n, 0.95, 0.95)
+	l99, u99, ok99 := QuantileCIRanks(n, 0.99, 0.95)
+	ks = append(ks, l95-1, u95-1, l99-1, u99-1)
+	v := c.Ranks(ks)
+	return Latency{
+		Mean: c.Mean(), P50: v[0], P90: v[1], P95: v[2], P99: v[3], P999: v[4],
+		P95CI95: [2]float64{v[5], v[6]}, P95CIOK: ok95,
+		P99CI95: [2]float64{v[7], v[8]}, P99CIOK: ok99,
+	}
 }
 
 func per1k(c *ClassResult) Cost {
@@ -278,13 +276,19 @@ func per1k(c *ClassResult) Cost {
 func share(a, n int64) float64 { return perRequest(float64(a), n) }
 
 func classReport(h, b *ClassResult) ClassReport {
+	return classReportWith(h, b, SummarizeLatency(h), SummarizeEnd(h), SummarizeLatency(b))
+}
+
+// classReportWith is classReport given the latency summaries of h (lat,
+// end) and of b (base).
+func classReportWith(h, b *ClassResult, lat Latency, end EndLatency, base Latency) ClassReport {
 	cr := ClassReport{
 		Class: h.Name, Requests: h.Requests, Answered: h.Answered,
 		AnsweredShare:    share(h.Answered, h.Requests),
 		TimeoutsFailOpen: h.TimeoutsOpen, TimeoutsFailClosed: h.TimeoutsClosed,
 		Errors: h.Errors, RateLimited: h.RateLimited, Rejected: h.Rejected, Invalid: h.Invalid,
-		Latency:            SummarizeLatency(h),
-		EndLatency:         SummarizeEnd(h),
+		Latency:            lat,
+		EndLatency:         end,
 		HedgedShare:        share(h.Hedged, h.Requests),
 		AttemptsPerRequest: share(h.Attempts.Sent, h.Requests),
 		Attempts:           h.Attempts,
@@ -294,7 +298,7 @@ func classReport(h, b *ClassResult) ClassReport {
 		AdaptiveDelay:      h.AdaptiveDelay,
 		Throughput:         h.Throughput,
 		NoHedging: Baseline{
-			Latency:       SummarizeLatency(b),
+			Latency:       base,
 			AnsweredShare: share(b.Answered, b.Requests),
 			CostPer1k:     per1k(b),
 			Throughput:    b.Throughput,
@@ -324,14 +328,14 @@ func AnswersFall(pb float64, nb int64, pc float64, nc int64, z float64) bool {
 	return pb-pc > z*se
 }
 
-// hedgeWarnings says when class cl's hedging (run h, baseline b) does
-// harm or nothing: it answers significantly fewer requests than no hedging
-// (the two-proportion test of the optimizer, at 95 %); it cannot hedge
-// because its first copy is due at or after its deadline; or its requests
-// end sooner only because they fail faster (the p95 of the time until
-// requests ended falls by ≥ 10 % while the p95 to a usable answer does not
-// fall).
-func hedgeWarnings(cl *Class, h, b *ClassResult) []string {
+// hedgeWarnings says when class cl's hedging (run h, baseline b, report
+// row cr) does harm or nothing: it answers significantly fewer requests
+// than no hedging (the two-proportion test of the optimizer, at 95 %); it
+// cannot hedge because its first copy is due at or after its deadline; or
+// its requests end sooner only because they fail faster (the p95 of the
+// time until requests ended falls by ≥ 10 % while the p95 to a usable
+// answer does not fall).
+func hedgeWarnings(cl *Class, h, b *ClassResult, cr *ClassReport) []string {
 	var w []string
 	if h.Requests == 0 || b.Requests == 0 {
 		return nil
@@ -349,16 +353,17 @@ func hedgeWarnings(cl *Class, h, b *ClassResult) []string {
 		p.OnClientError != NonFatal && p.OnUpstreamTimeout != NonFatal {
 		w = append(w, "the copies are fallback copies, sent only after a failure under a nonfatal rule, but no failure here is nonfatal (on_error, on_invalid, on_rate_limited, on_attempt_timeout, on_client_error, on_upstream_timeout): no copy is ever sent")
 	}
-	eh, eb := endQuantile(h, 0.95), endQuantile(b, 0.95)
-	if eb > 0 && eh <= 0.9*eb && !(h.Quantile(0.95) < b.Quantile(0.95)) {
-		w = append(w, fmt.Sprintf("requests end sooner with hedging (p95 of the time until they end %s → %s) only because they fail faster: p95 to a usable answer %s → %s", FormatSeconds(eb), FormatSeconds(eh), FormatSeconds(b.Quantile(0.95)), FormatSeconds(h.Quantile(0.95))))
+	eh, eb := cr.EndLatency.P95, b.EndQuantiles(0.95)[0]
+	ph95, pb95 := cr.Latency.P95, cr.NoHedging.Latency.P95
+	if eb > 0 && eh <= 0.9*eb && !(ph95 < pb95) {
+		w = append(w, fmt.Sprintf("requests end sooner with hedging (p95 of the time until they end %s → %s) only because they fail faster: p95 to a usable answer %s → %s", FormatSeconds(eb), FormatSeconds(eh), FormatSeconds(pb95), FormatSeconds(ph95)))
 	}
 	return w
 }
 
 // latencyWarnings says what limits the latency figures of c.
 func latencyWarnings(c *ClassResult) []string {
-	n := len(c.Latencies)
+	n := c.NumLatencies()
 	var w []string
 	switch {
 	case n == 0:
@@ -370,18 +375,14 @@ func latencyWarnings(c *ClassResult) []string {
 	case !ciOK(c, 0.999):
 		w = append(w, fmt.Sprintf("%s too few for a 95%% interval on p99.9; treat it as rough", plural(n, "request is", "requests are")))
 	}
-	if slices.ContainsFunc(c.Latencies, isCapped) || slices.ContainsFunc(c.MissEnds, isCapped) {
+	if c.lat.maxAll >= maxDelay {
 		w = append(w, fmt.Sprintf("some latencies reached the simulator's cap of %s: single draws are capped at about 9 years, so the inputs lie outside what it models", FormatSeconds(maxDelay.Seconds())))
 	}
 	return w
 }
 
-// isCapped reports whether a latency in seconds reached the simulator's
-// cap on a single draw (a miss, +Inf, did not).
-func isCapped(s float64) bool { return s >= maxDelay.Seconds() && !math.IsInf(s, 1) }
-
 func ciOK(c *ClassResult, p float64) bool {
-	_, _, ok := c.QuantileCI(p, 0.95)
+	_, _, ok := QuantileCIRanks(c.NumLatencies(), p, 0.95)
 	return ok
 }
 
