@@ -49,8 +49,8 @@ func RunSplit(ctx context.Context, cfg *Config, workers int) (*Result, error) {
 	}
 	if cfg.Arrivals.Process == Poisson {
 		// Each range starts where the gaps of the ranges before it end.
-		sums := make([]time.Duration, workers)
-		parallel(workers, func(k int) {
+		sums := make([]time.Duration, workers-1) // the last range's is not needed
+		parallel(workers-1, func(k int) {
 			for i := es[k].next; i < es[k].end; i++ {
 				sums[k] += es[k].poissonGap(i)
 			}
