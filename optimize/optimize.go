@@ -441,7 +441,7 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		rep.Joint = []JointGroup{}
 	}
 	if n := s.checkRequests(); n > 0 {
-		rc, err := Check(ctx, cfg, rep, n, s.Level)
+		rc, err := check(ctx, cfg, rep, n, s.Level, workers)
 		if err != nil {
 			return nil, fmt.Errorf("rollout check: %w", err)
 		}
