@@ -116,12 +116,17 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return fmt.Errorf("writing the trace: %w", err)
 		}
 	}
+	// Only the form printed is written, unless --out needs both.
 	var text, js bytes.Buffer
-	if err := rep.WriteText(&text); err != nil {
-		return err
+	if !*asJSON || *out != "" {
+		if err := rep.WriteText(&text); err != nil {
+			return err
+		}
 	}
-	if err := rep.WriteJSON(&js); err != nil {
-		return err
+	if *asJSON || *out != "" {
+		if err := rep.WriteJSON(&js); err != nil {
+			return err
+		}
 	}
 	b := text
 	if *asJSON {
