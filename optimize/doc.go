@@ -205,10 +205,41 @@
 //	--json                 print the JSON report instead of tables
 //	--out DIR              write the files below to DIR
 //	--no-plots             with --out, skip the figures
+//	--shard i/n            simulate shard i of n (0 ≤ i < n) and write a
+//	                       part to --out FILE (see Sharded sweeps)
+//	--resume STATE         with --shard: the next stage, from merge's state
+//
+//	hedgesim merge [--state FILE] PART… --out DIR
 //
 // Bad flags or "optimize" table values exit with status 2 (with file:line
 // for the table). Without --out nothing is written. A progress line goes to
 // stderr only when stderr is a terminal.
+//
+// # Sharded sweeps
+//
+// RunShard simulates a deterministic share of a sweep: shard i of n
+// (Shard, 0-based) the hedged candidates at positions ≡ i (mod n) among
+// all candidates of the classes swept alone, and among the candidates of
+// each step of a coupled group's coordinate descent; every shard simulates
+// every no-hedging baseline, from which the default grids derive. It
+// returns Measurements: the statistics of each simulation the report needs,
+// with an exact JSON form. Assemble builds the report from the union of
+// every shard's measurements (Union) and runs the rollout check; the
+// report is Run's, field for field, whatever n.
+//
+// A coupled group's step (one class in one round) sweeps with the other
+// classes at the picks of the steps before, which need every shard's
+// measurements: a stage does the first open step of each group, and
+// Assemble returns no report but the next steps; the next stage runs
+// RunShard with every measurement so far as known. Classes swept alone are
+// done in the first stage; with one shard, everything is.
+//
+// `hedgesim optimize --shard i/n --out FILE` writes a shard's measurements
+// as a part (a versioned JSON file that also holds the build, the
+// scenario's sha256 and the command line); `hedgesim merge PART… --out DIR`
+// checks that the parts are shards 0…n−1 of one stage of one sweep and
+// writes the report directory optimize --out DIR writes, byte for byte, or
+// with --state FILE the state the next stage resumes from (--resume).
 //
 // # Output
 //

@@ -4,6 +4,8 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
+	"sync/atomic"
 	"time"
 
 	"github.com/hedgesim/hedgesim/sim"
@@ -210,8 +212,11 @@ func groupConfig(cfg *sim.Config, group []int, requests int) *sim.Config {
 // classes, each class's grid swept with the others at their current pick
 // (at first, their configured policy), every candidate on the same draws,
 // until a round changes no pick or MaxJointRounds rounds have run. It
-// returns the class reports by cfg index.
-func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, shared []string, workers int, progress func(string, int) func()) (map[int]*ClassReport, JointGroup, error) {
+// returns the class reports by cfg index. Its measurements come from m:
+// when m lacks one of a step (one class in one round), runJoint stops
+// there and returns the step's name ("group a,b: round 2, class a"), with
+// no reports.
+func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, shared []string, workers int, progress func(string, int) func(), m *memo) (map[int]*ClassReport, JointGroup, string, error) {
 	jg := JointGroup{Shared: shared, Requests: s.Requests * len(group)}
 	gc := groupConfig(cfg, group, jg.Requests)
 	jg.Requests = gc.Requests
@@ -226,8 +231,8 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 		}
 	}
 	// run simulates the group with class k's policy replaced by pol: its
-	// result, and whether the run overloads a request-rate limit.
-	run := func(k int, pol sim.Policy) (*sim.ClassResult, bool, error) {
+	// result, and the config it ran.
+	run := func(k int, pol sim.Policy) (*sim.Result, *sim.Config, error) {
 		c := *gc
 		c.Classes = slices.Clone(gc.Classes)
 		for j := range c.Classes {
@@ -236,10 +241,11 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 		c.Classes[k].Policy = pol
 		res, err := sim.RunContext(ctx, &c)
 		if err != nil {
-			return nil, false, err
+			return nil, nil, err
 		}
-		return &res.Classes[k], len(res.Overloads(&c)) > 0, nil
+		return res, &c, nil
 	}
+	groupName := "group " + strings.Join(jg.Classes, ",")
 	reports := map[int]*ClassReport{}
 	grids := map[int][]Candidate{}
 	series := map[int][]Series{}
@@ -254,48 +260,77 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 				Class: cl.Name, DeadlineSeconds: cl.Deadline.Seconds(),
 				Objective: search.Objective, Warnings: []string{},
 			}
-			basePol := cl.Policy
-			sim.NoHedging(&basePol)
-			r, over, err := run(k, basePol)
+			step := fmt.Sprintf("%s: round %d, class %s", groupName, round, cl.Name)
+			me, err := m.get(step+": none", -1, func() (Measurement, error) {
+				basePol := cl.Policy
+				sim.NoHedging(&basePol)
+				res, c, err := run(k, basePol)
+				if err != nil {
+					return Measurement{}, fmt.Errorf("class %q: %w", cl.Name, err)
+				}
+				return baseline(res, c, k, s.Level, search.Objective.Target), nil
+			})
 			if err != nil {
-				return nil, jg, fmt.Errorf("class %q: %w", cl.Name, err)
+				return nil, jg, "", err
 			}
-			base := Candidate{Label: "none", OverLimit: over}
-			summarize(&base, r, s.Level, search.Objective.Target)
+			if me == nil {
+				return nil, jg, step, nil // the next stage's step
+			}
+			base := Candidate{Label: "none"}
+			me.apply(&base)
 			if _, ok := grids[k]; !ok {
 				// The grid is set once, from the first round's baseline, so
 				// that every round sweeps the same candidates.
 				one := *gc
 				one.Classes = []sim.Class{*cl}
-				q10, q99 := gridSpan(r, cl.Deadline)
-				grids[k], series[k] = grid(&one, search, q10, q99)
+				grids[k], series[k] = grid(&one, search, me.Span[0], me.Span[1])
 				if len(grids[k]) == 0 {
-					return nil, jg, fmt.Errorf("class %q: every delay to try is at or past its deadline %s; try shorter delays", cl.Name, fsec(cl.Deadline.Seconds()))
+					return nil, jg, "", fmt.Errorf("class %q: every delay to try is at or past its deadline %s; try shorter delays", cl.Name, fsec(cl.Deadline.Seconds()))
 				}
 			}
 			cr.Candidates = append([]Candidate{base}, slices.Clone(grids[k])...)
 			cr.Series = series[k]
 			cr.Requests = base.Requests
 			failed := make([]error, len(cr.Candidates))
+			var open atomic.Bool // a candidate of another shard
 			err = parallelContext(ctx, len(cr.Candidates)-1, workers, func(j int) error {
 				cand := &cr.Candidates[j+1]
-				res, over, err := run(k, cand.Policy(cl.Policy))
-				if err != nil {
-					if ctx.Err() != nil {
-						return err
+				key := fmt.Sprintf("%s: candidate %d (%s)", step, j+1, cand.Label)
+				me, err := m.get(key, j, func() (Measurement, error) {
+					res, c, err := run(k, cand.Policy(cl.Policy))
+					if err != nil {
+						if ctx.Err() != nil {
+							return Measurement{}, err
+						}
+						return failure(key, err), nil
 					}
-					failed[j+1] = err
-					return nil
+					var x Candidate
+					x.OverLimit = len(res.Overloads(c)) > 0
+					summarize(&x, &res.Classes[k], s.Level, search.Objective.Target)
+					return measurementOf(key, &x), nil
+				})
+				switch {
+				case err != nil:
+					return err
+				case me == nil && !m.simulate:
+					return missingError(key)
+				case me == nil:
+					open.Store(true)
+				case me.Err != "":
+					failed[j+1] = me.err()
+				default:
+					me.apply(cand)
 				}
-				cand.OverLimit = over
-				summarize(cand, res, s.Level, search.Objective.Target)
 				return nil
 			}, progress(fmt.Sprintf("joint round %d, class %s", round, cl.Name), len(cr.Candidates)-1))
 			if err != nil {
-				return nil, jg, err
+				return nil, jg, "", err
+			}
+			if open.Load() {
+				return nil, jg, step, nil // other shards' candidates: the step's pick waits for the merge
 			}
 			if err := dropFailed(cr, failed); err != nil {
-				return nil, jg, err
+				return nil, jg, "", err
 			}
 			decide(cr, s.Rule, s.Level)
 			if pol := cr.Picked().Policy(cl.Policy); !samePolicy(pol, current[k]) {
@@ -324,7 +359,7 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 		}
 		cr.Warnings = append([]string{note}, cr.Warnings...)
 	}
-	return reports, jg, nil
+	return reports, jg, "", nil
 }
 
 // samePolicy reports whether two policies send the same copies at the same

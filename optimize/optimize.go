@@ -263,11 +263,22 @@ type Options struct {
 // when a class is left without a hedged candidate. Simulating a class alone leaves out the load other classes put on shared
 // provider queues and rate limits.
 func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
+	rep, _, err := sweep(cfg, s, opt, &memo{simulate: true}, true)
+	return rep, err
+}
+
+// sweep is Run with its measurements from m, and the rollout check only
+// with check. When m lacks measurements — those of other shards, or of a
+// coupled group's later steps — the report is nil; next then names the
+// first open step of each coupled group that has one. A measurement
+// missing from a memo that does not simulate is an error, except the
+// baseline of a coupled group's step (that step is next).
+func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *Report, next []string, err error) {
 	if err := cfg.Validate(); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	if err := s.Validate(cfg); err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	workers := opt.Workers
 	if workers <= 0 {
@@ -291,7 +302,7 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		}
 	}
 
-	rep := &Report{
+	rep = &Report{
 		Scenario: cfg.Name, Seed: cfg.Seed, RequestsPerCandidate: s.Requests,
 		Level: s.Level, QuantileRule: sim.QuantileRule, Rule: s.Rule,
 	}
@@ -323,7 +334,7 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		alone = append(alone, i)
 		cc, warn, err := classConfig(cfg, i, s.Requests)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		cr := ClassReport{
 			Class:           name,
@@ -339,25 +350,34 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 	}
 
 	// Stage 1: the no-hedging baseline of every class.
-	err := parallelContext(ctx, len(jobs), workers, func(j int) error {
+	err = parallelContext(ctx, len(jobs), workers, func(j int) error {
 		job := jobs[j]
 		c := job.cfg
-		pol := c.Classes[0].Policy
-		sim.NoHedging(&pol)
-		res, err := runPolicy(ctx, c, pol)
+		key := fmt.Sprintf("class %s: none", c.Classes[0].Name)
+		me, err := m.get(key, -1, func() (Measurement, error) {
+			pol := c.Classes[0].Policy
+			sim.NoHedging(&pol)
+			res, err := runPolicy(ctx, c, pol)
+			if err != nil {
+				return Measurement{}, fmt.Errorf("class %q: %w", c.Classes[0].Name, err)
+			}
+			return baseline(res, c, 0, s.Level, job.search.Objective.Target), nil
+		})
 		if err != nil {
-			return fmt.Errorf("class %q: %w", c.Classes[0].Name, err)
+			return err
 		}
-		r := &res.Classes[0]
-		base := Candidate{Label: "none", OverLimit: len(res.Overloads(c)) > 0}
-		summarize(&base, r, s.Level, job.search.Objective.Target)
-		job.q10, job.q99 = gridSpan(r, c.Classes[0].Deadline)
+		if me == nil {
+			return missingError(key)
+		}
+		base := Candidate{Label: "none"}
+		me.apply(&base)
+		job.q10, job.q99 = me.Span[0], me.Span[1]
 		rep.Classes[j].Candidates = []Candidate{base}
 		rep.Classes[j].Requests = base.Requests
 		return nil
 	}, progress("baseline", len(jobs)))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 
 	// Stage 2: every hedged candidate of every class, as one flat list.
@@ -367,7 +387,7 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		cr := &rep.Classes[j]
 		cands, series := grid(job.cfg, job.search, job.q10, job.q99)
 		if len(cands) == 0 {
-			return nil, fmt.Errorf("class %q: every delay to try is at or past its deadline %s; try shorter delays", cr.Class, fsec(cr.DeadlineSeconds))
+			return nil, nil, fmt.Errorf("class %q: every delay to try is at or past its deadline %s; try shorter delays", cr.Class, fsec(cr.DeadlineSeconds))
 		}
 		base := cr.Candidates[0]
 		cr.Candidates = append([]Candidate{base}, cands...)
@@ -380,23 +400,47 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 	// correlation matrix is not positive semidefinite) is left out with a
 	// warning, unless it leaves its class without a hedged candidate.
 	failed := make([]error, len(all))
+	open := make([]bool, len(rep.Classes)) // a class lacking another shard's measurements
 	err = parallelContext(ctx, len(all), workers, func(i int) error {
 		cj := all[i]
 		c := jobs[cj.class].cfg
 		cand := &rep.Classes[cj.class].Candidates[cj.cand]
-		res, err := runPolicy(ctx, c, cand.Policy(c.Classes[0].Policy))
-		if err != nil {
-			failed[i] = err
-			return nil
+		key := fmt.Sprintf("class %s: candidate %d (%s)", c.Classes[0].Name, cj.cand, cand.Label)
+		me, err := m.get(key, i, func() (Measurement, error) {
+			res, err := runPolicy(ctx, c, cand.Policy(c.Classes[0].Policy))
+			if err != nil {
+				if ctx.Err() != nil {
+					return Measurement{}, err
+				}
+				return failure(key, err), nil
+			}
+			var x Candidate
+			x.OverLimit = len(res.Overloads(c)) > 0
+			summarize(&x, &res.Classes[0], s.Level, jobs[cj.class].search.Objective.Target)
+			return measurementOf(key, &x), nil
+		})
+		switch {
+		case err != nil:
+			return err
+		case me == nil && !m.simulate:
+			return missingError(key)
+		case me == nil:
+			open[cj.class] = true
+		case me.Err != "":
+			failed[i] = me.err()
+		default:
+			me.apply(cand)
 		}
-		cand.OverLimit = len(res.Overloads(c)) > 0
-		summarize(cand, &res.Classes[0], s.Level, jobs[cj.class].search.Objective.Target)
 		return nil
 	}, progress("candidates", len(all)))
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
+	complete := !slices.Contains(open, true)
 	for j := range rep.Classes {
+		if open[j] {
+			continue
+		}
 		var bad []error
 		for i, cj := range all {
 			if cj.class != j {
@@ -408,12 +452,14 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 			bad[cj.cand] = failed[i]
 		}
 		if err := dropFailed(&rep.Classes[j], bad); err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 	}
 
 	for j := range rep.Classes {
-		decide(&rep.Classes[j], s.Rule, s.Level)
+		if !open[j] {
+			decide(&rep.Classes[j], s.Rule, s.Level)
+		}
 	}
 
 	// Coupled classes: optimized together on their shared traffic.
@@ -422,12 +468,19 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 		byIndex[i] = &rep.Classes[j]
 	}
 	for g, group := range groups {
-		reports, jg, err := runJoint(ctx, cfg, s, group, shared[g], workers, progress)
+		reports, jg, step, err := runJoint(ctx, cfg, s, group, shared[g], workers, progress, m)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
+		}
+		if step != "" {
+			next = append(next, step)
+			continue
 		}
 		maps.Copy(byIndex, reports)
 		rep.Joint = append(rep.Joint, jg)
+	}
+	if !complete || len(next) > 0 {
+		return nil, next, nil
 	}
 	var ordered []ClassReport
 	for i := range cfg.Classes {
@@ -440,10 +493,10 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 	if rep.Joint == nil {
 		rep.Joint = []JointGroup{}
 	}
-	if n := s.checkRequests(); n > 0 {
-		rc, err := check(ctx, cfg, rep, n, s.Level, workers)
+	if n := s.checkRequests(); n > 0 && check {
+		rc, err := checkOn(ctx, cfg, rep, n, s.Level, workers)
 		if err != nil {
-			return nil, fmt.Errorf("rollout check: %w", err)
+			return nil, nil, fmt.Errorf("rollout check: %w", err)
 		}
 		rep.Rollout = rc
 	}
@@ -460,7 +513,7 @@ func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 			rep.RuleText = strings.Replace(s.Rule.Describe(p, s.Level), pname(p), "the objective's percentile", 1)
 		}
 	}
-	return rep, nil
+	return rep, nil, nil
 }
 
 // dropFailed removes from cr the candidates whose simulation failed

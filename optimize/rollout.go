@@ -89,11 +89,11 @@ func RolloutConfig(cfg *sim.Config, rep *Report, requests int) *sim.Config {
 // each split on GOMAXPROCS goroutines when its requests are independent
 // (sim.RunSplit); the result does not depend on that.
 func Check(ctx context.Context, cfg *sim.Config, rep *Report, requests int, level float64) (*RolloutCheck, error) {
-	return check(ctx, cfg, rep, requests, level, runtime.GOMAXPROCS(0))
+	return checkOn(ctx, cfg, rep, requests, level, runtime.GOMAXPROCS(0))
 }
 
-// check is Check on workers goroutines per run.
-func check(ctx context.Context, cfg *sim.Config, rep *Report, requests int, level float64, workers int) (*RolloutCheck, error) {
+// checkOn is Check on workers goroutines per run.
+func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, level float64, workers int) (*RolloutCheck, error) {
 	c := RolloutConfig(cfg, rep, requests)
 	var base *sim.Result
 	var baseErr error

@@ -35,7 +35,10 @@ Usage:
   hedgesim run [flags] [SCENARIO]   simulate a scenario and print a report
   hedgesim optimize [flags] [SCENARIO]
                                     choose a hedge delay per class: frontier,
-                                    verdict, plots (hedgesim help optimize)
+                                    verdict, plots (hedgesim help optimize);
+                                    --shard i/n sweeps one shard of n
+  hedgesim merge PART… --out DIR    combine the shards' parts into the report
+                                    a single optimize run writes
   hedgesim fit [flags] LOG          fit latency models to a log; print a TOML
                                     model block and how well it fits
   hedgesim validate SCENARIO…       check scenario files without simulating
@@ -56,7 +59,7 @@ Exit status: 0 success, 1 failure while running, 2 bad input or usage,
 `
 
 // commandNames lists the commands for error messages.
-const commandNames = "run, optimize, fit, export, validate, compare, list, version, help"
+const commandNames = "run, optimize, merge, fit, export, validate, compare, list, version, help"
 
 // usageError marks errors that exit with status 2. A quiet one has been
 // printed already (the flag package reports its own parse errors).
@@ -94,6 +97,8 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		err = cmdRun(ctx, rest, stdout, stderr)
 	case "optimize":
 		err = cmdOptimize(ctx, rest, stdout, stderr)
+	case "merge":
+		err = cmdMerge(ctx, rest, stdout, stderr)
 	case "fit":
 		err = cmdFit(rest, stdout, stderr)
 	case "export":
@@ -113,7 +118,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		}
 		if len(rest) == 1 && rest[0] != "help" {
 			switch rest[0] {
-			case "run", "optimize", "fit", "list", "validate", "compare", "export", "version":
+			case "run", "optimize", "merge", "fit", "list", "validate", "compare", "export", "version":
 				// Asked-for help goes to stdout, so it can be paged.
 				return run([]string{rest[0], "--help"}, stdout, stdout)
 			}

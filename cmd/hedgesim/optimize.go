@@ -113,9 +113,59 @@ the reason; never "hedge" on too few requests for an interval).
 Settings come from the scenario's [optimize] table (scenarios/README.md);
 flags override them for every class. With --out, the report (report.txt,
 report.json, candidates.csv) and plots (CLASS-cost, CLASS-survival,
-CLASS-delay, as PNG and SVG) are written to DIR.`
+CLASS-delay, as PNG and SVG) are written to DIR.
+
+With --shard i/n (0 ≤ i < n), only shard i's share of the candidates is
+simulated and written as a part to --out FILE; hedgesim merge combines the
+n parts into the report this command writes without --shard (hedgesim help
+merge).`
+
+// optimizeJob is a parsed optimize command line.
+type optimizeJob struct {
+	args    []string // as given
+	sc      *scenario.Scenario
+	cfg     sim.Config
+	s       optimize.Settings
+	workers int
+	out     string
+	asJSON  bool
+	all     bool
+	noPlots bool
+	quiet   bool
+	ws      *rolloutWriter
+	// shard is set by --shard (out is then the part's file), resume by
+	// --resume.
+	shard   *optimize.Shard
+	resume  string
+	partial partArgs // args without --shard and --resume, for the part
+}
 
 func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	job, err := parseOptimize(args, stderr)
+	if err != nil {
+		return err
+	}
+	if job.shard != nil {
+		return runShard(ctx, job, stdout, stderr)
+	}
+	opt := optimize.Options{Workers: job.workers, Context: ctx}
+	bar := newProgress(stderr, "optimize", job.quiet)
+	if bar != nil {
+		opt.Progress = bar.set
+		bar.live()
+	}
+	rep, err := optimize.Run(&job.cfg, job.s, opt)
+	bar.finish()
+	if err != nil {
+		return err
+	}
+	return job.finish(ctx, rep, stdout)
+}
+
+// parseOptimize parses and checks an optimize command line, loads its
+// scenario and checks, before any simulation, that its outputs can be
+// written.
+func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	fs := newFlagSet("optimize", optimizeSynopsis, stderr)
 	var seed, requests, workers intFlag
 	var maxCost, maxHedged, minGain, minGainPerCost, minCut, confidence floatFlag
@@ -149,23 +199,46 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	writeScenario := fs.String("write-scenario", "", "write the scenario with every pick applied to `FILE` (hedge tables and requests only; comments kept), so that `hedgesim run FILE` reproduces the rollout check")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of tables")
 	all := fs.Bool("all", false, "list every candidate in the tables, not only the frontier")
-	out := fs.String("out", "", "write report.txt, report.json, candidates.csv and PNG/SVG plots to `DIR` (created if needed)")
+	out := fs.String("out", "", "write report.txt, report.json, candidates.csv and PNG/SVG plots to `DIR` (created if needed); with --shard, the file to write the part to")
 	noPlots := fs.Bool("no-plots", false, "with --out, do not draw plots")
 	whatIf := addWhatIfFlags(fs)
 	quiet := fs.Bool("quiet", false, "no progress bar (shown on stderr only when it is a terminal)")
 	var maxMemory byteSize
 	fs.Var(&maxMemory, "max-memory", "refuse a sweep estimated to need more than `SIZE` of memory, such as 8GiB or 500MB (default: the memory available)")
+	shardFlag := fs.String("shard", "", "simulate only shard `i/n` of the sweep (0 ≤ i < n, 0-based like JOB_COMPLETION_INDEX) and write the part to --out FILE; hedgesim merge makes the report from every shard's part")
+	resume := fs.String("resume", "", "with --shard: continue a sweep from the `STATE` file hedgesim merge wrote when coupled classes need another stage")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
-		return err
+		return nil, err
+	}
+	var shard *optimize.Shard
+	if *shardFlag != "" {
+		sh, err := optimize.ParseShard(*shardFlag)
+		if err != nil {
+			return nil, usageError{err: fmt.Errorf("--shard: %v", err)}
+		}
+		shard = &sh
+		switch {
+		case *out == "":
+			return nil, usageError{err: errors.New("--shard needs --out FILE, the file to write the part to")}
+		case *writeScenario != "":
+			return nil, usageError{err: errors.New("--write-scenario cannot go with --shard: the picks are known only when hedgesim merge has every part; run the picked scenario from the merged report instead")}
+		}
+	} else if *resume != "" {
+		return nil, usageError{err: errors.New("--resume needs --shard: it continues a sharded sweep")}
 	}
 	sc, err := scenarioArg(pos, seed, requests, optimize.MaxRequests, whatIf.options())
 	if err != nil {
-		return err
+		return nil, err
 	}
-	if *out != "" {
+	switch {
+	case *out != "" && shard != nil:
+		if err := checkPartFile("out", *out); err != nil {
+			return nil, err
+		}
+	case *out != "":
 		if err := prepareOutDir("out", *out, flagPath{"write-scenario", *writeScenario}); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	cfg := sc.Config
@@ -174,7 +247,7 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		s.Requests = int(requests.v)
 	}
 	if workers.set && (workers.v < 1 || workers.v > 4096) {
-		return usageError{err: fmt.Errorf("--workers %d: must be in [1, 4096]", workers.v)}
+		return nil, usageError{err: fmt.Errorf("--workers %d: must be in [1, 4096]", workers.v)}
 	}
 	if confidence.set {
 		s.Level = confidence.v
@@ -199,21 +272,21 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	if checkRequests.set {
 		if checkRequests.v < 0 || checkRequests.v > optimize.MaxRequests {
-			return usageError{err: fmt.Errorf("--check-requests %d: must be in [0, %d] (0 skips the rollout check)", checkRequests.v, optimize.MaxRequests)}
+			return nil, usageError{err: fmt.Errorf("--check-requests %d: must be in [0, %d] (0 skips the rollout check)", checkRequests.v, optimize.MaxRequests)}
 		}
 		s.CheckRequests = int(checkRequests.v)
 	}
 	var ws *rolloutWriter
 	if *writeScenario != "" {
 		if err := checkOutputFile("write-scenario", *writeScenario); err != nil {
-			return err
+			return nil, err
 		}
 		arg := ""
 		if len(pos) == 1 {
 			arg = pos[0]
 		}
 		if ws, err = newRolloutWriter(*writeScenario, arg, &sc.Config); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	if classes.set {
@@ -224,32 +297,32 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	var grid []time.Duration
 	switch rng := from.set || to.set || step.set; {
 	case delays.set && rng:
-		return usageError{err: errors.New("--delays and --from/--to/--step are exclusive")}
+		return nil, usageError{err: errors.New("--delays and --from/--to/--step are exclusive")}
 	case delays.set:
 		for _, x := range delays.v {
 			d, err := parseDuration(x)
 			if err != nil {
-				return usageError{err: fmt.Errorf("--delays: %v", err)}
+				return nil, usageError{err: fmt.Errorf("--delays: %v", err)}
 			}
 			grid = append(grid, d)
 		}
 		if len(grid) > optimize.MaxDelays {
-			return usageError{err: fmt.Errorf("--delays: %d delays; at most %d", len(grid), optimize.MaxDelays)}
+			return nil, usageError{err: fmt.Errorf("--delays: %d delays; at most %d", len(grid), optimize.MaxDelays)}
 		}
 		grid = optimize.NormalizeDelays(grid)
 	case rng:
 		if !to.set || !step.set {
-			return usageError{err: errors.New("a delay range needs --to and --step (--from defaults to 0s)")}
+			return nil, usageError{err: errors.New("a delay range needs --to and --step (--from defaults to 0s)")}
 		}
 		if grid, err = optimize.DelayRange(from.v, to.v, step.v); err != nil {
-			return usageError{err: fmt.Errorf("--from/--to/--step: %v", err)}
+			return nil, usageError{err: fmt.Errorf("--from/--to/--step: %v", err)}
 		}
 	}
 	var copyList []int
 	for _, x := range copies.v {
 		k, err := strconv.Atoi(x)
 		if err != nil {
-			return usageError{err: fmt.Errorf("--copies: %q is not an integer", x)}
+			return nil, usageError{err: fmt.Errorf("--copies: %q is not an integer", x)}
 		}
 		copyList = append(copyList, k)
 	}
@@ -284,52 +357,56 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		}
 	})
 	if objErr != nil {
-		return usageError{err: fmt.Errorf("--objective: %v", objErr)}
+		return nil, usageError{err: fmt.Errorf("--objective: %v", objErr)}
 	}
 	if err := s.Validate(&cfg); err != nil {
-		return usageError{err: err}
+		return nil, usageError{err: err}
 	}
 
 	if err := checkMemory(optimizeMemory(&cfg, s, int(workers.v)), maxMemory,
 		fmt.Sprintf("optimizing with %d requests per candidate", s.Requests), "--requests, --workers or --check-requests"); err != nil {
-		return err
+		return nil, err
 	}
-	opt := optimize.Options{Workers: int(workers.v), Context: ctx}
-	bar := newProgress(stderr, "optimize", *quiet)
-	if bar != nil {
-		opt.Progress = bar.set
-		bar.live()
+	job := &optimizeJob{
+		args: args, sc: sc, cfg: cfg, s: s, workers: int(workers.v), out: *out,
+		asJSON: *asJSON, all: *all, noPlots: *noPlots, quiet: *quiet, ws: ws,
+		shard: shard, resume: *resume,
 	}
-	rep, err := optimize.Run(&cfg, s, opt)
-	bar.finish()
-	if err != nil {
-		return err
+	if shard != nil {
+		job.partial = newPartArgs(fs, args)
 	}
-	rep.ScenarioSHA256 = sc.SHA256
-	rep.Overrides = sc.Overrides
+	return job, nil
+}
+
+// finish writes the report rep of job: to --out DIR when set, to
+// --write-scenario when set, and to stdout.
+func (job *optimizeJob) finish(ctx context.Context, rep *optimize.Report, stdout io.Writer) error {
+	rep.ScenarioSHA256 = job.sc.SHA256
+	rep.Overrides = job.sc.Overrides
 	formats := strings.Join(export.Formats, "|")
 	switch {
-	case *out != "":
-		rep.ExportCommand = fmt.Sprintf("hedgesim export --format %s %s", formats, shellQuote(filepath.Join(*out, "report.json")))
-	case *writeScenario != "":
-		rep.ExportCommand = fmt.Sprintf("hedgesim export --format %s %s", formats, shellQuote(*writeScenario))
+	case job.out != "":
+		rep.ExportCommand = fmt.Sprintf("hedgesim export --format %s %s", formats, shellQuote(filepath.Join(job.out, "report.json")))
+	case job.ws != nil:
+		rep.ExportCommand = fmt.Sprintf("hedgesim export --format %s %s", formats, shellQuote(job.ws.path))
 	default:
 		rep.ExportCommand = fmt.Sprintf("rerun with --out DIR, then hedgesim export --format %s DIR/report.json", formats)
 	}
 
 	var text, js bytes.Buffer
-	if err := rep.WriteText(&text, *all); err != nil {
+	if err := rep.WriteText(&text, job.all); err != nil {
 		return err
 	}
 	if err := rep.WriteJSON(&js); err != nil {
 		return err
 	}
-	if *out != "" {
-		if err := writeReport(ctx, *out, rep, text.Bytes(), js.Bytes(), !*noPlots, args); err != nil {
+	if job.out != "" {
+		if err := writeReport(ctx, job.out, rep, text.Bytes(), js.Bytes(), !job.noPlots, job.args); err != nil {
 			return err
 		}
 	}
-	if *asJSON {
+	var err error
+	if job.asJSON {
 		_, err = stdout.Write(js.Bytes())
 	} else {
 		_, err = stdout.Write(text.Bytes())
@@ -337,9 +414,9 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
-	if ws != nil {
+	if job.ws != nil {
 		// After the report, so that a failure here does not lose it.
-		return ws.write(&cfg, rep)
+		return job.ws.write(&job.cfg, rep)
 	}
 	return nil
 }

@@ -1,0 +1,242 @@
+package optimize
+
+import (
+	"bytes"
+	"encoding/json"
+	"errors"
+	"fmt"
+	"maps"
+	"math"
+	"slices"
+	"strconv"
+	"time"
+
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// Measurement is what a sweep keeps of one simulation: one candidate of one
+// class (or its no-hedging baseline), reduced to the statistics the report
+// needs. A sharded sweep (RunShard) hands measurements from machine to
+// machine; their JSON form is exact, so that a report assembled from them
+// (Assemble) is the report Run produces.
+type Measurement struct {
+	// Key names the simulation: "class web: none", "class web: candidate
+	// 3 (650ms)", or for coupled classes "group a,b: round 2, class a:
+	// candidate 3 (650ms)". Keys are unique within a sweep.
+	Key string
+	// Err is the simulator's error when it rejected the candidate ("" when
+	// it ran); Invalid says the error was sim.ErrInvalidConfig.
+	Err     string
+	Invalid bool
+	// Requests is the number of requests simulated.
+	Requests int64
+	// Latency holds the percentiles, the mean and the intervals in seconds
+	// (+Inf for a miss, NaN for a mean of nothing).
+	Latency sim.Latency
+	// AnsweredShare, HedgedShare and AnsweredWithinShare are shares in
+	// [0, 1], AttemptsPerRequest calls per request and CostPer1kUSD USD per
+	// 1000 requests (see Candidate).
+	AnsweredShare, HedgedShare, AnsweredWithinShare float64
+	AttemptsPerRequest, CostPer1kUSD                float64
+	// OverLimit is the run's overload of a request-rate limit (see
+	// Candidate.OverLimit, before the comparison with no hedging).
+	OverLimit bool
+	// Survival is the thinned survival curve (see Candidate.Survival).
+	Survival []SurvivalPoint
+	// Span is set for a no-hedging run: the p10 and p99 in seconds that
+	// its class's default delay grid spans (NaN when unknown).
+	Span *[2]float64
+}
+
+// measurementOf returns the measurement of the summarized candidate c.
+func measurementOf(key string, c *Candidate) Measurement {
+	return Measurement{
+		Key: key, Requests: c.Requests, Latency: c.Latency,
+		AnsweredShare: c.AnsweredShare, HedgedShare: c.HedgedShare, AnsweredWithinShare: c.AnsweredWithinShare,
+		AttemptsPerRequest: c.AttemptsPerRequest, CostPer1kUSD: c.CostPer1kUSD,
+		OverLimit: c.OverLimit, Survival: c.Survival,
+	}
+}
+
+// failure returns the measurement of a candidate the simulator rejected.
+func failure(key string, err error) Measurement {
+	return Measurement{Key: key, Err: err.Error(), Invalid: errors.Is(err, sim.ErrInvalidConfig)}
+}
+
+// apply sets the measured fields of c (what summarize sets, and OverLimit).
+func (m *Measurement) apply(c *Candidate) {
+	c.Requests = m.Requests
+	c.Latency = m.Latency
+	c.P95CIOK, c.P99CIOK = m.Latency.P95CIOK, m.Latency.P99CIOK
+	c.AnsweredShare, c.HedgedShare, c.AnsweredWithinShare = m.AnsweredShare, m.HedgedShare, m.AnsweredWithinShare
+	c.AttemptsPerRequest, c.CostPer1kUSD = m.AttemptsPerRequest, m.CostPer1kUSD
+	c.OverLimit = m.OverLimit
+	c.Survival = m.Survival
+}
+
+// err returns the simulator's error of a rejected candidate, or nil.
+func (m *Measurement) err() error {
+	if m.Err == "" {
+		return nil
+	}
+	return storedError{m.Err, m.Invalid}
+}
+
+// storedError is a simulator error carried by a measurement: its text, and
+// whether it was sim.ErrInvalidConfig.
+type storedError struct {
+	msg     string
+	invalid bool
+}
+
+func (e storedError) Error() string        { return e.msg }
+func (e storedError) Is(target error) bool { return e.invalid && target == sim.ErrInvalidConfig }
+
+// exact is a float64 whose JSON form reads back bit for bit: a number in
+// the shortest form that round-trips, or the string "+Inf", "-Inf" or
+// "NaN".
+type exact float64
+
+func (x exact) MarshalJSON() ([]byte, error) {
+	f := float64(x)
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return []byte(`"` + strconv.FormatFloat(f, 'g', -1, 64) + `"`), nil
+	}
+	return []byte(strconv.FormatFloat(f, 'g', -1, 64)), nil
+}
+
+func (x *exact) UnmarshalJSON(b []byte) error {
+	s := string(b)
+	if len(b) > 1 && b[0] == '"' {
+		s = s[1 : len(s)-1]
+		if s != "+Inf" && s != "-Inf" && s != "NaN" {
+			return fmt.Errorf("%s is not a number", b)
+		}
+	}
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return fmt.Errorf("%s is not a number", b)
+	}
+	*x = exact(f)
+	return nil
+}
+
+// measurementJSON is the JSON form of a Measurement.
+type measurementJSON struct {
+	Key      string `json:"key"`
+	Err      string `json:"error,omitempty"`
+	Invalid  bool   `json:"invalid_config,omitempty"`
+	Requests int64  `json:"requests"`
+	// Latency: mean, p50, p90, p95, p99, p99.9, the p95 interval, the p99
+	// interval.
+	Latency  [10]exact `json:"latency_s"`
+	P95CIOK  bool      `json:"p95_ci_ok"`
+	P99CIOK  bool      `json:"p99_ci_ok"`
+	Answered exact     `json:"answered_share"`
+	Hedged   exact     `json:"hedged_share"`
+	Within   exact     `json:"answered_within_target_share"`
+	Attempts exact     `json:"attempts_per_request"`
+	Cost     exact     `json:"cost_per_1k_usd"`
+	Over     bool      `json:"over_rate_limit"`
+	// Survival: t0, s0, t1, s1, …
+	Survival []exact   `json:"survival"`
+	Span     *[2]exact `json:"grid_span_s,omitempty"`
+}
+
+// MarshalJSON writes m exactly (see exact): floats that read back bit for
+// bit, +Inf and NaN as strings.
+func (m Measurement) MarshalJSON() ([]byte, error) {
+	l := &m.Latency
+	w := measurementJSON{
+		Key: m.Key, Err: m.Err, Invalid: m.Invalid, Requests: m.Requests,
+		Latency: [10]exact{exact(l.Mean), exact(l.P50), exact(l.P90), exact(l.P95), exact(l.P99), exact(l.P999),
+			exact(l.P95CI95[0]), exact(l.P95CI95[1]), exact(l.P99CI95[0]), exact(l.P99CI95[1])},
+		P95CIOK: l.P95CIOK, P99CIOK: l.P99CIOK,
+		Answered: exact(m.AnsweredShare), Hedged: exact(m.HedgedShare), Within: exact(m.AnsweredWithinShare),
+		Attempts: exact(m.AttemptsPerRequest), Cost: exact(m.CostPer1kUSD), Over: m.OverLimit,
+		Survival: make([]exact, 0, 2*len(m.Survival)),
+	}
+	for _, p := range m.Survival {
+		w.Survival = append(w.Survival, exact(p.T), exact(p.S))
+	}
+	if m.Span != nil {
+		w.Span = &[2]exact{exact(m.Span[0]), exact(m.Span[1])}
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes.
+func (m *Measurement) UnmarshalJSON(b []byte) error {
+	var w measurementJSON
+	d := json.NewDecoder(bytes.NewReader(b))
+	d.DisallowUnknownFields()
+	if err := d.Decode(&w); err != nil {
+		return err
+	}
+	if w.Key == "" {
+		return errors.New("a measurement without a key")
+	}
+	if len(w.Survival)%2 != 0 {
+		return fmt.Errorf("measurement %q: survival has an odd number of values", w.Key)
+	}
+	x := w.Latency
+	*m = Measurement{
+		Key: w.Key, Err: w.Err, Invalid: w.Invalid, Requests: w.Requests,
+		Latency: sim.Latency{Mean: float64(x[0]), P50: float64(x[1]), P90: float64(x[2]), P95: float64(x[3]), P99: float64(x[4]), P999: float64(x[5]),
+			P95CI95: [2]float64{float64(x[6]), float64(x[7])}, P99CI95: [2]float64{float64(x[8]), float64(x[9])},
+			P95CIOK: w.P95CIOK, P99CIOK: w.P99CIOK},
+		AnsweredShare: float64(w.Answered), HedgedShare: float64(w.Hedged), AnsweredWithinShare: float64(w.Within),
+		AttemptsPerRequest: float64(w.Attempts), CostPer1kUSD: float64(w.Cost), OverLimit: w.Over,
+	}
+	if len(w.Survival) > 0 {
+		m.Survival = make([]SurvivalPoint, len(w.Survival)/2)
+		for i := range m.Survival {
+			m.Survival[i] = SurvivalPoint{T: float64(w.Survival[2*i]), S: float64(w.Survival[2*i+1])}
+		}
+	}
+	if w.Span != nil {
+		m.Span = &[2]float64{float64(w.Span[0]), float64(w.Span[1])}
+	}
+	return nil
+}
+
+// Union returns the measurements of every set, each key once, sorted by
+// key. A key measured in several sets must carry the same measurement in
+// each (bit for bit): otherwise the sets come from different inputs or
+// builds, and Union returns an error naming the key.
+func Union(sets ...[]Measurement) ([]Measurement, error) {
+	byKey := map[string]Measurement{}
+	enc := map[string][]byte{}
+	for _, set := range sets {
+		for _, m := range set {
+			b, err := json.Marshal(m)
+			if err != nil {
+				return nil, err
+			}
+			if prev, ok := enc[m.Key]; ok {
+				if !bytes.Equal(prev, b) {
+					return nil, fmt.Errorf("measurement %q differs between parts: they were made by different builds or from different inputs", m.Key)
+				}
+				continue
+			}
+			byKey[m.Key], enc[m.Key] = m, b
+		}
+	}
+	out := make([]Measurement, 0, len(byKey))
+	for _, k := range slices.Sorted(maps.Keys(byKey)) {
+		out = append(out, byKey[k])
+	}
+	return out, nil
+}
+
+// baseline measures the no-hedging run res of class k of c, with the span
+// of its class's default delay grid.
+func baseline(res *sim.Result, c *sim.Config, k int, level float64, target time.Duration) Measurement {
+	r := &res.Classes[k]
+	base := Candidate{OverLimit: len(res.Overloads(c)) > 0}
+	summarize(&base, r, level, target)
+	me := measurementOf("", &base)
+	q10, q99 := gridSpan(r, c.Classes[k].Deadline)
+	me.Span = &[2]float64{q10, q99}
+	return me
+}
