@@ -5,8 +5,10 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"text/tabwriter"
 )
 
@@ -210,19 +212,14 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 		Scenario: cfg.Name, Seed: cfg.Seed, Requests: cfg.Requests,
 		QuantileRule: QuantileRule,
 	}
+	sums, overall := summarizeAll(hedged, baseline)
 	for i := range hedged.Classes {
-		h, b := &hedged.Classes[i], &baseline.Classes[i]
-		cr := classReport(h, b)
-		cr.Warnings = append(cr.Warnings, hedgeWarnings(&cfg.Classes[i], h, b, &cr)...)
+		h, b, x := &hedged.Classes[i], &baseline.Classes[i], &sums[i]
+		cr := classReport(h, b, x.lat, x.end, x.base)
+		cr.Warnings = append(cr.Warnings, hedgeWarnings(&cfg.Classes[i], h, b, &cr, x.baseEnd95)...)
 		r.Classes = append(r.Classes, cr)
 	}
-	if len(r.Classes) == 1 {
-		// The overall result holds the same requests as the one class.
-		c := &r.Classes[0]
-		r.Overall = classReportWith(&hedged.Overall, &baseline.Overall, c.Latency, c.EndLatency, c.NoHedging.Latency)
-	} else {
-		r.Overall = classReport(&hedged.Overall, &baseline.Overall)
-	}
+	r.Overall = classReport(&hedged.Overall, &baseline.Overall, overall.lat, overall.end, overall.base)
 	r.setSpend(cfg)
 	r.Providers = hedged.Providers
 	r.Breakers = hedged.Breakers
@@ -236,6 +233,49 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 		}
 	}
 	return r
+}
+
+// summaries are the latency figures of a report row, each selected from
+// the stored latencies.
+type summaries struct {
+	lat, base Latency    // SummarizeLatency of the hedged run and of the baseline
+	end       EndLatency // SummarizeEnd of the hedged run
+	baseEnd95 float64    // the baseline's end-latency p95 (hedgeWarnings)
+}
+
+// summarizeAll selects the figures of the report rows of every class of the
+// runs hedged and baseline, and of the overall row — the one class's when
+// there is only one, as they hold the same requests. The selections, which
+// only read the runs' latencies, run on up to GOMAXPROCS goroutines; the
+// figures do not depend on how many.
+func summarizeAll(hedged, baseline *Result) (cls []summaries, overall summaries) {
+	cls = make([]summaries, len(hedged.Classes))
+	var jobs []func()
+	for i := range cls {
+		h, b, x := &hedged.Classes[i], &baseline.Classes[i], &cls[i]
+		jobs = append(jobs,
+			func() { x.lat = SummarizeLatency(h) },
+			func() { x.end = SummarizeEnd(h) },
+			func() { x.base = SummarizeLatency(b) },
+			func() { x.baseEnd95 = b.EndQuantiles(0.95)[0] })
+	}
+	if len(cls) != 1 {
+		h, b, x := &hedged.Overall, &baseline.Overall, &overall
+		jobs = append(jobs,
+			func() { x.lat = SummarizeLatency(h) },
+			func() { x.end = SummarizeEnd(h) },
+			func() { x.base = SummarizeLatency(b) })
+	}
+	var next atomic.Int64
+	parallel(min(runtime.GOMAXPROCS(0), len(jobs)), func(int) {
+		for j := int(next.Add(1)) - 1; j < len(jobs); j = int(next.Add(1)) - 1 {
+			jobs[j]()
+		}
+	})
+	if len(cls) == 1 {
+		overall = cls[0]
+	}
+	return cls, overall
 }
 
 // SummarizeLatency returns the latency summary of c (NaN-free: zeros when
@@ -275,13 +315,10 @@ func per1k(c *ClassResult) Cost {
 // share returns a/n, or 0 when n is 0.
 func share(a, n int64) float64 { return perRequest(float64(a), n) }
 
-func classReport(h, b *ClassResult) ClassReport {
-	return classReportWith(h, b, SummarizeLatency(h), SummarizeEnd(h), SummarizeLatency(b))
-}
-
-// classReportWith is classReport given the latency summaries of h (lat,
-// end) and of b (base).
-func classReportWith(h, b *ClassResult, lat Latency, end EndLatency, base Latency) ClassReport {
+// classReport returns the report row of the run h of a class (or of all
+// classes) and its baseline b, given the latency summaries of h (lat, end)
+// and of b (base).
+func classReport(h, b *ClassResult, lat Latency, end EndLatency, base Latency) ClassReport {
 	cr := ClassReport{
 		Class: h.Name, Requests: h.Requests, Answered: h.Answered,
 		AnsweredShare:    share(h.Answered, h.Requests),
@@ -329,13 +366,13 @@ func AnswersFall(pb float64, nb int64, pc float64, nc int64, z float64) bool {
 }
 
 // hedgeWarnings says when class cl's hedging (run h, baseline b, report
-// row cr) does harm or nothing: it answers significantly fewer requests
+// row cr, the baseline's end-latency p95 baseEnd95) does harm or nothing: it answers significantly fewer requests
 // than no hedging (the two-proportion test of the optimizer, at 95 %); it
 // cannot hedge because its first copy is due at or after its deadline; or
 // its requests end sooner only because they fail faster (the p95 of the
 // time until requests ended falls by ≥ 10 % while the p95 to a usable
 // answer does not fall).
-func hedgeWarnings(cl *Class, h, b *ClassResult, cr *ClassReport) []string {
+func hedgeWarnings(cl *Class, h, b *ClassResult, cr *ClassReport, baseEnd95 float64) []string {
 	var w []string
 	if h.Requests == 0 || b.Requests == 0 {
 		return nil
@@ -353,7 +390,7 @@ func hedgeWarnings(cl *Class, h, b *ClassResult, cr *ClassReport) []string {
 		p.OnClientError != NonFatal && p.OnUpstreamTimeout != NonFatal {
 		w = append(w, "the copies are fallback copies, sent only after a failure under a nonfatal rule, but no failure here is nonfatal (on_error, on_invalid, on_rate_limited, on_attempt_timeout, on_client_error, on_upstream_timeout): no copy is ever sent")
 	}
-	eh, eb := cr.EndLatency.P95, b.EndQuantiles(0.95)[0]
+	eh, eb := cr.EndLatency.P95, baseEnd95
 	ph95, pb95 := cr.Latency.P95, cr.NoHedging.Latency.P95
 	if eb > 0 && eh <= 0.9*eb && !(ph95 < pb95) {
 		w = append(w, fmt.Sprintf("requests end sooner with hedging (p95 of the time until they end %s → %s) only because they fail faster: p95 to a usable answer %s → %s", FormatSeconds(eb), FormatSeconds(eh), FormatSeconds(pb95), FormatSeconds(ph95)))
