@@ -125,10 +125,109 @@ func Parse(data []byte) (*Report, error) {
 	if probe.Classes == nil {
 		return nil, errors.New(`not a hedgesim JSON report: no "classes" field; want the JSON of hedgesim run --json or optimize --json`)
 	}
+	var r *Report
+	var err error
 	if probe.RequestsPerCandidate != nil {
-		return parseOptimize(data)
+		r, err = parseOptimize(data)
+	} else {
+		r, err = parseRun(data)
 	}
-	return parseRun(data)
+	if err != nil {
+		return nil, err
+	}
+	if err := r.check(); err != nil {
+		return nil, err
+	}
+	return r, nil
+}
+
+// check reports every figure of r that no hedgesim report can hold: a
+// class without a name or named twice, a negative request count, an
+// answered share outside [0, 1], a cost that is negative or not finite,
+// percentiles that are negative, NaN or out of order (p50 ≤ p95 ≤ p99), or
+// a confidence interval (when the report calls it valid) that is reversed
+// or does not hold its percentile. Each problem names the class and the
+// JSON field; all are returned together.
+func (r *Report) check() error {
+	var errs []error
+	if len(r.Classes) == 0 {
+		return errors.New(`the report has no classes ("classes" is empty)`)
+	}
+	first := map[string]int{}
+	for i, c := range r.Classes {
+		at := fmt.Sprintf("classes[%d] (class %q)", i, c.Name)
+		bad := func(field, format string, args ...any) {
+			errs = append(errs, fmt.Errorf("%s: %s: %s", at, field, fmt.Sprintf(format, args...)))
+		}
+		if c.Name == "" {
+			at = fmt.Sprintf("classes[%d]", i)
+			bad("class", "missing or empty; every class has a name")
+		} else if j, dup := first[c.Name]; dup {
+			bad("class", "the name is also that of classes[%d]; a report names each class once", j)
+		} else {
+			first[c.Name] = i
+		}
+		if c.Requests < 0 {
+			bad("requests", "%d; want a count ≥ 0", c.Requests)
+		}
+		if !(c.AnsweredShare >= 0 && c.AnsweredShare <= 1) {
+			bad(r.field("answered_share"), "%g; want a share in [0, 1]", c.AnsweredShare)
+		}
+		if !(c.CostPer1k >= 0) || math.IsInf(c.CostPer1k, 0) {
+			bad(r.field("cost"), "%g; want a cost ≥ 0 in USD", c.CostPer1k)
+		}
+		ps := []struct {
+			name string
+			v    float64
+		}{{"p50", c.P50}, {"p95", c.P95}, {"p99", c.P99}}
+		okOrder := true
+		for _, p := range ps {
+			if !(p.v >= 0) {
+				bad(r.field("latency_s")+"."+p.name, "%g; want a latency ≥ 0 in seconds, or null for a miss", p.v)
+				okOrder = false
+			}
+		}
+		if okOrder && !(c.P50 <= c.P95 && c.P95 <= c.P99) {
+			bad(r.field("latency_s"), "p50 %s, p95 %s, p99 %s are out of order; percentiles never decrease", fmtSec(c.P50), fmtSec(c.P95), fmtSec(c.P99))
+		}
+		for _, ci := range []struct {
+			name string
+			p    float64
+			iv   [2]float64
+			ok   bool
+		}{{"p95_ci95", c.P95, c.P95CI, c.P95CIOK}, {"p99_ci95", c.P99, c.P99CI, c.P99CIOK}} {
+			if !ci.ok || !(ci.p >= 0) {
+				continue // an interval the report itself calls meaningless
+			}
+			if !(ci.iv[0] >= 0 && ci.iv[0] <= ci.p && ci.p <= ci.iv[1]) {
+				bad(r.field("latency_s")+"."+ci.name, "[%s, %s] does not hold its percentile %s (want low ≤ percentile ≤ high, low ≥ 0)",
+					fmtSec(ci.iv[0]), fmtSec(ci.iv[1]), fmtSec(ci.p))
+			}
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// field returns the JSON path of a class's figure in r's kind of report.
+func (r *Report) field(name string) string {
+	if r.Kind == Optimize {
+		if name == "cost" {
+			name = "cost_per_1k_usd"
+		}
+		return "candidates[pick]." + name
+	}
+	if name == "cost" {
+		return "cost_per_1k_usd.total"
+	}
+	return name
+}
+
+// fmtSec formats a latency in seconds, "miss" for +Inf.
+func fmtSec(v float64) string {
+	if math.IsInf(v, 1) {
+		return "miss"
+	}
+	return fmt.Sprintf("%g s", v)
 }
 
 func parseRun(data []byte) (*Report, error) {

@@ -209,3 +209,32 @@ func TestChangeText(t *testing.T) {
 		}
 	}
 }
+
+// TestParseRejectsImpossibleFigures: figures no hedgesim report holds are
+// errors naming the class and the field, all of them at once.
+func TestParseRejectsImpossibleFigures(t *testing.T) {
+	data := []byte(`{"scenario": "g", "seed": 3, "requests_per_candidate": 100, "classes": [
+	  {"class": "chat", "requests": 100, "pick": 0, "candidates": [
+	    {"hedging": false, "latency_s": {"p50": 1, "p95": 3, "p99": 4, "p95_ci95": [3.2, 3.4], "p99_ci95": [3.8, 4.2]}, "p95_ci_ok": true, "p99_ci_ok": true, "answered_share": 1.5, "cost_per_1k_usd": -1}]},
+	  {"class": "", "requests": -5, "pick": 0, "candidates": [
+	    {"hedging": false, "latency_s": {"p50": -1, "p95": 3, "p99": 4, "p95_ci95": [2.9, 3.1], "p99_ci95": [3.8, 4.2]}, "answered_share": 0.5, "cost_per_1k_usd": 1}]}]}`)
+	_, err := Parse(data)
+	if err == nil {
+		t.Fatal("no error")
+	}
+	for _, want := range []string{
+		`classes[0] (class "chat"): candidates[pick].answered_share: 1.5; want a share in [0, 1]`,
+		`classes[0] (class "chat"): candidates[pick].cost_per_1k_usd: -1; want a cost ≥ 0`,
+		`classes[0] (class "chat"): candidates[pick].latency_s.p95_ci95: [3.2 s, 3.4 s] does not hold its percentile 3 s`,
+		`classes[1]: class: missing or empty`,
+		`classes[1]: requests: -5; want a count ≥ 0`,
+		`classes[1]: candidates[pick].latency_s.p50: -1; want a latency ≥ 0`,
+	} {
+		if !strings.Contains(err.Error(), want) {
+			t.Errorf("error lacks %q:\n%v", want, err)
+		}
+	}
+	if _, err := Parse([]byte(`{"scenario": "s", "classes": []}`)); err == nil || !strings.Contains(err.Error(), "no classes") {
+		t.Errorf("no classes: %v", err)
+	}
+}

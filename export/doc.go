@@ -18,7 +18,12 @@
 // model, a per-copy delay, a budget, a check of the answer's body. Copies
 // sent only after a failure (fallback) become a retry policy (gRPC's
 // retryPolicy, Envoy's plain retries, failsafe-go's retrypolicy) or
-// Polly's fallback mode. A class that cannot be written at all (an
+// Polly's fallback mode. A class's retries (a retry of the whole request
+// around hedging, and one inside each attempt) are failsafe-go
+// retrypolicies composed outside and inside its hedgepolicy, and a gRPC
+// retryPolicy for a class that does not hedge (a method has a
+// hedgingPolicy or a retryPolicy, not both); the other formats note them
+// as not written. A class that cannot be written at all (an
 // adaptive delay outside failsafe-go; timed and fallback copies in one
 // class) is an *UnmappableError.
 //

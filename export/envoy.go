@@ -33,6 +33,8 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 	for i := range d.Classes {
 		c := &d.Classes[i]
 		n := &notes{class: c.Class}
+		retryNotes(n, c, "Envoy")
+		statusRuleNotes(n, c, "Envoy", "retry_on 5xx covers a 504 (and gateway-error), so it follows on_error", "retry_on writes no 4xx other than 429: fatal")
 		if c.Adaptive != nil {
 			return nil, nil, &UnmappableError{"envoy", c.Class, "an adaptive delay (a percentile of recent latencies) has no Envoy form; export an optimize report's fixed-delay pick instead"}
 		}

@@ -15,6 +15,10 @@ const (
 	FailsafeGoVersion = "v0.9.8"
 )
 
+// failsafe-go composes policies outermost first: a class's deadline, its
+// request retry (around hedging), its hedgepolicy, its attempt timeout,
+// and its attempt retry innermost (run inside each hedge attempt).
+//
 // failsafe-go's hedgepolicy (hedgepolicy/hedge.go, hedgeexecutor.go of
 // v0.9.8): WithMaxHedges counts copies beyond the original; by default the
 // first result or error ends the call and cancels the others, CancelIf
@@ -38,6 +42,7 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 		if f := c.fallbacks(); f > 0 && f < len(c.Copies) {
 			return nil, nil, &UnmappableError{"failsafe-go", c.Class, "failsafe-go cannot mix timed copies (a hedgepolicy) with copies sent only after a failure (a retrypolicy) in one call"}
 		}
+		statusRuleNotes(n, c, "failsafe-go", "the written predicates handle a 504 as any 5xx (on_error)", "the written predicates give a 4xx no case of its own: it is handled as an unusable answer")
 		fmt.Fprintf(&body, "\n// Class %s.\n", c.Class)
 		hedgeTarget := c.Primary
 		if len(c.Copies) > 0 {
@@ -62,6 +67,9 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 		}
 		if !c.Hedge {
 			n.add("hedging off: no hedgepolicy written%s", reasonSuffix(c.Reason))
+			var used bool
+			policies, used = failsafeRetries(&body, n, c, id, policies, nil, imports)
+			usedUsable = usedUsable || used
 			fmt.Fprintf(&body, "\n// %sPolicies are the policies of class %s, outermost first: hedging off.\nvar %sPolicies = []failsafe.Policy[*http.Response]{%s}\n",
 				id, c.Class, id, strings.Join(policies, ", "))
 			all = append(all, n.list...)
@@ -69,11 +77,14 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 		}
 		if c.fallbacks() > 0 {
 			usedUsable = writeFailsafeRetry(&body, n, c, id, imports) || usedUsable
-			policies = append(policies, id+"Retry")
+			inner := []string{id + "Retry"}
 			if c.AttemptTimeout > 0 {
 				writeFailsafeAttemptTimeout(&body, c, id, imports)
-				policies = append(policies, id+"AttemptTimeout")
+				inner = append(inner, id+"AttemptTimeout")
 			}
+			var used bool
+			policies, used = failsafeRetries(&body, n, c, id, policies, inner, imports)
+			usedUsable = usedUsable || used
 			fmt.Fprintf(&body, "\n// %sPolicies are the policies of class %s, outermost first:\n// failsafe.With(%sPolicies...).\nvar %sPolicies = []failsafe.Policy[*http.Response]{%s}\n",
 				id, c.Class, id, id, strings.Join(policies, ", "))
 			if hedgeTarget != c.Primary {
@@ -155,11 +166,14 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 		}
 		fmt.Fprintf(&build, ".\n\tBuild()")
 		fmt.Fprintf(&body, "\n// %sHedge is the hedge policy of class %s: %s.\nvar %sHedge = %s\n", id, c.Class, describeCopies(c), id, build.String())
-		policies = append(policies, id+"Hedge")
+		inner := []string{id + "Hedge"}
 		if c.AttemptTimeout > 0 {
 			writeFailsafeAttemptTimeout(&body, c, id, imports)
-			policies = append(policies, id+"AttemptTimeout")
+			inner = append(inner, id+"AttemptTimeout")
 		}
+		var used bool
+		policies, used = failsafeRetries(&body, n, c, id, policies, inner, imports)
+		usedUsable = usedUsable || used
 		fmt.Fprintf(&body, "\n// %sPolicies are the policies of class %s, outermost first:\n// failsafe.With(%sPolicies...).\nvar %sPolicies = []failsafe.Policy[*http.Response]{%s}\n",
 			id, c.Class, id, id, strings.Join(policies, ", "))
 

@@ -9,6 +9,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/hedgesim/hedgesim/sim"
 )
 
 // goTool returns the go command of the toolchain running the tests.
@@ -85,6 +87,9 @@ func TestFailsafeGoCompiles(t *testing.T) {
 	// A file whose classes all have hedging off (no hedgepolicy at all).
 	off := ScenarioPolicies(loadShipped(t, "guard-check.toml"))
 	off.Classes[0].Hedge, off.Classes[0].Copies = false, []Copy{}
+	off.Classes[0].Retry = &Retry{MaxAttempts: 3, InitialBackoff: Seconds(time.Second), MaxBackoff: Seconds(4 * time.Second), Multiplier: 2,
+		Jitter: "equal", RetryOn: []string{"5xx", "invalid"}}
+	off.Classes[0].AttemptRetry = &Retry{MaxAttempts: 4, MaxBackoff: Seconds(time.Second), Multiplier: 1.5, Jitter: "full", RetryOn: []string{"429", "4xx"}}
 	offOut, _, err := Write(off, "failsafe-go", Options{})
 	if err != nil {
 		t.Fatal(err)
@@ -95,6 +100,8 @@ func TestFailsafeGoCompiles(t *testing.T) {
 	v[0].Adaptive = &Adaptive{Percentile: 0.95, Window: 2000, WindowTime: Seconds(time.Minute), WarmUp: 0, Min: Seconds(time.Millisecond), Source: "requests"}
 	v[1].Budget = Budget{MaxInFlightRatio: 0.2, MinInFlight: 3, MaxHedgeShare: 0.1, RetryThrottling: &Throttle{10, 0.1}, HedgesPerSecond: 5, MaxParallel: 2}
 	v[1].AttemptTimeout, v[1].OnAttemptTimeout = Seconds(2*time.Second), "fatal"
+	v[1].Retry = &Retry{MaxAttempts: 2, InitialBackoff: Seconds(time.Second), MaxBackoff: Seconds(time.Second), Multiplier: 1,
+		Jitter: "none", RetryOn: sim.RetryKinds, CountsAgainstBudget: true}
 	v[2].Winner = "first_response"
 	v[3].Copies = []Copy{{Target: "large-b", Delay: Seconds(300 * time.Millisecond)}, {Target: "large-a", Delay: Seconds(500 * time.Millisecond)}}
 	v[3].OnInvalid, v[3].Deadline = "fatal", 0
@@ -102,7 +109,7 @@ func TestFailsafeGoCompiles(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"decaying estimate", "ends hedging", "one hedge target", "no time window"} {
+	for _, want := range []string{"decaying estimate", "ends hedging", "one hedge target", "no time window", "counts_against_budget not written"} {
 		found := false
 		for _, n := range notes {
 			found = found || strings.Contains(n.Text, want)

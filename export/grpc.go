@@ -90,14 +90,20 @@ func writeGRPC(d *Document, opt Options) ([]byte, []Note, error) {
 			return nil, nil, &UnmappableError{"grpc", c.Class, "a method has a hedgingPolicy or a retryPolicy, not both: timed copies cannot be mixed with copies sent only after a failure"}
 		}
 		mc := GRPCMethodConfig{Name: []GRPCName{grpcName(c, opt)}}
+		statusRuleNotes(n, c, "gRPC", "an upstream 504 reaches the client as UNAVAILABLE, handled as on_error", "a 4xx reaches the client as a status (INTERNAL, INVALID_ARGUMENT, …) that is not retried: fatal")
 		if c.Deadline > 0 {
 			mc.Timeout = protoDuration(c.Deadline.D())
 			if c.OnTimeout == "fail_open" {
 				n.add("at the deadline gRPC ends the call with DEADLINE_EXCEEDED; failing open is the caller's handling of that status")
 			}
 		}
+		if c.Hedge && (c.Retry != nil || c.AttemptRetry != nil) {
+			n.add("gRPC allows a hedgingPolicy or a retryPolicy per method, not both, and has no retry inside a hedged attempt")
+			retryNotes(n, c, "gRPC")
+		}
 		if !c.Hedge {
 			n.add("hedging off: no hedgingPolicy written%s", reasonSuffix(c.Reason))
+			mc.RetryPolicy = grpcRetryLayer(n, c)
 		} else if c.fallbacks() > 0 {
 			mc.RetryPolicy = grpcRetry(n, c)
 		} else {

@@ -153,13 +153,24 @@ func TestGRPCParsesEveryScenario(t *testing.T) {
 				t.Errorf("%s: methodConfig[%d] named %q, want the class %q", d.Scenario, i, mc.Name[0].Method, c.Class)
 			}
 			fallback := c.fallbacks() > 0
-			if (mc.HedgingPolicy != nil) != (c.Hedge && !fallback) || (mc.RetryPolicy != nil && !fallback) {
+			// A class that does not hedge writes its retry layer, if any, as
+			// its retryPolicy.
+			layer := c.Retry
+			if layer == nil {
+				layer = c.AttemptRetry
+			}
+			retries := !c.Hedge && layer != nil
+			if (mc.HedgingPolicy != nil) != (c.Hedge && !fallback) || (mc.RetryPolicy != nil && !fallback && !retries) {
 				t.Errorf("%s/%s: hedgingPolicy %v, retryPolicy %v, for hedge %v, fallback %v", d.Scenario, c.Class, mc.HedgingPolicy != nil, mc.RetryPolicy != nil, c.Hedge, fallback)
 			}
 			if mc.HedgingPolicy != nil && mc.HedgingPolicy.MaxAttempts != min(len(c.Copies)+1, GRPCMaxAttempts) {
 				t.Errorf("%s/%s: maxAttempts %d for %d copies", d.Scenario, c.Class, mc.HedgingPolicy.MaxAttempts, len(c.Copies))
 			}
-			if rp := mc.RetryPolicy; rp != nil && (rp.MaxAttempts != min(len(c.Copies)+1, GRPCMaxAttempts) || len(rp.RetryableStatusCodes) == 0) {
+			want := min(len(c.Copies)+1, GRPCMaxAttempts)
+			if retries {
+				want = min(layer.MaxAttempts, GRPCMaxAttempts)
+			}
+			if rp := mc.RetryPolicy; rp != nil && (rp.MaxAttempts != want || len(rp.RetryableStatusCodes) == 0) {
 				t.Errorf("%s/%s: retryPolicy %+v for %d fallback copies", d.Scenario, c.Class, *rp, len(c.Copies))
 			}
 		}

@@ -75,6 +75,11 @@ type Class struct {
 	OnError       string `json:"on_error"`
 	OnRateLimited string `json:"on_rate_limited"`
 	OnInvalid     string `json:"on_invalid"`
+	// OnClientError (a 4xx other than 429) and OnUpstreamTimeout (504,
+	// 408) are present only when they differ from their defaults,
+	// "fatal" and OnError.
+	OnClientError     string `json:"on_client_error,omitempty"`
+	OnUpstreamTimeout string `json:"on_upstream_timeout,omitempty"`
 	// AttemptTimeout, when > 0, abandons an attempt that has not
 	// responded this long after it was sent.
 	AttemptTimeout   Seconds `json:"attempt_timeout_s"`
@@ -90,6 +95,10 @@ type Class struct {
 	// "fail_open" or "fail_closed".
 	Deadline  Seconds `json:"deadline_s"`
 	OnTimeout string  `json:"on_timeout"`
+	// Retry re-runs a failed request, hedging and all, and AttemptRetry
+	// retries inside each attempt (absent: none); see Retry.
+	Retry        *Retry `json:"retry,omitempty"`
+	AttemptRetry *Retry `json:"attempt_retry,omitempty"`
 }
 
 // Copy is one copy beyond the primary.
@@ -258,6 +267,14 @@ func (c *Class) validate() error {
 		{"cancel_billing", c.CancelBilling, billings},
 		{"on_timeout", c.OnTimeout, timeouts},
 	}
+	for _, k := range []struct{ key, v string }{{"on_client_error", c.OnClientError}, {"on_upstream_timeout", c.OnUpstreamTimeout}} {
+		if k.v != "" {
+			checks = append(checks, struct {
+				key, v  string
+				allowed []string
+			}{k.key, k.v, rules})
+		}
+	}
 	for _, k := range checks {
 		if err := oneOf(k.key, k.v, k.allowed); err != nil {
 			return err
@@ -275,6 +292,16 @@ func (c *Class) validate() error {
 		}
 		if err := oneOf("adaptive.source", a.Source, sources); err != nil {
 			return err
+		}
+	}
+	if r := c.Retry; r != nil {
+		if err := r.validate(false); err != nil {
+			return fmt.Errorf("retry.%w", err)
+		}
+	}
+	if r := c.AttemptRetry; r != nil {
+		if err := r.validate(true); err != nil {
+			return fmt.Errorf("attempt_retry.%w", err)
 		}
 	}
 	b := &c.Budget

@@ -86,6 +86,8 @@ func writePolly(d *Document) ([]byte, []Note, error) {
 	for i := range d.Classes {
 		c := &d.Classes[i]
 		n := &notes{class: c.Class}
+		retryNotes(n, c, "Polly")
+		statusRuleNotes(n, c, "Polly", "the default ShouldHandle handles 408 and 5xx (504 included) as it handles errors", "the default ShouldHandle does not handle a 4xx other than 408 and 429: its response ends the call")
 		if c.Adaptive != nil {
 			return nil, nil, &UnmappableError{"polly", c.Class, "an adaptive delay (a percentile of recent latencies) is a DelayGenerator in code, not a setting; export an optimize report's fixed-delay pick instead"}
 		}

@@ -42,6 +42,14 @@ func classPolicy(cfg *sim.Config, cl *sim.Class) Class {
 		Deadline:         Seconds(cl.Deadline),
 		OnTimeout:        cl.OnTimeout.String(),
 		Copies:           []Copy{},
+		Retry:            retryOf(cl.Retry),
+		AttemptRetry:     retryOf(cl.AttemptRetry),
+	}
+	if p.OnClientError != sim.Fatal {
+		c.OnClientError = p.OnClientError.String()
+	}
+	if p.OnUpstreamTimeout != p.OnError {
+		c.OnUpstreamTimeout = p.OnUpstreamTimeout.String()
 	}
 	for j := 1; j <= p.Copies; j++ {
 		gap := p.Delays[min(j-1, len(p.Delays)-1)]

@@ -29,6 +29,20 @@
 // and their mixtures qualify). 429s are not counted in error_rate: they are
 // reported beside it, for a rate_limit to model.
 //
+// # Prefill
+//
+// When every successful request of a streamed log has an input token
+// count, FitLog regresses TTFT on it (FitPrefill: least squares, the
+// slope's Student-t interval and p-value). A slope significantly above 0
+// makes the block model it: prefill_tokens_per_s = 1/slope (constant),
+// ttft fitted to the base TTFT − input/speed (Prefill.Base), and the TTFT
+// and end-to-end latency simulated from both, with (input, output) pairs
+// resampled from the log, checked against the observed ones
+// (Report.TTFTCheck, Report.EndToEnd) — unless more than 10 % of the
+// requests would have a base ≤ 0. Otherwise Report.PrefillNote says why
+// not and the block is unchanged. The llmperf leaderboard logs send
+// 550 input tokens with every request: no slope can be estimated.
+//
 // # Goodness of fit
 //
 // Every model is checked at p50, p90, p95 and p99 against the observed
@@ -38,7 +52,11 @@
 // Kolmogorov–Smirnov distance (gonum stat.KolmogorovSmirnov against the
 // model's quantile grid). A model percentile up to p95 outside its
 // interval, a bounded p99 outside, or a KS distance above 1.358/√n makes
-// the fit "poor", and the reasons are printed. SampleWarnings says when n
+// the fit "poor", and the reasons are printed. The end-to-end latency of
+// a streamed log is known only by simulated draws (AssessSample), whose
+// noise counts too: its percentiles pass when the observed interval and
+// the draws' own interval overlap, and KS is held to the two-sample
+// critical value 1.358·√((n + m)/(n·m)). SampleWarnings says when n
 // is too small to bound a percentile: p99 needs n ≥ 368.
 //
 // # Split-half check

@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -31,7 +32,9 @@ type Options struct {
 	// lognormal and the mixtures, the one with the lowest BIC that passes
 	// the goodness-of-fit checks (Goodness.Poor unset), or the lowest BIC
 	// when none passes; "lognormal", "mixture-2", "mixture-3" and
-	// "empirical" force one.
+	// "empirical" force one, and EM then fits only a forced mixture (the
+	// lognormal, in closed form, and the empirical distribution are
+	// always fitted).
 	Model string
 	// MaxComponents bounds the mixtures tried under "auto", 1 to 3;
 	// default 3.
@@ -154,6 +157,11 @@ func (m *Metric) Candidate(name string) *Candidate {
 // (Assess) and chooses among the parametric ones by BIC, passing over
 // those that fit poorly, unless opt.Model forces a model.
 func FitValues(name, unit string, x []float64, opt Options) (*Metric, error) {
+	return fitValues(context.Background(), name, unit, x, opt)
+}
+
+// fitValues is FitValues that stops with ctx's error when ctx is done.
+func fitValues(ctx context.Context, name, unit string, x []float64, opt Options) (*Metric, error) {
 	opt, err := opt.check()
 	if err != nil {
 		return nil, err
@@ -163,9 +171,16 @@ func FitValues(name, unit string, x []float64, opt Options) (*Metric, error) {
 	}
 	m := &Metric{Name: name, Unit: unit, Sorted: sorted(x)}
 	n := len(x)
-	maxK := 3
-	if opt.Model == ModelAuto {
+	// EM runs only for the mixtures auto chooses among, or the one asked
+	// for; the lognormal (closed form) is always fitted.
+	minK, maxK := 2, 0
+	switch opt.Model {
+	case ModelAuto:
 		maxK = opt.MaxComponents
+	case ModelMixture2:
+		minK, maxK = 2, 2
+	case ModelMixture3:
+		minK, maxK = 3, 3
 	}
 	if lo, hi := m.Sorted[0], m.Sorted[n-1]; lo == hi {
 		// No spread: no lognormal or mixture exists, the empirical
@@ -185,7 +200,10 @@ func FitValues(name, unit string, x []float64, opt Options) (*Metric, error) {
 		m.add(ModelLogNormal, ln, ln.LogLik(m.Sorted), n)
 	}
 	subsampled := false
-	for k := 2; k <= maxK; k++ {
+	for k := minK; k <= maxK; k++ {
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
 		kname := fmt.Sprintf("mixture-%d", k)
 		need := minPerParam * (3*k - 1)
 		if n < need && opt.Model != kname {
@@ -197,7 +215,10 @@ func FitValues(name, unit string, x []float64, opt Options) (*Metric, error) {
 			continue
 		}
 		sub := emSubsample(m.Sorted)
-		mix, ll, err := FitMixture(sub, k, EMOptions{Seed: opt.Seed})
+		mix, ll, err := fitMixture(ctx, sub, k, EMOptions{Seed: opt.Seed})
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
@@ -209,6 +230,9 @@ func FitValues(name, unit string, x []float64, opt Options) (*Metric, error) {
 			}
 		}
 		m.add(kname, mix, ll, n)
+	}
+	if err := ctx.Err(); err != nil {
+		return nil, err
 	}
 	emp, err := dist.NewEmpirical(m.Sorted)
 	if err != nil {
@@ -278,6 +302,20 @@ type Report struct {
 	EndToEnd *Goodness
 	// Draws is the number of simulated requests behind EndToEnd.
 	Draws int
+	// Prefill is the regression of TTFT on input tokens, for a streamed
+	// log whose successful requests all have input token counts of more
+	// than one value (nil otherwise). When Prefill.Used, the ttft metric
+	// is fitted to the base TTFTs (Prefill.Base) and the block gets
+	// prefill_tokens_per_s.
+	Prefill *Prefill
+	// PrefillNote says what the prefill regression found, or why there is
+	// none although the log has input token counts ("" for a log without
+	// them).
+	PrefillNote string
+	// TTFTCheck compares the TTFT simulated from the block — base ttft +
+	// input tokens ÷ prefill speed, the input resampled from the log,
+	// Draws requests — with the observed TTFTs (when Prefill.Used).
+	TTFTCheck *Goodness
 	// Warnings say which percentiles the sample is too small to bound.
 	Warnings []string
 }
@@ -306,6 +344,9 @@ func (r *Report) Poor() (bool, []string) {
 		if r.Speed.Name != ModelEmpirical { // the empirical speeds match themselves
 			add("tokens_per_s ("+r.Speed.Name+")", &r.Speed.Goodness)
 		}
+		if r.TTFTCheck != nil {
+			add("ttft (simulated: base + input/prefill speed)", r.TTFTCheck)
+		}
 		add("latency (simulated end to end)", r.EndToEnd)
 	} else {
 		add("latency ("+r.Metric("latency").Best().Name+")", &r.Metric("latency").Best().Goodness)
@@ -322,6 +363,12 @@ var ErrNoData = errors.New("too few successful requests to fit")
 // an end-to-end check by simulation; the whole-call latency is fitted in
 // every case.
 func FitLog(l *readers.Log, opt Options) (*Report, error) {
+	return FitLogContext(context.Background(), l, opt)
+}
+
+// FitLogContext is FitLog that stops when ctx is done, returning ctx's
+// error: it is checked between the fits and in every EM iteration.
+func FitLogContext(ctx context.Context, l *readers.Log, opt Options) (*Report, error) {
 	opt, err := opt.check()
 	if err != nil {
 		return nil, err
@@ -333,15 +380,49 @@ func FitLog(l *readers.Log, opt Options) (*Report, error) {
 	}
 	r.Warnings = SampleWarnings(len(lat))
 	if r.Streamed {
-		ttft, err := FitValues("ttft", "s", l.TTFTs(), opt)
+		ttfts, inputs := l.TTFTs(), []float64(nil)
+		if l.HasInputTokens() {
+			inputs = l.InputTokenCounts()
+			r.Prefill, err = FitPrefill(inputs, ttfts)
+			switch {
+			case errors.Is(err, ErrConstantInput):
+				r.PrefillNote = fmt.Sprintf("every successful request has %g input tokens, so the prefill speed cannot be estimated (it needs prompts of different lengths); the block's ttft ignores the prompt length", inputs[0])
+			case err != nil:
+				r.PrefillNote = fmt.Sprintf("no regression of TTFT on input tokens: %v; the block's ttft ignores the prompt length", err)
+			default:
+				r.PrefillNote = r.Prefill.Note
+			}
+		}
+		var notes []string
+		if p := r.Prefill; p != nil && p.Used {
+			base, dropped := p.Base(inputs, ttfts)
+			if len(base) < 2 || 10*dropped > p.N {
+				// A constant speed would leave many requests with a base
+				// TTFT ≤ 0: the line does not describe them.
+				p.Used = false
+				p.Note = fmt.Sprintf("TTFT grows with the prompt (%s s per 1000 input tokens, p %s), but one prefill speed of %s tokens/s would leave %d of %d requests with a base TTFT ≤ 0 (more than 10%%): TTFT is not a base plus input ÷ one speed here, and the block's ttft ignores the prompt length",
+					fmtNum(1000*p.Slope), fmtP(p.P), fmtNum(p.Speed), dropped, p.N)
+				r.PrefillNote = p.Note
+			}
+		}
+		if p := r.Prefill; p != nil && p.Used {
+			base, dropped := p.Base(inputs, ttfts)
+			ttfts = base
+			notes = append(notes, fmt.Sprintf("base TTFT: TTFT − input tokens ÷ %s tokens/s (the prefill speed)", fmtNum(p.Speed)))
+			if dropped > 0 {
+				notes = append(notes, fmt.Sprintf("%d of %d requests left out: their base TTFT is ≤ 0 (a prefill faster than the fitted speed)", dropped, p.N))
+			}
+		}
+		ttft, err := fitValues(ctx, "ttft", "s", ttfts, opt)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", l.File, err)
 		}
+		ttft.Notes = append(notes, ttft.Notes...)
 		speeds := l.DecodeSpeeds()
 		if len(speeds) < 2 {
 			return nil, fmt.Errorf("%s: %w: %d requests have a decode speed (output tokens > 0 and latency > ttft); need at least 2", l.File, ErrNoData, len(speeds))
 		}
-		speed, err := FitValues("tokens_per_s", "tokens/s", speeds, opt)
+		speed, err := fitValues(ctx, "tokens_per_s", "tokens/s", speeds, opt)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", l.File, err)
 		}
@@ -351,11 +432,20 @@ func FitLog(l *readers.Log, opt Options) (*Report, error) {
 			r.SpeedNote = fmt.Sprintf("the scenario format needs a decode speed above 0 with probability 1, and the %s's is not; the empirical distribution of the %d observed speeds is used instead", r.Speed.Name, len(speeds))
 			r.Speed = speed.Candidate(ModelEmpirical)
 		}
-		sim := SimulateEndToEnd(ttft.Best().Dist, r.Speed.Dist, l.OutputTokenCounts(), opt.Draws, opt.Seed)
-		g := AssessSample(sorted(lat), sim)
-		r.EndToEnd = &g
+		if p := r.Prefill; p != nil && p.Used {
+			first, e2e := simulateStreamed(ttft.Best().Dist, r.Speed.Dist, p.Speed, inputs, l.OutputTokenCounts(), opt.Draws, opt.Seed)
+			gf, ge := AssessSample(sorted(l.TTFTs()), first), AssessSample(sorted(lat), e2e)
+			r.TTFTCheck, r.EndToEnd = &gf, &ge
+		} else {
+			sim := SimulateEndToEnd(ttft.Best().Dist, r.Speed.Dist, l.OutputTokenCounts(), opt.Draws, opt.Seed)
+			g := AssessSample(sorted(lat), sim)
+			r.EndToEnd = &g
+		}
 	}
-	e2e, err := FitValues("latency", "s", lat, opt)
+	if err := ctx.Err(); err != nil {
+		return nil, err
+	}
+	e2e, err := fitValues(ctx, "latency", "s", lat, opt)
 	if err != nil {
 		return nil, fmt.Errorf("%s: %w", l.File, err)
 	}
@@ -378,6 +468,27 @@ func SimulateEndToEnd(ttft, speed dist.Dist, outputs []float64, n int, seed uint
 	}
 	slices.Sort(out)
 	return out
+}
+
+// simulateStreamed returns n simulated times to first token and n
+// end-to-end latencies, each sorted, of a streamed model with a constant
+// prefill speed (tokens/s): TTFT = base + input ÷ prefill and latency =
+// TTFT + output ÷ speed, with base and speed drawn from their models and
+// (input, output) drawn together, uniformly, from the log's requests —
+// what hedgesim's simulator computes for one attempt. Draws come from PCG
+// stream (seed, 2), in SimulateEndToEnd's order.
+func simulateStreamed(base, speed dist.Dist, prefill float64, inputs, outputs []float64, n int, seed uint64) (first, e2e []float64) {
+	src := rand.NewPCG(seed, 2)
+	r := rand.New(src)
+	first, e2e = make([]float64, n), make([]float64, n)
+	for i := range n {
+		j := r.IntN(len(outputs))
+		first[i] = base.Rand(src) + inputs[j]/prefill
+		e2e[i] = first[i] + outputs[j]/speed.Rand(src)
+	}
+	slices.Sort(first)
+	slices.Sort(e2e)
+	return first, e2e
 }
 
 // sorted returns a sorted copy of x.

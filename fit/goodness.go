@@ -56,7 +56,14 @@ type QuantileCheck struct {
 	Hi float64
 	// Model is the model's quantile (exact, or from simulated draws).
 	Model float64
-	// Inside reports Lo ≤ Model ≤ Hi.
+	// ModelLo and ModelHi bound the model's quantile when it comes from
+	// simulated draws: their own order-statistic interval at Level (±Inf
+	// where the draws cannot bound it). For an exact model both are Model.
+	ModelLo, ModelHi float64
+	// Inside reports that the model's quantile is consistent with the
+	// observations: Lo ≤ Model ≤ Hi for an exact model; for simulated
+	// draws, that the two intervals [Lo, Hi] and [ModelLo, ModelHi]
+	// overlap (as benchstat and hedgesim compare judge two samples).
 	Inside bool
 }
 
@@ -96,8 +103,13 @@ type Goodness struct {
 	// KSCritical is 1.358/√n, the asymptotic 5 % critical value of the
 	// one-sample KS test. The model's parameters were fitted to the same
 	// sample, so the test is conservative (Lilliefors 1967): a distance
-	// above it is strong evidence of a poor fit.
+	// above it is strong evidence of a poor fit. For a model known by M
+	// simulated draws it is the two-sample value 1.358·√((n + M)/(n·M)):
+	// the draws' own noise counts too.
 	KSCritical float64
+	// M is the number of simulated draws the model is known by (0 for a
+	// model known exactly).
+	M int
 	// Quantiles compares the model with the sample at CheckedQuantiles.
 	Quantiles []QuantileCheck
 	// Poor is set when a model percentile up to p95 falls outside its
@@ -130,23 +142,39 @@ func modelGrid(d dist.Continuous) []float64 {
 // x: its quantiles at CheckedQuantiles against the order-statistic
 // intervals, and the KS distance.
 func Assess(x []float64, d dist.Continuous) Goodness {
-	return assess(x, d.Quantile, modelGrid(d))
+	return assess(x, d.Quantile, modelGrid(d), 0)
 }
 
 // AssessSample is Assess for a model known only by simulated draws: sim
 // is a sorted sample of the model, and the model's quantiles are sim's
-// nearest-rank quantiles.
+// nearest-rank quantiles. Both samples are noisy, and the verdict allows
+// for both sizes: a percentile passes when its observed interval and the
+// draws' interval overlap, and KS is held to the two-sample critical
+// value 1.358·√((n + m)/(n·m)) (m = len(sim)). Judged as if the draws
+// were the exact model, a log much larger than the simulation fails
+// however right the model is.
 func AssessSample(x, sim []float64) Goodness {
-	return assess(x, func(p float64) float64 { return stat.Quantile(p, stat.Empirical, sim, nil) }, sim)
+	return assess(x, func(p float64) float64 { return stat.Quantile(p, stat.Empirical, sim, nil) }, sim, len(sim))
 }
 
-func assess(x []float64, quantile func(float64) float64, sample []float64) Goodness {
+// assess compares sorted x with a model given by its quantile function and
+// a sorted sample of it (a grid, or m simulated draws; m = 0: the model is
+// exact and the sample a grid of its quantiles).
+func assess(x []float64, quantile func(float64) float64, sample []float64, m int) Goodness {
 	n := len(x)
-	g := Goodness{N: n, KS: stat.KolmogorovSmirnov(x, nil, sample, nil), KSCritical: 1.358 / math.Sqrt(float64(n))}
+	g := Goodness{N: n, M: m, KS: stat.KolmogorovSmirnov(x, nil, sample, nil), KSCritical: 1.358 / math.Sqrt(float64(n))}
+	if m > 0 {
+		g.KSCritical = 1.358 * math.Sqrt(float64(n+m)/(float64(n)*float64(m)))
+	}
 	for _, p := range CheckedQuantiles {
 		q := observedQuantile(x, p)
 		q.Model = quantile(p)
-		q.Inside = q.Lo <= q.Model && q.Model <= q.Hi
+		q.ModelLo, q.ModelHi = q.Model, q.Model
+		if m > 0 {
+			mq := observedQuantile(sample, p)
+			q.ModelLo, q.ModelHi = mq.Lo, mq.Hi
+		}
+		q.Inside = q.Lo <= q.ModelHi && q.ModelLo <= q.Hi
 		g.Quantiles = append(g.Quantiles, q)
 		if q.Inside || (p > 0.95 && !q.Bounded()) {
 			continue
@@ -154,15 +182,23 @@ func assess(x []float64, quantile func(float64) float64, sample []float64) Goodn
 		g.Poor = true
 		side := "above"
 		bound := q.Hi
-		if q.Model < q.Lo {
+		if q.ModelHi < q.Lo {
 			side, bound = "below", q.Lo
 		}
-		g.Reasons = append(g.Reasons, fmt.Sprintf("%s: model %s is %s the observed %.0f%% interval (%s %s; observed %s)",
-			q.Name(), fmtNum(q.Model), side, 100*Level, boundWord(side), fmtNum(bound), fmtNum(q.Observed)))
+		what := "model " + fmtNum(q.Model)
+		if m > 0 {
+			what = fmt.Sprintf("model %s (%.0f%% interval [%s, %s] from %d draws)", fmtNum(q.Model), 100*Level, fmtNum(q.ModelLo), fmtNum(q.ModelHi), m)
+		}
+		g.Reasons = append(g.Reasons, fmt.Sprintf("%s: %s is %s the observed %.0f%% interval (%s %s; observed %s)",
+			q.Name(), what, side, 100*Level, boundWord(side), fmtNum(bound), fmtNum(q.Observed)))
 	}
 	if g.KS > g.KSCritical {
 		g.Poor = true
-		g.Reasons = append(g.Reasons, fmt.Sprintf("KS distance %.3f exceeds 1.358/√n = %.3f: the shapes differ", g.KS, g.KSCritical))
+		rule := "1.358/√n"
+		if m > 0 {
+			rule = "the two-sample 1.358·√((n+m)/(n·m))"
+		}
+		g.Reasons = append(g.Reasons, fmt.Sprintf("KS distance %.3f exceeds %s = %.3f: the shapes differ", g.KS, rule, g.KSCritical))
 	}
 	return g
 }

@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -94,6 +95,12 @@ const coarseRatio = 1.5
 // checks each against the counts (chi-square, max CDF gap). opt.Model
 // "empirical" is not available for a histogram.
 func FitHistogram(h *readers.Histogram, opt Options) (*HistogramFit, error) {
+	return FitHistogramContext(context.Background(), h, opt)
+}
+
+// FitHistogramContext is FitHistogram that stops when ctx is done,
+// returning ctx's error: it is checked in every EM iteration.
+func FitHistogramContext(ctx context.Context, h *readers.Histogram, opt Options) (*HistogramFit, error) {
 	opt, err := opt.check()
 	if err != nil {
 		return nil, err
@@ -130,8 +137,8 @@ func FitHistogram(h *readers.Histogram, opt Options) (*HistogramFit, error) {
 		var m LogNormalMixture
 		if k == 1 {
 			m = b.fitLogNormal()
-		} else {
-			m = b.fitMixtureEM(k)
+		} else if m, err = b.fitMixtureEM(ctx, k); err != nil {
+			return nil, err
 		}
 		out.Candidates = append(out.Candidates, b.assess(name, m))
 	}
@@ -300,7 +307,7 @@ const (
 // deterministic starts (components at the count-weighted quantiles
 // (j+½)/k of the bucket midpoints; and the lognormal fit split at ±σ),
 // keeping the one with the higher ℓ.
-func (b *bins) fitMixtureEM(k int) LogNormalMixture {
+func (b *bins) fitMixtureEM(ctx context.Context, k int) (LogNormalMixture, error) {
 	ln := b.fitLogNormal()
 	var starts []LogNormalMixture
 	// Start 1: quantiles of the binned data.
@@ -333,17 +340,20 @@ func (b *bins) fitMixtureEM(k int) LogNormalMixture {
 	starts = append(starts, s2)
 	best, bestLL := LogNormalMixture{}, math.Inf(-1)
 	for _, m := range starts {
-		m = b.em(m)
+		m, err := b.em(ctx, m)
+		if err != nil {
+			return LogNormalMixture{}, err
+		}
 		if ll := b.logLik(m); ll > bestLL {
 			best, bestLL = m, ll
 		}
 	}
 	sortComponents(&best)
-	return best
+	return best, nil
 }
 
-// em runs EM from m.
-func (b *bins) em(m LogNormalMixture) LogNormalMixture {
+// em runs EM from m; it stops with ctx's error when ctx is done.
+func (b *bins) em(ctx context.Context, m LogNormalMixture) (LogNormalMixture, error) {
 	k := m.K()
 	r := make([][]float64, k) // r[j][i]: expected count of bucket i from component j
 	for j := range r {
@@ -351,6 +361,9 @@ func (b *bins) em(m LogNormalMixture) LogNormalMixture {
 	}
 	prev := b.logLik(m)
 	for range emIterations {
+		if err := ctx.Err(); err != nil {
+			return m, err
+		}
 		// E-step.
 		for i, c := range b.counts {
 			tot := 0.0
@@ -390,7 +403,7 @@ func (b *bins) em(m LogNormalMixture) LogNormalMixture {
 		}
 		prev = ll
 	}
-	return m
+	return m, nil
 }
 
 // sortComponents orders components by Mu (fastest mode first).

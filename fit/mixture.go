@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"context"
 	"errors"
 	"fmt"
 	"math"
@@ -185,6 +186,12 @@ const sigmaFloorFraction = 0.02
 // opt.Seed. It returns an error for K < 1, fewer than 3K observations, or
 // observations that are not finite and > 0.
 func FitMixture(x []float64, k int, opt EMOptions) (LogNormalMixture, float64, error) {
+	return fitMixture(context.Background(), x, k, opt)
+}
+
+// fitMixture is FitMixture that stops with ctx's error when ctx is done
+// (checked in every EM iteration).
+func fitMixture(ctx context.Context, x []float64, k int, opt EMOptions) (LogNormalMixture, float64, error) {
 	if k < 1 {
 		return LogNormalMixture{}, 0, fmt.Errorf("fit: %d components; need at least 1", k)
 	}
@@ -210,12 +217,18 @@ func FitMixture(x []float64, k int, opt EMOptions) (LogNormalMixture, float64, e
 			break // one component: EM converges to the MLE from anywhere
 		}
 		m := initMixture(y, k, s, floor, sd, src)
-		ll := em(y, &m, floor, short)
+		ll, err := em(ctx, y, &m, floor, short)
+		if err != nil {
+			return LogNormalMixture{}, 0, err
+		}
 		if ll > bestLL {
 			best, bestLL = m, ll
 		}
 	}
-	bestLL = em(y, &best, floor, opt)
+	bestLL, err := em(ctx, y, &best, floor, opt)
+	if err != nil {
+		return LogNormalMixture{}, 0, err
+	}
 	best.sortByMu()
 	return best, bestLL - floats.Sum(y), nil
 }
@@ -241,8 +254,9 @@ func initMixture(y []float64, k, s int, floor, sd float64, src *rand.Rand) LogNo
 }
 
 // em runs EM on m from its current parameters until the log-likelihood
-// (in log space) gains less than opt.Tol·n per iteration, and returns it.
-func em(y []float64, m *LogNormalMixture, floor float64, opt EMOptions) float64 {
+// (in log space) gains less than opt.Tol·n per iteration, and returns it;
+// it stops with ctx's error when ctx is done.
+func em(ctx context.Context, y []float64, m *LogNormalMixture, floor float64, opt EMOptions) (float64, error) {
 	n, k := len(y), m.K()
 	r := make([]float64, n*k) // responsibilities, row i = observation i
 	terms := make([]float64, k)
@@ -251,6 +265,9 @@ func em(y []float64, m *LogNormalMixture, floor float64, opt EMOptions) float64 
 	prev := math.Inf(-1)
 	var ll float64
 	for range opt.MaxIter {
+		if err := ctx.Err(); err != nil {
+			return 0, err
+		}
 		// E-step.
 		for j := range k {
 			c[j] = math.Log(m.Weights[j]) + distuv.Normal{Mu: m.Mu[j], Sigma: m.Sigma[j]}.LogProb(m.Mu[j])
@@ -296,7 +313,7 @@ func em(y []float64, m *LogNormalMixture, floor float64, opt EMOptions) float64 
 			m.Sigma[j] = math.Max(math.Sqrt(ss/nj), floor)
 		}
 	}
-	return ll
+	return ll, nil
 }
 
 // sortByMu orders the components by increasing Mu.

@@ -183,8 +183,16 @@ func (r *Report) writeBlock(b *bytes.Buffer, o BlockOptions) {
 	fmt.Fprintf(b, "provider = %s\n", strconv.Quote(o.Provider))
 	if r.Streamed {
 		ttft := r.Metric("ttft").Best()
-		fmt.Fprintf(b, "# ttft: %s\n", describe(ttft, "s"))
-		fmt.Fprintf(b, "ttft = %s\n", specTOML(ttft, "s"))
+		if p := r.Prefill; p != nil && p.Used {
+			fmt.Fprintf(b, "# ttft: the base, TTFT − input tokens / prefill_tokens_per_s: %s\n", describe(ttft, "s"))
+			fmt.Fprintf(b, "ttft = %s\n", specTOML(ttft, "s"))
+			fmt.Fprintf(b, "# prefill_tokens_per_s: 1 / slope of TTFT on input tokens, 95%% interval [%s, %s] tokens/s (p %s, n = %d)\n",
+				fmtNum(p.SpeedLo), fmtNum(p.SpeedHi), fmtP(p.P), p.N)
+			fmt.Fprintf(b, "prefill_tokens_per_s = { kind = \"constant\", value = %s }\n", num(p.Speed))
+		} else {
+			fmt.Fprintf(b, "# ttft: %s\n", describe(ttft, "s"))
+			fmt.Fprintf(b, "ttft = %s\n", specTOML(ttft, "s"))
+		}
 		speed := r.Metric("tokens_per_s")
 		if r.SpeedNote != "" {
 			fmt.Fprintf(b, "# tokens_per_s: %s; fitted %s.\n", wrapComment(r.SpeedNote), describe(speed.Best(), "tokens/s"))
@@ -253,8 +261,29 @@ func (r *Report) WriteText(w io.Writer) {
 		if m.Name == "latency" && r.Streamed {
 			what = "latency (end to end, fitted directly; the block uses ttft + tokens/speed)"
 		}
+		if m.Name == "ttft" && r.Prefill != nil && r.Prefill.Used {
+			what = "ttft (base: TTFT − input tokens / prefill speed)"
+		}
 		fmt.Fprintf(w, "%s (%s), n = %d\n", what, m.Unit, len(m.Sorted))
 		writeTable(w, m)
+	}
+	if p := r.Prefill; p != nil {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "ttft vs input tokens (least squares), n = %d, input %s to %s tokens\n", p.N, fmtNum(p.InputMin), fmtNum(p.InputMax))
+		fmt.Fprintf(w, "  ttft = %s s + %s s per 1000 tokens (95%% interval [%s, %s], t = %.3g, p %s)\n",
+			fmtNum(p.Intercept), fmtNum(1000*p.Slope), fmtNum(1000*p.SlopeLo), fmtNum(1000*p.SlopeHi), p.T, fmtP(p.P))
+	}
+	switch {
+	case r.Prefill != nil:
+		fmt.Fprintf(w, "  %s\n", r.PrefillNote)
+	case r.PrefillNote != "":
+		fmt.Fprintf(w, "\nttft vs input tokens: %s\n", r.PrefillNote)
+	}
+	if r.TTFTCheck != nil {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "ttft simulated: base ttft %s + input tokens / %s tokens/s (%d draws, input tokens resampled from the log)\n",
+			r.Metric("ttft").Best().Name, fmtNum(r.Prefill.Speed), r.Draws)
+		writeChecks(w, r.TTFTCheck, "simulated")
 	}
 	if r.EndToEnd != nil {
 		fmt.Fprintln(w)
@@ -337,16 +366,26 @@ func chosenWhy(m *Metric) string {
 func writeChecks(w io.Writer, g *Goodness, model string) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head, obs, ci, mod := "  \t", "  observed\t", fmt.Sprintf("  %.0f%% interval\t", 100*Level), "  "+model+"\t"
+	modCI := fmt.Sprintf("  draws' %.0f%% interval\t", 100*Level)
 	for _, q := range g.Quantiles {
 		head += "\t" + q.Name()
 		obs += "\t" + fmtNum(q.Observed)
 		ci += "\t" + interval(q)
 		mod += "\t" + fmtNum(q.Model) + outMark(q)
+		modCI += "\t[" + fmtNum(q.ModelLo) + ", " + fmtNum(q.ModelHi) + "]"
 	}
-	for _, l := range []string{head, obs, ci, mod} {
+	lines := []string{head, obs, ci, mod}
+	if g.M > 0 {
+		lines = append(lines, modCI)
+	}
+	for _, l := range lines {
 		fmt.Fprintln(tw, l+"\t")
 	}
 	tw.Flush()
+	if g.M > 0 {
+		fmt.Fprintf(w, "  KS distance %.3f (two-sample 5%% critical value %.3f), n = %d against %d draws; a percentile passes when its observed interval and the draws' overlap\n", g.KS, g.KSCritical, g.N, g.M)
+		return
+	}
 	fmt.Fprintf(w, "  KS distance %.3f (5%% critical value %.3f), n = %d\n", g.KS, g.KSCritical, g.N)
 }
 
@@ -378,13 +417,18 @@ type jsonQuantile struct {
 	Lo       jnum `json:"ci_lo"`
 	Hi       jnum `json:"ci_hi"`
 	Model    jnum `json:"model"`
-	Inside   bool `json:"inside"`
+	// ModelLo and ModelHi: the simulated model's own interval (end to
+	// end only).
+	ModelLo *jnum `json:"model_ci_lo,omitempty"`
+	ModelHi *jnum `json:"model_ci_hi,omitempty"`
+	Inside  bool  `json:"inside"`
 }
 
 type jsonGoodness struct {
 	N          int            `json:"n"`
 	KS         jnum           `json:"ks"`
 	KSCritical jnum           `json:"ks_critical"`
+	M          int            `json:"draws,omitempty"`
 	Quantiles  []jsonQuantile `json:"quantiles"`
 	Poor       bool           `json:"poor"`
 	Reasons    []string       `json:"reasons,omitempty"`
@@ -424,6 +468,9 @@ type jsonReport struct {
 	Speed       string                    `json:"tokens_per_s_model,omitempty"`
 	SpeedNote   string                    `json:"tokens_per_s_note,omitempty"`
 	EndToEnd    *jsonGoodness             `json:"end_to_end,omitempty"`
+	Prefill     *jsonPrefill              `json:"prefill,omitempty"`
+	PrefillNote string                    `json:"prefill_note,omitempty"`
+	TTFTCheck   *jsonGoodness             `json:"ttft_simulated,omitempty"`
 	Draws       int                       `json:"draws,omitempty"`
 	Poor        bool                      `json:"poor"`
 	Reasons     []string                  `json:"reasons,omitempty"`
@@ -431,10 +478,35 @@ type jsonReport struct {
 	TOML        string                    `json:"toml"`
 }
 
+// jsonPrefill is a Prefill; times in s, slopes in s per input token,
+// speeds in tokens/s.
+type jsonPrefill struct {
+	N           int  `json:"n"`
+	InputMin    jnum `json:"input_min"`
+	InputMax    jnum `json:"input_max"`
+	Intercept   jnum `json:"intercept_s"`
+	Slope       jnum `json:"slope_s_per_token"`
+	SlopeSE     jnum `json:"slope_se"`
+	SlopeLo     jnum `json:"slope_ci_lo"`
+	SlopeHi     jnum `json:"slope_ci_hi"`
+	T           jnum `json:"t"`
+	P           jnum `json:"p"`
+	Significant bool `json:"significant"`
+	Speed       jnum `json:"prefill_tokens_per_s"`
+	SpeedLo     jnum `json:"prefill_ci_lo"`
+	SpeedHi     jnum `json:"prefill_ci_hi"`
+	Used        bool `json:"used"`
+}
+
 func toJSONGoodness(g *Goodness) jsonGoodness {
-	j := jsonGoodness{N: g.N, KS: jnum(g.KS), KSCritical: jnum(g.KSCritical), Poor: g.Poor, Reasons: g.Reasons}
+	j := jsonGoodness{N: g.N, KS: jnum(g.KS), KSCritical: jnum(g.KSCritical), M: g.M, Poor: g.Poor, Reasons: g.Reasons}
 	for _, q := range g.Quantiles {
-		j.Quantiles = append(j.Quantiles, jsonQuantile{jnum(q.P), jnum(q.Observed), jnum(q.Lo), jnum(q.Hi), jnum(q.Model), q.Inside})
+		jq := jsonQuantile{P: jnum(q.P), Observed: jnum(q.Observed), Lo: jnum(q.Lo), Hi: jnum(q.Hi), Model: jnum(q.Model), Inside: q.Inside}
+		if g.M > 0 {
+			lo, hi := jnum(q.ModelLo), jnum(q.ModelHi)
+			jq.ModelLo, jq.ModelHi = &lo, &hi
+		}
+		j.Quantiles = append(j.Quantiles, jq)
 	}
 	return j
 }
@@ -470,6 +542,15 @@ func (r *Report) WriteJSON(w io.Writer, o BlockOptions) error {
 	if r.EndToEnd != nil {
 		g := toJSONGoodness(r.EndToEnd)
 		j.EndToEnd, j.Draws = &g, r.Draws
+	}
+	if p := r.Prefill; p != nil {
+		j.Prefill = &jsonPrefill{p.N, jnum(p.InputMin), jnum(p.InputMax), jnum(p.Intercept), jnum(p.Slope), jnum(p.SlopeSE),
+			jnum(p.SlopeLo), jnum(p.SlopeHi), jnum(p.T), jnum(p.P), p.Significant, jnum(p.Speed), jnum(p.SpeedLo), jnum(p.SpeedHi), p.Used}
+	}
+	j.PrefillNote = r.PrefillNote
+	if r.TTFTCheck != nil {
+		g := toJSONGoodness(r.TTFTCheck)
+		j.TTFTCheck = &g
 	}
 	j.Poor, j.Reasons = r.Poor()
 	enc := json.NewEncoder(w)

@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"context"
 	"fmt"
 	"io"
 	"math/rand/v2"
@@ -22,8 +23,10 @@ type SplitHalfRow struct {
 	File, Metric string
 	// NA and NB are the sizes of the fitting half A and held-out half B.
 	NA, NB int
-	// Model names the model behind the prediction: the ttft model, or for
-	// a streamed log's latency "ttft-model + speed-model" simulated.
+	// Model names the model behind the prediction: the ttft model ("… +
+	// prefill" when half A's fit has a prefill speed: base + input/speed,
+	// simulated), or for a streamed log's latency "ttft-model +
+	// speed-model" simulated.
 	Model string
 	// Check holds half B's observed p95 and its order-statistic interval,
 	// with Model = the prediction from half A and Inside whether it lies
@@ -42,6 +45,12 @@ type SplitHalfRow struct {
 // returns an error wrapping ErrNoData when l has fewer than MinSplitHalf
 // successful requests.
 func SplitHalf(l *readers.Log, opt Options) ([]SplitHalfRow, error) {
+	return SplitHalfContext(context.Background(), l, opt)
+}
+
+// SplitHalfContext is SplitHalf that stops when ctx is done, returning
+// ctx's error.
+func SplitHalfContext(ctx context.Context, l *readers.Log, opt Options) ([]SplitHalfRow, error) {
 	opt, err := opt.check()
 	if err != nil {
 		return nil, err
@@ -62,7 +71,7 @@ func SplitHalf(l *readers.Log, opt Options) ([]SplitHalfRow, error) {
 			b.Add(r)
 		}
 	}
-	ra, err := FitLog(a, opt)
+	ra, err := FitLogContext(ctx, a, opt)
 	if err != nil {
 		return nil, err
 	}
@@ -80,7 +89,11 @@ func SplitHalf(l *readers.Log, opt Options) ([]SplitHalfRow, error) {
 	}
 	if ra.Streamed && b.Streamed() {
 		ttft := ra.Metric("ttft").Best()
-		row("ttft", ttft.Name, ttft.Dist.Quantile(p), a.TTFTs(), b.TTFTs())
+		if ra.TTFTCheck != nil { // base + input/prefill speed, simulated
+			row("ttft", ttft.Name+" + prefill", quantileOf(ra.TTFTCheck, p), a.TTFTs(), b.TTFTs())
+		} else {
+			row("ttft", ttft.Name, ttft.Dist.Quantile(p), a.TTFTs(), b.TTFTs())
+		}
 		row("latency", ttft.Name+" + "+ra.Speed.Name, e2eQuantile(ra, p), a.Latencies(), b.Latencies())
 	} else {
 		lat := ra.Metric("latency").Best()
@@ -91,8 +104,11 @@ func SplitHalf(l *readers.Log, opt Options) ([]SplitHalfRow, error) {
 
 // e2eQuantile returns the simulated end-to-end p-quantile of a streamed
 // report.
-func e2eQuantile(r *Report, p float64) float64 {
-	for _, q := range r.EndToEnd.Quantiles {
+func e2eQuantile(r *Report, p float64) float64 { return quantileOf(r.EndToEnd, p) }
+
+// quantileOf returns the model's p-quantile of a check.
+func quantileOf(g *Goodness, p float64) float64 {
+	for _, q := range g.Quantiles {
 		if q.P == p {
 			return q.Model
 		}

@@ -76,7 +76,10 @@ type classView struct {
 type rolloutView struct {
 	Class, Pick, Checked, Predicted, NoHedging, Answered, AddedCost, Flag string
 	PerDay, PerMonth                                                      string
-	Flagged                                                               bool
+	// Throughput and NoHedgingThroughput are the requests per second of a
+	// closed-loop class (with its 95 % interval), "-" for open arrivals.
+	Throughput, NoHedgingThroughput string
+	Flagged                         bool
 }
 
 type page struct {
@@ -88,9 +91,13 @@ type page struct {
 	Classes                                        []classView
 	Rollout                                        []rolloutView
 	RolloutRequests                                int
-	Warnings                                       []string
-	Commands                                       []Command
-	Extra                                          []Section
+	// HasThroughput is set when a class of the rollout check has
+	// closed-loop clients; Breakers say what each circuit breaker did.
+	HasThroughput bool
+	Breakers      []string
+	Warnings      []string
+	Commands      []Command
+	Extra         []Section
 }
 
 // Write writes rep as an HTML page to w. It fails only when a figure
@@ -132,18 +139,30 @@ func Write(w io.Writer, rep *optimize.Report, o Options) error {
 				NoHedging: sim.FormatSeconds(c.NoHedging.P95),
 				Answered:  share(c.AnsweredShare), AddedCost: added,
 				Flagged: c.Flagged, Flag: c.Flag, PerDay: "-", PerMonth: "-",
+				Throughput: "-", NoHedgingThroughput: "-",
 			})
 			if rc.Report != nil {
 				for _, cl := range rc.Report.Classes {
 					if cl.Class == c.Class {
 						v := &p.Rollout[len(p.Rollout)-1]
 						v.PerDay, v.PerMonth = dollars(cl.Spend.PerDay), dollars(cl.Spend.PerMonth)
+						if t := cl.Throughput; t != nil {
+							p.HasThroughput = true
+							v.Throughput = throughput(t, true)
+						}
+						if t := cl.NoHedging.Throughput; t != nil {
+							v.NoHedgingThroughput = throughput(t, false)
+						}
 					}
 				}
 			}
 		}
 		if rc.Report != nil {
 			p.Warnings = append(p.Warnings, rc.Report.Warnings...)
+			for _, b := range rc.Report.Breakers {
+				p.Breakers = append(p.Breakers, fmt.Sprintf("model %s: the circuit breaker opened %d times, open %s in all, and failed %d calls at once",
+					b.Model, b.Opens, sim.FormatSeconds(b.OpenSeconds), b.Rejected))
+			}
 		}
 	}
 	var b bytes.Buffer
@@ -206,6 +225,16 @@ func dollars(x float64) string {
 		return "$" + strconv.FormatFloat(math.Round(x), 'f', 0, 64)
 	}
 	return "$" + strconv.FormatFloat(x, 'f', 2, 64)
+}
+
+// throughput formats requests per second, with the 95 % interval when
+// withCI is set and the interval exists.
+func throughput(t *sim.Throughput, withCI bool) string {
+	s := strconv.FormatFloat(t.PerSecond, 'g', 4, 64) + "/s"
+	if withCI && !math.IsNaN(t.CI95[0]) {
+		s += " [" + strconv.FormatFloat(t.CI95[0], 'g', 4, 64) + ", " + strconv.FormatFloat(t.CI95[1], 'g', 4, 64) + "]"
+	}
+	return s
 }
 
 func share(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + "%" }

@@ -10,6 +10,7 @@ import (
 	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/scenario"
 	"github.com/hedgesim/hedgesim/scenarios"
+	"github.com/hedgesim/hedgesim/sim"
 )
 
 var (
@@ -96,4 +97,46 @@ func TestWrite(t *testing.T) {
 func templateEscape(s string) string {
 	r := strings.NewReplacer("&", "&amp;", "<", "&lt;", ">", "&gt;", `"`, "&#34;", "'", "&#39;", "+", "&#43;")
 	return r.Replace(s)
+}
+
+// TestThroughputAndBreakers: when the rollout check has closed-loop
+// classes, the page shows their throughput with and without hedging; when
+// a model has a circuit breaker, how often it opened and how long it was
+// open. Without either, neither appears.
+func TestThroughputAndBreakers(t *testing.T) {
+	base := optimizeDefault(t)
+	if base.Rollout == nil || base.Rollout.Report == nil {
+		t.Fatal("no rollout check")
+	}
+	var plain bytes.Buffer
+	if err := Write(&plain, base, Options{NoFigures: true}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), "throughput (95% CI)") || strings.Contains(plain.String(), "circuit breaker") {
+		t.Errorf("a page without closed-loop classes or breakers shows them")
+	}
+	r := *base
+	rc := *base.Rollout
+	simRep := *rc.Report
+	simRep.Classes = append([]sim.ClassReport(nil), rc.Report.Classes...)
+	simRep.Classes[0].Throughput = &sim.Throughput{PerSecond: 12.94, CI95: [2]float64{11.67, 14.47}, Clients: 16}
+	simRep.Classes[0].NoHedging.Throughput = &sim.Throughput{PerSecond: 11.15, CI95: [2]float64{10, 12}, Clients: 16}
+	simRep.Breakers = []sim.BreakerResult{{Model: "large-a", Opens: 7, OpenSeconds: 210, Rejected: 123}}
+	rc.Report = &simRep
+	r.Rollout = &rc
+	var b bytes.Buffer
+	if err := Write(&b, &r, Options{NoFigures: true}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	for _, want := range []string{
+		"<th>throughput (95% CI)</th>",
+		`<td class="throughput">12.94/s [11.67, 14.47]</td><td>11.15/s</td>`,
+		`<td class="throughput">-</td><td>-</td>`,
+		"model large-a: the circuit breaker opened 7 times, open 210.0s in all, and failed 123 calls at once",
+	} {
+		if !strings.Contains(page, want) {
+			t.Errorf("page lacks %q", want)
+		}
+	}
 }

@@ -292,7 +292,9 @@
 // unanswered share may have significant false), alternative (when the
 // verdict is "don't hedge", the index of the candidate closest to the
 // objective's limits beyond them that the rule would accept, named in the
-// reason; else −1)}, warnings, optimized_with (the other classes of its
+// reason; else −1)}, spend_usd (the pick at the class's arrival rate, as
+// hedgesim run reports it: requests_per_s, per_day, per_month,
+// no_hedging_per_day, no_hedging_per_month), warnings, optimized_with (the other classes of its
 // joint group; empty when swept alone), requests (per candidate of the class: a replayed trace
 // may have fewer than requests_per_candidate, the number asked for). A
 // candidate has label, hedging, delay_s, copies, target, requests,

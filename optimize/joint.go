@@ -36,10 +36,11 @@ type JointGroup struct {
 
 // coupling lists, per class of cfg, the limited resources it can reach:
 // a model with a rate limit or a circuit breaker, or a provider with a
-// rate limit, a concurrency limit or degraded periods — through its primary, its
-// targets, and the targets its search may try — and, for a class driven
-// by closed-loop clients, the clients themselves: each of its requests
-// waits for the one before, so it is coupled by construction.
+// rate limit, a concurrency limit, degraded periods or a circuit breaker —
+// through its primary, its targets, and the targets its search may try —
+// and, for a class driven by closed-loop clients, the clients themselves:
+// each of its requests waits for the one before, so it is coupled by
+// construction.
 func coupling(cfg *sim.Config, s *Settings) [][]string {
 	out := make([][]string, len(cfg.Classes))
 	for i := range cfg.Classes {
@@ -81,6 +82,9 @@ func coupling(cfg *sim.Config, s *Settings) [][]string {
 					add(fmt.Sprintf("provider %s (rate limit)", p.Name))
 				case p.Degraded != nil:
 					add(fmt.Sprintf("provider %s (degraded periods)", p.Name))
+				}
+				if p.Breaker != nil {
+					add(fmt.Sprintf("provider %s (circuit breaker)", p.Name))
 				}
 			}
 		}

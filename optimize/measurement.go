@@ -41,6 +41,9 @@ type Measurement struct {
 	// OverLimit is the run's overload of a request-rate limit (see
 	// Candidate.OverLimit, before the comparison with no hedging).
 	OverLimit bool
+	// PerSecond is the rate at which closed-loop clients got requests
+	// done (0 for open arrivals): the rate of the class's spend.
+	PerSecond float64
 	// Survival is the thinned survival curve (see Candidate.Survival).
 	Survival []SurvivalPoint
 	// Span is set for a no-hedging run: the p10 and p99 in seconds that
@@ -54,7 +57,7 @@ func measurementOf(key string, c *Candidate) Measurement {
 		Key: key, Requests: c.Requests, Latency: c.Latency,
 		AnsweredShare: c.AnsweredShare, HedgedShare: c.HedgedShare, AnsweredWithinShare: c.AnsweredWithinShare,
 		AttemptsPerRequest: c.AttemptsPerRequest, CostPer1kUSD: c.CostPer1kUSD,
-		OverLimit: c.OverLimit, Survival: c.Survival,
+		OverLimit: c.OverLimit, Survival: c.Survival, PerSecond: c.perSecond,
 	}
 }
 
@@ -72,6 +75,7 @@ func (m *Measurement) apply(c *Candidate) {
 	c.AttemptsPerRequest, c.CostPer1kUSD = m.AttemptsPerRequest, m.CostPer1kUSD
 	c.OverLimit = m.OverLimit
 	c.Survival = m.Survival
+	c.perSecond = m.PerSecond
 }
 
 // err returns the simulator's error of a rejected candidate, or nil.
@@ -138,6 +142,7 @@ type measurementJSON struct {
 	Attempts exact     `json:"attempts_per_request"`
 	Cost     exact     `json:"cost_per_1k_usd"`
 	Over     bool      `json:"over_rate_limit"`
+	Rate     exact     `json:"throughput_per_s,omitempty"`
 	// Survival: t0, s0, t1, s1, …
 	Survival []exact   `json:"survival"`
 	Span     *[2]exact `json:"grid_span_s,omitempty"`
@@ -153,7 +158,7 @@ func (m Measurement) MarshalJSON() ([]byte, error) {
 			exact(l.P95CI95[0]), exact(l.P95CI95[1]), exact(l.P99CI95[0]), exact(l.P99CI95[1])},
 		P95CIOK: l.P95CIOK, P99CIOK: l.P99CIOK,
 		Answered: exact(m.AnsweredShare), Hedged: exact(m.HedgedShare), Within: exact(m.AnsweredWithinShare),
-		Attempts: exact(m.AttemptsPerRequest), Cost: exact(m.CostPer1kUSD), Over: m.OverLimit,
+		Attempts: exact(m.AttemptsPerRequest), Cost: exact(m.CostPer1kUSD), Over: m.OverLimit, Rate: exact(m.PerSecond),
 		Survival: make([]exact, 0, 2*len(m.Survival)),
 	}
 	for _, p := range m.Survival {
@@ -186,7 +191,7 @@ func (m *Measurement) UnmarshalJSON(b []byte) error {
 			P95CI95: [2]float64{float64(x[6]), float64(x[7])}, P99CI95: [2]float64{float64(x[8]), float64(x[9])},
 			P95CIOK: w.P95CIOK, P99CIOK: w.P99CIOK},
 		AnsweredShare: float64(w.Answered), HedgedShare: float64(w.Hedged), AnsweredWithinShare: float64(w.Within),
-		AttemptsPerRequest: float64(w.Attempts), CostPer1kUSD: float64(w.Cost), OverLimit: w.Over,
+		AttemptsPerRequest: float64(w.Attempts), CostPer1kUSD: float64(w.Cost), OverLimit: w.Over, PerSecond: float64(w.Rate),
 	}
 	if len(w.Survival) > 0 {
 		m.Survival = make([]SurvivalPoint, len(w.Survival)/2)

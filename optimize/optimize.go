@@ -108,6 +108,9 @@ type Candidate struct {
 
 	// policy of the candidate (unexported: what was simulated)
 	targets []int
+	// perSecond is the rate at which the candidate's closed-loop clients
+	// got requests done (0 for open arrivals).
+	perSecond float64
 }
 
 // Q returns the candidate's p-percentile (0.95 or 0.99) in seconds.
@@ -168,6 +171,11 @@ type ClassReport struct {
 	ObjectivePick int `json:"objective_pick"`
 	// Verdict says whether to ship the pick.
 	Verdict Verdict `json:"verdict"`
+	// Spend is what the pick costs per day and per month at the class's
+	// arrival rate (the scenario's rate times the class's share, as
+	// `hedgesim run` reports it; for closed-loop clients, the rate the
+	// pick's clients reached), with no hedging's at the same rate.
+	Spend sim.Spend `json:"spend_usd"`
 	// Warnings limit what the numbers mean (too few requests for an
 	// interval, a short trace, an SLA no candidate meets).
 	Warnings []string `json:"warnings"`
@@ -486,6 +494,7 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 	for i := range cfg.Classes {
 		if cr, ok := byIndex[i]; ok {
 			cr.Warnings = append(cr.Warnings, spanWarnings(cfg, i, cr.Requests)...)
+			cr.Spend = pickSpend(cfg, i, cr)
 			ordered = append(ordered, *cr)
 		}
 	}
@@ -960,6 +969,16 @@ func roundSig(x float64, digits int) float64 {
 	}
 	e := math.Pow10(digits - 1 - int(math.Floor(math.Log10(x))))
 	return math.Round(x*e) / e
+}
+
+// pickSpend is the spend of class i's pick at the class's arrival rate.
+func pickSpend(cfg *sim.Config, i int, cr *ClassReport) sim.Spend {
+	pick := cr.Picked()
+	rate := sim.ArrivalRate(cfg) * cfg.Classes[i].Share
+	if cfg.Classes[i].Clients > 0 {
+		rate = pick.perSecond
+	}
+	return sim.SpendAt(rate, pick.CostPer1kUSD, cr.Baseline().CostPer1kUSD)
 }
 
 // classConfig returns a config with only class i of cfg, at share 1, with

@@ -995,3 +995,100 @@ func TestClosedLoopCoupled(t *testing.T) {
 		t.Errorf("alone: joint %+v, classes %d", rep.Joint, len(rep.Classes))
 	}
 }
+
+// TestPickSpend: the report gives each pick's spend at the class's arrival
+// rate, as `hedgesim run` does: 1000 input tokens at $1/M are $1 per 1000
+// requests without hedging; at 100 requests/s that is $8640 a day and
+// $259,200 a month, and the pick's spend is its own cost at the same rate.
+func TestPickSpend(t *testing.T) {
+	cfg := lognormalConfig()
+	s0 := optimize.DefaultSettings()
+	s0.Requests, s0.CheckRequests = 20000, 0
+	s0.Search.Delays = []time.Duration{time.Second}
+	rep := mustRun(t, cfg, s0, optimize.Options{})
+	cr := &rep.Classes[0]
+	s := cr.Spend
+	day := 100 * 86400 / 1000.0
+	if math.Abs(s.RequestsPerSecond-100) > 1e-9 || math.Abs(s.NoHedgingPerDay-8640) > 1e-6 || math.Abs(s.NoHedgingPerMonth-259200) > 1e-6 ||
+		math.Abs(s.PerDay-cr.Picked().CostPer1kUSD*day) > 1e-6 || math.Abs(s.PerMonth-30*s.PerDay) > 1e-6 {
+		t.Errorf("spend %+v; want 100 req/s, $8640 a day without hedging, the pick's $%.4f/1k a day", s, cr.Picked().CostPer1kUSD)
+	}
+	var js, text bytes.Buffer
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteText(&text, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), `"no_hedging_per_month": 259200`) || !regexp.MustCompile(`spend of the pick at arrival rate.*\n\s+c\s+100\s+\$\S+\s+\$\S+\s+\$8,640\s+\$259,200`).MatchString(text.String()) {
+		t.Errorf("spend missing from the reports:\n%s", text.String())
+	}
+}
+
+// TestPickSpendClosedLoop: a closed-loop class has no arrival rate of its
+// own; its pick's spend is at the rate its clients reached: 4 clients
+// with a constant 1 s call and 1 s think time do 2 requests a second. The
+// rate survives a measurement's JSON, so a sharded sweep reports it too.
+func TestPickSpendClosedLoop(t *testing.T) {
+	sc, err := scenario.Parse("closed.toml", []byte(`
+[models.m]
+latency = { kind = "constant", value = 1 }
+price_input_per_mtok = 1
+[[classes]]
+name = "batch"
+clients = 4
+think_time = "1s"
+input_tokens = { kind = "constant", value = 1000 }
+output_tokens = { kind = "constant", value = 0 }
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := optimize.DefaultSettings()
+	s.Requests, s.CheckRequests = 2000, 0
+	s.Search.Delays = []time.Duration{500 * time.Millisecond}
+	rep := mustRun(t, &sc.Config, s, optimize.Options{})
+	sp := rep.Classes[0].Spend
+	if math.Abs(sp.RequestsPerSecond-2) > 0.01 || math.Abs(sp.NoHedgingPerDay-2*86.4) > 0.5 {
+		t.Errorf("spend %+v; want about 2 req/s and $172.80 a day without hedging", sp)
+	}
+	m := optimize.Measurement{Key: "k", PerSecond: 2.125}
+	b, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back optimize.Measurement
+	if err := json.Unmarshal(b, &back); err != nil || back.PerSecond != 2.125 {
+		t.Errorf("measurement %s read back as %+v, %v", b, back, err)
+	}
+}
+
+// TestProviderBreakerCouples: two classes whose primaries are different
+// models of one provider share nothing but the provider's circuit
+// breaker: they are optimized together, and the group names the breaker.
+func TestProviderBreakerCouples(t *testing.T) {
+	lat := dist.LogNormal{Mu: math.Log(0.5), Sigma: 0.8}
+	cfg := &sim.Config{
+		Name: "provider-breaker", Seed: 1, Requests: 1000,
+		Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 10},
+		Models: []sim.Model{
+			{Name: "a1", Provider: "pa", Latency: lat, ErrorRate: 0.05, PriceInputPerMTok: 1},
+			{Name: "a2", Provider: "pa", Latency: lat, ErrorRate: 0.05, PriceInputPerMTok: 1},
+		},
+		Providers: []sim.Provider{{Name: "pa", Breaker: &sim.Breaker{FailureRatio: 0.5, Window: 20, MinCalls: 20, Cooldown: time.Second, Probes: 1}}},
+		Classes: []sim.Class{
+			{Name: "x", Share: 0.5, InputTokens: dist.Constant{Value: 100}, OutputTokens: dist.Constant{},
+				Policy: sim.Policy{Primary: 0, Copies: 1, Delays: []time.Duration{time.Second}}},
+			{Name: "y", Share: 0.5, InputTokens: dist.Constant{Value: 100}, OutputTokens: dist.Constant{},
+				Policy: sim.Policy{Primary: 1, Copies: 1, Delays: []time.Duration{time.Second}}},
+		},
+	}
+	s := optimize.DefaultSettings()
+	s.Requests = 2000
+	s.CheckRequests = 2000
+	s.Search.Delays = []time.Duration{time.Second}
+	rep := mustRun(t, cfg, s, optimize.Options{})
+	if len(rep.Joint) != 1 || len(rep.Joint[0].Classes) != 2 || !slices.Contains(rep.Joint[0].Shared, "provider pa (circuit breaker)") {
+		t.Fatalf("joint groups %+v: want x and y together, sharing provider pa's breaker", rep.Joint)
+	}
+}

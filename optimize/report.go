@@ -9,6 +9,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/hedgesim/hedgesim/sim"
 )
 
 // MarshalJSON writes the objective as {"name", "text", "percentile",
@@ -174,6 +176,7 @@ func (r *Report) WriteText(w io.Writer, all bool) error {
 			100*c.HedgedShare, c.AttemptsPerRequest, addedCost(cr, c))
 	}
 	tw.Flush()
+	writePickSpend(ew, r.Classes)
 	if r.ExportCommand != "" {
 		fmt.Fprintf(ew, "roll out: %s\n", r.ExportCommand)
 	}
@@ -193,6 +196,21 @@ func (r *Report) WriteText(w io.Writer, all bool) error {
 		}
 	}
 	return ew.err
+}
+
+// writePickSpend writes what each class's pick costs per day and month at
+// its arrival rate, as `hedgesim run` does for a run.
+func writePickSpend(w io.Writer, classes []ClassReport) {
+	fmt.Fprintln(w)
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintf(tw, "spend of the pick at arrival rate\treq/s\tper day\tper month (%d d)\tno hedging per day\tper month\tadded per month\t\n", sim.DaysPerMonth)
+	for _, cr := range classes {
+		s := cr.Spend
+		fmt.Fprintf(tw, "%s\t%.3g\t%s\t%s\t%s\t%s\t%s\t\n", cr.Class, s.RequestsPerSecond,
+			sim.Dollars(s.PerDay), sim.Dollars(s.PerMonth), sim.Dollars(s.NoHedgingPerDay), sim.Dollars(s.NoHedgingPerMonth),
+			sim.Dollars(s.PerMonth-s.NoHedgingPerMonth))
+	}
+	tw.Flush()
 }
 
 func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {

@@ -125,6 +125,9 @@ func summarize(c *Candidate, r *sim.ClassResult, level float64, target time.Dura
 	c.HedgedShare = float64(r.Hedged) / nf
 	c.AttemptsPerRequest = float64(r.Attempts.Sent) / nf
 	c.CostPer1kUSD = (r.CostCompletedUSD + r.CostCancelledUSD) * 1000 / nf
+	if r.Throughput != nil {
+		c.perSecond = r.Throughput.PerSecond
+	}
 	c.Survival = survivalPoints(n, surv, v[len(ks):])
 	if target > 0 {
 		c.AnsweredWithinShare = float64(r.AnsweredWithin(target.Seconds())) / nf

@@ -117,7 +117,7 @@ func tokenKind(tok json.Token) string {
 // jsonField is one member of a JSON object with the line of its key.
 type jsonField struct {
 	line  int
-	value any // json.Number, string, bool, nil, map[string]any or []any
+	value any // as jsonValue gives it
 }
 
 // object reads one JSON object (the next value) and returns its members
@@ -138,10 +138,11 @@ func (d *jsonDoc) object(what string) (fields map[string]jsonField, line int, er
 		if !ok {
 			return nil, line, inputErr(d.file, kline, "", "want a field name, got %s", tokenKind(tok))
 		}
-		var v any
-		if err := d.dec.Decode(&v); err != nil {
+		var raw json.RawMessage
+		if err := d.dec.Decode(&raw); err != nil {
 			return nil, line, d.syntax(err)
 		}
+		v := jsonValue(raw)
 		if prev, dup := fields[key]; dup {
 			return nil, line, inputErr(d.file, kline, key, "repeated; already given on line %d", prev.line)
 		}

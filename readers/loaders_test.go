@@ -4,6 +4,7 @@ import (
 	"errors"
 	"math"
 	"os"
+	"runtime"
 	"strings"
 	"testing"
 )
@@ -157,6 +158,36 @@ func TestReadCSVStreamed(t *testing.T) {
 	checkBad(t, badCase{"fractional tokens", "", 2, "out", "not a whole number"}, err)
 }
 
+// TestReadCSVInputTokens: an input-tokens column gives each request its
+// prompt length, lined up with its TTFT; a bad or missing count is an
+// error on its line.
+func TestReadCSVInputTokens(t *testing.T) {
+	cols := Columns{Latency: "e2e_ms", TTFT: "ttft_ms", OutputTokens: "out", InputTokens: "in"}
+	l, err := ReadCSV(strings.NewReader("ttft_ms,e2e_ms,out,in\n200,1200,100,550\n300,1300,50,4000\n"), "in", cols)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !l.HasInputTokens() {
+		t.Fatal("input tokens not read")
+	}
+	if in, ttft := l.InputTokenCounts(), l.TTFTs(); in[0] != 550 || in[1] != 4000 || ttft[1] != 0.3 {
+		t.Errorf("input %v, ttft %v", in, ttft)
+	}
+	_, err = ReadCSV(strings.NewReader("ttft_ms,e2e_ms,out,in\n200,1200,100,-5\n"), "in", cols)
+	checkBad(t, badCase{"negative input", "", 2, "in", "negative"}, err)
+	_, err = ReadCSV(strings.NewReader("ttft_ms,e2e_ms,out,in\n200,1200,100,\n"), "in", cols)
+	checkBad(t, badCase{"empty input", "", 2, "in", ""}, err)
+	_, err = ReadCSV(strings.NewReader("ttft_ms,e2e_ms,out\n200,1200,100\n"), "in", cols)
+	checkBad(t, badCase{"no input column", "", 1, "in", "no such column"}, err)
+	if _, err := ReadCSV(strings.NewReader("e2e_ms,in\n1,2\n"), "in", Columns{Latency: "e2e_ms", InputTokens: "in"}); err == nil {
+		t.Error("an input-tokens column without ttft accepted")
+	}
+	l, err = ReadCSV(strings.NewReader("ttft_ms,e2e_ms,out\n200,1200,100\n"), "in", Columns{Latency: "e2e_ms", TTFT: "ttft_ms", OutputTokens: "out"})
+	if err != nil || l.HasInputTokens() {
+		t.Errorf("a log without input counts: %v, has input %v", err, l.HasInputTokens())
+	}
+}
+
 func TestReadJSONL(t *testing.T) {
 	in := `{"latency_ms": 120, "status": "ok"}
 
@@ -299,5 +330,45 @@ func TestCSVLineBound(t *testing.T) {
 	l, err := ReadCSV(strings.NewReader("latency_ms\n"+strings.Repeat(" ", maxLine-2)+"12\n"), "in", Columns{Latency: "latency_ms"})
 	if err != nil || l.Len() != 1 {
 		t.Errorf("a %d-byte line: %v", maxLine, err)
+	}
+}
+
+// TestLargeJSONMembersSkipped: a member no reader uses that holds an
+// array of millions of elements (an llmperf record, a JSON Lines row) is
+// skipped, not decoded: 2·10⁶ elements once cost 40 bytes each and
+// seconds; now reading allocates a few times the file's size.
+func TestLargeJSONMembersSkipped(t *testing.T) {
+	junk := `"junk": [` + strings.Repeat("1,", 2_000_000) + `1], "nested": {"a": [1, {"b": 2}]}`
+	llmperf := `[{"error_code": null, "ttft_s": 0.5, "end_to_end_latency_s": 2, "number_output_tokens": 10, ` + junk + "},\n" +
+		`{"error_code": null, "ttft_s": 0.4, "end_to_end_latency_s": 1.5, "number_output_tokens": 12}]`
+	jsonl := `{"lat": 1.5, ` + junk + "}\n" + `{"lat": 1.2}` + "\n"
+	for _, tc := range []struct {
+		name, src string
+		read      func() (*Log, error)
+	}{
+		{"llmperf", llmperf, func() (*Log, error) { return ReadLLMPerf(strings.NewReader(llmperf), "l.json") }},
+		{"jsonl", jsonl, func() (*Log, error) {
+			return ReadJSONL(strings.NewReader(jsonl), "l.jsonl", Columns{Latency: "lat", Unit: Seconds})
+		}},
+	} {
+		var l *Log
+		var err error
+		var a, b runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&a)
+		l, err = tc.read()
+		runtime.ReadMemStats(&b)
+		if err != nil || l.Len() != 2 || l.Latencies()[0] != 1.5 && l.Latencies()[0] != 2 {
+			t.Fatalf("%s: %v, %v", tc.name, l, err)
+		}
+		if alloc, limit := b.TotalAlloc-a.TotalAlloc, uint64(8*len(tc.src)); alloc > limit {
+			t.Errorf("%s: allocated %d bytes reading %d, want ≤ %d", tc.name, alloc, len(tc.src), limit)
+		}
+	}
+	// A member the reader needs that is an array is still an error that
+	// says so.
+	_, err := ReadJSONL(strings.NewReader(`{"lat": [1, 2]}`+"\n"), "l.jsonl", Columns{Latency: "lat", Unit: Seconds})
+	if err == nil || !strings.Contains(err.Error(), "array") {
+		t.Errorf("an array latency: %v; want an error naming the array", err)
 	}
 }

@@ -208,6 +208,27 @@ func (l *Log) DecodeSpeeds() []float64 {
 // OutputTokenCounts returns the output token counts of the OK requests.
 func (l *Log) OutputTokenCounts() []float64 { return l.okValues(l.out) }
 
+// InputTokenCounts returns the input token counts (prompt lengths) of the
+// OK requests that have one.
+func (l *Log) InputTokenCounts() []float64 { return l.okValues(l.in) }
+
+// HasInputTokens reports whether every OK request carries an input token
+// count, so that InputTokenCounts lines up with TTFTs and
+// OutputTokenCounts of a streamed log, request by request.
+func (l *Log) HasInputTokens() bool {
+	any := false
+	for i, s := range l.status {
+		if s != OK {
+			continue
+		}
+		any = true
+		if l.in == nil || math.IsNaN(l.in[i]) {
+			return false
+		}
+	}
+	return any
+}
+
 // Columns says which columns (CSV) or fields (JSON Lines) of a log hold
 // what. Latency is required; TTFT and OutputTokens together with Latency
 // make a streamed log whose TTFT and decode speed are fitted separately.
@@ -218,6 +239,10 @@ type Columns struct {
 	TTFT string
 	// OutputTokens names the output-token-count column ("" if none).
 	OutputTokens string
+	// InputTokens names the input-token-count (prompt length) column of a
+	// streamed log ("" if none); with it, fit regresses the time to first
+	// token on the prompt length (the prefill speed).
+	InputTokens string
 	// Status names a status or error column ("" if none). A row is OK when
 	// its value is one of OK; other rows are counted by classify (429 and
 	// rate-limit texts as rate-limited, "invalid"/"truncated" as invalid,
@@ -241,6 +266,7 @@ func (c *Columns) check() error {
 	seen := map[string]string{}
 	for _, f := range []struct{ role, name string }{
 		{"latency", c.Latency}, {"ttft", c.TTFT}, {"output tokens", c.OutputTokens}, {"status", c.Status},
+		{"input tokens", c.InputTokens},
 	} {
 		if f.name == "" {
 			continue
@@ -252,6 +278,9 @@ func (c *Columns) check() error {
 	}
 	if (c.TTFT == "") != (c.OutputTokens == "") {
 		return errors.New("a streamed log needs both a ttft and an output-tokens column (or neither)")
+	}
+	if c.InputTokens != "" && c.TTFT == "" {
+		return errors.New("an input-tokens column is used with a streamed log only; name the ttft and output-tokens columns too")
 	}
 	return nil
 }
@@ -377,6 +406,16 @@ func (rr *rowReader) row(file string, line int, get cellGetter) (Request, error)
 	if r.OutputTokens, err = parseCount(v); err != nil {
 		return r, inputErr(file, l, c.OutputTokens, "%v", err)
 	}
+	if c.InputTokens == "" {
+		return r, nil
+	}
+	v, l, ok, null = get(c.InputTokens)
+	if !ok || null {
+		return r, inputErr(file, l, c.InputTokens, "missing; want an input token count ≥ 0")
+	}
+	if r.InputTokens, err = parseCount(v); err != nil {
+		return r, inputErr(file, l, c.InputTokens, "%v", err)
+	}
 	return r, nil
 }
 
@@ -433,7 +472,7 @@ func ReadCSV(r io.Reader, file string, c Columns) (*Log, error) {
 			index[h] = i
 		}
 	}
-	for _, col := range []string{c.Latency, c.TTFT, c.OutputTokens, c.Status} {
+	for _, col := range []string{c.Latency, c.TTFT, c.OutputTokens, c.Status, c.InputTokens} {
 		if _, ok := index[col]; col != "" && !ok {
 			read := ""
 			if sep != ',' {
@@ -540,7 +579,7 @@ func ReadJSONL(r io.Reader, file string, c Columns) (*Log, error) {
 }
 
 // eachJSONLine calls fn with every non-blank line of r decoded as a JSON
-// object (numbers as json.Number), with its 1-based line number.
+// object (members as jsonValue gives them), with its 1-based line number.
 func eachJSONLine(r io.Reader, file string, fn func(line int, obj map[string]any) error) error {
 	sc := bufio.NewScanner(r)
 	sc.Buffer(make([]byte, 0, 64<<10), maxLine)
@@ -556,9 +595,13 @@ func eachJSONLine(r io.Reader, file string, fn func(line int, obj map[string]any
 		}
 		dec := json.NewDecoder(bytes.NewReader(b))
 		dec.UseNumber()
-		var obj map[string]any
-		if err := dec.Decode(&obj); err != nil || obj == nil {
+		var raw map[string]json.RawMessage
+		if err := dec.Decode(&raw); err != nil || raw == nil {
 			return inputErr(file, line, "", "not a JSON object: %s", jsonMsg(err, b))
+		}
+		obj := make(map[string]any, len(raw))
+		for k, v := range raw {
+			obj[k] = jsonValue(v)
 		}
 		if dec.More() {
 			return inputErr(file, line, "", "more than one JSON value on the line; want one object per line")
@@ -595,6 +638,38 @@ func jsonMsg(err error, b []byte) string {
 	return fmt.Sprintf("%v in %q", err, clip(string(b)))
 }
 
+// jsonCompound stands for a JSON array or object member, which no reader
+// uses: "array" or "object". Arrays and objects are skipped rather than
+// decoded, so that a member of millions of elements costs its bytes, not
+// tens of bytes per element and seconds per million.
+type jsonCompound string
+
+// jsonValue decodes one JSON value: null as nil, a number as json.Number,
+// a string, a bool, or the jsonCompound of an array or object.
+func jsonValue(raw json.RawMessage) any {
+	b := bytes.TrimSpace(raw)
+	if len(b) == 0 {
+		return nil
+	}
+	switch b[0] {
+	case '[':
+		return jsonCompound("array")
+	case '{':
+		return jsonCompound("object")
+	case 'n':
+		return nil
+	case 't':
+		return true
+	case 'f':
+		return false
+	case '"':
+		var s string
+		json.Unmarshal(b, &s) // valid: the decoder checked the document
+		return s
+	}
+	return json.Number(b)
+}
+
 // jsonText returns a decoded JSON scalar as text for the cell parsers, and
 // whether it was null.
 func jsonText(v any) (string, bool) {
@@ -615,7 +690,9 @@ func jsonText(v any) (string, bool) {
 }
 
 func jsonKind(v any) string {
-	switch v.(type) {
+	switch v := v.(type) {
+	case jsonCompound:
+		return string(v)
 	case map[string]any:
 		return "object"
 	case []any:

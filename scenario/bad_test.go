@@ -479,6 +479,37 @@ rate = 1
 ttft = { kind = "constant", value = 1 }
 tokens_per_s = { kind = "mixture", weights = [0.1, 0.9], components = [{ kind = "constant", value = 0 }, { kind = "uniform", min = 10, max = 50 }] }
 `, 6, "models.m.tokens_per_s", "> 0"},
+	{"prefill_tokens_per_s can be 0", `
+[arrivals]
+rate = 1
+[models.m]
+ttft = { kind = "constant", value = 0.2 }
+tokens_per_s = { kind = "constant", value = 50 }
+prefill_tokens_per_s = { kind = "mixture", weights = [0.1, 0.9], components = [{ kind = "constant", value = 0 }, { kind = "constant", value = 4000 }] }
+`, 7, "models.m.prefill_tokens_per_s", "> 0 with probability 1"},
+	{"prefill_tokens_per_s negative", `
+[arrivals]
+rate = 1
+[models.m]
+ttft = { kind = "constant", value = 0.2 }
+tokens_per_s = { kind = "constant", value = 50 }
+prefill_tokens_per_s = { kind = "constant", value = -3000 }
+`, 7, "models.m.prefill_tokens_per_s", "-3000 tokens/s"},
+	{"prefill_tokens_per_s bad spec", `
+[arrivals]
+rate = 1
+[models.m]
+ttft = { kind = "constant", value = 0.2 }
+tokens_per_s = { kind = "constant", value = 50 }
+prefill_tokens_per_s = { kind = "lognormal", median = 3000 }
+`, 7, "models.m.prefill_tokens_per_s.p95", "missing"},
+	{"prefill_tokens_per_s with latency", `
+[arrivals]
+rate = 1
+[models.m]
+latency = { kind = "constant", value = 1 }
+prefill_tokens_per_s = { kind = "constant", value = 3000 }
+`, 6, "models.m.prefill_tokens_per_s", "needs the streamed form"},
 	{"token count below 0", minimal + `output_tokens = { kind = "uniform", min = -5, max = 5 }
 `, 8, "classes[0].output_tokens", "≥ 0"},
 	{"negative delay", minimal + `[classes.hedge]

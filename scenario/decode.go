@@ -45,6 +45,7 @@ type modelTable struct {
 	Latency            *dist.Spec      `toml:"latency"`
 	TTFT               *dist.Spec      `toml:"ttft"`
 	TokensPerSecond    *dist.Spec      `toml:"tokens_per_s"`
+	PrefillPerSecond   *dist.Spec      `toml:"prefill_tokens_per_s"`
 	ErrorLatency       *dist.Spec      `toml:"error_latency"`
 	ErrorRate          *float64        `toml:"error_rate"`
 	InvalidRate        *float64        `toml:"invalid_rate"`
@@ -72,6 +73,10 @@ type classTable struct {
 	// Clients and ThinkTime make the class closed-loop; see clients.go.
 	Clients   *int64     `toml:"clients"`
 	ThinkTime *thinkTime `toml:"think_time"`
+	// Retry and AttemptRetry are the retries around and inside hedging;
+	// see retry.go.
+	Retry        *retryTable `toml:"retry"`
+	AttemptRetry *retryTable `toml:"attempt_retry"`
 }
 
 // hedgeTable is a class's [classes.hedge] table.

@@ -204,3 +204,49 @@ share = 0.4
 		t.Fatalf("got %v; want the share sum and the wrong type", err)
 	}
 }
+
+// TestParseIndependentProblemsInNestedTables: an unknown process does not
+// hide a bad rate, an undefined target does not hide a delay past the
+// deadline, one bad adaptive setting does not hide another, and one
+// replay rule a class breaks hides neither another nor the class's hedge
+// table.
+func TestParseIndependentProblemsInNestedTables(t *testing.T) {
+	keysOf := func(err error) []string {
+		var list Errors
+		var one *Error
+		switch {
+		case errors.As(err, &list):
+			var keys []string
+			for _, e := range list {
+				keys = append(keys, e.Key)
+			}
+			return keys
+		case errors.As(err, &one):
+			return []string{one.Key}
+		}
+		return nil
+	}
+	models := "[models.a]\nlatency = { kind = \"constant\", value = 1 }\n"
+	for _, tc := range []struct {
+		name string
+		doc  string
+		keys []string
+	}{
+		{"process and rate", "[arrivals]\nprocess = \"bursty\"\nrate = -3\n" + models + "[[classes]]\nname = \"c\"\n",
+			[]string{"arrivals.process", "arrivals.rate"}},
+		{"target and gap", "[arrivals]\nrate = 1\n" + models + "[[classes]]\nname = \"c\"\ndeadline = \"2s\"\n[classes.hedge]\ntargets = [\"zzz\"]\ndelay = \"5s\"\n",
+			[]string{"classes[0].hedge.targets[0]", "classes[0].hedge.delay"}},
+		{"adaptive", "[arrivals]\nrate = 1\n" + models + "[[classes]]\nname = \"c\"\n[classes.hedge]\ndelay = \"1s\"\nadaptive = { percentile = 2, window = 0, source = \"vibes\" }\n",
+			[]string{"classes[0].hedge.adaptive.percentile", "classes[0].hedge.adaptive.source", "classes[0].hedge.adaptive.window"}},
+	} {
+		_, err := Parse("n.toml", []byte(tc.doc))
+		if got := keysOf(err); strings.Join(got, " ") != strings.Join(tc.keys, " ") {
+			t.Errorf("%s: problems at %q, want %q: %v", tc.name, got, tc.keys, err)
+		}
+	}
+	_, err := loadReplay("[arrivals]\nprocess = \"replay\"\ntrace = \"t.csv\"\nformat = \"azure\"\n" + replayModels +
+		"[[classes]]\nname = \"c\"\ninput_tokens = { kind = \"constant\", value = 3 }\noutput_tokens = { kind = \"constant\", value = 3 }\n[classes.hedge]\nprimary = \"zzz\"\n")
+	if got, want := keysOf(err), []string{"classes[0].input_tokens", "classes[0].output_tokens", "classes[0].hedge.primary"}; strings.Join(got, " ") != strings.Join(want, " ") {
+		t.Errorf("replay class: problems at %q, want %q: %v", got, want, err)
+	}
+}

@@ -103,3 +103,80 @@ func TestParseBreaker(t *testing.T) {
 		}
 	}
 }
+
+// TestParseBreakerRatio: the failure-ratio keys, their defaults, and a
+// provider's breaker; every bad value is reported on its line with its
+// key and what is allowed — all of a table's problems at once.
+func TestParseBreakerRatio(t *testing.T) {
+	for _, tt := range []struct {
+		breaker string
+		want    sim.Breaker
+	}{
+		{`{ failure_ratio = 0.5, window = 20, cooldown = "10s" }`,
+			sim.Breaker{FailureRatio: 0.5, Window: 20, MinCalls: 20, Cooldown: 10 * time.Second, Probes: 1}},
+		{`{ failure_ratio = 1, window_time = "30s", cooldown = "10s" }`,
+			sim.Breaker{FailureRatio: 1, WindowTime: 30 * time.Second, MinCalls: 100, Cooldown: 10 * time.Second, Probes: 1}},
+		{`{ failures = 5, failure_ratio = 0.2, window_time = "1m", min_calls = 10, cooldown = "5s", probes = 2 }`,
+			sim.Breaker{Failures: 5, FailureRatio: 0.2, WindowTime: time.Minute, MinCalls: 10, Cooldown: 5 * time.Second, Probes: 2}},
+	} {
+		s, err := Parse("b.toml", []byte(failuresModel+"breaker = "+tt.breaker+"\n[[classes]]\nname = \"c\"\n"))
+		if err != nil {
+			t.Fatalf("%s: %v", tt.breaker, err)
+		}
+		if b := s.Config.Models[0].Breaker; b == nil || *b != tt.want {
+			t.Errorf("%s: breaker %+v; want %+v", tt.breaker, b, tt.want)
+		}
+	}
+	for _, tt := range []struct{ breaker, key, msg string }{
+		{`{ failure_ratio = 0, window = 10, cooldown = "1s" }`, "models.m.breaker.failure_ratio", "0 is out of range; want a share of failed calls in (0, 1]"},
+		{`{ failure_ratio = 1.5, window = 10, cooldown = "1s" }`, "models.m.breaker.failure_ratio", "1.5 is out of range"},
+		{`{ failure_ratio = -0.2, window = 10, cooldown = "1s" }`, "models.m.breaker.failure_ratio", "out of range"},
+		{`{ failure_ratio = 0.5, cooldown = "1s" }`, "models.m.breaker.failure_ratio", "needs a window"},
+		{`{ failure_ratio = 0.5, window = 0, cooldown = "1s" }`, "models.m.breaker.window", "0 is out of range; want 1 to"},
+		{`{ failure_ratio = 0.5, window_time = "0s", cooldown = "1s" }`, "models.m.breaker.window_time", "want a duration > 0"},
+		{`{ failure_ratio = 0.5, window_time = 30, cooldown = "1s" }`, "models.m.breaker.window_time", "with a unit"},
+		{`{ failure_ratio = 0.5, window = 10, window_time = "1s", cooldown = "1s" }`, "models.m.breaker.window_time", "exclusive"},
+		{`{ failure_ratio = 0.5, window = 10, min_calls = 11, cooldown = "1s" }`, "models.m.breaker.min_calls", "exceeds the window of 10 calls"},
+		{`{ failure_ratio = 0.5, window = 10, min_calls = 0, cooldown = "1s" }`, "models.m.breaker.min_calls", "out of range"},
+		{`{ failures = 3, window = 10, cooldown = "1s" }`, "models.m.breaker.window", "needs failure_ratio"},
+		{`{ failures = 3, min_calls = 10, cooldown = "1s" }`, "models.m.breaker.min_calls", "needs failure_ratio"},
+		{`{ failure_ratio = "half", window = 10, cooldown = "1s" }`, "models.m.breaker.failure_ratio", "string"},
+	} {
+		_, err := Parse("bad.toml", []byte(failuresModel+"breaker = "+tt.breaker+"\n[[classes]]\nname = \"c\"\n"))
+		var e *Error
+		if !errors.As(err, &e) || e.Line != 6 || e.Key != tt.key || !strings.Contains(e.Msg, tt.msg) {
+			t.Errorf("breaker = %s: got %v; want bad.toml:6: %s: …%s…", tt.breaker, err, tt.key, tt.msg)
+		}
+	}
+	// Every problem of the table at once.
+	_, err := Parse("bad.toml", []byte(failuresModel+"breaker = { failure_ratio = 2, window = 0, cooldown = \"0s\" }\n[[classes]]\nname = \"c\"\n"))
+	for _, k := range []string{"failure_ratio", "window", "cooldown"} {
+		if err == nil || !strings.Contains(err.Error(), "models.m.breaker."+k+":") {
+			t.Errorf("all problems at once: %v; want one on %s", err, k)
+		}
+	}
+	// A provider's breaker.
+	src := `
+[arrivals]
+rate = 1
+[providers.p]
+breaker = { failure_ratio = 0.5, window = 20, cooldown = "10s" }
+[models.a]
+provider = "p"
+latency = { kind = "constant", value = 1 }
+[[classes]]
+name = "c"
+`
+	s, err := Parse("p.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if b := s.Config.Providers[0].Breaker; b == nil || *b != (sim.Breaker{FailureRatio: 0.5, Window: 20, MinCalls: 20, Cooldown: 10 * time.Second, Probes: 1}) {
+		t.Errorf("provider breaker %+v", b)
+	}
+	_, err = Parse("bad.toml", []byte(strings.Replace(src, "window = 20", "window = 20, min_calls = 30", 1)))
+	var e *Error
+	if !errors.As(err, &e) || e.Line != 5 || e.Key != "providers.p.breaker.min_calls" || !strings.Contains(e.Msg, "exceeds the window") {
+		t.Errorf("provider breaker min_calls > window: %v", err)
+	}
+}

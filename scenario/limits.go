@@ -2,6 +2,8 @@ package scenario
 
 import (
 	"fmt"
+	"strconv"
+	"strings"
 
 	"github.com/hedgesim/hedgesim/readers"
 )
@@ -23,6 +25,11 @@ type Limits struct {
 	// (array elements are not keys). The TOML parser's time and memory
 	// grow with the number of keys times their depth.
 	MaxKeys int
+	// MaxArrayElements is the most array elements a file may hold, all
+	// arrays together (an element of a nested array counts in both). The
+	// TOML parser holds about 250 bytes per element: a file of tens of
+	// millions of them took gigabytes within MaxBytes.
+	MaxArrayElements int
 	// MaxDataBytes is the largest file the scenario may name (a replayed
 	// trace), in bytes.
 	MaxDataBytes int64
@@ -31,11 +38,12 @@ type Limits struct {
 // DefaultLimits are the limits Load, LoadFS and Parse apply. The deepest
 // key of a shipped scenario is 8 levels deep and the longest 65 bytes.
 var DefaultLimits = Limits{
-	MaxBytes:     64 << 20,
-	MaxDepth:     64,
-	MaxKeyBytes:  512,
-	MaxKeys:      10000,
-	MaxDataBytes: readers.DefaultMaxBytes,
+	MaxBytes:         64 << 20,
+	MaxDepth:         64,
+	MaxKeyBytes:      512,
+	MaxKeys:          10000,
+	MaxArrayElements: 1_000_000,
+	MaxDataBytes:     readers.DefaultMaxBytes,
 }
 
 // MaxBytesEnv names the environment variable that overrides
@@ -56,16 +64,61 @@ func (l Limits) withDefaults() Limits {
 	if l.MaxKeys <= 0 {
 		l.MaxKeys = DefaultLimits.MaxKeys
 	}
+	if l.MaxArrayElements <= 0 {
+		l.MaxArrayElements = DefaultLimits.MaxArrayElements
+	}
 	if l.MaxDataBytes <= 0 {
 		l.MaxDataBytes = DefaultLimits.MaxDataBytes
 	}
 	return l
 }
 
+// keyName is a key path as the pre-scan sees it, built only for an error
+// message: the raw text src[from:to] of one key (dotted parts included)
+// under up, or, for a table header, its path with the indices of the
+// array-of-tables elements it is in (text).
+type keyName struct {
+	up       *keyName
+	from, to int
+	text     string
+}
+
+// path returns the key path of k in src, parts joined by dots.
+func (k *keyName) path(src []byte) string {
+	if k == nil {
+		return ""
+	}
+	s := k.text
+	if s == "" {
+		s = strings.TrimSpace(string(src[k.from:k.to]))
+	}
+	if up := k.up.path(src); up != "" {
+		return up + "." + s
+	}
+	return s
+}
+
+// headerPath returns the path of table header h given the elements of
+// each array of tables so far (tables; the element a header adds to is
+// the last one): "classes.hedge" after two [[classes]] is
+// "classes[1].hedge".
+func headerPath(h string, tables map[string]int) string {
+	for i := len(h); i > 0; i-- {
+		if i < len(h) && h[i] != '.' {
+			continue
+		}
+		if n := tables[h[:i]]; n > 0 {
+			return h[:i] + "[" + strconv.Itoa(n-1) + "]" + h[i:]
+		}
+	}
+	return h
+}
+
 // prescan checks src against lim in one pass of O(len(src)) time and
 // O(MaxDepth) memory, without building any key: it follows TOML's lexical
 // structure (strings, comments, table headers, keys, inline tables and
-// arrays) far enough to know each key's depth and length. It returns an
+// arrays) far enough to know each key's depth and length, and counts array
+// elements. It returns an
 // *Error on the line of the first key or bracket over a limit, or nil.
 // Malformed TOML is left to the parser: prescan only has to terminate.
 func prescan(file string, src []byte, lim Limits) *Error {
@@ -75,7 +128,8 @@ func prescan(file string, src []byte, lim Limits) *Error {
 	}
 	type level struct {
 		depth, bytes int
-		inline       bool // an inline table (keys follow), else an array
+		inline       bool     // an inline table (keys follow), else an array
+		name         *keyName // the key the value is under
 	}
 	var (
 		stack      []level
@@ -85,6 +139,9 @@ func prescan(file string, src []byte, lim Limits) *Error {
 		atLineHead = true // expecting a key or header at the top level
 		expectKey  = false
 		keys       = 0
+		elements   = 0     // array elements so far
+		needValue  = false // an array element may start here
+		tables     map[string]int
 	)
 	tooDeep := func(d level, key bool) *Error {
 		if key {
@@ -160,7 +217,18 @@ func prescan(file string, src []byte, lim Limits) *Error {
 				extra = 1 // an array of tables: its element is one more level
 			}
 			j, parts, n := key(i)
-			table = level{depth: parts + extra, bytes: n + 4*extra}
+			table = level{depth: parts + extra, bytes: n + 4*extra, name: &keyName{from: i, to: j}}
+			if extra == 1 || tables != nil {
+				// Array-of-tables elements are named by their index.
+				h := strings.TrimSpace(string(src[i:j]))
+				if extra == 1 {
+					if tables == nil {
+						tables = map[string]int{}
+					}
+					tables[h]++
+				}
+				table.name.text = headerPath(h, tables)
+			}
 			if err := tooDeep(table, true); err != nil {
 				return err
 			}
@@ -179,7 +247,7 @@ func prescan(file string, src []byte, lim Limits) *Error {
 			}
 			atLineHead, expectKey = false, false
 			j, parts, n := key(i)
-			cur = level{depth: base.depth + parts, bytes: base.bytes + 1 + n}
+			cur = level{depth: base.depth + parts, bytes: base.bytes + 1 + n, name: &keyName{up: base.name, from: i, to: j}}
 			if err := tooDeep(cur, true); err != nil {
 				return err
 			}
@@ -189,6 +257,13 @@ func prescan(file string, src []byte, lim Limits) *Error {
 			i = j
 			continue
 		}
+		if needValue && c != ',' && c != ']' && len(stack) > 0 && !stack[len(stack)-1].inline {
+			needValue = false
+			if elements++; elements > lim.MaxArrayElements {
+				return &Error{File: file, Line: line, Key: stack[len(stack)-1].name.path(src),
+					Msg: fmt.Sprintf("more than %d array elements in the file (all arrays together); a scenario needs a few thousand — refer to a large sample through a trace or fit a distribution to it (hedgesim fit)", lim.MaxArrayElements)}
+			}
+		}
 		switch c {
 		case '"', '\'':
 			j, nl := skipString(src, i)
@@ -196,9 +271,10 @@ func prescan(file string, src []byte, lim Limits) *Error {
 			i = j
 			continue
 		case '[', '{':
-			next := level{depth: cur.depth + 1, bytes: cur.bytes + 4, inline: c == '{'}
+			next := level{depth: cur.depth + 1, bytes: cur.bytes + 4, inline: c == '{', name: cur.name}
 			if len(stack) > 0 && !stack[len(stack)-1].inline {
-				next = level{depth: stack[len(stack)-1].depth + 1, bytes: stack[len(stack)-1].bytes + 8, inline: c == '{'}
+				top := stack[len(stack)-1]
+				next = level{depth: top.depth + 1, bytes: top.bytes + 8, inline: c == '{', name: top.name}
 			}
 			if err := tooDeep(next, false); err != nil {
 				return err
@@ -206,12 +282,15 @@ func prescan(file string, src []byte, lim Limits) *Error {
 			stack = append(stack, next)
 			cur = next
 			expectKey = c == '{'
+			needValue = c == '['
 		case ',':
 			if len(stack) > 0 && stack[len(stack)-1].inline {
 				expectKey = true
+			} else if len(stack) > 0 {
+				needValue = true
 			}
 		case ']', '}':
-			expectKey = false
+			expectKey, needValue = false, false
 			if len(stack) > 0 {
 				stack = stack[:len(stack)-1]
 			}

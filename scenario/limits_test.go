@@ -97,15 +97,60 @@ func TestPrescanCounts(t *testing.T) {
 
 // TestShippedWithinLimits: every shipped scenario passes the pre-scan with
 // a depth limit of 8 and a key limit of 65 bytes (the deepest and longest
-// shipped keys) and fewer than 1000 keys, far inside the defaults.
+// shipped keys), fewer than 1000 keys and 1000 array elements, far inside
+// the defaults.
 func TestShippedWithinLimits(t *testing.T) {
 	for _, name := range scenarios.Names() {
 		data, err := fs.ReadFile(scenarios.FS, name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if err := prescan(name, data, Limits{MaxBytes: 1 << 20, MaxDepth: 8, MaxKeyBytes: 65, MaxKeys: 1000}); err != nil {
+		if err := prescan(name, data, Limits{MaxBytes: 1 << 20, MaxDepth: 8, MaxKeyBytes: 65, MaxKeys: 1000, MaxArrayElements: 1000}); err != nil {
 			t.Errorf("%s: %v", name, err)
+		}
+	}
+}
+
+// TestArrayElementsCapped: an empirical distribution of 33 M values fits
+// in the 64 MiB bound and took 8.6 GB to parse. The pre-scan counts array
+// elements (all arrays together) and rejects the file on the line of the
+// element past MaxArrayElements, naming the array's key and the cap,
+// allocating little more than the file.
+func TestArrayElementsCapped(t *testing.T) {
+	n := DefaultLimits.MaxArrayElements + 1
+	src := "[models.m]\nlatency = { kind = \"empirical\", values = [\n" + strings.Repeat("1,", n-1) + "\n1] }\n"
+	var err error
+	alloc := allocated(func() { _, err = Parse("huge.toml", []byte(src)) })
+	var se *Error
+	if !errors.As(err, &se) || se.Line != 4 || se.Key != "models.m.latency.values" || !strings.Contains(se.Msg, "more than 1000000 array elements") {
+		t.Fatalf("got %v; want huge.toml:4: models.m.latency.values: more than 1000000 array elements", err)
+	}
+	if limit := uint64(4*len(src) + 1<<16); alloc > limit {
+		t.Errorf("allocated %d bytes rejecting a %d-byte file, want ≤ %d", alloc, len(src), limit)
+	}
+	// What counts: elements of nested arrays in both, inline tables as one
+	// element, no element for a trailing comma or an empty array; commas
+	// in strings and comments are not separators.
+	lim := DefaultLimits
+	lim.MaxArrayElements = 6
+	for _, tc := range []struct {
+		src string
+		ok  bool
+		key string
+	}{
+		{"x = [1, 2, 3, 4, 5, 6]", true, ""},
+		{"x = [1, 2, 3, 4, 5, 6, 7]", false, "x"},
+		{"x = [1, 2, 3,]\ny = [4, 5, 6,]\nz = []", true, ""},
+		{"x = [[1, 2], [3, 4]]", true, ""},      // 2 + 4
+		{"x = [[1, 2], [3, 4, 5]]", false, "x"}, // 2 + 5
+		{"x = [{a = 1, b = 2}, {c = [1, 2, 3]}]", true, ""},
+		{"x = [{a = 1, b = 2}, {c = [1, 2, 3, 4, 5]}]", false, "x.c"},
+		{"x = [\"a,b,c,d,e,f,g\", # ,,,,,,,\n 'h,i']", true, ""},
+		{"[[classes]]\nt = [1]\n[[classes]]\n[classes.hedge]\nt = [1, 2, 3, 4, 5, 6]", false, "classes[1].hedge.t"},
+	} {
+		err := prescan("f", []byte(tc.src), lim)
+		if (err == nil) != tc.ok || (err != nil && err.Key != tc.key) {
+			t.Errorf("%q: prescan = %v, want ok %v, key %q", tc.src, err, tc.ok, tc.key)
 		}
 	}
 }

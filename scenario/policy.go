@@ -108,35 +108,41 @@ func (c *checker) policyExtras(key string, h *hedgeTable, p *sim.Policy) {
 	}
 }
 
+// adaptive builds the adaptive delay at key; every bad setting is
+// reported (as Errors), each checked on its own.
 func (c *checker) adaptive(key string, t *adaptiveTable) (*sim.Adaptive, error) {
 	a := &sim.Adaptive{Window: defaultAdaptiveWindow, WarmUp: defaultAdaptiveWarmUp}
+	var errs Errors
 	if t.Percentile == nil {
-		return nil, c.errorf(key, "missing percentile; give the latency percentile to hedge at as a fraction, such as percentile = 0.95")
+		errs = append(errs, c.errorf(key, "missing percentile; give the latency percentile to hedge at as a fraction, such as percentile = 0.95"))
+	} else if q := *t.Percentile; !(q > 0 && q < 1) {
+		errs = append(errs, c.errorf(key+".percentile", "%g is not allowed; want a fraction in (0, 1), such as 0.95 for p95", q))
+	} else {
+		a.Percentile = q
 	}
-	if q := *t.Percentile; !(q > 0 && q < 1) {
-		return nil, c.errorf(key+".percentile", "%g is not allowed; want a fraction in (0, 1), such as 0.95 for p95", q)
-	}
-	a.Percentile = *t.Percentile
 	if t.Window != nil {
 		if w := *t.Window; w < 1 || w > 1<<24 {
-			return nil, c.errorf(key+".window", "%d is not allowed; want a number of samples in [1, %d]", w, 1<<24)
+			errs = append(errs, c.errorf(key+".window", "%d is not allowed; want a number of samples in [1, %d]", w, 1<<24))
+		} else {
+			a.Window = int(w)
 		}
-		a.Window = int(*t.Window)
 	}
 	if t.WindowTime != nil {
-		if t.Window != nil {
-			return nil, c.errorf(key+".window_time", "window and window_time are exclusive; give a number of samples or a span of time")
+		switch {
+		case t.Window != nil:
+			errs = append(errs, c.errorf(key+".window_time", "window and window_time are exclusive; give a number of samples or a span of time"))
+		case *t.WindowTime == 0:
+			errs = append(errs, c.errorf(key+".window_time", "0s holds nothing; want a duration > 0"))
+		default:
+			a.WindowTime = time.Duration(*t.WindowTime)
 		}
-		if *t.WindowTime == 0 {
-			return nil, c.errorf(key+".window_time", "0s holds nothing; want a duration > 0")
-		}
-		a.WindowTime = time.Duration(*t.WindowTime)
 	}
 	if t.WarmUp != nil {
 		if *t.WarmUp < 0 || *t.WarmUp > math.MaxInt32 {
-			return nil, c.errorf(key+".warm_up", "%d is not allowed; want a number of samples ≥ 0", *t.WarmUp)
+			errs = append(errs, c.errorf(key+".warm_up", "%d is not allowed; want a number of samples ≥ 0", *t.WarmUp))
+		} else {
+			a.WarmUp = int(*t.WarmUp)
 		}
-		a.WarmUp = int(*t.WarmUp)
 	}
 	if t.Min != nil {
 		a.Min = time.Duration(*t.Min)
@@ -144,12 +150,15 @@ func (c *checker) adaptive(key string, t *adaptiveTable) (*sim.Adaptive, error) 
 	if t.Max != nil {
 		a.Max = time.Duration(*t.Max)
 		if a.Max < a.Min {
-			return nil, c.errorf(key+".max", "%v is below min %v", a.Max, a.Min)
+			errs = append(errs, c.errorf(key+".max", "%v is below min %v", a.Max, a.Min))
 		}
 	}
 	var err error
 	if a.Source, err = enum(c, key+".source", t.Source, sim.FromPrimaries, sim.FromPrimaries, sim.FromAttempts, sim.FromRequests); err != nil {
-		return nil, err
+		errs = append(errs, err.(*Error))
+	}
+	if len(errs) > 0 {
+		return nil, errs
 	}
 	return a, nil
 }

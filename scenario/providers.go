@@ -16,6 +16,9 @@ type providerTable struct {
 	Cancel      *string         `toml:"cancel"`
 	RateLimit   *rateLimitTable `toml:"rate_limit"`
 	Degraded    *degradedTable  `toml:"degraded"`
+	// Breaker is a circuit breaker shared by the provider's models; see
+	// breaker.go.
+	Breaker *breakerTable `toml:"breaker"`
 }
 
 // cancelMode is what a cancel does at a provider: the value of cancel.
@@ -105,6 +108,9 @@ func (c *checker) providers(tables map[string]providerTable, models []sim.Model)
 		if t.Degraded != nil {
 			p.Degraded, err = c.degraded(key+".degraded", t.Degraded)
 			c.keep(err)
+		}
+		if t.Breaker != nil {
+			p.Breaker = c.breakerOf(key+".breaker", t.Breaker)
 		}
 		out = append(out, p)
 	}

@@ -71,6 +71,8 @@ func fsOpener(fsys fs.FS, name string) opener {
 
 // replay is what the checker knows about a replayed trace.
 type replay struct {
+	// trace is nil when it could not be read (a problem already
+	// recorded): then only what the file itself says is checked.
 	trace *readers.Trace
 	// byRule is set when a class has a match rule: classes are then
 	// assigned by the rules and their shares come from the trace.
@@ -80,6 +82,9 @@ type replay struct {
 // replayArrivals builds the arrivals of process = "replay" from [arrivals].
 func (c *checker) replayArrivals(a *arrivalsTable) (sim.Arrivals, error) {
 	out := sim.Arrivals{Process: sim.Replay}
+	// The traffic is replayed whether or not the trace can be read: the
+	// classes are checked as replayed classes (replayUnread).
+	c.replay = &replay{}
 	if a.Rate != nil {
 		return out, c.errorf("arrivals.rate", `does not apply to process = "replay": the trace gives the arrival times; use time_scale to replay it faster or slower`)
 	}
@@ -178,6 +183,15 @@ func (c *checker) replaySetup(f *fileTable, cfg *sim.Config) error {
 	return nil
 }
 
+// replayUnread settles, for a replay whose trace could not be read, what
+// the file alone says: whether match rules assign the classes, so that
+// the classes are not blamed for shares the trace would have given them.
+func (c *checker) replayUnread(f *fileTable) {
+	for i := range f.Classes {
+		c.replay.byRule = c.replay.byRule || f.Classes[i].Match != nil
+	}
+}
+
 // sharesFromTrace reports whether class shares come from the trace.
 func (c *checker) sharesFromTrace() bool { return c.replay != nil && c.replay.byRule }
 
@@ -188,25 +202,27 @@ func (c *checker) replayClass(key string, t *classTable) error {
 	if c.replay == nil {
 		return nil
 	}
+	// Each rule is checked on its own: every broken one is reported.
+	var errs Errors
 	if t.InputTokens != nil {
-		return c.errorf(key+".input_tokens", "does not apply to replayed traffic: the trace gives every request's input tokens")
+		errs = append(errs, c.errorf(key+".input_tokens", "does not apply to replayed traffic: the trace gives every request's input tokens"))
 	}
 	if t.OutputTokens != nil {
-		return c.errorf(key+".output_tokens", "does not apply to replayed traffic: the trace gives every request's output tokens")
+		errs = append(errs, c.errorf(key+".output_tokens", "does not apply to replayed traffic: the trace gives every request's output tokens"))
 	}
 	if c.replay.byRule && t.Share != nil {
-		return c.errorf(key+".share", "does not apply when classes are assigned by match rules: each class's share is what its rule selects from the trace")
+		errs = append(errs, c.errorf(key+".share", "does not apply when classes are assigned by match rules: each class's share is what its rule selects from the trace"))
 	}
 	if m := t.Match; m != nil {
 		if m.InputMin == nil && m.InputMax == nil && m.OutputMin == nil && m.OutputMax == nil {
-			return c.errorf(key+".match", "empty; give at least one of input_min, input_max, output_min, output_max, or omit match to take every request")
+			errs = append(errs, c.errorf(key+".match", "empty; give at least one of input_min, input_max, output_min, output_max, or omit match to take every request"))
 		}
 		for _, b := range []struct {
 			name string
 			v    *int64
 		}{{"input_min", m.InputMin}, {"input_max", m.InputMax}, {"output_min", m.OutputMin}, {"output_max", m.OutputMax}} {
 			if b.v != nil && *b.v < 0 {
-				return c.errorf(key+".match."+b.name, "%d is negative; want a token count ≥ 0", *b.v)
+				errs = append(errs, c.errorf(key+".match."+b.name, "%d is negative; want a token count ≥ 0", *b.v))
 			}
 		}
 		for _, pair := range []struct {
@@ -214,9 +230,12 @@ func (c *checker) replayClass(key string, t *classTable) error {
 			min, max *int64
 		}{{"input", m.InputMin, m.InputMax}, {"output", m.OutputMin, m.OutputMax}} {
 			if pair.min != nil && pair.max != nil && *pair.min > *pair.max {
-				return c.errorf(key+".match."+pair.what+"_min", "%d is above %s_max (%d); no request could match", *pair.min, pair.what, *pair.max)
+				errs = append(errs, c.errorf(key+".match."+pair.what+"_min", "%d is above %s_max (%d); no request could match", *pair.min, pair.what, *pair.max))
 			}
 		}
+	}
+	if len(errs) > 0 {
+		return errs
 	}
 	return nil
 }
@@ -238,7 +257,7 @@ func (m *matchTable) accepts(in, out float64) bool {
 // fraction of the replayed requests it took. A request no class takes,
 // and a class that takes none, are errors.
 func (c *checker) assignClasses(tables []classTable, cfg *sim.Config) error {
-	if !c.sharesFromTrace() {
+	if !c.sharesFromTrace() || c.replay.trace == nil {
 		return nil
 	}
 	tr := c.replay.trace.Head(cfg.Requests)

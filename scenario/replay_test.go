@@ -240,6 +240,42 @@ func TestReplayBad(t *testing.T) {
 	}
 }
 
+// TestReplayTraceErrorAlone: a trace that cannot be read is the only
+// problem reported for classes assigned by match rules (their shares
+// come from the trace: "share missing" would only follow from the trace
+// error); classes without rules still need their shares, and other
+// replay rules still apply.
+func TestReplayTraceErrorAlone(t *testing.T) {
+	arrivals := "[arrivals]\nprocess = \"replay\"\ntrace = \"nope.csv\"\nformat = \"azure\"\n"
+	for _, tc := range []struct {
+		name, doc string
+		keys      []string
+	}{
+		{"by rule", arrivals + replayModels + "[[classes]]\nname = \"a\"\nmatch = { output_max = 3 }\n[[classes]]\nname = \"b\"\n",
+			[]string{"arrivals.trace"}},
+		{"by share, shares missing", arrivals + replayModels + "[[classes]]\nname = \"a\"\n[[classes]]\nname = \"b\"\n",
+			[]string{"arrivals.trace", "classes[0].share", "classes[1].share"}},
+		{"tokens with replay", arrivals + replayModels + "[[classes]]\nname = \"c\"\noutput_tokens = { kind = \"constant\", value = 3 }\n",
+			[]string{"arrivals.trace", "classes[0].output_tokens"}},
+	} {
+		_, err := loadReplay(tc.doc)
+		var keys []string
+		var list Errors
+		var one *Error
+		switch {
+		case errors.As(err, &list):
+			for _, e := range list {
+				keys = append(keys, e.Key)
+			}
+		case errors.As(err, &one):
+			keys = []string{one.Key}
+		}
+		if strings.Join(keys, " ") != strings.Join(tc.keys, " ") {
+			t.Errorf("%s: problems at %q, want %q: %v", tc.name, keys, tc.keys, err)
+		}
+	}
+}
+
 // TestReplayRelativeToFile: Parse reads the trace relative to the
 // scenario file's directory on disk.
 func TestReplayRelativeToFile(t *testing.T) {

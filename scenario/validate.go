@@ -99,6 +99,8 @@ func (c *checker) config(f *fileTable, name string) sim.Config {
 	}
 	if err == nil {
 		c.keep(c.replaySetup(f, &cfg))
+	} else if c.replay != nil {
+		c.replayUnread(f)
 	}
 	cfg.Models = c.modelList(f.Models)
 	cfg.Classes = c.classes(f.Classes)
@@ -133,6 +135,12 @@ func (c *checker) arrivals(a *arrivalsTable) (sim.Arrivals, error) {
 	}
 	var err error
 	if out.Process, err = enum(c, "arrivals.process", a.Process, sim.Poisson, sim.Poisson, sim.Constant, sim.Replay); err != nil {
+		// A bad rate is a problem of its own, whatever the process.
+		if a.Rate != nil {
+			if r := *a.Rate; !(r > 0) || math.IsInf(r, 1) {
+				c.keep(c.errorf("arrivals.rate", "%g is not a valid rate; want a finite rate > 0 requests per second", r))
+			}
+		}
 		return out, err
 	}
 	if out.Process == sim.Replay {
@@ -211,6 +219,14 @@ func (c *checker) model(key, name string, t *modelTable) sim.Model {
 		c.keep(err)
 		m.TokensPerSecond, err = c.dist(key+".tokens_per_s", t.TokensPerSecond, "tokens/s", true)
 		c.keep(err)
+	}
+	if t.PrefillPerSecond != nil {
+		if t.TTFT == nil {
+			c.keep(c.errorf(key+".prefill_tokens_per_s", "prefill_tokens_per_s needs the streamed form: ttft (base time to first token, seconds) and tokens_per_s in the same model"))
+		} else {
+			m.PrefillTokensPerSecond, err = c.dist(key+".prefill_tokens_per_s", t.PrefillPerSecond, "tokens/s", true)
+			c.keep(err)
+		}
 	}
 	if t.ErrorLatency != nil {
 		m.ErrorLatency, err = c.dist(key+".error_latency", t.ErrorLatency, "s", false)
@@ -297,10 +313,8 @@ func (c *checker) class(key string, t *classTable, n int) sim.Class {
 		cl.Name = *t.Name
 	}
 	closed := c.closedLoop(key, t, &cl)
-	if err := c.replayClass(key, t); err != nil {
-		c.keep(err)
-		return cl
-	}
+	// A replay rule the class breaks does not hide its other problems.
+	c.keep(c.replayClass(key, t))
 	switch {
 	case closed:
 	case c.sharesFromTrace():
@@ -326,7 +340,16 @@ func (c *checker) class(key string, t *classTable, n int) sim.Class {
 	cl.OnTimeout, err = enum(c, key+".on_timeout", t.OnTimeout, sim.FailOpen, sim.FailOpen, sim.FailClosed)
 	c.keep(err)
 	cl.Policy = c.policy(key, t.Hedge)
-	if !c.hasErrorsWithin(key+".hedge") && !c.hasErrorsWithin(key+".deadline") {
+	cl.Retry = c.retry(key+".retry", t.Retry, false)
+	cl.AttemptRetry = c.retry(key+".attempt_retry", t.AttemptRetry, true)
+	// The gaps depend on the delays, copies and adaptive rule only: a
+	// problem elsewhere in the hedge table (an undefined target, say) does
+	// not hide them.
+	gapsKnown := !c.hasErrorsWithin(key + ".deadline")
+	for _, k := range []string{"delay", "delays", "max_copies", "adaptive"} {
+		gapsKnown = gapsKnown && !c.hasErrorsWithin(key+".hedge."+k)
+	}
+	if gapsKnown {
 		c.keep(c.checkGaps(key, t.Hedge, &cl))
 	}
 	return cl

@@ -70,6 +70,7 @@ type attempt struct {
 	// Once let go by its request: why (outCancelled or outAttemptTimeout)
 	// and when the cancel lands (never, at a provider that ignores them).
 	abandonedAs outcome
+	try         uint8 // the call's try within the attempt (retry.go): 0 first, n retry n
 	probeGen    uint32
 	cancelAt    time.Duration
 
@@ -78,7 +79,11 @@ type attempt struct {
 	workFirst, workDecode, workErr time.Duration
 	degU                           float64 // uniform deciding a degraded-period failure
 	streamed                       bool    // TTFT form: tokens flow from first on
-	limitedBy                      gate    // the gate that answered 429
+	// The provider breaker's probe mark, as probe and probeGen are the
+	// model breaker's (here, they fill streamed's padding).
+	provProbe    bool
+	provProbeGen uint32
+	limitedBy    gate // the gate that answered 429
 }
 
 // send sends the next copy of r now — unless a budget denies it, in which
@@ -165,7 +170,8 @@ func (e *engine) endsBy(r *request, t time.Duration) bool {
 				at = a.first
 			}
 		case FirstResponse:
-			wins = true
+			// A failed call an attempt retry takes wins nothing.
+			wins = cl.AttemptRetry == nil || a.kind == outOK || a.kind == outInvalid
 		}
 		if wins && at <= t {
 			return true
@@ -218,11 +224,11 @@ func (e *engine) dispatch(slot int32, r *request, k int) {
 	pv := &e.provs[a.prov]
 	pv.stats.Sent++
 	e.modelSent[a.model]++
-	if to := e.cfg.Classes[r.class].Policy.AttemptTimeout; to > 0 {
+	if to := e.cfg.Classes[r.class].Policy.AttemptTimeout; to > 0 && a.try == 0 {
 		e.schedule(e.now+to, evAttemptTimeout, slot, r.gen, uint8(k))
 	}
 	if e.breakers != nil {
-		if b := e.breakers[a.model]; b != nil && !b.admit(e.now, a) {
+		if !e.breakersAdmit(a) {
 			a.kind, a.byBreaker = outRejected, true
 			a.svc, a.first, a.genFrom, a.end = e.now, e.now, e.now, e.now
 			e.schedule(a.end, evResponse, slot, r.gen, uint8(k))
@@ -321,9 +327,10 @@ func (e *engine) release(i int) {
 }
 
 // draw fills attempt k of request r, sent now to model m. It consumes only
-// the stream of (request, attempt k), always in the same order, so the same
-// attempt to the same model is identical under every policy; with a copula,
-// attempt k's latency also depends on the normal draws of attempts < k.
+// the stream of (request, attempt k) — and of its round and try, for a
+// retried call — always in the same order, so the same attempt to the same
+// model is identical under every policy; with a copula, attempt k's
+// latency also depends on the normal draws of attempts < k.
 func (e *engine) draw(r *request, m, k int) {
 	a := &r.att[k]
 	md := &e.cfg.Models[m]
@@ -331,29 +338,34 @@ func (e *engine) draw(r *request, m, k int) {
 	if md.Failures.ClientError.Rate > 0 {
 		u4xx = uniform(e.rng.at(r.id, clientErrorStream)) // before src: one generator
 	}
-	src := e.rng.at(r.id, uint8(k))
+	try := a.try // a retried call (retry.go) draws from its try's stream
+	src := e.rng.atTry(r.id, uint8(k), tryKey(r.round, try))
 	uErr, uInv, uDeg := uniform(src), uniform(src), uniform(src)
-	*a = attempt{model: int32(m), prov: int32(e.modelProv[m]), start: e.now, kind: outOK, degU: uDeg, workErr: -1}
+	*a = attempt{model: int32(m), prov: int32(e.modelProv[m]), start: e.now, kind: outOK, degU: uDeg, workErr: -1, try: try}
 	if e.copula != nil {
 		r.innov[k] = rand.New(src).NormFloat64()
 		z := 0.0
 		for j, l := range e.copula[r.class][k][:k+1] {
 			z += l * r.innov[j]
 		}
-		// A slow draw is slow throughout: TTFT at score z, decode speed at −z.
+		// A slow draw is slow throughout: TTFT at score z, decode and
+		// prefill speeds at −z.
 		if md.Latency != nil {
 			a.workFirst = seconds(dist.FromNormal(md.Latency, z))
 		} else {
 			a.streamed = true
-			a.workFirst = seconds(dist.FromNormal(md.TTFT, z))
+			first := dist.FromNormal(md.TTFT, z)
 			a.workDecode = seconds(r.out / dist.FromNormal(md.TokensPerSecond, -z))
+			if md.PrefillTokensPerSecond != nil {
+				first += r.in / dist.FromNormal(md.PrefillTokensPerSecond, -z)
+			}
+			a.workFirst = seconds(first)
 		}
 	} else if ms := &e.models[m]; md.Latency != nil {
 		a.workFirst = seconds(ms.latency.rand(src))
 	} else {
 		a.streamed = true
-		a.workFirst = seconds(ms.ttft.rand(src))
-		a.workDecode = seconds(r.out / ms.speed.rand(src))
+		a.workFirst, a.workDecode = ms.streamDraw(md, r, src)
 	}
 	switch {
 	case u4xx < md.Failures.ClientError.Rate:

@@ -159,6 +159,50 @@ func BenchmarkManyClasses(b *testing.B) {
 	}
 }
 
+// BenchmarkStreamed runs shipped scenarios whose models are streamed (TTFT
+// plus output tokens ÷ decode speed) as written: two-model-gateway (four
+// classes, the lane) and llmperf-70b (empirical distributions), hedged
+// runs of 10⁵ requests each. It reports simulated requests per second.
+func BenchmarkStreamed(b *testing.B) {
+	for _, name := range []string{"two-model-gateway", "llmperf-70b"} {
+		s, err := scenario.LoadFS(scenarios.FS, name+".toml")
+		if err != nil {
+			b.Fatal(err)
+		}
+		cfg := s.Config
+		cfg.Requests = 100_000
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if _, err := sim.Run(&cfg); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric(float64(cfg.Requests)/(b.Elapsed().Seconds()/float64(b.N)), "req/s")
+		})
+	}
+}
+
+// BenchmarkRetries runs the shipped stacked-retries scenario (an
+// application retry around an SDK retry, around and inside hedging, on a
+// provider with outages), hedged, on 10⁵ requests: the cost of the retry
+// layers on the event loop.
+func BenchmarkRetries(b *testing.B) {
+	s, err := scenario.LoadFS(scenarios.FS, "stacked-retries.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := s.Config
+	cfg.Requests = 100_000
+	b.ReportAllocs()
+	for b.Loop() {
+		if _, err := sim.Run(&cfg); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric(float64(cfg.Requests)/(b.Elapsed().Seconds()/float64(b.N)), "req/s")
+}
+
 // BenchmarkReport builds the report of guard-check at 10⁶ requests from
 // its hedged run and baseline, simulated once: the selection of every
 // class's and the overall percentiles, intervals and end-latency figures

@@ -1,18 +1,37 @@
 package sim
 
-import "time"
+import (
+	"fmt"
+	"time"
+)
 
-// Breaker is a circuit breaker on the calls to one model, shared by every
+// Breaker is a circuit breaker on the calls to one model (Model.Breaker)
+// or to every model of one provider (Provider.Breaker), shared by every
 // request across classes, with the semantics of sony/gobreaker (v2,
-// Settings: ReadyToTrip on consecutive failures, Timeout, MaxRequests) and
-// of Polly's circuit breaker (BreakDuration; one probe when half-open):
+// Settings: ReadyToTrip, Timeout, MaxRequests) and of Polly's circuit
+// breaker (BreakDuration; one probe when half-open):
 //
-//   - closed: calls pass; Failures consecutive failed calls open it;
+//   - closed: calls pass; Failures consecutive failed calls open it, and
+//     so does, when FailureRatio is set, a failure ratio ≥ FailureRatio
+//     over the sliding window with at least MinCalls calls in it (either
+//     condition trips it);
 //   - open: every call fails at once, without reaching the model or its
 //     provider's limits, for Cooldown;
 //   - half-open (the first call after Cooldown): up to Probes calls pass;
 //     Probes consecutive successes close it, one failure opens it again,
 //     and further calls fail at once while the probes are out.
+//
+// The failure-ratio trip follows Polly v8's CircuitBreakerStrategyOptions
+// (FailureRatio, MinimumThroughput, SamplingDuration: a time window) and
+// resilience4j's CircuitBreakerConfig (failureRateThreshold,
+// minimumNumberOfCalls, slidingWindowType COUNT_BASED with
+// slidingWindowSize calls, or TIME_BASED): the window holds the outcomes of
+// the last Window calls, or of the calls that ended in the last WindowTime;
+// the ratio is failures ÷ calls in it, and is checked when a failure is
+// recorded (Polly; a success never opens the breaker). Unlike Polly's ten
+// time buckets and resilience4j's one-second ones, the time window is
+// exact. The window starts empty whenever the breaker closes (both
+// libraries reset their metrics on a state change).
 //
 // A call succeeds when the model answers (valid or not, as an HTTP 200);
 // an error, a 429, an overload rejection or an attempt timeout is a
@@ -20,9 +39,13 @@ import "time"
 // cancelled probe frees its place). A call the breaker fails counts as an
 // overload rejection (503) of the attempt, handled by the class's on_error
 // rule: with "nonfatal" the next copy goes at once — to the next target.
+// A call to a model with a breaker of its own and one on its provider
+// passes the model's first, then the provider's; a call either fails is
+// not seen by the other.
 type Breaker struct {
 	// Failures is the number of consecutive failed calls that opens the
-	// breaker; ≥ 1 (gobreaker's default trips after more than 5).
+	// breaker; ≥ 1, or 0 for none when FailureRatio is set
+	// (gobreaker's default trips after more than 5).
 	Failures int
 	// Cooldown is how long it stays open; > 0 (gobreaker's Timeout,
 	// default 60 s; Polly's BreakDuration, default 5 s).
@@ -30,11 +53,29 @@ type Breaker struct {
 	// Probes is how many calls pass while half-open; ≥ 1
 	// (gobreaker's MaxRequests, default 1).
 	Probes int
+	// FailureRatio, in (0, 1], opens the breaker when the failed share of
+	// the calls in the window reaches it; 0 turns the ratio trip off
+	// (Polly's FailureRatio, default 0.1; resilience4j's
+	// failureRateThreshold, default 50 %).
+	FailureRatio float64
+	// Window is the number of most recent calls in a count window, ≥ 1;
+	// WindowTime the span of a time window, > 0. Exactly one is set when
+	// FailureRatio is (resilience4j's slidingWindowSize, default 100
+	// calls; Polly's SamplingDuration, default 30 s).
+	Window     int
+	WindowTime time.Duration
+	// MinCalls is the fewest calls the window must hold before the ratio
+	// can open the breaker; ≥ 1, and ≤ Window for a count window (Polly's
+	// MinimumThroughput and resilience4j's minimumNumberOfCalls, both
+	// default 100).
+	MinCalls int
 }
 
-// BreakerResult is what one model's breaker did over a run.
+// BreakerResult is what one circuit breaker did over a run: a model's
+// (Model set) or a provider's (Provider set).
 type BreakerResult struct {
-	Model string `json:"model"`
+	Model    string `json:"model,omitempty"`
+	Provider string `json:"provider,omitempty"`
 	// Opens counts the times it opened.
 	Opens int64 `json:"opens"`
 	// OpenSeconds is the simulated time it spent open (cool-downs, the
@@ -57,18 +98,88 @@ type breaker struct {
 	opens    int64
 	openFor  time.Duration
 	rejected int64
+	win      window // the outcomes the failure ratio is taken over
+}
+
+// window is the sliding window of a failure-ratio breaker: the outcomes
+// of recent calls in a ring (oldest at head), with their end times for a
+// time window. Adding is O(1) amortised.
+type window struct {
+	failed []bool
+	at     []time.Duration // time window only
+	head   int
+	n      int // outcomes held
+	fails  int // failed outcomes held
 }
 
 func (b *Breaker) validate() error {
-	if b.Failures < 1 || b.Cooldown <= 0 || b.Probes < 1 {
-		return invalid("breaker: failures %d, cooldown %v, probes %d: want failures ≥ 1, cooldown > 0, probes ≥ 1", b.Failures, b.Cooldown, b.Probes)
+	if b.Failures < 0 || b.Cooldown <= 0 || b.Probes < 1 || (b.Failures == 0 && b.FailureRatio == 0) {
+		return invalid("breaker: failures %d, cooldown %v, probes %d, failure ratio %v: want failures ≥ 1 or a failure ratio, cooldown > 0, probes ≥ 1",
+			b.Failures, b.Cooldown, b.Probes, b.FailureRatio)
+	}
+	if b.FailureRatio == 0 {
+		return nil
+	}
+	switch {
+	case !(b.FailureRatio > 0 && b.FailureRatio <= 1):
+		return invalid("breaker: failure ratio %v: want a value in (0, 1]", b.FailureRatio)
+	case (b.Window > 0) == (b.WindowTime > 0) || b.Window < 0 || b.WindowTime < 0:
+		return invalid("breaker: window %d calls, window time %v: want exactly one, > 0", b.Window, b.WindowTime)
+	case b.MinCalls < 1 || (b.Window > 0 && b.MinCalls > b.Window):
+		return invalid("breaker: min calls %d: want ≥ 1 and, with a window of %d calls, at most that", b.MinCalls, b.Window)
 	}
 	return nil
 }
 
+// add records an outcome that ended at now in the window of cfg and
+// reports whether the window now holds at least MinCalls calls of which
+// at least FailureRatio failed.
+func (w *window) add(cfg *Breaker, now time.Duration, failed bool) bool {
+	if cfg.WindowTime > 0 {
+		for w.n > 0 && w.at[w.head] <= now-cfg.WindowTime { // ended WindowTime or more ago
+			w.drop()
+		}
+		if w.n == len(w.failed) { // full: grow the ring, oldest first
+			c := max(16, 2*w.n)
+			f, at := make([]bool, c), make([]time.Duration, c)
+			for i := range w.n {
+				j := (w.head + i) % len(w.failed)
+				f[i], at[i] = w.failed[j], w.at[j]
+			}
+			w.failed, w.at, w.head = f, at, 0
+		}
+		j := (w.head + w.n) % len(w.failed)
+		w.failed[j], w.at[j] = failed, now
+	} else {
+		if w.failed == nil {
+			w.failed = make([]bool, cfg.Window)
+		}
+		if w.n == cfg.Window {
+			w.drop()
+		}
+		w.failed[(w.head+w.n)%cfg.Window] = failed
+	}
+	w.n++
+	if failed {
+		w.fails++
+	}
+	return w.n >= cfg.MinCalls && float64(w.fails) >= cfg.FailureRatio*float64(w.n)
+}
+
+// drop removes the oldest outcome.
+func (w *window) drop() {
+	if w.failed[w.head] {
+		w.fails--
+	}
+	w.head = (w.head + 1) % len(w.failed)
+	w.n--
+}
+
+func (w *window) reset() { w.head, w.n, w.fails = 0, 0, 0 }
+
 // admit reports whether a call may go through now; a probe admitted while
-// half-open is marked on the attempt.
-func (b *breaker) admit(now time.Duration, a *attempt) bool {
+// half-open is marked in *probe, with its half-open period in *gen.
+func (b *breaker) admit(now time.Duration, probe *bool, gen *uint32) bool {
 	if b.open {
 		if now < b.until {
 			b.rejected++
@@ -83,7 +194,7 @@ func (b *breaker) admit(now time.Duration, a *attempt) bool {
 			return false
 		}
 		b.probes++
-		a.probe, a.probeGen = true, b.gen
+		*probe, *gen = true, b.gen
 	}
 	return true
 }
@@ -101,8 +212,14 @@ func (b *breaker) sees(now time.Duration, ok bool) {
 		b.trip(now)
 	case ok:
 		b.fails = 0
+		if b.cfg.FailureRatio > 0 {
+			b.win.add(b.cfg, now, false)
+		}
 	default:
-		if b.fails++; b.fails >= b.cfg.Failures {
+		b.fails++
+		consecutive := b.cfg.Failures > 0 && b.fails >= b.cfg.Failures
+		ratio := b.cfg.FailureRatio > 0 && b.win.add(b.cfg, now, true)
+		if consecutive || ratio {
 			b.trip(now)
 		}
 	}
@@ -110,44 +227,126 @@ func (b *breaker) sees(now time.Duration, ok bool) {
 
 func (b *breaker) trip(now time.Duration) {
 	b.open, b.halfOpen, b.fails = true, false, 0
+	b.win.reset()
 	b.until = now + b.cfg.Cooldown
 	b.opens++
 	b.openFor += b.cfg.Cooldown
 }
 
-// release frees the place of probe a, which left without a response the
-// breaker judges (its request let go of it).
-func (b *breaker) release(a *attempt) {
-	if a.probe && b.halfOpen && a.probeGen == b.gen && b.probes > 0 {
+// release frees the place of a probe marked in *probe (half-open period
+// gen), which left without a response the breaker judges (its request let
+// go of it).
+func (b *breaker) release(probe *bool, gen uint32) {
+	if *probe && b.halfOpen && gen == b.gen && b.probes > 0 {
 		b.probes--
 	}
-	a.probe = false
+	*probe = false
 }
 
-// breakerSees tells model m's breaker, if any, how attempt a's call ended.
+// breakersAdmit asks attempt a's model's breaker, then its provider's,
+// whether its call may go through now; a call the provider's breaker
+// fails frees the place it took as the model breaker's probe.
+func (e *engine) breakersAdmit(a *attempt) bool {
+	if b := e.breakers[a.model]; b != nil && !b.admit(e.now, &a.probe, &a.probeGen) {
+		return false
+	}
+	if e.provBreakers != nil {
+		if b := e.provBreakers[a.prov]; b != nil && !b.admit(e.now, &a.provProbe, &a.provProbeGen) {
+			if a.probe {
+				e.breakers[a.model].release(&a.probe, a.probeGen)
+			}
+			return false
+		}
+	}
+	return true
+}
+
+// breakersRelease frees the probe places attempt a holds, which leaves
+// without a response its breakers judge.
+func (e *engine) breakersRelease(a *attempt) {
+	if a.probe {
+		e.breakers[a.model].release(&a.probe, a.probeGen)
+	}
+	if a.provProbe {
+		e.provBreakers[a.prov].release(&a.provProbe, a.provProbeGen)
+	}
+}
+
+// breakerSees tells attempt a's model's and provider's breakers, if any,
+// how its call ended.
 func (e *engine) breakerSees(a *attempt, how outcome) {
 	if e.breakers == nil || a.byBreaker {
 		return
 	}
+	ok := how == outOK || how == outInvalid
 	if b := e.breakers[a.model]; b != nil {
-		b.sees(e.now, how == outOK || how == outInvalid)
+		b.sees(e.now, ok)
 		a.probe = false
+	}
+	if e.provBreakers != nil {
+		if b := e.provBreakers[a.prov]; b != nil {
+			b.sees(e.now, ok)
+			a.provProbe = false
+		}
 	}
 }
 
-// breakerResults returns what every breaker did, the open time cut at
-// the run's end.
+// breakerResults returns what every breaker did, models' then providers',
+// the open time cut at the run's end.
 func (e *engine) breakerResults() []BreakerResult {
 	var out []BreakerResult
-	for m, b := range e.breakers {
-		if b == nil {
-			continue
-		}
+	add := func(b *breaker, r BreakerResult) {
 		open := b.openFor
 		if b.open && b.until > e.lastEvent {
 			open -= b.until - max(e.lastEvent, b.until-b.cfg.Cooldown)
 		}
-		out = append(out, BreakerResult{Model: e.cfg.Models[m].Name, Opens: b.opens, OpenSeconds: open.Seconds(), Rejected: b.rejected})
+		r.Opens, r.OpenSeconds, r.Rejected = b.opens, open.Seconds(), b.rejected
+		out = append(out, r)
+	}
+	for m, b := range e.breakers {
+		if b != nil {
+			add(b, BreakerResult{Model: e.cfg.Models[m].Name})
+		}
+	}
+	for p, b := range e.provBreakers {
+		if b != nil {
+			add(b, BreakerResult{Provider: e.provs[p].name})
+		}
 	}
 	return out
+}
+
+// auditBreakers checks, after a run, that every call a breaker failed at
+// once was counted once as an overload rejection at its provider (equal
+// counts unless a bounded queue rejects calls too), and that each
+// failure-ratio window holds what its counts say.
+func (e *engine) auditBreakers() error {
+	var byBreakers, rejected int64
+	bounded := false
+	for i := range e.provs {
+		rejected += e.provs[i].stats.Rejected
+		bounded = bounded || e.provs[i].bounded
+	}
+	for _, bs := range [][]*breaker{e.breakers, e.provBreakers} {
+		for _, b := range bs {
+			if b == nil {
+				continue
+			}
+			byBreakers += b.rejected
+			w := &b.win
+			fails := 0
+			for i := range w.n {
+				if w.failed[(w.head+i)%len(w.failed)] {
+					fails++
+				}
+			}
+			if fails != w.fails || w.n > len(w.failed) || (b.cfg.Window > 0 && w.n > b.cfg.Window) {
+				return fmt.Errorf("breaker window holds %d outcomes, %d failed, but counts %d failed (capacity %d, window %d)", w.n, fails, w.fails, len(w.failed), b.cfg.Window)
+			}
+		}
+	}
+	if byBreakers > rejected || (!bounded && byBreakers != rejected) {
+		return fmt.Errorf("breakers failed %d calls at once, providers counted %d rejections", byBreakers, rejected)
+	}
+	return nil
 }

@@ -71,6 +71,10 @@ type Provider struct {
 	// Degraded, when set, is a two-state process of normal and degraded
 	// periods shared by all the provider's models.
 	Degraded *Degraded
+	// Breaker, when set, is a circuit breaker on the calls to every model
+	// of the provider together, shared by all requests; a model's own
+	// breaker is asked first.
+	Breaker *Breaker
 }
 
 // RateLimit is a pair of token buckets, refilled continuously: one counts
@@ -179,7 +183,8 @@ type Trace struct {
 // Model is one upstream endpoint. Its attempt latency is either Latency (one
 // distribution for the whole call, as for a classifier) or TTFT plus output
 // tokens ÷ TokensPerSecond (a streamed generation); exactly one of the two
-// forms is set.
+// forms is set. In the streamed form the time to first token may grow with
+// the prompt: TTFT + input tokens ÷ PrefillTokensPerSecond.
 type Model struct {
 	// Name identifies the model in reports.
 	Name string
@@ -192,6 +197,17 @@ type Model struct {
 	// TokensPerSecond is the decode speed in output tokens per second
 	// (TTFT form only); its support must be > 0.
 	TokensPerSecond dist.Continuous
+	// PrefillTokensPerSecond, when set (TTFT form only), is the prefill
+	// speed in input tokens per second, > 0 with probability 1: an
+	// attempt's time to first token is then a draw of TTFT (the base: queue,
+	// network, scheduling) plus the request's input tokens ÷ a draw of this
+	// speed, so long prompts answer later — the linear prefill term of
+	// llmperf-style TTFT measurements and of the prefill/decode split of
+	// Splitwise (Patel et al., ISCA 2024) and DistServe (Zhong et al., OSDI
+	// 2024). nil means TTFT does not depend on the prompt. Under a copula
+	// (Config.Correlation) the prefill speed is drawn at the attempt's
+	// score −z, as the decode speed is: a slow draw is slow throughout.
+	PrefillTokensPerSecond dist.Continuous
 	// ErrorLatency is the time in seconds after which a failing attempt
 	// reports its error; nil means the error surfaces when the call would
 	// otherwise have completed.
@@ -258,6 +274,12 @@ type Class struct {
 	OnTimeout TimeoutRule
 	// Policy is the hedge policy of the class.
 	Policy Policy
+	// Retry, when set, re-runs a failed request — hedging and all — after
+	// a backoff: retries around hedging (see Retry).
+	Retry *Retry
+	// AttemptRetry, when set, makes each attempt a retry loop on its model
+	// (the client library's retries): hedging around retries (see Retry).
+	AttemptRetry *Retry
 	// Clients, when ≥ 1, makes the class closed-loop: it is driven by this
 	// many concurrent clients, each sending its next request ThinkTime
 	// after its previous one ended (answered, failed or timed out), instead

@@ -62,6 +62,7 @@ func reportJSON(t *testing.T, cfg *sim.Config, hedged, base *sim.Result) []byte 
 
 // TestLaneMatchesEventLoopOnRandomPolicies: on random independent
 // configurations — every winner rule, error rule, fallback and zero gaps,
+// prefill speeds,
 // cancel latencies and billing, providers that ignore cancels, "a new
 // provider" targets, deadlines or none — with latencies on a coarse grid so
 // that responses, timers and deadlines often fall at the same instant, the
@@ -69,6 +70,7 @@ func reportJSON(t *testing.T, cfg *sim.Config, hedged, base *sim.Result) []byte 
 // identical results.
 func TestLaneMatchesEventLoopOnRandomPolicies(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
+	prng := rand.New(rand.NewPCG(3, 4))
 	grid := func() dist.Continuous { // latencies on a 50 ms grid: many ties
 		w := []float64{1 + rng.Float64(), 1 + rng.Float64(), 1 + rng.Float64()}
 		m, err := dist.NewMixture(w, []dist.Continuous{
@@ -100,6 +102,12 @@ func TestLaneMatchesEventLoopOnRandomPolicies(t *testing.T) {
 			} else {
 				md.TTFT = grid()
 				md.TokensPerSecond = dist.Constant{Value: []float64{100, 500}[rng.IntN(2)]}
+				// A prefill speed on some streamed models, from its own
+				// generator so the other configurations stay as they were:
+				// 100 input tokens take 50 or 100 ms, on the grid.
+				if v := prng.IntN(3); v > 0 {
+					md.PrefillTokensPerSecond = dist.Constant{Value: []float64{1000, 2000}[v-1]}
+				}
 			}
 			if rng.IntN(2) == 0 {
 				md.ErrorLatency = dist.Constant{Value: 0.05 * float64(rng.IntN(3))}

@@ -58,8 +58,9 @@
 // configured per model or per provider (failure domain), in this order:
 //
 //   - draw: its latency from the model's distribution (one latency, or TTFT
-//     plus output tokens ÷ decode speed), coupled to the request's earlier
-//     attempts by a Gaussian copula when Config.Correlation is set;
+//     plus output tokens ÷ decode speed, the TTFT optionally plus input
+//     tokens ÷ prefill speed), coupled to the request's earlier attempts by
+//     a Gaussian copula when Config.Correlation is set;
 //   - dispatch: the model's and its provider's rate limits (token buckets;
 //     over a limit the attempt gets a 429, which may cost quota too), then
 //     the provider's concurrency limit (a FIFO queue, optionally bounded:
@@ -89,6 +90,19 @@
 // rejected, timed out or cancelled: the parts sum to the attempts sent),
 // bills it and writes its trace row, so a new way of ending cannot forget
 // a step. The package's tests audit these counts after every run.
+//
+// # Retries
+//
+// A class may retry failures in two layers (retry.go). Its AttemptRetry
+// makes each attempt a retry loop on its model, as a client library does:
+// a retryable failure of a call leaves the system through exit like any
+// other, and the attempt waits its backoff in its request's flight before
+// its next call, which draws from the stream of (request, attempt, try).
+// Its Retry re-runs a failed request, hedging and all: the request moves to
+// a fresh slot (its old one is freed once its attempts have left), keeps
+// its arrival, and is counted once, when it finally ends. Every retried
+// call is an attempt sent that exits once, so the accounting audit holds
+// unchanged. Runs with retries take the event loop.
 //
 // # Policies
 //

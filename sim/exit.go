@@ -29,8 +29,14 @@ func (e *engine) respond(slot int32, r *request, k int) {
 	}
 	retryAfter, status := e.retryAfter(a), a.status
 	e.breakerSees(a, a.kind)
+	if e.retries != nil && a.kind != outOK && e.retryCall(slot, r, k, retryAfter) {
+		return // the attempt retries: its request does not see the failure
+	}
 	e.exit(slot, r, k, at, a.kind, win)
 	if win {
+		if a.kind != outOK {
+			r.lastFail, r.lastStatus, r.lastAfter = a.kind, status, retryAfter
+		}
 		e.finish(slot, r, a.kind)
 		return
 	}
@@ -54,6 +60,10 @@ func (p *Policy) wins(kind outcome) bool {
 // request lets go of it as it does of a loser (abandon) and handles a
 // failure of kind timeout.
 func (e *engine) attemptTimeout(slot int32, r *request, k int) {
+	if r.att[k].state == attBackoff {
+		e.backoffTimeout(slot, r, k)
+		return
+	}
 	if r.att[k].state != attInFlight {
 		return
 	}
@@ -135,8 +145,8 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 	a := &r.att[k]
 	a.state = attExited
 	r.live--
-	if a.probe {
-		e.breakers[a.model].release(a)
+	if a.probe || a.provProbe {
+		e.breakersRelease(a)
 	}
 	pv := &e.provs[a.prov]
 	if a.queued {
@@ -149,7 +159,7 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 			pv.busySum.add(at - a.svc)
 		}
 	}
-	e.count(r.class, &pv.stats, how)
+	e.count(r.class, &pv.stats, how, a.status)
 	in, out, billed := e.charge(r, a, at, how, won)
 	if e.trace != nil {
 		e.emit(r, k, at, how.attemptName(), won, in, out, billed)
@@ -166,9 +176,9 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 	}
 }
 
-// count adds one attempt that ended as how to its class's and provider's
-// counts.
-func (e *engine) count(class int32, pv *ProviderResult, how outcome) {
+// count adds one attempt that ended as how (an error of the given
+// status) to its class's and provider's counts.
+func (e *engine) count(class int32, pv *ProviderResult, how outcome, status failStatus) {
 	st := &e.stats[class]
 	switch how {
 	case outOK:
@@ -179,6 +189,7 @@ func (e *engine) count(class int32, pv *ProviderResult, how outcome) {
 		pv.Invalid++
 	case outError:
 		st.failed++
+		st.failedBy[status]++
 		pv.Failed++
 	case outRateLimited:
 		st.rateLimited++

@@ -1,8 +1,10 @@
 package sim_test
 
 import (
+	"fmt"
 	"math"
 	"reflect"
+	"strings"
 	"testing"
 	"time"
 
@@ -159,5 +161,57 @@ func TestStatusRatesSumAtMostOne(t *testing.T) {
 	cfg := statusConfig(10, sim.Failures{ServerError: sim.Failure{Rate: 0.6}, Timeout: sim.Failure{Rate: 0.5}}, time.Second, sim.Policy{})
 	if _, err := sim.Run(cfg); err == nil {
 		t.Error("failure rates summing to 1.1 were accepted")
+	}
+}
+
+// TestFailedByKind: the report counts failed attempts by kind. Model "a"
+// fails 10 % of calls with a 5xx, rejects 5 % of prompts with a 4xx and
+// times out upstream on 5 % (each after 100 ms, before any copy at 5 s),
+// so of n primaries about 0.1·n, 0.05·n and 0.05·n fail that way; the
+// kinds sum to the failed attempts, and the text report shows them.
+func TestFailedByKind(t *testing.T) {
+	const n = 20000
+	fast := sim.Failure{Latency: dist.Constant{Value: 0.1}}
+	f := sim.Failures{ServerError: fast, ClientError: fast, Timeout: fast}
+	f.ServerError.Rate, f.ClientError.Rate, f.Timeout.Rate = 0.10, 0.05, 0.05
+	cfg := statusConfig(n, f, 5*time.Second, sim.Policy{})
+	res, err := sim.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := res.Classes[0].Attempts
+	k := a.FailedByKind
+	if k.ServerError+k.ClientError+k.UpstreamTimeout != a.Failed {
+		t.Fatalf("kinds %+v do not sum to the %d failed attempts", k, a.Failed)
+	}
+	// The 4xx is drawn first and takes its 5 %; 5xx and upstream timeouts
+	// split the rest at 10 % and 5 % of all draws.
+	for _, c := range []struct {
+		name string
+		got  int64
+		p    float64
+	}{{"5xx", k.ServerError, 0.95 * 0.10}, {"4xx", k.ClientError, 0.05}, {"upstream timeout", k.UpstreamTimeout, 0.95 * 0.05}} {
+		if tol := 5 * math.Sqrt(n*c.p*(1-c.p)); math.Abs(float64(c.got)-n*c.p) > tol {
+			t.Errorf("%s: %d failed attempts, want %.0f ± %.0f", c.name, c.got, n*c.p, tol)
+		}
+	}
+	rep := sim.NewReport(cfg, res, res)
+	var text, js strings.Builder
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	row := fmt.Sprintf("c  %d  %d  %d  %d  %d  %d", a.RateLimited, k.ServerError, k.ClientError, k.UpstreamTimeout, a.Rejected, a.Sent)
+	if !strings.Contains(text.String(), "failed attempts") || !strings.Contains(strings.Join(strings.Fields(text.String()), "  "), row) {
+		t.Errorf("text report lacks the failures by kind (%q):\n%s", row, text.String())
+	}
+	if want := fmt.Sprintf(`"failed_by_kind": {
+        "server_error": %d,
+        "client_error": %d,
+        "upstream_timeout": %d
+      }`, k.ServerError, k.ClientError, k.UpstreamTimeout); !strings.Contains(js.String(), want) {
+		t.Errorf("JSON lacks %s:\n%.3000s", want, js.String())
 	}
 }

@@ -14,6 +14,8 @@ const (
 	evAttemptTimeout                  // attempt k's per-attempt timeout expires
 	evCancel                          // the cancel of attempt k, let go of while queued, lands
 	evThink                           // a closed-loop client (slot = client index) ends its think
+	evRetry                           // attempt k's backoff ends: its next call goes (retry.go)
+	evRound                           // a request's re-run starts after its backoff (retry.go)
 )
 
 // event is one scheduled happening. Events of a finished request are not

@@ -176,8 +176,7 @@ func (e *engine) laneDraw(r *request, m, k int) {
 	if !a.streamed {
 		first = seconds(ms.latency.rand(src))
 	} else {
-		first = seconds(ms.ttft.rand(src))
-		decode = seconds(r.out / ms.speed.rand(src))
+		first, decode = ms.streamDraw(md, r, src)
 	}
 	a.first = e.now + first
 	a.end = e.now + (first + decode)

@@ -47,8 +47,11 @@ type engine struct {
 	classes    []classState  // per class: budgets and adaptive delay
 	clients    []client      // closed-loop clients (closed.go)
 	loops      []loopStats   // per class and overall, when there are clients
-	breakers   []*breaker    // per model, its circuit breaker or nil; nil when none has one
-	slotClient []int32       // per request slot, the closed-loop client that sent it, or −1
+	breakers   []*breaker    // per model, its circuit breaker or nil; nil when no model or provider has one
+	// per provider, its circuit breaker or nil; nil when none has one
+	provBreakers []*breaker
+	retries      []RetryCounts // per class, what its retries did; nil when no class retries
+	slotClient   []int32       // per request slot, the closed-loop client that sent it, or −1
 	// queueAllTimers turns off the skipping of timers that cannot fire
 	// (endsBy), for the test that checks it changes nothing.
 	queueAllTimers bool
@@ -100,6 +103,17 @@ func newEngineFor(cfg *Config, n int) *engine {
 			e.breakers[i] = &breaker{cfg: b}
 		}
 	}
+	for i := range cfg.Providers { // the listed providers come first in e.provs
+		if b := cfg.Providers[i].Breaker; b != nil {
+			if e.provBreakers == nil {
+				e.provBreakers = make([]*breaker, len(e.provs))
+			}
+			e.provBreakers[i] = &breaker{cfg: b}
+			if e.breakers == nil {
+				e.breakers = make([]*breaker, len(cfg.Models))
+			}
+		}
+	}
 	for _, c := range cfg.Classes {
 		e.inputs = append(e.inputs, newSampler(c.InputTokens))
 		e.outputs = append(e.outputs, newSampler(c.OutputTokens))
@@ -108,6 +122,9 @@ func newEngineFor(cfg *Config, n int) *engine {
 		e.models = append(e.models, newModelSamplers(&cfg.Models[i]))
 	}
 	e.stats = make([]classStats, len(cfg.Classes))
+	if cfg.retrying() {
+		e.retries = make([]RetryCounts, len(cfg.Classes))
+	}
 	e.classes = make([]classState, len(cfg.Classes))
 	for i := range cfg.Classes {
 		e.classes[i] = newClassState(&cfg.Classes[i].Policy)
@@ -238,6 +255,10 @@ func (e *engine) handle(ev event) {
 		e.finish(ev.slot, r, outTimeout)
 	case evAttemptTimeout:
 		e.attemptTimeout(ev.slot, r, int(ev.k))
+	case evRetry:
+		e.resend(ev.slot, r, int(ev.k))
+	case evRound:
+		e.startRound(ev.slot, r)
 	}
 }
 
@@ -372,6 +393,9 @@ func (e *engine) audit() error {
 		if p.busy != 0 || p.waiting != 0 {
 			return fmt.Errorf("provider %q: %d slots still in use and %d attempts still waiting after the run", p.name, p.busy, p.waiting)
 		}
+	}
+	if err := e.auditBreakers(); err != nil {
+		return err
 	}
 	if e.stranded > 0 {
 		return fmt.Errorf("%d requests left with nothing pending before they ended", e.stranded)

@@ -30,8 +30,8 @@ type Report struct {
 	Overall      ClassReport   `json:"overall"`
 	// Providers is what each provider (failure domain) saw in the hedged run.
 	Providers []ProviderResult `json:"providers"`
-	// Breakers is what each model's circuit breaker did; absent without
-	// breakers.
+	// Breakers is what each model's and provider's circuit breaker did;
+	// absent without breakers.
 	Breakers []BreakerResult `json:"breakers,omitempty"`
 	// Warnings are run-wide conditions that limit what the numbers mean.
 	Warnings []string `json:"warnings"`
@@ -200,6 +200,10 @@ type ClassReport struct {
 	// closed-loop clients (absent otherwise): with N clients, the clients'
 	// throughput is what hedging changes.
 	Throughput *Throughput `json:"throughput,omitempty"`
+	// Retries is what the class's retries did (absent without retries);
+	// every retried call is also counted in Attempts and
+	// AttemptsPerRequest (the calls per request).
+	Retries *RetryCounts `json:"retries,omitempty"`
 	// Warnings are conditions that limit what the numbers mean, such as too
 	// few requests for a p99 interval.
 	Warnings []string `json:"warnings"`
@@ -334,6 +338,7 @@ func classReport(h, b *ClassResult, lat Latency, end EndLatency, base Latency) C
 		DeniedHedges:       h.Denied,
 		AdaptiveDelay:      h.AdaptiveDelay,
 		Throughput:         h.Throughput,
+		Retries:            h.Retries,
 		NoHedging: Baseline{
 			Latency:       base,
 			AnsweredShare: share(b.Answered, b.Requests),
@@ -492,7 +497,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
+	writeFailureKinds(w, rows)
 	writeThroughput(w, rows)
+	writeRetries(w, rows)
 	writeSpend(w, rows)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 	fmt.Fprintln(tw, "provider\tsent\tcompleted\tfailed\t429\trejected\tinvalid\ttimed out\tcancelled\tmean queue wait\tin service\tutilisation\t")
@@ -532,7 +539,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	for _, b := range r.Breakers {
-		fmt.Fprintf(w, "model %s: circuit breaker opened %d times, open %s in all, failed %d calls at once\n", b.Model, b.Opens, fsec(b.OpenSeconds), b.Rejected)
+		who := "model " + b.Model
+		if b.Provider != "" {
+			who = "provider " + b.Provider
+		}
+		fmt.Fprintf(w, "%s: circuit breaker opened %d times, open %s in all, failed %d calls at once\n", who, b.Opens, fsec(b.OpenSeconds), b.Rejected)
 	}
 	for _, warn := range r.Warnings {
 		fmt.Fprintf(w, "warning: %s\n", warn)
@@ -543,6 +554,29 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	return nil
+}
+
+// writeFailureKinds writes, when any attempt failed, the failed attempts
+// of each class by kind: 429, 5xx, 4xx, upstream timeout, and rejected by
+// a full queue or an open circuit breaker.
+func writeFailureKinds(w io.Writer, rows []ClassReport) {
+	any := false
+	for _, c := range rows {
+		a := c.Attempts
+		any = any || a.Failed+a.RateLimited+a.Rejected > 0
+	}
+	if !any {
+		return
+	}
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	fmt.Fprintln(tw, "failed attempts\t429\t5xx\t4xx\tupstream timeout\trejected (full, breaker)\tof attempts sent\t")
+	for _, c := range rows {
+		a := c.Attempts
+		k := a.FailedByKind
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t\n", c.Class, a.RateLimited, k.ServerError, k.ClientError, k.UpstreamTimeout, a.Rejected, a.Sent)
+	}
+	tw.Flush()
+	fmt.Fprintln(w)
 }
 
 // perRequest returns x/n, or 0 when n is 0.

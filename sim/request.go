@@ -20,8 +20,14 @@ type request struct {
 	timer    uint8 // copy index of the pending hedge timer, or noTimer
 	// hedgedCopies counts copies actually sent (not denied).
 	hedgedCopies uint8
-	att          [MaxCopies + 1]attempt
-	innov        [MaxCopies + 1]float64 // copula: independent normal draw of each attempt
+	// round is the request's run under its class's retry (retry.go): 0
+	// first, n re-run n; lastStatus and lastAfter are the status and
+	// Retry-After hint of its last failure.
+	round      uint8
+	lastStatus failStatus
+	lastAfter  time.Duration
+	att        [MaxCopies + 1]attempt
+	innov      [MaxCopies + 1]float64 // copula: independent normal draw of each attempt
 }
 
 // classStats accumulates one class's results.
@@ -31,7 +37,9 @@ type classStats struct {
 	sent, completed, failed, invalidAtt, cancelled   int64
 	rateLimited, reqRateLimited, timedOut            int64
 	rejected, reqRejected                            int64
-	wastedOutput                                     float64
+	// failedBy splits failed by the error's kind (failStatus).
+	failedBy     [3]int64
+	wastedOutput float64
 	// billed[2m] and billed[2m+1] are what model m billed for attempts that
 	// responded and for cancelled ones. Token counts are whole numbers, so
 	// their sums are exact and independent of the order of events.
@@ -56,7 +64,7 @@ func (s *classStats) record(o outcome, d time.Duration) {
 // the failure. An overload rejection follows the error rule.
 func (e *engine) fail(slot int32, r *request, kind outcome, status failStatus, retryAfter time.Duration) {
 	p := &e.cfg.Classes[r.class].Policy
-	r.lastFail = kind
+	r.lastFail, r.lastStatus, r.lastAfter = kind, status, retryAfter
 	rule := p.rule(kind)
 	if kind == outError {
 		rule = p.statusRule(status)
@@ -116,18 +124,15 @@ func (e *engine) leaveFlight(r *request, k int) {
 // latency, and lets go of the attempts still in flight (abandon: each
 // leaves the system at its response or when its cancel lands, whichever
 // is first). The slot is freed once every attempt has left.
+//
+// A failure its class's retry takes (rerun) does not end the request: it
+// runs again after a backoff.
 func (e *engine) finish(slot int32, r *request, o outcome) {
-	e.countRequest(r, o)
-	// Queued attempts first: a slot another attempt frees now must not
-	// start one whose cancel is already on its way.
-	for _, queued := range [2]bool{true, false} {
-		for k := 0; k < int(r.sent); k++ {
-			if a := &r.att[k]; a.state == attInFlight && a.queued == queued {
-				e.leaveFlight(r, k)
-				e.abandon(slot, r, k, outCancelled)
-			}
-		}
+	if e.retries != nil && o != outOK && o != outTimeout && e.rerun(slot, r, o) {
+		return
 	}
+	e.countRequest(r, o)
+	e.letGoAll(slot, r)
 	cs := &e.classes[r.class]
 	cs.inflightReqs--
 	if x := cs.est; x != nil && x.cfg.Source == FromRequests {
@@ -139,6 +144,25 @@ func (e *engine) finish(slot int32, r *request, o outcome) {
 	}
 	if r.live == 0 {
 		e.retire(slot, r)
+	}
+}
+
+// letGoAll lets go of the attempts of r still in flight, which has ended
+// or runs again: each leaves the system at its response or when its cancel
+// lands (abandon).
+func (e *engine) letGoAll(slot int32, r *request) {
+	// Queued attempts first: a slot another attempt frees now must not
+	// start one whose cancel is already on its way.
+	for _, queued := range [2]bool{true, false} {
+		for k := 0; k < int(r.sent); k++ {
+			if a := &r.att[k]; a.state == attInFlight && a.queued == queued {
+				e.leaveFlight(r, k)
+				e.abandon(slot, r, k, outCancelled)
+			}
+		}
+	}
+	if e.retries != nil {
+		e.dropBackoffs(r)
 	}
 }
 

@@ -19,8 +19,8 @@ type Result struct {
 	// Seconds is the simulated time the run spans, from 0 to the last
 	// request or attempt end.
 	Seconds float64
-	// Breakers is what each model's circuit breaker did (models without
-	// one are left out).
+	// Breakers is what each circuit breaker did, models' then providers'
+	// (those without one are left out).
 	Breakers []BreakerResult
 }
 
@@ -113,6 +113,8 @@ type AttemptCounts struct {
 	Sent      int64 `json:"sent"`
 	Completed int64 `json:"completed"` // ran to a valid answer (winners and losers that finished before their cancel landed)
 	Failed    int64 `json:"failed"`    // returned an error
+	// FailedByKind splits Failed by the kind of error (see Failures).
+	FailedByKind FailedKinds `json:"failed_by_kind"`
 	// RateLimited returned a 429.
 	RateLimited int64 `json:"rate_limited"`
 	// Rejected got an overload error (503/529) from a provider whose queue
@@ -122,6 +124,20 @@ type AttemptCounts struct {
 	TimedOut  int64 `json:"timed_out"`
 	Invalid   int64 `json:"invalid"`   // returned an unusable answer
 	Cancelled int64 `json:"cancelled"` // ended by a cancel before responding
+}
+
+// FailedKinds counts failed attempts by the kind of error; the fields sum
+// to AttemptCounts.Failed. 429s (AttemptCounts.RateLimited) and overload
+// errors of a full queue or an open circuit breaker
+// (AttemptCounts.Rejected) are counted apart.
+type FailedKinds struct {
+	// ServerError: a 5xx or overloaded answer of the model (Model.ErrorRate,
+	// Failures.ServerError, a degraded period's failures).
+	ServerError int64 `json:"server_error"`
+	// ClientError: a 4xx other than 429 (Failures.ClientError).
+	ClientError int64 `json:"client_error"`
+	// UpstreamTimeout: an upstream timeout (Failures.Timeout).
+	UpstreamTimeout int64 `json:"upstream_timeout"`
 }
 
 // ClassResult holds the raw outcome of one class (or of all classes).
@@ -152,6 +168,10 @@ type ClassResult struct {
 	// Throughput is the rate at which requests ended, in a run with
 	// closed-loop clients (see Class.Clients); nil otherwise.
 	Throughput *Throughput
+	// Retries is what the class's retries did (Class.Retry,
+	// Class.AttemptRetry); nil when it has none (overall: when no class
+	// has any).
+	Retries *RetryCounts
 	// lat holds each request's time to a usable answer (for a miss, the
 	// time until it ended), as float32 seconds (see Latencies).
 	lat latencySet
@@ -171,6 +191,9 @@ func (s *classStats) add(o *classStats) {
 	s.sent += o.sent
 	s.completed += o.completed
 	s.failed += o.failed
+	for k, n := range o.failedBy {
+		s.failedBy[k] += n
+	}
 	s.invalidAtt += o.invalidAtt
 	s.cancelled += o.cancelled
 	s.rateLimited += o.rateLimited
@@ -204,7 +227,8 @@ func (s *classStats) result(name string, models []Model) ClassResult {
 		Errors: s.errors, RateLimited: s.reqRateLimited, Rejected: s.reqRejected, Invalid: s.invalid, Hedged: s.hedged,
 		Attempts: AttemptCounts{
 			Sent: s.sent, Completed: s.completed, Failed: s.failed,
-			RateLimited: s.rateLimited, Rejected: s.rejected, TimedOut: s.timedOut, Invalid: s.invalidAtt, Cancelled: s.cancelled,
+			FailedByKind: FailedKinds{ServerError: s.failedBy[statusServer], ClientError: s.failedBy[statusClient], UpstreamTimeout: s.failedBy[statusUpstreamTimer]},
+			RateLimited:  s.rateLimited, Rejected: s.rejected, TimedOut: s.timedOut, Invalid: s.invalidAtt, Cancelled: s.cancelled,
 		},
 		CostCompletedUSD: completed, CostCancelledUSD: cancelled,
 		WastedOutputTokens: s.wastedOutput,
@@ -229,6 +253,17 @@ func (e *engine) result() *Result {
 	}
 	res.Overall = all.result("overall", e.cfg.Models)
 	res.Overall.Denied = denied
+	if e.retries != nil {
+		var sum RetryCounts
+		for i := range e.retries {
+			if c := &e.cfg.Classes[i]; c.Retry != nil || c.AttemptRetry != nil {
+				rc := e.retries[i]
+				res.Classes[i].Retries = &rc
+			}
+			sum.add(&e.retries[i])
+		}
+		res.Overall.Retries = &sum
+	}
 	for i := range res.Classes {
 		res.Overall.lat.addParts(res.Classes[i].lat)
 	}

@@ -41,6 +41,16 @@ func (st *streams) at(i int64, s uint8) *splitMix {
 	return &st.gen
 }
 
+// atTry reseeds the generator for try key t of request i, stream s and
+// returns it; t = 0 is the stream of at(i, s).
+func (st *streams) atTry(i int64, s uint8, t uint16) *splitMix {
+	g := st.at(i, s)
+	if t != 0 {
+		g.s = splitmix64(st.seed ^ st.hash ^ uint64(s)<<56 ^ uint64(t)<<40)
+	}
+	return g
+}
+
 // splitMix is the SplitMix64 generator (Steele, Lea, Flood, "Fast
 // splittable pseudorandom number generators", OOPSLA 2014): a Weyl sequence
 // through the splitmix64 finaliser. It passes BigCrush, costs about a

@@ -32,10 +32,11 @@ func NoHedging(p *Policy) {
 
 // independent reports whether requests cannot affect one another (no shared
 // queue, rate limit, budget or adaptive state), so the engine may run each
-// request to its end before the next arrives.
+// request to its end before the next arrives. Retries, whose re-runs move
+// a request to a new slot, also take the event loop.
 func (cfg *Config) independent() bool {
 	for _, p := range cfg.Providers {
-		if p.Concurrency > 0 || p.RateLimit.on() {
+		if p.Concurrency > 0 || p.RateLimit.on() || p.Breaker != nil {
 			return false
 		}
 	}
@@ -45,7 +46,7 @@ func (cfg *Config) independent() bool {
 		}
 	}
 	for _, c := range cfg.Classes {
-		if c.Clients > 0 || c.Policy.Adaptive != nil || c.Policy.Budget.active() {
+		if c.Clients > 0 || c.Policy.Adaptive != nil || c.Policy.Budget.active() || c.Retry != nil || c.AttemptRetry != nil {
 			return false
 		}
 	}

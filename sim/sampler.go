@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math/rand/v2"
+	"time"
 
 	"github.com/hedgesim/hedgesim/dist"
 )
@@ -81,11 +82,28 @@ func (s *sampler) rand(src *splitMix) float64 {
 // samplers that are never called.
 type modelSamplers struct {
 	latency, ttft, speed, errLatency sampler
+	prefill                          sampler // a nil sampler when the model has no prefill speed
 }
 
 func newModelSamplers(m *Model) modelSamplers {
 	return modelSamplers{
 		latency: newSampler(m.Latency), ttft: newSampler(m.TTFT),
 		speed: newSampler(m.TokensPerSecond), errLatency: newSampler(m.ErrorLatency),
+		prefill: newSampler(m.PrefillTokensPerSecond),
 	}
+}
+
+// streamDraw draws a streamed attempt of request r to model md from src:
+// the work until the first token — base TTFT, plus r's input tokens ÷ the
+// prefill speed when md has one — and the decode work, r's output tokens ÷
+// the decode speed. The draws come in the order TTFT, decode speed,
+// prefill speed, so a model without a prefill speed draws exactly what it
+// did before prefill speeds existed.
+func (ms *modelSamplers) streamDraw(md *Model, r *request, src *splitMix) (first, decode time.Duration) {
+	ttft := ms.ttft.rand(src)
+	decode = seconds(r.out / ms.speed.rand(src))
+	if md.PrefillTokensPerSecond != nil {
+		ttft += r.in / ms.prefill.rand(src)
+	}
+	return seconds(ttft), decode
 }

@@ -56,16 +56,25 @@ func spendOf(c *ClassReport, rate float64, total int64) Spend {
 	if total == 0 {
 		return Spend{}
 	}
-	r := rate * float64(c.Requests) / float64(total)
-	day := r * (24 * time.Hour).Seconds() / 1000
+	return SpendAt(rate*float64(c.Requests)/float64(total), c.CostPer1k.Total, c.NoHedging.CostPer1k.Total)
+}
+
+// SpendAt is the spend of traffic at rate requests per second that costs
+// costPer1k US dollars per 1000 requests, and noHedgingCostPer1k without
+// hedging.
+func SpendAt(rate, costPer1k, noHedgingCostPer1k float64) Spend {
+	day := rate * (24 * time.Hour).Seconds() / 1000
 	return Spend{
-		RequestsPerSecond: r,
-		PerDay:            c.CostPer1k.Total * day,
-		PerMonth:          c.CostPer1k.Total * day * DaysPerMonth,
-		NoHedgingPerDay:   c.NoHedging.CostPer1k.Total * day,
-		NoHedgingPerMonth: c.NoHedging.CostPer1k.Total * day * DaysPerMonth,
+		RequestsPerSecond: rate,
+		PerDay:            costPer1k * day,
+		PerMonth:          costPer1k * day * DaysPerMonth,
+		NoHedgingPerDay:   noHedgingCostPer1k * day,
+		NoHedgingPerMonth: noHedgingCostPer1k * day * DaysPerMonth,
 	}
 }
+
+// Dollars formats an amount in US dollars as the reports do (see dollars).
+func Dollars(x float64) string { return dollars(x) }
 
 // setSpend fills the Spend of every class and overall.
 func (r *Report) setSpend(cfg *Config) {

@@ -11,7 +11,11 @@ type AttemptRecord struct {
 	Request int64  // request index, from 0 in arrival order
 	Class   string // class name
 	Attempt int    // 0 = primary, k = copy k
-	Model   string // model the attempt was sent to
+	// Round is the request's run under its class's retry (0 first, n
+	// re-run n) and Try the call's try within its attempt under the
+	// class's attempt retry (0 first, n retry n): every call has its row.
+	Round, Try int
+	Model      string // model the attempt was sent to
 	// Start is when the attempt was sent and End when it left the system
 	// (its response; for a winner under first_token, the end of its stream;
 	// for an attempt its request let go of, its response or the landing of
@@ -58,7 +62,7 @@ func (e *engine) emit(r *request, k int, end time.Duration, outcome string, won 
 		cost = price(md, in, out)
 	}
 	e.rec = AttemptRecord{
-		Request: r.id, Class: e.cfg.Classes[r.class].Name, Attempt: k, Model: md.Name,
+		Request: r.id, Class: e.cfg.Classes[r.class].Name, Attempt: k, Round: int(r.round), Try: int(a.try), Model: md.Name,
 		Start: a.start, End: end, Outcome: outcome, Won: won,
 		BilledInput: in, BilledOutput: out, CostUSD: cost,
 	}

@@ -70,6 +70,16 @@ func (cfg *Config) Validate() error {
 		if err := c.Policy.validate(len(cfg.Models)); err != nil {
 			return invalid("class %q: %v", c.Name, err)
 		}
+		if c.Retry != nil {
+			if err := c.Retry.validate(false); err != nil {
+				return invalid("class %q: retry: %v", c.Name, err)
+			}
+		}
+		if c.AttemptRetry != nil {
+			if err := c.AttemptRetry.validate(true); err != nil {
+				return invalid("class %q: attempt retry: %v", c.Name, err)
+			}
+		}
 	}
 	if cfg.hasOpen() && math.Abs(sum-1) > 1e-3 {
 		return invalid("class shares sum to %v: must sum to 1", sum)
@@ -128,6 +138,9 @@ func (p *Provider) validate() error {
 			return fmt.Errorf("degraded periods: error rate %v must be in [0, 1]", d.ErrorRate)
 		}
 	}
+	if p.Breaker != nil {
+		return p.Breaker.validate()
+	}
 	return nil
 }
 
@@ -154,6 +167,14 @@ func (m *Model) validate() error {
 	if m.TokensPerSecond != nil {
 		if lo, _ := m.TokensPerSecond.Support(); !(lo >= 0) || m.TokensPerSecond.CDF(0) > 0 {
 			return invalid("model %q: tokens per second must be > 0 with probability 1 (P(≤ 0) = %v)", m.Name, m.TokensPerSecond.CDF(0))
+		}
+	}
+	if p := m.PrefillTokensPerSecond; p != nil {
+		if m.TTFT == nil {
+			return invalid("model %q: PrefillTokensPerSecond needs the TTFT form", m.Name)
+		}
+		if lo, _ := p.Support(); !(lo >= 0) || p.CDF(0) > 0 {
+			return invalid("model %q: prefill tokens per second must be > 0 with probability 1 (P(≤ 0) = %v)", m.Name, p.CDF(0))
 		}
 	}
 	for _, p := range []float64{m.ErrorRate, m.InvalidRate} {

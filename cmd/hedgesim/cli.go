@@ -100,7 +100,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	case "merge":
 		err = cmdMerge(ctx, rest, stdout, stderr)
 	case "fit":
-		err = cmdFit(rest, stdout, stderr)
+		err = cmdFit(ctx, rest, stdout, stderr)
 	case "export":
 		err = cmdExport(rest, stdout, stderr)
 	case "list":
@@ -211,12 +211,31 @@ func scenarioArg(pos []string, seed, requests intFlag, maxRequests int64, o *sce
 		if seed.v < 0 {
 			return nil, usageError{err: fmt.Errorf("--seed %d: must be ≥ 0", seed.v)}
 		}
+		if err := flagAgreesWithSet(o, "seed", "--seed", seed.v, int64(sc.Config.Seed)); err != nil {
+			return nil, err
+		}
 		sc.Config.Seed = uint64(seed.v)
 	}
 	if requests.set && (requests.v < 1 || requests.v > maxRequests) {
 		return nil, usageError{err: fmt.Errorf("--requests %d: must be in [1, %d]", requests.v, maxRequests)}
 	}
 	return sc, nil
+}
+
+// flagAgreesWithSet returns a usage error when the what-if overrides o set
+// key (to set, the value the scenario now holds) and the flag named flag
+// gives it another value v: the report would list the override while the
+// flag's value ran. Equal values agree.
+func flagAgreesWithSet(o *scenario.Options, key, flag string, v, set int64) error {
+	if o == nil || v == set {
+		return nil
+	}
+	for _, kv := range o.Set {
+		if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) == key {
+			return usageError{err: fmt.Errorf("%s %d and --set %s contradict each other; give one of them", flag, v, kv)}
+		}
+	}
+	return nil
 }
 
 // loadScenario reads the scenario named by arg: a file path, or the name of

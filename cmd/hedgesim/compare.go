@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"io"
+	"strings"
 
 	"github.com/hedgesim/hedgesim/compare"
 	"github.com/hedgesim/hedgesim/readers"
@@ -19,7 +20,9 @@ usable answer, answered share and cost per 1000 requests, A and B and the
 change. "~" marks a change that is not significant (p95/p99: the 95%
 intervals overlap; answered: two-proportion z test at 5%), as benchstat
 does. An optimize report contributes each class's pick. Exit status 0 when
-both reports could be read, whatever the differences.`, stderr)
+both reports could be read, whatever the differences; 2 when a report is
+not one hedgesim writes (a share outside [0, 1], a class named twice,
+percentiles out of order, ...) or the two have no class in common.`, stderr)
 	asJSON := fs.Bool("json", false, "write the comparison as JSON")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -41,10 +44,14 @@ both reports could be read, whatever the differences.`, stderr)
 			return usageError{err: err}
 		}
 		if reps[i], err = compare.Parse(data); err != nil {
-			return usageError{err: fmt.Errorf("%s: %w", p, err)}
+			// One line per problem, each naming the file.
+			return usageError{err: fmt.Errorf("%s: %s", p, strings.ReplaceAll(err.Error(), "\n", "\n"+p+": "))}
 		}
 	}
 	c := compare.Compare(reps[0], reps[1])
+	if len(c.Rows) == 0 {
+		return usageError{err: fmt.Errorf("no class in common: %s has %s; %s has %s", pos[0], classNames(reps[0]), pos[1], classNames(reps[1]))}
+	}
 	var b bytes.Buffer
 	if *asJSON {
 		err = c.WriteJSON(&b, pos[0], pos[1])
@@ -56,4 +63,13 @@ both reports could be read, whatever the differences.`, stderr)
 	}
 	_, err = stdout.Write(b.Bytes())
 	return err
+}
+
+// classNames lists a report's classes for a message.
+func classNames(r *compare.Report) string {
+	names := make([]string, len(r.Classes))
+	for i, c := range r.Classes {
+		names[i] = fmt.Sprintf("%q", c.Name)
+	}
+	return strings.Join(names, ", ")
 }

@@ -94,3 +94,57 @@ func TestExitCodes(t *testing.T) {
 		}
 	}
 }
+
+// TestOutputExitCodes: an output path that is wrong before anything runs
+// (its directory missing, a FIFO where a file or directory goes, a report
+// directory holding other files) is bad input, exit 2, before any work;
+// an I/O failure while writing (the report's temporary directory gone
+// mid-write, a closed stdout) is a failure, exit 1, with nothing left
+// behind.
+func TestOutputExitCodes(t *testing.T) {
+	dir := t.TempDir()
+	missing := filepath.Join(dir, "missing")
+	fifo := filepath.Join(dir, "fifo")
+	if err := syscall.Mkfifo(fifo, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	foreign := filepath.Join(dir, "foreign")
+	if err := os.MkdirAll(foreign, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(filepath.Join(foreign, "notes.txt"), []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		name string
+		args []string
+		want string
+	}{
+		{"trace in a missing directory", []string{"run", "--requests", "10", "--trace", filepath.Join(missing, "t.csv"), "guard-check"}, "does not exist"},
+		{"export into a missing directory", []string{"export", "--format", "json", "--out", filepath.Join(missing, "p.json"), "guard-check"}, "does not exist"},
+		{"scenario into a missing directory", []string{"optimize", "--requests", "100", "--write-scenario", filepath.Join(missing, "s.toml"), "guard-check"}, "does not exist"},
+		{"report directory a FIFO", []string{"run", "--requests", "10", "--out", fifo, "guard-check"}, "not a directory"},
+		{"report directory of others", []string{"run", "--requests", "10", "--out", foreign, "guard-check"}, "notes.txt"},
+	} {
+		var out, errOut bytes.Buffer
+		if code := runContext(context.Background(), tc.args, &out, &errOut); code != exitUsage || !strings.Contains(errOut.String(), tc.want) || out.Len() > 0 {
+			t.Errorf("%s: exit %d, stderr %q; want 2 and %q, nothing on stdout", tc.name, code, errOut.String(), tc.want)
+		}
+	}
+	// The temporary report directory vanishes after the first file.
+	report := filepath.Join(dir, "report")
+	writeHook = func(ctx context.Context, name string) {
+		tmps, _ := filepath.Glob(filepath.Join(dir, ".report.hedgesim-*"))
+		for _, p := range tmps {
+			os.RemoveAll(p)
+		}
+	}
+	defer func() { writeHook = nil }()
+	var out, errOut bytes.Buffer
+	if code := runContext(context.Background(), []string{"run", "--requests", "10", "--out", report, "guard-check"}, &out, &errOut); code != exitFailure || !strings.Contains(errOut.String(), "no such file") {
+		t.Errorf("write failing mid-way: exit %d, stderr %q; want 1", code, errOut.String())
+	}
+	if _, err := os.Stat(report); err == nil {
+		t.Errorf("a report directory was left behind")
+	}
+}

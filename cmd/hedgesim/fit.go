@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"bytes"
+	"context"
 	"errors"
 	"fmt"
 	"io"
@@ -29,7 +30,8 @@ LOG formats (--format, guessed from the file when omitted):
                    percentiles become a quantile table (lognormal tails)
   csv, jsonl       one row or object per request; --latency names the latency
                    column, --unit its unit; --ttft and --output-tokens make a
-                   streamed model; --status marks failed rows (not fitted)
+                   streamed model (--input-tokens adds the prompt length);
+                   --status marks failed rows (not fitted)
   prometheus       a latency histogram in the Prometheus text format (a
                    /metrics page): NAME_bucket{le="…"} series; --metric NAME
                    and --label KEY=VALUE choose one series
@@ -49,10 +51,29 @@ lowest BIC. Each is checked against the log: observed vs model p50, p90,
 p95, p99 with the observed percentiles' 95% order-statistic intervals, and
 the Kolmogorov-Smirnov distance. A poor fit is said so, with the reason.
 
+Prefill: when a streamed log has input token counts (llmperf logs do), TTFT
+is regressed on them by least squares; the prefill speed is 1/slope, with
+its 95% interval from the slope's Student t interval. When the slope is
+significantly > 0 (p < 0.05), the block gets prefill_tokens_per_s and its
+ttft is fitted to TTFT - input/speed; otherwise the block is as without.
+
 --split-half fits half of each log (seeded shuffle) and checks the p95 it
 predicts against the other half's 95% interval.`
 
-func cmdFit(args []string, stdout, stderr io.Writer) error {
+// cmdFit runs `hedgesim fit`. It stops when ctx is done — while reading,
+// in the EM loops or between fits — returning ctx's error, with nothing
+// written to stdout.
+func cmdFit(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	err := fitCommand(ctx, args, stdout, stderr)
+	if err != nil && ctx.Err() != nil {
+		// A read cut short by the interrupt surfaces as the reader's own
+		// error (a truncated row, say): the interrupt is what happened.
+		return ctx.Err()
+	}
+	return err
+}
+
+func fitCommand(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("fit", fitSynopsis, stderr)
 	format := fs.String("format", "", "log `format`: llmperf, llmperf-summary, csv, jsonl, prometheus, prometheus-api or otlp (default: guessed)")
 	metric := fs.String("metric", "", "histograms: the metric `name` (default: the file's only histogram)")
@@ -62,6 +83,7 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 	fs.StringVar(latency, "column", "", "same as --latency")
 	ttft := fs.String("ttft", "", "csv/jsonl: `column` of the time to first token (with --output-tokens)")
 	outTok := fs.String("output-tokens", "", "csv/jsonl: `column` of the output token count (with --ttft)")
+	inTok := fs.String("input-tokens", "", "csv/jsonl: `column` of the input token count (with --ttft): fit the prefill speed")
 	status := fs.String("status", "", "csv/jsonl: status or error `column`; rows not OK are counted, not fitted")
 	okList := fs.String("ok", "", "comma-separated status `values` that mean success (default: empty, ok, success, succeeded, healthy, 200, null, none)")
 	unitName := fs.String("unit", "", "`unit` of the time columns: s, ms or us (default: from the column name, e.g. latency_ms)")
@@ -92,7 +114,7 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 			return usageError{err: fmt.Errorf("--%s %q: control characters (line breaks, tabs) are not allowed in a name", f.flag, f.v)}
 		}
 	}
-	cols := readers.Columns{Latency: *latency, TTFT: *ttft, OutputTokens: *outTok, Status: *status}
+	cols := readers.Columns{Latency: *latency, TTFT: *ttft, OutputTokens: *outTok, InputTokens: *inTok, Status: *status}
 	if *unitName != "" {
 		u, err := readers.ParseUnit(*unitName)
 		if err != nil {
@@ -109,7 +131,7 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 	bar.live()
 	defer bar.finish()
 	if *splitHalf {
-		return fitSplitHalf(pos, *format, cols, opt, stdout, stderr)
+		return fitSplitHalf(ctx, pos, *format, cols, opt, stdout, stderr)
 	}
 	quoted := make([]string, len(args))
 	for i, a := range args {
@@ -118,7 +140,7 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 	block := fit.BlockOptions{Name: *name, Provider: *provider, Command: "hedgesim fit " + strings.Join(quoted, " ")}
 	f := *format
 	if f == "" {
-		_, guessed, closeFile, err := openLog(pos[0], "")
+		_, guessed, closeFile, err := openLog(ctx, pos[0], "")
 		if err != nil {
 			return err
 		}
@@ -126,14 +148,17 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 		f = guessed
 	}
 	if histogramFormats[f] {
-		out, err := fitHistogramFile(pos[0], f, readers.HistogramQuery{Metric: *metric, Labels: labels, Unit: cols.Unit}, opt, block, *asJSON)
+		out, err := fitHistogramFile(ctx, pos[0], f, readers.HistogramQuery{Metric: *metric, Labels: labels, Unit: cols.Unit}, opt, block, *asJSON)
 		if err != nil {
+			return err
+		}
+		if err := ctx.Err(); err != nil {
 			return err
 		}
 		_, err = stdout.Write(out)
 		return err
 	}
-	res, err := fitFile(pos[0], f, cols, opt)
+	res, err := fitFile(ctx, pos[0], f, cols, opt)
 	if err != nil {
 		return err
 	}
@@ -155,15 +180,18 @@ func cmdFit(args []string, stdout, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	_, err = stdout.Write(b.Bytes())
 	return err
 }
 
 // fitFile loads path in format (guessed when "") and fits it: a
 // *fit.Report, or a *fit.SummaryFit for an llmperf summary. Bad input is a
-// usageError.
-func fitFile(path, format string, cols readers.Columns, opt fit.Options) (any, error) {
-	r, format, closeFile, err := openLog(path, format)
+// usageError. It stops with ctx's error when ctx is done.
+func fitFile(ctx context.Context, path, format string, cols readers.Columns, opt fit.Options) (any, error) {
+	r, format, closeFile, err := openLog(ctx, path, format)
 	if err != nil {
 		return nil, err
 	}
@@ -197,7 +225,10 @@ func fitFile(path, format string, cols readers.Columns, opt fit.Options) (any, e
 	if err != nil {
 		return nil, usageError{err: err}
 	}
-	rep, err := fit.FitLog(log, opt)
+	rep, err := fit.FitLogContext(ctx, log, opt)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	if err != nil {
 		return nil, usageError{err: err}
 	}
@@ -206,8 +237,9 @@ func fitFile(path, format string, cols readers.Columns, opt fit.Options) (any, e
 
 // openLog opens the log at path for streaming (a regular file within the
 // size limit, readers.Open) and names its format when format is "": from
-// the extension and the first bytes.
-func openLog(path, format string) (r io.Reader, guessed string, closeFile func() error, err error) {
+// the extension and the first bytes. Reads fail with ctx's error once ctx
+// is done.
+func openLog(ctx context.Context, path, format string) (r io.Reader, guessed string, closeFile func() error, err error) {
 	lim, err := inputLimits()
 	if err != nil {
 		return nil, "", nil, err
@@ -219,7 +251,7 @@ func openLog(path, format string) (r io.Reader, guessed string, closeFile func()
 		}
 		return nil, "", nil, usageError{err: err}
 	}
-	br := bufio.NewReaderSize(f, 1<<20)
+	br := bufio.NewReaderSize(ctxReader{ctx, f}, 1<<20)
 	if format == "" {
 		head, err := br.Peek(1 << 20)
 		if err != nil && err != io.EOF && err != bufio.ErrBufferFull {
@@ -263,11 +295,11 @@ func guessFormat(path string, data []byte) string {
 
 // fitSplitHalf prints the split-half table of the logs; logs with too few
 // successful requests are listed as skipped.
-func fitSplitHalf(paths []string, format string, cols readers.Columns, opt fit.Options, stdout, stderr io.Writer) error {
+func fitSplitHalf(ctx context.Context, paths []string, format string, cols readers.Columns, opt fit.Options, stdout, stderr io.Writer) error {
 	var rows []fit.SplitHalfRow
 	var skipped []string
 	for _, p := range paths {
-		r, f, closeFile, err := openLog(p, format)
+		r, f, closeFile, err := openLog(ctx, p, format)
 		if err != nil {
 			return err
 		}
@@ -287,7 +319,10 @@ func fitSplitHalf(paths []string, format string, cols readers.Columns, opt fit.O
 		if err != nil {
 			return usageError{err: err}
 		}
-		rs, err := fit.SplitHalf(log, opt)
+		rs, err := fit.SplitHalfContext(ctx, log, opt)
+		if ctx.Err() != nil {
+			return ctx.Err()
+		}
 		if errors.Is(err, fit.ErrNoData) {
 			skipped = append(skipped, err.Error())
 			continue
@@ -306,6 +341,9 @@ func fitSplitHalf(paths []string, format string, cols readers.Columns, opt fit.O
 	for _, s := range skipped {
 		fmt.Fprintf(&b, "skipped: %s\n", s)
 	}
+	if err := ctx.Err(); err != nil {
+		return err
+	}
 	if _, err := stdout.Write(b.Bytes()); err != nil {
 		return err
 	}
@@ -313,6 +351,20 @@ func fitSplitHalf(paths []string, format string, cols readers.Columns, opt fit.O
 		return usageError{err: fmt.Errorf("no log has the %d successful requests the split-half check needs: %s", fit.MinSplitHalf, strings.Join(skipped, "; "))}
 	}
 	return nil
+}
+
+// ctxReader is an io.Reader that fails with ctx's error once ctx is done,
+// so that a long read stops at the next buffer.
+type ctxReader struct {
+	ctx context.Context
+	r   io.Reader
+}
+
+func (c ctxReader) Read(p []byte) (int, error) {
+	if err := c.ctx.Err(); err != nil {
+		return 0, err
+	}
+	return c.r.Read(p)
 }
 
 // shellQuote quotes s for a POSIX shell when it holds anything but

@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -180,5 +181,51 @@ func TestRunReplayScenario(t *testing.T) {
 		if !strings.Contains(out, "3000 requests") || !strings.Contains(out, "short") || !strings.Contains(out, "streamed") {
 			t.Errorf("run %s:\n%s", arg, out)
 		}
+	}
+}
+
+// TestFitInputTokens: --input-tokens names the prompt-length column of a
+// streamed CSV log; TTFT that grows with it gets prefill_tokens_per_s in
+// the block, which is a valid scenario; a bad count exits 2 with its line.
+func TestFitInputTokens(t *testing.T) {
+	dir := t.TempDir()
+	var b strings.Builder
+	b.WriteString("ttft_s,latency_s,in,out\n")
+	for i := range 200 {
+		in := 500 + 97*(i%80)                              // 500 … 8163 tokens
+		ttft := 0.2 + 0.05*float64(i%7) + float64(in)/4000 // base 0.2–0.5 s, prefill 4000 tokens/s
+		out := 100 + 10*(i%11)
+		b.WriteString(strconv.FormatFloat(ttft, 'f', 4, 64) + "," + strconv.FormatFloat(ttft+float64(out)/(60+float64(i%13)), 'f', 4, 64) +
+			"," + strconv.Itoa(in) + "," + strconv.Itoa(out) + "\n")
+	}
+	log := filepath.Join(dir, "prompts.csv")
+	if err := os.WriteFile(log, []byte(b.String()), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	args := []string{"fit", "--latency", "latency_s", "--ttft", "ttft_s", "--output-tokens", "out", "--input-tokens", "in", "--model", "empirical"}
+	code, out, errOut := hedgesim(t, append(args, log)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	// The log was made at 4000 tokens/s: inside the reported interval.
+	m := regexp.MustCompile(`# prefill_tokens_per_s: 1 / slope of TTFT on input tokens, 95% interval \[([0-9.]+), ([0-9.]+)\] tokens/s`).FindStringSubmatch(out)
+	if !strings.Contains(out, "TTFT grows with the prompt") || !strings.Contains(out, "prefill_tokens_per_s = { kind = \"constant\", value = ") || m == nil {
+		t.Fatalf("output:\n%s", out)
+	}
+	if lo, _ := strconv.ParseFloat(m[1], 64); lo > 4000 {
+		t.Errorf("prefill speed interval [%s, %s] misses 4000 tokens/s", m[1], m[2])
+	} else if hi, _ := strconv.ParseFloat(m[2], 64); hi < 4000 {
+		t.Errorf("prefill speed interval [%s, %s] misses 4000 tokens/s", m[1], m[2])
+	}
+	doc := "[arrivals]\nrate = 1\n" + out + "\n[[classes]]\nname = \"c\"\n"
+	if _, err := scenario.Parse("fitted.toml", []byte(doc)); err != nil {
+		t.Errorf("the fitted block is not a valid scenario: %v", err)
+	}
+	bad := filepath.Join(dir, "bad.csv")
+	if err := os.WriteFile(bad, []byte("ttft_s,latency_s,in,out\n0.5,1,500,10\n0.5,1,lots,10\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := hedgesim(t, append(args, bad)...); code != 2 || !strings.Contains(errOut, `bad.csv:3: in: "lots" is not a number`) {
+		t.Errorf("bad input count: exit %d, %q", code, errOut)
 	}
 }

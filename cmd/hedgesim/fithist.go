@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"fmt"
 	"strings"
 
@@ -33,9 +34,10 @@ func (f labelFlag) Set(s string) error {
 }
 
 // fitHistogramFile reads the histogram at path in format and fits it,
-// returning the TOML (or JSON) output. Bad input is a usageError.
-func fitHistogramFile(path, format string, q readers.HistogramQuery, opt fit.Options, block fit.BlockOptions, asJSON bool) ([]byte, error) {
-	r, format, closeFile, err := openLog(path, format)
+// returning the TOML (or JSON) output. Bad input is a usageError; it
+// stops with ctx's error when ctx is done.
+func fitHistogramFile(ctx context.Context, path, format string, q readers.HistogramQuery, opt fit.Options, block fit.BlockOptions, asJSON bool) ([]byte, error) {
+	r, format, closeFile, err := openLog(ctx, path, format)
 	if err != nil {
 		return nil, err
 	}
@@ -52,7 +54,10 @@ func fitHistogramFile(path, format string, q readers.HistogramQuery, opt fit.Opt
 	if err != nil {
 		return nil, usageError{err: err}
 	}
-	hf, err := fit.FitHistogram(h, opt)
+	hf, err := fit.FitHistogramContext(ctx, h, opt)
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	if err != nil {
 		return nil, usageError{err: fmt.Errorf("%s: %w", path, err)}
 	}

@@ -15,7 +15,9 @@
 //
 // SCENARIO is a TOML file (see scenarios/README.md) or the name of a built-in
 // scenario; without it the built-in default is used. Exit status: 0 on
-// success, 1 on a failure while running, 2 on bad input or usage, 130 when
+// success, 1 on a failure while running (an I/O error while writing
+// included), 2 on bad input or usage (an output path that is wrong before
+// anything runs included), 130 when
 // interrupted by SIGINT or SIGTERM (temporary files are removed first; a
 // second signal ends the program at once).
 package main

@@ -73,6 +73,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	cfg := sc.Config
 	if requests.set {
+		if err := flagAgreesWithSet(whatIf.options(), "requests", "--requests", requests.v, int64(cfg.Requests)); err != nil {
+			return err
+		}
 		cfg.Requests = int(requests.v)
 	}
 	if *out != "" {

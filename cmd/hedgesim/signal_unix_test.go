@@ -136,3 +136,37 @@ func TestTraceInterrupted(t *testing.T) {
 		t.Errorf("left behind: %v", got)
 	}
 }
+
+// TestFitInterrupted: SIGINT or SIGTERM while `fit` reads and fits a log
+// of 2·10⁶ latencies (several seconds of work) stops it: exit 130, nothing
+// on stdout, "interrupted" on stderr, well before the fit would end.
+func TestFitInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits a log of 2·10⁶ rows")
+	}
+	path := filepath.Join(t.TempDir(), "latency.csv")
+	writeBimodalCSV(t, path, 2_000_000)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		cmd := exec.Command(os.Args[0], "fit", "--latency", "latency_ms", path)
+		cmd.Env = append(os.Environ(), "HEDGESIM_TEST_MAIN=1")
+		var stdout, stderr strings.Builder
+		cmd.Stdout, cmd.Stderr = &stdout, &stderr
+		if err := cmd.Start(); err != nil {
+			t.Fatal(err)
+		}
+		time.Sleep(1500 * time.Millisecond)
+		cmd.Process.Signal(sig)
+		sent := time.Now()
+		cmd.Wait()
+		took := time.Since(sent)
+		if code := cmd.ProcessState.ExitCode(); code != exitInterrupted || !strings.Contains(stderr.String(), "interrupted") {
+			t.Errorf("%v: exit %d, stderr %q; want 130 and \"interrupted\"", sig, code, stderr.String())
+		}
+		if stdout.Len() > 0 {
+			t.Errorf("%v: wrote %d bytes to stdout: %.200s", sig, stdout.Len(), stdout.String())
+		}
+		if took > 5*time.Second {
+			t.Errorf("%v: took %v to stop after the signal", sig, took)
+		}
+	}
+}

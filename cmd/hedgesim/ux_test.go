@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -111,6 +112,69 @@ func TestCompareRuns(t *testing.T) {
 	notReport := writeTestFile(t, dir, "x.json", `{"hello": 1}`)
 	if code, _, errOut := hedgesim(t, "compare", a, notReport); code != exitUsage || !strings.Contains(errOut, "x.json") {
 		t.Errorf("not a report: exit %d, %s", code, errOut)
+	}
+}
+
+// TestCompareRejectsCorruptReports: a report no hedgesim run writes (an
+// answered share of 7, a class named twice, percentiles out of order) and
+// two reports without a class in common are bad input, exit 2, with every
+// problem named by file, class and field.
+func TestCompareRejectsCorruptReports(t *testing.T) {
+	dir := t.TempDir()
+	class := func(name string, answered, p50, p95 float64) string {
+		return fmt.Sprintf(`{"class": %q, "requests": 1000, "answered_share": %g, "latency_s": {"p50": %g, "p95": %g, "p99": 3, "p95_ci95": [%g, %g], "p99_ci95": [2.9, 3.1], "p95_ci95_ok": true, "p99_ci95_ok": true}, "cost_per_1k_usd": {"total": 1}}`,
+			name, answered, p50, p95, p95-0.1, p95+0.1)
+	}
+	report := func(file string, classes ...string) string {
+		return writeTestFile(t, dir, file, `{"scenario": "s", "seed": 1, "classes": [`+strings.Join(classes, ", ")+`]}`)
+	}
+	good := report("good.json", class("chat", 0.9, 1, 2))
+	for _, tc := range []struct {
+		name string
+		b    string
+		want []string
+	}{
+		{"share", report("share.json", class("chat", 7, 1, 2)),
+			[]string{`share.json: classes[0] (class "chat"): answered_share: 7; want a share in [0, 1]`}},
+		{"duplicate and order", report("dup.json", class("chat", 0.9, 1, 2), class("chat", 0.9, 2.5, 2)),
+			[]string{`dup.json: classes[1] (class "chat"): class: the name is also that of classes[0]`,
+				`dup.json: classes[1] (class "chat"): latency_s: p50 2.5 s, p95 2 s, p99 3 s are out of order`}},
+		{"no class in common", report("other.json", class("batch", 0.9, 1, 2)),
+			[]string{`no class in common: ` + good + ` has "chat"; ` + filepath.Join(dir, "other.json") + ` has "batch"`}},
+	} {
+		code, out, errOut := hedgesim(t, "compare", good, tc.b)
+		if code != exitUsage || out != "" {
+			t.Errorf("%s: exit %d, stdout %q; want 2 and nothing", tc.name, code, out)
+		}
+		for _, w := range tc.want {
+			if !strings.Contains(errOut, w) {
+				t.Errorf("%s: stderr lacks %q:\n%s", tc.name, w, errOut)
+			}
+		}
+	}
+	if code, _, errOut := hedgesim(t, "compare", good, good); code != 0 {
+		t.Errorf("a valid report against itself: exit %d: %s", code, errOut)
+	}
+}
+
+// TestSeedFlagAndSetContradict: --seed 3 with --set seed=7 once listed
+// seed=7 in the header while seed 3 ran. Contradicting values are a usage
+// error (run and optimize; also --requests with --set requests= for run);
+// agreeing ones run, and the report shows the seed that ran.
+func TestSeedFlagAndSetContradict(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "--set", "seed=7", "--seed", "3", "guard-check"},
+		{"optimize", "--seed", "3", "--set", "seed=7", "guard-check"},
+		{"run", "--set", "requests=500", "--requests", "100", "guard-check"},
+	} {
+		code, out, errOut := hedgesim(t, args...)
+		if code != exitUsage || out != "" || !strings.Contains(errOut, "contradict each other") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 and the contradiction", args, code, errOut)
+		}
+	}
+	code, out, errOut := hedgesim(t, "run", "--json", "--requests", "100", "--set", "seed=3", "--seed", "3", "guard-check")
+	if code != 0 || !strings.Contains(out, `"seed": 3,`) {
+		t.Errorf("agreeing values: exit %d, %s\n%s", code, errOut, out)
 	}
 }
 
