@@ -339,3 +339,34 @@ func TestUnmappable(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamCuts: a class's stream cuts go into the JSON document and back,
+// and every runtime format says it does not write them.
+func TestStreamCuts(t *testing.T) {
+	d := ScenarioPolicies(loadShipped(t, "stream-stalls.toml"))
+	agent := d.Classes[1]
+	want := StreamCuts{InterTokenTimeout: Seconds(2 * time.Second), MinTokensPerSecond: 10, SpeedWindow: Seconds(3 * time.Second), OnStall: "nonfatal"}
+	if agent.Class != "agent" || agent.StreamCuts == nil || *agent.StreamCuts != want || d.Classes[0].StreamCuts != nil {
+		t.Fatalf("agent's stream cuts %+v, chat's %+v; want %+v and none", agent.StreamCuts, d.Classes[0].StreamCuts, want)
+	}
+	var b bytes.Buffer
+	if err := d.Encode(&b); err != nil {
+		t.Fatal(err)
+	}
+	back, err := Decode(&b)
+	if err != nil || back.Classes[1].StreamCuts == nil || *back.Classes[1].StreamCuts != want {
+		t.Fatalf("decoded %v, %+v", err, back)
+	}
+	for _, f := range []string{"grpc", "envoy", "failsafe-go", "polly"} {
+		_, notes, err := Write(d, f, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		wantNote(t, notes, "agent", "inter-token timeout 2s / speed floor 10 tokens/s over 3s are not written")
+	}
+	agent.StreamCuts.OnStall = "retry"
+	d.Classes[1] = agent
+	if err := d.Validate(); err == nil || !strings.Contains(err.Error(), "stream_cuts.on_stall") {
+		t.Errorf("a bad on_stall: %v", err)
+	}
+}

@@ -94,6 +94,12 @@ func commonNotes(n *notes, c *Class, runtime string) {
 		// nothing to configure, but worth saying once.
 		n.add("cancel billing %q after %s is the provider's, not configurable in %s", c.CancelBilling, fdur(c.CancelLatency.D()), runtime)
 	}
+	if s := c.StreamCuts; s != nil {
+		// A stream's body is read by the application, after the runtime
+		// has committed to an attempt.
+		n.add("%s does not watch a response body as it streams: the inter-token timeout %s / speed floor %g tokens/s over %s are not written; implement them where the stream is read (an idle timeout between chunks, a tokens/s check)",
+			runtime, fdur(s.InterTokenTimeout.D()), s.MinTokensPerSecond, fdur(s.SpeedWindow.D()))
+	}
 }
 
 // gap returns the one delay a format with a single delay writes: the first

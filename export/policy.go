@@ -84,6 +84,9 @@ type Class struct {
 	// responded this long after it was sent.
 	AttemptTimeout   Seconds `json:"attempt_timeout_s"`
 	OnAttemptTimeout string  `json:"on_attempt_timeout"`
+	// StreamCuts, when set, cut streams that stall or crawl after their
+	// first token (sim.StreamCuts); absent when the class has none.
+	StreamCuts *StreamCuts `json:"stream_cuts,omitempty"`
 	// CancelLatency is how long a cancel takes to land on a loser, and
 	// CancelBilling what a cancelled loser costs: "none", "input",
 	// "generated" or "full".
@@ -99,6 +102,17 @@ type Class struct {
 	// retries inside each attempt (absent: none); see Retry.
 	Retry        *Retry `json:"retry,omitempty"`
 	AttemptRetry *Retry `json:"attempt_retry,omitempty"`
+}
+
+// StreamCuts are a class's stall detectors for streamed answers
+// (sim.StreamCuts): an inter-token timeout and a decode-speed floor
+// checked once, a window after the first token; zero values are off.
+type StreamCuts struct {
+	InterTokenTimeout  Seconds `json:"inter_token_timeout_s"`
+	MinTokensPerSecond float64 `json:"min_tokens_per_s"`
+	SpeedWindow        Seconds `json:"speed_window_s"`
+	// OnStall is what a cut attempt does: "fatal", "nonfatal" or "ignore".
+	OnStall string `json:"on_stall"`
 }
 
 // Copy is one copy beyond the primary.
@@ -277,6 +291,14 @@ func (c *Class) validate() error {
 	}
 	for _, k := range checks {
 		if err := oneOf(k.key, k.v, k.allowed); err != nil {
+			return err
+		}
+	}
+	if s := c.StreamCuts; s != nil {
+		if s.InterTokenTimeout < 0 || !(s.MinTokensPerSecond >= 0) || s.SpeedWindow < 0 || (s.MinTokensPerSecond > 0 && s.SpeedWindow <= 0) {
+			return errors.New("stream_cuts: want inter_token_timeout_s, min_tokens_per_s and speed_window_s ≥ 0, and speed_window_s > 0 with min_tokens_per_s")
+		}
+		if err := oneOf("stream_cuts.on_stall", s.OnStall, rules); err != nil {
 			return err
 		}
 	}

@@ -51,6 +51,10 @@ func classPolicy(cfg *sim.Config, cl *sim.Class) Class {
 	if p.OnUpstreamTimeout != p.OnError {
 		c.OnUpstreamTimeout = p.OnUpstreamTimeout.String()
 	}
+	if s := &p.StreamCuts; s.InterTokenTimeout > 0 || s.MinTokensPerSecond > 0 {
+		c.StreamCuts = &StreamCuts{InterTokenTimeout: Seconds(s.InterTokenTimeout), MinTokensPerSecond: s.MinTokensPerSecond,
+			SpeedWindow: Seconds(s.SpeedWindow), OnStall: s.OnStall.String()}
+	}
 	for j := 1; j <= p.Copies; j++ {
 		gap := p.Delays[min(j-1, len(p.Delays)-1)]
 		t := p.Primary

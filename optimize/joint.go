@@ -370,7 +370,8 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 // delays to the same targets (the parts a candidate sets).
 func samePolicy(a, b sim.Policy) bool {
 	return a.Copies == b.Copies && slices.Equal(a.Delays, b.Delays) && slices.Equal(a.Targets, b.Targets) &&
-		a.NewProvider == b.NewProvider && (a.Adaptive == nil) == (b.Adaptive == nil) && a.AttemptTimeout == b.AttemptTimeout
+		a.NewProvider == b.NewProvider && (a.Adaptive == nil) == (b.Adaptive == nil) && a.AttemptTimeout == b.AttemptTimeout &&
+		a.StreamCuts == b.StreamCuts
 }
 
 // Policy returns the policy candidate c simulates, built from the class's

@@ -57,6 +57,8 @@ type modelTable struct {
 	Failures *failuresTable `toml:"failures"`
 	// Breaker is a circuit breaker on the model; see breaker.go.
 	Breaker *breakerTable `toml:"breaker"`
+	// Stalls pauses some streams; see stalls.go.
+	Stalls *stallsTable `toml:"stalls"`
 }
 
 // classTable is one [[classes]] entry.
@@ -100,6 +102,11 @@ type hedgeTable struct {
 	NewProvider       *bool          `toml:"new_provider"`
 	Adaptive          *adaptiveTable `toml:"adaptive"`
 	Budget            *budgetTable   `toml:"budget"`
+	// Stream cuts: see stalls.go.
+	InterTokenTimeout  *Duration `toml:"inter_token_timeout"`
+	MinTokensPerSecond *float64  `toml:"min_tokens_per_s"`
+	SpeedWindow        *Duration `toml:"speed_window"`
+	OnStall            *string   `toml:"on_stall"`
 }
 
 // Duration is a non-negative time span written in a scenario file as a

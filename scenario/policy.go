@@ -74,8 +74,8 @@ const (
 )
 
 // policyExtras builds the policy settings beyond delays and targets: the
-// per-kind error rules, attempt timeout, target rule, adaptive delay and
-// budgets, recording problems.
+// per-kind error rules, attempt timeout, stream cuts, target rule,
+// adaptive delay and budgets, recording problems.
 func (c *checker) policyExtras(key string, h *hedgeTable, p *sim.Policy) {
 	var err error
 	p.OnRateLimited, err = enum(c, key+".on_rate_limited", h.OnRateLimited, p.OnError, sim.Fatal, sim.NonFatal, sim.Ignore)
@@ -89,6 +89,7 @@ func (c *checker) policyExtras(key string, h *hedgeTable, p *sim.Policy) {
 	if h.AttemptTimeout != nil {
 		p.AttemptTimeout = time.Duration(*h.AttemptTimeout)
 	}
+	c.streamCuts(key, h, p)
 	if h.NewProvider != nil {
 		p.NewProvider = *h.NewProvider
 		if p.NewProvider && len(p.Targets) == 0 && !c.hasErrorsWithin(key+".targets") {

@@ -107,9 +107,9 @@ func TestParseRoundTrip(t *testing.T) {
 					// Defaults: on_rate_limited follows on_error; an attempt
 					// timeout sends the next copy.
 					OnRateLimited: sim.NonFatal, OnUpstreamTimeout: sim.NonFatal,
-					OnAttemptTimeout: sim.NonFatal,
-					CancelLatency:    20 * time.Millisecond,
-					CancelBilling:    sim.BillGenerated,
+					OnAttemptTimeout: sim.NonFatal, StreamCuts: sim.StreamCuts{OnStall: sim.NonFatal},
+					CancelLatency: 20 * time.Millisecond,
+					CancelBilling: sim.BillGenerated,
 				},
 			},
 			{
@@ -122,8 +122,8 @@ func TestParseRoundTrip(t *testing.T) {
 					OnError:       sim.Ignore,
 					OnInvalid:     sim.Fatal,
 					OnRateLimited: sim.Ignore, OnUpstreamTimeout: sim.Ignore,
-					OnAttemptTimeout: sim.NonFatal,
-					CancelBilling:    sim.BillNone,
+					OnAttemptTimeout: sim.NonFatal, StreamCuts: sim.StreamCuts{OnStall: sim.NonFatal},
+					CancelBilling: sim.BillNone,
 				},
 			},
 		},
@@ -189,7 +189,8 @@ func TestParseDefaults(t *testing.T) {
 		t.Errorf("class defaults: %+v", cl)
 	}
 	wantPolicy := sim.Policy{Primary: 0, Copies: 0, Winner: sim.FirstValid, OnError: sim.Fatal,
-		OnInvalid: sim.NonFatal, OnAttemptTimeout: sim.NonFatal, CancelBilling: sim.BillInput}
+		OnInvalid: sim.NonFatal, OnAttemptTimeout: sim.NonFatal, CancelBilling: sim.BillInput,
+		StreamCuts: sim.StreamCuts{OnStall: sim.NonFatal}} // on_stall follows on_attempt_timeout
 	if diff := cmp.Diff(wantPolicy, cl.Policy); diff != "" {
 		t.Errorf("policy defaults (-want +got):\n%s", diff)
 	}

@@ -248,6 +248,7 @@ func (c *checker) model(key, name string, t *modelTable) sim.Model {
 	}
 	c.failures(key, t, &m)
 	c.breaker(key, t, &m)
+	c.stalls(key, t, &m)
 	return m
 }
 

@@ -20,8 +20,9 @@ type HedgeEdit struct {
 	// was picked); the table must still be one WithPolicies can rewrite.
 	Keep bool
 	// NoHedging writes a class that sends no copies and has no per-attempt
-	// timeout: max_copies = 0, without delay, delays, adaptive delay or
-	// attempt_timeout.
+	// timeout: max_copies = 0, without delay, delays, adaptive delay,
+	// attempt_timeout or stream cuts (inter_token_timeout,
+	// min_tokens_per_s, speed_window) — sim.NoHedging.
 	NoHedging bool
 	// Delay is the fixed delay before each copy (≥ 0) and Copies the
 	// maximum number of copies beyond the primary (≥ 1); an adaptive delay
@@ -123,6 +124,9 @@ func WithPolicies(filename string, src []byte, requests int, edits []HedgeEdit, 
 			remove("delay")
 			remove("delays")
 			remove("attempt_timeout")
+			remove("inter_token_timeout")
+			remove("min_tokens_per_s")
+			remove("speed_window")
 			removeTable("adaptive")
 			continue
 		}

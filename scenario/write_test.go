@@ -91,3 +91,39 @@ hedge = { primary = "a", delay = "3s" }
 		t.Errorf("error %v", err)
 	}
 }
+
+// TestWithPoliciesNoHedgingDropsStreamCuts: a "don't hedge" pick is
+// simulated as sim.NoHedging, without stream cuts, so the written scenario
+// drops them too and reruns as the pick was simulated.
+func TestWithPoliciesNoHedgingDropsStreamCuts(t *testing.T) {
+	src := `
+[arrivals]
+rate = 1.0
+[models.a]
+ttft = { kind = "constant", value = 1.0 }
+tokens_per_s = { kind = "constant", value = 50 }
+[[classes]]
+name = "c"
+[classes.hedge]
+delay = "fallback"
+max_copies = 1
+inter_token_timeout = "2s"
+min_tokens_per_s = 5
+speed_window = "1s"
+on_stall = "nonfatal"
+`
+	out, err := scenario.WithPolicies("in.toml", []byte(src), 10, []scenario.HedgeEdit{{Class: "c", NoHedging: true}}, "")
+	if err != nil {
+		t.Fatal(err)
+	}
+	sc, err := scenario.Parse("out.toml", out)
+	if err != nil {
+		t.Fatalf("%v\n%s", err, out)
+	}
+	if p := sc.Config.Classes[0].Policy; p.InterTokenTimeout != 0 || p.MinTokensPerSecond != 0 || p.SpeedWindow != 0 || p.Copies != 0 {
+		t.Errorf("stream cuts left in:\n%s", out)
+	}
+	if !strings.Contains(string(out), `on_stall = "nonfatal"`) {
+		t.Errorf("on_stall dropped:\n%s", out)
+	}
+}

@@ -11,20 +11,24 @@ import (
 
 // checkAttempts fails t unless every attempt sent is counted exactly once:
 // per class, overall and per provider, the attempts sent equal the sum of
-// those completed, invalid, failed, rate-limited, rejected, timed out and
-// cancelled, and the providers together saw every attempt sent. (Every run
+// those completed, invalid, failed, rate-limited, rejected, timed out,
+// stalled and cancelled; requests ended stalled are among the errors; and
+// the providers together saw every attempt sent. (Every run
 // of this package's tests also audits the engine's own counts.)
 func checkAttempts(t *testing.T, res *sim.Result) {
 	t.Helper()
 	for _, c := range append(append([]sim.ClassResult{}, res.Classes...), res.Overall) {
 		a := c.Attempts
-		if s := a.Completed + a.Invalid + a.Failed + a.RateLimited + a.Rejected + a.TimedOut + a.Cancelled; s != a.Sent {
+		if s := a.Completed + a.Invalid + a.Failed + a.RateLimited + a.Rejected + a.TimedOut + a.Stalled + a.Cancelled; s != a.Sent {
 			t.Errorf("class %s: attempts sum to %d, sent %d (%+v)", c.Name, s, a.Sent, a)
+		}
+		if c.Stalled > c.Errors {
+			t.Errorf("class %s: %d requests ended stalled, more than its %d errors", c.Name, c.Stalled, c.Errors)
 		}
 	}
 	var sent int64
 	for _, p := range res.Providers {
-		if s := p.Completed + p.Invalid + p.Failed + p.RateLimited + p.Rejected + p.TimedOut + p.Cancelled; s != p.Sent {
+		if s := p.Completed + p.Invalid + p.Failed + p.RateLimited + p.Rejected + p.TimedOut + p.Stalled + p.Cancelled; s != p.Sent {
 			t.Errorf("provider %s: attempts sum to %d, sent %d (%+v)", p.Name, s, p.Sent, p)
 		}
 		sent += p.Sent

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -20,6 +21,7 @@ const (
 	outTimeout                // the request reached its deadline (requests only)
 	outRejected               // an overload error (503/529) from a full provider
 	outCancelled              // an attempt stopped by a cancel (attempts only)
+	outStalled                // a stream cut for a stall or a crawl (StreamCuts)
 )
 
 // attState is where an attempt is in its life.
@@ -84,6 +86,13 @@ type attempt struct {
 	provProbe    bool
 	provProbeGen uint32
 	limitedBy    gate // the gate that answered 429
+
+	// A stream's pause (Stalls) runs from stallAt to stallEnd; output
+	// tokens flow from genFrom to genTo outside it. genTo is 0 unless
+	// serve shaped the stream (shapeStream); before service, stallAt is
+	// the pause's work offset (−1: before the first token) and stallEnd
+	// its length.
+	stallAt, stallEnd, genTo time.Duration
 }
 
 // send sends the next copy of r now — unless a budget denies it, in which
@@ -160,18 +169,13 @@ func (e *engine) endsBy(r *request, t time.Duration) bool {
 		if a.state != attInFlight || a.queued {
 			continue
 		}
-		at, wins := a.end, false
-		switch p.Winner {
-		case FirstValid:
-			wins = a.kind == outOK
-		case FirstToken:
-			wins = a.kind == outOK || a.kind == outInvalid
-			if wins {
-				at = a.first
-			}
-		case FirstResponse:
+		at, wins := a.end, p.wins(a.kind)
+		switch {
+		case wins && p.Winner == FirstToken:
+			at = a.first
+		case p.Winner == FirstResponse && cl.AttemptRetry != nil:
 			// A failed call an attempt retry takes wins nothing.
-			wins = cl.AttemptRetry == nil || a.kind == outOK || a.kind == outInvalid
+			wins = a.kind == outOK || a.kind == outInvalid
 		}
 		if wins && at <= t {
 			return true
@@ -284,6 +288,9 @@ func (e *engine) serve(slot int32, r *request, k int) {
 	if a.streamed {
 		a.genFrom = a.first
 	}
+	if p := &e.cfg.Classes[r.class].Policy; a.streamed && !a.kind.failed() && shapes(&e.cfg.Models[a.model], p) {
+		shapeStream(a, pv.stages, &p.StreamCuts, r.out)
+	}
 	if a.kind.failed() && a.workErr >= 0 {
 		a.end = finishAll(pv.stages, e.now, a.workErr)
 	}
@@ -339,6 +346,11 @@ func (e *engine) draw(r *request, m, k int) {
 		u4xx = uniform(e.rng.at(r.id, clientErrorStream)) // before src: one generator
 	}
 	try := a.try // a retried call (retry.go) draws from its try's stream
+	var stall time.Duration
+	var stallFrac float64
+	if md.Stalls.Rate > 0 {
+		stall, stallFrac = e.drawStall(r, md, m, k, tryKey(r.round, try)) // before src too
+	}
 	src := e.rng.atTry(r.id, uint8(k), tryKey(r.round, try))
 	uErr, uInv, uDeg := uniform(src), uniform(src), uniform(src)
 	*a = attempt{model: int32(m), prov: int32(e.modelProv[m]), start: e.now, kind: outOK, degU: uDeg, workErr: -1, try: try}
@@ -366,6 +378,12 @@ func (e *engine) draw(r *request, m, k int) {
 	} else {
 		a.streamed = true
 		a.workFirst, a.workDecode = ms.streamDraw(md, r, src)
+	}
+	if stall > 0 {
+		a.stallEnd, a.stallAt = stall, -1
+		if stallFrac >= 0 {
+			a.stallAt = a.workFirst + time.Duration(math.Round(stallFrac*float64(a.workDecode)))
+		}
 	}
 	switch {
 	case u4xx < md.Failures.ClientError.Rate:

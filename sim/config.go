@@ -235,6 +235,9 @@ type Model struct {
 	// Breaker, when set, is a circuit breaker on the model's calls,
 	// shared by all requests.
 	Breaker *Breaker
+	// Stalls pauses some streams (TTFT form only); the zero value none.
+	// See Stalls.
+	Stalls Stalls
 }
 
 // TimeoutRule says what a request that reaches its deadline without a usable
@@ -420,8 +423,14 @@ type Policy struct {
 	// as for a loser, the attempt counts as a failed attempt of kind
 	// timeout, handled by OnAttemptTimeout. Its work goes on until it is
 	// done or the cancel lands, whichever is first, and is billed so.
+	// Under FirstToken an attempt responds with its first token, so this
+	// is the TTFT timeout.
 	AttemptTimeout   time.Duration
 	OnAttemptTimeout ErrorRule
+	// InterTokenTimeout, MinTokensPerSecond and SpeedWindow cut streams
+	// that stall or crawl after their first token; OnStall handles the
+	// cut. See StreamCuts.
+	StreamCuts
 	// CancelLatency is how long after the request ends a cancel takes effect
 	// on a losing attempt; ≥ 0. A loser that completes before that is billed
 	// in full; one still waiting in a provider's queue keeps its place until

@@ -28,8 +28,9 @@
 // When no request can affect another — no queue, rate limit, budget or
 // adaptive delay — requests run one at a time, with no heap: their few
 // pending events wait in fixed slots (direct.go). When, besides, no
-// provider has slow periods and no policy a per-attempt timeout, and there
-// is neither a copula nor a trace, the lane (lane.go) computes each
+// provider has slow periods, no model stalls, no policy has a per-attempt
+// timeout or stream cuts, and there is neither a copula nor a trace, the
+// lane (lane.go) computes each
 // attempt's response time from its draws as it is sent and decides the
 // request by comparing those times with its deadline and hedge timer, with
 // no event at all. Tests check that both give exactly the result — the
@@ -66,7 +67,11 @@
 //     the provider's concurrency limit (a FIFO queue, optionally bounded:
 //     when it is full the attempt gets an overload error at once);
 //   - serve: the provider's degraded periods, which stretch the work of every
-//     attempt in service and may fail attempts that start during them.
+//     attempt in service and may fail attempts that start during them; then,
+//     for a streamed answer, the model's stall (a pause before the first
+//     token or after a drawn token) and the policy's stream cuts (an
+//     inter-token timeout, a decode-speed floor), which may end it early as
+//     stalled (stall.go).
 //
 // dispatch and serve see these pieces only through two small internal
 // interfaces: a gate admits or rejects an attempt when it is sent (the rate
@@ -87,7 +92,8 @@
 // until then; at a provider that ignores cancels, until it is done. exit
 // frees the provider place, adds the service time to the provider's busy
 // time, counts the attempt once (completed, invalid, failed, 429,
-// rejected, timed out or cancelled: the parts sum to the attempts sent),
+// rejected, timed out, stalled or cancelled: the parts sum to the attempts
+// sent),
 // bills it and writes its trace row, so a new way of ending cannot forget
 // a step. The package's tests audit these counts after every run.
 //
@@ -109,7 +115,9 @@
 // A class's Policy says where copies go and when (fixed gaps, fallback
 // after failures, an adaptive percentile of recent latencies), what wins
 // (first valid answer, first token, first response), what each kind of
-// failure does (fatal, non-fatal, ignore), how losers are cancelled and
-// billed, and which budgets may deny a copy. Budgets only ever deny the new
+// failure does (fatal, non-fatal, ignore), when an attempt is given up (a
+// per-attempt timeout; for streams, an inter-token timeout and a
+// decode-speed floor: StreamCuts), how losers are cancelled and billed,
+// and which budgets may deny a copy. Budgets only ever deny the new
 // copy; attempts in flight keep running.
 package sim

@@ -1,9 +1,6 @@
 package sim
 
-import (
-	"math"
-	"time"
-)
+import "time"
 
 // respond handles the deciding response of attempt k, in flight: the
 // attempt leaves the system through exit, then either wins the request or
@@ -24,8 +21,8 @@ func (e *engine) respond(slot int32, r *request, k int) {
 
 	win := p.wins(a.kind)
 	at := e.now
-	if p.Winner == FirstToken && answered {
-		at = a.end // the answer streams on to its end
+	if p.Winner == FirstToken && (answered || a.kind == outStalled) {
+		at = a.end // the answer streams on to its end, or its cut
 	}
 	retryAfter, status := e.retryAfter(a), a.status
 	e.breakerSees(a, a.kind)
@@ -44,14 +41,16 @@ func (e *engine) respond(slot int32, r *request, k int) {
 }
 
 // wins reports whether a response of the given kind ends the request
-// under the policy's winner rule: a valid answer (FirstValid), any answer,
-// valid or not (FirstToken), or anything (FirstResponse).
+// under the policy's winner rule: a valid answer (FirstValid), any first
+// token — of an answer valid or not, or of a stream later cut
+// (FirstToken) — or any response (FirstResponse): a stream the client
+// cuts is not one, as an attempt timeout is not.
 func (p *Policy) wins(kind outcome) bool {
 	switch p.Winner {
 	case FirstToken:
-		return kind == outOK || kind == outInvalid
+		return kind == outOK || kind == outInvalid || kind == outStalled
 	case FirstResponse:
-		return true
+		return kind != outStalled
 	}
 	return kind == outOK
 }
@@ -138,8 +137,8 @@ func (e *engine) cancelLands(slot int32, r *request, k int) {
 // provider's busy time; it is counted once, by how it ended, in its class
 // and its provider; it is billed; and its trace row is written. how is
 // outOK, outInvalid, outError, outRateLimited or outRejected for an attempt
-// that responded, outAttemptTimeout or outCancelled for one its request let
-// go of; won says whether its response ended the request. A request whose
+// that responded, outStalled for a stream cut (StreamCuts),
+// outAttemptTimeout or outCancelled for one its request let go of; won says whether its response ended the request. A request whose
 // last attempt leaves after it ended frees its slot.
 func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outcome, won bool) {
 	a := &r.att[k]
@@ -200,6 +199,9 @@ func (e *engine) count(class int32, pv *ProviderResult, how outcome, status fail
 	case outAttemptTimeout:
 		st.timedOut++
 		pv.TimedOut++
+	case outStalled:
+		st.stalled++
+		pv.Stalled++
 	default:
 		st.cancelled++
 		pv.Cancelled++
@@ -212,7 +214,9 @@ func (e *engine) count(class int32, pv *ProviderResult, how outcome, status fail
 // is not. An attempt its request let go of is billed as a cancelled call:
 // nothing if it never reached the model (it waited in a queue, or a gate
 // answered it), in full if its work was done before it left (an error
-// excepted), else per the policy's cancellation billing.
+// excepted), else per the policy's cancellation billing. A stream cut for
+// a stall is billed as a cancelled call: its input and the output tokens
+// streamed until the cut.
 func (e *engine) charge(r *request, a *attempt, at time.Duration, how outcome, won bool) (in, out float64, billed bool) {
 	st := &e.stats[r.class]
 	switch how {
@@ -224,6 +228,11 @@ func (e *engine) charge(r *request, a *attempt, at time.Duration, how outcome, w
 		return r.in, r.out, true
 	case outError, outRateLimited, outRejected:
 		return 0, 0, false
+	case outStalled:
+		in, out = r.in, a.generated(r.out, at)
+		st.billed[2*a.model+1].add(in, out)
+		st.wastedOutput += out
+		return in, out, true
 	}
 	if !a.started || a.kind == outRateLimited || a.kind == outRejected {
 		return 0, 0, false
@@ -231,21 +240,28 @@ func (e *engine) charge(r *request, a *attempt, at time.Duration, how outcome, w
 	in = r.in
 	switch {
 	case at >= a.end:
-		if a.kind == outError {
+		switch a.kind {
+		case outError:
 			return 0, 0, false // the error came back first: errors are not billed
+		case outStalled:
+			out = a.generated(r.out, a.end) // cut before it finished
+		default:
+			out = r.out
 		}
-		out = r.out
 	default:
 		switch e.cfg.Classes[r.class].Policy.CancelBilling {
 		case BillNone:
 			return 0, 0, false
 		case BillGenerated:
-			if a.kind != outError && at > a.genFrom && a.end > a.genFrom {
-				out = math.Floor(r.out * float64(min(at, a.end)-a.genFrom) / float64(a.end-a.genFrom))
+			if a.kind != outError {
+				out = a.generated(r.out, at)
 			}
 		case BillFull:
 			if a.kind != outError {
 				out = r.out
+			}
+			if a.kind == outStalled {
+				out = a.generated(r.out, a.end) // a cut stream never gets further
 			}
 		}
 	}
@@ -269,6 +285,8 @@ func (o outcome) attemptName() string {
 		return "rejected"
 	case outAttemptTimeout:
 		return "timed_out"
+	case outStalled:
+		return "stalled"
 	}
 	return "cancelled"
 }

@@ -7,7 +7,7 @@ import (
 
 // The lane is the event-free path for the simplest independent requests:
 // no provider queue, rate limit, slowdown, per-attempt timeout, copula,
-// failures by kind or trace. Every attempt is served the moment it is sent, so its deciding
+// failures by kind, stalls, stream cuts or trace. Every attempt is served the moment it is sent, so its deciding
 // response time is known from its draws alone; a request is then a race
 // between its deadline, its one pending hedge timer and the responses of
 // its attempts in flight, decided by comparing a handful of numbers in
@@ -41,13 +41,13 @@ func (e *engine) laneOK() bool {
 		}
 	}
 	for i := range e.cfg.Classes {
-		if e.cfg.Classes[i].Policy.AttemptTimeout > 0 {
+		if p := &e.cfg.Classes[i].Policy; p.AttemptTimeout > 0 || p.StreamCuts.on() {
 			return false
 		}
 	}
 	for i := range e.cfg.Models {
-		if e.cfg.Models[i].Failures.any() {
-			return false // failures by kind take the event path's draw and rules
+		if m := &e.cfg.Models[i]; m.Failures.any() || m.Stalls.Rate > 0 {
+			return false // failures by kind and stalls take the event path's draw and rules
 		}
 	}
 	return true

@@ -374,20 +374,24 @@ func (e *engine) drawRequest(r *request, cl int32) {
 // audit checks, once a run is over, that every attempt left the system
 // exactly once: per class and per provider, the attempts sent equal the
 // sum of those completed, invalid, failed, rate-limited, rejected, timed
-// out and cancelled; no request is still held; and no provider still
+// out, stalled and cancelled, and requests ended stalled are among the
+// errors; no request is still held; and no provider still
 // counts a slot in use or an attempt waiting.
 func (e *engine) audit() error {
 	for i := range e.stats {
 		s := &e.stats[i]
-		if ended := s.completed + s.invalidAtt + s.failed + s.rateLimited + s.rejected + s.timedOut + s.cancelled; ended != s.sent {
-			return fmt.Errorf("class %q: %d attempts sent, %d accounted (completed %d, invalid %d, failed %d, 429 %d, rejected %d, timed out %d, cancelled %d)",
-				e.cfg.Classes[i].Name, s.sent, ended, s.completed, s.invalidAtt, s.failed, s.rateLimited, s.rejected, s.timedOut, s.cancelled)
+		if ended := s.completed + s.invalidAtt + s.failed + s.rateLimited + s.rejected + s.timedOut + s.stalled + s.cancelled; ended != s.sent {
+			return fmt.Errorf("class %q: %d attempts sent, %d accounted (completed %d, invalid %d, failed %d, 429 %d, rejected %d, timed out %d, stalled %d, cancelled %d)",
+				e.cfg.Classes[i].Name, s.sent, ended, s.completed, s.invalidAtt, s.failed, s.rateLimited, s.rejected, s.timedOut, s.stalled, s.cancelled)
+		}
+		if s.reqStalled > s.errors {
+			return fmt.Errorf("class %q: %d requests ended stalled, more than its %d errors", e.cfg.Classes[i].Name, s.reqStalled, s.errors)
 		}
 	}
 	for i := range e.provs {
 		p := &e.provs[i]
 		s := &p.stats
-		if ended := s.Completed + s.Invalid + s.Failed + s.RateLimited + s.Rejected + s.TimedOut + s.Cancelled; ended != s.Sent {
+		if ended := s.Completed + s.Invalid + s.Failed + s.RateLimited + s.Rejected + s.TimedOut + s.Stalled + s.Cancelled; ended != s.Sent {
 			return fmt.Errorf("provider %q: %d attempts sent, %d accounted", p.name, s.Sent, ended)
 		}
 		if p.busy != 0 || p.waiting != 0 {

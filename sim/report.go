@@ -177,8 +177,11 @@ type ClassReport struct {
 	Errors             int64   `json:"errors"`
 	RateLimited        int64   `json:"rate_limited"` // of the errors, requests ended by a 429
 	Rejected           int64   `json:"rejected"`     // of the errors, requests ended by an overload error (503/529)
-	Invalid            int64   `json:"invalid"`
-	Latency            Latency `json:"latency_s"`
+	// Stalled is, of the errors, the requests ended by a stream cut for a
+	// stall (absent when 0).
+	Stalled int64   `json:"stalled,omitempty"`
+	Invalid int64   `json:"invalid"`
+	Latency Latency `json:"latency_s"`
 	// EndLatency is the time until requests ended, answered or not.
 	EndLatency         EndLatency    `json:"end_latency_s"`
 	HedgedShare        float64       `json:"hedged_share"`
@@ -327,7 +330,7 @@ func classReport(h, b *ClassResult, lat Latency, end EndLatency, base Latency) C
 		Class: h.Name, Requests: h.Requests, Answered: h.Answered,
 		AnsweredShare:    share(h.Answered, h.Requests),
 		TimeoutsFailOpen: h.TimeoutsOpen, TimeoutsFailClosed: h.TimeoutsClosed,
-		Errors: h.Errors, RateLimited: h.RateLimited, Rejected: h.Rejected, Invalid: h.Invalid,
+		Errors: h.Errors, RateLimited: h.RateLimited, Rejected: h.Rejected, Stalled: h.Stalled, Invalid: h.Invalid,
 		Latency:            lat,
 		EndLatency:         end,
 		HedgedShare:        share(h.Hedged, h.Requests),
@@ -392,8 +395,8 @@ func hedgeWarnings(cl *Class, h, b *ClassResult, cr *ClassReport, baseEnd95 floa
 	}
 	if p.Copies > 0 && p.gap(1) < 0 && p.OnError != NonFatal && p.OnInvalid != NonFatal &&
 		p.OnRateLimited != NonFatal && (p.AttemptTimeout == 0 || p.OnAttemptTimeout != NonFatal) &&
-		p.OnClientError != NonFatal && p.OnUpstreamTimeout != NonFatal {
-		w = append(w, "the copies are fallback copies, sent only after a failure under a nonfatal rule, but no failure here is nonfatal (on_error, on_invalid, on_rate_limited, on_attempt_timeout, on_client_error, on_upstream_timeout): no copy is ever sent")
+		p.OnClientError != NonFatal && p.OnUpstreamTimeout != NonFatal && (!p.StreamCuts.on() || p.OnStall != NonFatal) {
+		w = append(w, "the copies are fallback copies, sent only after a failure under a nonfatal rule, but no failure here is nonfatal (on_error, on_invalid, on_rate_limited, on_attempt_timeout, on_client_error, on_upstream_timeout, on_stall): no copy is ever sent")
 	}
 	eh, eb := cr.EndLatency.P95, baseEnd95
 	ph95, pb95 := cr.Latency.P95, cr.NoHedging.Latency.P95
@@ -502,14 +505,25 @@ func (r *Report) WriteText(w io.Writer) error {
 	writeRetries(w, rows)
 	writeSpend(w, rows)
 	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintln(tw, "provider\tsent\tcompleted\tfailed\t429\trejected\tinvalid\ttimed out\tcancelled\tmean queue wait\tin service\tutilisation\t")
+	// The stalled column appears only when a stream was cut, so that
+	// reports without stalls read as before.
+	stalled := slices.ContainsFunc(r.Providers, func(p ProviderResult) bool { return p.Stalled > 0 })
+	stalledHead := ""
+	if stalled {
+		stalledHead = "stalled\t"
+	}
+	fmt.Fprintln(tw, "provider\tsent\tcompleted\tfailed\t429\trejected\tinvalid\ttimed out\t"+stalledHead+"cancelled\tmean queue wait\tin service\tutilisation\t")
 	for _, p := range r.Providers {
 		util := "-"
 		if p.Utilisation != nil {
 			util = pct(*p.Utilisation)
 		}
-		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s\t%.2f\t%s\t\n", p.Name, p.Sent, p.Completed,
-			p.Failed, p.RateLimited, p.Rejected, p.Invalid, p.TimedOut, p.Cancelled, fsec(p.MeanQueueWait), p.MeanInService, util)
+		cut := ""
+		if stalled {
+			cut = fmt.Sprintf("%d\t", p.Stalled)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%d\t%d\t%d\t%d\t%d\t%d\t%s%d\t%s\t%.2f\t%s\t\n", p.Name, p.Sent, p.Completed,
+			p.Failed, p.RateLimited, p.Rejected, p.Invalid, p.TimedOut, cut, p.Cancelled, fsec(p.MeanQueueWait), p.MeanInService, util)
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
@@ -536,6 +550,11 @@ func (r *Report) WriteText(w io.Writer) error {
 			slices.Sort(ds)
 			fmt.Fprintf(w, "%s: adaptive delay over the run: min %s, median %s, max %s, last %s\n",
 				c.Class, fsec(ds[0]), fsec(ds[len(ds)/2]), fsec(ds[len(ds)-1]), fsec(ad[len(ad)-1].Delay))
+		}
+	}
+	for _, c := range rows {
+		if a := c.Attempts; a.Stalled > 0 || c.Stalled > 0 {
+			fmt.Fprintf(w, "%s: %d attempts cut for stalls (inter-token timeout or speed floor); %d requests ended so\n", c.Class, a.Stalled, c.Stalled)
 		}
 	}
 	for _, b := range r.Breakers {

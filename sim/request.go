@@ -37,6 +37,7 @@ type classStats struct {
 	sent, completed, failed, invalidAtt, cancelled   int64
 	rateLimited, reqRateLimited, timedOut            int64
 	rejected, reqRejected                            int64
+	stalled, reqStalled                              int64
 	// failedBy splits failed by the error's kind (failStatus).
 	failedBy     [3]int64
 	wastedOutput float64
@@ -87,8 +88,8 @@ func (e *engine) fail(slot int32, r *request, kind outcome, status failStatus, r
 }
 
 // rule returns the policy's rule for a failed attempt of the given kind:
-// OnInvalid, OnRateLimited, OnAttemptTimeout, or OnError for the others (an
-// error, an overload rejection).
+// OnInvalid, OnRateLimited, OnAttemptTimeout, OnStall, or OnError for the
+// others (an error, an overload rejection).
 func (p *Policy) rule(kind outcome) ErrorRule {
 	switch kind {
 	case outInvalid:
@@ -97,6 +98,8 @@ func (p *Policy) rule(kind outcome) ErrorRule {
 		return p.OnRateLimited
 	case outAttemptTimeout:
 		return p.OnAttemptTimeout
+	case outStalled:
+		return p.OnStall
 	}
 	return p.OnError
 }
@@ -183,6 +186,9 @@ func (e *engine) countRequest(r *request, o outcome) {
 		st.reqRejected++
 	case outAttemptTimeout:
 		st.errors++
+	case outStalled:
+		st.errors++
+		st.reqStalled++
 	case outInvalid:
 		st.invalid++
 	case outTimeout:

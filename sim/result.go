@@ -91,9 +91,11 @@ type ProviderResult struct {
 	Invalid     int64  `json:"invalid"`
 	Cancelled   int64  `json:"cancelled"`
 	// Rejected got an overload error from a full queue; TimedOut were
-	// abandoned at the policy's per-attempt timeout.
+	// abandoned at the policy's per-attempt timeout; Stalled were cut by
+	// the policy's stream cuts (StreamCuts; absent from JSON when 0).
 	Rejected int64 `json:"rejected"`
 	TimedOut int64 `json:"timed_out"`
+	Stalled  int64 `json:"stalled,omitempty"`
 	// MeanQueueWait is the mean wait in seconds, in the provider's queue, of
 	// the attempts that started service.
 	MeanQueueWait float64 `json:"mean_queue_wait_s"`
@@ -121,7 +123,11 @@ type AttemptCounts struct {
 	// was full.
 	Rejected int64 `json:"rejected"`
 	// TimedOut were abandoned at the policy's per-attempt timeout.
-	TimedOut  int64 `json:"timed_out"`
+	TimedOut int64 `json:"timed_out"`
+	// Stalled were streams cut after their first token by the policy's
+	// inter-token timeout or speed floor (StreamCuts); absent from JSON
+	// when 0.
+	Stalled   int64 `json:"stalled,omitempty"`
 	Invalid   int64 `json:"invalid"`   // returned an unusable answer
 	Cancelled int64 `json:"cancelled"` // ended by a cancel before responding
 }
@@ -146,9 +152,10 @@ type ClassResult struct {
 	// Requests is the number of requests; every request ends in exactly one
 	// of Answered, TimeoutsOpen, TimeoutsClosed, Errors and Invalid.
 	Requests, Answered, TimeoutsOpen, TimeoutsClosed, Errors, Invalid int64
-	// RateLimited is the number of Errors that ended with a 429, and
-	// Rejected the number that ended with an overload error.
-	RateLimited, Rejected int64
+	// RateLimited is the number of Errors that ended with a 429,
+	// Rejected the number that ended with an overload error, and Stalled
+	// the number that ended with a stream cut (StreamCuts).
+	RateLimited, Rejected, Stalled int64
 	// Hedged is the number of requests that sent at least one copy.
 	Hedged   int64
 	Attempts AttemptCounts
@@ -200,6 +207,8 @@ func (s *classStats) add(o *classStats) {
 	s.rejected += o.rejected
 	s.reqRejected += o.reqRejected
 	s.timedOut += o.timedOut
+	s.stalled += o.stalled
+	s.reqStalled += o.reqStalled
 	s.wastedOutput += o.wastedOutput
 	if s.billed == nil {
 		s.billed = make([]bill, len(o.billed))
@@ -224,11 +233,11 @@ func (s *classStats) result(name string, models []Model) ClassResult {
 	return ClassResult{
 		Name: name, Requests: s.requests, Answered: s.answered,
 		TimeoutsOpen: s.timeoutsOpen, TimeoutsClosed: s.timeoutsClosed,
-		Errors: s.errors, RateLimited: s.reqRateLimited, Rejected: s.reqRejected, Invalid: s.invalid, Hedged: s.hedged,
+		Errors: s.errors, RateLimited: s.reqRateLimited, Rejected: s.reqRejected, Stalled: s.reqStalled, Invalid: s.invalid, Hedged: s.hedged,
 		Attempts: AttemptCounts{
 			Sent: s.sent, Completed: s.completed, Failed: s.failed,
 			FailedByKind: FailedKinds{ServerError: s.failedBy[statusServer], ClientError: s.failedBy[statusClient], UpstreamTimeout: s.failedBy[statusUpstreamTimer]},
-			RateLimited:  s.rateLimited, Rejected: s.rejected, TimedOut: s.timedOut, Invalid: s.invalidAtt, Cancelled: s.cancelled,
+			RateLimited:  s.rateLimited, Rejected: s.rejected, TimedOut: s.timedOut, Stalled: s.stalled, Invalid: s.invalidAtt, Cancelled: s.cancelled,
 		},
 		CostCompletedUSD: completed, CostCancelledUSD: cancelled,
 		WastedOutputTokens: s.wastedOutput,

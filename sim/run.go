@@ -6,7 +6,7 @@ package sim
 func Run(cfg *Config) (*Result, error) { return RunTrace(cfg, nil) }
 
 // WithoutHedging returns a copy of cfg in which no class sends copies and
-// no attempt has a per-attempt timeout (a per-try timeout is part of a
+// no attempt has a per-attempt timeout or stream cut (a per-try timeout is part of a
 // hedge policy: without it the primary runs until it answers or the
 // deadline): the baseline that added cost and latency gains are measured
 // against. Because draws depend only on (seed, request, attempt), the
@@ -23,11 +23,15 @@ func WithoutHedging(cfg *Config) *Config {
 }
 
 // NoHedging turns p into its no-hedging baseline: no copies and no
-// per-attempt timeout; everything else (winner, error rules, cancellation)
-// is kept.
+// per-attempt timeout — neither AttemptTimeout nor the stream cuts
+// (StreamCuts: an inter-token timeout and a speed floor are per-try
+// timeouts too); everything else (winner, error rules, cancellation) is
+// kept.
 func NoHedging(p *Policy) {
 	p.Copies = 0
 	p.AttemptTimeout = 0
+	p.InterTokenTimeout = 0
+	p.MinTokensPerSecond = 0
 }
 
 // independent reports whether requests cannot affect one another (no shared

@@ -81,8 +81,8 @@ func (s *sampler) rand(src *splitMix) float64 {
 // modelSamplers sample one model's distributions; unused forms are nil
 // samplers that are never called.
 type modelSamplers struct {
-	latency, ttft, speed, errLatency sampler
-	prefill                          sampler // a nil sampler when the model has no prefill speed
+	latency, ttft, speed, errLatency, stall sampler
+	prefill                                 sampler // a nil sampler when the model has no prefill speed
 }
 
 func newModelSamplers(m *Model) modelSamplers {
@@ -90,6 +90,7 @@ func newModelSamplers(m *Model) modelSamplers {
 		latency: newSampler(m.Latency), ttft: newSampler(m.TTFT),
 		speed: newSampler(m.TokensPerSecond), errLatency: newSampler(m.ErrorLatency),
 		prefill: newSampler(m.PrefillTokensPerSecond),
+		stall:   newSampler(m.Stalls.Duration),
 	}
 }
 

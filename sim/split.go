@@ -105,6 +105,7 @@ func (e *engine) absorb(o *engine) {
 		s.Cancelled += t.Cancelled
 		s.Rejected += t.Rejected
 		s.TimedOut += t.TimedOut
+		s.Stalled += t.Stalled
 		s.started += t.started
 		p.waitSum.addSum(q.waitSum)
 		p.busySum.addSum(q.busySum)

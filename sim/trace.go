@@ -23,7 +23,9 @@ type AttemptRecord struct {
 	Start, End time.Duration
 	// Outcome is "completed", "failed", "rate_limited", "rejected" (an
 	// overload error from a full provider), "invalid", "timed_out"
-	// (abandoned at the attempt timeout) or "cancelled". Every attempt sent
+	// (abandoned at the attempt timeout), "stalled" (a stream cut by the
+	// inter-token timeout or the speed floor; End is the cut) or
+	// "cancelled". Every attempt sent
 	// has exactly one record.
 	Outcome string
 	// Won reports whether this attempt's response ended the request.

@@ -193,6 +193,9 @@ func (m *Model) validate() error {
 	if err := m.Failures.validate(m.ErrorRate); err != nil {
 		return fmt.Errorf("model %q: %w", m.Name, err)
 	}
+	if err := m.Stalls.validate(m.TTFT != nil); err != nil {
+		return fmt.Errorf("model %q: %w", m.Name, err)
+	}
 	if m.Breaker != nil {
 		if err := m.Breaker.validate(); err != nil {
 			return fmt.Errorf("model %q: %w", m.Name, err)
@@ -221,6 +224,9 @@ func (p *Policy) validate(models int) error {
 	}
 	if p.AttemptTimeout < 0 {
 		return fmt.Errorf("attempt timeout %v: must be ≥ 0 (0 = none)", p.AttemptTimeout)
+	}
+	if err := p.StreamCuts.validate(); err != nil {
+		return err
 	}
 	if a := p.Adaptive; a != nil {
 		switch {
