@@ -9,6 +9,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hedgesim/hedgesim/sim"
@@ -133,19 +134,110 @@ type measurementJSON struct {
 	Requests int64  `json:"requests"`
 	// Latency: mean, p50, p90, p95, p99, p99.9, the p95 interval, the p99
 	// interval.
-	Latency  [10]exact `json:"latency_s"`
-	P95CIOK  bool      `json:"p95_ci_ok"`
-	P99CIOK  bool      `json:"p99_ci_ok"`
-	Answered exact     `json:"answered_share"`
-	Hedged   exact     `json:"hedged_share"`
-	Within   exact     `json:"answered_within_target_share"`
-	Attempts exact     `json:"attempts_per_request"`
-	Cost     exact     `json:"cost_per_1k_usd"`
-	Over     bool      `json:"over_rate_limit"`
-	Rate     exact     `json:"throughput_per_s,omitempty"`
+	Latency  []exact `json:"latency_s"`
+	P95CIOK  bool    `json:"p95_ci_ok"`
+	P99CIOK  bool    `json:"p99_ci_ok"`
+	Answered exact   `json:"answered_share"`
+	Hedged   exact   `json:"hedged_share"`
+	Within   exact   `json:"answered_within_target_share"`
+	Attempts exact   `json:"attempts_per_request"`
+	Cost     exact   `json:"cost_per_1k_usd"`
+	Over     bool    `json:"over_rate_limit"`
+	Rate     exact   `json:"throughput_per_s,omitempty"`
 	// Survival: t0, s0, t1, s1, …
 	Survival []exact   `json:"survival"`
 	Span     *[2]exact `json:"grid_span_s,omitempty"`
+}
+
+// latencyNames name the values of latency_s.
+var latencyNames = [10]string{"mean", "p50", "p90", "p95", "p99", "p99.9", "p95 interval low", "p95 interval high", "p99 interval low", "p99 interval high"}
+
+// BadMeasurementError is the error of reading a measurement that is well
+// formed JSON but cannot be a simulation's: it names the measurement, the
+// field and what is wrong.
+type BadMeasurementError struct {
+	Key, Field, Problem string
+}
+
+func (e *BadMeasurementError) Error() string {
+	return fmt.Sprintf("measurement %q: %s %s", e.Key, e.Field, e.Problem)
+}
+
+// check checks that w can be a simulation's measurement: every array of
+// its length, every value in its range.
+func (w *measurementJSON) check() error {
+	bad := func(field, format string, a ...any) error {
+		return &BadMeasurementError{Key: w.Key, Field: field, Problem: fmt.Sprintf(format, a...)}
+	}
+	nonNeg := func(x exact) bool { f := float64(x); return f >= 0 } // +Inf included, NaN not
+	share := func(x exact) bool { f := float64(x); return f >= 0 && f <= 1 }
+	finite := func(x exact) bool { f := float64(x); return f >= 0 && !math.IsInf(f, 1) }
+	if len(w.Latency) != len(latencyNames) {
+		return bad("latency_s", "has %d values; want %d (%s)", len(w.Latency), len(latencyNames), strings.Join(latencyNames[:], ", "))
+	}
+	switch {
+	case w.Requests < 0:
+		return bad("requests", "is %d; want ≥ 0", w.Requests)
+	case w.Err != "":
+		if w.Requests != 0 || len(w.Survival) != 0 || w.Span != nil {
+			return bad("error", "goes with statistics; a rejected candidate has none")
+		}
+		return nil
+	case w.Requests == 0:
+		return bad("requests", "is 0; want ≥ 1")
+	}
+	for i, x := range w.Latency {
+		if !nonNeg(x) && !(i == 0 && math.IsNaN(float64(x))) {
+			return bad("latency_s", "%s (value %d) is %v; want a number of seconds ≥ 0 or \"+Inf\"", latencyNames[i], i+1, float64(x))
+		}
+	}
+	for _, f := range []struct {
+		name string
+		ok   bool
+		want string
+	}{
+		{"answered_share", share(w.Answered), "a share in [0, 1]"},
+		{"hedged_share", share(w.Hedged), "a share in [0, 1]"},
+		{"answered_within_target_share", share(w.Within), "a share in [0, 1]"},
+		{"attempts_per_request", finite(w.Attempts), "a finite number ≥ 0"},
+		{"cost_per_1k_usd", finite(w.Cost), "a finite number ≥ 0"},
+		{"throughput_per_s", finite(w.Rate), "a finite number ≥ 0"},
+	} {
+		if !f.ok {
+			return bad(f.name, "is out of range; want %s", f.want)
+		}
+	}
+	switch {
+	case len(w.Survival)%2 != 0:
+		return bad("survival", "has an odd number of values; want time, share pairs")
+	case len(w.Survival) == 0 && w.Answered > 0:
+		return bad("survival", "is empty, but %v of the requests were answered", float64(w.Answered))
+	case len(w.Survival) > 0 && w.Answered == 0:
+		return bad("survival", "has points, but no request was answered")
+	}
+	for i := 0; i < len(w.Survival); i += 2 {
+		t, sv := w.Survival[i], w.Survival[i+1]
+		switch {
+		case !finite(t) || i > 0 && t < w.Survival[i-2]:
+			return bad("survival", "time %d is %v; want finite seconds ≥ 0, not decreasing", i/2+1, float64(t))
+		case !share(sv) || i > 0 && sv > w.Survival[i-1]:
+			return bad("survival", "share %d is %v; want a share in [0, 1], not increasing", i/2+1, float64(sv))
+		}
+	}
+	baseline := strings.HasSuffix(w.Key, ": none")
+	switch {
+	case baseline && w.Span == nil:
+		return bad("grid_span_s", "is missing; a no-hedging run has one")
+	case !baseline && w.Span != nil:
+		return bad("grid_span_s", "is set; only a no-hedging run (a key ending in \": none\") has one")
+	case w.Span != nil:
+		for i, x := range w.Span {
+			if !nonNeg(x) && !math.IsNaN(float64(x)) {
+				return bad("grid_span_s", "value %d is %v; want seconds ≥ 0 (or \"NaN\" when unknown)", i+1, float64(x))
+			}
+		}
+	}
+	return nil
 }
 
 // MarshalJSON writes m exactly (see exact): floats that read back bit for
@@ -154,7 +246,7 @@ func (m Measurement) MarshalJSON() ([]byte, error) {
 	l := &m.Latency
 	w := measurementJSON{
 		Key: m.Key, Err: m.Err, Invalid: m.Invalid, Requests: m.Requests,
-		Latency: [10]exact{exact(l.Mean), exact(l.P50), exact(l.P90), exact(l.P95), exact(l.P99), exact(l.P999),
+		Latency: []exact{exact(l.Mean), exact(l.P50), exact(l.P90), exact(l.P95), exact(l.P99), exact(l.P999),
 			exact(l.P95CI95[0]), exact(l.P95CI95[1]), exact(l.P99CI95[0]), exact(l.P99CI95[1])},
 		P95CIOK: l.P95CIOK, P99CIOK: l.P99CIOK,
 		Answered: exact(m.AnsweredShare), Hedged: exact(m.HedgedShare), Within: exact(m.AnsweredWithinShare),
@@ -181,8 +273,8 @@ func (m *Measurement) UnmarshalJSON(b []byte) error {
 	if w.Key == "" {
 		return errors.New("a measurement without a key")
 	}
-	if len(w.Survival)%2 != 0 {
-		return fmt.Errorf("measurement %q: survival has an odd number of values", w.Key)
+	if err := w.check(); err != nil {
+		return err
 	}
 	x := w.Latency
 	*m = Measurement{

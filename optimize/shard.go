@@ -24,14 +24,28 @@ type Shard struct {
 	Index, Count int
 }
 
-// ParseShard parses "i/n" (0 ≤ i < n, n ≥ 1).
+// ParseShard parses "i/n" (0 ≤ i < n, n ≥ 1), i and n plain decimal
+// numbers: digits only, without a sign, spaces or leading zeros.
 func ParseShard(s string) (Shard, error) {
-	a, b, ok := strings.Cut(strings.TrimSpace(s), "/")
+	a, b, ok := strings.Cut(s, "/")
 	i, err1 := strconv.Atoi(a)
 	n, err2 := strconv.Atoi(b)
+	plain := func(x string) bool {
+		if x == "" || len(x) > 1 && x[0] == '0' {
+			return false
+		}
+		for _, c := range x {
+			if c < '0' || c > '9' {
+				return false
+			}
+		}
+		return true
+	}
 	switch {
-	case !ok || err1 != nil || err2 != nil:
-		return Shard{}, fmt.Errorf("%q is not i/n; want the shard's 0-based index and the number of shards, such as 0/3", s)
+	case ok && err1 == nil && i < 0:
+		return Shard{}, fmt.Errorf("%q: the index must be in [0, %d) (0-based, like JOB_COMPLETION_INDEX)", s, max(n, 1))
+	case !ok || err1 != nil || err2 != nil || !plain(a) || !plain(b):
+		return Shard{}, fmt.Errorf("%q is not i/n; want the shard's 0-based index and the number of shards as plain decimal numbers, such as 0/3", s)
 	case n < 1:
 		return Shard{}, fmt.Errorf("%q: the number of shards must be ≥ 1", s)
 	case i < 0 || i >= n:
@@ -46,6 +60,10 @@ func (sh Shard) String() string { return fmt.Sprintf("%d/%d", sh.Index, sh.Count
 // every shard simulates position −1 (a baseline).
 func (sh Shard) owns(k int) bool { return k < 0 || sh.Count <= 1 || k%sh.Count == sh.Index }
 
+// Owns reports whether the shard simulates the candidate at position k
+// (see Expect); every shard simulates position −1, a baseline.
+func (sh Shard) Owns(k int) bool { return sh.owns(k) }
+
 // memo gives a sweep its measurements: known ones, or simulated when its
 // shard owns them.
 type memo struct {
@@ -55,12 +73,18 @@ type memo struct {
 	record   bool // keep the new measurements (RunShard)
 	mu       sync.Mutex
 	fresh    []Measurement
+	asked    map[string]int // when set, every key asked for, with its owner (Expect)
 }
 
 // get returns the measurement called key: a known one, or one made by
 // run when the memo simulates and its shard owns position owner (−1:
 // every shard); nil when neither. It is safe for concurrent use.
 func (m *memo) get(key string, owner int, run func() (Measurement, error)) (*Measurement, error) {
+	if m.asked != nil {
+		m.mu.Lock()
+		m.asked[key] = owner
+		m.mu.Unlock()
+	}
 	if k, ok := m.known[key]; ok {
 		return k, nil
 	}
@@ -123,6 +147,20 @@ func RunShard(cfg *sim.Config, s Settings, shard Shard, known []Measurement, opt
 func Assemble(cfg *sim.Config, s Settings, ms []Measurement, opt Options) (rep *Report, next []string, err error) {
 	m := &memo{known: index(ms)}
 	return sweep(cfg, s, opt, m, true)
+}
+
+// Expect returns the measurements that assembling the sweep of cfg under s
+// from ms asks for, as far as ms takes it: each key with the position of
+// its candidate, which shard i of n simulates when Shard{i, n}.Owns it (−1:
+// a no-hedging baseline, which every shard simulates). A key of ms that is
+// not asked for is no measurement of this sweep. err is the error Assemble
+// would return (ErrMissingMeasurement when ms lacks one); the keys asked for
+// until then are returned with it. Nothing is simulated, not even the
+// rollout check.
+func Expect(cfg *sim.Config, s Settings, ms []Measurement, opt Options) (map[string]int, error) {
+	m := &memo{known: index(ms), asked: map[string]int{}}
+	_, _, err := sweep(cfg, s, opt, m, false)
+	return m.asked, err
 }
 
 // index maps measurements by key.

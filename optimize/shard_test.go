@@ -176,7 +176,15 @@ func TestParseShard(t *testing.T) {
 	}{
 		{"0/1", optimize.Shard{Index: 0, Count: 1}, ""},
 		{"2/3", optimize.Shard{Index: 2, Count: 3}, ""},
-		{" 1/2 ", optimize.Shard{Index: 1, Count: 2}, ""},
+		{"10/12", optimize.Shard{Index: 10, Count: 12}, ""},
+		{" 1/2 ", optimize.Shard{}, "is not i/n"},
+		{" 0/3", optimize.Shard{}, "is not i/n"},
+		{"0/3 ", optimize.Shard{}, "is not i/n"},
+		{"+1/3", optimize.Shard{}, "is not i/n"},
+		{"01/3", optimize.Shard{}, "is not i/n"},
+		{"1/03", optimize.Shard{}, "is not i/n"},
+		{"1/+3", optimize.Shard{}, "is not i/n"},
+		{"1/3/4", optimize.Shard{}, "is not i/n"},
 		{"3/3", optimize.Shard{}, "index must be in [0, 3)"},
 		{"-1/3", optimize.Shard{}, "index must be in [0, 3)"},
 		{"0/0", optimize.Shard{}, "must be ≥ 1"},
@@ -202,7 +210,7 @@ func TestParseShard(t *testing.T) {
 func TestMeasurementJSONExact(t *testing.T) {
 	inf := 1 / zero
 	m := optimize.Measurement{
-		Key: "k", Requests: 7,
+		Key: "class k: none", Requests: 7,
 		Latency:       sim.Latency{Mean: inf - inf, P50: 0.1 + 0.2, P95: inf, P95CI95: [2]float64{1.0 / 3, inf}, P95CIOK: true},
 		AnsweredShare: 2.0 / 3, CostPer1kUSD: -0.0,
 		Survival: []optimize.SurvivalPoint{{T: 1e-300, S: 0.999}},
@@ -220,7 +228,7 @@ func TestMeasurementJSONExact(t *testing.T) {
 	if !bytes.Equal(b, b2) || back.Latency.P50 != 0.1+0.2 || back.Latency.P95CI95[0] != 1.0/3 || back.Latency.Mean == back.Latency.Mean {
 		t.Fatalf("round trip changed the measurement:\n%s\n%s", b, b2)
 	}
-	if err := json.Unmarshal([]byte(`{"key":"k","latency_s":["Infinity",0,0,0,0,0,0,0,0,0]}`), &back); err == nil {
+	if err := json.Unmarshal([]byte(`{"key":"k","requests":1,"latency_s":["Infinity",0,0,0,0,0,0,0,0,0]}`), &back); err == nil {
 		t.Fatal("a latency of \"Infinity\" was accepted")
 	}
 }

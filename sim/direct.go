@@ -61,9 +61,9 @@ func (f *flight) clear() {
 	f.respOn, f.timeoutOn = 0, 0
 }
 
-// popDirect removes and returns the request's next event in (time,
-// sequence) order, or false when none is pending.
-func (e *engine) popDirect() (event, bool) {
+// popDirect removes the request's next event in (time, sequence) order and
+// returns it, in e.cur, or nil when none is pending.
+func (e *engine) popDirect() *event {
 	f := &e.fl
 	var best *event
 	var from int // 1 deadline, 2 timer, 3 response, 4 timeout, 5 heap
@@ -86,11 +86,12 @@ func (e *engine) popDirect() (event, bool) {
 		}
 	}
 	if len(e.q) > 0 && (best == nil || e.q[0].before(best)) {
-		return e.q.pop(), true
+		e.q.popInto(&e.cur)
+		return &e.cur
 	}
 	switch from {
 	case 0:
-		return event{}, false
+		return nil
 	case 1:
 		f.deadlineOn = false
 	case 2:
@@ -100,7 +101,8 @@ func (e *engine) popDirect() (event, bool) {
 	case 4:
 		f.timeoutOn &^= 1 << best.k
 	}
-	return *best, true
+	e.cur = *best
+	return &e.cur
 }
 
 // runDirect runs independent requests one at a time: each arrives, then
@@ -110,11 +112,7 @@ func (e *engine) runDirect() {
 	for e.more() {
 		e.now = e.arrivalTime()
 		e.arrive()
-		for {
-			ev, ok := e.popDirect()
-			if !ok {
-				break
-			}
+		for ev := e.popDirect(); ev != nil; ev = e.popDirect() {
 			e.now = ev.at
 			e.handle(ev)
 		}

@@ -17,13 +17,18 @@
 //
 // The clock is a time.Duration. Events — an arrival, a hedge timer, an
 // attempt's deciding response, a deadline, an attempt timeout, a provider
-// slot freeing, the cancel of a queued loser landing — are kept in a 4-ary
-// min-heap ordered by (time, insertion sequence), plus one FIFO of
-// deadlines per class (they fall due in arrival order) and the single
-// pending arrival (loop.go). Events of a request that has
-// ended are dropped when popped (a generation counter per request slot),
-// except the cancels of its attempts still queued; the slot is reused once
-// all its attempts have left.
+// slot freeing, the cancel of a queued loser landing — are ordered by
+// (time, insertion sequence). Those scheduled a fixed delay ahead fall due
+// in the order they are scheduled and wait in FIFOs: per class its
+// deadlines, cancels, attempt timeouts, thinks and, per copy, its hedge
+// timers, and one FIFO of events due at once; the rest — responses, slots
+// freed later, and any event that would break its FIFO's order (an
+// adaptive delay, a retry-after) — wait in a 4-ary min-heap, and the next
+// arrival in a slot of its own (loop.go). A test checks that the FIFOs
+// change neither a result nor the order in which attempts end. Events of
+// a request that has ended are dropped when popped (a generation counter
+// per request slot), except the cancels of its attempts still queued; the
+// slot is reused once all its attempts have left.
 //
 // When no request can affect another — no queue, rate limit, budget or
 // adaptive delay — requests run one at a time, with no heap: their few

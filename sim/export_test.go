@@ -28,6 +28,27 @@ func RunDirect(cfg *Config) *Result {
 	return e.result()
 }
 
+// RunHeapOnly runs cfg through the event loop in one global time order
+// with every event in the heap — none in the FIFOs of events due in
+// scheduling order — and reports every attempt to fn (which may be nil).
+func RunHeapOnly(cfg *Config, fn func(*AttemptRecord)) *Result {
+	e := newEngine(cfg)
+	e.isolated = false
+	e.heapOnly = true
+	e.trace = fn
+	e.run()
+	return e.result()
+}
+
+// RunGlobal is RunHeapOnly with the FIFOs in use, as Run uses them.
+func RunGlobal(cfg *Config, fn func(*AttemptRecord)) *Result {
+	e := newEngine(cfg)
+	e.isolated = false
+	e.trace = fn
+	e.run()
+	return e.result()
+}
+
 // Canonical returns a copy of r whose latencies are each held in one
 // ascending part, so that results equal as what they report — the order in
 // which requests ended is not part of a result — are reflect.DeepEqual.

@@ -41,34 +41,44 @@ func (a *event) before(b *event) bool {
 
 // eventQueue is a 4-ary min-heap of events ordered by (at, seq): children
 // of node i are 4i+1 … 4i+4. Invariant: for every i > 0,
-// !q[i].before(&q[(i-1)/4]); the minimum is q[0]. push costs O(log₄ n)
-// comparisons, pop O(4·log₄ n); neither allocates unless the backing slice
-// grows. A 4-ary heap halves the depth of a binary one, which pays off
+// !q[i].before(&q[(i-1)/4]); the minimum is q[0]. push (add) costs
+// O(log₄ n) comparisons, pop (popInto) O(4·log₄ n); neither allocates
+// unless the backing slice grows. A 4-ary heap halves the depth of a binary one, which pays off
 // because pops dominate.
 type eventQueue []event
 
-func (q *eventQueue) push(e event) {
-	*q = append(*q, e)
+func (q *eventQueue) push(e event) { *q.add(e.at, e.seq) = e }
+
+// add makes room for an event due at (at, seq) and returns where it goes:
+// the caller writes the event there before the queue is used again.
+func (q *eventQueue) add(at time.Duration, seq uint64) *event {
+	*q = append(*q, event{})
 	h := *q
 	i := len(h) - 1
 	for i > 0 {
 		p := (i - 1) / 4
-		if !e.before(&h[p]) {
+		if h[p].at < at || h[p].at == at && h[p].seq < seq {
 			break
 		}
 		h[i] = h[p]
 		i = p
 	}
-	h[i] = e
+	return &h[i]
 }
 
 // pop removes and returns the minimum event. The queue must not be empty.
 func (q *eventQueue) pop() event {
+	var e event
+	q.popInto(&e)
+	return e
+}
+
+// popInto moves the minimum event to *dst. The queue must not be empty.
+func (q *eventQueue) popInto(dst *event) {
 	h := *q
-	top := h[0]
+	*dst = h[0]
 	n := len(h) - 1
-	last := h[n]
-	h = h[:n]
+	last := &h[n]
 	i := 0
 	for {
 		c := 4*i + 1
@@ -82,44 +92,36 @@ func (q *eventQueue) pop() event {
 				m = j
 			}
 		}
-		if !h[m].before(&last) {
+		if !h[m].before(last) {
 			break
 		}
 		h[i] = h[m]
 		i = m
 	}
 	if n > 0 {
-		h[i] = last
+		h[i] = *last
 	}
-	*q = h
-	return top
+	*q = h[:n]
 }
 
 // fifo is a queue of events scheduled in non-decreasing (at, seq) order, so
-// its head is its minimum. push and pop are O(1) amortised.
+// its head, ev[i], is its minimum. add is O(1) amortised; popping is
+// reading the head and advancing i.
 type fifo struct {
 	ev []event
 	i  int // index of the head
 }
 
-func (f *fifo) push(e event) {
+// add appends room for an event, due no earlier than the tail, and returns
+// it for the caller to fill.
+func (f *fifo) add() *event {
 	if f.i > 1024 && f.i*2 > len(f.ev) {
 		n := copy(f.ev, f.ev[f.i:])
 		f.ev, f.i = f.ev[:n], 0
 	}
-	f.ev = append(f.ev, e)
-}
-
-// head returns the earliest event or nil when empty.
-func (f *fifo) head() *event {
-	if f.i == len(f.ev) {
-		return nil
+	if f.ev == nil {
+		f.ev = make([]event, 0, 64) // one allocation where doubling from 1 takes seven
 	}
-	return &f.ev[f.i]
-}
-
-func (f *fifo) pop() event {
-	e := f.ev[f.i]
-	f.i++
-	return e
+	f.ev = append(f.ev, event{})
+	return &f.ev[len(f.ev)-1]
 }

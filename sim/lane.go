@@ -165,8 +165,21 @@ func (e *engine) laneDraw(r *request, m, k int) {
 	md := &e.cfg.Models[m]
 	ms := &e.models[m]
 	src := e.rng.at(r.id, uint8(k))
-	uErr, uInv := src.float64(), src.float64()
-	src.Uint64() // the degraded-period draw, unused without slowdowns
+	// The error and invalid draws decide only against a rate above 0 (no
+	// u in [0, 1) is below a rate ≤ 0), and the degraded-period draw is
+	// unused without slowdowns: an unused draw only steps the stream.
+	uErr, uInv := 1.0, 1.0
+	if md.ErrorRate > 0 {
+		uErr = src.float64()
+	} else {
+		src.skip()
+	}
+	if md.InvalidRate > 0 {
+		uInv = src.float64()
+	} else {
+		src.skip()
+	}
+	src.skip()
 	a.model, a.prov = int32(m), int32(e.modelProv[m])
 	a.kind, a.state = outOK, attInFlight
 	a.queued, a.serving, a.started = false, false, true

@@ -2,7 +2,7 @@ package sim
 
 import (
 	"fmt"
-	"math/rand/v2"
+	"math/bits"
 	"time"
 )
 
@@ -13,6 +13,7 @@ type engine struct {
 	modelSent []int64  // attempts sent to each model, for Result.Models
 	stop      *stopper // cancellation, checked between arrivals (context.go)
 	rng       streams
+	exp       *ziggurat // zigguratExp(), for Poisson arrivals
 	q         eventQueue
 	seq       uint64
 	now       time.Duration
@@ -35,9 +36,8 @@ type engine struct {
 	stranded   int    // lane requests left with nothing pending, unended (a bug)
 	noLane     bool   // run independent requests by runDirect even when the lane could
 	arrival    event  // the next arrival, when arrivalDue
+	cur        event  // the event being handled (pop, popDirect)
 	arrivalDue bool   // whether arrival is pending (global runs)
-	deadlines  []fifo // per class, deadlines in time order
-	timed      []int  // the classes with a deadline: those whose FIFO pop reads
 	rec        AttemptRecord
 	provs      []provider
 	copula     [][][]float64 // per class, the copula factor; nil when independent
@@ -55,6 +55,13 @@ type engine struct {
 	// queueAllTimers turns off the skipping of timers that cannot fire
 	// (endsBy), for the test that checks it changes nothing.
 	queueAllTimers bool
+	// chans are the FIFOs of events that mostly fall due in the order they
+	// are scheduled (see chanOf); bit i of chanOn says chans[i] is not
+	// empty. heapOnly sends every such event to the heap instead, for the
+	// test that checks the FIFOs change nothing.
+	chans    []fifo
+	chanOn   []uint64
+	heapOnly bool
 }
 
 // auditRuns makes every run check its accounting when it ends (audit) and
@@ -67,17 +74,15 @@ func newEngine(cfg *Config) *engine { return newEngineFor(cfg, cfg.Requests) }
 // n requests; it runs requests 0 to cfg.Requests − 1 unless next and end
 // are changed.
 func newEngineFor(cfg *Config, n int) *engine {
-	e := &engine{cfg: cfg, rng: streams{seed: cfg.Seed}, end: int64(cfg.Requests)}
+	e := &engine{cfg: cfg, rng: streams{seed: cfg.Seed}, end: int64(cfg.Requests), exp: zigguratExp()}
 	e.q = make(eventQueue, 0, 1024)
-	e.deadlines = make([]fifo, len(cfg.Classes))
+	e.chans = make([]fifo, 1+len(cfg.Classes)*chansPerClass)
+	e.chanOn = make([]uint64, (len(e.chans)+63)/64)
 	e.isolated = cfg.independent()
 	var cum float64
-	for i, c := range cfg.Classes {
+	for _, c := range cfg.Classes {
 		cum += c.Share
 		e.shares = append(e.shares, cum)
-		if c.Deadline > 0 {
-			e.timed = append(e.timed, i)
-		}
 	}
 	e.provs, e.modelProv = cfg.providers()
 	e.modelSent = make([]int64, len(cfg.Models))
@@ -136,37 +141,96 @@ func newEngineFor(cfg *Config, n int) *engine {
 	return e
 }
 
+// schedule queues an event. Its fields are written where it will wait,
+// one by one: a struct of six fields is not kept in registers, and building
+// it on the stack and copying it costs a stalled load (the copy reads in
+// 16 bytes what was just written in pieces).
 func (e *engine) schedule(at time.Duration, kind eventKind, slot int32, gen uint32, k uint8) {
 	e.seq++
-	ev := event{at: at, seq: e.seq, slot: slot, gen: gen, kind: kind, k: k}
-	if e.isolated && e.fl.hold(ev) {
+	if e.isolated && e.fl.hold(event{at: at, seq: e.seq, slot: slot, gen: gen, kind: kind, k: k}) {
 		return
 	}
-	switch kind {
-	case evArrival:
-		e.arrival, e.arrivalDue = ev, true
-	case evDeadline:
-		e.deadlines[e.slots[slot].class].push(ev)
+	var ev *event
+	switch i := e.chanOf(at, kind, slot, k); {
+	case kind == evArrival:
+		ev, e.arrivalDue = &e.arrival, true
+	case i >= 0 && !e.heapOnly && (len(e.chans[i].ev) == e.chans[i].i || e.chans[i].ev[len(e.chans[i].ev)-1].at <= at):
+		// In (at, seq) order after the FIFO's tail: seq only grows.
+		ev = e.chans[i].add()
+		e.chanOn[i/64] |= 1 << (i % 64)
 	default:
-		e.q.push(ev)
+		ev = e.q.add(at, e.seq)
 	}
+	ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, slot, gen, kind, k
 }
 
-// pop removes and returns the next event in (time, sequence) order, or false
-// when nothing is left. Events live in three places, all ordered: the heap
-// (responses and timers), the single pending arrival, and one FIFO of
-// deadlines per class — a class's deadlines fall due in arrival order, so
-// they need no heap.
-// Requests that cannot affect each other are run by runDirect instead.
-func (e *engine) pop() (event, bool) {
+// The FIFOs of events (chans): events scheduled a fixed delay after the
+// moment they are scheduled fall due in the order they are scheduled, so
+// they need no heap. chans[0] takes any event due at once (a provider slot
+// freed by a response, a rejection); then each class c has chansPerClass
+// FIFOs from 1+c·chansPerClass: its deadlines, its queued losers' cancels,
+// its attempt timeouts, its closed-loop clients' thinks (a constant think
+// time), and its hedge timers for copy j, one FIFO per copy (a constant
+// gap per copy). An event goes to its FIFO only when it is due no earlier
+// than the FIFO's tail — an adaptive delay, a retry-after or a random
+// think time can break the order — and to the heap otherwise, so each
+// FIFO stays in (time, sequence) order and pop takes the earliest of the
+// heap's minimum and the FIFOs' heads.
+const (
+	chanDeadline = iota
+	chanCancel
+	chanTimeout
+	chanThink
+	chanTimer     // + j − 1 for copy j
+	chansPerClass = chanTimer + MaxCopies
+)
+
+// chanOf returns the FIFO an event may go to, or −1 for the heap (a
+// response, or a slot freed later: their times are drawn).
+func (e *engine) chanOf(at time.Duration, kind eventKind, slot int32, k uint8) int {
+	if at == e.now {
+		return 0
+	}
+	var c int32
+	var off int
+	switch kind {
+	case evDeadline:
+		c, off = e.slots[slot].class, chanDeadline
+	case evCancel:
+		c, off = e.slots[slot].class, chanCancel
+	case evAttemptTimeout:
+		c, off = e.slots[slot].class, chanTimeout
+	case evThink:
+		c, off = e.clients[slot].class, chanThink
+	case evTimer:
+		if k == 0 {
+			return -1
+		}
+		c, off = e.slots[slot].class, chanTimer+int(k)-1
+	default:
+		return -1
+	}
+	return 1 + int(c)*chansPerClass + off
+}
+
+// pop removes the next event in (time, sequence) order and returns it, in
+// e.cur, or nil when nothing is left. Events live in three places, all
+// ordered: the heap, the single pending arrival, and the FIFOs (chans)
+// that are not empty. Requests that cannot affect each other are run by
+// runDirect instead.
+func (e *engine) pop() *event {
 	var best *event
-	src := -2 // -2 none, -1 heap, -3 arrival, ≥ 0 deadline FIFO of that class
+	src := -2 // -2 none, -1 heap, -3 arrival, ≥ 0 that FIFO
 	if len(e.q) > 0 {
 		best, src = &e.q[0], -1
 	}
-	for _, c := range e.timed {
-		if h := e.deadlines[c].head(); h != nil && (best == nil || h.before(best)) {
-			best, src = h, c
+	for w, on := range e.chanOn {
+		for ; on != 0; on &= on - 1 {
+			i := w*64 + bits.TrailingZeros64(on)
+			f := &e.chans[i]
+			if h := &f.ev[f.i]; best == nil || h.before(best) {
+				best, src = h, i
+			}
 		}
 	}
 	if e.arrivalDue && (best == nil || e.arrival.before(best)) {
@@ -174,14 +238,23 @@ func (e *engine) pop() (event, bool) {
 	}
 	switch {
 	case src == -2:
-		return event{}, false
+		return nil
 	case src == -1:
-		return e.q.pop(), true
+		e.q.popInto(&e.cur)
+		return &e.cur
 	case src == -3:
 		e.arrivalDue = false
-		return e.arrival, true
+		e.cur = e.arrival
+		return &e.cur
 	}
-	return e.deadlines[src].pop(), true
+	f := &e.chans[src]
+	e.cur = f.ev[f.i]
+	f.i++
+	if f.i == len(f.ev) {
+		f.ev, f.i = f.ev[:0], 0
+		e.chanOn[src/64] &^= 1 << (src % 64)
+	}
+	return &e.cur
 }
 
 // run processes events until every request has ended and every attempt
@@ -197,11 +270,7 @@ func (e *engine) run() {
 			e.scheduleArrival()
 		}
 		e.startClients()
-		for {
-			ev, ok := e.pop()
-			if !ok {
-				break
-			}
+		for ev := e.pop(); ev != nil; ev = e.pop() {
 			e.now = ev.at
 			e.handle(ev)
 		}
@@ -217,7 +286,7 @@ func (e *engine) run() {
 // any event of an isolated one. Once a request has ended only the cancels
 // of its attempts still waiting in a queue matter; its other events are
 // stale.
-func (e *engine) handle(ev event) {
+func (e *engine) handle(ev *event) {
 	switch ev.kind {
 	case evArrival:
 		if e.clients != nil && !e.more() {
@@ -279,8 +348,7 @@ func (e *engine) arrivalTime() time.Duration {
 
 // poissonGap draws the gap before request i of Poisson arrivals.
 func (e *engine) poissonGap(i int64) time.Duration {
-	src := e.rng.at(i, arrivalStream)
-	return seconds(rand.New(src).ExpFloat64() / e.cfg.Arrivals.Rate)
+	return seconds(e.rng.at(i, arrivalStream).expFloat64(e.exp) / e.cfg.Arrivals.Rate)
 }
 
 // scheduleArrival queues the arrival of request e.next, if any.

@@ -1,6 +1,9 @@
 package sim
 
-import "math/rand/v2"
+import (
+	"math/rand/v2"
+	"sync"
+)
 
 // Streams of random numbers. Common random numbers: every draw of request i
 // comes from a stream keyed by (seed, i, stream), where stream is the attempt
@@ -68,6 +71,10 @@ func (x *splitMix) Uint64() uint64 {
 	return z ^ (z >> 31)
 }
 
+// skip steps x past one number without computing it: the stream then
+// goes on exactly as after a call of Uint64.
+func (x *splitMix) skip() { x.s += 0x9e3779b97f4a7c15 }
+
 // uniform returns a float64 in [0, 1) from src (53 random bits).
 func uniform(src rand.Source) float64 {
 	return float64(src.Uint64()>>11) / (1 << 53)
@@ -76,4 +83,76 @@ func uniform(src rand.Source) float64 {
 // float64 returns a float64 in [0, 1) (53 random bits), as uniform does.
 func (x *splitMix) float64() float64 {
 	return float64(x.Uint64()>>11) / (1 << 53)
+}
+
+// expFloat64 returns what rand.New(x).ExpFloat64() returns, leaving x where
+// it does. math/rand/v2 draws by Marsaglia and Tsang's ziggurat: one
+// number u, split into a layer i = bits 32–39 and j = its low 32 bits,
+// and j·w[i] when j < k[i] — about 99 % of draws. That first step is done
+// here, without an interface call; any other draw steps x back and calls
+// math/rand/v2 itself. z is zigguratExp().
+func (x *splitMix) expFloat64(z *ziggurat) float64 {
+	u := x.Uint64()
+	if j, i := uint32(u), uint8(u>>32); j < z.k[i] {
+		return float64(j) * z.w[i]
+	}
+	x.s -= 0x9e3779b97f4a7c15
+	return rand.New(x).ExpFloat64()
+}
+
+// ziggurat is the first step of math/rand/v2's exponential ziggurat: draw
+// j·w[i] when j < k[i].
+type ziggurat struct {
+	k [256]uint32
+	w [256]float64
+}
+
+// zigguratExp reads the first step's tables off math/rand/v2's own
+// ExpFloat64, once: w[i] is its draw at i, j = 1, and k[i] the least j
+// whose draw takes more than one number (the predicate j < k[i] is
+// monotone in j, so a binary search finds it). Reading them rather than
+// copying them keeps expFloat64 exact for whatever tables the Go release
+// has.
+var zigguratExp = sync.OnceValue(func() *ziggurat {
+	z := new(ziggurat)
+	var src scripted
+	first := func(i uint8, j uint32) (float64, bool) {
+		src = scripted{u: uint64(i)<<32 | uint64(j)}
+		v := rand.New(&src).ExpFloat64()
+		return v, src.n == 1
+	}
+	for i := range 256 {
+		w, ok := first(uint8(i), 1)
+		if !ok {
+			continue // k[i] ≤ 1: every draw at i goes to math/rand/v2
+		}
+		lo, hi := uint64(2), uint64(1)<<32 // first(i, lo−1) takes one number; find the least j that does not
+		for lo < hi {
+			mid := (lo + hi) / 2
+			if _, ok := first(uint8(i), uint32(mid)); ok {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		if lo == 1<<32 {
+			continue // cannot be expressed as a uint32 bound; leave the layer to math/rand/v2
+		}
+		z.k[i], z.w[i] = uint32(lo), w
+	}
+	return z
+})
+
+// scripted is a rand.Source that returns u first, then 0, counting calls.
+type scripted struct {
+	u uint64
+	n int
+}
+
+func (s *scripted) Uint64() uint64 {
+	s.n++
+	if s.n == 1 {
+		return s.u
+	}
+	return 0
 }

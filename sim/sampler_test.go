@@ -1,7 +1,10 @@
 package sim
 
 import (
+	"math"
+	"math/rand/v2"
 	"testing"
+	"time"
 
 	"github.com/hedgesim/hedgesim/dist"
 )
@@ -16,9 +19,14 @@ func TestSamplerMatchesRand(t *testing.T) {
 		t.Fatal(err)
 	}
 	lit := &dist.Mixture{Weights: []float64{0.5, 0.5}, Components: []dist.Continuous{dist.Uniform{Min: 0.1, Max: 0.3}, mix}}
+	// Mixtures of uniforms only: guard-check's, and one with a weight of 0
+	// and uneven weights.
+	bimodal := &dist.Mixture{Weights: []float64{0.5, 0.5}, Components: []dist.Continuous{dist.Uniform{Min: 0.1, Max: 0.3}, dist.Uniform{Min: 3, Max: 19}}}
+	uneven := &dist.Mixture{Weights: []float64{0.1, 0, 0.6, 0.3}, Components: []dist.Continuous{
+		dist.Uniform{Min: 0, Max: 1}, dist.Uniform{Min: 5, Max: 6}, dist.Uniform{Min: 2, Max: 2.5}, dist.Uniform{Min: 10, Max: 40}}}
 	for _, d := range []dist.Dist{
 		dist.Constant{Value: 400}, dist.Uniform{Min: 0.1, Max: 0.3}, dist.Exponential{Rate: 2},
-		dist.LogNormal{Mu: 0, Sigma: 1}, mix, lit,
+		dist.LogNormal{Mu: 0, Sigma: 1}, mix, lit, bimodal, uneven,
 	} {
 		s := newSampler(d)
 		a, b := splitMix{s: 42}, splitMix{s: 42}
@@ -29,4 +37,78 @@ func TestSamplerMatchesRand(t *testing.T) {
 			}
 		}
 	}
+}
+
+// TestSecondsShortPath: seconds rounds to the nanosecond, half up, and
+// saturates at maxDelay, on both sides of the bound of its short path.
+func TestSecondsShortPath(t *testing.T) {
+	for _, c := range []struct {
+		s    float64
+		want time.Duration
+	}{
+		{0, 0}, {1e-9, 1}, {0.4e-9, 0}, {0.5e-9, 1}, {1.5, 1500 * time.Millisecond}, {-1e-9, -1}, {-2.5e-9, -3},
+		{1e8, time.Duration(1e17)}, {2e8, time.Duration(2e17)},
+		{3e8, maxDelay}, {math.Inf(1), maxDelay}, {math.NaN(), maxDelay},
+	} {
+		if got := seconds(c.s); got != c.want {
+			t.Errorf("seconds(%v) = %d, want %d", c.s, got, c.want)
+		}
+	}
+	r := rand.New(rand.NewPCG(5, 6))
+	for i := range 100_000 {
+		s := r.Float64() * math.Pow(10, float64(r.IntN(20)-9))
+		if i < 2 {
+			s = []float64{math.Nextafter(1e8, 0), 1e8}[i]
+		}
+		if got, want := seconds(s), secondsRare(s); got != want {
+			t.Fatalf("seconds(%v) = %d, secondsRare %d", s, got, want)
+		}
+	}
+}
+
+// TestExpFloat64MatchesRand: expFloat64 draws exactly what math/rand/v2's
+// ExpFloat64 draws from the same stream and leaves the stream where it
+// does, on random states and at both sides of every layer's bound, and
+// takes its own first step on about 99 % of draws.
+func TestExpFloat64MatchesRand(t *testing.T) {
+	z := zigguratExp()
+	check := func(s uint64) bool {
+		a, b := splitMix{s: s}, splitMix{s: s}
+		x, y := a.expFloat64(z), rand.New(&b).ExpFloat64()
+		if x != y || a != b {
+			t.Fatalf("state %x: expFloat64 %v (state %x), ExpFloat64 %v (state %x)", s, x, a.s, y, b.s)
+		}
+		return true
+	}
+	for i := range uint64(1_000_000) {
+		check(i * 0x2545f4914f6cdd1d)
+	}
+	// States whose first number is (i, j) for j at the bound of layer i
+	// and next to it: the state before a number is its inverse image.
+	fast := 0
+	for i := range 256 {
+		if z.k[i] > 0 {
+			fast++
+		}
+		for _, j := range []uint32{0, 1, z.k[i] - 1, z.k[i], z.k[i] + 1, ^uint32(0)} {
+			u := uint64(i)<<32 | uint64(j)
+			if g := (splitMix{s: unmix(u) - 0x9e3779b97f4a7c15}); g.Uint64() != u {
+				t.Fatalf("unmix(%x) is not the state before %x", u, u)
+			}
+			check(unmix(u) - 0x9e3779b97f4a7c15)
+		}
+	}
+	if fast < 250 {
+		t.Errorf("only %d of 256 layers take the first step", fast)
+	}
+}
+
+// unmix inverts splitMix's finaliser: the state whose next number is x.
+func unmix(x uint64) uint64 {
+	x ^= x>>31 ^ x>>62
+	x *= 0x319642b2d24d8ec3 // the inverse of 0x94d049bb133111eb mod 2⁶⁴
+	x ^= x>>27 ^ x>>54
+	x *= 0x96de1b173f119089 // the inverse of 0xbf58476d1ce4e5b9
+	x ^= x>>30 ^ x>>60
+	return x
 }

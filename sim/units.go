@@ -11,8 +11,19 @@ import (
 const maxDelay = time.Duration(1 << 58)
 
 // seconds converts seconds to a Duration, rounding to the nanosecond and
-// saturating at maxDelay.
+// saturating at maxDelay. Draws from 0 to 10⁸ s take the short path,
+// which inlines; the rest is secondsRare, the same formula.
 func seconds(s float64) time.Duration {
+	if s >= 0 && s < 1e8 { // 10¹⁷ ns < maxDelay
+		return time.Duration(s*1e9 + 0.5) // rounds half up
+	}
+	return secondsRare(s)
+}
+
+// secondsRare is seconds of a negative, NaN or large s.
+//
+//go:noinline
+func secondsRare(s float64) time.Duration {
 	ns := s * 1e9
 	if !(ns < float64(maxDelay)) {
 		return maxDelay

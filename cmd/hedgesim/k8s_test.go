@@ -19,16 +19,30 @@ type k8sObject struct {
 		Labels map[string]string `json:"labels"`
 	} `json:"metadata"`
 	Spec struct {
-		CompletionMode string `json:"completionMode"`
-		Completions    *int   `json:"completions"`
-		Parallelism    *int   `json:"parallelism"`
-		Template       struct {
+		CompletionMode   string `json:"completionMode"`
+		Completions      *int   `json:"completions"`
+		Parallelism      *int   `json:"parallelism"`
+		BackoffLimit     *int   `json:"backoffLimit"`
+		PodFailurePolicy *struct {
+			Rules []struct {
+				Action      string `json:"action"`
+				OnExitCodes *struct {
+					ContainerName string `json:"containerName"`
+					Operator      string `json:"operator"`
+					Values        []int  `json:"values"`
+				} `json:"onExitCodes"`
+			} `json:"rules"`
+		} `json:"podFailurePolicy"`
+		Template struct {
 			Spec struct {
 				RestartPolicy string `json:"restartPolicy"`
 				Containers    []struct {
-					Command      []string `json:"command"`
-					Args         []string `json:"args"`
-					VolumeMounts []struct {
+					Name            string   `json:"name"`
+					Image           string   `json:"image"`
+					ImagePullPolicy string   `json:"imagePullPolicy"`
+					Command         []string `json:"command"`
+					Args            []string `json:"args"`
+					VolumeMounts    []struct {
 						Name      string `json:"name"`
 						MountPath string `json:"mountPath"`
 					} `json:"volumeMounts"`
@@ -91,6 +105,28 @@ func TestK8sIndexedJobManifest(t *testing.T) {
 		}
 		if m := ps.Containers[0].VolumeMounts; len(m) != 1 || m[0].MountPath != "/parts" {
 			t.Errorf("job %s: want the volume at /parts", j.Metadata.Name)
+		}
+		// An image tagged :latest (or untagged) is pulled Always by
+		// default: a locally built image would fail to pull.
+		if c := ps.Containers[0]; c.ImagePullPolicy != "IfNotPresent" && c.ImagePullPolicy != "Never" {
+			t.Errorf("job %s: image %s with imagePullPolicy %q; want IfNotPresent", j.Metadata.Name, c.Image, c.ImagePullPolicy)
+		}
+		// Exit status 2 is bad input: a Job that retries must fail at once
+		// on it instead (podFailurePolicy, which needs restartPolicy Never).
+		if j.Spec.BackoffLimit == nil || *j.Spec.BackoffLimit > 0 {
+			failsOn2 := false
+			if p := j.Spec.PodFailurePolicy; p != nil {
+				for _, r := range p.Rules {
+					e := r.OnExitCodes
+					if r.Action == "FailJob" && e != nil && e.Operator == "In" && slices.Contains(e.Values, 2) &&
+						(e.ContainerName == "" || e.ContainerName == ps.Containers[0].Name) {
+						failsOn2 = true
+					}
+				}
+			}
+			if !failsOn2 || ps.RestartPolicy != "Never" {
+				t.Errorf("job %s retries (backoffLimit > 0) but does not fail on exit status 2 (podFailurePolicy FailJob onExitCodes In [2], restartPolicy Never)", j.Metadata.Name)
+			}
 		}
 	}
 	shardArgs := shards.Spec.Template.Spec.Containers[0].Args

@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -12,7 +14,7 @@ import (
 	"github.com/hedgesim/hedgesim/optimize"
 )
 
-const mergeSynopsis = `merge [--state FILE] PART… --out DIR
+const mergeSynopsis = `merge [--state FILE] [--write-scenario FILE] [--json] [--all] [--no-plots] PART… --out DIR
 
 Combines the parts of a sharded sweep (hedgesim optimize --shard i/n --out
 PART, once for each i in 0…n−1) into the report directory DIR, exactly as
@@ -22,17 +24,28 @@ the report as that command would. The rollout check runs here.
 
 The parts must come from one stage of one sweep: the same build, the same
 scenario (by sha256; the scenario is read again from the shards' command
-line) and the same command line, shards 0…n−1 each exactly once.
+line) and the same settings, shards 0…n−1 each exactly once. Settings are
+compared as parsed, whatever the order and spelling of the flags; flags
+that cannot change the results (--workers, --quiet, --max-memory) and the
+output flags may differ. The output follows merge's own --json, --all and
+--no-plots, not the shards'; --write-scenario FILE writes the scenario with
+the picks applied, as optimize --write-scenario does, once the report is.
 
 Coupled classes, optimized jointly by coordinate descent, take one stage
 per step when split: when another stage is needed, merge writes the state
 to --state FILE instead of the report and says so; run every shard again
-with --resume FILE, then merge the new parts.`
+with --resume FILE, then merge the new parts. When merge writes the report,
+it removes a state an earlier merge left at --state FILE, so that a file
+there always means another stage is needed.`
 
 func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("merge", mergeSynopsis, stderr)
 	out := fs.String("out", "", "write the report to `DIR` (as optimize --out DIR does)")
 	state := fs.String("state", "", "when coupled classes need another stage, write the state the next stage's shards resume from to `FILE`")
+	asJSON := fs.Bool("json", false, "print the report as JSON instead of tables (as optimize --json)")
+	all := fs.Bool("all", false, "list every candidate in the tables, not only the frontier (as optimize --all)")
+	noPlots := fs.Bool("no-plots", false, "do not draw plots (as optimize --no-plots)")
+	writeScenario := fs.String("write-scenario", "", "with the report, write the scenario with every pick applied to `FILE` (as optimize --write-scenario)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -43,10 +56,10 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case len(pos) == 0:
 		return usageError{err: errors.New("needs the parts to merge: the files optimize --shard i/n --out FILE wrote")}
 	}
-	if *state != "" {
-		if err := checkPartFile("state", *state); err != nil {
-			return err
-		}
+	// merge's own --out, checked here so that its errors are not taken for
+	// the shards' command line's (which gets it next).
+	if err := prepareOutDir("out", *out, flagPath{"state", *state}, flagPath{"write-scenario", *writeScenario}); err != nil {
+		return err
 	}
 	parts := make([]*partFile, len(pos))
 	for i, p := range pos {
@@ -58,9 +71,51 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{err: err}
 	}
 	first := parts[0]
-	job, err := parseOptimize(first.Command.with(*out), stderr)
+	// The output follows merge's own --json, --all and --no-plots; the
+	// shards' are left out of their command line.
+	var outFlags []string
+	for _, f := range []struct {
+		name string
+		set  bool
+	}{{"--json", *asJSON}, {"--all", *all}, {"--no-plots", *noPlots}} {
+		if f.set {
+			outFlags = append(outFlags, f.name)
+		}
+	}
+	job, err := parseOptimize(append(outFlags, first.Command.located(first.Command.with(*out))...), stderr)
 	if err != nil {
-		return fmt.Errorf("the shards' command line (hedgesim optimize %s): %w", first.Command, err)
+		return fmt.Errorf("the shards' command line (hedgesim optimize %s): %w%s", first.Command, err, first.Command.scenarioHint())
+	}
+	if *writeScenario != "" {
+		if err := checkOutputFile("write-scenario", *writeScenario); err != nil {
+			return err
+		}
+		for _, in := range append(slices.Clone(pos), *state) {
+			a, errA := os.Stat(in)
+			b, errB := os.Stat(*writeScenario)
+			if in != "" && errA == nil && errB == nil && os.SameFile(a, b) {
+				return usageError{err: fmt.Errorf("--write-scenario %s is %s, a part or state of this merge; write the picks to another file", *writeScenario, in)}
+			}
+		}
+		arg := ""
+		if len(job.scenarioArgs) == 1 {
+			arg = job.scenarioArgs[0]
+		}
+		if job.ws, err = newRolloutWriter(*writeScenario, arg, &job.cfg); err != nil {
+			return err
+		}
+	}
+	if *state != "" {
+		var inputs []flagPath
+		for _, p := range pos {
+			inputs = append(inputs, flagPath{"part", p})
+		}
+		if len(job.scenarioArgs) == 1 {
+			inputs = append(inputs, flagPath{"the scenario", job.scenarioArgs[0]})
+		}
+		if err := checkPartOutput("state", *state, stateFormat, inputs...); err != nil {
+			return err
+		}
 	}
 	if job.sc.SHA256 != first.ScenarioSHA256 {
 		return usageError{err: fmt.Errorf("the scenario %s has changed since the shards ran (sha256 %s, the parts' %s)", job.cfg.Name, job.sc.SHA256, first.ScenarioSHA256)}
@@ -73,6 +128,9 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return usageError{err: err}
 	}
+	if err := checkMeasurements(ctx, job, parts, ms); err != nil {
+		return err
+	}
 	rep, next, err := optimize.Assemble(&job.cfg, job.s, ms, optimize.Options{Workers: job.workers, Context: ctx})
 	switch {
 	case errors.Is(err, optimize.ErrMissingMeasurement):
@@ -82,7 +140,19 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case len(next) > 0:
 		return writeState(first, ms, next, *state, stdout)
 	}
-	return job.finish(ctx, rep, stdout)
+	if err := job.finish(ctx, rep, stdout); err != nil {
+		return err
+	}
+	// The sweep is finished: a state left at --state by an earlier merge
+	// (checked above to be a hedgesim state) would say another stage is
+	// needed.
+	if *state != "" && partFormatOf(*state) == stateFormat {
+		if err := os.Remove(*state); err != nil {
+			return fmt.Errorf("--state %s: the report is written, but the earlier state there could not be removed: %w", *state, err)
+		}
+		fmt.Fprintf(stderr, "removed %s, the state of an earlier merge: the sweep is finished\n", *state)
+	}
+	return nil
 }
 
 // checkParts checks that parts are the parts of one stage of one sweep,
@@ -139,4 +209,72 @@ func writeState(first *partFile, ms []optimize.Measurement, next []string, path 
 	_, err := fmt.Fprintf(stdout, "stage %d merged; coupled classes need stage %d: %s\nwrote %s; no report yet. Run every shard again with --resume %s (the same command line), then merge the new parts.\n",
 		first.Stage, first.Stage+1, strings.Join(next, "; "), path, shellQuote(path))
 	return err
+}
+
+// checkMeasurements checks that the parts, shards 0…n−1 of one stage, hold
+// the measurements of their sweep (ms, their union): each one a
+// measurement the sweep asks for, in the part of the shard that simulates
+// it (or in every part: it comes from the state the stage resumed from),
+// and none missing.
+func checkMeasurements(ctx context.Context, job *optimizeJob, parts []*partFile, ms []optimize.Measurement) error {
+	asked, err := optimize.Expect(&job.cfg, job.s, ms, optimize.Options{Workers: job.workers, Context: ctx})
+	n := len(parts)
+	by := make([]*partFile, n)
+	has := make([]map[string]bool, n)
+	for _, p := range parts {
+		i := p.Shard.Index
+		by[i], has[i] = p, map[string]bool{}
+		for _, m := range p.Measurements {
+			has[i][m.Key] = true
+		}
+	}
+	inAll := func(key string) bool {
+		for i := range has {
+			if !has[i][key] {
+				return false
+			}
+		}
+		return true
+	}
+	for _, key := range slices.Sorted(maps.Keys(asked)) {
+		pos := asked[key]
+		if pos < 0 {
+			for i := range has {
+				if !has[i][key] && slices.ContainsFunc(has, func(h map[string]bool) bool { return h[key] }) {
+					return usageError{err: fmt.Errorf("%s (shard %d/%d) lacks the measurement %q, which every shard makes: the part is damaged or comes from another sweep", by[i].path, i, n, key)}
+				}
+			}
+			continue
+		}
+		owner := 0
+		for j := range n {
+			if (optimize.Shard{Index: j, Count: n}).Owns(pos) {
+				owner = j
+			}
+		}
+		if !has[owner][key] {
+			return usageError{err: fmt.Errorf("%s (shard %d/%d) lacks the measurement %q, which that shard makes: the part is damaged or comes from another sweep", by[owner].path, owner, n, key)}
+		}
+		if !inAll(key) {
+			for i := range has {
+				if i != owner && has[i][key] {
+					return usageError{err: fmt.Errorf("%s (shard %d/%d) holds the measurement %q, which shard %d/%d makes: the part is damaged or comes from another sweep", by[i].path, i, n, key, owner, n)}
+				}
+			}
+		}
+	}
+	switch {
+	case errors.Is(err, optimize.ErrMissingMeasurement):
+		return usageError{err: err}
+	case err != nil:
+		return err
+	}
+	for i, p := range by {
+		for _, m := range p.Measurements {
+			if _, ok := asked[m.Key]; !ok {
+				return usageError{err: fmt.Errorf("%s (shard %d/%d): the measurement %q is none of this sweep's candidates (their keys follow the scenario, the command line and the grid): the part is damaged or comes from another sweep", p.path, i, n, m.Key)}
+			}
+		}
+	}
+	return nil
 }

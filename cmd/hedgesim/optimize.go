@@ -138,6 +138,9 @@ type optimizeJob struct {
 	shard   *optimize.Shard
 	resume  string
 	partial partArgs // args without --shard and --resume, for the part
+	// scenarioArgs are the positional arguments: the scenario, if named.
+	scenarioArgs []string
+	settings     []string // resultSettings
 }
 
 func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -222,7 +225,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 		case *out == "":
 			return nil, usageError{err: errors.New("--shard needs --out FILE, the file to write the part to")}
 		case *writeScenario != "":
-			return nil, usageError{err: errors.New("--write-scenario cannot go with --shard: the picks are known only when hedgesim merge has every part; run the picked scenario from the merged report instead")}
+			return nil, usageError{err: errors.New("--write-scenario cannot go with --shard: the picks are known only when hedgesim merge has every part; pass --write-scenario FILE to hedgesim merge instead")}
 		}
 	} else if *resume != "" {
 		return nil, usageError{err: errors.New("--resume needs --shard: it continues a sharded sweep")}
@@ -233,7 +236,11 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	}
 	switch {
 	case *out != "" && shard != nil:
-		if err := checkPartFile("out", *out); err != nil {
+		inputs := []flagPath{{"--resume", *resume}}
+		if len(pos) == 1 {
+			inputs = append(inputs, flagPath{"the scenario", pos[0]})
+		}
+		if err := checkPartOutput("out", *out, partFormat, inputs...); err != nil {
 			return nil, err
 		}
 	case *out != "":
@@ -370,11 +377,12 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	job := &optimizeJob{
 		args: args, sc: sc, cfg: cfg, s: s, workers: int(workers.v), out: *out,
 		asJSON: *asJSON, all: *all, noPlots: *noPlots, quiet: *quiet, ws: ws,
-		shard: shard, resume: *resume,
+		shard: shard, resume: *resume, scenarioArgs: pos,
 	}
 	if shard != nil {
 		job.partial = newPartArgs(fs, args)
 	}
+	job.settings = resultSettings(fs)
 	return job, nil
 }
 

@@ -3,15 +3,20 @@ package main
 import (
 	"bytes"
 	"context"
+	"crypto/sha256"
+	"encoding/hex"
 	"encoding/json"
+	"errors"
 	"flag"
 	"fmt"
 	"io"
+	"maps"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 
 	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/readers"
@@ -29,7 +34,7 @@ import (
 const (
 	partFormat  = "hedgesim optimize part"
 	stateFormat = "hedgesim optimize state"
-	partVersion = 1
+	partVersion = 2
 )
 
 // partFile is a part or a state.
@@ -40,6 +45,7 @@ type partFile struct {
 	Scenario       string                 `json:"scenario"`
 	ScenarioSHA256 string                 `json:"scenario_sha256"`
 	Command        partArgs               `json:"command"`
+	Settings       []string               `json:"settings"`
 	Shard          *shardJSON             `json:"shard,omitempty"`
 	Stage          int                    `json:"stage"`
 	Next           []string               `json:"next,omitempty"`
@@ -61,27 +67,45 @@ type shardJSON struct {
 type partArgs struct {
 	Args []string `json:"args"`
 	Out  int      `json:"out_arg"`
+	// Scenario is the index in Args of the scenario argument (−1: none);
+	// ScenarioPath is the absolute path of that file, where merge looks
+	// for it when the argument is a relative path that does not lead to
+	// it from merge's directory.
+	Scenario     int    `json:"scenario_arg"`
+	ScenarioPath string `json:"scenario_path,omitempty"`
 }
 
 // newPartArgs returns the part command line of args, which fs has parsed.
 func newPartArgs(fs *flag.FlagSet, args []string) partArgs {
-	p := partArgs{Args: []string{}, Out: -1}
+	p := partArgs{Args: []string{}, Out: -1, Scenario: -1}
+	positional := func(a string) {
+		p.Args = append(p.Args, a)
+		p.Scenario = len(p.Args) - 1
+		if st, err := os.Stat(a); err == nil && !st.IsDir() {
+			if abs, err := filepath.Abs(a); err == nil {
+				p.ScenarioPath = abs
+			}
+		}
+	}
 	for i := 0; i < len(args); i++ {
 		a := args[i]
 		if a == "--" { // the next argument is positional (see parseFlags)
-			p.Args = append(p.Args, args[i:min(i+2, len(args))]...)
+			p.Args = append(p.Args, a)
+			if i+1 < len(args) {
+				positional(args[i+1])
+			}
 			i++
 			continue
 		}
 		if len(a) < 2 || a[0] != '-' {
-			p.Args = append(p.Args, a)
+			positional(a)
 			continue
 		}
 		name, _, inline := strings.Cut(strings.TrimLeft(a, "-"), "=")
 		f := fs.Lookup(name)
 		takesNext := f != nil && !inline && !isBoolFlag(f) && i+1 < len(args)
 		switch name {
-		case "shard", "resume":
+		case "shard", "resume", "json", "all", "no-plots": // merge's own output flags stand for these
 		case "out":
 			if takesNext {
 				p.Args = append(p.Args, a, "")
@@ -102,6 +126,65 @@ func newPartArgs(fs *flag.FlagSet, args []string) partArgs {
 	return p
 }
 
+// noResultFlags are the optimize flags that cannot change a sweep's
+// measurements: how it runs (--workers, --quiet, --max-memory) and where
+// and how its output goes. Shards may differ in them.
+var noResultFlags = map[string]bool{
+	"workers": true, "quiet": true, "max-memory": true,
+	"shard": true, "resume": true, "out": true, "write-scenario": true,
+	"json": true, "all": true, "no-plots": true,
+}
+
+// resultSettings returns the flags fs has parsed that can change a sweep's
+// results, as "--name=value" with the value as parsed, sorted: the
+// settings every shard must share, whatever their spelling and order.
+// The scenario is compared by sha256.
+func resultSettings(fs *flag.FlagSet) []string {
+	out := []string{}
+	fs.Visit(func(f *flag.Flag) {
+		if !noResultFlags[f.Name] {
+			out = append(out, "--"+f.Name+"="+f.Value.String())
+		}
+	})
+	slices.Sort(out)
+	return out
+}
+
+// settingsDiff describes how the settings a and b differ.
+func settingsDiff(a, b []string) string {
+	split := func(ss []string) map[string]string {
+		m := map[string]string{}
+		for _, s := range ss {
+			k, v, _ := strings.Cut(s, "=")
+			m[k] = v
+		}
+		return m
+	}
+	ma, mb := split(a), split(b)
+	keys := slices.Sorted(maps.Keys(ma))
+	for k := range mb {
+		if _, ok := ma[k]; !ok {
+			keys = append(keys, k)
+		}
+	}
+	slices.Sort(keys)
+	var d []string
+	show := func(m map[string]string, k string) string {
+		if v, ok := m[k]; ok {
+			return k + " " + shellQuote(v)
+		}
+		return "no " + k
+	}
+	for _, k := range keys {
+		va, oka := ma[k]
+		vb, okb := mb[k]
+		if oka != okb || va != vb {
+			d = append(d, show(ma, k)+" against "+show(mb, k))
+		}
+	}
+	return strings.Join(d, ", ")
+}
+
 func isBoolFlag(f *flag.Flag) bool {
 	b, ok := f.Value.(interface{ IsBoolFlag() bool })
 	return ok && b.IsBoolFlag()
@@ -111,6 +194,43 @@ func isBoolFlag(f *flag.Flag) bool {
 func (p partArgs) with(dir string) []string {
 	args := slices.Clone(p.Args)
 	args[p.Out] += dir
+	return args
+}
+
+// scenarioHint explains, when the shards' scenario argument is a file path
+// that cannot be found from merge's directory, where it came from.
+func (p partArgs) scenarioHint() string {
+	if p.Scenario < 0 {
+		return ""
+	}
+	arg := p.Args[p.Scenario]
+	if _, err := os.Stat(arg); err == nil || filepath.IsAbs(arg) {
+		return ""
+	}
+	wd, _ := os.Getwd()
+	where := ""
+	if p.ScenarioPath != "" {
+		where = " (it was " + p.ScenarioPath + ")"
+	}
+	return fmt.Sprintf("; the scenario path %s comes from the shards' command line and is relative to the directory they ran in%s, not to merge's %s: run merge from the shards' directory, or put the scenario back there", arg, where, wd)
+}
+
+// located returns the command line with the scenario argument replaced by
+// the shards' absolute path to it when the argument does not lead to a
+// file from merge's directory but that path does (its sha256 is checked
+// against the parts' all the same).
+func (p partArgs) located(args []string) []string {
+	if p.Scenario < 0 || p.ScenarioPath == "" {
+		return args
+	}
+	if _, err := os.Stat(args[p.Scenario]); err == nil {
+		return args
+	}
+	if st, err := os.Stat(p.ScenarioPath); err != nil || st.IsDir() {
+		return args
+	}
+	args = slices.Clone(args)
+	args[p.Scenario] = p.ScenarioPath
 	return args
 }
 
@@ -125,12 +245,52 @@ func (p partArgs) String() string {
 	return strings.Join(q, " ")
 }
 
-func (p partArgs) equal(o partArgs) bool { return p.Out == o.Out && slices.Equal(p.Args, o.Args) }
-
 // buildID names the binary (version, revision, Go version): parts of one
-// sweep must come from one build.
-func buildID() string {
-	return strings.ReplaceAll(strings.TrimSpace(versionText(debug.ReadBuildInfo())), "\n", "; ")
+// sweep must come from one build. A build whose source the version and
+// revision do not pin down — no VCS revision, or local changes — is named
+// by the sha256 of its executable too.
+var buildID = sync.OnceValue(func() string {
+	bi, ok := debug.ReadBuildInfo()
+	return buildIDOf(bi, ok, executableSHA256)
+})
+
+// buildIDOf is buildID of the build information bi, with exe the sha256 of
+// the executable ("" when unknown).
+func buildIDOf(bi *debug.BuildInfo, ok bool, exe func() string) string {
+	id := strings.ReplaceAll(strings.TrimSpace(versionText(bi, ok)), "\n", "; ")
+	pinned := false
+	if ok && bi != nil {
+		settings := map[string]string{}
+		for _, s := range bi.Settings {
+			settings[s.Key] = s.Value
+		}
+		pinned = settings["vcs.revision"] != "" && settings["vcs.modified"] != "true" ||
+			bi.Main.Version != "" && bi.Main.Version != "(devel)"
+	}
+	if !pinned {
+		if h := exe(); h != "" {
+			id += "; executable sha256 " + h
+		}
+	}
+	return id
+}
+
+// executableSHA256 returns the sha256 of the running executable, or "".
+func executableSHA256() string {
+	path, err := os.Executable()
+	if err != nil {
+		return ""
+	}
+	f, err := os.Open(path)
+	if err != nil {
+		return ""
+	}
+	defer f.Close()
+	h := sha256.New()
+	if _, err := io.Copy(h, f); err != nil {
+		return ""
+	}
+	return hex.EncodeToString(h.Sum(nil))
 }
 
 // checkPartFile checks, before any work, that a part or state can be
@@ -144,6 +304,64 @@ func checkPartFile(flagName, path string) error {
 		return usageError{err: fmt.Errorf("--%s %s: directory %s does not exist; create it first", flagName, path, dir)}
 	}
 	return nil
+}
+
+// checkPartOutput checks, before any work, that the part or state file
+// path (--flagName) may be written: absent, or a hedgesim file of the same
+// format (a part of an earlier run of the shard, a state of an earlier
+// merge), which is replaced; never one of the command's inputs, nor any
+// other existing file, since hedgesim never overwrites a file it did not
+// write.
+func checkPartOutput(flagName, path, format string, inputs ...flagPath) error {
+	if err := checkPartFile(flagName, path); err != nil {
+		return err
+	}
+	st, err := os.Stat(path)
+	if err != nil {
+		return nil // absent
+	}
+	for _, in := range inputs {
+		if in.path == "" {
+			continue
+		}
+		if ist, err := os.Stat(in.path); err == nil && os.SameFile(st, ist) {
+			return usageError{err: fmt.Errorf("--%s %s is %s %s, an input of this command; write to another file", flagName, path, in.flag, in.path)}
+		}
+	}
+	if got := partFormatOf(path); got != format {
+		what := "not a hedgesim file"
+		if got != "" {
+			what = "a " + strings.TrimPrefix(got, "hedgesim optimize ") + " file of hedgesim"
+		}
+		return usageError{err: fmt.Errorf("--%s %s exists and is %s, not a %s; hedgesim overwrites only its own %s files: remove it or write to another file",
+			flagName, path, what, strings.TrimPrefix(format, "hedgesim optimize "), strings.TrimPrefix(format, "hedgesim optimize "))}
+	}
+	return nil
+}
+
+// partFormatOf returns the format of the part or state at path, or "" when
+// it is not one.
+func partFormatOf(path string) string {
+	lim, err := inputLimits()
+	if err != nil {
+		return ""
+	}
+	data, err := readers.ReadFile(path, lim.MaxDataBytes)
+	if err != nil {
+		return ""
+	}
+	var head struct {
+		Format  string `json:"format"`
+		Version int    `json:"version"`
+	}
+	if json.Unmarshal(data, &head) != nil || head.Version < 1 {
+		return ""
+	}
+	switch head.Format {
+	case partFormat, stateFormat:
+		return head.Format
+	}
+	return ""
 }
 
 // writePart writes f to path atomically (a temporary file renamed into
@@ -174,9 +392,20 @@ func readPart(path, format string) (*partFile, error) {
 	d := json.NewDecoder(bytes.NewReader(data))
 	d.DisallowUnknownFields()
 	if err := d.Decode(&f); err != nil {
+		var bm *optimize.BadMeasurementError
+		if errors.As(err, &bm) {
+			return nil, usageError{err: fmt.Errorf("%s: %v", path, err)}
+		}
 		return nil, usageError{err: fmt.Errorf("%s: not a hedgesim part or state: %v", path, err)}
 	}
 	f.path = path
+	seen := make(map[string]bool, len(f.Measurements))
+	for _, m := range f.Measurements {
+		if seen[m.Key] {
+			return nil, usageError{err: fmt.Errorf("%s: the measurement %q is there twice; keys are unique", path, m.Key)}
+		}
+		seen[m.Key] = true
+	}
 	bad := func(format string, a ...any) error {
 		return usageError{err: fmt.Errorf("%s: "+format, append([]any{path}, a...)...)}
 	}
@@ -191,6 +420,8 @@ func readPart(path, format string) (*partFile, error) {
 		return nil, bad("version %d; this hedgesim reads version %d", f.Version, partVersion)
 	case f.Command.Out < 0 || f.Command.Out >= len(f.Command.Args):
 		return nil, bad("its command line has no --out")
+	case f.Command.Scenario < -1 || f.Command.Scenario >= len(f.Command.Args) || f.Command.Scenario == f.Command.Out:
+		return nil, bad("scenario_arg %d is not an argument of its command line", f.Command.Scenario)
 	case f.Stage < 1:
 		return nil, bad("stage %d; want ≥ 1", f.Stage)
 	case format == partFormat && (f.Shard == nil || f.Shard.Count < 1 || f.Shard.Index < 0 || f.Shard.Index >= f.Shard.Count):
@@ -207,8 +438,10 @@ func sameSweep(a, b *partFile) error {
 		return fmt.Errorf("%s and %s come from different builds (%s; %s): their numbers may differ", a.path, b.path, a.Build, b.Build)
 	case a.ScenarioSHA256 != b.ScenarioSHA256:
 		return fmt.Errorf("%s and %s come from different scenarios (%s sha256 %s; %s sha256 %s)", a.path, b.path, a.Scenario, a.ScenarioSHA256, b.Scenario, b.ScenarioSHA256)
-	case !a.Command.equal(b.Command):
-		return fmt.Errorf("%s and %s come from different command lines (%s; %s): every shard must run the same one", a.path, b.path, a.Command, b.Command)
+	case a.Scenario != b.Scenario:
+		return fmt.Errorf("%s and %s come from different scenarios (%s; %s)", a.path, b.path, a.Scenario, b.Scenario)
+	case !slices.Equal(a.Settings, b.Settings):
+		return fmt.Errorf("%s and %s come from different command lines (%s): every shard must run with the same settings (--workers, --quiet, --max-memory and output flags may differ)", a.path, b.path, settingsDiff(a.Settings, b.Settings))
 	}
 	return nil
 }
@@ -218,7 +451,7 @@ func sameSweep(a, b *partFile) error {
 func runShard(ctx context.Context, job *optimizeJob, stdout, stderr io.Writer) error {
 	f := &partFile{
 		Format: partFormat, Version: partVersion, Build: buildID(),
-		Scenario: job.cfg.Name, ScenarioSHA256: job.sc.SHA256, Command: job.partial,
+		Scenario: job.cfg.Name, ScenarioSHA256: job.sc.SHA256, Command: job.partial, Settings: job.settings,
 		Shard: &shardJSON{job.shard.Index, job.shard.Count}, Stage: 1, path: "this command",
 	}
 	var known []optimize.Measurement
