@@ -340,6 +340,31 @@ func TestUnmappable(t *testing.T) {
 	}
 }
 
+// TestPollyNoAttemptTimeoutNote: a class without an attempt timeout (and
+// without a deadline) gets a note saying so and what Endpoint.Timeout is
+// written instead, not one about an attempt timeout it does not have.
+func TestPollyNoAttemptTimeoutNote(t *testing.T) {
+	d := variantDoc(t)
+	d.Classes = d.Classes[1:2]
+	if d.Classes[0].AttemptTimeout != 0 || d.Classes[0].Deadline != 0 {
+		t.Fatalf("class %s: want neither attempt timeout nor deadline", d.Classes[0].Class)
+	}
+	_, notes, err := Write(d, "polly", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	found := false
+	for _, n := range notes {
+		if strings.Contains(n.Text, "the attempt timeout is") {
+			t.Errorf("note about an attempt timeout the class does not have: %s", n.Text)
+		}
+		found = found || strings.Contains(n.Text, "no attempt timeout") && strings.Contains(n.Text, "12:00:00")
+	}
+	if !found {
+		t.Errorf("no note saying the class has no attempt timeout and Endpoint.Timeout 12:00:00 is written: %v", notes)
+	}
+}
+
 // TestStreamCuts: a class's stream cuts go into the JSON document and back,
 // and every runtime format says it does not write them.
 func TestStreamCuts(t *testing.T) {

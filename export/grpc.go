@@ -78,11 +78,12 @@ const (
 
 func writeGRPC(d *Document, opt Options) ([]byte, []Note, error) {
 	var sc GRPCServiceConfig
-	var all []Note
 	var throttleFrom string
+	per := make([]*notes, len(d.Classes))
 	for i := range d.Classes {
 		c := &d.Classes[i]
 		n := &notes{class: c.Class}
+		per[i] = n
 		if c.Adaptive != nil {
 			return nil, nil, &UnmappableError{"grpc", c.Class, "an adaptive delay (a percentile of recent latencies) has no gRPC form; export an optimize report's fixed-delay pick instead"}
 		}
@@ -159,6 +160,13 @@ func writeGRPC(d *Document, opt Options) ([]byte, []Note, error) {
 			commonNotes(n, c, "gRPC")
 		}
 		sc.MethodConfig = append(sc.MethodConfig, mc)
+	}
+	var all []Note
+	for i, n := range per {
+		if t := sc.RetryThrottling; t != nil && d.Classes[i].Budget.RetryThrottling == nil {
+			n.add("gRPC's retryThrottling covers every method of the server: this class, which has none, is throttled by class %s's (maxTokens %g, tokenRatio %g) too",
+				throttleFrom, t.MaxTokens, t.TokenRatio)
+		}
 		all = append(all, n.list...)
 	}
 	var b bytes.Buffer

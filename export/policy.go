@@ -99,7 +99,10 @@ type Class struct {
 	Deadline  Seconds `json:"deadline_s"`
 	OnTimeout string  `json:"on_timeout"`
 	// Retry re-runs a failed request, hedging and all, and AttemptRetry
-	// retries inside each attempt (absent: none); see Retry.
+	// retries inside each attempt; see Retry. Each is omitted from the
+	// document when the class has none. Every other key of the document
+	// is always present but Reason, OnClientError, OnUpstreamTimeout and
+	// StreamCuts.
 	Retry        *Retry `json:"retry,omitempty"`
 	AttemptRetry *Retry `json:"attempt_retry,omitempty"`
 }

@@ -115,9 +115,14 @@ func writePolly(d *Document) ([]byte, []Note, error) {
 			Endpoint:            PollyEndpoint{Timeout: PollyTimeout{pollyTimeSpan(attempt)}},
 		}
 		if 2*attempt > pollyMaxTimeout {
+			was := attempt
 			attempt = pollyMaxTimeout / 2
 			o.Endpoint.Timeout.Timeout = pollyTimeSpan(attempt)
-			n.add("the attempt timeout is %s: the circuit breaker's sampling duration (at most 1 day) must be twice as long", pollyTimeSpan(attempt))
+			if c.AttemptTimeout > 0 {
+				n.add("the attempt timeout %s is written as Endpoint.Timeout %s: the circuit breaker's sampling duration (at most 1 day) must be twice the attempt timeout", fdur(was), pollyTimeSpan(attempt))
+			} else {
+				n.add("no attempt timeout: Polly always has one (Endpoint.Timeout, 10 s by default), so Endpoint.Timeout is written as %s, the longest the circuit breaker allows (its sampling duration, at most 1 day, must be twice the attempt timeout)", pollyTimeSpan(attempt))
+			}
 		}
 		if 2*attempt > pollyDefaultSampling {
 			o.Endpoint.CircuitBreaker = &PollyCircuitBreaker{SamplingDuration: pollyTimeSpan(2 * attempt)}

@@ -3,7 +3,9 @@ package export
 import (
 	"bytes"
 	"encoding/json"
+	"os"
 	"reflect"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -119,5 +121,86 @@ func TestStatusRuleNotes(t *testing.T) {
 			!strings.HasPrefix(got[1], `retry-all: `) || !strings.Contains(got[1], `on_client_error "nonfatal" not written`) {
 			t.Errorf("%s: per-status notes %q; want one for fatal's upstream timeouts and one for retry-all's 4xx", f, got)
 		}
+	}
+}
+
+// TestGRPCThrottleNotes: stacked-retries.toml's throttle (class throttled)
+// is written as the server's retryThrottling, which covers the sdk and
+// stacked methods too; each of them gets a note saying so.
+func TestGRPCThrottleNotes(t *testing.T) {
+	d := ScenarioPolicies(loadShipped(t, "stacked-retries.toml"))
+	out, notes, err := Write(d, "grpc", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(out, []byte(`"retryThrottling"`)) {
+		t.Fatalf("no retryThrottling written:\n%s", out)
+	}
+	for _, c := range d.Classes {
+		found := false
+		for _, n := range notes {
+			found = found || n.Class == c.Class && strings.Contains(n.Text, "throttled by class throttled's")
+		}
+		if found != (c.Budget.RetryThrottling == nil) {
+			t.Errorf("class %s (throttle %v): note of the server's throttle %v; notes %v", c.Class, c.Budget.RetryThrottling, found, notes)
+		}
+	}
+}
+
+// TestJSONDocumentKeysDocumented: the README's description of the json
+// document names every key of export.Document, and the keys that may be
+// omitted (omitempty) are exactly those it says are omitted.
+func TestJSONDocumentKeysDocumented(t *testing.T) {
+	src, err := os.ReadFile("../README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	text := string(src)
+	start := strings.Index(text, "The `json` document (`export.Document`")
+	if start < 0 {
+		t.Fatal("README: no description of the json document")
+	}
+	text = text[start:]
+	intro, table, _ := strings.Cut(text, "| key | meaning |")
+	table, _, _ = strings.Cut(table, "\n\n")
+	for _, typ := range []reflect.Type{reflect.TypeFor[Document](), reflect.TypeFor[Class](), reflect.TypeFor[Copy](),
+		reflect.TypeFor[Adaptive](), reflect.TypeFor[Budget](), reflect.TypeFor[Throttle](), reflect.TypeFor[Retry](), reflect.TypeFor[StreamCuts]()} {
+		for i := range typ.NumField() {
+			tag := typ.Field(i).Tag.Get("json")
+			name, opts, _ := strings.Cut(tag, ",")
+			if name == "" || name == "-" || name == "classes" {
+				continue
+			}
+			if !regexp.MustCompile("[`{, ]"+regexp.QuoteMeta(name)+"(\\[\\])?[`}, ]").MatchString(table) && !strings.Contains(table, "`classes[]."+name+"`") {
+				t.Errorf("README's json key table lacks %s.%s", typ.Name(), name)
+			}
+			if omitted := strings.Contains(intro, "`"+name+"`"); omitted != (opts == "omitempty") {
+				t.Errorf("README says %s.%s may be omitted: %v; the document omits it: %v", typ.Name(), name, omitted, opts == "omitempty")
+			}
+		}
+	}
+}
+
+// TestDecodeRetryStrict: a retry table of the json document with a key it
+// does not have is rejected; one given as null is no retry.
+func TestDecodeRetryStrict(t *testing.T) {
+	d := ScenarioPolicies(loadShipped(t, "stacked-retries.toml"))
+	var b bytes.Buffer
+	if err := d.Encode(&b); err != nil {
+		t.Fatal(err)
+	}
+	bad := strings.Replace(b.String(), `"counts_against_budget": false`, `"counts_against_budget": false, "budget": 3`, 1)
+	if _, err := Decode(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), `"budget"`) {
+		t.Errorf("an unknown key in a retry table: got %v; want it rejected", err)
+	}
+	plain := ScenarioPolicies(loadShipped(t, "guard-check.toml"))
+	b.Reset()
+	if err := plain.Encode(&b); err != nil {
+		t.Fatal(err)
+	}
+	withNull := strings.Replace(b.String(), `"on_timeout": `, `"retry": null, "attempt_retry": null, "on_timeout": `, 1)
+	back, err := Decode(strings.NewReader(withNull))
+	if err != nil || back.Classes[0].Retry != nil || back.Classes[0].AttemptRetry != nil {
+		t.Errorf("retry null: got %v, %+v", err, back)
 	}
 }

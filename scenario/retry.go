@@ -80,6 +80,12 @@ func (c *checker) retry(key string, t *retryTable, inner bool) *sim.Retry {
 	}
 	if t.RetryOn != nil {
 		on, errs := retryOn(t.RetryOn, inner)
+		seen := map[string]int{}
+		for _, k := range t.RetryOn {
+			if seen[k]++; seen[k] == 2 {
+				bad(c.errorf(key+".retry_on", "%q is listed %d times; name each retryable failure once", k, count(t.RetryOn, k)))
+			}
+		}
 		for _, msg := range errs {
 			bad(c.errorf(key+".retry_on", "%s", msg))
 		}
@@ -125,6 +131,33 @@ func allowedRetryKinds(inner bool) []string {
 	return slices.DeleteFunc(slices.Clone(sim.RetryKinds), func(k string) bool {
 		return k == "attempt_timeout" || k == "invalid"
 	})
+}
+
+// count returns how many times s is in list.
+func count(list []string, s string) int {
+	n := 0
+	for _, v := range list {
+		if v == s {
+			n++
+		}
+	}
+	return n
+}
+
+// retryBudget reports, at key.counts_against_budget, a retry table t
+// that counts against the budgets of a class that has none
+// (p: no budget and no adaptive delay's warm-up): the setting can never
+// take effect.
+func (c *checker) retryBudget(key string, t *retryTable, p *sim.Policy) {
+	if t == nil || t.CountsAgainstBudget == nil || !*t.CountsAgainstBudget {
+		return
+	}
+	b := p.Budget
+	if b.MaxHedgeShare > 0 || b.Throttle != nil || b.MaxInFlightRatio > 0 || b.MinInFlight > 0 ||
+		b.HedgesPerSecond > 0 || b.MaxParallel > 0 || p.Adaptive != nil {
+		return
+	}
+	c.keep(c.errorf(key+".counts_against_budget", "true, but the class has no hedge budget ([classes.hedge.budget]) for a retry to pass, so it never takes effect; add a budget or remove the key"))
 }
 
 func quoted(names []string) string {

@@ -9,7 +9,8 @@ import (
 	"github.com/hedgesim/hedgesim/sim"
 )
 
-// retryClass is minimal with a class's two retry tables appended.
+// retryClass is minimal with a class's two retry tables appended, and the
+// hedge budget its retries count against.
 const retryClass = minimal + `[classes.retry]
 max_attempts = 3
 initial_backoff = "1s"
@@ -20,6 +21,11 @@ retry_on = ["5xx", "invalid", "attempt_timeout"]
 counts_against_budget = true
 [classes.attempt_retry]
 max_attempts = 4
+[classes.hedge]
+primary = "m"
+delay = "1s"
+[classes.hedge.budget]
+max_hedge_share = 0.1
 `
 
 func TestRetryTables(t *testing.T) {
@@ -94,5 +100,61 @@ retry_on = ["invalid"]
 	}
 	if len(list) != 7 {
 		t.Errorf("%d problems; want 7:\n%v", len(list), err)
+	}
+}
+
+// TestRetryNeverActs: retry settings that can never take effect are
+// errors at their file:line — a retryable failure listed twice, retries
+// counted against the budgets of a class without any — each reported, with
+// every other problem, at once. max_attempts = 1 (no retry) is allowed.
+func TestRetryNeverActs(t *testing.T) {
+	src := minimal + `[classes.retry]
+max_attempts = 3
+retry_on = ["5xx", "5xx", "429", "5xx"]
+counts_against_budget = true
+jitter = "decorrelated"
+[classes.attempt_retry]
+max_attempts = 1
+retry_on = ["429", "429", "teapot"]
+counts_against_budget = true
+`
+	_, err := Parse("bad.toml", []byte(src))
+	var list Errors
+	if !errors.As(err, &list) {
+		t.Fatalf("got %v (%T); want every problem listed", err, err)
+	}
+	want := []struct {
+		line     int
+		key, msg string
+	}{
+		{10, "classes[0].retry.retry_on", `"5xx" is listed 3 times; name each retryable failure once`},
+		{11, "classes[0].retry.counts_against_budget", "true, but the class has no hedge budget"},
+		{12, "classes[0].retry.jitter", `unknown value "decorrelated"`},
+		{15, "classes[0].attempt_retry.retry_on", `"429" is listed 2 times`},
+		{15, "classes[0].attempt_retry.retry_on", `unknown failure "teapot"`},
+		{16, "classes[0].attempt_retry.counts_against_budget", "true, but the class has no hedge budget"},
+	}
+	for _, w := range want {
+		found := false
+		for _, e := range list {
+			if e.Line == w.line && e.Key == w.key && strings.Contains(e.Msg, w.msg) {
+				found = true
+			}
+		}
+		if !found {
+			t.Errorf("no error at bad.toml:%d: %s: …%s…; got\n%v", w.line, w.key, w.msg, err)
+		}
+	}
+	if len(list) != len(want) {
+		t.Errorf("%d problems; want %d:\n%v", len(list), len(want), err)
+	}
+	// An explicit no-retry is a setting, not a mistake: with a budget to
+	// count against, the table parses.
+	ok := minimal + `[classes.attempt_retry]
+max_attempts = 1
+`
+	s, err := Parse("ok.toml", []byte(ok))
+	if err != nil || s.Config.Classes[0].AttemptRetry == nil || s.Config.Classes[0].AttemptRetry.MaxAttempts != 1 {
+		t.Errorf("max_attempts = 1: got %v", err)
 	}
 }

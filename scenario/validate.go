@@ -343,6 +343,10 @@ func (c *checker) class(key string, t *classTable, n int) sim.Class {
 	cl.Policy = c.policy(key, t.Hedge)
 	cl.Retry = c.retry(key+".retry", t.Retry, false)
 	cl.AttemptRetry = c.retry(key+".attempt_retry", t.AttemptRetry, true)
+	if !c.hasErrorsWithin(key + ".hedge") {
+		c.retryBudget(key+".retry", t.Retry, &cl.Policy)
+		c.retryBudget(key+".attempt_retry", t.AttemptRetry, &cl.Policy)
+	}
 	// The gaps depend on the delays, copies and adaptive rule only: a
 	// problem elsewhere in the hedge table (an undefined target, say) does
 	// not hide them.

@@ -38,9 +38,11 @@ type HedgeEdit struct {
 // the hedge table of each class named in edits rewritten, and the
 // top-level requests set to requests (> 0). Only the lines of the keys it
 // changes are rewritten, removed or added — everything else, comments
-// included, is kept. It returns an error when a class is missing or its
-// hedge policy is not a [classes.hedge] table with single-line values, or
-// when the result does not parse back to the edited policies.
+// included, is kept (a line given the value it has is kept as it is; a
+// changed line loses its trailing comment with its old value). It returns
+// an error when a class is missing or its hedge policy is not a
+// [classes.hedge] table with single-line values, or when the result does
+// not parse back to the edited policies.
 //
 // When traceDir is not empty, a relative arrivals.trace path is rewritten
 // as that path joined to traceDir (the directory the original file's
@@ -164,12 +166,14 @@ func WithPolicies(filename string, src []byte, requests int, edits []HedgeEdit, 
 	}
 	for i, l := range lines {
 		switch {
+		case hasReq && i == reqLine-1 && sc.Config.Requests == requests:
+			out.WriteString(l) // unchanged, however written: kept with its comment
 		case hasReq && i == reqLine-1:
-			out.WriteString(fmt.Sprintf("requests = %d", requests))
+			out.WriteString(rewriteLine(l, "requests = "+strconv.Itoa(requests)))
 		case drop[i]:
 			continue
 		case set[i] != "":
-			out.WriteString(set[i])
+			out.WriteString(rewriteLine(l, set[i]))
 		default:
 			out.WriteString(l)
 		}
@@ -185,4 +189,41 @@ func WithPolicies(filename string, src []byte, requests int, edits []HedgeEdit, 
 		return nil, fmt.Errorf("rewriting the hedge tables of %s gave an invalid scenario: %w", filename, err)
 	}
 	return b, nil
+}
+
+// rewriteLine returns line (a "key = value" line, perhaps indented and with
+// a trailing comment) as kv ("key = value"): the line itself, comment
+// included, when its key and value are kv's already; else kv with the
+// line's indentation (a comment on the old value is dropped with it).
+func rewriteLine(line, kv string) string {
+	indent := line[:len(line)-len(strings.TrimLeft(line, " \t"))]
+	body, _ := splitComment(line[len(indent):])
+	k, v, _ := strings.Cut(body, "=")
+	nk, nv, _ := strings.Cut(kv, "=")
+	if strings.TrimSpace(k) == strings.TrimSpace(nk) && strings.TrimSpace(v) == strings.TrimSpace(nv) {
+		return line
+	}
+	return indent + kv
+}
+
+// splitComment splits a one-line TOML "key = value" at its trailing
+// comment: the first # outside a string.
+func splitComment(s string) (body, comment string) {
+	var quote byte // the open string's quote, 0 outside one
+	for i := 0; i < len(s); i++ {
+		c := s[i]
+		switch {
+		case quote == '"' && c == '\\':
+			i++ // an escape in a basic string
+		case quote != 0:
+			if c == quote {
+				quote = 0
+			}
+		case c == '"' || c == '\'':
+			quote = c
+		case c == '#':
+			return s[:i], s[i:]
+		}
+	}
+	return s, ""
 }

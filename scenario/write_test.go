@@ -92,6 +92,35 @@ hedge = { primary = "a", delay = "3s" }
 	}
 }
 
+// TestWithPoliciesKeepsUnchangedComments: the lines WithPolicies writes
+// with the values they had keep their trailing comments — requests
+// however its value is spelt, a hedge key given its own value.
+func TestWithPoliciesKeepsUnchangedComments(t *testing.T) {
+	for _, reqLine := range []string{"requests = 20000   # enough for a tight p99 estimate", "  requests = 20_000 # enough for a tight p99 estimate"} {
+		src := reqLine + "\n" + strings.Replace(adaptiveScenario, `delay = "3s"   # replaced by adaptive`, `delay = "3s"   # the p95`, 1)
+		src = strings.Replace(src, "[classes.hedge.adaptive]\npercentile = 0.9\nwarm_up = 50\nmin = \"500ms\"\n", "", 1)
+		out, err := scenario.WithPolicies("c.toml", []byte(src), 20000,
+			[]scenario.HedgeEdit{{Class: "c", Delay: 3 * time.Second, Copies: 1}}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, kept := range []string{reqLine + "\n", `delay = "3s"   # the p95`} {
+			if !strings.Contains(string(out), kept) {
+				t.Errorf("%q missing in:\n%s", kept, out)
+			}
+		}
+		// A changed value is written without the old value's comment.
+		out, err = scenario.WithPolicies("c.toml", []byte(src), 5000,
+			[]scenario.HedgeEdit{{Class: "c", Delay: time.Second, Copies: 1}}, "")
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(string(out), "requests = 5000\n") || !strings.Contains(string(out), "delay = \"1s\"\n") {
+			t.Errorf("changed lines not rewritten:\n%s", out)
+		}
+	}
+}
+
 // TestWithPoliciesNoHedgingDropsStreamCuts: a "don't hedge" pick is
 // simulated as sim.NoHedging, without stream cuts, so the written scenario
 // drops them too and reruns as the pick was simulated.

@@ -63,23 +63,40 @@ func newClassState(p *Policy) classState {
 // denial against the budget that refused it. Budgets only ever deny the new
 // copy; what is in flight keeps running.
 func (e *engine) allow(c int, r *request) bool {
+	return e.allowInto(c, r, &e.classes[c].denied)
+}
+
+// allowRetry decides, as allow does for a copy, whether a retry that
+// counts against the budgets may be made now; its denials are counted
+// apart from the copies', as the class's denied retries.
+func (e *engine) allowRetry(c int, r *request) bool {
+	rc := &e.retries[c]
+	if e.allowInto(c, r, &rc.DeniedBy) {
+		return true
+	}
+	rc.Denied++
+	return false
+}
+
+// allowInto is allow, counting a denial in denied.
+func (e *engine) allowInto(c int, r *request, denied *Denied) bool {
 	st := &e.classes[c]
 	b := &e.cfg.Classes[c].Policy.Budget
 	s := &e.stats[c]
 	switch {
 	case st.est != nil && !st.est.warm():
-		st.denied.WarmUp++
+		denied.WarmUp++
 	case b.MaxHedgeShare > 0 && r.hedgedCopies == 0 && float64(s.hedged+1) > b.MaxHedgeShare*float64(s.requests):
-		st.denied.HedgeShare++
+		denied.HedgeShare++
 	case b.Throttle != nil && !(st.throttle > b.Throttle.MaxTokens/2):
-		st.denied.Throttle++
+		denied.Throttle++
 	case (b.MaxInFlightRatio > 0 || b.MinInFlight > 0) &&
 		float64(st.inflightCopies+1) > math.Max(float64(b.MinInFlight), b.MaxInFlightRatio*float64(st.inflightReqs)):
-		st.denied.InFlight++
+		denied.InFlight++
 	case b.MaxParallel > 0 && st.inflightCopies >= b.MaxParallel:
-		st.denied.Parallel++
+		denied.Parallel++
 	case b.HedgesPerSecond > 0 && !st.bucket.has(e.now, 1):
-		st.denied.Rate++
+		denied.Rate++
 	default:
 		if b.HedgesPerSecond > 0 {
 			st.bucket.take(1)

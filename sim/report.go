@@ -530,17 +530,10 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(w, "quantiles: %s.\n", QuantileRule)
 	for _, c := range rows {
 		if d := c.DeniedHedges; d.Total() > 0 {
-			var parts []string
-			for _, x := range []struct {
-				n    int64
-				name string
-			}{{d.HedgeShare, "hedge share"}, {d.Throttle, "retry throttle"}, {d.InFlight, "in-flight ratio"},
-				{d.Rate, "hedges/s"}, {d.Parallel, "max parallel"}, {d.WarmUp, "adaptive warm-up"}} {
-				if x.n > 0 {
-					parts = append(parts, fmt.Sprintf("%s %d", x.name, x.n))
-				}
-			}
-			fmt.Fprintf(w, "%s: budgets denied %d copies (%s)\n", c.Class, d.Total(), strings.Join(parts, ", "))
+			fmt.Fprintf(w, "%s: budgets denied %d copies (%s)\n", c.Class, d.Total(), deniedParts(d))
+		}
+		if rc := c.Retries; rc != nil && rc.DeniedBy.Total() > 0 {
+			fmt.Fprintf(w, "%s: budgets denied %d retries (%s)\n", c.Class, rc.DeniedBy.Total(), deniedParts(rc.DeniedBy))
 		}
 		if ad := c.AdaptiveDelay; len(ad) > 0 && c.Class != "overall" {
 			ds := make([]float64, len(ad))
@@ -641,4 +634,19 @@ func FormatSeconds(s float64) string {
 	default:
 		return fmt.Sprintf("%.1fs", s)
 	}
+}
+
+// deniedParts lists the denials of d per budget, those above 0.
+func deniedParts(d Denied) string {
+	var parts []string
+	for _, x := range []struct {
+		n    int64
+		name string
+	}{{d.HedgeShare, "hedge share"}, {d.Throttle, "retry throttle"}, {d.InFlight, "in-flight ratio"},
+		{d.Rate, "hedges/s"}, {d.Parallel, "max parallel"}, {d.WarmUp, "adaptive warm-up"}} {
+		if x.n > 0 {
+			parts = append(parts, fmt.Sprintf("%s %d", x.name, x.n))
+		}
+	}
+	return strings.Join(parts, ", ")
 }

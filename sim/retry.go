@@ -17,7 +17,12 @@ import (
 //     succeeds, fails in a way that is not retryable, or the tries run out;
 //     only then does the failure reach the policy's error rules. Hedging
 //     sits around these retries. A policy's AttemptTimeout bounds a whole
-//     attempt, its retries and backoffs included.
+//     attempt, its retries and backoffs included. The request's deadline
+//     is the SDK's timeout (a caller with a deadline passes it as the
+//     request's timeout or context), so the deadline rule of Class.Retry
+//     holds here too: a retry whose backoff would end at or after the
+//     deadline is not made, and the call's failure stands — the request
+//     ends as an error, not as a timeout, in either layer.
 //   - Class.Retry, around the whole hedged request: when the request fails
 //     (its outcome is retryable) it is run again — primary, hedge copies
 //     and all — after a backoff, as an application's retry loop around its
@@ -146,7 +151,8 @@ type Retry struct {
 	On RetryOn
 	// CountsAgainstBudget makes a retry pass the class's hedge budgets
 	// (Policy.Budget) as a copy does: a retry a budget denies is not made
-	// (the failure stands) and counts in that budget's denials, and a
+	// (the failure stands) and counts in the class's denied retries, per
+	// budget (RetryCounts.DeniedBy, apart from the copies denied), and a
 	// retry sent takes a token of the hedge rate limit. Without it retries
 	// are free of the budgets. The retry throttle (Budget.Throttle) sees
 	// every call's outcome either way, as gRPC's does.
@@ -195,19 +201,26 @@ func (r *Retry) Backoff(n int, u float64) time.Duration {
 
 // RetryCounts is what a class's retries did over a run.
 type RetryCounts struct {
-	// Requests counts the re-runs of a whole request (Class.Retry) and
-	// Calls the calls an attempt retried (Class.AttemptRetry). Every retry
-	// is also counted in the attempts sent.
-	Requests int64 `json:"requests"`
-	Calls    int64 `json:"calls"`
-	// Denied counts the retries a budget denied (CountsAgainstBudget).
-	Denied int64 `json:"denied"`
+	// RequestsRerun counts the requests run again at least once
+	// (Class.Retry), Reruns the re-runs (a request re-run twice counts
+	// twice), and Calls the calls an attempt retried (Class.AttemptRetry).
+	// Every retry is also counted in the attempts sent.
+	RequestsRerun int64 `json:"requests_rerun"`
+	Reruns        int64 `json:"reruns"`
+	Calls         int64 `json:"calls"`
+	// Denied counts the retries a budget denied (CountsAgainstBudget), and
+	// DeniedBy the same per budget; they are not among the copies denied
+	// (ClassResult.Denied).
+	Denied   int64  `json:"denied"`
+	DeniedBy Denied `json:"denied_by"`
 }
 
 func (c *RetryCounts) add(o *RetryCounts) {
-	c.Requests += o.Requests
+	c.RequestsRerun += o.RequestsRerun
+	c.Reruns += o.Reruns
 	c.Calls += o.Calls
 	c.Denied += o.Denied
+	c.DeniedBy.add(o.DeniedBy)
 }
 
 // Streams of the backoff draws: retry t of attempt k of round r of request
@@ -238,7 +251,8 @@ func (cfg *Config) retrying() bool {
 // failure is retryable, tries remain and the budgets allow it, the call
 // leaves the system (exit) and the attempt waits its backoff in flight —
 // the policy's error rules do not see the failure — and retryCall reports
-// true. retryAfter is the call's 429 hint.
+// true. A retry whose backoff would end at or after the request's
+// deadline is not made, as in rerun. retryAfter is the call's 429 hint.
 func (e *engine) retryCall(slot int32, r *request, k int, retryAfter time.Duration) bool {
 	rt := e.cfg.Classes[r.class].AttemptRetry
 	a := &r.att[k]
@@ -250,8 +264,10 @@ func (e *engine) retryCall(slot int32, r *request, k int, retryAfter time.Durati
 	if a.kind == outRateLimited && retryAfter > d {
 		d = retryAfter
 	}
-	if rt.CountsAgainstBudget && !e.allow(int(r.class), r) {
-		e.retries[r.class].Denied++
+	if dl := e.cfg.Classes[r.class].Deadline; dl > 0 && e.now+d >= r.arrival+dl {
+		return false
+	}
+	if rt.CountsAgainstBudget && !e.allowRetry(int(r.class), r) {
 		return false
 	}
 	e.exit(slot, r, k, e.now, a.kind, false)
@@ -318,8 +334,7 @@ func (e *engine) rerun(slot int32, r *request, o outcome) bool {
 	if cl.Deadline > 0 && e.now+d >= r.arrival+cl.Deadline {
 		return false
 	}
-	if rt.CountsAgainstBudget && !e.allow(int(r.class), r) {
-		e.retries[r.class].Denied++
+	if rt.CountsAgainstBudget && !e.allowRetry(int(r.class), r) {
 		return false
 	}
 	next := request{
@@ -361,7 +376,11 @@ func (e *engine) rerun(slot int32, r *request, o outcome) bool {
 
 // startRound sends the primary of a request's re-run.
 func (e *engine) startRound(slot int32, r *request) {
-	e.retries[r.class].Requests++
+	rc := &e.retries[r.class]
+	if r.round == 1 {
+		rc.RequestsRerun++ // its first re-run
+	}
+	rc.Reruns++
 	e.send(slot, r)
 	e.settle(slot, r)
 }

@@ -41,8 +41,8 @@ func TestRetryStackedLayersMultiply(t *testing.T) {
 	if c.Attempts.Sent != 12*n || c.Attempts.Failed != 12*n || c.Errors != n {
 		t.Fatalf("sent %d, failed %d calls, %d errors; want %d, %d, %d", c.Attempts.Sent, c.Attempts.Failed, c.Errors, 12*n, 12*n, n)
 	}
-	if r := c.Retries; r == nil || r.Requests != 2*n || r.Calls != 9*n {
-		t.Fatalf("retries %+v; want %d re-runs and %d calls retried", r, 2*n, 9*n)
+	if r := c.Retries; r == nil || r.RequestsRerun != n || r.Reruns != 2*n || r.Calls != 9*n {
+		t.Fatalf("retries %+v; want %d requests re-run, %d re-runs and %d calls retried", r, n, 2*n, 9*n)
 	}
 	rep := sim.NewReport(cfg, res, mustRun(t, sim.WithoutHedging(cfg)))
 	if got := rep.Overall.AttemptsPerRequest; got != 12 {
@@ -50,14 +50,14 @@ func TestRetryStackedLayersMultiply(t *testing.T) {
 	}
 	var text bytes.Buffer
 	rep.WriteText(&text)
-	if !strings.Contains(text.String(), "calls retried") || !strings.Contains(text.String(), "12.000") {
+	if !strings.Contains(text.String(), "requests re-run  re-runs  calls retried") || !strings.Contains(text.String(), "500     1000           4500") || !strings.Contains(text.String(), "12.000") {
 		t.Errorf("the text report shows no retries or not 12 calls per request:\n%s", text.String())
 	}
 	js, err := json.Marshal(rep)
 	if err != nil {
 		t.Fatal(err)
 	}
-	if !bytes.Contains(js, []byte(`"retries":{"requests":1000,"calls":4500,"denied":0}`)) {
+	if !bytes.Contains(js, []byte(`"retries":{"requests_rerun":500,"reruns":1000,"calls":4500,"denied":0,"denied_by":{"hedge_share":0,"throttle":0,"in_flight_ratio":0,"hedges_per_second":0,"max_parallel":0,"adaptive_warm_up":0}}`)) {
 		t.Errorf("the JSON report does not carry the retries: %s", js)
 	}
 }
@@ -324,9 +324,83 @@ func TestRetryCountsAgainstBudget(t *testing.T) {
 				made, denied = n, 0
 			}
 			r := c.Retries
-			if r.Requests+r.Calls != made || r.Denied != denied || c.Attempts.Sent != n+made {
+			if r.Reruns+r.Calls != made || r.Denied != denied || c.Attempts.Sent != n+made {
 				t.Errorf("%s, counts %v: retries %+v, %d calls; want %d made, %d denied, %d calls", layer, counts, r, c.Attempts.Sent, made, denied, n+made)
 			}
+		}
+	}
+}
+
+// TestRetryDeadlineSplitSameInBothLayers: calls of 1 s fail with
+// probability 0.3 after 0.1 s; 3 tries, backoffs 1 s then 2 s, no jitter,
+// a 2 s deadline. A request answered first time (0.7) is answered; one
+// whose first call fails retries at 1.1 s and, when that call succeeds
+// (0.7), is answered at 2.1 s, past the deadline: a timeout (0.3 × 0.7 =
+// 0.21); when it fails too at 1.2 s, the next backoff (2 s) would pass the
+// deadline, so no retry is made and the request is an error (0.3 × 0.3 =
+// 0.09). The same split in both layers: the SDK's retry loop does not
+// sleep past the deadline either. Tolerances: 5 standard errors.
+func TestRetryDeadlineSplitSameInBothLayers(t *testing.T) {
+	const n = 50_000
+	for _, layer := range []string{"retry", "attempt_retry"} {
+		rt := fixedRetry(3, time.Second, 2)
+		cfg := oneModel(n, dist.Constant{Value: 1}, 0)
+		cfg.Models[0].ErrorRate = 0.3
+		cfg.Models[0].ErrorLatency = dist.Constant{Value: 0.1}
+		cfg.Classes[0].Deadline = 2 * time.Second
+		if layer == "retry" {
+			cfg.Classes[0].Retry = rt
+		} else {
+			cfg.Classes[0].AttemptRetry = rt
+		}
+		c := &mustRun(t, cfg).Classes[0]
+		for _, w := range []struct {
+			what string
+			got  int64
+			want float64
+		}{
+			{"answered", c.Answered, 0.7},
+			{"errors", c.Errors, 0.09},
+			{"timeouts", c.TimeoutsOpen + c.TimeoutsClosed, 0.21},
+		} {
+			if got := float64(w.got) / n; math.Abs(got-w.want) > binomialTol(w.want, n) {
+				t.Errorf("%s: %s %.4f of requests; want %.2f", layer, w.what, got, w.want)
+			}
+		}
+	}
+}
+
+// TestRetryDeniedApartFromCopies: a class that does not hedge, whose
+// retries count against a hedge rate limit of one token, has its denials
+// reported as retries denied (text and JSON, per budget), none as copies.
+func TestRetryDeniedApartFromCopies(t *testing.T) {
+	const n = 400
+	for _, layer := range []string{"retry", "attempt_retry"} {
+		rt := fixedRetry(2, 10*time.Millisecond, 1)
+		rt.CountsAgainstBudget = true
+		cfg := retryConfig(n, 1, 0, rt, nil)
+		if layer == "attempt_retry" {
+			cfg = retryConfig(n, 1, 0, nil, rt)
+		}
+		cfg.Classes[0].Policy.Budget = sim.Budget{HedgesPerSecond: 1e-6, Burst: 1}
+		res := mustRun(t, cfg)
+		c := &res.Classes[0]
+		if c.Denied.Total() != 0 || c.Retries.Denied != n-1 || c.Retries.DeniedBy != (sim.Denied{Rate: n - 1}) {
+			t.Errorf("%s: copies denied %+v, retries %+v; want none and %d retries denied by hedges/s", layer, c.Denied, c.Retries, n-1)
+		}
+		rep := sim.NewReport(cfg, res, mustRun(t, sim.WithoutHedging(cfg)))
+		var text bytes.Buffer
+		rep.WriteText(&text)
+		if want := "c: budgets denied 399 retries (hedges/s 399)"; !strings.Contains(text.String(), want) || strings.Contains(text.String(), "copies (") {
+			t.Errorf("%s: text report lacks %q or reports copies denied:\n%s", layer, want, text.String())
+		}
+		js, err := json.Marshal(rep.Classes[0])
+		if err != nil {
+			t.Fatal(err)
+		}
+		if !bytes.Contains(js, []byte(`"denied":399,"denied_by":{"hedge_share":0,"throttle":0,"in_flight_ratio":0,"hedges_per_second":399`)) ||
+			!bytes.Contains(js, []byte(`"denied_hedges":{"hedge_share":0,"throttle":0,"in_flight_ratio":0,"hedges_per_second":0`)) {
+			t.Errorf("%s: JSON does not carry the retries denied apart from the copies: %s", layer, js)
 		}
 	}
 }
