@@ -16,9 +16,10 @@
 // answered share is compared with a two-proportion z test,
 // z = (p_B − p_A) / √(p̄(1 − p̄)(1/n_A + 1/n_B)) with the pooled share p̄,
 // significant when |z| > 1.96 (two-sided 5 %). p50 and cost carry no
-// interval in the reports and are shown without a mark. Runs that share a
-// seed use common random numbers, so the tests are conservative there
-// too.
+// interval in the reports and are shown without a mark. Runs of the same
+// scenario file that share a seed use common random numbers, so the tests
+// are conservative there too; reports of different scenarios are compared
+// with a warning, since only their class names match.
 package compare
 
 import (
@@ -26,6 +27,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 
 	"github.com/hedgesim/hedgesim/sim"
 )
@@ -58,13 +60,22 @@ type Class struct {
 	P95CIOK, P99CIOK bool
 	AnsweredShare    float64
 	CostPer1k        float64
+	// Answered is the number of answered requests when HasAnswered (run
+	// reports give it).
+	Answered    int64
+	HasAnswered bool
+	// Missing are the required fields that are absent or null.
+	Missing []string
 }
 
 // Report is one side of a comparison.
 type Report struct {
 	Kind     Kind
 	Scenario string
-	Seed     uint64
+	// ScenarioSHA256 is the hash of the scenario file (and its trace) the
+	// report was made from; empty in reports that do not give it.
+	ScenarioSHA256 string
+	Seed           uint64
 	// Overrides are the what-if overrides the report was made with.
 	Overrides []string
 	Classes   []Class
@@ -74,39 +85,42 @@ type Report struct {
 // comparison reads; latencies are sim.Latency, whose null is a miss (+Inf).
 type runJSON struct {
 	Scenario  string   `json:"scenario"`
+	SHA256    string   `json:"scenario_sha256"`
 	Seed      uint64   `json:"seed"`
 	Overrides []string `json:"overrides"`
 	Classes   []struct {
 		Class         string      `json:"class"`
-		Requests      int64       `json:"requests"`
+		Requests      *int64      `json:"requests"`
+		Answered      *int64      `json:"answered"`
 		Latency       sim.Latency `json:"latency_s"`
-		AnsweredShare float64     `json:"answered_share"`
-		Cost          struct {
-			Total float64 `json:"total"`
+		AnsweredShare *float64    `json:"answered_share"`
+		Cost          *struct {
+			Total *float64 `json:"total"`
 		} `json:"cost_per_1k_usd"`
 	} `json:"classes"`
 }
 
 type optimizeJSON struct {
 	Scenario             string   `json:"scenario"`
+	SHA256               string   `json:"scenario_sha256"`
 	Seed                 uint64   `json:"seed"`
 	Overrides            []string `json:"overrides"`
 	RequestsPerCandidate *int     `json:"requests_per_candidate"`
 	Classes              []struct {
 		Class      string `json:"class"`
-		Requests   int64  `json:"requests"`
+		Requests   *int64 `json:"requests"`
 		Pick       int    `json:"pick"`
 		Candidates []struct {
 			Hedging       bool        `json:"hedging"`
 			DelayS        float64     `json:"delay_s"`
 			Copies        int         `json:"copies"`
 			Target        string      `json:"target"`
-			Requests      int64       `json:"requests"`
+			Requests      *int64      `json:"requests"`
 			LatencyJSON   sim.Latency `json:"latency_s"`
 			P95OK         bool        `json:"p95_ci_ok"`
 			P99OK         bool        `json:"p99_ci_ok"`
-			AnsweredShare float64     `json:"answered_share"`
-			CostPer1k     float64     `json:"cost_per_1k_usd"`
+			AnsweredShare *float64    `json:"answered_share"`
+			CostPer1k     *float64    `json:"cost_per_1k_usd"`
 		} `json:"candidates"`
 	} `json:"classes"`
 }
@@ -142,7 +156,9 @@ func Parse(data []byte) (*Report, error) {
 }
 
 // check reports every figure of r that no hedgesim report can hold: a
-// class without a name or named twice, a negative request count, an
+// class without a name or named twice, a required field absent or null, a
+// negative request count, 0 requests beside figures, more answered
+// requests than requests or an answered share other than their ratio, an
 // answered share outside [0, 1], a cost that is negative or not finite,
 // percentiles that are negative, NaN or out of order (p50 ≤ p95 ≤ p99), or
 // a confidence interval (when the report calls it valid) that is reversed
@@ -167,8 +183,27 @@ func (r *Report) check() error {
 		} else {
 			first[c.Name] = i
 		}
+		for _, f := range c.Missing {
+			bad(f, "missing or null; every report gives it")
+		}
 		if c.Requests < 0 {
 			bad("requests", "%d; want a count ≥ 0", c.Requests)
+		}
+		if c.Requests == 0 && !slices.Contains(c.Missing, "requests") && (c.AnsweredShare > 0 || c.CostPer1k > 0 || c.P50 >= 0 && !math.IsInf(c.P50, 1)) {
+			bad("requests", "0, yet the class has figures; a class with percentiles, answers or cost has ≥ 1 request")
+		}
+		switch {
+		case !c.HasAnswered:
+		case c.Answered < 0:
+			bad("answered", "%d; want a count ≥ 0", c.Answered)
+		case c.Requests >= 0:
+			if c.Answered > c.Requests {
+				bad("answered", "%d exceeds requests %d", c.Answered, c.Requests)
+			} else if c.Requests > 0 && c.AnsweredShare >= 0 && c.AnsweredShare <= 1 {
+				if want := float64(c.Answered) / float64(c.Requests); math.Abs(c.AnsweredShare-want) > 1e-6 {
+					bad("answered_share", "%g, but answered/requests = %d/%d = %g; the share is that ratio", c.AnsweredShare, c.Answered, c.Requests, want)
+				}
+			}
 		}
 		if !(c.AnsweredShare >= 0 && c.AnsweredShare <= 1) {
 			bad(r.field("answered_share"), "%g; want a share in [0, 1]", c.AnsweredShare)
@@ -235,15 +270,25 @@ func parseRun(data []byte) (*Report, error) {
 	if err := json.Unmarshal(data, &in); err != nil {
 		return nil, fmt.Errorf("run report: %w", err)
 	}
-	r := &Report{Kind: Run, Scenario: in.Scenario, Seed: in.Seed, Overrides: in.Overrides}
+	r := &Report{Kind: Run, Scenario: in.Scenario, ScenarioSHA256: in.SHA256, Seed: in.Seed, Overrides: in.Overrides}
 	for _, c := range in.Classes {
 		l := c.Latency
-		r.Classes = append(r.Classes, Class{
-			Name: c.Class, Requests: c.Requests,
-			P50: l.P50, P95: l.P95, P99: l.P99, P95CI: l.P95CI95, P99CI: l.P99CI95,
+		cl := Class{
+			Name: c.Class,
+			P50:  l.P50, P95: l.P95, P99: l.P99, P95CI: l.P95CI95, P99CI: l.P99CI95,
 			P95CIOK: l.P95CIOK, P99CIOK: l.P99CIOK,
-			AnsweredShare: c.AnsweredShare, CostPer1k: c.Cost.Total,
-		})
+		}
+		need(&cl, "requests", c.Requests, &cl.Requests)
+		need(&cl, "answered_share", c.AnsweredShare, &cl.AnsweredShare)
+		if c.Cost == nil {
+			cl.Missing = append(cl.Missing, "cost_per_1k_usd.total")
+		} else {
+			need(&cl, "cost_per_1k_usd.total", c.Cost.Total, &cl.CostPer1k)
+		}
+		if c.Answered != nil {
+			cl.Answered, cl.HasAnswered = *c.Answered, true
+		}
+		r.Classes = append(r.Classes, cl)
 	}
 	return r, nil
 }
@@ -253,7 +298,7 @@ func parseOptimize(data []byte) (*Report, error) {
 	if err := json.Unmarshal(data, &in); err != nil {
 		return nil, fmt.Errorf("optimize report: %w", err)
 	}
-	r := &Report{Kind: Optimize, Scenario: in.Scenario, Seed: in.Seed, Overrides: in.Overrides}
+	r := &Report{Kind: Optimize, Scenario: in.Scenario, ScenarioSHA256: in.SHA256, Seed: in.Seed, Overrides: in.Overrides}
 	for _, c := range in.Classes {
 		if c.Pick < 0 || c.Pick >= len(c.Candidates) {
 			return nil, fmt.Errorf("optimize report: class %q: pick %d is not one of its %d candidates", c.Class, c.Pick, len(c.Candidates))
@@ -264,18 +309,31 @@ func parseOptimize(data []byte) (*Report, error) {
 		if p.Hedging {
 			policy = fmt.Sprintf("%s ×%d → %s", formatSeconds(p.DelayS), p.Copies, p.Target)
 		}
-		n := p.Requests
-		if n == 0 {
-			n = c.Requests
-		}
-		r.Classes = append(r.Classes, Class{
-			Name: c.Class, Requests: n, Policy: policy,
+		cl := Class{
+			Name: c.Class, Policy: policy,
 			P50: l.P50, P95: l.P95, P99: l.P99, P95CI: l.P95CI95, P99CI: l.P99CI95,
 			P95CIOK: p.P95OK, P99CIOK: p.P99OK,
-			AnsweredShare: p.AnsweredShare, CostPer1k: p.CostPer1k,
-		})
+		}
+		n := p.Requests
+		if n == nil || *n == 0 {
+			n = c.Requests
+		}
+		need(&cl, "requests", n, &cl.Requests)
+		need(&cl, "candidates[pick].answered_share", p.AnsweredShare, &cl.AnsweredShare)
+		need(&cl, "candidates[pick].cost_per_1k_usd", p.CostPer1k, &cl.CostPer1k)
+		r.Classes = append(r.Classes, cl)
 	}
 	return r, nil
+}
+
+// need copies the required field named field from v to dst, or records it
+// in c.Missing when it is absent or null.
+func need[T any](c *Class, field string, v *T, dst *T) {
+	if v == nil {
+		c.Missing = append(c.Missing, field)
+		return
+	}
+	*dst = *v
 }
 
 // Mark says whether a change is significant.
@@ -320,6 +378,22 @@ type Comparison struct {
 	Rows []Row
 	// OnlyA and OnlyB are the classes present in one report only.
 	OnlyA, OnlyB []string
+}
+
+// SameScenario reports whether the two reports come from the same scenario
+// file: the same scenario_sha256 when both give one, else the same name.
+func (c *Comparison) SameScenario() bool {
+	if c.A.ScenarioSHA256 != "" && c.B.ScenarioSHA256 != "" {
+		return c.A.ScenarioSHA256 == c.B.ScenarioSHA256
+	}
+	return c.A.Scenario == c.B.Scenario
+}
+
+// CommonRandomNumbers reports whether the two runs drew common random
+// numbers: the same scenario file with the same seed (what-if overrides
+// may differ).
+func (c *Comparison) CommonRandomNumbers() bool {
+	return c.SameScenario() && c.A.Seed == c.B.Seed
 }
 
 // zCrit is the two-sided 5 % critical value of the standard normal.

@@ -238,3 +238,75 @@ func TestParseRejectsImpossibleFigures(t *testing.T) {
 		t.Errorf("no classes: %v", err)
 	}
 }
+
+// TestParseRejectsInconsistentFigures: figures each possible alone but not
+// together, and required fields absent or null, are refused.
+func TestParseRejectsInconsistentFigures(t *testing.T) {
+	class := func(extra string) []byte {
+		return []byte(`{"scenario": "s", "seed": 1, "classes": [{"class": "chat", ` + extra + `,
+		  "latency_s": {"p50": 0.5, "p95": 1, "p99": 2, "p95_ci95": [0.9, 1.1], "p99_ci95": [1.8, 2.2], "p95_ci95_ok": true, "p99_ci95_ok": true}}]}`)
+	}
+	for _, tt := range []struct{ fields, want string }{
+		{`"requests": 9947, "answered": 1000000000, "answered_share": 1, "cost_per_1k_usd": {"total": 1}`, "answered: 1000000000 exceeds requests 9947"},
+		{`"requests": 10000, "answered": 9986, "answered_share": 0.1, "cost_per_1k_usd": {"total": 1}`, "answered_share: 0.1, but answered/requests = 9986/10000"},
+		{`"requests": 100, "answered": 100, "answered_share": 1, "cost_per_1k_usd": {"total": null}`, "cost_per_1k_usd.total: missing or null"},
+		{`"requests": 100, "answered": 100, "answered_share": 1`, "cost_per_1k_usd.total: missing or null"},
+		{`"requests": 100, "answered": 100, "cost_per_1k_usd": {"total": 1}`, "answered_share: missing or null"},
+		{`"answered_share": 1, "cost_per_1k_usd": {"total": 1}`, "requests: missing or null"},
+		{`"requests": 0, "answered": 0, "answered_share": 0, "cost_per_1k_usd": {"total": 0}`, "requests: 0, yet the class has figures"},
+		{`"requests": 100, "answered": -1, "answered_share": 0, "cost_per_1k_usd": {"total": 0}`, "answered: -1; want a count ≥ 0"},
+	} {
+		_, err := Parse(class(tt.fields))
+		if err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: got %v; want …%s…", tt.fields, err, tt.want)
+		}
+	}
+	if _, err := Parse(class(`"requests": 10000, "answered": 9986, "answered_share": 0.9986, "cost_per_1k_usd": {"total": 1}`)); err != nil {
+		t.Errorf("a consistent class: %v", err)
+	}
+}
+
+// TestDifferentScenarios: reports of two scenarios that share a class name
+// are compared with a warning and no claim of common random numbers; the
+// same scenario file with the same seed and different overrides is.
+func TestDifferentScenarios(t *testing.T) {
+	withID := func(name, sha string, overrides ...string) *Report {
+		var m map[string]any
+		json.Unmarshal(runReport(1, [2]float64{0.9, 1.1}, 0.99, 1000, 1), &m)
+		m["scenario"], m["scenario_sha256"] = name, sha
+		if overrides != nil {
+			m["overrides"] = overrides
+		}
+		b, _ := json.Marshal(m)
+		return mustParse(t, b)
+	}
+	for _, tt := range []struct {
+		name      string
+		a, b      *Report
+		same, crn bool
+		text      string
+	}{
+		{"other name", withID("adaptive", "aa"), withID("optimized", "bb"), false, false, "warning: A and B are different scenarios (A: adaptive, B: optimized)"},
+		{"same name, other file", withID("s", "aa11"), withID("s", "bb22"), false, false, "warning: A and B are different scenarios (both named s"},
+		{"same file", withID("s", "aa"), withID("s", "aa"), true, true, "same scenario with the same seed (common random numbers)"},
+		{"same file, what-if", withID("s", "aa"), withID("s", "aa", "arrivals.rate=40"), true, true, "different what-if overrides"},
+	} {
+		c := Compare(tt.a, tt.b)
+		var text, js bytes.Buffer
+		if err := c.WriteText(&text, "A.json", "B.json"); err != nil {
+			t.Fatal(err)
+		}
+		c.WriteJSON(&js, "A.json", "B.json")
+		var out struct {
+			Same bool `json:"same_scenario"`
+			CRN  bool `json:"common_random_numbers"`
+		}
+		json.Unmarshal(js.Bytes(), &out)
+		if out.Same != tt.same || out.CRN != tt.crn || !strings.Contains(text.String(), tt.text) {
+			t.Errorf("%s: JSON same %v crn %v; want %v %v; text lacks %q:\n%s", tt.name, out.Same, out.CRN, tt.same, tt.crn, tt.text, text.String())
+		}
+		if !tt.crn && strings.Contains(text.String(), "common random numbers") {
+			t.Errorf("%s: claims common random numbers:\n%s", tt.name, text.String())
+		}
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -26,6 +27,9 @@ func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 			fmt.Fprintf(ew, "; what-if %s", strings.Join(side.r.Overrides, ", "))
 		}
 		fmt.Fprintln(ew, ")")
+	}
+	if !c.SameScenario() {
+		fmt.Fprintf(ew, "warning: A and B are different scenarios (%s); classes are matched by name only, the runs share no random numbers, and a difference may come from anything the scenarios do not share.\n", scenarioIDs(c))
 	}
 	fmt.Fprintln(ew)
 	var table bytes.Buffer
@@ -56,8 +60,14 @@ func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 	}
 	fmt.Fprintln(ew, "\nlatency: time to a usable answer (a request without one by its deadline is a miss, +∞: printed miss). ~: not significant")
 	fmt.Fprintln(ew, "(p95/p99: 95% intervals overlap; answered: two-proportion z test at 5%); ?: too few requests for an interval.")
-	if c.A.Seed == c.B.Seed {
-		fmt.Fprintln(ew, "Both runs share a seed (common random numbers): the marks are conservative.")
+	switch {
+	case !c.CommonRandomNumbers():
+	case slices.Equal(c.A.Overrides, c.B.Overrides):
+		fmt.Fprintln(ew, "Both runs are of the same scenario with the same seed (common random numbers): the marks are conservative.")
+	default:
+		fmt.Fprintln(ew, "Both runs are of the same scenario file with the same seed, and different what-if overrides: request i draws the same")
+		fmt.Fprintln(ew, "numbers in both (common random numbers), so the marks are conservative; overrides of the traffic (rate, requests, shares)")
+		fmt.Fprintln(ew, "change which request meets which conditions, and the runs are then less alike.")
 	}
 	return ew.err
 }
@@ -138,13 +148,25 @@ type (
 		Metrics   []jsonDelta `json:"metrics"`
 	}
 	jsonComparison struct {
-		A     string    `json:"a"`
-		B     string    `json:"b"`
-		Rows  []jsonRow `json:"classes"`
-		OnlyA []string  `json:"only_in_a"`
-		OnlyB []string  `json:"only_in_b"`
+		A string `json:"a"`
+		B string `json:"b"`
+		// SameScenario and CommonRandomNumbers: see Comparison.
+		SameScenario        bool      `json:"same_scenario"`
+		CommonRandomNumbers bool      `json:"common_random_numbers"`
+		Rows                []jsonRow `json:"classes"`
+		OnlyA               []string  `json:"only_in_a"`
+		OnlyB               []string  `json:"only_in_b"`
 	}
 )
+
+// scenarioIDs names the two reports' scenarios for the warning: the names,
+// with the start of the hashes when the names agree.
+func scenarioIDs(c *Comparison) string {
+	if c.A.Scenario != c.B.Scenario {
+		return fmt.Sprintf("A: %s, B: %s", c.A.Scenario, c.B.Scenario)
+	}
+	return fmt.Sprintf("both named %s, scenario_sha256 %.12s… and %.12s…", c.A.Scenario, c.A.ScenarioSHA256, c.B.ScenarioSHA256)
+}
 
 // markNames are the JSON names of the marks.
 var markNames = map[Mark]string{NoTest: "no_test", Significant: "significant", Same: "not_significant", Unknown: "too_few_requests"}
@@ -155,7 +177,7 @@ var markNames = map[Mark]string{NoTest: "no_test", Significant: "significant", S
 // (null when either side is a miss) and its significance ("significant", "not_significant", "no_test",
 // "too_few_requests").
 func (c *Comparison) WriteJSON(w io.Writer, nameA, nameB string) error {
-	out := jsonComparison{A: nameA, B: nameB, Rows: []jsonRow{}, OnlyA: nonNil(c.OnlyA), OnlyB: nonNil(c.OnlyB)}
+	out := jsonComparison{A: nameA, B: nameB, SameScenario: c.SameScenario(), CommonRandomNumbers: c.CommonRandomNumbers(), Rows: []jsonRow{}, OnlyA: nonNil(c.OnlyA), OnlyB: nonNil(c.OnlyB)}
 	for _, r := range c.Rows {
 		jr := jsonRow{Class: r.Class, PolicyA: r.PolicyA, PolicyB: r.PolicyB, RequestsA: r.RequestsA, RequestsB: r.RequestsB}
 		for _, d := range r.Deltas {

@@ -976,7 +976,10 @@ func pickSpend(cfg *sim.Config, i int, cr *ClassReport) sim.Spend {
 	pick := cr.Picked()
 	rate := sim.ArrivalRate(cfg) * cfg.Classes[i].Share
 	if cfg.Classes[i].Clients > 0 {
-		rate = pick.perSecond
+		// Closed-loop clients: the pick and no hedging each at the rate
+		// their clients reached.
+		base := cr.Baseline()
+		return sim.SpendAtRates(pick.perSecond, base.perSecond, pick.CostPer1kUSD, base.CostPer1kUSD)
 	}
 	return sim.SpendAt(rate, pick.CostPer1kUSD, cr.Baseline().CostPer1kUSD)
 }

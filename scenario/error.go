@@ -26,7 +26,8 @@ type Error struct {
 	Msg string
 	// Set is the command-line override the value came from, such as
 	// "--set arrivals.rate=-1" (see Options); empty for a value of the
-	// file. Line is then 0.
+	// file. Line is then 0, unless the key is in the file and conflicts
+	// with a key the override set beside it.
 	Set string
 	// Err is the underlying error when the file could not be read (then
 	// Line is 0), else nil.
@@ -55,11 +56,19 @@ func (e *Error) Error() string {
 
 // errorf returns an *Error for key, on the line where the key (or, when
 // the key is absent from the file, its longest present prefix) is written.
+//
+// A problem caused by an override names it: when the key, a table holding
+// it or a key inside it was set by an override, the error names that
+// override instead of a line; when the key is in the file but a key beside
+// it in the same table was set by an override (a conflicting key, such as
+// a kind that no longer takes the file's value), the error keeps the line
+// and names the override too.
 func (c *checker) errorf(key, format string, args ...any) *Error {
+	msg := clipQuoted(fmt.Sprintf(format, args...))
 	if set := c.overrideOf(key); set != "" {
-		return &Error{File: c.file, Set: set, Key: key, Msg: clipQuoted(fmt.Sprintf(format, args...))}
+		return &Error{File: c.file, Set: set, Key: key, Msg: msg}
 	}
-	return &Error{File: c.file, Line: c.lines.lineOf(key), Key: key, Msg: clipQuoted(fmt.Sprintf(format, args...))}
+	return &Error{File: c.file, Line: c.lines.lineOf(key), Set: c.overrideBeside(key), Key: key, Msg: msg}
 }
 
 // maxQuote is about the most bytes of one value a message quotes.
@@ -116,7 +125,8 @@ func clipQuoted(msg string) string {
 	return b.String()
 }
 
-// overrideOf returns the override that set key or a table holding it, or "".
+// overrideOf returns the override that set key, a table holding it or a
+// key inside it, or "" (several, sorted and joined by ", ").
 func (c *checker) overrideOf(key string) string {
 	for k := key; len(c.overridden) > 0; {
 		if set, ok := c.overridden[k]; ok {
@@ -124,10 +134,38 @@ func (c *checker) overrideOf(key string) string {
 		}
 		var ok bool
 		if k, ok = parentKey(k); !ok {
-			return ""
+			break
 		}
 	}
-	return ""
+	return c.overridesWhere(func(k string) bool {
+		return strings.HasPrefix(k, key+".") || strings.HasPrefix(k, key+"[")
+	})
+}
+
+// overrideBeside returns the overrides that set a key in the same table as
+// key (not the top level, whose keys are independent), or "".
+func (c *checker) overrideBeside(key string) string {
+	parent, ok := parentKey(key)
+	if !ok {
+		return ""
+	}
+	return c.overridesWhere(func(k string) bool {
+		p, ok := parentKey(k)
+		return ok && p == parent && k != key
+	})
+}
+
+// overridesWhere returns the distinct overrides of the keys for which
+// match holds, sorted and joined by ", ", or "".
+func (c *checker) overridesWhere(match func(k string) bool) string {
+	var sets []string
+	for k, set := range c.overridden {
+		if match(k) && !slices.Contains(sets, set) {
+			sets = append(sets, set)
+		}
+	}
+	sort.Strings(sets)
+	return strings.Join(sets, ", ")
 }
 
 // MaxErrors is how many problems Errors.Error lists before summing up the

@@ -3,6 +3,7 @@ package scenario
 import (
 	"fmt"
 	"math"
+	"reflect"
 	"strconv"
 	"strings"
 
@@ -40,11 +41,20 @@ func (c *checker) applyOptions(tree map[string]any, o *Options) ([]string, error
 	}
 	var applied []string
 	c.overridden = map[string]string{}
+	given := map[string]string{} // key → the value an earlier --set gave it
 	for _, arg := range o.Set {
 		key, value, err := c.applySet(tree, arg)
 		if err != nil {
 			return nil, err
 		}
+		if prev, ok := given[key]; ok {
+			if !reflect.DeepEqual(parseValue(prev), parseValue(value)) {
+				return nil, &Error{File: c.file, Set: "--set " + arg, Key: key,
+					Msg: fmt.Sprintf("contradicts --set %s=%s; give one value per key", key, prev)}
+			}
+			continue // the same value again: listed once
+		}
+		given[key] = value
 		c.overridden[key] = "--set " + arg
 		applied = append(applied, key+"="+value)
 	}

@@ -150,3 +150,69 @@ func TestScaleRateReplay(t *testing.T) {
 		t.Errorf("override listed as %q", fast.Overrides)
 	}
 }
+
+// TestRepeatedSet: one key given two values is refused naming both; the
+// same value twice is listed once.
+func TestRepeatedSet(t *testing.T) {
+	_, err := ParseWith("w.toml", []byte(twoModels), &Options{Set: []string{"seed=4", "seed=5"}})
+	var e *Error
+	if !errors.As(err, &e) || e.Set != "--set seed=5" || e.Key != "seed" || !strings.Contains(e.Msg, "--set seed=4") {
+		t.Errorf("got %v; want --set seed=5 refused naming --set seed=4", err)
+	}
+	s, err := ParseWith("w.toml", []byte(twoModels), &Options{Set: []string{"seed=4", "seed = 4"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if want := []string{"seed=4"}; !reflect.DeepEqual(s.Overrides, want) {
+		t.Errorf("Overrides %q; want %q", s.Overrides, want)
+	}
+}
+
+// streamed is a valid scenario with a streamed model, a prefill speed, a
+// breaker with a time window and input tokens.
+const streamed = `
+[arrivals]
+rate = 10
+[models.m]
+ttft = { kind = "constant", value = 0.2 }
+tokens_per_s = { kind = "constant", value = 50 }
+prefill_tokens_per_s = { kind = "constant", value = 4000 }
+breaker = { failure_ratio = 0.5, window_time = "10s", cooldown = "1s" }
+[[classes]]
+name = "short"
+share = 1
+input_tokens = { kind = "constant", value = 100 }
+hedge = { primary = "m", delay = "1s" }
+`
+
+// TestOverrideErrorsNameTheOverride: a problem of a table whose value was
+// set by an override, or of a file key that conflicts with an overridden
+// key beside it, names the override, not only a line of the file.
+func TestOverrideErrorsNameTheOverride(t *testing.T) {
+	if _, err := ParseWith("s.toml", []byte(streamed), nil); err != nil {
+		t.Fatal(err)
+	}
+	for _, tt := range []struct {
+		set, key string
+		line     int
+		msg      string
+	}{
+		{"models.m.prefill_tokens_per_s.value=0", "models.m.prefill_tokens_per_s", 0, "> 0 with probability 1"},
+		{"classes[0].input_tokens.value=-1", "classes[0].input_tokens", 0, "must stay ≥ 0"},
+		{"models.m.ttft.value=-1", "models.m.ttft", 0, "must stay ≥ 0"},
+		{"models.m.prefill_tokens_per_s.kind=uniform", "models.m.prefill_tokens_per_s.value", 7, `does not apply to kind "uniform"`},
+		{"models.m.breaker.window=10", "models.m.breaker.window_time", 8, "exclusive"},
+	} {
+		_, err := ParseWith("s.toml", []byte(streamed), &Options{Set: []string{tt.set}})
+		var e *Error
+		if !errors.As(err, &e) || e.Set != "--set "+tt.set || e.Key != tt.key || e.Line != tt.line || !strings.Contains(e.Msg, tt.msg) {
+			t.Errorf("--set %s: got %v; want s.toml:%d: --set %s: %s: …%s…", tt.set, err, tt.line, tt.set, tt.key, tt.msg)
+		}
+	}
+	// An override at the top level does not claim another top-level key.
+	_, err := ParseWith("s.toml", []byte("requests = 0"+streamed), &Options{Set: []string{"seed=3"}})
+	var e *Error
+	if !errors.As(err, &e) || e.Set != "" || e.Line != 1 {
+		t.Errorf("got %v; want s.toml:1 without an override", err)
+	}
+}

@@ -19,12 +19,17 @@ const DaysPerMonth = 30
 type Spend struct {
 	// RequestsPerSecond is the class's arrival rate: the scenario's rate
 	// (for a replayed trace, its requests over their time span) times the
-	// class's share of the simulated requests.
+	// class's share of the simulated requests; in a run with closed-loop
+	// clients, the class's throughput (Throughput.PerSecond).
 	RequestsPerSecond float64 `json:"requests_per_s"`
-	PerDay            float64 `json:"per_day"`
-	PerMonth          float64 `json:"per_month"`
-	NoHedgingPerDay   float64 `json:"no_hedging_per_day"`
-	NoHedgingPerMonth float64 `json:"no_hedging_per_month"`
+	// NoHedgingRequestsPerSecond is the rate of the no-hedging figures:
+	// RequestsPerSecond, except in a run with closed-loop clients, whose
+	// throughput without hedging is its own.
+	NoHedgingRequestsPerSecond float64 `json:"no_hedging_requests_per_s"`
+	PerDay                     float64 `json:"per_day"`
+	PerMonth                   float64 `json:"per_month"`
+	NoHedgingPerDay            float64 `json:"no_hedging_per_day"`
+	NoHedgingPerMonth          float64 `json:"no_hedging_per_month"`
 }
 
 // ArrivalRate returns the mean arrival rate of cfg in requests per second:
@@ -56,6 +61,14 @@ func spendOf(c *ClassReport, rate float64, total int64) Spend {
 	if total == 0 {
 		return Spend{}
 	}
+	if c.Throughput != nil {
+		// Closed-loop clients: each side at the rate it reached.
+		nh := c.Throughput.PerSecond
+		if c.NoHedging.Throughput != nil {
+			nh = c.NoHedging.Throughput.PerSecond
+		}
+		return SpendAtRates(c.Throughput.PerSecond, nh, c.CostPer1k.Total, c.NoHedging.CostPer1k.Total)
+	}
 	return SpendAt(rate*float64(c.Requests)/float64(total), c.CostPer1k.Total, c.NoHedging.CostPer1k.Total)
 }
 
@@ -63,13 +76,22 @@ func spendOf(c *ClassReport, rate float64, total int64) Spend {
 // costPer1k US dollars per 1000 requests, and noHedgingCostPer1k without
 // hedging.
 func SpendAt(rate, costPer1k, noHedgingCostPer1k float64) Spend {
+	return SpendAtRates(rate, rate, costPer1k, noHedgingCostPer1k)
+}
+
+// SpendAtRates is SpendAt with the traffic without hedging at its own rate,
+// noHedgingRate: closed-loop clients send as fast as their answers come
+// back, so the two sides reach different throughputs.
+func SpendAtRates(rate, noHedgingRate, costPer1k, noHedgingCostPer1k float64) Spend {
 	day := rate * (24 * time.Hour).Seconds() / 1000
+	nhDay := noHedgingRate * (24 * time.Hour).Seconds() / 1000
 	return Spend{
-		RequestsPerSecond: rate,
-		PerDay:            costPer1k * day,
-		PerMonth:          costPer1k * day * DaysPerMonth,
-		NoHedgingPerDay:   noHedgingCostPer1k * day,
-		NoHedgingPerMonth: noHedgingCostPer1k * day * DaysPerMonth,
+		RequestsPerSecond:          rate,
+		NoHedgingRequestsPerSecond: noHedgingRate,
+		PerDay:                     costPer1k * day,
+		PerMonth:                   costPer1k * day * DaysPerMonth,
+		NoHedgingPerDay:            noHedgingCostPer1k * nhDay,
+		NoHedgingPerMonth:          noHedgingCostPer1k * nhDay * DaysPerMonth,
 	}
 }
 

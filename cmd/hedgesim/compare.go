@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"errors"
 	"fmt"
 	"io"
 	"strings"
@@ -22,7 +23,8 @@ intervals overlap; answered: two-proportion z test at 5%), as benchstat
 does. An optimize report contributes each class's pick. Exit status 0 when
 both reports could be read, whatever the differences; 2 when a report is
 not one hedgesim writes (a share outside [0, 1], a class named twice,
-percentiles out of order, ...) or the two have no class in common.`, stderr)
+percentiles out of order, ...) or the two have no class in common. "-"
+for one of the two reads it from standard input.`, stderr)
 	asJSON := fs.Bool("json", false, "write the comparison as JSON")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -35,12 +37,22 @@ percentiles out of order, ...) or the two have no class in common.`, stderr)
 	if err != nil {
 		return err
 	}
+	if pos[0] == "-" && pos[1] == "-" {
+		return usageError{err: errors.New(`"-" (standard input) can be one of the two reports, not both`)}
+	}
 	var reps [2]*compare.Report
 	for i, p := range pos {
-		// Regular files only, within the size bound: a FIFO or a device
-		// would hang or never end.
-		data, err := readers.ReadFile(p, lim.MaxDataBytes)
-		if err != nil {
+		var data []byte
+		if p == "-" {
+			if data, err = io.ReadAll(io.LimitReader(stdin, lim.MaxDataBytes+1)); err != nil {
+				return fmt.Errorf("reading standard input: %w", err)
+			}
+			if int64(len(data)) > lim.MaxDataBytes {
+				return usageError{err: fmt.Errorf("standard input: more than %d bytes; not a hedgesim report (raise %s if it is one)", lim.MaxDataBytes, readers.MaxBytesEnv)}
+			}
+		} else if data, err = readers.ReadFile(p, lim.MaxDataBytes); err != nil {
+			// Regular files only, within the size bound: a FIFO or a
+			// device would hang or never end.
 			return usageError{err: err}
 		}
 		if reps[i], err = compare.Parse(data); err != nil {

@@ -123,6 +123,8 @@ func TestOutputExitCodes(t *testing.T) {
 		{"trace in a missing directory", []string{"run", "--requests", "10", "--trace", filepath.Join(missing, "t.csv"), "guard-check"}, "does not exist"},
 		{"export into a missing directory", []string{"export", "--format", "json", "--out", filepath.Join(missing, "p.json"), "guard-check"}, "does not exist"},
 		{"scenario into a missing directory", []string{"optimize", "--requests", "100", "--write-scenario", filepath.Join(missing, "s.toml"), "guard-check"}, "does not exist"},
+		{"report directory in a missing directory", []string{"run", "--requests", "10", "--out", filepath.Join(missing, "report"), "guard-check"}, "does not exist"},
+		{"optimize report directory in a missing directory", []string{"optimize", "--requests", "100", "--out", filepath.Join(missing, "report"), "guard-check"}, "does not exist"},
 		{"report directory a FIFO", []string{"run", "--requests", "10", "--out", fifo, "guard-check"}, "not a directory"},
 		{"report directory of others", []string{"run", "--requests", "10", "--out", foreign, "guard-check"}, "notes.txt"},
 	} {

@@ -30,6 +30,7 @@ import (
 )
 
 func main() {
+	catchSIGPIPE()
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt, syscall.SIGTERM)
 	go func() {
 		<-ctx.Done()

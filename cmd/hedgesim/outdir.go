@@ -59,8 +59,8 @@ var writeHook func(ctx context.Context, name string)
 type flagPath struct{ flag, path string }
 
 // prepareOutDir checks, before any work, that the report directory dir
-// can be written: its parent exists (it is created if needed) and is
-// writable, dir is absent, empty or a report directory of hedgesim's
+// can be written: its parent exists (a missing one is refused, as for
+// every output, so that a typo is caught) and is writable, dir is absent, empty or a report directory of hedgesim's
 // only, and none of the other output files (those with a path) is inside
 // it, since the directory is replaced whole. Problems are usage errors.
 // It also removes the temporary directories of killed runs into dir.
@@ -85,8 +85,12 @@ func prepareOutDir(flagName, dir string, others ...flagPath) error {
 		}
 	}
 	parent := filepath.Dir(dest)
-	if err := os.MkdirAll(parent, 0o755); err != nil {
+	if st, err := os.Stat(parent); errors.Is(err, fs.ErrNotExist) {
+		return usageError{err: fmt.Errorf("--%s %s: directory %s does not exist", flagName, dir, filepath.Dir(filepath.Clean(dir)))}
+	} else if err != nil {
 		return usageError{err: fmt.Errorf("--%s %s: %w", flagName, dir, err)}
+	} else if !st.IsDir() {
+		return usageError{err: fmt.Errorf("--%s %s: %s is not a directory", flagName, dir, filepath.Dir(filepath.Clean(dir)))}
 	}
 	probe, err := os.MkdirTemp(parent, tempPrefix(dest)+"probe-")
 	if err != nil {

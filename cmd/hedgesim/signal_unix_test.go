@@ -170,3 +170,24 @@ func TestFitInterrupted(t *testing.T) {
 		}
 	}
 }
+
+// TestClosedPipeOnStdout: a write to a closed pipe on stdout once killed
+// the program by SIGPIPE (141 in a shell); the exit-code table lists it
+// under 1, an I/O error while writing an output.
+func TestClosedPipeOnStdout(t *testing.T) {
+	r, w, err := os.Pipe()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r.Close()
+	defer w.Close()
+	cmd := exec.Command(os.Args[0], "list")
+	cmd.Env = append(os.Environ(), "HEDGESIM_TEST_MAIN=1")
+	cmd.Stdout = w
+	var stderr strings.Builder
+	cmd.Stderr = &stderr
+	err = cmd.Run()
+	if code := cmd.ProcessState.ExitCode(); code != exitFailure || !strings.Contains(stderr.String(), "broken pipe") {
+		t.Errorf("exit %d (%v), stderr %q; want 1 and the broken pipe named", code, err, stderr.String())
+	}
+}

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"runtime/debug"
@@ -275,5 +276,77 @@ func TestVersionWithoutVCS(t *testing.T) {
 	bi := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}
 	if got := versionText(bi, true); !strings.HasPrefix(got, "hedgesim (devel), no VCS revision recorded") {
 		t.Errorf("versionText = %q", got)
+	}
+}
+
+// TestRepeatedSetContradicts: --requests 2000 with --set requests=3000 and
+// --set requests=2000 once ran 2000 and listed both; two values for one
+// key are refused, naming both, whatever the order.
+func TestRepeatedSetContradicts(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "--requests", "2000", "--set", "requests=3000", "--set", "requests=2000", "guard-check"},
+		{"run", "--set", "requests=2000", "--set", "requests=3000", "--requests", "2000", "guard-check"},
+	} {
+		code, out, errOut := hedgesim(t, args...)
+		if code != exitUsage || out != "" || !strings.Contains(errOut, "requests=3000") || !strings.Contains(errOut, "requests=2000") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 naming both values", args, code, errOut)
+		}
+	}
+}
+
+// TestCompareStdin: "-" reads one of the two reports from standard input,
+// as export does; both "-" is a usage error.
+func TestCompareStdin(t *testing.T) {
+	_, rep, errOut := hedgesim(t, "run", "--json", "--requests", "200", "guard-check")
+	path := filepath.Join(t.TempDir(), "a.json")
+	if err := os.WriteFile(path, []byte(rep), 0o644); err != nil {
+		t.Fatal(err, errOut)
+	}
+	stdin = strings.NewReader(rep)
+	defer func() { stdin = os.Stdin }()
+	if code, out, errOut := hedgesim(t, "compare", path, "-"); code != 0 || !strings.Contains(out, "B: -") {
+		t.Errorf("compare FILE -: exit %d, %s\n%s", code, errOut, out)
+	}
+	if code, _, errOut := hedgesim(t, "compare", "-", "-"); code != exitUsage || !strings.Contains(errOut, "not both") {
+		t.Errorf("compare - -: exit %d, %s", code, errOut)
+	}
+}
+
+// TestClosedLoopSpendRates: with closed-loop clients, each side's spend is
+// at its own throughput; the no-hedging figures once used the hedged one.
+func TestClosedLoopSpendRates(t *testing.T) {
+	code, out, errOut := hedgesim(t, "run", "--json", "--requests", "5000", "eval-black-hole")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Classes []struct {
+			Class      string `json:"class"`
+			Throughput struct {
+				PerS float64 `json:"requests_per_s"`
+			} `json:"throughput"`
+			NoHedging struct {
+				Throughput struct {
+					PerS float64 `json:"requests_per_s"`
+				} `json:"throughput"`
+				Cost struct {
+					Total float64 `json:"total"`
+				} `json:"cost_per_1k_usd"`
+			} `json:"no_hedging"`
+			Spend struct {
+				PerS   float64 `json:"requests_per_s"`
+				NHPerS float64 `json:"no_hedging_requests_per_s"`
+				NHDay  float64 `json:"no_hedging_per_day"`
+			} `json:"spend_usd"`
+		} `json:"classes"`
+	}
+	if err := json.Unmarshal([]byte(out), &rep); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range rep.Classes {
+		want := c.NoHedging.Cost.Total * c.NoHedging.Throughput.PerS * 86.4
+		if c.Spend.PerS != c.Throughput.PerS || c.Spend.NHPerS != c.NoHedging.Throughput.PerS || math.Abs(c.Spend.NHDay-want) > 1e-9*want {
+			t.Errorf("%s: spend %+v; want the throughputs %g and %g, no hedging $%g a day", c.Class, c.Spend, c.Throughput.PerS, c.NoHedging.Throughput.PerS, want)
+		}
 	}
 }
