@@ -68,7 +68,10 @@ type Latency struct {
 type Cost struct {
 	Total     float64 `json:"total"`
 	Completed float64 `json:"completed"` // attempts that responded
-	Cancelled float64 `json:"cancelled"` // cancelled losers
+	// Cancelled is what attempts let go of before their answer cost,
+	// billed as cancelled calls: cancelled losers, attempts abandoned at
+	// the attempt timeout and streams cut for stalls.
+	Cancelled float64 `json:"cancelled"`
 }
 
 // MarshalJSON writes l with null for an infinite value (a miss).

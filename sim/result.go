@@ -160,7 +160,9 @@ type ClassResult struct {
 	Hedged   int64
 	Attempts AttemptCounts
 	// CostCompletedUSD is what attempts that responded cost (valid or
-	// invalid answers); CostCancelledUSD what cancelled losers cost.
+	// invalid answers); CostCancelledUSD what attempts let
+	// go of before their answer cost: cancelled losers, attempts timed out
+	// at the attempt timeout, streams cut for stalls.
 	CostCompletedUSD, CostCancelledUSD float64
 	// WastedOutputTokens are output tokens billed for answers that were not
 	// used: invalid answers, losers that completed, cancelled losers' billed
