@@ -162,3 +162,23 @@ func TestClosedLoopDeterministic(t *testing.T) {
 		t.Error("two runs of one closed-loop config differ")
 	}
 }
+
+// TestMoreClientsThanRequestsWarns: 10 clients over 5 requests cannot all
+// send once; the class says so. As many clients as requests do not warn.
+func TestMoreClientsThanRequestsWarns(t *testing.T) {
+	for _, tt := range []struct {
+		clients int
+		warn    bool
+	}{{10, true}, {5, false}} {
+		cfg := &sim.Config{
+			Name: "idle", Seed: 1, Requests: 5,
+			Models: []sim.Model{{Name: "m", Latency: dist.Constant{Value: 1}}},
+			Classes: []sim.Class{{Name: "w", Clients: tt.clients, ThinkTime: dist.Constant{Value: 1},
+				InputTokens: dist.Constant{Value: 1}, OutputTokens: dist.Constant{Value: 1}}},
+		}
+		c := report(t, cfg).Classes[0]
+		if got := hasWarning(&c, "the run ended before every client had sent once"); got != tt.warn {
+			t.Errorf("%d clients, 5 requests: warned %v, want %v (%q)", tt.clients, got, tt.warn, c.Warnings)
+		}
+	}
+}

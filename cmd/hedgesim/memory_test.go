@@ -1,6 +1,8 @@
 package main
 
 import (
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 )
@@ -43,6 +45,27 @@ func TestByteSizeUnits(t *testing.T) {
 		var b byteSize
 		if err := b.Set(in); err != nil || b.v != want {
 			t.Errorf("%q: %d, %v; want %d", in, b.v, err, want)
+		}
+	}
+}
+
+// TestMaxMemoryCountsClients: every closed-loop client is held for the
+// whole run, whatever the number of requests: 50 requests from 2·10⁶
+// clients need about 2 × (176 B × 2·10⁶ + 16 MiB) = 737.5 MB (540 MB
+// measured), so --max-memory 100MB refuses them.
+func TestMaxMemoryCountsClients(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "clients.toml")
+	src := "requests = 50\n[models.m]\nlatency = { kind = \"constant\", value = 1 }\n[[classes]]\nname = \"w\"\nclients = 2000000\nthink_time = \"1s\"\n"
+	if err := os.WriteFile(path, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := hedgesim(t, "run", "--max-memory", "100MB", path)
+	if code != 2 || out != "" {
+		t.Errorf("exit %d, stdout %q; want 2 and nothing", code, out)
+	}
+	for _, w := range []string{"2000000 closed-loop clients", "more than --max-memory (100.0 MB)", "clients"} {
+		if !strings.Contains(errOut, w) {
+			t.Errorf("stderr lacks %q:\n%s", w, errOut)
 		}
 	}
 }

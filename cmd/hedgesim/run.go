@@ -91,7 +91,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	// The hedged run and its baseline run at once.
 	need := 2 * sim.EstimateMemory(&cfg)
-	if err := checkMemory(need, maxMemory, fmt.Sprintf("simulating %d requests (with hedging and without, at once)", cfg.Requests), "--requests"); err != nil {
+	what, lower := fmt.Sprintf("simulating %d requests (with hedging and without, at once)", cfg.Requests), "--requests"
+	if n := closedClients(&cfg); n > 0 {
+		what = fmt.Sprintf("simulating %d requests with %d closed-loop clients (with hedging and without, at once)", cfg.Requests, n)
+		lower = "--requests or clients (every client is held for the whole run)"
+	}
+	if err := checkMemory(need, maxMemory, what, lower); err != nil {
 		return err
 	}
 	var trace *traceFile
