@@ -24,7 +24,7 @@ type Retry struct {
 	// Jitter is "full" (U(0, d)), "equal" (d/2 + U(0, d/2)) or "none".
 	Jitter string `json:"jitter"`
 	// RetryOn names the retryable failures: "5xx", "429", "4xx",
-	// "upstream_timeout", "attempt_timeout", "invalid".
+	// "upstream_timeout", "attempt_timeout", "invalid", "stall".
 	RetryOn []string `json:"retry_on"`
 	// CountsAgainstBudget: retries pass the class's hedge budgets.
 	CountsAgainstBudget bool `json:"counts_against_budget"`
@@ -67,7 +67,7 @@ func (r *Retry) validate(inner bool) error {
 		if err := oneOf("retry_on", k, sim.RetryKinds); err != nil {
 			return err
 		}
-		if inner && (k == "attempt_timeout" || k == "invalid") {
+		if inner && (k == "attempt_timeout" || k == "invalid" || k == "stall") {
 			return fmt.Errorf("retry_on: %q cannot be retried inside an attempt", k)
 		}
 	}
@@ -101,6 +101,9 @@ func retryNotes(n *notes, c *Class, runtime string) {
 // equal jitter U(d/2, d) is them × 3/4 with jitter factor 1/3 — exact.
 func failsafeRetry(body *strings.Builder, n *notes, c *Class, r *Retry, name, what string, imports map[string]bool) bool {
 	imports[FailsafeGoModule+"/retrypolicy"] = true
+	if r.on("stall") {
+		n.add("failsafe-go sees the response, not its stream: the %s's retries of stream cuts (stall) are not written", what)
+	}
 	scale, jitter := 1.0, ""
 	switch r.Jitter {
 	case "full":
@@ -186,7 +189,7 @@ func grpcRetryLayer(n *notes, c *Class) *GRPCRetryPolicy {
 			codes = append(codes, k.code)
 		}
 	}
-	for _, k := range []string{"4xx", "attempt_timeout", "invalid"} {
+	for _, k := range []string{"4xx", "attempt_timeout", "invalid", "stall"} {
 		if r.on(k) {
 			n.add("gRPC's retryPolicy retries status codes only: %s retries of %s not written", what, k)
 		}

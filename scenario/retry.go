@@ -115,7 +115,7 @@ func retryOn(kinds []string, inner bool) (sim.RetryOn, []string) {
 		case i >= 0 && slices.Contains(allowed, k):
 			on |= 1 << i
 		case i >= 0:
-			errs = append(errs, strconv.Quote(k)+" cannot be retried inside an attempt (an attempt timeout bounds the attempt, its retries included; a client library does not judge answers); retry it with the class's [retry]")
+			errs = append(errs, strconv.Quote(k)+" cannot be retried inside an attempt (an attempt timeout bounds the attempt, its retries included; a client library does not judge answers or cut streams); retry it with the class's [retry]")
 		default:
 			errs = append(errs, "unknown failure "+strconv.Quote(k)+"; allowed: "+quoted(allowed))
 		}
@@ -129,7 +129,7 @@ func allowedRetryKinds(inner bool) []string {
 		return sim.RetryKinds
 	}
 	return slices.DeleteFunc(slices.Clone(sim.RetryKinds), func(k string) bool {
-		return k == "attempt_timeout" || k == "invalid"
+		return k == "attempt_timeout" || k == "invalid" || k == "stall"
 	})
 }
 

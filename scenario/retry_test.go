@@ -69,7 +69,7 @@ jitter = "decorrelated"
 retry_on = ["5xx", "teapot"]
 [classes.attempt_retry]
 max_attempts = 11
-retry_on = ["invalid"]
+retry_on = ["invalid", "stall"]
 `
 	_, err := Parse("bad.toml", []byte(src))
 	var list Errors
@@ -84,9 +84,10 @@ retry_on = ["invalid"]
 		{10, "classes[0].retry.multiplier", "0.5 is out of range; want a backoff multiplier in [1, 1e6]"},
 		{12, "classes[0].retry.max_backoff", "1s is below initial_backoff 2s"},
 		{13, "classes[0].retry.jitter", `unknown value "decorrelated"; allowed: "full", "equal", "none"`},
-		{14, "classes[0].retry.retry_on", `unknown failure "teapot"; allowed: "5xx", "429", "4xx", "upstream_timeout", "attempt_timeout", "invalid"`},
+		{14, "classes[0].retry.retry_on", `unknown failure "teapot"; allowed: "5xx", "429", "4xx", "upstream_timeout", "attempt_timeout", "invalid", "stall"`},
 		{16, "classes[0].attempt_retry.max_attempts", "11 is out of range"},
 		{17, "classes[0].attempt_retry.retry_on", `"invalid" cannot be retried inside an attempt`},
+		{17, "classes[0].attempt_retry.retry_on", `"stall" cannot be retried inside an attempt`},
 	} {
 		found := false
 		for _, e := range list {
@@ -98,8 +99,8 @@ retry_on = ["invalid"]
 			t.Errorf("no error at bad.toml:%d: %s: …%s…; got\n%v", w.line, w.key, w.msg, err)
 		}
 	}
-	if len(list) != 7 {
-		t.Errorf("%d problems; want 7:\n%v", len(list), err)
+	if len(list) != 8 {
+		t.Errorf("%d problems; want 8:\n%v", len(list), err)
 	}
 }
 

@@ -90,6 +90,9 @@ const (
 	// RetryInvalid: an unusable answer (Class.Retry only: a client library
 	// does not judge answers).
 	RetryInvalid
+	// RetryStall: a request that ended with a stream cut (StreamCuts) is
+	// run again (Class.Retry only: a client library does not cut streams).
+	RetryStall
 )
 
 // DefaultRetryOn is what the OpenAI and Anthropic SDKs retry: 408 and
@@ -97,7 +100,7 @@ const (
 const DefaultRetryOn = RetryServerError | RetryRateLimited | RetryUpstreamTimeout
 
 // RetryKinds names the kinds of RetryOn in scenario files, in bit order.
-var RetryKinds = []string{"5xx", "429", "4xx", "upstream_timeout", "attempt_timeout", "invalid"}
+var RetryKinds = []string{"5xx", "429", "4xx", "upstream_timeout", "attempt_timeout", "invalid", "stall"}
 
 // has reports whether a failure of kind o (and, for an error, status s)
 // is retryable.
@@ -121,6 +124,8 @@ func (on RetryOn) has(o outcome, s failStatus) bool {
 		bit = RetryAttemptTimeout
 	case outInvalid:
 		bit = RetryInvalid
+	case outStalled:
+		bit = RetryStall
 	}
 	return on&bit != 0
 }
@@ -178,8 +183,8 @@ func (r *Retry) validate(inner bool) error {
 	if r.On == 0 || r.On >= 1<<len(RetryKinds) {
 		return invalid("retryable failures: must name at least one of %v", RetryKinds)
 	}
-	if inner && r.On&(RetryAttemptTimeout|RetryInvalid) != 0 {
-		return invalid("an attempt's retry cannot retry attempt timeouts (the timeout bounds the attempt, its retries included) or invalid answers (a client library does not judge answers): use the class's retry")
+	if inner && r.On&(RetryAttemptTimeout|RetryInvalid|RetryStall) != 0 {
+		return invalid("an attempt's retry cannot retry attempt timeouts (the timeout bounds the attempt, its retries included), invalid answers (a client library does not judge answers) or stream cuts (a client library does not cut streams): use the class's retry")
 	}
 	return nil
 }

@@ -404,3 +404,42 @@ func TestRetryDeniedApartFromCopies(t *testing.T) {
 		}
 	}
 }
+
+// TestRetryStallReruns: half the streams stall 100 s mid-stream and a 2 s
+// inter-token timeout cuts them (fatal). Without a retry of stalls every
+// cut request ends stalled; a class retry of "stall" with 3 tries re-runs
+// them, so a request fails only when all 3 tries stall: 0.5³ = 12.5 %
+// (tolerance: 5 standard errors at the sample size). Other retryable
+// kinds do not take a cut.
+func TestRetryStallReruns(t *testing.T) {
+	const reqs = 20_000
+	m := streamedModel("a", dist.Constant{Value: 0.5}, 10)
+	m.Stalls = sim.Stalls{Rate: 0.5, Duration: dist.Constant{Value: 100}, At: sim.MidStream}
+	run := func(on sim.RetryOn) *sim.ClassResult {
+		rt := fixedRetry(3, 10*time.Millisecond, 1)
+		rt.On = on
+		cfg := &sim.Config{
+			Name: "stall-retry", Seed: 3, Requests: reqs,
+			Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 10},
+			Models:   []sim.Model{m},
+			Classes: []sim.Class{{
+				Name: "c", Share: 1, Deadline: 300 * time.Second,
+				InputTokens: dist.Constant{Value: 100}, OutputTokens: dist.Constant{Value: 20},
+				Policy: sim.Policy{StreamCuts: sim.StreamCuts{InterTokenTimeout: 2 * time.Second, OnStall: sim.Fatal}},
+				Retry:  rt,
+			}},
+		}
+		return &mustRun(t, cfg).Classes[0]
+	}
+	others := sim.DefaultRetryOn | sim.RetryAttemptTimeout | sim.RetryInvalid
+	if c := run(others); float64(c.Stalled)/reqs < 0.45 {
+		t.Errorf("without stall: %d of %d requests ended stalled; want about half", c.Stalled, reqs)
+	}
+	c := run(others | sim.RetryStall)
+	if got := float64(c.Stalled) / reqs; math.Abs(got-0.125) > binomialTol(0.125, reqs) {
+		t.Errorf("retrying stalls: %v of the requests ended stalled; want 0.5³ = 0.125", got)
+	}
+	if c.Answered+c.Stalled != reqs {
+		t.Errorf("answered %d + stalled %d ≠ %d requests", c.Answered, c.Stalled, reqs)
+	}
+}
