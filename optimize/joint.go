@@ -302,16 +302,7 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 				key := fmt.Sprintf("%s: candidate %d (%s)", step, j+1, cand.Label)
 				me, err := m.get(key, j, func() (Measurement, error) {
 					res, c, err := run(k, cand.Policy(cl.Policy))
-					if err != nil {
-						if ctx.Err() != nil {
-							return Measurement{}, err
-						}
-						return failure(key, err), nil
-					}
-					var x Candidate
-					x.OverLimit = len(res.Overloads(c)) > 0
-					summarize(&x, &res.Classes[k], s.Level, search.Objective.Target)
-					return measurementOf(key, &x), nil
+					return measureRun(ctx, key, res, c, k, err, s.Level, search.Objective.Target)
 				})
 				switch {
 				case err != nil:
