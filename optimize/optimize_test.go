@@ -989,6 +989,9 @@ func TestClosedLoopCoupled(t *testing.T) {
 	if len(rep.Joint) != 1 || len(rep.Joint[0].Classes) != 1 || !slices.Contains(rep.Joint[0].Shared, "closed-loop clients") {
 		t.Fatalf("joint groups %+v: want the closed-loop class in a group of its own", rep.Joint)
 	}
+	if w := rep.Classes[0].Warnings[0]; !strings.HasPrefix(w, "optimized on the full scenario") || strings.Contains(w, " with ") {
+		t.Errorf("lone closed-loop class's note %q: want no \"jointly with\" list", w)
+	}
 	s.Alone = true
 	rep = mustRun(t, cfg, s, optimize.Options{})
 	if len(rep.Joint) != 0 || len(rep.Classes) != 1 || len(rep.Classes[0].Candidates) < 2 {
