@@ -42,6 +42,7 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 		if f := c.fallbacks(); f > 0 && f < len(c.Copies) {
 			return nil, nil, &UnmappableError{"failsafe-go", c.Class, "failsafe-go cannot mix timed copies (a hedgepolicy) with copies sent only after a failure (a retrypolicy) in one call"}
 		}
+		breakerNotes(n, c, "failsafe-go", "write a circuitbreaker (circuitbreaker.NewBuilder[R]) per model, one shared instance per provider, and put it innermost, around each attempt")
 		statusRuleNotes(n, c, "failsafe-go", "the written predicates handle a 504 as any 5xx (on_error)", "the written predicates give a 4xx no case of its own: it is handled as an unusable answer")
 		fmt.Fprintf(&body, "\n// Class %s.\n", c.Class)
 		hedgeTarget := c.Primary
