@@ -58,6 +58,15 @@ func TestBreakersExported(t *testing.T) {
 			}
 			wantNote(t, notes, "consecutive", "cannot be expressed exactly")
 		}
+		if format == "failsafe-go" {
+			for _, s := range []string{"WithFailureThreshold(5).\n\tWithDelay(20 * time.Second).\n\tWithSuccessThreshold(1)",
+				"WithFailureRateThreshold(0.5, 20, 10*time.Second).\n\tWithDelay(20 * time.Second).\n\tWithSuccessThreshold(3)"} {
+				if !strings.Contains(string(out), s) {
+					t.Errorf("failsafe-go output lacks %s:\n%s", s, out)
+				}
+			}
+			wantNote(t, notes, "consecutive", "written as ModelWestBreaker")
+		}
 		if format == "envoy" {
 			wantNote(t, notes, "consecutive", "consecutive_5xx: 5")
 		}
