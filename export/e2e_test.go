@@ -225,7 +225,7 @@ func simPrediction(t *testing.T, cfg *sim.Config) (lat []float64, calls float64)
 		t.Fatal(err)
 	}
 	cr := res.Classes[0]
-	return cr.Latencies, float64(cr.Attempts.Sent) / float64(cr.Requests)
+	return cr.Latencies(), float64(cr.Attempts.Sent) / float64(cr.Requests)
 }
 
 // buildHarnesses builds, in one temporary module, a harness per

@@ -70,7 +70,7 @@ func TestFittedBlockSimulates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			simLat := res.Classes[0].Latencies // sorted; failed requests count at their error time
+			simLat := res.Classes[0].Latencies() // sorted; failed requests count at their error time
 			obs := l.Latencies()
 			sortedObs := append([]float64(nil), obs...)
 			slices.Sort(sortedObs)

@@ -503,7 +503,7 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 		rep.Joint = []JointGroup{}
 	}
 	if n := s.checkRequests(); n > 0 && check {
-		rc, err := Check(ctx, cfg, rep, n, s.Level)
+		rc, err := checkOn(ctx, cfg, rep, n, s.Level, workers)
 		if err != nil {
 			return nil, nil, fmt.Errorf("rollout check: %w", err)
 		}
@@ -922,20 +922,15 @@ func plural(n int, one, many string) string {
 // one, to the slowest answer — so that late hedges, which may rescue the
 // missed requests, are tried.
 func gridSpan(r *sim.ClassResult, deadline time.Duration) (q10, q99 float64) {
-	q10, q99 = quantile(r.Latencies, 0.10), quantile(r.Latencies, 0.99)
+	q := r.Quantiles(0.10, 0.99)
+	q10, q99 = q[0], q[1]
 	if !math.IsInf(q99, 1) {
 		return q10, q99
 	}
 	if deadline > 0 {
 		q99 = deadline.Seconds()
 	} else {
-		q99 = math.NaN()
-		for i := len(r.Latencies) - 1; i >= 0; i-- {
-			if !math.IsInf(r.Latencies[i], 1) {
-				q99 = r.Latencies[i]
-				break
-			}
-		}
+		q99 = r.MaxAnswered() // NaN when nothing was answered
 	}
 	if math.IsInf(q10, 1) {
 		q10 = math.NaN() // nothing answered: the grid's fallback spacing

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"runtime"
 	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
@@ -84,16 +85,30 @@ func RolloutConfig(cfg *sim.Config, rep *Report, requests int) *sim.Config {
 
 // Check runs the rollout check of rep for cfg with the given number of
 // requests, intervals at the given level; it stops with ctx's error when
-// ctx is done.
+// ctx is done. The check's run and its no-hedging baseline run at once,
+// each split on GOMAXPROCS goroutines when its requests are independent
+// (sim.RunSplit); the result does not depend on that.
 func Check(ctx context.Context, cfg *sim.Config, rep *Report, requests int, level float64) (*RolloutCheck, error) {
+	return checkOn(ctx, cfg, rep, requests, level, runtime.GOMAXPROCS(0))
+}
+
+// checkOn is Check on workers goroutines per run.
+func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, level float64, workers int) (*RolloutCheck, error) {
 	c := RolloutConfig(cfg, rep, requests)
-	hedged, err := sim.RunContext(ctx, c)
+	var base *sim.Result
+	var baseErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		base, baseErr = sim.RunSplit(ctx, sim.WithoutHedging(c), workers)
+	}()
+	hedged, err := sim.RunSplit(ctx, c, workers)
+	<-done
 	if err != nil {
 		return nil, err
 	}
-	base, err := sim.RunContext(ctx, sim.WithoutHedging(c))
-	if err != nil {
-		return nil, err
+	if baseErr != nil {
+		return nil, baseErr
 	}
 	rc := &RolloutCheck{Requests: c.Requests, Report: sim.NewReport(c, hedged, base)}
 	var overloads []sim.Overload

@@ -3,7 +3,6 @@ package optimize
 import (
 	"fmt"
 	"math"
-	"slices"
 	"strconv"
 	"time"
 
@@ -48,6 +47,18 @@ func survival(x []float64) []SurvivalPoint {
 	for finite > 0 && math.IsInf(x[finite-1], 1) {
 		finite--
 	}
+	idx := survivalRanks(n, finite)
+	v := make([]float64, len(idx))
+	for k, i := range idx {
+		v[k] = x[i]
+	}
+	return survivalPoints(n, idx, v)
+}
+
+// survivalRanks returns the 0-based ranks, ascending, of the points
+// survival keeps for n latencies of which the smallest finite are finite
+// (the rest are misses).
+func survivalRanks(n, finite int) []int {
 	if finite == 0 {
 		return nil
 	}
@@ -68,52 +79,66 @@ func survival(x []float64) []SurvivalPoint {
 	if len(idx) == 0 || idx[len(idx)-1] != finite-1 {
 		idx = append(idx, finite-1)
 	}
+	return idx
+}
+
+// survivalPoints returns the survival points of n latencies whose ranks idx
+// (from survivalRanks) have the values v.
+func survivalPoints(n int, idx []int, v []float64) []SurvivalPoint {
+	if len(idx) == 0 {
+		return nil
+	}
 	out := make([]SurvivalPoint, len(idx))
 	for k, i := range idx {
-		out[k] = SurvivalPoint{T: x[i], S: float64(n-1-i) / float64(n)}
+		out[k] = SurvivalPoint{T: v[k], S: float64(n-1-i) / float64(n)}
 	}
 	return out
 }
 
 // summarize turns one run of one class into a candidate's measurements
 // (everything but the cost comparison with the baseline, see compare).
-// Percentiles index the latencies that sim.Run has already sorted.
+// Percentiles, their intervals and the survival curve's points come from
+// one selection over the run's latencies (sim's ClassResult.Ranks).
 // target, when > 0, is the objective's latency target for
 // AnsweredWithinShare.
 func summarize(c *Candidate, r *sim.ClassResult, level float64, target time.Duration) {
-	x := r.Latencies
+	n := r.NumLatencies()
 	c.Requests = r.Requests
-	if len(x) == 0 {
+	if n == 0 {
 		return
 	}
 	l := &c.Latency
 	l.Mean = r.Mean() // NaN when nothing was answered
-	l.P50, l.P90, l.P95 = quantile(x, 0.50), quantile(x, 0.90), quantile(x, 0.95)
-	l.P99, l.P999 = quantile(x, 0.99), quantile(x, 0.999)
-	var ok95, ok99 bool
-	l.P95CI95[0], l.P95CI95[1], ok95 = r.QuantileCI(0.95, level)
-	l.P99CI95[0], l.P99CI95[1], ok99 = r.QuantileCI(0.99, level)
+	ks := []int{rankOf(n, 0.50), rankOf(n, 0.90), rankOf(n, 0.95), rankOf(n, 0.99), rankOf(n, 0.999)}
+	l95, u95, ok95 := sim.QuantileCIRanks(n, 0.95, level)
+	l99, u99, ok99 := sim.QuantileCIRanks(n, 0.99, level)
+	ks = append(ks, l95-1, u95-1, l99-1, u99-1)
+	surv := survivalRanks(n, int(r.Answered))
+	v := r.Ranks(append(ks, surv...))
+	l.P50, l.P90, l.P95, l.P99, l.P999 = v[0], v[1], v[2], v[3], v[4]
+	l.P95CI95 = [2]float64{v[5], v[6]}
+	l.P99CI95 = [2]float64{v[7], v[8]}
 	c.P95CIOK, c.P99CIOK = ok95, ok99
 	l.P95CIOK, l.P99CIOK = ok95, ok99
-	n := float64(r.Requests)
-	c.AnsweredShare = float64(r.Answered) / n
-	c.HedgedShare = float64(r.Hedged) / n
-	c.AttemptsPerRequest = float64(r.Attempts.Sent) / n
-	c.CostPer1kUSD = (r.CostCompletedUSD + r.CostCancelledUSD) * 1000 / n
+	nf := float64(r.Requests)
+	c.AnsweredShare = float64(r.Answered) / nf
+	c.HedgedShare = float64(r.Hedged) / nf
+	c.AttemptsPerRequest = float64(r.Attempts.Sent) / nf
+	c.CostPer1kUSD = (r.CostCompletedUSD + r.CostCancelledUSD) * 1000 / nf
 	if r.Throughput != nil {
 		c.perSecond = r.Throughput.PerSecond
 	}
-	c.Survival = survival(x)
+	c.Survival = survivalPoints(n, surv, v[len(ks):])
 	if target > 0 {
-		t := target.Seconds()
-		within, _ := slices.BinarySearchFunc(x, t, func(v, t float64) int {
-			if v <= t {
-				return -1
-			}
-			return 1
-		})
-		c.AnsweredWithinShare = float64(within) / n
+		c.AnsweredWithinShare = float64(r.AnsweredWithin(target.Seconds())) / nf
 	}
+}
+
+// rankOf returns the 0-based rank of the p-quantile of n sorted values by
+// the nearest-rank rule, as quantile indexes it.
+func rankOf(n int, p float64) int {
+	i := int(math.Ceil(p*float64(n))) - 1
+	return min(max(i, 0), n-1)
 }
 
 // fewerAnswers reports whether c answers significantly fewer requests than

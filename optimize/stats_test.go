@@ -71,14 +71,15 @@ func TestWilson(t *testing.T) {
 	}
 }
 
-// TestMinRequestsForCI: the threshold is where sim's QuantileCI starts to
-// fit inside the sample, and it keeps fitting above it.
+// TestMinRequestsForCI: the threshold is where sim's QuantileCIRanks (the
+// ranks of ClassResult.QuantileCI) starts to fit inside the sample, and it
+// keeps fitting above it.
 func TestMinRequestsForCI(t *testing.T) {
 	for _, p := range []float64{0.5, 0.95, 0.99} {
 		for _, level := range []float64{0.9, 0.95, 0.99} {
 			m := MinRequestsForCI(p, level)
 			for n := max(1, m-50); n <= m+300; n++ {
-				_, _, ok := (&sim.ClassResult{Latencies: make([]float64, n)}).QuantileCI(p, level)
+				_, _, ok := sim.QuantileCIRanks(n, p, level)
 				if ok != (n >= m) {
 					t.Errorf("p %v, level %v: QuantileCI ok = %v at n = %d; MinRequestsForCI = %d", p, level, ok, n, m)
 					break

@@ -140,8 +140,9 @@ func BenchmarkClosedLoop(b *testing.B) {
 }
 
 // BenchmarkManyClasses runs 380 classes of equal share (2·10⁵ requests,
-// one uniform model, a copy after 200 ms): the cost of building the
-// overall result from the classes' sorted latencies.
+// one uniform model, a copy after 200 ms): the cost of keeping many
+// classes' results (the overall result selects from the classes'
+// latency buffers; nothing is merged).
 func BenchmarkManyClasses(b *testing.B) {
 	cfg := oneModel(200_000, dist.Uniform{Min: 0.05, Max: 0.5}, 1, 200*time.Millisecond)
 	c := cfg.Classes[0]
@@ -200,4 +201,29 @@ func BenchmarkRetries(b *testing.B) {
 		}
 	}
 	b.ReportMetric(float64(cfg.Requests)/(b.Elapsed().Seconds()/float64(b.N)), "req/s")
+}
+
+// BenchmarkReport builds the report of guard-check at 10⁶ requests from
+// its hedged run and baseline, simulated once: the selection of every
+// class's and the overall percentiles, intervals and end-latency figures
+// from 10⁶ stored latencies per run.
+func BenchmarkReport(b *testing.B) {
+	s, err := scenario.LoadFS(scenarios.FS, "guard-check.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := s.Config
+	cfg.Requests = 1_000_000
+	h, err := sim.Run(&cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	base, err := sim.Run(sim.WithoutHedging(&cfg))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		sim.NewReport(&cfg, h, base)
+	}
 }

@@ -135,7 +135,7 @@ func TestBreakerFailureRatioCycle(t *testing.T) {
 	if ok.Answered != 32 || ok.Rejected != 10 || res.Classes[0].Rejected != 10 {
 		t.Errorf("answered %d, rejected %d and %d; want 32 answered, 10 and 10 rejected", ok.Answered, ok.Rejected, res.Classes[0].Rejected)
 	}
-	for _, x := range ok.Latencies[:ok.Answered] {
+	for _, x := range ok.Latencies()[:ok.Answered] {
 		if x != 1 {
 			t.Fatalf("an answered request took %v s; want 1", x)
 		}
@@ -181,7 +181,7 @@ func TestProviderBreakerShared(t *testing.T) {
 	}
 	count := func(res *sim.Result) map[float64]int {
 		n := map[float64]int{}
-		for _, x := range res.Classes[0].Latencies {
+		for _, x := range res.Classes[0].Latencies() {
 			n[math.Round(x*1e6)/1e6]++
 		}
 		return n

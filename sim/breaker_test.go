@@ -31,7 +31,7 @@ func TestBreakerStopsPayingErrorLatency(t *testing.T) {
 			Policy: sim.Policy{Primary: 0, Targets: []int{1}, Copies: 1, Delays: []time.Duration{-1}, OnError: sim.NonFatal}}},
 	}
 	count := func(res *sim.Result) (slow, fast int) {
-		for _, x := range res.Classes[0].Latencies {
+		for _, x := range res.Classes[0].Latencies() {
 			switch {
 			case math.Abs(x-2.5) < 1e-9:
 				slow++

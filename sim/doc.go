@@ -42,6 +42,22 @@
 // same JSON report, byte for byte — of one global event order, on every
 // shipped scenario they apply to and on random policies built for ties.
 //
+// # Results
+//
+// Each request's latency is recorded as it ends, as float32 seconds (4
+// bytes; rounded to the nearest float32, a relative error of at most 2⁻²⁴),
+// in one buffer per class: times to a usable answer from its front, the
+// misses' times until they ended from its back. Nothing is sorted:
+// percentiles, their confidence intervals and the end-latency figures are
+// the order statistics of just the ranks asked for, found by a three-pass
+// radix select on the values' bit patterns (latency.go), over one class's
+// buffer or over all of them for the overall figures. A reported percentile
+// is the float32 rounding of the exact order statistic, written as the
+// shortest decimal that reads back as it (within 2⁻²³ of the exact value,
+// relative to it); means come from exact sums of the simulated durations.
+// A run split into ranges (RunSplit) keeps each range's buffers as they
+// are, so its result is the one-core result whatever the number of ranges.
+//
 // # What shapes an attempt
 //
 // An attempt passes through composable pieces, each optional and each

@@ -1,5 +1,7 @@
 package sim
 
+import "slices"
+
 // Every run of this package's tests checks its accounting when it ends.
 func init() { auditRuns = true }
 
@@ -45,4 +47,31 @@ func RunGlobal(cfg *Config, fn func(*AttemptRecord)) *Result {
 	e.trace = fn
 	e.run()
 	return e.result()
+}
+
+// Canonical returns a copy of r whose latencies are each held in one
+// ascending part, so that results equal as what they report — the order in
+// which requests ended is not part of a result — are reflect.DeepEqual.
+func Canonical(r *Result) *Result {
+	c := *r
+	c.Classes = slices.Clone(r.Classes)
+	canon := func(s *latencySet) {
+		join := func(parts [][]float32) [][]float32 {
+			var all []float32
+			for _, p := range parts {
+				all = append(all, p...)
+			}
+			slices.Sort(all)
+			if len(all) == 0 {
+				return nil
+			}
+			return [][]float32{all}
+		}
+		s.ans, s.miss = join(s.ans), join(s.miss)
+	}
+	for i := range c.Classes {
+		canon(&c.Classes[i].lat)
+	}
+	canon(&c.Overall.lat)
+	return &c
 }

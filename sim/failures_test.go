@@ -32,7 +32,7 @@ func statusConfig(n int, f sim.Failures, delay time.Duration, p sim.Policy) *sim
 // (seconds, rounded to the microsecond).
 func latencyShares(c *sim.ClassResult) map[float64]float64 {
 	out := map[float64]float64{}
-	for _, x := range c.Latencies {
+	for _, x := range c.Latencies() {
 		if !math.IsInf(x, 1) {
 			out[math.Round(x*1e6)/1e6] += 1 / float64(c.Requests)
 		}
@@ -150,7 +150,7 @@ func TestStatusShorthand(t *testing.T) {
 	short := statusConfig(5000, sim.Failures{}, 700*time.Millisecond, sim.Policy{OnError: sim.NonFatal})
 	short.Models[0].ErrorRate, short.Models[0].ErrorLatency = 0.25, lat
 	a, b := mustRun(t, long), mustRun(t, short)
-	if !reflect.DeepEqual(a.Classes[0].Latencies, b.Classes[0].Latencies) || a.Classes[0].Attempts != b.Classes[0].Attempts {
+	if !reflect.DeepEqual(a.Classes[0].Latencies(), b.Classes[0].Latencies()) || a.Classes[0].Attempts != b.Classes[0].Attempts {
 		t.Errorf("server-error failures differ from the error_rate shorthand: attempts %+v vs %+v", a.Classes[0].Attempts, b.Classes[0].Attempts)
 	}
 }

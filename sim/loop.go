@@ -134,12 +134,10 @@ func newEngineFor(cfg *Config, n int) *engine {
 	for i := range cfg.Classes {
 		e.classes[i] = newClassState(&cfg.Classes[i].Policy)
 	}
-	for i, c := range cfg.Classes {
+	for i := range cfg.Classes {
 		e.stats[i].billed = make([]bill, 2*len(cfg.Models))
-		n := int(float64(n)*c.Share*1.05) + 16
-		e.stats[i].latencies = getDurations(n)
-		e.stats[i].missEnds = getDurations(n/16 + 16)
 	}
+	e.sizeTimes(n)
 	return e
 }
 

@@ -5,11 +5,11 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"runtime"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"text/tabwriter"
-
-	"gonum.org/v1/gonum/stat"
 )
 
 // QuantileRule states how the report's percentiles are computed.
@@ -150,23 +150,11 @@ type EndLatency struct {
 
 // SummarizeEnd returns the end-latency summary of c (zeros without requests).
 func SummarizeEnd(c *ClassResult) EndLatency {
-	x := c.EndLatencies()
-	if len(x) == 0 {
+	if c.NumLatencies() == 0 {
 		return EndLatency{}
 	}
-	return EndLatency{Mean: stat.Mean(x, nil), P50: nearestRank(x, 0.5), P95: nearestRank(x, 0.95), P99: nearestRank(x, 0.99)}
-}
-
-// endQuantile is SummarizeEnd(c)'s p-quantile without merging: the element
-// of rank ⌈p·n⌉ of the answered latencies and the misses' end times together.
-func endQuantile(c *ClassResult, p float64) float64 {
-	ans := c.Latencies[:len(c.Latencies)-len(c.MissEnds)]
-	n := len(c.Latencies)
-	if n == 0 {
-		return 0
-	}
-	i := int(math.Ceil(p*float64(n))) - 1
-	return kthOfTwo(ans, c.MissEnds, min(max(i, 0), n-1))
+	q := c.EndQuantiles(0.5, 0.95, 0.99)
+	return EndLatency{Mean: c.EndMean(), P50: q[0], P95: q[1], P99: q[2]}
 }
 
 // Baseline is the same traffic with hedging off.
@@ -231,12 +219,14 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 		Scenario: cfg.Name, Seed: cfg.Seed, Requests: cfg.Requests,
 		QuantileRule: QuantileRule,
 	}
+	sums, overall := summarizeAll(hedged, baseline)
 	for i := range hedged.Classes {
-		cr := classReport(&hedged.Classes[i], &baseline.Classes[i])
-		cr.Warnings = append(cr.Warnings, hedgeWarnings(&cfg.Classes[i], &hedged.Classes[i], &baseline.Classes[i])...)
+		h, b, x := &hedged.Classes[i], &baseline.Classes[i], &sums[i]
+		cr := classReport(h, b, x.lat, x.end, x.base)
+		cr.Warnings = append(cr.Warnings, hedgeWarnings(&cfg.Classes[i], h, b, &cr, x.baseEnd95)...)
 		r.Classes = append(r.Classes, cr)
 	}
-	r.Overall = classReport(&hedged.Overall, &baseline.Overall)
+	r.Overall = classReport(&hedged.Overall, &baseline.Overall, overall.lat, overall.end, overall.base)
 	r.setSpend(cfg)
 	r.Providers = hedged.Providers
 	r.Breakers = hedged.Breakers
@@ -261,21 +251,69 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 	return r
 }
 
+// summaries are the latency figures of a report row, each selected from
+// the stored latencies.
+type summaries struct {
+	lat, base Latency    // SummarizeLatency of the hedged run and of the baseline
+	end       EndLatency // SummarizeEnd of the hedged run
+	baseEnd95 float64    // the baseline's end-latency p95 (hedgeWarnings)
+}
+
+// summarizeAll selects the figures of the report rows of every class of the
+// runs hedged and baseline, and of the overall row — the one class's when
+// there is only one, as they hold the same requests. The selections, which
+// only read the runs' latencies, run on up to GOMAXPROCS goroutines; the
+// figures do not depend on how many.
+func summarizeAll(hedged, baseline *Result) (cls []summaries, overall summaries) {
+	cls = make([]summaries, len(hedged.Classes))
+	var jobs []func()
+	for i := range cls {
+		h, b, x := &hedged.Classes[i], &baseline.Classes[i], &cls[i]
+		jobs = append(jobs,
+			func() { x.lat = SummarizeLatency(h) },
+			func() { x.end = SummarizeEnd(h) },
+			func() { x.base = SummarizeLatency(b) },
+			func() { x.baseEnd95 = b.EndQuantiles(0.95)[0] })
+	}
+	if len(cls) != 1 {
+		h, b, x := &hedged.Overall, &baseline.Overall, &overall
+		jobs = append(jobs,
+			func() { x.lat = SummarizeLatency(h) },
+			func() { x.end = SummarizeEnd(h) },
+			func() { x.base = SummarizeLatency(b) })
+	}
+	var next atomic.Int64
+	parallel(min(runtime.GOMAXPROCS(0), len(jobs)), func(int) {
+		for j := int(next.Add(1)) - 1; j < len(jobs); j = int(next.Add(1)) - 1 {
+			jobs[j]()
+		}
+	})
+	if len(cls) == 1 {
+		overall = cls[0]
+	}
+	return cls, overall
+}
+
 // SummarizeLatency returns the latency summary of c (NaN-free: zeros when
-// c has no requests).
+// c has no requests), from one selection of the ranks it needs.
 func SummarizeLatency(c *ClassResult) Latency {
-	if len(c.Latencies) == 0 {
+	n := c.NumLatencies()
+	if n == 0 {
 		return Latency{}
 	}
-	l := Latency{
-		Mean: c.Mean(), P50: c.Quantile(0.50), P90: c.Quantile(0.90),
-		P95: c.Quantile(0.95), P99: c.Quantile(0.99), P999: c.Quantile(0.999),
+	ks := []int{
+		nearestRankIndex(n, 0.50), nearestRankIndex(n, 0.90), nearestRankIndex(n, 0.95),
+		nearestRankIndex(n, 0.99), nearestRankIndex(n, 0.999),
 	}
-	lo, hi, ok := c.QuantileCI(0.95, 0.95)
-	l.P95CI95, l.P95CIOK = [2]float64{lo, hi}, ok
-	lo, hi, ok = c.QuantileCI(0.99, 0.95)
-	l.P99CI95, l.P99CIOK = [2]float64{lo, hi}, ok
-	return l
+	l95, u95, ok95 := QuantileCIRanks(n, 0.95, 0.95)
+	l99, u99, ok99 := QuantileCIRanks(n, 0.99, 0.95)
+	ks = append(ks, l95-1, u95-1, l99-1, u99-1)
+	v := c.Ranks(ks)
+	return Latency{
+		Mean: c.Mean(), P50: v[0], P90: v[1], P95: v[2], P99: v[3], P999: v[4],
+		P95CI95: [2]float64{v[5], v[6]}, P95CIOK: ok95,
+		P99CI95: [2]float64{v[7], v[8]}, P99CIOK: ok99,
+	}
 }
 
 func per1k(c *ClassResult) Cost {
@@ -293,14 +331,17 @@ func per1k(c *ClassResult) Cost {
 // share returns a/n, or 0 when n is 0.
 func share(a, n int64) float64 { return perRequest(float64(a), n) }
 
-func classReport(h, b *ClassResult) ClassReport {
+// classReport returns the report row of the run h of a class (or of all
+// classes) and its baseline b, given the latency summaries of h (lat, end)
+// and of b (base).
+func classReport(h, b *ClassResult, lat Latency, end EndLatency, base Latency) ClassReport {
 	cr := ClassReport{
 		Class: h.Name, Requests: h.Requests, Answered: h.Answered,
 		AnsweredShare:    share(h.Answered, h.Requests),
 		TimeoutsFailOpen: h.TimeoutsOpen, TimeoutsFailClosed: h.TimeoutsClosed,
 		Errors: h.Errors, RateLimited: h.RateLimited, Rejected: h.Rejected, Stalled: h.Stalled, Invalid: h.Invalid,
-		Latency:            SummarizeLatency(h),
-		EndLatency:         SummarizeEnd(h),
+		Latency:            lat,
+		EndLatency:         end,
 		HedgedShare:        share(h.Hedged, h.Requests),
 		AttemptsPerRequest: share(h.Attempts.Sent, h.Requests),
 		Attempts:           h.Attempts,
@@ -311,7 +352,7 @@ func classReport(h, b *ClassResult) ClassReport {
 		Throughput:         h.Throughput,
 		Retries:            h.Retries,
 		NoHedging: Baseline{
-			Latency:       SummarizeLatency(b),
+			Latency:       base,
 			AnsweredShare: share(b.Answered, b.Requests),
 			CostPer1k:     per1k(b),
 			Throughput:    b.Throughput,
@@ -341,14 +382,14 @@ func AnswersFall(pb float64, nb int64, pc float64, nc int64, z float64) bool {
 	return pb-pc > z*se
 }
 
-// hedgeWarnings says when class cl's hedging (run h, baseline b) does
-// harm or nothing: it answers significantly fewer requests than no hedging
-// (the two-proportion test of the optimizer, at 95 %); it cannot hedge
-// because its first copy is due at or after its deadline; or its requests
-// end sooner only because they fail faster (the p95 of the time until
-// requests ended falls by ≥ 10 % while the p95 to a usable answer does not
-// fall).
-func hedgeWarnings(cl *Class, h, b *ClassResult) []string {
+// hedgeWarnings says when class cl's hedging (run h, baseline b, report
+// row cr, the baseline's end-latency p95 baseEnd95) does harm or nothing: it answers significantly fewer requests
+// than no hedging (the two-proportion test of the optimizer, at 95 %); it
+// cannot hedge because its first copy is due at or after its deadline; or
+// its requests end sooner only because they fail faster (the p95 of the
+// time until requests ended falls by ≥ 10 % while the p95 to a usable
+// answer does not fall).
+func hedgeWarnings(cl *Class, h, b *ClassResult, cr *ClassReport, baseEnd95 float64) []string {
 	var w []string
 	if h.Requests == 0 || b.Requests == 0 {
 		return nil
@@ -366,16 +407,17 @@ func hedgeWarnings(cl *Class, h, b *ClassResult) []string {
 		p.OnClientError != NonFatal && p.OnUpstreamTimeout != NonFatal && (!p.StreamCuts.on() || p.OnStall != NonFatal) {
 		w = append(w, "the copies are fallback copies, sent only after a failure under a nonfatal rule, but no failure here is nonfatal (on_error, on_invalid, on_rate_limited, on_attempt_timeout, on_client_error, on_upstream_timeout, on_stall): no copy is ever sent")
 	}
-	eh, eb := endQuantile(h, 0.95), endQuantile(b, 0.95)
-	if eb > 0 && eh <= 0.9*eb && !(h.Quantile(0.95) < b.Quantile(0.95)) {
-		w = append(w, fmt.Sprintf("requests end sooner with hedging (p95 of the time until they end %s → %s) only because they fail faster: p95 to a usable answer %s → %s", FormatSeconds(eb), FormatSeconds(eh), FormatSeconds(b.Quantile(0.95)), FormatSeconds(h.Quantile(0.95))))
+	eh, eb := cr.EndLatency.P95, baseEnd95
+	ph95, pb95 := cr.Latency.P95, cr.NoHedging.Latency.P95
+	if eb > 0 && eh <= 0.9*eb && !(ph95 < pb95) {
+		w = append(w, fmt.Sprintf("requests end sooner with hedging (p95 of the time until they end %s → %s) only because they fail faster: p95 to a usable answer %s → %s", FormatSeconds(eb), FormatSeconds(eh), FormatSeconds(pb95), FormatSeconds(ph95)))
 	}
 	return w
 }
 
 // latencyWarnings says what limits the latency figures of c.
 func latencyWarnings(c *ClassResult) []string {
-	n := len(c.Latencies)
+	n := c.NumLatencies()
 	var w []string
 	switch {
 	case n == 0:
@@ -387,16 +429,9 @@ func latencyWarnings(c *ClassResult) []string {
 	case !ciOK(c, 0.999):
 		w = append(w, fmt.Sprintf("%s too few for a 95%% interval on p99.9; treat it as rough", plural(n, "request is", "requests are")))
 	}
-	capped := 0
-	for _, l := range [][]float64{c.Latencies, c.MissEnds} {
-		for _, v := range l {
-			if isCapped(v) {
-				capped++
-			}
-		}
-	}
-	if capped > 0 {
-		w = append(w, fmt.Sprintf("%d of %d requests reached the simulator's cap of %s: single draws are capped at about 9 years, so the inputs lie outside what it models", capped, len(c.Latencies)+len(c.MissEnds), FormatSeconds(maxDelay.Seconds())))
+	if c.lat.maxAll >= maxDelay {
+		capped := c.lat.countAtLeast(toSeconds32(maxDelay))
+		w = append(w, fmt.Sprintf("%d of %d requests reached the simulator's cap of %s: single draws are capped at about 9 years, so the inputs lie outside what it models", capped, c.lat.n(), FormatSeconds(maxDelay.Seconds())))
 	}
 	return w
 }
@@ -417,11 +452,11 @@ func CappedSummary(l Latency) string {
 }
 
 // isCapped reports whether a latency in seconds reached the simulator's
-// cap on a single draw (a miss, +Inf, did not).
-func isCapped(s float64) bool { return s >= maxDelay.Seconds() && !math.IsInf(s, 1) }
+// cap on a single draw, as stored in float32 (a miss, +Inf, did not).
+func isCapped(s float64) bool { return s >= seconds64(toSeconds32(maxDelay)) && !math.IsInf(s, 1) }
 
 func ciOK(c *ClassResult, p float64) bool {
-	_, _, ok := c.QuantileCI(p, 0.95)
+	_, _, ok := QuantileCIRanks(c.NumLatencies(), p, 0.95)
 	return ok
 }
 

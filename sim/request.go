@@ -45,20 +45,16 @@ type classStats struct {
 	// responded and for cancelled ones. Token counts are whole numbers, so
 	// their sums are exact and independent of the order of events.
 	billed []bill
-	// latencies are the times to a usable answer of the answered
-	// requests, and missEnds the times until the other requests ended
-	// (misses: no usable answer by the deadline), in the order they end.
-	latencies, missEnds []time.Duration
+	// times holds the latencies of the requests this engine ran, and split
+	// those of the other ranges of a split run (see RunSplit).
+	times endTimes
+	split latencySet
 }
 
 // record books the latency d of a request that ended with outcome o: the
 // time to its usable answer, or, for a miss, the time until it ended.
 func (s *classStats) record(o outcome, d time.Duration) {
-	if o == outOK {
-		s.latencies = append(s.latencies, d)
-	} else {
-		s.missEnds = append(s.missEnds, d)
-	}
+	s.times.add(d, o == outOK)
 }
 
 // fail applies the policy's rule for a failed attempt of the given kind

@@ -5,7 +5,6 @@ import (
 	"math"
 	"slices"
 
-	"gonum.org/v1/gonum/stat"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -180,22 +179,13 @@ type ClassResult struct {
 	// Class.AttemptRetry); nil when it has none (overall: when no class
 	// has any).
 	Retries *RetryCounts
-	// Latencies holds each request's time to a usable answer in seconds,
-	// sorted ascending: from arrival to its valid answer (or, when the
-	// winner is the first token, to that token). A request without a
-	// usable answer by its deadline — an error, a 429, an invalid answer,
-	// an attempt timeout, a deadline reached, fail-open included — is a
-	// miss and holds +Inf, so misses sort last and a percentile that lands
-	// on one is +Inf (printed "miss").
-	Latencies []float64
-	// MissEnds holds the time in seconds from arrival until each missed
-	// request ended (its error or its deadline), sorted ascending; there
-	// are Requests − Answered of them.
-	MissEnds []float64
+	// lat holds each request's time to a usable answer (for a miss, the
+	// time until it ended), as float32 seconds (see Latencies).
+	lat latencySet
 }
 
 // add adds o's counts, bills and wasted tokens to s (not its latencies,
-// which the overall result merges from the sorted class results).
+// which the overall result takes from the class results).
 func (s *classStats) add(o *classStats) {
 	s.requests += o.requests
 	s.answered += o.answered
@@ -231,13 +221,10 @@ func (s *classStats) add(o *classStats) {
 }
 
 func (s *classStats) result(name string, models []Model) ClassResult {
-	lat := sortedSeconds(s.latencies, len(s.missEnds))
-	s.latencies = nil
-	ends := sortedSeconds(s.missEnds, 0)
-	s.missEnds = nil
-	for range ends {
-		lat = append(lat, math.Inf(1)) // within capacity
-	}
+	var lat latencySet
+	lat.addParts(s.split)
+	lat.addTimes(&s.times)
+	s.times, s.split = endTimes{}, latencySet{}
 	var completed, cancelled float64
 	for m := range models {
 		completed += s.billed[2*m].cost(&models[m])
@@ -254,8 +241,7 @@ func (s *classStats) result(name string, models []Model) ClassResult {
 		},
 		CostCompletedUSD: completed, CostCancelledUSD: cancelled,
 		WastedOutputTokens: s.wastedOutput,
-		Latencies:          lat,
-		MissEnds:           ends,
+		lat:                lat,
 	}
 }
 
@@ -287,12 +273,9 @@ func (e *engine) result() *Result {
 		}
 		res.Overall.Retries = &sum
 	}
-	lats := make([][]float64, len(res.Classes))
-	ends := make([][]float64, len(res.Classes))
 	for i := range res.Classes {
-		lats[i], ends[i] = res.Classes[i].Latencies, res.Classes[i].MissEnds
+		res.Overall.lat.addParts(res.Classes[i].lat)
 	}
-	res.Overall.Latencies, res.Overall.MissEnds = mergeAll(lats), mergeAll(ends)
 	if e.loops != nil {
 		e.throughputs(res)
 	}
@@ -319,117 +302,144 @@ func (e *engine) result() *Result {
 	return res
 }
 
-// mergeAll returns the sorted union of the ascending slices xs, merging
-// them in pairs, round after round: O(n log k) for n values in k slices.
-// It may return one of them when the others are empty.
-func mergeAll(xs [][]float64) []float64 {
-	if len(xs) == 0 {
-		return nil
-	}
-	for len(xs) > 1 {
-		next := xs[:0:0]
-		for i := 0; i < len(xs); i += 2 {
-			if i+1 == len(xs) {
-				next = append(next, xs[i])
-			} else {
-				next = append(next, mergeSorted(xs[i], xs[i+1]))
-			}
-		}
-		xs = next
-	}
-	return xs[0]
+// Latencies returns each request's time to a usable answer in seconds,
+// sorted ascending: from arrival to its valid answer (or, when the winner
+// is the first token, to that token). A request without a usable answer by
+// its deadline — an error, a 429, an invalid answer, an attempt timeout, a
+// deadline reached, fail-open included — is a miss and holds +Inf, so
+// misses sort last. Latencies are stored as float32 seconds (relative
+// rounding error at most 2⁻²⁴) and returned as the shortest decimals that
+// read back as them. It sorts a new slice of 8 bytes per request, in
+// O(n log n): the report's figures come from Quantiles, QuantileCI and Mean,
+// which do not sort.
+func (c *ClassResult) Latencies() []float64 {
+	lat, _ := c.lat.sorted()
+	return lat
 }
 
-// mergeSorted returns the sorted union of two ascending slices; it may
-// return one of them when the other is empty.
-func mergeSorted(a, b []float64) []float64 {
-	if len(a) == 0 {
-		return b
-	}
-	if len(b) == 0 {
-		return a
-	}
-	out := make([]float64, 0, len(a)+len(b))
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if b[j] < a[i] {
-			out = append(out, b[j])
-			j++
-		} else {
-			out = append(out, a[i])
-			i++
-		}
-	}
-	out = append(out, a[i:]...)
-	return append(out, b[j:]...)
+// MissEnds returns the time in seconds from arrival until each missed
+// request ended (its error or its deadline), sorted ascending; there are
+// Requests − Answered of them. Like Latencies, it sorts a new slice.
+func (c *ClassResult) MissEnds() []float64 {
+	_, ends := c.lat.sorted()
+	return ends
 }
+
+// NumLatencies returns the number of latencies recorded: one per request.
+func (c *ClassResult) NumLatencies() int { return c.lat.n() }
 
 // Quantile returns the p-quantile of the time to a usable answer in
 // seconds by the nearest-rank rule (R type 1, gonum stat.Empirical): the
 // smallest observed latency L with at least a share p of requests at or
 // below L; +Inf when that rank is a miss (see Latencies). It returns NaN
-// when there are no requests.
+// when there are no requests. Each call selects in O(n); Quantiles takes
+// several at the cost of one.
 func (c *ClassResult) Quantile(p float64) float64 {
-	return nearestRank(c.Latencies, p)
+	return c.Quantiles(p)[0]
 }
 
-// nearestRank returns the p-quantile of the ascending slice x by the
-// nearest-rank rule (R type 1): x[⌈p·n⌉−1], x[0] when p·n ≤ 1, NaN when x
-// is empty. It is stat.Quantile(p, stat.Empirical, x, nil) — the same
-// element — in O(1) instead of O(n).
-func nearestRank(x []float64, p float64) float64 {
-	n := len(x)
-	if n == 0 {
+// Quantiles returns the ps-quantiles of Quantile, in the order of ps, by
+// one selection over the stored latencies: three passes over them, with no
+// sort and no copy.
+func (c *ClassResult) Quantiles(ps ...float64) []float64 {
+	n := c.lat.n()
+	ks := make([]int, len(ps))
+	for i, p := range ps {
+		ks[i] = nearestRankIndex(n, p)
+	}
+	return c.Ranks(ks)
+}
+
+// Ranks returns the latencies of 0-based ranks ks in the ascending order of
+// Latencies (+Inf for a miss), in the order of ks, in seconds: the values
+// Latencies()[k] without sorting. Each k must be in [0, NumLatencies());
+// with no requests every value is NaN.
+func (c *ClassResult) Ranks(ks []int) []float64 {
+	if c.lat.n() == 0 {
+		out := make([]float64, len(ks))
+		for i := range out {
+			out[i] = math.NaN()
+		}
+		return out
+	}
+	return byRank(ks, c.lat.ranks)
+}
+
+// byRank calls f with ks sorted and without repeats, and returns its
+// values in the order of ks.
+func byRank(ks []int, f func(sorted []int) []float64) []float64 {
+	u := slices.Clone(ks)
+	slices.Sort(u)
+	u = slices.Compact(u)
+	v := f(u)
+	out := make([]float64, len(ks))
+	for i, k := range ks {
+		j, _ := slices.BinarySearch(u, k)
+		out[i] = v[j]
+	}
+	return out
+}
+
+// nearestRankIndex returns the 0-based index of the p-quantile of n sorted
+// values by the nearest-rank rule (R type 1): ⌈p·n⌉−1, 0 when p·n ≤ 1 —
+// the element stat.Quantile(p, stat.Empirical, x, nil) returns.
+func nearestRankIndex(n int, p float64) int {
+	i := int(math.Ceil(p*float64(n))) - 1
+	return min(max(i, 0), max(n-1, 0))
+}
+
+// AnsweredWithin returns how many requests got a usable answer within t
+// seconds (their stored float32 latency at most t).
+func (c *ClassResult) AnsweredWithin(t float64) int64 {
+	return int64(c.lat.countAtMost(t))
+}
+
+// MaxAnswered returns the longest time to a usable answer, exactly, in
+// seconds; NaN when no request was answered.
+func (c *ClassResult) MaxAnswered() float64 {
+	if c.lat.na == 0 {
 		return math.NaN()
 	}
-	i := int(math.Ceil(p*float64(n))) - 1
-	return x[min(max(i, 0), n-1)]
-}
-
-// kthOfTwo returns the k-th smallest value (0-based) of the union of the
-// ascending slices a and b, 0 ≤ k < len(a)+len(b), in O(log(len(a))): the
-// element mergeSorted(a, b)[k] without merging. It takes i values from a and
-// k+1−i from b, for the i at which neither side's last taken value exceeds
-// the other side's first left.
-func kthOfTwo(a, b []float64, k int) float64 {
-	lo, hi := max(0, k+1-len(b)), min(k+1, len(a))
-	for lo < hi {
-		i := int(uint(lo+hi) >> 1) // values taken from a; k+1−i from b
-		if j := k + 1 - i; j > 0 && a[i] < b[j-1] {
-			lo = i + 1 // a[i] belongs among the k+1 smallest
-		} else {
-			hi = i
-		}
-	}
-	i, j := lo, k+1-lo
-	switch {
-	case i == 0:
-		return b[j-1]
-	case j == 0:
-		return a[i-1]
-	}
-	return max(a[i-1], b[j-1])
+	return c.lat.maxA.Seconds()
 }
 
 // Mean returns the mean time to a usable answer of the answered requests
-// in seconds (misses have no time to an answer); NaN when none was
-// answered.
+// in seconds (misses have no time to an answer), from the exact sum of
+// their durations; NaN when none was answered.
 func (c *ClassResult) Mean() float64 {
-	n := len(c.Latencies) - len(c.MissEnds)
-	if n <= 0 {
+	if c.lat.na == 0 {
 		return math.NaN()
 	}
-	return stat.Mean(c.Latencies[:n], nil)
+	return c.lat.sumA.seconds() / float64(c.lat.na)
 }
 
-// EndLatencies returns, sorted ascending in seconds, the time from arrival
-// until each request ended: its answer, its error or its deadline. It is
-// the secondary figure; the headline is the time to a usable answer
-// (Latencies), under which a request that fails fast is no faster. The
-// slice may share memory with Latencies: do not modify it.
-func (c *ClassResult) EndLatencies() []float64 {
-	n := len(c.Latencies) - len(c.MissEnds)
-	return mergeSorted(slices.Clip(c.Latencies[:n]), c.MissEnds)
+// EndQuantiles returns the ps-quantiles (nearest rank) of the time from
+// arrival until each request ended — its answer, its error or its deadline
+// — in seconds: the secondary figure; the headline is the time to a usable
+// answer (Quantiles), under which a request that fails fast is no faster.
+// NaN without requests.
+func (c *ClassResult) EndQuantiles(ps ...float64) []float64 {
+	n := c.lat.n()
+	ks := make([]int, len(ps))
+	for i, p := range ps {
+		ks[i] = nearestRankIndex(n, p)
+	}
+	if n == 0 {
+		return c.Ranks(ks)
+	}
+	return byRank(ks, c.lat.endRanks)
+}
+
+// EndMean returns the mean time until requests ended, answered or not, in
+// seconds, from the exact sum of their durations; NaN without requests.
+func (c *ClassResult) EndMean() float64 {
+	n := c.lat.n()
+	if n == 0 {
+		return math.NaN()
+	}
+	s := c.lat.sumA
+	s.addSum(c.lat.sumM)
+	return s.seconds() / float64(n)
 }
 
 // QuantileCI returns a distribution-free confidence interval at the given
@@ -441,15 +451,22 @@ func (c *ClassResult) EndLatencies() []float64 {
 // the interval to fit inside it (l < 1 or u > n); lo and hi are then clamped
 // to the sample's extremes.
 func (c *ClassResult) QuantileCI(p, level float64) (lo, hi float64, ok bool) {
-	n := len(c.Latencies)
+	n := c.lat.n()
 	if n == 0 {
 		return math.NaN(), math.NaN(), false
 	}
-	l, u := orderStatisticRanks(n, p, level)
+	l, u, ok := QuantileCIRanks(n, p, level)
+	v := c.Ranks([]int{l - 1, u - 1})
+	return v[0], v[1], ok
+}
+
+// QuantileCIRanks returns the 1-based ranks (l, u) of QuantileCI's
+// interval for n ≥ 1 values, clamped to [1, n], and whether they fit
+// without clamping.
+func QuantileCIRanks(n int, p, level float64) (l, u int, ok bool) {
+	l, u = orderStatisticRanks(n, p, level)
 	ok = l >= 1 && u <= n
-	l = max(l, 1)
-	u = min(u, n)
-	return c.Latencies[l-1], c.Latencies[u-1], ok
+	return max(l, 1), min(u, n), ok
 }
 
 // orderStatisticRanks returns the 1-based ranks (l, u) of QuantileCI.

@@ -113,10 +113,11 @@ func TestRetryFailingEndsAtSumOfBackoffs(t *testing.T) {
 		{"stacked", fixedRetry(2, 10*time.Millisecond, 1), fixedRetry(3, 10*time.Millisecond, 1), 1.25},
 	} {
 		c := &mustRun(t, retryConfig(200, 1, 0, tc.outer, tc.inner)).Classes[0]
-		if len(c.MissEnds) != 200 {
-			t.Fatalf("%s: %d of 200 requests failed; want all", tc.name, len(c.MissEnds))
+		ends := c.MissEnds()
+		if len(ends) != 200 {
+			t.Fatalf("%s: %d of 200 requests failed; want all", tc.name, len(ends))
 		}
-		for _, x := range c.MissEnds {
+		for _, x := range ends {
 			if math.Abs(x-tc.want) > 1e-9 {
 				t.Fatalf("%s: a request failing every try ended at %v s; want %v", tc.name, x, tc.want)
 			}
@@ -145,7 +146,7 @@ func TestRetryJitterMeans(t *testing.T) {
 			var sum float64
 			var m int
 			lo, hi := 1.2+tc.mean-tc.span/2, 1.2+tc.mean+tc.span/2
-			for _, x := range c.Latencies {
+			for _, x := range c.Latencies() {
 				if x > 1.1 && !math.IsInf(x, 1) {
 					if x < lo-1e-9 || x > hi+1e-9 {
 						t.Fatalf("%s %v: latency %v outside [%v, %v]", layer, tc.jitter, x, lo, hi)
@@ -290,10 +291,10 @@ func TestRetryAfterOverridesBackoff(t *testing.T) {
 				cfg.Classes[0].AttemptRetry = rt
 			}
 			c := &mustRun(t, cfg).Classes[0]
-			if c.RateLimited != 100 || len(c.MissEnds) != 100 {
-				t.Fatalf("%s: %d requests ended by a 429, %d misses; want 100", layer, c.RateLimited, len(c.MissEnds))
+			if c.RateLimited != 100 || len(c.MissEnds()) != 100 {
+				t.Fatalf("%s: %d requests ended by a 429, %d misses; want 100", layer, c.RateLimited, len(c.MissEnds()))
 			}
-			for _, x := range c.MissEnds {
+			for _, x := range c.MissEnds() {
 				if math.Abs(x-tc.want) > 1e-9 {
 					t.Fatalf("%s, hint %v: a request ended at %v s; want %v", layer, tc.hint, x, tc.want)
 				}

@@ -14,8 +14,10 @@ import (
 // RunContext's for any number of workers: every draw depends only on (seed,
 // request, attempt); a range's first arrival time is the sum of the
 // earlier gaps, whole nanoseconds added exactly; and every merged total is
-// exact (counts, whole tokens, 128-bit sums of durations), while latencies
-// are sorted after the merge. workers ≤ 1 means one goroutine.
+// exact (counts, whole tokens, 128-bit sums of durations), while each
+// range's latencies are kept as they are and percentiles are selected from
+// all of them together, whatever their order. workers ≤ 1 means one
+// goroutine.
 func RunSplit(ctx context.Context, cfg *Config, workers int) (*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
@@ -37,7 +39,8 @@ func RunSplit(ctx context.Context, cfg *Config, workers int) (*Result, error) {
 	for k := range es {
 		lo, hi := k*n/workers, (k+1)*n/workers
 		if k == 0 {
-			es[k] = e // gathers every range: sized for all
+			es[k] = e // gathers every range
+			e.sizeTimes(hi - lo)
 		} else {
 			es[k] = newEngineFor(cfg, hi-lo)
 			es[k].stop = &stopper{ctx: ctx}
@@ -46,8 +49,8 @@ func RunSplit(ctx context.Context, cfg *Config, workers int) (*Result, error) {
 	}
 	if cfg.Arrivals.Process == Poisson {
 		// Each range starts where the gaps of the ranges before it end.
-		sums := make([]time.Duration, workers)
-		parallel(workers, func(k int) {
+		sums := make([]time.Duration, workers-1) // the last range's is not needed
+		parallel(workers-1, func(k int) {
 			for i := es[k].next; i < es[k].end; i++ {
 				sums[k] += es[k].poissonGap(i)
 			}
@@ -87,10 +90,8 @@ func (e *engine) absorb(o *engine) {
 	for c := range e.stats {
 		s, x := &e.stats[c], &o.stats[c]
 		s.add(x)
-		s.latencies = append(s.latencies, x.latencies...)
-		s.missEnds = append(s.missEnds, x.missEnds...)
-		putDurations(x.latencies)
-		putDurations(x.missEnds)
+		s.split.addParts(x.split)
+		s.split.addTimes(&x.times)
 		e.classes[c].denied.add(o.classes[c].denied)
 	}
 	for i := range e.provs {

@@ -5,6 +5,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -203,5 +204,29 @@ adaptive = { percentile = 0.9, window = 200, warm_up = 50 }
 	os.WriteFile(notDir, []byte("x"), 0o644)
 	if code, _, errOut := hedgesim(t, "run", "--requests", "10", "--out", notDir); code != 2 || !strings.Contains(errOut, "not a directory") {
 		t.Errorf("--out onto a file: exit %d, %q", code, errOut)
+	}
+}
+
+// TestRunWorkersSameReport: `run` writes the same JSON report, byte for
+// byte, on 1, 2 and 3 workers — for a one-class scenario on the lane (split
+// into ranges), a several-class one, and one whose requests share a
+// provider (never split) — and --workers out of range is a usage error.
+func TestRunWorkersSameReport(t *testing.T) {
+	for _, sc := range []string{"guard-check", "two-model-gateway", "loaded-provider"} {
+		var first string
+		for w := 1; w <= 3; w++ {
+			code, out, errOut := hedgesim(t, "run", "--json", "--requests", "30001", "--workers", strconv.Itoa(w), sc)
+			if code != 0 {
+				t.Fatalf("%s, %d workers: exit %d: %s", sc, w, code, errOut)
+			}
+			if w == 1 {
+				first = out
+			} else if out != first {
+				t.Errorf("%s: the report on %d workers differs from the one on 1", sc, w)
+			}
+		}
+	}
+	if code, _, errOut := hedgesim(t, "run", "--workers", "0", "guard-check"); code != 2 || !strings.Contains(errOut, "--workers 0") {
+		t.Errorf("--workers 0: exit %d, %q; want a usage error", code, errOut)
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"math"
 	"os"
 	"path/filepath"
+	"runtime"
 	"strconv"
 	"sync/atomic"
 
@@ -52,6 +53,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	out := fs.String("out", "", "also write report.txt, report.json and, for classes with an adaptive delay, a plot of it over the run to `DIR` (created if needed; its parent must exist)")
 	whatIf := addWhatIfFlags(fs)
 	quiet := fs.Bool("quiet", false, "no progress bar (shown on stderr only when it is a terminal)")
+	var workers intFlag
+	fs.Var(&workers, "workers", "simulate on `n` goroutines at most, each run's requests split into ranges when they are independent (default: the number of CPUs); the report does not depend on it")
 	var maxMemory byteSize
 	fs.Var(&maxMemory, "max-memory", "refuse a run estimated to need more than `SIZE` of memory, such as 8GiB or 500MB (default: the memory available)")
 	pos, err := parseFlags(fs, args)
@@ -61,6 +64,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	sc, err := scenarioArg(pos, seed, requests, sim.MaxRequests, whatIf.options())
 	if err != nil {
 		return err
+	}
+	if workers.set && (workers.v < 1 || workers.v > 4096) {
+		return usageError{err: fmt.Errorf("--workers %d: must be in [1, 4096]", workers.v)}
+	}
+	if !workers.set {
+		workers.v = int64(runtime.GOMAXPROCS(0))
 	}
 	cfg := sc.Config
 	if requests.set {
@@ -98,7 +107,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	bar := newProgress(stderr, "run", *quiet)
 	bar.live()
-	rep, err := simulate(ctx, &cfg, fn, bar)
+	rep, err := simulate(ctx, &cfg, fn, int(workers.v), bar)
 	bar.finish()
 	if err != nil {
 		return err
@@ -110,12 +119,17 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return fmt.Errorf("writing the trace: %w", err)
 		}
 	}
+	// Only the form printed is written, unless --out needs both.
 	var text, js bytes.Buffer
-	if err := rep.WriteText(&text); err != nil {
-		return err
+	if !*asJSON || *out != "" {
+		if err := rep.WriteText(&text); err != nil {
+			return err
+		}
 	}
-	if err := rep.WriteJSON(&js); err != nil {
-		return err
+	if *asJSON || *out != "" {
+		if err := rep.WriteJSON(&js); err != nil {
+			return err
+		}
 	}
 	b := text
 	if *asJSON {
@@ -130,11 +144,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	return err
 }
 
-// simulate runs cfg and its no-hedging baseline at the same time (on two
-// cores when there are two) and compares them, until ctx is done; fn, when
-// not nil, sees every attempt of the hedged run, from one goroutine; bar
-// (may be nil) counts the two runs as steps as they finish.
-func simulate(ctx context.Context, cfg *sim.Config, fn func(*sim.AttemptRecord), bar *progress) (*sim.Report, error) {
+// simulate runs cfg and its no-hedging baseline at the same time and
+// compares them, until ctx is done. Each run whose requests are
+// independent is split into ranges on workers goroutines (sim.RunSplit),
+// so the two together use up to 2·workers; the report does not depend on
+// workers. fn, when not nil, sees every attempt of the hedged run, from one
+// goroutine (that run is not split); bar (may be nil) counts the two runs
+// as steps as they finish.
+func simulate(ctx context.Context, cfg *sim.Config, fn func(*sim.AttemptRecord), workers int, bar *progress) (*sim.Report, error) {
 	const stage = "hedged run and no hedging, at once"
 	var finished atomic.Int32
 	bar.set(stage, 0, 2)
@@ -143,10 +160,16 @@ func simulate(ctx context.Context, cfg *sim.Config, fn func(*sim.AttemptRecord),
 	done := make(chan struct{})
 	go func() {
 		defer close(done)
-		base, baseErr = sim.RunContext(ctx, sim.WithoutHedging(cfg))
+		base, baseErr = sim.RunSplit(ctx, sim.WithoutHedging(cfg), workers)
 		bar.set(stage, int(finished.Add(1)), 2)
 	}()
-	hedged, err := sim.RunTraceContext(ctx, cfg, fn)
+	var hedged *sim.Result
+	var err error
+	if fn != nil {
+		hedged, err = sim.RunTraceContext(ctx, cfg, fn)
+	} else {
+		hedged, err = sim.RunSplit(ctx, cfg, workers)
+	}
 	bar.set(stage, int(finished.Add(1)), 2)
 	<-done
 	if err != nil {

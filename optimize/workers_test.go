@@ -1,0 +1,42 @@
+package optimize_test
+
+import (
+	"bytes"
+	"testing"
+
+	"github.com/hedgesim/hedgesim/optimize"
+	"github.com/hedgesim/hedgesim/scenario"
+	"github.com/hedgesim/hedgesim/scenarios"
+)
+
+// TestReportDoesNotDependOnWorkers: the report of a sweep and its rollout
+// check (whose runs are split into ranges on the workers) is the same JSON,
+// byte for byte, on 1, 2 and 3 workers.
+func TestReportDoesNotDependOnWorkers(t *testing.T) {
+	sc, err := scenario.LoadFS(scenarios.FS, "guard-check.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := optimize.DefaultSettings()
+	s.Requests = 3000
+	s.CheckRequests = 20_001
+	var first []byte
+	for w := 1; w <= 3; w++ {
+		rep, err := optimize.Run(&sc.Config, s, optimize.Options{Workers: w})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Rollout == nil {
+			t.Fatal("no rollout check")
+		}
+		var b bytes.Buffer
+		if err := rep.WriteJSON(&b); err != nil {
+			t.Fatal(err)
+		}
+		if w == 1 {
+			first = b.Bytes()
+		} else if !bytes.Equal(b.Bytes(), first) {
+			t.Errorf("the report on %d workers differs from the one on 1", w)
+		}
+	}
+}

@@ -1,0 +1,346 @@
+package sim
+
+import (
+	"math"
+	"slices"
+	"strconv"
+	"time"
+)
+
+// Latencies are stored as float32 seconds, 4 bytes per request, rounded to
+// the nearest float32: a relative error of at most 2⁻²⁴ (6·10⁻⁸; 0.18 µs on
+// 3 s, 60 µs on 1000 s) over the whole range of durations, so no latency
+// saturates. Non-negative float32 values order exactly as their bit
+// patterns do as uint32, which the selection below relies on.
+
+// toSeconds32 rounds a non-negative duration to float32 seconds.
+func toSeconds32(d time.Duration) float32 { return float32(d.Seconds()) }
+
+// seconds64 returns the stored latency x as the float64 the reports show:
+// the shortest decimal that reads back as x in float32 (so 1.2345679, not
+// 1.2345678806304932). It is within 2⁻²⁴·x of x, hence within 2⁻²³ of the
+// simulated duration relative to it, and strictly increasing in x.
+func seconds64(x float32) float64 {
+	if math.IsInf(float64(x), 0) {
+		return float64(x)
+	}
+	var buf [24]byte
+	b := strconv.AppendFloat(buf[:0], float64(x), 'g', -1, 32)
+	v, _ := strconv.ParseFloat(string(b), 64)
+	return v
+}
+
+// endTimes collects one class's request latencies in float32 seconds as
+// requests end: times to a usable answer from the front of buf, misses'
+// times until they ended from the back, so one buffer sized for the
+// class's requests holds both, whatever the share of misses.
+type endTimes struct {
+	buf  []float32
+	a, m int // answered at buf[:a], misses at buf[len(buf)−m:]
+	// sumA and sumM are the exact sums of the durations recorded; maxA and
+	// maxAll the largest answered one and the largest of all.
+	sumA, sumM   wideSum
+	maxA, maxAll time.Duration
+}
+
+// newEndTimes returns an endTimes with room for n requests.
+func newEndTimes(n int) endTimes { return endTimes{buf: make([]float32, max(n, 16))} }
+
+// sizeTimes gives each class of e room for the latencies of its share of n
+// requests, 5 % more and 16 beyond (more grows the buffer).
+func (e *engine) sizeTimes(n int) {
+	for i, c := range e.cfg.Classes {
+		e.stats[i].times = newEndTimes(int(float64(n)*c.Share*1.05) + 16)
+	}
+}
+
+// add records the duration d ≥ 0 of a request: the time to its usable
+// answer when answered, otherwise the time until it ended.
+func (t *endTimes) add(d time.Duration, answered bool) {
+	if t.a+t.m == len(t.buf) {
+		t.grow()
+	}
+	x := toSeconds32(d)
+	t.maxAll = max(t.maxAll, d)
+	if answered {
+		t.buf[t.a] = x
+		t.a++
+		t.sumA.add(d)
+		t.maxA = max(t.maxA, d)
+	} else {
+		t.m++
+		t.buf[len(t.buf)-t.m] = x
+		t.sumM.add(d)
+	}
+}
+
+// grow doubles the buffer, keeping both ends.
+func (t *endTimes) grow() {
+	nb := make([]float32, 2*len(t.buf))
+	copy(nb, t.buf[:t.a])
+	copy(nb[len(nb)-t.m:], t.buf[len(t.buf)-t.m:])
+	t.buf = nb
+}
+
+// answered and misses return the two ends.
+func (t *endTimes) answered() []float32 { return t.buf[:t.a] }
+func (t *endTimes) misses() []float32   { return t.buf[len(t.buf)-t.m:] }
+
+// latencySet is the latencies of a class (or of all classes) after a run:
+// the answered requests' times to a usable answer and the misses' times
+// until they ended, each as float32 seconds in parts of any order (one per
+// class, per range of a split run), with exact sums and maxima.
+type latencySet struct {
+	ans, miss    [][]float32
+	na, nm       int
+	sumA, sumM   wideSum
+	maxA, maxAll time.Duration
+}
+
+// addTimes adds one collection's latencies to s (sharing its memory).
+func (s *latencySet) addTimes(t *endTimes) {
+	s.addParts(latencySet{
+		ans: [][]float32{t.answered()}, miss: [][]float32{t.misses()},
+		na: t.a, nm: t.m, sumA: t.sumA, sumM: t.sumM, maxA: t.maxA, maxAll: t.maxAll,
+	})
+}
+
+// addParts adds o's parts and totals to s (sharing their memory).
+func (s *latencySet) addParts(o latencySet) {
+	for _, p := range o.ans {
+		if len(p) > 0 {
+			s.ans = append(s.ans, p)
+		}
+	}
+	for _, p := range o.miss {
+		if len(p) > 0 {
+			s.miss = append(s.miss, p)
+		}
+	}
+	s.na += o.na
+	s.nm += o.nm
+	s.sumA.addSum(o.sumA)
+	s.sumM.addSum(o.sumM)
+	s.maxA = max(s.maxA, o.maxA)
+	s.maxAll = max(s.maxAll, o.maxAll)
+}
+
+// n returns the number of requests.
+func (s *latencySet) n() int { return s.na + s.nm }
+
+// ranks returns the order statistics of ranks ks (0-based, ascending, each
+// in [0, n)) of the time to a usable answer, in seconds as seconds64 gives
+// them: a rank at or past the answered requests is a miss, +Inf.
+func (s *latencySet) ranks(ks []int) []float64 {
+	out := make([]float64, len(ks))
+	j := 0
+	for j < len(ks) && ks[j] < s.na {
+		j++
+	}
+	for i, x := range selectRanks(s.ans, ks[:j]) {
+		out[i] = seconds64(x)
+	}
+	for i := j; i < len(ks); i++ {
+		out[i] = math.Inf(1)
+	}
+	return out
+}
+
+// endRanks returns the order statistics of ranks ks (0-based, ascending,
+// in [0, n)) of the time until requests ended, answered or not, in seconds.
+func (s *latencySet) endRanks(ks []int) []float64 {
+	parts := append(slices.Clip(s.ans), s.miss...)
+	out := make([]float64, len(ks))
+	for i, x := range selectRanks(parts, ks) {
+		out[i] = seconds64(x)
+	}
+	return out
+}
+
+// sorted returns every request's time to a usable answer, ascending, in
+// seconds (+Inf for a miss), and the misses' end times, ascending.
+func (s *latencySet) sorted() (lat, missEnds []float64) {
+	lat = make([]float64, 0, s.n())
+	for _, p := range s.ans {
+		for _, x := range p {
+			lat = append(lat, seconds64(x))
+		}
+	}
+	slices.Sort(lat)
+	for range s.nm {
+		lat = append(lat, math.Inf(1))
+	}
+	missEnds = make([]float64, 0, s.nm)
+	for _, p := range s.miss {
+		for _, x := range p {
+			missEnds = append(missEnds, seconds64(x))
+		}
+	}
+	slices.Sort(missEnds)
+	return lat, missEnds
+}
+
+// countAtLeast returns how many requests, answered or not, ended at least
+// t seconds (as stored, in float32) after their arrival.
+func (s *latencySet) countAtLeast(t float32) int {
+	n := 0
+	for _, parts := range [][][]float32{s.ans, s.miss} {
+		for _, p := range parts {
+			for _, x := range p {
+				if x >= t {
+					n++
+				}
+			}
+		}
+	}
+	return n
+}
+
+// countAtMost returns how many answered requests took at most t seconds
+// (as stored, in float32).
+func (s *latencySet) countAtMost(t float64) int {
+	n := 0
+	for _, p := range s.ans {
+		for _, x := range p {
+			if float64(x) <= t {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// Selection. The k-th smallest of n stored values is found without sorting
+// or moving them, by a most-significant-digit radix select on their bit
+// patterns in three passes over the data: a histogram of the top 11 bits
+// locates each wanted rank's bucket and its rank within it; a histogram of
+// the next 11 bits, kept only for those buckets, narrows it further; one of
+// the last 10 bits, only for the sub-buckets then wanted, gives the value.
+// The counts kept are 2048 per wanted bucket at most, so any number of
+// ranks costs three O(n) passes and O(ranks) KiB, and the values may lie in
+// any number of slices (the classes of an overall result).
+const (
+	selShift1, selShift2 = 21, 10
+	selMask2, selMask3   = 1<<11 - 1, 1<<10 - 1
+	// selSmall is the size below which selectRanks sorts a copy instead.
+	selSmall = 2048
+)
+
+// selectRanks returns the values of ranks ks (0-based, ascending, each in
+// [0, n) for the n values in parts together, which must be ≥ 0 and not
+// NaN) of the union of parts, without changing parts.
+func selectRanks(parts [][]float32, ks []int) []float32 {
+	if len(ks) == 0 {
+		return nil
+	}
+	n := 0
+	for _, p := range parts {
+		n += len(p)
+	}
+	out := make([]float32, len(ks))
+	if n <= selSmall {
+		all := make([]float32, 0, n)
+		for _, p := range parts {
+			all = append(all, p...)
+		}
+		slices.Sort(all)
+		for i, k := range ks {
+			out[i] = all[k]
+		}
+		return out
+	}
+	key := func(x float32) uint32 { return math.Float32bits(x) }
+
+	// Pass 1: top 11 bits of every value.
+	var h1 [1 << 11]uint32
+	for _, p := range parts {
+		for _, x := range p {
+			h1[key(x)>>selShift1]++
+		}
+	}
+	// Each rank's bucket (b1) and rank within it (r); g1 numbers the
+	// distinct buckets wanted.
+	type want struct {
+		b1, b2 uint32
+		r      int
+		g1, g2 int
+	}
+	ws := make([]want, len(ks))
+	var mark1 [1 << 11]int16
+	for i := range mark1 {
+		mark1[i] = -1
+	}
+	var g1s []uint32
+	{
+		b, below := 0, 0
+		for i, k := range ks {
+			for below+int(h1[b]) <= k {
+				below += int(h1[b])
+				b++
+			}
+			if mark1[b] < 0 {
+				mark1[b] = int16(len(g1s))
+				g1s = append(g1s, uint32(b))
+			}
+			ws[i] = want{b1: uint32(b), r: k - below, g1: int(mark1[b])}
+		}
+	}
+
+	// Pass 2: the next 11 bits of values in wanted buckets.
+	h2 := make([][1 << 11]uint32, len(g1s))
+	for _, p := range parts {
+		for _, x := range p {
+			k := key(x)
+			if g := mark1[k>>selShift1]; g >= 0 {
+				h2[g][(k>>selShift2)&selMask2]++
+			}
+		}
+	}
+	// idx2[g1][b2] numbers the distinct (b1, b2) sub-buckets wanted.
+	idx2 := make([][1 << 11]int32, len(g1s))
+	for g := range idx2 {
+		for i := range idx2[g] {
+			idx2[g][i] = -1
+		}
+	}
+	ng2 := 0
+	for i := range ws {
+		w := &ws[i]
+		h := &h2[w.g1]
+		b, below := 0, 0
+		for below+int(h[b]) <= w.r {
+			below += int(h[b])
+			b++
+		}
+		w.b2, w.r = uint32(b), w.r-below
+		if idx2[w.g1][b] < 0 {
+			idx2[w.g1][b] = int32(ng2)
+			ng2++
+		}
+		w.g2 = int(idx2[w.g1][b])
+	}
+
+	// Pass 3: the last 10 bits of values in wanted sub-buckets.
+	h3 := make([][1 << 10]uint32, ng2)
+	for _, p := range parts {
+		for _, x := range p {
+			k := key(x)
+			if g := mark1[k>>selShift1]; g >= 0 {
+				if g2 := idx2[g][(k>>selShift2)&selMask2]; g2 >= 0 {
+					h3[g2][k&selMask3]++
+				}
+			}
+		}
+	}
+	for i := range ws {
+		w := &ws[i]
+		h := &h3[w.g2]
+		b, below := 0, 0
+		for below+int(h[b]) <= w.r {
+			below += int(h[b])
+			b++
+		}
+		out[i] = math.Float32frombits(w.b1<<selShift1 | w.b2<<selShift2 | uint32(b))
+	}
+	return out
+}
