@@ -347,8 +347,15 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 			}
 		}
 		cr.OptimizedWith = others
-		note := fmt.Sprintf("optimized jointly with %s on their shared traffic (%d requests per simulation, all of the group's classes), as they share %s; %d round(s) of coordinate descent",
-			joinNames(others), jg.Requests, joinNames(shared), jg.Rounds)
+		var note string
+		if len(others) == 0 {
+			// A group of one: a closed-loop class, whose own traffic depends on its latency.
+			note = fmt.Sprintf("optimized on the full scenario (%d requests per simulation), as its traffic comes from %s: its own rate depends on its latency; %d round(s)",
+				jg.Requests, joinNames(shared), jg.Rounds)
+		} else {
+			note = fmt.Sprintf("optimized jointly with %s on their shared traffic (%d requests per simulation, all of the group's classes), as they share %s; %d round(s) of coordinate descent",
+				joinNames(others), jg.Requests, joinNames(shared), jg.Rounds)
+		}
 		if !jg.Converged {
 			note += fmt.Sprintf(", stopped at the limit of %d without converging: picks may still interact", MaxJointRounds)
 		}
