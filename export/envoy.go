@@ -34,6 +34,7 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 		c := &d.Classes[i]
 		n := &notes{class: c.Class}
 		retryNotes(n, c, "Envoy")
+		envoyBreakerNotes(n, c)
 		statusRuleNotes(n, c, "Envoy", "retry_on 5xx covers a 504 (and gateway-error), so it follows on_error", "retry_on writes no 4xx other than 429: fatal")
 		if c.Adaptive != nil {
 			return nil, nil, &UnmappableError{"envoy", c.Class, "an adaptive delay (a percentile of recent latencies) has no Envoy form; export an optimize report's fixed-delay pick instead"}
@@ -237,4 +238,19 @@ func envoyRetryOn(c *Class) ([]string, string) {
 		codes = "      retriable_status_codes: [429]\n"
 	}
 	return on, codes
+}
+
+// envoyBreakerNotes: Envoy's circuit_breakers are concurrency limits, not
+// failure breakers; the nearest to a consecutive-failure breaker is the
+// cluster's outlier detection (consecutive_5xx ejects a host for
+// base_ejection_time), which is not written.
+func envoyBreakerNotes(n *notes, c *Class) {
+	for i := range c.Breakers {
+		b := &c.Breakers[i]
+		if b.ConsecutiveFailures > 0 && b.FailureRatio == 0 {
+			n.add("%s not written: the nearest is the cluster's outlier_detection {consecutive_5xx: %d, base_ejection_time: %s}, which ejects one host rather than stopping calls to the model, with no half-open probes", b, b.ConsecutiveFailures, protoDuration(b.Cooldown.D()))
+			continue
+		}
+		n.add("%s not written: Envoy's circuit_breakers limit concurrency, not failures; outlier_detection's failure_percentage ejects hosts by success rate over its interval, not this breaker", b)
+	}
 }

@@ -3,6 +3,9 @@ package export
 import (
 	"fmt"
 	"go/format"
+	"maps"
+	"math"
+	"slices"
 	"sort"
 	"strings"
 	"time"
@@ -31,6 +34,7 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 	imports := map[string]bool{"net/http": true, FailsafeGoModule: true}
 	usedUsable := false
 	ids := map[string]bool{}
+	breakers := map[string]string{} // breaker key → its variable
 	for i := range d.Classes {
 		c := &d.Classes[i]
 		n := &notes{class: c.Class}
@@ -42,6 +46,7 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 		if f := c.fallbacks(); f > 0 && f < len(c.Copies) {
 			return nil, nil, &UnmappableError{"failsafe-go", c.Class, "failsafe-go cannot mix timed copies (a hedgepolicy) with copies sent only after a failure (a retrypolicy) in one call"}
 		}
+		writeFailsafeBreakers(&body, n, c, breakers, imports)
 		statusRuleNotes(n, c, "failsafe-go", "the written predicates handle a 504 as any 5xx (on_error)", "the written predicates give a 4xx no case of its own: it is handled as an unusable answer")
 		fmt.Fprintf(&body, "\n// Class %s.\n", c.Class)
 		hedgeTarget := c.Primary
@@ -327,5 +332,51 @@ func failsafeBudgetNotes(n *notes, c *Class) {
 	b := &c.Budget
 	if b.MaxHedgeShare > 0 || b.RetryThrottling != nil || b.MaxInFlightRatio > 0 || b.MinInFlight > 0 || b.HedgesPerSecond > 0 || b.MaxParallel > 0 {
 		n.add("the class's budget is not written for its retrypolicy")
+	}
+}
+
+// writeFailsafeBreakers writes, once per document, a failsafe-go
+// circuitbreaker for each breaker of c (one per model, one shared instance
+// per provider), and notes where to use it and what does not map. A
+// breaker guards the calls to its models, so it goes around each attempt
+// to them (the attempt function picks the model), not in the class's
+// policies, which run for every attempt whatever its model.
+func writeFailsafeBreakers(body *strings.Builder, n *notes, c *Class, written map[string]string, imports map[string]bool) {
+	for i := range c.Breakers {
+		b := &c.Breakers[i]
+		key, name := b.String(), "Model"+ident(b.Model)+"Breaker"
+		if b.Provider != "" {
+			name = "Provider" + ident(b.Provider) + "Breaker"
+		}
+		if w, ok := written[key]; ok {
+			name = w
+		} else {
+			for base, k := name, 2; slices.Contains(slices.Collect(maps.Values(written)), name); k++ {
+				name = fmt.Sprintf("%s%d", base, k) // another breaker of the same name
+			}
+			written[key] = name
+			imports[FailsafeGoModule+"/circuitbreaker"] = true
+			var trip string
+			switch {
+			case b.FailureRatio > 0 && b.WindowTime > 0:
+				trip = fmt.Sprintf("WithFailureRateThreshold(%g, %d, %s)", b.FailureRatio, b.MinCalls, goDuration(b.WindowTime.D()))
+			case b.FailureRatio > 0:
+				trip = fmt.Sprintf("WithFailureThresholdRatio(%d, %d)", max(1, int(math.Ceil(b.FailureRatio*float64(b.Window)-1e-9))), b.Window)
+			default:
+				trip = fmt.Sprintf("WithFailureThreshold(%d)", b.ConsecutiveFailures)
+			}
+			fmt.Fprintf(body, "\n// %s is %s. Share this one instance across every call to %s:\n// run each attempt to them with failsafe.With(%s).Get(...).\nvar %s = circuitbreaker.NewBuilder[*http.Response]().\n\t// failures: errors, 429s and 5xx (an answer, valid or not, is a success)\n\tHandleIf(func(r *http.Response, err error) bool {\n\t\treturn err != nil || r.StatusCode == http.StatusTooManyRequests || r.StatusCode >= 500\n\t}).\n\t%s.\n\tWithDelay(%s).\n\tWithSuccessThreshold(%d).\n\tBuild()\n",
+				name, b, strings.Join(b.Models, ", "), name, name, trip, goDuration(b.Cooldown.D()), b.Probes)
+		}
+		n.add("%s written as %s: wrap each attempt to %s in it (failsafe.With(%s)); it is not in the class's policies, which run for every attempt whatever its model", b, name, strings.Join(b.Models, ", "), name)
+		if b.FailureRatio > 0 && b.ConsecutiveFailures > 0 {
+			n.add("%s: failsafe-go's breaker has one trip: the failure ratio is written, the %d-consecutive-failure trip is not", b, b.ConsecutiveFailures)
+		}
+		if b.FailureRatio > 0 && b.WindowTime == 0 {
+			n.add("%s: a count window is written as WithFailureThresholdRatio(%d of the last %d): min_calls %d is not written", b, max(1, int(math.Ceil(b.FailureRatio*float64(b.Window)-1e-9))), b.Window, b.MinCalls)
+		}
+		if b.Provider != "" && len(b.Models) > 1 {
+			n.add("%s: one instance shared by the models %s: do not build one per model", b, strings.Join(b.Models, ", "))
+		}
 	}
 }

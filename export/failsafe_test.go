@@ -105,11 +105,14 @@ func TestFailsafeGoCompiles(t *testing.T) {
 	v[2].Winner = "first_response"
 	v[3].Copies = []Copy{{Target: "large-b", Delay: Seconds(300 * time.Millisecond)}, {Target: "large-a", Delay: Seconds(500 * time.Millisecond)}}
 	v[3].OnInvalid, v[3].Deadline = "fatal", 0
+	v[3].Breakers = []Breaker{{Provider: "p", Models: []string{"large-a", "large-b"}, ConsecutiveFailures: 3, FailureRatio: 0.5, Window: 20, MinCalls: 10,
+		Cooldown: Seconds(time.Second), Probes: 2}}
 	out, notes, err := Write(d, "failsafe-go", Options{})
 	if err != nil {
 		t.Fatal(err)
 	}
-	for _, want := range []string{"decaying estimate", "ends hedging", "one hedge target", "no time window", "counts_against_budget not written"} {
+	for _, want := range []string{"decaying estimate", "ends hedging", "one hedge target", "no time window", "counts_against_budget not written",
+		"WithFailureThresholdRatio(10 of the last 20)", "the 3-consecutive-failure trip is not", "one instance shared by the models large-a, large-b"} {
 		found := false
 		for _, n := range notes {
 			found = found || strings.Contains(n.Text, want)

@@ -101,10 +101,13 @@ type Class struct {
 	// Retry re-runs a failed request, hedging and all, and AttemptRetry
 	// retries inside each attempt; see Retry. Each is omitted from the
 	// document when the class has none. Every other key of the document
-	// is always present but Reason, OnClientError, OnUpstreamTimeout and
-	// StreamCuts.
+	// is always present but Reason, OnClientError, OnUpstreamTimeout,
+	// StreamCuts and Breakers.
 	Retry        *Retry `json:"retry,omitempty"`
 	AttemptRetry *Retry `json:"attempt_retry,omitempty"`
+	// Breakers are the circuit breakers on the class's targets (the
+	// models' own and their providers'); omitted when there are none.
+	Breakers []Breaker `json:"breakers,omitempty"`
 }
 
 // StreamCuts are a class's stall detectors for streamed answers
@@ -327,6 +330,11 @@ func (c *Class) validate() error {
 	if r := c.AttemptRetry; r != nil {
 		if err := r.validate(true); err != nil {
 			return fmt.Errorf("attempt_retry.%w", err)
+		}
+	}
+	for j := range c.Breakers {
+		if err := c.Breakers[j].validate(); err != nil {
+			return fmt.Errorf("breakers[%d].%w", j, err)
 		}
 	}
 	b := &c.Budget

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 )
@@ -50,7 +51,10 @@ type PollyEndpoint struct {
 // PollyCircuitBreaker is the part of HttpCircuitBreakerStrategyOptions
 // written.
 type PollyCircuitBreaker struct {
-	SamplingDuration string `json:"SamplingDuration"`
+	FailureRatio      float64 `json:"FailureRatio,omitempty"`
+	MinimumThroughput int     `json:"MinimumThroughput,omitempty"`
+	SamplingDuration  string  `json:"SamplingDuration"`
+	BreakDuration     string  `json:"BreakDuration,omitempty"`
 }
 
 // PollyRouting is OrderedGroupsRoutingOptions: attempt k goes to group k.
@@ -124,9 +128,7 @@ func writePolly(d *Document) ([]byte, []Note, error) {
 				n.add("no attempt timeout: Polly always has one (Endpoint.Timeout, 10 s by default), so Endpoint.Timeout is written as %s, the longest the circuit breaker allows (its sampling duration, at most 1 day, must be twice the attempt timeout)", pollyTimeSpan(attempt))
 			}
 		}
-		if 2*attempt > pollyDefaultSampling {
-			o.Endpoint.CircuitBreaker = &PollyCircuitBreaker{SamplingDuration: pollyTimeSpan(2 * attempt)}
-		}
+		o.Endpoint.CircuitBreaker = pollyBreaker(n, c, attempt)
 		copies, delay := len(c.Copies), time.Duration(0)
 		switch {
 		case !c.Hedge:
@@ -260,4 +262,76 @@ func pollyTimeSpan(d time.Duration) string {
 		out += fmt.Sprintf(".%07d", ticks)
 	}
 	return out
+}
+
+// Polly's circuit breaker defaults and limits
+// (HttpCircuitBreakerStrategyOptions in the standard hedging handler's
+// Endpoint options).
+const (
+	pollyDefaultRatio      = 0.1
+	pollyDefaultThroughput = 100
+	pollyDefaultBreak      = 5 * time.Second
+	pollyMinBreak          = 500 * time.Millisecond
+	pollyMinThroughput     = 2
+)
+
+// pollyBreaker returns the Endpoint.CircuitBreaker options for c, or nil
+// when Polly's defaults stand, noting what does not map. The standard
+// hedging handler always has a breaker per endpoint, and its sampling
+// duration must be at least twice the attempt timeout.
+func pollyBreaker(n *notes, c *Class, attempt time.Duration) *PollyCircuitBreaker {
+	var b *Breaker
+	for i := range c.Breakers {
+		if slices.Contains(c.Breakers[i].Models, c.Primary) && b == nil {
+			b = &c.Breakers[i]
+			continue
+		}
+		n.add("%s not written: Polly's standard hedging handler gives every endpoint a breaker with the same options, written from the primary's", &c.Breakers[i])
+	}
+	minSampling := 2 * attempt
+	if b == nil {
+		n.add("no circuit breaker in the scenario, but Polly's standard hedging handler always has one per endpoint (it cannot be switched off there): its defaults stand, FailureRatio %g, MinimumThroughput %d, BreakDuration %s, SamplingDuration %s",
+			pollyDefaultRatio, pollyDefaultThroughput, pollyTimeSpan(pollyDefaultBreak), pollyTimeSpan(max(pollyDefaultSampling, minSampling)))
+		if minSampling > pollyDefaultSampling {
+			return &PollyCircuitBreaker{SamplingDuration: pollyTimeSpan(minSampling)}
+		}
+		return nil
+	}
+	cb := &PollyCircuitBreaker{BreakDuration: pollyTimeSpan(max(b.Cooldown.D(), pollyMinBreak))}
+	if b.Cooldown.D() < pollyMinBreak {
+		n.add("%s: cooldown written as BreakDuration %s, Polly's shortest", b, pollyTimeSpan(pollyMinBreak))
+	}
+	sampling := pollyDefaultSampling
+	switch {
+	case b.FailureRatio > 0:
+		cb.FailureRatio, cb.MinimumThroughput = b.FailureRatio, max(b.MinCalls, pollyMinThroughput)
+		if b.MinCalls < pollyMinThroughput {
+			n.add("%s: min_calls written as MinimumThroughput %d, Polly's least", b, pollyMinThroughput)
+		}
+		if b.WindowTime > 0 {
+			sampling = b.WindowTime.D()
+		} else {
+			n.add("%s: Polly samples over a time span, not the last %d calls: SamplingDuration left at %s", b, b.Window, pollyTimeSpan(max(sampling, minSampling)))
+		}
+		if b.ConsecutiveFailures > 0 {
+			n.add("%s: the consecutive-failure trip is not written: Polly's breaker trips on a failure ratio only", b)
+		}
+	default:
+		// N failures in a row ≈ a window of at least N calls all failed.
+		cb.FailureRatio, cb.MinimumThroughput = 1, max(b.ConsecutiveFailures, pollyMinThroughput)
+		n.add("%s cannot be expressed exactly: Polly's breaker trips on a failure ratio, so it is written as FailureRatio 1 with MinimumThroughput %d over SamplingDuration %s (every call of the span failed, at least %d of them)",
+			b, cb.MinimumThroughput, pollyTimeSpan(max(sampling, minSampling)), cb.MinimumThroughput)
+	}
+	if sampling < minSampling && b.WindowTime > 0 {
+		n.add("%s: SamplingDuration written as %s, not %s: Polly requires twice the attempt timeout", b, pollyTimeSpan(minSampling), pollyTimeSpan(sampling))
+	}
+	sampling = max(sampling, minSampling)
+	cb.SamplingDuration = pollyTimeSpan(sampling)
+	if b.Probes > 1 {
+		n.add("%s: Polly's half-open breaker lets one call through, not %d", b, b.Probes)
+	}
+	if b.Provider != "" && len(b.Models) > 1 {
+		n.add("%s: Polly's breaker is per endpoint, so each of the models %s gets its own; a breaker shared across them needs one shared instance in code", b, strings.Join(b.Models, ", "))
+	}
+	return cb
 }

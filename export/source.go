@@ -19,6 +19,7 @@ func ScenarioPolicies(cfg *sim.Config) *Document {
 	for i := range cfg.Classes {
 		d.Classes = append(d.Classes, classPolicy(cfg, &cfg.Classes[i]))
 	}
+	addBreakers(cfg, d)
 	return d
 }
 
@@ -228,6 +229,7 @@ func ReportPicks(data []byte, cfg *sim.Config) (*Document, error) {
 		}
 		d.Classes = append(d.Classes, c)
 	}
+	addBreakers(cfg, d)
 	return d, nil
 }
 
@@ -251,4 +253,11 @@ func (d *Document) Select(name string) error {
 		names = append(names, c.Class)
 	}
 	return fmt.Errorf("no class %q; classes: %s", name, strings.Join(names, ", "))
+}
+
+// addBreakers sets each class's breakers from its exported targets.
+func addBreakers(cfg *sim.Config, d *Document) {
+	for i := range d.Classes {
+		d.Classes[i].Breakers = breakersOf(cfg, &d.Classes[i])
+	}
 }

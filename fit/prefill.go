@@ -69,13 +69,7 @@ const maxCook = 1.0
 // distance under the least-squares line a + b·x exceeds maxCook.
 func cookOutliers(x, y []float64, a, b float64) []int {
 	n := float64(len(x))
-	mx := stat.Mean(x, nil)
-	var sxx, sse float64
-	for i, v := range x {
-		sxx += (v - mx) * (v - mx)
-		e := y[i] - a - b*v
-		sse += e * e
-	}
+	mx, sxx, sse := lineSums(x, y, a, b)
 	s2 := sse / (n - 2)
 	var out []int
 	for i, v := range x {
@@ -93,6 +87,18 @@ func cookOutliers(x, y []float64, a, b float64) []int {
 		}
 	}
 	return out
+}
+
+// lineSums returns the mean of x, the sum of squares of x about it and the
+// sum of squared residuals of (x, y) about the line a + b·x.
+func lineSums(x, y []float64, a, b float64) (mx, sxx, sse float64) {
+	mx = stat.Mean(x, nil)
+	for i, v := range x {
+		sxx += (v - mx) * (v - mx)
+		e := y[i] - a - b*v
+		sse += e * e
+	}
+	return mx, sxx, sse
 }
 
 // ErrConstantInput is returned by FitPrefill when every request has the
@@ -185,13 +191,7 @@ func FitPrefill(input, ttft []float64) (*Prefill, error) {
 // standard error, its Level interval, t statistic and two-sided p-value.
 func ols(x, y []float64) (a, b, se, lo, hi, tv, pv float64) {
 	a, b = stat.LinearRegression(x, y, nil, false)
-	mx := stat.Mean(x, nil)
-	var sxx, sse float64
-	for i, v := range x {
-		sxx += (v - mx) * (v - mx)
-		e := y[i] - a - b*v
-		sse += e * e
-	}
+	_, sxx, sse := lineSums(x, y, a, b)
 	df := float64(len(x) - 2)
 	se = math.Sqrt(sse / df / sxx)
 	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: df}

@@ -302,16 +302,7 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 				key := fmt.Sprintf("%s: candidate %d (%s)", step, j+1, cand.Label)
 				me, err := m.get(key, j, func() (Measurement, error) {
 					res, c, err := run(k, cand.Policy(cl.Policy))
-					if err != nil {
-						if ctx.Err() != nil {
-							return Measurement{}, err
-						}
-						return failure(key, err), nil
-					}
-					var x Candidate
-					x.OverLimit = len(res.Overloads(c)) > 0
-					summarize(&x, &res.Classes[k], s.Level, search.Objective.Target)
-					return measurementOf(key, &x), nil
+					return measureRun(ctx, key, res, c, k, err, s.Level, search.Objective.Target)
 				})
 				switch {
 				case err != nil:
@@ -356,8 +347,15 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 			}
 		}
 		cr.OptimizedWith = others
-		note := fmt.Sprintf("optimized jointly with %s on their shared traffic (%d requests per simulation, all of the group's classes), as they share %s; %d round(s) of coordinate descent",
-			joinNames(others), jg.Requests, joinNames(shared), jg.Rounds)
+		var note string
+		if len(others) == 0 {
+			// A group of one: a closed-loop class, whose own traffic depends on its latency.
+			note = fmt.Sprintf("optimized on the full scenario (%d requests per simulation), as its traffic comes from %s: its own rate depends on its latency; %d round(s)",
+				jg.Requests, joinNames(shared), jg.Rounds)
+		} else {
+			note = fmt.Sprintf("optimized jointly with %s on their shared traffic (%d requests per simulation, all of the group's classes), as they share %s; %d round(s) of coordinate descent",
+				joinNames(others), jg.Requests, joinNames(shared), jg.Rounds)
+		}
 		if !jg.Converged {
 			note += fmt.Sprintf(", stopped at the limit of %d without converging: picks may still interact", MaxJointRounds)
 		}

@@ -2,6 +2,7 @@ package optimize
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -336,4 +337,21 @@ func baseline(res *sim.Result, c *sim.Config, k int, level float64, target time.
 	q10, q99 := gridSpan(r, c.Classes[k].Deadline)
 	me.Span = &[2]float64{q10, q99}
 	return me
+}
+
+// measureRun is the measurement of class k of a candidate's run res of
+// scenario c: its summary at the given level and target, or, when the
+// simulator refused the candidate (err), a failure kept under key. An
+// error is returned only when ctx ended.
+func measureRun(ctx context.Context, key string, res *sim.Result, c *sim.Config, k int, err error, level float64, target time.Duration) (Measurement, error) {
+	if err != nil {
+		if ctx.Err() != nil {
+			return Measurement{}, err
+		}
+		return failure(key, err), nil
+	}
+	var x Candidate
+	x.OverLimit = len(res.Overloads(c)) > 0
+	summarize(&x, &res.Classes[k], level, target)
+	return measurementOf(key, &x), nil
 }

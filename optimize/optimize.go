@@ -416,16 +416,7 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 		key := fmt.Sprintf("class %s: candidate %d (%s)", c.Classes[0].Name, cj.cand, cand.Label)
 		me, err := m.get(key, i, func() (Measurement, error) {
 			res, err := runPolicy(ctx, c, cand.Policy(c.Classes[0].Policy))
-			if err != nil {
-				if ctx.Err() != nil {
-					return Measurement{}, err
-				}
-				return failure(key, err), nil
-			}
-			var x Candidate
-			x.OverLimit = len(res.Overloads(c)) > 0
-			summarize(&x, &res.Classes[0], s.Level, jobs[cj.class].search.Objective.Target)
-			return measurementOf(key, &x), nil
+			return measureRun(ctx, key, res, c, 0, err, s.Level, jobs[cj.class].search.Objective.Target)
 		})
 		switch {
 		case err != nil:

@@ -989,6 +989,9 @@ func TestClosedLoopCoupled(t *testing.T) {
 	if len(rep.Joint) != 1 || len(rep.Joint[0].Classes) != 1 || !slices.Contains(rep.Joint[0].Shared, "closed-loop clients") {
 		t.Fatalf("joint groups %+v: want the closed-loop class in a group of its own", rep.Joint)
 	}
+	if w := rep.Classes[0].Warnings[0]; !strings.HasPrefix(w, "optimized on the full scenario") || strings.Contains(w, " with ") {
+		t.Errorf("lone closed-loop class's note %q: want no \"jointly with\" list", w)
+	}
 	s.Alone = true
 	rep = mustRun(t, cfg, s, optimize.Options{})
 	if len(rep.Joint) != 0 || len(rep.Classes) != 1 || len(rep.Classes[0].Candidates) < 2 {
@@ -1090,5 +1093,35 @@ func TestProviderBreakerCouples(t *testing.T) {
 	rep := mustRun(t, cfg, s, optimize.Options{})
 	if len(rep.Joint) != 1 || len(rep.Joint[0].Classes) != 2 || !slices.Contains(rep.Joint[0].Shared, "provider pa (circuit breaker)") {
 		t.Fatalf("joint groups %+v: want x and y together, sharing provider pa's breaker", rep.Joint)
+	}
+}
+
+// TestRolloutTextThroughput: the text rollout check gives a closed-loop
+// class's throughput, without hedging → with the pick and its 95%
+// interval; an open-loop scenario's table has no such column.
+func TestRolloutTextThroughput(t *testing.T) {
+	cfg := &sim.Config{
+		Name: "closed", Seed: 1, Requests: 1000,
+		Models: []sim.Model{{Name: "m", Provider: "p", Latency: dist.LogNormal{Mu: math.Log(0.5), Sigma: 0.8}, PriceInputPerMTok: 1}},
+		Classes: []sim.Class{{Name: "batch", Clients: 8, ThinkTime: dist.Constant{Value: 0.1},
+			InputTokens: dist.Constant{Value: 100}, OutputTokens: dist.Constant{}}},
+	}
+	s := optimize.DefaultSettings()
+	s.Requests, s.CheckRequests = 2000, 2000
+	s.Search.Delays = []time.Duration{time.Second}
+	text := func(cfg *sim.Config) string {
+		var b bytes.Buffer
+		if err := mustRun(t, cfg, s, optimize.Options{}).WriteText(&b, false); err != nil {
+			t.Fatal(err)
+		}
+		return b.String()
+	}
+	closed := text(cfg)
+	if !strings.Contains(closed, "throughput no hedging → check [95% CI]") ||
+		!regexp.MustCompile(`batch .*/s → [0-9.]+/s \[[0-9.]+, [0-9.]+\]`).MatchString(closed) {
+		t.Errorf("closed-loop rollout check without throughput:\n%s", closed)
+	}
+	if open := text(lognormalConfig()); strings.Contains(open, "throughput") {
+		t.Errorf("open-loop text mentions throughput:\n%s", open)
 	}
 }

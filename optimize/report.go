@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"cmp"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -379,7 +380,28 @@ func (e *errWriter) Write(p []byte) (int, error) {
 func writeRollout(w io.Writer, rc *RolloutCheck) {
 	fmt.Fprintf(w, "\nrollout check: the whole scenario with every pick applied, %s (p95 checked / no hedging / predicted by the sweep):\n", fcount(int64(rc.Requests)))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "  class\tpick\tp95 check\tno hedging\tpredicted\tp99 check\tno hedging\tanswered check\tno hedging\tpredicted\t429s\tadded cost\tpredicted\t")
+	// Closed-loop classes: the requests per second their clients got done,
+	// without hedging → with the pick [95% CI]; no column for open arrivals.
+	tputs := map[string]string{}
+	if rc.Report != nil {
+		for _, cl := range rc.Report.Classes {
+			if t := cl.Throughput; t != nil {
+				s := fmt.Sprintf("%.4g/s", t.PerSecond)
+				if b := cl.NoHedging.Throughput; b != nil {
+					s = fmt.Sprintf("%.4g/s → %s", b.PerSecond, s)
+				}
+				if !math.IsNaN(t.CI95[0]) {
+					s += fmt.Sprintf(" [%.4g, %.4g]", t.CI95[0], t.CI95[1])
+				}
+				tputs[cl.Class] = s
+			}
+		}
+	}
+	tputHead := ""
+	if len(tputs) > 0 {
+		tputHead = "throughput no hedging → check [95% CI]\t"
+	}
+	fmt.Fprintln(tw, "  class\tpick\tp95 check\tno hedging\tpredicted\tp99 check\tno hedging\tanswered check\tno hedging\tpredicted\t429s\tadded cost\tpredicted\t"+tputHead)
 	for _, c := range rc.Classes {
 		added := "n/a"
 		if c.AddedCostPct != nil {
@@ -389,11 +411,15 @@ func writeRollout(w io.Writer, rc *RolloutCheck) {
 		if c.Flagged {
 			flag = "  FLAGGED"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s\n", c.Class, c.Pick,
+		tput := ""
+		if len(tputs) > 0 {
+			tput = cmp.Or(tputs[c.Class], "-") + "\t"
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s%s\n", c.Class, c.Pick,
 			fsec(c.Checked.P95), fsec(c.NoHedging.P95), fsec(c.Predicted.P95),
 			fsec(c.Checked.P99), fsec(c.NoHedging.P99),
 			fpct2(c.AnsweredShare), fpct2(c.NoHedgingAnswered), fpct2(c.PredictedAnswered),
-			c.RateLimited, added, fpct(c.PredictedAddedCostPct), flag)
+			c.RateLimited, added, fpct(c.PredictedAddedCostPct), tput, flag)
 	}
 	tw.Flush()
 	for _, c := range rc.Classes {

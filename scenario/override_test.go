@@ -216,3 +216,20 @@ func TestOverrideErrorsNameTheOverride(t *testing.T) {
 		t.Errorf("got %v; want s.toml:1 without an override", err)
 	}
 }
+
+// TestOverrideClientsKeepsArrivals: --set cannot remove a table, so turning
+// every class of an open-loop file closed-loop leaves [arrivals] behind; the
+// error names the override and says to edit a copy of the file.
+func TestOverrideClientsKeepsArrivals(t *testing.T) {
+	_, err := ParseWith("w.toml", []byte(twoModels), &Options{Set: []string{"classes[0].clients=5", "classes[1].clients=3"}})
+	var e *Error
+	if !errors.As(err, &e) {
+		t.Fatalf("err %v; want a scenario error", err)
+	}
+	msg := err.Error()
+	for _, want := range []string{"classes[0].clients=5", "classes[1].clients=3", "--set cannot remove a table", "remove [arrivals] from a copy of the file"} {
+		if !strings.Contains(msg, want) {
+			t.Errorf("error %q lacks %q", msg, want)
+		}
+	}
+}

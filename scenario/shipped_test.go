@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/hedgesim/hedgesim/scenarios"
+	"github.com/hedgesim/hedgesim/sim"
 )
 
 // TestShippedScenarios parses every scenario file in ../scenarios, from the
@@ -66,5 +67,25 @@ func TestReadmeExample(t *testing.T) {
 	}
 	if got := len(s.Config.Classes); got != 2 {
 		t.Errorf("example has %d classes, want 2", got)
+	}
+}
+
+// TestStatusRulesUpstreamTimeouts: the shipped status-rules scenario's
+// upstream timeouts land before its classes' deadline, so the classes'
+// on_upstream_timeout rules can act on them: the run counts failed
+// attempts of that kind.
+func TestStatusRulesUpstreamTimeouts(t *testing.T) {
+	sc, err := LoadFS(scenarios.FS, "status-rules.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	res, err := sim.Run(&sc.Config)
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range res.Classes {
+		if c.Name != "fatal" && c.Attempts.FailedByKind.UpstreamTimeout == 0 {
+			t.Errorf("%s: no upstream timeout before the deadline: on_upstream_timeout %q never acts", c.Name, "nonfatal")
+		}
 	}
 }

@@ -87,7 +87,14 @@ func (c *checker) config(f *fileTable, name string) sim.Config {
 	allClosed, _ := closedClasses(f.Classes)
 	switch {
 	case allClosed && f.Arrivals != nil:
-		err = c.errorf("arrivals", "every class is closed-loop (clients): no class takes open arrivals; remove [arrivals]")
+		if sets := c.overridesWhere(func(k string) bool {
+			return strings.HasPrefix(k, "classes[") && strings.HasSuffix(k, "].clients")
+		}); sets != "" {
+			// --set changes values; it cannot remove the file's [arrivals].
+			err = c.errorf("arrivals", "every class is closed-loop (clients) after %s: no class takes open arrivals, and --set cannot remove a table; remove [arrivals] from a copy of the file and set clients there", sets)
+		} else {
+			err = c.errorf("arrivals", "every class is closed-loop (clients): no class takes open arrivals; remove [arrivals]")
+		}
 	case allClosed:
 	default:
 		cfg.Arrivals, err = c.arrivals(f.Arrivals)
