@@ -20,11 +20,15 @@ import (
 // Where the pause falls is At: before the first token (the time to first
 // token grows by the stall; a per-attempt timeout under the first_token
 // winner is the TTFT timeout that catches it), or in the middle of the
-// stream — after one of the output tokens, drawn uniformly: with n output
-// tokens the stream pauses right after its first j of them for j uniform
-// in {0, …, n−1} (j = 0: right after the first token event), so the time
-// to first token is unchanged. A request with no output tokens has no
-// gap to stall in.
+// stream. A stream is its first-token event at the TTFT, then its n
+// output tokens, the k-th at TTFT + k ÷ decode speed (the first-token
+// event is the start of streaming and carries none of the n billed
+// tokens). A mid-stream stall pauses it before output token j+1, that is
+// after j of the n tokens, for j uniform in {0, …, n−1}: j = 0 pauses it
+// between the first-token event and the first billed token, and every
+// stall delays the end of the answer, so an answer of one token can
+// stall too. The time to first token is unchanged. A request with no
+// output tokens has no gap to stall in.
 type Stalls struct {
 	// Rate is the probability in [0, 1] that an attempt stalls.
 	Rate float64
