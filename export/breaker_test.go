@@ -77,3 +77,47 @@ func TestBreakersExported(t *testing.T) {
 	}
 	wantNote(t, notes, "check", "always has one per endpoint (it cannot be switched off there)")
 }
+
+// TestFailsafeGoClientErrorRule: a 4xx other than 429 ends the call under
+// the default fatal rule (a copy would get the same answer) and does not
+// under a nonfatal one, in the hedge policy's CancelIf; in a fallback
+// retry policy a fatal 4xx is not retried.
+func TestFailsafeGoClientErrorRule(t *testing.T) {
+	out, _, err := Write(ScenarioPolicies(loadShipped(t, "status-rules.toml")), "failsafe-go", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	code := string(out)
+	const fatal4xx = "case r.StatusCode >= 400:\n\t\t\treturn true // a 4xx other than 429"
+	const open4xx = "case r.StatusCode >= 400:\n\t\t\treturn false // a 4xx other than 429"
+	for _, class := range []struct {
+		name, want string
+	}{{"ByStatus", fatal4xx}, {"Fatal", fatal4xx}, {"RetryAll", open4xx}} {
+		i := strings.Index(code, "var "+class.name+"Hedge")
+		if i < 0 {
+			t.Fatalf("no hedge policy for %s in:\n%s", class.name, code)
+		}
+		end := strings.Index(code[i:], "Build()")
+		if end < 0 || !strings.Contains(code[i:i+end], class.want) {
+			t.Errorf("%s: want %q in its CancelIf:\n%s", class.name, class.want, code[i:])
+		}
+	}
+	out, _, err = Write(ScenarioPolicies(loadShipped(t, "breaker-outage.toml")), "failsafe-go", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(out), "case r.StatusCode >= 400:\n\t\t\treturn false // a 4xx other than 429") {
+		t.Errorf("fallback retry policy retries a fatal 4xx:\n%s", out)
+	}
+}
+
+// TestPollyBreakerOnBareTargets: Polly's standard hedging handler gives
+// every endpoint the primary's breaker, so a fallback without one in the
+// scenario gets one too, and the notes say so.
+func TestPollyBreakerOnBareTargets(t *testing.T) {
+	_, notes, err := Write(ScenarioPolicies(loadShipped(t, "brownout-breaker.toml")), "polly", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantNote(t, notes, "ratio", "so fallback, which has none in the scenario, gets one too")
+}

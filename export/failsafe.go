@@ -47,7 +47,7 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 			return nil, nil, &UnmappableError{"failsafe-go", c.Class, "failsafe-go cannot mix timed copies (a hedgepolicy) with copies sent only after a failure (a retrypolicy) in one call"}
 		}
 		writeFailsafeBreakers(&body, n, c, breakers, imports)
-		statusRuleNotes(n, c, "failsafe-go", "the written predicates handle a 504 as any 5xx (on_error)", "the written predicates give a 4xx no case of its own: it is handled as an unusable answer")
+		statusRuleNotes(n, c, "failsafe-go", "the written predicates handle a 504 as any 5xx (on_error)", "the written predicates give a 4xx its own case, which keeps waiting for the other attempts (a hedge policy cannot send the next copy at once)")
 		fmt.Fprintf(&body, "\n// Class %s.\n", c.Class)
 		hedgeTarget := c.Primary
 		if len(c.Copies) > 0 {
@@ -130,7 +130,8 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 			}
 			fmt.Fprintf(&build, "\t\tcase err != nil:\n\t\t\treturn %s // transport error\n", fatal(c.OnError))
 			fmt.Fprintf(&build, "\t\tcase r.StatusCode == http.StatusTooManyRequests:\n\t\t\treturn %s\n", fatal(c.OnRateLimited))
-			fmt.Fprintf(&build, "\t\tcase r.StatusCode >= 500:\n\t\t\treturn %s\n\t\t}\n", fatal(c.OnError))
+			fmt.Fprintf(&build, "\t\tcase r.StatusCode >= 500:\n\t\t\treturn %s\n", fatal(c.OnError))
+			fmt.Fprintf(&build, "\t\tcase r.StatusCode >= 400:\n\t\t\treturn %s // a 4xx other than 429\n\t\t}\n", fatal(clientRule(c)))
 			if c.OnInvalid == "fatal" {
 				fmt.Fprintf(&build, "\t\treturn true // an unusable answer is fatal too\n\t})")
 			} else {
@@ -311,7 +312,8 @@ func writeFailsafeRetry(body *strings.Builder, n *notes, c *Class, id string, im
 	}
 	fmt.Fprintf(&b, "\t\tcase err != nil:\n\t\t\treturn %s // transport error\n", nonfatal(c.OnError))
 	fmt.Fprintf(&b, "\t\tcase r.StatusCode == http.StatusTooManyRequests:\n\t\t\treturn %s\n", nonfatal(c.OnRateLimited))
-	fmt.Fprintf(&b, "\t\tcase r.StatusCode >= 500:\n\t\t\treturn %s\n\t\t}\n", nonfatal(c.OnError))
+	fmt.Fprintf(&b, "\t\tcase r.StatusCode >= 500:\n\t\t\treturn %s\n", nonfatal(c.OnError))
+	fmt.Fprintf(&b, "\t\tcase r.StatusCode >= 400:\n\t\t\treturn %s // a 4xx other than 429\n\t\t}\n", nonfatal(clientRule(c)))
 	used := false
 	if nonfatal(c.OnInvalid) == "true" && c.Winner == "first_valid" {
 		fmt.Fprintf(&b, "\t\treturn !usableAnswer(r)\n\t}).\n")
@@ -379,4 +381,13 @@ func writeFailsafeBreakers(body *strings.Builder, n *notes, c *Class, written ma
 			n.add("%s: one instance shared by the models %s: do not build one per model", b, strings.Join(b.Models, ", "))
 		}
 	}
+}
+
+// clientRule is the class's rule for a 4xx other than 429: the document
+// leaves it out when it is the default, fatal.
+func clientRule(c *Class) string {
+	if c.OnClientError == "" {
+		return "fatal"
+	}
+	return c.OnClientError
 }

@@ -297,6 +297,16 @@ func pollyBreaker(n *notes, c *Class, attempt time.Duration) *PollyCircuitBreake
 		}
 		return nil
 	}
+	var bare []string // targets the scenario gives no breaker
+	for _, t := range c.otherTargets() {
+		if !slices.ContainsFunc(c.Breakers, func(x Breaker) bool { return slices.Contains(x.Models, t) }) {
+			bare = append(bare, t)
+		}
+	}
+	if len(bare) > 0 {
+		n.add("%s: Polly's standard hedging handler gives every endpoint a breaker with the same options, so %s, which ha%s none in the scenario, get%s one too",
+			b, strings.Join(bare, ", "), map[bool]string{true: "s", false: "ve"}[len(bare) == 1], map[bool]string{true: "s", false: ""}[len(bare) == 1])
+	}
 	cb := &PollyCircuitBreaker{BreakDuration: pollyTimeSpan(max(b.Cooldown.D(), pollyMinBreak))}
 	if b.Cooldown.D() < pollyMinBreak {
 		n.add("%s: cooldown written as BreakDuration %s, Polly's shortest", b, pollyTimeSpan(pollyMinBreak))
