@@ -249,6 +249,15 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("the breaker on %s: %s", who, b.starved))
 		}
 	}
+	for _, p := range cfg.Providers {
+		if d := p.Degraded; d != nil && hedged.Seconds > 0 {
+			cycle := (d.MeanNormal + d.MeanDegraded).Seconds()
+			if n := hedged.Seconds / cycle; n < minSlowCycles {
+				r.Warnings = append(r.Warnings, fmt.Sprintf("this run of %s covers about %.1f slow-period cycles of provider %s (a cycle every %s on average): how many slow periods fall in it is itself random, so another seed can tell a different story, and requests in one slow period are not independent, so the intervals are too optimistic; simulate more requests (at least %d cycles)",
+					FormatSeconds(hedged.Seconds), n, p.Name, FormatSeconds(cycle), minSlowCycles))
+			}
+		}
+	}
 	for _, p := range r.Providers {
 		if p.Sent > 0 && p.RateLimited == p.Sent {
 			r.Warnings = append(r.Warnings, fmt.Sprintf("provider %s answered every attempt with a 429: its rate limit admits none of these requests (check tokens_per_minute and burst against the requests' input + output tokens)", p.Name))
@@ -256,6 +265,10 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 	}
 	return r
 }
+
+// minSlowCycles is the fewest slow-period cycles of a provider a run must
+// cover before its report stops warning that they are too few.
+const minSlowCycles = 100
 
 // summaries are the latency figures of a report row, each selected from
 // the stored latencies.
