@@ -82,16 +82,7 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 		}
 		if c.fallbacks() > 0 {
 			usedUsable = writeFailsafeRetry(&body, n, c, id, imports) || usedUsable
-			inner := []string{id + "Retry"}
-			if c.AttemptTimeout > 0 {
-				writeFailsafeAttemptTimeout(&body, c, id, imports)
-				inner = append(inner, id+"AttemptTimeout")
-			}
-			var used bool
-			policies, used = failsafeRetries(&body, n, c, id, policies, inner, imports)
-			usedUsable = usedUsable || used
-			fmt.Fprintf(&body, "\n// %sPolicies are the policies of class %s, outermost first:\n// failsafe.With(%sPolicies...).\nvar %sPolicies = []failsafe.Policy[*http.Response]{%s}\n",
-				id, c.Class, id, id, strings.Join(policies, ", "))
+			usedUsable = writeFailsafePolicies(&body, n, c, id, id+"Retry", policies, imports) || usedUsable
 			if hedgeTarget != c.Primary {
 				n.add("failsafe-go runs the same function for every attempt: send retries (exec.IsRetry()) to %sHedgeTarget (%q) yourself", id, hedgeTarget)
 			}
@@ -172,16 +163,7 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 		}
 		fmt.Fprintf(&build, ".\n\tBuild()")
 		fmt.Fprintf(&body, "\n// %sHedge is the hedge policy of class %s: %s.\nvar %sHedge = %s\n", id, c.Class, describeCopies(c), id, build.String())
-		inner := []string{id + "Hedge"}
-		if c.AttemptTimeout > 0 {
-			writeFailsafeAttemptTimeout(&body, c, id, imports)
-			inner = append(inner, id+"AttemptTimeout")
-		}
-		var used bool
-		policies, used = failsafeRetries(&body, n, c, id, policies, inner, imports)
-		usedUsable = usedUsable || used
-		fmt.Fprintf(&body, "\n// %sPolicies are the policies of class %s, outermost first:\n// failsafe.With(%sPolicies...).\nvar %sPolicies = []failsafe.Policy[*http.Response]{%s}\n",
-			id, c.Class, id, id, strings.Join(policies, ", "))
+		usedUsable = writeFailsafePolicies(&body, n, c, id, id+"Hedge", policies, imports) || usedUsable
 
 		distinct := map[string]bool{}
 		for _, cp := range c.Copies {
@@ -290,6 +272,22 @@ func targetsOf(c *Class) string {
 		}
 	}
 	return strings.Join(ts, ", ")
+}
+
+// writeFailsafePolicies writes class c's list of policies, outermost
+// first: the outer ones already in policies, its retries, then core (its
+// hedge or fallback retry policy) and its attempt timeout. It reports
+// whether the retries used usableAnswer.
+func writeFailsafePolicies(body *strings.Builder, n *notes, c *Class, id, core string, policies []string, imports map[string]bool) bool {
+	inner := []string{core}
+	if c.AttemptTimeout > 0 {
+		writeFailsafeAttemptTimeout(body, c, id, imports)
+		inner = append(inner, id+"AttemptTimeout")
+	}
+	policies, used := failsafeRetries(body, n, c, id, policies, inner, imports)
+	fmt.Fprintf(body, "\n// %sPolicies are the policies of class %s, outermost first:\n// failsafe.With(%sPolicies...).\nvar %sPolicies = []failsafe.Policy[*http.Response]{%s}\n",
+		id, c.Class, id, id, strings.Join(policies, ", "))
+	return used
 }
 
 func writeFailsafeAttemptTimeout(body *strings.Builder, c *Class, id string, imports map[string]bool) {
