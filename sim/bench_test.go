@@ -58,23 +58,7 @@ func BenchmarkGuardCheck(b *testing.B) {
 // rate-limited-slowdown (a token bucket and degraded periods), hedged runs
 // of 10⁵ requests each.
 func BenchmarkShippedDES(b *testing.B) {
-	for _, name := range []string{"loaded-provider", "rate-limited-slowdown"} {
-		s, err := scenario.LoadFS(scenarios.FS, name+".toml")
-		if err != nil {
-			b.Fatal(err)
-		}
-		cfg := s.Config
-		cfg.Requests = 100_000
-		b.Run(name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := sim.Run(&cfg); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(cfg.Requests)/(b.Elapsed().Seconds()/float64(b.N)), "req/s")
-		})
-	}
+	benchShipped(b, "loaded-provider", "rate-limited-slowdown")
 }
 
 // BenchmarkProviders simulates a scenario that exercises every provider
@@ -164,23 +148,7 @@ func BenchmarkManyClasses(b *testing.B) {
 // classes, the lane) and llmperf-70b (empirical distributions), hedged
 // runs of 10⁵ requests each. It reports simulated requests per second.
 func BenchmarkStreamed(b *testing.B) {
-	for _, name := range []string{"two-model-gateway", "llmperf-70b"} {
-		s, err := scenario.LoadFS(scenarios.FS, name+".toml")
-		if err != nil {
-			b.Fatal(err)
-		}
-		cfg := s.Config
-		cfg.Requests = 100_000
-		b.Run(name, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				if _, err := sim.Run(&cfg); err != nil {
-					b.Fatal(err)
-				}
-			}
-			b.ReportMetric(float64(cfg.Requests)/(b.Elapsed().Seconds()/float64(b.N)), "req/s")
-		})
-	}
+	benchShipped(b, "two-model-gateway", "llmperf-70b")
 }
 
 // BenchmarkRetries runs the shipped stacked-retries scenario (an
@@ -188,15 +156,37 @@ func BenchmarkStreamed(b *testing.B) {
 // provider with outages), hedged, on 10⁵ requests: the cost of the retry
 // layers on the event loop.
 func BenchmarkRetries(b *testing.B) {
-	s, err := scenario.LoadFS(scenarios.FS, "stacked-retries.toml")
+	cfg := shippedConfig(b, "stacked-retries")
+	benchRun(b, &cfg)
+}
+
+// shippedConfig is the shipped scenario name (without .toml) with 10⁵
+// requests.
+func shippedConfig(b *testing.B, name string) sim.Config {
+	s, err := scenario.LoadFS(scenarios.FS, name+".toml")
 	if err != nil {
 		b.Fatal(err)
 	}
 	cfg := s.Config
 	cfg.Requests = 100_000
+	return cfg
+}
+
+// benchShipped runs a sub-benchmark of the hedged run of each shipped
+// scenario named, at 10⁵ requests.
+func benchShipped(b *testing.B, names ...string) {
+	for _, name := range names {
+		cfg := shippedConfig(b, name)
+		b.Run(name, func(b *testing.B) { benchRun(b, &cfg) })
+	}
+}
+
+// benchRun runs cfg b.N times and reports simulated requests per second
+// of wall time.
+func benchRun(b *testing.B, cfg *sim.Config) {
 	b.ReportAllocs()
 	for b.Loop() {
-		if _, err := sim.Run(&cfg); err != nil {
+		if _, err := sim.Run(cfg); err != nil {
 			b.Fatal(err)
 		}
 	}
