@@ -361,20 +361,25 @@ func (e *engine) scheduleArrival() {
 // arrive starts request e.next from the open arrivals.
 func (e *engine) arrive() { e.arriveFrom(-1) }
 
+// allocSlot returns a free request slot, reused or appended (the slots
+// may grow, so pointers into them taken before are stale).
+func (e *engine) allocSlot() int32 {
+	if n := len(e.free); n > 0 {
+		slot := e.free[n-1]
+		e.free = e.free[:n-1]
+		return slot
+	}
+	e.slots = append(e.slots, request{})
+	return int32(len(e.slots) - 1)
+}
+
 // arriveFrom starts request e.next, sent by closed-loop client cl (or by
 // the open arrivals when cl < 0): it draws the class and token counts, arms
 // the deadline and sends the primary.
 func (e *engine) arriveFrom(cl int32) {
 	id := e.next
 	e.next++
-	var slot int32
-	if n := len(e.free); n > 0 {
-		slot = e.free[n-1]
-		e.free = e.free[:n-1]
-	} else {
-		e.slots = append(e.slots, request{})
-		slot = int32(len(e.slots) - 1)
-	}
+	slot := e.allocSlot()
 	r := &e.slots[slot]
 	gen := r.gen
 	*r = request{gen: gen, id: id, arrival: e.now, timer: noTimer}

@@ -356,14 +356,7 @@ func (e *engine) rerun(slot int32, r *request, o outcome) bool {
 		e.retire(slot, r)
 	}
 	// r is not used past here: the slots may grow.
-	var s int32
-	if m := len(e.free); m > 0 {
-		s = e.free[m-1]
-		e.free = e.free[:m-1]
-	} else {
-		e.slots = append(e.slots, request{})
-		s = int32(len(e.slots) - 1)
-	}
+	s := e.allocSlot()
 	nr := &e.slots[s]
 	next.gen = nr.gen
 	*nr = next

@@ -61,16 +61,16 @@ func (s *sampler) rand(src *splitMix) float64 {
 		return s.lo
 	case sampleUniform:
 		// As distuv.Uniform.Rand: rand.Rand.Float64, scaled.
-		rnd := float64(src.Uint64()<<11>>11) / (1 << 53)
+		rnd := randFloat64(src)
 		return rnd*(s.hi-s.lo) + s.lo
 	case sampleMixture:
-		u := float64(src.Uint64()<<11>>11) / (1 << 53)
+		u := randFloat64(src)
 		i := 0
 		for i < len(s.cum) && !(u < s.cum[i]) {
 			i++
 		}
 		if p := &s.parts[i]; p.kind == sampleUniform { // saves a call
-			rnd := float64(src.Uint64()<<11>>11) / (1 << 53)
+			rnd := randFloat64(src)
 			return rnd*(p.hi-p.lo) + p.lo
 		}
 		return s.parts[i].rand(src)
@@ -108,3 +108,8 @@ func (ms *modelSamplers) streamDraw(md *Model, r *request, src *splitMix) (first
 	}
 	return seconds(ttft), decode
 }
+
+// randFloat64 is math/rand/v2's Rand.Float64 on src: a uniform in [0, 1)
+// from the top 53 bits of one draw, as the distributions' Rand methods
+// consume it.
+func randFloat64(src *splitMix) float64 { return float64(src.Uint64()<<11>>11) / (1 << 53) }
