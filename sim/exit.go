@@ -133,13 +133,14 @@ func (e *engine) cancelLands(slot int32, r *request, k int) {
 // exit is the one way an attempt leaves the system, whatever ended it. At
 // time at (≥ now) it gives up its place at its provider — a place in the
 // queue now, a slot at at (by an event, so that a slot freed now passes to
-// the next waiter only after the current event) — and its time in service is added to the
-// provider's busy time; it is counted once, by how it ended, in its class
-// and its provider; it is billed; and its trace row is written. how is
-// outOK, outInvalid, outError, outRateLimited or outRejected for an attempt
-// that responded, outStalled for a stream cut (StreamCuts),
-// outAttemptTimeout or outCancelled for one its request let go of; won says whether its response ended the request. A request whose
-// last attempt leaves after it ended frees its slot.
+// the next waiter only after the current event) — and its time in service is
+// added to the provider's busy time; it is counted once, by how it ended, in
+// its class and its provider; it is billed; and its trace row is written. how
+// is outOK, outInvalid, outError, outRateLimited or outRejected for an
+// attempt that responded, outStalled for a stream cut (StreamCuts),
+// outAttemptTimeout or outCancelled for one its request let go of; won says
+// whether its response ended the request. A request whose last attempt leaves
+// after it ended frees its slot.
 func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outcome, won bool) {
 	a := &r.att[k]
 	a.state = attExited

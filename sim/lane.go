@@ -5,17 +5,17 @@ import (
 	"time"
 )
 
-// The lane is the event-free path for the simplest independent requests:
-// no provider queue, rate limit, slowdown, per-attempt timeout, copula,
-// failures by kind, stalls, stream cuts or trace. Every attempt is served the moment it is sent, so its deciding
-// response time is known from its draws alone; a request is then a race
-// between its deadline, its one pending hedge timer and the responses of
-// its attempts in flight, decided by comparing a handful of numbers in
-// (time, scheduling order) — the order the event loop's heap would give.
-// Attempts leave through the same exit, count and charge as in the event
-// loop, and the same error and winner rules decide; only the sends and the
-// order of events are computed here. TestDirectMatchesEventLoop checks the
-// reports are identical byte for byte.
+// The lane is the event-free path for the simplest independent requests: no
+// provider queue, rate limit, slowdown, per-attempt timeout, copula, failures
+// by kind, stalls, stream cuts or trace. Every attempt is served the moment
+// it is sent, so its deciding response time is known from its draws alone; a
+// request is then a race between its deadline, its one pending hedge timer
+// and the responses of its attempts in flight, decided by comparing a handful
+// of numbers in (time, scheduling order) — the order the event loop's heap
+// would give. Attempts leave through the same exit, count and charge as in
+// the event loop, and the same error and winner rules decide; only the sends
+// and the order of events are computed here. TestDirectMatchesEventLoop
+// checks the reports are identical byte for byte.
 
 // lane holds the pending events of the request in progress.
 type lane struct {

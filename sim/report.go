@@ -424,13 +424,13 @@ func answersFallWarning(h *ClassResult, pb, ph float64) string {
 	return fmt.Sprintf("hedging lowers the answered share significantly (%s without, %s with hedging): copies fail (429s, errors, invalid answers) or end requests that would have been answered", pct(pb), pct(ph))
 }
 
-// hedgeWarnings says when class cl's hedging (run h, baseline b, report
-// row cr, the baseline's end-latency p95 baseEnd95) does harm or nothing: it answers significantly fewer requests
-// than no hedging (the two-proportion test of the optimizer, at 95 %); it
-// cannot hedge because its first copy is due at or after its deadline; or
-// its requests end sooner only because they fail faster (the p95 of the
-// time until requests ended falls by ≥ 10 % while the p95 to a usable
-// answer does not fall).
+// hedgeWarnings says when class cl's hedging (run h, baseline b, report row
+// cr, the baseline's end-latency p95 baseEnd95) does harm or nothing: it
+// answers significantly fewer requests than no hedging (the two-proportion
+// test of the optimizer, at 95 %); it cannot hedge because its first copy is
+// due at or after its deadline; or its requests end sooner only because they
+// fail faster (the p95 of the time until requests ended falls by ≥ 10 % while
+// the p95 to a usable answer does not fall).
 func hedgeWarnings(cl *Class, h, b *ClassResult, cr *ClassReport, baseEnd95 float64) []string {
 	var w []string
 	if h.Requests == 0 || b.Requests == 0 {

@@ -99,7 +99,8 @@ const (
 // other upstream timeouts, 429 and 5xx (connection errors aside).
 const DefaultRetryOn = RetryServerError | RetryRateLimited | RetryUpstreamTimeout
 
-// RetryKinds names the kinds of RetryOn in scenario files, in bit order.
+// RetryKinds names the kinds of RetryOn in scenario files, in bit order
+// (bit i is RetryKinds[i]); read-only.
 var RetryKinds = []string{"5xx", "429", "4xx", "upstream_timeout", "attempt_timeout", "invalid", "stall"}
 
 // has reports whether a failure of kind o (and, for an error, status s)

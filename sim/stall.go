@@ -10,12 +10,13 @@ import (
 
 // Stalls makes some of a streamed model's attempts pause once: with
 // probability Rate an attempt's stream stops for a Duration drawn per
-// attempt, then resumes where it stopped (a hung stream is a very long
-// stall) — a connection held silent before its first byte, or a sequence
-// a serving engine preempts mid-answer (vLLM preempts running sequences
-// when KV-cache blocks run out and resumes them later). A stall is wall time, not work: a provider's slowdown does not
-// stretch it. Stalls apply to attempts that stream an answer (valid or
-// invalid), not to failures, and only to models in TTFT form.
+// attempt, then resumes where it stopped (a hung stream is a very long stall)
+// — a connection held silent before its first byte, or a sequence a serving
+// engine preempts mid-answer (vLLM preempts running sequences when KV-cache
+// blocks run out and resumes them later). A stall is wall time, not work: a
+// provider's slowdown does not stretch it. Stalls apply to attempts that
+// stream an answer (valid or invalid), not to failures, and only to models in
+// TTFT form.
 //
 // Where the pause falls is At: before the first token (the time to first
 // token grows by the stall; a per-attempt timeout under the first_token
