@@ -83,8 +83,13 @@ func TestRetryFailureOracle(t *testing.T) {
 					t.Errorf("%s p=%v n=%d: failure share %v; want pⁿ = %v", layer, p, tries, got, pf)
 				}
 				mean := (1 - pf) / (1 - p)
-				// Calls per request: variance of a truncated geometric ≤ p/(1−p)².
-				sd := math.Sqrt(p) / (1 - p)
+				// Calls per request K, a geometric truncated at n: P(K ≥ k) =
+				// p^(k−1), so E[K²] = Σₖ (2k − 1)·p^(k−1), k = 1 … n.
+				var k2 float64
+				for k := 1; k <= tries; k++ {
+					k2 += float64(2*k-1) * math.Pow(p, float64(k-1))
+				}
+				sd := math.Sqrt(k2 - mean*mean)
 				if got := float64(c.Attempts.Sent) / reqs; math.Abs(got-mean) > 5*sd/math.Sqrt(reqs) {
 					t.Errorf("%s p=%v n=%d: %v calls per request; want (1−pⁿ)/(1−p) = %v", layer, p, tries, got, mean)
 				}
@@ -432,8 +437,10 @@ func TestRetryStallReruns(t *testing.T) {
 		return &mustRun(t, cfg).Classes[0]
 	}
 	others := sim.DefaultRetryOn | sim.RetryAttemptTimeout | sim.RetryInvalid
-	if c := run(others); float64(c.Stalled)/reqs < 0.45 {
-		t.Errorf("without stall: %d of %d requests ended stalled; want about half", c.Stalled, reqs)
+	if c := run(others); c.Stalled != c.Attempts.Stalled || c.Attempts.Sent != reqs ||
+		math.Abs(float64(c.Stalled)/reqs-0.5) > binomialTol(0.5, reqs) {
+		t.Errorf("without stall: %d of %d requests ended stalled, %d attempts cut of %d sent; want every cut request ended stalled, none re-run, about half",
+			c.Stalled, reqs, c.Attempts.Stalled, c.Attempts.Sent)
 	}
 	c := run(others | sim.RetryStall)
 	if got := float64(c.Stalled) / reqs; math.Abs(got-0.125) > binomialTol(0.125, reqs) {
