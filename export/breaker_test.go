@@ -22,6 +22,9 @@ func TestBreakersExported(t *testing.T) {
 		"ratio": {Provider: "api-a", Models: []string{"east"}, FailureRatio: 0.5, WindowTime: Seconds(10 * time.Second), MinCalls: 20,
 			Cooldown: Seconds(20 * time.Second), Probes: 3},
 	}
+	if len(d.Classes) != len(want) {
+		t.Errorf("%d classes; want %d", len(d.Classes), len(want))
+	}
 	for _, c := range d.Classes {
 		if w, ok := want[c.Class]; !ok || len(c.Breakers) != 1 || !reflect.DeepEqual(c.Breakers[0], w) {
 			t.Errorf("%s: breakers %+v; want [%+v]", c.Class, c.Breakers, w)
