@@ -235,4 +235,13 @@ func TestProviderBreakerShared(t *testing.T) {
 	if len(res.Breakers) != 3 || res.Breakers[2].Provider != "pa" {
 		t.Fatalf("breakers %+v; want a1's, a2's, then pa's", res.Breakers)
 	}
+	// a2's calls are failed at once by pa's breaker while it is open and
+	// never reach a2's own: were they counted there, a2 would open too.
+	if n := count(res); n[4.5] != 1 || n[2.5] != 11 || n[0.5] != 190 {
+		t.Errorf("both breakers: latencies %v; want 1 at 4.5 s, 11 at 2.5 s, 190 at 0.5 s", n)
+	}
+	a1, a2, pa := res.Breakers[0], res.Breakers[1], res.Breakers[2]
+	if a1.Opens != 10 || a1.Rejected != 171 || a2.Opens != 0 || a2.Rejected != 0 || pa.Opens != 11 || pa.Rejected != 220 {
+		t.Errorf("both breakers: a1 %+v, a2 %+v, pa %+v; want a1 10 opens and 171 calls failed at once, a2 none, pa 11 and 220", a1, a2, pa)
+	}
 }
