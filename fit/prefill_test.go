@@ -219,6 +219,7 @@ func TestPrefillLLMPerfLogs(t *testing.T) {
 		}
 	}
 	more, _ := filepath.Glob("/work/shared/data/llmperf-leaderboard/raw_data/individual/*.json")
+	t.Logf("%d logs of the full leaderboard data found beside the checkout (none: only the shipped logs are checked)", len(more))
 	for _, name := range more {
 		l := readLLMPerf(t, name)
 		if !l.HasInputTokens() || len(l.TTFTs()) < 3 {
