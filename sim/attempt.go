@@ -111,6 +111,7 @@ func (e *engine) send(slot int32, r *request) {
 		k := int(r.sent)
 		r.sent++
 		if k == 0 || e.allow(int(r.class), r) {
+			r.att[k].try = 0 // a new attempt's first call (the slot may hold an old one)
 			e.draw(r, e.target(r, k), k)
 			r.inflight++
 			r.live++
@@ -125,7 +126,7 @@ func (e *engine) send(slot int32, r *request) {
 			}
 			e.dispatch(slot, r, k) // schedules events only: r stays live
 		} else {
-			r.att[k].state = attSkipped
+			r.att[k], r.innov[k] = attempt{state: attSkipped}, 0
 			if r.inflight == 0 {
 				return
 			}

@@ -381,8 +381,7 @@ func (e *engine) arriveFrom(cl int32) {
 	e.next++
 	slot := e.allocSlot()
 	r := &e.slots[slot]
-	gen := r.gen
-	*r = request{gen: gen, id: id, arrival: e.now, timer: noTimer}
+	r.reset(id, e.now)
 	if e.clients != nil {
 		e.setClient(slot, cl)
 	}

@@ -30,6 +30,18 @@ type request struct {
 	innov      [MaxCopies + 1]float64 // copula: independent normal draw of each attempt
 }
 
+// reset makes r, in a free slot, request id arriving at arrival: every
+// field but gen and the attempts is zeroed. The attempts (about 1.2 KiB)
+// are not: send writes attempt k whole (draw, or a skip) before anything
+// reads it, and nothing reads an attempt at or after r.sent.
+func (r *request) reset(id int64, arrival time.Duration) {
+	r.class, r.id, r.arrival = 0, id, arrival
+	r.in, r.out = 0, 0
+	r.sent, r.inflight, r.live, r.ended = 0, 0, 0, false
+	r.lastFail, r.timer, r.hedgedCopies = outNone, noTimer, 0
+	r.round, r.lastStatus, r.lastAfter = 0, 0, 0
+}
+
 // classStats accumulates one class's results.
 type classStats struct {
 	requests, answered, timeoutsOpen, timeoutsClosed int64
