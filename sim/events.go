@@ -20,8 +20,16 @@ func (e *engine) schedule(at time.Duration, kind eventKind, slot int32, gen uint
 		ev, e.arrivalDue = &e.arrival, true
 	case i >= 0 && !e.heapOnly && (len(e.chans[i].ev) == e.chans[i].i || e.chans[i].ev[len(e.chans[i].ev)-1].at <= at):
 		// In (at, seq) order after the FIFO's tail: seq only grows.
-		ev = e.chans[i].add()
-		e.chanOn[i/64] |= 1 << (i % 64)
+		f := &e.chans[i]
+		if i > 0 && len(f.ev) == f.i {
+			// A new head: it is due before chans[fmin]'s if it is due
+			// earlier (its seq is the greatest yet).
+			if e.fmin == 0 || at < e.chans[e.fmin].ev[e.chans[e.fmin].i].at {
+				e.fmin = i
+			}
+			e.chanOn[i/64] |= 1 << (i % 64)
+		}
+		ev = f.add()
 	default:
 		ev = e.q.add(at, e.seq)
 	}
@@ -77,46 +85,114 @@ func (e *engine) chanOf(at time.Duration, kind eventKind, slot int32, k uint8) i
 	return 1 + int(c)*chansPerClass + off
 }
 
+// Where pop found the next event: the heap, the pending arrival, none, or
+// (≥ 0) that FIFO.
+const (
+	fromHeap    = -1
+	fromNone    = -2
+	fromArrival = -3
+)
+
 // pop removes the next event in (time, sequence) order and returns it, in
-// e.cur, or nil when nothing is left. Events live in three places, all
-// ordered: the heap, the single pending arrival, and the FIFOs (chans)
-// that are not empty. Requests that cannot affect each other are run by
-// runDirect instead.
+// e.cur, or nil when nothing is left. Events live in four places, all
+// ordered: the heap, the single pending arrival, chans[0] (events due now)
+// and the other FIFOs, of which only the one with the earliest head,
+// chans[fmin], can hold the next event. Requests that cannot affect each
+// other are run by runDirect instead.
+//
+// An event that handle would ignore (dead) is dropped here rather than
+// returned: a deadline, timer, timeout or response of a request that has
+// ended, or any event of a request whose slot has been reused. Once dead
+// an event stays dead, so when a FIFO's head is dead the dead events
+// queued right behind it are dropped too. The reference order (heapOnly)
+// returns every event.
 func (e *engine) pop() *event {
-	var best *event
-	src := -2 // -2 none, -1 heap, -3 arrival, ≥ 0 that FIFO
-	if len(e.q) > 0 {
-		best, src = &e.q[0], -1
+	for {
+		var best *event
+		src := fromNone
+		if len(e.q) > 0 {
+			best, src = &e.q[0], fromHeap
+		}
+		if f := &e.chans[0]; f.i < len(f.ev) {
+			if h := &f.ev[f.i]; best == nil || h.before(best) {
+				best, src = h, 0
+			}
+		}
+		if e.fmin > 0 {
+			f := &e.chans[e.fmin]
+			if h := &f.ev[f.i]; best == nil || h.before(best) {
+				best, src = h, e.fmin
+			}
+		}
+		if e.arrivalDue && (best == nil || e.arrival.before(best)) {
+			src = fromArrival
+		}
+		switch src {
+		case fromNone:
+			return nil
+		case fromHeap:
+			e.q.popInto(&e.cur)
+			if !e.heapOnly && e.dead(&e.cur) {
+				continue
+			}
+			return &e.cur
+		case fromArrival:
+			e.arrivalDue = false
+			e.cur = e.arrival
+			return &e.cur
+		case 0:
+			f := &e.chans[0]
+			e.cur = f.ev[f.i]
+			if f.i++; f.i == len(f.ev) {
+				f.ev, f.i = f.ev[:0], 0
+			}
+			return &e.cur
+		}
+		f := &e.chans[src]
+		e.cur = f.ev[f.i]
+		f.i++
+		dead := e.dead(&e.cur)
+		for dead && f.i < len(f.ev) && e.dead(&f.ev[f.i]) {
+			f.i++
+		}
+		if f.i == len(f.ev) {
+			f.ev, f.i = f.ev[:0], 0
+			e.chanOn[src/64] &^= 1 << (src % 64)
+		}
+		e.refmin()
+		if !dead {
+			return &e.cur
+		}
 	}
+}
+
+// refmin sets fmin to the FIFO other than chans[0] whose head is due
+// first, or to 0 when they are all empty: after that FIFO's head has
+// left. chanOn has a bit for each FIFO other than chans[0] that is not
+// empty.
+func (e *engine) refmin() {
+	var best *event
+	e.fmin = 0
 	for w, on := range e.chanOn {
 		for ; on != 0; on &= on - 1 {
 			i := w*64 + bits.TrailingZeros64(on)
 			f := &e.chans[i]
 			if h := &f.ev[f.i]; best == nil || h.before(best) {
-				best, src = h, i
+				best, e.fmin = h, i
 			}
 		}
 	}
-	if e.arrivalDue && (best == nil || e.arrival.before(best)) {
-		best, src = &e.arrival, -3
+}
+
+// dead reports whether handle would ignore ev: it belongs to a request
+// whose slot has been reused, or, other than the cancel of a queued
+// attempt, to a request that has ended. Arrivals, thinks and slot
+// releases are never dead.
+func (e *engine) dead(ev *event) bool {
+	switch ev.kind {
+	case evArrival, evThink, evRelease:
+		return false
 	}
-	switch {
-	case src == -2:
-		return nil
-	case src == -1:
-		e.q.popInto(&e.cur)
-		return &e.cur
-	case src == -3:
-		e.arrivalDue = false
-		e.cur = e.arrival
-		return &e.cur
-	}
-	f := &e.chans[src]
-	e.cur = f.ev[f.i]
-	f.i++
-	if f.i == len(f.ev) {
-		f.ev, f.i = f.ev[:0], 0
-		e.chanOn[src/64] &^= 1 << (src % 64)
-	}
-	return &e.cur
+	r := &e.slots[ev.slot]
+	return r.gen != ev.gen || r.ended && ev.kind != evCancel
 }

@@ -55,11 +55,14 @@ type engine struct {
 	// (endsBy), for the test that checks it changes nothing.
 	queueAllTimers bool
 	// chans are the FIFOs of events that mostly fall due in the order they
-	// are scheduled (see chanOf); bit i of chanOn says chans[i] is not
-	// empty. heapOnly sends every such event to the heap instead, for the
-	// test that checks the FIFOs change nothing.
+	// are scheduled (see chanOf); for i > 0, bit i of chanOn says chans[i]
+	// is not empty, and fmin is the one of those whose head is due first
+	// (0 when none). heapOnly sends every such event to the heap instead,
+	// and pop returns dead events too, for the test that checks the FIFOs
+	// change nothing.
 	chans    []fifo
 	chanOn   []uint64
+	fmin     int
 	heapOnly bool
 }
 
