@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/bits"
 	"time"
 )
@@ -24,8 +25,8 @@ func (e *engine) schedule(at time.Duration, kind eventKind, slot int32, gen uint
 		if i > 0 && len(f.ev) == f.i {
 			// A new head: it is due before chans[fmin]'s if it is due
 			// earlier (its seq is the greatest yet).
-			if e.fmin == 0 || at < e.chans[e.fmin].ev[e.chans[e.fmin].i].at {
-				e.fmin = i
+			if e.fmin == 0 || at < e.fminAt {
+				e.fmin, e.fminAt, e.fminSeq = i, at, e.seq
 			}
 			e.chanOn[i/64] |= 1 << (i % 64)
 		}
@@ -108,23 +109,21 @@ const (
 // returns every event.
 func (e *engine) pop() *event {
 	for {
-		var best *event
-		src := fromNone
+		// The earliest (at, seq) so far, from src; nothing is due at
+		// (maxDuration, MaxUint64).
+		at, seq, src := time.Duration(math.MaxInt64), uint64(math.MaxUint64), fromNone
 		if len(e.q) > 0 {
-			best, src = &e.q[0], fromHeap
+			at, seq, src = e.q[0].at, e.q[0].seq, fromHeap
 		}
 		if f := &e.chans[0]; f.i < len(f.ev) {
-			if h := &f.ev[f.i]; best == nil || h.before(best) {
-				best, src = h, 0
+			if h := &f.ev[f.i]; h.at < at || h.at == at && h.seq < seq {
+				at, seq, src = h.at, h.seq, 0
 			}
 		}
-		if e.fmin > 0 {
-			f := &e.chans[e.fmin]
-			if h := &f.ev[f.i]; best == nil || h.before(best) {
-				best, src = h, e.fmin
-			}
+		if e.fmin > 0 && (e.fminAt < at || e.fminAt == at && e.fminSeq < seq) {
+			at, seq, src = e.fminAt, e.fminSeq, e.fmin
 		}
-		if e.arrivalDue && (best == nil || e.arrival.before(best)) {
+		if e.arrivalDue && (e.arrival.at < at || e.arrival.at == at && e.arrival.seq < seq) {
 			src = fromArrival
 		}
 		switch src {
@@ -181,6 +180,9 @@ func (e *engine) refmin() {
 				best, e.fmin = h, i
 			}
 		}
+	}
+	if best != nil {
+		e.fminAt, e.fminSeq = best.at, best.seq
 	}
 }
 

@@ -57,12 +57,15 @@ type engine struct {
 	// chans are the FIFOs of events that mostly fall due in the order they
 	// are scheduled (see chanOf); for i > 0, bit i of chanOn says chans[i]
 	// is not empty, and fmin is the one of those whose head is due first
-	// (0 when none). heapOnly sends every such event to the heap instead,
+	// (0 when none), with its head's time and sequence in fminAt and
+	// fminSeq. heapOnly sends every such event to the heap instead,
 	// and pop returns dead events too, for the test that checks the FIFOs
 	// change nothing.
 	chans    []fifo
 	chanOn   []uint64
 	fmin     int
+	fminAt   time.Duration
+	fminSeq  uint64
 	heapOnly bool
 }
 
