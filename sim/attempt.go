@@ -236,7 +236,7 @@ func (e *engine) dispatch(slot int32, r *request, k int) {
 		if !e.breakersAdmit(a) {
 			a.kind, a.byBreaker = outRejected, true
 			a.svc, a.first, a.genFrom, a.end = e.now, e.now, e.now, e.now
-			e.schedule(a.end, evResponse, slot, r.gen, uint8(k))
+			e.scheduleResponse(a.end, slot, r.gen, uint8(k))
 			return
 		}
 	}
@@ -245,7 +245,7 @@ func (e *engine) dispatch(slot int32, r *request, k int) {
 		a.limitedBy = by
 		a.svc, a.first, a.genFrom = e.now, e.now, e.now
 		a.end = e.now + by.rejection().RejectLatency
-		e.schedule(a.end, evResponse, slot, r.gen, uint8(k))
+		e.scheduleResponse(a.end, slot, r.gen, uint8(k))
 		return
 	}
 	if pv.capacity > 0 {
@@ -253,7 +253,7 @@ func (e *engine) dispatch(slot int32, r *request, k int) {
 			if pv.bounded && pv.waiting >= pv.queueLimit {
 				a.kind = outRejected
 				a.svc, a.first, a.genFrom, a.end = e.now, e.now, e.now, e.now
-				e.schedule(a.end, evResponse, slot, r.gen, uint8(k))
+				e.scheduleResponse(a.end, slot, r.gen, uint8(k))
 				return
 			}
 			a.queued = true
@@ -303,7 +303,7 @@ func (e *engine) serve(slot int32, r *request, k int) {
 	if !a.kind.failed() && e.cfg.Classes[r.class].Policy.Winner == FirstToken {
 		at = a.first
 	}
-	e.schedule(at, evResponse, slot, r.gen, uint8(k))
+	e.scheduleResponse(at, slot, r.gen, uint8(k))
 }
 
 // release frees one slot of provider i at now and starts the next attempt

@@ -9,19 +9,27 @@ import (
 // schedule queues an event. Its fields are written where it will wait,
 // one by one: a struct of six fields is not kept in registers, and building
 // it on the stack and copying it costs a stalled load (the copy reads in
-// 16 bytes what was just written in pieces).
+// 16 bytes what was just written in pieces). The commonest events have
+// shortcuts that skip chanOf: scheduleResponse, scheduleRelease and
+// scheduleArrival.
 func (e *engine) schedule(at time.Duration, kind eventKind, slot int32, gen uint32, k uint8) {
 	e.seq++
 	if e.isolated && e.fl.hold(event{at: at, seq: e.seq, slot: slot, gen: gen, kind: kind, k: k}) {
 		return
 	}
+	if kind == evArrival {
+		e.arrival = event{at: at, seq: e.seq, slot: slot, gen: gen, kind: kind, k: k}
+		e.arrivalDue = true
+		return
+	}
+	e.put(e.chanOf(at, kind, slot, k), at, kind, slot, gen, k)
+}
+
+// put queues an event due at at, numbered e.seq, in FIFO i — when i ≥ 0
+// and the event keeps the FIFO in (at, seq) order — or else in the heap.
+func (e *engine) put(i int, at time.Duration, kind eventKind, slot int32, gen uint32, k uint8) {
 	var ev *event
-	switch i := e.chanOf(at, kind, slot, k); {
-	case kind == evArrival:
-		ev, e.arrivalDue = &e.arrival, true
-	case i >= 0 && !e.heapOnly && (len(e.chans[i].ev) == e.chans[i].i || e.chans[i].ev[len(e.chans[i].ev)-1].at <= at):
-		// In (at, seq) order after the FIFO's tail: seq only grows.
-		f := &e.chans[i]
+	if f := e.fifoFor(i, at); f != nil {
 		if i > 0 && len(f.ev) == f.i {
 			// A new head: it is due before chans[fmin]'s if it is due
 			// earlier (its seq is the greatest yet).
@@ -31,10 +39,65 @@ func (e *engine) schedule(at time.Duration, kind eventKind, slot int32, gen uint
 			e.chanOn[i/64] |= 1 << (i % 64)
 		}
 		ev = f.add()
-	default:
+	} else {
 		ev = e.q.add(at, e.seq)
 	}
 	ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, slot, gen, kind, k
+}
+
+// fifoFor returns FIFO i if an event due at at may go there: i ≥ 0, the
+// FIFOs are in use, and at is no earlier than the FIFO's tail (seq only
+// grows, so the FIFO stays in (at, seq) order). Otherwise it returns nil.
+func (e *engine) fifoFor(i int, at time.Duration) *fifo {
+	if i < 0 || e.heapOnly {
+		return nil
+	}
+	f := &e.chans[i]
+	if len(f.ev) == f.i || f.ev[len(f.ev)-1].at <= at {
+		return f
+	}
+	return nil
+}
+
+// scheduleResponse queues the deciding response of attempt k of the
+// request in slot: schedule without chanOf, which sends a response to
+// chans[0] when it is due now and to the heap otherwise.
+func (e *engine) scheduleResponse(at time.Duration, slot int32, gen uint32, k uint8) {
+	if e.isolated {
+		e.schedule(at, evResponse, slot, gen, k)
+		return
+	}
+	e.seq++
+	var ev *event
+	if at == e.now && !e.heapOnly {
+		ev = e.chans[0].add() // chans[0] holds only events due now: in order
+	} else {
+		ev = e.q.add(at, e.seq)
+	}
+	ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, slot, gen, evResponse, k
+}
+
+// scheduleRelease queues the release of a slot of provider prov at at,
+// freed by an attempt of class c: to chans[0] when it is due now; to the
+// class's FIFO of cancels when it is due a cancel latency from now (the
+// cancel of an attempt in service landing first), where it falls due in
+// order with the cancels; to the heap otherwise. Independent requests
+// (e.isolated) never hold a slot.
+func (e *engine) scheduleRelease(at time.Duration, prov, c int32) {
+	e.seq++
+	var ev *event
+	switch {
+	case e.heapOnly:
+		ev = e.q.add(at, e.seq)
+	case at == e.now:
+		ev = e.chans[0].add() // chans[0] holds only events due now: in order
+	case at == e.now+e.cfg.Classes[c].Policy.CancelLatency:
+		e.put(1+int(c)*chansPerClass+chanCancel, at, evRelease, prov, 0, 0)
+		return
+	default:
+		ev = e.q.add(at, e.seq)
+	}
+	ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, prov, 0, evRelease, 0
 }
 
 // The FIFOs of events (chans): events scheduled a fixed delay after the

@@ -172,7 +172,7 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 		// handled, even when it frees now: the request this attempt won
 		// first lets go of its own queued attempts.
 		a.serving = false
-		e.schedule(max(at, e.now), evRelease, a.prov, 0, 0)
+		e.scheduleRelease(max(at, e.now), a.prov, r.class)
 	}
 }
 
