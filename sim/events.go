@@ -18,7 +18,8 @@ func (e *engine) schedule(at time.Duration, kind eventKind, slot int32, gen uint
 		return
 	}
 	if kind == evArrival {
-		e.arrival = event{at: at, seq: e.seq, slot: slot, gen: gen, kind: kind, k: k}
+		ev := &e.arrival
+		ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, slot, gen, kind, k
 		e.arrivalDue = true
 		return
 	}
