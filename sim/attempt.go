@@ -141,7 +141,7 @@ func (e *engine) send(slot int32, r *request) {
 		if g > 0 {
 			r.timer = uint8(k + 1)
 			if !e.endsBy(r, e.now+g) {
-				e.schedule(e.now+g, evTimer, slot, r.gen, uint8(k+1))
+				e.scheduleIn(fifoIndex(r.class, chanTimer+k), e.now+g, evTimer, slot, r.gen, uint8(k+1))
 			}
 			return
 		}
@@ -354,7 +354,12 @@ func (e *engine) draw(r *request, m, k int) {
 	}
 	src := e.rng.atTry(r.id, uint8(k), tryKey(r.round, try))
 	uErr, uInv, uDeg := uniform(src), uniform(src), uniform(src)
-	*a = attempt{model: int32(m), prov: int32(e.modelProv[m]), start: e.now, kind: outOK, degU: uDeg, workErr: -1, try: try}
+	// Zeroed in place, then filled: a composite literal with these fields
+	// is built on the stack and copied, 152 bytes read back in 16-byte
+	// pieces just after being written in smaller ones.
+	*a = attempt{}
+	a.model, a.prov, a.start, a.kind = int32(m), int32(e.modelProv[m]), e.now, outOK
+	a.degU, a.workErr, a.try = uDeg, -1, try
 	if e.copula != nil {
 		r.innov[k] = rand.New(src).NormFloat64()
 		z := 0.0

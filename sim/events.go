@@ -60,6 +60,24 @@ func (e *engine) fifoFor(i int, at time.Duration) *fifo {
 	return nil
 }
 
+// scheduleIn is schedule for an event the caller knows the FIFO of, i =
+// chanOf(at, …) for at later than now, without calling chanOf: a
+// deadline, a hedge timer or a cancel (fifoIndex).
+func (e *engine) scheduleIn(i int, at time.Duration, kind eventKind, slot int32, gen uint32, k uint8) {
+	if e.isolated {
+		e.schedule(at, kind, slot, gen, k)
+		return
+	}
+	e.seq++
+	if at == e.now {
+		i = 0
+	}
+	e.put(i, at, kind, slot, gen, k)
+}
+
+// fifoIndex is the index in chans of FIFO off (chanDeadline …) of class c.
+func fifoIndex(c int32, off int) int { return 1 + int(c)*chansPerClass + off }
+
 // scheduleResponse queues the deciding response of attempt k of the
 // request in slot: schedule without chanOf, which sends a response to
 // chans[0] when it is due now and to the heap otherwise.
@@ -93,7 +111,7 @@ func (e *engine) scheduleRelease(at time.Duration, prov, c int32) {
 	case at == e.now:
 		ev = e.chans[0].add() // chans[0] holds only events due now: in order
 	case at == e.now+e.cfg.Classes[c].Policy.CancelLatency:
-		e.put(1+int(c)*chansPerClass+chanCancel, at, evRelease, prov, 0, 0)
+		e.put(fifoIndex(c, chanCancel), at, evRelease, prov, 0, 0)
 		return
 	default:
 		ev = e.q.add(at, e.seq)
@@ -147,7 +165,7 @@ func (e *engine) chanOf(at time.Duration, kind eventKind, slot int32, k uint8) i
 	default:
 		return -1
 	}
-	return 1 + int(c)*chansPerClass + off
+	return fifoIndex(c, off)
 }
 
 // Where pop found the next event: the heap, the pending arrival, none, or

@@ -97,7 +97,7 @@ func (e *engine) abandon(slot int32, r *request, k int, as outcome) {
 	}
 	a.state = attAbandoned
 	if a.cancelAt != never {
-		e.schedule(a.cancelAt, evCancel, slot, r.gen, uint8(k))
+		e.scheduleIn(fifoIndex(r.class, chanCancel), a.cancelAt, evCancel, slot, r.gen, uint8(k))
 	}
 }
 

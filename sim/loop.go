@@ -289,7 +289,7 @@ func (e *engine) arriveFrom(cl int32) {
 	}
 
 	if cls.Deadline > 0 {
-		e.schedule(e.now+cls.Deadline, evDeadline, slot, r.gen, 0)
+		e.scheduleIn(fifoIndex(c, chanDeadline), e.now+cls.Deadline, evDeadline, slot, r.gen, 0)
 	}
 	e.send(slot, r)
 	if !e.isolated && cl < 0 {
