@@ -2,18 +2,67 @@ package optimize
 
 import (
 	"context"
+	"runtime"
 
 	"github.com/hedgesim/hedgesim/sim"
 )
 
-// batchBytes bounds the latency buffers one batch of candidates holds at
-// once: sim.RunPolicies keeps every run of a batch until the batch ends.
-const batchBytes = 32 << 20
+// batchBytes bounds the memory one batch of candidates holds at once
+// (sim.RunPolicies keeps every run of a batch until the batch ends), at
+// heldBytes a request.
+const batchBytes = 128 << 20
 
 // batchSize is the most candidates of n requests each that one batch
-// runs together: at least 1, and their latency buffers (5 bytes a request,
-// see sim.EstimateMemory) within batchBytes.
-func batchSize(requests int) int { return max(1, batchBytes/(5*max(requests, 1))) }
+// runs together: at least 1, and their runs within batchBytes.
+func batchSize(requests int) int { return max(1, batchBytes/(heldBytes*max(requests, 1))) }
+
+// heldBytes is the memory a run held in a batch takes per request: its
+// latencies as float32 (4 bytes) and 5 % spare, and as much again because
+// the garbage collector lets the runs of finished batches, which are
+// garbage, grow the heap to about twice what is live (GOGC=100). Measured:
+// peak resident memory of the default sweep, 2 workers, was 8.2 bytes per
+// request of the 46 runs held at 10⁶ requests (378 MB), 10.6 at 2·10⁵
+// (98 MB, where the process's own 16 MiB weighs more).
+const heldBytes = 9
+
+// batchCount is into how many batches simulateCandidates deals n candidates
+// of a class: at least workers (so that every worker has a share of each
+// class), none larger than batchSize, and none empty.
+func batchCount(n, workers, requests int) int {
+	b := batchSize(requests)
+	return min(n, max(workers, (n+b-1)/b))
+}
+
+// EstimateMemory returns about how many bytes a sweep of cfg under s on
+// workers goroutines (≤ 0: GOMAXPROCS) holds at its peak: workers batches
+// of candidates of s.Requests requests at once, each batch as large as the
+// class with the most candidates to try makes it, or the rollout check's
+// full-scenario run and its baseline, whichever is more.
+// A run held in a batch is counted at heldBytes a request, with
+// sim.EstimateMemory's 16 MiB once per worker.
+func EstimateMemory(cfg *sim.Config, s Settings, workers int) int64 {
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	check := s.CheckRequests
+	if check < 0 {
+		check = min(DefaultCheckRequests, 5*s.Requests)
+	}
+	c := *cfg
+	c.Requests = s.Requests
+	const process = 16 << 20
+	one := sim.EstimateMemory(&c) - process - 5*int64(c.Requests) + heldBytes*int64(c.Requests)
+	most := 1
+	for i := range cfg.Classes {
+		if name := cfg.Classes[i].Name; optimized(&s, name) {
+			most = max(most, candidatesAtMost(&cfg.Classes[i], s.For(name)))
+		}
+	}
+	per := (most + batchCount(most, workers, s.Requests) - 1) / batchCount(most, workers, s.Requests)
+	sweep := int64(workers) * (int64(per)*one + process)
+	c.Requests = check
+	return max(sweep, 2*sim.EstimateMemory(&c))
+}
 
 // simulateCandidates makes the measurements, of the candidates 0 … n−1
 // named by keys, that the memo m would simulate (its shard owns them and
@@ -42,8 +91,7 @@ func simulateCandidates(ctx context.Context, m *memo, keys []string, classes, wo
 		if len(idx) == 0 {
 			continue
 		}
-		n := max(workers, (len(idx)+batchSize(requests)-1)/batchSize(requests))
-		n = min(n, len(idx))
+		n := batchCount(len(idx), workers, requests)
 		part := make([][]int, n)
 		for j, i := range idx {
 			part[j%n] = append(part[j%n], i)
@@ -84,4 +132,15 @@ func simulateCandidates(ctx context.Context, m *memo, keys []string, classes, wo
 		return nil
 	}, nil)
 	return made, err
+}
+
+// candidatesAtMost bounds how many hedged candidates grid gives class cl
+// under search: every delay (the default grid's DefaultDelayCount + 4),
+// copies and targets, and the configured policy.
+func candidatesAtMost(cl *sim.Class, search Search) int {
+	delays := len(search.Delays)
+	if search.Delays == nil {
+		delays = DefaultDelayCount + 4
+	}
+	return delays*max(1, len(search.Copies))*max(1, len(search.Targets)) + 1
 }

@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"runtime"
 	"strconv"
 	"strings"
 	"time"
@@ -370,7 +369,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 		return nil, usageError{err: err}
 	}
 
-	if err := checkMemory(optimizeMemory(&cfg, s, int(workers.v)), maxMemory,
+	if err := checkMemory(optimize.EstimateMemory(&cfg, s, int(workers.v)), maxMemory,
 		fmt.Sprintf("optimizing with %d requests per candidate", s.Requests), "--requests, --workers or --check-requests"); err != nil {
 		return nil, err
 	}
@@ -571,22 +570,4 @@ func (w *rolloutWriter) write(cfg *sim.Config, rep *optimize.Report) error {
 		return fmt.Errorf("--write-scenario %s: %w", w.path, err)
 	}
 	return nil
-}
-
-// optimizeMemory estimates the peak memory of a sweep: workers simulations
-// of s.Requests requests at once (each candidate holds one run), or the
-// rollout check's full-scenario run and its baseline, whichever is more.
-func optimizeMemory(cfg *sim.Config, s optimize.Settings, workers int) int64 {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	check := s.CheckRequests
-	if check < 0 {
-		check = min(optimize.DefaultCheckRequests, 5*s.Requests)
-	}
-	c := *cfg
-	c.Requests = s.Requests
-	sweep := int64(workers) * sim.EstimateMemory(&c)
-	c.Requests = check
-	return max(sweep, 2*sim.EstimateMemory(&c))
 }
