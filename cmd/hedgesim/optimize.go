@@ -4,15 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"path/filepath"
 
 	"github.com/hedgesim/hedgesim/export"
 	"github.com/hedgesim/hedgesim/optimize"
@@ -211,6 +212,9 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	resume := fs.String("resume", "", "with --shard: continue a sweep from the `STATE` file hedgesim merge wrote when coupled classes need another stage")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
+		return nil, err
+	}
+	if err := optimizeFlagsAgreeWithSet(fs, whatIf.set); err != nil {
 		return nil, err
 	}
 	var shard *optimize.Shard
@@ -570,4 +574,38 @@ func (w *rolloutWriter) write(cfg *sim.Config, rep *optimize.Report) error {
 		return fmt.Errorf("--write-scenario %s: %w", w.path, err)
 	}
 	return nil
+}
+
+// optimizeKeys names the [optimize] key each optimize flag overrides.
+var optimizeKeys = map[string][]string{
+	"requests": {"requests"}, "delays": {"delays", "from", "to", "step"},
+	"from": {"delays", "from"}, "to": {"delays", "to"}, "step": {"delays", "step"},
+	"copies": {"copies"}, "targets": {"targets"}, "objective": {"objective"}, "target": {"target"},
+	"allow-fewer-answers": {"allow_fewer_answers"}, "max-cost": {"max_added_cost_pct"},
+	"max-hedged": {"max_hedged_pct"}, "sla": {"sla"}, "min-gain": {"min_gain_pct"},
+	"min-gain-per-cost": {"min_gain_per_cost"}, "min-unanswered-cut-per-cost": {"min_unanswered_cut_per_cost"},
+	"require-significant": {"require_significant"}, "confidence": {"confidence"},
+	"classes": {"classes"}, "alone": {"alone"}, "check-requests": {"check_requests"},
+}
+
+// optimizeFlagsAgreeWithSet returns a usage error when an optimize flag
+// and a --set override both give an [optimize] setting, for every class
+// (optimize.KEY) or for one (optimize.class.NAME.KEY): the flag applies to
+// every class and would win while the report listed the override.
+func optimizeFlagsAgreeWithSet(fs *flag.FlagSet, set []string) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		for _, kv := range set {
+			k, _, _ := strings.Cut(kv, "=")
+			k = strings.TrimSpace(k)
+			if err != nil || !strings.HasPrefix(k, "optimize.") {
+				continue
+			}
+			last := k[strings.LastIndexByte(k, '.')+1:]
+			if slices.Contains(optimizeKeys[f.Name], last) {
+				err = usageError{err: fmt.Errorf("--%s %s and --set %s both set %s; give one of them (the flag applies to every class)", f.Name, f.Value, kv, last)}
+			}
+		}
+	})
+	return err
 }
