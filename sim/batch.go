@@ -22,7 +22,7 @@ import (
 // to send a copy, which response wins, what is cancelled) are made once
 // per policy. A sweep of n hedge delays then costs far less than n runs.
 // Otherwise the runs are made one after another.
-func RunPolicies(ctx context.Context, cfg *Config, class int, pols []Policy) (out []*Result, err error) {
+func RunPolicies(ctx context.Context, cfg *Config, class int, pols []Policy) ([]*Result, error) {
 	if err := ctx.Err(); err != nil {
 		return nil, err
 	}
@@ -36,47 +36,24 @@ func RunPolicies(ctx context.Context, cfg *Config, class int, pols []Policy) (ou
 			return nil, err
 		}
 	}
-	out = make([]*Result, len(pols))
-	es := make([]*engine, 0, len(pols))
+	ps := make([]*Config, len(cfgs))
 	for i := range cfgs {
-		e := newEngine(&cfgs[i])
-		e.stop = &stopper{ctx: ctx}
-		if !e.laneOK() {
-			// One after another, holding one engine at a time (an engine
-			// may hold closed-loop clients or a large event queue).
-			for i := range cfgs {
-				if out[i], err = RunContext(ctx, &cfgs[i]); err != nil {
-					return nil, err
-				}
-			}
-			return out, nil
-		}
-		es = append(es, e)
+		ps[i] = &cfgs[i]
 	}
-	if len(es) == 0 {
-		return out, nil
-	}
-	runLanes(es)
-	for i, e := range es {
-		if e.stop.err != nil {
-			return nil, e.stop.err
-		}
-		if auditRuns {
-			if err := e.audit(); err != nil {
-				panic("sim: " + err.Error())
-			}
-		}
-		out[i] = e.result()
-	}
-	return out, nil
+	return runTogether(ctx, ps, 1)
 }
 
-// runLanes runs the engines es, which differ only in a policy and all take
-// the lane, a block of requests at a time: es[0] draws the block's arrival
-// times, then each engine runs the block's requests from them in turn,
-// sharing one drawCache. Running a block per engine, rather than a request
-// per engine, keeps one engine's state in the nearest caches for a block.
+// runLanes runs the engines es, which differ only in their policies and
+// all take the lane, a block of requests at a time: es[0] draws the
+// block's arrival times, then each engine runs the block's requests from
+// them in turn, sharing one drawCache; a single engine just runs the lane.
+// Running a block per engine, rather than a request per engine, keeps one
+// engine's state in the nearest caches for a block.
 func runLanes(es []*engine) {
+	if len(es) == 1 {
+		es[0].runLane() // nothing to share
+		return
+	}
 	dc := newDrawCache(len(es[0].cfg.Models))
 	for _, e := range es {
 		e.batch = dc
