@@ -68,7 +68,12 @@ func (e *engine) laneRequest(r *request) {
 	e.next++
 	r.sent, r.inflight, r.live, r.hedgedCopies = 0, 0, 0, 0
 	r.ended, r.lastFail, r.timer = false, outNone, noTimer
-	e.drawRequest(r, -1)
+	if e.batch == nil {
+		e.drawRequest(r, -1)
+	} else if !e.batch.reuseRequest(r) {
+		e.drawRequest(r, -1)
+		e.batch.keepRequest(r)
+	}
 	cl := &e.cfg.Classes[r.class]
 	e.stats[r.class].requests++
 	e.classes[r.class].inflightReqs++
@@ -161,6 +166,9 @@ func (e *engine) laneSend(r *request) {
 // to model m, drawn from the stream of (request, attempt k) exactly as draw
 // does, and served at once.
 func (e *engine) laneDraw(r *request, m, k int) {
+	if e.batch != nil && e.batch.reuse(e, r, m, k) {
+		return
+	}
 	a := &r.att[k]
 	md := &e.cfg.Models[m]
 	ms := &e.models[m]
@@ -207,6 +215,9 @@ func (e *engine) laneDraw(r *request, m, k int) {
 		}
 	case uInv < md.InvalidRate:
 		a.kind = outInvalid
+	}
+	if e.batch != nil {
+		e.batch.keep(e, r, m, k)
 	}
 }
 
