@@ -115,9 +115,10 @@ type fifo struct {
 // add appends room for an event, due no earlier than the tail, and returns
 // it for the caller to fill. When the buffer is full and at least half of
 // it lies before the head, the events left move to its front instead of
-// the buffer growing: it stays within twice the most events ever queued
-// at once (a few KiB, cache-resident), and each event is moved O(1) times
-// on average.
+// the buffer growing: it grows only while more than half of it is queued,
+// so it stays within four times the most events ever queued at once (a
+// few KiB, cache-resident), and each event is moved O(1) times on
+// average.
 func (f *fifo) add() *event {
 	if len(f.ev) == cap(f.ev) && f.i > 0 && f.i*2 >= len(f.ev) {
 		n := copy(f.ev, f.ev[f.i:])

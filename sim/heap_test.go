@@ -43,3 +43,35 @@ func TestEventQueueOrder(t *testing.T) {
 		t.Fatalf("%d events left", len(q))
 	}
 }
+
+// TestFifoReusesBuffer: a FIFO that never holds more than w events at once
+// pops them in the order they were added, and its buffer stays within
+// four times w (or 64), however many events pass through: add moves the
+// events left to the front of the buffer instead of growing it once half
+// of it lies before the head, so it grows only while more than half of it
+// is queued, and append at most doubles it.
+func TestFifoReusesBuffer(t *testing.T) {
+	for _, w := range []int{1, 7, 64, 65, 240, 1000} {
+		var f fifo
+		next, want := 0, 0
+		for range 50 * w {
+			for len(f.ev)-f.i < w { // fill up to w queued events
+				*f.add() = event{seq: uint64(next)}
+				next++
+			}
+			for range 1 + want%w { // pop a varying number
+				if f.i == len(f.ev) {
+					break
+				}
+				if got := f.ev[f.i].seq; got != uint64(want) {
+					t.Fatalf("w=%d: popped event %d, want %d", w, got, want)
+				}
+				f.i++
+				want++
+			}
+		}
+		if bound := max(64, 4*w); cap(f.ev) > bound {
+			t.Errorf("w=%d: buffer of %d events after %d passed through, want at most %d", w, cap(f.ev), next, bound)
+		}
+	}
+}
