@@ -78,15 +78,18 @@ type listFlag struct {
 }
 
 func (f *listFlag) String() string { return strings.Join(f.v, ",") }
+// Set takes a comma-separated list; an empty list or an empty element
+// ("1s,,2s", a trailing comma) is an error naming the element.
 func (f *listFlag) Set(s string) error {
 	f.v, f.set = nil, true
-	for _, x := range strings.Split(s, ",") {
-		if x = strings.TrimSpace(x); x != "" {
-			f.v = append(f.v, x)
-		}
-	}
-	if len(f.v) == 0 {
+	if strings.TrimSpace(s) == "" {
 		return errors.New("empty list")
+	}
+	for i, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x == "" {
+			return fmt.Errorf("element %d is empty; want a comma-separated list with no empty elements", i+1)
+		}
+		f.v = append(f.v, x)
 	}
 	return nil
 }
@@ -361,6 +364,13 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	if objErr != nil {
 		return nil, usageError{err: fmt.Errorf("--objective: %v", objErr)}
 	}
+	if err := objectiveFlagsApply(&s, *objective, []objectiveFlag{
+		{"max-cost", maxCost.String(), maxCost.set, optimize.LowestLatency, "p95 or p99"},
+		{"sla", sla.String(), sla.set, optimize.LowestCost, "cost"},
+		{"target", target.String(), target.set, optimize.MostAnswered, "answered"},
+	}); err != nil {
+		return nil, err
+	}
 	if err := s.Validate(&cfg); err != nil {
 		return nil, usageError{err: err}
 	}
@@ -592,4 +602,41 @@ func optimizeFlagsAgreeWithSet(fs *flag.FlagSet, set []string) error {
 		}
 	})
 	return err
+}
+
+// objectiveFlag is a flag that only some objectives read: --max-cost
+// (p95, p99), --sla (cost), --target (answered).
+type objectiveFlag struct {
+	name, value string
+	set         bool
+	goal        optimize.Goal
+	objectives  string // the names of the objectives that read it
+}
+
+// objectiveFlagsApply returns a usage error naming the first flag of
+// flags that is set although no class's objective (after --objective,
+// named by objective when given) reads it: it would be ignored.
+func objectiveFlagsApply(s *optimize.Settings, objective string, flags []objectiveFlag) error {
+	for _, f := range flags {
+		if !f.set {
+			continue
+		}
+		used := false
+		var names []string
+		s.Each(func(se *optimize.Search) {
+			used = used || se.Objective.Goal == f.goal
+			if n := se.Objective.Name(); !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		})
+		if used {
+			continue
+		}
+		if objective != "" {
+			return usageError{err: fmt.Errorf("--%s %s applies to --objective %s only, not --objective %s; drop it or change the objective", f.name, f.value, f.objectives, objective)}
+		}
+		return usageError{err: fmt.Errorf("--%s %s applies to --objective %s only, and the objective is %s (from the scenario's [optimize] table or the default); add --objective %s or drop --%s",
+			f.name, f.value, f.objectives, strings.Join(names, ", "), strings.SplitN(f.objectives, " ", 2)[0], f.name)}
+	}
+	return nil
 }
