@@ -78,6 +78,7 @@ type listFlag struct {
 }
 
 func (f *listFlag) String() string { return strings.Join(f.v, ",") }
+
 // Set takes a comma-separated list; an empty list or an empty element
 // ("1s,,2s", a trailing comma) is an error naming the element.
 func (f *listFlag) Set(s string) error {
