@@ -293,11 +293,11 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 		if within != "" {
 			w = fpct2(c.AnsweredWithinShare) + "\t"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s%.1f%%\t%.1f%%\t%.3f\t$%.4f\t%s\t\n",
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s%.1f%%\t%.1f%%\t%.3f\t%s\t%s\t\n",
 			mark, delay, copies, target,
 			fsec(l.P95), interval(l.P95CI95, c.P95CIOK),
 			fsec(l.P99), interval(l.P99CI95, c.P99CIOK),
-			w, 100*c.AnsweredShare, 100*c.HedgedShare, c.AttemptsPerRequest, c.CostPer1kUSD, addedCost(cr, c))
+			w, 100*c.AnsweredShare, 100*c.HedgedShare, c.AttemptsPerRequest, sim.DollarsPer1k(c.CostPer1kUSD), addedCost(cr, c))
 	}
 	tw.Flush()
 }
