@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/csv"
 	"encoding/json"
@@ -133,7 +134,30 @@ func (r *Report) requestsLine() string {
 // then per class the verdict and its reason, and the frontier (every
 // candidate with all set) with the pick marked "*" and candidates whose
 // percentile is not significantly different from the pick's marked "~".
+// No line ends in a space.
 func (r *Report) WriteText(w io.Writer, all bool) error {
+	var b bytes.Buffer
+	r.writeText(&b, all)
+	_, err := w.Write(trimLineEnds(b.Bytes()))
+	return err
+}
+
+// trimLineEnds returns text with the spaces that end its lines removed
+// (tab-aligned tables pad their last cells).
+func trimLineEnds(text []byte) []byte {
+	out := make([]byte, 0, len(text))
+	for line := range bytes.Lines(text) {
+		body, nl := bytes.CutSuffix(line, []byte("\n"))
+		out = append(out, bytes.TrimRight(body, " ")...)
+		if nl {
+			out = append(out, '\n')
+		}
+	}
+	return out
+}
+
+// writeText is WriteText before the line ends are trimmed.
+func (r *Report) writeText(w io.Writer, all bool) error {
 	ew := &errWriter{w: w}
 	how := "each class simulated alone (exact: no class shares a limited provider, model or budget)"
 	switch {
