@@ -27,7 +27,7 @@ func TestListFlagsRejectEmptyElements(t *testing.T) {
 	}
 }
 
-// TestObjectiveFlagsNeedTheirObjective: --max-cost (p95, p99), --sla
+// TestObjectiveFlagsNeedTheirObjective: --max-cost (p95, p99, answered), --sla
 // (cost) and --target (answered) under an objective that does not read
 // them are usage errors naming the flag and the objective it needs;
 // under their own objective, given by flag or by the scenario's
@@ -51,12 +51,13 @@ func TestObjectiveFlagsNeedTheirObjective(t *testing.T) {
 		{[]string{"--objective", "p99", "--sla", "2s"}, 2, "--sla 2s applies to --objective cost only, not --objective p99"},
 		{[]string{"--target", "2s"}, 2, "--target 2s applies to --objective answered only"},
 		{[]string{"--objective", "cost", "--sla", "2s", "--target", "2s"}, 2, "--target 2s applies to --objective answered only, not --objective cost"},
-		{[]string{"--objective", "cost", "--sla", "2s", "--max-cost", "5"}, 2, "--max-cost 5 applies to --objective p95 or p99 only, not --objective cost"},
-		{[]string{"--objective", "knee", "--max-cost", "5"}, 2, "--max-cost 5 applies to --objective p95 or p99 only"},
+		{[]string{"--objective", "cost", "--sla", "2s", "--max-cost", "5"}, 2, "--max-cost 5 applies to --objective p95, p99 or answered only, not --objective cost"},
+		{[]string{"--objective", "knee", "--max-cost", "5"}, 2, "--max-cost 5 applies to --objective p95, p99 or answered only"},
 		{[]string{"--objective", "cost", "--sla", "2s"}, 0, ""},
 		{[]string{"--objective", "answered", "--target", "2s"}, 0, ""},
 		{[]string{"--objective", "p99", "--max-cost", "5"}, 0, ""},
 		{[]string{"--max-cost", "5"}, 0, ""},
+		{[]string{"--objective", "answered", "--target", "2s", "--max-cost", "5"}, 0, ""},
 		// The objective from the scenario's [optimize] table: --sla is read.
 		{[]string{"--sla", "2s", costScenario}, 0, ""},
 		{[]string{"--target", "2s", costScenario}, 2, "--target 2s applies to --objective answered only, and the objective is cost"},

@@ -190,7 +190,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	objective := fs.String("objective", "", "`name` of what to optimise: p95, p99 (lowest percentile within the caps), cost (lowest cost with p95 ≤ --sla), knee, answered (most requests answered within --target) (default p95, or [optimize] objective)")
 	fs.Var(&target, "target", "answered objective: the `latency` within which a request counts as answered, such as 2s")
 	fs.Var(&allowFewer, "allow-fewer-answers", "let the pick answer significantly fewer requests than no hedging (default false: a pick never trades answers for speed)")
-	fs.Var(&maxCost, "max-cost", "p95/p99 objectives: the most added cost allowed, in `percent` of no hedging (default 10; inf for no cap)")
+	fs.Var(&maxCost, "max-cost", "p95, p99 and answered objectives: the most added cost allowed, in `percent` of no hedging (default 10; inf for no cap)")
 	fs.Var(&maxHedged, "max-hedged", "the largest share of requests that may send a copy, in `percent` (default 100)")
 	fs.Var(&sla, "sla", "cost objective: the `latency` p95 must not exceed, such as 2s")
 	fs.Var(&minGain, "min-gain", "verdict: the smallest improvement worth having, in `percent` (default 10)")
@@ -366,9 +366,9 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 		return nil, usageError{err: fmt.Errorf("--objective: %v", objErr)}
 	}
 	if err := objectiveFlagsApply(&s, *objective, []objectiveFlag{
-		{"max-cost", maxCost.String(), maxCost.set, optimize.LowestLatency, "p95 or p99"},
-		{"sla", sla.String(), sla.set, optimize.LowestCost, "cost"},
-		{"target", target.String(), target.set, optimize.MostAnswered, "answered"},
+		{"max-cost", maxCost.String(), maxCost.set, []optimize.Goal{optimize.LowestLatency, optimize.MostAnswered}, "p95, p99 or answered"},
+		{"sla", sla.String(), sla.set, []optimize.Goal{optimize.LowestCost}, "cost"},
+		{"target", target.String(), target.set, []optimize.Goal{optimize.MostAnswered}, "answered"},
 	}); err != nil {
 		return nil, err
 	}
@@ -606,12 +606,12 @@ func optimizeFlagsAgreeWithSet(fs *flag.FlagSet, set []string) error {
 }
 
 // objectiveFlag is a flag that only some objectives read: --max-cost
-// (p95, p99), --sla (cost), --target (answered).
+// (p95, p99, answered), --sla (cost), --target (answered).
 type objectiveFlag struct {
 	name, value string
 	set         bool
-	goal        optimize.Goal
-	objectives  string // the names of the objectives that read it
+	goals       []optimize.Goal
+	objectives  string // the names of the objectives that read it, the first to suggest
 }
 
 // objectiveFlagsApply returns a usage error naming the first flag of
@@ -625,7 +625,7 @@ func objectiveFlagsApply(s *optimize.Settings, objective string, flags []objecti
 		used := false
 		var names []string
 		s.Each(func(se *optimize.Search) {
-			used = used || se.Objective.Goal == f.goal
+			used = used || slices.Contains(f.goals, se.Objective.Goal)
 			if n := se.Objective.Name(); !slices.Contains(names, n) {
 				names = append(names, n)
 			}
@@ -637,7 +637,7 @@ func objectiveFlagsApply(s *optimize.Settings, objective string, flags []objecti
 			return usageError{err: fmt.Errorf("--%s %s applies to --objective %s only, not --objective %s; drop it or change the objective", f.name, f.value, f.objectives, objective)}
 		}
 		return usageError{err: fmt.Errorf("--%s %s applies to --objective %s only, and the objective is %s (from the scenario's [optimize] table or the default); add --objective %s or drop --%s",
-			f.name, f.value, f.objectives, strings.Join(names, ", "), strings.SplitN(f.objectives, " ", 2)[0], f.name)}
+			f.name, f.value, f.objectives, strings.Join(names, ", "), strings.TrimRight(strings.SplitN(f.objectives, " ", 2)[0], ","), f.name)}
 	}
 	return nil
 }
