@@ -93,6 +93,9 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		inputs = append(inputs, input{"a part of this merge", p})
 	}
 	if *writeScenario != "" {
+		if len(job.sc.Overrides) > 0 {
+			return usageError{err: fmt.Errorf("--write-scenario cannot go with shards run with --set or --scale-rate (%s): the file written holds the picks, not the overrides, so running it would not reproduce the rollout check", strings.Join(job.sc.Overrides, ", "))}
+		}
 		arg := ""
 		if len(job.scenarioArgs) == 1 {
 			arg = job.scenarioArgs[0]
