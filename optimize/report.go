@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"bytes"
 	"cmp"
 	"encoding/csv"
 	"encoding/json"
@@ -133,7 +134,30 @@ func (r *Report) requestsLine() string {
 // then per class the verdict and its reason, and the frontier (every
 // candidate with all set) with the pick marked "*" and candidates whose
 // percentile is not significantly different from the pick's marked "~".
+// No line ends in a space.
 func (r *Report) WriteText(w io.Writer, all bool) error {
+	var b bytes.Buffer
+	r.writeText(&b, all)
+	_, err := w.Write(trimLineEnds(b.Bytes()))
+	return err
+}
+
+// trimLineEnds returns text with the spaces that end its lines removed
+// (tab-aligned tables pad their last cells).
+func trimLineEnds(text []byte) []byte {
+	out := make([]byte, 0, len(text))
+	for line := range bytes.Lines(text) {
+		body, nl := bytes.CutSuffix(line, []byte("\n"))
+		out = append(out, bytes.TrimRight(body, " ")...)
+		if nl {
+			out = append(out, '\n')
+		}
+	}
+	return out
+}
+
+// writeText is WriteText before the line ends are trimmed.
+func (r *Report) writeText(w io.Writer, all bool) error {
 	ew := &errWriter{w: w}
 	how := "each class simulated alone (exact: no class shares a limited provider, model or budget)"
 	switch {
@@ -293,11 +317,11 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 		if within != "" {
 			w = fpct2(c.AnsweredWithinShare) + "\t"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s%.1f%%\t%.1f%%\t%.3f\t$%.4f\t%s\t\n",
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s%.1f%%\t%.1f%%\t%.3f\t%s\t%s\t\n",
 			mark, delay, copies, target,
 			fsec(l.P95), interval(l.P95CI95, c.P95CIOK),
 			fsec(l.P99), interval(l.P99CI95, c.P99CIOK),
-			w, 100*c.AnsweredShare, 100*c.HedgedShare, c.AttemptsPerRequest, c.CostPer1kUSD, addedCost(cr, c))
+			w, 100*c.AnsweredShare, 100*c.HedgedShare, c.AttemptsPerRequest, sim.DollarsPer1k(c.CostPer1kUSD), addedCost(cr, c))
 	}
 	tw.Flush()
 }

@@ -565,9 +565,9 @@ func (r *Report) WriteText(w io.Writer) error {
 		if c.AddedCostPct != nil {
 			added = signedPct(*c.AddedCostPct)
 		}
-		fmt.Fprintf(tw, "%s\t$%.4f\t$%.4f\t$%.4f\t$%.4f\t%s\t%.1f\t\n", c.Class,
-			c.CostPer1k.Total, c.CostPer1k.Completed, c.CostPer1k.Cancelled,
-			c.NoHedging.CostPer1k.Total, added, perRequest(c.WastedOutputTokens, c.Requests))
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%.1f\t\n", c.Class,
+			DollarsPer1k(c.CostPer1k.Total), DollarsPer1k(c.CostPer1k.Completed), DollarsPer1k(c.CostPer1k.Cancelled),
+			DollarsPer1k(c.NoHedging.CostPer1k.Total), added, perRequest(c.WastedOutputTokens, c.Requests))
 	}
 	tw.Flush()
 	fmt.Fprintln(w)

@@ -156,3 +156,33 @@ func dollars(x float64) string {
 	}
 	return b.String()
 }
+
+// DollarsPer1k formats a cost per 1000 requests in US dollars as the
+// reports' cost-per-1k tables do: four decimals ($1.4315), with thousands
+// separators from $1,000 ($7,749,210,000.0000); below one cent three
+// significant digits ($0.00123, $0.0000000450), so that a non-zero cost
+// never reads $0.0000; zero is $0.0000.
+func DollarsPer1k(x float64) string {
+	switch {
+	case x < 0:
+		return "-" + DollarsPer1k(-x)
+	case x == 0 || math.IsNaN(x) || math.IsInf(x, 0):
+		return fmt.Sprintf("$%.4f", x)
+	case x < 0.00995:
+		decimals := 2 - int(math.Floor(math.Log10(x)))
+		return "$" + strconv.FormatFloat(x, 'f', decimals, 64)
+	}
+	s := strconv.FormatFloat(x, 'f', 4, 64)
+	whole, frac, _ := strings.Cut(s, ".")
+	var b strings.Builder
+	b.WriteByte('$')
+	for i, c := range whole {
+		if i > 0 && (len(whole)-i)%3 == 0 {
+			b.WriteByte(',')
+		}
+		b.WriteRune(c)
+	}
+	b.WriteByte('.')
+	b.WriteString(frac)
+	return b.String()
+}

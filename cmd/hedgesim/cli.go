@@ -184,6 +184,9 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		args = fs.Args()
 		if len(args) == 0 {
+			if err := emptyPath(fs); err != nil {
+				return nil, err
+			}
 			return pos, nil
 		}
 		pos = append(pos, args[0])

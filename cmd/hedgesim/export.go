@@ -44,8 +44,8 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	class := fs.String("class", "", "export only the class `NAME`")
 	service := fs.String("service", "", "gRPC `service` the policies apply to (grpc, envoy; default placeholder SERVICE)")
 	method := fs.String("method", "", "gRPC `method` (grpc, envoy; needs a single class; default: the class name)")
-	out := fs.String("out", "", "write to `FILE` (atomically) instead of standard output")
-	scen := fs.String("scenario", "", "for a report: the `SCENARIO` it was made from (default: the scenario the report names, if built in or a file of that name)")
+	out := pathFlag(fs, "out", "write to `FILE` (atomically; a symbolic link is written through) instead of standard output (- is standard output)")
+	scen := pathFlag(fs, "scenario", "for a report: the `SCENARIO` it was made from (default: the scenario the report names, if built in or a file of that name)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -62,11 +62,11 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	if pos[0] == "" {
 		return usageError{err: errors.New("INPUT is empty: give a report, - for standard input, or a scenario")}
 	}
-	if *out != "" {
-		if st, err := os.Stat(filepath.Dir(*out)); err != nil || !st.IsDir() {
-			return usageError{err: fmt.Errorf("--out %s: directory %s does not exist", *out, filepath.Dir(*out))}
-		}
-		if err := checkOutputFile("out", *out); err != nil {
+	// The configuration is all export writes to standard output, so "-"
+	// can mean it.
+	var outFile *outputFile
+	if *out != "" && *out != "-" {
+		if outFile, err = checkOutput("out", *out, input{"the input", pos[0]}, input{"the --scenario file", *scen}); err != nil {
 			return err
 		}
 	}
@@ -95,18 +95,11 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		data = append(data, '\n')
 	}
-	if *out == "" {
+	if outFile == nil {
 		_, err = stdout.Write(data)
 		return err
 	}
-	dir, name := filepath.Split(*out)
-	if dir == "" {
-		dir = "."
-	}
-	if st, err := os.Stat(*out); err == nil && st.IsDir() {
-		return usageError{err: fmt.Errorf("--out %s is a directory; want a file", *out)}
-	}
-	return writeFileAtomic(dir, name, data)
+	return outFile.write(data)
 }
 
 func isFormat(f string) bool {

@@ -46,12 +46,20 @@ func (b *byteSize) Set(s string) error {
 	return nil
 }
 
-// formatBytes writes n in GB or MB, to one decimal.
+// formatBytes writes n in the largest of GB, MB and KB (powers of 1000)
+// that it reaches, to one decimal, or in whole bytes below 1 KB ("1 B",
+// "500.0 KB", "533.6 MB"), so that no size reads 0.0.
 func formatBytes(n int64) string {
-	if n >= 1e9 {
-		return fmt.Sprintf("%.1f GB", float64(n)/1e9)
+	for _, u := range []struct {
+		name string
+		size float64
+	}{{"GB", 1e9}, {"MB", 1e6}, {"KB", 1e3}} {
+		// From 999.95 of a unit, one decimal would read 1000.0 of it.
+		if float64(n) >= 0.99995*u.size {
+			return fmt.Sprintf("%.1f %s", float64(n)/u.size, u.name)
+		}
 	}
-	return fmt.Sprintf("%.1f MB", float64(n)/1e6)
+	return fmt.Sprintf("%d B", n)
 }
 
 // availableMemory returns the memory the system can give without swapping

@@ -69,3 +69,23 @@ func TestMaxMemoryCountsClients(t *testing.T) {
 		}
 	}
 }
+
+// TestFormatBytesUnits: sizes read in a unit that fits, in the estimate
+// and the limit alike, never "0.0 MB". Regression: --max-memory 1B and
+// 0.5KB were shown as (0.0 MB).
+func TestFormatBytesUnits(t *testing.T) {
+	for n, want := range map[int64]string{
+		1: "1 B", 500: "500 B", 999: "999 B", 1000: "1.0 KB", 1500: "1.5 KB", 999_949: "999.9 KB",
+		999_950: "1.0 MB", 533_600_000: "533.6 MB", 999_950_000: "1.0 GB", 8_589_934_592: "8.6 GB",
+	} {
+		if got := formatBytes(n); got != want {
+			t.Errorf("formatBytes(%d) = %q, want %q", n, got, want)
+		}
+	}
+	for flag, want := range map[string]string{"1B": "(1 B)", "0.5KB": "(500 B)", "2KiB": "(2.0 KB)"} {
+		code, _, errOut := hedgesim(t, "run", "--max-memory", flag, "guard-check")
+		if code != 2 || !strings.Contains(errOut, "more than --max-memory "+want) || !strings.Contains(errOut, " MB of memory") {
+			t.Errorf("--max-memory %s: exit %d, %q; want 2 and %s", flag, code, errOut, want)
+		}
+	}
+}

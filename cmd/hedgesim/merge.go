@@ -40,12 +40,12 @@ there always means another stage is needed.`
 
 func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("merge", mergeSynopsis, stderr)
-	out := fs.String("out", "", "write the report to `DIR` (as optimize --out DIR does)")
-	state := fs.String("state", "", "when coupled classes need another stage, write the state the next stage's shards resume from to `FILE`")
+	out := pathFlag(fs, "out", "write the report to `DIR` (as optimize --out DIR does)")
+	state := pathFlag(fs, "state", "when coupled classes need another stage, write the state the next stage's shards resume from to `FILE`")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of tables (as optimize --json)")
 	all := fs.Bool("all", false, "list every candidate in the tables, not only the frontier (as optimize --all)")
 	noPlots := fs.Bool("no-plots", false, "do not draw plots (as optimize --no-plots)")
-	writeScenario := fs.String("write-scenario", "", "with the report, write the scenario with every pick applied to `FILE` (as optimize --write-scenario)")
+	writeScenario := pathFlag(fs, "write-scenario", "with the report, write the scenario with every pick applied to `FILE` (as optimize --write-scenario)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -86,37 +86,26 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if err != nil {
 		return fmt.Errorf("the shards' command line (hedgesim optimize %s): %w%s", first.Command, err, first.Command.scenarioHint())
 	}
+	// The parts are inputs of every output; --write-scenario and --state
+	// are outputs of each other's too.
+	var inputs []input
+	for _, p := range pos {
+		inputs = append(inputs, input{"a part of this merge", p})
+	}
 	if *writeScenario != "" {
 		if len(job.sc.Overrides) > 0 {
 			return usageError{err: fmt.Errorf("--write-scenario cannot go with shards run with --set or --scale-rate (%s): the file written holds the picks, not the overrides, so running it would not reproduce the rollout check", strings.Join(job.sc.Overrides, ", "))}
-		}
-		if err := checkOutputFile("write-scenario", *writeScenario); err != nil {
-			return err
-		}
-		for _, in := range append(slices.Clone(pos), *state) {
-			a, errA := os.Stat(in)
-			b, errB := os.Stat(*writeScenario)
-			if in != "" && errA == nil && errB == nil && os.SameFile(a, b) {
-				return usageError{err: fmt.Errorf("--write-scenario %s is %s, a part or state of this merge; write the picks to another file", *writeScenario, in)}
-			}
 		}
 		arg := ""
 		if len(job.scenarioArgs) == 1 {
 			arg = job.scenarioArgs[0]
 		}
-		if job.ws, err = newRolloutWriter(*writeScenario, arg, &job.cfg); err != nil {
+		if job.ws, err = newRolloutWriter(*writeScenario, arg, &job.cfg, append(inputs, input{"the --state file", *state})...); err != nil {
 			return err
 		}
 	}
 	if *state != "" {
-		var inputs []flagPath
-		for _, p := range pos {
-			inputs = append(inputs, flagPath{"part", p})
-		}
-		if len(job.scenarioArgs) == 1 {
-			inputs = append(inputs, flagPath{"the scenario", job.scenarioArgs[0]})
-		}
-		if err := checkPartOutput("state", *state, stateFormat, inputs...); err != nil {
+		if err := checkPartOutput("state", *state, stateFormat, append(inputs, scenarioInput(job.scenarioArgs), input{"the --write-scenario file", *writeScenario})...); err != nil {
 			return err
 		}
 	}

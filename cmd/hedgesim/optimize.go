@@ -8,7 +8,6 @@ import (
 	"fmt"
 	"io"
 	"math"
-	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -79,15 +78,19 @@ type listFlag struct {
 }
 
 func (f *listFlag) String() string { return strings.Join(f.v, ",") }
+
+// Set takes a comma-separated list; an empty list or an empty element
+// ("1s,,2s", a trailing comma) is an error naming the element.
 func (f *listFlag) Set(s string) error {
 	f.v, f.set = nil, true
-	for _, x := range strings.Split(s, ",") {
-		if x = strings.TrimSpace(x); x != "" {
-			f.v = append(f.v, x)
-		}
-	}
-	if len(f.v) == 0 {
+	if strings.TrimSpace(s) == "" {
 		return errors.New("empty list")
+	}
+	for i, x := range strings.Split(s, ",") {
+		if x = strings.TrimSpace(x); x == "" {
+			return fmt.Errorf("element %d is empty; want a comma-separated list with no empty elements", i+1)
+		}
+		f.v = append(f.v, x)
 	}
 	return nil
 }
@@ -187,7 +190,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	objective := fs.String("objective", "", "`name` of what to optimise: p95, p99 (lowest percentile within the caps), cost (lowest cost with p95 ≤ --sla), knee, answered (most requests answered within --target) (default p95, or [optimize] objective)")
 	fs.Var(&target, "target", "answered objective: the `latency` within which a request counts as answered, such as 2s")
 	fs.Var(&allowFewer, "allow-fewer-answers", "let the pick answer significantly fewer requests than no hedging (default false: a pick never trades answers for speed)")
-	fs.Var(&maxCost, "max-cost", "p95/p99 objectives: the most added cost allowed, in `percent` of no hedging (default 10; inf for no cap)")
+	fs.Var(&maxCost, "max-cost", "p95, p99 and answered objectives: the most added cost allowed, in `percent` of no hedging (default 10; inf for no cap)")
 	fs.Var(&maxHedged, "max-hedged", "the largest share of requests that may send a copy, in `percent` (default 100)")
 	fs.Var(&sla, "sla", "cost objective: the `latency` p95 must not exceed, such as 2s")
 	fs.Var(&minGain, "min-gain", "verdict: the smallest improvement worth having, in `percent` (default 10)")
@@ -199,17 +202,17 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	fs.Var(&workers, "workers", "`n` candidates simulated at once (default: the number of CPUs); the report does not depend on it")
 	fs.Var(&alone, "alone", "sweep every class alone at its share of the traffic, even classes coupled by a shared limited provider, model or budget (default false: those are optimized jointly)")
 	fs.Var(&checkRequests, "check-requests", "`n` requests of the rollout check, the whole scenario with every pick applied (default 1000000, or 5 × --requests when less; 0 skips it)")
-	writeScenario := fs.String("write-scenario", "", "write the scenario with every pick applied to `FILE` (hedge tables and requests only; comments kept), so that `hedgesim run FILE` reproduces the rollout check")
+	writeScenario := pathFlag(fs, "write-scenario", "write the scenario with every pick applied to `FILE` (hedge tables and requests only; comments kept; a symbolic link is written through), so that `hedgesim run FILE` reproduces the rollout check")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of tables")
 	all := fs.Bool("all", false, "list every candidate in the tables, not only the frontier")
-	out := fs.String("out", "", "write report.txt, report.json, candidates.csv and PNG/SVG plots to `DIR` (created if needed; its parent must exist); with --shard, the file to write the part to")
+	out := pathFlag(fs, "out", "write report.txt, report.json, candidates.csv and PNG/SVG plots to `DIR` (created if needed; its parent must exist); with --shard, the file to write the part to")
 	noPlots := fs.Bool("no-plots", false, "with --out, do not draw plots")
 	whatIf := addWhatIfFlags(fs)
 	quiet := fs.Bool("quiet", false, "no progress bar (shown on stderr only when it is a terminal)")
 	var maxMemory byteSize
 	fs.Var(&maxMemory, "max-memory", "refuse a sweep estimated to need more than `SIZE` of memory, such as 8GiB or 500MB (default: the memory available)")
 	shardFlag := fs.String("shard", "", "simulate only shard `i/n` of the sweep (0 ≤ i < n, 0-based like JOB_COMPLETION_INDEX) and write the part to --out FILE; hedgesim merge makes the report from every shard's part")
-	resume := fs.String("resume", "", "with --shard: continue a sweep from the `STATE` file hedgesim merge wrote when coupled classes need another stage")
+	resume := pathFlag(fs, "resume", "with --shard: continue a sweep from the `STATE` file hedgesim merge wrote when coupled classes need another stage")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return nil, err
@@ -239,11 +242,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	}
 	switch {
 	case *out != "" && shard != nil:
-		inputs := []flagPath{{"--resume", *resume}}
-		if len(pos) == 1 {
-			inputs = append(inputs, flagPath{"the scenario", pos[0]})
-		}
-		if err := checkPartOutput("out", *out, partFormat, inputs...); err != nil {
+		if err := checkPartOutput("out", *out, partFormat, input{"the --resume state", *resume}, scenarioInput(pos)); err != nil {
 			return nil, err
 		}
 	case *out != "":
@@ -291,9 +290,6 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 		return nil, usageError{err: errors.New("--write-scenario cannot go with --set or --scale-rate: the file written holds the picks, not the overrides, so running it would not reproduce the rollout check; put the overrides in the scenario file first")}
 	}
 	if *writeScenario != "" {
-		if err := checkOutputFile("write-scenario", *writeScenario); err != nil {
-			return nil, err
-		}
 		arg := ""
 		if len(pos) == 1 {
 			arg = pos[0]
@@ -372,6 +368,13 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	if objErr != nil {
 		return nil, usageError{err: fmt.Errorf("--objective: %v", objErr)}
 	}
+	if err := objectiveFlagsApply(&s, *objective, []objectiveFlag{
+		{"max-cost", maxCost.String(), maxCost.set, []optimize.Goal{optimize.LowestLatency, optimize.MostAnswered}, "p95, p99 or answered"},
+		{"sla", sla.String(), sla.set, []optimize.Goal{optimize.LowestCost}, "cost"},
+		{"target", target.String(), target.set, []optimize.Goal{optimize.MostAnswered}, "answered"},
+	}); err != nil {
+		return nil, err
+	}
 	if err := s.Validate(&cfg); err != nil {
 		return nil, usageError{err: err}
 	}
@@ -402,7 +405,7 @@ func (job *optimizeJob) finish(ctx context.Context, rep *optimize.Report, stdout
 	case job.out != "":
 		rep.ExportCommand = fmt.Sprintf("hedgesim export --format %s %s", formats, shellQuote(filepath.Join(job.out, "report.json")))
 	case job.ws != nil:
-		rep.ExportCommand = fmt.Sprintf("hedgesim export --format %s %s", formats, shellQuote(job.ws.path))
+		rep.ExportCommand = fmt.Sprintf("hedgesim export --format %s %s", formats, shellQuote(job.ws.out.path))
 	default:
 		rep.ExportCommand = fmt.Sprintf("rerun with --out DIR, then hedgesim export --format %s DIR/report.json", formats)
 	}
@@ -497,43 +500,35 @@ func fileStem(class string, used map[string]bool) string {
 // rolloutWriter writes the scenario with every pick applied
 // (--write-scenario).
 type rolloutWriter struct {
-	path, dir, file string
-	name            string // the input scenario's file name, for errors
-	src             []byte
-	traceDir        string // where the input's relative paths are rooted
+	out      *outputFile
+	name     string // the input scenario's file name, for errors
+	src      []byte
+	traceDir string // where the input's relative paths are rooted
 }
 
 // newRolloutWriter checks, before any simulation, that the scenario named
 // by arg can be rewritten and that path can be written: the hedge tables
-// are [classes.hedge] tables, path is not the input file, its directory
-// exists, and a replayed trace can be found from path.
-func newRolloutWriter(path, arg string, cfg *sim.Config) (*rolloutWriter, error) {
+// are [classes.hedge] tables, path passes checkOutput (it is not the
+// input scenario, nor any of inputs), and a replayed trace can be found
+// from path.
+func newRolloutWriter(path, arg string, cfg *sim.Config, inputs ...input) (*rolloutWriter, error) {
 	bad := func(format string, a ...any) error {
 		return usageError{err: fmt.Errorf("--write-scenario %s: "+format, append([]any{path}, a...)...)}
-	}
-	st, err := os.Stat(path)
-	switch {
-	case err == nil && st.IsDir():
-		return nil, bad("is a directory; want a file name")
-	case err != nil && !errors.Is(err, os.ErrNotExist):
-		return nil, bad("%v", err)
-	}
-	dir, file := filepath.Split(path)
-	if dir == "" {
-		dir = "."
-	}
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return nil, bad("directory %s does not exist", dir)
 	}
 	name, src, err := scenarioSource(arg)
 	if err != nil {
 		return nil, err
 	}
-	w := &rolloutWriter{path: path, dir: dir, file: file, name: name, src: src}
-	if in, err := os.Stat(name); err == nil {
-		if out, err := os.Stat(path); err == nil && os.SameFile(in, out) {
-			return nil, bad("is the input scenario; write the picks to another file")
-		}
+	var file input
+	if arg != "" {
+		file = scenarioInput([]string{arg})
+	}
+	out, err := checkOutput("write-scenario", path, append(inputs, file)...)
+	if err != nil {
+		return nil, err
+	}
+	w := &rolloutWriter{out: out, name: name, src: src}
+	if file.path != "" {
 		if abs, err := filepath.Abs(filepath.Dir(name)); err == nil {
 			w.traceDir = abs
 		}
@@ -573,8 +568,8 @@ func (w *rolloutWriter) write(cfg *sim.Config, rep *optimize.Report) error {
 	if err != nil {
 		return fmt.Errorf("--write-scenario: %w", err)
 	}
-	if err := writeFileAtomic(w.dir, w.file, data); err != nil {
-		return fmt.Errorf("--write-scenario %s: %w", w.path, err)
+	if err := w.out.write(data); err != nil {
+		return fmt.Errorf("--write-scenario %s: %w", w.out.path, err)
 	}
 	return nil
 }
@@ -611,4 +606,41 @@ func optimizeFlagsAgreeWithSet(fs *flag.FlagSet, set []string) error {
 		}
 	})
 	return err
+}
+
+// objectiveFlag is a flag that only some objectives read: --max-cost
+// (p95, p99, answered), --sla (cost), --target (answered).
+type objectiveFlag struct {
+	name, value string
+	set         bool
+	goals       []optimize.Goal
+	objectives  string // the names of the objectives that read it, the first to suggest
+}
+
+// objectiveFlagsApply returns a usage error naming the first flag of
+// flags that is set although no class's objective (after --objective,
+// named by objective when given) reads it: it would be ignored.
+func objectiveFlagsApply(s *optimize.Settings, objective string, flags []objectiveFlag) error {
+	for _, f := range flags {
+		if !f.set {
+			continue
+		}
+		used := false
+		var names []string
+		s.Each(func(se *optimize.Search) {
+			used = used || slices.Contains(f.goals, se.Objective.Goal)
+			if n := se.Objective.Name(); !slices.Contains(names, n) {
+				names = append(names, n)
+			}
+		})
+		if used {
+			continue
+		}
+		if objective != "" {
+			return usageError{err: fmt.Errorf("--%s %s applies to --objective %s only, not --objective %s; drop it or change the objective", f.name, f.value, f.objectives, objective)}
+		}
+		return usageError{err: fmt.Errorf("--%s %s applies to --objective %s only, and the objective is %s (from the scenario's [optimize] table or the default); add --objective %s or drop --%s",
+			f.name, f.value, f.objectives, strings.Join(names, ", "), strings.TrimRight(strings.SplitN(f.objectives, " ", 2)[0], ","), f.name)}
+	}
+	return nil
 }

@@ -65,6 +65,9 @@ type flagPath struct{ flag, path string }
 // it, since the directory is replaced whole. Problems are usage errors.
 // It also removes the temporary directories of killed runs into dir.
 func prepareOutDir(flagName, dir string, others ...flagPath) error {
+	if dir == "-" {
+		return usageError{err: fmt.Errorf("--%s -: standard output carries the report; name a directory", flagName)}
+	}
 	dest, err := resolveOut(dir)
 	if err != nil {
 		return usageError{err: fmt.Errorf("--%s %s: %w", flagName, dir, err)}
@@ -73,12 +76,16 @@ func prepareOutDir(flagName, dir string, others ...flagPath) error {
 		if o.path == "" {
 			continue
 		}
-		p, err := filepath.Abs(o.path)
+		// Where the file goes, its links followed.
+		p, err := resolveOutput(o.path)
 		if err != nil {
-			return usageError{err: fmt.Errorf("--%s %s: %w", o.flag, o.path, err)}
-		}
-		if real, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
-			p = filepath.Join(real, filepath.Base(p))
+			// Its directory may be inside dir, not made yet.
+			if p, err = filepath.Abs(o.path); err != nil {
+				continue
+			}
+			if real, err := filepath.EvalSymlinks(filepath.Dir(p)); err == nil {
+				p = filepath.Join(real, filepath.Base(p))
+			}
 		}
 		if rel, err := filepath.Rel(dest, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
 			return usageError{err: fmt.Errorf("--%s %s is inside --%s %s, which is replaced whole by the report; write it elsewhere", o.flag, o.path, flagName, dir)}
@@ -104,26 +111,9 @@ func prepareOutDir(flagName, dir string, others ...flagPath) error {
 	return nil
 }
 
-// checkOutputFile checks that the output file path named by --flag is
-// absent or a regular file: it is written beside and renamed into place,
-// which would replace a device such as /dev/null or a FIFO. Problems are
-// usage errors.
-func checkOutputFile(flag, path string) error {
-	st, err := os.Stat(path)
-	switch {
-	case err != nil:
-		return nil
-	case st.IsDir():
-		return usageError{err: fmt.Errorf("--%s %s is a directory; want a file name", flag, path)}
-	case !st.Mode().IsRegular():
-		return usageError{err: fmt.Errorf("--%s %s is not a regular file (%s); it would be replaced: want a file name", flag, path, st.Mode().Type())}
-	}
-	return nil
-}
-
 // resolveOut returns the absolute path of the report directory dir, with
-// symbolic links resolved when it exists; an existing dir must be a
-// directory.
+// symbolic links resolved (a dangling link leads to where the directory
+// is made); an existing dir must be a directory.
 func resolveOut(dir string) (string, error) {
 	abs, err := filepath.Abs(dir)
 	if err != nil {
@@ -132,6 +122,9 @@ func resolveOut(dir string) (string, error) {
 	st, err := os.Stat(abs)
 	switch {
 	case errors.Is(err, fs.ErrNotExist):
+		if real, err := resolveOutput(abs); err == nil {
+			return real, nil
+		}
 		return abs, nil
 	case err != nil:
 		return "", err

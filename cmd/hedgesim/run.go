@@ -8,7 +8,6 @@ import (
 	"io"
 	"math"
 	"os"
-	"path/filepath"
 	"runtime"
 	"strconv"
 	"sync/atomic"
@@ -50,8 +49,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Var(&seed, "seed", "random seed `N` (integer ≥ 0); overrides the scenario's seed")
 	fs.Var(&requests, "requests", "simulate `N` requests (≥ 1, 1e6 form allowed); overrides the scenario's requests")
 	asJSON := fs.Bool("json", false, "write the report as JSON (field names documented in README.md)")
-	tracePath := fs.String("trace", "", "also write one CSV row per attempt of the hedged run to `FILE` (for small runs)")
-	out := fs.String("out", "", "also write report.txt, report.json and, for classes with an adaptive delay, a plot of it over the run to `DIR` (created if needed; its parent must exist)")
+	tracePath := pathFlag(fs, "trace", "also write one CSV row per attempt of the hedged run to `FILE` (for small runs; a symbolic link is written through)")
+	out := pathFlag(fs, "out", "also write report.txt, report.json and, for classes with an adaptive delay, a plot of it over the run to `DIR` (created if needed; its parent must exist)")
 	whatIf := addWhatIfFlags(fs)
 	quiet := fs.Bool("quiet", false, "no progress bar (shown on stderr only when it is a terminal)")
 	var workers intFlag
@@ -110,7 +109,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	var trace *traceFile
 	if *tracePath != "" {
-		if trace, err = createTrace(*tracePath); err != nil {
+		if trace, err = createTrace(*tracePath, scenarioInput(pos)); err != nil {
 			return err
 		}
 		defer trace.abort() // a no-op once committed
@@ -221,10 +220,10 @@ func writeRunReport(ctx context.Context, dir string, rep *sim.Report, text, js [
 }
 
 // traceFile streams attempt rows into a temporary file beside the trace's
-// path and renames it into place on commit, so memory stays flat and an
-// interrupted run leaves no partial trace.
+// target (checkOutput) and renames it into place on commit, so memory
+// stays flat and an interrupted run leaves no partial trace.
 type traceFile struct {
-	path string
+	out  *outputFile
 	tmp  *os.File
 	w    *bufio.Writer
 	row  []byte
@@ -232,23 +231,19 @@ type traceFile struct {
 	done bool
 }
 
-// createTrace checks the trace path and opens its temporary file; errors
-// are usage errors, reported before anything is simulated.
-func createTrace(path string) (*traceFile, error) {
-	dir := filepath.Dir(path)
-	if st, err := os.Stat(dir); err != nil {
-		return nil, usageError{err: fmt.Errorf("--trace %s: directory %s does not exist", path, dir)}
-	} else if !st.IsDir() {
-		return nil, usageError{err: fmt.Errorf("--trace %s: %s is not a directory", path, dir)}
-	}
-	if err := checkOutputFile("trace", path); err != nil {
+// createTrace checks the trace path (checkOutput; never one of inputs)
+// and opens its temporary file; errors are usage errors, reported before
+// anything is simulated.
+func createTrace(path string, inputs ...input) (*traceFile, error) {
+	out, err := checkOutput("trace", path, inputs...)
+	if err != nil {
 		return nil, err
 	}
-	tmp, err := os.CreateTemp(dir, "."+filepath.Base(path)+".tmp*")
+	tmp, err := out.createTemp()
 	if err != nil {
 		return nil, usageError{err: fmt.Errorf("--trace %s: cannot write there: %w", path, err)}
 	}
-	t := &traceFile{path: path, tmp: tmp, w: bufio.NewWriterSize(tmp, 1<<16)}
+	t := &traceFile{out: out, tmp: tmp, w: bufio.NewWriterSize(tmp, 1<<16)}
 	_, t.err = t.w.WriteString(sim.TraceCSVHeader)
 	return t, nil
 }
@@ -270,13 +265,17 @@ func (t *traceFile) commit() error {
 		t.err = t.tmp.Chmod(0o644)
 	}
 	if t.err == nil {
+		t.err = t.tmp.Sync()
+	}
+	if t.err == nil {
 		t.err = t.tmp.Close()
 	}
 	if t.err == nil {
-		t.err = os.Rename(t.tmp.Name(), t.path)
+		t.err = os.Rename(t.tmp.Name(), t.out.target())
 	}
 	if t.err == nil {
 		t.done = true
+		syncDir(t.out.dir)
 	}
 	return t.err
 }

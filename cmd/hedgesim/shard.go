@@ -293,40 +293,19 @@ func executableSHA256() string {
 	return hex.EncodeToString(h.Sum(nil))
 }
 
-// checkPartFile checks, before any work, that a part or state can be
-// written to path: absent or a regular file, in an existing directory.
-func checkPartFile(flagName, path string) error {
-	if err := checkOutputFile(flagName, path); err != nil {
-		return err
-	}
-	dir := filepath.Dir(path)
-	if st, err := os.Stat(dir); err != nil || !st.IsDir() {
-		return usageError{err: fmt.Errorf("--%s %s: directory %s does not exist; create it first", flagName, path, dir)}
-	}
-	return nil
-}
-
 // checkPartOutput checks, before any work, that the part or state file
-// path (--flagName) may be written: absent, or a hedgesim file of the same
-// format (a part of an earlier run of the shard, a state of an earlier
-// merge), which is replaced; never one of the command's inputs, nor any
-// other existing file, since hedgesim never overwrites a file it did not
-// write.
-func checkPartOutput(flagName, path, format string, inputs ...flagPath) error {
-	if err := checkPartFile(flagName, path); err != nil {
+// path (--flagName) may be written: it passes checkOutput (so it is none
+// of inputs) and is absent or a hedgesim file of the same format (a part
+// of an earlier run of the shard, a state of an earlier merge), which is
+// replaced; never any other existing file, since hedgesim never
+// overwrites a file it did not write.
+func checkPartOutput(flagName, path, format string, inputs ...input) error {
+	out, err := checkOutput(flagName, path, inputs...)
+	if err != nil {
 		return err
 	}
-	st, err := os.Stat(path)
-	if err != nil {
+	if _, err := os.Stat(out.target()); err != nil {
 		return nil // absent
-	}
-	for _, in := range inputs {
-		if in.path == "" {
-			continue
-		}
-		if ist, err := os.Stat(in.path); err == nil && os.SameFile(st, ist) {
-			return usageError{err: fmt.Errorf("--%s %s is %s %s, an input of this command; write to another file", flagName, path, in.flag, in.path)}
-		}
 	}
 	if got := partFormatOf(path); got != format {
 		what := "not a hedgesim file"
@@ -364,18 +343,19 @@ func partFormatOf(path string) string {
 	return ""
 }
 
-// writePart writes f to path atomically (a temporary file renamed into
-// place): path holds the whole file or its previous content.
+// writePart writes f to path, which checkPartOutput has checked,
+// atomically (a temporary file renamed into place; a symbolic link is
+// written through): path holds the whole file or its previous content.
 func writePart(path string, f *partFile) error {
 	var b bytes.Buffer
 	if err := json.NewEncoder(&b).Encode(f); err != nil {
 		return err
 	}
-	dir, name := filepath.Split(path)
-	if dir == "" {
-		dir = "."
+	target, err := resolveOutput(path)
+	if err != nil {
+		return err
 	}
-	return writeFileAtomic(dir, name, b.Bytes())
+	return writeFileAtomic(filepath.Dir(target), filepath.Base(target), b.Bytes())
 }
 
 // readPart reads the part or state at path, of the given format.

@@ -355,12 +355,12 @@ func TestShardOutputsNotInputs(t *testing.T) {
 		args []string
 		want string
 	}{
-		{merge(parts[0]), "is part " + parts[0]},
-		{merge(filepath.Join(work, ".", "1-1.json")), "is part " + parts[1]},
-		{merge(scen), "is the scenario"},
+		{merge(parts[0]), "is a part of this merge (" + parts[0] + ")"},
+		{merge(filepath.Join(work, ".", "1-1.json")), "is a part of this merge (" + parts[1] + ")"},
+		{merge(scen), "is the input scenario"},
 		{merge(notes), "is not a hedgesim file"},
 		{append(slices.Clone(args), "--shard", "0/2", "--out", notes), "is not a hedgesim file"},
-		{append(slices.Clone(args), "--shard", "0/2", "--out", scen), "is the scenario"},
+		{append(slices.Clone(args), "--shard", "0/2", "--out", scen), "is the input scenario"},
 	} {
 		code, _, errOut := hedgesim(t, c.args...)
 		if code != 2 || !strings.Contains(errOut, c.want) {
@@ -379,7 +379,7 @@ func TestShardOutputsNotInputs(t *testing.T) {
 		args []string
 		want string
 	}{
-		{append(slices.Clone(args), "--shard", "0/2", "--resume", state, "--out", state), "is --resume " + state},
+		{append(slices.Clone(args), "--shard", "0/2", "--resume", state, "--out", state), "is the --resume state (" + state + ")"},
 		{append(slices.Clone(args), "--shard", "0/2", "--out", state), "is a state file of hedgesim, not a part"},
 	} {
 		code, _, errOut := hedgesim(t, c.args...)
@@ -718,7 +718,7 @@ func TestMergeWriteScenario(t *testing.T) {
 	if code, _, errOut := hedgesim(t, append(slices.Clone(merge), "--write-scenario", scen)...); code != 2 || !strings.Contains(errOut, "is the input scenario") {
 		t.Errorf("merge --write-scenario SCENARIO: exit %d, %q", code, errOut)
 	}
-	if code, _, errOut := hedgesim(t, append(slices.Clone(merge), "--write-scenario", parts[0])...); code != 2 || !strings.Contains(errOut, "a part or state of this merge") {
+	if code, _, errOut := hedgesim(t, append(slices.Clone(merge), "--write-scenario", parts[0])...); code != 2 || !strings.Contains(errOut, "is a part of this merge") {
 		t.Errorf("merge --write-scenario PART: exit %d, %q", code, errOut)
 	}
 	if code, _, errOut := hedgesim(t, append(slices.Clone(merge), "--write-scenario", got)...); code != 0 {

@@ -1,0 +1,74 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestListFlagsRejectEmptyElements: every comma-list flag refuses an empty
+// element (inside, leading or trailing) with a usage error naming the flag
+// and the element, as it refuses an empty list. Regression: --delays
+// 1s,,2s ran the sweep over 1s and 2s.
+func TestListFlagsRejectEmptyElements(t *testing.T) {
+	for _, tc := range []struct{ flag, value, want string }{
+		{"delays", "1s,,2s", "element 2 is empty"},
+		{"delays", "1s,2s,", "element 3 is empty"},
+		{"delays", "", "empty list"},
+		{"copies", "1, ,2", "element 2 is empty"},
+		{"targets", ",llama-guard", "element 1 is empty"},
+		{"classes", "check,", "element 2 is empty"},
+	} {
+		code, _, errOut := hedgesim(t, "optimize", "--requests", "100", "--check-requests", "0", "--"+tc.flag, tc.value, "guard-check")
+		if code != 2 || !strings.Contains(errOut, "flag -"+tc.flag+": "+tc.want) {
+			t.Errorf("--%s %q: exit %d, %.200q; want 2 and %q", tc.flag, tc.value, code, errOut, tc.want)
+		}
+	}
+}
+
+// TestObjectiveFlagsNeedTheirObjective: --max-cost (p95, p99, answered), --sla
+// (cost) and --target (answered) under an objective that does not read
+// them are usage errors naming the flag and the objective it needs;
+// under their own objective, given by flag or by the scenario's
+// [optimize] table, they are accepted.
+func TestObjectiveFlagsNeedTheirObjective(t *testing.T) {
+	src, err := os.ReadFile("../../scenarios/guard-check.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	costScenario := filepath.Join(t.TempDir(), "cost.toml")
+	if err := os.WriteFile(costScenario, append(src, "\n[optimize]\nobjective = \"cost\"\nsla = \"3s\"\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	base := []string{"optimize", "--requests", "200", "--check-requests", "0", "--delays", "0s,1s", "--quiet"}
+	for _, tc := range []struct {
+		args []string
+		code int
+		want string
+	}{
+		{[]string{"--sla", "2s"}, 2, "--sla 2s applies to --objective cost only, and the objective is p95"},
+		{[]string{"--objective", "p99", "--sla", "2s"}, 2, "--sla 2s applies to --objective cost only, not --objective p99"},
+		{[]string{"--target", "2s"}, 2, "--target 2s applies to --objective answered only"},
+		{[]string{"--objective", "cost", "--sla", "2s", "--target", "2s"}, 2, "--target 2s applies to --objective answered only, not --objective cost"},
+		{[]string{"--objective", "cost", "--sla", "2s", "--max-cost", "5"}, 2, "--max-cost 5 applies to --objective p95, p99 or answered only, not --objective cost"},
+		{[]string{"--objective", "knee", "--max-cost", "5"}, 2, "--max-cost 5 applies to --objective p95, p99 or answered only"},
+		{[]string{"--objective", "cost", "--sla", "2s"}, 0, ""},
+		{[]string{"--objective", "answered", "--target", "2s"}, 0, ""},
+		{[]string{"--objective", "p99", "--max-cost", "5"}, 0, ""},
+		{[]string{"--max-cost", "5"}, 0, ""},
+		{[]string{"--objective", "answered", "--target", "2s", "--max-cost", "5"}, 0, ""},
+		// The objective from the scenario's [optimize] table: --sla is read.
+		{[]string{"--sla", "2s", costScenario}, 0, ""},
+		{[]string{"--target", "2s", costScenario}, 2, "--target 2s applies to --objective answered only, and the objective is cost"},
+	} {
+		args := append(append([]string(nil), base...), tc.args...)
+		if args[len(args)-1] != costScenario {
+			args = append(args, "guard-check")
+		}
+		code, _, errOut := hedgesim(t, args...)
+		if code != tc.code || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%q: exit %d, %q; want %d and %q", tc.args, code, errOut, tc.code, tc.want)
+		}
+	}
+}

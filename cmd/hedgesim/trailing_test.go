@@ -1,0 +1,32 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/hedgesim/hedgesim/scenarios"
+)
+
+// TestReportsHaveNoTrailingSpaces: no line of the run and optimize text
+// reports (with --all, and the rollout check) of any shipped scenario ends
+// in a space. Regression: the rollout check's table padded its last
+// column.
+func TestReportsHaveNoTrailingSpaces(t *testing.T) {
+	for _, name := range scenarios.Names() {
+		for _, args := range [][]string{
+			{"run", "--requests", "2000", "--quiet", name},
+			{"optimize", "--requests", "500", "--check-requests", "2000", "--all", "--quiet", name},
+		} {
+			code, out, errOut := hedgesim(t, args...)
+			if code != 0 {
+				t.Errorf("%q: exit %d: %s", args, code, errOut)
+				continue
+			}
+			for i, line := range strings.Split(out, "\n") {
+				if strings.HasSuffix(line, " ") {
+					t.Errorf("%q: line %d ends in a space: %q", args, i+1, line)
+				}
+			}
+		}
+	}
+}
