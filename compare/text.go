@@ -84,7 +84,7 @@ func value(metric string, x float64) string {
 	case "answered":
 		return fmt.Sprintf("%.2f%%", 100*x)
 	case "cost/1k":
-		return fmt.Sprintf("$%.4f", x)
+		return sim.DollarsPer1k(x)
 	}
 	return formatSeconds(x)
 }

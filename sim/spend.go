@@ -145,9 +145,13 @@ func dollars(x float64) string {
 	case x < 99.995:
 		return fmt.Sprintf("$%.2f", x)
 	}
-	digits := strconv.FormatFloat(math.Round(x), 'f', 0, 64)
+	return "$" + thousands(strconv.FormatFloat(math.Round(x), 'f', 0, 64))
+}
+
+// thousands puts a comma between every three digits of the whole number
+// digits, from the right.
+func thousands(digits string) string {
 	var b strings.Builder
-	b.WriteByte('$')
 	for i, c := range digits {
 		if i > 0 && (len(digits)-i)%3 == 0 {
 			b.WriteByte(',')
@@ -174,15 +178,5 @@ func DollarsPer1k(x float64) string {
 	}
 	s := strconv.FormatFloat(x, 'f', 4, 64)
 	whole, frac, _ := strings.Cut(s, ".")
-	var b strings.Builder
-	b.WriteByte('$')
-	for i, c := range whole {
-		if i > 0 && (len(whole)-i)%3 == 0 {
-			b.WriteByte(',')
-		}
-		b.WriteRune(c)
-	}
-	b.WriteByte('.')
-	b.WriteString(frac)
-	return b.String()
+	return "$" + thousands(whole) + "." + frac
 }
