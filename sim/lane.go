@@ -57,7 +57,7 @@ func (e *engine) laneOK() bool {
 func (e *engine) runLane() {
 	r := &request{}
 	for e.more() {
-		e.now = e.arrivalTime()
+		e.now = e.laneArrival()
 		e.laneRequest(r)
 	}
 }
