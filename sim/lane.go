@@ -27,6 +27,11 @@ type lane struct {
 	timerAt  time.Duration
 	timerSeq uint32
 	next     uint32 // the next scheduling order; the deadline has 0
+	// classes and models are the lane's contexts (laneSetup); cur is the
+	// class of the request in progress.
+	classes []laneClass
+	models  []laneModel
+	cur     *laneClass
 }
 
 // laneOK reports whether the run can take the lane: its requests are
@@ -63,20 +68,28 @@ func (e *engine) runLane() {
 }
 
 // laneRequest runs request e.next, arriving now, to its end, reusing r.
+//
+// The lane keeps no per-class counts of requests and copies in flight
+// (classState): only budgets read them, and a budget keeps a run off the
+// lane. Nor does it count an attempt's request's attempts in the system
+// (r.live): no slot is freed.
 func (e *engine) laneRequest(r *request) {
+	if e.ln.classes == nil {
+		e.laneSetup()
+	}
 	r.id, r.arrival = e.next, e.now
 	e.next++
 	r.sent, r.inflight, r.live, r.hedgedCopies = 0, 0, 0, 0
 	r.ended, r.lastFail, r.timer = false, outNone, noTimer
 	e.drawRequest(r, -1)
-	cl := &e.cfg.Classes[r.class]
-	e.stats[r.class].requests++
-	e.classes[r.class].inflightReqs++
 	ln := &e.ln
+	lc := &ln.classes[r.class]
+	ln.cur = lc
+	lc.st.requests++
 	ln.on, ln.next = 0, 1
 	deadline := never
-	if cl.Deadline > 0 {
-		deadline = e.now + cl.Deadline
+	if lc.deadline > 0 {
+		deadline = e.now + lc.deadline
 	}
 	e.laneSend(r)
 	for !r.ended {
@@ -111,40 +124,42 @@ func (e *engine) laneRequest(r *request) {
 // laneSend is send on the lane: it sends the next copy of r now, and the
 // ones after it while their gap is 0, and arms the timer of the next.
 func (e *engine) laneSend(r *request) {
-	p := &e.cfg.Classes[r.class].Policy
-	st := &e.stats[r.class]
 	ln := &e.ln
+	lc := ln.cur
+	st := lc.st
 	r.timer = noTimer
 	for {
 		k := int(r.sent)
 		r.sent++
-		e.laneDraw(r, e.target(r, k), k)
+		m := int(lc.target[k])
+		if k > 0 && lc.newProvider {
+			m = e.target(r, k)
+		}
+		e.laneDraw(r, m, k)
 		r.inflight++
-		r.live++
 		st.sent++
 		if k > 0 {
-			e.classes[r.class].inflightCopies++
 			if r.hedgedCopies == 0 {
 				st.hedged++
 			}
 			r.hedgedCopies++
 		}
 		a := &r.att[k]
-		pv := &e.provs[a.prov]
+		pv := ln.models[m].pv
 		pv.stats.Sent++
-		e.modelSent[a.model]++
+		e.modelSent[m]++
 		pv.stats.started++ // served at once: no queue wait to add
 		at := a.end
-		if a.kind != outError && p.Winner == FirstToken {
+		if lc.firstToken && a.kind != outError {
 			at = a.first
 		}
 		ln.due[k], ln.seq[k] = at, ln.next
 		ln.next++
 		ln.on |= 1 << k
-		if k >= p.Copies {
+		if k >= lc.copies {
 			return
 		}
-		g := p.gap(k + 1)
+		g := lc.gap[k+1]
 		if g < 0 {
 			return // fallback: sent only after a failure
 		}
@@ -162,8 +177,8 @@ func (e *engine) laneSend(r *request) {
 // does, and served at once.
 func (e *engine) laneDraw(r *request, m, k int) {
 	a := &r.att[k]
-	md := &e.cfg.Models[m]
-	ms := &e.models[m]
+	lm := &e.ln.models[m]
+	md, ms := lm.md, lm.ms
 	src := e.rng.at(r.id, uint8(k))
 	// The error and invalid draws decide only against a rate above 0 (no
 	// u in [0, 1) is below a rate ≤ 0), and the degraded-period draw is
@@ -180,7 +195,7 @@ func (e *engine) laneDraw(r *request, m, k int) {
 		src.skip()
 	}
 	src.skip()
-	a.model, a.prov = int32(m), int32(e.modelProv[m])
+	a.model, a.prov = int32(m), lm.prov
 	a.kind, a.state = outOK, attInFlight
 	a.queued, a.serving, a.started = false, false, true
 	a.start, a.svc = e.now, e.now
@@ -213,15 +228,16 @@ func (e *engine) laneDraw(r *request, m, k int) {
 // laneRespond is respond on the lane: attempt k's deciding response.
 func (e *engine) laneRespond(r *request, k int) {
 	a := &r.att[k]
-	p := &e.cfg.Classes[r.class].Policy
+	lc := e.ln.cur
+	p := lc.p
 	e.ln.on &^= 1 << k
-	e.leaveFlight(r, k)
+	r.inflight--
 	win := p.wins(a.kind)
 	at := e.now
-	if p.Winner == FirstToken && (a.kind == outOK || a.kind == outInvalid) {
+	if lc.firstToken && (a.kind == outOK || a.kind == outInvalid) {
 		at = a.end // the answer streams on to its end
 	}
-	e.exit(-1, r, k, at, a.kind, win)
+	e.laneExit(r, a, at, a.kind, win)
 	if win {
 		e.laneFinish(r, a.kind)
 		return
@@ -233,7 +249,7 @@ func (e *engine) laneRespond(r *request, k int) {
 		e.laneFinish(r, a.kind)
 		return
 	case NonFatal:
-		if int(r.sent) <= p.Copies {
+		if int(r.sent) <= lc.copies {
 			e.laneSend(r)
 		}
 	}
@@ -242,23 +258,47 @@ func (e *engine) laneRespond(r *request, k int) {
 
 // laneSettle is settle on the lane.
 func (e *engine) laneSettle(r *request) {
-	if r.inflight == 0 && (int(r.sent) > e.cfg.Classes[r.class].Policy.Copies || r.timer == noTimer) {
+	if r.inflight == 0 && (int(r.sent) > e.ln.cur.copies || r.timer == noTimer) {
 		e.laneFinish(r, r.lastFail)
 	}
 }
 
 // laneFinish is finish on the lane: r ends now with outcome o and lets go of
-// its attempts in flight, each of which leaves at its end or when its
-// cancel lands (no queue holds them).
+// its attempts in flight, in the order they were sent. Each is abandoned
+// and let go of (abandon, letGo): no queue holds it, so it leaves at its
+// end or when its cancel lands, whichever comes first.
 func (e *engine) laneFinish(r *request, o outcome) {
-	e.countRequest(r, o)
-	for k := 0; k < int(r.sent); k++ {
-		if r.att[k].state == attInFlight {
-			e.ln.on &^= 1 << k
-			e.leaveFlight(r, k)
-			e.abandon(-1, r, k, outCancelled)
+	ln := &e.ln
+	lc := ln.cur
+	e.countRequestIn(lc.st, r, o)
+	for m := ln.on; m != 0; m &= m - 1 {
+		a := &r.att[bits.TrailingZeros16(m)]
+		r.inflight--
+		cancelAt := never
+		if ln.models[a.model].cancels {
+			cancelAt = e.now + lc.cancel
+		}
+		if a.end <= cancelAt {
+			e.laneExit(r, a, a.end, a.kind, false)
+		} else {
+			e.laneExit(r, a, cancelAt, outCancelled, false)
 		}
 	}
-	e.classes[r.class].inflightReqs--
+	ln.on = 0
 	r.ended = true
+}
+
+// laneExit is exit on the lane, where an attempt waits in no queue, holds
+// no slot and no breaker probe, is served from when it is sent and writes
+// no trace row: a is counted, billed and its time in service added.
+func (e *engine) laneExit(r *request, a *attempt, at time.Duration, how outcome, won bool) {
+	a.state = attExited
+	pv := e.ln.models[a.model].pv
+	e.lastEvent = max(e.lastEvent, at)
+	if at > a.svc {
+		pv.busySum.add(at - a.svc)
+	}
+	st := e.ln.cur.st
+	st.count(&pv.stats, how, a.status)
+	e.charge(st, r, a, at, how, won)
 }

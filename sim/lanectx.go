@@ -1,0 +1,63 @@
+package sim
+
+import "time"
+
+// laneClass is what the lane reads of a class on every request, gathered
+// once per run so that a request looks it up once (the class's Config
+// entry is large: indexing it costs a bounds check and a multiply).
+type laneClass struct {
+	p  *Policy
+	st *classStats
+	// deadline is the class's deadline (≤ 0: none); cancel the policy's
+	// cancel latency.
+	deadline, cancel time.Duration
+	copies           int // the policy's Copies
+	// gap[j] is the gap between copies j−1 and j (Policy.gap), for 1 ≤ j ≤
+	// copies; target[k] the model copy k goes to when !newProvider.
+	gap         [MaxCopies + 1]time.Duration
+	target      [MaxCopies + 1]int32
+	newProvider bool // targets depend on the providers tried (engine.target)
+	firstToken  bool // Winner == FirstToken: a first token decides
+	failClosed  bool // OnTimeout == FailClosed
+}
+
+// laneModel is what the lane reads of a model on every attempt.
+type laneModel struct {
+	md   *Model
+	ms   *modelSamplers
+	pv   *provider
+	prov int32 // pv's index
+	// cancels says whether a cancel stops the model's work (its provider
+	// does not ignore cancels).
+	cancels bool
+}
+
+// laneSetup gathers the lane's per-class and per-model contexts.
+func (e *engine) laneSetup() {
+	ln := &e.ln
+	ln.classes = make([]laneClass, len(e.cfg.Classes))
+	for c := range e.cfg.Classes {
+		cl := &e.cfg.Classes[c]
+		p := &cl.Policy
+		lc := &ln.classes[c]
+		*lc = laneClass{
+			p: p, st: &e.stats[c], deadline: cl.Deadline, cancel: p.CancelLatency,
+			copies: p.Copies, newProvider: p.NewProvider,
+			firstToken: p.Winner == FirstToken, failClosed: cl.OnTimeout == FailClosed,
+		}
+		for k := 0; k <= p.Copies && k <= MaxCopies; k++ {
+			lc.target[k] = int32(p.target(k))
+			if k > 0 {
+				lc.gap[k] = p.gap(k)
+			}
+		}
+	}
+	ln.models = make([]laneModel, len(e.cfg.Models))
+	for m := range e.cfg.Models {
+		pv := &e.provs[e.modelProv[m]]
+		ln.models[m] = laneModel{
+			md: &e.cfg.Models[m], ms: &e.models[m], pv: pv,
+			prov: int32(e.modelProv[m]), cancels: !pv.ignoresCancel,
+		}
+	}
+}
