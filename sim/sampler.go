@@ -14,6 +14,7 @@ import (
 type sampler struct {
 	kind     samplerKind
 	lo, hi   float64   // the constant (lo), or the uniform's bounds
+	tok      float64   // the constant rounded to whole tokens, tokens(lo)
 	cum      []float64 // the mixture's running sums of weights, but the last
 	parts    []sampler // the mixture's components
 	fallback dist.Dist
@@ -34,7 +35,7 @@ func newSampler(d dist.Dist) sampler {
 	case nil:
 		return sampler{}
 	case dist.Constant:
-		return sampler{kind: sampleConstant, lo: x.Value}
+		return sampler{kind: sampleConstant, lo: x.Value, tok: tokens(x.Value)}
 	case dist.Uniform:
 		return sampler{kind: sampleUniform, lo: x.Min, hi: x.Max}
 	case *dist.Mixture:
@@ -77,6 +78,18 @@ func (s *sampler) rand(src *splitMix) float64 {
 	}
 	return s.fallback.Rand(rand.Source(src))
 }
+
+// tokens returns tokens(s.rand(src)): a token count drawn from s, rounded
+// to whole tokens. A constant's is rounded once, when s is made.
+func (s *sampler) tokens(src *splitMix) float64 {
+	if s.kind == sampleConstant {
+		return s.tok // inlines
+	}
+	return s.drawTokens(src)
+}
+
+// drawTokens is tokens of a sampler that is not a constant.
+func (s *sampler) drawTokens(src *splitMix) float64 { return tokens(s.rand(src)) }
 
 // modelSamplers sample one model's distributions; unused forms are nil
 // samplers that are never called.

@@ -39,6 +39,25 @@ func TestSamplerMatchesRand(t *testing.T) {
 	}
 }
 
+// TestSamplerTokens: tokens draws what tokens(Rand) draws — a constant's
+// count rounded once, others per draw — and leaves the stream where Rand
+// does.
+func TestSamplerTokens(t *testing.T) {
+	for _, d := range []dist.Dist{
+		dist.Constant{Value: 400}, dist.Constant{Value: 2.5}, dist.Constant{Value: -3}, dist.Constant{Value: math.NaN()},
+		dist.Uniform{Min: 10, Max: 20}, dist.LogNormal{Mu: 5, Sigma: 1},
+	} {
+		s := newSampler(d)
+		a, b := splitMix{s: 7}, splitMix{s: 7}
+		for i := range 1000 {
+			x, y := s.tokens(&a), tokens(d.Rand(&b))
+			if x != y || a != b {
+				t.Fatalf("%#v draw %d: tokens %v (state %x), tokens(Rand) %v (state %x)", d, i, x, a.s, y, b.s)
+			}
+		}
+	}
+}
+
 // TestSecondsShortPath: seconds rounds to the nanosecond, half up, and
 // saturates at maxDelay, on both sides of the bound of its short path.
 func TestSecondsShortPath(t *testing.T) {
