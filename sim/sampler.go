@@ -17,8 +17,14 @@ type sampler struct {
 	tok      float64   // the constant rounded to whole tokens, tokens(lo)
 	cum      []float64 // the mixture's running sums of weights, but the last
 	parts    []sampler // the mixture's components
+	uni      []uniPart // a mixture of uniforms' components (sampleMixUniform)
 	fallback dist.Dist
 }
+
+// uniPart is a uniform component of a mixture: its lower bound and its
+// width, Max − Min, which distuv.Uniform.Rand computes on every draw (the
+// same IEEE subtraction, so the same value).
+type uniPart struct{ lo, width float64 }
 
 type samplerKind uint8
 
@@ -27,6 +33,9 @@ const (
 	sampleConstant
 	sampleUniform
 	sampleMixture
+	// sampleMixUniform is a mixture whose components are all uniforms,
+	// drawn from a compact table of them.
+	sampleMixUniform
 )
 
 // newSampler returns the sampler of d; d may be nil (an unused form).
@@ -50,6 +59,15 @@ func newSampler(d dist.Dist) sampler {
 				s.cum = append(s.cum, c)
 			}
 		}
+		for _, p := range s.parts {
+			if p.kind != sampleUniform {
+				return s
+			}
+		}
+		s.kind = sampleMixUniform
+		for _, p := range s.parts {
+			s.uni = append(s.uni, uniPart{lo: p.lo, width: p.hi - p.lo})
+		}
 		return s
 	}
 	return sampler{fallback: d}
@@ -64,6 +82,15 @@ func (s *sampler) rand(src *splitMix) float64 {
 		// As distuv.Uniform.Rand: rand.Rand.Float64, scaled.
 		rnd := randFloat64(src)
 		return rnd*(s.hi-s.lo) + s.lo
+	case sampleMixUniform:
+		u := randFloat64(src)
+		i := 0
+		for i < len(s.cum) && !(u < s.cum[i]) {
+			i++
+		}
+		p := &s.uni[i]
+		rnd := randFloat64(src)
+		return rnd*p.width + p.lo
 	case sampleMixture:
 		u := randFloat64(src)
 		i := 0
