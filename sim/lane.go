@@ -65,6 +65,7 @@ func (e *engine) runLane() {
 		e.now = e.laneArrival()
 		e.laneRequest(r)
 	}
+	e.laneFold()
 }
 
 // laneRequest runs request e.next, arriving now, to its end, reusing r.
@@ -72,7 +73,8 @@ func (e *engine) runLane() {
 // The lane keeps no per-class counts of requests and copies in flight
 // (classState): only budgets read them, and a budget keeps a run off the
 // lane. Nor does it count an attempt's request's attempts in the system
-// (r.live): no slot is freed.
+// (r.live): no slot is freed. Attempts are counted in laneTally; a driver
+// other than runLane calls laneFold once its requests have run.
 func (e *engine) laneRequest(r *request) {
 	if e.ln.classes == nil {
 		e.laneSetup()
@@ -137,7 +139,7 @@ func (e *engine) laneSend(r *request) {
 		}
 		e.laneDraw(r, m, k)
 		r.inflight++
-		st.sent++
+		lc.tally[m].sent++
 		if k > 0 {
 			if r.hedgedCopies == 0 {
 				st.hedged++
@@ -145,10 +147,6 @@ func (e *engine) laneSend(r *request) {
 			r.hedgedCopies++
 		}
 		a := &r.att[k]
-		pv := ln.models[m].pv
-		pv.stats.Sent++
-		e.modelSent[m]++
-		pv.stats.started++ // served at once: no queue wait to add
 		at := a.end
 		if lc.firstToken && a.kind != outError {
 			at = a.first
@@ -290,15 +288,27 @@ func (e *engine) laneFinish(r *request, o outcome) {
 
 // laneExit is exit on the lane, where an attempt waits in no queue, holds
 // no slot and no breaker probe, is served from when it is sent and writes
-// no trace row: a is counted, billed and its time in service added.
+// no trace row: a is counted (in its tally), billed and its time in
+// service added.
 func (e *engine) laneExit(r *request, a *attempt, at time.Duration, how outcome, won bool) {
 	a.state = attExited
-	pv := e.ln.models[a.model].pv
+	lc := e.ln.cur
+	t := &lc.tally[a.model]
 	e.lastEvent = max(e.lastEvent, at)
 	if at > a.svc {
-		pv.busySum.add(at - a.svc)
+		t.busy.add(at - a.svc)
 	}
-	st := e.ln.cur.st
-	st.count(&pv.stats, how, a.status)
-	e.charge(st, r, a, at, how, won)
+	switch {
+	case how == outOK:
+		t.completed++
+	case how == outCancelled:
+		t.cancelled++
+	case how == outInvalid:
+		t.invalid++
+	case how == outError && a.status == statusServer:
+		t.failed++
+	default: // not on the lane today; counted as exit counts it
+		lc.st.count(&e.ln.models[a.model].pv.stats, how, a.status)
+	}
+	e.charge(lc.st, r, a, at, how, won)
 }

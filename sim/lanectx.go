@@ -6,8 +6,9 @@ import "time"
 // once per run so that a request looks it up once (the class's Config
 // entry is large: indexing it costs a bounds check and a multiply).
 type laneClass struct {
-	p  *Policy
-	st *classStats
+	p     *Policy
+	st    *classStats
+	tally []laneTally // per model: the class's attempts to it
 	// deadline is the class's deadline (≤ 0: none); cancel the policy's
 	// cancel latency.
 	deadline, cancel time.Duration
@@ -19,6 +20,16 @@ type laneClass struct {
 	newProvider bool // targets depend on the providers tried (engine.target)
 	firstToken  bool // Winner == FirstToken: a first token decides
 	failClosed  bool // OnTimeout == FailClosed
+}
+
+// laneTally counts one class's attempts to one model on the lane: sent,
+// and by how they left, with their time in service — what exit would count
+// attempt by attempt in the class, the provider and the model. laneFold
+// adds them there once the lane has run (the sums are of whole numbers,
+// exact in any order).
+type laneTally struct {
+	sent, completed, invalid, failed, cancelled int64
+	busy                                        wideSum
 }
 
 // laneModel is what the lane reads of a model on every attempt.
@@ -44,6 +55,7 @@ func (e *engine) laneSetup() {
 			p: p, st: &e.stats[c], deadline: cl.Deadline, cancel: p.CancelLatency,
 			copies: p.Copies, newProvider: p.NewProvider,
 			firstToken: p.Winner == FirstToken, failClosed: cl.OnTimeout == FailClosed,
+			tally: make([]laneTally, len(e.cfg.Models)),
 		}
 		for k := 0; k <= p.Copies && k <= MaxCopies; k++ {
 			lc.target[k] = int32(p.target(k))
@@ -58,6 +70,36 @@ func (e *engine) laneSetup() {
 		ln.models[m] = laneModel{
 			md: &e.cfg.Models[m], ms: &e.models[m], pv: pv,
 			prov: int32(e.modelProv[m]), cancels: !pv.ignoresCancel,
+		}
+	}
+}
+
+// laneFold adds the lane's tallies to the counts of the classes, providers
+// and models, and zeroes them. runLane calls it when its requests have
+// run; so must any other driver of laneRequest.
+func (e *engine) laneFold() {
+	for c := range e.ln.classes {
+		lc := &e.ln.classes[c]
+		st := lc.st
+		for m := range lc.tally {
+			t := &lc.tally[m]
+			pv := e.ln.models[m].pv
+			st.sent += t.sent
+			st.completed += t.completed
+			st.invalidAtt += t.invalid
+			st.failed += t.failed
+			st.failedBy[statusServer] += t.failed
+			st.cancelled += t.cancelled
+			ps := &pv.stats
+			ps.Sent += t.sent
+			ps.started += t.sent // served at once: no queue wait to add
+			ps.Completed += t.completed
+			ps.Invalid += t.invalid
+			ps.Failed += t.failed
+			ps.Cancelled += t.cancelled
+			pv.busySum.addSum(t.busy)
+			e.modelSent[m] += t.sent
+			*t = laneTally{}
 		}
 	}
 }
