@@ -14,6 +14,7 @@ const gapBatchLen = 64
 type gapBatch struct {
 	from int64
 	n    int
+	gen  splitMix // the generator the gaps are drawn with
 	gap  [gapBatchLen]time.Duration
 	hash [gapBatchLen]uint64
 }
@@ -38,11 +39,15 @@ func (e *engine) laneArrival() time.Duration {
 }
 
 // fill draws the gaps of requests from to from+gapBatchLen−1, or to the
-// engine's last request.
+// engine's last request: poissonGap's, seeded as streams.at seeds the
+// arrival stream, without a call per gap.
 func (b *gapBatch) fill(e *engine, from int64) {
 	b.from, b.n = from, int(min(gapBatchLen, e.end-from))
+	z, rate := e.exp, e.cfg.Arrivals.Rate
 	for j := range b.n {
-		b.gap[j] = e.poissonGap(from + int64(j))
-		b.hash[j] = e.rng.hash
+		h := splitmix64(uint64(from + int64(j)))
+		b.gen.s = e.rng.key(h, arrivalStream)
+		b.gap[j] = seconds(b.gen.expFloat64(z) / rate)
+		b.hash[j] = h
 	}
 }

@@ -40,9 +40,13 @@ func (st *streams) at(i int64, s uint8) *splitMix {
 	if uint64(i) != st.last || st.hash == 0 {
 		st.last, st.hash = uint64(i), splitmix64(uint64(i))
 	}
-	st.gen.s = splitmix64(st.seed ^ st.hash ^ uint64(s)<<56)
+	st.gen.s = st.key(st.hash, s)
 	return &st.gen
 }
+
+// key returns the first state of stream s of the request whose index
+// hashes to h: at's seeding.
+func (st *streams) key(h uint64, s uint8) uint64 { return splitmix64(st.seed ^ h ^ uint64(s)<<56) }
 
 // atTry reseeds the generator for try key t of request i, stream s and
 // returns it; t = 0 is the stream of at(i, s).
