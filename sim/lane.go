@@ -178,6 +178,20 @@ func (e *engine) laneDraw(r *request, m, k int) {
 	lm := &e.ln.models[m]
 	md, ms := lm.md, lm.ms
 	src := e.rng.at(r.id, uint8(k))
+	if lm.plain {
+		// Neither an error nor an invalid rate, and a whole-call latency:
+		// the three draws before it are unused (as below), the rest is
+		// the default case below.
+		src.skip3()
+		a.model, a.prov = int32(m), lm.prov
+		a.kind, a.state = outOK, attInFlight
+		a.queued, a.serving, a.started = false, false, true
+		a.start, a.svc, a.genFrom = e.now, e.now, e.now
+		a.streamed = false
+		a.first = e.now + seconds(ms.latency.rand(src))
+		a.end = a.first
+		return
+	}
 	// The error and invalid draws decide only against a rate above 0 (no
 	// u in [0, 1) is below a rate ≤ 0), and the degraded-period draw is
 	// unused without slowdowns: an unused draw only steps the stream.

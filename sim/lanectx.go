@@ -39,8 +39,9 @@ type laneModel struct {
 	pv   *provider
 	prov int32 // pv's index
 	// cancels says whether a cancel stops the model's work (its provider
-	// does not ignore cancels).
-	cancels bool
+	// does not ignore cancels); plain that the model has a whole-call
+	// latency and neither an error nor an invalid rate above 0.
+	cancels, plain bool
 }
 
 // laneSetup gathers the lane's per-class and per-model contexts.
@@ -66,10 +67,11 @@ func (e *engine) laneSetup() {
 	}
 	ln.models = make([]laneModel, len(e.cfg.Models))
 	for m := range e.cfg.Models {
-		pv := &e.provs[e.modelProv[m]]
+		md, pv := &e.cfg.Models[m], &e.provs[e.modelProv[m]]
 		ln.models[m] = laneModel{
-			md: &e.cfg.Models[m], ms: &e.models[m], pv: pv,
+			md: md, ms: &e.models[m], pv: pv,
 			prov: int32(e.modelProv[m]), cancels: !pv.ignoresCancel,
+			plain: md.Latency != nil && !(md.ErrorRate > 0) && !(md.InvalidRate > 0),
 		}
 	}
 }

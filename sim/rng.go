@@ -79,6 +79,9 @@ func (x *splitMix) Uint64() uint64 {
 // goes on exactly as after a call of Uint64.
 func (x *splitMix) skip() { x.s += 0x9e3779b97f4a7c15 }
 
+// skip3 steps x past three numbers, as three calls of skip.
+func (x *splitMix) skip3() { x.s += 3 * 0x9e3779b97f4a7c15 % (1 << 64) }
+
 // uniform returns a float64 in [0, 1) from src (53 random bits).
 func uniform(src rand.Source) float64 {
 	return float64(src.Uint64()>>11) / (1 << 53)

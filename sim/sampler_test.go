@@ -58,6 +58,20 @@ func TestSamplerTokens(t *testing.T) {
 	}
 }
 
+// TestSkip3: skip3 leaves a stream where three calls of Uint64 do.
+func TestSkip3(t *testing.T) {
+	for _, s := range []uint64{0, 1, 0x9e3779b97f4a7c15, ^uint64(0), 0x123456789abcdef} {
+		a, b := splitMix{s: s}, splitMix{s: s}
+		a.skip3()
+		b.Uint64()
+		b.Uint64()
+		b.Uint64()
+		if a != b || a.Uint64() != b.Uint64() {
+			t.Errorf("state %x: skip3 gives %x, three draws %x", s, a.s, b.s)
+		}
+	}
+}
+
 // TestSecondsShortPath: seconds rounds to the nanosecond, half up, and
 // saturates at maxDelay, on both sides of the bound of its short path.
 func TestSecondsShortPath(t *testing.T) {
