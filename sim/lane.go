@@ -302,8 +302,8 @@ func (e *engine) laneFinish(r *request, o outcome) {
 
 // laneExit is exit on the lane, where an attempt waits in no queue, holds
 // no slot and no breaker probe, is served from when it is sent and writes
-// no trace row: a is counted (in its tally), billed and its time in
-// service added.
+// no trace row: a is counted (in its tally), billed as charge bills it and
+// its time in service added.
 func (e *engine) laneExit(r *request, a *attempt, at time.Duration, how outcome, won bool) {
 	a.state = attExited
 	lc := e.ln.cur
@@ -312,17 +312,42 @@ func (e *engine) laneExit(r *request, a *attempt, at time.Duration, how outcome,
 	if at > a.svc {
 		t.busy.add(at - a.svc)
 	}
+	st := lc.st
 	switch {
-	case how == outOK:
-		t.completed++
-	case how == outCancelled:
+	case how == outOK || how == outInvalid:
+		// charge: an answer is billed in full.
+		if how == outOK {
+			t.completed++
+		} else {
+			t.invalid++
+		}
+		st.billed[2*a.model].add(r.in, r.out)
+		if how == outInvalid || !won {
+			st.wastedOutput += r.out
+		}
+	case how == outCancelled && at < a.end && (a.kind == outOK || a.kind == outError || a.kind == outInvalid):
+		// charge of an attempt let go of before its end, having been
+		// served from its send: per the policy's cancellation billing.
 		t.cancelled++
-	case how == outInvalid:
-		t.invalid++
+		var out float64
+		switch lc.billing {
+		case BillNone:
+			return
+		case BillGenerated:
+			if a.kind != outError {
+				out = a.generated(r.out, at)
+			}
+		case BillFull:
+			if a.kind != outError {
+				out = r.out
+			}
+		}
+		st.billed[2*a.model+1].add(r.in, out)
+		st.wastedOutput += out
 	case how == outError && a.status == statusServer:
-		t.failed++
-	default: // not on the lane today; counted as exit counts it
-		lc.st.count(&e.ln.models[a.model].pv.stats, how, a.status)
+		t.failed++ // an error is not billed
+	default: // not on the lane today: counted and billed as exit does
+		st.count(&e.ln.models[a.model].pv.stats, how, a.status)
+		e.charge(st, r, a, at, how, won)
 	}
-	e.charge(lc.st, r, a, at, how, won)
 }

@@ -17,9 +17,10 @@ type laneClass struct {
 	// copies; target[k] the model copy k goes to when !newProvider.
 	gap         [MaxCopies + 1]time.Duration
 	target      [MaxCopies + 1]int32
-	newProvider bool // targets depend on the providers tried (engine.target)
-	firstToken  bool // Winner == FirstToken: a first token decides
-	failClosed  bool // OnTimeout == FailClosed
+	billing     Billing // the policy's CancelBilling
+	newProvider bool    // targets depend on the providers tried (engine.target)
+	firstToken  bool    // Winner == FirstToken: a first token decides
+	failClosed  bool    // OnTimeout == FailClosed
 }
 
 // laneTally counts one class's attempts to one model on the lane: sent,
@@ -54,7 +55,7 @@ func (e *engine) laneSetup() {
 		lc := &ln.classes[c]
 		*lc = laneClass{
 			p: p, st: &e.stats[c], deadline: cl.Deadline, cancel: p.CancelLatency,
-			copies: p.Copies, newProvider: p.NewProvider,
+			copies: p.Copies, newProvider: p.NewProvider, billing: p.CancelBilling,
 			firstToken: p.Winner == FirstToken, failClosed: cl.OnTimeout == FailClosed,
 			tally: make([]laneTally, len(e.cfg.Models)),
 		}
