@@ -21,7 +21,7 @@ import (
 type lane struct {
 	due [MaxCopies + 1]time.Duration // when attempt k's deciding response comes
 	seq [MaxCopies + 1]uint32        // its place in the request's scheduling order
-	on  uint16                       // bit k: attempt k is in flight
+	on  uint32                       // bit k: attempt k is in flight
 	// timerAt and timerSeq are the pending hedge timer's, when the request's
 	// timer is not noTimer.
 	timerAt  time.Duration
@@ -101,7 +101,7 @@ func (e *engine) laneRequest(r *request) {
 			at, seq, what = ln.timerAt, ln.timerSeq, -2
 		}
 		for m := ln.on; m != 0; m &= m - 1 {
-			k := bits.TrailingZeros16(m)
+			k := bits.TrailingZeros32(m)
 			if ln.due[k] < at || ln.due[k] == at && ln.seq[k] < seq {
 				at, seq, what = ln.due[k], ln.seq[k], k
 			}
@@ -284,7 +284,7 @@ func (e *engine) laneFinish(r *request, o outcome) {
 	lc := ln.cur
 	e.countRequestIn(lc.st, r, o)
 	for m := ln.on; m != 0; m &= m - 1 {
-		a := &r.att[bits.TrailingZeros16(m)]
+		a := &r.att[bits.TrailingZeros32(m)]
 		r.inflight--
 		cancelAt := never
 		if ln.models[a.model].cancels {
