@@ -40,7 +40,7 @@ func (e *engine) laneArrival() time.Duration {
 
 // fill draws the gaps of requests from to from+gapBatchLen−1, or to the
 // engine's last request: poissonGap's, seeded as streams.at seeds the
-// arrival stream, without a call per gap.
+// arrival stream, without a call per gap (as gapSum).
 func (b *gapBatch) fill(e *engine, from int64) {
 	b.from, b.n = from, int(min(gapBatchLen, e.end-from))
 	z, rate := e.exp, e.cfg.Arrivals.Rate
@@ -50,4 +50,16 @@ func (b *gapBatch) fill(e *engine, from int64) {
 		b.gap[j] = seconds(b.gen.expFloat64(z) / rate)
 		b.hash[j] = h
 	}
+}
+
+// gapSum returns the sum of the Poisson gaps before requests from to
+// to−1, drawn as fill draws them: where a range of a split run starts.
+func (e *engine) gapSum(from, to int64) time.Duration {
+	g, z, rate := &e.gaps.gen, e.exp, e.cfg.Arrivals.Rate
+	var sum time.Duration
+	for i := from; i < to; i++ {
+		g.s = e.rng.key(splitmix64(uint64(i)), arrivalStream)
+		sum += seconds(g.expFloat64(z) / rate)
+	}
+	return sum
 }

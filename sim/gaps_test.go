@@ -9,8 +9,8 @@ import (
 
 // TestGapBatchMatchesPoissonGap: the lane's gaps drawn ahead are
 // poissonGap's, and its hashes the ones streams.at caches, over full
-// batches and a short last one, from an engine that starts mid-run as
-// RunSplit's do.
+// batches and a short last one, from an engine that starts mid-run where
+// gapSum puts it, as RunSplit's do.
 func TestGapBatchMatchesPoissonGap(t *testing.T) {
 	cfg := &Config{
 		Name: "gaps", Seed: 99, Requests: 3*gapBatchLen + 5,
@@ -21,6 +21,11 @@ func TestGapBatchMatchesPoissonGap(t *testing.T) {
 	e, ref := newEngine(cfg), newEngine(cfg)
 	e.next = 3
 	var at time.Duration
+	if got := ref.gapSum(1, 3); got != ref.poissonGap(1)+ref.poissonGap(2) {
+		t.Fatalf("gapSum(1, 3) = %v, want %v", got, ref.poissonGap(1)+ref.poissonGap(2))
+	}
+	at = ref.gapSum(0, 3) // requests 0–2 arrived before this engine's first
+	e.lastArr = at
 	for ; e.next < e.end; e.next++ {
 		at += ref.poissonGap(e.next)
 		if got := e.laneArrival(); got != at {

@@ -50,11 +50,7 @@ func RunSplit(ctx context.Context, cfg *Config, workers int) (*Result, error) {
 	if cfg.Arrivals.Process == Poisson {
 		// Each range starts where the gaps of the ranges before it end.
 		sums := make([]time.Duration, workers-1) // the last range's is not needed
-		parallel(workers-1, func(k int) {
-			for i := es[k].next; i < es[k].end; i++ {
-				sums[k] += es[k].poissonGap(i)
-			}
-		})
+		parallel(workers-1, func(k int) { sums[k] = es[k].gapSum(es[k].next, es[k].end) })
 		for k := 1; k < workers; k++ {
 			es[k].lastArr = es[k-1].lastArr + sums[k-1]
 		}
