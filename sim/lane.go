@@ -62,7 +62,7 @@ func (e *engine) laneOK() bool {
 func (e *engine) runLane() {
 	r := &request{}
 	for e.more() {
-		e.now = e.laneArrival()
+		e.now = e.arrivalTime()
 		e.laneRequest(r)
 	}
 	e.laneFold()
