@@ -409,20 +409,31 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 	// warning, unless it leaves its class without a hedged candidate.
 	failed := make([]error, len(all))
 	open := make([]bool, len(rep.Classes)) // a class lacking another shard's measurements
-	err = parallelContext(ctx, len(all), workers, func(i int) error {
+	keys := make([]string, len(all))
+	for i, cj := range all {
+		keys[i] = fmt.Sprintf("class %s: candidate %d (%s)", rep.Classes[cj.class].Class, cj.cand, rep.Classes[cj.class].Candidates[cj.cand].Label)
+	}
+	tick := progress("candidates", len(all))
+	made, err := simulateCandidates(ctx, m, keys, len(jobs), workers, s.Requests, tick, func(i int) (int, *sim.Config, sim.Policy) {
 		cj := all[i]
 		c := jobs[cj.class].cfg
+		return cj.class, c, rep.Classes[cj.class].Candidates[cj.cand].Policy(c.Classes[0].Policy)
+	}, func(i int, res *sim.Result, err error) (Measurement, error) {
+		cj := all[i]
+		return measureRun(ctx, keys[i], res, jobs[cj.class].cfg, 0, err, s.Level, jobs[cj.class].search.Objective.Target)
+	})
+	if err != nil {
+		return nil, nil, err
+	}
+	err = parallelContext(ctx, len(all), workers, func(i int) error {
+		cj := all[i]
 		cand := &rep.Classes[cj.class].Candidates[cj.cand]
-		key := fmt.Sprintf("class %s: candidate %d (%s)", c.Classes[0].Name, cj.cand, cand.Label)
-		me, err := m.get(key, i, func() (Measurement, error) {
-			res, err := runPolicy(ctx, c, cand.Policy(c.Classes[0].Policy))
-			return measureRun(ctx, key, res, c, 0, err, s.Level, jobs[cj.class].search.Objective.Target)
-		})
+		me, err := m.get(keys[i], i, func() (Measurement, error) { return made[i], nil })
 		switch {
 		case err != nil:
 			return err
 		case me == nil && !m.simulate:
-			return missingError(key)
+			return missingError(keys[i])
 		case me == nil:
 			open[cj.class] = true
 		case me.Err != "":
@@ -431,7 +442,7 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 			me.apply(cand)
 		}
 		return nil
-	}, progress("candidates", len(all)))
+	}, nil)
 	if err != nil {
 		return nil, nil, err
 	}

@@ -86,8 +86,8 @@ func RolloutConfig(cfg *sim.Config, rep *Report, requests int) *sim.Config {
 // Check runs the rollout check of rep for cfg with the given number of
 // requests, intervals at the given level; it stops with ctx's error when
 // ctx is done. The check's run and its no-hedging baseline run at once,
-// each split on GOMAXPROCS goroutines when its requests are independent
-// (sim.RunSplit); the result does not depend on that.
+// split on GOMAXPROCS goroutines when their requests are independent
+// (sim.RunWithBaseline); the result does not depend on that.
 func Check(ctx context.Context, cfg *sim.Config, rep *Report, requests int, level float64) (*RolloutCheck, error) {
 	return checkOn(ctx, cfg, rep, requests, level, runtime.GOMAXPROCS(0))
 }
@@ -95,20 +95,9 @@ func Check(ctx context.Context, cfg *sim.Config, rep *Report, requests int, leve
 // checkOn is Check on workers goroutines per run.
 func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, level float64, workers int) (*RolloutCheck, error) {
 	c := RolloutConfig(cfg, rep, requests)
-	var base *sim.Result
-	var baseErr error
-	done := make(chan struct{})
-	go func() {
-		defer close(done)
-		base, baseErr = sim.RunSplit(ctx, sim.WithoutHedging(c), workers)
-	}()
-	hedged, err := sim.RunSplit(ctx, c, workers)
-	<-done
+	hedged, base, err := sim.RunWithBaseline(ctx, c, workers)
 	if err != nil {
 		return nil, err
-	}
-	if baseErr != nil {
-		return nil, baseErr
 	}
 	rc := &RolloutCheck{Requests: c.Requests, Report: sim.NewReport(c, hedged, base)}
 	var overloads []sim.Overload

@@ -104,6 +104,13 @@ func (m *memo) get(key string, owner int, run func() (Measurement, error)) (*Mea
 	return &me, nil
 }
 
+// needs reports whether get(key, owner, …) would simulate: the memo
+// simulates, its shard owns position owner and key is not known.
+func (m *memo) needs(key string, owner int) bool {
+	_, ok := m.known[key]
+	return !ok && m.simulate && m.shard.owns(owner)
+}
+
 // ErrMissingMeasurement is the error of Assemble when the measurements
 // lack one that the report needs (a shard's part is missing or comes
 // from another sweep).

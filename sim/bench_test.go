@@ -217,3 +217,47 @@ func BenchmarkReport(b *testing.B) {
 		sim.NewReport(&cfg, h, base)
 	}
 }
+
+// BenchmarkRunPolicies sweeps 45 hedge delays (0 to 2.2 s in 50 ms steps)
+// of the "short" class of the default scenario, two-model-gateway, alone
+// at 2·10⁵ requests: "together" runs them with RunPolicies, sharing each
+// request's draws; "apart" runs each with Run. Both report simulated
+// requests (policies × requests) per second.
+func BenchmarkRunPolicies(b *testing.B) {
+	s := shippedConfig(b, "two-model-gateway")
+	cfg := s
+	cfg.Requests = 200_000
+	cfg.Classes = []sim.Class{s.Classes[0]}
+	cfg.Classes[0].Share = 1
+	pols := make([]sim.Policy, 45)
+	for i := range pols {
+		pols[i] = cfg.Classes[0].Policy
+		pols[i].Delays = []time.Duration{time.Duration(i) * 50 * time.Millisecond}
+	}
+	report := func(b *testing.B) {
+		b.ReportMetric(float64(len(pols)*cfg.Requests)/(b.Elapsed().Seconds()/float64(b.N)), "req/s")
+	}
+	b.Run("together", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			if _, err := sim.RunPolicies(context.Background(), &cfg, 0, pols); err != nil {
+				b.Fatal(err)
+			}
+		}
+		report(b)
+	})
+	b.Run("apart", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			for _, p := range pols {
+				one := cfg
+				one.Classes = []sim.Class{cfg.Classes[0]}
+				one.Classes[0].Policy = p
+				if _, err := sim.Run(&one); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+		report(b)
+	})
+}

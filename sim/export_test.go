@@ -75,3 +75,6 @@ func Canonical(r *Result) *Result {
 	canon(&c.Overall.lat)
 	return &c
 }
+
+// LaneOK reports whether cfg's runs take the lane.
+func LaneOK(cfg *Config) bool { return newEngine(cfg).laneOK() }

@@ -83,7 +83,12 @@ func (e *engine) laneRequest(r *request) {
 	e.next++
 	r.sent, r.inflight, r.live, r.hedgedCopies = 0, 0, 0, 0
 	r.ended, r.lastFail, r.timer = false, outNone, noTimer
-	e.drawRequest(r, -1)
+	if e.batch == nil {
+		e.drawRequest(r, -1)
+	} else if !e.batch.reuseRequest(r) {
+		e.drawRequest(r, -1)
+		e.batch.keepRequest(r)
+	}
 	ln := &e.ln
 	lc := &ln.classes[r.class]
 	ln.cur = lc
@@ -174,6 +179,9 @@ func (e *engine) laneSend(r *request) {
 // to model m, drawn from the stream of (request, attempt k) exactly as draw
 // does, and served at once.
 func (e *engine) laneDraw(r *request, m, k int) {
+	if e.batch != nil && e.batch.reuse(e, r, m, k) {
+		return
+	}
 	a := &r.att[k]
 	lm := &e.ln.models[m]
 	md, ms := lm.md, lm.ms
@@ -190,6 +198,9 @@ func (e *engine) laneDraw(r *request, m, k int) {
 		a.streamed = false
 		a.first = e.now + seconds(ms.latency.rand(src))
 		a.end = a.first
+		if e.batch != nil {
+			e.batch.keep(e, r, m, k)
+		}
 		return
 	}
 	// The error and invalid draws decide only against a rate above 0 (no
@@ -234,6 +245,9 @@ func (e *engine) laneDraw(r *request, m, k int) {
 		}
 	case uInv < md.InvalidRate:
 		a.kind = outInvalid
+	}
+	if e.batch != nil {
+		e.batch.keep(e, r, m, k)
 	}
 }
 

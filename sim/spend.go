@@ -114,7 +114,13 @@ func (r *Report) setSpend(cfg *Config) {
 // writeSpend writes the spend table of rows.
 func writeSpend(w io.Writer, rows []ClassReport) {
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "spend at arrival rate\treq/s\tper day\tper month (%d d)\tno hedging per day\tper month\tadded per month\t\n", DaysPerMonth)
+	at := "arrival rate"
+	for _, c := range rows {
+		if c.Throughput != nil {
+			at = "throughput" // closed-loop clients: the rate they reached
+		}
+	}
+	fmt.Fprintf(tw, "spend at %s\treq/s\tper day\tper month (%d d)\tno hedging per day\tper month\tadded per month\t\n", at, DaysPerMonth)
 	for _, c := range rows {
 		s := c.Spend
 		fmt.Fprintf(tw, "%s\t%.3g\t%s\t%s\t%s\t%s\t%s\t\n", c.Class, s.RequestsPerSecond,
@@ -126,8 +132,8 @@ func writeSpend(w io.Writer, rows []ClassReport) {
 }
 
 // dollars formats an amount in US dollars: three significant digits below
-// $1, cents below $1000, whole dollars with thousands separators above
-// ($1,570,634).
+// $1, cents below $100, whole dollars with thousands separators from $100
+// ($648, $1,570,634), so that a column of monthly figures reads alike.
 func dollars(x float64) string {
 	switch {
 	case x < 0:
@@ -136,7 +142,7 @@ func dollars(x float64) string {
 		return "$0"
 	case x < 1:
 		return fmt.Sprintf("$%.3g", x)
-	case x < 1000:
+	case x < 99.995:
 		return fmt.Sprintf("$%.2f", x)
 	}
 	digits := strconv.FormatFloat(math.Round(x), 'f', 0, 64)

@@ -25,46 +25,126 @@ func RunSplit(ctx context.Context, cfg *Config, workers int) (*Result, error) {
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
-	n := cfg.Requests
-	e := newEngine(cfg)
-	e.stop = &stopper{ctx: ctx}
-	if workers <= 1 || n < 2*workers || !e.laneOK() {
-		e.run()
-		if e.stop.err != nil {
-			return nil, e.stop.err
-		}
-		return e.result(), nil
+	res, err := runTogether(ctx, []*Config{cfg}, workers)
+	if err != nil {
+		return nil, err
 	}
-	es := make([]*engine, workers)
+	return res[0], nil
+}
+
+// RunWithBaseline returns RunSplit's results for cfg and for its
+// no-hedging baseline (WithoutHedging), identical to those of the two
+// runs made apart (TestRunWithBaselineMatchesRun). When both take the
+// lane, they are made together, split into ranges of requests on workers
+// goroutines, and share their draws: the baseline's arrivals, token counts
+// and primaries are the hedged run's (common random numbers), drawn once.
+// Otherwise the two runs are made at the same time, each split as RunSplit
+// splits it, so up to 2·workers goroutines run.
+func RunWithBaseline(ctx context.Context, cfg *Config, workers int) (hedged, base *Result, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, nil, err
+	}
+	bcfg := WithoutHedging(cfg)
+	if newEngineFor(cfg, 0).laneOK() && newEngineFor(bcfg, 0).laneOK() {
+		res, err := runTogether(ctx, []*Config{cfg, bcfg}, workers)
+		if err != nil {
+			return nil, nil, err
+		}
+		return res[0], res[1], nil
+	}
+	var baseErr error
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		base, baseErr = RunSplit(ctx, bcfg, workers)
+	}()
+	hedged, err = RunSplit(ctx, cfg, workers)
+	<-done
+	if err == nil {
+		err = baseErr
+	}
+	if err != nil {
+		return nil, nil, err
+	}
+	return hedged, base, nil
+}
+
+// runTogether runs the validated configurations cfgs, which differ at
+// most in their classes' policies, and returns their results. When every
+// run takes the lane, the requests are split into up to workers ranges
+// simulated at once, and in each range the runs are made together,
+// sharing their draws (runLanes); otherwise each run is made on its own
+// in turn, on one goroutine.
+func runTogether(ctx context.Context, cfgs []*Config, workers int) ([]*Result, error) {
+	out := make([]*Result, len(cfgs))
+	if len(cfgs) == 0 {
+		return out, nil
+	}
+	lane := true
+	for _, c := range cfgs {
+		lane = lane && newEngineFor(c, 0).laneOK()
+	}
+	if !lane {
+		for j, c := range cfgs {
+			e := newEngine(c)
+			e.stop = &stopper{ctx: ctx}
+			e.run()
+			if e.stop.err != nil {
+				return nil, e.stop.err
+			}
+			out[j] = e.result()
+		}
+		return out, nil
+	}
+	n := cfgs[0].Requests
+	if workers <= 1 || n < 2*workers {
+		workers = 1
+	}
+	// es[k][j] runs range k of configuration j; es[0][j] gathers every range.
+	es := make([][]*engine, workers)
 	for k := range es {
 		lo, hi := k*n/workers, (k+1)*n/workers
-		if k == 0 {
-			es[k] = e // gathers every range
-			e.sizeTimes(hi - lo)
-		} else {
-			es[k] = newEngineFor(cfg, hi-lo)
-			es[k].stop = &stopper{ctx: ctx}
+		es[k] = make([]*engine, len(cfgs))
+		for j, c := range cfgs {
+			e := newEngineFor(c, hi-lo)
+			e.stop = &stopper{ctx: ctx}
+			e.next, e.end = int64(lo), int64(hi)
+			es[k][j] = e
 		}
-		es[k].next, es[k].end = int64(lo), int64(hi)
 	}
-	if cfg.Arrivals.Process == Poisson {
+	if workers > 1 && cfgs[0].Arrivals.Process == Poisson {
 		// Each range starts where the gaps of the ranges before it end.
 		sums := make([]time.Duration, workers-1) // the last range's is not needed
-		parallel(workers-1, func(k int) { sums[k] = es[k].gapSum(es[k].next, es[k].end) })
+		parallel(workers-1, func(k int) { sums[k] = es[k][0].gapSum(es[k][0].next, es[k][0].end) })
 		for k := 1; k < workers; k++ {
-			es[k].lastArr = es[k-1].lastArr + sums[k-1]
+			for _, e := range es[k] {
+				e.lastArr = es[k-1][0].lastArr + sums[k-1]
+			}
 		}
 	}
-	parallel(workers, func(k int) { es[k].run() })
-	for _, o := range es {
-		if o.stop.err != nil {
-			return nil, o.stop.err
+	parallel(workers, func(k int) { runLanes(es[k]) })
+	for _, rng := range es {
+		for _, e := range rng {
+			if e.stop.err != nil {
+				return nil, e.stop.err
+			}
+			if auditRuns {
+				if err := e.audit(); err != nil {
+					panic("sim: " + err.Error())
+				}
+			}
 		}
 	}
-	for _, o := range es[1:] {
-		e.absorb(o)
+	for j := range cfgs {
+		for _, rng := range es[1:] {
+			es[0][j].absorb(rng[j])
+		}
+		out[j] = es[0][j].result()
 	}
-	return e.result(), nil
+	return out, nil
 }
 
 // parallel runs f(0), …, f(n−1) at once and waits for them.

@@ -43,3 +43,49 @@ func TestSplitIsIdentical(t *testing.T) {
 		}
 	}
 }
+
+// TestRunWithBaselineMatchesRun: on every shipped scenario, a Poisson
+// configuration and one with constant arrivals, RunWithBaseline on 1 to 3
+// workers gives exactly the results of Run on the configuration and on
+// its no-hedging baseline — whether the two share their draws on the lane
+// or run apart.
+func TestRunWithBaselineMatchesRun(t *testing.T) {
+	var cfgs []*sim.Config
+	together := 0
+	for _, name := range scenarios.Names() {
+		s, err := scenario.LoadFS(scenarios.FS, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := s.Config
+		cfg.Requests = min(cfg.Requests, 20_000)
+		if testing.Short() {
+			cfg.Requests = min(cfg.Requests, 5_000)
+		}
+		cfgs = append(cfgs, &cfg)
+		if sim.LaneOK(&cfg) {
+			together++
+		}
+	}
+	c := oneModel(10_007, dist.Uniform{Min: 0.1, Max: 0.5}, 2, 200*time.Millisecond)
+	c.Arrivals = sim.Arrivals{Process: sim.Constant, Rate: 30}
+	cfgs = append(cfgs, c, oneModel(10_007, dist.Uniform{Min: 0.1, Max: 0.5}, 2, 200*time.Millisecond))
+	if together < 3 {
+		t.Fatalf("only %d shipped scenarios take the lane; the shared draws are checked too little", together)
+	}
+	for _, cfg := range cfgs {
+		want, wantBase := mustRun(t, cfg), mustRun(t, sim.WithoutHedging(cfg))
+		for w := 1; w <= 3; w++ {
+			got, base, err := sim.RunWithBaseline(context.Background(), cfg, w)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !reflect.DeepEqual(sim.Canonical(got), sim.Canonical(want)) {
+				t.Errorf("%s, %d workers: hedged result differs from Run:\n%+v\n%+v", cfg.Name, w, got.Overall.Attempts, want.Overall.Attempts)
+			}
+			if !reflect.DeepEqual(sim.Canonical(base), sim.Canonical(wantBase)) {
+				t.Errorf("%s, %d workers: baseline differs from Run:\n%+v\n%+v", cfg.Name, w, base.Overall.Attempts, wantBase.Overall.Attempts)
+			}
+		}
+	}
+}

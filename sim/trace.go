@@ -72,7 +72,7 @@ func (e *engine) emit(r *request, k int, end time.Duration, outcome string, won 
 }
 
 // TraceCSVHeader is the header row of AppendCSV's rows.
-const TraceCSVHeader = "request,class,attempt,model,start_s,end_s,outcome,won,billed_input_tokens,billed_output_tokens,cost_usd\n"
+const TraceCSVHeader = "request,class,attempt,model,start_s,end_s,outcome,won,billed_input_tokens,billed_output_tokens,cost_usd,round,try\n"
 
 // AppendCSV appends r as one CSV row (columns as in TraceCSVHeader; times
 // in seconds from the start of the run) to b.
@@ -98,6 +98,10 @@ func (r *AttemptRecord) AppendCSV(b []byte) []byte {
 	b = strconv.AppendFloat(b, r.BilledOutput, 'f', -1, 64)
 	b = append(b, ',')
 	b = strconv.AppendFloat(b, r.CostUSD, 'g', 10, 64)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(r.Round), 10)
+	b = append(b, ',')
+	b = strconv.AppendInt(b, int64(r.Try), 10)
 	return append(b, '\n')
 }
 

@@ -4,16 +4,16 @@ import (
 	"bytes"
 	"context"
 	"errors"
+	"flag"
 	"fmt"
 	"io"
 	"math"
 	"os"
-	"runtime"
+	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
-
-	"path/filepath"
 
 	"github.com/hedgesim/hedgesim/export"
 	"github.com/hedgesim/hedgesim/optimize"
@@ -214,6 +214,9 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := optimizeFlagsAgreeWithSet(fs, whatIf.set); err != nil {
+		return nil, err
+	}
 	var shard *optimize.Shard
 	if *shardFlag != "" {
 		sh, err := optimize.ParseShard(*shardFlag)
@@ -370,7 +373,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 		return nil, usageError{err: err}
 	}
 
-	if err := checkMemory(optimizeMemory(&cfg, s, int(workers.v)), maxMemory,
+	if err := checkMemory(optimize.EstimateMemory(&cfg, s, int(workers.v)), maxMemory,
 		fmt.Sprintf("optimizing with %d requests per candidate", s.Requests), "--requests, --workers or --check-requests"); err != nil {
 		return nil, err
 	}
@@ -573,20 +576,36 @@ func (w *rolloutWriter) write(cfg *sim.Config, rep *optimize.Report) error {
 	return nil
 }
 
-// optimizeMemory estimates the peak memory of a sweep: workers simulations
-// of s.Requests requests at once (each candidate holds one run), or the
-// rollout check's full-scenario run and its baseline, whichever is more.
-func optimizeMemory(cfg *sim.Config, s optimize.Settings, workers int) int64 {
-	if workers <= 0 {
-		workers = runtime.GOMAXPROCS(0)
-	}
-	check := s.CheckRequests
-	if check < 0 {
-		check = min(optimize.DefaultCheckRequests, 5*s.Requests)
-	}
-	c := *cfg
-	c.Requests = s.Requests
-	sweep := int64(workers) * sim.EstimateMemory(&c)
-	c.Requests = check
-	return max(sweep, 2*sim.EstimateMemory(&c))
+// optimizeKeys names the [optimize] key each optimize flag overrides.
+var optimizeKeys = map[string][]string{
+	"requests": {"requests"}, "delays": {"delays", "from", "to", "step"},
+	"from": {"delays", "from"}, "to": {"delays", "to"}, "step": {"delays", "step"},
+	"copies": {"copies"}, "targets": {"targets"}, "objective": {"objective"}, "target": {"target"},
+	"allow-fewer-answers": {"allow_fewer_answers"}, "max-cost": {"max_added_cost_pct"},
+	"max-hedged": {"max_hedged_pct"}, "sla": {"sla"}, "min-gain": {"min_gain_pct"},
+	"min-gain-per-cost": {"min_gain_per_cost"}, "min-unanswered-cut-per-cost": {"min_unanswered_cut_per_cost"},
+	"require-significant": {"require_significant"}, "confidence": {"confidence"},
+	"classes": {"classes"}, "alone": {"alone"}, "check-requests": {"check_requests"},
+}
+
+// optimizeFlagsAgreeWithSet returns a usage error when an optimize flag
+// and a --set override both give an [optimize] setting, for every class
+// (optimize.KEY) or for one (optimize.class.NAME.KEY): the flag applies to
+// every class and would win while the report listed the override.
+func optimizeFlagsAgreeWithSet(fs *flag.FlagSet, set []string) error {
+	var err error
+	fs.Visit(func(f *flag.Flag) {
+		for _, kv := range set {
+			k, _, _ := strings.Cut(kv, "=")
+			k = strings.TrimSpace(k)
+			if err != nil || !strings.HasPrefix(k, "optimize.") {
+				continue
+			}
+			last := k[strings.LastIndexByte(k, '.')+1:]
+			if slices.Contains(optimizeKeys[f.Name], last) {
+				err = usageError{err: fmt.Errorf("--%s %s and --set %s both set %s; give one of them (the flag applies to every class)", f.Name, f.Value, kv, last)}
+			}
+		}
+	})
+	return err
 }

@@ -150,16 +150,24 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 }
 
 // simulate runs cfg and its no-hedging baseline at the same time and
-// compares them, until ctx is done. Each run whose requests are
-// independent is split into ranges on workers goroutines (sim.RunSplit),
-// so the two together use up to 2·workers; the report does not depend on
-// workers. fn, when not nil, sees every attempt of the hedged run, from one
-// goroutine (that run is not split); bar (may be nil) counts the two runs
-// as steps as they finish.
+// compares them, until ctx is done: together, split into ranges on
+// workers goroutines, when their requests are independent
+// (sim.RunWithBaseline); the report does not depend on workers. fn, when
+// not nil, sees every attempt of the hedged run, from one goroutine (that
+// run is then made on its own, beside its baseline); bar (may be nil)
+// counts the two runs as steps as they finish.
 func simulate(ctx context.Context, cfg *sim.Config, fn func(*sim.AttemptRecord), workers int, bar *progress) (*sim.Report, error) {
 	const stage = "hedged run and no hedging, at once"
-	var finished atomic.Int32
 	bar.set(stage, 0, 2)
+	if fn == nil {
+		hedged, base, err := sim.RunWithBaseline(ctx, cfg, workers)
+		if err != nil {
+			return nil, err
+		}
+		bar.set(stage, 2, 2)
+		return sim.NewReport(cfg, hedged, base), nil
+	}
+	var finished atomic.Int32
 	var base *sim.Result
 	var baseErr error
 	done := make(chan struct{})
@@ -168,13 +176,7 @@ func simulate(ctx context.Context, cfg *sim.Config, fn func(*sim.AttemptRecord),
 		base, baseErr = sim.RunSplit(ctx, sim.WithoutHedging(cfg), workers)
 		bar.set(stage, int(finished.Add(1)), 2)
 	}()
-	var hedged *sim.Result
-	var err error
-	if fn != nil {
-		hedged, err = sim.RunTraceContext(ctx, cfg, fn)
-	} else {
-		hedged, err = sim.RunSplit(ctx, cfg, workers)
-	}
+	hedged, err := sim.RunTraceContext(ctx, cfg, fn)
 	bar.set(stage, int(finished.Add(1)), 2)
 	<-done
 	if err != nil {

@@ -350,3 +350,39 @@ func TestClosedLoopSpendRates(t *testing.T) {
 		}
 	}
 }
+
+// TestOptimizeFlagAndSetClash: an optimize flag and a --set override of
+// the [optimize] setting it overrides — for every class or for one — are a
+// usage error naming both, before anything is simulated; an override of
+// another setting goes with the flag. Every key the flags name is one the
+// scenario reference documents.
+func TestOptimizeFlagAndSetClash(t *testing.T) {
+	for _, args := range [][]string{
+		{"--requests", "2000", "--set", "optimize.requests=5000"},
+		{"--max-cost", "50", "--set", "optimize.class.check.max_added_cost_pct=5"},
+		{"--delays", "1s", "--set", "optimize.class.check.from=0s"},
+		{"--confidence", "0.9", "--set", " optimize.confidence = 0.99"},
+	} {
+		code, out, errOut := hedgesim(t, append(append([]string{"optimize", "--quiet"}, args...), "guard-check")...)
+		if code != exitUsage || out != "" || !strings.Contains(errOut, args[0]) || !strings.Contains(errOut, "give one of them") {
+			t.Errorf("%v: exit %d, stderr %q; want 2 naming %s", args, code, errOut, args[0])
+		}
+	}
+	code, _, errOut := hedgesim(t, "optimize", "--quiet", "--requests", "2000", "--check-requests", "0", "--set", "optimize.max_added_cost_pct=5", "guard-check")
+	if code != 0 {
+		t.Errorf("a flag beside an override of another setting: exit %d, %s", code, errOut)
+	}
+	ref, err := os.ReadFile("../../scenarios/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, section, _ := strings.Cut(string(ref), "## `[optimize]`")
+	section, _, _ = strings.Cut(section, "\n## ")
+	for flag, keys := range optimizeKeys {
+		for _, k := range keys {
+			if !strings.Contains(section, "| `"+k+"`") && !strings.Contains(section, "`"+k+"`,") && !strings.Contains(section, ", `"+k+"`") {
+				t.Errorf("--%s names [optimize] key %q, which scenarios/README.md does not document", flag, k)
+			}
+		}
+	}
+}
