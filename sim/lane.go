@@ -12,10 +12,12 @@ import (
 // request is then a race between its deadline, its one pending hedge timer
 // and the responses of its attempts in flight, decided by comparing a handful
 // of numbers in (time, scheduling order) — the order the event loop's heap
-// would give. Attempts leave through the same exit, count and charge as in
-// the event loop, and the same error and winner rules decide; only the sends
-// and the order of events are computed here. TestDirectMatchesEventLoop
-// checks the reports are identical byte for byte.
+// would give. The same error and winner rules decide; attempts leave through
+// laneExit, which counts and bills them as exit, count and charge do for the
+// few ways an attempt can end here (an answer, an error, a cancelled loser),
+// tallied per class and model and added up once the requests have run
+// (laneFold). TestDirectMatchesEventLoop checks the reports are identical
+// byte for byte.
 
 // lane holds the pending events of the request in progress.
 type lane struct {
