@@ -50,6 +50,11 @@ func EstimateMemory(cfg *sim.Config, s Settings, workers int) int64 {
 	}
 	c := *cfg
 	c.Requests = s.Requests
+	if tr := cfg.Arrivals.Trace; cfg.Arrivals.Process == sim.Replay && tr != nil {
+		// A replayed trace runs at most its own requests.
+		c.Requests = min(c.Requests, len(tr.Arrivals))
+		check = min(check, len(tr.Arrivals))
+	}
 	const process = 16 << 20
 	one := sim.EstimateMemory(&c) - process - 5*int64(c.Requests) + heldBytes*int64(c.Requests)
 	most := 1
@@ -58,7 +63,7 @@ func EstimateMemory(cfg *sim.Config, s Settings, workers int) int64 {
 			most = max(most, candidatesAtMost(&cfg.Classes[i], s.For(name)))
 		}
 	}
-	per := (most + batchCount(most, workers, s.Requests) - 1) / batchCount(most, workers, s.Requests)
+	per := (most + batchCount(most, workers, c.Requests) - 1) / batchCount(most, workers, c.Requests)
 	sweep := int64(workers) * (int64(per)*one + process)
 	c.Requests = check
 	return max(sweep, 2*sim.EstimateMemory(&c))

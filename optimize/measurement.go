@@ -192,6 +192,20 @@ func (w *measurementJSON) check() error {
 			return bad("latency_s", "%s (value %d) is %v; want a number of seconds ≥ 0 or \"+Inf\"", latencyNames[i], i+1, float64(x))
 		}
 	}
+	// The mean is over answered requests: "NaN" exactly when none was.
+	if mean := float64(w.Latency[0]); math.IsNaN(mean) != (w.Answered == 0) || math.IsInf(mean, 1) {
+		return bad("latency_s", "mean is %v with an answered share of %v; want finite seconds when some request was answered, \"NaN\" when none was", mean, float64(w.Answered))
+	}
+	for i := 2; i <= 5; i++ { // p50 ≤ p90 ≤ p95 ≤ p99 ≤ p99.9
+		if w.Latency[i] < w.Latency[i-1] {
+			return bad("latency_s", "%s is %v, below %s %v; percentiles cannot decrease", latencyNames[i], float64(w.Latency[i]), latencyNames[i-1], float64(w.Latency[i-1]))
+		}
+	}
+	for i := 6; i <= 8; i += 2 { // each interval's low end ≤ its high end
+		if w.Latency[i+1] < w.Latency[i] {
+			return bad("latency_s", "%s is %v, below %s %v", latencyNames[i+1], float64(w.Latency[i+1]), latencyNames[i], float64(w.Latency[i]))
+		}
+	}
 	for _, f := range []struct {
 		name string
 		ok   bool

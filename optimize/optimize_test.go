@@ -1055,7 +1055,7 @@ output_tokens = { kind = "constant", value = 0 }
 	if math.Abs(sp.RequestsPerSecond-2) > 0.01 || math.Abs(sp.NoHedgingPerDay-2*86.4) > 0.5 {
 		t.Errorf("spend %+v; want about 2 req/s and $172.80 a day without hedging", sp)
 	}
-	m := optimize.Measurement{Key: "k", Requests: 1, PerSecond: 2.125}
+	m := optimize.Measurement{Key: "k", Requests: 1, PerSecond: 2.125, Latency: sim.Latency{Mean: math.NaN()}} // nothing answered: no mean
 	b, err := json.Marshal(m)
 	if err != nil {
 		t.Fatal(err)

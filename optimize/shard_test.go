@@ -212,7 +212,7 @@ func TestMeasurementJSONExact(t *testing.T) {
 	inf := 1 / zero
 	m := optimize.Measurement{
 		Key: "class k: none", Requests: 7,
-		Latency:       sim.Latency{Mean: inf - inf, P50: 0.1 + 0.2, P95: inf, P95CI95: [2]float64{1.0 / 3, inf}, P95CIOK: true},
+		Latency:       sim.Latency{Mean: 0.1 + 0.2, P50: 0.1 + 0.2, P90: 1.0 / 3, P95: inf, P99: inf, P999: inf, P95CI95: [2]float64{1.0 / 3, inf}, P99CI95: [2]float64{inf, inf}, P95CIOK: true},
 		AnsweredShare: 2.0 / 3, CostPer1kUSD: math.Copysign(0, -1),
 		Survival: []optimize.SurvivalPoint{{T: 1e-300, S: 0.999}},
 		Span:     &[2]float64{inf - inf, 12.5},
@@ -226,7 +226,7 @@ func TestMeasurementJSONExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	b2, _ := json.Marshal(back)
-	if !bytes.Equal(b, b2) || back.Latency.P50 != 0.1+0.2 || back.Latency.P95CI95[0] != 1.0/3 || back.Latency.Mean == back.Latency.Mean || !math.Signbit(back.CostPer1kUSD) {
+	if !bytes.Equal(b, b2) || back.Latency.P50 != 0.1+0.2 || back.Latency.P95CI95[0] != 1.0/3 || back.Latency.Mean != 0.1+0.2 || back.Span[0] == back.Span[0] || !math.Signbit(back.CostPer1kUSD) {
 		t.Fatalf("round trip changed the measurement:\n%s\n%s", b, b2)
 	}
 	if err := json.Unmarshal([]byte(`{"key":"k","requests":1,"latency_s":["Infinity",0,0,0,0,0,0,0,0,0]}`), &back); err == nil {

@@ -26,10 +26,18 @@ type Options struct {
 	// a replayed trace, the replay speed (time_scale is divided by it). It
 	// is applied after Set.
 	RateScale float64
+	// Requests, when > 0, replaces the top-level requests before the file
+	// is checked, as a flag such as `run --requests` does: checks that
+	// depend on it (the simulated span at the arrival rate) see this value.
+	// It is not listed among the overrides; a --set of requests is applied
+	// after it.
+	Requests int64
 }
 
 // empty reports whether o changes nothing.
-func (o *Options) empty() bool { return o == nil || len(o.Set) == 0 && o.RateScale == 0 }
+func (o *Options) empty() bool {
+	return o == nil || len(o.Set) == 0 && o.RateScale == 0 && o.Requests <= 0
+}
 
 // applyOptions changes the decoded tree as o says. Problems are *Error
 // values naming the override; c.overridden records the key paths that
@@ -41,6 +49,10 @@ func (c *checker) applyOptions(tree map[string]any, o *Options) ([]string, error
 	}
 	var applied []string
 	c.overridden = map[string]string{}
+	if o.Requests > 0 {
+		tree["requests"] = o.Requests
+		c.overridden["requests"] = fmt.Sprintf("--requests %d", o.Requests)
+	}
 	given := map[string]string{} // key → the value an earlier --set gave it
 	for _, arg := range o.Set {
 		key, value, err := c.applySet(tree, arg)

@@ -34,9 +34,16 @@ type HedgeEdit struct {
 	Targets []string
 }
 
+// Top holds the top-level keys WithPolicies sets: the number of requests
+// (> 0) and, when not nil, the seed.
+type Top struct {
+	Requests int
+	Seed     *uint64
+}
+
 // WithPolicies returns the scenario src (the text of a scenario file) with
 // the hedge table of each class named in edits rewritten, and the
-// top-level requests set to requests (> 0). Only the lines of the keys it
+// top-level requests and seed set as top says. Only the lines of the keys it
 // changes are rewritten, removed or added — everything else, comments
 // included, is kept (a line given the value it has is kept as it is; a
 // changed line loses its trailing comment with its old value). It returns
@@ -48,7 +55,7 @@ type HedgeEdit struct {
 // as that path joined to traceDir (the directory the original file's
 // relative paths were relative to), so that the new file can live
 // elsewhere.
-func WithPolicies(filename string, src []byte, requests int, edits []HedgeEdit, traceDir string) ([]byte, error) {
+func WithPolicies(filename string, src []byte, top Top, edits []HedgeEdit, traceDir string) ([]byte, error) {
 	sc, err := Parse(filename, src)
 	if err != nil {
 		return nil, err
@@ -161,16 +168,40 @@ func WithPolicies(filename string, src []byte, requests int, edits []HedgeEdit, 
 		}
 	}
 	var out bytes.Buffer
-	reqLine, hasReq := kl["requests"]
-	if !hasReq {
-		fmt.Fprintf(&out, "requests = %d\n", requests)
+	// The top-level keys: each line rewritten when its value changes, or
+	// written first when the file lacks it and its value differs.
+	type topKey struct {
+		key  string
+		same bool   // the file has this value already
+		kv   string // the line to write
+		line int    // the key's line in the file, when has
+		has  bool
+	}
+	tops := []topKey{{key: "requests", same: sc.Config.Requests == top.Requests, kv: "requests = " + strconv.Itoa(top.Requests)}}
+	if top.Seed != nil {
+		tops = append(tops, topKey{key: "seed", same: sc.Config.Seed == *top.Seed, kv: "seed = " + strconv.FormatUint(*top.Seed, 10)})
+	}
+	for i := range tops {
+		t := &tops[i]
+		t.line, t.has = kl[t.key]
+		if !t.has && (t.key == "requests" || !t.same) {
+			fmt.Fprintf(&out, "%s\n", t.kv)
+		}
+	}
+	topAt := func(i int) int {
+		for j, t := range tops {
+			if t.has && i == t.line-1 {
+				return j
+			}
+		}
+		return -1
 	}
 	for i, l := range lines {
-		switch {
-		case hasReq && i == reqLine-1 && sc.Config.Requests == requests:
+		switch j := topAt(i); {
+		case j >= 0 && tops[j].same:
 			out.WriteString(l) // unchanged, however written: kept with its comment
-		case hasReq && i == reqLine-1:
-			out.WriteString(rewriteLine(l, "requests = "+strconv.Itoa(requests)))
+		case j >= 0:
+			out.WriteString(rewriteLine(l, tops[j].kv))
 		case drop[i]:
 			continue
 		case set[i] != "":

@@ -36,7 +36,7 @@ max_hedge_share = 0.2
 // TestWithPoliciesAdaptive: a fixed-delay pick replaces an adaptive delay
 // sub-table (header and keys) and keeps the budget and the comments.
 func TestWithPoliciesAdaptive(t *testing.T) {
-	out, err := scenario.WithPolicies("ad.toml", []byte(adaptiveScenario), 5000,
+	out, err := scenario.WithPolicies("ad.toml", []byte(adaptiveScenario), scenario.Top{Requests: 5000},
 		[]scenario.HedgeEdit{{Class: "c", Delay: 1500 * time.Millisecond, Copies: 2}}, "")
 	if err != nil {
 		t.Fatal(err)
@@ -61,11 +61,11 @@ func TestWithPoliciesAdaptive(t *testing.T) {
 		t.Errorf("policy %+v, requests %d", p, sc.Config.Requests)
 	}
 	// Keep leaves the table alone; no hedging drops delay and adaptive.
-	out, err = scenario.WithPolicies("ad.toml", []byte(adaptiveScenario), 5000, []scenario.HedgeEdit{{Class: "c", Keep: true}}, "")
+	out, err = scenario.WithPolicies("ad.toml", []byte(adaptiveScenario), scenario.Top{Requests: 5000}, []scenario.HedgeEdit{{Class: "c", Keep: true}}, "")
 	if err != nil || !strings.Contains(string(out), "[classes.hedge.adaptive]") {
 		t.Errorf("keep: %v\n%s", err, out)
 	}
-	out, err = scenario.WithPolicies("ad.toml", []byte(adaptiveScenario), 5000, []scenario.HedgeEdit{{Class: "c", NoHedging: true}}, "")
+	out, err = scenario.WithPolicies("ad.toml", []byte(adaptiveScenario), scenario.Top{Requests: 5000}, []scenario.HedgeEdit{{Class: "c", NoHedging: true}}, "")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -86,7 +86,7 @@ latency = { kind = "constant", value = 1.0 }
 name = "c"
 hedge = { primary = "a", delay = "3s" }
 `
-	_, err := scenario.WithPolicies("in.toml", []byte(src), 10, []scenario.HedgeEdit{{Class: "c", NoHedging: true}}, "")
+	_, err := scenario.WithPolicies("in.toml", []byte(src), scenario.Top{Requests: 10}, []scenario.HedgeEdit{{Class: "c", NoHedging: true}}, "")
 	if err == nil || !strings.Contains(err.Error(), "in.toml:8") || !strings.Contains(err.Error(), "inline table") {
 		t.Errorf("error %v", err)
 	}
@@ -99,7 +99,7 @@ func TestWithPoliciesKeepsUnchangedComments(t *testing.T) {
 	for _, reqLine := range []string{"requests = 20000   # enough for a tight p99 estimate", "  requests = 20_000 # enough for a tight p99 estimate"} {
 		src := reqLine + "\n" + strings.Replace(adaptiveScenario, `delay = "3s"   # replaced by adaptive`, `delay = "3s"   # the p95`, 1)
 		src = strings.Replace(src, "[classes.hedge.adaptive]\npercentile = 0.9\nwarm_up = 50\nmin = \"500ms\"\n", "", 1)
-		out, err := scenario.WithPolicies("c.toml", []byte(src), 20000,
+		out, err := scenario.WithPolicies("c.toml", []byte(src), scenario.Top{Requests: 20000},
 			[]scenario.HedgeEdit{{Class: "c", Delay: 3 * time.Second, Copies: 1}}, "")
 		if err != nil {
 			t.Fatal(err)
@@ -110,7 +110,7 @@ func TestWithPoliciesKeepsUnchangedComments(t *testing.T) {
 			}
 		}
 		// A changed value is written without the old value's comment.
-		out, err = scenario.WithPolicies("c.toml", []byte(src), 5000,
+		out, err = scenario.WithPolicies("c.toml", []byte(src), scenario.Top{Requests: 5000},
 			[]scenario.HedgeEdit{{Class: "c", Delay: time.Second, Copies: 1}}, "")
 		if err != nil {
 			t.Fatal(err)
@@ -142,7 +142,7 @@ min_tokens_per_s = 5
 speed_window = "1s"
 on_stall = "nonfatal"
 `
-	out, err := scenario.WithPolicies("in.toml", []byte(src), 10, []scenario.HedgeEdit{{Class: "c", NoHedging: true}}, "")
+	out, err := scenario.WithPolicies("in.toml", []byte(src), scenario.Top{Requests: 10}, []scenario.HedgeEdit{{Class: "c", NoHedging: true}}, "")
 	if err != nil {
 		t.Fatal(err)
 	}

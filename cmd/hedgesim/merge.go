@@ -87,6 +87,9 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return fmt.Errorf("the shards' command line (hedgesim optimize %s): %w%s", first.Command, err, first.Command.scenarioHint())
 	}
 	if *writeScenario != "" {
+		if len(job.sc.Overrides) > 0 {
+			return usageError{err: fmt.Errorf("--write-scenario cannot go with shards run with --set or --scale-rate (%s): the file written holds the picks, not the overrides, so running it would not reproduce the rollout check", strings.Join(job.sc.Overrides, ", "))}
+		}
 		if err := checkOutputFile("write-scenario", *writeScenario); err != nil {
 			return err
 		}

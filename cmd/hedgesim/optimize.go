@@ -287,6 +287,9 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 		s.CheckRequests = int(checkRequests.v)
 	}
 	var ws *rolloutWriter
+	if *writeScenario != "" && whatIf.options() != nil {
+		return nil, usageError{err: errors.New("--write-scenario cannot go with --set or --scale-rate: the file written holds the picks, not the overrides, so running it would not reproduce the rollout check; put the overrides in the scenario file first")}
+	}
 	if *writeScenario != "" {
 		if err := checkOutputFile("write-scenario", *writeScenario); err != nil {
 			return nil, err
@@ -542,15 +545,15 @@ func newRolloutWriter(path, arg string, cfg *sim.Config) (*rolloutWriter, error)
 	for _, cl := range cfg.Classes {
 		edits = append(edits, scenario.HedgeEdit{Class: cl.Name, NoHedging: true})
 	}
-	if _, err := scenario.WithPolicies(name, src, max(cfg.Requests, 1), edits, w.traceDir); err != nil {
+	if _, err := scenario.WithPolicies(name, src, scenario.Top{Requests: max(cfg.Requests, 1)}, edits, w.traceDir); err != nil {
 		return nil, bad("%v", err)
 	}
 	return w, nil
 }
 
-// write writes the scenario with every class's pick of rep applied and
-// the requests of the rollout check (the scenario's own without one),
-// atomically.
+// write writes the scenario with every class's pick of rep applied, the
+// requests of the rollout check (the scenario's own without one) and the
+// seed it ran with (a --seed), atomically.
 func (w *rolloutWriter) write(cfg *sim.Config, rep *optimize.Report) error {
 	requests := cfg.Requests
 	if rep.Rollout != nil {
@@ -566,7 +569,7 @@ func (w *rolloutWriter) write(cfg *sim.Config, rep *optimize.Report) error {
 		}
 		edits = append(edits, ed)
 	}
-	data, err := scenario.WithPolicies(w.name, w.src, requests, edits, w.traceDir)
+	data, err := scenario.WithPolicies(w.name, w.src, scenario.Top{Requests: requests, Seed: &cfg.Seed}, edits, w.traceDir)
 	if err != nil {
 		return fmt.Errorf("--write-scenario: %w", err)
 	}

@@ -100,33 +100,51 @@ func TestJointBeatsAlone(t *testing.T) {
 }
 
 // TestWriteScenarioReproducesCheck: the scenario written by
-// --write-scenario runs to exactly the rollout check's report.
+// --write-scenario runs to exactly the rollout check's report, with the
+// scenario's seed or another given by --seed; with what-if overrides,
+// which the file would not hold, --write-scenario is a usage error.
 func TestWriteScenarioReproducesCheck(t *testing.T) {
-	out := filepath.Join(t.TempDir(), "picked.toml")
-	r := optimizeJSON(t, "--requests", "5000", "--write-scenario", out, "shared-rate-limit")
-	code, text, errOut := hedgesim(t, "run", "--json", out)
-	if code != 0 {
-		t.Fatalf("run %s: exit %d: %s", out, code, errOut)
-	}
-	var got runJSON
-	if err := json.Unmarshal([]byte(text), &got); err != nil {
-		t.Fatal(err)
-	}
-	want := r.Rollout.Report
-	for _, part := range []struct {
-		name      string
-		got, want json.RawMessage
-	}{{"classes", got.Classes, want.Classes}, {"overall", got.Overall, want.Overall}, {"providers", got.Providers, want.Providers}} {
-		var g, w any
-		json.Unmarshal(part.got, &g)
-		json.Unmarshal(part.want, &w)
-		if !reflect.DeepEqual(g, w) {
-			t.Errorf("%s differ:\nrun:   %s\ncheck: %s", part.name, part.got, part.want)
+	for _, extra := range [][]string{nil, {"--seed", "9"}} {
+		out := filepath.Join(t.TempDir(), "picked.toml")
+		r := optimizeJSON(t, append(extra, "--requests", "5000", "--write-scenario", out, "shared-rate-limit")...)
+		code, text, errOut := hedgesim(t, "run", "--json", out)
+		if code != 0 {
+			t.Fatalf("%v: run %s: exit %d: %s", extra, out, code, errOut)
+		}
+		var got runJSON
+		if err := json.Unmarshal([]byte(text), &got); err != nil {
+			t.Fatal(err)
+		}
+		want := r.Rollout.Report
+		for _, part := range []struct {
+			name      string
+			got, want json.RawMessage
+		}{{"classes", got.Classes, want.Classes}, {"overall", got.Overall, want.Overall}, {"providers", got.Providers, want.Providers}} {
+			var g, w any
+			json.Unmarshal(part.got, &g)
+			json.Unmarshal(part.want, &w)
+			if !reflect.DeepEqual(g, w) {
+				t.Errorf("%v: %s differ:\nrun:   %s\ncheck: %s", extra, part.name, part.got, part.want)
+			}
+		}
+		src, err := os.ReadFile(out)
+		if err != nil || len(src) == 0 {
+			t.Fatalf("written scenario: %v", err)
+		}
+		if extra != nil && !strings.Contains(string(src), "\nseed = 9\n") {
+			t.Errorf("--seed 9: the written scenario has no seed = 9:\n%s", src)
 		}
 	}
-	src, err := os.ReadFile(out)
-	if err != nil || len(src) == 0 {
-		t.Fatalf("written scenario: %v", err)
+	for _, what := range [][]string{{"--set", "arrivals.rate=40"}, {"--scale-rate", "2"}} {
+		out := filepath.Join(t.TempDir(), "picked.toml")
+		args := append(append([]string{"optimize", "--requests", "2000"}, what...), "--write-scenario", out, "guard-check")
+		code, _, errOut := hedgesim(t, args...)
+		if code != exitUsage || !strings.Contains(errOut, "--write-scenario cannot go with --set or --scale-rate") {
+			t.Errorf("%v: exit %d, %q; want 2 and why", what, code, errOut)
+		}
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%v: %s was written", what, out)
+		}
 	}
 }
 

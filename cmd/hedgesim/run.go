@@ -14,6 +14,7 @@ import (
 	"sync/atomic"
 
 	"github.com/hedgesim/hedgesim/plots"
+	"github.com/hedgesim/hedgesim/scenario"
 	"github.com/hedgesim/hedgesim/sim"
 )
 
@@ -61,7 +62,15 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
-	sc, err := scenarioArg(pos, seed, requests, sim.MaxRequests, whatIf.options())
+	opts := whatIf.options()
+	if requests.set && requests.v >= 1 && requests.v <= sim.MaxRequests {
+		// The file is checked with the requests that will run.
+		if opts == nil {
+			opts = &scenario.Options{}
+		}
+		opts.Requests = requests.v
+	}
+	sc, err := scenarioArg(pos, seed, requests, sim.MaxRequests, opts)
 	if err != nil {
 		return err
 	}

@@ -444,6 +444,9 @@ func TestMergeDamagedParts(t *testing.T) {
 		{"latency cut", 1, func(f map[string]any) { hedged(f)["latency_s"] = []any{1, 2} }, "latency_s has 2 values; want 10"},
 		{"NaN latency", 1, func(f map[string]any) { hedged(f)["latency_s"].([]any)[2] = "NaN" }, "latency_s p90 (value 3) is NaN"},
 		{"negative share", 0, func(f map[string]any) { hedged(f)["hedged_share"] = -0.5 }, "hedged_share is out of range"},
+		{"NaN mean of answered requests", 1, func(f map[string]any) { hedged(f)["latency_s"].([]any)[0] = "NaN" }, "latency_s mean is NaN with an answered share of"},
+		{"p50 above p90", 2, func(f map[string]any) { hedged(f)["latency_s"].([]any)[1] = 99 }, "latency_s p90 is"},
+		{"interval upside down", 0, func(f map[string]any) { hedged(f)["latency_s"].([]any)[7] = 0 }, "latency_s p95 interval high is 0, below p95 interval low"},
 		{"empty survival", 2, func(f map[string]any) { hedged(f)["survival"] = []any{} }, "survival is empty"},
 		{"made-up candidate", 1, func(f map[string]any) {
 			m := map[string]any{}

@@ -386,3 +386,25 @@ func TestOptimizeFlagAndSetClash(t *testing.T) {
 		}
 	}
 }
+
+// TestRunRequestsFlagIsChecked: `run --requests N` is checked as
+// `--set requests=N` is: the span of N requests at a --set arrival rate is
+// judged with N, not with the file's requests, and --requests is not
+// listed as a what-if override.
+func TestRunRequestsFlagIsChecked(t *testing.T) {
+	for _, args := range [][]string{
+		{"run", "--set", "arrivals.rate=1e-5", "--requests", "10", "guard-check"},
+		{"run", "--set", "arrivals.rate=1e-5", "--set", "requests=10", "guard-check"},
+	} {
+		if code, _, errOut := hedgesim(t, args...); code != 0 {
+			t.Errorf("%v: exit %d, %s; want 0 (10 requests at 1e-5/s span 10⁶ s)", args, code, errOut)
+		}
+	}
+	code, _, errOut := hedgesim(t, "run", "--set", "arrivals.rate=1e-5", "--requests", "100000", "guard-check")
+	if code != exitUsage || !strings.Contains(errOut, "make 100000 requests span") {
+		t.Errorf("100000 requests at 1e-5/s: exit %d, %q; want 2 and the span", code, errOut)
+	}
+	if _, out, _ := hedgesim(t, "run", "--requests", "1000", "guard-check"); strings.Contains(out, "what-if") {
+		t.Errorf("--requests alone is listed as a what-if override:\n%s", out)
+	}
+}
