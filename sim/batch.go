@@ -80,6 +80,9 @@ func runLanes(es []*engine) {
 	for _, e := range es[1:] {
 		e.stop.err = lead.stop.err
 	}
+	for _, e := range es {
+		e.laneFold()
+	}
 }
 
 // blockSize is how many requests runLanes runs on one engine before the

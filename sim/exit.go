@@ -159,8 +159,9 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 			pv.busySum.add(at - a.svc)
 		}
 	}
-	e.count(r.class, &pv.stats, how, a.status)
-	in, out, billed := e.charge(r, a, at, how, won)
+	st := &e.stats[r.class]
+	st.count(&pv.stats, how, a.status)
+	in, out, billed := e.charge(st, r, a, at, how, won)
 	if e.trace != nil {
 		e.emit(r, k, at, how.attemptName(), won, in, out, billed)
 	}
@@ -177,9 +178,8 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 }
 
 // count adds one attempt that ended as how (an error of the given
-// status) to its class's and provider's counts.
-func (e *engine) count(class int32, pv *ProviderResult, how outcome, status failStatus) {
-	st := &e.stats[class]
+// status) to its class's counts, st, and its provider's, pv.
+func (st *classStats) count(pv *ProviderResult, how outcome, status failStatus) {
 	switch how {
 	case outOK:
 		st.completed++
@@ -217,9 +217,8 @@ func (e *engine) count(class int32, pv *ProviderResult, how outcome, status fail
 // answered it), in full if its work was done before it left (an error
 // excepted), else per the policy's cancellation billing. A stream cut for
 // a stall is billed as a cancelled call: its input and the output tokens
-// streamed until the cut.
-func (e *engine) charge(r *request, a *attempt, at time.Duration, how outcome, won bool) (in, out float64, billed bool) {
-	st := &e.stats[r.class]
+// streamed until the cut. st is the class's stats, e.stats[r.class].
+func (e *engine) charge(st *classStats, r *request, a *attempt, at time.Duration, how outcome, won bool) (in, out float64, billed bool) {
 	switch how {
 	case outOK, outInvalid:
 		st.billed[2*a.model].add(r.in, r.out)

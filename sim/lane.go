@@ -12,21 +12,28 @@ import (
 // request is then a race between its deadline, its one pending hedge timer
 // and the responses of its attempts in flight, decided by comparing a handful
 // of numbers in (time, scheduling order) — the order the event loop's heap
-// would give. Attempts leave through the same exit, count and charge as in
-// the event loop, and the same error and winner rules decide; only the sends
-// and the order of events are computed here. TestDirectMatchesEventLoop
-// checks the reports are identical byte for byte.
+// would give. The same error and winner rules decide; attempts leave through
+// laneExit, which counts and bills them as exit, count and charge do for the
+// few ways an attempt can end here (an answer, an error, a cancelled loser),
+// tallied per class and model and added up once the requests have run
+// (laneFold). TestDirectMatchesEventLoop checks the reports are identical
+// byte for byte.
 
 // lane holds the pending events of the request in progress.
 type lane struct {
 	due [MaxCopies + 1]time.Duration // when attempt k's deciding response comes
 	seq [MaxCopies + 1]uint32        // its place in the request's scheduling order
-	on  uint16                       // bit k: attempt k is in flight
+	on  uint32                       // bit k: attempt k is in flight
 	// timerAt and timerSeq are the pending hedge timer's, when the request's
 	// timer is not noTimer.
 	timerAt  time.Duration
 	timerSeq uint32
 	next     uint32 // the next scheduling order; the deadline has 0
+	// classes and models are the lane's contexts (laneSetup); cur is the
+	// class of the request in progress.
+	classes []laneClass
+	models  []laneModel
+	cur     *laneClass
 }
 
 // laneOK reports whether the run can take the lane: its requests are
@@ -60,10 +67,20 @@ func (e *engine) runLane() {
 		e.now = e.arrivalTime()
 		e.laneRequest(r)
 	}
+	e.laneFold()
 }
 
 // laneRequest runs request e.next, arriving now, to its end, reusing r.
+//
+// The lane keeps no per-class counts of requests and copies in flight
+// (classState): only budgets read them, and a budget keeps a run off the
+// lane. Nor does it count an attempt's request's attempts in the system
+// (r.live): no slot is freed. Attempts are counted in laneTally; a driver
+// other than runLane calls laneFold once its requests have run.
 func (e *engine) laneRequest(r *request) {
+	if e.ln.classes == nil {
+		e.laneSetup()
+	}
 	r.id, r.arrival = e.next, e.now
 	e.next++
 	r.sent, r.inflight, r.live, r.hedgedCopies = 0, 0, 0, 0
@@ -74,14 +91,14 @@ func (e *engine) laneRequest(r *request) {
 		e.drawRequest(r, -1)
 		e.batch.keepRequest(r)
 	}
-	cl := &e.cfg.Classes[r.class]
-	e.stats[r.class].requests++
-	e.classes[r.class].inflightReqs++
 	ln := &e.ln
+	lc := &ln.classes[r.class]
+	ln.cur = lc
+	lc.st.requests++
 	ln.on, ln.next = 0, 1
 	deadline := never
-	if cl.Deadline > 0 {
-		deadline = e.now + cl.Deadline
+	if lc.deadline > 0 {
+		deadline = e.now + lc.deadline
 	}
 	e.laneSend(r)
 	for !r.ended {
@@ -91,7 +108,7 @@ func (e *engine) laneRequest(r *request) {
 			at, seq, what = ln.timerAt, ln.timerSeq, -2
 		}
 		for m := ln.on; m != 0; m &= m - 1 {
-			k := bits.TrailingZeros16(m)
+			k := bits.TrailingZeros32(m)
 			if ln.due[k] < at || ln.due[k] == at && ln.seq[k] < seq {
 				at, seq, what = ln.due[k], ln.seq[k], k
 			}
@@ -116,40 +133,38 @@ func (e *engine) laneRequest(r *request) {
 // laneSend is send on the lane: it sends the next copy of r now, and the
 // ones after it while their gap is 0, and arms the timer of the next.
 func (e *engine) laneSend(r *request) {
-	p := &e.cfg.Classes[r.class].Policy
-	st := &e.stats[r.class]
 	ln := &e.ln
+	lc := ln.cur
+	st := lc.st
 	r.timer = noTimer
 	for {
 		k := int(r.sent)
 		r.sent++
-		e.laneDraw(r, e.target(r, k), k)
+		m := int(lc.target[k])
+		if k > 0 && lc.newProvider {
+			m = e.target(r, k)
+		}
+		e.laneDraw(r, m, k)
 		r.inflight++
-		r.live++
-		st.sent++
+		lc.tally[m].sent++
 		if k > 0 {
-			e.classes[r.class].inflightCopies++
 			if r.hedgedCopies == 0 {
 				st.hedged++
 			}
 			r.hedgedCopies++
 		}
 		a := &r.att[k]
-		pv := &e.provs[a.prov]
-		pv.stats.Sent++
-		e.modelSent[a.model]++
-		pv.stats.started++ // served at once: no queue wait to add
 		at := a.end
-		if a.kind != outError && p.Winner == FirstToken {
+		if lc.firstToken && a.kind != outError {
 			at = a.first
 		}
 		ln.due[k], ln.seq[k] = at, ln.next
 		ln.next++
 		ln.on |= 1 << k
-		if k >= p.Copies {
+		if k >= lc.copies {
 			return
 		}
-		g := p.gap(k + 1)
+		g := lc.gap[k+1]
 		if g < 0 {
 			return // fallback: sent only after a failure
 		}
@@ -170,9 +185,26 @@ func (e *engine) laneDraw(r *request, m, k int) {
 		return
 	}
 	a := &r.att[k]
-	md := &e.cfg.Models[m]
-	ms := &e.models[m]
+	lm := &e.ln.models[m]
+	md, ms := lm.md, lm.ms
 	src := e.rng.at(r.id, uint8(k))
+	if lm.plain {
+		// Neither an error nor an invalid rate, and a whole-call latency:
+		// the three draws before it are unused (as below), the rest is
+		// the default case below.
+		src.skip3()
+		a.model, a.prov = int32(m), lm.prov
+		a.kind, a.state = outOK, attInFlight
+		a.queued, a.serving, a.started = false, false, true
+		a.start, a.svc, a.genFrom = e.now, e.now, e.now
+		a.streamed = false
+		a.first = e.now + seconds(ms.latency.rand(src))
+		a.end = a.first
+		if e.batch != nil {
+			e.batch.keep(e, r, m, k)
+		}
+		return
+	}
 	// The error and invalid draws decide only against a rate above 0 (no
 	// u in [0, 1) is below a rate ≤ 0), and the degraded-period draw is
 	// unused without slowdowns: an unused draw only steps the stream.
@@ -188,7 +220,7 @@ func (e *engine) laneDraw(r *request, m, k int) {
 		src.skip()
 	}
 	src.skip()
-	a.model, a.prov = int32(m), int32(e.modelProv[m])
+	a.model, a.prov = int32(m), lm.prov
 	a.kind, a.state = outOK, attInFlight
 	a.queued, a.serving, a.started = false, false, true
 	a.start, a.svc = e.now, e.now
@@ -224,15 +256,16 @@ func (e *engine) laneDraw(r *request, m, k int) {
 // laneRespond is respond on the lane: attempt k's deciding response.
 func (e *engine) laneRespond(r *request, k int) {
 	a := &r.att[k]
-	p := &e.cfg.Classes[r.class].Policy
+	lc := e.ln.cur
+	p := lc.p
 	e.ln.on &^= 1 << k
-	e.leaveFlight(r, k)
+	r.inflight--
 	win := p.wins(a.kind)
 	at := e.now
-	if p.Winner == FirstToken && (a.kind == outOK || a.kind == outInvalid) {
+	if lc.firstToken && (a.kind == outOK || a.kind == outInvalid) {
 		at = a.end // the answer streams on to its end
 	}
-	e.exit(-1, r, k, at, a.kind, win)
+	e.laneExit(r, a, at, a.kind, win)
 	if win {
 		e.laneFinish(r, a.kind)
 		return
@@ -244,7 +277,7 @@ func (e *engine) laneRespond(r *request, k int) {
 		e.laneFinish(r, a.kind)
 		return
 	case NonFatal:
-		if int(r.sent) <= p.Copies {
+		if int(r.sent) <= lc.copies {
 			e.laneSend(r)
 		}
 	}
@@ -253,23 +286,84 @@ func (e *engine) laneRespond(r *request, k int) {
 
 // laneSettle is settle on the lane.
 func (e *engine) laneSettle(r *request) {
-	if r.inflight == 0 && (int(r.sent) > e.cfg.Classes[r.class].Policy.Copies || r.timer == noTimer) {
+	if r.inflight == 0 && (int(r.sent) > e.ln.cur.copies || r.timer == noTimer) {
 		e.laneFinish(r, r.lastFail)
 	}
 }
 
 // laneFinish is finish on the lane: r ends now with outcome o and lets go of
-// its attempts in flight, each of which leaves at its end or when its
-// cancel lands (no queue holds them).
+// its attempts in flight, in the order they were sent. Each is abandoned
+// and let go of (abandon, letGo): no queue holds it, so it leaves at its
+// end or when its cancel lands, whichever comes first.
 func (e *engine) laneFinish(r *request, o outcome) {
-	e.countRequest(r, o)
-	for k := 0; k < int(r.sent); k++ {
-		if r.att[k].state == attInFlight {
-			e.ln.on &^= 1 << k
-			e.leaveFlight(r, k)
-			e.abandon(-1, r, k, outCancelled)
+	ln := &e.ln
+	lc := ln.cur
+	e.countRequestIn(lc.st, r, o)
+	for m := ln.on; m != 0; m &= m - 1 {
+		a := &r.att[bits.TrailingZeros32(m)]
+		r.inflight--
+		cancelAt := never
+		if ln.models[a.model].cancels {
+			cancelAt = e.now + lc.cancel
+		}
+		if a.end <= cancelAt {
+			e.laneExit(r, a, a.end, a.kind, false)
+		} else {
+			e.laneExit(r, a, cancelAt, outCancelled, false)
 		}
 	}
-	e.classes[r.class].inflightReqs--
+	ln.on = 0
 	r.ended = true
+}
+
+// laneExit is exit on the lane, where an attempt waits in no queue, holds
+// no slot and no breaker probe, is served from when it is sent and writes
+// no trace row: a is counted (in its tally), billed as charge bills it and
+// its time in service added.
+func (e *engine) laneExit(r *request, a *attempt, at time.Duration, how outcome, won bool) {
+	a.state = attExited
+	lc := e.ln.cur
+	t := &lc.tally[a.model]
+	e.lastEvent = max(e.lastEvent, at)
+	if at > a.svc {
+		t.busy.add(at - a.svc)
+	}
+	st := lc.st
+	switch {
+	case how == outOK || how == outInvalid:
+		// charge: an answer is billed in full.
+		if how == outOK {
+			t.completed++
+		} else {
+			t.invalid++
+		}
+		st.billed[2*a.model].add(r.in, r.out)
+		if how == outInvalid || !won {
+			st.wastedOutput += r.out
+		}
+	case how == outCancelled && at < a.end && (a.kind == outOK || a.kind == outError || a.kind == outInvalid):
+		// charge of an attempt let go of before its end, having been
+		// served from its send: per the policy's cancellation billing.
+		t.cancelled++
+		var out float64
+		switch lc.billing {
+		case BillNone:
+			return
+		case BillGenerated:
+			if a.kind != outError {
+				out = a.generated(r.out, at)
+			}
+		case BillFull:
+			if a.kind != outError {
+				out = r.out
+			}
+		}
+		st.billed[2*a.model+1].add(r.in, out)
+		st.wastedOutput += out
+	case how == outError && a.status == statusServer:
+		t.failed++ // an error is not billed
+	default: // not on the lane today: counted and billed as exit does
+		st.count(&e.ln.models[a.model].pv.stats, how, a.status)
+		e.charge(st, r, a, at, how, won)
+	}
 }

@@ -323,8 +323,8 @@ func (e *engine) drawRequest(r *request, cl int32) {
 		c = e.closedClass(cl, u)
 	}
 	r.class = int32(c)
-	r.in = tokens(e.inputs[c].rand(src))
-	r.out = tokens(e.outputs[c].rand(src))
+	r.in = e.inputs[c].tokens(src)
+	r.out = e.outputs[c].tokens(src)
 	if tr != nil && tr.Input != nil {
 		r.in = tokens(tr.Input[id])
 	}

@@ -183,8 +183,10 @@ func (e *engine) letGoAll(slot int32, r *request) {
 
 // countRequest books request r, ending now with outcome o: its outcome,
 // its latency (record) and the run's last event.
-func (e *engine) countRequest(r *request, o outcome) {
-	st := &e.stats[r.class]
+func (e *engine) countRequest(r *request, o outcome) { e.countRequestIn(&e.stats[r.class], r, o) }
+
+// countRequestIn is countRequest with r's class's stats, st, at hand.
+func (e *engine) countRequestIn(st *classStats, r *request, o outcome) {
 	switch o {
 	case outOK:
 		st.answered++

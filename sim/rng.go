@@ -40,9 +40,13 @@ func (st *streams) at(i int64, s uint8) *splitMix {
 	if uint64(i) != st.last || st.hash == 0 {
 		st.last, st.hash = uint64(i), splitmix64(uint64(i))
 	}
-	st.gen.s = splitmix64(st.seed ^ st.hash ^ uint64(s)<<56)
+	st.gen.s = st.key(st.hash, s)
 	return &st.gen
 }
+
+// key returns the first state of stream s of the request whose index
+// hashes to h: at's seeding.
+func (st *streams) key(h uint64, s uint8) uint64 { return splitmix64(st.seed ^ h ^ uint64(s)<<56) }
 
 // atTry reseeds the generator for try key t of request i, stream s and
 // returns it; t = 0 is the stream of at(i, s).
@@ -74,6 +78,9 @@ func (x *splitMix) Uint64() uint64 {
 // skip steps x past one number without computing it: the stream then
 // goes on exactly as after a call of Uint64.
 func (x *splitMix) skip() { x.s += 0x9e3779b97f4a7c15 }
+
+// skip3 steps x past three numbers, as three calls of skip.
+func (x *splitMix) skip3() { x.s += 3 * 0x9e3779b97f4a7c15 % (1 << 64) }
 
 // uniform returns a float64 in [0, 1) from src (53 random bits).
 func uniform(src rand.Source) float64 {

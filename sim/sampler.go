@@ -14,10 +14,17 @@ import (
 type sampler struct {
 	kind     samplerKind
 	lo, hi   float64   // the constant (lo), or the uniform's bounds
+	tok      float64   // the constant rounded to whole tokens, tokens(lo)
 	cum      []float64 // the mixture's running sums of weights, but the last
 	parts    []sampler // the mixture's components
+	uni      []uniPart // a mixture of uniforms' components (sampleMixUniform)
 	fallback dist.Dist
 }
+
+// uniPart is a uniform component of a mixture: its lower bound and its
+// width, Max − Min, which distuv.Uniform.Rand computes on every draw (the
+// same IEEE subtraction, so the same value).
+type uniPart struct{ lo, width float64 }
 
 type samplerKind uint8
 
@@ -26,6 +33,9 @@ const (
 	sampleConstant
 	sampleUniform
 	sampleMixture
+	// sampleMixUniform is a mixture whose components are all uniforms,
+	// drawn from a compact table of them.
+	sampleMixUniform
 )
 
 // newSampler returns the sampler of d; d may be nil (an unused form).
@@ -34,7 +44,7 @@ func newSampler(d dist.Dist) sampler {
 	case nil:
 		return sampler{}
 	case dist.Constant:
-		return sampler{kind: sampleConstant, lo: x.Value}
+		return sampler{kind: sampleConstant, lo: x.Value, tok: tokens(x.Value)}
 	case dist.Uniform:
 		return sampler{kind: sampleUniform, lo: x.Min, hi: x.Max}
 	case *dist.Mixture:
@@ -48,6 +58,15 @@ func newSampler(d dist.Dist) sampler {
 			if i < len(x.Components)-1 {
 				s.cum = append(s.cum, c)
 			}
+		}
+		for _, p := range s.parts {
+			if p.kind != sampleUniform {
+				return s
+			}
+		}
+		s.kind = sampleMixUniform
+		for _, p := range s.parts {
+			s.uni = append(s.uni, uniPart{lo: p.lo, width: p.hi - p.lo})
 		}
 		return s
 	}
@@ -63,6 +82,15 @@ func (s *sampler) rand(src *splitMix) float64 {
 		// As distuv.Uniform.Rand: rand.Rand.Float64, scaled.
 		rnd := randFloat64(src)
 		return rnd*(s.hi-s.lo) + s.lo
+	case sampleMixUniform:
+		u := randFloat64(src)
+		i := 0
+		for i < len(s.cum) && !(u < s.cum[i]) {
+			i++
+		}
+		p := &s.uni[i]
+		rnd := randFloat64(src)
+		return rnd*p.width + p.lo
 	case sampleMixture:
 		u := randFloat64(src)
 		i := 0
@@ -77,6 +105,18 @@ func (s *sampler) rand(src *splitMix) float64 {
 	}
 	return s.fallback.Rand(rand.Source(src))
 }
+
+// tokens returns tokens(s.rand(src)): a token count drawn from s, rounded
+// to whole tokens. A constant's is rounded once, when s is made.
+func (s *sampler) tokens(src *splitMix) float64 {
+	if s.kind == sampleConstant {
+		return s.tok // inlines
+	}
+	return s.drawTokens(src)
+}
+
+// drawTokens is tokens of a sampler that is not a constant.
+func (s *sampler) drawTokens(src *splitMix) float64 { return tokens(s.rand(src)) }
 
 // modelSamplers sample one model's distributions; unused forms are nil
 // samplers that are never called.

@@ -39,6 +39,39 @@ func TestSamplerMatchesRand(t *testing.T) {
 	}
 }
 
+// TestSamplerTokens: tokens draws what tokens(Rand) draws — a constant's
+// count rounded once, others per draw — and leaves the stream where Rand
+// does.
+func TestSamplerTokens(t *testing.T) {
+	for _, d := range []dist.Dist{
+		dist.Constant{Value: 400}, dist.Constant{Value: 2.5}, dist.Constant{Value: -3}, dist.Constant{Value: math.NaN()},
+		dist.Uniform{Min: 10, Max: 20}, dist.LogNormal{Mu: 5, Sigma: 1},
+	} {
+		s := newSampler(d)
+		a, b := splitMix{s: 7}, splitMix{s: 7}
+		for i := range 1000 {
+			x, y := s.tokens(&a), tokens(d.Rand(&b))
+			if x != y || a != b {
+				t.Fatalf("%#v draw %d: tokens %v (state %x), tokens(Rand) %v (state %x)", d, i, x, a.s, y, b.s)
+			}
+		}
+	}
+}
+
+// TestSkip3: skip3 leaves a stream where three calls of Uint64 do.
+func TestSkip3(t *testing.T) {
+	for _, s := range []uint64{0, 1, 0x9e3779b97f4a7c15, ^uint64(0), 0x123456789abcdef} {
+		a, b := splitMix{s: s}, splitMix{s: s}
+		a.skip3()
+		b.Uint64()
+		b.Uint64()
+		b.Uint64()
+		if a != b || a.Uint64() != b.Uint64() {
+			t.Errorf("state %x: skip3 gives %x, three draws %x", s, a.s, b.s)
+		}
+	}
+}
+
 // TestSecondsShortPath: seconds rounds to the nanosecond, half up, and
 // saturates at maxDelay, on both sides of the bound of its short path.
 func TestSecondsShortPath(t *testing.T) {

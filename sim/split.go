@@ -118,12 +118,7 @@ func runTogether(ctx context.Context, cfgs []*Config, workers int) ([]*Result, e
 	if workers > 1 && cfgs[0].Arrivals.Process == Poisson {
 		// Each range starts where the gaps of the ranges before it end.
 		sums := make([]time.Duration, workers-1) // the last range's is not needed
-		parallel(workers-1, func(k int) {
-			e := es[k][0]
-			for i := e.next; i < e.end; i++ {
-				sums[k] += e.poissonGap(i)
-			}
-		})
+		parallel(workers-1, func(k int) { sums[k] = es[k][0].gapSum(es[k][0].next, es[k][0].end) })
 		for k := 1; k < workers; k++ {
 			for _, e := range es[k] {
 				e.lastArr = es[k-1][0].lastArr + sums[k-1]
