@@ -12,6 +12,11 @@
 // (Config.Seed, i, k) only, so two policies on one seed see the same
 // arrivals, token counts and — for the same target — attempt latencies
 // (common random numbers). RunTrace also reports every attempt.
+// RunSplit splits a run over several cores, RunWithBaseline makes a run and
+// its baseline together, and RunPolicies runs one class under several
+// policies together; where requests are independent, these draw each
+// request and attempt once for every run that shares it, and every result
+// is the one a lone Run gives.
 //
 // # The event loop
 //
