@@ -249,25 +249,36 @@ func (e *engine) charge(st *classStats, r *request, a *attempt, at time.Duration
 			out = r.out
 		}
 	default:
-		switch e.cfg.Classes[r.class].Policy.CancelBilling {
-		case BillNone:
+		b := e.cfg.Classes[r.class].Policy.CancelBilling
+		var billed bool
+		if out, billed = cancelBilled(b, a, r.out, at); !billed {
 			return 0, 0, false
-		case BillGenerated:
-			if a.kind != outError {
-				out = a.generated(r.out, at)
-			}
-		case BillFull:
-			if a.kind != outError {
-				out = r.out
-			}
-			if a.kind == outStalled {
-				out = a.generated(r.out, a.end) // a cut stream never gets further
-			}
+		}
+		if b == BillFull && a.kind == outStalled {
+			out = a.generated(r.out, a.end) // a cut stream never gets further
 		}
 	}
 	st.billed[2*a.model+1].add(in, out)
 	st.wastedOutput += out
 	return in, out, true
+}
+
+// cancelBilled returns the output tokens billed under b for attempt a,
+// of a request with out output tokens, let go of at at before its end
+// (an error bills none), and whether the attempt is billed at all (not
+// under BillNone).
+func cancelBilled(b Billing, a *attempt, out float64, at time.Duration) (float64, bool) {
+	switch {
+	case b == BillNone:
+		return 0, false
+	case a.kind == outError:
+		return 0, true
+	case b == BillGenerated:
+		return a.generated(out, at), true
+	case b == BillFull:
+		return out, true
+	}
+	return 0, true
 }
 
 // attemptName is how an attempt that ended as o is named in the trace.

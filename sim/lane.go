@@ -345,18 +345,9 @@ func (e *engine) laneExit(r *request, a *attempt, at time.Duration, how outcome,
 		// charge of an attempt let go of before its end, having been
 		// served from its send: per the policy's cancellation billing.
 		t.cancelled++
-		var out float64
-		switch lc.billing {
-		case BillNone:
+		out, billed := cancelBilled(lc.billing, a, r.out, at)
+		if !billed {
 			return
-		case BillGenerated:
-			if a.kind != outError {
-				out = a.generated(r.out, at)
-			}
-		case BillFull:
-			if a.kind != outError {
-				out = r.out
-			}
 		}
 		st.billed[2*a.model+1].add(r.in, out)
 		st.wastedOutput += out
