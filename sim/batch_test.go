@@ -101,16 +101,7 @@ func TestRunPoliciesMatchesRun(t *testing.T) {
 // RunPolicies gives each policy exactly its own run's result.
 func TestRunPoliciesOnRandomPolicies(t *testing.T) {
 	rng := rand.New(rand.NewPCG(5, 6))
-	grid := func() dist.Continuous {
-		m, err := dist.NewMixture([]float64{1, 1, 1}, []dist.Continuous{
-			dist.Constant{Value: 0.05 * float64(rng.IntN(3))}, dist.Constant{Value: 0.05 * float64(1+rng.IntN(6))},
-			dist.Uniform{Min: 0.1, Max: 0.1 + 0.3*rng.Float64()},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
+	grid := func() dist.Continuous { return tieGrid(t, rng) }
 	gaps := []time.Duration{0, 50 * time.Millisecond, 100 * time.Millisecond, -1}
 	policy := func() sim.Policy {
 		return sim.Policy{

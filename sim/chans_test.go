@@ -51,16 +51,7 @@ func TestChansKeepEventOrder(t *testing.T) {
 		sameOrder(t, name+" without hedging", sim.WithoutHedging(&cfg))
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
-	grid := func() dist.Continuous {
-		m, err := dist.NewMixture([]float64{1, 1, 1}, []dist.Continuous{
-			dist.Constant{Value: 0.05 * float64(rng.IntN(3))}, dist.Constant{Value: 0.05 * float64(1+rng.IntN(6))},
-			dist.Uniform{Min: 0.1, Max: 0.1 + 0.3*rng.Float64()},
-		})
-		if err != nil {
-			t.Fatal(err)
-		}
-		return m
-	}
+	grid := func() dist.Continuous { return tieGrid(t, rng) }
 	gaps := []time.Duration{0, 50 * time.Millisecond, 100 * time.Millisecond, -1}
 	n := 120
 	if testing.Short() {

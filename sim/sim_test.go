@@ -3,6 +3,7 @@ package sim_test
 import (
 	"bytes"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"testing"
 	"time"
@@ -49,6 +50,20 @@ func mustRun(t testing.TB, cfg *sim.Config) *sim.Result {
 		t.Fatal(err)
 	}
 	return res
+}
+
+// tieGrid returns a random latency distribution on a 50 ms grid, from
+// rng: constants at 0–100 ms and 50–300 ms and a short uniform, mixed
+// evenly, so that responses, timers and deadlines often tie.
+func tieGrid(t testing.TB, rng *rand.Rand) dist.Continuous {
+	m, err := dist.NewMixture([]float64{1, 1, 1}, []dist.Continuous{
+		dist.Constant{Value: 0.05 * float64(rng.IntN(3))}, dist.Constant{Value: 0.05 * float64(1+rng.IntN(6))},
+		dist.Uniform{Min: 0.1, Max: 0.1 + 0.3*rng.Float64()},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
 }
 
 // survivalAt returns the share of latencies > t.
