@@ -51,16 +51,8 @@ func variants(cfg *sim.Config, c int) []sim.Policy {
 // their draws on the lane or are made one after another.
 func TestRunPoliciesMatchesRun(t *testing.T) {
 	shared := 0
-	for _, name := range scenarios.Names() {
-		s, err := scenario.LoadFS(scenarios.FS, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := s.Config
-		cfg.Requests = min(cfg.Requests, 20_000)
-		if testing.Short() {
-			cfg.Requests = min(cfg.Requests, 5_000)
-		}
+	for _, cp := range shippedConfigs(t) {
+		cfg, name := *cp, cp.Name
 		if sim.LaneOK(&cfg) {
 			shared++
 		}

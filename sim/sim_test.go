@@ -9,6 +9,8 @@ import (
 	"time"
 
 	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/scenario"
+	"github.com/hedgesim/hedgesim/scenarios"
 	"github.com/hedgesim/hedgesim/sim"
 	"gonum.org/v1/gonum/stat"
 )
@@ -50,6 +52,25 @@ func mustRun(t testing.TB, cfg *sim.Config) *sim.Result {
 		t.Fatal(err)
 	}
 	return res
+}
+
+// shippedConfigs returns every shipped scenario's configuration with at
+// most 20 000 requests (5 000 under -short).
+func shippedConfigs(t testing.TB) []*sim.Config {
+	var out []*sim.Config
+	for _, name := range scenarios.Names() {
+		s, err := scenario.LoadFS(scenarios.FS, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := s.Config
+		cfg.Requests = min(cfg.Requests, 20_000)
+		if testing.Short() {
+			cfg.Requests = min(cfg.Requests, 5_000)
+		}
+		out = append(out, &cfg)
+	}
+	return out
 }
 
 // tieGrid returns a random latency distribution on a 50 ms grid, from

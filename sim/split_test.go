@@ -52,18 +52,9 @@ func TestSplitIsIdentical(t *testing.T) {
 func TestRunWithBaselineMatchesRun(t *testing.T) {
 	var cfgs []*sim.Config
 	together := 0
-	for _, name := range scenarios.Names() {
-		s, err := scenario.LoadFS(scenarios.FS, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := s.Config
-		cfg.Requests = min(cfg.Requests, 20_000)
-		if testing.Short() {
-			cfg.Requests = min(cfg.Requests, 5_000)
-		}
-		cfgs = append(cfgs, &cfg)
-		if sim.LaneOK(&cfg) {
+	for _, cfg := range shippedConfigs(t) {
+		cfgs = append(cfgs, cfg)
+		if sim.LaneOK(cfg) {
 			together++
 		}
 	}
