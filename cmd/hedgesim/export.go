@@ -64,18 +64,20 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	}
 	// The configuration is all export writes to standard output, so "-"
 	// can mean it.
-	var outFile *outputFile
-	if *out != "" && *out != "-" {
-		if outFile, err = checkOutput("out", *out, input{"the input", pos[0]}, input{"the --scenario file", *scen}); err != nil {
-			return err
-		}
-	}
 	if (*service != "" || *method != "") && *format != "grpc" && *format != "envoy" {
 		fmt.Fprintf(stderr, "hedgesim export: %s: --service and --method apply to grpc and envoy only; ignored\n", *format)
 	}
-	doc, err := exportInput(pos[0], *scen)
+	doc, used, err := exportInput(pos[0], *scen)
 	if err != nil {
 		return err
+	}
+	var outFile *outputFile
+	if *out != "" && *out != "-" {
+		// Checked once the inputs are known: a report's scenario may be
+		// found beside it or here without --scenario.
+		if outFile, err = checkOutput("out", *out, input{"the input", pos[0]}, input{"the --scenario file", *scen}, input{"the scenario the report was made from", used}); err != nil {
+			return err
+		}
 	}
 	if *class != "" {
 		if err := doc.Select(*class); err != nil {
@@ -112,48 +114,49 @@ func isFormat(f string) bool {
 }
 
 // exportInput reads INPUT: an optimize report (JSON; "-" is standard
-// input) with its scenario, or a scenario.
-func exportInput(arg, scen string) (*export.Document, error) {
+// input) with its scenario, or a scenario. It returns the document and,
+// for a report, the scenario it read (a file or a built-in name).
+func exportInput(arg, scen string) (*export.Document, string, error) {
 	var data []byte
 	name := arg
 	lim, err := inputLimits()
 	if err != nil {
-		return nil, err
+		return nil, "", err
 	}
 	switch st, err := os.Stat(arg); {
 	case arg == "-":
 		name = "standard input"
 		if data, err = io.ReadAll(io.LimitReader(stdin, lim.MaxDataBytes+1)); err != nil {
-			return nil, fmt.Errorf("reading standard input: %w", err)
+			return nil, "", fmt.Errorf("reading standard input: %w", err)
 		}
 		if int64(len(data)) > lim.MaxDataBytes {
-			return nil, usageError{err: fmt.Errorf("standard input: more than %d bytes; not an optimize report (raise %s if it is one)", lim.MaxDataBytes, readers.MaxBytesEnv)}
+			return nil, "", usageError{err: fmt.Errorf("standard input: more than %d bytes; not an optimize report (raise %s if it is one)", lim.MaxDataBytes, readers.MaxBytesEnv)}
 		}
 		if !export.IsJSON(data) {
-			return nil, usageError{err: errors.New("standard input: not a hedgesim optimize report (want the JSON of 'hedgesim optimize --json'); a scenario is read from a file or by name")}
+			return nil, "", usageError{err: errors.New("standard input: not a hedgesim optimize report (want the JSON of 'hedgesim optimize --json'); a scenario is read from a file or by name")}
 		}
 	case err == nil && !st.IsDir():
 		// Regular files only, within the size bound.
 		if data, err = readers.ReadFile(arg, lim.MaxDataBytes); err != nil {
-			return nil, usageError{err: err}
+			return nil, "", usageError{err: err}
 		}
 	}
 	if data == nil || !export.IsJSON(data) {
 		if scen != "" {
-			return nil, usageError{err: fmt.Errorf("--scenario applies to a report input; %s is a scenario", arg)}
+			return nil, "", usageError{err: fmt.Errorf("--scenario applies to a report input; %s is a scenario", arg)}
 		}
 		sc, err := loadScenario(arg)
 		if err != nil {
 			if data != nil && !strings.HasSuffix(strings.ToLower(arg), ".toml") {
-				return nil, usageError{err: fmt.Errorf("%s is neither a hedgesim optimize report (JSON) nor a scenario: %w", arg, err)}
+				return nil, "", usageError{err: fmt.Errorf("%s is neither a hedgesim optimize report (JSON) nor a scenario: %w", arg, err)}
 			}
-			return nil, err
+			return nil, "", err
 		}
-		return export.ScenarioPolicies(&sc.Config), nil
+		return export.ScenarioPolicies(&sc.Config), "", nil
 	}
 	rname, err := export.ReportScenario(data)
 	if err != nil {
-		return nil, usageError{err: fmt.Errorf("%s: %w", name, err)}
+		return nil, "", usageError{err: fmt.Errorf("%s: %w", name, err)}
 	}
 	var cfg *sim.Config
 	var scenSHA string
@@ -179,13 +182,13 @@ func exportInput(arg, scen string) (*export.Document, error) {
 			scenSHA = sc.SHA256
 		}
 		if err != nil {
-			return nil, usageError{err: fmt.Errorf("%s: a report of scenario %q, which is neither built in nor a file %s.toml beside the report or here: give the scenario with --scenario FILE (each class's primary, error rules, winner, budgets and deadline come from it)", name, rname, rname)}
+			return nil, "", usageError{err: fmt.Errorf("%s: a report of scenario %q, which is neither built in nor a file %s.toml beside the report or here: give the scenario with --scenario FILE (each class's primary, error rules, winner, budgets and deadline come from it)", name, rname, rname)}
 		}
 		cfg = &sc.Config
 	} else {
 		sc, err := loadScenario(scen)
 		if err != nil {
-			return nil, err
+			return nil, "", err
 		}
 		cfg = &sc.Config
 		scenSHA = sc.SHA256
@@ -196,11 +199,11 @@ func exportInput(arg, scen string) (*export.Document, error) {
 		SHA string `json:"scenario_sha256"`
 	}
 	if json.Unmarshal(data, &hash) == nil && hash.SHA != "" && scenSHA != "" && hash.SHA != scenSHA {
-		return nil, usageError{err: fmt.Errorf("%s was made from another version of scenario %q (sha256 %.12s…, the scenario given is %.12s…): its error rules, winner, budgets and deadline may differ; re-run optimize, or export the scenario itself", name, rname, hash.SHA, scenSHA)}
+		return nil, "", usageError{err: fmt.Errorf("%s was made from another version of scenario %q (sha256 %.12s…, the scenario given is %.12s…): its error rules, winner, budgets and deadline may differ; re-run optimize, or export the scenario itself", name, rname, hash.SHA, scenSHA)}
 	}
 	doc, err := export.ReportPicks(data, cfg)
 	if err != nil {
-		return nil, usageError{err: fmt.Errorf("%s: %w", name, err)}
+		return nil, "", usageError{err: fmt.Errorf("%s: %w", name, err)}
 	}
-	return doc, nil
+	return doc, scen, nil
 }

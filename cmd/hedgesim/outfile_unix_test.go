@@ -172,6 +172,9 @@ func TestOutputsNeverReplaceInputs(t *testing.T) {
 	for _, args := range [][]string{
 		{"export", "--format", "json", "--scenario", scen, "--out", filepath.Join(dir, "link.toml"), rep},
 		{"export", "--format", "json", "--scenario", scen, "--out", rep, rep},
+		// Without --scenario, the scenario found beside the report is one.
+		{"export", "--format", "json", "--out", scen, rep},
+		{"export", "--format", "json", "--out", filepath.Join(dir, "link.toml"), rep},
 	} {
 		if code, _, errOut := hedgesim(t, args...); code != 2 || !strings.Contains(errOut, "outputs never replace inputs") {
 			t.Errorf("%q: exit %d, %q; want 2", args, code, errOut)
