@@ -246,7 +246,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 			return nil, err
 		}
 	case *out != "":
-		if err := prepareOutDir("out", *out, flagPath{"write-scenario", *writeScenario}); err != nil {
+		if err := prepareOutDir("out", *out, flagPath{"write-scenario", *writeScenario}, scenarioFile(pos)); err != nil {
 			return nil, err
 		}
 	}

@@ -56,6 +56,8 @@ type outFile struct {
 var writeHook func(ctx context.Context, name string)
 
 // flagPath is a file named by a flag.
+// flagPath is a path given by a flag (flag without its dashes), or, when
+// flag is empty, an input file the command reads (path).
 type flagPath struct{ flag, path string }
 
 // prepareOutDir checks, before any work, that the report directory dir
@@ -88,6 +90,9 @@ func prepareOutDir(flagName, dir string, others ...flagPath) error {
 			}
 		}
 		if rel, err := filepath.Rel(dest, p); err == nil && rel != ".." && !strings.HasPrefix(rel, ".."+string(filepath.Separator)) {
+			if o.flag == "" {
+				return usageError{err: fmt.Errorf("the input %s is inside --%s %s, which is replaced whole by the report; outputs never replace inputs: write the report elsewhere", o.path, flagName, dir)}
+			}
 			return usageError{err: fmt.Errorf("--%s %s is inside --%s %s, which is replaced whole by the report; write it elsewhere", o.flag, o.path, flagName, dir)}
 		}
 	}
@@ -365,4 +370,15 @@ func globEscape(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
+}
+
+// scenarioFile is the scenario file named by the positional arguments as
+// an input for prepareOutDir: none for a built-in scenario or none named.
+func scenarioFile(pos []string) flagPath {
+	if len(pos) == 1 {
+		if st, err := os.Stat(pos[0]); err == nil && st.Mode().IsRegular() {
+			return flagPath{path: pos[0]}
+		}
+	}
+	return flagPath{}
 }

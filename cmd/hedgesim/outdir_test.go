@@ -244,3 +244,30 @@ func TestOutTwoRenames(t *testing.T) {
 		t.Errorf("the old report was not put back: %v", slices.Sorted(maps.Keys(got)))
 	}
 }
+
+// TestOutHoldsTheScenario: a scenario file inside --out, which the report
+// replaces whole, is refused as an input, for run and optimize, and is
+// left as it was.
+func TestOutHoldsTheScenario(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "rep")
+	if code, _, errOut := hedgesim(t, "run", "--requests", "100", "--out", dir, "guard-check"); code != 0 {
+		t.Fatalf("run --out: exit %d: %s", code, errOut)
+	}
+	src, err := os.ReadFile(filepath.Join("..", "..", "scenarios", "guard-check.toml"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	scen := filepath.Join(dir, "report.txt") // a report file's name
+	if err := os.WriteFile(scen, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, cmd := range []string{"run", "optimize"} {
+		code, _, errOut := hedgesim(t, cmd, "--requests", "100", "--out", dir, scen)
+		if code != exitUsage || !strings.Contains(errOut, "is inside --out") || !strings.Contains(errOut, "outputs never replace inputs") {
+			t.Errorf("%s: exit %d, %q; want 2 and why", cmd, code, errOut)
+		}
+		if got, _ := os.ReadFile(scen); !bytes.Equal(got, src) {
+			t.Fatalf("%s replaced the scenario", cmd)
+		}
+	}
+}

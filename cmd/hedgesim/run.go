@@ -87,7 +87,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		cfg.Requests = int(requests.v)
 	}
 	if *out != "" {
-		if err := prepareOutDir("out", *out, flagPath{"trace", *tracePath}); err != nil {
+		if err := prepareOutDir("out", *out, flagPath{"trace", *tracePath}, scenarioFile(pos)); err != nil {
 			return err
 		}
 	}
