@@ -8,22 +8,26 @@ import (
 )
 
 // batchBytes bounds the memory one batch of candidates holds at once
-// (sim.RunPolicies keeps every run of a batch until the batch ends), at
-// heldBytes a request.
+// (sim.RunPolicies keeps every run of a batch until the batch ends), as
+// held counts it.
 const batchBytes = 128 << 20
 
 // batchSize is the most candidates of n requests each that one batch
 // runs together: at least 1, and their runs within batchBytes.
-func batchSize(requests int) int { return max(1, batchBytes/(heldBytes*max(requests, 1))) }
+func batchSize(requests int) int {
+	c := sim.Config{Requests: max(requests, 1)}
+	return int(max(1, batchBytes/held(&c)))
+}
 
-// heldBytes is the memory a run held in a batch takes per request: its
-// latencies as float32 (4 bytes) and 5 % spare, and as much again because
-// the garbage collector lets the runs of finished batches, which are
-// garbage, grow the heap to about twice what is live (GOGC=100). Measured:
-// peak resident memory of the default sweep, 2 workers, was 8.2 bytes per
-// request of the 46 runs held at 10⁶ requests (378 MB), 10.6 at 2·10⁵
-// (98 MB, where the process's own 16 MiB weighs more).
-const heldBytes = 9
+// held is the memory a run of c held in a sweep takes, without the
+// process's own 16 MiB: twice what sim.EstimateMemory counts for the run
+// (for its latencies, 10 bytes a request), because the garbage collector
+// lets the runs already measured, which are garbage, grow the heap to
+// about twice what is live (GOGC=100). Measured, peak resident memory: the
+// default sweep on 2 workers, 8.2 bytes a request of the 46 runs held at
+// 10⁶ requests (378 MB) and 10.6 at 2·10⁵ (98 MB); eval-black-hole with
+// 2·10⁴ clients swept at 2·10⁴ requests, 264 MB.
+func held(c *sim.Config) int64 { return 2 * (sim.EstimateMemory(c) - 16<<20) }
 
 // batchCount is into how many batches simulateCandidates deals n candidates
 // of a class: at least workers (so that every worker has a share of each
@@ -38,8 +42,9 @@ func batchCount(n, workers, requests int) int {
 // of candidates of s.Requests requests at once, each batch as large as the
 // class with the most candidates to try makes it, or the rollout check's
 // full-scenario run and its baseline, whichever is more.
-// A run held in a batch is counted at heldBytes a request, with
-// sim.EstimateMemory's 16 MiB once per worker.
+// A run is counted as held counts it, with sim.EstimateMemory's 16 MiB
+// once per worker; a run of a group of coupled classes simulates
+// s.Requests per class of the group.
 func EstimateMemory(cfg *sim.Config, s Settings, workers int) int64 {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -56,14 +61,24 @@ func EstimateMemory(cfg *sim.Config, s Settings, workers int) int64 {
 		check = min(check, len(tr.Arrivals))
 	}
 	const process = 16 << 20
-	one := sim.EstimateMemory(&c) - process - 5*int64(c.Requests) + heldBytes*int64(c.Requests)
+	perRun := c.Requests
+	if !s.Alone {
+		groups, _ := coupledGroups(cfg, &s)
+		for _, g := range groups {
+			c.Requests = max(c.Requests, perRun*len(g))
+		}
+	}
+	one := held(&c)
 	most := 1
 	for i := range cfg.Classes {
 		if name := cfg.Classes[i].Name; optimized(&s, name) {
 			most = max(most, candidatesAtMost(&cfg.Classes[i], s.For(name)))
 		}
 	}
-	per := (most + batchCount(most, workers, c.Requests) - 1) / batchCount(most, workers, c.Requests)
+	per := (most + batchCount(most, workers, perRun) - 1) / batchCount(most, workers, perRun)
+	if !sim.Lane(&c) {
+		per = 1 // runs off the lane are made one at a time
+	}
 	sweep := int64(workers) * (int64(per)*one + process)
 	c.Requests = check
 	return max(sweep, 2*sim.EstimateMemory(&c))

@@ -1,7 +1,7 @@
 package sim
 
 // EstimateMemory returns about how many bytes one Run of cfg holds at its
-// peak: 5 bytes per request, 176 bytes per closed-loop client and 3584 per
+// peak: 5 bytes per request, 176 bytes per closed-loop client and 6144 per
 // request they can have in flight at once, plus 16 MiB. The per-request part is each
 // request's latency, recorded as it ends as float32 seconds (4 bytes) in a
 // buffer per class sized for the class's share of the requests and 5 %
@@ -18,15 +18,21 @@ package sim
 // (540 MB peak for 2·10⁶ clients, both runs), rounded up to 176.
 // Closed-loop clients can also have as many requests in flight at once as
 // there are clients (or requests, if fewer): each holds a request slot and
-// its events, about 3 KiB a run with the slots' spare capacity (2·10⁶
-// clients thinking 2 s on average, 2·10⁵ requests, all in flight at once:
-// 1.72 GB peak for both runs against 0.51 GB at 10³ requests), counted as
-// 3584 bytes. Open arrivals keep few requests in flight in every shipped
+// its events and state, 3–6 KiB a run with the slots' spare capacity
+// (2·10⁶ clients thinking 2 s on average, 2·10⁵ requests, all in flight at
+// once: 1.72 GB peak for both runs against 0.51 GB at 10³ requests; the
+// shipped eval-black-hole with 10⁵ and 2·10⁵ clients and as many requests:
+// 1.05 GB and 2.0–2.4 GB), counted as 6144 bytes. Open arrivals keep few requests in flight in every shipped
 // scenario; they are not counted.
 func EstimateMemory(cfg *Config) int64 {
 	var clients int64
 	for i := range cfg.Classes {
 		clients += int64(cfg.Classes[i].Clients)
 	}
-	return 5*int64(cfg.Requests) + 176*clients + 3584*min(clients, int64(cfg.Requests)) + 16<<20
+	return 5*int64(cfg.Requests) + 176*clients + 6144*min(clients, int64(cfg.Requests)) + 16<<20
 }
+
+// Lane reports whether runs of cfg take the lane, the event-free path of
+// independent requests on which RunPolicies, RunWithBaseline and RunSplit
+// share draws and split ranges over cores (see the package doc).
+func Lane(cfg *Config) bool { return newEngineFor(cfg, 0).laneOK() }

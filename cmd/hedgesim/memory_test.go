@@ -18,7 +18,7 @@ func TestMaxMemoryRefuses(t *testing.T) {
 		{[]string{"run", "--requests", "5e7", "--max-memory", "500MB", "guard-check"},
 			[]string{"simulating 50000000 requests", "about 533.6 MB", "more than --max-memory (500.0 MB)", "lower --requests"}},
 		{[]string{"optimize", "--requests", "1e7", "--workers", "2", "--max-memory", "100MB", "guard-check"},
-			[]string{"10000000 requests per candidate", "about 213.6 MB", "more than --max-memory (100.0 MB)", "--workers"}},
+			[]string{"10000000 requests per candidate", "about 233.6 MB", "more than --max-memory (100.0 MB)", "--workers"}},
 	} {
 		code, out, errOut := hedgesim(t, c.args...)
 		if code != 2 || out != "" {
