@@ -224,14 +224,30 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 }
 
 // writePickSpend writes what each class's pick costs per day and month at
-// its arrival rate, as `hedgesim run` does for a run.
+// its arrival rate (a closed-loop class: the throughput its clients
+// reached), as `hedgesim run` does for a run.
 func writePickSpend(w io.Writer, classes []ClassReport) {
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-	fmt.Fprintf(tw, "spend of the pick at arrival rate\treq/s\tper day\tper month (%d d)\tno hedging per day\tper month\tadded per month\t\n", sim.DaysPerMonth)
+	open, closed := false, false
+	for i := range classes {
+		if classes[i].Picked().perSecond > 0 {
+			closed = true // closed-loop clients: the rate they reached
+		} else {
+			open = true
+		}
+	}
+	at := "arrival rate"
+	switch {
+	case closed && open:
+		at = "arrival rate (closed-loop: throughput)"
+	case closed:
+		at = "throughput"
+	}
+	fmt.Fprintf(tw, "spend of the pick at %s\treq/s\tper day\tper month (%d d)\tno hedging per day\tper month\tadded per month\t\n", at, sim.DaysPerMonth)
 	for _, cr := range classes {
 		s := cr.Spend
-		fmt.Fprintf(tw, "%s\t%.3g\t%s\t%s\t%s\t%s\t%s\t\n", cr.Class, s.RequestsPerSecond,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", cr.Class, sim.PerSecond(s.RequestsPerSecond),
 			sim.Dollars(s.PerDay), sim.Dollars(s.PerMonth), sim.Dollars(s.NoHedgingPerDay), sim.Dollars(s.NoHedgingPerMonth),
 			sim.Dollars(s.PerMonth-s.NoHedgingPerMonth))
 	}

@@ -123,7 +123,7 @@ func writeSpend(w io.Writer, rows []ClassReport) {
 	fmt.Fprintf(tw, "spend at %s\treq/s\tper day\tper month (%d d)\tno hedging per day\tper month\tadded per month\t\n", at, DaysPerMonth)
 	for _, c := range rows {
 		s := c.Spend
-		fmt.Fprintf(tw, "%s\t%.3g\t%s\t%s\t%s\t%s\t%s\t\n", c.Class, s.RequestsPerSecond,
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Class, PerSecond(s.RequestsPerSecond),
 			dollars(s.PerDay), dollars(s.PerMonth), dollars(s.NoHedgingPerDay), dollars(s.NoHedgingPerMonth),
 			dollars(s.PerMonth-s.NoHedgingPerMonth))
 	}
@@ -146,6 +146,17 @@ func dollars(x float64) string {
 		return fmt.Sprintf("$%.2f", x)
 	}
 	return "$" + thousands(strconv.FormatFloat(math.Round(x), 'f', 0, 64))
+}
+
+// PerSecond formats a rate in requests per second as the spend tables do:
+// three significant digits below 1000 (0.5, 24.9, 183), whole numbers with
+// thousands separators from 1000 (1,230, 1,000,000) — never an exponent
+// below 10¹⁵.
+func PerSecond(x float64) string {
+	if x >= 999.5 && x < 1e15 {
+		return thousands(strconv.FormatFloat(math.Round(x), 'f', 0, 64))
+	}
+	return strconv.FormatFloat(x, 'g', 3, 64)
 }
 
 // thousands puts a comma between every three digits of the whole number

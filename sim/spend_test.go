@@ -82,3 +82,14 @@ func TestDollars(t *testing.T) {
 		}
 	}
 }
+
+func TestPerSecond(t *testing.T) {
+	for _, tt := range []struct {
+		x    float64
+		want string
+	}{{0, "0"}, {0.5, "0.5"}, {24.94, "24.9"}, {183.2, "183"}, {999.4, "999"}, {999.5, "1,000"}, {1234.4, "1,234"}, {6640, "6,640"}, {1e6, "1,000,000"}} {
+		if got := PerSecond(tt.x); got != tt.want {
+			t.Errorf("PerSecond(%g) = %q; want %q", tt.x, got, tt.want)
+		}
+	}
+}

@@ -408,3 +408,18 @@ func TestRunRequestsFlagIsChecked(t *testing.T) {
 		t.Errorf("--requests alone is listed as a what-if override:\n%s", out)
 	}
 }
+
+// TestOptimizeSpendRateHeader: optimize's spend table says at which rate
+// it prices the picks: the arrival rate, or for closed-loop classes the
+// throughput their clients reached.
+func TestOptimizeSpendRateHeader(t *testing.T) {
+	for _, c := range []struct{ scenario, want string }{
+		{"guard-check", "spend of the pick at arrival rate "},
+		{"eval-black-hole", "spend of the pick at throughput "},
+	} {
+		code, out, errOut := hedgesim(t, "optimize", "--quiet", "--requests", "500", "--check-requests", "0", c.scenario)
+		if code != 0 || !strings.Contains(out, c.want) {
+			t.Errorf("%s: exit %d, %s; want a table headed %q:\n%s", c.scenario, code, errOut, c.want, out)
+		}
+	}
+}
