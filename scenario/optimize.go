@@ -146,6 +146,16 @@ func (c *checker) optimizeSettings(t *optimizeTable, cfg *sim.Config) (optimize.
 		}
 		s.PerClass[name] = se
 	}
+	if o := c.flagged; o != nil && (o.SLA > 0 || o.Target > 0) {
+		s.Each(func(se *optimize.Search) {
+			if o.SLA > 0 {
+				se.Objective.SLA = o.SLA
+			}
+			if o.Target > 0 {
+				se.Objective.Target = o.Target
+			}
+		})
+	}
 	for _, cl := range cfg.Classes {
 		se := s.For(cl.Name)
 		if se.Objective.Goal == optimize.LowestCost && se.Objective.SLA <= 0 {

@@ -6,6 +6,7 @@ import (
 	"reflect"
 	"strconv"
 	"strings"
+	"time"
 
 	"github.com/BurntSushi/toml"
 )
@@ -32,11 +33,17 @@ type Options struct {
 	// It is not listed among the overrides; a --set of requests is applied
 	// after it.
 	Requests int64
+	// SLA and Target, when > 0, are given to every class's optimize
+	// objective before the [optimize] table is checked, as the flags
+	// `optimize --sla` and `--target` do: an objective "cost" or "answered"
+	// named in the file then need not repeat them. They are not listed
+	// among the overrides.
+	SLA, Target time.Duration
 }
 
 // empty reports whether o changes nothing.
 func (o *Options) empty() bool {
-	return o == nil || len(o.Set) == 0 && o.RateScale == 0 && o.Requests <= 0
+	return o == nil || len(o.Set) == 0 && o.RateScale == 0 && o.Requests <= 0 && o.SLA <= 0 && o.Target <= 0
 }
 
 // applyOptions changes the decoded tree as o says. Problems are *Error

@@ -104,7 +104,7 @@ func parse(filename string, data []byte, open opener, lim Limits, o *Options) (*
 	}
 	h := sha256.New()
 	h.Write(data)
-	c := &checker{file: filename, lines: scanLines(data), open: open, hash: h}
+	c := &checker{file: filename, lines: scanLines(data), open: open, hash: h, flagged: o}
 	overrides, err := c.applyOptions(tree, o)
 	if err != nil {
 		return nil, err

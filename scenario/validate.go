@@ -41,6 +41,9 @@ type checker struct {
 	// overridden maps key paths set on the command line to the override
 	// (see Options).
 	overridden map[string]string
+	// flagged holds what the command line gives every class's optimize
+	// objective (Options.SLA and Target), or nil.
+	flagged *Options
 	// models maps model names to their index in Config.Models.
 	models map[string]int
 	// modelNames are the model names in index order.

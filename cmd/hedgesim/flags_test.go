@@ -72,3 +72,25 @@ func TestObjectiveFlagsNeedTheirObjective(t *testing.T) {
 		}
 	}
 }
+
+// TestObjectiveFlagsCompleteTheFile: --sla and --target give the value an
+// objective named by the scenario's [optimize] table (or a --set of it,
+// for every class or one) needs, so the file need not repeat it; without
+// the flag, the file's missing value is still an error.
+func TestObjectiveFlagsCompleteTheFile(t *testing.T) {
+	quick := []string{"optimize", "--quiet", "--requests", "1000", "--check-requests", "0"}
+	for _, args := range [][]string{
+		{"--sla", "2s", "--set", "optimize.objective=cost"},
+		{"--sla", "2s", "--set", "optimize.class.check.objective=cost"},
+		{"--target", "2s", "--set", "optimize.objective=answered"},
+	} {
+		code, _, errOut := hedgesim(t, append(append(append([]string(nil), quick...), args...), "guard-check")...)
+		if code != 0 {
+			t.Errorf("%v: exit %d, %s; want 0", args, code, errOut)
+		}
+		code, _, errOut = hedgesim(t, append(append(append([]string(nil), quick...), args[2:]...), "guard-check")...)
+		if code != exitUsage || !strings.Contains(errOut, "needs") {
+			t.Errorf("%v without %s: exit %d, %q; want 2 and what it needs", args[2:], args[0], code, errOut)
+		}
+	}
+}

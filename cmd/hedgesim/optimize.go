@@ -236,7 +236,15 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	} else if *resume != "" {
 		return nil, usageError{err: errors.New("--resume needs --shard: it continues a sharded sweep")}
 	}
-	sc, err := scenarioArg(pos, seed, requests, optimize.MaxRequests, whatIf.options())
+	opts := whatIf.options()
+	if sla.set || target.set {
+		// The file's objectives are checked with what the flags give them.
+		if opts == nil {
+			opts = &scenario.Options{}
+		}
+		opts.SLA, opts.Target = sla.v, target.v
+	}
+	sc, err := scenarioArg(pos, seed, requests, optimize.MaxRequests, opts)
 	if err != nil {
 		return nil, err
 	}
