@@ -94,3 +94,12 @@ func TestObjectiveFlagsCompleteTheFile(t *testing.T) {
 		}
 	}
 }
+
+// TestObjectiveEmpty: an explicitly empty --objective is a usage error, not
+// the default objective.
+func TestObjectiveEmpty(t *testing.T) {
+	code, out, errOut := hedgesim(t, "optimize", "--objective", "", "guard-check")
+	if code != exitUsage || out != "" || !strings.Contains(errOut, "--objective: empty") {
+		t.Errorf("exit %d, %q; want 2 and --objective: empty", code, errOut)
+	}
+}

@@ -220,6 +220,13 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	if err := optimizeFlagsAgreeWithSet(fs, whatIf.set); err != nil {
 		return nil, err
 	}
+	if f := fs.Lookup("objective"); f != nil && *objective == "" {
+		set := false
+		fs.Visit(func(g *flag.Flag) { set = set || g == f })
+		if set {
+			return nil, usageError{err: errors.New("--objective: empty; want p95, p99, cost, knee or answered")}
+		}
+	}
 	var shard *optimize.Shard
 	if *shardFlag != "" {
 		sh, err := optimize.ParseShard(*shardFlag)
