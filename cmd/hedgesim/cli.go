@@ -175,11 +175,18 @@ func newFlagSet(name, synopsis string, w io.Writer) *flag.FlagSet {
 // returns the positional arguments.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
+	full := fs.Usage
+	defer func() { fs.Usage = full }()
+	// A bad flag prints its own line; the flags are listed on --help only,
+	// so that the error is not buried under them.
+	fs.Usage = func() {}
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				full()
 				return nil, err
 			}
+			fmt.Fprintf(fs.Output(), "run 'hedgesim %s --help' for the flags\n", fs.Name())
 			return nil, usageError{err: err, quiet: true}
 		}
 		args = fs.Args()
