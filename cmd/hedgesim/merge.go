@@ -58,6 +58,13 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	}
 	// merge's own --out, checked here so that its errors are not taken for
 	// the shards' command line's (which gets it next).
+	if *state != "" && *writeScenario != "" {
+		a, errA := resolveOutput(*state)
+		b, errB := resolveOutput(*writeScenario)
+		if errA == nil && errB == nil && a == b {
+			return usageError{err: fmt.Errorf("--state %s and --write-scenario %s are the same file; give each its own", *state, *writeScenario)}
+		}
+	}
 	if err := prepareOutDir("out", *out, flagPath{"state", *state}, flagPath{"write-scenario", *writeScenario}); err != nil {
 		return err
 	}

@@ -721,6 +721,10 @@ func TestMergeWriteScenario(t *testing.T) {
 	if code, _, errOut := hedgesim(t, append(slices.Clone(merge), "--write-scenario", parts[0])...); code != 2 || !strings.Contains(errOut, "is a part of this merge") {
 		t.Errorf("merge --write-scenario PART: exit %d, %q", code, errOut)
 	}
+	same := filepath.Join(work, "same.json") // absent: two outputs, one file
+	if code, _, errOut := hedgesim(t, append(slices.Clone(merge), "--state", same, "--write-scenario", same)...); code != 2 || !strings.Contains(errOut, "are the same file") {
+		t.Errorf("merge --state F --write-scenario F: exit %d, %q", code, errOut)
+	}
 	if code, _, errOut := hedgesim(t, append(slices.Clone(merge), "--write-scenario", got)...); code != 0 {
 		t.Fatalf("merge --write-scenario: exit %d: %s", code, errOut)
 	}
