@@ -95,8 +95,12 @@ func checkMemory(need int64, limit byteSize, what, lower string) error {
 	if need <= budget {
 		return nil
 	}
+	needText, budgetText := formatBytes(need), formatBytes(budget)
+	if needText == budgetText { // close: show them apart
+		needText, budgetText = fmt.Sprintf("%d bytes", need), fmt.Sprintf("%d bytes", budget)
+	}
 	return usageError{err: fmt.Errorf("%s needs about %s of memory, more than %s (%s); lower %s, or set --max-memory if more can be had",
-		what, formatBytes(need), source, formatBytes(budget), lower)}
+		what, needText, source, budgetText, lower)}
 }
 
 // closedClients is the number of closed-loop clients of cfg's classes.
