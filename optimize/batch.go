@@ -69,15 +69,27 @@ func EstimateMemory(cfg *sim.Config, s Settings, workers int) int64 {
 		}
 	}
 	one := held(&c)
-	most := 1
+	// The classes swept alone: each batch of a class whose grid candidates
+	// take the lane holds as many runs as a batch has candidates; one
+	// whose candidates do not runs them one at a time.
+	per := 1
 	for i := range cfg.Classes {
-		if name := cfg.Classes[i].Name; optimized(&s, name) {
-			most = max(most, candidatesAtMost(&cfg.Classes[i], s.For(name)))
+		name := cfg.Classes[i].Name
+		if !optimized(&s, name) {
+			continue
 		}
-	}
-	per := (most + batchCount(most, workers, perRun) - 1) / batchCount(most, workers, perRun)
-	if !sim.Lane(&c) {
-		per = 1 // runs off the lane are made one at a time
+		cc, _, err := classConfig(cfg, i, perRun)
+		if err != nil {
+			continue
+		}
+		grid := Candidate{Hedging: true, Copies: max(cc.Classes[0].Policy.Copies, 1)}
+		cc.Classes[0].Policy = grid.Policy(cc.Classes[0].Policy)
+		if !sim.Lane(cc) {
+			continue
+		}
+		most := candidatesAtMost(&cfg.Classes[i], s.For(name))
+		n := batchCount(most, workers, perRun)
+		per = max(per, (most+n-1)/n)
 	}
 	sweep := int64(workers) * (int64(per)*one + process)
 	c.Requests = check
@@ -92,7 +104,8 @@ func EstimateMemory(cfg *sim.Config, s Settings, workers int) int64 {
 // its run. The candidates of a class are run in batches that share their
 // draws (sim.RunPolicies): per class, at least workers batches, the
 // candidates dealt to them in turn so that short and long delays mix, and
-// none larger than batchSize; the batches run on workers goroutines.
+// none larger than batchSize, and a batch of its own for each candidate
+// off the lane; the batches run on workers goroutines.
 // tick, when not nil, is called once per candidate: at once for those it
 // does not simulate, and for the others as each is measured.
 func simulateCandidates(ctx context.Context, m *memo, keys []string, classes, workers, requests int, tick func(),
@@ -107,7 +120,22 @@ func simulateCandidates(ctx context.Context, m *memo, keys []string, classes, wo
 		}
 	}
 	var batches [][]int
-	for _, idx := range byClass {
+	for _, all := range byClass {
+		// A candidate off the lane (the configured policy, say, with an
+		// adaptive delay) shares no draws: it runs alone, so that the
+		// others' batches still do.
+		var idx []int
+		for _, i := range all {
+			_, c, pol := of(i)
+			one := *c
+			one.Classes = append([]sim.Class(nil), c.Classes...)
+			one.Classes[0].Policy = pol
+			if sim.Lane(&one) {
+				idx = append(idx, i)
+			} else {
+				batches = append(batches, []int{i})
+			}
+		}
 		if len(idx) == 0 {
 			continue
 		}

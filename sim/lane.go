@@ -39,21 +39,29 @@ type lane struct {
 // laneOK reports whether the run can take the lane: its requests are
 // independent and none of what the lane leaves out is configured.
 func (e *engine) laneOK() bool {
-	if !e.isolated || e.noLane || e.trace != nil || e.copula != nil {
+	return e.isolated && !e.noLane && e.trace == nil && e.copula == nil && e.cfg.laneable()
+}
+
+// laneable reports whether runs of cfg take the lane, from the
+// configuration alone: its requests are independent and none of what the
+// lane leaves out (a copula, slow periods, per-attempt timeouts, stream
+// cuts, failures by kind, stalls) is configured.
+func (cfg *Config) laneable() bool {
+	if !cfg.independent() || cfg.correlated() {
 		return false
 	}
-	for i := range e.provs {
-		if len(e.provs[i].stages) > 0 {
+	for i := range cfg.Providers {
+		if cfg.Providers[i].Degraded != nil {
+			return false // slow periods
+		}
+	}
+	for i := range cfg.Classes {
+		if p := &cfg.Classes[i].Policy; p.AttemptTimeout > 0 || p.StreamCuts.on() {
 			return false
 		}
 	}
-	for i := range e.cfg.Classes {
-		if p := &e.cfg.Classes[i].Policy; p.AttemptTimeout > 0 || p.StreamCuts.on() {
-			return false
-		}
-	}
-	for i := range e.cfg.Models {
-		if m := &e.cfg.Models[i]; m.Failures.any() || m.Stalls.Rate > 0 {
+	for i := range cfg.Models {
+		if m := &cfg.Models[i]; m.Failures.any() || m.Stalls.Rate > 0 {
 			return false // failures by kind and stalls take the event path's draw and rules
 		}
 	}

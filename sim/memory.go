@@ -35,4 +35,4 @@ func EstimateMemory(cfg *Config) int64 {
 // Lane reports whether runs of cfg take the lane, the event-free path of
 // independent requests on which RunPolicies, RunWithBaseline and RunSplit
 // share draws and split ranges over cores (see the package doc).
-func Lane(cfg *Config) bool { return newEngineFor(cfg, 0).laneOK() }
+func Lane(cfg *Config) bool { return cfg.laneable() }

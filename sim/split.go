@@ -48,7 +48,7 @@ func RunWithBaseline(ctx context.Context, cfg *Config, workers int) (hedged, bas
 		return nil, nil, err
 	}
 	bcfg := WithoutHedging(cfg)
-	if newEngineFor(cfg, 0).laneOK() && newEngineFor(bcfg, 0).laneOK() {
+	if cfg.laneable() && bcfg.laneable() {
 		res, err := runTogether(ctx, []*Config{cfg, bcfg}, workers)
 		if err != nil {
 			return nil, nil, err
@@ -85,7 +85,7 @@ func runTogether(ctx context.Context, cfgs []*Config, workers int) ([]*Result, e
 	}
 	lane := true
 	for _, c := range cfgs {
-		lane = lane && newEngineFor(c, 0).laneOK()
+		lane = lane && c.laneable()
 	}
 	if !lane {
 		for j, c := range cfgs {
