@@ -3,6 +3,7 @@ package main
 import (
 	"bufio"
 	"fmt"
+	"math"
 	"os"
 	"strconv"
 	"strings"
@@ -30,7 +31,7 @@ func (b *byteSize) Set(s string) error {
 		suffix string
 		mult   float64
 	}{{"KiB", 1 << 10}, {"MiB", 1 << 20}, {"GiB", 1 << 30}, {"TiB", 1 << 40},
-		{"KB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
+		{"KB", 1e3}, {"kB", 1e3}, {"MB", 1e6}, {"GB", 1e9}, {"TB", 1e12}, {"B", 1}}
 	num, mult := strings.TrimSpace(s), 1.0
 	for _, u := range units {
 		if strings.HasSuffix(num, u.suffix) {
@@ -39,8 +40,11 @@ func (b *byteSize) Set(s string) error {
 		}
 	}
 	x, err := strconv.ParseFloat(num, 64)
-	if err != nil || !(x > 0) || x*mult > 1<<62 {
-		return fmt.Errorf("%q is not a size such as 8GiB or 500MB", s)
+	switch {
+	case err != nil || math.IsNaN(x) || math.IsInf(x, 0):
+		return fmt.Errorf("%q is not a size: want a number and a unit B, KB (kB), MB, GB, TB, KiB, MiB, GiB or TiB, such as 8GiB or 500MB", s)
+	case x*mult < 1 || x*mult > 1<<62:
+		return fmt.Errorf("%q is out of range: want at least 1 byte and at most 4 EiB", s)
 	}
 	b.v, b.set = int64(x*mult), true
 	return nil

@@ -33,15 +33,15 @@ func TestMaxMemoryRefuses(t *testing.T) {
 	if code, _, errOut := hedgesim(t, "run", "--requests", "1000", "--max-memory", "100MB", "guard-check"); code != 0 {
 		t.Errorf("a small run within --max-memory: exit %d: %s", code, errOut)
 	}
-	for _, bad := range []string{"1x", "-5GB", "0", "GiB"} {
-		if code, _, errOut := hedgesim(t, "run", "--max-memory", bad, "guard-check"); code != 2 || !strings.Contains(errOut, "is not a size") {
-			t.Errorf("--max-memory %s: exit %d, %s", bad, code, errOut)
+	for bad, why := range map[string]string{"1x": "is not a size", "GiB": "is not a size", "-5GB": "is out of range", "0": "is out of range", "0.5B": "is out of range"} {
+		if code, _, errOut := hedgesim(t, "run", "--max-memory", bad, "guard-check"); code != 2 || !strings.Contains(errOut, why) {
+			t.Errorf("--max-memory %s: exit %d, %s; want %q", bad, code, errOut, why)
 		}
 	}
 }
 
 func TestByteSizeUnits(t *testing.T) {
-	for in, want := range map[string]int64{"500MB": 500e6, "8GiB": 8 << 30, "1.5 KiB": 1536, "42": 42, "3B": 3, "2TB": 2e12} {
+	for in, want := range map[string]int64{"500MB": 500e6, "8GiB": 8 << 30, "1.5 KiB": 1536, "42": 42, "3B": 3, "2TB": 2e12, "1kB": 1000} {
 		var b byteSize
 		if err := b.Set(in); err != nil || b.v != want {
 			t.Errorf("%q: %d, %v; want %d", in, b.v, err, want)
