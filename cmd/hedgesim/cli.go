@@ -175,18 +175,21 @@ func newFlagSet(name, synopsis string, w io.Writer) *flag.FlagSet {
 // returns the positional arguments.
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
-	full := fs.Usage
-	defer func() { fs.Usage = full }()
-	// A bad flag prints its own line; the flags are listed on --help only,
-	// so that the error is not buried under them.
+	full, out := fs.Usage, fs.Output()
+	defer func() { fs.Usage = full; fs.SetOutput(out) }()
+	// A bad flag is said in one line, as every other error is; the flags
+	// are listed on --help only, so that the error is not buried under them.
 	fs.Usage = func() {}
+	fs.SetOutput(io.Discard)
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				fs.SetOutput(out)
 				full()
 				return nil, err
 			}
-			fmt.Fprintf(fs.Output(), "run 'hedgesim %s --help' for the flags\n", fs.Name())
+			msg := strings.Replace(strings.Replace(err.Error(), "for flag -", "for flag --", 1), "not defined: -", "not defined: --", 1)
+			fmt.Fprintf(out, "hedgesim %s: %s\nrun 'hedgesim %s --help' for the flags\n", fs.Name(), msg, fs.Name())
 			return nil, usageError{err: err, quiet: true}
 		}
 		args = fs.Args()

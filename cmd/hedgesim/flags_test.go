@@ -21,7 +21,7 @@ func TestListFlagsRejectEmptyElements(t *testing.T) {
 		{"classes", "check,", "element 2 is empty"},
 	} {
 		code, _, errOut := hedgesim(t, "optimize", "--requests", "100", "--check-requests", "0", "--"+tc.flag, tc.value, "guard-check")
-		if code != 2 || !strings.Contains(errOut, "flag -"+tc.flag+": "+tc.want) {
+		if code != 2 || !strings.Contains(errOut, "hedgesim optimize: invalid value") || !strings.Contains(errOut, "flag --"+tc.flag+": "+tc.want) {
 			t.Errorf("--%s %q: exit %d, %.200q; want 2 and %q", tc.flag, tc.value, code, errOut, tc.want)
 		}
 	}
