@@ -654,7 +654,7 @@ func objectiveFlagsApply(s *optimize.Settings, objective string, flags []objecti
 		if objective != "" {
 			return usageError{err: fmt.Errorf("--%s %s applies to --objective %s only, not --objective %s; drop it or change the objective", f.name, f.value, f.objectives, objective)}
 		}
-		return usageError{err: fmt.Errorf("--%s %s applies to --objective %s only, and the objective is %s (from the scenario's [optimize] table or the default); add --objective %s or drop --%s",
+		return usageError{err: fmt.Errorf("--%s %s applies to --objective %s only, and the objective is %s (from the scenario's [optimize] table, a --set of it, or the default); add --objective %s or drop --%s",
 			f.name, f.value, f.objectives, strings.Join(names, ", "), strings.TrimRight(strings.SplitN(f.objectives, " ", 2)[0], ","), f.name)}
 	}
 	return nil
