@@ -109,7 +109,7 @@ type drawnRequest struct {
 	in, out float64
 }
 
-// drawnAttempt is what laneDraw made of an attempt's draws: its first
+// drawnAttempt is what laneDrawn made of an attempt's draws: its first
 // token (or whole answer) and its end, after the send, and its outcome.
 type drawnAttempt struct {
 	id         int64
@@ -143,32 +143,4 @@ func (dc *drawCache) keepRequest(r *request) {
 // entry is the place of attempt k to model m of the request in progress.
 func (dc *drawCache) entry(m, k int) *drawnAttempt {
 	return &dc.att[(dc.slot*(MaxCopies+1)+k)*dc.models+m]
-}
-
-// reuse sets up attempt k of r, sent now to model m, from the draws an
-// earlier engine kept, and reports whether there were any.
-func (dc *drawCache) reuse(e *engine, r *request, m, k int) bool {
-	d := dc.entry(m, k)
-	if d.id != dc.id {
-		return false
-	}
-	a := &r.att[k]
-	a.model, a.prov = int32(m), int32(e.modelProv[m])
-	a.kind, a.state = d.kind, attInFlight
-	a.queued, a.serving, a.started = false, false, true
-	a.start, a.svc = e.now, e.now
-	a.streamed = e.cfg.Models[m].Latency == nil
-	a.first = e.now + d.first
-	a.end = e.now + d.end
-	a.genFrom = e.now
-	if a.streamed {
-		a.genFrom = a.first
-	}
-	return true
-}
-
-// keep keeps the draws of attempt k of r, just set up by laneDraw.
-func (dc *drawCache) keep(e *engine, r *request, m, k int) {
-	a := &r.att[k]
-	*dc.entry(m, k) = drawnAttempt{id: dc.id, first: a.first - e.now, end: a.end - e.now, kind: a.kind}
 }

@@ -189,10 +189,23 @@ func (e *engine) laneSend(r *request) {
 // to model m, drawn from the stream of (request, attempt k) exactly as draw
 // does, and served at once.
 func (e *engine) laneDraw(r *request, m, k int) {
-	if e.batch != nil && e.batch.reuse(e, r, m, k) {
+	if b := e.batch; b != nil {
+		d := b.entry(m, k)
+		if d.id != b.id { // the first run to send it draws it
+			kind, first, end := e.laneDrawn(r, m, k)
+			*d = drawnAttempt{id: b.id, first: first, end: end, kind: kind}
+		}
+		e.laneServe(r, m, k, d.kind, d.first, d.end)
 		return
 	}
-	a := &r.att[k]
+	kind, first, end := e.laneDrawn(r, m, k)
+	e.laneServe(r, m, k, kind, first, end)
+}
+
+// laneDrawn draws attempt k of r to model m from the stream of (request,
+// attempt k) exactly as draw does: how it will end, and when its first
+// token (or whole answer) and its end come after its send.
+func (e *engine) laneDrawn(r *request, m, k int) (kind outcome, first, end time.Duration) {
 	lm := &e.ln.models[m]
 	md, ms := lm.md, lm.ms
 	src := e.rng.at(r.id, uint8(k))
@@ -201,17 +214,8 @@ func (e *engine) laneDraw(r *request, m, k int) {
 		// the three draws before it are unused (as below), the rest is
 		// the default case below.
 		src.skip3()
-		a.model, a.prov = int32(m), lm.prov
-		a.kind, a.state = outOK, attInFlight
-		a.queued, a.serving, a.started = false, false, true
-		a.start, a.svc, a.genFrom = e.now, e.now, e.now
-		a.streamed = false
-		a.first = e.now + seconds(ms.latency.rand(src))
-		a.end = a.first
-		if e.batch != nil {
-			e.batch.keep(e, r, m, k)
-		}
-		return
+		first = seconds(ms.latency.rand(src))
+		return outOK, first, first
 	}
 	// The error and invalid draws decide only against a rate above 0 (no
 	// u in [0, 1) is below a rate ≤ 0), and the degraded-period draw is
@@ -228,36 +232,40 @@ func (e *engine) laneDraw(r *request, m, k int) {
 		src.skip()
 	}
 	src.skip()
-	a.model, a.prov = int32(m), lm.prov
-	a.kind, a.state = outOK, attInFlight
-	a.queued, a.serving, a.started = false, false, true
-	a.start, a.svc = e.now, e.now
-	var first, decode time.Duration
-	a.streamed = md.Latency == nil
-	if !a.streamed {
+	var decode time.Duration
+	if md.Latency != nil {
 		first = seconds(ms.latency.rand(src))
 	} else {
 		first, decode = ms.streamDraw(md, r, src)
 	}
-	a.first = e.now + first
-	a.end = e.now + (first + decode)
-	a.genFrom = e.now
-	if a.streamed {
-		a.genFrom = a.first
-	}
+	kind, end = outOK, first+decode
 	switch {
 	case uErr < md.ErrorRate:
-		a.kind = outError
+		kind = outError
 		if md.ErrorLatency != nil {
 			if w := seconds(ms.errLatency.rand(src)); w >= 0 {
-				a.end = e.now + w
+				end = w
 			}
 		}
 	case uInv < md.InvalidRate:
-		a.kind = outInvalid
+		kind = outInvalid
 	}
-	if e.batch != nil {
-		e.batch.keep(e, r, m, k)
+	return kind, first, end
+}
+
+// laneServe sets up attempt k of r, sent now to model m and served at
+// once: it will end as kind, its first token (or whole answer) first and
+// its end end after now.
+func (e *engine) laneServe(r *request, m, k int, kind outcome, first, end time.Duration) {
+	a := &r.att[k]
+	a.model, a.prov = int32(m), e.ln.models[m].prov
+	a.kind, a.state = kind, attInFlight
+	a.queued, a.serving, a.started = false, false, true
+	a.start, a.svc, a.genFrom = e.now, e.now, e.now
+	a.streamed = e.ln.models[m].md.Latency == nil
+	a.first, a.end = e.now+first, e.now+end
+	if a.streamed {
+		a.genFrom = a.first
 	}
 }
 

@@ -20,7 +20,6 @@ type laneClass struct {
 	billing     Billing // the policy's CancelBilling
 	newProvider bool    // targets depend on the providers tried (engine.target)
 	firstToken  bool    // Winner == FirstToken: a first token decides
-	failClosed  bool    // OnTimeout == FailClosed
 }
 
 // laneTally counts one class's attempts to one model on the lane: sent,
@@ -56,8 +55,8 @@ func (e *engine) laneSetup() {
 		*lc = laneClass{
 			p: p, st: &e.stats[c], deadline: cl.Deadline, cancel: p.CancelLatency,
 			copies: p.Copies, newProvider: p.NewProvider, billing: p.CancelBilling,
-			firstToken: p.Winner == FirstToken, failClosed: cl.OnTimeout == FailClosed,
-			tally: make([]laneTally, len(e.cfg.Models)),
+			firstToken: p.Winner == FirstToken,
+			tally:      make([]laneTally, len(e.cfg.Models)),
 		}
 		for k := 0; k <= p.Copies && k <= MaxCopies; k++ {
 			lc.target[k] = int32(p.target(k))
