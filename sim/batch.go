@@ -57,6 +57,7 @@ func runLanes(es []*engine) {
 	dc := newDrawCache(len(es[0].cfg.Models))
 	for _, e := range es {
 		e.batch = dc
+		e.laneSetup()
 	}
 	var r request
 	var at [blockSize]time.Duration

@@ -46,6 +46,11 @@ func RunTraceContext(ctx context.Context, cfg *Config, fn func(*AttemptRecord)) 
 	if err := cfg.Validate(); err != nil {
 		return nil, err
 	}
+	return runValid(ctx, cfg, fn)
+}
+
+// runValid is RunTraceContext of a configuration that passed Validate.
+func runValid(ctx context.Context, cfg *Config, fn func(*AttemptRecord)) (*Result, error) {
 	e := newEngine(cfg)
 	e.trace = fn
 	e.stop = &stopper{ctx: ctx}

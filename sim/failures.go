@@ -55,6 +55,7 @@ const (
 	statusServer        failStatus = iota // 5xx, overloaded, degraded periods
 	statusClient                          // 4xx other than 429
 	statusUpstreamTimer                   // an upstream timeout
+	numStatus                             // how many kinds there are
 )
 
 // any reports whether any kind has a rate above 0.

@@ -70,6 +70,7 @@ func (cfg *Config) laneable() bool {
 
 // runLane runs every request on the lane, one after another.
 func (e *engine) runLane() {
+	e.laneSetup()
 	r := &request{}
 	for e.more() {
 		e.now = e.arrivalTime()
@@ -84,11 +85,9 @@ func (e *engine) runLane() {
 // (classState): only budgets read them, and a budget keeps a run off the
 // lane. Nor does it count an attempt's request's attempts in the system
 // (r.live): no slot is freed. Attempts are counted in laneTally; a driver
-// other than runLane calls laneFold once its requests have run.
+// other than runLane calls laneSetup before its first request and
+// laneFold once its requests have run.
 func (e *engine) laneRequest(r *request) {
-	if e.ln.classes == nil {
-		e.laneSetup()
-	}
 	r.id, r.arrival = e.next, e.now
 	e.next++
 	r.sent, r.inflight, r.live, r.hedgedCopies = 0, 0, 0, 0

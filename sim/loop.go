@@ -165,6 +165,12 @@ func (e *engine) run() {
 			e.handle(ev)
 		}
 	}
+	e.auditIfOn()
+}
+
+// auditIfOn checks e's accounting (audit) when auditRuns is on, and
+// panics if it does not balance.
+func (e *engine) auditIfOn() {
 	if auditRuns {
 		if err := e.audit(); err != nil {
 			panic("sim: " + err.Error())

@@ -51,7 +51,7 @@ type classStats struct {
 	rejected, reqRejected                            int64
 	stalled, reqStalled                              int64
 	// failedBy splits failed by the error's kind (failStatus).
-	failedBy     [3]int64
+	failedBy     [numStatus]int64
 	wastedOutput float64
 	// billed[2m] and billed[2m+1] are what model m billed for attempts that
 	// responded and for cancelled ones. Token counts are whole numbers, so

@@ -53,7 +53,7 @@ func (st *streams) key(h uint64, s uint8) uint64 { return splitmix64(st.seed ^ h
 func (st *streams) atTry(i int64, s uint8, t uint16) *splitMix {
 	g := st.at(i, s)
 	if t != 0 {
-		g.s = splitmix64(st.seed ^ st.hash ^ uint64(s)<<56 ^ uint64(t)<<40)
+		g.s = st.key(st.hash^uint64(t)<<40, s)
 	}
 	return g
 }

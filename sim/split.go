@@ -38,8 +38,8 @@ func RunSplit(ctx context.Context, cfg *Config, workers int) (*Result, error) {
 // lane, they are made together, split into ranges of requests on workers
 // goroutines, and share their draws: the baseline's arrivals, token counts
 // and primaries are the hedged run's (common random numbers), drawn once.
-// Otherwise the two runs are made at the same time, each split as RunSplit
-// splits it, so up to 2·workers goroutines run.
+// Otherwise the two runs are made at the same time, each on one goroutine
+// (RunSplit splits only lane runs).
 func RunWithBaseline(ctx context.Context, cfg *Config, workers int) (hedged, base *Result, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, err
@@ -89,13 +89,10 @@ func runTogether(ctx context.Context, cfgs []*Config, workers int) ([]*Result, e
 	}
 	if !lane {
 		for j, c := range cfgs {
-			e := newEngine(c)
-			e.stop = &stopper{ctx: ctx}
-			e.run()
-			if e.stop.err != nil {
-				return nil, e.stop.err
+			var err error
+			if out[j], err = runValid(ctx, c, nil); err != nil {
+				return nil, err
 			}
-			out[j] = e.result()
 		}
 		return out, nil
 	}
@@ -131,11 +128,7 @@ func runTogether(ctx context.Context, cfgs []*Config, workers int) ([]*Result, e
 			if e.stop.err != nil {
 				return nil, e.stop.err
 			}
-			if auditRuns {
-				if err := e.audit(); err != nil {
-					panic("sim: " + err.Error())
-				}
-			}
+			e.auditIfOn()
 		}
 	}
 	for j := range cfgs {
