@@ -22,13 +22,10 @@ package sim
 // (2·10⁶ clients thinking 2 s on average, 2·10⁵ requests, all in flight at
 // once: 1.72 GB peak for both runs against 0.51 GB at 10³ requests; the
 // shipped eval-black-hole with 10⁵ and 2·10⁵ clients and as many requests:
-// 1.05 GB and 2.0–2.4 GB), counted as 6144 bytes. Open arrivals keep few requests in flight in every shipped
-// scenario; they are not counted.
+// 1.05 GB and 2.0–2.4 GB), counted as 6144 bytes. Open arrivals keep few
+// requests in flight in every shipped scenario; they are not counted.
 func EstimateMemory(cfg *Config) int64 {
-	var clients int64
-	for i := range cfg.Classes {
-		clients += int64(cfg.Classes[i].Clients)
-	}
+	clients := cfg.ClosedClients()
 	return 5*int64(cfg.Requests) + 176*clients + 6144*min(clients, int64(cfg.Requests)) + 16<<20
 }
 
@@ -36,3 +33,13 @@ func EstimateMemory(cfg *Config) int64 {
 // independent requests on which RunPolicies, RunWithBaseline and RunSplit
 // share draws and split ranges over cores (see the package doc).
 func Lane(cfg *Config) bool { return cfg.laneable() }
+
+// ClosedClients returns the number of closed-loop clients of cfg's
+// classes, summed (0 when every class takes open arrivals).
+func (cfg *Config) ClosedClients() int64 {
+	var n int64
+	for i := range cfg.Classes {
+		n += int64(cfg.Classes[i].Clients)
+	}
+	return n
+}

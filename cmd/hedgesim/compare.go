@@ -44,11 +44,8 @@ for one of the two reads it from standard input.`, stderr)
 	for i, p := range pos {
 		var data []byte
 		if p == "-" {
-			if data, err = io.ReadAll(io.LimitReader(stdin, lim.MaxDataBytes+1)); err != nil {
-				return fmt.Errorf("reading standard input: %w", err)
-			}
-			if int64(len(data)) > lim.MaxDataBytes {
-				return usageError{err: fmt.Errorf("standard input: more than %d bytes; not a hedgesim report (raise %s if it is one)", lim.MaxDataBytes, readers.MaxBytesEnv)}
+			if data, err = readStdin(lim.MaxDataBytes, "a hedgesim report"); err != nil {
+				return err
 			}
 		} else if data, err = readers.ReadFile(p, lim.MaxDataBytes); err != nil {
 			// Regular files only, within the size bound: a FIFO or a

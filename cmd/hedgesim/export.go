@@ -126,11 +126,8 @@ func exportInput(arg, scen string) (*export.Document, string, error) {
 	switch st, err := os.Stat(arg); {
 	case arg == "-":
 		name = "standard input"
-		if data, err = io.ReadAll(io.LimitReader(stdin, lim.MaxDataBytes+1)); err != nil {
-			return nil, "", fmt.Errorf("reading standard input: %w", err)
-		}
-		if int64(len(data)) > lim.MaxDataBytes {
-			return nil, "", usageError{err: fmt.Errorf("standard input: more than %d bytes; not an optimize report (raise %s if it is one)", lim.MaxDataBytes, readers.MaxBytesEnv)}
+		if data, err = readStdin(lim.MaxDataBytes, "an optimize report"); err != nil {
+			return nil, "", err
 		}
 		if !export.IsJSON(data) {
 			return nil, "", usageError{err: errors.New("standard input: not a hedgesim optimize report (want the JSON of 'hedgesim optimize --json'); a scenario is read from a file or by name")}
@@ -206,4 +203,17 @@ func exportInput(arg, scen string) (*export.Document, string, error) {
 		return nil, "", usageError{err: fmt.Errorf("%s: %w", name, err)}
 	}
 	return doc, scen, nil
+}
+
+// readStdin reads standard input, at most limit bytes: more is a usage
+// error saying it is not what (say, "an optimize report").
+func readStdin(limit int64, what string) ([]byte, error) {
+	data, err := io.ReadAll(io.LimitReader(stdin, limit+1))
+	if err != nil {
+		return nil, fmt.Errorf("reading standard input: %w", err)
+	}
+	if int64(len(data)) > limit {
+		return nil, usageError{err: fmt.Errorf("standard input: more than %d bytes; not %s (raise %s if it is one)", limit, what, readers.MaxBytesEnv)}
+	}
+	return data, nil
 }

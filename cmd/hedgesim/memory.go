@@ -7,8 +7,6 @@ import (
 	"os"
 	"strconv"
 	"strings"
-
-	"github.com/hedgesim/hedgesim/sim"
 )
 
 // byteSize is the --max-memory flag: a number of bytes with an optional
@@ -105,13 +103,4 @@ func checkMemory(need int64, limit byteSize, what, lower string) error {
 	}
 	return usageError{err: fmt.Errorf("%s needs about %s of memory, more than %s (%s); lower %s, or set --max-memory if more can be had",
 		what, needText, source, budgetText, lower)}
-}
-
-// closedClients is the number of closed-loop clients of cfg's classes.
-func closedClients(cfg *sim.Config) int64 {
-	var n int64
-	for i := range cfg.Classes {
-		n += int64(cfg.Classes[i].Clients)
-	}
-	return n
 }

@@ -261,7 +261,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 			return nil, err
 		}
 	case *out != "":
-		if err := prepareOutDir("out", *out, flagPath{"write-scenario", *writeScenario}, scenarioFile(pos)); err != nil {
+		if err := prepareOutDir("out", *out, flagPath{"write-scenario", *writeScenario}, flagPath{path: scenarioInput(pos).path}); err != nil {
 			return nil, err
 		}
 	}

@@ -55,7 +55,6 @@ type outFile struct {
 // file's name, and with "" just before the swap.
 var writeHook func(ctx context.Context, name string)
 
-// flagPath is a file named by a flag.
 // flagPath is a path given by a flag (flag without its dashes), or, when
 // flag is empty, an input file the command reads (path).
 type flagPath struct{ flag, path string }
@@ -370,15 +369,4 @@ func globEscape(s string) string {
 		b.WriteRune(r)
 	}
 	return b.String()
-}
-
-// scenarioFile is the scenario file named by the positional arguments as
-// an input for prepareOutDir: none for a built-in scenario or none named.
-func scenarioFile(pos []string) flagPath {
-	if len(pos) == 1 {
-		if st, err := os.Stat(pos[0]); err == nil && st.Mode().IsRegular() {
-			return flagPath{path: pos[0]}
-		}
-	}
-	return flagPath{}
 }

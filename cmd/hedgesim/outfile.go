@@ -31,7 +31,6 @@ const maxLinks = 40
 
 // outputFile is a file a command writes, checked by checkOutput.
 type outputFile struct {
-	flag string // the flag that names it, without dashes
 	path string // as given
 	// dir and name are the file written: path with its symbolic links
 	// followed, dir absolute and free of links.
@@ -99,7 +98,7 @@ func checkOutput(flag, path string, inputs ...input) (*outputFile, error) {
 			}
 		}
 	}
-	return &outputFile{flag: flag, path: path, dir: dir, name: filepath.Base(target)}, nil
+	return &outputFile{path: path, dir: dir, name: filepath.Base(target)}, nil
 }
 
 // target returns the path of the file written.

@@ -87,7 +87,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		cfg.Requests = int(requests.v)
 	}
 	if *out != "" {
-		if err := prepareOutDir("out", *out, flagPath{"trace", *tracePath}, scenarioFile(pos)); err != nil {
+		if err := prepareOutDir("out", *out, flagPath{"trace", *tracePath}, flagPath{path: scenarioInput(pos).path}); err != nil {
 			return err
 		}
 	}
@@ -100,7 +100,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	// The hedged run and its baseline run at once.
 	need := 2 * sim.EstimateMemory(&cfg)
 	what, lower := fmt.Sprintf("simulating %d requests (with hedging and without, at once)", cfg.Requests), "--requests"
-	if n := closedClients(&cfg); n > 0 {
+	if n := cfg.ClosedClients(); n > 0 {
 		what = fmt.Sprintf("simulating %d requests with %d closed-loop clients (with hedging and without, at once)", cfg.Requests, n)
 		lower = "--requests or clients (every client is held for the whole run)"
 	}
