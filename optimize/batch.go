@@ -37,13 +37,13 @@ func batchCount(n, workers, requests int) int {
 	return min(n, max(workers, (n+b-1)/b))
 }
 
-// EstimateMemory returns about how many bytes a sweep of cfg under s on
-// workers goroutines (≤ 0: GOMAXPROCS) holds at its peak: workers batches
-// of candidates of s.Requests requests at once, each batch as large as the
-// class with the most candidates to try makes it, or the rollout check's
-// full-scenario run and its baseline, whichever is more.
-// A run is counted as held counts it, with sim.EstimateMemory's 16 MiB
-// once per worker; a run of a group of coupled classes simulates
+// EstimateMemory returns about how many bytes of resident memory a sweep
+// of cfg under s on workers goroutines (≤ 0: GOMAXPROCS) holds at its
+// peak: workers batches of candidates of s.Requests requests at once, each
+// batch as large as the class with the most candidates to try makes it, or
+// the rollout check's full-scenario run and its baseline, whichever is
+// more. A run is counted as held counts it, with sim.EstimateMemory's
+// 16 MiB once per worker; a run of a group of coupled classes simulates
 // s.Requests per class of the group.
 func EstimateMemory(cfg *sim.Config, s Settings, workers int) int64 {
 	if workers <= 0 {
@@ -87,7 +87,7 @@ func EstimateMemory(cfg *sim.Config, s Settings, workers int) int64 {
 		if !sim.Lane(cc) {
 			continue
 		}
-		most := candidatesAtMost(&cfg.Classes[i], s.For(name))
+		most := candidatesAtMost(s.For(name))
 		n := batchCount(most, workers, perRun)
 		per = max(per, (most+n-1)/n)
 	}
@@ -182,10 +182,10 @@ func simulateCandidates(ctx context.Context, m *memo, keys []string, classes, wo
 	return made, err
 }
 
-// candidatesAtMost bounds how many hedged candidates grid gives class cl
+// candidatesAtMost bounds how many hedged candidates grid gives a class
 // under search: every delay (the default grid's DefaultDelayCount + 4),
 // copies and targets, and the configured policy.
-func candidatesAtMost(cl *sim.Class, search Search) int {
+func candidatesAtMost(search Search) int {
 	delays := len(search.Delays)
 	if search.Delays == nil {
 		delays = DefaultDelayCount + 4

@@ -43,8 +43,9 @@ type Measurement struct {
 	// OverLimit is the run's overload of a request-rate limit (see
 	// Candidate.OverLimit, before the comparison with no hedging).
 	OverLimit bool
-	// PerSecond is the rate at which closed-loop clients got requests
-	// done (0 for open arrivals): the rate of the class's spend.
+	// PerSecond is the rate, in requests per second, at which closed-loop
+	// clients got requests done (0 for open arrivals): the rate of the
+	// class's spend.
 	PerSecond float64
 	// Survival is the thinned survival curve (see Candidate.Survival).
 	Survival []SurvivalPoint

@@ -425,15 +425,15 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 	if err != nil {
 		return nil, nil, err
 	}
-	err = parallelContext(ctx, len(all), workers, func(i int) error {
-		cj := all[i]
+	// Every measurement is made or known: take them in order.
+	for i, cj := range all {
 		cand := &rep.Classes[cj.class].Candidates[cj.cand]
 		me, err := m.get(keys[i], i, func() (Measurement, error) { return made[i], nil })
 		switch {
 		case err != nil:
-			return err
+			return nil, nil, err
 		case me == nil && !m.simulate:
-			return missingError(keys[i])
+			return nil, nil, missingError(keys[i])
 		case me == nil:
 			open[cj.class] = true
 		case me.Err != "":
@@ -441,10 +441,6 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 		default:
 			me.apply(cand)
 		}
-		return nil
-	}, nil)
-	if err != nil {
-		return nil, nil, err
 	}
 	complete := !slices.Contains(open, true)
 	for j := range rep.Classes {

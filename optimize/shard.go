@@ -56,13 +56,9 @@ func ParseShard(s string) (Shard, error) {
 
 func (sh Shard) String() string { return fmt.Sprintf("%d/%d", sh.Index, sh.Count) }
 
-// owns reports whether the shard simulates the candidate at position k;
-// every shard simulates position −1 (a baseline).
-func (sh Shard) owns(k int) bool { return k < 0 || sh.Count <= 1 || k%sh.Count == sh.Index }
-
 // Owns reports whether the shard simulates the candidate at position k
 // (see Expect); every shard simulates position −1, a baseline.
-func (sh Shard) Owns(k int) bool { return sh.owns(k) }
+func (sh Shard) Owns(k int) bool { return k < 0 || sh.Count <= 1 || k%sh.Count == sh.Index }
 
 // memo gives a sweep its measurements: known ones, or simulated when its
 // shard owns them.
@@ -88,7 +84,7 @@ func (m *memo) get(key string, owner int, run func() (Measurement, error)) (*Mea
 	if k, ok := m.known[key]; ok {
 		return k, nil
 	}
-	if !m.simulate || !m.shard.owns(owner) {
+	if !m.simulate || !m.shard.Owns(owner) {
 		return nil, nil
 	}
 	me, err := run()
@@ -108,7 +104,7 @@ func (m *memo) get(key string, owner int, run func() (Measurement, error)) (*Mea
 // simulates, its shard owns position owner and key is not known.
 func (m *memo) needs(key string, owner int) bool {
 	_, ok := m.known[key]
-	return !ok && m.simulate && m.shard.owns(owner)
+	return !ok && m.simulate && m.shard.Owns(owner)
 }
 
 // ErrMissingMeasurement is the error of Assemble when the measurements
