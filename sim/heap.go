@@ -47,8 +47,6 @@ func (a *event) before(b *event) bool {
 // because pops dominate.
 type eventQueue []event
 
-func (q *eventQueue) push(e event) { *q.add(e.at, e.seq) = e }
-
 // add makes room for an event due at (at, seq) and returns where it goes:
 // the caller writes the event there before the queue is used again.
 func (q *eventQueue) add(at time.Duration, seq uint64) *event {
@@ -64,13 +62,6 @@ func (q *eventQueue) add(at time.Duration, seq uint64) *event {
 		i = p
 	}
 	return &h[i]
-}
-
-// pop removes and returns the minimum event. The queue must not be empty.
-func (q *eventQueue) pop() event {
-	var e event
-	q.popInto(&e)
-	return e
 }
 
 // popInto moves the minimum event to *dst. The queue must not be empty.

@@ -75,3 +75,13 @@ func TestFifoReusesBuffer(t *testing.T) {
 		}
 	}
 }
+
+// push and pop are the queue's add and popInto with whole events, for the
+// tests.
+func (q *eventQueue) push(e event) { *q.add(e.at, e.seq) = e }
+
+func (q *eventQueue) pop() event {
+	var e event
+	q.popInto(&e)
+	return e
+}

@@ -266,14 +266,11 @@ func (e *engine) retryCall(slot int32, r *request, k int, retryAfter time.Durati
 		return false
 	}
 	n := int(a.try) + 1
-	d := rt.Backoff(n, e.rng.atTry(r.id, backoffStream+uint8(k), tryKey(r.round, uint8(n))).float64())
-	if a.kind == outRateLimited && retryAfter > d {
-		d = retryAfter
+	if a.kind != outRateLimited {
+		retryAfter = 0
 	}
-	if dl := e.cfg.Classes[r.class].Deadline; dl > 0 && e.now+d >= r.arrival+dl {
-		return false
-	}
-	if rt.CountsAgainstBudget && !e.allowRetry(int(r.class), r) {
+	d, ok := e.backoff(rt, n, e.rng.atTry(r.id, backoffStream+uint8(k), tryKey(r.round, uint8(n))).float64(), retryAfter, r)
+	if !ok {
 		return false
 	}
 	e.exit(slot, r, k, e.now, a.kind, false)
@@ -284,6 +281,22 @@ func (e *engine) retryCall(slot int32, r *request, k int, retryAfter time.Durati
 	}
 	e.schedule(e.now+d, evRetry, slot, r.gen, uint8(k))
 	return true
+}
+
+// backoff returns the wait before retry n under rt, drawn from u ∈ [0, 1)
+// (Retry.Backoff), or after, a 429's Retry-After hint (0 without one),
+// when that is longer; and whether the retry may be made: it would start
+// before r's deadline and, when retries count against the budgets, they
+// allow it (which takes from them).
+func (e *engine) backoff(rt *Retry, n int, u float64, after time.Duration, r *request) (time.Duration, bool) {
+	d := max(rt.Backoff(n, u), after)
+	if dl := e.cfg.Classes[r.class].Deadline; dl > 0 && e.now+d >= r.arrival+dl {
+		return 0, false
+	}
+	if rt.CountsAgainstBudget && !e.allowRetry(int(r.class), r) {
+		return 0, false
+	}
+	return d, true
 }
 
 // resend sends the next call of attempt k of r, waiting its backoff: to
@@ -333,20 +346,15 @@ func (e *engine) rerun(slot int32, r *request, o outcome) bool {
 		return false
 	}
 	n := int(r.round) + 1
-	d := rt.Backoff(n, e.rng.atTry(r.id, roundStream, tryKey(uint8(n), 0)).float64())
-	if o == outRateLimited && r.lastAfter > d {
-		d = r.lastAfter
+	after := time.Duration(0)
+	if o == outRateLimited {
+		after = r.lastAfter
 	}
-	if cl.Deadline > 0 && e.now+d >= r.arrival+cl.Deadline {
+	d, ok := e.backoff(rt, n, e.rng.atTry(r.id, roundStream, tryKey(uint8(n), 0)).float64(), after, r)
+	if !ok {
 		return false
 	}
-	if rt.CountsAgainstBudget && !e.allowRetry(int(r.class), r) {
-		return false
-	}
-	next := request{
-		class: r.class, id: r.id, arrival: r.arrival, in: r.in, out: r.out,
-		round: uint8(n), timer: noTimer, hedgedCopies: r.hedgedCopies,
-	}
+	id, arrival, class, in, out, hedged := r.id, r.arrival, r.class, r.in, r.out, r.hedgedCopies
 	client := int32(-1)
 	if e.clients != nil {
 		client = e.slotClient[slot]
@@ -359,15 +367,15 @@ func (e *engine) rerun(slot int32, r *request, o outcome) bool {
 	// r is not used past here: the slots may grow.
 	s := e.allocSlot()
 	nr := &e.slots[s]
-	next.gen = nr.gen
-	*nr = next
+	nr.reset(id, arrival)
+	nr.class, nr.in, nr.out, nr.round, nr.hedgedCopies = class, in, out, uint8(n), hedged
 	if e.clients != nil {
 		e.setClient(s, client)
 	}
 	if cl.Deadline > 0 {
-		// Earlier than deadlines already queued: the heap, not the FIFO.
-		e.seq++
-		e.q.push(event{at: next.arrival + cl.Deadline, seq: e.seq, slot: s, gen: nr.gen, kind: evDeadline})
+		// Earlier than the deadlines queued since the first run: put sends
+		// it to the heap.
+		e.scheduleIn(fifoIndex(class, chanDeadline), arrival+cl.Deadline, evDeadline, s, nr.gen, 0)
 	}
 	e.schedule(e.now+d, evRound, s, nr.gen, 0)
 	return true
