@@ -11,49 +11,15 @@ import (
 	"github.com/hedgesim/hedgesim/sim"
 )
 
-// quantile returns the p-quantile of the ascending slice x by the nearest-rank
-// rule (R type 1, gonum's stat.Empirical): x[⌈p·n⌉−1], x[0] for p·n ≤ 1. It
-// is stat.Quantile(p, stat.Empirical, x, nil) in O(1) instead of O(n).
-func quantile(x []float64, p float64) float64 {
-	n := len(x)
-	if n == 0 {
-		return math.NaN()
-	}
-	i := int(math.Ceil(p*float64(n))) - 1
-	return x[min(max(i, 0), n-1)]
-}
-
 // SurvivalPoint is one point of an empirical survival curve: a share S of
 // requests took longer than T seconds.
 type SurvivalPoint struct {
 	T, S float64
 }
 
-// survivalPerDecade is how many points survival keeps per decade of S.
+// survivalPerDecade is how many points of the survival curve are kept per
+// decade of S (survivalRanks).
 const survivalPerDecade = 60
-
-// survival returns points of the empirical survival function of the
-// ascending slice x: after the i-th smallest latency (0-based) a share
-// (n−1−i)/n of requests is slower. It keeps about survivalPerDecade points
-// per decade of S, spaced logarithmically from S = 1 down to 1/n, plus the
-// largest latency (S = 0) — enough to draw the curve on a log axis without
-// keeping every request.
-//
-// Misses (+Inf, requests without a usable answer) have no point: the curve
-// ends at the largest finite latency, where S is the share of misses.
-func survival(x []float64) []SurvivalPoint {
-	n := len(x)
-	finite := n
-	for finite > 0 && math.IsInf(x[finite-1], 1) {
-		finite--
-	}
-	idx := survivalRanks(n, finite)
-	v := make([]float64, len(idx))
-	for k, i := range idx {
-		v[k] = x[i]
-	}
-	return survivalPoints(n, idx, v)
-}
 
 // survivalRanks returns the 0-based ranks, ascending, of the points
 // survival keeps for n latencies of which the smallest finite are finite
@@ -109,7 +75,7 @@ func summarize(c *Candidate, r *sim.ClassResult, level float64, target time.Dura
 	}
 	l := &c.Latency
 	l.Mean = r.Mean() // NaN when nothing was answered
-	ks := []int{rankOf(n, 0.50), rankOf(n, 0.90), rankOf(n, 0.95), rankOf(n, 0.99), rankOf(n, 0.999)}
+	ks := []int{sim.NearestRank(n, 0.50), sim.NearestRank(n, 0.90), sim.NearestRank(n, 0.95), sim.NearestRank(n, 0.99), sim.NearestRank(n, 0.999)}
 	l95, u95, ok95 := sim.QuantileCIRanks(n, 0.95, level)
 	l99, u99, ok99 := sim.QuantileCIRanks(n, 0.99, level)
 	ks = append(ks, l95-1, u95-1, l99-1, u99-1)
@@ -132,13 +98,6 @@ func summarize(c *Candidate, r *sim.ClassResult, level float64, target time.Dura
 	if target > 0 {
 		c.AnsweredWithinShare = float64(r.AnsweredWithin(target.Seconds())) / nf
 	}
-}
-
-// rankOf returns the 0-based rank of the p-quantile of n sorted values by
-// the nearest-rank rule, as quantile indexes it.
-func rankOf(n int, p float64) int {
-	i := int(math.Ceil(p*float64(n))) - 1
-	return min(max(i, 0), n-1)
 }
 
 // fewerAnswers reports whether c answers significantly fewer requests than

@@ -2,37 +2,34 @@ package optimize
 
 import (
 	"math"
-	"math/rand/v2"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
 
-	"gonum.org/v1/gonum/stat"
-
 	"github.com/hedgesim/hedgesim/sim"
 )
 
-// TestQuantileMatchesGonum: quantile is stat.Quantile(p, stat.Empirical)
-// (nearest rank), without its O(n) scan, for every p the report uses and
-// small and awkward sample sizes.
-func TestQuantileMatchesGonum(t *testing.T) {
-	rng := rand.New(rand.NewPCG(1, 2))
-	for _, n := range []int{1, 2, 3, 7, 19, 20, 21, 99, 100, 101, 999, 1000, 1001, 200_000} {
-		x := make([]float64, n)
-		for i := range x {
-			x[i] = rng.ExpFloat64()
-		}
-		slices.Sort(x)
-		for _, p := range []float64{0, 0.001, 0.1, 0.5, 0.9, 0.95, 0.99, 0.999, 1} {
-			if got, want := quantile(x, p), stat.Quantile(p, stat.Empirical, x, nil); got != want {
-				t.Errorf("n=%d p=%v: quantile %v, stat.Quantile %v", n, p, got, want)
-			}
-		}
+// survival returns, for the tests, points of the empirical survival function of the
+// ascending slice x: after the i-th smallest latency (0-based) a share
+// (n−1−i)/n of requests is slower. It keeps about survivalPerDecade points
+// per decade of S, spaced logarithmically from S = 1 down to 1/n, plus the
+// largest latency (S = 0) — enough to draw the curve on a log axis without
+// keeping every request.
+//
+// Misses (+Inf, requests without a usable answer) have no point: the curve
+// ends at the largest finite latency, where S is the share of misses.
+func survival(x []float64) []SurvivalPoint {
+	n := len(x)
+	finite := n
+	for finite > 0 && math.IsInf(x[finite-1], 1) {
+		finite--
 	}
-	if !math.IsNaN(quantile(nil, 0.5)) {
-		t.Error("quantile of no data is not NaN")
+	idx := survivalRanks(n, finite)
+	v := make([]float64, len(idx))
+	for k, i := range idx {
+		v[k] = x[i]
 	}
+	return survivalPoints(n, idx, v)
 }
 
 func TestSurvival(t *testing.T) {

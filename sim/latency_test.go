@@ -151,9 +151,9 @@ func TestFloat32RoundingBound(t *testing.T) {
 		got  float64
 		k    int
 	}{
-		{"p50", l.P50, nearestRankIndex(n, 0.5)}, {"p90", l.P90, nearestRankIndex(n, 0.9)},
-		{"p95", l.P95, nearestRankIndex(n, 0.95)}, {"p99", l.P99, nearestRankIndex(n, 0.99)},
-		{"p99.9", l.P999, nearestRankIndex(n, 0.999)},
+		{"p50", l.P50, NearestRank(n, 0.5)}, {"p90", l.P90, NearestRank(n, 0.9)},
+		{"p95", l.P95, NearestRank(n, 0.95)}, {"p99", l.P99, NearestRank(n, 0.99)},
+		{"p99.9", l.P999, NearestRank(n, 0.999)},
 		{"p95 low", l.P95CI95[0], l95 - 1}, {"p95 high", l.P95CI95[1], u95 - 1},
 		{"p99 low", l.P99CI95[0], l99 - 1}, {"p99 high", l.P99CI95[1], u99 - 1},
 	} {

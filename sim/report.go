@@ -321,8 +321,8 @@ func SummarizeLatency(c *ClassResult) Latency {
 		return Latency{}
 	}
 	ks := []int{
-		nearestRankIndex(n, 0.50), nearestRankIndex(n, 0.90), nearestRankIndex(n, 0.95),
-		nearestRankIndex(n, 0.99), nearestRankIndex(n, 0.999),
+		NearestRank(n, 0.50), NearestRank(n, 0.90), NearestRank(n, 0.95),
+		NearestRank(n, 0.99), NearestRank(n, 0.999),
 	}
 	l95, u95, ok95 := QuantileCIRanks(n, 0.95, 0.95)
 	l99, u99, ok99 := QuantileCIRanks(n, 0.99, 0.95)

@@ -347,7 +347,7 @@ func (c *ClassResult) Quantiles(ps ...float64) []float64 {
 	n := c.lat.n()
 	ks := make([]int, len(ps))
 	for i, p := range ps {
-		ks[i] = nearestRankIndex(n, p)
+		ks[i] = NearestRank(n, p)
 	}
 	return c.Ranks(ks)
 }
@@ -382,10 +382,11 @@ func byRank(ks []int, f func(sorted []int) []float64) []float64 {
 	return out
 }
 
-// nearestRankIndex returns the 0-based index of the p-quantile of n sorted
-// values by the nearest-rank rule (R type 1): ⌈p·n⌉−1, 0 when p·n ≤ 1 —
-// the element stat.Quantile(p, stat.Empirical, x, nil) returns.
-func nearestRankIndex(n int, p float64) int {
+// NearestRank returns the 0-based index of the p-quantile (p in [0, 1]) of
+// n sorted values by the nearest-rank rule (R type 1, QuantileRule):
+// ⌈p·n⌉−1, 0 when p·n ≤ 1 or n = 0 — the element
+// stat.Quantile(p, stat.Empirical, x, nil) returns.
+func NearestRank(n int, p float64) int {
 	i := int(math.Ceil(p*float64(n))) - 1
 	return min(max(i, 0), max(n-1, 0))
 }
@@ -424,7 +425,7 @@ func (c *ClassResult) EndQuantiles(ps ...float64) []float64 {
 	n := c.lat.n()
 	ks := make([]int, len(ps))
 	for i, p := range ps {
-		ks[i] = nearestRankIndex(n, p)
+		ks[i] = NearestRank(n, p)
 	}
 	if n == 0 {
 		return c.Ranks(ks)
