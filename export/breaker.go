@@ -121,7 +121,7 @@ func (b *Breaker) String() string {
 
 // breakerNotes adds, for a runtime that writes no breaker, a note per
 // breaker of c saying so, with what the runtime offers instead.
-func breakerNotes(n *notes, c *Class, runtime, instead string) {
+func breakerNotes(n *notes, c *Class, instead string) {
 	for i := range c.Breakers {
 		n.add("%s not written: %s", c.Breakers[i].String(), instead)
 	}

@@ -91,7 +91,7 @@ func writeGRPC(d *Document, opt Options) ([]byte, []Note, error) {
 			return nil, nil, &UnmappableError{"grpc", c.Class, "a method has a hedgingPolicy or a retryPolicy, not both: timed copies cannot be mixed with copies sent only after a failure"}
 		}
 		mc := GRPCMethodConfig{Name: []GRPCName{grpcName(c, opt)}}
-		breakerNotes(n, c, "gRPC", "a gRPC service config has no circuit breaker; put one in the client's interceptor or the gateway")
+		breakerNotes(n, c, "a gRPC service config has no circuit breaker; put one in the client's interceptor or the gateway")
 		statusRuleNotes(n, c, "gRPC", "an upstream 504 reaches the client as UNAVAILABLE, handled as on_error", "a 4xx reaches the client as a status (INTERNAL, INVALID_ARGUMENT, …) that is not retried: fatal")
 		if c.Deadline > 0 {
 			mc.Timeout = protoDuration(c.Deadline.D())

@@ -91,7 +91,7 @@ func (c *checker) retry(key string, t *retryTable, inner bool) *sim.Retry {
 		}
 		r.On = on
 		if len(errs) == 0 && on == 0 {
-			bad(c.errorf(key+".retry_on", "empty; name at least one retryable failure (%s), or remove the table to retry nothing", quoted(allowedRetryKinds(inner))))
+			bad(c.errorf(key+".retry_on", "empty; name at least one retryable failure (%s), or remove the table to retry nothing", strings.Join(quotedList(allowedRetryKinds(inner)), ", ")))
 		}
 	}
 	if b := t.CountsAgainstBudget; b != nil {
@@ -117,7 +117,7 @@ func retryOn(kinds []string, inner bool) (sim.RetryOn, []string) {
 		case i >= 0:
 			errs = append(errs, strconv.Quote(k)+" cannot be retried inside an attempt (an attempt timeout bounds the attempt, its retries included; a client library does not judge answers or cut streams); retry it with the class's [retry]")
 		default:
-			errs = append(errs, "unknown failure "+strconv.Quote(k)+"; allowed: "+quoted(allowed))
+			errs = append(errs, "unknown failure "+strconv.Quote(k)+"; allowed: "+strings.Join(quotedList(allowed), ", "))
 		}
 	}
 	return on, errs
@@ -158,12 +158,4 @@ func (c *checker) retryBudget(key string, t *retryTable, p *sim.Policy) {
 		return
 	}
 	c.keep(c.errorf(key+".counts_against_budget", "true, but the class has no hedge budget ([classes.hedge.budget]) for a retry to pass, so it never takes effect; add a budget or remove the key"))
-}
-
-func quoted(names []string) string {
-	q := make([]string, len(names))
-	for i, n := range names {
-		q[i] = strconv.Quote(n)
-	}
-	return strings.Join(q, ", ")
 }
