@@ -426,12 +426,9 @@ func writeRollout(w io.Writer, rc *RolloutCheck) {
 	if rc.Report != nil {
 		for _, cl := range rc.Report.Classes {
 			if t := cl.Throughput; t != nil {
-				s := fmt.Sprintf("%.4g/s", t.PerSecond)
+				s := t.Text(true)
 				if b := cl.NoHedging.Throughput; b != nil {
-					s = fmt.Sprintf("%.4g/s → %s", b.PerSecond, s)
-				}
-				if !math.IsNaN(t.CI95[0]) {
-					s += fmt.Sprintf(" [%.4g, %.4g]", t.CI95[0], t.CI95[1])
+					s = b.Text(false) + " → " + s
 				}
 				tputs[cl.Class] = s
 			}

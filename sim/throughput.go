@@ -27,13 +27,33 @@ func writeThroughput(w io.Writer, rows []ClassReport) {
 			think = fsec(t.MeanThink)
 		}
 		ci := "n/a"
-		if !math.IsNaN(t.CI95[0]) {
-			ci = fmt.Sprintf("[%s, %s]", rate(t.CI95[0]), rate(t.CI95[1]))
+		if t.HasCI() {
+			ci = t.CIText()
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%d\t%s\t%s\t\n", c.Class, rate(t.PerSecond), ci, t.Clients, think, base)
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
+}
+
+// HasCI reports whether t's 95 % interval exists (see Throughput.CI95).
+func (t *Throughput) HasCI() bool { return !math.IsNaN(t.CI95[0]) }
+
+// CIText formats t's 95 % interval in requests per second as the reports
+// do, "[lo, hi]" to 4 significant digits, +Inf as "inf"; t must have one
+// (HasCI).
+func (t *Throughput) CIText() string {
+	return fmt.Sprintf("[%s, %s]", rate(t.CI95[0]), rate(t.CI95[1]))
+}
+
+// Text formats t as the reports do: requests per second to 4 significant
+// digits with "/s", and with withCI its 95 % interval when it has one.
+func (t *Throughput) Text(withCI bool) string {
+	s := rate(t.PerSecond) + "/s"
+	if withCI && t.HasCI() {
+		s += " " + t.CIText()
+	}
+	return s
 }
 
 // rate formats a throughput in requests per second to 4 significant digits.
