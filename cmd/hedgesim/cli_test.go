@@ -3,11 +3,14 @@ package main
 import (
 	"bytes"
 	"encoding/json"
+	"io/fs"
 	"os"
 	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hedgesim/hedgesim/scenarios"
 )
 
 // hedgesim runs the CLI in-process and returns its exit status and output.
@@ -229,4 +232,19 @@ func TestRunWorkersSameReport(t *testing.T) {
 	if code, _, errOut := hedgesim(t, "run", "--workers", "0", "guard-check"); code != 2 || !strings.Contains(errOut, "--workers 0") {
 		t.Errorf("--workers 0: exit %d, %q; want a usage error", code, errOut)
 	}
+}
+
+// shippedCopy writes the shipped scenario embedded (such as
+// "guard-check.toml") to dir/name and returns the path and the text.
+func shippedCopy(t testing.TB, embedded, dir, name string) (string, []byte) {
+	t.Helper()
+	src, err := fs.ReadFile(scenarios.FS, embedded)
+	if err != nil {
+		t.Fatal(err)
+	}
+	p := filepath.Join(dir, name)
+	if err := os.WriteFile(p, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return p, src
 }

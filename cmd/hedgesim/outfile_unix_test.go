@@ -17,14 +17,7 @@ var optimizeQuick = []string{"optimize", "--requests", "200", "--check-requests"
 // copyScenario copies the shipped guard-check.toml into dir as name.
 func copyScenario(t *testing.T, dir, name string) string {
 	t.Helper()
-	data, err := os.ReadFile("../../scenarios/guard-check.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, name)
-	if err := os.WriteFile(p, data, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	p, _ := shippedCopy(t, "guard-check.toml", dir, name)
 	return p
 }
 

@@ -5,15 +5,12 @@ import (
 	"encoding/json"
 	"fmt"
 	"io"
-	"io/fs"
 	"os"
 	"path/filepath"
 	"runtime/debug"
 	"slices"
 	"strings"
 	"testing"
-
-	"github.com/hedgesim/hedgesim/scenarios"
 )
 
 // shardedOptimize runs `optimize ARGS --shard i/n --out PART` for every
@@ -321,14 +318,7 @@ func TestMergeHelp(t *testing.T) {
 func TestShardOutputsNotInputs(t *testing.T) {
 	work := t.TempDir()
 	part := func(name string) string { return filepath.Join(work, name) }
-	scen := part("srl.toml")
-	src, err := fs.ReadFile(scenarios.FS, "shared-rate-limit.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(scen, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	scen, _ := shippedCopy(t, "shared-rate-limit.toml", work, "srl.toml")
 	notes := part("notes.txt")
 	if err := os.WriteFile(notes, []byte("mine\n"), 0o644); err != nil {
 		t.Fatal(err)
@@ -557,14 +547,7 @@ func TestMergeRemovesStaleState(t *testing.T) {
 func TestShardSettingsCompared(t *testing.T) {
 	work := t.TempDir()
 	part := func(name string) string { return filepath.Join(work, name) }
-	scen := part("gc.toml")
-	src, err := fs.ReadFile(scenarios.FS, "guard-check.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(scen, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	scen, _ := shippedCopy(t, "guard-check.toml", work, "gc.toml")
 	rel, err := filepath.Rel(mustGetwd(t), scen)
 	if err != nil {
 		t.Fatal(err)
@@ -625,13 +608,7 @@ func mustGetwd(t *testing.T) string {
 // path came from the shards' command line and where to run merge.
 func TestMergeRelativeScenario(t *testing.T) {
 	shardDir, elsewhere := t.TempDir(), t.TempDir()
-	src, err := fs.ReadFile(scenarios.FS, "guard-check.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(filepath.Join(shardDir, "gc.toml"), src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	shippedCopy(t, "guard-check.toml", shardDir, "gc.toml")
 	t.Chdir(shardDir)
 	var parts []string
 	for i := range 2 {
@@ -688,14 +665,7 @@ func TestMergeOwnOutErrors(t *testing.T) {
 // byte; optimize --shard sends --write-scenario to merge.
 func TestMergeWriteScenario(t *testing.T) {
 	work := t.TempDir()
-	scen := filepath.Join(work, "gc.toml")
-	src, err := fs.ReadFile(scenarios.FS, "guard-check.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
-	if err := os.WriteFile(scen, src, 0o644); err != nil {
-		t.Fatal(err)
-	}
+	scen, src := shippedCopy(t, "guard-check.toml", work, "gc.toml")
 	args := []string{"optimize", "--requests", "500", "--check-requests", "1000", scen}
 	want := filepath.Join(work, "want.toml")
 	if code, _, errOut := hedgesim(t, append(slices.Clone(args), "--write-scenario", want)...); code != 0 {
