@@ -345,11 +345,8 @@ func Union(sets ...[]Measurement) ([]Measurement, error) {
 // baseline measures the no-hedging run res of class k of c, with the span
 // of its class's default delay grid.
 func baseline(res *sim.Result, c *sim.Config, k int, level float64, target time.Duration) Measurement {
-	r := &res.Classes[k]
-	base := Candidate{OverLimit: len(res.Overloads(c)) > 0}
-	summarize(&base, r, level, target)
-	me := measurementOf("", &base)
-	q10, q99 := gridSpan(r, c.Classes[k].Deadline)
+	me := measured("", res, c, k, level, target)
+	q10, q99 := gridSpan(&res.Classes[k], c.Classes[k].Deadline)
 	me.Span = &[2]float64{q10, q99}
 	return me
 }
@@ -365,8 +362,14 @@ func measureRun(ctx context.Context, key string, res *sim.Result, c *sim.Config,
 		}
 		return failure(key, err), nil
 	}
-	var x Candidate
-	x.OverLimit = len(res.Overloads(c)) > 0
+	return measured(key, res, c, k, level, target), nil
+}
+
+// measured is the summary, under key, of class k of run res of scenario c
+// at the given level and target, with whether the run overloads a rate
+// limit.
+func measured(key string, res *sim.Result, c *sim.Config, k int, level float64, target time.Duration) Measurement {
+	x := Candidate{OverLimit: len(res.Overloads(c)) > 0}
 	summarize(&x, &res.Classes[k], level, target)
-	return measurementOf(key, &x), nil
+	return measurementOf(key, &x)
 }
