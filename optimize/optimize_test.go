@@ -971,10 +971,10 @@ func TestCoupledClassesJoint(t *testing.T) {
 	}
 }
 
-// TestClosedLoopCoupled: a closed-loop class is coupled by construction:
-// it is optimized on its full traffic even alone (a group of one, sharing
-// "closed-loop clients"), and with Alone it is swept on its own cycle.
-func TestClosedLoopCoupled(t *testing.T) {
+// closedLoopSweep is one closed-loop class (8 clients thinking 100 ms,
+// lognormal latency of median 0.5 s) and a sweep of one delay, 1 s, at
+// 2000 requests with a rollout check of 2000.
+func closedLoopSweep() (*sim.Config, optimize.Settings) {
 	cfg := &sim.Config{
 		Name: "closed", Seed: 1, Requests: 1000,
 		Models: []sim.Model{{Name: "m", Provider: "p", Latency: dist.LogNormal{Mu: math.Log(0.5), Sigma: 0.8}, PriceInputPerMTok: 1}},
@@ -982,9 +982,16 @@ func TestClosedLoopCoupled(t *testing.T) {
 			InputTokens: dist.Constant{Value: 100}, OutputTokens: dist.Constant{}}},
 	}
 	s := optimize.DefaultSettings()
-	s.Requests = 2000
-	s.CheckRequests = 2000
+	s.Requests, s.CheckRequests = 2000, 2000
 	s.Search.Delays = []time.Duration{time.Second}
+	return cfg, s
+}
+
+// TestClosedLoopCoupled: a closed-loop class is coupled by construction:
+// it is optimized on its full traffic even alone (a group of one, sharing
+// "closed-loop clients"), and with Alone it is swept on its own cycle.
+func TestClosedLoopCoupled(t *testing.T) {
+	cfg, s := closedLoopSweep()
 	rep := mustRun(t, cfg, s, optimize.Options{})
 	if len(rep.Joint) != 1 || len(rep.Joint[0].Classes) != 1 || !slices.Contains(rep.Joint[0].Shared, "closed-loop clients") {
 		t.Fatalf("joint groups %+v: want the closed-loop class in a group of its own", rep.Joint)
@@ -1100,15 +1107,7 @@ func TestProviderBreakerCouples(t *testing.T) {
 // class's throughput, without hedging → with the pick and its 95%
 // interval; an open-loop scenario's table has no such column.
 func TestRolloutTextThroughput(t *testing.T) {
-	cfg := &sim.Config{
-		Name: "closed", Seed: 1, Requests: 1000,
-		Models: []sim.Model{{Name: "m", Provider: "p", Latency: dist.LogNormal{Mu: math.Log(0.5), Sigma: 0.8}, PriceInputPerMTok: 1}},
-		Classes: []sim.Class{{Name: "batch", Clients: 8, ThinkTime: dist.Constant{Value: 0.1},
-			InputTokens: dist.Constant{Value: 100}, OutputTokens: dist.Constant{}}},
-	}
-	s := optimize.DefaultSettings()
-	s.Requests, s.CheckRequests = 2000, 2000
-	s.Search.Delays = []time.Duration{time.Second}
+	cfg, s := closedLoopSweep()
 	text := func(cfg *sim.Config) string {
 		var b bytes.Buffer
 		if err := mustRun(t, cfg, s, optimize.Options{}).WriteText(&b, false); err != nil {
