@@ -352,6 +352,10 @@ func (e *engine) draw(r *request, m, k int) {
 	if md.Stalls.Rate > 0 {
 		stall, stallFrac = e.drawStall(r, md, m, k, tryKey(r.round, try)) // before src too
 	}
+	var first float64 // a re-run's copula: its attempt's first-round innovation
+	if e.copula != nil && r.round > 0 && try == 0 {
+		first = e.firstInnovation(r.id, k)
+	}
 	src := e.rng.atTry(r.id, uint8(k), tryKey(r.round, try))
 	uErr, uInv, uDeg := uniform(src), uniform(src), uniform(src)
 	// Zeroed in place, then filled: a composite literal with these fields
@@ -361,11 +365,7 @@ func (e *engine) draw(r *request, m, k int) {
 	a.model, a.prov, a.start, a.kind = int32(m), int32(e.modelProv[m]), e.now, outOK
 	a.degU, a.workErr, a.try = uDeg, -1, try
 	if e.copula != nil {
-		r.innov[k] = rand.New(src).NormFloat64()
-		z := 0.0
-		for j, l := range e.copula[r.class][k][:k+1] {
-			z += l * r.innov[j]
-		}
+		z := e.score(r, k, try, first, rand.New(src).NormFloat64())
 		// A slow draw is slow throughout: TTFT at score z, decode and
 		// prefill speeds at −z.
 		if md.Latency != nil {

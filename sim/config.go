@@ -36,7 +36,9 @@ type Config struct {
 // two attempts of the same request, by how close their targets are. Each
 // is in [0, 1]; 1 means the copy is exactly as slow, in quantile, as the
 // original. The matrix they form over a policy's attempts must be positive
-// semidefinite (Run returns an error otherwise).
+// semidefinite (Run returns an error otherwise). A retried call, and an
+// attempt of a re-run request, is coupled to its attempt's earlier call
+// by SameModel (see copula.go).
 type Correlation struct {
 	SameModel     float64 // both attempts to the same model
 	SameProvider  float64 // different models of one provider

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -76,6 +77,56 @@ func copulaFactor(c Correlation, p *Policy, models []Model) ([][]float64, error)
 		}
 	}
 	return l, nil
+}
+
+// Repeated calls. A retried call of attempt k (Class.AttemptRetry, try
+// t > 0) and attempt k of a re-run (Class.Retry, round r > 0) go to
+// attempt k's model again, so they are coupled to it with ρ =
+// Correlation.SameModel:
+//
+//   - in round r > 0 the independent normals are e_j^r = ρ·e_j^0 +
+//     √(1−ρ²)·f_j^r, f_j^r fresh; then z_k^r = Σ_{j≤k} L[k][j]·e_j^r keeps
+//     the policy's correlations within the round and corr(z_k^r, z_k^0) =
+//     ρ. e_j^0 is attempt j's first-round innovation, drawn from its stream
+//     whether or not it was sent then;
+//   - try t > 0 of attempt k scores ρ·z_k + √(1−ρ²)·f, f fresh, z_k the
+//     score of the attempt's first call in its round: corr = ρ with it, and
+//     ρ·A[k][j] with attempt j.
+//
+// With ρ = 1 a repeated call is exactly as slow, in quantile, as the
+// first; with ρ = 0 it is independent of it (as without a copula).
+
+// score returns the copula's normal score of attempt k of r, try try,
+// given the call's fresh standard normal f and, in a re-run's first try,
+// the attempt's first-round innovation first (firstInnovation); it
+// records the attempt's innovation of the round in r.innov.
+func (e *engine) score(r *request, k int, try uint8, first, f float64) float64 {
+	rho := e.cfg.Correlation.SameModel
+	mix := func(x float64) float64 { return rho*x + math.Sqrt(1-rho*rho)*f }
+	if try == 0 {
+		r.innov[k] = f
+		if r.round > 0 {
+			r.innov[k] = mix(first)
+		}
+	}
+	z := 0.0
+	for j, l := range e.copula[r.class][k][:k+1] {
+		z += l * r.innov[j]
+	}
+	if try > 0 {
+		z = mix(z)
+	}
+	return z
+}
+
+// firstInnovation returns the independent normal draw e_k^0 that attempt
+// k of request id has in its first round, try 0 (draw: the fourth number
+// of its stream on, after the error, invalid and degraded uniforms). It
+// reseeds the engine's generator.
+func (e *engine) firstInnovation(id int64, k int) float64 {
+	g := e.rng.at(id, uint8(k))
+	g.skip3()
+	return rand.New(g).NormFloat64()
 }
 
 // correlated reports whether any correlation between attempts is set.
