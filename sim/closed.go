@@ -136,26 +136,36 @@ func (e *engine) setClient(slot, cl int32) {
 }
 
 // ended books the end of request r, in slot, for the throughput, and
-// starts the think of its client, if it has one.
+// starts the think of its client, if it has one. An end after the last
+// request was sent belongs to the drain and is only counted apart.
 func (e *engine) ended(slot int32, r *request) {
-	e.loops[r.class].meter.add(e.now)
-	e.loops[len(e.loops)-1].meter.add(e.now)
+	drain := e.next >= e.end
+	e.loops[r.class].meter.add(e.now, drain)
+	e.loops[len(e.loops)-1].meter.add(e.now, drain)
 	if cl := e.slotClient[slot]; cl >= 0 {
 		e.think(cl, r.id)
 	}
 }
 
 // rateMeter estimates a throughput from the times requests end, in O(1)
-// memory: it keeps the time of every step-th end, doubling step (and
-// dropping every other mark) whenever 128 marks are held.
+// memory: it keeps the time of every step-th end before the drain,
+// doubling step (and dropping every other mark) whenever 128 marks are
+// held.
 type rateMeter struct {
-	n     int64
+	n     int64         // ends before the drain
+	last  time.Duration // the last of them
+	all   int64         // every end, the drain's too
+	end   time.Duration // the last end
 	step  int64
-	last  time.Duration
 	marks []time.Duration
 }
 
-func (m *rateMeter) add(t time.Duration) {
+func (m *rateMeter) add(t time.Duration, drain bool) {
+	m.all++
+	m.end = t
+	if drain {
+		return
+	}
 	if m.step == 0 {
 		m.step = 1
 	}
@@ -174,18 +184,29 @@ func (m *rateMeter) add(t time.Duration) {
 	}
 }
 
-// Throughput is the rate at which a class's requests ended, over the run.
+// Throughput is the rate at which a class's requests ended, over the
+// run's steady span. The span ends before the drain — the ends after the
+// last request was sent, when clients stop one by one and the rate falls
+// off with the run's finite length, not with the system — at the last
+// batch boundary (see CI95), so the estimate and its interval measure one
+// span and the estimate is the interval's centre in duration (it always
+// lies inside it).
 type Throughput struct {
-	// PerSecond is requests ended ÷ the time of the last end (the run
-	// starts at 0), in requests per second.
+	// PerSecond is Requests ÷ Seconds, in requests per second.
 	PerSecond float64 `json:"requests_per_s"`
-	// CI95 is a 95 % interval for PerSecond by batch means: the run's
+	// CI95 is a 95 % interval for PerSecond by batch means: the span's
 	// ends are cut into B ≥ 2 batches of equal request counts m (B is 64
 	// to 127 on long runs), and the interval m ÷ (d̄ ∓ t₀.₉₇₅,B−1·s_d/√B)
 	// is taken over the batch durations d (Law & Kelton, Simulation
-	// Modeling and Analysis, §9.5.3). NaN when there are fewer than two
-	// batches.
+	// Modeling and Analysis, §9.5.3); PerSecond = m ÷ d̄. NaN when there
+	// are fewer than two batches.
 	CI95 [2]float64 `json:"ci95"`
+	// Requests is the number of ends in the span, and Seconds its length
+	// (it starts at 0): B·m ends up to the last batch's end with two
+	// batches or more, otherwise every end before the drain up to the
+	// last of them, or, when none came before it, every end.
+	Requests int64   `json:"requests"`
+	Seconds  float64 `json:"span_s"`
 	// Clients is the number of closed-loop clients (0 for open traffic).
 	Clients int `json:"clients"`
 	// MeanThink is the mean think time in seconds of the class's
@@ -196,11 +217,18 @@ type Throughput struct {
 // throughput returns the meter's estimate.
 func (m *rateMeter) throughput() Throughput {
 	t := Throughput{CI95: [2]float64{math.NaN(), math.NaN()}}
-	if m.n == 0 || m.last <= 0 {
+	b := len(m.marks)
+	switch {
+	case b >= 2:
+		t.Requests, t.Seconds = int64(b)*m.step, m.marks[b-1].Seconds()
+	case m.n > 0 && m.last > 0:
+		t.Requests, t.Seconds = m.n, m.last.Seconds()
+	case m.all > 0 && m.end > 0:
+		t.Requests, t.Seconds = m.all, m.end.Seconds()
+	default:
 		return t
 	}
-	t.PerSecond = float64(m.n) / m.last.Seconds()
-	b := len(m.marks)
+	t.PerSecond = float64(t.Requests) / t.Seconds
 	if b < 2 {
 		return t
 	}

@@ -70,13 +70,15 @@ func rate(x float64) string {
 type throughputJSON struct {
 	PerSecond float64     `json:"requests_per_s"`
 	CI95      [2]*float64 `json:"ci95"`
+	Requests  int64       `json:"requests"`
+	Seconds   float64     `json:"span_s"`
 	Clients   int         `json:"clients"`
 	MeanThink float64     `json:"mean_think_s"`
 }
 
 // MarshalJSON writes t with missing interval bounds as null.
 func (t Throughput) MarshalJSON() ([]byte, error) {
-	w := throughputJSON{PerSecond: t.PerSecond, Clients: t.Clients, MeanThink: t.MeanThink}
+	w := throughputJSON{PerSecond: t.PerSecond, Requests: t.Requests, Seconds: t.Seconds, Clients: t.Clients, MeanThink: t.MeanThink}
 	for i, x := range t.CI95 {
 		if !math.IsNaN(x) && !math.IsInf(x, 0) {
 			w.CI95[i] = &x
@@ -91,7 +93,7 @@ func (t *Throughput) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*t = Throughput{PerSecond: w.PerSecond, Clients: w.Clients, MeanThink: w.MeanThink, CI95: [2]float64{math.NaN(), math.NaN()}}
+	*t = Throughput{PerSecond: w.PerSecond, Requests: w.Requests, Seconds: w.Seconds, Clients: w.Clients, MeanThink: w.MeanThink, CI95: [2]float64{math.NaN(), math.NaN()}}
 	for i, x := range w.CI95 {
 		if x != nil {
 			t.CI95[i] = *x
