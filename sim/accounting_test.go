@@ -322,3 +322,33 @@ func TestWinnerSlotSkipsItsOwnQueuedCopy(t *testing.T) {
 		t.Errorf("mean in service %v, want 10 s busy / 91 s", p.MeanInService)
 	}
 }
+
+// TestUtilisationOnItsOwnSpan: twenty requests 1 s apart to "a" (0.5 s,
+// concurrency 1) with a copy at once to "b" (100 s) on a provider that
+// ignores cancels, so b's losers run on to 119 s. Provider a's slot is
+// busy 10 s of its own span, which ends when its last attempt does at
+// 19.5 s: utilisation 10/19.5, not diluted by b's 100 s of drain to 10/119.
+func TestUtilisationOnItsOwnSpan(t *testing.T) {
+	cfg := &sim.Config{
+		Name: "own-span", Seed: 1, Requests: 20,
+		Arrivals: sim.Arrivals{Process: sim.Constant, Rate: 1},
+		Models: []sim.Model{
+			{Name: "a", Provider: "pa", Latency: dist.Constant{Value: 0.5}},
+			{Name: "b", Provider: "pb", Latency: dist.Constant{Value: 100}},
+		},
+		Providers: []sim.Provider{{Name: "pa", Concurrency: 1}, {Name: "pb", Concurrency: 100, IgnoresCancel: true}},
+		Classes: []sim.Class{{Name: "c", Share: 1, InputTokens: dist.Constant{}, OutputTokens: dist.Constant{},
+			Policy: sim.Policy{Primary: 0, Targets: []int{1}, Copies: 1, Delays: []time.Duration{0}}}},
+	}
+	res := mustRun(t, cfg)
+	checkAttempts(t, res)
+	if u := *provider(t, res, "pa").Utilisation; math.Abs(u-10/19.5) > 1e-9 {
+		t.Errorf("pa utilisation %.4f, want 10 s busy / 19.5 s = %.4f", u, 10/19.5)
+	}
+	if m := provider(t, res, "pa").MeanInService; math.Abs(m-10/19.5) > 1e-9 {
+		t.Errorf("pa mean in service %.4f, want %.4f", m, 10/19.5)
+	}
+	if u := *provider(t, res, "pb").Utilisation; math.Abs(u-2000.0/119/100) > 1e-9 {
+		t.Errorf("pb utilisation %.4f, want 2000 s busy / 119 s / 100 slots = %.4f", u, 2000.0/119/100)
+	}
+}

@@ -155,6 +155,7 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 	}
 	if a.started {
 		e.lastEvent = max(e.lastEvent, at)
+		pv.lastEnd = max(pv.lastEnd, at)
 		if at > a.svc {
 			pv.busySum.add(at - a.svc)
 		}

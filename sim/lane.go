@@ -340,6 +340,7 @@ func (e *engine) laneExit(r *request, a *attempt, at time.Duration, how outcome,
 	lc := e.ln.cur
 	t := &lc.tally[a.model]
 	e.lastEvent = max(e.lastEvent, at)
+	t.last = max(t.last, at)
 	if at > a.svc {
 		t.busy.add(at - a.svc)
 	}

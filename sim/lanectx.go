@@ -30,6 +30,7 @@ type laneClass struct {
 type laneTally struct {
 	sent, completed, invalid, failed, cancelled int64
 	busy                                        wideSum
+	last                                        time.Duration // the last end of service
 }
 
 // laneModel is what the lane reads of a model on every attempt.
@@ -100,6 +101,7 @@ func (e *engine) laneFold() {
 			ps.Failed += t.failed
 			ps.Cancelled += t.cancelled
 			pv.busySum.addSum(t.busy)
+			pv.lastEnd = max(pv.lastEnd, t.last)
 			e.modelSent[m] += t.sent
 			*t = laneTally{}
 		}

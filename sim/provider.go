@@ -261,6 +261,9 @@ type provider struct {
 	stats         ProviderResult
 	waitSum       wideSum // total queue wait of attempts that started service
 	busySum       wideSum // total time attempts spent in service
+	// lastEnd is when the last attempt left service here: the end of the
+	// provider's own span, over which its mean in service is taken.
+	lastEnd time.Duration
 }
 
 // providers returns the run-time providers of cfg — the listed ones, then

@@ -100,7 +100,9 @@ type ProviderResult struct {
 	// the attempts that started service.
 	MeanQueueWait float64 `json:"mean_queue_wait_s"`
 	// MeanInService is the time-average number of attempts in service,
-	// losers included until their cancel lands.
+	// losers included until their cancel lands, over the provider's own
+	// span: from 0 until its last attempt left service (not the run's end,
+	// which another provider's stragglers may set).
 	MeanInService float64 `json:"mean_in_service"`
 	// Utilisation is MeanInService ÷ the concurrency limit; null for a
 	// provider without one.
@@ -287,8 +289,8 @@ func (e *engine) result() *Result {
 		if pr.started > 0 {
 			pr.MeanQueueWait = pv.waitSum.seconds() / float64(pr.started)
 		}
-		if e.lastEvent > 0 {
-			pr.MeanInService = pv.busySum.seconds() / e.lastEvent.Seconds()
+		if pv.lastEnd > 0 {
+			pr.MeanInService = pv.busySum.seconds() / pv.lastEnd.Seconds()
 		}
 		if pv.capacity > 0 {
 			u := pr.MeanInService / float64(pv.capacity)

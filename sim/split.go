@@ -178,6 +178,7 @@ func (e *engine) absorb(o *engine) {
 		s.started += t.started
 		p.waitSum.addSum(q.waitSum)
 		p.busySum.addSum(q.busySum)
+		p.lastEnd = max(p.lastEnd, q.lastEnd)
 	}
 	for m := range e.modelSent {
 		e.modelSent[m] += o.modelSent[m]
