@@ -243,6 +243,7 @@ func (e *engine) dispatch(slot int32, r *request, k int) {
 	if by := admitAll(e.now, r.in+r.out, e.gates[a.model]); by != nil {
 		a.kind = outRateLimited
 		a.limitedBy = by
+		pv.stats.limited++
 		a.svc, a.first, a.genFrom = e.now, e.now, e.now
 		a.end = e.now + by.rejection().RejectLatency
 		e.scheduleResponse(a.end, slot, r.gen, uint8(k))

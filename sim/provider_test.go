@@ -306,7 +306,29 @@ func TestEveryAttemptRejectedWarns(t *testing.T) {
 	cfg.Classes[0].InputTokens = dist.Constant{Value: 1000}
 	cfg.Providers[0].RateLimit = sim.RateLimit{TokensPerMinute: 100, Burst: time.Minute}
 	rep := sim.NewReport(cfg, mustRun(t, cfg), mustRun(t, sim.WithoutHedging(cfg)))
-	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "every attempt with a 429") {
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "every attempt with a 429") || !strings.Contains(rep.Warnings[0], "its rate limit admits none") {
 		t.Errorf("warnings %q", rep.Warnings)
+	}
+}
+
+// TestInjected429sWarnAsFailures: a model that answers every call with a
+// 429 of its own (failures.rate_limited = 1) on a provider without any
+// rate limit: the warning names the model's injected failures, not a rate
+// limit the scenario does not have. With both causes it names both, with
+// their counts.
+func TestInjected429sWarnAsFailures(t *testing.T) {
+	cfg := queueConfig(100, 1, 10, 0)
+	cfg.Models[0].Failures.RateLimited.Rate = 1
+	rep := sim.NewReport(cfg, mustRun(t, cfg), mustRun(t, sim.WithoutHedging(cfg)))
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "every attempt with a 429") ||
+		strings.Contains(rep.Warnings[0], "admits") || strings.Contains(rep.Warnings[0], "tokens_per_minute") || !strings.Contains(rep.Warnings[0], "failures.rate_limited") {
+		t.Errorf("warnings %q; want one naming failures.rate_limited and no rate limit", rep.Warnings)
+	}
+	cfg.Classes[0].InputTokens = dist.Constant{Value: 1000}
+	cfg.Providers[0].RateLimit = sim.RateLimit{TokensPerMinute: 1000, Burst: time.Minute}
+	res := mustRun(t, cfg)
+	rep = sim.NewReport(cfg, res, mustRun(t, sim.WithoutHedging(cfg)))
+	if len(rep.Warnings) != 1 || !strings.Contains(rep.Warnings[0], "from a rate limit") || !strings.Contains(rep.Warnings[0], "failures.rate_limited") {
+		t.Errorf("warnings %q; want one naming both causes", rep.Warnings)
 	}
 }

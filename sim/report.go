@@ -260,10 +260,38 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 	}
 	for _, p := range r.Providers {
 		if p.Sent > 0 && p.RateLimited == p.Sent {
-			r.Warnings = append(r.Warnings, fmt.Sprintf("provider %s answered every attempt with a 429: its rate limit admits none of these requests (check tokens_per_minute and burst against the requests' input + output tokens)", p.Name))
+			r.Warnings = append(r.Warnings, all429(cfg, &p))
 		}
 	}
 	return r
+}
+
+// all429 is the warning for provider p, which answered every attempt with
+// a 429: it names the cause — a rate limit (the provider's or its
+// models'), the models' own 429s (failures.rate_limited), or both, with
+// how many each gave.
+func all429(cfg *Config, p *ProviderResult) string {
+	const limit = "its rate limit admits none of these requests (check tokens_per_minute and burst against the requests' input + output tokens)"
+	if p.limited == p.Sent {
+		return fmt.Sprintf("provider %s answered every attempt with a 429: %s", p.Name, limit)
+	}
+	var own []string
+	for i := range cfg.Models {
+		m := &cfg.Models[i]
+		prov := m.Provider
+		if prov == "" {
+			prov = m.Name
+		}
+		if prov == p.Name && m.Failures.RateLimited.Rate > 0 {
+			own = append(own, fmt.Sprintf("model %s's failures.rate_limited = %v", m.Name, m.Failures.RateLimited.Rate))
+		}
+	}
+	injected := fmt.Sprintf("the 429s are injected failures (%s), not a rate limit", strings.Join(own, ", "))
+	if p.limited == 0 {
+		return fmt.Sprintf("provider %s answered every attempt with a 429: %s; lower that rate to let answers through", p.Name, injected)
+	}
+	return fmt.Sprintf("provider %s answered every attempt with a 429: %d from a rate limit, which admits few of these requests (check tokens_per_minute and burst against the requests' input + output tokens), and %d from its models' own failures.rate_limited (%s)",
+		p.Name, p.limited, p.Sent-p.limited, strings.Join(own, ", "))
 }
 
 // minSlowCycles is the fewest slow-period cycles of a provider a run must

@@ -108,6 +108,9 @@ type ProviderResult struct {
 	// provider without one.
 	Utilisation *float64 `json:"utilisation"`
 	started     int64
+	// limited counts the 429s of RateLimited that a rate limit gave (the
+	// others are the models' own, Failures.RateLimited).
+	limited int64
 }
 
 // AttemptCounts counts attempts by fate. Every attempt sent ends in

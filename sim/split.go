@@ -176,6 +176,7 @@ func (e *engine) absorb(o *engine) {
 		s.TimedOut += t.TimedOut
 		s.Stalled += t.Stalled
 		s.started += t.started
+		s.limited += t.limited
 		p.waitSum.addSum(q.waitSum)
 		p.busySum.addSum(q.busySum)
 		p.lastEnd = max(p.lastEnd, q.lastEnd)
