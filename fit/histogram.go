@@ -70,6 +70,10 @@ type HistogramFit struct {
 	Warnings []string
 	// Notes say which models were not tried and why.
 	Notes []string
+	// Mean is the observed mean in seconds, the histogram's sum over its
+	// count, to which every model is fitted (see histmean.go); 0 when the
+	// histogram has no sum or one the buckets cannot hold.
+	Mean float64
 }
 
 // BinnedPercentile is a percentile of the chosen model and the bucket
@@ -113,6 +117,9 @@ func FitHistogramContext(ctx context.Context, h *readers.Histogram, opt Options)
 		return nil, errors.New("the histogram is empty")
 	}
 	out := &HistogramFit{Hist: h, N: b.n}
+	var sumWarning string
+	out.Mean, sumWarning = b.meanFrom(h.Sum, h.HasSum)
+	var free []LogNormalMixture // each candidate without the mean constraint
 	ks := []int{1}
 	for k := 2; k <= opt.MaxComponents; k++ {
 		ks = append(ks, k)
@@ -140,6 +147,10 @@ func FitHistogramContext(ctx context.Context, h *readers.Histogram, opt Options)
 		} else if m, err = b.fitMixtureEM(ctx, k); err != nil {
 			return nil, err
 		}
+		free = append(free, m)
+		if out.Mean > 0 {
+			m = b.fitWithMean(m, out.Mean)
+		}
 		out.Candidates = append(out.Candidates, b.assess(name, m))
 	}
 	if len(out.Candidates) == 0 {
@@ -154,6 +165,19 @@ func FitHistogramContext(ctx context.Context, h *readers.Histogram, opt Options)
 		}
 	}
 	out.Percentiles, out.Warnings = b.percentiles(out.Best().Dist)
+	if w := b.occupiedWarning(out.Best()); w != "" {
+		out.Warnings = append(out.Warnings, w)
+	}
+	if sumWarning != "" {
+		out.Warnings = append(out.Warnings, sumWarning)
+	}
+	if c := out.Best(); out.Mean > 0 {
+		out.Notes = append(out.Notes, fmt.Sprintf("every model is fitted with the observed mean, sum ÷ count = %s s", fmtNum(out.Mean)))
+		if lr := 2 * (b.logLik(free[out.Chosen]) - c.LogLik); lr > lrCritical {
+			out.Warnings = append(out.Warnings, fmt.Sprintf("the observed mean (sum ÷ count, %s s) costs the fit: the buckets alone fit a %s with mean %s s, and holding the mean lowers the log-likelihood by %.1f (2Δℓ = %.1f > %.2f, the χ²₁ 0.999 quantile): the sum and the buckets disagree — far outliers in the last bucket, or another window; the model honours the mean, so its body may sit off the counts",
+				fmtNum(out.Mean), c.Name, fmtNum(free[out.Chosen].Mean()), lr/2, lr, lrCritical))
+		}
+	}
 	if !h.Whole {
 		out.Warnings = append(out.Warnings, "the counts are not whole numbers (a rate, not a count?): the chi-square test and BIC assume counts of observations; query increase() over a window instead of rate()")
 	}

@@ -122,7 +122,9 @@ func (h *HistogramFit) WriteTOML(w io.Writer, o BlockOptions) error {
 }
 
 // WriteJSON writes the fit as JSON, the TOML block included; a p-value
-// that cannot be formed and the +Inf bound of the last bucket are null.
+// that cannot be formed, the +Inf bound of the last bucket and an
+// observed mean the histogram does not give (observed_mean_s: its sum ÷
+// count, which every model is fitted to) are null.
 func (h *HistogramFit) WriteJSON(w io.Writer, o BlockOptions) error {
 	type jcand struct {
 		Model     string    `json:"model"`
@@ -151,6 +153,7 @@ func (h *HistogramFit) WriteJSON(w io.Writer, o BlockOptions) error {
 		Metric      string            `json:"metric"`
 		Labels      map[string]string `json:"labels"`
 		N           float64           `json:"observations"`
+		Mean        *float64          `json:"observed_mean_s"`
 		Lower       []jnum            `json:"bucket_lower_s"`
 		Upper       []jnum            `json:"bucket_upper_s"`
 		Counts      []float64         `json:"counts"`
@@ -164,6 +167,9 @@ func (h *HistogramFit) WriteJSON(w io.Writer, o BlockOptions) error {
 		File: h.Hist.File, Format: h.Hist.Format, Metric: h.Hist.Metric, Labels: h.Hist.Labels, N: h.N,
 		Counts: h.Hist.Counts, Chosen: h.Best().Name, Warnings: nonNilStrings(h.Warnings), Notes: nonNilStrings(h.Notes),
 		TOML: h.Block(o),
+	}
+	if h.Mean > 0 {
+		out.Mean = &h.Mean
 	}
 	for i := range h.Hist.Counts {
 		out.Lower = append(out.Lower, jnum(h.Hist.Lower[i]))

@@ -26,6 +26,11 @@ type Histogram struct {
 	Unit Unit
 	// Lower, Upper and Counts are the buckets, in seconds.
 	Lower, Upper, Counts []float64
+	// Sum is the sum of the observations in seconds (Prometheus's _sum,
+	// OTLP's sum), when HasSum: with Total it gives their mean, which the
+	// buckets alone only bound.
+	Sum    float64
+	HasSum bool
 	// Whole is false when a count is not a whole number (a Prometheus
 	// rate() instead of increase(), say): the counts then do not tell
 	// how many observations there were.
@@ -68,6 +73,8 @@ type series struct {
 	upper  []float64
 	counts []float64 // per bucket, not cumulative
 	line   int       // where the series starts, 0 if unknown
+	sum    float64   // the observations' sum in the file's unit, when hasSum
+	hasSum bool
 }
 
 // labelString writes labels as {a="x", b="y"} in key order.
@@ -147,6 +154,9 @@ func choose(file, format string, all []*series, q HistogramQuery) (*Histogram, e
 		return nil, inputErr(file, s.line, s.metric, "the bucket bounds have no unit: the name does not end in _seconds or _milliseconds and the file does not say; state it (hedgesim fit --unit s, ms or us; HistogramQuery.Unit)")
 	}
 	h := &Histogram{File: file, Format: format, Metric: s.metric, Labels: s.labels, Unit: unit, Whole: true}
+	if s.hasSum && !math.IsNaN(s.sum) && !math.IsInf(s.sum, 0) {
+		h.Sum, h.HasSum = s.sum*float64(unit), true
+	}
 	lower := 0.0
 	for i, u := range s.upper {
 		c := s.counts[i]

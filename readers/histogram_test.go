@@ -47,8 +47,8 @@ func TestReadPrometheusText(t *testing.T) {
 	}
 	inf := math.Inf(1)
 	wantBuckets(t, h, []float64{0.1, 0.25, 0.5, 1, inf}, []float64{3, 7, 30, 40, 20})
-	if h.Unit != Seconds || !h.Whole || h.Total() != 100 || h.Labels["model"] != "a" {
-		t.Errorf("got %+v", h)
+	if h.Unit != Seconds || !h.Whole || h.Total() != 100 || h.Labels["model"] != "a" || !h.HasSum || h.Sum != 61.5 {
+		t.Errorf("got %+v; want 100 observations in seconds summing to 61.5 s", h)
 	}
 	// Without a TYPE line: the _bucket samples are grouped by their labels.
 	untyped := strings.ReplaceAll(promText, "# TYPE llm_request_duration_seconds histogram\n", "")
@@ -57,6 +57,9 @@ func TestReadPrometheusText(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantBuckets(t, h, []float64{0.1, 1, inf}, []float64{0, 5, 2})
+	if !h.HasSum || h.Sum != 9 {
+		t.Errorf("untyped: sum %v (known %v); want the _sum sample of the same labels, 9 s", h.Sum, h.HasSum)
+	}
 	// Milliseconds from the name, or stated.
 	ms := strings.ReplaceAll(promText, "_seconds", "_milliseconds")
 	h, err = ReadPrometheusText(strings.NewReader(ms), "m.prom", HistogramQuery{Labels: map[string]string{"model": "b"}})
@@ -64,6 +67,20 @@ func TestReadPrometheusText(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantBuckets(t, h, []float64{0.0001, 0.001, inf}, []float64{0, 5, 2})
+	if !h.HasSum || math.Abs(h.Sum-0.009) > 1e-15 {
+		t.Errorf("milliseconds: sum %v s; want 9 ms in seconds", h.Sum)
+	}
+	// Without _sum samples the sum is unknown.
+	var noSum []string
+	for _, l := range strings.Split(promText, "\n") {
+		if !strings.Contains(l, "_sum") {
+			noSum = append(noSum, l)
+		}
+	}
+	h, err = ReadPrometheusText(strings.NewReader(strings.Join(noSum, "\n")), "m.prom", HistogramQuery{Labels: map[string]string{"model": "a"}})
+	if err != nil || h.HasSum {
+		t.Errorf("no _sum: %+v, %v; want the sum unknown", h, err)
+	}
 }
 
 func TestReadPrometheusTextBad(t *testing.T) {
@@ -121,7 +138,7 @@ const otlpJSON = `{"resourceMetrics":[{"resource":{"attributes":[{"key":"service
  "scopeMetrics":[{"metrics":[
   {"name":"llm.duration","unit":"ms","histogram":{"aggregationTemporality":2,"dataPoints":[
     {"attributes":[{"key":"model","value":{"stringValue":"a"}}],"timeUnixNano":"1000","count":"4","bucketCounts":["1","3","0"],"explicitBounds":[100,500]},
-    {"attributes":[{"key":"model","value":{"stringValue":"a"}}],"timeUnixNano":"2000","count":"10","bucketCounts":["2","6","2"],"explicitBounds":[100,500]}
+    {"attributes":[{"key":"model","value":{"stringValue":"a"}}],"timeUnixNano":"2000","count":"10","sum":3500,"bucketCounts":["2","6","2"],"explicitBounds":[100,500]}
   ]}},
   {"name":"llm.exp","unit":"s","exponentialHistogram":{"aggregationTemporality":1,"dataPoints":[
     {"scale":0,"zeroCount":"0","positive":{"offset":-2,"bucketCounts":["1","2","3"]},"timeUnixNano":"1"},
@@ -136,12 +153,18 @@ func TestReadOTLP(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantBuckets(t, h, []float64{0.1, 0.5, math.Inf(1)}, []float64{2, 6, 2})
+	if !h.HasSum || math.Abs(h.Sum-3.5) > 1e-12 {
+		t.Errorf("sum %v s (known %v); want the latest point's 3500 ms", h.Sum, h.HasSum)
+	}
 	// Delta exponential, scale 0 (base 2), offset -2: (0.25, 0.5], (0.5, 1], (1, 2], added over both points.
 	h, err = ReadOTLP(strings.NewReader(otlpJSON), "m.json", HistogramQuery{Metric: "llm.exp"})
 	if err != nil {
 		t.Fatal(err)
 	}
 	wantBuckets(t, h, []float64{0.25, 0.5, 1, 2}, []float64{0, 2, 2, 4})
+	if h.HasSum {
+		t.Errorf("delta points without a sum: sum %v known; want unknown", h.Sum)
+	}
 	if _, err := ReadOTLP(strings.NewReader(`{"resourceMetrics": 3}`), "m.json", HistogramQuery{}); err == nil || !strings.Contains(err.Error(), "not OTLP JSON") {
 		t.Errorf("got %v", err)
 	}

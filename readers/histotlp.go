@@ -57,7 +57,8 @@ func ReadOTLP(r io.Reader, file string, q HistogramQuery) (*Histogram, error) {
 						unit = u
 					}
 				}
-				add := func(a map[string]string, t uint64, delta bool, bounds, counts []float64) error {
+				// sum is the data point's sum, nil when it has none.
+				add := func(a map[string]string, t uint64, delta bool, bounds, counts []float64, sum *float64) error {
 					labels := map[string]string{}
 					for k, v := range res {
 						labels[k] = v
@@ -75,7 +76,16 @@ func ReadOTLP(r io.Reader, file string, q HistogramQuery) (*Histogram, error) {
 					switch {
 					case x.s.counts == nil || (!delta && t >= x.latest):
 						x.bounds, x.s.counts, x.latest = bounds, counts, t
+						x.s.sum, x.s.hasSum = 0, sum != nil
+						if sum != nil {
+							x.s.sum = *sum
+						}
 					case delta:
+						// The sum is known only when every point has one.
+						x.s.hasSum = x.s.hasSum && sum != nil
+						if x.s.hasSum {
+							x.s.sum += *sum
+						}
 						if len(bounds) != len(x.bounds) {
 							return inputErr(file, 0, m.GetName(), "delta data points of %s with different buckets; cannot add them", key)
 						}
@@ -96,7 +106,7 @@ func ReadOTLP(r io.Reader, file string, q HistogramQuery) (*Histogram, error) {
 							return nil, inputErr(file, 0, m.GetName(), "a data point has %d bucket counts for %d bounds; want one more count than bounds", len(c), len(b))
 						}
 						bounds := append(append([]float64(nil), b...), math.Inf(1))
-						if err := add(attrs(dp.GetAttributes()), dp.GetTimeUnixNano(), delta, bounds, toFloats(c)); err != nil {
+						if err := add(attrs(dp.GetAttributes()), dp.GetTimeUnixNano(), delta, bounds, toFloats(c), dp.Sum); err != nil {
 							return nil, err
 						}
 					}
@@ -108,7 +118,7 @@ func ReadOTLP(r io.Reader, file string, q HistogramQuery) (*Histogram, error) {
 						if err != nil {
 							return nil, err
 						}
-						if err := add(attrs(dp.GetAttributes()), dp.GetTimeUnixNano(), delta, bounds, counts); err != nil {
+						if err := add(attrs(dp.GetAttributes()), dp.GetTimeUnixNano(), delta, bounds, counts, dp.Sum); err != nil {
 							return nil, err
 						}
 					}

@@ -60,6 +60,9 @@ func ReadPrometheusText(r io.Reader, file string, q HistogramQuery) (*Histogram,
 				if err != nil {
 					return nil, err
 				}
+				if h.SampleSum != nil {
+					s.sum, s.hasSum = h.GetSampleSum(), true
+				}
 				all = append(all, s)
 			}
 		case dto.MetricType_UNTYPED, dto.MetricType_COUNTER, dto.MetricType_GAUGE:
@@ -90,12 +93,15 @@ func ReadPrometheusText(r io.Reader, file string, q HistogramQuery) (*Histogram,
 				}
 				g.add(le, v)
 			}
+			base := name[:len(name)-len("_bucket")]
+			sums := sampleValues(fams[base+"_sum"])
 			for _, k := range order {
 				upper, cum := groups[k].sorted()
-				s, err := newSeries(file, name[:len(name)-len("_bucket")], groups[k].labels, upper, cum)
+				s, err := newSeries(file, base, groups[k].labels, upper, cum)
 				if err != nil {
 					return nil, err
 				}
+				s.sum, s.hasSum = sums[k]
 				all = append(all, s)
 			}
 		}
@@ -105,6 +111,27 @@ func ReadPrometheusText(r io.Reader, file string, q HistogramQuery) (*Histogram,
 		return nil, err
 	}
 	return h, nil
+}
+
+// sampleValues returns the values of the samples of family f (untyped,
+// counter or gauge: NAME_sum without a histogram TYPE line) by their
+// labels as labelString writes them; nil for no family.
+func sampleValues(f *dto.MetricFamily) map[string]float64 {
+	if f == nil {
+		return nil
+	}
+	out := map[string]float64{}
+	for _, m := range f.GetMetric() {
+		v := m.GetUntyped().GetValue()
+		switch f.GetType() {
+		case dto.MetricType_COUNTER:
+			v = m.GetCounter().GetValue()
+		case dto.MetricType_GAUGE:
+			v = m.GetGauge().GetValue()
+		}
+		out[labelString(labelsOf(m.GetLabel(), false))] = v
+	}
+	return out
 }
 
 // leGroup collects the buckets of one series from le-labelled samples.
