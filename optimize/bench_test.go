@@ -70,3 +70,28 @@ func bench(b *testing.B, requests int) {
 	b.ReportMetric(reqs/wall, "req/s")
 	b.ReportMetric(reqs/cpu, "req/cpu-s")
 }
+
+// BenchmarkOptimizeShipped optimizes every shipped scenario with 20 000
+// requests per candidate (and the rollout check's default of 5× that),
+// one sub-benchmark per scenario: the figure behind "no slowdown of
+// optimize on the shipped scenarios". Run with -benchtime=1x and a small
+// -count, and compare cpu-s/op with benchstat.
+func BenchmarkOptimizeShipped(b *testing.B) {
+	for _, name := range scenarios.Names() {
+		b.Run(name, func(b *testing.B) {
+			sc, err := scenario.LoadFS(scenarios.FS, name)
+			if err != nil {
+				b.Fatal(err)
+			}
+			s := sc.Optimize
+			s.Requests = 20_000
+			cpu0 := cpuTime(b)
+			for b.Loop() {
+				if _, err := optimize.Run(&sc.Config, s, optimize.Options{}); err != nil {
+					b.Fatal(err)
+				}
+			}
+			b.ReportMetric((cpuTime(b)-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+		})
+	}
+}

@@ -90,9 +90,10 @@ func Pick(cs []Candidate, o Objective) (int, string) {
 	pn := pname(p)
 	// A candidate that answers significantly fewer requests is out of
 	// every objective's limits unless o allows it; so is one that
-	// overloads a rate limit no hedging does not.
+	// overloads a rate limit no hedging does not, or makes a queue grow
+	// without bound that no hedging keeps stable.
 	hedgedOK := func(c *Candidate) bool {
-		return 100*c.HedgedShare <= o.MaxHedgedPct+1e-9 && (o.AllowFewerAnswers || !c.FewerAnswers) && !c.OverLimit
+		return 100*c.HedgedShare <= o.MaxHedgedPct+1e-9 && (o.AllowFewerAnswers || !c.FewerAnswers) && !c.OverLimit && !c.Unstable
 	}
 	// The hedged-share cap in the notes: "no candidate with hedged share
 	// ≤ 5% …" (with), "… with p95 ≤ 2s and hedged share ≤ 5%" (and), "the

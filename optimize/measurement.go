@@ -43,6 +43,9 @@ type Measurement struct {
 	// OverLimit is the run's overload of a request-rate limit (see
 	// Candidate.OverLimit, before the comparison with no hedging).
 	OverLimit bool
+	// Loads are the limits the run pushed past what they sustain (see
+	// Candidate.Loads).
+	Loads []Load
 	// PerSecond is the rate, in requests per second, at which closed-loop
 	// clients got requests done (0 for open arrivals): the rate of the
 	// class's spend.
@@ -60,7 +63,7 @@ func measurementOf(key string, c *Candidate) Measurement {
 		Key: key, Requests: c.Requests, Latency: c.Latency,
 		AnsweredShare: c.AnsweredShare, HedgedShare: c.HedgedShare, AnsweredWithinShare: c.AnsweredWithinShare,
 		AttemptsPerRequest: c.AttemptsPerRequest, CostPer1kUSD: c.CostPer1kUSD,
-		OverLimit: c.OverLimit, Survival: c.Survival, PerSecond: c.perSecond,
+		OverLimit: c.OverLimit, Loads: c.Loads, Survival: c.Survival, PerSecond: c.perSecond,
 	}
 }
 
@@ -77,6 +80,7 @@ func (m *Measurement) apply(c *Candidate) {
 	c.AnsweredShare, c.HedgedShare, c.AnsweredWithinShare = m.AnsweredShare, m.HedgedShare, m.AnsweredWithinShare
 	c.AttemptsPerRequest, c.CostPer1kUSD = m.AttemptsPerRequest, m.CostPer1kUSD
 	c.OverLimit = m.OverLimit
+	c.Loads = m.Loads
 	c.Survival = m.Survival
 	c.perSecond = m.PerSecond
 }
@@ -145,10 +149,19 @@ type measurementJSON struct {
 	Attempts exact   `json:"attempts_per_request"`
 	Cost     exact   `json:"cost_per_1k_usd"`
 	Over     bool    `json:"over_rate_limit"`
+	Loads    []load  `json:"loads,omitempty"`
 	Rate     exact   `json:"throughput_per_s,omitempty"`
 	// Survival: t0, s0, t1, s1, …
 	Survival []exact   `json:"survival"`
 	Span     *[2]exact `json:"grid_span_s,omitempty"`
+}
+
+// load is the JSON form of a Load, exact.
+type load struct {
+	Kind        string `json:"kind"`
+	Name        string `json:"name"`
+	Offered     exact  `json:"offered"`
+	Utilisation exact  `json:"utilisation"`
 }
 
 // latencyNames name the values of latency_s.
@@ -223,6 +236,18 @@ func (w *measurementJSON) check() error {
 			return bad(f.name, "is out of range; want %s", f.want)
 		}
 	}
+	for i, l := range w.Loads {
+		switch {
+		case l.Kind != LoadQueue:
+			return bad("loads", "%d has kind %q; want %q", i+1, l.Kind, LoadQueue)
+		case l.Name == "":
+			return bad("loads", "%d has no name", i+1)
+		case !(l.Offered >= 1) || math.IsInf(float64(l.Offered), 1):
+			return bad("loads", "%d (%s) has offered load %v; want a finite number ≥ 1", i+1, l.Name, float64(l.Offered))
+		case !share(l.Utilisation):
+			return bad("loads", "%d (%s) has utilisation %v; want a share in [0, 1]", i+1, l.Name, float64(l.Utilisation))
+		}
+	}
 	switch {
 	case len(w.Survival)%2 != 0:
 		return bad("survival", "has an odd number of values; want time, share pairs")
@@ -272,6 +297,9 @@ func (m Measurement) MarshalJSON() ([]byte, error) {
 	for _, p := range m.Survival {
 		w.Survival = append(w.Survival, exact(p.T), exact(p.S))
 	}
+	for _, l := range m.Loads {
+		w.Loads = append(w.Loads, load{l.Kind, l.Name, exact(l.Offered), exact(l.Utilisation)})
+	}
 	if m.Span != nil {
 		w.Span = &[2]exact{exact(m.Span[0]), exact(m.Span[1])}
 	}
@@ -309,6 +337,9 @@ func (m *Measurement) UnmarshalJSON(b []byte) error {
 	}
 	if w.Span != nil {
 		m.Span = &[2]float64{float64(w.Span[0]), float64(w.Span[1])}
+	}
+	for _, l := range w.Loads {
+		m.Loads = append(m.Loads, Load{Kind: l.Kind, Name: l.Name, Offered: float64(l.Offered), Utilisation: float64(l.Utilisation)})
 	}
 	return nil
 }
@@ -369,7 +400,7 @@ func measureRun(ctx context.Context, key string, res *sim.Result, c *sim.Config,
 // at the given level and target, with whether the run overloads a rate
 // limit.
 func measured(key string, res *sim.Result, c *sim.Config, k int, level float64, target time.Duration) Measurement {
-	x := Candidate{OverLimit: len(res.Overloads(c)) > 0}
+	x := Candidate{OverLimit: len(res.Overloads(c)) > 0, Loads: loadsOf(res)}
 	summarize(&x, &res.Classes[k], level, target)
 	return measurementOf(key, &x)
 }

@@ -80,6 +80,13 @@ type Candidate struct {
 	// than the production traffic hides that overload behind the bucket's
 	// initial burst. Such a candidate is never picked.
 	OverLimit bool `json:"over_rate_limit"`
+	// Loads are the limits the candidate's run pushed past what they
+	// sustain, hedging's or not: a provider whose queue grows without
+	// bound (LoadQueue). Unstable is true when one of those queues is
+	// stable without hedging: the candidate's figures then depend on the
+	// sweep's length, and it is never picked.
+	Loads    []Load `json:"overloads"`
+	Unstable bool   `json:"unstable"`
 	// AnsweredWithinShare is the share of requests answered within the
 	// objective's Target (objective answered; 0 without a target).
 	AnsweredWithinShare float64 `json:"answered_within_target_share"`
@@ -590,7 +597,12 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 		cs[i].FewerAnswers = fewerAnswers(base, &cs[i], z)
 		// Only an overload hedging causes counts against a candidate.
 		cs[i].OverLimit = cs[i].OverLimit && !baseOver
+		cs[i].Unstable = slices.ContainsFunc(newLoads(&cs[i], base), func(l Load) bool { return l.Kind == LoadQueue })
+		if cs[i].Loads == nil {
+			cs[i].Loads = []Load{}
+		}
 	}
+	cr.Warnings = append(cr.Warnings, loadWarnings(cs)...)
 	cr.Objective.AllowFewerAnswers = rule.AllowFewerAnswers
 	p := cr.Objective.Percentile
 	cr.Frontier = Frontier(cs, p)

@@ -179,7 +179,15 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 		fmt.Fprintf(ew, "jointly optimized: %s (sharing %s): %d rounds, %s, %d requests per simulation\n",
 			strings.Join(g.Classes, ", "), strings.Join(g.Shared, ", "), g.Rounds, conv, g.Requests)
 	}
-	fmt.Fprintf(ew, "verdict rule: %s\n\n", r.RuleText)
+	fmt.Fprintf(ew, "verdict rule: %s\n", r.RuleText)
+	for _, cr := range r.Classes {
+		for _, warn := range cr.Warnings {
+			if upFront(warn) {
+				fmt.Fprintf(ew, "warning: %s: %s\n", cr.Class, warn)
+			}
+		}
+	}
+	fmt.Fprintln(ew)
 
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
 	fmt.Fprintln(tw, "class\tverdict\tdelay\tcopies\ttarget\tp95 before → after\t\tp99 before → after\t\tanswered before → after\t\thedged\tcalls/req\tadded cost")
@@ -217,7 +225,9 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 	fmt.Fprintln(ew, "added cost is relative to no hedging on the same draws; ~ = the percentile's interval overlaps the pick's.")
 	for _, cr := range r.Classes {
 		for _, warn := range cr.Warnings {
-			fmt.Fprintf(ew, "warning: %s: %s\n", cr.Class, warn)
+			if !upFront(warn) {
+				fmt.Fprintf(ew, "warning: %s: %s\n", cr.Class, warn)
+			}
 		}
 	}
 	return ew.err

@@ -299,6 +299,9 @@ func (e *engine) arriveFrom(cl int32) {
 		e.scheduleIn(fifoIndex(c, chanDeadline), e.now+cls.Deadline, evDeadline, slot, r.gen, 0)
 	}
 	e.send(slot, r)
+	if e.next == e.end || e.next == e.end/2 {
+		e.markLoad(e.next != e.end)
+	}
 	if !e.isolated && cl < 0 {
 		e.scheduleArrival()
 	}

@@ -264,6 +264,9 @@ type provider struct {
 	// lastEnd is when the last attempt left service here: the end of the
 	// provider's own span, over which its mean in service is taken.
 	lastEnd time.Duration
+	// marks hold the served and waiting attempts at the middle and the
+	// last arrival (load.go).
+	marks [2]loadMark
 }
 
 // providers returns the run-time providers of cfg — the listed ones, then

@@ -237,6 +237,13 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 	r.Providers = hedged.Providers
 	r.Breakers = hedged.Breakers
 	r.Warnings = []string{}
+	for i := range baseline.Providers {
+		if p := &baseline.Providers[i]; p.Unstable() {
+			r.Warnings = append(r.Warnings, unstableWarning(p, "without hedging"))
+		} else if i < len(hedged.Providers) && hedged.Providers[i].Unstable() {
+			r.Warnings = append(r.Warnings, unstableWarning(&hedged.Providers[i], "with hedging (stable without)"))
+		}
+	}
 	for _, o := range hedged.Overloads(cfg) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s over this run of %s: a rate limit's bucket starts full, so its 429s may only begin after the burst is spent — a longer run, or production traffic, sees more of them", o, FormatSeconds(hedged.Seconds)))
 	}

@@ -111,6 +111,10 @@ type ProviderResult struct {
 	// limited counts the 429s of RateLimited that a rate limit gave (the
 	// others are the models' own, Failures.RateLimited).
 	limited int64
+	// offered is the estimated offered load (OfferedLoad), and growing
+	// whether the queue grew with it (Unstable).
+	offered float64
+	growing bool
 }
 
 // AttemptCounts counts attempts by fate. Every attempt sent ends in
@@ -298,6 +302,7 @@ func (e *engine) result() *Result {
 		if pv.capacity > 0 {
 			u := pr.MeanInService / float64(pv.capacity)
 			pr.Utilisation = &u
+			pr.offered, pr.growing = pv.offeredLoad(u)
 		}
 		res.Providers = append(res.Providers, pr)
 	}

@@ -1,0 +1,75 @@
+package optimize_test
+
+import (
+	"bytes"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/optimize"
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// queueClass is one class on one model with exponential service of mean
+// 1 s at a provider with one slot that ignores cancels (a loser runs to
+// completion), under Poisson arrivals at rho per second: offered load rho
+// without hedging.
+func queueClass(rho float64) *sim.Config {
+	return &sim.Config{
+		Name: "queue", Seed: 5, Requests: 1000,
+		Arrivals:  sim.Arrivals{Process: sim.Poisson, Rate: rho},
+		Models:    []sim.Model{{Name: "m", Provider: "p", Latency: dist.Exponential{Rate: 1}, PricePerRequest: 0.01}},
+		Providers: []sim.Provider{{Name: "p", Concurrency: 1, IgnoresCancel: true}},
+		Classes: []sim.Class{{Name: "c", Share: 1, InputTokens: dist.Constant{}, OutputTokens: dist.Constant{},
+			Policy: sim.Policy{CancelBilling: sim.BillFull}}},
+	}
+}
+
+// TestUnstableCandidateNeverPicked: at ρ = 0.55 a copy sent at once doubles
+// the provider's work (its loser runs on), to ρ ≈ 1.1: that candidate's
+// queue grows without bound, so it is marked unstable, never picked, and
+// a warning counts it; a copy after 30 s adds little load and stays
+// stable.
+func TestUnstableCandidateNeverPicked(t *testing.T) {
+	s := optimize.DefaultSettings()
+	s.Requests = 20_000
+	s.CheckRequests = 0
+	s.Search.Delays = []time.Duration{0, 30 * time.Second}
+	s.Search.Objective.MaxAddedCostPct = 1000
+	cr := &mustRun(t, queueClass(0.55), s, optimize.Options{}).Classes[0]
+	at0 := candidate(t, cr, 0, 1)
+	if !at0.Unstable || len(at0.Loads) != 1 || at0.Loads[0].Name != "provider p" || at0.Loads[0].Offered < 1 || at0.Feasible || at0.Pick {
+		t.Errorf("copy at once: unstable %v, loads %+v, feasible %v, pick %v; want unstable on provider p, infeasible, not picked", at0.Unstable, at0.Loads, at0.Feasible, at0.Pick)
+	}
+	if late := candidate(t, cr, 30*time.Second, 1); late.Unstable || cr.Baseline().Unstable || len(cr.Baseline().Loads) != 0 {
+		t.Errorf("late copy unstable %v, baseline loads %+v; want both stable", late.Unstable, cr.Baseline().Loads)
+	}
+	if w := strings.Join(cr.Warnings, "\n"); !strings.Contains(w, "1 of 3 candidates make the queue of provider p grow without bound") {
+		t.Errorf("warnings %q; want one counting the unstable candidate", cr.Warnings)
+	}
+}
+
+// TestUnstableBaselineUpFront: at ρ = 1.3 the baseline's own queue grows
+// without bound: the report says so first, before the summary table,
+// naming the provider and its load.
+func TestUnstableBaselineUpFront(t *testing.T) {
+	s := optimize.DefaultSettings()
+	s.Requests = 20_000
+	s.CheckRequests = 0
+	s.Search.Delays = []time.Duration{10 * time.Second}
+	rep := mustRun(t, queueClass(1.3), s, optimize.Options{})
+	cr := &rep.Classes[0]
+	if l := cr.Baseline().Loads; len(l) != 1 || l[0].Offered < 1.2 || l[0].Offered > 1.4 {
+		t.Errorf("baseline loads %+v; want provider p offered about 130%%", l)
+	}
+	var b bytes.Buffer
+	if err := rep.WriteText(&b, false); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	w := strings.Index(text, "warning: c: unstable baseline: without hedging, provider p is offered")
+	if w < 0 || w > strings.Index(text, "class  ") || strings.Count(text, "unstable baseline") != 1 {
+		t.Errorf("want the unstable baseline once, before the summary table:\n%s", text)
+	}
+}

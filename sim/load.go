@@ -1,0 +1,91 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+)
+
+// Offered load. A provider with a concurrency limit c and an unbounded
+// queue is stable only while the work offered to it per second is below
+// c: at or above, its queue grows for as long as requests arrive, and
+// every figure of the run depends on how long it is. The run marks, for
+// each limited provider, the attempts that have started service (S) and
+// those waiting (W) at the arrival of the middle request and of the last;
+// between the two marks the queue grew by ΔW while ΔS attempts were
+// served. The offered load ρ — work offered per second over c — is
+// estimated as
+//
+//	ρ̂ = U · (ΔS + ΔW) / ΔS
+//
+// with U the provider's utilisation (over its own span): a stable queue
+// does not grow (ΔW ≈ 0) and ρ̂ ≈ U = ρ; an overloaded one is busy
+// throughout (U ≈ 1) and takes on ρ attempts for each it serves, so ρ̂ ≈
+// ρ. Work that deadlines cancel (queued attempts freed, attempts in
+// service cut short) is not offered: it counts only as far as it ran. The
+// queue is growing when, besides ρ̂ ≥ 1, ΔW exceeds 3·√(W_mid + W_last +
+// 1), three times the fluctuation of a queue that does not grow: a
+// saturated queue that stays short does not count as growing — its
+// figures do not depend on the run's length.
+
+// loadMark is what a provider had served and held waiting at one arrival.
+type loadMark struct {
+	started, waiting int64
+	set              bool
+}
+
+// markLoad records every limited provider's served and waiting attempts
+// at the middle request's arrival (mid) or the last's.
+func (e *engine) markLoad(mid bool) {
+	for i := range e.provs {
+		pv := &e.provs[i]
+		if pv.capacity > 0 {
+			m := loadMark{started: pv.stats.started, waiting: int64(pv.waiting), set: true}
+			if mid {
+				pv.marks[0] = m
+			} else {
+				pv.marks[1] = m
+			}
+		}
+	}
+}
+
+// offeredLoad returns pv's ρ̂ for utilisation u, and whether its queue is
+// growing; 0 and false when it has no concurrency limit, no marks, or a
+// bounded queue (which cannot grow).
+func (pv *provider) offeredLoad(u float64) (float64, bool) {
+	a, b := pv.marks[0], pv.marks[1]
+	if pv.capacity == 0 || pv.bounded || !a.set || !b.set {
+		return 0, false
+	}
+	ds, dw := float64(b.started-a.started), float64(b.waiting-a.waiting)
+	rho := u
+	if ds > 0 {
+		rho = u * (ds + dw) / ds
+	} else if dw > 0 {
+		rho = u * (1 + dw) // nothing served between the marks
+	}
+	return rho, rho >= 1 && dw > 3*math.Sqrt(float64(a.waiting+b.waiting+1))
+}
+
+// OfferedLoad returns the provider's estimated offered load in the run, as
+// a fraction of its concurrency (see Offered load); 0 for a provider
+// without a concurrency limit or with a bounded queue.
+func (p *ProviderResult) OfferedLoad() float64 { return p.offered }
+
+// Unstable reports whether the provider's offered load is at or above its
+// capacity and its queue grew: it grows for as long as requests arrive.
+func (p *ProviderResult) Unstable() bool { return p.growing }
+
+// unstableWarning says that provider p is unstable in the run named by
+// run ("without hedging", "with hedging").
+func unstableWarning(p *ProviderResult, run string) string {
+	return fmt.Sprintf("provider %s is offered %.0f%% of its capacity %s (utilisation %.1f%%): its queue grows without bound while requests arrive, so every figure of this run depends on how long it is; lower the load, raise its concurrency, or bound its queue (reject_when_full)",
+		p.Name, 100*p.offered, run, 100*deref(p.Utilisation))
+}
+
+func deref(x *float64) float64 {
+	if x == nil {
+		return 0
+	}
+	return *x
+}
