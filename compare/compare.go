@@ -48,7 +48,8 @@ type Class struct {
 	Name     string
 	Requests int64
 	// Policy describes the hedge policy of an optimize pick ("800ms ×1 →
-	// large-b" or "no hedging"); empty for a run report.
+	// large-b, 24.1% hedged", "effectively no hedging (12.6 s ×1 → b,
+	// 0.6% hedged)" or "no hedging"); empty for a run report.
 	Policy string
 	P50    float64
 	P95    float64
@@ -107,11 +108,15 @@ type optimizeJSON struct {
 	Overrides            []string `json:"overrides"`
 	RequestsPerCandidate *int     `json:"requests_per_candidate"`
 	Classes              []struct {
-		Class      string `json:"class"`
-		Requests   *int64 `json:"requests"`
-		Pick       int    `json:"pick"`
+		Class    string `json:"class"`
+		Requests *int64 `json:"requests"`
+		Pick     int    `json:"pick"`
+		Verdict  struct {
+			Label string `json:"label"`
+		} `json:"verdict"`
 		Candidates []struct {
 			Hedging       bool        `json:"hedging"`
+			HedgedShare   float64     `json:"hedged_share"`
 			DelayS        float64     `json:"delay_s"`
 			Copies        int         `json:"copies"`
 			Target        string      `json:"target"`
@@ -307,7 +312,10 @@ func parseOptimize(data []byte) (*Report, error) {
 		l := p.LatencyJSON
 		policy := "no hedging"
 		if p.Hedging {
-			policy = fmt.Sprintf("%s ×%d → %s", formatSeconds(p.DelayS), p.Copies, p.Target)
+			policy = fmt.Sprintf("%s ×%d → %s, %.1f%% hedged", formatSeconds(p.DelayS), p.Copies, p.Target, 100*p.HedgedShare)
+			if l := c.Verdict.Label; l != "" && l != "hedge" {
+				policy = l + " (" + policy + ")" // "effectively no hedging (12.6 s ×1 → b, 0.6% hedged)"
+			}
 		}
 		cl := Class{
 			Name: c.Class, Policy: policy,

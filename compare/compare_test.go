@@ -90,15 +90,20 @@ func TestOptimizePick(t *testing.T) {
 	data := []byte(`{"scenario": "g", "seed": 3, "requests_per_candidate": 100, "classes": [
 	  {"class": "chat", "requests": 100, "pick": 1, "candidates": [
 	    {"hedging": false, "latency_s": {"p50": 1, "p95": 3, "p99": 4, "p95_ci95": [2.9, 3.1], "p99_ci95": [3.8, 4.2]}, "p95_ci_ok": true, "p99_ci_ok": true, "answered_share": 0.9, "cost_per_1k_usd": 1},
-	    {"hedging": true, "delay_s": 0.8, "copies": 1, "target": "b", "requests": 100, "latency_s": {"p50": 1, "p95": 2, "p99": 2.5, "p95_ci95": [1.9, 2.1], "p99_ci95": [2.4, 2.6]}, "p95_ci_ok": true, "p99_ci_ok": true, "answered_share": 0.95, "cost_per_1k_usd": 1.1}
+	    {"hedging": true, "delay_s": 0.8, "copies": 1, "target": "b", "requests": 100, "hedged_share": 0.241, "latency_s": {"p50": 1, "p95": 2, "p99": 2.5, "p95_ci95": [1.9, 2.1], "p99_ci95": [2.4, 2.6]}, "p95_ci_ok": true, "p99_ci_ok": true, "answered_share": 0.95, "cost_per_1k_usd": 1.1}
 	  ]}]}`)
 	r := mustParse(t, data)
 	if r.Kind != Optimize || len(r.Classes) != 1 {
 		t.Fatalf("got %+v", r)
 	}
 	c := r.Classes[0]
-	if c.P95 != 2 || c.CostPer1k != 1.1 || c.Policy != "800ms ×1 → b" || !c.P95CIOK {
+	if c.P95 != 2 || c.CostPer1k != 1.1 || c.Policy != "800ms ×1 → b, 24.1% hedged" || !c.P95CIOK {
 		t.Errorf("pick read as %+v; want the second candidate", c)
+	}
+	// A pick the verdict labels is named so.
+	rarely := bytes.Replace(data, []byte(`"pick": 1,`), []byte(`"pick": 1, "verdict": {"label": "effectively no hedging"},`), 1)
+	if c := mustParse(t, rarely).Classes[0]; c.Policy != "effectively no hedging (800ms ×1 → b, 24.1% hedged)" {
+		t.Errorf("labelled pick: policy %q", c.Policy)
 	}
 	bad := bytes.Replace(data, []byte(`"pick": 1`), []byte(`"pick": 7`), 1)
 	if _, err := Parse(bad); err == nil || !strings.Contains(err.Error(), "pick 7") {

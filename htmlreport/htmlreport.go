@@ -185,6 +185,9 @@ func classOf(cr *optimize.ClassReport, level float64, i int, withFigures bool) (
 	}
 	if cr.Verdict.Hedge {
 		v.Verdict, v.Delay, v.Copies, v.Target = "hedge", sim.FormatSeconds(c.Delay.Seconds()), strconv.Itoa(c.Copies), c.Target
+		if cr.Verdict.Label != "" {
+			v.Verdict = cr.Verdict.Label // "effectively no hedging", "fallback"
+		}
 	} else {
 		c = b
 	}

@@ -259,7 +259,11 @@ func kneeFinite(cs []Candidate, f []int, p float64) int {
 
 // Verdict says whether to ship the pick, and why.
 type Verdict struct {
-	Hedge  bool   `json:"hedge"`
+	Hedge bool `json:"hedge"`
+	// Label says what the pick is: LabelHedge, LabelNoHedge, LabelRarely
+	// (accepted, but its copies go out for fewer than RarelyHedgedShare of
+	// requests) or LabelFallback (the configured fallback policy).
+	Label  string `json:"label"`
 	Reason string `json:"reason"`
 	// GainPct is how far the percentile fell from no hedging to the pick,
 	// in percent of its no-hedging value (negative when it rose); 0 when

@@ -73,3 +73,37 @@ func TestUnstableBaselineUpFront(t *testing.T) {
 		t.Errorf("want the unstable baseline once, before the summary table:\n%s", text)
 	}
 }
+
+// TestRarelyFiringPickLabelled: a model that answers in 100 ms but hangs
+// for 100 s on 0.5 % of calls, with a 10 s deadline. A copy after 5 s
+// rescues the hung calls — the unanswered share falls from 0.5 % to
+// nearly 0 for +0.5 % cost, which the rule accepts — but it goes out for
+// only 0.5 % of requests: the verdict calls it effectively no hedging and
+// says how rarely it fires.
+func TestRarelyFiringPickLabelled(t *testing.T) {
+	lat, err := dist.NewMixture([]float64{0.995, 0.005}, []dist.Continuous{dist.Constant{Value: 0.1}, dist.Constant{Value: 100}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := queueClass(10)
+	cfg.Providers = nil
+	cfg.Models[0].Latency = lat
+	cfg.Classes[0].Deadline = 10 * time.Second
+	s := optimize.DefaultSettings()
+	s.Requests = 100_000
+	s.CheckRequests = 0
+	s.Search.Delays = []time.Duration{5 * time.Second}
+	rep := mustRun(t, cfg, s, optimize.Options{})
+	cr := &rep.Classes[0]
+	if !cr.Verdict.Hedge || cr.Verdict.Label != optimize.LabelRarely || cr.Picked().HedgedShare >= 0.01 {
+		t.Fatalf("verdict %+v, hedged %v; want an accepted pick labelled %q", cr.Verdict, cr.Picked().HedgedShare, optimize.LabelRarely)
+	}
+	var b bytes.Buffer
+	if err := rep.WriteText(&b, false); err != nil {
+		t.Fatal(err)
+	}
+	if text := b.String(); !strings.Contains(text, "verdict: effectively no hedging: a copy after 5s goes out for 0.5% of requests") ||
+		!strings.Contains(text, "c      effectively no hedging  5s") {
+		t.Errorf("text does not label the pick:\n%s", text)
+	}
+}

@@ -115,6 +115,8 @@ type Candidate struct {
 
 	// policy of the candidate (unexported: what was simulated)
 	targets []int
+	// fallback: the configured policy sends copies only after a failure.
+	fallback bool
 	// perSecond is the rate at which the candidate's closed-loop clients
 	// got requests done (0 for open arrivals).
 	perSecond float64
@@ -668,6 +670,7 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	}
 	pick := &cs[cr.Pick]
 	pick.Pick = true
+	label(cr)
 	for i := range cs {
 		if i != cr.Pick {
 			// Without a real interval on either side, nothing is known to
@@ -841,7 +844,7 @@ func grid(c *sim.Config, s Search, q10, q99 float64) ([]Candidate, []Series) {
 	}
 	out = append(out, Candidate{
 		Label: "configured", Hedging: true, Configured: true, Delay: d, DelaySeconds: d.Seconds(),
-		Copies: base.Copies, Target: strings.Join(names, ","),
+		Copies: base.Copies, Target: strings.Join(names, ","), fallback: hasFallback(&base),
 	})
 	return out, series
 }

@@ -194,9 +194,9 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 	for i := range r.Classes {
 		cr := &r.Classes[i]
 		b, c := cr.Baseline(), cr.Picked()
-		verdict, delay, copies, target := "don't hedge", "-", "-", "-"
+		verdict, delay, copies, target := cr.Verdict.Label, "-", "-", "-"
 		if cr.Verdict.Hedge {
-			verdict, delay, copies, target = "hedge", candDelay(c), strconv.Itoa(c.Copies), c.Target
+			delay, copies, target = candDelay(c), strconv.Itoa(c.Copies), c.Target
 		} else {
 			c = b
 		}
@@ -274,11 +274,7 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 	} else {
 		fmt.Fprintf(w, "  pick: no hedging; %s\n", cr.PickNote)
 	}
-	verdict := "don't hedge"
-	if cr.Verdict.Hedge {
-		verdict = "hedge"
-	}
-	fmt.Fprintf(w, "  verdict: %s: %s\n", verdict, cr.Verdict.Reason)
+	fmt.Fprintf(w, "  verdict: %s: %s\n", verdictHead(cr), cr.Verdict.Reason)
 
 	rows := cr.Frontier
 	title := fmt.Sprintf("frontier (%d of %d candidates, by added cost)", len(cr.Frontier), len(cr.Candidates))

@@ -1,0 +1,57 @@
+package optimize
+
+import "fmt"
+
+// Verdict labels (Verdict.Label): what the pick is, in a word or three.
+const (
+	// LabelHedge: the pick hedges.
+	LabelHedge = "hedge"
+	// LabelNoHedge: the verdict is "don't hedge".
+	LabelNoHedge = "don't hedge"
+	// LabelRarely: the verdict accepts a pick whose copies go out for
+	// fewer than RarelyHedgedShare of requests: in practice no hedging,
+	// with a rare late copy that catches the stragglers.
+	LabelRarely = "effectively no hedging"
+	// LabelFallback: the pick is the class's configured fallback policy,
+	// which sends copies only after a failure.
+	LabelFallback = "fallback"
+)
+
+// RarelyHedgedShare is the hedged share below which an accepted pick is
+// labelled LabelRarely, not a hedge delay.
+const RarelyHedgedShare = 0.01
+
+// label sets cr.Verdict.Label from its verdict and pick.
+func label(cr *ClassReport) {
+	pick := cr.Picked()
+	switch {
+	case !cr.Verdict.Hedge || !pick.Hedging:
+		cr.Verdict.Label = LabelNoHedge
+	case pick.Configured && pick.fallback:
+		cr.Verdict.Label = LabelFallback
+	case pick.HedgedShare < RarelyHedgedShare:
+		cr.Verdict.Label = LabelRarely
+	default:
+		cr.Verdict.Label = LabelHedge
+	}
+}
+
+// verdictHead is the start of a class's verdict line in the text report:
+// the label, and for a hedged pick its delay with its hedged share and
+// calls per request — "hedge 1.85s (28.7% hedged, 1.287 calls/request)",
+// "effectively no hedging: a copy after 12.6s goes out for 0.6% of
+// requests (1.006 calls/request)".
+func verdictHead(cr *ClassReport) string {
+	v, pick := &cr.Verdict, cr.Picked()
+	fires := fmt.Sprintf("%.1f%% hedged, %.3f calls/request", 100*pick.HedgedShare, pick.AttemptsPerRequest)
+	switch v.Label {
+	case LabelHedge:
+		return fmt.Sprintf("hedge %s (%s)", candDelay(pick), fires)
+	case LabelRarely:
+		return fmt.Sprintf("effectively no hedging: %s after %s goes out for %.1f%% of requests (%.3f calls/request), too rarely to be a hedge delay",
+			plural(pick.Copies, "a copy", "copies"), candDelay(pick), 100*pick.HedgedShare, pick.AttemptsPerRequest)
+	case LabelFallback:
+		return fmt.Sprintf("fallback: the configured policy's copies go out only after a failure (%s)", fires)
+	}
+	return LabelNoHedge
+}
