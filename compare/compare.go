@@ -67,6 +67,10 @@ type Class struct {
 	HasAnswered bool
 	// Missing are the required fields that are absent or null.
 	Missing []string
+	// pickPolicy is the pick's policy (policyOf) and candidates every
+	// candidate with its fate, in an optimize report that gives them.
+	pickPolicy string
+	candidates []candidate
 }
 
 // Report is one side of a comparison.
@@ -116,6 +120,8 @@ type optimizeJSON struct {
 		} `json:"verdict"`
 		Candidates []struct {
 			Hedging       bool        `json:"hedging"`
+			Status        string      `json:"status"`
+			Reasons       []reason    `json:"reasons"`
 			HedgedShare   float64     `json:"hedged_share"`
 			DelayS        float64     `json:"delay_s"`
 			Copies        int         `json:"copies"`
@@ -326,6 +332,12 @@ func parseOptimize(data []byte) (*Report, error) {
 		if n == nil || *n == 0 {
 			n = c.Requests
 		}
+		cl.pickPolicy = policyOf(p.Hedging, p.DelayS, p.Copies, p.Target)
+		for _, k := range c.Candidates {
+			if k.Status != "" {
+				cl.candidates = append(cl.candidates, candidate{policyOf(k.Hedging, k.DelayS, k.Copies, k.Target), k.Status, k.Reasons})
+			}
+		}
 		need(&cl, "requests", n, &cl.Requests)
 		need(&cl, "candidates[pick].answered_share", p.AnsweredShare, &cl.AnsweredShare)
 		need(&cl, "candidates[pick].cost_per_1k_usd", p.CostPer1k, &cl.CostPer1k)
@@ -378,6 +390,10 @@ type Row struct {
 	RequestsA        int64
 	RequestsB        int64
 	Deltas           []Delta
+	// APickInB and BPickInA say, when both reports are optimize reports
+	// with every candidate's fate and their picks differ, what B made of
+	// A's pick and A of B's; nil otherwise.
+	APickInB, BPickInA *Fate
 }
 
 // Comparison is the result of Compare.
@@ -434,6 +450,7 @@ func Compare(a, b *Report) *Comparison {
 				relative("cost/1k", ca.CostPer1k, cb.CostPer1k),
 			},
 		})
+		crossFates(&out.Rows[len(out.Rows)-1], &ca, &cb)
 	}
 	for _, cb := range b.Classes {
 		if !seen[cb.Name] {

@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"encoding/json"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -313,5 +314,51 @@ func TestDifferentScenarios(t *testing.T) {
 		if !tt.crn && strings.Contains(text.String(), "common random numbers") {
 			t.Errorf("%s: claims common random numbers:\n%s", tt.name, text.String())
 		}
+	}
+}
+
+// TestPickFates: two optimize reports that pick different delays for a
+// class, each saying of every candidate why it was not picked: the
+// comparison says what B made of A's pick (rejected, with its reasons and
+// codes) and A of B's, in text and JSON. Reports without statuses, or with
+// the same pick, get none.
+func TestPickFates(t *testing.T) {
+	report := func(pick int, f0, f1 string) []byte {
+		return []byte(fmt.Sprintf(`{"scenario": "g", "seed": 3, "requests_per_candidate": 100, "classes": [
+	  {"class": "chat", "requests": 100, "pick": %d, "candidates": [
+	    {"hedging": false, "latency_s": {"p50": 1, "p95": 3, "p99": 4, "p95_ci95": [2.9, 3.1], "p99_ci95": [3.8, 4.2]}, "p95_ci_ok": true, "p99_ci_ok": true, "answered_share": 0.9, "cost_per_1k_usd": 1 %s},
+	    {"hedging": true, "delay_s": 0.8, "copies": 1, "target": "b", "requests": 100, "latency_s": {"p50": 1, "p95": 2, "p99": 2.5, "p95_ci95": [1.9, 2.1], "p99_ci95": [2.4, 2.6]}, "p95_ci_ok": true, "p99_ci_ok": true, "answered_share": 0.95, "cost_per_1k_usd": 1.1 %s}
+	  ]}]}`, pick, f0, f1))
+	}
+	picked := `, "status": "picked", "reasons": []`
+	a := mustParse(t, report(1, `, "status": "eligible", "reasons": [{"code": "slower_than_pick", "text": "p95 3s is slower than the pick's 2s"}]`, picked))
+	b := mustParse(t, report(0, picked, `, "status": "rejected", "reasons": [{"code": "overloads_rate_limit", "text": "overloads the rate limit of model b at 120% of its rate"}]`))
+	c := Compare(a, b)
+	r := c.Rows[0]
+	if r.APickInB == nil || r.APickInB.Policy != "800ms ×1 → b" || r.APickInB.Status != "rejected" ||
+		len(r.APickInB.Reasons) != 1 || r.APickInB.Reasons[0] != "overloads the rate limit of model b at 120% of its rate [overloads_rate_limit]" {
+		t.Errorf("A's pick in B: %+v", r.APickInB)
+	}
+	if r.BPickInA == nil || r.BPickInA.Policy != "no hedging" || r.BPickInA.Status != "eligible" {
+		t.Errorf("B's pick in A: %+v", r.BPickInA)
+	}
+	var text, js bytes.Buffer
+	if err := c.WriteText(&text, "a.json", "b.json"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "chat: A's pick in B: 800ms ×1 → b: rejected: overloads the rate limit of model b at 120% of its rate [overloads_rate_limit]") {
+		t.Errorf("text:\n%s", text.String())
+	}
+	if err := c.WriteJSON(&js, "a.json", "b.json"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(js.String(), `"a_pick_in_b": {`) || !strings.Contains(js.String(), `"status": "rejected"`) {
+		t.Errorf("JSON:\n%s", js.String())
+	}
+	if r := Compare(a, a).Rows[0]; r.APickInB != nil {
+		t.Errorf("the same pick: %+v; want no fates", r.APickInB)
+	}
+	if r := Compare(mustParse(t, report(1, "", "")), b).Rows[0]; r.APickInB != nil {
+		t.Errorf("a report without statuses: %+v; want no fates", r.APickInB)
 	}
 }

@@ -52,6 +52,12 @@ func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 			io.WriteString(ew, "\n")
 		}
 	}
+	for _, r := range c.Rows {
+		if r.APickInB != nil {
+			fmt.Fprintf(ew, "%s: A's pick in B: %s\n", r.Class, r.APickInB)
+			fmt.Fprintf(ew, "%s: B's pick in A: %s\n", r.Class, r.BPickInA)
+		}
+	}
 	for _, n := range c.OnlyA {
 		fmt.Fprintf(ew, "class %s is only in A\n", n)
 	}
@@ -146,6 +152,14 @@ type (
 		RequestsA int64       `json:"a_requests"`
 		RequestsB int64       `json:"b_requests"`
 		Metrics   []jsonDelta `json:"metrics"`
+		APickInB  *jsonFate   `json:"a_pick_in_b,omitempty"`
+		BPickInA  *jsonFate   `json:"b_pick_in_a,omitempty"`
+	}
+	jsonFate struct {
+		Policy  string   `json:"policy"`
+		Found   bool     `json:"found"`
+		Status  string   `json:"status"`
+		Reasons []string `json:"reasons"`
 	}
 	jsonComparison struct {
 		A string `json:"a"`
@@ -195,6 +209,14 @@ func (c *Comparison) WriteJSON(w io.Writer, nameA, nameB string) error {
 				jd.CIA, jd.CIB = &a, &b
 			}
 			jr.Metrics = append(jr.Metrics, jd)
+		}
+		for _, f := range []struct {
+			in  *Fate
+			out **jsonFate
+		}{{r.APickInB, &jr.APickInB}, {r.BPickInA, &jr.BPickInA}} {
+			if f.in != nil {
+				*f.out = &jsonFate{Policy: f.in.Policy, Found: f.in.Found, Status: f.in.Status, Reasons: nonNil(f.in.Reasons)}
+			}
 		}
 		out.Rows = append(out.Rows, jr)
 	}

@@ -71,6 +71,10 @@ type classView struct {
 	Warnings                                 []string
 	OptimizedWith                            string
 	Figures                                  []figure
+	// Map places every candidate by status, with its reasons on hover
+	// (nil without figures); Rejected lists the rejected candidates.
+	Map      *fateMap
+	Rejected []fateRow
 }
 
 type rolloutView struct {
@@ -199,6 +203,10 @@ func classOf(cr *optimize.ClassReport, level float64, i int, withFigures bool) (
 	v.AddedCost = signedPct(c.AddedCostPct)
 	if cr.CostBasis == optimize.CostCalls {
 		v.AddedCost += " calls"
+	}
+	v.Map, v.Rejected = fatesOf(cr)
+	if !withFigures {
+		v.Map = nil
 	}
 	if withFigures {
 		for _, f := range plots.ClassFigures(cr, level) {

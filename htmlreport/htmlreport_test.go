@@ -2,6 +2,7 @@ package htmlreport
 
 import (
 	"bytes"
+	"strconv"
 	"strings"
 	"sync"
 	"testing"
@@ -59,8 +60,8 @@ func TestWrite(t *testing.T) {
 	if n := strings.Count(page, `<tr class="class-row">`); n != len(rep.Classes) {
 		t.Errorf("%d class rows; want %d", n, len(rep.Classes))
 	}
-	if n := strings.Count(page, "<svg"); n != 3*len(rep.Classes) {
-		t.Errorf("%d inline SVGs; want %d", n, 3*len(rep.Classes))
+	if n := strings.Count(page, "<svg"); n != 4*len(rep.Classes) {
+		t.Errorf("%d inline SVGs; want %d (three figures and the candidate map per class)", n, 4*len(rep.Classes))
 	}
 	if strings.Contains(page, "<?xml") {
 		t.Error("an XML declaration is left inside the HTML")
@@ -90,6 +91,48 @@ func TestWrite(t *testing.T) {
 	}
 	if strings.Contains(b.String(), "<svg") {
 		t.Error("NoFigures: the page has figures")
+	}
+}
+
+// TestFates: each class's candidate map has a point per candidate (and
+// the pick drawn again on top), coloured by status, the reasons of each
+// in its hover title; the table lists every rejected candidate with its
+// reasons and codes.
+func TestFates(t *testing.T) {
+	rep := optimizeDefault(t)
+	var b bytes.Buffer
+	if err := Write(&b, rep, Options{}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	rejected := 0
+	for ci := range rep.Classes {
+		cr := &rep.Classes[ci]
+		start := strings.Index(page, `<section class="class" id="class-`+strconv.Itoa(ci)+`">`)
+		end := start + strings.Index(page[start:], "</section>")
+		sec := page[start:end]
+		if n := strings.Count(sec, "<circle "); n != len(cr.Candidates)+1 {
+			t.Errorf("class %s: %d points; want %d candidates and the pick on top", cr.Class, n, len(cr.Candidates))
+		}
+		nRej := 0
+		for _, c := range cr.Candidates {
+			if c.Status == optimize.StatusRejected {
+				nRej++
+				if why := templateEscape(c.Reasons[0].Text); !strings.Contains(sec, why) {
+					t.Errorf("class %s: candidate %s: its reason %q is not on the page", cr.Class, c.Label, c.Reasons[0].Text)
+				}
+			}
+		}
+		rejected += nRej
+		if n := strings.Count(sec, `<circle class="rejected"`); n != nRej {
+			t.Errorf("class %s: %d rejected points; want %d", cr.Class, n, nRej)
+		}
+		if nRej > 0 && strings.Count(sec[strings.Index(sec, `<table class="rejected">`):], "<tr><td>") != nRej {
+			t.Errorf("class %s: the rejected table does not list its %d rejected candidates", cr.Class, nRej)
+		}
+	}
+	if rejected == 0 {
+		t.Fatal("the default scenario's report has no rejected candidate: the test checks nothing")
 	}
 }
 

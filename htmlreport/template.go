@@ -29,6 +29,12 @@ td:first-child, th:first-child { text-align: left; }
 .figure { flex: 1 1 560px; max-width: 600px; }
 .scroll { overflow-x: auto; }
 pre { background: #f6f6f6; padding: .6em; overflow-x: auto; }
+.map { max-width: 600px; border: 1px solid #eee; }
+.map .picked { fill: #c00000; }
+.map .eligible { fill: #1f5fa8; }
+.map .rejected { fill: #f2b8b8; stroke: #b04040; }
+.map text { font-size: 11px; fill: #444; }
+td.reasons { text-align: left; white-space: normal; min-width: 24em; }
 </style>
 </head>
 <body>
@@ -53,6 +59,22 @@ pre { background: #f6f6f6; padding: .6em; overflow-x: auto; }
 <p><b>Pick:</b> {{.Note}} (objective {{.Objective}}; {{.Candidates}} candidates{{if .OptimizedWith}}; optimized with {{.OptimizedWith}}{{end}})</p>
 {{if .Warnings}}<ul class="warnings">{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Figures}}<div class="figures">{{range .Figures}}<div class="figure" data-figure="{{.Name}}">{{.SVG}}</div>{{end}}</div>{{end}}
+{{with .Map}}<h3>Every candidate's fate</h3>
+<p class="meta">Each candidate at its added cost and percentile: <span style="color:#c00000">the pick</span>, <span style="color:#1f5fa8">eligible</span> ({{.Elig}}: within every limit, not the best), <span style="color:#b04040">rejected</span> ({{.Rejected}}: over a limit or refused by the verdict rule); the line is the frontier{{if .HasMiss}}, the top row misses{{end}}. Hover over a point for its reasons.</p>
+<svg class="map" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {{.W}} {{.H}}" width="{{.W}}" height="{{.H}}" role="img" aria-label="candidates by status">
+<line x1="{{.Left}}" y1="{{.Bottom}}" x2="{{.Right}}" y2="{{.Bottom}}" stroke="#888"/><line x1="{{.Left}}" y1="{{.Top}}" x2="{{.Left}}" y2="{{.Bottom}}" stroke="#888"/>
+<text x="{{.Left}}" y="{{.Bottom}}" dy="14">{{.XMin}}</text><text x="{{.Right}}" y="{{.Bottom}}" dy="14" text-anchor="end">{{.XMax}}</text><text x="324" y="{{.H}}" dy="-4" text-anchor="middle">{{.XLabel}}</text>
+<text x="{{.Left}}" y="{{.Bottom}}" dx="-4" text-anchor="end">{{.YMin}}</text><text x="{{.Left}}" y="{{.Top}}" dx="-4" dy="8" text-anchor="end">{{.YMax}}</text><text x="12" y="148" transform="rotate(-90 12 148)" text-anchor="middle">{{.YLabel}}</text>
+{{if .Frontier}}<polyline points="{{.Frontier}}" fill="none" stroke="#1f5fa8" stroke-width="1.2"/>{{end}}
+{{range .Points}}<circle class="{{.Status}}" cx="{{printf "%.1f" .X}}" cy="{{printf "%.1f" .Y}}" r="{{.R}}"><title>{{.Title}}</title></circle>
+{{end}}</svg>{{end}}
+{{if .Rejected}}<h3>Rejected candidates</h3>
+<div class="scroll"><table class="rejected">
+<thead><tr><th>candidate</th><th>percentile</th><th>added cost</th><th>hedged</th><th>why</th><th>codes</th></tr></thead>
+<tbody>
+{{range .Rejected}}<tr><td>{{.Label}}</td><td>{{.Percentile}}</td><td>{{.AddedCost}}</td><td>{{.Hedged}}</td><td class="reasons">{{.Reasons}}</td><td>{{.Codes}}</td></tr>
+{{end}}</tbody>
+</table></div>{{end}}
 </section>
 {{end}}
 

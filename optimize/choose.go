@@ -297,6 +297,9 @@ type Verdict struct {
 	// the limits that the rule accepts becomes the pick instead: see
 	// ClassReport.Pick.)
 	Alternative int `json:"alternative"`
+	// detail is the code of the rule's test that failed (Detail* in
+	// fate.go), for a candidate's reasons; "" when the verdict is "hedge".
+	detail string
 }
 
 // Values of Verdict.DecidedBy.
@@ -336,6 +339,7 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 	if pick.FewerAnswers && !rule.AllowFewerAnswers {
 		ab, ap := fshares(base.AnsweredShare, pick.AnsweredShare)
 		v.Reason = fmt.Sprintf("the answered share falls significantly (%s → %s): a pick never trades answers for speed (allow_fewer_answers to override)", ab, ap)
+		v.detail = DetailFewerAnswers
 		return v
 	}
 	if !ciOK {
@@ -343,6 +347,7 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		// nothing can be shown to improve, on latency or on answers.
 		v.Reason = fmt.Sprintf("too few requests for a %s%% interval on %s: %s simulated per candidate, at least %d needed; nothing counts as significant",
 			fnum(100*level), pname(p), fcount(min(base.Requests, pick.Requests)), MinRequestsForCI(p, level))
+		v.detail = DetailTooFew
 		return v
 	}
 	if !pick.Hedging {
@@ -354,17 +359,22 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		costWord = "calls"
 	}
 	pct := fnum(100 * level)
+	code := "" // of the last test that failed
 	test := func(what string, gain float64, sig bool, perCost float64) (bool, string) {
 		cost := pick.AddedCostPct
 		switch {
 		case gain < 0.05: // would print as "falls 0.0%"
+			code = DetailNoGain
 			return false, fmt.Sprintf("%s does not fall", what)
 		case gain < rule.MinGainPct:
+			code = DetailGainBelowMin
 			return false, fmt.Sprintf("%s falls %.1f%%, less than the %s%% minimum", what, gain, fnum(rule.MinGainPct))
 		case cost > 0 && gain/cost < perCost:
+			code = DetailGainPerCost
 			return false, fmt.Sprintf("%s falls %.1f%% for %s %s: %.2f%% per 1%% of %s, less than %s",
 				what, gain, fpct(cost), costWord, gain/cost, costWord, fnum(perCost))
 		case rule.RequireSignificant && !sig:
+			code = DetailNotSignificant
 			return false, fmt.Sprintf("%s falls %.1f%%, not significantly at %s%% (the intervals overlap)", what, gain, pct)
 		case cost <= 0:
 			verb := "falls"
@@ -376,6 +386,7 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		return true, fmt.Sprintf("%s falls %.1f%% for %s %s (%.1f%% per 1%% of %s)", what, gain, fpct(cost), costWord, gain/cost, costWord)
 	}
 	latOK, latWhy := test(fmt.Sprintf("%s (%s → %s)", pname(p), fsec(qb), fsec(qp)), v.GainPct, v.Significant, rule.MinGainPerCost)
+	latCode := code
 	switch {
 	case missB && !missP:
 		// A percentile that was a miss and is now an answer has no
@@ -385,6 +396,9 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		latOK, latWhy = false, fmt.Sprintf("%s rises from %s to a miss", pname(p), fsec(qb))
 	case missB && missP:
 		latOK, latWhy = false, fmt.Sprintf("%s is a miss before and after", pname(p))
+	}
+	if missB || missP {
+		latCode = DetailMiss
 	}
 	failOK, failWhy, fewer := false, "", ""
 	fb, fp := v.UnansweredBefore, v.UnansweredAfter
@@ -408,9 +422,9 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 	case failOK:
 		v.Hedge, v.Reason, v.DecidedBy = true, failWhy+"; "+latWhy, DecidedByUnanswered
 	case failWhy != "":
-		v.Reason = latWhy + "; " + failWhy
+		v.Reason, v.detail = latWhy+"; "+failWhy, latCode
 	default:
-		v.Reason = latWhy
+		v.Reason, v.detail = latWhy, latCode
 	}
 	if fewer != "" {
 		v.Reason += "; " + fewer
@@ -455,6 +469,7 @@ func JudgeWithin(base, pick *Candidate, target time.Duration, level float64, rul
 	case pick.FewerAnswers && !rule.AllowFewerAnswers:
 		ab, ap := fshares(base.AnsweredShare, pick.AnsweredShare)
 		v.Reason = fmt.Sprintf("the answered share falls significantly (%s → %s): a pick never trades answers for speed (allow_fewer_answers to override)", ab, ap)
+		v.detail = DetailFewerAnswers
 		return v
 	case !pick.Hedging:
 		v.Reason = "the pick is no hedging"
@@ -478,13 +493,13 @@ func JudgeWithin(base, pick *Candidate, target time.Duration, level float64, rul
 	}
 	switch {
 	case gain < 0.05:
-		v.Reason = what + " does not fall"
+		v.Reason, v.detail = what+" does not fall", DetailNoGain
 	case gain < rule.MinGainPct:
-		v.Reason = fmt.Sprintf("%s falls %.1f%%, less than the %s%% minimum", what, gain, fnum(rule.MinGainPct))
+		v.Reason, v.detail = fmt.Sprintf("%s falls %.1f%%, less than the %s%% minimum", what, gain, fnum(rule.MinGainPct)), DetailGainBelowMin
 	case cost > 0 && gain/cost < rule.MinGainPerCost:
-		v.Reason = fmt.Sprintf("%s falls %.1f%% for %s %s: %.2f%% per 1%% of %s, less than %s", what, gain, fpct(cost), costWord, gain/cost, costWord, fnum(rule.MinGainPerCost))
+		v.Reason, v.detail = fmt.Sprintf("%s falls %.1f%% for %s %s: %.2f%% per 1%% of %s, less than %s", what, gain, fpct(cost), costWord, gain/cost, costWord, fnum(rule.MinGainPerCost)), DetailGainPerCost
 	case rule.RequireSignificant && !v.Significant:
-		v.Reason = fmt.Sprintf("%s falls %.1f%%, not significantly at %s%%", what, gain, fnum(100*level))
+		v.Reason, v.detail = fmt.Sprintf("%s falls %.1f%%, not significantly at %s%%", what, gain, fnum(100*level)), DetailNotSignificant
 	default:
 		v.Hedge, v.DecidedBy = true, DecidedByPercentile
 		v.Reason = fmt.Sprintf("%s falls %.1f%% for %s %s", what, gain, fpct(cost), costWord)

@@ -13,29 +13,66 @@ const (
 	// LoadQueue: a provider's queue grows without bound — its offered
 	// load is at or above its concurrency (sim's ProviderResult.Unstable).
 	LoadQueue = "queue"
+	// LoadRate: a request-rate limit is offered more requests per second
+	// than it admits in the long run (sim's Result.Overloads).
+	LoadRate = "rate_limit"
 )
 
 // Load is a limit that one simulation pushed past what it sustains.
 type Load struct {
-	// Kind is LoadQueue.
+	// Kind is LoadQueue or LoadRate.
 	Kind string `json:"kind"`
-	// Name names the limit: "provider p".
+	// Name names the limit: "provider p", "model b".
 	Name string `json:"name"`
 	// Offered is, for a queue, the provider's offered load as a fraction
 	// of its concurrency (≥ 1), and Utilisation its measured utilisation
-	// in [0, 1].
+	// in [0, 1]; for a rate limit, the requests per second offered to it,
+	// and Limit those it admits in the long run.
 	Offered     float64 `json:"offered"`
-	Utilisation float64 `json:"utilisation"`
+	Utilisation float64 `json:"utilisation,omitempty"`
+	Limit       float64 `json:"limit,omitempty"`
+	// BurstSeconds is a rate limit's burst (seconds of refill a full
+	// bucket holds) and SpanSeconds the simulated time of the run: how
+	// many refills the run covers (see Settled).
+	BurstSeconds float64 `json:"burst_s,omitempty"`
+	SpanSeconds  float64 `json:"span_s,omitempty"`
 }
 
 // String says it in words.
 func (l Load) String() string {
+	if l.Kind == LoadRate {
+		return fmt.Sprintf("%s's rate limit is offered %.0f%% of its rate (%.3g requests/s offered, %.3g/s admitted)", l.Name, 100*l.Offered/l.Limit, l.Offered, l.Limit)
+	}
 	return fmt.Sprintf("%s is offered %.0f%% of its capacity (utilisation %.1f%%)", l.Name, 100*l.Offered, 100*l.Utilisation)
 }
 
-// loadsOf returns the limits the run res pushed past what they sustain.
-func loadsOf(res *sim.Result) []Load {
+// loadsOf returns the limits the run res of scenario c pushed past what
+// they sustain.
+func loadsOf(res *sim.Result, c *sim.Config) []Load {
 	var out []Load
+	for _, o := range res.Overloads(c) {
+		burst := 60.0 // sim.RateLimit's default
+		rl := func(r sim.RateLimit) {
+			if r.Burst > 0 {
+				burst = r.Burst.Seconds()
+			}
+		}
+		if o.Kind == "model" {
+			for m := range c.Models {
+				if c.Models[m].Name == o.Name {
+					rl(c.Models[m].RateLimit)
+				}
+			}
+		} else {
+			for _, p := range c.Providers {
+				if p.Name == o.Name {
+					rl(p.RateLimit)
+				}
+			}
+		}
+		out = append(out, Load{Kind: LoadRate, Name: o.Kind + " " + o.Name, Offered: o.Offered, Limit: o.Limit,
+			BurstSeconds: burst, SpanSeconds: res.Seconds})
+	}
 	for i := range res.Providers {
 		p := &res.Providers[i]
 		if p.Unstable() {
@@ -43,7 +80,7 @@ func loadsOf(res *sim.Result) []Load {
 			if p.Utilisation != nil {
 				u = *p.Utilisation
 			}
-			out = append(out, Load{Kind: LoadQueue, Name: "provider " + p.Name, Offered: p.OfferedLoad(), Utilisation: u})
+			out = append(out, Load{Kind: LoadQueue, Name: "provider " + p.Name, Offered: p.OfferedLoad(), Utilisation: u, SpanSeconds: res.Seconds})
 		}
 	}
 	return out

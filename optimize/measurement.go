@@ -162,6 +162,9 @@ type load struct {
 	Name        string `json:"name"`
 	Offered     exact  `json:"offered"`
 	Utilisation exact  `json:"utilisation"`
+	Limit       exact  `json:"limit"`
+	Burst       exact  `json:"burst_s"`
+	Span        exact  `json:"span_s"`
 }
 
 // latencyNames name the values of latency_s.
@@ -238,14 +241,18 @@ func (w *measurementJSON) check() error {
 	}
 	for i, l := range w.Loads {
 		switch {
-		case l.Kind != LoadQueue:
-			return bad("loads", "%d has kind %q; want %q", i+1, l.Kind, LoadQueue)
+		case l.Kind != LoadQueue && l.Kind != LoadRate:
+			return bad("loads", "%d has kind %q; want %q or %q", i+1, l.Kind, LoadQueue, LoadRate)
 		case l.Name == "":
 			return bad("loads", "%d has no name", i+1)
-		case !(l.Offered >= 1) || math.IsInf(float64(l.Offered), 1):
+		case !finite(l.Span) || !finite(l.Burst):
+			return bad("loads", "%d (%s) has span %v s, burst %v s; want finite seconds ≥ 0", i+1, l.Name, float64(l.Span), float64(l.Burst))
+		case l.Kind == LoadQueue && (!(l.Offered >= 1) || math.IsInf(float64(l.Offered), 1)):
 			return bad("loads", "%d (%s) has offered load %v; want a finite number ≥ 1", i+1, l.Name, float64(l.Offered))
-		case !share(l.Utilisation):
+		case l.Kind == LoadQueue && !share(l.Utilisation):
 			return bad("loads", "%d (%s) has utilisation %v; want a share in [0, 1]", i+1, l.Name, float64(l.Utilisation))
+		case l.Kind == LoadRate && !(finite(l.Limit) && l.Limit > 0 && finite(l.Offered) && l.Offered > l.Limit):
+			return bad("loads", "%d (%s) offers %v requests/s to a limit of %v/s; want finite rates, the offered above the limit", i+1, l.Name, float64(l.Offered), float64(l.Limit))
 		}
 	}
 	switch {
@@ -298,7 +305,7 @@ func (m Measurement) MarshalJSON() ([]byte, error) {
 		w.Survival = append(w.Survival, exact(p.T), exact(p.S))
 	}
 	for _, l := range m.Loads {
-		w.Loads = append(w.Loads, load{l.Kind, l.Name, exact(l.Offered), exact(l.Utilisation)})
+		w.Loads = append(w.Loads, load{l.Kind, l.Name, exact(l.Offered), exact(l.Utilisation), exact(l.Limit), exact(l.BurstSeconds), exact(l.SpanSeconds)})
 	}
 	if m.Span != nil {
 		w.Span = &[2]exact{exact(m.Span[0]), exact(m.Span[1])}
@@ -339,7 +346,8 @@ func (m *Measurement) UnmarshalJSON(b []byte) error {
 		m.Span = &[2]float64{float64(w.Span[0]), float64(w.Span[1])}
 	}
 	for _, l := range w.Loads {
-		m.Loads = append(m.Loads, Load{Kind: l.Kind, Name: l.Name, Offered: float64(l.Offered), Utilisation: float64(l.Utilisation)})
+		m.Loads = append(m.Loads, Load{Kind: l.Kind, Name: l.Name, Offered: float64(l.Offered), Utilisation: float64(l.Utilisation),
+			Limit: float64(l.Limit), BurstSeconds: float64(l.Burst), SpanSeconds: float64(l.Span)})
 	}
 	return nil
 }
@@ -400,7 +408,8 @@ func measureRun(ctx context.Context, key string, res *sim.Result, c *sim.Config,
 // at the given level and target, with whether the run overloads a rate
 // limit.
 func measured(key string, res *sim.Result, c *sim.Config, k int, level float64, target time.Duration) Measurement {
-	x := Candidate{OverLimit: len(res.Overloads(c)) > 0, Loads: loadsOf(res)}
+	loads := loadsOf(res, c)
+	x := Candidate{OverLimit: slices.ContainsFunc(loads, func(l Load) bool { return l.Kind == LoadRate }), Loads: loads}
 	summarize(&x, &res.Classes[k], level, target)
 	return measurementOf(key, &x)
 }

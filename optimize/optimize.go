@@ -110,6 +110,12 @@ type Candidate struct {
 	// significantly different from the pick's (the intervals overlap):
 	// "~" in the table.
 	LikePick bool `json:"indistinguishable_from_pick"`
+	// Status is the candidate's fate: StatusPicked, StatusEligible
+	// (within every limit, not the best) or StatusRejected; Reasons say
+	// why it is not the pick, as codes with figures (empty for the pick).
+	// See fate.go.
+	Status  string   `json:"status"`
+	Reasons []Reason `json:"reasons"`
 	// Survival is the empirical survival curve P(T > t), thinned.
 	Survival []SurvivalPoint `json:"-"`
 
@@ -700,6 +706,7 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	if cr.Objective.Goal == LowestCost && !pick.Feasible {
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("no candidate meets %s ≤ %s", pname(p), fsec(cr.Objective.SLA.Seconds())))
 	}
+	fates(cr, rule, level)
 }
 
 // orNone returns s, or "none" when s is empty.

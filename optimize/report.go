@@ -63,7 +63,7 @@ var CSVHeader = []string{
 	"answered_share", "hedged_share", "attempts_per_request", "cost_per_1k_usd",
 	"added_cost_pct", "added_calls_pct", "cost_basis",
 	"feasible", "frontier", "pick", "indistinguishable_from_pick", "objective_pick",
-	"fewer_answers", "answered_within_target_share",
+	"fewer_answers", "answered_within_target_share", "status", "reasons",
 }
 
 // WriteCSV writes every candidate of every class, one row each, under
@@ -84,7 +84,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 				f(c.AnsweredShare), f(c.HedgedShare), f(c.AttemptsPerRequest), f(c.CostPer1kUSD),
 				f(c.AddedCostPct), f(c.AddedCallsPct), cr.CostBasis,
 				b(c.Feasible), b(c.OnFrontier), b(c.Pick), b(c.LikePick), b(c.ObjectivePick),
-				b(c.FewerAnswers), f(c.AnsweredWithinShare),
+				b(c.FewerAnswers), f(c.AnsweredWithinShare), c.Status, reasonCodes(c.Reasons),
 			}
 			if err := cw.Write(row); err != nil {
 				return err
@@ -275,6 +275,7 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 		fmt.Fprintf(w, "  pick: no hedging; %s\n", cr.PickNote)
 	}
 	fmt.Fprintf(w, "  verdict: %s: %s\n", verdictHead(cr), cr.Verdict.Reason)
+	writeWhyNot(w, cr)
 
 	rows := cr.Frontier
 	title := fmt.Sprintf("frontier (%d of %d candidates, by added cost)", len(cr.Frontier), len(cr.Candidates))
@@ -344,6 +345,32 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 			fsec(l.P95), interval(l.P95CI95, c.P95CIOK),
 			fsec(l.P99), interval(l.P99CI95, c.P99CIOK),
 			w, 100*c.AnsweredShare, 100*c.HedgedShare, c.AttemptsPerRequest, sim.DollarsPer1k(c.CostPer1kUSD), addedCost(cr, c))
+	}
+	tw.Flush()
+}
+
+// writeWhyNot writes the "why not" list of a class: its best rejected
+// candidates (WhyNotCount at most), each with the reasons it was
+// rejected, the reason codes of the JSON in brackets.
+func writeWhyNot(w io.Writer, cr *ClassReport) {
+	idx, total := whyNot(cr, WhyNotCount)
+	if total == 0 {
+		return
+	}
+	pn := pname(cr.Objective.Percentile)
+	fmt.Fprintf(w, "  why not: %d of %d candidates rejected; the best %d by the objective, with why (every candidate's status and reasons: --json):\n", total, len(cr.Candidates), len(idx))
+	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	for _, i := range idx {
+		c := &cr.Candidates[i]
+		var why []string
+		for _, r := range c.Reasons {
+			why = append(why, fmt.Sprintf("%s [%s]", r.Text, r.Code))
+		}
+		delay := "none"
+		if c.Hedging {
+			delay = candDelay(c)
+		}
+		fmt.Fprintf(tw, "    %s\t%s %s\t%s\t%s\n", delay, pn, fsec(c.Q(cr.Objective.Percentile)), addedCost(cr, c), strings.Join(why, "; "))
 	}
 	tw.Flush()
 }

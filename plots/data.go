@@ -43,6 +43,9 @@ type Label struct {
 	Text   string
 	Shown  bool
 	DX, DY float64
+	// Rejected marks a candidate the report rejected (optimize's
+	// StatusRejected), drawn in its own colour.
+	Rejected bool
 }
 
 // Cost is the data of the cost figure. X is the added cost in percent (of
@@ -168,7 +171,7 @@ func CostData(cr *optimize.ClassReport) Cost {
 	}
 	for i := range cr.Candidates {
 		c := &cr.Candidates[i]
-		d.Candidates = append(d.Candidates, Label{XY: XY{c.AddedCostPct, orMiss(y(c), top)}, Text: c.Label})
+		d.Candidates = append(d.Candidates, Label{XY: XY{c.AddedCostPct, orMiss(y(c), top)}, Text: c.Label, Rejected: c.Status == optimize.StatusRejected})
 	}
 	d.Candidates[0].Text = "no hedging"
 	for _, i := range cr.Frontier {

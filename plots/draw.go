@@ -108,6 +108,7 @@ func (f Figure) Render(format string) (data []byte, err error) {
 
 var (
 	grey      = color.RGBA{R: 150, G: 150, B: 150, A: 255}
+	rose      = color.RGBA{R: 214, G: 120, B: 120, A: 255} // rejected candidates
 	lightGrey = color.RGBA{R: 190, G: 190, B: 190, A: 255}
 	black     = color.RGBA{A: 255}
 	red       = color.RGBA{R: 214, G: 39, B: 40, A: 255}
@@ -216,17 +217,31 @@ func costPlot(d Cost) (*plot.Plot, *marks, *legend, error) {
 	}
 	m := &marks{}
 	l := newLegend()
-	var pts []XY
+	var pts, rej []XY
 	for _, c := range d.Candidates {
-		pts = append(pts, c.XY)
+		if c.Rejected {
+			rej = append(rej, c.XY)
+		} else {
+			pts = append(pts, c.XY)
+		}
 		m.point(c.X, c.Y, vg.Points(dotRadius))
 	}
-	all, err := plotter.NewScatter(xys(pts))
-	if err != nil {
-		return nil, nil, nil, err
+	var all, rejected *plotter.Scatter
+	var err error
+	if len(pts) > 0 {
+		if all, err = plotter.NewScatter(xys(pts)); err != nil {
+			return nil, nil, nil, err
+		}
+		all.GlyphStyle = draw.GlyphStyle{Color: grey, Radius: vg.Points(dotRadius), Shape: draw.CircleGlyph{}}
+		l.add("candidate (labelled by its hedge delay)", all)
 	}
-	all.GlyphStyle = draw.GlyphStyle{Color: grey, Radius: vg.Points(dotRadius), Shape: draw.CircleGlyph{}}
-	l.add("candidate (labelled by its hedge delay)", all)
+	if len(rej) > 0 {
+		if rejected, err = plotter.NewScatter(xys(rej)); err != nil {
+			return nil, nil, nil, err
+		}
+		rejected.GlyphStyle = draw.GlyphStyle{Color: rose, Radius: vg.Points(dotRadius), Shape: draw.CrossGlyph{}}
+		l.add("rejected (over a limit, or refused by the verdict rule)", rejected)
+	}
 	if len(d.Frontier) >= 2 {
 		front, err := plotter.NewLine(xys(d.Frontier))
 		if err != nil {
@@ -237,7 +252,12 @@ func costPlot(d Cost) (*plot.Plot, *marks, *legend, error) {
 		m.line(d.Frontier)
 		l.add("frontier (no cheaper candidate is faster)", front)
 	}
-	p.Add(all)
+	if all != nil {
+		p.Add(all)
+	}
+	if rejected != nil {
+		p.Add(rejected)
+	}
 	base, err := plotter.NewScatter(xys([]XY{d.Baseline.XY}))
 	if err != nil {
 		return nil, nil, nil, err

@@ -65,6 +65,9 @@ func TestCostData(t *testing.T) {
 		if l.X != c.AddedCostPct || l.Y != c.Latency.P95 || l.Text != want {
 			t.Errorf("point %d = %+v; candidate %s at (%v, %v)", i, l, c.Label, c.AddedCostPct, c.Latency.P95)
 		}
+		if l.Rejected != (c.Status == optimize.StatusRejected) {
+			t.Errorf("point %d: rejected %v; candidate %s is %s", i, l.Rejected, c.Label, c.Status)
+		}
 		if !(l.X >= d.XMin && l.X <= d.XMax && l.Y >= d.YMin && l.Y <= d.YMax) {
 			t.Errorf("point %d %v outside the axes [%v, %v] × [%v, %v]", i, l.XY, d.XMin, d.XMax, d.YMin, d.YMax)
 		}

@@ -193,8 +193,8 @@ func TestOptimizeOut(t *testing.T) {
 		t.Error("short-cost.svg is not SVG")
 	}
 	page, _ := os.ReadFile(filepath.Join(dir, "index.html"))
-	if bytes.Count(page, []byte(`<tr class="class-row">`)) != 2 || bytes.Count(page, []byte("<svg")) != 6 || !bytes.Contains(page, []byte("hedgesim optimize --requests 2000 --out")) || !bytes.Contains(page, []byte("hedgesim export --format")) {
-		t.Error("index.html lacks the two classes' rows, their six figures, the command or the export command")
+	if bytes.Count(page, []byte(`<tr class="class-row">`)) != 2 || bytes.Count(page, []byte("<svg")) != 8 || !bytes.Contains(page, []byte("hedgesim optimize --requests 2000 --out")) || !bytes.Contains(page, []byte("hedgesim export --format")) {
+		t.Error("index.html lacks the two classes' rows, their six figures and two candidate maps, the command or the export command")
 	}
 
 	// A second run over the same directory replaces the whole report: the

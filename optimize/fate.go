@@ -1,0 +1,318 @@
+package optimize
+
+import (
+	"cmp"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Every candidate's fate. After the pick, each candidate of a class gets a
+// Status and the Reasons it was not picked, as codes with figures:
+//
+//   - picked: the recommended candidate (ClassReport.Pick);
+//   - rejected: outside what may be picked — beyond one of the objective's
+//     limits (ReasonCostCap, ReasonHedgedCap, ReasonAboveSLA), a
+//     candidate no pick may be (ReasonFewerAnswers, ReasonOverload,
+//     ReasonUnstable, ReasonFewerThanConfigured), or within them but
+//     failing the verdict rule where the pick passes it or where no
+//     candidate does (ReasonFailsRule, ReasonTooFew);
+//   - eligible: within every limit and not refused by the rule, but not
+//     the best under the objective (ReasonSlower, ReasonCostlier,
+//     ReasonFewerWithin, ReasonNotKnee), with ReasonCIOverlap when its
+//     percentile is not significantly different from the pick's.
+
+// Candidate statuses (Candidate.Status).
+const (
+	StatusPicked   = "picked"
+	StatusEligible = "eligible"
+	StatusRejected = "rejected"
+)
+
+// Reason codes (Reason.Code). Value and Limit carry, in Unit, the
+// candidate's figure and what it was held against.
+const (
+	// ReasonCostCap: added cost (pct) above the objective's cap (pct).
+	ReasonCostCap = "over_cost_cap"
+	// ReasonHedgedCap: hedged share (pct) above the cap (pct).
+	ReasonHedgedCap = "over_hedged_cap"
+	// ReasonAboveSLA: the percentile (s) above the SLA (s), objective cost.
+	ReasonAboveSLA = "above_sla"
+	// ReasonFewerAnswers: answered share (share) significantly below no
+	// hedging's (share).
+	ReasonFewerAnswers = "fewer_answers"
+	// ReasonOverload: a request-rate limit (Name) offered more requests
+	// per second (req/s) than it admits (req/s), which no hedging does
+	// not, judged unmeasurable.
+	ReasonOverload = "overloads_rate_limit"
+	// ReasonUnstable: a provider's queue (Name) grows without bound,
+	// offered load (load) at or above 1 (load), stable without hedging.
+	ReasonUnstable = "unstable_queue"
+	// ReasonFewerThanConfigured: answered share (share) significantly
+	// below the configured policy's (share), which is kept.
+	ReasonFewerThanConfigured = "fewer_answers_than_configured"
+	// ReasonFailsRule: the verdict rule refuses the candidate against no
+	// hedging; Detail names the test that failed, Value the percentile's
+	// gain (pct) and Limit the rule's minimum (pct).
+	ReasonFailsRule = "fails_verdict_rule"
+	// ReasonTooFew: too few requests for an interval (requests) where the
+	// rule needs one (requests): nothing counts as significant.
+	ReasonTooFew = "too_few_requests"
+	// ReasonSlower: the objective's percentile (s) above the pick's (s).
+	ReasonSlower = "slower_than_pick"
+	// ReasonCostlier: added cost (pct) above the pick's (pct), with a
+	// percentile no better.
+	ReasonCostlier = "costlier_than_pick"
+	// ReasonFewerWithin: answered within the target (share) below the
+	// pick's (share), objective answered.
+	ReasonFewerWithin = "fewer_within_target"
+	// ReasonNotKnee: not the knee of the frontier, objective knee.
+	ReasonNotKnee = "not_the_knee"
+	// ReasonCIOverlap: the percentile's interval overlaps the pick's: not
+	// significantly different from it (Value and Limit: the candidate's
+	// and the pick's percentile, s).
+	ReasonCIOverlap = "ci_overlaps_pick"
+)
+
+// Details of ReasonFailsRule (Reason.Detail): the rule's test that failed.
+const (
+	DetailNoGain         = "no_gain"
+	DetailGainBelowMin   = "gain_below_minimum"
+	DetailGainPerCost    = "gain_per_cost_below_minimum"
+	DetailNotSignificant = "not_significant"
+	DetailMiss           = "percentile_is_a_miss"
+	DetailFewerAnswers   = "fewer_answers"
+	DetailTooFew         = "too_few_requests"
+)
+
+// Units of Reason.Value and Reason.Limit.
+const (
+	UnitPct      = "pct"      // percent
+	UnitShare    = "share"    // in [0, 1]
+	UnitSeconds  = "s"        // seconds
+	UnitRate     = "req/s"    // requests per second
+	UnitLoad     = "load"     // a fraction of a provider's capacity
+	UnitRequests = "requests" // a count
+)
+
+// Reason is one reason a candidate was not picked.
+type Reason struct {
+	// Code is one of the Reason* constants; Detail refines
+	// ReasonFailsRule (a Detail* constant).
+	Code   string `json:"code"`
+	Detail string `json:"detail,omitempty"`
+	// Name is the limit concerned (ReasonOverload, ReasonUnstable).
+	Name string `json:"name,omitempty"`
+	// Value is the candidate's figure and Limit what it was held against,
+	// both in Unit; +Inf (a percentile that is a miss) is null in JSON.
+	Value float64 `json:"value"`
+	Limit float64 `json:"limit"`
+	Unit  string  `json:"unit"`
+	// Text says it in words, with the figures.
+	Text string `json:"text"`
+}
+
+// MarshalJSON writes r with a value or limit that is not finite as null.
+func (r Reason) MarshalJSON() ([]byte, error) {
+	w := struct {
+		Code   string   `json:"code"`
+		Detail string   `json:"detail,omitempty"`
+		Name   string   `json:"name,omitempty"`
+		Value  *float64 `json:"value"`
+		Limit  *float64 `json:"limit"`
+		Unit   string   `json:"unit"`
+		Text   string   `json:"text"`
+	}{Code: r.Code, Detail: r.Detail, Name: r.Name, Unit: r.Unit, Text: r.Text}
+	if !math.IsInf(r.Value, 0) && !math.IsNaN(r.Value) {
+		w.Value = &r.Value
+	}
+	if !math.IsInf(r.Limit, 0) && !math.IsNaN(r.Limit) {
+		w.Limit = &r.Limit
+	}
+	return json.Marshal(w)
+}
+
+// fates sets every candidate's Status and Reasons (see Every candidate's
+// fate), once the pick and the verdict are decided.
+func fates(cr *ClassReport, rule Rule, level float64) {
+	cs := cr.Candidates
+	o := cr.Objective
+	p := o.Percentile
+	pn := pname(p)
+	base, pick := &cs[0], &cs[cr.Pick]
+	z := distuv.UnitNormal.Quantile((1 + level) / 2)
+	tooFew := !base.CIOK(p) || !pick.CIOK(p)
+	// preferred reports whether the pick's selection would take c over
+	// the pick: the objective's order, or, when the verdict rule moved the
+	// pick, the order acceptable searches in.
+	preferred := func(c *Candidate) bool {
+		faster := better(c, pick, p) || (!better(pick, c, p) && c.AddedCostPct < pick.AddedCostPct)
+		switch {
+		case o.Goal == LowestCost:
+			return c.AddedCostPct < pick.AddedCostPct || (c.AddedCostPct == pick.AddedCostPct && better(c, pick, p))
+		case o.Goal == MostAnswered:
+			return c.AnsweredWithinShare > pick.AnsweredWithinShare || (c.AnsweredWithinShare == pick.AnsweredWithinShare && faster)
+		case o.Goal == Knee && cr.Pick == cr.ObjectivePick:
+			return false // the knee is a shape, not an order
+		}
+		return faster
+	}
+	for i := range cs {
+		c := &cs[i]
+		c.Reasons = []Reason{}
+		if i == cr.Pick {
+			c.Status = StatusPicked
+			continue
+		}
+		c.Reasons = limitReasons(c, base, o, rule)
+		switch {
+		case len(c.Reasons) > 0:
+		case cr.Verdict.DecidedBy == DecidedByConfigured && fewerAnswers(pick, c, z):
+			ak, ac := fshares(pick.AnsweredShare, c.AnsweredShare)
+			c.Reasons = append(c.Reasons, Reason{Code: ReasonFewerThanConfigured, Value: c.AnsweredShare, Limit: pick.AnsweredShare, Unit: UnitShare,
+				Text: fmt.Sprintf("answers significantly fewer requests than the configured policy, which is kept (%s vs %s)", ac, ak)})
+		case c.Hedging && tooFew:
+			c.Reasons = append(c.Reasons, Reason{Code: ReasonTooFew, Value: float64(min(base.Requests, c.Requests)), Limit: float64(MinRequestsForCI(p, level)), Unit: UnitRequests,
+				Text: fmt.Sprintf("too few requests for a %s%% interval on %s (%d simulated, %d needed): nothing counts as significant", fnum(100*level), pn, min(base.Requests, c.Requests), MinRequestsForCI(p, level))})
+		case c.Hedging && (!pick.Hedging || preferred(c) || i == cr.ObjectivePick):
+			// No hedging is picked though c is within the limits, or c
+			// would come first but the pick was moved past it: the rule
+			// refuses c.
+			v := judgeFor(o, base, c, level, rule, cr.CostBasis)
+			if !v.Hedge {
+				c.Reasons = append(c.Reasons, Reason{Code: ReasonFailsRule, Detail: v.detail, Value: v.GainPct, Limit: rule.MinGainPct, Unit: UnitPct,
+					Text: "fails the verdict rule: " + v.Reason})
+			}
+		}
+		if len(c.Reasons) > 0 {
+			c.Status = StatusRejected
+			continue
+		}
+		c.Status = StatusEligible
+		c.Reasons = eligibleReasons(cr, c, pick)
+	}
+}
+
+// limitReasons are the limits and exclusions c breaks: what makes it
+// rejected whatever the pick.
+func limitReasons(c, base *Candidate, o Objective, rule Rule) []Reason {
+	var r []Reason
+	p := o.Percentile
+	if h := 100 * c.HedgedShare; h > o.MaxHedgedPct+1e-9 {
+		r = append(r, Reason{Code: ReasonHedgedCap, Value: h, Limit: o.MaxHedgedPct, Unit: UnitPct,
+			Text: fmt.Sprintf("hedged share %.1f%% is over the cap of %s%% by %.1f pt", h, fnum(o.MaxHedgedPct), h-o.MaxHedgedPct)})
+	}
+	if (o.Goal == LowestLatency || o.Goal == MostAnswered) && c.AddedCostPct > o.MaxAddedCostPct+1e-9 {
+		r = append(r, Reason{Code: ReasonCostCap, Value: c.AddedCostPct, Limit: o.MaxAddedCostPct, Unit: UnitPct,
+			Text: fmt.Sprintf("added cost %s is over the cap of +%s%% by %.1f pt", fpct(c.AddedCostPct), fnum(o.MaxAddedCostPct), c.AddedCostPct-o.MaxAddedCostPct)})
+	}
+	if o.Goal == LowestCost {
+		if sla := o.SLA.Seconds(); c.Q(p) > sla {
+			r = append(r, Reason{Code: ReasonAboveSLA, Value: c.Q(p), Limit: sla, Unit: UnitSeconds,
+				Text: fmt.Sprintf("%s %s is above the SLA of %s", pname(p), fsec(c.Q(p)), fsec(sla))})
+		}
+	}
+	if c.FewerAnswers && !rule.AllowFewerAnswers {
+		ab, ac := fshares(base.AnsweredShare, c.AnsweredShare)
+		r = append(r, Reason{Code: ReasonFewerAnswers, Value: c.AnsweredShare, Limit: base.AnsweredShare, Unit: UnitShare,
+			Text: fmt.Sprintf("answered share %s is significantly below no hedging's %s, by %.2f pt: a pick never trades answers for speed", ac, ab, 100*(base.AnsweredShare-c.AnsweredShare))})
+	}
+	for _, l := range newLoads(c, base) {
+		switch {
+		case l.Kind == LoadRate && c.OverLimit:
+			r = append(r, Reason{Code: ReasonOverload, Name: l.Name, Value: l.Offered, Limit: l.Limit, Unit: UnitRate,
+				Text: fmt.Sprintf("overloads the rate limit of %s at %.0f%% of its rate (%.3g requests/s offered, %.3g/s admitted), which no hedging does not", l.Name, 100*l.Offered/l.Limit, l.Offered, l.Limit)})
+		case l.Kind == LoadQueue && c.Unstable:
+			r = append(r, Reason{Code: ReasonUnstable, Name: l.Name, Value: l.Offered, Limit: 1, Unit: UnitLoad,
+				Text: fmt.Sprintf("makes the queue of %s grow without bound (offered %.0f%% of its capacity; stable without hedging)", l.Name, 100*l.Offered)})
+		}
+	}
+	return r
+}
+
+// eligibleReasons say why c, within every limit, is not the pick.
+func eligibleReasons(cr *ClassReport, c, pick *Candidate) []Reason {
+	o := cr.Objective
+	p := o.Percentile
+	pn := pname(p)
+	var r []Reason
+	switch {
+	case o.Goal == Knee && cr.Pick == cr.ObjectivePick:
+		where := "off the frontier"
+		if c.OnFrontier {
+			where = "on the frontier"
+		}
+		r = append(r, Reason{Code: ReasonNotKnee, Value: c.Q(p), Limit: pick.Q(p), Unit: UnitSeconds,
+			Text: fmt.Sprintf("%s, but not its knee (%s %s vs the knee's %s)", where, pn, fsec(c.Q(p)), fsec(pick.Q(p)))})
+	case o.Goal == MostAnswered && c.AnsweredWithinShare < pick.AnsweredWithinShare:
+		r = append(r, Reason{Code: ReasonFewerWithin, Value: c.AnsweredWithinShare, Limit: pick.AnsweredWithinShare, Unit: UnitShare,
+			Text: fmt.Sprintf("answers %s within %s, the pick %s", fpct2(c.AnsweredWithinShare), fsec(o.Target.Seconds()), fpct2(pick.AnsweredWithinShare))})
+	case o.Goal == LowestCost && c.AddedCostPct > pick.AddedCostPct:
+		r = append(r, Reason{Code: ReasonCostlier, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
+			Text: fmt.Sprintf("added cost %s is above the pick's %s", fpct(c.AddedCostPct), fpct(pick.AddedCostPct))})
+	case better(pick, c, p) || o.Goal == LowestCost:
+		r = append(r, Reason{Code: ReasonSlower, Value: c.Q(p), Limit: pick.Q(p), Unit: UnitSeconds,
+			Text: fmt.Sprintf("%s %s is slower than the pick's %s", pn, fsec(c.Q(p)), fsec(pick.Q(p)))})
+	default:
+		r = append(r, Reason{Code: ReasonCostlier, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
+			Text: fmt.Sprintf("added cost %s is above the pick's %s at a %s no better (%s)", fpct(c.AddedCostPct), fpct(pick.AddedCostPct), pn, fsec(c.Q(p)))})
+	}
+	if c.LikePick && c.CIOK(p) && pick.CIOK(p) {
+		a, b := c.CI(p), pick.CI(p)
+		r = append(r, Reason{Code: ReasonCIOverlap, Value: c.Q(p), Limit: pick.Q(p), Unit: UnitSeconds,
+			Text: fmt.Sprintf("its %s interval [%s, %s] overlaps the pick's [%s, %s]: not significantly different", pn, fsec(a[0]), fsec(a[1]), fsec(b[0]), fsec(b[1]))})
+	}
+	return r
+}
+
+// WhyNotCount is how many rejected candidates the text report's "why
+// not" list shows per class.
+const WhyNotCount = 5
+
+// whyNot returns the indices of the rejected candidates of cr that the
+// "why not" list shows — at most n, the best under the objective first —
+// and how many are rejected in all.
+func whyNot(cr *ClassReport, n int) ([]int, int) {
+	var out []int
+	for i := range cr.Candidates {
+		if cr.Candidates[i].Status == StatusRejected {
+			out = append(out, i)
+		}
+	}
+	total := len(out)
+	p := cr.Objective.Percentile
+	slices.SortStableFunc(out, func(i, j int) int {
+		a, b := &cr.Candidates[i], &cr.Candidates[j]
+		switch cr.Objective.Goal {
+		case LowestCost:
+			if c := cmp.Compare(a.AddedCostPct, b.AddedCostPct); c != 0 {
+				return c
+			}
+		case MostAnswered:
+			if c := cmp.Compare(b.AnsweredWithinShare, a.AnsweredWithinShare); c != 0 {
+				return c
+			}
+		}
+		switch {
+		case better(a, b, p):
+			return -1
+		case better(b, a, p):
+			return 1
+		}
+		return cmp.Compare(a.AddedCostPct, b.AddedCostPct)
+	})
+	return out[:min(n, len(out))], total
+}
+
+// reasonCodes joins the codes of rs with ";" (CSV).
+func reasonCodes(rs []Reason) string {
+	codes := make([]string, len(rs))
+	for i, r := range rs {
+		codes[i] = r.Code
+	}
+	return strings.Join(codes, ";")
+}

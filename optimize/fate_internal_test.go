@@ -1,0 +1,121 @@
+package optimize
+
+import (
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+	"time"
+)
+
+// reasonOf returns c's reason with the code, or nil.
+func reasonOf(c *Candidate, code string) *Reason {
+	for i := range c.Reasons {
+		if c.Reasons[i].Code == code {
+			return &c.Reasons[i]
+		}
+	}
+	return nil
+}
+
+// TestFates decides hand-made candidates and checks every candidate's
+// status and reasons, with their figures: under objective p95 (cost ≤
+// +10 %, hedged ≤ 50 %), the fastest feasible candidate passes the rule
+// and is picked; a faster one over the cost cap, one over the hedged cap
+// and one that answers fewer requests are rejected with the limit each
+// breaks; a slower feasible one is eligible, marked as not significantly
+// different when its interval overlaps the pick's.
+func TestFates(t *testing.T) {
+	rule := DefaultSettings().Rule
+	o := DefaultSettings().Search.Objective
+	o.MaxHedgedPct = 50
+	cr := ClassReport{Class: "c", Objective: o, Candidates: []Candidate{
+		altCand("none", 3, 100, 0, 0.99),
+		altCand("0s", 1, 150, 1, 0.99),         // 1: over both caps
+		altCand("1s", 2, 108, 0.3, 0.99),       // 2: the pick
+		altCand("1.5s", 2.005, 105, 0.2, 0.99), // 3: slower, interval overlaps
+		altCand("2s", 2.5, 103, 0.1, 0.99),     // 4: slower, significantly
+		altCand("0.5s", 1.5, 109, 0.4, 0.9),    // 5: fewer answers
+	}}
+	cr.Candidates[1].AddedCostPct = 50
+	decide(&cr, rule, 0.95)
+	cs := cr.Candidates
+	if cr.Pick != 2 || cs[2].Status != StatusPicked || len(cs[2].Reasons) != 0 {
+		t.Fatalf("pick %d (%s, %v); want 1s, picked, no reasons", cr.Pick, cs[2].Status, cs[2].Reasons)
+	}
+	if r := reasonOf(&cs[1], ReasonCostCap); cs[1].Status != StatusRejected || r == nil || r.Value != 50 || r.Limit != 10 || r.Unit != UnitPct {
+		t.Errorf("0s: %s %+v; want rejected over the cost cap, 50 vs 10 pct", cs[1].Status, cs[1].Reasons)
+	}
+	if r := reasonOf(&cs[1], ReasonHedgedCap); r == nil || r.Value != 100 || r.Limit != 50 {
+		t.Errorf("0s: %+v; want over the hedged cap too, 100 vs 50 pct", cs[1].Reasons)
+	}
+	if r := reasonOf(&cs[5], ReasonFewerAnswers); cs[5].Status != StatusRejected || r == nil || r.Value != 0.9 || r.Limit != 0.99 || r.Unit != UnitShare {
+		t.Errorf("0.5s: %s %+v; want rejected for fewer answers, 0.9 vs 0.99", cs[5].Status, cs[5].Reasons)
+	}
+	if r := reasonOf(&cs[3], ReasonSlower); cs[3].Status != StatusEligible || r == nil || r.Value != 2.005 || r.Limit != 2 || reasonOf(&cs[3], ReasonCIOverlap) == nil {
+		t.Errorf("1.5s: %s %+v; want eligible, slower (2.005 vs 2 s), interval overlapping the pick's", cs[3].Status, cs[3].Reasons)
+	}
+	if cs[4].Status != StatusEligible || reasonOf(&cs[4], ReasonSlower) == nil || reasonOf(&cs[4], ReasonCIOverlap) != nil {
+		t.Errorf("2s: %s %+v; want eligible, significantly slower", cs[4].Status, cs[4].Reasons)
+	}
+	if cs[0].Status != StatusEligible || reasonOf(&cs[0], ReasonSlower) == nil {
+		t.Errorf("none: %s %+v; want eligible, slower", cs[0].Status, cs[0].Reasons)
+	}
+	// JSON: codes with figures; a miss is null.
+	b, err := json.Marshal(Reason{Code: ReasonSlower, Value: math.Inf(1), Limit: 2, Unit: UnitSeconds, Text: "x"})
+	if err != nil || string(b) != `{"code":"slower_than_pick","value":null,"limit":2,"unit":"s","text":"x"}` {
+		t.Errorf("JSON %s, %v", b, err)
+	}
+}
+
+// TestFatesRule: when the fastest feasible candidate fails the verdict
+// rule and a slower one passes it, the slower one is picked, and the
+// faster one — the objective's own pick — is rejected by the rule, with
+// the test that failed and the text of the verdict. When none passes,
+// every hedged candidate within the limits is rejected by the rule; with
+// objective cost, a candidate above the SLA is rejected for it.
+func TestFatesRule(t *testing.T) {
+	rule := DefaultSettings().Rule
+	o := DefaultSettings().Search.Objective
+	o.MaxAddedCostPct = math.Inf(1)
+	cr := ClassReport{Class: "c", Objective: o, Candidates: []Candidate{
+		altCand("none", 3, 100, 0, 0.99),
+		altCand("0s", 2.5, 200, 1, 0.99),   // fastest: −17 % for +100 %, fails per cost
+		altCand("1s", 2.6, 110, 0.1, 0.99), // −13 % for +10 %: passes
+	}}
+	decide(&cr, rule, 0.95)
+	cs := cr.Candidates
+	if cr.Pick != 2 || cr.ObjectivePick != 1 {
+		t.Fatalf("pick %d, objective's %d; want 1s picked over 0s", cr.Pick, cr.ObjectivePick)
+	}
+	if r := reasonOf(&cs[1], ReasonFailsRule); cs[1].Status != StatusRejected || r == nil || r.Detail != DetailGainPerCost ||
+		!strings.Contains(r.Text, "per 1% of cost, less than 1") || math.Abs(r.Value-100.0/6) > 1e-9 {
+		t.Errorf("0s: %s %+v; want rejected by the rule's per-cost test", cs[1].Status, cs[1].Reasons)
+	}
+
+	cr = ClassReport{Class: "c", Objective: o, Candidates: []Candidate{
+		altCand("none", 3, 100, 0, 0.99),
+		altCand("1s", 2.9, 101, 0.1, 0.99), // −3 %: below the 10 % minimum
+	}}
+	decide(&cr, rule, 0.95)
+	if c := &cr.Candidates[1]; cr.Pick != 0 || c.Status != StatusRejected || reasonOf(c, ReasonFailsRule) == nil || reasonOf(c, ReasonFailsRule).Detail != DetailGainBelowMin {
+		t.Errorf("don't hedge: pick %d, 1s %s %+v; want rejected by the rule's minimum gain", cr.Pick, c.Status, c.Reasons)
+	}
+	if c := &cr.Candidates[0]; c.Status != StatusPicked {
+		t.Errorf("don't hedge: no hedging is %s; want picked", c.Status)
+	}
+
+	o.Goal, o.SLA = LowestCost, 2700*time.Millisecond
+	cr = ClassReport{Class: "c", Objective: o, Candidates: []Candidate{
+		altCand("none", 3, 100, 0, 0.99),
+		altCand("1s", 2.6, 105, 0.1, 0.99),
+		altCand("2s", 2.8, 102, 0.05, 0.99),
+	}}
+	decide(&cr, rule, 0.95)
+	if r := reasonOf(&cr.Candidates[2], ReasonAboveSLA); cr.Pick != 1 || r == nil || r.Value != 2.8 || r.Limit != 2.7 {
+		t.Errorf("cost objective: pick %d, 2s %+v; want 1s picked, 2s above the SLA (2.8 vs 2.7 s)", cr.Pick, cr.Candidates[2].Reasons)
+	}
+	if r := reasonOf(&cr.Candidates[0], ReasonAboveSLA); r == nil || cr.Candidates[0].Status != StatusRejected {
+		t.Errorf("cost objective: none %+v; want above the SLA", cr.Candidates[0].Reasons)
+	}
+}
