@@ -90,10 +90,11 @@ func Pick(cs []Candidate, o Objective) (int, string) {
 	pn := pname(p)
 	// A candidate that answers significantly fewer requests is out of
 	// every objective's limits unless o allows it; so is one that
-	// overloads a rate limit no hedging does not, or makes a queue grow
-	// without bound that no hedging keeps stable.
+	// overloads a rate limit no hedging does not where that cannot be
+	// measured (OverloadExcluded), or makes a queue grow without bound
+	// that no hedging keeps stable.
 	hedgedOK := func(c *Candidate) bool {
-		return 100*c.HedgedShare <= o.MaxHedgedPct+1e-9 && (o.AllowFewerAnswers || !c.FewerAnswers) && !c.OverLimit && !c.Unstable
+		return 100*c.HedgedShare <= o.MaxHedgedPct+1e-9 && (o.AllowFewerAnswers || !c.FewerAnswers) && !c.OverloadExcluded && !c.Unstable
 	}
 	// The hedged-share cap in the notes: "no candidate with hedged share
 	// ≤ 5% …" (with), "… with p95 ≤ 2s and hedged share ≤ 5%" (and), "the

@@ -47,7 +47,8 @@ const (
 	ReasonFewerAnswers = "fewer_answers"
 	// ReasonOverload: a request-rate limit (Name) offered more requests
 	// per second (req/s) than it admits (req/s), which no hedging does
-	// not, judged unmeasurable.
+	// not, where the sweep is too short to measure its 429s (MinRefills)
+	// or Rule.ExcludeOverload excludes it.
 	ReasonOverload = "overloads_rate_limit"
 	// ReasonUnstable: a provider's queue (Name) grows without bound,
 	// offered load (load) at or above 1 (load), stable without hedging.
@@ -223,9 +224,13 @@ func limitReasons(c, base *Candidate, o Objective, rule Rule) []Reason {
 	}
 	for _, l := range newLoads(c, base) {
 		switch {
-		case l.Kind == LoadRate && c.OverLimit:
+		case l.Kind == LoadRate && c.OverloadExcluded:
+			why := "excluded, as exclude_overload asks"
+			if !rule.ExcludeOverload {
+				why = fmt.Sprintf("the sweep spans %.1f refills of its bucket, fewer than the %d needed to measure the 429s", l.Refills(), MinRefills)
+			}
 			r = append(r, Reason{Code: ReasonOverload, Name: l.Name, Value: l.Offered, Limit: l.Limit, Unit: UnitRate,
-				Text: fmt.Sprintf("overloads the rate limit of %s at %.0f%% of its rate (%.3g requests/s offered, %.3g/s admitted), which no hedging does not", l.Name, 100*l.Offered/l.Limit, l.Offered, l.Limit)})
+				Text: fmt.Sprintf("overloads the rate limit of %s at %.0f%% of its rate (%.3g requests/s offered, %.3g/s admitted), which no hedging does not: %s", l.Name, 100*l.Offered/l.Limit, l.Offered, l.Limit, why)})
 		case l.Kind == LoadQueue && c.Unstable:
 			r = append(r, Reason{Code: ReasonUnstable, Name: l.Name, Value: l.Offered, Limit: 1, Unit: UnitLoad,
 				Text: fmt.Sprintf("makes the queue of %s grow without bound (offered %.0f%% of its capacity; stable without hedging)", l.Name, 100*l.Offered)})

@@ -441,7 +441,7 @@ func spanWarnings(cfg *sim.Config, i int, requests int64) []string {
 		if b <= 0 {
 			b = 60
 		}
-		if (r.RequestsPerMinute > 0 || r.TokensPerMinute > 0) && span < 20*b && !seen[name] {
+		if (r.RequestsPerMinute > 0 || r.TokensPerMinute > 0) && span < MinRefills*b && !seen[name] {
 			seen[name] = true
 			w = append(w, fmt.Sprintf("the sweep simulates about %s of this class's traffic, %.1f× the %s burst of %s: a bucket that starts full can hide sustained overload (429s); raise --requests (the rollout check runs longer)",
 				fsec(span), span/b, name, fsec(b)))

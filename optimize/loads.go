@@ -108,6 +108,101 @@ func newLoads(c, b *Candidate) []Load {
 	return out
 }
 
+// MinRefills is how many refills of a rate limit's bucket (its burst) a
+// sweep's simulated span must cover before the 429s of a candidate that
+// overloads it count as measured: a bucket starts full, so over a span of
+// T seconds it admits at most one burst more than its long-run rate
+// allows — at least 20 refills keep that excess below 5 % of what it
+// admits. A shorter span hides part of the overload, and such a candidate
+// is excluded instead (Candidate.OverloadExcluded).
+const MinRefills = 20
+
+// Refills returns how many refills of its bucket the run spans (a rate
+// load).
+func (l Load) Refills() float64 {
+	if !(l.BurstSeconds > 0) {
+		return math.Inf(1)
+	}
+	return l.SpanSeconds / l.BurstSeconds
+}
+
+// Settled reports whether the run spans at least MinRefills refills of
+// the rate limit's bucket: its 429s are measured.
+func (l Load) Settled() bool { return l.Refills() >= MinRefills }
+
+// excludeOverload reports whether c, which overloads a rate limit no
+// hedging does not (OverLimit), is excluded: by the rule, or because one
+// such limit's 429s are not settled in the sweep.
+func excludeOverload(c, base *Candidate, rule Rule) bool {
+	if !c.OverLimit {
+		return false
+	}
+	if rule.ExcludeOverload {
+		return true
+	}
+	for _, l := range newLoads(c, base) {
+		if l.Kind == LoadRate && !l.Settled() {
+			return true
+		}
+	}
+	return false
+}
+
+// overloadNotes say, per rate limit that a candidate overloads (and no
+// hedging does not), how many refills of its bucket the sweep spans
+// against MinRefills, and so how those candidates are judged: on their
+// measured figures, or excluded (with a warning when too short a span
+// excluded them).
+func overloadNotes(cs []Candidate, rule Rule) (notes, warnings []string) {
+	base := &cs[0]
+	type agg struct {
+		n                int
+		refills, maxPct  float64
+		settled, pickHas bool
+	}
+	by := map[string]*agg{}
+	var names []string
+	for i := range cs {
+		c := &cs[i]
+		if !c.OverLimit {
+			continue
+		}
+		for _, l := range newLoads(c, base) {
+			if l.Kind != LoadRate {
+				continue
+			}
+			a := by[l.Name]
+			if a == nil {
+				a = &agg{refills: math.Inf(1), settled: true}
+				by[l.Name] = a
+				names = append(names, l.Name)
+			}
+			a.n++
+			a.refills = math.Min(a.refills, l.Refills())
+			a.settled = a.settled && l.Settled()
+			a.maxPct = math.Max(a.maxPct, 100*l.Offered/l.Limit)
+			a.pickHas = a.pickHas || c.Pick
+		}
+	}
+	for _, name := range names {
+		a := by[name]
+		head := fmt.Sprintf("%d %s the rate limit of %s (up to %.0f%% of its rate); the sweep spans %.1f refills of its bucket", a.n, plural(a.n, "candidate overloads", "candidates overload"), name, a.maxPct, a.refills)
+		switch {
+		case rule.ExcludeOverload:
+			notes = append(notes, head+": excluded, as exclude_overload asks")
+		case a.settled:
+			n := fmt.Sprintf("%s (settled: at least %d, so the bucket's initial fill is under 5%% of what it admits): judged on their measured percentiles, answered share and cost, 429s included; exclude_overload (--exclude-overload) excludes them instead", head, MinRefills)
+			if a.pickHas {
+				n += "; the pick is one of them"
+			}
+			notes = append(notes, n)
+		default:
+			warnings = append(warnings, fmt.Sprintf("%s, fewer than the %d needed to measure their 429s (a bucket that starts full hides part of an overload): they are excluded; raise --requests to measure them", head, MinRefills))
+		}
+	}
+	return notes, warnings
+}
+
 // unstablePrefix starts the warnings that the text report prints up front:
 // a baseline whose figures depend on the run's length.
 const unstablePrefix = "unstable baseline: "

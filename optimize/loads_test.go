@@ -2,6 +2,7 @@ package optimize_test
 
 import (
 	"bytes"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -106,4 +107,76 @@ func TestRarelyFiringPickLabelled(t *testing.T) {
 		!strings.Contains(text, "c      effectively no hedging  5s") {
 		t.Errorf("text does not label the pick:\n%s", text)
 	}
+}
+
+// rateLimitedCopies is one class at 10 requests/s on model a (lognormal,
+// median 1 s, p95 6 s) hedging to model b, as slow, whose rate limit
+// admits 1 request/s (60 a minute, a 60 s burst); a 429 of a copy is
+// ignored (the primary goes on). A copy after 1 s goes out for half the
+// requests, 5/s: it overloads b; one after 20 s (under 1 %) does not.
+func rateLimitedCopies(requests int) *sim.Config {
+	lat := dist.LogNormal{Mu: 0, Sigma: math.Log(6) / 1.6448536269514722}
+	return &sim.Config{
+		Name: "rate", Seed: 9, Requests: requests,
+		Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 10},
+		Models: []sim.Model{
+			{Name: "a", Provider: "pa", Latency: lat, PricePerRequest: 0.01},
+			{Name: "b", Provider: "pb", Latency: lat, PricePerRequest: 0.01, RateLimit: sim.RateLimit{RequestsPerMinute: 60}},
+		},
+		Classes: []sim.Class{{Name: "c", Share: 1, InputTokens: dist.Constant{}, OutputTokens: dist.Constant{},
+			Policy: sim.Policy{Primary: 0, Targets: []int{1}, Copies: 1, Delays: []time.Duration{time.Second}, OnRateLimited: sim.Ignore}}},
+	}
+}
+
+// TestOverloadMeasured: a sweep spanning 2000 s (33 refills of b's
+// bucket, at least MinRefills) judges the candidate that overloads b on
+// its measured figures, 429s included: here it is the fastest and is
+// picked, and a note gives the refills and the criterion. A sweep of
+// about 500 s (8 refills) cannot measure the overload: the candidate is
+// excluded, with the refills in its reason and a warning. With
+// ExcludeOverload it is excluded however long the sweep.
+func TestOverloadMeasured(t *testing.T) {
+	s := optimize.DefaultSettings()
+	s.CheckRequests = 0
+	s.Search.Delays = []time.Duration{time.Second, 20 * time.Second}
+	s.Search.Objective.MaxAddedCostPct = math.Inf(1)
+	run := func(requests int, exclude bool) *optimize.ClassReport {
+		s.Requests = requests
+		s.Rule.ExcludeOverload = exclude
+		return &mustRun(t, rateLimitedCopies(requests), s, optimize.Options{}).Classes[0]
+	}
+	cr := run(20_000, false)
+	c := candidate(t, cr, time.Second, 1)
+	if !c.OverLimit || c.OverloadExcluded || !c.Pick || len(c.Loads) != 1 || !c.Loads[0].Settled() || c.Loads[0].Refills() < 30 {
+		t.Errorf("settled: over %v, excluded %v, pick %v, loads %+v; want the overloading copy at 1s measured and picked", c.OverLimit, c.OverloadExcluded, c.Pick, c.Loads)
+	}
+	if n := strings.Join(cr.Notes, "\n"); !strings.Contains(n, "1 candidate overloads the rate limit of model b") || !strings.Contains(n, "settled: at least 20") || !strings.Contains(n, "the pick is one of them") {
+		t.Errorf("settled: notes %q", cr.Notes)
+	}
+
+	cr = run(5000, false)
+	c = candidate(t, cr, time.Second, 1)
+	r := reasonOf(c, optimize.ReasonOverload)
+	if !c.OverloadExcluded || c.Pick || c.Status != optimize.StatusRejected || r == nil || !strings.Contains(r.Text, "refills of its bucket, fewer than the 20 needed") || c.Loads[0].Refills() > 9 || r.Value < 4 || r.Limit != 1 {
+		t.Errorf("short: excluded %v, pick %v, %s, reason %+v; want excluded for too few refills, 5 vs 1 req/s", c.OverloadExcluded, c.Pick, c.Status, r)
+	}
+	if w := strings.Join(cr.Warnings, "\n"); !strings.Contains(w, "fewer than the 20 needed to measure their 429s") {
+		t.Errorf("short: warnings %q", cr.Warnings)
+	}
+
+	cr = run(20_000, true)
+	c = candidate(t, cr, time.Second, 1)
+	if r := reasonOf(c, optimize.ReasonOverload); !c.OverloadExcluded || c.Pick || r == nil || !strings.Contains(r.Text, "exclude_overload") {
+		t.Errorf("exclude_overload: excluded %v, pick %v, reason %+v", c.OverloadExcluded, c.Pick, r)
+	}
+}
+
+// reasonOf returns c's reason with the code, or nil.
+func reasonOf(c *optimize.Candidate, code string) *optimize.Reason {
+	for i := range c.Reasons {
+		if c.Reasons[i].Code == code {
+			return &c.Reasons[i]
+		}
+	}
+	return nil
 }

@@ -76,10 +76,14 @@ type Candidate struct {
 	FewerAnswers bool `json:"fewer_answers"`
 	// OverLimit is true when the candidate's run offers a request-rate
 	// limit more requests per second than it admits in the long run
-	// (sim's Result.Overloads) while no hedging does not: a run shorter
-	// than the production traffic hides that overload behind the bucket's
-	// initial burst. Such a candidate is never picked.
-	OverLimit bool `json:"over_rate_limit"`
+	// (sim's Result.Overloads) while no hedging does not. Such a
+	// candidate is judged on its measured figures, 429s included, when
+	// the sweep spans at least MinRefills refills of the limit's bucket;
+	// otherwise — a shorter run hides part of the overload behind the
+	// bucket's initial burst — or with Rule.ExcludeOverload it is
+	// excluded, OverloadExcluded, and never picked.
+	OverLimit        bool `json:"over_rate_limit"`
+	OverloadExcluded bool `json:"overload_excluded"`
 	// Loads are the limits the candidate's run pushed past what they
 	// sustain, hedging's or not: a provider whose queue grows without
 	// bound (LoadQueue). Unstable is true when one of those queues is
@@ -192,8 +196,11 @@ type ClassReport struct {
 	// pick's clients reached), with no hedging's at the same rate.
 	Spend sim.Spend `json:"spend_usd"`
 	// Warnings limit what the numbers mean (too few requests for an
-	// interval, a short trace, an SLA no candidate meets).
+	// interval, a short trace, an SLA no candidate meets); Notes say how
+	// the candidates were judged (an overloaded rate limit measured over
+	// enough refills of its bucket).
 	Warnings []string `json:"warnings"`
+	Notes    []string `json:"notes"`
 	// OptimizedWith names the other classes of the coupled group this class
 	// was optimized with (see Run); empty when it was swept alone, which is
 	// exact for it because it shares no limited provider, model or budget.
@@ -605,6 +612,7 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 		cs[i].FewerAnswers = fewerAnswers(base, &cs[i], z)
 		// Only an overload hedging causes counts against a candidate.
 		cs[i].OverLimit = cs[i].OverLimit && !baseOver
+		cs[i].OverloadExcluded = excludeOverload(&cs[i], base, rule)
 		cs[i].Unstable = slices.ContainsFunc(newLoads(&cs[i], base), func(l Load) bool { return l.Kind == LoadQueue })
 		if cs[i].Loads == nil {
 			cs[i].Loads = []Load{}
@@ -706,6 +714,12 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	if cr.Objective.Goal == LowestCost && !pick.Feasible {
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("no candidate meets %s ≤ %s", pname(p), fsec(cr.Objective.SLA.Seconds())))
 	}
+	notes, warns := overloadNotes(cs, rule)
+	cr.Notes = append(cr.Notes, notes...)
+	if cr.Notes == nil {
+		cr.Notes = []string{}
+	}
+	cr.Warnings = append(cr.Warnings, warns...)
 	fates(cr, rule, level)
 }
 

@@ -276,6 +276,9 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 	}
 	fmt.Fprintf(w, "  verdict: %s: %s\n", verdictHead(cr), cr.Verdict.Reason)
 	writeWhyNot(w, cr)
+	for _, n := range cr.Notes {
+		fmt.Fprintf(w, "  note: %s\n", n)
+	}
 
 	rows := cr.Frontier
 	title := fmt.Sprintf("frontier (%d of %d candidates, by added cost)", len(cr.Frontier), len(cr.Candidates))

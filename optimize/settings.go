@@ -228,6 +228,13 @@ type Rule struct {
 	// significantly lower than no hedging's be picked and judged "hedge".
 	// Default false: a pick never trades answers for speed.
 	AllowFewerAnswers bool
+	// ExcludeOverload excludes every candidate that overloads a
+	// request-rate limit no hedging does not, even when the sweep ran long
+	// enough to measure its 429s (the conservative option). Default
+	// false: such a candidate is judged on its measured percentile,
+	// answered share and cost, 429s included, and excluded only when the
+	// sweep's span is too short to measure them (see MinRefills).
+	ExcludeOverload bool
 }
 
 func (r Rule) validate() error {

@@ -20,6 +20,7 @@ type optimizeTable struct {
 	MinUnansweredCut   *float64               `toml:"min_unanswered_cut_per_cost"`
 	RequireSignificant *bool                  `toml:"require_significant"`
 	AllowFewerAnswers  *bool                  `toml:"allow_fewer_answers"`
+	ExcludeOverload    *bool                  `toml:"exclude_overload"`
 	Alone              *bool                  `toml:"alone"`
 	CheckRequests      *int64                 `toml:"check_requests"`
 	Classes            []string               `toml:"classes"`
@@ -92,6 +93,9 @@ func (c *checker) optimizeSettings(t *optimizeTable, cfg *sim.Config) (optimize.
 	}
 	if t.AllowFewerAnswers != nil {
 		s.Rule.AllowFewerAnswers = *t.AllowFewerAnswers
+	}
+	if t.ExcludeOverload != nil {
+		s.Rule.ExcludeOverload = *t.ExcludeOverload
 	}
 	if t.Alone != nil {
 		s.Alone = *t.Alone

@@ -177,7 +177,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	var maxCost, maxHedged, minGain, minGainPerCost, minCut, confidence floatFlag
 	var from, to, step, sla, target durationFlag
 	var delays, copies, targets, classes listFlag
-	var significant, allowFewer, alone boolFlag
+	var significant, allowFewer, excludeOverload, alone boolFlag
 	var checkRequests intFlag
 	fs.Var(&seed, "seed", "random seed, overrides the scenario's `seed` (integer ≥ 0)")
 	fs.Var(&requests, "requests", "`n` requests simulated per candidate (default 200000, or [optimize] requests)")
@@ -190,6 +190,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	objective := fs.String("objective", "", "`name` of what to optimise: p95, p99 (lowest percentile within the caps), cost (lowest cost with p95 ≤ --sla), knee, answered (most requests answered within --target) (default p95, or [optimize] objective)")
 	fs.Var(&target, "target", "answered objective: the `latency` within which a request counts as answered, such as 2s")
 	fs.Var(&allowFewer, "allow-fewer-answers", "let the pick answer significantly fewer requests than no hedging (default false: a pick never trades answers for speed)")
+	fs.Var(&excludeOverload, "exclude-overload", "exclude every candidate that overloads a rate limit no hedging does not, even when the sweep measured its 429s (default false: such a candidate is judged on its measured figures when the sweep spans at least 20 refills of the limit's bucket, excluded otherwise)")
 	fs.Var(&maxCost, "max-cost", "p95, p99 and answered objectives: the most added cost allowed, in `percent` of no hedging (default 10; inf for no cap)")
 	fs.Var(&maxHedged, "max-hedged", "the largest share of requests that may send a copy, in `percent` (default 100)")
 	fs.Var(&sla, "sla", "cost objective: the `latency` p95 must not exceed, such as 2s")
@@ -290,6 +291,9 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	}
 	if allowFewer.set {
 		s.Rule.AllowFewerAnswers = allowFewer.v
+	}
+	if excludeOverload.set {
+		s.Rule.ExcludeOverload = excludeOverload.v
 	}
 	if alone.set {
 		s.Alone = alone.v
@@ -594,7 +598,7 @@ var optimizeKeys = map[string][]string{
 	"requests": {"requests"}, "delays": {"delays", "from", "to", "step"},
 	"from": {"delays", "from"}, "to": {"delays", "to"}, "step": {"delays", "step"},
 	"copies": {"copies"}, "targets": {"targets"}, "objective": {"objective"}, "target": {"target"},
-	"allow-fewer-answers": {"allow_fewer_answers"}, "max-cost": {"max_added_cost_pct"},
+	"allow-fewer-answers": {"allow_fewer_answers"}, "exclude-overload": {"exclude_overload"}, "max-cost": {"max_added_cost_pct"},
 	"max-hedged": {"max_hedged_pct"}, "sla": {"sla"}, "min-gain": {"min_gain_pct"},
 	"min-gain-per-cost": {"min_gain_per_cost"}, "min-unanswered-cut-per-cost": {"min_unanswered_cut_per_cost"},
 	"require-significant": {"require_significant"}, "confidence": {"confidence"},
