@@ -71,6 +71,9 @@ type Class struct {
 	// candidate with its fate, in an optimize report that gives them.
 	pickPolicy string
 	candidates []candidate
+	// met, rescued and harmed are the pick's shares (optimize reports
+	// that give them; nil otherwise).
+	met, rescued, harmed *float64
 }
 
 // Report is one side of a comparison.
@@ -123,6 +126,9 @@ type optimizeJSON struct {
 			Status        string      `json:"status"`
 			Reasons       []reason    `json:"reasons"`
 			HedgedShare   float64     `json:"hedged_share"`
+			MetShare      *float64    `json:"met_share"`
+			RescuedShare  *float64    `json:"rescued_share"`
+			HarmedShare   *float64    `json:"harmed_share"`
 			DelayS        float64     `json:"delay_s"`
 			Copies        int         `json:"copies"`
 			Target        string      `json:"target"`
@@ -333,6 +339,10 @@ func parseOptimize(data []byte) (*Report, error) {
 			n = c.Requests
 		}
 		cl.pickPolicy = policyOf(p.Hedging, p.DelayS, p.Copies, p.Target)
+		cl.met, cl.rescued, cl.harmed = p.MetShare, p.RescuedShare, p.HarmedShare
+		if cl.rescued == nil || cl.harmed == nil {
+			cl.rescued, cl.harmed = nil, nil
+		}
 		for _, k := range c.Candidates {
 			if k.Status != "" {
 				cl.candidates = append(cl.candidates, candidate{policyOf(k.Hedging, k.DelayS, k.Copies, k.Target), k.Status, k.Reasons})
@@ -450,7 +460,9 @@ func Compare(a, b *Report) *Comparison {
 				relative("cost/1k", ca.CostPer1k, cb.CostPer1k),
 			},
 		})
-		crossFates(&out.Rows[len(out.Rows)-1], &ca, &cb)
+		r := &out.Rows[len(out.Rows)-1]
+		r.Deltas = append(r.Deltas, bought(&ca, &cb)...)
+		crossFates(r, &ca, &cb)
 	}
 	for _, cb := range b.Classes {
 		if !seen[cb.Name] {

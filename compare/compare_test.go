@@ -355,10 +355,37 @@ func TestPickFates(t *testing.T) {
 	if !strings.Contains(js.String(), `"a_pick_in_b": {`) || !strings.Contains(js.String(), `"status": "rejected"`) {
 		t.Errorf("JSON:\n%s", js.String())
 	}
+	if len(r.Deltas) != 5 {
+		t.Errorf("%d metrics; without met_share, no met, rescued or harmed rows: want 5", len(r.Deltas))
+	}
 	if r := Compare(a, a).Rows[0]; r.APickInB != nil {
 		t.Errorf("the same pick: %+v; want no fates", r.APickInB)
 	}
 	if r := Compare(mustParse(t, report(1, "", "")), b).Rows[0]; r.APickInB != nil {
 		t.Errorf("a report without statuses: %+v; want no fates", r.APickInB)
+	}
+}
+
+// TestBought: optimize picks that carry what hedging bought add rows for
+// the share that met the target (tested like the answered share) and the
+// shares rescued and harmed against no hedging, in percentage points.
+func TestBought(t *testing.T) {
+	report := func(met, rescued, harmed float64) *Report {
+		return mustParse(t, []byte(fmt.Sprintf(`{"scenario": "g", "seed": 3, "requests_per_candidate": 1000, "classes": [
+	  {"class": "chat", "requests": 1000, "pick": 0, "candidates": [
+	    {"hedging": true, "delay_s": 1, "copies": 1, "target": "b", "latency_s": {"p50": 1, "p95": 3, "p99": 4, "p95_ci95": [2.9, 3.1], "p99_ci95": [3.8, 4.2]}, "p95_ci_ok": true, "p99_ci_ok": true, "answered_share": 0.9, "cost_per_1k_usd": 1,
+	     "met_share": %v, "rescued_share": %v, "harmed_share": %v}]}]}`, met, rescued, harmed)))
+	}
+	c := Compare(report(0.80, 0.05, 0.01), report(0.88, 0.12, 0.002))
+	d := c.Rows[0].Deltas
+	if len(d) != 8 || d[5].Metric != "met" || d[5].Mark != Significant || d[6].Metric != "rescued" || math.Abs(d[6].Change-7) > 1e-9 || d[7].Metric != "harmed" || d[7].Mark != NoTest {
+		t.Fatalf("deltas %+v", d)
+	}
+	var text bytes.Buffer
+	if err := c.WriteText(&text, "a", "b"); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "chat   rescued   5.00%") || !strings.Contains(text.String(), "+7.00 pt") {
+		t.Errorf("text:\n%s", text.String())
 	}
 }

@@ -79,3 +79,31 @@ func policyOf(hedging bool, delayS float64, copies int, target string) string {
 	}
 	return fmt.Sprintf("%s ×%d → %s", formatSeconds(delayS), copies, target)
 }
+
+// shareMetric reports whether a metric is a share of requests, compared in
+// percentage points: answered, and the pick's met, rescued and harmed.
+func shareMetric(metric string) bool {
+	switch metric {
+	case "answered", "met", "rescued", "harmed":
+		return true
+	}
+	return false
+}
+
+// bought returns the deltas of what two optimize picks bought, request
+// by request: the share that met the class's target (a two-proportion
+// test), and the shares rescued and harmed against no hedging (no test:
+// each is paired with its own baseline); none when either report lacks
+// them.
+func bought(a, b *Class) []Delta {
+	if a.met == nil || b.met == nil {
+		return nil
+	}
+	out := []Delta{proportion("met", *a.met, *b.met, a.Requests, b.Requests)}
+	if a.rescued != nil && b.rescued != nil {
+		out = append(out,
+			Delta{Metric: "rescued", A: *a.rescued, B: *b.rescued, Change: 100 * (*b.rescued - *a.rescued), Mark: NoTest},
+			Delta{Metric: "harmed", A: *a.harmed, B: *b.harmed, Change: 100 * (*b.harmed - *a.harmed), Mark: NoTest})
+	}
+	return out
+}

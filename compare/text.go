@@ -87,7 +87,7 @@ func orDash(s string) string {
 
 func value(metric string, x float64) string {
 	switch metric {
-	case "answered":
+	case "answered", "met", "rescued", "harmed":
 		return fmt.Sprintf("%.2f%%", 100*x)
 	case "cost/1k":
 		return sim.DollarsPer1k(x)
@@ -99,7 +99,7 @@ func ci(d Delta, iv [2]float64) string {
 	if d.Mark != Significant && d.Mark != Same {
 		return ""
 	}
-	if d.Metric == "answered" {
+	if shareMetric(d.Metric) {
 		return ""
 	}
 	return fmt.Sprintf("[%s, %s]", formatSeconds(iv[0]), formatSeconds(iv[1]))
@@ -108,7 +108,7 @@ func ci(d Delta, iv [2]float64) string {
 func change(d Delta) string {
 	var s string
 	switch {
-	case d.Metric == "answered":
+	case shareMetric(d.Metric):
 		s = fmt.Sprintf("%+.2f pt", d.Change)
 		if s == "-0.00 pt" {
 			s = "+0.00 pt" // a change that rounds to zero has no sign
@@ -187,7 +187,8 @@ var markNames = map[Mark]string{NoTest: "no_test", Significant: "significant", S
 
 // WriteJSON writes c as indented JSON: per class, per metric, a and b
 // (latencies in seconds, null for a miss), the
-// change (percent, or percentage points for "answered"; null when A is 0)
+// change (percent, or percentage points for the shares "answered",
+// "met", "rescued" and "harmed"; null when A is 0)
 // (null when either side is a miss) and its significance ("significant", "not_significant", "no_test",
 // "too_few_requests").
 func (c *Comparison) WriteJSON(w io.Writer, nameA, nameB string) error {
@@ -196,14 +197,14 @@ func (c *Comparison) WriteJSON(w io.Writer, nameA, nameB string) error {
 		jr := jsonRow{Class: r.Class, PolicyA: r.PolicyA, PolicyB: r.PolicyB, RequestsA: r.RequestsA, RequestsB: r.RequestsB}
 		for _, d := range r.Deltas {
 			jd := jsonDelta{Metric: d.Metric, A: finite(d.A), B: finite(d.B), Unit: "percent", Sig: markNames[d.Mark]}
-			if d.Metric == "answered" {
+			if shareMetric(d.Metric) {
 				jd.Unit = "percentage_points"
 			}
 			if !math.IsNaN(d.Change) {
 				ch := d.Change
 				jd.Change = &ch
 			}
-			if (d.Mark == Significant || d.Mark == Same) && d.Metric != "answered" {
+			if (d.Mark == Significant || d.Mark == Same) && !shareMetric(d.Metric) {
 				a := [2]*float64{finite(d.CIA[0]), finite(d.CIA[1])}
 				b := [2]*float64{finite(d.CIB[0]), finite(d.CIB[1])}
 				jd.CIA, jd.CIB = &a, &b

@@ -75,6 +75,9 @@ type classView struct {
 	// (nil without figures); Rejected lists the rejected candidates.
 	Map      *fateMap
 	Rejected []fateRow
+	// Won says who answered the pick's requests and the share that met
+	// the class's target; Bought what hedging rescued and harmed.
+	Won, Bought string
 }
 
 type rolloutView struct {
@@ -205,6 +208,12 @@ func classOf(cr *optimize.ClassReport, level float64, i int, withFigures bool) (
 		v.AddedCost += " calls"
 	}
 	v.Map, v.Rejected = fatesOf(cr)
+	target := "answered"
+	if cr.SLOSeconds > 0 {
+		target = "met the SLO of " + sim.FormatSeconds(cr.SLOSeconds)
+	}
+	v.Won = fmt.Sprintf("%s; %s: %s without hedging → %s", cr.Picked().WhoAnswered(), target, share(b.MetShare), share(cr.Picked().MetShare))
+	v.Bought = cr.Picked().Bought()
 	if !withFigures {
 		v.Map = nil
 	}

@@ -70,6 +70,12 @@ func TestWrite(t *testing.T) {
 		if !strings.Contains(page, templateEscape(cr.Verdict.Reason)) {
 			t.Errorf("class %s: the verdict reason is missing", cr.Class)
 		}
+		if !strings.Contains(page, "<b>Who answered:</b> "+templateEscape(cr.Picked().WhoAnswered())) {
+			t.Errorf("class %s: who answered is missing", cr.Class)
+		}
+		if b := cr.Picked().Bought(); b != "" && !strings.Contains(page, "<b>Request by request against no hedging:</b> "+b) {
+			t.Errorf("class %s: rescued and harmed are missing", cr.Class)
+		}
 	}
 	if rep.Rollout != nil && !strings.Contains(page, `id="rollout-check"`) {
 		t.Error("the rollout check is missing")

@@ -57,6 +57,7 @@ td.reasons { text-align: left; white-space: normal; min-width: 24em; }
 <h2>{{.Class}}: <span class="{{if .Hedge}}hedge{{else}}nohedge{{end}}">{{.Verdict}}</span></h2>
 <p><b>Why:</b> {{.Reason}}</p>
 <p><b>Pick:</b> {{.Note}} (objective {{.Objective}}; {{.Candidates}} candidates{{if .OptimizedWith}}; optimized with {{.OptimizedWith}}{{end}})</p>
+<p class="won"><b>Who answered:</b> {{.Won}}{{if .Bought}}. <b>Request by request against no hedging:</b> {{.Bought}}{{end}}.</p>
 {{if .Warnings}}<ul class="warnings">{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Figures}}<div class="figures">{{range .Figures}}<div class="figure" data-figure="{{.Name}}">{{.SVG}}</div>{{end}}</div>{{end}}
 {{with .Map}}<h3>Every candidate's fate</h3>

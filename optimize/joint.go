@@ -234,15 +234,16 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 			jg.Optimized = append(jg.Optimized, cfg.Classes[i].Name)
 		}
 	}
-	// run simulates the group with class k's policy replaced by pol: its
-	// result, and the config it ran.
-	run := func(k int, pol sim.Policy) (*sim.Result, *sim.Config, error) {
+	// run simulates the group with class k's policy replaced by pol, with
+	// pair (nil: none): its result, and the config it ran.
+	run := func(k int, pol sim.Policy, pair *sim.Pair) (*sim.Result, *sim.Config, error) {
 		c := *gc
 		c.Classes = slices.Clone(gc.Classes)
 		for j := range c.Classes {
 			c.Classes[j].Policy = current[j]
 		}
 		c.Classes[k].Policy = pol
+		c.Pair = pair
 		res, err := sim.RunContext(ctx, &c)
 		if err != nil {
 			return nil, nil, err
@@ -261,14 +262,14 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 			cl := &gc.Classes[k]
 			search := s.For(cl.Name)
 			cr := &ClassReport{
-				Class: cl.Name, DeadlineSeconds: cl.Deadline.Seconds(),
+				Class: cl.Name, DeadlineSeconds: cl.Deadline.Seconds(), SLOSeconds: cl.SLO.Seconds(),
 				Objective: search.Objective, Warnings: []string{},
 			}
 			step := fmt.Sprintf("%s: round %d, class %s", groupName, round, cl.Name)
 			me, err := m.get(step+": none", -1, func() (Measurement, error) {
 				basePol := cl.Policy
 				sim.NoHedging(&basePol)
-				res, c, err := run(k, basePol)
+				res, c, err := run(k, basePol, &sim.Pair{Record: true})
 				if err != nil {
 					return Measurement{}, fmt.Errorf("class %q: %w", cl.Name, err)
 				}
@@ -282,6 +283,10 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 			}
 			base := Candidate{Label: "none"}
 			me.apply(&base)
+			var pair *sim.Pair // the step's candidates, paired with its baseline
+			if me.MetBits != nil {
+				pair = &sim.Pair{Base: me.MetBits}
+			}
 			if _, ok := grids[k]; !ok {
 				// The grid is set once, from the first round's baseline, so
 				// that every round sweeps the same candidates.
@@ -301,7 +306,7 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 				cand := &cr.Candidates[j+1]
 				key := fmt.Sprintf("%s: candidate %d (%s)", step, j+1, cand.Label)
 				me, err := m.get(key, j, func() (Measurement, error) {
-					res, c, err := run(k, cand.Policy(cl.Policy))
+					res, c, err := run(k, cand.Policy(cl.Policy), pair)
 					return measureRun(ctx, key, res, c, k, err, s.Level, search.Objective.Target)
 				})
 				switch {

@@ -55,6 +55,19 @@ type Measurement struct {
 	// Span is set for a no-hedging run: the p10 and p99 in seconds that
 	// its class's default delay grid spans (NaN when unknown).
 	Span *[2]float64
+	// WonPrimary and WonCopies count the answered requests by the attempt
+	// that answered them (sim's ClassResult.Won).
+	WonPrimary int64
+	WonCopies  []sim.ModelWins
+	// Met counts the requests that met the class's target (its SLO, or
+	// answered); Paired says whether the run was compared with the
+	// baseline request by request, and Rescued and Harmed count what that
+	// found (sim's Paired). MetBits are a no-hedging run's bits, one per
+	// request of the run (a coupled group's: of all its classes), which
+	// its class's candidates are paired with (nil: not recorded).
+	Met, Rescued, Harmed int64
+	Paired               bool
+	MetBits              *sim.MetBits
 }
 
 // measurementOf returns the measurement of the summarized candidate c.
@@ -64,6 +77,7 @@ func measurementOf(key string, c *Candidate) Measurement {
 		AnsweredShare: c.AnsweredShare, HedgedShare: c.HedgedShare, AnsweredWithinShare: c.AnsweredWithinShare,
 		AttemptsPerRequest: c.AttemptsPerRequest, CostPer1kUSD: c.CostPer1kUSD,
 		OverLimit: c.OverLimit, Loads: c.Loads, Survival: c.Survival, PerSecond: c.perSecond,
+		WonPrimary: c.won.Primary, WonCopies: c.won.Copies, Met: c.met, Rescued: c.rescued, Harmed: c.harmed, Paired: c.paired,
 	}
 }
 
@@ -83,6 +97,9 @@ func (m *Measurement) apply(c *Candidate) {
 	c.Loads = m.Loads
 	c.Survival = m.Survival
 	c.perSecond = m.PerSecond
+	c.won = sim.Won{Primary: m.WonPrimary, Copies: m.WonCopies}
+	c.met, c.rescued, c.harmed, c.paired = m.Met, m.Rescued, m.Harmed, m.Paired
+	c.shares()
 }
 
 // err returns the simulator's error of a rejected candidate, or nil.
@@ -154,6 +171,14 @@ type measurementJSON struct {
 	// Survival: t0, s0, t1, s1, …
 	Survival []exact   `json:"survival"`
 	Span     *[2]exact `json:"grid_span_s,omitempty"`
+	// Who won and what hedging bought (see Measurement).
+	WonPrimary int64           `json:"won_by_primary"`
+	WonCopies  []sim.ModelWins `json:"won_by_copies,omitempty"`
+	Met        int64           `json:"met"`
+	Rescued    int64           `json:"rescued,omitempty"`
+	Harmed     int64           `json:"harmed,omitempty"`
+	Paired     bool            `json:"paired,omitempty"`
+	MetBits    string          `json:"met_bits,omitempty"`
 }
 
 // load is the JSON form of a Load, exact.
@@ -272,7 +297,40 @@ func (w *measurementJSON) check() error {
 			return bad("survival", "share %d is %v; want a share in [0, 1], not increasing", i/2+1, float64(sv))
 		}
 	}
+	won := w.WonPrimary
+	for i, c := range w.WonCopies {
+		if c.Model == "" || c.Requests < 1 {
+			return bad("won_by_copies", "%d is %+v; want a model and a count ≥ 1", i+1, c)
+		}
+		won += c.Requests
+	}
+	counts := []struct {
+		name string
+		n    int64
+	}{{"won_by_primary", w.WonPrimary}, {"met", w.Met}, {"rescued", w.Rescued}, {"harmed", w.Harmed}}
+	for _, c := range counts {
+		if c.n < 0 || c.n > w.Requests {
+			return bad(c.name, "is %d; want a count in [0, %d], the requests", c.n, w.Requests)
+		}
+	}
+	if won > w.Requests {
+		return bad("won_by_primary", "and won_by_copies sum to %d; want at most the %d requests", won, w.Requests)
+	}
+	if !w.Paired && (w.Rescued != 0 || w.Harmed != 0) {
+		return bad("rescued", "is set on a run not paired with its baseline")
+	}
 	baseline := strings.HasSuffix(w.Key, ": none")
+	if w.MetBits != "" {
+		b, err := sim.ParseMetBits(w.MetBits)
+		switch {
+		case err != nil:
+			return bad("met_bits", "%v", err)
+		case !baseline:
+			return bad("met_bits", "is set; only a no-hedging run (a key ending in \": none\") has them")
+		case b.Len() < w.Requests:
+			return bad("met_bits", "holds %d requests; the run has at least %d (a coupled group's run: every class's)", b.Len(), w.Requests)
+		}
+	}
 	switch {
 	case baseline && w.Span == nil:
 		return bad("grid_span_s", "is missing; a no-hedging run has one")
@@ -310,6 +368,10 @@ func (m Measurement) MarshalJSON() ([]byte, error) {
 	if m.Span != nil {
 		w.Span = &[2]exact{exact(m.Span[0]), exact(m.Span[1])}
 	}
+	w.WonPrimary, w.WonCopies, w.Met, w.Rescued, w.Harmed, w.Paired = m.WonPrimary, m.WonCopies, m.Met, m.Rescued, m.Harmed, m.Paired
+	if m.MetBits != nil {
+		w.MetBits = m.MetBits.String()
+	}
 	return json.Marshal(w)
 }
 
@@ -344,6 +406,10 @@ func (m *Measurement) UnmarshalJSON(b []byte) error {
 	}
 	if w.Span != nil {
 		m.Span = &[2]float64{float64(w.Span[0]), float64(w.Span[1])}
+	}
+	m.WonPrimary, m.WonCopies, m.Met, m.Rescued, m.Harmed, m.Paired = w.WonPrimary, w.WonCopies, w.Met, w.Rescued, w.Harmed, w.Paired
+	if w.MetBits != "" {
+		m.MetBits, _ = sim.ParseMetBits(w.MetBits) // checked
 	}
 	for _, l := range w.Loads {
 		m.Loads = append(m.Loads, Load{Kind: l.Kind, Name: l.Name, Offered: float64(l.Offered), Utilisation: float64(l.Utilisation),
@@ -387,6 +453,7 @@ func baseline(res *sim.Result, c *sim.Config, k int, level float64, target time.
 	me := measured("", res, c, k, level, target)
 	q10, q99 := gridSpan(&res.Classes[k], c.Classes[k].Deadline)
 	me.Span = &[2]float64{q10, q99}
+	me.MetBits = res.Met
 	return me
 }
 
@@ -410,6 +477,16 @@ func measureRun(ctx context.Context, key string, res *sim.Result, c *sim.Config,
 func measured(key string, res *sim.Result, c *sim.Config, k int, level float64, target time.Duration) Measurement {
 	loads := loadsOf(res, c)
 	x := Candidate{OverLimit: slices.ContainsFunc(loads, func(l Load) bool { return l.Kind == LoadRate }), Loads: loads}
-	summarize(&x, &res.Classes[k], level, target)
+	r := &res.Classes[k]
+	summarize(&x, r, level, target)
+	x.won = r.Won
+	if p := r.Paired; p != nil {
+		x.met, x.rescued, x.harmed, x.paired = p.Met, p.Rescued, p.Harmed, p.Compared
+	} else {
+		x.met = r.Answered // no bits (closed-loop clients): answered is all we know
+		if slo := c.Classes[k].SLO; slo > 0 {
+			x.met = r.AnsweredWithin(slo.Seconds())
+		}
+	}
 	return measurementOf(key, &x)
 }

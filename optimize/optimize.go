@@ -122,11 +122,27 @@ type Candidate struct {
 	Reasons []Reason `json:"reasons"`
 	// Survival is the empirical survival curve P(T > t), thinned.
 	Survival []SurvivalPoint `json:"-"`
+	// WonPrimaryShare and WonByCopies are the shares of requests the
+	// primary, and copies to each model, answered; MetShare the share
+	// that met the class's target (ClassReport.SLOSeconds, or answered);
+	// RescuedShare and HarmedShare the shares hedging rescued and harmed,
+	// paired request by request with no hedging (0 for no hedging; null
+	// when the runs could not be paired, as with closed-loop clients).
+	// See won.go.
+	WonPrimaryShare float64     `json:"won_by_primary_share"`
+	WonByCopies     []CopyShare `json:"won_by_copies"`
+	MetShare        float64     `json:"met_share"`
+	RescuedShare    *float64    `json:"rescued_share"`
+	HarmedShare     *float64    `json:"harmed_share"`
 
 	// policy of the candidate (unexported: what was simulated)
 	targets []int
 	// fallback: the configured policy sends copies only after a failure.
 	fallback bool
+	// The counts behind the shares of who won (won.go).
+	won                  sim.Won
+	met, rescued, harmed int64
+	paired               bool
 	// perSecond is the rate at which the candidate's closed-loop clients
 	// got requests done (0 for open arrivals).
 	perSecond float64
@@ -164,8 +180,10 @@ type ClassReport struct {
 	// the class: Report.RequestsPerCandidate, or the class's own requests
 	// of a replayed trace when the trace has fewer.
 	Requests int64 `json:"requests"`
-	// DeadlineSeconds is the class's deadline (0 = none).
+	// DeadlineSeconds is the class's deadline (0 = none) and SLOSeconds
+	// its latency target (0 = none: a request meets it when answered).
 	DeadlineSeconds float64 `json:"deadline_s"`
+	SLOSeconds      float64 `json:"slo_s"`
 	// Objective chose the pick among the candidates.
 	Objective Objective `json:"objective"`
 	// CostBasis is CostUSD or CostCalls.
@@ -340,6 +358,9 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 		cfg      *sim.Config
 		search   Search
 		q10, q99 float64
+		// paired is cfg with its candidates paired with the baseline's
+		// met bits (sim.Pair), or cfg when there are none.
+		paired *sim.Config
 	}
 	var groups [][]int
 	var shared [][]string
@@ -369,6 +390,7 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 		cr := ClassReport{
 			Class:           name,
 			DeadlineSeconds: cfg.Classes[i].Deadline.Seconds(),
+			SLOSeconds:      cfg.Classes[i].SLO.Seconds(),
 			Objective:       s.For(name).Objective,
 			Warnings:        []string{},
 		}
@@ -387,7 +409,9 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 		me, err := m.get(key, -1, func() (Measurement, error) {
 			pol := c.Classes[0].Policy
 			sim.NoHedging(&pol)
-			res, err := runPolicy(ctx, c, pol)
+			rc := *c
+			rc.Pair = &sim.Pair{Record: true}
+			res, err := runPolicy(ctx, &rc, pol)
 			if err != nil {
 				return Measurement{}, fmt.Errorf("class %q: %w", c.Classes[0].Name, err)
 			}
@@ -402,6 +426,7 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 		base := Candidate{Label: "none"}
 		me.apply(&base)
 		job.q10, job.q99 = me.Span[0], me.Span[1]
+		job.paired = pairedWith(c, me.MetBits)
 		rep.Classes[j].Candidates = []Candidate{base}
 		rep.Classes[j].Requests = base.Requests
 		return nil
@@ -438,7 +463,7 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 	tick := progress("candidates", len(all))
 	made, err := simulateCandidates(ctx, m, keys, len(jobs), workers, s.Requests, tick, func(i int) (int, *sim.Config, sim.Policy) {
 		cj := all[i]
-		c := jobs[cj.class].cfg
+		c := jobs[cj.class].paired
 		return cj.class, c, rep.Classes[cj.class].Candidates[cj.cand].Policy(c.Classes[0].Policy)
 	}, func(i int, res *sim.Result, err error) (Measurement, error) {
 		cj := all[i]
@@ -585,6 +610,17 @@ func dropFailed(cr *ClassReport, bad []error) error {
 	return nil
 }
 
+// pairedWith returns c with its runs paired with the no-hedging run's met
+// bits (sim.Pair), or c itself when there are none.
+func pairedWith(c *sim.Config, bits *sim.MetBits) *sim.Config {
+	if bits == nil {
+		return c
+	}
+	pc := *c
+	pc.Pair = &sim.Pair{Base: bits}
+	return &pc
+}
+
 // runPolicy runs the one-class config c with the class's policy replaced by
 // pol, until ctx is done. c is shared between goroutines and not modified.
 func runPolicy(ctx context.Context, c *sim.Config, pol sim.Policy) (*sim.Result, error) {
@@ -685,6 +721,11 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	pick := &cs[cr.Pick]
 	pick.Pick = true
 	label(cr)
+	if b := boughtText(pick); b != "" && cr.Verdict.Hedge && (*pick.RescuedShare > 0 || *pick.HarmedShare > 0 || cr.SLOSeconds > 0) {
+		// Quoted where a request's fate can change: a class where every
+		// request is answered either way gains speed only.
+		cr.Verdict.Reason += "; request by request against no hedging: " + b
+	}
 	for i := range cs {
 		if i != cr.Pick {
 			// Without a real interval on either side, nothing is known to

@@ -275,6 +275,7 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 		fmt.Fprintf(w, "  pick: no hedging; %s\n", cr.PickNote)
 	}
 	fmt.Fprintf(w, "  verdict: %s: %s\n", verdictHead(cr), cr.Verdict.Reason)
+	writeWon(w, cr)
 	writeWhyNot(w, cr)
 	for _, n := range cr.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
@@ -350,6 +351,14 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 			w, 100*c.AnsweredShare, 100*c.HedgedShare, c.AttemptsPerRequest, sim.DollarsPer1k(c.CostPer1kUSD), addedCost(cr, c))
 	}
 	tw.Flush()
+}
+
+// writeWon writes who answered the pick's requests and the share that
+// met the class's target before and after (the verdict's reason quotes
+// what hedging rescued and harmed).
+func writeWon(w io.Writer, cr *ClassReport) {
+	pick, base := cr.Picked(), cr.Baseline()
+	fmt.Fprintf(w, "  who answered: %s; %s: %s → %s\n", wonText(pick), targetWord(cr.SLOSeconds), fshare(base.MetShare), fshare(pick.MetShare))
 }
 
 // writeWhyNot writes the "why not" list of a class: its best rejected

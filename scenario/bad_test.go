@@ -147,6 +147,11 @@ targets = "m"
 `, 8, "classes[0].deadline", "want a duration string"},
 	{"duration without unit", minimal + `deadline = "3"
 `, 8, "classes[0].deadline", "invalid duration"},
+	{"slo of zero", minimal + `slo = "0s"
+`, 8, "classes[0].slo", "want a latency target > 0"},
+	{"slo past the deadline", minimal + `deadline = "2s"
+slo = "2s"
+`, 9, "classes[0].slo", "at or past the class's deadline 2s"},
 	{"negative duration", minimal + `[classes.hedge]
 delay = "1s"
 cancel_latency = "-1s"

@@ -68,6 +68,7 @@ type classTable struct {
 	InputTokens  *dist.Spec  `toml:"input_tokens"`
 	OutputTokens *dist.Spec  `toml:"output_tokens"`
 	Deadline     *Duration   `toml:"deadline"`
+	SLO          *Duration   `toml:"slo"`
 	OnTimeout    *string     `toml:"on_timeout"`
 	Hedge        *hedgeTable `toml:"hedge"`
 	// Match assigns replayed requests to the class; see replay.go.

@@ -354,6 +354,16 @@ func (c *checker) class(key string, t *classTable, n int) sim.Class {
 	if t.Deadline != nil {
 		cl.Deadline = time.Duration(*t.Deadline)
 	}
+	if t.SLO != nil {
+		switch slo := time.Duration(*t.SLO); {
+		case slo <= 0:
+			c.keep(c.errorf(key+".slo", "%v: want a latency target > 0, such as \"2s\"; omit slo for none", slo))
+		case cl.Deadline > 0 && slo >= cl.Deadline:
+			c.keep(c.errorf(key+".slo", "%v is at or past the class's deadline %v: every answered request meets it; set it below the deadline, or omit it", slo, cl.Deadline))
+		default:
+			cl.SLO = slo
+		}
+	}
 	cl.OnTimeout, err = enum(c, key+".on_timeout", t.OnTimeout, sim.FailOpen, sim.FailOpen, sim.FailClosed)
 	c.keep(err)
 	cl.Policy = c.policy(key, t.Hedge)

@@ -30,6 +30,9 @@ type Config struct {
 	// Correlation couples the latencies of the attempts of one request.
 	// The zero value makes them independent.
 	Correlation Correlation
+	// Pair, when set, records or compares request by request whether each
+	// request met its class's target (pair.go); nil: neither.
+	Pair *Pair
 }
 
 // Correlation is the Gaussian-copula correlation between the latencies of
@@ -275,6 +278,10 @@ type Class struct {
 	// Deadline is the time budget after arrival; a request without a usable
 	// answer by then times out and counts at its deadline. 0 = no deadline.
 	Deadline time.Duration
+	// SLO is a latency target, separate from the deadline: a request meets
+	// it when answered within SLO of its arrival. It is reported, never
+	// enforced (pair.go). 0 = none: answered is met. Below Deadline.
+	SLO time.Duration
 	// OnTimeout says whether a timed-out request fails open or closed.
 	OnTimeout TimeoutRule
 	// Policy is the hedge policy of the class.

@@ -162,6 +162,9 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 	}
 	st := &e.stats[r.class]
 	st.count(&pv.stats, how, a.status)
+	if won && how == outOK {
+		st.won[wonIndex(k, a.model)]++
+	}
 	in, out, billed := e.charge(st, r, a, at, how, won)
 	if e.trace != nil {
 		e.emit(r, k, at, how.attemptName(), won, in, out, billed)

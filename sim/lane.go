@@ -341,6 +341,13 @@ func (e *engine) laneExit(r *request, a *attempt, at time.Duration, how outcome,
 	t := &lc.tally[a.model]
 	e.lastEvent = max(e.lastEvent, at)
 	t.last = max(t.last, at)
+	if won && how == outOK {
+		k := 1
+		if a == &r.att[0] {
+			k = 0
+		}
+		lc.st.won[wonIndex(k, a.model)]++
+	}
 	if at > a.svc {
 		t.busy.add(at - a.svc)
 	}

@@ -41,6 +41,7 @@ type engine struct {
 	rec        AttemptRecord
 	provs      []provider
 	copula     [][][]float64 // per class, the copula factor; nil when independent
+	pair       *pairState    // met bits recorded or compared (pair.go); nil when neither
 	modelProv  []int         // provider index of each model
 	gates      [][]gate      // per model: its rate limit, then its provider's
 	lastEvent  time.Duration // when the last request or attempt ended: the run's length
@@ -142,7 +143,9 @@ func newEngineFor(cfg *Config, n int) *engine {
 	}
 	for i := range cfg.Classes {
 		e.stats[i].billed = make([]bill, 2*len(cfg.Models))
+		e.stats[i].won = make([]int64, 1+len(cfg.Models))
 	}
+	e.pair = newPairState(cfg)
 	e.sizeTimes(n)
 	return e
 }

@@ -51,8 +51,12 @@ type classStats struct {
 	rejected, reqRejected                            int64
 	stalled, reqStalled                              int64
 	// failedBy splits failed by the error's kind (failStatus).
-	failedBy     [numStatus]int64
-	wastedOutput float64
+	failedBy [numStatus]int64
+	// won counts the answered requests by the attempt that won (wonIndex);
+	// rescued and harmed the requests paired with a baseline (pair.go).
+	won                  []int64
+	met, rescued, harmed int64
+	wastedOutput         float64
 	// billed[2m] and billed[2m+1] are what model m billed for attempts that
 	// responded and for cancelled ones. Token counts are whole numbers, so
 	// their sums are exact and independent of the order of events.
@@ -213,6 +217,9 @@ func (e *engine) countRequestIn(st *classStats, r *request, o outcome) {
 		}
 	}
 	st.record(o, e.now-r.arrival)
+	if e.pair != nil {
+		e.pair.end(st, r.id, r.class, o, e.now-r.arrival)
+	}
 	e.lastEvent = max(e.lastEvent, e.now)
 }
 

@@ -22,6 +22,10 @@ type Result struct {
 	// Breakers is what each circuit breaker did, models' then providers'
 	// (those without one are left out).
 	Breakers []BreakerResult
+	// Met holds a bit per request, whether it met its class's target,
+	// when the run recorded them (Config.Pair.Record; pair.go); nil
+	// otherwise.
+	Met *MetBits
 }
 
 // ModelLoad is the load a run offered to one model.
@@ -190,6 +194,13 @@ type ClassResult struct {
 	// Class.AttemptRetry); nil when it has none (overall: when no class
 	// has any).
 	Retries *RetryCounts
+	// Won counts the answered requests by the attempt that answered them
+	// (pair.go).
+	Won Won
+	// Paired is what a run recording or comparing met bits counted
+	// (Config.Pair; see pair.go); nil for a run that does neither.
+	Paired *Paired
+	paired Paired
 	// lat holds each request's time to a usable answer (for a miss, the
 	// time until it ended), as float32 seconds (see Latencies).
 	lat latencySet
@@ -221,6 +232,15 @@ func (s *classStats) add(o *classStats) {
 	s.stalled += o.stalled
 	s.reqStalled += o.reqStalled
 	s.wastedOutput += o.wastedOutput
+	s.met += o.met
+	s.rescued += o.rescued
+	s.harmed += o.harmed
+	if s.won == nil {
+		s.won = make([]int64, len(o.won))
+	}
+	for j, n := range o.won {
+		s.won[j] += n
+	}
 	if s.billed == nil {
 		s.billed = make([]bill, len(o.billed))
 	}
@@ -252,6 +272,8 @@ func (s *classStats) result(name string, models []Model) ClassResult {
 		},
 		CostCompletedUSD: completed, CostCancelledUSD: cancelled,
 		WastedOutputTokens: s.wastedOutput,
+		Won:                wonOf(s.won, models),
+		paired:             Paired{Met: s.met, Rescued: s.rescued, Harmed: s.harmed},
 		lat:                lat,
 	}
 }
@@ -289,6 +311,18 @@ func (e *engine) result() *Result {
 	}
 	if e.loops != nil {
 		e.throughputs(res)
+	}
+	if p := e.pair; p != nil {
+		res.Met = p.rec
+		set := func(c *ClassResult) {
+			x := c.paired
+			x.Compared = p.base != nil
+			c.Paired = &x
+		}
+		for i := range res.Classes {
+			set(&res.Classes[i])
+		}
+		set(&res.Overall)
 	}
 	for i := range e.provs {
 		pv := &e.provs[i]

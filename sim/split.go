@@ -156,6 +156,9 @@ func parallel(n int, f func(k int)) {
 // absorb adds what engine o, which ran another range of the same
 // configuration's requests, recorded to e.
 func (e *engine) absorb(o *engine) {
+	if e.pair != nil && e.pair.rec != nil {
+		e.pair.rec.or(o.pair.rec)
+	}
 	for c := range e.stats {
 		s, x := &e.stats[c], &o.stats[c]
 		s.add(x)

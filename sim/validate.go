@@ -23,6 +23,9 @@ func (cfg *Config) Validate() error {
 	if err := cfg.validateClients(); err != nil {
 		return err
 	}
+	if p := cfg.Pair; p != nil && p.Base != nil && p.Base.Len() != int64(cfg.Requests) {
+		return invalid("pair: the baseline's bits are of %d requests; the run has %d", p.Base.Len(), cfg.Requests)
+	}
 	switch {
 	case !cfg.hasOpen():
 		// Closed-loop classes only: the arrivals are not used.
@@ -63,6 +66,9 @@ func (cfg *Config) Validate() error {
 		sum += c.Share
 		if c.InputTokens == nil || c.OutputTokens == nil {
 			return invalid("class %q: token distributions must be set", c.Name)
+		}
+		if err := c.validateSLO(); err != nil {
+			return err
 		}
 		if c.Deadline < 0 {
 			return invalid("class %q: deadline %v: must be ≥ 0", c.Name, c.Deadline)

@@ -178,14 +178,15 @@ func TestShardErrors(t *testing.T) {
 	other := shard("other.json", "2/3", "--seed", "9")
 	twoOf2 := shard("q1.json", "1/2")
 	guard := shard("guard.json", "2/3", "guard-check")
-	// A part whose measurement was changed: same sweep, other numbers.
+	// A part whose measurement was changed: same sweep, other numbers
+	// (still numbers a simulation could give).
 	var f map[string]any
 	data, _ := os.ReadFile(p2)
 	if err := json.Unmarshal(data, &f); err != nil {
 		t.Fatal(err)
 	}
 	for _, m := range f["measurements"].([]any) {
-		m.(map[string]any)["requests"] = 7.0
+		m.(map[string]any)["cost_per_1k_usd"] = 7.0
 	}
 	changed, _ := json.Marshal(f)
 	tampered := part("tampered.json")
