@@ -315,6 +315,10 @@ const (
 	// DecidedByConfigured: the class's configured policy is kept because
 	// every pick would answer significantly fewer requests than it.
 	DecidedByConfigured = "configured"
+	// DecidedByGroup: a group objective chose the pick (group.go), and the
+	// rule accepts it against the class's figures in the group's run
+	// without hedging.
+	DecidedByGroup = "group"
 )
 
 // Judge applies rule to the pick against the no-hedging baseline, for the

@@ -32,6 +32,12 @@ type JointGroup struct {
 	// Requests is the number of requests of each joint simulation, over
 	// all classes of the group.
 	Requests int `json:"requests"`
+	// Objective is the group objective that chose the picks
+	// (Settings.GroupObjective: GroupWeighted, GroupWorst or GroupEach),
+	// and Search how its search started (empty for GroupEach, and for a
+	// group of one optimized class, whose own objective chooses).
+	Objective string `json:"objective"`
+	Search    string `json:"search"`
 }
 
 // coupling lists, per class of cfg, the limited resources it can reach:
@@ -221,7 +227,7 @@ func groupConfig(cfg *sim.Config, group []int, requests int) *sim.Config {
 // there and returns the step's name ("group a,b: round 2, class a"), with
 // no reports.
 func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, shared []string, workers int, progress func(string, int) func(), m *memo) (map[int]*ClassReport, JointGroup, string, error) {
-	jg := JointGroup{Shared: shared, Requests: s.Requests * len(group)}
+	jg := JointGroup{Shared: shared, Requests: s.Requests * len(group), Objective: s.groupObjective()}
 	gc := groupConfig(cfg, group, jg.Requests)
 	jg.Requests = gc.Requests
 	current := make([]sim.Policy, len(gc.Classes))
@@ -254,6 +260,19 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 	reports := map[int]*ClassReport{}
 	grids := map[int][]Candidate{}
 	series := map[int][]Series{}
+	// A group objective over two optimized classes or more: its search
+	// starts from the best combination of the classes' candidates.
+	grouped := jg.Objective != GroupEach && len(order) > 1
+	var gs *groupStart
+	if grouped {
+		var step string
+		var err error
+		if gs, step, err = startGroup(ctx, gc, order, &s, m, groupName, workers, progress); err != nil || step != "" {
+			return nil, jg, step, err
+		}
+		copy(current, gs.start)
+		grids, series, jg.Search = gs.grids, gs.series, gs.search
+	}
 	for round := 1; round <= MaxJointRounds; round++ {
 		jg.Rounds = round
 		changed := false
@@ -273,7 +292,11 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 				if err != nil {
 					return Measurement{}, fmt.Errorf("class %q: %w", cl.Name, err)
 				}
-				return baseline(res, c, k, s.Level, search.Objective.Target), nil
+				me := baseline(res, c, k, s.Level, search.Objective.Target)
+				if grouped {
+					me.Group = groupFigures(res, c, &s)
+				}
+				return me, nil
 			})
 			if err != nil {
 				return nil, jg, "", err
@@ -283,6 +306,8 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 			}
 			base := Candidate{Label: "none"}
 			me.apply(&base)
+			figs := [][]GroupFigure{me.Group} // by candidate: the group's figures in its run
+			loads := [][]Load{me.Loads}
 			var pair *sim.Pair // the step's candidates, paired with its baseline
 			if me.MetBits != nil {
 				pair = &sim.Pair{Base: me.MetBits}
@@ -300,6 +325,8 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 			cr.Candidates = append([]Candidate{base}, slices.Clone(grids[k])...)
 			cr.Series = series[k]
 			cr.Requests = base.Requests
+			figs = append(figs, make([][]GroupFigure, len(cr.Candidates)-1)...)
+			loads = append(loads, make([][]Load, len(cr.Candidates)-1)...)
 			failed := make([]error, len(cr.Candidates))
 			var open atomic.Bool // a candidate of another shard
 			err = parallelContext(ctx, len(cr.Candidates)-1, workers, func(j int) error {
@@ -307,7 +334,11 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 				key := fmt.Sprintf("%s: candidate %d (%s)", step, j+1, cand.Label)
 				me, err := m.get(key, j, func() (Measurement, error) {
 					res, c, err := run(k, cand.Policy(cl.Policy), pair)
-					return measureRun(ctx, key, res, c, k, err, s.Level, search.Objective.Target)
+					me, merr := measureRun(ctx, key, res, c, k, err, s.Level, search.Objective.Target)
+					if err == nil && grouped {
+						me.Group = groupFigures(res, c, &s)
+					}
+					return me, merr
 				})
 				switch {
 				case err != nil:
@@ -320,6 +351,7 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 					failed[j+1] = me.err()
 				default:
 					me.apply(cand)
+					figs[j+1], loads[j+1] = me.Group, me.Loads
 				}
 				return nil
 			}, progress(fmt.Sprintf("joint round %d, class %s", round, cl.Name), len(cr.Candidates)-1))
@@ -329,10 +361,20 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 			if open.Load() {
 				return nil, jg, step, nil // other shards' candidates: the step's pick waits for the merge
 			}
+			var keptFigs [][]GroupFigure // in step with the candidates dropFailed keeps
+			var keptLoads [][]Load
+			for i := range figs {
+				if failed[i] == nil {
+					keptFigs, keptLoads = append(keptFigs, figs[i]), append(keptLoads, loads[i])
+				}
+			}
 			if err := dropFailed(cr, failed); err != nil {
 				return nil, jg, "", err
 			}
 			decide(cr, s.Rule, s.Level)
+			if grouped {
+				chooseForGroup(cr, k, current, keptFigs, keptLoads, gs, jg.Objective, &s)
+			}
 			if pol := cr.Picked().Policy(cl.Policy); !samePolicy(pol, current[k]) {
 				current[k], changed = pol, true
 			}

@@ -68,6 +68,9 @@ type Measurement struct {
 	Met, Rescued, Harmed int64
 	Paired               bool
 	MetBits              *sim.MetBits
+	// Group holds, for a run of a coupled group, every class's figures
+	// (group.go); nil otherwise.
+	Group []GroupFigure
 }
 
 // measurementOf returns the measurement of the summarized candidate c.
@@ -179,6 +182,20 @@ type measurementJSON struct {
 	Harmed     int64           `json:"harmed,omitempty"`
 	Paired     bool            `json:"paired,omitempty"`
 	MetBits    string          `json:"met_bits,omitempty"`
+	Group      []groupFigure   `json:"group,omitempty"`
+}
+
+// groupFigure is the JSON form of a GroupFigure, exact.
+type groupFigure struct {
+	Class    string   `json:"class"`
+	Q        exact    `json:"q_s"`
+	CI       [2]exact `json:"q_ci_s"`
+	CIOK     bool     `json:"q_ci_ok"`
+	Answered exact    `json:"answered_share"`
+	Hedged   exact    `json:"hedged_share"`
+	Cost     exact    `json:"cost_per_1k_usd"`
+	Calls    exact    `json:"attempts_per_request"`
+	Requests int64    `json:"requests"`
 }
 
 // load is the JSON form of a Load, exact.
@@ -297,6 +314,12 @@ func (w *measurementJSON) check() error {
 			return bad("survival", "share %d is %v; want a share in [0, 1], not increasing", i/2+1, float64(sv))
 		}
 	}
+	for i, g := range w.Group {
+		if g.Class == "" || !nonNeg(g.Q) || !nonNeg(g.CI[0]) || !nonNeg(g.CI[1]) || !share(g.Answered) || !share(g.Hedged) ||
+			!finite(g.Cost) || !finite(g.Calls) || g.Requests < 0 {
+			return bad("group", "%d is %+v; want a class, a percentile and its interval ≥ 0 s (\"+Inf\" for a miss), shares, a cost, calls and a count ≥ 0", i+1, g)
+		}
+	}
 	won := w.WonPrimary
 	for i, c := range w.WonCopies {
 		if c.Model == "" || c.Requests < 1 {
@@ -372,6 +395,10 @@ func (m Measurement) MarshalJSON() ([]byte, error) {
 	if m.MetBits != nil {
 		w.MetBits = m.MetBits.String()
 	}
+	for _, g := range m.Group {
+		w.Group = append(w.Group, groupFigure{g.Class, exact(g.Q), [2]exact{exact(g.CI[0]), exact(g.CI[1])}, g.CIOK,
+			exact(g.Answered), exact(g.Hedged), exact(g.CostPer1k), exact(g.Calls), g.Requests})
+	}
 	return json.Marshal(w)
 }
 
@@ -410,6 +437,10 @@ func (m *Measurement) UnmarshalJSON(b []byte) error {
 	m.WonPrimary, m.WonCopies, m.Met, m.Rescued, m.Harmed, m.Paired = w.WonPrimary, w.WonCopies, w.Met, w.Rescued, w.Harmed, w.Paired
 	if w.MetBits != "" {
 		m.MetBits, _ = sim.ParseMetBits(w.MetBits) // checked
+	}
+	for _, g := range w.Group {
+		m.Group = append(m.Group, GroupFigure{Class: g.Class, Q: float64(g.Q), CI: [2]float64{float64(g.CI[0]), float64(g.CI[1])}, CIOK: g.CIOK,
+			Answered: float64(g.Answered), Hedged: float64(g.Hedged), CostPer1k: float64(g.Cost), Calls: float64(g.Calls), Requests: g.Requests})
 	}
 	for _, l := range w.Loads {
 		m.Loads = append(m.Loads, Load{Kind: l.Kind, Name: l.Name, Offered: float64(l.Offered), Utilisation: float64(l.Utilisation),

@@ -223,6 +223,9 @@ type ClassReport struct {
 	// was optimized with (see Run); empty when it was swept alone, which is
 	// exact for it because it shares no limited provider, model or budget.
 	OptimizedWith []string `json:"optimized_with"`
+	// Group says how a group objective chose the pick of a class optimized
+	// jointly (group.go); nil when the class's own objective chose it.
+	Group *GroupChoice `json:"group,omitempty"`
 	// Series groups candidate indices by (copies, target), each by
 	// increasing delay, for plots; Series[i][0] is not the baseline.
 	Series []Series `json:"-"`
@@ -718,21 +721,8 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 			UnansweredBefore: base.unanswered(), UnansweredAfter: cs[k].unanswered(),
 		}
 	}
+	finishPick(cr)
 	pick := &cs[cr.Pick]
-	pick.Pick = true
-	label(cr)
-	if b := boughtText(pick); b != "" && cr.Verdict.Hedge && (*pick.RescuedShare > 0 || *pick.HarmedShare > 0 || cr.SLOSeconds > 0) {
-		// Quoted where a request's fate can change: a class where every
-		// request is answered either way gains speed only.
-		cr.Verdict.Reason += "; request by request against no hedging: " + b
-	}
-	for i := range cs {
-		if i != cr.Pick {
-			// Without a real interval on either side, nothing is known to
-			// differ from the pick.
-			cs[i].LikePick = !cs[i].CIOK(p) || !pick.CIOK(p) || overlap(cs[i].CI(p), pick.CI(p))
-		}
-	}
 
 	n := base.Requests
 	if !base.CIOK(p) {
@@ -762,6 +752,30 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	}
 	cr.Warnings = append(cr.Warnings, warns...)
 	fates(cr, rule, level)
+}
+
+// finishPick marks cr's pick, labels its verdict, quotes what it rescued
+// and harmed, and marks the candidates not significantly different from
+// it.
+func finishPick(cr *ClassReport) {
+	cs := cr.Candidates
+	p := cr.Objective.Percentile
+	pick := &cs[cr.Pick]
+	pick.Pick = true
+	label(cr)
+	if b := boughtText(pick); b != "" && cr.Verdict.Hedge && (*pick.RescuedShare > 0 || *pick.HarmedShare > 0 || cr.SLOSeconds > 0) {
+		// Quoted where a request's fate can change: a class where every
+		// request is answered either way gains speed only.
+		cr.Verdict.Reason += "; request by request against no hedging: " + b
+	}
+	for i := range cs {
+		cs[i].LikePick = false
+		if i != cr.Pick {
+			// Without a real interval on either side, nothing is known to
+			// differ from the pick.
+			cs[i].LikePick = !cs[i].CIOK(p) || !pick.CIOK(p) || overlap(cs[i].CI(p), pick.CI(p))
+		}
+	}
 }
 
 // orNone returns s, or "none" when s is empty.

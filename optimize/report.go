@@ -176,8 +176,12 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 		if !g.Converged {
 			conv = "not converged"
 		}
-		fmt.Fprintf(ew, "jointly optimized: %s (sharing %s): %d rounds, %s, %d requests per simulation\n",
-			strings.Join(g.Classes, ", "), strings.Join(g.Shared, ", "), g.Rounds, conv, g.Requests)
+		obj := ""
+		if g.Search != "" {
+			obj = fmt.Sprintf("; group objective %s: %s", g.Objective, g.Search)
+		}
+		fmt.Fprintf(ew, "jointly optimized: %s (sharing %s): %d rounds, %s, %d requests per simulation%s\n",
+			strings.Join(g.Classes, ", "), strings.Join(g.Shared, ", "), g.Rounds, conv, g.Requests, obj)
 	}
 	fmt.Fprintf(ew, "verdict rule: %s\n", r.RuleText)
 	for _, cr := range r.Classes {
@@ -274,6 +278,7 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 	} else {
 		fmt.Fprintf(w, "  pick: no hedging; %s\n", cr.PickNote)
 	}
+	writeGroup(w, cr)
 	fmt.Fprintf(w, "  verdict: %s: %s\n", verdictHead(cr), cr.Verdict.Reason)
 	writeWon(w, cr)
 	writeWhyNot(w, cr)

@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"cmp"
 	"errors"
 	"fmt"
 	"math"
@@ -337,6 +338,13 @@ type Settings struct {
 	// when classes are coupled (see Run): each pick then ignores the
 	// others' load on what they share.
 	Alone bool
+	// GroupObjective is how the picks of classes optimized jointly are
+	// chosen: GroupWeighted (default), GroupWorst or GroupEach (see
+	// group.go); "" means GroupWeighted. GroupWeights, when set, weigh
+	// the classes of GroupWeighted by name (≥ 0; a class it does not name
+	// weighs 0) instead of by their traffic.
+	GroupObjective string
+	GroupWeights   map[string]float64
 	// CheckRequests is the number of requests of the rollout check (the
 	// whole scenario with every pick applied, see Check), in
 	// [0, MaxRequests]; 0 skips it; −1 (the default) means
@@ -358,9 +366,13 @@ func DefaultSettings() Settings {
 			Goal: LowestLatency, Percentile: 0.95,
 			MaxAddedCostPct: DefaultMaxAddedCostPct, MaxHedgedPct: 100,
 		}},
-		Rule: Rule{MinGainPct: 10, MinGainPerCost: 1, MinUnansweredCutPerCost: 0.5, RequireSignificant: true},
+		Rule:           Rule{MinGainPct: 10, MinGainPerCost: 1, MinUnansweredCutPerCost: 0.5, RequireSignificant: true},
+		GroupObjective: GroupWeighted,
 	}
 }
+
+// groupObjective returns s's group objective, GroupWeighted when unset.
+func (s *Settings) groupObjective() string { return cmp.Or(s.GroupObjective, GroupWeighted) }
 
 // For returns the Search of the class called name.
 func (s *Settings) For(name string) Search {
@@ -405,6 +417,19 @@ func (s *Settings) Validate(cfg *sim.Config) error {
 	for _, name := range sortedKeys(s.PerClass) {
 		if !classes[name] {
 			return fmt.Errorf("class %q is not defined; defined classes: %s", name, strings.Join(sortedKeys(classes), ", "))
+		}
+	}
+	if s.GroupObjective != "" {
+		if err := validGroupObjective(s.GroupObjective); err != nil {
+			return err
+		}
+	}
+	for _, name := range sortedKeys(s.GroupWeights) {
+		if !classes[name] {
+			return fmt.Errorf("group weight of class %q: it is not defined; defined classes: %s", name, strings.Join(sortedKeys(classes), ", "))
+		}
+		if w := s.GroupWeights[name]; !(w >= 0) || math.IsInf(w, 1) {
+			return fmt.Errorf("group weight of class %q: %v; want a finite weight ≥ 0", name, w)
 		}
 	}
 	for _, name := range s.Only {

@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"math"
+	"slices"
 	"strings"
 	"time"
 
@@ -21,6 +22,8 @@ type optimizeTable struct {
 	RequireSignificant *bool                  `toml:"require_significant"`
 	AllowFewerAnswers  *bool                  `toml:"allow_fewer_answers"`
 	ExcludeOverload    *bool                  `toml:"exclude_overload"`
+	GroupObjective     *string                `toml:"group_objective"`
+	GroupWeights       map[string]float64     `toml:"group_weights"`
 	Alone              *bool                  `toml:"alone"`
 	CheckRequests      *int64                 `toml:"check_requests"`
 	Classes            []string               `toml:"classes"`
@@ -97,6 +100,13 @@ func (c *checker) optimizeSettings(t *optimizeTable, cfg *sim.Config) (optimize.
 	if t.ExcludeOverload != nil {
 		s.Rule.ExcludeOverload = *t.ExcludeOverload
 	}
+	if t.GroupObjective != nil {
+		if slices.Contains(optimize.GroupObjectives, *t.GroupObjective) {
+			s.GroupObjective = *t.GroupObjective
+		} else {
+			c.keep(c.errorf(key+".group_objective", "unknown value %q; allowed: \"%s\"", *t.GroupObjective, strings.Join(optimize.GroupObjectives, "\", \"")))
+		}
+	}
 	if t.Alone != nil {
 		s.Alone = *t.Alone
 	}
@@ -115,6 +125,20 @@ func (c *checker) optimizeSettings(t *optimizeTable, cfg *sim.Config) (optimize.
 	for _, cl := range cfg.Classes {
 		classes[cl.Name] = true
 		names = append(names, cl.Name)
+	}
+	for _, name := range c.keysInFileOrder(key+".group_weights", keySet(t.GroupWeights)) {
+		w := t.GroupWeights[name]
+		switch {
+		case !classes[name]:
+			c.keep(c.errorf(joinKey(key+".group_weights", name), "class %q is not defined; defined classes: %s", name, strings.Join(names, ", ")))
+		case !(w >= 0) || math.IsInf(w, 1):
+			c.keep(c.errorf(joinKey(key+".group_weights", name), "%g is out of range; want a weight ≥ 0", w))
+		default:
+			if s.GroupWeights == nil {
+				s.GroupWeights = map[string]float64{}
+			}
+			s.GroupWeights[name] = w
+		}
 	}
 	if t.Classes != nil {
 		if len(t.Classes) == 0 {

@@ -268,3 +268,41 @@ func TestReadmeOptimizeExample(t *testing.T) {
 		t.Errorf("class a: %d delays; want 31", len(d))
 	}
 }
+
+// TestGroupObjectiveKeys: group_objective and group_weights reach the
+// settings; an unknown objective, a weight of an undefined class and a
+// negative weight are errors naming the key.
+func TestGroupObjectiveKeys(t *testing.T) {
+	base := `
+[arrivals]
+rate = 1
+[models.m]
+latency = { kind = "constant", value = 1 }
+[[classes]]
+name = "a"
+share = 0.5
+[[classes]]
+name = "b"
+share = 0.5
+[optimize]
+`
+	sc, err := Parse("g.toml", []byte(base+"group_objective = \"worst\"\ngroup_weights = { a = 3, b = 1 }\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if s := sc.Optimize; s.GroupObjective != "worst" || s.GroupWeights["a"] != 3 || s.GroupWeights["b"] != 1 {
+		t.Errorf("settings %q %v", s.GroupObjective, s.GroupWeights)
+	}
+	if sc, err := Parse("g.toml", []byte(base)); err != nil || sc.Optimize.GroupObjective != "weighted" {
+		t.Errorf("default: %v, %v; want weighted", sc, err)
+	}
+	for _, tt := range []struct{ toml, want string }{
+		{"group_objective = \"best\"\n", `optimize.group_objective: unknown value "best"`},
+		{"group_weights = { c = 1 }\n", `optimize.group_weights.c: class "c" is not defined`},
+		{"group_weights = { a = -1 }\n", `optimize.group_weights.a: -1 is out of range`},
+	} {
+		if _, err := Parse("g.toml", []byte(base+tt.toml)); err == nil || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%q: error %v; want %q", tt.toml, err, tt.want)
+		}
+	}
+}

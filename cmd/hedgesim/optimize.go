@@ -187,6 +187,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	fs.Var(&step, "step", "`duration` between the delays of a range")
 	fs.Var(&copies, "copies", "max copies beyond the primary to try, comma-separated `list` such as 1,2 (default: the class's max_copies)")
 	fs.Var(&targets, "targets", "models to send copies to, comma-separated `list` (default: the class's targets)")
+	groupObjective := fs.String("group-objective", "", "how classes optimized jointly are picked: weighted (the lowest traffic-weighted p95/p99 of the group), worst (the lowest worst ratio of a class's percentile to its own without hedging) or each (each class's own objective) (default weighted, or [optimize] group_objective)")
 	objective := fs.String("objective", "", "`name` of what to optimise: p95, p99 (lowest percentile within the caps), cost (lowest cost with p95 ≤ --sla), knee, answered (most requests answered within --target) (default p95, or [optimize] objective)")
 	fs.Var(&target, "target", "answered objective: the `latency` within which a request counts as answered, such as 2s")
 	fs.Var(&allowFewer, "allow-fewer-answers", "let the pick answer significantly fewer requests than no hedging (default false: a pick never trades answers for speed)")
@@ -294,6 +295,12 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	}
 	if excludeOverload.set {
 		s.Rule.ExcludeOverload = excludeOverload.v
+	}
+	if *groupObjective != "" {
+		if !slices.Contains(optimize.GroupObjectives, *groupObjective) {
+			return nil, usageError{err: fmt.Errorf("--group-objective %q: want weighted, worst or each", *groupObjective)}
+		}
+		s.GroupObjective = *groupObjective
 	}
 	if alone.set {
 		s.Alone = alone.v
@@ -598,7 +605,7 @@ var optimizeKeys = map[string][]string{
 	"requests": {"requests"}, "delays": {"delays", "from", "to", "step"},
 	"from": {"delays", "from"}, "to": {"delays", "to"}, "step": {"delays", "step"},
 	"copies": {"copies"}, "targets": {"targets"}, "objective": {"objective"}, "target": {"target"},
-	"allow-fewer-answers": {"allow_fewer_answers"}, "exclude-overload": {"exclude_overload"}, "max-cost": {"max_added_cost_pct"},
+	"allow-fewer-answers": {"allow_fewer_answers"}, "exclude-overload": {"exclude_overload"}, "group-objective": {"group_objective"}, "max-cost": {"max_added_cost_pct"},
 	"max-hedged": {"max_hedged_pct"}, "sla": {"sla"}, "min-gain": {"min_gain_pct"},
 	"min-gain-per-cost": {"min_gain_per_cost"}, "min-unanswered-cut-per-cost": {"min_unanswered_cut_per_cost"},
 	"require-significant": {"require_significant"}, "confidence": {"confidence"},

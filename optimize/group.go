@@ -1,0 +1,601 @@
+package optimize
+
+import (
+	"cmp"
+	"context"
+	"encoding/json"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// Group objectives. Classes optimized jointly (coupled by a shared quota,
+// queue or budget) can each make its own objective best given the others
+// — a stalemate, where a class that takes most of a shared quota leaves
+// the others no room — or aim at the group's best (Settings.GroupObjective):
+//
+//   - GroupWeighted (the default): the lowest traffic-weighted mean of the
+//     classes' objective percentiles (each class's p95, or p99), Σ wᵢ·qᵢ /
+//     Σ wᵢ, with wᵢ the class's requests in the group's run or the user's
+//     Settings.GroupWeights; a percentile that is a miss makes the mean a
+//     miss, and ties go to the lower weighted unanswered share;
+//   - GroupWorst: the lowest worst ratio of a class's percentile to its
+//     percentile when no class of the group hedges (max qᵢ / bᵢ, with
+//     miss/miss = 1, a miss over an answer = +Inf, an answer over a miss
+//     = 0);
+//   - GroupEach: each class's own objective, the others at their picks.
+//
+// The search is the joint coordinate descent (runJoint): in each step one
+// class's grid is swept with the others at their current picks, every
+// candidate a run of the whole group. Under a group objective the step's
+// pick is, among the class's candidates within its own limits that the
+// verdict rule accepts (or no hedging), the one whose run gives the group
+// the best value; a round that changes no pick ends the search. Each
+// class's report keeps what its own objective would pick in the last
+// step, the others at their group picks (GroupChoice.Alone).
+
+// Group objective names (Settings.GroupObjective).
+const (
+	GroupWeighted = "weighted"
+	GroupWorst    = "worst"
+	GroupEach     = "each"
+)
+
+// GroupObjectives are the names Settings.GroupObjective takes.
+var GroupObjectives = []string{GroupWeighted, GroupWorst, GroupEach}
+
+// GroupFigure is what one run of a coupled group measured of one class:
+// its objective's percentile Q in seconds (+Inf for a miss) with its
+// confidence interval (CIOK false when the requests are too few for one),
+// its answered and hedged shares, its cost per 1000 requests (USD) and
+// calls per request, and its requests.
+type GroupFigure struct {
+	Class            string
+	Q                float64
+	CI               [2]float64
+	CIOK             bool
+	Answered, Hedged float64
+	CostPer1k, Calls float64
+	Requests         int64
+}
+
+// unanswered is the share of the class's requests without a usable answer.
+func (f *GroupFigure) unanswered() float64 { return 1 - f.Answered }
+
+// GroupChoice is how a class's pick was chosen under a group objective.
+type GroupChoice struct {
+	// Objective is GroupWeighted or GroupWorst; Classes the group's
+	// classes and Weights their weights (GroupWeighted).
+	Objective string    `json:"objective"`
+	Classes   []string  `json:"classes"`
+	Weights   []float64 `json:"weights"`
+	// Value is the group objective at the pick (seconds for
+	// GroupWeighted, a ratio for GroupWorst; null for a miss).
+	Value float64 `json:"value"`
+	// Alone is the index of the candidate the class's own objective
+	// picks, the other classes at their group picks, and AloneValue the
+	// group objective had it been picked.
+	Alone      int     `json:"alone"`
+	AloneValue float64 `json:"alone_value"`
+}
+
+// MarshalJSON writes values that are a miss (+Inf) as null.
+func (g GroupChoice) MarshalJSON() ([]byte, error) {
+	type plain GroupChoice
+	w := struct {
+		plain
+		Value      *float64 `json:"value"`
+		AloneValue *float64 `json:"alone_value"`
+	}{plain: plain(g)}
+	if !math.IsInf(g.Value, 0) && !math.IsNaN(g.Value) {
+		w.Value = &g.Value
+	}
+	if !math.IsInf(g.AloneValue, 0) && !math.IsNaN(g.AloneValue) {
+		w.AloneValue = &g.AloneValue
+	}
+	return json.Marshal(w)
+}
+
+// groupFigures returns the figures of every class of the group run res of
+// scenario c, at each class's objective percentile under s.
+func groupFigures(res *sim.Result, c *sim.Config, s *Settings) []GroupFigure {
+	out := make([]GroupFigure, len(c.Classes))
+	for j := range c.Classes {
+		r := &res.Classes[j]
+		f := GroupFigure{Class: c.Classes[j].Name, Q: math.Inf(1), CI: [2]float64{math.Inf(1), math.Inf(1)}, Requests: r.Requests}
+		if r.Requests > 0 {
+			p := s.For(f.Class).Objective.Percentile
+			f.Q = r.Quantile(p)
+			if lo, hi, ok := r.QuantileCI(p, s.Level); ok {
+				f.CI, f.CIOK = [2]float64{lo, hi}, true
+			} else {
+				f.CI = [2]float64{0, math.Inf(1)} // no interval: nothing is significant
+			}
+			n := float64(r.Requests)
+			f.Answered, f.Hedged = float64(r.Answered)/n, float64(r.Hedged)/n
+			f.CostPer1k = (r.CostCompletedUSD + r.CostCancelledUSD) * 1000 / n
+			f.Calls = float64(r.Attempts.Sent) / n
+		}
+		out[j] = f
+	}
+	return out
+}
+
+// figureCandidate is class j's figure f as a candidate (hedging or not)
+// at percentile p, for the class-level tests (limitReasons, Judge).
+func figureCandidate(f *GroupFigure, p float64, hedging bool) Candidate {
+	c := Candidate{Hedging: hedging, Requests: f.Requests, AnsweredShare: f.Answered, HedgedShare: f.Hedged,
+		CostPer1kUSD: f.CostPer1k, AttemptsPerRequest: f.Calls}
+	if p == 0.99 {
+		c.Latency.P99, c.Latency.P99CI95, c.P99CIOK = f.Q, f.CI, f.CIOK
+	} else {
+		c.Latency.P95, c.Latency.P95CI95, c.P95CIOK = f.Q, f.CI, f.CIOK
+	}
+	return c
+}
+
+// groupAdmissible reports whether a run of the group, whose figures are
+// figs and loads loads, may be the group's choice: for every class j, its
+// figures, held against its figures in the group's run without hedging
+// (base, baseLoads), stay within its objective's limits and, where it
+// hedges (hedging[j]), pass the verdict rule.
+func groupAdmissible(figs, base []GroupFigure, loads, baseLoads []Load, hedging []bool, s *Settings) bool {
+	z := distuv.UnitNormal.Quantile((1 + s.Level) / 2)
+	for j := range figs {
+		o := s.For(figs[j].Class).Objective
+		o.AllowFewerAnswers = s.Rule.AllowFewerAnswers
+		p := o.Percentile
+		b := figureCandidate(&base[j], p, false)
+		c := figureCandidate(&figs[j], p, hedging[j])
+		c.Loads, b.Loads = loads, baseLoads
+		basis := CostCalls
+		if b.CostPer1kUSD > 0 {
+			basis = CostUSD
+		}
+		compare(&c, &b, basis)
+		c.FewerAnswers = fewerAnswers(&b, &c, z)
+		for _, l := range newLoads(&c, &b) {
+			c.OverLimit = c.OverLimit || l.Kind == LoadRate
+			c.Unstable = c.Unstable || l.Kind == LoadQueue
+		}
+		c.OverloadExcluded = excludeOverload(&c, &b, s.Rule)
+		if len(limitReasons(&c, &b, o, s.Rule)) > 0 {
+			return false
+		}
+		if hedging[j] && !judgeFor(o, &b, &c, s.Level, s.Rule, basis).Hedge {
+			return false
+		}
+	}
+	return true
+}
+
+// groupWeights returns the weights of the group's classes: s.GroupWeights
+// by name (0 for a class it does not name), or without them each class's
+// requests in figs.
+func groupWeights(figs []GroupFigure, s *Settings) []float64 {
+	w := make([]float64, len(figs))
+	for j, f := range figs {
+		if s.GroupWeights != nil {
+			w[j] = s.GroupWeights[f.Class]
+		} else {
+			w[j] = float64(f.Requests)
+		}
+	}
+	return w
+}
+
+// groupValue returns the group objective of the figures figs (lower is
+// better) and its tie-break, the weighted unanswered share; base are the
+// figures of the group's run without hedging (GroupWorst).
+func groupValue(mode string, figs, base []GroupFigure, w []float64) (v, tie float64) {
+	var sw float64
+	for j, f := range figs {
+		sw += w[j]
+		tie += w[j] * f.unanswered()
+	}
+	if sw > 0 {
+		tie /= sw
+	}
+	if mode == GroupWorst {
+		for j, f := range figs {
+			v = math.Max(v, ratio(f.Q, base[j].Q))
+		}
+		return v, tie
+	}
+	for j, f := range figs {
+		if w[j] > 0 {
+			v += w[j] * f.Q
+		}
+	}
+	if sw > 0 {
+		v /= sw
+	}
+	return v, tie
+}
+
+// ratio is q over its baseline b, with a miss over a miss 1, a miss over
+// an answer +Inf and an answer over a miss 0.
+func ratio(q, b float64) float64 {
+	switch qi, bi := math.IsInf(q, 1), math.IsInf(b, 1); {
+	case qi && bi:
+		return 1
+	case qi:
+		return math.Inf(1)
+	case bi:
+		return 0
+	case b == 0:
+		if q == 0 {
+			return 1
+		}
+		return math.Inf(1)
+	}
+	return q / b
+}
+
+// groupPick chooses, among the candidates of the step's class report cr
+// (class k of the group, the others at their policies current), whose runs
+// measured figs and loads (by candidate; nil for one left out), those
+// admissible for the group (groupAdmissible: every class against the
+// group's run without hedging, gs) — and no hedging for the class in any
+// case —, the one best for the group; ties go to the lower added cost,
+// then the earlier candidate. It returns its index, and the value at it.
+func groupPick(cr *ClassReport, k int, current []sim.Policy, figs [][]GroupFigure, loads [][]Load, gs *groupStart, mode string, s *Settings) (int, float64) {
+	best, bv, bt := -1, 0.0, 0.0
+	hedging := make([]bool, len(current))
+	for i := range cr.Candidates {
+		c := &cr.Candidates[i]
+		if figs[i] == nil {
+			continue
+		}
+		for j := range current {
+			hedging[j] = current[j].Copies > 0
+		}
+		hedging[k] = c.Hedging
+		if !groupAdmissible(figs[i], gs.base, loads[i], gs.baseLoads, hedging, s) && i != 0 {
+			continue
+		}
+		v, tie := groupValue(mode, figs[i], gs.base, groupWeights(figs[i], s))
+		if best >= 0 {
+			if d := cmp.Or(cmp.Compare(v, bv), cmp.Compare(tie, bt), cmp.Compare(c.AddedCostPct, cr.Candidates[best].AddedCostPct)); d >= 0 {
+				continue
+			}
+		}
+		best, bv, bt = i, v, tie
+	}
+	if best < 0 {
+		return 0, math.Inf(1) // no hedging is always admissible; unreachable
+	}
+	return best, bv
+}
+
+// chooseForGroup makes the pick of the step's class report cr, decided
+// under the class's own objective, the group objective's choice (see
+// groupPick).
+func chooseForGroup(cr *ClassReport, k int, current []sim.Policy, figs [][]GroupFigure, loads [][]Load, gs *groupStart, mode string, s *Settings) {
+	base := gs.base
+	i, v := groupPick(cr, k, current, figs, loads, gs, mode, s)
+	// The rule, for the group's pick, holds the class against its figures
+	// in the group's run without hedging, as the group's search does.
+	p := cr.Objective.Percentile
+	b, c := figureCandidate(&base[k], p, false), figureCandidate(&figs[i][k], p, cr.Candidates[i].Hedging)
+	basis := cr.CostBasis
+	compare(&c, &b, basis)
+	verdict := judgeFor(cr.Objective, &b, &c, s.Level, s.Rule, basis)
+	g := &GroupChoice{Objective: mode, Value: v, AloneValue: math.Inf(1), Weights: []float64{}}
+	for _, f := range figs[i] {
+		g.Classes = append(g.Classes, f.Class)
+	}
+	if mode == GroupWeighted {
+		g.Weights = groupWeights(figs[i], s)
+	}
+	if f := figs[cr.Pick]; f != nil {
+		g.AloneValue, _ = groupValue(mode, f, base, groupWeights(f, s))
+	}
+	regroup(cr, i, g, verdict, s.Rule, s.Level)
+}
+
+// regroup makes candidate i the pick of cr, which decide has decided
+// under the class's own objective: the group objective chose it, and v is
+// the rule's verdict on it against the group's run without hedging. The
+// class's own choice is kept in GroupChoice.Alone.
+func regroup(cr *ClassReport, i int, g *GroupChoice, v Verdict, rule Rule, level float64) {
+	cs := cr.Candidates
+	g.Alone = cr.Pick
+	cr.Group = g
+	if i == cr.Pick {
+		return // the class's own choice is the group's
+	}
+	for j := range cs {
+		cs[j].Pick = false
+	}
+	name := groupObjectiveText(g)
+	alone := "no hedging"
+	if a := &cs[cr.Pick]; a.Hedging {
+		alone = a.Label
+	}
+	cr.Pick = i
+	pick := &cs[i]
+	if pick.Hedging {
+		cr.Verdict = v
+		cr.Verdict.Reason = "against the group without hedging: " + v.Reason
+		if v.Hedge {
+			cr.Verdict.DecidedBy = DecidedByGroup
+		}
+		cr.PickNote = fmt.Sprintf("the group objective, %s, picks %s for this class (its own objective, the others at their group picks, would pick %s)", name, pick.Label, alone)
+	} else {
+		cr.Verdict = Verdict{Alternative: -1, UnansweredBefore: cs[0].unanswered(), UnansweredAfter: cs[0].unanswered(),
+			Reason: fmt.Sprintf("the group objective, %s, is best with no hedging for this class (its own objective, the others at their group picks, would pick %s)", name, alone)}
+		cr.PickNote = cr.Verdict.Reason
+	}
+	cr.Verdict.Alternative = -1
+	finishPick(cr)
+	fates(cr, rule, level)
+}
+
+// groupObjectiveText names the group objective in words: "the
+// traffic-weighted p95 of interactive (50%) and batch (50%)".
+func groupObjectiveText(g *GroupChoice) string {
+	if g.Objective == GroupWorst {
+		return fmt.Sprintf("the worst ratio of a class's percentile to its own without hedging, over %s", joinNames(g.Classes))
+	}
+	var sum float64
+	for _, w := range g.Weights {
+		sum += w
+	}
+	parts := make([]string, len(g.Classes))
+	for j, c := range g.Classes {
+		parts[j] = fmt.Sprintf("%s (%.0f%%)", c, 100*g.Weights[j]/sum)
+	}
+	return "the weighted percentile of " + joinNames(parts)
+}
+
+// groupValueText formats a group objective's value.
+func groupValueText(mode string, v float64) string {
+	if mode == GroupWorst {
+		if math.IsInf(v, 1) {
+			return "a miss"
+		}
+		return fmt.Sprintf("%.3f× its own without hedging", v)
+	}
+	return fsec(v)
+}
+
+// writeGroup writes how the group objective chose a class's pick, and
+// what the class's own objective would have picked.
+func writeGroup(w interface{ Write([]byte) (int, error) }, cr *ClassReport) {
+	g := cr.Group
+	if g == nil {
+		return
+	}
+	alone := &cr.Candidates[g.Alone]
+	label := "no hedging"
+	if alone.Hedging {
+		label = alone.Label
+	}
+	fmt.Fprintf(w, "  group: %s is %s at this pick; the class's own objective, the others at their group picks, would pick %s (group %s)\n",
+		groupObjectiveText(g), groupValueText(g.Objective, g.Value), label, groupValueText(g.Objective, g.AloneValue))
+}
+
+// validGroupObjective checks a group objective's name.
+func validGroupObjective(name string) error {
+	for _, n := range GroupObjectives {
+		if n == name {
+			return nil
+		}
+	}
+	return fmt.Errorf("group objective %q: want one of %s", name, strings.Join(GroupObjectives, ", "))
+}
+
+// MaxGroupCombinations bounds the combinations of the classes' candidates
+// that a group objective's search simulates before its coordinate
+// descent: when the classes' grids (no hedging included) multiply to at
+// most this many, every combination is simulated, at the sweep's
+// requests, and the best is the group optimum on the grid; otherwise a
+// coarse grid of each class's candidates (evenly spaced, no hedging and
+// the last included; K per class with K^classes at most this many) at a
+// quarter of the requests, from whose best the descent starts.
+const MaxGroupCombinations = 64
+
+// startGroup is where a group objective's search starts (see Group
+// objectives): it measures the group's run without hedging (the
+// reference of every class's limits and of GroupWorst), sets each
+// optimized class's grid (order: positions in gc) from its no-hedging run
+// beside the others' configured policies, and simulates combinations of
+// the classes' candidates (MaxGroupCombinations), returning the group's
+// reference figures and loads, the grids and their series, the policies
+// to start from, and how the combinations were searched (groupStart).
+// When m lacks a measurement, the step it returns names it.
+type groupStart struct {
+	base      []GroupFigure
+	baseLoads []Load
+	grids     map[int][]Candidate
+	series    map[int][]Series
+	start     []sim.Policy
+	search    string
+}
+
+// startGroup: see groupStart.
+func startGroup(ctx context.Context, gc *sim.Config, order []int, s *Settings, m *memo, groupName string, workers int, progress func(string, int) func()) (*groupStart, string, error) {
+	gs := &groupStart{grids: map[int][]Candidate{}, series: map[int][]Series{}}
+	with := func(reqs int, pols map[int]sim.Policy) *sim.Config {
+		c := *gc
+		c.Requests = reqs
+		c.Classes = slices.Clone(gc.Classes)
+		for k, p := range pols {
+			c.Classes[k].Policy = p
+		}
+		return &c
+	}
+	none := map[int]sim.Policy{}
+	for _, k := range order {
+		p := gc.Classes[k].Policy
+		sim.NoHedging(&p)
+		none[k] = p
+	}
+	key := groupName + ": every class: none" // simulated by every shard, as baselines are
+	me, err := m.get(key, -1, func() (Measurement, error) {
+		c := with(gc.Requests, none)
+		res, err := sim.RunContext(ctx, c)
+		if err != nil {
+			return Measurement{}, fmt.Errorf("%s without hedging: %w", groupName, err)
+		}
+		me := baseline(res, c, order[0], s.Level, 0)
+		me.Group = groupFigures(res, c, s)
+		return me, nil
+	})
+	if err != nil || me == nil {
+		return nil, key, err
+	}
+	gs.base, gs.baseLoads = me.Group, me.Loads
+	for _, k := range order {
+		cl := &gc.Classes[k]
+		key := fmt.Sprintf("%s: grid, class %s: none", groupName, cl.Name)
+		me, err := m.get(key, -1, func() (Measurement, error) {
+			c := with(gc.Requests, map[int]sim.Policy{k: none[k]})
+			res, err := sim.RunContext(ctx, c)
+			if err != nil {
+				return Measurement{}, fmt.Errorf("class %q: %w", cl.Name, err)
+			}
+			return baseline(res, c, k, s.Level, 0), nil
+		})
+		if err != nil || me == nil {
+			return nil, key, err
+		}
+		one := *gc
+		one.Classes = []sim.Class{*cl}
+		gs.grids[k], gs.series[k] = grid(&one, s.For(cl.Name), me.Span[0], me.Span[1])
+		if len(gs.grids[k]) == 0 {
+			return nil, "", fmt.Errorf("class %q: every delay to try is at or past its deadline %s; try shorter delays", cl.Name, fsec(cl.Deadline.Seconds()))
+		}
+	}
+	// The combinations: per class, positions in [none] + grid.
+	total := 1
+	for _, k := range order {
+		total *= 1 + len(gs.grids[k])
+		total = min(total, MaxGroupCombinations+1)
+	}
+	exhaustive := total <= MaxGroupCombinations
+	per := map[int][]int{}
+	reqs := gc.Requests
+	if exhaustive {
+		for _, k := range order {
+			for i := 0; i <= len(gs.grids[k]); i++ {
+				per[k] = append(per[k], i)
+			}
+		}
+	} else {
+		kk := max(2, int(math.Floor(math.Pow(MaxGroupCombinations, 1/float64(len(order)))+1e-9)))
+		for _, k := range order {
+			n := len(gs.grids[k])
+			for j := range kk {
+				i := int(math.Round(float64(j) * float64(n) / float64(kk-1)))
+				if len(per[k]) == 0 || per[k][len(per[k])-1] != i {
+					per[k] = append(per[k], i)
+				}
+			}
+		}
+		reqs = max(gc.Requests/4, 1)
+	}
+	var combos [][]int // by combination, a position per class of order
+	var walk func(d int, cur []int)
+	walk = func(d int, cur []int) {
+		if d == len(order) {
+			combos = append(combos, slices.Clone(cur))
+			return
+		}
+		for _, i := range per[order[d]] {
+			walk(d+1, append(cur, i))
+		}
+	}
+	walk(0, nil)
+	policy := func(k, i int) sim.Policy {
+		if i == 0 {
+			return none[k]
+		}
+		return gs.grids[k][i-1].Policy(gc.Classes[k].Policy)
+	}
+	label := func(k, i int) string {
+		if i == 0 {
+			return "none"
+		}
+		return gs.grids[k][i-1].Label
+	}
+	figs := make([][]GroupFigure, len(combos))
+	loads := make([][]Load, len(combos))
+	missing := ""
+	err = parallelContext(ctx, len(combos), workers, func(x int) error {
+		pols := map[int]sim.Policy{}
+		var names []string
+		for d, k := range order {
+			pols[k] = policy(k, combos[x][d])
+			names = append(names, gc.Classes[k].Name+" "+label(k, combos[x][d]))
+		}
+		key := fmt.Sprintf("%s: combination %s", groupName, strings.Join(names, ", "))
+		me, err := m.get(key, x, func() (Measurement, error) {
+			c := with(reqs, pols)
+			res, err := sim.RunContext(ctx, c)
+			if err != nil {
+				return failure(key, err), nil
+			}
+			me := measured(key, res, c, order[0], s.Level, 0)
+			me.Group = groupFigures(res, c, s)
+			return me, nil
+		})
+		switch {
+		case err != nil:
+			return err
+		case me == nil && !m.simulate:
+			return missingError(key)
+		case me == nil:
+			missing = key // another shard's: the descent waits for the merge
+		case me.Err == "":
+			figs[x], loads[x] = me.Group, me.Loads
+		}
+		return nil
+	}, progress(groupName+": combinations", len(combos)))
+	if err != nil {
+		return nil, "", err
+	}
+	if missing != "" {
+		return nil, groupName + ": combinations", nil
+	}
+	mode := s.groupObjective()
+	best, bv, bt := 0, math.Inf(1), math.Inf(1)
+	for x := range combos {
+		if figs[x] == nil {
+			continue
+		}
+		hedging := make([]bool, len(gc.Classes))
+		for j := range gc.Classes {
+			hedging[j] = gc.Classes[j].Policy.Copies > 0
+		}
+		for d, k := range order {
+			hedging[k] = combos[x][d] > 0
+		}
+		if !groupAdmissible(figs[x], gs.base, loads[x], gs.baseLoads, hedging, s) {
+			continue
+		}
+		v, tie := groupValue(mode, figs[x], gs.base, groupWeights(figs[x], s))
+		if cmp.Or(cmp.Compare(v, bv), cmp.Compare(tie, bt)) < 0 {
+			best, bv, bt = x, v, tie
+		}
+	}
+	gs.start = make([]sim.Policy, len(gc.Classes))
+	for j := range gc.Classes {
+		gs.start[j] = gc.Classes[j].Policy
+	}
+	for d, k := range order {
+		gs.start[k] = policy(k, combos[best][d])
+	}
+	if exhaustive {
+		gs.search = fmt.Sprintf("every one of the %d combinations of the classes' candidates simulated, then coordinate descent", len(combos))
+	} else {
+		gs.search = fmt.Sprintf("%d combinations of a coarse grid of the classes' candidates at a quarter of the requests, then coordinate descent from the best", len(combos))
+	}
+	return gs, "", nil
+}

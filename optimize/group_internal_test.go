@@ -1,0 +1,127 @@
+package optimize
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// sharedRateLimit is scenarios/shared-rate-limit.toml as a config: two
+// classes of 5 requests/s each on model a (lognormal, median 1 s, p95
+// 6 s, $0.01 a request) hedging after 2 s to model b (the same), whose
+// rate limit admits 90 requests a minute; 30 s deadlines; a 429 ends its
+// request.
+func sharedRateLimit() *sim.Config {
+	lat := dist.LogNormal{Mu: 0, Sigma: math.Log(6) / 1.6448536269514722}
+	class := func(name string) sim.Class {
+		return sim.Class{Name: name, Share: 0.5, Deadline: 30 * time.Second, InputTokens: dist.Constant{}, OutputTokens: dist.Constant{},
+			Policy: sim.Policy{Primary: 0, Targets: []int{1}, Copies: 1, Delays: []time.Duration{2 * time.Second}}}
+	}
+	return &sim.Config{
+		Name: "shared-rate-limit", Seed: 3, Requests: 100_000,
+		Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 10},
+		Models: []sim.Model{
+			{Name: "a", Provider: "a", Latency: lat, PricePerRequest: 0.01},
+			{Name: "b", Provider: "b", Latency: lat, PricePerRequest: 0.01, RateLimit: sim.RateLimit{RequestsPerMinute: 90}},
+		},
+		Classes: []sim.Class{class("interactive"), class("batch")},
+	}
+}
+
+// TestGroupOptimumBruteForce: shared-rate-limit's two classes hedge into
+// one rate-limited model; each tries no hedging and copies after 2.5 s,
+// 3.5 s and 6 s — 16 combinations. Brute force simulates every one on the
+// group's traffic and takes the best admissible one under each group
+// objective; the search must reach it: the same pick for both classes,
+// and the same value. (The log shows what the classes' own objectives,
+// "each", leave the group with.)
+func TestGroupOptimumBruteForce(t *testing.T) {
+	s := DefaultSettings()
+	s.Search.Objective.MaxAddedCostPct = 30
+	s.Requests = 20_000
+	s.CheckRequests = 0
+	delays := []time.Duration{2500 * time.Millisecond, 3500 * time.Millisecond, 6 * time.Second}
+	s.Search.Delays = delays
+	cfg := sharedRateLimit()
+
+	// Brute force, on the group's config as the sweep builds it.
+	gc := groupConfig(cfg, []int{0, 1}, 2*s.Requests)
+	pol := func(k, i int) sim.Policy {
+		p := gc.Classes[k].Policy
+		if i == 0 {
+			sim.NoHedging(&p)
+			return p
+		}
+		c := Candidate{Hedging: true, Copies: max(p.Copies, 1), Delay: delays[i-1]}
+		return c.Policy(p)
+	}
+	runWith := func(i0, i1 int) ([]GroupFigure, []Load) {
+		c := *gc
+		c.Classes = slices.Clone(gc.Classes)
+		c.Classes[0].Policy, c.Classes[1].Policy = pol(0, i0), pol(1, i1)
+		res, err := sim.Run(&c)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return groupFigures(res, &c, &s), loadsOf(res, &c)
+	}
+	base, baseLoads := runWith(0, 0)
+	for _, mode := range []string{GroupWeighted, GroupWorst} {
+		s.GroupObjective = mode
+		best, bv, bt := [2]int{}, math.Inf(1), math.Inf(1)
+		for i0 := range 4 {
+			for i1 := range 4 {
+				figs, loads := runWith(i0, i1)
+				if !groupAdmissible(figs, base, loads, baseLoads, []bool{i0 > 0, i1 > 0}, &s) {
+					continue
+				}
+				v, tie := groupValue(mode, figs, base, groupWeights(figs, &s))
+				if cmp.Or(cmp.Compare(v, bv), cmp.Compare(tie, bt)) < 0 {
+					best, bv, bt = [2]int{i0, i1}, v, tie
+				}
+			}
+		}
+		if math.IsInf(bv, 1) {
+			t.Fatalf("%s: no admissible combination", mode)
+		}
+		rep, err := Run(cfg, s, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, cr := range rep.Classes {
+			want := "none"
+			if best[k] > 0 {
+				want = fdelay(delays[best[k]-1])
+			}
+			got := "none"
+			if p := cr.Picked(); p.Hedging {
+				got = p.Label
+			}
+			if got != want || cr.Group == nil || math.Abs(cr.Group.Value-bv) > 1e-12*bv {
+				t.Errorf("%s: class %s picks %s (group value %v); brute force: %s (%v)", mode, cr.Class, got, cr.Group, want, bv)
+			}
+		}
+		if mode == GroupWeighted {
+			s.GroupObjective = GroupEach
+			each, err := Run(cfg, s, Options{})
+			if err != nil {
+				t.Fatal(err)
+			}
+			var sum, sw float64
+			for _, cr := range each.Classes {
+				w := float64(cr.Requests)
+				sum += w * cr.Picked().Q(0.95)
+				sw += w
+			}
+			if each.Joint[0].Objective != GroupEach || each.Classes[0].Group != nil {
+				t.Errorf("each: objective %q, group choice %+v; want the classes' own objectives", each.Joint[0].Objective, each.Classes[0].Group)
+			}
+			t.Logf("weighted p95: group optimum %.3fs at %v; each class for itself %.3fs", bv, best, sum/sw)
+		}
+	}
+}
