@@ -108,11 +108,14 @@ func groupFigures(res *sim.Result, c *sim.Config, s *Settings) []GroupFigure {
 	for j := range c.Classes {
 		r := &res.Classes[j]
 		f := GroupFigure{Class: c.Classes[j].Name, Q: math.Inf(1), CI: [2]float64{math.Inf(1), math.Inf(1)}, Requests: r.Requests}
-		if r.Requests > 0 {
+		if n := r.NumLatencies(); n > 0 {
+			// One selection for the percentile and its interval.
 			p := s.For(f.Class).Objective.Percentile
-			f.Q = r.Quantile(p)
-			if lo, hi, ok := r.QuantileCI(p, s.Level); ok {
-				f.CI, f.CIOK = [2]float64{lo, hi}, true
+			l, u, ok := sim.QuantileCIRanks(n, p, s.Level)
+			v := r.Ranks([]int{sim.NearestRank(n, p), l - 1, u - 1})
+			f.Q = v[0]
+			if ok {
+				f.CI, f.CIOK = [2]float64{v[1], v[2]}, true
 			} else {
 				f.CI = [2]float64{0, math.Inf(1)} // no interval: nothing is significant
 			}
@@ -397,15 +400,15 @@ func validGroupObjective(name string) error {
 // most this many, every combination is simulated, at the sweep's
 // requests, and the best is the group optimum on the grid; otherwise a
 // coarse grid of each class's candidates (evenly spaced, no hedging and
-// the last included; K per class with K^classes at most this many) at a
-// quarter of the requests, from whose best the descent starts.
+// the last included; K per class with K^classes at most this many) at an
+// eighth of the requests, from whose best the descent starts.
 const MaxGroupCombinations = 64
 
 // startGroup is where a group objective's search starts (see Group
 // objectives): it measures the group's run without hedging (the
 // reference of every class's limits and of GroupWorst), sets each
-// optimized class's grid (order: positions in gc) from its no-hedging run
-// beside the others' configured policies, and simulates combinations of
+// optimized class's grid (order: positions in gc) from its percentiles in
+// that run, and simulates combinations of
 // the classes' candidates (MaxGroupCombinations), returning the group's
 // reference figures and loads, the grids and their series, the policies
 // to start from, and how the combinations were searched (groupStart).
@@ -446,6 +449,10 @@ func startGroup(ctx context.Context, gc *sim.Config, order []int, s *Settings, m
 		}
 		me := baseline(res, c, order[0], s.Level, 0)
 		me.Group = groupFigures(res, c, s)
+		for j := range c.Classes {
+			q10, q99 := gridSpan(&res.Classes[j], c.Classes[j].Deadline)
+			me.Spans = append(me.Spans, [2]float64{q10, q99})
+		}
 		return me, nil
 	})
 	if err != nil || me == nil {
@@ -454,21 +461,10 @@ func startGroup(ctx context.Context, gc *sim.Config, order []int, s *Settings, m
 	gs.base, gs.baseLoads = me.Group, me.Loads
 	for _, k := range order {
 		cl := &gc.Classes[k]
-		key := fmt.Sprintf("%s: grid, class %s: none", groupName, cl.Name)
-		me, err := m.get(key, -1, func() (Measurement, error) {
-			c := with(gc.Requests, map[int]sim.Policy{k: none[k]})
-			res, err := sim.RunContext(ctx, c)
-			if err != nil {
-				return Measurement{}, fmt.Errorf("class %q: %w", cl.Name, err)
-			}
-			return baseline(res, c, k, s.Level, 0), nil
-		})
-		if err != nil || me == nil {
-			return nil, key, err
-		}
 		one := *gc
 		one.Classes = []sim.Class{*cl}
-		gs.grids[k], gs.series[k] = grid(&one, s.For(cl.Name), me.Span[0], me.Span[1])
+		span := me.Spans[k] // the class's p10 and p99 with no class hedging
+		gs.grids[k], gs.series[k] = grid(&one, s.For(cl.Name), span[0], span[1])
 		if len(gs.grids[k]) == 0 {
 			return nil, "", fmt.Errorf("class %q: every delay to try is at or past its deadline %s; try shorter delays", cl.Name, fsec(cl.Deadline.Seconds()))
 		}
@@ -499,7 +495,7 @@ func startGroup(ctx context.Context, gc *sim.Config, order []int, s *Settings, m
 				}
 			}
 		}
-		reqs = max(gc.Requests/4, 1)
+		reqs = max(gc.Requests/8, 1)
 	}
 	var combos [][]int // by combination, a position per class of order
 	var walk func(d int, cur []int)
@@ -595,7 +591,7 @@ func startGroup(ctx context.Context, gc *sim.Config, order []int, s *Settings, m
 	if exhaustive {
 		gs.search = fmt.Sprintf("every one of the %d combinations of the classes' candidates simulated, then coordinate descent", len(combos))
 	} else {
-		gs.search = fmt.Sprintf("%d combinations of a coarse grid of the classes' candidates at a quarter of the requests, then coordinate descent from the best", len(combos))
+		gs.search = fmt.Sprintf("%d combinations of a coarse grid of the classes' candidates at an eighth of the requests, then coordinate descent from the best", len(combos))
 	}
 	return gs, "", nil
 }

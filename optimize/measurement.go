@@ -69,8 +69,10 @@ type Measurement struct {
 	Paired               bool
 	MetBits              *sim.MetBits
 	// Group holds, for a run of a coupled group, every class's figures
-	// (group.go); nil otherwise.
+	// (group.go); nil otherwise. Spans holds, for the group's run without
+	// hedging, every class's Span (its default grid's).
 	Group []GroupFigure
+	Spans [][2]float64
 }
 
 // measurementOf returns the measurement of the summarized candidate c.
@@ -183,6 +185,7 @@ type measurementJSON struct {
 	Paired     bool            `json:"paired,omitempty"`
 	MetBits    string          `json:"met_bits,omitempty"`
 	Group      []groupFigure   `json:"group,omitempty"`
+	Spans      [][2]exact      `json:"grid_spans_s,omitempty"`
 }
 
 // groupFigure is the JSON form of a GroupFigure, exact.
@@ -314,6 +317,16 @@ func (w *measurementJSON) check() error {
 			return bad("survival", "share %d is %v; want a share in [0, 1], not increasing", i/2+1, float64(sv))
 		}
 	}
+	for i, sp := range w.Spans {
+		for _, x := range sp {
+			if !nonNeg(x) && !math.IsNaN(float64(x)) {
+				return bad("grid_spans_s", "%d is %v; want seconds ≥ 0 (or \"NaN\" when unknown)", i+1, float64(x))
+			}
+		}
+	}
+	if len(w.Spans) > 0 && len(w.Spans) != len(w.Group) {
+		return bad("grid_spans_s", "has %d spans for %d classes; want one per class", len(w.Spans), len(w.Group))
+	}
 	for i, g := range w.Group {
 		if g.Class == "" || !nonNeg(g.Q) || !nonNeg(g.CI[0]) || !nonNeg(g.CI[1]) || !share(g.Answered) || !share(g.Hedged) ||
 			!finite(g.Cost) || !finite(g.Calls) || g.Requests < 0 {
@@ -395,6 +408,9 @@ func (m Measurement) MarshalJSON() ([]byte, error) {
 	if m.MetBits != nil {
 		w.MetBits = m.MetBits.String()
 	}
+	for _, sp := range m.Spans {
+		w.Spans = append(w.Spans, [2]exact{exact(sp[0]), exact(sp[1])})
+	}
 	for _, g := range m.Group {
 		w.Group = append(w.Group, groupFigure{g.Class, exact(g.Q), [2]exact{exact(g.CI[0]), exact(g.CI[1])}, g.CIOK,
 			exact(g.Answered), exact(g.Hedged), exact(g.CostPer1k), exact(g.Calls), g.Requests})
@@ -437,6 +453,9 @@ func (m *Measurement) UnmarshalJSON(b []byte) error {
 	m.WonPrimary, m.WonCopies, m.Met, m.Rescued, m.Harmed, m.Paired = w.WonPrimary, w.WonCopies, w.Met, w.Rescued, w.Harmed, w.Paired
 	if w.MetBits != "" {
 		m.MetBits, _ = sim.ParseMetBits(w.MetBits) // checked
+	}
+	for _, sp := range w.Spans {
+		m.Spans = append(m.Spans, [2]float64{float64(sp[0]), float64(sp[1])})
 	}
 	for _, g := range w.Group {
 		m.Group = append(m.Group, GroupFigure{Class: g.Class, Q: float64(g.Q), CI: [2]float64{float64(g.CI[0]), float64(g.CI[1])}, CIOK: g.CIOK,
