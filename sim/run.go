@@ -18,6 +18,9 @@ func WithoutHedging(cfg *Config) *Config {
 	copy(c.Classes, cfg.Classes)
 	for i := range c.Classes {
 		NoHedging(&c.Classes[i].Policy)
+		if p := c.Classes[i].Pipeline; p != nil {
+			c.Classes[i].Pipeline = noHedgingPipeline(p)
+		}
 	}
 	return &c
 }
@@ -50,7 +53,7 @@ func (cfg *Config) independent() bool {
 		}
 	}
 	for _, c := range cfg.Classes {
-		if c.Clients > 0 || c.Policy.Adaptive != nil || c.Policy.Budget.active() || c.Retry != nil || c.AttemptRetry != nil {
+		if c.Pipeline != nil || c.Clients > 0 || c.Policy.Adaptive != nil || c.Policy.Budget.active() || c.Retry != nil || c.AttemptRetry != nil {
 			return false
 		}
 	}
