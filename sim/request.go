@@ -47,7 +47,7 @@ func (r *request) reset(id int64, arrival time.Duration) {
 	r.sent, r.inflight, r.live, r.ended = 0, 0, 0, false
 	r.lastFail, r.timer, r.hedgedCopies = outNone, noTimer, 0
 	r.round, r.lastStatus, r.lastAfter = 0, 0, 0
-	r.pipe, r.doneAt, r.firstAt = 0, 0, 0
+	r.pipe, r.pstep, r.doneAt, r.firstAt = 0, 0, 0, 0
 }
 
 // classStats accumulates one class's results.
