@@ -167,6 +167,8 @@ func newEngineFor(cfg *Config, n int) *engine {
 // has left the system.
 func (e *engine) run() {
 	switch {
+	case e.pipeLaneOK():
+		e.runLanePipelines()
 	case e.laneOK():
 		e.runLane()
 	case e.isolated:

@@ -141,6 +141,16 @@ func (e *engine) startPipeline(slot int32, r *request) {
 		ps = int32(len(e.pipes) - 1)
 	}
 	p := &e.pipes[ps]
+	e.resetPipe(p, c, id, arrival, in, out)
+	if d := e.cfg.Classes[c].Deadline; d > 0 {
+		e.schedule(arrival+d, evPipeDeadline, ps, p.gen, 0)
+	}
+	e.startStage(ps)
+}
+
+// resetPipe makes p pipeline request id of class c, arriving at arrival
+// with the first call's token counts in and out.
+func (e *engine) resetPipe(p *pipeState, c int32, id int64, arrival time.Duration, in, out float64) {
 	steps := len(e.pipeOf[c].pl.Steps)
 	p.class, p.id, p.arrival, p.in, p.out = c, id, arrival, in, out
 	p.stage, p.ended, p.degraded, p.visible, p.hedged = 0, false, 0, -1, false
@@ -151,10 +161,6 @@ func (e *engine) startPipeline(slot int32, r *request) {
 	clear(p.tok)
 	clear(p.stepDur)
 	p.live, p.deferred = p.live[:0], p.deferred[:0]
-	if d := e.cfg.Classes[c].Deadline; d > 0 {
-		e.schedule(arrival+d, evPipeDeadline, ps, p.gen, 0)
-	}
-	e.startStage(ps)
 }
 
 func resize(x []float64, n int) []float64 {
@@ -188,9 +194,7 @@ func (e *engine) startStage(ps int32) {
 		p.need = p.ncalls
 	}
 	if s0 := &pc.pl.Steps[st.Steps[0]]; s0.Repeat != nil {
-		src := e.rng.at(p.id+int64(st.Steps[0]+1)<<48, requestStream)
-		n := math.Round(s0.Repeat.Rand(src))
-		p.iters = int(min(max(n, 1), float64(s0.MaxRepeat)))
+		p.iters = e.repeats(p.id, st.Steps[0], s0)
 	}
 	e.startCalls(ps)
 }
@@ -215,13 +219,29 @@ func (e *engine) startCalls(ps int32) {
 // instance number above bit 32 for the others.
 func (e *engine) startCall(ps int32, s, j int) {
 	p := &e.pipes[ps]
+	c := e.pipeOf[p.class].firstStep + int32(s)
+	slot := e.allocSlot()
+	r := &e.slots[slot]
+	e.callRequest(p, r, s, j)
+	r.pipe, r.pstep, r.doneAt = ps+1, uint8(s), -1
+	p.live = append(p.live, slot)
+	e.stats[c].requests++
+	e.classes[c].inflightReqs++
+	if d := e.cfg.Classes[c].Deadline; d > 0 {
+		e.scheduleIn(fifoIndex(c, chanDeadline), e.now+d, evDeadline, slot, r.gen, 0)
+	}
+	e.send(slot, r)
+}
+
+// callRequest makes r call j of step s of pipeline p, arriving now: its
+// request index, class and token counts (drawn, plus the earlier steps'
+// tokens it reads and its iteration's growth), which it adds to p's.
+func (e *engine) callRequest(p *pipeState, r *request, s, j int) {
 	pc := e.pipeOf[p.class]
 	step := &pc.pl.Steps[s]
 	inst := pc.base[s] + j
 	id := p.id + int64(inst)<<32
 	c := pc.firstStep + int32(s)
-	slot := e.allocSlot()
-	r := &e.slots[slot]
 	r.reset(id, e.now)
 	r.class = c
 	if inst == 0 {
@@ -244,14 +264,6 @@ func (e *engine) startCall(ps int32, s, j int) {
 	}
 	p.tok[2*s] += r.in
 	p.tok[2*s+1] += r.out
-	r.pipe, r.pstep, r.doneAt = ps+1, uint8(s), -1
-	p.live = append(p.live, slot)
-	e.stats[c].requests++
-	e.classes[c].inflightReqs++
-	if d := e.cfg.Classes[c].Deadline; d > 0 {
-		e.scheduleIn(fifoIndex(c, chanDeadline), e.now+d, evDeadline, slot, r.gen, 0)
-	}
-	e.send(slot, r)
 }
 
 // callEnded is finish's call into the driver: the call in slot, of
@@ -356,13 +368,15 @@ func (e *engine) advance(ps int32) {
 
 // closeStage records how long each step of the current stage took: from
 // the stage's start to its last call's end, or to now for a step cut short.
-func (e *engine) closeStage(ps int32) {
-	p := &e.pipes[ps]
+func (e *engine) closeStage(ps int32) { e.closeStageAt(&e.pipes[ps], e.now) }
+
+// closeStageAt is closeStage for pipeline p, its stage ending at now.
+func (e *engine) closeStageAt(p *pipeState, now time.Duration) {
 	pc := e.pipeOf[p.class]
 	for _, s := range pc.pl.Stages[p.stage].Steps {
 		end := p.stepEnd[s]
-		if end < 0 || pc.pl.Steps[s].Repeat != nil {
-			end = e.now
+		if end < 0 || end > now || pc.pl.Steps[s].Repeat != nil {
+			end = now
 		}
 		p.stepDur[s] = toSeconds32(end - p.start)
 	}
@@ -428,6 +442,16 @@ func (e *engine) endPipeline(ps int32, o outcome, e2e bool) {
 			}
 		}
 	}
+	e.recordPipeline(p, o, e2e)
+	e.classes[p.class].inflightReqs--
+	p.gen++
+	e.pipeFree = append(e.pipeFree, ps)
+}
+
+// recordPipeline books pipeline request p, ending now with outcome o (as
+// endPipeline says), in its class's counts.
+func (e *engine) recordPipeline(p *pipeState, o outcome, e2e bool) {
+	pc := e.pipeOf[p.class]
 	st := &e.stats[p.class]
 	through := o == outOK
 	if through && p.degraded != 0 {
@@ -478,9 +502,6 @@ func (e *engine) endPipeline(ps int32, o outcome, e2e bool) {
 		st.hedged++
 	}
 	pc.durs = append(pc.durs, p.stepDur...)
-	e.classes[p.class].inflightReqs--
-	p.gen++
-	e.pipeFree = append(e.pipeFree, ps)
 }
 
 // pipeMoved records that a call of pipeline ps moved from request slot

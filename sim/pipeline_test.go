@@ -42,7 +42,7 @@ func TestOneStepPipelineIsTheClass(t *testing.T) {
 	for _, cfg := range shippedConfigs(t) {
 		closed := false
 		for _, c := range cfg.Classes {
-			closed = closed || c.Clients > 0
+			closed = closed || c.Clients > 0 || c.Pipeline != nil
 		}
 		if closed {
 			continue
@@ -348,6 +348,81 @@ func TestPipelineStepsShareAQueue(t *testing.T) {
 			// naive standard errors of 400 000 requests at ρ = 0.6.
 			if got := res.Classes[0].Mean(); math.Abs(got-tc.want) > 0.02*tc.want {
 				t.Errorf("mean end-to-end %.3f s, want %.3f s", got, tc.want)
+			}
+		})
+	}
+}
+
+// helpChat is the help-chat turn of TestHelpChatTurnChecksBoth with a
+// streamed chat step whose first token the user sees, and an end-to-end
+// deadline of e2e (0: none).
+func helpChat(t *testing.T, n int, e2e time.Duration) *sim.Config {
+	models, g := guardCheck(t)
+	chat := call(0, sim.FailClosed)
+	chat.Policy.Primary = 1
+	chat.Policy.Winner = sim.FirstToken
+	chat.Policy.Copies, chat.Policy.Delays = 1, []time.Duration{800 * time.Millisecond}
+	chat.OutputTokens = dist.Uniform{Min: 100, Max: 400}
+	models = append(models, sim.Model{Name: "chat", Provider: "chat", TTFT: dist.Uniform{Min: 0.2, Max: 2},
+		TokensPerSecond: dist.Uniform{Min: 40, Max: 80}, PriceInputPerMTok: 2.5, PriceOutputPerMTok: 10})
+	models[0].PriceInputPerMTok, models[0].PriceOutputPerMTok = 0.2, 0.2
+	pl := &sim.Pipeline{
+		Steps: []sim.Step{
+			{Name: "guard-question", Call: g, FanOut: 1},
+			{Name: "chat", Call: chat, FanOut: 1, InputFrom: []sim.TokenRef{{Step: 0}}, Visible: true},
+			{Name: "guard-answer", Call: g, FanOut: 1, InputFrom: []sim.TokenRef{{Step: 0}, {Step: 1, Output: true}}},
+		},
+		Stages: []sim.Stage{{Steps: []int{0}}, {Steps: []int{1}}, {Steps: []int{2}}},
+	}
+	cfg := pipelineConfig(n, models, pl)
+	cfg.Classes[0].Deadline = e2e
+	return cfg
+}
+
+// TestPipelineLaneMatchesEventLoop: pipelines whose calls cannot affect
+// one another run on the lane, and their reports are the event loop's byte
+// for byte — sequences with streamed, hedged steps and a visible token,
+// end-to-end deadlines that cut calls, fan-outs of fail-open calls, loops.
+func TestPipelineLaneMatchesEventLoop(t *testing.T) {
+	shards := call(400*time.Millisecond, sim.FailOpen)
+	shards.Policy.Copies, shards.Policy.Delays = 1, []time.Duration{150 * time.Millisecond}
+	lat, err := dist.NewMixture([]float64{0.9, 0.1}, []dist.Continuous{dist.Uniform{Min: 0.02, Max: 0.1}, dist.Uniform{Min: 0.3, Max: 2}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	fan := pipelineConfig(20_000, []sim.Model{{Name: "s", Provider: "s", Latency: lat, ErrorRate: 0.01, PricePerRequest: 1e-4}}, &sim.Pipeline{
+		Steps:  []sim.Step{{Name: "shards", Call: shards, FanOut: 6}, {Name: "merge", Call: call(0, sim.FailClosed), FanOut: 1, InputFrom: []sim.TokenRef{{Step: 0, Output: true}}}},
+		Stages: []sim.Stage{{Steps: []int{0}}, {Steps: []int{1}}},
+	})
+	fan.Classes[0].Deadline = 1200 * time.Millisecond
+	iters, err := dist.NewEmpirical([]float64{1, 1, 2, 2, 3, 4, 6, 9})
+	if err != nil {
+		t.Fatal(err)
+	}
+	tool := call(3*time.Second, sim.FailClosed)
+	tool.Policy.Copies, tool.Policy.Delays = 2, []time.Duration{time.Second}
+	loop := pipelineConfig(20_000, []sim.Model{{Name: "m", Provider: "m", Latency: lat, ErrorRate: 0.02, PriceInputPerMTok: 1}}, &sim.Pipeline{
+		Steps:  []sim.Step{{Name: "tool", Call: tool, FanOut: 1, Repeat: iters, MaxRepeat: 8, InputGrowth: 300}},
+		Stages: []sim.Stage{{Steps: []int{0}}},
+	})
+	loop.Classes[0].Deadline = 6 * time.Second
+	for _, tc := range []struct {
+		name string
+		cfg  *sim.Config
+	}{
+		{"help chat", helpChat(t, 20_000, 0)},
+		{"help chat, 9s end to end", helpChat(t, 20_000, 9*time.Second)},
+		{"fan-out", fan},
+		{"loop", loop},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if !sim.PipelineLane(tc.cfg) {
+				t.Fatal("the pipeline does not take the lane")
+			}
+			lane := reportJSON(t, tc.cfg, mustRun(t, tc.cfg), mustRun(t, sim.WithoutHedging(tc.cfg)))
+			events := reportJSON(t, tc.cfg, sim.RunDirect(tc.cfg), sim.RunDirect(sim.WithoutHedging(tc.cfg)))
+			if !bytes.Equal(lane, events) {
+				t.Errorf("the lane's report differs from the event loop's:\n%s", firstDiff(lane, events))
 			}
 		})
 	}

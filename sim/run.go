@@ -41,7 +41,11 @@ func NoHedging(p *Policy) {
 // queue, rate limit, budget or adaptive state), so the engine may run each
 // request to its end before the next arrives. Retries, whose re-runs move
 // a request to a new slot, also take the event loop.
-func (cfg *Config) independent() bool {
+func (cfg *Config) independent() bool { return !cfg.pipelined() && cfg.independentCalls() }
+
+// independentCalls is independent but for pipeline classes: whether calls
+// cannot affect one another.
+func (cfg *Config) independentCalls() bool {
 	for _, p := range cfg.Providers {
 		if p.Concurrency > 0 || p.RateLimit.on() || p.Breaker != nil {
 			return false
@@ -53,7 +57,7 @@ func (cfg *Config) independent() bool {
 		}
 	}
 	for _, c := range cfg.Classes {
-		if c.Pipeline != nil || c.Clients > 0 || c.Policy.Adaptive != nil || c.Policy.Budget.active() || c.Retry != nil || c.AttemptRetry != nil {
+		if c.Clients > 0 || c.Policy.Adaptive != nil || c.Policy.Budget.active() || c.Retry != nil || c.AttemptRetry != nil {
 			return false
 		}
 	}
