@@ -361,7 +361,10 @@ func (ps *pipelineSearch) advise(cr *ClassReport) ([]StepAdvice, error) {
 			} else if adv.ObjectiveChangeS == nil {
 				change = fmt.Sprintf("%s %s → %s", pname(p), fsec(without.Q(p)), fsec(pick.Q(p)))
 			}
-			adv.Why = fmt.Sprintf("copies %s, %+.1f%% cost, %s, answered %s", sp.Label, adv.AddedCostPct, change, answeredChange(without.AnsweredShare, pick.AnsweredShare))
+			adv.Why = fmt.Sprintf("copies %s, %+.1f%% cost, %s", sp.Label, adv.AddedCostPct, change)
+			if d := answeredChange(without.AnsweredShare, pick.AnsweredShare); d != "" {
+				adv.Why += ", answered " + d
+			}
 		} else {
 			adv.Why = "not hedged: no delay tried for it beat leaving it unhedged under the objective"
 		}
