@@ -297,8 +297,12 @@ func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i, workers in
 			if err != nil {
 				return nil, err
 			}
-			g := 0 // no hedging preferred to every variant: leave the step unhedged
-			if k := ps.best(idx); k >= 0 {
+			// The objective's pick among the variants, unless it does no
+			// better than leaving the step unhedged (a tie is no reason to
+			// spend on a step), or no hedging at all is preferred to every
+			// variant.
+			g := 0
+			if k := ps.best(idx); k > 0 && gains(&ps.cands[idx[k]], &ps.cands[idx[0]], search.Objective) {
 				g = k
 			}
 			if g != assign[st] {
@@ -371,6 +375,21 @@ func (ps *pipelineSearch) advise(cr *ClassReport) ([]StepAdvice, error) {
 		out = append(out, adv)
 	}
 	return out, nil
+}
+
+// gains reports whether candidate a does strictly better than b on the
+// objective's own figure: a lower percentile (or, at an equal one, a higher
+// answered share) for p95, p99 and knee; a higher share answered within the
+// target for answered; a lower cost for cost.
+func gains(a, b *Candidate, o Objective) bool {
+	switch o.Goal {
+	case MostAnswered:
+		return a.AnsweredWithinShare > b.AnsweredWithinShare
+	case LowestCost:
+		return a.CostPer1kUSD < b.CostPer1kUSD || a.CostPer1kUSD == b.CostPer1kUSD && a.AttemptsPerRequest < b.AttemptsPerRequest
+	}
+	p := o.Percentile
+	return a.Q(p) < b.Q(p) || a.Q(p) == b.Q(p) && a.AnsweredShare > b.AnsweredShare
 }
 
 func isFinite(x float64) bool { return x-x == 0 }
