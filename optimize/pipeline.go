@@ -313,15 +313,65 @@ func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i, workers in
 			break
 		}
 	}
-	cr.Candidates = ps.cands
 	cr.Requests = base.Requests
-	decide(cr, s.Rule, s.Level)
-	advice, err := ps.advise(cr)
-	if err != nil {
-		return nil, err
+	warnings := cr.Warnings
+	// The pick is chosen among every candidate simulated; the advice and
+	// the delay figure's curves may simulate variants around it, which
+	// join the candidates, and then the pick is chosen again, until no
+	// new candidate comes.
+	for {
+		n := len(ps.cands)
+		cr.Candidates = slices.Clone(ps.cands)
+		cr.Warnings = slices.Clone(warnings)
+		decide(cr, s.Rule, s.Level)
+		advice, err := ps.advise(cr)
+		if err != nil {
+			return nil, err
+		}
+		cr.Steps = advice
+		if cr.Series, err = ps.series(cr); err != nil {
+			return nil, err
+		}
+		if len(ps.cands) == n {
+			return cr, nil
+		}
 	}
-	cr.Steps = advice
-	return cr, nil
+}
+
+// series returns, per step with delays to try, the candidates that hedge
+// that step at each of its delays, the other steps as in cr's pick — the
+// delay figure's curves — simulating those the search has not.
+func (ps *pipelineSearch) series(cr *ClassReport) ([]Series, error) {
+	pick := ps.assignment(cr.Picked())
+	var out []Series
+	for s, g := range ps.grids {
+		if len(g.pols) < 2 {
+			continue
+		}
+		var as [][]int
+		var xs []float64
+		for k := 1; k < len(g.pols); k++ {
+			a := slices.Clone(pick)
+			a[s] = k
+			as = append(as, a)
+			xs = append(xs, g.picks[k].DelaySeconds)
+		}
+		idx, err := ps.eval(as)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Series{Name: "step " + g.name, Members: idx, X: xs})
+	}
+	return out, nil
+}
+
+// assignment returns the grid index of each step's policy in c.
+func (ps *pipelineSearch) assignment(c *Candidate) []int {
+	a := make([]int, len(ps.grids))
+	for s, p := range c.Steps {
+		a[s] = slices.IndexFunc(ps.grids[s].picks, func(q StepPick) bool { return q == p })
+	}
+	return a
 }
 
 // advise returns, for each step of cr's pick, what hedging it adds over
@@ -329,10 +379,7 @@ func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i, workers in
 // the search has not).
 func (ps *pipelineSearch) advise(cr *ClassReport) ([]StepAdvice, error) {
 	pick := cr.Picked()
-	assign := make([]int, len(ps.grids))
-	for s, p := range pick.Steps {
-		assign[s] = slices.IndexFunc(ps.grids[s].picks, func(q StepPick) bool { return q == p })
-	}
+	assign := ps.assignment(pick)
 	var as [][]int
 	for s := range assign {
 		a := slices.Clone(assign)
