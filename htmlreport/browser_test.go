@@ -17,7 +17,7 @@ import (
 )
 
 // screenshotOut, when set, is where TestPageInBrowser also writes its
-// screenshot (the README's docs/img/html-report.png is made this way).
+// screenshot (docs/img/html-report.png, shown in docs/optimize.md, is made this way).
 var screenshotOut = flag.String("screenshot", "", "also write the browser test's screenshot to this PNG file")
 
 // chromium returns the path of a Chromium binary, or skips the test naming

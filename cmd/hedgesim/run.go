@@ -48,7 +48,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var seed, requests intFlag
 	fs.Var(&seed, "seed", "random seed `N` (integer ≥ 0); overrides the scenario's seed")
 	fs.Var(&requests, "requests", "simulate `N` requests (≥ 1, 1e6 form allowed); overrides the scenario's requests")
-	asJSON := fs.Bool("json", false, "write the report as JSON (field names documented in README.md)")
+	asJSON := fs.Bool("json", false, "write the report as JSON (field names documented in docs/report.md)")
 	tracePath := pathFlag(fs, "trace", "also write one CSV row per attempt of the hedged run to `FILE` (for small runs; a symbolic link is written through)")
 	out := pathFlag(fs, "out", "also write report.txt, report.json and, for classes with an adaptive delay, a plot of it over the run to `DIR` (created if needed; its parent must exist)")
 	whatIf := addWhatIfFlags(fs)
