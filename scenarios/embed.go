@@ -17,6 +17,13 @@ import (
 //go:embed *.toml data/azure-llm-inference-2023
 var FS embed.FS
 
+// Reference is README.md of this directory: the reference of the file
+// format, from which the JSON Schema of a scenario takes its descriptions
+// (scenario.JSONSchema).
+//
+//go:embed README.md
+var Reference []byte
+
 // Default is the scenario run when none is named.
 const Default = "two-model-gateway.toml"
 
