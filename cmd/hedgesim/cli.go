@@ -92,6 +92,12 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 			code = exitFailure
 		}
 	}()
+	if isCommand(args[0]) && args[0] != "help" && asksHelp(args[1:]) {
+		// Asked-for help goes to stdout, so it can be paged, as with
+		// "hedgesim help CMD".
+		args = []string{args[0], "--help"}
+		stderr = stdout
+	}
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "run":
 		err = cmdRun(ctx, rest, stdout, stderr)
@@ -109,7 +115,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		err = cmdValidate(rest, stdout, stderr)
 	case "compare":
 		err = cmdCompare(rest, stdout, stderr)
-	case "version":
+	case "version", "--version", "-version", "-v":
 		err = cmdVersion(rest, stdout)
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 1 {
@@ -117,8 +123,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 			return exitUsage
 		}
 		if len(rest) == 1 && rest[0] != "help" {
-			switch rest[0] {
-			case "run", "optimize", "merge", "fit", "list", "validate", "compare", "export", "version":
+			if isCommand(rest[0]) {
 				// Asked-for help goes to stdout, so it can be paged.
 				return run([]string{rest[0], "--help"}, stdout, stdout)
 			}
@@ -128,7 +133,14 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		fmt.Fprintf(stdout, usage, scenarios.Default)
 		return exitOK
 	default:
-		fmt.Fprintf(stderr, "hedgesim: unknown command %q; commands: %s\n", cmd, commandNames)
+		hint := ""
+		for _, c := range strings.Split(commandNames, ", ") {
+			if editDistance(c, strings.ToLower(cmd)) <= 2 {
+				hint = fmt.Sprintf(" (did you mean %s?)", c)
+				break
+			}
+		}
+		fmt.Fprintf(stderr, "hedgesim: unknown command %q%s; commands: %s\n", cmd, hint, commandNames)
 		return exitUsage
 	}
 	switch {
@@ -152,6 +164,30 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		fmt.Fprintf(stderr, "hedgesim %s: %v\n", args[0], err)
 		return exitFailure
 	}
+}
+
+// isCommand reports whether name is one of commandNames.
+func isCommand(name string) bool {
+	for _, c := range strings.Split(commandNames, ", ") {
+		if c == name {
+			return true
+		}
+	}
+	return false
+}
+
+// asksHelp reports whether a command's arguments ask for its help: -h,
+// -help or --help before any "--", as the flag package reads them.
+func asksHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
 }
 
 func isUsage(err error) bool {
@@ -189,6 +225,11 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 				return nil, err
 			}
 			msg := strings.Replace(strings.Replace(err.Error(), "for flag -", "for flag --", 1), "not defined: -", "not defined: --", 1)
+			if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+				if s := suggestFlag(fs, name); s != "" {
+					msg += " (did you mean --" + s + "?)"
+				}
+			}
 			fmt.Fprintf(out, "hedgesim %s: %s\nrun 'hedgesim %s --help' for the flags\n", fs.Name(), msg, fs.Name())
 			return nil, usageError{err: err, quiet: true}
 		}
