@@ -1,7 +1,10 @@
 package main
 
 import (
+	"maps"
 	"os"
+	"path/filepath"
+	"slices"
 	"strings"
 	"testing"
 )
@@ -90,5 +93,60 @@ func TestDidYouMean(t *testing.T) {
 	}
 	if _, _, errOut := hedgesim(t, "run", "--zzzzzzzz"); strings.Contains(errOut, "did you mean") {
 		t.Errorf("run --zzzzzzzz guesses: %q", errOut)
+	}
+}
+
+// TestOutOtherCommandsReport: run --out into optimize's report directory
+// (and optimize --out into run's) refuses, naming the report and --force,
+// and leaves it as it was; with --force it replaces it. Files hedgesim did
+// not write are refused with or without --force, and never removed.
+func TestOutOtherCommandsReport(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "report")
+	optimizeArgs := []string{"optimize", "--requests", "2000", "--delays", "0s,1s", "--no-plots", "--quiet", "--out", dir, "guard-check"}
+	if code, _, errOut := hedgesim(t, optimizeArgs...); code != 0 {
+		t.Fatalf("optimize: exit %d: %s", code, errOut)
+	}
+	before := readDir(t, dir)
+	if !strings.Contains(before[manifestName], `"command": "optimize"`) {
+		t.Errorf("manifest does not name optimize: %s", before[manifestName])
+	}
+	code, out, errOut := hedgesim(t, "run", "--requests", "1000", "--out", dir, "guard-check")
+	if code != 2 || out != "" || !strings.Contains(errOut, "holds the report of hedgesim optimize (") ||
+		!strings.Contains(errOut, "index.html") || !strings.Contains(errOut, "pass --force to replace it") {
+		t.Errorf("run --out into optimize's report: exit %d, stderr %q", code, errOut)
+	}
+	if got := readDir(t, dir); !maps.Equal(got, before) {
+		t.Errorf("the refused run changed the report: %v", slices.Sorted(maps.Keys(got)))
+	}
+	if code, _, errOut := hedgesim(t, "run", "--requests", "1000", "--out", dir, "--force", "guard-check"); code != 0 {
+		t.Fatalf("run --force: exit %d: %s", code, errOut)
+	}
+	after := readDir(t, dir)
+	if _, ok := after["index.html"]; ok || !strings.Contains(after[manifestName], `"command": "run"`) {
+		t.Errorf("run --force did not replace the report: %v", slices.Sorted(maps.Keys(after)))
+	}
+	// Now optimize into run's report: refused the same way.
+	if code, _, errOut := hedgesim(t, optimizeArgs...); code != 2 || !strings.Contains(errOut, "holds the report of hedgesim run (") {
+		t.Errorf("optimize --out into run's report: exit %d, %q", code, errOut)
+	}
+	// A run into its own report replaces it without --force.
+	if code, _, errOut := hedgesim(t, "run", "--requests", "1000", "--seed", "2", "--out", dir, "guard-check"); code != 0 {
+		t.Errorf("run into run's report: exit %d: %s", code, errOut)
+	}
+	// A file hedgesim did not write: refused even with --force, and kept.
+	mine := filepath.Join(dir, "notes.md")
+	if err := os.WriteFile(mine, []byte("mine"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"run", "--requests", "1000", "--out", dir, "--force", "guard-check"},
+		append(slices.Clone(optimizeArgs), "--force"),
+	} {
+		if code, _, errOut := hedgesim(t, args...); code != 2 || !strings.Contains(errOut, "holds files hedgesim did not write (notes.md)") {
+			t.Errorf("%q: exit %d, %q", args, code, errOut)
+		}
+	}
+	if b, err := os.ReadFile(mine); err != nil || string(b) != "mine" {
+		t.Errorf("notes.md: %q, %v", b, err)
 	}
 }
