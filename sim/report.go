@@ -238,7 +238,12 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 	r.Breakers = hedged.Breakers
 	r.Warnings = []string{}
 	for _, o := range hedged.Overloads(cfg) {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%s over this run of %s: a rate limit's bucket starts full, so its 429s may only begin after the burst is spent — a longer run, or production traffic, sees more of them", o, FormatSeconds(hedged.Seconds)))
+		over := "over this run of " + FormatSeconds(o.Seconds)
+		if o.Seconds != hedged.Seconds {
+			over = fmt.Sprintf("over this run's %d requests at %s requests/s (%s of arrivals; the run ends at %s, when the last of them does)",
+				hedged.Overall.Requests, PerSecond(ArrivalRate(cfg)), FormatSeconds(o.Seconds), FormatSeconds(hedged.Seconds))
+		}
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s %s: a rate limit's bucket starts full, so its 429s may only begin after the burst is spent — a longer run, or production traffic, sees more of them", o, over))
 	}
 	for _, b := range hedged.Breakers {
 		if b.starved != "" {
