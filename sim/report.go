@@ -227,6 +227,9 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 		h, b, x := &hedged.Classes[i], &baseline.Classes[i], &sums[i]
 		cr := classReport(h, b, x.lat, x.end, x.base)
 		cr.Warnings = append(cr.Warnings, hedgeWarnings(&cfg.Classes[i], h, b, &cr, x.baseEnd95)...)
+		if w := unitWarning(cfg, &cfg.Classes[i]); w != "" {
+			cr.Warnings = append(cr.Warnings, w)
+		}
 		if n := cfg.Classes[i].Clients; int64(n) > h.Requests {
 			cr.Warnings = append(cr.Warnings, fmt.Sprintf("%d closed-loop clients sent only %d requests: the run ended before every client had sent once, so the idle clients cost memory and time and change nothing; set clients to at most the requests, or simulate more requests", n, h.Requests))
 		}
