@@ -150,3 +150,41 @@ func TestOutOtherCommandsReport(t *testing.T) {
 		t.Errorf("notes.md: %q, %v", b, err)
 	}
 }
+
+// TestFitTTFTHistogramPastes: the block fit writes for a TTFT histogram
+// pastes into a streamed model — its ttft with the tokens_per_s it reminds
+// of — and the scenario validates.
+func TestFitTTFTHistogramPastes(t *testing.T) {
+	dir := t.TempDir()
+	metrics := filepath.Join(dir, "metrics.txt")
+	src := `# TYPE vllm:time_to_first_token_seconds histogram
+vllm:time_to_first_token_seconds_bucket{le="0.1"} 40
+vllm:time_to_first_token_seconds_bucket{le="0.25"} 700
+vllm:time_to_first_token_seconds_bucket{le="0.5"} 2900
+vllm:time_to_first_token_seconds_bucket{le="1"} 4500
+vllm:time_to_first_token_seconds_bucket{le="2.5"} 4950
+vllm:time_to_first_token_seconds_bucket{le="5"} 4995
+vllm:time_to_first_token_seconds_bucket{le="+Inf"} 5000
+vllm:time_to_first_token_seconds_count 5000
+vllm:time_to_first_token_seconds_sum 2600
+`
+	if err := os.WriteFile(metrics, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := hedgesim(t, "fit", "--name", "chat", "--quiet", metrics)
+	if code != 0 {
+		t.Fatalf("fit: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "\nttft = ") || strings.Contains(out, "\nlatency = ") {
+		t.Fatalf("fit of a TTFT histogram writes no ttft:\n%s", out)
+	}
+	block := strings.Replace(out, "# tokens_per_s = ", "tokens_per_s = ", 1)
+	scenarioFile := filepath.Join(dir, "chat.toml")
+	scenarioSrc := "requests = 1000\n[arrivals]\nrate = 10\n\n" + block + "\n[[classes]]\nname = \"c\"\noutput_tokens = { kind = \"constant\", value = 100 }\n"
+	if err := os.WriteFile(scenarioFile, []byte(scenarioSrc), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := hedgesim(t, "validate", scenarioFile); code != 0 {
+		t.Errorf("the pasted block does not validate: %s\n%s", errOut, scenarioSrc)
+	}
+}
