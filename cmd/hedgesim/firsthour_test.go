@@ -188,3 +188,36 @@ vllm:time_to_first_token_seconds_sum 2600
 		t.Errorf("the pasted block does not validate: %s\n%s", errOut, scenarioSrc)
 	}
 }
+
+// TestExportChangedScenarioFoundByName: export finds the scenario of a
+// report by its name, beside the report; when that file has changed since
+// optimize ran, the message says which file it compared and to pass
+// --scenario FILE with the version the report was made from.
+func TestExportChangedScenarioFoundByName(t *testing.T) {
+	dir := t.TempDir()
+	src, err := os.ReadFile("../../scenarios/guard-check.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	path := filepath.Join(dir, "mycheck.toml")
+	if err := os.WriteFile(path, src, 0o644); err != nil {
+		t.Fatal(err)
+	}
+	rep := filepath.Join(dir, "rep")
+	if code, _, errOut := hedgesim(t, "optimize", "--requests", "300", "--check-requests", "0", "--no-plots", "--out", rep, path); code != 0 {
+		t.Fatalf("optimize: exit %d: %s", code, errOut)
+	}
+	report := filepath.Join(rep, "report.json")
+	if code, _, errOut := hedgesim(t, "export", "--format", "json", report); code != 0 {
+		t.Fatalf("export, the scenario found by name: exit %d: %s", code, errOut)
+	}
+	if err := os.WriteFile(path, append(src, "\n# edited\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := hedgesim(t, "export", "--format", "json", report)
+	for _, want := range []string{`another version of scenario "mycheck"`, path + ", found by the report's name,", "pass --scenario FILE with the version the report was made from"} {
+		if code != 2 || out != "" || !strings.Contains(errOut, want) {
+			t.Errorf("export, edited scenario: exit %d, %q; want 2 and %q", code, errOut, want)
+		}
+	}
+}
