@@ -190,20 +190,21 @@ vllm:time_to_first_token_seconds_sum 2600
 }
 
 // TestExportChangedScenarioFoundByName: export finds the scenario of a
-// report by its name, beside the report; when that file has changed since
-// optimize ran, the message says which file it compared and to pass
-// --scenario FILE with the version the report was made from.
+// report by its name, here in the working directory; when that file has
+// changed since optimize ran, the message says which file it compared and
+// to pass --scenario FILE with the version the report was made from.
 func TestExportChangedScenarioFoundByName(t *testing.T) {
 	dir := t.TempDir()
 	src, err := os.ReadFile("../../scenarios/guard-check.toml")
 	if err != nil {
 		t.Fatal(err)
 	}
-	path := filepath.Join(dir, "mycheck.toml")
+	t.Chdir(dir)
+	path := "mycheck.toml"
 	if err := os.WriteFile(path, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
-	rep := filepath.Join(dir, "rep")
+	rep := "rep"
 	if code, _, errOut := hedgesim(t, "optimize", "--requests", "300", "--check-requests", "0", "--no-plots", "--out", rep, path); code != 0 {
 		t.Fatalf("optimize: exit %d: %s", code, errOut)
 	}
