@@ -4,6 +4,7 @@ import (
 	"maps"
 	"os"
 	"path/filepath"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -220,5 +221,37 @@ func TestExportChangedScenarioFoundByName(t *testing.T) {
 		if code != 2 || out != "" || !strings.Contains(errOut, want) {
 			t.Errorf("export, edited scenario: exit %d, %q; want 2 and %q", code, errOut, want)
 		}
+	}
+}
+
+// TestDelaysAtTheirPrecision: a delay of 1.118 s is written 1.118 in the
+// optimize report, in candidates and pick, and in the exported policy —
+// not 1.1179999999999999, which time.Duration.Seconds gives.
+func TestDelaysAtTheirPrecision(t *testing.T) {
+	dir := t.TempDir()
+	code, out, errOut := hedgesim(t, "optimize", "--requests", "300", "--check-requests", "0", "--delays", "1.118s,1.86s",
+		"--max-cost", "inf", "--json", "guard-check")
+	if code != 0 {
+		t.Fatalf("optimize: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{`"delay_s": 1.118`, `"delay_s": 1.86`} {
+		if !strings.Contains(out, want+",") && !strings.Contains(out, want+"\n") {
+			t.Errorf("the report lacks %s", want)
+		}
+	}
+	offByUlp := regexp.MustCompile(`"(delay|deadline)_s": [0-9.]*(99999999|00000001)`)
+	if m := offByUlp.FindString(out); m != "" {
+		t.Errorf("the report has a delay off in its last place: %s", m)
+	}
+	report := filepath.Join(dir, "report.json")
+	if err := os.WriteFile(report, []byte(out), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, doc, errOut := hedgesim(t, "export", "--format", "json", report)
+	if code != 0 {
+		t.Fatalf("export: exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(doc, `"delay_s": 1.118`) && !strings.Contains(doc, `"delay_s": 1.86`) || offByUlp.MatchString(doc) {
+		t.Errorf("exported document:\n%s", doc)
 	}
 }
