@@ -171,7 +171,10 @@ type Baseline struct {
 
 // ClassReport is one class (or "overall") of a Report.
 type ClassReport struct {
-	Class              string  `json:"class"`
+	Class string `json:"class"`
+	// Policy is the class's hedge policy in words (PolicyText); absent
+	// for the overall row.
+	Policy             string  `json:"policy,omitempty"`
 	Requests           int64   `json:"requests"`
 	Answered           int64   `json:"answered"` // valid answer within the deadline
 	AnsweredShare      float64 `json:"answered_share"`
@@ -227,6 +230,7 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 		h, b, x := &hedged.Classes[i], &baseline.Classes[i], &sums[i]
 		cr := classReport(h, b, x.lat, x.end, x.base)
 		cr.Warnings = append(cr.Warnings, hedgeWarnings(&cfg.Classes[i], h, b, &cr, x.baseEnd95)...)
+		cr.Policy = PolicyText(cfg, &cfg.Classes[i])
 		if w := unitWarning(cfg, &cfg.Classes[i]); w != "" {
 			cr.Warnings = append(cr.Warnings, w)
 		}
