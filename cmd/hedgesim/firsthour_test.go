@@ -2,10 +2,12 @@ package main
 
 import (
 	"maps"
+	"math"
 	"os"
 	"path/filepath"
 	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 )
@@ -253,5 +255,61 @@ func TestDelaysAtTheirPrecision(t *testing.T) {
 	}
 	if !strings.Contains(doc, `"delay_s": 1.118`) && !strings.Contains(doc, `"delay_s": 1.86`) || offByUlp.MatchString(doc) {
 		t.Errorf("exported document:\n%s", doc)
+	}
+}
+
+// TestOptimizeSpendTotal: the optimize spend table ends with a total row
+// whose figures are the classes' sums (each printed figure is rounded to
+// the dollar, so the sum of the printed ones is within half a dollar per
+// class of the printed total).
+func TestOptimizeSpendTotal(t *testing.T) {
+	code, out, errOut := hedgesim(t, "optimize", "--requests", "2000", "--check-requests", "0", "--quiet")
+	if code != 0 {
+		t.Fatalf("optimize: exit %d: %s", code, errOut)
+	}
+	_, table, ok := strings.Cut(out, "spend of the pick at")
+	if !ok {
+		t.Fatalf("no spend table:\n%s", out)
+	}
+	table, _, _ = strings.Cut(table, "\n\n")
+	dollars := func(s string) float64 {
+		v, err := strconv.ParseFloat(strings.ReplaceAll(strings.TrimPrefix(s, "$"), ",", ""), 64)
+		if err != nil {
+			t.Fatalf("%q: %v", s, err)
+		}
+		return v
+	}
+	var sum [6]float64
+	var total []string
+	classes := 0
+	for _, line := range strings.Split(table, "\n")[1:] {
+		f := strings.Fields(line)
+		if len(f) != 7 {
+			continue
+		}
+		if f[0] == "total" {
+			total = f
+			continue
+		}
+		classes++
+		for i := range sum {
+			if i == 0 {
+				v, _ := strconv.ParseFloat(f[1], 64)
+				sum[0] += v
+				continue
+			}
+			sum[i] += dollars(f[i+1])
+		}
+	}
+	if classes != 4 || total == nil {
+		t.Fatalf("%d class rows, total %q:\n%s", classes, total, table)
+	}
+	if v, _ := strconv.ParseFloat(total[1], 64); v != sum[0] {
+		t.Errorf("total req/s %v; the classes sum to %v", v, sum[0])
+	}
+	for i := 1; i < len(sum); i++ {
+		if got := dollars(total[i+1]); math.Abs(got-sum[i]) > 0.5*float64(classes)+0.5 {
+			t.Errorf("total column %d: %v; the classes sum to %v", i+1, got, sum[i])
+		}
 	}
 }
