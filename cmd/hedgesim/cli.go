@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/hedgesim/hedgesim/readers"
 	"github.com/hedgesim/hedgesim/scenario"
@@ -47,7 +48,7 @@ Usage:
                                     write a report's picks or a scenario's
                                     policies as gRPC, Envoy, failsafe-go,
                                     Polly or JSON configuration
-  hedgesim list                     list the built-in scenarios
+  hedgesim list                     list the built-in scenarios and what each models
   hedgesim version                  print the version and VCS revision
   hedgesim help [COMMAND]           show help for a command
 
@@ -367,20 +368,23 @@ func inputLimits() (scenario.Limits, error) {
 
 func cmdList(args []string, stdout io.Writer) error {
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
-		fmt.Fprintln(stdout, "Usage: hedgesim list\n\nLists the scenarios built into the binary; run one with 'hedgesim run NAME'.")
+		fmt.Fprintln(stdout, "Usage: hedgesim list\n\nLists the scenarios built into the binary, each with what it models (the\ntable of scenarios/README.md); run one with 'hedgesim run NAME'.")
 		return nil
 	}
 	if len(args) > 0 {
 		return usageError{err: fmt.Errorf("takes no arguments, got %q", args)}
 	}
 	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	desc := scenarios.Descriptions()
 	for _, n := range scenarios.Names() {
 		mark := ""
 		if n == scenarios.Default {
 			mark = " (default)"
 		}
-		fmt.Fprintf(&b, "%s%s\n", n, mark)
+		fmt.Fprintf(tw, "%s%s\t%s\n", n, mark, strings.ReplaceAll(desc[n], "`", ""))
 	}
+	tw.Flush()
 	_, err := stdout.Write(b.Bytes())
 	return err
 }

@@ -10,6 +10,8 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+
+	"github.com/hedgesim/hedgesim/scenarios"
 )
 
 // TestValidateSchema: `validate --schema` prints the committed
@@ -310,6 +312,45 @@ func TestOptimizeSpendTotal(t *testing.T) {
 	for i := 1; i < len(sum); i++ {
 		if got := dollars(total[i+1]); math.Abs(got-sum[i]) > 0.5*float64(classes)+0.5 {
 			t.Errorf("total column %d: %v; the classes sum to %v", i+1, got, sum[i])
+		}
+	}
+}
+
+// TestListDescribes: `hedgesim list` prints every shipped scenario with a
+// one-line description, from the table of scenarios/README.md — which
+// must therefore list every shipped scenario.
+func TestListDescribes(t *testing.T) {
+	code, out, errOut := hedgesim(t, "list")
+	if code != 0 || errOut != "" {
+		t.Fatalf("list: exit %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	names := scenarios.Names()
+	if len(lines) != len(names) {
+		t.Fatalf("%d lines for %d scenarios:\n%s", len(lines), len(names), out)
+	}
+	for i, n := range names {
+		name, desc, _ := strings.Cut(lines[i], "  ")
+		desc = strings.TrimSpace(desc)
+		if strings.TrimSuffix(name, " (default)") != n || len(desc) < 20 || strings.Contains(desc, "`") {
+			t.Errorf("line %q: want %s and its description", lines[i], n)
+		}
+		if (n == scenarios.Default) != strings.HasSuffix(name, " (default)") {
+			t.Errorf("line %q: the default is %s", lines[i], scenarios.Default)
+		}
+	}
+	if !strings.Contains(out, "guard-check.toml  ") || !strings.Contains(out, "bimodal safety classifier") {
+		t.Errorf("list:\n%s", out)
+	}
+}
+
+// TestOptimizeHelpOutputs: optimize --help names every file --out writes,
+// index.html included.
+func TestOptimizeHelpOutputs(t *testing.T) {
+	_, out, _ := hedgesim(t, "optimize", "--help")
+	for _, f := range []string{"report.txt", "report.json", "index.html", "candidates.csv", "PNG", "SVG"} {
+		if !strings.Contains(out, f) {
+			t.Errorf("optimize --help does not name %s", f)
 		}
 	}
 }
