@@ -134,6 +134,24 @@ func TestPageInBrowser(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
+	// The per-class table fits a small laptop screen: in a window 1024 px
+	// wide its box scrolls nothing sideways, and nor does the page.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1024, 768)); err != nil {
+		t.Fatal(err)
+	}
+	type widths struct{ Table, Box, Page, Window float64 }
+	w, err := chromedp.Run(ctx, chromedp.Evaluate[widths](`({
+		Table: document.querySelector("#classes").scrollWidth,
+		Box: document.querySelector("#classes").parentElement.clientWidth,
+		Page: document.documentElement.scrollWidth,
+		Window: window.innerWidth})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("per-class table %g px wide in a box of %g px; page %g px in a window of %g px", w.Table, w.Box, w.Page, w.Window)
+	if w.Window != 1024 || w.Table > w.Box || w.Page > w.Window {
+		t.Errorf("the per-class table is %g px wide in a box of %g px (page %g px, window %g px): it scrolls sideways", w.Table, w.Box, w.Page, w.Window)
+	}
 	mu.Lock()
 	defer mu.Unlock()
 	if len(problems) > 0 {
