@@ -184,9 +184,12 @@ type Seconds time.Duration
 func (s Seconds) D() time.Duration { return time.Duration(s) }
 
 // MarshalJSON writes s in seconds, in the shortest form that reads back
-// to the same float.
+// to the same float: 1.86, not 1.8599999999999999. The float is the
+// nanoseconds over 1e9, correctly rounded (time.Duration.Seconds adds the
+// whole and fractional seconds, which can be off by a unit in the last
+// place).
 func (s Seconds) MarshalJSON() ([]byte, error) {
-	return []byte(strconv.FormatFloat(time.Duration(s).Seconds(), 'g', -1, 64)), nil
+	return []byte(strconv.FormatFloat(float64(s)/1e9, 'g', -1, 64)), nil
 }
 
 // UnmarshalJSON reads a number of seconds ≥ 0, rounded to the nanosecond.

@@ -364,7 +364,7 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 		}
 		cr := ClassReport{
 			Class:           name,
-			DeadlineSeconds: cfg.Classes[i].Deadline.Seconds(),
+			DeadlineSeconds: seconds(cfg.Classes[i].Deadline),
 			Objective:       s.For(name).Objective,
 			Warnings:        []string{},
 		}
@@ -853,7 +853,7 @@ func grid(c *sim.Config, s Search, q10, q99 float64) ([]Candidate, []Series) {
 		d = max(base.Delays[0], 0)
 	}
 	out = append(out, Candidate{
-		Label: "configured", Hedging: true, Configured: true, Delay: d, DelaySeconds: d.Seconds(),
+		Label: "configured", Hedging: true, Configured: true, Delay: d, DelaySeconds: seconds(d),
 		Copies: base.Copies, Target: strings.Join(names, ","),
 	})
 	return out, series
@@ -921,7 +921,7 @@ func delayGrid(c *sim.Config, s Search, q10, q99 float64) ([]Candidate, []Series
 					label += "→" + t.name
 				}
 				out = append(out, Candidate{
-					Label: label, Hedging: true, Delay: d, DelaySeconds: d.Seconds(),
+					Label: label, Hedging: true, Delay: d, DelaySeconds: seconds(d),
 					Copies: k, Target: t.name, targets: t.idx,
 				})
 				sr.Members = append(sr.Members, len(out)) // index in Candidates, after the baseline

@@ -147,7 +147,17 @@ func (c *checker) keysInFileOrder(key string, m map[string]any) []string {
 }
 
 func (c *checker) wrongType(key string, v any, want string) *Error {
-	return c.errorf(key, "wrong type: got %s; want %s", describe(v), want)
+	e := c.errorf(key, "wrong type: got %s; want %s", describe(v), want)
+	// p99.9 = 2.0 unquoted is a table p99 holding 9 = 2.0.
+	if m, ok := v.(map[string]any); ok && len(m) == 1 {
+		for k := range m {
+			if k != "" && strings.Trim(k, "0123456789") == "" {
+				last := key[strings.LastIndexAny(key, ".]")+1:]
+				e.Msg += fmt.Sprintf(`; an unquoted key with a dot, %s.%s, is a table %s holding %s: quote it, "%s.%s" = …`, last, k, last, k, last, k)
+			}
+		}
+	}
+	return e
 }
 
 // unknownKey reports key, whose last part k is not one of the allowed

@@ -216,6 +216,17 @@ func syntaxError(filename string, data []byte, err error) *Error {
 	if notTable {
 		e.Msg = "already defined as a value; it cannot also be a table"
 	}
+	if array, ok := strings.CutSuffix(pe.Message, "' was already created and cannot be used as an array."); ok {
+		if array, ok = strings.CutPrefix(array, "Key '"); ok {
+			if sub := firstSubTable(data, array, e.Line); sub != nil {
+				// [classes.hedge] before any [[classes]]: the header
+				// made classes a table, which [[classes]] then cannot
+				// extend. The fault is the earlier header.
+				return &Error{File: filename, Line: sub.line, Key: sub.key,
+					Msg: fmt.Sprintf("comes before any [[%s]]: a table of an entry, such as [%s], belongs to the [[%s]] above it; move it below its [[%s]] (the first is on line %d)", array, sub.key, array, array, e.Line)}
+			}
+		}
+	}
 	if e.Key == "" {
 		return e
 	}
@@ -242,6 +253,19 @@ func syntaxError(filename string, data []byte, err error) *Error {
 		}
 	}
 	return e
+}
+
+// firstSubTable returns the first key written inside the table array
+// before line — a [array.sub] header or an array.sub = … key before the
+// first [[array]] — or nil.
+func firstSubTable(data []byte, array string, line int) *keyAt {
+	var first *keyAt
+	for _, k := range scan(data).all {
+		if k.line < line && strings.HasPrefix(stripIndices(k.key), array+".") && (first == nil || k.line < first.line) {
+			first = &k
+		}
+	}
+	return first
 }
 
 // stripIndices removes the "[i]" parts from a key path.
