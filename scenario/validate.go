@@ -64,9 +64,18 @@ func (c *checker) config(f *fileTable, name string) sim.Config {
 	var cfg sim.Config
 	var err error
 	cfg.Name = name
-	if f.Name != nil {
-		if *f.Name == "" {
-			c.keep(c.errorf("name", "empty; omit name to use the file name %q", name))
+	switch {
+	case f.Name == nil:
+		// The file's name stands in: it must do as a name too.
+		if err := c.checkName("", "the scenario name taken from the file name,", name); err != nil {
+			err.Msg += `; give the scenario a name with name = "…"`
+			c.keep(err)
+		}
+	case *f.Name == "":
+		c.keep(c.errorf("name", "empty; omit name to use the file name %q", name))
+	default:
+		if err := c.checkName("name", "scenario name", *f.Name); err != nil {
+			c.keep(err)
 		} else {
 			cfg.Name = *f.Name
 		}
@@ -205,10 +214,17 @@ func (c *checker) model(key, name string, t *modelTable) sim.Model {
 		c.keep(c.errorf(key, "empty model name"))
 		return m
 	}
+	if err := c.checkName(key, "model name", name); err != nil {
+		c.keep(err)
+		return m
+	}
 	if t.Provider != nil {
 		if *t.Provider == "" {
 			c.keep(c.errorf(key+".provider", "empty; omit provider to use the model name %q", name))
 		} else {
+			if err := c.checkName(key+".provider", "provider name", *t.Provider); err != nil {
+				c.keep(err) // kept as the provider, so that no reference to it fails too
+			}
 			m.Provider = *t.Provider
 		}
 	}
@@ -327,7 +343,11 @@ func (c *checker) class(key string, t *classTable, n int) sim.Class {
 	case strings.TrimSpace(*t.Name) == "overall":
 		c.keep(c.errorf(key+".name", `"overall" is the name of the all-classes row of every report; choose another name`))
 	default:
-		cl.Name = *t.Name
+		if err := c.checkName(key+".name", "class name", *t.Name); err != nil {
+			c.keep(err)
+		} else {
+			cl.Name = *t.Name
+		}
 	}
 	closed := c.closedLoop(key, t, &cl)
 	// A replay rule the class breaks does not hide its other problems.
