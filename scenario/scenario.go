@@ -118,6 +118,7 @@ func parse(filename string, data []byte, open opener, lim Limits, o *Options) (*
 	cfg := c.config(&f, name)
 	opt, err := c.optimizeSettings(f.Optimize, &cfg)
 	c.keep(err)
+	c.keepRanges()
 	if err := c.failed(); err != nil {
 		return nil, err
 	}

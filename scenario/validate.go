@@ -55,6 +55,10 @@ type checker struct {
 	// hash has seen the scenario file's bytes, and sees those of the
 	// files it names as they are read (Scenario.SHA256).
 	hash hash.Hash
+	// patterns maps the key paths bind has seen to their patterns, and
+	// ranged holds the values out of their key's range (ranges.go).
+	patterns map[string]string
+	ranged   []*Error
 }
 
 // config validates the whole file; name is the default scenario name.
@@ -549,6 +553,7 @@ func (c *checker) dist(key string, s *dist.Spec, unit string, positive bool) (di
 			return nil, c.errorf(key, "%s: a speed this close to 0 this often makes the mean time (tokens ÷ speed) infinite; want a speed whose 1/speed has a finite mean: uniform with min > 0, gamma or weibull with shape > 1, lognormal, pareto, a quantile table, or a constant", why)
 		}
 	}
+	c.checkDistRange(key, c.patterns[key], s, d)
 	return d, nil
 }
 
