@@ -105,12 +105,17 @@ func parse(filename string, data []byte, open opener, lim Limits, o *Options) (*
 	h := sha256.New()
 	h.Write(data)
 	c := &checker{file: filename, lines: scanLines(data), open: open, hash: h, flagged: o}
+	var orig map[string]any
+	if !o.empty() {
+		orig = copyTree(tree).(map[string]any)
+	}
 	overrides, err := c.applyOptions(tree, o)
 	if err != nil {
 		return nil, err
 	}
 	var f fileTable
 	c.keepUndecoded(c.bind(tree, reflect.ValueOf(&f).Elem(), ""))
+	c.checkReplaced(orig)
 	name := strings.TrimSuffix(filepath.Base(filename), ".toml")
 	if filename == "" {
 		name = ""
