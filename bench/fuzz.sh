@@ -10,10 +10,10 @@
 #   bench/fuzz.sh 45s        # the figures of the README's fuzzing section
 #
 # Go minimizes every new interesting input, by default for up to 60 s; the
-# script bounds that to HEDGESIM_FUZZ_MINIMIZE (default 1s; Go's
-# -fuzzminimizetime, a duration or a count such as 100x), so that a target
-# keeps fuzzing instead of spending the run shrinking one input. A failing
-# input is minimized as long as that too.
+# script bounds that to HEDGESIM_FUZZ_MINIMIZE executions or time (Go's
+# -fuzzminimizetime; default 100x, a hundred executions), so that a target
+# keeps fuzzing instead of spending the run shrinking inputs. A failing
+# input is kept whether or not it could be shrunk.
 #
 # Exit status: 0 when every target passed, 1 when one failed (its output
 # is kept in the log directory printed at the end), 2 on bad usage.
@@ -31,7 +31,7 @@ case $time in
 esac
 case $seconds in '' | *[!0-9]*) usage ;; esac
 [ "$seconds" -ge 1 ] || usage
-minimize=${HEDGESIM_FUZZ_MINIMIZE:-1s}
+minimize=${HEDGESIM_FUZZ_MINIMIZE:-100x}
 cd "$(dirname "$0")/.." || exit 2
 logs=$(mktemp -d "${TMPDIR:-/tmp}/hedgesim-fuzz.XXXXXX") || exit 2
 status=0
