@@ -48,6 +48,9 @@ name = "c"
 [[classes]]
 name = "c"
 `, "models.m.provider", 6},
+	{"step name", pipelineHead + `[[classes.steps]]
+name = NAME
+`, "classes[0].steps[0].name", 10},
 	{"provider name", minimal + `[providers.m]
 [providers.NAME]
 concurrency = 2

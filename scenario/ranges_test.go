@@ -145,3 +145,19 @@ func TestRangeOfOverride(t *testing.T) {
 		t.Errorf("got %v; want the range error naming --set", err)
 	}
 }
+
+// TestRangesOfSteps: a pipeline step's keys have the ranges of a one-call
+// class's, and its own keys theirs.
+func TestRangesOfSteps(t *testing.T) {
+	for _, tc := range []struct{ line, key string }{
+		{`input_tokens = { kind = "constant", value = 1e308 }`, "classes[0].steps[0].input_tokens"},
+		{`hedge = { delay = "9000h" }`, "classes[0].steps[0].hedge.delay"},
+		{`retry = { max_attempts = 3, initial_backoff = "9000h", max_backoff = "9000h" }`, "classes[0].steps[0].retry.initial_backoff"},
+	} {
+		_, err := Parse("p.toml", []byte(pipelineHead+step("s", tc.line)))
+		var e *Error
+		if !errors.As(err, &e) || e.Key != tc.key || e.Line != 11 {
+			t.Errorf("%s: got %v; want an error at line 11, key %s", tc.line, err, tc.key)
+		}
+	}
+}
