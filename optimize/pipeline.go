@@ -407,13 +407,16 @@ func (ps *pipelineSearch) advise(cr *ClassReport) ([]StepAdvice, error) {
 				adv.AddedCostPct = 100 * (pick.AttemptsPerRequest - without.AttemptsPerRequest) / base.AttemptsPerRequest
 			}
 			change := "no change in " + pname(p)
-			if adv.ObjectiveChangeS != nil && *adv.ObjectiveChangeS != 0 {
+			switch {
+			case cr.Objective.Goal == MostAnswered:
+				change = fmt.Sprintf("answered within %s %s → %s", fsec(cr.Objective.Target.Seconds()), fpct2(without.AnsweredWithinShare), fpct2(pick.AnsweredWithinShare))
+			case adv.ObjectiveChangeS != nil && *adv.ObjectiveChangeS != 0:
 				change = fmt.Sprintf("%s%s %s", sign(*adv.ObjectiveChangeS), fsec(abs(*adv.ObjectiveChangeS)), pname(p))
-			} else if adv.ObjectiveChangeS == nil {
+			case adv.ObjectiveChangeS == nil:
 				change = fmt.Sprintf("%s %s → %s", pname(p), fsec(without.Q(p)), fsec(pick.Q(p)))
 			}
 			adv.Why = fmt.Sprintf("copies %s, %+.1f%% cost, %s", sp.Label, adv.AddedCostPct, change)
-			if d := answeredChange(without.AnsweredShare, pick.AnsweredShare); d != "" {
+			if d := answeredChange(without.AnsweredShare, pick.AnsweredShare); d != "" && cr.Objective.Goal != MostAnswered {
 				adv.Why += ", answered " + d
 			}
 		} else {
