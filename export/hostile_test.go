@@ -55,12 +55,18 @@ func hostileName(prefix string, i int) string {
 	return fmt.Sprintf("%s%d%s", prefix, i, hostileFragments[i%len(hostileFragments)])
 }
 
-// renameHostile gives every scenario, class, model and provider name of
-// cfg a hostile one, keeping the references between them.
+// renameHostile gives every scenario, class, pipeline step, model and
+// provider name of cfg a hostile one, keeping the references between them.
 func renameHostile(cfg *sim.Config, seed int) {
 	cfg.Name = hostileName("scenario", seed)
 	for i := range cfg.Classes {
-		cfg.Classes[i].Name = hostileName("class", seed+i)
+		cl := &cfg.Classes[i]
+		cl.Name = hostileName("class", seed+i)
+		if cl.Pipeline != nil {
+			for j := range cl.Pipeline.Steps {
+				cl.Pipeline.Steps[j].Name = hostileName("step", seed+i+j)
+			}
+		}
 	}
 	providers := map[string]string{}
 	provider := func(old string) string {
@@ -312,6 +318,7 @@ func plainNames(d *Document) *Document {
 	for i := range e.Classes {
 		c := &e.Classes[i]
 		c.Class, c.Primary, c.Reason = plain(c.Class), plain(c.Primary), plain(c.Reason)
+		c.Pipeline, c.Step = plain(c.Pipeline), plain(c.Step)
 		for j := range c.Copies {
 			c.Copies[j].Target = plain(c.Copies[j].Target)
 		}
