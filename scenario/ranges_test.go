@@ -2,6 +2,7 @@ package scenario
 
 import (
 	"errors"
+	"os"
 	"reflect"
 	"sort"
 	"strings"
@@ -158,6 +159,28 @@ func TestRangesOfSteps(t *testing.T) {
 		var e *Error
 		if !errors.As(err, &e) || e.Key != tc.key || e.Line != 11 {
 			t.Errorf("%s: got %v; want an error at line 11, key %s", tc.line, err, tc.key)
+		}
+	}
+}
+
+// TestRangeMessagesDocumented: the range errors scenarios/README.md shows
+// are the ones the loader writes.
+func TestRangeMessagesDocumented(t *testing.T) {
+	doc, err := os.ReadFile("../scenarios/README.md")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct{ from, to string }{
+		{"rate = 1", "rate = 1e308"},
+		{`name = "c"`, `name = "c"` + "\n" + `input_tokens = { kind = "constant", value = 1e308 }`},
+	} {
+		_, err := Parse("gateway.toml", []byte(strings.Replace(minimal, tc.from, tc.to, 1)))
+		var e *Error
+		if !errors.As(err, &e) {
+			t.Fatalf("%s: %v", tc.to, err)
+		}
+		if msg := e.Key + ": " + e.Msg; !strings.Contains(string(doc), msg) {
+			t.Errorf("scenarios/README.md does not show %q", msg)
 		}
 	}
 }

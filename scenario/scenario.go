@@ -22,8 +22,10 @@
 // depth, key length and number of keys (Limits, limits.go) before any
 // parser runs; BurntSushi/toml parses the text (syntax errors); bind
 // copies the parsed tree into one Go struct per table (decode.go; keys and
-// types); and the checker validates values and builds the sim.Config
-// (validate.go). A line scanner (lines.go) maps key paths to lines for the
+// types) and checks every number against its key's finite range
+// (ranges.go); and the checker validates values and builds the sim.Config
+// (validate.go). Names may hold no character that is not printable
+// (names.go). A line scanner (lines.go) maps key paths to lines for the
 // messages.
 package scenario
 
