@@ -370,7 +370,8 @@ func oneOf(key, v string, allowed []string) error {
 	return fmt.Errorf("%s: got %q; want one of %q", key, v, allowed)
 }
 
-// Encode writes d as indented JSON followed by a newline.
+// Encode writes d as indented JSON followed by a newline; a character of a
+// name that is not printable is written as a \u escape (see jsonEscape).
 func (d *Document) Encode(w io.Writer) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -379,7 +380,7 @@ func (d *Document) Encode(w io.Writer) error {
 	if err := enc.Encode(d); err != nil {
 		return err
 	}
-	_, err := w.Write(b.Bytes())
+	_, err := w.Write(jsonEscape(b.Bytes()))
 	return err
 }
 

@@ -22,8 +22,10 @@
 // depth, key length and number of keys (Limits, limits.go) before any
 // parser runs; BurntSushi/toml parses the text (syntax errors); bind
 // copies the parsed tree into one Go struct per table (decode.go; keys and
-// types); and the checker validates values and builds the sim.Config
-// (validate.go). A line scanner (lines.go) maps key paths to lines for the
+// types) and checks every number against its key's finite range
+// (ranges.go); and the checker validates values and builds the sim.Config
+// (validate.go). Names may hold no character that is not printable
+// (names.go). A line scanner (lines.go) maps key paths to lines for the
 // messages.
 package scenario
 
@@ -105,12 +107,17 @@ func parse(filename string, data []byte, open opener, lim Limits, o *Options) (*
 	h := sha256.New()
 	h.Write(data)
 	c := &checker{file: filename, lines: scanLines(data), open: open, hash: h, flagged: o}
+	var orig map[string]any
+	if !o.empty() {
+		orig = copyTree(tree).(map[string]any)
+	}
 	overrides, err := c.applyOptions(tree, o)
 	if err != nil {
 		return nil, err
 	}
 	var f fileTable
 	c.keepUndecoded(c.bind(tree, reflect.ValueOf(&f).Elem(), ""))
+	c.checkReplaced(orig)
 	name := strings.TrimSuffix(filepath.Base(filename), ".toml")
 	if filename == "" {
 		name = ""
@@ -118,6 +125,7 @@ func parse(filename string, data []byte, open opener, lim Limits, o *Options) (*
 	cfg := c.config(&f, name)
 	opt, err := c.optimizeSettings(f.Optimize, &cfg)
 	c.keep(err)
+	c.keepRanges()
 	if err := c.failed(); err != nil {
 		return nil, err
 	}

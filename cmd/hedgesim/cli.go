@@ -308,7 +308,9 @@ func loadScenarioWith(arg string, o *scenario.Options) (*scenario.Scenario, erro
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(arg); err == nil {
+	if _, err := os.Stat(arg); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		// There, or there but unreadable (a loop of symbolic links, no
+		// permission): the loader says why.
 		return lim.LoadWith(arg, o)
 	}
 	name := strings.TrimSuffix(filepath.Base(arg), ".toml") + ".toml"
@@ -335,6 +337,8 @@ func scenarioSource(arg string) (string, []byte, error) {
 			return "", nil, usageError{err: err}
 		}
 		return arg, data, nil
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", nil, usageError{err: err} // a loop of symbolic links, no permission
 	}
 	name := strings.TrimSuffix(filepath.Base(arg), ".toml") + ".toml"
 	data, err := fs.ReadFile(scenarios.FS, name)

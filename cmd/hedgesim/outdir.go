@@ -177,6 +177,9 @@ func resolveOut(dir string) (string, error) {
 	if filepath.Dir(real) == real {
 		return "", errors.New("is a file system root; want a directory of its own for the report")
 	}
+	if isMountPoint(real) {
+		return "", errors.New("is a mount point, which cannot be renamed, and the report directory is replaced whole (built beside it, then swapped in); give a directory inside it")
+	}
 	return real, nil
 }
 
@@ -294,7 +297,7 @@ func writeFiles(ctx context.Context, dir, command string, files []outFile) (err 
 		return fmt.Errorf("%s: %w", dir, err)
 	}
 	if err := swapDir(tmp, dest); err != nil {
-		return err
+		return fmt.Errorf("%s: swapping in the new report: %w", dir, err)
 	}
 	// tmp now holds the previous report, if any.
 	removeReport(tmp, old)
