@@ -555,7 +555,13 @@ func newRolloutWriter(path, arg string, cfg *sim.Config, inputs ...input) (*roll
 	// Every class's table must be one that can be rewritten: try it now.
 	var edits []scenario.HedgeEdit
 	for _, cl := range cfg.Classes {
-		edits = append(edits, scenario.HedgeEdit{Class: cl.Name, NoHedging: true})
+		if cl.Pipeline == nil {
+			edits = append(edits, scenario.HedgeEdit{Class: cl.Name, NoHedging: true})
+			continue
+		}
+		for _, st := range cl.Pipeline.Steps {
+			edits = append(edits, scenario.HedgeEdit{Class: cl.Name, Step: st.Name, NoHedging: true})
+		}
 	}
 	if _, err := scenario.WithPolicies(name, src, scenario.Top{Requests: max(cfg.Requests, 1)}, edits, w.traceDir); err != nil {
 		return nil, bad("%v", err)
@@ -575,6 +581,12 @@ func (w *rolloutWriter) write(cfg *sim.Config, rep *optimize.Report) error {
 	for i := range rep.Classes {
 		cr := &rep.Classes[i]
 		pick := cr.Picked()
+		if pick.Steps != nil { // a pipeline: each step's pick
+			for _, sp := range pick.Steps {
+				edits = append(edits, scenario.HedgeEdit{Class: cr.Class, Step: sp.Step, NoHedging: !sp.Hedging, Delay: sp.Delay, Copies: sp.Copies})
+			}
+			continue
+		}
 		ed := scenario.HedgeEdit{Class: cr.Class, NoHedging: !pick.Hedging, Delay: pick.Delay, Copies: pick.Copies, Keep: pick.Configured}
 		if pick.SetsTargets() {
 			ed.Targets = strings.Split(pick.Target, ",")
