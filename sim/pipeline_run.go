@@ -71,6 +71,7 @@ type pipeClass struct {
 	stageStarts []int   // per step: the stage it belongs to
 	degraded    []int64 // per step: requests in which a call of it failed open
 	degradedAny int64
+	timedOut    int64     // requests ended by the end-to-end deadline
 	cut         []int64   // per step: calls let go of when their stage was done or the pipeline ended
 	durs        []float32 // per request as it ended: each step's seconds
 	ttfv        endTimes  // the time to first visible token (with a visible step)
@@ -507,6 +508,9 @@ func (e *engine) recordPipeline(p *pipeState, o outcome, e2e bool) {
 		case outStalled:
 			st.reqStalled++
 		}
+	}
+	if e2e {
+		pc.timedOut++
 	}
 	if through && p.degraded != 0 {
 		pc.degradedAny++
