@@ -150,6 +150,9 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 		e.breakersRelease(a)
 	}
 	pv := &e.provs[a.prov]
+	if a.rep != 0 {
+		e.leavePool(pv, a, at, how)
+	}
 	if a.queued {
 		a.queued = false
 		pv.waiting--
@@ -174,7 +177,7 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 		// handled, even when it frees now: the request this attempt won
 		// first lets go of its own queued attempts.
 		a.serving = false
-		e.scheduleRelease(max(at, e.now), a.prov, r.class)
+		e.scheduleRelease(max(at, e.now), a.prov, a.rep, r.class)
 	}
 }
 

@@ -33,6 +33,10 @@ type Report struct {
 	// Breakers is what each model's and provider's circuit breaker did;
 	// absent without breakers.
 	Breakers []BreakerResult `json:"breakers,omitempty"`
+	// Pools is what each provider's replica pool did in the hedged run:
+	// per replica its load, queue waits and cold starts, per pool its
+	// imbalance; absent without pools.
+	Pools []PoolResult `json:"pools,omitempty"`
 	// Warnings are run-wide conditions that limit what the numbers mean.
 	Warnings []string `json:"warnings"`
 	// ScenarioSHA256 identifies the scenario's input files (the scenario
@@ -241,6 +245,7 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 	r.setSpend(cfg)
 	r.Providers = hedged.Providers
 	r.Breakers = hedged.Breakers
+	r.Pools = hedged.Pools
 	r.Warnings = []string{}
 	for _, o := range hedged.Overloads(cfg) {
 		r.Warnings = append(r.Warnings, fmt.Sprintf("%s over this run of %s: a rate limit's bucket starts full, so its 429s may only begin after the burst is spent — a longer run, or production traffic, sees more of them", o, FormatSeconds(hedged.Seconds)))
@@ -606,6 +611,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
+	writePools(w, r.Pools)
 	fmt.Fprintf(w, "quantiles: %s.\n", QuantileRule)
 	for _, c := range rows {
 		if d := c.DeniedHedges; d.Total() > 0 {
