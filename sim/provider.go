@@ -246,12 +246,12 @@ type waiter struct {
 
 // provider is the run-time state of one failure domain.
 type provider struct {
-	name     string
-	capacity int // 0 = unlimited
-	busy     int
-	waitQueue     // FIFO; entries whose attempt has left are skipped
-	waiting  int  // attempts in the queue that have not left it
-	bounded  bool // rejects an attempt when queueLimit are waiting
+	name      string
+	capacity  int // 0 = unlimited
+	busy      int
+	waitQueue      // FIFO; entries whose attempt has left are skipped
+	waiting   int  // attempts in the queue that have not left it
+	bounded   bool // rejects an attempt when queueLimit are waiting
 	// queueLimit is how many attempts may wait when bounded.
 	queueLimit    int
 	ignoresCancel bool // cancels never stop work here
