@@ -391,7 +391,7 @@ func (e *engine) replicaService(pv *provider, a *attempt) ([]stage, time.Duratio
 	rp := &pv.pool.reps[a.rep-1]
 	wait := e.now - a.start
 	rp.waitSum.add(wait)
-	rp.waits = append(rp.waits, float32(wait.Seconds()))
+	rp.waits = append(rp.waits, toSeconds32(wait))
 	rp.stats.started++
 	return rp.stages, max(e.now, rp.warmAt)
 }

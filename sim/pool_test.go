@@ -1,7 +1,9 @@
 package sim_test
 
 import (
+	"encoding/json"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -292,5 +294,174 @@ func TestRetryToOtherReplica(t *testing.T) {
 		if retried < 1000 || res.Overall.Retries.Calls != int64(retried) {
 			t.Fatalf("%v: %d retried calls in the trace, %d counted", b, retried, res.Overall.Retries.Calls)
 		}
+	}
+}
+
+// coldPool is one model of constant latency s served by a pool of the
+// given replicas without a concurrency limit, whose replicas go cold
+// after keepWarm idle and take a constant cold start c.
+func coldPool(n int, rate float64, replicas int, s, c, keepWarm time.Duration) *sim.Config {
+	cfg := poolConfig(n, rate, 1, replicas, sim.RandomBalancer)
+	cfg.Models[0].Latency = dist.Constant{Value: s.Seconds()}
+	cfg.Providers[0].Pool.Concurrency = 0
+	cfg.Providers[0].Pool.ColdStart = &sim.ColdStart{KeepWarm: keepWarm, Latency: dist.Constant{Value: c.Seconds()}}
+	return cfg
+}
+
+// TestColdStartAlternates: requests 1 s apart to one replica that serves
+// in 100 ms and stays warm 600 ms. Request 0 finds it warm (replicas start
+// warm at 0); request 1 finds it idle 900 ms, so cold: it waits a 500 ms
+// cold start, after which the replica is idle only 400 ms before request
+// 2, which finds it warm — and so on: odd requests take 600 ms, even ones
+// 100 ms, and there are n/2 cold starts.
+func TestColdStartAlternates(t *testing.T) {
+	const n = 1000
+	cfg := coldPool(n, 1, 1, 100*time.Millisecond, 500*time.Millisecond, 600*time.Millisecond)
+	cfg.Arrivals.Process = sim.Constant
+	lat := requestLatencies(t, cfg)
+	for i, l := range lat {
+		want := 0.1
+		if i%2 == 1 {
+			want = 0.6
+		}
+		if math.Abs(l-want) > 1e-9 {
+			t.Fatalf("request %d took %v s, want %v s", i, l, want)
+		}
+	}
+	res := mustRun(t, cfg)
+	if got := res.Pools[0].ColdStarts; got != n/2 {
+		t.Errorf("%d cold starts, want %d", got, n/2)
+	}
+	if got := res.Pools[0].Replicas[0].ColdStarts; got != n/2 {
+		t.Errorf("replica 0: %d cold starts, want %d", got, n/2)
+	}
+}
+
+// TestColdStartShare: Poisson arrivals at rate λ split at random over N
+// replicas reach each as a Poisson stream at λ/N; the time from a
+// replica's last end to its next arrival is then exponential (memoryless),
+// so a request that finds its replica idle finds it cold with probability
+// exp(−λK/N) for keep-warm K. With 1 ms of work and 1 ms cold starts at
+// λ/N = 1/s, a request finds its replica busy with probability below
+// 0.2 %, so the share of requests that start a cold start is exp(−λK/N)
+// up to that; the test allows it plus 5 binomial standard deviations.
+func TestColdStartShare(t *testing.T) {
+	const n, replicas, rate = 100_000, 4, 4.0
+	for _, keep := range []time.Duration{0, 500 * time.Millisecond, time.Second, 2 * time.Second} {
+		res := mustRun(t, coldPool(n, rate, replicas, time.Millisecond, time.Millisecond, keep))
+		p := math.Exp(-rate / replicas * keep.Seconds())
+		got := float64(res.Pools[0].ColdStarts) / n
+		tol := 0.002 + 5*math.Sqrt(p*(1-p)/n)
+		if math.Abs(got-p) > tol {
+			t.Errorf("keep warm %v: %.4f of requests cold, want exp(−λK/N) = %.4f ± %.4f", keep, got, p, tol)
+		}
+	}
+}
+
+// TestStraggler: round robin over two replicas without a queue, one five
+// times slower: requests alternate between the model's 100 ms and the
+// straggler's 500 ms.
+func TestStraggler(t *testing.T) {
+	cfg := poolConfig(1000, 5, 1, 2, sim.RoundRobin)
+	cfg.Models[0].Latency = dist.Constant{Value: 0.1}
+	cfg.Providers[0].Pool.Concurrency = 0
+	cfg.Providers[0].Pool.Overrides = []sim.ReplicaOverride{{Replica: 1, Slowdown: 5}}
+	for i, l := range requestLatencies(t, cfg) {
+		want := 0.1
+		if i%2 == 1 {
+			want = 0.5
+		}
+		if math.Abs(l-want) > 1e-9 {
+			t.Fatalf("request %d took %v s, want %v s", i, l, want)
+		}
+	}
+	res := mustRun(t, cfg)
+	if s := res.Pools[0].Replicas[1].Slowdown; s != 5 {
+		t.Errorf("replica 1 reports slowdown %v, want 5", s)
+	}
+}
+
+// TestReplicaDown: one replica of two has outages — up 9 s, down 1 s on
+// average — and the other none; round robin sends them every other
+// request. The attempts the first fails are those that start while it is
+// down: a share MeanDown/(MeanUp + MeanDown) = 10 % in the long run (the
+// process starts in its stationary state), within 5 standard errors by
+// batch means over its attempts in order (outages fail runs of them); the
+// other replica fails none.
+func TestReplicaDown(t *testing.T) {
+	const n = 200_000 // 2000 s: about 200 up/down cycles
+	cfg := poolConfig(n, 100, 1, 2, sim.RoundRobin)
+	cfg.Models[0].Latency = dist.Constant{Value: 0.01}
+	cfg.Providers[0].Pool.Concurrency = 0
+	cfg.Providers[0].Pool.Overrides = []sim.ReplicaOverride{{Replica: 0, Down: &sim.Down{MeanUp: 9 * time.Second, MeanDown: time.Second}}}
+	fails := make([]float64, n)
+	_, err := sim.RunTrace(cfg, func(r *sim.AttemptRecord) {
+		if r.Outcome == "failed" {
+			if r.Replica != 0 {
+				t.Fatalf("request %d failed on replica %d, which has no outages", r.Request, r.Replica)
+			}
+			fails[r.Request] = 1
+		}
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	var first []float64
+	for i := 0; i < n; i += 2 {
+		first = append(first, fails[i])
+	}
+	share, tol := batchMeanTol(first)
+	if math.Abs(share-0.1) > tol {
+		t.Errorf("replica 0 failed %.4f of its attempts, want 0.1 ± %.4f", share, tol)
+	}
+}
+
+// TestPoolReport: the report carries each pool's replicas, in JSON and in
+// text; a report of a run without pools has no pools key.
+func TestPoolReport(t *testing.T) {
+	cfg := hedgedPool(4, sim.PowerOfTwo, false)
+	cfg.Providers[0].Pool.Overrides = []sim.ReplicaOverride{{Replica: 2, Slowdown: 5}}
+	rep := sim.NewReport(cfg, mustRun(t, cfg), mustRun(t, sim.WithoutHedging(cfg)))
+	var js, text strings.Builder
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Pools []sim.PoolResult `json:"pools"`
+	}
+	if err := json.Unmarshal([]byte(js.String()), &back); err != nil {
+		t.Fatal(err)
+	}
+	if len(back.Pools) != 1 || len(back.Pools[0].Replicas) != 4 || back.Pools[0].Balancer != "p2c" || back.Pools[0].Imbalance == nil {
+		t.Fatalf("pools in JSON: %+v", back.Pools)
+	}
+	var sent int64
+	for _, r := range back.Pools[0].Replicas {
+		sent += r.Sent
+		if r.Utilisation == nil || r.P95QueueWait == nil || r.Served > r.Sent {
+			t.Errorf("replica %+v: want a utilisation, a p95 queue wait and served ≤ sent", r)
+		}
+	}
+	if sent != rep.Providers[0].Sent {
+		t.Errorf("replicas got %d attempts, the provider %d", sent, rep.Providers[0].Sent)
+	}
+	if s := back.Pools[0].Replicas[2].Slowdown; s != 5 {
+		t.Errorf("replica 2: slowdown %v in JSON, want 5", s)
+	}
+	if err := rep.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{"pool p: 4 replicas, balancer p2c, imbalance (max/mean load) ", "p95 queue wait", "5x"} {
+		if !strings.Contains(text.String(), want) {
+			t.Errorf("text report lacks %q:\n%s", want, text.String())
+		}
+	}
+	plain := queueConfig(1000, 1, 2, 1)
+	js.Reset()
+	if err := sim.NewReport(plain, mustRun(t, plain), mustRun(t, plain)).WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(js.String(), `"pools"`) {
+		t.Error("a report without pools has a pools key")
 	}
 }
