@@ -478,7 +478,28 @@ func enum[T fmt.Stringer](c *checker, key string, s *string, def T, allowed ...T
 		}
 		names[i] = strconv.Quote(v.String())
 	}
-	return def, c.errorf(key, "unknown value %q; allowed: %s", *s, strings.Join(names, ", "))
+	hint := ""
+	if best := closest(*s, allowed); best != "" {
+		hint = fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return def, c.errorf(key, "unknown value %q%s; allowed: %s", *s, hint, strings.Join(names, ", "))
+}
+
+// closest returns the name of the allowed value nearest to s — the same
+// but for case, or within about a third of s's length in edits (one edit
+// for a short s) — or "".
+func closest[T fmt.Stringer](s string, allowed []T) string {
+	best, bestDist := "", max(len(s)/3+1, 2)
+	for _, v := range allowed {
+		name := v.String()
+		if strings.EqualFold(name, s) {
+			return name
+		}
+		if d := editDistance(name, s); d < bestDist {
+			best, bestDist = name, d
+		}
+	}
+	return best
 }
 
 // probability returns *p (0 when nil), which must be in [0, 1].
