@@ -12,6 +12,9 @@ func (e *engine) respond(slot int32, r *request, k int) {
 	}
 	p := &e.cfg.Classes[r.class].Policy
 	e.leaveFlight(r, k)
+	if a.rep != 0 {
+		e.observe(a)
+	}
 	answered := a.kind == outOK || a.kind == outInvalid
 	cs := &e.classes[r.class]
 	cs.attemptDone(p, a.kind == outOK)
@@ -83,6 +86,9 @@ func (e *engine) attemptTimeout(slot int32, r *request, k int) {
 // queue, or its slot.
 func (e *engine) abandon(slot int32, r *request, k int, as outcome) {
 	a := &r.att[k]
+	if a.rep != 0 {
+		e.observe(a)
+	}
 	a.abandonedAs = as
 	a.cancelAt = e.now + e.cfg.Classes[r.class].Policy.CancelLatency
 	if e.provs[a.prov].ignoresCancel {
@@ -151,7 +157,7 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 	}
 	pv := &e.provs[a.prov]
 	if a.rep != 0 {
-		e.leavePool(pv, a, at, how)
+		e.leavePool(pv, a, at)
 	}
 	if a.queued {
 		a.queued = false

@@ -431,31 +431,36 @@ func (e *engine) releaseReplica(prov, i int) {
 }
 
 // leavePool books, at attempt a's exit at time at, what its replica
-// sees: it leaves the replica's queue (when still in it), its service time
-// counts to the replica's busy time, and a response it gave — not a cancel
-// or a timeout, nor a rejection at the door — feeds the latency-aware
-// balancer.
-func (e *engine) leavePool(pv *provider, a *attempt, at time.Duration, how outcome) {
-	pl := pv.pool
-	rp := &pl.reps[a.rep-1]
+// sees: it leaves the replica's queue (when still in it) and its service
+// time counts to the replica's busy time.
+func (e *engine) leavePool(pv *provider, a *attempt, at time.Duration) {
+	rp := &pv.pool.reps[a.rep-1]
 	if a.queued {
 		rp.waiting--
 	}
-	if !a.started {
-		return
-	}
-	if at > a.svc {
+	if a.started && at > a.svc {
 		rp.busySum.add(at - a.svc)
 	}
-	switch how {
-	case outOK, outInvalid, outError, outStalled:
-		x := (at - a.start).Seconds()
-		if !rp.seen {
-			rp.avg, rp.seen = x, true
-		} else {
-			rp.avg = pl.cfg.Decay*rp.avg + (1-pl.cfg.Decay)*x
-		}
+}
+
+// observe feeds the latency-aware balancer of attempt a's pool, when it
+// has one, with the time from a's send until now, when its request sees
+// its response or lets go of it (a loser's cancel, an attempt timeout):
+// as a client-side balancer measures it, a let-go attempt counting the
+// time it was outstanding (a lower bound of its latency). A rejection at
+// the door of a full replica is not a latency and is not counted.
+func (e *engine) observe(a *attempt) {
+	pl := e.provs[a.prov].pool
+	if pl.cfg.Balancer != LatencyEWMA || a.kind == outRejected && !a.started {
+		return
 	}
+	rp := &pl.reps[a.rep-1]
+	x := (e.now - a.start).Seconds()
+	if !rp.seen {
+		rp.avg, rp.seen = x, true
+		return
+	}
+	rp.avg = pl.cfg.Decay*rp.avg + (1-pl.cfg.Decay)*x
 }
 
 // forgetPools trims the replicas' own periods before t.
