@@ -1,8 +1,10 @@
 package sim_test
 
 import (
+	"cmp"
 	"encoding/json"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -463,5 +465,76 @@ func TestPoolReport(t *testing.T) {
 	}
 	if strings.Contains(js.String(), `"pools"`) {
 		t.Error("a report without pools has a pools key")
+	}
+}
+
+// TestLeastOutstandingJoinsShortest: under least_outstanding with one
+// slot per replica, an attempt waits in a queue only when every replica
+// holds an attempt as it is sent — the balancer never queues work beside
+// an empty replica. The trace gives each attempt's replica and its time in
+// the system [Start, End).
+func TestLeastOutstandingJoinsShortest(t *testing.T) {
+	const replicas = 5
+	cfg := poolConfig(20_000, 4, 1, replicas, sim.LeastOutstanding)
+	type span struct{ start, end time.Duration }
+	var at [replicas][]span
+	_, err := sim.RunTrace(cfg, func(r *sim.AttemptRecord) {
+		at[r.Replica] = append(at[r.Replica], span{r.Start, r.End})
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	// holds reports whether replica j has an attempt in the system at t.
+	holds := func(j int, t time.Duration) bool {
+		for _, s := range at[j] {
+			if s.start <= t && t < s.end {
+				return true
+			}
+		}
+		return false
+	}
+	queued := 0
+	for j := range at {
+		slices.SortFunc(at[j], func(a, b span) int { return cmp.Compare(a.start, b.start) })
+		free := time.Duration(0) // when replica j's one slot frees (FIFO)
+		for _, s := range at[j] {
+			if s.start < free { // it waited
+				queued++
+				for o := range replicas {
+					if o != j && !holds(o, s.start) {
+						t.Fatalf("an attempt sent at %v waited at replica %d while replica %d was empty", s.start, j, o)
+					}
+				}
+			}
+			free = max(free, s.end)
+		}
+	}
+	if queued < 100 {
+		t.Fatalf("only %d attempts waited: the test needs a loaded pool", queued)
+	}
+}
+
+// TestLatencyEWMAAvoidsStraggler: one replica of 8 is 5× slower, at low
+// load. Random routing sends it 1/8 of the requests (binomial); the power
+// of two choices fewer, as it holds its requests longer; the latency-aware
+// balancer fewer still, as its average is 5× the others'.
+func TestLatencyEWMAAvoidsStraggler(t *testing.T) {
+	const n, replicas = 40_000, 8
+	share := map[sim.Balancer]float64{}
+	for _, b := range []sim.Balancer{sim.RandomBalancer, sim.PowerOfTwo, sim.LatencyEWMA} {
+		cfg := poolConfig(n, 6, 1, replicas, b)
+		cfg.Models[0].Latency = dist.LogNormal{Mu: 0, Sigma: 0.4}
+		cfg.Providers[0].Pool.Concurrency = 4
+		cfg.Providers[0].Pool.Overrides = []sim.ReplicaOverride{{Replica: 3, Slowdown: 5}}
+		res := mustRun(t, cfg)
+		share[b] = float64(res.Pools[0].Replicas[3].Sent) / n
+	}
+	sd := math.Sqrt(1.0 / replicas * (1 - 1.0/replicas) / n)
+	if got := share[sim.RandomBalancer]; math.Abs(got-1.0/replicas) > 5*sd {
+		t.Errorf("random sent the straggler %.4f of requests, want %.4f ± %.4f", got, 1.0/replicas, 5*sd)
+	}
+	if !(share[sim.LatencyEWMA] < share[sim.PowerOfTwo]/4 && share[sim.PowerOfTwo] < share[sim.RandomBalancer]*0.8) {
+		t.Errorf("straggler's share: random %.4f, p2c %.4f, latency_ewma %.4f; want each well below the one before",
+			share[sim.RandomBalancer], share[sim.PowerOfTwo], share[sim.LatencyEWMA])
 	}
 }
