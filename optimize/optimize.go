@@ -197,10 +197,14 @@ type ClassReport struct {
 	Series []Series `json:"-"`
 }
 
-// Series is the candidates of one (copies, target) pair, by delay.
+// Series is the candidates of one (copies, target) pair, by delay. For a
+// pipeline class, a series is one step's delays with the other steps as
+// picked, and X holds that step's delay in seconds for each member (nil
+// otherwise: the members' own DelaySeconds).
 type Series struct {
 	Name    string
 	Members []int
+	X       []float64
 }
 
 // Baseline returns the no-hedging candidate.

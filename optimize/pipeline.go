@@ -297,8 +297,12 @@ func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i, workers in
 			if err != nil {
 				return nil, err
 			}
-			g := 0 // no hedging preferred to every variant: leave the step unhedged
-			if k := ps.best(idx); k >= 0 {
+			// The objective's pick among the variants, unless it does no
+			// better than leaving the step unhedged (a tie is no reason to
+			// spend on a step), or no hedging at all is preferred to every
+			// variant.
+			g := 0
+			if k := ps.best(idx); k > 0 && gains(&ps.cands[idx[k]], &ps.cands[idx[0]], search.Objective) {
 				g = k
 			}
 			if g != assign[st] {
@@ -309,15 +313,65 @@ func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i, workers in
 			break
 		}
 	}
-	cr.Candidates = ps.cands
 	cr.Requests = base.Requests
-	decide(cr, s.Rule, s.Level)
-	advice, err := ps.advise(cr)
-	if err != nil {
-		return nil, err
+	warnings := cr.Warnings
+	// The pick is chosen among every candidate simulated; the advice and
+	// the delay figure's curves may simulate variants around it, which
+	// join the candidates, and then the pick is chosen again, until no
+	// new candidate comes.
+	for {
+		n := len(ps.cands)
+		cr.Candidates = slices.Clone(ps.cands)
+		cr.Warnings = slices.Clone(warnings)
+		decide(cr, s.Rule, s.Level)
+		advice, err := ps.advise(cr)
+		if err != nil {
+			return nil, err
+		}
+		cr.Steps = advice
+		if cr.Series, err = ps.series(cr); err != nil {
+			return nil, err
+		}
+		if len(ps.cands) == n {
+			return cr, nil
+		}
 	}
-	cr.Steps = advice
-	return cr, nil
+}
+
+// series returns, per step with delays to try, the candidates that hedge
+// that step at each of its delays, the other steps as in cr's pick — the
+// delay figure's curves — simulating those the search has not.
+func (ps *pipelineSearch) series(cr *ClassReport) ([]Series, error) {
+	pick := ps.assignment(cr.Picked())
+	var out []Series
+	for s, g := range ps.grids {
+		if len(g.pols) < 2 {
+			continue
+		}
+		var as [][]int
+		var xs []float64
+		for k := 1; k < len(g.pols); k++ {
+			a := slices.Clone(pick)
+			a[s] = k
+			as = append(as, a)
+			xs = append(xs, g.picks[k].DelaySeconds)
+		}
+		idx, err := ps.eval(as)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Series{Name: "step " + g.name, Members: idx, X: xs})
+	}
+	return out, nil
+}
+
+// assignment returns the grid index of each step's policy in c.
+func (ps *pipelineSearch) assignment(c *Candidate) []int {
+	a := make([]int, len(ps.grids))
+	for s, p := range c.Steps {
+		a[s] = slices.IndexFunc(ps.grids[s].picks, func(q StepPick) bool { return q == p })
+	}
+	return a
 }
 
 // advise returns, for each step of cr's pick, what hedging it adds over
@@ -325,10 +379,7 @@ func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i, workers in
 // the search has not).
 func (ps *pipelineSearch) advise(cr *ClassReport) ([]StepAdvice, error) {
 	pick := cr.Picked()
-	assign := make([]int, len(ps.grids))
-	for s, p := range pick.Steps {
-		assign[s] = slices.IndexFunc(ps.grids[s].picks, func(q StepPick) bool { return q == p })
-	}
+	assign := ps.assignment(pick)
 	var as [][]int
 	for s := range assign {
 		a := slices.Clone(assign)
@@ -356,13 +407,16 @@ func (ps *pipelineSearch) advise(cr *ClassReport) ([]StepAdvice, error) {
 				adv.AddedCostPct = 100 * (pick.AttemptsPerRequest - without.AttemptsPerRequest) / base.AttemptsPerRequest
 			}
 			change := "no change in " + pname(p)
-			if adv.ObjectiveChangeS != nil && *adv.ObjectiveChangeS != 0 {
+			switch {
+			case cr.Objective.Goal == MostAnswered:
+				change = fmt.Sprintf("answered within %s %s → %s", fsec(cr.Objective.Target.Seconds()), fpct2(without.AnsweredWithinShare), fpct2(pick.AnsweredWithinShare))
+			case adv.ObjectiveChangeS != nil && *adv.ObjectiveChangeS != 0:
 				change = fmt.Sprintf("%s%s %s", sign(*adv.ObjectiveChangeS), fsec(abs(*adv.ObjectiveChangeS)), pname(p))
-			} else if adv.ObjectiveChangeS == nil {
+			case adv.ObjectiveChangeS == nil:
 				change = fmt.Sprintf("%s %s → %s", pname(p), fsec(without.Q(p)), fsec(pick.Q(p)))
 			}
 			adv.Why = fmt.Sprintf("copies %s, %+.1f%% cost, %s", sp.Label, adv.AddedCostPct, change)
-			if d := answeredChange(without.AnsweredShare, pick.AnsweredShare); d != "" {
+			if d := answeredChange(without.AnsweredShare, pick.AnsweredShare); d != "" && cr.Objective.Goal != MostAnswered {
 				adv.Why += ", answered " + d
 			}
 		} else {
@@ -371,6 +425,21 @@ func (ps *pipelineSearch) advise(cr *ClassReport) ([]StepAdvice, error) {
 		out = append(out, adv)
 	}
 	return out, nil
+}
+
+// gains reports whether candidate a does strictly better than b on the
+// objective's own figure: a lower percentile (or, at an equal one, a higher
+// answered share) for p95, p99 and knee; a higher share answered within the
+// target for answered; a lower cost for cost.
+func gains(a, b *Candidate, o Objective) bool {
+	switch o.Goal {
+	case MostAnswered:
+		return a.AnsweredWithinShare > b.AnsweredWithinShare
+	case LowestCost:
+		return a.CostPer1kUSD < b.CostPer1kUSD || a.CostPer1kUSD == b.CostPer1kUSD && a.AttemptsPerRequest < b.AttemptsPerRequest
+	}
+	p := o.Percentile
+	return a.Q(p) < b.Q(p) || a.Q(p) == b.Q(p) && a.AnsweredShare > b.AnsweredShare
 }
 
 func isFinite(x float64) bool { return x-x == 0 }
