@@ -273,7 +273,23 @@ type replica struct {
 	idleSince, warmAt time.Duration
 	stats             ReplicaResult
 	waitSum, busySum  wideSum
-	waits             []float32 // queue wait of each attempt served, seconds
+	waits             chunks // queue wait of each attempt served, seconds
+}
+
+// chunks is a growing list of float32 values kept in chunks of up to
+// 2¹⁴ values (64 KiB), the first ones small: appending never copies
+// what is held, so a pool of many replicas holds its values and at most
+// one partly filled chunk per replica — not the spare half of a doubled
+// slice.
+type chunks struct{ parts [][]float32 }
+
+func (c *chunks) add(x float32) {
+	n := len(c.parts)
+	if n == 0 || len(c.parts[n-1]) == cap(c.parts[n-1]) {
+		c.parts = append(c.parts, make([]float32, 0, 64<<min(n, 8)))
+		n++
+	}
+	c.parts[n-1] = append(c.parts[n-1], x)
 }
 
 // Stream keys of a pool's own random processes: its replicas' degraded
@@ -391,7 +407,7 @@ func (e *engine) replicaService(pv *provider, a *attempt) ([]stage, time.Duratio
 	rp := &pv.pool.reps[a.rep-1]
 	wait := e.now - a.start
 	rp.waitSum.add(wait)
-	rp.waits = append(rp.waits, toSeconds32(wait))
+	rp.waits.add(toSeconds32(wait))
 	rp.stats.started++
 	return rp.stages, max(e.now, rp.warmAt)
 }

@@ -73,7 +73,7 @@ func (e *engine) poolResults() []PoolResult {
 			rr.Served = rr.started
 			if rr.started > 0 {
 				rr.MeanQueueWait = rp.waitSum.seconds() / float64(rr.started)
-				p := seconds64(selectRanks([][]float32{rp.waits}, []int{NearestRank(len(rp.waits), 0.95)})[0])
+				p := seconds64(selectRanks(rp.waits.parts, []int{NearestRank(int(rr.started), 0.95)})[0])
 				rr.P95QueueWait = &p
 			}
 			if span > 0 {

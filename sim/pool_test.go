@@ -538,3 +538,15 @@ func TestLatencyEWMAAvoidsStraggler(t *testing.T) {
 			share[sim.RandomBalancer], share[sim.PowerOfTwo], share[sim.LatencyEWMA])
 	}
 }
+
+// TestPoolMemory: EstimateMemory counts 6 bytes per attempt a request of a
+// class that reaches a pool can send (the queue waits kept for the
+// replicas' p95), and nothing for a configuration without a pool.
+func TestPoolMemory(t *testing.T) {
+	plain := queueConfig(1_000_000, 1, 2, 1)
+	pooled := hedgedPool(4, sim.PowerOfTwo, false) // two copies: 3 attempts
+	pooled.Requests = plain.Requests
+	if d := sim.EstimateMemory(pooled) - sim.EstimateMemory(plain); d != 6*3*1_000_000 {
+		t.Errorf("a pool adds %d bytes to the estimate, want %d", d, 6*3*1_000_000)
+	}
+}
