@@ -26,9 +26,6 @@ const replicaStream = 0xe8
 // robin, p2c and latency_ewma and O(replicas) for least_outstanding.
 func (e *engine) pick(pl *pool, r *request, k int, avoid uint16) int {
 	n := len(pl.reps)
-	if n == 1 {
-		return 0
-	}
 	// ex holds the left-out replicas, ascending and distinct.
 	var ex [MaxCopies + 2]int
 	m := 0

@@ -169,6 +169,9 @@ func (p *Pool) validate() error {
 	if p.RejectWhenFull && p.Concurrency == 0 {
 		return fmt.Errorf("pool: rejecting when full needs a concurrency limit > 0")
 	}
+	if p.QueueLimit > 0 && !p.RejectWhenFull {
+		return fmt.Errorf("pool: queue limit %d has no effect unless the pool rejects when full", p.QueueLimit)
+	}
 	if p.Balancer > LatencyEWMA {
 		return fmt.Errorf("pool: balancer %d: unknown", p.Balancer)
 	}

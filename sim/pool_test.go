@@ -550,3 +550,54 @@ func TestPoolMemory(t *testing.T) {
 		t.Errorf("a pool adds %d bytes to the estimate, want %d", d, 6*3*1_000_000)
 	}
 }
+
+// TestPoolValidate: Validate rejects a pool it cannot simulate, naming
+// the provider and what is wrong.
+func TestPoolValidate(t *testing.T) {
+	for _, tt := range []struct {
+		name string
+		edit func(*sim.Provider)
+		want string
+	}{
+		{"no replicas", func(p *sim.Provider) { p.Pool.Replicas = 0 }, "pool of 0 replicas"},
+		{"provider concurrency", func(p *sim.Provider) { p.Concurrency = 2 }, "per replica"},
+		{"decay 1", func(p *sim.Provider) { p.Pool.Decay = 1 }, "decay 1: must be in [0, 1)"},
+		{"negative slowdown", func(p *sim.Provider) { p.Pool.Overrides = []sim.ReplicaOverride{{Replica: 0, Slowdown: -1}} }, "slowdown -1"},
+		{"override out of range", func(p *sim.Provider) { p.Pool.Overrides = []sim.ReplicaOverride{{Replica: 9, Slowdown: 2}} }, "replica 9"},
+		{"cold start without latency", func(p *sim.Provider) { p.Pool.ColdStart = &sim.ColdStart{KeepWarm: time.Second} }, "needs its latency"},
+		{"negative keep-warm", func(p *sim.Provider) {
+			p.Pool.ColdStart = &sim.ColdStart{KeepWarm: -time.Second, Latency: dist.Constant{Value: 1}}
+		}, "keep-warm -1s"},
+		{"short outage", func(p *sim.Provider) { p.Pool.Down = &sim.Down{MeanUp: time.Second, MeanDown: time.Millisecond} }, "down: mean up"},
+		{"queue limit without rejecting", func(p *sim.Provider) { p.Pool.QueueLimit = 3 }, "queue limit 3 has no effect"},
+	} {
+		cfg := poolConfig(10, 1, 1, 4, sim.PowerOfTwo)
+		tt.edit(&cfg.Providers[0])
+		err := cfg.Validate()
+		if err == nil || !strings.Contains(err.Error(), `provider "p"`) || !strings.Contains(err.Error(), tt.want) {
+			t.Errorf("%s: error %v, want one about provider \"p\" saying %q", tt.name, err, tt.want)
+		}
+	}
+}
+
+// TestOneReplica: a pool of one replica with one slot is one FIFO
+// server — the M/M/1 queue of a provider with concurrency 1, request for
+// request (the same draws, the same order) — and its copies share the
+// replica, counted as such.
+func TestOneReplica(t *testing.T) {
+	pool := poolConfig(20_000, 0.7, 1, 1, sim.PowerOfTwo)
+	single := queueConfig(20_000, 0.7, 1, 1)
+	single.Seed = pool.Seed
+	a, b := requestLatencies(t, pool), requestLatencies(t, single)
+	if !slices.Equal(a, b) {
+		t.Fatal("a pool of one replica gives other latencies than a provider of one slot")
+	}
+	res, reps := replicasOf(t, hedgedPool(1, sim.RandomBalancer, false))
+	copies := int64(0)
+	for _, att := range reps {
+		copies += int64(len(att) - 1)
+	}
+	if got := res.Pools[0].Shared; got != copies || copies == 0 {
+		t.Errorf("%d picks shared the one replica, want the %d copies", got, copies)
+	}
+}
