@@ -485,13 +485,22 @@ func enum[T fmt.Stringer](c *checker, key string, s *string, def T, allowed ...T
 	return def, c.errorf(key, "unknown value %q%s; allowed: %s", *s, hint, strings.Join(names, ", "))
 }
 
-// closest returns the name of the allowed value nearest to s — the same
-// but for case, or within about a third of s's length in edits (one edit
-// for a short s) — or "".
+// closest returns the name of the allowed value nearest to s (Closest).
 func closest[T fmt.Stringer](s string, allowed []T) string {
+	names := make([]string, len(allowed))
+	for i, v := range allowed {
+		names[i] = v.String()
+	}
+	return Closest(s, names)
+}
+
+// Closest returns the name of names nearest to s — the same but for case,
+// or within about a third of s's length in edits (insertions, deletions,
+// substitutions and swaps of neighbours; one edit for a short s) — or ""
+// when none is that near: the "did you mean" of an unknown value.
+func Closest(s string, names []string) string {
 	best, bestDist := "", max(len(s)/3+1, 2)
-	for _, v := range allowed {
-		name := v.String()
+	for _, name := range names {
 		if strings.EqualFold(name, s) {
 			return name
 		}

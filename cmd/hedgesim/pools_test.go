@@ -65,3 +65,30 @@ name = "c"
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 }
+
+// TestOptimizeBalancers: optimize --balancers compares routers on a
+// scenario with pools and prints the routing section; an unknown
+// balancer, a scenario without pools and --shard are usage errors.
+func TestOptimizeBalancers(t *testing.T) {
+	code, out, errOut := hedgesim(t, "optimize", "--quiet", "--requests", "5000", "--check-requests", "0", "--classes", "random",
+		"--delays", "2s", "--balancers", "latency_ewma", "replica-pool")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "routing: every replica pool set to each of latency_ewma") || !strings.Contains(out, "random (configured)") {
+		t.Errorf("no routing section:\n%s", out)
+	}
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--balancers", "p2x", "replica-pool"}, `--balancers: unknown balancer "p2x" (did you mean "p2c"?)`},
+		{[]string{"--balancers", "p2c", "guard-check"}, "--balancers: the scenario has no replica pool"},
+		{[]string{"--balancers", "p2c", "--shard", "0/2", "--out", filepath.Join(t.TempDir(), "part.json"), "replica-pool"}, "--balancers cannot go with --shard"},
+	} {
+		code, _, errOut := hedgesim(t, append([]string{"optimize"}, tt.args...)...)
+		if code != 2 || !strings.Contains(errOut, tt.want) {
+			t.Errorf("optimize %v: exit %d, %s; want 2 and %q", tt.args, code, errOut, tt.want)
+		}
+	}
+}
