@@ -19,11 +19,11 @@ import (
 // slow periods and outages of its own, and go cold when idle: its next
 // attempt then waits a cold start before its work begins.
 //
-// A copy goes to a replica that holds no attempt of its request — unless
-// the pool has fewer replicas than the request has attempts there, or
-// AnyReplica is set — and the retry of an attempt's call (AttemptRetry) to
-// another replica than the call that failed, as Envoy's previous-hosts
-// retry predicate does.
+// A copy goes to a replica that holds no other attempt of its request —
+// unless every replica holds one, or AnyReplica is set — and the retry of
+// an attempt's call (AttemptRetry) to another replica than the call that
+// failed, as Envoy's previous-hosts retry predicate does. A request re-run
+// by its class's Retry picks afresh.
 //
 // A pool makes requests interact (they share its queues and its balancer's
 // view), so runs with one take the event loop, never the direct path or the
@@ -50,9 +50,9 @@ type Pool struct {
 	// Balancer picks the replica of each attempt.
 	Balancer Balancer
 	// Decay is the weight the latency-aware balancer's moving average
-	// keeps per new observation, in [0, 1): after a response of latency
-	// x, avg ← Decay·avg + (1 − Decay)·x. 0 remembers only the last
-	// response. Used by LatencyEWMA only.
+	// keeps per new observation, in [0, 1): after an observation x (see
+	// LatencyEWMA), avg ← Decay·avg + (1 − Decay)·x. 0 remembers only the
+	// last one. Used by LatencyEWMA only.
 	Decay float64
 	// AnyReplica lets a copy, or a retried call, go to any replica — the
 	// one its request's other attempts wait at included — as a router that
@@ -128,10 +128,15 @@ const (
 	// the power of two choices (Mitzenmacher 2001; Envoy's LEAST_REQUEST).
 	PowerOfTwo
 	// LatencyEWMA picks two distinct replicas at random and takes the one
-	// with the lower cost avg × (outstanding + 1), where avg is a moving
-	// average of the replica's observed response times (see Pool.Decay)
-	// and outstanding its attempts queued or in service: the load metric
-	// of Finagle's and Linkerd's EWMA balancers, P2C over it.
+	// with the lower cost avg × (outstanding + 1) (the first drawn on a
+	// tie), where outstanding is the replica's attempts queued or in
+	// service and avg a moving average (see Pool.Decay) of the time from
+	// an attempt's send until its request saw its response or let go of
+	// it — a loser or a timed-out attempt counts the time it was
+	// outstanding, as a client-side balancer sees it; a rejection by a
+	// full queue is not counted, and a replica with no observation yet
+	// has avg 0. This is the load metric of Finagle's and Linkerd's EWMA
+	// balancers, with P2C over it.
 	LatencyEWMA
 )
 
