@@ -267,7 +267,7 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 			cl := &gc.Classes[k]
 			search := s.For(cl.Name)
 			cr := &ClassReport{
-				Class: cl.Name, DeadlineSeconds: cl.Deadline.Seconds(),
+				Class: cl.Name, DeadlineSeconds: seconds(cl.Deadline),
 				Objective: search.Objective, Warnings: []string{},
 			}
 			step := fmt.Sprintf("%s: round %d, class %s", groupName, round, cl.Name)

@@ -371,7 +371,7 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 		}
 		cr := ClassReport{
 			Class:           name,
-			DeadlineSeconds: cfg.Classes[i].Deadline.Seconds(),
+			DeadlineSeconds: seconds(cfg.Classes[i].Deadline),
 			Objective:       s.For(name).Objective,
 			Warnings:        []string{},
 		}
@@ -499,6 +499,12 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 		byIndex[i] = &rep.Classes[j]
 	}
 	for _, i := range pipelines {
+		if m.record || m.asked != nil {
+			// A shard's part (RunShard) and Expect leave pipeline classes
+			// out: they are searched whole where the report is made, by Run
+			// or Assemble.
+			continue
+		}
 		cr, err := runPipeline(ctx, cfg, s, i, workers, progress)
 		if err != nil {
 			return nil, nil, err
@@ -860,7 +866,7 @@ func grid(c *sim.Config, s Search, q10, q99 float64) ([]Candidate, []Series) {
 		d = max(base.Delays[0], 0)
 	}
 	out = append(out, Candidate{
-		Label: "configured", Hedging: true, Configured: true, Delay: d, DelaySeconds: d.Seconds(),
+		Label: "configured", Hedging: true, Configured: true, Delay: d, DelaySeconds: seconds(d),
 		Copies: base.Copies, Target: strings.Join(names, ","),
 	})
 	return out, series
@@ -928,7 +934,7 @@ func delayGrid(c *sim.Config, s Search, q10, q99 float64) ([]Candidate, []Series
 					label += "→" + t.name
 				}
 				out = append(out, Candidate{
-					Label: label, Hedging: true, Delay: d, DelaySeconds: d.Seconds(),
+					Label: label, Hedging: true, Delay: d, DelaySeconds: seconds(d),
 					Copies: k, Target: t.name, targets: t.idx,
 				})
 				sr.Members = append(sr.Members, len(out)) // index in Candidates, after the baseline

@@ -249,11 +249,24 @@ func writePickSpend(w io.Writer, classes []ClassReport) {
 		at = "throughput"
 	}
 	fmt.Fprintf(tw, "spend of the pick at %s\treq/s\tper day\tper month (%d d)\tno hedging per day\tper month\tadded per month\t\n", at, sim.DaysPerMonth)
-	for _, cr := range classes {
-		s := cr.Spend
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", cr.Class, sim.PerSecond(s.RequestsPerSecond),
+	var total sim.Spend
+	row := func(name string, s sim.Spend) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, sim.PerSecond(s.RequestsPerSecond),
 			sim.Dollars(s.PerDay), sim.Dollars(s.PerMonth), sim.Dollars(s.NoHedgingPerDay), sim.Dollars(s.NoHedgingPerMonth),
 			sim.Dollars(s.PerMonth-s.NoHedgingPerMonth))
+	}
+	for _, cr := range classes {
+		s := cr.Spend
+		row(cr.Class, s)
+		total.RequestsPerSecond += s.RequestsPerSecond
+		total.PerDay += s.PerDay
+		total.PerMonth += s.PerMonth
+		total.NoHedgingPerDay += s.NoHedgingPerDay
+		total.NoHedgingPerMonth += s.NoHedgingPerMonth
+	}
+	if len(classes) > 1 {
+		// The classes of the report together: what rolling out every pick costs.
+		row("total", total)
 	}
 	tw.Flush()
 }

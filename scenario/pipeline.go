@@ -152,7 +152,11 @@ func (c *checker) step(key string, t *stepTable) sim.Step {
 	case strings.ContainsAny(*t.Name, "."):
 		c.keep(c.errorf(key+".name", "%q contains a dot, which token references (STEP.input) use; choose another name", *t.Name))
 	default:
-		s.Name = *t.Name
+		if err := c.checkName(key+".name", "step name", *t.Name); err != nil {
+			c.keep(err)
+		} else {
+			s.Name = *t.Name
+		}
 	}
 	cl := &s.Call
 	cl.Name = s.Name

@@ -82,6 +82,10 @@ func (c *checker) providers(tables map[string]providerTable, models []sim.Model)
 	var out []sim.Provider
 	for _, name := range names {
 		key := joinKey("providers", name)
+		if err := c.checkName(key, "provider name", name); err != nil {
+			c.keep(err)
+			continue
+		}
 		t := tables[name]
 		p := sim.Provider{Name: name}
 		if t.Concurrency != nil {

@@ -157,6 +157,7 @@ func exportInput(arg, scen string) (*export.Document, string, error) {
 	}
 	var cfg *sim.Config
 	var scenSHA string
+	found := scen == "" // the scenario is looked for by the report's name
 	if scen == "" {
 		// The scenario the report names: NAME.toml beside the report or
 		// in the working directory, else a built-in scenario.
@@ -196,7 +197,14 @@ func exportInput(arg, scen string) (*export.Document, string, error) {
 		SHA string `json:"scenario_sha256"`
 	}
 	if json.Unmarshal(data, &hash) == nil && hash.SHA != "" && scenSHA != "" && hash.SHA != scenSHA {
-		return nil, "", usageError{err: fmt.Errorf("%s was made from another version of scenario %q (sha256 %.12s…, the scenario given is %.12s…): its error rules, winner, budgets and deadline may differ; re-run optimize, or export the scenario itself", name, rname, hash.SHA, scenSHA)}
+		which := "the scenario given (--scenario " + scen + ")"
+		if found {
+			which = "the built-in scenario of that name"
+			if _, err := os.Stat(scen); err == nil {
+				which = scen + ", found by the report's name,"
+			}
+		}
+		return nil, "", usageError{err: fmt.Errorf("%s was made from another version of scenario %q: the report's scenario has sha256 %.12s…, %s %.12s…, so its error rules, winner, budgets and deadline may differ; pass --scenario FILE with the version the report was made from, re-run optimize on this one, or export the scenario itself", name, rname, hash.SHA, which, scenSHA)}
 	}
 	doc, err := export.ReportPicks(data, cfg)
 	if err != nil {

@@ -115,7 +115,8 @@ answered and hedged shares, the added cost and a verdict (hedge or don't, with
 the reason; never "hedge" on too few requests for an interval).
 Settings come from the scenario's [optimize] table (scenarios/README.md);
 flags override them for every class. With --out, the report (report.txt,
-report.json, candidates.csv) and plots (CLASS-cost, CLASS-survival,
+report.json, index.html — the whole report as one self-contained page for a
+review — and candidates.csv) and plots (CLASS-cost, CLASS-survival,
 CLASS-delay, as PNG and SVG) are written to DIR.
 
 With --shard i/n (0 ≤ i < n), only shard i's share of the candidates is
@@ -206,7 +207,8 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	writeScenario := pathFlag(fs, "write-scenario", "write the scenario with every pick applied to `FILE` (hedge tables and requests only; comments kept; a symbolic link is written through), so that `hedgesim run FILE` reproduces the rollout check")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of tables")
 	all := fs.Bool("all", false, "list every candidate in the tables, not only the frontier")
-	out := pathFlag(fs, "out", "write report.txt, report.json, candidates.csv and PNG/SVG plots to `DIR` (created if needed; its parent must exist); with --shard, the file to write the part to")
+	out := pathFlag(fs, "out", "write report.txt, report.json, index.html (the whole report as one self-contained page), candidates.csv and PNG/SVG plots to `DIR` (created if needed; its parent must exist); with --shard, the file to write the part to")
+	force := fs.Bool("force", false, "let --out replace a report another command (run) wrote there; files hedgesim did not write are never replaced")
 	noPlots := fs.Bool("no-plots", false, "with --out, do not draw plots")
 	whatIf := addWhatIfFlags(fs)
 	quiet := fs.Bool("quiet", false, "no progress bar (shown on stderr only when it is a terminal)")
@@ -264,7 +266,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 			return nil, err
 		}
 	case *out != "":
-		if err := prepareOutDir("out", *out, flagPath{"write-scenario", *writeScenario}, flagPath{path: scenarioInput(pos).path}); err != nil {
+		if err := prepareOutDir("out", *out, "optimize", *force, flagPath{"write-scenario", *writeScenario}, flagPath{path: scenarioInput(pos).path}); err != nil {
 			return nil, err
 		}
 	}
@@ -501,7 +503,7 @@ func writeReport(ctx context.Context, dir string, rep *optimize.Report, text, js
 			}
 		}
 	}
-	return writeFiles(ctx, dir, files)
+	return writeFiles(ctx, dir, "optimize", files)
 }
 
 // fileStem turns a class name into a file-name stem of letters, digits, '-',
@@ -570,7 +572,13 @@ func newRolloutWriter(path, arg string, cfg *sim.Config, inputs ...input) (*roll
 	// Every class's table must be one that can be rewritten: try it now.
 	var edits []scenario.HedgeEdit
 	for _, cl := range cfg.Classes {
-		edits = append(edits, scenario.HedgeEdit{Class: cl.Name, NoHedging: true})
+		if cl.Pipeline == nil {
+			edits = append(edits, scenario.HedgeEdit{Class: cl.Name, NoHedging: true})
+			continue
+		}
+		for _, st := range cl.Pipeline.Steps {
+			edits = append(edits, scenario.HedgeEdit{Class: cl.Name, Step: st.Name, NoHedging: true})
+		}
 	}
 	if _, err := scenario.WithPolicies(name, src, scenario.Top{Requests: max(cfg.Requests, 1)}, edits, w.traceDir); err != nil {
 		return nil, bad("%v", err)
@@ -590,6 +598,12 @@ func (w *rolloutWriter) write(cfg *sim.Config, rep *optimize.Report) error {
 	for i := range rep.Classes {
 		cr := &rep.Classes[i]
 		pick := cr.Picked()
+		if pick.Steps != nil { // a pipeline: each step's pick
+			for _, sp := range pick.Steps {
+				edits = append(edits, scenario.HedgeEdit{Class: cr.Class, Step: sp.Step, NoHedging: !sp.Hedging, Delay: sp.Delay, Copies: sp.Copies})
+			}
+			continue
+		}
 		ed := scenario.HedgeEdit{Class: cr.Class, NoHedging: !pick.Hedging, Delay: pick.Delay, Copies: pick.Copies, Keep: pick.Configured}
 		if pick.SetsTargets() {
 			ed.Targets = strings.Split(pick.Target, ",")

@@ -48,9 +48,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var seed, requests intFlag
 	fs.Var(&seed, "seed", "random seed `N` (integer ≥ 0); overrides the scenario's seed")
 	fs.Var(&requests, "requests", "simulate `N` requests (≥ 1, 1e6 form allowed); overrides the scenario's requests")
-	asJSON := fs.Bool("json", false, "write the report as JSON (field names documented in README.md)")
+	asJSON := fs.Bool("json", false, "write the report as JSON (field names documented in docs/report.md)")
 	tracePath := pathFlag(fs, "trace", "also write one CSV row per attempt of the hedged run to `FILE` (for small runs; a symbolic link is written through)")
 	out := pathFlag(fs, "out", "also write report.txt, report.json and, for classes with an adaptive delay, a plot of it over the run to `DIR` (created if needed; its parent must exist)")
+	force := fs.Bool("force", false, "let --out replace a report another command (optimize) wrote there; files hedgesim did not write are never replaced")
 	whatIf := addWhatIfFlags(fs)
 	quiet := fs.Bool("quiet", false, "no progress bar (shown on stderr only when it is a terminal)")
 	var workers intFlag
@@ -87,7 +88,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		cfg.Requests = int(requests.v)
 	}
 	if *out != "" {
-		if err := prepareOutDir("out", *out, flagPath{"trace", *tracePath}, flagPath{path: scenarioInput(pos).path}); err != nil {
+		if err := prepareOutDir("out", *out, "run", *force, flagPath{"trace", *tracePath}, flagPath{path: scenarioInput(pos).path}); err != nil {
 			return err
 		}
 	}
@@ -226,7 +227,7 @@ func writeRunReport(ctx context.Context, dir string, rep *sim.Report, text, js [
 			}
 		}
 	}
-	return writeFiles(ctx, dir, files)
+	return writeFiles(ctx, dir, "run", files)
 }
 
 // traceFile streams attempt rows into a temporary file beside the trace's
