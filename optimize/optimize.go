@@ -250,6 +250,9 @@ type Report struct {
 	// Overrides are what-if changes applied on top of the scenario file
 	// ("arrivals.rate=40"); absent when there are none.
 	Overrides []string `json:"overrides,omitempty"`
+	// Routing compares the pools' balancers (Settings.Balancers); absent
+	// without.
+	Routing *Routing `json:"routing,omitempty"`
 }
 
 // Options tune how Run works, not what it computes.
@@ -285,6 +288,10 @@ type Options struct {
 // provider queues and rate limits.
 func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 	rep, _, err := sweep(cfg, s, opt, &memo{simulate: true}, true)
+	if err != nil || len(s.Balancers) == 0 {
+		return rep, err
+	}
+	rep.Routing, err = routing(cfg, s, opt, rep)
 	return rep, err
 }
 

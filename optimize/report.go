@@ -216,6 +216,7 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 	if rc := r.Rollout; rc != nil {
 		writeRollout(ew, rc)
 	}
+	r.writeRouting(ew)
 	fmt.Fprintf(ew, "\nquantiles: %s.\n", r.QuantileRule)
 	fmt.Fprintln(ew, "added cost is relative to no hedging on the same draws; ~ = the percentile's interval overlaps the pick's.")
 	for _, cr := range r.Classes {

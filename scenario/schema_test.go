@@ -226,6 +226,8 @@ func TestSchemaEnumsMatchLoader(t *testing.T) {
 		"hedgeTable.cancel_billing":      {"classes[0].hedge.cancel_billing=zzz"},
 		"adaptiveTable.source":           {"classes[0].hedge.adaptive.percentile=0.9", "classes[0].hedge.adaptive.source=zzz"},
 		"providerTable.cancel":           {"providers.p.cancel=zzz"},
+		"poolTable.balancer":             {"providers.p.pool.replicas=2", "providers.p.pool.balancer=zzz"},
+		"poolTable.copies_to":            {"providers.p.pool.replicas=2", "providers.p.pool.copies_to=zzz"},
 		"retryTable.jitter":              {"classes[0].retry.max_attempts=2", "classes[0].retry.jitter=zzz"},
 		"retryTable.retry_on":            {"classes[0].retry.max_attempts=2", `classes[0].retry.retry_on=["zzz"]`},
 		"stallsTable.at":                 {"models.m.stalls.rate=0.1", "models.m.stalls.duration={ kind = \"constant\", value = 1 }", "models.m.stalls.at=zzz"},

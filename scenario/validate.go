@@ -502,7 +502,37 @@ func enum[T fmt.Stringer](c *checker, key string, s *string, def T, allowed ...T
 		}
 		names[i] = strconv.Quote(v.String())
 	}
-	return def, c.errorf(key, "unknown value %q; allowed: %s", *s, strings.Join(names, ", "))
+	hint := ""
+	if best := closest(*s, allowed); best != "" {
+		hint = fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return def, c.errorf(key, "unknown value %q%s; allowed: %s", *s, hint, strings.Join(names, ", "))
+}
+
+// closest returns the name of the allowed value nearest to s (Closest).
+func closest[T fmt.Stringer](s string, allowed []T) string {
+	names := make([]string, len(allowed))
+	for i, v := range allowed {
+		names[i] = v.String()
+	}
+	return Closest(s, names)
+}
+
+// Closest returns the name of names nearest to s — the same but for case,
+// or within about a third of s's length in edits (insertions, deletions,
+// substitutions and swaps of neighbours; one edit for a short s) — or ""
+// when none is that near: the "did you mean" of an unknown value.
+func Closest(s string, names []string) string {
+	best, bestDist := "", max(len(s)/3+1, 2)
+	for _, name := range names {
+		if strings.EqualFold(name, s) {
+			return name
+		}
+		if d := editDistance(name, s); d < bestDist {
+			best, bestDist = name, d
+		}
+	}
+	return best
 }
 
 // probability returns *p (0 when nil), which must be in [0, 1].

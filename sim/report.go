@@ -33,6 +33,10 @@ type Report struct {
 	// Breakers is what each model's and provider's circuit breaker did;
 	// absent without breakers.
 	Breakers []BreakerResult `json:"breakers,omitempty"`
+	// Pools is what each provider's replica pool did in the hedged run:
+	// per replica its load, queue waits and cold starts, per pool its
+	// imbalance; absent without pools.
+	Pools []PoolResult `json:"pools,omitempty"`
 	// Warnings are run-wide conditions that limit what the numbers mean.
 	Warnings []string `json:"warnings"`
 	// ScenarioSHA256 identifies the scenario's input files (the scenario
@@ -248,6 +252,7 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 	r.setSpend(cfg)
 	r.Providers = hedged.Providers
 	r.Breakers = hedged.Breakers
+	r.Pools = hedged.Pools
 	r.Warnings = []string{}
 	for _, o := range hedged.Overloads(cfg) {
 		over := "over this run of " + FormatSeconds(o.Seconds)
@@ -618,6 +623,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
+	writePools(w, r.Pools)
 	fmt.Fprintf(w, "quantiles: %s.\n", QuantileRule)
 	for _, c := range rows {
 		if d := c.DeniedHedges; d.Total() > 0 {

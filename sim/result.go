@@ -22,6 +22,9 @@ type Result struct {
 	// Breakers is what each circuit breaker did, models' then providers'
 	// (those without one are left out).
 	Breakers []BreakerResult
+	// Pools is what each provider's replica pool did, in provider order;
+	// nil without pools.
+	Pools []PoolResult
 }
 
 // ModelLoad is the load a run offered to one model.
@@ -327,6 +330,10 @@ func (e *engine) result() *Result {
 			u := pr.MeanInService / float64(pv.capacity)
 			pr.Utilisation = &u
 		}
+		if pl := pv.pool; pl != nil && pl.cfg.Concurrency > 0 {
+			u := pr.MeanInService / float64(pl.cfg.Concurrency*len(pl.reps))
+			pr.Utilisation = &u
+		}
 		res.Providers = append(res.Providers, pr)
 	}
 	for m := range e.cfg.Models {
@@ -334,6 +341,9 @@ func (e *engine) result() *Result {
 	}
 	res.Seconds = e.lastEvent.Seconds()
 	res.Breakers = e.breakerResults()
+	if e.pools {
+		res.Pools = e.poolResults()
+	}
 	return res
 }
 

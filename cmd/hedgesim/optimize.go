@@ -177,7 +177,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	var seed, requests, workers intFlag
 	var maxCost, maxHedged, minGain, minGainPerCost, minCut, confidence floatFlag
 	var from, to, step, sla, target durationFlag
-	var delays, copies, targets, classes listFlag
+	var delays, copies, targets, classes, balancers listFlag
 	var significant, allowFewer, alone boolFlag
 	var checkRequests intFlag
 	fs.Var(&seed, "seed", "random seed, overrides the scenario's `seed` (integer ≥ 0)")
@@ -200,6 +200,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	fs.Var(&significant, "require-significant", "verdict: require the improvement to be significant (default true)")
 	fs.Var(&confidence, "confidence", "confidence `level` of the intervals (default 0.95)")
 	fs.Var(&classes, "classes", "optimise only these classes, comma-separated `list` of names")
+	fs.Var(&balancers, "balancers", "also sweep the scenario with every replica pool set to each of these balancers, comma-separated `list` of random, round_robin, least_outstanding, p2c, latency_ewma, and compare each class's options under every balancer (a scenario with a [providers.NAME.pool])")
 	fs.Var(&workers, "workers", "`n` candidates simulated at once (default: the number of CPUs); the report does not depend on it")
 	fs.Var(&alone, "alone", "sweep every class alone at its share of the traffic, even classes coupled by a shared limited provider, model or budget (default false: those are optimized jointly)")
 	fs.Var(&checkRequests, "check-requests", "`n` requests of the rollout check, the whole scenario with every pick applied (default 1000000, or 5 × --requests when less; 0 skips it)")
@@ -241,6 +242,8 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 			return nil, usageError{err: errors.New("--shard needs --out FILE, the file to write the part to")}
 		case *writeScenario != "":
 			return nil, usageError{err: errors.New("--write-scenario cannot go with --shard: the picks are known only when hedgesim merge has every part; pass --write-scenario FILE to hedgesim merge instead")}
+		case balancers.set:
+			return nil, usageError{err: errors.New("--balancers cannot go with --shard: a sharded sweep covers the scenario's own balancers; compare balancers in one process, or shard one sweep per balancer with --set providers.NAME.pool.balancer=…")}
 		}
 	} else if *resume != "" {
 		return nil, usageError{err: errors.New("--resume needs --shard: it continues a sharded sweep")}
@@ -317,6 +320,20 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	}
 	if classes.set {
 		s.Only = classes.v
+	}
+	if balancers.set {
+		if !cfg.Pooled() {
+			return nil, usageError{err: errors.New("--balancers: the scenario has no replica pool ([providers.NAME.pool]) for a balancer to route")}
+		}
+		for _, name := range balancers.v {
+			b, ok := balancerNamed(name)
+			if !ok {
+				return nil, usageError{err: fmt.Errorf("--balancers: unknown balancer %q%s; allowed: %s", name, didYouMean(name), strings.Join(balancerNames(), ", "))}
+			}
+			if !slices.Contains(s.Balancers, b) {
+				s.Balancers = append(s.Balancers, b)
+			}
+		}
 	}
 
 	// Search overrides, applied to every class.
@@ -672,4 +689,32 @@ func objectiveFlagsApply(s *optimize.Settings, objective string, flags []objecti
 			f.name, f.value, f.objectives, strings.Join(names, ", "), strings.TrimRight(strings.SplitN(f.objectives, " ", 2)[0], ","), f.name)}
 	}
 	return nil
+}
+
+// balancerNames returns the names of the pools' balancers.
+func balancerNames() []string {
+	var names []string
+	for _, b := range sim.Balancers {
+		names = append(names, b.String())
+	}
+	return names
+}
+
+// balancerNamed returns the balancer called name.
+func balancerNamed(name string) (sim.Balancer, bool) {
+	for _, b := range sim.Balancers {
+		if b.String() == name {
+			return b, true
+		}
+	}
+	return 0, false
+}
+
+// didYouMean returns " (did you mean "NAME"?)" for the balancer nearest
+// to name, or "".
+func didYouMean(name string) string {
+	if best := scenario.Closest(name, balancerNames()); best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return ""
 }

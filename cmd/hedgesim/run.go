@@ -110,7 +110,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	var trace *traceFile
 	if *tracePath != "" {
-		if trace, err = createTrace(*tracePath, scenarioInput(pos)); err != nil {
+		if trace, err = createTrace(*tracePath, cfg.Pooled(), scenarioInput(pos)); err != nil {
 			return err
 		}
 		defer trace.abort() // a no-op once committed
@@ -240,12 +240,14 @@ type traceFile struct {
 	row  []byte
 	err  error
 	done bool
+	// replicas adds the replica column (a scenario with a replica pool).
+	replicas bool
 }
 
 // createTrace checks the trace path (checkOutput; never one of inputs)
 // and opens its temporary file; errors are usage errors, reported before
-// anything is simulated.
-func createTrace(path string, inputs ...input) (*traceFile, error) {
+// anything is simulated. With replicas, rows have a replica column.
+func createTrace(path string, replicas bool, inputs ...input) (*traceFile, error) {
 	out, err := checkOutput("trace", path, inputs...)
 	if err != nil {
 		return nil, err
@@ -254,8 +256,12 @@ func createTrace(path string, inputs ...input) (*traceFile, error) {
 	if err != nil {
 		return nil, usageError{err: fmt.Errorf("--trace %s: cannot write there: %w", path, err)}
 	}
-	t := &traceFile{out: out, tmp: tmp, w: bufio.NewWriterSize(tmp, 1<<16)}
-	_, t.err = t.w.WriteString(sim.TraceCSVHeader)
+	t := &traceFile{out: out, tmp: tmp, w: bufio.NewWriterSize(tmp, 1<<16), replicas: replicas}
+	head := sim.TraceCSVHeader
+	if replicas {
+		head = sim.TraceReplicaCSVHeader
+	}
+	_, t.err = t.w.WriteString(head)
 	return t, nil
 }
 
@@ -263,7 +269,11 @@ func (t *traceFile) write(r *sim.AttemptRecord) {
 	if t.err != nil {
 		return
 	}
-	t.row = r.AppendCSV(t.row[:0])
+	if t.replicas {
+		t.row = r.AppendReplicaCSV(t.row[:0])
+	} else {
+		t.row = r.AppendCSV(t.row[:0])
+	}
 	_, t.err = t.w.Write(t.row)
 }
 
