@@ -328,6 +328,20 @@ func (c *checker) classes(tables []classTable) []sim.Class {
 		terms = append(terms, strconv.FormatFloat(cl.Share, 'g', -1, 64))
 		classes[i] = cl
 	}
+	// A pipeline's steps are exported and traced as "CLASS/STEP": no other
+	// class may be called so.
+	for i := range classes {
+		pl := classes[i].Pipeline
+		if pl == nil {
+			continue
+		}
+		for _, st := range pl.Steps {
+			if j, dup := seen[classes[i].Name+"/"+st.Name]; dup {
+				c.keep(c.errorf(indexKey("classes", j)+".name", "%q is also the name of step %s of pipeline class %s (classes[%d]), which reports and exports call it so; rename one",
+					classes[i].Name+"/"+st.Name, st.Name, classes[i].Name, i))
+			}
+		}
+	}
 	if sharesKnown && open > 0 && math.Abs(sum-1) > shareTolerance {
 		c.keep(c.errorf("classes", "shares sum to %.6g (%s); they must sum to 1 ± %g",
 			sum, strings.Join(terms, " + "), shareTolerance))

@@ -182,6 +182,17 @@ func pipelineWarnings(cl *Class) []string {
 	for _, s := range cl.Pipeline.stepDeadlineLonger(cl.Deadline) {
 		out = append(out, fmt.Sprintf("step %s: its deadline is longer than the end-to-end deadline %s, which ends the request first", s, FormatSeconds(cl.Deadline.Seconds())))
 	}
+	if e2e := cl.Deadline; e2e > 0 {
+		for _, st := range cl.Pipeline.Steps {
+			p := &st.Call.Policy
+			if g := p.gap(1); p.Copies > 0 && p.Adaptive == nil && g >= e2e {
+				out = append(out, fmt.Sprintf("step %s: its hedge delay %s is at or past the end-to-end deadline %s: no copy is ever sent on a timer", st.Name, FormatSeconds(g.Seconds()), FormatSeconds(e2e.Seconds())))
+			}
+			if p.AttemptTimeout >= e2e {
+				out = append(out, fmt.Sprintf("step %s: its attempt timeout %s is at or past the end-to-end deadline %s: it never fires", st.Name, FormatSeconds(p.AttemptTimeout.Seconds()), FormatSeconds(e2e.Seconds())))
+			}
+		}
+	}
 	return out
 }
 
