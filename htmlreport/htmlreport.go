@@ -72,8 +72,10 @@ type classView struct {
 	Warnings                                 []string
 	OptimizedWith                            string
 	Figures                                  []figure
-	// Steps, for a pipeline class, say where the pick's hedging goes.
-	Steps []stepView
+	// Steps, for a pipeline class, say where the pick's hedging goes, and
+	// StepsOf whose pick it is.
+	Steps   []stepView
+	StepsOf string
 }
 
 // stepView is one step of a pipeline class's pick.
@@ -204,6 +206,10 @@ func classOf(cr *optimize.ClassReport, level float64, i int, withFigures bool) (
 	}
 	v.P95Before, v.P95After, v.P95Change = sim.FormatSeconds(b.Latency.P95), sim.FormatSeconds(c.Latency.P95), change(b.Latency.P95, c.Latency.P95)
 	v.P99Before, v.P99After, v.P99Change = sim.FormatSeconds(b.Latency.P99), sim.FormatSeconds(c.Latency.P99), change(b.Latency.P99, c.Latency.P99)
+	v.StepsOf = "the pick's"
+	if cr.StepsOf == "objective_pick" {
+		v.StepsOf = "the objective's pick's (which the verdict rule rejects)"
+	}
 	for _, s := range cr.Steps {
 		pol := "none"
 		if s.Hedging {

@@ -52,7 +52,7 @@ pre { background: #f6f6f6; padding: .6em; overflow-x: auto; }
 <h2>{{.Class}}: <span class="{{if .Hedge}}hedge{{else}}nohedge{{end}}">{{.Verdict}}</span></h2>
 <p><b>Why:</b> {{.Reason}}</p>
 <p><b>Pick:</b> {{.Note}} (objective {{.Objective}}; {{.Candidates}} candidates{{if .OptimizedWith}}; optimized with {{.OptimizedWith}}{{end}})</p>
-{{if .Steps}}<table class="steps"><caption>Where the pick's hedging goes, step by step (each against the same pick without hedging that step)</caption>
+{{if .Steps}}<table class="steps"><caption>Where {{.StepsOf}} hedging goes, step by step (each against the same pick without hedging that step)</caption>
 <tr><th>step</th><th>policy</th><th>what it adds</th></tr>
 {{range .Steps}}<tr><td>{{.Step}}</td><td>{{.Policy}}</td><td>{{.Why}}</td></tr>
 {{end}}</table>{{end}}

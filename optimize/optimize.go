@@ -192,6 +192,10 @@ type ClassReport struct {
 	// went: each step's policy and what it adds over not hedging that step
 	// (absent for a one-call class).
 	Steps []StepAdvice `json:"steps,omitempty"`
+	// StepsOf says whose steps Steps describes: "pick", or
+	// "objective_pick" when the verdict rule rejected the objective's
+	// hedged pick (and Pick is no hedging).
+	StepsOf string `json:"steps_of,omitempty"`
 	// Series groups candidate indices by (copies, target), each by
 	// increasing delay, for plots; Series[i][0] is not the baseline.
 	Series []Series `json:"-"`

@@ -252,6 +252,13 @@ func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i, workers in
 		return nil, err
 	}
 	search := s.For(name)
+	var notes []string
+	if search.Targets != nil {
+		// Targets name models for a class's copies; a pipeline's steps call
+		// models of their own.
+		notes = append(notes, fmt.Sprintf("the search's targets (%s) do not apply to a pipeline class: each step's copies go to its own targets", strings.Join(search.Targets, ", ")))
+		search.Targets = nil
+	}
 	cr := &ClassReport{
 		Class: name, DeadlineSeconds: cfg.Classes[i].Deadline.Seconds(),
 		Objective: search.Objective, Warnings: []string{},
@@ -259,6 +266,7 @@ func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i, workers in
 	if warn != "" {
 		cr.Warnings = append(cr.Warnings, warn)
 	}
+	cr.Warnings = append(cr.Warnings, notes...)
 	pl := c.Classes[0].Pipeline
 	none := make([]sim.Policy, len(pl.Steps))
 	for st := range pl.Steps {
@@ -379,6 +387,12 @@ func (ps *pipelineSearch) assignment(c *Candidate) []int {
 // the search has not).
 func (ps *pipelineSearch) advise(cr *ClassReport) ([]StepAdvice, error) {
 	pick := cr.Picked()
+	cr.StepsOf = "pick"
+	if o := &cr.Candidates[cr.ObjectivePick]; !pick.Hedging && o.Hedging {
+		// The verdict rule rejects the objective's pick: say what it would
+		// have done, step by step.
+		pick, cr.StepsOf = o, "objective_pick"
+	}
 	assign := ps.assignment(pick)
 	var as [][]int
 	for s := range assign {
@@ -420,7 +434,7 @@ func (ps *pipelineSearch) advise(cr *ClassReport) ([]StepAdvice, error) {
 				adv.Why += ", answered " + d
 			}
 		} else {
-			adv.Why = "not hedged: no delay tried for it beat leaving it unhedged under the objective"
+			adv.Why = "not hedged: the search found no delay for it that the objective prefers to leaving it unhedged"
 		}
 		out = append(out, adv)
 	}

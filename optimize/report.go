@@ -287,7 +287,11 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 	}
 	fmt.Fprintf(w, "  verdict: %s: %s\n", verdict, cr.Verdict.Reason)
 	if len(cr.Steps) > 0 {
-		fmt.Fprintf(w, "  where the pick's hedging goes, step by step (each against the same pick without hedging that step):\n")
+		whose := "the pick's"
+		if cr.StepsOf == "objective_pick" {
+			whose = "the objective's pick's (which the verdict rule rejects)"
+		}
+		fmt.Fprintf(w, "  where %s hedging goes, step by step (each against the same pick without hedging that step):\n", whose)
 		for _, s := range cr.Steps {
 			fmt.Fprintf(w, "    step %s: %s\n", s.Step, s.Why)
 		}

@@ -11,6 +11,7 @@ import (
 
 	"github.com/hedgesim/hedgesim/export"
 	"github.com/hedgesim/hedgesim/readers"
+	"github.com/hedgesim/hedgesim/scenario"
 	"github.com/hedgesim/hedgesim/sim"
 )
 
@@ -155,6 +156,23 @@ func exportInput(arg, scen string) (*export.Document, string, error) {
 	if err != nil {
 		return nil, "", usageError{err: fmt.Errorf("%s: %w", name, err)}
 	}
+	// The report's what-if --set overrides (KEY=VALUE; the others, such as
+	// --scale-rate, change the traffic, not a policy) are applied to the
+	// scenario, so that what is exported is what was optimized.
+	var over struct {
+		Overrides []string `json:"overrides"`
+	}
+	var opts *scenario.Options
+	if json.Unmarshal(data, &over) == nil {
+		for _, o := range over.Overrides {
+			if strings.Contains(o, "=") && !strings.Contains(o, " (--") {
+				if opts == nil {
+					opts = &scenario.Options{}
+				}
+				opts.Set = append(opts.Set, o)
+			}
+		}
+	}
 	var cfg *sim.Config
 	var scenSHA string
 	found := scen == "" // the scenario is looked for by the report's name
@@ -175,7 +193,7 @@ func exportInput(arg, scen string) (*export.Document, string, error) {
 		if scen == "" {
 			scen = rname
 		}
-		sc, err := loadScenario(scen)
+		sc, err := loadScenarioWith(scen, opts)
 		if err == nil {
 			scenSHA = sc.SHA256
 		}
@@ -184,7 +202,7 @@ func exportInput(arg, scen string) (*export.Document, string, error) {
 		}
 		cfg = &sc.Config
 	} else {
-		sc, err := loadScenario(scen)
+		sc, err := loadScenarioWith(scen, opts)
 		if err != nil {
 			return nil, "", err
 		}
