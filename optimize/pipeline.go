@@ -71,6 +71,9 @@ type stepGrid struct {
 	name  string
 	picks []StepPick
 	pols  []sim.Policy
+	// p50 and p99 are the step's calls' latency without hedging, for the
+	// advice.
+	p50, p99 float64
 }
 
 // pipelineGrids builds each step's grid for the one-class config c, whose
@@ -84,6 +87,9 @@ func pipelineGrids(c *sim.Config, s Search, res *sim.Result) []stepGrid {
 		none := base
 		sim.NoHedging(&none)
 		g := stepGrid{name: st.Name}
+		if q := res.Classes[0].Pipeline.Steps[i].Quantiles(0.5, 0.99); len(q) == 2 {
+			g.p50, g.p99 = q[0], q[1]
+		}
 		g.picks = append(g.picks, StepPick{Step: st.Name, Label: "none"})
 		g.pols = append(g.pols, none)
 		delays := s.Delays
@@ -434,7 +440,7 @@ func (ps *pipelineSearch) advise(cr *ClassReport) ([]StepAdvice, error) {
 				adv.Why += ", answered " + d
 			}
 		} else {
-			adv.Why = "not hedged: the search found no delay for it that the objective prefers to leaving it unhedged"
+			adv.Why = fmt.Sprintf("not hedged: the search found no delay for it that the objective prefers to leaving it unhedged (its calls without hedging: p50 %s, p99 %s)", fsec(ps.grids[s].p50), fsec(ps.grids[s].p99))
 		}
 		out = append(out, adv)
 	}
