@@ -47,13 +47,19 @@ const (
 type Class struct {
 	Name     string
 	Requests int64
-	// Policy describes the hedge policy of an optimize pick ("800ms ×1 →
-	// large-b, 24.1% hedged", "effectively no hedging (12.6 s ×1 → b,
-	// 0.6% hedged)" or "no hedging"); empty for a run report.
+	// Policy describes the hedge policy: of an optimize pick ("800ms ×1 →
+	// large-b", "effectively no hedging (12.6 s ×1 → b)" when the verdict
+	// labels it so, or "no hedging"), or of a run's class (sim.PolicyText);
+	// empty for a run report of a build that did not write it.
 	Policy string
-	P50    float64
-	P95    float64
-	P99    float64
+	// HedgedShare is the share of requests that sent a copy, and
+	// CallsPerRequest the upstream calls per request, the primary, copies
+	// and retries included; HasHedging is false when the report lacks them.
+	HedgedShare, CallsPerRequest float64
+	HasHedging                   bool
+	P50                          float64
+	P95                          float64
+	P99                          float64
 	// P95CI and P99CI are the percentiles' confidence intervals [low,
 	// high]; the OK flags are false when the class had too few requests
 	// for one.
@@ -61,6 +67,8 @@ type Class struct {
 	P95CIOK, P99CIOK bool
 	AnsweredShare    float64
 	CostPer1k        float64
+	// Pipeline holds a pipeline class's end-to-end figures (run reports).
+	Pipeline *Pipeline
 	// Answered is the number of answered requests when HasAnswered (run
 	// reports give it).
 	Answered    int64
@@ -74,6 +82,14 @@ type Class struct {
 	// met, rescued and harmed are the pick's shares (optimize reports
 	// that give them; nil otherwise).
 	met, rescued, harmed *float64
+}
+
+// Pipeline is what a run report says of a pipeline class as a whole: the
+// end-to-end time (arrival until the request ended, whatever the outcome)
+// and the share of requests that went through degraded.
+type Pipeline struct {
+	EndToEnd      sim.Latency
+	DegradedShare float64
 }
 
 // Report is one side of a comparison.
@@ -98,13 +114,20 @@ type runJSON struct {
 	Overrides []string `json:"overrides"`
 	Classes   []struct {
 		Class         string      `json:"class"`
+		Policy        string      `json:"policy"`
 		Requests      *int64      `json:"requests"`
 		Answered      *int64      `json:"answered"`
+		HedgedShare   *float64    `json:"hedged_share"`
+		Attempts      *float64    `json:"attempts_per_request"`
 		Latency       sim.Latency `json:"latency_s"`
 		AnsweredShare *float64    `json:"answered_share"`
 		Cost          *struct {
 			Total *float64 `json:"total"`
 		} `json:"cost_per_1k_usd"`
+		Pipeline *struct {
+			EndToEnd      sim.Latency `json:"end_to_end_s"`
+			DegradedShare float64     `json:"degraded_share"`
+		} `json:"pipeline"`
 	} `json:"classes"`
 }
 
@@ -122,22 +145,25 @@ type optimizeJSON struct {
 			Label string `json:"label"`
 		} `json:"verdict"`
 		Candidates []struct {
-			Hedging       bool        `json:"hedging"`
-			Status        string      `json:"status"`
-			Reasons       []reason    `json:"reasons"`
-			HedgedShare   float64     `json:"hedged_share"`
-			MetShare      *float64    `json:"met_share"`
-			RescuedShare  *float64    `json:"rescued_share"`
-			HarmedShare   *float64    `json:"harmed_share"`
-			DelayS        float64     `json:"delay_s"`
-			Copies        int         `json:"copies"`
-			Target        string      `json:"target"`
-			Requests      *int64      `json:"requests"`
-			LatencyJSON   sim.Latency `json:"latency_s"`
-			P95OK         bool        `json:"p95_ci_ok"`
-			P99OK         bool        `json:"p99_ci_ok"`
-			AnsweredShare *float64    `json:"answered_share"`
-			CostPer1k     *float64    `json:"cost_per_1k_usd"`
+			Label         string            `json:"label"`
+			Steps         []json.RawMessage `json:"steps"`
+			Hedging       bool              `json:"hedging"`
+			Status        string            `json:"status"`
+			Reasons       []reason          `json:"reasons"`
+			MetShare      *float64          `json:"met_share"`
+			RescuedShare  *float64          `json:"rescued_share"`
+			HarmedShare   *float64          `json:"harmed_share"`
+			DelayS        float64           `json:"delay_s"`
+			Copies        int               `json:"copies"`
+			Target        string            `json:"target"`
+			Requests      *int64            `json:"requests"`
+			LatencyJSON   sim.Latency       `json:"latency_s"`
+			P95OK         bool              `json:"p95_ci_ok"`
+			P99OK         bool              `json:"p99_ci_ok"`
+			AnsweredShare *float64          `json:"answered_share"`
+			CostPer1k     *float64          `json:"cost_per_1k_usd"`
+			HedgedShare   *float64          `json:"hedged_share"`
+			Attempts      *float64          `json:"attempts_per_request"`
 		} `json:"candidates"`
 	} `json:"classes"`
 }
@@ -228,6 +254,12 @@ func (r *Report) check() error {
 		if !(c.CostPer1k >= 0) || math.IsInf(c.CostPer1k, 0) {
 			bad(r.field("cost"), "%g; want a cost ≥ 0 in USD", c.CostPer1k)
 		}
+		if c.HasHedging && !(c.HedgedShare >= 0 && c.HedgedShare <= 1) {
+			bad(r.field("hedged_share"), "%g; want a share in [0, 1]", c.HedgedShare)
+		}
+		if c.HasHedging && (!(c.CallsPerRequest >= 0) || math.IsInf(c.CallsPerRequest, 0)) {
+			bad(r.field("attempts_per_request"), "%g; want a number of calls ≥ 0", c.CallsPerRequest)
+		}
 		ps := []struct {
 			name string
 			v    float64
@@ -291,9 +323,12 @@ func parseRun(data []byte) (*Report, error) {
 	for _, c := range in.Classes {
 		l := c.Latency
 		cl := Class{
-			Name: c.Class,
-			P50:  l.P50, P95: l.P95, P99: l.P99, P95CI: l.P95CI95, P99CI: l.P99CI95,
+			Name: c.Class, Policy: c.Policy,
+			P50: l.P50, P95: l.P95, P99: l.P99, P95CI: l.P95CI95, P99CI: l.P99CI95,
 			P95CIOK: l.P95CIOK, P99CIOK: l.P99CIOK,
+		}
+		if c.HedgedShare != nil && c.Attempts != nil {
+			cl.HedgedShare, cl.CallsPerRequest, cl.HasHedging = *c.HedgedShare, *c.Attempts, true
 		}
 		need(&cl, "requests", c.Requests, &cl.Requests)
 		need(&cl, "answered_share", c.AnsweredShare, &cl.AnsweredShare)
@@ -304,6 +339,9 @@ func parseRun(data []byte) (*Report, error) {
 		}
 		if c.Answered != nil {
 			cl.Answered, cl.HasAnswered = *c.Answered, true
+		}
+		if p := c.Pipeline; p != nil {
+			cl.Pipeline = &Pipeline{EndToEnd: p.EndToEnd, DegradedShare: p.DegradedShare}
 		}
 		r.Classes = append(r.Classes, cl)
 	}
@@ -323,29 +361,35 @@ func parseOptimize(data []byte) (*Report, error) {
 		p := c.Candidates[c.Pick]
 		l := p.LatencyJSON
 		policy := "no hedging"
-		if p.Hedging {
-			policy = fmt.Sprintf("%s ×%d → %s, %.1f%% hedged", formatSeconds(p.DelayS), p.Copies, p.Target, 100*p.HedgedShare)
-			if l := c.Verdict.Label; l != "" && l != "hedge" {
-				policy = l + " (" + policy + ")" // "effectively no hedging (12.6 s ×1 → b, 0.6% hedged)"
-			}
+		switch {
+		case p.Hedging && len(p.Steps) > 0:
+			policy = "per step: " + p.Label // a pipeline
+		case p.Hedging:
+			policy = fmt.Sprintf("%s ×%d → %s", formatSeconds(p.DelayS), p.Copies, p.Target)
+		}
+		if l := c.Verdict.Label; p.Hedging && l != "" && l != "hedge" {
+			policy = l + " (" + policy + ")" // "effectively no hedging (12.6 s ×1 → b)"
 		}
 		cl := Class{
 			Name: c.Class, Policy: policy,
 			P50: l.P50, P95: l.P95, P99: l.P99, P95CI: l.P95CI95, P99CI: l.P99CI95,
 			P95CIOK: p.P95OK, P99CIOK: p.P99OK,
 		}
+		if p.HedgedShare != nil && p.Attempts != nil {
+			cl.HedgedShare, cl.CallsPerRequest, cl.HasHedging = *p.HedgedShare, *p.Attempts, true
+		}
 		n := p.Requests
 		if n == nil || *n == 0 {
 			n = c.Requests
 		}
-		cl.pickPolicy = policyOf(p.Hedging, p.DelayS, p.Copies, p.Target)
+		cl.pickPolicy = policyOf(p.Hedging, p.DelayS, p.Copies, p.Target, p.Label, len(p.Steps) > 0)
 		cl.met, cl.rescued, cl.harmed = p.MetShare, p.RescuedShare, p.HarmedShare
 		if cl.rescued == nil || cl.harmed == nil {
 			cl.rescued, cl.harmed = nil, nil
 		}
 		for _, k := range c.Candidates {
 			if k.Status != "" {
-				cl.candidates = append(cl.candidates, candidate{policyOf(k.Hedging, k.DelayS, k.Copies, k.Target), k.Status, k.Reasons})
+				cl.candidates = append(cl.candidates, candidate{policyOf(k.Hedging, k.DelayS, k.Copies, k.Target, k.Label, len(k.Steps) > 0), k.Status, k.Reasons})
 			}
 		}
 		need(&cl, "requests", n, &cl.Requests)
@@ -449,16 +493,28 @@ func Compare(a, b *Report) *Comparison {
 			continue
 		}
 		cb := b.Classes[j]
+		deltas := []Delta{
+			relative("p50", ca.P50, cb.P50),
+			interval("p95", ca.P95, cb.P95, ca.P95CI, cb.P95CI, ca.P95CIOK && cb.P95CIOK),
+			interval("p99", ca.P99, cb.P99, ca.P99CI, cb.P99CI, ca.P99CIOK && cb.P99CIOK),
+			proportion("answered", ca.AnsweredShare, cb.AnsweredShare, ca.Requests, cb.Requests),
+		}
+		if ca.HasHedging && cb.HasHedging {
+			deltas = append(deltas,
+				proportion("hedged", ca.HedgedShare, cb.HedgedShare, ca.Requests, cb.Requests),
+				relative("calls/req", ca.CallsPerRequest, cb.CallsPerRequest))
+		}
+		deltas = append(deltas, relative("cost/1k", ca.CostPer1k, cb.CostPer1k))
+		if pa, pb := ca.Pipeline, cb.Pipeline; pa != nil && pb != nil {
+			ea, eb := pa.EndToEnd, pb.EndToEnd
+			deltas = append(deltas,
+				interval("end-to-end p95", ea.P95, eb.P95, ea.P95CI95, eb.P95CI95, ea.P95CIOK && eb.P95CIOK),
+				proportion("degraded", pa.DegradedShare, pb.DegradedShare, ca.Requests, cb.Requests))
+		}
 		out.Rows = append(out.Rows, Row{
 			Class: ca.Name, PolicyA: ca.Policy, PolicyB: cb.Policy,
 			RequestsA: ca.Requests, RequestsB: cb.Requests,
-			Deltas: []Delta{
-				relative("p50", ca.P50, cb.P50),
-				interval("p95", ca.P95, cb.P95, ca.P95CI, cb.P95CI, ca.P95CIOK && cb.P95CIOK),
-				interval("p99", ca.P99, cb.P99, ca.P99CI, cb.P99CI, ca.P99CIOK && cb.P99CIOK),
-				proportion("answered", ca.AnsweredShare, cb.AnsweredShare, ca.Requests, cb.Requests),
-				relative("cost/1k", ca.CostPer1k, cb.CostPer1k),
-			},
+			Deltas: deltas,
 		})
 		r := &out.Rows[len(out.Rows)-1]
 		r.Deltas = append(r.Deltas, bought(&ca, &cb)...)

@@ -98,12 +98,12 @@ func TestOptimizePick(t *testing.T) {
 		t.Fatalf("got %+v", r)
 	}
 	c := r.Classes[0]
-	if c.P95 != 2 || c.CostPer1k != 1.1 || c.Policy != "800ms ×1 → b, 24.1% hedged" || !c.P95CIOK {
+	if c.P95 != 2 || c.CostPer1k != 1.1 || c.Policy != "800ms ×1 → b" || !c.P95CIOK {
 		t.Errorf("pick read as %+v; want the second candidate", c)
 	}
 	// A pick the verdict labels is named so.
 	rarely := bytes.Replace(data, []byte(`"pick": 1,`), []byte(`"pick": 1, "verdict": {"label": "effectively no hedging"},`), 1)
-	if c := mustParse(t, rarely).Classes[0]; c.Policy != "effectively no hedging (800ms ×1 → b, 24.1% hedged)" {
+	if c := mustParse(t, rarely).Classes[0]; c.Policy != "effectively no hedging (800ms ×1 → b)" {
 		t.Errorf("labelled pick: policy %q", c.Policy)
 	}
 	bad := bytes.Replace(data, []byte(`"pick": 1`), []byte(`"pick": 7`), 1)

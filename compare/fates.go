@@ -72,22 +72,16 @@ func crossFates(r *Row, a, b *Class) {
 	r.APickInB, r.BPickInA = &fa, &fb
 }
 
-// policyOf names a candidate's policy: "no hedging", or "800ms ×1 → b".
-func policyOf(hedging bool, delayS float64, copies int, target string) string {
-	if !hedging {
+// policyOf names a candidate's policy: "no hedging", "800ms ×1 → b", or
+// for a pipeline's (steps), "per step: " and its label.
+func policyOf(hedging bool, delayS float64, copies int, target, label string, steps bool) string {
+	switch {
+	case !hedging:
 		return "no hedging"
+	case steps:
+		return "per step: " + label
 	}
 	return fmt.Sprintf("%s ×%d → %s", formatSeconds(delayS), copies, target)
-}
-
-// shareMetric reports whether a metric is a share of requests, compared in
-// percentage points: answered, and the pick's met, rescued and harmed.
-func shareMetric(metric string) bool {
-	switch metric {
-	case "answered", "met", "rescued", "harmed":
-		return true
-	}
-	return false
 }
 
 // bought returns the deltas of what two optimize picks bought, request

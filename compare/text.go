@@ -78,6 +78,16 @@ func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 	return ew.err
 }
 
+// isShare reports whether a metric is a share of requests, whose change is
+// in percentage points and which has no interval.
+func isShare(metric string) bool {
+	switch metric {
+	case "answered", "hedged", "degraded", "met", "rescued", "harmed":
+		return true
+	}
+	return false
+}
+
 func orDash(s string) string {
 	if s == "" {
 		return "-"
@@ -87,8 +97,12 @@ func orDash(s string) string {
 
 func value(metric string, x float64) string {
 	switch metric {
-	case "answered", "met", "rescued", "harmed":
+	case "answered", "degraded", "met", "rescued", "harmed":
 		return fmt.Sprintf("%.2f%%", 100*x)
+	case "hedged":
+		return fmt.Sprintf("%.1f%%", 100*x)
+	case "calls/req":
+		return fmt.Sprintf("%.3f", x)
 	case "cost/1k":
 		return sim.DollarsPer1k(x)
 	}
@@ -99,7 +113,7 @@ func ci(d Delta, iv [2]float64) string {
 	if d.Mark != Significant && d.Mark != Same {
 		return ""
 	}
-	if shareMetric(d.Metric) {
+	if isShare(d.Metric) {
 		return ""
 	}
 	return fmt.Sprintf("[%s, %s]", formatSeconds(iv[0]), formatSeconds(iv[1]))
@@ -108,7 +122,7 @@ func ci(d Delta, iv [2]float64) string {
 func change(d Delta) string {
 	var s string
 	switch {
-	case shareMetric(d.Metric):
+	case isShare(d.Metric):
 		s = fmt.Sprintf("%+.2f pt", d.Change)
 		if s == "-0.00 pt" {
 			s = "+0.00 pt" // a change that rounds to zero has no sign
@@ -197,14 +211,14 @@ func (c *Comparison) WriteJSON(w io.Writer, nameA, nameB string) error {
 		jr := jsonRow{Class: r.Class, PolicyA: r.PolicyA, PolicyB: r.PolicyB, RequestsA: r.RequestsA, RequestsB: r.RequestsB}
 		for _, d := range r.Deltas {
 			jd := jsonDelta{Metric: d.Metric, A: finite(d.A), B: finite(d.B), Unit: "percent", Sig: markNames[d.Mark]}
-			if shareMetric(d.Metric) {
+			if isShare(d.Metric) {
 				jd.Unit = "percentage_points"
 			}
 			if !math.IsNaN(d.Change) {
 				ch := d.Change
 				jd.Change = &ch
 			}
-			if (d.Mark == Significant || d.Mark == Same) && !shareMetric(d.Metric) {
+			if (d.Mark == Significant || d.Mark == Same) && !isShare(d.Metric) {
 				a := [2]*float64{finite(d.CIA[0]), finite(d.CIA[1])}
 				b := [2]*float64{finite(d.CIB[0]), finite(d.CIB[1])}
 				jd.CIA, jd.CIB = &a, &b

@@ -1,7 +1,6 @@
 package export
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -42,16 +41,16 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 		if f := c.fallbacks(); f > 0 && f < len(c.Copies) {
 			return nil, nil, &UnmappableError{"envoy", c.Class, "one retry policy cannot mix timed copies (hedges on the per-try timeout) with copies sent only after a failure"}
 		}
-		fmt.Fprintf(&routes, "- name: %s\n  match:\n", yq(c.Class))
+		fmt.Fprintf(&routes, "- name: %s\n  match:\n", yamlQuote(c.Class))
 		switch {
 		case opt.Service != "" && opt.Method != "":
-			fmt.Fprintf(&routes, "    path: %s\n", yq("/"+opt.Service+"/"+opt.Method))
+			fmt.Fprintf(&routes, "    path: %s\n", yamlQuote("/"+opt.Service+"/"+opt.Method))
 		case opt.Service != "":
-			fmt.Fprintf(&routes, "    prefix: %s  # every method of the service\n", yq("/"+opt.Service+"/"))
+			fmt.Fprintf(&routes, "    prefix: %s  # every method of the service\n", yamlQuote("/"+opt.Service+"/"))
 		default:
-			fmt.Fprintf(&routes, "    prefix: %s  # placeholder: match the requests of class %s\n", yq("/"+c.Class), c.Class)
+			fmt.Fprintf(&routes, "    prefix: %s  # placeholder: match the requests of class %s\n", yamlQuote("/"+c.Class), commentText(c.Class))
 		}
-		fmt.Fprintf(&routes, "  route:\n    cluster: %s  # the primary's upstream\n", yq(c.Primary))
+		fmt.Fprintf(&routes, "  route:\n    cluster: %s  # the primary's upstream\n", yamlQuote(c.Primary))
 		timeout := "0s" // 0 disables Envoy's 15 s default: no deadline
 		if c.Deadline > 0 {
 			timeout = protoDuration(c.Deadline.D())
@@ -79,7 +78,7 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 			if len(retryOn) == 0 {
 				n.add("copies go out only after a non-fatal failure, and no failure Envoy can see is non-fatal: no retry_policy written")
 			} else {
-				fmt.Fprintf(&routes, "    retry_policy:  # copies only after a failure: plain retries, no hedging\n      retry_on: %s\n%s%s", yq(strings.Join(retryOn, ",")), codes, perTry)
+				fmt.Fprintf(&routes, "    retry_policy:  # copies only after a failure: plain retries, no hedging\n      retry_on: %s\n%s%s", yamlQuote(strings.Join(retryOn, ",")), codes, perTry)
 				fmt.Fprintf(&routes, "      num_retries: %d\n      retry_back_off:\n        base_interval: 0.001s\n        max_interval: 0.002s\n", len(c.Copies))
 				n.add("copies sent only after a failure are plain Envoy retries (no hedge_policy), after a back-off of up to 2 ms")
 			}
@@ -125,7 +124,7 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 			retryOn = []string{"retriable-status-codes"}
 			fmt.Fprintf(&routes, "    # errors end the request: retry_on only enables hedging (no status code is listed)\n")
 		}
-		fmt.Fprintf(&routes, "    retry_policy:\n      retry_on: %s\n%s", yq(strings.Join(retryOn, ",")), codes)
+		fmt.Fprintf(&routes, "    retry_policy:\n      retry_on: %s\n%s", yamlQuote(strings.Join(retryOn, ",")), codes)
 		fmt.Fprintf(&routes, "      num_retries: %d  # copies beyond the original\n", len(c.Copies))
 		fmt.Fprintf(&routes, "      per_try_timeout: %s  # the hedge delay\n", protoDuration(delay))
 		fmt.Fprintf(&routes, "      retry_back_off:  # a hedge waits for the back-off after the per-try timeout: keep it short\n        base_interval: 0.001s\n        max_interval: 0.002s\n")
@@ -173,7 +172,7 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 	}
 
 	var out strings.Builder
-	fmt.Fprintf(&out, "# Envoy routes (envoy.config.route.v3.Route) for a virtual host's routes list: hedge policy of %s (%s)\n", d.Scenario, sourceText(d.Source))
+	fmt.Fprintf(&out, "# Envoy routes (envoy.config.route.v3.Route) for a virtual host's routes list: hedge policy of %s (%s)\n", commentText(d.Scenario), sourceText(d.Source))
 	writeComments(&out, "# ", all)
 	out.WriteString("routes:\n")
 	out.WriteString(routes.String())
@@ -181,7 +180,7 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 		out.WriteString("# merge into the clusters (envoy.config.cluster.v3.Cluster) the routes name\nclusters:\n")
 		for _, name := range clusterOrder {
 			b := clusters[name]
-			fmt.Fprintf(&out, "- name: %s\n  circuit_breakers:\n    thresholds:\n    - priority: DEFAULT\n", yq(name))
+			fmt.Fprintf(&out, "- name: %s\n  circuit_breakers:\n    thresholds:\n    - priority: DEFAULT\n", yamlQuote(name))
 			if b.maxParallel > 0 {
 				fmt.Fprintf(&out, "      max_retries: %d  # retries and hedges in flight at once\n", b.maxParallel)
 			}
@@ -192,12 +191,6 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 		}
 	}
 	return []byte(out.String()), all, nil
-}
-
-// yq quotes s as a YAML double-quoted scalar (a JSON string is one).
-func yq(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
 }
 
 func trimFloat(x float64) string {
@@ -218,7 +211,7 @@ func writeComments(b *strings.Builder, prefix string, ns []Note) {
 	}
 	fmt.Fprintf(b, "%sPer class: what this format cannot express or leaves to you, and what was written instead:\n", prefix)
 	for _, n := range ns {
-		fmt.Fprintf(b, "%s  %s\n", prefix, n)
+		fmt.Fprintf(b, "%s  %s\n", prefix, commentText(n.String()))
 	}
 }
 

@@ -176,7 +176,7 @@ func writeGRPC(d *Document, opt Options) ([]byte, []Note, error) {
 	if err := enc.Encode(&sc); err != nil {
 		return nil, nil, err
 	}
-	return b.Bytes(), all, nil
+	return jsonEscape(b.Bytes()), all, nil
 }
 
 func grpcName(c *Class, opt Options) GRPCName {

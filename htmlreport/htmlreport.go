@@ -17,6 +17,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -78,6 +79,15 @@ type classView struct {
 	// Won says who answered the pick's requests and the share that met
 	// the class's target; Bought what hedging rescued and harmed.
 	Won, Bought string
+	// Steps, for a pipeline class, say where the pick's hedging goes, and
+	// StepsOf whose pick it is.
+	Steps   []stepView
+	StepsOf string
+}
+
+// stepView is one step of a pipeline class's pick.
+type stepView struct {
+	Step, Policy, Why string
 }
 
 type rolloutView struct {
@@ -128,9 +138,6 @@ func Write(w io.Writer, rep *optimize.Report, o Options) error {
 			return err
 		}
 		p.Classes = append(p.Classes, cv)
-		for _, warn := range rep.Classes[i].Warnings {
-			p.Warnings = append(p.Warnings, rep.Classes[i].Class+": "+warn)
-		}
 	}
 	if rc := rep.Rollout; rc != nil {
 		p.RolloutRequests = rc.Requests
@@ -165,7 +172,13 @@ func Write(w io.Writer, rep *optimize.Report, o Options) error {
 			}
 		}
 		if rc.Report != nil {
-			p.Warnings = append(p.Warnings, rc.Report.Warnings...)
+			// A class's warnings are in its section; the rollout check's
+			// are here, each once.
+			for _, w := range rc.Report.Warnings {
+				if !slices.Contains(p.Warnings, w) {
+					p.Warnings = append(p.Warnings, w)
+				}
+			}
 			for _, b := range rc.Report.Breakers {
 				p.Breakers = append(p.Breakers, fmt.Sprintf("model %s: the circuit breaker opened %d times, open %s in all, and failed %d calls at once",
 					b.Model, b.Opens, sim.FormatSeconds(b.OpenSeconds), b.Rejected))
@@ -187,19 +200,33 @@ func classOf(cr *optimize.ClassReport, level float64, i int, withFigures bool) (
 		ID: "class-" + strconv.Itoa(i), Class: cr.Class, Hedge: cr.Verdict.Hedge,
 		Verdict: "don't hedge", Delay: "-", Copies: "-", Target: "-",
 		Reason: cr.Verdict.Reason, Note: cr.PickNote, Objective: cr.Objective.String(),
-		Candidates: len(cr.Candidates), Warnings: cr.Warnings,
+		Candidates: len(cr.Candidates), Warnings: distinct(cr.Warnings),
 		OptimizedWith: strings.Join(cr.OptimizedWith, ", "),
 	}
-	if cr.Verdict.Hedge {
+	switch {
+	case cr.Verdict.Hedge && c.Steps != nil:
+		v.Verdict, v.Delay = "hedge", "per step: "+c.Label
+	case cr.Verdict.Hedge:
 		v.Verdict, v.Delay, v.Copies, v.Target = "hedge", sim.FormatSeconds(c.Delay.Seconds()), strconv.Itoa(c.Copies), c.Target
 		if cr.Verdict.Label != "" {
 			v.Verdict = cr.Verdict.Label // "effectively no hedging", "fallback"
 		}
-	} else {
+	default:
 		c = b
 	}
 	v.P95Before, v.P95After, v.P95Change = sim.FormatSeconds(b.Latency.P95), sim.FormatSeconds(c.Latency.P95), change(b.Latency.P95, c.Latency.P95)
 	v.P99Before, v.P99After, v.P99Change = sim.FormatSeconds(b.Latency.P99), sim.FormatSeconds(c.Latency.P99), change(b.Latency.P99, c.Latency.P99)
+	v.StepsOf = "the pick's"
+	if cr.StepsOf == "objective_pick" {
+		v.StepsOf = "the objective's pick's (which the verdict rule rejects)"
+	}
+	for _, s := range cr.Steps {
+		pol := "none"
+		if s.Hedging {
+			pol = fmt.Sprintf("%s, %d cop%s to %s", sim.FormatSeconds(s.DelaySeconds), s.Copies, map[bool]string{true: "y", false: "ies"}[s.Copies == 1], s.Target)
+		}
+		v.Steps = append(v.Steps, stepView{Step: s.Step, Policy: pol, Why: s.Why})
+	}
 	v.AnsweredBefore, v.AnsweredAfter = share(b.AnsweredShare), share(c.AnsweredShare)
 	v.Hedged = share(c.HedgedShare)
 	v.CallsPerRequest = strconv.FormatFloat(c.AttemptsPerRequest, 'f', 3, 64)
@@ -264,4 +291,15 @@ func interval(x float64, ci [2]float64, ok bool) string {
 		s += " [" + sim.FormatSeconds(ci[0]) + ", " + sim.FormatSeconds(ci[1]) + "]"
 	}
 	return s
+}
+
+// distinct returns s without repeats, in order.
+func distinct(s []string) []string {
+	var out []string
+	for _, x := range s {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }

@@ -44,12 +44,16 @@ func label(cr *ClassReport) {
 func verdictHead(cr *ClassReport) string {
 	v, pick := &cr.Verdict, cr.Picked()
 	fires := fmt.Sprintf("%.1f%% hedged, %.3f calls/request", 100*pick.HedgedShare, pick.AttemptsPerRequest)
+	delay := candDelay(pick)
+	if pick.Steps != nil {
+		delay = "per step: " + pick.Label // a pipeline's
+	}
 	switch v.Label {
 	case LabelHedge:
-		return fmt.Sprintf("hedge %s (%s)", candDelay(pick), fires)
+		return fmt.Sprintf("hedge %s (%s)", delay, fires)
 	case LabelRarely:
 		return fmt.Sprintf("effectively no hedging: %s after %s goes out for %.1f%% of requests (%.3f calls/request), too rarely to be a hedge delay",
-			plural(pick.Copies, "a copy", "copies"), candDelay(pick), 100*pick.HedgedShare, pick.AttemptsPerRequest)
+			plural(pick.Copies, "a copy", "copies"), delay, 100*pick.HedgedShare, pick.AttemptsPerRequest)
 	case LabelFallback:
 		return fmt.Sprintf("fallback: the configured policy's copies go out only after a failure (%s)", fires)
 	}

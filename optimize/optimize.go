@@ -135,8 +135,13 @@ type Candidate struct {
 	RescuedShare    *float64    `json:"rescued_share"`
 	HarmedShare     *float64    `json:"harmed_share"`
 
+	// Steps is, for a pipeline class, each step's policy in the candidate
+	// (absent for a one-call class).
+	Steps []StepPick `json:"steps,omitempty"`
+
 	// policy of the candidate (unexported: what was simulated)
-	targets []int
+	targets  []int
+	stepPols []sim.Policy // a pipeline's step policies
 	// fallback: the configured policy sends copies only after a failure.
 	fallback bool
 	// The counts behind the shares of who won (won.go).
@@ -226,15 +231,27 @@ type ClassReport struct {
 	// Group says how a group objective chose the pick of a class optimized
 	// jointly (group.go); nil when the class's own objective chose it.
 	Group *GroupChoice `json:"group,omitempty"`
+	// Steps says, for a pipeline class, where the pick's hedging budget
+	// went: each step's policy and what it adds over not hedging that step
+	// (absent for a one-call class).
+	Steps []StepAdvice `json:"steps,omitempty"`
+	// StepsOf says whose steps Steps describes: "pick", or
+	// "objective_pick" when the verdict rule rejected the objective's
+	// hedged pick (and Pick is no hedging).
+	StepsOf string `json:"steps_of,omitempty"`
 	// Series groups candidate indices by (copies, target), each by
 	// increasing delay, for plots; Series[i][0] is not the baseline.
 	Series []Series `json:"-"`
 }
 
-// Series is the candidates of one (copies, target) pair, by delay.
+// Series is the candidates of one (copies, target) pair, by delay. For a
+// pipeline class, a series is one step's delays with the other steps as
+// picked, and X holds that step's delay in seconds for each member (nil
+// otherwise: the members' own DelaySeconds).
 type Series struct {
 	Name    string
 	Members []int
+	X       []float64
 }
 
 // Baseline returns the no-hedging candidate.
@@ -280,6 +297,9 @@ type Report struct {
 	// Overrides are what-if changes applied on top of the scenario file
 	// ("arrivals.rate=40"); absent when there are none.
 	Overrides []string `json:"overrides,omitempty"`
+	// Routing compares the pools' balancers (Settings.Balancers); absent
+	// without.
+	Routing *Routing `json:"routing,omitempty"`
 }
 
 // Options tune how Run works, not what it computes.
@@ -315,6 +335,10 @@ type Options struct {
 // provider queues and rate limits.
 func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 	rep, _, err := sweep(cfg, s, opt, &memo{simulate: true}, true)
+	if err != nil || len(s.Balancers) == 0 {
+		return rep, err
+	}
+	rep.Routing, err = routing(cfg, s, opt, rep)
 	return rep, err
 }
 
@@ -380,9 +404,14 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 	}
 	var jobs []*classJob
 	var alone []int // cfg index of each job's class
+	var pipelines []int
 	for i := range cfg.Classes {
 		name := cfg.Classes[i].Name
 		if !optimized(&s, name) || grouped[i] {
+			continue
+		}
+		if cfg.Classes[i].Pipeline != nil {
+			pipelines = append(pipelines, i)
 			continue
 		}
 		alone = append(alone, i)
@@ -392,8 +421,8 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 		}
 		cr := ClassReport{
 			Class:           name,
-			DeadlineSeconds: cfg.Classes[i].Deadline.Seconds(),
-			SLOSeconds:      cfg.Classes[i].SLO.Seconds(),
+			DeadlineSeconds: seconds(cfg.Classes[i].Deadline),
+			SLOSeconds:      seconds(cfg.Classes[i].SLO),
 			Objective:       s.For(name).Objective,
 			Warnings:        []string{},
 		}
@@ -522,6 +551,19 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 	byIndex := map[int]*ClassReport{}
 	for j, i := range alone {
 		byIndex[i] = &rep.Classes[j]
+	}
+	for _, i := range pipelines {
+		if m.record || m.asked != nil {
+			// A shard's part (RunShard) and Expect leave pipeline classes
+			// out: they are searched whole where the report is made, by Run
+			// or Assemble.
+			continue
+		}
+		cr, err := runPipeline(ctx, cfg, s, i, workers, progress)
+		if err != nil {
+			return nil, nil, err
+		}
+		byIndex[i] = cr
 	}
 	for g, group := range groups {
 		reports, jg, step, err := runJoint(ctx, cfg, s, group, shared[g], workers, progress, m)
@@ -919,7 +961,7 @@ func grid(c *sim.Config, s Search, q10, q99 float64) ([]Candidate, []Series) {
 		d = max(base.Delays[0], 0)
 	}
 	out = append(out, Candidate{
-		Label: "configured", Hedging: true, Configured: true, Delay: d, DelaySeconds: d.Seconds(),
+		Label: "configured", Hedging: true, Configured: true, Delay: d, DelaySeconds: seconds(d),
 		Copies: base.Copies, Target: strings.Join(names, ","), fallback: hasFallback(&base),
 	})
 	return out, series
@@ -987,7 +1029,7 @@ func delayGrid(c *sim.Config, s Search, q10, q99 float64) ([]Candidate, []Series
 					label += "→" + t.name
 				}
 				out = append(out, Candidate{
-					Label: label, Hedging: true, Delay: d, DelaySeconds: d.Seconds(),
+					Label: label, Hedging: true, Delay: d, DelaySeconds: seconds(d),
 					Copies: k, Target: t.name, targets: t.idx,
 				})
 				sr.Members = append(sr.Members, len(out)) // index in Candidates, after the baseline

@@ -199,9 +199,12 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 		cr := &r.Classes[i]
 		b, c := cr.Baseline(), cr.Picked()
 		verdict, delay, copies, target := cr.Verdict.Label, "-", "-", "-"
-		if cr.Verdict.Hedge {
+		switch {
+		case cr.Verdict.Hedge && c.Steps != nil:
+			delay = "per step: " + c.Label
+		case cr.Verdict.Hedge:
 			delay, copies, target = candDelay(c), strconv.Itoa(c.Copies), c.Target
-		} else {
+		default:
 			c = b
 		}
 		ab, ac := fshares(b.AnsweredShare, c.AnsweredShare)
@@ -225,6 +228,7 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 	if rc := r.Rollout; rc != nil {
 		writeRollout(ew, rc)
 	}
+	r.writeRouting(ew)
 	fmt.Fprintf(ew, "\nquantiles: %s.\n", r.QuantileRule)
 	fmt.Fprintln(ew, "added cost is relative to no hedging on the same draws; ~ = the percentile's interval overlaps the pick's.")
 	for _, cr := range r.Classes {
@@ -259,11 +263,24 @@ func writePickSpend(w io.Writer, classes []ClassReport) {
 		at = "throughput"
 	}
 	fmt.Fprintf(tw, "spend of the pick at %s\treq/s\tper day\tper month (%d d)\tno hedging per day\tper month\tadded per month\t\n", at, sim.DaysPerMonth)
-	for _, cr := range classes {
-		s := cr.Spend
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", cr.Class, sim.PerSecond(s.RequestsPerSecond),
+	var total sim.Spend
+	row := func(name string, s sim.Spend) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, sim.PerSecond(s.RequestsPerSecond),
 			sim.Dollars(s.PerDay), sim.Dollars(s.PerMonth), sim.Dollars(s.NoHedgingPerDay), sim.Dollars(s.NoHedgingPerMonth),
 			sim.Dollars(s.PerMonth-s.NoHedgingPerMonth))
+	}
+	for _, cr := range classes {
+		s := cr.Spend
+		row(cr.Class, s)
+		total.RequestsPerSecond += s.RequestsPerSecond
+		total.PerDay += s.PerDay
+		total.PerMonth += s.PerMonth
+		total.NoHedgingPerDay += s.NoHedgingPerDay
+		total.NoHedgingPerMonth += s.NoHedgingPerMonth
+	}
+	if len(classes) > 1 {
+		// The classes of the report together: what rolling out every pick costs.
+		row("total", total)
 	}
 	tw.Flush()
 }
@@ -280,6 +297,16 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 	}
 	writeGroup(w, cr)
 	fmt.Fprintf(w, "  verdict: %s: %s\n", verdictHead(cr), cr.Verdict.Reason)
+	if len(cr.Steps) > 0 {
+		whose := "the pick's"
+		if cr.StepsOf == "objective_pick" {
+			whose = "the objective's pick's (which the verdict rule rejects)"
+		}
+		fmt.Fprintf(w, "  where %s hedging goes, step by step (each against the same pick without hedging that step):\n", whose)
+		for _, s := range cr.Steps {
+			fmt.Fprintf(w, "    step %s: %s\n", s.Step, s.Why)
+		}
+	}
 	writeWon(w, cr)
 	writeWhyNot(w, cr)
 	for _, n := range cr.Notes {
@@ -341,7 +368,10 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 			}
 		}
 		delay, copies, target := "none", "-", "-"
-		if c.Hedging {
+		switch {
+		case c.Hedging && c.Steps != nil:
+			delay = c.Label // a pipeline: each step's delay and copies
+		case c.Hedging:
 			delay, copies, target = candDelay(c), strconv.Itoa(c.Copies), c.Target
 		}
 		l := c.Latency
@@ -363,6 +393,11 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 // what hedging rescued and harmed).
 func writeWon(w io.Writer, cr *ClassReport) {
 	pick, base := cr.Picked(), cr.Baseline()
+	if pick.Steps != nil || base.Steps != nil {
+		// A pipeline: its calls are won in its steps.
+		fmt.Fprintf(w, "  %s: %s → %s\n", targetWord(cr.SLOSeconds), fshare(base.MetShare), fshare(pick.MetShare))
+		return
+	}
 	fmt.Fprintf(w, "  who answered: %s; %s: %s → %s\n", wonText(pick), targetWord(cr.SLOSeconds), fshare(base.MetShare), fshare(pick.MetShare))
 }
 
@@ -384,10 +419,17 @@ func writeWhyNot(w io.Writer, cr *ClassReport) {
 			why = append(why, fmt.Sprintf("%s [%s]", r.Text, r.Code))
 		}
 		delay := "none"
-		if c.Hedging {
+		switch {
+		case c.Hedging && c.Steps != nil:
+			delay = c.Label // a pipeline's: per step
+		case c.Hedging:
 			delay = candDelay(c)
 		}
-		fmt.Fprintf(tw, "    %s\t%s %s\t%s\t%s\n", delay, pn, fsec(c.Q(cr.Objective.Percentile)), addedCost(cr, c), strings.Join(why, "; "))
+		figure := pn + " " + fsec(c.Q(cr.Objective.Percentile))
+		if o := cr.Objective; o.Goal == MostAnswered {
+			figure = fmt.Sprintf("within %s %s", fsec(o.Target.Seconds()), fpct2(c.AnsweredWithinShare))
+		}
+		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\n", delay, figure, addedCost(cr, c), strings.Join(why, "; "))
 	}
 	tw.Flush()
 }
@@ -403,6 +445,15 @@ func candDelay(c *Candidate) string {
 }
 
 func describe(c *Candidate) string {
+	if c.Steps != nil {
+		var parts []string
+		for _, s := range c.Steps {
+			if s.Hedging {
+				parts = append(parts, fmt.Sprintf("step %s: %d cop%s to %s, %s apart", s.Step, s.Copies, plural(s.Copies, "y", "ies"), s.Target, fdelay(s.Delay)))
+			}
+		}
+		return strings.Join(parts, "; ")
+	}
 	if c.Configured {
 		return fmt.Sprintf("the class's configured policy: up to %d cop%s to %s", c.Copies, plural(c.Copies, "y", "ies"), c.Target)
 	}

@@ -3,6 +3,7 @@ package optimize
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"github.com/hedgesim/hedgesim/sim"
 )
@@ -22,6 +23,18 @@ import (
 type CopyShare struct {
 	Model string  `json:"model"`
 	Share float64 `json:"share"`
+}
+
+// metOnly sets what a pipeline class's run r says of c's target, the
+// share that met it (answered within slo, or answered): a pipeline's runs
+// are not paired, and its calls are won in its steps, so who won is not
+// counted for the class.
+func (c *Candidate) metOnly(r *sim.ClassResult, slo time.Duration) {
+	c.met = r.Answered
+	if slo > 0 {
+		c.met = r.AnsweredWithin(slo.Seconds())
+	}
+	c.shares()
 }
 
 // shares fills c's exported shares from its counts and Requests.

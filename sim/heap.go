@@ -10,12 +10,14 @@ const (
 	evTimer                           // a hedge timer fires: send copy k if still due
 	evResponse                        // attempt k produces its deciding response
 	evDeadline                        // the request's deadline passes
-	evRelease                         // a provider slot frees (slot = provider index)
+	evRelease                         // a provider slot frees (slot = provider index; gen = 1 + replica index at a pool, else 0)
 	evAttemptTimeout                  // attempt k's per-attempt timeout expires
 	evCancel                          // the cancel of attempt k, let go of while queued, lands
 	evThink                           // a closed-loop client (slot = client index) ends its think
 	evRetry                           // attempt k's backoff ends: its next call goes (retry.go)
 	evRound                           // a request's re-run starts after its backoff (retry.go)
+	evPipeDeadline                    // a pipeline's end-to-end deadline passes (slot = pipeline slot)
+	evPipeCall                        // a pipeline sees a call end (slot = pipeline slot; pipeline_run.go)
 )
 
 // event is one scheduled happening. Events of a finished request are not

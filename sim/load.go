@@ -50,11 +50,12 @@ func (e *engine) markLoad(mid bool) {
 }
 
 // offeredLoad returns pv's ρ̂ for utilisation u, and whether its queue is
-// growing; 0 and false when it has no concurrency limit, no marks, or a
-// bounded queue (which cannot grow).
+// growing; 0 and false when it has no concurrency limit, no marks, a
+// bounded queue (which cannot grow) or a replica pool (whose replicas
+// queue apart).
 func (pv *provider) offeredLoad(u float64) (float64, bool) {
 	a, b := pv.marks[0], pv.marks[1]
-	if pv.capacity == 0 || pv.bounded || !a.set || !b.set {
+	if pv.capacity == 0 || pv.bounded || pv.pool != nil || !a.set || !b.set {
 		return 0, false
 	}
 	ds, dw := float64(b.started-a.started), float64(b.waiting-a.waiting)

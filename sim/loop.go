@@ -56,6 +56,17 @@ type engine struct {
 	// queueAllTimers turns off the skipping of timers that cannot fire
 	// (endsBy), for the test that checks it changes nothing.
 	queueAllTimers bool
+	// users is the number of classes of the configuration Run was given;
+	// the classes after them are pipeline steps (Config.withSteps). pipeOf
+	// is, per such class, its pipeline's driver state, or nil; pipes and
+	// pipeFree are the pipeline requests in flight and the free slots.
+	users    int
+	pipeOf   []*pipeClass
+	pipes    []pipeState
+	pipeFree []int32
+	// pipeRetries is, per pipeline class, what its steps' retries did
+	// (stepResults); nil when no step retries.
+	pipeRetries []*RetryCounts
 	// chans are the FIFOs of events that mostly fall due in the order they
 	// are scheduled (see chanOf); for i > 0, bit i of chanOn says chans[i]
 	// is not empty, and fmin is the one of those whose head is due first
@@ -69,6 +80,8 @@ type engine struct {
 	fminAt   time.Duration
 	fminSeq  uint64
 	heapOnly bool
+	// pools says whether any provider has a replica pool (pool.go).
+	pools bool
 }
 
 // auditRuns makes every run check its accounting when it ends (audit) and
@@ -81,7 +94,9 @@ func newEngine(cfg *Config) *engine { return newEngineFor(cfg, cfg.Requests) }
 // n requests; it runs requests 0 to cfg.Requests − 1 unless next and end
 // are changed.
 func newEngineFor(cfg *Config, n int) *engine {
-	e := &engine{cfg: cfg, rng: streams{seed: cfg.Seed}, end: int64(cfg.Requests), exp: zigguratExp()}
+	users := len(cfg.Classes)
+	cfg, steps := cfg.withSteps()
+	e := &engine{users: users, cfg: cfg, rng: streams{seed: cfg.Seed}, end: int64(cfg.Requests), exp: zigguratExp()}
 	e.q = make(eventQueue, 0, 1024)
 	e.chans = make([]fifo, 1+len(cfg.Classes)*chansPerClass)
 	e.chanOn = make([]uint64, (len(e.chans)+63)/64)
@@ -92,6 +107,12 @@ func newEngineFor(cfg *Config, n int) *engine {
 		e.shares = append(e.shares, cum)
 	}
 	e.provs, e.modelProv = cfg.providers()
+	for i := range cfg.Providers { // the listed providers come first in e.provs
+		if c := cfg.Providers[i].Pool; c != nil {
+			e.provs[i].pool = newPool(c, cfg.Seed, i, e.provs[i].stages)
+			e.pools = true
+		}
+	}
 	e.modelSent = make([]int64, len(cfg.Models))
 	e.gates = make([][]gate, len(cfg.Models))
 	for i := range cfg.Models {
@@ -147,6 +168,9 @@ func newEngineFor(cfg *Config, n int) *engine {
 	}
 	e.pair = newPairState(cfg)
 	e.sizeTimes(n)
+	if steps != nil {
+		e.setupPipelines(steps, users, n)
+	}
 	return e
 }
 
@@ -154,6 +178,8 @@ func newEngineFor(cfg *Config, n int) *engine {
 // has left the system.
 func (e *engine) run() {
 	switch {
+	case e.pipeLaneOK():
+		e.runLanePipelines()
 	case e.laneOK():
 		e.runLane()
 	case e.isolated:
@@ -197,7 +223,17 @@ func (e *engine) handle(ev *event) {
 		e.clientSends(ev.slot)
 		return
 	case evRelease:
+		if ev.gen != 0 {
+			e.releaseReplica(int(ev.slot), int(ev.gen-1))
+			return
+		}
 		e.release(int(ev.slot))
+		return
+	case evPipeDeadline:
+		e.pipeDeadline(ev.slot, ev.gen)
+		return
+	case evPipeCall:
+		e.pipeCall(ev.slot, ev.gen)
 		return
 	}
 	r := &e.slots[ev.slot]
@@ -296,6 +332,16 @@ func (e *engine) arriveFrom(cl int32) {
 				st.forget(e.now) // nothing later asks about times before this arrival
 			}
 		}
+		if e.pools {
+			e.forgetPools(e.now)
+		}
+	}
+	if cls.Pipeline != nil {
+		e.startPipeline(slot, r)
+		if cl < 0 {
+			e.scheduleArrival()
+		}
+		return
 	}
 
 	if cls.Deadline > 0 {
@@ -372,11 +418,17 @@ func (e *engine) audit() error {
 			return fmt.Errorf("provider %q: %d slots still in use and %d attempts still waiting after the run", p.name, p.busy, p.waiting)
 		}
 	}
+	if err := e.auditPools(); err != nil {
+		return err
+	}
 	if err := e.auditBreakers(); err != nil {
 		return err
 	}
 	if e.stranded > 0 {
 		return fmt.Errorf("%d requests left with nothing pending before they ended", e.stranded)
+	}
+	if len(e.pipeFree) != len(e.pipes) {
+		return fmt.Errorf("%d of %d pipeline slots still held after the run", len(e.pipes)-len(e.pipeFree), len(e.pipes))
 	}
 	if len(e.free) != len(e.slots) {
 		return fmt.Errorf("%d of %d request slots still held after the run", len(e.slots)-len(e.free), len(e.slots))

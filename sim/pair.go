@@ -25,7 +25,10 @@ import (
 // met it without hedging and miss it with (ClassResult.Paired). That is
 // at most one bit per request per run. With closed-loop clients request i
 // need not be of the same class in both runs (which client sends it
-// depends on timing), so such runs are not paired.
+// depends on timing), so such runs are not paired; nor are runs with a
+// pipeline class, whose requests are made of calls of their steps. The
+// wins of a pipeline's calls are counted in its steps' classes, not in
+// the pipeline class.
 
 // Pair asks a run to record or compare, request by request, whether each
 // request met its class's target (see Who won).
@@ -140,7 +143,7 @@ type pairState struct {
 // nothing or the run has closed-loop clients.
 func newPairState(cfg *Config) *pairState {
 	p := cfg.Pair
-	if p == nil || (!p.Record && p.Base == nil) || cfg.closedLoop() {
+	if p == nil || (!p.Record && p.Base == nil) || cfg.closedLoop() || cfg.pipelined() {
 		return nil
 	}
 	s := &pairState{base: p.Base}
@@ -159,7 +162,7 @@ func (p *pairState) end(st *classStats, id int64, c int32, o outcome, d time.Dur
 	if met {
 		st.met++
 	}
-	if p.rec != nil && met {
+	if p.rec != nil && met && id < p.rec.n {
 		p.rec.words[id>>6] |= 1 << (id & 63)
 	}
 	if p.base != nil && id < p.base.n {

@@ -33,6 +33,10 @@ type Report struct {
 	// Breakers is what each model's and provider's circuit breaker did;
 	// absent without breakers.
 	Breakers []BreakerResult `json:"breakers,omitempty"`
+	// Pools is what each provider's replica pool did in the hedged run:
+	// per replica its load, queue waits and cold starts, per pool its
+	// imbalance; absent without pools.
+	Pools []PoolResult `json:"pools,omitempty"`
 	// Warnings are run-wide conditions that limit what the numbers mean.
 	Warnings []string `json:"warnings"`
 	// ScenarioSHA256 identifies the scenario's input files (the scenario
@@ -171,7 +175,10 @@ type Baseline struct {
 
 // ClassReport is one class (or "overall") of a Report.
 type ClassReport struct {
-	Class              string  `json:"class"`
+	Class string `json:"class"`
+	// Policy is the class's hedge policy in words (PolicyText); absent
+	// for the overall row.
+	Policy             string  `json:"policy,omitempty"`
 	Requests           int64   `json:"requests"`
 	Answered           int64   `json:"answered"` // valid answer within the deadline
 	AnsweredShare      float64 `json:"answered_share"`
@@ -210,6 +217,9 @@ type ClassReport struct {
 	// every retried call is also counted in Attempts and
 	// AttemptsPerRequest (the calls per request).
 	Retries *RetryCounts `json:"retries,omitempty"`
+	// Pipeline is the end-to-end view of a pipeline class (absent for a
+	// one-call class, for overall, and for a pipeline of one plain step).
+	Pipeline *PipelineReport `json:"pipeline,omitempty"`
 	// Warnings are conditions that limit what the numbers mean, such as too
 	// few requests for a p99 interval.
 	Warnings []string `json:"warnings"`
@@ -226,7 +236,13 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 	for i := range hedged.Classes {
 		h, b, x := &hedged.Classes[i], &baseline.Classes[i], &sums[i]
 		cr := classReport(h, b, x.lat, x.end, x.base)
+		cr.Pipeline = pipelineReport(&cfg.Classes[i], h, b)
 		cr.Warnings = append(cr.Warnings, hedgeWarnings(&cfg.Classes[i], h, b, &cr, x.baseEnd95)...)
+		cr.Warnings = append(cr.Warnings, pipelineWarnings(&cfg.Classes[i])...)
+		cr.Policy = PolicyText(cfg, &cfg.Classes[i])
+		if w := unitWarning(cfg, &cfg.Classes[i]); w != "" {
+			cr.Warnings = append(cr.Warnings, w)
+		}
 		if n := cfg.Classes[i].Clients; int64(n) > h.Requests {
 			cr.Warnings = append(cr.Warnings, fmt.Sprintf("%d closed-loop clients sent only %d requests: the run ended before every client had sent once, so the idle clients cost memory and time and change nothing; set clients to at most the requests, or simulate more requests", n, h.Requests))
 		}
@@ -236,6 +252,7 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 	r.setSpend(cfg)
 	r.Providers = hedged.Providers
 	r.Breakers = hedged.Breakers
+	r.Pools = hedged.Pools
 	r.Warnings = []string{}
 	for i := range baseline.Providers {
 		if p := &baseline.Providers[i]; p.Unstable() {
@@ -245,7 +262,12 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 		}
 	}
 	for _, o := range hedged.Overloads(cfg) {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%s over this run of %s: a rate limit's bucket starts full, so its 429s may only begin after the burst is spent — a longer run, or production traffic, sees more of them", o, FormatSeconds(hedged.Seconds)))
+		over := "over this run of " + FormatSeconds(o.Seconds)
+		if o.Seconds != hedged.Seconds {
+			over = fmt.Sprintf("over this run's %d requests at %s requests/s (%s of arrivals; the run ends at %s, when the last of them does)",
+				hedged.Overall.Requests, PerSecond(ArrivalRate(cfg)), FormatSeconds(o.Seconds), FormatSeconds(hedged.Seconds))
+		}
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s %s: a rate limit's bucket starts full, so its 429s may only begin after the burst is spent — a longer run, or production traffic, sees more of them", o, over))
 	}
 	for _, b := range hedged.Breakers {
 		if b.starved != "" {
@@ -486,7 +508,9 @@ func hedgeWarnings(cl *Class, h, b *ClassResult, cr *ClassReport, baseEnd95 floa
 	}
 	eh, eb := cr.EndLatency.P95, baseEnd95
 	ph95, pb95 := cr.Latency.P95, cr.NoHedging.Latency.P95
-	if eb > 0 && eh <= 0.9*eb && !(ph95 < pb95) {
+	// A pipeline's degraded requests end sooner because its fail-open
+	// steps are hedged, not because they fail: its section shows both.
+	if eb > 0 && eh <= 0.9*eb && !(ph95 < pb95) && cr.Pipeline == nil {
 		w = append(w, fmt.Sprintf("requests end sooner with hedging (p95 of the time until they end %s → %s) only because they fail faster: p95 to a usable answer %s → %s", FormatSeconds(eb), FormatSeconds(eh), FormatSeconds(pb95), FormatSeconds(ph95)))
 	}
 	return w
@@ -606,6 +630,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
+	writePipelines(w, rows)
 	writeFailureKinds(w, rows)
 	writeThroughput(w, rows)
 	writeRetries(w, rows)
@@ -633,6 +658,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
+	writePools(w, r.Pools)
 	fmt.Fprintf(w, "quantiles: %s.\n", QuantileRule)
 	for _, c := range rows {
 		if d := c.DeniedHedges; d.Total() > 0 {

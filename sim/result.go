@@ -26,6 +26,9 @@ type Result struct {
 	// when the run recorded them (Config.Pair.Record; pair.go); nil
 	// otherwise.
 	Met *MetBits
+	// Pools is what each provider's replica pool did, in provider order;
+	// nil without pools.
+	Pools []PoolResult
 }
 
 // ModelLoad is the load a run offered to one model.
@@ -37,12 +40,14 @@ type ModelLoad struct {
 
 // Overloads names the request-rate limits of cfg (per model and per
 // provider) that the run r of cfg offered more attempts per second than
-// they admit in the long run: Sent ÷ Seconds above requests_per_minute ÷
-// 60. A bucket starts full, so a short run can hide such an overload: the
-// excess is answered with 429s only once the burst is spent, after about
-// burst ÷ (offered − limit) seconds. Token limits are not checked.
+// they admit in the long run: Sent ÷ TrafficSeconds above
+// requests_per_minute ÷ 60. A bucket starts full, so a short run can hide
+// such an overload: the excess is answered with 429s only once the burst is
+// spent, after about burst ÷ (offered − limit) seconds. Token limits are
+// not checked.
 func (r *Result) Overloads(cfg *Config) []Overload {
-	if !(r.Seconds > 0) {
+	span := r.TrafficSeconds(cfg)
+	if !(span > 0) {
 		return nil
 	}
 	var out []Overload
@@ -50,9 +55,9 @@ func (r *Result) Overloads(cfg *Config) []Overload {
 		if rl.RequestsPerMinute <= 0 {
 			return
 		}
-		offered, limit := float64(sent)/r.Seconds, rl.RequestsPerMinute/60
+		offered, limit := float64(sent)/span, rl.RequestsPerMinute/60
 		if offered > limit {
-			out = append(out, Overload{Kind: kind, Name: name, Offered: offered, Limit: limit})
+			out = append(out, Overload{Kind: kind, Name: name, Offered: offered, Limit: limit, Seconds: span})
 		}
 	}
 	for m := range cfg.Models {
@@ -70,11 +75,32 @@ func (r *Result) Overloads(cfg *Config) []Overload {
 	return out
 }
 
+// TrafficSeconds is the simulated time over which the run r of cfg offered
+// its traffic, in seconds. With open arrivals only, it is the run's
+// requests over the arrival rate (ArrivalRate): the span of the arrivals,
+// without the tail in which the last requests still wait for answers,
+// copies, retries or their deadline, which in a short run can be most of
+// Seconds. With closed-loop clients, who send until the run ends, it is
+// Seconds.
+func (r *Result) TrafficSeconds(cfg *Config) float64 {
+	for i := range cfg.Classes {
+		if cfg.Classes[i].Clients > 0 {
+			return r.Seconds
+		}
+	}
+	if rate := ArrivalRate(cfg); rate > 0 && r.Overall.Requests > 0 {
+		return float64(r.Overall.Requests) / rate
+	}
+	return r.Seconds
+}
+
 // Overload is a request-rate limit offered more than it admits (see
 // Result.Overloads); rates in requests per second.
 type Overload struct {
 	Kind, Name     string // "model" or "provider", and its name
 	Offered, Limit float64
+	// Seconds is the span the rate is measured over (TrafficSeconds).
+	Seconds float64
 }
 
 // String says it in words.
@@ -201,6 +227,9 @@ type ClassResult struct {
 	// (Config.Pair; see pair.go); nil for a run that does neither.
 	Paired *Paired
 	paired Paired
+	// Pipeline is what a pipeline class's steps did (Class.Pipeline); nil
+	// for a one-call class and overall.
+	Pipeline *PipelineResult
 	// lat holds each request's time to a usable answer (for a miss, the
 	// time until it ended), as float32 seconds (see Latencies).
 	lat latencySet
@@ -279,10 +308,11 @@ func (s *classStats) result(name string, models []Model) ClassResult {
 }
 
 func (e *engine) result() *Result {
-	res := &Result{Classes: make([]ClassResult, len(e.stats))}
+	res := &Result{Classes: make([]ClassResult, e.users)}
 	var all classStats
 	var denied Denied
-	for i := range e.stats {
+	steps := e.stepResults()
+	for i := range e.users {
 		s := &e.stats[i]
 		res.Classes[i] = s.result(e.cfg.Classes[i].Name, e.cfg.Models)
 		cs := &e.classes[i]
@@ -297,15 +327,21 @@ func (e *engine) result() *Result {
 	res.Overall.Denied = denied
 	if e.retries != nil {
 		var sum RetryCounts
-		for i := range e.retries {
+		for i := range e.users {
 			if c := &e.cfg.Classes[i]; c.Retry != nil || c.AttemptRetry != nil {
 				rc := e.retries[i]
 				res.Classes[i].Retries = &rc
 			}
+			if e.pipeRetries != nil && e.pipeRetries[i] != nil {
+				res.Classes[i].Retries = e.pipeRetries[i] // its steps' retries
+			}
+		}
+		for i := range e.retries {
 			sum.add(&e.retries[i])
 		}
 		res.Overall.Retries = &sum
 	}
+	e.attachSteps(res, steps)
 	for i := range res.Classes {
 		res.Overall.lat.addParts(res.Classes[i].lat)
 	}
@@ -338,6 +374,10 @@ func (e *engine) result() *Result {
 			pr.Utilisation = &u
 			pr.offered, pr.growing = pv.offeredLoad(u)
 		}
+		if pl := pv.pool; pl != nil && pl.cfg.Concurrency > 0 {
+			u := pr.MeanInService / float64(pl.cfg.Concurrency*len(pl.reps))
+			pr.Utilisation = &u
+		}
 		res.Providers = append(res.Providers, pr)
 	}
 	for m := range e.cfg.Models {
@@ -345,6 +385,9 @@ func (e *engine) result() *Result {
 	}
 	res.Seconds = e.lastEvent.Seconds()
 	res.Breakers = e.breakerResults()
+	if e.pools {
+		res.Pools = e.poolResults()
+	}
 	return res
 }
 

@@ -64,26 +64,27 @@ func (cfg *Config) Validate() error {
 			return invalid("class %q: share %v: must be in (0, 1]", c.Name, c.Share)
 		}
 		sum += c.Share
-		if c.InputTokens == nil || c.OutputTokens == nil {
-			return invalid("class %q: token distributions must be set", c.Name)
-		}
 		if err := c.validateSLO(); err != nil {
 			return err
+		}
+		if c.Pipeline == nil {
+			if err := c.validateCall(len(cfg.Models)); err != nil {
+				return invalid("class %q: %v", c.Name, err)
+			}
+			continue
+		}
+		if c.Clients > 0 || c.Retry != nil || c.AttemptRetry != nil {
+			return invalid("class %q: a pipeline class is open-loop and retries in its steps, not as a whole", c.Name)
 		}
 		if c.Deadline < 0 {
 			return invalid("class %q: deadline %v: must be ≥ 0", c.Name, c.Deadline)
 		}
-		if err := c.Policy.validate(len(cfg.Models)); err != nil {
+		if err := c.Pipeline.validate(len(cfg.Models)); err != nil {
 			return invalid("class %q: %v", c.Name, err)
 		}
-		if c.Retry != nil {
-			if err := c.Retry.validate(false); err != nil {
-				return invalid("class %q: retry: %v", c.Name, err)
-			}
-		}
-		if c.AttemptRetry != nil {
-			if err := c.AttemptRetry.validate(true); err != nil {
-				return invalid("class %q: attempt retry: %v", c.Name, err)
+		for j := range c.Pipeline.Steps {
+			if err := c.Pipeline.Steps[j].Call.validateCall(len(cfg.Models)); err != nil {
+				return invalid("class %q: step %s: %v", c.Name, c.Pipeline.Steps[j].Name, err)
 			}
 		}
 	}
@@ -108,10 +109,36 @@ func (cfg *Config) Validate() error {
 		}
 	}
 	if cfg.correlated() {
-		for i := range cfg.Classes {
-			if _, err := copulaFactor(c, &cfg.Classes[i].Policy, cfg.Models); err != nil {
-				return invalid("class %q: %v", cfg.Classes[i].Name, err)
+		run, _ := cfg.withSteps()
+		for i := range run.Classes {
+			if _, err := copulaFactor(c, &run.Classes[i].Policy, cfg.Models); err != nil {
+				return invalid("class %q: %v", run.Classes[i].Name, err)
 			}
+		}
+	}
+	return nil
+}
+
+// validateCall checks what a one-call class and a pipeline step's call
+// have: token distributions, deadline, policy and retries.
+func (c *Class) validateCall(models int) error {
+	if c.InputTokens == nil || c.OutputTokens == nil {
+		return invalid("token distributions must be set")
+	}
+	if c.Deadline < 0 {
+		return invalid("deadline %v: must be ≥ 0", c.Deadline)
+	}
+	if err := c.Policy.validate(models); err != nil {
+		return err
+	}
+	if c.Retry != nil {
+		if err := c.Retry.validate(false); err != nil {
+			return fmt.Errorf("retry: %w", err)
+		}
+	}
+	if c.AttemptRetry != nil {
+		if err := c.AttemptRetry.validate(true); err != nil {
+			return fmt.Errorf("attempt retry: %w", err)
 		}
 	}
 	return nil
@@ -134,18 +161,33 @@ func (p *Provider) validate() error {
 		return err
 	}
 	if d := p.Degraded; d != nil {
-		if d.MeanNormal < MinDegradedPeriod || d.MeanDegraded < MinDegradedPeriod {
-			return fmt.Errorf("degraded periods: mean durations %v and %v must be ≥ %v", d.MeanNormal, d.MeanDegraded, MinDegradedPeriod)
+		if err := d.validate(); err != nil {
+			return err
 		}
-		if !(d.Slowdown >= 1) || math.IsInf(d.Slowdown, 0) {
-			return fmt.Errorf("degraded periods: slowdown %v must be finite and ≥ 1", d.Slowdown)
+	}
+	if pl := p.Pool; pl != nil {
+		if p.Concurrency != 0 || p.RejectWhenFull {
+			return fmt.Errorf("a provider with a pool has its concurrency and queue per replica: set them in its Pool, not on the provider")
 		}
-		if !(d.ErrorRate >= 0 && d.ErrorRate <= 1) {
-			return fmt.Errorf("degraded periods: error rate %v must be in [0, 1]", d.ErrorRate)
+		if err := pl.validate(); err != nil {
+			return err
 		}
 	}
 	if p.Breaker != nil {
 		return p.Breaker.validate()
+	}
+	return nil
+}
+
+func (d *Degraded) validate() error {
+	if d.MeanNormal < MinDegradedPeriod || d.MeanDegraded < MinDegradedPeriod {
+		return fmt.Errorf("degraded periods: mean durations %v and %v must be ≥ %v", d.MeanNormal, d.MeanDegraded, MinDegradedPeriod)
+	}
+	if !(d.Slowdown >= 1) || math.IsInf(d.Slowdown, 0) {
+		return fmt.Errorf("degraded periods: slowdown %v must be finite and ≥ 1", d.Slowdown)
+	}
+	if !(d.ErrorRate >= 0 && d.ErrorRate <= 1) {
+		return fmt.Errorf("degraded periods: error rate %v must be in [0, 1]", d.ErrorRate)
 	}
 	return nil
 }
