@@ -193,6 +193,9 @@
 //	--require-significant=BOOL
 //	                       the verdict rule
 //	--allow-fewer-answers  let the pick answer significantly fewer requests
+//	--exclude-overload     exclude candidates that overload a rate limit
+//	                       even when the sweep measured it (fate.go)
+//	--group-objective NAME weighted, worst or each (group.go)
 //	--alone                sweep coupled classes alone too
 //	--check-requests N     requests of the rollout check (0: skip)
 //	--write-scenario FILE  the scenario with every pick applied
@@ -275,17 +278,19 @@
 // JSON (Report): scenario, seed, requests_per_candidate, confidence_level,
 // quantile_rule, verdict_rule {min_gain_pct, min_gain_per_cost,
 // min_unanswered_cut_per_cost, require_significant}, verdict_rule_text, and
-// classes[]: class, deadline_s, objective {name, text, percentile,
+// classes[]: class, deadline_s, slo_s (0 = none), objective {name, text, percentile,
 // max_added_cost_pct (null = no cap; always null for objectives cost and
 // knee, which do not apply it), max_hedged_pct, sla_s (null = unset)}, cost_basis ("usd" or "calls"), candidates[] (Candidate),
 // frontier (candidate indices by cost), pick (index of the recommended
 // candidate, which the verdict judges), pick_note (why), objective_pick
 // (index of the objective's own choice: equal to pick unless that choice
 // failed the verdict rule and pick is a candidate within the objective's
-// limits that passes it), verdict {hedge, reason, gain_pct,
+// limits that passes it), verdict {hedge, label ("hedge", "don't hedge",
+// "effectively no hedging": copies for under 1 % of requests, or
+// "fallback"), reason, gain_pct,
 // added_cost_pct, significant (the intervals of the objective's
-// percentile before and after are disjoint), decided_by ("percentile" or
-// "unanswered": the test of the rule that made the verdict "hedge"; ""
+// percentile before and after are disjoint), decided_by ("percentile",
+// "unanswered", "configured" or "group": what made the verdict "hedge"; ""
 // for "don't hedge"), unanswered_significant (the Wilson intervals of the
 // unanswered share before and after are disjoint), unanswered_share_before,
 // unanswered_share_after (all of the pick; a "hedge" decided by the
@@ -294,8 +299,12 @@
 // objective's limits beyond them that the rule would accept, named in the
 // reason; else −1)}, spend_usd (the pick at the class's arrival rate, as
 // hedgesim run reports it: requests_per_s, per_day, per_month,
-// no_hedging_per_day, no_hedging_per_month), warnings, optimized_with (the other classes of its
-// joint group; empty when swept alone), requests (per candidate of the class: a replayed trace
+// no_hedging_per_day, no_hedging_per_month), warnings (those that start
+// "unstable baseline: " are printed first), notes (how the candidates
+// were judged: an overloaded rate limit measured over enough refills of
+// its bucket), optimized_with (the other classes of its joint group;
+// empty when swept alone), group (how a group objective chose the pick:
+// GroupChoice; absent otherwise), requests (per candidate of the class: a replayed trace
 // may have fewer than requests_per_candidate, the number asked for). A
 // candidate has label, hedging, delay_s, copies, target, requests,
 // latency_s {mean, p50, p90, p95, p99, p99_9, p95_ci95, p99_ci95 — the
@@ -304,9 +313,15 @@
 // hedged_share, attempts_per_request, cost_per_1k_usd, added_cost_pct
 // (on the cost basis), added_calls_pct, feasible, frontier, pick,
 // objective_pick, indistinguishable_from_pick, fewer_answers,
-// answered_within_target_share. A percentile or interval bound that is a
+// answered_within_target_share, status ("picked", "eligible" or
+// "rejected") and reasons[] (code, detail, name, value, limit, unit, text:
+// see fate.go), over_rate_limit, overload_excluded, overloads[] (Load:
+// kind, name, offered, limit, utilisation, burst_s, span_s), unstable,
+// won_by_primary_share, won_by_copies[] (model, share), met_share,
+// rescued_share, harmed_share (null when the runs cannot be paired; see
+// won.go). A percentile or interval bound that is a
 // miss is null. The report also has joint[] (JointGroup: classes,
-// optimized, shared, rounds, converged, requests) and rollout_check
+// optimized, shared, rounds, converged, requests, objective, search) and rollout_check
 // (RolloutCheck: requests, classes[] with latency_s, no_hedging_latency_s,
 // predicted_latency_s, the three answered shares, rate_limited_attempts,
 // added_cost_pct, predicted_added_cost_pct, flagged, flag; and report, the
@@ -318,6 +333,6 @@
 // p99_ci_lo_s, p99_ci_hi_s, p99_9_s, mean_s, answered_share, hedged_share,
 // attempts_per_request, cost_per_1k_usd, added_cost_pct, added_calls_pct,
 // cost_basis, feasible, frontier, pick, indistinguishable_from_pick,
-// objective_pick, fewer_answers, answered_within_target_share. A miss is
-// written +Inf.
+// objective_pick, fewer_answers, answered_within_target_share, status,
+// reasons (the codes, ";"-separated). A miss is written +Inf.
 package optimize

@@ -404,15 +404,10 @@ func validGroupObjective(name string) error {
 // eighth of the requests, from whose best the descent starts.
 const MaxGroupCombinations = 64
 
-// startGroup is where a group objective's search starts (see Group
-// objectives): it measures the group's run without hedging (the
-// reference of every class's limits and of GroupWorst), sets each
-// optimized class's grid (order: positions in gc) from its percentiles in
-// that run, and simulates combinations of
-// the classes' candidates (MaxGroupCombinations), returning the group's
-// reference figures and loads, the grids and their series, the policies
-// to start from, and how the combinations were searched (groupStart).
-// When m lacks a measurement, the step it returns names it.
+// groupStart is where a group objective's search starts: the group's
+// figures and loads in its run without hedging, each optimized class's
+// grid and series, the policies to start from, and how the combinations
+// were searched.
 type groupStart struct {
 	base      []GroupFigure
 	baseLoads []Load
@@ -422,7 +417,12 @@ type groupStart struct {
 	search    string
 }
 
-// startGroup: see groupStart.
+// startGroup measures the group's run without hedging (the reference of
+// every class's limits and of GroupWorst), sets each optimized class's
+// grid (order: positions in gc) from its percentiles in that run, and
+// simulates combinations of the classes' candidates (see
+// MaxGroupCombinations), starting from the best admissible one. When m
+// lacks a measurement, the step it returns names it.
 func startGroup(ctx context.Context, gc *sim.Config, order []int, s *Settings, m *memo, groupName string, workers int, progress func(string, int) func()) (*groupStart, string, error) {
 	gs := &groupStart{grids: map[int][]Candidate{}, series: map[int][]Series{}}
 	with := func(reqs int, pols map[int]sim.Policy) *sim.Config {
