@@ -8,7 +8,7 @@ import (
 )
 
 // Formats are the names Write accepts, in the order help lists them.
-var Formats = []string{"grpc", "envoy", "failsafe-go", "polly", "json"}
+var Formats = []string{"grpc", "envoy", "failsafe-go", "polly", "python", "typescript", "json"}
 
 // Options set what a format leaves to the user.
 type Options struct {
@@ -60,6 +60,8 @@ func Write(d *Document, format string, opt Options) ([]byte, []Note, error) {
 		return writeFailsafe(d)
 	case "polly":
 		return writePolly(d)
+	case "python":
+		return writePython(d)
 	case "json":
 		var b strings.Builder
 		if err := d.Encode(&b); err != nil {
