@@ -9,6 +9,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -326,4 +327,204 @@ func pythonParses(t *testing.T, py, src string) error {
 		return fmt.Errorf("%v: %s", err, out)
 	}
 	return nil
+}
+
+// nodeTools returns the paths of node and of the pinned tsc, installed
+// by .ci/run (npm ci in export/testdata/node), or skips the test saying
+// why.
+func nodeTools(t *testing.T) (node, tsc string) {
+	t.Helper()
+	node, err := exec.LookPath("node")
+	if err != nil {
+		skipLine(t, "node is not installed: the typescript export is not run (Node 20 or later is needed)")
+	}
+	out, err := exec.Command(node, "-e", "process.stdout.write(process.versions.node.split('.')[0])").Output()
+	if v, _ := strconv.Atoi(string(out)); err != nil || v < 20 {
+		skipLine(t, fmt.Sprintf("node %s is older than 20: the typescript export is not run", out))
+	}
+	tsc, err = filepath.Abs(filepath.Join("testdata", "node", "node_modules", "typescript", "bin", "tsc"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if _, err := os.Stat(tsc); err != nil {
+		skipLine(t, "the pinned TypeScript compiler is not installed: run npm ci in export/testdata/node (.ci/run does)")
+	}
+	return node, tsc
+}
+
+// tsConfig is the tsconfig.json of a compiled module: strict, every
+// extra check on, for ES2022 on Node (types from the pinned @types/node)
+// or, with node false, for any runtime (the DOM's AbortController and
+// timers only).
+func tsConfig(files []string, node bool) string {
+	types, lib := `["node"]`, `["es2022"]`
+	if !node {
+		types, lib = `[]`, `["es2022", "dom"]`
+	}
+	fs, _ := json.Marshal(files)
+	return `{"compilerOptions": {"strict": true, "target": "es2022", "module": "commonjs", "lib": ` + lib + `, "types": ` + types + `,
+  "typeRoots": ["` + filepath.ToSlash(nodeModules()) + `/@types"], "outDir": "out",
+  "noUnusedLocals": true, "noUnusedParameters": true, "noImplicitReturns": true, "noFallthroughCasesInSwitch": true,
+  "exactOptionalPropertyTypes": true, "noUncheckedIndexedAccess": false},
+ "files": ` + string(fs) + `}`
+}
+
+// nodeModules is the absolute path of the pinned packages' node_modules.
+func nodeModules() string {
+	p, _ := filepath.Abs(filepath.Join("testdata", "node", "node_modules"))
+	return p
+}
+
+// runTSC compiles the project in dir with tsc and fails t with the
+// compiler's messages if it does not compile.
+func runTSC(t *testing.T, node, tsc, dir string) {
+	t.Helper()
+	cmd := exec.Command(node, tsc, "-p", "tsconfig.json")
+	cmd.Dir = dir
+	if out, err := cmd.CombinedOutput(); err != nil {
+		t.Fatalf("tsc: %v\n%s", err, out)
+	}
+}
+
+// tsHarness is the typescript export's harness, the python harness's
+// twin: each attempt is a fetch of /MODEL?out=N&req=I with the attempt's
+// AbortSignal (Node's fetch closes the connection when it is aborted).
+const tsHarness = `import { HedgeDeadline, HedgeFailed, POLICIES, hedged } from "./hedging";
+
+class HTTPError extends Error {
+  constructor(readonly status: number) {
+    super("HTTP " + status);
+  }
+}
+
+interface Request {
+  at_ns: number;
+  out: number;
+}
+
+interface Result {
+  latency_s: number;
+  attempts: number;
+  late_s: number;
+  end: string;
+  span: [number, number];
+}
+
+async function readStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const c of process.stdin) chunks.push(c as Buffer);
+  return Buffer.concat(chunks).toString();
+}
+
+const now = () => performance.now() / 1000;
+const sleep = (s: number) => new Promise<void>((r) => setTimeout(r, Math.max(0, s * 1000)));
+
+async function main(): Promise<void> {
+  const policy = POLICIES[process.argv[2] ?? ""];
+  if (policy === undefined) throw new Error("no policy " + process.argv[2]);
+  const url = process.argv[3] ?? "";
+  const reqs = JSON.parse(await readStdin()) as Request[];
+  const results: Result[] = new Array(reqs.length);
+  const miss = Symbol("miss");
+
+  async function one(i: number, out: number, at: number): Promise<void> {
+    const t0 = now();
+    let attempts = 0;
+    const call = async (target: string, signal: AbortSignal): Promise<string> => {
+      attempts++;
+      const res = await fetch(url + "/" + encodeURIComponent(target) + "?out=" + out + "&req=" + i, { signal });
+      const body = await res.text();
+      if (res.status === 200) return body;
+      if (res.status === 422) return "invalid";
+      throw new HTTPError(res.status);
+    };
+    let latency = -1;
+    let end = "answer";
+    try {
+      const v = await hedged(call, policy, { isValid: (s) => s === "ok", fallback: miss });
+      if (v === miss) end = "deadline";
+      else latency = now() - t0;
+    } catch (e) {
+      if (e instanceof HedgeFailed) end = "failed: " + e.message;
+      else if (e instanceof HedgeDeadline) end = "deadline";
+      else throw e;
+    }
+    results[i] = { latency_s: latency, attempts, late_s: t0 - at, end, span: [t0, now()] };
+  }
+
+  // The event loop's lag, sampled every millisecond: a request is as late
+  // as the worst lag while it ran.
+  const lags: Array<[number, number]> = [];
+  let monitoring = true;
+  const monitor = async () => {
+    while (monitoring) {
+      const t = now();
+      await sleep(0.001);
+      lags.push([t, now() - t - 0.001]);
+    }
+  };
+  // Warm up: the first fetch loads and compiles Node's HTTP client.
+  for (let k = 0; k < 20; k++) await (await fetch(url + "/warm-up")).text();
+  const mon = monitor();
+  const start = now();
+  const running: Promise<void>[] = [];
+  for (const [i, r] of reqs.entries()) {
+    const at = start + r.at_ns / 1e9;
+    if (at > now()) await sleep(at - now());
+    running.push(one(i, r.out, at));
+  }
+  await Promise.all(running);
+  monitoring = false;
+  await mon;
+  let lo = 0;
+  const lines: string[] = [];
+  for (const r of results) {
+    const [t0, t1] = r.span;
+    let late = r.late_s;
+    while (lo < lags.length && (lags[lo]?.[0] ?? Infinity) < t0) lo++;
+    for (let j = lo; j < lags.length && (lags[j]?.[0] ?? Infinity) <= t1; j++) late = Math.max(late, lags[j]?.[1] ?? 0);
+    lines.push(JSON.stringify({ latency_s: r.latency_s, attempts: r.attempts, late_s: late, end: r.end }));
+  }
+  process.stdout.write(lines.join("\n") + "\n");
+}
+
+main().catch((e) => {
+  console.error(e);
+  process.exit(1);
+});
+`
+
+// TestTypeScriptBehavesAsSimulated compiles the typescript export of
+// guard-check and of the two-model gateway's short class with the pinned
+// tsc, runs it under Node against a loopback server of their models, and
+// compares it with the simulation.
+func TestTypeScriptBehavesAsSimulated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("compiles with tsc and runs Node against a loopback server for a few seconds: not in -short")
+	}
+	node, tsc := nodeTools(t)
+	cases := codeCases(t)
+	dir := t.TempDir()
+	files := map[string]string{}
+	var names []string
+	for i, cc := range cases {
+		mod, _, err := Write(scaledDoc(cc.cfg), "typescript", Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		sub := fmt.Sprintf("case%d/", i)
+		files[sub+"hedging.ts"] = string(mod)
+		files[sub+"harness.ts"] = tsHarness
+		names = append(names, sub+"hedging.ts", sub+"harness.ts")
+	}
+	files["tsconfig.json"] = tsConfig(names, true)
+	writeFiles(t, dir, files)
+	runTSC(t, node, tsc, dir)
+	for i, cc := range cases {
+		t.Run(cc.name, func(t *testing.T) {
+			cmd := exec.Command(node, filepath.Join("out", fmt.Sprintf("case%d", i), "harness.js"), cc.cfg.Classes[0].Name)
+			cmd.Dir = dir
+			runCodeHarness(t, cc.name, cc.cfg, cmd)
+		})
+	}
 }

@@ -62,6 +62,8 @@ func Write(d *Document, format string, opt Options) ([]byte, []Note, error) {
 		return writePolly(d)
 	case "python":
 		return writePython(d)
+	case "typescript":
+		return writeTypeScript(d)
 	case "json":
 		var b strings.Builder
 		if err := d.Encode(&b); err != nil {

@@ -31,6 +31,8 @@ Formats:
   envoy        Envoy routes YAML (retry_policy + hedge_policy, route timeout, cluster retry budget)
   failsafe-go  a Go file building failsafe-go hedge policies (` + export.FailsafeGoVersion + `)
   polly        appsettings.json section for .NET's standard HTTP hedging handler
+  python       an asyncio module: hedged(call, POLICIES[class]), standard library only
+  typescript   a TypeScript module: hedged(call, POLICIES[class]) with AbortController, no dependencies
   json         hedgesim's neutral policy document (every setting, for custom gateways)
 
 What a format cannot express, and what was written instead, is printed on
