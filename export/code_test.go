@@ -428,3 +428,74 @@ func TestCodeStrings(t *testing.T) {
 		t.Error("commentText left a line break")
 	}
 }
+
+// TestUnfaithful: gRPC and Envoy refuse copies to another model and a
+// deadline on time to first token, naming the formats that can say them;
+// Approximate writes the nearest form with a note; the code formats
+// write both faithfully.
+func TestUnfaithful(t *testing.T) {
+	d := ScenarioPolicies(loadShipped(t, "two-model-gateway.toml"))
+	short, medium := *d, *d
+	short.Classes = d.Classes[0:1]  // a copy to large-b
+	medium.Classes = d.Classes[1:2] // and first_token with a 15 s deadline
+	medium.Classes[0].Copies = []Copy{{Target: "large-a", Delay: Seconds(time.Second)}}
+	for _, f := range []string{"grpc", "envoy"} {
+		for _, c := range []struct {
+			doc        *Document
+			class      string
+			limitation string
+			formats    string
+			note       string
+		}{
+			{&short, "short", `its copies go to "large-b", another model than the primary "large-a"`, "python, typescript, polly", `approximate: copies to "large-b" written as copies to where the primary ("large-a") goes`},
+			{&medium, "medium", "its deadline (15s) is on time to first token", "python, typescript, json", "approximate: the deadline 15s is on time to first token"},
+		} {
+			var ue *UnfaithfulError
+			_, _, err := Write(c.doc, f, Options{})
+			if !errors.As(err, &ue) || ue.Class != c.class || !strings.Contains(ue.Limitation, c.limitation) || !strings.HasPrefix(ue.Formats, c.formats) ||
+				!strings.Contains(err.Error(), "--approximate") {
+				t.Errorf("%s, class %s: error %v; want an UnfaithfulError naming %q and the formats %s", f, c.class, err, c.limitation, c.formats)
+			}
+			_, notes, err := Write(c.doc, f, Options{Approximate: true})
+			if err != nil {
+				t.Fatalf("%s, class %s, approximate: %v", f, c.class, err)
+			}
+			wantNote(t, notes, c.class, c.note)
+		}
+	}
+	for _, f := range []string{"python", "typescript"} {
+		for _, doc := range []*Document{&short, &medium} {
+			if _, _, err := Write(doc, f, Options{}); err != nil {
+				t.Errorf("%s: %v", f, err)
+			}
+		}
+	}
+}
+
+// TestGRPCRuntimesNote: the grpc format says, once, which runtimes carry
+// out a hedgingPolicy and which ignore it, when it writes one.
+func TestGRPCRuntimesNote(t *testing.T) {
+	d := ScenarioPolicies(loadShipped(t, "guard-check.toml"))
+	_, notes, err := Write(d, "grpc", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(notes) == 0 || notes[0].Class != "" || notes[0].String() != GRPCRuntimes {
+		t.Fatalf("first note %v; want the runtimes note", notes)
+	}
+	for _, s := range []string{"grpc-java", "grpc-dotnet", "grpc-js", "grpc-go", "C-core", "failsafegrpc.NewUnaryClientInterceptor"} {
+		if !strings.Contains(GRPCRuntimes, s) {
+			t.Errorf("the runtimes note does not name %s", s)
+		}
+	}
+	d.Classes[0].Hedge, d.Classes[0].Copies = false, []Copy{}
+	_, notes, err = Write(d, "grpc", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, n := range notes {
+		if n.Text == GRPCRuntimes {
+			t.Errorf("the runtimes note with no hedgingPolicy written")
+		}
+	}
+}

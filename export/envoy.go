@@ -42,6 +42,9 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 		if f := c.fallbacks(); f > 0 && f < len(c.Copies) {
 			return nil, nil, &UnmappableError{"envoy", c.Class, "one retry policy cannot mix timed copies (hedges on the per-try timeout) with copies sent only after a failure"}
 		}
+		if err := faithful("envoy", "Envoy", n, c, opt, true, true, "route timeout"); err != nil {
+			return nil, nil, err
+		}
 		fmt.Fprintf(&routes, "- name: %s\n  match:\n", yq(c.Class))
 		switch {
 		case opt.Service != "" && opt.Method != "":
@@ -82,9 +85,6 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 				fmt.Fprintf(&routes, "    retry_policy:  # copies only after a failure: plain retries, no hedging\n      retry_on: %s\n%s%s", yq(strings.Join(retryOn, ",")), codes, perTry)
 				fmt.Fprintf(&routes, "      num_retries: %d\n      retry_back_off:\n        base_interval: 0.001s\n        max_interval: 0.002s\n", len(c.Copies))
 				n.add("copies sent only after a failure are plain Envoy retries (no hedge_policy), after a back-off of up to 2 ms")
-			}
-			if ts := c.otherTargets(); len(ts) > 0 {
-				n.add("Envoy retries go to hosts of the route's cluster (%s): copies to %s cannot be expressed", c.Primary, joinq(ts))
 			}
 			commonNotes(n, c, "Envoy")
 			all = append(all, n.list...)
@@ -131,9 +131,6 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 		fmt.Fprintf(&routes, "      retry_back_off:  # a hedge waits for the back-off after the per-try timeout: keep it short\n        base_interval: 0.001s\n        max_interval: 0.002s\n")
 		fmt.Fprintf(&routes, "    hedge_policy:\n      hedge_on_per_try_timeout: true\n")
 
-		if ts := c.otherTargets(); len(ts) > 0 {
-			n.add("Envoy sends copies to hosts of the route's cluster (%s): copies to %s cannot be expressed; put the models behind one cluster if they are interchangeable", c.Primary, joinq(ts))
-		}
 		if c.NewProvider {
 			n.add("\"a provider not tried yet\" not written: Envoy's retry_host_predicate previous_hosts picks another host of the cluster")
 		}

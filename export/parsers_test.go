@@ -139,7 +139,7 @@ func TestGRPCParsesEveryScenario(t *testing.T) {
 		if d = withoutAdaptive(d); d == nil {
 			continue
 		}
-		out, _, err := Write(d, "grpc", Options{})
+		out, _, err := Write(d, "grpc", Options{Approximate: true})
 		if err != nil {
 			t.Fatalf("%s: %v", d.Scenario, err)
 		}
@@ -215,7 +215,7 @@ func TestGRPCLimits(t *testing.T) {
 	c.OnError, c.OnRateLimited = "fatal", "nonfatal"
 	c.Budget.RetryThrottling = &Throttle{MaxTokens: 10, TokenRatio: 0.1}
 	d.Classes[1].Budget.RetryThrottling = &Throttle{MaxTokens: 20, TokenRatio: 0.5}
-	out, notes, err := Write(d, "grpc", Options{})
+	out, notes, err := Write(d, "grpc", Options{Approximate: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +239,7 @@ func TestEnvoyParsesEveryScenario(t *testing.T) {
 		if d = withoutAdaptive(d); d == nil {
 			continue
 		}
-		out, _, err := Write(d, "envoy", Options{})
+		out, _, err := Write(d, "envoy", Options{Approximate: true})
 		if err != nil {
 			t.Fatalf("%s: %v", d.Scenario, err)
 		}
