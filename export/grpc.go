@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // gRPC service config (gRFC A6, "gRPC Retry Design"; the service config
@@ -110,7 +111,7 @@ func writeGRPC(d *Document, opt Options) ([]byte, []Note, error) {
 		breakerNotes(n, c, "a gRPC service config has no circuit breaker; put one in the client's interceptor or the gateway")
 		statusRuleNotes(n, c, "gRPC", "an upstream 504 reaches the client as UNAVAILABLE, handled as on_error", "a 4xx reaches the client as a status (INTERNAL, INVALID_ARGUMENT, …) that is not retried: fatal")
 		if c.Deadline > 0 {
-			mc.Timeout = protoDuration(c.Deadline.D())
+			mc.Timeout = grpcTimeout(c.Deadline.D())
 			if c.OnTimeout == "fail_open" {
 				n.add("at the deadline gRPC ends the call with DEADLINE_EXCEEDED; failing open is the caller's handling of that status")
 			}
@@ -196,6 +197,18 @@ func writeGRPC(d *Document, opt Options) ([]byte, []Note, error) {
 		return nil, nil, err
 	}
 	return b.Bytes(), all, nil
+}
+
+// grpcTimeout writes a methodConfig timeout as a proto3 JSON duration
+// with all nine fractional digits when it has a fraction ("0.060000000s",
+// "3s"): grpc-js (1.14.7, service-config.ts) reads the digits after the
+// point as nanoseconds without padding them, so "0.06s" would be a 6 ns
+// timeout and "1.5s" one of 1 s; every parser reads nine digits right.
+func grpcTimeout(d time.Duration) string {
+	if d%time.Second == 0 {
+		return protoDuration(d)
+	}
+	return fmt.Sprintf("%d.%09ds", d/time.Second, d%time.Second)
 }
 
 func grpcName(c *Class, opt Options) GRPCName {
