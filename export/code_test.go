@@ -12,6 +12,9 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
+	compositev3 "github.com/envoyproxy/go-control-plane/envoy/extensions/clusters/composite/v3"
 )
 
 // The code formats' hedged(), run by python3 and by Node on scripted
@@ -429,27 +432,27 @@ func TestCodeStrings(t *testing.T) {
 	}
 }
 
-// TestUnfaithful: gRPC and Envoy refuse copies to another model and a
+// TestUnfaithful: gRPC refuses copies to another model, gRPC and Envoy a
 // deadline on time to first token, naming the formats that can say them;
 // Approximate writes the nearest form with a note; the code formats
-// write both faithfully.
+// write both faithfully, and Envoy the copies (TestEnvoyComposite).
 func TestUnfaithful(t *testing.T) {
 	d := ScenarioPolicies(loadShipped(t, "two-model-gateway.toml"))
 	short, medium := *d, *d
 	short.Classes = d.Classes[0:1]  // a copy to large-b
 	medium.Classes = d.Classes[1:2] // and first_token with a 15 s deadline
 	medium.Classes[0].Copies = []Copy{{Target: "large-a", Delay: Seconds(time.Second)}}
-	for _, f := range []string{"grpc", "envoy"} {
-		for _, c := range []struct {
-			doc        *Document
-			class      string
-			limitation string
-			formats    string
-			note       string
-		}{
-			{&short, "short", `its copies go to "large-b", another model than the primary "large-a"`, "python, typescript, polly", `approximate: copies to "large-b" written as copies to where the primary ("large-a") goes`},
-			{&medium, "medium", "its deadline (15s) is on time to first token", "python, typescript, json", "approximate: the deadline 15s is on time to first token"},
-		} {
+	type refusal struct {
+		doc        *Document
+		class      string
+		limitation string
+		formats    string
+		note       string
+	}
+	otherModel := refusal{&short, "short", `its copies go to "large-b", another model than the primary "large-a"`, "python, typescript, polly", `approximate: copies to "large-b" written as copies to where the primary ("large-a") goes`}
+	ttft := refusal{&medium, "medium", "its deadline (15s) is on time to first token", "python, typescript, json", "approximate: the deadline 15s is on time to first token"}
+	for f, refusals := range map[string][]refusal{"grpc": {otherModel, ttft}, "envoy": {ttft}} {
+		for _, c := range refusals {
 			var ue *UnfaithfulError
 			_, _, err := Write(c.doc, f, Options{})
 			if !errors.As(err, &ue) || ue.Class != c.class || !strings.Contains(ue.Limitation, c.limitation) || !strings.HasPrefix(ue.Formats, c.formats) ||
@@ -497,5 +500,48 @@ func TestGRPCRuntimesNote(t *testing.T) {
 		if n.Text == GRPCRuntimes {
 			t.Errorf("the runtimes note with no hedgingPolicy written")
 		}
+	}
+}
+
+// TestEnvoyComposite: copies to other models go through a composite
+// cluster listing the model of each attempt, which carries the class's
+// budget; a class whose copies go to its primary keeps the primary's
+// cluster.
+func TestEnvoyComposite(t *testing.T) {
+	d := ScenarioPolicies(loadShipped(t, "two-model-gateway.toml"))
+	d.Classes = d.Classes[:1]
+	c := &d.Classes[0]
+	c.Copies = append(c.Copies, Copy{Target: "large-a", Delay: Seconds(time.Second)})
+	c.Budget = Budget{MaxInFlightRatio: 0.2, MinInFlight: 3}
+	out, notes, err := Write(d, "envoy", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantNote(t, notes, "short", `copies to "large-b" go through the composite cluster "short-attempts"`)
+	routes, clusters := checkEnvoy(t, "composite", out)
+	if got := routes[0].GetRoute().GetCluster(); got != "short-attempts" || len(clusters) != 1 || clusters[0].GetName() != got {
+		t.Fatalf("route to %q, clusters %v; want one composite cluster short-attempts\n%s", got, clusters, out)
+	}
+	cc := &compositev3.ClusterConfig{}
+	if err := clusters[0].GetClusterType().GetTypedConfig().UnmarshalTo(cc); err != nil {
+		t.Fatal(err)
+	}
+	var names []string
+	for _, e := range cc.GetClusters() {
+		names = append(names, e.GetName())
+	}
+	if !slices.Equal(names, []string{"large-a", "large-b", "large-a"}) || clusters[0].GetLbPolicy() != clusterv3.Cluster_CLUSTER_PROVIDED {
+		t.Errorf("composite clusters %v, lb_policy %v; want large-a, large-b, large-a and CLUSTER_PROVIDED", names, clusters[0].GetLbPolicy())
+	}
+	if b := clusters[0].GetCircuitBreakers().GetThresholds()[0].GetRetryBudget(); b.GetBudgetPercent().GetValue() != 20 || b.GetMinRetryConcurrency().GetValue() != 3 {
+		t.Errorf("retry budget %v; want 20 %%, 3 on the composite cluster", b)
+	}
+	guard := ScenarioPolicies(loadShipped(t, "guard-check.toml"))
+	out, _, err = Write(guard, "envoy", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if routes, clusters := checkEnvoy(t, "guard", out); routes[0].GetRoute().GetCluster() != "llama-guard" || len(clusters) != 0 {
+		t.Errorf("guard-check: route to %q with clusters %v; want llama-guard and none", routes[0].GetRoute().GetCluster(), clusters)
 	}
 }

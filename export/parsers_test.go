@@ -8,6 +8,7 @@ import (
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	compositev3 "github.com/envoyproxy/go-control-plane/envoy/extensions/clusters/composite/v3"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -126,6 +127,15 @@ func checkEnvoy(t *testing.T, name string, out []byte) ([]*routev3.Route, []*clu
 		}
 		if err := c.GetCircuitBreakers().ValidateAll(); err != nil {
 			t.Fatalf("%s: clusters[%d].circuit_breakers: ValidateAll: %v", name, i, err)
+		}
+		if ct := c.GetClusterType(); ct != nil {
+			cc := &compositev3.ClusterConfig{}
+			if err := ct.GetTypedConfig().UnmarshalTo(cc); err != nil || ct.GetName() != "envoy.clusters.composite" {
+				t.Fatalf("%s: clusters[%d].cluster_type %s: %v", name, i, ct.GetName(), err)
+			}
+			if err := cc.ValidateAll(); err != nil {
+				t.Fatalf("%s: clusters[%d]: composite: ValidateAll: %v", name, i, err)
+			}
 		}
 		clusters = append(clusters, c)
 	}

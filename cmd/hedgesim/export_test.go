@@ -165,7 +165,7 @@ func TestExportBadInput(t *testing.T) {
 		{[]string{"--format", "grpc", adaptive}, "adaptive delay"},
 		{[]string{"--format", "grpc", "no-such-file.toml"}, "no such file"},
 		{[]string{"--format", "grpc", "--class", "short", "two-model-gateway"}, `class short cannot be written faithfully: its copies go to "large-b"`},
-		{[]string{"--format", "envoy", "--class", "short", "two-model-gateway"}, "formats that can express it: python, typescript"},
+		{[]string{"--format", "envoy", "--class", "medium", "two-model-gateway"}, "its deadline (15s) is on time to first token"},
 	}
 	for _, c := range cases {
 		args := append([]string{"export", "--out", out}, c.args...)
