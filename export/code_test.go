@@ -449,7 +449,7 @@ func TestUnfaithful(t *testing.T) {
 		formats    string
 		note       string
 	}
-	otherModel := refusal{&short, "short", `its copies go to "large-b", another model than the primary "large-a"`, "python, typescript, polly", `approximate: copies to "large-b" written as copies to where the primary ("large-a") goes`}
+	otherModel := refusal{&short, "short", `its copies go to "large-b", another model than the primary "large-a"`, "python, typescript, envoy", `approximate: copies to "large-b" written as copies to where the primary ("large-a") goes`}
 	ttft := refusal{&medium, "medium", "its deadline (15s) is on time to first token", "python, typescript, json", "approximate: the deadline 15s is on time to first token"}
 	for f, refusals := range map[string][]refusal{"grpc": {otherModel, ttft}, "envoy": {ttft}} {
 		for _, c := range refusals {

@@ -70,7 +70,7 @@ func (e *UnfaithfulError) Error() string {
 // Formats that can express a copy to another model, and a deadline on
 // time to first token.
 const (
-	otherModelFormats = "python, typescript, polly (Routing's ordered endpoint groups), failsafe-go (one hedge target, chosen by exec.IsHedge()), json"
+	otherModelFormats = "python, typescript, envoy (a composite cluster, Envoy 1.40 or later), polly (Routing's ordered endpoint groups), failsafe-go (one hedge target, chosen by exec.IsHedge()), json"
 	ttftFormats       = "python, typescript, json; failsafe-go and polly when the server sends the response headers with the first token (their timeouts end at the headers)"
 )
 
