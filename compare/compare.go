@@ -60,12 +60,22 @@ type Class struct {
 	P95CIOK, P99CIOK bool
 	AnsweredShare    float64
 	CostPer1k        float64
+	// Pipeline holds a pipeline class's end-to-end figures (run reports).
+	Pipeline *Pipeline
 	// Answered is the number of answered requests when HasAnswered (run
 	// reports give it).
 	Answered    int64
 	HasAnswered bool
 	// Missing are the required fields that are absent or null.
 	Missing []string
+}
+
+// Pipeline is what a run report says of a pipeline class as a whole: the
+// end-to-end time (arrival until the request ended, whatever the outcome)
+// and the share of requests that went through degraded.
+type Pipeline struct {
+	EndToEnd      sim.Latency
+	DegradedShare float64
 }
 
 // Report is one side of a comparison.
@@ -97,6 +107,10 @@ type runJSON struct {
 		Cost          *struct {
 			Total *float64 `json:"total"`
 		} `json:"cost_per_1k_usd"`
+		Pipeline *struct {
+			EndToEnd      sim.Latency `json:"end_to_end_s"`
+			DegradedShare float64     `json:"degraded_share"`
+		} `json:"pipeline"`
 	} `json:"classes"`
 }
 
@@ -111,16 +125,18 @@ type optimizeJSON struct {
 		Requests   *int64 `json:"requests"`
 		Pick       int    `json:"pick"`
 		Candidates []struct {
-			Hedging       bool        `json:"hedging"`
-			DelayS        float64     `json:"delay_s"`
-			Copies        int         `json:"copies"`
-			Target        string      `json:"target"`
-			Requests      *int64      `json:"requests"`
-			LatencyJSON   sim.Latency `json:"latency_s"`
-			P95OK         bool        `json:"p95_ci_ok"`
-			P99OK         bool        `json:"p99_ci_ok"`
-			AnsweredShare *float64    `json:"answered_share"`
-			CostPer1k     *float64    `json:"cost_per_1k_usd"`
+			Label         string            `json:"label"`
+			Steps         []json.RawMessage `json:"steps"`
+			Hedging       bool              `json:"hedging"`
+			DelayS        float64           `json:"delay_s"`
+			Copies        int               `json:"copies"`
+			Target        string            `json:"target"`
+			Requests      *int64            `json:"requests"`
+			LatencyJSON   sim.Latency       `json:"latency_s"`
+			P95OK         bool              `json:"p95_ci_ok"`
+			P99OK         bool              `json:"p99_ci_ok"`
+			AnsweredShare *float64          `json:"answered_share"`
+			CostPer1k     *float64          `json:"cost_per_1k_usd"`
 		} `json:"candidates"`
 	} `json:"classes"`
 }
@@ -288,6 +304,9 @@ func parseRun(data []byte) (*Report, error) {
 		if c.Answered != nil {
 			cl.Answered, cl.HasAnswered = *c.Answered, true
 		}
+		if p := c.Pipeline; p != nil {
+			cl.Pipeline = &Pipeline{EndToEnd: p.EndToEnd, DegradedShare: p.DegradedShare}
+		}
 		r.Classes = append(r.Classes, cl)
 	}
 	return r, nil
@@ -306,7 +325,10 @@ func parseOptimize(data []byte) (*Report, error) {
 		p := c.Candidates[c.Pick]
 		l := p.LatencyJSON
 		policy := "no hedging"
-		if p.Hedging {
+		switch {
+		case p.Hedging && len(p.Steps) > 0:
+			policy = "per step: " + p.Label // a pipeline
+		case p.Hedging:
 			policy = fmt.Sprintf("%s ×%d → %s", formatSeconds(p.DelayS), p.Copies, p.Target)
 		}
 		cl := Class{
@@ -415,7 +437,7 @@ func Compare(a, b *Report) *Comparison {
 			continue
 		}
 		cb := b.Classes[j]
-		out.Rows = append(out.Rows, Row{
+		row := Row{
 			Class: ca.Name, PolicyA: ca.Policy, PolicyB: cb.Policy,
 			RequestsA: ca.Requests, RequestsB: cb.Requests,
 			Deltas: []Delta{
@@ -425,7 +447,14 @@ func Compare(a, b *Report) *Comparison {
 				proportion("answered", ca.AnsweredShare, cb.AnsweredShare, ca.Requests, cb.Requests),
 				relative("cost/1k", ca.CostPer1k, cb.CostPer1k),
 			},
-		})
+		}
+		if pa, pb := ca.Pipeline, cb.Pipeline; pa != nil && pb != nil {
+			ea, eb := pa.EndToEnd, pb.EndToEnd
+			row.Deltas = append(row.Deltas,
+				interval("end-to-end p95", ea.P95, eb.P95, ea.P95CI95, eb.P95CI95, ea.P95CIOK && eb.P95CIOK),
+				proportion("degraded", pa.DegradedShare, pb.DegradedShare, ca.Requests, cb.Requests))
+		}
+		out.Rows = append(out.Rows, row)
 	}
 	for _, cb := range b.Classes {
 		if !seen[cb.Name] {

@@ -81,7 +81,7 @@ func orDash(s string) string {
 
 func value(metric string, x float64) string {
 	switch metric {
-	case "answered":
+	case "answered", "degraded":
 		return fmt.Sprintf("%.2f%%", 100*x)
 	case "cost/1k":
 		return sim.DollarsPer1k(x)
@@ -93,7 +93,7 @@ func ci(d Delta, iv [2]float64) string {
 	if d.Mark != Significant && d.Mark != Same {
 		return ""
 	}
-	if d.Metric == "answered" {
+	if isShare(d.Metric) {
 		return ""
 	}
 	return fmt.Sprintf("[%s, %s]", formatSeconds(iv[0]), formatSeconds(iv[1]))
@@ -102,7 +102,7 @@ func ci(d Delta, iv [2]float64) string {
 func change(d Delta) string {
 	var s string
 	switch {
-	case d.Metric == "answered":
+	case isShare(d.Metric):
 		s = fmt.Sprintf("%+.2f pt", d.Change)
 		if s == "-0.00 pt" {
 			s = "+0.00 pt" // a change that rounds to zero has no sign
@@ -182,14 +182,14 @@ func (c *Comparison) WriteJSON(w io.Writer, nameA, nameB string) error {
 		jr := jsonRow{Class: r.Class, PolicyA: r.PolicyA, PolicyB: r.PolicyB, RequestsA: r.RequestsA, RequestsB: r.RequestsB}
 		for _, d := range r.Deltas {
 			jd := jsonDelta{Metric: d.Metric, A: finite(d.A), B: finite(d.B), Unit: "percent", Sig: markNames[d.Mark]}
-			if d.Metric == "answered" {
+			if isShare(d.Metric) {
 				jd.Unit = "percentage_points"
 			}
 			if !math.IsNaN(d.Change) {
 				ch := d.Change
 				jd.Change = &ch
 			}
-			if (d.Mark == Significant || d.Mark == Same) && d.Metric != "answered" {
+			if (d.Mark == Significant || d.Mark == Same) && !isShare(d.Metric) {
 				a := [2]*float64{finite(d.CIA[0]), finite(d.CIA[1])}
 				b := [2]*float64{finite(d.CIB[0]), finite(d.CIB[1])}
 				jd.CIA, jd.CIB = &a, &b
@@ -231,3 +231,7 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	_, e.err = e.w.Write(p)
 	return len(p), nil
 }
+
+// isShare reports whether a metric is a share of requests, whose change is
+// in percentage points: answered, and a pipeline's degraded share.
+func isShare(metric string) bool { return metric == "answered" || metric == "degraded" }

@@ -108,6 +108,21 @@ func Write(d *Document, format string, opt Options) ([]byte, []Note, error) {
 	if opt.Method != "" && len(d.Classes) > 1 {
 		return nil, nil, fmt.Errorf("a method name applies to one class; %d classes are exported (choose one)", len(d.Classes))
 	}
+	out, ns, err := write(d, format, opt)
+	for _, c := range d.Classes {
+		if c.Pipeline != "" {
+			e2e := "it has no end-to-end deadline"
+			if c.EndToEndDeadline > 0 {
+				e2e = fmt.Sprintf("its end-to-end deadline of %s is not in this policy: enforce it in the caller", c.EndToEndDeadline.D())
+			}
+			ns = append(ns, Note{Class: c.Class, Text: fmt.Sprintf("step %s of pipeline %s, exported as a policy of its own; %s", c.Step, c.Pipeline, e2e)})
+		}
+	}
+	return out, ns, err
+}
+
+// write is Write without the notes on pipeline steps.
+func write(d *Document, format string, opt Options) ([]byte, []Note, error) {
 	switch format {
 	case "grpc":
 		return writeGRPC(d, opt)

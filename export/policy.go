@@ -108,6 +108,14 @@ type Class struct {
 	// Breakers are the circuit breakers on the class's targets (the
 	// models' own and their providers'); omitted when there are none.
 	Breakers []Breaker `json:"breakers,omitempty"`
+	// Pipeline and Step, for a step of a pipeline class, name the class and
+	// the step (Class is then "PIPELINE/STEP"): each step is exported as a
+	// policy of its own. EndToEndDeadline is the pipeline's end-to-end
+	// deadline (0 = none), which no per-call policy carries: the caller
+	// must enforce it. All three are omitted for a one-call class.
+	Pipeline         string  `json:"pipeline,omitempty"`
+	Step             string  `json:"step,omitempty"`
+	EndToEndDeadline Seconds `json:"end_to_end_deadline_s,omitempty"`
 }
 
 // StreamCuts are a class's stall detectors for streamed answers

@@ -17,10 +17,27 @@ import (
 func ScenarioPolicies(cfg *sim.Config) *Document {
 	d := &Document{Format: DocumentFormat, Version: DocumentVersion, Scenario: cfg.Name, Source: FromScenario}
 	for i := range cfg.Classes {
-		d.Classes = append(d.Classes, classPolicy(cfg, &cfg.Classes[i]))
+		cl := &cfg.Classes[i]
+		if cl.Pipeline == nil {
+			d.Classes = append(d.Classes, classPolicy(cfg, cl))
+			continue
+		}
+		for s := range cl.Pipeline.Steps {
+			d.Classes = append(d.Classes, stepPolicy(cfg, cl, s, &cl.Pipeline.Steps[s].Call))
+		}
 	}
 	addBreakers(cfg, d)
 	return d
+}
+
+// stepPolicy converts the call of step s of pipeline class cl, whose
+// policy is call's: a class of its own named "CLASS/STEP".
+func stepPolicy(cfg *sim.Config, cl *sim.Class, s int, call *sim.Class) Class {
+	st := &cl.Pipeline.Steps[s]
+	c := classPolicy(cfg, call)
+	c.Class = cl.Name + "/" + st.Name
+	c.Pipeline, c.Step, c.EndToEndDeadline = cl.Name, st.Name, Seconds(cl.Deadline)
+	return c
 }
 
 // classPolicy converts a class of cfg, expanding the repeating last delay
@@ -106,12 +123,22 @@ type reportClass struct {
 }
 
 type reportCandidate struct {
-	Hedging bool `json:"hedging"`
+	// Steps are a pipeline candidate's step policies.
+	Steps   []reportStep `json:"steps"`
+	Hedging bool         `json:"hedging"`
 	// Configured marks the class's own policy, kept as it is configured.
 	Configured bool    `json:"configured"`
 	Delay      float64 `json:"delay_s"`
 	Copies     int     `json:"copies"`
 	Target     string  `json:"target"`
+}
+
+type reportStep struct {
+	Step    string  `json:"step"`
+	Hedging bool    `json:"hedging"`
+	Delay   float64 `json:"delay_s"`
+	Copies  int     `json:"copies"`
+	Target  string  `json:"target"`
 }
 
 // IsJSON reports whether data looks like a JSON document (its first
@@ -155,7 +182,7 @@ func readReport(data []byte) (*report, error) {
 			return nil, fmt.Errorf("class %q: pick %d is not one of its %d candidates", *c.Class, *c.Pick, len(c.Candidates))
 		}
 		p := c.Candidates[*c.Pick]
-		if p.Hedging && (p.Copies < 1 || p.Copies > sim.MaxCopies || !(p.Delay >= 0) || p.Target == "") {
+		if p.Hedging && p.Steps == nil && (p.Copies < 1 || p.Copies > sim.MaxCopies || !(p.Delay >= 0) || p.Target == "") {
 			return nil, fmt.Errorf("class %q: pick has copies %d, delay_s %g, target %q; want copies in [1, %d], a delay ≥ 0 and a target",
 				*c.Class, p.Copies, p.Delay, p.Target, sim.MaxCopies)
 		}
@@ -197,6 +224,14 @@ func ReportPicks(data []byte, cfg *sim.Config) (*Document, error) {
 				*rc.Class, *rc.Deadline, cl.Deadline)
 		}
 		pick := rc.Candidates[*rc.Pick]
+		if cl.Pipeline != nil {
+			steps, err := pipelinePicks(cfg, cl, rc, pick, models)
+			if err != nil {
+				return nil, err
+			}
+			d.Classes = append(d.Classes, steps...)
+			continue
+		}
 		if pick.Configured && rc.Verdict.Hedge {
 			// The configured policy is kept: export it as configured
 			// (fallback copies, an adaptive delay or a list of delays).
@@ -231,6 +266,47 @@ func ReportPicks(data []byte, cfg *sim.Config) (*Document, error) {
 	}
 	addBreakers(cfg, d)
 	return d, nil
+}
+
+// pipelinePicks returns the step policies of pipeline class cl's pick of
+// report class rc: each step's call with the pick's copies, delay and
+// target for that step, or hedging off (for every step when the verdict is
+// "don't hedge").
+func pipelinePicks(cfg *sim.Config, cl *sim.Class, rc reportClass, pick reportCandidate, models map[string]bool) ([]Class, error) {
+	steps := cl.Pipeline.Steps
+	if len(pick.Steps) != len(steps) {
+		return nil, fmt.Errorf("class %q: the report's pick has %d step policies; the scenario's pipeline has %d steps", *rc.Class, len(pick.Steps), len(steps))
+	}
+	var out []Class
+	for s, ps := range pick.Steps {
+		if ps.Step != steps[s].Name {
+			return nil, fmt.Errorf("class %q: the report's step %d is %q; the scenario's is %q", *rc.Class, s, ps.Step, steps[s].Name)
+		}
+		call := steps[s].Call
+		hedge := rc.Verdict.Hedge && ps.Hedging
+		if hedge && (ps.Copies < 1 || ps.Copies > sim.MaxCopies || !(ps.Delay >= 0) || ps.Target == "") {
+			return nil, fmt.Errorf("class %q: step %q has copies %d, delay_s %g, target %q; want copies in [1, %d], a delay ≥ 0 and a target",
+				*rc.Class, ps.Step, ps.Copies, ps.Delay, ps.Target, sim.MaxCopies)
+		}
+		if !hedge {
+			sim.NoHedging(&call.Policy)
+		}
+		c := stepPolicy(cfg, cl, s, &call)
+		c.Adaptive, c.NewProvider, c.Copies = nil, false, []Copy{}
+		c.Reason, c.Hedge = rc.Verdict.Reason, hedge
+		if hedge {
+			targets := strings.Split(ps.Target, ",")
+			for j := range ps.Copies {
+				t := strings.TrimSpace(targets[min(j, len(targets)-1)])
+				if !models[t] {
+					return nil, fmt.Errorf("class %q: step %q: the pick's target %q is not a model of scenario %s", *rc.Class, ps.Step, t, cfg.Name)
+				}
+				c.Copies = append(c.Copies, Copy{Target: t, Delay: Seconds(time.Duration(math.Round(ps.Delay * 1e9)))})
+			}
+		}
+		out = append(out, c)
+	}
+	return out, nil
 }
 
 func classNames(cfg *sim.Config) string {

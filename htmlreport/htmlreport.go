@@ -71,6 +71,13 @@ type classView struct {
 	Warnings                                 []string
 	OptimizedWith                            string
 	Figures                                  []figure
+	// Steps, for a pipeline class, say where the pick's hedging goes.
+	Steps []stepView
+}
+
+// stepView is one step of a pipeline class's pick.
+type stepView struct {
+	Step, Policy, Why string
 }
 
 type rolloutView struct {
@@ -183,13 +190,23 @@ func classOf(cr *optimize.ClassReport, level float64, i int, withFigures bool) (
 		Candidates: len(cr.Candidates), Warnings: cr.Warnings,
 		OptimizedWith: strings.Join(cr.OptimizedWith, ", "),
 	}
-	if cr.Verdict.Hedge {
+	switch {
+	case cr.Verdict.Hedge && c.Steps != nil:
+		v.Verdict, v.Delay = "hedge", "per step: "+c.Label
+	case cr.Verdict.Hedge:
 		v.Verdict, v.Delay, v.Copies, v.Target = "hedge", sim.FormatSeconds(c.Delay.Seconds()), strconv.Itoa(c.Copies), c.Target
-	} else {
+	default:
 		c = b
 	}
 	v.P95Before, v.P95After, v.P95Change = sim.FormatSeconds(b.Latency.P95), sim.FormatSeconds(c.Latency.P95), change(b.Latency.P95, c.Latency.P95)
 	v.P99Before, v.P99After, v.P99Change = sim.FormatSeconds(b.Latency.P99), sim.FormatSeconds(c.Latency.P99), change(b.Latency.P99, c.Latency.P99)
+	for _, s := range cr.Steps {
+		pol := "none"
+		if s.Hedging {
+			pol = fmt.Sprintf("%s, %d cop%s to %s", sim.FormatSeconds(s.DelaySeconds), s.Copies, map[bool]string{true: "y", false: "ies"}[s.Copies == 1], s.Target)
+		}
+		v.Steps = append(v.Steps, stepView{Step: s.Step, Policy: pol, Why: s.Why})
+	}
 	v.AnsweredBefore, v.AnsweredAfter = share(b.AnsweredShare), share(c.AnsweredShare)
 	v.Hedged = share(c.HedgedShare)
 	v.CallsPerRequest = strconv.FormatFloat(c.AttemptsPerRequest, 'f', 3, 64)

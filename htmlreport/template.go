@@ -51,6 +51,10 @@ pre { background: #f6f6f6; padding: .6em; overflow-x: auto; }
 <h2>{{.Class}}: <span class="{{if .Hedge}}hedge{{else}}nohedge{{end}}">{{.Verdict}}</span></h2>
 <p><b>Why:</b> {{.Reason}}</p>
 <p><b>Pick:</b> {{.Note}} (objective {{.Objective}}; {{.Candidates}} candidates{{if .OptimizedWith}}; optimized with {{.OptimizedWith}}{{end}})</p>
+{{if .Steps}}<table class="steps"><caption>Where the pick's hedging goes, step by step (each against the same pick without hedging that step)</caption>
+<tr><th>step</th><th>policy</th><th>what it adds</th></tr>
+{{range .Steps}}<tr><td>{{.Step}}</td><td>{{.Policy}}</td><td>{{.Why}}</td></tr>
+{{end}}</table>{{end}}
 {{if .Warnings}}<ul class="warnings">{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Figures}}<div class="figures">{{range .Figures}}<div class="figure" data-figure="{{.Name}}">{{.SVG}}</div>{{end}}</div>{{end}}
 </section>

@@ -45,6 +45,9 @@ func coupling(cfg *sim.Config, s *Settings) [][]string {
 	out := make([][]string, len(cfg.Classes))
 	for i := range cfg.Classes {
 		cl := &cfg.Classes[i]
+		if cl.Pipeline != nil {
+			continue // optimized on its own (runPipeline)
+		}
 		models := append([]int{cl.Policy.Primary}, cl.Policy.Targets...)
 		for _, name := range s.For(cl.Name).Targets {
 			for m := range cfg.Models {

@@ -106,8 +106,13 @@ type Candidate struct {
 	// Survival is the empirical survival curve P(T > t), thinned.
 	Survival []SurvivalPoint `json:"-"`
 
+	// Steps is, for a pipeline class, each step's policy in the candidate
+	// (absent for a one-call class).
+	Steps []StepPick `json:"steps,omitempty"`
+
 	// policy of the candidate (unexported: what was simulated)
-	targets []int
+	targets  []int
+	stepPols []sim.Policy // a pipeline's step policies
 	// perSecond is the rate at which the candidate's closed-loop clients
 	// got requests done (0 for open arrivals).
 	perSecond float64
@@ -183,15 +188,23 @@ type ClassReport struct {
 	// was optimized with (see Run); empty when it was swept alone, which is
 	// exact for it because it shares no limited provider, model or budget.
 	OptimizedWith []string `json:"optimized_with"`
+	// Steps says, for a pipeline class, where the pick's hedging budget
+	// went: each step's policy and what it adds over not hedging that step
+	// (absent for a one-call class).
+	Steps []StepAdvice `json:"steps,omitempty"`
 	// Series groups candidate indices by (copies, target), each by
 	// increasing delay, for plots; Series[i][0] is not the baseline.
 	Series []Series `json:"-"`
 }
 
-// Series is the candidates of one (copies, target) pair, by delay.
+// Series is the candidates of one (copies, target) pair, by delay. For a
+// pipeline class, a series is one step's delays with the other steps as
+// picked, and X holds that step's delay in seconds for each member (nil
+// otherwise: the members' own DelaySeconds).
 type Series struct {
 	Name    string
 	Members []int
+	X       []float64
 }
 
 // Baseline returns the no-hedging candidate.
@@ -334,9 +347,14 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 	}
 	var jobs []*classJob
 	var alone []int // cfg index of each job's class
+	var pipelines []int
 	for i := range cfg.Classes {
 		name := cfg.Classes[i].Name
 		if !optimized(&s, name) || grouped[i] {
+			continue
+		}
+		if cfg.Classes[i].Pipeline != nil {
+			pipelines = append(pipelines, i)
 			continue
 		}
 		alone = append(alone, i)
@@ -472,6 +490,13 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 	byIndex := map[int]*ClassReport{}
 	for j, i := range alone {
 		byIndex[i] = &rep.Classes[j]
+	}
+	for _, i := range pipelines {
+		cr, err := runPipeline(ctx, cfg, s, i, workers, progress)
+		if err != nil {
+			return nil, nil, err
+		}
+		byIndex[i] = cr
 	}
 	for g, group := range groups {
 		reports, jg, step, err := runJoint(ctx, cfg, s, group, shared[g], workers, progress, m)

@@ -187,9 +187,12 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 		cr := &r.Classes[i]
 		b, c := cr.Baseline(), cr.Picked()
 		verdict, delay, copies, target := "don't hedge", "-", "-", "-"
-		if cr.Verdict.Hedge {
+		switch {
+		case cr.Verdict.Hedge && c.Steps != nil:
+			verdict, delay = "hedge", "per step: "+c.Label
+		case cr.Verdict.Hedge:
 			verdict, delay, copies, target = "hedge", candDelay(c), strconv.Itoa(c.Copies), c.Target
-		} else {
+		default:
 			c = b
 		}
 		ab, ac := fshares(b.AnsweredShare, c.AnsweredShare)
@@ -269,6 +272,12 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 		verdict = "hedge"
 	}
 	fmt.Fprintf(w, "  verdict: %s: %s\n", verdict, cr.Verdict.Reason)
+	if len(cr.Steps) > 0 {
+		fmt.Fprintf(w, "  where the pick's hedging goes, step by step (each against the same pick without hedging that step):\n")
+		for _, s := range cr.Steps {
+			fmt.Fprintf(w, "    step %s: %s\n", s.Step, s.Why)
+		}
+	}
 
 	rows := cr.Frontier
 	title := fmt.Sprintf("frontier (%d of %d candidates, by added cost)", len(cr.Frontier), len(cr.Candidates))
@@ -325,7 +334,10 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 			}
 		}
 		delay, copies, target := "none", "-", "-"
-		if c.Hedging {
+		switch {
+		case c.Hedging && c.Steps != nil:
+			delay = c.Label // a pipeline: each step's delay and copies
+		case c.Hedging:
 			delay, copies, target = candDelay(c), strconv.Itoa(c.Copies), c.Target
 		}
 		l := c.Latency
@@ -353,6 +365,15 @@ func candDelay(c *Candidate) string {
 }
 
 func describe(c *Candidate) string {
+	if c.Steps != nil {
+		var parts []string
+		for _, s := range c.Steps {
+			if s.Hedging {
+				parts = append(parts, fmt.Sprintf("step %s: %d cop%s to %s, %s apart", s.Step, s.Copies, plural(s.Copies, "y", "ies"), s.Target, fdelay(s.Delay)))
+			}
+		}
+		return strings.Join(parts, "; ")
+	}
 	if c.Configured {
 		return fmt.Sprintf("the class's configured policy: up to %d cop%s to %s", c.Copies, plural(c.Copies, "y", "ies"), c.Target)
 	}

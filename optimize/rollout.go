@@ -73,6 +73,7 @@ func RolloutConfig(cfg *sim.Config, rep *Report, requests int) *sim.Config {
 		for i := range c.Classes {
 			if c.Classes[i].Name == cr.Class {
 				c.Classes[i].Policy = cr.Picked().Policy(cfg.Classes[i].Policy)
+				c.Classes[i].Pipeline = cr.Picked().pipelineFor(&cfg.Classes[i])
 			}
 		}
 	}

@@ -415,17 +415,23 @@ func DelayData(cr *optimize.ClassReport, level float64) Delay {
 	}
 	for _, sr := range cr.Series {
 		s := DelaySeries{Name: sr.Name, PickAt: -1}
+		// x of each member: its delay, or a pipeline step's (sr.X).
+		x := map[int]float64{}
+		for k, i := range sr.Members {
+			x[i] = cr.Candidates[i].DelaySeconds
+			if sr.X != nil {
+				x[i] = sr.X[k]
+			}
+		}
 		members := slices.Clone(sr.Members)
-		slices.SortStableFunc(members, func(i, j int) int {
-			return cmpFloat(cr.Candidates[i].DelaySeconds, cr.Candidates[j].DelaySeconds)
-		})
+		slices.SortStableFunc(members, func(i, j int) int { return cmpFloat(x[i], x[j]) })
 		for _, i := range members {
 			c := &cr.Candidates[i]
 			l := c.Latency
 			if i == cr.Pick {
 				s.PickAt = len(s.Delay)
 			}
-			s.Delay = append(s.Delay, c.DelaySeconds)
+			s.Delay = append(s.Delay, x[i])
 			s.P95 = append(s.P95, orMiss(l.P95, top))
 			s.P95Lo = append(s.P95Lo, orMiss(l.P95CI95[0], top))
 			s.P95Hi = append(s.P95Hi, orMiss(l.P95CI95[1], top))

@@ -79,6 +79,8 @@ type classTable struct {
 	// see retry.go.
 	Retry        *retryTable `toml:"retry"`
 	AttemptRetry *retryTable `toml:"attempt_retry"`
+	// Steps make the class a pipeline of calls; see pipeline.go.
+	Steps []stepTable `toml:"steps"`
 }
 
 // hedgeTable is a class's [classes.hedge] table.

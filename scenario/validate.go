@@ -347,6 +347,10 @@ func (c *checker) class(key string, t *classTable, n int) sim.Class {
 	default:
 		c.keep(c.errorf(key+".share", "missing; share may be omitted only when there is a single class (there are %d)", n))
 	}
+	if t.Steps != nil {
+		c.pipelineClass(key, t, &cl)
+		return cl
+	}
 	cl.InputTokens, err = c.tokens(key+".input_tokens", t.InputTokens)
 	c.keep(err)
 	cl.OutputTokens, err = c.tokens(key+".output_tokens", t.OutputTokens)

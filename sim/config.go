@@ -289,6 +289,14 @@ type Class struct {
 	// of by the open arrivals. Share must then be 0; the open classes'
 	// shares sum to 1. At most MaxRequests.
 	Clients int
+	// Pipeline, when set, makes the class a pipeline of calls (see
+	// Pipeline): its requests run the pipeline's steps, each step's call a
+	// request with the step's own policy, tokens, deadline and rules, and
+	// the class's Policy, InputTokens, OutputTokens, Retry and
+	// AttemptRetry are unused. Deadline is then the end-to-end deadline
+	// and OnTimeout what reaching it means. A pipeline class is open-loop
+	// (Clients 0).
+	Pipeline *Pipeline
 	// ThinkTime is a closed-loop client's pause in seconds between the end
 	// of one request and the send of its next (also before its first);
 	// nil means 0. Support ≥ 0.

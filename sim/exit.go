@@ -31,6 +31,7 @@ func (e *engine) respond(slot int32, r *request, k int) {
 	}
 	e.exit(slot, r, k, at, a.kind, win)
 	if win {
+		r.doneAt, r.firstAt = at, a.first
 		if a.kind != outOK {
 			r.lastFail, r.lastStatus, r.lastAfter = a.kind, status, retryAfter
 		}

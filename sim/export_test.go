@@ -78,3 +78,6 @@ func Canonical(r *Result) *Result {
 
 // LaneOK reports whether cfg's runs take the lane.
 func LaneOK(cfg *Config) bool { return newEngine(cfg).laneOK() }
+
+// PipelineLane reports whether Run takes the pipelines' lane for cfg.
+func PipelineLane(cfg *Config) bool { return newEngine(cfg).pipeLaneOK() }

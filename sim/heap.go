@@ -16,6 +16,8 @@ const (
 	evThink                           // a closed-loop client (slot = client index) ends its think
 	evRetry                           // attempt k's backoff ends: its next call goes (retry.go)
 	evRound                           // a request's re-run starts after its backoff (retry.go)
+	evPipeDeadline                    // a pipeline's end-to-end deadline passes (slot = pipeline slot)
+	evPipeCall                        // a pipeline sees a call end (slot = pipeline slot; pipeline_run.go)
 )
 
 // event is one scheduled happening. Events of a finished request are not

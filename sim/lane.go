@@ -34,6 +34,11 @@ type lane struct {
 	classes []laneClass
 	models  []laneModel
 	cur     *laneClass
+	// cut is the end-to-end deadline of the pipeline whose call is in
+	// progress (laneRace), never otherwise.
+	cut time.Duration
+	// outcome is how the last request raced ended (laneFinish).
+	outcome outcome
 }
 
 // laneOK reports whether the run can take the lane: its requests are
@@ -46,8 +51,13 @@ func (e *engine) laneOK() bool {
 // configuration alone: its requests are independent and none of what the
 // lane leaves out (a copula, slow periods, per-attempt timeouts, stream
 // cuts, failures by kind, stalls) is configured.
-func (cfg *Config) laneable() bool {
-	if !cfg.independent() || cfg.correlated() {
+func (cfg *Config) laneable() bool { return !cfg.pipelined() && cfg.laneableCalls() }
+
+// laneableCalls is laneable for the calls of cfg, a configuration with its
+// pipelines' steps as classes (Config.withSteps): laneable but for the
+// pipelines themselves.
+func (cfg *Config) laneableCalls() bool {
+	if !cfg.independentCalls() || cfg.correlated() {
 		return false
 	}
 	for i := range cfg.Providers {
@@ -98,6 +108,14 @@ func (e *engine) laneRequest(r *request) {
 		e.drawRequest(r, -1)
 		e.batch.keepRequest(r)
 	}
+	e.laneRace(r, never)
+}
+
+// laneRace runs request r, arriving now with its class and token counts
+// drawn, to its end. A pipeline's call passes its request's end-to-end
+// deadline as cut (never otherwise): reached first, it ends the call as
+// the event loop's pipeline deadline does (cutLive).
+func (e *engine) laneRace(r *request, cut time.Duration) {
 	ln := &e.ln
 	lc := &ln.classes[r.class]
 	ln.cur = lc
@@ -107,6 +125,10 @@ func (e *engine) laneRequest(r *request) {
 	if lc.deadline > 0 {
 		deadline = e.now + lc.deadline
 	}
+	if cut <= deadline {
+		deadline = cut
+	}
+	ln.cut = cut
 	e.laneSend(r)
 	for !r.ended {
 		// The earliest pending event; ties go to the one scheduled first.
@@ -282,6 +304,7 @@ func (e *engine) laneRespond(r *request, k int) {
 	}
 	e.laneExit(r, a, at, a.kind, win)
 	if win {
+		r.doneAt, r.firstAt = at, a.first
 		e.laneFinish(r, a.kind)
 		return
 	}
@@ -313,7 +336,12 @@ func (e *engine) laneSettle(r *request) {
 func (e *engine) laneFinish(r *request, o outcome) {
 	ln := &e.ln
 	lc := ln.cur
-	e.countRequestIn(lc.st, r, o)
+	ln.outcome = o
+	if o == outTimeout && e.now == ln.cut {
+		lc.st.requests-- // a pipeline's call cut at its end-to-end deadline: counted apart
+	} else {
+		e.countRequestIn(lc.st, r, o)
+	}
 	for m := ln.on; m != 0; m &= m - 1 {
 		a := &r.att[bits.TrailingZeros32(m)]
 		r.inflight--

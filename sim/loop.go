@@ -55,6 +55,17 @@ type engine struct {
 	// queueAllTimers turns off the skipping of timers that cannot fire
 	// (endsBy), for the test that checks it changes nothing.
 	queueAllTimers bool
+	// users is the number of classes of the configuration Run was given;
+	// the classes after them are pipeline steps (Config.withSteps). pipeOf
+	// is, per such class, its pipeline's driver state, or nil; pipes and
+	// pipeFree are the pipeline requests in flight and the free slots.
+	users    int
+	pipeOf   []*pipeClass
+	pipes    []pipeState
+	pipeFree []int32
+	// pipeRetries is, per pipeline class, what its steps' retries did
+	// (stepResults); nil when no step retries.
+	pipeRetries []*RetryCounts
 	// chans are the FIFOs of events that mostly fall due in the order they
 	// are scheduled (see chanOf); for i > 0, bit i of chanOn says chans[i]
 	// is not empty, and fmin is the one of those whose head is due first
@@ -80,7 +91,9 @@ func newEngine(cfg *Config) *engine { return newEngineFor(cfg, cfg.Requests) }
 // n requests; it runs requests 0 to cfg.Requests − 1 unless next and end
 // are changed.
 func newEngineFor(cfg *Config, n int) *engine {
-	e := &engine{cfg: cfg, rng: streams{seed: cfg.Seed}, end: int64(cfg.Requests), exp: zigguratExp()}
+	users := len(cfg.Classes)
+	cfg, steps := cfg.withSteps()
+	e := &engine{users: users, cfg: cfg, rng: streams{seed: cfg.Seed}, end: int64(cfg.Requests), exp: zigguratExp()}
 	e.q = make(eventQueue, 0, 1024)
 	e.chans = make([]fifo, 1+len(cfg.Classes)*chansPerClass)
 	e.chanOn = make([]uint64, (len(e.chans)+63)/64)
@@ -144,6 +157,9 @@ func newEngineFor(cfg *Config, n int) *engine {
 		e.stats[i].billed = make([]bill, 2*len(cfg.Models))
 	}
 	e.sizeTimes(n)
+	if steps != nil {
+		e.setupPipelines(steps, users, n)
+	}
 	return e
 }
 
@@ -151,6 +167,8 @@ func newEngineFor(cfg *Config, n int) *engine {
 // has left the system.
 func (e *engine) run() {
 	switch {
+	case e.pipeLaneOK():
+		e.runLanePipelines()
 	case e.laneOK():
 		e.runLane()
 	case e.isolated:
@@ -195,6 +213,12 @@ func (e *engine) handle(ev *event) {
 		return
 	case evRelease:
 		e.release(int(ev.slot))
+		return
+	case evPipeDeadline:
+		e.pipeDeadline(ev.slot, ev.gen)
+		return
+	case evPipeCall:
+		e.pipeCall(ev.slot, ev.gen)
 		return
 	}
 	r := &e.slots[ev.slot]
@@ -294,6 +318,13 @@ func (e *engine) arriveFrom(cl int32) {
 			}
 		}
 	}
+	if cls.Pipeline != nil {
+		e.startPipeline(slot, r)
+		if cl < 0 {
+			e.scheduleArrival()
+		}
+		return
+	}
 
 	if cls.Deadline > 0 {
 		e.scheduleIn(fifoIndex(c, chanDeadline), e.now+cls.Deadline, evDeadline, slot, r.gen, 0)
@@ -371,6 +402,9 @@ func (e *engine) audit() error {
 	}
 	if e.stranded > 0 {
 		return fmt.Errorf("%d requests left with nothing pending before they ended", e.stranded)
+	}
+	if len(e.pipeFree) != len(e.pipes) {
+		return fmt.Errorf("%d of %d pipeline slots still held after the run", len(e.pipes)-len(e.pipeFree), len(e.pipes))
 	}
 	if len(e.free) != len(e.slots) {
 		return fmt.Errorf("%d of %d request slots still held after the run", len(e.slots)-len(e.free), len(e.slots))

@@ -26,8 +26,15 @@ type request struct {
 	round      uint8
 	lastStatus failStatus
 	lastAfter  time.Duration
-	att        [MaxCopies + 1]attempt
-	innov      [MaxCopies + 1]float64 // copula: independent normal draw of each attempt
+	// pipe is 1 + the pipeline slot of a pipeline's call (0: not a call),
+	// pstep its step; doneAt and firstAt are, once it is won, when its
+	// answer completes (after the first token, under FirstToken) and its
+	// first token (pipeline_run.go).
+	pipe            int32
+	pstep           uint8
+	doneAt, firstAt time.Duration
+	att             [MaxCopies + 1]attempt
+	innov           [MaxCopies + 1]float64 // copula: independent normal draw of each attempt
 }
 
 // reset makes r, in a free slot, request id arriving at arrival: every
@@ -40,6 +47,7 @@ func (r *request) reset(id int64, arrival time.Duration) {
 	r.sent, r.inflight, r.live, r.ended = 0, 0, 0, false
 	r.lastFail, r.timer, r.hedgedCopies = outNone, noTimer, 0
 	r.round, r.lastStatus, r.lastAfter = 0, 0, 0
+	r.pipe, r.pstep, r.doneAt, r.firstAt = 0, 0, 0, 0
 }
 
 // classStats accumulates one class's results.
@@ -156,6 +164,9 @@ func (e *engine) finish(slot int32, r *request, o outcome) {
 	r.ended = true
 	if e.loops != nil {
 		e.ended(slot, r)
+	}
+	if r.pipe != 0 {
+		e.callEnded(slot, r, o)
 	}
 	if r.live == 0 {
 		e.retire(slot, r)

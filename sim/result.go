@@ -181,6 +181,9 @@ type ClassResult struct {
 	// Class.AttemptRetry); nil when it has none (overall: when no class
 	// has any).
 	Retries *RetryCounts
+	// Pipeline is what a pipeline class's steps did (Class.Pipeline); nil
+	// for a one-call class and overall.
+	Pipeline *PipelineResult
 	// lat holds each request's time to a usable answer (for a miss, the
 	// time until it ended), as float32 seconds (see Latencies).
 	lat latencySet
@@ -248,10 +251,11 @@ func (s *classStats) result(name string, models []Model) ClassResult {
 }
 
 func (e *engine) result() *Result {
-	res := &Result{Classes: make([]ClassResult, len(e.stats))}
+	res := &Result{Classes: make([]ClassResult, e.users)}
 	var all classStats
 	var denied Denied
-	for i := range e.stats {
+	steps := e.stepResults()
+	for i := range e.users {
 		s := &e.stats[i]
 		res.Classes[i] = s.result(e.cfg.Classes[i].Name, e.cfg.Models)
 		cs := &e.classes[i]
@@ -266,15 +270,21 @@ func (e *engine) result() *Result {
 	res.Overall.Denied = denied
 	if e.retries != nil {
 		var sum RetryCounts
-		for i := range e.retries {
+		for i := range e.users {
 			if c := &e.cfg.Classes[i]; c.Retry != nil || c.AttemptRetry != nil {
 				rc := e.retries[i]
 				res.Classes[i].Retries = &rc
 			}
+			if e.pipeRetries != nil && e.pipeRetries[i] != nil {
+				res.Classes[i].Retries = e.pipeRetries[i] // its steps' retries
+			}
+		}
+		for i := range e.retries {
 			sum.add(&e.retries[i])
 		}
 		res.Overall.Retries = &sum
 	}
+	e.attachSteps(res, steps)
 	for i := range res.Classes {
 		res.Overall.lat.addParts(res.Classes[i].lat)
 	}

@@ -355,6 +355,7 @@ func (e *engine) rerun(slot int32, r *request, o outcome) bool {
 		return false
 	}
 	id, arrival, class, in, out, hedged := r.id, r.arrival, r.class, r.in, r.out, r.hedgedCopies
+	pipe, pstep := r.pipe, r.pstep
 	client := int32(-1)
 	if e.clients != nil {
 		client = e.slotClient[slot]
@@ -369,6 +370,10 @@ func (e *engine) rerun(slot int32, r *request, o outcome) bool {
 	nr := &e.slots[s]
 	nr.reset(id, arrival)
 	nr.class, nr.in, nr.out, nr.round, nr.hedgedCopies = class, in, out, uint8(n), hedged
+	if pipe != 0 {
+		nr.pipe, nr.pstep, nr.doneAt = pipe, pstep, -1
+		e.pipeMoved(pipe-1, slot, s)
+	}
 	if e.clients != nil {
 		e.setClient(s, client)
 	}

@@ -18,6 +18,9 @@ func WithoutHedging(cfg *Config) *Config {
 	copy(c.Classes, cfg.Classes)
 	for i := range c.Classes {
 		NoHedging(&c.Classes[i].Policy)
+		if p := c.Classes[i].Pipeline; p != nil {
+			c.Classes[i].Pipeline = noHedgingPipeline(p)
+		}
 	}
 	return &c
 }
@@ -38,7 +41,11 @@ func NoHedging(p *Policy) {
 // queue, rate limit, budget or adaptive state), so the engine may run each
 // request to its end before the next arrives. Retries, whose re-runs move
 // a request to a new slot, also take the event loop.
-func (cfg *Config) independent() bool {
+func (cfg *Config) independent() bool { return !cfg.pipelined() && cfg.independentCalls() }
+
+// independentCalls is independent but for pipeline classes: whether calls
+// cannot affect one another.
+func (cfg *Config) independentCalls() bool {
 	for _, p := range cfg.Providers {
 		if p.Concurrency > 0 || p.RateLimit.on() || p.Breaker != nil {
 			return false

@@ -61,23 +61,24 @@ func (cfg *Config) Validate() error {
 			return invalid("class %q: share %v: must be in (0, 1]", c.Name, c.Share)
 		}
 		sum += c.Share
-		if c.InputTokens == nil || c.OutputTokens == nil {
-			return invalid("class %q: token distributions must be set", c.Name)
+		if c.Pipeline == nil {
+			if err := c.validateCall(len(cfg.Models)); err != nil {
+				return invalid("class %q: %v", c.Name, err)
+			}
+			continue
+		}
+		if c.Clients > 0 || c.Retry != nil || c.AttemptRetry != nil {
+			return invalid("class %q: a pipeline class is open-loop and retries in its steps, not as a whole", c.Name)
 		}
 		if c.Deadline < 0 {
 			return invalid("class %q: deadline %v: must be ≥ 0", c.Name, c.Deadline)
 		}
-		if err := c.Policy.validate(len(cfg.Models)); err != nil {
+		if err := c.Pipeline.validate(len(cfg.Models)); err != nil {
 			return invalid("class %q: %v", c.Name, err)
 		}
-		if c.Retry != nil {
-			if err := c.Retry.validate(false); err != nil {
-				return invalid("class %q: retry: %v", c.Name, err)
-			}
-		}
-		if c.AttemptRetry != nil {
-			if err := c.AttemptRetry.validate(true); err != nil {
-				return invalid("class %q: attempt retry: %v", c.Name, err)
+		for j := range c.Pipeline.Steps {
+			if err := c.Pipeline.Steps[j].Call.validateCall(len(cfg.Models)); err != nil {
+				return invalid("class %q: step %s: %v", c.Name, c.Pipeline.Steps[j].Name, err)
 			}
 		}
 	}
@@ -102,10 +103,36 @@ func (cfg *Config) Validate() error {
 		}
 	}
 	if cfg.correlated() {
-		for i := range cfg.Classes {
-			if _, err := copulaFactor(c, &cfg.Classes[i].Policy, cfg.Models); err != nil {
-				return invalid("class %q: %v", cfg.Classes[i].Name, err)
+		run, _ := cfg.withSteps()
+		for i := range run.Classes {
+			if _, err := copulaFactor(c, &run.Classes[i].Policy, cfg.Models); err != nil {
+				return invalid("class %q: %v", run.Classes[i].Name, err)
 			}
+		}
+	}
+	return nil
+}
+
+// validateCall checks what a one-call class and a pipeline step's call
+// have: token distributions, deadline, policy and retries.
+func (c *Class) validateCall(models int) error {
+	if c.InputTokens == nil || c.OutputTokens == nil {
+		return invalid("token distributions must be set")
+	}
+	if c.Deadline < 0 {
+		return invalid("deadline %v: must be ≥ 0", c.Deadline)
+	}
+	if err := c.Policy.validate(models); err != nil {
+		return err
+	}
+	if c.Retry != nil {
+		if err := c.Retry.validate(false); err != nil {
+			return fmt.Errorf("retry: %w", err)
+		}
+	}
+	if c.AttemptRetry != nil {
+		if err := c.AttemptRetry.validate(true); err != nil {
+			return fmt.Errorf("attempt retry: %w", err)
 		}
 	}
 	return nil

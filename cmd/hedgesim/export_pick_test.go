@@ -103,3 +103,61 @@ func TestExportScenarioChanged(t *testing.T) {
 		}
 	}
 }
+
+// TestExportPipelinePerStep: a pipeline class exports one policy per step,
+// named PIPELINE/STEP and labelled with the step, the pick's copies on the
+// steps the optimizer hedged and none on the others, and every format says
+// that the end-to-end deadline is the caller's to enforce.
+func TestExportPipelinePerStep(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "rep")
+	if code, _, errOut := hedgesim(t, "optimize", "--requests", "4000", "--check-requests", "0", "--no-plots", "--out", dir, "help-chat-turn"); code != 0 {
+		t.Fatalf("optimize: exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Classes []struct {
+			Pick       int `json:"pick"`
+			Candidates []struct {
+				Steps []struct {
+					Step    string  `json:"step"`
+					Hedging bool    `json:"hedging"`
+					Delay   float64 `json:"delay_s"`
+					Copies  int     `json:"copies"`
+				} `json:"steps"`
+			} `json:"candidates"`
+		} `json:"classes"`
+	}
+	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	pick := rep.Classes[0].Candidates[rep.Classes[0].Pick].Steps
+	cls := exportJSON(t, filepath.Join(dir, "report.json"))
+	if len(cls) != 4 || len(pick) != 4 {
+		t.Fatalf("%d exported classes and %d picked steps; want 4 (one per step)", len(cls), len(pick))
+	}
+	hedged := 0
+	for i, c := range cls {
+		if c["class"] != "turn/"+pick[i].Step || c["pipeline"] != "turn" || c["step"] != pick[i].Step || c["end_to_end_deadline_s"] != 60.0 {
+			t.Errorf("class %d: %v %v %v %v", i, c["class"], c["pipeline"], c["step"], c["end_to_end_deadline_s"])
+		}
+		copies, _ := c["copies"].([]any)
+		if c["hedge"] != pick[i].Hedging || pick[i].Hedging && (len(copies) != pick[i].Copies || copies[0].(map[string]any)["delay_s"] != pick[i].Delay) {
+			t.Errorf("step %s: exported %v with copies %v; picked %+v", pick[i].Step, c["hedge"], copies, pick[i])
+		}
+		if pick[i].Hedging {
+			hedged++
+		}
+	}
+	if hedged < 2 {
+		t.Errorf("the pick hedges %d steps; the guards should be hedged", hedged)
+	}
+	for _, f := range []string{"grpc", "envoy", "failsafe-go", "polly"} {
+		code, _, errOut := hedgesim(t, "export", "--format", f, filepath.Join(dir, "report.json"))
+		if code != 0 || !strings.Contains(errOut, "turn/guard-answer: step guard-answer of pipeline turn") || !strings.Contains(errOut, "enforce it in the caller") {
+			t.Errorf("%s: exit %d, stderr %s", f, code, errOut)
+		}
+	}
+}

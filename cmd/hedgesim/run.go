@@ -197,23 +197,33 @@ func simulate(ctx context.Context, cfg *sim.Config, fn func(*sim.AttemptRecord),
 }
 
 // writeRunReport writes the report directory of `run --out` (writeFiles):
-// report.txt, report.json and CLASS-adaptive-delay.{png,svg}
-// for every class with an adaptive delay.
+// report.txt, report.json, CLASS-adaptive-delay.{png,svg} for every class
+// with an adaptive delay and CLASS-steps.{png,svg} (where the slowest and
+// the median requests spend their time) for every pipeline class.
 func writeRunReport(ctx context.Context, dir string, rep *sim.Report, text, js []byte) error {
 	files := []outFile{{"report.txt", text}, {"report.json", js}}
 	used := map[string]bool{}
-	for _, c := range rep.Classes {
-		if len(c.AdaptiveDelay) == 0 {
+	for i := range rep.Classes {
+		c := &rep.Classes[i]
+		var figs []plots.Figure
+		if len(c.AdaptiveDelay) > 0 {
+			figs = append(figs, plots.AdaptiveDelayFigure(c.Class, plots.AdaptiveDelayData(c.AdaptiveDelay, 0)))
+		}
+		if c.Pipeline != nil {
+			figs = append(figs, plots.BreakdownFigure(plots.BreakdownData(c)))
+		}
+		if len(figs) == 0 {
 			continue
 		}
-		f := plots.AdaptiveDelayFigure(c.Class, plots.AdaptiveDelayData(c.AdaptiveDelay, 0))
 		stem := fileStem(c.Class, used)
-		for _, format := range plots.Formats {
-			data, err := f.Render(format)
-			if err != nil {
-				return fmt.Errorf("class %q: %w", c.Class, err)
+		for _, f := range figs {
+			for _, format := range plots.Formats {
+				data, err := f.Render(format)
+				if err != nil {
+					return fmt.Errorf("class %q: %w", c.Class, err)
+				}
+				files = append(files, outFile{fmt.Sprintf("%s-%s.%s", stem, f.Name, format), data})
 			}
-			files = append(files, outFile{fmt.Sprintf("%s-%s.%s", stem, f.Name, format), data})
 		}
 	}
 	return writeFiles(ctx, dir, files)

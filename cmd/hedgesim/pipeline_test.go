@@ -1,0 +1,87 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestPipelineReports: a pipeline class's run writes its end-to-end
+// section in text and JSON and its step breakdown figure; compare adds the
+// end-to-end p95 and the degraded share; optimize's page lists where the
+// pick's hedging goes, step by step.
+func TestPipelineReports(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run")
+	code, text, errOut := hedgesim(t, "run", "--requests", "5000", "--out", out, "help-chat-turn")
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"pipeline turn: end to end", "first visible token", "checked ", "guard-answer", "slowest 5%: longest in"} {
+		if !strings.Contains(text, want) {
+			t.Errorf("run's text lacks %q", want)
+		}
+	}
+	for _, f := range []string{"turn-steps.png", "turn-steps.svg"} {
+		if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+			t.Errorf("run --out: %s: %v", f, err)
+		}
+	}
+	var rep struct {
+		Classes []struct {
+			Pipeline *struct {
+				CheckedShare  float64 `json:"checked_share"`
+				DegradedShare float64 `json:"degraded_share"`
+				Steps         []struct {
+					Step      string  `json:"step"`
+					TailShare float64 `json:"tail_share"`
+				} `json:"steps"`
+			} `json:"pipeline"`
+		} `json:"classes"`
+	}
+	data, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	p := rep.Classes[0].Pipeline
+	if p == nil || len(p.Steps) != 4 || p.CheckedShare+p.DegradedShare < 0.999 {
+		t.Fatalf("pipeline section: %+v", p)
+	}
+	tails := 0.0
+	for _, s := range p.Steps {
+		tails += s.TailShare
+	}
+	if tails < 0.999 || tails > 1.001 {
+		t.Errorf("tail shares sum to %g, want 1", tails)
+	}
+
+	b := filepath.Join(dir, "b.json")
+	code, js, errOut := hedgesim(t, "run", "--json", "--requests", "5000", "--set", "classes[0].steps[3].hedge.max_copies=1", "help-chat-turn")
+	if code != 0 {
+		t.Fatalf("run b: exit %d: %s", code, errOut)
+	}
+	if err := os.WriteFile(b, []byte(js), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, cmp, errOut := hedgesim(t, "compare", filepath.Join(out, "report.json"), b)
+	if code != 0 || !strings.Contains(cmp, "end-to-end p95") || !strings.Contains(cmp, "degraded") {
+		t.Errorf("compare: exit %d: %s%s", code, cmp, errOut)
+	}
+
+	opt := filepath.Join(dir, "opt")
+	if code, _, errOut := hedgesim(t, "optimize", "--requests", "3000", "--check-requests", "0", "--out", opt, "fan-out"); code != 0 {
+		t.Fatalf("optimize: exit %d: %s", code, errOut)
+	}
+	page, err := os.ReadFile(filepath.Join(opt, "index.html"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(page), `<table class="steps">`) || !strings.Contains(string(page), "<td>shards</td>") {
+		t.Error("index.html lacks the step table of the pipeline's pick")
+	}
+}

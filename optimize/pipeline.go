@@ -1,0 +1,470 @@
+package optimize
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// Pipeline classes (sim.Pipeline) are optimized end to end: a candidate is
+// one hedge policy per step ("don't hedge this step" among them), measured
+// on the class's whole requests — the time to a fully answered request,
+// its answered share and its cost, every step's calls included — so the
+// objective, its cost cap and the verdict rule read as for a one-call
+// class. The search is coordinate descent: starting from no hedging
+// anywhere, each step's grid is swept with the other steps at their
+// current choice and the step takes the objective's pick among those
+// variants; rounds repeat until one changes nothing or
+// MaxPipelineRounds have run. Every candidate simulated is kept, and the
+// class's pick is chosen among all of them as for a one-call class. A
+// test compares the result with brute force over a small grid.
+//
+// A step's grid is its Search's delays (the class's search settings) or,
+// by default, PipelineDelayCount delays spaced geometrically from the
+// step's own no-hedging p10 to its p99, with the class's copy counts and
+// the step's configured targets.
+
+// MaxPipelineRounds bounds the rounds of coordinate descent over a
+// pipeline's steps.
+const MaxPipelineRounds = 3
+
+// PipelineDelayCount is the number of default delays per step.
+const PipelineDelayCount = 10
+
+// StepPick is one step's policy in a pipeline candidate.
+type StepPick struct {
+	Step         string        `json:"step"`
+	Hedging      bool          `json:"hedging"`
+	Delay        time.Duration `json:"-"`
+	DelaySeconds float64       `json:"delay_s"`
+	Copies       int           `json:"copies"`
+	Target       string        `json:"target"`
+	// Label is the step's part of the candidate's label: "none", or the
+	// delay with ×copies.
+	Label string `json:"label"`
+}
+
+// StepAdvice says, for the pick of a pipeline class, where the hedging
+// budget went: per step, what its policy adds over not hedging that step
+// (the other steps as picked).
+type StepAdvice struct {
+	StepPick
+	// ObjectiveChangeS is the change in the objective's percentile (p95 or
+	// p99, seconds) that hedging this step brings, against the same pick
+	// without hedging it (negative: faster); null when either is a miss.
+	ObjectiveChangeS *float64 `json:"objective_change_s"`
+	// AnsweredChange is the change in answered share it brings.
+	AnsweredChange float64 `json:"answered_change"`
+	// AddedCostPct is the cost it adds, in percent of the class's cost
+	// without hedging (the class's cost basis).
+	AddedCostPct float64 `json:"added_cost_pct"`
+	// Why says it in words.
+	Why string `json:"why"`
+}
+
+// stepGrid is one step's choices: the step's policy without hedging first.
+type stepGrid struct {
+	name  string
+	picks []StepPick
+	pols  []sim.Policy
+}
+
+// pipelineGrids builds each step's grid for the one-class config c, whose
+// no-hedging run is res.
+func pipelineGrids(c *sim.Config, s Search, res *sim.Result) []stepGrid {
+	pl := c.Classes[0].Pipeline
+	grids := make([]stepGrid, len(pl.Steps))
+	for i := range pl.Steps {
+		st := &pl.Steps[i]
+		base := st.Call.Policy
+		none := base
+		sim.NoHedging(&none)
+		g := stepGrid{name: st.Name}
+		g.picks = append(g.picks, StepPick{Step: st.Name, Label: "none"})
+		g.pols = append(g.pols, none)
+		delays := s.Delays
+		if delays == nil {
+			q10, q99 := gridSpan(&res.Classes[0].Pipeline.Steps[i].ClassResult, st.Call.Deadline)
+			delays = thin(DefaultDelays(q10, q99), PipelineDelayCount)
+		}
+		if dl := st.Call.Deadline; dl > 0 {
+			delays = slices.DeleteFunc(slices.Clone(delays), func(d time.Duration) bool { return d >= dl })
+		}
+		copies := s.Copies
+		if copies == nil {
+			copies = []int{max(base.Copies, 1)}
+		}
+		copies = slices.Compact(slices.Sorted(slices.Values(copies)))
+		idx := base.Targets
+		if len(idx) == 0 {
+			idx = []int{base.Primary}
+		}
+		names := make([]string, len(idx))
+		for j, m := range idx {
+			names[j] = c.Models[m].Name
+		}
+		for _, k := range copies {
+			for _, d := range delays {
+				pol := base
+				pol.Copies, pol.Delays, pol.Adaptive = k, []time.Duration{d}, nil
+				label := fdelay(d)
+				if len(copies) > 1 || k > 1 {
+					label += fmt.Sprintf("×%d", k)
+				}
+				g.picks = append(g.picks, StepPick{Step: st.Name, Hedging: true, Delay: d, DelaySeconds: d.Seconds(), Copies: k, Target: strings.Join(names, ","), Label: label})
+				g.pols = append(g.pols, pol)
+			}
+		}
+		grids[i] = g
+	}
+	return grids
+}
+
+// thin keeps n of xs, evenly spread by index, first and last included.
+func thin(xs []time.Duration, n int) []time.Duration {
+	if len(xs) <= n {
+		return xs
+	}
+	out := make([]time.Duration, 0, n)
+	for i := range n {
+		out = append(out, xs[i*(len(xs)-1)/(n-1)])
+	}
+	return slices.Compact(out)
+}
+
+// withSteps returns c with step s of its pipeline class using policy
+// pols[s].
+func withStepPolicies(c *sim.Config, pols []sim.Policy) *sim.Config {
+	x := *c
+	x.Classes = slices.Clone(c.Classes)
+	pl := *x.Classes[0].Pipeline
+	pl.Steps = slices.Clone(pl.Steps)
+	for s := range pl.Steps {
+		pl.Steps[s].Call.Policy = pols[s]
+	}
+	x.Classes[0].Pipeline = &pl
+	return &x
+}
+
+// pipelineSearch is the coordinate descent of one pipeline class.
+type pipelineSearch struct {
+	ctx     context.Context
+	c       *sim.Config
+	search  Search
+	level   float64
+	workers int
+	grids   []stepGrid
+	cands   []Candidate    // [0] is no hedging anywhere
+	seen    map[string]int // assignment key → index in cands
+	tick    func()
+}
+
+func assignKey(a []int) string { return fmt.Sprint(a) }
+
+// eval simulates the assignments not seen yet, on up to workers
+// goroutines, and returns the index in cands of each.
+func (ps *pipelineSearch) eval(as [][]int) ([]int, error) {
+	var todo [][]int
+	for _, a := range as {
+		if _, ok := ps.seen[assignKey(a)]; !ok && !slices.ContainsFunc(todo, func(b []int) bool { return slices.Equal(a, b) }) {
+			todo = append(todo, a)
+		}
+	}
+	made := make([]Candidate, len(todo))
+	err := parallelContext(ps.ctx, len(todo), ps.workers, func(j int) error {
+		a := todo[j]
+		pols := make([]sim.Policy, len(a))
+		for s, g := range a {
+			pols[s] = ps.grids[s].pols[g]
+		}
+		res, err := sim.RunContext(ps.ctx, withStepPolicies(ps.c, pols))
+		if err != nil {
+			return fmt.Errorf("class %q: %w", ps.c.Classes[0].Name, err)
+		}
+		x := Candidate{OverLimit: len(res.Overloads(ps.c)) > 0}
+		summarize(&x, &res.Classes[0], ps.level, ps.search.Objective.Target)
+		ps.label(&x, a)
+		made[j] = x
+		return nil
+	}, ps.tick)
+	if err != nil {
+		return nil, err
+	}
+	for j, a := range todo {
+		ps.seen[assignKey(a)] = len(ps.cands)
+		ps.cands = append(ps.cands, made[j])
+	}
+	out := make([]int, len(as))
+	for i, a := range as {
+		out[i] = ps.seen[assignKey(a)]
+	}
+	return out, nil
+}
+
+// label names candidate x of assignment a and records its step picks.
+func (ps *pipelineSearch) label(x *Candidate, a []int) {
+	var parts []string
+	for s, g := range a {
+		p := ps.grids[s].picks[g]
+		x.Steps = append(x.Steps, p)
+		x.stepPols = append(x.stepPols, ps.grids[s].pols[g])
+		if p.Hedging {
+			x.Hedging = true
+			parts = append(parts, p.Step+" "+p.Label)
+		}
+	}
+	x.Label = "none"
+	if len(parts) > 0 {
+		x.Label = strings.Join(parts, ", ")
+	}
+}
+
+// best returns which of the candidates at idx the objective prefers, when
+// compared with no hedging as one-call candidates are; −1 when it prefers
+// no hedging to all of them.
+func (ps *pipelineSearch) best(idx []int) int {
+	base := ps.cands[0]
+	basis := CostCalls
+	if base.CostPer1kUSD > 0 {
+		basis = CostUSD
+	}
+	cs := []Candidate{base}
+	for _, i := range idx {
+		c := ps.cands[i]
+		compare(&c, &base, basis)
+		cs = append(cs, c)
+	}
+	k, _ := Pick(cs, ps.search.Objective)
+	return k - 1
+}
+
+// runPipeline optimizes pipeline class i of cfg: coordinate descent over
+// its steps' grids on the class alone, then the pick among every
+// candidate simulated (decide) and the per-step advice.
+func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i, workers int, progress func(string, int) func()) (*ClassReport, error) {
+	name := cfg.Classes[i].Name
+	c, warn, err := classConfig(cfg, i, s.Requests)
+	if err != nil {
+		return nil, err
+	}
+	search := s.For(name)
+	cr := &ClassReport{
+		Class: name, DeadlineSeconds: cfg.Classes[i].Deadline.Seconds(),
+		Objective: search.Objective, Warnings: []string{},
+	}
+	if warn != "" {
+		cr.Warnings = append(cr.Warnings, warn)
+	}
+	pl := c.Classes[0].Pipeline
+	none := make([]sim.Policy, len(pl.Steps))
+	for st := range pl.Steps {
+		none[st] = pl.Steps[st].Call.Policy
+		sim.NoHedging(&none[st])
+	}
+	res, err := sim.RunContext(ctx, withStepPolicies(c, none))
+	if err != nil {
+		return nil, fmt.Errorf("class %q: %w", name, err)
+	}
+	ps := &pipelineSearch{ctx: ctx, c: c, search: search, level: s.Level, workers: workers, seen: map[string]int{}}
+	ps.grids = pipelineGrids(c, search, res)
+	base := Candidate{Label: "none", OverLimit: len(res.Overloads(c)) > 0}
+	summarize(&base, &res.Classes[0], s.Level, search.Objective.Target)
+	zero := make([]int, len(pl.Steps))
+	ps.label(&base, zero)
+	ps.seen[assignKey(zero)] = 0
+	ps.cands = []Candidate{base}
+	total := 0
+	for _, g := range ps.grids {
+		total += len(g.pols)
+	}
+	ps.tick = progress("pipeline "+name, total*MaxPipelineRounds)
+
+	assign := slices.Clone(zero)
+	for round := 0; round < MaxPipelineRounds; round++ {
+		changed := false
+		for st := range ps.grids {
+			var as [][]int
+			for g := range ps.grids[st].pols {
+				a := slices.Clone(assign)
+				a[st] = g
+				as = append(as, a)
+			}
+			idx, err := ps.eval(as)
+			if err != nil {
+				return nil, err
+			}
+			// The objective's pick among the variants, unless it does no
+			// better than leaving the step unhedged (a tie is no reason to
+			// spend on a step), or no hedging at all is preferred to every
+			// variant.
+			g := 0
+			if k := ps.best(idx); k > 0 && gains(&ps.cands[idx[k]], &ps.cands[idx[0]], search.Objective) {
+				g = k
+			}
+			if g != assign[st] {
+				assign[st], changed = g, true
+			}
+		}
+		if !changed {
+			break
+		}
+	}
+	cr.Requests = base.Requests
+	warnings := cr.Warnings
+	// The pick is chosen among every candidate simulated; the advice and
+	// the delay figure's curves may simulate variants around it, which
+	// join the candidates, and then the pick is chosen again, until no
+	// new candidate comes.
+	for {
+		n := len(ps.cands)
+		cr.Candidates = slices.Clone(ps.cands)
+		cr.Warnings = slices.Clone(warnings)
+		decide(cr, s.Rule, s.Level)
+		advice, err := ps.advise(cr)
+		if err != nil {
+			return nil, err
+		}
+		cr.Steps = advice
+		if cr.Series, err = ps.series(cr); err != nil {
+			return nil, err
+		}
+		if len(ps.cands) == n {
+			return cr, nil
+		}
+	}
+}
+
+// series returns, per step with delays to try, the candidates that hedge
+// that step at each of its delays, the other steps as in cr's pick — the
+// delay figure's curves — simulating those the search has not.
+func (ps *pipelineSearch) series(cr *ClassReport) ([]Series, error) {
+	pick := ps.assignment(cr.Picked())
+	var out []Series
+	for s, g := range ps.grids {
+		if len(g.pols) < 2 {
+			continue
+		}
+		var as [][]int
+		var xs []float64
+		for k := 1; k < len(g.pols); k++ {
+			a := slices.Clone(pick)
+			a[s] = k
+			as = append(as, a)
+			xs = append(xs, g.picks[k].DelaySeconds)
+		}
+		idx, err := ps.eval(as)
+		if err != nil {
+			return nil, err
+		}
+		out = append(out, Series{Name: "step " + g.name, Members: idx, X: xs})
+	}
+	return out, nil
+}
+
+// assignment returns the grid index of each step's policy in c.
+func (ps *pipelineSearch) assignment(c *Candidate) []int {
+	a := make([]int, len(ps.grids))
+	for s, p := range c.Steps {
+		a[s] = slices.IndexFunc(ps.grids[s].picks, func(q StepPick) bool { return q == p })
+	}
+	return a
+}
+
+// advise returns, for each step of cr's pick, what hedging it adds over
+// the same pick without hedging that step (simulating those variants when
+// the search has not).
+func (ps *pipelineSearch) advise(cr *ClassReport) ([]StepAdvice, error) {
+	pick := cr.Picked()
+	assign := ps.assignment(pick)
+	var as [][]int
+	for s := range assign {
+		a := slices.Clone(assign)
+		a[s] = 0
+		as = append(as, a)
+	}
+	idx, err := ps.eval(as)
+	if err != nil {
+		return nil, err
+	}
+	base := cr.Baseline()
+	p := cr.Objective.Percentile
+	var out []StepAdvice
+	for s, sp := range pick.Steps {
+		adv := StepAdvice{StepPick: sp}
+		without := ps.cands[idx[s]]
+		if sp.Hedging {
+			if d := pick.Q(p) - without.Q(p); isFinite(d) {
+				adv.ObjectiveChangeS = &d
+			}
+			adv.AnsweredChange = pick.AnsweredShare - without.AnsweredShare
+			if cr.CostBasis == CostUSD && base.CostPer1kUSD > 0 {
+				adv.AddedCostPct = 100 * (pick.CostPer1kUSD - without.CostPer1kUSD) / base.CostPer1kUSD
+			} else if base.AttemptsPerRequest > 0 {
+				adv.AddedCostPct = 100 * (pick.AttemptsPerRequest - without.AttemptsPerRequest) / base.AttemptsPerRequest
+			}
+			change := "no change in " + pname(p)
+			if adv.ObjectiveChangeS != nil && *adv.ObjectiveChangeS != 0 {
+				change = fmt.Sprintf("%s%s %s", sign(*adv.ObjectiveChangeS), fsec(abs(*adv.ObjectiveChangeS)), pname(p))
+			} else if adv.ObjectiveChangeS == nil {
+				change = fmt.Sprintf("%s %s → %s", pname(p), fsec(without.Q(p)), fsec(pick.Q(p)))
+			}
+			adv.Why = fmt.Sprintf("copies %s, %+.1f%% cost, %s", sp.Label, adv.AddedCostPct, change)
+			if d := answeredChange(without.AnsweredShare, pick.AnsweredShare); d != "" {
+				adv.Why += ", answered " + d
+			}
+		} else {
+			adv.Why = "not hedged: no delay tried for it beat leaving it unhedged under the objective"
+		}
+		out = append(out, adv)
+	}
+	return out, nil
+}
+
+// gains reports whether candidate a does strictly better than b on the
+// objective's own figure: a lower percentile (or, at an equal one, a higher
+// answered share) for p95, p99 and knee; a higher share answered within the
+// target for answered; a lower cost for cost.
+func gains(a, b *Candidate, o Objective) bool {
+	switch o.Goal {
+	case MostAnswered:
+		return a.AnsweredWithinShare > b.AnsweredWithinShare
+	case LowestCost:
+		return a.CostPer1kUSD < b.CostPer1kUSD || a.CostPer1kUSD == b.CostPer1kUSD && a.AttemptsPerRequest < b.AttemptsPerRequest
+	}
+	p := o.Percentile
+	return a.Q(p) < b.Q(p) || a.Q(p) == b.Q(p) && a.AnsweredShare > b.AnsweredShare
+}
+
+func isFinite(x float64) bool { return x-x == 0 }
+
+func sign(x float64) string {
+	if x < 0 {
+		return "−"
+	}
+	return "+"
+}
+
+func abs(x float64) float64 {
+	if x < 0 {
+		return -x
+	}
+	return x
+}
+
+// stepPolicies returns the pipeline of class cl with the step policies of
+// candidate c applied, or cl's own pipeline when c has none.
+func (c *Candidate) pipelineFor(cl *sim.Class) *sim.Pipeline {
+	if cl.Pipeline == nil || c.stepPols == nil {
+		return cl.Pipeline
+	}
+	pl := *cl.Pipeline
+	pl.Steps = slices.Clone(pl.Steps)
+	for s := range pl.Steps {
+		pl.Steps[s].Call.Policy = c.stepPols[s]
+	}
+	return &pl
+}

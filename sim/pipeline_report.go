@@ -1,0 +1,223 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"strings"
+	"text/tabwriter"
+)
+
+// PipelineReport is the end-to-end view of a pipeline class, beside the
+// class's row (whose latency is the time to a fully checked answer: a
+// request that went through degraded is a miss there).
+type PipelineReport struct {
+	// EndToEnd is the time from arrival until the request ended — through
+	// its last stage (checked or degraded), failed, or at its end-to-end
+	// deadline — the time a user waits for the whole turn; NoHedgingEndToEnd
+	// the same without hedging in any step.
+	EndToEnd          Latency `json:"end_to_end_s"`
+	NoHedgingEndToEnd Latency `json:"no_hedging_end_to_end_s"`
+	// CheckedShare is the share of requests that went through with every
+	// call answered (the class's answered share); DegradedShare the share
+	// that went through with a fail-open step unanswered; FailedShare the
+	// rest (a fail-closed step failed, or the end-to-end deadline).
+	CheckedShare           float64 `json:"checked_share"`
+	DegradedShare          float64 `json:"degraded_share"`
+	FailedShare            float64 `json:"failed_share"`
+	NoHedgingCheckedShare  float64 `json:"no_hedging_checked_share"`
+	NoHedgingDegradedShare float64 `json:"no_hedging_degraded_share"`
+	// CallsPerRequest is the step calls a request made (each call may send
+	// several attempts: AttemptsPerRequest in the class row).
+	CallsPerRequest float64 `json:"calls_per_request"`
+	// TTFV is the time to first visible token: arrival to the first token
+	// of the visible step's call (absent without a visible step); a
+	// request that showed none is a miss.
+	TTFV          *Latency `json:"ttfv_s,omitempty"`
+	NoHedgingTTFV *Latency `json:"no_hedging_ttfv_s,omitempty"`
+	// SlowRequests and MedianRequests are how many requests the steps'
+	// SlowMean and MedianMean average over: those at or above the
+	// end-to-end p95, and those between its p45 and p55.
+	SlowRequests   int          `json:"slow_requests"`
+	MedianRequests int          `json:"median_requests"`
+	Steps          []StepReport `json:"steps"`
+}
+
+// StepReport is one step of a pipeline.
+type StepReport struct {
+	Step string `json:"step"`
+	// Calls ran to their own end; Cut were let go of when their stage was
+	// done without them or the request ended. CallsPerRequest counts both.
+	Calls           int64   `json:"calls"`
+	Cut             int64   `json:"cut"`
+	CallsPerRequest float64 `json:"calls_per_request"`
+	// AnsweredShare is of the calls that ran to their end; Latency is each
+	// such call's time from its start to a usable answer.
+	AnsweredShare          float64 `json:"answered_share"`
+	Latency                Latency `json:"latency_s"`
+	NoHedgingLatency       Latency `json:"no_hedging_latency_s"`
+	NoHedgingAnsweredShare float64 `json:"no_hedging_answered_share"`
+	// HedgedShare is the share of calls that sent a copy; AttemptsPerCall
+	// the attempts each call sent.
+	HedgedShare     float64 `json:"hedged_share"`
+	AttemptsPerCall float64 `json:"attempts_per_call"`
+	// CostPer1k is what the step costs per 1000 pipeline requests.
+	CostPer1k          Cost     `json:"cost_per_1k_usd"`
+	NoHedgingCostPer1k Cost     `json:"no_hedging_cost_per_1k_usd"`
+	AddedCostPct       *float64 `json:"added_cost_pct"`
+	// DegradedShare is the share of pipeline requests that went through
+	// with this step's call unanswered (fail open).
+	DegradedShare float64 `json:"degraded_share"`
+	// TailShare is the share of the slowest requests (end-to-end at or
+	// above its p95) in which this step took the most time; SlowMean and
+	// MedianMean are its mean seconds in those requests and in the median
+	// ones (end-to-end between p45 and p55).
+	TailShare  float64 `json:"tail_share"`
+	SlowMean   float64 `json:"slow_mean_s"`
+	MedianMean float64 `json:"median_mean_s"`
+}
+
+// endView returns c with every request counted at the time it ended, as if
+// all were answered: the end-to-end time of a pipeline request whatever
+// its outcome.
+func (c *ClassResult) endView() *ClassResult {
+	v := &ClassResult{Name: c.Name, Requests: c.Requests, Answered: c.Requests}
+	v.lat = latencySet{na: c.lat.n(), sumA: c.lat.sumA, maxA: c.lat.maxAll, maxAll: c.lat.maxAll}
+	v.lat.sumA.addSum(c.lat.sumM)
+	v.lat.ans = append(append([][]float32{}, c.lat.ans...), c.lat.miss...)
+	return v
+}
+
+// pipelineReport returns the pipeline section of class h's report row,
+// against its baseline b; nil for a one-call class and for a pipeline of
+// one plain step (a single call, neither fanned out nor repeated), which
+// is reported exactly as that call's class would be.
+func pipelineReport(cl *Class, h, b *ClassResult) *PipelineReport {
+	pl := cl.Pipeline
+	if pl == nil || h.Pipeline == nil {
+		return nil
+	}
+	if len(pl.Steps) == 1 && pl.Steps[0].FanOut == 1 && pl.Steps[0].Repeat == nil && !pl.Steps[0].Visible {
+		return nil
+	}
+	hp, bp := h.Pipeline, b.Pipeline
+	pr := &PipelineReport{
+		EndToEnd:               SummarizeLatency(h.endView()),
+		NoHedgingEndToEnd:      SummarizeLatency(b.endView()),
+		CheckedShare:           share(h.Answered, h.Requests),
+		DegradedShare:          share(hp.DegradedAny, h.Requests),
+		FailedShare:            share(h.Requests-h.Answered-hp.DegradedAny, h.Requests),
+		NoHedgingCheckedShare:  share(b.Answered, b.Requests),
+		NoHedgingDegradedShare: share(bp.DegradedAny, b.Requests),
+	}
+	if hp.HasTTFV() {
+		t, bt := SummarizeLatency(hp.TTFV()), SummarizeLatency(bp.TTFV())
+		pr.TTFV, pr.NoHedgingTTFV = &t, &bt
+	}
+	slow, median, ns, nm := hp.Breakdown()
+	pr.SlowRequests, pr.MedianRequests = ns, nm
+	tail := hp.TailAttribution()
+	var calls int64
+	for s := range hp.Steps {
+		hs, bs := &hp.Steps[s], &bp.Steps[s]
+		calls += hs.Requests + hs.Cut
+		sr := StepReport{
+			Step: hs.Name, Calls: hs.Requests, Cut: hs.Cut,
+			CallsPerRequest:        share(hs.Requests+hs.Cut, h.Requests),
+			AnsweredShare:          share(hs.Answered, hs.Requests),
+			Latency:                SummarizeLatency(&hs.ClassResult),
+			NoHedgingLatency:       SummarizeLatency(&bs.ClassResult),
+			NoHedgingAnsweredShare: share(bs.Answered, bs.Requests),
+			HedgedShare:            share(hs.Hedged, hs.Requests+hs.Cut),
+			AttemptsPerCall:        share(hs.Attempts.Sent, hs.Requests+hs.Cut),
+			CostPer1k:              perPipeline1k(&hs.ClassResult, h.Requests),
+			NoHedgingCostPer1k:     perPipeline1k(&bs.ClassResult, b.Requests),
+			DegradedShare:          share(hs.Degraded, h.Requests),
+			TailShare:              tail[s],
+			SlowMean:               slow[s],
+			MedianMean:             median[s],
+		}
+		if base := sr.NoHedgingCostPer1k.Total; base > 0 {
+			pct := 100 * (sr.CostPer1k.Total - base) / base
+			sr.AddedCostPct = &pct
+		}
+		pr.Steps = append(pr.Steps, sr)
+	}
+	pr.CallsPerRequest = share(calls, h.Requests)
+	return pr
+}
+
+// perPipeline1k is the cost of step c per 1000 of its pipeline's n requests.
+func perPipeline1k(c *ClassResult, n int64) Cost {
+	if n == 0 {
+		return Cost{}
+	}
+	k := 1000 / float64(n)
+	return Cost{
+		Total:     (c.CostCompletedUSD + c.CostCancelledUSD) * k,
+		Completed: c.CostCompletedUSD * k,
+		Cancelled: c.CostCancelledUSD * k,
+	}
+}
+
+// pipelineWarnings returns the warnings a pipeline class's configuration
+// earns: a step deadline longer than the end-to-end deadline never fires.
+func pipelineWarnings(cl *Class) []string {
+	if cl.Pipeline == nil {
+		return nil
+	}
+	var out []string
+	for _, s := range cl.Pipeline.stepDeadlineLonger(cl.Deadline) {
+		out = append(out, fmt.Sprintf("step %s: its deadline is longer than the end-to-end deadline %s, which ends the request first", s, FormatSeconds(cl.Deadline.Seconds())))
+	}
+	return out
+}
+
+// writePipelines writes the pipeline section of every pipeline class.
+func writePipelines(w io.Writer, rows []ClassReport) {
+	for _, c := range rows {
+		p := c.Pipeline
+		if p == nil {
+			continue
+		}
+		e, b := p.EndToEnd, p.NoHedgingEndToEnd
+		ci := "n/a"
+		if e.P95CIOK {
+			ci = fmt.Sprintf("[%s, %s]", fsec(e.P95CI95[0]), fsec(e.P95CI95[1]))
+		}
+		fmt.Fprintf(w, "pipeline %s: end to end (arrival until the request ended: through, degraded or failed)\n", c.Class)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "  \tp50\tp95\tp95 95% CI\tp99\tmean\t\tno hedging p50\tp95\tp99\t")
+		fmt.Fprintf(tw, "  end to end\t%s\t%s\t%s\t%s\t%s\t\t%s\t%s\t%s\t\n", fsec(e.P50), fsec(e.P95), ci, fsec(e.P99), fsec(e.Mean), fsec(b.P50), fsec(b.P95), fsec(b.P99))
+		if t := p.TTFV; t != nil {
+			bt := p.NoHedgingTTFV
+			fmt.Fprintf(tw, "  first visible token\t%s\t%s\t\t%s\t%s\t\t%s\t%s\t%s\t\n", fsec(t.P50), fsec(t.P95), fsec(t.P99), fsec(t.Mean), fsec(bt.P50), fsec(bt.P95), fsec(bt.P99))
+		}
+		tw.Flush()
+		var deg []string
+		for _, s := range p.Steps {
+			if s.DegradedShare > 0 {
+				deg = append(deg, fmt.Sprintf("%s %s", s.Step, pct(s.DegradedShare)))
+			}
+		}
+		degBy := ""
+		if len(deg) > 0 {
+			degBy = ", by step " + strings.Join(deg, ", ")
+		}
+		fmt.Fprintf(w, "  checked %s (no hedging %s); degraded %s (no hedging %s)%s; failed %s; %.2f calls per request\n",
+			pct(p.CheckedShare), pct(p.NoHedgingCheckedShare), pct(p.DegradedShare), pct(p.NoHedgingDegradedShare), degBy, pct(p.FailedShare), p.CallsPerRequest)
+		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "  step\tcalls/req\tanswered\t(no hedging)\tp50\tp95\tp99\tno hedging p95\thedged\tattempts/call\tcost per 1k\tadded\tslowest 5%: longest in\tmean s there\tmedian req\t")
+		for _, s := range p.Steps {
+			added := "n/a"
+			if s.AddedCostPct != nil {
+				added = signedPct(*s.AddedCostPct)
+			}
+			fmt.Fprintf(tw, "  %s\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\t%s\t\n", s.Step, s.CallsPerRequest,
+				pct(s.AnsweredShare), pct(s.NoHedgingAnsweredShare), fsec(s.Latency.P50), fsec(s.Latency.P95), fsec(s.Latency.P99),
+				fsec(s.NoHedgingLatency.P95), pct(s.HedgedShare), s.AttemptsPerCall, DollarsPer1k(s.CostPer1k.Total), added,
+				pct(s.TailShare), fsec(s.SlowMean), fsec(s.MedianMean))
+		}
+		tw.Flush()
+		fmt.Fprintln(w)
+	}
+}

@@ -1,0 +1,235 @@
+package sim
+
+import (
+	"slices"
+)
+
+// PipelineResult is what a pipeline class's requests did beyond the
+// class's end-to-end figures (ClassResult): each step's calls, the
+// requests that went through degraded, and the time to first visible token.
+type PipelineResult struct {
+	// Steps are the pipeline's steps in order, each with its calls' figures
+	// as requests of their own: latency per call, outcomes, attempts,
+	// cost.
+	Steps []StepResult
+	// DegradedAny is the number of answered requests in which at least one
+	// call of a fail-open step ended without an answer: they went through
+	// unchecked. Answered − DegradedAny went through with every step answered.
+	DegradedAny int64
+	// stages lists each stage's steps; durs holds, per request in the
+	// order they ended, each step's seconds (see Breakdown).
+	stages [][]int
+	durs   []float32
+	ttfv   latencySet
+	hasTTF bool
+}
+
+// StepResult is one step of a pipeline.
+type StepResult struct {
+	// ClassResult holds the step's calls as requests: Requests counts the
+	// calls that ran to their own end, Latency each call's time from its
+	// start to a usable answer.
+	ClassResult
+	// Cut counts calls let go of before their end: their stage was done
+	// without them (wait for any, or k of n), or the pipeline ended.
+	Cut int64
+	// Degraded counts answered pipeline requests in which a call of this
+	// step ended without an answer and the step failed open.
+	Degraded int64
+}
+
+// stepResults folds each pipeline step's attempts, bills and denied copies
+// into its pipeline class's stats and returns, per class of e.cfg that the
+// caller gave (e.users), its steps' results (nil for a one-call class).
+func (e *engine) stepResults() [][]StepResult {
+	if e.pipeOf == nil {
+		return nil
+	}
+	out := make([][]StepResult, e.users)
+	for c, pc := range e.pipeOf {
+		if pc == nil {
+			continue
+		}
+		for s := range pc.pl.Steps {
+			sc := int(pc.firstStep) + s
+			st := &e.stats[sc]
+			e.stats[c].addAttempts(st)
+			e.classes[c].denied.add(e.classes[sc].denied)
+			r := StepResult{ClassResult: st.result(pc.pl.Steps[s].Name, e.cfg.Models), Cut: pc.cut[s], Degraded: pc.degraded[s]}
+			r.Denied = e.classes[sc].denied
+			if call := &e.cfg.Classes[sc]; e.retries != nil && (call.Retry != nil || call.AttemptRetry != nil) {
+				rc := e.retries[sc]
+				r.Retries = &rc
+				if e.pipeRetries == nil {
+					e.pipeRetries = make([]*RetryCounts, e.users)
+				}
+				if e.pipeRetries[c] == nil {
+					e.pipeRetries[c] = &RetryCounts{}
+				}
+				e.pipeRetries[c].add(&rc)
+			}
+			out[c] = append(out[c], r)
+		}
+	}
+	return out
+}
+
+// attachSteps gives each pipeline class of res its PipelineResult.
+func (e *engine) attachSteps(res *Result, steps [][]StepResult) {
+	for c, pc := range e.pipeOf {
+		if pc == nil {
+			continue
+		}
+		pr := &PipelineResult{Steps: steps[c], DegradedAny: pc.degradedAny, durs: pc.durs}
+		for _, st := range pc.pl.Stages {
+			pr.stages = append(pr.stages, st.Steps)
+		}
+		if pc.ttfv.buf != nil {
+			pr.hasTTF = true
+			pr.ttfv.addTimes(&pc.ttfv)
+		}
+		res.Classes[c].Pipeline = pr
+	}
+}
+
+// addAttempts adds o's attempt counts, bills and wasted tokens to s: what a
+// pipeline's step calls sent, counted for the pipeline.
+func (s *classStats) addAttempts(o *classStats) {
+	s.sent += o.sent
+	s.completed += o.completed
+	s.failed += o.failed
+	for k, n := range o.failedBy {
+		s.failedBy[k] += n
+	}
+	s.invalidAtt += o.invalidAtt
+	s.cancelled += o.cancelled
+	s.rateLimited += o.rateLimited
+	s.rejected += o.rejected
+	s.timedOut += o.timedOut
+	s.stalled += o.stalled
+	s.wastedOutput += o.wastedOutput
+	for j, b := range o.billed {
+		s.billed[j].attempts += b.attempts
+		s.billed[j].input += b.input
+		s.billed[j].output += b.output
+	}
+}
+
+// HasTTFV reports whether the pipeline has a visible step, whose first
+// token is the time to first visible token (TTFV).
+func (p *PipelineResult) HasTTFV() bool { return p.hasTTF }
+
+// TTFV returns the time to first visible token as a ClassResult holding
+// only latencies: from each request's arrival to the first token of its
+// visible step's call; a request that never showed one (it failed, or the
+// visible step failed open) is a miss. Counts other than Requests and
+// Answered are zero.
+func (p *PipelineResult) TTFV() *ClassResult {
+	return &ClassResult{Name: "ttfv", Requests: int64(p.ttfv.n()), Answered: int64(p.ttfv.na), lat: p.ttfv}
+}
+
+// Breakdown returns, per step in seconds, the mean time the slowest
+// requests spent in it — those whose end-to-end time is at or above its
+// p95 — and the mean time the median requests spent in it (end-to-end time
+// between the 45th and 55th percentile), with the number of requests in
+// each group. A step's time runs from its stage's start to its last call's
+// end (cut at the stage's end); the end-to-end time of a request is the sum
+// over its stages of their longest step.
+func (p *PipelineResult) Breakdown() (slow, median []float64, nSlow, nMedian int) {
+	e2e, n := p.endToEnd()
+	steps := len(p.Steps)
+	slow, median = make([]float64, steps), make([]float64, steps)
+	if n == 0 {
+		return slow, median, 0, 0
+	}
+	sorted := slices.Clone(e2e)
+	slices.Sort(sorted)
+	t95 := sorted[NearestRank(n, 0.95)]
+	lo, hi := sorted[NearestRank(n, 0.45)], sorted[NearestRank(n, 0.55)]
+	for i, t := range e2e {
+		d := p.durs[i*steps : (i+1)*steps]
+		var into []float64
+		switch {
+		case t >= t95:
+			into, nSlow = slow, nSlow+1
+		case t >= lo && t <= hi:
+			into, nMedian = median, nMedian+1
+		default:
+			continue
+		}
+		for s, x := range d {
+			into[s] += float64(x)
+		}
+	}
+	for s := range slow {
+		if nSlow > 0 {
+			slow[s] /= float64(nSlow)
+		}
+		if nMedian > 0 {
+			median[s] /= float64(nMedian)
+		}
+	}
+	return slow, median, nSlow, nMedian
+}
+
+// TailAttribution returns, per step, the share of the slowest requests
+// (end-to-end time at or above its p95, as Breakdown) in which that step
+// took the most time; the shares sum to 1 (0 when there are no requests).
+func (p *PipelineResult) TailAttribution() []float64 {
+	e2e, n := p.endToEnd()
+	steps := len(p.Steps)
+	out := make([]float64, steps)
+	if n == 0 {
+		return out
+	}
+	sorted := slices.Clone(e2e)
+	slices.Sort(sorted)
+	t95 := sorted[NearestRank(n, 0.95)]
+	slow := 0
+	for i, t := range e2e {
+		if t < t95 {
+			continue
+		}
+		d := p.durs[i*steps : (i+1)*steps]
+		out[argmax(d)]++
+		slow++
+	}
+	for s := range out {
+		out[s] /= float64(slow)
+	}
+	return out
+}
+
+func argmax(d []float32) int {
+	best := 0
+	for i, x := range d {
+		if x > d[best] {
+			best = i
+		}
+	}
+	return best
+}
+
+// endToEnd returns each request's end-to-end time rebuilt from its steps'
+// times, and the number of requests.
+func (p *PipelineResult) endToEnd() ([]float64, int) {
+	steps := len(p.Steps)
+	if steps == 0 {
+		return nil, 0
+	}
+	n := len(p.durs) / steps
+	out := make([]float64, n)
+	for i := range out {
+		d := p.durs[i*steps : (i+1)*steps]
+		var t float64
+		for _, st := range p.stages {
+			var m float32
+			for _, s := range st {
+				m = max(m, d[s])
+			}
+			t += float64(m)
+		}
+		out[i] = t
+	}
+	return out, n
+}

@@ -1,0 +1,514 @@
+package sim
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// The engine runs a pipeline request as a driver over ordinary requests:
+// each call of a step is a request of the step's class (Config.withSteps),
+// started by the driver instead of by an arrival, and its end (finish)
+// calls back into the driver (callEnded). The driver counts the stage's
+// calls done and failed, starts the next stage or iteration, and ends the
+// pipeline; a pipeline's end-to-end deadline and a call whose stream goes
+// on past its first token (FirstToken) are events of their own. A class
+// that is not a pipeline never reaches this file.
+
+// pipeState is one pipeline request in flight. Slots are reused; gen tells
+// a live pipeline from stale events of an earlier one.
+type pipeState struct {
+	gen     uint32
+	class   int32
+	id      int64
+	arrival time.Duration
+	// in and out are the token counts the arrival drew for the first call
+	// (the first step's distributions, or the replayed trace's counts).
+	in, out float64
+	stage   int     // the stage in progress
+	iter    int     // its iteration (a repeated step), from 0
+	iters   int     // its iterations in all
+	ncalls  int     // calls the stage makes at once
+	need    int     // calls that must be done
+	done    int     // calls done (answered, or failed open)
+	failed  int     // calls failed closed
+	fail    outcome // the first call of the stage that failed closed
+	// openFail is the first call of the request that failed open.
+	openFail outcome
+	start    time.Duration // when the stage started (its first iteration)
+	ended    bool
+	degraded uint64          // bit s: a call of step s failed open
+	hedged   bool            // a call sent a copy
+	visible  time.Duration   // the first visible token, absolute; −1 before
+	live     []int32         // request slots of the stage's calls still running
+	tok      []float64       // per step: input tokens, output tokens (2 each)
+	stepEnd  []time.Duration // per step: when its last call ended; −1 none yet
+	stepDur  []float32       // per step: seconds, for the tail attribution
+	deferred []deferredCall  // calls answered whose stream goes on (FirstToken)
+}
+
+// deferredCall is a call whose request ended at its first token and whose
+// answer completes at at: the pipeline sees it then.
+type deferredCall struct {
+	at   time.Duration
+	step int
+	o    outcome
+}
+
+// pipeClass is what the engine knows of a pipeline class: its steps'
+// classes and what its requests did, beyond classStats.
+type pipeClass struct {
+	pl          *Pipeline
+	firstStep   int32   // class index of its step 0
+	base        []int   // per step: its first call instance
+	stageStarts []int   // per step: the stage it belongs to
+	degraded    []int64 // per step: requests in which a call of it failed open
+	degradedAny int64
+	cut         []int64   // per step: calls let go of when their stage was done or the pipeline ended
+	durs        []float32 // per request as it ended: each step's seconds
+	ttfv        endTimes  // the time to first visible token (with a visible step)
+}
+
+// setupPipelines prepares the driver for the pipeline classes of e.cfg,
+// whose step classes start at steps[c].
+func (e *engine) setupPipelines(steps []int, users int, n int) {
+	e.users = users
+	e.pipeOf = make([]*pipeClass, users)
+	for c := 0; c < users; c++ {
+		pl := e.cfg.Classes[c].Pipeline
+		if pl == nil {
+			continue
+		}
+		pc := &pipeClass{pl: pl, firstStep: int32(steps[c])}
+		pc.base = make([]int, len(pl.Steps))
+		pc.stageStarts = make([]int, len(pl.Steps))
+		inst := 0
+		for s := range pl.Steps {
+			pc.base[s] = inst
+			inst += pl.Steps[s].FanOut * max(1, pl.Steps[s].MaxRepeat)
+		}
+		for g, st := range pl.Stages {
+			for _, s := range st.Steps {
+				pc.stageStarts[s] = g
+			}
+		}
+		pc.degraded = make([]int64, len(pl.Steps))
+		pc.cut = make([]int64, len(pl.Steps))
+		share := e.cfg.Classes[c].Share
+		pc.durs = make([]float32, 0, int(float64(n)*share*1.05+16)*len(pl.Steps))
+		if pl.visibleStep() >= 0 {
+			pc.ttfv = newEndTimes(int(float64(n)*share*1.05) + 16)
+		}
+		e.pipeOf[c] = pc
+		for s := range pl.Steps {
+			// Room for the step's calls of its share of n requests.
+			sc := steps[c] + s
+			calls := float64(pl.Steps[s].FanOut)
+			if pl.Steps[s].Repeat != nil {
+				calls = pl.Steps[s].Repeat.Mean()
+			}
+			if !(calls > 0) || math.IsInf(calls, 0) {
+				calls = 1
+			}
+			e.stats[sc].times = newEndTimes(int(float64(n)*share*calls*1.05) + 16)
+		}
+	}
+}
+
+// visibleStep returns the index of the step marked Visible, or −1.
+func (p *Pipeline) visibleStep() int {
+	for i := range p.Steps {
+		if p.Steps[i].Visible {
+			return i
+		}
+	}
+	return -1
+}
+
+// startPipeline starts pipeline request r, which has just arrived in slot
+// and drawn its class: it moves to a pipeline slot of its own, arms the
+// end-to-end deadline and starts the first stage.
+func (e *engine) startPipeline(slot int32, r *request) {
+	c := r.class
+	id, arrival, in, out := r.id, r.arrival, r.in, r.out
+	e.retire(slot, r)
+	var ps int32
+	if n := len(e.pipeFree); n > 0 {
+		ps = e.pipeFree[n-1]
+		e.pipeFree = e.pipeFree[:n-1]
+	} else {
+		e.pipes = append(e.pipes, pipeState{})
+		ps = int32(len(e.pipes) - 1)
+	}
+	p := &e.pipes[ps]
+	e.resetPipe(p, c, id, arrival, in, out)
+	if d := e.cfg.Classes[c].Deadline; d > 0 {
+		e.schedule(arrival+d, evPipeDeadline, ps, p.gen, 0)
+	}
+	e.startStage(ps)
+}
+
+// resetPipe makes p pipeline request id of class c, arriving at arrival
+// with the first call's token counts in and out.
+func (e *engine) resetPipe(p *pipeState, c int32, id int64, arrival time.Duration, in, out float64) {
+	steps := len(e.pipeOf[c].pl.Steps)
+	p.class, p.id, p.arrival, p.in, p.out = c, id, arrival, in, out
+	p.stage, p.ended, p.degraded, p.visible, p.hedged = 0, false, 0, -1, false
+	p.openFail = outNone
+	p.tok = resize(p.tok, 2*steps)
+	p.stepEnd = resizeDur(p.stepEnd, steps)
+	p.stepDur = slices.Grow(p.stepDur[:0], steps)[:steps]
+	clear(p.tok)
+	clear(p.stepDur)
+	p.live, p.deferred = p.live[:0], p.deferred[:0]
+}
+
+func resize(x []float64, n int) []float64 {
+	if cap(x) < n {
+		return make([]float64, n)
+	}
+	return x[:n]
+}
+
+func resizeDur(x []time.Duration, n int) []time.Duration {
+	if cap(x) < n {
+		return make([]time.Duration, n)
+	}
+	return x[:n]
+}
+
+// startStage starts the calls of pipeline ps's current stage (its first
+// iteration, for a repeated step), then judges it (advance).
+func (e *engine) startStage(ps int32) {
+	p := &e.pipes[ps]
+	pc := e.pipeOf[p.class]
+	st := &pc.pl.Stages[p.stage]
+	p.start, p.iter, p.iters = e.now, 0, 1
+	p.ncalls = 0
+	for _, s := range st.Steps {
+		p.ncalls += pc.pl.Steps[s].FanOut
+		p.stepEnd[s] = -1
+	}
+	p.need = st.Need
+	if p.need == 0 {
+		p.need = p.ncalls
+	}
+	if s0 := &pc.pl.Steps[st.Steps[0]]; s0.Repeat != nil {
+		p.iters = e.repeats(p.id, st.Steps[0], s0)
+	}
+	e.startCalls(ps)
+}
+
+// startCalls starts every call of the current iteration of pipeline ps's
+// stage.
+func (e *engine) startCalls(ps int32) {
+	p := &e.pipes[ps]
+	pc := e.pipeOf[p.class]
+	p.done, p.failed, p.fail = 0, 0, outNone
+	for _, s := range pc.pl.Stages[p.stage].Steps {
+		for j := 0; j < pc.pl.Steps[s].FanOut; j++ {
+			e.startCall(ps, s, p.iter*pc.pl.Steps[s].FanOut+j)
+		}
+	}
+}
+
+// startCall starts call j of step s of pipeline ps: a request of the step's
+// class, arriving now. Its draws come from the streams of a request index
+// of its own — the pipeline's for the first call (so that a one-step
+// pipeline is exactly the one-call class), the pipeline's plus its
+// instance number above bit 32 for the others.
+func (e *engine) startCall(ps int32, s, j int) {
+	p := &e.pipes[ps]
+	c := e.pipeOf[p.class].firstStep + int32(s)
+	slot := e.allocSlot()
+	r := &e.slots[slot]
+	e.callRequest(p, r, s, j)
+	r.pipe, r.pstep, r.doneAt = ps+1, uint8(s), -1
+	p.live = append(p.live, slot)
+	e.stats[c].requests++
+	e.classes[c].inflightReqs++
+	if d := e.cfg.Classes[c].Deadline; d > 0 {
+		e.scheduleIn(fifoIndex(c, chanDeadline), e.now+d, evDeadline, slot, r.gen, 0)
+	}
+	e.send(slot, r)
+}
+
+// callRequest makes r call j of step s of pipeline p, arriving now: its
+// request index, class and token counts (drawn, plus the earlier steps'
+// tokens it reads and its iteration's growth), which it adds to p's.
+func (e *engine) callRequest(p *pipeState, r *request, s, j int) {
+	pc := e.pipeOf[p.class]
+	step := &pc.pl.Steps[s]
+	inst := pc.base[s] + j
+	id := p.id + int64(inst)<<32
+	c := pc.firstStep + int32(s)
+	r.reset(id, e.now)
+	r.class = c
+	if inst == 0 {
+		r.in, r.out = p.in, p.out
+	} else {
+		src := e.rng.at(id, requestStream)
+		src.float64() // the class draw of a request, unused: a call's tokens come next
+		r.in = e.inputs[c].tokens(src)
+		r.out = e.outputs[c].tokens(src)
+	}
+	for _, ref := range step.InputFrom {
+		if ref.Output {
+			r.in += p.tok[2*ref.Step+1]
+		} else {
+			r.in += p.tok[2*ref.Step]
+		}
+	}
+	if step.Repeat != nil {
+		r.in += float64(p.iter) * tokens(step.InputGrowth)
+	}
+	p.tok[2*s] += r.in
+	p.tok[2*s+1] += r.out
+}
+
+// callEnded is finish's call into the driver: the call in slot, of
+// pipeline r.pipe−1, has ended now with outcome o. The pipeline sees it in
+// an event of its own, now or — for an answer that streams on past its
+// first token (FirstToken) — when the answer completes.
+func (e *engine) callEnded(slot int32, r *request, o outcome) {
+	ps := r.pipe - 1
+	s := int(r.pstep)
+	r.pipe = 0
+	p := &e.pipes[ps]
+	p.hedged = p.hedged || r.hedgedCopies > 0
+	if i := slices.Index(p.live, slot); i >= 0 {
+		p.live[i] = p.live[len(p.live)-1]
+		p.live = p.live[:len(p.live)-1]
+	}
+	// A call of the last stage ends the pipeline at its own end — its first
+	// token, under FirstToken — as a one-call class's request ends; a call
+	// of an earlier stage hands on once its answer is complete.
+	at := e.now
+	if pc := e.pipeOf[p.class]; r.doneAt > at && p.stage+1 < len(pc.pl.Stages) {
+		at = r.doneAt
+	}
+	if o == outOK && p.visible < 0 && e.pipeOf[p.class].pl.Steps[s].Visible && r.doneAt >= 0 {
+		p.visible = r.firstAt
+	}
+	// The driver runs from the event loop, never inside finish: starting
+	// the next calls there would grow the request slots under finish's
+	// callers.
+	p.deferred = append(p.deferred, deferredCall{at: at, step: s, o: o})
+	e.schedule(at, evPipeCall, ps, p.gen, 0)
+}
+
+// pipeCall handles a deferred call of pipeline ps completing now.
+func (e *engine) pipeCall(ps int32, gen uint32) {
+	p := &e.pipes[ps]
+	if p.gen != gen || p.ended {
+		return
+	}
+	for i, d := range p.deferred { // few: the stage's calls
+		if d.at == e.now {
+			p.deferred = slices.Delete(p.deferred, i, i+1)
+			e.callDone(ps, d.step, d.o)
+			return
+		}
+	}
+}
+
+// callDone counts a call of step s of pipeline ps as done or failed, by
+// its outcome o and the step's fail-open/closed rule, and judges the stage.
+func (e *engine) callDone(ps int32, s int, o outcome) {
+	p := &e.pipes[ps]
+	pc := e.pipeOf[p.class]
+	p.stepEnd[s] = e.now
+	switch {
+	case o == outOK:
+		p.done++
+	case pc.pl.Steps[s].Call.OnTimeout == FailOpen:
+		p.done++
+		p.degraded |= 1 << s
+		if p.openFail == outNone {
+			p.openFail = o
+		}
+	default:
+		p.failed++
+		if p.fail == outNone {
+			p.fail = o
+		}
+	}
+	e.advance(ps)
+}
+
+// advance judges pipeline ps's stage: done once need calls are done — the
+// next iteration or stage starts, or the pipeline ends answered — failed
+// once too many calls failed to reach need.
+func (e *engine) advance(ps int32) {
+	p := &e.pipes[ps]
+	if p.ended {
+		return
+	}
+	switch {
+	case p.done >= p.need:
+		e.cutLive(ps)
+		p = &e.pipes[ps]
+		if p.iter+1 < p.iters {
+			p.iter++
+			e.startCalls(ps)
+			return
+		}
+		e.closeStage(ps)
+		pc := e.pipeOf[p.class]
+		if p.stage+1 < len(pc.pl.Stages) {
+			p.stage++
+			e.startStage(ps)
+			return
+		}
+		e.endPipeline(ps, outOK, false)
+	case p.failed > p.ncalls-p.need:
+		e.endPipeline(ps, p.fail, false)
+	}
+}
+
+// closeStage records how long each step of the current stage took: from
+// the stage's start to its last call's end, or to now for a step cut short.
+func (e *engine) closeStage(ps int32) { e.closeStageAt(&e.pipes[ps], e.now) }
+
+// closeStageAt is closeStage for pipeline p, its stage ending at now.
+func (e *engine) closeStageAt(p *pipeState, now time.Duration) {
+	pc := e.pipeOf[p.class]
+	for _, s := range pc.pl.Stages[p.stage].Steps {
+		end := p.stepEnd[s]
+		if end < 0 || end > now || pc.pl.Steps[s].Repeat != nil {
+			end = now
+		}
+		p.stepDur[s] = toSeconds32(end - p.start)
+	}
+}
+
+// pipeDeadline ends pipeline ps at its end-to-end deadline.
+func (e *engine) pipeDeadline(ps int32, gen uint32) {
+	if p := &e.pipes[ps]; p.gen == gen && !p.ended {
+		e.endPipeline(ps, outTimeout, true)
+	}
+}
+
+// cutLive lets go of the calls of pipeline ps still running: they leave
+// their step's counts (a call cut short is counted apart, as cut) and
+// their attempts are cancelled as losers are.
+func (e *engine) cutLive(ps int32) {
+	for {
+		p := &e.pipes[ps]
+		if len(p.live) == 0 {
+			p.deferred = p.deferred[:0]
+			return
+		}
+		slot := p.live[len(p.live)-1]
+		p.live = p.live[:len(p.live)-1]
+		r := &e.slots[slot]
+		pc := e.pipeOf[p.class]
+		pc.cut[r.pstep]++
+		p.hedged = p.hedged || r.hedgedCopies > 0
+		r.pipe = 0
+		e.stats[r.class].requests--
+		e.classes[r.class].inflightReqs--
+		e.letGoAll(slot, r)
+		r.ended = true
+		if r.live == 0 {
+			e.retire(slot, r)
+		}
+	}
+}
+
+// endPipeline ends pipeline ps now with outcome o: through its last stage
+// (outOK), at its end-to-end deadline (outTimeout, e2e set), or with the
+// outcome of the call that failed its stage closed. It records the request
+// and frees its slot.
+//
+// The request is counted as a one-call request with that outcome would be:
+// answered only when every call it relied on answered; through its last
+// stage but degraded (a fail-open step's call without an answer), with the
+// outcome of the first such call — a timeout open, an error, an invalid
+// answer — so that a one-step pipeline counts exactly as the same call
+// written as a class; at its end-to-end deadline, a timeout open or
+// closed by the class's rule; failed closed, with the failing call's
+// outcome (its own deadline: a timeout closed).
+func (e *engine) endPipeline(ps int32, o outcome, e2e bool) {
+	e.cutLive(ps)
+	p := &e.pipes[ps]
+	p.ended = true
+	pc := e.pipeOf[p.class]
+	if o != outOK {
+		e.closeStage(ps)
+		for g := p.stage + 1; g < len(pc.pl.Stages); g++ {
+			for _, s := range pc.pl.Stages[g].Steps {
+				p.stepDur[s] = 0
+			}
+		}
+	}
+	e.recordPipeline(p, o, e2e)
+	e.classes[p.class].inflightReqs--
+	p.gen++
+	e.pipeFree = append(e.pipeFree, ps)
+}
+
+// recordPipeline books pipeline request p, ending now with outcome o (as
+// endPipeline says), in its class's counts.
+func (e *engine) recordPipeline(p *pipeState, o outcome, e2e bool) {
+	pc := e.pipeOf[p.class]
+	st := &e.stats[p.class]
+	through := o == outOK
+	if through && p.degraded != 0 {
+		o = p.openFail
+	}
+	switch o {
+	case outOK:
+		st.answered++
+	case outTimeout:
+		if through {
+			st.timeoutsOpen++ // a fail-open step's deadline
+		} else if !e2e || e.cfg.Classes[p.class].OnTimeout == FailClosed {
+			st.timeoutsClosed++
+		} else {
+			st.timeoutsOpen++
+		}
+	case outInvalid:
+		st.invalid++
+	default:
+		st.errors++
+		switch o {
+		case outRateLimited:
+			st.reqRateLimited++
+		case outRejected:
+			st.reqRejected++
+		case outStalled:
+			st.reqStalled++
+		}
+	}
+	if through && p.degraded != 0 {
+		pc.degradedAny++
+		for s := range pc.degraded {
+			if p.degraded&(1<<s) != 0 {
+				pc.degraded[s]++
+			}
+		}
+	}
+	st.record(o, e.now-p.arrival)
+	e.lastEvent = max(e.lastEvent, e.now)
+	if pc.ttfv.buf != nil {
+		if p.visible >= 0 { // the user saw a first token, whatever came after
+			pc.ttfv.add(p.visible-p.arrival, true)
+		} else {
+			pc.ttfv.add(e.now-p.arrival, false)
+		}
+	}
+	if p.hedged {
+		st.hedged++
+	}
+	pc.durs = append(pc.durs, p.stepDur...)
+}
+
+// pipeMoved records that a call of pipeline ps moved from request slot
+// from to slot to (its class's retry re-runs it in a fresh slot).
+func (e *engine) pipeMoved(ps int32, from, to int32) {
+	p := &e.pipes[ps]
+	if i := slices.Index(p.live, from); i >= 0 {
+		p.live[i] = to
+	}
+}
