@@ -468,8 +468,12 @@ func TestUnfaithful(t *testing.T) {
 	}
 	for _, f := range []string{"python", "typescript"} {
 		for _, doc := range []*Document{&short, &medium} {
-			if _, _, err := Write(doc, f, Options{}); err != nil {
+			_, notes, err := Write(doc, f, Options{})
+			if err != nil {
 				t.Errorf("%s: %v", f, err)
+			}
+			if doc == &medium {
+				wantNote(t, notes, "medium", "once the first token has arrived (the stream's first chunk read), so that the deadline (15s) is on time to first token")
 			}
 		}
 	}

@@ -25,7 +25,11 @@ func writePython(d *Document) ([]byte, []Note, error) {
 			return nil, nil, err
 		}
 		if c.Winner == "first_token" {
-			n.add("first_token: call must return once the first token has arrived (the stream's first chunk read), so that the deadline (%s) is on time to first token", fdur(c.Deadline.D()))
+			ttft := ""
+			if c.Deadline > 0 {
+				ttft = fmt.Sprintf(", so that the deadline (%s) is on time to first token", fdur(c.Deadline.D()))
+			}
+			n.add("first_token: call must return once the first token has arrived (the stream's first chunk read)%s", ttft)
 		}
 		all = append(all, n.list...)
 		fmt.Fprintf(&body, "    # Class %s: %s.\n", commentText(pyString(c.Class)), commentText(codeDescribe(c)))
