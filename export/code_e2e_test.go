@@ -24,9 +24,12 @@ import (
 // compareE2EScaled does (each within its 3σ sampling interval, widened by
 // the measured timer lateness).
 //
-// Time is scaled by 1/20: 1 simulated second = codeScale (50 ms) of real
-// time, so guard-check's 3 s deadline is 150 ms and a copy goes out every
-// 50 ms. The semantics allow it: every policy time (delays, deadline) and
+// Time is scaled by 1/5: 1 simulated second = codeScale (200 ms) of real
+// time, so guard-check's 3 s deadline is 600 ms and a copy goes out every
+// 200 ms. A run lasts codeRequests/codeRate (4 s) plus one request
+// whatever the scale, so the scale is chosen for the timing: a 10 ms
+// stall of a busy machine is 0.05 simulated seconds. The semantics allow
+// it: every policy time (delays, deadline) and
 // every latency the server draws is scaled alike, and in these scenarios
 // nothing depends on absolute time — the models have no capacity limit,
 // rate limit, breaker or budget, so an attempt's latency does not depend
@@ -38,7 +41,7 @@ import (
 // simulation is run with cancel latency 0 to match (a cancel landing
 // later is the provider's, not something the exported code sets).
 const (
-	codeScale    = 50 * time.Millisecond
+	codeScale    = 200 * time.Millisecond
 	codeRate     = 300.0 // requests per real second
 	codeRequests = 1200
 )

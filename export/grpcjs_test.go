@@ -249,7 +249,7 @@ func TestGRPCJSHedges(t *testing.T) {
 // TestGRPCJSAcceptsEveryConfig: grpc-js's own service-config validation
 // accepts the grpc format's output for every shipped scenario (written
 // with Approximate where a class cannot be written faithfully) and for
-// guard-check scaled to a 150 ms deadline, and reads each timeout as the
+// guard-check scaled to a 600 ms deadline, and reads each timeout as the
 // deadline written, to the millisecond (grpc-js applies it in whole
 // milliseconds).
 func TestGRPCJSAcceptsEveryConfig(t *testing.T) {
