@@ -355,38 +355,10 @@ func nodeTools(t *testing.T) (node, tsc string) {
 	return node, tsc
 }
 
-// tsConfig is the tsconfig.json of a compiled module: strict, every
-// extra check on, for ES2022 on Node (types from the pinned @types/node)
-// or, with node false, for any runtime (the DOM's AbortController and
-// timers only).
-func tsConfig(files []string, node bool) string {
-	types, lib := `["node"]`, `["es2022"]`
-	if !node {
-		types, lib = `[]`, `["es2022", "dom"]`
-	}
-	fs, _ := json.Marshal(files)
-	return `{"compilerOptions": {"strict": true, "target": "es2022", "module": "commonjs", "lib": ` + lib + `, "types": ` + types + `,
-  "typeRoots": ["` + filepath.ToSlash(nodeModules()) + `/@types"], "outDir": "out",
-  "noUnusedLocals": true, "noUnusedParameters": true, "noImplicitReturns": true, "noFallthroughCasesInSwitch": true,
-  "exactOptionalPropertyTypes": true, "noUncheckedIndexedAccess": false},
- "files": ` + string(fs) + `}`
-}
-
 // nodeModules is the absolute path of the pinned packages' node_modules.
 func nodeModules() string {
 	p, _ := filepath.Abs(filepath.Join("testdata", "node", "node_modules"))
 	return p
-}
-
-// runTSC compiles the project in dir with tsc and fails t with the
-// compiler's messages if it does not compile.
-func runTSC(t *testing.T, node, tsc, dir string) {
-	t.Helper()
-	cmd := exec.Command(node, tsc, "-p", "tsconfig.json")
-	cmd.Dir = dir
-	if out, err := cmd.CombinedOutput(); err != nil {
-		t.Fatalf("tsc: %v\n%s", err, out)
-	}
 }
 
 // tsHarness is the typescript export's harness, the python harness's
@@ -497,33 +469,16 @@ main().catch((e) => {
 });
 `
 
-// TestTypeScriptBehavesAsSimulated compiles the typescript export of
-// guard-check and of the two-model gateway's short class with the pinned
-// tsc, runs it under Node against a loopback server of their models, and
-// compares it with the simulation.
+// TestTypeScriptBehavesAsSimulated runs the typescript export of
+// guard-check and of the two-model gateway's short class, compiled with
+// the pinned tsc (tsBuild), under Node against a loopback server of their
+// models, and compares it with the simulation.
 func TestTypeScriptBehavesAsSimulated(t *testing.T) {
 	if testing.Short() {
-		t.Skip("compiles with tsc and runs Node against a loopback server for a few seconds: not in -short")
+		t.Skip("runs Node against a loopback server for a few seconds: not in -short")
 	}
-	node, tsc := nodeTools(t)
-	cases := codeCases(t)
-	dir := t.TempDir()
-	files := map[string]string{}
-	var names []string
-	for i, cc := range cases {
-		mod, _, err := Write(scaledDoc(cc.cfg), "typescript", Options{})
-		if err != nil {
-			t.Fatal(err)
-		}
-		sub := fmt.Sprintf("case%d/", i)
-		files[sub+"hedging.ts"] = string(mod)
-		files[sub+"harness.ts"] = tsHarness
-		names = append(names, sub+"hedging.ts", sub+"harness.ts")
-	}
-	files["tsconfig.json"] = tsConfig(names, true)
-	writeFiles(t, dir, files)
-	runTSC(t, node, tsc, dir)
-	for i, cc := range cases {
+	node, dir := tsBuild(t)
+	for i, cc := range codeCases(t) {
 		t.Run(cc.name, func(t *testing.T) {
 			cmd := exec.Command(node, filepath.Join("out", fmt.Sprintf("case%d", i), "harness.js"), cc.cfg.Classes[0].Name)
 			cmd.Dir = dir

@@ -380,22 +380,12 @@ main().catch((e) => {
 });
 `
 
-// TestTypeScriptSemantics compiles the typescript format with the
-// pinned tsc (for any runtime: no Node types), then with the cases'
-// harness, and runs the cases under Node.
+// TestTypeScriptSemantics runs the cases under Node with the typescript
+// format compiled by the pinned tsc (tsBuild).
 func TestTypeScriptSemantics(t *testing.T) {
-	node, tsc := nodeTools(t)
+	node, dir := tsBuild(t)
 	cs := semanticsCases()
-	mod, _, err := Write(semanticsDoc(cs), "typescript", Options{})
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir := t.TempDir()
-	writeFiles(t, dir, map[string]string{"alone/hedging.ts": string(mod), "alone/tsconfig.json": tsConfig([]string{"hedging.ts"}, false),
-		"hedging.ts": string(mod), "semantics.ts": tsSemantics, "tsconfig.json": tsConfig([]string{"hedging.ts", "semantics.ts"}, true)})
-	runTSC(t, node, tsc, filepath.Join(dir, "alone"))
-	runTSC(t, node, tsc, dir)
-	cmd := exec.Command(node, filepath.Join("out", "semantics.js"), fmt.Sprint(codeUnit.Seconds()))
+	cmd := exec.Command(node, filepath.Join("out", "semantics", "semantics.js"), fmt.Sprint(codeUnit.Seconds()))
 	cmd.Dir = dir
 	cmd.Stdin = bytes.NewReader(semanticsInput(cs))
 	out, err := cmd.Output()
