@@ -364,9 +364,14 @@ func nodeModules() string {
 }
 
 // tsHarness is the typescript export's harness, the python harness's
-// twin: each attempt is a fetch of /MODEL?out=N&req=I with the attempt's
-// AbortSignal (Node's fetch closes the connection when it is aborted).
-const tsHarness = `import { HedgeDeadline, HedgeFailed, POLICIES, hedged } from "./hedging";
+// twin: each attempt is a GET of /MODEL?out=N&req=I with node:http (a
+// keep-alive agent; lighter than fetch, so the harness's own work delays
+// its timers less) and the attempt's AbortSignal, which destroys the
+// request's connection when it aborts.
+const tsHarness = `import * as http from "node:http";
+import { HedgeDeadline, HedgeFailed, POLICIES, hedged } from "./hedging";
+
+const agent = new http.Agent({ keepAlive: true, maxSockets: Infinity });
 
 class HTTPError extends Error {
   constructor(readonly status: number) {
@@ -407,14 +412,22 @@ async function main(): Promise<void> {
   async function one(i: number, out: number, at: number): Promise<void> {
     const t0 = now();
     let attempts = 0;
-    const call = async (target: string, signal: AbortSignal): Promise<string> => {
-      attempts++;
-      const res = await fetch(url + "/" + encodeURIComponent(target) + "?out=" + out + "&req=" + i, { signal });
-      const body = await res.text();
-      if (res.status === 200) return body;
-      if (res.status === 422) return "invalid";
-      throw new HTTPError(res.status);
-    };
+    const call = (target: string, signal: AbortSignal): Promise<string> =>
+      new Promise((resolve, reject) => {
+        attempts++;
+        const req = http.get(url + "/" + encodeURIComponent(target) + "?out=" + out + "&req=" + i, { signal, agent }, (res) => {
+          let body = "";
+          res.setEncoding("utf8");
+          res.on("data", (c: string) => (body += c));
+          res.on("end", () => {
+            if (res.statusCode === 200) resolve(body);
+            else if (res.statusCode === 422) resolve("invalid");
+            else reject(new HTTPError(res.statusCode ?? 0));
+          });
+          res.on("error", reject);
+        });
+        req.on("error", reject);
+      });
     let latency = -1;
     let end = "answer";
     try {
@@ -440,8 +453,8 @@ async function main(): Promise<void> {
       lags.push([t, now() - t - 0.001]);
     }
   };
-  // Warm up: the first fetch loads and compiles Node's HTTP client.
-  for (let k = 0; k < 20; k++) await (await fetch(url + "/warm-up")).text();
+  // Warm up the HTTP client and its connections.
+  for (let k = 0; k < 20; k++) await new Promise((r) => http.get(url + "/warm-up", { agent }, (res) => res.resume().on("end", r)));
   const mon = monitor();
   const start = now();
   const running: Promise<void>[] = [];
