@@ -47,12 +47,18 @@ const (
 type Class struct {
 	Name     string
 	Requests int64
-	// Policy describes the hedge policy of an optimize pick ("800ms ×1 →
-	// large-b" or "no hedging"); empty for a run report.
+	// Policy describes the hedge policy: of an optimize pick ("800ms ×1 →
+	// large-b" or "no hedging"), or of a run's class (sim.PolicyText);
+	// empty for a run report of a build that did not write it.
 	Policy string
-	P50    float64
-	P95    float64
-	P99    float64
+	// HedgedShare is the share of requests that sent a copy, and
+	// CallsPerRequest the upstream calls per request, the primary, copies
+	// and retries included; HasHedging is false when the report lacks them.
+	HedgedShare, CallsPerRequest float64
+	HasHedging                   bool
+	P50                          float64
+	P95                          float64
+	P99                          float64
 	// P95CI and P99CI are the percentiles' confidence intervals [low,
 	// high]; the OK flags are false when the class had too few requests
 	// for one.
@@ -100,8 +106,11 @@ type runJSON struct {
 	Overrides []string `json:"overrides"`
 	Classes   []struct {
 		Class         string      `json:"class"`
+		Policy        string      `json:"policy"`
 		Requests      *int64      `json:"requests"`
 		Answered      *int64      `json:"answered"`
+		HedgedShare   *float64    `json:"hedged_share"`
+		Attempts      *float64    `json:"attempts_per_request"`
 		Latency       sim.Latency `json:"latency_s"`
 		AnsweredShare *float64    `json:"answered_share"`
 		Cost          *struct {
@@ -137,6 +146,8 @@ type optimizeJSON struct {
 			P99OK         bool              `json:"p99_ci_ok"`
 			AnsweredShare *float64          `json:"answered_share"`
 			CostPer1k     *float64          `json:"cost_per_1k_usd"`
+			HedgedShare   *float64          `json:"hedged_share"`
+			Attempts      *float64          `json:"attempts_per_request"`
 		} `json:"candidates"`
 	} `json:"classes"`
 }
@@ -227,6 +238,12 @@ func (r *Report) check() error {
 		if !(c.CostPer1k >= 0) || math.IsInf(c.CostPer1k, 0) {
 			bad(r.field("cost"), "%g; want a cost ≥ 0 in USD", c.CostPer1k)
 		}
+		if c.HasHedging && !(c.HedgedShare >= 0 && c.HedgedShare <= 1) {
+			bad(r.field("hedged_share"), "%g; want a share in [0, 1]", c.HedgedShare)
+		}
+		if c.HasHedging && (!(c.CallsPerRequest >= 0) || math.IsInf(c.CallsPerRequest, 0)) {
+			bad(r.field("attempts_per_request"), "%g; want a number of calls ≥ 0", c.CallsPerRequest)
+		}
 		ps := []struct {
 			name string
 			v    float64
@@ -290,9 +307,12 @@ func parseRun(data []byte) (*Report, error) {
 	for _, c := range in.Classes {
 		l := c.Latency
 		cl := Class{
-			Name: c.Class,
-			P50:  l.P50, P95: l.P95, P99: l.P99, P95CI: l.P95CI95, P99CI: l.P99CI95,
+			Name: c.Class, Policy: c.Policy,
+			P50: l.P50, P95: l.P95, P99: l.P99, P95CI: l.P95CI95, P99CI: l.P99CI95,
 			P95CIOK: l.P95CIOK, P99CIOK: l.P99CIOK,
+		}
+		if c.HedgedShare != nil && c.Attempts != nil {
+			cl.HedgedShare, cl.CallsPerRequest, cl.HasHedging = *c.HedgedShare, *c.Attempts, true
 		}
 		need(&cl, "requests", c.Requests, &cl.Requests)
 		need(&cl, "answered_share", c.AnsweredShare, &cl.AnsweredShare)
@@ -335,6 +355,9 @@ func parseOptimize(data []byte) (*Report, error) {
 			Name: c.Class, Policy: policy,
 			P50: l.P50, P95: l.P95, P99: l.P99, P95CI: l.P95CI95, P99CI: l.P99CI95,
 			P95CIOK: p.P95OK, P99CIOK: p.P99OK,
+		}
+		if p.HedgedShare != nil && p.Attempts != nil {
+			cl.HedgedShare, cl.CallsPerRequest, cl.HasHedging = *p.HedgedShare, *p.Attempts, true
 		}
 		n := p.Requests
 		if n == nil || *n == 0 {
@@ -437,24 +460,29 @@ func Compare(a, b *Report) *Comparison {
 			continue
 		}
 		cb := b.Classes[j]
-		row := Row{
-			Class: ca.Name, PolicyA: ca.Policy, PolicyB: cb.Policy,
-			RequestsA: ca.Requests, RequestsB: cb.Requests,
-			Deltas: []Delta{
-				relative("p50", ca.P50, cb.P50),
-				interval("p95", ca.P95, cb.P95, ca.P95CI, cb.P95CI, ca.P95CIOK && cb.P95CIOK),
-				interval("p99", ca.P99, cb.P99, ca.P99CI, cb.P99CI, ca.P99CIOK && cb.P99CIOK),
-				proportion("answered", ca.AnsweredShare, cb.AnsweredShare, ca.Requests, cb.Requests),
-				relative("cost/1k", ca.CostPer1k, cb.CostPer1k),
-			},
+		deltas := []Delta{
+			relative("p50", ca.P50, cb.P50),
+			interval("p95", ca.P95, cb.P95, ca.P95CI, cb.P95CI, ca.P95CIOK && cb.P95CIOK),
+			interval("p99", ca.P99, cb.P99, ca.P99CI, cb.P99CI, ca.P99CIOK && cb.P99CIOK),
+			proportion("answered", ca.AnsweredShare, cb.AnsweredShare, ca.Requests, cb.Requests),
 		}
+		if ca.HasHedging && cb.HasHedging {
+			deltas = append(deltas,
+				proportion("hedged", ca.HedgedShare, cb.HedgedShare, ca.Requests, cb.Requests),
+				relative("calls/req", ca.CallsPerRequest, cb.CallsPerRequest))
+		}
+		deltas = append(deltas, relative("cost/1k", ca.CostPer1k, cb.CostPer1k))
 		if pa, pb := ca.Pipeline, cb.Pipeline; pa != nil && pb != nil {
 			ea, eb := pa.EndToEnd, pb.EndToEnd
-			row.Deltas = append(row.Deltas,
+			deltas = append(deltas,
 				interval("end-to-end p95", ea.P95, eb.P95, ea.P95CI95, eb.P95CI95, ea.P95CIOK && eb.P95CIOK),
 				proportion("degraded", pa.DegradedShare, pb.DegradedShare, ca.Requests, cb.Requests))
 		}
-		out.Rows = append(out.Rows, row)
+		out.Rows = append(out.Rows, Row{
+			Class: ca.Name, PolicyA: ca.Policy, PolicyB: cb.Policy,
+			RequestsA: ca.Requests, RequestsB: cb.Requests,
+			Deltas: deltas,
+		})
 	}
 	for _, cb := range b.Classes {
 		if !seen[cb.Name] {

@@ -72,6 +72,12 @@ func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 	return ew.err
 }
 
+// isShare reports whether a metric is a share of requests, whose change is
+// in percentage points and which has no interval.
+func isShare(metric string) bool {
+	return metric == "answered" || metric == "hedged" || metric == "degraded"
+}
+
 func orDash(s string) string {
 	if s == "" {
 		return "-"
@@ -83,6 +89,10 @@ func value(metric string, x float64) string {
 	switch metric {
 	case "answered", "degraded":
 		return fmt.Sprintf("%.2f%%", 100*x)
+	case "hedged":
+		return fmt.Sprintf("%.1f%%", 100*x)
+	case "calls/req":
+		return fmt.Sprintf("%.3f", x)
 	case "cost/1k":
 		return sim.DollarsPer1k(x)
 	}
@@ -231,7 +241,3 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	_, e.err = e.w.Write(p)
 	return len(p), nil
 }
-
-// isShare reports whether a metric is a share of requests, whose change is
-// in percentage points: answered, and a pipeline's degraded share.
-func isShare(metric string) bool { return metric == "answered" || metric == "degraded" }

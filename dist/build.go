@@ -57,6 +57,17 @@ func Kinds() []string {
 	return out
 }
 
+// KindKeys returns the keys a Spec of the given kind accepts besides
+// "kind", in the order of the Spec documentation; nil for an unknown kind.
+func KindKeys(kind string) []string {
+	for _, k := range kinds {
+		if k.name == kind {
+			return append([]string(nil), k.keys...)
+		}
+	}
+	return nil
+}
+
 // keyValue is a Spec key with its decoded value.
 type keyValue struct {
 	key string

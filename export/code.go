@@ -4,7 +4,6 @@ import (
 	"fmt"
 	"strconv"
 	"strings"
-	"unicode"
 )
 
 // The code formats (python, typescript) write a hedging function for the
@@ -152,21 +151,6 @@ func tsString(s string) string {
 		}
 	}
 	b.WriteByte('"')
-	return b.String()
-}
-
-// commentText makes s safe for a line comment (# or //): control
-// characters and the Unicode line and paragraph separators, which could
-// end the comment, are written as \uXXXX. The rest is kept as is.
-func commentText(s string) string {
-	var b strings.Builder
-	for _, r := range s {
-		if unicode.IsControl(r) || r == '\u2028' || r == '\u2029' {
-			fmt.Fprintf(&b, `\u%04x`, r)
-			continue
-		}
-		b.WriteRune(r)
-	}
 	return b.String()
 }
 

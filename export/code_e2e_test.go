@@ -10,7 +10,6 @@ import (
 	"os/exec"
 	"path/filepath"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -321,17 +320,6 @@ func TestPythonBehavesAsSimulated(t *testing.T) {
 			runCodeHarness(t, cc.name, cc.cfg, cmd)
 		})
 	}
-}
-
-// pythonParses reports the error of python3's ast.parse of src, if any.
-func pythonParses(t *testing.T, py, src string) error {
-	t.Helper()
-	cmd := exec.Command(py, "-c", "import ast, sys; ast.parse(sys.stdin.read())")
-	cmd.Stdin = strings.NewReader(src)
-	if out, err := cmd.CombinedOutput(); err != nil {
-		return fmt.Errorf("%v: %s", err, out)
-	}
-	return nil
 }
 
 // nodeTools returns the paths of node and of the pinned tsc, installed

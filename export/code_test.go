@@ -414,7 +414,7 @@ func TestCodeStrings(t *testing.T) {
 			t.Errorf("tsString(%q) = %s; want %s", c.in, got, c.ts)
 		}
 	}
-	if got, want := commentText("a\nb\r\u2028c\u0085é"), `a\u000ab\u000d\u2028c\u0085é`; got != want {
+	if got, want := commentText("a\nb\r\u2028c\u0085é"), `a\nb\r\u2028c\u0085é`; got != want {
 		t.Errorf("commentText = %s; want %s", got, want)
 	}
 	if strings.ContainsAny(commentText("x\n\r\u2028\u2029\x00"), "\n\r\u2028\u2029\x00") {

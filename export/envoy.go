@@ -1,7 +1,6 @@
 package export
 
 import (
-	"encoding/json"
 	"fmt"
 	"slices"
 	"strings"
@@ -50,14 +49,14 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 		if err := faithful("envoy", "Envoy", n, c, opt, false, true, "route timeout"); err != nil {
 			return nil, nil, err
 		}
-		fmt.Fprintf(&routes, "- name: %s\n  match:\n", yq(c.Class))
+		fmt.Fprintf(&routes, "- name: %s\n  match:\n", yamlQuote(c.Class))
 		switch {
 		case opt.Service != "" && opt.Method != "":
-			fmt.Fprintf(&routes, "    path: %s\n", yq("/"+opt.Service+"/"+opt.Method))
+			fmt.Fprintf(&routes, "    path: %s\n", yamlQuote("/"+opt.Service+"/"+opt.Method))
 		case opt.Service != "":
-			fmt.Fprintf(&routes, "    prefix: %s  # every method of the service\n", yq("/"+opt.Service+"/"))
+			fmt.Fprintf(&routes, "    prefix: %s  # every method of the service\n", yamlQuote("/"+opt.Service+"/"))
 		default:
-			fmt.Fprintf(&routes, "    prefix: %s  # placeholder: match the requests of class %s\n", yq("/"+c.Class), c.Class)
+			fmt.Fprintf(&routes, "    prefix: %s  # placeholder: match the requests of class %s\n", yamlQuote("/"+c.Class), commentText(c.Class))
 		}
 		// The route's cluster: the primary's, or, for copies to other
 		// models, a composite cluster that sends attempt n to the n-th
@@ -75,9 +74,9 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 			composites[cluster] = attempts
 			clusterOrder = append(clusterOrder, cluster)
 			n.add("copies to %s go through the composite cluster %q (Envoy 1.40 or later: envoy.clusters.composite sends attempt n to its n-th cluster; hedges and retries count as attempts; the extension is not hardened, for trusted upstreams): each model needs a cluster of its name, and every attempt carries the same request, so each model's upstream must accept it (a model name in the body is not rewritten)", joinq(ts), cluster)
-			fmt.Fprintf(&routes, "  route:\n    cluster: %s  # attempt n goes to the n-th cluster of the composite\n", yq(cluster))
+			fmt.Fprintf(&routes, "  route:\n    cluster: %s  # attempt n goes to the n-th cluster of the composite\n", yamlQuote(cluster))
 		} else {
-			fmt.Fprintf(&routes, "  route:\n    cluster: %s  # the primary's upstream\n", yq(cluster))
+			fmt.Fprintf(&routes, "  route:\n    cluster: %s  # the primary's upstream\n", yamlQuote(cluster))
 		}
 		timeout := "0s" // 0 disables Envoy's 15 s default: no deadline
 		if c.Deadline > 0 {
@@ -106,7 +105,7 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 			if len(retryOn) == 0 {
 				n.add("copies go out only after a non-fatal failure, and no failure Envoy can see is non-fatal: no retry_policy written")
 			} else {
-				fmt.Fprintf(&routes, "    retry_policy:  # copies only after a failure: plain retries, no hedging\n      retry_on: %s\n%s%s", yq(strings.Join(retryOn, ",")), codes, perTry)
+				fmt.Fprintf(&routes, "    retry_policy:  # copies only after a failure: plain retries, no hedging\n      retry_on: %s\n%s%s", yamlQuote(strings.Join(retryOn, ",")), codes, perTry)
 				fmt.Fprintf(&routes, "      num_retries: %d\n      retry_back_off:\n        base_interval: 0.001s\n        max_interval: 0.002s\n", len(c.Copies))
 				n.add("copies sent only after a failure are plain Envoy retries (no hedge_policy), after a back-off of up to 2 ms")
 			}
@@ -149,7 +148,7 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 			retryOn = []string{"retriable-status-codes"}
 			fmt.Fprintf(&routes, "    # errors end the request: retry_on only enables hedging (no status code is listed)\n")
 		}
-		fmt.Fprintf(&routes, "    retry_policy:\n      retry_on: %s\n%s", yq(strings.Join(retryOn, ",")), codes)
+		fmt.Fprintf(&routes, "    retry_policy:\n      retry_on: %s\n%s", yamlQuote(strings.Join(retryOn, ",")), codes)
 		fmt.Fprintf(&routes, "      num_retries: %d  # copies beyond the original\n", len(c.Copies))
 		fmt.Fprintf(&routes, "      per_try_timeout: %s  # the hedge delay\n", protoDuration(delay))
 		fmt.Fprintf(&routes, "      retry_back_off:  # a hedge waits for the back-off after the per-try timeout: keep it short\n        base_interval: 0.001s\n        max_interval: 0.002s\n")
@@ -196,19 +195,19 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 	}
 
 	var out strings.Builder
-	fmt.Fprintf(&out, "# Envoy routes (envoy.config.route.v3.Route) for a virtual host's routes list: hedge policy of %s (%s)\n", d.Scenario, sourceText(d.Source))
+	fmt.Fprintf(&out, "# Envoy routes (envoy.config.route.v3.Route) for a virtual host's routes list: hedge policy of %s (%s)\n", commentText(d.Scenario), sourceText(d.Source))
 	writeComments(&out, "# ", all)
 	out.WriteString("routes:\n")
 	out.WriteString(routes.String())
 	if len(clusterOrder) > 0 {
 		out.WriteString("# merge into the clusters (envoy.config.cluster.v3.Cluster) the routes name\nclusters:\n")
 		for _, name := range clusterOrder {
-			fmt.Fprintf(&out, "- name: %s\n", yq(name))
+			fmt.Fprintf(&out, "- name: %s\n", yamlQuote(name))
 			if attempts, ok := composites[name]; ok {
 				out.WriteString("  # attempt n (the original, then each copy) goes to the n-th cluster\n  lb_policy: CLUSTER_PROVIDED\n  cluster_type:\n    name: envoy.clusters.composite\n    typed_config:\n")
 				out.WriteString("      \"@type\": type.googleapis.com/envoy.extensions.clusters.composite.v3.ClusterConfig\n      clusters:\n")
 				for _, a := range attempts {
-					fmt.Fprintf(&out, "      - name: %s\n", yq(a))
+					fmt.Fprintf(&out, "      - name: %s\n", yamlQuote(a))
 				}
 			}
 			b, ok := clusters[name]
@@ -232,12 +231,6 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 // format writes for a class whose copies go to other models.
 func EnvoyCompositeName(class string) string { return class + "-attempts" }
 
-// yq quotes s as a YAML double-quoted scalar (a JSON string is one).
-func yq(s string) string {
-	b, _ := json.Marshal(s)
-	return string(b)
-}
-
 func trimFloat(x float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.6f", x), "0"), ".")
 }
@@ -256,7 +249,7 @@ func writeComments(b *strings.Builder, prefix string, ns []Note) {
 	}
 	fmt.Fprintf(b, "%sPer class: what this format cannot express or leaves to you, and what was written instead:\n", prefix)
 	for _, n := range ns {
-		fmt.Fprintf(b, "%s  %s\n", prefix, n)
+		fmt.Fprintf(b, "%s  %s\n", prefix, commentText(n.String()))
 	}
 }
 

@@ -48,7 +48,8 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 		}
 		writeFailsafeBreakers(&body, n, c, breakers, imports)
 		statusRuleNotes(n, c, "failsafe-go", "the written predicates handle a 504 as any 5xx (on_error)", "the written predicates give a 4xx its own case, which keeps waiting for the other attempts (a hedge policy cannot send the next copy at once)")
-		fmt.Fprintf(&body, "\n// Class %s.\n", c.Class)
+		cc := commentText(c.Class) // the class's name in comments
+		fmt.Fprintf(&body, "\n// Class %s.\n", cc)
 		hedgeTarget := c.Primary
 		if len(c.Copies) > 0 {
 			hedgeTarget = c.Copies[0].Target
@@ -57,14 +58,14 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 		if c.fallbacks() > 0 {
 			route = "exec.IsRetry()"
 		}
-		fmt.Fprintf(&body, "\n// %sPrimary is the model the original call of class %s goes to, and\n// %sHedgeTarget the one its copies go to: route by %s.\nconst (\n\t%sPrimary = %q\n\t%sHedgeTarget = %q\n)\n",
-			id, c.Class, id, route, id, c.Primary, id, hedgeTarget)
+		fmt.Fprintf(&body, "\n// %sPrimary is the model the original call of class %s goes to, and\n// %sHedgeTarget the one its copies go to: route by %s.\nconst (\n\t%sPrimary = %s\n\t%sHedgeTarget = %s\n)\n",
+			id, cc, id, route, id, goQuote(c.Primary), id, goQuote(hedgeTarget))
 
 		var policies []string
 		if c.Deadline > 0 {
 			imports[FailsafeGoModule+"/timeout"] = true
 			fmt.Fprintf(&body, "\n// %sDeadline ends a call of class %s after %s (timeout.ErrExceeded).\nvar %sDeadline = timeout.New[*http.Response](%s)\n",
-				id, c.Class, fdur(c.Deadline.D()), id, goDuration(c.Deadline.D()))
+				id, cc, fdur(c.Deadline.D()), id, goDuration(c.Deadline.D()))
 			policies = append(policies, id+"Deadline")
 			if c.OnTimeout == "fail_open" {
 				n.add("at the deadline the call ends with timeout.ErrExceeded: failing open is the caller's handling of that error")
@@ -76,7 +77,7 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 			policies, used = failsafeRetries(&body, n, c, id, policies, nil, imports)
 			usedUsable = usedUsable || used
 			fmt.Fprintf(&body, "\n// %sPolicies are the policies of class %s, outermost first: hedging off.\nvar %sPolicies = []failsafe.Policy[*http.Response]{%s}\n",
-				id, c.Class, id, strings.Join(policies, ", "))
+				id, cc, id, strings.Join(policies, ", "))
 			all = append(all, n.list...)
 			continue
 		}
@@ -145,7 +146,7 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 		if b.MaxInFlightRatio > 0 || b.MinInFlight > 0 {
 			imports[FailsafeGoModule+"/budget"] = true
 			fmt.Fprintf(&body, "\n// %sBudget bounds class %s's copies in flight: at most %s of the calls in flight, at least %d.\nvar %sBudget = budget.NewBuilder().WithMaxRate(%g).WithMinConcurrency(%d).Build()\n",
-				id, c.Class, trimFloat(100*b.MaxInFlightRatio)+"%", b.MinInFlight, id, b.MaxInFlightRatio, b.MinInFlight)
+				id, cc, trimFloat(100*b.MaxInFlightRatio)+"%", b.MinInFlight, id, b.MaxInFlightRatio, b.MinInFlight)
 			fmt.Fprintf(&build, ".\n\tWithBudget(%sBudget)", id)
 			n.add("a copy the budget denies ends hedging for that call in failsafe-go (later copies are not tried)")
 		}
@@ -162,7 +163,7 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 			n.add("failsafe-go's budget has no absolute cap: max_parallel %d not written", b.MaxParallel)
 		}
 		fmt.Fprintf(&build, ".\n\tBuild()")
-		fmt.Fprintf(&body, "\n// %sHedge is the hedge policy of class %s: %s.\nvar %sHedge = %s\n", id, c.Class, describeCopies(c), id, build.String())
+		fmt.Fprintf(&body, "\n// %sHedge is the hedge policy of class %s: %s.\nvar %sHedge = %s\n", id, cc, commentText(describeCopies(c)), id, build.String())
 		usedUsable = writeFailsafePolicies(&body, n, c, id, id+"Hedge", policies, imports) || usedUsable
 
 		distinct := map[string]bool{}
@@ -183,7 +184,7 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 	}
 
 	var out strings.Builder
-	fmt.Fprintf(&out, "// Package hedging holds the hedge policies of %s (%s) for failsafe-go %s.\n//\n", d.Scenario, sourceText(d.Source), FailsafeGoVersion)
+	fmt.Fprintf(&out, "// Package hedging holds the hedge policies of %s (%s) for failsafe-go %s.\n//\n", commentText(d.Scenario), sourceText(d.Source), FailsafeGoVersion)
 	out.WriteString("// Use a class's policies in an HTTP client:\n//\n//\tclient := &http.Client{Transport: failsafehttp.NewRoundTripper(nil, ClassPolicies...)}\n//\n")
 	out.WriteString("// or, to send copies to another model, run each attempt with\n// failsafe.With(ClassPolicies...).GetWithExecution and pick the URL by exec.IsHedge().\n")
 	if len(all) > 0 {
@@ -286,14 +287,14 @@ func writeFailsafePolicies(body *strings.Builder, n *notes, c *Class, id, core s
 	}
 	policies, used := failsafeRetries(body, n, c, id, policies, inner, imports)
 	fmt.Fprintf(body, "\n// %sPolicies are the policies of class %s, outermost first:\n// failsafe.With(%sPolicies...).\nvar %sPolicies = []failsafe.Policy[*http.Response]{%s}\n",
-		id, c.Class, id, id, strings.Join(policies, ", "))
+		id, commentText(c.Class), id, id, strings.Join(policies, ", "))
 	return used
 }
 
 func writeFailsafeAttemptTimeout(body *strings.Builder, c *Class, id string, imports map[string]bool) {
 	imports[FailsafeGoModule+"/timeout"] = true
 	fmt.Fprintf(body, "\n// %sAttemptTimeout abandons an attempt of class %s after %s.\nvar %sAttemptTimeout = timeout.New[*http.Response](%s)\n",
-		id, c.Class, fdur(c.AttemptTimeout.D()), id, goDuration(c.AttemptTimeout.D()))
+		id, commentText(c.Class), fdur(c.AttemptTimeout.D()), id, goDuration(c.AttemptTimeout.D()))
 }
 
 // writeFailsafeRetry writes a class whose copies are all fallback copies
@@ -321,7 +322,7 @@ func writeFailsafeRetry(body *strings.Builder, n *notes, c *Class, id string, im
 	}
 	fmt.Fprintf(&b, "\tWithMaxRetries(%d).\n\tReturnLastFailure().\n\tBuild()", len(c.Copies))
 	fmt.Fprintf(body, "\n// %sRetry sends class %s's copies only after a failure (fallback), at once: up to %d cop%s to %s.\nvar %sRetry = %s\n",
-		id, c.Class, len(c.Copies), map[bool]string{true: "y", false: "ies"}[len(c.Copies) == 1], targetsOf(c), id, b.String())
+		id, commentText(c.Class), len(c.Copies), map[bool]string{true: "y", false: "ies"}[len(c.Copies) == 1], commentText(targetsOf(c)), id, b.String())
 	n.add("copies sent only after a failure are a failsafe-go retrypolicy (no hedgepolicy); an ignored failure ends the call instead of waiting for others, since nothing else is in flight")
 	return used
 }
@@ -366,7 +367,7 @@ func writeFailsafeBreakers(body *strings.Builder, n *notes, c *Class, written ma
 				trip = fmt.Sprintf("WithFailureThreshold(%d)", b.ConsecutiveFailures)
 			}
 			fmt.Fprintf(body, "\n// %s is %s. Share this one instance across every call to %s:\n// run each attempt to them with failsafe.With(%s).Get(...).\nvar %s = circuitbreaker.NewBuilder[*http.Response]().\n\t// failures: errors, 429s and 5xx (an answer, valid or not, is a success)\n\tHandleIf(func(r *http.Response, err error) bool {\n\t\treturn err != nil || r.StatusCode == http.StatusTooManyRequests || r.StatusCode >= 500\n\t}).\n\t%s.\n\tWithDelay(%s).\n\tWithSuccessThreshold(%d).\n\tBuild()\n",
-				name, b, strings.Join(b.Models, ", "), name, name, trip, goDuration(b.Cooldown.D()), b.Probes)
+				name, commentText(b.String()), commentList(b.Models), name, name, trip, goDuration(b.Cooldown.D()), b.Probes)
 		}
 		n.add("%s written as %s: wrap each attempt to %s in it (failsafe.With(%s)); it is not in the class's policies, which run for every attempt whatever its model", b, name, strings.Join(b.Models, ", "), name)
 		if b.FailureRatio > 0 && b.ConsecutiveFailures > 0 {

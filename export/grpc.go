@@ -196,7 +196,7 @@ func writeGRPC(d *Document, opt Options) ([]byte, []Note, error) {
 	if err := enc.Encode(&sc); err != nil {
 		return nil, nil, err
 	}
-	return b.Bytes(), all, nil
+	return jsonEscape(b.Bytes()), all, nil
 }
 
 // grpcTimeout writes a methodConfig timeout as a proto3 JSON duration

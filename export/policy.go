@@ -184,9 +184,12 @@ type Seconds time.Duration
 func (s Seconds) D() time.Duration { return time.Duration(s) }
 
 // MarshalJSON writes s in seconds, in the shortest form that reads back
-// to the same float.
+// to the same float: 1.86, not 1.8599999999999999. The float is the
+// nanoseconds over 1e9, correctly rounded (time.Duration.Seconds adds the
+// whole and fractional seconds, which can be off by a unit in the last
+// place).
 func (s Seconds) MarshalJSON() ([]byte, error) {
-	return []byte(strconv.FormatFloat(time.Duration(s).Seconds(), 'g', -1, 64)), nil
+	return []byte(strconv.FormatFloat(float64(s)/1e9, 'g', -1, 64)), nil
 }
 
 // UnmarshalJSON reads a number of seconds ≥ 0, rounded to the nanosecond.
@@ -367,7 +370,8 @@ func oneOf(key, v string, allowed []string) error {
 	return fmt.Errorf("%s: got %q; want one of %q", key, v, allowed)
 }
 
-// Encode writes d as indented JSON followed by a newline.
+// Encode writes d as indented JSON followed by a newline; a character of a
+// name that is not printable is written as a \u escape (see jsonEscape).
 func (d *Document) Encode(w io.Writer) error {
 	var b bytes.Buffer
 	enc := json.NewEncoder(&b)
@@ -376,7 +380,7 @@ func (d *Document) Encode(w io.Writer) error {
 	if err := enc.Encode(d); err != nil {
 		return err
 	}
-	_, err := w.Write(b.Bytes())
+	_, err := w.Write(jsonEscape(b.Bytes()))
 	return err
 }
 

@@ -186,7 +186,7 @@ func writePolly(d *Document) ([]byte, []Note, error) {
 		if err := enc.Encode(sections[d.Classes[i].Class]); err != nil {
 			return nil, nil, err
 		}
-		key, _ := json.Marshal(d.Classes[i].Class)
+		key := jsonQuote(d.Classes[i].Class)
 		inner := strings.ReplaceAll(strings.TrimSuffix(body.String(), "\n"), "\n", "\n    ")
 		fmt.Fprintf(&obj, "    %s: %s", key, inner)
 		if i < len(d.Classes)-1 {
@@ -198,7 +198,7 @@ func writePolly(d *Document) ([]byte, []Note, error) {
 
 	var out strings.Builder
 	fmt.Fprintf(&out, "// appsettings.json section for .NET's standard HTTP hedging handler (Microsoft.Extensions.Http.Resilience):\n")
-	fmt.Fprintf(&out, "// hedge policies of %s (%s). Bind one class's section:\n", d.Scenario, sourceText(d.Source))
+	fmt.Fprintf(&out, "// hedge policies of %s (%s). Bind one class's section:\n", commentText(d.Scenario), sourceText(d.Source))
 	fmt.Fprintf(&out, "//   var section = builder.Configuration.GetSection(\"%s:CLASS\");\n", PollySection)
 	out.WriteString("//   var hedging = services.AddHttpClient(\"CLASS\").AddStandardHedgingHandler(r => r.ConfigureOrderedGroups(section.GetSection(\"Routing\")));\n")
 	out.WriteString("//   hedging.Configure(section);  // ConfigureOrderedGroups only where a class has Routing\n")
@@ -206,7 +206,7 @@ func writePolly(d *Document) ([]byte, []Note, error) {
 	var sb strings.Builder
 	writeComments(&sb, "// ", all)
 	out.WriteString(sb.String())
-	out.WriteString(obj.String())
+	out.Write(jsonEscape(obj.Bytes()))
 	return []byte(out.String()), all, nil
 }
 

@@ -133,7 +133,7 @@ func failsafeRetry(body *strings.Builder, n *notes, c *Class, r *Retry, name, wh
 	}
 	fmt.Fprintf(&b, "\tWithMaxAttempts(%d).\n\tWithBackoffFactor(%s, %s, %g)%s.\n\tReturnLastFailure().\n\tBuild()",
 		r.MaxAttempts, scaled(r.InitialBackoff), scaled(r.MaxBackoff), float32(r.Multiplier), jitter)
-	fmt.Fprintf(body, "\n// %s %s of class %s: %s.\nvar %s = %s\n", name, what, c.Class, r.describe(), name, b.String())
+	fmt.Fprintf(body, "\n// %s %s of class %s: %s.\nvar %s = %s\n", name, what, commentText(c.Class), r.describe(), name, b.String())
 	if r.on("429") {
 		n.add("failsafe-go waits its backoff after a 429: to honour Retry-After as hedgesim does (the longer of the two), add WithDelayFunc reading the header to %s", name)
 	}

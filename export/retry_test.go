@@ -147,18 +147,18 @@ func TestGRPCThrottleNotes(t *testing.T) {
 	}
 }
 
-// TestJSONDocumentKeysDocumented: the README's description of the json
+// TestJSONDocumentKeysDocumented: docs/export.md's description of the json
 // document names every key of export.Document, and the keys that may be
 // omitted (omitempty) are exactly those it says are omitted.
 func TestJSONDocumentKeysDocumented(t *testing.T) {
-	src, err := os.ReadFile("../README.md")
+	src, err := os.ReadFile("../docs/export.md")
 	if err != nil {
 		t.Fatal(err)
 	}
 	text := string(src)
 	start := strings.Index(text, "The `json` document (`export.Document`")
 	if start < 0 {
-		t.Fatal("README: no description of the json document")
+		t.Fatal("docs/export.md: no description of the json document")
 	}
 	text = text[start:]
 	intro, table, _ := strings.Cut(text, "| key | meaning |")
@@ -172,10 +172,10 @@ func TestJSONDocumentKeysDocumented(t *testing.T) {
 				continue
 			}
 			if !regexp.MustCompile("[`{, ]"+regexp.QuoteMeta(name)+"(\\[\\])?[`}, ]").MatchString(table) && !strings.Contains(table, "`classes[]."+name+"`") {
-				t.Errorf("README's json key table lacks %s.%s", typ.Name(), name)
+				t.Errorf("docs/export.md's json key table lacks %s.%s", typ.Name(), name)
 			}
 			if omitted := strings.Contains(intro, "`"+name+"`"); omitted != (opts == "omitempty") {
-				t.Errorf("README says %s.%s may be omitted: %v; the document omits it: %v", typ.Name(), name, omitted, opts == "omitempty")
+				t.Errorf("docs/export.md says %s.%s may be omitted: %v; the document omits it: %v", typ.Name(), name, omitted, opts == "omitempty")
 			}
 		}
 	}

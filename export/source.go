@@ -317,16 +317,24 @@ func classNames(cfg *sim.Config) string {
 	return strings.Join(ns, ", ")
 }
 
-// Select keeps only the class named name; an unknown name is an error
-// listing the classes.
+// Select keeps only the class named name, or every step of the pipeline
+// class named name; an unknown name is an error listing the classes.
 func (d *Document) Select(name string) error {
 	var names []string
+	var steps []Class
 	for _, c := range d.Classes {
 		if c.Class == name {
 			d.Classes = []Class{c}
 			return nil
 		}
+		if c.Pipeline == name {
+			steps = append(steps, c)
+		}
 		names = append(names, c.Class)
+	}
+	if len(steps) > 0 {
+		d.Classes = steps
+		return nil
 	}
 	return fmt.Errorf("no class %q; classes: %s", name, strings.Join(names, ", "))
 }

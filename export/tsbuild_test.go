@@ -8,6 +8,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"sort"
+	"strings"
 	"sync"
 	"testing"
 )
@@ -30,7 +31,8 @@ var tsBuilt struct {
 
 // tsBuild compiles, once per test run, the typescript the tests run, in
 // one tsc invocation (tsc -b) of the pinned compiler: in its own
-// directory each, the scripted semantics cases, the hostile names, and
+// directory each, the scripted semantics cases, the hostile names (a
+// module per namesDocs document), and
 // each code case's module (scaled) with its harness, compiled for Node
 // to out/DIR/*.js; and every module alone for any runtime (the DOM's
 // AbortController and timers, no Node types), checked only. It returns
@@ -50,22 +52,25 @@ func tsBuild(t *testing.T) (node, dir string) {
 
 func buildTS(t *testing.T, node, tsc string) (string, error) {
 	files := map[string]string{}
-	module := func(sub string, d *Document) error {
+	module := func(name string, d *Document) error {
 		mod, _, err := Write(d, "typescript", Options{})
-		files[sub+"/hedging.ts"] = string(mod)
+		files[name] = string(mod)
 		return err
 	}
-	if err := module("semantics", semanticsDoc(semanticsCases())); err != nil {
+	if err := module("semantics/hedging.ts", semanticsDoc(semanticsCases())); err != nil {
 		return "", err
 	}
 	files["semantics/semantics.ts"] = tsSemantics
-	if err := module("names", hostileDoc(t)); err != nil {
-		return "", err
+	names := namesDocs(t)
+	for i, d := range names {
+		if err := module(fmt.Sprintf("names/hedging%d.ts", i), d); err != nil {
+			return "", err
+		}
 	}
-	files["names/names.ts"] = tsNames
+	files["names/names.ts"] = tsNames(len(names))
 	for i, cc := range codeCases(t) {
 		sub := fmt.Sprintf("case%d", i)
-		if err := module(sub, scaledDoc(cc.cfg)); err != nil {
+		if err := module(sub+"/hedging.ts", scaledDoc(cc.cfg)); err != nil {
 			return "", err
 		}
 		files[sub+"/harness.ts"] = tsHarness
@@ -73,7 +78,7 @@ func buildTS(t *testing.T, node, tsc string) (string, error) {
 	var all, modules []string
 	for name := range files {
 		all = append(all, name)
-		if filepath.Base(name) == "hedging.ts" {
+		if strings.HasPrefix(filepath.Base(name), "hedging") {
 			modules = append(modules, name)
 		}
 	}

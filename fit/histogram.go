@@ -505,11 +505,21 @@ func (b *bins) percentiles(d dist.Continuous) ([]BinnedPercentile, []string) {
 			continue
 		}
 		name := pName(p)
+		inside := q > lo && q <= hi
+		// Where the model's percentile is, against the bucket.
+		model := fmt.Sprintf("the model's %s (%s s) lies in it, placed there by the model's shape, not by the data", name, fmtNum(q))
+		if !inside {
+			model = fmt.Sprintf("the model's %s (%s s) lies outside it: the fit does not reproduce the data's %s", name, fmtNum(q), name)
+		}
 		switch {
 		case math.IsInf(hi, 1):
 			warn = append(warn, fmt.Sprintf("the observed %s lies above the last finite bucket bound (%s s): the histogram only says it is larger; the model's %s (%s s) comes from its tail shape alone", name, fmtNum(lo), name, fmtNum(q)))
-		case lo == 0 || hi/lo > coarseRatio:
-			warn = append(warn, fmt.Sprintf("the buckets are too coarse to resolve %s: the data place it only in (%s, %s] s, a factor of %.3g wide; the model's %s (%s s) interpolates between the bounds", name, fmtNum(lo), fmtNum(hi), hi/lo, name, fmtNum(q)))
+		case lo == 0:
+			warn = append(warn, fmt.Sprintf("the buckets are too coarse to resolve %s: the data place it only in the first bucket, (0, %s] s; %s", name, fmtNum(hi), model))
+		case hi/lo > coarseRatio:
+			warn = append(warn, fmt.Sprintf("the buckets are too coarse to resolve %s: the data place it only in (%s, %s] s, a factor of %.3g wide; %s", name, fmtNum(lo), fmtNum(hi), hi/lo, model))
+		case !inside:
+			warn = append(warn, fmt.Sprintf("the data place %s in (%s, %s] s; %s", name, fmtNum(lo), fmtNum(hi), model))
 		}
 	}
 	return out, warn

@@ -13,6 +13,28 @@ import (
 	"text/tabwriter"
 )
 
+// Key is the scenario key the histogram's model is written as: "ttft" for
+// a histogram of the time to first token (a metric named so, such as
+// vLLM's vllm:time_to_first_token_seconds or one with "ttft" in its name),
+// "latency" otherwise.
+func (h *HistogramFit) Key() string {
+	m := strings.ToLower(h.Hist.Metric)
+	if strings.Contains(m, "first_token") || strings.Contains(m, "ttft") {
+		return "ttft"
+	}
+	return "latency"
+}
+
+// fmtCount formats a count of observations: a whole number in full
+// (123456, not 1.235e+05), a fractional one (from a rate() or an
+// extrapolated increase()) to one decimal.
+func fmtCount(v float64) string {
+	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
+		return strconv.FormatFloat(v, 'f', 0, 64)
+	}
+	return strconv.FormatFloat(v, 'f', 1, 64)
+}
+
 // series names the histogram's metric and labels: name{a="x"}.
 func (h *HistogramFit) series() string {
 	keys := make([]string, 0, len(h.Hist.Labels))
@@ -36,7 +58,7 @@ func (h *HistogramFit) series() string {
 // the buckets that hold them, and the warnings.
 func (h *HistogramFit) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "%s: %s histogram %s, %s observations in %d buckets\n",
-		h.Hist.File, h.Hist.Format, h.series(), fmtNum(h.N), len(h.Hist.Counts))
+		h.Hist.File, h.Hist.Format, h.series(), fmtCount(h.N), len(h.Hist.Counts))
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := "  bucket (s)\tobserved"
@@ -45,7 +67,7 @@ func (h *HistogramFit) WriteText(w io.Writer) {
 	}
 	fmt.Fprintln(tw, head+"\t")
 	for i := range h.Hist.Counts {
-		row := fmt.Sprintf("  (%s, %s]\t%s", fmtNum(h.Hist.Lower[i]), fmtNum(h.Hist.Upper[i]), fmtNum(h.Hist.Counts[i]))
+		row := fmt.Sprintf("  (%s, %s]\t%s", fmtNum(h.Hist.Lower[i]), fmtNum(h.Hist.Upper[i]), fmtCount(h.Hist.Counts[i]))
 		for _, c := range h.Candidates {
 			row += "\t" + fmt.Sprintf("%.1f", c.Expected[i])
 		}
@@ -92,7 +114,7 @@ func (h *HistogramFit) WriteText(w io.Writer) {
 func (h *HistogramFit) Block(o BlockOptions) string {
 	o = o.withDefaults(h.Hist.File)
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# Fitted by hedgesim fit from %s (%s histogram %s): %s observations.\n", filepath.Base(h.Hist.File), h.Hist.Format, h.series(), fmtNum(h.N))
+	fmt.Fprintf(&b, "# Fitted by hedgesim fit from %s (%s histogram %s): %s observations.\n", filepath.Base(h.Hist.File), h.Hist.Format, h.series(), fmtCount(h.N))
 	if o.Command != "" {
 		fmt.Fprintf(&b, "# Regenerate with: %s\n", o.Command)
 	}
@@ -100,8 +122,12 @@ func (h *HistogramFit) Block(o BlockOptions) string {
 	cand := &Candidate{Name: c.Name, Mixture: &c.Mixture, Dist: c.Dist}
 	fmt.Fprintf(&b, "[models.%s]\n", tomlKey(o.Name))
 	fmt.Fprintf(&b, "provider = %s\n", strconv.Quote(o.Provider))
-	fmt.Fprintf(&b, "# latency: %s\n", describe(cand, "s"))
-	fmt.Fprintf(&b, "latency = %s\n", specTOML(cand, "s"))
+	key := h.Key()
+	fmt.Fprintf(&b, "# %s: %s\n", key, describe(cand, "s"))
+	fmt.Fprintf(&b, "%s = %s\n", key, specTOML(cand, "s"))
+	if key == "ttft" {
+		b.WriteString("# tokens_per_s = { kind = \"constant\", value = 50 }  # required with ttft: the decode speed is not in a TTFT histogram (a time-per-output-token histogram gives its inverse)\n")
+	}
 	b.WriteString("# error_rate = 0.0  # not in a latency histogram: take it from your error counter\n")
 	b.WriteString("# price_input_per_mtok = 0.0   # USD per million input tokens\n")
 	b.WriteString("# price_output_per_mtok = 0.0  # USD per million output tokens\n")

@@ -17,7 +17,7 @@ import (
 )
 
 // screenshotOut, when set, is where TestPageInBrowser also writes its
-// screenshot (the README's docs/img/html-report.png is made this way).
+// screenshot (docs/img/html-report.png, shown in docs/optimize.md, is made this way).
 var screenshotOut = flag.String("screenshot", "", "also write the browser test's screenshot to this PNG file")
 
 // chromium returns the path of a Chromium binary, or skips the test naming
@@ -133,6 +133,24 @@ func TestPageInBrowser(t *testing.T) {
 		if err := os.WriteFile(*screenshotOut, shot, 0o644); err != nil {
 			t.Fatal(err)
 		}
+	}
+	// The per-class table fits a small laptop screen: in a window 1024 px
+	// wide its box scrolls nothing sideways, and nor does the page.
+	if err := chromedp.Do(ctx, chromedp.EmulateViewport(1024, 768)); err != nil {
+		t.Fatal(err)
+	}
+	type widths struct{ Table, Box, Page, Window float64 }
+	w, err := chromedp.Run(ctx, chromedp.Evaluate[widths](`({
+		Table: document.querySelector("#classes").scrollWidth,
+		Box: document.querySelector("#classes").parentElement.clientWidth,
+		Page: document.documentElement.scrollWidth,
+		Window: window.innerWidth})`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Logf("per-class table %g px wide in a box of %g px; page %g px in a window of %g px", w.Table, w.Box, w.Page, w.Window)
+	if w.Window != 1024 || w.Table > w.Box || w.Page > w.Window {
+		t.Errorf("the per-class table is %g px wide in a box of %g px (page %g px, window %g px): it scrolls sideways", w.Table, w.Box, w.Page, w.Window)
 	}
 	mu.Lock()
 	defer mu.Unlock()

@@ -17,6 +17,7 @@ import (
 	"html/template"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -71,8 +72,10 @@ type classView struct {
 	Warnings                                 []string
 	OptimizedWith                            string
 	Figures                                  []figure
-	// Steps, for a pipeline class, say where the pick's hedging goes.
-	Steps []stepView
+	// Steps, for a pipeline class, say where the pick's hedging goes, and
+	// StepsOf whose pick it is.
+	Steps   []stepView
+	StepsOf string
 }
 
 // stepView is one step of a pipeline class's pick.
@@ -128,9 +131,6 @@ func Write(w io.Writer, rep *optimize.Report, o Options) error {
 			return err
 		}
 		p.Classes = append(p.Classes, cv)
-		for _, warn := range rep.Classes[i].Warnings {
-			p.Warnings = append(p.Warnings, rep.Classes[i].Class+": "+warn)
-		}
 	}
 	if rc := rep.Rollout; rc != nil {
 		p.RolloutRequests = rc.Requests
@@ -165,7 +165,13 @@ func Write(w io.Writer, rep *optimize.Report, o Options) error {
 			}
 		}
 		if rc.Report != nil {
-			p.Warnings = append(p.Warnings, rc.Report.Warnings...)
+			// A class's warnings are in its section; the rollout check's
+			// are here, each once.
+			for _, w := range rc.Report.Warnings {
+				if !slices.Contains(p.Warnings, w) {
+					p.Warnings = append(p.Warnings, w)
+				}
+			}
 			for _, b := range rc.Report.Breakers {
 				p.Breakers = append(p.Breakers, fmt.Sprintf("model %s: the circuit breaker opened %d times, open %s in all, and failed %d calls at once",
 					b.Model, b.Opens, sim.FormatSeconds(b.OpenSeconds), b.Rejected))
@@ -187,7 +193,7 @@ func classOf(cr *optimize.ClassReport, level float64, i int, withFigures bool) (
 		ID: "class-" + strconv.Itoa(i), Class: cr.Class, Hedge: cr.Verdict.Hedge,
 		Verdict: "don't hedge", Delay: "-", Copies: "-", Target: "-",
 		Reason: cr.Verdict.Reason, Note: cr.PickNote, Objective: cr.Objective.String(),
-		Candidates: len(cr.Candidates), Warnings: cr.Warnings,
+		Candidates: len(cr.Candidates), Warnings: distinct(cr.Warnings),
 		OptimizedWith: strings.Join(cr.OptimizedWith, ", "),
 	}
 	switch {
@@ -200,6 +206,10 @@ func classOf(cr *optimize.ClassReport, level float64, i int, withFigures bool) (
 	}
 	v.P95Before, v.P95After, v.P95Change = sim.FormatSeconds(b.Latency.P95), sim.FormatSeconds(c.Latency.P95), change(b.Latency.P95, c.Latency.P95)
 	v.P99Before, v.P99After, v.P99Change = sim.FormatSeconds(b.Latency.P99), sim.FormatSeconds(c.Latency.P99), change(b.Latency.P99, c.Latency.P99)
+	v.StepsOf = "the pick's"
+	if cr.StepsOf == "objective_pick" {
+		v.StepsOf = "the objective's pick's (which the verdict rule rejects)"
+	}
 	for _, s := range cr.Steps {
 		pol := "none"
 		if s.Hedging {
@@ -261,4 +271,15 @@ func interval(x float64, ci [2]float64, ok bool) string {
 		s += " [" + sim.FormatSeconds(ci[0]) + ", " + sim.FormatSeconds(ci[1]) + "]"
 	}
 	return s
+}
+
+// distinct returns s without repeats, in order.
+func distinct(s []string) []string {
+	var out []string
+	for _, x := range s {
+		if !slices.Contains(out, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }

@@ -35,7 +35,7 @@ func optimizeDefault(t *testing.T) *optimize.Report {
 			s.Each(func(se *optimize.Search) {
 				se.Delays = []time.Duration{0, 300 * time.Millisecond, 800 * time.Millisecond, 1500 * time.Millisecond}
 			})
-		} // else the full default optimisation, for the README's screenshot
+		} // else the full default optimisation, for the screenshot in docs/optimize.md
 		defaultRep, defaultErr = optimize.Run(&sc.Config, s, optimize.Options{})
 	})
 	if defaultErr != nil {

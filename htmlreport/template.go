@@ -40,18 +40,19 @@ pre { background: #f6f6f6; padding: .6em; overflow-x: auto; }
 
 <h2 id="summary">Per class</h2>
 <div class="scroll"><table id="classes">
-<thead><tr><th>class</th><th>verdict</th><th>delay</th><th>copies</th><th>target</th><th>p95 before</th><th>p95 after</th><th></th><th>p99 before</th><th>p99 after</th><th></th><th>answered before</th><th>after</th><th>hedged</th><th>calls/req</th><th>added cost</th></tr></thead>
+<thead><tr><th>class</th><th>verdict</th><th>pick</th><th>p95</th><th></th><th>p99</th><th></th><th>answered</th><th>hedged</th><th>calls/req</th><th>added cost</th></tr></thead>
 <tbody>
-{{range .Classes}}<tr class="class-row"><td><a href="#{{.ID}}">{{.Class}}</a></td><td class="{{if .Hedge}}hedge{{else}}nohedge{{end}}">{{.Verdict}}</td><td>{{.Delay}}</td><td>{{.Copies}}</td><td>{{.Target}}</td><td>{{.P95Before}}</td><td>{{.P95After}}</td><td>{{.P95Change}}</td><td>{{.P99Before}}</td><td>{{.P99After}}</td><td>{{.P99Change}}</td><td>{{.AnsweredBefore}}</td><td>{{.AnsweredAfter}}</td><td>{{.Hedged}}</td><td>{{.CallsPerRequest}}</td><td>{{.AddedCost}}</td></tr>
+{{range .Classes}}<tr class="class-row"><td><a href="#{{.ID}}">{{.Class}}</a></td><td class="{{if .Hedge}}hedge{{else}}nohedge{{end}}">{{.Verdict}}</td><td>{{if .Hedge}}{{.Delay}} ×{{.Copies}} → {{.Target}}{{else}}-{{end}}</td><td>{{.P95Before}} → {{.P95After}}</td><td>{{.P95Change}}</td><td>{{.P99Before}} → {{.P99After}}</td><td>{{.P99Change}}</td><td>{{.AnsweredBefore}} → {{.AnsweredAfter}}</td><td>{{.Hedged}}</td><td>{{.CallsPerRequest}}</td><td>{{.AddedCost}}</td></tr>
 {{end}}</tbody>
 </table></div>
+<p class="meta">pick: the hedge delay ×copies → their target; p95, p99 and answered: without hedging → with the pick, and the change.</p>
 
 {{range .Classes}}
 <section class="class" id="{{.ID}}">
 <h2>{{.Class}}: <span class="{{if .Hedge}}hedge{{else}}nohedge{{end}}">{{.Verdict}}</span></h2>
 <p><b>Why:</b> {{.Reason}}</p>
 <p><b>Pick:</b> {{.Note}} (objective {{.Objective}}; {{.Candidates}} candidates{{if .OptimizedWith}}; optimized with {{.OptimizedWith}}{{end}})</p>
-{{if .Steps}}<table class="steps"><caption>Where the pick's hedging goes, step by step (each against the same pick without hedging that step)</caption>
+{{if .Steps}}<table class="steps"><caption>Where {{.StepsOf}} hedging goes, step by step (each against the same pick without hedging that step)</caption>
 <tr><th>step</th><th>policy</th><th>what it adds</th></tr>
 {{range .Steps}}<tr><td>{{.Step}}</td><td>{{.Policy}}</td><td>{{.Why}}</td></tr>
 {{end}}</table>{{end}}
@@ -63,12 +64,12 @@ pre { background: #f6f6f6; padding: .6em; overflow-x: auto; }
 {{if .Rollout}}
 <h2 id="rollout">Rollout check</h2>
 <p>Every class's pick applied at once, the whole scenario simulated on {{.RolloutRequests}} requests: a class whose p95 leaves the sweep's interval is flagged. Spend is at the scenario's arrival rate.</p>
-<table id="rollout-check">
+<div class="scroll"><table id="rollout-check">
 <thead><tr><th>class</th><th>pick</th><th>p95 checked</th><th>p95 predicted</th><th>p95 no hedging</th><th>answered</th><th>added cost</th><th>spend per day</th><th>per month (30 d)</th>{{if .HasThroughput}}<th>throughput (95% CI)</th><th>no hedging</th>{{end}}<th></th></tr></thead>
 <tbody>
 {{range .Rollout}}<tr><td>{{.Class}}</td><td>{{.Pick}}</td><td>{{.Checked}}</td><td>{{.Predicted}}</td><td>{{.NoHedging}}</td><td>{{.Answered}}</td><td>{{.AddedCost}}</td><td>{{.PerDay}}</td><td>{{.PerMonth}}</td>{{if $.HasThroughput}}<td class="throughput">{{.Throughput}}</td><td>{{.NoHedgingThroughput}}</td>{{end}}<td{{if .Flagged}} class="flag"{{end}}>{{if .Flagged}}{{.Flag}}{{else}}ok{{end}}</td></tr>
 {{end}}</tbody>
-</table>
+</table></div>
 {{if .HasThroughput}}<p class="meta">Throughput: requests per second done by the closed-loop clients, with the pick and without hedging.</p>{{end}}
 {{if .Breakers}}<h3>Circuit breakers</h3>
 <ul id="breakers">{{range .Breakers}}<li>{{.}}</li>{{end}}</ul>{{end}}

@@ -193,7 +193,9 @@ func Pick(cs []Candidate, o Objective) (int, string) {
 		c.Feasible = hedgedOK(c) && c.AddedCostPct <= o.MaxAddedCostPct+1e-9
 	}
 	best := fastest(func(c *Candidate) bool { return c.Feasible })
-	if best == base || !better(&cs[best], &cs[base], p) {
+	// No candidate is feasible when even no hedging's added cost is not a
+	// number (costs that overflowed): keep no hedging.
+	if best < 0 || best == base || !better(&cs[best], &cs[base], p) {
 		note := fmt.Sprintf("no candidate%s is faster than no hedging", limits)
 		if f := fastest(func(*Candidate) bool { return true }); f != base && better(&cs[f], &cs[base], p) {
 			c := &cs[f]

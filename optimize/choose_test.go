@@ -452,3 +452,18 @@ func TestObjectiveJSONCostCap(t *testing.T) {
 		}
 	}
 }
+
+// TestPickCostNotANumber: when costs overflowed, every added cost is NaN
+// and no candidate is within the cost cap, not even no hedging; Pick keeps
+// no hedging instead of indexing candidate −1 (it panicked with "index
+// out of range [-1]").
+func TestPickCostNotANumber(t *testing.T) {
+	cs := set()
+	for i := range cs {
+		cs[i].AddedCostPct = math.NaN()
+	}
+	i, note := optimize.Pick(cs, objective("p95"))
+	if cs[i].Label != "none" || !strings.Contains(note, "no candidate") {
+		t.Errorf("pick %s (%s); want none", cs[i].Label, note)
+	}
+}

@@ -36,7 +36,8 @@ type JointGroup struct {
 
 // coupling lists, per class of cfg, the limited resources it can reach:
 // a model with a rate limit or a circuit breaker, or a provider with a
-// rate limit, a concurrency limit, degraded periods or a circuit breaker —
+// replica pool, a rate limit, a concurrency limit, degraded periods or a
+// circuit breaker —
 // through its primary, its targets, and the targets its search may try —
 // and, for a class driven by closed-loop clients, the clients themselves:
 // each of its requests waits for the one before, so it is coupled by
@@ -79,6 +80,8 @@ func coupling(cfg *sim.Config, s *Settings) [][]string {
 					continue
 				}
 				switch {
+				case p.Pool != nil:
+					add(fmt.Sprintf("provider %s (replica pool)", p.Name))
 				case p.Concurrency > 0:
 					add(fmt.Sprintf("provider %s (concurrency limit)", p.Name))
 				case p.RateLimit.RequestsPerMinute > 0 || p.RateLimit.TokensPerMinute > 0:
@@ -264,7 +267,7 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 			cl := &gc.Classes[k]
 			search := s.For(cl.Name)
 			cr := &ClassReport{
-				Class: cl.Name, DeadlineSeconds: cl.Deadline.Seconds(),
+				Class: cl.Name, DeadlineSeconds: seconds(cl.Deadline),
 				Objective: search.Objective, Warnings: []string{},
 			}
 			step := fmt.Sprintf("%s: round %d, class %s", groupName, round, cl.Name)

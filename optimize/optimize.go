@@ -192,6 +192,10 @@ type ClassReport struct {
 	// went: each step's policy and what it adds over not hedging that step
 	// (absent for a one-call class).
 	Steps []StepAdvice `json:"steps,omitempty"`
+	// StepsOf says whose steps Steps describes: "pick", or
+	// "objective_pick" when the verdict rule rejected the objective's
+	// hedged pick (and Pick is no hedging).
+	StepsOf string `json:"steps_of,omitempty"`
 	// Series groups candidate indices by (copies, target), each by
 	// increasing delay, for plots; Series[i][0] is not the baseline.
 	Series []Series `json:"-"`
@@ -250,6 +254,9 @@ type Report struct {
 	// Overrides are what-if changes applied on top of the scenario file
 	// ("arrivals.rate=40"); absent when there are none.
 	Overrides []string `json:"overrides,omitempty"`
+	// Routing compares the pools' balancers (Settings.Balancers); absent
+	// without.
+	Routing *Routing `json:"routing,omitempty"`
 }
 
 // Options tune how Run works, not what it computes.
@@ -285,6 +292,10 @@ type Options struct {
 // provider queues and rate limits.
 func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 	rep, _, err := sweep(cfg, s, opt, &memo{simulate: true}, true)
+	if err != nil || len(s.Balancers) == 0 {
+		return rep, err
+	}
+	rep.Routing, err = routing(cfg, s, opt, rep)
 	return rep, err
 }
 
@@ -364,7 +375,7 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 		}
 		cr := ClassReport{
 			Class:           name,
-			DeadlineSeconds: cfg.Classes[i].Deadline.Seconds(),
+			DeadlineSeconds: seconds(cfg.Classes[i].Deadline),
 			Objective:       s.For(name).Objective,
 			Warnings:        []string{},
 		}
@@ -492,6 +503,12 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 		byIndex[i] = &rep.Classes[j]
 	}
 	for _, i := range pipelines {
+		if m.record || m.asked != nil {
+			// A shard's part (RunShard) and Expect leave pipeline classes
+			// out: they are searched whole where the report is made, by Run
+			// or Assemble.
+			continue
+		}
 		cr, err := runPipeline(ctx, cfg, s, i, workers, progress)
 		if err != nil {
 			return nil, nil, err
@@ -853,7 +870,7 @@ func grid(c *sim.Config, s Search, q10, q99 float64) ([]Candidate, []Series) {
 		d = max(base.Delays[0], 0)
 	}
 	out = append(out, Candidate{
-		Label: "configured", Hedging: true, Configured: true, Delay: d, DelaySeconds: d.Seconds(),
+		Label: "configured", Hedging: true, Configured: true, Delay: d, DelaySeconds: seconds(d),
 		Copies: base.Copies, Target: strings.Join(names, ","),
 	})
 	return out, series
@@ -921,7 +938,7 @@ func delayGrid(c *sim.Config, s Search, q10, q99 float64) ([]Candidate, []Series
 					label += "→" + t.name
 				}
 				out = append(out, Candidate{
-					Label: label, Hedging: true, Delay: d, DelaySeconds: d.Seconds(),
+					Label: label, Hedging: true, Delay: d, DelaySeconds: seconds(d),
 					Copies: k, Target: t.name, targets: t.idx,
 				})
 				sr.Members = append(sr.Members, len(out)) // index in Candidates, after the baseline

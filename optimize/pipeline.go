@@ -71,6 +71,9 @@ type stepGrid struct {
 	name  string
 	picks []StepPick
 	pols  []sim.Policy
+	// p50 and p99 are the step's calls' latency without hedging, for the
+	// advice.
+	p50, p99 float64
 }
 
 // pipelineGrids builds each step's grid for the one-class config c, whose
@@ -84,6 +87,9 @@ func pipelineGrids(c *sim.Config, s Search, res *sim.Result) []stepGrid {
 		none := base
 		sim.NoHedging(&none)
 		g := stepGrid{name: st.Name}
+		if q := res.Classes[0].Pipeline.Steps[i].Quantiles(0.5, 0.99); len(q) == 2 {
+			g.p50, g.p99 = q[0], q[1]
+		}
 		g.picks = append(g.picks, StepPick{Step: st.Name, Label: "none"})
 		g.pols = append(g.pols, none)
 		delays := s.Delays
@@ -252,6 +258,13 @@ func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i, workers in
 		return nil, err
 	}
 	search := s.For(name)
+	var notes []string
+	if search.Targets != nil {
+		// Targets name models for a class's copies; a pipeline's steps call
+		// models of their own.
+		notes = append(notes, fmt.Sprintf("the search's targets (%s) do not apply to a pipeline class: each step's copies go to its own targets", strings.Join(search.Targets, ", ")))
+		search.Targets = nil
+	}
 	cr := &ClassReport{
 		Class: name, DeadlineSeconds: cfg.Classes[i].Deadline.Seconds(),
 		Objective: search.Objective, Warnings: []string{},
@@ -259,6 +272,7 @@ func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i, workers in
 	if warn != "" {
 		cr.Warnings = append(cr.Warnings, warn)
 	}
+	cr.Warnings = append(cr.Warnings, notes...)
 	pl := c.Classes[0].Pipeline
 	none := make([]sim.Policy, len(pl.Steps))
 	for st := range pl.Steps {
@@ -379,6 +393,12 @@ func (ps *pipelineSearch) assignment(c *Candidate) []int {
 // the search has not).
 func (ps *pipelineSearch) advise(cr *ClassReport) ([]StepAdvice, error) {
 	pick := cr.Picked()
+	cr.StepsOf = "pick"
+	if o := &cr.Candidates[cr.ObjectivePick]; !pick.Hedging && o.Hedging {
+		// The verdict rule rejects the objective's pick: say what it would
+		// have done, step by step.
+		pick, cr.StepsOf = o, "objective_pick"
+	}
 	assign := ps.assignment(pick)
 	var as [][]int
 	for s := range assign {
@@ -407,17 +427,20 @@ func (ps *pipelineSearch) advise(cr *ClassReport) ([]StepAdvice, error) {
 				adv.AddedCostPct = 100 * (pick.AttemptsPerRequest - without.AttemptsPerRequest) / base.AttemptsPerRequest
 			}
 			change := "no change in " + pname(p)
-			if adv.ObjectiveChangeS != nil && *adv.ObjectiveChangeS != 0 {
+			switch {
+			case cr.Objective.Goal == MostAnswered:
+				change = fmt.Sprintf("answered within %s %s → %s", fsec(cr.Objective.Target.Seconds()), fpct2(without.AnsweredWithinShare), fpct2(pick.AnsweredWithinShare))
+			case adv.ObjectiveChangeS != nil && *adv.ObjectiveChangeS != 0:
 				change = fmt.Sprintf("%s%s %s", sign(*adv.ObjectiveChangeS), fsec(abs(*adv.ObjectiveChangeS)), pname(p))
-			} else if adv.ObjectiveChangeS == nil {
+			case adv.ObjectiveChangeS == nil:
 				change = fmt.Sprintf("%s %s → %s", pname(p), fsec(without.Q(p)), fsec(pick.Q(p)))
 			}
 			adv.Why = fmt.Sprintf("copies %s, %+.1f%% cost, %s", sp.Label, adv.AddedCostPct, change)
-			if d := answeredChange(without.AnsweredShare, pick.AnsweredShare); d != "" {
+			if d := answeredChange(without.AnsweredShare, pick.AnsweredShare); d != "" && cr.Objective.Goal != MostAnswered {
 				adv.Why += ", answered " + d
 			}
 		} else {
-			adv.Why = "not hedged: no delay tried for it beat leaving it unhedged under the objective"
+			adv.Why = fmt.Sprintf("not hedged: the search found no delay for it that the objective prefers to leaving it unhedged (its calls without hedging: p50 %s, p99 %s)", fsec(ps.grids[s].p50), fsec(ps.grids[s].p99))
 		}
 		out = append(out, adv)
 	}

@@ -216,6 +216,7 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 	if rc := r.Rollout; rc != nil {
 		writeRollout(ew, rc)
 	}
+	r.writeRouting(ew)
 	fmt.Fprintf(ew, "\nquantiles: %s.\n", r.QuantileRule)
 	fmt.Fprintln(ew, "added cost is relative to no hedging on the same draws; ~ = the percentile's interval overlaps the pick's.")
 	for _, cr := range r.Classes {
@@ -248,11 +249,24 @@ func writePickSpend(w io.Writer, classes []ClassReport) {
 		at = "throughput"
 	}
 	fmt.Fprintf(tw, "spend of the pick at %s\treq/s\tper day\tper month (%d d)\tno hedging per day\tper month\tadded per month\t\n", at, sim.DaysPerMonth)
-	for _, cr := range classes {
-		s := cr.Spend
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", cr.Class, sim.PerSecond(s.RequestsPerSecond),
+	var total sim.Spend
+	row := func(name string, s sim.Spend) {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, sim.PerSecond(s.RequestsPerSecond),
 			sim.Dollars(s.PerDay), sim.Dollars(s.PerMonth), sim.Dollars(s.NoHedgingPerDay), sim.Dollars(s.NoHedgingPerMonth),
 			sim.Dollars(s.PerMonth-s.NoHedgingPerMonth))
+	}
+	for _, cr := range classes {
+		s := cr.Spend
+		row(cr.Class, s)
+		total.RequestsPerSecond += s.RequestsPerSecond
+		total.PerDay += s.PerDay
+		total.PerMonth += s.PerMonth
+		total.NoHedgingPerDay += s.NoHedgingPerDay
+		total.NoHedgingPerMonth += s.NoHedgingPerMonth
+	}
+	if len(classes) > 1 {
+		// The classes of the report together: what rolling out every pick costs.
+		row("total", total)
 	}
 	tw.Flush()
 }
@@ -273,7 +287,11 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 	}
 	fmt.Fprintf(w, "  verdict: %s: %s\n", verdict, cr.Verdict.Reason)
 	if len(cr.Steps) > 0 {
-		fmt.Fprintf(w, "  where the pick's hedging goes, step by step (each against the same pick without hedging that step):\n")
+		whose := "the pick's"
+		if cr.StepsOf == "objective_pick" {
+			whose = "the objective's pick's (which the verdict rule rejects)"
+		}
+		fmt.Fprintf(w, "  where %s hedging goes, step by step (each against the same pick without hedging that step):\n", whose)
 		for _, s := range cr.Steps {
 			fmt.Fprintf(w, "    step %s: %s\n", s.Step, s.Why)
 		}

@@ -335,6 +335,12 @@ type Settings struct {
 	// [0, MaxRequests]; 0 skips it; −1 (the default) means
 	// DefaultCheckRequests or, when that is more, 5 × Requests.
 	CheckRequests int
+	// Balancers, when not empty, are balancers to compare with the
+	// scenario's own for its replica pools: Run sweeps the scenario once
+	// more under each, every pool set to it, and reports each class's
+	// options side by side (Report.Routing). It needs a scenario with a
+	// pool.
+	Balancers []sim.Balancer
 }
 
 // DefaultSettings returns the defaults: 200 000 requests per candidate,
@@ -386,6 +392,9 @@ func (s *Settings) Validate(cfg *sim.Config) error {
 	}
 	if err := s.Rule.validate(); err != nil {
 		return fmt.Errorf("verdict rule: %w", err)
+	}
+	if len(s.Balancers) > 0 && !cfg.Pooled() {
+		return fmt.Errorf("balancers to compare: the scenario has no replica pool (a [providers.NAME.pool] table) for a balancer to route")
 	}
 	models := make(map[string]bool, len(cfg.Models))
 	for _, m := range cfg.Models {

@@ -142,7 +142,8 @@ func RunShard(cfg *sim.Config, s Settings, shard Shard, known []Measurement, opt
 
 // Assemble builds the report of the sweep of cfg under s from the
 // measurements of every shard of a stage (RunShard), with the rollout
-// check; it simulates nothing else. The report is the one Run returns,
+// check; it simulates nothing else but pipeline classes, which shards
+// leave out and Assemble searches whole (runPipeline). The report is the one Run returns,
 // field for field. When a group of coupled classes needs another stage,
 // the report is nil and next names the steps to do (one per group, such as
 // "group a,b: round 1, class b"): run RunShard on every shard again with

@@ -22,7 +22,21 @@ import (
 // Supported destinations: pointers, structs (fields tagged `toml:"name"`),
 // maps with string keys, slices, string, bool, int, int64 and float64. Any
 // other type is a programming error and panics.
+//
+// Each number, duration and list of them bound to a struct field is checked
+// against the range of its key (ranges.go); bind records the key's pattern
+// (c.patterns), by which the checker finds the range of a distribution.
 func (c *checker) bind(v any, dst reflect.Value, key string) error {
+	pat, ok := c.patterns[key]
+	if !ok {
+		pat = key
+	}
+	return c.bindAt(v, dst, key, pat)
+}
+
+// bindAt is bind with the pattern of key: its path with "*" for a table's
+// name and "[]" for an array element.
+func (c *checker) bindAt(v any, dst reflect.Value, key, pat string) error {
 	if dst.CanAddr() {
 		if u, ok := dst.Addr().Interface().(toml.Unmarshaler); ok {
 			if err := u.UnmarshalTOML(v); err != nil {
@@ -34,7 +48,7 @@ func (c *checker) bind(v any, dst reflect.Value, key string) error {
 	switch dst.Kind() {
 	case reflect.Pointer:
 		p := reflect.New(dst.Type().Elem())
-		if err := c.bind(v, p.Elem(), key); err != nil {
+		if err := c.bindAt(v, p.Elem(), key, pat); err != nil {
 			return err
 		}
 		dst.Set(p)
@@ -56,7 +70,13 @@ func (c *checker) bind(v any, dst reflect.Value, key string) error {
 				c.misspelledIn = append(c.misspelledIn, key)
 				continue
 			}
-			c.keepUndecoded(c.bind(m[k], dst.Field(i), sub))
+			subPat := joinKey(pat, k)
+			if c.patterns == nil {
+				c.patterns = map[string]string{}
+			}
+			c.patterns[sub] = subPat
+			c.keepUndecoded(c.bindAt(m[k], dst.Field(i), sub, subPat))
+			c.checkValue(sub, subPat, dst.Field(i).Interface())
 		}
 	case reflect.Map:
 		m, ok := v.(map[string]any)
@@ -69,7 +89,7 @@ func (c *checker) bind(v any, dst reflect.Value, key string) error {
 			e := reflect.New(t.Elem()).Elem()
 			// A table that did not decode still names an entry (a model
 			// that others refer to), so it is kept, partly filled.
-			c.keepUndecoded(c.bind(m[k], e, joinKey(key, k)))
+			c.keepUndecoded(c.bindAt(m[k], e, joinKey(key, k), pat+".*"))
 			out.SetMapIndex(reflect.ValueOf(k).Convert(t.Key()), e)
 		}
 		dst.Set(out)
@@ -80,7 +100,7 @@ func (c *checker) bind(v any, dst reflect.Value, key string) error {
 		}
 		out := reflect.MakeSlice(dst.Type(), a.Len(), a.Len())
 		for i := range a.Len() {
-			c.keepUndecoded(c.bind(a.Index(i).Interface(), out.Index(i), indexKey(key, i)))
+			c.keepUndecoded(c.bindAt(a.Index(i).Interface(), out.Index(i), indexKey(key, i), pat+"[]"))
 		}
 		dst.Set(out)
 	case reflect.String:
@@ -147,7 +167,17 @@ func (c *checker) keysInFileOrder(key string, m map[string]any) []string {
 }
 
 func (c *checker) wrongType(key string, v any, want string) *Error {
-	return c.errorf(key, "wrong type: got %s; want %s", describe(v), want)
+	e := c.errorf(key, "wrong type: got %s; want %s", describe(v), want)
+	// p99.9 = 2.0 unquoted is a table p99 holding 9 = 2.0.
+	if m, ok := v.(map[string]any); ok && len(m) == 1 {
+		for k := range m {
+			if k != "" && strings.Trim(k, "0123456789") == "" {
+				last := key[strings.LastIndexAny(key, ".]")+1:]
+				e.Msg += fmt.Sprintf(`; an unquoted key with a dot, %s.%s, is a table %s holding %s: quote it, "%s.%s" = …`, last, k, last, k, last, k)
+			}
+		}
+	}
+	return e
 }
 
 // unknownKey reports key, whose last part k is not one of the allowed

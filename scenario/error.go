@@ -7,6 +7,7 @@ import (
 	"sort"
 	"strconv"
 	"strings"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -39,7 +40,9 @@ func (e *Error) Unwrap() error { return e.Err }
 
 // Error formats the problem as "file:line: key: msg", leaving out the line
 // when it is 0 and the key when it is empty; a problem of an override reads
-// "file: --set key=value: key: msg".
+// "file: --set key=value: key: msg". A character that is not printable (a
+// control character of a file name or of a name listed in the message) is
+// written as its Go escape, so that the message cannot drive a terminal.
 func (e *Error) Error() string {
 	s := e.File
 	if e.Line > 0 {
@@ -51,7 +54,31 @@ func (e *Error) Error() string {
 	if e.Key != "" {
 		s += ": " + e.Key
 	}
-	return s + ": " + e.Msg
+	return printable(s + ": " + e.Msg)
+}
+
+// printable returns s with every character that is not printable
+// (unicode.IsPrint; U+0020 is the one space it keeps) written as its Go
+// escape, such as \x1b or \u2028.
+func printable(s string) string {
+	if utf8.ValidString(s) && !strings.ContainsFunc(s, func(r rune) bool { return !unicode.IsPrint(r) }) {
+		return s
+	}
+	var b strings.Builder
+	for i := 0; i < len(s); {
+		r, n := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case r == utf8.RuneError && n == 1:
+			fmt.Fprintf(&b, `\x%02x`, s[i])
+		case unicode.IsPrint(r):
+			b.WriteString(s[i : i+n])
+		default:
+			q := strconv.QuoteRuneToASCII(r)
+			b.WriteString(q[1 : len(q)-1])
+		}
+		i += n
+	}
+	return b.String()
 }
 
 // errorf returns an *Error for key, on the line where the key (or, when

@@ -308,3 +308,54 @@ func (c *checker) applyRateScale(tree map[string]any, f float64) (string, error)
 	c.overridden["arrivals.rate"] = arg
 	return fmt.Sprintf("arrivals.rate=%g (%s)", rate*f, arg), nil
 }
+
+// checkReplaced checks the file's own values at the keys the options
+// replaced; orig is the tree before they applied. A bad value in the file
+// is an error whatever a flag or --set puts in its place: the file is the
+// input (validate reads it as it is), and a report of what-ifs on it names
+// it. Only those values themselves are checked, their type and range, not
+// how they go with the rest of the file, which the options may change.
+func (c *checker) checkReplaced(orig map[string]any) {
+	if len(c.overridden) == 0 {
+		return
+	}
+	fc := &checker{file: c.file, lines: c.lines}
+	var f fileTable
+	fc.keepUndecoded(fc.bind(orig, reflect.ValueOf(&f).Elem(), ""))
+	for _, e := range append(fc.errs, fc.ranged...) {
+		for k, set := range c.overridden {
+			if e.Key != "" && within(e.Key, k) {
+				fileErr := *e
+				fileErr.Msg += fmt.Sprintf(" (the file's value, which %s replaces: the file must be valid as it is)", set)
+				c.keep(&fileErr)
+				break
+			}
+		}
+	}
+}
+
+// copyTree returns a deep copy of a parsed TOML tree: its tables and
+// arrays are new, its scalars shared.
+func copyTree(v any) any {
+	switch v := v.(type) {
+	case map[string]any:
+		m := make(map[string]any, len(v))
+		for k, x := range v {
+			m[k] = copyTree(x)
+		}
+		return m
+	case []map[string]any:
+		a := make([]map[string]any, len(v))
+		for i, x := range v {
+			a[i] = copyTree(x).(map[string]any)
+		}
+		return a
+	case []any:
+		a := make([]any, len(v))
+		for i, x := range v {
+			a[i] = copyTree(x)
+		}
+		return a
+	}
+	return v
+}

@@ -45,8 +45,12 @@ func (w *waitFor) UnmarshalTOML(v any) error {
 }
 
 // oneCallKeys are the keys of a one-call class that a pipeline class has
-// in its steps instead.
-var oneCallKeys = []string{"input_tokens", "output_tokens", "hedge", "retry", "attempt_retry", "clients", "think_time", "match"}
+// in its steps instead; notForPipelines those a pipeline class cannot have
+// at all.
+var (
+	oneCallKeys     = []string{"input_tokens", "output_tokens", "hedge", "retry", "attempt_retry"}
+	notForPipelines = []string{"clients", "think_time", "match"}
+)
 
 // pipelineClass builds the pipeline of the class at key from its steps,
 // recording problems. The class's deadline and on_timeout are the
@@ -60,6 +64,11 @@ func (c *checker) pipelineClass(key string, t *classTable, cl *sim.Class) {
 	for _, k := range oneCallKeys {
 		if set[k] {
 			c.keep(c.errorf(key+"."+k, "a pipeline class (one with [[classes.steps]]) has no %s of its own: each step is a call with its own; move %s into the steps", k, k))
+		}
+	}
+	for _, k := range notForPipelines {
+		if set[k] {
+			c.keep(c.errorf(key+"."+k, "a pipeline class (one with [[classes.steps]]) takes open arrivals by its share: it cannot be closed-loop (clients, think_time) or take replayed requests by match; remove %s, or write the class without steps", k))
 		}
 	}
 	if len(t.Steps) == 0 {
@@ -140,6 +149,13 @@ func (c *checker) pipelineClass(key string, t *classTable, cl *sim.Class) {
 		}
 	}
 	c.stages(key, t.Steps, pl)
+	calls := 0
+	for i := range pl.Steps {
+		calls += pl.Steps[i].FanOut * max(1, pl.Steps[i].MaxRepeat)
+	}
+	if calls > sim.MaxPipelineCalls {
+		c.keep(c.errorf(key+".steps", "up to %d calls per request (fan_out × max_repeat, summed over the steps); at most %d", calls, sim.MaxPipelineCalls))
+	}
 	cl.Pipeline = pl
 }
 
@@ -152,7 +168,11 @@ func (c *checker) step(key string, t *stepTable) sim.Step {
 	case strings.ContainsAny(*t.Name, "."):
 		c.keep(c.errorf(key+".name", "%q contains a dot, which token references (STEP.input) use; choose another name", *t.Name))
 	default:
-		s.Name = *t.Name
+		if err := c.checkName(key+".name", "step name", *t.Name); err != nil {
+			c.keep(err)
+		} else {
+			s.Name = *t.Name
+		}
 	}
 	cl := &s.Call
 	cl.Name = s.Name

@@ -19,6 +19,8 @@ type providerTable struct {
 	// Breaker is a circuit breaker shared by the provider's models; see
 	// breaker.go.
 	Breaker *breakerTable `toml:"breaker"`
+	// Pool serves the provider's models from replicas; see pool.go.
+	Pool *poolTable `toml:"pool"`
 }
 
 // cancelMode is what a cancel does at a provider: the value of cancel.
@@ -80,6 +82,10 @@ func (c *checker) providers(tables map[string]providerTable, models []sim.Model)
 	var out []sim.Provider
 	for _, name := range names {
 		key := joinKey("providers", name)
+		if err := c.checkName(key, "provider name", name); err != nil {
+			c.keep(err)
+			continue
+		}
 		t := tables[name]
 		p := sim.Provider{Name: name}
 		if t.Concurrency != nil {
@@ -111,6 +117,9 @@ func (c *checker) providers(tables map[string]providerTable, models []sim.Model)
 		}
 		if t.Breaker != nil {
 			p.Breaker = c.breakerOf(key+".breaker", t.Breaker)
+		}
+		if t.Pool != nil {
+			c.pool(key+".pool", t.Pool, &t, &p)
 		}
 		out = append(out, p)
 	}

@@ -22,8 +22,10 @@
 // depth, key length and number of keys (Limits, limits.go) before any
 // parser runs; BurntSushi/toml parses the text (syntax errors); bind
 // copies the parsed tree into one Go struct per table (decode.go; keys and
-// types); and the checker validates values and builds the sim.Config
-// (validate.go). A line scanner (lines.go) maps key paths to lines for the
+// types) and checks every number against its key's finite range
+// (ranges.go); and the checker validates values and builds the sim.Config
+// (validate.go). Names may hold no character that is not printable
+// (names.go). A line scanner (lines.go) maps key paths to lines for the
 // messages.
 package scenario
 
@@ -105,12 +107,17 @@ func parse(filename string, data []byte, open opener, lim Limits, o *Options) (*
 	h := sha256.New()
 	h.Write(data)
 	c := &checker{file: filename, lines: scanLines(data), open: open, hash: h, flagged: o}
+	var orig map[string]any
+	if !o.empty() {
+		orig = copyTree(tree).(map[string]any)
+	}
 	overrides, err := c.applyOptions(tree, o)
 	if err != nil {
 		return nil, err
 	}
 	var f fileTable
 	c.keepUndecoded(c.bind(tree, reflect.ValueOf(&f).Elem(), ""))
+	c.checkReplaced(orig)
 	name := strings.TrimSuffix(filepath.Base(filename), ".toml")
 	if filename == "" {
 		name = ""
@@ -118,6 +125,7 @@ func parse(filename string, data []byte, open opener, lim Limits, o *Options) (*
 	cfg := c.config(&f, name)
 	opt, err := c.optimizeSettings(f.Optimize, &cfg)
 	c.keep(err)
+	c.keepRanges()
 	if err := c.failed(); err != nil {
 		return nil, err
 	}
@@ -216,6 +224,17 @@ func syntaxError(filename string, data []byte, err error) *Error {
 	if notTable {
 		e.Msg = "already defined as a value; it cannot also be a table"
 	}
+	if array, ok := strings.CutSuffix(pe.Message, "' was already created and cannot be used as an array."); ok {
+		if array, ok = strings.CutPrefix(array, "Key '"); ok {
+			if sub := firstSubTable(data, array, e.Line); sub != nil {
+				// [classes.hedge] before any [[classes]]: the header
+				// made classes a table, which [[classes]] then cannot
+				// extend. The fault is the earlier header.
+				return &Error{File: filename, Line: sub.line, Key: sub.key,
+					Msg: fmt.Sprintf("comes before any [[%s]]: a table of an entry, such as [%s], belongs to the [[%s]] above it; move it below its [[%s]] (the first is on line %d)", array, sub.key, array, array, e.Line)}
+			}
+		}
+	}
 	if e.Key == "" {
 		return e
 	}
@@ -242,6 +261,19 @@ func syntaxError(filename string, data []byte, err error) *Error {
 		}
 	}
 	return e
+}
+
+// firstSubTable returns the first key written inside the table array
+// before line — a [array.sub] header or an array.sub = … key before the
+// first [[array]] — or nil.
+func firstSubTable(data []byte, array string, line int) *keyAt {
+	var first *keyAt
+	for _, k := range scan(data).all {
+		if k.line < line && strings.HasPrefix(stripIndices(k.key), array+".") && (first == nil || k.line < first.line) {
+			first = &k
+		}
+	}
+	return first
 }
 
 // stripIndices removes the "[i]" parts from a key path.

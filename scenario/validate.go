@@ -55,6 +55,10 @@ type checker struct {
 	// hash has seen the scenario file's bytes, and sees those of the
 	// files it names as they are read (Scenario.SHA256).
 	hash hash.Hash
+	// patterns maps the key paths bind has seen to their patterns, and
+	// ranged holds the values out of their key's range (ranges.go).
+	patterns map[string]string
+	ranged   []*Error
 }
 
 // config validates the whole file; name is the default scenario name.
@@ -64,9 +68,18 @@ func (c *checker) config(f *fileTable, name string) sim.Config {
 	var cfg sim.Config
 	var err error
 	cfg.Name = name
-	if f.Name != nil {
-		if *f.Name == "" {
-			c.keep(c.errorf("name", "empty; omit name to use the file name %q", name))
+	switch {
+	case f.Name == nil:
+		// The file's name stands in: it must do as a name too.
+		if err := c.checkName("", "the scenario name taken from the file name,", name); err != nil {
+			err.Msg += `; give the scenario a name with name = "…"`
+			c.keep(err)
+		}
+	case *f.Name == "":
+		c.keep(c.errorf("name", "empty; omit name to use the file name %q", name))
+	default:
+		if err := c.checkName("name", "scenario name", *f.Name); err != nil {
+			c.keep(err)
 		} else {
 			cfg.Name = *f.Name
 		}
@@ -205,10 +218,17 @@ func (c *checker) model(key, name string, t *modelTable) sim.Model {
 		c.keep(c.errorf(key, "empty model name"))
 		return m
 	}
+	if err := c.checkName(key, "model name", name); err != nil {
+		c.keep(err)
+		return m
+	}
 	if t.Provider != nil {
 		if *t.Provider == "" {
 			c.keep(c.errorf(key+".provider", "empty; omit provider to use the model name %q", name))
 		} else {
+			if err := c.checkName(key+".provider", "provider name", *t.Provider); err != nil {
+				c.keep(err) // kept as the provider, so that no reference to it fails too
+			}
 			m.Provider = *t.Provider
 		}
 	}
@@ -308,6 +328,20 @@ func (c *checker) classes(tables []classTable) []sim.Class {
 		terms = append(terms, strconv.FormatFloat(cl.Share, 'g', -1, 64))
 		classes[i] = cl
 	}
+	// A pipeline's steps are exported and traced as "CLASS/STEP": no other
+	// class may be called so.
+	for i := range classes {
+		pl := classes[i].Pipeline
+		if pl == nil {
+			continue
+		}
+		for _, st := range pl.Steps {
+			if j, dup := seen[classes[i].Name+"/"+st.Name]; dup {
+				c.keep(c.errorf(indexKey("classes", j)+".name", "%q is also the name of step %s of pipeline class %s (classes[%d]), which reports and exports call it so; rename one",
+					classes[i].Name+"/"+st.Name, st.Name, classes[i].Name, i))
+			}
+		}
+	}
 	if sharesKnown && open > 0 && math.Abs(sum-1) > shareTolerance {
 		c.keep(c.errorf("classes", "shares sum to %.6g (%s); they must sum to 1 ± %g",
 			sum, strings.Join(terms, " + "), shareTolerance))
@@ -327,7 +361,11 @@ func (c *checker) class(key string, t *classTable, n int) sim.Class {
 	case strings.TrimSpace(*t.Name) == "overall":
 		c.keep(c.errorf(key+".name", `"overall" is the name of the all-classes row of every report; choose another name`))
 	default:
-		cl.Name = *t.Name
+		if err := c.checkName(key+".name", "class name", *t.Name); err != nil {
+			c.keep(err)
+		} else {
+			cl.Name = *t.Name
+		}
 	}
 	closed := c.closedLoop(key, t, &cl)
 	// A replay rule the class breaks does not hide its other problems.
@@ -478,7 +516,37 @@ func enum[T fmt.Stringer](c *checker, key string, s *string, def T, allowed ...T
 		}
 		names[i] = strconv.Quote(v.String())
 	}
-	return def, c.errorf(key, "unknown value %q; allowed: %s", *s, strings.Join(names, ", "))
+	hint := ""
+	if best := closest(*s, allowed); best != "" {
+		hint = fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return def, c.errorf(key, "unknown value %q%s; allowed: %s", *s, hint, strings.Join(names, ", "))
+}
+
+// closest returns the name of the allowed value nearest to s (Closest).
+func closest[T fmt.Stringer](s string, allowed []T) string {
+	names := make([]string, len(allowed))
+	for i, v := range allowed {
+		names[i] = v.String()
+	}
+	return Closest(s, names)
+}
+
+// Closest returns the name of names nearest to s — the same but for case,
+// or within about a third of s's length in edits (insertions, deletions,
+// substitutions and swaps of neighbours; one edit for a short s) — or ""
+// when none is that near: the "did you mean" of an unknown value.
+func Closest(s string, names []string) string {
+	best, bestDist := "", max(len(s)/3+1, 2)
+	for _, name := range names {
+		if strings.EqualFold(name, s) {
+			return name
+		}
+		if d := editDistance(name, s); d < bestDist {
+			best, bestDist = name, d
+		}
+	}
+	return best
 }
 
 // probability returns *p (0 when nil), which must be in [0, 1].
@@ -533,6 +601,7 @@ func (c *checker) dist(key string, s *dist.Spec, unit string, positive bool) (di
 			return nil, c.errorf(key, "%s: a speed this close to 0 this often makes the mean time (tokens ÷ speed) infinite; want a speed whose 1/speed has a finite mean: uniform with min > 0, gamma or weibull with shape > 1, lognormal, pareto, a quantile table, or a constant", why)
 		}
 	}
+	c.checkDistRange(key, c.patterns[key], s, d)
 	return d, nil
 }
 

@@ -14,8 +14,10 @@ import (
 
 // HedgeEdit is a new hedge policy for one class, for WithPolicies.
 type HedgeEdit struct {
-	// Class is the class's name.
-	Class string
+	// Class is the class's name; Step, for a pipeline class, the step's
+	// (its [classes.steps.hedge] table is rewritten; a step without one
+	// takes a NoHedging edit as it is).
+	Class, Step string
 	// Keep leaves the class's hedge table as it is (its configured policy
 	// was picked); the table must still be one WithPolicies can rewrite.
 	Keep bool
@@ -71,13 +73,29 @@ func WithPolicies(filename string, src []byte, top Top, edits []HedgeEdit, trace
 			return nil, fmt.Errorf("%s: no class %q", filename, ed.Class)
 		}
 		table := fmt.Sprintf("classes[%d].hedge", ci)
+		if ed.Step != "" {
+			pl := sc.Config.Classes[ci].Pipeline
+			si := -1
+			if pl != nil {
+				si = slices.IndexFunc(pl.Steps, func(s sim.Step) bool { return s.Name == ed.Step })
+			}
+			if si < 0 {
+				return nil, fmt.Errorf("%s: class %q has no step %q", filename, ed.Class, ed.Step)
+			}
+			table = fmt.Sprintf("classes[%d].steps[%d].hedge", ci, si)
+		}
 		hl, ok := kl[table]
-		if !ok {
+		switch {
+		case !ok && ed.Step != "" && ed.NoHedging:
+			continue // a step without a hedge table does not hedge
+		case !ok && ed.Step != "":
+			return nil, fmt.Errorf("%s: step %q of class %q has no hedge table to rewrite; add a [classes.steps.hedge] table naming its primary", filename, ed.Step, ed.Class)
+		case !ok:
 			return nil, fmt.Errorf("%s: class %q has no hedge table to rewrite", filename, ed.Class)
 		}
 		head := hl - 1
 		if !strings.HasPrefix(strings.TrimSpace(lines[head]), "[") {
-			return nil, fmt.Errorf("%s:%d: class %q: the hedge policy is written as an inline table or dotted keys; write it as a [classes.hedge] table for it to be rewritten", filename, hl, ed.Class)
+			return nil, fmt.Errorf("%s:%d: class %q: the hedge policy is written as an inline table or dotted keys; write it as a [classes.hedge] (or [classes.steps.hedge]) table for it to be rewritten", filename, hl, ed.Class)
 		}
 		if ed.Keep {
 			continue

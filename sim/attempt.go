@@ -73,8 +73,12 @@ type attempt struct {
 	// and when the cancel lands (never, at a provider that ignores them).
 	abandonedAs outcome
 	try         uint8 // the call's try within the attempt (retry.go): 0 first, n retry n
-	probeGen    uint32
-	cancelAt    time.Duration
+	// rep is 1 + the index of the replica the call went to, at a
+	// provider with a pool (pool.go); 0 otherwise. A retried call keeps
+	// its last one's until dispatch picks its own.
+	rep      uint16
+	probeGen uint32
+	cancelAt time.Duration
 
 	// Work to do once in service: time to first token (or the whole call),
 	// then decoding; for an error, the time until it is reported.
@@ -229,6 +233,8 @@ func (e *engine) dispatch(slot int32, r *request, k int) {
 	pv := &e.provs[a.prov]
 	pv.stats.Sent++
 	e.modelSent[a.model]++
+	avoid := a.rep // a retried call's last replica (resend), else 0
+	a.rep = 0
 	if to := e.cfg.Classes[r.class].Policy.AttemptTimeout; to > 0 && a.try == 0 {
 		e.schedule(e.now+to, evAttemptTimeout, slot, r.gen, uint8(k))
 	}
@@ -246,6 +252,10 @@ func (e *engine) dispatch(slot int32, r *request, k int) {
 		a.svc, a.first, a.genFrom = e.now, e.now, e.now
 		a.end = e.now + by.rejection().RejectLatency
 		e.scheduleResponse(a.end, slot, r.gen, uint8(k))
+		return
+	}
+	if pv.pool != nil {
+		e.dispatchPool(slot, r, k, pv, avoid)
 		return
 	}
 	if pv.capacity > 0 {
@@ -278,22 +288,28 @@ func (e *engine) serve(slot int32, r *request, k int) {
 	a.started = true
 	pv.waitSum.add(e.now - a.start)
 	pv.stats.started++
-	for _, st := range pv.stages {
-		if !a.kind.failed() && st.fails(e.now, a.degU) {
+	// The work starts now, at the provider's stages — or, at a replica of
+	// a pool, at its own stages once any cold start is over.
+	stages, t0 := pv.stages, e.now
+	if a.rep != 0 {
+		stages, t0 = e.replicaService(pv, a)
+	}
+	for _, st := range stages {
+		if !a.kind.failed() && st.fails(t0, a.degU) {
 			a.kind = outError
 		}
 	}
-	a.first = finishAll(pv.stages, e.now, a.workFirst)
-	a.end = finishAll(pv.stages, e.now, a.workFirst+a.workDecode)
-	a.genFrom = e.now
+	a.first = finishAll(stages, t0, a.workFirst)
+	a.end = finishAll(stages, t0, a.workFirst+a.workDecode)
+	a.genFrom = t0
 	if a.streamed {
 		a.genFrom = a.first
 	}
 	if p := &e.cfg.Classes[r.class].Policy; a.streamed && !a.kind.failed() && shapes(&e.cfg.Models[a.model], p) {
-		shapeStream(a, pv.stages, &p.StreamCuts, r.out)
+		shapeStream(a, stages, t0, &p.StreamCuts, r.out)
 	}
 	if a.kind.failed() && a.workErr >= 0 {
-		a.end = finishAll(pv.stages, e.now, a.workErr)
+		a.end = finishAll(stages, t0, a.workErr)
 	}
 	if a.state == attAbandoned {
 		e.letGo(slot, r, k)

@@ -160,6 +160,27 @@ func BenchmarkRetries(b *testing.B) {
 	benchRun(b, &cfg)
 }
 
+// BenchmarkPool simulates a pool of 100 single-server replicas behind
+// the power of two choices at 80 % load (Poisson arrivals, exponential
+// service, 10⁵ requests): every event goes through the event loop and
+// every attempt through the balancer. "hedged" adds a copy to another
+// replica after 2 s. It reports simulated requests per second.
+func BenchmarkPool(b *testing.B) {
+	cfg := &sim.Config{
+		Name: "pool", Seed: 1, Requests: 100_000,
+		Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 80},
+		Models:   []sim.Model{{Name: "m", Provider: "p", Latency: dist.Exponential{Rate: 1}}},
+		Providers: []sim.Provider{{Name: "p", Pool: &sim.Pool{
+			Replicas: 100, Concurrency: 1, Balancer: sim.PowerOfTwo}}},
+		Classes: []sim.Class{{Name: "c", Share: 1, InputTokens: dist.Constant{}, OutputTokens: dist.Constant{}}},
+	}
+	b.Run("p2c", func(b *testing.B) { benchRun(b, cfg) })
+	hedged := *cfg
+	hedged.Classes = []sim.Class{cfg.Classes[0]}
+	hedged.Classes[0].Policy = sim.Policy{Copies: 1, Delays: []time.Duration{2 * time.Second}}
+	b.Run("p2c-hedged", func(b *testing.B) { benchRun(b, &hedged) })
+}
+
 // shippedConfig is the shipped scenario name (without .toml) with 10⁵
 // requests.
 func shippedConfig(b *testing.B, name string) sim.Config {

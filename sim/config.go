@@ -75,6 +75,13 @@ type Provider struct {
 	// of the provider together, shared by all requests; a model's own
 	// breaker is asked first.
 	Breaker *Breaker
+	// Pool, when set, serves the provider's models from a pool of
+	// replicas, each with its own concurrency limit and queue, picked by a
+	// balancer (see Pool); Concurrency, RejectWhenFull and QueueLimit must
+	// then be unset: the pool's are per replica. The rate limits, breaker
+	// and degraded periods above stay the provider's, shared by its
+	// replicas.
+	Pool *Pool
 }
 
 // RateLimit is a pair of token buckets, refilled continuously: one counts

@@ -35,8 +35,8 @@
 // per request slot), except the cancels of its attempts still queued; the
 // slot is reused once all its attempts have left.
 //
-// When no request can affect another — no queue, rate limit, budget or
-// adaptive delay — requests run one at a time, with no heap: their few
+// When no request can affect another — no queue, rate limit, budget,
+// adaptive delay or replica pool — requests run one at a time, with no heap: their few
 // pending events wait in fixed slots (direct.go). When, besides, no
 // provider has slow periods, no model stalls, no policy has a per-attempt
 // timeout or stream cuts, and there is neither a copula nor a trace, the
@@ -89,6 +89,25 @@
 // periods); each model and provider has a list of them. A new kind of piece
 // implements one of the two and is added where the lists are built, from
 // its Config; neither the event loop nor dispatch and serve change.
+//
+// # Replica pools
+//
+// A provider may serve its models from a pool of replicas (Provider.Pool;
+// pool.go): each replica has its own concurrency limit and FIFO queue, and
+// may be slower than the rest, have slow periods and outages of its own,
+// and go cold when idle. A balancer (balancer.go: random, round robin,
+// least outstanding, power of two choices, latency-aware EWMA over two
+// choices) picks the replica of each attempt in dispatch, after the
+// gates, from what it sees of each replica (attempts queued or in service,
+// and an average of observed latencies); a copy, or a retried call, goes
+// to a replica holding none of its request's other attempts unless the
+// pool allows any. A replica's stages — its slowdown, its own periods,
+// then its provider's — shape its attempts' service, after its cold start
+// if it has gone cold. Its slot is freed by the release event of its
+// provider, which then carries the replica, so the event loop itself does
+// not change. Result.Pools reports each replica's load, queue waits and
+// cold starts. Pools make requests interact, so runs with one take the
+// event loop.
 //
 // # The life of an attempt
 //

@@ -96,13 +96,14 @@ func (e *engine) scheduleResponse(at time.Duration, slot int32, gen uint32, k ui
 	ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, slot, gen, evResponse, k
 }
 
-// scheduleRelease queues the release of a slot of provider prov at at,
+// scheduleRelease queues the release of a slot of provider prov at at —
+// of its replica rep − 1 when rep > 0 (the event's gen carries rep) —
 // freed by an attempt of class c: to chans[0] when it is due now; to the
 // class's FIFO of cancels when it is due a cancel latency from now (the
 // cancel of an attempt in service landing first), where it falls due in
 // order with the cancels; to the heap otherwise. Independent requests
 // (e.isolated) never hold a slot.
-func (e *engine) scheduleRelease(at time.Duration, prov, c int32) {
+func (e *engine) scheduleRelease(at time.Duration, prov int32, rep uint16, c int32) {
 	e.seq++
 	var ev *event
 	switch {
@@ -111,12 +112,12 @@ func (e *engine) scheduleRelease(at time.Duration, prov, c int32) {
 	case at == e.now:
 		ev = e.chans[0].add() // chans[0] holds only events due now: in order
 	case at == e.now+e.cfg.Classes[c].Policy.CancelLatency:
-		e.put(fifoIndex(c, chanCancel), at, evRelease, prov, 0, 0)
+		e.put(fifoIndex(c, chanCancel), at, evRelease, prov, uint32(rep), 0)
 		return
 	default:
 		ev = e.q.add(at, e.seq)
 	}
-	ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, prov, 0, evRelease, 0
+	ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, prov, uint32(rep), evRelease, 0
 }
 
 // The FIFOs of events (chans): events scheduled a fixed delay after the

@@ -12,6 +12,9 @@ func (e *engine) respond(slot int32, r *request, k int) {
 	}
 	p := &e.cfg.Classes[r.class].Policy
 	e.leaveFlight(r, k)
+	if a.rep != 0 {
+		e.observe(a)
+	}
 	answered := a.kind == outOK || a.kind == outInvalid
 	cs := &e.classes[r.class]
 	cs.attemptDone(p, a.kind == outOK)
@@ -83,6 +86,9 @@ func (e *engine) attemptTimeout(slot int32, r *request, k int) {
 // queue, or its slot.
 func (e *engine) abandon(slot int32, r *request, k int, as outcome) {
 	a := &r.att[k]
+	if a.rep != 0 {
+		e.observe(a)
+	}
 	a.abandonedAs = as
 	a.cancelAt = e.now + e.cfg.Classes[r.class].Policy.CancelLatency
 	if e.provs[a.prov].ignoresCancel {
@@ -150,6 +156,9 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 		e.breakersRelease(a)
 	}
 	pv := &e.provs[a.prov]
+	if a.rep != 0 {
+		e.leavePool(pv, a, at)
+	}
 	if a.queued {
 		a.queued = false
 		pv.waiting--
@@ -174,7 +183,7 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 		// handled, even when it frees now: the request this attempt won
 		// first lets go of its own queued attempts.
 		a.serving = false
-		e.scheduleRelease(max(at, e.now), a.prov, r.class)
+		e.scheduleRelease(max(at, e.now), a.prov, a.rep, r.class)
 	}
 }
 

@@ -10,7 +10,7 @@ const (
 	evTimer                           // a hedge timer fires: send copy k if still due
 	evResponse                        // attempt k produces its deciding response
 	evDeadline                        // the request's deadline passes
-	evRelease                         // a provider slot frees (slot = provider index)
+	evRelease                         // a provider slot frees (slot = provider index; gen = 1 + replica index at a pool, else 0)
 	evAttemptTimeout                  // attempt k's per-attempt timeout expires
 	evCancel                          // the cancel of attempt k, let go of while queued, lands
 	evThink                           // a closed-loop client (slot = client index) ends its think

@@ -79,6 +79,8 @@ type engine struct {
 	fminAt   time.Duration
 	fminSeq  uint64
 	heapOnly bool
+	// pools says whether any provider has a replica pool (pool.go).
+	pools bool
 }
 
 // auditRuns makes every run check its accounting when it ends (audit) and
@@ -104,6 +106,12 @@ func newEngineFor(cfg *Config, n int) *engine {
 		e.shares = append(e.shares, cum)
 	}
 	e.provs, e.modelProv = cfg.providers()
+	for i := range cfg.Providers { // the listed providers come first in e.provs
+		if c := cfg.Providers[i].Pool; c != nil {
+			e.provs[i].pool = newPool(c, cfg.Seed, i, e.provs[i].stages)
+			e.pools = true
+		}
+	}
 	e.modelSent = make([]int64, len(cfg.Models))
 	e.gates = make([][]gate, len(cfg.Models))
 	for i := range cfg.Models {
@@ -212,6 +220,10 @@ func (e *engine) handle(ev *event) {
 		e.clientSends(ev.slot)
 		return
 	case evRelease:
+		if ev.gen != 0 {
+			e.releaseReplica(int(ev.slot), int(ev.gen-1))
+			return
+		}
 		e.release(int(ev.slot))
 		return
 	case evPipeDeadline:
@@ -317,6 +329,9 @@ func (e *engine) arriveFrom(cl int32) {
 				st.forget(e.now) // nothing later asks about times before this arrival
 			}
 		}
+		if e.pools {
+			e.forgetPools(e.now)
+		}
 	}
 	if cls.Pipeline != nil {
 		e.startPipeline(slot, r)
@@ -396,6 +411,9 @@ func (e *engine) audit() error {
 		if p.busy != 0 || p.waiting != 0 {
 			return fmt.Errorf("provider %q: %d slots still in use and %d attempts still waiting after the run", p.name, p.busy, p.waiting)
 		}
+	}
+	if err := e.auditPools(); err != nil {
+		return err
 	}
 	if err := e.auditBreakers(); err != nil {
 		return err

@@ -97,7 +97,11 @@ func (e *engine) lanePipeline(p *pipeState, r *request) {
 			// The calls of one iteration start together at t; the next
 			// starts when the last of them is done.
 			var end time.Duration
-			var firstFail time.Duration = never
+			// The first call to fail open sets the request's outcome if it
+			// goes through; within an iteration, the first to end.
+			firstFail, failedHere := never, false
+			// Likewise the first visible token: of the first call to end.
+			visibleAt, visibleHere := never, false
 			failed := outNone
 			for _, s := range st.Steps {
 				for j := 0; j < pc.pl.Steps[s].FanOut; j++ {
@@ -111,14 +115,15 @@ func (e *engine) lanePipeline(p *pipeState, r *request) {
 					if e.now == cut && o == outTimeout {
 						pc.cut[s]++ // let go of at the end-to-end deadline
 						end = max(end, cut)
+						p.stepEnd[s] = max(p.stepEnd[s], cut) // running until then
 						continue
 					}
 					done := e.now
 					if r.doneAt > done && !last {
 						done = r.doneAt // the answer completes before the next stage
 					}
-					if o == outOK && p.visible < 0 && pc.pl.Steps[s].Visible && r.doneAt >= 0 {
-						p.visible = r.firstAt
+					if o == outOK && pc.pl.Steps[s].Visible && r.doneAt >= 0 && (p.visible < 0 || visibleHere && e.now < visibleAt) {
+						p.visible, visibleAt, visibleHere = r.firstAt, e.now, true
 					}
 					p.stepEnd[s] = max(p.stepEnd[s], done)
 					end = max(end, done)
@@ -126,8 +131,8 @@ func (e *engine) lanePipeline(p *pipeState, r *request) {
 					case o == outOK:
 					case pc.pl.Steps[s].Call.OnTimeout == FailOpen:
 						p.degraded |= 1 << s
-						if p.openFail == outNone || done < firstFail {
-							p.openFail, firstFail = o, done
+						if p.openFail == outNone || failedHere && done < firstFail {
+							p.openFail, firstFail, failedHere = o, done, true
 						}
 					default:
 						failed = o // one call per stage here: it ends the request

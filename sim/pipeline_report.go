@@ -20,10 +20,14 @@ type PipelineReport struct {
 	// CheckedShare is the share of requests that went through with every
 	// call answered (the class's answered share); DegradedShare the share
 	// that went through with a fail-open step unanswered; FailedShare the
-	// rest (a fail-closed step failed, or the end-to-end deadline).
-	CheckedShare           float64 `json:"checked_share"`
-	DegradedShare          float64 `json:"degraded_share"`
-	FailedShare            float64 `json:"failed_share"`
+	// share a fail-closed step stopped; TimedOutShare (below) the rest.
+	CheckedShare  float64 `json:"checked_share"`
+	DegradedShare float64 `json:"degraded_share"`
+	FailedShare   float64 `json:"failed_share"`
+	// TimedOutShare is the share ended by the end-to-end deadline (under
+	// the class's on_timeout, open or closed); FailedShare is then the
+	// share a fail-closed step stopped.
+	TimedOutShare          float64 `json:"timed_out_share"`
 	NoHedgingCheckedShare  float64 `json:"no_hedging_checked_share"`
 	NoHedgingDegradedShare float64 `json:"no_hedging_degraded_share"`
 	// CallsPerRequest is the step calls a request made (each call may send
@@ -35,8 +39,8 @@ type PipelineReport struct {
 	TTFV          *Latency `json:"ttfv_s,omitempty"`
 	NoHedgingTTFV *Latency `json:"no_hedging_ttfv_s,omitempty"`
 	// SlowRequests and MedianRequests are how many requests the steps'
-	// SlowMean and MedianMean average over: those at or above the
-	// end-to-end p95, and those between its p45 and p55.
+	// SlowMean and MedianMean average over: the slowest 5 % by end-to-end
+	// time, and those ranked from 45 % to 55 %.
 	SlowRequests   int          `json:"slow_requests"`
 	MedianRequests int          `json:"median_requests"`
 	Steps          []StepReport `json:"steps"`
@@ -50,6 +54,10 @@ type StepReport struct {
 	Calls           int64   `json:"calls"`
 	Cut             int64   `json:"cut"`
 	CallsPerRequest float64 `json:"calls_per_request"`
+	// CutPerRequest is Cut per pipeline request; NoHedgingCalls the calls
+	// that ran to their end without hedging.
+	CutPerRequest  float64 `json:"cut_per_request"`
+	NoHedgingCalls int64   `json:"no_hedging_calls"`
 	// AnsweredShare is of the calls that ran to their end; Latency is each
 	// such call's time from its start to a usable answer.
 	AnsweredShare          float64 `json:"answered_share"`
@@ -65,12 +73,14 @@ type StepReport struct {
 	NoHedgingCostPer1k Cost     `json:"no_hedging_cost_per_1k_usd"`
 	AddedCostPct       *float64 `json:"added_cost_pct"`
 	// DegradedShare is the share of pipeline requests that went through
-	// with this step's call unanswered (fail open).
+	// with a call of this step unanswered (fail open); a request degraded
+	// by two steps counts in both, so the steps' shares may sum to more
+	// than the pipeline's.
 	DegradedShare float64 `json:"degraded_share"`
-	// TailShare is the share of the slowest requests (end-to-end at or
-	// above its p95) in which this step took the most time; SlowMean and
-	// MedianMean are its mean seconds in those requests and in the median
-	// ones (end-to-end between p45 and p55).
+	// TailShare is the share of the slowest 5 % of requests (by end-to-end
+	// time) in which this step took the most time, a tie counting a
+	// fraction for each step; SlowMean and MedianMean are its mean seconds
+	// in those requests and in the median ones (ranked 45 % to 55 %).
 	TailShare  float64 `json:"tail_share"`
 	SlowMean   float64 `json:"slow_mean_s"`
 	MedianMean float64 `json:"median_mean_s"`
@@ -105,7 +115,8 @@ func pipelineReport(cl *Class, h, b *ClassResult) *PipelineReport {
 		NoHedgingEndToEnd:      SummarizeLatency(b.endView()),
 		CheckedShare:           share(h.Answered, h.Requests),
 		DegradedShare:          share(hp.DegradedAny, h.Requests),
-		FailedShare:            share(h.Requests-h.Answered-hp.DegradedAny, h.Requests),
+		FailedShare:            share(h.Requests-h.Answered-hp.DegradedAny-hp.TimedOut, h.Requests),
+		TimedOutShare:          share(hp.TimedOut, h.Requests),
 		NoHedgingCheckedShare:  share(b.Answered, b.Requests),
 		NoHedgingDegradedShare: share(bp.DegradedAny, b.Requests),
 	}
@@ -123,6 +134,8 @@ func pipelineReport(cl *Class, h, b *ClassResult) *PipelineReport {
 		sr := StepReport{
 			Step: hs.Name, Calls: hs.Requests, Cut: hs.Cut,
 			CallsPerRequest:        share(hs.Requests+hs.Cut, h.Requests),
+			CutPerRequest:          share(hs.Cut, h.Requests),
+			NoHedgingCalls:         bs.Requests,
 			AnsweredShare:          share(hs.Answered, hs.Requests),
 			Latency:                SummarizeLatency(&hs.ClassResult),
 			NoHedgingLatency:       SummarizeLatency(&bs.ClassResult),
@@ -169,6 +182,17 @@ func pipelineWarnings(cl *Class) []string {
 	for _, s := range cl.Pipeline.stepDeadlineLonger(cl.Deadline) {
 		out = append(out, fmt.Sprintf("step %s: its deadline is longer than the end-to-end deadline %s, which ends the request first", s, FormatSeconds(cl.Deadline.Seconds())))
 	}
+	if e2e := cl.Deadline; e2e > 0 {
+		for _, st := range cl.Pipeline.Steps {
+			p := &st.Call.Policy
+			if g := p.gap(1); p.Copies > 0 && p.Adaptive == nil && g >= e2e {
+				out = append(out, fmt.Sprintf("step %s: its hedge delay %s is at or past the end-to-end deadline %s: no copy is ever sent on a timer", st.Name, FormatSeconds(g.Seconds()), FormatSeconds(e2e.Seconds())))
+			}
+			if p.AttemptTimeout >= e2e {
+				out = append(out, fmt.Sprintf("step %s: its attempt timeout %s is at or past the end-to-end deadline %s: it never fires", st.Name, FormatSeconds(p.AttemptTimeout.Seconds()), FormatSeconds(e2e.Seconds())))
+			}
+		}
+	}
 	return out
 }
 
@@ -203,18 +227,30 @@ func writePipelines(w io.Writer, rows []ClassReport) {
 		if len(deg) > 0 {
 			degBy = ", by step " + strings.Join(deg, ", ")
 		}
-		fmt.Fprintf(w, "  checked %s (no hedging %s); degraded %s (no hedging %s)%s; failed %s; %.2f calls per request\n",
-			pct(p.CheckedShare), pct(p.NoHedgingCheckedShare), pct(p.DegradedShare), pct(p.NoHedgingDegradedShare), degBy, pct(p.FailedShare), p.CallsPerRequest)
+		timedOut := ""
+		if p.TimedOutShare > 0 {
+			timedOut = fmt.Sprintf("; timed out end to end %s", pct(p.TimedOutShare))
+		}
+		fmt.Fprintf(w, "  checked %s (no hedging %s); degraded %s (no hedging %s)%s; failed %s%s; %.2f calls per request\n",
+			pct(p.CheckedShare), pct(p.NoHedgingCheckedShare), pct(p.DegradedShare), pct(p.NoHedgingDegradedShare), degBy, pct(p.FailedShare), timedOut, p.CallsPerRequest)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
-		fmt.Fprintln(tw, "  step\tcalls/req\tanswered\t(no hedging)\tp50\tp95\tp99\tno hedging p95\thedged\tattempts/call\tcost per 1k\tadded\tslowest 5%: longest in\tmean s there\tmedian req\t")
+		fmt.Fprintln(tw, "  step\tcalls/req\tcut/req\tanswered\t(no hedging)\tp50\tp95\tp99\tno hedging p95\thedged\tattempts/call\tcost per 1k\tadded\tslowest 5%: longest in\tmean s there\tmedian req\t")
 		for _, s := range p.Steps {
 			added := "n/a"
 			if s.AddedCostPct != nil {
 				added = signedPct(*s.AddedCostPct)
 			}
-			fmt.Fprintf(tw, "  %s\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\t%s\t\n", s.Step, s.CallsPerRequest,
-				pct(s.AnsweredShare), pct(s.NoHedgingAnsweredShare), fsec(s.Latency.P50), fsec(s.Latency.P95), fsec(s.Latency.P99),
-				fsec(s.NoHedgingLatency.P95), pct(s.HedgedShare), s.AttemptsPerCall, DollarsPer1k(s.CostPer1k.Total), added,
+			// Figures of the calls that ran to their end: none, when every
+			// call was cut or the step never ran.
+			ans, noAns, p50, p95, p99, b95 := "-", "-", "-", "-", "-", "-"
+			if s.Calls > 0 {
+				ans, p50, p95, p99 = pct(s.AnsweredShare), fsec(s.Latency.P50), fsec(s.Latency.P95), fsec(s.Latency.P99)
+			}
+			if s.NoHedgingCalls > 0 {
+				noAns, b95 = pct(s.NoHedgingAnsweredShare), fsec(s.NoHedgingLatency.P95)
+			}
+			fmt.Fprintf(tw, "  %s\t%.2f\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\t%s\t\n", s.Step, s.CallsPerRequest, s.CutPerRequest,
+				ans, noAns, p50, p95, p99, b95, pct(s.HedgedShare), s.AttemptsPerCall, DollarsPer1k(s.CostPer1k.Total), added,
 				pct(s.TailShare), fsec(s.SlowMean), fsec(s.MedianMean))
 		}
 		tw.Flush()

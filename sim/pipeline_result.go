@@ -12,10 +12,14 @@ type PipelineResult struct {
 	// as requests of their own: latency per call, outcomes, attempts,
 	// cost.
 	Steps []StepResult
-	// DegradedAny is the number of answered requests in which at least one
-	// call of a fail-open step ended without an answer: they went through
-	// unchecked. Answered − DegradedAny went through with every step answered.
+	// DegradedAny is the number of requests that went through their last
+	// stage although a call of a fail-open step ended without an answer:
+	// they went through unchecked (the class's Answered went through with
+	// every call answered).
 	DegradedAny int64
+	// TimedOut is the number of requests ended by the end-to-end deadline
+	// (Class.Deadline), whatever its fail-open/closed rule.
+	TimedOut int64
 	// stages lists each stage's steps; durs holds, per request in the
 	// order they ended, each step's seconds (see Breakdown).
 	stages [][]int
@@ -80,7 +84,7 @@ func (e *engine) attachSteps(res *Result, steps [][]StepResult) {
 		if pc == nil {
 			continue
 		}
-		pr := &PipelineResult{Steps: steps[c], DegradedAny: pc.degradedAny, durs: pc.durs}
+		pr := &PipelineResult{Steps: steps[c], DegradedAny: pc.degradedAny, TimedOut: pc.timedOut, durs: pc.durs}
 		for _, st := range pc.pl.Stages {
 			pr.stages = append(pr.stages, st.Steps)
 		}
@@ -129,85 +133,94 @@ func (p *PipelineResult) TTFV() *ClassResult {
 }
 
 // Breakdown returns, per step in seconds, the mean time the slowest
-// requests spent in it — those whose end-to-end time is at or above its
-// p95 — and the mean time the median requests spent in it (end-to-end time
-// between the 45th and 55th percentile), with the number of requests in
-// each group. A step's time runs from its stage's start to its last call's
-// end (cut at the stage's end); the end-to-end time of a request is the sum
-// over its stages of their longest step.
+// requests spent in it — the 5 % with the longest end-to-end time, by rank
+// (byEndToEnd) — and the mean time the
+// median requests spent in it (ranks from 45 % to 55 %), with the number of
+// requests in each group. A step's time runs from its stage's start to its
+// last call's end (cut at the stage's end); the end-to-end time of a
+// request is the sum over its stages of their longest step.
 func (p *PipelineResult) Breakdown() (slow, median []float64, nSlow, nMedian int) {
-	e2e, n := p.endToEnd()
 	steps := len(p.Steps)
 	slow, median = make([]float64, steps), make([]float64, steps)
+	order := p.byEndToEnd()
+	n := len(order)
 	if n == 0 {
 		return slow, median, 0, 0
 	}
-	sorted := slices.Clone(e2e)
-	slices.Sort(sorted)
-	t95 := sorted[NearestRank(n, 0.95)]
-	lo, hi := sorted[NearestRank(n, 0.45)], sorted[NearestRank(n, 0.55)]
-	for i, t := range e2e {
-		d := p.durs[i*steps : (i+1)*steps]
-		var into []float64
-		switch {
-		case t >= t95:
-			into, nSlow = slow, nSlow+1
-		case t >= lo && t <= hi:
-			into, nMedian = median, nMedian+1
-		default:
-			continue
+	mean := func(into []float64, rs []int) {
+		for _, i := range rs {
+			for s, x := range p.durs[i*steps : (i+1)*steps] {
+				into[s] += float64(x)
+			}
 		}
-		for s, x := range d {
-			into[s] += float64(x)
+		for s := range into {
+			into[s] /= float64(len(rs))
 		}
 	}
-	for s := range slow {
-		if nSlow > 0 {
-			slow[s] /= float64(nSlow)
-		}
-		if nMedian > 0 {
-			median[s] /= float64(nMedian)
-		}
-	}
-	return slow, median, nSlow, nMedian
+	top := order[slowFrom(n):]
+	mid := order[NearestRank(n, 0.45) : NearestRank(n, 0.55)+1]
+	mean(slow, top)
+	mean(median, mid)
+	return slow, median, len(top), len(mid)
 }
 
+// slowFrom is the first rank (0-based) of the slowest 5 % of n requests.
+func slowFrom(n int) int { return NearestRank(n, 0.95) }
+
 // TailAttribution returns, per step, the share of the slowest requests
-// (end-to-end time at or above its p95, as Breakdown) in which that step
-// took the most time; the shares sum to 1 (0 when there are no requests).
+// (the slowest 5 %, as Breakdown) in which that step took the most time; a
+// request whose longest steps tie counts a fraction for each of them (the
+// steps of a group cut at the stage's end, say). The shares sum to 1 (all 0
+// when there are no requests).
 func (p *PipelineResult) TailAttribution() []float64 {
-	e2e, n := p.endToEnd()
 	steps := len(p.Steps)
 	out := make([]float64, steps)
-	if n == 0 {
+	order := p.byEndToEnd()
+	if len(order) == 0 {
 		return out
 	}
-	sorted := slices.Clone(e2e)
-	slices.Sort(sorted)
-	t95 := sorted[NearestRank(n, 0.95)]
-	slow := 0
-	for i, t := range e2e {
-		if t < t95 {
-			continue
-		}
+	top := order[slowFrom(len(order)):]
+	for _, i := range top {
 		d := p.durs[i*steps : (i+1)*steps]
-		out[argmax(d)]++
-		slow++
+		m := slices.Max(d)
+		k := 0
+		for _, x := range d {
+			if x == m {
+				k++
+			}
+		}
+		for s, x := range d {
+			if x == m {
+				out[s] += 1 / float64(k)
+			}
+		}
 	}
 	for s := range out {
-		out[s] /= float64(slow)
+		out[s] /= float64(len(top))
 	}
 	return out
 }
 
-func argmax(d []float32) int {
-	best := 0
-	for i, x := range d {
-		if x > d[best] {
-			best = i
-		}
+// byEndToEnd returns the requests' indices ordered by end-to-end time,
+// ties by their steps' times: requests that tie on both are alike, so the
+// groups' figures do not depend on the order in which requests ended.
+func (p *PipelineResult) byEndToEnd() []int {
+	e2e, n := p.endToEnd()
+	steps := len(p.Steps)
+	order := make([]int, n)
+	for i := range order {
+		order[i] = i
 	}
-	return best
+	slices.SortFunc(order, func(a, b int) int {
+		switch {
+		case e2e[a] < e2e[b]:
+			return -1
+		case e2e[a] > e2e[b]:
+			return 1
+		}
+		return slices.Compare(p.durs[a*steps:(a+1)*steps], p.durs[b*steps:(b+1)*steps])
+	})
+	return order
 }
 
 // endToEnd returns each request's end-to-end time rebuilt from its steps'

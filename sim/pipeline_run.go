@@ -37,22 +37,29 @@ type pipeState struct {
 	openFail outcome
 	start    time.Duration // when the stage started (its first iteration)
 	ended    bool
-	degraded uint64          // bit s: a call of step s failed open
-	hedged   bool            // a call sent a copy
-	visible  time.Duration   // the first visible token, absolute; −1 before
-	live     []int32         // request slots of the stage's calls still running
-	tok      []float64       // per step: input tokens, output tokens (2 each)
-	stepEnd  []time.Duration // per step: when its last call ended; −1 none yet
-	stepDur  []float32       // per step: seconds, for the tail attribution
-	deferred []deferredCall  // calls answered whose stream goes on (FirstToken)
+	degraded uint64        // bit s: a call of step s failed open
+	hedged   bool          // a call sent a copy
+	visible  time.Duration // the first visible token, absolute; −1 before
+	// visibleAt and visibleInst are when the call that showed it ended,
+	// and its instance.
+	visibleAt   time.Duration
+	visibleInst int
+	live        []int32         // request slots of the stage's calls still running
+	tok         []float64       // per step: input tokens, output tokens (2 each)
+	stepEnd     []time.Duration // per step: when its last call ended; −1 none yet
+	left        []int           // per step of the stage: calls not yet done or failed
+	stepDur     []float32       // per step: seconds, for the tail attribution
+	deferred    []deferredCall  // calls answered whose stream goes on (FirstToken)
 }
 
-// deferredCall is a call whose request ended at its first token and whose
-// answer completes at at: the pipeline sees it then.
+// deferredCall is a call that has ended and that the pipeline sees at at:
+// when it ended, or, when its answer streams on past its first token, when
+// the answer completes.
 type deferredCall struct {
 	at   time.Duration
 	step int
 	o    outcome
+	inst int // the call's instance: its order in the stage
 }
 
 // pipeClass is what the engine knows of a pipeline class: its steps'
@@ -64,6 +71,7 @@ type pipeClass struct {
 	stageStarts []int   // per step: the stage it belongs to
 	degraded    []int64 // per step: requests in which a call of it failed open
 	degradedAny int64
+	timedOut    int64     // requests ended by the end-to-end deadline
 	cut         []int64   // per step: calls let go of when their stage was done or the pipeline ended
 	durs        []float32 // per request as it ended: each step's seconds
 	ttfv        endTimes  // the time to first visible token (with a visible step)
@@ -157,6 +165,11 @@ func (e *engine) resetPipe(p *pipeState, c int32, id int64, arrival time.Duratio
 	p.openFail = outNone
 	p.tok = resize(p.tok, 2*steps)
 	p.stepEnd = resizeDur(p.stepEnd, steps)
+	if cap(p.left) < steps {
+		p.left = make([]int, steps)
+	}
+	p.left = p.left[:steps]
+	clear(p.left) // the lane leaves it so: its calls are done or past now
 	p.stepDur = slices.Grow(p.stepDur[:0], steps)[:steps]
 	clear(p.tok)
 	clear(p.stepDur)
@@ -206,6 +219,7 @@ func (e *engine) startCalls(ps int32) {
 	pc := e.pipeOf[p.class]
 	p.done, p.failed, p.fail = 0, 0, outNone
 	for _, s := range pc.pl.Stages[p.stage].Steps {
+		p.left[s] = pc.pl.Steps[s].FanOut
 		for j := 0; j < pc.pl.Steps[s].FanOut; j++ {
 			e.startCall(ps, s, p.iter*pc.pl.Steps[s].FanOut+j)
 		}
@@ -287,13 +301,18 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	if pc := e.pipeOf[p.class]; r.doneAt > at && p.stage+1 < len(pc.pl.Stages) {
 		at = r.doneAt
 	}
-	if o == outOK && p.visible < 0 && e.pipeOf[p.class].pl.Steps[s].Visible && r.doneAt >= 0 {
-		p.visible = r.firstAt
+	// The first visible token is the first the user sees: of the first
+	// call of the visible step to end with an answer (ties: the first in
+	// the stage's order).
+	inst := int((r.id - p.id) >> 32)
+	if o == outOK && r.doneAt >= 0 && e.pipeOf[p.class].pl.Steps[s].Visible &&
+		(p.visible < 0 || p.visibleAt == e.now && inst < p.visibleInst) {
+		p.visible, p.visibleAt, p.visibleInst = r.firstAt, e.now, inst
 	}
 	// The driver runs from the event loop, never inside finish: starting
 	// the next calls there would grow the request slots under finish's
 	// callers.
-	p.deferred = append(p.deferred, deferredCall{at: at, step: s, o: o})
+	p.deferred = append(p.deferred, deferredCall{at: at, step: s, o: o, inst: inst})
 	e.schedule(at, evPipeCall, ps, p.gen, 0)
 }
 
@@ -303,12 +322,19 @@ func (e *engine) pipeCall(ps int32, gen uint32) {
 	if p.gen != gen || p.ended {
 		return
 	}
+	// Of the calls that hand on now, the first in the stage's order: the
+	// order in which same-time ends are seen does not depend on the order
+	// of events (the lane sees them so too).
+	k := -1
 	for i, d := range p.deferred { // few: the stage's calls
-		if d.at == e.now {
-			p.deferred = slices.Delete(p.deferred, i, i+1)
-			e.callDone(ps, d.step, d.o)
-			return
+		if d.at == e.now && (k < 0 || d.inst < p.deferred[k].inst) {
+			k = i
 		}
+	}
+	if k >= 0 {
+		d := p.deferred[k]
+		p.deferred = slices.Delete(p.deferred, k, k+1)
+		e.callDone(ps, d.step, d.o)
 	}
 }
 
@@ -318,6 +344,7 @@ func (e *engine) callDone(ps int32, s int, o outcome) {
 	p := &e.pipes[ps]
 	pc := e.pipeOf[p.class]
 	p.stepEnd[s] = e.now
+	p.left[s]--
 	switch {
 	case o == outOK:
 		p.done++
@@ -367,7 +394,8 @@ func (e *engine) advance(ps int32) {
 }
 
 // closeStage records how long each step of the current stage took: from
-// the stage's start to its last call's end, or to now for a step cut short.
+// the stage's start to its last call's end, or to now for a step with a
+// call still running (cut short) and for a repeated step.
 func (e *engine) closeStage(ps int32) { e.closeStageAt(&e.pipes[ps], e.now) }
 
 // closeStageAt is closeStage for pipeline p, its stage ending at now.
@@ -375,7 +403,7 @@ func (e *engine) closeStageAt(p *pipeState, now time.Duration) {
 	pc := e.pipeOf[p.class]
 	for _, s := range pc.pl.Stages[p.stage].Steps {
 		end := p.stepEnd[s]
-		if end < 0 || end > now || pc.pl.Steps[s].Repeat != nil {
+		if end < 0 || end > now || p.left[s] > 0 || pc.pl.Steps[s].Repeat != nil {
 			end = now
 		}
 		p.stepDur[s] = toSeconds32(end - p.start)
@@ -480,6 +508,9 @@ func (e *engine) recordPipeline(p *pipeState, o outcome, e2e bool) {
 		case outStalled:
 			st.reqStalled++
 		}
+	}
+	if e2e {
+		pc.timedOut++
 	}
 	if through && p.degraded != 0 {
 		pc.degradedAny++

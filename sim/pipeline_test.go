@@ -2,7 +2,9 @@ package sim_test
 
 import (
 	"bytes"
+	"fmt"
 	"math"
+	"math/rand/v2"
 	"testing"
 	"time"
 
@@ -425,5 +427,146 @@ func TestPipelineLaneMatchesEventLoop(t *testing.T) {
 				t.Errorf("the lane's report differs from the event loop's:\n%s", firstDiff(lane, events))
 			}
 		})
+	}
+}
+
+// TestPipelineLaneOnRandomPipelines: random pipelines on latencies of a
+// 50 ms grid (so that responses, timers, deadlines and stage ends tie) —
+// sequences, fan-outs and groups of fail-open calls, loops, streamed
+// first-token steps, every winner and error rule, end-to-end deadlines —
+// give the event loop's report on the lane, byte for byte, hedged and
+// not.
+func TestPipelineLaneOnRandomPipelines(t *testing.T) {
+	rng := rand.New(rand.NewPCG(21, 22))
+	gaps := []time.Duration{0, 50 * time.Millisecond, 100 * time.Millisecond, 150 * time.Millisecond}
+	n := 120
+	if testing.Short() {
+		n = 30
+	}
+	for i := range n {
+		cfg := &sim.Config{Name: "random", Seed: uint64(i), Requests: 800, Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 50}}
+		for m := range 3 {
+			md := sim.Model{Name: string(rune('a' + m)), Provider: string(rune('a' + m)),
+				ErrorRate: []float64{0, 0.1}[rng.IntN(2)], InvalidRate: []float64{0, 0.1}[rng.IntN(2)],
+				PriceInputPerMTok: 1, PriceOutputPerMTok: 3}
+			if rng.IntN(2) == 0 {
+				md.Latency = tieGrid(t, rng)
+			} else {
+				md.TTFT = tieGrid(t, rng)
+				md.TokensPerSecond = dist.Constant{Value: []float64{100, 500}[rng.IntN(2)]}
+			}
+			cfg.Models = append(cfg.Models, md)
+		}
+		pl := &sim.Pipeline{}
+		for s := range 1 + rng.IntN(4) {
+			c := sim.Class{
+				InputTokens: dist.Constant{Value: 100}, OutputTokens: dist.Uniform{Min: 10, Max: 60},
+				Deadline:  []time.Duration{0, 150 * time.Millisecond, 300 * time.Millisecond}[rng.IntN(3)],
+				OnTimeout: sim.TimeoutRule(rng.IntN(2)),
+				Policy: sim.Policy{
+					Primary: rng.IntN(3), Targets: []int{rng.IntN(3)}, Copies: rng.IntN(3),
+					Delays: []time.Duration{gaps[rng.IntN(len(gaps))]}, Winner: sim.WinnerRule(rng.IntN(3)),
+					OnError: sim.ErrorRule(rng.IntN(3)), OnInvalid: sim.ErrorRule(rng.IntN(3)),
+					CancelLatency: []time.Duration{0, 50 * time.Millisecond}[rng.IntN(2)], CancelBilling: sim.Billing(rng.IntN(4)),
+				},
+			}
+			st := sim.Step{Name: string(rune('p' + s)), Call: c, FanOut: 1, Visible: s == 1}
+			switch rng.IntN(4) {
+			case 0: // a fan-out of fail-open calls
+				st.FanOut = 2 + rng.IntN(3)
+				st.Call.OnTimeout = sim.FailOpen
+			case 1: // a loop
+				st.Repeat, st.MaxRepeat, st.InputGrowth = dist.Uniform{Min: 0.5, Max: 4.5}, 3+rng.IntN(2), 50
+			}
+			if s > 0 {
+				st.InputFrom = []sim.TokenRef{{Step: s - 1, Output: true}}
+			}
+			pl.Steps = append(pl.Steps, st)
+			pl.Stages = append(pl.Stages, sim.Stage{Steps: []int{s}})
+		}
+		cfg.Classes = []sim.Class{{Name: "p", Share: 1, Pipeline: pl,
+			Deadline: []time.Duration{0, 300 * time.Millisecond, 600 * time.Millisecond}[rng.IntN(3)], OnTimeout: sim.TimeoutRule(rng.IntN(2))}}
+		if !sim.PipelineLane(cfg) {
+			t.Fatalf("config %d does not take the lane", i)
+		}
+		for _, c := range []*sim.Config{cfg, sim.WithoutHedging(cfg)} {
+			lane := reportJSON(t, c, mustRun(t, c), mustRun(t, sim.WithoutHedging(c)))
+			events := reportJSON(t, c, sim.RunDirect(c), sim.RunDirect(sim.WithoutHedging(c)))
+			if !bytes.Equal(lane, events) {
+				t.Fatalf("config %d: the lane's report differs from the event loop's:\n%s", i, firstDiff(lane, events))
+			}
+		}
+	}
+}
+
+// TestPipelineEventOrder: random pipelines whose calls share queues —
+// groups waited for all, any or k of n, fan-outs, loops, fail-open and
+// fail-closed steps, end-to-end deadlines, on a 50 ms grid so that events
+// tie — give the same result and end their attempts in the same order with
+// the FIFOs of events and with the heap alone, and every run's accounting
+// balances (the package's tests audit every run).
+func TestPipelineEventOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(31, 32))
+	n := 80
+	if testing.Short() {
+		n = 20
+	}
+	for i := range n {
+		cfg := &sim.Config{Name: "random", Seed: uint64(i), Requests: 600, Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 40},
+			Providers: []sim.Provider{{Name: "a", Concurrency: 1 + rng.IntN(4)}, {Name: "b", Concurrency: 2 + rng.IntN(6)}}}
+		if rng.IntN(3) == 0 {
+			cfg.Providers[1].RejectWhenFull, cfg.Providers[1].QueueLimit = true, rng.IntN(3)
+		}
+		for m := range 2 {
+			cfg.Models = append(cfg.Models, sim.Model{Name: string(rune('a' + m)), Provider: string(rune('a' + m)),
+				Latency: tieGrid(t, rng), ErrorRate: []float64{0, 0.1}[rng.IntN(2)], PriceInputPerMTok: 1})
+		}
+		pl := &sim.Pipeline{}
+		for s := 0; s < 1+rng.IntN(4); s++ {
+			c := call([]time.Duration{0, 200 * time.Millisecond}[rng.IntN(2)], sim.TimeoutRule(rng.IntN(2)))
+			c.Policy.Primary, c.Policy.Copies, c.Policy.Delays = rng.IntN(2), rng.IntN(3), []time.Duration{50 * time.Millisecond}
+			c.Policy.OnError = sim.ErrorRule(rng.IntN(3))
+			st := sim.Step{Name: string(rune('p' + s)), Call: c, FanOut: 1}
+			group := false
+			switch rng.IntN(4) {
+			case 0:
+				st.FanOut = 2 + rng.IntN(3)
+			case 1:
+				st.Repeat, st.MaxRepeat = dist.Uniform{Min: 0.5, Max: 3.5}, 3
+			case 2:
+				group = s > 0 && pl.Steps[s-1].Repeat == nil
+			}
+			pl.Steps = append(pl.Steps, st)
+			if group {
+				g := &pl.Stages[len(pl.Stages)-1]
+				g.Steps = append(g.Steps, s)
+			} else {
+				pl.Stages = append(pl.Stages, sim.Stage{Steps: []int{s}})
+			}
+		}
+		for g := range pl.Stages {
+			calls := 0
+			for _, s := range pl.Stages[g].Steps {
+				calls += pl.Steps[s].FanOut
+			}
+			if pl.Steps[pl.Stages[g].Steps[0]].Repeat == nil {
+				pl.Stages[g].Need = rng.IntN(calls + 1) // 0: all
+			}
+		}
+		cfg.Classes = []sim.Class{
+			{Name: "p", Share: 0.7, Pipeline: pl, Deadline: []time.Duration{0, 500 * time.Millisecond}[rng.IntN(2)]},
+			{Name: "plain", Share: 0.3, InputTokens: dist.Constant{Value: 10}, OutputTokens: dist.Constant{Value: 5},
+				Policy: sim.Policy{Primary: rng.IntN(2), Copies: 1, Delays: []time.Duration{100 * time.Millisecond}, OnInvalid: sim.NonFatal}},
+		}
+		if err := cfg.Validate(); err != nil {
+			t.Fatalf("config %d: %v", i, err)
+		}
+		sameOrder(t, fmt.Sprintf("config %d", i), cfg)
+		res := mustRun(t, cfg)
+		checkAttempts(t, res)
+		c := &res.Classes[0]
+		if through := c.Answered + c.Pipeline.DegradedAny; through > c.Requests {
+			t.Errorf("config %d: %d went through of %d", i, through, c.Requests)
+		}
 	}
 }

@@ -246,13 +246,12 @@ type waiter struct {
 
 // provider is the run-time state of one failure domain.
 type provider struct {
-	name     string
-	capacity int // 0 = unlimited
-	busy     int
-	queue    []waiter // FIFO; entries whose attempt has left are skipped
-	qhead    int
-	waiting  int  // attempts in the queue that have not left it
-	bounded  bool // rejects an attempt when queueLimit are waiting
+	name      string
+	capacity  int // 0 = unlimited
+	busy      int
+	waitQueue      // FIFO; entries whose attempt has left are skipped
+	waiting   int  // attempts in the queue that have not left it
+	bounded   bool // rejects an attempt when queueLimit are waiting
 	// queueLimit is how many attempts may wait when bounded.
 	queueLimit    int
 	ignoresCancel bool // cancels never stop work here
@@ -261,6 +260,15 @@ type provider struct {
 	stats         ProviderResult
 	waitSum       wideSum // total queue wait of attempts that started service
 	busySum       wideSum // total time attempts spent in service
+	// pool, when the provider has one, serves its attempts instead of
+	// its own slots and queue (pool.go).
+	pool *pool
+}
+
+// waitQueue is a FIFO of waiters: a provider's queue, or a replica's.
+type waitQueue struct {
+	queue []waiter
+	qhead int
 }
 
 // providers returns the run-time providers of cfg — the listed ones, then
@@ -302,7 +310,7 @@ func (cfg *Config) providers() ([]provider, []int) {
 // to its front instead of growing, so the queue stays within four times
 // the most waiters it ever held (cache-resident), each moved O(1) times on
 // average.
-func (p *provider) enqueue(w waiter) {
+func (p *waitQueue) enqueue(w waiter) {
 	if len(p.queue) == cap(p.queue) && p.qhead > 0 && p.qhead*2 >= len(p.queue) {
 		n := copy(p.queue, p.queue[p.qhead:])
 		p.queue, p.qhead = p.queue[:n], 0
@@ -310,7 +318,7 @@ func (p *provider) enqueue(w waiter) {
 	p.queue = append(p.queue, w)
 }
 
-func (p *provider) dequeue() (waiter, bool) {
+func (p *waitQueue) dequeue() (waiter, bool) {
 	if p.qhead == len(p.queue) {
 		return waiter{}, false
 	}

@@ -33,6 +33,10 @@ type Report struct {
 	// Breakers is what each model's and provider's circuit breaker did;
 	// absent without breakers.
 	Breakers []BreakerResult `json:"breakers,omitempty"`
+	// Pools is what each provider's replica pool did in the hedged run:
+	// per replica its load, queue waits and cold starts, per pool its
+	// imbalance; absent without pools.
+	Pools []PoolResult `json:"pools,omitempty"`
 	// Warnings are run-wide conditions that limit what the numbers mean.
 	Warnings []string `json:"warnings"`
 	// ScenarioSHA256 identifies the scenario's input files (the scenario
@@ -171,7 +175,10 @@ type Baseline struct {
 
 // ClassReport is one class (or "overall") of a Report.
 type ClassReport struct {
-	Class              string  `json:"class"`
+	Class string `json:"class"`
+	// Policy is the class's hedge policy in words (PolicyText); absent
+	// for the overall row.
+	Policy             string  `json:"policy,omitempty"`
 	Requests           int64   `json:"requests"`
 	Answered           int64   `json:"answered"` // valid answer within the deadline
 	AnsweredShare      float64 `json:"answered_share"`
@@ -232,6 +239,10 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 		cr.Pipeline = pipelineReport(&cfg.Classes[i], h, b)
 		cr.Warnings = append(cr.Warnings, hedgeWarnings(&cfg.Classes[i], h, b, &cr, x.baseEnd95)...)
 		cr.Warnings = append(cr.Warnings, pipelineWarnings(&cfg.Classes[i])...)
+		cr.Policy = PolicyText(cfg, &cfg.Classes[i])
+		if w := unitWarning(cfg, &cfg.Classes[i]); w != "" {
+			cr.Warnings = append(cr.Warnings, w)
+		}
 		if n := cfg.Classes[i].Clients; int64(n) > h.Requests {
 			cr.Warnings = append(cr.Warnings, fmt.Sprintf("%d closed-loop clients sent only %d requests: the run ended before every client had sent once, so the idle clients cost memory and time and change nothing; set clients to at most the requests, or simulate more requests", n, h.Requests))
 		}
@@ -241,9 +252,15 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 	r.setSpend(cfg)
 	r.Providers = hedged.Providers
 	r.Breakers = hedged.Breakers
+	r.Pools = hedged.Pools
 	r.Warnings = []string{}
 	for _, o := range hedged.Overloads(cfg) {
-		r.Warnings = append(r.Warnings, fmt.Sprintf("%s over this run of %s: a rate limit's bucket starts full, so its 429s may only begin after the burst is spent — a longer run, or production traffic, sees more of them", o, FormatSeconds(hedged.Seconds)))
+		over := "over this run of " + FormatSeconds(o.Seconds)
+		if o.Seconds != hedged.Seconds {
+			over = fmt.Sprintf("over this run's %d requests at %s requests/s (%s of arrivals; the run ends at %s, when the last of them does)",
+				hedged.Overall.Requests, PerSecond(ArrivalRate(cfg)), FormatSeconds(o.Seconds), FormatSeconds(hedged.Seconds))
+		}
+		r.Warnings = append(r.Warnings, fmt.Sprintf("%s %s: a rate limit's bucket starts full, so its 429s may only begin after the burst is spent — a longer run, or production traffic, sees more of them", o, over))
 	}
 	for _, b := range hedged.Breakers {
 		if b.starved != "" {
@@ -606,6 +623,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
+	writePools(w, r.Pools)
 	fmt.Fprintf(w, "quantiles: %s.\n", QuantileRule)
 	for _, c := range rows {
 		if d := c.DeniedHedges; d.Total() > 0 {

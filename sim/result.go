@@ -22,6 +22,9 @@ type Result struct {
 	// Breakers is what each circuit breaker did, models' then providers'
 	// (those without one are left out).
 	Breakers []BreakerResult
+	// Pools is what each provider's replica pool did, in provider order;
+	// nil without pools.
+	Pools []PoolResult
 }
 
 // ModelLoad is the load a run offered to one model.
@@ -33,12 +36,14 @@ type ModelLoad struct {
 
 // Overloads names the request-rate limits of cfg (per model and per
 // provider) that the run r of cfg offered more attempts per second than
-// they admit in the long run: Sent ÷ Seconds above requests_per_minute ÷
-// 60. A bucket starts full, so a short run can hide such an overload: the
-// excess is answered with 429s only once the burst is spent, after about
-// burst ÷ (offered − limit) seconds. Token limits are not checked.
+// they admit in the long run: Sent ÷ TrafficSeconds above
+// requests_per_minute ÷ 60. A bucket starts full, so a short run can hide
+// such an overload: the excess is answered with 429s only once the burst is
+// spent, after about burst ÷ (offered − limit) seconds. Token limits are
+// not checked.
 func (r *Result) Overloads(cfg *Config) []Overload {
-	if !(r.Seconds > 0) {
+	span := r.TrafficSeconds(cfg)
+	if !(span > 0) {
 		return nil
 	}
 	var out []Overload
@@ -46,9 +51,9 @@ func (r *Result) Overloads(cfg *Config) []Overload {
 		if rl.RequestsPerMinute <= 0 {
 			return
 		}
-		offered, limit := float64(sent)/r.Seconds, rl.RequestsPerMinute/60
+		offered, limit := float64(sent)/span, rl.RequestsPerMinute/60
 		if offered > limit {
-			out = append(out, Overload{Kind: kind, Name: name, Offered: offered, Limit: limit})
+			out = append(out, Overload{Kind: kind, Name: name, Offered: offered, Limit: limit, Seconds: span})
 		}
 	}
 	for m := range cfg.Models {
@@ -66,11 +71,32 @@ func (r *Result) Overloads(cfg *Config) []Overload {
 	return out
 }
 
+// TrafficSeconds is the simulated time over which the run r of cfg offered
+// its traffic, in seconds. With open arrivals only, it is the run's
+// requests over the arrival rate (ArrivalRate): the span of the arrivals,
+// without the tail in which the last requests still wait for answers,
+// copies, retries or their deadline, which in a short run can be most of
+// Seconds. With closed-loop clients, who send until the run ends, it is
+// Seconds.
+func (r *Result) TrafficSeconds(cfg *Config) float64 {
+	for i := range cfg.Classes {
+		if cfg.Classes[i].Clients > 0 {
+			return r.Seconds
+		}
+	}
+	if rate := ArrivalRate(cfg); rate > 0 && r.Overall.Requests > 0 {
+		return float64(r.Overall.Requests) / rate
+	}
+	return r.Seconds
+}
+
 // Overload is a request-rate limit offered more than it admits (see
 // Result.Overloads); rates in requests per second.
 type Overload struct {
 	Kind, Name     string // "model" or "provider", and its name
 	Offered, Limit float64
+	// Seconds is the span the rate is measured over (TrafficSeconds).
+	Seconds float64
 }
 
 // String says it in words.
@@ -304,6 +330,10 @@ func (e *engine) result() *Result {
 			u := pr.MeanInService / float64(pv.capacity)
 			pr.Utilisation = &u
 		}
+		if pl := pv.pool; pl != nil && pl.cfg.Concurrency > 0 {
+			u := pr.MeanInService / float64(pl.cfg.Concurrency*len(pl.reps))
+			pr.Utilisation = &u
+		}
 		res.Providers = append(res.Providers, pr)
 	}
 	for m := range e.cfg.Models {
@@ -311,6 +341,9 @@ func (e *engine) result() *Result {
 	}
 	res.Seconds = e.lastEvent.Seconds()
 	res.Breakers = e.breakerResults()
+	if e.pools {
+		res.Pools = e.poolResults()
+	}
 	return res
 }
 

@@ -306,7 +306,9 @@ func (e *engine) resend(slot int32, r *request, k int) {
 	if a.state != attBackoff {
 		return
 	}
+	prev := a.rep
 	e.draw(r, int(a.model), k) // keeps a.try
+	a.rep = prev               // the replica its last call went to: the pool picks another
 	r.live++
 	e.stats[r.class].sent++
 	e.retries[r.class].Calls++

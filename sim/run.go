@@ -47,7 +47,7 @@ func (cfg *Config) independent() bool { return !cfg.pipelined() && cfg.independe
 // cannot affect one another.
 func (cfg *Config) independentCalls() bool {
 	for _, p := range cfg.Providers {
-		if p.Concurrency > 0 || p.RateLimit.on() || p.Breaker != nil {
+		if p.Concurrency > 0 || p.RateLimit.on() || p.Breaker != nil || p.Pool != nil {
 			return false
 		}
 	}

@@ -158,18 +158,18 @@ func (e *engine) drawStall(r *request, md *Model, m, k int, t uint16) (length ti
 }
 
 // shapeStream sets the times of attempt a, a streamed answer whose
-// service has just started at a.svc with first and end set as if it ran
-// without a pause: it places a drawn stall (a.stallAt holds its work
+// work has just started at t0 (its service start, a.svc, unless a cold
+// start delays it) with first and end set as if it ran without a pause: it places a drawn stall (a.stallAt holds its work
 // offset, −1 before the first token, and a.stallEnd its length until
 // now), then applies the policy's stream cuts c — a cut attempt becomes
 // outStalled, ending at the cut. out is the request's output tokens.
-func shapeStream(a *attempt, stages []stage, c *StreamCuts, out float64) {
+func shapeStream(a *attempt, stages []stage, t0 time.Duration, c *StreamCuts, out float64) {
 	off, length := a.stallAt, a.stallEnd
 	a.stallAt, a.stallEnd = a.first, a.first // no pause
 	if length > 0 {
 		before := off < 0
 		off = max(off, 0)
-		at := finishAll(stages, a.svc, off)
+		at := finishAll(stages, t0, off)
 		resume := at + length
 		a.end = finishAll(stages, resume, a.workFirst+a.workDecode-off)
 		if before {

@@ -34,6 +34,10 @@ type AttemptRecord struct {
 	BilledInput, BilledOutput float64
 	// CostUSD is what the attempt cost.
 	CostUSD float64
+	// Replica is the index of the replica the attempt went to, at a
+	// provider with a pool (Provider.Pool); −1 otherwise, and for an
+	// attempt a gate answered before it reached a replica.
+	Replica int
 }
 
 // RunTrace is Run that also calls fn, when not nil, once for every
@@ -66,7 +70,7 @@ func (e *engine) emit(r *request, k int, end time.Duration, outcome string, won 
 	e.rec = AttemptRecord{
 		Request: r.id, Class: e.cfg.Classes[r.class].Name, Attempt: k, Round: int(r.round), Try: int(a.try), Model: md.Name,
 		Start: a.start, End: end, Outcome: outcome, Won: won,
-		BilledInput: in, BilledOutput: out, CostUSD: cost,
+		BilledInput: in, BilledOutput: out, CostUSD: cost, Replica: int(a.rep) - 1,
 	}
 	e.trace(&e.rec)
 }
@@ -102,6 +106,21 @@ func (r *AttemptRecord) AppendCSV(b []byte) []byte {
 	b = strconv.AppendInt(b, int64(r.Round), 10)
 	b = append(b, ',')
 	b = strconv.AppendInt(b, int64(r.Try), 10)
+	return append(b, '\n')
+}
+
+// TraceReplicaCSVHeader is the header row of AppendReplicaCSV's rows:
+// TraceCSVHeader's columns and the replica's.
+const TraceReplicaCSVHeader = "request,class,attempt,model,start_s,end_s,outcome,won,billed_input_tokens,billed_output_tokens,cost_usd,round,try,replica\n"
+
+// AppendReplicaCSV appends r as AppendCSV does, with one more column: its
+// replica (empty when it has none), for runs with a replica pool.
+func (r *AttemptRecord) AppendReplicaCSV(b []byte) []byte {
+	b = r.AppendCSV(b)
+	b = append(b[:len(b)-1], ',')
+	if r.Replica >= 0 {
+		b = strconv.AppendInt(b, int64(r.Replica), 10)
+	}
 	return append(b, '\n')
 }
 

@@ -37,12 +37,19 @@ func secondsRare(s float64) time.Duration {
 	return time.Duration(math.Round(ns))
 }
 
-// tokens rounds a token-count draw to a whole number of tokens ≥ 0.
+// MaxTokens caps a token-count draw, so that token counts times prices
+// and their sums stay finite whatever the distribution's tail. The
+// scenario loader refuses a token distribution whose 99.9999th percentile
+// exceeds it.
+const MaxTokens = 1e9
+
+// tokens rounds a token-count draw to a whole number of tokens in
+// [0, MaxTokens].
 func tokens(x float64) float64 {
 	if x < 0 || math.IsNaN(x) {
 		return 0
 	}
-	return math.Round(x)
+	return math.Round(math.Min(x, MaxTokens))
 }
 
 // never is a time no event reaches: when a cancel lands at a provider

@@ -155,18 +155,33 @@ func (p *Provider) validate() error {
 		return err
 	}
 	if d := p.Degraded; d != nil {
-		if d.MeanNormal < MinDegradedPeriod || d.MeanDegraded < MinDegradedPeriod {
-			return fmt.Errorf("degraded periods: mean durations %v and %v must be ≥ %v", d.MeanNormal, d.MeanDegraded, MinDegradedPeriod)
+		if err := d.validate(); err != nil {
+			return err
 		}
-		if !(d.Slowdown >= 1) || math.IsInf(d.Slowdown, 0) {
-			return fmt.Errorf("degraded periods: slowdown %v must be finite and ≥ 1", d.Slowdown)
+	}
+	if pl := p.Pool; pl != nil {
+		if p.Concurrency != 0 || p.RejectWhenFull {
+			return fmt.Errorf("a provider with a pool has its concurrency and queue per replica: set them in its Pool, not on the provider")
 		}
-		if !(d.ErrorRate >= 0 && d.ErrorRate <= 1) {
-			return fmt.Errorf("degraded periods: error rate %v must be in [0, 1]", d.ErrorRate)
+		if err := pl.validate(); err != nil {
+			return err
 		}
 	}
 	if p.Breaker != nil {
 		return p.Breaker.validate()
+	}
+	return nil
+}
+
+func (d *Degraded) validate() error {
+	if d.MeanNormal < MinDegradedPeriod || d.MeanDegraded < MinDegradedPeriod {
+		return fmt.Errorf("degraded periods: mean durations %v and %v must be ≥ %v", d.MeanNormal, d.MeanDegraded, MinDegradedPeriod)
+	}
+	if !(d.Slowdown >= 1) || math.IsInf(d.Slowdown, 0) {
+		return fmt.Errorf("degraded periods: slowdown %v must be finite and ≥ 1", d.Slowdown)
+	}
+	if !(d.ErrorRate >= 0 && d.ErrorRate <= 1) {
+		return fmt.Errorf("degraded periods: error rate %v must be in [0, 1]", d.ErrorRate)
 	}
 	return nil
 }

@@ -13,6 +13,7 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
+	"text/tabwriter"
 
 	"github.com/hedgesim/hedgesim/readers"
 	"github.com/hedgesim/hedgesim/scenario"
@@ -47,7 +48,7 @@ Usage:
                                     write a report's picks or a scenario's
                                     policies as gRPC, Envoy, failsafe-go,
                                     Polly or JSON configuration
-  hedgesim list                     list the built-in scenarios
+  hedgesim list                     list the built-in scenarios and what each models
   hedgesim version                  print the version and VCS revision
   hedgesim help [COMMAND]           show help for a command
 
@@ -92,6 +93,12 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 			code = exitFailure
 		}
 	}()
+	if isCommand(args[0]) && args[0] != "help" && asksHelp(args[1:]) {
+		// Asked-for help goes to stdout, so it can be paged, as with
+		// "hedgesim help CMD".
+		args = []string{args[0], "--help"}
+		stderr = stdout
+	}
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "run":
 		err = cmdRun(ctx, rest, stdout, stderr)
@@ -109,7 +116,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		err = cmdValidate(rest, stdout, stderr)
 	case "compare":
 		err = cmdCompare(rest, stdout, stderr)
-	case "version":
+	case "version", "--version", "-version", "-v":
 		err = cmdVersion(rest, stdout)
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 1 {
@@ -117,8 +124,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 			return exitUsage
 		}
 		if len(rest) == 1 && rest[0] != "help" {
-			switch rest[0] {
-			case "run", "optimize", "merge", "fit", "list", "validate", "compare", "export", "version":
+			if isCommand(rest[0]) {
 				// Asked-for help goes to stdout, so it can be paged.
 				return run([]string{rest[0], "--help"}, stdout, stdout)
 			}
@@ -128,7 +134,14 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		fmt.Fprintf(stdout, usage, scenarios.Default)
 		return exitOK
 	default:
-		fmt.Fprintf(stderr, "hedgesim: unknown command %q; commands: %s\n", cmd, commandNames)
+		hint := ""
+		for _, c := range strings.Split(commandNames, ", ") {
+			if editDistance(c, strings.ToLower(cmd)) <= 2 {
+				hint = fmt.Sprintf(" (did you mean %s?)", c)
+				break
+			}
+		}
+		fmt.Fprintf(stderr, "hedgesim: unknown command %q%s; commands: %s\n", cmd, hint, commandNames)
 		return exitUsage
 	}
 	switch {
@@ -152,6 +165,30 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		fmt.Fprintf(stderr, "hedgesim %s: %v\n", args[0], err)
 		return exitFailure
 	}
+}
+
+// isCommand reports whether name is one of commandNames.
+func isCommand(name string) bool {
+	for _, c := range strings.Split(commandNames, ", ") {
+		if c == name {
+			return true
+		}
+	}
+	return false
+}
+
+// asksHelp reports whether a command's arguments ask for its help: -h,
+// -help or --help before any "--", as the flag package reads them.
+func asksHelp(args []string) bool {
+	for _, a := range args {
+		switch a {
+		case "--":
+			return false
+		case "-h", "-help", "--help":
+			return true
+		}
+	}
+	return false
 }
 
 func isUsage(err error) bool {
@@ -189,6 +226,11 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 				return nil, err
 			}
 			msg := strings.Replace(strings.Replace(err.Error(), "for flag -", "for flag --", 1), "not defined: -", "not defined: --", 1)
+			if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
+				if s := suggestFlag(fs, name); s != "" {
+					msg += " (did you mean --" + s + "?)"
+				}
+			}
 			fmt.Fprintf(out, "hedgesim %s: %s\nrun 'hedgesim %s --help' for the flags\n", fs.Name(), msg, fs.Name())
 			return nil, usageError{err: err, quiet: true}
 		}
@@ -266,7 +308,9 @@ func loadScenarioWith(arg string, o *scenario.Options) (*scenario.Scenario, erro
 	if err != nil {
 		return nil, err
 	}
-	if _, err := os.Stat(arg); err == nil {
+	if _, err := os.Stat(arg); err == nil || !errors.Is(err, fs.ErrNotExist) {
+		// There, or there but unreadable (a loop of symbolic links, no
+		// permission): the loader says why.
 		return lim.LoadWith(arg, o)
 	}
 	name := strings.TrimSuffix(filepath.Base(arg), ".toml") + ".toml"
@@ -293,6 +337,8 @@ func scenarioSource(arg string) (string, []byte, error) {
 			return "", nil, usageError{err: err}
 		}
 		return arg, data, nil
+	} else if err != nil && !errors.Is(err, fs.ErrNotExist) {
+		return "", nil, usageError{err: err} // a loop of symbolic links, no permission
 	}
 	name := strings.TrimSuffix(filepath.Base(arg), ".toml") + ".toml"
 	data, err := fs.ReadFile(scenarios.FS, name)
@@ -326,20 +372,23 @@ func inputLimits() (scenario.Limits, error) {
 
 func cmdList(args []string, stdout io.Writer) error {
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
-		fmt.Fprintln(stdout, "Usage: hedgesim list\n\nLists the scenarios built into the binary; run one with 'hedgesim run NAME'.")
+		fmt.Fprintln(stdout, "Usage: hedgesim list\n\nLists the scenarios built into the binary, each with what it models (the\ntable of scenarios/README.md); run one with 'hedgesim run NAME'.")
 		return nil
 	}
 	if len(args) > 0 {
 		return usageError{err: fmt.Errorf("takes no arguments, got %q", args)}
 	}
 	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	desc := scenarios.Descriptions()
 	for _, n := range scenarios.Names() {
 		mark := ""
 		if n == scenarios.Default {
 			mark = " (default)"
 		}
-		fmt.Fprintf(&b, "%s%s\n", n, mark)
+		fmt.Fprintf(tw, "%s%s\t%s\n", n, mark, strings.ReplaceAll(desc[n], "`", ""))
 	}
+	tw.Flush()
 	_, err := stdout.Write(b.Bytes())
 	return err
 }

@@ -24,7 +24,7 @@ type failingWriter struct{}
 
 func (failingWriter) Write([]byte) (int, error) { return 0, errors.New("broken pipe") }
 
-// TestExitCodes makes the README's table true, one case per cause: 0 ok;
+// TestExitCodes makes docs/operations.md's exit-status table true, one case per cause: 0 ok;
 // 1 failure while running (an output that cannot be written, a bug); 2
 // bad input or usage, whatever the input (flags, scenario, trace, log, and
 // each unreadable in the same way); 130 interrupted.

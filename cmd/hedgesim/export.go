@@ -11,6 +11,7 @@ import (
 
 	"github.com/hedgesim/hedgesim/export"
 	"github.com/hedgesim/hedgesim/readers"
+	"github.com/hedgesim/hedgesim/scenario"
 	"github.com/hedgesim/hedgesim/sim"
 )
 
@@ -165,8 +166,26 @@ func exportInput(arg, scen string) (*export.Document, string, error) {
 	if err != nil {
 		return nil, "", usageError{err: fmt.Errorf("%s: %w", name, err)}
 	}
+	// The report's what-if --set overrides (KEY=VALUE; the others, such as
+	// --scale-rate, change the traffic, not a policy) are applied to the
+	// scenario, so that what is exported is what was optimized.
+	var over struct {
+		Overrides []string `json:"overrides"`
+	}
+	var opts *scenario.Options
+	if json.Unmarshal(data, &over) == nil {
+		for _, o := range over.Overrides {
+			if strings.Contains(o, "=") && !strings.Contains(o, " (--") {
+				if opts == nil {
+					opts = &scenario.Options{}
+				}
+				opts.Set = append(opts.Set, o)
+			}
+		}
+	}
 	var cfg *sim.Config
 	var scenSHA string
+	found := scen == "" // the scenario is looked for by the report's name
 	if scen == "" {
 		// The scenario the report names: NAME.toml beside the report or
 		// in the working directory, else a built-in scenario.
@@ -184,7 +203,7 @@ func exportInput(arg, scen string) (*export.Document, string, error) {
 		if scen == "" {
 			scen = rname
 		}
-		sc, err := loadScenario(scen)
+		sc, err := loadScenarioWith(scen, opts)
 		if err == nil {
 			scenSHA = sc.SHA256
 		}
@@ -193,7 +212,7 @@ func exportInput(arg, scen string) (*export.Document, string, error) {
 		}
 		cfg = &sc.Config
 	} else {
-		sc, err := loadScenario(scen)
+		sc, err := loadScenarioWith(scen, opts)
 		if err != nil {
 			return nil, "", err
 		}
@@ -206,7 +225,14 @@ func exportInput(arg, scen string) (*export.Document, string, error) {
 		SHA string `json:"scenario_sha256"`
 	}
 	if json.Unmarshal(data, &hash) == nil && hash.SHA != "" && scenSHA != "" && hash.SHA != scenSHA {
-		return nil, "", usageError{err: fmt.Errorf("%s was made from another version of scenario %q (sha256 %.12s…, the scenario given is %.12s…): its error rules, winner, budgets and deadline may differ; re-run optimize, or export the scenario itself", name, rname, hash.SHA, scenSHA)}
+		which := "the scenario given (--scenario " + scen + ")"
+		if found {
+			which = "the built-in scenario of that name"
+			if _, err := os.Stat(scen); err == nil {
+				which = scen + ", found by the report's name,"
+			}
+		}
+		return nil, "", usageError{err: fmt.Errorf("%s was made from another version of scenario %q: the report's scenario has sha256 %.12s…, %s %.12s…, so its error rules, winner, budgets and deadline may differ; pass --scenario FILE with the version the report was made from, re-run optimize on this one, or export the scenario itself", name, rname, hash.SHA, which, scenSHA)}
 	}
 	doc, err := export.ReportPicks(data, cfg)
 	if err != nil {

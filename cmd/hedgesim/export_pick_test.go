@@ -161,3 +161,23 @@ func TestExportPipelinePerStep(t *testing.T) {
 		}
 	}
 }
+
+// TestExportAppliesReportOverrides: a report made with --set overrides is
+// exported with them applied to its scenario — a step's deadline and
+// fail-open rule, as optimized — not with the file's values.
+func TestExportAppliesReportOverrides(t *testing.T) {
+	dir := t.TempDir()
+	rep := filepath.Join(dir, "r.json")
+	code, js, errOut := hedgesim(t, "optimize", "--json", "--requests", "2000", "--check-requests", "0",
+		"--set", "classes[0].steps[0].deadline=2s", "--set", "classes[0].steps[0].on_timeout=fail_closed", "help-chat-turn")
+	if code != 0 {
+		t.Fatalf("optimize: exit %d: %s", code, errOut)
+	}
+	if err := os.WriteFile(rep, []byte(js), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	cls := exportJSON(t, rep)
+	if c := cls[0]; c["class"] != "turn/guard-question" || c["deadline_s"] != 2.0 || c["on_timeout"] != "fail_closed" {
+		t.Errorf("exported %v: deadline %v, on_timeout %v; want the overrides' 2 s, fail_closed", c["class"], c["deadline_s"], c["on_timeout"])
+	}
+}

@@ -45,3 +45,23 @@ func TestManifestCannotReachOutside(t *testing.T) {
 		t.Errorf("file outside the report directory: %q, %v", data, err)
 	}
 }
+
+// TestSymlinkLoopMessage: a scenario argument that is a loop of symbolic
+// links is reported as one, as compare, merge and fit do, not as a missing
+// file.
+func TestSymlinkLoopMessage(t *testing.T) {
+	dir := t.TempDir()
+	a, b := filepath.Join(dir, "a.toml"), filepath.Join(dir, "b.toml")
+	if err := os.Symlink(b, a); err != nil {
+		t.Skipf("symlink: %v", err)
+	}
+	if err := os.Symlink(a, b); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{{"validate", a}, {"run", a}, {"optimize", a}, {"export", "--format", "json", a}} {
+		code, _, errOut := hedgesim(t, args...)
+		if code != 2 || !strings.Contains(errOut, "too many levels of symbolic links") || strings.Contains(errOut, "no such file") {
+			t.Errorf("%q: exit %d, %q; want 2, too many levels of symbolic links", args, code, errOut)
+		}
+	}
+}

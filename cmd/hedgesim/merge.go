@@ -41,6 +41,7 @@ there always means another stage is needed.`
 func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("merge", mergeSynopsis, stderr)
 	out := pathFlag(fs, "out", "write the report to `DIR` (as optimize --out DIR does)")
+	force := fs.Bool("force", false, "let --out replace a report run wrote there (as optimize --force does)")
 	state := pathFlag(fs, "state", "when coupled classes need another stage, write the state the next stage's shards resume from to `FILE`")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of tables (as optimize --json)")
 	all := fs.Bool("all", false, "list every candidate in the tables, not only the frontier (as optimize --all)")
@@ -65,7 +66,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 			return usageError{err: fmt.Errorf("--state %s and --write-scenario %s are the same file; give each its own", *state, *writeScenario)}
 		}
 	}
-	if err := prepareOutDir("out", *out, flagPath{"state", *state}, flagPath{"write-scenario", *writeScenario}); err != nil {
+	if err := prepareOutDir("out", *out, "optimize", *force, flagPath{"state", *state}, flagPath{"write-scenario", *writeScenario}); err != nil {
 		return err
 	}
 	parts := make([]*partFile, len(pos))

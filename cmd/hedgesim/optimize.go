@@ -115,7 +115,8 @@ answered and hedged shares, the added cost and a verdict (hedge or don't, with
 the reason; never "hedge" on too few requests for an interval).
 Settings come from the scenario's [optimize] table (scenarios/README.md);
 flags override them for every class. With --out, the report (report.txt,
-report.json, candidates.csv) and plots (CLASS-cost, CLASS-survival,
+report.json, index.html — the whole report as one self-contained page for a
+review — and candidates.csv) and plots (CLASS-cost, CLASS-survival,
 CLASS-delay, as PNG and SVG) are written to DIR.
 
 With --shard i/n (0 ≤ i < n), only shard i's share of the candidates is
@@ -176,7 +177,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	var seed, requests, workers intFlag
 	var maxCost, maxHedged, minGain, minGainPerCost, minCut, confidence floatFlag
 	var from, to, step, sla, target durationFlag
-	var delays, copies, targets, classes listFlag
+	var delays, copies, targets, classes, balancers listFlag
 	var significant, allowFewer, alone boolFlag
 	var checkRequests intFlag
 	fs.Var(&seed, "seed", "random seed, overrides the scenario's `seed` (integer ≥ 0)")
@@ -199,13 +200,15 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	fs.Var(&significant, "require-significant", "verdict: require the improvement to be significant (default true)")
 	fs.Var(&confidence, "confidence", "confidence `level` of the intervals (default 0.95)")
 	fs.Var(&classes, "classes", "optimise only these classes, comma-separated `list` of names")
+	fs.Var(&balancers, "balancers", "also sweep the scenario with every replica pool set to each of these balancers, comma-separated `list` of random, round_robin, least_outstanding, p2c, latency_ewma, and compare each class's options under every balancer (a scenario with a [providers.NAME.pool])")
 	fs.Var(&workers, "workers", "`n` candidates simulated at once (default: the number of CPUs); the report does not depend on it")
 	fs.Var(&alone, "alone", "sweep every class alone at its share of the traffic, even classes coupled by a shared limited provider, model or budget (default false: those are optimized jointly)")
 	fs.Var(&checkRequests, "check-requests", "`n` requests of the rollout check, the whole scenario with every pick applied (default 1000000, or 5 × --requests when less; 0 skips it)")
 	writeScenario := pathFlag(fs, "write-scenario", "write the scenario with every pick applied to `FILE` (hedge tables and requests only; comments kept; a symbolic link is written through), so that `hedgesim run FILE` reproduces the rollout check")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of tables")
 	all := fs.Bool("all", false, "list every candidate in the tables, not only the frontier")
-	out := pathFlag(fs, "out", "write report.txt, report.json, candidates.csv and PNG/SVG plots to `DIR` (created if needed; its parent must exist); with --shard, the file to write the part to")
+	out := pathFlag(fs, "out", "write report.txt, report.json, index.html (the whole report as one self-contained page), candidates.csv and PNG/SVG plots to `DIR` (created if needed; its parent must exist); with --shard, the file to write the part to")
+	force := fs.Bool("force", false, "let --out replace a report another command (run) wrote there; files hedgesim did not write are never replaced")
 	noPlots := fs.Bool("no-plots", false, "with --out, do not draw plots")
 	whatIf := addWhatIfFlags(fs)
 	quiet := fs.Bool("quiet", false, "no progress bar (shown on stderr only when it is a terminal)")
@@ -239,6 +242,8 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 			return nil, usageError{err: errors.New("--shard needs --out FILE, the file to write the part to")}
 		case *writeScenario != "":
 			return nil, usageError{err: errors.New("--write-scenario cannot go with --shard: the picks are known only when hedgesim merge has every part; pass --write-scenario FILE to hedgesim merge instead")}
+		case balancers.set:
+			return nil, usageError{err: errors.New("--balancers cannot go with --shard: a sharded sweep covers the scenario's own balancers; compare balancers in one process, or shard one sweep per balancer with --set providers.NAME.pool.balancer=…")}
 		}
 	} else if *resume != "" {
 		return nil, usageError{err: errors.New("--resume needs --shard: it continues a sharded sweep")}
@@ -261,7 +266,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 			return nil, err
 		}
 	case *out != "":
-		if err := prepareOutDir("out", *out, flagPath{"write-scenario", *writeScenario}, flagPath{path: scenarioInput(pos).path}); err != nil {
+		if err := prepareOutDir("out", *out, "optimize", *force, flagPath{"write-scenario", *writeScenario}, flagPath{path: scenarioInput(pos).path}); err != nil {
 			return nil, err
 		}
 	}
@@ -315,6 +320,20 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	}
 	if classes.set {
 		s.Only = classes.v
+	}
+	if balancers.set {
+		if !cfg.Pooled() {
+			return nil, usageError{err: errors.New("--balancers: the scenario has no replica pool ([providers.NAME.pool]) for a balancer to route")}
+		}
+		for _, name := range balancers.v {
+			b, ok := balancerNamed(name)
+			if !ok {
+				return nil, usageError{err: fmt.Errorf("--balancers: unknown balancer %q%s; allowed: %s", name, didYouMean(name), strings.Join(balancerNames(), ", "))}
+			}
+			if !slices.Contains(s.Balancers, b) {
+				s.Balancers = append(s.Balancers, b)
+			}
+		}
 	}
 
 	// Search overrides, applied to every class.
@@ -484,7 +503,7 @@ func writeReport(ctx context.Context, dir string, rep *optimize.Report, text, js
 			}
 		}
 	}
-	return writeFiles(ctx, dir, files)
+	return writeFiles(ctx, dir, "optimize", files)
 }
 
 // fileStem turns a class name into a file-name stem of letters, digits, '-',
@@ -553,7 +572,13 @@ func newRolloutWriter(path, arg string, cfg *sim.Config, inputs ...input) (*roll
 	// Every class's table must be one that can be rewritten: try it now.
 	var edits []scenario.HedgeEdit
 	for _, cl := range cfg.Classes {
-		edits = append(edits, scenario.HedgeEdit{Class: cl.Name, NoHedging: true})
+		if cl.Pipeline == nil {
+			edits = append(edits, scenario.HedgeEdit{Class: cl.Name, NoHedging: true})
+			continue
+		}
+		for _, st := range cl.Pipeline.Steps {
+			edits = append(edits, scenario.HedgeEdit{Class: cl.Name, Step: st.Name, NoHedging: true})
+		}
 	}
 	if _, err := scenario.WithPolicies(name, src, scenario.Top{Requests: max(cfg.Requests, 1)}, edits, w.traceDir); err != nil {
 		return nil, bad("%v", err)
@@ -573,6 +598,12 @@ func (w *rolloutWriter) write(cfg *sim.Config, rep *optimize.Report) error {
 	for i := range rep.Classes {
 		cr := &rep.Classes[i]
 		pick := cr.Picked()
+		if pick.Steps != nil { // a pipeline: each step's pick
+			for _, sp := range pick.Steps {
+				edits = append(edits, scenario.HedgeEdit{Class: cr.Class, Step: sp.Step, NoHedging: !sp.Hedging, Delay: sp.Delay, Copies: sp.Copies})
+			}
+			continue
+		}
 		ed := scenario.HedgeEdit{Class: cr.Class, NoHedging: !pick.Hedging, Delay: pick.Delay, Copies: pick.Copies, Keep: pick.Configured}
 		if pick.SetsTargets() {
 			ed.Targets = strings.Split(pick.Target, ",")
@@ -658,4 +689,32 @@ func objectiveFlagsApply(s *optimize.Settings, objective string, flags []objecti
 			f.name, f.value, f.objectives, strings.Join(names, ", "), strings.TrimRight(strings.SplitN(f.objectives, " ", 2)[0], ","), f.name)}
 	}
 	return nil
+}
+
+// balancerNames returns the names of the pools' balancers.
+func balancerNames() []string {
+	var names []string
+	for _, b := range sim.Balancers {
+		names = append(names, b.String())
+	}
+	return names
+}
+
+// balancerNamed returns the balancer called name.
+func balancerNamed(name string) (sim.Balancer, bool) {
+	for _, b := range sim.Balancers {
+		if b.String() == name {
+			return b, true
+		}
+	}
+	return 0, false
+}
+
+// didYouMean returns " (did you mean "NAME"?)" for the balancer nearest
+// to name, or "".
+func didYouMean(name string) string {
+	if best := scenario.Closest(name, balancerNames()); best != "" {
+		return fmt.Sprintf(" (did you mean %q?)", best)
+	}
+	return ""
 }

@@ -23,7 +23,9 @@ import (
 // the manifest it writes into every report directory (manifestName, a list
 // of the files). Before a run, DIR must be absent, empty, or a report
 // directory holding only the files its manifest lists; otherwise the run
-// stops at once with exit status 2, naming the other files.
+// stops at once with exit status 2, naming the other files. A report of
+// another command (run's report where optimize writes, or the reverse) is
+// replaced only with --force.
 //
 // On SIGINT or SIGTERM, or any failure, the temporary directory is
 // removed and DIR is left as it was. A run killed outright (SIGKILL, a
@@ -39,6 +41,9 @@ const manifestName = ".hedgesim-report.json"
 type manifest struct {
 	// WrittenBy is always "hedgesim".
 	WrittenBy string `json:"written_by"`
+	// Command is the command whose report it is: "run" or "optimize"
+	// (merge writes optimize's report). Absent in reports of older builds.
+	Command string `json:"command,omitempty"`
 	// Files are the report's files, in writing order, the manifest
 	// excluded.
 	Files []string `json:"files"`
@@ -63,9 +68,10 @@ type flagPath struct{ flag, path string }
 // can be written: its parent exists (a missing one is refused, as for
 // every output, so that a typo is caught) and is writable, dir is absent, empty or a report directory of hedgesim's
 // only, and none of the other output files (those with a path) is inside
-// it, since the directory is replaced whole. Problems are usage errors.
-// It also removes the temporary directories of killed runs into dir.
-func prepareOutDir(flagName, dir string, others ...flagPath) error {
+// it, since the directory is replaced whole. A report of another command
+// than command is replaced only when force is set. Problems are usage
+// errors. It also removes the temporary directories of killed runs into dir.
+func prepareOutDir(flagName, dir, command string, force bool, others ...flagPath) error {
 	if dir == "-" {
 		return usageError{err: fmt.Errorf("--%s -: standard output carries the report; name a directory", flagName)}
 	}
@@ -109,10 +115,39 @@ func prepareOutDir(flagName, dir string, others ...flagPath) error {
 	}
 	os.Remove(probe)
 	removeStale(dest)
-	if _, err := ownFiles(dest); err != nil {
+	own, err := ownFiles(dest)
+	if err != nil {
 		return usageError{err: fmt.Errorf("--%s %s: %w", flagName, dir, err)}
 	}
+	if other := reportCommand(dest); len(own) > 0 && other != "" && other != command && !force {
+		return usageError{err: fmt.Errorf("--%s %s holds the report of hedgesim %s (%s); %s would replace it whole: choose another directory, or pass --force to replace it",
+			flagName, dir, other, fileList(own), command)}
+	}
 	return nil
+}
+
+// reportCommand returns the command whose report the directory dest holds,
+// from its manifest: "" when there is none, or it does not say.
+func reportCommand(dest string) string {
+	data, err := os.ReadFile(filepath.Join(dest, manifestName))
+	if err != nil {
+		return ""
+	}
+	var m manifest
+	if json.Unmarshal(data, &m) != nil || m.WrittenBy != "hedgesim" {
+		return ""
+	}
+	return m.Command
+}
+
+// fileList names at most five of files, then how many more there are.
+func fileList(files []string) string {
+	shown := files[:min(len(files), 5)]
+	s := strings.Join(shown, ", ")
+	if len(files) > len(shown) {
+		s += fmt.Sprintf(" and %d more", len(files)-len(shown))
+	}
+	return s
 }
 
 // resolveOut returns the absolute path of the report directory dir, with
@@ -141,6 +176,9 @@ func resolveOut(dir string) (string, error) {
 	}
 	if filepath.Dir(real) == real {
 		return "", errors.New("is a file system root; want a directory of its own for the report")
+	}
+	if isMountPoint(real) {
+		return "", errors.New("is a mount point, which cannot be renamed, and the report directory is replaced whole (built beside it, then swapped in); give a directory inside it")
 	}
 	return real, nil
 }
@@ -180,13 +218,8 @@ func ownFiles(dest string) ([]string, error) {
 		}
 	}
 	if len(foreign) > 0 {
-		shown := foreign[:min(len(foreign), 5)]
-		more := ""
-		if len(foreign) > len(shown) {
-			more = fmt.Sprintf(" and %d more", len(foreign)-len(shown))
-		}
-		return nil, fmt.Errorf("holds files hedgesim did not write (%s%s); a report replaces the whole directory, so choose a new or empty directory, or move them away",
-			strings.Join(shown, ", "), more)
+		return nil, fmt.Errorf("holds files hedgesim did not write (%s); a report replaces the whole directory, so choose a new or empty directory, or move them away",
+			fileList(foreign))
 	}
 	var own []string
 	for _, f := range m.Files {
@@ -205,8 +238,8 @@ func ownFiles(dest string) ([]string, error) {
 // writeFiles writes files as the report directory dir, which prepareOutDir
 // has checked: into a temporary directory beside it, then swapped in. It
 // stops and cleans up when ctx is done, returning ctx's error; dir is then
-// unchanged.
-func writeFiles(ctx context.Context, dir string, files []outFile) (err error) {
+// unchanged. command names the command whose report it is, in the manifest.
+func writeFiles(ctx context.Context, dir, command string, files []outFile) (err error) {
 	dest, err := resolveOut(dir)
 	if err != nil {
 		return err
@@ -215,7 +248,7 @@ func writeFiles(ctx context.Context, dir string, files []outFile) (err error) {
 	if err != nil {
 		return err
 	}
-	m := manifest{WrittenBy: "hedgesim"}
+	m := manifest{WrittenBy: "hedgesim", Command: command}
 	for _, f := range files {
 		m.Files = append(m.Files, f.name)
 	}
@@ -264,7 +297,7 @@ func writeFiles(ctx context.Context, dir string, files []outFile) (err error) {
 		return fmt.Errorf("%s: %w", dir, err)
 	}
 	if err := swapDir(tmp, dest); err != nil {
-		return err
+		return fmt.Errorf("%s: swapping in the new report: %w", dir, err)
 	}
 	// tmp now holds the previous report, if any.
 	removeReport(tmp, old)

@@ -237,7 +237,7 @@ func TestOutTwoRenames(t *testing.T) {
 		t.Fatal(err)
 	}
 	old := readDir(t, aside)
-	if err := prepareOutDir("out", dir); err != nil {
+	if err := prepareOutDir("out", dir, "run", false); err != nil {
 		t.Fatal(err)
 	}
 	if got := readDir(t, dir); !maps.Equal(got, old) {

@@ -63,7 +63,7 @@ func TestOutputsWriteThroughSymlinks(t *testing.T) {
 		{"run --trace, absolute link", true, filepath.Join(dir, "abs.csv"), "abs.csv",
 			func(l string) []string { return []string{"run", "--requests", "5", "--trace", l, "guard-check"} }, "request,class,attempt"},
 		{"optimize --write-scenario", true, "target.toml", "target.toml",
-			func(l string) []string { return append(cloneArgs(optimizeQuick), "--write-scenario", l, "guard-check") }, "# guard-check"},
+			func(l string) []string { return append(cloneArgs(optimizeQuick), "--write-scenario", l, "guard-check") }, "#:schema ../docs/scenario.schema.json\n# guard-check"},
 		{"optimize --shard --out", false, "part.json", "part.json",
 			func(l string) []string {
 				return append(cloneArgs(optimizeQuick), "--shard", "0/1", "--out", l, "guard-check")

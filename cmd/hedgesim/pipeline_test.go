@@ -6,6 +6,8 @@ import (
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hedgesim/hedgesim/scenario"
 )
 
 // TestPipelineReports: a pipeline class's run writes its end-to-end
@@ -83,5 +85,45 @@ func TestPipelineReports(t *testing.T) {
 	}
 	if !strings.Contains(string(page), `<table class="steps">`) || !strings.Contains(string(page), "<td>shards</td>") {
 		t.Error("index.html lacks the step table of the pipeline's pick")
+	}
+}
+
+// TestWriteScenarioPipeline: optimize --write-scenario rewrites each step's
+// [classes.steps.hedge] table of a pipeline class with that step's pick,
+// and the file it writes loads with exactly those step policies.
+func TestWriteScenarioPipeline(t *testing.T) {
+	dir := t.TempDir()
+	out := filepath.Join(dir, "picked.toml")
+	code, js, errOut := hedgesim(t, "optimize", "--json", "--requests", "3000", "--check-requests", "0", "--write-scenario", out, "../../scenarios/fan-out.toml")
+	if code != 0 {
+		t.Fatalf("optimize: exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Classes []struct {
+			Pick       int `json:"pick"`
+			Candidates []struct {
+				Steps []struct {
+					Step    string  `json:"step"`
+					Hedging bool    `json:"hedging"`
+					Delay   float64 `json:"delay_s"`
+					Copies  int     `json:"copies"`
+				} `json:"steps"`
+			} `json:"candidates"`
+		} `json:"classes"`
+	}
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatal(err)
+	}
+	s, err := scenario.Load(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	pl := s.Config.Classes[0].Pipeline
+	pick := rep.Classes[0].Candidates[rep.Classes[0].Pick].Steps
+	for i, sp := range pick {
+		p := pl.Steps[i].Call.Policy
+		if sp.Hedging != (p.Copies > 0) || sp.Hedging && (p.Copies != sp.Copies || p.Delays[0].Seconds() != sp.Delay) {
+			t.Errorf("step %s: written %d copies after %v; picked %+v", sp.Step, p.Copies, p.Delays, sp)
+		}
 	}
 }

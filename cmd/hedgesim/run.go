@@ -48,9 +48,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var seed, requests intFlag
 	fs.Var(&seed, "seed", "random seed `N` (integer ≥ 0); overrides the scenario's seed")
 	fs.Var(&requests, "requests", "simulate `N` requests (≥ 1, 1e6 form allowed); overrides the scenario's requests")
-	asJSON := fs.Bool("json", false, "write the report as JSON (field names documented in README.md)")
+	asJSON := fs.Bool("json", false, "write the report as JSON (field names documented in docs/report.md)")
 	tracePath := pathFlag(fs, "trace", "also write one CSV row per attempt of the hedged run to `FILE` (for small runs; a symbolic link is written through)")
 	out := pathFlag(fs, "out", "also write report.txt, report.json and, for classes with an adaptive delay, a plot of it over the run to `DIR` (created if needed; its parent must exist)")
+	force := fs.Bool("force", false, "let --out replace a report another command (optimize) wrote there; files hedgesim did not write are never replaced")
 	whatIf := addWhatIfFlags(fs)
 	quiet := fs.Bool("quiet", false, "no progress bar (shown on stderr only when it is a terminal)")
 	var workers intFlag
@@ -87,7 +88,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		cfg.Requests = int(requests.v)
 	}
 	if *out != "" {
-		if err := prepareOutDir("out", *out, flagPath{"trace", *tracePath}, flagPath{path: scenarioInput(pos).path}); err != nil {
+		if err := prepareOutDir("out", *out, "run", *force, flagPath{"trace", *tracePath}, flagPath{path: scenarioInput(pos).path}); err != nil {
 			return err
 		}
 	}
@@ -109,7 +110,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	var trace *traceFile
 	if *tracePath != "" {
-		if trace, err = createTrace(*tracePath, scenarioInput(pos)); err != nil {
+		if trace, err = createTrace(*tracePath, cfg.Pooled(), scenarioInput(pos)); err != nil {
 			return err
 		}
 		defer trace.abort() // a no-op once committed
@@ -226,7 +227,7 @@ func writeRunReport(ctx context.Context, dir string, rep *sim.Report, text, js [
 			}
 		}
 	}
-	return writeFiles(ctx, dir, files)
+	return writeFiles(ctx, dir, "run", files)
 }
 
 // traceFile streams attempt rows into a temporary file beside the trace's
@@ -239,12 +240,14 @@ type traceFile struct {
 	row  []byte
 	err  error
 	done bool
+	// replicas adds the replica column (a scenario with a replica pool).
+	replicas bool
 }
 
 // createTrace checks the trace path (checkOutput; never one of inputs)
 // and opens its temporary file; errors are usage errors, reported before
-// anything is simulated.
-func createTrace(path string, inputs ...input) (*traceFile, error) {
+// anything is simulated. With replicas, rows have a replica column.
+func createTrace(path string, replicas bool, inputs ...input) (*traceFile, error) {
 	out, err := checkOutput("trace", path, inputs...)
 	if err != nil {
 		return nil, err
@@ -253,8 +256,12 @@ func createTrace(path string, inputs ...input) (*traceFile, error) {
 	if err != nil {
 		return nil, usageError{err: fmt.Errorf("--trace %s: cannot write there: %w", path, err)}
 	}
-	t := &traceFile{out: out, tmp: tmp, w: bufio.NewWriterSize(tmp, 1<<16)}
-	_, t.err = t.w.WriteString(sim.TraceCSVHeader)
+	t := &traceFile{out: out, tmp: tmp, w: bufio.NewWriterSize(tmp, 1<<16), replicas: replicas}
+	head := sim.TraceCSVHeader
+	if replicas {
+		head = sim.TraceReplicaCSVHeader
+	}
+	_, t.err = t.w.WriteString(head)
 	return t, nil
 }
 
@@ -262,7 +269,11 @@ func (t *traceFile) write(r *sim.AttemptRecord) {
 	if t.err != nil {
 		return
 	}
-	t.row = r.AppendCSV(t.row[:0])
+	if t.replicas {
+		t.row = r.AppendReplicaCSV(t.row[:0])
+	} else {
+		t.row = r.AppendCSV(t.row[:0])
+	}
 	_, t.err = t.w.Write(t.row)
 }
 

@@ -494,7 +494,7 @@ func TestMergeDamagedParts(t *testing.T) {
 }
 
 // TestMergeRemovesStaleState: a merge that writes the report removes a
-// state an earlier merge left at --state, so that the README's staged loop
+// state an earlier merge left at --state, so that docs/operations.md's staged loop
 // (`[ -f STATE ] || break`) stops; it leaves any other file alone.
 func TestMergeRemovesStaleState(t *testing.T) {
 	work := t.TempDir()

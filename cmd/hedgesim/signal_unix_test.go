@@ -75,7 +75,7 @@ func TestSignalDuringWrite(t *testing.T) {
 		t.Fatalf("first run: exit %d: %s", code, errOut)
 	}
 	old := readDir(t, dir)
-	args := []string{"optimize", "--requests", "1000", "--delays", "0,1s", "--no-plots", "--out", dir, "guard-check"}
+	args := []string{"optimize", "--requests", "1000", "--delays", "0,1s", "--no-plots", "--force", "--out", dir, "guard-check"} // --force: over run's report
 	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM, syscall.SIGKILL} {
 		cmd, stderr := hedgesimProcess(t, args...)
 		cmd.Process.Signal(sig)

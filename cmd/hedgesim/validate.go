@@ -8,6 +8,7 @@ import (
 	"io"
 
 	"github.com/hedgesim/hedgesim/scenario"
+	"github.com/hedgesim/hedgesim/scenarios"
 )
 
 // validateResult is one file of `hedgesim validate --json`.
@@ -28,10 +29,22 @@ type validateProblem struct {
 // is checked, every problem of a file is reported, and the status is 2 if
 // any file has one.
 func cmdValidate(args []string, stdout, stderr io.Writer) error {
-	fs := newFlagSet("validate", "validate [--json] SCENARIO…\n\nChecks scenario files (paths or built-in names) without simulating them, as\na CI step: every problem of every file is reported as file:line: key: what is\nwrong, at most 20 per file. Prints \"FILE: ok\" for a valid file. Exit status 0\nwhen every file is valid, 2 otherwise.", stderr)
+	fs := newFlagSet("validate", "validate [--json] SCENARIO…\n       hedgesim validate --schema > scenario.schema.json\n\nChecks scenario files (paths or built-in names) without simulating them, as\na CI step: every problem of every file is reported as file:line: key: what is\nwrong, at most 20 per file. Prints \"FILE: ok\" for a valid file. Exit status 0\nwhen every file is valid, 2 otherwise.\n\n--schema prints the JSON Schema of a scenario file instead, for editors:\nwith \"#:schema PATH\" as the first line of a scenario, Taplo and Even Better\nTOML complete its keys and flag typos (the shipped scenarios name\ndocs/scenario.schema.json).", stderr)
 	asJSON := fs.Bool("json", false, "write one JSON object per file: {file, ok, problems: [{line, key, message}]}, as an array")
+	schema := fs.Bool("schema", false, "print the JSON Schema (draft-07) of a scenario file and exit")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
+		return err
+	}
+	if *schema {
+		if len(pos) > 0 || *asJSON {
+			return usageError{err: errors.New("--schema takes no scenario and no --json: it prints the schema of every scenario file")}
+		}
+		b, err := scenario.JSONSchema(scenarios.Reference)
+		if err != nil {
+			return err
+		}
+		_, err = stdout.Write(b)
 		return err
 	}
 	if len(pos) == 0 {

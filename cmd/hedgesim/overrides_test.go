@@ -1,0 +1,38 @@
+package main
+
+import (
+	"fmt"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestOverridesDoNotHideFileErrors: a bad value in the file is refused
+// even when a flag or --set replaces it, with the file's line: the file is
+// validated as it is, whatever the command line changes.
+func TestOverridesDoNotHideFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		key, bad string
+		args     []string
+	}{
+		{"requests", "nan", []string{"--requests", "300"}},
+		{"requests", "-1", []string{"--requests", "300"}},
+		{"requests", "inf", []string{"--requests", "300"}},
+		{"requests", "1e308", []string{"--requests", "300"}},
+		{"requests", "0", []string{"--set", "requests=300"}},
+		{"seed", "-3", []string{"--set", "seed=3"}},
+	} {
+		src := fmt.Sprintf("%s = %s\n[arrivals]\nrate = 5.0\n[models.m]\nlatency = { kind = \"constant\", value = 1.0 }\n[[classes]]\nname = \"c\"\n", tc.key, tc.bad)
+		p := filepath.Join(dir, "bad.toml")
+		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		args := append(append([]string{"run"}, tc.args...), p)
+		code, _, errOut := hedgesim(t, args...)
+		if code != 2 || !strings.Contains(errOut, "bad.toml:1: "+tc.key+":") || !strings.Contains(errOut, "the file's value") {
+			t.Errorf("%s = %s with %q: exit %d, %q; want 2 and the file's line", tc.key, tc.bad, tc.args, code, errOut)
+		}
+	}
+}

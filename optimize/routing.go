@@ -1,0 +1,262 @@
+package optimize
+
+import (
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"text/tabwriter"
+
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// Routing sets the balancer of a scenario's replica pools beside the hedge
+// delay (Settings.Balancers): the sweep runs once more for each balancer,
+// with every pool of the scenario set to it, and each class's no-hedging
+// candidate and pick under every balancer are set side by side, on the
+// objective's percentile and on cost — so a verdict can say that a router
+// without hedging beats the scenario's router with hedging at no added
+// cost. The report's classes and rollout check are those of the scenario
+// as configured.
+type Routing struct {
+	// Balancers are the balancers compared.
+	Balancers []string `json:"balancers"`
+	// Classes holds, per optimized class that reaches a pool, its
+	// options.
+	Classes []RoutingClass `json:"classes"`
+}
+
+// RoutingClass is one class's options under every balancer.
+type RoutingClass struct {
+	Class string `json:"class"`
+	// Configured names the balancers of the pools the class's models
+	// reach, as the scenario sets them ("p2c"; "random, p2c" when they
+	// differ).
+	Configured string `json:"configured"`
+	// Percentile is the objective's percentile (0.95 or 0.99) the options
+	// are compared on.
+	Percentile float64 `json:"percentile"`
+	// Options are, for the configured balancers and then each balancer
+	// compared (but one the class is configured with alone), no hedging
+	// and the pick (the pick only when it hedges).
+	Options []RoutingOption `json:"options"`
+	// Verdict says in words whether a router alone beats the configured
+	// router with its pick; "" when none does significantly.
+	Verdict string `json:"verdict"`
+}
+
+// RoutingOption is a class's candidate under one balancer.
+type RoutingOption struct {
+	// Balancer names the balancer; Configured marks the scenario's own.
+	Balancer   string `json:"balancer"`
+	Configured bool   `json:"configured"`
+	// Policy is "none" or the pick's label; Hedged says which.
+	Policy string `json:"policy"`
+	Hedged bool   `json:"hedged"`
+	// Latency is the objective's percentile in seconds (+Inf, JSON null,
+	// when it is a miss) with its confidence interval.
+	Latency float64    `json:"-"`
+	CI      [2]float64 `json:"-"`
+	// AddedCostPct is the cost per request relative to the configured
+	// balancer's no-hedging candidate, in percent; CostPer1kUSD and
+	// AttemptsPerRequest as in Candidate.
+	AddedCostPct       float64 `json:"added_cost_pct"`
+	CostPer1kUSD       float64 `json:"cost_per_1k_usd"`
+	AttemptsPerRequest float64 `json:"attempts_per_request"`
+	AnsweredShare      float64 `json:"answered_share"`
+	// LatencyJSON and CIJSON are Latency and CI on the wire.
+	LatencyJSON *float64    `json:"latency_s"`
+	CIJSON      [2]*float64 `json:"latency_ci_s"`
+}
+
+// withBalancer returns a copy of cfg whose every pool uses b.
+func withBalancer(cfg *sim.Config, b sim.Balancer) *sim.Config {
+	c := *cfg
+	c.Providers = slices.Clone(cfg.Providers)
+	for i := range c.Providers {
+		if p := c.Providers[i].Pool; p != nil {
+			q := *p
+			q.Balancer = b
+			c.Providers[i].Pool = &q
+		}
+	}
+	return &c
+}
+
+// configuredBalancers names the balancers of the pools that class c of
+// cfg reaches — through its policy's models, or its pipeline steps' — in
+// provider order, without repeats.
+func configuredBalancers(cfg *sim.Config, c int) string {
+	cl := &cfg.Classes[c]
+	var models []int
+	add := func(p *sim.Policy) { models = append(append(models, p.Primary), p.Targets...) }
+	if cl.Pipeline == nil {
+		add(&cl.Policy)
+	} else {
+		for i := range cl.Pipeline.Steps {
+			add(&cl.Pipeline.Steps[i].Call.Policy)
+		}
+	}
+	var names []string
+	for _, p := range cfg.Providers {
+		if p.Pool == nil || slices.Contains(names, p.Pool.Balancer.String()) {
+			continue
+		}
+		for _, m := range models {
+			if cfg.Models[m].Provider == p.Name {
+				names = append(names, p.Pool.Balancer.String())
+				break
+			}
+		}
+	}
+	return strings.Join(names, ", ")
+}
+
+// routing runs the sweep under each of s.Balancers and compares its
+// classes' options with rep's, the sweep of cfg as configured.
+func routing(cfg *sim.Config, s Settings, opt Options, rep *Report) (*Routing, error) {
+	out := &Routing{}
+	sweeps := []*Report{rep}
+	for _, b := range s.Balancers {
+		out.Balancers = append(out.Balancers, b.String())
+		sb := s
+		sb.Balancers, sb.CheckRequests = nil, 0
+		r, _, err := sweep(withBalancer(cfg, b), sb, opt, &memo{simulate: true}, false)
+		if err != nil {
+			return nil, fmt.Errorf("balancer %s: %w", b, err)
+		}
+		sweeps = append(sweeps, r)
+	}
+	for i := range rep.Classes {
+		cr := &rep.Classes[i]
+		p := cr.Objective.Percentile
+		base := cr.Baseline()
+		ci := slices.IndexFunc(cfg.Classes, func(c sim.Class) bool { return c.Name == cr.Class })
+		rc := RoutingClass{Class: cr.Class, Configured: configuredBalancers(cfg, ci), Percentile: p}
+		if rc.Configured == "" {
+			continue // it reaches no pool
+		}
+		for j, r := range sweeps {
+			name := orNone(rc.Configured)
+			if j > 0 {
+				name = out.Balancers[j-1]
+				if name == rc.Configured {
+					continue // the configured options again
+				}
+			}
+			k := slices.IndexFunc(r.Classes, func(x ClassReport) bool { return x.Class == cr.Class })
+			if k < 0 {
+				return nil, fmt.Errorf("balancer %s: class %q was not optimized", name, cr.Class)
+			}
+			c := &r.Classes[k]
+			cands := []*Candidate{c.Baseline()}
+			if c.Verdict.Hedge {
+				cands = append(cands, c.Picked())
+			}
+			for _, cand := range cands {
+				o := RoutingOption{Balancer: name, Configured: j == 0, Policy: cand.Label, Hedged: cand.Hedging,
+					Latency: cand.Q(p), CI: cand.CI(p), CostPer1kUSD: cand.CostPer1kUSD,
+					AttemptsPerRequest: cand.AttemptsPerRequest, AnsweredShare: cand.AnsweredShare}
+				o.AddedCostPct = relCost(cr.CostBasis, cand, base)
+				o.LatencyJSON, o.CIJSON = finitePtr(o.Latency), [2]*float64{finitePtr(o.CI[0]), finitePtr(o.CI[1])}
+				rc.Options = append(rc.Options, o)
+			}
+		}
+		rc.Verdict = routingVerdict(&rc, p)
+		out.Classes = append(out.Classes, rc)
+	}
+	return out, nil
+}
+
+// relCost returns cand's cost relative to base's in percent, on the
+// class's cost basis: USD, or calls when the class is free.
+func relCost(basis string, cand, base *Candidate) float64 {
+	if basis == CostUSD && base.CostPer1kUSD > 0 {
+		return 100 * (cand.CostPer1kUSD/base.CostPer1kUSD - 1)
+	}
+	if base.AttemptsPerRequest > 0 {
+		return 100 * (cand.AttemptsPerRequest/base.AttemptsPerRequest - 1)
+	}
+	return 0
+}
+
+// finitePtr returns &x, or nil for an infinite or NaN x.
+func finitePtr(x float64) *float64 {
+	if x != x || x > 1e300 || x < -1e300 {
+		return nil
+	}
+	return &x
+}
+
+// routingVerdict says whether another balancer without hedging is
+// significantly faster, at the percentile p, than the configured
+// balancer's best option (its pick when it hedges) at no more cost: its
+// interval lies wholly below the other's. The fastest such balancer is
+// named.
+func routingVerdict(rc *RoutingClass, p float64) string {
+	var conf *RoutingOption
+	for i := range rc.Options {
+		if o := &rc.Options[i]; o.Configured {
+			conf = o // the last: the pick when it hedges
+		}
+	}
+	var best *RoutingOption
+	for i := range rc.Options {
+		o := &rc.Options[i]
+		if o.Configured || o.Hedged || o.AddedCostPct > conf.AddedCostPct || !(o.CI[1] < conf.CI[0]) {
+			continue
+		}
+		if best == nil || o.Latency < best.Latency {
+			best = o
+		}
+	}
+	if best == nil {
+		return ""
+	}
+	with := "without hedging"
+	if conf.Hedged {
+		with = fmt.Sprintf("with hedging (its pick %s, %s added cost)", conf.Policy, signedPct(conf.AddedCostPct))
+	}
+	return fmt.Sprintf("%s without hedging beats %s %s: p%g %s against %s (intervals apart), at %s added cost",
+		best.Balancer, orNone(rc.Configured), with, 100*p, fsec(best.Latency), fsec(conf.Latency), signedPct(best.AddedCostPct))
+}
+
+// signedPct formats a percentage with its sign ("+0.0%" for one that
+// rounds to 0).
+func signedPct(x float64) string {
+	s := fmt.Sprintf("%+.1f%%", x)
+	if s == "-0.0%" {
+		s = "+0.0%"
+	}
+	return s
+}
+
+// writeRouting writes the routing comparison, when there is one.
+func (r *Report) writeRouting(w io.Writer) {
+	rt := r.Routing
+	if rt == nil {
+		return
+	}
+	fmt.Fprintf(w, "\nrouting: every replica pool set to each of %s, the sweep run again; per class no hedging and the pick under each (added cost against no hedging under the configured balancer):\n",
+		strings.Join(rt.Balancers, ", "))
+	for _, rc := range rt.Classes {
+		fmt.Fprintf(w, "  class %s (configured: %s)\n", rc.Class, orNone(rc.Configured))
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		fmt.Fprintf(tw, "    balancer\tpolicy\tp%g\tinterval\tanswered\tcalls/req\tadded cost\n", 100*rc.Percentile)
+		for _, o := range rc.Options {
+			policy, name := "no hedging", o.Balancer
+			if o.Hedged {
+				policy = "pick " + o.Policy
+			}
+			if o.Configured {
+				name += " (configured)"
+			}
+			fmt.Fprintf(tw, "    %s\t%s\t%s\t[%s, %s]\t%.1f%%\t%.3f\t%s\n", name, policy, fsec(o.Latency),
+				fsec(o.CI[0]), fsec(o.CI[1]), 100*o.AnsweredShare, o.AttemptsPerRequest, signedPct(o.AddedCostPct))
+		}
+		tw.Flush()
+		if rc.Verdict != "" {
+			fmt.Fprintf(w, "    %s\n", rc.Verdict)
+		}
+	}
+}

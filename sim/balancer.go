@@ -1,0 +1,140 @@
+package sim
+
+import "math/bits"
+
+// A pool's balancer picks the replica of each attempt when it passes its
+// gates (dispatchPool). It sees, per replica, the attempts queued and in
+// service there (losers included until their cancel lands: what a router
+// tracking its open requests sees) and, for LatencyEWMA, a moving average
+// of the replica's response times (leavePool). Random draws come from the
+// stream of (request, replicaStream + attempt, try), apart from the
+// attempt's other draws, so every policy sends request i's attempt k to
+// the same replica under a random balancer, and pools change no other
+// draw.
+
+// replicaStream is the first of the streams of the balancer's draws:
+// attempt k draws from replicaStream + k (k ≤ MaxCopies).
+const replicaStream = 0xe8
+
+// pick returns the index of the replica of pool pl that attempt k of r
+// goes to, by the pool's balancer. Unless the pool has AnyReplica set,
+// the replicas that hold another attempt of r — queued or in service, let
+// go of but not yet gone included — are left out, and so is avoid − 1 when
+// avoid > 0 (the replica of the call that attempt k retries); when that
+// leaves none, none is left out (and the pick counts as shared). Each
+// pick costs O(attempts²) for the exclusions, plus O(1) for random, round
+// robin, p2c and latency_ewma and O(replicas) for least_outstanding.
+func (e *engine) pick(pl *pool, r *request, k int, avoid uint16) int {
+	n := len(pl.reps)
+	// ex holds the left-out replicas, ascending and distinct.
+	var ex [MaxCopies + 2]int
+	m := 0
+	if !pl.cfg.AnyReplica {
+		add := func(x int) {
+			i := 0
+			for i < m && ex[i] < x {
+				i++
+			}
+			if i < m && ex[i] == x {
+				return
+			}
+			copy(ex[i+1:m+1], ex[i:m])
+			ex[i] = x
+			m++
+		}
+		if avoid != 0 {
+			add(int(avoid - 1))
+		}
+		prov := r.att[k].prov
+		for j := 0; j < int(r.sent); j++ {
+			if b := &r.att[j]; j != k && b.rep != 0 && b.prov == prov && (b.state == attInFlight || b.state == attAbandoned) {
+				add(int(b.rep - 1))
+			}
+		}
+		if m >= n {
+			m = 0
+			pl.shared++
+		}
+	}
+	// nth returns the u-th replica, from 0, of those not left out.
+	nth := func(u int) int {
+		for _, x := range ex[:m] {
+			if x <= u {
+				u++
+			}
+		}
+		return u
+	}
+	c := n - m // replicas to pick from
+	switch pl.cfg.Balancer {
+	case RoundRobin:
+		i := pl.next
+		for left := ex[:m]; ; i = (i + 1) % n {
+			if !contains(left, i) {
+				break
+			}
+		}
+		pl.next = (i + 1) % n
+		return i
+	case LeastOutstanding:
+		src := e.rng.atTry(r.id, replicaStream+uint8(k), tryKey(r.round, r.att[k].try))
+		best, ties, load := -1, 0, 0
+		for i := range pl.reps {
+			if contains(ex[:m], i) {
+				continue
+			}
+			l := pl.reps[i].busy + pl.reps[i].waiting
+			switch {
+			case best < 0 || l < load:
+				best, ties, load = i, 1, l
+			case l == load:
+				// Reservoir sampling: each of the ties is kept with
+				// probability 1/ties.
+				if ties++; below(src, ties) == 0 {
+					best = i
+				}
+			}
+		}
+		return best
+	}
+	src := e.rng.atTry(r.id, replicaStream+uint8(k), tryKey(r.round, r.att[k].try))
+	u1 := below(src, c)
+	if pl.cfg.Balancer == RandomBalancer || c == 1 {
+		return nth(u1)
+	}
+	u2 := below(src, c-1)
+	if u2 >= u1 {
+		u2++
+	}
+	i, j := nth(u1), nth(u2)
+	a, b := &pl.reps[i], &pl.reps[j]
+	if pl.cfg.Balancer == PowerOfTwo {
+		if b.busy+b.waiting < a.busy+a.waiting {
+			return j
+		}
+		return i
+	}
+	// LatencyEWMA: the lower avg × (outstanding + 1).
+	if b.avg*float64(b.busy+b.waiting+1) < a.avg*float64(a.busy+a.waiting+1) {
+		return j
+	}
+	return i
+}
+
+// below returns a uniform integer in [0, n) from src, by the high word of
+// a 64 × 64-bit product (Lemire's method without its rejection step: a
+// bias below n/2⁶⁴).
+func below(src *splitMix, n int) int {
+	hi, _ := bits.Mul64(src.Uint64(), uint64(n))
+	return int(hi)
+}
+
+// contains reports whether the ascending xs hold x.
+func contains(xs []int, x int) bool {
+	for _, y := range xs {
+		if y >= x {
+			return y == x
+		}
+	}
+	return false
+}

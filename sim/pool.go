@@ -1,0 +1,525 @@
+package sim
+
+import (
+	"fmt"
+	"math"
+	"time"
+
+	"github.com/hedgesim/hedgesim/dist"
+)
+
+// A replica pool is a provider whose models are served by N replicas — the
+// vLLM or TGI servers behind a router, or the deployments of one model that
+// LiteLLM's router spreads calls over — instead of by one queue. Each
+// replica has its own concurrency limit and FIFO queue; the pool's
+// balancer (balancer.go) picks the replica of each attempt once it has
+// passed its model's and provider's gates (rate limits, breakers). The
+// replicas share the model's latency distribution and the provider's
+// degraded periods; each may be slower than the rest (a straggler), have
+// slow periods and outages of its own, and go cold when idle: its next
+// attempt then waits a cold start before its work begins.
+//
+// A copy goes to a replica that holds no other attempt of its request —
+// unless every replica holds one, or AnyReplica is set — and the retry of
+// an attempt's call (AttemptRetry) to another replica than the call that
+// failed, as Envoy's previous-hosts retry predicate does. A request re-run
+// by its class's Retry picks afresh.
+//
+// A pool makes requests interact (they share its queues and its balancer's
+// view), so runs with one take the event loop, never the direct path or the
+// lane.
+
+// MaxReplicas bounds Pool.Replicas.
+const MaxReplicas = 1<<16 - 1
+
+// Pool is a provider's pool of replicas (Provider.Pool).
+type Pool struct {
+	// Replicas is the number of replicas, in [1, MaxReplicas].
+	Replicas int
+	// Concurrency is the number of attempts each replica serves at once;
+	// further attempts wait in the replica's own FIFO queue. 0 means
+	// unlimited (no queue): replicas still differ by their slowdowns,
+	// periods and cold starts.
+	Concurrency int
+	// RejectWhenFull bounds each replica's queue at QueueLimit waiting
+	// attempts, as Provider.RejectWhenFull does; it needs Concurrency > 0.
+	RejectWhenFull bool
+	// QueueLimit is how many attempts may wait per replica when
+	// RejectWhenFull is set; ≥ 0.
+	QueueLimit int
+	// Balancer picks the replica of each attempt.
+	Balancer Balancer
+	// Decay is the weight the latency-aware balancer's moving average
+	// keeps per new observation, in [0, 1): after an observation x (see
+	// LatencyEWMA), avg ← Decay·avg + (1 − Decay)·x. 0 remembers only the
+	// last one. Used by LatencyEWMA only.
+	Decay float64
+	// AnyReplica lets a copy, or a retried call, go to any replica — the
+	// one its request's other attempts wait at included — as a router that
+	// does not track its requests' attempts does.
+	AnyReplica bool
+	// Degraded, when set, gives each replica slow periods of its own:
+	// independent processes with these parameters, on top of the
+	// provider's (which every replica shares).
+	Degraded *Degraded
+	// Down, when set, gives each replica outages of its own, independent
+	// of the other replicas'.
+	Down *Down
+	// ColdStart, when set, makes replicas go cold when idle.
+	ColdStart *ColdStart
+	// Overrides make single replicas differ from the rest.
+	Overrides []ReplicaOverride
+}
+
+// ReplicaOverride sets what one replica of a pool does differently.
+type ReplicaOverride struct {
+	// Replica is the replica's index, in [0, Pool.Replicas); each replica
+	// has at most one override.
+	Replica int
+	// Slowdown, when > 0, stretches the replica's service: every attempt's
+	// work (time to first token, decoding, time to an error) takes
+	// Slowdown times as long — a straggler when > 1. 0 means 1.
+	Slowdown float64
+	// Degraded and Down, when set, replace the pool's for this replica.
+	Degraded *Degraded
+	Down     *Down
+}
+
+// Down describes a replica's outages: a two-state process in simulated
+// time whose up and down periods last exponential times with the given
+// means, starting in its stationary distribution. An attempt whose work
+// starts while its replica is down fails with a server error (after its
+// model's error latency, or its latency when none is set). A replica that
+// hangs rather than fails is a Degraded period with a large Slowdown.
+type Down struct {
+	// MeanUp and MeanDown are the mean period lengths; both ≥
+	// MinDegradedPeriod.
+	MeanUp, MeanDown time.Duration
+}
+
+// ColdStart makes a pool's replicas go cold: a replica that has had
+// nothing in service for longer than KeepWarm serves its next attempt
+// only after a cold start of Latency, during which the attempt holds its
+// slot, and further attempts that reach the replica wait for the end of
+// the cold start too. Replicas start warm at time 0, idle since then.
+type ColdStart struct {
+	// KeepWarm is how long an idle replica stays warm; ≥ 0. 0 scales a
+	// replica to zero as soon as it is idle.
+	KeepWarm time.Duration
+	// Latency is the cold start's length in seconds; its support must be
+	// ≥ 0.
+	Latency dist.Continuous
+}
+
+// Balancer names how a pool picks the replica of an attempt.
+type Balancer uint8
+
+const (
+	// RandomBalancer picks a replica uniformly at random (LiteLLM's
+	// simple-shuffle, Envoy's RANDOM).
+	RandomBalancer Balancer = iota
+	// RoundRobin picks the replicas in turn.
+	RoundRobin
+	// LeastOutstanding picks a replica with the fewest attempts queued
+	// or in service (join the shortest queue; ties at random).
+	LeastOutstanding
+	// PowerOfTwo picks two distinct replicas at random and takes the one
+	// with fewer attempts queued or in service (the first drawn on a tie):
+	// the power of two choices (Mitzenmacher 2001; Envoy's LEAST_REQUEST).
+	PowerOfTwo
+	// LatencyEWMA picks two distinct replicas at random and takes the one
+	// with the lower cost avg × (outstanding + 1) (the first drawn on a
+	// tie), where outstanding is the replica's attempts queued or in
+	// service and avg a moving average (see Pool.Decay) of the time from
+	// an attempt's send until its request saw its response or let go of
+	// it — a loser or a timed-out attempt counts the time it was
+	// outstanding, as a client-side balancer sees it; a rejection by a
+	// full queue is not counted, and a replica with no observation yet
+	// has avg 0. This is the load metric of Finagle's and Linkerd's EWMA
+	// balancers, with P2C over it.
+	LatencyEWMA
+)
+
+// Balancers are the balancers in order, for listing and parsing.
+var Balancers = []Balancer{RandomBalancer, RoundRobin, LeastOutstanding, PowerOfTwo, LatencyEWMA}
+
+// String returns the scenario-file name of the balancer.
+func (b Balancer) String() string {
+	switch b {
+	case RandomBalancer:
+		return "random"
+	case RoundRobin:
+		return "round_robin"
+	case LeastOutstanding:
+		return "least_outstanding"
+	case PowerOfTwo:
+		return "p2c"
+	case LatencyEWMA:
+		return "latency_ewma"
+	}
+	return "unknown"
+}
+
+// validate checks the pool's settings.
+func (p *Pool) validate() error {
+	if p.Replicas < 1 || p.Replicas > MaxReplicas {
+		return fmt.Errorf("pool of %d replicas: must be in [1, %d]", p.Replicas, MaxReplicas)
+	}
+	if p.Concurrency < 0 {
+		return fmt.Errorf("pool: concurrency %d per replica: must be ≥ 0 (0 = unlimited)", p.Concurrency)
+	}
+	if p.QueueLimit < 0 {
+		return fmt.Errorf("pool: queue limit %d: must be ≥ 0", p.QueueLimit)
+	}
+	if p.RejectWhenFull && p.Concurrency == 0 {
+		return fmt.Errorf("pool: rejecting when full needs a concurrency limit > 0")
+	}
+	if p.QueueLimit > 0 && !p.RejectWhenFull {
+		return fmt.Errorf("pool: queue limit %d has no effect unless the pool rejects when full", p.QueueLimit)
+	}
+	if p.Balancer > LatencyEWMA {
+		return fmt.Errorf("pool: balancer %d: unknown", p.Balancer)
+	}
+	if !(p.Decay >= 0 && p.Decay < 1) {
+		return fmt.Errorf("pool: decay %v: must be in [0, 1)", p.Decay)
+	}
+	if p.Degraded != nil {
+		if err := p.Degraded.validate(); err != nil {
+			return fmt.Errorf("pool: %v", err)
+		}
+	}
+	if err := p.Down.validate(); err != nil {
+		return fmt.Errorf("pool: %v", err)
+	}
+	if c := p.ColdStart; c != nil {
+		if c.KeepWarm < 0 {
+			return fmt.Errorf("pool: keep-warm %v: must be ≥ 0", c.KeepWarm)
+		}
+		if c.Latency == nil {
+			return fmt.Errorf("pool: a cold start needs its latency")
+		}
+		if lo, _ := c.Latency.Support(); !(lo >= 0) {
+			return fmt.Errorf("pool: cold-start latency can take the value %v s: must stay ≥ 0", lo)
+		}
+	}
+	seen := map[int]bool{}
+	for _, o := range p.Overrides {
+		if o.Replica < 0 || o.Replica >= p.Replicas {
+			return fmt.Errorf("pool: an override of replica %d: must be in [0, %d)", o.Replica, p.Replicas)
+		}
+		if seen[o.Replica] {
+			return fmt.Errorf("pool: replica %d is overridden twice", o.Replica)
+		}
+		seen[o.Replica] = true
+		if !(o.Slowdown >= 0) || math.IsInf(o.Slowdown, 0) {
+			return fmt.Errorf("pool: replica %d: slowdown %v: must be finite and > 0", o.Replica, o.Slowdown)
+		}
+		if o.Degraded != nil {
+			if err := o.Degraded.validate(); err != nil {
+				return fmt.Errorf("pool: replica %d: %v", o.Replica, err)
+			}
+		}
+		if err := o.Down.validate(); err != nil {
+			return fmt.Errorf("pool: replica %d: %v", o.Replica, err)
+		}
+	}
+	return nil
+}
+
+func (d *Down) validate() error {
+	if d == nil {
+		return nil
+	}
+	if d.MeanUp < MinDegradedPeriod || d.MeanDown < MinDegradedPeriod {
+		return fmt.Errorf("down: mean up %v and mean down %v: both must be ≥ %v", d.MeanUp, d.MeanDown, MinDegradedPeriod)
+	}
+	return nil
+}
+
+// pooled reports whether any provider of cfg has a pool.
+func (cfg *Config) pooled() bool {
+	for i := range cfg.Providers {
+		if cfg.Providers[i].Pool != nil {
+			return true
+		}
+	}
+	return false
+}
+
+// Pooled reports whether any provider of cfg serves its models from a
+// replica pool: its attempts then have replicas (AttemptRecord.Replica).
+func (cfg *Config) Pooled() bool { return cfg.pooled() }
+
+// pool is the run-time state of a provider's replica pool.
+type pool struct {
+	cfg  *Pool
+	reps []replica
+	next int // round robin: where the next turn starts
+	// cold draws the cold starts' lengths, in the order they happen, from
+	// src.
+	cold sampler
+	src  splitMix
+	// shared counts the copies and retried calls that went to a replica
+	// holding another attempt of their request, for want of another.
+	shared int64
+}
+
+// replica is the run-time state of one replica of a pool.
+type replica struct {
+	waitQueue
+	busy, waiting int
+	// stages shape its attempts' service: its slowdown and own periods,
+	// then its provider's; own are those of its own, to trim.
+	stages, own []stage
+	slowdown    float64
+	// avg is the latency-aware balancer's moving average of its response
+	// times in seconds, seen says whether it has one yet.
+	avg  float64
+	seen bool
+	// idleSince is when its last attempt left service; warmAt, when a cold
+	// start is under way, when it ends.
+	idleSince, warmAt time.Duration
+	stats             ReplicaResult
+	waitSum, busySum  wideSum
+	waits             chunks // queue wait of each attempt served, seconds
+}
+
+// chunks is a growing list of float32 values kept in chunks of up to
+// 2¹⁴ values (64 KiB), the first ones small: appending never copies
+// what is held, so a pool of many replicas holds its values and at most
+// one partly filled chunk per replica — not the spare half of a doubled
+// slice.
+type chunks struct{ parts [][]float32 }
+
+func (c *chunks) add(x float32) {
+	n := len(c.parts)
+	if n == 0 || len(c.parts[n-1]) == cap(c.parts[n-1]) {
+		c.parts = append(c.parts, make([]float32, 0, 64<<min(n, 8)))
+		n++
+	}
+	c.parts[n-1] = append(c.parts[n-1], x)
+}
+
+// Stream keys of a pool's own random processes: its replicas' degraded
+// periods, outages and cold starts.
+const (
+	poolDegradedKey = 0x9001 << 32
+	poolDownKey     = 0x9002 << 32
+	poolColdKey     = 0x9003 << 32
+)
+
+// newPool returns the run-time pool of cfg's provider number prov, whose
+// own stages (degraded periods) are shared.
+func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
+	pl := &pool{cfg: c, reps: make([]replica, c.Replicas)}
+	over := make([]*ReplicaOverride, c.Replicas)
+	for i := range c.Overrides {
+		over[c.Overrides[i].Replica] = &c.Overrides[i]
+	}
+	for i := range pl.reps {
+		rp := &pl.reps[i]
+		deg, down, slow := c.Degraded, c.Down, 1.0
+		if o := over[i]; o != nil {
+			if o.Slowdown > 0 {
+				slow = o.Slowdown
+			}
+			if o.Degraded != nil {
+				deg = o.Degraded
+			}
+			if o.Down != nil {
+				down = o.Down
+			}
+		}
+		rp.slowdown = slow
+		rp.stats.Replica = i
+		rp.stats.Slowdown = slow
+		key := uint64(prov)<<16 | uint64(i)
+		if slow != 1 {
+			rp.stages = append(rp.stages, straggler(slow))
+		}
+		if deg != nil {
+			g := newRegime(deg, splitmix64(seed^poolDegradedKey^key), i)
+			rp.stages = append(rp.stages, g)
+			rp.own = append(rp.own, g)
+		}
+		if down != nil {
+			g := newRegime(&Degraded{MeanNormal: down.MeanUp, MeanDegraded: down.MeanDown, Slowdown: 1, ErrorRate: 1},
+				splitmix64(seed^poolDownKey^key), i)
+			rp.stages = append(rp.stages, g)
+			rp.own = append(rp.own, g)
+		}
+		rp.stages = append(rp.stages, shared...)
+	}
+	if c.ColdStart != nil {
+		pl.cold = newSampler(c.ColdStart.Latency)
+		pl.src.s = splitmix64(seed ^ poolColdKey ^ uint64(prov))
+	}
+	return pl
+}
+
+// straggler is a replica's fixed slowdown: a stage that stretches all work.
+type straggler float64
+
+func (s straggler) fails(time.Duration, float64) bool { return false }
+func (s straggler) finish(t0, w time.Duration) time.Duration {
+	return t0 + satMul(w, float64(s))
+}
+func (s straggler) forget(time.Duration) {}
+
+// dispatchPool takes attempt k of r, which has passed its gates, to a
+// replica of provider pv's pool: the balancer picks the replica (another
+// than avoid − 1, the replica of the call it retries, when avoid > 0),
+// where the attempt takes a slot, waits in the FIFO queue, or — when the
+// replica's bounded queue is full — gets an overload error at once.
+func (e *engine) dispatchPool(slot int32, r *request, k int, pv *provider, avoid uint16) {
+	pl := pv.pool
+	a := &r.att[k]
+	i := e.pick(pl, r, k, avoid)
+	a.rep = uint16(i + 1)
+	rp := &pl.reps[i]
+	rp.stats.Sent++
+	if c := pl.cfg.Concurrency; c > 0 && rp.busy >= c {
+		if pl.cfg.RejectWhenFull && rp.waiting >= pl.cfg.QueueLimit {
+			rp.stats.Rejected++
+			a.kind = outRejected
+			a.svc, a.first, a.genFrom, a.end = e.now, e.now, e.now, e.now
+			e.scheduleResponse(a.end, slot, r.gen, uint8(k))
+			return
+		}
+		a.queued = true
+		rp.waiting++
+		pv.waiting++
+		rp.enqueue(waiter{slot: slot, gen: r.gen, k: uint8(k)})
+		return
+	}
+	e.occupy(pl, rp, pv, a)
+	e.serve(slot, r, k)
+}
+
+// occupy gives attempt a a slot of replica rp (of pool pl, at provider
+// pv), starting a cold start when the replica has gone cold.
+func (e *engine) occupy(pl *pool, rp *replica, pv *provider, a *attempt) {
+	if cs := pl.cfg.ColdStart; cs != nil && rp.busy == 0 && e.now >= rp.warmAt && e.now-rp.idleSince > cs.KeepWarm {
+		rp.warmAt = e.now + seconds(pl.cold.rand(&pl.src))
+		rp.stats.ColdStarts++
+	}
+	rp.busy++
+	pv.busy++
+	a.serving = true
+}
+
+// replicaService returns the stages that shape the service of attempt a
+// at its replica, starting now, and when its work starts: at once, or at
+// the end of the replica's cold start. It books the attempt's queue wait.
+func (e *engine) replicaService(pv *provider, a *attempt) ([]stage, time.Duration) {
+	rp := &pv.pool.reps[a.rep-1]
+	wait := e.now - a.start
+	rp.waitSum.add(wait)
+	rp.waits.add(toSeconds32(wait))
+	rp.stats.started++
+	return rp.stages, max(e.now, rp.warmAt)
+}
+
+// releaseReplica frees a slot of replica i of provider prov's pool at now
+// and starts the next attempt waiting in its queue, skipping those that
+// have left it.
+func (e *engine) releaseReplica(prov, i int) {
+	pv := &e.provs[prov]
+	pl := pv.pool
+	rp := &pl.reps[i]
+	rp.busy--
+	pv.busy--
+	for {
+		w, ok := rp.dequeue()
+		if !ok {
+			break
+		}
+		r := &e.slots[w.slot]
+		if r.gen != w.gen {
+			continue
+		}
+		a := &r.att[w.k]
+		if !a.queued {
+			continue
+		}
+		a.queued = false
+		rp.waiting--
+		pv.waiting--
+		e.occupy(pl, rp, pv, a)
+		e.serve(w.slot, r, int(w.k))
+		return
+	}
+	if rp.busy == 0 {
+		rp.idleSince = e.now
+	}
+}
+
+// leavePool books, at attempt a's exit at time at, what its replica
+// sees: it leaves the replica's queue (when still in it) and its service
+// time counts to the replica's busy time.
+func (e *engine) leavePool(pv *provider, a *attempt, at time.Duration) {
+	rp := &pv.pool.reps[a.rep-1]
+	if a.queued {
+		rp.waiting--
+	}
+	if a.started && at > a.svc {
+		rp.busySum.add(at - a.svc)
+	}
+}
+
+// observe feeds the latency-aware balancer of attempt a's pool, when it
+// has one, with the time from a's send until now, when its request sees
+// its response or lets go of it (a loser's cancel, an attempt timeout):
+// as a client-side balancer measures it, a let-go attempt counting the
+// time it was outstanding (a lower bound of its latency). A rejection at
+// the door of a full replica is not a latency and is not counted.
+func (e *engine) observe(a *attempt) {
+	pl := e.provs[a.prov].pool
+	if pl.cfg.Balancer != LatencyEWMA || a.kind == outRejected && !a.started {
+		return
+	}
+	rp := &pl.reps[a.rep-1]
+	x := (e.now - a.start).Seconds()
+	if !rp.seen {
+		rp.avg, rp.seen = x, true
+		return
+	}
+	rp.avg = pl.cfg.Decay*rp.avg + (1-pl.cfg.Decay)*x
+}
+
+// forgetPools trims the replicas' own periods before t.
+func (e *engine) forgetPools(t time.Duration) {
+	for i := range e.provs {
+		if pl := e.provs[i].pool; pl != nil {
+			for j := range pl.reps {
+				for _, st := range pl.reps[j].own {
+					st.forget(t)
+				}
+			}
+		}
+	}
+}
+
+// auditPools checks, once a run is over, that no replica still counts a
+// slot in use or an attempt waiting, and that the replicas' attempts sum
+// to their provider's.
+func (e *engine) auditPools() error {
+	for i := range e.provs {
+		pv := &e.provs[i]
+		if pv.pool == nil {
+			continue
+		}
+		var sent int64
+		for j := range pv.pool.reps {
+			rp := &pv.pool.reps[j]
+			if rp.busy != 0 || rp.waiting != 0 {
+				return fmt.Errorf("provider %q, replica %d: %d slots still in use and %d attempts still waiting after the run", pv.name, j, rp.busy, rp.waiting)
+			}
+			sent += rp.stats.Sent
+		}
+		if sent > pv.stats.Sent {
+			return fmt.Errorf("provider %q: its replicas got %d attempts, more than the %d sent to it", pv.name, sent, pv.stats.Sent)
+		}
+	}
+	return nil
+}

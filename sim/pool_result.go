@@ -1,0 +1,193 @@
+package sim
+
+import (
+	"fmt"
+	"io"
+	"math"
+	"slices"
+	"text/tabwriter"
+)
+
+// PoolResult is what a provider's replica pool did over a run.
+type PoolResult struct {
+	// Provider names the pool's provider; Balancer is its balancer's name.
+	Provider string `json:"provider"`
+	Balancer string `json:"balancer"`
+	// Replicas is what each replica did, in index order.
+	Replicas []ReplicaResult `json:"replicas"`
+	// Imbalance is the largest utilisation of a replica ÷ the mean over
+	// the replicas (1 = perfectly even); for replicas without a
+	// concurrency limit, of the mean number in service. Null when nothing
+	// was served.
+	Imbalance *float64 `json:"imbalance"`
+	// ColdStarts is the sum of the replicas' cold starts.
+	ColdStarts int64 `json:"cold_starts"`
+	// Shared counts the copies and retried calls that went to a replica
+	// holding another attempt of their request, because every replica
+	// held one (or because the pool lets them: AnyReplica, then 0).
+	Shared int64 `json:"shared_replica"`
+}
+
+// ReplicaResult is what one replica of a pool did.
+type ReplicaResult struct {
+	Replica int `json:"replica"`
+	// Slowdown is the replica's service slowdown (1: as fast as the model).
+	Slowdown float64 `json:"slowdown"`
+	// Sent is the number of attempts the balancer sent to it, Rejected
+	// those its full queue turned away, Served those whose service
+	// started (the others left its queue on a cancel).
+	Sent     int64 `json:"sent"`
+	Rejected int64 `json:"rejected"`
+	Served   int64 `json:"served"`
+	// ColdStarts is how many cold starts it went through.
+	ColdStarts int64 `json:"cold_starts"`
+	// MeanQueueWait and P95QueueWait are the mean and the nearest-rank
+	// p95 of the waits in seconds, in its queue, of the attempts served;
+	// the p95 is null when none was.
+	MeanQueueWait float64  `json:"mean_queue_wait_s"`
+	P95QueueWait  *float64 `json:"p95_queue_wait_s"`
+	// MeanInService is the time-average number of attempts in service
+	// (a cold start included), losers included until their cancel lands.
+	MeanInService float64 `json:"mean_in_service"`
+	// Utilisation is MeanInService ÷ the replica's concurrency limit; null
+	// without one.
+	Utilisation *float64 `json:"utilisation"`
+	started     int64
+}
+
+// poolResults returns what each pool did, in provider order; span is the
+// run's length.
+func (e *engine) poolResults() []PoolResult {
+	var out []PoolResult
+	span := e.lastEvent.Seconds()
+	for i := range e.provs {
+		pl := e.provs[i].pool
+		if pl == nil {
+			continue
+		}
+		pr := PoolResult{Provider: e.provs[i].name, Balancer: pl.cfg.Balancer.String(), Shared: pl.shared}
+		var load []float64
+		for j := range pl.reps {
+			rp := &pl.reps[j]
+			rr := rp.stats
+			rr.Served = rr.started
+			if rr.started > 0 {
+				rr.MeanQueueWait = rp.waitSum.seconds() / float64(rr.started)
+				p := seconds64(selectRanks(rp.waits.parts, []int{NearestRank(int(rr.started), 0.95)})[0])
+				rr.P95QueueWait = &p
+			}
+			if span > 0 {
+				rr.MeanInService = rp.busySum.seconds() / span
+			}
+			x := rr.MeanInService
+			if c := pl.cfg.Concurrency; c > 0 {
+				u := rr.MeanInService / float64(c)
+				rr.Utilisation, x = &u, u
+			}
+			load = append(load, x)
+			pr.ColdStarts += rr.ColdStarts
+			pr.Replicas = append(pr.Replicas, rr)
+		}
+		pr.Imbalance = imbalance(load)
+		out = append(out, pr)
+	}
+	return out
+}
+
+// imbalance returns max(xs) ÷ mean(xs), or nil when the mean is 0.
+func imbalance(xs []float64) *float64 {
+	hi, sum := 0.0, 0.0
+	for _, x := range xs {
+		hi = math.Max(hi, x)
+		sum += x
+	}
+	if !(sum > 0) {
+		return nil
+	}
+	v := hi / (sum / float64(len(xs)))
+	return &v
+}
+
+// maxReplicaRows is how many replicas of a pool the text report lists
+// before it lists only the notable ones.
+const maxReplicaRows = 16
+
+// writePools writes a table per replica pool: each replica's load, queue
+// waits and cold starts — for a large pool only the replicas with the
+// highest and lowest load and those that differ from the rest — and the
+// pool's imbalance.
+func writePools(w io.Writer, pools []PoolResult) {
+	for _, p := range pools {
+		imb := "-"
+		if p.Imbalance != nil {
+			imb = fmt.Sprintf("%.2f", *p.Imbalance)
+		}
+		fmt.Fprintf(w, "pool %s: %d replicas, balancer %s, imbalance (max/mean load) %s, %d cold starts", p.Provider, len(p.Replicas), p.Balancer, imb, p.ColdStarts)
+		if p.Shared > 0 {
+			fmt.Fprintf(w, ", %d copies or retries shared a replica with their request's other attempts", p.Shared)
+		}
+		fmt.Fprintln(w)
+		rows := notableReplicas(p.Replicas)
+		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		fmt.Fprintln(tw, "replica\tslowdown\tsent\tserved\trejected\tcold starts\tmean queue wait\tp95 queue wait\tin service\tutilisation\t")
+		for _, i := range rows {
+			r := p.Replicas[i]
+			p95, util := "-", "-"
+			if r.P95QueueWait != nil {
+				p95 = fsec(*r.P95QueueWait)
+			}
+			if r.Utilisation != nil {
+				util = pct(*r.Utilisation)
+			}
+			fmt.Fprintf(tw, "%d\t%gx\t%d\t%d\t%d\t%d\t%s\t%s\t%.2f\t%s\t\n", r.Replica, r.Slowdown, r.Sent, r.Served, r.Rejected, r.ColdStarts,
+				fsec(r.MeanQueueWait), p95, r.MeanInService, util)
+		}
+		tw.Flush()
+		if len(rows) < len(p.Replicas) {
+			fmt.Fprintf(w, "(%d of %d replicas shown: the most and least loaded and those that differ; every one is in the JSON report)\n", len(rows), len(p.Replicas))
+		}
+		fmt.Fprintln(w)
+	}
+}
+
+// notableReplicas returns the indices of the replicas to list, ascending:
+// all of them in a small pool; else the three most and three least loaded
+// and every one whose slowdown is not 1.
+func notableReplicas(rs []ReplicaResult) []int {
+	idx := make([]int, len(rs))
+	for i := range idx {
+		idx[i] = i
+	}
+	if len(rs) <= maxReplicaRows {
+		return idx
+	}
+	slices.SortStableFunc(idx, func(a, b int) int {
+		return cmpFloat(rs[a].MeanInService, rs[b].MeanInService)
+	})
+	keep := map[int]bool{}
+	for _, i := range append(idx[:3:3], idx[len(idx)-3:]...) {
+		keep[i] = true
+	}
+	for i, r := range rs {
+		if r.Slowdown != 1 {
+			keep[i] = true
+		}
+	}
+	var out []int
+	for i := range rs {
+		if keep[i] {
+			out = append(out, i)
+		}
+	}
+	return out
+}
+
+func cmpFloat(a, b float64) int {
+	switch {
+	case a < b:
+		return -1
+	case a > b:
+		return 1
+	}
+	return 0
+}

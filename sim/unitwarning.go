@@ -1,0 +1,48 @@
+package sim
+
+import (
+	"fmt"
+	"strconv"
+	"time"
+)
+
+// unitWarning returns a warning when the median latency (or time to first
+// token) of the class's primary model lies at or past the class's deadline
+// while the same number read as milliseconds lies within it: a value
+// written in milliseconds where a scenario wants seconds (p50 = 600 for
+// 600 ms), which makes nearly every request miss. "" otherwise.
+func unitWarning(cfg *Config, cl *Class) string {
+	if pl := cl.Pipeline; pl != nil {
+		// A pipeline: each step's call against its own deadline.
+		for s := range pl.Steps {
+			if w := unitWarning(cfg, &pl.Steps[s].Call); w != "" {
+				if len(pl.Steps) == 1 {
+					return w
+				}
+				return "step " + pl.Steps[s].Name + ": " + w
+			}
+		}
+		return ""
+	}
+	p := cl.Policy.Primary
+	if cl.Deadline <= 0 || p < 0 || p >= len(cfg.Models) {
+		return ""
+	}
+	m := &cfg.Models[p]
+	key, d := "latency", m.Latency
+	if d == nil {
+		key, d = "ttft", m.TTFT
+	}
+	if d == nil {
+		return ""
+	}
+	med, deadline := d.Quantile(0.5), cl.Deadline.Seconds()
+	if !(med >= deadline) || !(med/1000 < deadline) {
+		return ""
+	}
+	return fmt.Sprintf("model %s's %s has a median of %s s, at or past the class's %s deadline, so nearly every request misses it: values are seconds; did you mean %s (%s ms)?",
+		m.Name, key, sig4(med), time.Duration(cl.Deadline), sig4(med/1000), sig4(med))
+}
+
+// sig4 formats x with at most four significant digits and no trailing zeros.
+func sig4(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
