@@ -47,7 +47,7 @@ func TestBreakersExported(t *testing.T) {
 		t.Errorf("a breaker without a cooldown: got %v; want it rejected", err)
 	}
 	for _, format := range []string{"grpc", "envoy", "failsafe-go", "polly"} {
-		out, notes, err := Write(d, format, Options{})
+		out, notes, err := Write(d, format, Options{Approximate: true})
 		if err != nil {
 			t.Fatal(err)
 		}

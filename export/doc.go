@@ -1,7 +1,9 @@
 // Package export writes a hedgesim hedge policy as the configuration of
 // the runtime that will carry it: a gRPC service config, an Envoy route, a
 // failsafe-go snippet, .NET's standard HTTP hedging handler options
-// (Polly), or a neutral JSON document for custom gateways.
+// (Polly), a hedged() function for the application's own code in Python
+// (asyncio, standard library only) or TypeScript (AbortController), or a
+// neutral JSON document for custom gateways.
 //
 // The input is a Document, one Class per traffic class, built from a
 // scenario (ScenarioPolicies: each class's configured policy) or from an
@@ -25,7 +27,21 @@
 // hedgingPolicy or a retryPolicy, not both); the other formats note them
 // as not written. A class that cannot be written at all (an
 // adaptive delay outside failsafe-go; timed and fallback copies in one
-// class) is an *UnmappableError.
+// class) is an *UnmappableError. A class that gRPC or Envoy would run
+// differently from what was simulated — copies to another model, a
+// deadline on time to first token under a timeout that covers the whole
+// stream — is an *UnfaithfulError naming the formats that can express it,
+// unless Options.Approximate writes the nearest form with a note.
+//
+// The python and typescript formats carry the simulator's request as it
+// is (code.go): timed, zero-delay and fallback copies to any target, the
+// winner rule, a rule per kind of failure, the attempt timeout, the
+// deadline failing open or closed, and losers cancelled; they leave
+// budgets, retries, breakers and stream cuts to the caller, noted.
+//
+// gRPC's hedgingPolicy is carried out by grpc-java, grpc-dotnet and
+// grpc-js, and ignored by grpc-go and C-core (GRPCRuntimes); the grpc
+// format says so on every output that hedges.
 //
 // The semantics of each target are those of its public documentation and
 // source as of late 2026: gRFC A6 (gRPC), Envoy's route.v3 RetryPolicy and

@@ -144,20 +144,83 @@ func main() {
 // fails with 500 at the model's error rate, answers 422 for an invalid
 // answer, and stops early when the client cancels.
 func e2eServer(cfg *sim.Config, seed uint64) *httptest.Server {
+	return newModelServer(cfg, seed, e2eScale).srv
+}
+
+// modelServer is e2eServer at any time scale (1 simulated second =
+// scale). A request with a query parameter req=ID counts, per ID, the
+// attempts the client cancelled before their response (cancelled).
+type modelServer struct {
+	srv     *httptest.Server
+	mu      sync.Mutex
+	cancels map[string]int
+}
+
+func newModelServer(cfg *sim.Config, seed uint64, scale time.Duration) *modelServer {
+	ms := &modelServer{cancels: map[string]int{}}
+	draw := modelDraw(cfg, seed)
+	ms.srv = httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		out, _ := strconv.Atoi(r.URL.Query().Get("out"))
+		secs, failed, invalid, ok := draw(strings.TrimPrefix(r.URL.Path, "/"), out)
+		if !ok {
+			http.NotFound(w, r)
+			return
+		}
+		timer := time.NewTimer(time.Duration(secs * float64(scale)))
+		defer timer.Stop()
+		select {
+		case <-timer.C:
+		case <-r.Context().Done():
+			if id := r.URL.Query().Get("req"); id != "" {
+				ms.mu.Lock()
+				ms.cancels[id]++
+				ms.mu.Unlock()
+			}
+			return
+		}
+		switch {
+		case failed:
+			w.WriteHeader(http.StatusInternalServerError)
+		case invalid:
+			w.WriteHeader(http.StatusUnprocessableEntity)
+		default:
+			w.Write([]byte("ok"))
+		}
+	}))
+	return ms
+}
+
+// cancelled returns, per request 0 … n−1, the attempts the client
+// cancelled (attempts still in their handler when the client let go).
+func (ms *modelServer) cancelled(n int) []int {
+	ms.mu.Lock()
+	defer ms.mu.Unlock()
+	c := make([]int, n)
+	for i := range c {
+		c[i] = ms.cancels[strconv.Itoa(i)]
+	}
+	return c
+}
+
+// modelDraw returns a function drawing, for an attempt to model with out
+// output tokens, its latency in simulated seconds (whole-call, or TTFT +
+// out ÷ decode speed; the error latency for a failure) and whether it
+// fails or answers invalid; ok is false for an unknown model. It is safe
+// for concurrent use.
+func modelDraw(cfg *sim.Config, seed uint64) func(model string, out int) (secs float64, failed, invalid, ok bool) {
 	var mu sync.Mutex
 	src := rand.NewPCG(seed, 7)
 	models := map[string]*sim.Model{}
 	for i := range cfg.Models {
 		models[cfg.Models[i].Name] = &cfg.Models[i]
 	}
-	return httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
-		m := models[strings.TrimPrefix(r.URL.Path, "/")]
+	return func(model string, out int) (float64, bool, bool, bool) {
+		m := models[model]
 		if m == nil {
-			http.NotFound(w, r)
-			return
+			return 0, false, false, false
 		}
-		out, _ := strconv.Atoi(r.URL.Query().Get("out"))
 		mu.Lock()
+		defer mu.Unlock()
 		var secs float64
 		if m.Latency != nil {
 			secs = m.Latency.Rand(src)
@@ -171,23 +234,8 @@ func e2eServer(cfg *sim.Config, seed uint64) *httptest.Server {
 		} else if !failed {
 			invalid = u.Float64() < m.InvalidRate
 		}
-		mu.Unlock()
-		timer := time.NewTimer(time.Duration(secs * float64(e2eScale)))
-		defer timer.Stop()
-		select {
-		case <-timer.C:
-		case <-r.Context().Done():
-			return
-		}
-		switch {
-		case failed:
-			w.WriteHeader(http.StatusInternalServerError)
-		case invalid:
-			w.WriteHeader(http.StatusUnprocessableEntity)
-		default:
-			w.Write([]byte("ok"))
-		}
-	}))
+		return secs, failed, invalid, true
+	}
 }
 
 // e2eArrivals draws n Poisson arrivals at cfg's rate (scaled) and the
@@ -275,23 +323,41 @@ func runHarness(t *testing.T, bin string, cfg *sim.Config) (lat []float64, attem
 	if err != nil {
 		t.Fatalf("harness: %v\n%s", err, stderr.String())
 	}
+	return parseHarness(t, out, e2eScale)
+}
+
+// parseHarness reads a harness's output, a JSON line per request
+// (latency_s, -1 for a miss; attempts; late_s) in real seconds at time
+// scale (1 simulated second = scale), and returns the latencies in
+// simulated seconds (sorted, +Inf for a miss), the attempts, and how late
+// each request was launched in real seconds (sorted).
+func parseHarness(t *testing.T, out []byte, scale time.Duration) (lat []float64, attempts []int, late []float64) {
+	t.Helper()
+	ends := map[string]int{} // how requests ended, if the harness says
 	sc := bufio.NewScanner(bytes.NewReader(out))
 	for sc.Scan() {
 		var r struct {
 			Latency  float64 `json:"latency_s"`
 			Attempts int     `json:"attempts"`
 			Late     float64 `json:"late_s"`
+			End      string  `json:"end"`
 		}
 		if err := json.Unmarshal(sc.Bytes(), &r); err != nil {
 			t.Fatal(err)
 		}
+		if r.End != "" {
+			ends[r.End]++
+		}
 		l := math.Inf(1)
 		if r.Latency >= 0 {
-			l = r.Latency / e2eScale.Seconds() // back to simulated seconds
+			l = r.Latency / scale.Seconds() // back to simulated seconds
 		}
 		lat = append(lat, l)
 		attempts = append(attempts, r.Attempts)
 		late = append(late, r.Late)
+	}
+	if len(ends) > 0 {
+		t.Logf("requests ended by: %v", ends)
 	}
 	slices.Sort(lat)
 	slices.Sort(late)
@@ -329,26 +395,35 @@ func quantile(xs []float64, p float64) float64 {
 // seconds): the timer lateness of this machine during the run.
 func compareE2E(t *testing.T, name string, simLat []float64, simCalls float64, lat []float64, attempts []int, late []float64) {
 	t.Helper()
+	compareE2EScaled(t, name, e2eScale, simLat, simCalls, lat, attempts, late)
+}
+
+// compareE2EScaled is compareE2E at time scale (1 simulated second =
+// scale), with the stall and busy-machine thresholds scaled as at
+// e2eScale (a fifth of it).
+func compareE2EScaled(t *testing.T, name string, scale time.Duration, simLat []float64, simCalls float64, lat []float64, attempts []int, late []float64) {
+	t.Helper()
 	n := float64(len(lat))
+	maxLate, stallAt := e2eMaxLate*scale/e2eScale, e2eStall*scale/e2eScale
 	p99Late := time.Duration(quantile(late, 0.99) * 1e9)
-	if p99Late > e2eMaxLate {
+	if p99Late > maxLate {
 		t.Skipf("%s: the machine is too busy for a timing comparison: timer lateness p50 %s, p99 %s > %s", name,
-			time.Duration(quantile(late, 0.5)*1e9), p99Late, e2eMaxLate)
+			time.Duration(quantile(late, 0.5)*1e9), p99Late, maxLate)
 	}
 	// Allowances: every latency may be late by the loopback floor plus the
 	// measured p99 timer lateness; a request stalled longer than
 	// e2eStall may flip its answer or a copy.
 	jitterReal := e2eJitter + p99Late
-	jitter := jitterReal.Seconds() / e2eScale.Seconds()
+	jitter := jitterReal.Seconds() / scale.Seconds()
 	stalled := 0
 	for _, l := range late {
-		if l > e2eStall.Seconds() {
+		if l > stallAt.Seconds() {
 			stalled++
 		}
 	}
 	stall := float64(stalled) / n
 	t.Logf("%s: timer lateness p50 %s, p99 %s; %.2f%% of requests launched > %s late", name,
-		time.Duration(quantile(late, 0.5)*1e9), p99Late, 100*stall, e2eStall)
+		time.Duration(quantile(late, 0.5)*1e9), p99Late, 100*stall, stallAt)
 	answered := func(xs []float64) float64 {
 		k := 0
 		for _, x := range xs {

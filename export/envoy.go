@@ -13,7 +13,11 @@ import (
 // with a retry_policy whose per_try_timeout is the delay and num_retries
 // the copies; initial_requests (delay 0) is documented but not
 // implemented. A hedge goes out after the retry back-off (25 ms base by
-// default), so the fragment sets a 1 ms one.
+// default), so the fragment sets a 1 ms one. Copies to other models go
+// through a composite cluster (envoy.extensions.clusters.composite.v3,
+// Envoy 1.40: "the composite cluster uses the retry attempt count to
+// deterministically select which sub-cluster to route to"), one entry
+// per attempt.
 
 // EnvoyMinDelay is what the envoy format writes for a delay of 0, which
 // Envoy cannot express: a copy every millisecond.
@@ -28,6 +32,7 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 		min, maxParallel int
 	}
 	clusters := map[string]budget{}
+	composites := map[string][]string{} // composite cluster → its clusters, one per attempt
 	var clusterOrder []string
 	for i := range d.Classes {
 		c := &d.Classes[i]
@@ -41,6 +46,9 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 		if f := c.fallbacks(); f > 0 && f < len(c.Copies) {
 			return nil, nil, &UnmappableError{"envoy", c.Class, "one retry policy cannot mix timed copies (hedges on the per-try timeout) with copies sent only after a failure"}
 		}
+		if err := faithful("envoy", "Envoy", n, c, opt, false, true, "route timeout"); err != nil {
+			return nil, nil, err
+		}
 		fmt.Fprintf(&routes, "- name: %s\n  match:\n", yamlQuote(c.Class))
 		switch {
 		case opt.Service != "" && opt.Method != "":
@@ -50,7 +58,26 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 		default:
 			fmt.Fprintf(&routes, "    prefix: %s  # placeholder: match the requests of class %s\n", yamlQuote("/"+c.Class), commentText(c.Class))
 		}
-		fmt.Fprintf(&routes, "  route:\n    cluster: %s  # the primary's upstream\n", yamlQuote(c.Primary))
+		// The route's cluster: the primary's, or, for copies to other
+		// models, a composite cluster that sends attempt n to the n-th
+		// model's cluster.
+		cluster := c.Primary
+		if ts := c.otherTargets(); c.Hedge && len(ts) > 0 {
+			cluster = EnvoyCompositeName(c.Class)
+			if _, ok := composites[cluster]; ok {
+				return nil, nil, &UnmappableError{"envoy", c.Class, fmt.Sprintf("its composite cluster's name %q is another class's too", cluster)}
+			}
+			attempts := []string{c.Primary}
+			for _, cp := range c.Copies {
+				attempts = append(attempts, cp.Target)
+			}
+			composites[cluster] = attempts
+			clusterOrder = append(clusterOrder, cluster)
+			n.add("copies to %s go through the composite cluster %q (Envoy 1.40 or later: envoy.clusters.composite sends attempt n to its n-th cluster; hedges and retries count as attempts; the extension is not hardened, for trusted upstreams): each model needs a cluster of its name, and every attempt carries the same request, so each model's upstream must accept it (a model name in the body is not rewritten)", joinq(ts), cluster)
+			fmt.Fprintf(&routes, "  route:\n    cluster: %s  # attempt n goes to the n-th cluster of the composite\n", yamlQuote(cluster))
+		} else {
+			fmt.Fprintf(&routes, "  route:\n    cluster: %s  # the primary's upstream\n", yamlQuote(cluster))
+		}
 		timeout := "0s" // 0 disables Envoy's 15 s default: no deadline
 		if c.Deadline > 0 {
 			timeout = protoDuration(c.Deadline.D())
@@ -81,9 +108,6 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 				fmt.Fprintf(&routes, "    retry_policy:  # copies only after a failure: plain retries, no hedging\n      retry_on: %s\n%s%s", yamlQuote(strings.Join(retryOn, ",")), codes, perTry)
 				fmt.Fprintf(&routes, "      num_retries: %d\n      retry_back_off:\n        base_interval: 0.001s\n        max_interval: 0.002s\n", len(c.Copies))
 				n.add("copies sent only after a failure are plain Envoy retries (no hedge_policy), after a back-off of up to 2 ms")
-			}
-			if ts := c.otherTargets(); len(ts) > 0 {
-				n.add("Envoy retries go to hosts of the route's cluster (%s): copies to %s cannot be expressed", c.Primary, joinq(ts))
 			}
 			commonNotes(n, c, "Envoy")
 			all = append(all, n.list...)
@@ -130,9 +154,6 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 		fmt.Fprintf(&routes, "      retry_back_off:  # a hedge waits for the back-off after the per-try timeout: keep it short\n        base_interval: 0.001s\n        max_interval: 0.002s\n")
 		fmt.Fprintf(&routes, "    hedge_policy:\n      hedge_on_per_try_timeout: true\n")
 
-		if ts := c.otherTargets(); len(ts) > 0 {
-			n.add("Envoy sends copies to hosts of the route's cluster (%s): copies to %s cannot be expressed; put the models behind one cluster if they are interchangeable", c.Primary, joinq(ts))
-		}
 		if c.NewProvider {
 			n.add("\"a provider not tried yet\" not written: Envoy's retry_host_predicate previous_hosts picks another host of the cluster")
 		}
@@ -148,13 +169,15 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 		b := &c.Budget
 		if b.MaxInFlightRatio > 0 || b.MinInFlight > 0 || b.MaxParallel > 0 {
 			nb := budget{class: c.Class, percent: 100 * b.MaxInFlightRatio, min: b.MinInFlight, maxParallel: b.MaxParallel}
-			if old, ok := clusters[c.Primary]; !ok {
-				clusters[c.Primary] = nb
-				clusterOrder = append(clusterOrder, c.Primary)
+			if old, ok := clusters[cluster]; !ok {
+				clusters[cluster] = nb
+				if _, ok := composites[cluster]; !ok {
+					clusterOrder = append(clusterOrder, cluster)
+				}
 			} else if old.percent != nb.percent || old.min != nb.min || old.maxParallel != nb.maxParallel {
-				n.add("Envoy's retry budget is per cluster: kept class %s's for cluster %s, not this class's", old.class, c.Primary)
+				n.add("Envoy's retry budget is per cluster: kept class %s's for cluster %s, not this class's", old.class, cluster)
 			}
-			n.add("the cluster's retry budget is shared by every route to %s, and counts retries as well as hedges", c.Primary)
+			n.add("the cluster's retry budget is shared by every route to %s, and counts retries as well as hedges", cluster)
 		} else {
 			n.add("without a retry budget Envoy allows 3 retries and hedges in flight per cluster (circuit_breakers max_retries): raise it for your load")
 		}
@@ -179,8 +202,19 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 	if len(clusterOrder) > 0 {
 		out.WriteString("# merge into the clusters (envoy.config.cluster.v3.Cluster) the routes name\nclusters:\n")
 		for _, name := range clusterOrder {
-			b := clusters[name]
-			fmt.Fprintf(&out, "- name: %s\n  circuit_breakers:\n    thresholds:\n    - priority: DEFAULT\n", yamlQuote(name))
+			fmt.Fprintf(&out, "- name: %s\n", yamlQuote(name))
+			if attempts, ok := composites[name]; ok {
+				out.WriteString("  # attempt n (the original, then each copy) goes to the n-th cluster\n  lb_policy: CLUSTER_PROVIDED\n  cluster_type:\n    name: envoy.clusters.composite\n    typed_config:\n")
+				out.WriteString("      \"@type\": type.googleapis.com/envoy.extensions.clusters.composite.v3.ClusterConfig\n      clusters:\n")
+				for _, a := range attempts {
+					fmt.Fprintf(&out, "      - name: %s\n", yamlQuote(a))
+				}
+			}
+			b, ok := clusters[name]
+			if !ok {
+				continue
+			}
+			out.WriteString("  circuit_breakers:\n    thresholds:\n    - priority: DEFAULT\n")
 			if b.maxParallel > 0 {
 				fmt.Fprintf(&out, "      max_retries: %d  # retries and hedges in flight at once\n", b.maxParallel)
 			}
@@ -192,6 +226,10 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 	}
 	return []byte(out.String()), all, nil
 }
+
+// EnvoyCompositeName is the name of the composite cluster the envoy
+// format writes for a class whose copies go to other models.
+func EnvoyCompositeName(class string) string { return class + "-attempts" }
 
 func trimFloat(x float64) string {
 	return strings.TrimSuffix(strings.TrimRight(fmt.Sprintf("%.6f", x), "0"), ".")

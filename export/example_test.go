@@ -59,4 +59,5 @@ winner = "first_response"
 	//     }
 	//   ]
 	// }
+	// note: hedgingPolicy is carried out by grpc-java, grpc-dotnet (Grpc.Net.Client 2.36.0 or later) and grpc-js (@grpc/grpc-js 1.8.0 or later; tested with 1.14.7). grpc-go (checked: v1.85.0) and gRPC C-core (C++, Python, Ruby, PHP) accept it and ignore it: no copy is ever sent, and nothing says so. On grpc-go, hedge in the client instead: --format failsafe-go, with the response type in place of *http.Response, in failsafegrpc.NewUnaryClientInterceptor (failsafe-go v0.9.8)
 }

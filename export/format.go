@@ -8,7 +8,7 @@ import (
 )
 
 // Formats are the names Write accepts, in the order help lists them.
-var Formats = []string{"grpc", "envoy", "failsafe-go", "polly", "json"}
+var Formats = []string{"grpc", "envoy", "failsafe-go", "polly", "python", "typescript", "json"}
 
 // Options set what a format leaves to the user.
 type Options struct {
@@ -18,16 +18,27 @@ type Options struct {
 	// class name. Method with several classes is an error (one method
 	// cannot carry several policies).
 	Service, Method string
+	// Approximate writes what a format cannot express faithfully (see
+	// UnfaithfulError) in its nearest form, the difference stated in a
+	// note, instead of refusing the class.
+	Approximate bool
 }
 
 // Note is something a format cannot express for a class, and what was
-// written instead.
+// written instead; a note with Class empty is about the whole output.
 type Note struct {
 	Class string
 	Text  string
 }
 
-func (n Note) String() string { return n.Class + ": " + n.Text }
+// String returns "CLASS: TEXT", or TEXT for a note on the whole output
+// (Class empty).
+func (n Note) String() string {
+	if n.Class == "" {
+		return n.Text
+	}
+	return n.Class + ": " + n.Text
+}
 
 // UnmappableError says that a class's policy cannot be written in a format
 // at all.
@@ -37,6 +48,52 @@ type UnmappableError struct {
 
 func (e *UnmappableError) Error() string {
 	return fmt.Sprintf("%s: class %s cannot be written in this format: %s", e.Format, e.Class, e.Reason)
+}
+
+// UnfaithfulError says that a format would do something other than what
+// was simulated for a class, and names the formats that can express it;
+// Options.Approximate writes the nearest form instead.
+type UnfaithfulError struct {
+	Format, Class string
+	// Limitation says what the format cannot express and what it would do
+	// instead.
+	Limitation string
+	// Formats can express it.
+	Formats string
+}
+
+func (e *UnfaithfulError) Error() string {
+	return fmt.Sprintf("%s: class %s cannot be written faithfully: %s; formats that can express it: %s (--approximate writes this format's nearest form, the difference noted)",
+		e.Format, e.Class, e.Limitation, e.Formats)
+}
+
+// Formats that can express a copy to another model, and a deadline on
+// time to first token.
+const (
+	otherModelFormats = "python, typescript, envoy (a composite cluster, Envoy 1.40 or later), polly (Routing's ordered endpoint groups), failsafe-go (one hedge target, chosen by exec.IsHedge()), json"
+	ttftFormats       = "python, typescript, json; failsafe-go and polly when the server sends the response headers with the first token (their timeouts end at the headers)"
+)
+
+// faithful checks what a format whose copies all go where the primary
+// goes (sameTarget) and whose timeout covers the whole call, stream
+// included (wholeCall), cannot say about class c: copies to another
+// model, and a deadline on time to first token. Without opt.Approximate
+// it returns an *UnfaithfulError; with it, it notes the difference
+// (timeout names the format's timeout setting).
+func faithful(format, runtime string, n *notes, c *Class, opt Options, sameTarget, wholeCall bool, timeout string) error {
+	if ts := c.otherTargets(); sameTarget && c.Hedge && len(ts) > 0 {
+		if !opt.Approximate {
+			return &UnfaithfulError{format, c.Class, fmt.Sprintf("its copies go to %s, another model than the primary %q, and %s sends every copy where the primary goes", joinq(ts), c.Primary, runtime), otherModelFormats}
+		}
+		n.add("approximate: copies to %s written as copies to where the primary (%q) goes: a different model's latency, errors and price are not what runs", joinq(ts), c.Primary)
+	}
+	if wholeCall && c.Winner == "first_token" && c.Deadline > 0 {
+		if !opt.Approximate {
+			return &UnfaithfulError{format, c.Class, fmt.Sprintf("its deadline (%s) is on time to first token (winner first_token), and %s's %s covers the whole call, stream included", fdur(c.Deadline.D()), runtime, timeout), ttftFormats}
+		}
+		n.add("approximate: the deadline %s is on time to first token, but %s's %s covers the whole call: wrote %s, which also cuts a stream still running %s after the request, and does not end the wait for a first token any sooner", fdur(c.Deadline.D()), runtime, timeout, fdur(c.Deadline.D()), fdur(c.Deadline.D()))
+	}
+	return nil
 }
 
 // Write renders d in format (one of Formats) and returns the output and,
@@ -75,6 +132,10 @@ func write(d *Document, format string, opt Options) ([]byte, []Note, error) {
 		return writeFailsafe(d)
 	case "polly":
 		return writePolly(d)
+	case "python":
+		return writePython(d)
+	case "typescript":
+		return writeTypeScript(d)
 	case "json":
 		var b strings.Builder
 		if err := d.Encode(&b); err != nil {

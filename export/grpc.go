@@ -4,10 +4,24 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"time"
 )
 
 // gRPC service config (gRFC A6, "gRPC Retry Design"; the service config
 // JSON of https://github.com/grpc/grpc/blob/master/doc/service_config.md).
+
+// GRPCRuntimes says which gRPC runtimes carry out a hedgingPolicy, as
+// checked in their source and docs: grpc-java, grpc-dotnet and grpc-js
+// hedge (gRFC A6's "Implemented in"; Grpc.Net.Client's retries and
+// hedging need 2.36.0 or later; grpc-js implements A6 from 1.8.0, and the
+// tests run this format's output in @grpc/grpc-js 1.14.7); grpc-go
+// (v1.85.0: its service-config parser has no hedgingPolicy field) and
+// gRPC C-core, under C++, Python, Ruby and PHP (its retry service-config
+// parser reads retryPolicy only), accept the config and never send a
+// copy. failsafe-go's gRPC client interceptor hedges for grpc-go.
+const GRPCRuntimes = "hedgingPolicy is carried out by grpc-java, grpc-dotnet (Grpc.Net.Client 2.36.0 or later) and grpc-js (@grpc/grpc-js 1.8.0 or later; tested with 1.14.7). " +
+	"grpc-go (checked: v1.85.0) and gRPC C-core (C++, Python, Ruby, PHP) accept it and ignore it: no copy is ever sent, and nothing says so. " +
+	"On grpc-go, hedge in the client instead: --format failsafe-go, with the response type in place of *http.Response, in failsafegrpc.NewUnaryClientInterceptor (failsafe-go " + FailsafeGoVersion + ")"
 
 // GRPCMaxAttempts is the cap gRPC clients put on maxAttempts, which counts
 // the original call: at most 4 copies.
@@ -90,11 +104,14 @@ func writeGRPC(d *Document, opt Options) ([]byte, []Note, error) {
 		if f := c.fallbacks(); f > 0 && f < len(c.Copies) {
 			return nil, nil, &UnmappableError{"grpc", c.Class, "a method has a hedgingPolicy or a retryPolicy, not both: timed copies cannot be mixed with copies sent only after a failure"}
 		}
+		if err := faithful("grpc", "gRPC", n, c, opt, true, true, "timeout"); err != nil {
+			return nil, nil, err
+		}
 		mc := GRPCMethodConfig{Name: []GRPCName{grpcName(c, opt)}}
 		breakerNotes(n, c, "a gRPC service config has no circuit breaker; put one in the client's interceptor or the gateway")
 		statusRuleNotes(n, c, "gRPC", "an upstream 504 reaches the client as UNAVAILABLE, handled as on_error", "a 4xx reaches the client as a status (INTERNAL, INVALID_ARGUMENT, …) that is not retried: fatal")
 		if c.Deadline > 0 {
-			mc.Timeout = protoDuration(c.Deadline.D())
+			mc.Timeout = grpcTimeout(c.Deadline.D())
 			if c.OnTimeout == "fail_open" {
 				n.add("at the deadline gRPC ends the call with DEADLINE_EXCEEDED; failing open is the caller's handling of that status")
 			}
@@ -129,9 +146,6 @@ func writeGRPC(d *Document, opt Options) ([]byte, []Note, error) {
 				}
 			}
 			mc.HedgingPolicy = hp
-			if ts := c.otherTargets(); len(ts) > 0 {
-				n.add("gRPC sends every copy to the same service (the balancer picks a backend): copies to %s cannot be expressed; they go where the primary (%s) goes", joinq(ts), c.Primary)
-			}
 			if c.NewProvider {
 				n.add("gRPC's balancer, not the policy, chooses the backend of each copy: \"a provider not tried yet\" not written")
 			}
@@ -163,6 +177,12 @@ func writeGRPC(d *Document, opt Options) ([]byte, []Note, error) {
 		sc.MethodConfig = append(sc.MethodConfig, mc)
 	}
 	var all []Note
+	for _, mc := range sc.MethodConfig {
+		if mc.HedgingPolicy != nil {
+			all = append(all, Note{Text: GRPCRuntimes})
+			break
+		}
+	}
 	for i, n := range per {
 		if t := sc.RetryThrottling; t != nil && d.Classes[i].Budget.RetryThrottling == nil {
 			n.add("gRPC's retryThrottling covers every method of the server: this class, which has none, is throttled by class %s's (maxTokens %g, tokenRatio %g) too",
@@ -177,6 +197,18 @@ func writeGRPC(d *Document, opt Options) ([]byte, []Note, error) {
 		return nil, nil, err
 	}
 	return jsonEscape(b.Bytes()), all, nil
+}
+
+// grpcTimeout writes a methodConfig timeout as a proto3 JSON duration
+// with all nine fractional digits when it has a fraction ("0.060000000s",
+// "3s"): grpc-js (1.14.7, service-config.ts) reads the digits after the
+// point as nanoseconds without padding them, so "0.06s" would be a 6 ns
+// timeout and "1.5s" one of 1 s; every parser reads nine digits right.
+func grpcTimeout(d time.Duration) string {
+	if d%time.Second == 0 {
+		return protoDuration(d)
+	}
+	return fmt.Sprintf("%d.%09ds", d/time.Second, d%time.Second)
 }
 
 func grpcName(c *Class, opt Options) GRPCName {
@@ -244,9 +276,6 @@ func grpcRetry(n *notes, c *Class) *GRPCRetryPolicy {
 	n.add("copies sent only after a failure are a gRPC retryPolicy: a retry goes out after a random back-off of up to 1 ms (gRPC requires one)")
 	if len(c.Copies)+1 > GRPCMaxAttempts {
 		n.add("gRPC caps maxAttempts at %d: %d retries instead of %d", GRPCMaxAttempts, GRPCMaxAttempts-1, len(c.Copies))
-	}
-	if ts := c.otherTargets(); len(ts) > 0 {
-		n.add("gRPC retries go to the same service: copies to %s cannot be expressed", joinq(ts))
 	}
 	grpcBudgetNotes(n, c)
 	if c.Budget.RetryThrottling != nil {

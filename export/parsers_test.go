@@ -8,6 +8,7 @@ import (
 
 	clusterv3 "github.com/envoyproxy/go-control-plane/envoy/config/cluster/v3"
 	routev3 "github.com/envoyproxy/go-control-plane/envoy/config/route/v3"
+	compositev3 "github.com/envoyproxy/go-control-plane/envoy/extensions/clusters/composite/v3"
 	"google.golang.org/grpc"
 	"google.golang.org/grpc/codes"
 	"google.golang.org/grpc/credentials/insecure"
@@ -127,6 +128,15 @@ func checkEnvoy(t *testing.T, name string, out []byte) ([]*routev3.Route, []*clu
 		if err := c.GetCircuitBreakers().ValidateAll(); err != nil {
 			t.Fatalf("%s: clusters[%d].circuit_breakers: ValidateAll: %v", name, i, err)
 		}
+		if ct := c.GetClusterType(); ct != nil {
+			cc := &compositev3.ClusterConfig{}
+			if err := ct.GetTypedConfig().UnmarshalTo(cc); err != nil || ct.GetName() != "envoy.clusters.composite" {
+				t.Fatalf("%s: clusters[%d].cluster_type %s: %v", name, i, ct.GetName(), err)
+			}
+			if err := cc.ValidateAll(); err != nil {
+				t.Fatalf("%s: clusters[%d]: composite: ValidateAll: %v", name, i, err)
+			}
+		}
 		clusters = append(clusters, c)
 	}
 	return routes, clusters
@@ -139,7 +149,7 @@ func TestGRPCParsesEveryScenario(t *testing.T) {
 		if d = withoutAdaptive(d); d == nil {
 			continue
 		}
-		out, _, err := Write(d, "grpc", Options{})
+		out, _, err := Write(d, "grpc", Options{Approximate: true})
 		if err != nil {
 			t.Fatalf("%s: %v", d.Scenario, err)
 		}
@@ -215,7 +225,7 @@ func TestGRPCLimits(t *testing.T) {
 	c.OnError, c.OnRateLimited = "fatal", "nonfatal"
 	c.Budget.RetryThrottling = &Throttle{MaxTokens: 10, TokenRatio: 0.1}
 	d.Classes[1].Budget.RetryThrottling = &Throttle{MaxTokens: 20, TokenRatio: 0.5}
-	out, notes, err := Write(d, "grpc", Options{})
+	out, notes, err := Write(d, "grpc", Options{Approximate: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -239,7 +249,7 @@ func TestEnvoyParsesEveryScenario(t *testing.T) {
 		if d = withoutAdaptive(d); d == nil {
 			continue
 		}
-		out, _, err := Write(d, "envoy", Options{})
+		out, _, err := Write(d, "envoy", Options{Approximate: true})
 		if err != nil {
 			t.Fatalf("%s: %v", d.Scenario, err)
 		}

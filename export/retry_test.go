@@ -68,7 +68,7 @@ func TestRetryGRPC(t *testing.T) {
 	d := ScenarioPolicies(loadShipped(t, "stacked-retries.toml"))
 	d.Classes[1].Hedge, d.Classes[1].Copies = false, []Copy{}
 	var sc GRPCServiceConfig
-	out, notes, err := Write(d, "grpc", Options{})
+	out, notes, err := Write(d, "grpc", Options{Approximate: true})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -107,7 +107,7 @@ func TestStatusRuleNotes(t *testing.T) {
 	}
 	d.Classes[0].OnUpstreamTimeout = "ignore"
 	for _, f := range []string{"grpc", "envoy", "failsafe-go", "polly"} {
-		_, notes, err := Write(d, f, Options{})
+		_, notes, err := Write(d, f, Options{Approximate: true})
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -129,7 +129,7 @@ func TestStatusRuleNotes(t *testing.T) {
 // stacked methods too; each of them gets a note saying so.
 func TestGRPCThrottleNotes(t *testing.T) {
 	d := ScenarioPolicies(loadShipped(t, "stacked-retries.toml"))
-	out, notes, err := Write(d, "grpc", Options{})
+	out, notes, err := Write(d, "grpc", Options{Approximate: true})
 	if err != nil {
 		t.Fatal(err)
 	}

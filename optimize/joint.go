@@ -52,10 +52,15 @@ func coupling(cfg *sim.Config, s *Settings) [][]string {
 	out := make([][]string, len(cfg.Classes))
 	for i := range cfg.Classes {
 		cl := &cfg.Classes[i]
-		if cl.Pipeline != nil {
-			continue // optimized on its own (runPipeline)
-		}
 		models := append([]int{cl.Policy.Primary}, cl.Policy.Targets...)
+		if pl := cl.Pipeline; pl != nil {
+			// A pipeline reaches what its steps' calls reach.
+			models = models[:0]
+			for _, st := range pl.Steps {
+				models = append(models, st.Call.Policy.Primary)
+				models = append(models, st.Call.Policy.Targets...)
+			}
+		}
 		for _, name := range s.For(cl.Name).Targets {
 			for m := range cfg.Models {
 				if cfg.Models[m].Name == name {

@@ -404,7 +404,35 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 	}
 	var jobs []*classJob
 	var alone []int // cfg index of each job's class
+	// Pipeline classes are searched by runPipeline: alone, or on the
+	// traffic of the classes they are coupled with (with), which stay at
+	// their configured policies; the joint search of a group holds its
+	// pipeline classes at theirs (joint).
 	var pipelines []int
+	with := map[int][]int{}
+	joint := s
+	joint.Only = nil
+	for _, group := range groups {
+		for _, i := range group {
+			if !optimized(&s, cfg.Classes[i].Name) {
+				continue
+			}
+			if cfg.Classes[i].Pipeline != nil {
+				pipelines = append(pipelines, i)
+				with[i] = slices.DeleteFunc(slices.Clone(group), func(j int) bool { return j == i })
+				continue
+			}
+			joint.Only = append(joint.Only, cfg.Classes[i].Name)
+		}
+	}
+	var jointGroups [][]int
+	var jointShared [][]string
+	for g, group := range groups {
+		if slices.ContainsFunc(group, func(i int) bool { return slices.Contains(joint.Only, cfg.Classes[i].Name) }) {
+			jointGroups = append(jointGroups, group)
+			jointShared = append(jointShared, shared[g])
+		}
+	}
 	for i := range cfg.Classes {
 		name := cfg.Classes[i].Name
 		if !optimized(&s, name) || grouped[i] {
@@ -552,21 +580,8 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 	for j, i := range alone {
 		byIndex[i] = &rep.Classes[j]
 	}
-	for _, i := range pipelines {
-		if m.record || m.asked != nil {
-			// A shard's part (RunShard) and Expect leave pipeline classes
-			// out: they are searched whole where the report is made, by Run
-			// or Assemble.
-			continue
-		}
-		cr, err := runPipeline(ctx, cfg, s, i, workers, progress)
-		if err != nil {
-			return nil, nil, err
-		}
-		byIndex[i] = cr
-	}
-	for g, group := range groups {
-		reports, jg, step, err := runJoint(ctx, cfg, s, group, shared[g], workers, progress, m)
+	for g, group := range jointGroups {
+		reports, jg, step, err := runJoint(ctx, cfg, joint, group, jointShared[g], workers, progress, m)
 		if err != nil {
 			return nil, nil, err
 		}
@@ -576,6 +591,28 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 		}
 		maps.Copy(byIndex, reports)
 		rep.Joint = append(rep.Joint, jg)
+	}
+	for _, i := range pipelines {
+		if m.record || m.asked != nil {
+			// A shard's part (RunShard) and Expect leave pipeline classes
+			// out: they are searched whole where the report is made, by Run
+			// or Assemble.
+			continue
+		}
+		// A coupled pipeline is searched with its group's one-call classes
+		// at their picks (found above, with it at its configured policy).
+		picked := *cfg
+		picked.Classes = slices.Clone(cfg.Classes)
+		for _, j := range with[i] {
+			if cr, ok := byIndex[j]; ok {
+				picked.Classes[j].Policy = cr.Picked().Policy(cfg.Classes[j].Policy)
+			}
+		}
+		cr, err := runPipeline(ctx, &picked, s, i, with[i], workers, progress)
+		if err != nil {
+			return nil, nil, err
+		}
+		byIndex[i] = cr
 	}
 	if !complete || len(next) > 0 {
 		return nil, next, nil

@@ -252,11 +252,21 @@ func (ps *pipelineSearch) best(idx []int) int {
 // runPipeline optimizes pipeline class i of cfg: coordinate descent over
 // its steps' grids on the class alone, then the pick among every
 // candidate simulated (decide) and the per-step advice.
-func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i, workers int, progress func(string, int) func()) (*ClassReport, error) {
+func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i int, with []int, workers int, progress func(string, int) func()) (*ClassReport, error) {
 	name := cfg.Classes[i].Name
 	c, warn, err := classConfig(cfg, i, s.Requests)
 	if err != nil {
 		return nil, err
+	}
+	var others []string
+	if len(with) > 0 {
+		// Coupled: searched on the traffic it shares with the others,
+		// which keep their configured policies; the pipeline is class 0.
+		c = groupConfig(cfg, append([]int{i}, with...), s.Requests*(1+len(with)))
+		warn = ""
+		for _, j := range with {
+			others = append(others, cfg.Classes[j].Name)
+		}
 	}
 	search := s.For(name)
 	var notes []string
@@ -274,6 +284,10 @@ func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i, workers in
 		cr.Warnings = append(cr.Warnings, warn)
 	}
 	cr.Warnings = append(cr.Warnings, notes...)
+	if len(others) > 0 {
+		cr.OptimizedWith = others
+		cr.Warnings = append(cr.Warnings, fmt.Sprintf("searched on the traffic it shares a limited provider, model or budget with (%s, %d requests per simulation): those one-call classes at their picks, found with this pipeline at its configured policy — one round of coordinate descent; the rollout check runs every pick together", strings.Join(others, ", "), c.Requests))
+	}
 	pl := c.Classes[0].Pipeline
 	none := make([]sim.Policy, len(pl.Steps))
 	for st := range pl.Steps {

@@ -109,3 +109,33 @@ func TestPipelineSearchMatchesBruteForce(t *testing.T) {
 		t.Error("brute force picks no hedging: the test checks too little")
 	}
 }
+
+// TestPipelineCoupled: a pipeline class that shares a concurrency-limited
+// provider with a one-call class is searched on their shared traffic, not
+// alone: its report names the other class, and the one-call class's joint
+// search runs with the pipeline's traffic.
+func TestPipelineCoupled(t *testing.T) {
+	cfg := twoStepPipeline(t)
+	cfg.Providers = []sim.Provider{{Name: "b", Concurrency: 40}}
+	cfg.Classes[0].Share = 0.5
+	cfg.Classes = append(cfg.Classes, sim.Class{
+		Name: "direct", Share: 0.5, InputTokens: dist.Constant{Value: 100}, OutputTokens: dist.Constant{Value: 10},
+		Policy: sim.Policy{Primary: 1, Copies: 1, Delays: []time.Duration{time.Second}, OnInvalid: sim.NonFatal, CancelBilling: sim.BillInput},
+	})
+	s := DefaultSettings()
+	s.Requests, s.CheckRequests = 4000, 0
+	s.Search.Delays = []time.Duration{500 * time.Millisecond, 2 * time.Second}
+	rep, err := Run(cfg, s, Options{Workers: 2})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Classes) != 2 {
+		t.Fatalf("%d classes in the report", len(rep.Classes))
+	}
+	if got := rep.Classes[0].OptimizedWith; len(got) != 1 || got[0] != "direct" {
+		t.Errorf("pipeline optimized with %v, want [direct]", got)
+	}
+	if len(rep.Joint) != 1 || !slices.Contains(rep.Joint[0].Classes, "direct") || !slices.Contains(rep.Joint[0].Classes, "turn") {
+		t.Errorf("joint groups %+v: want direct searched with the pipeline's traffic", rep.Joint)
+	}
+}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"text/tabwriter"
@@ -160,8 +161,9 @@ func trimLineEnds(text []byte) []byte {
 func (r *Report) writeText(w io.Writer, all bool) error {
 	ew := &errWriter{w: w}
 	how := "each class simulated alone (exact: no class shares a limited provider, model or budget)"
+	coupled := slices.ContainsFunc(r.Classes, func(c ClassReport) bool { return len(c.OptimizedWith) > 0 })
 	switch {
-	case len(r.Joint) > 0:
+	case len(r.Joint) > 0 || coupled:
 		how = "coupled classes optimized jointly, the others alone"
 	case r.AloneDespiteCoupling:
 		how = "each class simulated alone (--alone: classes that share a limited provider, model or budget miss each other's load)"

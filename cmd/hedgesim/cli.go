@@ -123,7 +123,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 			fmt.Fprintf(stderr, "hedgesim help: takes at most one command, got %q\n", rest)
 			return exitUsage
 		}
-		if len(rest) == 1 && rest[0] != "help" {
+		if len(rest) == 1 && rest[0] != "help" && !asksHelp(rest) {
 			if isCommand(rest[0]) {
 				// Asked-for help goes to stdout, so it can be paged.
 				return run([]string{rest[0], "--help"}, stdout, stdout)

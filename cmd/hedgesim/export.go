@@ -29,15 +29,24 @@ exported.
 
 Formats:
   grpc         gRPC service config JSON (methodConfig hedgingPolicy, retryThrottling)
-  envoy        Envoy routes YAML (retry_policy + hedge_policy, route timeout, cluster retry budget)
+  envoy        Envoy routes YAML (retry_policy + hedge_policy, route timeout, cluster retry budget;
+               copies to other models through a composite cluster)
   failsafe-go  a Go file building failsafe-go hedge policies (` + export.FailsafeGoVersion + `)
   polly        appsettings.json section for .NET's standard HTTP hedging handler
+  python       an asyncio module: hedged(call, POLICIES[class]), standard library only
+  typescript   a TypeScript module: hedged(call, POLICIES[class]) with AbortController, no dependencies
   json         hedgesim's neutral policy document (every setting, for custom gateways)
 
 What a format cannot express, and what was written instead, is printed on
 standard error for every class, and as comments in the output where the
-format has them. Exit status 2: bad input, an unknown class or format, or
-a class the format cannot express at all.`
+format has them. A class that grpc or envoy would run differently from
+what was simulated (in grpc, copies to another model; in both, a deadline
+on time to first token under a timeout that covers the whole stream) is
+refused, naming the formats that can express it, unless --approximate. gRPC's
+hedgingPolicy is carried out by grpc-java, grpc-dotnet and grpc-js, and
+ignored by grpc-go and C-core (C++, Python, Ruby, PHP): see the note the
+grpc format prints. Exit status 2: bad input, an unknown class or format,
+or a class the format cannot express (faithfully).`
 
 func cmdExport(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("export", exportSynopsis, stderr)
@@ -45,6 +54,7 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	class := fs.String("class", "", "export only the class `NAME`")
 	service := fs.String("service", "", "gRPC `service` the policies apply to (grpc, envoy; default placeholder SERVICE)")
 	method := fs.String("method", "", "gRPC `method` (grpc, envoy; needs a single class; default: the class name)")
+	approx := fs.Bool("approximate", false, "write what grpc or envoy cannot express faithfully (grpc: copies to another model; both: a deadline on time to first token) in its nearest form, the difference noted, instead of exiting with status 2")
 	out := pathFlag(fs, "out", "write to `FILE` (atomically; a symbolic link is written through) instead of standard output (- is standard output)")
 	scen := pathFlag(fs, "scenario", "for a report: the `SCENARIO` it was made from (default: the scenario the report names, if built in or a file of that name)")
 	pos, err := parseFlags(fs, args)
@@ -88,7 +98,7 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	if *method != "" && len(doc.Classes) > 1 {
 		return usageError{err: fmt.Errorf("--method %s names one method, but %d classes are exported; choose one with --class", *method, len(doc.Classes))}
 	}
-	data, notes, err := export.Write(doc, *format, export.Options{Service: *service, Method: *method})
+	data, notes, err := export.Write(doc, *format, export.Options{Service: *service, Method: *method, Approximate: *approx})
 	if err != nil {
 		return usageError{err: err}
 	}

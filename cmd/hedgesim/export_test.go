@@ -164,6 +164,8 @@ func TestExportBadInput(t *testing.T) {
 		{[]string{"--format", "grpc", unknownScenario}, "--scenario"},
 		{[]string{"--format", "grpc", adaptive}, "adaptive delay"},
 		{[]string{"--format", "grpc", "no-such-file.toml"}, "no such file"},
+		{[]string{"--format", "grpc", "--class", "short", "two-model-gateway"}, `class short cannot be written faithfully: its copies go to "large-b"`},
+		{[]string{"--format", "envoy", "--class", "medium", "two-model-gateway"}, "its deadline (15s) is on time to first token"},
 	}
 	for _, c := range cases {
 		args := append([]string{"export", "--out", out}, c.args...)
@@ -178,6 +180,34 @@ func TestExportBadInput(t *testing.T) {
 	// The unknown scenario is found with --scenario.
 	if code, _, errOut := hedgesim(t, "export", "--format", "grpc", "--scenario", "guard-check", unknownScenario); code != 0 {
 		t.Errorf("--scenario guard-check: exit %d: %s", code, errOut)
+	}
+}
+
+// TestExportApproximate: --approximate writes what grpc refuses, saying
+// what differs; the grpc format names the runtimes that ignore hedging.
+func TestExportApproximate(t *testing.T) {
+	code, out, errOut := hedgesim(t, "export", "--format", "grpc", "--approximate", "two-model-gateway")
+	if code != 0 || !strings.Contains(out, "hedgingPolicy") {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{`short: approximate: copies to "large-b"`, "medium: approximate: the deadline 15s is on time to first token", "grpc-go (checked: v1.85.0)"} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+}
+
+// TestExportCodeFormats: the python and typescript formats write a
+// module with the class's policy and hedged().
+func TestExportCodeFormats(t *testing.T) {
+	for _, c := range []struct{ format, want string }{
+		{"python", `"check": Policy(`},
+		{"typescript", `"check": {`},
+	} {
+		code, out, errOut := hedgesim(t, "export", "--format", c.format, "guard-check")
+		if code != 0 || !strings.Contains(out, c.want) || !strings.Contains(out, "hedged") {
+			t.Errorf("%s: exit %d, stderr %s\n%s", c.format, code, errOut, out)
+		}
 	}
 }
 

@@ -519,6 +519,9 @@ func writeReport(ctx context.Context, dir string, rep *optimize.Report, text, js
 
 // fileStem turns a class name into a file-name stem of letters, digits, '-',
 // '_' and '.', unique among those in used.
+// maxStem bounds a class's part of a figure's file name.
+const maxStem = 200
+
 func fileStem(class string, used map[string]bool) string {
 	var b strings.Builder
 	for _, r := range class {
@@ -532,6 +535,11 @@ func fileStem(class string, used map[string]bool) string {
 	stem := strings.TrimLeft(b.String(), ".")
 	if stem == "" {
 		stem = "class"
+	}
+	// File names are at most 255 bytes on most file systems: room for the
+	// figure's suffix ("-2-adaptive-delay.png") is kept.
+	if len(stem) > maxStem {
+		stem = stem[:maxStem]
 	}
 	for i, s := 2, stem; ; i++ {
 		if !used[strings.ToLower(s)] {

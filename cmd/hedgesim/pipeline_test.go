@@ -127,3 +127,21 @@ func TestWriteScenarioPipeline(t *testing.T) {
 		}
 	}
 }
+
+// TestHelpHelpAndLongNames: "help --help" is help, and a class name too
+// long for a file name still gets its figures (its stem is cut).
+func TestHelpHelpAndLongNames(t *testing.T) {
+	if code, out, _ := hedgesim(t, "help", "--help"); code != 0 || !strings.Contains(out, "Usage") && !strings.Contains(out, "usage") {
+		t.Errorf("help --help: exit %d: %s", code, out)
+	}
+	long := strings.Repeat("n", 300)
+	src := "[arrivals]\nrate = 10\n[models.m]\nlatency = { kind = \"constant\", value = 1 }\n[[classes]]\nname = \"" + long + "\"\n[classes.hedge]\ndelay = \"500ms\"\n"
+	dir := t.TempDir()
+	f := filepath.Join(dir, "long.toml")
+	if err := os.WriteFile(f, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	if code, _, errOut := hedgesim(t, "optimize", "--requests", "500", "--check-requests", "0", "--out", filepath.Join(dir, "o"), f); code != 0 {
+		t.Fatalf("optimize --out with a 300-byte class name: exit %d: %s", code, errOut)
+	}
+}
