@@ -461,8 +461,10 @@ func judgeFor(o Objective, base, pick *Candidate, level float64, rule Rule, basi
 
 // JudgeWithin applies rule to the pick for objective answered: the pick is
 // worth it when the share of requests without a usable answer within
-// target falls by at least MinGainPct percent, by at least MinGainPerCost
-// percent per percent of added cost and, with RequireSignificant,
+// target falls by at least MinGainPct percent, by at least
+// MinUnansweredCutPerCost percent per percent of added cost — the rule's
+// test for a share of requests without a usable answer in time, as the
+// rule's text states it — and, with RequireSignificant,
 // significantly (disjoint Wilson intervals at the level). Like Judge, it
 // never says "hedge" for a pick with FewerAnswers unless the rule allows
 // it, nor for no hedging.
@@ -503,8 +505,8 @@ func JudgeWithin(base, pick *Candidate, target time.Duration, level float64, rul
 		v.Reason, v.detail = what+" does not fall", DetailNoGain
 	case gain < rule.MinGainPct:
 		v.Reason, v.detail = fmt.Sprintf("%s falls %.1f%%, less than the %s%% minimum", what, gain, fnum(rule.MinGainPct)), DetailGainBelowMin
-	case cost > 0 && gain/cost < rule.MinGainPerCost:
-		v.Reason, v.detail = fmt.Sprintf("%s falls %.1f%% for %s %s: %.2f%% per 1%% of %s, less than %s", what, gain, fpct(cost), costWord, gain/cost, costWord, fnum(rule.MinGainPerCost)), DetailGainPerCost
+	case cost > 0 && gain/cost < rule.MinUnansweredCutPerCost:
+		v.Reason, v.detail = fmt.Sprintf("%s falls %.1f%% for %s %s: %.2f%% per 1%% of %s, less than %s", what, gain, fpct(cost), costWord, gain/cost, costWord, fnum(rule.MinUnansweredCutPerCost)), DetailGainPerCost
 	case rule.RequireSignificant && !v.Significant:
 		v.Reason, v.detail = fmt.Sprintf("%s falls %.1f%%, not significantly at %s%%", what, gain, fnum(100*level)), DetailNotSignificant
 	default:

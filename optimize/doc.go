@@ -110,7 +110,7 @@
 //	      latency, required), with added cost ≤ max_added_cost_pct and the
 //	      hedged-share cap; ties go to the lower p95, then the lower cost;
 //	      judged by JudgeWithin: the share not answered within target must
-//	      fall as the percentile would under the rule
+//	      fall as the rule's unanswered share must (min_unanswered_cut_per_cost)
 //	knee  the knee of the frontier (within the hedged-share cap): the point
 //	      farthest above the chord from its cheapest to its fastest point,
 //	      both axes scaled to [0, 1] (Kneedle); the fastest point when the

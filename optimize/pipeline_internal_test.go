@@ -139,3 +139,22 @@ func TestPipelineCoupled(t *testing.T) {
 		t.Errorf("joint groups %+v: want direct searched with the pipeline's traffic", rep.Joint)
 	}
 }
+
+// TestJudgeWithinUsesTheUnansweredRule: under objective answered, the share
+// not answered within the target is a share of requests without a usable
+// answer in time, judged by min_unanswered_cut_per_cost as the rule's text
+// says (0.5 % per 1 % of cost by default), not by the percentile's 1 %: a
+// cut from 48.3 % to 11.9 % for +111 % cost (0.68 % per 1 %) is a hedge,
+// as it is under objective p95.
+func TestJudgeWithinUsesTheUnansweredRule(t *testing.T) {
+	rule := DefaultSettings().Rule
+	base := &Candidate{Requests: 5000, AnsweredShare: 0.517, AnsweredWithinShare: 0.517}
+	pick := &Candidate{Requests: 5000, Hedging: true, AnsweredShare: 0.881, AnsweredWithinShare: 0.881, AddedCostPct: 111.3}
+	if v := JudgeWithin(base, pick, 10*time.Second, 0.95, rule, CostUSD); !v.Hedge {
+		t.Errorf("verdict: %s", v.Reason)
+	}
+	rule.MinUnansweredCutPerCost = 0.9
+	if v := JudgeWithin(base, pick, 10*time.Second, 0.95, rule, CostUSD); v.Hedge {
+		t.Errorf("with 0.9 %% per 1 %% of cost required: %s", v.Reason)
+	}
+}
