@@ -96,8 +96,9 @@ func (e *engine) attachSteps(res *Result, steps [][]StepResult) {
 	}
 }
 
-// addAttempts adds o's attempt counts, bills and wasted tokens to s: what a
-// pipeline's step calls sent, counted for the pipeline.
+// addAttempts adds o's attempt counts, bills and wasted tokens to s (add
+// adds its requests too): what a pipeline's step calls sent, counted for
+// the pipeline.
 func (s *classStats) addAttempts(o *classStats) {
 	s.sent += o.sent
 	s.completed += o.completed
@@ -112,6 +113,9 @@ func (s *classStats) addAttempts(o *classStats) {
 	s.timedOut += o.timedOut
 	s.stalled += o.stalled
 	s.wastedOutput += o.wastedOutput
+	if s.billed == nil {
+		s.billed = make([]bill, len(o.billed))
+	}
 	for j, b := range o.billed {
 		s.billed[j].attempts += b.attempts
 		s.billed[j].input += b.input

@@ -246,21 +246,8 @@ func (s *classStats) add(o *classStats) {
 	s.reqRateLimited += o.reqRateLimited
 	s.invalid += o.invalid
 	s.hedged += o.hedged
-	s.sent += o.sent
-	s.completed += o.completed
-	s.failed += o.failed
-	for k, n := range o.failedBy {
-		s.failedBy[k] += n
-	}
-	s.invalidAtt += o.invalidAtt
-	s.cancelled += o.cancelled
-	s.rateLimited += o.rateLimited
-	s.rejected += o.rejected
 	s.reqRejected += o.reqRejected
-	s.timedOut += o.timedOut
-	s.stalled += o.stalled
 	s.reqStalled += o.reqStalled
-	s.wastedOutput += o.wastedOutput
 	s.met += o.met
 	s.rescued += o.rescued
 	s.harmed += o.harmed
@@ -270,14 +257,7 @@ func (s *classStats) add(o *classStats) {
 	for j, n := range o.won {
 		s.won[j] += n
 	}
-	if s.billed == nil {
-		s.billed = make([]bill, len(o.billed))
-	}
-	for j, b := range o.billed {
-		s.billed[j].attempts += b.attempts
-		s.billed[j].input += b.input
-		s.billed[j].output += b.output
-	}
+	s.addAttempts(o)
 }
 
 func (s *classStats) result(name string, models []Model) ClassResult {
