@@ -186,20 +186,7 @@ func (c *checker) step(key string, t *stepTable) sim.Step {
 	}
 	cl.OnTimeout, err = enum(c, key+".on_timeout", t.OnTimeout, sim.FailClosed, sim.FailOpen, sim.FailClosed)
 	c.keep(err)
-	cl.Policy = c.policy(key, t.Hedge)
-	cl.Retry = c.retry(key+".retry", t.Retry, false)
-	cl.AttemptRetry = c.retry(key+".attempt_retry", t.AttemptRetry, true)
-	if !c.hasErrorsWithin(key + ".hedge") {
-		c.retryBudget(key+".retry", t.Retry, &cl.Policy)
-		c.retryBudget(key+".attempt_retry", t.AttemptRetry, &cl.Policy)
-	}
-	gapsKnown := !c.hasErrorsWithin(key + ".deadline")
-	for _, k := range []string{"delay", "delays", "max_copies", "adaptive"} {
-		gapsKnown = gapsKnown && !c.hasErrorsWithin(key+".hedge."+k)
-	}
-	if gapsKnown {
-		c.keep(c.checkGaps(key, t.Hedge, cl))
-	}
+	c.callPolicy(key, t.Hedge, t.Retry, t.AttemptRetry, cl)
 	s.FanOut = 1
 	if t.FanOut != nil {
 		if n := *t.FanOut; n < 1 || n > sim.MaxPipelineCalls {

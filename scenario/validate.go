@@ -408,12 +408,20 @@ func (c *checker) class(key string, t *classTable, n int) sim.Class {
 	}
 	cl.OnTimeout, err = enum(c, key+".on_timeout", t.OnTimeout, sim.FailOpen, sim.FailOpen, sim.FailClosed)
 	c.keep(err)
-	cl.Policy = c.policy(key, t.Hedge)
-	cl.Retry = c.retry(key+".retry", t.Retry, false)
-	cl.AttemptRetry = c.retry(key+".attempt_retry", t.AttemptRetry, true)
+	c.callPolicy(key, t.Hedge, t.Retry, t.AttemptRetry, &cl)
+	return cl
+}
+
+// callPolicy reads the hedge policy and retries of the call at key — a
+// one-call class, or a pipeline's step — into cl, whose deadline is set,
+// recording problems.
+func (c *checker) callPolicy(key string, hedge *hedgeTable, retry, attemptRetry *retryTable, cl *sim.Class) {
+	cl.Policy = c.policy(key, hedge)
+	cl.Retry = c.retry(key+".retry", retry, false)
+	cl.AttemptRetry = c.retry(key+".attempt_retry", attemptRetry, true)
 	if !c.hasErrorsWithin(key + ".hedge") {
-		c.retryBudget(key+".retry", t.Retry, &cl.Policy)
-		c.retryBudget(key+".attempt_retry", t.AttemptRetry, &cl.Policy)
+		c.retryBudget(key+".retry", retry, &cl.Policy)
+		c.retryBudget(key+".attempt_retry", attemptRetry, &cl.Policy)
 	}
 	// The gaps depend on the delays, copies and adaptive rule only: a
 	// problem elsewhere in the hedge table (an undefined target, say) does
@@ -423,9 +431,8 @@ func (c *checker) class(key string, t *classTable, n int) sim.Class {
 		gapsKnown = gapsKnown && !c.hasErrorsWithin(key+".hedge."+k)
 	}
 	if gapsKnown {
-		c.keep(c.checkGaps(key, t.Hedge, &cl))
+		c.keep(c.checkGaps(key, hedge, cl))
 	}
-	return cl
 }
 
 // policy builds the hedge policy of the class at classKey, recording
