@@ -221,6 +221,105 @@ func groupValue(mode string, figs, base []GroupFigure, w []float64) (v, tie floa
 	return v, tie
 }
 
+// groupEval is one run's standing under a group objective: its value v
+// with an interval [lo, hi] (the classes' intervals, weighted or taken
+// to the worst as v is), its weighted unanswered share over n requests,
+// and its weighted cost per 1000 requests; i names the run.
+type groupEval struct {
+	i                int
+	v, lo, hi        float64
+	unanswered, cost float64
+	n                int64
+}
+
+// evalGroup returns the standing of a run of the group whose figures are
+// figs (base: the group's run without hedging).
+func evalGroup(i int, mode string, figs, base []GroupFigure, s *Settings) groupEval {
+	w := groupWeights(figs, s)
+	e := groupEval{i: i}
+	e.v, e.unanswered = groupValue(mode, figs, base, w)
+	var sw float64
+	for j, f := range figs {
+		sw += w[j]
+		e.n += f.Requests
+		e.cost += w[j] * f.CostPer1k
+		switch {
+		case mode == GroupWorst:
+			e.lo = math.Max(e.lo, ratio(f.CI[0], base[j].Q))
+			e.hi = math.Max(e.hi, ratio(f.CI[1], base[j].Q))
+		case w[j] > 0:
+			e.lo += w[j] * f.CI[0]
+			e.hi += w[j] * f.CI[1]
+		}
+	}
+	if sw > 0 {
+		e.cost /= sw
+		if mode != GroupWorst {
+			e.lo, e.hi = e.lo/sw, e.hi/sw
+		}
+	}
+	return e
+}
+
+// groupSelect returns the position in evs of the group's choice. The run
+// with the best value sets the bar; the runs not significantly worse (the
+// intervals overlap, as "~" in the tables) that answer as many requests as
+// any of them — an unanswered share not higher by both a significant
+// (two-proportion test at the level of z) and a material amount (at least
+// material, a share of requests) — are the choices, and the best value
+// among them, then the lowest cost, then the first, wins. So a late copy that
+// rescues the few requests a deadline would miss is not lost to a
+// percentile that differs by noise alone, and among runs that answer alike
+// the faster wins. keep, when ≥ 0, is the position of the current choice
+// (a descent's step): it stays while it is among the choices — not
+// significantly worse than the best, answering as many — so that the
+// descent moves only for a significant gain and does not wander between
+// equals.
+func groupSelect(evs []groupEval, keep int, z, material float64) int {
+	if len(evs) == 0 {
+		return -1
+	}
+	best := 0
+	for x := range evs {
+		a, b := &evs[x], &evs[best]
+		if cmp.Or(cmp.Compare(a.v, b.v), cmp.Compare(a.unanswered, b.unanswered), cmp.Compare(a.cost, b.cost)) < 0 {
+			best = x
+		}
+	}
+	iv := func(x int) [2]float64 { return [2]float64{evs[x].lo, evs[x].hi} }
+	near := func(x int) bool { return overlap(iv(x), iv(best)) }
+	most := best // of the near runs, the one answering most
+	for x := range evs {
+		if near(x) && evs[x].unanswered < evs[most].unanswered {
+			most = x
+		}
+	}
+	choice := func(x int) bool {
+		fewer := evs[x].unanswered-evs[most].unanswered >= material &&
+			sim.AnswersFall(1-evs[most].unanswered, evs[most].n, 1-evs[x].unanswered, evs[x].n, z)
+		return near(x) && !fewer
+	}
+	pick := most
+	for x := range evs {
+		if choice(x) && cmp.Or(cmp.Compare(evs[x].v, evs[pick].v), cmp.Compare(evs[x].cost, evs[pick].cost)) < 0 {
+			pick = x
+		}
+	}
+	if keep >= 0 && choice(keep) {
+		return keep
+	}
+	return pick
+}
+
+// materialCut is the smallest difference of the group's weighted
+// unanswered share that counts (groupSelect): the verdict rule's minimum
+// gain, MinGainPct percent, of the share the group leaves unanswered
+// without hedging (base).
+func materialCut(base []GroupFigure, s *Settings) float64 {
+	_, u := groupValue(GroupWeighted, base, base, groupWeights(base, s))
+	return s.Rule.MinGainPct / 100 * u
+}
+
 // ratio is q over its baseline b, with a miss over a miss 1, a miss over
 // an answer +Inf and an answer over a miss 0.
 func ratio(q, b float64) float64 {
@@ -245,10 +344,11 @@ func ratio(q, b float64) float64 {
 // measured figs and loads (by candidate; nil for one left out), those
 // admissible for the group (groupAdmissible: every class against the
 // group's run without hedging, gs) — and no hedging for the class in any
-// case —, the one best for the group; ties go to the lower added cost,
-// then the earlier candidate. It returns its index, and the value at it.
+// case —, the group's choice (groupSelect). It returns its index, and the
+// value at it.
 func groupPick(cr *ClassReport, k int, current []sim.Policy, figs [][]GroupFigure, loads [][]Load, gs *groupStart, mode string, s *Settings) (int, float64) {
-	best, bv, bt := -1, 0.0, 0.0
+	var evs []groupEval
+	keep := -1 // the position of the class's current policy
 	hedging := make([]bool, len(current))
 	for i := range cr.Candidates {
 		c := &cr.Candidates[i]
@@ -262,18 +362,16 @@ func groupPick(cr *ClassReport, k int, current []sim.Policy, figs [][]GroupFigur
 		if !groupAdmissible(figs[i], gs.base, loads[i], gs.baseLoads, hedging, s) && i != 0 {
 			continue
 		}
-		v, tie := groupValue(mode, figs[i], gs.base, groupWeights(figs[i], s))
-		if best >= 0 {
-			if d := cmp.Or(cmp.Compare(v, bv), cmp.Compare(tie, bt), cmp.Compare(c.AddedCostPct, cr.Candidates[best].AddedCostPct)); d >= 0 {
-				continue
-			}
+		if keep < 0 && c.Hedging == (current[k].Copies > 0) && samePolicy(c.Policy(current[k]), current[k]) {
+			keep = len(evs)
 		}
-		best, bv, bt = i, v, tie
+		evs = append(evs, evalGroup(i, mode, figs[i], gs.base, s))
 	}
-	if best < 0 {
+	x := groupSelect(evs, keep, distuv.UnitNormal.Quantile((1+s.Level)/2), materialCut(gs.base, s))
+	if x < 0 {
 		return 0, math.Inf(1) // no hedging is always admissible; unreachable
 	}
-	return best, bv
+	return evs[x].i, evs[x].v
 }
 
 // chooseForGroup makes the pick of the step's class report cr, decided
@@ -281,7 +379,20 @@ func groupPick(cr *ClassReport, k int, current []sim.Policy, figs [][]GroupFigur
 // groupPick).
 func chooseForGroup(cr *ClassReport, k int, current []sim.Policy, figs [][]GroupFigure, loads [][]Load, gs *groupStart, mode string, s *Settings) {
 	base := gs.base
-	i, v := groupPick(cr, k, current, figs, loads, gs, mode, s)
+	var i int
+	var v float64
+	if gs.fixed {
+		// Every combination was simulated: the group's choice stands.
+		i = slices.IndexFunc(cr.Candidates, func(c Candidate) bool {
+			return samePolicy(c.Policy(current[k]), current[k]) && c.Hedging == (current[k].Copies > 0)
+		})
+		if i < 0 || figs[i] == nil {
+			i = 0
+		}
+		v, _ = groupValue(mode, figs[i], base, groupWeights(figs[i], s))
+	} else {
+		i, v = groupPick(cr, k, current, figs, loads, gs, mode, s)
+	}
 	// The rule, for the group's pick, holds the class against its figures
 	// in the group's run without hedging, as the group's search does.
 	p := cr.Objective.Percentile
@@ -415,6 +526,10 @@ type groupStart struct {
 	series    map[int][]Series
 	start     []sim.Policy
 	search    string
+	// fixed: the combinations were every one, so the start is the group's
+	// choice on the grid and the descent keeps it (its rounds make the
+	// class reports).
+	fixed bool
 }
 
 // startGroup measures the group's run without hedging (the reference of
@@ -561,7 +676,7 @@ func startGroup(ctx context.Context, gc *sim.Config, order []int, s *Settings, m
 		return nil, groupName + ": combinations", nil
 	}
 	mode := s.groupObjective()
-	best, bv, bt := 0, math.Inf(1), math.Inf(1)
+	var evs []groupEval
 	for x := range combos {
 		if figs[x] == nil {
 			continue
@@ -573,14 +688,16 @@ func startGroup(ctx context.Context, gc *sim.Config, order []int, s *Settings, m
 		for d, k := range order {
 			hedging[k] = combos[x][d] > 0
 		}
-		if !groupAdmissible(figs[x], gs.base, loads[x], gs.baseLoads, hedging, s) {
-			continue
+		if !groupAdmissible(figs[x], gs.base, loads[x], gs.baseLoads, hedging, s) && x != 0 {
+			continue // the first combination, no class hedging, stays a choice
 		}
-		v, tie := groupValue(mode, figs[x], gs.base, groupWeights(figs[x], s))
-		if cmp.Or(cmp.Compare(v, bv), cmp.Compare(tie, bt)) < 0 {
-			best, bv, bt = x, v, tie
-		}
+		evs = append(evs, evalGroup(x, mode, figs[x], gs.base, s))
 	}
+	best := 0
+	if sel := groupSelect(evs, -1, distuv.UnitNormal.Quantile((1+s.Level)/2), materialCut(gs.base, s)); sel >= 0 {
+		best = evs[sel].i
+	}
+	gs.fixed = exhaustive
 	gs.start = make([]sim.Policy, len(gc.Classes))
 	for j := range gc.Classes {
 		gs.start[j] = gc.Classes[j].Policy
@@ -589,7 +706,7 @@ func startGroup(ctx context.Context, gc *sim.Config, order []int, s *Settings, m
 		gs.start[k] = policy(k, combos[best][d])
 	}
 	if exhaustive {
-		gs.search = fmt.Sprintf("every one of the %d combinations of the classes' candidates simulated, then coordinate descent", len(combos))
+		gs.search = fmt.Sprintf("every one of the %d combinations of the classes' candidates simulated", len(combos))
 	} else {
 		gs.search = fmt.Sprintf("%d combinations of a coarse grid of the classes' candidates at an eighth of the requests, then coordinate descent from the best", len(combos))
 	}

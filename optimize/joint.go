@@ -284,11 +284,32 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 		copy(current, gs.start)
 		grids, series, jg.Search = gs.grids, gs.series, gs.search
 	}
+	// A step whose other classes are at the policies of the class's
+	// previous step would repeat it exactly (every run is a function of its
+	// config): its report is reused. The last class of a round that
+	// changes nothing after it is the usual case.
+	lastOthers := map[int][]sim.Policy{}
+	sameOthers := func(k int) bool {
+		prev, ok := lastOthers[k]
+		if !ok {
+			return false
+		}
+		for j := range current {
+			if j != k && !samePolicy(prev[j], current[j]) {
+				return false
+			}
+		}
+		return true
+	}
 	for round := 1; round <= MaxJointRounds; round++ {
 		jg.Rounds = round
 		changed := false
 		for _, k := range order {
 			i := group[k]
+			if sameOthers(k) {
+				continue // reports[i] stands, and so does the class's pick
+			}
+			lastOthers[k] = slices.Clone(current)
 			cl := &gc.Classes[k]
 			search := s.For(cl.Name)
 			cr := &ClassReport{

@@ -369,13 +369,6 @@ func (e *engine) laneExit(r *request, a *attempt, at time.Duration, how outcome,
 	t := &lc.tally[a.model]
 	e.lastEvent = max(e.lastEvent, at)
 	t.last = max(t.last, at)
-	if won && how == outOK {
-		k := 1
-		if a == &r.att[0] {
-			k = 0
-		}
-		lc.st.won[wonIndex(k, a.model)]++
-	}
 	if at > a.svc {
 		t.busy.add(at - a.svc)
 	}
@@ -385,6 +378,13 @@ func (e *engine) laneExit(r *request, a *attempt, at time.Duration, how outcome,
 		// charge: an answer is billed in full.
 		if how == outOK {
 			t.completed++
+			if won { // who won: the primary, or a copy to a.model
+				if a == &r.att[0] {
+					t.wonPrimary++
+				} else {
+					t.wonCopy++
+				}
+			}
 		} else {
 			t.invalid++
 		}

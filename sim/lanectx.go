@@ -31,6 +31,7 @@ type laneTally struct {
 	sent, completed, invalid, failed, cancelled int64
 	busy                                        wideSum
 	last                                        time.Duration // the last end of service
+	wonPrimary, wonCopy                         int64         // requests the model answered as primary, as a copy
 }
 
 // laneModel is what the lane reads of a model on every attempt.
@@ -93,6 +94,8 @@ func (e *engine) laneFold() {
 			st.failed += t.failed
 			st.failedBy[statusServer] += t.failed
 			st.cancelled += t.cancelled
+			st.won[0] += t.wonPrimary
+			st.won[1+m] += t.wonCopy
 			ps := &pv.stats
 			ps.Sent += t.sent
 			ps.started += t.sent // served at once: no queue wait to add
