@@ -196,7 +196,7 @@ func (c *checker) unknownKey(key, k string, allowed map[string]int) *Error {
 			hint = fmt.Sprintf(" (keys are case-sensitive: did you mean %q?)", name)
 			break
 		}
-		if d := editDistance(name, k); d < bestDist {
+		if d := EditDistance(name, k); d < bestDist {
 			best, bestDist = name, d
 		}
 	}
@@ -206,10 +206,11 @@ func (c *checker) unknownKey(key, k string, allowed map[string]int) *Error {
 	return c.errorf(key, "unknown key %q%s; allowed keys here: %s", k, hint, strings.Join(names, ", "))
 }
 
-// editDistance returns the optimal-string-alignment distance between a
+// EditDistance returns the optimal-string-alignment distance between a
 // and b: the number of single-byte insertions, deletions, substitutions and
-// transpositions of adjacent bytes that turn a into b.
-func editDistance(a, b string) int {
+// transpositions of adjacent bytes that turn a into b. The "did you mean"
+// hints of the loader and of the command line use it.
+func EditDistance(a, b string) int {
 	// d[i][j] is the distance between a[:i] and b[:j].
 	d := make([][]int, len(a)+1)
 	for i := range d {

@@ -559,7 +559,7 @@ func Closest(s string, names []string) string {
 		if strings.EqualFold(name, s) {
 			return name
 		}
-		if d := editDistance(name, s); d < bestDist {
+		if d := EditDistance(name, s); d < bestDist {
 			best, bestDist = name, d
 		}
 	}

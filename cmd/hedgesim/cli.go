@@ -136,7 +136,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	default:
 		hint := ""
 		for _, c := range strings.Split(commandNames, ", ") {
-			if editDistance(c, strings.ToLower(cmd)) <= 2 {
+			if scenario.EditDistance(c, strings.ToLower(cmd)) <= 2 {
 				hint = fmt.Sprintf(" (did you mean %s?)", c)
 				break
 			}
