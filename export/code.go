@@ -95,38 +95,16 @@ func codeSeconds(s Seconds) string {
 // double quote and control characters escaped, every other non-ASCII
 // character as \uXXXX or \UXXXXXXXX. (Go strings hold no surrogates: an
 // invalid byte reads as U+FFFD.)
-func pyString(s string) string {
-	var b strings.Builder
-	b.WriteByte('"')
-	for _, r := range s {
-		switch {
-		case r == '\\' || r == '"':
-			b.WriteByte('\\')
-			b.WriteRune(r)
-		case r == '\n':
-			b.WriteString(`\n`)
-		case r == '\r':
-			b.WriteString(`\r`)
-		case r == '\t':
-			b.WriteString(`\t`)
-		case r < 0x20 || r == 0x7f:
-			fmt.Fprintf(&b, `\x%02x`, r)
-		case r < 0x7f:
-			b.WriteRune(r)
-		case r <= 0xffff:
-			fmt.Fprintf(&b, `\u%04x`, r)
-		default:
-			fmt.Fprintf(&b, `\U%08x`, r)
-		}
-	}
-	b.WriteByte('"')
-	return b.String()
-}
+func pyString(s string) string { return asciiString(s, `\U%08x`) }
 
 // tsString quotes s as a JavaScript/TypeScript string literal in ASCII:
 // backslash, double quote and control characters escaped, every other
 // non-ASCII character as \uXXXX or \u{XXXXX} (so U+2028 and U+2029 too).
-func tsString(s string) string {
+func tsString(s string) string { return asciiString(s, `\u{%x}`) }
+
+// asciiString is pyString and tsString, which differ only in how a
+// character beyond U+FFFF is written (astral, a format of the rune).
+func asciiString(s, astral string) string {
 	var b strings.Builder
 	b.WriteByte('"')
 	for _, r := range s {
@@ -147,7 +125,7 @@ func tsString(s string) string {
 		case r <= 0xffff:
 			fmt.Fprintf(&b, `\u%04x`, r)
 		default:
-			fmt.Fprintf(&b, `\u{%x}`, r)
+			fmt.Fprintf(&b, astral, r)
 		}
 	}
 	b.WriteByte('"')
