@@ -113,27 +113,11 @@ func TestExportPipelinePerStep(t *testing.T) {
 	if code, _, errOut := hedgesim(t, "optimize", "--requests", "4000", "--check-requests", "0", "--no-plots", "--out", dir, "help-chat-turn"); code != 0 {
 		t.Fatalf("optimize: exit %d: %s", code, errOut)
 	}
-	var rep struct {
-		Classes []struct {
-			Pick       int `json:"pick"`
-			Candidates []struct {
-				Steps []struct {
-					Step    string  `json:"step"`
-					Hedging bool    `json:"hedging"`
-					Delay   float64 `json:"delay_s"`
-					Copies  int     `json:"copies"`
-				} `json:"steps"`
-			} `json:"candidates"`
-		} `json:"classes"`
-	}
 	data, err := os.ReadFile(filepath.Join(dir, "report.json"))
 	if err != nil {
 		t.Fatal(err)
 	}
-	if err := json.Unmarshal(data, &rep); err != nil {
-		t.Fatal(err)
-	}
-	pick := rep.Classes[0].Candidates[rep.Classes[0].Pick].Steps
+	pick := pickedSteps(t, data)
 	cls := exportJSON(t, filepath.Join(dir, "report.json"))
 	if len(cls) != 4 || len(pick) != 4 {
 		t.Fatalf("%d exported classes and %d picked steps; want 4 (one per step)", len(cls), len(pick))
@@ -180,4 +164,30 @@ func TestExportAppliesReportOverrides(t *testing.T) {
 	if c := cls[0]; c["class"] != "turn/guard-question" || c["deadline_s"] != 2.0 || c["on_timeout"] != "fail_closed" {
 		t.Errorf("exported %v: deadline %v, on_timeout %v; want the overrides' 2 s, fail_closed", c["class"], c["deadline_s"], c["on_timeout"])
 	}
+}
+
+// stepPick is one step's policy in an optimize report's pipeline pick.
+type stepPick struct {
+	Step    string  `json:"step"`
+	Hedging bool    `json:"hedging"`
+	Delay   float64 `json:"delay_s"`
+	Copies  int     `json:"copies"`
+}
+
+// pickedSteps returns the step policies of the first class's pick in the
+// optimize report js (a pipeline class's).
+func pickedSteps(t *testing.T, js []byte) []stepPick {
+	t.Helper()
+	var rep struct {
+		Classes []struct {
+			Pick       int `json:"pick"`
+			Candidates []struct {
+				Steps []stepPick `json:"steps"`
+			} `json:"candidates"`
+		} `json:"classes"`
+	}
+	if err := json.Unmarshal(js, &rep); err != nil {
+		t.Fatal(err)
+	}
+	return rep.Classes[0].Candidates[rep.Classes[0].Pick].Steps
 }

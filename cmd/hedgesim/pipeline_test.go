@@ -98,28 +98,12 @@ func TestWriteScenarioPipeline(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("optimize: exit %d: %s", code, errOut)
 	}
-	var rep struct {
-		Classes []struct {
-			Pick       int `json:"pick"`
-			Candidates []struct {
-				Steps []struct {
-					Step    string  `json:"step"`
-					Hedging bool    `json:"hedging"`
-					Delay   float64 `json:"delay_s"`
-					Copies  int     `json:"copies"`
-				} `json:"steps"`
-			} `json:"candidates"`
-		} `json:"classes"`
-	}
-	if err := json.Unmarshal([]byte(js), &rep); err != nil {
-		t.Fatal(err)
-	}
 	s, err := scenario.Load(out)
 	if err != nil {
 		t.Fatal(err)
 	}
 	pl := s.Config.Classes[0].Pipeline
-	pick := rep.Classes[0].Candidates[rep.Classes[0].Pick].Steps
+	pick := pickedSteps(t, []byte(js))
 	for i, sp := range pick {
 		p := pl.Steps[i].Call.Policy
 		if sp.Hedging != (p.Copies > 0) || sp.Hedging && (p.Copies != sp.Copies || p.Delays[0].Seconds() != sp.Delay) {
