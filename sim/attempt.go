@@ -329,25 +329,34 @@ func (e *engine) serve(slot int32, r *request, k int) {
 func (e *engine) release(i int) {
 	pv := &e.provs[i]
 	pv.busy--
+	w, r, a := e.nextWaiter(&pv.waitQueue)
+	if a == nil {
+		return
+	}
+	a.queued = false
+	pv.waiting--
+	a.serving = true
+	pv.busy++
+	e.serve(w.slot, r, int(w.k))
+}
+
+// nextWaiter takes from q the first attempt still waiting in it, with its
+// request, skipping entries whose attempt has left the queue (its cancel
+// landed) or whose request slot has been reused; a is nil when none is
+// left.
+func (e *engine) nextWaiter(q *waitQueue) (w waiter, r *request, a *attempt) {
 	for {
-		w, ok := pv.dequeue()
+		w, ok := q.dequeue()
 		if !ok {
-			return
+			return w, nil, nil
 		}
 		r := &e.slots[w.slot]
 		if r.gen != w.gen {
 			continue
 		}
-		a := &r.att[w.k]
-		if !a.queued {
-			continue
+		if a := &r.att[w.k]; a.queued {
+			return w, r, a
 		}
-		a.queued = false
-		pv.waiting--
-		a.serving = true
-		pv.busy++
-		e.serve(w.slot, r, int(w.k))
-		return
 	}
 }
 

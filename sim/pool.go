@@ -429,19 +429,7 @@ func (e *engine) releaseReplica(prov, i int) {
 	rp := &pl.reps[i]
 	rp.busy--
 	pv.busy--
-	for {
-		w, ok := rp.dequeue()
-		if !ok {
-			break
-		}
-		r := &e.slots[w.slot]
-		if r.gen != w.gen {
-			continue
-		}
-		a := &r.att[w.k]
-		if !a.queued {
-			continue
-		}
+	if w, r, a := e.nextWaiter(&rp.waitQueue); a != nil {
 		a.queued = false
 		rp.waiting--
 		pv.waiting--
