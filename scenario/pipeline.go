@@ -149,11 +149,7 @@ func (c *checker) pipelineClass(key string, t *classTable, cl *sim.Class) {
 		}
 	}
 	c.stages(key, t.Steps, pl)
-	calls := 0
-	for i := range pl.Steps {
-		calls += pl.Steps[i].FanOut * max(1, pl.Steps[i].MaxRepeat)
-	}
-	if calls > sim.MaxPipelineCalls {
+	if calls := pl.Calls(); calls > sim.MaxPipelineCalls {
 		c.keep(c.errorf(key+".steps", "up to %d calls per request (fan_out × max_repeat, summed over the steps); at most %d", calls, sim.MaxPipelineCalls))
 	}
 	cl.Pipeline = pl

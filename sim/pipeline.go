@@ -95,9 +95,10 @@ type TokenRef struct {
 	Output bool // the output tokens; otherwise the input tokens
 }
 
-// calls returns the most calls the pipeline's steps can make in one
-// request.
-func (p *Pipeline) calls() int {
+// Calls returns the most calls the pipeline's steps can make in one
+// request: the sum over its steps of FanOut × MaxRepeat (1 for a step that
+// does not repeat); at most MaxPipelineCalls in a valid pipeline.
+func (p *Pipeline) Calls() int {
 	n := 0
 	for i := range p.Steps {
 		s := &p.Steps[i]
@@ -115,7 +116,7 @@ func (p *Pipeline) validate(models int) error {
 	if len(p.Steps) > MaxPipelineSteps {
 		return invalid("%d steps; at most %d", len(p.Steps), MaxPipelineSteps)
 	}
-	if n := p.calls(); n > MaxPipelineCalls {
+	if n := p.Calls(); n > MaxPipelineCalls {
 		return invalid("up to %d calls per request (fan-out × max repeat summed over steps); at most %d", n, MaxPipelineCalls)
 	}
 	stageOf := make([]int, len(p.Steps))
