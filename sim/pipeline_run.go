@@ -163,29 +163,21 @@ func (e *engine) resetPipe(p *pipeState, c int32, id int64, arrival time.Duratio
 	p.class, p.id, p.arrival, p.in, p.out = c, id, arrival, in, out
 	p.stage, p.ended, p.degraded, p.visible, p.hedged = 0, false, 0, -1, false
 	p.openFail = outNone
-	p.tok = resize(p.tok, 2*steps)
-	p.stepEnd = resizeDur(p.stepEnd, steps)
-	if cap(p.left) < steps {
-		p.left = make([]int, steps)
-	}
-	p.left = p.left[:steps]
+	p.tok = resized(p.tok, 2*steps)
+	p.stepEnd = resized(p.stepEnd, steps)
+	p.left = resized(p.left, steps)
 	clear(p.left) // the lane leaves it so: its calls are done or past now
-	p.stepDur = slices.Grow(p.stepDur[:0], steps)[:steps]
+	p.stepDur = resized(p.stepDur, steps)
 	clear(p.tok)
 	clear(p.stepDur)
 	p.live, p.deferred = p.live[:0], p.deferred[:0]
 }
 
-func resize(x []float64, n int) []float64 {
+// resized returns x with length n, reusing its array when it is large
+// enough (the contents are not cleared).
+func resized[T any](x []T, n int) []T {
 	if cap(x) < n {
-		return make([]float64, n)
-	}
-	return x[:n]
-}
-
-func resizeDur(x []time.Duration, n int) []time.Duration {
-	if cap(x) < n {
-		return make([]time.Duration, n)
+		return make([]T, n)
 	}
 	return x[:n]
 }
