@@ -317,8 +317,7 @@ func loadScenarioWith(arg string, o *scenario.Options) (*scenario.Scenario, erro
 	if _, err := fs.Stat(scenarios.FS, name); err == nil && !strings.ContainsRune(arg, os.PathSeparator) {
 		return lim.LoadFSWith(scenarios.FS, name, o) // LoadFS: a replayed trace is read from the FS too
 	}
-	return nil, usageError{err: fmt.Errorf("%s: no such file and no built-in scenario of that name (built-in: %s)",
-		arg, strings.Join(scenarios.Names(), ", "))}
+	return nil, unknownScenario(arg)
 }
 
 // scenarioSource returns the file name and text of the scenario named by
@@ -343,7 +342,7 @@ func scenarioSource(arg string) (string, []byte, error) {
 	name := strings.TrimSuffix(filepath.Base(arg), ".toml") + ".toml"
 	data, err := fs.ReadFile(scenarios.FS, name)
 	if err != nil {
-		return "", nil, usageError{err: fmt.Errorf("%s: no such file and no built-in scenario of that name", arg)}
+		return "", nil, unknownScenario(arg)
 	}
 	return name, data, nil
 }

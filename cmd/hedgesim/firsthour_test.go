@@ -90,6 +90,11 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"export", "--fromat", "grpc", "guard-check"}, "(did you mean --format?)"},
 		{[]string{"optimise"}, `unknown command "optimise" (did you mean optimize?)`},
 		{[]string{"valdiate"}, "(did you mean validate?)"},
+		// Built-in scenario names, for every command that takes one.
+		{[]string{"run", "guard-chek"}, "guard-chek: no such file and no built-in scenario of that name; did you mean guard-check? (built-in: agent-loop.toml,"},
+		{[]string{"optimize", "Fan-Out.toml"}, "did you mean fan-out?"},
+		{[]string{"validate", "two-model-gatway"}, "did you mean two-model-gateway?"},
+		{[]string{"export", "--format", "json", "gaurd-check"}, "did you mean guard-check?"},
 	} {
 		code, out, errOut := hedgesim(t, tc.args...)
 		if code != 2 || out != "" || !strings.Contains(errOut, tc.want) {
@@ -98,6 +103,10 @@ func TestDidYouMean(t *testing.T) {
 	}
 	if _, _, errOut := hedgesim(t, "run", "--zzzzzzzz"); strings.Contains(errOut, "did you mean") {
 		t.Errorf("run --zzzzzzzz guesses: %q", errOut)
+	}
+	// A name far from every built-in one gets the list, no guess.
+	if code, _, errOut := hedgesim(t, "run", "zzzzzzzz"); code != 2 || strings.Contains(errOut, "did you mean") || !strings.Contains(errOut, "built-in: agent-loop.toml") {
+		t.Errorf("run zzzzzzzz: exit %d, stderr %q; want 2, the list, no guess", code, errOut)
 	}
 }
 

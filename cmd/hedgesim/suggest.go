@@ -2,9 +2,12 @@ package main
 
 import (
 	"flag"
+	"fmt"
+	"path/filepath"
 	"strings"
 
 	"github.com/hedgesim/hedgesim/scenario"
+	"github.com/hedgesim/hedgesim/scenarios"
 )
 
 // suggestFlag returns the flag of fs that name (as given, without its
@@ -35,4 +38,30 @@ func suggestFlag(fs *flag.FlagSet, name string) string {
 		}
 	}
 	return best
+}
+
+// suggestScenario returns the built-in scenario (with .toml) that arg most
+// likely meant, or "": the closest name, compared without ".toml" and in
+// lower case, within about a third of its length in edits.
+func suggestScenario(arg string, names []string) string {
+	norm := strings.ToLower(strings.TrimSuffix(filepath.Base(arg), ".toml"))
+	best, bestDist := "", len(norm)/3+1
+	for _, n := range names {
+		if d := scenario.EditDistance(strings.TrimSuffix(n, ".toml"), norm); d < bestDist {
+			best, bestDist = n, d
+		}
+	}
+	return best
+}
+
+// unknownScenario is the error for arg naming neither a file nor a built-in
+// scenario: a did-you-mean when a built-in name is close, and the list of
+// built-in scenarios.
+func unknownScenario(arg string) error {
+	hint := ""
+	if s := suggestScenario(arg, scenarios.Names()); s != "" {
+		hint = fmt.Sprintf("; did you mean %s?", strings.TrimSuffix(s, ".toml"))
+	}
+	return usageError{err: fmt.Errorf("%s: no such file and no built-in scenario of that name%s (built-in: %s)",
+		arg, hint, strings.Join(scenarios.Names(), ", "))}
 }
