@@ -139,8 +139,8 @@ func (c *checker) adaptive(key string, t *adaptiveTable) (*sim.Adaptive, error) 
 		}
 	}
 	if t.WarmUp != nil {
-		if *t.WarmUp < 0 || *t.WarmUp > math.MaxInt32 {
-			errs = append(errs, c.errorf(key+".warm_up", "%d is not allowed; want a number of samples ≥ 0", *t.WarmUp))
+		if r := callRanges["hedge.adaptive.warm_up"]; !r.contains(float64(*t.WarmUp)) {
+			errs = append(errs, c.errorf(key+".warm_up", "%d is not allowed; want %s samples", *t.WarmUp, r.wantInt()))
 		} else {
 			a.WarmUp = int(*t.WarmUp)
 		}
@@ -179,8 +179,8 @@ func (c *checker) budget(key string, t *budgetTable) (sim.Budget, error) {
 		if v == nil {
 			return 0, nil
 		}
-		if *v < 0 || *v > math.MaxInt32 {
-			return 0, c.errorf(key+"."+name, "%d is not allowed; want an integer ≥ 0 (0 = off)", *v)
+		if r := callRanges["hedge.budget."+name]; !r.contains(float64(*v)) {
+			return 0, c.errorf(key+"."+name, "%d is not allowed; want %s (0 = off)", *v, r.wantInt())
 		}
 		return int(*v), nil
 	}

@@ -1,7 +1,6 @@
 package scenario
 
 import (
-	"math"
 	"strings"
 	"time"
 
@@ -89,16 +88,16 @@ func (c *checker) pool(key string, t *poolTable, prov *providerTable, p *sim.Pro
 		pl.Replicas = int(n)
 	}
 	if t.Concurrency != nil {
-		if n := *t.Concurrency; n < 0 || n > math.MaxInt32 {
-			c.keep(c.errorf(key+".concurrency", "%d is not allowed; want an integer ≥ 0 per replica (0 = unlimited)", n))
+		if n, r := *t.Concurrency, ranges["providers.*.pool.concurrency"]; !r.contains(float64(n)) {
+			c.keep(c.errorf(key+".concurrency", "%d is not allowed; want %s per replica (0 = unlimited)", n, r.wantInt()))
 		} else {
 			pl.Concurrency = int(n)
 		}
 	}
 	if t.QueueLimit != nil {
-		switch n := *t.QueueLimit; {
-		case n < 0 || n > math.MaxInt32:
-			c.keep(c.errorf(key+".queue_limit", "%d is not allowed; want an integer ≥ 0 per replica (0 = no queue: reject when every slot is busy)", n))
+		switch n, r := *t.QueueLimit, ranges["providers.*.pool.queue_limit"]; {
+		case !r.contains(float64(n)):
+			c.keep(c.errorf(key+".queue_limit", "%d is not allowed; want %s per replica (0 = no queue: reject when every slot is busy)", n, r.wantInt()))
 		case pl.Concurrency == 0 && !c.hasErrorsWithin(key+".concurrency"):
 			c.keep(c.errorf(key+".queue_limit", "needs concurrency ≥ 1: queue_limit bounds each replica's queue of a concurrency limit"))
 		default:

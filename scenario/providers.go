@@ -89,16 +89,16 @@ func (c *checker) providers(tables map[string]providerTable, models []sim.Model)
 		t := tables[name]
 		p := sim.Provider{Name: name}
 		if t.Concurrency != nil {
-			if *t.Concurrency < 0 || *t.Concurrency > math.MaxInt32 {
-				c.keep(c.errorf(key+".concurrency", "%d is not allowed; want an integer ≥ 0 (0 = unlimited)", *t.Concurrency))
+			if r := ranges["providers.*.concurrency"]; !r.contains(float64(*t.Concurrency)) {
+				c.keep(c.errorf(key+".concurrency", "%d is not allowed; want %s (0 = unlimited)", *t.Concurrency, r.wantInt()))
 			} else {
 				p.Concurrency = int(*t.Concurrency)
 			}
 		}
 		if t.QueueLimit != nil {
 			switch {
-			case *t.QueueLimit < 0 || *t.QueueLimit > math.MaxInt32:
-				c.keep(c.errorf(key+".queue_limit", "%d is not allowed; want an integer ≥ 0 (0 = no queue: reject when every slot is busy)", *t.QueueLimit))
+			case !ranges["providers.*.queue_limit"].contains(float64(*t.QueueLimit)):
+				c.keep(c.errorf(key+".queue_limit", "%d is not allowed; want %s (0 = no queue: reject when every slot is busy)", *t.QueueLimit, ranges["providers.*.queue_limit"].wantInt()))
 			case p.Concurrency == 0 && !c.hasErrorsWithin(key+".concurrency"):
 				c.keep(c.errorf(key+".queue_limit", "needs concurrency ≥ 1: queue_limit bounds the queue of a concurrency limit"))
 			default:

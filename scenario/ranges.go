@@ -288,6 +288,15 @@ func withCalls(m map[string]numRange) map[string]numRange {
 	return m
 }
 
+// wantInt writes r, the closed range of an integer key, as a message's
+// "want" does: "an integer in [0, 2147483647]". The checks that give an
+// integer key a message of their own (concurrency, queue_limit, budget
+// counts) name its range with it, so a value above the range is not told
+// it wants what it already is (≥ 0).
+func (r numRange) wantInt() string {
+	return "an integer in [" + strconv.FormatInt(int64(r.Lo), 10) + ", " + strconv.FormatInt(int64(r.Hi), 10) + "]"
+}
+
 // asDur marks r as a duration range.
 func (r numRange) asDur() numRange { r.Dur = true; return r }
 

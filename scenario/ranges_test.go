@@ -101,6 +101,32 @@ hedge = { delays = ["1s", "fallback", "10000h"] }`, 8, "classes[0].hedge.delays[
 	{"hedges per second", `name = "c"`, `name = "c"
 hedge = { delay = "1s", budget = { hedges_per_second = 1e300 } }`, 8, "classes[0].hedge.budget.hedges_per_second", "want a value in [0, 1e6] copies per second"},
 	{"rate at the bound", "rate = 1", "rate = 1e6", 0, "", ""}, // in range: no error
+	// Integer keys whose own check gives the message name the upper end
+	// too: 2^63-1 is ≥ 0, so "want an integer ≥ 0" would be no answer.
+	{"provider concurrency", `name = "c"`, `name = "c"
+[providers.m]
+concurrency = 9223372036854775807`, 9, "providers.m.concurrency", "9223372036854775807 is not allowed; want an integer in [0, 2147483647] (0 = unlimited)"},
+	{"provider queue_limit", `name = "c"`, `name = "c"
+[providers.m]
+concurrency = 1
+queue_limit = 2147483648`, 10, "providers.m.queue_limit", "want an integer in [0, 2147483647] (0 = no queue"},
+	{"pool concurrency", `name = "c"`, `name = "c"
+[providers.m.pool]
+replicas = 2
+concurrency = 9223372036854775807`, 10, "providers.m.pool.concurrency", "9223372036854775807 is not allowed; want an integer in [0, 2147483647] per replica (0 = unlimited)"},
+	{"pool queue_limit", `name = "c"`, `name = "c"
+[providers.m.pool]
+replicas = 2
+concurrency = 1
+queue_limit = -1`, 11, "providers.m.pool.queue_limit", "-1 is not allowed; want an integer in [0, 2147483647] per replica"},
+	{"budget count", `name = "c"`, `name = "c"
+hedge = { delay = "1s", budget = { max_parallel = 9223372036854775807 } }`, 8, "classes[0].hedge.budget.max_parallel", "want an integer in [0, 2147483647] (0 = off)"},
+	{"warm_up", `name = "c"`, `name = "c"
+hedge = { adaptive = { percentile = 0.9, warm_up = 9223372036854775807 } }`, 8, "classes[0].hedge.adaptive.warm_up", "want an integer in [0, 1073741824] samples"},
+	{"pool concurrency at the bound", `name = "c"`, `name = "c"
+[providers.m.pool]
+replicas = 2
+concurrency = 2147483647`, 0, "", ""},
 }
 
 // TestRangesRefuseExtremes: values out of their key's range are refused
