@@ -595,7 +595,7 @@ provider = "p"
 latency = { kind = "constant", value = 1 }
 [[classes]]
 name = "c"
-`, 6, "providers.p.queue_limit", "≥ 0"},
+`, 6, "providers.p.queue_limit", "want an integer in [0, 2147483647]"},
 	{"cancel value", `
 [arrivals]
 rate = 1
