@@ -659,6 +659,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	tw.Flush()
 	fmt.Fprintln(w)
 	writePools(w, r.Pools)
+	fmt.Fprintln(w, inServiceNote(r))
 	fmt.Fprintf(w, "quantiles: %s.\n", QuantileRule)
 	for _, c := range rows {
 		if d := c.DeniedHedges; d.Total() > 0 {
@@ -781,4 +782,19 @@ func deniedParts(d Denied) string {
 		}
 	}
 	return strings.Join(parts, ", ")
+}
+
+// inServiceNote is the footnote of the provider and replica tables: what
+// "in service" counts and "utilisation" divides, and, when a row has no
+// utilisation, why.
+func inServiceNote(r *Report) string {
+	note := "in service: the mean number of attempts in service at once (a time average over the provider's span; losers count until their cancel lands); utilisation: in service ÷ the concurrency limit"
+	unlimited := slices.ContainsFunc(r.Providers, func(p ProviderResult) bool { return p.Utilisation == nil })
+	for _, p := range r.Pools {
+		unlimited = unlimited || slices.ContainsFunc(p.Replicas, func(x ReplicaResult) bool { return x.Utilisation == nil })
+	}
+	if unlimited {
+		note += ", \"-\" for a provider or replica without one (no limit to divide by: it serves every attempt at once)"
+	}
+	return note + "."
 }
