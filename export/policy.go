@@ -53,7 +53,9 @@ type Class struct {
 	// Copies is then empty.
 	Hedge bool `json:"hedge"`
 	// Reason says why, for a policy from an optimize report: the verdict's
-	// reason. Empty for a scenario's policy.
+	// reason, or for a pipeline step the pick leaves unhedged while it
+	// hedges others, the step's own (the report's advice on that step).
+	// Empty for a scenario's policy.
 	Reason string `json:"reason,omitempty"`
 	// Primary is the model the first attempt goes to.
 	Primary string `json:"primary"`

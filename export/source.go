@@ -120,6 +120,17 @@ type reportClass struct {
 		Hedge  bool   `json:"hedge"`
 		Reason string `json:"reason"`
 	} `json:"verdict"`
+	// Steps is, for a pipeline class, what each step's policy in the
+	// candidate StepsOf names adds ("why" in words); StepsOf "pick" is the
+	// pick's.
+	Steps   []reportAdvice `json:"steps"`
+	StepsOf string         `json:"steps_of"`
+}
+
+// reportAdvice is the part of optimize.StepAdvice that export reads.
+type reportAdvice struct {
+	Step string `json:"step"`
+	Why  string `json:"why"`
 }
 
 type reportCandidate struct {
@@ -293,7 +304,7 @@ func pipelinePicks(cfg *sim.Config, cl *sim.Class, rc reportClass, pick reportCa
 		}
 		c := stepPolicy(cfg, cl, s, &call)
 		c.Adaptive, c.NewProvider, c.Copies = nil, false, []Copy{}
-		c.Reason, c.Hedge = rc.Verdict.Reason, hedge
+		c.Reason, c.Hedge = stepReason(rc, ps), hedge
 		if hedge {
 			targets := strings.Split(ps.Target, ",")
 			for j := range ps.Copies {
@@ -307,6 +318,26 @@ func pipelinePicks(cfg *sim.Config, cl *sim.Class, rc reportClass, pick reportCa
 		out = append(out, c)
 	}
 	return out, nil
+}
+
+// stepReason is why step ps of report class rc's pick is hedged or not:
+// the class's verdict when it says "don't hedge" (every step is off for
+// it) or when the pick hedges the step; for a step the pick leaves
+// unhedged while hedging others, the step's own reason, from the report's
+// advice on the pick's steps ("not hedged: the search found no delay for
+// it…"), or, in a report without it, that the pick hedges other steps.
+func stepReason(rc reportClass, ps reportStep) string {
+	if !rc.Verdict.Hedge || ps.Hedging {
+		return rc.Verdict.Reason
+	}
+	if rc.StepsOf == "pick" {
+		for _, a := range rc.Steps {
+			if a.Step == ps.Step && a.Why != "" {
+				return strings.TrimPrefix(a.Why, "not hedged: ")
+			}
+		}
+	}
+	return "the pick hedges other steps of the pipeline, not this one"
 }
 
 func classNames(cfg *sim.Config) string {

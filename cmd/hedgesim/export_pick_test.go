@@ -138,6 +138,48 @@ func TestExportPipelinePerStep(t *testing.T) {
 	if hedged < 2 {
 		t.Errorf("the pick hedges %d steps; the guards should be hedged", hedged)
 	}
+	// Each step's reason: the class's verdict on a step the pick hedges,
+	// the step's own (the report's advice on it) on one it leaves unhedged.
+	var rep struct {
+		Classes []struct {
+			Verdict struct {
+				Hedge  bool   `json:"hedge"`
+				Reason string `json:"reason"`
+			} `json:"verdict"`
+			Steps []struct {
+				Step, Why string
+			} `json:"steps"`
+			StepsOf string `json:"steps_of"`
+		} `json:"classes"`
+	}
+	if err := json.Unmarshal(data, &rep); err != nil {
+		t.Fatal(err)
+	}
+	rc := rep.Classes[0]
+	if !rc.Verdict.Hedge || rc.StepsOf != "pick" || len(rc.Steps) != 4 {
+		t.Fatalf("verdict %+v, steps of %q, %d steps; want hedging, the pick's advice on 4 steps", rc.Verdict, rc.StepsOf, len(rc.Steps))
+	}
+	unhedged := 0
+	for i, c := range cls {
+		want := rc.Verdict.Reason
+		if !pick[i].Hedging {
+			unhedged++
+			want = strings.TrimPrefix(rc.Steps[i].Why, "not hedged: ")
+			if !strings.Contains(want, "no delay for it") {
+				t.Errorf("step %s: the report's advice %q", pick[i].Step, rc.Steps[i].Why)
+			}
+		}
+		if c["reason"] != want {
+			t.Errorf("step %s (hedged %v): reason %q; want %q", pick[i].Step, pick[i].Hedging, c["reason"], want)
+		}
+	}
+	if unhedged == 0 {
+		t.Errorf("the pick hedges every step; the test needs one it leaves unhedged")
+	}
+	code, _, errOut := hedgesim(t, "export", "--format", "python", filepath.Join(dir, "report.json"))
+	if code != 0 || strings.Contains(errOut, "turn/chat: hedging off: the primary only, with the deadline and error rules: "+rc.Verdict.Reason) {
+		t.Errorf("python: exit %d; an unhedged step gets the class's reason:\n%s", code, errOut)
+	}
 	for _, f := range []string{"grpc", "envoy", "failsafe-go", "polly"} {
 		code, _, errOut := hedgesim(t, "export", "--format", f, filepath.Join(dir, "report.json"))
 		if code != 0 || !strings.Contains(errOut, "turn/guard-answer: step guard-answer of pipeline turn") || !strings.Contains(errOut, "enforce it in the caller") {
