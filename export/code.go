@@ -143,3 +143,43 @@ func codeComments(b *strings.Builder, prefix string, ns []Note) {
 		fmt.Fprintf(b, "%s  %s\n", prefix, commentText(n.String()))
 	}
 }
+
+// usageNames returns what the python and typescript formats' usage
+// examples name, from d: the first class, and the models its classes
+// send to (primaries, then copy targets, each once in that order). An
+// empty document gives the placeholders CLASS and MODEL.
+func usageNames(d *Document) (class string, models []string) {
+	if len(d.Classes) == 0 {
+		return "CLASS", []string{"MODEL"}
+	}
+	seen := map[string]bool{}
+	add := func(m string) {
+		if m != "" && !seen[m] {
+			seen[m] = true
+			models = append(models, m)
+		}
+	}
+	for _, c := range d.Classes {
+		add(c.Primary)
+	}
+	for _, c := range d.Classes {
+		for _, cp := range c.Copies {
+			add(cp.Target)
+		}
+	}
+	return d.Classes[0].Class, models
+}
+
+// usageModels writes the MODELS map of a usage example: each model of
+// models mapped to itself, quoted by quote, for the user to replace with
+// the provider's model id.
+func usageModels(models []string, quote func(string) string) string {
+	var b strings.Builder
+	for i, m := range models {
+		if i > 0 {
+			b.WriteString(", ")
+		}
+		b.WriteString(quote(m) + ": " + quote(m))
+	}
+	return b.String()
+}

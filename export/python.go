@@ -61,7 +61,11 @@ func writePython(d *Document) ([]byte, []Note, error) {
 	var out strings.Builder
 	out.WriteString("# Hedge policies for Python asyncio, written by hedgesim export --format python.\n")
 	fmt.Fprintf(&out, "# Standard library only; Python %s or later.\n", PythonMinVersion)
-	out.WriteString(pythonDoc)
+	class, models := usageNames(d)
+	out.WriteString(strings.NewReplacer(
+		"{{MODELS}}", usageModels(models, pyString),
+		"{{CLASS}}", pyString(class),
+	).Replace(pythonDoc))
 	out.WriteString(pythonRuntime)
 	fmt.Fprintf(&out, "\n# The scenario the policies come from, and which: %s.\nSCENARIO = %s\nSOURCE = %s\n\n", sourceText(d.Source), pyString(d.Scenario), pyString(d.Source))
 	if len(all) > 0 {
@@ -114,14 +118,14 @@ Usage with the OpenAI Python client (openai 1.x; its errors carry status_code):
     from hedging import POLICIES, hedged
 
     client = openai.AsyncOpenAI(max_retries=0)  # each retry would be another call
-    MODELS = {"llama-guard": "meta-llama/Llama-Guard-3-8B"}  # scenario model -> model id
+    MODELS = {{{MODELS}}}  # scenario model -> the provider's model id: edit
 
     async def check(messages):
         async def call(target):
             resp = await client.chat.completions.create(
                 model=MODELS[target], messages=messages, max_tokens=5)
             return resp.choices[0].message.content
-        verdict = await hedged(call, POLICIES["check"], is_valid=lambda text: bool(text))
+        verdict = await hedged(call, POLICIES[{{CLASS}}], is_valid=lambda text: bool(text))
         return verdict  # None: the deadline passed and the class fails open
 
 A stream (winner "first_token") returns once its first chunk is read:

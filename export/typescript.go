@@ -59,7 +59,14 @@ func writeTypeScript(d *Document) ([]byte, []Note, error) {
 	var out strings.Builder
 	out.WriteString("// Hedge policies for TypeScript, written by hedgesim export --format typescript.\n")
 	out.WriteString("// No dependencies: AbortController and timers (Node 18 or later, Deno, Bun, browsers).\n")
-	out.WriteString(tsDoc)
+	class, models := usageNames(d)
+	// In the doc's block comment, "*/" would end it: "*\/" is the same
+	// string literal.
+	quote := func(s string) string { return strings.ReplaceAll(tsString(s), "*/", `*\/`) }
+	out.WriteString(strings.NewReplacer(
+		"{{MODELS}}", usageModels(models, quote),
+		"{{CLASS}}", quote(class),
+	).Replace(tsDoc))
 	out.WriteString(tsRuntime)
 	fmt.Fprintf(&out, "\n// The scenario the policies come from, and which: %s.\nexport const SCENARIO = %s;\nexport const SOURCE = %s;\n\n", sourceText(d.Source), tsString(d.Scenario), tsString(d.Source))
 	if len(all) > 0 {
@@ -113,7 +120,8 @@ const tsDoc = `
  *   import { POLICIES, hedged } from "./hedging";
  *
  *   const client = new OpenAI({ maxRetries: 0 }); // each retry would be another call
- *   const MODELS: Record<string, string> = { "llama-guard": "meta-llama/Llama-Guard-3-8B" };
+ *   // scenario model -> the provider's model id: edit
+ *   const MODELS: Record<string, string> = { {{MODELS}} };
  *
  *   export function check(messages: OpenAI.Chat.ChatCompletionMessageParam[]) {
  *     return hedged(
@@ -122,7 +130,7 @@ const tsDoc = `
  *           { model: MODELS[target], messages, max_tokens: 5 }, { signal });
  *         return r.choices[0]?.message.content ?? "";
  *       },
- *       POLICIES["check"],
+ *       POLICIES[{{CLASS}}],
  *       { isValid: (text) => text !== "" },
  *     ); // undefined: the deadline passed and the class fails open
  *   }
