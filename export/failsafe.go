@@ -35,6 +35,7 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 	usedUsable := false
 	ids := map[string]bool{}
 	breakers := map[string]string{} // breaker key → its variable
+	first := "ClassPolicies"        // the first class's policies, which the package doc's example uses
 	for i := range d.Classes {
 		c := &d.Classes[i]
 		n := &notes{class: c.Class}
@@ -43,6 +44,9 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 			id = fmt.Sprintf("%s%d", base, k) // "a-b" and "a_b" both give AB
 		}
 		ids[id] = true
+		if i == 0 {
+			first = id + "Policies"
+		}
 		if f := c.fallbacks(); f > 0 && f < len(c.Copies) {
 			return nil, nil, &UnmappableError{"failsafe-go", c.Class, "failsafe-go cannot mix timed copies (a hedgepolicy) with copies sent only after a failure (a retrypolicy) in one call"}
 		}
@@ -185,8 +189,8 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 
 	var out strings.Builder
 	fmt.Fprintf(&out, "// Package hedging holds the hedge policies of %s (%s) for failsafe-go %s.\n//\n", commentText(d.Scenario), sourceText(d.Source), FailsafeGoVersion)
-	out.WriteString("// Use a class's policies in an HTTP client:\n//\n//\tclient := &http.Client{Transport: failsafehttp.NewRoundTripper(nil, ClassPolicies...)}\n//\n")
-	out.WriteString("// or, to send copies to another model, run each attempt with\n// failsafe.With(ClassPolicies...).GetWithExecution and pick the URL by exec.IsHedge().\n")
+	fmt.Fprintf(&out, "// Use a class's policies in an HTTP client:\n//\n//\tclient := &http.Client{Transport: failsafehttp.NewRoundTripper(nil, %s...)}\n//\n", first)
+	fmt.Fprintf(&out, "// or, to send copies to another model, run each attempt with\n// failsafe.With(%s...).GetWithExecution and pick the URL by exec.IsHedge().\n", first)
 	if len(all) > 0 {
 		out.WriteString("//\n")
 		var sb strings.Builder

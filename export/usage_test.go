@@ -45,3 +45,21 @@ func TestUsageExampleNamesTheScenario(t *testing.T) {
 		}
 	}
 }
+
+// TestFailsafeDocNamesAVariable: the failsafe-go file's package doc uses
+// a variable the file declares (the first class's XPolicies), for every
+// shipped scenario's policies.
+func TestFailsafeDocNamesAVariable(t *testing.T) {
+	for _, d := range shippedDocs(t) {
+		out, _, err := Write(d, "failsafe-go", Options{Approximate: true})
+		if err != nil {
+			continue // a class failsafe-go cannot express at all
+		}
+		s := string(out)
+		_, after, ok := strings.Cut(s, "failsafehttp.NewRoundTripper(nil, ")
+		name, _, _ := strings.Cut(after, "...)")
+		if !ok || !strings.HasSuffix(name, "Policies") || !strings.Contains(s, "\nvar "+name+" = ") || !strings.Contains(s, "failsafe.With("+name+"...).GetWithExecution") {
+			t.Errorf("%q: the package doc names %q, which the file does not declare:\n%.1500s", d.Scenario, name, s)
+		}
+	}
+}
