@@ -7,9 +7,6 @@ import (
 	"time"
 )
 
-// Formats are the names Write accepts, in the order help lists them.
-var Formats = []string{"grpc", "envoy", "failsafe-go", "polly", "python", "typescript", "json"}
-
 // Options set what a format leaves to the user.
 type Options struct {
 	// Service and Method name the gRPC method a class's config applies to

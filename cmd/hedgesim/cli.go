@@ -29,7 +29,12 @@ const (
 	exitInterrupted = 130 // 128 + SIGINT, as shells report it
 )
 
-const usage = `hedgesim simulates hedged requests to inference APIs: for each traffic class,
+// usage is the text of hedgesim --help, the export entry's description
+// made from the table of formats (exportUsageLines); %q is the default
+// scenario.
+var usage = strings.Replace(usageTemplate, "{{EXPORT}}", exportUsageLines(), 1)
+
+const usageTemplate = `hedgesim simulates hedged requests to inference APIs: for each traffic class,
 what a hedge policy does to p50/p95/p99 latency, how often it fires and what it costs.
 
 Usage:
@@ -45,10 +50,7 @@ Usage:
   hedgesim validate SCENARIO…       check scenario files without simulating
   hedgesim compare A.json B.json    compare two run or optimize reports
   hedgesim export --format FORMAT INPUT
-                                    write a report's picks or a scenario's
-                                    policies as gRPC, Envoy, failsafe-go,
-                                    Polly or JSON configuration
-  hedgesim list                     list the built-in scenarios and what each models
+{{EXPORT}}  hedgesim list                     list the built-in scenarios and what each models
   hedgesim version                  print the version and VCS revision
   hedgesim help [COMMAND]           show help for a command
 

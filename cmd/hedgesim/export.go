@@ -18,7 +18,7 @@ import (
 // stdin is what INPUT "-" reads; tests replace it.
 var stdin io.Reader = os.Stdin
 
-const exportSynopsis = `export --format FORMAT [flags] INPUT
+var exportSynopsis = `export --format FORMAT [flags] INPUT
 
 Writes hedge policies as the configuration of the runtime that will carry
 them. INPUT is an optimize report (report.json of 'optimize --out', or the
@@ -27,16 +27,7 @@ exported, hedging off where the verdict is "don't hedge". Or INPUT is a
 scenario file or built-in scenario name: each class's configured policy is
 exported.
 
-Formats:
-  grpc         gRPC service config JSON (methodConfig hedgingPolicy, retryThrottling)
-  envoy        Envoy routes YAML (retry_policy + hedge_policy, route timeout, cluster retry budget;
-               copies to other models through a composite cluster)
-  failsafe-go  a Go file building failsafe-go hedge policies (` + export.FailsafeGoVersion + `)
-  polly        appsettings.json section for .NET's standard HTTP hedging handler
-  python       an asyncio module: hedged(call, POLICIES[class]), standard library only
-  typescript   a TypeScript module: hedged(call, POLICIES[class]) with AbortController, no dependencies
-  json         hedgesim's neutral policy document (every setting, for custom gateways)
-
+` + exportFormatsHelp() + `
 What a format cannot express, and what was written instead, is printed on
 standard error for every class, and as comments in the output where the
 format has them. A class that grpc or envoy would run differently from
