@@ -65,6 +65,11 @@ type Scenario struct {
 	// Options), as reports list them: "classes[1].hedge.delay=800ms",
 	// "arrivals.rate=80 (--scale-rate 2)"; nil when there are none.
 	Overrides []string
+	// Warnings are what the configuration alone earns a warning for
+	// (sim.ConfigWarnings: a setting that never takes effect, a latency in
+	// the wrong unit), each at the line of the setting at fault; Msg is
+	// "CLASS: TEXT", as a run's report words it. Nil when there are none.
+	Warnings []*Error
 }
 
 // Parse reads a scenario from data under DefaultLimits. filename is used
@@ -129,7 +134,7 @@ func parse(filename string, data []byte, open opener, lim Limits, o *Options) (*
 	if err := c.failed(); err != nil {
 		return nil, err
 	}
-	return &Scenario{Config: cfg, File: filename, Optimize: opt, SHA256: hex.EncodeToString(h.Sum(nil)), Overrides: overrides}, nil
+	return &Scenario{Config: cfg, File: filename, Optimize: opt, SHA256: hex.EncodeToString(h.Sum(nil)), Overrides: overrides, Warnings: c.warnings(&cfg)}, nil
 }
 
 // Load reads and parses the scenario file at path under DefaultLimits.

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"text/tabwriter"
 )
@@ -173,23 +174,26 @@ func perPipeline1k(c *ClassResult, n int64) Cost {
 }
 
 // pipelineWarnings returns the warnings a pipeline class's configuration
-// earns: a step deadline longer than the end-to-end deadline never fires.
-func pipelineWarnings(cl *Class) []string {
+// earns: a step deadline longer than the end-to-end deadline never fires,
+// nor does a hedge delay or attempt timeout at or past it.
+func pipelineWarnings(cl *Class) []ConfigWarning {
 	if cl.Pipeline == nil {
 		return nil
 	}
-	var out []string
-	for _, s := range cl.Pipeline.stepDeadlineLonger(cl.Deadline) {
-		out = append(out, fmt.Sprintf("step %s: its deadline is longer than the end-to-end deadline %s, which ends the request first", s, FormatSeconds(cl.Deadline.Seconds())))
+	var out []ConfigWarning
+	for i := range cl.Pipeline.Steps {
+		if s := cl.Pipeline.Steps[i].Name; slices.Contains(cl.Pipeline.stepDeadlineLonger(cl.Deadline), s) {
+			out = append(out, ConfigWarning{Step: i, Model: -1, Field: "deadline", Text: fmt.Sprintf("step %s: its deadline is longer than the end-to-end deadline %s, which ends the request first", s, FormatSeconds(cl.Deadline.Seconds()))})
+		}
 	}
 	if e2e := cl.Deadline; e2e > 0 {
-		for _, st := range cl.Pipeline.Steps {
+		for i, st := range cl.Pipeline.Steps {
 			p := &st.Call.Policy
 			if g := p.gap(1); p.Copies > 0 && p.Adaptive == nil && g >= e2e {
-				out = append(out, fmt.Sprintf("step %s: its hedge delay %s is at or past the end-to-end deadline %s: no copy is ever sent on a timer", st.Name, FormatSeconds(g.Seconds()), FormatSeconds(e2e.Seconds())))
+				out = append(out, ConfigWarning{Step: i, Model: -1, Field: "hedge.delay", Text: fmt.Sprintf("step %s: its hedge delay %s is at or past the end-to-end deadline %s: no copy is ever sent on a timer", st.Name, FormatSeconds(g.Seconds()), FormatSeconds(e2e.Seconds()))})
 			}
 			if p.AttemptTimeout >= e2e {
-				out = append(out, fmt.Sprintf("step %s: its attempt timeout %s is at or past the end-to-end deadline %s: it never fires", st.Name, FormatSeconds(p.AttemptTimeout.Seconds()), FormatSeconds(e2e.Seconds())))
+				out = append(out, ConfigWarning{Step: i, Model: -1, Field: "hedge.attempt_timeout", Text: fmt.Sprintf("step %s: its attempt timeout %s is at or past the end-to-end deadline %s: it never fires", st.Name, FormatSeconds(p.AttemptTimeout.Seconds()), FormatSeconds(e2e.Seconds()))})
 			}
 		}
 	}

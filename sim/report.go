@@ -238,10 +238,9 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 		cr := classReport(h, b, x.lat, x.end, x.base)
 		cr.Pipeline = pipelineReport(&cfg.Classes[i], h, b)
 		cr.Warnings = append(cr.Warnings, hedgeWarnings(&cfg.Classes[i], h, b, &cr, x.baseEnd95)...)
-		cr.Warnings = append(cr.Warnings, pipelineWarnings(&cfg.Classes[i])...)
 		cr.Policy = PolicyText(cfg, &cfg.Classes[i])
-		if w := unitWarning(cfg, &cfg.Classes[i]); w != "" {
-			cr.Warnings = append(cr.Warnings, w)
+		for _, w := range classConfigWarnings(cfg, i) {
+			cr.Warnings = append(cr.Warnings, w.Text)
 		}
 		if n := cfg.Classes[i].Clients; int64(n) > h.Requests {
 			cr.Warnings = append(cr.Warnings, fmt.Sprintf("%d closed-loop clients sent only %d requests: the run ended before every client had sent once, so the idle clients cost memory and time and change nothing; set clients to at most the requests, or simulate more requests", n, h.Requests))

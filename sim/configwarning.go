@@ -1,0 +1,50 @@
+package sim
+
+// A ConfigWarning is a warning that a scenario's configuration alone
+// earns, before anything is simulated: a setting that can never take
+// effect (a step deadline longer than the end-to-end deadline) or that is
+// almost surely in the wrong unit. The run's report lists each among its
+// class's warnings (ClassReport.Warnings, Text as it is); the scenario
+// loader gives each the line of the setting at fault, so that validating
+// a file shows what a run of it would warn.
+type ConfigWarning struct {
+	// Class is the index of the class in Config.Classes.
+	Class int
+	// Step is the index of the pipeline step the warning is about, -1 for
+	// the class itself.
+	Step int
+	// Model is the index in Config.Models of the model whose setting is
+	// at fault, -1 when the setting is the class's (or the step's).
+	Model int
+	// Field is the setting at fault, as the scenario file names it,
+	// relative to the model's table when Model ≥ 0, else to the step's
+	// (Step ≥ 0) or the class's: "deadline", "hedge.delay",
+	// "hedge.attempt_timeout", "latency", "ttft".
+	Field string
+	// Text is the warning as the report writes it after the class's name.
+	Text string
+}
+
+// ConfigWarnings returns the warnings cfg's configuration earns, class by
+// class in order, as NewReport lists them (classConfigWarnings).
+func ConfigWarnings(cfg *Config) []ConfigWarning {
+	var out []ConfigWarning
+	for i := range cfg.Classes {
+		out = append(out, classConfigWarnings(cfg, i)...)
+	}
+	return out
+}
+
+// classConfigWarnings returns the configuration warnings of class i:
+// the pipeline's, then the latency unit's.
+func classConfigWarnings(cfg *Config, i int) []ConfigWarning {
+	cl := &cfg.Classes[i]
+	ws := pipelineWarnings(cl)
+	if w := unitWarning(cfg, cl); w != nil {
+		ws = append(ws, *w)
+	}
+	for j := range ws {
+		ws[j].Class = i
+	}
+	return ws
+}
