@@ -83,16 +83,27 @@ func availableMemory() (int64, bool) {
 }
 
 // checkMemory refuses, as a usage error, work estimated to need more than
-// --max-memory or, without it, more than the memory available: what says
-// what would be run, lower which flags lower the need.
+// --max-memory or, without it, more than the tightest of the system's
+// limits (systemLimits: the memory available, the rlimits, the cgroup's
+// limit), naming the limit that applied: what says what would be run,
+// lower which flags lower the need. Without --max-memory, work within the
+// limit sets the runtime's soft memory limit from it (setSoftLimit).
 func checkMemory(need int64, limit byteSize, what, lower string) error {
+	return checkMemoryWith(need, limit, what, lower, systemLimits)
+}
+
+// checkMemoryWith is checkMemory with the system's limits from limits.
+func checkMemoryWith(need int64, limit byteSize, what, lower string, limits func() []memLimit) error {
 	budget, source := limit.v, "--max-memory"
 	if !limit.set {
-		var ok bool
-		if budget, ok = availableMemory(); !ok {
+		l, ok := smallestLimit(limits())
+		if !ok {
 			return nil
 		}
-		source = "the memory available"
+		budget, source = l.Bytes, l.Name
+		if need <= budget {
+			setSoftLimit(l)
+		}
 	}
 	if need <= budget {
 		return nil

@@ -215,7 +215,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	whatIf := addWhatIfFlags(fs)
 	quiet := fs.Bool("quiet", false, "no progress bar (shown on stderr only when it is a terminal)")
 	var maxMemory byteSize
-	fs.Var(&maxMemory, "max-memory", "refuse a sweep estimated to need more than `SIZE` of memory, such as 8GiB or 500MB (default: the memory available)")
+	fs.Var(&maxMemory, "max-memory", "refuse a sweep estimated to need more than `SIZE` of memory, such as 8GiB or 500MB (default: the tightest of the memory available, the rlimits and the cgroup's limit)")
 	shardFlag := fs.String("shard", "", "simulate only shard `i/n` of the sweep (0 ≤ i < n, 0-based like JOB_COMPLETION_INDEX) and write the part to --out FILE; hedgesim merge makes the report from every shard's part")
 	resume := pathFlag(fs, "resume", "with --shard: continue a sweep from the `STATE` file hedgesim merge wrote when coupled classes need another stage")
 	pos, err := parseFlags(fs, args)

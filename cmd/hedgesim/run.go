@@ -57,7 +57,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	var workers intFlag
 	fs.Var(&workers, "workers", "simulate on `n` goroutines at most, each run's requests split into ranges when they are independent (default: the number of CPUs); the report does not depend on it")
 	var maxMemory byteSize
-	fs.Var(&maxMemory, "max-memory", "refuse a run estimated to need more than `SIZE` of memory, such as 8GiB or 500MB (default: the memory available)")
+	fs.Var(&maxMemory, "max-memory", "refuse a run estimated to need more than `SIZE` of memory, such as 8GiB or 500MB (default: the tightest of the memory available, the rlimits and the cgroup's limit)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
