@@ -379,7 +379,7 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 
 	rep = &Report{
 		Scenario: cfg.Name, Seed: cfg.Seed, RequestsPerCandidate: s.Requests,
-		Level: s.Level, QuantileRule: sim.QuantileRule, Rule: s.Rule,
+		Level: s.Level, QuantileRule: sim.QuantileRuleFor(cfg), Rule: s.Rule,
 	}
 	type classJob struct {
 		cfg      *sim.Config

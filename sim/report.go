@@ -18,6 +18,25 @@ const QuantileRule = "nearest rank (R type 1): the smallest latency with at leas
 	"+Inf for percentiles (JSON null, printed \"miss\"); the mean is over answered requests; " +
 	"ci95 is a distribution-free order-statistic interval"
 
+// PipelineRule is what a report of a scenario with pipeline classes adds
+// to QuantileRule (QuantileRuleFor): a pipeline's answered share, latency
+// and misses, and what "checked" means.
+const PipelineRule = "in a pipeline class a request (a turn) is answered when it went through its last stage, checked or degraded, " +
+	"and its latency is then its end-to-end time; a turn that a fail-closed step stopped or the end-to-end deadline ended is a miss; " +
+	"checked: every fail-open step answered in time"
+
+// QuantileRuleFor returns QuantileRule, followed by PipelineRule when a
+// class of cfg is a pipeline other than one plain call
+// (Pipeline.OneCall).
+func QuantileRuleFor(cfg *Config) string {
+	for i := range cfg.Classes {
+		if p := cfg.Classes[i].Pipeline; p != nil && !p.OneCall() {
+			return QuantileRule + "; " + PipelineRule
+		}
+	}
+	return QuantileRule
+}
+
 // Report is a run compared with the same traffic without hedging. Its JSON
 // form (field names in the tags) is the stable machine-readable output of
 // `hedgesim run --json`; latencies are in seconds and costs in USD.
@@ -230,7 +249,7 @@ type ClassReport struct {
 func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 	r := &Report{
 		Scenario: cfg.Name, Seed: cfg.Seed, Requests: cfg.Requests,
-		QuantileRule: QuantileRule,
+		QuantileRule: QuantileRuleFor(cfg),
 	}
 	sums, overall := summarizeAll(hedged, baseline)
 	for i := range hedged.Classes {
@@ -659,7 +678,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	tw.Flush()
 	fmt.Fprintln(w)
 	writePools(w, r.Pools)
-	fmt.Fprintf(w, "quantiles: %s.\n", QuantileRule)
+	fmt.Fprintf(w, "quantiles: %s.\n", r.QuantileRule)
 	for _, c := range rows {
 		if d := c.DeniedHedges; d.Total() > 0 {
 			fmt.Fprintf(w, "%s: budgets denied %d copies (%s)\n", c.Class, d.Total(), deniedParts(d))
