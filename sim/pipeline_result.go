@@ -32,8 +32,8 @@ type PipelineResult struct {
 	TimedOut int64
 	// stages lists each stage's steps; durs holds, per request in the
 	// order they ended, each step's seconds (see Breakdown).
-	stages [][]int
-	durs   []float32
+	stages  [][]int
+	durs    []float32
 	ttfv    latencySet
 	checked latencySet
 	hasTTF  bool
