@@ -196,7 +196,7 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 	fmt.Fprintln(ew)
 
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "class\tverdict\tdelay\tcopies\ttarget\tp95 before → after\t\tp99 before → after\t\tanswered before → after\t\thedged\tcalls/req\tadded cost")
+	fmt.Fprintln(tw, "class\tverdict\tdelay\tcopies\ttarget\tp95 before → after\t\tp99 before → after\t\tanswered before → after\t\thedged\tattempts/req\tadded cost")
 	for i := range r.Classes {
 		cr := &r.Classes[i]
 		b, c := cr.Baseline(), cr.Picked()
@@ -347,8 +347,11 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 	within := "" // objective answered: the share answered within the target
 	if cr.Objective.Goal == MostAnswered {
 		within = "within " + fsec(cr.Objective.Target.Seconds()) + "\t"
+		if cr.Objective.Checked {
+			within = "checked " + within
+		}
 	}
-	fmt.Fprintf(tw, "  \t%sdelay\tcopies\ttarget\tp95\t%s\tp99\t%s\t%sanswered\thedged\tcalls/req\tcost/1k req\tadded cost\t\n", front, ci, ci, within)
+	fmt.Fprintf(tw, "  \t%sdelay\tcopies\ttarget\tp95\t%s\tp99\t%s\t%sanswered\thedged\tattempts/req\tcost/1k req\tadded cost\t\n", front, ci, ci, within)
 	for _, i := range rows {
 		c := &cr.Candidates[i]
 		mark := ""
@@ -430,6 +433,9 @@ func writeWhyNot(w io.Writer, cr *ClassReport) {
 		figure := pn + " " + fsec(c.Q(cr.Objective.Percentile))
 		if o := cr.Objective; o.Goal == MostAnswered {
 			figure = fmt.Sprintf("within %s %s", fsec(o.Target.Seconds()), fpct2(c.AnsweredWithinShare))
+			if o.Checked {
+				figure = "checked " + figure
+			}
 		}
 		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\n", delay, figure, addedCost(cr, c), strings.Join(why, "; "))
 	}
