@@ -88,7 +88,7 @@ td.reasons { text-align: left; white-space: normal; min-width: 24em; }
 <h2 id="rollout">Rollout check</h2>
 <p>Every class's pick applied at once, the whole scenario simulated on {{.RolloutRequests}} requests: a class whose p95 leaves the sweep's interval is flagged. Spend is at the scenario's arrival rate.</p>
 <div class="scroll"><table id="rollout-check">
-<thead><tr><th>class</th><th>pick</th><th>p95 checked</th><th>p95 predicted</th><th>p95 no hedging</th><th>answered</th><th>added cost</th><th>spend per day</th><th>per month (30 d)</th>{{if .HasThroughput}}<th>throughput (95% CI)</th><th>no hedging</th>{{end}}<th></th></tr></thead>
+<thead><tr><th>class</th><th>pick</th><th>p95 in the check</th><th>p95 predicted</th><th>p95 no hedging</th><th>answered</th><th>added cost</th><th>spend per day</th><th>per month (30 d)</th>{{if .HasThroughput}}<th>throughput (95% CI)</th><th>no hedging</th>{{end}}<th></th></tr></thead>
 <tbody>
 {{range .Rollout}}<tr><td>{{.Class}}</td><td>{{.Pick}}</td><td>{{.Checked}}</td><td>{{.Predicted}}</td><td>{{.NoHedging}}</td><td>{{.Answered}}</td><td>{{.AddedCost}}</td><td>{{.PerDay}}</td><td>{{.PerMonth}}</td>{{if $.HasThroughput}}<td class="throughput">{{.Throughput}}</td><td>{{.NoHedgingThroughput}}</td>{{end}}<td{{if .Flagged}} class="flag"{{end}}>{{if .Flagged}}{{.Flag}}{{else}}ok{{end}}</td></tr>
 {{end}}</tbody>

@@ -39,9 +39,9 @@
 // After choosing, the rollout check (Check) simulates the whole scenario
 // once with every pick applied (Settings.CheckRequests requests, default
 // 10⁶ or 5 × Requests when less), next to no hedging and to what the sweep
-// predicted; a class is flagged when its checked p95 interval is disjoint
-// from the sweep's, when it answers significantly fewer requests than no
-// hedging in the check, or when its checked answered share lies outside
+// predicted; a class is flagged when its p95 interval in the check is
+// disjoint from the sweep's, when it answers significantly fewer requests
+// than no hedging in the check, or when its answered share in the check lies outside
 // the sweep's Wilson interval (RolloutClass.Flag says which).
 //
 // The class's configured policy is candidate "configured" when the grid

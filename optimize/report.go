@@ -527,7 +527,7 @@ func (e *errWriter) Write(p []byte) (int, error) {
 // writeRollout writes the rollout check: per class, the check next to no
 // hedging and next to the sweep's prediction.
 func writeRollout(w io.Writer, rc *RolloutCheck) {
-	fmt.Fprintf(w, "\nrollout check: the whole scenario with every pick applied, %s (p95 checked / no hedging / predicted by the sweep):\n", fcount(int64(rc.Requests)))
+	fmt.Fprintf(w, "\nrollout check: the whole scenario with every pick applied, %s (p95 in the check / no hedging / predicted by the sweep):\n", fcount(int64(rc.Requests)))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	// Closed-loop classes: the requests per second their clients got done,
 	// without hedging → with the pick [95% CI]; no column for open arrivals.
