@@ -576,4 +576,9 @@ func writeRollout(w io.Writer, rc *RolloutCheck) {
 			fmt.Fprintf(w, "  %s: %s\n", c.Class, c.Note)
 		}
 	}
+	if rc.Report != nil {
+		for _, warn := range rc.Report.SaturationWarnings() {
+			fmt.Fprintf(w, "  warning: %s\n", warn)
+		}
+	}
 }

@@ -65,7 +65,14 @@ type Report struct {
 	// Overrides are what-if changes applied on top of the scenario file
 	// ("arrivals.rate=40"); absent when there are none.
 	Overrides []string `json:"overrides,omitempty"`
+	// saturated are the saturation warnings among Warnings.
+	saturated []string
 }
+
+// SaturationWarnings returns the warnings of Warnings that name a saturated
+// provider or pool (see SaturatedUtilisation) — for a report made by
+// NewReport; none for one read back from JSON.
+func (r *Report) SaturationWarnings() []string { return r.saturated }
 
 // Latency summarises request latencies in seconds. A percentile or an
 // interval bound that lands on a missed request is +Inf, which JSON writes
@@ -273,13 +280,18 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 	r.Breakers = hedged.Breakers
 	r.Pools = hedged.Pools
 	r.Warnings = []string{}
+	unstable := map[string]bool{}
 	for i := range baseline.Providers {
 		if p := &baseline.Providers[i]; p.Unstable() {
 			r.Warnings = append(r.Warnings, unstableWarning(p, "without hedging"))
+			unstable[p.Name] = true
 		} else if i < len(hedged.Providers) && hedged.Providers[i].Unstable() {
 			r.Warnings = append(r.Warnings, unstableWarning(&hedged.Providers[i], "with hedging (stable without)"))
+			unstable[p.Name] = true
 		}
 	}
+	r.saturated = saturationWarnings(cfg, hedged.Providers, unstable)
+	r.Warnings = append(r.Warnings, r.saturated...)
 	for _, o := range hedged.Overloads(cfg) {
 		over := "over this run of " + FormatSeconds(o.Seconds)
 		if o.Seconds != hedged.Seconds {
