@@ -111,6 +111,11 @@
 //	      hedged-share cap; ties go to the lower p95, then the lower cost;
 //	      judged by JudgeWithin: the share not answered within target must
 //	      fall as the rule's unanswered share must (min_unanswered_cut_per_cost)
+//	checked  as answered, for a pipeline class only, counting the turns
+//	      checked within target: gone through with every fail-open step
+//	      answered in time (sim.PipelineResult.CheckedWithin); the verdict
+//	      judges the share not checked within target. On a one-call class
+//	      it is an error (CanCheck)
 //	knee  the knee of the frontier (within the hedged-share cap): the point
 //	      farthest above the chord from its cheapest to its fastest point,
 //	      both axes scaled to [0, 1] (Kneedle); the fastest point when the
