@@ -2,6 +2,7 @@ package optimize_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -56,5 +57,36 @@ func TestCheckedObjectiveHelpChatTurn(t *testing.T) {
 	}
 	if p := cr.Picked(); !bothHedged(p) {
 		t.Errorf("pick %s; want both guards hedged at 1s×2 (the most turns checked)", p.Label)
+	}
+}
+
+// TestCheckedNeedsAPipeline: objective "checked" is named "checked", reads
+// "most requests checked within …", and Settings.Validate refuses it on a
+// one-call class (the scenario loader and the CLI give the file's line or
+// the flag; an API caller gets the class) but takes it on a pipeline.
+func TestCheckedNeedsAPipeline(t *testing.T) {
+	var o optimize.Objective
+	if err := o.SetName("checked"); err != nil || o.Name() != "checked" || !o.Checked || o.Goal != optimize.MostAnswered {
+		t.Fatalf("SetName(checked): %v, %+v", err, o)
+	}
+	o.Target, o.MaxAddedCostPct, o.MaxHedgedPct = 2*time.Second, 10, 100
+	if got, want := o.String(), "most requests checked within 2.00s with added cost ≤ +10%"; got != want {
+		t.Errorf("String() = %q, want %q", got, want)
+	}
+	if err := o.SetName("answered"); err != nil || o.Checked || o.Name() != "answered" {
+		t.Errorf("SetName(answered) after checked: %v, %+v", err, o)
+	}
+
+	s := optimize.DefaultSettings()
+	s.Search.Objective.Checked, s.Search.Objective.Goal, s.Search.Objective.Target = true, optimize.MostAnswered, 2*time.Second
+	if err := s.Validate(lognormalConfig()); err == nil || !strings.Contains(err.Error(), `objective "checked"`) {
+		t.Errorf("checked on a one-call class: %v; want an error naming the objective", err)
+	}
+	sc, err := scenario.LoadFS(scenarios.FS, "help-chat-turn.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := s.Validate(&sc.Config); err != nil {
+		t.Errorf("checked on a pipeline class: %v", err)
 	}
 }

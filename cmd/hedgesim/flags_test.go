@@ -54,6 +54,8 @@ func TestObjectiveFlagsNeedTheirObjective(t *testing.T) {
 		{[]string{"--objective", "cost", "--sla", "2s", "--max-cost", "5"}, 2, "--max-cost 5 applies to --objective p95, p99, answered or checked only, not --objective cost"},
 		{[]string{"--objective", "knee", "--max-cost", "5"}, 2, "--max-cost 5 applies to --objective p95, p99, answered or checked only"},
 		{[]string{"--objective", "cost", "--sla", "2s"}, 0, ""},
+		// guard-check is one call: it has no fail-open steps to check.
+		{[]string{"--objective", "checked", "--target", "2s"}, 2, `--objective checked: class "check": objective "checked" (every fail-open step of a pipeline turn answered in time) needs a pipeline class with steps`},
 		{[]string{"--objective", "answered", "--target", "2s"}, 0, ""},
 		{[]string{"--objective", "p99", "--max-cost", "5"}, 0, ""},
 		{[]string{"--max-cost", "5"}, 0, ""},
