@@ -179,7 +179,11 @@ func Pick(cs []Candidate, o Objective) (int, string) {
 		}
 		t := fsec(o.Target.Seconds())
 		if best == base {
-			return base, fmt.Sprintf("no candidate within the limits has more requests %s within %s than no hedging", o.withinWord(), t)
+			more := "answers more requests"
+			if o.Checked {
+				more = "has more requests checked"
+			}
+			return base, fmt.Sprintf("no candidate within the limits %s within %s than no hedging", more, t)
 		}
 		return best, fmt.Sprintf("most requests %s within %s (%s → %s) within the limits", o.withinWord(), t,
 			fpct2(cs[base].AnsweredWithinShare), fpct2(cs[best].AnsweredWithinShare))
