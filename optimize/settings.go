@@ -104,7 +104,7 @@ func ObjectiveNames() []string { return slices.Clone(objectiveNames) }
 // (most requests answered within Target), "checked" (most pipeline turns
 // checked within Target). Caps, SLA and Target are left as they are.
 func (o *Objective) SetName(name string) error {
-	o.Checked = false
+	checked := false
 	switch name {
 	case "p95":
 		o.Goal, o.Percentile = LowestLatency, 0.95
@@ -117,10 +117,11 @@ func (o *Objective) SetName(name string) error {
 	case "answered":
 		o.Goal, o.Percentile = MostAnswered, 0.95
 	case "checked":
-		o.Goal, o.Percentile, o.Checked = MostAnswered, 0.95, true
+		o.Goal, o.Percentile, checked = MostAnswered, 0.95, true
 	default:
 		return fmt.Errorf("unknown objective %q; allowed: %s", name, strings.Join(objectiveNames, ", "))
 	}
+	o.Checked = checked
 	return nil
 }
 
