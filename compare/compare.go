@@ -53,13 +53,13 @@ type Class struct {
 	// empty for a run report of a build that did not write it.
 	Policy string
 	// HedgedShare is the share of requests that sent a copy, and
-	// CallsPerRequest the upstream calls per request, the primary, copies
+	// AttemptsPerRequest the attempts per request (calls plus copies): the primary, copies
 	// and retries included; HasHedging is false when the report lacks them.
-	HedgedShare, CallsPerRequest float64
-	HasHedging                   bool
-	P50                          float64
-	P95                          float64
-	P99                          float64
+	HedgedShare, AttemptsPerRequest float64
+	HasHedging                      bool
+	P50                             float64
+	P95                             float64
+	P99                             float64
 	// P95CI and P99CI are the percentiles' confidence intervals [low,
 	// high]; the OK flags are false when the class had too few requests
 	// for one.
@@ -86,9 +86,12 @@ type Class struct {
 
 // Pipeline is what a run report says of a pipeline class as a whole: the
 // end-to-end time (arrival until the request ended, whatever the outcome)
-// and the share of requests that went through degraded.
+// and the shares of requests that went through checked (every fail-open
+// step answered in time) and degraded — together the class's answered
+// share.
 type Pipeline struct {
 	EndToEnd      sim.Latency
+	CheckedShare  float64
 	DegradedShare float64
 }
 
@@ -126,6 +129,7 @@ type runJSON struct {
 		} `json:"cost_per_1k_usd"`
 		Pipeline *struct {
 			EndToEnd      sim.Latency `json:"end_to_end_s"`
+			CheckedShare  float64     `json:"checked_share"`
 			DegradedShare float64     `json:"degraded_share"`
 		} `json:"pipeline"`
 	} `json:"classes"`
@@ -257,8 +261,8 @@ func (r *Report) check() error {
 		if c.HasHedging && !(c.HedgedShare >= 0 && c.HedgedShare <= 1) {
 			bad(r.field("hedged_share"), "%g; want a share in [0, 1]", c.HedgedShare)
 		}
-		if c.HasHedging && (!(c.CallsPerRequest >= 0) || math.IsInf(c.CallsPerRequest, 0)) {
-			bad(r.field("attempts_per_request"), "%g; want a number of calls ≥ 0", c.CallsPerRequest)
+		if c.HasHedging && (!(c.AttemptsPerRequest >= 0) || math.IsInf(c.AttemptsPerRequest, 0)) {
+			bad(r.field("attempts_per_request"), "%g; want a number of attempts ≥ 0", c.AttemptsPerRequest)
 		}
 		ps := []struct {
 			name string
@@ -328,7 +332,7 @@ func parseRun(data []byte) (*Report, error) {
 			P95CIOK: l.P95CIOK, P99CIOK: l.P99CIOK,
 		}
 		if c.HedgedShare != nil && c.Attempts != nil {
-			cl.HedgedShare, cl.CallsPerRequest, cl.HasHedging = *c.HedgedShare, *c.Attempts, true
+			cl.HedgedShare, cl.AttemptsPerRequest, cl.HasHedging = *c.HedgedShare, *c.Attempts, true
 		}
 		need(&cl, "requests", c.Requests, &cl.Requests)
 		need(&cl, "answered_share", c.AnsweredShare, &cl.AnsweredShare)
@@ -341,7 +345,7 @@ func parseRun(data []byte) (*Report, error) {
 			cl.Answered, cl.HasAnswered = *c.Answered, true
 		}
 		if p := c.Pipeline; p != nil {
-			cl.Pipeline = &Pipeline{EndToEnd: p.EndToEnd, DegradedShare: p.DegradedShare}
+			cl.Pipeline = &Pipeline{EndToEnd: p.EndToEnd, CheckedShare: p.CheckedShare, DegradedShare: p.DegradedShare}
 		}
 		r.Classes = append(r.Classes, cl)
 	}
@@ -376,7 +380,7 @@ func parseOptimize(data []byte) (*Report, error) {
 			P95CIOK: p.P95OK, P99CIOK: p.P99OK,
 		}
 		if p.HedgedShare != nil && p.Attempts != nil {
-			cl.HedgedShare, cl.CallsPerRequest, cl.HasHedging = *p.HedgedShare, *p.Attempts, true
+			cl.HedgedShare, cl.AttemptsPerRequest, cl.HasHedging = *p.HedgedShare, *p.Attempts, true
 		}
 		n := p.Requests
 		if n == nil || *n == 0 {
@@ -502,13 +506,14 @@ func Compare(a, b *Report) *Comparison {
 		if ca.HasHedging && cb.HasHedging {
 			deltas = append(deltas,
 				proportion("hedged", ca.HedgedShare, cb.HedgedShare, ca.Requests, cb.Requests),
-				relative("calls/req", ca.CallsPerRequest, cb.CallsPerRequest))
+				relative("attempts/req", ca.AttemptsPerRequest, cb.AttemptsPerRequest))
 		}
 		deltas = append(deltas, relative("cost/1k", ca.CostPer1k, cb.CostPer1k))
 		if pa, pb := ca.Pipeline, cb.Pipeline; pa != nil && pb != nil {
 			ea, eb := pa.EndToEnd, pb.EndToEnd
 			deltas = append(deltas,
 				interval("end-to-end p95", ea.P95, eb.P95, ea.P95CI95, eb.P95CI95, ea.P95CIOK && eb.P95CIOK),
+				proportion("checked", pa.CheckedShare, pb.CheckedShare, ca.Requests, cb.Requests),
 				proportion("degraded", pa.DegradedShare, pb.DegradedShare, ca.Requests, cb.Requests))
 		}
 		out.Rows = append(out.Rows, Row{

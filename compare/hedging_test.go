@@ -36,12 +36,12 @@ func TestPolicyHedgedAndCalls(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, want := range []string{
-		"chat   policy     1.20s ×1 → large-b",
+		"chat   policy        1.20s ×1 → large-b",
 		"400ms ×1 → large-b",
-		"chat   hedged     16.6%",
+		"chat   hedged        16.6%",
 		"57.0%",
 		"+40.40 pt",
-		"chat   calls/req  1.166",
+		"chat   attempts/req  1.166",
 		"1.570",
 		"+34.6%",
 	} {
@@ -54,7 +54,7 @@ func TestPolicyHedgedAndCalls(t *testing.T) {
 	for _, d := range c.Rows[0].Deltas {
 		metrics = append(metrics, d.Metric)
 	}
-	if got := strings.Join(metrics, " "); got != "p50 p95 p99 answered hedged calls/req cost/1k" {
+	if got := strings.Join(metrics, " "); got != "p50 p95 p99 answered hedged attempts/req cost/1k" {
 		t.Errorf("metrics %s", got)
 	}
 	if d := c.Rows[0].Deltas[4]; d.Mark != Significant {

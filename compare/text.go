@@ -82,7 +82,7 @@ func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 // in percentage points and which has no interval.
 func isShare(metric string) bool {
 	switch metric {
-	case "answered", "hedged", "degraded", "met", "rescued", "harmed":
+	case "answered", "checked", "hedged", "degraded", "met", "rescued", "harmed":
 		return true
 	}
 	return false
@@ -97,11 +97,11 @@ func orDash(s string) string {
 
 func value(metric string, x float64) string {
 	switch metric {
-	case "answered", "degraded", "met", "rescued", "harmed":
+	case "answered", "checked", "degraded", "met", "rescued", "harmed":
 		return fmt.Sprintf("%.2f%%", 100*x)
 	case "hedged":
 		return fmt.Sprintf("%.1f%%", 100*x)
-	case "calls/req":
+	case "attempts/req":
 		return fmt.Sprintf("%.3f", x)
 	case "cost/1k":
 		return sim.DollarsPer1k(x)

@@ -112,7 +112,11 @@ func Write(d *Document, format string, opt Options) ([]byte, []Note, error) {
 			if c.EndToEndDeadline > 0 {
 				e2e = fmt.Sprintf("its end-to-end deadline of %s is not in this policy: enforce it in the caller", c.EndToEndDeadline.D())
 			}
-			ns = append(ns, Note{Class: c.Class, Text: fmt.Sprintf("step %s of pipeline %s, exported as a policy of its own: running the steps — their order, fan-out, wait-for and repeats — is the caller's, and %s", c.Step, c.Pipeline, e2e)})
+			open := ""
+			if c.OnTimeout == "fail_open" {
+				open = "; the step fails open: a call without an answer lets the turn through degraded — answered, not checked — so log it to count the checked share"
+			}
+			ns = append(ns, Note{Class: c.Class, Text: fmt.Sprintf("step %s of pipeline %s, exported as a policy of its own: running the steps — their order, fan-out, wait-for and repeats — is the caller's, and %s%s", c.Step, c.Pipeline, e2e, open)})
 		}
 	}
 	return out, ns, err

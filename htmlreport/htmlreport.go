@@ -60,18 +60,18 @@ type figure struct {
 
 // classView is one class as the page shows it.
 type classView struct {
-	ID                                       string
-	Class, Verdict, Delay, Copies, Target    string
-	Hedge                                    bool
-	P95Before, P95After, P95Change           string
-	P99Before, P99After, P99Change           string
-	AnsweredBefore, AnsweredAfter, Hedged    string
-	CallsPerRequest, AddedCost, Reason, Note string
-	Objective                                string
-	Candidates                               int
-	Warnings                                 []string
-	OptimizedWith                            string
-	Figures                                  []figure
+	ID                                          string
+	Class, Verdict, Delay, Copies, Target       string
+	Hedge                                       bool
+	P95Before, P95After, P95Change              string
+	P99Before, P99After, P99Change              string
+	AnsweredBefore, AnsweredAfter, Hedged       string
+	AttemptsPerRequest, AddedCost, Reason, Note string
+	Objective                                   string
+	Candidates                                  int
+	Warnings                                    []string
+	OptimizedWith                               string
+	Figures                                     []figure
 	// Map places every candidate by status, with its reasons on hover
 	// (nil without figures); Rejected lists the rejected candidates.
 	Map      *fateMap
@@ -229,7 +229,7 @@ func classOf(cr *optimize.ClassReport, level float64, i int, withFigures bool) (
 	}
 	v.AnsweredBefore, v.AnsweredAfter = share(b.AnsweredShare), share(c.AnsweredShare)
 	v.Hedged = share(c.HedgedShare)
-	v.CallsPerRequest = strconv.FormatFloat(c.AttemptsPerRequest, 'f', 3, 64)
+	v.AttemptsPerRequest = strconv.FormatFloat(c.AttemptsPerRequest, 'f', 3, 64)
 	v.AddedCost = signedPct(c.AddedCostPct)
 	if cr.CostBasis == optimize.CostCalls {
 		v.AddedCost += " calls"

@@ -46,9 +46,9 @@ td.reasons { text-align: left; white-space: normal; min-width: 24em; }
 
 <h2 id="summary">Per class</h2>
 <div class="scroll"><table id="classes">
-<thead><tr><th>class</th><th>verdict</th><th>pick</th><th>p95</th><th></th><th>p99</th><th></th><th>answered</th><th>hedged</th><th>calls/req</th><th>added cost</th></tr></thead>
+<thead><tr><th>class</th><th>verdict</th><th>pick</th><th>p95</th><th></th><th>p99</th><th></th><th>answered</th><th>hedged</th><th>attempts/req</th><th>added cost</th></tr></thead>
 <tbody>
-{{range .Classes}}<tr class="class-row"><td><a href="#{{.ID}}">{{.Class}}</a></td><td class="{{if .Hedge}}hedge{{else}}nohedge{{end}}">{{.Verdict}}</td><td>{{if .Hedge}}{{.Delay}} ×{{.Copies}} → {{.Target}}{{else}}-{{end}}</td><td>{{.P95Before}} → {{.P95After}}</td><td>{{.P95Change}}</td><td>{{.P99Before}} → {{.P99After}}</td><td>{{.P99Change}}</td><td>{{.AnsweredBefore}} → {{.AnsweredAfter}}</td><td>{{.Hedged}}</td><td>{{.CallsPerRequest}}</td><td>{{.AddedCost}}</td></tr>
+{{range .Classes}}<tr class="class-row"><td><a href="#{{.ID}}">{{.Class}}</a></td><td class="{{if .Hedge}}hedge{{else}}nohedge{{end}}">{{.Verdict}}</td><td>{{if .Hedge}}{{.Delay}} ×{{.Copies}} → {{.Target}}{{else}}-{{end}}</td><td>{{.P95Before}} → {{.P95After}}</td><td>{{.P95Change}}</td><td>{{.P99Before}} → {{.P99After}}</td><td>{{.P99Change}}</td><td>{{.AnsweredBefore}} → {{.AnsweredAfter}}</td><td>{{.Hedged}}</td><td>{{.AttemptsPerRequest}}</td><td>{{.AddedCost}}</td></tr>
 {{end}}</tbody>
 </table></div>
 <p class="meta">pick: the hedge delay ×copies → their target; p95, p99 and answered: without hedging → with the pick, and the change.</p>
@@ -88,7 +88,7 @@ td.reasons { text-align: left; white-space: normal; min-width: 24em; }
 <h2 id="rollout">Rollout check</h2>
 <p>Every class's pick applied at once, the whole scenario simulated on {{.RolloutRequests}} requests: a class whose p95 leaves the sweep's interval is flagged. Spend is at the scenario's arrival rate.</p>
 <div class="scroll"><table id="rollout-check">
-<thead><tr><th>class</th><th>pick</th><th>p95 checked</th><th>p95 predicted</th><th>p95 no hedging</th><th>answered</th><th>added cost</th><th>spend per day</th><th>per month (30 d)</th>{{if .HasThroughput}}<th>throughput (95% CI)</th><th>no hedging</th>{{end}}<th></th></tr></thead>
+<thead><tr><th>class</th><th>pick</th><th>p95 in the check</th><th>p95 predicted</th><th>p95 no hedging</th><th>answered</th><th>added cost</th><th>spend per day</th><th>per month (30 d)</th>{{if .HasThroughput}}<th>throughput (95% CI)</th><th>no hedging</th>{{end}}<th></th></tr></thead>
 <tbody>
 {{range .Rollout}}<tr><td>{{.Class}}</td><td>{{.Pick}}</td><td>{{.Checked}}</td><td>{{.Predicted}}</td><td>{{.NoHedging}}</td><td>{{.Answered}}</td><td>{{.AddedCost}}</td><td>{{.PerDay}}</td><td>{{.PerMonth}}</td>{{if $.HasThroughput}}<td class="throughput">{{.Throughput}}</td><td>{{.NoHedgingThroughput}}</td>{{end}}<td{{if .Flagged}} class="flag"{{end}}>{{if .Flagged}}{{.Flag}}{{else}}ok{{end}}</td></tr>
 {{end}}</tbody>

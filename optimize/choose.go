@@ -179,9 +179,13 @@ func Pick(cs []Candidate, o Objective) (int, string) {
 		}
 		t := fsec(o.Target.Seconds())
 		if best == base {
-			return base, fmt.Sprintf("no candidate within the limits answers more requests within %s than no hedging", t)
+			more := "answers more requests"
+			if o.Checked {
+				more = "has more requests checked"
+			}
+			return base, fmt.Sprintf("no candidate within the limits %s within %s than no hedging", more, t)
 		}
-		return best, fmt.Sprintf("most requests answered within %s (%s → %s) within the limits", t,
+		return best, fmt.Sprintf("most requests %s within %s (%s → %s) within the limits", o.withinWord(), t,
 			fpct2(cs[base].AnsweredWithinShare), fpct2(cs[best].AnsweredWithinShare))
 	}
 
@@ -454,7 +458,7 @@ func fpct2(x float64) string { return fmt.Sprintf("%.2f%%", 100*x) }
 // objective answered, Judge on o's percentile otherwise.
 func judgeFor(o Objective, base, pick *Candidate, level float64, rule Rule, basis string) Verdict {
 	if o.Goal == MostAnswered {
-		return JudgeWithin(base, pick, o.Target, level, rule, basis)
+		return judgeWithin(base, pick, o.Target, o.withinWord(), level, rule, basis)
 	}
 	return Judge(base, pick, o.Percentile, level, rule, basis)
 }
@@ -469,6 +473,12 @@ func judgeFor(o Objective, base, pick *Candidate, level float64, rule Rule, basi
 // never says "hedge" for a pick with FewerAnswers unless the rule allows
 // it, nor for no hedging.
 func JudgeWithin(base, pick *Candidate, target time.Duration, level float64, rule Rule, basis string) Verdict {
+	return judgeWithin(base, pick, target, "answered", level, rule, basis)
+}
+
+// judgeWithin is JudgeWithin, whose requests within the target are word
+// ("answered", or "checked" for objective checked).
+func judgeWithin(base, pick *Candidate, target time.Duration, word string, level float64, rule Rule, basis string) Verdict {
 	v := Verdict{
 		Alternative: -1, AddedCostPct: pick.AddedCostPct,
 		UnansweredBefore: base.unanswered(), UnansweredAfter: pick.unanswered(),
@@ -489,7 +499,7 @@ func JudgeWithin(base, pick *Candidate, target time.Duration, level float64, rul
 	_, hiP := wilson(mp, pick.Requests, z)
 	loB, _ := wilson(mb, base.Requests, z)
 	v.Significant = hiP < loB
-	what := fmt.Sprintf("the share not answered within %s (%s → %s)", t, fpct2(mb), fpct2(mp))
+	what := fmt.Sprintf("the share not %s within %s (%s → %s)", word, t, fpct2(mb), fpct2(mp))
 	gain := 0.0
 	if mb > 0 {
 		gain = 100 * (mb - mp) / mb

@@ -39,9 +39,9 @@
 // After choosing, the rollout check (Check) simulates the whole scenario
 // once with every pick applied (Settings.CheckRequests requests, default
 // 10⁶ or 5 × Requests when less), next to no hedging and to what the sweep
-// predicted; a class is flagged when its checked p95 interval is disjoint
-// from the sweep's, when it answers significantly fewer requests than no
-// hedging in the check, or when its checked answered share lies outside
+// predicted; a class is flagged when its p95 interval in the check is
+// disjoint from the sweep's, when it answers significantly fewer requests
+// than no hedging in the check, or when its answered share in the check lies outside
 // the sweep's Wilson interval (RolloutClass.Flag says which).
 //
 // The class's configured policy is candidate "configured" when the grid
@@ -111,6 +111,11 @@
 //	      hedged-share cap; ties go to the lower p95, then the lower cost;
 //	      judged by JudgeWithin: the share not answered within target must
 //	      fall as the rule's unanswered share must (min_unanswered_cut_per_cost)
+//	checked  as answered, for a pipeline class only, counting the turns
+//	      checked within target: gone through with every fail-open step
+//	      answered in time (sim.PipelineResult.CheckedWithin); the verdict
+//	      judges the share not checked within target. On a one-call class
+//	      it is an error (CanCheck)
 //	knee  the knee of the frontier (within the hedged-share cap): the point
 //	      farthest above the chord from its cheapest to its fastest point,
 //	      both axes scaled to [0, 1] (Kneedle); the fastest point when the

@@ -255,7 +255,7 @@ func eligibleReasons(cr *ClassReport, c, pick *Candidate) []Reason {
 			Text: fmt.Sprintf("%s, but not its knee (%s %s vs the knee's %s)", where, pn, fsec(c.Q(p)), fsec(pick.Q(p)))})
 	case o.Goal == MostAnswered && c.AnsweredWithinShare < pick.AnsweredWithinShare:
 		r = append(r, Reason{Code: ReasonFewerWithin, Value: c.AnsweredWithinShare, Limit: pick.AnsweredWithinShare, Unit: UnitShare,
-			Text: fmt.Sprintf("answers %s within %s, the pick %s", fpct2(c.AnsweredWithinShare), fsec(o.Target.Seconds()), fpct2(pick.AnsweredWithinShare))})
+			Text: fmt.Sprintf("%s %s within %s, the pick %s", o.withinVerb(), fpct2(c.AnsweredWithinShare), fsec(o.Target.Seconds()), fpct2(pick.AnsweredWithinShare))})
 	case o.Goal == LowestCost && c.AddedCostPct > pick.AddedCostPct:
 		r = append(r, Reason{Code: ReasonCostlier, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
 			Text: fmt.Sprintf("added cost %s is above the pick's %s", fpct(c.AddedCostPct), fpct(pick.AddedCostPct))})

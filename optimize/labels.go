@@ -38,12 +38,12 @@ func label(cr *ClassReport) {
 
 // verdictHead is the start of a class's verdict line in the text report:
 // the label, and for a hedged pick its delay with its hedged share and
-// calls per request — "hedge 1.85s (28.7% hedged, 1.287 calls/request)",
+// calls per request — "hedge 1.85s (28.7% hedged, 1.287 attempts/request)",
 // "effectively no hedging: a copy after 12.6s goes out for 0.6% of
-// requests (1.006 calls/request)".
+// requests (1.006 attempts/request)".
 func verdictHead(cr *ClassReport) string {
 	v, pick := &cr.Verdict, cr.Picked()
-	fires := fmt.Sprintf("%.1f%% hedged, %.3f calls/request", 100*pick.HedgedShare, pick.AttemptsPerRequest)
+	fires := fmt.Sprintf("%.1f%% hedged, %.3f attempts/request", 100*pick.HedgedShare, pick.AttemptsPerRequest)
 	delay := candDelay(pick)
 	if pick.Steps != nil {
 		delay = "per step: " + pick.Label // a pipeline's
@@ -52,7 +52,7 @@ func verdictHead(cr *ClassReport) string {
 	case LabelHedge:
 		return fmt.Sprintf("hedge %s (%s)", delay, fires)
 	case LabelRarely:
-		return fmt.Sprintf("effectively no hedging: %s after %s goes out for %.1f%% of requests (%.3f calls/request), too rarely to be a hedge delay",
+		return fmt.Sprintf("effectively no hedging: %s after %s goes out for %.1f%% of requests (%.3f attempts/request), too rarely to be a hedge delay",
 			plural(pick.Copies, "a copy", "copies"), delay, 100*pick.HedgedShare, pick.AttemptsPerRequest)
 	case LabelFallback:
 		return fmt.Sprintf("fallback: the configured policy's copies go out only after a failure (%s)", fires)

@@ -17,15 +17,15 @@ func TestVerdictLabels(t *testing.T) {
 		want     string
 		wantHead string
 	}{
-		{"hedge", true, altCand("1.85s", 3.3, 128, 0.287, 0.999), LabelHedge, "hedge 0s (28.7% hedged, 1.287 calls/request)"},
+		{"hedge", true, altCand("1.85s", 3.3, 128, 0.287, 0.999), LabelHedge, "hedge 0s (28.7% hedged, 1.287 attempts/request)"},
 		{"don't", false, altCand("1.85s", 3.3, 128, 0.287, 0.999), LabelNoHedge, "don't hedge"},
-		{"rarely", true, altCand("12.6s", 5.9, 101, 0.006, 0.999), LabelRarely, "effectively no hedging: a copy after 0s goes out for 0.6% of requests (1.006 calls/request)"},
+		{"rarely", true, altCand("12.6s", 5.9, 101, 0.006, 0.999), LabelRarely, "effectively no hedging: a copy after 0s goes out for 0.6% of requests (1.006 attempts/request)"},
 		{"just 1%", true, altCand("12s", 5.9, 101, 0.01, 0.999), LabelHedge, "hedge 0s (1.0% hedged"},
 		{"fallback", true, func() Candidate {
 			c := altCand("configured", 3, 120, 0.3, 0.99)
 			c.Configured, c.fallback = true, true
 			return c
-		}(), LabelFallback, "fallback: the configured policy's copies go out only after a failure (30.0% hedged, 1.300 calls/request)"},
+		}(), LabelFallback, "fallback: the configured policy's copies go out only after a failure (30.0% hedged, 1.300 attempts/request)"},
 	} {
 		cr := ClassReport{Candidates: []Candidate{altCand("none", 6, 100, 0, 0.999), tt.pick}, Pick: 1}
 		cr.Candidates[1].Copies = 1

@@ -92,7 +92,8 @@ type Candidate struct {
 	Loads    []Load `json:"overloads"`
 	Unstable bool   `json:"unstable"`
 	// AnsweredWithinShare is the share of requests answered within the
-	// objective's Target (objective answered; 0 without a target).
+	// objective's Target (objective answered; 0 without a target) — for
+	// objective checked, of the pipeline turns checked within it.
 	AnsweredWithinShare float64 `json:"answered_within_target_share"`
 	AttemptsPerRequest  float64 `json:"attempts_per_request"`
 	CostPer1kUSD        float64 `json:"cost_per_1k_usd"`
@@ -379,7 +380,7 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 
 	rep = &Report{
 		Scenario: cfg.Name, Seed: cfg.Seed, RequestsPerCandidate: s.Requests,
-		Level: s.Level, QuantileRule: sim.QuantileRule, Rule: s.Rule,
+		Level: s.Level, QuantileRule: sim.QuantileRuleFor(cfg), Rule: s.Rule,
 	}
 	type classJob struct {
 		cfg      *sim.Config

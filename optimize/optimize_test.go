@@ -352,7 +352,7 @@ func TestGuardCheckTrade(t *testing.T) {
 	if err := rep.WriteText(&b, true); err != nil {
 		t.Fatal(err)
 	}
-	wants := []string{"answered", "calls/req"}
+	wants := []string{"answered", "attempts/req"}
 	for _, ch := range checks {
 		wants = append(wants, fmt.Sprintf("%.1f%%", 100*ch.c.AnsweredShare), fmt.Sprintf("%.3f", ch.c.AttemptsPerRequest))
 	}

@@ -192,7 +192,7 @@ func (ps *pipelineSearch) eval(as [][]int) ([]int, error) {
 			return fmt.Errorf("class %q: %w", ps.c.Classes[0].Name, err)
 		}
 		x := Candidate{OverLimit: len(res.Overloads(ps.c)) > 0, Loads: loadsOf(res, ps.c)}
-		summarize(&x, &res.Classes[0], ps.level, ps.search.Objective.Target)
+		summarizeFor(&x, &res.Classes[0], ps.level, ps.search.Objective)
 		x.metOnly(&res.Classes[0], ps.c.Classes[0].SLO)
 		ps.label(&x, a)
 		made[j] = x
@@ -301,7 +301,7 @@ func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i int, with [
 	ps := &pipelineSearch{ctx: ctx, c: c, search: search, level: s.Level, workers: workers, seen: map[string]int{}}
 	ps.grids = pipelineGrids(c, search, res)
 	base := Candidate{Label: "none", OverLimit: len(res.Overloads(c)) > 0, Loads: loadsOf(res, c)}
-	summarize(&base, &res.Classes[0], s.Level, search.Objective.Target)
+	summarizeFor(&base, &res.Classes[0], s.Level, search.Objective)
 	base.metOnly(&res.Classes[0], c.Classes[0].SLO)
 	zero := make([]int, len(pl.Steps))
 	ps.label(&base, zero)
@@ -445,7 +445,7 @@ func (ps *pipelineSearch) advise(cr *ClassReport) ([]StepAdvice, error) {
 			change := "no change in " + pname(p)
 			switch {
 			case cr.Objective.Goal == MostAnswered:
-				change = fmt.Sprintf("answered within %s %s → %s", fsec(cr.Objective.Target.Seconds()), fpct2(without.AnsweredWithinShare), fpct2(pick.AnsweredWithinShare))
+				change = fmt.Sprintf("%s within %s %s → %s", cr.Objective.withinWord(), fsec(cr.Objective.Target.Seconds()), fpct2(without.AnsweredWithinShare), fpct2(pick.AnsweredWithinShare))
 			case adv.ObjectiveChangeS != nil && *adv.ObjectiveChangeS != 0:
 				change = fmt.Sprintf("%s%s %s", sign(*adv.ObjectiveChangeS), fsec(abs(*adv.ObjectiveChangeS)), pname(p))
 			case adv.ObjectiveChangeS == nil:

@@ -196,7 +196,7 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 	fmt.Fprintln(ew)
 
 	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "class\tverdict\tdelay\tcopies\ttarget\tp95 before → after\t\tp99 before → after\t\tanswered before → after\t\thedged\tcalls/req\tadded cost")
+	fmt.Fprintln(tw, "class\tverdict\tdelay\tcopies\ttarget\tp95 before → after\t\tp99 before → after\t\tanswered before → after\t\thedged\tattempts/req\tadded cost")
 	for i := range r.Classes {
 		cr := &r.Classes[i]
 		b, c := cr.Baseline(), cr.Picked()
@@ -347,8 +347,11 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 	within := "" // objective answered: the share answered within the target
 	if cr.Objective.Goal == MostAnswered {
 		within = "within " + fsec(cr.Objective.Target.Seconds()) + "\t"
+		if cr.Objective.Checked {
+			within = "checked " + within
+		}
 	}
-	fmt.Fprintf(tw, "  \t%sdelay\tcopies\ttarget\tp95\t%s\tp99\t%s\t%sanswered\thedged\tcalls/req\tcost/1k req\tadded cost\t\n", front, ci, ci, within)
+	fmt.Fprintf(tw, "  \t%sdelay\tcopies\ttarget\tp95\t%s\tp99\t%s\t%sanswered\thedged\tattempts/req\tcost/1k req\tadded cost\t\n", front, ci, ci, within)
 	for _, i := range rows {
 		c := &cr.Candidates[i]
 		mark := ""
@@ -430,6 +433,9 @@ func writeWhyNot(w io.Writer, cr *ClassReport) {
 		figure := pn + " " + fsec(c.Q(cr.Objective.Percentile))
 		if o := cr.Objective; o.Goal == MostAnswered {
 			figure = fmt.Sprintf("within %s %s", fsec(o.Target.Seconds()), fpct2(c.AnsweredWithinShare))
+			if o.Checked {
+				figure = "checked " + figure
+			}
 		}
 		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\n", delay, figure, addedCost(cr, c), strings.Join(why, "; "))
 	}
@@ -521,7 +527,7 @@ func (e *errWriter) Write(p []byte) (int, error) {
 // writeRollout writes the rollout check: per class, the check next to no
 // hedging and next to the sweep's prediction.
 func writeRollout(w io.Writer, rc *RolloutCheck) {
-	fmt.Fprintf(w, "\nrollout check: the whole scenario with every pick applied, %s (p95 checked / no hedging / predicted by the sweep):\n", fcount(int64(rc.Requests)))
+	fmt.Fprintf(w, "\nrollout check: the whole scenario with every pick applied, %s (p95 in the check / no hedging / predicted by the sweep):\n", fcount(int64(rc.Requests)))
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	// Closed-loop classes: the requests per second their clients got done,
 	// without hedging → with the pick [95% CI]; no column for open arrivals.
@@ -568,6 +574,11 @@ func writeRollout(w io.Writer, rc *RolloutCheck) {
 		}
 		if c.Note != "" {
 			fmt.Fprintf(w, "  %s: %s\n", c.Class, c.Note)
+		}
+	}
+	if rc.Report != nil {
+		for _, warn := range rc.Report.SaturationWarnings() {
+			fmt.Fprintf(w, "  warning: %s\n", warn)
 		}
 	}
 }

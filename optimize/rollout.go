@@ -137,7 +137,7 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 			rcl.Flagged = rcl.Flag != ""
 			if o := cr.Objective; pick.Hedging && o.Goal != LowestCost && !math.IsInf(o.MaxAddedCostPct, 1) && got.AddedCostPct != nil &&
 				cr.CostBasis == CostUSD && *got.AddedCostPct > o.MaxAddedCostPct+0.5 {
-				rcl.Note = fmt.Sprintf("checked added cost %s is above the objective's cap of +%s%%", fpct(*got.AddedCostPct), fnum(o.MaxAddedCostPct))
+				rcl.Note = fmt.Sprintf("the check's added cost %s is above the objective's cap of +%s%%", fpct(*got.AddedCostPct), fnum(o.MaxAddedCostPct))
 			}
 			rc.Classes = append(rc.Classes, rcl)
 		}
@@ -152,7 +152,7 @@ func checkFlags(cr *ClassReport, h, b *sim.ClassResult, got *sim.ClassReport, le
 	var flags []string
 	lo, hi, ok := h.QuantileCI(0.95, level)
 	if ok && pick.P95CIOK && (hi < pick.Latency.P95CI95[0] || lo > pick.Latency.P95CI95[1]) {
-		f := fmt.Sprintf("checked p95 %s [%s, %s] lies outside the sweep's %s [%s, %s]",
+		f := fmt.Sprintf("the check's p95 %s [%s, %s] lies outside the sweep's %s [%s, %s]",
 			fsec(got.Latency.P95), fsec(lo), fsec(hi), fsec(pick.Latency.P95),
 			fsec(pick.Latency.P95CI95[0]), fsec(pick.Latency.P95CI95[1]))
 		if !pick.Hedging {
@@ -168,7 +168,7 @@ func checkFlags(cr *ClassReport, h, b *sim.ClassResult, got *sim.ClassReport, le
 	lp, hp := wilson(pick.AnsweredShare, pick.Requests, z)
 	lc, hcw := wilson(got.AnsweredShare, h.Requests, z)
 	if hcw < lp || lc > hp {
-		flags = append(flags, fmt.Sprintf("checked answered share %s lies outside the sweep's interval [%s, %s]",
+		flags = append(flags, fmt.Sprintf("the check's answered share %s lies outside the sweep's interval [%s, %s]",
 			fpct2(got.AnsweredShare), fpct2(lp), fpct2(hp)))
 	}
 	return strings.Join(flags, "; ")

@@ -242,7 +242,7 @@ func (r *Report) writeRouting(w io.Writer) {
 	for _, rc := range rt.Classes {
 		fmt.Fprintf(w, "  class %s (configured: %s)\n", rc.Class, orNone(rc.Configured))
 		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-		fmt.Fprintf(tw, "    balancer\tpolicy\tp%g\tinterval\tanswered\tcalls/req\tadded cost\n", 100*rc.Percentile)
+		fmt.Fprintf(tw, "    balancer\tpolicy\tp%g\tinterval\tanswered\tattempts/req\tadded cost\n", 100*rc.Percentile)
 		for _, o := range rc.Options {
 			policy, name := "no hedging", o.Balancer
 			if o.Hedged {

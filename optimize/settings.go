@@ -55,7 +55,9 @@ const (
 	// Objective.Target among the candidates within the added-cost and
 	// hedged-share caps (objective "answered"): the SLO view, "95 % of
 	// requests get a usable answer within 2 s". Ties go to the lower
-	// percentile, then the lower cost.
+	// percentile, then the lower cost. With Objective.Checked (objective
+	// "checked", pipeline classes) the share counts only the turns checked
+	// within the target.
 	MostAnswered
 )
 
@@ -78,6 +80,12 @@ type Objective struct {
 	// Target is the latency within which a request counts as answered, for
 	// MostAnswered; > 0.
 	Target time.Duration
+	// Checked, with MostAnswered (objective "checked"), counts a pipeline
+	// turn within Target only when it went through checked — every
+	// fail-open step answered in time (sim.PipelineResult.Checked) — rather
+	// than whenever it was answered, checked or degraded. Only a pipeline
+	// class (other than one plain call, sim.Pipeline.OneCall) may have it.
+	Checked bool
 	// AllowFewerAnswers lets the pick be a candidate whose answered share
 	// is significantly lower than no hedging's (Candidate.FewerAnswers);
 	// off by default, so that no pick trades answers for speed. Run sets
@@ -86,16 +94,17 @@ type Objective struct {
 }
 
 // objectiveNames are the names of objectives in scenario files and flags.
-var objectiveNames = []string{"p95", "p99", "cost", "knee", "answered"}
+var objectiveNames = []string{"p95", "p99", "cost", "knee", "answered", "checked"}
 
 // ObjectiveNames returns the names ParseObjective accepts.
 func ObjectiveNames() []string { return slices.Clone(objectiveNames) }
 
 // SetName sets the goal and percentile of o from an objective name: "p95"
 // and "p99" (lowest percentile), "cost" and "knee" (on p95), "answered"
-// (most requests answered within Target). Caps, SLA and Target are left as
-// they are.
+// (most requests answered within Target), "checked" (most pipeline turns
+// checked within Target). Caps, SLA and Target are left as they are.
 func (o *Objective) SetName(name string) error {
+	checked := false
 	switch name {
 	case "p95":
 		o.Goal, o.Percentile = LowestLatency, 0.95
@@ -107,9 +116,12 @@ func (o *Objective) SetName(name string) error {
 		o.Goal, o.Percentile = Knee, 0.95
 	case "answered":
 		o.Goal, o.Percentile = MostAnswered, 0.95
+	case "checked":
+		o.Goal, o.Percentile, checked = MostAnswered, 0.95, true
 	default:
 		return fmt.Errorf("unknown objective %q; allowed: %s", name, strings.Join(objectiveNames, ", "))
 	}
+	o.Checked = checked
 	return nil
 }
 
@@ -121,6 +133,9 @@ func (o Objective) Name() string {
 	case Knee:
 		return "knee"
 	case MostAnswered:
+		if o.Checked {
+			return "checked"
+		}
 		return "answered"
 	}
 	return pname(o.Percentile)
@@ -137,7 +152,7 @@ func (o Objective) String() string {
 	case LowestCost:
 		return fmt.Sprintf("lowest cost with %s ≤ %s%s", p, fsec(o.SLA.Seconds()), hedged)
 	case MostAnswered:
-		s := fmt.Sprintf("most requests answered within %s", fsec(o.Target.Seconds()))
+		s := fmt.Sprintf("most requests %s within %s", o.withinWord(), fsec(o.Target.Seconds()))
 		if !math.IsInf(o.MaxAddedCostPct, 1) {
 			s += fmt.Sprintf(" with added cost ≤ +%s%%", fnum(o.MaxAddedCostPct))
 			return s + hedged
@@ -176,12 +191,32 @@ func (o Objective) validate() error {
 		return errors.New("objective cost needs an SLA > 0 (the latency the percentile must not exceed)")
 	case o.SLA < 0:
 		return fmt.Errorf("SLA %v: must be > 0", o.SLA)
+	case o.Checked && o.Goal != MostAnswered:
+		return errors.New("checked counts turns within a target: it goes with the most-answered goal only")
 	case o.Goal == MostAnswered && o.Target <= 0:
-		return errors.New("objective answered needs a target > 0 (the latency within which a request counts as answered, such as 2s)")
+		return fmt.Errorf("objective %s needs a target > 0 (the latency within which a request counts as %s, such as 2s)", o.Name(), o.withinWord())
 	case o.Target < 0:
 		return fmt.Errorf("target %v: must be > 0", o.Target)
 	}
 	return nil
+}
+
+// withinWord is what a request within the target is under the objective:
+// "answered", or "checked" (Objective.Checked).
+func (o Objective) withinWord() string {
+	if o.Checked {
+		return "checked"
+	}
+	return "answered"
+}
+
+// withinVerb is what a candidate does to the requests within the target:
+// "answers", or "checks" (Objective.Checked).
+func (o Objective) withinVerb() string {
+	if o.Checked {
+		return "checks"
+	}
+	return "answers"
 }
 
 // Rule is the verdict rule: when the pick is worth shipping. The pick is
@@ -451,9 +486,22 @@ func (s *Settings) Validate(cfg *sim.Config) error {
 		if err := se.validate(models); err != nil {
 			return fmt.Errorf("class %q: %w", c.Name, err)
 		}
+		if se.Objective.Checked && (len(s.Only) == 0 || slices.Contains(s.Only, c.Name)) && !CanCheck(&c) {
+			return fmt.Errorf("class %q: %s", c.Name, NotCheckable)
+		}
 	}
 	return nil
 }
+
+// CanCheck reports whether class c may have objective "checked": a pipeline
+// other than one plain call (sim.Pipeline.OneCall), whose turns can go
+// through degraded past a fail-open step.
+func CanCheck(c *sim.Class) bool { return c.Pipeline != nil && !c.Pipeline.OneCall() }
+
+// NotCheckable says why a class for which CanCheck is false may not have
+// objective "checked".
+const NotCheckable = `objective "checked" (every fail-open step of a pipeline turn answered in time) needs a pipeline class with steps; ` +
+	`a one-call class has no steps to check: use "answered"`
 
 // DelayRange returns the delays from, from+step, …, up to and including to
 // (within a nanosecond). It returns an error unless 0 ≤ from ≤ to, step > 0

@@ -100,6 +100,17 @@ func summarize(c *Candidate, r *sim.ClassResult, level float64, target time.Dura
 	}
 }
 
+// summarizeFor is summarize under objective o: for objective "checked"
+// (Objective.Checked, a pipeline class) AnsweredWithinShare is the share of
+// turns that went through checked within o.Target
+// (sim.PipelineResult.CheckedWithin).
+func summarizeFor(c *Candidate, r *sim.ClassResult, level float64, o Objective) {
+	summarize(c, r, level, o.Target)
+	if o.Checked && o.Target > 0 && r.Pipeline != nil && r.Requests > 0 {
+		c.AnsweredWithinShare = float64(r.Pipeline.CheckedWithin(o.Target.Seconds())) / float64(r.Requests)
+	}
+}
+
 // fewerAnswers reports whether c answers significantly fewer requests than
 // the baseline b at normal score z (sim.AnswersFall).
 func fewerAnswers(b, c *Candidate, z float64) bool {

@@ -150,7 +150,7 @@ func CostData(cr *optimize.ClassReport) Cost {
 		MissY:        math.NaN(),
 	}
 	if cr.CostBasis == optimize.CostCalls {
-		d.XLabel = "added calls per request (% of no hedging)"
+		d.XLabel = "added attempts per request (% of no hedging)"
 	}
 	y := func(c *optimize.Candidate) float64 { return c.Q(p) }
 	if o := cr.Objective; o.Goal == optimize.MostAnswered {

@@ -193,6 +193,13 @@ func (c *checker) optimizeSettings(t *optimizeTable, cfg *sim.Config) (optimize.
 			}
 			return s, c.errorf(k, "objective \"cost\" needs sla (the latency p95 must not exceed, such as \"2s\") for class %q", cl.Name)
 		}
+		if se.Objective.Checked && !optimize.CanCheck(&cl) && (t.Classes == nil || slices.Contains(t.Classes, cl.Name)) {
+			k := key + ".objective"
+			if ct, ok := t.Class[cl.Name]; ok && ct.Objective != nil {
+				k = joinKey(key+".class", cl.Name) + ".objective"
+			}
+			return s, c.errorf(k, "class %q: %s", cl.Name, optimize.NotCheckable)
+		}
 		if se.Objective.Goal == optimize.MostAnswered && se.Objective.Target <= 0 {
 			k := key + ".objective"
 			if ct, ok := t.Class[cl.Name]; ok && ct.Objective != nil {

@@ -217,6 +217,17 @@ min_gain_pct = nan
 [optimize]
 require_significant = "yes"
 `, 3, "optimize.require_significant", "want true or false"},
+	{"checked on one-call classes", `
+[optimize]
+objective = "checked"
+target = "2s"
+`, 3, "optimize.objective", `class "a": objective "checked" (every fail-open step of a pipeline turn answered in time) needs a pipeline class with steps; a one-call class has no steps to check: use "answered"`},
+	{"checked on a one-call class's table", `
+[optimize]
+target = "2s"
+[optimize.class.b]
+objective = "checked"
+`, 5, "optimize.class.b.objective", `class "b": objective "checked"`},
 	{"class table key", `
 [optimize]
 [optimize.class.a]

@@ -93,7 +93,7 @@ func pipelineBytes(cfg *Config) int64 {
 		if p == nil {
 			continue
 		}
-		per := 6.0 * float64(len(p.Steps))
+		per := 6.0*float64(len(p.Steps)) + 6 // the steps' times, the checked times
 		if p.visibleStep() >= 0 {
 			per += 6
 		}

@@ -107,6 +107,17 @@ func (p *Pipeline) Calls() int {
 	return n
 }
 
+// OneCall reports whether the pipeline is one plain step — a single call,
+// neither fanned out nor repeated nor visible. Such a pipeline is that call
+// written as a class, and is counted and reported exactly as the class
+// would be: a call that fails open is a timeout open (or an error, an
+// invalid answer), not an answer. Every other pipeline counts a request
+// that went through its last stage as answered, checked or degraded
+// (PipelineResult).
+func (p *Pipeline) OneCall() bool {
+	return len(p.Steps) == 1 && p.Steps[0].FanOut == 1 && p.Steps[0].Repeat == nil && !p.Steps[0].Visible
+}
+
 // validate checks the pipeline's structure and each step's call; models is
 // the number of models, deadline the class's end-to-end deadline.
 func (p *Pipeline) validate(models int) error {

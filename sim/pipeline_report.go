@@ -9,8 +9,9 @@ import (
 )
 
 // PipelineReport is the end-to-end view of a pipeline class, beside the
-// class's row (whose latency is the time to a fully checked answer: a
-// request that went through degraded is a miss there).
+// class's row — whose answered share counts the requests that went through,
+// checked or degraded, and whose latency is their end-to-end time (a
+// request that failed is a miss there).
 type PipelineReport struct {
 	// EndToEnd is the time from arrival until the request ended — through
 	// its last stage (checked or degraded), failed, or at its end-to-end
@@ -19,9 +20,10 @@ type PipelineReport struct {
 	EndToEnd          Latency `json:"end_to_end_s"`
 	NoHedgingEndToEnd Latency `json:"no_hedging_end_to_end_s"`
 	// CheckedShare is the share of requests that went through with every
-	// call answered (the class's answered share); DegradedShare the share
-	// that went through with a fail-open step unanswered; FailedShare the
-	// share a fail-closed step stopped; TimedOutShare (below) the rest.
+	// call answered (each fail-open step answered in time); DegradedShare
+	// the share that went through with a fail-open step unanswered (the two
+	// sum to the class's answered share); FailedShare the share a
+	// fail-closed step stopped; TimedOutShare (below) the rest.
 	CheckedShare  float64 `json:"checked_share"`
 	DegradedShare float64 `json:"degraded_share"`
 	FailedShare   float64 `json:"failed_share"`
@@ -107,18 +109,18 @@ func pipelineReport(cl *Class, h, b *ClassResult) *PipelineReport {
 	if pl == nil || h.Pipeline == nil {
 		return nil
 	}
-	if len(pl.Steps) == 1 && pl.Steps[0].FanOut == 1 && pl.Steps[0].Repeat == nil && !pl.Steps[0].Visible {
+	if pl.OneCall() {
 		return nil
 	}
 	hp, bp := h.Pipeline, b.Pipeline
 	pr := &PipelineReport{
 		EndToEnd:               SummarizeLatency(h.endView()),
 		NoHedgingEndToEnd:      SummarizeLatency(b.endView()),
-		CheckedShare:           share(h.Answered, h.Requests),
+		CheckedShare:           share(hp.Checked, h.Requests),
 		DegradedShare:          share(hp.DegradedAny, h.Requests),
-		FailedShare:            share(h.Requests-h.Answered-hp.DegradedAny-hp.TimedOut, h.Requests),
+		FailedShare:            share(h.Requests-hp.Checked-hp.DegradedAny-hp.TimedOut, h.Requests),
 		TimedOutShare:          share(hp.TimedOut, h.Requests),
-		NoHedgingCheckedShare:  share(b.Answered, b.Requests),
+		NoHedgingCheckedShare:  share(bp.Checked, b.Requests),
 		NoHedgingDegradedShare: share(bp.DegradedAny, b.Requests),
 	}
 	if hp.HasTTFV() {
@@ -235,8 +237,8 @@ func writePipelines(w io.Writer, rows []ClassReport) {
 		if p.TimedOutShare > 0 {
 			timedOut = fmt.Sprintf("; timed out end to end %s", pct(p.TimedOutShare))
 		}
-		fmt.Fprintf(w, "  checked %s (no hedging %s); degraded %s (no hedging %s)%s; failed %s%s; %.2f calls per request\n",
-			pct(p.CheckedShare), pct(p.NoHedgingCheckedShare), pct(p.DegradedShare), pct(p.NoHedgingDegradedShare), degBy, pct(p.FailedShare), timedOut, p.CallsPerRequest)
+		fmt.Fprintf(w, "  answered %s: checked %s (no hedging %s), degraded %s (no hedging %s)%s; failed %s%s; %.2f calls per request\n",
+			pct(c.AnsweredShare), pct(p.CheckedShare), pct(p.NoHedgingCheckedShare), pct(p.DegradedShare), pct(p.NoHedgingDegradedShare), degBy, pct(p.FailedShare), timedOut, p.CallsPerRequest)
 		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
 		fmt.Fprintln(tw, "  step\tcalls/req\tcut/req\tanswered\t(no hedging)\tp50\tp95\tp99\tno hedging p95\thedged\tattempts/call\tcost per 1k\tadded\tslowest 5%: longest in\tmean s there\tmedian req\t")
 		for _, s := range p.Steps {

@@ -6,26 +6,37 @@ import (
 
 // PipelineResult is what a pipeline class's requests did beyond the
 // class's end-to-end figures (ClassResult): each step's calls, the
-// requests that went through degraded, and the time to first visible token.
+// requests that went through checked or degraded, and the time to first
+// visible token.
+//
+// The class's figures count a request as answered when it went through
+// its last stage, checked or degraded — the user got the answer — and its
+// latency is then its end-to-end time; a request that a fail-closed step
+// stopped, or that its end-to-end deadline ended, is a miss. (A pipeline of
+// one plain step is counted as its call's class: Pipeline.OneCall.)
 type PipelineResult struct {
 	// Steps are the pipeline's steps in order, each with its calls' figures
 	// as requests of their own: latency per call, outcomes, attempts,
 	// cost.
 	Steps []StepResult
+	// Checked is the number of requests that went through their last
+	// stage with every call answered: each fail-open step answered in time.
+	Checked int64
 	// DegradedAny is the number of requests that went through their last
 	// stage although a call of a fail-open step ended without an answer:
-	// they went through unchecked (the class's Answered went through with
-	// every call answered).
+	// they were answered unchecked. Checked + DegradedAny is the class's
+	// Answered (except for Pipeline.OneCall, whose Answered is Checked).
 	DegradedAny int64
 	// TimedOut is the number of requests ended by the end-to-end deadline
 	// (Class.Deadline), whatever its fail-open/closed rule.
 	TimedOut int64
 	// stages lists each stage's steps; durs holds, per request in the
 	// order they ended, each step's seconds (see Breakdown).
-	stages [][]int
-	durs   []float32
-	ttfv   latencySet
-	hasTTF bool
+	stages  [][]int
+	durs    []float32
+	ttfv    latencySet
+	checked latencySet
+	hasTTF  bool
 }
 
 // StepResult is one step of a pipeline.
@@ -84,7 +95,8 @@ func (e *engine) attachSteps(res *Result, steps [][]StepResult) {
 		if pc == nil {
 			continue
 		}
-		pr := &PipelineResult{Steps: steps[c], DegradedAny: pc.degradedAny, TimedOut: pc.timedOut, durs: pc.durs}
+		pr := &PipelineResult{Steps: steps[c], Checked: int64(pc.checked.a), DegradedAny: pc.degradedAny, TimedOut: pc.timedOut, durs: pc.durs}
+		pr.checked.addTimes(&pc.checked)
 		for _, st := range pc.pl.Stages {
 			pr.stages = append(pr.stages, st.Steps)
 		}
@@ -134,6 +146,22 @@ func (p *PipelineResult) HasTTFV() bool { return p.hasTTF }
 // Answered are zero.
 func (p *PipelineResult) TTFV() *ClassResult {
 	return &ClassResult{Name: "ttfv", Requests: int64(p.ttfv.n()), Answered: int64(p.ttfv.na), lat: p.ttfv}
+}
+
+// CheckedTimes returns the end-to-end times as a ClassResult holding only
+// latencies: a request that went through checked (Checked) is answered at
+// its end-to-end time; every other one — degraded, failed, ended by the
+// end-to-end deadline — is a miss. Counts other than Requests and Answered
+// are zero.
+func (p *PipelineResult) CheckedTimes() *ClassResult {
+	return &ClassResult{Name: "checked", Requests: int64(p.checked.n()), Answered: int64(p.checked.na), lat: p.checked}
+}
+
+// CheckedWithin returns how many requests went through checked within t
+// seconds of their arrival (their stored float32 end-to-end time at most
+// t): the figure objective "checked" maximises.
+func (p *PipelineResult) CheckedWithin(t float64) int64 {
+	return int64(p.checked.countAtMost(t))
 }
 
 // Breakdown returns, per step in seconds, the mean time the slowest

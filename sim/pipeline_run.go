@@ -75,6 +75,10 @@ type pipeClass struct {
 	cut         []int64   // per step: calls let go of when their stage was done or the pipeline ended
 	durs        []float32 // per request as it ended: each step's seconds
 	ttfv        endTimes  // the time to first visible token (with a visible step)
+	// checked holds each request's end-to-end time, answered when it went
+	// through checked (every call answered, none failed open).
+	checked endTimes
+	oneCall bool // Pipeline.OneCall: counted as its call's class
 }
 
 // setupPipelines prepares the driver for the pipeline classes of e.cfg,
@@ -107,6 +111,8 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 		if pl.visibleStep() >= 0 {
 			pc.ttfv = newEndTimes(int(float64(n)*share*1.05) + 16)
 		}
+		pc.checked = newEndTimes(int(float64(n)*share*1.05) + 16)
+		pc.oneCall = pl.OneCall()
 		e.pipeOf[c] = pc
 		for s := range pl.Steps {
 			// Room for the step's calls of its share of n requests.
@@ -441,14 +447,15 @@ func (e *engine) cutLive(ps int32) {
 // outcome of the call that failed its stage closed. It records the request
 // and frees its slot.
 //
-// The request is counted as a one-call request with that outcome would be:
-// answered only when every call it relied on answered; through its last
-// stage but degraded (a fail-open step's call without an answer), with the
-// outcome of the first such call — a timeout open, an error, an invalid
-// answer — so that a one-step pipeline counts exactly as the same call
-// written as a class; at its end-to-end deadline, a timeout open or
-// closed by the class's rule; failed closed, with the failing call's
-// outcome (its own deadline: a timeout closed).
+// The request is answered when it went through its last stage — checked
+// (every call answered) or degraded (a fail-open step's call without an
+// answer): the user got the answer, at its end-to-end time. A pipeline of
+// one plain step (Pipeline.OneCall) is counted exactly as the same call
+// written as a class: degraded, it takes the outcome of the call that
+// failed open — a timeout open, an error, an invalid answer. At its
+// end-to-end deadline the request is a timeout open or closed by the
+// class's rule; failed closed, it has the failing call's outcome (its own
+// deadline: a timeout closed). Both are misses.
 func (e *engine) endPipeline(ps int32, o outcome, e2e bool) {
 	e.cutLive(ps)
 	p := &e.pipes[ps]
@@ -474,7 +481,7 @@ func (e *engine) recordPipeline(p *pipeState, o outcome, e2e bool) {
 	pc := e.pipeOf[p.class]
 	st := &e.stats[p.class]
 	through := o == outOK
-	if through && p.degraded != 0 {
+	if through && p.degraded != 0 && pc.oneCall {
 		o = p.openFail
 	}
 	switch o {
@@ -482,7 +489,7 @@ func (e *engine) recordPipeline(p *pipeState, o outcome, e2e bool) {
 		st.answered++
 	case outTimeout:
 		if through {
-			st.timeoutsOpen++ // a fail-open step's deadline
+			st.timeoutsOpen++ // a fail-open step's deadline (Pipeline.OneCall)
 		} else if !e2e || e.cfg.Classes[p.class].OnTimeout == FailClosed {
 			st.timeoutsClosed++
 		} else {
@@ -513,6 +520,7 @@ func (e *engine) recordPipeline(p *pipeState, o outcome, e2e bool) {
 		}
 	}
 	st.record(o, e.now-p.arrival)
+	pc.checked.add(e.now-p.arrival, through && p.degraded == 0)
 	e.lastEvent = max(e.lastEvent, e.now)
 	if pc.ttfv.buf != nil {
 		if p.visible >= 0 { // the user saw a first token, whatever came after

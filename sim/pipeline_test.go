@@ -231,7 +231,9 @@ func guardCheck(t *testing.T) ([]sim.Model, sim.Class) {
 // TestHelpChatTurnChecksBoth: the help-chat turn guards the question and
 // the answer, each as the field report's guard; each check passes with
 // probability 1 − 0.5³ = 0.875, so both pass on 0.875² = 0.765625 of
-// turns — 0.25 without hedging — and every turn goes through (fail open).
+// turns — 0.25 without hedging —, the checked share; every turn goes
+// through (fail open), so every turn is answered, at its end-to-end time
+// (a finite p95), and none is a timeout.
 func TestHelpChatTurnChecksBoth(t *testing.T) {
 	models, g := guardCheck(t)
 	chat := call(0, sim.FailClosed)
@@ -254,12 +256,18 @@ func TestHelpChatTurnChecksBoth(t *testing.T) {
 		res := mustRun(t, tc.cfg)
 		checkAttempts(t, res)
 		c := &res.Classes[0]
-		checkShare(t, "both checked", c.Answered, int64(n), tc.both)
-		if through := c.Answered + c.Pipeline.DegradedAny; through != int64(n) {
+		checkShare(t, "both checked", c.Pipeline.Checked, int64(n), tc.both)
+		if through := c.Pipeline.Checked + c.Pipeline.DegradedAny; through != int64(n) {
 			t.Errorf("%d of %d turns went through; fail open lets every turn through", through, n)
 		}
-		if c.Answered+c.TimeoutsOpen != int64(n) {
-			t.Errorf("answered %d + timeouts open %d ≠ %d", c.Answered, c.TimeoutsOpen, n)
+		if c.Answered != int64(n) || c.TimeoutsOpen != 0 {
+			t.Errorf("answered %d, timeouts open %d; want every turn of %d answered, none a timeout", c.Answered, c.TimeoutsOpen, n)
+		}
+		if p95 := c.Quantile(0.95); math.IsInf(p95, 0) || p95 > c.EndQuantiles(1)[0] {
+			t.Errorf("p95 %v: want the finite end-to-end time of answered turns", p95)
+		}
+		if w := c.Pipeline.CheckedWithin(math.Inf(1)); w != c.Pipeline.Checked {
+			t.Errorf("checked within +Inf = %d, want every checked turn, %d", w, c.Pipeline.Checked)
 		}
 		for _, s := range []int{0, 2} {
 			st := c.Pipeline.Steps[s]
@@ -565,8 +573,15 @@ func TestPipelineEventOrder(t *testing.T) {
 		res := mustRun(t, cfg)
 		checkAttempts(t, res)
 		c := &res.Classes[0]
-		if through := c.Answered + c.Pipeline.DegradedAny; through > c.Requests {
-			t.Errorf("config %d: %d went through of %d", i, through, c.Requests)
+		// Answered counts the turns that went through, checked or
+		// degraded; one plain call counts as its class (answered = checked).
+		through := c.Pipeline.Checked + c.Pipeline.DegradedAny
+		if pl.OneCall() {
+			through = c.Pipeline.Checked
+		}
+		if c.Answered != through || c.Pipeline.CheckedTimes().Answered != c.Pipeline.Checked || through > c.Requests {
+			t.Errorf("config %d: answered %d, checked %d (times %d), degraded %d of %d requests", i, c.Answered, c.Pipeline.Checked,
+				c.Pipeline.CheckedTimes().Answered, c.Pipeline.DegradedAny, c.Requests)
 		}
 	}
 }

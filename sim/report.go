@@ -18,6 +18,25 @@ const QuantileRule = "nearest rank (R type 1): the smallest latency with at leas
 	"+Inf for percentiles (JSON null, printed \"miss\"); the mean is over answered requests; " +
 	"ci95 is a distribution-free order-statistic interval"
 
+// PipelineRule is what a report of a scenario with pipeline classes adds
+// to QuantileRule (QuantileRuleFor): a pipeline's answered share, latency
+// and misses, and what "checked" means.
+const PipelineRule = "in a pipeline class a request (a turn) is answered when it went through its last stage, checked or degraded, " +
+	"and its latency is then its end-to-end time; a turn that a fail-closed step stopped or the end-to-end deadline ended is a miss; " +
+	"checked: every fail-open step answered in time"
+
+// QuantileRuleFor returns QuantileRule, followed by PipelineRule when a
+// class of cfg is a pipeline other than one plain call
+// (Pipeline.OneCall).
+func QuantileRuleFor(cfg *Config) string {
+	for i := range cfg.Classes {
+		if p := cfg.Classes[i].Pipeline; p != nil && !p.OneCall() {
+			return QuantileRule + "; " + PipelineRule
+		}
+	}
+	return QuantileRule
+}
+
 // Report is a run compared with the same traffic without hedging. Its JSON
 // form (field names in the tags) is the stable machine-readable output of
 // `hedgesim run --json`; latencies are in seconds and costs in USD.
@@ -46,7 +65,14 @@ type Report struct {
 	// Overrides are what-if changes applied on top of the scenario file
 	// ("arrivals.rate=40"); absent when there are none.
 	Overrides []string `json:"overrides,omitempty"`
+	// saturated are the saturation warnings among Warnings.
+	saturated []string
 }
+
+// SaturationWarnings returns the warnings of Warnings that name a saturated
+// provider or pool (see SaturatedUtilisation) — for a report made by
+// NewReport; none for one read back from JSON.
+func (r *Report) SaturationWarnings() []string { return r.saturated }
 
 // Latency summarises request latencies in seconds. A percentile or an
 // interval bound that lands on a missed request is +Inf, which JSON writes
@@ -230,7 +256,7 @@ type ClassReport struct {
 func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 	r := &Report{
 		Scenario: cfg.Name, Seed: cfg.Seed, Requests: cfg.Requests,
-		QuantileRule: QuantileRule,
+		QuantileRule: QuantileRuleFor(cfg),
 	}
 	sums, overall := summarizeAll(hedged, baseline)
 	for i := range hedged.Classes {
@@ -253,13 +279,18 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 	r.Breakers = hedged.Breakers
 	r.Pools = hedged.Pools
 	r.Warnings = []string{}
+	unstable := map[string]bool{}
 	for i := range baseline.Providers {
 		if p := &baseline.Providers[i]; p.Unstable() {
 			r.Warnings = append(r.Warnings, unstableWarning(p, "without hedging"))
+			unstable[p.Name] = true
 		} else if i < len(hedged.Providers) && hedged.Providers[i].Unstable() {
 			r.Warnings = append(r.Warnings, unstableWarning(&hedged.Providers[i], "with hedging (stable without)"))
+			unstable[p.Name] = true
 		}
 	}
+	r.saturated = saturationWarnings(cfg, hedged.Providers, unstable)
+	r.Warnings = append(r.Warnings, r.saturated...)
 	for _, o := range hedged.Overloads(cfg) {
 		over := "over this run of " + FormatSeconds(o.Seconds)
 		if o.Seconds != hedged.Seconds {
@@ -659,7 +690,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintln(w)
 	writePools(w, r.Pools)
 	fmt.Fprintln(w, inServiceNote(r))
-	fmt.Fprintf(w, "quantiles: %s.\n", QuantileRule)
+	fmt.Fprintf(w, "quantiles: %s.\n", r.QuantileRule)
 	for _, c := range rows {
 		if d := c.DeniedHedges; d.Total() > 0 {
 			fmt.Fprintf(w, "%s: budgets denied %d copies (%s)\n", c.Class, d.Total(), deniedParts(d))

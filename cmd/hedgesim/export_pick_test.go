@@ -107,7 +107,9 @@ func TestExportScenarioChanged(t *testing.T) {
 // TestExportPipelinePerStep: a pipeline class exports one policy per step,
 // named PIPELINE/STEP and labelled with the step, the pick's copies on the
 // steps the optimizer hedged and none on the others, and every format says
-// that the end-to-end deadline is the caller's to enforce.
+// that the end-to-end deadline is the caller's to enforce and, for a guard
+// that fails open, that its missing verdicts leave turns answered but not
+// checked; the chat step, which fails closed, gets no such note.
 func TestExportPipelinePerStep(t *testing.T) {
 	dir := filepath.Join(t.TempDir(), "rep")
 	if code, _, errOut := hedgesim(t, "optimize", "--requests", "4000", "--check-requests", "0", "--no-plots", "--out", dir, "help-chat-turn"); code != 0 {
@@ -184,6 +186,13 @@ func TestExportPipelinePerStep(t *testing.T) {
 		code, _, errOut := hedgesim(t, "export", "--format", f, filepath.Join(dir, "report.json"))
 		if code != 0 || !strings.Contains(errOut, "turn/guard-answer: step guard-answer of pipeline turn") || !strings.Contains(errOut, "enforce it in the caller") {
 			t.Errorf("%s: exit %d, stderr %s", f, code, errOut)
+		}
+		for _, line := range strings.Split(errOut, "\n") {
+			open := strings.Contains(line, "degraded — answered, not checked")
+			if strings.Contains(line, "turn/guard-answer: step guard-answer of pipeline turn") && !open ||
+				strings.Contains(line, "turn/chat: step chat of pipeline turn") && open {
+				t.Errorf("%s: %q: the fail-open note belongs on the guards only", f, line)
+			}
 		}
 	}
 }

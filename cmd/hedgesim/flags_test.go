@@ -49,18 +49,20 @@ func TestObjectiveFlagsNeedTheirObjective(t *testing.T) {
 	}{
 		{[]string{"--sla", "2s"}, 2, "--sla 2s applies to --objective cost only, and the objective is p95"},
 		{[]string{"--objective", "p99", "--sla", "2s"}, 2, "--sla 2s applies to --objective cost only, not --objective p99"},
-		{[]string{"--target", "2s"}, 2, "--target 2s applies to --objective answered only"},
-		{[]string{"--objective", "cost", "--sla", "2s", "--target", "2s"}, 2, "--target 2s applies to --objective answered only, not --objective cost"},
-		{[]string{"--objective", "cost", "--sla", "2s", "--max-cost", "5"}, 2, "--max-cost 5 applies to --objective p95, p99 or answered only, not --objective cost"},
-		{[]string{"--objective", "knee", "--max-cost", "5"}, 2, "--max-cost 5 applies to --objective p95, p99 or answered only"},
+		{[]string{"--target", "2s"}, 2, "--target 2s applies to --objective answered or checked only"},
+		{[]string{"--objective", "cost", "--sla", "2s", "--target", "2s"}, 2, "--target 2s applies to --objective answered or checked only, not --objective cost"},
+		{[]string{"--objective", "cost", "--sla", "2s", "--max-cost", "5"}, 2, "--max-cost 5 applies to --objective p95, p99, answered or checked only, not --objective cost"},
+		{[]string{"--objective", "knee", "--max-cost", "5"}, 2, "--max-cost 5 applies to --objective p95, p99, answered or checked only"},
 		{[]string{"--objective", "cost", "--sla", "2s"}, 0, ""},
+		// guard-check is one call: it has no fail-open steps to check.
+		{[]string{"--objective", "checked", "--target", "2s"}, 2, `--objective checked: class "check": objective "checked" (every fail-open step of a pipeline turn answered in time) needs a pipeline class with steps`},
 		{[]string{"--objective", "answered", "--target", "2s"}, 0, ""},
 		{[]string{"--objective", "p99", "--max-cost", "5"}, 0, ""},
 		{[]string{"--max-cost", "5"}, 0, ""},
 		{[]string{"--objective", "answered", "--target", "2s", "--max-cost", "5"}, 0, ""},
 		// The objective from the scenario's [optimize] table: --sla is read.
 		{[]string{"--sla", "2s", costScenario}, 0, ""},
-		{[]string{"--target", "2s", costScenario}, 2, "--target 2s applies to --objective answered only, and the objective is cost"},
+		{[]string{"--target", "2s", costScenario}, 2, "--target 2s applies to --objective answered or checked only, and the objective is cost"},
 	} {
 		args := append(append([]string(nil), base...), tc.args...)
 		if args[len(args)-1] != costScenario {

@@ -189,8 +189,8 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	fs.Var(&copies, "copies", "max copies beyond the primary to try, comma-separated `list` such as 1,2 (default: the class's max_copies)")
 	fs.Var(&targets, "targets", "models to send copies to, comma-separated `list` (default: the class's targets)")
 	groupObjective := fs.String("group-objective", "", "how classes optimized jointly are picked: weighted (the lowest traffic-weighted p95/p99 of the group), worst (the lowest worst ratio of a class's percentile to its own without hedging) or each (each class's own objective) (default weighted, or [optimize] group_objective)")
-	objective := fs.String("objective", "", "`name` of what to optimise: p95, p99 (lowest percentile within the caps), cost (lowest cost with p95 ≤ --sla), knee, answered (most requests answered within --target) (default p95, or [optimize] objective)")
-	fs.Var(&target, "target", "answered objective: the `latency` within which a request counts as answered, such as 2s")
+	objective := fs.String("objective", "", "`name` of what to optimise: p95, p99 (lowest percentile within the caps), cost (lowest cost with p95 ≤ --sla), knee, answered (most requests answered within --target), checked (most pipeline turns checked within --target: every fail-open step answered in time) (default p95, or [optimize] objective)")
+	fs.Var(&target, "target", "answered and checked objectives: the `latency` within which a request counts as answered (or checked), such as 2s")
 	fs.Var(&allowFewer, "allow-fewer-answers", "let the pick answer significantly fewer requests than no hedging (default false: a pick never trades answers for speed)")
 	fs.Var(&excludeOverload, "exclude-overload", "exclude every candidate that overloads a rate limit no hedging does not, even when the sweep measured its 429s (default false: such a candidate is judged on its measured figures when the sweep spans at least 20 refills of the limit's bucket, excluded otherwise)")
 	fs.Var(&maxCost, "max-cost", "p95, p99 and answered objectives: the most added cost allowed, in `percent` of no hedging (default 10; inf for no cap)")
@@ -229,7 +229,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 		set := false
 		fs.Visit(func(g *flag.Flag) { set = set || g == f })
 		if set {
-			return nil, usageError{err: errors.New("--objective: empty; want p95, p99, cost, knee or answered")}
+			return nil, usageError{err: errors.New("--objective: empty; want p95, p99, cost, knee, answered or checked")}
 		}
 	}
 	var shard *optimize.Shard
@@ -413,10 +413,18 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	if objErr != nil {
 		return nil, usageError{err: fmt.Errorf("--objective: %v", objErr)}
 	}
+	if *objective != "" {
+		for i := range cfg.Classes {
+			cl := &cfg.Classes[i]
+			if s.For(cl.Name).Objective.Checked && !optimize.CanCheck(cl) && (len(s.Only) == 0 || slices.Contains(s.Only, cl.Name)) {
+				return nil, usageError{err: fmt.Errorf("--objective %s: class %q: %s", *objective, cl.Name, optimize.NotCheckable)}
+			}
+		}
+	}
 	if err := objectiveFlagsApply(&s, *objective, []objectiveFlag{
-		{"max-cost", maxCost.String(), maxCost.set, []optimize.Goal{optimize.LowestLatency, optimize.MostAnswered}, "p95, p99 or answered"},
+		{"max-cost", maxCost.String(), maxCost.set, []optimize.Goal{optimize.LowestLatency, optimize.MostAnswered}, "p95, p99, answered or checked"},
 		{"sla", sla.String(), sla.set, []optimize.Goal{optimize.LowestCost}, "cost"},
-		{"target", target.String(), target.set, []optimize.Goal{optimize.MostAnswered}, "answered"},
+		{"target", target.String(), target.set, []optimize.Goal{optimize.MostAnswered}, "answered or checked"},
 	}); err != nil {
 		return nil, err
 	}

@@ -12,8 +12,10 @@ import (
 
 // TestPipelineReports: a pipeline class's run writes its end-to-end
 // section in text and JSON and its step breakdown figure; compare adds the
-// end-to-end p95 and the degraded share; optimize's page lists where the
-// pick's hedging goes, step by step.
+// end-to-end p95 and the checked and degraded shares; optimize's page
+// lists where the pick's hedging goes, step by step. Every help-chat turn
+// goes through (its guards fail open): the class's answered share is 1,
+// checked + degraded.
 func TestPipelineReports(t *testing.T) {
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run")
@@ -33,7 +35,8 @@ func TestPipelineReports(t *testing.T) {
 	}
 	var rep struct {
 		Classes []struct {
-			Pipeline *struct {
+			AnsweredShare float64 `json:"answered_share"`
+			Pipeline      *struct {
 				CheckedShare  float64 `json:"checked_share"`
 				DegradedShare float64 `json:"degraded_share"`
 				Steps         []struct {
@@ -54,6 +57,9 @@ func TestPipelineReports(t *testing.T) {
 	if p == nil || len(p.Steps) != 4 || p.CheckedShare+p.DegradedShare < 0.999 {
 		t.Fatalf("pipeline section: %+v", p)
 	}
+	if a := rep.Classes[0].AnsweredShare; a != 1 || p.CheckedShare > 0.85 {
+		t.Errorf("answered share %g, checked %g; want every turn answered, about 0.766 of them checked", a, p.CheckedShare)
+	}
 	tails := 0.0
 	for _, s := range p.Steps {
 		tails += s.TailShare
@@ -73,6 +79,17 @@ func TestPipelineReports(t *testing.T) {
 	code, cmp, errOut := hedgesim(t, "compare", filepath.Join(out, "report.json"), b)
 	if code != 0 || !strings.Contains(cmp, "end-to-end p95") || !strings.Contains(cmp, "degraded") {
 		t.Errorf("compare: exit %d: %s%s", code, cmp, errOut)
+	}
+	// One copy fewer on the answer guard: it passes 1 − 0.5² = 0.75 instead
+	// of 0.875, so 0.875 · 0.75 = 0.656 of turns are checked, not 0.766.
+	checked := false
+	for _, line := range strings.Split(cmp, "\n") {
+		if f := strings.Fields(line); len(f) > 2 && f[0] == "turn" && f[1] == "checked" {
+			checked = strings.HasSuffix(line, " pt") && strings.Contains(line, "-")
+		}
+	}
+	if !checked {
+		t.Errorf("compare lacks a significant fall of the checked share:\n%s", cmp)
 	}
 
 	opt := filepath.Join(dir, "opt")
