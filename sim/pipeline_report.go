@@ -183,8 +183,9 @@ func pipelineWarnings(cl *Class) []ConfigWarning {
 		return nil
 	}
 	var out []ConfigWarning
+	longer := cl.Pipeline.stepDeadlineLonger(cl.Deadline)
 	for i := range cl.Pipeline.Steps {
-		if s := cl.Pipeline.Steps[i].Name; slices.Contains(cl.Pipeline.stepDeadlineLonger(cl.Deadline), s) {
+		if s := cl.Pipeline.Steps[i].Name; slices.Contains(longer, s) {
 			out = append(out, ConfigWarning{Step: i, Model: -1, Field: "deadline", Text: fmt.Sprintf("step %s: its deadline is longer than the end-to-end deadline %s, which ends the request first", s, FormatSeconds(cl.Deadline.Seconds()))})
 		}
 	}
