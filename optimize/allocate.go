@@ -33,6 +33,9 @@ import (
 //     every candidate, until a round adds no candidate or MaxExchangeRounds
 //     have run.
 //
+// When the grids give at most MaxExhaustive combinations, every one is
+// simulated instead (method "exhaustive"), which is exact on the grid.
+//
 // The pick is chosen among every candidate simulated by the class's
 // objective (Pick, via decide), as for a one-call class; with the
 // exchange phase converged, no single-step change of the pick is preferred
@@ -40,6 +43,10 @@ import (
 // both, and the search against brute force on a three-step grid whose
 // cost cap binds). The model only chooses which combinations to simulate:
 // every figure of the report is simulated.
+
+// MaxExhaustive is the most combinations of a pipeline's step grids that
+// are all simulated rather than searched.
+const MaxExhaustive = 64
 
 // MaxPredictedFrontier bounds the partial combinations kept at each step
 // of the predicted frontier's dynamic programming.
@@ -54,16 +61,18 @@ const MaxExchangeRounds = 8
 
 // Origins of a pipeline candidate: the phase that first simulated it.
 const (
-	OriginBaseline  = "baseline"
-	OriginAlone     = "alone"
-	OriginPredicted = "predicted"
-	OriginExchange  = "exchange"
-	OriginFigure    = "figure"
+	OriginBaseline   = "baseline"
+	OriginExhaustive = "exhaustive"
+	OriginAlone      = "alone"
+	OriginPredicted  = "predicted"
+	OriginExchange   = "exchange"
+	OriginFigure     = "figure"
 )
 
 // PipelineSearch says how the pick of a pipeline class was found.
 type PipelineSearch struct {
-	// Method is "allocation" (see the package's pipeline search).
+	// Method is "allocation", or "exhaustive" when every combination was
+	// simulated (at most MaxExhaustive of them).
 	Method string `json:"method"`
 	// Combinations is the number of combinations of the steps' grids: the
 	// product of their sizes, no hedging included.
@@ -83,7 +92,7 @@ type PipelineSearch struct {
 	ExchangeRounds int  `json:"exchange_rounds"`
 	Converged      bool `json:"converged"`
 	// PickFoundBy is the phase that first simulated the pick: "baseline"
-	// (no hedging), "alone", "predicted" or "exchange".
+	// (no hedging), "alone", "predicted", "exchange" or "exhaustive".
 	PickFoundBy string `json:"pick_found_by"`
 	// Found says it in words.
 	Found string `json:"found"`
@@ -257,8 +266,27 @@ func toSimulate(pred []Candidate, capPct float64) []int {
 }
 
 // allocate runs the first two phases of the search: every step's options
-// alone, then the predicted frontier's points.
+// alone, then the predicted frontier's points; or, for at most
+// MaxExhaustive combinations, every combination.
 func (ps *pipelineSearch) allocate() error {
+	if ps.combinations() <= MaxExhaustive {
+		var as [][]int
+		a := make([]int, len(ps.grids))
+		var walk func(s int)
+		walk = func(s int) {
+			if s == len(a) {
+				as = append(as, slices.Clone(a))
+				return
+			}
+			for k := range ps.grids[s].pols {
+				a[s] = k
+				walk(s + 1)
+			}
+		}
+		walk(0)
+		_, err := ps.eval(as, OriginExhaustive)
+		return err
+	}
 	as, pos := ps.aloneAssignments()
 	idx, err := ps.eval(as, OriginAlone)
 	if err != nil {
@@ -319,6 +347,16 @@ func (ps *pipelineSearch) exchange(cr *ClassReport) (bool, error) {
 func (ps *pipelineSearch) summary(cr *ClassReport, rounds int, converged bool) *PipelineSearch {
 	sum := &PipelineSearch{Method: "allocation", Combinations: ps.combinations(), Simulated: len(ps.cands),
 		ExchangeRounds: rounds, Converged: converged}
+	sum.PickFoundBy = ps.origin[cr.Pick]
+	steps := fmt.Sprintf("%d steps", len(ps.grids))
+	if len(ps.grids) == 1 {
+		steps = "1 step"
+	}
+	if slices.Contains(ps.origin, OriginExhaustive) {
+		sum.Method = "exhaustive"
+		sum.Found = fmt.Sprintf("exhaustive over %s: all %s combinations of the grids simulated (up to %d are), exact on the grid", steps, fcombos(sum.Combinations), MaxExhaustive)
+		return sum
+	}
 	for _, o := range ps.origin {
 		switch o {
 		case OriginAlone:
@@ -331,7 +369,6 @@ func (ps *pipelineSearch) summary(cr *ClassReport, rounds int, converged bool) *
 			sum.Figure++
 		}
 	}
-	sum.PickFoundBy = ps.origin[cr.Pick]
 	var how string
 	switch sum.PickFoundBy {
 	case OriginBaseline:
@@ -347,8 +384,8 @@ func (ps *pipelineSearch) summary(cr *ClassReport, rounds int, converged bool) *
 	if !converged {
 		end = fmt.Sprintf("; the exchange stopped at its limit of %d rounds: a single-step change may still be preferred", MaxExchangeRounds)
 	}
-	sum.Found = fmt.Sprintf("allocation over %d steps (%s combinations), %d simulated: no hedging, %d with one step hedged alone, %d on the frontier predicted from those, %d single-step changes of picks",
-		len(ps.grids), fcombos(sum.Combinations), sum.Simulated, sum.Alone, sum.Predicted, sum.Exchange)
+	sum.Found = fmt.Sprintf("allocation over %s (%s combinations), %d simulated: no hedging, %d with one step hedged alone, %d on the frontier predicted from those, %d single-step changes of picks",
+		steps, fcombos(sum.Combinations), sum.Simulated, sum.Alone, sum.Predicted, sum.Exchange)
 	if sum.Figure > 0 {
 		sum.Found += fmt.Sprintf(", %d for the per-step figures", sum.Figure)
 	}

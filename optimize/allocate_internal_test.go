@@ -143,6 +143,9 @@ func TestAllocationMatchesBruteForceUnderBindingCap(t *testing.T) {
 			}
 			cr := &rep.Classes[0]
 			got := &cr.Candidates[cr.ObjectivePick]
+			if m := cr.PipelineSearch.Method; m != "allocation" {
+				t.Fatalf("search method %q, want allocation: the test checks too little", m)
+			}
 
 			c, _, err := classConfig(cfg, 0, s.Requests)
 			if err != nil {
