@@ -24,12 +24,13 @@ import (
 //     predicted objective, built step by step (dynamic programming over
 //     the steps, keeping at most MaxPredictedFrontier partial combinations
 //     on the predicted frontier at each step, so its cost is
-//     O(steps · MaxPredictedFrontier · g) arithmetic, not a simulation).
+//     O(steps · MaxPredictedFrontier · g · log) arithmetic, for grids of
+//     at most g options, not a simulation).
 //     Up to PredictedSimulations of its points, spread along it, and the
 //     points nearest the objective's cost cap are simulated.
 //  3. Exchange: every single-step change of the pick (and of the
 //     objective's pick when the verdict rule moved it) is simulated —
-//     Σ(gᵢ − 1) simulations at most — and the pick chosen again among
+//     Σ(gᵢ − 1) simulations at most per pick — and the pick chosen again among
 //     every candidate, until a round adds no candidate or MaxExchangeRounds
 //     have run.
 //
@@ -40,8 +41,8 @@ import (
 // objective (Pick, via decide), as for a one-call class; with the
 // exchange phase converged, no single-step change of the pick is preferred
 // to it, and no simulated candidate is cheaper and no worse (tests check
-// both, and the search against brute force on a three-step grid whose
-// cost cap binds). The model only chooses which combinations to simulate:
+// both, and the search against brute force on three-step grids whose cost
+// cap binds). The model only chooses which combinations to simulate:
 // every figure of the report is simulated.
 
 // MaxExhaustive is the most combinations of a pipeline's step grids that
