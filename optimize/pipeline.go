@@ -284,11 +284,16 @@ func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i int, with [
 	ps.seen[assignKey(zero)] = 0
 	ps.cands = []Candidate{base}
 	ps.origin = []string{OriginBaseline}
-	total := 0
+	// The ticks to expect: every combination, or the options alone, the
+	// predicted frontier and two rounds of exchange.
+	total := PredictedSimulations
 	for _, g := range ps.grids {
-		total += 2 * (len(g.pols) - 1)
+		total += 3 * (len(g.pols) - 1)
 	}
-	ps.tick = progress("pipeline "+name, total+PredictedSimulations)
+	if n := ps.combinations(); n <= MaxExhaustive {
+		total = int(n) - 1
+	}
+	ps.tick = progress("pipeline "+name, total)
 	if err := ps.allocate(); err != nil {
 		return nil, err
 	}
