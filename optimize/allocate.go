@@ -307,11 +307,11 @@ func (ps *pipelineSearch) allocate() error {
 		basis = CostUSD
 	}
 	pas, pred := ps.predictFrontier(alone, basis)
-	var sim [][]int
+	var todo [][]int
 	for _, i := range toSimulate(pred, ps.search.Objective.MaxAddedCostPct) {
-		sim = append(sim, pas[i])
+		todo = append(todo, pas[i])
 	}
-	_, err = ps.eval(sim, OriginPredicted)
+	_, err = ps.eval(todo, OriginPredicted)
 	return err
 }
 
