@@ -341,3 +341,28 @@ func TestPredictFrontierModel(t *testing.T) {
 		}
 	}
 }
+
+// TestToSimulate: of a predicted frontier of 40 points at +1 %, +2 %, …
+// +40 %, the search simulates PredictedSimulations spread along it, first
+// and last included, and under a +10 % cap the three last within it
+// (+8, +9, +10 %) and the first beyond (+11 %); without a cap only the
+// spread.
+func TestToSimulate(t *testing.T) {
+	pred := make([]Candidate, 40)
+	for i := range pred {
+		pred[i].AddedCostPct = float64(i + 1)
+	}
+	spread := toSimulate(pred, math.Inf(1))
+	if len(spread) != PredictedSimulations || spread[0] != 0 || spread[len(spread)-1] != 39 {
+		t.Errorf("without a cap: %v", spread)
+	}
+	capped := toSimulate(pred, 10)
+	for _, i := range []int{7, 8, 9, 10} {
+		if !slices.Contains(capped, i) {
+			t.Errorf("under a +10%% cap: %v lacks +%d%%", capped, i+1)
+		}
+	}
+	if !slices.IsSorted(capped) || len(capped) > PredictedSimulations+4 {
+		t.Errorf("under a +10%% cap: %v", capped)
+	}
+}
