@@ -355,7 +355,11 @@ func (ps *pipelineSearch) summary(cr *ClassReport, rounds int, converged bool) *
 	}
 	if slices.Contains(ps.origin, OriginExhaustive) {
 		sum.Method = "exhaustive"
-		sum.Found = fmt.Sprintf("exhaustive over %s: all %s combinations of the grids simulated (up to %d are), exact on the grid", steps, fcombos(sum.Combinations), MaxExhaustive)
+		grids := "steps' grids"
+		if len(ps.grids) == 1 {
+			grids = "step's grid"
+		}
+		sum.Found = fmt.Sprintf("exhaustive over %s: all %s combinations of the %s simulated (up to %d are), exact on the grid", steps, fcombos(sum.Combinations), grids, MaxExhaustive)
 		return sum
 	}
 	for _, o := range ps.origin {
