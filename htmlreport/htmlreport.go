@@ -83,6 +83,9 @@ type classView struct {
 	// StepsOf whose pick it is.
 	Steps   []stepView
 	StepsOf string
+	// Search, for a pipeline class, says how many combinations of its
+	// steps' policies were simulated and how the pick was found.
+	Search string
 }
 
 // stepView is one step of a pipeline class's pick.
@@ -226,6 +229,9 @@ func classOf(cr *optimize.ClassReport, level float64, i int, withFigures bool) (
 			pol = fmt.Sprintf("%s, %d cop%s to %s", sim.FormatSeconds(s.DelaySeconds), s.Copies, map[bool]string{true: "y", false: "ies"}[s.Copies == 1], s.Target)
 		}
 		v.Steps = append(v.Steps, stepView{Step: s.Step, Policy: pol, Why: s.Why})
+	}
+	if ps := cr.PipelineSearch; ps != nil {
+		v.Search = ps.Found
 	}
 	v.AnsweredBefore, v.AnsweredAfter = share(b.AnsweredShare), share(c.AnsweredShare)
 	v.Hedged = share(c.HedgedShare)

@@ -189,3 +189,27 @@ func TestThroughputAndBreakers(t *testing.T) {
 		}
 	}
 }
+
+// TestPipelineSearch: a pipeline class's page says how its pick was found
+// (PipelineSearch.Found); a one-call class's says nothing of the kind.
+func TestPipelineSearch(t *testing.T) {
+	base := optimizeDefault(t)
+	var plain bytes.Buffer
+	if err := Write(&plain, base, Options{NoFigures: true}); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), "<b>Search:</b>") {
+		t.Error("a page without pipeline classes says how a pipeline search went")
+	}
+	r := *base
+	r.Classes = append([]optimize.ClassReport(nil), base.Classes...)
+	found := "allocation over 3 steps (1100 combinations), 65 simulated: no hedging, 28 with one step hedged alone"
+	r.Classes[0].PipelineSearch = &optimize.PipelineSearch{Method: "allocation", Found: found}
+	var b bytes.Buffer
+	if err := Write(&b, &r, Options{NoFigures: true}); err != nil {
+		t.Fatal(err)
+	}
+	if want := `<p class="search"><b>Search:</b> ` + templateEscape(found) + `</p>`; !strings.Contains(b.String(), want) {
+		t.Errorf("page lacks %q", want)
+	}
+}

@@ -63,6 +63,7 @@ td.reasons { text-align: left; white-space: normal; min-width: 24em; }
 <tr><th>step</th><th>policy</th><th>what it adds</th></tr>
 {{range .Steps}}<tr><td>{{.Step}}</td><td>{{.Policy}}</td><td>{{.Why}}</td></tr>
 {{end}}</table>{{end}}
+{{if .Search}}<p class="search"><b>Search:</b> {{.Search}}</p>{{end}}
 {{if .Warnings}}<ul class="warnings">{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Figures}}<div class="figures">{{range .Figures}}<div class="figure" data-figure="{{.Name}}">{{.SVG}}</div>{{end}}</div>{{end}}
 {{with .Map}}<h3>Every candidate's fate</h3>

@@ -95,3 +95,24 @@ func BenchmarkOptimizeShipped(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkOptimizeGuardedChat is `hedgesim optimize --objective answered
+// --target 10s testdata/guarded-chat.toml` in process: the allocation search
+// of a three-step pipeline (1 100 combinations of its steps' grids) at
+// 2·10⁵ turns per candidate, and the rollout check at 10⁶, on GOMAXPROCS
+// workers. It reports CPU seconds and candidates (runs) per op.
+func BenchmarkOptimizeGuardedChat(b *testing.B) {
+	cfg, s := guardedChat(b, optimize.DefaultRequests)
+	s.CheckRequests = -1
+	var runs int
+	cpu0 := cpuTime(b)
+	for b.Loop() {
+		rep, err := optimize.Run(cfg, s, optimize.Options{})
+		if err != nil {
+			b.Fatal(err)
+		}
+		runs = len(rep.Classes[0].Candidates)
+	}
+	b.ReportMetric((cpuTime(b)-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+	b.ReportMetric(float64(runs), "runs/op")
+}

@@ -240,6 +240,10 @@ type ClassReport struct {
 	// "objective_pick" when the verdict rule rejected the objective's
 	// hedged pick (and Pick is no hedging).
 	StepsOf string `json:"steps_of,omitempty"`
+	// PipelineSearch says, for a pipeline class, how many combinations of
+	// its steps' policies were simulated and how the pick was found
+	// (absent for a one-call class).
+	PipelineSearch *PipelineSearch `json:"pipeline_search,omitempty"`
 	// Series groups candidate indices by (copies, target), each by
 	// increasing delay, for plots; Series[i][0] is not the baseline.
 	Series []Series `json:"-"`

@@ -15,22 +15,14 @@ import (
 // on the class's whole requests — the time to a fully answered request,
 // its answered share and its cost, every step's calls included — so the
 // objective, its cost cap and the verdict rule read as for a one-call
-// class. The search is coordinate descent: starting from no hedging
-// anywhere, each step's grid is swept with the other steps at their
-// current choice and the step takes the objective's pick among those
-// variants; rounds repeat until one changes nothing or
-// MaxPipelineRounds have run. Every candidate simulated is kept, and the
-// class's pick is chosen among all of them as for a one-call class. A
-// test compares the result with brute force over a small grid.
+// class. The search is a budget allocation over the steps' grids
+// (allocate.go). Every candidate simulated is kept, and the class's pick
+// is chosen among all of them as for a one-call class.
 //
 // A step's grid is its Search's delays (the class's search settings) or,
 // by default, PipelineDelayCount delays spaced geometrically from the
 // step's own no-hedging p10 to its p99, with the class's copy counts and
 // the step's configured targets.
-
-// MaxPipelineRounds bounds the rounds of coordinate descent over a
-// pipeline's steps.
-const MaxPipelineRounds = 3
 
 // PipelineDelayCount is the number of default delays per step.
 const PipelineDelayCount = 10
@@ -156,7 +148,7 @@ func withStepPolicies(c *sim.Config, pols []sim.Policy) *sim.Config {
 	return &x
 }
 
-// pipelineSearch is the coordinate descent of one pipeline class.
+// pipelineSearch is the search of one pipeline class (allocate.go).
 type pipelineSearch struct {
 	ctx     context.Context
 	c       *sim.Config
@@ -165,6 +157,7 @@ type pipelineSearch struct {
 	workers int
 	grids   []stepGrid
 	cands   []Candidate    // [0] is no hedging anywhere
+	origin  []string       // by candidate: the phase that simulated it (Origin*)
 	seen    map[string]int // assignment key → index in cands
 	tick    func()
 }
@@ -172,8 +165,9 @@ type pipelineSearch struct {
 func assignKey(a []int) string { return fmt.Sprint(a) }
 
 // eval simulates the assignments not seen yet, on up to workers
-// goroutines, and returns the index in cands of each.
-func (ps *pipelineSearch) eval(as [][]int) ([]int, error) {
+// goroutines, recording origin as the phase that simulated them, and
+// returns the index in cands of each.
+func (ps *pipelineSearch) eval(as [][]int, origin string) ([]int, error) {
 	var todo [][]int
 	for _, a := range as {
 		if _, ok := ps.seen[assignKey(a)]; !ok && !slices.ContainsFunc(todo, func(b []int) bool { return slices.Equal(a, b) }) {
@@ -204,6 +198,7 @@ func (ps *pipelineSearch) eval(as [][]int) ([]int, error) {
 	for j, a := range todo {
 		ps.seen[assignKey(a)] = len(ps.cands)
 		ps.cands = append(ps.cands, made[j])
+		ps.origin = append(ps.origin, origin)
 	}
 	out := make([]int, len(as))
 	for i, a := range as {
@@ -230,28 +225,9 @@ func (ps *pipelineSearch) label(x *Candidate, a []int) {
 	}
 }
 
-// best returns which of the candidates at idx the objective prefers, when
-// compared with no hedging as one-call candidates are; −1 when it prefers
-// no hedging to all of them.
-func (ps *pipelineSearch) best(idx []int) int {
-	base := ps.cands[0]
-	basis := CostCalls
-	if base.CostPer1kUSD > 0 {
-		basis = CostUSD
-	}
-	cs := []Candidate{base}
-	for _, i := range idx {
-		c := ps.cands[i]
-		compare(&c, &base, basis)
-		cs = append(cs, c)
-	}
-	k, _ := Pick(cs, ps.search.Objective)
-	return k - 1
-}
-
-// runPipeline optimizes pipeline class i of cfg: coordinate descent over
-// its steps' grids on the class alone, then the pick among every
-// candidate simulated (decide) and the per-step advice.
+// runPipeline optimizes pipeline class i of cfg: the allocation search
+// over its steps' grids (allocate.go) on the class alone, the pick among
+// every candidate simulated (decide) and the per-step advice.
 func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i int, with []int, workers int, progress func(string, int) func()) (*ClassReport, error) {
 	name := cfg.Classes[i].Name
 	c, warn, err := classConfig(cfg, i, s.Requests)
@@ -307,53 +283,45 @@ func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i int, with [
 	ps.label(&base, zero)
 	ps.seen[assignKey(zero)] = 0
 	ps.cands = []Candidate{base}
-	total := 0
+	ps.origin = []string{OriginBaseline}
+	// The ticks to expect: every combination, or the options alone, the
+	// predicted frontier and two rounds of exchange.
+	total := PredictedSimulations
 	for _, g := range ps.grids {
-		total += len(g.pols)
+		total += 3 * (len(g.pols) - 1)
 	}
-	ps.tick = progress("pipeline "+name, total*MaxPipelineRounds)
-
-	assign := slices.Clone(zero)
-	for round := 0; round < MaxPipelineRounds; round++ {
-		changed := false
-		for st := range ps.grids {
-			var as [][]int
-			for g := range ps.grids[st].pols {
-				a := slices.Clone(assign)
-				a[st] = g
-				as = append(as, a)
-			}
-			idx, err := ps.eval(as)
-			if err != nil {
-				return nil, err
-			}
-			// The objective's pick among the variants, unless it does no
-			// better than leaving the step unhedged (a tie is no reason to
-			// spend on a step), or no hedging at all is preferred to every
-			// variant.
-			g := 0
-			if k := ps.best(idx); k > 0 && gains(&ps.cands[idx[k]], &ps.cands[idx[0]], search.Objective) {
-				g = k
-			}
-			if g != assign[st] {
-				assign[st], changed = g, true
-			}
-		}
-		if !changed {
-			break
-		}
+	if n := ps.combinations(); n <= MaxExhaustive {
+		total = int(n) - 1
+	}
+	ps.tick = progress("pipeline "+name, total)
+	if err := ps.allocate(); err != nil {
+		return nil, err
 	}
 	cr.Requests = base.Requests
 	warnings := cr.Warnings
-	// The pick is chosen among every candidate simulated; the advice and
-	// the delay figure's curves may simulate variants around it, which
-	// join the candidates, and then the pick is chosen again, until no
-	// new candidate comes.
+	// The pick is chosen among every candidate simulated; the exchange
+	// phase simulates the single-step changes of the pick, which join the
+	// candidates, and then the pick is chosen again, until no new
+	// candidate comes. The advice and the delay figure's curves are
+	// single-step changes of the pick too: they simulate a variant only
+	// when the exchange stopped at its limit.
+	rounds, converged := 0, false
 	for {
 		n := len(ps.cands)
 		cr.Candidates = slices.Clone(ps.cands)
 		cr.Warnings = slices.Clone(warnings)
 		decide(cr, s.Rule, s.Level)
+		if !converged && rounds < MaxExchangeRounds {
+			rounds++
+			more, err := ps.exchange(cr)
+			if err != nil {
+				return nil, err
+			}
+			if more {
+				continue
+			}
+			converged = true
+		}
 		advice, err := ps.advise(cr)
 		if err != nil {
 			return nil, err
@@ -363,6 +331,7 @@ func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i int, with [
 			return nil, err
 		}
 		if len(ps.cands) == n {
+			cr.PipelineSearch = ps.summary(cr, rounds, converged)
 			return cr, nil
 		}
 	}
@@ -386,7 +355,7 @@ func (ps *pipelineSearch) series(cr *ClassReport) ([]Series, error) {
 			as = append(as, a)
 			xs = append(xs, g.picks[k].DelaySeconds)
 		}
-		idx, err := ps.eval(as)
+		idx, err := ps.eval(as, OriginFigure)
 		if err != nil {
 			return nil, err
 		}
@@ -422,7 +391,7 @@ func (ps *pipelineSearch) advise(cr *ClassReport) ([]StepAdvice, error) {
 		a[s] = 0
 		as = append(as, a)
 	}
-	idx, err := ps.eval(as)
+	idx, err := ps.eval(as, OriginFigure)
 	if err != nil {
 		return nil, err
 	}
@@ -461,21 +430,6 @@ func (ps *pipelineSearch) advise(cr *ClassReport) ([]StepAdvice, error) {
 		out = append(out, adv)
 	}
 	return out, nil
-}
-
-// gains reports whether candidate a does strictly better than b on the
-// objective's own figure: a lower percentile (or, at an equal one, a higher
-// answered share) for p95, p99 and knee; a higher share answered within the
-// target for answered; a lower cost for cost.
-func gains(a, b *Candidate, o Objective) bool {
-	switch o.Goal {
-	case MostAnswered:
-		return a.AnsweredWithinShare > b.AnsweredWithinShare
-	case LowestCost:
-		return a.CostPer1kUSD < b.CostPer1kUSD || a.CostPer1kUSD == b.CostPer1kUSD && a.AttemptsPerRequest < b.AttemptsPerRequest
-	}
-	p := o.Percentile
-	return a.Q(p) < b.Q(p) || a.Q(p) == b.Q(p) && a.AnsweredShare > b.AnsweredShare
 }
 
 func isFinite(x float64) bool { return x-x == 0 }

@@ -40,10 +40,10 @@ func twoStepPipeline(t *testing.T) *sim.Config {
 }
 
 // TestPipelineSearchMatchesBruteForce: on a two-step pipeline and a grid
-// of four delays per step (and no hedging), the coordinate descent's pick
-// is within one grid step, per step, of the best of all 25 assignments
-// under the same objective (p95 with added cost ≤ +10 %), chosen with the
-// same rule (Pick) from the same simulations.
+// of four delays per step (and no hedging), 25 assignments, at most
+// MaxExhaustive, so the search simulates them all: its pick is the best of
+// all 25 under the same objective (p95 with added cost ≤ +10 %), chosen
+// with the same rule (Pick) from the same simulations.
 func TestPipelineSearchMatchesBruteForce(t *testing.T) {
 	cfg := twoStepPipeline(t)
 	s := DefaultSettings()
@@ -100,10 +100,11 @@ func TestPipelineSearchMatchesBruteForce(t *testing.T) {
 	t.Logf("brute force: %s %s (p95 %.3f s, %+.1f%%); search: %s %s (p95 %.3f s, %+.1f%%)",
 		grids[0].picks[want[0]].Label, grids[1].picks[want[1]].Label, cands[best].Latency.P95, cands[best].AddedCostPct,
 		got[0].Label, got[1].Label, cr.Candidates[cr.ObjectivePick].Latency.P95, cr.Candidates[cr.ObjectivePick].AddedCostPct)
-	for st := range 2 {
-		if d := gotIdx[st] - want[st]; d < -1 || d > 1 {
-			t.Errorf("step %d: search picks grid point %d, brute force %d", st, gotIdx[st], want[st])
-		}
+	if gotIdx != want {
+		t.Errorf("search picks grid points %v, brute force %v", gotIdx, want)
+	}
+	if ps := cr.PipelineSearch; ps.Method != "exhaustive" || ps.Simulated != 25 {
+		t.Errorf("search %+v: want exhaustive, 25 simulated", ps)
 	}
 	if !cands[best].Hedging {
 		t.Error("brute force picks no hedging: the test checks too little")

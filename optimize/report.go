@@ -309,6 +309,9 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 			fmt.Fprintf(w, "    step %s: %s\n", s.Step, s.Why)
 		}
 	}
+	if ps := cr.PipelineSearch; ps != nil {
+		fmt.Fprintf(w, "  search: %s\n", ps.Found)
+	}
 	writeWon(w, cr)
 	writeWhyNot(w, cr)
 	for _, n := range cr.Notes {
