@@ -94,6 +94,8 @@ func objective(name string) optimize.Objective {
 func TestPickLowestLatency(t *testing.T) {
 	cs := set()
 	o := objective("p95")
+	// Marginal thresholds of 0 and a cap: the lowest p95 within the caps.
+	o.MaxAddedCostPct, o.MinGainPerCost, o.MinUnansweredCutPerCost = 10, 0, 0
 	i, note := optimize.Pick(cs, o) // "dup" ties with "c" in everything: the first wins
 	if cs[i].Label != "c" || !strings.Contains(note, "lowest p95 with added cost ≤ +10%") {
 		t.Errorf("pick %s (%s); want c, the fastest within +10%%", cs[i].Label, note)

@@ -355,6 +355,8 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 	if err := s.Validate(cfg); err != nil {
 		return nil, nil, err
 	}
+	s.PerClass = maps.Clone(s.PerClass)
+	s.Each(func(se *Search) { se.Objective.setMarginal(s.Rule) })
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -738,6 +740,7 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	}
 	cr.Warnings = append(cr.Warnings, loadWarnings(cs)...)
 	cr.Objective.AllowFewerAnswers = rule.AllowFewerAnswers
+	cr.Objective.setMarginal(rule)
 	p := cr.Objective.Percentile
 	cr.Frontier = Frontier(cs, p)
 	if cr.Objective.Goal == MostAnswered {

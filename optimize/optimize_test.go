@@ -366,7 +366,7 @@ func TestGuardCheckTrade(t *testing.T) {
 	// expensive: +50 % at least, for half the checks are slow. The reason
 	// says that the rule would accept a trade beyond the cap (the package
 	// doc promises it).
-	s.Search.Objective.MaxAddedCostPct = optimize.DefaultMaxAddedCostPct
+	s.Search.Objective.MaxAddedCostPct = 10
 	rep = mustRun(t, &sc.Config, s, optimize.Options{})
 	if v := rep.Classes[0].Verdict; v.Hedge || !strings.Contains(v.Reason, "added cost ≤ +10%") ||
 		!strings.Contains(v.Reason, "beyond the objective's limits, the rule would accept") || v.Alternative <= 0 ||
