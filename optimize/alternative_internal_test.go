@@ -73,7 +73,7 @@ func TestExcess(t *testing.T) {
 	c := altCand("x", 2.2, 120, 0.3, 1)
 	c.AddedCostPct = 20
 	o := DefaultSettings().Search.Objective
-	o.MaxHedgedPct = 25
+	o.MaxHedgedPct, o.MaxAddedCostPct = 25, 10
 	if got := Excess(&c, o); math.Abs(got-15) > 1e-9 { // 10 + 5
 		t.Errorf("p95 objective: excess %v; want 15", got)
 	}

@@ -28,7 +28,8 @@ func reasonOf(c *Candidate, code string) *Reason {
 func TestFates(t *testing.T) {
 	rule := DefaultSettings().Rule
 	o := DefaultSettings().Search.Objective
-	o.MaxHedgedPct = 50
+	// The lowest p95 within the caps: marginal thresholds of 0.
+	o.MaxHedgedPct, o.MaxAddedCostPct, o.MinGainPerCost, o.MinUnansweredCutPerCost = 50, 10, 0, 0
 	cr := ClassReport{Class: "c", Objective: o, Candidates: []Candidate{
 		altCand("none", 3, 100, 0, 0.99),
 		altCand("0s", 1, 150, 1, 0.99),         // 1: over both caps
@@ -77,7 +78,8 @@ func TestFates(t *testing.T) {
 func TestFatesRule(t *testing.T) {
 	rule := DefaultSettings().Rule
 	o := DefaultSettings().Search.Objective
-	o.MaxAddedCostPct = math.Inf(1)
+	// The lowest p95 (marginal thresholds of 0), which the rule then judges.
+	o.MaxAddedCostPct, o.MinGainPerCost, o.MinUnansweredCutPerCost = math.Inf(1), 0, 0
 	cr := ClassReport{Class: "c", Objective: o, Candidates: []Candidate{
 		altCand("none", 3, 100, 0, 0.99),
 		altCand("0s", 2.5, 200, 1, 0.99),   // fastest: −17 % for +100 %, fails per cost

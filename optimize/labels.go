@@ -69,16 +69,17 @@ func verdictHead(cr *ClassReport) string {
 
 // monthly states what the pick adds, in percent and in dollars a month at
 // the class's rate: "+75.0% calls, +75.0% cost: +$3,131 a month at 20
-// req/s"; for a class without prices, the calls only; "" for no hedging.
+// req/s"; "" for no hedging and for a class without prices, whose added
+// cost is in calls.
 func monthly(cr *ClassReport) string {
 	pick := cr.Picked()
 	if !pick.Hedging {
 		return ""
 	}
-	calls := fpct(pick.AddedCallsPct) + " calls"
 	if cr.CostBasis != CostUSD {
-		return calls
+		return "" // the added cost is in calls already
 	}
+	calls := fpct(pick.AddedCallsPct) + " calls"
 	s := cr.Spend
 	added := s.PerMonth - s.NoHedgingPerMonth
 	sign := "+"

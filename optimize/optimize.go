@@ -740,7 +740,6 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	}
 	cr.Warnings = append(cr.Warnings, loadWarnings(cs)...)
 	cr.Objective.AllowFewerAnswers = rule.AllowFewerAnswers
-	cr.Objective.setMarginal(rule)
 	p := cr.Objective.Percentile
 	cr.Frontier = Frontier(cs, p)
 	if cr.Objective.Goal == MostAnswered {
@@ -802,6 +801,10 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 			AddedCostPct:     cs[k].AddedCostPct,
 			UnansweredBefore: base.unanswered(), UnansweredAfter: cs[k].unanswered(),
 		}
+	}
+	if m := allMiss(cr); m != "" {
+		cr.PickNote += "; " + m
+		cr.Verdict.Reason += fmt.Sprintf("; ranked by the answered share, %s being a miss for every candidate: objective \"answered\" says so", pname(p))
 	}
 	finishPick(cr)
 	pick := &cs[cr.Pick]

@@ -408,11 +408,15 @@ func writeWon(w io.Writer, cr *ClassReport) {
 // rejected, the reason codes of the JSON in brackets.
 func writeWhyNot(w io.Writer, cr *ClassReport) {
 	idx, total := whyNot(cr, WhyNotCount)
-	if total == 0 {
+	if len(idx) == 0 {
 		return
 	}
 	pn := pname(cr.Objective.Percentile)
-	fmt.Fprintf(w, "  why not: %d of %d candidates rejected; the best %d by the objective, with why (every candidate's status and reasons: --json):\n", total, len(cr.Candidates), len(idx))
+	rejected := ""
+	if total > 0 {
+		rejected = fmt.Sprintf("; %d of %d rejected", total, len(cr.Candidates))
+	}
+	fmt.Fprintf(w, "  why not: the %d candidates closest to being picked (nearest the pick in added cost, the frontier first), with why (every candidate's status and reasons: --json%s):\n", len(idx), rejected)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, i := range idx {
 		c := &cr.Candidates[i]
@@ -431,7 +435,11 @@ func writeWhyNot(w io.Writer, cr *ClassReport) {
 		if o := cr.Objective; o.Goal == MostAnswered {
 			figure = fmt.Sprintf("within %s %s", fsec(o.Target.Seconds()), fpct2(c.AnsweredWithinShare))
 		}
-		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\n", delay, figure, addedCost(cr, c), strings.Join(why, "; "))
+		cost := fpctCost(c.AddedCostPct)
+		if cr.CostBasis == CostCalls {
+			cost += " calls"
+		}
+		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\n", delay, figure, cost, strings.Join(why, "; "))
 	}
 	tw.Flush()
 }

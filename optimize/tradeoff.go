@@ -5,6 +5,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 )
 
 // The trade-off: how objectives p95, p99 and answered pick on the
@@ -289,4 +290,47 @@ func fpctCost(x float64) string {
 // setMarginal sets o's marginal test from the verdict rule.
 func (o *Objective) setMarginal(r Rule) {
 	o.MinGainPerCost, o.MinUnansweredCutPerCost = r.MinGainPerCost, r.MinUnansweredCutPerCost
+}
+
+// allMiss says, when the objective's percentile is a miss without hedging
+// and for every candidate, that the candidates were ranked by the share
+// answered in time instead — the frontier orders equal percentiles by it,
+// and the verdict judges a miss on the unanswered share — and suggests the
+// objective that says so; "" otherwise, and for objective answered.
+func allMiss(cr *ClassReport) string {
+	o := cr.Objective
+	if o.Goal == MostAnswered {
+		return ""
+	}
+	for i := range cr.Candidates {
+		if !math.IsInf(cr.Candidates[i].Q(o.Percentile), 1) {
+			return ""
+		}
+	}
+	pn := pname(o.Percentile)
+	if cr.DeadlineSeconds > 0 {
+		d := fsec(cr.DeadlineSeconds)
+		return fmt.Sprintf("%s is a miss without hedging and for every candidate, so the candidates are ranked by the share answered within the %s deadline; objective = \"answered\" with target = \"%s\" says so directly",
+			pn, d, fdelay(time.Duration(cr.DeadlineSeconds*float64(time.Second))))
+	}
+	return fmt.Sprintf("%s is a miss without hedging and for every candidate, so the candidates are ranked by the answered share; objective = \"answered\" with a target says so directly", pn)
+}
+
+// fasterOnObjective reports whether a beats b on the latency axis of cr's
+// frontier: the share answered within the target, then the percentile,
+// for objective answered; the percentile, then the answered share,
+// otherwise.
+func (cr *ClassReport) fasterOnObjective(a, b *Candidate) bool {
+	if cr.Objective.Goal == MostAnswered {
+		return moreWithin(a, b, cr.Objective.Percentile)
+	}
+	return better(a, b, cr.Objective.Percentile)
+}
+
+// tradeOff returns the trade-off walk of cr's objective over the frontier
+// of its feasible candidates, and that frontier.
+func (cr *ClassReport) tradeOff() (*tradeOff, []int) {
+	cs := cr.Candidates
+	f := frontierBy(cs, cr.fasterOnObjective, func(i int) bool { return cs[i].Feasible })
+	return newTradeOff(cs, 0, cr.Objective, f), f
 }
