@@ -77,20 +77,26 @@ func frontierBy(cs []Candidate, faster func(a, b *Candidate) bool, include func(
 }
 
 // plateauMiddle returns which of the identical candidates run (in input
-// order) the frontier keeps: no hedging when it is one of them; else, when
-// they all send the same copies to the same model, the one whose delay is
+// order) the frontier keeps: no hedging when it is one of them; else the
+// class's configured policy (a change that changes nothing is no advice);
+// else, when they all send the same copies to the same model, the one whose delay is
 // closest to the middle of their delays (the first of two as close) — the
 // delay farthest from where the figures change on either side, so the
 // least sensitive to a latency that drifts; else the first.
 func plateauMiddle(cs []Candidate, run []int) int {
+	for _, want := range []func(*Candidate) bool{
+		func(c *Candidate) bool { return !c.Hedging },
+		func(c *Candidate) bool { return c.Configured },
+	} {
+		if k := slices.IndexFunc(run, func(i int) bool { return want(&cs[i]) }); k >= 0 {
+			return run[k]
+		}
+	}
 	first := &cs[run[0]]
 	lo, hi := first.Delay, first.Delay
 	for _, i := range run {
 		c := &cs[i]
-		if !c.Hedging {
-			return i
-		}
-		if c.Steps != nil || c.Configured || c.Copies != first.Copies || c.Target != first.Target {
+		if c.Steps != nil || c.Copies != first.Copies || c.Target != first.Target {
 			return run[0]
 		}
 		lo, hi = min(lo, c.Delay), max(hi, c.Delay)

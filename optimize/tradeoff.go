@@ -146,6 +146,22 @@ func (t *tradeOff) walk(f []int) int {
 	}
 }
 
+// bestMove returns the index in cs of the frontier point (f) faster than
+// cs[from] with the best score for the move from it, ties to the costlier;
+// −1 when there is none.
+func (t *tradeOff) bestMove(f []int, from int) int {
+	best, bestScore := -1, -1.0
+	for _, i := range f {
+		if t.cs[i].AddedCostPct <= t.cs[from].AddedCostPct || i == from {
+			continue
+		}
+		if s := t.move(&t.cs[from], &t.cs[i]).Score; s >= bestScore {
+			best, bestScore = i, s
+		}
+	}
+	return best
+}
+
 // describe says what the move from a to b buys, in the rule's terms:
 // "p95 4.83s → 4.51s for +1.10 pt: 0.97% of p95 per 1% of cost".
 func (t *tradeOff) describe(a, b *Candidate, costWord string) string {
@@ -225,8 +241,9 @@ func pickTradeOff(cs []Candidate, base int, o Objective, faster func(a, b *Candi
 	switch {
 	case pick == base || !faster(c, &cs[base]):
 		pick = base
-		if len(f) > 1 && f[len(f)-1] != base && faster(&cs[f[len(f)-1]], &cs[base]) && o.walks() {
-			note = fmt.Sprintf("no candidate%s buys enough to move off no hedging (the verdict rule's marginal test: %s)", limits, o.test())
+		if b := t.bestMove(f, base); b >= 0 && o.walks() {
+			note = fmt.Sprintf("no candidate%s buys enough to move off no hedging (the verdict rule's marginal test: %s): the best move, to %s, buys %s",
+				limits, o.test(), cs[b].Label, t.describe(&cs[base], &cs[b], "cost"))
 		} else if o.Goal == MostAnswered {
 			note = fmt.Sprintf("no candidate within the limits answers more requests within %s than no hedging", fsec(o.Target.Seconds()))
 		} else {
