@@ -933,13 +933,13 @@ func nearestAcceptable(cs []Candidate, o Objective, level float64, rule Rule, ba
 
 // Excess says how far c lies beyond the limits of o: the sum, over the
 // limits it violates, of its excess over each — added cost above
-// MaxAddedCostPct (LowestLatency) and hedged share above MaxHedgedPct, in
+// MaxAddedCostPct (LowestLatency, MostAnswered) and hedged share above MaxHedgedPct, in
 // percentage points, and for LowestCost the percentile above the SLA, in
 // percent of the SLA. It is 0 for a candidate within the limits.
 func Excess(c *Candidate, o Objective) float64 {
 	x := max(0, 100*c.HedgedShare-o.MaxHedgedPct)
 	switch o.Goal {
-	case LowestLatency:
+	case LowestLatency, MostAnswered:
 		if !math.IsInf(o.MaxAddedCostPct, 1) {
 			x += max(0, c.AddedCostPct-o.MaxAddedCostPct)
 		}
