@@ -31,8 +31,8 @@ func altCand(label string, q, cost, h, a float64) Candidate {
 // over the limits (1.53s at 20.8 % hedged, +15.2 %) passes too.
 func TestAlternativeClosestToLimits(t *testing.T) {
 	rule := DefaultSettings().Rule
-	o := DefaultSettings().Search.Objective // p95, cost ≤ +10 %
-	o.MaxHedgedPct = 20
+	o := DefaultSettings().Search.Objective
+	o.MaxHedgedPct, o.MaxAddedCostPct = 20, 10 // p95, cost ≤ +10 %
 	cr := ClassReport{
 		Class: "strict-sla", Objective: o,
 		Candidates: []Candidate{

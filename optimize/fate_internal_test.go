@@ -121,3 +121,39 @@ func TestFatesRule(t *testing.T) {
 		t.Errorf("cost objective: none %+v; want above the SLA", cr.Candidates[0].Reasons)
 	}
 }
+
+// TestWhyNotClosestToPick: the "why not" list shows the candidates closest
+// to being picked — the frontier's points nearest the pick in added cost
+// first, on either side (one just over a cap before a far faster one),
+// then the off-frontier ones — not the fastest.
+func TestWhyNotClosestToPick(t *testing.T) {
+	rule := DefaultSettings().Rule
+	o := DefaultSettings().Search.Objective
+	o.MaxAddedCostPct = 10
+	cr := ClassReport{Class: "c", Objective: o, Candidates: []Candidate{
+		altCand("none", 30, 100, 0, 0.89),
+		altCand("26.5s", 27.9, 109.79, 0.139, 0.991), // 1: the pick, under the cap
+		altCand("11s", 12.5, 110.04, 0.143, 1),       // 2: over the cap by 0.04 pt
+		altCand("5.2s", 6.8, 111.2, 0.171, 1),        // 3: over by 1.2 pt
+		altCand("0s", 2.3, 158.9, 1, 1),              // 4: the fastest, far over
+		altCand("slow", 29, 109.9, 0.2, 0.95),        // 5: off the frontier
+	}}
+	for i := range cr.Candidates {
+		cr.Candidates[i].Latency.P95CI95 = [2]float64{cr.Candidates[i].Latency.P95 - 0.01, cr.Candidates[i].Latency.P95 + 0.01}
+	}
+	decide(&cr, rule, 0.95)
+	if cr.Pick != 1 {
+		t.Fatalf("pick %d (%s); want 26.5s", cr.Pick, cr.PickNote)
+	}
+	idx, total := whyNot(&cr, 4)
+	var got []string
+	for _, i := range idx {
+		got = append(got, cr.Candidates[i].Label)
+	}
+	if want := []string{"11s", "5.2s", "none", "0s"}; strings.Join(got, ",") != strings.Join(want, ",") || total != 3 {
+		t.Errorf("why not %v (%d rejected); want %v (3 rejected)", got, total, want)
+	}
+	if r := reasonOf(&cr.Candidates[2], ReasonCostCap); r == nil || !strings.Contains(r.Text, "added cost +10.04% is over the cap of +10% by 0.04 pt") {
+		t.Errorf("11s: %+v; want over the cap with two decimals", cr.Candidates[2].Reasons)
+	}
+}

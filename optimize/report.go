@@ -17,8 +17,8 @@ import (
 )
 
 // MarshalJSON writes the objective as {"name", "text", "percentile",
-// "max_added_cost_pct" (null for no cap, and for the cost and knee
-// objectives, which have no cost cap), "max_hedged_pct", "sla_s" (null
+// "max_added_cost_pct" (null for no cap, the default, and for the cost and
+// knee objectives, which have no cost cap), "max_hedged_pct", "sla_s" (null
 // when unset)}.
 func (o Objective) MarshalJSON() ([]byte, error) {
 	type obj struct {
@@ -30,7 +30,7 @@ func (o Objective) MarshalJSON() ([]byte, error) {
 		SLA             *float64 `json:"sla_s"`
 	}
 	j := obj{Name: o.Name(), Text: o.String(), Percentile: o.Percentile, MaxHedgedPct: o.MaxHedgedPct}
-	if o.Goal == LowestLatency && !math.IsInf(o.MaxAddedCostPct, 1) {
+	if (o.Goal == LowestLatency || o.Goal == MostAnswered) && !math.IsInf(o.MaxAddedCostPct, 1) {
 		j.MaxAddedCostPct = &o.MaxAddedCostPct
 	}
 	if o.SLA > 0 {
