@@ -166,6 +166,7 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 		}
 		return faster
 	}
+	var walk *tradeOff // made at the first eligible candidate that needs it
 	for i := range cs {
 		c := &cs[i]
 		c.Reasons = []Reason{}
@@ -198,7 +199,10 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 			continue
 		}
 		c.Status = StatusEligible
-		c.Reasons = eligibleReasons(cr, c, pick)
+		if walk == nil && o.walks() && cr.Pick == cr.ObjectivePick {
+			walk, _ = cr.tradeOff()
+		}
+		c.Reasons = eligibleReasons(cr, c, pick, walk)
 	}
 }
 
@@ -243,20 +247,19 @@ func limitReasons(c, base *Candidate, o Objective, rule Rule) []Reason {
 	return r
 }
 
-// eligibleReasons say why c, within every limit, is not the pick.
-func eligibleReasons(cr *ClassReport, c, pick *Candidate) []Reason {
+// eligibleReasons say why c, within every limit, is not the pick; t is
+// the trade-off walk of cr's objective when it chose the pick, else nil.
+func eligibleReasons(cr *ClassReport, c, pick *Candidate, t *tradeOff) []Reason {
 	o := cr.Objective
 	p := o.Percentile
 	pn := pname(p)
 	var r []Reason
-	walk := o.walks() && cr.Pick == cr.ObjectivePick
+	walk := t != nil
 	switch {
 	case walk && cr.fasterOnObjective(c, pick):
-		t, _ := cr.tradeOff()
 		r = append(r, Reason{Code: ReasonPastTradeOff, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
 			Text: fmt.Sprintf("past the trade-off: from the pick it buys %s, below the marginal test", t.describe(pick, c, "cost"))})
 	case walk && c.AddedCostPct < pick.AddedCostPct && cr.fasterOnObjective(pick, c):
-		t, _ := cr.tradeOff()
 		r = append(r, Reason{Code: ReasonSlower, Value: c.Q(p), Limit: pick.Q(p), Unit: UnitSeconds,
 			Text: fmt.Sprintf("cheaper but slower: from it, the pick buys %s", t.describe(c, pick, "cost"))})
 	case o.Goal == Knee && cr.Pick == cr.ObjectivePick:
