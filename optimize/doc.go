@@ -156,12 +156,13 @@
 // calls, scenario guard-check) passes the rule.
 //
 // The rule judges the objective's pick first. When that pick fails the
-// rule but a hedged candidate within the objective's limits passes it, that
-// candidate becomes the pick — the fastest such candidate, or the cheapest
-// for objective cost — and the verdict is "hedge": the reason says so
-// ("recommend 3.21s: the lowest-p95 pick (no hedging) buys nothing the rule
-// accepts; 3.21s passes: the unanswered share (4.1% → 2.1%) falls 49.2%
-// for +10.0% cost …"), and the objective's own choice stays in JSON
+// rule but a hedged candidate within the objective's limits passes it,
+// that candidate becomes the pick — the cheapest such candidate for
+// objective cost and for a trade-off pick (objectives p95, p99 and
+// answered: the least step past where the trade-off ended), else the
+// fastest — and the verdict is "hedge": the reason says so ("recommend
+// X: the trade-off pick (Y) fails the rule (…); X passes: …"), and the
+// objective's own choice stays in JSON
 // "objective_pick" (and is marked "o" in the table). So "don't hedge" means
 // that no candidate within the objective's limits passes the rule. The
 // limits are kept, though: under a cost cap of the user's that excludes

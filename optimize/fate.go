@@ -157,12 +157,13 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 	preferred := func(c *Candidate) bool {
 		faster := better(c, pick, p) || (!better(pick, c, p) && c.AddedCostPct < pick.AddedCostPct)
 		switch {
-		case o.Goal == LowestCost:
+		case (o.Goal == Knee || o.walks()) && cr.Pick == cr.ObjectivePick:
+			return false // the knee and the trade-off are shapes, not orders
+		case o.Goal == LowestCost || o.walks():
+			// The rule moved a trade-off pick to the cheapest it accepts.
 			return c.AddedCostPct < pick.AddedCostPct || (c.AddedCostPct == pick.AddedCostPct && better(c, pick, p))
 		case o.Goal == MostAnswered:
 			return c.AnsweredWithinShare > pick.AnsweredWithinShare || (c.AnsweredWithinShare == pick.AnsweredWithinShare && faster)
-		case (o.Goal == Knee || o.walks()) && cr.Pick == cr.ObjectivePick:
-			return false // the knee and the trade-off are shapes, not orders
 		}
 		return faster
 	}
@@ -278,6 +279,11 @@ func eligibleReasons(cr *ClassReport, c, pick *Candidate, t *tradeOff) []Reason 
 	case better(pick, c, p) || o.Goal == LowestCost:
 		r = append(r, Reason{Code: ReasonSlower, Value: c.Q(p), Limit: pick.Q(p), Unit: UnitSeconds,
 			Text: fmt.Sprintf("%s %s is slower than the pick's %s", pn, fsec(c.Q(p)), fsec(pick.Q(p)))})
+	case better(c, pick, p):
+		// Faster and costlier, where the rule moved a trade-off pick to
+		// the cheapest candidate it accepts.
+		r = append(r, Reason{Code: ReasonCostlier, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
+			Text: fmt.Sprintf("added cost %s is above the pick's %s, the cheapest candidate the verdict rule accepts past the trade-off", fpct(c.AddedCostPct), fpct(pick.AddedCostPct))})
 	default:
 		r = append(r, Reason{Code: ReasonCostlier, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
 			Text: fmt.Sprintf("added cost %s is above the pick's %s at a %s no better (%s)", fpct(c.AddedCostPct), fpct(pick.AddedCostPct), pn, fsec(c.Q(p)))})

@@ -157,3 +157,28 @@ func TestWhyNotClosestToPick(t *testing.T) {
 		t.Errorf("11s: %+v; want over the cap with two decimals", cr.Candidates[2].Reasons)
 	}
 }
+
+// TestRuleMovesTradeOffToCheapest: when the trade-off's pick fails the
+// verdict rule (here: a gain whose interval overlaps no hedging's), the
+// pick moves to the cheapest candidate the rule accepts — the least step
+// past where the trade-off ended — not to the fastest (d, +25 %).
+func TestRuleMovesTradeOffToCheapest(t *testing.T) {
+	rule := DefaultSettings().Rule
+	o := DefaultSettings().Search.Objective
+	cr := ClassReport{Class: "c", Objective: o, Candidates: []Candidate{
+		altCand("none", 4, 100, 0, 1),
+		altCand("a", 3.5, 105, 0.1, 1), // −12.5 % for +5 %: the trade-off's pick, not significant
+		altCand("b", 3.4, 112, 0.2, 1), // −15 % for +12 %: from a, 0.36 % per %
+		altCand("d", 3.0, 125, 0.4, 1), // −25 % for +25 %: from a, 0.63 % per %
+		altCand("c", 2.0, 200, 1, 1),   // −50 % for +100 %: fails the rule
+	}}
+	cr.Candidates[1].Latency.P95CI95 = [2]float64{2.9, 4.1}
+	decide(&cr, rule, 0.95)
+	if cr.ObjectivePick != 1 || cr.Pick != 2 || !cr.Verdict.Hedge ||
+		!strings.Contains(cr.Verdict.Reason, "recommend b: the trade-off pick (a) fails the rule") {
+		t.Errorf("objective's pick %d, pick %d, verdict %+v; want a, then b, the cheapest the rule accepts", cr.ObjectivePick, cr.Pick, cr.Verdict)
+	}
+	if r := reasonOf(&cr.Candidates[3], ReasonCostlier); r == nil || !strings.Contains(r.Text, "the cheapest candidate the verdict rule accepts") {
+		t.Errorf("d: %s %+v; want costlier than the pick", cr.Candidates[3].Status, cr.Candidates[3].Reasons)
+	}
+}

@@ -201,8 +201,8 @@ type ClassReport struct {
 	// Pick is the index of the recommended candidate; PickNote says why.
 	// It is the objective's choice (ObjectivePick) unless that choice
 	// fails the verdict rule and a candidate within the objective's limits
-	// passes it: then Pick is that candidate (the fastest such, or the
-	// cheapest for objective cost), the verdict is "hedge" and PickNote
+	// passes it: then Pick is that candidate (the cheapest such for
+	// objective cost and a trade-off pick, else the fastest), the verdict is "hedge" and PickNote
 	// and the verdict's reason name the objective's choice. When the
 	// verdict is "don't hedge", Pick is 0, no hedging: Pick is always what
 	// to roll out.
@@ -757,7 +757,10 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 		cr.Verdict.Reason = cr.PickNote
 	}
 	cr.Verdict.Alternative = -1
-	cheapest := cr.Objective.Goal == LowestCost
+	// A trade-off pick that the rule rejects moves to the cheapest
+	// candidate the rule accepts: the least step past where the trade-off
+	// ended.
+	cheapest := cr.Objective.Goal == LowestCost || cr.Objective.walks()
 	if !cr.Verdict.Hedge && !tooFew {
 		// The objective's pick fails the rule. When a candidate within the
 		// objective's limits passes it, recommend that one instead: "don't
@@ -951,14 +954,20 @@ func Excess(c *Candidate, o Objective) float64 {
 	return x
 }
 
-// goalWord names the objective's pick in a verdict: "the lowest-p95
-// pick", "the cheapest pick", "the knee pick".
+// goalWord names the objective's pick in a verdict: "the trade-off pick",
+// "the lowest-p95 pick", "the cheapest pick", "the knee pick".
 func goalWord(o Objective) string {
 	switch o.Goal {
 	case LowestCost:
 		return "cheapest"
 	case Knee:
 		return "knee"
+	}
+	if o.walks() {
+		return "trade-off"
+	}
+	if o.Goal == MostAnswered {
+		return "most-answered"
 	}
 	return "lowest-" + pname(o.Percentile)
 }

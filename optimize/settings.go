@@ -216,8 +216,9 @@ func (o Objective) validate() error {
 // answer that would otherwise be missing is worth more than a faster one:
 // field report 1 (answered share 50 % → 87.5 %, i.e. −75 % unanswered, for
 // +75 % calls) passes the rule. The rule judges the objective's pick and,
-// when it fails, the candidates within the objective's limits (the fastest
-// that passes, or the cheapest for objective cost, becomes the pick); the default objective
+// when it fails, the candidates within the objective's limits (the cheapest
+// that passes for objective cost and a trade-off pick, else the fastest,
+// becomes the pick); the default objective
 // has no cost cap: a user's cap (max_added_cost_pct, --max-cost) that
 // excludes every +75 % candidate gets that class told "don't hedge", with a
 // note that the rule would accept the trade beyond the objective's limits.

@@ -168,8 +168,8 @@ func (t *tradeOff) describe(a, b *Candidate, costWord string) string {
 	m := t.move(a, b)
 	if t.o.Goal == MostAnswered {
 		ta := fsec(t.o.Target.Seconds())
-		return fmt.Sprintf("answered within %s %s → %s for %+.2f pt of %s: %.2f%% of the unanswered share per 1%% of %s",
-			ta, fpct2(a.AnsweredWithinShare), fpct2(b.AnsweredWithinShare), m.Cost, costWord, perCost(m.Cut, m.Cost), costWord)
+		return fmt.Sprintf("answered within %s %s → %s for %+.2f pt of %s: %.2f%% of the share not answered within %s per 1%% of %s",
+			ta, fpct2(a.AnsweredWithinShare), fpct2(b.AnsweredWithinShare), m.Cost, costWord, perCost(m.Cut, m.Cost), ta, costWord)
 	}
 	pn := pname(t.o.Percentile)
 	s := fmt.Sprintf("%s %s → %s", pn, fsec(a.Q(t.o.Percentile)), fsec(b.Q(t.o.Percentile)))
@@ -255,7 +255,7 @@ func pickTradeOff(cs []Candidate, base int, o Objective, faster func(a, b *Candi
 	case !o.walks():
 		note = fmt.Sprintf("lowest %s%s", pname(o.Percentile), limits)
 	default:
-		note = fmt.Sprintf("the trade-off: past it, no costlier frontier point%s buys %s", limits, o.test())
+		note = fmt.Sprintf("where the trade-off ends: no costlier frontier point%s passes the marginal test from it", limits)
 	}
 	// Does the cap bind? The frontier within every limit but the cap: a
 	// point beyond the cap that passes the marginal test from the pick.

@@ -100,7 +100,7 @@ func TestTradeOffUnanswered(t *testing.T) {
 	for i := range cs {
 		cs[i].AnsweredWithinShare = cs[i].AnsweredShare
 	}
-	if i, note := optimize.Pick(cs, o); cs[i].Label != "z" || !strings.Contains(note, "≥ 0.5% of the share not answered within 3.00s per 1% of added cost") {
+	if i, note := optimize.Pick(cs, o); cs[i].Label != "z" || !strings.Contains(note, "the next, w, buys answered within 3.00s 87.50% → 88.00% for +75.00 pt of cost: 0.01% of the share not answered within 3.00s per 1% of cost") {
 		t.Errorf("answered: pick %s (%s); want z", cs[i].Label, note)
 	}
 	o.MinUnansweredCutPerCost = 0
