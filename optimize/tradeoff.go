@@ -84,9 +84,9 @@ type move struct {
 	// percent of no hedging's (NaN when it does not apply).
 	Gain, Cut float64
 	// Score is the larger of Gain/Cost over MinGainPerCost and Cut/Cost
-	// over MinUnansweredCutPerCost: the move passes when it is ≥ 1;
-	// +Inf when a test passing with a threshold of 0, 0 when neither
-	// test finds a gain.
+	// over MinUnansweredCutPerCost: the move passes when it is ≥ 1. It is
+	// +Inf when a test finds a gain and its threshold is 0 (or the move
+	// costs nothing), 0 when neither test finds a gain.
 	Score float64
 }
 
@@ -146,9 +146,9 @@ func (t *tradeOff) walk(f []int) int {
 	}
 }
 
-// bestMove returns the index in cs of the frontier point (f) faster than
-// cs[from] with the best score for the move from it, ties to the costlier;
-// −1 when there is none.
+// bestMove returns the index in cs of the frontier point (of f) costlier
+// than cs[from] with the best score for the move from it, ties to the
+// costlier; −1 when there is none.
 func (t *tradeOff) bestMove(f []int, from int) int {
 	best, bestScore := -1, -1.0
 	for _, i := range f {
