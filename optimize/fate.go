@@ -75,6 +75,10 @@ const (
 	// the marginal test pays for, objectives p95, p99 and answered
 	// (tradeoff.go): Value its added cost (pct), Limit the pick's (pct).
 	ReasonPastTradeOff = "past_the_trade_off"
+	// ReasonTiesPick: the same added cost (pct) as the pick (pct) and the
+	// same figures on the objective's frontier; the frontier keeps one of
+	// such candidates (see Frontier).
+	ReasonTiesPick = "ties_with_pick"
 	// ReasonNotKnee: not the knee of the frontier, objective knee.
 	ReasonNotKnee = "not_the_knee"
 	// ReasonCIOverlap: the percentile's interval overlaps the pick's: not
@@ -257,6 +261,9 @@ func eligibleReasons(cr *ClassReport, c, pick *Candidate, t *tradeOff) []Reason 
 	var r []Reason
 	walk := t != nil
 	switch {
+	case c.Hedging && pick.Hedging && c.AddedCostPct == pick.AddedCostPct && !cr.fasterOnObjective(c, pick) && !cr.fasterOnObjective(pick, c):
+		r = append(r, Reason{Code: ReasonTiesPick, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
+			Text: "the same cost and figures as the pick: of the delays that tie, the pick is the one in the middle, the farthest from where the figures change"})
 	case walk && cr.fasterOnObjective(c, pick):
 		r = append(r, Reason{Code: ReasonPastTradeOff, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
 			Text: fmt.Sprintf("past the trade-off: from the pick it buys %s, below the marginal test", t.describe(pick, c, "cost"))})

@@ -247,6 +247,13 @@ func TestGuardCheckDecision(t *testing.T) {
 	if got := pick.AnsweredWithinShare; math.Abs(got-0.875) > binomialTol(0.875, pick.Requests) {
 		t.Errorf("answered within 3s %.4f; want 0.875", got)
 	}
+	for i := range cr.Candidates {
+		c := &cr.Candidates[i]
+		if c.Hedging && c.Delay != pick.Delay && c.AddedCostPct == pick.AddedCostPct && c.AnsweredWithinShare == pick.AnsweredWithinShare &&
+			(len(c.Reasons) == 0 || c.Reasons[0].Code != optimize.ReasonTiesPick) {
+			t.Errorf("%s ties the pick: reasons %+v; want ties_with_pick", c.Label, c.Reasons)
+		}
+	}
 	if math.Abs(pick.AttemptsPerRequest-1.75) > 0.02 {
 		t.Errorf("%.3f calls per request; want 1.75", pick.AttemptsPerRequest)
 	}
