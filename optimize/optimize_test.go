@@ -237,6 +237,69 @@ func TestTradeOffStopsBeforeCopiesAtOnce(t *testing.T) {
 	}
 }
 
+// TestCopyOnErrorRescuesMisses pins `hedgesim optimize --requests 20000
+// --classes medium --delays 3.22s,5s`. The class sends its copy at once
+// when the primary errors (on_error = "nonfatal"), so a hedge rescues
+// requests that fail early: without hedging they are misses, with a copy
+// most are answered in about a second. Counted at their error time, those
+// failures looked fast and p95 did not move (2.52s → 2.52s); counted as
+// misses, p95 without hedging is higher and the 3.22s hedge lowers it, so
+// the objective picks 3.22s itself, on the percentile.
+func TestCopyOnErrorRescuesMisses(t *testing.T) {
+	sc, err := scenario.LoadFS(scenarios.FS, "two-model-gateway.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sc.Optimize
+	s.Requests = 20_000
+	s.Only = []string{"medium"}
+	s.Each(func(se *optimize.Search) { se.Delays = []time.Duration{3220 * time.Millisecond, 5 * time.Second} })
+	rep := mustRun(t, &sc.Config, s, optimize.Options{})
+	cr := &rep.Classes[0]
+	v := cr.Verdict
+	if cr.ObjectivePick != cr.Pick || cr.Picked().Delay != 3220*time.Millisecond || !v.Hedge || v.DecidedBy != optimize.DecidedByPercentile {
+		t.Fatalf("objective's pick %d, pick %s, verdict %+v; want 3.22s, decided by the percentile", cr.ObjectivePick, cr.Picked().Label, v)
+	}
+	base, pick := cr.Baseline(), cr.Picked()
+	if !(pick.Latency.P95 < base.Latency.P95) || pick.AnsweredShare <= base.AnsweredShare {
+		t.Errorf("p95 %v → %v, answered %v → %v: want both better", base.Latency.P95, pick.Latency.P95, base.AnsweredShare, pick.AnsweredShare)
+	}
+	// The hedge goes out at 3.22s, after p95 without hedging: only the
+	// copies sent at once on an error can pull p95 down.
+	if base.Latency.P95 > 3.22 {
+		t.Errorf("no-hedging p95 %v is past the delay", base.Latency.P95)
+	}
+	if v.UnansweredAfter >= v.UnansweredBefore || v.AddedCostPct != cr.Picked().AddedCostPct {
+		t.Errorf("verdict %+v: want the pick's numbers", v)
+	}
+}
+
+func TestDefaultDelays(t *testing.T) {
+	d := optimize.DefaultDelays(0.28, 10.2)
+	if len(d) != 1+3+optimize.DefaultDelayCount || d[0] != 0 {
+		t.Fatalf("DefaultDelays(0.28, 10.2) = %v: want 0 and %d more", d, 3+optimize.DefaultDelayCount)
+	}
+	if d[1] != 70*time.Millisecond || d[4] != 280*time.Millisecond || d[len(d)-1] != 10200*time.Millisecond {
+		t.Errorf("DefaultDelays(0.28, 10.2) = %v: want 70ms, …, 280ms, …, 10.2s", d)
+	}
+	// A narrow spread would merge rounded points: they keep more digits.
+	if d := optimize.DefaultDelays(1, 1.01); len(d) != 1+3+optimize.DefaultDelayCount {
+		t.Errorf("DefaultDelays(1, 1.01) has %d delays: %v", len(d), d)
+	}
+	// Degenerate and unknown spreads still give a usable grid.
+	for _, q := range [][2]float64{{1, 1}, {0, 2}, {0, 0}, {math.NaN(), math.NaN()}} {
+		d := optimize.DefaultDelays(q[0], q[1])
+		if len(d) < 40 || d[0] != 0 {
+			t.Errorf("DefaultDelays(%v, %v) = %v", q[0], q[1], d)
+		}
+		for i := 1; i < len(d); i++ {
+			if d[i] <= d[i-1] {
+				t.Errorf("DefaultDelays(%v, %v) not increasing: %v", q[0], q[1], d)
+			}
+		}
+	}
+}
+
 // TestGuardCheckTrade sweeps guard-check.toml over delays 0…3 s: the
 // answered share goes from 0.5 without hedging to 1 − 0.5³ = 0.875 with
 // copies at 1 s and 2 s (1.75 calls per request) and to 1 − 0.5⁴ = 0.9375
