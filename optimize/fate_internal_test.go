@@ -178,6 +178,15 @@ func TestRuleMovesTradeOffToCheapest(t *testing.T) {
 		!strings.Contains(cr.Verdict.Reason, "recommend b: the trade-off pick (a) fails the rule") {
 		t.Errorf("objective's pick %d, pick %d, verdict %+v; want a, then b, the cheapest the rule accepts", cr.ObjectivePick, cr.Pick, cr.Verdict)
 	}
+	cs := cr.Candidates
+	if !cs[2].Pick || cs[2].ObjectivePick || !cs[1].ObjectivePick || cs[1].Pick || !strings.Contains(cr.PickNote, "instead of the objective's pick (a") {
+		t.Errorf("marks: b pick %v objective %v, a pick %v objective %v; note %q", cs[2].Pick, cs[2].ObjectivePick, cs[1].Pick, cs[1].ObjectivePick, cr.PickNote)
+	}
+	var b strings.Builder
+	writeClass(&b, &cr, 0.95, false)
+	if !strings.Contains(b.String(), "o the objective's pick") {
+		t.Errorf("table:\n%s", b.String())
+	}
 	if r := reasonOf(&cr.Candidates[3], ReasonCostlier); r == nil || !strings.Contains(r.Text, "the cheapest candidate the verdict rule accepts") {
 		t.Errorf("d: %s %+v; want costlier than the pick", cr.Candidates[3].Status, cr.Candidates[3].Reasons)
 	}
