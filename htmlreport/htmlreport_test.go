@@ -35,6 +35,9 @@ func optimizeDefault(t *testing.T) *optimize.Report {
 			s.Requests = 4000
 			s.Each(func(se *optimize.Search) {
 				se.Delays = []time.Duration{0, 300 * time.Millisecond, 800 * time.Millisecond, 1500 * time.Millisecond}
+				// A user's cost cap, so that candidates over it are
+				// rejected (TestFates); the default has none.
+				se.Objective.MaxAddedCostPct = 10
 			})
 		} // else the full default optimisation, for the screenshot in docs/optimize.md
 		defaultRep, defaultErr = optimize.Run(&sc.Config, s, optimize.Options{})

@@ -31,8 +31,8 @@ func altCand(label string, q, cost, h, a float64) Candidate {
 // over the limits (1.53s at 20.8 % hedged, +15.2 %) passes too.
 func TestAlternativeClosestToLimits(t *testing.T) {
 	rule := DefaultSettings().Rule
-	o := DefaultSettings().Search.Objective // p95, cost ≤ +10 %
-	o.MaxHedgedPct = 20
+	o := DefaultSettings().Search.Objective
+	o.MaxHedgedPct, o.MaxAddedCostPct = 20, 10 // p95, cost ≤ +10 %
 	cr := ClassReport{
 		Class: "strict-sla", Objective: o,
 		Candidates: []Candidate{
@@ -73,7 +73,7 @@ func TestExcess(t *testing.T) {
 	c := altCand("x", 2.2, 120, 0.3, 1)
 	c.AddedCostPct = 20
 	o := DefaultSettings().Search.Objective
-	o.MaxHedgedPct = 25
+	o.MaxHedgedPct, o.MaxAddedCostPct = 25, 10
 	if got := Excess(&c, o); math.Abs(got-15) > 1e-9 { // 10 + 5
 		t.Errorf("p95 objective: excess %v; want 15", got)
 	}

@@ -27,7 +27,8 @@ func better(a, b *Candidate, p float64) bool {
 // cost versus the p-percentile, by increasing cost: those that no other
 // candidate beats on both, where lower cost and lower percentile are
 // better and, at equal percentile, fewer unanswered requests. Of several
-// identical candidates only the first is kept.
+// identical candidates only one is kept: no hedging when it is one of
+// them, else the one in the middle of their delays (see plateauMiddle).
 func Frontier(cs []Candidate, p float64) []int {
 	return frontier(cs, p, func(int) bool { return true })
 }
@@ -59,12 +60,55 @@ func frontierBy(cs []Candidate, faster func(a, b *Candidate) bool, include func(
 		return 0
 	})
 	var out []int
-	for _, i := range order {
+	for g := 0; g < len(order); {
+		// A run of identical candidates: the same cost, neither faster.
+		e := g + 1
+		for e < len(order) && cs[order[e]].AddedCostPct == cs[order[g]].AddedCostPct &&
+			!faster(&cs[order[g]], &cs[order[e]]) && !faster(&cs[order[e]], &cs[order[g]]) {
+			e++
+		}
+		i := plateauMiddle(cs, order[g:e])
 		if len(out) == 0 || faster(&cs[i], &cs[out[len(out)-1]]) {
 			out = append(out, i)
 		}
+		g = e
 	}
 	return out
+}
+
+// plateauMiddle returns which of the identical candidates run (in input
+// order) the frontier keeps: no hedging when it is one of them; else the
+// class's configured policy (a change that changes nothing is no advice);
+// else, when they all send the same copies to the same model, the one whose delay is
+// closest to the middle of their delays (the first of two as close) — the
+// delay farthest from where the figures change on either side, so the
+// least sensitive to a latency that drifts; else the first.
+func plateauMiddle(cs []Candidate, run []int) int {
+	for _, want := range []func(*Candidate) bool{
+		func(c *Candidate) bool { return !c.Hedging },
+		func(c *Candidate) bool { return c.Configured },
+	} {
+		if k := slices.IndexFunc(run, func(i int) bool { return want(&cs[i]) }); k >= 0 {
+			return run[k]
+		}
+	}
+	first := &cs[run[0]]
+	lo, hi := first.Delay, first.Delay
+	for _, i := range run {
+		c := &cs[i]
+		if c.Steps != nil || c.Copies != first.Copies || c.Target != first.Target {
+			return run[0]
+		}
+		lo, hi = min(lo, c.Delay), max(hi, c.Delay)
+	}
+	mid := lo + (hi-lo)/2
+	best := run[0]
+	for _, i := range run {
+		if (cs[i].Delay - mid).Abs() < (cs[best].Delay - mid).Abs() {
+			best = i
+		}
+	}
+	return best
 }
 
 // moreWithin reports whether a answers more requests within the target
@@ -166,27 +210,11 @@ func Pick(cs []Candidate, o Objective) (int, string) {
 			c := &cs[i]
 			c.Feasible = hedgedOK(c) && c.AddedCostPct <= o.MaxAddedCostPct+1e-9
 		}
-		best := base
-		for i := range cs {
-			c, b := &cs[i], &cs[best]
-			if !c.Feasible {
-				continue
-			}
-			if c.AnsweredWithinShare > b.AnsweredWithinShare ||
-				(c.AnsweredWithinShare == b.AnsweredWithinShare && (better(c, b, p) || (!better(b, c, p) && c.AddedCostPct < b.AddedCostPct))) {
-				best = i
-			}
+		limits := ""
+		if !math.IsInf(o.MaxAddedCostPct, 1) {
+			limits = fmt.Sprintf(" with added cost ≤ +%s%%", fnum(o.MaxAddedCostPct))
 		}
-		t := fsec(o.Target.Seconds())
-		if best == base {
-			more := "answers more requests"
-			if o.Checked {
-				more = "has more requests checked"
-			}
-			return base, fmt.Sprintf("no candidate within the limits %s within %s than no hedging", more, t)
-		}
-		return best, fmt.Sprintf("most requests %s within %s (%s → %s) within the limits", o.withinWord(), t,
-			fpct2(cs[base].AnsweredWithinShare), fpct2(cs[best].AnsweredWithinShare))
+		return pickTradeOff(cs, base, o, func(a, b *Candidate) bool { return moreWithin(a, b, p) }, hedgedOK, limits+and)
 	}
 
 	// LowestLatency
@@ -198,18 +226,14 @@ func Pick(cs []Candidate, o Objective) (int, string) {
 		c := &cs[i]
 		c.Feasible = hedgedOK(c) && c.AddedCostPct <= o.MaxAddedCostPct+1e-9
 	}
-	best := fastest(func(c *Candidate) bool { return c.Feasible })
-	// No candidate is feasible when even no hedging's added cost is not a
-	// number (costs that overflowed): keep no hedging.
-	if best < 0 || best == base || !better(&cs[best], &cs[base], p) {
-		note := fmt.Sprintf("no candidate%s is faster than no hedging", limits)
+	best, note := pickTradeOff(cs, base, o, func(a, b *Candidate) bool { return better(a, b, p) }, hedgedOK, limits)
+	if best == base && !o.walks() {
 		if f := fastest(func(*Candidate) bool { return true }); f != base && better(&cs[f], &cs[base], p) {
 			c := &cs[f]
 			note += fmt.Sprintf(" (the fastest, %s, has %s %s for %s cost)", c.Label, pn, fsec(c.Q(p)), fpct(c.AddedCostPct))
 		}
-		return base, note
 	}
-	return best, fmt.Sprintf("lowest %s%s", pn, limits)
+	return best, note
 }
 
 // MinKneeDistance is how far above the chord, with both axes of the

@@ -94,6 +94,8 @@ func objective(name string) optimize.Objective {
 func TestPickLowestLatency(t *testing.T) {
 	cs := set()
 	o := objective("p95")
+	// Marginal thresholds of 0 and a cap: the lowest p95 within the caps.
+	o.MaxAddedCostPct, o.MinGainPerCost, o.MinUnansweredCutPerCost = 10, 0, 0
 	i, note := optimize.Pick(cs, o) // "dup" ties with "c" in everything: the first wins
 	if cs[i].Label != "c" || !strings.Contains(note, "lowest p95 with added cost ≤ +10%") {
 		t.Errorf("pick %s (%s); want c, the fastest within +10%%", cs[i].Label, note)
@@ -281,8 +283,16 @@ func TestJudgeTooFewRequests(t *testing.T) {
 
 func TestObjectiveStrings(t *testing.T) {
 	o := objective("p95")
-	if got := o.String(); got != "lowest p95 with added cost ≤ +10%" {
+	if got := o.String(); got != "p95 on the trade-off (each move along the frontier buys ≥ 1% of p95 or ≥ 0.5% of the unanswered share per 1% of added cost)" {
 		t.Errorf("p95: %q", got)
+	}
+	o.MaxAddedCostPct = 10
+	if got := o.String(); !strings.HasSuffix(got, "per 1% of added cost) with added cost ≤ +10%") {
+		t.Errorf("p95 with a cost cap: %q", got)
+	}
+	o.MinGainPerCost, o.MinUnansweredCutPerCost = 0, 0
+	if got := o.String(); got != "lowest p95 with added cost ≤ +10%" {
+		t.Errorf("p95, thresholds 0: %q", got)
 	}
 	o.MaxHedgedPct = 20
 	o.MaxAddedCostPct = math.Inf(1)

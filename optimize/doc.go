@@ -100,17 +100,26 @@
 //
 // Objective names, in files and flags:
 //
-//	p95   lowest p95 with added cost ≤ max_added_cost_pct (default +10 %)
-//	      and hedged share ≤ max_hedged_pct (default 100 %); ties go to
-//	      the higher answered share, then the lower cost
+//	p95   the trade-off (tradeoff.go): within added cost ≤
+//	      max_added_cost_pct (default inf: no cap) and hedged share ≤
+//	      max_hedged_pct (default 100 %), the point of the added-cost
+//	      versus p95 frontier past which more cost no longer passes the
+//	      verdict rule's marginal test — ≥ min_gain_per_cost % of p95 or
+//	      ≥ min_unanswered_cut_per_cost % of the unanswered share per 1 %
+//	      of added cost; with both 0, the lowest p95 within the caps (ties
+//	      to the higher answered share, then the lower cost). When p95 is a
+//	      miss without hedging and for every candidate, the frontier orders
+//	      them by answered share, and the note and verdict say so and
+//	      suggest objective answered
 //	p99   the same on p99
 //	cost  lowest added cost with p95 ≤ sla (and the hedged-share cap);
 //	      when no candidate meets the SLA, the fastest, with a warning
-//	answered  the highest share of requests answered within target (a
-//	      latency, required), with added cost ≤ max_added_cost_pct and the
-//	      hedged-share cap; ties go to the lower p95, then the lower cost;
-//	      judged by JudgeWithin: the share not answered within target must
-//	      fall as the rule's unanswered share must (min_unanswered_cut_per_cost)
+//	answered  the share of requests answered within target (a latency,
+//	      required) on the same trade-off: each move must cut the share
+//	      not answered within target by ≥ min_unanswered_cut_per_cost %
+//	      (of no hedging's) per 1 % of added cost; within
+//	      max_added_cost_pct and the hedged-share cap; ties go to the lower
+//	      p95, then the lower cost; judged by JudgeWithin
 //	checked  as answered, for a pipeline class only, counting the turns
 //	      checked within target: gone through with every fail-open step
 //	      answered in time (sim.PipelineResult.CheckedWithin); the verdict
@@ -152,23 +161,23 @@
 // calls, scenario guard-check) passes the rule.
 //
 // The rule judges the objective's pick first. When that pick fails the
-// rule but a hedged candidate within the objective's limits passes it, that
-// candidate becomes the pick — the fastest such candidate, or the cheapest
-// for objective cost — and the verdict is "hedge": the reason says so
-// ("recommend 3.21s: the lowest-p95 pick (no hedging) buys nothing the rule
-// accepts; 3.21s passes: the unanswered share (4.1% → 2.1%) falls 49.2%
-// for +10.0% cost …"), and the objective's own choice stays in JSON
+// rule but a hedged candidate within the objective's limits passes it,
+// that candidate becomes the pick — the cheapest such candidate for
+// objective cost and for a trade-off pick (objectives p95, p99 and
+// answered: the least step past where the trade-off ended), else the
+// fastest — and the verdict is "hedge": the reason says so ("recommend
+// X: the trade-off pick (Y) fails the rule (…); X passes: …"), and the
+// objective's own choice stays in JSON
 // "objective_pick" (and is marked "o" in the table). So "don't hedge" means
 // that no candidate within the objective's limits passes the rule. The
-// limits are kept, though: the default objective caps added cost at +10 %,
-// no hedge of guard-check costs that little, so `hedgesim optimize
-// guard-check` says "don't hedge", adding that beyond the objective's
-// limits the rule would accept that trade (JSON "alternative"): of the
+// limits are kept, though: under a cost cap of the user's that excludes
+// every hedge of guard-check (+50 % at least), `hedgesim optimize
+// --max-cost 10 guard-check` says "don't hedge", adding that beyond the
+// objective's limits the rule would accept that trade (JSON "alternative"): of the
 // candidates beyond the limits that the rule accepts, the one closest to
 // them — the least excess over the caps it breaks, summed in percentage
 // points of added cost and hedged share (for objective cost, p95 above the
-// SLA in percent of the SLA); ties go to the faster. With
-// --max-cost inf (or max_added_cost_pct = inf in the scenario) the pick is
+// SLA in percent of the SLA); ties go to the faster. Without the cap the pick is
 // that trade and the verdict "hedge". The reason states the numbers. When
 // the pick answers fewer
 // requests in time than no hedging, the reason says so ("but the answered
@@ -191,7 +200,7 @@
 //	--targets LIST         models to send copies to
 //	--objective NAME       p95, p99, cost, knee or answered
 //	--target D             answered objective: the latency target
-//	--max-cost PCT         cost cap of p95/p99, in % (inf: none)
+//	--max-cost PCT         cost cap of p95/p99/answered, in % (default inf: none)
 //	--max-hedged PCT       cap on the share of requests that hedge, in %
 //	--sla D                cost objective: p95 must be ≤ D
 //	--min-gain PCT, --min-gain-per-cost X, --min-unanswered-cut-per-cost X,

@@ -71,6 +71,14 @@ const (
 	// ReasonFewerWithin: answered within the target (share) below the
 	// pick's (share), objective answered.
 	ReasonFewerWithin = "fewer_within_target"
+	// ReasonPastTradeOff: faster than the pick but costlier by more than
+	// the marginal test pays for, objectives p95, p99 and answered
+	// (tradeoff.go): Value its added cost (pct), Limit the pick's (pct).
+	ReasonPastTradeOff = "past_the_trade_off"
+	// ReasonTiesPick: the same added cost (pct) as the pick (pct) and the
+	// same figures on the objective's frontier; the frontier keeps one of
+	// such candidates (see Frontier).
+	ReasonTiesPick = "ties_with_pick"
 	// ReasonNotKnee: not the knee of the frontier, objective knee.
 	ReasonNotKnee = "not_the_knee"
 	// ReasonCIOverlap: the percentile's interval overlaps the pick's: not
@@ -153,15 +161,17 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 	preferred := func(c *Candidate) bool {
 		faster := better(c, pick, p) || (!better(pick, c, p) && c.AddedCostPct < pick.AddedCostPct)
 		switch {
-		case o.Goal == LowestCost:
+		case (o.Goal == Knee || o.walks()) && cr.Pick == cr.ObjectivePick:
+			return false // the knee and the trade-off are shapes, not orders
+		case o.Goal == LowestCost || o.walks():
+			// The rule moved a trade-off pick to the cheapest it accepts.
 			return c.AddedCostPct < pick.AddedCostPct || (c.AddedCostPct == pick.AddedCostPct && better(c, pick, p))
 		case o.Goal == MostAnswered:
 			return c.AnsweredWithinShare > pick.AnsweredWithinShare || (c.AnsweredWithinShare == pick.AnsweredWithinShare && faster)
-		case o.Goal == Knee && cr.Pick == cr.ObjectivePick:
-			return false // the knee is a shape, not an order
 		}
 		return faster
 	}
+	var walk *tradeOff // made at the first eligible candidate that needs it
 	for i := range cs {
 		c := &cs[i]
 		c.Reasons = []Reason{}
@@ -194,7 +204,10 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 			continue
 		}
 		c.Status = StatusEligible
-		c.Reasons = eligibleReasons(cr, c, pick)
+		if walk == nil && o.walks() && cr.Pick == cr.ObjectivePick {
+			walk, _ = cr.tradeOff()
+		}
+		c.Reasons = eligibleReasons(cr, c, pick, walk)
 	}
 }
 
@@ -209,7 +222,7 @@ func limitReasons(c, base *Candidate, o Objective, rule Rule) []Reason {
 	}
 	if (o.Goal == LowestLatency || o.Goal == MostAnswered) && c.AddedCostPct > o.MaxAddedCostPct+1e-9 {
 		r = append(r, Reason{Code: ReasonCostCap, Value: c.AddedCostPct, Limit: o.MaxAddedCostPct, Unit: UnitPct,
-			Text: fmt.Sprintf("added cost %s is over the cap of +%s%% by %.1f pt", fpct(c.AddedCostPct), fnum(o.MaxAddedCostPct), c.AddedCostPct-o.MaxAddedCostPct)})
+			Text: fmt.Sprintf("added cost %s is over the cap of +%s%% by %.2f pt", fpctCost(c.AddedCostPct), fnum(o.MaxAddedCostPct), c.AddedCostPct-o.MaxAddedCostPct)})
 	}
 	if o.Goal == LowestCost {
 		if sla := o.SLA.Seconds(); c.Q(p) > sla {
@@ -239,13 +252,24 @@ func limitReasons(c, base *Candidate, o Objective, rule Rule) []Reason {
 	return r
 }
 
-// eligibleReasons say why c, within every limit, is not the pick.
-func eligibleReasons(cr *ClassReport, c, pick *Candidate) []Reason {
+// eligibleReasons say why c, within every limit, is not the pick; t is
+// the trade-off walk of cr's objective when it chose the pick, else nil.
+func eligibleReasons(cr *ClassReport, c, pick *Candidate, t *tradeOff) []Reason {
 	o := cr.Objective
 	p := o.Percentile
 	pn := pname(p)
 	var r []Reason
+	walk := t != nil
 	switch {
+	case c.Hedging && pick.Hedging && c.AddedCostPct == pick.AddedCostPct && !cr.fasterOnObjective(c, pick) && !cr.fasterOnObjective(pick, c):
+		r = append(r, Reason{Code: ReasonTiesPick, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
+			Text: "the same cost and figures as the pick: of the delays that tie, the pick is the one in the middle, the farthest from where the figures change"})
+	case walk && cr.fasterOnObjective(c, pick):
+		r = append(r, Reason{Code: ReasonPastTradeOff, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
+			Text: fmt.Sprintf("past the trade-off: from the pick it buys %s, below the marginal test", t.describe(pick, c, "cost"))})
+	case walk && c.AddedCostPct < pick.AddedCostPct && cr.fasterOnObjective(pick, c):
+		r = append(r, Reason{Code: ReasonSlower, Value: c.Q(p), Limit: pick.Q(p), Unit: UnitSeconds,
+			Text: fmt.Sprintf("cheaper but slower: from it, the pick buys %s", t.describe(c, pick, "cost"))})
 	case o.Goal == Knee && cr.Pick == cr.ObjectivePick:
 		where := "off the frontier"
 		if c.OnFrontier {
@@ -262,6 +286,11 @@ func eligibleReasons(cr *ClassReport, c, pick *Candidate) []Reason {
 	case better(pick, c, p) || o.Goal == LowestCost:
 		r = append(r, Reason{Code: ReasonSlower, Value: c.Q(p), Limit: pick.Q(p), Unit: UnitSeconds,
 			Text: fmt.Sprintf("%s %s is slower than the pick's %s", pn, fsec(c.Q(p)), fsec(pick.Q(p)))})
+	case better(c, pick, p):
+		// Faster and costlier, where the rule moved a trade-off pick to
+		// the cheapest candidate it accepts.
+		r = append(r, Reason{Code: ReasonCostlier, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
+			Text: fmt.Sprintf("added cost %s is above the pick's %s, the cheapest candidate the verdict rule accepts past the trade-off", fpct(c.AddedCostPct), fpct(pick.AddedCostPct))})
 	default:
 		r = append(r, Reason{Code: ReasonCostlier, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
 			Text: fmt.Sprintf("added cost %s is above the pick's %s at a %s no better (%s)", fpct(c.AddedCostPct), fpct(pick.AddedCostPct), pn, fsec(c.Q(p)))})
@@ -274,41 +303,47 @@ func eligibleReasons(cr *ClassReport, c, pick *Candidate) []Reason {
 	return r
 }
 
-// WhyNotCount is how many rejected candidates the text report's "why
-// not" list shows per class.
+// WhyNotCount is how many candidates the text report's "why not" list
+// shows per class.
 const WhyNotCount = 5
 
-// whyNot returns the indices of the rejected candidates of cr that the
-// "why not" list shows — at most n, the best under the objective first —
-// and how many are rejected in all.
+// whyNot returns the indices of the candidates of cr that the "why not"
+// list shows — at most n, those closest to being picked first: the
+// frontier's points nearest the pick in added cost (so a candidate just
+// over a cap, or just past the trade-off, comes first), then the others by
+// the same distance; ties to the faster — and how many are rejected in
+// all.
 func whyNot(cr *ClassReport, n int) ([]int, int) {
 	var out []int
+	total := 0
 	for i := range cr.Candidates {
-		if cr.Candidates[i].Status == StatusRejected {
+		c := &cr.Candidates[i]
+		if c.Status == StatusRejected {
+			total++
+		}
+		if i != cr.Pick && len(c.Reasons) > 0 {
 			out = append(out, i)
 		}
 	}
-	total := len(out)
-	p := cr.Objective.Percentile
+	pick := cr.Picked()
 	slices.SortStableFunc(out, func(i, j int) int {
 		a, b := &cr.Candidates[i], &cr.Candidates[j]
-		switch cr.Objective.Goal {
-		case LowestCost:
-			if c := cmp.Compare(a.AddedCostPct, b.AddedCostPct); c != 0 {
-				return c
+		if a.OnFrontier != b.OnFrontier {
+			if a.OnFrontier {
+				return -1
 			}
-		case MostAnswered:
-			if c := cmp.Compare(b.AnsweredWithinShare, a.AnsweredWithinShare); c != 0 {
-				return c
-			}
-		}
-		switch {
-		case better(a, b, p):
-			return -1
-		case better(b, a, p):
 			return 1
 		}
-		return cmp.Compare(a.AddedCostPct, b.AddedCostPct)
+		if c := cmp.Compare(math.Abs(a.AddedCostPct-pick.AddedCostPct), math.Abs(b.AddedCostPct-pick.AddedCostPct)); c != 0 {
+			return c
+		}
+		switch {
+		case cr.fasterOnObjective(a, b):
+			return -1
+		case cr.fasterOnObjective(b, a):
+			return 1
+		}
+		return 0
 	})
 	return out[:min(n, len(out))], total
 }

@@ -28,7 +28,8 @@ func reasonOf(c *Candidate, code string) *Reason {
 func TestFates(t *testing.T) {
 	rule := DefaultSettings().Rule
 	o := DefaultSettings().Search.Objective
-	o.MaxHedgedPct = 50
+	// The lowest p95 within the caps: marginal thresholds of 0.
+	o.MaxHedgedPct, o.MaxAddedCostPct, o.MinGainPerCost, o.MinUnansweredCutPerCost = 50, 10, 0, 0
 	cr := ClassReport{Class: "c", Objective: o, Candidates: []Candidate{
 		altCand("none", 3, 100, 0, 0.99),
 		altCand("0s", 1, 150, 1, 0.99),         // 1: over both caps
@@ -77,7 +78,8 @@ func TestFates(t *testing.T) {
 func TestFatesRule(t *testing.T) {
 	rule := DefaultSettings().Rule
 	o := DefaultSettings().Search.Objective
-	o.MaxAddedCostPct = math.Inf(1)
+	// The lowest p95 (marginal thresholds of 0), which the rule then judges.
+	o.MaxAddedCostPct, o.MinGainPerCost, o.MinUnansweredCutPerCost = math.Inf(1), 0, 0
 	cr := ClassReport{Class: "c", Objective: o, Candidates: []Candidate{
 		altCand("none", 3, 100, 0, 0.99),
 		altCand("0s", 2.5, 200, 1, 0.99),   // fastest: −17 % for +100 %, fails per cost
@@ -117,5 +119,75 @@ func TestFatesRule(t *testing.T) {
 	}
 	if r := reasonOf(&cr.Candidates[0], ReasonAboveSLA); r == nil || cr.Candidates[0].Status != StatusRejected {
 		t.Errorf("cost objective: none %+v; want above the SLA", cr.Candidates[0].Reasons)
+	}
+}
+
+// TestWhyNotClosestToPick: the "why not" list shows the candidates closest
+// to being picked — the frontier's points nearest the pick in added cost
+// first, on either side (one just over a cap before a far faster one),
+// then the off-frontier ones — not the fastest.
+func TestWhyNotClosestToPick(t *testing.T) {
+	rule := DefaultSettings().Rule
+	o := DefaultSettings().Search.Objective
+	o.MaxAddedCostPct = 10
+	cr := ClassReport{Class: "c", Objective: o, Candidates: []Candidate{
+		altCand("none", 30, 100, 0, 0.89),
+		altCand("26.5s", 27.9, 109.79, 0.139, 0.991), // 1: the pick, under the cap
+		altCand("11s", 12.5, 110.04, 0.143, 1),       // 2: over the cap by 0.04 pt
+		altCand("5.2s", 6.8, 111.2, 0.171, 1),        // 3: over by 1.2 pt
+		altCand("0s", 2.3, 158.9, 1, 1),              // 4: the fastest, far over
+		altCand("slow", 29, 109.9, 0.2, 0.95),        // 5: off the frontier
+	}}
+	for i := range cr.Candidates {
+		cr.Candidates[i].Latency.P95CI95 = [2]float64{cr.Candidates[i].Latency.P95 - 0.01, cr.Candidates[i].Latency.P95 + 0.01}
+	}
+	decide(&cr, rule, 0.95)
+	if cr.Pick != 1 {
+		t.Fatalf("pick %d (%s); want 26.5s", cr.Pick, cr.PickNote)
+	}
+	idx, total := whyNot(&cr, 4)
+	var got []string
+	for _, i := range idx {
+		got = append(got, cr.Candidates[i].Label)
+	}
+	if want := []string{"11s", "5.2s", "none", "0s"}; strings.Join(got, ",") != strings.Join(want, ",") || total != 3 {
+		t.Errorf("why not %v (%d rejected); want %v (3 rejected)", got, total, want)
+	}
+	if r := reasonOf(&cr.Candidates[2], ReasonCostCap); r == nil || !strings.Contains(r.Text, "added cost +10.04% is over the cap of +10% by 0.04 pt") {
+		t.Errorf("11s: %+v; want over the cap with two decimals", cr.Candidates[2].Reasons)
+	}
+}
+
+// TestRuleMovesTradeOffToCheapest: when the trade-off's pick fails the
+// verdict rule (here: a gain whose interval overlaps no hedging's), the
+// pick moves to the cheapest candidate the rule accepts — the least step
+// past where the trade-off ended — not to the fastest (d, +25 %).
+func TestRuleMovesTradeOffToCheapest(t *testing.T) {
+	rule := DefaultSettings().Rule
+	o := DefaultSettings().Search.Objective
+	cr := ClassReport{Class: "c", Objective: o, Candidates: []Candidate{
+		altCand("none", 4, 100, 0, 1),
+		altCand("a", 3.5, 105, 0.1, 1), // −12.5 % for +5 %: the trade-off's pick, not significant
+		altCand("b", 3.4, 112, 0.2, 1), // −15 % for +12 %: from a, 0.36 % per %
+		altCand("d", 3.0, 125, 0.4, 1), // −25 % for +25 %: from a, 0.63 % per %
+		altCand("c", 2.0, 200, 1, 1),   // −50 % for +100 %: fails the rule
+	}}
+	cr.Candidates[1].Latency.P95CI95 = [2]float64{2.9, 4.1}
+	decide(&cr, rule, 0.95)
+	if cr.ObjectivePick != 1 || cr.Pick != 2 || !cr.Verdict.Hedge ||
+		!strings.Contains(cr.Verdict.Reason, "recommend b: the trade-off pick (a) fails the rule") {
+		t.Errorf("objective's pick %d, pick %d, verdict %+v; want a, then b, the cheapest the rule accepts", cr.ObjectivePick, cr.Pick, cr.Verdict)
+	}
+	cs := cr.Candidates
+	if !cs[2].Pick || cs[2].ObjectivePick || !cs[1].ObjectivePick || cs[1].Pick || !strings.Contains(cr.PickNote, "instead of the objective's pick (a") {
+		t.Errorf("marks: b pick %v objective %v, a pick %v objective %v; note %q", cs[2].Pick, cs[2].ObjectivePick, cs[1].Pick, cs[1].ObjectivePick, cr.PickNote)
+	}
+	var b strings.Builder
+	writeClass(&b, &cr, 0.95, false)
+	if !strings.Contains(b.String(), "o the objective's pick") {
+		t.Errorf("table:\n%s", b.String())
+	}
+	if r := reasonOf(&cr.Candidates[3], ReasonCostlier); r == nil || !strings.Contains(r.Text, "the cheapest candidate the verdict rule accepts") {
+		t.Errorf("d: %s %+v; want costlier than the pick", cr.Candidates[3].Status, cr.Candidates[3].Reasons)
 	}
 }

@@ -1,6 +1,10 @@
 package optimize
 
-import "fmt"
+import (
+	"fmt"
+
+	"github.com/hedgesim/hedgesim/sim"
+)
 
 // Verdict labels (Verdict.Label): what the pick is, in a word or three.
 const (
@@ -44,6 +48,9 @@ func label(cr *ClassReport) {
 func verdictHead(cr *ClassReport) string {
 	v, pick := &cr.Verdict, cr.Picked()
 	fires := fmt.Sprintf("%.1f%% hedged, %.3f attempts/request", 100*pick.HedgedShare, pick.AttemptsPerRequest)
+	if m := monthly(cr); m != "" {
+		fires += "; " + m
+	}
 	delay := candDelay(pick)
 	if pick.Steps != nil {
 		delay = "per step: " + pick.Label // a pipeline's
@@ -58,4 +65,26 @@ func verdictHead(cr *ClassReport) string {
 		return fmt.Sprintf("fallback: the configured policy's copies go out only after a failure (%s)", fires)
 	}
 	return LabelNoHedge
+}
+
+// monthly states what the pick adds, in percent and in dollars a month at
+// the class's rate: "+75.0% calls, +75.0% cost: +$3,131 a month at 20
+// req/s"; "" for no hedging and for a class without prices, whose added
+// cost is in calls.
+func monthly(cr *ClassReport) string {
+	pick := cr.Picked()
+	if !pick.Hedging {
+		return ""
+	}
+	if cr.CostBasis != CostUSD {
+		return "" // the added cost is in calls already
+	}
+	calls := fpct(pick.AddedCallsPct) + " calls"
+	s := cr.Spend
+	added := s.PerMonth - s.NoHedgingPerMonth
+	sign := "+"
+	if added < 0 {
+		sign, added = "-", -added
+	}
+	return fmt.Sprintf("%s, %s cost: %s%s a month at %s req/s", calls, fpctCost(pick.AddedCostPct), sign, sim.Dollars(added), sim.PerSecond(s.RequestsPerSecond))
 }

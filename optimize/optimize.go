@@ -202,8 +202,8 @@ type ClassReport struct {
 	// Pick is the index of the recommended candidate; PickNote says why.
 	// It is the objective's choice (ObjectivePick) unless that choice
 	// fails the verdict rule and a candidate within the objective's limits
-	// passes it: then Pick is that candidate (the fastest such, or the
-	// cheapest for objective cost), the verdict is "hedge" and PickNote
+	// passes it: then Pick is that candidate (the cheapest such for
+	// objective cost and a trade-off pick, else the fastest), the verdict is "hedge" and PickNote
 	// and the verdict's reason name the objective's choice. When the
 	// verdict is "don't hedge", Pick is 0, no hedging: Pick is always what
 	// to roll out.
@@ -360,6 +360,8 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 	if err := s.Validate(cfg); err != nil {
 		return nil, nil, err
 	}
+	s.PerClass = maps.Clone(s.PerClass)
+	s.Each(func(se *Search) { se.Objective.setMarginal(s.Rule) })
 	workers := opt.Workers
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)
@@ -760,7 +762,10 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 		cr.Verdict.Reason = cr.PickNote
 	}
 	cr.Verdict.Alternative = -1
-	cheapest := cr.Objective.Goal == LowestCost
+	// A trade-off pick that the rule rejects moves to the cheapest
+	// candidate the rule accepts: the least step past where the trade-off
+	// ended.
+	cheapest := cr.Objective.Goal == LowestCost || cr.Objective.walks()
 	if !cr.Verdict.Hedge && !tooFew {
 		// The objective's pick fails the rule. When a candidate within the
 		// objective's limits passes it, recommend that one instead: "don't
@@ -804,6 +809,10 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 			AddedCostPct:     cs[k].AddedCostPct,
 			UnansweredBefore: base.unanswered(), UnansweredAfter: cs[k].unanswered(),
 		}
+	}
+	if m := allMiss(cr); m != "" {
+		cr.PickNote += "; " + m
+		cr.Verdict.Reason += fmt.Sprintf("; ranked by the answered share, %s being a miss for every candidate: objective \"answered\" says so", pname(p))
 	}
 	finishPick(cr)
 	pick := &cs[cr.Pick]
@@ -932,13 +941,13 @@ func nearestAcceptable(cs []Candidate, o Objective, level float64, rule Rule, ba
 
 // Excess says how far c lies beyond the limits of o: the sum, over the
 // limits it violates, of its excess over each — added cost above
-// MaxAddedCostPct (LowestLatency) and hedged share above MaxHedgedPct, in
+// MaxAddedCostPct (LowestLatency, MostAnswered) and hedged share above MaxHedgedPct, in
 // percentage points, and for LowestCost the percentile above the SLA, in
 // percent of the SLA. It is 0 for a candidate within the limits.
 func Excess(c *Candidate, o Objective) float64 {
 	x := max(0, 100*c.HedgedShare-o.MaxHedgedPct)
 	switch o.Goal {
-	case LowestLatency:
+	case LowestLatency, MostAnswered:
 		if !math.IsInf(o.MaxAddedCostPct, 1) {
 			x += max(0, c.AddedCostPct-o.MaxAddedCostPct)
 		}
@@ -950,14 +959,20 @@ func Excess(c *Candidate, o Objective) float64 {
 	return x
 }
 
-// goalWord names the objective's pick in a verdict: "the lowest-p95
-// pick", "the cheapest pick", "the knee pick".
+// goalWord names the objective's pick in a verdict: "the trade-off pick",
+// "the lowest-p95 pick", "the cheapest pick", "the knee pick".
 func goalWord(o Objective) string {
 	switch o.Goal {
 	case LowestCost:
 		return "cheapest"
 	case Knee:
 		return "knee"
+	}
+	if o.walks() {
+		return "trade-off"
+	}
+	if o.Goal == MostAnswered {
+		return "most-answered"
 	}
 	return "lowest-" + pname(o.Percentile)
 }

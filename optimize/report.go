@@ -17,8 +17,8 @@ import (
 )
 
 // MarshalJSON writes the objective as {"name", "text", "percentile",
-// "max_added_cost_pct" (null for no cap, and for the cost and knee
-// objectives, which have no cost cap), "max_hedged_pct", "sla_s" (null
+// "max_added_cost_pct" (null for no cap, the default, and for the cost and
+// knee objectives, which have no cost cap), "max_hedged_pct", "sla_s" (null
 // when unset)}.
 func (o Objective) MarshalJSON() ([]byte, error) {
 	type obj struct {
@@ -30,7 +30,7 @@ func (o Objective) MarshalJSON() ([]byte, error) {
 		SLA             *float64 `json:"sla_s"`
 	}
 	j := obj{Name: o.Name(), Text: o.String(), Percentile: o.Percentile, MaxHedgedPct: o.MaxHedgedPct}
-	if o.Goal == LowestLatency && !math.IsInf(o.MaxAddedCostPct, 1) {
+	if (o.Goal == LowestLatency || o.Goal == MostAnswered) && !math.IsInf(o.MaxAddedCostPct, 1) {
 		j.MaxAddedCostPct = &o.MaxAddedCostPct
 	}
 	if o.SLA > 0 {
@@ -414,11 +414,15 @@ func writeWon(w io.Writer, cr *ClassReport) {
 // rejected, the reason codes of the JSON in brackets.
 func writeWhyNot(w io.Writer, cr *ClassReport) {
 	idx, total := whyNot(cr, WhyNotCount)
-	if total == 0 {
+	if len(idx) == 0 {
 		return
 	}
 	pn := pname(cr.Objective.Percentile)
-	fmt.Fprintf(w, "  why not: %d of %d candidates rejected; the best %d by the objective, with why (every candidate's status and reasons: --json):\n", total, len(cr.Candidates), len(idx))
+	rejected := ""
+	if total > 0 {
+		rejected = fmt.Sprintf("; %d of %d rejected", total, len(cr.Candidates))
+	}
+	fmt.Fprintf(w, "  why not: the %d candidates closest to being picked (nearest the pick in added cost, the frontier first), with why (every candidate's status and reasons: --json%s):\n", len(idx), rejected)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	for _, i := range idx {
 		c := &cr.Candidates[i]
@@ -440,7 +444,11 @@ func writeWhyNot(w io.Writer, cr *ClassReport) {
 				figure = "checked " + figure
 			}
 		}
-		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\n", delay, figure, addedCost(cr, c), strings.Join(why, "; "))
+		cost := fpctCost(c.AddedCostPct)
+		if cr.CostBasis == CostCalls {
+			cost += " calls"
+		}
+		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\n", delay, figure, cost, strings.Join(why, "; "))
 	}
 	tw.Flush()
 }

@@ -20,8 +20,6 @@ const (
 	MaxRequests = sim.MaxRequests
 	// DefaultLevel is the confidence level of the intervals.
 	DefaultLevel = 0.95
-	// DefaultMaxAddedCostPct caps the added cost of the p95/p99 objectives.
-	DefaultMaxAddedCostPct = 10
 	// DefaultDelayCount is how many delays the default grid spans between
 	// the class's no-hedging p10 and p99, before rounding (delay 0 is added).
 	DefaultDelayCount = 40
@@ -36,9 +34,14 @@ const (
 type Goal uint8
 
 const (
-	// LowestLatency picks the lowest percentile among the candidates whose
-	// added cost and hedged share are within the caps (objectives "p95" and
-	// "p99"). Ties go to the higher answered share, then the lower cost.
+	// LowestLatency picks on the trade-off (objectives "p95" and "p99"):
+	// the point of the added-cost versus percentile frontier, among the
+	// candidates within the caps, past which more cost no longer passes
+	// the verdict rule's marginal test — ≥ MinGainPerCost percent of the
+	// percentile or ≥ MinUnansweredCutPerCost percent of the unanswered
+	// share per percent of added cost (tradeoff.go). With both thresholds
+	// 0 that is the lowest percentile within the caps; ties go to the
+	// higher answered share, then the lower cost.
 	LowestLatency Goal = iota
 	// LowestCost picks the cheapest candidate whose percentile is at most
 	// the SLA (objective "cost"); when none is, the lowest percentile.
@@ -51,13 +54,17 @@ const (
 	// those scaled units, shows no diminishing returns: its fastest point
 	// is picked (and the verdict says whether it is worth it).
 	Knee
-	// MostAnswered picks the highest share of requests answered within
-	// Objective.Target among the candidates within the added-cost and
-	// hedged-share caps (objective "answered"): the SLO view, "95 % of
-	// requests get a usable answer within 2 s". Ties go to the lower
-	// percentile, then the lower cost. With Objective.Checked (objective
-	// "checked", pipeline classes) the share counts only the turns checked
-	// within the target.
+	// MostAnswered picks on the trade-off of the share of requests
+	// answered within Objective.Target (objective "answered"): the SLO
+	// view, "95 % of requests get a usable answer within 2 s". Among the
+	// candidates within the added-cost and hedged-share caps, it walks the
+	// added-cost versus answered-within-target frontier while each move
+	// cuts the share not answered within the target by at least
+	// MinUnansweredCutPerCost percent (of no hedging's) per percent of
+	// added cost (tradeoff.go); with a threshold of 0, the most answered.
+	// Ties go to the lower percentile, then the lower cost. With
+	// Objective.Checked (objective "checked", pipeline classes) the share
+	// counts only the turns checked within the target.
 	MostAnswered
 )
 
@@ -68,9 +75,14 @@ type Objective struct {
 	// look at, 0.95 or 0.99.
 	Percentile float64
 	// MaxAddedCostPct caps the added cost in percent of the no-hedging cost
-	// for LowestLatency; ≥ 0, +Inf for no cap (0 is a cap of 0, not "off").
-	// The other goals ignore it (JSON max_added_cost_pct is then null).
+	// for LowestLatency and MostAnswered: a hard ceiling, set by the user;
+	// ≥ 0, +Inf for no cap, the default (0 is a cap of 0, not "off"). The
+	// other goals ignore it (JSON max_added_cost_pct is then null).
 	MaxAddedCostPct float64
+	// MinGainPerCost and MinUnansweredCutPerCost are the marginal test of
+	// LowestLatency and MostAnswered (tradeoff.go): Run sets them from the
+	// verdict rule's fields of the same names; 0 passes any gain.
+	MinGainPerCost, MinUnansweredCutPerCost float64
 	// MaxHedgedPct caps the percentage of requests that send a copy, for
 	// every goal; in [0, 100], 100 for no cap (0 is a cap of 0, which rules
 	// out hedging, not "off").
@@ -151,16 +163,6 @@ func (o Objective) String() string {
 	switch o.Goal {
 	case LowestCost:
 		return fmt.Sprintf("lowest cost with %s ≤ %s%s", p, fsec(o.SLA.Seconds()), hedged)
-	case MostAnswered:
-		s := fmt.Sprintf("most requests %s within %s", o.withinWord(), fsec(o.Target.Seconds()))
-		if !math.IsInf(o.MaxAddedCostPct, 1) {
-			s += fmt.Sprintf(" with added cost ≤ +%s%%", fnum(o.MaxAddedCostPct))
-			return s + hedged
-		}
-		if hedged != "" {
-			s += " with" + strings.TrimPrefix(hedged, " and")
-		}
-		return s
 	case Knee:
 		s := fmt.Sprintf("knee of the added-cost versus %s frontier", p)
 		if hedged != "" {
@@ -168,13 +170,24 @@ func (o Objective) String() string {
 		}
 		return s
 	}
+	s := "lowest " + p
+	if o.Goal == MostAnswered {
+		s = fmt.Sprintf("most requests %s within %s", o.withinWord(), fsec(o.Target.Seconds()))
+	}
+	if o.walks() {
+		s = p + " on the trade-off"
+		if o.Goal == MostAnswered {
+			s = fmt.Sprintf("%s within %s on the trade-off", o.withinWord(), fsec(o.Target.Seconds()))
+		}
+		s += " (each move along the frontier buys " + o.test() + ")"
+	}
 	if math.IsInf(o.MaxAddedCostPct, 1) {
 		if hedged == "" {
-			return "lowest " + p
+			return s
 		}
-		return "lowest " + p + " with" + strings.TrimPrefix(hedged, " and")
+		return s + " with" + strings.TrimPrefix(hedged, " and")
 	}
-	return fmt.Sprintf("lowest %s with added cost ≤ +%s%%%s", p, fnum(o.MaxAddedCostPct), hedged)
+	return fmt.Sprintf("%s with added cost ≤ +%s%%%s", s, fnum(o.MaxAddedCostPct), hedged)
 }
 
 func (o Objective) validate() error {
@@ -238,12 +251,15 @@ func (o Objective) withinVerb() string {
 // answer that would otherwise be missing is worth more than a faster one:
 // field report 1 (answered share 50 % → 87.5 %, i.e. −75 % unanswered, for
 // +75 % calls) passes the rule. The rule judges the objective's pick and,
-// when it fails, the candidates within the objective's limits (the fastest
-// that passes, or the cheapest for objective cost, becomes the pick); the default objective
-// (DefaultMaxAddedCostPct, +10 %) excludes every +75 % candidate: under the
-// defaults that class is told "don't hedge", with a note that the rule
-// would accept the trade beyond the objective's limits; lift the cap
-// (max_added_cost_pct = inf, --max-cost inf) to pick it.
+// when it fails, the candidates within the objective's limits (the cheapest
+// that passes for objective cost and a trade-off pick, else the fastest,
+// becomes the pick); the default objective
+// has no cost cap: a user's cap (max_added_cost_pct, --max-cost) that
+// excludes every +75 % candidate gets that class told "don't hedge", with a
+// note that the rule would accept the trade beyond the objective's limits.
+// The rule's per-cost tests are also the objectives' marginal test: the
+// default pick is where moving further along the frontier no longer passes
+// them (tradeoff.go).
 //
 // Whatever the rule, a pick is never worth it when the requests are too few
 // for an order-statistic interval on the percentile (MinRequestsForCI).
@@ -395,7 +411,8 @@ type Settings struct {
 
 // DefaultSettings returns the defaults: 200 000 requests per candidate,
 // 95 % intervals, the default delay grid with the class's own copies and
-// targets, objective p95 with added cost ≤ +10 % and no hedged-share cap,
+// targets, objective p95 on the trade-off with no cost cap and no
+// hedged-share cap,
 // verdict rule 10 % gain, 1 % of p95 (0.5 % of unanswered share) per % of
 // added cost, significant.
 func DefaultSettings() Settings {
@@ -405,7 +422,8 @@ func DefaultSettings() Settings {
 		Level:         DefaultLevel,
 		Search: Search{Objective: Objective{
 			Goal: LowestLatency, Percentile: 0.95,
-			MaxAddedCostPct: DefaultMaxAddedCostPct, MaxHedgedPct: 100,
+			MaxAddedCostPct: math.Inf(1), MaxHedgedPct: 100,
+			MinGainPerCost: 1, MinUnansweredCutPerCost: 0.5,
 		}},
 		Rule:           Rule{MinGainPct: 10, MinGainPerCost: 1, MinUnansweredCutPerCost: 0.5, RequireSignificant: true},
 		GroupObjective: GroupWeighted,

@@ -33,12 +33,13 @@ func TestListFlagsRejectEmptyElements(t *testing.T) {
 // under their own objective, given by flag or by the scenario's
 // [optimize] table, they are accepted.
 func TestObjectiveFlagsNeedTheirObjective(t *testing.T) {
-	src, err := os.ReadFile("../../scenarios/guard-check.toml")
-	if err != nil {
-		t.Fatal(err)
-	}
+	src := guardWithoutOptimize(t)
 	costScenario := filepath.Join(t.TempDir(), "cost.toml")
 	if err := os.WriteFile(costScenario, append(src, "\n[optimize]\nobjective = \"cost\"\nsla = \"3s\"\n"...), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	plain := filepath.Join(t.TempDir(), "plain.toml")
+	if err := os.WriteFile(plain, src, 0o644); err != nil {
 		t.Fatal(err)
 	}
 	base := []string{"optimize", "--requests", "200", "--check-requests", "0", "--delays", "0s,1s", "--quiet"}
@@ -66,7 +67,7 @@ func TestObjectiveFlagsNeedTheirObjective(t *testing.T) {
 	} {
 		args := append(append([]string(nil), base...), tc.args...)
 		if args[len(args)-1] != costScenario {
-			args = append(args, "guard-check")
+			args = append(args, plain)
 		}
 		code, _, errOut := hedgesim(t, args...)
 		if code != tc.code || !strings.Contains(errOut, tc.want) {
@@ -80,17 +81,21 @@ func TestObjectiveFlagsNeedTheirObjective(t *testing.T) {
 // for every class or one) needs, so the file need not repeat it; without
 // the flag, the file's missing value is still an error.
 func TestObjectiveFlagsCompleteTheFile(t *testing.T) {
+	plain := filepath.Join(t.TempDir(), "guard.toml")
+	if err := os.WriteFile(plain, guardWithoutOptimize(t), 0o644); err != nil {
+		t.Fatal(err)
+	}
 	quick := []string{"optimize", "--quiet", "--requests", "1000", "--check-requests", "0"}
 	for _, args := range [][]string{
 		{"--sla", "2s", "--set", "optimize.objective=cost"},
 		{"--sla", "2s", "--set", "optimize.class.check.objective=cost"},
 		{"--target", "2s", "--set", "optimize.objective=answered"},
 	} {
-		code, _, errOut := hedgesim(t, append(append(append([]string(nil), quick...), args...), "guard-check")...)
+		code, _, errOut := hedgesim(t, append(append(append([]string(nil), quick...), args...), plain)...)
 		if code != 0 {
 			t.Errorf("%v: exit %d, %s; want 0", args, code, errOut)
 		}
-		code, _, errOut = hedgesim(t, append(append(append([]string(nil), quick...), args[2:]...), "guard-check")...)
+		code, _, errOut = hedgesim(t, append(append(append([]string(nil), quick...), args[2:]...), plain)...)
 		if code != exitUsage || !strings.Contains(errOut, "needs") {
 			t.Errorf("%v without %s: exit %d, %q; want 2 and what it needs", args[2:], args[0], code, errOut)
 		}
@@ -104,4 +109,19 @@ func TestObjectiveEmpty(t *testing.T) {
 	if code != exitUsage || out != "" || !strings.Contains(errOut, "--objective: empty") {
 		t.Errorf("exit %d, %q; want 2 and --objective: empty", code, errOut)
 	}
+}
+
+// guardWithoutOptimize returns the shipped guard-check.toml without its
+// [optimize] table: a scenario whose objective is the default.
+func guardWithoutOptimize(t *testing.T) []byte {
+	t.Helper()
+	src, err := os.ReadFile("../../scenarios/guard-check.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	head, _, ok := strings.Cut(string(src), "\n[optimize]")
+	if !ok {
+		t.Fatal("guard-check.toml has no [optimize] table")
+	}
+	return []byte(head + "\n")
 }

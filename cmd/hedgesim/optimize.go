@@ -193,7 +193,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	fs.Var(&target, "target", "answered and checked objectives: the `latency` within which a request counts as answered (or checked), such as 2s")
 	fs.Var(&allowFewer, "allow-fewer-answers", "let the pick answer significantly fewer requests than no hedging (default false: a pick never trades answers for speed)")
 	fs.Var(&excludeOverload, "exclude-overload", "exclude every candidate that overloads a rate limit no hedging does not, even when the sweep measured its 429s (default false: such a candidate is judged on its measured figures when the sweep spans at least 20 refills of the limit's bucket, excluded otherwise)")
-	fs.Var(&maxCost, "max-cost", "p95, p99 and answered objectives: the most added cost allowed, in `percent` of no hedging (default 10; inf for no cap)")
+	fs.Var(&maxCost, "max-cost", "p95, p99 and answered objectives: a hard ceiling on added cost, in `percent` of no hedging (default inf: none; the pick is where the trade-off ends)")
 	fs.Var(&maxHedged, "max-hedged", "the largest share of requests that may send a copy, in `percent` (default 100)")
 	fs.Var(&sla, "sla", "cost objective: the `latency` p95 must not exceed, such as 2s")
 	fs.Var(&minGain, "min-gain", "verdict: the smallest improvement worth having, in `percent` (default 10)")

@@ -106,8 +106,9 @@ func TestOptimizeOracleTable(t *testing.T) {
 	if !regexp.MustCompile(`\s1\.(49[5-9]|50[0-5])\s`).MatchString(row1s) {
 		t.Errorf("delay 1s row %q: want 1.50 ± 0.006 calls per request", row1s)
 	}
-	// −48 % p95 for +50 % cost is 0.97 % per 1 %: just short of the rule.
-	for _, want := range []string{"verdict: don't hedge: p95 (5.", "per 1% of cost, less than 1", "quantiles: nearest rank"} {
+	// −48 % p95 for +50 % cost is 0.97 % per 1 %: just short of the rule's
+	// marginal test, so the trade-off stays at no hedging.
+	for _, want := range []string{"verdict: don't hedge: no candidate buys enough to move off no hedging", "the best move, to 1s, buys p95 5.", "0.97% of no hedging's p95", "quantiles: nearest rank"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
