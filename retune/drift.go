@@ -143,7 +143,7 @@ func Judge(h *readers.Histogram, scen, live dist.Continuous, alpha float64) Drif
 		if len(d.Where) == 0 {
 			d.Where = []string{"shape"}
 		}
-		d.Why = fmt.Sprintf("the counts reject the scenario's model: X² = %.1f on %d df, p = %.3g < %g", d.ChiSquare, d.DF, d.PValue, alpha)
+		d.Why = fmt.Sprintf("the counts reject the scenario's model: X² = %.1f on %d df, p = %s < %g", d.ChiSquare, d.DF, pText(d.PValue), alpha)
 	default:
 		d.Verdict = Unchanged
 		d.Why = fmt.Sprintf("the counts agree with the scenario's model: X² = %.1f on %d df, p = %.3g ≥ %g", d.ChiSquare, d.DF, d.PValue, alpha)
@@ -151,8 +151,8 @@ func Judge(h *readers.Histogram, scen, live dist.Continuous, alpha float64) Drif
 	return d
 }
 
-// Describe says the verdict with how much and where: "shifted: median
-// +20% (1s → 1.2s), tail …".
+// Describe says the verdict with where and how much: "shifted in median,
+// tail: p50 +20% (1 → 1.2 s); …".
 func (d *Drift) Describe() string {
 	if d.Verdict != Shifted {
 		return d.Verdict
@@ -169,9 +169,9 @@ func (d *Drift) Describe() string {
 		}
 	}
 	if len(parts) == 0 {
-		return "shifted: shape (no percentile or share beyond its interval)"
+		return "shifted in shape: no percentile or share beyond its interval"
 	}
-	return "shifted: " + strings.Join(parts, "; ")
+	return "shifted in " + strings.Join(d.Where, ", ") + ": " + strings.Join(parts, "; ")
 }
 
 // mass returns the probability d puts in (lo, hi], from the upper tail

@@ -53,7 +53,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintln(tw, "model\tobservations\tverdict\tX²\tdf\tp\tp50 scenario → live [interval]\tp95\tp99\t")
 	for _, m := range r.Models {
 		d := &m.Drift
-		row := []string{m.Model, strconv.FormatFloat(d.N, 'f', -1, 64), d.Verdict, fmt.Sprintf("%.1f", d.ChiSquare), strconv.Itoa(d.DF), fmt.Sprintf("%.3g", d.PValue)}
+		row := []string{m.Model, strconv.FormatFloat(d.N, 'f', -1, 64), d.Verdict, fmt.Sprintf("%.1f", d.ChiSquare), strconv.Itoa(d.DF), pText(d.PValue)}
 		for _, s := range d.Percentiles {
 			mark := ""
 			if s.Moved {
@@ -167,4 +167,12 @@ func (d Drift) MarshalJSON() ([]byte, error) {
 		ChiSquare jnum `json:"chi_square"`
 		PValue    jnum `json:"p_value"`
 	}{plain(d), jnum(d.ChiSquare), jnum(d.PValue)})
+}
+
+// pText formats a p-value; one that underflows to 0 is "<1e-300".
+func pText(p float64) string {
+	if p == 0 {
+		return "<1e-300"
+	}
+	return fmt.Sprintf("%.3g", p)
 }
