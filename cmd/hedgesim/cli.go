@@ -26,7 +26,7 @@ const (
 	exitOK          = 0
 	exitFailure     = 1
 	exitUsage       = 2
-	exitAction      = 3 // retune: drift or a better pick found
+	exitAction      = 3   // retune: drift or a better pick found
 	exitInterrupted = 130 // 128 + SIGINT, as shells report it
 )
 
