@@ -6,6 +6,7 @@ import (
 	"math"
 	"runtime"
 	"slices"
+	"strings"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -191,6 +192,11 @@ func RecheckPolicy(ctx context.Context, cfg, live *sim.Config, opt RecheckOption
 	check, err := optimize.Check(ctx, live, current, n, level)
 	if err != nil {
 		return nil, err
+	}
+	for i := range check.Classes {
+		// Here the "sweep" the check compares with is the prediction on
+		// the scenario's models.
+		check.Classes[i].Flag = strings.ReplaceAll(check.Classes[i].Flag, "the sweep's", "the prediction's")
 	}
 	s.CheckRequests = 0
 	newRep, err := optimize.Run(live, s, optimize.Options{Workers: opt.Workers, Context: ctx, Progress: opt.Progress})

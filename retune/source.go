@@ -137,6 +137,7 @@ func Read(src Source, cfg *sim.Config, q Query) ([]Live, error) {
 		if err != nil {
 			return nil, &InputError{Model: m.Name, Query: desc, Source: src.Name, Err: err}
 		}
+		desc = describeQuery(h.Metric, labels) // the metric found, when not named
 		k := "latency"
 		if m.Latency == nil {
 			k = "ttft"

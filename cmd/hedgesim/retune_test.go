@@ -229,3 +229,43 @@ func TestRetuneBadInput(t *testing.T) {
 		}
 	}
 }
+
+// TestRetuneDocExample runs the example of docs/retune.md (the text block
+// after its "retune example" marker, whose first line is the command) in
+// testdata/docs and checks the output, the time of the run aside: it
+// exits 3 and prints exactly what the guide shows.
+func TestRetuneDocExample(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates an optimisation of guard-check")
+	}
+	data, err := os.ReadFile(filepath.Join(repoRoot, "docs/retune.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(data), "<!-- retune example")
+	if !ok {
+		t.Fatal("docs/retune.md has no retune example marker")
+	}
+	_, rest, _ = strings.Cut(rest, "```text\n")
+	block, _, _ := strings.Cut(rest, "```\n")
+	cmdLine, want, _ := strings.Cut(block, "\n")
+	words, err := shellWords(strings.TrimPrefix(cmdLine, "$ hedgesim "))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := filepath.Abs("testdata/docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	code, got, errOut := hedgesim(t, words...)
+	if code != 3 {
+		t.Fatalf("exit %d, want 3: %s", code, errOut)
+	}
+	at := regexp.MustCompile(` at \d{4}-\d\d-\d\dT\d\d:\d\d:\d\dZ;`)
+	got = at.ReplaceAllString(got, " at TIME;")
+	want = at.ReplaceAllString(want, " at TIME;")
+	if got != want {
+		t.Errorf("docs/retune.md's example is not what the command prints; it prints:\n%s", got)
+	}
+}
