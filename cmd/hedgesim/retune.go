@@ -32,6 +32,9 @@ SOURCE is a file or an http(s) URL (a /metrics page) holding a Prometheus
 text-format histogram, the JSON of a Prometheus API query, or OTLP JSON
 (--format, guessed when omitted). Model M's series is the one whose
 model label is M (--model-label) and whose other labels match --label.
+--prometheus URL queries a Prometheus server instead, one instant query
+per model over --window (or --query with {model}), each retried with
+backoff within --timeout.
 
 Drift: Pearson's chi-square of the live bucket counts against the
 scenario model's, on the histogram's buckets; p50/p95/p99 with intervals
@@ -47,6 +50,11 @@ var errRetuneAction = errors.New("retune: drift or a better pick found")
 func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("retune", retuneSynopsis, stderr)
 	from := fs.String("from", "", "the histograms' `SOURCE`: a file or an http(s) URL")
+	promURL := fs.String("prometheus", "", "query the Prometheus server at `URL` instead (its HTTP API, one instant query per model)")
+	promQuery := fs.String("query", "", "with --prometheus: the PromQL `template`, {model} standing for the model's name (default: sum by (le) (increase(METRIC_bucket{model=\"{model}\"}[WINDOW])))")
+	var window durationFlag
+	window.v = 24 * time.Hour
+	fs.Var(&window, "window", "with --prometheus: the `duration` of increase() in the default query (default 1d)")
 	format := fs.String("format", "", "SOURCE `format`: prometheus, prometheus-api or otlp (default: guessed)")
 	metric := fs.String("metric", "", "the histogram metric's `name` (default: the source's only histogram)")
 	labels := labelFlag{}
@@ -56,7 +64,7 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.Var(&models, "model", "retune only these models, comma-separated `list` (default: every model)")
 	unitName := fs.String("unit", "", "`unit` of the bucket bounds: s, ms or us (default: from the source)")
 	alpha := fs.Float64("alpha", 0.01, "drift test `level`: a model shifted when the chi-square p-value is below it")
-	timeout := fs.Duration("timeout", 30*time.Second, "how long to wait for an http(s) SOURCE")
+	timeout := fs.Duration("timeout", 30*time.Second, "how long to wait for an http(s) SOURCE, or for each model's Prometheus query, retries with backoff included")
 	var seed, requests, checkRequests intFlag
 	fs.Var(&seed, "seed", "random seed, overrides the scenario's `seed`")
 	fs.Var(&requests, "requests", "`n` requests per candidate of the optimisation (default: the scenario's [optimize] or 200000)")
@@ -77,8 +85,17 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
-	if *from == "" {
-		return usageError{err: errors.New("no --from SOURCE given; usage: hedgesim retune SCENARIO --from SOURCE")}
+	switch {
+	case *from == "" && *promURL == "":
+		return usageError{err: errors.New("no --from SOURCE or --prometheus URL given; usage: hedgesim retune SCENARIO --from SOURCE")}
+	case *from != "" && *promURL != "":
+		return usageError{err: errors.New("--from and --prometheus are exclusive: give one source")}
+	case *promURL == "" && (*promQuery != "" || window.set):
+		return usageError{err: errors.New("--query and --window go with --prometheus")}
+	case *promURL != "" && *format != "":
+		return usageError{err: errors.New("--format goes with --from; a Prometheus query's result is its API's JSON")}
+	case !(*timeout > 0):
+		return usageError{err: fmt.Errorf("--timeout %s: must be > 0", *timeout)}
 	}
 	if !(*alpha > 0 && *alpha < 0.5) {
 		return usageError{err: fmt.Errorf("--alpha %g: must be in (0, 0.5)", *alpha)}
@@ -181,13 +198,30 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 
-	source, err := readSource(ctx, *from, *format, *timeout)
-	if err != nil {
-		return err
-	}
-	live, err := retune.Read(source, &sc.Config, q)
-	if err != nil {
-		return usageError{err: err}
+	var live []retune.Live
+	sourceName := *from
+	if *promURL != "" {
+		lim, err := inputLimits()
+		if err != nil {
+			return err
+		}
+		sourceName = *promURL
+		ps := retune.PromSource{URL: *promURL, Template: *promQuery, Window: window.v, Timeout: *timeout, MaxBytes: lim.MaxDataBytes}
+		live, err = retune.ReadPrometheus(ctx, ps, &sc.Config, q)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return usageError{err: err}
+		}
+	} else {
+		source, err := readSource(ctx, *from, *format, *timeout)
+		if err != nil {
+			return err
+		}
+		if live, err = retune.Read(source, &sc.Config, q); err != nil {
+			return usageError{err: err}
+		}
 	}
 	fopt := fit.Options{Model: fit.ModelAuto, Seed: 1}
 	if seed.set {
@@ -201,7 +235,7 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		return err
 	}
-	rep := &retune.Report{Scenario: sc.Config.Name, Source: *from, At: time.Now().UTC().Format(time.RFC3339), Alpha: *alpha, Models: assessed}
+	rep := &retune.Report{Scenario: sc.Config.Name, Source: sourceName, At: time.Now().UTC().Format(time.RFC3339), Alpha: *alpha, Models: assessed}
 	if slices.ContainsFunc(assessed, func(m retune.Model) bool { return m.Drift.Verdict == retune.Shifted }) {
 		ropt := retune.RecheckOptions{Settings: s}
 		bar := newProgress(stderr, "retune", *quiet)
