@@ -102,19 +102,23 @@ type ClassAdvice struct {
 	NowRequests int64 `json:"current_policy_requests"`
 	// New is the new pick's label ("none" for no hedging), with its
 	// delay (seconds) and copies, and its figures from the sweep.
-	New            string      `json:"new_pick"`
-	NewDelay       float64     `json:"new_delay_s"`
-	NewCopies      int         `json:"new_copies"`
-	NewLatency     sim.Latency `json:"new_latency_s"`
-	NewAnswered    float64     `json:"new_answered_share"`
-	NewAddedCost   float64     `json:"new_added_cost_pct"`
-	NewRequests    int64       `json:"new_requests"`
-	Percentile     float64     `json:"percentile"`
-	Decision       string      `json:"decision"`
-	Why            string      `json:"why"`
-	SamePolicy     bool        `json:"same_policy"`
-	CurrentLabel   string      `json:"current_policy_label"`
-	newCandidateOK bool
+	New          string      `json:"new_pick"`
+	NewDelay     float64     `json:"new_delay_s"`
+	NewCopies    int         `json:"new_copies"`
+	NewLatency   sim.Latency `json:"new_latency_s"`
+	NewAnswered  float64     `json:"new_answered_share"`
+	NewAddedCost float64     `json:"new_added_cost_pct"`
+	NewRequests  int64       `json:"new_requests"`
+	// Percentile is the objective's percentile the decision compared
+	// (0.95, or 0.99 for a p99 objective).
+	Percentile float64 `json:"percentile"`
+	// Decision is Keep or Change and Why says why, with the figures;
+	// SamePolicy is true when the new pick is the current policy, which
+	// CurrentLabel says in words.
+	Decision     string `json:"decision"`
+	Why          string `json:"why"`
+	SamePolicy   bool   `json:"same_policy"`
+	CurrentLabel string `json:"current_policy_label"`
 }
 
 // Recheck is the current policy re-checked on the live models and the new
