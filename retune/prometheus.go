@@ -62,7 +62,7 @@ func PromQuery(src PromSource, q Query, m string) (string, error) {
 	if labels == nil {
 		labels = map[string]string{}
 	}
-	if _, fixed := labels[key]; !fixed {
+	if _, fixed := labels[key]; !fixed && !q.NoModelLabel {
 		labels[key] = m
 	}
 	keys := slices.Collect(maps.Keys(labels))
@@ -97,6 +97,9 @@ func ReadPrometheus(ctx context.Context, src PromSource, cfg *sim.Config, q Quer
 	want := q.Models
 	if len(want) == 0 {
 		want = names
+	}
+	if q.NoModelLabel && len(want) != 1 {
+		return nil, fmt.Errorf("without a model label every model would get the same series, and %d models want one each (%s): choose the model with --model NAME", len(want), strings.Join(want, ", "))
 	}
 	var out []Live
 	for i, m := range cfg.Models {

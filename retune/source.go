@@ -42,8 +42,11 @@ type Query struct {
 	// ModelLabel is the label naming the model (default "model"): model
 	// M's series is the one whose ModelLabel is M and whose other labels
 	// match Labels. When Labels sets ModelLabel itself, Models must name
-	// exactly one model, whose series that is.
-	ModelLabel string
+	// exactly one model, whose series that is. NoModelLabel matches
+	// series by Metric and Labels alone (a saved sum by (le) result has
+	// no labels): then, too, one model only.
+	ModelLabel   string
+	NoModelLabel bool
 	// Models restricts the read to these scenario models; empty means
 	// every model of the scenario.
 	Models []string
@@ -105,6 +108,9 @@ func Read(src Source, cfg *sim.Config, q Query) ([]Live, error) {
 	if len(want) == 0 {
 		want = names
 	}
+	if q.NoModelLabel && len(want) != 1 {
+		return nil, fmt.Errorf("without a model label every model would get the same series, and %d models want one each (%s): choose the model with --model NAME", len(want), strings.Join(want, ", "))
+	}
 	if _, fixed := q.Labels[key]; fixed && len(want) != 1 {
 		return nil, fmt.Errorf("--label %s=%s names one series, but %d models want one each (%s): choose the model with --model NAME, or drop the label to match each model by its %s label",
 			key, q.Labels[key], len(want), strings.Join(want, ", "), key)
@@ -118,7 +124,7 @@ func Read(src Source, cfg *sim.Config, q Query) ([]Live, error) {
 		if labels == nil {
 			labels = map[string]string{}
 		}
-		if _, fixed := labels[key]; !fixed {
+		if _, fixed := labels[key]; !fixed && !q.NoModelLabel {
 			labels[key] = m.Name
 		}
 		hq := readers.HistogramQuery{Metric: q.Metric, Labels: labels, Unit: q.Unit}

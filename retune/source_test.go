@@ -74,6 +74,20 @@ func TestReadByModelLabel(t *testing.T) {
 	}
 }
 
+// TestReadNoModelLabel: without a model label the one model asked for
+// gets the series its metric and labels choose; two models are an error.
+func TestReadNoModelLabel(t *testing.T) {
+	ha := histogramOf(dist.LogNormal{Mu: 0, Sigma: 0.5}, 1000, expBounds(0.1, 1.5, 10), 1)
+	src := Source{Name: "metrics.txt", Format: "prometheus", Data: promText(t, "req_duration_seconds", map[string]*readers.Histogram{"other-name": ha})}
+	live, err := Read(src, twoModels(), Query{NoModelLabel: true, Models: []string{"a"}})
+	if err != nil || len(live) != 1 || live[0].Hist.Total() != 1000 {
+		t.Fatalf("got %+v, %v", live, err)
+	}
+	if _, err := Read(src, twoModels(), Query{NoModelLabel: true}); err == nil || !strings.Contains(err.Error(), "--model NAME") {
+		t.Errorf("two models without a model label: error %v", err)
+	}
+}
+
 // TestReadBadInput: a model without a series, an unknown metric and a
 // --label model=… for several models are errors naming the model and the
 // query.

@@ -59,7 +59,7 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	metric := fs.String("metric", "", "the histogram metric's `name` (default: the source's only histogram)")
 	labels := labelFlag{}
 	fs.Var(labels, "label", "keep the series whose label `KEY=VALUE` matches (repeatable)")
-	modelLabel := fs.String("model-label", retune.DefaultModelLabel, "the `label` whose value names the scenario model")
+	modelLabel := fs.String("model-label", retune.DefaultModelLabel, "the `label` whose value names the scenario model; none: match by --metric and --label alone (one model, --model NAME)")
 	var models listFlag
 	fs.Var(&models, "model", "retune only these models, comma-separated `list` (default: every model)")
 	unitName := fs.String("unit", "", "`unit` of the bucket bounds: s, ms or us (default: from the source)")
@@ -104,6 +104,9 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageError{err: fmt.Errorf("--format %q: want %s", *format, strings.Join(retune.Formats, ", "))}
 	}
 	q := retune.Query{Metric: *metric, Labels: labels, ModelLabel: *modelLabel, Models: models.v}
+	if *modelLabel == "none" {
+		q.ModelLabel, q.NoModelLabel = "", true
+	}
 	if *unitName != "" {
 		u, err := readers.ParseUnit(*unitName)
 		if err != nil {

@@ -280,3 +280,17 @@ func TestRetuneDocExample(t *testing.T) {
 		t.Errorf("docs/retune.md's example is not what the command prints; it prints:\n%s", got)
 	}
 }
+
+// TestRetuneNoModelLabel: --model-label none takes the series by metric
+// alone, for the one model --model names; for every model it is bad input.
+func TestRetuneNoModelLabel(t *testing.T) {
+	from := guardMetrics(t, 0.5, 5000, 5)
+	code, out, errOut := hedgesim(t, "retune", "guard-check", "--from", from, "--model-label", "none", "--model", "llama-guard")
+	if code != 0 || !strings.Contains(out, "unchanged") || !strings.Contains(out, "guard_request_duration_seconds{}") {
+		t.Errorf("exit %d: %s\n%s", code, errOut, out)
+	}
+	code, _, errOut = hedgesim(t, "retune", "two-model-gateway", "--from", from, "--model-label", "none")
+	if code != 2 || !strings.Contains(errOut, "--model NAME") {
+		t.Errorf("two models without a model label: exit %d: %s", code, errOut)
+	}
+}
