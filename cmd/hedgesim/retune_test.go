@@ -135,6 +135,20 @@ func TestRetuneGuardSlowPath(t *testing.T) {
 			t.Errorf("written scenario lacks %q:\n%s", want, data)
 		}
 	}
+	// The new pick exported for a runtime, from the written scenario.
+	code, exported, errOut := hedgesim(t, "export", "--format", "json", newFile)
+	if code != 0 {
+		t.Fatalf("export of the written scenario: exit %d: %s", code, errOut)
+	}
+	var doc struct {
+		Classes []struct {
+			Class  string            `json:"class"`
+			Copies []json.RawMessage `json:"copies"`
+		} `json:"classes"`
+	}
+	if err := json.Unmarshal([]byte(exported), &doc); err != nil || len(doc.Classes) != 1 || len(doc.Classes[0].Copies) != pol.Copies {
+		t.Errorf("export --format json of the written scenario: %v, %+v; want the class with %d copies\n%s", err, doc, pol.Copies, exported)
+	}
 	// --json: the same verdict, machine-readable.
 	code, out, errOut = hedgesim(t, append(args, "--json")...)
 	if code != 3 {
