@@ -13,6 +13,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/prometheus/common/model"
+
 	"github.com/hedgesim/hedgesim/fit"
 	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/readers"
@@ -52,9 +54,8 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	from := fs.String("from", "", "the histograms' `SOURCE`: a file or an http(s) URL")
 	promURL := fs.String("prometheus", "", "query the Prometheus server at `URL` instead (its HTTP API, one instant query per model)")
 	promQuery := fs.String("query", "", "with --prometheus: the PromQL `template`, {model} standing for the model's name (default: sum by (le) (increase(METRIC_bucket{model=\"{model}\"}[WINDOW])))")
-	var window durationFlag
-	window.v = 24 * time.Hour
-	fs.Var(&window, "window", "with --prometheus: the `duration` of increase() in the default query (default 1d)")
+	window := promWindow{v: 24 * time.Hour}
+	fs.Var(&window, "window", "with --prometheus: the `duration` of increase() in the default query, in Prometheus's syntax such as 1d, 6h or 90m (default 1d)")
 	format := fs.String("format", "", "SOURCE `format`: prometheus, prometheus-api or otlp (default: guessed)")
 	metric := fs.String("metric", "", "the histogram metric's `name` (default: the source's only histogram)")
 	labels := labelFlag{}
@@ -403,4 +404,22 @@ func retunedScenario(name string, src []byte, traceDir string, cfg *sim.Config, 
 		head, text = text[:i], text[i:]
 	}
 	return []byte(head + strings.Join(notes, "\n") + "\n" + text), nil
+}
+
+// promWindow is a duration in Prometheus's syntax (1d, 6h, 90m, 1h30m),
+// parsed with github.com/prometheus/common/model, that remembers whether
+// it was set.
+type promWindow struct {
+	v   time.Duration
+	set bool
+}
+
+func (w *promWindow) String() string { return model.Duration(w.v).String() }
+func (w *promWindow) Set(s string) error {
+	d, err := model.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return fmt.Errorf("%q: want a positive Prometheus duration such as 1d, 6h or 90m", s)
+	}
+	w.v, w.set = time.Duration(d), true
+	return nil
 }
