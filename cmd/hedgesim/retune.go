@@ -19,8 +19,6 @@ import (
 	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/readers"
 	"github.com/hedgesim/hedgesim/retune"
-	"github.com/hedgesim/hedgesim/scenario"
-	"github.com/hedgesim/hedgesim/sim"
 )
 
 const retuneSynopsis = `retune [flags] SCENARIO --from SOURCE
@@ -185,19 +183,7 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 				traceDir = abs
 			}
 		}
-		// Every class's hedge table must be one that can be rewritten:
-		// try it now, before any reading or simulation.
-		var edits []scenario.HedgeEdit
-		for _, cl := range sc.Config.Classes {
-			if cl.Pipeline == nil {
-				edits = append(edits, scenario.HedgeEdit{Class: cl.Name, NoHedging: true})
-				continue
-			}
-			for _, st := range cl.Pipeline.Steps {
-				edits = append(edits, scenario.HedgeEdit{Class: cl.Name, Step: st.Name, NoHedging: true})
-			}
-		}
-		if _, err := scenario.WithPolicies(name, src, scenario.Top{Requests: max(sc.Config.Requests, 1)}, edits, traceDir); err != nil {
+		if err := retune.CheckRewritable(name, src, traceDir, &sc.Config); err != nil {
 			return usageError{err: fmt.Errorf("--write-scenario %s: %v", *writeScenario, err)}
 		}
 	}
@@ -264,7 +250,7 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	if out != nil {
-		data, err := retunedScenario(name, src, traceDir, &sc.Config, rep)
+		data, err := retune.Scenario(name, src, traceDir, &sc.Config, rep)
 		if err != nil {
 			return fmt.Errorf("--write-scenario: %w", err)
 		}
@@ -339,71 +325,6 @@ func readSource(ctx context.Context, from, format string, timeout time.Duration)
 		}
 	}
 	return retune.Source{Name: from, Format: format, Data: data}, nil
-}
-
-// retunedScenario returns the scenario src (file name) with every shifted
-// model's live fit and every changed class's new pick (a relative trace
-// path rewritten against traceDir when not empty), each under a
-// comment saying where it came from and when.
-func retunedScenario(name string, src []byte, traceDir string, cfg *sim.Config, rep *retune.Report) ([]byte, error) {
-	var lat []scenario.LatencyEdit
-	for _, m := range rep.Models {
-		if m.Drift.Verdict != retune.Shifted {
-			continue
-		}
-		lat = append(lat, scenario.LatencyEdit{
-			Model: m.Model, Key: m.Key, Inline: m.FitSpec, Table: m.Fit.TableLines(),
-			Comment: []string{
-				fmt.Sprintf("hedgesim retune, %s: fitted to %s in %s (%g observations): %s", rep.At, m.Query, m.Source, m.Drift.N, m.Fit.Describe()),
-				fmt.Sprintf("replaces the scenario's model: %s (%s)", m.Drift.Describe(), m.Drift.Why),
-			},
-		})
-	}
-	data, err := scenario.WithLatencies(name, src, lat)
-	if err != nil {
-		return nil, err
-	}
-	if rep.Recheck == nil {
-		return data, nil
-	}
-	var edits []scenario.HedgeEdit
-	var notes []string
-	for i := range rep.Recheck.New.Classes {
-		cr := &rep.Recheck.New.Classes[i]
-		adv := rep.Recheck.Classes[slices.IndexFunc(rep.Recheck.Classes, func(a retune.ClassAdvice) bool { return a.Class == cr.Class })]
-		if adv.Decision != retune.Change {
-			continue
-		}
-		pick := cr.Picked()
-		if pick.Steps != nil {
-			for _, sp := range pick.Steps {
-				edits = append(edits, scenario.HedgeEdit{Class: cr.Class, Step: sp.Step, NoHedging: !sp.Hedging, Delay: sp.Delay, Copies: sp.Copies})
-			}
-		} else {
-			ed := scenario.HedgeEdit{Class: cr.Class, NoHedging: !pick.Hedging, Delay: pick.Delay, Copies: pick.Copies, Keep: pick.Configured}
-			if pick.SetsTargets() {
-				ed.Targets = strings.Split(pick.Target, ",")
-			}
-			edits = append(edits, ed)
-		}
-		notes = append(notes, fmt.Sprintf("# class %s: hedge policy %s picked by hedgesim retune, %s, on the live models: %s", cr.Class, pick.Label, rep.At, adv.Why))
-	}
-	if len(edits) > 0 {
-		if data, err = scenario.WithPolicies(name, data, scenario.Top{Requests: max(cfg.Requests, 1)}, edits, traceDir); err != nil {
-			return nil, err
-		}
-	}
-	if len(notes) == 0 {
-		return data, nil
-	}
-	// The notes go at the top, after a #:schema line.
-	text := string(data)
-	head := ""
-	if strings.HasPrefix(text, "#:schema") {
-		i := strings.IndexByte(text, '\n') + 1
-		head, text = text[:i], text[i:]
-	}
-	return []byte(head + strings.Join(notes, "\n") + "\n" + text), nil
 }
 
 // promWindow is a duration in Prometheus's syntax (1d, 6h, 90m, 1h30m),
