@@ -3,6 +3,7 @@ package retune
 import (
 	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"io"
@@ -118,7 +119,14 @@ func ReadPrometheus(ctx context.Context, src PromSource, cfg *sim.Config, q Quer
 			}
 			return nil, ie(err)
 		}
-		h, err := readers.ReadPrometheusAPI(bytes.NewReader(body), src.URL, readers.HistogramQuery{Metric: q.Metric, Unit: q.Unit})
+		var res struct {
+			Status string
+			Data   struct{ Result []json.RawMessage }
+		}
+		if json.Unmarshal(body, &res) == nil && res.Status == "success" && len(res.Data.Result) == 0 {
+			return nil, ie(errors.New("the query returned no series: no such metric or labels, or no data in the window"))
+		}
+		h, err := readers.ReadPrometheusAPI(bytes.NewReader(body), "the query's result", readers.HistogramQuery{Metric: q.Metric, Unit: q.Unit})
 		if err != nil {
 			return nil, ie(err)
 		}

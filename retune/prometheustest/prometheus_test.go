@@ -8,11 +8,13 @@ package prometheustest
 
 import (
 	"context"
+	"errors"
 	"math"
 	"math/rand/v2"
 	"net/http"
 	"net/http/httptest"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 
@@ -150,6 +152,24 @@ func TestRetuneAgainstPrometheus(t *testing.T) {
 	after := judge(retune.PromSource{URL: url, Timeout: 10 * time.Second, Window: 30 * time.Minute})
 	if after.Drift.Verdict != retune.Shifted {
 		t.Fatalf("after the shift: %s (%s), want shifted", after.Drift.Verdict, after.Drift.Why)
+	}
+
+	// A metric without series, and a window before any data, are bad
+	// input naming the model and the query.
+	for _, c := range []struct {
+		ps retune.PromSource
+		q  retune.Query
+	}{
+		{retune.PromSource{URL: url, Timeout: 10 * time.Second, Window: time.Hour}, retune.Query{Metric: "nothing_seconds"}},
+		{retune.PromSource{URL: url, Timeout: 10 * time.Second, Template: `sum by (le) (increase(` + metric + `_bucket{model="{model}"}[30m] offset 5h))`}, retune.Query{Metric: metric}},
+	} {
+		_, err := retune.ReadPrometheus(ctx, c.ps, &sc.Config, c.q)
+		var ie *retune.InputError
+		if !errors.As(err, &ie) || ie.Model != "llama-guard" || !strings.Contains(err.Error(), "[") || !strings.Contains(err.Error(), "returned no series") {
+			t.Errorf("query without series: error %v; want an *InputError naming llama-guard and the query", err)
+		} else {
+			t.Logf("no series: %v", err)
+		}
 	}
 
 	s := sc.Optimize
