@@ -2,6 +2,7 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
 	"math"
 	"math/rand/v2"
@@ -306,5 +307,21 @@ func TestRetuneNoModelLabel(t *testing.T) {
 	code, _, errOut = hedgesim(t, "retune", "two-model-gateway", "--from", from, "--model-label", "none")
 	if code != 2 || !strings.Contains(errOut, "--model NAME") {
 		t.Errorf("two models without a model label: exit %d: %s", code, errOut)
+	}
+}
+
+// TestRetuneInterrupted: a retune interrupted before it reads exits 130
+// and writes nothing.
+func TestRetuneInterrupted(t *testing.T) {
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	out := filepath.Join(t.TempDir(), "new.toml")
+	var stdout, stderr bytes.Buffer
+	code := runContext(ctx, []string{"retune", "guard-check", "--from", guardMetrics(t, 0.8, 1000, 6), "--write-scenario", out}, &stdout, &stderr)
+	if code != exitInterrupted || stdout.Len() != 0 {
+		t.Errorf("exit %d, stdout %q, stderr %q; want 130 and no report", code, stdout.String(), stderr.String())
+	}
+	if _, err := os.Stat(out); err == nil {
+		t.Error("the scenario was written")
 	}
 }
