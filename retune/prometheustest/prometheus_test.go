@@ -42,7 +42,7 @@ var buckets = []float64{0.1, 0.15, 0.2, 0.25, 0.3, 0.5, 1, 2, 3, 4, 5, 7.5, 10, 
 
 // server starts a Prometheus API over a fresh TSDB in t.TempDir and
 // returns its URL and the database to append to.
-func server(t *testing.T) (string, *tsdb.DB) {
+func server(t testing.TB) (string, *tsdb.DB) {
 	t.Helper()
 	db, err := tsdb.Open(t.TempDir(), nil, nil, tsdb.DefaultOptions(), tsdb.NewDBStats())
 	if err != nil {
@@ -196,3 +196,6 @@ func TestRetuneAgainstPrometheus(t *testing.T) {
 		t.Errorf("new pick %s (delay %g s, %d copies), %s; want copies sooner or more, change", a.New, a.NewDelay, a.NewCopies, a.Decision)
 	}
 }
+
+// fmtLE writes a bucket bound as the le label does.
+func fmtLE(f float64) string { return strconv.FormatFloat(f, 'g', -1, 64) }
