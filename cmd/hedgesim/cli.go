@@ -26,6 +26,7 @@ const (
 	exitOK          = 0
 	exitFailure     = 1
 	exitUsage       = 2
+	exitAction      = 3   // retune: drift or a better pick found
 	exitInterrupted = 130 // 128 + SIGINT, as shells report it
 )
 
@@ -47,6 +48,9 @@ Usage:
                                     a single optimize run writes
   hedgesim fit [flags] LOG          fit latency models to a log; print a TOML
                                     model block and how well it fits
+  hedgesim retune SCENARIO --from SOURCE
+                                    judge live latency histograms against the
+                                    scenario's models; re-check and re-pick
   hedgesim validate SCENARIO…       check scenario files without simulating
   hedgesim compare A.json B.json    compare two run or optimize reports
   hedgesim export --format FORMAT INPUT
@@ -58,11 +62,11 @@ SCENARIO is a TOML scenario file or the name of a built-in scenario
 (see 'hedgesim list'); without one, the built-in default %q is used.
 
 Exit status: 0 success, 1 failure while running, 2 bad input or usage,
-130 interrupted (SIGINT or SIGTERM).
+3 retune found drift or a better pick, 130 interrupted (SIGINT or SIGTERM).
 `
 
 // commandNames lists the commands for error messages.
-const commandNames = "run, optimize, merge, fit, export, validate, compare, list, version, help"
+const commandNames = "run, optimize, merge, fit, retune, export, validate, compare, list, version, help"
 
 // usageError marks errors that exit with status 2. A quiet one has been
 // printed already (the flag package reports its own parse errors).
@@ -110,6 +114,8 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		err = cmdMerge(ctx, rest, stdout, stderr)
 	case "fit":
 		err = cmdFit(ctx, rest, stdout, stderr)
+	case "retune":
+		err = cmdRetune(ctx, rest, stdout, stderr)
 	case "export":
 		err = cmdExport(rest, stdout, stderr)
 	case "list":
@@ -158,6 +164,8 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		return exitUsage
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
+	case errors.Is(err, errRetuneAction):
+		return exitAction
 	case isUsage(err):
 		if ue, ok := err.(usageError); !ok || !ue.quiet {
 			fmt.Fprintf(stderr, "hedgesim %s: %v\n", args[0], err)

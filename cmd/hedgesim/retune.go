@@ -1,0 +1,346 @@
+package main
+
+import (
+	"bytes"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"net/http"
+	"path/filepath"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/prometheus/common/model"
+
+	"github.com/hedgesim/hedgesim/fit"
+	"github.com/hedgesim/hedgesim/optimize"
+	"github.com/hedgesim/hedgesim/readers"
+	"github.com/hedgesim/hedgesim/retune"
+)
+
+const retuneSynopsis = `retune [flags] SCENARIO --from SOURCE
+
+Read each scenario model's live latency histogram from SOURCE, judge
+whether it drifted from the scenario's model, and when one did, re-check
+the current hedge policy on the live models (the rollout check) and
+optimize on them: keep or change, class by class.
+
+SOURCE is a file or an http(s) URL (a /metrics page) holding a Prometheus
+text-format histogram, the JSON of a Prometheus API query, or OTLP JSON
+(--format, guessed when omitted). Model M's series is the one whose
+model label is M (--model-label) and whose other labels match --label.
+--prometheus URL queries a Prometheus server instead, one instant query
+per model over --window (or --query with {model}), each retried with
+backoff within --timeout.
+
+Drift: Pearson's chi-square of the live bucket counts against the
+scenario model's, on the histogram's buckets; p50/p95/p99 with intervals
+at 1 − alpha; a mixture's shares. Verdict per model: unchanged, shifted
+(how much, where) or cannot tell (fewer than 50 observations).
+
+Exit status: 0 nothing to do, 3 a model shifted or a better pick was
+found, 2 bad input (naming the model and the query), 1 failure.`
+
+// errRetuneAction marks a retune whose report asks for action: exit 3.
+var errRetuneAction = errors.New("retune: drift or a better pick found")
+
+func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	fs := newFlagSet("retune", retuneSynopsis, stderr)
+	from := fs.String("from", "", "the histograms' `SOURCE`: a file or an http(s) URL")
+	promURL := fs.String("prometheus", "", "query the Prometheus server at `URL` instead (its HTTP API, one instant query per model)")
+	promQuery := fs.String("query", "", "with --prometheus: the PromQL `template`, {model} standing for the model's name (default: sum by (le) (increase(METRIC_bucket{model=\"{model}\"}[WINDOW])))")
+	window := promWindow{v: 24 * time.Hour}
+	fs.Var(&window, "window", "with --prometheus: the `duration` of increase() in the default query, in Prometheus's syntax such as 1d, 6h or 90m (default 1d)")
+	format := fs.String("format", "", "SOURCE `format`: prometheus, prometheus-api or otlp (default: guessed)")
+	metric := fs.String("metric", "", "the histogram metric's `name` (default: the source's only histogram)")
+	labels := labelFlag{}
+	fs.Var(labels, "label", "keep the series whose label `KEY=VALUE` matches (repeatable)")
+	modelLabel := fs.String("model-label", retune.DefaultModelLabel, "the `label` whose value names the scenario model; none: match by --metric and --label alone (one model, --model NAME)")
+	var models listFlag
+	fs.Var(&models, "model", "retune only these models, comma-separated `list` (default: every model)")
+	unitName := fs.String("unit", "", "`unit` of the bucket bounds: s, ms or us (default: from the source)")
+	alpha := fs.Float64("alpha", 0.01, "drift test `level`: a model shifted when the chi-square p-value is below it")
+	timeout := fs.Duration("timeout", 30*time.Second, "how long to wait for an http(s) SOURCE, or for each model's Prometheus query, retries with backoff included")
+	var seed, requests, checkRequests intFlag
+	fs.Var(&seed, "seed", "random seed, overrides the scenario's `seed`")
+	fs.Var(&requests, "requests", "`n` requests per candidate of the optimisation (default: the scenario's [optimize] or 200000)")
+	fs.Var(&checkRequests, "check-requests", "`n` requests of the checks of the current policy (default 5 × --requests, at most 1000000)")
+	objective := fs.String("objective", "", "`name` of what to optimise: p95, p99, cost, knee, answered (default: the scenario's [optimize] or p95)")
+	var target, sla durationFlag
+	fs.Var(&target, "target", "answered objective: the `latency` within which a request counts as answered")
+	fs.Var(&sla, "sla", "cost objective: the `latency` p95 must not exceed")
+	var maxCost, minCut floatFlag
+	fs.Var(&maxCost, "max-cost", "the most added cost allowed, in `percent` of no hedging (inf for no cap)")
+	fs.Var(&minCut, "min-unanswered-cut-per-cost", "verdict: the `percent` of the unanswered share each percent of added cost must cut (default 0.5)")
+	var copies listFlag
+	fs.Var(&copies, "copies", "max copies beyond the primary to try, comma-separated `list` (default: the class's max_copies)")
+	asJSON := fs.Bool("json", false, "print the report as JSON")
+	writeScenario := pathFlag(fs, "write-scenario", "write the scenario with the shifted models' live fits and the changed picks to `FILE` (comments say where each came from)")
+	quiet := fs.Bool("quiet", false, "no progress bar")
+	pos, err := parseFlags(fs, args)
+	if err != nil {
+		return err
+	}
+	switch {
+	case *from == "" && *promURL == "":
+		return usageError{err: errors.New("no --from SOURCE or --prometheus URL given; usage: hedgesim retune SCENARIO --from SOURCE")}
+	case *from != "" && *promURL != "":
+		return usageError{err: errors.New("--from and --prometheus are exclusive: give one source")}
+	case *promURL == "" && (*promQuery != "" || window.set):
+		return usageError{err: errors.New("--query and --window go with --prometheus")}
+	case *promURL != "" && *format != "":
+		return usageError{err: errors.New("--format goes with --from; a Prometheus query's result is its API's JSON")}
+	case !(*timeout > 0):
+		return usageError{err: fmt.Errorf("--timeout %s: must be > 0", *timeout)}
+	}
+	if !(*alpha > 0 && *alpha < 0.5) {
+		return usageError{err: fmt.Errorf("--alpha %g: must be in (0, 0.5)", *alpha)}
+	}
+	if *format != "" && !slices.Contains(retune.Formats, *format) {
+		return usageError{err: fmt.Errorf("--format %q: want %s", *format, strings.Join(retune.Formats, ", "))}
+	}
+	q := retune.Query{Metric: *metric, Labels: labels, ModelLabel: *modelLabel, Models: models.v}
+	if *modelLabel == "none" {
+		q.ModelLabel, q.NoModelLabel = "", true
+	}
+	if *unitName != "" {
+		u, err := readers.ParseUnit(*unitName)
+		if err != nil {
+			return usageError{err: fmt.Errorf("--unit: %v", err)}
+		}
+		q.Unit = u
+	}
+	sc, err := scenarioArg(pos, seed, requests, optimize.MaxRequests, nil)
+	if err != nil {
+		return err
+	}
+	s := sc.Optimize
+	if requests.set {
+		s.Requests = int(requests.v)
+	}
+	if checkRequests.set {
+		if checkRequests.v < 1 || checkRequests.v > optimize.MaxRequests {
+			return usageError{err: fmt.Errorf("--check-requests %d: must be in [1, %d]", checkRequests.v, optimize.MaxRequests)}
+		}
+		s.CheckRequests = int(checkRequests.v)
+	}
+	if minCut.set {
+		s.Rule.MinUnansweredCutPerCost = minCut.v
+	}
+	var copyList []int
+	for _, x := range copies.v {
+		k, err := strconv.Atoi(x)
+		if err != nil {
+			return usageError{err: fmt.Errorf("--copies: %q is not an integer", x)}
+		}
+		copyList = append(copyList, k)
+	}
+	var objErr error
+	s.Each(func(se *optimize.Search) {
+		if copies.set {
+			se.Copies = copyList
+		}
+		if *objective != "" {
+			if err := se.Objective.SetName(*objective); err != nil {
+				objErr = err
+			}
+		}
+		if maxCost.set {
+			se.Objective.MaxAddedCostPct = maxCost.v
+		}
+		if target.set {
+			se.Objective.Target = target.v
+		}
+		if sla.set {
+			se.Objective.SLA = sla.v
+		}
+	})
+	if objErr != nil {
+		return usageError{err: fmt.Errorf("--objective: %v", objErr)}
+	}
+	if err := s.Validate(&sc.Config); err != nil {
+		return usageError{err: err}
+	}
+	var out *outputFile
+	var name, traceDir string
+	var src []byte
+	if *writeScenario != "" {
+		arg := ""
+		if len(pos) == 1 {
+			arg = pos[0]
+		}
+		if name, src, err = scenarioSource(arg); err != nil {
+			return err
+		}
+		if out, err = checkOutput("write-scenario", *writeScenario, scenarioInput(pos), input{"the --from source", *from}); err != nil {
+			return err
+		}
+		if arg != "" {
+			if abs, err := filepath.Abs(filepath.Dir(name)); err == nil {
+				traceDir = abs
+			}
+		}
+		if err := retune.CheckRewritable(name, src, traceDir, &sc.Config); err != nil {
+			return usageError{err: fmt.Errorf("--write-scenario %s: %v", *writeScenario, err)}
+		}
+	}
+
+	var live []retune.Live
+	sourceName := *from
+	if *promURL != "" {
+		lim, err := inputLimits()
+		if err != nil {
+			return err
+		}
+		sourceName = *promURL
+		ps := retune.PromSource{URL: *promURL, Template: *promQuery, Window: window.v, Timeout: *timeout, MaxBytes: lim.MaxDataBytes}
+		live, err = retune.ReadPrometheus(ctx, ps, &sc.Config, q)
+		if err != nil {
+			if ctx.Err() != nil {
+				return ctx.Err()
+			}
+			return usageError{err: err}
+		}
+	} else {
+		source, err := readSource(ctx, *from, *format, *timeout)
+		if err != nil {
+			return err
+		}
+		if live, err = retune.Read(source, &sc.Config, q); err != nil {
+			return usageError{err: err}
+		}
+	}
+	fopt := fit.Options{Model: fit.ModelAuto, Seed: 1}
+	if seed.set {
+		fopt.Seed = uint64(seed.v)
+	}
+	assessed, err := retune.Assess(ctx, &sc.Config, live, fopt, *alpha)
+	if err != nil {
+		var ie *retune.InputError
+		if errors.As(err, &ie) {
+			return usageError{err: err}
+		}
+		return err
+	}
+	rep := &retune.Report{Scenario: sc.Config.Name, Source: sourceName, At: time.Now().UTC().Format(time.RFC3339), Alpha: *alpha, Models: assessed}
+	if slices.ContainsFunc(assessed, func(m retune.Model) bool { return m.Drift.Verdict == retune.Shifted }) {
+		ropt := retune.RecheckOptions{Settings: s}
+		bar := newProgress(stderr, "retune", *quiet)
+		if bar != nil {
+			ropt.Progress = bar.set
+			bar.live()
+		}
+		rep.Recheck, err = retune.RecheckPolicy(ctx, &sc.Config, retune.LiveConfig(&sc.Config, assessed), ropt)
+		bar.finish()
+		if err != nil {
+			return err
+		}
+	}
+	rep.Finish()
+	var b bytes.Buffer
+	if *asJSON {
+		err = rep.WriteJSON(&b)
+	} else {
+		err = rep.WriteText(&b)
+	}
+	if err != nil {
+		return err
+	}
+	if out != nil {
+		data, err := retune.Scenario(name, src, traceDir, &sc.Config, rep)
+		if err != nil {
+			return fmt.Errorf("--write-scenario: %w", err)
+		}
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		if err := out.write(data); err != nil {
+			return fmt.Errorf("--write-scenario %s: %w", *writeScenario, err)
+		}
+	}
+	if _, err := stdout.Write(b.Bytes()); err != nil {
+		return err
+	}
+	if rep.Action {
+		return errRetuneAction
+	}
+	return nil
+}
+
+// readSource reads the histogram source at from: an http(s) URL, fetched
+// within timeout, or a file within the data size limit; its format is
+// format or guessed from its first bytes. Every failure is bad input.
+func readSource(ctx context.Context, from, format string, timeout time.Duration) (retune.Source, error) {
+	lim, err := inputLimits()
+	if err != nil {
+		return retune.Source{}, err
+	}
+	var data []byte
+	if strings.HasPrefix(from, "http://") || strings.HasPrefix(from, "https://") {
+		c, cancel := context.WithTimeout(ctx, timeout)
+		defer cancel()
+		req, err := http.NewRequestWithContext(c, http.MethodGet, from, nil)
+		if err != nil {
+			return retune.Source{}, usageError{err: fmt.Errorf("--from %s: %v", from, err)}
+		}
+		resp, err := http.DefaultClient.Do(req)
+		if err != nil {
+			if ctx.Err() != nil {
+				return retune.Source{}, ctx.Err()
+			}
+			return retune.Source{}, usageError{err: fmt.Errorf("--from %s: %v", from, err)}
+		}
+		defer resp.Body.Close()
+		if resp.StatusCode != http.StatusOK {
+			return retune.Source{}, usageError{err: fmt.Errorf("--from %s: HTTP %s", from, resp.Status)}
+		}
+		data, err = io.ReadAll(io.LimitReader(resp.Body, lim.MaxDataBytes+1))
+		if err != nil {
+			return retune.Source{}, usageError{err: fmt.Errorf("--from %s: %v", from, err)}
+		}
+		if int64(len(data)) > lim.MaxDataBytes {
+			return retune.Source{}, usageError{err: fmt.Errorf("--from %s: more than %d bytes (set %s to raise it)", from, lim.MaxDataBytes, readers.MaxBytesEnv)}
+		}
+	} else {
+		r, _, closeFile, err := openLog(ctx, from, "csv") // any format: openLog only opens
+		if err != nil {
+			return retune.Source{}, err
+		}
+		data, err = io.ReadAll(r)
+		closeFile()
+		if err != nil {
+			if ctx.Err() != nil {
+				return retune.Source{}, ctx.Err()
+			}
+			return retune.Source{}, usageError{err: fmt.Errorf("--from %s: %v", from, err)}
+		}
+	}
+	if format == "" {
+		format = guessHistogramFormat(data)
+		if format == "" {
+			return retune.Source{}, usageError{err: fmt.Errorf("--from %s: not a histogram in a format retune reads (Prometheus text, Prometheus API JSON, OTLP JSON); name it with --format", from)}
+		}
+	}
+	return retune.Source{Name: from, Format: format, Data: data}, nil
+}
+
+// promWindow is a duration in Prometheus's syntax (1d, 6h, 90m, 1h30m),
+// parsed with github.com/prometheus/common/model, that remembers whether
+// it was set.
+type promWindow struct {
+	v   time.Duration
+	set bool
+}
+
+func (w *promWindow) String() string { return model.Duration(w.v).String() }
+func (w *promWindow) Set(s string) error {
+	d, err := model.ParseDuration(s)
+	if err != nil || d <= 0 {
+		return fmt.Errorf("%q: want a positive Prometheus duration such as 1d, 6h or 90m", s)
+	}
+	w.v, w.set = time.Duration(d), true
+	return nil
+}

@@ -1,0 +1,374 @@
+package retune
+
+import (
+	"fmt"
+	"math"
+	"strings"
+
+	"gonum.org/v1/gonum/mat"
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/readers"
+)
+
+// Verdicts of a Drift.
+const (
+	Unchanged  = "unchanged"
+	Shifted    = "shifted"
+	CannotTell = "cannot tell"
+)
+
+// MinObservations is the fewest observations a drift verdict needs; with
+// fewer the verdict is CannotTell.
+const MinObservations = 50
+
+// minExpected is the expected count each pooled cell of the chi-square
+// test needs (the usual rule of thumb, as in package fit).
+const minExpected = 5
+
+// Drift compares one live histogram with the scenario's model of the same
+// latency on the histogram's buckets.
+type Drift struct {
+	// N is the number of observations (the sum of the counts).
+	N float64 `json:"observations"`
+	// ChiSquare is Pearson's X² = Σ (O − E)²/E of the observed counts O
+	// against the scenario model's expected counts E = N·(F(U) − F(L)),
+	// adjacent buckets pooled from the left until each expects ≥ 5 (a
+	// short last cell joins the one before). The model is fixed, not
+	// fitted to these counts, so DF = pooled cells − 1. PValue is
+	// P(χ²_DF > X²) (gonum distuv.ChiSquared), NaN when DF < 1.
+	ChiSquare float64 `json:"chi_square"`
+	DF        int     `json:"df"`
+	PValue    float64 `json:"p_value"`
+	// Alpha is the test's level: the model is rejected when PValue < Alpha.
+	Alpha float64 `json:"alpha"`
+	// Percentiles compare p50, p95 and p99 (see Shift).
+	Percentiles []Shift `json:"percentiles"`
+	// Shares compare, for a scenario model that is a mixture, each
+	// component's weight (the share of calls on that path) with the
+	// weight the live counts give it, the components held fixed (see
+	// ShareShift); nil otherwise.
+	Shares []ShareShift `json:"shares,omitempty"`
+	// Verdict is Unchanged, Shifted or CannotTell; Where names what moved
+	// for Shifted ("median", "tail", "bimodal share"; "shape" when the
+	// test rejects but no percentile or share moved beyond its interval);
+	// Why says it in words.
+	Verdict string   `json:"verdict"`
+	Where   []string `json:"where"`
+	Why     string   `json:"why"`
+}
+
+// Shift is one percentile: the scenario model's value and the live one in
+// seconds. Lo and Hi bound the live percentile at the level 1 − Alpha: the
+// ranks n·p ± z·√(n·p·(1−p)) of a sample of N (the normal approximation to
+// the binomial order-statistic interval, which assumes independent
+// observations), widened to the buckets that hold them — the histogram
+// cannot place a percentile more finely. Live is the fitted live model's
+// percentile, clamped into [Lo, Hi]; Hi is +Inf when the rank falls in the
+// open last bucket. Moved is true when the scenario's value lies outside
+// (Lo, Hi]; ChangePct is 100·(Live/Scenario − 1).
+type Shift struct {
+	P         float64 `json:"p"`
+	Scenario  float64 `json:"scenario_s"`
+	Live      float64 `json:"live_s"`
+	Lo        float64 `json:"lo_s"`
+	Hi        float64 `json:"hi_s"`
+	Moved     bool    `json:"moved"`
+	ChangePct float64 `json:"change_pct"`
+}
+
+// ShareShift is one component of a mixture model: its weight in the
+// scenario and the live weight that best explains the counts with every
+// component's shape held as the scenario has it (maximum likelihood by EM
+// over the buckets: McLachlan and Jones, Biometrics 44, 1988). SE is the
+// live weight's standard error from the observed Fisher information of
+// the K − 1 free weights (assuming independent observations and the
+// components' shapes right); Moved is true when |Live − Scenario| > z·SE.
+type ShareShift struct {
+	Component int     `json:"component"`
+	Median    float64 `json:"median_s"`
+	Scenario  float64 `json:"scenario"`
+	Live      float64 `json:"live"`
+	SE        float64 `json:"se"`
+	Moved     bool    `json:"moved"`
+}
+
+// Judge compares the histogram h with the scenario's model scen at level
+// alpha (in (0, 0.5); the chi-square test's size and 1 − the intervals'
+// level). live, the model fitted to h, gives the live percentiles' point
+// values; nil uses the bucket midpoints of the intervals. The verdict is
+// CannotTell below MinObservations or when the buckets leave the test no
+// degree of freedom; Shifted when PValue < alpha; Unchanged otherwise.
+func Judge(h *readers.Histogram, scen, live dist.Continuous, alpha float64) Drift {
+	d := Drift{N: h.Total(), Alpha: alpha, PValue: math.NaN()}
+	z := distuv.UnitNormal.Quantile(1 - alpha/2)
+	expected := make([]float64, len(h.Counts))
+	for i := range h.Counts {
+		expected[i] = d.N * mass(scen, h.Lower[i], h.Upper[i])
+	}
+	d.ChiSquare, d.DF = pooledChiSquare(h.Counts, expected)
+	if d.DF >= 1 {
+		d.PValue = distuv.ChiSquared{K: float64(d.DF)}.Survival(d.ChiSquare)
+	}
+	for _, p := range []float64{0.5, 0.95, 0.99} {
+		d.Percentiles = append(d.Percentiles, shift(h, scen, live, p, z))
+	}
+	if m, ok := scen.(*dist.Mixture); ok && len(m.Components) > 1 {
+		d.Shares = shares(h, m, z)
+	}
+	switch {
+	case d.N < MinObservations:
+		d.Verdict = CannotTell
+		d.Why = fmt.Sprintf("only %g observations; a verdict needs at least %d", d.N, MinObservations)
+	case d.DF < 1:
+		d.Verdict = CannotTell
+		d.Why = "the buckets, pooled to 5 expected observations each, leave the test no degree of freedom"
+	case d.PValue < alpha:
+		d.Verdict = Shifted
+		for _, s := range d.Percentiles {
+			w := "tail"
+			if s.P == 0.5 {
+				w = "median"
+			}
+			if s.Moved && !contains(d.Where, w) {
+				d.Where = append(d.Where, w)
+			}
+		}
+		for _, s := range d.Shares {
+			if s.Moved && !contains(d.Where, "bimodal share") {
+				d.Where = append(d.Where, "bimodal share")
+			}
+		}
+		if len(d.Where) == 0 {
+			d.Where = []string{"shape"}
+		}
+		d.Why = fmt.Sprintf("the counts reject the scenario's model: X² = %.1f on %d df, p = %s < %g", d.ChiSquare, d.DF, pText(d.PValue), alpha)
+	default:
+		d.Verdict = Unchanged
+		d.Why = fmt.Sprintf("the counts agree with the scenario's model: X² = %.1f on %d df, p = %.3g ≥ %g", d.ChiSquare, d.DF, d.PValue, alpha)
+	}
+	return d
+}
+
+// Describe says the verdict with where and how much: "shifted in median,
+// tail: p50 +20% (1 → 1.2 s); …".
+func (d *Drift) Describe() string {
+	if d.Verdict != Shifted {
+		return d.Verdict
+	}
+	var parts []string
+	for _, s := range d.Percentiles {
+		if s.Moved {
+			parts = append(parts, fmt.Sprintf("p%g %+.0f%% (%s → %s s)", s.P*100, s.ChangePct, num(s.Scenario), num(s.Live)))
+		}
+	}
+	for _, s := range d.Shares {
+		if s.Moved {
+			parts = append(parts, fmt.Sprintf("path at median %s s: share %.3g → %.3g (±%.2g)", num(s.Median), s.Scenario, s.Live, s.SE))
+		}
+	}
+	if len(parts) == 0 {
+		return "shifted in shape: no percentile or share beyond its interval"
+	}
+	return "shifted in " + strings.Join(d.Where, ", ") + ": " + strings.Join(parts, "; ")
+}
+
+// mass returns the probability d puts in (lo, hi], from the upper tail
+// when the bucket lies above the median, to keep far buckets' precision.
+func mass(d dist.Continuous, lo, hi float64) float64 {
+	var p float64
+	if d.CDF(lo) > 0.5 {
+		su := 0.0
+		if !math.IsInf(hi, 1) {
+			su = d.Survival(hi)
+		}
+		p = d.Survival(lo) - su
+	} else {
+		cu := 1.0
+		if !math.IsInf(hi, 1) {
+			cu = d.CDF(hi)
+		}
+		p = cu - d.CDF(lo)
+	}
+	return math.Max(p, 0)
+}
+
+// pooledChiSquare returns Pearson's X² of o against e, cells pooled from
+// the left until each expects ≥ minExpected (a short last cell joins the
+// one before), and cells − 1.
+func pooledChiSquare(o, e []float64) (float64, int) {
+	var po, pe []float64
+	var ao, ae float64
+	for i := range o {
+		ao += o[i]
+		ae += e[i]
+		if ae >= minExpected {
+			po, pe = append(po, ao), append(pe, ae)
+			ao, ae = 0, 0
+		}
+	}
+	if ae > 0 || ao > 0 {
+		if len(pe) == 0 {
+			po, pe = append(po, ao), append(pe, ae)
+		} else {
+			po[len(po)-1] += ao
+			pe[len(pe)-1] += ae
+		}
+	}
+	x2 := 0.0
+	for i := range po {
+		switch {
+		case pe[i] > 0:
+			x2 += (po[i] - pe[i]) * (po[i] - pe[i]) / pe[i]
+		case po[i] > 0:
+			x2 = math.Inf(1) // counts where the model puts nothing
+		}
+	}
+	return x2, len(po) - 1
+}
+
+// shift computes the Shift of percentile p.
+func shift(h *readers.Histogram, scen, live dist.Continuous, p, z float64) Shift {
+	n := h.Total()
+	half := z * math.Sqrt(n*p*(1-p))
+	loRank := math.Max(math.Floor(n*p-half), 1)
+	hiRank := math.Min(math.Ceil(n*p+half), n)
+	s := Shift{P: p, Scenario: scen.Quantile(p)}
+	s.Lo = h.Lower[bucketOfRank(h, loRank)]
+	s.Hi = h.Upper[bucketOfRank(h, hiRank)]
+	switch {
+	case live != nil:
+		s.Live = math.Min(math.Max(live.Quantile(p), s.Lo), s.Hi)
+	case math.IsInf(s.Hi, 1):
+		s.Live = s.Lo
+	default:
+		s.Live = (s.Lo + s.Hi) / 2
+	}
+	s.Moved = !(s.Scenario > s.Lo && s.Scenario <= s.Hi)
+	if s.Scenario > 0 {
+		s.ChangePct = 100 * (s.Live/s.Scenario - 1)
+	}
+	return s
+}
+
+// bucketOfRank returns the index of the bucket holding the r-th smallest
+// observation (r ≥ 1).
+func bucketOfRank(h *readers.Histogram, r float64) int {
+	cum := 0.0
+	for i, c := range h.Counts {
+		cum += c
+		if cum >= r {
+			return i
+		}
+	}
+	return len(h.Counts) - 1
+}
+
+// shareIterations bounds the weights-only EM; it stops earlier when no
+// weight moves by more than shareTolerance.
+const (
+	shareIterations = 2000
+	shareTolerance  = 1e-10
+)
+
+// shares fits the weights of m's components to h with their shapes fixed.
+func shares(h *readers.Histogram, m *dist.Mixture, z float64) []ShareShift {
+	k := len(m.Components)
+	nb := len(h.Counts)
+	pm := make([][]float64, nb) // pm[i][j]: component j's mass in bucket i
+	for i := range nb {
+		pm[i] = make([]float64, k)
+		for j, c := range m.Components {
+			pm[i][j] = mass(c, h.Lower[i], h.Upper[i])
+		}
+	}
+	n := h.Total()
+	w := append([]float64(nil), m.Weights...)
+	next := make([]float64, k)
+	for range shareIterations {
+		clear(next)
+		for i, c := range h.Counts {
+			tot := 0.0
+			for j := range k {
+				tot += w[j] * pm[i][j]
+			}
+			if c == 0 || tot <= 0 {
+				continue
+			}
+			for j := range k {
+				next[j] += c * w[j] * pm[i][j] / tot
+			}
+		}
+		moved := 0.0
+		for j := range k {
+			next[j] /= n
+			moved = math.Max(moved, math.Abs(next[j]-w[j]))
+		}
+		copy(w, next)
+		if moved < shareTolerance {
+			break
+		}
+	}
+	// Observed information of the free weights w₀…w_{k−2} (w_{k−1} = 1 − Σ):
+	// I = Σᵢ nᵢ gᵢ gᵢᵀ / pᵢ², gᵢⱼ = Pᵢⱼ − Pᵢ,ₖ₋₁.
+	info := mat.NewSymDense(k-1, nil)
+	for i, c := range h.Counts {
+		p := 0.0
+		for j := range k {
+			p += w[j] * pm[i][j]
+		}
+		if c == 0 || p <= 0 {
+			continue
+		}
+		for a := range k - 1 {
+			ga := pm[i][a] - pm[i][k-1]
+			for b := a; b < k-1; b++ {
+				gb := pm[i][b] - pm[i][k-1]
+				info.SetSym(a, b, info.At(a, b)+c*ga*gb/(p*p))
+			}
+		}
+	}
+	se := make([]float64, k)
+	var chol mat.Cholesky
+	if chol.Factorize(info) {
+		var inv mat.SymDense
+		if err := chol.InverseTo(&inv); err == nil {
+			last := 0.0
+			for a := range k - 1 {
+				se[a] = math.Sqrt(math.Max(inv.At(a, a), 0))
+				for b := range k - 1 {
+					last += inv.At(a, b)
+				}
+			}
+			se[k-1] = math.Sqrt(math.Max(last, 0))
+		}
+	} else {
+		for j := range se {
+			se[j] = math.Inf(1) // the buckets cannot tell the components apart
+		}
+	}
+	out := make([]ShareShift, k)
+	for j := range k {
+		out[j] = ShareShift{Component: j, Median: m.Components[j].Quantile(0.5), Scenario: m.Weights[j], Live: w[j], SE: se[j]}
+		out[j].Moved = math.Abs(w[j]-m.Weights[j]) > z*se[j]
+	}
+	return out
+}
+
+func contains(xs []string, s string) bool {
+	for _, x := range xs {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}
+
+// num formats seconds to 3 significant digits.
+func num(v float64) string {
+	if math.IsInf(v, 1) {
+		return "+Inf"
+	}
+	return fmt.Sprintf("%.3g", v)
+}

@@ -1,0 +1,146 @@
+package retune
+
+import (
+	"math"
+	"math/rand/v2"
+	"testing"
+
+	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/readers"
+)
+
+// histogramOf buckets n draws of d at the finite upper bounds (an open
+// last bucket added), as a Prometheus histogram would count them.
+func histogramOf(d dist.Continuous, n int, bounds []float64, seed uint64) *readers.Histogram {
+	src := rand.NewPCG(seed, 36)
+	h := &readers.Histogram{File: "test", Format: "prometheus", Metric: "latency_seconds", Unit: readers.Seconds, Whole: true}
+	lo := 0.0
+	for _, b := range append(bounds, math.Inf(1)) {
+		h.Lower, h.Upper = append(h.Lower, lo), append(h.Upper, b)
+		h.Counts = append(h.Counts, 0)
+		lo = b
+	}
+	for range n {
+		x := d.Rand(src)
+		for i, u := range h.Upper {
+			if x <= u {
+				h.Counts[i]++
+				break
+			}
+		}
+	}
+	return h
+}
+
+// expBounds returns n bucket bounds start·factor^i.
+func expBounds(start, factor float64, n int) []float64 {
+	b := make([]float64, n)
+	for i := range b {
+		b[i] = start * math.Pow(factor, float64(i))
+	}
+	return b
+}
+
+var guardBounds = []float64{0.1, 0.15, 0.2, 0.25, 0.3, 0.5, 1, 2, 3, 4, 5, 7.5, 10, 12.5, 15, 17.5, 20}
+
+func guardModel(t *testing.T, slow float64) *dist.Mixture {
+	t.Helper()
+	m, err := dist.NewMixture([]float64{1 - slow, slow}, []dist.Continuous{dist.Uniform{Min: 0.1, Max: 0.3}, dist.Uniform{Min: 3, Max: 19}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return m
+}
+
+// TestJudgeUnchangedOnOwnModel: draws from the scenario's own model are
+// "unchanged" in ≥ 95 % of seeds. At alpha = 0.01 the test rejects a true
+// model with probability ≈ 0.01, so of 200 seeds about 2 say "shifted"
+// (binomial sd 1.4); 10 or more (≥ 5 %) would be a miscalibrated test.
+func TestJudgeUnchangedOnOwnModel(t *testing.T) {
+	models := map[string]struct {
+		d      dist.Continuous
+		bounds []float64
+	}{
+		"lognormal":   {dist.LogNormal{Mu: 0, Sigma: 0.5}, expBounds(0.1, 1.25, 25)},
+		"guard-check": {guardModel(t, 0.5), guardBounds},
+	}
+	for name, m := range models {
+		t.Run(name, func(t *testing.T) {
+			const seeds = 200
+			unchanged := 0
+			for s := range uint64(seeds) {
+				d := Judge(histogramOf(m.d, 10000, m.bounds, s), m.d, nil, 0.01)
+				if d.Verdict == Unchanged {
+					unchanged++
+				}
+			}
+			t.Logf("%s: unchanged in %d of %d seeds", name, unchanged, seeds)
+			if unchanged < seeds*95/100 {
+				t.Errorf("unchanged in %d of %d seeds; want ≥ 95%%", unchanged, seeds)
+			}
+		})
+	}
+}
+
+// TestJudgeMedianShift: a 20 % median shift with 10⁴ observations is
+// "shifted", at the median, in every seed tried, and the live median's
+// interval holds the true shifted median.
+func TestJudgeMedianShift(t *testing.T) {
+	scen := dist.LogNormal{Mu: 0, Sigma: 0.5}
+	live := dist.LogNormal{Mu: math.Log(1.2), Sigma: 0.5}
+	for s := range uint64(20) {
+		h := histogramOf(live, 10000, expBounds(0.1, 1.25, 25), s)
+		d := Judge(h, scen, live, 0.01)
+		if d.Verdict != Shifted || !contains(d.Where, "median") {
+			t.Fatalf("seed %d: verdict %q where %v (%s); want shifted at the median", s, d.Verdict, d.Where, d.Why)
+		}
+		p50 := d.Percentiles[0]
+		if !(p50.Lo < 1.2 && 1.2 <= p50.Hi) {
+			t.Errorf("seed %d: live p50 interval (%g, %g] misses the true 1.2 s", s, p50.Lo, p50.Hi)
+		}
+		if math.Abs(p50.ChangePct-20) > 1e-9 {
+			t.Errorf("seed %d: change %.3g%%, want 20%% (the live model's median)", s, p50.ChangePct)
+		}
+	}
+}
+
+// TestJudgeBimodalShare: the guard latency moving from half slow to 80 %
+// slow is "shifted" at the bimodal share, and the weights-only EM finds
+// the slow share within 4 standard errors of 0.8 (SE ≈ √(0.8·0.2/10⁴) =
+// 0.004 for components the buckets separate).
+func TestJudgeBimodalShare(t *testing.T) {
+	scen := guardModel(t, 0.5)
+	h := histogramOf(guardModel(t, 0.8), 10000, guardBounds, 7)
+	d := Judge(h, scen, nil, 0.01)
+	if d.Verdict != Shifted || !contains(d.Where, "bimodal share") {
+		t.Fatalf("verdict %q where %v; want shifted at the bimodal share", d.Verdict, d.Where)
+	}
+	slow := d.Shares[1]
+	if math.Abs(slow.SE-0.004) > 0.0005 {
+		t.Errorf("SE %g, want ≈ 0.004", slow.SE)
+	}
+	if math.Abs(slow.Live-0.8) > 4*slow.SE {
+		t.Errorf("live slow share %g, want 0.8 ± %g", slow.Live, 4*slow.SE)
+	}
+	t.Log(d.Describe())
+}
+
+// TestJudgeCannotTell: below MinObservations there is no verdict, even
+// for counts far from the model.
+func TestJudgeCannotTell(t *testing.T) {
+	scen := dist.LogNormal{Mu: 0, Sigma: 0.5}
+	h := histogramOf(dist.LogNormal{Mu: 1, Sigma: 0.5}, MinObservations-1, expBounds(0.1, 1.25, 25), 1)
+	if d := Judge(h, scen, nil, 0.01); d.Verdict != CannotTell {
+		t.Errorf("verdict %q with %g observations; want %q", d.Verdict, d.N, CannotTell)
+	}
+}
+
+// TestPooledChiSquareByHand checks X² on counts small enough to pool by
+// hand: expected 2, 4, 6, 8 pool to (6, 6, 8) → cells O = (4, 5, 11).
+func TestPooledChiSquareByHand(t *testing.T) {
+	x2, df := pooledChiSquare([]float64{1, 3, 5, 11}, []float64{2, 4, 6, 8})
+	want := (4-6.0)*(4-6.0)/6 + (5-6.0)*(5-6.0)/6 + (11-8.0)*(11-8.0)/8
+	if df != 2 || math.Abs(x2-want) > 1e-12 {
+		t.Errorf("X² %g on %d df, want %g on 2", x2, df, want)
+	}
+}

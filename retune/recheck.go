@@ -1,0 +1,339 @@
+package retune
+
+import (
+	"context"
+	"fmt"
+	"math"
+	"runtime"
+	"slices"
+	"strings"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/fit"
+	"github.com/hedgesim/hedgesim/optimize"
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// Model is one model's live histogram, the fit of it and its drift.
+type Model struct {
+	Model string `json:"model"`
+	// Key is "latency" or "ttft" (see Live.Key); Query and Source say
+	// where the histogram came from.
+	Key    string `json:"key"`
+	Query  string `json:"query"`
+	Source string `json:"source"`
+	// Fit is the histogram's fit (package fit); FitName its chosen
+	// model ("lognormal", "mixture-2", …) and FitSpec that model as a
+	// TOML inline distribution table.
+	Fit     *fit.HistogramFit `json:"-"`
+	FitName string            `json:"fit"`
+	FitSpec string            `json:"fit_toml"`
+	// Drift is the live histogram against the scenario's model.
+	Drift Drift `json:"drift"`
+}
+
+// Assess fits each live histogram with package fit (fopt) and judges its
+// drift from the scenario's model at level alpha. It stops with ctx's
+// error when ctx is done. A histogram the fit rejects is an *InputError.
+func Assess(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Options, alpha float64) ([]Model, error) {
+	var out []Model
+	for _, l := range live {
+		hf, err := fit.FitHistogramContext(ctx, l.Hist, fopt)
+		if ctx.Err() != nil {
+			return nil, ctx.Err()
+		}
+		if err != nil {
+			return nil, &InputError{Model: l.Model, Query: l.Query, Source: l.Hist.File, Err: err}
+		}
+		m := &cfg.Models[l.Index]
+		scen := m.Latency
+		if l.Key == "ttft" {
+			scen = m.TTFT
+		}
+		out = append(out, Model{
+			Model: l.Model, Key: l.Key, Query: l.Query, Source: l.Hist.File,
+			Fit: hf, FitName: hf.Best().Name, FitSpec: hf.SpecTOML(),
+			Drift: Judge(l.Hist, scen, hf.Best().Dist, alpha),
+		})
+	}
+	return out, nil
+}
+
+// LiveConfig returns a copy of cfg in which every model whose drift is
+// Shifted has its fitted live latency (or TTFT); models judged unchanged,
+// or that cannot be told, keep the scenario's, so that fitting noise does
+// not move a pick.
+func LiveConfig(cfg *sim.Config, models []Model) *sim.Config {
+	c := *cfg
+	c.Models = slices.Clone(cfg.Models)
+	for _, m := range models {
+		if m.Drift.Verdict != Shifted {
+			continue
+		}
+		i := slices.IndexFunc(c.Models, func(x sim.Model) bool { return x.Name == m.Model })
+		var d dist.Continuous = m.Fit.Best().Dist
+		if m.Key == "ttft" {
+			c.Models[i].TTFT = d
+		} else {
+			c.Models[i].Latency = d
+		}
+	}
+	return &c
+}
+
+// Decisions of a ClassAdvice.
+const (
+	Keep   = "keep"
+	Change = "change"
+)
+
+// ClassAdvice compares, for one class, the current policy on the live
+// models with the new pick optimize makes on them.
+type ClassAdvice struct {
+	Class string `json:"class"`
+	// Now is the rollout check of the current policy on the live models
+	// (optimize.Check): Checked its figures now, Predicted what the
+	// scenario's models predicted for it (the same policy simulated on
+	// them with the same requests and seed).
+	Now optimize.RolloutClass `json:"current_policy"`
+	// NowRequests is the class's requests in that check.
+	NowRequests int64 `json:"current_policy_requests"`
+	// New is the new pick's label ("none" for no hedging), with its
+	// delay (seconds) and copies, and its figures from the sweep.
+	New          string      `json:"new_pick"`
+	NewDelay     float64     `json:"new_delay_s"`
+	NewCopies    int         `json:"new_copies"`
+	NewLatency   sim.Latency `json:"new_latency_s"`
+	NewAnswered  float64     `json:"new_answered_share"`
+	NewAddedCost float64     `json:"new_added_cost_pct"`
+	NewRequests  int64       `json:"new_requests"`
+	// Percentile is the objective's percentile the decision compared
+	// (0.95, or 0.99 for a p99 objective).
+	Percentile float64 `json:"percentile"`
+	// Decision is Keep or Change and Why says why, with the figures;
+	// SamePolicy is true when the new pick is the current policy, which
+	// CurrentLabel says in words.
+	Decision     string `json:"decision"`
+	Why          string `json:"why"`
+	SamePolicy   bool   `json:"same_policy"`
+	CurrentLabel string `json:"current_policy_label"`
+}
+
+// Recheck is the current policy re-checked on the live models and the new
+// optimisation on them.
+type Recheck struct {
+	// Check is the rollout check of the current policies on the live
+	// models, against the scenario's prediction for them.
+	Check *optimize.RolloutCheck `json:"rollout_check"`
+	// New is the optimisation on the live models.
+	New *optimize.Report `json:"optimize"`
+	// Classes advise, class by class, keep or change.
+	Classes []ClassAdvice `json:"classes"`
+}
+
+// RecheckOptions say how to re-check.
+type RecheckOptions struct {
+	// Settings are the optimisation's (the scenario's [optimize] table
+	// and the command line's overrides); Settings.CheckRequests is the
+	// number of requests of the checks of the current policy (the
+	// optimisation itself runs without a rollout check of its own).
+	Settings optimize.Settings
+	// Workers is the number of simulations at once (0: GOMAXPROCS).
+	Workers int
+	// Progress, when set, is called as optimize.Options.Progress is.
+	Progress func(stage string, done, total int)
+}
+
+// RecheckPolicy simulates the current policy of every class of cfg on the
+// scenario's models (cfg) and on the live ones (live), both with
+// opt.Settings.CheckRequests requests on the scenario's seed, the first
+// as the prediction the second is checked against (optimize.Check); then
+// optimises every class on the live models (optimize.Run) and compares,
+// class by class (see Decide). It stops with ctx's error when ctx is done.
+func RecheckPolicy(ctx context.Context, cfg, live *sim.Config, opt RecheckOptions) (*Recheck, error) {
+	s := opt.Settings
+	level := s.Level
+	n := s.CheckRequests
+	if n <= 0 {
+		n = min(optimize.DefaultCheckRequests, 5*s.Requests)
+	}
+	workers := opt.Workers
+	if workers <= 0 {
+		workers = runtime.GOMAXPROCS(0)
+	}
+	pc := *cfg
+	pc.Requests = n
+	hedged, base, err := sim.RunWithBaseline(ctx, &pc, workers)
+	if err != nil {
+		return nil, err
+	}
+	pred := sim.NewReport(&pc, hedged, base)
+	current := &optimize.Report{Scenario: cfg.Name, Seed: cfg.Seed, Level: level}
+	for i, cl := range pc.Classes {
+		got := &pred.Classes[i]
+		c := optimize.Candidate{
+			Label: "current", Configured: true, Hedging: hedges(&cl),
+			Requests: got.Requests, Latency: got.Latency, AnsweredShare: got.AnsweredShare,
+			HedgedShare: got.HedgedShare, AttemptsPerRequest: got.AttemptsPerRequest,
+		}
+		_, _, c.P95CIOK = hedged.Classes[i].QuantileCI(0.95, level)
+		_, _, c.P99CIOK = hedged.Classes[i].QuantileCI(0.99, level)
+		basis := optimize.CostUSD
+		if got.AddedCostPct != nil {
+			c.AddedCostPct = *got.AddedCostPct
+		} else {
+			basis = optimize.CostCalls
+			if b := base.Classes[i]; b.Attempts.Sent > 0 && b.Requests > 0 && hedged.Classes[i].Requests > 0 {
+				c.AddedCostPct = 100 * (float64(hedged.Classes[i].Attempts.Sent)/float64(hedged.Classes[i].Requests)/(float64(b.Attempts.Sent)/float64(b.Requests)) - 1)
+			}
+		}
+		cr := optimize.ClassReport{Class: cl.Name, Requests: got.Requests, Objective: s.For(cl.Name).Objective, CostBasis: basis,
+			Candidates: []optimize.Candidate{c}}
+		current.Classes = append(current.Classes, cr)
+	}
+	check, err := optimize.Check(ctx, live, current, n, level)
+	if err != nil {
+		return nil, err
+	}
+	for i := range check.Classes {
+		// Here the "sweep" the check compares with is the prediction on
+		// the scenario's models.
+		check.Classes[i].Flag = strings.ReplaceAll(check.Classes[i].Flag, "the sweep's", "the prediction's")
+	}
+	s.CheckRequests = 0
+	newRep, err := optimize.Run(live, s, optimize.Options{Workers: opt.Workers, Context: ctx, Progress: opt.Progress})
+	if err != nil {
+		return nil, err
+	}
+	out := &Recheck{Check: check, New: newRep}
+	z := distuv.UnitNormal.Quantile((1 + level) / 2)
+	for i := range newRep.Classes {
+		cr := &newRep.Classes[i]
+		ci := slices.IndexFunc(live.Classes, func(c sim.Class) bool { return c.Name == cr.Class })
+		ri := slices.IndexFunc(check.Classes, func(c optimize.RolloutClass) bool { return c.Class == cr.Class })
+		if ci < 0 || ri < 0 {
+			continue
+		}
+		var nowReq int64
+		for _, c := range check.Report.Classes {
+			if c.Class == cr.Class {
+				nowReq = c.Requests
+			}
+		}
+		out.Classes = append(out.Classes, Decide(live, &live.Classes[ci], check.Classes[ri], nowReq, cr, z))
+	}
+	return out, nil
+}
+
+// hedges reports whether class cl sends copies.
+func hedges(cl *sim.Class) bool {
+	if cl.Pipeline != nil {
+		for _, st := range cl.Pipeline.Steps {
+			if st.Call.Policy.Copies > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	return cl.Policy.Copies > 0
+}
+
+// samePolicy reports whether the pick p is class cl's current policy.
+func samePolicy(cl *sim.Class, p *optimize.Candidate) bool {
+	if p.Configured {
+		return true
+	}
+	if cl.Pipeline != nil {
+		return false
+	}
+	pol := &cl.Policy
+	if !p.Hedging {
+		return pol.Copies == 0
+	}
+	return pol.Adaptive == nil && len(pol.Delays) == 1 && pol.Delays[0] == p.Delay && pol.Copies == p.Copies && !p.SetsTargets()
+}
+
+// Decide says keep or change for class cl of cfg: now is the current policy's
+// rollout check on the live models (nowReq requests), cr the class's
+// optimisation on them, z the normal quantile of the report's level.
+//
+// The new pick is better when its objective percentile's interval lies
+// wholly below the current policy's, or its answered share's Wilson
+// interval wholly above; worse when the reverse holds for either. Change
+// when it is better and not worse, or neither but at least 1 point of
+// added cost cheaper; keep otherwise (within the intervals of the new
+// best, or the new best trades answers or speed for money). The
+// intervals treat the two runs as independent samples, though they share
+// the scenario's seed; like optimize's own test this errs towards keep.
+func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq int64, cr *optimize.ClassReport, z float64) ClassAdvice {
+	p := cr.Picked()
+	pct := cr.Objective.Percentile
+	if pct != 0.99 {
+		pct = 0.95
+	}
+	a := ClassAdvice{
+		Class: cr.Class, Now: now, NowRequests: nowReq, New: p.Label, NewDelay: p.DelaySeconds, NewCopies: p.Copies,
+		NewLatency: p.Latency, NewAnswered: p.AnsweredShare, NewAddedCost: p.AddedCostPct, NewRequests: p.Requests,
+		Percentile: pct, SamePolicy: samePolicy(cl, p), CurrentLabel: sim.PolicyText(cfg, cl),
+	}
+	if a.SamePolicy {
+		a.Decision, a.Why = Keep, "the new best on the live models is the current policy"
+		return a
+	}
+	nowQ, nowCI := now.Checked.P95, now.Checked.P95CI95
+	if pct == 0.99 {
+		nowQ, nowCI = now.Checked.P99, now.Checked.P99CI95
+	}
+	newCI := p.CI(pct)
+	name := fmt.Sprintf("p%g", pct*100)
+	faster := p.CIOK(pct) && newCI[1] < nowCI[0]
+	slower := p.CIOK(pct) && newCI[0] > nowCI[1]
+	nl, nh := wilson(p.AnsweredShare, p.Requests, z)
+	cl2, ch := wilson(now.AnsweredShare, nowReq, z)
+	more, fewer := nl > ch, nh < cl2
+	nowCost := math.NaN()
+	if now.AddedCostPct != nil {
+		nowCost = *now.AddedCostPct
+	}
+	figures := fmt.Sprintf("%s %s → %s, answered %.1f%% → %.1f%%, added cost %s → %+.1f%%",
+		name, sec(nowQ), sec(p.Q(pct)), 100*now.AnsweredShare, 100*p.AnsweredShare, pctText(nowCost), p.AddedCostPct)
+	switch {
+	case (faster || more) && !(slower || fewer):
+		a.Decision, a.Why = Change, "the new pick does significantly better: "+figures
+	case !(faster || more || slower || fewer) && p.AddedCostPct < nowCost-1:
+		a.Decision, a.Why = Change, "the new pick does as well for less: "+figures
+	case slower || fewer:
+		a.Decision, a.Why = Keep, "the new best under the objective does worse on "+name+" or answers: "+figures
+	default:
+		a.Decision, a.Why = Keep, "the current policy is within the intervals of the new best: "+figures
+	}
+	return a
+}
+
+// wilson returns the Wilson score interval of a share p of n at z.
+func wilson(p float64, n int64, z float64) (float64, float64) {
+	if n <= 0 {
+		return 0, 1
+	}
+	nf := float64(n)
+	d := 1 + z*z/nf
+	c := (p + z*z/(2*nf)) / d
+	h := z * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf)) / d
+	return c - h, c + h
+}
+
+func sec(v float64) string {
+	if math.IsInf(v, 1) || math.IsNaN(v) {
+		return "miss"
+	}
+	return num(v) + " s"
+}
+
+func pctText(v float64) string {
+	if math.IsNaN(v) {
+		return "n/a"
+	}
+	return fmt.Sprintf("%+.1f%%", v)
+}

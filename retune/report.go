@@ -1,0 +1,178 @@
+package retune
+
+import (
+	"bytes"
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+	"strings"
+	"text/tabwriter"
+)
+
+// Report is a retune: each model's drift and, when a model shifted, the
+// re-check of the current policy and the new picks. Its JSON form is the
+// output of `hedgesim retune --json`.
+type Report struct {
+	Scenario string `json:"scenario"`
+	// Source is where the histograms came from and At when they were
+	// read (RFC 3339, UTC).
+	Source string `json:"source"`
+	At     string `json:"at"`
+	// Alpha is the drift test's level.
+	Alpha  float64 `json:"alpha"`
+	Models []Model `json:"models"`
+	// Recheck is nil when no model shifted: the scenario's models stand
+	// and nothing is simulated.
+	Recheck *Recheck `json:"recheck"`
+	// Action is true when a model shifted or a class should change its
+	// policy: what a scheduled job should raise (exit status 3).
+	Action bool `json:"action"`
+}
+
+// Finish sets r.Action from the models and the advice.
+func (r *Report) Finish() {
+	r.Action = false
+	for _, m := range r.Models {
+		r.Action = r.Action || m.Drift.Verdict == Shifted
+	}
+	if r.Recheck != nil {
+		for _, c := range r.Recheck.Classes {
+			r.Action = r.Action || c.Decision == Change
+		}
+	}
+}
+
+// WriteText writes the report as tables.
+func (r *Report) WriteText(w io.Writer) error {
+	var b bytes.Buffer
+	fmt.Fprintf(&b, "retune %s from %s at %s; drift judged at level %g (chi-square on the buckets, percentile intervals at %g%%)\n\n",
+		r.Scenario, r.Source, r.At, r.Alpha, 100*(1-r.Alpha))
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "model\tobservations\tverdict\tX²\tdf\tp\tp50 scenario → live [interval]\tp95\tp99\t")
+	for _, m := range r.Models {
+		d := &m.Drift
+		row := []string{m.Model, strconv.FormatFloat(d.N, 'f', -1, 64), d.Verdict, fmt.Sprintf("%.1f", d.ChiSquare), strconv.Itoa(d.DF), pText(d.PValue)}
+		for _, s := range d.Percentiles {
+			mark := ""
+			if s.Moved {
+				mark = " *"
+			}
+			row = append(row, fmt.Sprintf("%s → %s [%s, %s]%s", num(s.Scenario), num(s.Live), num(s.Lo), num(s.Hi), mark))
+		}
+		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+	}
+	tw.Flush()
+	b.WriteString("* the scenario's percentile lies outside the live interval; intervals are the buckets holding the order-statistic ranks\n")
+	for _, m := range r.Models {
+		fmt.Fprintf(&b, "\n%s: %s\n", m.Model, m.Drift.Describe())
+		fmt.Fprintf(&b, "  %s\n", m.Drift.Why)
+		fmt.Fprintf(&b, "  series: %s in %s; live fit (%s): %s\n", m.Query, m.Source, m.Key, m.Fit.Describe())
+		for _, s := range m.Drift.Shares {
+			fmt.Fprintf(&b, "  path at median %s s: share %.3g in the scenario, %.3g live (SE %.2g)\n", num(s.Median), s.Scenario, s.Live, s.SE)
+		}
+	}
+	if r.Recheck == nil {
+		b.WriteString("\nno model shifted: the scenario's models and policies stand; nothing simulated\n")
+		_, err := w.Write(b.Bytes())
+		return err
+	}
+	rc := r.Recheck
+	fmt.Fprintf(&b, "\ncurrent policy on the live models (rollout check, %d requests; the scenario's models predicted → now):\n", rc.Check.Requests)
+	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "class\tpolicy\tp95\tp99\tanswered\tadded cost\t")
+	for _, c := range rc.Classes {
+		n := &c.Now
+		fmt.Fprintf(tw, "%s\t%s\t%s → %s\t%s → %s\t%.1f%% → %.1f%%\t%s → %s\t\n", c.Class, c.CurrentLabel,
+			sec(n.Predicted.P95), sec(n.Checked.P95), sec(n.Predicted.P99), sec(n.Checked.P99),
+			100*n.PredictedAnswered, 100*n.AnsweredShare, pctText(n.PredictedAddedCostPct), pctOf(n.AddedCostPct))
+	}
+	tw.Flush()
+	for _, c := range rc.Classes {
+		if c.Now.Flag != "" {
+			fmt.Fprintf(&b, "  %s: %s\n", c.Class, c.Now.Flag)
+		}
+	}
+	fmt.Fprintf(&b, "\nnew picks on the live models (optimize, %d requests per candidate):\n", rc.New.RequestsPerCandidate)
+	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintln(tw, "class\tdecision\tnew pick\tp95\tanswered\tadded cost\t")
+	for _, c := range rc.Classes {
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f%%\t%+.1f%%\t\n", c.Class, c.Decision, c.New, sec(c.NewLatency.P95), 100*c.NewAnswered, c.NewAddedCost)
+	}
+	tw.Flush()
+	for _, c := range rc.Classes {
+		fmt.Fprintf(&b, "  %s: %s: %s\n", c.Class, c.Decision, c.Why)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// WriteJSON writes the report as indented JSON; an infinite or undefined
+// figure is null.
+func (r *Report) WriteJSON(w io.Writer) error {
+	enc := json.NewEncoder(w)
+	enc.SetIndent("", "  ")
+	return enc.Encode(r)
+}
+
+func pctOf(v *float64) string {
+	if v == nil {
+		return "n/a"
+	}
+	return pctText(*v)
+}
+
+// jnum is a float that encodes as JSON null when it is infinite or NaN.
+type jnum float64
+
+func (x jnum) MarshalJSON() ([]byte, error) {
+	f := float64(x)
+	if math.IsInf(f, 0) || math.IsNaN(f) {
+		return []byte("null"), nil
+	}
+	return json.Marshal(f)
+}
+
+// MarshalJSON writes a Shift with its infinite bounds as null.
+func (s Shift) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		P         jnum `json:"p"`
+		Scenario  jnum `json:"scenario_s"`
+		Live      jnum `json:"live_s"`
+		Lo        jnum `json:"lo_s"`
+		Hi        jnum `json:"hi_s"`
+		Moved     bool `json:"moved"`
+		ChangePct jnum `json:"change_pct"`
+	}{jnum(s.P), jnum(s.Scenario), jnum(s.Live), jnum(s.Lo), jnum(s.Hi), s.Moved, jnum(s.ChangePct)})
+}
+
+// MarshalJSON writes a ShareShift with an infinite SE as null.
+func (s ShareShift) MarshalJSON() ([]byte, error) {
+	return json.Marshal(struct {
+		Component int     `json:"component"`
+		Median    jnum    `json:"median_s"`
+		Scenario  float64 `json:"scenario"`
+		Live      float64 `json:"live"`
+		SE        jnum    `json:"se"`
+		Moved     bool    `json:"moved"`
+	}{s.Component, jnum(s.Median), s.Scenario, s.Live, jnum(s.SE), s.Moved})
+}
+
+// MarshalJSON writes a Drift with an infinite X² or undefined p as null.
+func (d Drift) MarshalJSON() ([]byte, error) {
+	type plain Drift
+	return json.Marshal(struct {
+		plain
+		ChiSquare jnum `json:"chi_square"`
+		PValue    jnum `json:"p_value"`
+	}{plain(d), jnum(d.ChiSquare), jnum(d.PValue)})
+}
+
+// pText formats a p-value; one that underflows to 0 is "<1e-300".
+func pText(p float64) string {
+	if p == 0 {
+		return "<1e-300"
+	}
+	return fmt.Sprintf("%.3g", p)
+}
