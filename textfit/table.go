@@ -27,7 +27,8 @@ const padding = 2
 //  1. A long cell (wider than a quarter of the width, at least 20
 //     columns) leaves its row: a long first cell (the row's label) goes
 //     on a line of its own above the row, any other as "header: cell" on
-//     a line of its own below it, under the second column.
+//     a line of its own below it, under the second column (broken at
+//     spaces as Wrap does when it is still too wide).
 //  2. Header cells break at spaces and after '/' onto two lines, the
 //     columns that gain most first, each as narrow as two lines allow
 //     but no narrower than its widest cell.
@@ -340,7 +341,7 @@ func (L *layout) render() string {
 		}
 		b.WriteString(strings.TrimRight(l, " ") + "\n")
 		for _, x := range L.below[i] {
-			b.WriteString(indent + x + "\n")
+			b.WriteString(Wrap(indent+x+"\n", L.width))
 		}
 	}
 	return b.String()
