@@ -32,8 +32,8 @@ const padding = 2
 //  2. Header cells break at spaces and after '/' onto two lines, the
 //     columns that gain most first, each as narrow as two lines allow
 //     but no narrower than its widest cell.
-//  3. The columns are split into groups that fit, one below the other,
-//     each led by the label column (and the column after it when the
+//  3. The columns are split into as few groups as fit, as even in width
+//     as that many can be, one below the other, each led by the label column (and the column after it when the
 //     labels are marks of up to 3 characters); empty columns are dropped,
 //     and each group's headers break only as far as it needs (step 2).
 //
@@ -212,19 +212,30 @@ func (t *Table) fit(lines []string) string {
 	for _, j := range keys {
 		keyWidth += L.colWidth(j) + padding
 	}
-	var groups [][]int
-	var cur []int
-	w := keyWidth
-	for _, j := range L.cols[L.keys:] {
-		cw := L.colWidth(j) + padding
-		if len(cur) > 0 && w+cw > t.width {
-			groups = append(groups, cur)
-			cur, w = nil, keyWidth
+	// pack fills groups of at most lim columns in order.
+	pack := func(lim int) [][]int {
+		var groups [][]int
+		var cur []int
+		w := keyWidth
+		for _, j := range L.cols[L.keys:] {
+			cw := L.colWidth(j) + padding
+			if len(cur) > 0 && w+cw > lim {
+				groups = append(groups, cur)
+				cur, w = nil, keyWidth
+			}
+			cur = append(cur, j)
+			w += cw
 		}
-		cur = append(cur, j)
-		w += cw
+		return append(groups, cur)
 	}
-	groups = append(groups, cur)
+	// As few groups as fit the width, as even as that many can be.
+	groups := pack(t.width)
+	for lim := keyWidth + 1; lim < t.width; lim++ {
+		if g := pack(lim); len(g) == len(groups) {
+			groups = g
+			break
+		}
+	}
 	var b strings.Builder
 	for g, cols := range groups {
 		if g > 0 {
