@@ -21,7 +21,7 @@ const padding = 2
 //
 // Flush writes what tabwriter would, unless the width (NewTable) is above
 // 0 and a table, so laid out, is wider. Such a table's first line is its
-// header, and it is fitted in three steps, each taken only while the
+// header, and it is fitted in four steps, each taken only while the
 // table is still too wide:
 //
 //  1. A long cell (wider than a quarter of the width, at least 20
@@ -32,7 +32,11 @@ const padding = 2
 //  2. Header cells break at spaces and after '/' onto two lines, the
 //     columns that gain most first, each as narrow as two lines allow
 //     but no narrower than its widest cell.
-//  3. The columns are split into as few groups as fit, as even in width
+//  3. A right-aligned table (figures) that then fits with one blank
+//     between its columns instead of two, and its headers broken as far
+//     as that needs (step 2), is so printed, every header of several
+//     words on two lines where that is no wider.
+//  4. The columns are split into as few groups as fit, as even in width
 //     as that many can be, one below the other, each led by the label column (and the column after it when the
 //     labels are marks of up to 3 characters); empty columns are dropped,
 //     and each group's headers break only as far as it needs (step 2).
@@ -129,6 +133,7 @@ type layout struct {
 	above  []string   // per row, its label moved to a line of its own
 	below  [][]string // per row, its long cells as "header: cell" lines
 	trail  []string   // per row, trailing prose, when a row has some
+	pad    int        // blanks before (right-aligned) or after each cell
 	// headTrail is the header's trailing prose.
 	headTrail string
 	cols      []int // the columns shown, in order
@@ -158,7 +163,7 @@ func (t *Table) fit(lines []string) string {
 			rows[i] = append(rows[i], "")
 		}
 	}
-	L := &layout{width: t.width, right: t.flags&tabwriter.AlignRight != 0}
+	L := &layout{width: t.width, right: t.flags&tabwriter.AlignRight != 0, pad: padding}
 	for _, h := range rows[0] {
 		L.header = append(L.header, []string{h})
 	}
@@ -200,6 +205,30 @@ func (t *Table) fit(lines []string) string {
 	L.breakHeaders(rows[0])
 	if L.fits() {
 		return L.render()
+	}
+
+	// 2b. Right-aligned figures keep apart with one blank: when that
+	// makes the table fit, it stays whole.
+	if L.right {
+		one := *L
+		one.pad = 1
+		one.header = make([][]string, len(L.header))
+		for j, h := range rows[0] {
+			one.header[j] = []string{h}
+		}
+		one.breakHeaders(rows[0])
+		if one.fits() {
+			// One blank does not part the words of two headers: a header
+			// of several words goes on two lines when that is no wider.
+			for _, j := range one.cols {
+				if len(one.header[j]) == 1 && strings.Contains(strings.TrimSpace(rows[0][j]), " ") {
+					if lines := breakHeader(rows[0][j], one.dataWidth(j), 2); widest(lines) <= one.colWidth(j) {
+						one.header[j] = lines
+					}
+				}
+			}
+			return one.render()
+		}
 	}
 
 	// 3. Column groups, each led by the label column.
@@ -298,7 +327,7 @@ func (L *layout) fits() bool { return maxWidth([]byte(L.render())) <= L.width }
 func (L *layout) render() string {
 	widths := make([]int, len(L.cols))
 	for k, j := range L.cols {
-		widths[k] = L.colWidth(j) + padding
+		widths[k] = L.colWidth(j) + L.pad
 	}
 	var b strings.Builder
 	line := func(cells []string) string {
