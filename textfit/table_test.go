@@ -200,7 +200,7 @@ func TestTableOneBlank(t *testing.T) {
 	in := "  \tdelay\tp95\tp99\tanswered\thedged\tcost/1k req\tadded cost\t\n" +
 		"  *\t1.58s\t3.78s\t4.50s\t99.8%\t66.6%\t$5.4795\t+43.7%\t\n"
 	full := tabwritten(in, tabwriter.AlignRight) // 71 columns
-	got := table(in, 59, tabwriter.AlignRight) // two blanks and broken headers need 61
+	got := table(in, 59, tabwriter.AlignRight)   // two blanks and broken headers need 61
 	want := "                                       cost/1k  added\n" +
 		"     delay   p95   p99 answered hedged     req   cost\n" +
 		"   * 1.58s 3.78s 4.50s    99.8%  66.6% $5.4795 +43.7%\n"
