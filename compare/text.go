@@ -2,6 +2,7 @@ package compare
 
 import (
 	"github.com/hedgesim/hedgesim/sim"
+	"github.com/hedgesim/hedgesim/textfit"
 
 	"bytes"
 	"encoding/json"
@@ -10,7 +11,6 @@ import (
 	"math"
 	"slices"
 	"strings"
-	"text/tabwriter"
 )
 
 // WriteText writes c as a table with one block per class: each figure in
@@ -33,7 +33,7 @@ func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 	}
 	fmt.Fprintln(ew)
 	var table bytes.Buffer
-	tw := tabwriter.NewWriter(&table, 0, 0, 2, ' ', 0)
+	tw := textfit.NewTableWidth(&table, textfit.Width(w), 0)
 	fmt.Fprintln(tw, "class\tmetric\tA\t\tB\t\tchange")
 	for _, r := range c.Rows {
 		if r.PolicyA != "" || r.PolicyB != "" {

@@ -14,6 +14,7 @@ import (
 	"text/tabwriter"
 
 	"github.com/hedgesim/hedgesim/sim"
+	"github.com/hedgesim/hedgesim/textfit"
 )
 
 // MarshalJSON writes the objective as {"name", "text", "percentile",
@@ -138,7 +139,7 @@ func (r *Report) requestsLine() string {
 // No line ends in a space.
 func (r *Report) WriteText(w io.Writer, all bool) error {
 	var b bytes.Buffer
-	r.writeText(&b, all)
+	r.writeText(textfit.NewWriter(&b, textfit.Width(w)), all)
 	_, err := w.Write(trimLineEnds(b.Bytes()))
 	return err
 }
@@ -195,7 +196,7 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 	}
 	fmt.Fprintln(ew)
 
-	tw := tabwriter.NewWriter(ew, 0, 0, 2, ' ', 0)
+	tw := textfit.NewTable(ew, 0)
 	fmt.Fprintln(tw, "class\tverdict\tdelay\tcopies\ttarget\tp95 before → after\t\tp99 before → after\t\tanswered before → after\t\thedged\tattempts/req\tadded cost")
 	for i := range r.Classes {
 		cr := &r.Classes[i]
@@ -248,7 +249,7 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 // reached), as `hedgesim run` does for a run.
 func writePickSpend(w io.Writer, classes []ClassReport) {
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := textfit.NewTable(w, tabwriter.AlignRight)
 	open, closed := false, false
 	for i := range classes {
 		if classes[i].Picked().perSecond > 0 {
@@ -341,7 +342,7 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 		marks = "* pick (recommended by the verdict rule), o the objective's pick, ~ " + pn + " not significantly different from the pick"
 	}
 	fmt.Fprintf(w, "  %s; %s:\n", title, marks)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := textfit.NewTable(w, tabwriter.AlignRight)
 	ci := fmt.Sprintf("%s%% CI", fnum(100*level))
 	front := ""
 	if all {
@@ -423,7 +424,7 @@ func writeWhyNot(w io.Writer, cr *ClassReport) {
 		rejected = fmt.Sprintf("; %d of %d rejected", total, len(cr.Candidates))
 	}
 	fmt.Fprintf(w, "  why not: the %d candidates closest to being picked (nearest the pick in added cost, the frontier first), with why (every candidate's status and reasons: --json%s):\n", len(idx), rejected)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := textfit.NewTable(w, 0)
 	for _, i := range idx {
 		c := &cr.Candidates[i]
 		var why []string
@@ -527,6 +528,9 @@ type errWriter struct {
 	err error
 }
 
+// Width is the width of the text written through e (textfit.Width).
+func (e *errWriter) Width() int { return textfit.Width(e.w) }
+
 func (e *errWriter) Write(p []byte) (int, error) {
 	if e.err != nil {
 		return len(p), nil
@@ -539,7 +543,7 @@ func (e *errWriter) Write(p []byte) (int, error) {
 // hedging and next to the sweep's prediction.
 func writeRollout(w io.Writer, rc *RolloutCheck) {
 	fmt.Fprintf(w, "\nrollout check: the whole scenario with every pick applied, %s (p95 in the check / no hedging / predicted by the sweep):\n", fcount(int64(rc.Requests)))
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := textfit.NewTable(w, 0)
 	// Closed-loop classes: the requests per second their clients got done,
 	// without hedging → with the pick [95% CI]; no column for open arrivals.
 	tputs := map[string]string{}

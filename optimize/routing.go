@@ -5,9 +5,9 @@ import (
 	"io"
 	"slices"
 	"strings"
-	"text/tabwriter"
 
 	"github.com/hedgesim/hedgesim/sim"
+	"github.com/hedgesim/hedgesim/textfit"
 )
 
 // Routing sets the balancer of a scenario's replica pools beside the hedge
@@ -241,7 +241,7 @@ func (r *Report) writeRouting(w io.Writer) {
 		strings.Join(rt.Balancers, ", "))
 	for _, rc := range rt.Classes {
 		fmt.Fprintf(w, "  class %s (configured: %s)\n", rc.Class, orNone(rc.Configured))
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+		tw := textfit.NewTable(w, 0)
 		fmt.Fprintf(tw, "    balancer\tpolicy\tp%g\tinterval\tanswered\tattempts/req\tadded cost\n", 100*rc.Percentile)
 		for _, o := range rc.Options {
 			policy, name := "no hedging", o.Balancer

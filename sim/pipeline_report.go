@@ -6,6 +6,8 @@ import (
 	"slices"
 	"strings"
 	"text/tabwriter"
+
+	"github.com/hedgesim/hedgesim/textfit"
 )
 
 // PipelineReport is the end-to-end view of a pipeline class, beside the
@@ -216,7 +218,7 @@ func writePipelines(w io.Writer, rows []ClassReport) {
 			ci = fmt.Sprintf("[%s, %s]", fsec(e.P95CI95[0]), fsec(e.P95CI95[1]))
 		}
 		fmt.Fprintf(w, "pipeline %s: end to end (arrival until the request ended: through, degraded or failed)\n", c.Class)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		tw := textfit.NewTable(w, tabwriter.AlignRight)
 		fmt.Fprintln(tw, "  \tp50\tp95\tp95 95% CI\tp99\tmean\t\tno hedging p50\tp95\tp99\t")
 		fmt.Fprintf(tw, "  end to end\t%s\t%s\t%s\t%s\t%s\t\t%s\t%s\t%s\t\n", fsec(e.P50), fsec(e.P95), ci, fsec(e.P99), fsec(e.Mean), fsec(b.P50), fsec(b.P95), fsec(b.P99))
 		if t := p.TTFV; t != nil {
@@ -240,7 +242,7 @@ func writePipelines(w io.Writer, rows []ClassReport) {
 		}
 		fmt.Fprintf(w, "  answered %s: checked %s (no hedging %s), degraded %s (no hedging %s)%s; failed %s%s; %.2f calls per request\n",
 			pct(c.AnsweredShare), pct(p.CheckedShare), pct(p.NoHedgingCheckedShare), pct(p.DegradedShare), pct(p.NoHedgingDegradedShare), degBy, pct(p.FailedShare), timedOut, p.CallsPerRequest)
-		tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		tw = textfit.NewTable(w, tabwriter.AlignRight)
 		fmt.Fprintln(tw, "  step\tcalls/req\tcut/req\tanswered\t(no hedging)\tp50\tp95\tp99\tno hedging p95\thedged\tattempts/call\tcost per 1k\tadded\tslowest 5%: longest in\tmean s there\tmedian req\t")
 		for _, s := range p.Steps {
 			added := "n/a"

@@ -6,6 +6,8 @@ import (
 	"math"
 	"slices"
 	"text/tabwriter"
+
+	"github.com/hedgesim/hedgesim/textfit"
 )
 
 // PoolResult is what a provider's replica pool did over a run.
@@ -128,7 +130,7 @@ func writePools(w io.Writer, pools []PoolResult) {
 		}
 		fmt.Fprintln(w)
 		rows := notableReplicas(p.Replicas)
-		tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+		tw := textfit.NewTable(w, tabwriter.AlignRight)
 		fmt.Fprintln(tw, "replica\tslowdown\tsent\tserved\trejected\tcold starts\tmean queue wait\tp95 queue wait\tin service\tutilisation\t")
 		for _, i := range rows {
 			r := p.Replicas[i]

@@ -10,6 +10,8 @@ import (
 	"strings"
 	"sync/atomic"
 	"text/tabwriter"
+
+	"github.com/hedgesim/hedgesim/textfit"
 )
 
 // QuantileRule states how the report's percentiles are computed.
@@ -618,7 +620,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintln(w)
 
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := textfit.NewTable(w, tabwriter.AlignRight)
 	fmt.Fprintln(tw, "latency\tp50\tp90\tp95\tp95 95% CI\tp99\tp99.9\tmean\t\tno hedging p95\tp99\t")
 	for _, c := range rows {
 		l, b := c.Latency, c.NoHedging.Latency
@@ -637,7 +639,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	tw.Flush()
 	fmt.Fprintln(w)
 
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw = textfit.NewTable(w, tabwriter.AlignRight)
 	fmt.Fprintln(tw, "outcomes\trequests\tanswered\t(no hedging)\ttimeouts open/closed\terrors\t(429)\t(rejected)\tinvalid\thedged\tattempts/req\t")
 	for _, c := range rows {
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d/%d\t%d\t%d\t%d\t%d\t%s\t%.3f\t\n", c.Class, c.Requests,
@@ -647,7 +649,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	tw.Flush()
 	fmt.Fprintln(w)
 
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw = textfit.NewTable(w, tabwriter.AlignRight)
 	fmt.Fprintln(tw, "cost per 1k req\ttotal\tcompleted\tcancelled\tno hedging\tadded\twasted out tok/req\t")
 	for _, c := range rows {
 		added := "n/a"
@@ -665,7 +667,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	writeThroughput(w, rows)
 	writeRetries(w, rows)
 	writeSpend(w, rows)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw = textfit.NewTable(w, tabwriter.AlignRight)
 	// The stalled column appears only when a stream was cut, so that
 	// reports without stalls read as before.
 	stalled := slices.ContainsFunc(r.Providers, func(p ProviderResult) bool { return p.Stalled > 0 })
@@ -743,7 +745,7 @@ func writeFailureKinds(w io.Writer, rows []ClassReport) {
 	if !any {
 		return
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := textfit.NewTable(w, tabwriter.AlignRight)
 	fmt.Fprintln(tw, "failed attempts\t429\t5xx\t4xx\tupstream timeout\trejected (full, breaker)\tof attempts sent\t")
 	for _, c := range rows {
 		a := c.Attempts

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"io"
 	"text/tabwriter"
+
+	"github.com/hedgesim/hedgesim/textfit"
 )
 
 // writeRetries writes the retry table of rows, when a class retries: per
@@ -18,7 +20,7 @@ func writeRetries(w io.Writer, rows []ClassReport) {
 	if !has {
 		return
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := textfit.NewTable(w, tabwriter.AlignRight)
 	fmt.Fprintln(tw, "retries\trequests re-run\tre-runs\tcalls retried\tdenied\tcalls/req\t")
 	for _, c := range rows {
 		if c.Retries == nil {

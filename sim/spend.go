@@ -8,6 +8,8 @@ import (
 	"strings"
 	"text/tabwriter"
 	"time"
+
+	"github.com/hedgesim/hedgesim/textfit"
 )
 
 // DaysPerMonth is the length of the month in Spend.PerMonth.
@@ -113,7 +115,7 @@ func (r *Report) setSpend(cfg *Config) {
 
 // writeSpend writes the spend table of rows.
 func writeSpend(w io.Writer, rows []ClassReport) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := textfit.NewTable(w, tabwriter.AlignRight)
 	at := "arrival rate"
 	for _, c := range rows {
 		if c.Throughput != nil {

@@ -6,6 +6,8 @@ import (
 	"io"
 	"math"
 	"text/tabwriter"
+
+	"github.com/hedgesim/hedgesim/textfit"
 )
 
 // writeThroughput writes the throughput table of rows, when the run has
@@ -14,7 +16,7 @@ func writeThroughput(w io.Writer, rows []ClassReport) {
 	if len(rows) == 0 || rows[0].Throughput == nil {
 		return
 	}
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', tabwriter.AlignRight)
+	tw := textfit.NewTable(w, tabwriter.AlignRight)
 	fmt.Fprintln(tw, "throughput\treq/s\t95% CI\tclients\tmean think\tno hedging req/s\t")
 	for _, c := range rows {
 		t := c.Throughput

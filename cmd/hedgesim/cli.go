@@ -13,12 +13,13 @@ import (
 	"runtime/debug"
 	"strconv"
 	"strings"
-	"text/tabwriter"
+	"unicode/utf8"
 
 	"github.com/hedgesim/hedgesim/readers"
 	"github.com/hedgesim/hedgesim/scenario"
 	"github.com/hedgesim/hedgesim/scenarios"
 	"github.com/hedgesim/hedgesim/sim"
+	"github.com/hedgesim/hedgesim/textfit"
 )
 
 // Exit statuses.
@@ -212,8 +213,13 @@ func newFlagSet(name, synopsis string, w io.Writer) *flag.FlagSet {
 	fs := flag.NewFlagSet(name, flag.ContinueOnError)
 	fs.SetOutput(w)
 	fs.Usage = func() {
-		fmt.Fprintf(w, "Usage: hedgesim %s\n\nFlags:\n", synopsis)
+		// Written whole, then wrapped to the terminal (textfit.Wrap).
+		var b strings.Builder
+		fmt.Fprintf(&b, "Usage: hedgesim %s\n\nFlags:\n", synopsis)
+		fs.SetOutput(&b)
 		fs.PrintDefaults()
+		fs.SetOutput(w)
+		io.WriteString(w, textfit.Wrap(b.String(), textfit.TerminalWidth(w)))
 	}
 	return fs
 }
@@ -381,23 +387,56 @@ func inputLimits() (scenario.Limits, error) {
 
 func cmdList(args []string, stdout io.Writer) error {
 	if len(args) == 1 && (args[0] == "-h" || args[0] == "-help" || args[0] == "--help") {
-		fmt.Fprintln(stdout, "Usage: hedgesim list\n\nLists the scenarios built into the binary, each with what it models (the\ntable of scenarios/README.md); run one with 'hedgesim run NAME'.")
+		fmt.Fprintln(stdout, "Usage: hedgesim list [--wide]\n\nLists the scenarios built into the binary, each with what it models (the\ntable of scenarios/README.md) on one line, shortened with \"…\" to fit the\nterminal (120 columns when standard output is not one); --wide prints the\ndescriptions whole. Run one with 'hedgesim run NAME'.")
 		return nil
 	}
-	if len(args) > 0 {
-		return usageError{err: fmt.Errorf("takes no arguments, got %q", args)}
+	wide := len(args) == 1 && (args[0] == "--wide" || args[0] == "-wide")
+	if len(args) > 0 && !wide {
+		return usageError{err: fmt.Errorf("takes no arguments but --wide, got %q", args)}
+	}
+	width := 0
+	if !wide {
+		width = textfit.TerminalWidth(stdout)
+	}
+	desc := scenarios.Descriptions()
+	names := scenarios.Names()
+	labels := make([]string, len(names))
+	col := 0
+	for i, n := range names {
+		labels[i] = n
+		if n == scenarios.Default {
+			labels[i] += " (default)"
+		}
+		col = max(col, utf8.RuneCountInString(labels[i])+2)
 	}
 	var b bytes.Buffer
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	desc := scenarios.Descriptions()
-	for _, n := range scenarios.Names() {
-		mark := ""
-		if n == scenarios.Default {
-			mark = " (default)"
+	for i, n := range names {
+		d := strings.ReplaceAll(desc[n], "`", "")
+		if width > 0 {
+			d = shorten(d, max(width-col, 20))
 		}
-		fmt.Fprintf(tw, "%s%s\t%s\n", n, mark, strings.ReplaceAll(desc[n], "`", ""))
+		fmt.Fprintf(&b, "%-*s%s\n", col+len(labels[i])-utf8.RuneCountInString(labels[i]), labels[i], d)
 	}
-	tw.Flush()
 	_, err := stdout.Write(b.Bytes())
 	return err
+}
+
+// shorten returns s when it has at most n runes, else its words that fit
+// in n-1 runes followed by "…".
+func shorten(s string, n int) string {
+	if utf8.RuneCountInString(s) <= n {
+		return s
+	}
+	cut := ""
+	for _, w := range strings.Fields(s) {
+		next := w
+		if cut != "" {
+			next = cut + " " + w
+		}
+		if utf8.RuneCountInString(next) > n-1 {
+			break
+		}
+		cut = next
+	}
+	return strings.TrimRight(cut, ",;:") + "…"
 }

@@ -26,6 +26,7 @@ not one hedgesim writes (a share outside [0, 1], a class named twice,
 percentiles out of order, ...) or the two have no class in common. "-"
 for one of the two reads it from standard input.`, stderr)
 	asJSON := fs.Bool("json", false, "write the comparison as JSON")
+	wide := wideFlag(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -62,15 +63,17 @@ for one of the two reads it from standard input.`, stderr)
 		return usageError{err: fmt.Errorf("no class in common: %s has %s; %s has %s", pos[0], classNames(reps[0]), pos[1], classNames(reps[1]))}
 	}
 	var b bytes.Buffer
+	text := b.Bytes()
 	if *asJSON {
 		err = c.WriteJSON(&b, pos[0], pos[1])
+		text = b.Bytes()
 	} else {
-		err = c.WriteText(&b, pos[0], pos[1])
+		text, err = fittedText(stdout, *wide, func(w io.Writer) error { return c.WriteText(w, pos[0], pos[1]) })
 	}
 	if err != nil {
 		return err
 	}
-	_, err = stdout.Write(b.Bytes())
+	_, err = stdout.Write(text)
 	return err
 }
 

@@ -133,6 +133,7 @@ type optimizeJob struct {
 	workers int
 	out     string
 	asJSON  bool
+	wide    bool // --wide: the text at full width
 	all     bool
 	noPlots bool
 	quiet   bool
@@ -208,6 +209,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	fs.Var(&checkRequests, "check-requests", "`n` requests of the rollout check, the whole scenario with every pick applied (default 1000000, or 5 × --requests when less; 0 skips it)")
 	writeScenario := pathFlag(fs, "write-scenario", "write the scenario with every pick applied to `FILE` (hedge tables and requests only; comments kept; a symbolic link is written through), so that `hedgesim run FILE` reproduces the rollout check")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of tables")
+	wide := wideFlag(fs)
 	all := fs.Bool("all", false, "list every candidate in the tables, not only the frontier")
 	out := pathFlag(fs, "out", "write report.txt, report.json, index.html (the whole report as one self-contained page), candidates.csv and PNG/SVG plots to `DIR` (created if needed; its parent must exist); with --shard, the file to write the part to")
 	force := fs.Bool("force", false, "let --out replace a report another command (run) wrote there; files hedgesim did not write are never replaced")
@@ -438,7 +440,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	}
 	job := &optimizeJob{
 		args: args, sc: sc, cfg: cfg, s: s, workers: int(workers.v), out: *out,
-		asJSON: *asJSON, all: *all, noPlots: *noPlots, quiet: *quiet, ws: ws,
+		asJSON: *asJSON, wide: *wide, all: *all, noPlots: *noPlots, quiet: *quiet, ws: ws,
 		shard: shard, resume: *resume, scenarioArgs: pos,
 	}
 	if shard != nil {
@@ -479,7 +481,10 @@ func (job *optimizeJob) finish(ctx context.Context, rep *optimize.Report, stdout
 	if job.asJSON {
 		_, err = stdout.Write(js.Bytes())
 	} else {
-		_, err = stdout.Write(text.Bytes())
+		var b []byte
+		if b, err = fittedText(stdout, job.wide, func(w io.Writer) error { return rep.WriteText(w, job.all) }); err == nil {
+			_, err = stdout.Write(b)
+		}
 	}
 	if err != nil {
 		return err

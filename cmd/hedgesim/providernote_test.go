@@ -19,7 +19,7 @@ func TestProviderTableNote(t *testing.T) {
 		{"shared-rate-limit", true}, // providers a and b: no concurrency limit
 		{"loaded-provider", false},  // gpu-pool: a concurrency limit
 	} {
-		code, out, errOut := hedgesim(t, "run", "--requests", "500", tc.scenario)
+		code, out, errOut := hedgesim(t, "run", "--wide", "--requests", "500", tc.scenario)
 		if code != 0 {
 			t.Fatalf("%s: exit %d: %s", tc.scenario, code, errOut)
 		}

@@ -49,6 +49,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Var(&seed, "seed", "random seed `N` (integer ≥ 0); overrides the scenario's seed")
 	fs.Var(&requests, "requests", "simulate `N` requests (≥ 1, 1e6 form allowed); overrides the scenario's requests")
 	asJSON := fs.Bool("json", false, "write the report as JSON (field names documented in docs/report.md)")
+	wide := wideFlag(fs)
 	tracePath := pathFlag(fs, "trace", "also write one CSV row per attempt of the hedged run to `FILE` (for small runs; a symbolic link is written through)")
 	out := pathFlag(fs, "out", "also write report.txt, report.json and, for classes with an adaptive delay, a plot of it over the run to `DIR` (created if needed; its parent must exist)")
 	force := fs.Bool("force", false, "let --out replace a report another command (optimize) wrote there; files hedgesim did not write are never replaced")
@@ -135,7 +136,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	// Only the form printed is written, unless --out needs both.
 	var text, js bytes.Buffer
-	if !*asJSON || *out != "" {
+	if *out != "" {
+		// report.txt holds the full-width text.
 		if err := rep.WriteText(&text); err != nil {
 			return err
 		}
@@ -145,16 +147,18 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return err
 		}
 	}
-	b := text
-	if *asJSON {
-		b = js
+	b := js.Bytes()
+	if !*asJSON {
+		if b, err = fittedText(stdout, *wide, rep.WriteText); err != nil {
+			return err
+		}
 	}
 	if *out != "" {
 		if err := writeRunReport(ctx, *out, rep, text.Bytes(), js.Bytes()); err != nil {
 			return err
 		}
 	}
-	_, err = stdout.Write(b.Bytes())
+	_, err = stdout.Write(b)
 	return err
 }
 

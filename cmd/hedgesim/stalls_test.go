@@ -10,7 +10,7 @@ import (
 // bad stall value is bad input (exit 2)
 // named by file, line and key.
 func TestRunStreamStalls(t *testing.T) {
-	code, out, errOut := hedgesim(t, "run", "--requests", "20000", "stream-stalls")
+	code, out, errOut := hedgesim(t, "run", "--wide", "--requests", "20000", "stream-stalls")
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

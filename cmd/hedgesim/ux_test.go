@@ -84,7 +84,7 @@ func TestCompareRuns(t *testing.T) {
 	if code, _, errOut := hedgesim(t, "optimize", "--set", "classes[0].hedge.delay=soon", "guard-check"); code != exitUsage || !strings.Contains(errOut, "--set classes[0].hedge.delay=soon: classes[0].hedge.delay: invalid delay") {
 		t.Errorf("bad override: exit %d, %s", code, errOut)
 	}
-	code, out, errOut := hedgesim(t, "compare", b, a)
+	code, out, errOut := hedgesim(t, "compare", "--wide", b, a)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)
 	}

@@ -54,7 +54,7 @@ func TestValidateShowsRunsWarnings(t *testing.T) {
 	if code != 0 || out != f+": ok, 3 warnings\nguard-check: ok\n" {
 		t.Fatalf("exit %d, stdout %q; want 0 and the file ok with 3 warnings", code, out)
 	}
-	_, runOut, runErr := hedgesim(t, "run", f)
+	_, runOut, runErr := hedgesim(t, "run", "--wide", f)
 	for _, w := range want {
 		if line := w.at + ": " + w.key + ": warning: " + w.class + ": " + w.text; !strings.Contains(errOut, line) {
 			t.Errorf("validate's stderr lacks %q:\n%s", line, errOut)

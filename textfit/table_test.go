@@ -1,0 +1,210 @@
+package textfit
+
+import (
+	"bytes"
+	"fmt"
+	"strings"
+	"testing"
+	"text/tabwriter"
+	"unicode/utf8"
+)
+
+// tabwritten is what text/tabwriter prints for text, as the reports make it.
+func tabwritten(text string, flags uint) string {
+	var b bytes.Buffer
+	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', flags)
+	tw.Write([]byte(text))
+	tw.Flush()
+	return b.String()
+}
+
+// table returns what a Table of width cols prints for text.
+func table(text string, cols int, flags uint) string {
+	var b bytes.Buffer
+	t := NewTable(NewWriter(&b, cols), flags)
+	fmt.Fprint(t, text)
+	if err := t.Flush(); err != nil {
+		panic(err)
+	}
+	return b.String()
+}
+
+func widestLine(s string) int {
+	w := 0
+	for l := range strings.Lines(s) {
+		w = max(w, utf8.RuneCountInString(strings.TrimSuffix(l, "\n")))
+	}
+	return w
+}
+
+// wideTable has a header of long names over short figures, a spacer
+// column and a line without tabs between two tables.
+const wideTable = "latency\tp50\tp95\tp95 95% CI\tp99\t\tno hedging p95\tp99\tattempts/req\ttimeouts open/closed\t\n" +
+	"short\t1.88s\t3.32s\t[3.31s, 3.34s]\t3.97s\t\t4.59s\tmiss\t1.957\t51/0\t\n" +
+	"strict-sla\t859ms\t1.61s\t[1.58s, 1.65s]\tmiss\t\tmiss\tmiss\t1.985\t0/78\t\n" +
+	"a line of prose between two tables\n" +
+	"x\ty\t\n" +
+	"1\t2\t\n"
+
+// TestTableIsTabwriter: without a width, or when the text fits, a Table
+// prints exactly what text/tabwriter prints.
+func TestTableIsTabwriter(t *testing.T) {
+	for _, flags := range []uint{0, tabwriter.AlignRight} {
+		want := tabwritten(wideTable, flags)
+		for _, cols := range []int{0, widestLine(want), 500} {
+			if got := table(wideTable, cols, flags); got != want {
+				t.Errorf("flags %d, width %d:\n%s\nwant (tabwriter):\n%s", flags, cols, got, want)
+			}
+		}
+		var b bytes.Buffer
+		tab := NewTable(&b, flags) // a plain writer: no width
+		fmt.Fprint(tab, wideTable)
+		tab.Flush()
+		if b.String() != want {
+			t.Errorf("flags %d, a plain writer:\n%s\nwant:\n%s", flags, b.String(), want)
+		}
+	}
+}
+
+// TestTableHeadersBreak: a table a little too wide breaks its header cells
+// (at spaces and after '/') onto two lines, and its rows keep their cells.
+func TestTableHeadersBreak(t *testing.T) {
+	full := tabwritten(wideTable, tabwriter.AlignRight)
+	cols := widestLine(full) - 10
+	got := table(wideTable, cols, tabwriter.AlignRight)
+	if w := widestLine(got); w > cols {
+		t.Fatalf("width %d > %d:\n%s", w, cols, got)
+	}
+	lines := strings.Split(got, "\n")
+	// Two header lines, then the rows with every cell in its order.
+	if !strings.Contains(lines[0]+lines[1], "timeouts") || !strings.Contains(lines[1], "open/closed") {
+		t.Errorf("header not broken onto two lines:\n%s", got)
+	}
+	if f := strings.Fields(lines[2]); strings.Join(f, " ") != "short 1.88s 3.32s [3.31s, 3.34s] 3.97s 4.59s miss 1.957 51/0" {
+		t.Errorf("row: %q", lines[2])
+	}
+	// The line without tabs, and the small table after it, are as tabwriter has them.
+	if !strings.HasSuffix(got, "a line of prose between two tables\n  x  y\n  1  2\n") {
+		t.Errorf("the text after the wide table changed:\n%s", got)
+	}
+}
+
+// TestTableGroups: a table that cannot fit by breaking its headers is cut
+// into column groups, each led by the label column, each fitting.
+func TestTableGroups(t *testing.T) {
+	var in strings.Builder
+	for i := range 20 {
+		fmt.Fprintf(&in, "column%02d\t", i)
+	}
+	in.WriteString("\n")
+	for _, label := range []string{"first", "second"} {
+		in.WriteString(label)
+		for i := 1; i < 20; i++ {
+			fmt.Fprintf(&in, "\t%d", 1000+i)
+		}
+		in.WriteString("\t\n")
+	}
+	got := table(in.String(), 60, 0)
+	if w := widestLine(got); w > 60 {
+		t.Fatalf("width %d > 60:\n%s", w, got)
+	}
+	groups := strings.Split(strings.TrimSuffix(got, "\n"), "\n\n")
+	if len(groups) < 3 {
+		t.Fatalf("%d groups, want at least 3 for 20 columns of 10 in 60:\n%s", len(groups), got)
+	}
+	seen := map[string]bool{}
+	for _, g := range groups {
+		lines := strings.Split(g, "\n")
+		if len(lines) != 3 || !strings.HasPrefix(lines[0], "column00") ||
+			!strings.HasPrefix(lines[1], "first ") || !strings.HasPrefix(lines[2], "second ") {
+			t.Errorf("group without its label column:\n%s", g)
+		}
+		for _, h := range strings.Fields(lines[0])[1:] {
+			if seen[h] {
+				t.Errorf("column %s in two groups", h)
+			}
+			seen[h] = true
+		}
+	}
+	if len(seen) != 19 {
+		t.Errorf("%d columns shown, want 19 besides the labels:\n%s", len(seen), got)
+	}
+}
+
+// TestTableLongCells: a long cell leaves its row for a line of its own
+// below it, named by its header; a long label goes above its row.
+func TestTableLongCells(t *testing.T) {
+	policy := "guard-question: 1.00s ×2 → llama-guard; retrieval: no hedging"
+	label := strings.Repeat("a-very-long-step-name-", 2)
+	in := "class\tmetric\tA\tB\tchange\n" +
+		"turn\tpolicy\t" + policy + "\t" + policy + "\t\n" +
+		"turn\tp50\t7.66s\t7.68s\t+0.3%\n" +
+		label + "\tp95\t1s\t2s\t+100%\n"
+	got := table(in, 80, 0)
+	if w := widestLine(got); w > 80 {
+		t.Fatalf("width %d > 80:\n%s", w, got)
+	}
+	want := "class  metric  A      B      change\n" +
+		"turn   policy\n" +
+		"       A: " + policy + "\n" +
+		"       B: " + policy + "\n" +
+		"turn   p50     7.66s  7.68s  +0.3%\n" +
+		label + "\n" +
+		"       p95     1s     2s     +100%\n"
+	if got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+	// Narrower still, the moved cells break with a hanging indent.
+	got = table(in, 50, 0)
+	if w := widestLine(got); w > 50 {
+		t.Errorf("width %d > 50:\n%s", w, got)
+	}
+	if !strings.Contains(got, "\n       A: guard-question: 1.00s ×2 → llama-guard;\n         retrieval: no hedging\n") {
+		t.Errorf("moved cell not broken under itself:\n%s", got)
+	}
+}
+
+// TestTableTrailingProse: long text after a row's last tab is broken under
+// its own start.
+func TestTableTrailingProse(t *testing.T) {
+	why := strings.Repeat("because of reasons ", 10)
+	in := "    1.52s\tp95 3.74s\t" + why + "\n    1.65s\tp95 3.81s\tshort\n"
+	got := table(in, 70, 0)
+	if w := widestLine(got); w > 70 {
+		t.Fatalf("width %d > 70:\n%s", w, got)
+	}
+	lines := strings.Split(got, "\n")
+	start := strings.Index(lines[0], "because")
+	conts := 0
+	for _, l := range lines[1:] {
+		if l == "" || strings.HasPrefix(l, "    1.65s") {
+			continue
+		}
+		conts++
+		if body := strings.TrimLeft(l, " "); len(l)-len(body) != start {
+			t.Errorf("continuation %q does not start at column %d", l, start)
+		}
+	}
+	if conts < 2 {
+		t.Errorf("%d continuation lines, want the prose broken:\n%s", conts, got)
+	}
+	if strings.Join(strings.Fields(got), " ") != strings.Join(strings.Fields(in), " ") {
+		t.Errorf("words lost or reordered:\n%s", got)
+	}
+}
+
+// TestTableOneBlank: a right-aligned table a few columns too wide even
+// with its headers broken stays whole with one blank between columns,
+// its headers of several words on two lines.
+func TestTableOneBlank(t *testing.T) {
+	in := "  \tdelay\tp95\tp99\tanswered\thedged\tcost/1k req\tadded cost\t\n" +
+		"  *\t1.58s\t3.78s\t4.50s\t99.8%\t66.6%\t$5.4795\t+43.7%\t\n"
+	full := tabwritten(in, tabwriter.AlignRight) // 71 columns
+	got := table(in, 59, tabwriter.AlignRight)   // two blanks and broken headers need 61
+	want := "                                       cost/1k  added\n" +
+		"     delay   p95   p99 answered hedged     req   cost\n" +
+		"   * 1.58s 3.78s 4.50s    99.8%  66.6% $5.4795 +43.7%\n"
+	if got != want {
+		t.Errorf("got:\n%s\nwant:\n%s\n(from:\n%s)", got, want, full)
+	}
+}
