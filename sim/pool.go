@@ -422,23 +422,24 @@ func (e *engine) replicaService(pv *provider, a *attempt) ([]stage, time.Duratio
 
 // releaseReplica frees a slot of replica i of provider prov's pool at now
 // and starts the next attempt waiting in its queue, skipping those that
-// have left it.
+// have left it. A replica whose last slot frees is idle since now — also
+// when the slot passes straight to the next waiter, which then finds the
+// replica idle for no time, so warm.
 func (e *engine) releaseReplica(prov, i int) {
 	pv := &e.provs[prov]
 	pl := pv.pool
 	rp := &pl.reps[i]
 	rp.busy--
 	pv.busy--
+	if rp.busy == 0 {
+		rp.idleSince = e.now
+	}
 	if w, r, a := e.nextWaiter(&rp.waitQueue); a != nil {
 		a.queued = false
 		rp.waiting--
 		pv.waiting--
 		e.occupy(pl, rp, pv, a)
 		e.serve(w.slot, r, int(w.k))
-		return
-	}
-	if rp.busy == 0 {
-		rp.idleSince = e.now
 	}
 }
 
