@@ -10,7 +10,8 @@ import (
 type engine struct {
 	cfg       *Config
 	modelSent []int64  // attempts sent to each model, for Result.Models
-	stop      *stopper // cancellation, checked between arrivals (context.go)
+	stop      *stopper // cancellation, checked by work done (context.go)
+	left      int      // units of work before the next look at stop (spent)
 	rng       streams
 	exp       *ziggurat // zigguratExp(), for Poisson arrivals
 	q         eventQueue
@@ -192,9 +193,14 @@ func (e *engine) run() {
 		for ev := e.pop(); ev != nil; ev = e.pop() {
 			e.now = ev.at
 			e.handle(ev)
+			if e.spent(1) {
+				break
+			}
 		}
 	}
-	e.auditIfOn()
+	if e.stop == nil || e.stop.err == nil {
+		e.auditIfOn() // a stopped run is left half done
+	}
 }
 
 // auditIfOn checks e's accounting (audit) when auditRuns is on, and
