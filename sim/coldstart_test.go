@@ -163,3 +163,41 @@ func TestColdStartGiveUp(t *testing.T) {
 		}
 	}
 }
+
+// TestColdStartQueuedAttemptKeepsStart: an attempt queued at a one-slot
+// replica waits for the cold start under way as much as the attempt in
+// the slot does. Requests at 0, 12, 14 and 24 s, kept warm 8 s, cold starts
+// of 10 s, a 5 s deadline: request 1 begins a cold start (ready at 22 s),
+// request 2 queues behind it; request 1 times out at 17 s and hands its
+// slot to request 2, which waits for the same start and times out at 19 s.
+// Under cancel the start stops then, so request 3 pays one of its own: 2
+// cold starts, not 3 (a start given up at the hand-over at 17 s would make
+// request 2 begin another). Under scale_to_zero the start ends at 22 s and
+// request 3, 5 s after request 2 left, finds the replica warm: 1 cold
+// start, requests 0 and 3 answered.
+func TestColdStartQueuedAttemptKeepsStart(t *testing.T) {
+	s := time.Second
+	for _, tc := range []struct {
+		giveUp   sim.GiveUp
+		cold     int64
+		answered []bool
+	}{
+		{sim.GiveUpOnCancel, 2, []bool{true, false, false, false}},
+		{sim.GiveUpAtScaleToZero, 1, []bool{true, false, false, true}},
+	} {
+		cfg := coldPool(4, 1, 1, 100*time.Millisecond, 10*s, 8*s)
+		cfg.Arrivals = sim.Arrivals{Process: sim.Replay, Trace: &sim.Trace{Arrivals: []time.Duration{0, 12 * s, 14 * s, 24 * s}}}
+		cfg.Providers[0].Pool.Concurrency = 1
+		cfg.Providers[0].Pool.ColdStart.GiveUp = tc.giveUp
+		cfg.Classes[0].Deadline = 5 * s
+		ends := answeredAt(t, cfg)
+		for i, want := range tc.answered {
+			if got := ends[i] >= 0; got != want {
+				t.Errorf("give up %v: request %d answered %v, want %v (answered at %v)", tc.giveUp, i, got, want, ends)
+			}
+		}
+		if cs := mustRun(t, cfg).Pools[0].ColdStarts; cs != tc.cold {
+			t.Errorf("give up %v: %d cold starts, want %d", tc.giveUp, cs, tc.cold)
+		}
+	}
+}
