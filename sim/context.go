@@ -2,11 +2,12 @@ package sim
 
 import "context"
 
-// checkWork is how many units of work — an arrival, an event of the event
-// loop, a call of a pipeline on the lane, a request of another engine
-// sharing the lane — pass between two looks at the context: 2¹² units
-// take from about half a millisecond (events) to tens of milliseconds
-// (pipeline calls of thousands of tokens), a look about 10 ns.
+// checkWork is how many units of work pass between two looks at the
+// context: arrivals, calls of a pipeline on the lane and requests of the
+// other engines sharing the lane (spent), or, in the event loop, events
+// scheduled (lookAtEvents). 2¹² units take from about half a millisecond
+// (events) to tens of milliseconds (pipeline calls of thousands of
+// tokens), a look about 10 ns.
 const checkWork = 1 << 12
 
 // stopper watches a context for an engine.
@@ -43,6 +44,16 @@ func (e *engine) look() bool {
 	}
 	e.left = checkWork
 	return false
+}
+
+// lookAtEvents is spent for the event loop, which counts its work by the
+// events it schedules (e.seq), checkWork between two looks: the loop
+// compares e.seq with e.lookAt after each event and calls lookAtEvents
+// when it is reached, which costs it no store per event.
+func (e *engine) lookAtEvents() bool {
+	e.lookAt = e.seq + checkWork
+	e.left = 0
+	return e.look()
 }
 
 // more reports whether request e.next is to arrive: there is one left and

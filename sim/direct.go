@@ -115,7 +115,7 @@ func (e *engine) runDirect() {
 		for ev := e.popDirect(); ev != nil; ev = e.popDirect() {
 			e.now = ev.at
 			e.handle(ev)
-			if e.spent(1) {
+			if e.seq >= e.lookAt && e.lookAtEvents() {
 				return
 			}
 		}

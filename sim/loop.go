@@ -12,6 +12,7 @@ type engine struct {
 	modelSent []int64  // attempts sent to each model, for Result.Models
 	stop      *stopper // cancellation, checked by work done (context.go)
 	left      int      // units of work before the next look at stop (spent)
+	lookAt    uint64   // the event loop's next look at stop, by seq (lookAtEvents)
 	rng       streams
 	exp       *ziggurat // zigguratExp(), for Poisson arrivals
 	q         eventQueue
@@ -97,7 +98,7 @@ func newEngine(cfg *Config) *engine { return newEngineFor(cfg, cfg.Requests) }
 func newEngineFor(cfg *Config, n int) *engine {
 	users := len(cfg.Classes)
 	cfg, steps := cfg.withSteps()
-	e := &engine{users: users, cfg: cfg, rng: streams{seed: cfg.Seed}, end: int64(cfg.Requests), exp: zigguratExp()}
+	e := &engine{users: users, cfg: cfg, rng: streams{seed: cfg.Seed}, end: int64(cfg.Requests), exp: zigguratExp(), lookAt: checkWork}
 	e.q = make(eventQueue, 0, 1024)
 	e.chans = make([]fifo, 1+len(cfg.Classes)*chansPerClass)
 	e.chanOn = make([]uint64, (len(e.chans)+63)/64)
@@ -193,8 +194,10 @@ func (e *engine) run() {
 		for ev := e.pop(); ev != nil; ev = e.pop() {
 			e.now = ev.at
 			e.handle(ev)
-			if e.spent(1) {
-				break
+			if e.seq >= e.lookAt { // spent, by the events scheduled
+				if e.lookAtEvents() {
+					break
+				}
 			}
 		}
 	}
