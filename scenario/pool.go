@@ -33,6 +33,7 @@ type downTable struct {
 type coldStartTable struct {
 	KeepWarm *Duration  `toml:"keep_warm"`
 	Latency  *dist.Spec `toml:"latency"`
+	GiveUp   *string    `toml:"give_up"`
 }
 
 // replicaTable is one [[providers.NAME.pool.replica]] entry: what one
@@ -138,6 +139,11 @@ func (c *checker) pool(key string, t *poolTable, prov *providerTable, p *sim.Pro
 		} else {
 			pl.ColdStart.Latency, err = c.dist(k+".latency", cs.Latency, "s", false)
 			c.keep(err)
+		}
+		pl.ColdStart.GiveUp, err = enum(c, k+".give_up", cs.GiveUp, sim.GiveUpAtScaleToZero, sim.GiveUps...)
+		c.keep(err)
+		if cs.GiveUp != nil && err == nil && p.IgnoresCancel {
+			c.keep(c.errorf(k+".give_up", "has no effect while %s.cancel = \"none\": the provider ignores cancels, so attempts wait for every cold start to end; remove give_up or that cancel", provKey))
 		}
 	}
 	seen := map[int64]int{}

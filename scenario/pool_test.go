@@ -35,6 +35,7 @@ mean_down = "30s"
 [providers.gpu.pool.cold_start]
 keep_warm = "5m"
 latency = { kind = "uniform", min = 3, max = 19 }
+give_up = "cancel"
 [[providers.gpu.pool.replica]]
 index = 7
 slowdown = 5.0
@@ -56,12 +57,20 @@ slowdown = 3
 		p.Decay != 0.8 || !p.AnyReplica || p.Down == nil || p.Down.MeanUp != 10*time.Minute || p.Down.MeanDown != 30*time.Second {
 		t.Errorf("pool %+v", p)
 	}
-	if cs := p.ColdStart; cs == nil || cs.KeepWarm != 5*time.Minute || cs.Latency.Mean() != 11 {
+	if cs := p.ColdStart; cs == nil || cs.KeepWarm != 5*time.Minute || cs.Latency.Mean() != 11 || cs.GiveUp != sim.GiveUpOnCancel {
 		t.Errorf("cold start %+v", cs)
 	}
 	if len(p.Overrides) != 2 || p.Overrides[0].Replica != 7 || p.Overrides[0].Slowdown != 5 ||
 		p.Overrides[1].Replica != 2 || p.Overrides[1].Degraded == nil || p.Overrides[1].Degraded.Slowdown != 3 {
 		t.Errorf("overrides %+v", p.Overrides)
+	}
+	// A cold start is given up at scale to zero unless said otherwise.
+	s, err = Parse("p.toml", []byte(poolHead+"[providers.gpu.pool]\nreplicas = 3\n[providers.gpu.pool.cold_start]\nkeep_warm = \"1m\"\nlatency = { kind = \"constant\", value = 5 }\n"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g := s.Config.Providers[0].Pool.ColdStart.GiveUp; g != sim.GiveUpAtScaleToZero {
+		t.Errorf("default give_up %v, want scale_to_zero", g)
 	}
 	// Defaults: random routing, copies to another replica, decay 0.9.
 	s, err = Parse("p.toml", []byte(poolHead+"[providers.gpu.pool]\nreplicas = 3\n"))
@@ -86,6 +95,8 @@ func TestParsePoolBad(t *testing.T) {
 		{"keep-warm without unit", "[providers.gpu.pool]\nreplicas = 2\n[providers.gpu.pool.cold_start]\nkeep_warm = \"300\"\nlatency = { kind = \"constant\", value = 5 }\n", 12, "providers.gpu.pool.cold_start.keep_warm", "with a unit"},
 		{"keep-warm a number", "[providers.gpu.pool]\nreplicas = 2\n[providers.gpu.pool.cold_start]\nkeep_warm = 300\nlatency = { kind = \"constant\", value = 5 }\n", 12, "providers.gpu.pool.cold_start.keep_warm", "with a unit"},
 		{"cold start without latency", "[providers.gpu.pool]\nreplicas = 2\n[providers.gpu.pool.cold_start]\nkeep_warm = \"5m\"\n", 11, "providers.gpu.pool.cold_start", "missing latency"},
+		{"unknown give_up", "[providers.gpu.pool]\nreplicas = 2\n[providers.gpu.pool.cold_start]\nkeep_warm = \"5m\"\nlatency = { kind = \"constant\", value = 5 }\ngive_up = \"on_cancel\"\n", 14, "providers.gpu.pool.cold_start.give_up", `unknown value "on_cancel" (did you mean "cancel"?); allowed: "scale_to_zero", "never", "cancel"`},
+		{"give_up ignoring cancels", "cancel = \"none\"\n[providers.gpu.pool]\nreplicas = 2\n[providers.gpu.pool.cold_start]\nkeep_warm = \"5m\"\nlatency = { kind = \"constant\", value = 5 }\ngive_up = \"never\"\n", 15, "providers.gpu.pool.cold_start.give_up", `has no effect while providers.gpu.cancel = "none"`},
 		{"decay 1", "[providers.gpu.pool]\nreplicas = 2\nbalancer = \"latency_ewma\"\ndecay = 1.0\n", 12, "providers.gpu.pool.decay", "want a weight in [0, 1)"},
 		{"decay negative", "[providers.gpu.pool]\nreplicas = 2\nbalancer = \"latency_ewma\"\ndecay = -0.5\n", 12, "providers.gpu.pool.decay", "-0.5 is not allowed"},
 		{"decay without ewma", "[providers.gpu.pool]\nreplicas = 2\ndecay = 0.5\n", 11, "providers.gpu.pool.decay", "only the latency_ewma balancer"},

@@ -97,6 +97,7 @@ var schemaEnums = map[string][]string{
 	"providerTable.cancel":           stringers(cancelStopsWork, cancelNone),
 	"poolTable.balancer":             stringers(sim.Balancers...),
 	"poolTable.copies_to":            stringers(copiesToOther, copiesToAny),
+	"coldStartTable.give_up":         stringers(sim.GiveUps...),
 	"retryTable.jitter":              stringers(sim.JitterFull, sim.JitterEqual, sim.JitterNone),
 	"retryTable.retry_on":            sim.RetryKinds,
 	"stallsTable.at":                 stringers(sim.MidStream, sim.BeforeFirstToken),

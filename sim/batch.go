@@ -77,6 +77,9 @@ func runLanes(es []*engine) {
 				e.laneRequest(&r)
 			}
 		}
+		if lead.spent(n * (len(es) - 1)) { // the other engines' requests
+			break
+		}
 	}
 	for _, e := range es[1:] {
 		e.stop.err = lead.stop.err

@@ -2,9 +2,13 @@ package sim
 
 import "context"
 
-// checkEvery is how many arrivals pass between two looks at the context:
-// a look costs about 10 ns, 4096 requests about a millisecond.
-const checkEvery = 4096
+// checkWork is how many units of work pass between two looks at the
+// context: arrivals, calls of a pipeline on the lane and requests of the
+// other engines sharing the lane (spent), or, in the event loop, events
+// scheduled (lookAtEvents). 2¹² units take from about half a millisecond
+// (events) to tens of milliseconds (pipeline calls of thousands of
+// tokens), a look about 10 ns.
+const checkWork = 1 << 12
 
 // stopper watches a context for an engine.
 type stopper struct {
@@ -12,26 +16,57 @@ type stopper struct {
 	err error
 }
 
-// more reports whether request e.next is to arrive: there is one left and
-// the run has not been cancelled. It looks at the context every
-// checkEvery requests; once cancelled, no request arrives, the ones in
-// flight run to their end, and e.stop.err is set.
-func (e *engine) more() bool {
-	if e.next >= e.end {
+// spent counts n units of work done and reports whether the run is to
+// stop: every checkWork units it looks at the context, and once that is
+// done it reports true at every call (e.stop.err is then set). The loops
+// that call it leave at once, so a cancelled run stops within about
+// checkWork units of work however few requests it has or however many
+// calls each makes. Without a stopper it never reports true.
+func (e *engine) spent(n int) bool {
+	e.left -= n
+	return e.left <= 0 && e.look()
+}
+
+// look is spent's look at the context, out of line.
+//
+//go:noinline
+func (e *engine) look() bool {
+	s := e.stop
+	if s == nil {
+		e.left = checkWork
 		return false
 	}
-	if s := e.stop; s != nil && e.next%checkEvery == 0 {
-		if s.err == nil {
-			s.err = s.ctx.Err()
-		}
-		return s.err == nil
+	if s.err == nil {
+		s.err = s.ctx.Err()
 	}
-	return e.stop == nil || e.stop.err == nil
+	if s.err != nil {
+		return true // left stays ≤ 0: every later call looks, and stops
+	}
+	e.left = checkWork
+	return false
+}
+
+// lookAtEvents is spent for the event loop, which counts its work by the
+// events it schedules (e.seq), checkWork between two looks: the loop
+// compares e.seq with e.lookAt after each event and calls lookAtEvents
+// when it is reached, which costs it no store per event.
+func (e *engine) lookAtEvents() bool {
+	e.lookAt = e.seq + checkWork
+	e.left = 0
+	return e.look()
+}
+
+// more reports whether request e.next is to arrive: there is one left and
+// the run has not been stopped (spent, an arrival counting one unit).
+func (e *engine) more() bool {
+	return e.next < e.end && !e.spent(1)
 }
 
 // RunContext is Run that stops when ctx is done: it then returns ctx's
 // error (context.Canceled or context.DeadlineExceeded) and no result,
-// within about checkEvery requests of the cancellation.
+// within about 4 096 arrivals, events or pipeline calls of the
+// cancellation — milliseconds — however few requests the run has or
+// however many calls each makes.
 func RunContext(ctx context.Context, cfg *Config) (*Result, error) {
 	return RunTraceContext(ctx, cfg, nil)
 }

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/scenario"
 	"github.com/hedgesim/hedgesim/sim"
 )
 
@@ -31,7 +32,8 @@ func TestRunContextSameResult(t *testing.T) {
 }
 
 // TestRunContextCancel: a run cancelled part-way stops within the check
-// interval (4096 requests) and returns the context's error, no result.
+// interval (4096 units of work: arrivals and events) and returns the
+// context's error, no result.
 func TestRunContextCancel(t *testing.T) {
 	const n, cancelAt, every = 1_000_000, 10_000, 4096
 	for _, global := range []bool{false, true} {
@@ -51,9 +53,9 @@ func TestRunContextCancel(t *testing.T) {
 		if !errors.Is(err, context.Canceled) || res != nil {
 			t.Fatalf("global %v: got %v, %v; want no result and context.Canceled", global, res, err)
 		}
-		// Requests are checked at multiples of 4096; the in-flight ones
-		// (at most a few hundred at 50/s and second-long latencies) end.
-		if last > cancelAt+2*every {
+		// The context is looked at every 4096 arrivals and events; the
+		// requests in flight are left as they are.
+		if last > cancelAt+every {
 			t.Errorf("global %v: requests up to %d ran after a cancel at %d", global, last, cancelAt)
 		}
 	}
@@ -61,5 +63,63 @@ func TestRunContextCancel(t *testing.T) {
 	cancel()
 	if _, err := sim.RunContext(ctx, oneModel(10, dist.Constant{Value: 1}, 0)); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled before the start: %v", err)
+	}
+}
+
+// cancelAfter is a context whose Err is nil for its first n calls and
+// context.Canceled from then on; it counts the calls.
+type cancelAfter struct {
+	context.Context
+	n, calls int
+}
+
+func (c *cancelAfter) Err() error {
+	c.calls++
+	if c.calls > c.n {
+		return context.Canceled
+	}
+	return nil
+}
+
+// TestRunContextCancelByWork: the context is looked at by work done, not
+// by arrivals, so a run of a few heavy requests stops too. Three requests
+// of a pipeline whose step fans out to 4 095 calls: RunContext looks at
+// the context before it starts, at the first arrival, and then once per
+// 4096 calls (on the pipelines' lane) or events scheduled (on the event
+// loop, when traced: the first arrival schedules 4 095 calls), so a
+// context that turns cancelled at its third look stops the run there —
+// long before its 12 291 calls are done, with no result — and is looked
+// at no more.
+func TestRunContextCancelByWork(t *testing.T) {
+	s, err := scenario.Parse("fan-out.toml", []byte(`seed = 1
+requests = 3
+[arrivals]
+rate = 10.0
+[models.m]
+latency = { kind = "lognormal", median = 0.5, p95 = 2.0 }
+[[classes]]
+name = "p"
+[[classes.steps]]
+name = "a"
+fan_out = 4095
+[[classes.steps]]
+name = "b"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, traced := range []bool{false, true} {
+		ctx := &cancelAfter{Context: context.Background(), n: 2}
+		var fn func(*sim.AttemptRecord)
+		if traced {
+			fn = func(*sim.AttemptRecord) {}
+		}
+		res, err := sim.RunTraceContext(ctx, &s.Config, fn)
+		if !errors.Is(err, context.Canceled) || res != nil {
+			t.Fatalf("traced %v: result %v, error %v; want no result and context.Canceled", traced, res != nil, err)
+		}
+		if ctx.calls != 3 {
+			t.Errorf("traced %v: the context was looked at %d times; want 3 (before the run, at the first arrival, after 4096 units of work)", traced, ctx.calls)
+		}
 	}
 }

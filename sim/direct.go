@@ -115,6 +115,9 @@ func (e *engine) runDirect() {
 		for ev := e.popDirect(); ev != nil; ev = e.popDirect() {
 			e.now = ev.at
 			e.handle(ev)
+			if e.seq >= e.lookAt && e.lookAtEvents() {
+				return
+			}
 		}
 	}
 }

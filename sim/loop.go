@@ -10,7 +10,9 @@ import (
 type engine struct {
 	cfg       *Config
 	modelSent []int64  // attempts sent to each model, for Result.Models
-	stop      *stopper // cancellation, checked between arrivals (context.go)
+	stop      *stopper // cancellation, checked by work done (context.go)
+	left      int      // units of work before the next look at stop (spent)
+	lookAt    uint64   // the event loop's next look at stop, by seq (lookAtEvents)
 	rng       streams
 	exp       *ziggurat // zigguratExp(), for Poisson arrivals
 	q         eventQueue
@@ -96,7 +98,7 @@ func newEngine(cfg *Config) *engine { return newEngineFor(cfg, cfg.Requests) }
 func newEngineFor(cfg *Config, n int) *engine {
 	users := len(cfg.Classes)
 	cfg, steps := cfg.withSteps()
-	e := &engine{users: users, cfg: cfg, rng: streams{seed: cfg.Seed}, end: int64(cfg.Requests), exp: zigguratExp()}
+	e := &engine{users: users, cfg: cfg, rng: streams{seed: cfg.Seed}, end: int64(cfg.Requests), exp: zigguratExp(), lookAt: checkWork}
 	e.q = make(eventQueue, 0, 1024)
 	e.chans = make([]fifo, 1+len(cfg.Classes)*chansPerClass)
 	e.chanOn = make([]uint64, (len(e.chans)+63)/64)
@@ -192,9 +194,16 @@ func (e *engine) run() {
 		for ev := e.pop(); ev != nil; ev = e.pop() {
 			e.now = ev.at
 			e.handle(ev)
+			if e.seq >= e.lookAt { // spent, by the events scheduled
+				if e.lookAtEvents() {
+					break
+				}
+			}
 		}
 	}
-	e.auditIfOn()
+	if e.stop == nil || e.stop.err == nil {
+		e.auditIfOn() // a stopped run is left half done
+	}
 }
 
 // auditIfOn checks e's accounting (audit) when auditRuns is on, and

@@ -74,7 +74,8 @@ func (e *engine) nextClass() int32 {
 }
 
 // lanePipeline runs pipeline request p, arriving now, to its end, its
-// calls in r.
+// calls in r — or, when the run is stopped (spent, a call counting one
+// unit), leaves it half run.
 func (e *engine) lanePipeline(p *pipeState, r *request) {
 	pc := e.pipeOf[p.class]
 	cut := never
@@ -105,6 +106,9 @@ func (e *engine) lanePipeline(p *pipeState, r *request) {
 			failed := outNone
 			for _, s := range st.Steps {
 				for j := 0; j < pc.pl.Steps[s].FanOut; j++ {
+					if e.spent(1) {
+						return // stopped: the run is given up (more)
+					}
 					e.now = t
 					e.callRequest(p, r, s, p.iter*pc.pl.Steps[s].FanOut+j)
 					r.sent, r.inflight, r.live, r.hedgedCopies = 0, 0, 0, 0

@@ -97,11 +97,13 @@ type Down struct {
 	MeanUp, MeanDown time.Duration
 }
 
-// ColdStart makes a pool's replicas go cold: a replica that has had
-// nothing in service for longer than KeepWarm serves its next attempt
-// only after a cold start of Latency, during which the attempt holds its
-// slot, and further attempts that reach the replica wait for the end of
-// the cold start too. Replicas start warm at time 0, idle since then.
+// ColdStart makes a pool's replicas go cold: a replica that has had nothing
+// in service for longer than KeepWarm serves its next attempt only after a
+// cold start of Latency, during which the attempt holds its slot, and
+// further attempts that reach the replica wait for the end of the cold
+// start too. Replicas start warm at time 0, idle since then. When every
+// attempt waiting for a cold start has left (let go of by its request,
+// its cancel landed), GiveUp says whether the start goes on.
 type ColdStart struct {
 	// KeepWarm is how long an idle replica stays warm; ≥ 0. 0 scales a
 	// replica to zero as soon as it is idle.
@@ -109,6 +111,50 @@ type ColdStart struct {
 	// Latency is the cold start's length in seconds; its support must be
 	// ≥ 0.
 	Latency dist.Continuous
+	// GiveUp says what becomes of a cold start that nothing waits for
+	// any more.
+	GiveUp GiveUp
+}
+
+// GiveUp names what becomes of a replica's cold start once every attempt
+// waiting for it has left — let go of by its request, its cancel landed —
+// before its end. An attempt that reaches the replica while the start goes
+// on waits for it, as before.
+type GiveUp uint8
+
+const (
+	// GiveUpAtScaleToZero goes on with the start while attempts wait for
+	// it, and gives it up once nothing has waited for it for KeepWarm: an
+	// idle replica, warm or starting, scales to zero after KeepWarm.
+	// Knative's autoscaler does so, deleting a pod that is still starting
+	// once no request has come for its scale-to-zero period (kserve#1247:
+	// a 3-minute start given up after 2 minutes never becomes ready). A
+	// start that ends first leaves the replica warm until KeepWarm after
+	// its last attempt left.
+	GiveUpAtScaleToZero GiveUp = iota
+	// GiveUpNever finishes the start whatever happens, as a platform that
+	// boots a container whatever the client does; the replica is then
+	// warm, idle since the start's end.
+	GiveUpNever
+	// GiveUpOnCancel stops the start when the cancel of the last attempt
+	// waiting for it lands: the replica is cold again from then on.
+	GiveUpOnCancel
+)
+
+// GiveUps are the give-up rules in order, for listing and parsing.
+var GiveUps = []GiveUp{GiveUpAtScaleToZero, GiveUpNever, GiveUpOnCancel}
+
+// String returns the scenario-file name of the rule.
+func (g GiveUp) String() string {
+	switch g {
+	case GiveUpAtScaleToZero:
+		return "scale_to_zero"
+	case GiveUpNever:
+		return "never"
+	case GiveUpOnCancel:
+		return "cancel"
+	}
+	return "unknown"
 }
 
 // Balancer names how a pool picks the replica of an attempt.
@@ -201,6 +247,9 @@ func (p *Pool) validate() error {
 		if lo, _ := c.Latency.Support(); !(lo >= 0) {
 			return fmt.Errorf("pool: cold-start latency can take the value %v s: must stay ≥ 0", lo)
 		}
+		if c.GiveUp > GiveUpOnCancel {
+			return fmt.Errorf("pool: cold-start give-up rule %d: unknown", c.GiveUp)
+		}
 	}
 	seen := map[int]bool{}
 	for _, o := range p.Overrides {
@@ -276,8 +325,8 @@ type replica struct {
 	// times in seconds, seen says whether it has one yet.
 	avg  float64
 	seen bool
-	// idleSince is when its last attempt left service; warmAt, when a cold
-	// start is under way, when it ends.
+	// idleSince is when its last slot in use was freed; warmAt is when its
+	// last cold start ends or ended (0 before the first).
 	idleSince, warmAt time.Duration
 	stats             ReplicaResult
 	waitSum, busySum  wideSum
@@ -399,13 +448,34 @@ func (e *engine) dispatchPool(slot int32, r *request, k int, pv *provider, avoid
 // occupy gives attempt a a slot of replica rp (of pool pl, at provider
 // pv), starting a cold start when the replica has gone cold.
 func (e *engine) occupy(pl *pool, rp *replica, pv *provider, a *attempt) {
-	if cs := pl.cfg.ColdStart; cs != nil && rp.busy == 0 && e.now >= rp.warmAt && e.now-rp.idleSince > cs.KeepWarm {
+	if cs := pl.cfg.ColdStart; cs != nil && rp.busy == 0 && rp.cold(cs, e.now) {
 		rp.warmAt = e.now + seconds(pl.cold.rand(&pl.src))
 		rp.stats.ColdStarts++
 	}
 	rp.busy++
 	pv.busy++
 	a.serving = true
+}
+
+// cold reports whether replica rp, which has had nothing in service since
+// rp.idleSince, is cold at now: idle longer than the keep-warm, or its
+// cold start given up (GiveUp) since its last attempt left during it.
+// Idle for no time (its last slot passing straight to a waiting attempt)
+// it is never cold.
+func (rp *replica) cold(cs *ColdStart, now time.Duration) bool {
+	idle := rp.idleSince
+	if idle < rp.warmAt { // the last attempt left during the cold start
+		switch cs.GiveUp {
+		case GiveUpNever:
+			if now < rp.warmAt {
+				return false // under way: the attempt waits for its end
+			}
+			idle = rp.warmAt
+		case GiveUpOnCancel:
+			return now > idle
+		}
+	}
+	return now-idle > cs.KeepWarm
 }
 
 // replicaService returns the stages that shape the service of attempt a
@@ -422,23 +492,24 @@ func (e *engine) replicaService(pv *provider, a *attempt) ([]stage, time.Duratio
 
 // releaseReplica frees a slot of replica i of provider prov's pool at now
 // and starts the next attempt waiting in its queue, skipping those that
-// have left it.
+// have left it. A replica whose last slot frees is idle since now — also
+// when the slot passes straight to the next waiter, which then finds the
+// replica idle for no time, so warm.
 func (e *engine) releaseReplica(prov, i int) {
 	pv := &e.provs[prov]
 	pl := pv.pool
 	rp := &pl.reps[i]
 	rp.busy--
 	pv.busy--
+	if rp.busy == 0 {
+		rp.idleSince = e.now
+	}
 	if w, r, a := e.nextWaiter(&rp.waitQueue); a != nil {
 		a.queued = false
 		rp.waiting--
 		pv.waiting--
 		e.occupy(pl, rp, pv, a)
 		e.serve(w.slot, r, int(w.k))
-		return
-	}
-	if rp.busy == 0 {
-		rp.idleSince = e.now
 	}
 }
 
