@@ -512,7 +512,7 @@ func (e *engine) recordPipeline(p *pipeState, o outcome, e2e bool) {
 			}
 		}
 	}
-	st.record(o, e.now-p.arrival)
+	e.recordAt(st, o, p.id, p.arrival)
 	e.lastEvent = max(e.lastEvent, e.now)
 	if pc.ttfv.buf != nil {
 		if p.visible >= 0 { // the user saw a first token, whatever came after

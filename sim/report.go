@@ -66,6 +66,11 @@ type Latency struct {
 	// the interval, clamped to the sample's extremes, means nothing.
 	P95CIOK bool `json:"p95_ci95_ok"`
 	P99CIOK bool `json:"p99_ci95_ok"`
+	// Batched holds the intervals of the other figures when the run's
+	// requests interact and its intervals come from batches
+	// (batchmeans.go); nil for independent requests, whose p95 and p99
+	// intervals are order-statistic ones.
+	Batched *LatencyCIs `json:"-"`
 }
 
 // Cost is a cost per 1000 requests in USD, split by the calls that produced it.
@@ -105,6 +110,7 @@ type latencyJSON struct {
 	P99CI95 [2]*float64 `json:"p99_ci95"`
 	P95CIOK bool        `json:"p95_ci95_ok"`
 	P99CIOK bool        `json:"p99_ci95_ok"`
+	latencyCIsJSON
 }
 
 func finite(x float64) *float64 {
@@ -128,6 +134,7 @@ func (l Latency) wire() latencyJSON {
 		P95CI95: [2]*float64{finite(l.P95CI95[0]), finite(l.P95CI95[1])},
 		P99CI95: [2]*float64{finite(l.P99CI95[0]), finite(l.P99CI95[1])},
 		P95CIOK: l.P95CIOK, P99CIOK: l.P99CIOK,
+		latencyCIsJSON: l.Batched.wire(),
 	}
 }
 
@@ -142,6 +149,7 @@ func (w latencyJSON) latency() Latency {
 		P95CI95: [2]float64{orInf(w.P95CI95[0]), orInf(w.P95CI95[1])},
 		P99CI95: [2]float64{orInf(w.P99CI95[0]), orInf(w.P99CI95[1])},
 		P95CIOK: w.P95CIOK, P99CIOK: w.P99CIOK,
+		Batched: w.latencyCIsJSON.cis(),
 	}
 }
 
@@ -178,15 +186,21 @@ type ClassReport struct {
 	Class string `json:"class"`
 	// Policy is the class's hedge policy in words (PolicyText); absent
 	// for the overall row.
-	Policy             string  `json:"policy,omitempty"`
-	Requests           int64   `json:"requests"`
-	Answered           int64   `json:"answered"` // valid answer within the deadline
-	AnsweredShare      float64 `json:"answered_share"`
-	TimeoutsFailOpen   int64   `json:"timeouts_fail_open"`
-	TimeoutsFailClosed int64   `json:"timeouts_fail_closed"`
-	Errors             int64   `json:"errors"`
-	RateLimited        int64   `json:"rate_limited"` // of the errors, requests ended by a 429
-	Rejected           int64   `json:"rejected"`     // of the errors, requests ended by an overload error (503/529)
+	Policy        string  `json:"policy,omitempty"`
+	Requests      int64   `json:"requests"`
+	Answered      int64   `json:"answered"` // valid answer within the deadline
+	AnsweredShare float64 `json:"answered_share"`
+	// AnsweredShareCI95 is AnsweredShare's batched 95 % interval, and
+	// WarmUp and Batches the warm-up cut and the batches, when the
+	// requests interact (batchmeans.go); absent for independent requests.
+	AnsweredShareCI95  *[2]*float64 `json:"answered_share_ci95,omitempty"`
+	WarmUp             *WarmUp      `json:"warm_up,omitempty"`
+	Batches            *Batches     `json:"batches,omitempty"`
+	TimeoutsFailOpen   int64        `json:"timeouts_fail_open"`
+	TimeoutsFailClosed int64        `json:"timeouts_fail_closed"`
+	Errors             int64        `json:"errors"`
+	RateLimited        int64        `json:"rate_limited"` // of the errors, requests ended by a 429
+	Rejected           int64        `json:"rejected"`     // of the errors, requests ended by an overload error (503/529)
 	// Stalled is, of the errors, the requests ended by a stream cut for a
 	// stall (absent when 0).
 	Stalled int64   `json:"stalled,omitempty"`
@@ -236,6 +250,7 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 	for i := range hedged.Classes {
 		h, b, x := &hedged.Classes[i], &baseline.Classes[i], &sums[i]
 		cr := classReport(h, b, x.lat, x.end, x.base)
+		cr.setBatched(x)
 		cr.Pipeline = pipelineReport(&cfg.Classes[i], h, b)
 		cr.Warnings = append(cr.Warnings, hedgeWarnings(&cfg.Classes[i], h, b, &cr, x.baseEnd95)...)
 		cr.Warnings = append(cr.Warnings, pipelineWarnings(&cfg.Classes[i])...)
@@ -249,6 +264,10 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 		r.Classes = append(r.Classes, cr)
 	}
 	r.Overall = classReport(&hedged.Overall, &baseline.Overall, overall.lat, overall.end, overall.base)
+	r.Overall.setBatched(&overall)
+	if r.Overall.WarmUp != nil {
+		r.QuantileRule = QuantileRuleBatched
+	}
 	r.setSpend(cfg)
 	r.Providers = hedged.Providers
 	r.Breakers = hedged.Breakers
@@ -330,9 +349,12 @@ const minSlowCycles = 100
 // summaries are the latency figures of a report row, each selected from
 // the stored latencies.
 type summaries struct {
-	lat, base Latency    // SummarizeLatency of the hedged run and of the baseline
-	end       EndLatency // SummarizeEnd of the hedged run
-	baseEnd95 float64    // the baseline's end-latency p95 (hedgeWarnings)
+	lat, base Latency // SummarizeLatency of the hedged run and of the baseline
+	// bat and baseBat are the batched analyses of the two runs (nil for
+	// independent requests); lat and base are theirs then.
+	bat, baseBat *batchSummary
+	end          EndLatency // SummarizeEnd of the hedged run
+	baseEnd95    float64    // the baseline's end-latency p95 (hedgeWarnings)
 }
 
 // summarizeAll selects the figures of the report rows of every class of the
@@ -346,17 +368,17 @@ func summarizeAll(hedged, baseline *Result) (cls []summaries, overall summaries)
 	for i := range cls {
 		h, b, x := &hedged.Classes[i], &baseline.Classes[i], &cls[i]
 		jobs = append(jobs,
-			func() { x.lat = SummarizeLatency(h) },
+			func() { x.lat, x.bat = summarizeRow(h) },
 			func() { x.end = SummarizeEnd(h) },
-			func() { x.base = SummarizeLatency(b) },
+			func() { x.base, x.baseBat = summarizeRow(b) },
 			func() { x.baseEnd95 = b.EndQuantiles(0.95)[0] })
 	}
 	if len(cls) != 1 {
 		h, b, x := &hedged.Overall, &baseline.Overall, &overall
 		jobs = append(jobs,
-			func() { x.lat = SummarizeLatency(h) },
+			func() { x.lat, x.bat = summarizeRow(h) },
 			func() { x.end = SummarizeEnd(h) },
-			func() { x.base = SummarizeLatency(b) })
+			func() { x.base, x.baseBat = summarizeRow(b) })
 	}
 	var next atomic.Int64
 	parallel(min(runtime.GOMAXPROCS(0), len(jobs)), func(int) {
@@ -372,10 +394,16 @@ func summarizeAll(hedged, baseline *Result) (cls []summaries, overall summaries)
 
 // SummarizeLatency returns the latency summary of c (NaN-free: zeros when
 // c has no requests), from one selection of the ranks it needs.
+//
+// When c's requests interact (a batched run, batchmeans.go) the figures
+// leave out the warm-up (warmup.go) and the intervals come from batches.
 func SummarizeLatency(c *ClassResult) Latency {
 	n := c.NumLatencies()
 	if n == 0 {
 		return Latency{}
+	}
+	if c.lat.sectioned() {
+		return batchSummarize(&c.lat, -1).lat
 	}
 	ks := []int{
 		NearestRank(n, 0.50), NearestRank(n, 0.90), NearestRank(n, 0.95),
@@ -659,7 +687,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	tw.Flush()
 	fmt.Fprintln(w)
 	writePools(w, r.Pools)
-	fmt.Fprintf(w, "quantiles: %s.\n", QuantileRule)
+	fmt.Fprintf(w, "quantiles: %s.\n", r.QuantileRule)
+	writeBatched(w, rows)
 	for _, c := range rows {
 		if d := c.DeniedHedges; d.Total() > 0 {
 			fmt.Fprintf(w, "%s: budgets denied %d copies (%s)\n", c.Class, d.Total(), deniedParts(d))
