@@ -50,10 +50,40 @@ const (
 // requests can interact.
 func (cfg *Config) batched() bool { return !cfg.independentCalls() }
 
-// sectioned gives t the per-request sections of a batched run.
+// sectioned gives t the per-request sections and per-section bills of a
+// batched run.
 func (t *endTimes) sectioned() {
 	t.sec = make([]uint16, len(t.buf))
 	t.secLast = make([]time.Duration, numSections)
+	t.secBill = make([]float64, 2*numSections)
+}
+
+// billSection adds what attempt a of r billed (in and out tokens; as a
+// call that responded when completed, else as a cancelled one) to its
+// request's section of st — or, for a pipeline's call, to its pipeline
+// request's section of the pipeline's class (a call's id is its pipeline
+// request's id plus its instance << 32, callRequest; r.pipe may be gone
+// when a loser leaves after its call ended).
+func (e *engine) billSection(st *classStats, r *request, a *attempt, in, out float64, completed bool) {
+	id := r.id
+	if int(r.class) >= e.users { // a step's class: r is a pipeline's call
+		st = nil
+		for c, pc := range e.pipeOf {
+			if pc != nil && r.class >= pc.firstStep && int(r.class-pc.firstStep) < len(pc.pl.Steps) {
+				st = &e.stats[c]
+				break
+			}
+		}
+		id &= 1<<32 - 1
+	}
+	if st == nil || st.times.secBill == nil {
+		return
+	}
+	k := 2 * int(e.section(id))
+	if !completed {
+		k++
+	}
+	st.times.secBill[k] += price(&e.cfg.Models[a.model], in, out)
 }
 
 // section returns the arrival section of request id.
@@ -90,6 +120,19 @@ func (s *latencySet) addSections(o latencySet) {
 	}
 	for i, x := range o.secLast {
 		s.secLast[i] = max(s.secLast[i], x)
+	}
+	if o.unbilled || o.secBill == nil {
+		s.unbilled = true
+	}
+	if s.unbilled {
+		s.secBill = nil
+		return
+	}
+	if s.secBill == nil {
+		s.secBill = make([]float64, 2*numSections)
+	}
+	for i, x := range o.secBill {
+		s.secBill[i] += x
 	}
 }
 
@@ -139,6 +182,12 @@ type batchSummary struct {
 	perBatch [][numEstimates]float64
 	// cutSec is the first section kept.
 	cutSec int
+	// billed says whether the costs were batched: cost is the cost of the
+	// requests kept in USD (not per 1k), batchCost each batch's cost per
+	// request.
+	billed    bool
+	cost      Cost
+	batchCost []float64
 }
 
 // The estimates of a batch, in batchSummary.perBatch.
@@ -156,42 +205,79 @@ const (
 // estimateP are the percentiles' levels, in estimate order.
 var estimateP = [...]float64{0.50, 0.90, 0.95, 0.99, 0.999}
 
-// batchSummarize returns the batched analysis of s, a sectioned latency
-// set, with the warm-up cut at section cut (−1: find it by MSER).
-func batchSummarize(s *latencySet, cut int) *batchSummary {
-	var cnt, ans [numSections]int64
-	var sum, sumA [numSections]float64
+// sectionSums are the per-section sums of a sectioned latency set: its
+// requests, answered requests, and the sums of their stored latencies
+// (all, answered), in seconds.
+type sectionSums struct {
+	cnt, ans  [numSections]int64
+	sum, sumA [numSections]float64
+}
+
+// newSectionSums returns the section sums of s, a sectioned set, in one
+// pass over its latencies.
+func newSectionSums(s *latencySet) *sectionSums {
+	ss := &sectionSums{}
 	for i, p := range s.ans {
 		for j, x := range p {
 			k := s.ansSec[i][j]
-			cnt[k]++
-			ans[k]++
-			sum[k] += float64(x)
-			sumA[k] += float64(x)
+			ss.cnt[k]++
+			ss.ans[k]++
+			ss.sum[k] += float64(x)
+			ss.sumA[k] += float64(x)
 		}
 	}
 	for i, p := range s.miss {
 		for j, x := range p {
 			k := s.missSec[i][j]
-			cnt[k]++
-			sum[k] += float64(x)
+			ss.cnt[k]++
+			ss.sum[k] += float64(x)
 		}
 	}
-	if cut < 0 {
-		// MSER on the means of the non-empty sections.
-		var ys []float64
-		var idx []int
-		for k := range numSections {
-			if cnt[k] > 0 {
-				ys = append(ys, sum[k]/float64(cnt[k]))
-				idx = append(idx, k)
-			}
-		}
-		cut = 0
-		if d := mserCut(ys); d > 0 {
-			cut = idx[d]
+	return ss
+}
+
+// mser returns the first section kept after the warm-up cut: MSER
+// (warmup.go) on the means of the non-empty sections.
+func (ss *sectionSums) mser() int {
+	var ys []float64
+	var idx []int
+	for k := range numSections {
+		if ss.cnt[k] > 0 {
+			ys = append(ys, ss.sum[k]/float64(ss.cnt[k]))
+			idx = append(idx, k)
 		}
 	}
+	if d := mserCut(ys); d > 0 {
+		return idx[d]
+	}
+	return 0
+}
+
+// batchSummarize returns the batched analysis of s, a sectioned latency
+// set, with the warm-up cut found by MSER.
+func batchSummarize(s *latencySet) *batchSummary {
+	ss := newSectionSums(s)
+	return ss.summarize(s, ss.mser())
+}
+
+// summarizeRows returns the latency summaries of a report row's run h and
+// of its baseline b and, when their requests interact, their batched
+// analyses (nil otherwise), both cut at the later of their two warm-up
+// cuts so that their batches hold the same requests (pairs.go).
+func summarizeRows(h, b *ClassResult) (hl Latency, hb *batchSummary, bl Latency, bb *batchSummary) {
+	if h.NumLatencies() == 0 || b.NumLatencies() == 0 || !h.lat.sectioned() || !b.lat.sectioned() {
+		return SummarizeLatency(h), nil, SummarizeLatency(b), nil
+	}
+	hs, bs := newSectionSums(&h.lat), newSectionSums(&b.lat)
+	cut := max(hs.mser(), bs.mser())
+	hb, bb = hs.summarize(&h.lat, cut), bs.summarize(&b.lat, cut)
+	return hb.lat, hb, bb.lat, bb
+}
+
+// summarize returns the batched analysis of s, whose section sums are ss,
+// keeping the sections from cut on.
+func (ss *sectionSums) summarize(s *latencySet, cut int) *batchSummary {
+	cnt, ans, sum, sumA := &ss.cnt, &ss.ans, &ss.sum, &ss.sumA
 	b := &batchSummary{cutSec: cut}
 	b.warm.Rule = "MSER (White) on the means of " + fmt.Sprint(numSections) + " arrival sections"
 	for k := range cut {
@@ -279,7 +365,7 @@ func batchSummarize(s *latencySet, cut int) *batchSummary {
 		Mean: all[estMean], P50: all[estP50], P90: all[estP90], P95: all[estP95], P99: all[estP99], P999: all[estP999],
 		P95CI95: ci[estP95], P99CI95: ci[estP99],
 		P95CIOK: ok && !math.IsNaN(ci[estP95][0]), P99CIOK: ok && !math.IsNaN(ci[estP99][0]),
-		Batched: &LatencyCIs{
+		CIs: &LatencyCIs{
 			Mean: ci[estMean], P50: ci[estP50], P90: ci[estP90], P999: ci[estP999],
 			Method: CIMethodBatch,
 		},
@@ -290,6 +376,19 @@ func batchSummarize(s *latencySet, cut int) *batchSummary {
 		means[j] = bs[j] / float64(max(bn[j], 1))
 	}
 	b.batches = Batches{Count: nb, Size: n / int64(nb), Lag1: lag1(means)}
+	if s.secBill != nil {
+		b.billed = true
+		b.batchCost = make([]float64, nb)
+		for k := cut; k < numSections; k++ {
+			b.cost.Completed += s.secBill[2*k]
+			b.cost.Cancelled += s.secBill[2*k+1]
+			b.batchCost[bOf(k)] += s.secBill[2*k] + s.secBill[2*k+1]
+		}
+		b.cost.Total = b.cost.Completed + b.cost.Cancelled
+		for j := range nb {
+			b.batchCost[j] /= float64(max(bn[j], 1))
+		}
+	}
 	b.warnings = batchWarnings(b, s.n())
 	return b
 }
@@ -477,32 +576,52 @@ func (w latencyCIsJSON) cis() *LatencyCIs {
 	return &LatencyCIs{Mean: unwireCI(w.MeanCI95), P50: unwireCI(w.P50CI95), P90: unwireCI(w.P90CI95), P999: unwireCI(w.P999CI95), Method: w.CIMethod}
 }
 
-// summarizeRow returns the latency summary of c and, when c's requests
-// interact, its batched analysis (nil otherwise).
-func summarizeRow(c *ClassResult) (Latency, *batchSummary) {
-	if c.NumLatencies() == 0 || !c.lat.sectioned() {
-		return SummarizeLatency(c), nil
-	}
-	b := batchSummarize(&c.lat, -1)
-	return b.lat, b
-}
-
-// setBatched gives a report row of a batched run (x.bat not nil) its
-// answered shares after the warm-up cut, the share's interval, the cut, the
-// batches and their warnings.
-func (cr *ClassReport) setBatched(x *summaries) {
+// setIntervals gives a report row of independent requests (x.bat nil) the
+// Wilson interval of its answered share (intervals.go); and one of a
+// batched run its answered shares and costs after the warm-up cut, their
+// intervals, the cut, the batches and their warnings.
+func (cr *ClassReport) setIntervals(x *summaries) {
 	b := x.bat
 	if b == nil {
+		if cr.Requests > 0 {
+			cr.AnsweredShareCI95 = wireCI(WilsonCI(cr.Answered, cr.Requests))
+		}
 		return
 	}
 	cr.AnsweredShare = b.answered
 	cr.AnsweredShareCI95 = wireCI(b.shareCI)
 	w, bs := b.warm, b.batches
 	cr.WarmUp, cr.Batches = &w, &bs
-	if x.baseBat != nil {
-		cr.NoHedging.AnsweredShare = x.baseBat.answered
+	bb := x.baseBat
+	if bb != nil {
+		cr.NoHedging.AnsweredShare = bb.answered
 	}
 	cr.Warnings = append(cr.Warnings, b.warnings...)
+	if bb == nil || !b.billed || !bb.billed || b.kept == 0 || bb.kept == 0 {
+		return
+	}
+	cr.CostPer1k, cr.NoHedging.CostPer1k = b.cost.per1k(b.kept), bb.cost.per1k(bb.kept)
+	cr.AddedCostPct = nil
+	if base := cr.NoHedging.CostPer1k.Total; base > 0 {
+		pct := 100 * (cr.CostPer1k.Total - base) / base
+		cr.AddedCostPct = &pct
+		// The same batches of the same requests, with and without
+		// hedging: each batch's added cost is a paired estimate.
+		xs := make([]float64, len(b.batchCost))
+		for j, c := range b.batchCost {
+			xs[j] = math.NaN()
+			if c0 := bb.batchCost[j]; c0 > 0 {
+				xs[j] = 100 * (c - c0) / c0
+			}
+		}
+		cr.AddedCostPctCI95 = wireCI(tInterval(pct, xs))
+	}
+}
+
+// per1k returns c, the cost of n requests, per 1000 requests.
+func (c Cost) per1k(n int64) Cost {
+	k := 1000 / float64(n)
+	return Cost{Total: c.Total * k, Completed: c.Completed * k, Cancelled: c.Cancelled * k}
 }
 
 // QuantileRuleBatched is QuantileRule for a run whose requests interact.
@@ -527,6 +646,9 @@ func writeBatched(w io.Writer, rows []ClassReport) {
 		share := ""
 		if ci := c.AnsweredShareCI95; ci != nil && ci[0] != nil && ci[1] != nil {
 			share = fmt.Sprintf("; answered %s [%s, %s]", pct(c.AnsweredShare), pct(*ci[0]), pct(*ci[1]))
+		}
+		if ci := c.AddedCostPctCI95; c.AddedCostPct != nil && ci != nil && ci[0] != nil && ci[1] != nil {
+			share += fmt.Sprintf("; added cost %s [%s, %s]", signedPct(*c.AddedCostPct), signedPct(*ci[0]), signedPct(*ci[1]))
 		}
 		fmt.Fprintf(w, "%s: %s; intervals from %d batches of %d requests (lag-1 autocorrelation %.2f)%s\n",
 			c.Class, cut, b.Count, b.Size, b.Lag1, share)

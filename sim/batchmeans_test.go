@@ -3,6 +3,7 @@ package sim_test
 import (
 	"math"
 	"testing"
+	"time"
 
 	"github.com/hedgesim/hedgesim/sim"
 )
@@ -21,13 +22,13 @@ func coverSeeds(t *testing.T, n int, lambda, mu, want95, wantMean float64) (p95,
 		cfg := queueConfig(n, lambda, mu, 1)
 		cfg.Seed = seed
 		l := sim.SummarizeLatency(&mustRun(t, cfg).Classes[0])
-		if l.Batched == nil {
+		if l.CIs == nil {
 			t.Fatalf("seed %d: a queue's summary is not batched", seed)
 		}
 		if l.P95CIOK && l.P95CI95[0] <= want95 && want95 <= l.P95CI95[1] {
 			p95++
 		}
-		if m := l.Batched.Mean; m[0] <= wantMean && wantMean <= m[1] {
+		if m := l.CIs.Mean; m[0] <= wantMean && wantMean <= m[1] {
 			mean++
 		}
 		lat = append(lat, l)
@@ -66,10 +67,10 @@ func TestWarmUpCutMM1(t *testing.T) {
 		h := mustRun(t, cfg)
 		r := sim.NewReport(cfg, h, mustRun(t, sim.WithoutHedging(cfg)))
 		c := r.Classes[0]
-		if c.WarmUp == nil || c.Latency.Batched == nil {
+		if c.WarmUp == nil || c.Latency.CIs == nil {
 			t.Fatalf("seed %d: no warm-up cut or batches in a queue's report", seed)
 		}
-		if m := c.Latency.Batched.Mean; m[0] <= 20 && 20 <= m[1] {
+		if m := c.Latency.CIs.Mean; m[0] <= 20 && 20 <= m[1] {
 			covered++
 		}
 		if w := c.WarmUp; w.Requests > 0 {
@@ -82,5 +83,87 @@ func TestWarmUpCutMM1(t *testing.T) {
 	t.Logf("mean covers 20 s in %d/40 seeds; a warm-up was cut in %d", covered, cut)
 	if covered < 36 {
 		t.Errorf("the mean after the warm-up cut covers 20 s in %d/40 seeds, want ≥ 36", covered)
+	}
+}
+
+// hedgedQueueConfig is two single-slot providers at load λ/μ = 0.7 on the
+// first, with a copy to the second after 2 s, a price of $1 per call and
+// cancelled calls billed in full: its requests interact through both
+// queues.
+func hedgedQueueConfig(n int, seed uint64) *sim.Config {
+	cfg := queueConfig(n, 0.7, 1, 1)
+	cfg.Seed = seed
+	cfg.Models[0].PricePerRequest = 1
+	cfg.Models = append(cfg.Models, sim.Model{Name: "m2", Provider: "p2", Latency: cfg.Models[0].Latency, PricePerRequest: 1})
+	cfg.Providers = append(cfg.Providers, sim.Provider{Name: "p2", Concurrency: 1})
+	cfg.Classes[0].Policy = sim.Policy{Targets: []int{1}, Copies: 1, Delays: []time.Duration{2 * time.Second}, CancelBilling: sim.BillFull}
+	return cfg
+}
+
+// TestBatchedAddedCostCovers: the batched interval of the added cost of a
+// hedged queue covers the added cost of one run 16 times longer (whose own
+// error is a quarter of a short run's, a small widening of the target) in
+// at least 36 of 40 seeds (see coverSeeds for the bar); with no hedging
+// the added cost and its interval are exactly 0.
+func TestBatchedAddedCostCovers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("40 runs of 10⁵ requests and one of 1.6·10⁶")
+	}
+	report := func(cfg *sim.Config) sim.ClassReport {
+		return sim.NewReport(cfg, mustRun(t, cfg), mustRun(t, sim.WithoutHedging(cfg))).Classes[0]
+	}
+	long := report(hedgedQueueConfig(1_600_000, 99))
+	want := *long.AddedCostPct
+	covered := 0
+	for seed := uint64(1); seed <= 40; seed++ {
+		c := report(hedgedQueueConfig(100_000, seed))
+		if c.AddedCostPctCI95 == nil || c.AddedCostPctCI95[0] == nil || c.AddedCostPctCI95[1] == nil {
+			t.Fatalf("seed %d: no interval for the added cost", seed)
+		}
+		if *c.AddedCostPctCI95[0] <= want && want <= *c.AddedCostPctCI95[1] {
+			covered++
+		}
+	}
+	t.Logf("added cost %.3f%% covered in %d/40 seeds", want, covered)
+	if covered < 36 {
+		t.Errorf("the added cost's interval covers %.3f%% in %d/40 seeds, want ≥ 36", want, covered)
+	}
+	cfg := hedgedQueueConfig(20_000, 1)
+	cfg.Classes[0].Policy = sim.Policy{}
+	c := report(cfg)
+	if ci := c.AddedCostPctCI95; c.AddedCostPct == nil || *c.AddedCostPct != 0 || ci == nil || *ci[0] != 0 || *ci[1] != 0 {
+		t.Errorf("no hedging: added cost %v, interval %v; want 0 and [0, 0]", c.AddedCostPct, ci)
+	}
+}
+
+// TestIndependentIntervalsStay: independent requests (field report 1:
+// bimodal latency, copies at 1 s and 2 s, a 3 s deadline: answered with
+// probability 1 − 0.5³ = 0.875) keep the order-statistic p95 interval —
+// no wider than QuantileCI's — and are not batched; the Wilson interval of
+// the answered share covers 0.875 in at least 36 of 40 seeds (see
+// coverSeeds for the bar).
+func TestIndependentIntervalsStay(t *testing.T) {
+	const n = 20_000
+	covered := 0
+	for seed := uint64(1); seed <= 40; seed++ {
+		cfg := oneModel(n, bimodal(t), 2, time.Second)
+		cfg.Classes[0].Deadline = 3 * time.Second
+		cfg.Seed = seed
+		h := mustRun(t, cfg)
+		c := sim.NewReport(cfg, h, mustRun(t, sim.WithoutHedging(cfg))).Classes[0]
+		if c.WarmUp != nil || c.Batches != nil || c.Latency.CIs == nil || c.Latency.CIs.Method != sim.CIMethodOrder {
+			t.Fatalf("seed %d: independent requests batched or without the order-statistic method: %+v", seed, c.Latency.CIs)
+		}
+		lo, hi, ok := h.Classes[0].QuantileCI(0.95, 0.95)
+		if got := c.Latency.P95CI95; !ok || !c.Latency.P95CIOK || got[1]-got[0] > 1.1*(hi-lo) {
+			t.Errorf("seed %d: p95 interval %v, order statistics give [%v, %v]", seed, got, lo, hi)
+		}
+		if ci := c.AnsweredShareCI95; *ci[0] <= 0.875 && 0.875 <= *ci[1] {
+			covered++
+		}
+	}
+	t.Logf("answered share 0.875 covered in %d/40 seeds", covered)
+	if covered < 36 {
+		t.Errorf("the answered share's interval covers 0.875 in %d/40 seeds, want ≥ 36", covered)
 	}
 }

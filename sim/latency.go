@@ -46,6 +46,9 @@ type endTimes struct {
 	// run batches its intervals.
 	sec     []uint16
 	secLast []time.Duration
+	// secBill is each section's cost in USD, of attempts that responded
+	// at [2k] and of cancelled ones at [2k+1]; nil unless sec is set.
+	secBill []float64
 }
 
 // newEndTimes returns an endTimes with room for n requests.
@@ -142,6 +145,10 @@ type latencySet struct {
 	ansSec, missSec [][]uint16
 	secLast         []time.Duration
 	unsectioned     bool // a part without sections was added
+	// secBill sums the parts' endTimes.secBill; unbilled is set when a
+	// sectioned part without it was added.
+	secBill  []float64
+	unbilled bool
 }
 
 // addTimes adds one collection's latencies to s (sharing its memory).
@@ -153,6 +160,7 @@ func (s *latencySet) addTimes(t *endTimes) {
 	}
 	if t.sec != nil {
 		o.ansSec, o.missSec, o.secLast = [][]uint16{t.answeredSec()}, [][]uint16{t.missSec()}, t.secLast
+		o.secBill, o.unbilled = t.secBill, t.secBill == nil
 	}
 	s.addParts(o)
 }

@@ -66,11 +66,10 @@ type Latency struct {
 	// the interval, clamped to the sample's extremes, means nothing.
 	P95CIOK bool `json:"p95_ci95_ok"`
 	P99CIOK bool `json:"p99_ci95_ok"`
-	// Batched holds the intervals of the other figures when the run's
-	// requests interact and its intervals come from batches
-	// (batchmeans.go); nil for independent requests, whose p95 and p99
-	// intervals are order-statistic ones.
-	Batched *LatencyCIs `json:"-"`
+	// CIs holds the intervals of the other figures and the method of
+	// all of them: order statistics for independent requests
+	// (intervals.go), batches when the requests interact (batchmeans.go).
+	CIs *LatencyCIs `json:"-"`
 }
 
 // Cost is a cost per 1000 requests in USD, split by the calls that produced it.
@@ -134,7 +133,7 @@ func (l Latency) wire() latencyJSON {
 		P95CI95: [2]*float64{finite(l.P95CI95[0]), finite(l.P95CI95[1])},
 		P99CI95: [2]*float64{finite(l.P99CI95[0]), finite(l.P99CI95[1])},
 		P95CIOK: l.P95CIOK, P99CIOK: l.P99CIOK,
-		latencyCIsJSON: l.Batched.wire(),
+		latencyCIsJSON: l.CIs.wire(),
 	}
 }
 
@@ -149,7 +148,7 @@ func (w latencyJSON) latency() Latency {
 		P95CI95: [2]float64{orInf(w.P95CI95[0]), orInf(w.P95CI95[1])},
 		P99CI95: [2]float64{orInf(w.P99CI95[0]), orInf(w.P99CI95[1])},
 		P95CIOK: w.P95CIOK, P99CIOK: w.P99CIOK,
-		Batched: w.latencyCIsJSON.cis(),
+		CIs: w.latencyCIsJSON.cis(),
 	}
 }
 
@@ -190,9 +189,11 @@ type ClassReport struct {
 	Requests      int64   `json:"requests"`
 	Answered      int64   `json:"answered"` // valid answer within the deadline
 	AnsweredShare float64 `json:"answered_share"`
-	// AnsweredShareCI95 is AnsweredShare's batched 95 % interval, and
-	// WarmUp and Batches the warm-up cut and the batches, when the
-	// requests interact (batchmeans.go); absent for independent requests.
+	// AnsweredShareCI95 is AnsweredShare's 95 % interval: Wilson's for
+	// independent requests (intervals.go), from batches when the requests
+	// interact (batchmeans.go); absent without requests. WarmUp and
+	// Batches are the warm-up cut and the batches of a batched row;
+	// absent for independent requests.
 	AnsweredShareCI95  *[2]*float64 `json:"answered_share_ci95,omitempty"`
 	WarmUp             *WarmUp      `json:"warm_up,omitempty"`
 	Batches            *Batches     `json:"batches,omitempty"`
@@ -214,9 +215,13 @@ type ClassReport struct {
 	CostPer1k          Cost          `json:"cost_per_1k_usd"`
 	// AddedCostPct is 100·(cost − cost without hedging)/cost without
 	// hedging; null when the traffic costs nothing without hedging.
-	AddedCostPct       *float64 `json:"added_cost_pct"`
-	WastedOutputTokens float64  `json:"wasted_output_tokens"`
-	NoHedging          Baseline `json:"no_hedging"`
+	AddedCostPct *float64 `json:"added_cost_pct"`
+	// AddedCostPctCI95 is AddedCostPct's batched 95 % interval, from the
+	// paired batches with and without hedging, when the requests interact
+	// (batchmeans.go); absent otherwise.
+	AddedCostPctCI95   *[2]*float64 `json:"added_cost_pct_ci95,omitempty"`
+	WastedOutputTokens float64      `json:"wasted_output_tokens"`
+	NoHedging          Baseline     `json:"no_hedging"`
 	// Spend is the cost per day and per month at the arrival rate.
 	Spend Spend `json:"spend_usd"`
 	// DeniedHedges counts the copies each budget denied.
@@ -250,7 +255,7 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 	for i := range hedged.Classes {
 		h, b, x := &hedged.Classes[i], &baseline.Classes[i], &sums[i]
 		cr := classReport(h, b, x.lat, x.end, x.base)
-		cr.setBatched(x)
+		cr.setIntervals(x)
 		cr.Pipeline = pipelineReport(&cfg.Classes[i], h, b)
 		cr.Warnings = append(cr.Warnings, hedgeWarnings(&cfg.Classes[i], h, b, &cr, x.baseEnd95)...)
 		cr.Warnings = append(cr.Warnings, pipelineWarnings(&cfg.Classes[i])...)
@@ -264,7 +269,7 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 		r.Classes = append(r.Classes, cr)
 	}
 	r.Overall = classReport(&hedged.Overall, &baseline.Overall, overall.lat, overall.end, overall.base)
-	r.Overall.setBatched(&overall)
+	r.Overall.setIntervals(&overall)
 	if r.Overall.WarmUp != nil {
 		r.QuantileRule = QuantileRuleBatched
 	}
@@ -368,17 +373,15 @@ func summarizeAll(hedged, baseline *Result) (cls []summaries, overall summaries)
 	for i := range cls {
 		h, b, x := &hedged.Classes[i], &baseline.Classes[i], &cls[i]
 		jobs = append(jobs,
-			func() { x.lat, x.bat = summarizeRow(h) },
+			func() { x.lat, x.bat, x.base, x.baseBat = summarizeRows(h, b) },
 			func() { x.end = SummarizeEnd(h) },
-			func() { x.base, x.baseBat = summarizeRow(b) },
 			func() { x.baseEnd95 = b.EndQuantiles(0.95)[0] })
 	}
 	if len(cls) != 1 {
 		h, b, x := &hedged.Overall, &baseline.Overall, &overall
 		jobs = append(jobs,
-			func() { x.lat, x.bat = summarizeRow(h) },
-			func() { x.end = SummarizeEnd(h) },
-			func() { x.base, x.baseBat = summarizeRow(b) })
+			func() { x.lat, x.bat, x.base, x.baseBat = summarizeRows(h, b) },
+			func() { x.end = SummarizeEnd(h) })
 	}
 	var next atomic.Int64
 	parallel(min(runtime.GOMAXPROCS(0), len(jobs)), func(int) {
@@ -403,7 +406,7 @@ func SummarizeLatency(c *ClassResult) Latency {
 		return Latency{}
 	}
 	if c.lat.sectioned() {
-		return batchSummarize(&c.lat, -1).lat
+		return batchSummarize(&c.lat).lat
 	}
 	ks := []int{
 		NearestRank(n, 0.50), NearestRank(n, 0.90), NearestRank(n, 0.95),
@@ -412,11 +415,13 @@ func SummarizeLatency(c *ClassResult) Latency {
 	l95, u95, ok95 := QuantileCIRanks(n, 0.95, 0.95)
 	l99, u99, ok99 := QuantileCIRanks(n, 0.99, 0.95)
 	ks = append(ks, l95-1, u95-1, l99-1, u99-1)
+	ks, oks := appendOrderCIRanks(ks, n)
 	v := c.Ranks(ks)
 	return Latency{
 		Mean: c.Mean(), P50: v[0], P90: v[1], P95: v[2], P99: v[3], P999: v[4],
 		P95CI95: [2]float64{v[5], v[6]}, P95CIOK: ok95,
 		P99CI95: [2]float64{v[7], v[8]}, P99CIOK: ok99,
+		CIs: orderCIs(c, v[9:], oks),
 	}
 }
 
