@@ -5,6 +5,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/hedgesim/hedgesim/dist"
 	"github.com/hedgesim/hedgesim/sim"
 )
 
@@ -165,5 +166,29 @@ func TestIndependentIntervalsStay(t *testing.T) {
 	t.Logf("answered share 0.875 covered in %d/40 seeds", covered)
 	if covered < 36 {
 		t.Errorf("the answered share's interval covers 0.875 in %d/40 seeds, want ≥ 36", covered)
+	}
+}
+
+// TestIndependentMeanAndWilson: the normal interval of the mean of
+// independent exponential latencies (mean 1 s) covers 1 s in at least 36
+// of 40 seeds (see coverSeeds for the bar); the Wilson interval of 0 in 10
+// is [0, 0.2775] (z²/(n + z²) at z = 1.96).
+func TestIndependentMeanAndWilson(t *testing.T) {
+	covered := 0
+	for seed := uint64(1); seed <= 40; seed++ {
+		cfg := oneModel(20_000, dist.Exponential{Rate: 1}, 0)
+		cfg.Seed = seed
+		l := sim.SummarizeLatency(&mustRun(t, cfg).Classes[0])
+		if m := l.CIs.Mean; m[0] <= 1 && 1 <= m[1] {
+			covered++
+		}
+	}
+	t.Logf("mean 1 s covered in %d/40 seeds", covered)
+	if covered < 36 {
+		t.Errorf("the mean's interval covers 1 s in %d/40 seeds, want ≥ 36", covered)
+	}
+	z2 := 1.959963984540054 * 1.959963984540054
+	if ci := sim.WilsonCI(0, 10); ci[0] != 0 || math.Abs(ci[1]-z2/(10+z2)) > 1e-12 {
+		t.Errorf("Wilson 0 of 10: %v, want [0, %.4f]", ci, z2/(10+z2))
 	}
 }

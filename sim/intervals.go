@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"math/bits"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -15,7 +16,8 @@ import (
 // "Probable inference, the law of succession, and statistical inference",
 // JASA 22, 1927), which keeps its level near 0 and 1 where the plain
 // normal one does not. They cost one more selection of six ranks and one
-// pass over the answered latencies, after the run.
+// pass over the answered latencies (a 128-bit integer sum of squares),
+// after the run.
 
 // orderCIPs are the percentiles given order-statistic intervals beside
 // p95 and p99 (which SummarizeLatency's fields carry).
@@ -55,14 +57,22 @@ func meanCI(c *ClassResult) [2]float64 {
 		return [2]float64{math.NaN(), math.NaN()}
 	}
 	m := c.Mean()
-	var ss exactSum
+	// Σx² in µs², exact in 128 bits whatever the order of the parts (a
+	// split run's come in any order); each x rounded to the µs.
+	var lo, hi uint64
 	for _, p := range c.lat.ans {
 		for _, x := range p {
-			d := float64(x) - m
-			ss.add(d * d)
+			us := uint64(math.Round(float64(x) * 1e6))
+			h, l := bits.Mul64(us, us)
+			var carry uint64
+			lo, carry = bits.Add64(lo, l, 0)
+			hi += h + carry
 		}
 	}
-	h := distuv.UnitNormal.Quantile(0.975) * math.Sqrt(ss.sum()/float64(n-1)/float64(n))
+	sq := (float64(hi)*0x1p64 + float64(lo)) / 1e12 // Σx², s²
+	nf := float64(n)
+	v := max(sq-nf*m*m, 0) / (nf - 1)
+	h := distuv.UnitNormal.Quantile(0.975) * math.Sqrt(v/nf)
 	return [2]float64{m - h, m + h}
 }
 
@@ -77,58 +87,12 @@ func WilsonCI(k, n int64) [2]float64 {
 	d := 1 + z*z/nf
 	c := (p + z*z/(2*nf)) / d
 	h := z / d * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf))
-	return [2]float64{max(c-h, 0), min(c+h, 1)}
-}
-
-// exactSum adds float64 values without rounding error, as a list of
-// non-overlapping partial sums (Shewchuk, "Adaptive precision
-// floating-point arithmetic and fast robust geometric predicates", 1997;
-// Python's math.fsum), so that its sum — the exact sum correctly rounded —
-// does not depend on the order of the values: the latencies of a split run come in parts of any order. Each add
-// costs O(partials), a handful for sums of squares of latencies.
-type exactSum struct{ p []float64 }
-
-func (s *exactSum) add(x float64) {
-	i := 0
-	for _, y := range s.p {
-		if math.Abs(x) < math.Abs(y) {
-			x, y = y, x
-		}
-		hi := x + y
-		lo := y - (hi - x)
-		if lo != 0 {
-			s.p[i] = lo
-			i++
-		}
-		x = hi
+	ci := [2]float64{max(c-h, 0), min(c+h, 1)}
+	if k == 0 { // c = h then, but for rounding
+		ci[0] = 0
 	}
-	s.p = append(s.p[:i], x)
-}
-
-// sum returns the exact sum correctly rounded (half-way cases included,
-// as math.fsum does it).
-func (s *exactSum) sum() float64 {
-	n := len(s.p)
-	if n == 0 {
-		return 0
+	if k == n {
+		ci[1] = 1
 	}
-	n--
-	hi, lo := s.p[n], 0.0
-	for n > 0 {
-		x := hi
-		n--
-		y := s.p[n]
-		hi = x + y
-		lo = y - (hi - x)
-		if lo != 0 {
-			break
-		}
-	}
-	if n > 0 && (lo < 0 && s.p[n-1] < 0 || lo > 0 && s.p[n-1] > 0) {
-		y := 2 * lo
-		if x := hi + y; x-hi == y {
-			hi = x
-		}
-	}
-	return hi
+	return ci
 }

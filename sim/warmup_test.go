@@ -30,21 +30,3 @@ func TestMSERCutsATransient(t *testing.T) {
 		t.Errorf("three values cut at %d, want 0 (too few)", d)
 	}
 }
-
-// TestExactSumIgnoresOrder: the sum of values whose naive float64 sum
-// depends on their order is the exact one, whatever the order.
-func TestExactSumIgnoresOrder(t *testing.T) {
-	xs := []float64{1e16, 1, -1e16, 1, 3.5, 1e-3, -2.25e15, 2.25e15}
-	want := 5.501 // the exact sum, correctly rounded
-	rng := rand.New(rand.NewPCG(3, 4))
-	for range 100 {
-		rng.Shuffle(len(xs), func(i, j int) { xs[i], xs[j] = xs[j], xs[i] })
-		var s exactSum
-		for _, x := range xs {
-			s.add(x)
-		}
-		if got := s.sum(); got != want {
-			t.Fatalf("order %v: sum %v, want %v", xs, got, want)
-		}
-	}
-}
