@@ -5,8 +5,6 @@ import (
 	"io"
 	"math"
 	"time"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Batched intervals. When requests interact — a queue, a rate limit, a
@@ -277,7 +275,7 @@ func summarizeRows(h, b *ClassResult) (hl Latency, hb *batchSummary, bl Latency,
 // summarize returns the batched analysis of s, whose section sums are ss,
 // keeping the sections from cut on.
 func (ss *sectionSums) summarize(s *latencySet, cut int) *batchSummary {
-	cnt, ans, sum, sumA := &ss.cnt, &ss.ans, &ss.sum, &ss.sumA
+	cnt := &ss.cnt
 	b := &batchSummary{cutSec: cut}
 	b.warm.Rule = "MSER (White) on the means of " + fmt.Sprint(numSections) + " arrival sections"
 	for k := range cut {
@@ -286,21 +284,9 @@ func (ss *sectionSums) summarize(s *latencySet, cut int) *batchSummary {
 	if cut > 0 {
 		b.warm.Seconds = s.secLast[cut-1].Seconds()
 	}
-	// Batch of each kept section: equal arrival spans.
-	kept := numSections - cut
-	nb := min(numBatches, kept)
-	bOf := func(k int) int { return (k - cut) * nb / kept }
-	bn := make([]int64, nb)   // requests per batch
-	ba := make([]int64, nb)   // answered per batch
-	bs := make([]float64, nb) // sum of end times
-	bsa := make([]float64, nb)
-	for k := cut; k < numSections; k++ {
-		j := bOf(k)
-		bn[j] += cnt[k]
-		ba[j] += ans[k]
-		bs[j] += sum[k]
-		bsa[j] += sumA[k]
-	}
+	g := groupBatches(s, ss, cut)
+	nb, bn, ba, bs, bsa, buf, off := g.nb, g.n, g.a, g.sum, g.sumA, g.buf, g.off
+	bOf := g.of
 	var n, na int64
 	var sa float64
 	for j := range nb {
@@ -312,27 +298,9 @@ func (ss *sectionSums) summarize(s *latencySet, cut int) *batchSummary {
 	if n == 0 {
 		return b
 	}
-	// Answered latencies kept, grouped by batch.
-	off := make([]int64, nb+1)
-	for j := range nb {
-		off[j+1] = off[j] + ba[j]
-	}
-	buf := make([]float32, na)
-	pos := append([]int64(nil), off[:nb]...)
-	for i, p := range s.ans {
-		for j, x := range p {
-			k := int(s.ansSec[i][j])
-			if k < cut {
-				continue
-			}
-			q := bOf(k)
-			buf[pos[q]] = x
-			pos[q]++
-		}
-	}
 	// Pooled estimates.
 	var all [numEstimates]float64
-	copy(all[:estMean], rankEstimates(buf, int(n)))
+	copy(all[:estMean], rankEstimates(buf, int(n), estimateP[:]))
 	all[estMean] = math.NaN()
 	if na > 0 {
 		all[estMean] = sa / float64(na)
@@ -342,7 +310,7 @@ func (ss *sectionSums) summarize(s *latencySet, cut int) *batchSummary {
 	b.perBatch = make([][numEstimates]float64, nb)
 	for j := range nb {
 		e := &b.perBatch[j]
-		copy(e[:estMean], rankEstimates(buf[off[j]:off[j+1]], int(bn[j])))
+		copy(e[:estMean], rankEstimates(buf[off[j]:off[j+1]], int(bn[j]), estimateP[:]))
 		e[estMean] = math.NaN()
 		if ba[j] > 0 {
 			e[estMean] = bsa[j] / float64(ba[j])
@@ -393,19 +361,67 @@ func (ss *sectionSums) summarize(s *latencySet, cut int) *batchSummary {
 	return b
 }
 
-// rankEstimates returns the percentiles estimateP of n requests whose
-// answered latencies are ans (any order; the rest are misses, +Inf),
+// batchGroups are the requests kept after a warm-up cut, grouped into
+// batches of equal arrival spans: per batch its requests, answered
+// requests, sums of end times and of answered latencies (seconds), and
+// the answered latencies of batch j at buf[off[j]:off[j+1]].
+type batchGroups struct {
+	nb        int
+	n, a      []int64
+	sum, sumA []float64
+	buf       []float32
+	off       []int64
+	of        func(section int) int // batch of a kept section
+}
+
+// groupBatches groups the requests of s (section sums ss) from section cut
+// on into min(numBatches, sections kept) batches: one pass to copy the
+// answered latencies kept, 4 bytes each.
+func groupBatches(s *latencySet, ss *sectionSums, cut int) *batchGroups {
+	kept := numSections - cut
+	nb := min(numBatches, kept)
+	g := &batchGroups{nb: nb, n: make([]int64, nb), a: make([]int64, nb), sum: make([]float64, nb), sumA: make([]float64, nb)}
+	g.of = func(k int) int { return (k - cut) * nb / kept }
+	for k := cut; k < numSections; k++ {
+		j := g.of(k)
+		g.n[j] += ss.cnt[k]
+		g.a[j] += ss.ans[k]
+		g.sum[j] += ss.sum[k]
+		g.sumA[j] += ss.sumA[k]
+	}
+	g.off = make([]int64, nb+1)
+	for j := range nb {
+		g.off[j+1] = g.off[j] + g.a[j]
+	}
+	g.buf = make([]float32, g.off[nb])
+	pos := append([]int64(nil), g.off[:nb]...)
+	for i, p := range s.ans {
+		for j, x := range p {
+			k := int(s.ansSec[i][j])
+			if k < cut {
+				continue
+			}
+			q := g.of(k)
+			g.buf[pos[q]] = x
+			pos[q]++
+		}
+	}
+	return g
+}
+
+// rankEstimates returns the percentiles ps (ascending) of n requests
+// whose answered latencies are ans (any order; the rest are misses, +Inf),
 // nearest rank; NaN for all when n is 0.
-func rankEstimates(ans []float32, n int) []float64 {
-	out := make([]float64, len(estimateP))
+func rankEstimates(ans []float32, n int, ps []float64) []float64 {
+	out := make([]float64, len(ps))
 	if n == 0 {
 		for i := range out {
 			out[i] = math.NaN()
 		}
 		return out
 	}
-	ks := make([]int, 0, len(estimateP))
-	for _, p := range estimateP {
+	ks := make([]int, 0, len(ps))
+	for _, p := range ps {
 		if k := NearestRank(n, p); k < len(ans) {
 			ks = append(ks, k)
 		}
@@ -434,7 +450,6 @@ func tInterval(est float64, xs []float64) [2]float64 {
 		return [2]float64{math.Inf(1), math.Inf(1)}
 	}
 	lo := math.Inf(1)
-	var sum float64
 	for _, x := range xs {
 		if math.IsNaN(x) {
 			return nan
@@ -445,33 +460,9 @@ func tInterval(est float64, xs []float64) [2]float64 {
 			}
 			return [2]float64{min(lo, est), math.Inf(1)}
 		}
-		sum += x
 	}
-	h := halfWidth(xs)
+	h := halfWidthAt(xs, 0.95)
 	return [2]float64{est - h, est + h}
-}
-
-// halfWidth returns t₀.₉₇₅,B−1·s/√B for the B ≥ 2 finite values xs, s
-// their sample standard deviation.
-func halfWidth(xs []float64) float64 {
-	b := float64(len(xs))
-	var m float64
-	for _, x := range xs {
-		m += x
-	}
-	m /= b
-	var v float64
-	for _, x := range xs {
-		v += (x - m) * (x - m)
-	}
-	sd := math.Sqrt(v / (b - 1))
-	return tQuantile975(len(xs)-1) * sd / math.Sqrt(b)
-}
-
-// tQuantile975 returns the 0.975 quantile of Student's t with nu degrees
-// of freedom.
-func tQuantile975(nu int) float64 {
-	return distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(nu)}.Quantile(0.975)
 }
 
 // lag1 returns the lag-1 autocorrelation of xs, Σ(x_i − x̄)(x_{i+1} − x̄) ÷
