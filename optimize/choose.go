@@ -342,7 +342,8 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		v.GainPct = 100 * (qb - qp) / qb
 	}
 	ciOK := base.CIOK(p) && pick.CIOK(p)
-	v.Significant = ciOK && pick.CI(p)[1] < base.CI(p)[0]
+	sig, paired := fallsSignificantly(base, pick, p, level)
+	v.Significant = ciOK && sig
 	if pick.FewerAnswers && !rule.AllowFewerAnswers {
 		ab, ap := fshares(base.AnsweredShare, pick.AnsweredShare)
 		v.Reason = fmt.Sprintf("the answered share falls significantly (%s → %s): a pick never trades answers for speed (allow_fewer_answers to override)", ab, ap)
@@ -382,7 +383,7 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 				what, gain, fpct(cost), costWord, gain/cost, costWord, fnum(perCost))
 		case rule.RequireSignificant && !sig:
 			code = DetailNotSignificant
-			return false, fmt.Sprintf("%s falls %.1f%%, not significantly at %s%% (the intervals overlap)", what, gain, pct)
+			return false, fmt.Sprintf("%s falls %.1f%%, not significantly at %s%% (%s)", what, gain, pct, notSignificantWhy(paired))
 		case cost <= 0:
 			verb := "falls"
 			if basis == CostCalls {

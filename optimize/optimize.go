@@ -151,6 +151,9 @@ type Candidate struct {
 	// perSecond is the rate at which the candidate's closed-loop clients
 	// got requests done (0 for open arrivals).
 	perSecond float64
+	// batchQ holds each batch's p95 and p99 when the class's requests
+	// interact, for paired decisions (paired.go); nil otherwise.
+	batchQ [2][]float64
 }
 
 // Q returns the candidate's p-percentile (0.95 or 0.99) in seconds.
@@ -800,7 +803,7 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 			UnansweredBefore: base.unanswered(), UnansweredAfter: cs[k].unanswered(),
 		}
 	}
-	finishPick(cr)
+	finishPick(cr, level)
 	pick := &cs[cr.Pick]
 
 	n := base.Requests
@@ -835,8 +838,8 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 
 // finishPick marks cr's pick, labels its verdict, quotes what it rescued
 // and harmed, and marks the candidates not significantly different from
-// it.
-func finishPick(cr *ClassReport) {
+// it at the confidence level.
+func finishPick(cr *ClassReport, level float64) {
 	cs := cr.Candidates
 	p := cr.Objective.Percentile
 	pick := &cs[cr.Pick]
@@ -852,7 +855,7 @@ func finishPick(cr *ClassReport) {
 		if i != cr.Pick {
 			// Without a real interval on either side, nothing is known to
 			// differ from the pick.
-			cs[i].LikePick = !cs[i].CIOK(p) || !pick.CIOK(p) || overlap(cs[i].CI(p), pick.CI(p))
+			cs[i].LikePick = !cs[i].CIOK(p) || !pick.CIOK(p) || likePick(&cs[i], pick, p, level)
 		}
 	}
 }

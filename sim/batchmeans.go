@@ -441,29 +441,7 @@ func rankEstimates(ans []float32, n int, ps []float64) []float64 {
 // bounds with fewer than two batches or a NaN batch estimate; +Inf bounds
 // when est is +Inf, and an upper bound of +Inf when a batch estimate is
 // (a percentile that lands on a miss in some batch).
-func tInterval(est float64, xs []float64) [2]float64 {
-	nan := [2]float64{math.NaN(), math.NaN()}
-	if len(xs) < 2 || math.IsNaN(est) {
-		return nan
-	}
-	if math.IsInf(est, 1) {
-		return [2]float64{math.Inf(1), math.Inf(1)}
-	}
-	lo := math.Inf(1)
-	for _, x := range xs {
-		if math.IsNaN(x) {
-			return nan
-		}
-		if math.IsInf(x, 1) {
-			for _, y := range xs {
-				lo = min(lo, y)
-			}
-			return [2]float64{min(lo, est), math.Inf(1)}
-		}
-	}
-	h := halfWidthAt(xs, 0.95)
-	return [2]float64{est - h, est + h}
-}
+func tInterval(est float64, xs []float64) [2]float64 { return BatchInterval(est, xs, 0.95) }
 
 // lag1 returns the lag-1 autocorrelation of xs, Σ(x_i − x̄)(x_{i+1} − x̄) ÷
 // Σ(x_i − x̄)²; 0 with fewer than 3 values or no variation.

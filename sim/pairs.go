@@ -53,29 +53,38 @@ func (d PairedDiff) HalfWidth() float64 { return (d.CI[1] - d.CI[0]) / 2 }
 // out a warm-up and its intervals come from batches.
 func (c *ClassResult) Batched() bool { return c.lat.sectioned() && c.lat.n() > 0 }
 
-// BatchQuantile returns c's p-quantile (nearest rank; +Inf on a miss)
-// after its own warm-up cut, and the same quantile of each of its batches;
-// ok is false unless c is Batched.
-func (c *ClassResult) BatchQuantile(p float64) (pooled float64, perBatch []float64, ok bool) {
+// BatchQuantiles returns c's ps-quantiles (ascending; nearest rank, +Inf
+// on a miss) after its own warm-up cut, and the same quantiles of each of
+// its batches (perBatch[b][i] for ps[i]); ok is false unless c is Batched.
+func (c *ClassResult) BatchQuantiles(ps ...float64) (pooled []float64, perBatch [][]float64, ok bool) {
 	if !c.Batched() {
-		return math.NaN(), nil, false
+		return nil, nil, false
 	}
 	ss := newSectionSums(&c.lat)
-	pooled, perBatch = batchQuantile(&c.lat, ss, ss.mser(), p)
+	pooled, perBatch = batchQuantiles(&c.lat, ss, ss.mser(), ps)
 	return pooled, perBatch, true
 }
 
-// batchQuantile returns the p-quantile of s's requests from section cut
-// on, and of each batch.
-func batchQuantile(s *latencySet, ss *sectionSums, cut int, p float64) (float64, []float64) {
+// batchQuantiles returns the ps-quantiles of s's requests from section
+// cut on, and of each batch.
+func batchQuantiles(s *latencySet, ss *sectionSums, cut int, ps []float64) ([]float64, [][]float64) {
 	g := groupBatches(s, ss, cut)
 	var n int64
-	per := make([]float64, g.nb)
+	per := make([][]float64, g.nb)
 	for j := range g.nb {
 		n += g.n[j]
-		per[j] = rankEstimates(g.buf[g.off[j]:g.off[j+1]], int(g.n[j]), []float64{p})[0]
+		per[j] = rankEstimates(g.buf[g.off[j]:g.off[j+1]], int(g.n[j]), ps)
 	}
-	return rankEstimates(g.buf, int(n), []float64{p})[0], per
+	return rankEstimates(g.buf, int(n), ps), per
+}
+
+// column returns the i-th estimate of each batch.
+func column(per [][]float64, i int) []float64 {
+	out := make([]float64, len(per))
+	for j := range per {
+		out[j] = per[j][i]
+	}
+	return out
 }
 
 // PairedQuantileDiff returns the paired difference b − a of the
@@ -88,9 +97,9 @@ func PairedQuantileDiff(a, b *ClassResult, p, level float64) (d PairedDiff, ok b
 	}
 	sa, sb := newSectionSums(&a.lat), newSectionSums(&b.lat)
 	cut := max(sa.mser(), sb.mser())
-	qa, pa := batchQuantile(&a.lat, sa, cut, p)
-	qb, pb := batchQuantile(&b.lat, sb, cut, p)
-	return PairDiff(qa, pa, qb, pb, level), true
+	qa, pa := batchQuantiles(&a.lat, sa, cut, []float64{p})
+	qb, pb := batchQuantiles(&b.lat, sb, cut, []float64{p})
+	return PairDiff(qa[0], column(pa, 0), qb[0], column(pb, 0), level), true
 }
 
 // PairDiff returns the paired difference estB − estA of an estimate
@@ -122,6 +131,34 @@ func PairDiff(estA float64, perA []float64, estB float64, perB []float64, level 
 	m /= float64(len(xs))
 	d.CI = [2]float64{m - h, m + h}
 	return d
+}
+
+// BatchInterval returns the interval est ± t_{(1+level)/2, B−1}·s/√B of an
+// estimate est whose B batch estimates are per (s their standard
+// deviation): NaN bounds with fewer than two batches, an upper bound of
+// +Inf when a batch estimate is (a percentile on a miss).
+func BatchInterval(est float64, per []float64, level float64) [2]float64 {
+	nan := [2]float64{math.NaN(), math.NaN()}
+	if len(per) < 2 || math.IsNaN(est) {
+		return nan
+	}
+	if math.IsInf(est, 1) {
+		return [2]float64{math.Inf(1), math.Inf(1)}
+	}
+	lo := est
+	for _, x := range per {
+		if math.IsNaN(x) {
+			return nan
+		}
+		lo = min(lo, x)
+	}
+	for _, x := range per {
+		if math.IsInf(x, 1) {
+			return [2]float64{lo, math.Inf(1)}
+		}
+	}
+	h := halfWidthAt(per, level)
+	return [2]float64{est - h, est + h}
 }
 
 // halfWidthAt returns t_{(1+level)/2, B−1}·s/√B for the B ≥ 2 finite
