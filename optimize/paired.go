@@ -27,7 +27,7 @@ var batchPs = []float64{0.50, 0.90, 0.95, 0.99, 0.999}
 // summarizeBatched replaces c's percentiles and their intervals (at the
 // level) by the batched ones of r, when r is batched.
 func summarizeBatched(c *Candidate, r *sim.ClassResult, level float64) {
-	pooled, per, ok := r.BatchQuantiles(batchPs...)
+	pooled, per, kept, ok := r.BatchQuantiles(batchPs...)
 	if !ok {
 		return
 	}
@@ -41,9 +41,25 @@ func summarizeBatched(c *Candidate, r *sim.ClassResult, level float64) {
 	l := &c.Latency
 	l.P50, l.P90, l.P95, l.P99, l.P999 = pooled[0], pooled[1], pooled[2], pooled[3], pooled[4]
 	c.batchQ = [2][]float64{col(2), col(3)}
-	l.P95CI95, l.P99CI95 = sim.BatchInterval(l.P95, c.batchQ[0], level), sim.BatchInterval(l.P99, c.batchQ[1], level)
-	c.P95CIOK = !math.IsNaN(l.P95CI95[0])
-	c.P99CIOK = !math.IsNaN(l.P99CI95[0])
+	// A batched interval that cannot be formed, or whose batches are too
+	// short for the percentile, is no interval: the order-statistic
+	// bounds stay, marked as not OK (too few requests).
+	for i, p := range []float64{0.95, 0.99} {
+		ci, q := &l.P95CI95, l.P95
+		if i == 1 {
+			ci, q = &l.P99CI95, l.P99
+		}
+		b := sim.BatchInterval(q, c.batchQ[i], level)
+		good := !math.IsNaN(b[0]) && sim.BatchIntervalOK(p, kept, len(per))
+		if good {
+			*ci = b
+		}
+		if i == 0 {
+			c.P95CIOK = good
+		} else {
+			c.P99CIOK = good
+		}
+	}
 	l.P95CIOK, l.P99CIOK = c.P95CIOK, c.P99CIOK
 }
 

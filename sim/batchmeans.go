@@ -332,7 +332,8 @@ func (ss *sectionSums) summarize(s *latencySet, cut int) *batchSummary {
 	b.lat = Latency{
 		Mean: all[estMean], P50: all[estP50], P90: all[estP90], P95: all[estP95], P99: all[estP99], P999: all[estP999],
 		P95CI95: ci[estP95], P99CI95: ci[estP99],
-		P95CIOK: ok && !math.IsNaN(ci[estP95][0]), P99CIOK: ok && !math.IsNaN(ci[estP99][0]),
+		P95CIOK: ok && !math.IsNaN(ci[estP95][0]) && BatchIntervalOK(0.95, n, nb),
+		P99CIOK: ok && !math.IsNaN(ci[estP99][0]) && BatchIntervalOK(0.99, n, nb),
 		CIs: &LatencyCIs{
 			Mean: ci[estMean], P50: ci[estP50], P90: ci[estP90], P999: ci[estP999],
 			Method: CIMethodBatch,

@@ -54,16 +54,33 @@ func (d PairedDiff) HalfWidth() float64 { return (d.CI[1] - d.CI[0]) / 2 }
 func (c *ClassResult) Batched() bool { return c.lat.sectioned() && c.lat.n() > 0 }
 
 // BatchQuantiles returns c's ps-quantiles (ascending; nearest rank, +Inf
-// on a miss) after its own warm-up cut, and the same quantiles of each of
-// its batches (perBatch[b][i] for ps[i]); ok is false unless c is Batched.
-func (c *ClassResult) BatchQuantiles(ps ...float64) (pooled []float64, perBatch [][]float64, ok bool) {
+// on a miss) after its own warm-up cut, the same quantiles of each of its
+// batches (perBatch[b][i] for ps[i]), and the requests kept after the cut;
+// ok is false unless c is Batched.
+func (c *ClassResult) BatchQuantiles(ps ...float64) (pooled []float64, perBatch [][]float64, kept int64, ok bool) {
 	if !c.Batched() {
-		return nil, nil, false
+		return nil, nil, 0, false
 	}
 	ss := newSectionSums(&c.lat)
-	pooled, perBatch = batchQuantiles(&c.lat, ss, ss.mser(), ps)
-	return pooled, perBatch, true
+	cut := ss.mser()
+	pooled, perBatch = batchQuantiles(&c.lat, ss, cut, ps)
+	for k := cut; k < numSections; k++ {
+		kept += ss.cnt[k]
+	}
+	return pooled, perBatch, kept, true
 }
+
+// BatchIntervalOK reports whether a batched interval of the p-quantile
+// over kept requests in batches batches is honest: at least two batches,
+// each holding on average MinBatchRequests(p).
+func BatchIntervalOK(p float64, kept int64, batches int) bool {
+	return batches >= 2 && kept/int64(batches) >= MinBatchRequests(p)
+}
+
+// MinBatchRequests is the fewest requests a batch needs for its p-quantile
+// to be more than an extreme: 10 beyond it, ⌈10/(1−p)⌉ (200 for p95, 1000
+// for p99).
+func MinBatchRequests(p float64) int64 { return minPerBatch(p) }
 
 // batchQuantiles returns the ps-quantiles of s's requests from section
 // cut on, and of each batch.
