@@ -525,6 +525,15 @@ type latencyCIsJSON struct {
 
 func wireCI(x [2]float64) *[2]*float64 { return &[2]*float64{finite(x[0]), finite(x[1])} }
 
+// wireCIOpt is wireCI, but nil (absent) for an interval that was not
+// formed (NaN bounds).
+func wireCIOpt(x [2]float64) *[2]*float64 {
+	if math.IsNaN(x[0]) && math.IsNaN(x[1]) {
+		return nil
+	}
+	return wireCI(x)
+}
+
 func unwireCI(x *[2]*float64) [2]float64 {
 	if x == nil {
 		return [2]float64{math.NaN(), math.NaN()}
@@ -536,7 +545,7 @@ func (c *LatencyCIs) wire() latencyCIsJSON {
 	if c == nil {
 		return latencyCIsJSON{}
 	}
-	return latencyCIsJSON{MeanCI95: wireCI(c.Mean), P50CI95: wireCI(c.P50), P90CI95: wireCI(c.P90), P999CI95: wireCI(c.P999), CIMethod: c.Method}
+	return latencyCIsJSON{MeanCI95: wireCIOpt(c.Mean), P50CI95: wireCIOpt(c.P50), P90CI95: wireCIOpt(c.P90), P999CI95: wireCIOpt(c.P999), CIMethod: c.Method}
 }
 
 func (w latencyCIsJSON) cis() *LatencyCIs {

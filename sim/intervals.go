@@ -3,6 +3,7 @@ package sim
 import (
 	"math"
 	"math/bits"
+	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -15,37 +16,18 @@ import (
 // answered requests, and the Wilson score interval for a share (Wilson,
 // "Probable inference, the law of succession, and statistical inference",
 // JASA 22, 1927), which keeps its level near 0 and 1 where the plain
-// normal one does not. They cost one more selection of six ranks and one
-// pass over the answered latencies (a 128-bit integer sum of squares),
-// after the run.
+// normal one does not. They cost, in the run, a 128-bit integer sum of
+// the squares of the answered latencies in µs (exact, so the same in any
+// order: a split run's parts come in any).
 
-// orderCIPs are the percentiles given order-statistic intervals beside
-// p95 and p99 (which SummarizeLatency's fields carry).
-var orderCIPs = [...]float64{0.50, 0.90, 0.999}
-
-// appendOrderCIRanks appends to ks the 0-based ranks of the 95 % intervals
-// of orderCIPs for n values, and returns whether each fits in the sample.
-func appendOrderCIRanks(ks []int, n int) ([]int, [len(orderCIPs)]bool) {
-	var oks [len(orderCIPs)]bool
-	for i, p := range orderCIPs {
-		l, u, ok := QuantileCIRanks(n, p, 0.95)
-		ks = append(ks, l-1, u-1)
-		oks[i] = ok
-	}
-	return ks, oks
-}
-
-// orderCIs returns the intervals of independent requests c: v holds the
-// bounds at appendOrderCIRanks's ranks; a bound of an interval that does
-// not fit in the sample is NaN (JSON null).
-func orderCIs(c *ClassResult, v []float64, oks [len(orderCIPs)]bool) *LatencyCIs {
-	ci := func(i int) [2]float64 {
-		if !oks[i] {
-			return [2]float64{math.NaN(), math.NaN()}
-		}
-		return [2]float64{v[2*i], v[2*i+1]}
-	}
-	return &LatencyCIs{Mean: meanCI(c), P50: ci(0), P90: ci(1), P999: ci(2), Method: CIMethodOrder}
+// orderCIs returns the intervals of independent requests c beside p95's
+// and p99's: the mean's. The other percentiles get none (NaN, absent from
+// JSON):
+// their order-statistic ranks would widen the selection's passes by half
+// again.
+func orderCIs(c *ClassResult) *LatencyCIs {
+	nan := [2]float64{math.NaN(), math.NaN()}
+	return &LatencyCIs{Mean: meanCI(c), P50: nan, P90: nan, P999: nan, Method: CIMethodOrder}
 }
 
 // meanCI returns the normal 95 % interval of c's mean time to a usable
@@ -57,19 +39,7 @@ func meanCI(c *ClassResult) [2]float64 {
 		return [2]float64{math.NaN(), math.NaN()}
 	}
 	m := c.Mean()
-	// Σx² in µs², exact in 128 bits whatever the order of the parts (a
-	// split run's come in any order); each x rounded to the µs.
-	var lo, hi uint64
-	for _, p := range c.lat.ans {
-		for _, x := range p {
-			us := uint64(math.Round(float64(x) * 1e6))
-			h, l := bits.Mul64(us, us)
-			var carry uint64
-			lo, carry = bits.Add64(lo, l, 0)
-			hi += h + carry
-		}
-	}
-	sq := (float64(hi)*0x1p64 + float64(lo)) / 1e12 // Σx², s²
+	sq := c.lat.sqA.squareSeconds() // Σx², s²
 	nf := float64(n)
 	v := max(sq-nf*m*m, 0) / (nf - 1)
 	h := distuv.UnitNormal.Quantile(0.975) * math.Sqrt(v/nf)
@@ -95,4 +65,20 @@ func WilsonCI(k, n int64) [2]float64 {
 		ci[1] = 1
 	}
 	return ci
+}
+
+// addSquare adds the square of d in whole µs (d truncated to the µs):
+// below 2⁹⁴ for any duration the simulator draws (about 9 years at most),
+// so 2³⁴ of them fit.
+func (w *wideSum) addSquare(d time.Duration) {
+	us := uint64(d / time.Microsecond)
+	h, l := bits.Mul64(us, us)
+	var carry uint64
+	w.lo, carry = bits.Add64(w.lo, l, 0)
+	w.hi += h + carry
+}
+
+// squareSeconds returns a sum of addSquare in s².
+func (w *wideSum) squareSeconds() float64 {
+	return (float64(w.hi)*0x1p64 + float64(w.lo)) / 1e12
 }

@@ -41,6 +41,9 @@ type endTimes struct {
 	// maxAll the largest answered one and the largest of all.
 	sumA, sumM   wideSum
 	maxA, maxAll time.Duration
+	// sqA is the exact sum of the squares of the answered durations in
+	// µs² (intervals.go).
+	sqA wideSum
 	// sec, parallel to buf, is each request's arrival section, and
 	// secLast each section's last arrival (batchmeans.go); nil unless the
 	// run batches its intervals.
@@ -77,6 +80,7 @@ func (t *endTimes) add(d time.Duration, answered bool) {
 		t.buf[t.a] = x
 		t.a++
 		t.sumA.add(d)
+		t.sqA.addSquare(d)
 		t.maxA = max(t.maxA, d)
 	} else {
 		t.m++
@@ -139,6 +143,7 @@ type latencySet struct {
 	na, nm       int
 	sumA, sumM   wideSum
 	maxA, maxAll time.Duration
+	sqA          wideSum // endTimes.sqA
 	// ansSec and missSec are the arrival sections of ans and miss, part
 	// by part, and secLast each section's last arrival, when every part
 	// has them (batchmeans.go); nil otherwise.
@@ -156,7 +161,7 @@ func (s *latencySet) addTimes(t *endTimes) {
 	o := latencySet{
 		ans: [][]float32{t.answered()}, miss: [][]float32{t.misses()},
 		na: t.a, nm: t.m, sumA: t.sumA, sumM: t.sumM, maxA: t.maxA, maxAll: t.maxAll,
-		unsectioned: t.sec == nil,
+		sqA: t.sqA, unsectioned: t.sec == nil,
 	}
 	if t.sec != nil {
 		o.ansSec, o.missSec, o.secLast = [][]uint16{t.answeredSec()}, [][]uint16{t.missSec()}, t.secLast
@@ -182,6 +187,7 @@ func (s *latencySet) addParts(o latencySet) {
 	s.nm += o.nm
 	s.sumA.addSum(o.sumA)
 	s.sumM.addSum(o.sumM)
+	s.sqA.addSum(o.sqA)
 	s.maxA = max(s.maxA, o.maxA)
 	s.maxAll = max(s.maxAll, o.maxAll)
 }

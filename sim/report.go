@@ -415,13 +415,12 @@ func SummarizeLatency(c *ClassResult) Latency {
 	l95, u95, ok95 := QuantileCIRanks(n, 0.95, 0.95)
 	l99, u99, ok99 := QuantileCIRanks(n, 0.99, 0.95)
 	ks = append(ks, l95-1, u95-1, l99-1, u99-1)
-	ks, oks := appendOrderCIRanks(ks, n)
 	v := c.Ranks(ks)
 	return Latency{
 		Mean: c.Mean(), P50: v[0], P90: v[1], P95: v[2], P99: v[3], P999: v[4],
 		P95CI95: [2]float64{v[5], v[6]}, P95CIOK: ok95,
 		P99CI95: [2]float64{v[7], v[8]}, P99CIOK: ok99,
-		CIs: orderCIs(c, v[9:], oks),
+		CIs: orderCIs(c),
 	}
 }
 
