@@ -46,6 +46,9 @@ type Report struct {
 	// Overrides are what-if changes applied on top of the scenario file
 	// ("arrivals.rate=40"); absent when there are none.
 	Overrides []string `json:"overrides,omitempty"`
+	// Precision is how a run to a precision ended (precision.go); absent
+	// without --precision.
+	Precision *Precision `json:"precision,omitempty"`
 }
 
 // Latency summarises request latencies in seconds. A percentile or an
@@ -693,6 +696,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	writePools(w, r.Pools)
 	fmt.Fprintf(w, "quantiles: %s.\n", r.QuantileRule)
 	writeBatched(w, rows)
+	writePrecision(w, r.Precision)
 	for _, c := range rows {
 		if d := c.DeniedHedges; d.Total() > 0 {
 			fmt.Fprintf(w, "%s: budgets denied %d copies (%s)\n", c.Class, d.Total(), deniedParts(d))
