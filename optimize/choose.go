@@ -354,7 +354,7 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		// An interval that does not fit inside the sample is no interval:
 		// nothing can be shown to improve, on latency or on answers.
 		v.Reason = fmt.Sprintf("too few requests for a %s%% interval on %s: %s simulated per candidate, at least %d needed; nothing counts as significant",
-			fnum(100*level), pname(p), fcount(min(base.Requests, pick.Requests)), MinRequestsForCI(p, level))
+			fnum(100*level), pname(p), fcount(min(base.Requests, pick.Requests)), minRequestsFor(base, p, level))
 		v.detail = DetailTooFew
 		return v
 	}
@@ -383,7 +383,7 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 				what, gain, fpct(cost), costWord, gain/cost, costWord, fnum(perCost))
 		case rule.RequireSignificant && !sig:
 			code = DetailNotSignificant
-			return false, fmt.Sprintf("%s falls %.1f%%, not significantly at %s%% (%s)", what, gain, pct, notSignificantWhy(paired))
+			return false, fmt.Sprintf("%s falls %.1f%%, not significantly at %s%% (%s)", what, gain, pct, notSignificantWhy(paired, min(base.Requests, pick.Requests), gain))
 		case cost <= 0:
 			verb := "falls"
 			if basis == CostCalls {

@@ -194,7 +194,7 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 			continue
 		}
 		c.Status = StatusEligible
-		c.Reasons = eligibleReasons(cr, c, pick)
+		c.Reasons = eligibleReasons(cr, c, pick, level)
 	}
 }
 
@@ -240,7 +240,7 @@ func limitReasons(c, base *Candidate, o Objective, rule Rule) []Reason {
 }
 
 // eligibleReasons say why c, within every limit, is not the pick.
-func eligibleReasons(cr *ClassReport, c, pick *Candidate) []Reason {
+func eligibleReasons(cr *ClassReport, c, pick *Candidate, level float64) []Reason {
 	o := cr.Objective
 	p := o.Percentile
 	pn := pname(p)
@@ -268,8 +268,11 @@ func eligibleReasons(cr *ClassReport, c, pick *Candidate) []Reason {
 	}
 	if c.LikePick && c.CIOK(p) && pick.CIOK(p) {
 		a, b := c.CI(p), pick.CI(p)
-		r = append(r, Reason{Code: ReasonCIOverlap, Value: c.Q(p), Limit: pick.Q(p), Unit: UnitSeconds,
-			Text: fmt.Sprintf("its %s interval [%s, %s] overlaps the pick's [%s, %s]: not significantly different", pn, fsec(a[0]), fsec(a[1]), fsec(b[0]), fsec(b[1]))})
+		text := fmt.Sprintf("its %s interval [%s, %s] overlaps the pick's [%s, %s]: not significantly different", pn, fsec(a[0]), fsec(a[1]), fsec(b[0]), fsec(b[1]))
+		if d, ok := pairedDiff(pick, c, p, level); ok {
+			text = fmt.Sprintf("the interval of its %s's paired difference from the pick's, [%s, %s], holds 0: not significantly different", pn, fsec(d.CI[0]), fsec(d.CI[1]))
+		}
+		r = append(r, Reason{Code: ReasonCIOverlap, Value: c.Q(p), Limit: pick.Q(p), Unit: UnitSeconds, Text: text})
 	}
 	return r
 }

@@ -289,6 +289,9 @@ type Report struct {
 	// Rollout is the rollout check: the whole scenario simulated once with
 	// every class's pick applied (nil when Settings.CheckRequests is 0).
 	Rollout *RolloutCheck `json:"rollout_check"`
+	// Precision is how an optimization to a precision ended (set by the
+	// caller: hedgesim optimize --precision); absent otherwise.
+	Precision *sim.Precision `json:"precision,omitempty"`
 	// ExportCommand, when set (by the caller, which knows where the report
 	// is written), is the command that exports the picks as client or proxy
 	// configuration; the text report prints it under the summary table.
@@ -809,10 +812,10 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	n := base.Requests
 	if !base.CIOK(p) {
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s too few for a %s%% interval on %s: at least %d are needed; no difference counts as significant",
-			requestsAre(n), fnum(100*level), pname(p), MinRequestsForCI(p, level)))
+			requestsAre(n), fnum(100*level), pname(p), minRequestsFor(base, p, level)))
 	} else if !base.P99CIOK {
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s too few for a %s%% interval on p99 (at least %d are needed); treat p99 as rough",
-			requestsAre(n), fnum(100*level), MinRequestsForCI(0.99, level)))
+			requestsAre(n), fnum(100*level), minRequestsFor(base, 0.99, level)))
 	}
 	capped := 0
 	for i := range cs {

@@ -1,7 +1,9 @@
 package optimize
 
 import (
+	"fmt"
 	"math"
+	"strconv"
 
 	"github.com/hedgesim/hedgesim/sim"
 )
@@ -104,11 +106,67 @@ func likePick(c, pick *Candidate, p, level float64) bool {
 	return overlap(c.CI(p), pick.CI(p))
 }
 
-// notSignificantWhy says why a fall is not significant: the paired
-// difference's interval holds 0, or the two intervals overlap.
-func notSignificantWhy(paired bool) string {
+// notSignificantWhy says why a fall of gain % measured on n requests is
+// not significant — the paired difference's interval holds 0, or the two
+// intervals overlap — and how to decide it: run until the interval's
+// half-width is half the gain (hedgesim optimize --precision), rounded
+// down to a power of ten times 1, 2 or 5.
+func notSignificantWhy(paired bool, n int64, gain float64) string {
+	why := "the intervals overlap"
 	if paired {
-		return "the paired difference's interval includes 0"
+		why = "the paired difference's interval includes 0"
 	}
-	return "the intervals overlap"
+	p := gain / 200
+	if !(p > 0) {
+		return why
+	}
+	e := math.Pow(10, math.Floor(math.Log10(p)))
+	switch {
+	case p >= 5*e:
+		p = 5 * e
+	case p >= 2*e:
+		p = 2 * e
+	default:
+		p = e
+	}
+	p = max(p, 0.001)
+	return fmt.Sprintf("%s; not significant at %d requests: rerun with --precision %s", why, n, strconv.FormatFloat(p, 'g', 3, 64))
+}
+
+// RelativeHalfWidth returns how precisely cr's verdict is measured: the
+// half-width of the paired difference of the objective's percentile
+// between the pick and no hedging, relative to no hedging's percentile —
+// or, when the class is not batched (independent requests), the larger
+// relative half-width of the two candidates' own intervals. +Inf when an
+// interval is missing.
+func (cr *ClassReport) RelativeHalfWidth(level float64) float64 {
+	p := cr.Objective.Percentile
+	base, pick := cr.Baseline(), cr.Picked()
+	q := base.Q(p)
+	if !(q > 0) || math.IsInf(q, 1) || !base.CIOK(p) || !pick.CIOK(p) {
+		return math.Inf(1)
+	}
+	if d, ok := pairedDiff(base, pick, p, level); ok && cr.Pick != 0 {
+		return d.HalfWidth() / q
+	}
+	h := 0.0
+	for _, c := range []*Candidate{base, pick} {
+		ci, x := c.CI(p), c.Q(p)
+		if !(x > 0) || math.IsInf(ci[1], 1) {
+			return math.Inf(1)
+		}
+		h = max(h, max(x-ci[0], ci[1]-x)/x)
+	}
+	return h
+}
+
+// minRequestsFor returns the fewest requests for an interval of the
+// p-percentile of candidates like base: for a batched one, its batches
+// times sim.MinBatchRequests(p) (before any warm-up cut), else
+// MinRequestsForCI.
+func minRequestsFor(base *Candidate, p, level float64) int {
+	if b := len(base.batches(p)); b > 0 {
+		return b * int(sim.MinBatchRequests(p))
+	}
+	return MinRequestsForCI(p, level)
 }

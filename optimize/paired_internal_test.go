@@ -54,3 +54,21 @@ func TestPairedDecisionUnderAQueue(t *testing.T) {
 		t.Errorf("paired half-width %.3f s is not below the baseline's own %.3f s", d.HalfWidth(), (base.CI(0.95)[1]-base.CI(0.95)[0])/2)
 	}
 }
+
+// TestNotSignificantSuggestsAPrecision: a fall of 4 % not significant at
+// 200000 requests suggests a half-width of half of it, 2 %; 7 % suggests
+// 2 % too (3.5 % rounded down to 1, 2 or 5 times a power of ten).
+func TestNotSignificantSuggestsAPrecision(t *testing.T) {
+	for _, tc := range []struct {
+		gain float64
+		want string
+	}{
+		{4, "the paired difference's interval includes 0; not significant at 200000 requests: rerun with --precision 0.02"},
+		{7, "the paired difference's interval includes 0; not significant at 200000 requests: rerun with --precision 0.02"},
+		{12, "the paired difference's interval includes 0; not significant at 200000 requests: rerun with --precision 0.05"},
+	} {
+		if got := notSignificantWhy(true, 200000, tc.gain); got != tc.want {
+			t.Errorf("gain %v: %q, want %q", tc.gain, got, tc.want)
+		}
+	}
+}

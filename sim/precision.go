@@ -36,16 +36,22 @@ func (r *Report) P95RelativeHalfWidth() float64 {
 // writePrecision writes how a run to a precision ended (nothing without
 // one).
 func writePrecision(w io.Writer, p *Precision) {
+	WritePrecision(w, p, "the p95's interval (relative to the p95)")
+}
+
+// WritePrecision writes how a run to a precision ended, the half-width
+// reached being that of what (nothing without one).
+func WritePrecision(w io.Writer, p *Precision, what string) {
 	if p == nil {
 		return
 	}
-	reached := "no interval"
+	reached := "without an interval"
 	if !math.IsInf(p.Reached, 1) {
 		reached = fmt.Sprintf("±%.2f%%", 100*p.Reached)
 	}
 	if p.Met {
-		fmt.Fprintf(w, "precision: the p95's interval is %s of it at %d requests (asked ±%.2f%%)\n", reached, p.Requests, 100*p.Asked)
+		fmt.Fprintf(w, "precision: %s is %s at %d requests (asked ±%.2f%%)\n", what, reached, p.Requests, 100*p.Asked)
 		return
 	}
-	fmt.Fprintf(w, "precision: the p95's interval is %s of it at %d requests, the most --max-requests allows; ±%.2f%% was asked\n", reached, p.Requests, 100*p.Asked)
+	fmt.Fprintf(w, "precision: %s is %s at %d requests, the most --max-requests allows; ±%.2f%% was asked\n", what, reached, p.Requests, 100*p.Asked)
 }

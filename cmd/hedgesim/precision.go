@@ -5,12 +5,14 @@ import (
 	"flag"
 	"fmt"
 
+	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/sim"
 )
 
-// precisionFlags are --precision and --max-requests of run: simulate
-// again with twice the requests until the overall p95's 95 % interval is
-// within ± precision of it (relative), or the requests reach the maximum.
+// precisionFlags are --precision and --max-requests of run and optimize:
+// simulate again with twice the requests until the overall p95's 95 %
+// interval (run), or every pick's difference from no hedging (optimize),
+// is within ± precision (relative), or the requests reach the maximum.
 type precisionFlags struct {
 	p   floatFlag
 	max intFlag
@@ -18,7 +20,7 @@ type precisionFlags struct {
 
 func addPrecisionFlags(fs *flag.FlagSet) *precisionFlags {
 	pf := &precisionFlags{}
-	fs.Var(&pf.p, "precision", "simulate again with twice the requests until the p95's 95% interval is within ± `P` of it (relative, in (0, 1): 0.02 is ±2%)")
+	fs.Var(&pf.p, "precision", "simulate again with twice the requests until the p95's 95% interval (optimize: each pick's difference from no hedging) is within ± `P` of the p95 (relative, in (0, 1): 0.02 is ±2%)")
 	fs.Var(&pf.max, "max-requests", "with --precision, simulate at most `N` requests (default: 32 × the requests, at most the simulator's limit)")
 	return pf
 }
@@ -67,6 +69,36 @@ func (pf *precisionFlags) toPrecision(ctx context.Context, cfg *sim.Config, rep 
 		cfg.Requests = int(min(2*int64(cfg.Requests), pf.max.v))
 		var err error
 		if rep, err = run(cfg); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// toPrecisionOptimize is toPrecision for optimize: it doubles the
+// requests per candidate (s.Requests) until every class's pick is measured
+// against no hedging within ± precision (optimize's
+// ClassReport.RelativeHalfWidth), or the requests reach the maximum, and
+// records how it ended in the report.
+func (pf *precisionFlags) toPrecisionOptimize(ctx context.Context, s *optimize.Settings, rep *optimize.Report, run func(optimize.Settings) (*optimize.Report, error)) (*optimize.Report, error) {
+	if !pf.p.set {
+		return rep, nil
+	}
+	for {
+		reached := 0.0
+		for i := range rep.Classes {
+			reached = max(reached, rep.Classes[i].RelativeHalfWidth(rep.Level))
+		}
+		met := reached <= pf.p.v
+		if met || int64(s.Requests) >= pf.max.v {
+			rep.Precision = &sim.Precision{Asked: pf.p.v, Reached: reached, Requests: s.Requests, MaxRequests: int(pf.max.v), Met: met}
+			return rep, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		s.Requests = int(min(2*int64(s.Requests), pf.max.v))
+		var err error
+		if rep, err = run(*s); err != nil {
 			return nil, err
 		}
 	}

@@ -108,3 +108,33 @@ func TestRunToPrecision(t *testing.T) {
 		t.Errorf("a precision out of reach: no word of it in\n%s", stdout)
 	}
 }
+
+// TestOptimizePrecision: optimize --precision takes the same bad-input
+// checks, and doubles the requests per candidate until the pick's
+// difference from no hedging is measured within ± P, saying how it ended.
+func TestOptimizePrecision(t *testing.T) {
+	path := writeMM1(t)
+	base := []string{"optimize", "--requests", "20000", "--check-requests", "0", "--delays", "5s,20s"}
+	code, _, stderr := hedgesim(t, append(append(base, "--precision", "2"), path)...)
+	if code != 2 || !strings.Contains(stderr, "--precision 2: must be in (0, 1)") {
+		t.Errorf("--precision 2: exit %d, %q", code, stderr)
+	}
+	code, stdout, stderr := hedgesim(t, append(append(base, "--json", "--precision", "0.1"), path)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Requests  int `json:"requests_per_candidate"`
+		Precision struct {
+			Reached  float64
+			Requests int
+			Met      bool
+		} `json:"precision"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if p := rep.Precision; !p.Met || p.Reached > 0.1 || p.Requests <= 20000 || p.Requests != rep.Requests {
+		t.Errorf("precision %+v, %d requests per candidate; want met beyond 20000", p, rep.Requests)
+	}
+}
