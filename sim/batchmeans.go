@@ -138,8 +138,8 @@ func (s *latencySet) addSections(o latencySet) {
 func (s *latencySet) sectioned() bool { return !s.unsectioned && s.secLast != nil }
 
 // WarmUp is the warm-up cut of a batched report row: the requests that
-// arrived before the steady state, left out of every latency figure and of
-// the answered share.
+// arrived before the steady state, left out of the latency_s figures, the
+// answered share and the costs per 1000 requests.
 type WarmUp struct {
 	// Requests is the number of requests cut, and Seconds the simulated
 	// time up to the last arrival cut (0 when none was).
@@ -607,7 +607,7 @@ func (c Cost) per1k(n int64) Cost {
 const QuantileRuleBatched = "nearest rank (R type 1): the smallest latency with at least p of requests at or below it; " +
 	"latency is the time to a usable answer: a request without one by its deadline (error, 429, invalid, timeout, fail-open included) is a miss, " +
 	"+Inf for percentiles (JSON null, printed \"miss\"); the mean is over answered requests; " +
-	"the requests interact, so every latency figure and the answered share leave out the warm-up cut, " +
+	"the requests interact, so the latency_s figures, the answered share and the costs per 1000 requests leave out the warm-up cut, " +
 	"and each ci95 comes from batch means of arrival-ordered requests"
 
 // writeBatched writes, for each batched row, its warm-up cut, its batches
