@@ -75,7 +75,7 @@ func TestWarmUpCutMM1(t *testing.T) {
 		cfg := queueConfig(n, 0.95, 1, 1)
 		cfg.Seed = seed
 		h := mustRun(t, cfg)
-		r := sim.NewReport(cfg, h, mustRun(t, sim.WithoutHedging(cfg)))
+		r := sim.NewReport(cfg, h, h) // no hedging: the run is its own baseline
 		c := r.Classes[0]
 		if c.WarmUp == nil || c.Latency.CIs == nil {
 			t.Fatalf("seed %d: no warm-up cut or batches in a queue's report", seed)
