@@ -65,9 +65,8 @@ func TestRunPrecisionBadInput(t *testing.T) {
 
 // TestRunToPrecision: an M/M/1 queue at ρ = 0.9 from 20 000 requests,
 // asked for a p95 within ±10 %, doubles its requests until the batched
-// interval is that tight (the p95's interval half-width shrinks as
-// 1/√requests, from about ±25 % at 2·10⁴ here) and says so; with a maximum
-// too low to reach it, it stops there and says that.
+// interval is that tight (its half-width shrinks as 1/√requests) and says
+// so; with a maximum too low to reach it, it stops there and says that.
 func TestRunToPrecision(t *testing.T) {
 	path := writeMM1(t)
 	code, stdout, stderr := hedgesim(t, "run", "--json", "--precision", "0.1", path)
