@@ -370,7 +370,8 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		v.GainPct = 100 * (qb - qp) / qb
 	}
 	ciOK := base.CIOK(p) && pick.CIOK(p)
-	v.Significant = ciOK && pick.CI(p)[1] < base.CI(p)[0]
+	sig, paired := fallsSignificantly(base, pick, p, level)
+	v.Significant = ciOK && sig
 	if pick.FewerAnswers && !rule.AllowFewerAnswers {
 		ab, ap := fshares(base.AnsweredShare, pick.AnsweredShare)
 		v.Reason = fmt.Sprintf("the answered share falls significantly (%s → %s): a pick never trades answers for speed (allow_fewer_answers to override)", ab, ap)
@@ -381,7 +382,7 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		// An interval that does not fit inside the sample is no interval:
 		// nothing can be shown to improve, on latency or on answers.
 		v.Reason = fmt.Sprintf("too few requests for a %s%% interval on %s: %s simulated per candidate, at least %d needed; nothing counts as significant",
-			fnum(100*level), pname(p), fcount(min(base.Requests, pick.Requests)), MinRequestsForCI(p, level))
+			fnum(100*level), pname(p), fcount(min(base.Requests, pick.Requests)), minRequestsFor(base, p, level))
 		v.detail = DetailTooFew
 		return v
 	}
@@ -410,7 +411,7 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 				what, gain, fpct(cost), costWord, gain/cost, costWord, fnum(perCost))
 		case rule.RequireSignificant && !sig:
 			code = DetailNotSignificant
-			return false, fmt.Sprintf("%s falls %.1f%%, not significantly at %s%% (the intervals overlap)", what, gain, pct)
+			return false, fmt.Sprintf("%s falls %.1f%%, not significantly at %s%% (%s)", what, gain, pct, notSignificantWhy(paired, min(base.Requests, pick.Requests), gain))
 		case cost <= 0:
 			verb := "falls"
 			if basis == CostCalls {

@@ -207,7 +207,7 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 		if walk == nil && o.walks() && cr.Pick == cr.ObjectivePick {
 			walk, _ = cr.tradeOff()
 		}
-		c.Reasons = eligibleReasons(cr, c, pick, walk)
+		c.Reasons = eligibleReasons(cr, c, pick, walk, level)
 	}
 }
 
@@ -254,7 +254,7 @@ func limitReasons(c, base *Candidate, o Objective, rule Rule) []Reason {
 
 // eligibleReasons say why c, within every limit, is not the pick; t is
 // the trade-off walk of cr's objective when it chose the pick, else nil.
-func eligibleReasons(cr *ClassReport, c, pick *Candidate, t *tradeOff) []Reason {
+func eligibleReasons(cr *ClassReport, c, pick *Candidate, t *tradeOff, level float64) []Reason {
 	o := cr.Objective
 	p := o.Percentile
 	pn := pname(p)
@@ -297,8 +297,11 @@ func eligibleReasons(cr *ClassReport, c, pick *Candidate, t *tradeOff) []Reason 
 	}
 	if c.LikePick && c.CIOK(p) && pick.CIOK(p) {
 		a, b := c.CI(p), pick.CI(p)
-		r = append(r, Reason{Code: ReasonCIOverlap, Value: c.Q(p), Limit: pick.Q(p), Unit: UnitSeconds,
-			Text: fmt.Sprintf("its %s interval [%s, %s] overlaps the pick's [%s, %s]: not significantly different", pn, fsec(a[0]), fsec(a[1]), fsec(b[0]), fsec(b[1]))})
+		text := fmt.Sprintf("its %s interval [%s, %s] overlaps the pick's [%s, %s]: not significantly different", pn, fsec(a[0]), fsec(a[1]), fsec(b[0]), fsec(b[1]))
+		if d, ok := pairedDiff(pick, c, p, level); ok {
+			text = fmt.Sprintf("the interval of its %s's paired difference from the pick's, [%s, %s], holds 0: not significantly different", pn, fsec(d.CI[0]), fsec(d.CI[1]))
+		}
+		r = append(r, Reason{Code: ReasonCIOverlap, Value: c.Q(p), Limit: pick.Q(p), Unit: UnitSeconds, Text: text})
 	}
 	return r
 }

@@ -447,7 +447,7 @@ func regroup(cr *ClassReport, i int, g *GroupChoice, v Verdict, rule Rule, level
 		cr.PickNote = cr.Verdict.Reason
 	}
 	cr.Verdict.Alternative = -1
-	finishPick(cr)
+	finishPick(cr, level)
 	fates(cr, rule, level)
 }
 

@@ -73,6 +73,9 @@ type Measurement struct {
 	// hedging, every class's Span (its default grid's).
 	Group []GroupFigure
 	Spans [][2]float64
+	// Batches holds each batch's p95 and p99 when the class's requests
+	// interact (paired.go); nil otherwise.
+	Batches [2][]float64
 }
 
 // measurementOf returns the measurement of the summarized candidate c.
@@ -83,6 +86,7 @@ func measurementOf(key string, c *Candidate) Measurement {
 		AttemptsPerRequest: c.AttemptsPerRequest, CostPer1kUSD: c.CostPer1kUSD,
 		OverLimit: c.OverLimit, Loads: c.Loads, Survival: c.Survival, PerSecond: c.perSecond,
 		WonPrimary: c.won.Primary, WonCopies: c.won.Copies, Met: c.met, Rescued: c.rescued, Harmed: c.harmed, Paired: c.paired,
+		Batches: c.batchQ,
 	}
 }
 
@@ -104,6 +108,7 @@ func (m *Measurement) apply(c *Candidate) {
 	c.perSecond = m.PerSecond
 	c.won = sim.Won{Primary: m.WonPrimary, Copies: m.WonCopies}
 	c.met, c.rescued, c.harmed, c.paired = m.Met, m.Rescued, m.Harmed, m.Paired
+	c.batchQ = m.Batches
 	c.shares()
 }
 
@@ -186,6 +191,7 @@ type measurementJSON struct {
 	MetBits    string          `json:"met_bits,omitempty"`
 	Group      []groupFigure   `json:"group,omitempty"`
 	Spans      [][2]exact      `json:"grid_spans_s,omitempty"`
+	Batches    [][]exact       `json:"batch_p95_p99_s,omitempty"`
 }
 
 // groupFigure is the JSON form of a GroupFigure, exact.
@@ -411,6 +417,15 @@ func (m Measurement) MarshalJSON() ([]byte, error) {
 	for _, sp := range m.Spans {
 		w.Spans = append(w.Spans, [2]exact{exact(sp[0]), exact(sp[1])})
 	}
+	if m.Batches[0] != nil {
+		for _, b := range m.Batches {
+			xs := make([]exact, len(b))
+			for j, x := range b {
+				xs[j] = exact(x)
+			}
+			w.Batches = append(w.Batches, xs)
+		}
+	}
 	for _, g := range m.Group {
 		w.Group = append(w.Group, groupFigure{g.Class, exact(g.Q), [2]exact{exact(g.CI[0]), exact(g.CI[1])}, g.CIOK,
 			exact(g.Answered), exact(g.Hedged), exact(g.CostPer1k), exact(g.Calls), g.Requests})
@@ -456,6 +471,14 @@ func (m *Measurement) UnmarshalJSON(b []byte) error {
 	}
 	for _, sp := range w.Spans {
 		m.Spans = append(m.Spans, [2]float64{float64(sp[0]), float64(sp[1])})
+	}
+	if len(w.Batches) == 2 && len(w.Batches[0]) == len(w.Batches[1]) {
+		for i, b := range w.Batches {
+			m.Batches[i] = make([]float64, len(b))
+			for j, x := range b {
+				m.Batches[i][j] = float64(x)
+			}
+		}
 	}
 	for _, g := range w.Group {
 		m.Group = append(m.Group, GroupFigure{Class: g.Class, Q: float64(g.Q), CI: [2]float64{float64(g.CI[0]), float64(g.CI[1])}, CIOK: g.CIOK,

@@ -152,6 +152,9 @@ type Candidate struct {
 	// perSecond is the rate at which the candidate's closed-loop clients
 	// got requests done (0 for open arrivals).
 	perSecond float64
+	// batchQ holds each batch's p95 and p99 when the class's requests
+	// interact, for paired decisions (paired.go); nil otherwise.
+	batchQ [2][]float64
 }
 
 // Q returns the candidate's p-percentile (0.95 or 0.99) in seconds.
@@ -291,6 +294,9 @@ type Report struct {
 	// Rollout is the rollout check: the whole scenario simulated once with
 	// every class's pick applied (nil when Settings.CheckRequests is 0).
 	Rollout *RolloutCheck `json:"rollout_check"`
+	// Precision is how an optimization to a precision ended (set by the
+	// caller: hedgesim optimize --precision); absent otherwise.
+	Precision *sim.Precision `json:"precision,omitempty"`
 	// ExportCommand, when set (by the caller, which knows where the report
 	// is written), is the command that exports the picks as client or proxy
 	// configuration; the text report prints it under the summary table.
@@ -814,16 +820,16 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 		cr.PickNote += "; " + m
 		cr.Verdict.Reason += fmt.Sprintf("; ranked by the answered share, %s being a miss for every candidate: objective \"answered\" says so", pname(p))
 	}
-	finishPick(cr)
+	finishPick(cr, level)
 	pick := &cs[cr.Pick]
 
 	n := base.Requests
 	if !base.CIOK(p) {
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s too few for a %s%% interval on %s: at least %d are needed; no difference counts as significant",
-			requestsAre(n), fnum(100*level), pname(p), MinRequestsForCI(p, level)))
+			requestsAre(n), fnum(100*level), pname(p), minRequestsFor(base, p, level)))
 	} else if !base.P99CIOK {
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s too few for a %s%% interval on p99 (at least %d are needed); treat p99 as rough",
-			requestsAre(n), fnum(100*level), MinRequestsForCI(0.99, level)))
+			requestsAre(n), fnum(100*level), minRequestsFor(base, 0.99, level)))
 	}
 	capped := 0
 	for i := range cs {
@@ -849,8 +855,8 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 
 // finishPick marks cr's pick, labels its verdict, quotes what it rescued
 // and harmed, and marks the candidates not significantly different from
-// it.
-func finishPick(cr *ClassReport) {
+// it at the confidence level.
+func finishPick(cr *ClassReport, level float64) {
 	cs := cr.Candidates
 	p := cr.Objective.Percentile
 	pick := &cs[cr.Pick]
@@ -866,7 +872,7 @@ func finishPick(cr *ClassReport) {
 		if i != cr.Pick {
 			// Without a real interval on either side, nothing is known to
 			// differ from the pick.
-			cs[i].LikePick = !cs[i].CIOK(p) || !pick.CIOK(p) || overlap(cs[i].CI(p), pick.CI(p))
+			cs[i].LikePick = !cs[i].CIOK(p) || !pick.CIOK(p) || likePick(&cs[i], pick, p, level)
 		}
 	}
 }

@@ -233,7 +233,8 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 	}
 	r.writeRouting(ew)
 	fmt.Fprintf(ew, "\nquantiles: %s.\n", r.QuantileRule)
-	fmt.Fprintln(ew, "added cost is relative to no hedging on the same draws; ~ = the percentile's interval overlaps the pick's.")
+	sim.WritePrecision(ew, r.Precision, "the interval of the pick's difference from no hedging (relative to no hedging's percentile)")
+	fmt.Fprintln(ew, "added cost is relative to no hedging on the same draws; ~ = the percentile's interval overlaps the pick's (when requests interact: the interval of their paired difference holds 0).")
 	for _, cr := range r.Classes {
 		for _, warn := range cr.Warnings {
 			if !upFront(warn) {

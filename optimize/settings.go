@@ -307,7 +307,7 @@ func (r Rule) Describe(p, level float64) string {
 	s := fmt.Sprintf("hedge when %s falls by ≥ %s%% and by ≥ %s%% per 1%% of added cost (a cheaper pick always passes the second test)",
 		pname(p), fnum(r.MinGainPct), fnum(r.MinGainPerCost))
 	if r.RequireSignificant {
-		s += fmt.Sprintf(", and its %s%% intervals before and after do not overlap", fnum(100*level))
+		s += fmt.Sprintf(", and its %s%% intervals before and after do not overlap (when requests interact: the interval of the paired difference excludes 0)", fnum(100*level))
 	}
 	return s + fmt.Sprintf("; or when the share of requests without a usable answer in time falls by ≥ %s%% and by ≥ %s%% per 1%% of added cost (significantly)",
 		fnum(r.MinGainPct), fnum(r.MinUnansweredCutPerCost))

@@ -95,6 +95,7 @@ func summarize(c *Candidate, r *sim.ClassResult, level float64, target time.Dura
 		c.perSecond = r.Throughput.PerSecond
 	}
 	c.Survival = survivalPoints(n, surv, v[len(ks):])
+	summarizeBatched(c, r, level)
 	if target > 0 {
 		c.AnsweredWithinShare = float64(r.AnsweredWithin(target.Seconds())) / nf
 	}

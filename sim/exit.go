@@ -176,6 +176,9 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 		st.won[wonIndex(k, a.model)]++
 	}
 	in, out, billed := e.charge(st, r, a, at, how, won)
+	if billed && e.batched {
+		e.billSection(st, r, a, in, out, how == outOK || how == outInvalid)
+	}
 	if e.trace != nil {
 		e.emit(r, k, at, how.attemptName(), won, in, out, billed)
 	}

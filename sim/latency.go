@@ -41,6 +41,17 @@ type endTimes struct {
 	// maxAll the largest answered one and the largest of all.
 	sumA, sumM   wideSum
 	maxA, maxAll time.Duration
+	// sqA is the exact sum of the squares of the answered durations in
+	// µs² (intervals.go).
+	sqA wideSum
+	// sec, parallel to buf, is each request's arrival section, and
+	// secLast each section's last arrival (batchmeans.go); nil unless the
+	// run batches its intervals.
+	sec     []uint16
+	secLast []time.Duration
+	// secBill is each section's cost in USD, of attempts that responded
+	// at [2k] and of cancelled ones at [2k+1]; nil unless sec is set.
+	secBill []float64
 }
 
 // newEndTimes returns an endTimes with room for n requests.
@@ -51,6 +62,9 @@ func newEndTimes(n int) endTimes { return endTimes{buf: make([]float32, max(n, 1
 func (e *engine) sizeTimes(n int) {
 	for i, c := range e.cfg.Classes {
 		e.stats[i].times = newEndTimes(int(float64(n)*c.Share*1.05) + 16)
+		if e.batched && i < e.users {
+			e.stats[i].times.sectioned()
+		}
 	}
 }
 
@@ -66,6 +80,7 @@ func (t *endTimes) add(d time.Duration, answered bool) {
 		t.buf[t.a] = x
 		t.a++
 		t.sumA.add(d)
+		t.sqA.addSquare(d)
 		t.maxA = max(t.maxA, d)
 	} else {
 		t.m++
@@ -74,17 +89,50 @@ func (t *endTimes) add(d time.Duration, answered bool) {
 	}
 }
 
+// addAt is add for a request of arrival section sec that arrived at
+// arrival, for a run that batches its intervals (t.sec != nil).
+func (t *endTimes) addAt(d time.Duration, answered bool, sec uint16, arrival time.Duration) {
+	t.add(d, answered)
+	if answered {
+		t.sec[t.a-1] = sec
+	} else {
+		t.sec[len(t.sec)-t.m] = sec
+	}
+	t.secLast[sec] = max(t.secLast[sec], arrival)
+}
+
 // grow doubles the buffer, keeping both ends.
 func (t *endTimes) grow() {
 	nb := make([]float32, 2*len(t.buf))
 	copy(nb, t.buf[:t.a])
 	copy(nb[len(nb)-t.m:], t.buf[len(t.buf)-t.m:])
 	t.buf = nb
+	if t.sec != nil {
+		ns := make([]uint16, len(nb))
+		copy(ns, t.sec[:t.a])
+		copy(ns[len(ns)-t.m:], t.sec[len(t.sec)-t.m:])
+		t.sec = ns
+	}
 }
 
 // answered and misses return the two ends.
 func (t *endTimes) answered() []float32 { return t.buf[:t.a] }
 func (t *endTimes) misses() []float32   { return t.buf[len(t.buf)-t.m:] }
+
+// answeredSec and missSec return the sections of the two ends (nil
+// without sections).
+func (t *endTimes) answeredSec() []uint16 {
+	if t.sec == nil {
+		return nil
+	}
+	return t.sec[:t.a]
+}
+func (t *endTimes) missSec() []uint16 {
+	if t.sec == nil {
+		return nil
+	}
+	return t.sec[len(t.sec)-t.m:]
+}
 
 // latencySet is the latencies of a class (or of all classes) after a run:
 // the answered requests' times to a usable answer and the misses' times
@@ -95,18 +143,36 @@ type latencySet struct {
 	na, nm       int
 	sumA, sumM   wideSum
 	maxA, maxAll time.Duration
+	sqA          wideSum // endTimes.sqA
+	// ansSec and missSec are the arrival sections of ans and miss, part
+	// by part, and secLast each section's last arrival, when every part
+	// has them (batchmeans.go); nil otherwise.
+	ansSec, missSec [][]uint16
+	secLast         []time.Duration
+	unsectioned     bool // a part without sections was added
+	// secBill sums the parts' endTimes.secBill; unbilled is set when a
+	// sectioned part without it was added.
+	secBill  []float64
+	unbilled bool
 }
 
 // addTimes adds one collection's latencies to s (sharing its memory).
 func (s *latencySet) addTimes(t *endTimes) {
-	s.addParts(latencySet{
+	o := latencySet{
 		ans: [][]float32{t.answered()}, miss: [][]float32{t.misses()},
 		na: t.a, nm: t.m, sumA: t.sumA, sumM: t.sumM, maxA: t.maxA, maxAll: t.maxAll,
-	})
+		sqA: t.sqA, unsectioned: t.sec == nil,
+	}
+	if t.sec != nil {
+		o.ansSec, o.missSec, o.secLast = [][]uint16{t.answeredSec()}, [][]uint16{t.missSec()}, t.secLast
+		o.secBill, o.unbilled = t.secBill, t.secBill == nil
+	}
+	s.addParts(o)
 }
 
 // addParts adds o's parts and totals to s (sharing their memory).
 func (s *latencySet) addParts(o latencySet) {
+	s.addSections(o)
 	for _, p := range o.ans {
 		if len(p) > 0 {
 			s.ans = append(s.ans, p)
@@ -121,6 +187,7 @@ func (s *latencySet) addParts(o latencySet) {
 	s.nm += o.nm
 	s.sumA.addSum(o.sumA)
 	s.sumM.addSum(o.sumM)
+	s.sqA.addSum(o.sqA)
 	s.maxA = max(s.maxA, o.maxA)
 	s.maxAll = max(s.maxAll, o.maxAll)
 }

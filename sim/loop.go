@@ -32,6 +32,7 @@ type engine struct {
 	trace           func(*AttemptRecord) // optional, see RunTrace
 
 	isolated   bool       // requests do not interact: run them one at a time (runDirect)
+	batched    bool       // requests interact: record arrival sections (batchmeans.go)
 	fl         flight     // the pending events of the current request, when isolated
 	ln         lane       // the same on the lane (runLane)
 	batch      *drawCache // draws shared with other engines on the lane (runLanes), or nil
@@ -103,6 +104,7 @@ func newEngineFor(cfg *Config, n int) *engine {
 	e.chans = make([]fifo, 1+len(cfg.Classes)*chansPerClass)
 	e.chanOn = make([]uint64, (len(e.chans)+63)/64)
 	e.isolated = cfg.independent()
+	e.batched = cfg.batched()
 	var cum float64
 	for _, c := range cfg.Classes {
 		cum += c.Share

@@ -519,7 +519,7 @@ func (e *engine) recordPipeline(p *pipeState, o outcome, e2e bool) {
 			}
 		}
 	}
-	st.record(o, e.now-p.arrival)
+	e.recordAt(st, o, p.id, p.arrival)
 	pc.checked.add(e.now-p.arrival, through && p.degraded == 0)
 	e.lastEvent = max(e.lastEvent, e.now)
 	if pc.ttfv.buf != nil {

@@ -69,6 +69,9 @@ type Report struct {
 	Overrides []string `json:"overrides,omitempty"`
 	// saturated are the saturation warnings among Warnings.
 	saturated []string
+	// Precision is how a run to a precision ended (precision.go); absent
+	// without --precision.
+	Precision *Precision `json:"precision,omitempty"`
 }
 
 // SaturationWarnings returns the warnings of Warnings that name a saturated
@@ -94,6 +97,10 @@ type Latency struct {
 	// the interval, clamped to the sample's extremes, means nothing.
 	P95CIOK bool `json:"p95_ci95_ok"`
 	P99CIOK bool `json:"p99_ci95_ok"`
+	// CIs holds the intervals of the other figures and the method of
+	// all of them: order statistics for independent requests
+	// (intervals.go), batches when the requests interact (batchmeans.go).
+	CIs *LatencyCIs `json:"-"`
 }
 
 // Cost is a cost per 1000 requests in USD, split by the calls that produced it.
@@ -133,6 +140,7 @@ type latencyJSON struct {
 	P99CI95 [2]*float64 `json:"p99_ci95"`
 	P95CIOK bool        `json:"p95_ci95_ok"`
 	P99CIOK bool        `json:"p99_ci95_ok"`
+	latencyCIsJSON
 }
 
 func finite(x float64) *float64 {
@@ -156,6 +164,7 @@ func (l Latency) wire() latencyJSON {
 		P95CI95: [2]*float64{finite(l.P95CI95[0]), finite(l.P95CI95[1])},
 		P99CI95: [2]*float64{finite(l.P99CI95[0]), finite(l.P99CI95[1])},
 		P95CIOK: l.P95CIOK, P99CIOK: l.P99CIOK,
+		latencyCIsJSON: l.CIs.wire(),
 	}
 }
 
@@ -170,6 +179,7 @@ func (w latencyJSON) latency() Latency {
 		P95CI95: [2]float64{orInf(w.P95CI95[0]), orInf(w.P95CI95[1])},
 		P99CI95: [2]float64{orInf(w.P99CI95[0]), orInf(w.P99CI95[1])},
 		P95CIOK: w.P95CIOK, P99CIOK: w.P99CIOK,
+		CIs: w.latencyCIsJSON.cis(),
 	}
 }
 
@@ -206,15 +216,23 @@ type ClassReport struct {
 	Class string `json:"class"`
 	// Policy is the class's hedge policy in words (PolicyText); absent
 	// for the overall row.
-	Policy             string  `json:"policy,omitempty"`
-	Requests           int64   `json:"requests"`
-	Answered           int64   `json:"answered"` // valid answer within the deadline
-	AnsweredShare      float64 `json:"answered_share"`
-	TimeoutsFailOpen   int64   `json:"timeouts_fail_open"`
-	TimeoutsFailClosed int64   `json:"timeouts_fail_closed"`
-	Errors             int64   `json:"errors"`
-	RateLimited        int64   `json:"rate_limited"` // of the errors, requests ended by a 429
-	Rejected           int64   `json:"rejected"`     // of the errors, requests ended by an overload error (503/529)
+	Policy        string  `json:"policy,omitempty"`
+	Requests      int64   `json:"requests"`
+	Answered      int64   `json:"answered"` // valid answer within the deadline
+	AnsweredShare float64 `json:"answered_share"`
+	// AnsweredShareCI95 is AnsweredShare's 95 % interval: Wilson's for
+	// independent requests (intervals.go), from batches when the requests
+	// interact (batchmeans.go); absent without requests. WarmUp and
+	// Batches are the warm-up cut and the batches of a batched row;
+	// absent for independent requests.
+	AnsweredShareCI95  *[2]*float64 `json:"answered_share_ci95,omitempty"`
+	WarmUp             *WarmUp      `json:"warm_up,omitempty"`
+	Batches            *Batches     `json:"batches,omitempty"`
+	TimeoutsFailOpen   int64        `json:"timeouts_fail_open"`
+	TimeoutsFailClosed int64        `json:"timeouts_fail_closed"`
+	Errors             int64        `json:"errors"`
+	RateLimited        int64        `json:"rate_limited"` // of the errors, requests ended by a 429
+	Rejected           int64        `json:"rejected"`     // of the errors, requests ended by an overload error (503/529)
 	// Stalled is, of the errors, the requests ended by a stream cut for a
 	// stall (absent when 0).
 	Stalled int64   `json:"stalled,omitempty"`
@@ -228,9 +246,13 @@ type ClassReport struct {
 	CostPer1k          Cost          `json:"cost_per_1k_usd"`
 	// AddedCostPct is 100·(cost − cost without hedging)/cost without
 	// hedging; null when the traffic costs nothing without hedging.
-	AddedCostPct       *float64 `json:"added_cost_pct"`
-	WastedOutputTokens float64  `json:"wasted_output_tokens"`
-	NoHedging          Baseline `json:"no_hedging"`
+	AddedCostPct *float64 `json:"added_cost_pct"`
+	// AddedCostPctCI95 is AddedCostPct's batched 95 % interval, from the
+	// paired batches with and without hedging, when the requests interact
+	// (batchmeans.go); absent otherwise.
+	AddedCostPctCI95   *[2]*float64 `json:"added_cost_pct_ci95,omitempty"`
+	WastedOutputTokens float64      `json:"wasted_output_tokens"`
+	NoHedging          Baseline     `json:"no_hedging"`
 	// Spend is the cost per day and per month at the arrival rate.
 	Spend Spend `json:"spend_usd"`
 	// DeniedHedges counts the copies each budget denied.
@@ -264,6 +286,7 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 	for i := range hedged.Classes {
 		h, b, x := &hedged.Classes[i], &baseline.Classes[i], &sums[i]
 		cr := classReport(h, b, x.lat, x.end, x.base)
+		cr.setIntervals(x)
 		cr.Pipeline = pipelineReport(&cfg.Classes[i], h, b)
 		cr.Warnings = append(cr.Warnings, hedgeWarnings(&cfg.Classes[i], h, b, &cr, x.baseEnd95)...)
 		cr.Policy = PolicyText(cfg, &cfg.Classes[i])
@@ -276,6 +299,10 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 		r.Classes = append(r.Classes, cr)
 	}
 	r.Overall = classReport(&hedged.Overall, &baseline.Overall, overall.lat, overall.end, overall.base)
+	r.Overall.setIntervals(&overall)
+	if r.Overall.WarmUp != nil {
+		r.QuantileRule = QuantileRuleBatched
+	}
 	r.setSpend(cfg)
 	r.Providers = hedged.Providers
 	r.Breakers = hedged.Breakers
@@ -362,9 +389,12 @@ const minSlowCycles = 100
 // summaries are the latency figures of a report row, each selected from
 // the stored latencies.
 type summaries struct {
-	lat, base Latency    // SummarizeLatency of the hedged run and of the baseline
-	end       EndLatency // SummarizeEnd of the hedged run
-	baseEnd95 float64    // the baseline's end-latency p95 (hedgeWarnings)
+	lat, base Latency // SummarizeLatency of the hedged run and of the baseline
+	// bat and baseBat are the batched analyses of the two runs (nil for
+	// independent requests); lat and base are theirs then.
+	bat, baseBat *batchSummary
+	end          EndLatency // SummarizeEnd of the hedged run
+	baseEnd95    float64    // the baseline's end-latency p95 (hedgeWarnings)
 }
 
 // summarizeAll selects the figures of the report rows of every class of the
@@ -378,17 +408,15 @@ func summarizeAll(hedged, baseline *Result) (cls []summaries, overall summaries)
 	for i := range cls {
 		h, b, x := &hedged.Classes[i], &baseline.Classes[i], &cls[i]
 		jobs = append(jobs,
-			func() { x.lat = SummarizeLatency(h) },
+			func() { x.lat, x.bat, x.base, x.baseBat = summarizeRows(h, b) },
 			func() { x.end = SummarizeEnd(h) },
-			func() { x.base = SummarizeLatency(b) },
 			func() { x.baseEnd95 = b.EndQuantiles(0.95)[0] })
 	}
 	if len(cls) != 1 {
 		h, b, x := &hedged.Overall, &baseline.Overall, &overall
 		jobs = append(jobs,
-			func() { x.lat = SummarizeLatency(h) },
-			func() { x.end = SummarizeEnd(h) },
-			func() { x.base = SummarizeLatency(b) })
+			func() { x.lat, x.bat, x.base, x.baseBat = summarizeRows(h, b) },
+			func() { x.end = SummarizeEnd(h) })
 	}
 	var next atomic.Int64
 	parallel(min(runtime.GOMAXPROCS(0), len(jobs)), func(int) {
@@ -404,10 +432,16 @@ func summarizeAll(hedged, baseline *Result) (cls []summaries, overall summaries)
 
 // SummarizeLatency returns the latency summary of c (NaN-free: zeros when
 // c has no requests), from one selection of the ranks it needs.
+//
+// When c's requests interact (a batched run, batchmeans.go) the figures
+// leave out the warm-up (warmup.go) and the intervals come from batches.
 func SummarizeLatency(c *ClassResult) Latency {
 	n := c.NumLatencies()
 	if n == 0 {
 		return Latency{}
+	}
+	if c.lat.sectioned() {
+		return batchSummarize(&c.lat).lat
 	}
 	ks := []int{
 		NearestRank(n, 0.50), NearestRank(n, 0.90), NearestRank(n, 0.95),
@@ -421,6 +455,7 @@ func SummarizeLatency(c *ClassResult) Latency {
 		Mean: c.Mean(), P50: v[0], P90: v[1], P95: v[2], P99: v[3], P999: v[4],
 		P95CI95: [2]float64{v[5], v[6]}, P95CIOK: ok95,
 		P99CI95: [2]float64{v[7], v[8]}, P99CIOK: ok99,
+		CIs: orderCIs(c),
 	}
 }
 
@@ -693,6 +728,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	writePools(w, r.Pools)
 	fmt.Fprintln(w, inServiceNote(r))
 	fmt.Fprintf(w, "quantiles: %s.\n", r.QuantileRule)
+	writeBatched(w, rows)
+	writePrecision(w, r.Precision)
 	for _, c := range rows {
 		if d := c.DeniedHedges; d.Total() > 0 {
 			fmt.Fprintf(w, "%s: budgets denied %d copies (%s)\n", c.Class, d.Total(), deniedParts(d))

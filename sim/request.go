@@ -227,7 +227,7 @@ func (e *engine) countRequestIn(st *classStats, r *request, o outcome) {
 			st.timeoutsOpen++
 		}
 	}
-	st.record(o, e.now-r.arrival)
+	e.recordAt(st, o, r.id, r.arrival)
 	if e.pair != nil {
 		e.pair.end(st, r.id, r.class, o, e.now-r.arrival)
 	}

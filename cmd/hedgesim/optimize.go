@@ -142,7 +142,8 @@ type optimizeJob struct {
 	// --resume.
 	shard   *optimize.Shard
 	resume  string
-	partial partArgs // args without --shard and --resume, for the part
+	prec    *precisionFlags // --precision, --max-requests
+	partial partArgs        // args without --shard and --resume, for the part
 	// scenarioArgs are the positional arguments: the scenario, if named.
 	scenarioArgs []string
 	settings     []string // resultSettings
@@ -163,6 +164,11 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		bar.live()
 	}
 	rep, err := optimize.Run(&job.cfg, job.s, opt)
+	if err == nil {
+		rep, err = job.prec.toPrecisionOptimize(ctx, &job.s, rep, func(s optimize.Settings) (*optimize.Report, error) {
+			return optimize.Run(&job.cfg, s, opt)
+		})
+	}
 	bar.finish()
 	if err != nil {
 		return err
@@ -215,6 +221,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	force := fs.Bool("force", false, "let --out replace a report another command (run) wrote there; files hedgesim did not write are never replaced")
 	noPlots := fs.Bool("no-plots", false, "with --out, do not draw plots")
 	whatIf := addWhatIfFlags(fs)
+	prec := addPrecisionFlags(fs)
 	quiet := fs.Bool("quiet", false, "no progress bar (shown on stderr only when it is a terminal)")
 	var maxMemory byteSize
 	fs.Var(&maxMemory, "max-memory", "refuse a sweep estimated to need more than `SIZE` of memory, such as 8GiB or 500MB (default: the tightest of the memory available, the rlimits and the cgroup's limit)")
@@ -433,6 +440,12 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	if err := s.Validate(&cfg); err != nil {
 		return nil, usageError{err: err}
 	}
+	if err := prec.check(s.Requests); err != nil {
+		return nil, err
+	}
+	if prec.p.set && (shard != nil || *resume != "") {
+		return nil, usageError{err: fmt.Errorf("--precision: cannot be combined with --shard or --resume (each part would double on its own)")}
+	}
 
 	if err := checkMemory(optimize.EstimateMemory(&cfg, s, int(workers.v)), maxMemory,
 		fmt.Sprintf("optimizing with %d requests per candidate", s.Requests), "--requests, --workers or --check-requests"); err != nil {
@@ -441,7 +454,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	job := &optimizeJob{
 		args: args, sc: sc, cfg: cfg, s: s, workers: int(workers.v), out: *out,
 		asJSON: *asJSON, wide: *wide, all: *all, noPlots: *noPlots, quiet: *quiet, ws: ws,
-		shard: shard, resume: *resume, scenarioArgs: pos,
+		shard: shard, resume: *resume, scenarioArgs: pos, prec: prec,
 	}
 	if shard != nil {
 		job.partial = newPartArgs(fs, args)

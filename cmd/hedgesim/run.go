@@ -59,6 +59,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	fs.Var(&workers, "workers", "simulate on `n` goroutines at most, each run's requests split into ranges when they are independent (default: the number of CPUs); the report does not depend on it")
 	var maxMemory byteSize
 	fs.Var(&maxMemory, "max-memory", "refuse a run estimated to need more than `SIZE` of memory, such as 8GiB or 500MB (default: the tightest of the memory available, the rlimits and the cgroup's limit)")
+	prec := addPrecisionFlags(fs)
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return err
@@ -87,6 +88,12 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 			return err
 		}
 		cfg.Requests = int(requests.v)
+	}
+	if err := prec.check(cfg.Requests); err != nil {
+		return err
+	}
+	if prec.p.set && *tracePath != "" {
+		return usageError{err: fmt.Errorf("--precision: cannot be combined with --trace (the trace would hold only the first run)")}
 	}
 	if *out != "" {
 		if err := prepareOutDir("out", *out, "run", *force, flagPath{"trace", *tracePath}, flagPath{path: scenarioInput(pos).path}); err != nil {
@@ -123,6 +130,14 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	bar := newProgress(stderr, "run", *quiet)
 	bar.live()
 	rep, err := simulate(ctx, &cfg, fn, int(workers.v), bar)
+	if err == nil {
+		rep, err = prec.toPrecision(ctx, &cfg, rep, func(c *sim.Config) (*sim.Report, error) {
+			if err := checkMemory(2*sim.EstimateMemory(c), maxMemory, fmt.Sprintf("simulating %d requests for --precision", c.Requests), "--max-requests"); err != nil {
+				return nil, err
+			}
+			return simulate(ctx, c, nil, int(workers.v), bar)
+		})
+	}
 	bar.finish()
 	if err != nil {
 		return err

@@ -1,0 +1,105 @@
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+
+	"github.com/hedgesim/hedgesim/optimize"
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// precisionFlags are --precision and --max-requests of run and optimize:
+// simulate again with twice the requests until the overall p95's 95 %
+// interval (run), or every pick's difference from no hedging (optimize),
+// is within ± precision (relative), or the requests reach the maximum.
+type precisionFlags struct {
+	p   floatFlag
+	max intFlag
+}
+
+func addPrecisionFlags(fs *flag.FlagSet) *precisionFlags {
+	pf := &precisionFlags{}
+	fs.Var(&pf.p, "precision", "simulate again with twice the requests until the p95's 95% interval (optimize: each pick's difference from no hedging) is within ± `P` of the p95 (relative, in (0, 1): 0.02 is ±2%)")
+	fs.Var(&pf.max, "max-requests", "with --precision, simulate at most `N` requests (default: 32 × the requests, at most the simulator's limit)")
+	return pf
+}
+
+// check returns a usage error for bad values given requests, the run's
+// first requests, and sets the default maximum.
+func (pf *precisionFlags) check(requests int) error {
+	if pf.max.set && !pf.p.set {
+		return usageError{err: fmt.Errorf("--max-requests %d: needs --precision", pf.max.v)}
+	}
+	if !pf.p.set {
+		return nil
+	}
+	if !(pf.p.v > 0 && pf.p.v < 1) {
+		return usageError{err: fmt.Errorf("--precision %v: must be in (0, 1), a relative half-width such as 0.02", pf.p.v)}
+	}
+	if !pf.max.set {
+		pf.max.v = min(32*int64(requests), sim.MaxRequests)
+		pf.max.v = max(pf.max.v, int64(requests))
+		return nil
+	}
+	if pf.max.v < int64(requests) || pf.max.v > sim.MaxRequests {
+		return usageError{err: fmt.Errorf("--max-requests %d: must be in [%d, %d]: at least the run's requests, at most the simulator's limit", pf.max.v, requests, int64(sim.MaxRequests))}
+	}
+	return nil
+}
+
+// toPrecision returns rep when it meets the precision, else simulates cfg
+// again (run) with twice the requests, up to the maximum, and returns the
+// last report with how it ended. The draws depend only on (seed, request),
+// so each run repeats the requests of the one before and adds as many.
+func (pf *precisionFlags) toPrecision(ctx context.Context, cfg *sim.Config, rep *sim.Report, run func(*sim.Config) (*sim.Report, error)) (*sim.Report, error) {
+	if !pf.p.set {
+		return rep, nil
+	}
+	for {
+		reached := rep.P95RelativeHalfWidth()
+		met := reached <= pf.p.v
+		if met || int64(cfg.Requests) >= pf.max.v {
+			rep.Precision = &sim.Precision{Asked: pf.p.v, Reached: reached, Requests: cfg.Requests, MaxRequests: int(pf.max.v), Met: met}
+			return rep, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		cfg.Requests = int(min(2*int64(cfg.Requests), pf.max.v))
+		var err error
+		if rep, err = run(cfg); err != nil {
+			return nil, err
+		}
+	}
+}
+
+// toPrecisionOptimize is toPrecision for optimize: it doubles the
+// requests per candidate (s.Requests) until every class's pick is measured
+// against no hedging within ± precision (optimize's
+// ClassReport.RelativeHalfWidth), or the requests reach the maximum, and
+// records how it ended in the report.
+func (pf *precisionFlags) toPrecisionOptimize(ctx context.Context, s *optimize.Settings, rep *optimize.Report, run func(optimize.Settings) (*optimize.Report, error)) (*optimize.Report, error) {
+	if !pf.p.set {
+		return rep, nil
+	}
+	for {
+		reached := 0.0
+		for i := range rep.Classes {
+			reached = max(reached, rep.Classes[i].RelativeHalfWidth(rep.Level))
+		}
+		met := reached <= pf.p.v
+		if met || int64(s.Requests) >= pf.max.v {
+			rep.Precision = &sim.Precision{Asked: pf.p.v, Reached: reached, Requests: s.Requests, MaxRequests: int(pf.max.v), Met: met}
+			return rep, nil
+		}
+		if err := ctx.Err(); err != nil {
+			return nil, err
+		}
+		s.Requests = int(min(2*int64(s.Requests), pf.max.v))
+		var err error
+		if rep, err = run(*s); err != nil {
+			return nil, err
+		}
+	}
+}

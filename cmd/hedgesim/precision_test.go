@@ -1,0 +1,139 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// mm1Scenario is an M/M/1 queue at ρ = 0.9: Poisson arrivals at 0.9/s,
+// exponential service at 1/s, one slot; the sojourn time is exponential
+// with rate 0.1/s (p95 = ln 20/0.1 = 29.96 s).
+const mm1Scenario = `name = "mm1"
+seed = 1
+requests = 20000
+[arrivals]
+rate = 0.9
+[providers.p]
+concurrency = 1
+[models.m]
+provider = "p"
+latency = { kind = "exponential", rate = 1.0 }
+[[classes]]
+name = "c"
+input_tokens = { kind = "constant", value = 1 }
+output_tokens = { kind = "constant", value = 1 }
+[classes.hedge]
+primary = "m"
+delay = "1000s"
+max_copies = 1
+`
+
+func writeMM1(t *testing.T) string {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "mm1.toml")
+	if err := os.WriteFile(path, []byte(mm1Scenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+// TestRunPrecisionBadInput: --precision outside (0, 1), --max-requests
+// below the run's requests or without --precision are usage errors naming
+// the flag.
+func TestRunPrecisionBadInput(t *testing.T) {
+	path := writeMM1(t)
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--precision", "0"}, "--precision 0: must be in (0, 1)"},
+		{[]string{"--precision", "1"}, "--precision 1: must be in (0, 1)"},
+		{[]string{"--precision", "-0.1"}, "--precision -0.1: must be in (0, 1)"},
+		{[]string{"--precision", "0.02", "--max-requests", "1000"}, "--max-requests 1000: must be in [20000,"},
+		{[]string{"--max-requests", "40000"}, "--max-requests 40000: needs --precision"},
+		{[]string{"--precision", "0.02", "--trace", filepath.Join(t.TempDir(), "t.csv")}, "--precision: cannot be combined with --trace"},
+	} {
+		code, _, stderr := hedgesim(t, append(append([]string{"run"}, tc.args...), path)...)
+		if code != 2 || !strings.Contains(stderr, tc.want) {
+			t.Errorf("run %v: exit %d, %q; want 2 and %q", tc.args, code, stderr, tc.want)
+		}
+	}
+}
+
+// TestRunToPrecision: an M/M/1 queue at ρ = 0.9 from 20 000 requests,
+// asked for a p95 within ±10 %, doubles its requests until the batched
+// interval is that tight (its half-width shrinks as 1/√requests) and says
+// so; with a maximum too low to reach it, it stops there and says that.
+func TestRunToPrecision(t *testing.T) {
+	path := writeMM1(t)
+	code, stdout, stderr := hedgesim(t, "run", "--json", "--precision", "0.1", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Requests  int `json:"requests"`
+		Precision struct {
+			Asked, Reached float64
+			Requests       int
+			Met            bool
+		} `json:"precision"`
+		Overall struct {
+			Latency struct {
+				P95  float64    `json:"p95"`
+				CI   [2]float64 `json:"p95_ci95"`
+				CIOK bool       `json:"p95_ci95_ok"`
+				Meth string     `json:"ci95_method"`
+			} `json:"latency_s"`
+		} `json:"overall"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	p, l := rep.Precision, rep.Overall.Latency
+	if !p.Met || p.Requests <= 20000 || p.Requests != rep.Requests || p.Reached > 0.1 || !l.CIOK {
+		t.Fatalf("precision %+v at %d requests; want met beyond 20000", p, rep.Requests)
+	}
+	if h := max(l.P95-l.CI[0], l.CI[1]-l.P95) / l.P95; h != p.Reached || !strings.HasPrefix(l.Meth, "batch means") {
+		t.Errorf("reached %v, but the p95 %v and its %s interval %v give %v", p.Reached, l.P95, l.Meth, l.CI, h)
+	}
+	code, stdout, stderr = hedgesim(t, "run", "--precision", "0.001", "--max-requests", "40000", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "at 40000 requests, the most --max-requests allows; ±0.10% was asked") {
+		t.Errorf("a precision out of reach: no word of it in\n%s", stdout)
+	}
+}
+
+// TestOptimizePrecision: optimize --precision takes the same bad-input
+// checks, and doubles the requests per candidate until the pick's
+// difference from no hedging is measured within ± P, saying how it ended.
+func TestOptimizePrecision(t *testing.T) {
+	path := writeMM1(t)
+	base := []string{"optimize", "--requests", "20000", "--check-requests", "0", "--delays", "5s,20s"}
+	code, _, stderr := hedgesim(t, append(append(base, "--precision", "2"), path)...)
+	if code != 2 || !strings.Contains(stderr, "--precision 2: must be in (0, 1)") {
+		t.Errorf("--precision 2: exit %d, %q", code, stderr)
+	}
+	code, stdout, stderr := hedgesim(t, append(append(base, "--json", "--precision", "0.1"), path)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Requests  int `json:"requests_per_candidate"`
+		Precision struct {
+			Reached  float64
+			Requests int
+			Met      bool
+		} `json:"precision"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if p := rep.Precision; !p.Met || p.Reached > 0.1 || p.Requests <= 20000 || p.Requests != rep.Requests {
+		t.Errorf("precision %+v, %d requests per candidate; want met beyond 20000", p, rep.Requests)
+	}
+}

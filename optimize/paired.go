@@ -1,0 +1,172 @@
+package optimize
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// Batched candidates and paired decisions. When a class's requests
+// interact (a queue, a limit, a breaker, a pool, closed-loop clients: sim's
+// ClassResult.Batched), a candidate's percentiles leave out the run's
+// warm-up and their intervals come from batches of arrival-ordered
+// requests (sim's batchmeans.go), not from order statistics, which assume
+// independent requests and are far too narrow under load. Each candidate
+// keeps its batches' p95 and p99 (2 × 30 numbers), and a decision between
+// two candidates — the verdict against no hedging, the "~" of a candidate
+// against the pick — rests on the interval of their paired difference
+// (sim.PairDiff): the candidates run on common random numbers, so their
+// batches hold the same requests and what those requests shared cancels.
+// For independent requests the order-statistic intervals and their
+// overlap stay.
+
+// batchPs are the percentiles a batched candidate keeps per batch, in the
+// order of Candidate.batchQ.
+var batchPs = []float64{0.50, 0.90, 0.95, 0.99, 0.999}
+
+// summarizeBatched replaces c's percentiles and their intervals (at the
+// level) by the batched ones of r, when r is batched.
+func summarizeBatched(c *Candidate, r *sim.ClassResult, level float64) {
+	pooled, per, kept, ok := r.BatchQuantiles(batchPs...)
+	if !ok {
+		return
+	}
+	col := func(i int) []float64 {
+		out := make([]float64, len(per))
+		for j := range per {
+			out[j] = per[j][i]
+		}
+		return out
+	}
+	l := &c.Latency
+	l.P50, l.P90, l.P95, l.P99, l.P999 = pooled[0], pooled[1], pooled[2], pooled[3], pooled[4]
+	c.batchQ = [2][]float64{col(2), col(3)}
+	// A batched interval that cannot be formed, or whose batches are too
+	// short for the percentile, is no interval: the order-statistic
+	// bounds stay, marked as not OK (too few requests).
+	for i, p := range []float64{0.95, 0.99} {
+		ci, q := &l.P95CI95, l.P95
+		if i == 1 {
+			ci, q = &l.P99CI95, l.P99
+		}
+		b := sim.BatchInterval(q, c.batchQ[i], level)
+		good := !math.IsNaN(b[0]) && sim.BatchIntervalOK(p, kept, len(per))
+		if good {
+			*ci = b
+		}
+		if i == 0 {
+			c.P95CIOK = good
+		} else {
+			c.P99CIOK = good
+		}
+	}
+	l.P95CIOK, l.P99CIOK = c.P95CIOK, c.P99CIOK
+}
+
+// batches returns c's per-batch p-percentiles (0.95 or 0.99), nil when c
+// was not batched.
+func (c *Candidate) batches(p float64) []float64 {
+	if p == 0.99 {
+		return c.batchQ[1]
+	}
+	return c.batchQ[0]
+}
+
+// pairedDiff returns the paired difference b − a of the p-percentile and
+// whether it could be formed (both candidates batched alike).
+func pairedDiff(a, b *Candidate, p, level float64) (sim.PairedDiff, bool) {
+	pa, pb := a.batches(p), b.batches(p)
+	if len(pa) < 2 || len(pa) != len(pb) {
+		return sim.PairedDiff{}, false
+	}
+	d := sim.PairDiff(a.Q(p), pa, b.Q(p), pb, level)
+	return d, !math.IsNaN(d.CI[0])
+}
+
+// fallsSignificantly reports whether pick's p-percentile is significantly
+// below base's at the level: the paired difference's interval lies below
+// 0 when both are batched, else pick's interval lies below base's. It
+// also says which test decided (true: paired).
+func fallsSignificantly(base, pick *Candidate, p, level float64) (sig, paired bool) {
+	if d, ok := pairedDiff(base, pick, p, level); ok {
+		return d.CI[1] < 0, true
+	}
+	return pick.CI(p)[1] < base.CI(p)[0], false
+}
+
+// likePick reports whether c's p-percentile is not significantly
+// different from the pick's ("~"): the paired difference's interval holds
+// 0 when both are batched, else their intervals overlap.
+func likePick(c, pick *Candidate, p, level float64) bool {
+	if d, ok := pairedDiff(pick, c, p, level); ok {
+		return !d.Significant()
+	}
+	return overlap(c.CI(p), pick.CI(p))
+}
+
+// notSignificantWhy says why a fall of gain % measured on n requests is
+// not significant — the paired difference's interval holds 0, or the two
+// intervals overlap — and how to decide it: run until the interval's
+// half-width is half the gain (hedgesim optimize --precision), rounded
+// down to a power of ten times 1, 2 or 5.
+func notSignificantWhy(paired bool, n int64, gain float64) string {
+	why := "the intervals overlap"
+	if paired {
+		why = "the paired difference's interval includes 0"
+	}
+	p := gain / 200
+	if !(p > 0) {
+		return why
+	}
+	e := math.Pow(10, math.Floor(math.Log10(p)))
+	switch {
+	case p >= 5*e:
+		p = 5 * e
+	case p >= 2*e:
+		p = 2 * e
+	default:
+		p = e
+	}
+	p = max(p, 0.001)
+	return fmt.Sprintf("%s; not significant at %d requests: rerun with --precision %s", why, n, strconv.FormatFloat(p, 'g', 3, 64))
+}
+
+// RelativeHalfWidth returns how precisely cr's verdict is measured: the
+// half-width of the paired difference of the objective's percentile
+// between the pick and no hedging, relative to no hedging's percentile —
+// or, when the class is not batched (independent requests), the larger
+// relative half-width of the two candidates' own intervals. +Inf when an
+// interval is missing.
+func (cr *ClassReport) RelativeHalfWidth(level float64) float64 {
+	p := cr.Objective.Percentile
+	base, pick := cr.Baseline(), cr.Picked()
+	q := base.Q(p)
+	if !(q > 0) || math.IsInf(q, 1) || !base.CIOK(p) || !pick.CIOK(p) {
+		return math.Inf(1)
+	}
+	if d, ok := pairedDiff(base, pick, p, level); ok && cr.Pick != 0 {
+		return d.HalfWidth() / q
+	}
+	h := 0.0
+	for _, c := range []*Candidate{base, pick} {
+		ci, x := c.CI(p), c.Q(p)
+		if !(x > 0) || math.IsInf(ci[1], 1) {
+			return math.Inf(1)
+		}
+		h = max(h, max(x-ci[0], ci[1]-x)/x)
+	}
+	return h
+}
+
+// minRequestsFor returns the fewest requests for an interval of the
+// p-percentile of candidates like base: for a batched one, its batches
+// times sim.MinBatchRequests(p) (before any warm-up cut), else
+// MinRequestsForCI.
+func minRequestsFor(base *Candidate, p, level float64) int {
+	if b := len(base.batches(p)); b > 0 {
+		return b * int(sim.MinBatchRequests(p))
+	}
+	return MinRequestsForCI(p, level)
+}

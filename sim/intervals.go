@@ -1,0 +1,84 @@
+package sim
+
+import (
+	"math"
+	"math/bits"
+	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// Intervals of independent requests. When requests cannot affect one
+// another (Config.independentCalls) their latencies are independent draws,
+// and exact or large-sample intervals that assume independence hold: the
+// distribution-free order-statistic interval for a percentile
+// (QuantileCI), the normal interval x̄ ± z·s/√n for the mean of the
+// answered requests, and the Wilson score interval for a share (Wilson,
+// "Probable inference, the law of succession, and statistical inference",
+// JASA 22, 1927), which keeps its level near 0 and 1 where the plain
+// normal one does not. They cost, in the run, a 128-bit integer sum of
+// the squares of the answered latencies in µs (exact, so the same in any
+// order: a split run's parts come in any).
+
+// orderCIs returns the intervals of independent requests c beside p95's
+// and p99's: the mean's. The other percentiles get none (NaN, absent from
+// JSON):
+// their order-statistic ranks would widen the selection's passes by half
+// again.
+func orderCIs(c *ClassResult) *LatencyCIs {
+	nan := [2]float64{math.NaN(), math.NaN()}
+	return &LatencyCIs{Mean: meanCI(c), P50: nan, P90: nan, P999: nan, Method: CIMethodOrder}
+}
+
+// meanCI returns the normal 95 % interval of c's mean time to a usable
+// answer, x̄ ± z₀.₉₇₅·s/√n over its n answered requests; NaN with fewer
+// than two.
+func meanCI(c *ClassResult) [2]float64 {
+	n := c.lat.na
+	if n < 2 {
+		return [2]float64{math.NaN(), math.NaN()}
+	}
+	m := c.Mean()
+	sq := c.lat.sqA.squareSeconds() // Σx², s²
+	nf := float64(n)
+	v := max(sq-nf*m*m, 0) / (nf - 1)
+	h := distuv.UnitNormal.Quantile(0.975) * math.Sqrt(v/nf)
+	return [2]float64{m - h, m + h}
+}
+
+// WilsonCI returns the Wilson score 95 % interval of a share of k
+// successes in n independent trials; NaN bounds when n is 0.
+func WilsonCI(k, n int64) [2]float64 {
+	if n <= 0 {
+		return [2]float64{math.NaN(), math.NaN()}
+	}
+	z := distuv.UnitNormal.Quantile(0.975)
+	nf, p := float64(n), float64(k)/float64(n)
+	d := 1 + z*z/nf
+	c := (p + z*z/(2*nf)) / d
+	h := z / d * math.Sqrt(p*(1-p)/nf+z*z/(4*nf*nf))
+	ci := [2]float64{max(c-h, 0), min(c+h, 1)}
+	if k == 0 { // c = h then, but for rounding
+		ci[0] = 0
+	}
+	if k == n {
+		ci[1] = 1
+	}
+	return ci
+}
+
+// addSquare adds the square of d in whole µs (d truncated to the µs):
+// below 2⁹⁴ for any duration the simulator draws (about 9 years at most),
+// so 2³⁴ of them fit.
+func (w *wideSum) addSquare(d time.Duration) {
+	us := uint64(d / time.Microsecond)
+	h, l := bits.Mul64(us, us)
+	var carry uint64
+	w.lo, carry = bits.Add64(w.lo, l, 0)
+	w.hi += h + carry
+}
+
+// squareSeconds returns a sum of addSquare in s².
+func (w *wideSum) squareSeconds() float64 {
+	return (float64(w.hi)*0x1p64 + float64(w.lo)) / 1e12
+}
