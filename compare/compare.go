@@ -73,6 +73,9 @@ type Class struct {
 	// reports give it).
 	Answered    int64
 	HasAnswered bool
+	// WarmUpCut is the number of requests a run's warm-up cut left out of
+	// its answered share (and figures); 0 without a cut.
+	WarmUpCut int64
 	// Missing are the required fields that are absent or null.
 	Missing []string
 	// pickPolicy is the pick's policy (policyOf) and candidates every
@@ -116,10 +119,15 @@ type runJSON struct {
 	Seed      uint64   `json:"seed"`
 	Overrides []string `json:"overrides"`
 	Classes   []struct {
-		Class         string      `json:"class"`
-		Policy        string      `json:"policy"`
-		Requests      *int64      `json:"requests"`
-		Answered      *int64      `json:"answered"`
+		Class    string `json:"class"`
+		Policy   string `json:"policy"`
+		Requests *int64 `json:"requests"`
+		Answered *int64 `json:"answered"`
+		// WarmUp is the warm-up cut of a run whose requests interact:
+		// its answered share is over the requests after the cut.
+		WarmUp *struct {
+			Requests int64 `json:"requests"`
+		} `json:"warm_up"`
 		HedgedShare   *float64    `json:"hedged_share"`
 		Attempts      *float64    `json:"attempts_per_request"`
 		Latency       sim.Latency `json:"latency_s"`
@@ -246,7 +254,9 @@ func (r *Report) check() error {
 		case c.Requests >= 0:
 			if c.Answered > c.Requests {
 				bad("answered", "%d exceeds requests %d", c.Answered, c.Requests)
-			} else if c.Requests > 0 && c.AnsweredShare >= 0 && c.AnsweredShare <= 1 {
+			} else if c.Requests > 0 && c.WarmUpCut == 0 && c.AnsweredShare >= 0 && c.AnsweredShare <= 1 {
+				// After a warm-up cut the share is over the requests kept,
+				// which the counts do not give: only its range is checked.
 				if want := float64(c.Answered) / float64(c.Requests); math.Abs(c.AnsweredShare-want) > 1e-6 {
 					bad("answered_share", "%g, but answered/requests = %d/%d = %g; the share is that ratio", c.AnsweredShare, c.Answered, c.Requests, want)
 				}
@@ -343,6 +353,9 @@ func parseRun(data []byte) (*Report, error) {
 		}
 		if c.Answered != nil {
 			cl.Answered, cl.HasAnswered = *c.Answered, true
+		}
+		if c.WarmUp != nil {
+			cl.WarmUpCut = c.WarmUp.Requests
 		}
 		if p := c.Pipeline; p != nil {
 			cl.Pipeline = &Pipeline{EndToEnd: p.EndToEnd, CheckedShare: p.CheckedShare, DegradedShare: p.DegradedShare}

@@ -269,6 +269,13 @@ func TestParseRejectsInconsistentFigures(t *testing.T) {
 	}
 	if _, err := Parse(class(`"requests": 10000, "answered": 9986, "answered_share": 0.9986, "cost_per_1k_usd": {"total": 1}`)); err != nil {
 		t.Errorf("a consistent class: %v", err)
+	} // A run whose requests interact reports its answered share after the
+	// warm-up cut (sim's warm_up), over fewer requests than the counts.
+	if _, err := Parse(class(`"requests": 10000, "answered": 9986, "answered_share": 0.9990, "warm_up": {"requests": 400, "seconds": 12, "rule": "MSER-5"}, "cost_per_1k_usd": {"total": 1}`)); err != nil {
+		t.Errorf("a share after a warm-up cut: %v", err)
+	}
+	if _, err := Parse(class(`"requests": 10000, "answered": 9986, "answered_share": 1.2, "warm_up": {"requests": 400, "seconds": 12, "rule": "MSER-5"}, "cost_per_1k_usd": {"total": 1}`)); err == nil {
+		t.Error("a share over 1 after a warm-up cut was accepted")
 	}
 }
 

@@ -50,7 +50,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintf(&b, "retune %s from %s at %s; drift judged at level %g (chi-square on the buckets, percentile intervals at %g%%)\n\n",
 		r.Scenario, r.Source, r.At, r.Alpha, 100*(1-r.Alpha))
 	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "model\tobservations\tverdict\tX²\tdf\tp\tp50 scenario → live [interval]\tp95\tp99\t")
+	fmt.Fprintln(tw, "model\tobservations\tverdict\tX²\tdf\tp\tp50 scenario → live [interval]\tp95\tp99")
 	for _, m := range r.Models {
 		d := &m.Drift
 		row := []string{m.Model, strconv.FormatFloat(d.N, 'f', -1, 64), d.Verdict, fmt.Sprintf("%.1f", d.ChiSquare), strconv.Itoa(d.DF), pText(d.PValue)}
@@ -61,7 +61,7 @@ func (r *Report) WriteText(w io.Writer) error {
 			}
 			row = append(row, fmt.Sprintf("%s → %s [%s, %s]%s", num(s.Scenario), num(s.Live), num(s.Lo), num(s.Hi), mark))
 		}
-		fmt.Fprintln(tw, strings.Join(row, "\t")+"\t")
+		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	tw.Flush()
 	b.WriteString("* the scenario's percentile lies outside the live interval; intervals are the buckets holding the order-statistic ranks\n")
@@ -81,10 +81,10 @@ func (r *Report) WriteText(w io.Writer) error {
 	rc := r.Recheck
 	fmt.Fprintf(&b, "\ncurrent policy on the live models (rollout check, %d requests; the scenario's models predicted → now):\n", rc.Check.Requests)
 	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "class\tpolicy\tp95\tp99\tanswered\tadded cost\t")
+	fmt.Fprintln(tw, "class\tpolicy\tp95\tp99\tanswered\tadded cost")
 	for _, c := range rc.Classes {
 		n := &c.Now
-		fmt.Fprintf(tw, "%s\t%s\t%s → %s\t%s → %s\t%.1f%% → %.1f%%\t%s → %s\t\n", c.Class, c.CurrentLabel,
+		fmt.Fprintf(tw, "%s\t%s\t%s → %s\t%s → %s\t%.1f%% → %.1f%%\t%s → %s\n", c.Class, c.CurrentLabel,
 			sec(n.Predicted.P95), sec(n.Checked.P95), sec(n.Predicted.P99), sec(n.Checked.P99),
 			100*n.PredictedAnswered, 100*n.AnsweredShare, pctText(n.PredictedAddedCostPct), pctOf(n.AddedCostPct))
 	}
@@ -96,9 +96,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	fmt.Fprintf(&b, "\nnew picks on the live models (optimize, %d requests per candidate):\n", rc.New.RequestsPerCandidate)
 	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "class\tdecision\tnew pick\tp95\tanswered\tadded cost\t")
+	fmt.Fprintln(tw, "class\tdecision\tnew pick\tp95\tanswered\tadded cost")
 	for _, c := range rc.Classes {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f%%\t%+.1f%%\t\n", c.Class, c.Decision, c.New, sec(c.NewLatency.P95), 100*c.NewAnswered, c.NewAddedCost)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f%%\t%+.1f%%\n", c.Class, c.Decision, c.New, sec(c.NewLatency.P95), 100*c.NewAnswered, c.NewAddedCost)
 	}
 	tw.Flush()
 	for _, c := range rc.Classes {

@@ -99,7 +99,7 @@ func TestRunToPrecision(t *testing.T) {
 	if h := max(l.P95-l.CI[0], l.CI[1]-l.P95) / l.P95; h != p.Reached || !strings.HasPrefix(l.Meth, "batch means") {
 		t.Errorf("reached %v, but the p95 %v and its %s interval %v give %v", p.Reached, l.P95, l.Meth, l.CI, h)
 	}
-	code, stdout, stderr = hedgesim(t, "run", "--precision", "0.001", "--max-requests", "40000", path)
+	code, stdout, stderr = hedgesim(t, "run", "--wide", "--precision", "0.001", "--max-requests", "40000", path)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
