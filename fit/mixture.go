@@ -183,7 +183,9 @@ const sigmaFloorFraction = 0.02
 // for 50 iterations each, then runs the one with the highest
 // log-likelihood to convergence and returns it with its log-likelihood
 // (in x's units, see LogLik). The result is deterministic for a given
-// opt.Seed. It returns an error for K < 1, fewer than 3K observations, or
+// opt.Seed. Its work is bounded by the sample's size whatever the data: at
+// most opt.Starts·min(opt.MaxIter, 50) + opt.MaxIter EM iterations, each
+// O(n·K). It returns an error for K < 1, fewer than 3K observations, or
 // observations that are not finite and > 0.
 func FitMixture(x []float64, k int, opt EMOptions) (LogNormalMixture, float64, error) {
 	return fitMixture(context.Background(), x, k, opt)
