@@ -183,7 +183,9 @@ const sigmaFloorFraction = 0.02
 // for 50 iterations each, then runs the one with the highest
 // log-likelihood to convergence and returns it with its log-likelihood
 // (in x's units, see LogLik). The result is deterministic for a given
-// opt.Seed. It returns an error for K < 1, fewer than 3K observations, or
+// opt.Seed. Its work is bounded by the sample's size whatever the data: at
+// most opt.Starts·min(opt.MaxIter, 50) + opt.MaxIter EM iterations, each
+// O(n·K). It returns an error for K < 1, fewer than 3K observations, or
 // observations that are not finite and > 0.
 func FitMixture(x []float64, k int, opt EMOptions) (LogNormalMixture, float64, error) {
 	return fitMixture(context.Background(), x, k, opt)
@@ -192,23 +194,33 @@ func FitMixture(x []float64, k int, opt EMOptions) (LogNormalMixture, float64, e
 // fitMixture is FitMixture that stops with ctx's error when ctx is done
 // (checked in every EM iteration).
 func fitMixture(ctx context.Context, x []float64, k int, opt EMOptions) (LogNormalMixture, float64, error) {
+	m, ll, _, err := fitMixtureWork(ctx, x, k, opt)
+	return m, ll, err
+}
+
+// fitMixtureWork is fitMixture that also returns the number of EM
+// iterations it ran over all its runs: at most emIterationBound, each
+// costing O(n·k), so that EM's work is bounded by the sample's size
+// whatever the data.
+func fitMixtureWork(ctx context.Context, x []float64, k int, opt EMOptions) (LogNormalMixture, float64, int, error) {
 	if k < 1 {
-		return LogNormalMixture{}, 0, fmt.Errorf("fit: %d components; need at least 1", k)
+		return LogNormalMixture{}, 0, 0, fmt.Errorf("fit: %d components; need at least 1", k)
 	}
 	if err := checkSample(x, max(3*k, 2)); err != nil {
-		return LogNormalMixture{}, 0, err
+		return LogNormalMixture{}, 0, 0, err
 	}
 	opt = opt.withDefaults()
 	y := logs(x)
 	sort.Float64s(y)
 	_, sd := stat.PopMeanStdDev(y, nil)
 	if !(sd > 0) {
-		return LogNormalMixture{}, 0, errors.New("fit: all observations are equal; a lognormal mixture needs some spread")
+		return LogNormalMixture{}, 0, 0, errors.New("fit: all observations are equal; a lognormal mixture needs some spread")
 	}
 	floor := sigmaFloorFraction * sd
 	src := rand.New(rand.NewPCG(opt.Seed, 1))
 	var best LogNormalMixture
 	bestLL := math.Inf(-1)
+	iters := 0
 	// Short runs from every start, then the best one to convergence.
 	short := opt
 	short.MaxIter = min(opt.MaxIter, shortRun)
@@ -217,20 +229,22 @@ func fitMixture(ctx context.Context, x []float64, k int, opt EMOptions) (LogNorm
 			break // one component: EM converges to the MLE from anywhere
 		}
 		m := initMixture(y, k, s, floor, sd, src)
-		ll, err := em(ctx, y, &m, floor, short)
+		ll, n, err := em(ctx, y, &m, floor, short)
+		iters += n
 		if err != nil {
-			return LogNormalMixture{}, 0, err
+			return LogNormalMixture{}, 0, iters, err
 		}
 		if ll > bestLL {
 			best, bestLL = m, ll
 		}
 	}
-	bestLL, err := em(ctx, y, &best, floor, opt)
+	bestLL, n, err := em(ctx, y, &best, floor, opt)
+	iters += n
 	if err != nil {
-		return LogNormalMixture{}, 0, err
+		return LogNormalMixture{}, 0, iters, err
 	}
 	best.sortByMu()
-	return best, bestLL - floats.Sum(y), nil
+	return best, bestLL - floats.Sum(y), iters, nil
 }
 
 // initMixture returns starting point s: s = 0 splits the sorted y into k
@@ -253,10 +267,24 @@ func initMixture(y []float64, k, s int, floor, sd float64, src *rand.Rand) LogNo
 	return m
 }
 
+// emIterationBound is the most EM iterations FitMixture runs for k
+// components with options opt (defaults applied): a short run of
+// min(MaxIter, 50) iterations from each start (one start for k = 1), then
+// MaxIter from the best. A run stops earlier when it converges.
+func emIterationBound(k int, opt EMOptions) int {
+	opt = opt.withDefaults()
+	starts := opt.Starts
+	if k == 1 {
+		starts = 1
+	}
+	return starts*min(opt.MaxIter, shortRun) + opt.MaxIter
+}
+
 // em runs EM on m from its current parameters until the log-likelihood
-// (in log space) gains less than opt.Tol·n per iteration, and returns it;
-// it stops with ctx's error when ctx is done.
-func em(ctx context.Context, y []float64, m *LogNormalMixture, floor float64, opt EMOptions) (float64, error) {
+// (in log space) gains less than opt.Tol·n per iteration, or for
+// opt.MaxIter iterations, and returns it with the number of iterations
+// run; it stops with ctx's error when ctx is done.
+func em(ctx context.Context, y []float64, m *LogNormalMixture, floor float64, opt EMOptions) (float64, int, error) {
 	n, k := len(y), m.K()
 	r := make([]float64, n*k) // responsibilities, row i = observation i
 	terms := make([]float64, k)
@@ -264,10 +292,12 @@ func em(ctx context.Context, y []float64, m *LogNormalMixture, floor float64, op
 	c, h := make([]float64, k), make([]float64, k)
 	prev := math.Inf(-1)
 	var ll float64
+	iters := 0
 	for range opt.MaxIter {
 		if err := ctx.Err(); err != nil {
-			return 0, err
+			return 0, iters, err
 		}
+		iters++
 		// E-step.
 		for j := range k {
 			c[j] = math.Log(m.Weights[j]) + distuv.Normal{Mu: m.Mu[j], Sigma: m.Sigma[j]}.LogProb(m.Mu[j])
@@ -313,7 +343,7 @@ func em(ctx context.Context, y []float64, m *LogNormalMixture, floor float64, op
 			m.Sigma[j] = math.Max(math.Sqrt(ss/nj), floor)
 		}
 	}
-	return ll, nil
+	return ll, iters, nil
 }
 
 // sortByMu orders the components by increasing Mu.

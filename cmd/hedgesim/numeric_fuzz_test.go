@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"io/fs"
 	"math"
@@ -102,89 +103,175 @@ func mutate(src string, fields []numericField, k int, x float64) string {
 // miss counts ("+Inf for percentiles") is prose, not a figure.
 var infNaN = regexp.MustCompile(`(^|[\s$(+-])(NaN|[+-]?Inf)\b`)
 
-func checkFinite(t *testing.T, what, out string) {
+func checkFinite(t testing.TB, what, out string) {
 	t.Helper()
+	if !strings.Contains(out, "Inf") && !strings.Contains(out, "NaN") {
+		return // the regular expression costs a fuzz execution a fifth of its time
+	}
 	out = strings.ReplaceAll(out, "+Inf for percentiles", "")
 	if m := infNaN.FindString(out); m != "" {
 		t.Errorf("%s: a non-finite figure %q:\n%s", what, m, out)
 	}
 }
 
-// FuzzNumericFields sets one numeric field of a shipped scenario to a
-// fuzzed value and runs validate, run (text and JSON) and optimize --json
-// on it: no panic, exit 0 (valid) or 2 (refused), every JSON output
-// parses, and no figure is Inf or NaN. With go test it runs its seeds, a
-// few extreme values on fields of every scenario; bench/fuzz.sh runs it
-// long.
-func FuzzNumericFields(f *testing.F) {
-	names := scenarios.Names()
-	for i := range names {
+// numericCorpus holds the shipped scenarios and their numeric fields, and a
+// directory to write mutants into (with the scenarios' data beside them:
+// replayed traces are named relative to the scenario file).
+type numericCorpus struct {
+	dir     string
+	names   []string
+	sources []string
+	fields  [][]numericField
+}
+
+func newNumericCorpus(tb testing.TB) *numericCorpus {
+	c := &numericCorpus{dir: tb.TempDir(), names: scenarios.Names()}
+	abs, err := filepath.Abs("../../scenarios/data")
+	if err != nil {
+		tb.Fatal(err)
+	}
+	if err := os.Symlink(abs, filepath.Join(c.dir, "data")); err != nil {
+		tb.Skipf("symlink: %v", err)
+	}
+	c.sources = make([]string, len(c.names))
+	c.fields = make([][]numericField, len(c.names))
+	for i, n := range c.names {
+		src, err := fs.ReadFile(scenarios.FS, n)
+		if err != nil {
+			tb.Fatal(err)
+		}
+		c.sources[i], c.fields[i] = string(src), numericFields(string(src))
+	}
+	return c
+}
+
+// addSeeds adds a few extreme values on fields of every scenario.
+func (c *numericCorpus) addSeeds(f *testing.F) {
+	for i := range c.names {
 		for j, x := range []float64{1e308, -1, 0, math.Inf(1), 1e-300, 4e18} {
 			f.Add(uint8(i), uint16(7*i+13*j), x)
 		}
 	}
-	dir := f.TempDir()
-	// Replayed traces are named relative to the scenario file.
-	abs, err := filepath.Abs("../../scenarios/data")
-	if err != nil {
-		f.Fatal(err)
+}
+
+// check sets field of scenario which to x and runs validate on it: exit 0
+// (valid) or 2 (refused), never an internal error. When simulate is set
+// and the mutant is valid, it also runs run (text and JSON) and optimize
+// --json: exit 0 or 2, JSON that parses, and no figure Inf or NaN.
+func (c *numericCorpus) check(t testing.TB, which uint8, field uint16, x float64, simulate bool) {
+	i := int(which) % len(c.names)
+	if len(c.fields[i]) == 0 {
+		return
 	}
-	if err := os.Symlink(abs, filepath.Join(dir, "data")); err != nil {
-		f.Skipf("symlink: %v", err)
+	src := mutate(c.sources[i], c.fields[i], int(field)%len(c.fields[i]), x)
+	p := filepath.Join(c.dir, "fuzzed.toml")
+	if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
+		t.Fatal(err)
 	}
-	sources := make([]string, len(names))
-	fields := make([][]numericField, len(names))
-	for i, n := range names {
-		src, err := fs.ReadFile(scenarios.FS, n)
-		if err != nil {
-			f.Fatal(err)
-		}
-		sources[i], fields[i] = string(src), numericFields(string(src))
+	code, _, errOut := hedgesimTB("validate", p)
+	if code != 0 && code != 2 || strings.Contains(errOut, "internal error") {
+		t.Fatalf("validate: exit %d: %s\n%s", code, errOut, src)
 	}
-	f.Fuzz(func(t *testing.T, which uint8, field uint16, x float64) {
-		i := int(which) % len(names)
-		if len(fields[i]) == 0 {
-			return
+	if code != 0 || !simulate {
+		return
+	}
+	requests := "300"
+	if strings.Contains(src, `process = "replay"`) {
+		requests = "" // the trace's requests
+	}
+	for _, args := range [][]string{
+		{"run", "--json"}, {"run"}, {"optimize", "--json", "--check-requests", "0"},
+	} {
+		if requests != "" {
+			args = append(args, "--requests", requests)
 		}
-		src := mutate(sources[i], fields[i], int(field)%len(fields[i]), x)
-		p := filepath.Join(dir, "fuzzed.toml")
-		if err := os.WriteFile(p, []byte(src), 0o644); err != nil {
-			t.Fatal(err)
-		}
-		code, _, errOut := hedgesim(t, "validate", p)
+		args = append(args, p)
+		code, out, errOut := hedgesimTB(args...)
 		if code != 0 && code != 2 || strings.Contains(errOut, "internal error") {
-			t.Fatalf("validate: exit %d: %s\n%s", code, errOut, src)
+			t.Fatalf("%q: exit %d: %s\n%s", args, code, errOut, src)
 		}
 		if code != 0 {
-			return
+			continue
 		}
-		requests := "300"
-		if strings.Contains(src, `process = "replay"`) {
-			requests = "" // the trace's requests
+		if args[1] == "--json" {
+			var v any
+			if err := json.Unmarshal([]byte(out), &v); err != nil {
+				t.Fatalf("%q: output is not JSON: %v", args, err)
+			}
 		}
-		for _, args := range [][]string{
-			{"run", "--json"}, {"run"}, {"optimize", "--json", "--check-requests", "0"},
-		} {
-			if requests != "" {
-				args = append(args, "--requests", requests)
+		checkFinite(t, strings.Join(args[:len(args)-1], " "), out+errOut)
+	}
+}
+
+// hedgesimTB runs the command line args as hedgesim would, for a test or
+// a benchmark.
+func hedgesimTB(args ...string) (code int, stdout, stderr string) {
+	var o, e bytes.Buffer
+	code = run(args, &o, &e)
+	return code, o.String(), e.String()
+}
+
+// FuzzNumericFields sets one numeric field of a shipped scenario to a
+// fuzzed value and runs validate on it: no panic, exit 0 (valid) or 2
+// (refused with the file's line), never an internal error. It checks
+// what the loader accepts; FuzzNumericFieldsSimulate runs what it
+// accepts. With go test both run their seeds, a few extreme values on
+// fields of every scenario; bench/fuzz.sh runs them long.
+func FuzzNumericFields(f *testing.F) {
+	c := newNumericCorpus(f)
+	c.addSeeds(f)
+	f.Fuzz(func(t *testing.T, which uint8, field uint16, x float64) {
+		c.check(t, which, field, x, false)
+	})
+}
+
+// FuzzNumericFieldsSimulate is FuzzNumericFields that also runs run
+// (text and JSON, 300 requests or the replayed trace's) and optimize
+// --json on every mutant validate accepts: no panic, exit 0 or 2, every
+// JSON output parses, and no figure is Inf or NaN. An execution is
+// inherently costly, a simulation and an optimize sweep (see
+// BenchmarkNumericFields and docs/performance.md).
+func FuzzNumericFieldsSimulate(f *testing.F) {
+	c := newNumericCorpus(f)
+	c.addSeeds(f)
+	f.Fuzz(func(t *testing.T, which uint8, field uint16, x float64) {
+		c.check(t, which, field, x, true)
+	})
+}
+
+// BenchmarkNumericFields times one execution of the numeric-field fuzz
+// targets' body, validate only and validate with simulation, over a
+// fixed set of their seeds.
+func BenchmarkNumericFields(b *testing.B) {
+	c := newNumericCorpus(b)
+	// The same mutants with each field's own value: valid, so simulated.
+	b.Run("simulate-valid", func(b *testing.B) {
+		k := 0
+		for b.Loop() {
+			i := k % len(c.names)
+			f := c.fields[i][(7*i+13*(k/len(c.names)%6))%len(c.fields[i])]
+			x, err := strconv.ParseFloat(strings.ReplaceAll(c.sources[i][f.from:f.to], "_", ""), 64)
+			if err != nil {
+				b.Fatal(err)
 			}
-			args = append(args, p)
-			code, out, errOut := hedgesim(t, args...)
-			if code != 0 && code != 2 || strings.Contains(errOut, "internal error") {
-				t.Fatalf("%q: exit %d: %s\n%s", args, code, errOut, src)
-			}
-			if code != 0 {
-				continue
-			}
-			if args[1] == "--json" {
-				var v any
-				if err := json.Unmarshal([]byte(out), &v); err != nil {
-					t.Fatalf("%q: output is not JSON: %v", args, err)
-				}
-			}
-			checkFinite(t, strings.Join(args[:len(args)-1], " "), out+errOut)
+			c.check(b, uint8(i), uint16(7*i+13*(k/len(c.names)%6)), x, true)
+			k++
 		}
 	})
+	for _, simulate := range []bool{false, true} {
+		name := "validate"
+		if simulate {
+			name = "simulate"
+		}
+		b.Run(name, func(b *testing.B) {
+			k := 0
+			for b.Loop() {
+				i := k % len(c.names)
+				c.check(b, uint8(i), uint16(7*i+13*(k/len(c.names)%6)), []float64{1e308, -1, 0, math.Inf(1), 1e-300, 4e18}[k/len(c.names)%6], simulate)
+				k++
+			}
+		})
+	}
 }
 
 // TestNumericFieldsFound: the fuzz target finds the numbers and durations
