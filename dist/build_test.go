@@ -60,6 +60,9 @@ func TestSpecBuildErrors(t *testing.T) {
 		{"lognormal p95 ≤ median", Spec{Kind: "lognormal", Median: f(0.8), P95: f(0.5)}, "p95", "0.5 must be > median (0.8)"},
 		{"gamma alpha negative", Spec{Kind: "gamma", Alpha: f(-2), Rate: f(1)}, "alpha", "-2 is not allowed; must be > 0"},
 		{"gamma rate negative", Spec{Kind: "gamma", Alpha: f(2), Rate: f(-1.5)}, "rate", "-1.5 is not allowed; must be > 0"},
+		// A shape near the largest float64 made Quantile (gonum's inverse
+		// incomplete gamma) loop forever: refused with the bound.
+		{"gamma alpha huge", Spec{Kind: "gamma", Alpha: f(1.25e307), Rate: f(1)}, "alpha", "is above the largest shape, 1e+09"},
 		{"weibull k 0", Spec{Kind: "weibull", K: f(0), Lambda: f(1)}, "k", "0 is not allowed; must be > 0"},
 		{"weibull lambda negative", Spec{Kind: "weibull", K: f(1), Lambda: f(-4)}, "lambda", "-4 is not allowed; must be > 0"},
 		{"pareto xm 0", Spec{Kind: "pareto", Xm: f(0), Alpha: f(2)}, "xm", "0 is not allowed; must be > 0"},
@@ -152,6 +155,7 @@ func TestSpecBuildValid(t *testing.T) {
 		{Spec{Kind: "lognormal", Mu: f(-1), Sigma: f(0.5)}, LogNormal{Mu: -1, Sigma: 0.5}, 0},
 		{Spec{Kind: "lognormal", Median: f(0.8), P95: f(3)}, ln, 0},
 		{Spec{Kind: "gamma", Alpha: f(3), Rate: f(4)}, Gamma{Alpha: 3, Beta: 4}, 0},
+		{Spec{Kind: "gamma", Alpha: f(MaxGammaShape), Rate: f(4)}, Gamma{Alpha: MaxGammaShape, Beta: 4}, 0},
 		{Spec{Kind: "weibull", K: f(1.5), Lambda: f(2)}, Weibull{K: 1.5, Lambda: 2}, 0},
 		{Spec{Kind: "pareto", Xm: f(0.1), Alpha: f(3)}, Pareto{Xm: 0.1, Alpha: 3}, 0},
 		{Spec{Kind: "mixture", Weights: []float64{3, 1}, Components: []Spec{
@@ -194,5 +198,15 @@ func TestKinds(t *testing.T) {
 	k[0] = "changed"
 	if Kinds()[0] != "constant" {
 		t.Error("Kinds() returns the package's own slice")
+	}
+}
+
+// TestGammaLargestShapeQuantile: at the largest shape Build accepts, the
+// median is computed (it does not loop) and is the mean α/β within the
+// distribution's own spread, √α/β.
+func TestGammaLargestShapeQuantile(t *testing.T) {
+	g := Gamma{Alpha: MaxGammaShape, Beta: 4}
+	if q, m := g.Quantile(0.5), g.Mean(); math.Abs(q-m) > math.Sqrt(MaxGammaShape)/4 {
+		t.Errorf("median %g, mean %g", q, m)
 	}
 }
