@@ -30,8 +30,8 @@ import (
 //     points nearest the objective's cost cap are simulated.
 //  3. Exchange: every single-step change of the pick (and of the
 //     objective's pick when the verdict rule moved it) is simulated —
-//     Σ(gᵢ − 1) simulations at most per pick — and, under a finite cost
-//     cap, every reallocation of it (see reallocations): one step to a
+//     Σ(gᵢ − 1) simulations at most per pick — and, when a cost cap binds
+//     there, every reallocation of it (see reallocations): one step to a
 //     cheaper option, another to the costliest its own options alone put
 //     on their frontier that the budget freed and the cap's room pay for —
 //     at most (n − 1) · Σ(gᵢ − 1) more per pick for n steps. A single-step
@@ -363,28 +363,39 @@ func (ps *pipelineSearch) exchange(cr *ClassReport) (bool, error) {
 	return len(ps.cands) > n, nil
 }
 
-// reallocations returns, under a finite cost cap, the two-step changes of
-// candidate i of cr that move budget from one step to another: step s to
-// each cheaper option on its alone frontier (the frontier of cost versus
-// the objective among its options simulated with the other steps
-// unhedged, no hedging included), and each other step t to the costliest
-// option on its alone frontier that the budget freed and the cap's room
-// pay for — costs predicted by adding the options' costs alone to the
-// candidate's, as the predicted frontier does. Without a cap, or for an
-// exhaustive search, none.
+// reallocations returns, when the cost cap binds at candidate i of cr —
+// a simulated candidate beyond the cap, within the objective's other
+// limits, is faster than it and passes the marginal test from it (with
+// thresholds 0, any faster one) — the two-step changes of i that move
+// budget from one step to another: step s to each cheaper option on its
+// alone frontier (the frontier of cost versus the objective among its
+// options simulated with the other steps unhedged, no hedging included),
+// and each other step t to the costliest option on its alone frontier
+// that the budget freed and the cap's room pay for — costs predicted by
+// adding the options' costs alone to the candidate's, as the predicted
+// frontier does. Without a cap, when it does not bind (the trade-off
+// ended below it: single-step changes suffice), or for an exhaustive
+// search, none.
 func (ps *pipelineSearch) reallocations(cr *ClassReport, i int) [][]int {
-	capPct := cr.Objective.MaxAddedCostPct
+	o := cr.Objective
+	capPct := o.MaxAddedCostPct
 	if ps.alone == nil || !isFinite(capPct) {
 		return nil
 	}
 	cs := cr.Candidates
+	faster := searchFaster(o)
+	t, _ := cr.tradeOff()
+	if !slices.ContainsFunc(cs, func(x Candidate) bool {
+		return x.AddedCostPct > capPct+1e-9 && o.withinLimits(&x) && faster(&x, &cs[i]) && t.move(&cs[i], &x).passes()
+	}) {
+		return nil
+	}
 	cost := func(s, k int) float64 {
 		if k == 0 {
 			return 0
 		}
 		return cs[ps.alone[s][k]].AddedCostPct
 	}
-	faster := searchFaster(cr.Objective)
 	front := make([][]int, len(ps.grids))
 	for s := range ps.grids {
 		opt := map[int]int{0: 0}

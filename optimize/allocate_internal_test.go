@@ -380,11 +380,15 @@ func TestToSimulate(t *testing.T) {
 // TestReallocations: two steps whose options alone cost +1 % and +2 %
 // (step a) and +1.5 %, +3 % and +1.8 % (step b, the last slower than the
 // +1.5 % one: off the step's alone frontier). From a pick of a's +2 %
-// option under a +3 % cap, the budget moves are a to no hedging with b at
-// +3 % (all the freed budget and the room) and a to +1 % with b at +1.5 %
-// (the costliest on b's alone frontier that fits in +2 %, not the
-// dominated +1.8 %); without a cap there are none, the search then being
-// the trade-off's single-step exchange.
+// option under a +3 % cap that binds (a's +2 % with b's +3 % costs +5 %,
+// p95 10 s → 6 s: past the cap, faster and passing the marginal test), the
+// budget moves are a to no hedging with b at +3 % (all the freed budget
+// and the room) and a to +1 % with b at +1.5 % (the costliest on b's alone
+// frontier that fits in +2 %, not the dominated +1.8 %). There are none
+// without a cap, under a +10 % cap (nothing simulated is past it) and
+// under the +3 % cap when the +5 % combination buys too little to pass
+// the marginal test (p95 8 s → 7.99 s): the single-step exchange then
+// suffices.
 func TestReallocations(t *testing.T) {
 	type opt struct{ cost, p95 float64 }
 	steps := [][]opt{{{0, 10}, {1, 9}, {2, 8}}, {{0, 10}, {1.5, 9}, {3, 7}, {1.8, 9.5}}}
@@ -416,6 +420,7 @@ func TestReallocations(t *testing.T) {
 		}
 	}
 	pick := ps.alone[0][2]
+	cs = append(cs, cand([]int{2, 2}, 5, 6))
 	o := DefaultSettings().Search.Objective
 	o.MaxAddedCostPct = 3
 	cr := &ClassReport{Candidates: cs, Objective: o}
@@ -423,8 +428,15 @@ func TestReallocations(t *testing.T) {
 	if want := [][]int{{0, 2}, {1, 1}}; !slices.EqualFunc(got, want, slices.Equal) {
 		t.Errorf("under a +3%% cap: %v, want %v", got, want)
 	}
-	cr.Objective.MaxAddedCostPct = math.Inf(1)
+	for _, capPct := range []float64{math.Inf(1), 10} {
+		cr.Objective.MaxAddedCostPct = capPct
+		if got := ps.reallocations(cr, pick); got != nil {
+			t.Errorf("under a cap of %v%%: %v, want none", capPct, got)
+		}
+	}
+	cr.Objective.MaxAddedCostPct = 3
+	cs[len(cs)-1].Latency.P95 = 7.99
 	if got := ps.reallocations(cr, pick); got != nil {
-		t.Errorf("without a cap: %v, want none", got)
+		t.Errorf("under a +3%% cap that does not bind: %v, want none", got)
 	}
 }
