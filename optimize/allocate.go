@@ -30,9 +30,15 @@ import (
 //     points nearest the objective's cost cap are simulated.
 //  3. Exchange: every single-step change of the pick (and of the
 //     objective's pick when the verdict rule moved it) is simulated —
-//     Σ(gᵢ − 1) simulations at most per pick — and the pick chosen again among
-//     every candidate, until a round adds no candidate or MaxExchangeRounds
-//     have run.
+//     Σ(gᵢ − 1) simulations at most per pick — and, when a cost cap binds
+//     there, every reallocation of it (see reallocations): one step to a
+//     cheaper option, another to the costliest its own options alone put
+//     on their frontier that the budget freed and the cap's room pay for —
+//     at most (n − 1) · Σ(gᵢ − 1) more per pick for n steps. A single-step
+//     change cannot move budget from one step to another when the cap
+//     binds: every costlier change is over it. The pick is chosen again
+//     among every candidate, until a round adds no candidate or
+//     MaxExchangeRounds have run.
 //
 // When the grids give at most MaxExhaustive combinations, every one is
 // simulated instead (method "exhaustive"), which is exact on the grid.
@@ -67,7 +73,10 @@ const (
 	OriginAlone      = "alone"
 	OriginPredicted  = "predicted"
 	OriginExchange   = "exchange"
-	OriginFigure     = "figure"
+	// OriginReallocation: a two-step change of a pick that moves budget
+	// from one step to another under the cost cap (exchange phase).
+	OriginReallocation = "reallocation"
+	OriginFigure       = "figure"
 )
 
 // PipelineSearch says how the pick of a pipeline class was found.
@@ -80,20 +89,25 @@ type PipelineSearch struct {
 	Combinations float64 `json:"combinations"`
 	// Simulated is how many combinations were simulated (the class's
 	// candidates, no hedging included); Alone, Predicted and Exchange how
-	// many of them each phase added, and Figure how many the report's
-	// per-step figures added after the search.
-	Simulated int `json:"simulated"`
-	Alone     int `json:"alone"`
-	Predicted int `json:"predicted"`
-	Exchange  int `json:"exchange"`
-	Figure    int `json:"figure"`
+	// many of them each phase added (Exchange: single-step changes of
+	// picks), Reallocation how many budget moves between two steps the
+	// exchange phase added under a finite cost cap (omitted from JSON
+	// when 0), and Figure how many the report's per-step figures added
+	// after the search.
+	Simulated    int `json:"simulated"`
+	Alone        int `json:"alone"`
+	Predicted    int `json:"predicted"`
+	Exchange     int `json:"exchange"`
+	Reallocation int `json:"reallocation,omitempty"`
+	Figure       int `json:"figure"`
 	// ExchangeRounds is how many rounds the exchange phase ran; Converged
 	// whether its last round added no candidate (false: MaxExchangeRounds
 	// reached).
 	ExchangeRounds int  `json:"exchange_rounds"`
 	Converged      bool `json:"converged"`
 	// PickFoundBy is the phase that first simulated the pick: "baseline"
-	// (no hedging), "alone", "predicted", "exchange" or "exhaustive".
+	// (no hedging), "alone", "predicted", "exchange", "reallocation" or
+	// "exhaustive".
 	PickFoundBy string `json:"pick_found_by"`
 	// Found says it in words.
 	Found string `json:"found"`
@@ -306,6 +320,7 @@ func (ps *pipelineSearch) allocate() error {
 	if ps.cands[0].CostPer1kUSD > 0 {
 		basis = CostUSD
 	}
+	ps.alone = alone
 	pas, pred := ps.predictFrontier(alone, basis)
 	var todo [][]int
 	for _, i := range toSimulate(pred, ps.search.Objective.MaxAddedCostPct) {
@@ -316,11 +331,12 @@ func (ps *pipelineSearch) allocate() error {
 }
 
 // exchange simulates every single-step change of cr's pick and, when the
-// verdict rule moved it, of the objective's pick; it reports whether any
-// was new.
+// verdict rule moved it, of the objective's pick, then their reallocations
+// under a finite cost cap; it reports whether any was new. cr's candidates
+// are ps.cands as decide marked them (added costs set).
 func (ps *pipelineSearch) exchange(cr *ClassReport) (bool, error) {
 	n := len(ps.cands)
-	var as [][]int
+	var as, moves [][]int
 	around := []int{cr.Pick}
 	if cr.ObjectivePick != cr.Pick {
 		around = append(around, cr.ObjectivePick)
@@ -336,11 +352,87 @@ func (ps *pipelineSearch) exchange(cr *ClassReport) (bool, error) {
 				}
 			}
 		}
+		moves = append(moves, ps.reallocations(cr, i)...)
 	}
 	if _, err := ps.eval(as, OriginExchange); err != nil {
 		return false, err
 	}
+	if _, err := ps.eval(moves, OriginReallocation); err != nil {
+		return false, err
+	}
 	return len(ps.cands) > n, nil
+}
+
+// reallocations returns, when the cost cap binds at candidate i of cr —
+// a simulated candidate beyond the cap, within the objective's other
+// limits, is faster than it and passes the marginal test from it (with
+// thresholds 0, any faster one) — the two-step changes of i that move
+// budget from one step to another: step s to each cheaper option on its
+// alone frontier (the frontier of cost versus the objective among its
+// options simulated with the other steps unhedged, no hedging included),
+// and each other step t to the costliest option on its alone frontier
+// that the budget freed and the cap's room pay for — costs predicted by
+// adding the options' costs alone to the candidate's, as the predicted
+// frontier does. Without a cap, when it does not bind (the trade-off
+// ended below it: single-step changes suffice), or for an exhaustive
+// search, none.
+func (ps *pipelineSearch) reallocations(cr *ClassReport, i int) [][]int {
+	o := cr.Objective
+	capPct := o.MaxAddedCostPct
+	if ps.alone == nil || !isFinite(capPct) {
+		return nil
+	}
+	cs := cr.Candidates
+	faster := searchFaster(o)
+	t, _ := cr.tradeOff()
+	if !slices.ContainsFunc(cs, func(x Candidate) bool {
+		return x.AddedCostPct > capPct+1e-9 && o.withinLimits(&x) && faster(&x, &cs[i]) && t.move(&cs[i], &x).passes()
+	}) {
+		return nil
+	}
+	cost := func(s, k int) float64 {
+		if k == 0 {
+			return 0
+		}
+		return cs[ps.alone[s][k]].AddedCostPct
+	}
+	front := make([][]int, len(ps.grids))
+	for s := range ps.grids {
+		opt := map[int]int{0: 0}
+		for k := 1; k < len(ps.alone[s]); k++ {
+			opt[ps.alone[s][k]] = k
+		}
+		for _, j := range frontierBy(cs, faster, func(j int) bool { _, ok := opt[j]; return ok }) {
+			front[s] = append(front[s], opt[j])
+		}
+	}
+	a := ps.assignment(&cs[i])
+	var out [][]int
+	for s := range ps.grids {
+		for _, k := range front[s] {
+			if cost(s, k) >= cost(s, a[s]) {
+				continue
+			}
+			for t := range ps.grids {
+				if t == s {
+					continue
+				}
+				room := capPct - (cs[i].AddedCostPct - cost(s, a[s]) + cost(s, k) - cost(t, a[t]))
+				m := -1
+				for _, o := range front[t] {
+					if c := cost(t, o); c > cost(t, a[t]) && c <= room+1e-9 {
+						m = o // front[t] is by increasing cost: the last that fits
+					}
+				}
+				if m >= 0 {
+					b := slices.Clone(a)
+					b[s], b[t] = k, m
+					out = append(out, b)
+				}
+			}
+		}
+	}
+	return out
 }
 
 // summary returns the search's account for cr, whose candidates are
@@ -370,6 +462,8 @@ func (ps *pipelineSearch) summary(cr *ClassReport, rounds int, converged bool) *
 			sum.Predicted++
 		case OriginExchange:
 			sum.Exchange++
+		case OriginReallocation:
+			sum.Reallocation++
 		case OriginFigure:
 			sum.Figure++
 		}
@@ -384,6 +478,8 @@ func (ps *pipelineSearch) summary(cr *ClassReport, rounds int, converged bool) *
 		how = "the pick was on the predicted frontier"
 	case OriginExchange:
 		how = "the pick was found by changing one step of an earlier pick"
+	case OriginReallocation:
+		how = "the pick was found by moving budget between two steps of an earlier pick"
 	}
 	end := fmt.Sprintf("; none of its single-step changes is preferred to it (%d exchange round(s))", rounds)
 	if !converged {
@@ -391,6 +487,9 @@ func (ps *pipelineSearch) summary(cr *ClassReport, rounds int, converged bool) *
 	}
 	sum.Found = fmt.Sprintf("allocation over %s (%s combinations), %d simulated: no hedging, %d with one step hedged alone, %d on the frontier predicted from those, %d single-step changes of picks",
 		steps, fcombos(sum.Combinations), sum.Simulated, sum.Alone, sum.Predicted, sum.Exchange)
+	if sum.Reallocation > 0 {
+		sum.Found += fmt.Sprintf(", %d moves of budget between two steps of picks", sum.Reallocation)
+	}
 	if sum.Figure > 0 {
 		sum.Found += fmt.Sprintf(", %d for the per-step figures", sum.Figure)
 	}

@@ -1,6 +1,7 @@
 package optimize
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"testing"
@@ -118,7 +119,9 @@ func bruteForce(t *testing.T, c *sim.Config, s Settings) ([]Candidate, [][]int, 
 // 95 % order-statistic interval (a width set by the 20 000 requests); for
 // answered within 10 s on guardedTurn, at most three standard errors of a
 // difference of two independent shares of 20 000 requests below it. The
-// search's pick stays within the cap.
+// search's pick stays within the cap. The marginal test is off (thresholds
+// 0), so the objective is the best value within the cap: the budget
+// allocation the search must solve.
 func TestAllocationMatchesBruteForceUnderBindingCap(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
@@ -126,7 +129,8 @@ func TestAllocationMatchesBruteForceUnderBindingCap(t *testing.T) {
 		delays []time.Duration
 		obj    func(*Objective)
 	}{
-		{"p95", threeStepPipeline, []time.Duration{200 * time.Millisecond, 500 * time.Millisecond, 1 * time.Second, 2 * time.Second}, func(*Objective) {}},
+		{"p95", threeStepPipeline, []time.Duration{200 * time.Millisecond, 500 * time.Millisecond, 1 * time.Second, 2 * time.Second},
+			func(o *Objective) { o.MaxAddedCostPct = 10 }},
 		{"answered", guardedTurn, []time.Duration{0, 300 * time.Millisecond, 1 * time.Second, 3500 * time.Millisecond},
 			func(o *Objective) { o.Goal, o.Target, o.MaxAddedCostPct = MostAnswered, 10*time.Second, 3 }},
 	} {
@@ -135,8 +139,14 @@ func TestAllocationMatchesBruteForceUnderBindingCap(t *testing.T) {
 			s := DefaultSettings()
 			s.Requests, s.CheckRequests = 20_000, 0
 			s.Search.Delays = tc.delays
+			// The budget allocation itself: the best value within the cap,
+			// with no marginal test to stop short of it (thresholds 0). Run
+			// sets the objective's marginal test from the verdict rule's, so
+			// the rule's thresholds are the ones to set.
+			s.Rule.MinGainPerCost, s.Rule.MinUnansweredCutPerCost = 0, 0
 			tc.obj(&s.Search.Objective)
 			o := s.Search.Objective
+			o.setMarginal(s.Rule)
 			rep, err := Run(cfg, s, Options{Workers: 2})
 			if err != nil {
 				t.Fatal(err)
@@ -277,7 +287,7 @@ func TestAllocationPickIsNotDominated(t *testing.T) {
 				t.Fatal("no pipeline_search in the report")
 			}
 			if ps2.Combinations != 1331 || ps2.Simulated != len(cr.Candidates) ||
-				1+ps2.Alone+ps2.Predicted+ps2.Exchange+ps2.Figure != ps2.Simulated || ps2.Alone != 30 || !ps2.Converged {
+				1+ps2.Alone+ps2.Predicted+ps2.Exchange+ps2.Reallocation+ps2.Figure != ps2.Simulated || ps2.Alone != 30 || !ps2.Converged {
 				t.Errorf("pipeline_search %+v: want 1331 combinations, %d simulated, 30 alone, the phases adding up, converged", ps2, len(cr.Candidates))
 			}
 			t.Logf("%s", ps2.Found)
@@ -364,5 +374,69 @@ func TestToSimulate(t *testing.T) {
 	}
 	if !slices.IsSorted(capped) || len(capped) > PredictedSimulations+4 {
 		t.Errorf("under a +10%% cap: %v", capped)
+	}
+}
+
+// TestReallocations: two steps whose options alone cost +1 % and +2 %
+// (step a) and +1.5 %, +3 % and +1.8 % (step b, the last slower than the
+// +1.5 % one: off the step's alone frontier). From a pick of a's +2 %
+// option under a +3 % cap that binds (a's +2 % with b's +3 % costs +5 %,
+// p95 10 s → 6 s: past the cap, faster and passing the marginal test), the
+// budget moves are a to no hedging with b at +3 % (all the freed budget
+// and the room) and a to +1 % with b at +1.5 % (the costliest on b's alone
+// frontier that fits in +2 %, not the dominated +1.8 %). There are none
+// without a cap, under a +10 % cap (nothing simulated is past it) and
+// under the +3 % cap when the +5 % combination buys too little to pass
+// the marginal test (p95 8 s → 7.99 s): the single-step exchange then
+// suffices.
+func TestReallocations(t *testing.T) {
+	type opt struct{ cost, p95 float64 }
+	steps := [][]opt{{{0, 10}, {1, 9}, {2, 8}}, {{0, 10}, {1.5, 9}, {3, 7}, {1.8, 9.5}}}
+	ps := &pipelineSearch{}
+	for s, os := range steps {
+		g := stepGrid{name: fmt.Sprint("s", s)}
+		for k := range os {
+			g.picks = append(g.picks, StepPick{Step: g.name, Hedging: k > 0, Label: fmt.Sprint(k)})
+		}
+		ps.grids = append(ps.grids, g)
+	}
+	cand := func(a []int, cost, p95 float64) Candidate {
+		c := Candidate{Hedging: slices.ContainsFunc(a, func(k int) bool { return k > 0 }), AddedCostPct: cost, AnsweredShare: 1}
+		c.Latency.P95 = p95
+		for s, k := range a {
+			c.Steps = append(c.Steps, ps.grids[s].picks[k])
+		}
+		return c
+	}
+	cs := []Candidate{cand([]int{0, 0}, 0, 10)}
+	ps.alone = make([][]int, len(steps))
+	for s, os := range steps {
+		ps.alone[s] = make([]int, len(os))
+		for k := 1; k < len(os); k++ {
+			a := make([]int, len(steps))
+			a[s] = k
+			ps.alone[s][k] = len(cs)
+			cs = append(cs, cand(a, os[k].cost, os[k].p95))
+		}
+	}
+	pick := ps.alone[0][2]
+	cs = append(cs, cand([]int{2, 2}, 5, 6))
+	o := DefaultSettings().Search.Objective
+	o.MaxAddedCostPct = 3
+	cr := &ClassReport{Candidates: cs, Objective: o}
+	got := ps.reallocations(cr, pick)
+	if want := [][]int{{0, 2}, {1, 1}}; !slices.EqualFunc(got, want, slices.Equal) {
+		t.Errorf("under a +3%% cap: %v, want %v", got, want)
+	}
+	for _, capPct := range []float64{math.Inf(1), 10} {
+		cr.Objective.MaxAddedCostPct = capPct
+		if got := ps.reallocations(cr, pick); got != nil {
+			t.Errorf("under a cap of %v%%: %v, want none", capPct, got)
+		}
+	}
+	cr.Objective.MaxAddedCostPct = 3
+	cs[len(cs)-1].Latency.P95 = 7.99
+	if got := ps.reallocations(cr, pick); got != nil {
+		t.Errorf("under a +3%% cap that does not bind: %v, want none", got)
 	}
 }

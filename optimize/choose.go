@@ -120,6 +120,16 @@ func moreWithin(a, b *Candidate, p float64) bool {
 	return better(a, b, p)
 }
 
+// withinLimits reports whether c is within o's limits other than the cost
+// cap and the SLA: the hedged-share cap; and, unless o allows it, no
+// significantly fewer requests answered. A candidate that overloads a rate
+// limit no hedging does not where that cannot be measured
+// (OverloadExcluded), or makes a queue grow without bound that no hedging
+// keeps stable, is out of every objective's limits.
+func (o Objective) withinLimits(c *Candidate) bool {
+	return 100*c.HedgedShare <= o.MaxHedgedPct+1e-9 && (o.AllowFewerAnswers || !c.FewerAnswers) && !c.OverloadExcluded && !c.Unstable
+}
+
 // Pick chooses a candidate under o and says why in a short note. It sets
 // Feasible on every candidate: within the hedged-share cap and, for
 // LowestLatency, the added-cost cap; for LowestCost, at or below the SLA.
@@ -132,14 +142,7 @@ func Pick(cs []Candidate, o Objective) (int, string) {
 	}
 	p := o.Percentile
 	pn := pname(p)
-	// A candidate that answers significantly fewer requests is out of
-	// every objective's limits unless o allows it; so is one that
-	// overloads a rate limit no hedging does not where that cannot be
-	// measured (OverloadExcluded), or makes a queue grow without bound
-	// that no hedging keeps stable.
-	hedgedOK := func(c *Candidate) bool {
-		return 100*c.HedgedShare <= o.MaxHedgedPct+1e-9 && (o.AllowFewerAnswers || !c.FewerAnswers) && !c.OverloadExcluded && !c.Unstable
-	}
+	hedgedOK := o.withinLimits
 	// The hedged-share cap in the notes: "no candidate with hedged share
 	// ≤ 5% …" (with), "… with p95 ≤ 2s and hedged share ≤ 5%" (and), "the
 	// frontier of candidates with hedged share ≤ 5% …" (of); empty

@@ -159,7 +159,11 @@ type pipelineSearch struct {
 	cands   []Candidate    // [0] is no hedging anywhere
 	origin  []string       // by candidate: the phase that simulated it (Origin*)
 	seen    map[string]int // assignment key → index in cands
-	tick    func()
+	// alone[s][k] is the index in cands of step s's option k simulated
+	// with the other steps unhedged (0, no hedging, for k = 0); nil for an
+	// exhaustive search.
+	alone [][]int
+	tick  func()
 }
 
 func assignKey(a []int) string { return fmt.Sprint(a) }
