@@ -71,6 +71,9 @@ func overallP95(t *testing.T, r rolloutJSON) (float64, float64) {
 // usable answer at no lower answered share, both measured by the rollout
 // check on the whole traffic.
 func TestJointBeatsAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two 20 000-request sweeps of shared-rate-limit with their rollout checks: not in -short")
+	}
 	args := []string{"--requests", "20000", "shared-rate-limit"}
 	joint := optimizeJSON(t, args...)
 	alone := optimizeJSON(t, append([]string{"--alone"}, args...)...)
