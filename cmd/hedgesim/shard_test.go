@@ -90,6 +90,7 @@ func shardCounts() []int {
 // default scenario) and for coupled ones (shared-rate-limit, one stage per
 // step of the coordinate descent when split).
 func TestMergeIsOptimize(t *testing.T) {
+	t.Parallel() // in-process CLI runs that set no test hook and keep the working directory
 	for _, sc := range []string{"", "shared-rate-limit"} {
 		name := sc
 		if name == "" {
@@ -509,6 +510,7 @@ func TestMergeDamagedParts(t *testing.T) {
 // state an earlier merge left at --state, so that docs/operations.md's staged loop
 // (`[ -f STATE ] || break`) stops; it leaves any other file alone.
 func TestMergeRemovesStaleState(t *testing.T) {
+	t.Parallel() // in-process CLI runs that set no test hook and keep the working directory
 	work := t.TempDir()
 	part := func(name string) string { return filepath.Join(work, name) }
 	// A state of a coupled sweep, left over.
