@@ -306,6 +306,7 @@ func TestPythonBehavesAsSimulated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs python3 against a loopback server for a few seconds: not in -short")
 	}
+	t.Parallel() // waits on a real client or the go command: overlaps with the other round trips
 	py := python3(t)
 	for _, cc := range codeCases(t) {
 		t.Run(cc.name, func(t *testing.T) {
@@ -480,6 +481,7 @@ func TestTypeScriptBehavesAsSimulated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs Node against a loopback server for a few seconds: not in -short")
 	}
+	t.Parallel() // waits on a real client or the go command: overlaps with the other round trips
 	node, dir := tsBuild(t)
 	for i, cc := range codeCases(t) {
 		t.Run(cc.name, func(t *testing.T) {

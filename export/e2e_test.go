@@ -481,6 +481,7 @@ func TestExportedFailsafeBehavesAsSimulated(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs a real HTTP client for a few seconds: not in -short")
 	}
+	t.Parallel() // waits on a real client or the go command: overlaps with the other round trips
 	guard := loadShipped(t, "guard-check.toml")
 
 	gw := loadShipped(t, "two-model-gateway.toml")

@@ -69,6 +69,7 @@ func TestFailsafeGoCompiles(t *testing.T) {
 	if testing.Short() {
 		t.Skip("builds a module against failsafe-go: not in -short")
 	}
+	t.Parallel() // waits on a real client or the go command: overlaps with the other round trips
 	// Every class of every shipped scenario (and of each with hedging off
 	// in its first class) in one file, named scenario-class: one package
 	// to vet and build.

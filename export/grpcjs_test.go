@@ -216,6 +216,7 @@ func TestGRPCJSHedges(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs grpc-js against a loopback gRPC server for a few seconds: not in -short")
 	}
+	t.Parallel() // waits on a real client or the go command: overlaps with the other round trips
 	node, modules := grpcJS(t)
 	cfg := codeCases(t)[0].cfg
 	const service, method = "hedgesim.test.Guard", "Check"

@@ -16,6 +16,9 @@ import (
 // 10⁴ observations, whose standard errors (0.003 on a weight, 1.3 % on the
 // slow median) they exceed by 4 to 7 times.
 func TestEMSubsampleLargeSample(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits 50 000 observations: not in -short")
+	}
 	const n = 50_000
 	x := draw(synthetic(), n, 3)
 	m, err := FitValues("latency", "s", x, Options{Seed: 1})

@@ -123,6 +123,9 @@ func bruteForce(t *testing.T, c *sim.Config, s Settings) ([]Candidate, [][]int, 
 // 0), so the objective is the best value within the cap: the budget
 // allocation the search must solve.
 func TestAllocationMatchesBruteForceUnderBindingCap(t *testing.T) {
+	if testing.Short() {
+		t.Skip("brute force over every combination of two pipelines at 20 000 requests: not in -short")
+	}
 	for _, tc := range []struct {
 		name   string
 		cfg    func(*testing.T) *sim.Config
@@ -228,6 +231,9 @@ func dominates(c, x *Candidate, faster func(a, b *Candidate) bool) bool {
 // objective answered; the report says how many combinations were
 // simulated, by which phase, and how the pick was found.
 func TestAllocationPickIsNotDominated(t *testing.T) {
+	if testing.Short() {
+		t.Skip("every single-step change of the pick of a three-step pipeline, twice: not in -short")
+	}
 	cfg := threeStepPipeline(t)
 	for _, tc := range []struct {
 		name string

@@ -21,6 +21,9 @@ import (
 // of the best rejected candidates with their codes, and a note on the
 // overloaded rate limit.
 func TestEveryCandidateHasAFate(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 20 000-request joint sweep of shared-rate-limit: not in -short")
+	}
 	sc, err := scenario.LoadFS(scenarios.FS, "shared-rate-limit.toml")
 	if err != nil {
 		t.Fatal(err)

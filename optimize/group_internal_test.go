@@ -43,6 +43,9 @@ func sharedRateLimit() *sim.Config {
 // same pick for both classes, and the same value. (The log shows what the classes' own objectives,
 // "each", leave the group with.)
 func TestGroupOptimumBruteForce(t *testing.T) {
+	if testing.Short() {
+		t.Skip("brute force over every pair of picks of a group at 20 000 requests: not in -short")
+	}
 	s := DefaultSettings()
 	s.Search.Objective.MaxAddedCostPct = 30
 	s.Requests = 20_000

@@ -38,6 +38,9 @@ func guardedChat(tb testing.TB, requests int) (*sim.Config, optimize.Settings) {
 // standard errors of the difference of two independent shares of the
 // 50 000 turns simulated (about 0.9 point), and costs at most the cap.
 func TestGuardedChatPickBeatsGuardsAt308ms(t *testing.T) {
+	if testing.Short() {
+		t.Skip("a 50 000-turn search of a three-step pipeline: not in -short")
+	}
 	const requests = 50_000
 	cfg, s := guardedChat(t, requests)
 	rep, err := optimize.Run(cfg, s, optimize.Options{Workers: 2})

@@ -112,21 +112,19 @@ func configuredBalancers(cfg *sim.Config, c int) string {
 	return strings.Join(names, ", ")
 }
 
-// routing runs the sweep under each of s.Balancers and compares its
-// classes' options with rep's, the sweep of cfg as configured.
+// routing runs the sweep under each of s.Balancers (balancerSweeps) and
+// compares its classes' options with rep's, the sweep of cfg as
+// configured.
 func routing(cfg *sim.Config, s Settings, opt Options, rep *Report) (*Routing, error) {
 	out := &Routing{}
-	sweeps := []*Report{rep}
 	for _, b := range s.Balancers {
 		out.Balancers = append(out.Balancers, b.String())
-		sb := s
-		sb.Balancers, sb.CheckRequests = nil, 0
-		r, _, err := sweep(withBalancer(cfg, b), sb, opt, &memo{simulate: true}, false)
-		if err != nil {
-			return nil, fmt.Errorf("balancer %s: %w", b, err)
-		}
-		sweeps = append(sweeps, r)
 	}
+	others, err := balancerSweeps(cfg, s, opt)
+	if err != nil {
+		return nil, err
+	}
+	sweeps := append([]*Report{rep}, others...)
 	for i := range rep.Classes {
 		cr := &rep.Classes[i]
 		p := cr.Objective.Percentile

@@ -31,6 +31,9 @@ func stragglerPool(b sim.Balancer) *sim.Config {
 // best pick, at no added cost; the report says so, in JSON and in text.
 // Without balancers to compare there is no routing section.
 func TestRoutingComparesBalancers(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three 20 000-request sweeps of a pool: not in -short (TestRoutingDoesNotDependOnWorkers compares balancers there)")
+	}
 	s := optimize.DefaultSettings()
 	s.Requests, s.CheckRequests = 20_000, 0
 	s.Search.Objective.MaxAddedCostPct = math.Inf(1)

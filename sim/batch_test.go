@@ -51,38 +51,44 @@ func variants(cfg *sim.Config, c int) []sim.Policy {
 // their draws on the lane or are made one after another.
 func TestRunPoliciesMatchesRun(t *testing.T) {
 	shared := 0
-	for _, cp := range shippedConfigs(t) {
-		cfg, name := *cp, cp.Name
-		if sim.LaneOK(&cfg) {
+	cfgs := shippedConfigs(t)
+	for _, cp := range cfgs {
+		if sim.LaneOK(cp) {
 			shared++
-		}
-		for c := range cfg.Classes {
-			pols := variants(&cfg, c)
-			var valid []sim.Policy
-			for _, p := range pols {
-				one := cfg
-				one.Classes = append([]sim.Class(nil), cfg.Classes...)
-				one.Classes[c].Policy = p
-				if one.Validate() == nil {
-					valid = append(valid, p)
-				}
-			}
-			got, err := sim.RunPolicies(context.Background(), &cfg, c, valid)
-			if err != nil {
-				t.Fatalf("%s class %d: %v", name, c, err)
-			}
-			for i, p := range valid {
-				one := cfg
-				one.Classes = append([]sim.Class(nil), cfg.Classes...)
-				one.Classes[c].Policy = p
-				if want := mustRun(t, &one); !reflect.DeepEqual(got[i], want) {
-					t.Errorf("%s class %d policy %d (%+v): RunPolicies and Run differ:\n%+v\n%+v", name, c, i, p, got[i].Overall, want.Overall)
-				}
-			}
 		}
 	}
 	if shared < 2 {
 		t.Fatalf("only %d shipped scenarios take the lane; the shared draws are checked too little", shared)
+	}
+	for _, cp := range cfgs {
+		t.Run(cp.Name, func(t *testing.T) {
+			t.Parallel() // each scenario on its own copy of the configuration
+			cfg, name := *cp, cp.Name
+			for c := range cfg.Classes {
+				pols := variants(&cfg, c)
+				var valid []sim.Policy
+				for _, p := range pols {
+					one := cfg
+					one.Classes = append([]sim.Class(nil), cfg.Classes...)
+					one.Classes[c].Policy = p
+					if one.Validate() == nil {
+						valid = append(valid, p)
+					}
+				}
+				got, err := sim.RunPolicies(context.Background(), &cfg, c, valid)
+				if err != nil {
+					t.Fatalf("%s class %d: %v", name, c, err)
+				}
+				for i, p := range valid {
+					one := cfg
+					one.Classes = append([]sim.Class(nil), cfg.Classes...)
+					one.Classes[c].Policy = p
+					if want := mustRun(t, &one); !reflect.DeepEqual(got[i], want) {
+						t.Errorf("%s class %d policy %d (%+v): RunPolicies and Run differ:\n%+v\n%+v", name, c, i, p, got[i].Overall, want.Overall)
+					}
+				}
+			}
+		})
 	}
 }
 

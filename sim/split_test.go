@@ -15,7 +15,8 @@ import (
 // TestSplitIsIdentical: RunSplit gives exactly Run's result for 1 to 5
 // workers — on every shipped scenario (split where the lane applies, on one
 // goroutine elsewhere), hedged and without hedging, and on constant
-// arrivals and a request count no worker count divides.
+// arrivals and a request count no worker count divides. Under -short the
+// shipped scenarios run 5 000 requests instead of up to 20 000.
 func TestSplitIsIdentical(t *testing.T) {
 	var cfgs []*sim.Config
 	for _, name := range scenarios.Names() {
@@ -25,6 +26,9 @@ func TestSplitIsIdentical(t *testing.T) {
 		}
 		cfg := s.Config
 		cfg.Requests = min(cfg.Requests, 20_000)
+		if testing.Short() {
+			cfg.Requests = min(cfg.Requests, 5_000)
+		}
 		cfgs = append(cfgs, &cfg, sim.WithoutHedging(&cfg))
 	}
 	c := oneModel(10_007, dist.Uniform{Min: 0.1, Max: 0.5}, 2, 200*time.Millisecond)

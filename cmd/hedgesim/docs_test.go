@@ -284,12 +284,31 @@ func shellWords(s string) ([]string, error) {
 	return words, nil
 }
 
+// docInputs are the repository's paths the documented commands read. Each
+// doc file's commands run in a fresh directory holding a copy of them, so a
+// command names them by the same relative path a reader in the checkout
+// would, and whatever a command writes (report/, parts/, …) lands in that
+// directory: the test never writes into the checkout, whatever a reader has
+// left there. A documented command that reads another of the repository's
+// paths fails with "no such file" until that path is added here.
+var docInputs = []string{"scenarios"}
+
+// copyDocInputs copies docInputs from the repository at root into dir.
+func copyDocInputs(t *testing.T, root, dir string) {
+	t.Helper()
+	for _, p := range docInputs {
+		if err := os.CopyFS(filepath.Join(dir, p), os.DirFS(filepath.Join(root, p))); err != nil {
+			t.Fatal(err)
+		}
+	}
+}
+
 // docArgs turns a documented hedgesim command's words into the arguments
-// run here: paths of the repository made absolute, globs expanded (in the
-// repository, else in the working directory), --requests set to
-// docRequests for run and optimize. It returns the file standard output
-// is redirected to, if any.
-func docArgs(t *testing.T, root string, words []string) (args []string, stdoutFile string) {
+// run here, in the working directory: globs expanded there, --requests set
+// to docRequests for run and optimize. Paths stay as written, relative to
+// the working directory (see docInputs). It returns the file standard
+// output is redirected to, if any.
+func docArgs(t *testing.T, words []string) (args []string, stdoutFile string) {
 	t.Helper()
 	for i := 0; i < len(words); i++ {
 		w := words[i]
@@ -299,19 +318,12 @@ func docArgs(t *testing.T, root string, words []string) (args []string, stdoutFi
 			i++
 			continue
 		case strings.Contains(w, "*"):
-			m, _ := filepath.Glob(filepath.Join(root, w))
-			if len(m) == 0 {
-				m, _ = filepath.Glob(w)
-			}
+			m, _ := filepath.Glob(w)
 			if len(m) == 0 {
 				t.Fatalf("%s matches no file", w)
 			}
 			args = append(args, m...)
 			continue
-		case !strings.HasPrefix(w, "-") && strings.Contains(w, "/"):
-			if _, err := os.Stat(filepath.Join(root, w)); err == nil {
-				w = filepath.Join(root, w)
-			}
 		}
 		args = append(args, w)
 	}
@@ -331,11 +343,25 @@ func docArgs(t *testing.T, root string, words []string) (args []string, stdoutFi
 	return append([]string{args[0], "--requests", docRequests}, args[1:]...), stdoutFile
 }
 
+// outsideDir returns the first of args that is an absolute path or climbs
+// out of the working directory, or "".
+func outsideDir(args []string) string {
+	for _, a := range args {
+		if _, v, ok := strings.Cut(a, "="); ok && strings.HasPrefix(a, "-") {
+			a = v
+		}
+		if filepath.IsAbs(a) || a == ".." || strings.HasPrefix(filepath.Clean(a), "../") {
+			return a
+		}
+	}
+	return ""
+}
+
 // TestDocCommands runs every hedgesim command shown in the documentation's
 // sh blocks, in order, in a fresh directory per file (so a file's commands
-// see each other's outputs, as a reader's would) that holds the files
-// testdata/docs provides in place of the reader's own (my-log.csv,
-// metrics.txt), with small --requests:
+// see each other's outputs, as a reader's would) that holds a copy of
+// docInputs and the files testdata/docs provides in place of the reader's
+// own (my-log.csv, metrics.txt), with small --requests:
 // each must exit 0. Commands that cannot run here are in docSkips with the
 // reason. Under -short it runs only the README's.
 func TestDocCommands(t *testing.T) {
@@ -361,6 +387,7 @@ func TestDocCommands(t *testing.T) {
 			if err := os.CopyFS(dir, os.DirFS("testdata/docs")); err != nil {
 				t.Fatal(err)
 			}
+			copyDocInputs(t, root, dir)
 			t.Chdir(dir)
 			for _, c := range cmds {
 				if _, ok := docSkips[c.text]; ok {
@@ -395,7 +422,11 @@ func TestDocCommands(t *testing.T) {
 					continue
 				}
 				for _, w := range runs {
-					args, outFile := docArgs(t, root, w)
+					args, outFile := docArgs(t, w)
+					if p := outsideDir(append(args, outFile)); p != "" {
+						t.Errorf("%s:%d: %s: names %s, outside the directory it runs in; a documented command must read and write only there (see docInputs)", c.doc, c.line, c.text, p)
+						continue
+					}
 					code, stdout, stderr := hedgesim(t, args...)
 					if code != 0 {
 						t.Errorf("%s:%d: %s\n(run as hedgesim %s): exit %d\n%s", c.doc, c.line, c.text, strings.Join(args, " "), code, stderr)
@@ -438,5 +469,28 @@ func TestSetUpCommands(t *testing.T) {
 	}
 	if !found {
 		t.Errorf(".ci/run does not run the README's test command %q", cmds[1].text)
+	}
+}
+
+// TestOutsideDir: the guard TestDocCommands puts on each documented
+// command's arguments flags absolute paths and paths that climb out of the
+// working directory, in a flag's value too, and nothing else.
+func TestOutsideDir(t *testing.T) {
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"optimize", "--out", "report/", "scenarios/guard-check.toml"}, ""},
+		{[]string{"merge", "parts/a.json", "--state=parts/state1.json"}, ""},
+		{[]string{"run", "--out", "/home/me/report"}, "/home/me/report"},
+		{[]string{"run", "--out=/tmp/r"}, "/tmp/r"},
+		{[]string{"run", "../../report"}, "../../report"},
+		{[]string{"run", "a/../../b"}, "a/../../b"},
+		{[]string{"run", ".."}, ".."},
+		{[]string{"run", "..hidden/x"}, ""},
+	} {
+		if got := outsideDir(tc.args); got != tc.want {
+			t.Errorf("outsideDir(%q) = %q, want %q", tc.args, got, tc.want)
+		}
 	}
 }

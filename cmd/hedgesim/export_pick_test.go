@@ -111,6 +111,7 @@ func TestExportScenarioChanged(t *testing.T) {
 // that fails open, that its missing verdicts leave turns answered but not
 // checked; the chat step, which fails closed, gets no such note.
 func TestExportPipelinePerStep(t *testing.T) {
+	t.Parallel() // in-process CLI runs that set no test hook and keep the working directory
 	dir := filepath.Join(t.TempDir(), "rep")
 	if code, _, errOut := hedgesim(t, "optimize", "--requests", "4000", "--check-requests", "0", "--no-plots", "--out", dir, "help-chat-turn"); code != 0 {
 		t.Fatalf("optimize: exit %d: %s", code, errOut)

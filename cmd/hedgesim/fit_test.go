@@ -40,6 +40,7 @@ func TestFitLLMPerf(t *testing.T) {
 // TestFitRegeneratesScenario: the model blocks of the replay scenario are
 // what `hedgesim fit` prints for its logs, as its header says.
 func TestFitRegeneratesScenario(t *testing.T) {
+	t.Parallel() // in-process CLI runs that set no test hook and keep the working directory
 	data, err := os.ReadFile(replayFile)
 	if err != nil {
 		t.Fatal(err)

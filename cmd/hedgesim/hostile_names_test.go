@@ -80,6 +80,7 @@ delay = "1.5s"
 // output with a real parser: every name reads back as it was, and the
 // parsed documents have exactly the expected rows, keys and elements.
 func TestHostileNamesReports(t *testing.T) {
+	t.Parallel() // in-process CLI runs that set no test hook and keep the working directory
 	dir := t.TempDir()
 	file := filepath.Join(dir, "hostile.toml")
 	if err := os.WriteFile(file, []byte(hostileScenario()), 0o644); err != nil {

@@ -65,6 +65,7 @@ type k8sObject struct {
 // substituted as Kubernetes does, the volume in a temporary directory and
 // fewer requests, they produce the report.
 func TestK8sIndexedJobManifest(t *testing.T) {
+	t.Parallel() // in-process CLI runs that set no test hook and keep the working directory
 	data, err := os.ReadFile(filepath.Join("..", "..", "docs", "k8s-indexed-job.yaml"))
 	if err != nil {
 		t.Fatal(err)

@@ -121,6 +121,7 @@ func TestOptimizeOracleTable(t *testing.T) {
 // TestOptimizeOut writes the full report and checks every file: JSON and
 // CSV parse, PNGs decode at the expected size, no temporary files remain.
 func TestOptimizeOut(t *testing.T) {
+	t.Parallel() // in-process CLI runs that set no test hook and keep the working directory
 	dir := filepath.Join(t.TempDir(), "report")
 	code, out, errOut := hedgesim(t, "optimize", "--requests", "2000", "--out", dir, "--classes", "short,strict-sla", "--wide")
 	if code != 0 {
@@ -321,6 +322,7 @@ func TestFileStem(t *testing.T) {
 // TestEveryShippedScenarioOptimizes runs optimize on every shipped scenario
 // with its own [optimize] table, briefly.
 func TestEveryShippedScenarioOptimizes(t *testing.T) {
+	t.Parallel() // in-process CLI runs that set no test hook and keep the working directory
 	files, _ := filepath.Glob("../../scenarios/*.toml")
 	for _, f := range files {
 		code, out, errOut := hedgesim(t, "optimize", "--requests", "500", "--delays", "0s,500ms,2s", f)

@@ -17,6 +17,7 @@ import (
 // goes through (its guards fail open): the class's answered share is 1,
 // checked + degraded.
 func TestPipelineReports(t *testing.T) {
+	t.Parallel() // in-process CLI runs that set no test hook and keep the working directory
 	dir := t.TempDir()
 	out := filepath.Join(dir, "run")
 	code, text, errOut := hedgesim(t, "run", "--requests", "5000", "--out", out, "help-chat-turn")

@@ -71,6 +71,10 @@ func overallP95(t *testing.T, r rolloutJSON) (float64, float64) {
 // usable answer at no lower answered share, both measured by the rollout
 // check on the whole traffic.
 func TestJointBeatsAlone(t *testing.T) {
+	if testing.Short() {
+		t.Skip("two 20 000-request sweeps of shared-rate-limit with their rollout checks: not in -short")
+	}
+	t.Parallel() // in-process CLI runs that set no test hook and keep the working directory
 	args := []string{"--requests", "20000", "shared-rate-limit"}
 	joint := optimizeJSON(t, args...)
 	alone := optimizeJSON(t, append([]string{"--alone"}, args...)...)
@@ -104,6 +108,7 @@ func TestJointBeatsAlone(t *testing.T) {
 // scenario's seed or another given by --seed; with what-if overrides,
 // which the file would not hold, --write-scenario is a usage error.
 func TestWriteScenarioReproducesCheck(t *testing.T) {
+	t.Parallel() // in-process CLI runs that set no test hook and keep the working directory
 	for _, extra := range [][]string{nil, {"--seed", "9"}} {
 		out := filepath.Join(t.TempDir(), "picked.toml")
 		r := optimizeJSON(t, append(extra, "--requests", "5000", "--write-scenario", out, "shared-rate-limit")...)

@@ -72,13 +72,25 @@ func readTree(t *testing.T, dir string) map[string][]byte {
 	return out
 }
 
-// TestMergeIsOptimize: `hedgesim merge` of 1, 2 or 3 shards writes the
+// shardCounts are the shard counts a split sweep is checked at: 1, 2 and
+// 3, or under -short only 3 (which, on a coupled group, takes a stage per
+// step of its coordinate descent).
+func shardCounts() []int {
+	if testing.Short() {
+		return []int{3}
+	}
+	return []int{1, 2, 3}
+}
+
+// TestMergeIsOptimize: `hedgesim merge` of 1, 2 or 3 shards (3 under
+// -short) writes the
 // report directory `hedgesim optimize --out DIR` writes, byte for byte
 // (report.txt, report.json, index.html, candidates.csv, every plot, the
 // manifest), and prints what it prints — for classes swept alone (the
 // default scenario) and for coupled ones (shared-rate-limit, one stage per
 // step of the coordinate descent when split).
 func TestMergeIsOptimize(t *testing.T) {
+	t.Parallel() // in-process CLI runs that set no test hook and keep the working directory
 	for _, sc := range []string{"", "shared-rate-limit"} {
 		name := sc
 		if name == "" {
@@ -88,6 +100,9 @@ func TestMergeIsOptimize(t *testing.T) {
 			work := t.TempDir()
 			dir := filepath.Join(work, "report")
 			args := []string{"optimize", "--requests", "1500", "--check-requests", "3000"}
+			if testing.Short() {
+				args[2], args[4] = "500", "1000" // byte identity, at any size
+			}
 			if sc != "" {
 				args = append(args, sc)
 			}
@@ -102,7 +117,7 @@ func TestMergeIsOptimize(t *testing.T) {
 			if err := os.RemoveAll(dir); err != nil {
 				t.Fatal(err)
 			}
-			for n := 1; n <= 3; n++ {
+			for _, n := range shardCounts() {
 				nwork := filepath.Join(work, fmt.Sprint(n))
 				if err := os.Mkdir(nwork, 0o755); err != nil {
 					t.Fatal(err)
@@ -498,6 +513,7 @@ func TestMergeDamagedParts(t *testing.T) {
 // state an earlier merge left at --state, so that docs/operations.md's staged loop
 // (`[ -f STATE ] || break`) stops; it leaves any other file alone.
 func TestMergeRemovesStaleState(t *testing.T) {
+	t.Parallel() // in-process CLI runs that set no test hook and keep the working directory
 	work := t.TempDir()
 	part := func(name string) string { return filepath.Join(work, name) }
 	// A state of a coupled sweep, left over.

@@ -12,6 +12,7 @@ import (
 // in a space. Regression: the rollout check's table padded its last
 // column.
 func TestReportsHaveNoTrailingSpaces(t *testing.T) {
+	t.Parallel() // in-process CLI runs that set no test hook and keep the working directory
 	for _, name := range scenarios.Names() {
 		for _, args := range [][]string{
 			{"run", "--requests", "2000", "--quiet", name},
