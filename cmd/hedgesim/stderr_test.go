@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"strings"
 	"testing"
 	"unicode/utf8"
@@ -11,14 +12,21 @@ import (
 
 // TestStderrWrapped pins a bug: the did-you-mean error of "run guard-chek"
 // (listing every built-in scenario) was one line of 538 columns, export's
-// gRPC note one of 488. Messages on stderr wrap to 120 columns (stderr is
-// not a terminal) and keep every word.
+// gRPC note one of 488. Messages to a stderr of 120 columns (a
+// textfit.Writer, standing for a terminal) wrap to it and keep every word;
+// to a plain writer (a log, a pipe) each stays on one line.
 func TestStderrWrapped(t *testing.T) {
 	for _, args := range [][]string{
 		{"run", "guard-chek"},
 		{"export", "--format", "grpc", "guard-check"},
 	} {
-		_, _, errOut := hedgesim(t, args...)
+		var o, e bytes.Buffer
+		run(args, &o, textfit.NewWriter(&e, textfit.DefaultWidth))
+		errOut := e.String()
+		_, _, plain := hedgesim(t, args...)
+		if plain != strings.ReplaceAll(errOut, "\n  ", " ") || strings.Count(plain, "\n") >= strings.Count(errOut, "\n") {
+			t.Errorf("%q: to a plain writer:\n%s\nwant the wrapped text's lines joined:\n%s", args, plain, errOut)
+		}
 		if errOut == "" {
 			t.Fatalf("%q: nothing on stderr", args)
 		}
