@@ -8,7 +8,8 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/hedgesim/hedgesim/textfit"
 )
 
 // Report is a retune: each model's drift and, when a model shifted, the
@@ -44,12 +45,15 @@ func (r *Report) Finish() {
 	}
 }
 
-// WriteText writes the report as tables.
+// WriteText writes the report as tables, each fitted to the width of w
+// (textfit.Width: none for a plain writer; the caller wraps the prose
+// lines, textfit.Wrap).
 func (r *Report) WriteText(w io.Writer) error {
-	var b bytes.Buffer
-	fmt.Fprintf(&b, "retune %s from %s at %s; drift judged at level %g (chi-square on the buckets, percentile intervals at %g%%)\n\n",
+	var buf bytes.Buffer
+	b := textfit.NewWriter(&buf, textfit.Width(w))
+	fmt.Fprintf(b, "retune %s from %s at %s; drift judged at level %g (chi-square on the buckets, percentile intervals at %g%%)\n\n",
 		r.Scenario, r.Source, r.At, r.Alpha, 100*(1-r.Alpha))
-	tw := tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	tw := textfit.NewTable(b, 0)
 	fmt.Fprintln(tw, "model\tobservations\tverdict\tX²\tdf\tp\tp50 scenario → live [interval]\tp95\tp99")
 	for _, m := range r.Models {
 		d := &m.Drift
@@ -64,23 +68,23 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	tw.Flush()
-	b.WriteString("* the scenario's percentile lies outside the live interval; intervals are the buckets holding the order-statistic ranks\n")
+	io.WriteString(b, "* the scenario's percentile lies outside the live interval; intervals are the buckets holding the order-statistic ranks\n")
 	for _, m := range r.Models {
-		fmt.Fprintf(&b, "\n%s: %s\n", m.Model, m.Drift.Describe())
-		fmt.Fprintf(&b, "  %s\n", m.Drift.Why)
-		fmt.Fprintf(&b, "  series: %s in %s; live fit (%s): %s\n", m.Query, m.Source, m.Key, m.Fit.Describe())
+		fmt.Fprintf(b, "\n%s: %s\n", m.Model, m.Drift.Describe())
+		fmt.Fprintf(b, "  %s\n", m.Drift.Why)
+		fmt.Fprintf(b, "  series: %s in %s; live fit (%s): %s\n", m.Query, m.Source, m.Key, m.Fit.Describe())
 		for _, s := range m.Drift.Shares {
-			fmt.Fprintf(&b, "  path at median %s s: share %.3g in the scenario, %.3g live (SE %.2g)\n", num(s.Median), s.Scenario, s.Live, s.SE)
+			fmt.Fprintf(b, "  path at median %s s: share %.3g in the scenario, %.3g live (SE %.2g)\n", num(s.Median), s.Scenario, s.Live, s.SE)
 		}
 	}
 	if r.Recheck == nil {
-		b.WriteString("\nno model shifted: the scenario's models and policies stand; nothing simulated\n")
-		_, err := w.Write(b.Bytes())
+		io.WriteString(b, "\nno model shifted: the scenario's models and policies stand; nothing simulated\n")
+		_, err := w.Write(buf.Bytes())
 		return err
 	}
 	rc := r.Recheck
-	fmt.Fprintf(&b, "\ncurrent policy on the live models (rollout check, %d requests; the scenario's models predicted → now):\n", rc.Check.Requests)
-	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(b, "\ncurrent policy on the live models (rollout check, %d requests; the scenario's models predicted → now):\n", rc.Check.Requests)
+	tw = textfit.NewTable(b, 0)
 	fmt.Fprintln(tw, "class\tpolicy\tp95\tp99\tanswered\tadded cost")
 	for _, c := range rc.Classes {
 		n := &c.Now
@@ -91,20 +95,20 @@ func (r *Report) WriteText(w io.Writer) error {
 	tw.Flush()
 	for _, c := range rc.Classes {
 		if c.Now.Flag != "" {
-			fmt.Fprintf(&b, "  %s: %s\n", c.Class, c.Now.Flag)
+			fmt.Fprintf(b, "  %s: %s\n", c.Class, c.Now.Flag)
 		}
 	}
-	fmt.Fprintf(&b, "\nnew picks on the live models (optimize, %d requests per candidate):\n", rc.New.RequestsPerCandidate)
-	tw = tabwriter.NewWriter(&b, 0, 0, 2, ' ', 0)
+	fmt.Fprintf(b, "\nnew picks on the live models (optimize, %d requests per candidate):\n", rc.New.RequestsPerCandidate)
+	tw = textfit.NewTable(b, 0)
 	fmt.Fprintln(tw, "class\tdecision\tnew pick\tp95\tanswered\tadded cost")
 	for _, c := range rc.Classes {
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f%%\t%+.1f%%\n", c.Class, c.Decision, c.New, sec(c.NewLatency.P95), 100*c.NewAnswered, c.NewAddedCost)
 	}
 	tw.Flush()
 	for _, c := range rc.Classes {
-		fmt.Fprintf(&b, "  %s: %s: %s\n", c.Class, c.Decision, c.Why)
+		fmt.Fprintf(b, "  %s: %s: %s\n", c.Class, c.Decision, c.Why)
 	}
-	_, err := w.Write(b.Bytes())
+	_, err := w.Write(buf.Bytes())
 	return err
 }
 

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"io"
 	"slices"
+	"strconv"
 	"strings"
 	"text/tabwriter"
 	"unicode/utf8"
@@ -39,7 +40,11 @@ const padding = 2
 //  4. The columns are split into as few groups as fit, as even in width
 //     as that many can be, one below the other, each led by the label column (and the column after it when the
 //     labels are marks of up to 3 characters); empty columns are dropped,
-//     and each group's headers break only as far as it needs (step 2).
+//     a column with an empty header stays in the group of the column
+//     before it, and each group's headers break only as far as it needs
+//     (step 2). When a key cell other than the first left its row for a
+//     line below it (step 1), which only the first group shows, every
+//     group numbers its rows "#1", "#2", … in a column of its own in front.
 //
 // Trailing text wider than a quarter of the width is prose: it is left
 // out of the columns and broken at spaces under its own start. Lines
@@ -182,6 +187,7 @@ func (t *Table) fit(lines []string) string {
 	}
 
 	// 1. Long cells leave their rows.
+	movedFrom := make([][]int, len(L.body)) // per row, the columns that left it
 	for i, row := range L.body {
 		for j, c := range row {
 			if runeLen(c) <= long {
@@ -195,6 +201,7 @@ func (t *Table) fit(lines []string) string {
 				L.below[i] = append(L.below[i], strings.TrimSpace(c))
 			}
 			row[j] = ""
+			movedFrom[i] = append(movedFrom[i], j)
 		}
 	}
 	if L.fits() {
@@ -236,35 +243,23 @@ func (t *Table) fit(lines []string) string {
 	if len(L.cols) > 2 && L.dataWidth(L.cols[0]) <= 3 {
 		L.keys = 2
 	}
+	groups := L.groups(rows[0])
+	// A row whose key cell left it for a line below (step 1) is blank in
+	// the key columns, and that line is in the first group only: when the
+	// groups are several, every group numbers its rows (#1, #2, …) so that
+	// a row of a later group is found in the first.
+	if len(groups) > 1 && L.movedKey(movedFrom) {
+		num := len(L.header)
+		L.header = append(L.header, []string{""})
+		rows[0] = append(rows[0], "")
+		for i := range L.body {
+			L.body[i] = append(L.body[i], "#"+strconv.Itoa(i+1))
+		}
+		L.cols = append([]int{num}, L.cols...)
+		L.keys++
+		groups = L.groups(rows[0])
+	}
 	keys := L.cols[:L.keys]
-	keyWidth := 0
-	for _, j := range keys {
-		keyWidth += L.colWidth(j) + padding
-	}
-	// pack fills groups of at most lim columns in order.
-	pack := func(lim int) [][]int {
-		var groups [][]int
-		var cur []int
-		w := keyWidth
-		for _, j := range L.cols[L.keys:] {
-			cw := L.colWidth(j) + padding
-			if len(cur) > 0 && w+cw > lim {
-				groups = append(groups, cur)
-				cur, w = nil, keyWidth
-			}
-			cur = append(cur, j)
-			w += cw
-		}
-		return append(groups, cur)
-	}
-	// As few groups as fit the width, as even as that many can be.
-	groups := pack(t.width)
-	for lim := keyWidth + 1; lim < t.width; lim++ {
-		if g := pack(lim); len(g) == len(groups) {
-			groups = g
-			break
-		}
-	}
 	var b strings.Builder
 	for g, cols := range groups {
 		if g > 0 {
@@ -285,6 +280,67 @@ func (t *Table) fit(lines []string) string {
 		b.WriteString(G.render())
 	}
 	return b.String()
+}
+
+// groups splits the columns shown after the key columns into as few
+// groups as fit the width, as even in width as that many can be. A column
+// with an empty header belongs to the column before it (such as a change
+// "(-22.1%)" after its "before → after" cell): the two stay in one group.
+func (L *layout) groups(header []string) [][]int {
+	keyWidth := 0
+	for _, j := range L.cols[:L.keys] {
+		keyWidth += L.colWidth(j) + padding
+	}
+	// units: runs of columns that stay together.
+	var units [][]int
+	for _, j := range L.cols[L.keys:] {
+		if len(units) > 0 && strings.TrimSpace(header[j]) == "" {
+			units[len(units)-1] = append(units[len(units)-1], j)
+			continue
+		}
+		units = append(units, []int{j})
+	}
+	// pack fills groups of at most lim columns in order.
+	pack := func(lim int) [][]int {
+		var groups [][]int
+		var cur []int
+		w := keyWidth
+		for _, u := range units {
+			uw := 0
+			for _, j := range u {
+				uw += L.colWidth(j) + padding
+			}
+			if len(cur) > 0 && w+uw > lim {
+				groups = append(groups, cur)
+				cur, w = nil, keyWidth
+			}
+			cur = append(cur, u...)
+			w += uw
+		}
+		return append(groups, cur)
+	}
+	groups := pack(L.width)
+	for lim := keyWidth + 1; lim < L.width; lim++ {
+		if g := pack(lim); len(g) == len(groups) {
+			return g
+		}
+	}
+	return groups
+}
+
+// movedKey reports whether a row's cell in a key column other than the
+// first left it (step 1) for a line below the row, which only the first
+// group shows; movedFrom holds per row the columns that left it. (A first
+// cell leaves for a line above the row, which every group shows.)
+func (L *layout) movedKey(movedFrom [][]int) bool {
+	for _, js := range movedFrom {
+		for _, j := range js {
+			if j != 0 && slices.Contains(L.cols[:L.keys], j) {
+				return true
+			}
+		}
+	}
+	return false
 }
 
 // breakHeaders breaks the header cells of the columns shown onto two

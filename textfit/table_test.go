@@ -208,3 +208,92 @@ func TestTableOneBlank(t *testing.T) {
 		t.Errorf("got:\n%s\nwant:\n%s\n(from:\n%s)", got, want, full)
 	}
 }
+
+// TestTableGroupsKeepHeaderlessColumns pins a bug: splitting the optimize
+// summary into groups put the change "(-22.1%)", a cell of its own with
+// an empty header after the p99 "before → after" cell, in the next group
+// under no header. A column with an empty header stays in its
+// predecessor's group, at every width.
+func TestTableGroupsKeepHeaderlessColumns(t *testing.T) {
+	in := "class\tverdict\tdelay\tcopies\ttarget\tp95 before → after\t\tp99 before → after\t\tanswered before → after\t\thedged\tattempts/req\tadded cost\t\n" +
+		"turn\thedge\tper step\t-\t-\t13.2s → 10.9s\t(-17.4%)\t16.8s → 13.1s\t(-22.1%)\t99.96% → 100.00%\t(+0.04 pt)\t74.1%\t5.476\t+1.9%\t\n"
+	pairs := [][2]string{{"13.2s → 10.9s", "(-17.4%)"}, {"16.8s → 13.1s", "(-22.1%)"}, {"99.96% → 100.00%", "(+0.04 pt)"}}
+	full := widestLine(tabwritten(in, 0))
+	split := false
+	for cols := 40; cols < full; cols++ {
+		got := table(in, cols, 0)
+		if w := widestLine(got); w > cols {
+			t.Errorf("width %d: %d wide:\n%s", cols, w, got)
+		}
+		split = split || strings.Contains(got, "\n\n")
+		for _, p := range pairs {
+			ok := false
+			for l := range strings.Lines(got) {
+				if strings.Contains(l, p[0]) {
+					ok = strings.Contains(l, p[1])
+					break
+				}
+			}
+			if !ok {
+				t.Errorf("width %d: %q not on the line of %q:\n%s", cols, p[1], p[0], got)
+			}
+		}
+	}
+	if !split {
+		t.Errorf("no width between 40 and %d split the table into groups: the test tests nothing", full)
+	}
+}
+
+// TestTableGroupsNumberRows: when a key cell (here the delay after a
+// column of marks) left its row for a line below it, which the first
+// group alone shows, and the table is split into groups, every group
+// numbers its rows #1, #2, … so that each row of a later group is
+// found in the first.
+func TestTableGroupsNumberRows(t *testing.T) {
+	long := "guard-question 310ms×2, retrieval 231ms, guard-answer 303ms×2"
+	in := "\tdelay\tcopies\tp95\t95% CI\tp99\t95% CI\tchecked within 30.0s\tanswered\thedged\tattempts/req\tcost/1k req\tadded cost\t\n" +
+		"\tnone\t-\t14.3s\t[14.0s, 14.5s]\t16.8s\t[16.4s, 17.2s]\t25.86%\t100.0%\t0.0%\t4.000\t$8.7589\t+0.0%\t\n" +
+		"*\t" + long + "\t-\t12.1s\t[11.9s, 12.3s]\t14.6s\t[14.2s, 15.0s]\t76.66%\t100.0%\t74.1%\t5.476\t$8.9237\t+1.9%\t\n" +
+		"~\t" + long + "\t-\t12.0s\t[11.9s, 12.3s]\t14.6s\t[14.1s, 15.0s]\t76.66%\t100.0%\t78.9%\t5.660\t$8.9255\t+1.9%\t\n"
+	got := table(in, 80, tabwriter.AlignRight)
+	groups := strings.Split(strings.TrimSuffix(got, "\n"), "\n\n")
+	if len(groups) != 2 {
+		t.Fatalf("%d groups, want 2:\n%s", len(groups), got)
+	}
+	if w := widestLine(got); w > 80 {
+		t.Errorf("%d wide > 80:\n%s", w, got)
+	}
+	for g, text := range groups {
+		lines := strings.Split(text, "\n")
+		var rows []string
+		for _, l := range lines[1:] {
+			if f := strings.Fields(l); len(f) > 0 && strings.HasPrefix(f[0], "#") {
+				rows = append(rows, l)
+			}
+		}
+		if len(rows) != 3 {
+			t.Fatalf("group %d: %d numbered rows, want 3:\n%s", g+1, len(rows), text)
+		}
+		for i, l := range rows {
+			f := strings.Fields(l)
+			if f[0] != fmt.Sprintf("#%d", i+1) {
+				t.Errorf("group %d, row %d numbered %s:\n%s", g+1, i+1, f[0], text)
+			}
+		}
+		if g > 0 && strings.Contains(text, long) {
+			t.Errorf("group %d repeats the moved delay:\n%s", g+1, text)
+		}
+	}
+	// Row #2 of the second group is the pick's: its cost figures.
+	if !strings.Contains(groups[1], "#2  *") || !strings.Contains(groups[1], "$8.9237") {
+		t.Errorf("second group lost the pick's row:\n%s", groups[1])
+	}
+	// The first group shows the moved delay below its row.
+	if !strings.Contains(groups[0], "delay: "+long) {
+		t.Errorf("first group without the moved delay:\n%s", groups[0])
+	}
+	// A table that fits in one group is not numbered.
+	if one := table(in, 400, tabwriter.AlignRight); strings.Contains(one, "#1") {
+		t.Errorf("a table in one group numbered:\n%s", one)
+	}
+}

@@ -129,7 +129,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		err = cmdVersion(rest, stdout)
 	case "help", "-h", "-help", "--help":
 		if len(rest) > 1 {
-			fmt.Fprintf(stderr, "hedgesim help: takes at most one command, got %q\n", rest)
+			printMessage(stderr, "hedgesim help: takes at most one command, got %q\n", rest)
 			return exitUsage
 		}
 		if len(rest) == 1 && rest[0] != "help" && !asksHelp(rest) {
@@ -137,7 +137,7 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 				// Asked-for help goes to stdout, so it can be paged.
 				return run([]string{rest[0], "--help"}, stdout, stdout)
 			}
-			fmt.Fprintf(stderr, "hedgesim help: unknown command %q; commands: %s\n", rest[0], commandNames)
+			printMessage(stderr, "hedgesim help: unknown command %q; commands: %s\n", rest[0], commandNames)
 			return exitUsage
 		}
 		fmt.Fprintf(stdout, usage, scenarios.Default)
@@ -150,18 +150,18 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 				break
 			}
 		}
-		fmt.Fprintf(stderr, "hedgesim: unknown command %q%s; commands: %s\n", cmd, hint, commandNames)
+		printMessage(stderr, "hedgesim: unknown command %q%s; commands: %s\n", cmd, hint, commandNames)
 		return exitUsage
 	}
 	switch {
 	case err == nil:
 		return exitOK
 	case errors.Is(err, context.Canceled) && ctx.Err() != nil:
-		fmt.Fprintf(stderr, "hedgesim %s: interrupted; no output written\n", args[0])
+		printMessage(stderr, "hedgesim %s: interrupted; no output written\n", args[0])
 		return exitInterrupted
 	case errors.Is(err, sim.ErrInvalidConfig):
 		// Only input can make a configuration invalid: bad input.
-		fmt.Fprintf(stderr, "hedgesim %s: %v\n", args[0], err)
+		printMessage(stderr, "hedgesim %s: %v\n", args[0], err)
 		return exitUsage
 	case errors.Is(err, flag.ErrHelp):
 		return exitOK
@@ -169,11 +169,11 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		return exitAction
 	case isUsage(err):
 		if ue, ok := err.(usageError); !ok || !ue.quiet {
-			fmt.Fprintf(stderr, "hedgesim %s: %v\n", args[0], err)
+			printMessage(stderr, "hedgesim %s: %v\n", args[0], err)
 		}
 		return exitUsage
 	default:
-		fmt.Fprintf(stderr, "hedgesim %s: %v\n", args[0], err)
+		printMessage(stderr, "hedgesim %s: %v\n", args[0], err)
 		return exitFailure
 	}
 }

@@ -67,7 +67,7 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	// The configuration is all export writes to standard output, so "-"
 	// can mean it.
 	if (*service != "" || *method != "") && *format != "grpc" && *format != "envoy" {
-		fmt.Fprintf(stderr, "hedgesim export: %s: --service and --method apply to grpc and envoy only; ignored\n", *format)
+		printMessage(stderr, "hedgesim export: %s: --service and --method apply to grpc and envoy only; ignored\n", *format)
 	}
 	doc, used, err := exportInput(pos[0], *scen)
 	if err != nil {
@@ -94,7 +94,7 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 		return usageError{err: err}
 	}
 	for _, n := range notes {
-		fmt.Fprintf(stderr, "hedgesim export: %s: %s\n", *format, n)
+		printMessage(stderr, "hedgesim export: %s: %s\n", *format, n)
 	}
 	if len(data) > 0 && data[len(data)-1] != '\n' {
 		data = append(data, '\n')

@@ -78,6 +78,7 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var copies listFlag
 	fs.Var(&copies, "copies", "max copies beyond the primary to try, comma-separated `list` (default: the class's max_copies)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
+	wide := wideFlag(fs)
 	writeScenario := pathFlag(fs, "write-scenario", "write the scenario with the shifted models' live fits and the changed picks to `FILE` (comments say where each came from)")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	pos, err := parseFlags(fs, args)
@@ -240,11 +241,13 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	rep.Finish()
-	var b bytes.Buffer
+	var text []byte
 	if *asJSON {
+		var b bytes.Buffer
 		err = rep.WriteJSON(&b)
+		text = b.Bytes()
 	} else {
-		err = rep.WriteText(&b)
+		text, err = fittedText(stdout, *wide, rep.WriteText)
 	}
 	if err != nil {
 		return err
@@ -261,7 +264,7 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 			return fmt.Errorf("--write-scenario %s: %w", *writeScenario, err)
 		}
 	}
-	if _, err := stdout.Write(b.Bytes()); err != nil {
+	if _, err := stdout.Write(text); err != nil {
 		return err
 	}
 	if rep.Action {

@@ -14,6 +14,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode/utf8"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -21,6 +22,7 @@ import (
 
 	"github.com/hedgesim/hedgesim/dist"
 	"github.com/hedgesim/hedgesim/scenario"
+	"github.com/hedgesim/hedgesim/textfit"
 )
 
 // guardBuckets are the bucket bounds (seconds) of the guard latency
@@ -323,5 +325,40 @@ func TestRetuneInterrupted(t *testing.T) {
 	}
 	if _, err := os.Stat(out); err == nil {
 		t.Error("the scenario was written")
+	}
+}
+
+// TestRetuneWidth: retune's text fits 120 columns when standard output is
+// not a terminal, its drift table split into column groups and its prose
+// wrapped; --wide prints the full width, the drift table's header whole
+// on one line.
+func TestRetuneWidth(t *testing.T) {
+	from := guardMetrics(t, 0.5, 10000, 1)
+	code, out, errOut := hedgesim(t, "retune", "guard-check", "--from", from, "--metric", "guard_request_duration_seconds")
+	if code != 0 {
+		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
+	}
+	for l := range strings.Lines(out) {
+		if n := utf8.RuneCountInString(strings.TrimSuffix(l, "\n")); n > textfit.DefaultWidth {
+			t.Errorf("line of %d columns > %d: %q", n, textfit.DefaultWidth, l)
+		}
+	}
+	wideHeader := regexp.MustCompile(`(?m)^model +observations +verdict .* p50 scenario → live \[interval\] +p95 +p99$`)
+	if wideHeader.MatchString(out) {
+		t.Errorf("the fitted drift table is whole:\n%s", out)
+	}
+	code, wide, errOut := hedgesim(t, "retune", "guard-check", "--from", from, "--metric", "guard_request_duration_seconds", "--wide")
+	if code != 0 {
+		t.Fatalf("--wide: exit %d: %s\n%s", code, errOut, wide)
+	}
+	if !wideHeader.MatchString(wide) {
+		t.Errorf("--wide: the drift table is not whole:\n%s", wide)
+	}
+	longest := 0
+	for l := range strings.Lines(wide) {
+		longest = max(longest, utf8.RuneCountInString(strings.TrimSuffix(l, "\n")))
+	}
+	if longest <= textfit.DefaultWidth {
+		t.Errorf("--wide: widest line %d columns, want the full width (> %d):\n%s", longest, textfit.DefaultWidth, wide)
 	}
 }
