@@ -249,6 +249,12 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	// The report is printed first: a scenario that cannot be written
+	// (its directory was checked before any work, but may have changed
+	// since) does not lose it.
+	if _, err := stdout.Write(b.Bytes()); err != nil {
+		return err
+	}
 	if out != nil {
 		data, err := retune.Scenario(name, src, traceDir, &sc.Config, rep)
 		if err != nil {
@@ -260,9 +266,6 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err := out.write(data); err != nil {
 			return fmt.Errorf("--write-scenario %s: %w", *writeScenario, err)
 		}
-	}
-	if _, err := stdout.Write(b.Bytes()); err != nil {
-		return err
 	}
 	if rep.Action {
 		return errRetuneAction
