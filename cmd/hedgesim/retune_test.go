@@ -325,3 +325,31 @@ func TestRetuneInterrupted(t *testing.T) {
 		t.Error("the scenario was written")
 	}
 }
+
+// TestRetuneOverCostCap: with guard-check's own objective (answered
+// within 3 s, max_added_cost_pct = 80), the live slow share of 80% puts
+// the current policy (copies at 1 s and 2 s) over the cap: retune says
+// so, with the figure, and exits 3, and says why the new pick does not
+// hedge. Closed form: a copy is sent at 1 s when the primary is slow
+// (0.8) and another at 2 s when both are (0.8²), so the added cost in
+// calls is 100 × (0.8 + 0.64) = +144%; the fast path past 1 s and the
+// slow one below 2 s weigh under 0.2 pt. Tolerance 3 pt: the check's
+// 20 000 requests give an SE under 0.5 pt, the live fit's slow share
+// (SE 0.004) moves it by under 0.7 pt per SE.
+func TestRetuneOverCostCap(t *testing.T) {
+	code, out, errOut := hedgesim(t, "retune", "guard-check", "--from", guardMetrics(t, 0.8, 10000, 2), "--metric", "guard_request_duration_seconds",
+		"--requests", "20000", "--check-requests", "20000", "--quiet")
+	if code != 3 {
+		t.Fatalf("exit %d, want 3: %s\n%s", code, errOut, out)
+	}
+	m := regexp.MustCompile(`check: the current policy's added cost on the live models, \+(\d+\.\d)%, is over the objective's cap of \+80% \(max_added_cost_pct\)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the current policy over the cap is not flagged:\n%s", out)
+	}
+	if got, _ := strconv.ParseFloat(m[1], 64); math.Abs(got-144) > 3 {
+		t.Errorf("added cost %g%%, want 144%% ± 3 pt", got)
+	}
+	if !strings.Contains(out, "check: new pick none (no hedging): no candidate with added cost ≤ +80%") {
+		t.Errorf("the new pick none is not explained:\n%s", out)
+	}
+}
