@@ -138,6 +138,9 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		copyList = append(copyList, k)
 	}
+	if err := checkSearchFlagValues(&maxCost, nil, copyList); err != nil {
+		return err
+	}
 	var objErr error
 	s.Each(func(se *optimize.Search) {
 		if copies.set {
@@ -160,6 +163,9 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	})
 	if objErr != nil {
 		return usageError{err: fmt.Errorf("--objective: %v", objErr)}
+	}
+	if err := checkObjectiveNeeds(&s, &sc.Config, *objective); err != nil {
+		return err
 	}
 	if err := s.Validate(&sc.Config); err != nil {
 		return usageError{err: err}
