@@ -44,6 +44,10 @@ at 1 − alpha; a mixture's shares. Verdict per model: unchanged, shifted
 Exit status: 0 nothing to do, 3 a model shifted or a better pick was
 found, 2 bad input (naming the model and the query), 1 failure.`
 
+// retuneBeforeWrite, when set (by tests), is called just before retune
+// writes --write-scenario's file, after the report is printed.
+var retuneBeforeWrite func()
+
 // errRetuneAction marks a retune whose report asks for action: exit 3.
 var errRetuneAction = errors.New("retune: drift or a better pick found")
 
@@ -268,6 +272,9 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		if err := ctx.Err(); err != nil {
 			return err
+		}
+		if retuneBeforeWrite != nil {
+			retuneBeforeWrite()
 		}
 		if err := out.write(data); err != nil {
 			return fmt.Errorf("--write-scenario %s: %w", *writeScenario, err)

@@ -353,3 +353,25 @@ func TestRetuneOverCostCap(t *testing.T) {
 		t.Errorf("the new pick none is not explained:\n%s", out)
 	}
 }
+
+// TestRetuneReportSurvivesFailedWrite: when --write-scenario's file cannot
+// be written at the end (its directory, checked before any work, is gone
+// by then), the report is printed all the same and retune fails with exit
+// 1 naming the file. Regression: the report was lost.
+func TestRetuneReportSurvivesFailedWrite(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	retuneBeforeWrite = func() { os.RemoveAll(dir) }
+	t.Cleanup(func() { retuneBeforeWrite = nil })
+	newFile := filepath.Join(dir, "new.toml")
+	code, out, errOut := hedgesim(t, "retune", "guard-check", "--from", guardMetrics(t, 0.8, 10000, 2), "--metric", "guard_request_duration_seconds",
+		"--requests", "2000", "--check-requests", "2000", "--quiet", "--write-scenario", newFile)
+	if code != 1 || !strings.Contains(errOut, "--write-scenario "+newFile) {
+		t.Errorf("exit %d, %q; want 1 naming --write-scenario %s", code, errOut, newFile)
+	}
+	if !strings.Contains(out, "new picks on the live models") {
+		t.Errorf("the report is lost: %q", out)
+	}
+}
