@@ -136,6 +136,12 @@ func TestRetuneGuardSlowPath(t *testing.T) {
 			t.Errorf("written scenario lacks %q:\n%s", want, data)
 		}
 	}
+	// The written scenario passes validate --strict, as CI runs it: its
+	// live model, mostly on the slow path (median 8.7 s past the 3 s
+	// deadline), has a fast path within it, so no milliseconds hint.
+	if code, vout, verr := hedgesim(t, "validate", "--strict", newFile); code != 0 {
+		t.Errorf("validate --strict of the written scenario: exit %d: %s%s", code, vout, verr)
+	}
 	// The new pick exported for a runtime, from the written scenario.
 	code, exported, errOut := hedgesim(t, "export", "--format", "json", newFile)
 	if code != 0 {
