@@ -2,6 +2,7 @@ package retune
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -44,5 +45,66 @@ func TestDecide(t *testing.T) {
 	}
 	if lo, hi := wilson(0.5, 100, 1.96); math.Abs(lo-0.4038) > 1e-4 || math.Abs(hi-0.5962) > 1e-4 {
 		t.Errorf("Wilson interval of 50/100: [%.4f, %.4f], want [0.4038, 0.5962]", lo, hi)
+	}
+}
+
+// TestDecideOverCostCap: a current policy whose added cost on the live
+// models is over the objective's cap is flagged, with the figures, and the
+// report asks for action (exit 3) even with no model shifted and a keep;
+// a no-hedging pick carries the optimisation's note, printed with it.
+// Regression: guard-check's live slow share of 80% put its policy at
+// +143.7% against max_added_cost_pct = 80 and the report said only
+// "keep", with an unexplained new pick of none.
+func TestDecideOverCostCap(t *testing.T) {
+	cfg := &sim.Config{Models: []sim.Model{{Name: "m"}}, Classes: []sim.Class{{Name: "c",
+		Policy: sim.Policy{Copies: 1, Delays: []time.Duration{time.Second}, Targets: []int{0}}}}}
+	cost := func(x float64) *float64 { return &x }
+	now := optimize.RolloutClass{Class: "c",
+		Checked:       sim.Latency{P95: math.Inf(1), P95CI95: [2]float64{math.Inf(1), math.Inf(1)}},
+		AnsweredShare: 0.495, AddedCostPct: cost(143.7)}
+	const note = "no candidate with added cost ≤ +80% buys enough to move off no hedging"
+	none := func(o optimize.Objective) *optimize.ClassReport {
+		c := optimize.Candidate{Label: "none", Requests: 10000, Latency: sim.Latency{P95: math.Inf(1)}, AnsweredShare: 0.209}
+		return &optimize.ClassReport{Class: "c", Objective: o, Candidates: []optimize.Candidate{c}, PickNote: note}
+	}
+	for _, c := range []struct {
+		name string
+		o    optimize.Objective
+		want bool
+	}{
+		{"answered, cap 80", optimize.Objective{Goal: optimize.MostAnswered, Percentile: 0.95, MaxAddedCostPct: 80}, true},
+		{"p95, cap 80", optimize.Objective{Goal: optimize.LowestLatency, Percentile: 0.95, MaxAddedCostPct: 80}, true},
+		{"answered, cap 143.7 (at the cap)", optimize.Objective{Goal: optimize.MostAnswered, Percentile: 0.95, MaxAddedCostPct: 143.7}, false},
+		{"answered, no cap", optimize.Objective{Goal: optimize.MostAnswered, Percentile: 0.95, MaxAddedCostPct: math.Inf(1)}, false},
+		{"cost objective (no cap applies)", optimize.Objective{Goal: optimize.LowestCost, Percentile: 0.95, MaxAddedCostPct: 80}, false},
+	} {
+		a := Decide(cfg, &cfg.Classes[0], now, 10000, none(c.o), 1.96)
+		if a.OverCostCap != c.want {
+			t.Errorf("%s: over the cap %v (%q), want %v", c.name, a.OverCostCap, a.OverCostCapWhy, c.want)
+		}
+		if c.want && !strings.Contains(a.OverCostCapWhy, "+143.7%, is over the objective's cap of +80%") {
+			t.Errorf("%s: %q does not give the figures", c.name, a.OverCostCapWhy)
+		}
+		if a.NewPickNote != note {
+			t.Errorf("%s: pick note %q, want %q", c.name, a.NewPickNote, note)
+		}
+		if a.Decision != Keep {
+			t.Errorf("%s: %s, want keep (the decision rule is unchanged)", c.name, a.Decision)
+		}
+		r := &Report{Recheck: &Recheck{Check: &optimize.RolloutCheck{}, New: &optimize.Report{}, Classes: []ClassAdvice{a}}}
+		r.Finish()
+		if r.Action != c.want {
+			t.Errorf("%s: action %v, want %v", c.name, r.Action, c.want)
+		}
+		var b strings.Builder
+		if err := r.WriteText(&b); err != nil {
+			t.Fatal(err)
+		}
+		if got := strings.Contains(b.String(), "c: the current policy's added cost on the live models, +143.7%, is over"); got != c.want {
+			t.Errorf("%s: report flags the cap: %v, want %v:\n%s", c.name, got, c.want, b.String())
+		}
+		if !strings.Contains(b.String(), "c: new pick none (no hedging): "+note) {
+			t.Errorf("%s: report does not say why the new pick is none:\n%s", c.name, b.String())
+		}
 	}
 }

@@ -119,6 +119,18 @@ type ClassAdvice struct {
 	Why          string `json:"why"`
 	SamePolicy   bool   `json:"same_policy"`
 	CurrentLabel string `json:"current_policy_label"`
+	// NewPickNote is the optimisation's reason for the new pick
+	// (optimize.ClassReport.PickNote): why it hedges as it does, or why
+	// it does not hedge at all.
+	NewPickNote string `json:"new_pick_note"`
+	// OverCostCap is true when the objective caps added cost (a p95, p99
+	// or answered objective with a finite max_added_cost_pct or
+	// --max-cost) and the current policy's added cost on the live models
+	// is over it, by optimize's own feasibility rule: the current policy
+	// no longer meets the scenario's objective, whatever Decision says.
+	// OverCostCapWhy says so with the figures.
+	OverCostCap    bool   `json:"current_policy_over_cost_cap"`
+	OverCostCapWhy string `json:"current_policy_over_cost_cap_why,omitempty"`
 }
 
 // Recheck is the current policy re-checked on the live models and the new
@@ -277,6 +289,13 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 		Class: cr.Class, Now: now, NowRequests: nowReq, New: p.Label, NewDelay: p.DelaySeconds, NewCopies: p.Copies,
 		NewLatency: p.Latency, NewAnswered: p.AnsweredShare, NewAddedCost: p.AddedCostPct, NewRequests: p.Requests,
 		Percentile: pct, SamePolicy: samePolicy(cl, p), CurrentLabel: sim.PolicyText(cfg, cl),
+		NewPickNote: cr.PickNote,
+	}
+	if o := cr.Objective; (o.Goal == optimize.LowestLatency || o.Goal == optimize.MostAnswered) && !math.IsInf(o.MaxAddedCostPct, 1) &&
+		now.AddedCostPct != nil && *now.AddedCostPct > o.MaxAddedCostPct+1e-9 {
+		a.OverCostCap = true
+		a.OverCostCapWhy = fmt.Sprintf("the current policy's added cost on the live models, %s, is over the objective's cap of +%s%% (max_added_cost_pct): it no longer meets the scenario's objective; change the policy or raise the cap",
+			pctText(*now.AddedCostPct), num(o.MaxAddedCostPct))
 	}
 	if a.SamePolicy {
 		a.Decision, a.Why = Keep, "the new best on the live models is the current policy"

@@ -27,8 +27,9 @@ type Report struct {
 	// Recheck is nil when no model shifted: the scenario's models stand
 	// and nothing is simulated.
 	Recheck *Recheck `json:"recheck"`
-	// Action is true when a model shifted or a class should change its
-	// policy: what a scheduled job should raise (exit status 3).
+	// Action is true when a model shifted, a class should change its
+	// policy or a class's current policy is over its objective's cap on
+	// added cost: what a scheduled job should raise (exit status 3).
 	Action bool `json:"action"`
 }
 
@@ -40,7 +41,7 @@ func (r *Report) Finish() {
 	}
 	if r.Recheck != nil {
 		for _, c := range r.Recheck.Classes {
-			r.Action = r.Action || c.Decision == Change
+			r.Action = r.Action || c.Decision == Change || c.OverCostCap
 		}
 	}
 }
@@ -107,6 +108,12 @@ func (r *Report) WriteText(w io.Writer) error {
 	tw.Flush()
 	for _, c := range rc.Classes {
 		fmt.Fprintf(b, "  %s: %s: %s\n", c.Class, c.Decision, c.Why)
+		if c.OverCostCap {
+			fmt.Fprintf(b, "  %s: %s\n", c.Class, c.OverCostCapWhy)
+		}
+		if c.New == "none" && !c.SamePolicy && c.NewPickNote != "" {
+			fmt.Fprintf(b, "  %s: new pick none (no hedging): %s\n", c.Class, c.NewPickNote)
+		}
 	}
 	_, err := w.Write(buf.Bytes())
 	return err

@@ -1,6 +1,7 @@
 package scenario
 
 import (
+	"fmt"
 	"strings"
 	"time"
 
@@ -84,7 +85,11 @@ func (c *checker) pool(key string, t *poolTable, prov *providerTable, p *sim.Pro
 	if t.Replicas == nil {
 		c.keep(c.errorf(key, "missing replicas; give the number of replicas, an integer in [1, %d]", sim.MaxReplicas))
 	} else if n := *t.Replicas; n < 1 || n > sim.MaxReplicas {
-		c.keep(c.errorf(key+".replicas", "%d is not allowed; want an integer in [1, %d] (a pool of 0 replicas serves nothing)", n, sim.MaxReplicas))
+		why := "" // the reason for the lower bound, said only below it
+		if n < 1 {
+			why = fmt.Sprintf(" (a pool of %d replicas serves nothing)", n)
+		}
+		c.keep(c.errorf(key+".replicas", "%d is not allowed; want an integer in [1, %d]%s", n, sim.MaxReplicas, why))
 	} else {
 		pl.Replicas = int(n)
 	}

@@ -89,6 +89,9 @@ func TestParsePoolBad(t *testing.T) {
 		key, msg   string
 	}{
 		{"pool of 0", "[providers.gpu.pool]\nreplicas = 0\n", 10, "providers.gpu.pool.replicas", "a pool of 0 replicas serves nothing"},
+		{"pool of -3", "[providers.gpu.pool]\nreplicas = -3\n", 10, "providers.gpu.pool.replicas", "-3 is not allowed; want an integer in [1, 65535] (a pool of -3 replicas serves nothing)"},
+		// Above the range the lower bound's reason is not given.
+		{"pool too large", "[providers.gpu.pool]\nreplicas = 100000000\n", 10, "providers.gpu.pool.replicas", "100000000 is not allowed; want an integer in [1, 65535]$"},
 		{"no replicas", "[providers.gpu.pool]\nbalancer = \"p2c\"\n", 9, "providers.gpu.pool", "missing replicas"},
 		{"straggler 0", "[providers.gpu.pool]\nreplicas = 2\n[[providers.gpu.pool.replica]]\nindex = 1\nslowdown = 0.0\n", 13, "providers.gpu.pool.replica[0].slowdown", "want a factor in (0, 1e+06]"},
 		{"straggler negative", "[providers.gpu.pool]\nreplicas = 2\n[[providers.gpu.pool.replica]]\nindex = 1\nslowdown = -2.0\n", 13, "providers.gpu.pool.replica[0].slowdown", "-2 is not allowed"},
@@ -118,7 +121,9 @@ func TestParsePoolBad(t *testing.T) {
 			if !errors.As(err, &e) {
 				t.Fatalf("error %v (%T); want a *scenario.Error", err, err)
 			}
-			if e.Line != tt.line || e.Key != tt.key || !strings.Contains(e.Msg, tt.msg) {
+			// A message ending in $ must end the error's message.
+			msg, whole := strings.CutSuffix(tt.msg, "$")
+			if e.Line != tt.line || e.Key != tt.key || !strings.Contains(e.Msg, msg) || (whole && !strings.HasSuffix(e.Msg, msg)) {
 				t.Errorf("got  %v\nwant bad.toml:%d: %s: …%s…", err, tt.line, tt.key, tt.msg)
 			}
 		})

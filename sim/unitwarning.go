@@ -2,15 +2,21 @@ package sim
 
 import (
 	"fmt"
+	"math"
 	"strconv"
 	"time"
+
+	"github.com/hedgesim/hedgesim/dist"
 )
 
 // unitWarning returns a warning when the median latency (or time to first
 // token) of the class's primary model lies at or past the class's deadline
 // while the same number read as milliseconds lies within it: a value
 // written in milliseconds where a scenario wants seconds (p50 = 600 for
-// 600 ms), which makes nearly every request miss. Nil otherwise. The
+// 600 ms), which makes nearly every request miss. A mixture is judged by
+// its fastest path too (fastestMedian): when a component's median lies
+// within the deadline, the latency is a plausible one of several paths (a
+// bimodal guard mostly on its slow path), not a unit slip. Nil otherwise. The
 // warning's Model and Field name the model's latency (or ttft); Step the
 // pipeline step whose call it is about (-1 for a one-call class).
 func unitWarning(cfg *Config, cl *Class) *ConfigWarning {
@@ -43,8 +49,29 @@ func unitWarning(cfg *Config, cl *Class) *ConfigWarning {
 	if !(med >= deadline) || !(med/1000 < deadline) {
 		return nil
 	}
+	if f := fastestMedian(d); !(f >= deadline) {
+		// A mixture with a path within the deadline (a fast path and a
+		// slow one, most calls on the slow one): a plausible latency,
+		// not a unit slip, which would put every path past it.
+		return nil
+	}
 	return &ConfigWarning{Step: -1, Model: p, Field: key, Text: fmt.Sprintf("model %s's %s has a median of %s s, at or past the class's %s deadline, so nearly every request misses it: values are seconds; did you mean %s (%s ms)?",
 		m.Name, key, sig4(med), time.Duration(cl.Deadline), sig4(med/1000), sig4(med))}
+}
+
+// fastestMedian returns the median of d's fastest path: for a mixture
+// (dist.Mixture, nested ones included) the least median of its
+// components, else d's median, in d's units.
+func fastestMedian(d dist.Continuous) float64 {
+	m, ok := d.(*dist.Mixture)
+	if !ok {
+		return d.Quantile(0.5)
+	}
+	f := math.Inf(1)
+	for _, c := range m.Components {
+		f = min(f, fastestMedian(c))
+	}
+	return f
 }
 
 // sig4 formats x with at most four significant digits and no trailing zeros.

@@ -48,3 +48,48 @@ func TestMillisecondsWarning(t *testing.T) {
 		t.Errorf("latency 900 s: %q", c.Warnings)
 	}
 }
+
+// TestMillisecondsWarningMixture: guard-check's bimodal latency moved to
+// 80 % slow (what retune --write-scenario writes for its field report)
+// has a median of 3 + 0.3/0.8 × 16 = 9 s past the 3 s deadline, but its
+// fast path (0.1–0.3 s) lies within it: a plausible latency, not a unit
+// slip, so no hint (validate --strict would fail on it). The same mixture
+// shape written in milliseconds, every path past the deadline, still gets
+// one.
+// Regression: the hint judged a mixture by its median alone.
+func TestMillisecondsWarningMixture(t *testing.T) {
+	mix := func(fastLo, fastHi, slowLo, slowHi float64) dist.Continuous {
+		m, err := dist.NewMixture([]float64{0.2, 0.8}, []dist.Continuous{dist.Uniform{Min: fastLo, Max: fastHi}, dist.Uniform{Min: slowLo, Max: slowHi}})
+		if err != nil {
+			t.Fatal(err)
+		}
+		return m
+	}
+	cfg := &sim.Config{
+		Name: "guard", Seed: 1, Requests: 200,
+		Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 10},
+		Models:   []sim.Model{{Name: "llama-guard", Latency: mix(0.1, 0.3, 3, 19)}},
+		Classes: []sim.Class{{Name: "check", Share: 1, Deadline: 3 * time.Second,
+			InputTokens: dist.Constant{Value: 400}, OutputTokens: dist.Constant{Value: 5},
+			Policy: sim.Policy{Winner: sim.FirstValid}}},
+	}
+	if med := cfg.Models[0].Latency.Quantile(0.5); med < 8.999 || med > 9.001 {
+		t.Fatalf("median %g s, want 9 s", med)
+	}
+	c := report(t, cfg).Classes[0]
+	if hasWarning(&c, "values are seconds") {
+		t.Errorf("80 %% slow guard: %q", c.Warnings)
+	}
+	// The fast share, 0.2, answers within 3 s (no copies): the mixture is
+	// no unit slip. SE of a share of 200 requests ≤ 0.035; 4 SE.
+	if c.AnsweredShare < 0.2-0.14 || c.AnsweredShare > 0.2+0.14 {
+		t.Errorf("answered %v, want 0.2 ± 0.14", c.AnsweredShare)
+	}
+	// 0.1–0.3 s and 1–3 s written in milliseconds: median 1000 + 0.3/0.8
+	// × 2000 = 1750 (s as read), 1.75 s as meant.
+	cfg.Models[0].Latency = mix(100, 300, 1000, 3000)
+	want := "model llama-guard's latency has a median of 1750 s, at or past the class's 3s deadline, so nearly every request misses it: values are seconds; did you mean 1.75 (1750 ms)?"
+	if c := report(t, cfg).Classes[0]; !hasWarning(&c, want) {
+		t.Errorf("the mixture in milliseconds: %q, want %q", c.Warnings, want)
+	}
+}

@@ -389,6 +389,9 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 		}
 		copyList = append(copyList, k)
 	}
+	if err := checkSearchFlagValues(&maxCost, &maxHedged, copyList); err != nil {
+		return nil, err
+	}
 	var objErr error
 	s.Each(func(se *optimize.Search) {
 		if grid != nil {
@@ -429,6 +432,16 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 				return nil, usageError{err: fmt.Errorf("--objective %s: class %q: %s", *objective, cl.Name, optimize.NotCheckable)}
 			}
 		}
+	}
+	if err := checkObjectiveNeeds(&s, &cfg, *objective); err != nil {
+		return nil, err
+	}
+	delayFlags := "--delays " + strings.Join(delays.v, ",")
+	if !delays.set {
+		delayFlags = fmt.Sprintf("--from %s --to %s --step %s", &from, &to, &step)
+	}
+	if err := checkDelayFlags(delayFlags, grid, &s, &cfg); err != nil {
+		return nil, err
 	}
 	if err := objectiveFlagsApply(&s, *objective, []objectiveFlag{
 		{"max-cost", maxCost.String(), maxCost.set, []optimize.Goal{optimize.LowestLatency, optimize.MostAnswered}, "p95, p99, answered or checked"},

@@ -19,7 +19,8 @@ import (
 // final target (followed like open(2) follows it, a dangling link
 // included), so the link stays a link. An output whose target exists and
 // is not a regular file (a directory, a FIFO, a device such as /dev/null
-// or a terminal) is refused, since the rename would replace it; so is an
+// or a terminal) is refused, and so is one in a directory that a file
+// cannot be created in (checked by creating and removing one), since the rename would replace it; so is an
 // output that is the command's standard output or error (/dev/stdout
 // redirected to a file), whose report it would lose, and one that is any of
 // the command's inputs (the scenario, a part, a --resume state, a report),
@@ -44,7 +45,8 @@ type input struct{ what, path string }
 // checkOutput checks, before any work, that the output file path named by
 // --flag can be written, and returns where it goes. Usage errors: an empty
 // path or "-" (standard output carries the report: leave the flag out or
-// name a file), a directory that does not exist, a target that exists and
+// name a file), a directory that does not exist or cannot be written to
+// (checked by creating and removing a temporary file in it), a target that exists and
 // is not a regular file, standard output or error, or one of inputs
 // (those with an empty path are skipped).
 func checkOutput(flag, path string, inputs ...input) (*outputFile, error) {
@@ -98,7 +100,22 @@ func checkOutput(flag, path string, inputs ...input) (*outputFile, error) {
 			}
 		}
 	}
-	return &outputFile{path: path, dir: dir, name: filepath.Base(target)}, nil
+	o := &outputFile{path: path, dir: dir, name: filepath.Base(target)}
+	// The file is written by creating a temporary file beside it: try
+	// that now, so that a directory that cannot be written to (no
+	// permission, a read-only or pseudo file system) stops the command
+	// before any work rather than after it.
+	probe, err := o.createTemp()
+	if err != nil {
+		var pe *fs.PathError
+		if errors.As(err, &pe) {
+			err = pe.Err
+		}
+		return nil, bad("cannot write to directory %s: %v", dir, err)
+	}
+	probe.Close()
+	os.Remove(probe.Name())
+	return o, nil
 }
 
 // target returns the path of the file written.

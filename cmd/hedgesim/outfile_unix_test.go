@@ -258,3 +258,30 @@ func TestOutputPathDashAndEmpty(t *testing.T) {
 		t.Error(`a file named "-" was written`)
 	}
 }
+
+// TestOutputDirectoryNotWritable: an output file whose directory exists
+// but cannot be written to (/proc, where no file can be created, even by
+// root) is a usage error naming the flag and the path, before any work:
+// exit 2 and nothing on standard output. Regression: each command did all
+// its work, printed its report (retune printed nothing) and then failed
+// with exit 1 on the temporary file's open.
+func TestOutputDirectoryNotWritable(t *testing.T) {
+	if st, err := os.Stat("/proc/self"); err != nil || !st.IsDir() {
+		t.Skip("no /proc")
+	}
+	metrics := filepath.Join("testdata", "docs", "guard-metrics-80.txt")
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{append(cloneArgs(optimizeQuick), "--write-scenario", "/proc/x.toml", "guard-check"), "--write-scenario /proc/x.toml: cannot write to directory /proc"},
+		{[]string{"export", "--format", "grpc", "--out", "/proc/x.json", "guard-check"}, "--out /proc/x.json: cannot write to directory /proc"},
+		{[]string{"retune", "guard-check", "--from", metrics, "--quiet", "--write-scenario", "/proc/n.toml"}, "--write-scenario /proc/n.toml: cannot write to directory /proc"},
+		{[]string{"run", "--requests", "5", "--trace", "/proc/t.csv", "guard-check"}, "--trace /proc/t.csv: cannot write to directory /proc"},
+	} {
+		code, stdout, errOut := hedgesim(t, tc.args...)
+		if code != 2 || !strings.Contains(errOut, tc.want) || stdout != "" {
+			t.Errorf("%q: exit %d, stdout %.80q, stderr %q; want 2 and %q", tc.args, code, stdout, errOut, tc.want)
+		}
+	}
+}

@@ -44,6 +44,10 @@ at 1 − alpha; a mixture's shares. Verdict per model: unchanged, shifted
 Exit status: 0 nothing to do, 3 a model shifted or a better pick was
 found, 2 bad input (naming the model and the query), 1 failure.`
 
+// retuneBeforeWrite, when set (by tests), is called just before retune
+// writes --write-scenario's file, after the report is printed.
+var retuneBeforeWrite func()
+
 // errRetuneAction marks a retune whose report asks for action: exit 3.
 var errRetuneAction = errors.New("retune: drift or a better pick found")
 
@@ -139,6 +143,9 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 		copyList = append(copyList, k)
 	}
+	if err := checkSearchFlagValues(&maxCost, nil, copyList); err != nil {
+		return err
+	}
 	var objErr error
 	s.Each(func(se *optimize.Search) {
 		if copies.set {
@@ -161,6 +168,9 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	})
 	if objErr != nil {
 		return usageError{err: fmt.Errorf("--objective: %v", objErr)}
+	}
+	if err := checkObjectiveNeeds(&s, &sc.Config, *objective); err != nil {
+		return err
 	}
 	if err := s.Validate(&sc.Config); err != nil {
 		return usageError{err: err}
@@ -252,6 +262,12 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err != nil {
 		return err
 	}
+	// The report is printed first: a scenario that cannot be written
+	// (its directory was checked before any work, but may have changed
+	// since) does not lose it.
+	if _, err := stdout.Write(text); err != nil {
+		return err
+	}
 	if out != nil {
 		data, err := retune.Scenario(name, src, traceDir, &sc.Config, rep)
 		if err != nil {
@@ -260,12 +276,12 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err := ctx.Err(); err != nil {
 			return err
 		}
+		if retuneBeforeWrite != nil {
+			retuneBeforeWrite()
+		}
 		if err := out.write(data); err != nil {
 			return fmt.Errorf("--write-scenario %s: %w", *writeScenario, err)
 		}
-	}
-	if _, err := stdout.Write(text); err != nil {
-		return err
 	}
 	if rep.Action {
 		return errRetuneAction

@@ -138,6 +138,12 @@ func TestRetuneGuardSlowPath(t *testing.T) {
 			t.Errorf("written scenario lacks %q:\n%s", want, data)
 		}
 	}
+	// The written scenario passes validate --strict, as CI runs it: its
+	// live model, mostly on the slow path (median 8.7 s past the 3 s
+	// deadline), has a fast path within it, so no milliseconds hint.
+	if code, vout, verr := hedgesim(t, "validate", "--strict", newFile); code != 0 {
+		t.Errorf("validate --strict of the written scenario: exit %d: %s%s", code, vout, verr)
+	}
 	// The new pick exported for a runtime, from the written scenario.
 	code, exported, errOut := hedgesim(t, "export", "--format", "json", newFile)
 	if code != 0 {
@@ -360,5 +366,55 @@ func TestRetuneWidth(t *testing.T) {
 	}
 	if longest <= textfit.DefaultWidth {
 		t.Errorf("--wide: widest line %d columns, want the full width (> %d):\n%s", longest, textfit.DefaultWidth, wide)
+	}
+}
+
+// TestRetuneOverCostCap: with guard-check's own objective (answered
+// within 3 s, max_added_cost_pct = 80), the live slow share of 80% puts
+// the current policy (copies at 1 s and 2 s) over the cap: retune says
+// so, with the figure, and exits 3, and says why the new pick does not
+// hedge. Closed form: a copy is sent at 1 s when the primary is slow
+// (0.8) and another at 2 s when both are (0.8²), so the added cost in
+// calls is 100 × (0.8 + 0.64) = +144%; the fast path past 1 s and the
+// slow one below 2 s weigh under 0.2 pt. Tolerance 3 pt: the check's
+// 20 000 requests give an SE under 0.5 pt, the live fit's slow share
+// (SE 0.004) moves it by under 0.7 pt per SE.
+func TestRetuneOverCostCap(t *testing.T) {
+	code, out, errOut := hedgesim(t, "retune", "guard-check", "--from", guardMetrics(t, 0.8, 10000, 2), "--metric", "guard_request_duration_seconds",
+		"--requests", "20000", "--check-requests", "20000", "--quiet", "--wide")
+	if code != 3 {
+		t.Fatalf("exit %d, want 3: %s\n%s", code, errOut, out)
+	}
+	m := regexp.MustCompile(`check: the current policy's added cost on the live models, \+(\d+\.\d)%, is over the objective's cap of \+80% \(max_added_cost_pct\)`).FindStringSubmatch(out)
+	if m == nil {
+		t.Fatalf("the current policy over the cap is not flagged:\n%s", out)
+	}
+	if got, _ := strconv.ParseFloat(m[1], 64); math.Abs(got-144) > 3 {
+		t.Errorf("added cost %g%%, want 144%% ± 3 pt", got)
+	}
+	if !strings.Contains(out, "check: new pick none (no hedging): no candidate with added cost ≤ +80%") {
+		t.Errorf("the new pick none is not explained:\n%s", out)
+	}
+}
+
+// TestRetuneReportSurvivesFailedWrite: when --write-scenario's file cannot
+// be written at the end (its directory, checked before any work, is gone
+// by then), the report is printed all the same and retune fails with exit
+// 1 naming the file. Regression: the report was lost.
+func TestRetuneReportSurvivesFailedWrite(t *testing.T) {
+	dir := filepath.Join(t.TempDir(), "out")
+	if err := os.Mkdir(dir, 0o755); err != nil {
+		t.Fatal(err)
+	}
+	retuneBeforeWrite = func() { os.RemoveAll(dir) }
+	t.Cleanup(func() { retuneBeforeWrite = nil })
+	newFile := filepath.Join(dir, "new.toml")
+	code, out, errOut := hedgesim(t, "retune", "guard-check", "--from", guardMetrics(t, 0.8, 10000, 2), "--metric", "guard_request_duration_seconds",
+		"--requests", "2000", "--check-requests", "2000", "--quiet", "--write-scenario", newFile)
+	if code != 1 || !strings.Contains(errOut, "--write-scenario "+newFile) {
+		t.Errorf("exit %d, %q; want 1 naming --write-scenario %s", code, errOut, newFile)
+	}
+	if !strings.Contains(out, "new picks on the live models") {
+		t.Errorf("the report is lost: %q", out)
 	}
 }

@@ -1,0 +1,81 @@
+package main
+
+import (
+	"fmt"
+	"slices"
+	"time"
+
+	"github.com/hedgesim/hedgesim/optimize"
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// The search flags of optimize and retune (--max-cost, --max-hedged,
+// --copies, --objective with --target or --sla, --delays) are checked
+// here, before they are applied to every class: a bad value is a usage
+// error naming the flag, not a class whose [optimize] table never held it.
+
+// checkSearchFlagValues checks the values of --max-cost (≥ 0, inf for no
+// cap), --max-hedged (in [0, 100]) and --copies (each in [1,
+// sim.MaxCopies]) when set; a nil flag is one the command lacks.
+func checkSearchFlagValues(maxCost, maxHedged *floatFlag, copies []int) error {
+	if maxCost != nil && maxCost.set && !(maxCost.v >= 0) {
+		return usageError{err: fmt.Errorf("--max-cost %s: must be ≥ 0, in percent of no hedging (inf for no cap)", maxCost)}
+	}
+	if maxHedged != nil && maxHedged.set && !(maxHedged.v >= 0 && maxHedged.v <= 100) {
+		return usageError{err: fmt.Errorf("--max-hedged %s: must be in [0, 100] (percent of requests)", maxHedged)}
+	}
+	for _, k := range copies {
+		if k < 1 || k > sim.MaxCopies {
+			return usageError{err: fmt.Errorf("--copies %d: must be in [1, %d] (copies beyond the primary)", k, sim.MaxCopies)}
+		}
+	}
+	return nil
+}
+
+// checkObjectiveNeeds checks, once --objective (objective, "" when not
+// given) is applied to s, that every class it applies to has what the
+// objective needs: a target for answered or checked, an SLA for cost.
+// Such a missing value is a usage error naming the flag that gives it.
+func checkObjectiveNeeds(s *optimize.Settings, cfg *sim.Config, objective string) error {
+	if objective == "" {
+		return nil
+	}
+	for i := range cfg.Classes {
+		name := cfg.Classes[i].Name
+		if len(s.Only) > 0 && !slices.Contains(s.Only, name) {
+			continue
+		}
+		o := s.For(name).Objective
+		switch {
+		case o.Goal == optimize.MostAnswered && o.Target <= 0:
+			return usageError{err: fmt.Errorf("--objective %s needs --target LATENCY, the latency within which a request counts as answered, such as 2s (class %q has no target in the scenario's [optimize] table)", objective, name)}
+		case o.Goal == optimize.LowestCost && o.SLA <= 0:
+			return usageError{err: fmt.Errorf("--objective %s needs --sla LATENCY, the latency p95 must not exceed, such as 2s (class %q has no sla in the scenario's [optimize] table)", objective, name)}
+		}
+	}
+	return nil
+}
+
+// checkDelayFlags checks that the delays grid of --delays (or --from, --to
+// and --step, as given: flags) leave every one-call class optimized under s a delay
+// before its deadline: a copy due at or after the deadline is never sent,
+// so such a delay is no candidate, and a class with none left could not
+// be optimized. Pipelines, whose steps have deadlines of their own, are
+// left to the optimisation.
+func checkDelayFlags(flags string, grid []time.Duration, s *optimize.Settings, cfg *sim.Config) error {
+	if grid == nil {
+		return nil
+	}
+	for i := range cfg.Classes {
+		cl := &cfg.Classes[i]
+		if cl.Pipeline != nil || cl.Deadline <= 0 || (len(s.Only) > 0 && !slices.Contains(s.Only, cl.Name)) {
+			continue
+		}
+		dl := cl.Deadline
+		if slices.ContainsFunc(grid, func(d time.Duration) bool { return d < dl }) {
+			continue
+		}
+		return usageError{err: fmt.Errorf("%s: every delay is at or past class %q's %s deadline, where a copy is never sent; give delays below it", flags, cl.Name, dl)}
+	}
+	return nil
+}
