@@ -82,4 +82,9 @@ func TestOverallWarmUpOnMergedSections(t *testing.T) {
 	if want != 960 {
 		t.Errorf("overall cut %d requests; the documented replica-pool case cuts 960", want)
 	}
+	for _, c := range r.Classes {
+		if c.WarmUp == nil || c.WarmUp.Requests > 22 {
+			t.Errorf("class %s warm-up %+v; the documented case cuts at most 22 requests per class", c.Class, c.WarmUp)
+		}
+	}
 }
