@@ -75,7 +75,7 @@ type Report struct {
 }
 
 // SaturationWarnings returns the warnings of Warnings that name a saturated
-// provider or pool (see SaturatedUtilisation) — for a report made by
+// provider, pool or pool replica (see SaturatedUtilisation) — for a report made by
 // NewReport; none for one read back from JSON.
 func (r *Report) SaturationWarnings() []string { return r.saturated }
 
