@@ -10,8 +10,9 @@ import (
 
 // Load kinds (Load.Kind).
 const (
-	// LoadQueue: a provider's queue grows without bound — its offered
-	// load is at or above its concurrency (sim's ProviderResult.Unstable).
+	// LoadQueue: a provider's queue, or a pool replica's, grows without
+	// bound — its offered load is at or above its concurrency (sim's
+	// ProviderResult.Unstable, ReplicaResult.Unstable).
 	LoadQueue = "queue"
 	// LoadRate: a request-rate limit is offered more requests per second
 	// than it admits in the long run (sim's Result.Overloads).
@@ -22,10 +23,11 @@ const (
 type Load struct {
 	// Kind is LoadQueue or LoadRate.
 	Kind string `json:"kind"`
-	// Name names the limit: "provider p", "model b".
+	// Name names the limit: "provider p", "provider p replica 1" (a
+	// replica of p's pool), "model b".
 	Name string `json:"name"`
-	// Offered is, for a queue, the provider's offered load as a fraction
-	// of its concurrency (≥ 1), and Utilisation its measured utilisation
+	// Offered is, for a queue, the provider's (or replica's) offered load
+	// as a fraction of its concurrency (≥ 1), and Utilisation its measured utilisation
 	// in [0, 1]; for a rate limit, the requests per second offered to it,
 	// and Limit those it admits in the long run.
 	Offered     float64 `json:"offered"`
@@ -81,6 +83,18 @@ func loadsOf(res *sim.Result, c *sim.Config) []Load {
 				u = *p.Utilisation
 			}
 			out = append(out, Load{Kind: LoadQueue, Name: "provider " + p.Name, Offered: p.OfferedLoad(), Utilisation: u, SpanSeconds: res.Seconds})
+		}
+	}
+	for i := range res.Pools {
+		pl := &res.Pools[i]
+		for j := range pl.Replicas {
+			if r := &pl.Replicas[j]; r.Unstable() {
+				u := 0.0
+				if r.Utilisation != nil {
+					u = *r.Utilisation
+				}
+				out = append(out, Load{Kind: LoadQueue, Name: fmt.Sprintf("provider %s replica %d", pl.Provider, r.Replica), Offered: r.OfferedLoad(), Utilisation: u, SpanSeconds: res.Seconds})
+			}
 		}
 	}
 	return out
@@ -215,7 +229,11 @@ func loadWarnings(cs []Candidate) []string {
 	base := &cs[0]
 	for _, l := range base.Loads {
 		if l.Kind == LoadQueue {
-			w = append(w, unstablePrefix+fmt.Sprintf("without hedging, %s: its queue grows without bound while requests arrive, so the baseline and every candidate depend on how long the sweep runs; lower the load or raise the provider's concurrency before choosing a hedge", l))
+			fix := "lower the load or raise the provider's concurrency"
+			if strings.Contains(l.Name, " replica ") {
+				fix = "lower the load, raise the pool's concurrency, or use a balancer that sees queues"
+			}
+			w = append(w, unstablePrefix+fmt.Sprintf("without hedging, %s: its queue grows without bound while requests arrive, so the baseline and every candidate depend on how long the sweep runs; %s before choosing a hedge", l, fix))
 		}
 	}
 	type worst struct {

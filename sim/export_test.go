@@ -81,3 +81,17 @@ func LaneOK(cfg *Config) bool { return newEngine(cfg).laneOK() }
 
 // PipelineLane reports whether Run takes the pipelines' lane for cfg.
 func PipelineLane(cfg *Config) bool { return newEngine(cfg).pipeLaneOK() }
+
+// SectionCounts returns, per arrival section of c's batched run, its
+// requests and the sum of their stored latencies in seconds; nil when c
+// has no sections.
+func SectionCounts(c *ClassResult) ([]int64, []float64) {
+	if !c.lat.sectioned() {
+		return nil, nil
+	}
+	ss := newSectionSums(&c.lat)
+	return ss.cnt[:], ss.sum[:]
+}
+
+// MSERCut is mserCut: the leading values of ys that MSER drops.
+func MSERCut(ys []float64) int { return mserCut(ys) }

@@ -25,7 +25,12 @@ import (
 // queue is growing when, besides ρ̂ ≥ 1, ΔW exceeds 3·√(W_mid + W_last +
 // 1), three times the fluctuation of a queue that does not grow: a
 // saturated queue that stays short does not count as growing — its
-// figures do not depend on the run's length.
+// figures do not depend on the run's length. A replica pool's replicas
+// queue apart, so each replica with a concurrency limit and an unbounded
+// queue is marked and judged on its own (ReplicaResult.Unstable): a
+// balancer that ignores queues (random, round robin) keeps sending a slow
+// replica its share however long its queue, which grows while the pool as
+// a whole is far from full.
 
 // loadMark is what a provider had served and held waiting at one arrival.
 type loadMark struct {
@@ -33,17 +38,23 @@ type loadMark struct {
 	set              bool
 }
 
-// markLoad records every limited provider's served and waiting attempts
-// at the middle request's arrival (mid) or the last's.
+// markLoad records every limited provider's — and every limited
+// replica's — served and waiting attempts at the middle request's arrival
+// (mid) or the last's.
 func (e *engine) markLoad(mid bool) {
+	k := 1
+	if mid {
+		k = 0
+	}
 	for i := range e.provs {
 		pv := &e.provs[i]
 		if pv.capacity > 0 {
-			m := loadMark{started: pv.stats.started, waiting: int64(pv.waiting), set: true}
-			if mid {
-				pv.marks[0] = m
-			} else {
-				pv.marks[1] = m
+			pv.marks[k] = loadMark{started: pv.stats.started, waiting: int64(pv.waiting), set: true}
+		}
+		if pl := pv.pool; pl != nil && pl.cfg.Concurrency > 0 {
+			for j := range pl.reps {
+				rp := &pl.reps[j]
+				rp.marks[k] = loadMark{started: rp.stats.started, waiting: int64(rp.waiting), set: true}
 			}
 		}
 	}
@@ -54,8 +65,28 @@ func (e *engine) markLoad(mid bool) {
 // bounded queue (which cannot grow) or a replica pool (whose replicas
 // queue apart).
 func (pv *provider) offeredLoad(u float64) (float64, bool) {
-	a, b := pv.marks[0], pv.marks[1]
-	if pv.capacity == 0 || pv.bounded || pv.pool != nil || !a.set || !b.set {
+	if pv.capacity == 0 || pv.bounded || pv.pool != nil {
+		return 0, false
+	}
+	return growth(pv.marks, u)
+}
+
+// replicaLoad returns replica rp's ρ̂ for utilisation u, and whether its
+// queue is growing; 0 and false when its pool has no concurrency limit
+// or bounds its queues.
+func (pl *pool) replicaLoad(rp *replica, u float64) (float64, bool) {
+	if pl.cfg.Concurrency == 0 || pl.cfg.RejectWhenFull {
+		return 0, false
+	}
+	return growth(rp.marks, u)
+}
+
+// growth returns ρ̂ for utilisation u from the marks at the middle and the
+// last arrival, and whether the queue grew (see Offered load); 0 and
+// false when a mark is missing.
+func growth(marks [2]loadMark, u float64) (float64, bool) {
+	a, b := marks[0], marks[1]
+	if !a.set || !b.set {
 		return 0, false
 	}
 	ds, dw := float64(b.started-a.started), float64(b.waiting-a.waiting)
@@ -82,6 +113,28 @@ func (p *ProviderResult) Unstable() bool { return p.growing }
 func unstableWarning(p *ProviderResult, run string) string {
 	return fmt.Sprintf("provider %s is offered %.0f%% of its capacity %s (utilisation %.1f%%): its queue grows without bound while requests arrive, so every figure of this run depends on how long it is; lower the load, raise its concurrency, or bound its queue (reject_when_full)",
 		p.Name, 100*p.offered, run, 100*deref(p.Utilisation))
+}
+
+// OfferedLoad returns the replica's estimated offered load in the run, as
+// a fraction of its concurrency (see Offered load); 0 for a replica
+// without a concurrency limit or with a bounded queue.
+func (r *ReplicaResult) OfferedLoad() float64 { return r.offered }
+
+// Unstable reports whether the replica's offered load is at or above its
+// concurrency and its queue grew: it grows for as long as requests
+// arrive, whatever the rest of its pool does.
+func (r *ReplicaResult) Unstable() bool { return r.growing }
+
+// unstableReplicaWarning says that replica r of the pool p is unstable in
+// the run named by run, with the pool's utilisation as a whole (poolUtil;
+// nil when unknown).
+func unstableReplicaWarning(p *PoolResult, r *ReplicaResult, run string, poolUtil *float64) string {
+	whole := ""
+	if poolUtil != nil {
+		whole = fmt.Sprintf(" while the pool as a whole is at %.1f%% utilisation", 100**poolUtil)
+	}
+	return fmt.Sprintf("replica %d of the pool of provider %s is offered %.0f%% of its capacity %s (utilisation %.1f%%, mean queue wait %s)%s: its queue grows without bound while requests arrive, so every figure of this run depends on how long it is; its balancer (%s) sends it more than it serves — lower the load, raise its concurrency%s, or bound its queues (reject_when_full)",
+		r.Replica, p.Provider, 100*r.offered, run, 100*deref(r.Utilisation), FormatSeconds(r.MeanQueueWait), whole, p.Balancer, queueBlindAdvice(p.Balancer))
 }
 
 func deref(x *float64) float64 {

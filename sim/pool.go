@@ -331,6 +331,9 @@ type replica struct {
 	stats             ReplicaResult
 	waitSum, busySum  wideSum
 	waits             chunks // queue wait of each attempt served, seconds
+	// marks hold the served and waiting attempts at the middle and the
+	// last arrival (load.go).
+	marks [2]loadMark
 }
 
 // chunks is a growing list of float32 values kept in chunks of up to

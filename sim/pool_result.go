@@ -55,6 +55,10 @@ type ReplicaResult struct {
 	// without one.
 	Utilisation *float64 `json:"utilisation"`
 	started     int64
+	// offered is the estimated offered load (OfferedLoad), and growing
+	// whether the queue grew with it (Unstable).
+	offered float64
+	growing bool
 }
 
 // poolResults returns what each pool did, in provider order; span is the
@@ -85,6 +89,7 @@ func (e *engine) poolResults() []PoolResult {
 			if c := pl.cfg.Concurrency; c > 0 {
 				u := rr.MeanInService / float64(c)
 				rr.Utilisation, x = &u, u
+				rr.offered, rr.growing = pl.replicaLoad(rp, u)
 			}
 			load = append(load, x)
 			pr.ColdStarts += rr.ColdStarts

@@ -75,7 +75,7 @@ type Report struct {
 }
 
 // SaturationWarnings returns the warnings of Warnings that name a saturated
-// provider or pool (see SaturatedUtilisation) — for a report made by
+// provider, pool or pool replica (see SaturatedUtilisation) — for a report made by
 // NewReport; none for one read back from JSON.
 func (r *Report) SaturationWarnings() []string { return r.saturated }
 
@@ -318,7 +318,23 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 			unstable[p.Name] = true
 		}
 	}
+	unstableReps := map[replicaKey]bool{}
+	for i := range baseline.Pools {
+		bp := &baseline.Pools[i]
+		hp := poolOf(hedged.Pools, bp.Provider)
+		for j := range bp.Replicas {
+			k := replicaKey{bp.Provider, j}
+			if rr := &bp.Replicas[j]; rr.Unstable() {
+				r.Warnings = append(r.Warnings, unstableReplicaWarning(bp, rr, "without hedging", providerUtilisation(baseline.Providers, bp.Provider)))
+				unstableReps[k] = true
+			} else if hp != nil && j < len(hp.Replicas) && hp.Replicas[j].Unstable() {
+				r.Warnings = append(r.Warnings, unstableReplicaWarning(hp, &hp.Replicas[j], "with hedging (stable without)", providerUtilisation(hedged.Providers, bp.Provider)))
+				unstableReps[k] = true
+			}
+		}
+	}
 	r.saturated = saturationWarnings(cfg, hedged.Providers, unstable)
+	r.saturated = append(r.saturated, replicaSaturationWarnings(cfg, hedged.Providers, hedged.Pools, unstable, unstableReps)...)
 	r.Warnings = append(r.Warnings, r.saturated...)
 	for _, o := range hedged.Overloads(cfg) {
 		over := "over this run of " + FormatSeconds(o.Seconds)
