@@ -463,7 +463,7 @@ func (b *bins) assess(name string, m LogNormalMixture) BinnedCandidate {
 			c.MaxCDFGap = math.Max(c.MaxCDFGap, math.Abs(cumO-cumE)/b.n)
 		}
 	}
-	c.ChiSquare, c.DF = pooledChiSquare(b.counts, c.Expected, c.Params)
+	c.ChiSquare, c.DF = PooledChiSquare(b.counts, c.Expected, c.Params)
 	c.PValue = math.NaN()
 	if c.DF >= 1 {
 		c.PValue = distuv.ChiSquared{K: float64(c.DF)}.Survival(c.ChiSquare)
@@ -475,11 +475,12 @@ func (b *bins) assess(name string, m LogNormalMixture) BinnedCandidate {
 // chi-square approximation (the usual rule of thumb).
 const minExpected = 5
 
-// pooledChiSquare returns Pearson's X² of observed o against expected e,
-// pooling adjacent cells from the left until each expects ≥ minExpected
-// (a short last cell joins the one before), and its degrees of freedom,
-// cells − 1 − params.
-func pooledChiSquare(o, e []float64, params int) (float64, int) {
+// PooledChiSquare returns Pearson's X² of observed counts o against
+// expected counts e (same length), pooling adjacent cells from the left
+// until each expects ≥ 5 (a short last cell joins the one before), and its
+// degrees of freedom, cells − 1 − params. X² is +Inf when a pooled cell
+// has counts where e puts nothing.
+func PooledChiSquare(o, e []float64, params int) (float64, int) {
 	var po, pe []float64
 	var ao, ae float64
 	for i := range o {
@@ -500,8 +501,11 @@ func pooledChiSquare(o, e []float64, params int) (float64, int) {
 	}
 	x2 := 0.0
 	for i := range po {
-		if pe[i] > 0 {
+		switch {
+		case pe[i] > 0:
 			x2 += (po[i] - pe[i]) * (po[i] - pe[i]) / pe[i]
+		case po[i] > 0:
+			x2 = math.Inf(1) // counts where the model puts nothing
 		}
 	}
 	return x2, len(po) - 1 - params

@@ -184,7 +184,7 @@ func TestPooledChiSquare(t *testing.T) {
 	e := []float64{2, 4, 12, 10, 3}
 	// Pooled: (8 vs 6), (10 vs 12), (14 vs 13).
 	want := 4.0/6 + 4.0/12 + 1.0/13
-	x2, df := pooledChiSquare(o, e, 1)
+	x2, df := PooledChiSquare(o, e, 1)
 	if math.Abs(x2-want) > 1e-12 || df != 1 {
 		t.Errorf("X² %g df %d; want %g, 1", x2, df, want)
 	}

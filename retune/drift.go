@@ -9,6 +9,7 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/fit"
 	"github.com/hedgesim/hedgesim/readers"
 )
 
@@ -22,10 +23,6 @@ const (
 // MinObservations is the fewest observations a drift verdict needs; with
 // fewer the verdict is CannotTell.
 const MinObservations = 50
-
-// minExpected is the expected count each pooled cell of the chi-square
-// test needs (the usual rule of thumb, as in package fit).
-const minExpected = 5
 
 // Drift compares one live histogram with the scenario's model of the same
 // latency on the histogram's buckets.
@@ -107,7 +104,7 @@ func Judge(h *readers.Histogram, scen, live dist.Continuous, alpha float64) Drif
 	for i := range h.Counts {
 		expected[i] = d.N * mass(scen, h.Lower[i], h.Upper[i])
 	}
-	d.ChiSquare, d.DF = pooledChiSquare(h.Counts, expected)
+	d.ChiSquare, d.DF = fit.PooledChiSquare(h.Counts, expected, 0)
 	if d.DF >= 1 {
 		d.PValue = distuv.ChiSquared{K: float64(d.DF)}.Survival(d.ChiSquare)
 	}
@@ -192,40 +189,6 @@ func mass(d dist.Continuous, lo, hi float64) float64 {
 		p = cu - d.CDF(lo)
 	}
 	return math.Max(p, 0)
-}
-
-// pooledChiSquare returns Pearson's X² of o against e, cells pooled from
-// the left until each expects ≥ minExpected (a short last cell joins the
-// one before), and cells − 1.
-func pooledChiSquare(o, e []float64) (float64, int) {
-	var po, pe []float64
-	var ao, ae float64
-	for i := range o {
-		ao += o[i]
-		ae += e[i]
-		if ae >= minExpected {
-			po, pe = append(po, ao), append(pe, ae)
-			ao, ae = 0, 0
-		}
-	}
-	if ae > 0 || ao > 0 {
-		if len(pe) == 0 {
-			po, pe = append(po, ao), append(pe, ae)
-		} else {
-			po[len(po)-1] += ao
-			pe[len(pe)-1] += ae
-		}
-	}
-	x2 := 0.0
-	for i := range po {
-		switch {
-		case pe[i] > 0:
-			x2 += (po[i] - pe[i]) * (po[i] - pe[i]) / pe[i]
-		case po[i] > 0:
-			x2 = math.Inf(1) // counts where the model puts nothing
-		}
-	}
-	return x2, len(po) - 1
 }
 
 // shift computes the Shift of percentile p.

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/fit"
 	"github.com/hedgesim/hedgesim/readers"
 )
 
@@ -138,7 +139,7 @@ func TestJudgeCannotTell(t *testing.T) {
 // TestPooledChiSquareByHand checks X² on counts small enough to pool by
 // hand: expected 2, 4, 6, 8 pool to (6, 6, 8) → cells O = (4, 5, 11).
 func TestPooledChiSquareByHand(t *testing.T) {
-	x2, df := pooledChiSquare([]float64{1, 3, 5, 11}, []float64{2, 4, 6, 8})
+	x2, df := fit.PooledChiSquare([]float64{1, 3, 5, 11}, []float64{2, 4, 6, 8}, 0)
 	want := (4-6.0)*(4-6.0)/6 + (5-6.0)*(5-6.0)/6 + (11-8.0)*(11-8.0)/8
 	if df != 2 || math.Abs(x2-want) > 1e-12 {
 		t.Errorf("X² %g on %d df, want %g on 2", x2, df, want)
