@@ -86,21 +86,9 @@ func PromQuery(src PromSource, q Query, m string) (string, error) {
 // without series, is not retried. Every error names the model and the
 // query (an *InputError), or is ctx's error.
 func ReadPrometheus(ctx context.Context, src PromSource, cfg *sim.Config, q Query) ([]Live, error) {
-	names := make([]string, len(cfg.Models))
-	for i, m := range cfg.Models {
-		names[i] = m.Name
-	}
-	for _, m := range q.Models {
-		if !slices.Contains(names, m) {
-			return nil, fmt.Errorf("model %q is not in the scenario; its models: %s", m, strings.Join(names, ", "))
-		}
-	}
-	want := q.Models
-	if len(want) == 0 {
-		want = names
-	}
-	if q.NoModelLabel && len(want) != 1 {
-		return nil, fmt.Errorf("without a model label every model would get the same series, and %d models want one each (%s): choose the model with --model NAME", len(want), strings.Join(want, ", "))
+	want, err := q.wanted(cfg)
+	if err != nil {
+		return nil, err
 	}
 	var out []Live
 	for i, m := range cfg.Models {

@@ -95,21 +95,9 @@ func Read(src Source, cfg *sim.Config, q Query) ([]Live, error) {
 	if key == "" {
 		key = DefaultModelLabel
 	}
-	names := make([]string, len(cfg.Models))
-	for i, m := range cfg.Models {
-		names[i] = m.Name
-	}
-	for _, m := range q.Models {
-		if !slices.Contains(names, m) {
-			return nil, fmt.Errorf("model %q is not in the scenario; its models: %s", m, strings.Join(names, ", "))
-		}
-	}
-	want := q.Models
-	if len(want) == 0 {
-		want = names
-	}
-	if q.NoModelLabel && len(want) != 1 {
-		return nil, fmt.Errorf("without a model label every model would get the same series, and %d models want one each (%s): choose the model with --model NAME", len(want), strings.Join(want, ", "))
+	want, err := q.wanted(cfg)
+	if err != nil {
+		return nil, err
 	}
 	if _, fixed := q.Labels[key]; fixed && len(want) != 1 {
 		return nil, fmt.Errorf("--label %s=%s names one series, but %d models want one each (%s): choose the model with --model NAME, or drop the label to match each model by its %s label",
@@ -169,4 +157,27 @@ func describeQuery(metric string, labels map[string]string) string {
 		parts[i] = fmt.Sprintf("%s=%q", k, labels[k])
 	}
 	return metric + "{" + strings.Join(parts, ", ") + "}"
+}
+
+// wanted returns the scenario models q asks for (every model of cfg when
+// q names none); an error when q names a model cfg lacks, or when without
+// a model label more than one model would get the same series.
+func (q Query) wanted(cfg *sim.Config) ([]string, error) {
+	names := make([]string, len(cfg.Models))
+	for i, m := range cfg.Models {
+		names[i] = m.Name
+	}
+	for _, m := range q.Models {
+		if !slices.Contains(names, m) {
+			return nil, fmt.Errorf("model %q is not in the scenario; its models: %s", m, strings.Join(names, ", "))
+		}
+	}
+	want := q.Models
+	if len(want) == 0 {
+		want = names
+	}
+	if q.NoModelLabel && len(want) != 1 {
+		return nil, fmt.Errorf("without a model label every model would get the same series, and %d models want one each (%s): choose the model with --model NAME", len(want), strings.Join(want, ", "))
+	}
+	return want, nil
 }
