@@ -160,6 +160,26 @@ func (cr *ClassReport) RelativeHalfWidth(level float64) float64 {
 	return h
 }
 
+// PrecisionUndefined says why cr's RelativeHalfWidth cannot exist
+// however many requests are simulated: the objective's percentile without
+// hedging, or with the pick, is a miss (+Inf) or 0. It is "" when more
+// requests can narrow the interval.
+func (cr *ClassReport) PrecisionUndefined() string {
+	p := cr.Objective.Percentile
+	for _, c := range []struct {
+		who string
+		q   float64
+	}{{"without hedging", cr.Baseline().Q(p)}, {"with the pick", cr.Picked().Q(p)}} {
+		switch {
+		case math.IsInf(c.q, 1):
+			return fmt.Sprintf("class %s: %s %s is a miss, which has no interval however many requests are simulated", cr.Class, pname(p), c.who)
+		case !(c.q > 0):
+			return fmt.Sprintf("class %s: %s %s is 0, and a half-width relative to 0 is undefined", cr.Class, pname(p), c.who)
+		}
+	}
+	return ""
+}
+
 // minRequestsFor returns the fewest requests for an interval of the
 // p-percentile of candidates like base: for a batched one, its batches
 // times sim.MinBatchRequests(p) (before any warm-up cut), else
