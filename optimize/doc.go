@@ -84,8 +84,13 @@
 // 563 for p99 (MinRequestsForCI). Without one, the table prints "n/a" for
 // that interval and JSON has p95_ci_ok or p99_ci_ok false. When the
 // objective's percentile has none, every candidate is marked "~", no
-// difference counts as significant, the verdict is "don't hedge" (reason:
-// too few requests, and how many are needed) and a warning says so; when
+// difference counts as significant and a warning says so; the verdict is
+// "hedge" only when the unanswered share falls significantly (Wilson
+// intervals, which need no percentile interval), else undecided
+// (verdict.undecided, label "undecided"; reason: too few requests, how
+// many are needed — batched candidates need 30 batches of 10/(1 − p)
+// requests, 6000 for p95 — and what to rerun with), never "don't
+// hedge"; when
 // only p99 lacks one under a p95 objective, a warning says to treat p99 as
 // rough.
 //
@@ -300,8 +305,9 @@
 // (index of the objective's own choice: equal to pick unless that choice
 // failed the verdict rule and pick is a candidate within the objective's
 // limits that passes it), verdict {hedge, label ("hedge", "don't hedge",
-// "effectively no hedging": copies for under 1 % of requests, or
-// "fallback"), reason, gain_pct,
+// "effectively no hedging": copies for under 1 % of requests,
+// "fallback", or "undecided": too few requests to tell), undecided (only
+// when true), reason, gain_pct,
 // added_cost_pct, significant (the intervals of the objective's
 // percentile before and after are disjoint), decided_by ("percentile",
 // "unanswered", "configured" or "group": what made the verdict "hedge"; ""

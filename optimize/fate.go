@@ -187,8 +187,9 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 			c.Reasons = append(c.Reasons, Reason{Code: ReasonFewerThanConfigured, Value: c.AnsweredShare, Limit: pick.AnsweredShare, Unit: UnitShare,
 				Text: fmt.Sprintf("answers significantly fewer requests than the configured policy, which is kept (%s vs %s)", ac, ak)})
 		case c.Hedging && tooFew:
-			c.Reasons = append(c.Reasons, Reason{Code: ReasonTooFew, Value: float64(min(base.Requests, c.Requests)), Limit: float64(MinRequestsForCI(p, level)), Unit: UnitRequests,
-				Text: fmt.Sprintf("too few requests for a %s%% interval on %s (%d simulated, %d needed): nothing counts as significant", fnum(100*level), pn, min(base.Requests, c.Requests), MinRequestsForCI(p, level))})
+			need := minRequestsFor(base, p, level)
+			c.Reasons = append(c.Reasons, Reason{Code: ReasonTooFew, Value: float64(min(base.Requests, c.Requests)), Limit: float64(need), Unit: UnitRequests,
+				Text: fmt.Sprintf("too few requests for a %s%% interval on %s (%d simulated, %d needed): nothing counts as significant", fnum(100*level), pn, min(base.Requests, c.Requests), need)})
 		case c.Hedging && (!pick.Hedging || preferred(c) || i == cr.ObjectivePick):
 			// No hedging is picked though c is within the limits, or c
 			// would come first but the pick was moved past it: the rule

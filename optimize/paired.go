@@ -116,9 +116,20 @@ func notSignificantWhy(paired bool, n int64, gain float64) string {
 	if paired {
 		why = "the paired difference's interval includes 0"
 	}
+	pr := precisionFor(gain)
+	if pr == "" {
+		return why
+	}
+	return fmt.Sprintf("%s; not significant at %d requests: rerun with --precision %s", why, n, pr)
+}
+
+// precisionFor returns the --precision that would decide a fall of gain
+// %: a half-width of half the gain, rounded down to a power of ten times
+// 1, 2 or 5, at least 0.001; "" when gain is not above 0.
+func precisionFor(gain float64) string {
 	p := gain / 200
 	if !(p > 0) {
-		return why
+		return ""
 	}
 	e := math.Pow(10, math.Floor(math.Log10(p)))
 	switch {
@@ -130,7 +141,7 @@ func notSignificantWhy(paired bool, n int64, gain float64) string {
 		p = e
 	}
 	p = max(p, 0.001)
-	return fmt.Sprintf("%s; not significant at %d requests: rerun with --precision %s", why, n, strconv.FormatFloat(p, 'g', 3, 64))
+	return strconv.FormatFloat(p, 'g', 3, 64)
 }
 
 // RelativeHalfWidth returns how precisely cr's verdict is measured: the
