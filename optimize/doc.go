@@ -79,7 +79,11 @@
 // request instead (cost basis "calls"). A candidate whose interval of the
 // objective's percentile overlaps the pick's is marked "~" (not
 // significantly different), as benchstat does; with common random numbers
-// this test is conservative. An order-statistic interval exists only when
+// this test is conservative. A percentile that is a miss is never "~"
+// against a pick whose percentile is an answer (two misses are). Under
+// objective answered (or checked), "~" compares the objective's own
+// figure: the Wilson intervals of the share within the target overlap.
+// An order-statistic interval exists only when
 // its ranks fall inside the sample: at 95 %, from 110 requests for p95 and
 // 563 for p99 (MinRequestsForCI). Without one, the table prints "n/a" for
 // that interval and JSON has p95_ci_ok or p99_ci_ok false. When the

@@ -874,9 +874,15 @@ func finishPick(cr *ClassReport, level float64) {
 	for i := range cs {
 		cs[i].LikePick = false
 		if i != cr.Pick {
-			// Without a real interval on either side, nothing is known to
-			// differ from the pick.
-			cs[i].LikePick = !cs[i].CIOK(p) || !pick.CIOK(p) || likePick(&cs[i], pick, p, level)
+			// Under objective answered (or checked), the objective's own
+			// figure is the share within the target. Else, without a real
+			// interval on either side, nothing is known to differ from
+			// the pick.
+			if cr.Objective.Goal == MostAnswered {
+				cs[i].LikePick = likePickWithin(&cs[i], pick, level)
+			} else {
+				cs[i].LikePick = !cs[i].CIOK(p) || !pick.CIOK(p) || likePick(&cs[i], pick, p, level)
+			}
 		}
 	}
 }

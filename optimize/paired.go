@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/hedgesim/hedgesim/sim"
 )
 
@@ -98,12 +100,28 @@ func fallsSignificantly(base, pick *Candidate, p, level float64) (sig, paired bo
 
 // likePick reports whether c's p-percentile is not significantly
 // different from the pick's ("~"): the paired difference's interval holds
-// 0 when both are batched, else their intervals overlap.
+// 0 when both are batched, else their intervals overlap. A miss (+Inf)
+// against an answer always differs (the paired difference's interval of
+// a miss is unbounded, which would say "alike"); two misses are alike.
 func likePick(c, pick *Candidate, p, level float64) bool {
+	if mc, mp := math.IsInf(c.Q(p), 1), math.IsInf(pick.Q(p), 1); mc || mp {
+		return mc && mp
+	}
 	if d, ok := pairedDiff(pick, c, p, level); ok {
 		return !d.Significant()
 	}
 	return overlap(c.CI(p), pick.CI(p))
+}
+
+// likePickWithin reports whether c's share of requests answered within
+// the objective's target is not significantly different from the pick's
+// ("~" under objective answered or checked): their Wilson intervals at the
+// level overlap, the test JudgeWithin makes.
+func likePickWithin(c, pick *Candidate, level float64) bool {
+	z := distuv.UnitNormal.Quantile((1 + level) / 2)
+	lc, hc := wilson(c.AnsweredWithinShare, c.Requests, z)
+	lp, hp := wilson(pick.AnsweredWithinShare, pick.Requests, z)
+	return overlap([2]float64{lc, hc}, [2]float64{lp, hp})
 }
 
 // notSignificantWhy says why a fall of gain % measured on n requests is
