@@ -102,12 +102,16 @@ func WritePrecision(w io.Writer, p *Precision, what string) {
 	if !math.IsInf(p.Reached, 1) {
 		reached = fmt.Sprintf("±%.2f%%", 100*p.Reached)
 	}
+	atMax := ""
+	if p.Requests >= p.MaxRequests {
+		atMax = ", the most --max-requests allows"
+	}
 	if p.Unreachable != "" && !math.IsInf(p.Reached, 1) {
-		fmt.Fprintf(w, "precision: %s is %s at %d requests where it exists; ±%.2f%% cannot be reached: %s\n", what, reached, p.Requests, 100*p.Asked, p.Unreachable)
+		fmt.Fprintf(w, "precision: %s is %s at %d requests%s where it exists; ±%.2f%% cannot be reached: %s\n", what, reached, p.Requests, atMax, 100*p.Asked, p.Unreachable)
 		return
 	}
 	if p.Unreachable != "" {
-		fmt.Fprintf(w, "precision: ±%.2f%% cannot be reached: %s; stopped at %d requests\n", 100*p.Asked, p.Unreachable, p.Requests)
+		fmt.Fprintf(w, "precision: ±%.2f%% cannot be reached: %s; stopped at %d requests%s\n", 100*p.Asked, p.Unreachable, p.Requests, atMax)
 		return
 	}
 	if p.Met {

@@ -203,3 +203,33 @@ func TestPrecisionOfAMiss(t *testing.T) {
 		}
 	}
 }
+
+// TestOptimizePrecisionSkipsAMiss: in the default scenario, class
+// strict-sla's p95 without hedging is a miss, so its figure has no
+// interval; optimize --precision leaves it out, doubles the requests
+// until the other classes reach ±20 %, and names strict-sla as the class
+// where the precision cannot be reached (met: false), with the others'
+// half-width as the figure reached.
+func TestOptimizePrecisionSkipsAMiss(t *testing.T) {
+	code, stdout, stderr := hedgesim(t, "optimize", "--requests", "2000", "--check-requests", "0", "--precision", "0.2", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Precision struct {
+			Reached     *float64 `json:"reached"`
+			Requests    int      `json:"requests"`
+			MaxRequests int      `json:"max_requests"`
+			Met         bool     `json:"met"`
+			Unreachable string   `json:"unreachable"`
+		} `json:"precision"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	p := rep.Precision
+	if p.Reached == nil || *p.Reached > 0.2 || p.Met || p.Requests <= 2000 || p.Requests >= p.MaxRequests ||
+		!strings.HasPrefix(p.Unreachable, "class strict-sla: p95 without hedging is a miss") {
+		t.Errorf("precision %+v; want the other classes within ±20%% after doubling, strict-sla named as unreachable", p)
+	}
+}
