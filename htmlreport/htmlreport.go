@@ -207,6 +207,8 @@ func classOf(cr *optimize.ClassReport, level float64, i int, withFigures bool) (
 		OptimizedWith: strings.Join(cr.OptimizedWith, ", "),
 	}
 	switch {
+	case cr.Verdict.Undecided:
+		v.Verdict = optimize.LabelUndecided
 	case cr.Verdict.Hedge && c.Steps != nil:
 		v.Verdict, v.Delay = "hedge", "per step: "+c.Label
 	case cr.Verdict.Hedge:

@@ -294,6 +294,12 @@ func kneeFinite(cs []Candidate, f []int, p float64) int {
 // Verdict says whether to ship the pick, and why.
 type Verdict struct {
 	Hedge bool `json:"hedge"`
+	// Undecided says that the verdict cannot be told at the requests
+	// simulated: the objective's percentile has no interval (too few
+	// requests) and the unanswered share does not decide "hedge". Hedge
+	// is false then, but it is no "don't hedge": the reason says how
+	// many requests an interval needs. Absent when false.
+	Undecided bool `json:"undecided,omitempty"`
 	// Label says what the pick is: LabelHedge, LabelNoHedge, LabelRarely
 	// (accepted, but its copies go out for fewer than RarelyHedgedShare of
 	// requests) or LabelFallback (the configured fallback policy).
@@ -358,9 +364,12 @@ const (
 // p-percentile, with intervals at the given confidence level; basis is the
 // class's cost basis (CostUSD or CostCalls), for the wording. When either
 // candidate's interval of the percentile could not be formed (CIOK false),
-// the verdict is "don't hedge", not significant, whatever the rule: the
-// reason says how many requests an interval needs. When the pick answers
-// fewer requests in time than the baseline, the reason says so.
+// the percentile is not significant and cannot decide: only the
+// unanswered share can say "hedge", and only when its cut is significant
+// whatever the rule; otherwise the verdict is undecided (Undecided), not
+// "don't hedge", and the reason says how many requests an interval needs.
+// When the pick answers fewer requests in time than the baseline, the
+// reason says so.
 func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Verdict {
 	v := Verdict{
 		Alternative:      -1,
@@ -381,15 +390,7 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		v.detail = DetailFewerAnswers
 		return v
 	}
-	if !ciOK {
-		// An interval that does not fit inside the sample is no interval:
-		// nothing can be shown to improve, on latency or on answers.
-		v.Reason = fmt.Sprintf("too few requests for a %s%% interval on %s: %s simulated per candidate, at least %d needed; nothing counts as significant",
-			fnum(100*level), pname(p), fcount(min(base.Requests, pick.Requests)), minRequestsFor(base, p, level))
-		v.detail = DetailTooFew
-		return v
-	}
-	if !pick.Hedging {
+	if !pick.Hedging && ciOK {
 		v.Reason = "the pick is no hedging"
 		return v
 	}
@@ -399,6 +400,9 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 	}
 	pct := fnum(100 * level)
 	code := "" // of the last test that failed
+	// Without a percentile interval (too few requests), only a
+	// significant cut of the unanswered share can say "hedge".
+	requireSig := rule.RequireSignificant || !ciOK
 	test := func(what string, gain float64, sig bool, perCost float64) (bool, string) {
 		cost := pick.AddedCostPct
 		switch {
@@ -412,7 +416,7 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 			code = DetailGainPerCost
 			return false, fmt.Sprintf("%s falls %.1f%% for %s %s: %.2f%% per 1%% of %s, less than %s",
 				what, gain, fpct(cost), costWord, gain/cost, costWord, fnum(perCost))
-		case rule.RequireSignificant && !sig:
+		case requireSig && !sig:
 			code = DetailNotSignificant
 			return false, fmt.Sprintf("%s falls %.1f%%, not significantly at %s%% (%s)", what, gain, pct, notSignificantWhy(paired, min(base.Requests, pick.Requests), gain))
 		case cost <= 0:
@@ -427,6 +431,17 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 	latOK, latWhy := test(fmt.Sprintf("%s (%s → %s)", pname(p), fsec(qb), fsec(qp)), v.GainPct, v.Significant, rule.MinGainPerCost)
 	latCode := code
 	switch {
+	case !ciOK:
+		// An interval that does not fit inside the sample is no interval:
+		// the percentile cannot be judged either way. The unanswered share
+		// (Wilson intervals, which need no percentile interval) still can.
+		n, need := min(base.Requests, pick.Requests), minRequestsFor(base, p, level)
+		latOK, latCode = false, DetailTooFew
+		latWhy = fmt.Sprintf("cannot tell at %s: too few for a %s%% interval on %s (%d simulated per candidate, at least %d needed): rerun with --requests ≥ %d",
+			fcount(n), fnum(100*level), pname(p), n, need, need)
+		if pr := precisionFor(v.GainPct); pr != "" {
+			latWhy += " or --precision " + pr
+		}
 	case missB && !missP:
 		// A percentile that was a miss and is now an answer has no
 		// relative gain: the unanswered share below decides.
@@ -460,6 +475,13 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		v.Hedge, v.Reason, v.DecidedBy = true, latWhy, DecidedByPercentile
 	case failOK:
 		v.Hedge, v.Reason, v.DecidedBy = true, failWhy+"; "+latWhy, DecidedByUnanswered
+	case !ciOK:
+		// Neither test says "hedge", and the percentile's cannot be
+		// made: the verdict is undecided, not "don't hedge".
+		v.Undecided, v.Reason, v.detail = true, latWhy, latCode
+		if failWhy != "" {
+			v.Reason += "; " + failWhy
+		}
 	case failWhy != "":
 		v.Reason, v.detail = latWhy+"; "+failWhy, latCode
 	default:

@@ -250,8 +250,10 @@ func TestJudge(t *testing.T) {
 }
 
 // TestJudgeTooFewRequests: without an order-statistic interval on either
-// side, the verdict is "don't hedge" and not significant, whatever the
-// gain, the cost, the unanswered share or the rule.
+// side, the percentile is not significant and cannot decide: unless the
+// unanswered share falls significantly, the verdict is undecided — not
+// "don't hedge" — whatever the gain, the cost or the rule, and says how
+// many requests an interval needs.
 func TestJudgeTooFewRequests(t *testing.T) {
 	rule := optimize.DefaultSettings().Rule
 	loose := rule
@@ -265,15 +267,31 @@ func TestJudgeTooFewRequests(t *testing.T) {
 		p.P95CIOK = side == "baseline"
 		for _, r := range []optimize.Rule{rule, loose} {
 			v := optimize.Judge(&b, &p, 0.95, 0.95, r, optimize.CostUSD)
-			if v.Hedge || v.Significant || !strings.Contains(v.Reason, "too few requests for a 95% interval on p95: 5 requests simulated per candidate, at least 110 needed") {
-				t.Errorf("no interval (%s), significance required %v: %+v; want don't hedge, not significant, and how many requests are needed", side, r.RequireSignificant, v)
+			if v.Hedge || !v.Undecided || v.Significant || v.UnansweredSignificant ||
+				!strings.Contains(v.Reason, "cannot tell at 5 requests: too few for a 95% interval on p95 (5 simulated per candidate, at least 110 needed): rerun with --requests ≥ 110") {
+				t.Errorf("no interval (%s), significance required %v: %+v; want undecided, not significant, and how many requests are needed", side, r.RequireSignificant, v)
 			}
+		}
+	}
+	// The unanswered share needs no percentile interval: on 5000
+	// requests per candidate, no hedging answering 75 % and the pick
+	// 100 % (Wilson intervals [73.8 %, 76.2 %] and [99.92 %, 100 %], far
+	// apart) decides "hedge" on its own, with or without the rule's
+	// significance test.
+	for _, r := range []optimize.Rule{rule, loose} {
+		b, p := cand("none", 2.67, 0, 0, 0, 0.75), cand("x", 1.53, 0, 50, 0.5, 1)
+		b.Requests, p.Requests = 5000, 5000
+		b.P95CIOK, p.P95CIOK = false, false
+		v := optimize.Judge(&b, &p, 0.95, 0.95, r, optimize.CostCalls)
+		if !v.Hedge || v.Undecided || v.DecidedBy != optimize.DecidedByUnanswered || !v.UnansweredSignificant || v.Significant ||
+			!strings.Contains(v.Reason, "the unanswered share (25.0% → 0.0%) falls 100.0% for +50.0% calls") {
+			t.Errorf("unanswered 25%% → 0%% without a p95 interval, significance required %v: %+v; want hedge, decided by the unanswered share", r.RequireSignificant, v)
 		}
 	}
 	// p99 has its own threshold.
 	b, p := base, pick
 	b.P99CIOK, p.P99CIOK = false, false
-	if v := optimize.Judge(&b, &p, 0.99, 0.95, rule, optimize.CostUSD); v.Hedge || !strings.Contains(v.Reason, "at least 563 needed") {
+	if v := optimize.Judge(&b, &p, 0.99, 0.95, rule, optimize.CostUSD); v.Hedge || !v.Undecided || !strings.Contains(v.Reason, "at least 563 needed") {
 		t.Errorf("p99: %+v", v)
 	}
 	if v := optimize.Judge(&b, &p, 0.95, 0.95, rule, optimize.CostUSD); !v.Hedge {

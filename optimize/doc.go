@@ -79,13 +79,22 @@
 // request instead (cost basis "calls"). A candidate whose interval of the
 // objective's percentile overlaps the pick's is marked "~" (not
 // significantly different), as benchstat does; with common random numbers
-// this test is conservative. An order-statistic interval exists only when
+// this test is conservative. A percentile that is a miss is never "~"
+// against a pick whose percentile is an answer (two misses are). Under
+// objective answered (or checked), "~" compares the objective's own
+// figure: the Wilson intervals of the share within the target overlap.
+// An order-statistic interval exists only when
 // its ranks fall inside the sample: at 95 %, from 110 requests for p95 and
 // 563 for p99 (MinRequestsForCI). Without one, the table prints "n/a" for
 // that interval and JSON has p95_ci_ok or p99_ci_ok false. When the
 // objective's percentile has none, every candidate is marked "~", no
-// difference counts as significant, the verdict is "don't hedge" (reason:
-// too few requests, and how many are needed) and a warning says so; when
+// difference counts as significant and a warning says so; the verdict is
+// "hedge" only when the unanswered share falls significantly (Wilson
+// intervals, which need no percentile interval), else undecided
+// (verdict.undecided, label "undecided"; reason: too few requests, how
+// many are needed — batched candidates need 30 batches of 10/(1 − p)
+// requests, 6000 for p95 — and what to rerun with), never "don't
+// hedge"; when
 // only p99 lacks one under a p95 objective, a warning says to treat p99 as
 // rough.
 //
@@ -300,8 +309,9 @@
 // (index of the objective's own choice: equal to pick unless that choice
 // failed the verdict rule and pick is a candidate within the objective's
 // limits that passes it), verdict {hedge, label ("hedge", "don't hedge",
-// "effectively no hedging": copies for under 1 % of requests, or
-// "fallback"), reason, gain_pct,
+// "effectively no hedging": copies for under 1 % of requests,
+// "fallback", or "undecided": too few requests to tell), undecided (only
+// when true), reason, gain_pct,
 // added_cost_pct, significant (the intervals of the objective's
 // percentile before and after are disjoint), decided_by ("percentile",
 // "unanswered", "configured" or "group": what made the verdict "hedge"; ""

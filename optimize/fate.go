@@ -83,7 +83,9 @@ const (
 	ReasonNotKnee = "not_the_knee"
 	// ReasonCIOverlap: the percentile's interval overlaps the pick's: not
 	// significantly different from it (Value and Limit: the candidate's
-	// and the pick's percentile, s).
+	// and the pick's percentile, s); under objective answered or checked,
+	// the Wilson intervals of the share within the target overlap (Value
+	// and Limit: the two shares). A miss is never like an answer.
 	ReasonCIOverlap = "ci_overlaps_pick"
 )
 
@@ -187,8 +189,9 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 			c.Reasons = append(c.Reasons, Reason{Code: ReasonFewerThanConfigured, Value: c.AnsweredShare, Limit: pick.AnsweredShare, Unit: UnitShare,
 				Text: fmt.Sprintf("answers significantly fewer requests than the configured policy, which is kept (%s vs %s)", ac, ak)})
 		case c.Hedging && tooFew:
-			c.Reasons = append(c.Reasons, Reason{Code: ReasonTooFew, Value: float64(min(base.Requests, c.Requests)), Limit: float64(MinRequestsForCI(p, level)), Unit: UnitRequests,
-				Text: fmt.Sprintf("too few requests for a %s%% interval on %s (%d simulated, %d needed): nothing counts as significant", fnum(100*level), pn, min(base.Requests, c.Requests), MinRequestsForCI(p, level))})
+			need := minRequestsFor(base, p, level)
+			c.Reasons = append(c.Reasons, Reason{Code: ReasonTooFew, Value: float64(min(base.Requests, c.Requests)), Limit: float64(need), Unit: UnitRequests,
+				Text: fmt.Sprintf("too few requests for a %s%% interval on %s (%d simulated, %d needed): nothing counts as significant", fnum(100*level), pn, min(base.Requests, c.Requests), need)})
 		case c.Hedging && (!pick.Hedging || preferred(c) || i == cr.ObjectivePick):
 			// No hedging is picked though c is within the limits, or c
 			// would come first but the pick was moved past it: the rule
@@ -295,7 +298,14 @@ func eligibleReasons(cr *ClassReport, c, pick *Candidate, t *tradeOff, level flo
 		r = append(r, Reason{Code: ReasonCostlier, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
 			Text: fmt.Sprintf("added cost %s is above the pick's %s at a %s no better (%s)", fpct(c.AddedCostPct), fpct(pick.AddedCostPct), pn, fsec(c.Q(p)))})
 	}
-	if c.LikePick && c.CIOK(p) && pick.CIOK(p) {
+	if c.LikePick && o.Goal == MostAnswered {
+		z := distuv.UnitNormal.Quantile((1 + level) / 2)
+		lc, hc := wilson(c.AnsweredWithinShare, c.Requests, z)
+		lp, hp := wilson(pick.AnsweredWithinShare, pick.Requests, z)
+		r = append(r, Reason{Code: ReasonCIOverlap, Value: c.AnsweredWithinShare, Limit: pick.AnsweredWithinShare, Unit: UnitShare,
+			Text: fmt.Sprintf("its interval of the share %s within %s, [%s, %s], overlaps the pick's [%s, %s]: not significantly different",
+				o.withinWord(), fsec(o.Target.Seconds()), fpct2(lc), fpct2(hc), fpct2(lp), fpct2(hp))})
+	} else if c.LikePick && c.CIOK(p) && pick.CIOK(p) {
 		a, b := c.CI(p), pick.CI(p)
 		text := fmt.Sprintf("its %s interval [%s, %s] overlaps the pick's [%s, %s]: not significantly different", pn, fsec(a[0]), fsec(a[1]), fsec(b[0]), fsec(b[1]))
 		if d, ok := pairedDiff(pick, c, p, level); ok {

@@ -19,6 +19,9 @@ const (
 	// LabelFallback: the pick is the class's configured fallback policy,
 	// which sends copies only after a failure.
 	LabelFallback = "fallback"
+	// LabelUndecided: the verdict cannot be told at the requests
+	// simulated (Verdict.Undecided); what to roll out is unchanged.
+	LabelUndecided = "undecided"
 )
 
 // RarelyHedgedShare is the hedged share below which an accepted pick is
@@ -29,6 +32,8 @@ const RarelyHedgedShare = 0.01
 func label(cr *ClassReport) {
 	pick := cr.Picked()
 	switch {
+	case cr.Verdict.Undecided:
+		cr.Verdict.Label = LabelUndecided
 	case !cr.Verdict.Hedge || !pick.Hedging:
 		cr.Verdict.Label = LabelNoHedge
 	case pick.Configured && pick.fallback:
@@ -61,6 +66,8 @@ func verdictHead(cr *ClassReport) string {
 	case LabelRarely:
 		return fmt.Sprintf("effectively no hedging: %s after %s goes out for %.1f%% of requests (%.3f attempts/request), too rarely to be a hedge delay",
 			plural(pick.Copies, "a copy", "copies"), delay, 100*pick.HedgedShare, pick.AttemptsPerRequest)
+	case LabelUndecided:
+		return LabelUndecided
 	case LabelFallback:
 		return fmt.Sprintf("fallback: the configured policy's copies go out only after a failure (%s)", fires)
 	}

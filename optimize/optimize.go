@@ -798,7 +798,11 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	if !cr.Verdict.Hedge && cs[cr.Pick].Hedging {
 		// The verdict rejects the objective's hedged pick: what to roll out
 		// is no hedging, and Pick says so; ObjectivePick keeps the rejected one.
-		cr.PickNote = fmt.Sprintf("the verdict rule rejects the objective's pick (%s: %s)", cs[cr.Pick].Label, cr.PickNote)
+		if cr.Verdict.Undecided {
+			cr.PickNote = fmt.Sprintf("the verdict cannot tell the objective's pick (%s: %s) from no hedging at these requests", cs[cr.Pick].Label, cr.PickNote)
+		} else {
+			cr.PickNote = fmt.Sprintf("the verdict rule rejects the objective's pick (%s: %s)", cs[cr.Pick].Label, cr.PickNote)
+		}
 		cr.Pick = 0
 	}
 	if k := slices.IndexFunc(cs, func(c Candidate) bool { return c.Configured }); k >= 0 && k != cr.Pick &&
@@ -870,9 +874,15 @@ func finishPick(cr *ClassReport, level float64) {
 	for i := range cs {
 		cs[i].LikePick = false
 		if i != cr.Pick {
-			// Without a real interval on either side, nothing is known to
-			// differ from the pick.
-			cs[i].LikePick = !cs[i].CIOK(p) || !pick.CIOK(p) || likePick(&cs[i], pick, p, level)
+			// Under objective answered (or checked), the objective's own
+			// figure is the share within the target. Else, without a real
+			// interval on either side, nothing is known to differ from
+			// the pick.
+			if cr.Objective.Goal == MostAnswered {
+				cs[i].LikePick = likePickWithin(&cs[i], pick, level)
+			} else {
+				cs[i].LikePick = !cs[i].CIOK(p) || !pick.CIOK(p) || likePick(&cs[i], pick, p, level)
+			}
 		}
 	}
 }

@@ -5,6 +5,8 @@ import (
 	"math"
 	"strconv"
 
+	"gonum.org/v1/gonum/stat/distuv"
+
 	"github.com/hedgesim/hedgesim/sim"
 )
 
@@ -98,12 +100,28 @@ func fallsSignificantly(base, pick *Candidate, p, level float64) (sig, paired bo
 
 // likePick reports whether c's p-percentile is not significantly
 // different from the pick's ("~"): the paired difference's interval holds
-// 0 when both are batched, else their intervals overlap.
+// 0 when both are batched, else their intervals overlap. A miss (+Inf)
+// against an answer always differs (the paired difference's interval of
+// a miss is unbounded, which would say "alike"); two misses are alike.
 func likePick(c, pick *Candidate, p, level float64) bool {
+	if mc, mp := math.IsInf(c.Q(p), 1), math.IsInf(pick.Q(p), 1); mc || mp {
+		return mc && mp
+	}
 	if d, ok := pairedDiff(pick, c, p, level); ok {
 		return !d.Significant()
 	}
 	return overlap(c.CI(p), pick.CI(p))
+}
+
+// likePickWithin reports whether c's share of requests answered within
+// the objective's target is not significantly different from the pick's
+// ("~" under objective answered or checked): their Wilson intervals at the
+// level overlap, the test JudgeWithin makes.
+func likePickWithin(c, pick *Candidate, level float64) bool {
+	z := distuv.UnitNormal.Quantile((1 + level) / 2)
+	lc, hc := wilson(c.AnsweredWithinShare, c.Requests, z)
+	lp, hp := wilson(pick.AnsweredWithinShare, pick.Requests, z)
+	return overlap([2]float64{lc, hc}, [2]float64{lp, hp})
 }
 
 // notSignificantWhy says why a fall of gain % measured on n requests is
@@ -116,9 +134,20 @@ func notSignificantWhy(paired bool, n int64, gain float64) string {
 	if paired {
 		why = "the paired difference's interval includes 0"
 	}
+	pr := precisionFor(gain)
+	if pr == "" {
+		return why
+	}
+	return fmt.Sprintf("%s; not significant at %d requests: rerun with --precision %s", why, n, pr)
+}
+
+// precisionFor returns the --precision that would decide a fall of gain
+// %: a half-width of half the gain, rounded down to a power of ten times
+// 1, 2 or 5, at least 0.001; "" when gain is not above 0.
+func precisionFor(gain float64) string {
 	p := gain / 200
 	if !(p > 0) {
-		return why
+		return ""
 	}
 	e := math.Pow(10, math.Floor(math.Log10(p)))
 	switch {
@@ -130,7 +159,7 @@ func notSignificantWhy(paired bool, n int64, gain float64) string {
 		p = e
 	}
 	p = max(p, 0.001)
-	return fmt.Sprintf("%s; not significant at %d requests: rerun with --precision %s", why, n, strconv.FormatFloat(p, 'g', 3, 64))
+	return strconv.FormatFloat(p, 'g', 3, 64)
 }
 
 // RelativeHalfWidth returns how precisely cr's verdict is measured: the
@@ -158,6 +187,26 @@ func (cr *ClassReport) RelativeHalfWidth(level float64) float64 {
 		h = max(h, max(x-ci[0], ci[1]-x)/x)
 	}
 	return h
+}
+
+// PrecisionUndefined says why cr's RelativeHalfWidth cannot exist
+// however many requests are simulated: the objective's percentile without
+// hedging, or with the pick, is a miss (+Inf) or 0. It is "" when more
+// requests can narrow the interval.
+func (cr *ClassReport) PrecisionUndefined() string {
+	p := cr.Objective.Percentile
+	for _, c := range []struct {
+		who string
+		q   float64
+	}{{"without hedging", cr.Baseline().Q(p)}, {"with the pick", cr.Picked().Q(p)}} {
+		switch {
+		case math.IsInf(c.q, 1):
+			return fmt.Sprintf("class %s: %s %s is a miss, which has no interval however many requests are simulated", cr.Class, pname(p), c.who)
+		case !(c.q > 0):
+			return fmt.Sprintf("class %s: %s %s is 0, and a half-width relative to 0 is undefined", cr.Class, pname(p), c.who)
+		}
+	}
+	return ""
 }
 
 // minRequestsFor returns the fewest requests for an interval of the

@@ -72,3 +72,76 @@ func TestNotSignificantSuggestsAPrecision(t *testing.T) {
 		}
 	}
 }
+
+// batched returns a candidate whose p95 is q with 30 batch p95s spread
+// ±0.01 s around it (+Inf batches for a miss), an interval of ±0.05 s.
+func batched(label string, q float64) Candidate {
+	per := make([]float64, 30)
+	for j := range per {
+		per[j] = q + 0.01*float64(j%3-1)
+	}
+	return Candidate{
+		Label: label, Hedging: label != "none", Requests: 20000,
+		Latency: latencyAt(q), P95CIOK: true, P99CIOK: true,
+		batchQ: [2][]float64{per, per},
+	}
+}
+
+func latencyAt(q float64) (l sim.Latency) {
+	l.P95, l.P99 = q, q
+	l.P95CI95 = [2]float64{q - 0.05, q + 0.05}
+	l.P99CI95 = l.P95CI95
+	if math.IsInf(q, 1) {
+		l.P95CI95 = [2]float64{q, q}
+		l.P99CI95 = l.P95CI95
+	}
+	return l
+}
+
+// TestLikePickMiss: a p95 that is a miss is never "not significantly
+// different" from a pick whose p95 is an answer (slow-replica-pool showed
+// "~ none miss [miss, miss]" against a pick at 2.79 s: the paired
+// difference of a miss has the unbounded interval (−Inf, +Inf), which
+// holds 0); two misses are alike; two answers whose paired difference's
+// interval holds 0 stay alike.
+func TestLikePickMiss(t *testing.T) {
+	pick := batched("2.79s", 2.79)
+	none := batched("none", math.Inf(1))
+	if likePick(&none, &pick, 0.95, 0.95) || likePick(&pick, &none, 0.95, 0.95) {
+		t.Errorf("a miss is like an answer at 2.79s")
+	}
+	other := batched("3s", math.Inf(1))
+	if !likePick(&none, &other, 0.95, 0.95) {
+		t.Errorf("two misses are not alike")
+	}
+	near := batched("2.8s", 2.79)
+	if !likePick(&near, &pick, 0.95, 0.95) {
+		t.Errorf("the same batches are not alike")
+	}
+}
+
+// TestLikePickAnsweredObjective: under objective answered, "~" compares
+// the objective's own figure, the share answered within the target, by
+// its Wilson intervals — not the p95, a miss for every candidate here
+// (guard-check's shape: 50 % answered within 3 s without hedging, 87.6 %
+// with the pick). At 20 000 requests a share's 95 % interval is about
+// ±0.5 pt: 87.0 % vs 87.6 % overlap, 50.1 % and 85.0 % do not.
+func TestLikePickAnsweredObjective(t *testing.T) {
+	mk := func(label string, within float64) Candidate {
+		c := batched(label, math.Inf(1))
+		c.AnsweredWithinShare, c.AnsweredShare = within, within
+		return c
+	}
+	cr := &ClassReport{
+		Objective:  Objective{Goal: MostAnswered, Percentile: 0.95, Target: 3 * time.Second},
+		Candidates: []Candidate{mk("none", 0.5011), mk("1.37s", 0.8504), mk("1s", 0.870), mk("792ms", 0.8756)},
+		Pick:       3,
+	}
+	finishPick(cr, 0.95)
+	want := []bool{false, false, true, false}
+	for i, c := range cr.Candidates {
+		if c.LikePick != want[i] {
+			t.Errorf("%s (answered within 3s %.2f%% vs the pick's 87.56%%): like the pick %v; want %v", c.Label, 100*c.AnsweredWithinShare, c.LikePick, want[i])
+		}
+	}
+}

@@ -338,9 +338,13 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 			title += ", and the objective's pick"
 		}
 	}
-	marks := "* pick, ~ " + pn + " not significantly different from the pick"
+	like := pn
+	if cr.Objective.Goal == MostAnswered {
+		like = "share " + cr.Objective.withinWord() + " within " + fsec(cr.Objective.Target.Seconds())
+	}
+	marks := "* pick, ~ " + like + " not significantly different from the pick"
 	if cr.ObjectivePick != cr.Pick {
-		marks = "* pick (recommended by the verdict rule), o the objective's pick, ~ " + pn + " not significantly different from the pick"
+		marks = "* pick (recommended by the verdict rule), o the objective's pick, ~ " + like + " not significantly different from the pick"
 	}
 	fmt.Fprintf(w, "  %s; %s:\n", title, marks)
 	tw := textfit.NewTable(w, tabwriter.AlignRight)

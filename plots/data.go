@@ -115,6 +115,9 @@ func verdictText(cr *optimize.ClassReport) string {
 	if cr.Verdict.Hedge {
 		return "hedge at " + cr.Picked().Label
 	}
+	if cr.Verdict.Undecided {
+		return optimize.LabelUndecided
+	}
 	return "don't hedge"
 }
 

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -12,7 +13,8 @@ import (
 // half-width or the requests reached their maximum.
 type Precision struct {
 	// Asked is the relative half-width asked (0.02: ± 2 % of the p95),
-	// Reached the one of the last run (+Inf without an interval).
+	// Reached the one of the last run (+Inf without an interval, JSON
+	// null).
 	Asked   float64 `json:"asked"`
 	Reached float64 `json:"reached"`
 	// Requests is the last run's requests, MaxRequests the most allowed.
@@ -20,6 +22,57 @@ type Precision struct {
 	MaxRequests int `json:"max_requests"`
 	// Met says whether Reached ≤ Asked.
 	Met bool `json:"met"`
+	// Unreachable, when set, says why no number of requests can reach
+	// the precision (the percentile is a miss, so no interval of it
+	// exists): the doubling stopped at once. Absent otherwise.
+	Unreachable string `json:"unreachable,omitempty"`
+}
+
+// precisionJSON is Precision on the wire: Reached is null when it is not
+// finite (no interval).
+type precisionJSON struct {
+	Asked       float64  `json:"asked"`
+	Reached     *float64 `json:"reached"`
+	Requests    int      `json:"requests"`
+	MaxRequests int      `json:"max_requests"`
+	Met         bool     `json:"met"`
+	Unreachable string   `json:"unreachable,omitempty"`
+}
+
+// MarshalJSON writes p with a Reached that is not finite as null.
+func (p Precision) MarshalJSON() ([]byte, error) {
+	w := precisionJSON{Asked: p.Asked, Requests: p.Requests, MaxRequests: p.MaxRequests, Met: p.Met, Unreachable: p.Unreachable}
+	if !math.IsInf(p.Reached, 0) && !math.IsNaN(p.Reached) {
+		w.Reached = &p.Reached
+	}
+	return json.Marshal(w)
+}
+
+// UnmarshalJSON reads what MarshalJSON writes; a null Reached is +Inf.
+func (p *Precision) UnmarshalJSON(b []byte) error {
+	var w precisionJSON
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	*p = Precision{Asked: w.Asked, Reached: math.Inf(1), Requests: w.Requests, MaxRequests: w.MaxRequests, Met: w.Met, Unreachable: w.Unreachable}
+	if w.Reached != nil {
+		p.Reached = *w.Reached
+	}
+	return nil
+}
+
+// P95Undefined says why r's overall p95 can have no relative interval
+// however many requests are simulated — it is a miss (+Inf: more than 5 %
+// of requests without a usable answer in time) or 0 — and "" when it is
+// an answer above 0.
+func (r *Report) P95Undefined() string {
+	switch p := r.Overall.Latency.P95; {
+	case math.IsInf(p, 1):
+		return "the p95 is a miss (more than 5% of requests get no usable answer in time), and a miss has no interval however many requests are simulated"
+	case !(p > 0):
+		return "the p95 is 0, and a half-width relative to 0 is undefined"
+	}
+	return ""
 }
 
 // P95RelativeHalfWidth returns the relative half-width of r's overall p95
@@ -48,6 +101,18 @@ func WritePrecision(w io.Writer, p *Precision, what string) {
 	reached := "without an interval"
 	if !math.IsInf(p.Reached, 1) {
 		reached = fmt.Sprintf("±%.2f%%", 100*p.Reached)
+	}
+	atMax := ""
+	if p.Requests >= p.MaxRequests {
+		atMax = ", the most --max-requests allows"
+	}
+	if p.Unreachable != "" && !math.IsInf(p.Reached, 1) {
+		fmt.Fprintf(w, "precision: %s is %s at %d requests%s where it exists; ±%.2f%% cannot be reached: %s\n", what, reached, p.Requests, atMax, 100*p.Asked, p.Unreachable)
+		return
+	}
+	if p.Unreachable != "" {
+		fmt.Fprintf(w, "precision: ±%.2f%% cannot be reached: %s; stopped at %d requests%s\n", 100*p.Asked, p.Unreachable, p.Requests, atMax)
+		return
 	}
 	if p.Met {
 		fmt.Fprintf(w, "precision: %s is %s at %d requests (asked ±%.2f%%)\n", what, reached, p.Requests, 100*p.Asked)

@@ -140,6 +140,9 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	case len(next) > 0:
 		return writeState(first, ms, next, *state, stdout)
 	}
+	if job.ws != nil {
+		job.ws.notes = stderr
+	}
 	if err := job.finish(ctx, rep, stdout); err != nil {
 		return err
 	}

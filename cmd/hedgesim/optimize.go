@@ -112,7 +112,9 @@ Sweeps the hedge delay (and optionally the number of copies and the hedge
 target) of every traffic class on the same random draws, and prints per class
 the recommended delay, p95/p99 before and after with confidence intervals, the
 answered and hedged shares, the added cost and a verdict (hedge or don't, with
-the reason; never "hedge" on too few requests for an interval).
+the reason; undecided, not "don't hedge", on too few requests for a percentile
+interval unless the unanswered share falls significantly; --write-scenario
+keeps an undecided class's configured policy).
 Settings come from the scenario's [optimize] table (scenarios/README.md);
 flags override them for every class. With --out, the report (report.txt,
 report.json, index.html — the whole report as one self-contained page for a
@@ -162,6 +164,9 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if bar != nil {
 		opt.Progress = bar.set
 		bar.live()
+	}
+	if job.ws != nil {
+		job.ws.notes = stderr
 	}
 	rep, err := optimize.Run(&job.cfg, job.s, opt)
 	if err == nil {
@@ -596,6 +601,9 @@ type rolloutWriter struct {
 	name     string // the input scenario's file name, for errors
 	src      []byte
 	traceDir string // where the input's relative paths are rooted
+	// notes, when set, is where write says what it did not take from
+	// the report (an undecided class keeps its configured policy).
+	notes io.Writer
 }
 
 // newRolloutWriter checks, before any simulation, that the scenario named
@@ -659,6 +667,20 @@ func (w *rolloutWriter) write(cfg *sim.Config, rep *optimize.Report) error {
 		if pick.Steps != nil { // a pipeline: each step's pick
 			for _, sp := range pick.Steps {
 				edits = append(edits, scenario.HedgeEdit{Class: cr.Class, Step: sp.Step, NoHedging: !sp.Hedging, Delay: sp.Delay, Copies: sp.Copies})
+			}
+			continue
+		}
+		if cr.Verdict.Undecided {
+			// Too few requests to tell: what runs today stays.
+			if w.notes != nil {
+				fmt.Fprintf(w.notes, "hedgesim optimize: --write-scenario %s: class %s keeps its configured policy: its verdict is undecided (%s)\n", w.out.path, cr.Class, cr.Verdict.Reason)
+			}
+			if cr.Picked().Steps != nil {
+				for _, sp := range cr.Picked().Steps {
+					edits = append(edits, scenario.HedgeEdit{Class: cr.Class, Step: sp.Step, Keep: true})
+				}
+			} else {
+				edits = append(edits, scenario.HedgeEdit{Class: cr.Class, Keep: true})
 			}
 			continue
 		}

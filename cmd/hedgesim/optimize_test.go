@@ -334,7 +334,8 @@ func TestEveryShippedScenarioOptimizes(t *testing.T) {
 
 // TestOptimizeTooFewRequests: `optimize --requests 1` (and 5) used to say
 // "hedge" with "significant": true on degenerate intervals. Now every class
-// gets "don't hedge", not significant, with the requests needed.
+// is undecided (never "don't hedge" on too few requests), not significant,
+// with the requests needed.
 func TestOptimizeTooFewRequests(t *testing.T) {
 	for _, n := range []string{"1", "5"} {
 		code, out, errOut := hedgesim(t, "optimize", "--requests", n, "--max-cost", "inf", "--json")
@@ -346,6 +347,7 @@ func TestOptimizeTooFewRequests(t *testing.T) {
 				Class   string `json:"class"`
 				Verdict struct {
 					Hedge       bool   `json:"hedge"`
+					Undecided   bool   `json:"undecided"`
 					Significant bool   `json:"significant"`
 					Reason      string `json:"reason"`
 				} `json:"verdict"`
@@ -361,7 +363,7 @@ func TestOptimizeTooFewRequests(t *testing.T) {
 		}
 		for _, c := range rep.Classes {
 			v := c.Verdict
-			if v.Hedge || v.Significant || !strings.Contains(v.Reason, "too few requests") || !strings.Contains(v.Reason, "at least 110 needed") {
+			if v.Hedge || !v.Undecided || v.Significant || !strings.Contains(v.Reason, "cannot tell at "+n+" request") || !strings.Contains(v.Reason, "at least 110 needed") {
 				t.Errorf("--requests %s: class %s: verdict %+v", n, c.Class, v)
 			}
 			for i, cand := range c.Candidates {
@@ -372,7 +374,7 @@ func TestOptimizeTooFewRequests(t *testing.T) {
 		}
 	}
 	code, out, _ := hedgesim(t, "optimize", "--requests", "1", "--delays", "0s")
-	if code != 0 || !strings.Contains(out, "1 request per candidate") || strings.Contains(out, "1 requests") || strings.Contains(out, "verdict: hedge") {
+	if code != 0 || !strings.Contains(out, "1 request per candidate") || strings.Contains(out, "1 requests") || strings.Contains(out, "verdict: hedge") || !strings.Contains(out, "verdict: undecided") {
 		t.Errorf("--requests 1: exit %d:\n%s", code, out)
 	}
 }

@@ -4,6 +4,8 @@ import (
 	"context"
 	"flag"
 	"fmt"
+	"math"
+	"strings"
 
 	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/sim"
@@ -59,8 +61,10 @@ func (pf *precisionFlags) toPrecision(ctx context.Context, cfg *sim.Config, rep 
 	for {
 		reached := rep.P95RelativeHalfWidth()
 		met := reached <= pf.p.v
-		if met || int64(cfg.Requests) >= pf.max.v {
-			rep.Precision = &sim.Precision{Asked: pf.p.v, Reached: reached, Requests: cfg.Requests, MaxRequests: int(pf.max.v), Met: met}
+		// A p95 that is a miss has no interval: doubling cannot help.
+		undef := rep.P95Undefined()
+		if met || undef != "" || int64(cfg.Requests) >= pf.max.v {
+			rep.Precision = &sim.Precision{Asked: pf.p.v, Reached: reached, Requests: cfg.Requests, MaxRequests: int(pf.max.v), Met: met, Unreachable: undef}
 			return rep, nil
 		}
 		if err := ctx.Err(); err != nil {
@@ -78,19 +82,31 @@ func (pf *precisionFlags) toPrecision(ctx context.Context, cfg *sim.Config, rep 
 // requests per candidate (s.Requests) until every class's pick is measured
 // against no hedging within ± precision (optimize's
 // ClassReport.RelativeHalfWidth), or the requests reach the maximum, and
-// records how it ended in the report.
+// records how it ended in the report. A class whose figure cannot exist
+// (ClassReport.PrecisionUndefined: a percentile that is a miss) is left
+// out of the target and named in the report; when every class is such,
+// the doubling stops at once.
 func (pf *precisionFlags) toPrecisionOptimize(ctx context.Context, s *optimize.Settings, rep *optimize.Report, run func(optimize.Settings) (*optimize.Report, error)) (*optimize.Report, error) {
 	if !pf.p.set {
 		return rep, nil
 	}
 	for {
-		reached := 0.0
+		reached, measured := 0.0, 0
+		var undef []string
 		for i := range rep.Classes {
+			if why := rep.Classes[i].PrecisionUndefined(); why != "" {
+				undef = append(undef, why)
+				continue
+			}
+			measured++
 			reached = max(reached, rep.Classes[i].RelativeHalfWidth(rep.Level))
 		}
-		met := reached <= pf.p.v
-		if met || int64(s.Requests) >= pf.max.v {
-			rep.Precision = &sim.Precision{Asked: pf.p.v, Reached: reached, Requests: s.Requests, MaxRequests: int(pf.max.v), Met: met}
+		if measured == 0 {
+			reached = math.Inf(1)
+		}
+		met := measured > 0 && reached <= pf.p.v
+		if met || measured == 0 || int64(s.Requests) >= pf.max.v {
+			rep.Precision = &sim.Precision{Asked: pf.p.v, Reached: reached, Requests: s.Requests, MaxRequests: int(pf.max.v), Met: met && len(undef) == 0, Unreachable: strings.Join(undef, "; ")}
 			return rep, nil
 		}
 		if err := ctx.Err(); err != nil {

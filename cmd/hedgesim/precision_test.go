@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -135,5 +136,100 @@ func TestOptimizePrecision(t *testing.T) {
 	}
 	if p := rep.Precision; !p.Met || p.Reached > 0.1 || p.Requests <= 20000 || p.Requests != rep.Requests {
 		t.Errorf("precision %+v, %d requests per candidate; want met beyond 20000", p, rep.Requests)
+	}
+}
+
+// missScenario is one class whose requests take 0.1–0.3 s or 3–19 s
+// (half each) against a 3 s deadline: without hedging half of them, and
+// with two copies at 1 s and 2 s one in eight, go unanswered, so the p95
+// is a miss either way and has no interval at any number of requests.
+const missScenario = `name = "miss"
+seed = 1
+requests = 4000
+[arrivals]
+rate = 20.0
+[models.m]
+provider = "p"
+[models.m.latency]
+kind = "mixture"
+weights = [0.5, 0.5]
+components = [
+  { kind = "uniform", min = 0.1, max = 0.3 },
+  { kind = "uniform", min = 3.0, max = 19.0 },
+]
+[[classes]]
+name = "c"
+input_tokens = { kind = "constant", value = 1 }
+output_tokens = { kind = "constant", value = 1 }
+deadline = "3s"
+on_timeout = "fail_open"
+[classes.hedge]
+primary = "m"
+delay = "1s"
+max_copies = 2
+`
+
+// TestPrecisionOfAMiss: when the p95 is a miss, --precision cannot be
+// reached however many requests are simulated: run and optimize stop at
+// once at the first run's requests (no doubling), exit 0, write the
+// reached half-width as JSON null with the reason, and say so in text.
+func TestPrecisionOfAMiss(t *testing.T) {
+	path := filepath.Join(t.TempDir(), "miss.toml")
+	if err := os.WriteFile(path, []byte(missScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"run", "--precision", "0.5"},
+		{"optimize", "--requests", "4000", "--check-requests", "0", "--precision", "0.02"},
+	} {
+		code, stdout, stderr := hedgesim(t, append(append(args, "--json"), path)...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var rep struct {
+			Precision map[string]any `json:"precision"`
+		}
+		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+			t.Fatal(err)
+		}
+		p := rep.Precision
+		if r, ok := p["reached"]; !ok || r != nil || p["requests"] != 4000.0 || p["met"] != false ||
+			!strings.Contains(fmt.Sprint(p["unreachable"]), "miss") {
+			t.Errorf("%v: precision %v; want reached null, stopped at 4000 requests, unreachable naming the miss", args, p)
+		}
+		code, stdout, stderr = hedgesim(t, append(args, path)...)
+		if code != 0 || !strings.Contains(stdout, "precision: ±") || !strings.Contains(stdout, "cannot be reached") {
+			t.Errorf("%v: exit %d, %s; no word that the precision cannot be reached in\n%s", args, code, stderr, stdout)
+		}
+	}
+}
+
+// TestOptimizePrecisionSkipsAMiss: in the default scenario, class
+// strict-sla's p95 without hedging is a miss, so its figure has no
+// interval; optimize --precision leaves it out, doubles the requests
+// until the other classes reach ±20 %, and names strict-sla as the class
+// where the precision cannot be reached (met: false), with the others'
+// half-width as the figure reached.
+func TestOptimizePrecisionSkipsAMiss(t *testing.T) {
+	code, stdout, stderr := hedgesim(t, "optimize", "--requests", "2000", "--check-requests", "0", "--precision", "0.2", "--json")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Precision struct {
+			Reached     *float64 `json:"reached"`
+			Requests    int      `json:"requests"`
+			MaxRequests int      `json:"max_requests"`
+			Met         bool     `json:"met"`
+			Unreachable string   `json:"unreachable"`
+		} `json:"precision"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	p := rep.Precision
+	if p.Reached == nil || *p.Reached > 0.2 || p.Met || p.Requests <= 2000 || p.Requests >= p.MaxRequests ||
+		!strings.HasPrefix(p.Unreachable, "class strict-sla: p95 without hedging is a miss") {
+		t.Errorf("precision %+v; want the other classes within ±20%% after doubling, strict-sla named as unreachable", p)
 	}
 }
