@@ -146,6 +146,8 @@ func write(d *Document, format string, opt Options) ([]byte, []Note, error) {
 		for _, c := range d.Classes {
 			if !c.Hedge {
 				ns = append(ns, Note{Class: c.Class, Text: "hedging off (hedge: false)" + reasonSuffix(c.Reason)})
+			} else if c.undecided {
+				ns = append(ns, Note{Class: c.Class, Text: c.Reason})
 			}
 		}
 		return []byte(b.String()), ns, nil
@@ -166,6 +168,9 @@ func (n *notes) add(format string, args ...any) {
 // commonNotes adds what no format of a runtime can say (ROLLOUT.md, "What
 // none of them can say").
 func commonNotes(n *notes, c *Class, runtime string) {
+	if c.undecided {
+		n.add("%s", c.Reason)
+	}
 	if c.Hedge && c.CancelBilling != "none" && c.CancelLatency > 0 {
 		// Cancellation billing and latency are facts about the provider;
 		// nothing to configure, but worth saying once.

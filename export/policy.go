@@ -118,6 +118,9 @@ type Class struct {
 	Pipeline         string  `json:"pipeline,omitempty"`
 	Step             string  `json:"step,omitempty"`
 	EndToEndDeadline Seconds `json:"end_to_end_deadline_s,omitempty"`
+	// undecided is true for a class from an optimize report whose verdict
+	// is undecided: Reason says so, and every format notes it.
+	undecided bool
 }
 
 // StreamCuts are a class's stall detectors for streamed answers

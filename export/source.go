@@ -117,8 +117,11 @@ type reportClass struct {
 	Candidates []reportCandidate `json:"candidates"`
 	Pick       *int              `json:"pick"`
 	Verdict    *struct {
-		Hedge  bool   `json:"hedge"`
-		Reason string `json:"reason"`
+		Hedge bool `json:"hedge"`
+		// Undecided: too few requests to tell; the configured policy is
+		// kept.
+		Undecided bool   `json:"undecided"`
+		Reason    string `json:"reason"`
 	} `json:"verdict"`
 	// Steps is, for a pipeline class, what each step's policy in the
 	// candidate StepsOf names adds ("why" in words); StepsOf "pick" is the
@@ -208,7 +211,8 @@ func readReport(data []byte) (*report, error) {
 // those and varies only the delay, the copies and their target, with a
 // fixed delay (an adaptive delay and "a different provider" are off in
 // every candidate). A class whose verdict is "don't hedge" gets hedging
-// off. Data that is not an optimize report, or a report that does not
+// off; one whose verdict is undecided keeps its configured policy, its
+// reason beginning with UndecidedReason. Data that is not an optimize report, or a report that does not
 // match cfg (a class or target cfg lacks, another deadline), is an error.
 func ReportPicks(data []byte, cfg *sim.Config) (*Document, error) {
 	r, err := readReport(data)
@@ -233,6 +237,12 @@ func ReportPicks(data []byte, cfg *sim.Config) (*Document, error) {
 		if rc.Deadline != nil && math.Abs(*rc.Deadline-cl.Deadline.Seconds()) > 1e-9 {
 			return nil, fmt.Errorf("class %q: the report's deadline %gs differs from the scenario's %s; is this the scenario the report was made from?",
 				*rc.Class, *rc.Deadline, cl.Deadline)
+		}
+		if rc.Verdict.Undecided {
+			// Too few requests to tell: what runs today stays, as
+			// --write-scenario keeps it.
+			d.Classes = append(d.Classes, undecidedPolicies(cfg, cl, rc.Verdict.Reason)...)
+			continue
 		}
 		pick := rc.Candidates[*rc.Pick]
 		if cl.Pipeline != nil {
@@ -278,6 +288,29 @@ func ReportPicks(data []byte, cfg *sim.Config) (*Document, error) {
 	addBreakers(cfg, d)
 	return d, nil
 }
+
+// undecidedPolicies returns the configured policy of class cl (each step's,
+// for a pipeline), its reason saying that the verdict is undecided and why.
+func undecidedPolicies(cfg *sim.Config, cl *sim.Class, why string) []Class {
+	var out []Class
+	if cl.Pipeline == nil {
+		out = append(out, classPolicy(cfg, cl))
+	} else {
+		for s := range cl.Pipeline.Steps {
+			out = append(out, stepPolicy(cfg, cl, s, &cl.Pipeline.Steps[s].Call))
+		}
+	}
+	for i := range out {
+		out[i].Reason = UndecidedReason + ": " + why
+		out[i].undecided = true
+	}
+	return out
+}
+
+// UndecidedReason begins the reason of a class exported from an optimize
+// report whose verdict is undecided (too few requests to tell): its
+// configured policy is exported.
+const UndecidedReason = "the verdict is undecided, so the configured policy is kept"
 
 // pipelinePicks returns the step policies of pipeline class cl's pick of
 // report class rc: each step's call with the pick's copies, delay and

@@ -149,10 +149,14 @@ func Write(w io.Writer, rep *optimize.Report, o Options) error {
 			if c.AddedCostPct != nil {
 				added = signedPct(*c.AddedCostPct)
 			}
+			predicted := interval(c.Predicted.P95, c.Predicted.P95CI95, c.Predicted.P95CIOK)
+			if c.Unswept { // the sweep did not simulate what the check runs
+				predicted = "-"
+			}
 			p.Rollout = append(p.Rollout, rolloutView{
 				Class: c.Class, Pick: c.Pick,
 				Checked:   interval(c.Checked.P95, c.Checked.P95CI95, c.Checked.P95CIOK),
-				Predicted: interval(c.Predicted.P95, c.Predicted.P95CI95, c.Predicted.P95CIOK),
+				Predicted: predicted,
 				NoHedging: sim.FormatSeconds(c.NoHedging.P95),
 				Answered:  share(c.AnsweredShare), AddedCost: added,
 				Flagged: c.Flagged, Flag: c.Flag, PerDay: "-", PerMonth: "-",

@@ -581,11 +581,15 @@ func writeRollout(w io.Writer, rc *RolloutCheck) {
 		if len(tputs) > 0 {
 			tput = cmp.Or(tputs[c.Class], "-") + "\t"
 		}
+		pp95, pans, padd := fsec(c.Predicted.P95), fpct2(c.PredictedAnswered), fpct(c.PredictedAddedCostPct)
+		if c.Unswept {
+			pp95, pans, padd = "-", "-", "-"
+		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s%s\n", c.Class, c.Pick,
-			fsec(c.Checked.P95), fsec(c.NoHedging.P95), fsec(c.Predicted.P95),
+			fsec(c.Checked.P95), fsec(c.NoHedging.P95), pp95,
 			fsec(c.Checked.P99), fsec(c.NoHedging.P99),
-			fpct2(c.AnsweredShare), fpct2(c.NoHedgingAnswered), fpct2(c.PredictedAnswered),
-			c.RateLimited, added, fpct(c.PredictedAddedCostPct), tput, flag)
+			fpct2(c.AnsweredShare), fpct2(c.NoHedgingAnswered), pans,
+			c.RateLimited, added, padd, tput, flag)
 	}
 	tw.Flush()
 	for _, c := range rc.Classes {

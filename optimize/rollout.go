@@ -31,8 +31,16 @@ type RolloutCheck struct {
 // usable answer in seconds (a miss is +Inf, JSON null).
 type RolloutClass struct {
 	Class string `json:"class"`
-	// Pick is the label of the class's pick ("none" for no hedging).
+	// Pick is the label of the class's pick ("none" for no hedging), or
+	// "configured" when the verdict is undecided: the check then runs the
+	// class's configured policy, which --write-scenario and export keep
+	// for it, and Note says so.
 	Pick string `json:"pick"`
+	// Unswept is true when the check runs a policy the sweep did not
+	// simulate (an undecided class's configured policy outside the grid):
+	// the predicted fields are then zero and nothing is compared with them.
+	// Absent when false.
+	Unswept bool `json:"unswept,omitempty"`
 	// Checked is the class in the rollout check, NoHedging the same
 	// traffic without hedging, Predicted the pick in the sweep.
 	Checked   sim.Latency `json:"latency_s"`
@@ -63,7 +71,8 @@ type RolloutClass struct {
 }
 
 // RolloutConfig returns cfg with the pick of every class of rep applied
-// (classes rep did not optimize keep their policy), and the given number of
+// (classes rep did not optimize, and classes whose verdict is undecided,
+// keep their configured policy), and the given number of
 // requests — for a replayed trace, at most the trace's length.
 func RolloutConfig(cfg *sim.Config, rep *Report, requests int) *sim.Config {
 	c := *cfg
@@ -71,7 +80,7 @@ func RolloutConfig(cfg *sim.Config, rep *Report, requests int) *sim.Config {
 	for j := range rep.Classes {
 		cr := &rep.Classes[j]
 		for i := range c.Classes {
-			if c.Classes[i].Name == cr.Class {
+			if c.Classes[i].Name == cr.Class && !cr.Verdict.Undecided {
 				c.Classes[i].Policy = cr.Picked().Policy(cfg.Classes[i].Policy)
 				c.Classes[i].Pipeline = cr.Picked().pipelineFor(&cfg.Classes[i])
 			}
@@ -112,14 +121,23 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 				continue
 			}
 			got := &rc.Report.Classes[i]
-			pick := cr.Picked()
+			pick := rolledOut(cr, &cfg.Classes[i])
 			rcl := RolloutClass{
-				Class: cr.Class, Pick: pick.Label,
-				Checked: got.Latency, NoHedging: got.NoHedging.Latency, Predicted: pick.Latency,
+				Class: cr.Class, Pick: "configured", Unswept: pick == nil,
+				Checked: got.Latency, NoHedging: got.NoHedging.Latency,
 				AnsweredShare: got.AnsweredShare, NoHedgingAnswered: got.NoHedging.AnsweredShare,
-				PredictedAnswered: pick.AnsweredShare,
-				RateLimited:       got.Attempts.RateLimited,
-				AddedCostPct:      got.AddedCostPct, PredictedAddedCostPct: pick.AddedCostPct,
+				RateLimited:  got.Attempts.RateLimited,
+				AddedCostPct: got.AddedCostPct,
+			}
+			if pick != nil {
+				rcl.Predicted, rcl.PredictedAnswered, rcl.PredictedAddedCostPct = pick.Latency, pick.AnsweredShare, pick.AddedCostPct
+				if !cr.Verdict.Undecided {
+					rcl.Pick = pick.Label
+				}
+			}
+			hedging := hedges(&c.Classes[i])
+			if pick != nil {
+				hedging = pick.Hedging
 			}
 			if cr.CostBasis == CostCalls {
 				if b := base.Classes[i]; b.Attempts.Sent > 0 && b.Requests > 0 && hedged.Classes[i].Requests > 0 {
@@ -127,7 +145,7 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 					rcl.AddedCostPct = &x
 				}
 			}
-			rcl.Flag = checkFlags(cr, &hedged.Classes[i], &base.Classes[i], got, level)
+			rcl.Flag = checkFlags(pick, hedging, &hedged.Classes[i], &base.Classes[i], got, level)
 			for _, o := range overloads {
 				if reaches(c, &c.Classes[i], o) {
 					f := fmt.Sprintf("%s: its 429s grow with a longer run than this check's", o)
@@ -135,9 +153,16 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 				}
 			}
 			rcl.Flagged = rcl.Flag != ""
-			if o := cr.Objective; pick.Hedging && o.Goal != LowestCost && !math.IsInf(o.MaxAddedCostPct, 1) && got.AddedCostPct != nil &&
+			if o := cr.Objective; hedging && o.Goal != LowestCost && !math.IsInf(o.MaxAddedCostPct, 1) && got.AddedCostPct != nil &&
 				cr.CostBasis == CostUSD && *got.AddedCostPct > o.MaxAddedCostPct+0.5 {
 				rcl.Note = fmt.Sprintf("the check's added cost %s is above the objective's cap of +%s%%", fpct(*got.AddedCostPct), fnum(o.MaxAddedCostPct))
+			}
+			if cr.Verdict.Undecided {
+				n := "the verdict is undecided, so the check runs the class's configured policy, as --write-scenario and export keep it"
+				if pick == nil {
+					n += " (the sweep did not simulate it: no prediction to compare with)"
+				}
+				rcl.Note = strings.TrimPrefix(rcl.Note+"; "+n, "; ")
 			}
 			rc.Classes = append(rc.Classes, rcl)
 		}
@@ -145,31 +170,65 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 	return rc, nil
 }
 
-// checkFlags returns why the rollout check of class cr (hedged run h and
-// its no-hedging baseline b, reported as got) contradicts the sweep, or "".
-func checkFlags(cr *ClassReport, h, b *sim.ClassResult, got *sim.ClassReport, level float64) string {
-	pick := cr.Picked()
+// rolledOut returns the candidate whose policy the rollout check runs for
+// class cr (cl its class in the scenario): the pick, or when the verdict is
+// undecided the class's configured policy — the candidate that simulated
+// it, nil when the sweep simulated none.
+func rolledOut(cr *ClassReport, cl *sim.Class) *Candidate {
+	if !cr.Verdict.Undecided {
+		return cr.Picked()
+	}
+	for k := range cr.Candidates {
+		c := &cr.Candidates[k]
+		if c.Configured || (cl.Pipeline == nil && samePolicy(c.Policy(cl.Policy), cl.Policy)) {
+			return c
+		}
+	}
+	return nil
+}
+
+// hedges reports whether class cl sends copies: its policy, or for a
+// pipeline any step's.
+func hedges(cl *sim.Class) bool {
+	if cl.Pipeline != nil {
+		for s := range cl.Pipeline.Steps {
+			if cl.Pipeline.Steps[s].Call.Policy.Copies > 0 {
+				return true
+			}
+		}
+		return false
+	}
+	return cl.Policy.Copies > 0
+}
+
+// checkFlags returns why the rollout check of a class (hedged run h, which
+// hedges or not, and its no-hedging baseline b, reported as got)
+// contradicts the sweep's prediction pick (nil: none, only the check's own
+// answered shares are compared), or "".
+func checkFlags(pick *Candidate, hedging bool, h, b *sim.ClassResult, got *sim.ClassReport, level float64) string {
 	var flags []string
 	lo, hi, ok := h.QuantileCI(0.95, level)
-	if ok && pick.P95CIOK && (hi < pick.Latency.P95CI95[0] || lo > pick.Latency.P95CI95[1]) {
+	if ok && pick != nil && pick.P95CIOK && (hi < pick.Latency.P95CI95[0] || lo > pick.Latency.P95CI95[1]) {
 		f := fmt.Sprintf("the check's p95 %s [%s, %s] lies outside the sweep's %s [%s, %s]",
 			fsec(got.Latency.P95), fsec(lo), fsec(hi), fsec(pick.Latency.P95),
 			fsec(pick.Latency.P95CI95[0]), fsec(pick.Latency.P95CI95[1]))
-		if !pick.Hedging {
+		if !hedging {
 			f += " although the class does not hedge: the class's own result differs between the two runs — other classes' load, or slow periods shared by many requests, which make requests dependent and the intervals too narrow"
 		}
 		flags = append(flags, f)
 	}
 	z := distuv.UnitNormal.Quantile((1 + level) / 2)
-	if pick.Hedging && sim.AnswersFall(got.NoHedging.AnsweredShare, b.Requests, got.AnsweredShare, h.Requests, z) {
+	if hedging && sim.AnswersFall(got.NoHedging.AnsweredShare, b.Requests, got.AnsweredShare, h.Requests, z) {
 		flags = append(flags, fmt.Sprintf("in the check the pick answers significantly fewer requests than no hedging (%s → %s)",
 			fpct2(got.NoHedging.AnsweredShare), fpct2(got.AnsweredShare)))
 	}
-	lp, hp := wilson(pick.AnsweredShare, pick.Requests, z)
-	lc, hcw := wilson(got.AnsweredShare, h.Requests, z)
-	if hcw < lp || lc > hp {
-		flags = append(flags, fmt.Sprintf("the check's answered share %s lies outside the sweep's interval [%s, %s]",
-			fpct2(got.AnsweredShare), fpct2(lp), fpct2(hp)))
+	if pick != nil {
+		lp, hp := wilson(pick.AnsweredShare, pick.Requests, z)
+		lc, hcw := wilson(got.AnsweredShare, h.Requests, z)
+		if hcw < lp || lc > hp {
+			flags = append(flags, fmt.Sprintf("the check's answered share %s lies outside the sweep's interval [%s, %s]",
+				fpct2(got.AnsweredShare), fpct2(lp), fpct2(hp)))
+		}
 	}
 	return strings.Join(flags, "; ")
 }

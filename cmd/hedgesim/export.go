@@ -23,9 +23,10 @@ var exportSynopsis = `export --format FORMAT [flags] INPUT
 Writes hedge policies as the configuration of the runtime that will carry
 them. INPUT is an optimize report (report.json of 'optimize --out', or the
 output of 'optimize --json'; - reads standard input): each class's pick is
-exported, hedging off where the verdict is "don't hedge". Or INPUT is a
-scenario file or built-in scenario name: each class's configured policy is
-exported.
+exported, hedging off where the verdict is "don't hedge" and the class's
+configured policy, its reason noted, where the verdict is undecided (too
+few requests to tell). Or INPUT is a scenario file or built-in scenario
+name: each class's configured policy is exported.
 
 ` + exportFormatsHelp() + `
 What a format cannot express, and what was written instead, is printed on
