@@ -4,6 +4,7 @@ import (
 	"encoding/json"
 	"os"
 	"path/filepath"
+	"reflect"
 	"strings"
 	"testing"
 
@@ -92,5 +93,126 @@ func TestOptimizeTooFewIsUndecided(t *testing.T) {
 	}
 	if g, w := hedges(got), hedges(src); strings.Join(g, "\n") != strings.Join(w, "\n") || len(w) == 0 {
 		t.Errorf("--write-scenario rewrote the hedges of undecided classes: %q; want the configured %q", g, w)
+	}
+}
+
+// TestUndecidedRolloutAndExportKeepConfigured: at 5000 requests every class
+// of replica-pool is undecided (TestOptimizeTooFewIsUndecided), so what is
+// rolled out is each class's configured policy, as --write-scenario keeps
+// it. The rollout check then runs the scenario exactly as configured: its
+// report equals `hedgesim run` of the scenario with the check's requests
+// and seed (the same draws; not a statistical comparison), and it says so
+// per class. export of the report writes each class's configured policy —
+// the document `export replica-pool` writes from the scenario — with a
+// reason saying the verdict was undecided and why, also on stderr.
+func TestUndecidedRolloutAndExportKeepConfigured(t *testing.T) {
+	dir := t.TempDir()
+	code, stdout, stderr := hedgesim(t, "optimize", "--json", "--requests", "5000", "--check-requests", "20000", "replica-pool")
+	if code != 0 {
+		t.Fatalf("optimize: exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Classes []struct {
+			Class   string `json:"class"`
+			Verdict struct {
+				Undecided bool   `json:"undecided"`
+				Reason    string `json:"reason"`
+			} `json:"verdict"`
+		} `json:"classes"`
+		Rollout struct {
+			Classes []struct {
+				Class   string `json:"class"`
+				Pick    string `json:"pick"`
+				Unswept bool   `json:"unswept"`
+				Note    string `json:"note"`
+			} `json:"classes"`
+			Report struct {
+				Classes []json.RawMessage `json:"classes"`
+			} `json:"report"`
+		} `json:"rollout_check"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Classes) != 3 || len(rep.Rollout.Classes) != 3 {
+		t.Fatalf("%d classes, %d in the rollout check; want replica-pool's 3", len(rep.Classes), len(rep.Rollout.Classes))
+	}
+	for i, cr := range rep.Classes {
+		if !cr.Verdict.Undecided {
+			t.Fatalf("class %s: verdict not undecided at 5000 requests: %+v", cr.Class, cr.Verdict)
+		}
+		rc := rep.Rollout.Classes[i]
+		// The configured 2 s hedge to another replica is not in the sweep's
+		// grid, so there is no prediction for it.
+		if rc.Pick != "configured" || !rc.Unswept || !strings.Contains(rc.Note, "the verdict is undecided, so the check runs the class's configured policy") {
+			t.Errorf("rollout check class %s: pick %q, unswept %v, note %q; want the configured policy, said so", rc.Class, rc.Pick, rc.Unswept, rc.Note)
+		}
+	}
+	code, runOut, stderr := hedgesim(t, "run", "--json", "--requests", "20000", "replica-pool")
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, stderr)
+	}
+	var run struct {
+		Classes []json.RawMessage `json:"classes"`
+	}
+	if err := json.Unmarshal([]byte(runOut), &run); err != nil {
+		t.Fatal(err)
+	}
+	if len(run.Classes) != len(rep.Rollout.Report.Classes) {
+		t.Fatalf("run has %d classes, the rollout check %d", len(run.Classes), len(rep.Rollout.Report.Classes))
+	}
+	for i := range run.Classes {
+		var a, b any
+		if err := json.Unmarshal(run.Classes[i], &a); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal(rep.Rollout.Report.Classes[i], &b); err != nil {
+			t.Fatal(err)
+		}
+		if !reflect.DeepEqual(a, b) {
+			t.Errorf("class %d: the rollout check's result differs from `run` of the configured scenario:\ncheck %s\nrun   %s", i, rep.Rollout.Report.Classes[i], run.Classes[i])
+		}
+	}
+
+	r := filepath.Join(dir, "r.json")
+	if err := os.WriteFile(r, []byte(stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, got, stderr := hedgesim(t, "export", "--format", "json", r)
+	if code != 0 {
+		t.Fatalf("export of the report: exit %d: %s", code, stderr)
+	}
+	code, want, werr := hedgesim(t, "export", "--format", "json", "replica-pool")
+	if code != 0 {
+		t.Fatalf("export of the scenario: exit %d: %s", code, werr)
+	}
+	var gd, wd struct {
+		Classes []map[string]any `json:"classes"`
+	}
+	if err := json.Unmarshal([]byte(got), &gd); err != nil {
+		t.Fatal(err)
+	}
+	if err := json.Unmarshal([]byte(want), &wd); err != nil {
+		t.Fatal(err)
+	}
+	if len(gd.Classes) != len(rep.Classes) || len(wd.Classes) != len(rep.Classes) {
+		t.Fatalf("exported %d classes from the report, %d from the scenario; want %d", len(gd.Classes), len(wd.Classes), len(rep.Classes))
+	}
+	for i, cr := range rep.Classes {
+		g := gd.Classes[i]
+		wantReason := "the verdict is undecided, so the configured policy is kept: " + cr.Verdict.Reason
+		if g["reason"] != wantReason {
+			t.Errorf("class %s: reason %q; want %q", cr.Class, g["reason"], wantReason)
+		}
+		if g["hedge"] != true {
+			t.Errorf("class %s: hedge %v; want the configured hedge", cr.Class, g["hedge"])
+		}
+		delete(g, "reason")
+		if !reflect.DeepEqual(g, wd.Classes[i]) {
+			t.Errorf("class %s: exported\n%v\nwant the configured policy\n%v", cr.Class, g, wd.Classes[i])
+		}
+		if !strings.Contains(stderr, cr.Class+": "+wantReason) {
+			t.Errorf("class %s: stderr does not note the undecided verdict:\n%s", cr.Class, stderr)
+		}
 	}
 }
