@@ -146,7 +146,7 @@ func write(d *Document, format string, opt Options) ([]byte, []Note, error) {
 		for _, c := range d.Classes {
 			if !c.Hedge {
 				ns = append(ns, Note{Class: c.Class, Text: "hedging off (hedge: false)" + reasonSuffix(c.Reason)})
-			} else if c.undecided {
+			} else if c.undecided() {
 				ns = append(ns, Note{Class: c.Class, Text: c.Reason})
 			}
 		}
@@ -168,7 +168,7 @@ func (n *notes) add(format string, args ...any) {
 // commonNotes adds what no format of a runtime can say (ROLLOUT.md, "What
 // none of them can say").
 func commonNotes(n *notes, c *Class, runtime string) {
-	if c.undecided {
+	if c.undecided() {
 		n.add("%s", c.Reason)
 	}
 	if c.Hedge && c.CancelBilling != "none" && c.CancelLatency > 0 {

@@ -8,6 +8,7 @@ import (
 	"io"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hedgesim/hedgesim/sim"
@@ -118,10 +119,12 @@ type Class struct {
 	Pipeline         string  `json:"pipeline,omitempty"`
 	Step             string  `json:"step,omitempty"`
 	EndToEndDeadline Seconds `json:"end_to_end_deadline_s,omitempty"`
-	// undecided is true for a class from an optimize report whose verdict
-	// is undecided: Reason says so, and every format notes it.
-	undecided bool
 }
+
+// undecided reports whether c is from an optimize report whose verdict is
+// undecided: its configured policy, Reason beginning with UndecidedReason
+// (so that a decoded document says so too); every format notes it.
+func (c *Class) undecided() bool { return strings.HasPrefix(c.Reason, UndecidedReason) }
 
 // StreamCuts are a class's stall detectors for streamed answers
 // (sim.StreamCuts): an inter-token timeout and a decode-speed floor

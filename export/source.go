@@ -302,7 +302,6 @@ func undecidedPolicies(cfg *sim.Config, cl *sim.Class, why string) []Class {
 	}
 	for i := range out {
 		out[i].Reason = UndecidedReason + ": " + why
-		out[i].undecided = true
 	}
 	return out
 }

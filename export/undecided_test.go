@@ -37,7 +37,7 @@ func TestReportPicksUndecided(t *testing.T) {
 			if g.Reason != why {
 				t.Errorf("%s: %s: reason %q; want %q", name, g.Class, g.Reason, why)
 			}
-			g.Reason, g.undecided = "", false
+			g.Reason = ""
 			if !reflect.DeepEqual(g, w) {
 				t.Errorf("%s: %s: exported %+v; want the configured %+v", name, g.Class, g, w)
 			}
