@@ -114,7 +114,11 @@ func TestHostileNamesReports(t *testing.T) {
 	}
 
 	rep := filepath.Join(dir, "rep")
-	code, _, errOut = hedgesim(t, "optimize", "--requests", "1000", "--check-requests", "0", "--max-cost", "10", "--out", rep, file) // within +10 %, c1 stays on its primary, which every format can express
+	// 6000 requests give p95 an interval, so a verdict (with fewer it is
+	// undecided and export keeps c1's configured copy to another model,
+	// which grpc refuses); within +5 %, c1 stays on its primary, which
+	// every format can express.
+	code, _, errOut = hedgesim(t, "optimize", "--requests", "6000", "--check-requests", "0", "--max-cost", "5", "--out", rep, file)
 	if code != 0 {
 		t.Fatalf("optimize: exit %d: %s", code, errOut)
 	}
