@@ -664,12 +664,6 @@ func (w *rolloutWriter) write(cfg *sim.Config, rep *optimize.Report) error {
 	for i := range rep.Classes {
 		cr := &rep.Classes[i]
 		pick := cr.Picked()
-		if pick.Steps != nil { // a pipeline: each step's pick
-			for _, sp := range pick.Steps {
-				edits = append(edits, scenario.HedgeEdit{Class: cr.Class, Step: sp.Step, NoHedging: !sp.Hedging, Delay: sp.Delay, Copies: sp.Copies})
-			}
-			continue
-		}
 		if cr.Verdict.Undecided {
 			// Too few requests to tell: what runs today stays.
 			if w.notes != nil {
@@ -681,6 +675,12 @@ func (w *rolloutWriter) write(cfg *sim.Config, rep *optimize.Report) error {
 				}
 			} else {
 				edits = append(edits, scenario.HedgeEdit{Class: cr.Class, Keep: true})
+			}
+			continue
+		}
+		if pick.Steps != nil { // a pipeline: each step's pick
+			for _, sp := range pick.Steps {
+				edits = append(edits, scenario.HedgeEdit{Class: cr.Class, Step: sp.Step, NoHedging: !sp.Hedging, Delay: sp.Delay, Copies: sp.Copies})
 			}
 			continue
 		}

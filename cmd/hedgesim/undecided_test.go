@@ -216,3 +216,83 @@ func TestUndecidedRolloutAndExportKeepConfigured(t *testing.T) {
 		}
 	}
 }
+
+// TestUndecidedPipelineKeepsConfigured: at 100 requests fan-out's pipeline
+// class is undecided; --write-scenario keeps each step's configured hedge
+// table as it is (the steps hedge nothing: no "max_copies = 0" is written
+// into them) and says so on stderr, the rollout check runs the configured
+// pipeline and says so, and export writes each step's configured policy
+// with the undecided reason.
+func TestUndecidedPipelineKeepsConfigured(t *testing.T) {
+	dir := t.TempDir()
+	ws := filepath.Join(dir, "ws.toml")
+	code, stdout, stderr := hedgesim(t, "optimize", "--json", "--requests", "100", "--check-requests", "300", "--write-scenario", ws, "fan-out")
+	if code != 0 {
+		t.Fatalf("optimize: exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Classes []struct {
+			Class   string `json:"class"`
+			Verdict struct {
+				Undecided bool   `json:"undecided"`
+				Reason    string `json:"reason"`
+			} `json:"verdict"`
+		} `json:"classes"`
+		Rollout struct {
+			Classes []struct {
+				Pick string `json:"pick"`
+				Note string `json:"note"`
+			} `json:"classes"`
+		} `json:"rollout_check"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Classes) != 1 || !rep.Classes[0].Verdict.Undecided || len(rep.Rollout.Classes) != 1 {
+		t.Fatalf("classes %+v, rollout check %+v; want fan-out's one class, undecided at 100 requests", rep.Classes, rep.Rollout)
+	}
+	cr := rep.Classes[0]
+	if !strings.Contains(stderr, "class "+cr.Class+" keeps its configured policy: its verdict is undecided") {
+		t.Errorf("stderr does not say the configured policy is kept:\n%s", stderr)
+	}
+	src, err := scenarios.FS.ReadFile("fan-out.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	got, err := os.ReadFile(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	hedges := func(b []byte) []string {
+		var out []string
+		for _, l := range strings.Split(string(b), "\n") {
+			if k, _, _ := strings.Cut(strings.TrimSpace(l), "="); strings.TrimSpace(k) == "max_copies" || strings.TrimSpace(k) == "delay" {
+				out = append(out, strings.TrimSpace(l))
+			}
+		}
+		return out
+	}
+	if g, w := hedges(got), hedges(src); strings.Join(g, "\n") != strings.Join(w, "\n") {
+		t.Errorf("--write-scenario rewrote the step hedges of an undecided class: %q; want the configured %q", g, w)
+	}
+	if rc := rep.Rollout.Classes[0]; rc.Pick != "configured" || !strings.Contains(rc.Note, "the verdict is undecided, so the check runs the class's configured policy") {
+		t.Errorf("rollout check: pick %q, note %q; want the configured policy, said so", rc.Pick, rc.Note)
+	}
+	r := filepath.Join(dir, "r.json")
+	if err := os.WriteFile(r, []byte(stdout), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	gd, wd := exportJSON(t, r), exportJSON(t, "fan-out")
+	if len(gd) != 2 || len(wd) != 2 {
+		t.Fatalf("exported %d step policies from the report, %d from the scenario; want fan-out's 2 steps", len(gd), len(wd))
+	}
+	for i := range gd {
+		if want := "the verdict is undecided, so the configured policy is kept: " + cr.Verdict.Reason; gd[i]["reason"] != want {
+			t.Errorf("step %v: reason %q; want %q", gd[i]["class"], gd[i]["reason"], want)
+		}
+		delete(gd[i], "reason")
+		if !reflect.DeepEqual(gd[i], wd[i]) {
+			t.Errorf("step %v: exported\n%v\nwant the configured\n%v", gd[i]["class"], gd[i], wd[i])
+		}
+	}
+}
