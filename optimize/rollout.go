@@ -179,12 +179,28 @@ func rolledOut(cr *ClassReport, cl *sim.Class) *Candidate {
 		return cr.Picked()
 	}
 	for k := range cr.Candidates {
-		c := &cr.Candidates[k]
-		if c.Configured || (cl.Pipeline == nil && samePolicy(c.Policy(cl.Policy), cl.Policy)) {
+		if c := &cr.Candidates[k]; c.Configured || simulates(c, cl) {
 			return c
 		}
 	}
 	return nil
+}
+
+// simulates reports whether candidate c simulates class cl's configured
+// policy: for a pipeline, every step's.
+func simulates(c *Candidate, cl *sim.Class) bool {
+	if cl.Pipeline == nil {
+		return samePolicy(c.Policy(cl.Policy), cl.Policy)
+	}
+	if len(c.stepPols) != len(cl.Pipeline.Steps) {
+		return false
+	}
+	for s := range c.stepPols {
+		if !samePolicy(c.stepPols[s], cl.Pipeline.Steps[s].Call.Policy) {
+			return false
+		}
+	}
+	return true
 }
 
 // hedges reports whether class cl sends copies: its policy, or for a

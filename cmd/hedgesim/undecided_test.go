@@ -221,7 +221,8 @@ func TestUndecidedRolloutAndExportKeepConfigured(t *testing.T) {
 // class is undecided; --write-scenario keeps each step's configured hedge
 // table as it is (the steps hedge nothing: no "max_copies = 0" is written
 // into them) and says so on stderr, the rollout check runs the configured
-// pipeline and says so, and export writes each step's configured policy
+// pipeline, compares it with the sweep's no-hedging candidate (the same
+// step policies) and says so, and export writes each step's configured policy
 // with the undecided reason.
 func TestUndecidedPipelineKeepsConfigured(t *testing.T) {
 	dir := t.TempDir()
@@ -240,8 +241,9 @@ func TestUndecidedPipelineKeepsConfigured(t *testing.T) {
 		} `json:"classes"`
 		Rollout struct {
 			Classes []struct {
-				Pick string `json:"pick"`
-				Note string `json:"note"`
+				Pick    string `json:"pick"`
+				Unswept bool   `json:"unswept"`
+				Note    string `json:"note"`
 			} `json:"classes"`
 		} `json:"rollout_check"`
 	}
@@ -275,8 +277,10 @@ func TestUndecidedPipelineKeepsConfigured(t *testing.T) {
 	if g, w := hedges(got), hedges(src); strings.Join(g, "\n") != strings.Join(w, "\n") {
 		t.Errorf("--write-scenario rewrote the step hedges of an undecided class: %q; want the configured %q", g, w)
 	}
-	if rc := rep.Rollout.Classes[0]; rc.Pick != "configured" || !strings.Contains(rc.Note, "the verdict is undecided, so the check runs the class's configured policy") {
-		t.Errorf("rollout check: pick %q, note %q; want the configured policy, said so", rc.Pick, rc.Note)
+	// The configured steps hedge nothing: the sweep's no-hedging candidate
+	// simulated them, and is the prediction.
+	if rc := rep.Rollout.Classes[0]; rc.Pick != "configured" || rc.Unswept || !strings.Contains(rc.Note, "the verdict is undecided, so the check runs the class's configured policy") {
+		t.Errorf("rollout check: pick %q, unswept %v, note %q; want the configured policy, predicted by no hedging, said so", rc.Pick, rc.Unswept, rc.Note)
 	}
 	r := filepath.Join(dir, "r.json")
 	if err := os.WriteFile(r, []byte(stdout), 0o644); err != nil {
