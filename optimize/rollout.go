@@ -13,7 +13,7 @@ import (
 )
 
 // RolloutCheck is the whole scenario simulated once with every class's pick
-// applied, as it will be deployed — all classes' traffic at once, next to
+// applied (an undecided class's configured policy), as it will be deployed — all classes' traffic at once, next to
 // the same traffic without hedging — and compared with what the sweep
 // predicted for each pick.
 type RolloutCheck struct {
