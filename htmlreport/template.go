@@ -17,7 +17,7 @@ h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ddd; padding-b
 h3 { font-size: 1.05em; margin-top: 1.5em; }
 .meta { color: #555; }
 table { border-collapse: collapse; margin: .5em 0 1em; font-size: 13px; }
-th, td { padding: .3em .6em; border-bottom: 1px solid #e4e4e4; text-align: right; white-space: nowrap; }
+th, td { padding: .3em .5em; border-bottom: 1px solid #e4e4e4; text-align: right; white-space: nowrap; }
 th { background: #f6f6f6; font-weight: 600; }
 td:first-child, th:first-child { text-align: left; }
 .hedge { color: #0a6b2d; font-weight: 600; }
