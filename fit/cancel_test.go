@@ -11,6 +11,8 @@ import (
 
 	"gonum.org/v1/gonum/floats"
 	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/hedgesim/hedgesim/readers"
 )
 
 // TestSortedContext: sortedContext gives sort.Float64s's order for sizes
@@ -80,5 +82,29 @@ func TestLogLikContext(t *testing.T) {
 	cancel()
 	if _, err := m.logLik(cancelled, x); !errors.Is(err, context.Canceled) {
 		t.Errorf("cancelled: %v; want context.Canceled", err)
+	}
+}
+
+// TestSplitHalfStopsInItsSorts: SplitHalfContext cancelled at its last
+// look at the context — the sort of a half, after half A's fit — returns
+// context.Canceled and no rows, not the rows before it. The number of
+// looks is counted first on a run that is never cancelled.
+func TestSplitHalfStopsInItsSorts(t *testing.T) {
+	x := draw(synthetic(), 5000, 1)
+	l := &readers.Log{File: "synthetic"}
+	for _, v := range x {
+		l.Add(readers.Request{Latency: v, TTFT: math.NaN(), InputTokens: math.NaN(), OutputTokens: math.NaN()})
+	}
+	const lots = 1 << 40
+	count := &countdownCtx{Context: context.Background()}
+	count.n.Store(lots)
+	if rows, err := SplitHalfContext(count, l, Options{}); err != nil || len(rows) != 1 {
+		t.Fatalf("uncancelled: %v, %v", rows, err)
+	}
+	looks := lots - count.n.Load()
+	last := &countdownCtx{Context: context.Background()}
+	last.n.Store(looks - 1)
+	if rows, err := SplitHalfContext(last, l, Options{}); !errors.Is(err, context.Canceled) || rows != nil {
+		t.Errorf("cancelled at look %d of %d: %v, %v; want context.Canceled", looks, looks, rows, err)
 	}
 }
