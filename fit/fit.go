@@ -170,7 +170,11 @@ func fitValues(ctx context.Context, name, unit string, x []float64, opt Options)
 	if err := checkSample(x, 2); err != nil {
 		return nil, fmt.Errorf("%s: %w", name, err)
 	}
-	m := &Metric{Name: name, Unit: unit, Sorted: sorted(x)}
+	xs, err := sortedContext(ctx, x)
+	if err != nil {
+		return nil, err
+	}
+	m := &Metric{Name: name, Unit: unit, Sorted: xs}
 	n := len(x)
 	// EM runs only for the mixtures auto chooses among, or the one asked
 	// for; the lognormal (closed form) is always fitted.
@@ -198,7 +202,11 @@ func fitValues(ctx context.Context, name, unit string, x []float64, opt Options)
 		if err != nil {
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
-		m.add(ModelLogNormal, ln, ln.LogLik(m.Sorted), n)
+		ll, err := ln.logLik(ctx, m.Sorted)
+		if err != nil {
+			return nil, err
+		}
+		m.add(ModelLogNormal, ln, ll, n)
 	}
 	subsampled := false
 	for k := minK; k <= maxK; k++ {
@@ -224,7 +232,9 @@ func fitValues(ctx context.Context, name, unit string, x []float64, opt Options)
 			return nil, fmt.Errorf("%s: %w", name, err)
 		}
 		if len(sub) < n {
-			ll = mix.LogLik(m.Sorted)
+			if ll, err = mix.logLik(ctx, m.Sorted); err != nil {
+				return nil, err
+			}
 			if !subsampled {
 				subsampled = true
 				m.Notes = append(m.Notes, fmt.Sprintf("mixtures fitted by EM on %d evenly spaced order statistics of the %d observations; their log-likelihood and BIC, and every percentile and KS distance, use all %d", EMSample, n, n))
@@ -487,11 +497,23 @@ func FitLogContext(ctx context.Context, l *readers.Log, opt Options) (*Report, e
 		}
 		if p := r.Prefill; p != nil && p.Used {
 			first, e2e := simulateStreamed(ttft.Best().Dist, r.Speed.Dist, p.Speed, inputs, l.OutputTokenCounts(), opt.Draws, opt.Seed)
-			gf, ge := AssessSample(sorted(l.TTFTs()), first), AssessSample(sorted(lat), e2e)
+			ts, err := sortedContext(ctx, l.TTFTs())
+			if err != nil {
+				return nil, err
+			}
+			ls, err := sortedContext(ctx, lat)
+			if err != nil {
+				return nil, err
+			}
+			gf, ge := AssessSample(ts, first), AssessSample(ls, e2e)
 			r.TTFTCheck, r.EndToEnd = &gf, &ge
 		} else {
 			sim := SimulateEndToEnd(ttft.Best().Dist, r.Speed.Dist, l.OutputTokenCounts(), opt.Draws, opt.Seed)
-			g := AssessSample(sorted(lat), sim)
+			ls, err := sortedContext(ctx, lat)
+			if err != nil {
+				return nil, err
+			}
+			g := AssessSample(ls, sim)
 			r.EndToEnd = &g
 		}
 	}

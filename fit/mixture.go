@@ -71,6 +71,14 @@ func (m LogNormalMixture) logLikY(y []float64) float64 {
 // Σᵢ (ln Σⱼ wⱼ·N(ln xᵢ; μⱼ, σⱼ) − ln xᵢ), without allocating per
 // observation (it runs on every observation of a large log).
 func (m LogNormalMixture) LogLik(x []float64) float64 {
+	ll, _ := m.logLik(context.Background(), x)
+	return ll
+}
+
+// logLik is LogLik that stops with ctx's error when ctx is done, looking
+// at it every checkEvery observations; it sums in LogLik's order, so its
+// result is LogLik's.
+func (m LogNormalMixture) logLik(ctx context.Context, x []float64) (float64, error) {
 	k := m.K()
 	var buf [3]float64
 	terms := buf[:0]
@@ -83,14 +91,19 @@ func (m LogNormalMixture) LogLik(x []float64) float64 {
 		lw[j] = math.Log(m.Weights[j])
 	}
 	var ll float64
-	for _, xi := range x {
+	for i, xi := range x {
+		if i%checkEvery == 0 {
+			if err := ctx.Err(); err != nil {
+				return 0, err
+			}
+		}
 		yi := math.Log(xi)
 		for j := range terms {
 			terms[j] = lw[j] + distuv.Normal{Mu: m.Mu[j], Sigma: m.Sigma[j]}.LogProb(yi)
 		}
 		ll += floats.LogSumExp(terms) - yi
 	}
-	return ll
+	return ll, nil
 }
 
 func logs(x []float64) []float64 {

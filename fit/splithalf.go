@@ -77,11 +77,23 @@ func SplitHalfContext(ctx context.Context, l *readers.Log, opt Options) ([]Split
 	}
 	const p = 0.95
 	var rows []SplitHalfRow
+	// row adds the row of a metric; the halves' sorts look at ctx (an
+	// error is kept in err, and the rows that follow are not added).
 	row := func(metric, model string, predicted float64, av, bv []float64) {
-		q := observedQuantile(sorted(bv), p)
+		if err != nil {
+			return
+		}
+		var as, bs []float64
+		if bs, err = sortedContext(ctx, bv); err != nil {
+			return
+		}
+		if as, err = sortedContext(ctx, av); err != nil {
+			return
+		}
+		q := observedQuantile(bs, p)
 		q.Model = predicted
 		q.Inside = q.Lo <= predicted && predicted <= q.Hi
-		naive := observedQuantile(sorted(av), p).Observed
+		naive := observedQuantile(as, p).Observed
 		rows = append(rows, SplitHalfRow{
 			File: l.File, Metric: metric, NA: len(av), NB: len(bv), Model: model, Check: q,
 			Naive: naive, NaiveInside: q.Lo <= naive && naive <= q.Hi,
@@ -98,6 +110,9 @@ func SplitHalfContext(ctx context.Context, l *readers.Log, opt Options) ([]Split
 	} else {
 		lat := ra.Metric("latency").Best()
 		row("latency", lat.Name, lat.Dist.Quantile(p), a.Latencies(), b.Latencies())
+	}
+	if err != nil {
+		return nil, err
 	}
 	return rows, nil
 }

@@ -4,6 +4,7 @@ import (
 	"os"
 	"os/exec"
 	"path/filepath"
+	"slices"
 	"strconv"
 	"strings"
 	"syscall"
@@ -50,6 +51,50 @@ func cpuSeconds(t *testing.T, pid int) float64 {
 	return (utime + stime) / 100
 }
 
+// interruptAfterCPU starts hedgesim with args, sends sig once it has spent
+// cpu seconds of CPU, and checks that it stops within a second with exit
+// 130, "interrupted" on stderr, nothing on stdout and none of the files
+// outputs written (one left there is removed, so the next case starts
+// clean).
+func interruptAfterCPU(t *testing.T, name string, args []string, cpu float64, sig syscall.Signal, outputs ...string) {
+	t.Helper()
+	cmd := exec.Command(os.Args[0], args...)
+	cmd.Env = append(os.Environ(), "HEDGESIM_TEST_MAIN=1")
+	var stdout, stderr strings.Builder
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Start(); err != nil {
+		t.Fatal(err)
+	}
+	for deadline := time.Now().Add(60 * time.Second); cpuSeconds(t, cmd.Process.Pid) < cpu; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			cmd.Process.Kill()
+			cmd.Wait()
+			t.Fatalf("%s: no %g s of CPU in a minute: %s", name, cpu, stderr.String())
+		}
+	}
+	before := cpuSeconds(t, cmd.Process.Pid)
+	cmd.Process.Signal(sig)
+	sent := time.Now()
+	cmd.Wait()
+	took := time.Since(sent)
+	t.Logf("%s, %v after %g s CPU: stopped %v after the signal, %.3f s CPU", name, sig, cpu, took, (cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime()).Seconds()-before)
+	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted || !strings.Contains(stderr.String(), "interrupted") {
+		t.Errorf("%s, %v: exit %d, stderr %q; want 130 and \"interrupted\"", name, sig, code, stderr.String())
+	}
+	if took > time.Second {
+		t.Errorf("%s, %v: took %v to stop after the signal; want < 1 s", name, sig, took)
+	}
+	if stdout.Len() > 0 {
+		t.Errorf("%s, %v: wrote %d bytes to stdout: %.200s", name, sig, stdout.Len(), stdout.String())
+	}
+	for _, out := range outputs {
+		if _, err := os.Stat(out); err == nil {
+			t.Errorf("%s, %v: %s was written", name, sig, out)
+			os.RemoveAll(out)
+		}
+	}
+}
+
 // TestHeavyRunInterrupted: SIGINT or SIGTERM stops run (on the pipelines'
 // lane, and with --trace on the event loop) and optimize on the fan-out
 // scenario within a second, with exit 130 and nothing written — once
@@ -73,39 +118,59 @@ func TestHeavyRunInterrupted(t *testing.T) {
 		{"optimize", []string{"optimize", "--requests", "2000", "--no-plots", path}},
 	} {
 		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
-			cmd := exec.Command(os.Args[0], tc.args...)
-			cmd.Env = append(os.Environ(), "HEDGESIM_TEST_MAIN=1")
-			var stdout, stderr strings.Builder
-			cmd.Stdout, cmd.Stderr = &stdout, &stderr
-			if err := cmd.Start(); err != nil {
-				t.Fatal(err)
-			}
-			for deadline := time.Now().Add(60 * time.Second); cpuSeconds(t, cmd.Process.Pid) < 1; time.Sleep(10 * time.Millisecond) {
-				if time.Now().After(deadline) {
-					cmd.Process.Kill()
-					cmd.Wait()
-					t.Fatalf("%s: no second of CPU in a minute: %s", tc.name, stderr.String())
-				}
-			}
-			before := cpuSeconds(t, cmd.Process.Pid)
-			cmd.Process.Signal(sig)
-			sent := time.Now()
-			cmd.Wait()
-			took := time.Since(sent)
-			t.Logf("%s, %v: stopped %v after the signal, %.3f s CPU", tc.name, sig, took, (cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime()).Seconds()-before)
-			if code := cmd.ProcessState.ExitCode(); code != exitInterrupted || !strings.Contains(stderr.String(), "interrupted") {
-				t.Errorf("%s, %v: exit %d, stderr %q; want 130 and \"interrupted\"", tc.name, sig, code, stderr.String())
-			}
-			if took > time.Second {
-				t.Errorf("%s, %v: took %v to stop after the signal; want < 1 s", tc.name, sig, took)
-			}
-			if stdout.Len() > 0 {
-				t.Errorf("%s, %v: wrote %d bytes to stdout: %.200s", tc.name, sig, stdout.Len(), stdout.String())
-			}
-			if _, err := os.Stat(trace); err == nil {
-				t.Errorf("%s, %v: a trace was left at %s", tc.name, sig, trace)
-				os.Remove(trace)
-			}
+			interruptAfterCPU(t, tc.name, tc.args, 1, sig, trace)
+		}
+	}
+}
+
+// TestHeavyMergeInterrupted: merge runs the rollout check, the whole
+// scenario simulated with every pick applied (and without hedging). The
+// parts of a sweep of the fan-out scenario at 20 requests a candidate,
+// with a rollout check of 2 000 requests (tens of seconds of merging),
+// are merged and interrupted after a second of CPU: SIGINT or SIGTERM
+// stops the merge within a second, exit 130, no report directory.
+func TestHeavyMergeInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates pipelines of 4 096 calls a request")
+	}
+	dir := t.TempDir()
+	path := filepath.Join(dir, "calls_max.toml")
+	if err := os.WriteFile(path, []byte(fanOutScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	var parts []string
+	for i := range 2 {
+		part := filepath.Join(dir, "part"+strconv.Itoa(i)+".json")
+		if code, _, errOut := hedgesim(t, "optimize", "--requests", "20", "--check-requests", "2000", "--no-plots", "--shard", strconv.Itoa(i)+"/2", "--out", part, path); code != 0 {
+			t.Fatalf("shard %d/2: exit %d: %s", i, code, errOut)
+		}
+		parts = append(parts, part)
+	}
+	out := filepath.Join(dir, "report")
+	args := append([]string{"merge", "--no-plots", "--out", out}, parts...)
+	for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+		interruptAfterCPU(t, "merge", args, 1, sig, out)
+	}
+	if got := dirNames(t, dir); !slices.Equal(got, []string{"calls_max.toml", "part0.json", "part1.json"}) {
+		t.Errorf("left beside the parts: %v", got)
+	}
+}
+
+// TestHeavyFitInterrupted: fit of a log of 10⁷ latencies (seconds of
+// reading, then the sort, the EM fits and the log-likelihoods over every
+// row) stops within a second of SIGINT or SIGTERM, exit 130, nothing on
+// stdout — signalled while reading (after 1 s of CPU) and while fitting
+// (after 3.5 s and 5 s).
+func TestHeavyFitInterrupted(t *testing.T) {
+	if testing.Short() {
+		t.Skip("fits a log of 10⁷ rows")
+	}
+	path := filepath.Join(t.TempDir(), "latency.csv")
+	writeBimodalCSV(t, path, 10_000_000)
+	args := []string{"fit", "--latency", "latency_ms", path}
+	for _, cpu := range []float64{1, 3.5, 5} {
+		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
+			interruptAfterCPU(t, "fit", args, cpu, sig)
 		}
 	}
 }
