@@ -8,7 +8,6 @@ import (
 	"math/rand/v2"
 	"path/filepath"
 	"slices"
-	"sort"
 	"strings"
 
 	"github.com/hedgesim/hedgesim/dist"
@@ -564,11 +563,4 @@ func simulateStreamed(base, speed dist.Dist, prefill float64, inputs, outputs []
 	slices.Sort(first)
 	slices.Sort(e2e)
 	return first, e2e
-}
-
-// sorted returns a sorted copy of x.
-func sorted(x []float64) []float64 {
-	s := append([]float64(nil), x...)
-	sort.Float64s(s)
-	return s
 }

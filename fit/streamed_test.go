@@ -3,6 +3,7 @@ package fit
 import (
 	"math"
 	"math/rand/v2"
+	"slices"
 	"testing"
 
 	"github.com/hedgesim/hedgesim/dist"
@@ -76,4 +77,11 @@ func TestAssessSampleSizes(t *testing.T) {
 	if g := AssessSample(x, sorted(draw(slower, 50_000, 2))); !g.Poor {
 		t.Errorf("a 3%% slower distribution passes: KS %.4f, critical %.4f", g.KS, g.KSCritical)
 	}
+}
+
+// sorted returns a sorted copy of x.
+func sorted(x []float64) []float64 {
+	s := append([]float64(nil), x...)
+	slices.Sort(s)
+	return s
 }
