@@ -82,16 +82,7 @@ func TestOptimizeTooFewIsUndecided(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hedges := func(b []byte) []string {
-		var out []string
-		for _, l := range strings.Split(string(b), "\n") {
-			if k, _, _ := strings.Cut(strings.TrimSpace(l), "="); strings.TrimSpace(k) == "max_copies" || strings.TrimSpace(k) == "delay" {
-				out = append(out, strings.TrimSpace(l))
-			}
-		}
-		return out
-	}
-	if g, w := hedges(got), hedges(src); strings.Join(g, "\n") != strings.Join(w, "\n") || len(w) == 0 {
+	if g, w := hedgeLines(got), hedgeLines(src); strings.Join(g, "\n") != strings.Join(w, "\n") || len(w) == 0 {
 		t.Errorf("--write-scenario rewrote the hedges of undecided classes: %q; want the configured %q", g, w)
 	}
 }
@@ -265,16 +256,7 @@ func TestUndecidedPipelineKeepsConfigured(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	hedges := func(b []byte) []string {
-		var out []string
-		for _, l := range strings.Split(string(b), "\n") {
-			if k, _, _ := strings.Cut(strings.TrimSpace(l), "="); strings.TrimSpace(k) == "max_copies" || strings.TrimSpace(k) == "delay" {
-				out = append(out, strings.TrimSpace(l))
-			}
-		}
-		return out
-	}
-	if g, w := hedges(got), hedges(src); strings.Join(g, "\n") != strings.Join(w, "\n") {
+	if g, w := hedgeLines(got), hedgeLines(src); strings.Join(g, "\n") != strings.Join(w, "\n") {
 		t.Errorf("--write-scenario rewrote the step hedges of an undecided class: %q; want the configured %q", g, w)
 	}
 	// The configured steps hedge nothing: the sweep's no-hedging candidate
@@ -299,4 +281,16 @@ func TestUndecidedPipelineKeepsConfigured(t *testing.T) {
 			t.Errorf("step %v: exported\n%v\nwant the configured\n%v", gd[i]["class"], gd[i], wd[i])
 		}
 	}
+}
+
+// hedgeLines returns a scenario file's max_copies and delay lines, in
+// order, trimmed: what --write-scenario changes when it writes a pick.
+func hedgeLines(b []byte) []string {
+	var out []string
+	for _, l := range strings.Split(string(b), "\n") {
+		if k, _, _ := strings.Cut(strings.TrimSpace(l), "="); strings.TrimSpace(k) == "max_copies" || strings.TrimSpace(k) == "delay" {
+			out = append(out, strings.TrimSpace(l))
+		}
+	}
+	return out
 }
