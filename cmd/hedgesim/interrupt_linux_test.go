@@ -15,7 +15,8 @@ import (
 // fanOutScenario is issue 35's heavy pipeline: 2 000 requests, each 4 095
 // parallel calls then one call that reads them all — about 8·10⁶ calls,
 // tens of seconds of work, in fewer requests than the 4 096 arrivals
-// between two looks at the context there once were.
+// between two looks at the context there once were; at --requests 100000
+// it needs about 5 GB (the memory-limit tests).
 const fanOutScenario = `seed = 1
 requests = 2000
 [arrivals]

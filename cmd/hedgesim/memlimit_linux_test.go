@@ -47,26 +47,6 @@ func rlimitedHedgesim(t *testing.T, spec string, args ...string) (int, string) {
 	return 0, stderr.String()
 }
 
-// callsMax is issue 35's file: 4 095 parallel calls, then one call that
-// reads them all; at --requests 100000 it needs about 5 GB.
-const callsMax = `seed = 1
-requests = 2000
-[arrivals]
-rate = 10.0
-[models.m]
-latency = { kind = "lognormal", median = 0.5, p95 = 2.0 }
-price_per_request = 0.001
-[[classes]]
-name = "p"
-deadline = "600s"
-[[classes.steps]]
-name = "a"
-fan_out = 4095
-[[classes.steps]]
-name = "b"
-input_from = ["a.output", "a.input"]
-`
-
 // TestRlimitRefusedUpFront: under ulimit -v (RLIMIT_AS) or ulimit -d
 // (RLIMIT_DATA), a run estimated to need more than the limit leaves is
 // refused before simulating, with exit 2 and the limit's name — not killed
@@ -76,7 +56,7 @@ func TestRlimitRefusedUpFront(t *testing.T) {
 	if n, ok := availableMemory(); !ok || n < 4e9 {
 		t.Skipf("the memory available (%d bytes) would be the tighter limit", n)
 	}
-	f := writeTestFile(t, t.TempDir(), "calls_max.toml", callsMax)
+	f := writeTestFile(t, t.TempDir(), "calls_max.toml", fanOutScenario)
 	for _, tc := range []struct{ spec, name string }{
 		{"AS=4000000000", "what the address-space limit RLIMIT_AS (ulimit -v) leaves"},
 		{"DATA=3000000000", "what the data-segment limit RLIMIT_DATA (ulimit -d) leaves"},
