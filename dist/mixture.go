@@ -168,10 +168,28 @@ func (m *Mixture) Quantile(p float64) float64 {
 	if lo == hi {
 		return lo
 	}
-	// Rounding in the components' quantiles can leave CDF(hi) a hair below
-	// p; widen until the bracket holds.
-	for m.CDF(hi) < p && !math.IsInf(hi, 1) {
-		hi = math.Nextafter(hi, math.Inf(1)) + math.Abs(hi)*1e-12
+	// The mixture's p-quantile lies in [lo, hi], but rounding in the
+	// components' quantiles and CDFs can leave CDF(hi) a hair below p. Widen
+	// with a doubling step, at most maxWiden times; a CDF that still does
+	// not reach p (its sum rounds below p everywhere) cannot bracket it, and
+	// hi, the largest component quantile, is returned.
+	if m.CDF(hi) < p {
+		top, step := hi, math.Max(math.Abs(hi)*1e-12, math.SmallestNonzeroFloat64)
+		for i := 0; ; i++ {
+			if i == maxWiden || math.IsInf(hi, 1) {
+				return top
+			}
+			hi = math.Nextafter(hi, math.Inf(1)) + step
+			step *= 2
+			if m.CDF(hi) >= p {
+				break
+			}
+		}
 	}
 	return invert(m.CDF, p, lo, hi)
 }
+
+// maxWiden bounds Mixture.Quantile's widening of its bracket: a step that
+// starts at 10⁻¹² of the bracket's top and doubles reaches 2⁶⁴·10⁻¹² ≈ 1.8·10⁷
+// times it.
+const maxWiden = 64
