@@ -90,3 +90,20 @@ func TestExcess(t *testing.T) {
 		t.Errorf("knee within the hedged cap: excess %v; want 0", got)
 	}
 }
+
+// TestVerdictKeepsConfigured: a class whose configured policy answers
+// significantly more requests than the pick (0.99 against 0.90 at 2·10⁵
+// requests each: Wilson intervals ±0.0013) keeps it, with decided_by
+// "configured", even over the cost cap.
+func TestVerdictKeepsConfigured(t *testing.T) {
+	o := DefaultSettings().Search.Objective
+	o.MaxAddedCostPct = 10
+	conf := altCand("configured", 2, 300, 1, 0.99)
+	conf.Configured = true
+	cr := ClassReport{Class: "c", Objective: o, Candidates: []Candidate{altCand("none", 2, 100, 0, 0.90), conf}}
+	decide(&cr, DefaultSettings().Rule, 0.95)
+	if v := cr.Verdict; cr.Pick != 1 || !v.Hedge || v.DecidedBy != DecidedByConfigured ||
+		!strings.Contains(v.Reason, "keep the configured policy") {
+		t.Errorf("pick %d, verdict %+v; want the configured policy kept, decided_by %q", cr.Pick, v, DecidedByConfigured)
+	}
+}

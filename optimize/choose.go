@@ -317,9 +317,12 @@ type Verdict struct {
 	// percentile only: a "hedge" verdict decided by the unanswered share
 	// may have it false (see DecidedBy, UnansweredSignificant).
 	Significant bool `json:"significant"`
-	// DecidedBy names the test of the rule that made the verdict "hedge":
-	// DecidedByPercentile or DecidedByUnanswered; empty when the verdict
-	// is "don't hedge". The percentile test is tried first.
+	// DecidedBy names what made the verdict "hedge": the rule's tests,
+	// DecidedByPercentile or DecidedByUnanswered (the percentile test is
+	// tried first); DecidedByConfigured when the configured policy is kept;
+	// DecidedByGroup when a group objective chose another hedge than the
+	// class's own objective would. Empty when the
+	// verdict is "don't hedge".
 	DecidedBy string `json:"decided_by"`
 	// UnansweredSignificant says whether the unanswered share fell
 	// significantly (disjoint Wilson intervals before and after); false

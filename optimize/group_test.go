@@ -56,6 +56,12 @@ func TestGroupObjectiveSharedRateLimit(t *testing.T) {
 		if cr.Group == nil || cr.Group.Objective != optimize.GroupWeighted || len(cr.Group.Weights) != 2 {
 			t.Errorf("%s: group choice %+v", cr.Class, cr.Group)
 		}
+		// decided_by is "group" exactly when the group objective chose
+		// another hedge than the class's own objective would.
+		own := cr.Group != nil && cr.Group.Alone == cr.Pick
+		if byGroup := cr.Verdict.DecidedBy == optimize.DecidedByGroup; cr.Verdict.Hedge && byGroup == own {
+			t.Errorf("%s: pick %d, its own %d, decided by %q", cr.Class, cr.Pick, cr.Group.Alone, cr.Verdict.DecidedBy)
+		}
 	}
 	var b bytes.Buffer
 	if err := group.WriteText(&b, false); err != nil {
