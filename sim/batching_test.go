@@ -1,0 +1,251 @@
+package sim_test
+
+import (
+	"errors"
+	"math"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// psConfig is n Poisson arrivals at rate lambda to one replica that
+// batches without limit under ideal sharing (speed ∝ 1/n): a
+// processor-sharing server, whose work per request is drawn from service.
+func psConfig(n int, lambda float64, service dist.Continuous) *sim.Config {
+	return &sim.Config{
+		Name: "ps", Seed: 11, Requests: n,
+		Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: lambda},
+		Models:   []sim.Model{{Name: "m", Provider: "p", Latency: service}},
+		Providers: []sim.Provider{{Name: "p", Pool: &sim.Pool{
+			Replicas: 1, Balancer: sim.RandomBalancer, Decay: 0.9,
+			Batching: &sim.Batching{Base: 30, Contention: 1}}}},
+		Classes: []sim.Class{{Name: "c", Share: 1,
+			InputTokens: dist.Constant{}, OutputTokens: dist.Constant{}}},
+	}
+}
+
+// TestBatchingIsProcessorSharing: a replica whose per-sequence speed is
+// inversely proportional to its batch (ideal sharing), without a batch
+// limit, is an M/G/1 processor-sharing queue, whose mean time in system
+// is E[S]/(1 − ρ) whatever the service distribution (Kleinrock, Queueing
+// Systems vol. 2, §4.4). Checked at ρ = 0.7 for exponential service (the
+// M/M/1-PS queue) and for lognormal service of the same mean with a
+// coefficient of variation of 1.3, where a FIFO server's mean (the
+// Pollaczek–Khinchine formula) would be 1 + 0.7·(1 + 1.3²)/(2·0.3) ≈ 4.14
+// instead of 3.33. The tolerance is 5 standard errors by batch means (the
+// times of consecutive requests are correlated) after a tenth of the run
+// is dropped as warm-up.
+func TestBatchingIsProcessorSharing(t *testing.T) {
+	n := 400_000
+	if testing.Short() {
+		n = 100_000
+	}
+	const lambda, rho = 0.7, 0.7
+	sigma := math.Sqrt(math.Log(1 + 1.3*1.3))
+	for _, tc := range []struct {
+		name    string
+		service dist.Continuous
+	}{
+		{"exponential", dist.Exponential{Rate: 1}},
+		{"lognormal", dist.LogNormal{Mu: -sigma * sigma / 2, Sigma: sigma}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			if m := tc.service.Mean(); math.Abs(m-1) > 1e-12 {
+				t.Fatalf("service mean %v, want 1", m)
+			}
+			cfg := psConfig(n, lambda, tc.service)
+			lat := requestLatencies(t, cfg)[n/10:]
+			mean, tol := batchMeanTol(lat)
+			if want := 1 / (1 - rho); math.Abs(mean-want) > tol {
+				t.Errorf("mean time in system %.4f, want E[S]/(1 − ρ) = %.4f ± %.4f", mean, want, tol)
+			}
+		})
+	}
+}
+
+// TestBatchingReport: the report's mean batch and decode speed agree
+// with what the run did. Under ideal sharing at base speed B the
+// per-sequence speed is B/n, so the mean speed over the sequences' time
+// is B × busy time ÷ sequence time = B ÷ the mean batch; the mean batch
+// times the share of time the batch is held is the mean number in
+// service (both count each attempt's time in service); and that share is
+// the utilisation ρ, within 5 binomial-free standard errors of the busy
+// time's batch means — here a loose 0.02 at 10⁵ requests.
+func TestBatchingReport(t *testing.T) {
+	cfg := psConfig(100_000, 0.7, dist.Exponential{Rate: 1})
+	res := mustRun(t, cfg)
+	p := res.Pools[0]
+	r := p.Replicas[0]
+	if r.MeanBatch == nil || r.DecodeSpeed == nil || p.MeanBatch == nil || p.DecodeSpeed == nil {
+		t.Fatalf("pool %+v: no batch figures", p)
+	}
+	if *p.MeanBatch != *r.MeanBatch || *p.DecodeSpeed != *r.DecodeSpeed {
+		t.Errorf("a pool of one replica: pool batch %v at %v, replica %v at %v", *p.MeanBatch, *p.DecodeSpeed, *r.MeanBatch, *r.DecodeSpeed)
+	}
+	if got, want := *r.DecodeSpeed, 30 / *r.MeanBatch; math.Abs(got-want) > 1e-9*want {
+		t.Errorf("decode speed %v tokens/s, want B ÷ mean batch = %v", got, want)
+	}
+	busy := r.MeanInService / *r.MeanBatch
+	if math.Abs(busy-0.7) > 0.02 {
+		t.Errorf("share of time the batch is held %.4f, want ρ = 0.7", busy)
+	}
+	// M/M/1-PS: the number in system is geometric, P(N = n) = (1 − ρ)ρⁿ,
+	// as for FIFO; given N ≥ 1 its mean is 1/(1 − ρ).
+	if got := *r.MeanBatch; math.Abs(got-1/0.3) > 0.1*got {
+		t.Errorf("mean batch %.3f, want about 1/(1 − ρ) = %.3f", got, 1/0.3)
+	}
+	var b strings.Builder
+	if err := sim.NewReport(cfg, res, res).WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "mean batch") || !strings.Contains(b.String(), "tokens/s per sequence") {
+		t.Errorf("the text report has no batch figures:\n%s", b.String())
+	}
+	plain := mustRun(t, poolConfig(1000, 0.7, 1, 1, sim.RandomBalancer))
+	if pl := plain.Pools[0]; pl.MeanBatch != nil || pl.Replicas[0].MeanBatch != nil {
+		t.Errorf("a pool without batching reports a batch")
+	}
+}
+
+// byHand is requests at the given arrival times, with the given output
+// tokens, to one replica of a streamed model (TTFT ttft, 2 tokens/s at
+// batch size 1) batching under ideal sharing; class 0 hedges once at
+// 0.5 s, class 1 does not.
+func byHand(arrivals []time.Duration, out []float64, class []int, ttft float64, cancel time.Duration) *sim.Config {
+	in := make([]float64, len(out))
+	return &sim.Config{
+		Name: "by-hand", Seed: 1, Requests: len(arrivals),
+		Arrivals: sim.Arrivals{Process: sim.Replay, Trace: &sim.Trace{Arrivals: arrivals, Input: in, Output: out, Class: class}},
+		Models: []sim.Model{{Name: "m", Provider: "p", TTFT: dist.Constant{Value: ttft},
+			TokensPerSecond: dist.Constant{Value: 2}}},
+		Providers: []sim.Provider{{Name: "p", Pool: &sim.Pool{
+			Replicas: 1, Balancer: sim.RandomBalancer, Decay: 0.9,
+			Batching: &sim.Batching{Base: 2, Contention: 1}}}},
+		Classes: []sim.Class{
+			{Name: "hedged", Share: 0.5, InputTokens: dist.Constant{}, OutputTokens: dist.Constant{},
+				Policy: sim.Policy{Copies: 1, Delays: []time.Duration{500 * time.Millisecond}, CancelLatency: cancel}},
+			{Name: "plain", Share: 0.5, InputTokens: dist.Constant{}, OutputTokens: dist.Constant{}},
+		},
+	}
+}
+
+// TestBatchingByHand works small cases out on paper.
+//
+// Two requests without hedging, work = TTFT 0.2 s + tokens ÷ 2/s: A at 0
+// s (4 tokens: 2.2 s of work), B at 1 s (1 token: 0.7 s). By 1 s A has
+// done 1 s; sharing, each goes at half speed, so B's 0.7 s take 1.4 s: B
+// ends at 2.4 s (latency 1.4 s), when A has 0.5 s left, alone: A ends at
+// 2.9 s.
+//
+// A hedged request with 2 s of work (TTFT 0, 4 tokens) and its copy at
+// 0.5 s on the same replica: from 0.5 s both go at half speed, so the
+// primary's last 1.5 s take 3 s — it ends at 3.5 s, not 2 s: the copy
+// slowed its own request. Its cancel lands 0.1 s later, at 3.6 s. A
+// request C of class plain at 3.5 s with 1 s of work (2 tokens) shares
+// the replica with the cancelled copy until 3.6 s (0.05 s done), then
+// runs alone: it ends at 4.55 s, latency 1.05 s. Were the copy to stay
+// until its own end, C would take longer.
+func TestBatchingByHand(t *testing.T) {
+	check := func(t *testing.T, cfg *sim.Config, want []float64) {
+		t.Helper()
+		lat := requestLatencies(t, cfg)
+		for i := range want {
+			if math.Abs(lat[i]-want[i]) > 1e-8 {
+				t.Errorf("request %d: latency %.9f s, want %.9f s", i, lat[i], want[i])
+			}
+		}
+	}
+	t.Run("two jobs", func(t *testing.T) {
+		cfg := byHand([]time.Duration{0, time.Second}, []float64{4, 1}, []int{1, 1}, 0.2, 0)
+		check(t, cfg, []float64{2.9, 1.4})
+	})
+	t.Run("hedged copy", func(t *testing.T) {
+		cfg := byHand([]time.Duration{0, 3500 * time.Millisecond}, []float64{4, 2}, []int{0, 1}, 0, 100*time.Millisecond)
+		check(t, cfg, []float64{3.5, 1.05})
+		var copyEnd time.Duration
+		if _, err := sim.RunTrace(cfg, func(r *sim.AttemptRecord) {
+			if r.Request == 0 && r.Attempt == 1 {
+				copyEnd = r.End
+				if r.Outcome != "cancelled" {
+					t.Errorf("the copy ended %s, want cancelled", r.Outcome)
+				}
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+		if copyEnd != 3600*time.Millisecond {
+			t.Errorf("the copy left at %v, want when its cancel lands, 3.6s", copyEnd)
+		}
+	})
+}
+
+// TestBatchingTable: a table of speeds gives the per-sequence speed by
+// batch size. Two requests of 1 s of work at batch size 1, both at 0 s,
+// at a replica whose table is [10, 4] tokens/s: each goes at 0.4 of its
+// speed, so both end at 2.5 s; with a batch limit of 1 the second waits:
+// 1 s and 2 s.
+func TestBatchingTable(t *testing.T) {
+	for _, tc := range []struct {
+		limit int
+		table []float64
+		want  []float64
+	}{
+		{2, []float64{10, 4}, []float64{2.5, 2.5}},
+		{1, []float64{10}, []float64{1, 2}},
+	} {
+		cfg := byHand([]time.Duration{0, 0}, []float64{2, 2}, []int{1, 1}, 0, 0)
+		cfg.Providers[0].Pool.Concurrency = tc.limit
+		cfg.Providers[0].Pool.Batching = &sim.Batching{TokensPerSecond: tc.table}
+		lat := requestLatencies(t, cfg)
+		for i, w := range tc.want {
+			if math.Abs(lat[i]-w) > 1e-8 {
+				t.Errorf("table %v, limit %d: request %d latency %.9f s, want %v s", tc.table, tc.limit, i, lat[i], w)
+			}
+		}
+	}
+}
+
+// TestBatchingValidate: bad batching settings are errors, not panics.
+func TestBatchingValidate(t *testing.T) {
+	for _, tc := range []struct {
+		name string
+		edit func(*sim.Config)
+		want string
+	}{
+		{"growing table", func(c *sim.Config) {
+			c.Providers[0].Pool.Concurrency = 2
+			c.Providers[0].Pool.Batching = &sim.Batching{TokensPerSecond: []float64{10, 12}}
+		}, "must not grow"},
+		{"zero entry", func(c *sim.Config) {
+			c.Providers[0].Pool.Concurrency = 2
+			c.Providers[0].Pool.Batching = &sim.Batching{TokensPerSecond: []float64{10, 0}}
+		}, "must be finite and > 0"},
+		{"table without limit", func(c *sim.Config) {
+			c.Providers[0].Pool.Batching = &sim.Batching{TokensPerSecond: []float64{10, 5}}
+		}, "needs a batch limit"},
+		{"no base", func(c *sim.Config) {
+			c.Providers[0].Pool.Batching = &sim.Batching{Contention: 1}
+		}, "base speed"},
+		{"negative contention", func(c *sim.Config) {
+			c.Providers[0].Pool.Batching = &sim.Batching{Base: 1, Contention: -1}
+		}, "contention"},
+		{"cold start", func(c *sim.Config) {
+			c.Providers[0].Pool.ColdStart = &sim.ColdStart{Latency: dist.Constant{Value: 1}}
+		}, "cold starts"},
+		{"first token", func(c *sim.Config) {
+			c.Classes[0].Policy.Winner = sim.FirstToken
+		}, "first_token"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			cfg := byHand([]time.Duration{0}, []float64{1}, []int{0}, 0, 0)
+			tc.edit(cfg)
+			_, err := sim.Run(cfg)
+			if err == nil || !strings.Contains(err.Error(), tc.want) || !errors.Is(err, sim.ErrInvalidConfig) {
+				t.Errorf("error %v, want one saying %q", err, tc.want)
+			}
+		})
+	}
+}
