@@ -249,3 +249,28 @@ func TestBatchingValidate(t *testing.T) {
 		})
 	}
 }
+
+// BenchmarkPoolBatching is BenchmarkPool's pool (100 replicas behind p2c
+// at 80 % load, 10⁵ requests) with continuous batching: each replica a
+// processor-sharing server (ideal sharing, no batch limit), and with a
+// table of speeds and a batch limit of 8; and, as in BenchmarkPool, with
+// a copy after 2 s.
+func BenchmarkPoolBatching(b *testing.B) {
+	cfg := &sim.Config{
+		Name: "pool", Seed: 1, Requests: 100_000,
+		Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 80},
+		Models:   []sim.Model{{Name: "m", Provider: "p", Latency: dist.Exponential{Rate: 1}}},
+		Providers: []sim.Provider{{Name: "p", Pool: &sim.Pool{
+			Replicas: 100, Balancer: sim.PowerOfTwo, Batching: &sim.Batching{Base: 30, Contention: 1}}}},
+		Classes: []sim.Class{{Name: "c", Share: 1, InputTokens: dist.Constant{}, OutputTokens: dist.Constant{}}},
+	}
+	b.Run("p2c-ps", func(b *testing.B) { benchRun(b, cfg) })
+	table := *cfg
+	table.Providers = []sim.Provider{{Name: "p", Pool: &sim.Pool{Replicas: 100, Concurrency: 8, Balancer: sim.PowerOfTwo,
+		Batching: &sim.Batching{TokensPerSecond: []float64{60, 58, 55, 52, 48, 45, 41, 38}}}}}
+	b.Run("p2c-table8", func(b *testing.B) { benchRun(b, &table) })
+	hedged := *cfg
+	hedged.Classes = []sim.Class{cfg.Classes[0]}
+	hedged.Classes[0].Policy = sim.Policy{Copies: 1, Delays: []time.Duration{2 * time.Second}}
+	b.Run("p2c-ps-hedged", func(b *testing.B) { benchRun(b, &hedged) })
+}
