@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/scenario"
+	"github.com/hedgesim/hedgesim/scenarios"
 	"github.com/hedgesim/hedgesim/sim"
 )
 
@@ -273,4 +275,39 @@ func BenchmarkPoolBatching(b *testing.B) {
 	hedged.Classes = []sim.Class{cfg.Classes[0]}
 	hedged.Classes[0].Policy = sim.Policy{Copies: 1, Delays: []time.Duration{2 * time.Second}}
 	b.Run("p2c-ps-hedged", func(b *testing.B) { benchRun(b, &hedged) })
+}
+
+// TestBatchingScenario: the shipped batching scenario shows what
+// docs/pools.md says of it. In the busy pool, whose tail comes from long
+// answers, the copies fill the batches: the hedged run's mean batch is
+// larger and its decode speed lower than without hedging, and its p95 is
+// worse, the 95 % intervals (from batch means) apart. In the quiet pool,
+// whose tail comes from a straggler replica, the hedged p95 is better,
+// the intervals apart.
+func TestBatchingScenario(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs the shipped scenario at its size")
+	}
+	s, err := scenario.LoadFS(scenarios.FS, "batching.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &s.Config
+	hedged, base := mustRun(t, cfg), mustRun(t, sim.WithoutHedging(cfg))
+	for i, name := range []string{"busy", "quiet"} {
+		h, b := sim.SummarizeLatency(&hedged.Classes[i]), sim.SummarizeLatency(&base.Classes[i])
+		if !h.P95CIOK || !b.P95CIOK {
+			t.Fatalf("%s: no p95 intervals", name)
+		}
+		worse := h.P95CI95[0] > b.P95CI95[1]
+		better := h.P95CI95[1] < b.P95CI95[0]
+		if name == "busy" && !worse || name == "quiet" && !better {
+			t.Errorf("%s: p95 hedged %.2fs %v, without %.2fs %v", name, h.P95, h.P95CI95, b.P95, b.P95CI95)
+		}
+	}
+	hb, bb := hedged.Pools[0], base.Pools[0]
+	if hb.Provider != "busy" || !(*hb.MeanBatch > *bb.MeanBatch && *hb.DecodeSpeed < *bb.DecodeSpeed) {
+		t.Errorf("pool %s: mean batch %.2f at %.2f tokens/s hedged, %.2f at %.2f without", hb.Provider,
+			*hb.MeanBatch, *hb.DecodeSpeed, *bb.MeanBatch, *bb.DecodeSpeed)
+	}
 }
