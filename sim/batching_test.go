@@ -184,6 +184,39 @@ func TestBatchingByHand(t *testing.T) {
 	})
 }
 
+// TestBatchingCancelBilled: a cancelled copy is billed, under
+// cancel_billing = "generated", for the share of its decoding it did. A
+// request of 40 tokens at 20 tokens/s (2 s of work, TTFT 0) and its copy
+// at 0.5 s share the replica until the primary ends at 3.5 s (as in
+// TestBatchingByHand); the copy, alone from then, has done 1.5 + 0.1 s
+// of its 2 s when its cancel lands at 3.6 s: 32 of its 40 tokens. (A
+// linear interpolation to the end it would reach at its speed then, 4.0
+// s, would give 35.)
+func TestBatchingCancelBilled(t *testing.T) {
+	cfg := byHand([]time.Duration{0}, []float64{40}, []int{0}, 0, 100*time.Millisecond)
+	cfg.Models[0].TokensPerSecond = dist.Constant{Value: 20}
+	cfg.Classes[0].Policy.CancelBilling = sim.BillGenerated
+	var rows []sim.AttemptRecord
+	if _, err := sim.RunTrace(cfg, func(r *sim.AttemptRecord) { rows = append(rows, *r) }); err != nil {
+		t.Fatal(err)
+	}
+	if len(rows) != 2 {
+		t.Fatalf("%d attempts, want the primary and its copy", len(rows))
+	}
+	for _, r := range rows {
+		switch r.Attempt {
+		case 0:
+			if r.End != 3500*time.Millisecond || r.BilledOutput != 40 {
+				t.Errorf("primary: ended at %v billed %v tokens, want 3.5s and 40", r.End, r.BilledOutput)
+			}
+		case 1:
+			if r.Outcome != "cancelled" || r.End != 3600*time.Millisecond || r.BilledOutput != 32 {
+				t.Errorf("copy: %s at %v billed %v tokens, want cancelled at 3.6s and 32", r.Outcome, r.End, r.BilledOutput)
+			}
+		}
+	}
+}
+
 // TestBatchingTable: a table of speeds gives the per-sequence speed by
 // batch size. Two requests of 1 s of work at batch size 1, both at 0 s,
 // at a replica whose table is [10, 4] tokens/s: each goes at 0.4 of its
