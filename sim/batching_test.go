@@ -3,6 +3,7 @@ package sim_test
 import (
 	"errors"
 	"math"
+	"runtime"
 	"strings"
 	"testing"
 	"time"
@@ -343,4 +344,46 @@ func TestBatchingScenario(t *testing.T) {
 		t.Errorf("pool %s: mean batch %.2f at %.2f tokens/s hedged, %.2f at %.2f without", hb.Provider,
 			*hb.MeanBatch, *hb.DecodeSpeed, *bb.MeanBatch, *bb.DecodeSpeed)
 	}
+}
+
+// TestBatchingMemory: batching keeps nothing per request — a replica's
+// batch holds its sequences in service only — so the memory a run
+// allocates grows with the number of requests as a plain pool's does,
+// within 4 bytes a request: the growth from 10⁵ to 2·10⁵ requests of
+// BenchmarkPool's pool with and without batching (the same arrivals and
+// draws) differs by at most 4·10⁵ bytes.
+func TestBatchingMemory(t *testing.T) {
+	if testing.Short() {
+		t.Skip("runs 6·10⁵ requests")
+	}
+	pool := func(n int, batching bool) *sim.Config {
+		cfg := &sim.Config{
+			Name: "pool", Seed: 1, Requests: n,
+			Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 80},
+			Models:   []sim.Model{{Name: "m", Provider: "p", Latency: dist.Exponential{Rate: 1}}},
+			Providers: []sim.Provider{{Name: "p", Pool: &sim.Pool{
+				Replicas: 100, Concurrency: 1, Balancer: sim.PowerOfTwo}}},
+			Classes: []sim.Class{{Name: "c", Share: 1, InputTokens: dist.Constant{}, OutputTokens: dist.Constant{}}},
+		}
+		if batching {
+			cfg.Providers[0].Pool.Concurrency = 0
+			cfg.Providers[0].Pool.Batching = &sim.Batching{Base: 30, Contention: 1}
+		}
+		return cfg
+	}
+	alloc := func(cfg *sim.Config) int64 {
+		var before, after runtime.MemStats
+		runtime.ReadMemStats(&before)
+		mustRun(t, cfg)
+		runtime.ReadMemStats(&after)
+		return int64(after.TotalAlloc - before.TotalAlloc)
+	}
+	const n = 100_000
+	plain := alloc(pool(2*n, false)) - alloc(pool(n, false))
+	batched := alloc(pool(2*n, true)) - alloc(pool(n, true))
+	if d := batched - plain; d > 4*n {
+		t.Errorf("from %d to %d requests a batching pool allocates %d bytes more, a plain one %d: %.1f bytes a request more, want ≤ 4",
+			n, 2*n, batched, plain, float64(d)/n)
+	}
+	t.Logf("growth per request: plain %.1f bytes, batching %.1f", float64(plain)/n, float64(batched)/n)
 }
