@@ -69,6 +69,53 @@ func TestBatchingIsProcessorSharing(t *testing.T) {
 	}
 }
 
+// TestBatchingSojournProportional: in the M/G/1 processor-sharing queue
+// a job of size x spends x/(1 − ρ) in the system on average, whatever
+// the other jobs' sizes (Kleinrock, Queueing Systems vol. 2, §4.4) — a
+// FIFO server would add the same mean wait to every size instead. Two
+// classes of equal share with 0.4 s and 1.6 s of work (tokens at a
+// constant speed, TTFT 0) at ρ = 0.7 must take 0.4/0.3 and 1.6/0.3 s on
+// average. Tolerances are 5 standard errors by batch means of each
+// class's latencies in arrival order, after a tenth of the run is
+// dropped as warm-up.
+func TestBatchingSojournProportional(t *testing.T) {
+	n := 400_000
+	if testing.Short() {
+		n = 100_000
+	}
+	cfg := psConfig(n, 0.7, nil)
+	cfg.Models[0].Latency = nil
+	cfg.Models[0].TTFT = dist.Constant{}
+	cfg.Models[0].TokensPerSecond = dist.Constant{Value: 10}
+	cfg.Classes = []sim.Class{
+		{Name: "short", Share: 0.5, InputTokens: dist.Constant{}, OutputTokens: dist.Constant{Value: 4}},
+		{Name: "long", Share: 0.5, InputTokens: dist.Constant{}, OutputTokens: dist.Constant{Value: 16}},
+	}
+	arr := make([]time.Duration, n)
+	won := make([]time.Duration, n)
+	class := make([]string, n)
+	if _, err := sim.RunTrace(cfg, func(r *sim.AttemptRecord) {
+		arr[r.Request], won[r.Request], class[r.Request] = r.Start, r.End, r.Class
+	}); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct {
+		name string
+		work float64
+	}{{"short", 0.4}, {"long", 1.6}} {
+		var lat []float64
+		for i := n / 10; i < n; i++ {
+			if class[i] == c.name {
+				lat = append(lat, (won[i] - arr[i]).Seconds())
+			}
+		}
+		mean, tol := batchMeanTol(lat)
+		if want := c.work / 0.3; math.Abs(mean-want) > tol {
+			t.Errorf("class %s (%.1f s of work): mean time in system %.4f, want x/(1 − ρ) = %.4f ± %.4f", c.name, c.work, mean, want, tol)
+		}
+	}
+}
+
 // TestBatchingReport: the report's mean batch and decode speed agree
 // with what the run did. Under ideal sharing at base speed B the
 // per-sequence speed is B/n, so the mean speed over the sequences' time
