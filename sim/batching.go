@@ -21,7 +21,9 @@ import (
 // work. The sequences are kept in a heap by their next milestone, and the
 // replica has one event queued, for the earliest; when n changes, the
 // event is replaced (its predecessor, still in the queue, is recognised by
-// its sequence number and ignored). The loop enters through batchDue.
+// its sequence number and ignored). The event loop enters through
+// batchDue (evBatch); an attempt's life through joinBatch (serve),
+// letGoBatch (letGo) and cancelBatch (cancelLands).
 //
 // The batch limit is the pool's Concurrency (0: none); further attempts
 // wait in the replica's FIFO queue. An attempt that will fail (an error
