@@ -212,6 +212,41 @@ func TestBatchingByHand(t *testing.T) {
 		cfg := byHand([]time.Duration{0, time.Second}, []float64{4, 1}, []int{1, 1}, 0.2, 0)
 		check(t, cfg, []float64{2.9, 1.4})
 	})
+	// At a provider that ignores cancels the copy runs to its end: it
+	// shares the replica with C from 3.5 s, so its last 0.5 s take 1 s (it
+	// ends at 4.5 s, completed), by when C has done 0.5 s; alone, C ends
+	// at 5 s: latency 1.5 s instead of 1.05 s.
+	t.Run("cancels ignored", func(t *testing.T) {
+		cfg := byHand([]time.Duration{0, 3500 * time.Millisecond}, []float64{4, 2}, []int{0, 1}, 0, 100*time.Millisecond)
+		cfg.Providers[0].IgnoresCancel = true
+		check(t, cfg, []float64{3.5, 1.5})
+		if _, err := sim.RunTrace(cfg, func(r *sim.AttemptRecord) {
+			if r.Request == 0 && r.Attempt == 1 && (r.End != 4500*time.Millisecond || r.Outcome != "completed") {
+				t.Errorf("the copy %s at %v, want completed at 4.5s", r.Outcome, r.End)
+			}
+		}); err != nil {
+			t.Fatal(err)
+		}
+	})
+	// An attempt timeout of 1 s lets go of a call of 2 s alone in its
+	// batch: it leaves the batch when its cancel lands (at once), and the
+	// next request, at 1.5 s with 0.5 s of work, runs alone: 0.5 s.
+	t.Run("attempt timeout", func(t *testing.T) {
+		cfg := byHand([]time.Duration{0, 1500 * time.Millisecond}, []float64{4, 1}, []int{1, 1}, 0, 0)
+		cfg.Classes[1].Policy.AttemptTimeout = time.Second
+		var rows []sim.AttemptRecord
+		if _, err := sim.RunTrace(cfg, func(r *sim.AttemptRecord) { rows = append(rows, *r) }); err != nil {
+			t.Fatal(err)
+		}
+		for _, r := range rows {
+			switch {
+			case r.Request == 0 && (r.Outcome != "timed_out" || r.End != time.Second):
+				t.Errorf("request 0: %s at %v, want timed_out at 1s", r.Outcome, r.End)
+			case r.Request == 1 && (r.Outcome != "completed" || r.End != 2*time.Second):
+				t.Errorf("request 1: %s at %v, want completed at 2s", r.Outcome, r.End)
+			}
+		}
+	})
 	t.Run("hedged copy", func(t *testing.T) {
 		cfg := byHand([]time.Duration{0, 3500 * time.Millisecond}, []float64{4, 2}, []int{0, 1}, 0, 100*time.Millisecond)
 		check(t, cfg, []float64{3.5, 1.05})
