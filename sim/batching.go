@@ -155,10 +155,12 @@ func (cfg *Config) validateBatching() error {
 // batch is the run-time state of one replica's batch.
 type batch struct {
 	// v is the virtual clock (seconds of work at batch size 1), brought
-	// up to date at last; rel is its rate at the current batch size.
-	v    float64
-	last time.Duration
-	rel  float64
+	// up to date at last; rel is its rate and spd the per-sequence speed
+	// in tokens/s at the batch size of the last rebatch, which every
+	// change of the batch is followed by.
+	v        float64
+	last     time.Duration
+	rel, spd float64
 	seqs []batchSeq // a min-heap by next
 	// due is the sequence number of the one queued event that is not
 	// stale (0: none).
@@ -180,21 +182,14 @@ type batchSeq struct {
 	first     bool
 }
 
-// batchRel returns the rate of replica rp's virtual clock at batch size n.
-func (pl *pool) batchRel(rp *replica, n int) float64 {
-	b := pl.cfg.Batching
-	return b.speed(n) / b.speed(1) / rp.slowdown
-}
-
-// advance brings replica rp's virtual clock and integrals up to now.
-func (pl *pool) advance(rp *replica, now time.Duration) {
-	bt := rp.batch
+// advance brings the batch's virtual clock and integrals up to now.
+func (bt *batch) advance(now time.Duration) {
 	if n := len(bt.seqs); n > 0 && now > bt.last {
 		dt := (now - bt.last).Seconds()
 		bt.v += dt * bt.rel
 		bt.busy += dt
 		bt.seqTime += dt * float64(n)
-		bt.tokens += dt * float64(n) * pl.cfg.Batching.speed(n)
+		bt.tokens += dt * float64(n) * bt.spd
 	}
 	bt.last = now
 }
@@ -206,7 +201,7 @@ func (e *engine) joinBatch(pv *provider, slot int32, r *request, k int) {
 	a := &r.att[k]
 	pl, prov, i := pv.pool, a.prov, int(a.rep-1)
 	rp := &pl.reps[i]
-	pl.advance(rp, e.now)
+	rp.batch.advance(e.now)
 	bt := rp.batch
 	v0 := bt.v
 	end := v0 + (a.workFirst + a.workDecode).Seconds()
@@ -233,7 +228,9 @@ func (e *engine) rebatch(pl *pool, rp *replica, prov int32, i int) {
 		bt.v = 0 // nothing refers to the clock: restart it, for precision
 		return
 	}
-	bt.rel = pl.batchRel(rp, len(bt.seqs))
+	b := pl.cfg.Batching
+	bt.spd = b.speed(len(bt.seqs))
+	bt.rel = bt.spd / b.speed(1) / rp.slowdown
 	at := bt.when(e.now, bt.seqs[0].next)
 	e.seq++
 	ev := e.q.add(at, e.seq)
@@ -254,7 +251,7 @@ func (e *engine) batchDue(ev *event) {
 	if ev.seq != bt.due {
 		return
 	}
-	pl.advance(rp, e.now)
+	rp.batch.advance(e.now)
 	// The event was queued for the heap's top, rounded up to the
 	// nanosecond: that one is due even when rounding leaves v a hair short.
 	for due := true; len(bt.seqs) > 0 && (due || bt.seqs[0].next <= bt.v); due = false {
@@ -323,7 +320,7 @@ func (e *engine) leaveBatch(slot int32, r *request, k int) {
 	pl := e.provs[a.prov].pool
 	i := int(a.rep - 1)
 	rp := &pl.reps[i]
-	pl.advance(rp, e.now)
+	rp.batch.advance(e.now)
 	bt := rp.batch
 	for j := range bt.seqs {
 		s := &bt.seqs[j]
