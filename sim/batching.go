@@ -161,7 +161,7 @@ type batch struct {
 	v        float64
 	last     time.Duration
 	rel, spd float64
-	seqs []batchSeq // a min-heap by next
+	seqs     []batchSeq // a min-heap by next
 	// due is the sequence number of the one queued event that is not
 	// stale (0: none).
 	due uint64
