@@ -128,10 +128,9 @@ func (c *checker) checkBatching(cfg *sim.Config) {
 			c.keep(c.errorf(joinKey("models", c.modelNames[m])+".stalls", "stalls at a batching pool ([%s]) are not modelled; remove one of them", k))
 		}
 	}
-	for i := range cfg.Classes {
-		p := &cfg.Classes[i].Policy
+	check := func(key string, p *sim.Policy) {
 		if p.Winner != sim.FirstToken && !streamCuts(&p.StreamCuts) {
-			continue
+			return
 		}
 		for _, m := range append([]int{p.Primary}, p.Targets...) {
 			if k, ok := on(m); ok {
@@ -139,8 +138,17 @@ func (c *checker) checkBatching(cfg *sim.Config) {
 				if p.Winner != sim.FirstToken {
 					what = "stream cuts"
 				}
-				c.keep(c.errorf(indexKey("classes", i)+".hedge", "%s at a batching pool ([%s]) is not modelled; its batch sets a sequence's first token and end as it goes", what, k))
-				break
+				c.keep(c.errorf(key+".hedge", "%s at a batching pool ([%s]) is not modelled; its batch sets a sequence's first token and end as it goes", what, k))
+				return
+			}
+		}
+	}
+	for i := range cfg.Classes {
+		key := indexKey("classes", i)
+		check(key, &cfg.Classes[i].Policy)
+		if pl := cfg.Classes[i].Pipeline; pl != nil {
+			for j := range pl.Steps {
+				check(indexKey(key+".steps", j), &pl.Steps[j].Call.Policy)
 			}
 		}
 	}

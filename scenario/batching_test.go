@@ -98,3 +98,15 @@ contention = 1
 		t.Errorf("error %v: want one at bad.toml:9: classes[0].hedge about first_token", err)
 	}
 }
+
+// TestParseBatchingStepFirstToken: so is a pipeline step's, at its own
+// hedge table.
+func TestParseBatchingStepFirstToken(t *testing.T) {
+	src := pipelineHead + step("a", "[classes.steps.hedge]", `winner = "first_token"`) +
+		"[providers.m.pool]\nreplicas = 2\n[providers.m.pool.batching]\nbase_tokens_per_second = 40\ncontention = 1\n"
+	_, err := Parse("bad.toml", []byte(src))
+	var e *Error
+	if !errors.As(err, &e) || e.Key != "classes[0].steps[0].hedge" || !strings.Contains(e.Msg, "first_token") {
+		t.Errorf("error %v: want one at classes[0].steps[0].hedge about first_token", err)
+	}
+}

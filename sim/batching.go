@@ -201,8 +201,8 @@ func (e *engine) joinBatch(pv *provider, slot int32, r *request, k int) {
 	a := &r.att[k]
 	pl, prov, i := pv.pool, a.prov, int(a.rep-1)
 	rp := &pl.reps[i]
-	rp.batch.advance(e.now)
 	bt := rp.batch
+	bt.advance(e.now)
 	v0 := bt.v
 	end := v0 + (a.workFirst + a.workDecode).Seconds()
 	s := batchSeq{next: end, end: end, slot: slot, gen: r.gen, k: uint8(k)}
@@ -251,7 +251,7 @@ func (e *engine) batchDue(ev *event) {
 	if ev.seq != bt.due {
 		return
 	}
-	rp.batch.advance(e.now)
+	bt.advance(e.now)
 	// The event was queued for the heap's top, rounded up to the
 	// nanosecond: that one is due even when rounding leaves v a hair short.
 	for due := true; len(bt.seqs) > 0 && (due || bt.seqs[0].next <= bt.v); due = false {
@@ -320,8 +320,8 @@ func (e *engine) leaveBatch(slot int32, r *request, k int) {
 	pl := e.provs[a.prov].pool
 	i := int(a.rep - 1)
 	rp := &pl.reps[i]
-	rp.batch.advance(e.now)
 	bt := rp.batch
+	bt.advance(e.now)
 	for j := range bt.seqs {
 		s := &bt.seqs[j]
 		if s.slot != slot || s.k != uint8(k) || s.gen != r.gen {
