@@ -110,3 +110,29 @@ func TestParseBatchingStepFirstToken(t *testing.T) {
 		t.Errorf("error %v: want one at classes[0].steps[0].hedge about first_token", err)
 	}
 }
+
+// TestParseBatchingStalls: stalls of a model at a batching pool are an
+// error at the model's stalls table.
+func TestParseBatchingStalls(t *testing.T) {
+	_, err := Parse("bad.toml", []byte(`[arrivals]
+rate = 10
+[models.m]
+provider = "gpu"
+ttft = { kind = "constant", value = 0.2 }
+tokens_per_s = { kind = "constant", value = 50 }
+[models.m.stalls]
+rate = 0.1
+duration = { kind = "constant", value = 2 }
+[[classes]]
+name = "c"
+[providers.gpu.pool]
+replicas = 2
+[providers.gpu.pool.batching]
+base_tokens_per_second = 40
+contention = 1
+`))
+	var e *Error
+	if !errors.As(err, &e) || e.Key != "models.m.stalls" || e.Line != 7 || !strings.Contains(e.Msg, "not modelled") {
+		t.Errorf("error %v: want one at bad.toml:7: models.m.stalls", err)
+	}
+}

@@ -356,6 +356,16 @@ func TestBatchingValidate(t *testing.T) {
 		{"first token", func(c *sim.Config) {
 			c.Classes[0].Policy.Winner = sim.FirstToken
 		}, "first_token"},
+		{"stalls", func(c *sim.Config) {
+			c.Models[0].Stalls = sim.Stalls{Rate: 0.1, Duration: dist.Constant{Value: 1}}
+		}, "stalls"},
+		{"slow periods", func(c *sim.Config) {
+			c.Providers[0].Degraded = &sim.Degraded{MeanNormal: time.Minute, MeanDegraded: time.Minute, Slowdown: 2}
+		}, "slow periods"},
+		{"replica's slow periods", func(c *sim.Config) {
+			c.Providers[0].Pool.Overrides = []sim.ReplicaOverride{{Replica: 0,
+				Degraded: &sim.Degraded{MeanNormal: time.Minute, MeanDegraded: time.Minute, Slowdown: 2}}}
+		}, "slow periods"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			cfg := byHand([]time.Duration{0}, []float64{1}, []int{0}, 0, 0)
