@@ -136,3 +136,13 @@ contention = 1
 		t.Errorf("error %v: want one at bad.toml:7: models.m.stalls", err)
 	}
 }
+
+// TestParseBatchingWithoutPool: batching on a provider without a pool is
+// an error at its line that says where batching goes.
+func TestParseBatchingWithoutPool(t *testing.T) {
+	_, err := Parse("bad.toml", []byte(poolHead+"concurrency = 4\n[providers.gpu.batching]\nmax_batch = 4\n"))
+	var e *Error
+	if !errors.As(err, &e) || e.Line != 10 || e.Key != "providers.gpu.batching" || !strings.Contains(e.Msg, "set it in [providers.gpu.pool.batching]") {
+		t.Errorf("error %v: want one at bad.toml:10: providers.gpu.batching saying to set it in [providers.gpu.pool.batching]", err)
+	}
+}
