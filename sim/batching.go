@@ -228,6 +228,9 @@ func (e *engine) rebatch(pl *pool, rp *replica, prov int32, i int) {
 		bt.v = 0 // nothing refers to the clock: restart it, for precision
 		return
 	}
+	if bt.v > rebaseAt {
+		bt.rebase()
+	}
 	b := pl.cfg.Batching
 	bt.spd = b.speed(len(bt.seqs))
 	bt.rel = bt.spd / b.speed(1) / rp.slowdown
@@ -236,6 +239,22 @@ func (e *engine) rebatch(pl *pool, rp *replica, prov int32, i int) {
 	ev := e.q.add(at, e.seq)
 	ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, prov, uint32(i+1), evBatch, 0
 	bt.due = e.seq
+}
+
+// rebaseAt is how far the virtual clock runs, in seconds, before it is
+// moved back to 0 with its sequences' milestones: a clock near 2¹⁰ s
+// keeps a float64's rounding per step near 10⁻¹³ s, where one of a
+// replica busy for days would lose nanoseconds.
+const rebaseAt = 1 << 10
+
+// rebase moves the virtual clock and every milestone back by v, which
+// keeps their order and differences.
+func (bt *batch) rebase() {
+	for j := range bt.seqs {
+		bt.seqs[j].next -= bt.v
+		bt.seqs[j].end -= bt.v
+	}
+	bt.v = 0
 }
 
 // batchDue handles the event of a batch's next milestone (slot = provider
@@ -252,7 +271,7 @@ func (e *engine) batchDue(ev *event) {
 		return
 	}
 	bt.advance(e.now)
-	// The event was queued for the heap's top, rounded up to the
+	// The event was queued for the heap's top, rounded to the nearest
 	// nanosecond: that one is due even when rounding leaves v a hair short.
 	for due := true; len(bt.seqs) > 0 && (due || bt.seqs[0].next <= bt.v); due = false {
 		s := &bt.seqs[0]
@@ -359,9 +378,10 @@ func decodedFrom(now, end time.Duration, left, total float64) time.Duration {
 }
 
 // when returns when, from now, the virtual clock reaches v at its current
-// rate, rounded up to the nanosecond and saturated at never.
+// rate, rounded to the nearest nanosecond (so that at rate 1 a sequence
+// ends exactly its work after it joined) and saturated at never.
 func (bt *batch) when(now time.Duration, v float64) time.Duration {
-	ns := math.Ceil((v - bt.v) / bt.rel * 1e9)
+	ns := math.Round((v - bt.v) / bt.rel * 1e9)
 	switch {
 	case !(ns > 0):
 		return now

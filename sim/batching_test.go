@@ -116,6 +116,48 @@ func TestBatchingSojournProportional(t *testing.T) {
 	}
 }
 
+// TestBatchingFlatIsPlainPool: with a flat table (no slowdown with the
+// batch) a batching pool is a plain pool whose concurrency is max_batch:
+// every sequence runs at the speed it would alone, so every request —
+// with two copies, cancels landing 50 ms late, attempt timeouts,
+// deadlines and queues — ends at the same nanosecond, and the providers
+// count the same outcomes. (The virtual clock runs at rate 1 and its
+// times are rounded to the nearest nanosecond, so an end is its join time
+// plus its work exactly.)
+func TestBatchingFlatIsPlainPool(t *testing.T) {
+	mk := func(batching bool) *sim.Config {
+		cfg := &sim.Config{
+			Name: "flat", Seed: 3, Requests: 50_000,
+			Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 3},
+			Models: []sim.Model{{Name: "m", Provider: "p", TTFT: dist.LogNormal{Mu: math.Log(0.2), Sigma: 0.8},
+				TokensPerSecond: dist.LogNormal{Mu: math.Log(50), Sigma: 0.2}}},
+			Providers: []sim.Provider{{Name: "p", Pool: &sim.Pool{Replicas: 4, Concurrency: 3, Balancer: sim.PowerOfTwo, Decay: 0.9}}},
+			Classes: []sim.Class{{Name: "c", Share: 1, InputTokens: dist.Constant{Value: 100},
+				OutputTokens: dist.LogNormal{Mu: math.Log(100), Sigma: 0.8}, Deadline: 20 * time.Second,
+				Policy: sim.Policy{Copies: 2, Delays: []time.Duration{2 * time.Second}, CancelLatency: 50 * time.Millisecond,
+					AttemptTimeout: 6 * time.Second}}},
+		}
+		if batching {
+			cfg.Providers[0].Pool.Batching = &sim.Batching{TokensPerSecond: []float64{50, 50, 50}}
+		}
+		return cfg
+	}
+	plain, batched := mk(false), mk(true)
+	a, b := requestLatencies(t, plain), requestLatencies(t, batched)
+	for i := range a {
+		if a[i] != b[i] {
+			t.Fatalf("request %d: %.9f s in a plain pool, %.9f s batching", i, a[i], b[i])
+		}
+	}
+	pa, pb := mustRun(t, plain).Providers[0], mustRun(t, batched).Providers[0]
+	if pa.Sent != pb.Sent || pa.Completed != pb.Completed || pa.Cancelled != pb.Cancelled || pa.TimedOut != pb.TimedOut {
+		t.Errorf("plain pool %+v\nbatching  %+v", pa, pb)
+	}
+	if pa.Cancelled == 0 || pa.TimedOut == 0 || pa.MeanQueueWait == 0 {
+		t.Errorf("the run has no cancels, attempt timeouts or queueing (%+v): the test checks less than it says", pa)
+	}
+}
+
 // TestBatchingReport: the report's mean batch and decode speed agree
 // with what the run did. Under ideal sharing at base speed B the
 // per-sequence speed is B/n, so the mean speed over the sequences' time
