@@ -3,6 +3,7 @@ package sim_test
 import (
 	"errors"
 	"math"
+	"math/rand/v2"
 	"runtime"
 	"strings"
 	"testing"
@@ -520,4 +521,60 @@ func TestBatchingMemory(t *testing.T) {
 			n, 2*n, batched, plain, float64(d)/n)
 	}
 	t.Logf("growth per request: plain %.1f bytes, batching %.1f", float64(plain)/n, float64(batched)/n)
+}
+
+// TestBatchingRandomAudit runs random batching pools — batch limits,
+// speed tables and contention, copies to the same or other replicas,
+// cancels landing at once, late or never, attempt timeouts, deadlines,
+// errors (not batched) and invalid answers, streamed and whole-call
+// models — each hedged and without hedging: every run must balance its
+// accounting (the package's tests audit every run: no slot or sequence
+// left in use, every attempt counted once) and its counts must sum.
+func TestBatchingRandomAudit(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	n := 60
+	if testing.Short() {
+		n = 15
+	}
+	for i := range n {
+		replicas := 1 + rng.IntN(4)
+		pool := &sim.Pool{Replicas: replicas, Balancer: sim.Balancers[rng.IntN(len(sim.Balancers))], Decay: 0.5,
+			AnyReplica: rng.IntN(2) == 0}
+		if rng.IntN(2) == 0 {
+			pool.Concurrency = 1 + rng.IntN(4)
+			table := []float64{60}
+			for len(table) < pool.Concurrency {
+				table = append(table, table[len(table)-1]*(0.5+0.5*rng.Float64()))
+			}
+			pool.Batching = &sim.Batching{TokensPerSecond: table}
+		} else {
+			pool.Batching = &sim.Batching{Base: 40, Contention: 2 * rng.Float64()}
+		}
+		m := sim.Model{Name: "m", Provider: "p", ErrorRate: 0.1 * rng.Float64(), InvalidRate: 0.1 * rng.Float64(),
+			ErrorLatency: dist.Constant{Value: 0.05}}
+		if rng.IntN(2) == 0 {
+			m.Latency = dist.LogNormal{Mu: math.Log(0.5), Sigma: 0.7}
+		} else {
+			m.TTFT = dist.LogNormal{Mu: math.Log(0.2), Sigma: 0.5}
+			m.TokensPerSecond = dist.Uniform{Min: 20, Max: 80}
+		}
+		pol := sim.Policy{Copies: rng.IntN(3), CancelLatency: []time.Duration{0, 30 * time.Millisecond}[rng.IntN(2)]}
+		if pol.Copies > 0 {
+			pol.Delays = []time.Duration{time.Duration(rng.IntN(800)) * time.Millisecond}
+		}
+		if rng.IntN(3) == 0 {
+			pol.AttemptTimeout = time.Duration(300+rng.IntN(1500)) * time.Millisecond
+		}
+		cfg := &sim.Config{
+			Name: "audit", Seed: uint64(i), Requests: 3000,
+			Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: float64(replicas) * (0.5 + 2*rng.Float64())},
+			Models:   []sim.Model{m},
+			Providers: []sim.Provider{{Name: "p", Pool: pool, IgnoresCancel: rng.IntN(5) == 0}},
+			Classes: []sim.Class{{Name: "c", Share: 1, InputTokens: dist.Constant{Value: 50},
+				OutputTokens: dist.Uniform{Min: 10, Max: 100}, Deadline: time.Duration(1+rng.IntN(5)) * time.Second, Policy: pol}},
+		}
+		for _, c := range []*sim.Config{cfg, sim.WithoutHedging(cfg)} {
+			checkAttempts(t, mustRun(t, c))
+		}
+	}
 }

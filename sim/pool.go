@@ -577,8 +577,8 @@ func (e *engine) forgetPools(t time.Duration) {
 }
 
 // auditPools checks, once a run is over, that no replica still counts a
-// slot in use or an attempt waiting, and that the replicas' attempts sum
-// to their provider's.
+// slot in use, an attempt waiting or a sequence in its batch, and that
+// the replicas' attempts sum to their provider's.
 func (e *engine) auditPools() error {
 	for i := range e.provs {
 		pv := &e.provs[i]
@@ -590,6 +590,9 @@ func (e *engine) auditPools() error {
 			rp := &pv.pool.reps[j]
 			if rp.busy != 0 || rp.waiting != 0 {
 				return fmt.Errorf("provider %q, replica %d: %d slots still in use and %d attempts still waiting after the run", pv.name, j, rp.busy, rp.waiting)
+			}
+			if rp.batch != nil && len(rp.batch.seqs) != 0 {
+				return fmt.Errorf("provider %q, replica %d: %d sequences still in its batch after the run", pv.name, j, len(rp.batch.seqs))
 			}
 			sent += rp.stats.Sent
 		}
