@@ -567,8 +567,8 @@ func TestBatchingRandomAudit(t *testing.T) {
 		}
 		cfg := &sim.Config{
 			Name: "audit", Seed: uint64(i), Requests: 3000,
-			Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: float64(replicas) * (0.5 + 2*rng.Float64())},
-			Models:   []sim.Model{m},
+			Arrivals:  sim.Arrivals{Process: sim.Poisson, Rate: float64(replicas) * (0.5 + 2*rng.Float64())},
+			Models:    []sim.Model{m},
 			Providers: []sim.Provider{{Name: "p", Pool: pool, IgnoresCancel: rng.IntN(5) == 0}},
 			Classes: []sim.Class{{Name: "c", Share: 1, InputTokens: dist.Constant{Value: 50},
 				OutputTokens: dist.Uniform{Min: 10, Max: 100}, Deadline: time.Duration(1+rng.IntN(5)) * time.Second, Policy: pol}},
