@@ -163,8 +163,9 @@ type batch struct {
 	rel, spd float64
 	seqs     []batchSeq // a min-heap by next
 	// due is the sequence number of the one queued event that is not
-	// stale (0: none).
-	due uint64
+	// stale (0: none), dueAt its time.
+	due   uint64
+	dueAt time.Duration
 	// Integrals over the run, in seconds: of 1 while the batch is not
 	// empty, of the batch size, and of the batch size × the per-sequence
 	// speed (tokens).
@@ -220,11 +221,12 @@ func (e *engine) joinBatch(pv *provider, slot int32, r *request, k int) {
 }
 
 // rebatch sets the rate of replica i's virtual clock for its batch size
-// and queues the event of its next milestone, replacing the one queued.
+// and queues the event of its next milestone, replacing the one queued
+// unless that one falls at the same time.
 func (e *engine) rebatch(pl *pool, rp *replica, prov int32, i int) {
 	bt := rp.batch
-	bt.due = 0
 	if len(bt.seqs) == 0 {
+		bt.due = 0
 		bt.v = 0 // nothing refers to the clock: restart it, for precision
 		return
 	}
@@ -235,10 +237,13 @@ func (e *engine) rebatch(pl *pool, rp *replica, prov int32, i int) {
 	bt.spd = b.speed(len(bt.seqs))
 	bt.rel = bt.spd / b.speed(1) / rp.slowdown
 	at := bt.when(e.now, bt.seqs[0].next)
+	if bt.due != 0 && at == bt.dueAt {
+		return // the queued event stands (the speed did not change)
+	}
 	e.seq++
 	ev := e.q.add(at, e.seq)
 	ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, prov, uint32(i+1), evBatch, 0
-	bt.due = e.seq
+	bt.due, bt.dueAt = e.seq, at
 }
 
 // rebaseAt is how far the virtual clock runs, in seconds, before it is
@@ -270,6 +275,7 @@ func (e *engine) batchDue(ev *event) {
 	if ev.seq != bt.due {
 		return
 	}
+	bt.due = 0 // this event is spent: rebatch queues the next
 	bt.advance(e.now)
 	// The event was queued for the heap's top, rounded to the nearest
 	// nanosecond: that one is due even when rounding leaves v a hair short.
