@@ -203,6 +203,10 @@ func (c *checker) unknownKey(key, k string, allowed map[string]int) *Error {
 	if hint == "" && best != "" {
 		hint = fmt.Sprintf(" (did you mean %q?)", best)
 	}
+	if _, pool := allowed["pool"]; pool && k == "batching" {
+		prov := strings.TrimSuffix(key, ".batching")
+		hint = fmt.Sprintf(" (continuous batching is a replica pool's: set it in [%s.pool.batching]; a provider without a pool is one replica: give it a pool with replicas = 1)", prov)
+	}
 	return c.errorf(key, "unknown key %q%s; allowed keys here: %s", k, hint, strings.Join(names, ", "))
 }
 

@@ -21,6 +21,7 @@ type poolTable struct {
 	Degraded    *degradedTable  `toml:"degraded"`
 	Down        *downTable      `toml:"down"`
 	ColdStart   *coldStartTable `toml:"cold_start"`
+	Batching    *batchingTable  `toml:"batching"`
 	Replica     []replicaTable  `toml:"replica"`
 }
 
@@ -188,6 +189,9 @@ func (c *checker) pool(key string, t *poolTable, prov *providerTable, p *sim.Pro
 			c.keep(c.errorf(k, "replica %d is set to nothing; give slowdown, degraded or down, or remove the entry", o.Replica))
 		}
 		pl.Overrides = append(pl.Overrides, o)
+	}
+	if t.Batching != nil {
+		c.batching(key+".batching", t.Batching, t, pl)
 	}
 	p.Pool = pl
 }

@@ -234,6 +234,10 @@ var ranges = withCalls(map[string]numRange{
 	"providers.*.pool.down.mean_down":                   dur(sim.MinDegradedPeriod, MaxDuration),
 	"providers.*.pool.cold_start.keep_warm":             durations,
 	"providers.*.pool.cold_start.latency":               closed(0, math.Inf(1), "s (draws capped at sim.CapSeconds)"),
+	"providers.*.pool.batching.max_batch":               closed(1, math.MaxInt32, "sequences per replica"),
+	"providers.*.pool.batching.tokens_per_second[]":     above(0, 1e9, "tokens per second per sequence"),
+	"providers.*.pool.batching.base_tokens_per_second":  above(0, 1e9, "tokens per second per sequence"),
+	"providers.*.pool.batching.contention":              closed(0, 1e6, "(slowdown per added sequence)"),
 	"providers.*.pool.replica[].index":                  closed(0, sim.MaxReplicas-1, "(replica index)"),
 	"providers.*.pool.replica[].slowdown":               above(0, maxReplicaSlowdown, "(factor)"),
 	"providers.*.pool.replica[].degraded.mean_normal":   dur(sim.MinDegradedPeriod, MaxDuration),
@@ -391,6 +395,10 @@ func (c *checker) checkValue(key, pat string, v any) {
 	case []int64:
 		for i, n := range v {
 			c.checkRange(indexKey(key, i), pat+"[]", float64(n))
+		}
+	case []float64:
+		for i, x := range v {
+			c.checkRange(indexKey(key, i), pat+"[]", x)
 		}
 	}
 }

@@ -88,6 +88,7 @@ type attempt struct {
 	// The provider breaker's probe mark, as probe and probeGen are the
 	// model breaker's (here, they fill streamed's padding).
 	provProbe    bool
+	inBatch      bool // in its replica's batch (batching.go)
 	provProbeGen uint32
 	limitedBy    gate // the gate that answered 429
 
@@ -299,6 +300,13 @@ func (e *engine) serve(slot int32, r *request, k int) {
 		if !a.kind.failed() && st.fails(t0, a.degU) {
 			a.kind = outError
 		}
+	}
+	if a.rep != 0 && pv.pool.cfg.Batching != nil && !a.kind.failed() {
+		e.joinBatch(pv, slot, r, k) // its first token and end come as the batch goes
+		if a.state == attAbandoned {
+			e.letGo(slot, r, k)
+		}
+		return
 	}
 	a.first = finishAll(stages, t0, a.workFirst)
 	a.end = finishAll(stages, t0, a.workFirst+a.workDecode)

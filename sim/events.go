@@ -272,7 +272,7 @@ func (e *engine) refmin() {
 // releases are never dead.
 func (e *engine) dead(ev *event) bool {
 	switch ev.kind {
-	case evArrival, evThink, evRelease:
+	case evArrival, evThink, evRelease, evBatch:
 		return false
 	}
 	r := &e.slots[ev.slot]

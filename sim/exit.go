@@ -116,6 +116,10 @@ func (e *engine) abandon(slot int32, r *request, k int, as outcome) {
 // cancel lands.
 func (e *engine) letGo(slot int32, r *request, k int) {
 	a := &r.att[k]
+	if a.inBatch {
+		e.letGoBatch(slot, r, k)
+		return
+	}
 	if a.end <= a.cancelAt {
 		how := a.kind
 		if a.abandonedAs == outAttemptTimeout {
@@ -129,11 +133,16 @@ func (e *engine) letGo(slot int32, r *request, k int) {
 
 // cancelLands handles the cancel of attempt k of r landing while the
 // attempt still waits in its provider's queue: it leaves the queue, never
-// having reached the model.
+// having reached the model — or while it is in a replica's batch
+// (batching.go): it leaves the batch.
 func (e *engine) cancelLands(slot int32, r *request, k int) {
 	a := &r.att[k]
-	if a.state == attAbandoned && a.queued {
+	switch {
+	case a.state != attAbandoned:
+	case a.queued:
 		e.exit(slot, r, k, e.now, a.abandonedAs, false)
+	case a.inBatch:
+		e.cancelBatch(slot, r, k)
 	}
 }
 

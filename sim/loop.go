@@ -246,6 +246,9 @@ func (e *engine) handle(ev *event) {
 	case evPipeCall:
 		e.pipeCall(ev.slot, ev.gen)
 		return
+	case evBatch:
+		e.batchDue(ev)
+		return
 	}
 	r := &e.slots[ev.slot]
 	if r.gen != ev.gen {

@@ -69,6 +69,10 @@ type Pool struct {
 	ColdStart *ColdStart
 	// Overrides make single replicas differ from the rest.
 	Overrides []ReplicaOverride
+	// Batching, when set, makes each replica serve its attempts in
+	// service as one batch whose sequences slow down as it grows
+	// (batching.go); Concurrency is then the batch limit.
+	Batching *Batching
 }
 
 // ReplicaOverride sets what one replica of a pool does differently.
@@ -251,6 +255,11 @@ func (p *Pool) validate() error {
 			return fmt.Errorf("pool: cold-start give-up rule %d: unknown", c.GiveUp)
 		}
 	}
+	if p.Batching != nil {
+		if err := p.Batching.validate(p.Concurrency); err != nil {
+			return fmt.Errorf("pool: %v", err)
+		}
+	}
 	seen := map[int]bool{}
 	for _, o := range p.Overrides {
 		if o.Replica < 0 || o.Replica >= p.Replicas {
@@ -334,6 +343,8 @@ type replica struct {
 	// marks hold the served and waiting attempts at the middle and the
 	// last arrival (load.go).
 	marks [2]loadMark
+	// batch is its batch when the pool batches (batching.go), else nil.
+	batch *batch
 }
 
 // chunks is a growing list of float32 values kept in chunks of up to
@@ -401,6 +412,9 @@ func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
 			rp.own = append(rp.own, g)
 		}
 		rp.stages = append(rp.stages, shared...)
+		if c.Batching != nil {
+			rp.batch = &batch{}
+		}
 	}
 	if c.ColdStart != nil {
 		pl.cold = newSampler(c.ColdStart.Latency)
@@ -563,8 +577,8 @@ func (e *engine) forgetPools(t time.Duration) {
 }
 
 // auditPools checks, once a run is over, that no replica still counts a
-// slot in use or an attempt waiting, and that the replicas' attempts sum
-// to their provider's.
+// slot in use, an attempt waiting or a sequence in its batch, and that
+// the replicas' attempts sum to their provider's.
 func (e *engine) auditPools() error {
 	for i := range e.provs {
 		pv := &e.provs[i]
@@ -576,6 +590,9 @@ func (e *engine) auditPools() error {
 			rp := &pv.pool.reps[j]
 			if rp.busy != 0 || rp.waiting != 0 {
 				return fmt.Errorf("provider %q, replica %d: %d slots still in use and %d attempts still waiting after the run", pv.name, j, rp.busy, rp.waiting)
+			}
+			if rp.batch != nil && len(rp.batch.seqs) != 0 {
+				return fmt.Errorf("provider %q, replica %d: %d sequences still in its batch after the run", pv.name, j, len(rp.batch.seqs))
 			}
 			sent += rp.stats.Sent
 		}

@@ -28,6 +28,10 @@ type PoolResult struct {
 	// holding another attempt of their request, because every replica
 	// held one (or because the pool lets them: AnyReplica, then 0).
 	Shared int64 `json:"shared_replica"`
+	// MeanBatch and DecodeSpeed, for a batching pool (Pool.Batching)
+	// only, are its replicas' together: see ReplicaResult's.
+	MeanBatch   *float64 `json:"mean_batch,omitempty"`
+	DecodeSpeed *float64 `json:"decode_tokens_per_second,omitempty"`
 }
 
 // ReplicaResult is what one replica of a pool did.
@@ -54,6 +58,13 @@ type ReplicaResult struct {
 	// Utilisation is MeanInService ÷ the replica's concurrency limit; null
 	// without one.
 	Utilisation *float64 `json:"utilisation"`
+	// MeanBatch, for a batching pool only, is the time-average number of
+	// sequences in its batch while it held any; DecodeSpeed is the mean
+	// per-sequence speed in tokens/s (Batching's speed at the batch size)
+	// over the time sequences spent in its batch. Null when the batch was
+	// never used.
+	MeanBatch   *float64 `json:"mean_batch,omitempty"`
+	DecodeSpeed *float64 `json:"decode_tokens_per_second,omitempty"`
 	started     int64
 	// offered is the estimated offered load (OfferedLoad), and growing
 	// whether the queue grew with it (Unstable).
@@ -73,6 +84,7 @@ func (e *engine) poolResults() []PoolResult {
 		}
 		pr := PoolResult{Provider: e.provs[i].name, Balancer: pl.cfg.Balancer.String(), Shared: pl.shared}
 		var load []float64
+		var busy, seqTime, tokens float64 // of batching replicas
 		for j := range pl.reps {
 			rp := &pl.reps[j]
 			rr := rp.stats
@@ -91,11 +103,20 @@ func (e *engine) poolResults() []PoolResult {
 				rr.Utilisation, x = &u, u
 				rr.offered, rr.growing = pl.replicaLoad(rp, u)
 			}
+			if bt := rp.batch; bt != nil && bt.busy > 0 {
+				busy += bt.busy
+				seqTime += bt.seqTime
+				tokens += bt.tokens
+				rr.MeanBatch, rr.DecodeSpeed = finite(bt.seqTime/bt.busy), finite(bt.tokens/bt.seqTime)
+			}
 			load = append(load, x)
 			pr.ColdStarts += rr.ColdStarts
 			pr.Replicas = append(pr.Replicas, rr)
 		}
 		pr.Imbalance = imbalance(load)
+		if busy > 0 {
+			pr.MeanBatch, pr.DecodeSpeed = finite(seqTime/busy), finite(tokens/seqTime)
+		}
 		out = append(out, pr)
 	}
 	return out
@@ -133,10 +154,17 @@ func writePools(w io.Writer, pools []PoolResult) {
 		if p.Shared > 0 {
 			fmt.Fprintf(w, ", %d copies or retries shared a replica with their request's other attempts", p.Shared)
 		}
+		if p.MeanBatch != nil {
+			fmt.Fprintf(w, ", mean batch %.2f at %.4g tokens/s per sequence", *p.MeanBatch, *p.DecodeSpeed)
+		}
 		fmt.Fprintln(w)
 		rows := notableReplicas(p.Replicas)
 		tw := textfit.NewTable(w, tabwriter.AlignRight)
-		fmt.Fprintln(tw, "replica\tslowdown\tsent\tserved\trejected\tcold starts\tmean queue wait\tp95 queue wait\tin service\tutilisation\t")
+		head := "replica\tslowdown\tsent\tserved\trejected\tcold starts\tmean queue wait\tp95 queue wait\tin service\tutilisation\t"
+		if p.MeanBatch != nil {
+			head += "mean batch\ttokens/s per sequence\t"
+		}
+		fmt.Fprintln(tw, head)
 		for _, i := range rows {
 			r := p.Replicas[i]
 			p95, util := "-", "-"
@@ -146,8 +174,16 @@ func writePools(w io.Writer, pools []PoolResult) {
 			if r.Utilisation != nil {
 				util = pct(*r.Utilisation)
 			}
-			fmt.Fprintf(tw, "%d\t%gx\t%d\t%d\t%d\t%d\t%s\t%s\t%.2f\t%s\t\n", r.Replica, r.Slowdown, r.Sent, r.Served, r.Rejected, r.ColdStarts,
+			fmt.Fprintf(tw, "%d\t%gx\t%d\t%d\t%d\t%d\t%s\t%s\t%.2f\t%s\t", r.Replica, r.Slowdown, r.Sent, r.Served, r.Rejected, r.ColdStarts,
 				fsec(r.MeanQueueWait), p95, r.MeanInService, util)
+			if p.MeanBatch != nil {
+				batch, speed := "-", "-"
+				if r.MeanBatch != nil {
+					batch, speed = fmt.Sprintf("%.2f", *r.MeanBatch), fmt.Sprintf("%.4g", *r.DecodeSpeed)
+				}
+				fmt.Fprintf(tw, "%s\t%s\t", batch, speed)
+			}
+			fmt.Fprintln(tw)
 		}
 		tw.Flush()
 		if len(rows) < len(p.Replicas) {

@@ -91,6 +91,9 @@ func (cfg *Config) Validate() error {
 	if cfg.hasOpen() && math.Abs(sum-1) > 1e-3 {
 		return invalid("class shares sum to %v: must sum to 1", sum)
 	}
+	if err := cfg.validateBatching(); err != nil {
+		return err
+	}
 	names := map[string]bool{}
 	for i := range cfg.Providers {
 		p := &cfg.Providers[i]
