@@ -83,7 +83,7 @@ func (e *engine) pick(pl *pool, r *request, k int, avoid uint16) int {
 			if contains(ex[:m], i) {
 				continue
 			}
-			l := pl.reps[i].busy + pl.reps[i].waiting
+			l := pl.load(&pl.reps[i], e.now)
 			switch {
 			case best < 0 || l < load:
 				best, ties, load = i, 1, l
@@ -108,14 +108,15 @@ func (e *engine) pick(pl *pool, r *request, k int, avoid uint16) int {
 	}
 	i, j := nth(u1), nth(u2)
 	a, b := &pl.reps[i], &pl.reps[j]
+	la, lb := pl.load(a, e.now), pl.load(b, e.now)
 	if pl.cfg.Balancer == PowerOfTwo {
-		if b.busy+b.waiting < a.busy+a.waiting {
+		if lb < la {
 			return j
 		}
 		return i
 	}
 	// LatencyEWMA: the lower avg × (outstanding + 1).
-	if b.avg*float64(b.busy+b.waiting+1) < a.avg*float64(a.busy+a.waiting+1) {
+	if b.avg*float64(lb+1) < a.avg*float64(la+1) {
 		return j
 	}
 	return i

@@ -69,6 +69,9 @@ type Pool struct {
 	ColdStart *ColdStart
 	// Overrides make single replicas differ from the rest.
 	Overrides []ReplicaOverride
+	// View, when set, makes the balancer see replica load as it was at
+	// the view's last refresh (view.go).
+	View *View
 }
 
 // ReplicaOverride sets what one replica of a pool does differently.
@@ -251,6 +254,11 @@ func (p *Pool) validate() error {
 			return fmt.Errorf("pool: cold-start give-up rule %d: unknown", c.GiveUp)
 		}
 	}
+	if p.View != nil {
+		if err := p.View.validate(p.Replicas); err != nil {
+			return err
+		}
+	}
 	seen := map[int]bool{}
 	for _, o := range p.Overrides {
 		if o.Replica < 0 || o.Replica >= p.Replicas {
@@ -311,6 +319,8 @@ type pool struct {
 	// shared counts the copies and retried calls that went to a replica
 	// holding another attempt of their request, for want of another.
 	shared int64
+	// view is the balancer's view of load (view.go); nil: live.
+	view *view
 }
 
 // replica is the run-time state of one replica of a pool.
@@ -363,7 +373,7 @@ const (
 // newPool returns the run-time pool of cfg's provider number prov, whose
 // own stages (degraded periods) are shared.
 func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
-	pl := &pool{cfg: c, reps: make([]replica, c.Replicas)}
+	pl := &pool{cfg: c, reps: make([]replica, c.Replicas), view: newView(c.View, c.Replicas, seed, prov)}
 	over := make([]*ReplicaOverride, c.Replicas)
 	for i := range c.Overrides {
 		over[c.Overrides[i].Replica] = &c.Overrides[i]
@@ -429,6 +439,7 @@ func (e *engine) dispatchPool(slot int32, r *request, k int, pv *provider, avoid
 	i := e.pick(pl, r, k, avoid)
 	a.rep = uint16(i + 1)
 	rp := &pl.reps[i]
+	pl.touch(rp, e.now)
 	rp.stats.Sent++
 	if c := pl.cfg.Concurrency; c > 0 && rp.busy >= c {
 		if pl.cfg.RejectWhenFull && rp.waiting >= pl.cfg.QueueLimit {
@@ -502,6 +513,7 @@ func (e *engine) releaseReplica(prov, i int) {
 	pv := &e.provs[prov]
 	pl := pv.pool
 	rp := &pl.reps[i]
+	pl.touch(rp, e.now)
 	rp.busy--
 	pv.busy--
 	if rp.busy == 0 {
@@ -522,6 +534,7 @@ func (e *engine) releaseReplica(prov, i int) {
 func (e *engine) leavePool(pv *provider, a *attempt, at time.Duration) {
 	rp := &pv.pool.reps[a.rep-1]
 	if a.queued {
+		pv.pool.touch(rp, e.now)
 		rp.waiting--
 	}
 	if a.started && at > a.svc {
