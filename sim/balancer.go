@@ -56,20 +56,24 @@ func (e *engine) pick(pl *pool, r *request, k int, avoid uint16) int {
 			pl.shared++
 		}
 	}
+	left := ex[:m]
+	if pl.churn != nil {
+		left = pl.leaveOut(e.now, left) // replicas out of service too
+	}
 	// nth returns the u-th replica, from 0, of those not left out.
 	nth := func(u int) int {
-		for _, x := range ex[:m] {
+		for _, x := range left {
 			if x <= u {
 				u++
 			}
 		}
 		return u
 	}
-	c := n - m // replicas to pick from
+	c := n - len(left) // replicas to pick from
 	switch pl.cfg.Balancer {
 	case RoundRobin:
 		i := pl.next
-		for left := ex[:m]; ; i = (i + 1) % n {
+		for ; ; i = (i + 1) % n {
 			if !contains(left, i) {
 				break
 			}
@@ -80,7 +84,7 @@ func (e *engine) pick(pl *pool, r *request, k int, avoid uint16) int {
 		src := e.rng.atTry(r.id, replicaStream+uint8(k), tryKey(r.round, r.att[k].try))
 		best, ties, load := -1, 0, 0
 		for i := range pl.reps {
-			if contains(ex[:m], i) {
+			if contains(left, i) {
 				continue
 			}
 			l := pl.load(&pl.reps[i], e.now)
@@ -116,7 +120,7 @@ func (e *engine) pick(pl *pool, r *request, k int, avoid uint16) int {
 		return i
 	}
 	// LatencyEWMA: the lower avg × (outstanding + 1).
-	if b.avg*float64(lb+1) < a.avg*float64(la+1) {
+	if pl.cost(b, lb) < pl.cost(a, la) {
 		return j
 	}
 	return i

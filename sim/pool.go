@@ -72,6 +72,14 @@ type Pool struct {
 	// View, when set, makes the balancer see replica load as it was at
 	// the view's last refresh (view.go).
 	View *View
+	// Restarts, when set, take replicas out of service and bring them
+	// back as new processes (restart.go).
+	Restarts *Restarts
+	// Unmeasured says how LatencyEWMA ranks a replica with fewer than
+	// Warmup latency observations (unmeasured.go); Warmup ≥ 0, 0 and 1
+	// both meaning one.
+	Unmeasured Unmeasured
+	Warmup     int
 }
 
 // ReplicaOverride sets what one replica of a pool does differently.
@@ -259,6 +267,14 @@ func (p *Pool) validate() error {
 			return err
 		}
 	}
+	if p.Restarts != nil {
+		if err := p.Restarts.validate(p.Replicas); err != nil {
+			return err
+		}
+	}
+	if err := p.validateUnmeasured(); err != nil {
+		return err
+	}
 	seen := map[int]bool{}
 	for _, o := range p.Overrides {
 		if o.Replica < 0 || o.Replica >= p.Replicas {
@@ -321,6 +337,12 @@ type pool struct {
 	shared int64
 	// view is the balancer's view of load (view.go); nil: live.
 	view *view
+	// churn is the state of the replicas' restarts (restart.go); nil
+	// without any.
+	churn *churn
+	// warmup is the observations a replica needs before latency_ewma
+	// ranks it by its own average (unmeasured.go).
+	warmup int32
 }
 
 // replica is the run-time state of one replica of a pool.
@@ -332,9 +354,10 @@ type replica struct {
 	stages, own []stage
 	slowdown    float64
 	// avg is the latency-aware balancer's moving average of its response
-	// times in seconds, seen says whether it has one yet.
-	avg  float64
-	seen bool
+	// times in seconds, obs the number of observations it averages
+	// (since the replica's last restart; saturating).
+	avg float64
+	obs int32
 	// idleSince is when its last slot in use was freed; warmAt is when its
 	// last cold start ends or ended (0 before the first).
 	idleSince, warmAt time.Duration
@@ -373,7 +396,8 @@ const (
 // newPool returns the run-time pool of cfg's provider number prov, whose
 // own stages (degraded periods) are shared.
 func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
-	pl := &pool{cfg: c, reps: make([]replica, c.Replicas), view: newView(c.View, c.Replicas, seed, prov)}
+	pl := &pool{cfg: c, reps: make([]replica, c.Replicas), view: newView(c.View, c.Replicas, seed, prov),
+		churn: newChurn(c.Restarts, c.Replicas, seed, prov), warmup: warmup(c)}
 	over := make([]*ReplicaOverride, c.Replicas)
 	for i := range c.Overrides {
 		over[c.Overrides[i].Replica] = &c.Overrides[i]
@@ -553,10 +577,16 @@ func (e *engine) observe(a *attempt) {
 	if pl.cfg.Balancer != LatencyEWMA || a.kind == outRejected && !a.started {
 		return
 	}
+	if pl.churn != nil {
+		pl.sync(e.now)
+	}
 	rp := &pl.reps[a.rep-1]
 	x := (e.now - a.start).Seconds()
-	if !rp.seen {
-		rp.avg, rp.seen = x, true
+	if rp.obs < math.MaxInt32 {
+		rp.obs++
+	}
+	if rp.obs == 1 {
+		rp.avg = x
 		return
 	}
 	rp.avg = pl.cfg.Decay*rp.avg + (1-pl.cfg.Decay)*x

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"text/tabwriter"
+	"time"
 
 	"github.com/hedgesim/hedgesim/textfit"
 )
@@ -28,6 +29,10 @@ type PoolResult struct {
 	// holding another attempt of their request, because every replica
 	// held one (or because the pool lets them: AnyReplica, then 0).
 	Shared int64 `json:"shared_replica"`
+	// Restarts lists the replicas' restarts in the order they began
+	// (restart.go); absent without any.
+	Restarts []RestartResult `json:"restarts,omitempty"`
+	end      time.Duration   // the run's end
 }
 
 // ReplicaResult is what one replica of a pool did.
@@ -96,6 +101,7 @@ func (e *engine) poolResults() []PoolResult {
 			pr.Replicas = append(pr.Replicas, rr)
 		}
 		pr.Imbalance = imbalance(load)
+		pr.Restarts, pr.end = pl.restartResults(e.lastEvent), e.lastEvent
 		out = append(out, pr)
 	}
 	return out
@@ -153,6 +159,7 @@ func writePools(w io.Writer, pools []PoolResult) {
 		if len(rows) < len(p.Replicas) {
 			fmt.Fprintf(w, "(%d of %d replicas shown: the most and least loaded and those that differ; every one is in the JSON report)\n", len(rows), len(p.Replicas))
 		}
+		writeRestarts(w, p)
 		fmt.Fprintln(w)
 	}
 }
