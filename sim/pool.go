@@ -397,7 +397,7 @@ const (
 // own stages (degraded periods) are shared.
 func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
 	pl := &pool{cfg: c, reps: make([]replica, c.Replicas), view: newView(c.View, c.Replicas, seed, prov),
-		churn: newChurn(c.Restarts, c.Replicas, seed, prov), warmup: warmup(c)}
+		churn: newChurn(c.Restarts, c.Replicas, seed), warmup: warmup(c)}
 	over := make([]*ReplicaOverride, c.Replicas)
 	for i := range c.Overrides {
 		over[c.Overrides[i].Replica] = &c.Overrides[i]

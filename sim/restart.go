@@ -43,7 +43,11 @@ type Restarts struct {
 	// MeanUp, when > 0, restarts every replica at random: after up times
 	// drawn from an exponential distribution of mean MeanUp (from time 0,
 	// and from each rejoin), it is out of service for Down; ≥
-	// MinDegradedPeriod. Down > 0 is then required.
+	// MinDegradedPeriod. Down > 0 is then required. The draws of replica
+	// i come from a stream of the seed and i alone — common random
+	// numbers: pools with the same MeanUp and Down restart their replica
+	// i at the same times, so pools that differ in their balancer see
+	// the same restarts.
 	MeanUp, Down time.Duration
 	// Window is how long after a replica rejoins its share of the pool's
 	// attempts is reported (RestartResult); > 0.
@@ -148,9 +152,9 @@ type churn struct {
 // restartKey is the stream key of a pool's random restarts.
 const restartKey = 0x9005 << 32
 
-// newChurn returns the run-time restarts of c for a pool of n replicas
-// of provider prov, or nil when c is.
-func newChurn(c *Restarts, n int, seed uint64, prov int) *churn {
+// newChurn returns the run-time restarts of c for a pool of n replicas,
+// or nil when c is.
+func newChurn(c *Restarts, n int, seed uint64) *churn {
 	if c == nil {
 		return nil
 	}
@@ -161,7 +165,7 @@ func newChurn(c *Restarts, n int, seed uint64, prov int) *churn {
 	if c.MeanUp > 0 {
 		ch.src = make([]splitMix, n)
 		for i := range ch.src {
-			ch.src[i].s = splitmix64(seed ^ restartKey ^ uint64(prov)<<16 ^ uint64(i))
+			ch.src[i].s = splitmix64(seed ^ restartKey ^ uint64(i))
 			ch.randomLeave(i, 0)
 		}
 	}
