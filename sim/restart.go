@@ -368,7 +368,7 @@ func writeRestarts(w io.Writer, p PoolResult) {
 	if len(p.Restarts) == 0 {
 		return
 	}
-	fmt.Fprintf(w, "restarts: each replica's share of the attempts sent to the pool in its first %s after rejoining (fair share %s)\n",
+	fmt.Fprintf(w, "restarts: each replica's share of the pool's attempts in its first %s back (fair share %s)\n",
 		fsec(p.Restarts[0].windowCfg), pct(1/float64(len(p.Replicas))))
 	tw := textfit.NewTable(w, tabwriter.AlignRight)
 	fmt.Fprintln(tw, "replica\tleft\trejoined\twindow\tsent\tpool sent\tshare\t")

@@ -113,3 +113,90 @@ func TestRestartsLeaveReplicasOut(t *testing.T) {
 		}
 	}
 }
+
+// TestRandomRestarts: replicas restarting after exponential up times of
+// mean 20 s, out 5 s each time, over a run of about 2000 s. Each
+// replica's restarts form a renewal process of cycle mean μ = 25 s and
+// standard deviation σ = 20 s, so the ten replicas restart about 10·T/μ
+// times, with variance 10·T·σ²/μ³ (the renewal central limit theorem);
+// the up times between a rejoin and the next restart average 20 s within
+// 5 standard errors (σ/√n); each lasts exactly 5 s; no attempt reaches a
+// replica while it is out; and two pools with the same settings restart
+// at the same times (common random numbers).
+func TestRandomRestarts(t *testing.T) {
+	const n, rate = 40_000, 20.0
+	cfg := poolConfig(n, rate, 1, 10, sim.PowerOfTwo)
+	rs := &sim.Restarts{MeanUp: 20 * time.Second, Down: 5 * time.Second, Window: time.Second}
+	cfg.Providers[0].Pool.Restarts = rs
+	var got []sim.RestartResult
+	bad := 0
+	var sends []*sim.AttemptRecord
+	res, err := sim.RunTrace(cfg, func(r *sim.AttemptRecord) {
+		c := *r
+		sends = append(sends, &c)
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	got = res.Pools[0].Restarts
+	span := 0.0
+	for _, r := range sends {
+		span = max(span, r.Start.Seconds())
+	}
+	for _, r := range sends {
+		s := r.Start.Seconds()
+		for _, x := range got {
+			if x.Replica == r.Replica && s >= x.Left && s < x.Joined {
+				bad++
+			}
+		}
+	}
+	if bad != 0 {
+		t.Errorf("%d attempts reached a replica while it was out", bad)
+	}
+	began := 0
+	var ups []float64
+	last := map[int]float64{}
+	for _, x := range got {
+		if x.Left <= span {
+			began++
+		}
+		if !x.Random || math.Abs(x.Joined-x.Left-5) > 1e-9 {
+			t.Errorf("restart %+v: want a random one of 5 s", x)
+		}
+		if j, ok := last[x.Replica]; ok {
+			ups = append(ups, x.Left-j)
+		}
+		last[x.Replica] = x.Joined
+	}
+	mu, sigma := 25.0, 20.0
+	want, sd := 10*span/mu, math.Sqrt(10*span*sigma*sigma/(mu*mu*mu))
+	if math.Abs(float64(began)-want) > 5*sd {
+		t.Errorf("%d restarts began in %.0f s, want %.0f ± %.0f", began, span, want, 5*sd)
+	}
+	m := 0.0
+	for _, u := range ups {
+		m += u / float64(len(ups))
+	}
+	if se := 20 / math.Sqrt(float64(len(ups))); math.Abs(m-20) > 5*se {
+		t.Errorf("mean up time %.2f s over %d restarts, want 20 ± %.2f", m, len(ups), 5*se)
+	}
+	two := *cfg
+	two.Providers = []sim.Provider{cfg.Providers[0], {Name: "q", Pool: cfg.Providers[0].Pool}}
+	two.Models = []sim.Model{cfg.Models[0], cfg.Models[0]}
+	two.Models[1].Name, two.Models[1].Provider = "m2", "q"
+	two.Classes = []sim.Class{cfg.Classes[0], cfg.Classes[0]}
+	two.Classes[0].Share, two.Classes[1].Share = 0.5, 0.5
+	two.Classes[1].Name = "c2"
+	two.Classes[1].Policy.Primary = 1
+	r2 := mustRun(t, &two)
+	a, b := r2.Pools[0].Restarts, r2.Pools[1].Restarts
+	if len(a) == 0 || len(a) != len(b) {
+		t.Fatalf("%d restarts in one pool, %d in the other: want the same, > 0", len(a), len(b))
+	}
+	for i := range a {
+		if a[i].Replica != b[i].Replica || a[i].Left != b[i].Left {
+			t.Fatalf("restart %d: %+v in one pool, %+v in the other: want the same times", i, a[i], b[i])
+		}
+	}
+}
