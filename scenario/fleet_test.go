@@ -56,6 +56,9 @@ func TestFleetBad(t *testing.T) {
 			"replica 1 restarts at 3s for 1s while it is still out from providers.p.pool.restart[0] (1s to 6s)"},
 		{"random restarts without down", "[providers.p.pool.random_restarts]\nmean_up = \"1h\"", 7, "providers.p.pool.random_restarts", "missing down"},
 		{"window without restarts", `restart_window = "5s"`, 7, "providers.p.pool.restart_window", "has no effect without restarts"},
+		{"window of 0", "restart_window = \"0s\"\n[[providers.p.pool.restart]]\nreplica = 1\nat = \"1s\"\nfor = \"1s\"", 7, "providers.p.pool.restart_window",
+			"0s is not allowed; want how long after a replica rejoins its share of attempts is reported, a duration > 0"},
+		{"random restarts too frequent", "[providers.p.pool.random_restarts]\nmean_up = \"1ms\"\ndown = \"1s\"", 8, "providers.p.pool.random_restarts.mean_up", "1ms is too short; want a mean up time ≥ 10ms"},
 		{"unmeasured under p2c", `unmeasured = "probe"`, 7, "providers.p.pool.unmeasured", "only the latency_ewma balancer"},
 	} {
 		t.Run(tt.name, func(t *testing.T) {

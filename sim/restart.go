@@ -25,8 +25,9 @@ import (
 // request; when every replica is out, none is left out). Attempts
 // already queued or in service there are served to their end — a drain,
 // as Kubernetes' termination grace period gives. At At + For the replica
-// rejoins: its latency average and count of observations start afresh;
-// with a cold-start model it is cold, so the first attempt that reaches
+// rejoins: its latency average and count of observations start afresh
+// (a drained attempt that responds after the rejoin counts towards the
+// new ones); with a cold-start model it is cold, so the first attempt that reaches
 // it while nothing is in service there pays a cold start.
 //
 // When it acts: lazily, at the start of each pick of the pool and of each
