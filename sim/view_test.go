@@ -1,6 +1,7 @@
 package sim_test
 
 import (
+	"math"
 	"slices"
 	"testing"
 	"time"
@@ -86,6 +87,33 @@ func TestViewRefreshToZeroIsLive(t *testing.T) {
 					}
 				}
 			}
+		}
+	}
+}
+
+// TestStuckSignalAttracts: replica 0's reported load sticks at its first
+// refresh (0, the pool being empty at time 0) for the whole run. Under
+// p2c it then wins every pair it is drawn into unless the other replica
+// also shows 0 — more than a fair share, 1/10 of the attempts, by over 5
+// binomial standard deviations — while no other replica does.
+func TestStuckSignalAttracts(t *testing.T) {
+	const n = 20_000
+	cfg := poolConfig(n, 7, 1, 10, sim.PowerOfTwo)
+	cfg.Providers[0].Pool.View = &sim.View{Refresh: time.Second, Stuck: []sim.Stuck{{Replica: 0}}}
+	res := mustRun(t, cfg)
+	var total int64
+	for _, r := range res.Pools[0].Replicas {
+		total += r.Sent
+	}
+	sd := math.Sqrt(float64(total) * 0.1 * 0.9)
+	t.Logf("stuck replica 0 got %d of %d attempts", res.Pools[0].Replicas[0].Sent, total)
+	for _, r := range res.Pools[0].Replicas {
+		over := float64(r.Sent) - 0.1*float64(total)
+		if r.Replica == 0 && !(over > 5*sd) {
+			t.Errorf("stuck replica 0 got %d of %d attempts, want over a tenth by 5 sd (%.0f)", r.Sent, total, 5*sd)
+		}
+		if r.Replica != 0 && over > 5*sd {
+			t.Errorf("replica %d got %d of %d attempts, more than a tenth by 5 sd", r.Replica, r.Sent, total)
 		}
 	}
 }
