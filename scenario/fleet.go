@@ -49,6 +49,14 @@ func (v viewMode) String() string {
 	return "snapshot"
 }
 
+// The fleet tables' keys are described in the reference under "Stale
+// views and restarts", in this order (schemaDocs).
+func init() {
+	schemaDocs["stuckTable"] = []refTable{{"Stale views and restarts", 0}}
+	schemaDocs["restartTable"] = []refTable{{"Stale views and restarts", 1}}
+	schemaDocs["randomRestartsTable"] = []refTable{{"Stale views and restarts", 2}}
+}
+
 // defaultRestartWindow is restart_window's default.
 const defaultRestartWindow = 10 * time.Second
 

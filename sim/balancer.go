@@ -5,12 +5,14 @@ import "math/bits"
 // A pool's balancer picks the replica of each attempt when it passes its
 // gates (dispatchPool). It sees, per replica, the attempts queued and in
 // service there (losers included until their cancel lands: what a router
-// tracking its open requests sees) and, for LatencyEWMA, a moving average
-// of the replica's response times (leavePool). Random draws come from the
-// stream of (request, replicaStream + attempt, try), apart from the
-// attempt's other draws, so every policy sends request i's attempt k to
-// the same replica under a random balancer, and pools change no other
-// draw.
+// tracking its open requests sees), or with a View their number at the
+// view's last refresh (pool.load, view.go), and, for LatencyEWMA, a moving
+// average of the replica's response times (observe; unmeasured.go for a
+// replica without one). Replicas out of service for a restart are left
+// out (restart.go). Random draws come from the stream of (request,
+// replicaStream + attempt, try), apart from the attempt's other draws, so
+// every policy sends request i's attempt k to the same replica under a
+// random balancer, and pools change no other draw.
 
 // replicaStream is the first of the streams of the balancer's draws:
 // attempt k draws from replicaStream + k (k ≤ MaxCopies).
@@ -21,9 +23,11 @@ const replicaStream = 0xe8
 // the replicas that hold another attempt of r — queued or in service, let
 // go of but not yet gone included — are left out, and so is avoid − 1 when
 // avoid > 0 (the replica of the call that attempt k retries); when that
-// leaves none, none is left out (and the pick counts as shared). Each
-// pick costs O(attempts²) for the exclusions, plus O(1) for random, round
-// robin, p2c and latency_ewma and O(replicas) for least_outstanding.
+// leaves none, none is left out (and the pick counts as shared). Replicas
+// out of service are left out too, unless that leaves none (leaveOut).
+// Each pick costs O(attempts²) for the exclusions (O(attempts + out of
+// service) with restarts), plus O(1) for random, round robin, p2c and
+// latency_ewma and O(replicas) for least_outstanding.
 func (e *engine) pick(pl *pool, r *request, k int, avoid uint16) int {
 	n := len(pl.reps)
 	// ex holds the left-out replicas, ascending and distinct.

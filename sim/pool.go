@@ -192,8 +192,9 @@ const (
 	// it — a loser or a timed-out attempt counts the time it was
 	// outstanding, as a client-side balancer sees it; a rejection by a
 	// full queue is not counted, and a replica with no observation yet
-	// has avg 0. This is the load metric of Finagle's and Linkerd's EWMA
-	// balancers, with P2C over it.
+	// has avg 0 (Pool.Unmeasured may rank it otherwise). This is the
+	// load metric of Finagle's and Linkerd's EWMA balancers, with P2C
+	// over it.
 	LatencyEWMA
 )
 
