@@ -23,6 +23,16 @@ type poolTable struct {
 	ColdStart   *coldStartTable `toml:"cold_start"`
 	Batching    *batchingTable  `toml:"batching"`
 	Replica     []replicaTable  `toml:"replica"`
+	// The fleet keys (fleet.go).
+	ViewRefresh    *Duration            `toml:"view_refresh"`
+	View           *string              `toml:"view"`
+	ScrapeJitter   *float64             `toml:"scrape_jitter"`
+	Stuck          []stuckTable         `toml:"stuck"`
+	Restart        []restartTable       `toml:"restart"`
+	RandomRestarts *randomRestartsTable `toml:"random_restarts"`
+	RestartWindow  *Duration            `toml:"restart_window"`
+	Unmeasured     *string              `toml:"unmeasured"`
+	Warmup         *int64               `toml:"warmup"`
 }
 
 // downTable is a pool's or a replica's down table: outages.
@@ -193,6 +203,7 @@ func (c *checker) pool(key string, t *poolTable, prov *providerTable, p *sim.Pro
 	if t.Batching != nil {
 		c.batching(key+".batching", t.Batching, t, pl)
 	}
+	c.fleet(key, t, pl)
 	p.Pool = pl
 }
 

@@ -98,6 +98,8 @@ var schemaEnums = map[string][]string{
 	"poolTable.balancer":             stringers(sim.Balancers...),
 	"poolTable.copies_to":            stringers(copiesToOther, copiesToAny),
 	"coldStartTable.give_up":         stringers(sim.GiveUps...),
+	"poolTable.view":                 stringers(viewSnapshot, viewScrape),
+	"poolTable.unmeasured":           stringers(sim.Unmeasureds...),
 	"retryTable.jitter":              stringers(sim.JitterFull, sim.JitterEqual, sim.JitterNone),
 	"retryTable.retry_on":            sim.RetryKinds,
 	"stallsTable.at":                 stringers(sim.MidStream, sim.BeforeFirstToken),

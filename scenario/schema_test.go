@@ -228,6 +228,8 @@ func TestSchemaEnumsMatchLoader(t *testing.T) {
 		"providerTable.cancel":           {"providers.p.cancel=zzz"},
 		"poolTable.balancer":             {"providers.p.pool.replicas=2", "providers.p.pool.balancer=zzz"},
 		"poolTable.copies_to":            {"providers.p.pool.replicas=2", "providers.p.pool.copies_to=zzz"},
+		"poolTable.view":                 {"providers.p.pool.replicas=2", `providers.p.pool.balancer="p2c"`, `providers.p.pool.view_refresh="1s"`, "providers.p.pool.view=zzz"},
+		"poolTable.unmeasured":           {"providers.p.pool.replicas=2", `providers.p.pool.balancer="latency_ewma"`, "providers.p.pool.unmeasured=zzz"},
 		"coldStartTable.give_up":         {"providers.p.pool.replicas=2", `providers.p.pool.cold_start.keep_warm="1m"`, `providers.p.pool.cold_start.latency={ kind = "constant", value = 1 }`, "providers.p.pool.cold_start.give_up=zzz"},
 		"retryTable.jitter":              {"classes[0].retry.max_attempts=2", "classes[0].retry.jitter=zzz"},
 		"retryTable.retry_on":            {"classes[0].retry.max_attempts=2", `classes[0].retry.retry_on=["zzz"]`},

@@ -141,6 +141,7 @@ func (c *checker) config(f *fileTable, name string) sim.Config {
 	cfg.Providers, err = c.providers(f.Providers, cfg.Models)
 	c.keep(err)
 	c.checkBatching(&cfg)
+	c.checkRestartsInRun(&cfg, f.Providers)
 	cfg.Correlation, err = c.correlation(f.Correlation)
 	c.keep(err)
 	if len(c.errs) > 0 {

@@ -5,12 +5,14 @@ import "math/bits"
 // A pool's balancer picks the replica of each attempt when it passes its
 // gates (dispatchPool). It sees, per replica, the attempts queued and in
 // service there (losers included until their cancel lands: what a router
-// tracking its open requests sees) and, for LatencyEWMA, a moving average
-// of the replica's response times (leavePool). Random draws come from the
-// stream of (request, replicaStream + attempt, try), apart from the
-// attempt's other draws, so every policy sends request i's attempt k to
-// the same replica under a random balancer, and pools change no other
-// draw.
+// tracking its open requests sees), or with a View their number at the
+// view's last refresh (pool.load, view.go), and, for LatencyEWMA, a moving
+// average of the replica's response times (observe; unmeasured.go for a
+// replica without one). Replicas out of service for a restart are left
+// out (restart.go). Random draws come from the stream of (request,
+// replicaStream + attempt, try), apart from the attempt's other draws, so
+// every policy sends request i's attempt k to the same replica under a
+// random balancer, and pools change no other draw.
 
 // replicaStream is the first of the streams of the balancer's draws:
 // attempt k draws from replicaStream + k (k ≤ MaxCopies).
@@ -21,9 +23,11 @@ const replicaStream = 0xe8
 // the replicas that hold another attempt of r — queued or in service, let
 // go of but not yet gone included — are left out, and so is avoid − 1 when
 // avoid > 0 (the replica of the call that attempt k retries); when that
-// leaves none, none is left out (and the pick counts as shared). Each
-// pick costs O(attempts²) for the exclusions, plus O(1) for random, round
-// robin, p2c and latency_ewma and O(replicas) for least_outstanding.
+// leaves none, none is left out (and the pick counts as shared). Replicas
+// out of service are left out too, unless that leaves none (leaveOut).
+// Each pick costs O(attempts²) for the exclusions (O(attempts + out of
+// service) with restarts), plus O(1) for random, round robin, p2c and
+// latency_ewma and O(replicas) for least_outstanding.
 func (e *engine) pick(pl *pool, r *request, k int, avoid uint16) int {
 	n := len(pl.reps)
 	// ex holds the left-out replicas, ascending and distinct.
@@ -56,20 +60,24 @@ func (e *engine) pick(pl *pool, r *request, k int, avoid uint16) int {
 			pl.shared++
 		}
 	}
+	left := ex[:m]
+	if pl.churn != nil {
+		left = pl.leaveOut(e.now, left) // replicas out of service too
+	}
 	// nth returns the u-th replica, from 0, of those not left out.
 	nth := func(u int) int {
-		for _, x := range ex[:m] {
+		for _, x := range left {
 			if x <= u {
 				u++
 			}
 		}
 		return u
 	}
-	c := n - m // replicas to pick from
+	c := n - len(left) // replicas to pick from
 	switch pl.cfg.Balancer {
 	case RoundRobin:
 		i := pl.next
-		for left := ex[:m]; ; i = (i + 1) % n {
+		for ; ; i = (i + 1) % n {
 			if !contains(left, i) {
 				break
 			}
@@ -80,10 +88,10 @@ func (e *engine) pick(pl *pool, r *request, k int, avoid uint16) int {
 		src := e.rng.atTry(r.id, replicaStream+uint8(k), tryKey(r.round, r.att[k].try))
 		best, ties, load := -1, 0, 0
 		for i := range pl.reps {
-			if contains(ex[:m], i) {
+			if contains(left, i) {
 				continue
 			}
-			l := pl.reps[i].busy + pl.reps[i].waiting
+			l := pl.load(&pl.reps[i], e.now)
 			switch {
 			case best < 0 || l < load:
 				best, ties, load = i, 1, l
@@ -108,14 +116,15 @@ func (e *engine) pick(pl *pool, r *request, k int, avoid uint16) int {
 	}
 	i, j := nth(u1), nth(u2)
 	a, b := &pl.reps[i], &pl.reps[j]
+	la, lb := pl.load(a, e.now), pl.load(b, e.now)
 	if pl.cfg.Balancer == PowerOfTwo {
-		if b.busy+b.waiting < a.busy+a.waiting {
+		if lb < la {
 			return j
 		}
 		return i
 	}
 	// LatencyEWMA: the lower avg × (outstanding + 1).
-	if b.avg*float64(b.busy+b.waiting+1) < a.avg*float64(a.busy+a.waiting+1) {
+	if pl.cost(b, lb) < pl.cost(a, la) {
 		return j
 	}
 	return i

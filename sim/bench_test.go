@@ -164,7 +164,11 @@ func BenchmarkRetries(b *testing.B) {
 // the power of two choices at 80 % load (Poisson arrivals, exponential
 // service, 10⁵ requests): every event goes through the event loop and
 // every attempt through the balancer. "hedged" adds a copy to another
-// replica after 2 s. It reports simulated requests per second.
+// replica after 2 s. "view" has the balancer read load from a view
+// refreshed every 2 s (view.go), "scrape" from per-replica scrapes every
+// 2 s with 20 % jitter; "restarts" adds a random restart per replica
+// every 100 s on average, out for 5 s (restart.go). It reports simulated
+// requests per second.
 func BenchmarkPool(b *testing.B) {
 	cfg := &sim.Config{
 		Name: "pool", Seed: 1, Requests: 100_000,
@@ -179,6 +183,22 @@ func BenchmarkPool(b *testing.B) {
 	hedged.Classes = []sim.Class{cfg.Classes[0]}
 	hedged.Classes[0].Policy = sim.Policy{Copies: 1, Delays: []time.Duration{2 * time.Second}}
 	b.Run("p2c-hedged", func(b *testing.B) { benchRun(b, &hedged) })
+	for _, v := range []struct {
+		name string
+		set  func(*sim.Pool)
+	}{
+		{"p2c-view", func(p *sim.Pool) { p.View = &sim.View{Refresh: 2 * time.Second} }},
+		{"p2c-scrape", func(p *sim.Pool) { p.View = &sim.View{Refresh: 2 * time.Second, Scrape: true, Jitter: 0.2} }},
+		{"p2c-restarts", func(p *sim.Pool) {
+			p.Restarts = &sim.Restarts{MeanUp: 100 * time.Second, Down: 5 * time.Second, Window: 10 * time.Second}
+		}},
+	} {
+		c := *cfg
+		pl := *cfg.Providers[0].Pool
+		v.set(&pl)
+		c.Providers = []sim.Provider{{Name: "p", Pool: &pl}}
+		b.Run(v.name, func(b *testing.B) { benchRun(b, &c) })
+	}
 }
 
 // shippedConfig is the shipped scenario name (without .toml) with 10⁵

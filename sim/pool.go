@@ -73,6 +73,17 @@ type Pool struct {
 	// service as one batch whose sequences slow down as it grows
 	// (batching.go); Concurrency is then the batch limit.
 	Batching *Batching
+	// View, when set, makes the balancer see replica load as it was at
+	// the view's last refresh (view.go).
+	View *View
+	// Restarts, when set, take replicas out of service and bring them
+	// back as new processes (restart.go).
+	Restarts *Restarts
+	// Unmeasured says how LatencyEWMA ranks a replica with fewer than
+	// Warmup latency observations (unmeasured.go); Warmup ≥ 0, 0 and 1
+	// both meaning one.
+	Unmeasured Unmeasured
+	Warmup     int
 }
 
 // ReplicaOverride sets what one replica of a pool does differently.
@@ -185,8 +196,9 @@ const (
 	// it — a loser or a timed-out attempt counts the time it was
 	// outstanding, as a client-side balancer sees it; a rejection by a
 	// full queue is not counted, and a replica with no observation yet
-	// has avg 0. This is the load metric of Finagle's and Linkerd's EWMA
-	// balancers, with P2C over it.
+	// has avg 0 (Pool.Unmeasured may rank it otherwise). This is the
+	// load metric of Finagle's and Linkerd's EWMA balancers, with P2C
+	// over it.
 	LatencyEWMA
 )
 
@@ -260,6 +272,19 @@ func (p *Pool) validate() error {
 			return fmt.Errorf("pool: %v", err)
 		}
 	}
+	if p.View != nil {
+		if err := p.View.validate(p.Replicas); err != nil {
+			return err
+		}
+	}
+	if p.Restarts != nil {
+		if err := p.Restarts.validate(p.Replicas); err != nil {
+			return err
+		}
+	}
+	if err := p.validateUnmeasured(); err != nil {
+		return err
+	}
 	seen := map[int]bool{}
 	for _, o := range p.Overrides {
 		if o.Replica < 0 || o.Replica >= p.Replicas {
@@ -320,6 +345,14 @@ type pool struct {
 	// shared counts the copies and retried calls that went to a replica
 	// holding another attempt of their request, for want of another.
 	shared int64
+	// view is the balancer's view of load (view.go); nil: live.
+	view *view
+	// churn is the state of the replicas' restarts (restart.go); nil
+	// without any.
+	churn *churn
+	// warmup is the observations a replica needs before latency_ewma
+	// ranks it by its own average (unmeasured.go).
+	warmup int32
 }
 
 // replica is the run-time state of one replica of a pool.
@@ -331,9 +364,10 @@ type replica struct {
 	stages, own []stage
 	slowdown    float64
 	// avg is the latency-aware balancer's moving average of its response
-	// times in seconds, seen says whether it has one yet.
-	avg  float64
-	seen bool
+	// times in seconds, obs the number of observations it averages
+	// (since the replica's last restart; saturating).
+	avg float64
+	obs int32
 	// idleSince is when its last slot in use was freed; warmAt is when its
 	// last cold start ends or ended (0 before the first).
 	idleSince, warmAt time.Duration
@@ -374,7 +408,8 @@ const (
 // newPool returns the run-time pool of cfg's provider number prov, whose
 // own stages (degraded periods) are shared.
 func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
-	pl := &pool{cfg: c, reps: make([]replica, c.Replicas)}
+	pl := &pool{cfg: c, reps: make([]replica, c.Replicas), view: newView(c.View, c.Replicas, seed, prov),
+		churn: newChurn(c.Restarts, c.Replicas, seed), warmup: warmup(c)}
 	over := make([]*ReplicaOverride, c.Replicas)
 	for i := range c.Overrides {
 		over[c.Overrides[i].Replica] = &c.Overrides[i]
@@ -443,6 +478,7 @@ func (e *engine) dispatchPool(slot int32, r *request, k int, pv *provider, avoid
 	i := e.pick(pl, r, k, avoid)
 	a.rep = uint16(i + 1)
 	rp := &pl.reps[i]
+	pl.touch(rp, e.now)
 	rp.stats.Sent++
 	if c := pl.cfg.Concurrency; c > 0 && rp.busy >= c {
 		if pl.cfg.RejectWhenFull && rp.waiting >= pl.cfg.QueueLimit {
@@ -516,6 +552,7 @@ func (e *engine) releaseReplica(prov, i int) {
 	pv := &e.provs[prov]
 	pl := pv.pool
 	rp := &pl.reps[i]
+	pl.touch(rp, e.now)
 	rp.busy--
 	pv.busy--
 	if rp.busy == 0 {
@@ -536,6 +573,7 @@ func (e *engine) releaseReplica(prov, i int) {
 func (e *engine) leavePool(pv *provider, a *attempt, at time.Duration) {
 	rp := &pv.pool.reps[a.rep-1]
 	if a.queued {
+		pv.pool.touch(rp, e.now)
 		rp.waiting--
 	}
 	if a.started && at > a.svc {
@@ -554,10 +592,16 @@ func (e *engine) observe(a *attempt) {
 	if pl.cfg.Balancer != LatencyEWMA || a.kind == outRejected && !a.started {
 		return
 	}
+	if pl.churn != nil {
+		pl.sync(e.now)
+	}
 	rp := &pl.reps[a.rep-1]
 	x := (e.now - a.start).Seconds()
-	if !rp.seen {
-		rp.avg, rp.seen = x, true
+	if rp.obs < math.MaxInt32 {
+		rp.obs++
+	}
+	if rp.obs == 1 {
+		rp.avg = x
 		return
 	}
 	rp.avg = pl.cfg.Decay*rp.avg + (1-pl.cfg.Decay)*x

@@ -6,6 +6,7 @@ import (
 	"math"
 	"slices"
 	"text/tabwriter"
+	"time"
 
 	"github.com/hedgesim/hedgesim/textfit"
 )
@@ -32,6 +33,10 @@ type PoolResult struct {
 	// only, are its replicas' together: see ReplicaResult's.
 	MeanBatch   *float64 `json:"mean_batch,omitempty"`
 	DecodeSpeed *float64 `json:"decode_tokens_per_second,omitempty"`
+	// Restarts lists the replicas' restarts in the order they began
+	// (restart.go); absent without any.
+	Restarts []RestartResult `json:"restarts,omitempty"`
+	end      time.Duration   // the run's end
 }
 
 // ReplicaResult is what one replica of a pool did.
@@ -117,6 +122,7 @@ func (e *engine) poolResults() []PoolResult {
 		if busy > 0 {
 			pr.MeanBatch, pr.DecodeSpeed = finite(seqTime/busy), finite(tokens/seqTime)
 		}
+		pr.Restarts, pr.end = pl.restartResults(e.lastEvent), e.lastEvent
 		out = append(out, pr)
 	}
 	return out
@@ -189,6 +195,7 @@ func writePools(w io.Writer, pools []PoolResult) {
 		if len(rows) < len(p.Replicas) {
 			fmt.Fprintf(w, "(%d of %d replicas shown: the most and least loaded and those that differ; every one is in the JSON report)\n", len(rows), len(p.Replicas))
 		}
+		writeRestarts(w, p)
 		fmt.Fprintln(w)
 	}
 }
