@@ -31,6 +31,10 @@ type Report struct {
 	// policy or a class's current policy is over its objective's cap on
 	// added cost: what a scheduled job should raise (exit status 3).
 	Action bool `json:"action"`
+	// Export is the runtime configuration of the current policies
+	// against the retuned scenario's (retune --export FORMAT); absent
+	// without it.
+	Export *ExportDiff `json:"export,omitempty"`
 }
 
 // Finish sets r.Action from the models and the advice.
@@ -116,6 +120,27 @@ func (r *Report) WriteText(w io.Writer) error {
 		}
 	}
 	_, err := w.Write(buf.Bytes())
+	return err
+}
+
+// WriteExportText writes the export diff as it is, unwrapped (a diff's
+// lines are not prose): a heading, then the unified diff, or a line saying
+// there is none. It writes nothing without an export.
+func (r *Report) WriteExportText(w io.Writer) error {
+	e := r.Export
+	if e == nil {
+		return nil
+	}
+	var b bytes.Buffer
+	switch {
+	case e.Error != "":
+		fmt.Fprintf(&b, "\nexport diff (%s): the new picks cannot be written in this format: %s\n", e.Format, e.Error)
+	case e.Diff == "":
+		fmt.Fprintf(&b, "\nexport diff (%s): the retuned scenario exports the same configuration as the current one\n", e.Format)
+	default:
+		fmt.Fprintf(&b, "\nexport diff (%s), the current policies → the retuned scenario's:\n%s", e.Format, e.Diff)
+	}
+	_, err := w.Write(b.Bytes())
 	return err
 }
 
