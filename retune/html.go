@@ -44,6 +44,18 @@ type htmlClass struct {
 	Change                                             bool
 }
 
+type htmlAdaptiveRow struct {
+	Class, Policy, Models, Q, Answered, Hedged, AddedCost, Delay string
+}
+
+type htmlAdaptive struct {
+	Requests    int
+	Shift, Note string
+	Rows        []htmlAdaptiveRow
+	Verdicts    []string
+	Skipped     []string
+}
+
 type htmlView struct {
 	Scenario, Source, At, Alpha, Level string
 	Action                             bool
@@ -52,6 +64,7 @@ type htmlView struct {
 	CheckRequests, NewRequests         int
 	Classes                            []htmlClass
 	Export                             *ExportDiff
+	Adaptive                           *htmlAdaptive
 }
 
 // htmlSections returns the report's own sections of the page.
@@ -95,11 +108,45 @@ func (r *Report) htmlSections() ([]htmlreport.Section, error) {
 			v.Classes = append(v.Classes, hc)
 		}
 	}
+	if r.Recheck != nil && r.Recheck.Adaptive != nil {
+		ac := r.Recheck.Adaptive
+		ha := &htmlAdaptive{Requests: ac.Requests, Shift: ac.Shift, Note: ac.ShiftNote, Skipped: ac.Skipped}
+		for i := range ac.Classes {
+			c := &ac.Classes[i]
+			for _, e := range []struct {
+				name string
+				env  *EnvComparison
+			}{{"live", &c.Live}, {"shift", c.Shift}} {
+				if e.env == nil {
+					continue
+				}
+				for _, p := range []struct {
+					label string
+					f     *PolicyFigures
+				}{{"static " + c.Static, &e.env.Static}, {c.Adaptive, &e.env.Adaptive}} {
+					q := p.f.Latency.P95
+					if c.Percentile == 0.99 {
+						q = p.f.Latency.P99
+					}
+					row := htmlAdaptiveRow{Class: c.Class, Policy: p.label, Models: e.name, Q: fmt.Sprintf("p%g %s", 100*c.Percentile, sec(q)),
+						Answered: fmt.Sprintf("%.1f%%", 100*p.f.AnsweredShare), Hedged: fmt.Sprintf("%.1f%%", 100*p.f.HedgedShare),
+						AddedCost: pctText(float64(p.f.AddedCostPct)), Delay: "-"}
+					if p.f.MeanDelay > 0 {
+						row.Delay = num(p.f.MeanDelay) + " s"
+					}
+					ha.Rows = append(ha.Rows, row)
+				}
+			}
+			ha.Verdicts = append(ha.Verdicts, fmt.Sprintf("%s: %s: %s. %s", c.Class, c.Verdict, verdictText(c.Verdict), c.Why))
+		}
+		v.Adaptive = ha
+	}
 	var out []htmlreport.Section
 	for _, s := range []struct{ id, title, tmpl string }{
 		{"drift", "Drift per model", "drift"},
 		{"current-policy", "The current policy, predicted → now", "current"},
 		{"decisions", "Keep or change", "decisions"},
+		{"adaptive", "Adaptive delay against the static policy", "adaptive"},
 		{"export-diff", "Export diff", "export"},
 	} {
 		var b bytes.Buffer
@@ -147,6 +194,15 @@ var htmlSectionTemplates = template.Must(template.New("").Parse(`
 </table></div>
 <ul>{{range .Classes}}<li><b>{{.Class}}</b>: {{.Decision}}: {{.Why}}{{if .OverCap}} <span class="flag">{{.OverCap}}</span>{{end}}{{if .PickNote}} New pick none (no hedging): {{.PickNote}}{{end}}</li>
 {{end}}</ul>{{end}}{{end}}
+{{define "adaptive"}}{{with .Adaptive}}<p>Each class's static policy (the new pick where the decision is change, else the current policy) and an adaptive percentile delay, simulated on the same {{.Requests}} requests on the live models and through the shift between the scenario's models and the live ones: retune on a schedule, or let the client adapt?</p>
+<p class="meta">{{if .Note}}No shift modelled: {{.Note}}{{else}}The shift: {{.Shift}}{{end}}</p>
+{{if .Rows}}<div class="scroll"><table id="adaptive-table">
+<thead><tr><th>class</th><th>policy</th><th>models</th><th>percentile</th><th>answered</th><th>hedged</th><th>added cost</th><th>mean delay</th></tr></thead>
+<tbody>
+{{range .Rows}}<tr><td>{{.Class}}</td><td>{{.Policy}}</td><td>{{.Models}}</td><td>{{.Q}}</td><td>{{.Answered}}</td><td>{{.Hedged}}</td><td>{{.AddedCost}}</td><td>{{.Delay}}</td></tr>
+{{end}}</tbody>
+</table></div>{{end}}
+<ul>{{range .Verdicts}}<li>{{.}}</li>{{end}}{{range .Skipped}}<li>not compared: {{.}}</li>{{end}}</ul>{{end}}{{end}}
 {{define "export"}}{{with .Export}}{{if .Error}}<p class="flag">The new picks cannot be written with <code>hedgesim export --format {{.Format}}</code>: {{.Error}}</p>{{else}}<p>The runtime configuration (<code>hedgesim export --format {{.Format}}</code>) of the current policies against the retuned scenario's{{if .Diff}}:{{else}}: the same, no diff.{{end}}</p>
 {{if .Diff}}<pre id="export-diff-text">{{.Diff}}</pre>{{end}}
 {{if .Notes}}<ul class="warnings">{{range .Notes}}<li>{{.}}</li>{{end}}</ul>{{end}}{{end}}{{end}}{{end}}

@@ -90,6 +90,7 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	noPlots := fs.Bool("no-plots", false, "with --out: leave the new optimisation's figures out of index.html")
 	exportFormat := fs.String("export", "", "diff the current policies' runtime configuration against the retuned scenario's, in export's `FORMAT`: "+strings.Join(export.Formats, ", "))
 	approx := fs.Bool("approximate", false, "with --export: write what grpc or envoy cannot express faithfully in its nearest form, as export --approximate does")
+	noAdaptive := fs.Bool("no-adaptive", false, "leave out the comparison of each class's static policy with an adaptive delay")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -272,7 +273,7 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	rep := &retune.Report{Scenario: sc.Config.Name, Source: sourceName, At: time.Now().UTC().Format(time.RFC3339), Alpha: *alpha, Models: assessed}
 	if slices.ContainsFunc(assessed, func(m retune.Model) bool { return m.Drift.Verdict == retune.Shifted }) {
-		ropt := retune.RecheckOptions{Settings: s}
+		ropt := retune.RecheckOptions{Settings: s, NoAdaptive: *noAdaptive, Models: assessed}
 		bar := newProgress(stderr, "retune", *quiet)
 		if bar != nil {
 			ropt.Progress = bar.set

@@ -43,7 +43,7 @@ func TestRetuneOutShifted(t *testing.T) {
 	}
 	page := readString(t, filepath.Join(dir, "index.html"))
 	for _, w := range []string{`id="drift"`, "llama-guard", "shifted", `id="current-policy"`, "87.6% → 49.5%", `id="decisions"`,
-		">change<", `id="summary"`, `id="export-diff"`, `id="export-diff-text"`, "hedgesim retune guard-check"} {
+		">change<", `id="adaptive"`, `id="adaptive-table"`, `id="summary"`, `id="export-diff"`, `id="export-diff-text"`, "hedgesim retune guard-check"} {
 		if !strings.Contains(page, w) {
 			t.Errorf("index.html lacks %q", w)
 		}
@@ -179,4 +179,25 @@ func applyUnified(t *testing.T, a, diff string) string {
 		}
 	}
 	return strings.Join(append(out, src[at:]...), "")
+}
+
+// TestRetuneNoAdaptive: a retune that finds drift compares each class's
+// static policy with an adaptive delay, on the live models and through
+// the shift, unless --no-adaptive.
+func TestRetuneNoAdaptive(t *testing.T) {
+	args := []string{"retune", "guard-check", "--from", guardMetrics(t, 0.8, 10000, 2), "--requests", "2000", "--check-requests", "2000", "--quiet", "--wide"}
+	code, out, errOut := hedgesim(t, args...)
+	if code != 3 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, w := range []string{"adaptive delay against the static policy (2000 requests each", "  the shift: model llama-guard: the scenario's model",
+		"not the scenario's stretched", "check  adaptive p95 ×2 → llama-guard  live", "check  static 1.00s ×2 → llama-guard  shift"} {
+		if !strings.Contains(out, w) {
+			t.Errorf("output lacks %q:\n%s", w, out)
+		}
+	}
+	code, out, errOut = hedgesim(t, append(args, "--no-adaptive")...)
+	if code != 3 || strings.Contains(out, "adaptive delay against") {
+		t.Errorf("--no-adaptive: exit %d: %s\n%s", code, errOut, out)
+	}
 }
