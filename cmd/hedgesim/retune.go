@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -347,29 +346,11 @@ func readSource(ctx context.Context, from, format string, timeout time.Duration)
 	}
 	var data []byte
 	if isURL(from) {
-		c, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		req, err := http.NewRequestWithContext(c, http.MethodGet, from, nil)
-		if err != nil {
-			return retune.Source{}, usageError{err: fmt.Errorf("--from %s: %v", from, err)}
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
+		if data, err = retune.FetchURL(ctx, nil, from, timeout, lim.MaxDataBytes); err != nil {
 			if ctx.Err() != nil {
 				return retune.Source{}, ctx.Err()
 			}
 			return retune.Source{}, usageError{err: fmt.Errorf("--from %s: %v", from, err)}
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return retune.Source{}, usageError{err: fmt.Errorf("--from %s: HTTP %s", from, resp.Status)}
-		}
-		data, err = io.ReadAll(io.LimitReader(resp.Body, lim.MaxDataBytes+1))
-		if err != nil {
-			return retune.Source{}, usageError{err: fmt.Errorf("--from %s: %v", from, err)}
-		}
-		if int64(len(data)) > lim.MaxDataBytes {
-			return retune.Source{}, usageError{err: fmt.Errorf("--from %s: more than %d bytes (set %s to raise it)", from, lim.MaxDataBytes, readers.MaxBytesEnv)}
 		}
 	} else {
 		r, _, closeFile, err := openLog(ctx, from, "csv") // any format: openLog only opens

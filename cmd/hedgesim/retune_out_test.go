@@ -3,10 +3,13 @@ package main
 import (
 	"encoding/json"
 	"fmt"
+	"net/http"
+	"net/http/httptest"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync/atomic"
 	"testing"
 )
 
@@ -199,5 +202,48 @@ func TestRetuneNoAdaptive(t *testing.T) {
 	code, out, errOut = hedgesim(t, append(args, "--no-adaptive")...)
 	if code != 3 || strings.Contains(out, "adaptive delay against") {
 		t.Errorf("--no-adaptive: exit %d: %s\n%s", code, errOut, out)
+	}
+}
+
+// TestRetuneFromURLRetried: a /metrics page that answers 503 twice is
+// read on the third request and the report directory written; one that
+// always answers 503 exits 2 after --timeout, naming the URL and the 503,
+// with no report directory and no scenario written.
+func TestRetuneFromURLRetried(t *testing.T) {
+	data := readString(t, guardMetrics(t, 0.5, 5000, 3))
+	var n atomic.Int32
+	flaky := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		if n.Add(1) <= 2 {
+			http.Error(w, "busy", http.StatusServiceUnavailable)
+			return
+		}
+		w.Write([]byte(data))
+	}))
+	defer flaky.Close()
+	tmp := t.TempDir()
+	dir := filepath.Join(tmp, "report")
+	code, out, errOut := hedgesim(t, "retune", "guard-check", "--from", flaky.URL+"/metrics", "--out", dir)
+	if code != 0 || !strings.Contains(out, "unchanged") || n.Load() != 3 {
+		t.Errorf("exit %d after %d requests: %s\n%s", code, n.Load(), errOut, out)
+	}
+	if _, err := os.Stat(filepath.Join(dir, "index.html")); err != nil {
+		t.Error(err)
+	}
+	busy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
+		http.Error(w, "busy", http.StatusServiceUnavailable)
+	}))
+	defer busy.Close()
+	dir2, scen := filepath.Join(tmp, "report2"), filepath.Join(tmp, "new.toml")
+	code, _, errOut = hedgesim(t, "retune", "guard-check", "--from", busy.URL+"/metrics", "--timeout", "1s", "--out", dir2, "--write-scenario", scen, "--export", "json")
+	if code != 2 || !strings.Contains(errOut, busy.URL+"/metrics") || !strings.Contains(errOut, "HTTP 503") || !strings.Contains(errOut, "gave up after 1s") {
+		t.Errorf("exit %d: %s", code, errOut)
+	}
+	for _, p := range []string{dir2, scen} {
+		if _, err := os.Stat(p); err == nil {
+			t.Errorf("%s written", p)
+		}
+	}
+	if entries, _ := os.ReadDir(tmp); len(entries) != 1 {
+		t.Errorf("%d entries in %s, want only the first report (no temporary directory left)", len(entries), tmp)
 	}
 }
