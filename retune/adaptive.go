@@ -1,11 +1,13 @@
 package retune
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"math"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	"github.com/hedgesim/hedgesim/sim"
@@ -232,42 +234,66 @@ func stretchNote(ps []Shift, ratio float64) string {
 }
 
 // CompareAdaptive simulates, in each environment (live, and shift when
-// not nil), every class of static (a configuration whose classes carry
-// their static policies) with its no-hedging baseline, and the same with
+// not nil; each a configuration whose classes carry their static
+// policies), every class with its no-hedging baseline, and the same with
 // every class on its adaptive policy (adaptive[i] for class i; a class
 // with skip[i] set keeps its static policy and is left out), n requests
-// on the configuration's seed, workers simulations at once. pct[i] is
-// class i's percentile to compare.
+// on the configuration's seed, all the runs at once (a run that takes
+// the lane is split over workers goroutines). pct[i] is class i's
+// percentile to compare. It stops with ctx's error when ctx is done.
 func CompareAdaptive(ctx context.Context, live, shift *sim.Config, adaptive []sim.Policy, skip []bool, pct []float64, n, workers int) ([][2]*EnvComparison, error) {
 	envs := []*sim.Config{live, shift}
-	out := make([][2]*EnvComparison, len(live.Classes))
+	type runs struct {
+		sc, ac                 sim.Config
+		static, base, adaptive *sim.Result
+		staticErr, adaptiveErr error
+	}
+	rs := make([]*runs, len(envs))
+	// Every run at once: a run with an adaptive delay or slow periods is
+	// made on one goroutine, so the static runs (and their baselines) and
+	// the adaptive ones of both environments share the cores. Each run's
+	// result depends only on its configuration and seed, not on the
+	// others.
+	var wg sync.WaitGroup
 	for e, env := range envs {
 		if env == nil {
 			continue
 		}
-		sc := *env
-		sc.Requests = n
-		hs, base, err := sim.RunWithBaseline(ctx, &sc, workers)
-		if err != nil {
-			return nil, err
-		}
-		ac := sc
-		ac.Classes = slices.Clone(sc.Classes)
-		for i := range ac.Classes {
+		r := &runs{sc: *env}
+		r.sc.Requests = n
+		r.ac = r.sc
+		r.ac.Classes = slices.Clone(r.sc.Classes)
+		for i := range r.ac.Classes {
 			if !skip[i] {
-				ac.Classes[i].Policy = adaptive[i]
+				r.ac.Classes[i].Policy = adaptive[i]
 			}
 		}
-		ha, err := sim.RunSplit(ctx, &ac, workers)
-		if err != nil {
+		rs[e] = r
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			r.static, r.base, r.staticErr = sim.RunWithBaseline(ctx, &r.sc, workers)
+		}()
+		go func() {
+			defer wg.Done()
+			r.adaptive, r.adaptiveErr = sim.RunSplit(ctx, &r.ac, workers)
+		}()
+	}
+	wg.Wait()
+	out := make([][2]*EnvComparison, len(live.Classes))
+	for e, r := range rs {
+		if r == nil {
+			continue
+		}
+		if err := cmp.Or(r.staticErr, r.adaptiveErr); err != nil {
 			return nil, err
 		}
-		rs, ra := sim.NewReport(&sc, hs, base), sim.NewReport(&ac, ha, base)
-		for i := range sc.Classes {
+		rep, ra := sim.NewReport(&r.sc, r.static, r.base), sim.NewReport(&r.ac, r.adaptive, r.base)
+		for i := range r.sc.Classes {
 			if skip[i] {
 				continue
 			}
-			ec := &EnvComparison{Static: figuresOf(&rs.Classes[i], &hs.Classes[i]), Adaptive: figuresOf(&ra.Classes[i], &ha.Classes[i])}
+			ec := &EnvComparison{Static: figuresOf(&rep.Classes[i], &r.static.Classes[i]), Adaptive: figuresOf(&ra.Classes[i], &r.adaptive.Classes[i])}
 			ec.Better = better(&ec.Static, &ec.Adaptive, pct[i])
 			out[i][e] = ec
 		}

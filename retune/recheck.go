@@ -246,7 +246,12 @@ func RecheckPolicy(ctx context.Context, cfg, live *sim.Config, opt RecheckOption
 		out.Classes = append(out.Classes, Decide(live, &live.Classes[ci], check.Classes[ri], nowReq, cr, z))
 	}
 	if !opt.NoAdaptive {
-		if out.Adaptive, err = compareAdaptive(ctx, cfg, live, newRep, out.Classes, opt.Models, n, workers); err != nil {
+		// As many requests as each candidate of the optimisation had.
+		na := s.Requests
+		if na <= 0 {
+			na = optimize.DefaultRequests
+		}
+		if out.Adaptive, err = compareAdaptive(ctx, cfg, live, newRep, out.Classes, opt.Models, na, workers); err != nil {
 			return nil, err
 		}
 	}
