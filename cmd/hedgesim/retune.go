@@ -34,12 +34,18 @@ text-format histogram, the JSON of a Prometheus API query, or OTLP JSON
 model label is M (--model-label) and whose other labels match --label.
 --prometheus URL queries a Prometheus server instead, one instant query
 per model over --window (or --query with {model}), each retried with
-backoff within --timeout.
+backoff within --timeout, as a --from URL is.
 
 Drift: Pearson's chi-square of the live bucket counts against the
 scenario model's, on the histogram's buckets; p50/p95/p99 with intervals
 at 1 − alpha; a mixture's shares. Verdict per model: unchanged, shifted
 (how much, where) or cannot tell (fewer than 50 observations).
+
+When a model shifted, each class's static policy is also compared with an
+adaptive percentile delay on the live models and through the shift
+(--no-adaptive leaves it out). --export FORMAT diffs the current
+policies' runtime configuration (hedgesim export) against the retuned
+scenario's; --out DIR writes the report, its HTML page and the diff.
 
 Exit status: 0 nothing to do, 3 a model shifted or a better pick was
 found, 2 bad input (naming the model and the query), 1 failure.`
