@@ -26,6 +26,9 @@ func (r *Report) WriteHTML(w io.Writer, commands []htmlreport.Command, noFigures
 	if r.Recheck == nil {
 		return htmlreport.WriteSections(w, title, htmlreport.Options{Lead: lead, Commands: commands})
 	}
+	// The optimisation's own page follows, under a heading of its own.
+	lead = append(lead, htmlreport.Section{ID: "optimisation", Title: "The optimisation on the live models",
+		HTML: "<p>Every class optimized on the live models, as <code>hedgesim optimize</code> reports it: the picks, each class's candidates and, below, the commands.</p>"})
 	return htmlreport.Write(w, r.Recheck.New, htmlreport.Options{Title: title, Lead: lead, Commands: commands, NoFigures: noFigures})
 }
 

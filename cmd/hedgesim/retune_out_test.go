@@ -46,7 +46,7 @@ func TestRetuneOutShifted(t *testing.T) {
 	}
 	page := readString(t, filepath.Join(dir, "index.html"))
 	for _, w := range []string{`id="drift"`, "llama-guard", "shifted", `id="current-policy"`, "87.6% → 49.5%", `id="decisions"`,
-		">change<", `id="adaptive"`, `id="adaptive-table"`, `id="summary"`, `id="export-diff"`, `id="export-diff-text"`, "hedgesim retune guard-check"} {
+		">change<", `id="adaptive"`, `id="adaptive-table"`, `id="optimisation"`, `id="summary"`, `id="export-diff"`, `id="export-diff-text"`, "hedgesim retune guard-check"} {
 		if !strings.Contains(page, w) {
 			t.Errorf("index.html lacks %q", w)
 		}
@@ -101,7 +101,7 @@ func TestRetuneOutUnchanged(t *testing.T) {
 			t.Errorf("index.html lacks %q", w)
 		}
 	}
-	for _, no := range []string{`id="summary"`, `id="current-policy"`, "requests per candidate"} {
+	for _, no := range []string{`id="summary"`, `id="current-policy"`, `id="optimisation"`, "requests per candidate"} {
 		if strings.Contains(page, no) {
 			t.Errorf("index.html has %q without a re-check", no)
 		}
