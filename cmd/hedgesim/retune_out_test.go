@@ -46,7 +46,7 @@ func TestRetuneOutShifted(t *testing.T) {
 	}
 	page := readString(t, filepath.Join(dir, "index.html"))
 	for _, w := range []string{`id="drift"`, "llama-guard", "shifted", `id="current-policy"`, "87.6% → 49.5%", `id="decisions"`,
-		">change<", `id="adaptive"`, `id="adaptive-table"`, `id="optimisation"`, `id="summary"`, `id="export-diff"`, `id="export-diff-text"`, "hedgesim retune guard-check"} {
+		">change<", `id="adaptive"`, `id="adaptive-table"`, `id="optimisation"`, `id="summary"`, `data-figure=`, `id="export-diff"`, `id="export-diff-text"`, "hedgesim retune guard-check"} {
 		if !strings.Contains(page, w) {
 			t.Errorf("index.html lacks %q", w)
 		}
@@ -137,6 +137,12 @@ func TestRetuneOutUnchanged(t *testing.T) {
 	if code != 2 || !strings.Contains(errOut, `--export "yaml": unknown`) {
 		t.Errorf("--export yaml: exit %d: %s", code, errOut)
 	}
+	// A current policy the format cannot express (an adaptive delay in
+	// grpc) is refused before the source is read: it is not there.
+	code, _, errOut = hedgesim(t, "retune", "eval-black-hole", "--from", filepath.Join(tmp, "absent.txt"), "--export", "grpc", "--out", filepath.Join(tmp, "r3"))
+	if code != 2 || !strings.Contains(errOut, "--export grpc: the current policies: grpc: class adaptive-p99 cannot be written") || strings.Contains(errOut, "absent.txt") {
+		t.Errorf("an adaptive current policy with --export grpc: exit %d: %s", code, errOut)
+	}
 }
 
 func readString(t *testing.T, path string) string {
@@ -199,9 +205,14 @@ func TestRetuneNoAdaptive(t *testing.T) {
 			t.Errorf("output lacks %q:\n%s", w, out)
 		}
 	}
-	code, out, errOut = hedgesim(t, append(args, "--no-adaptive")...)
+	dir := filepath.Join(t.TempDir(), "report")
+	code, out, errOut = hedgesim(t, append(args, "--no-adaptive", "--out", dir, "--no-plots")...)
 	if code != 3 || strings.Contains(out, "adaptive delay against") {
 		t.Errorf("--no-adaptive: exit %d: %s\n%s", code, errOut, out)
+	}
+	// --no-plots: the page without the optimisation's figures.
+	if page := readString(t, filepath.Join(dir, "index.html")); strings.Contains(page, "data-figure=") || strings.Contains(page, `id="adaptive"`) || !strings.Contains(page, `id="summary"`) {
+		t.Error("--no-plots --no-adaptive: the page has figures or the adaptive section, or lacks the optimisation")
 	}
 }
 
