@@ -110,13 +110,20 @@ type AdaptiveComparison struct {
 // AdaptivePolicy returns the adaptive variant of class cl's static policy
 // static: the class's own policy when it has an adaptive delay (the
 // scenario's: which percentile, window and budget); otherwise static with
-// DefaultAdaptive, at least one copy (to the class's targets), and its
-// first gap positive (the gap the adaptive delay replaces).
+// DefaultAdaptive — or, when static does not hedge, the class's
+// configured policy with at least one copy — its first gap positive (the
+// gap the adaptive delay replaces).
 func AdaptivePolicy(cl *sim.Class, static sim.Policy) (sim.Policy, bool) {
 	if cl.Policy.Adaptive != nil {
 		return cl.Policy, true
 	}
 	p := static
+	if p.Copies == 0 {
+		// No hedging: the class's configured policy (its targets, rules
+		// and attempt timeout), with at least one copy.
+		p = cl.Policy
+		p.Copies = max(p.Copies, 1)
+	}
 	a := DefaultAdaptive
 	p.Adaptive = &a
 	if p.Copies == 0 {

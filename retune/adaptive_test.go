@@ -225,3 +225,34 @@ func TestBetter(t *testing.T) {
 		}
 	}
 }
+
+// TestAdaptivePolicy: the adaptive variant of a static policy keeps its
+// copies, targets and rules, with DefaultAdaptive; of no hedging, the
+// class's configured policy with one copy; a class with an adaptive delay
+// of its own is compared with it.
+func TestAdaptivePolicy(t *testing.T) {
+	cfg := oneModelConfig(t)
+	cl := &cfg.Classes[0]
+	static := cl.Policy
+	static.Copies, static.Delays = 1, []time.Duration{300 * time.Millisecond}
+	p, own := AdaptivePolicy(cl, static)
+	if own || p.Adaptive == nil || *p.Adaptive != DefaultAdaptive || p.Copies != 1 || p.Delays[0] != 300*time.Millisecond {
+		t.Errorf("static: %+v, own %v", p, own)
+	}
+	none := cl.Policy
+	sim.NoHedging(&none)
+	p, _ = AdaptivePolicy(cl, none)
+	if p.Copies != 1 || len(p.Targets) != 1 || p.Adaptive == nil || !(p.Delays[0] > 0) {
+		t.Errorf("no hedging: %+v", p)
+	}
+	if err := (func() error { c := *cfg; c.Classes = []sim.Class{*cl}; c.Classes[0].Policy = p; return c.Validate() })(); err != nil {
+		t.Errorf("the adaptive policy of no hedging does not validate: %v", err)
+	}
+	a := DefaultAdaptive
+	a.Percentile = 0.99
+	cl.Policy.Adaptive = &a
+	p, own = AdaptivePolicy(cl, static)
+	if !own || p.Adaptive.Percentile != 0.99 {
+		t.Errorf("the class's own adaptive delay: %+v, own %v", p.Adaptive, own)
+	}
+}
