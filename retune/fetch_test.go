@@ -85,7 +85,7 @@ func TestFetchURLGivesUp(t *testing.T) {
 	}
 	big := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) { w.Write([]byte("12345")) }))
 	defer big.Close()
-	if _, err := FetchURL(context.Background(), nil, big.URL, 5*time.Second, 4); err == nil || !strings.Contains(err.Error(), "larger than 4 bytes") {
+	if _, err := FetchURL(context.Background(), nil, big.URL, 5*time.Second, 4); err == nil || !strings.Contains(err.Error(), "larger than 4 bytes (set HEDGESIM_MAX_DATA_BYTES to raise it)") {
 		t.Errorf("a body of 5 bytes over a limit of 4: %v", err)
 	}
 }

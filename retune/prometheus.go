@@ -205,7 +205,7 @@ func get(ctx context.Context, client *http.Client, u string, maxBytes int64, api
 		return nil, true, err
 	}
 	if int64(len(body)) > maxBytes {
-		return nil, false, fmt.Errorf("response larger than %d bytes", maxBytes)
+		return nil, false, fmt.Errorf("response larger than %d bytes (set %s to raise it)", maxBytes, readers.MaxBytesEnv)
 	}
 	switch {
 	case resp.StatusCode == http.StatusOK:
