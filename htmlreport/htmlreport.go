@@ -43,8 +43,9 @@ type Options struct {
 	Commands []Command
 	// NoFigures leaves the plots out (faster; the tables stay).
 	NoFigures bool
-	// Extra sections follow the built-in ones.
-	Extra []Section
+	// Lead sections come first, after the title; Extra sections follow
+	// the built-in ones.
+	Lead, Extra []Section
 }
 
 // Command is a labelled shell command shown on the page.
@@ -117,7 +118,9 @@ type page struct {
 	Breakers      []string
 	Warnings      []string
 	Commands      []Command
-	Extra         []Section
+	Lead, Extra   []Section
+	// NoReport is set for a page of sections only (WriteSections).
+	NoReport bool
 }
 
 // Write writes rep as an HTML page to w. It fails only when a figure
@@ -127,7 +130,7 @@ func Write(w io.Writer, rep *optimize.Report, o Options) error {
 		Title: o.Title, Scenario: rep.Scenario, Seed: rep.Seed, RuleText: rep.RuleText,
 		Quantiles: rep.QuantileRule, Level: strconv.FormatFloat(100*rep.Level, 'g', 4, 64) + "%",
 		Requests: strconv.Itoa(rep.RequestsPerCandidate), Overrides: rep.Overrides,
-		Commands: o.Commands, Extra: o.Extra,
+		Commands: o.Commands, Lead: o.Lead, Extra: o.Extra,
 	}
 	if p.Title == "" {
 		p.Title = "hedgesim optimize: " + rep.Scenario
@@ -192,6 +195,19 @@ func Write(w io.Writer, rep *optimize.Report, o Options) error {
 			}
 		}
 	}
+	var b bytes.Buffer
+	if err := pageTemplate.Execute(&b, p); err != nil {
+		return err
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// WriteSections writes a page of sections only, with the look of Write's
+// page and no optimisation report: title, o.Lead, o.Commands, o.Extra
+// (o's other fields are not used). It fails only when w fails.
+func WriteSections(w io.Writer, title string, o Options) error {
+	p := page{Title: title, Lead: o.Lead, Extra: o.Extra, Commands: o.Commands, NoReport: true}
 	var b bytes.Buffer
 	if err := pageTemplate.Execute(&b, p); err != nil {
 		return err

@@ -39,7 +39,9 @@ td.reasons { text-align: left; white-space: normal; min-width: 24em; }
 </head>
 <body>
 <h1>{{.Title}}</h1>
-<p class="meta">scenario <b>{{.Scenario}}</b>, seed {{.Seed}}, {{.Requests}} requests per candidate, every candidate on the same random draws; {{.Level}} intervals. Latency is the time to a usable answer (a request without one by its deadline is a miss).</p>
+{{range .Lead}}<h2 id="{{.ID}}">{{.Title}}</h2>
+{{.HTML}}
+{{end}}{{if not .NoReport}}<p class="meta">scenario <b>{{.Scenario}}</b>, seed {{.Seed}}, {{.Requests}} requests per candidate, every candidate on the same random draws; {{.Level}} intervals. Latency is the time to a usable answer (a request without one by its deadline is a miss).</p>
 {{if .Overrides}}<p class="meta">what-if overrides: {{range $i, $o := .Overrides}}{{if $i}}, {{end}}<code>{{$o}}</code>{{end}}</p>{{end}}
 {{if .Joint}}<p class="meta">optimized jointly: {{range $i, $j := .Joint}}{{if $i}}; {{end}}{{$j}}{{end}}</p>{{end}}
 <p class="meta">verdict rule: {{.RuleText}}</p>
@@ -83,7 +85,7 @@ td.reasons { text-align: left; white-space: normal; min-width: 24em; }
 {{end}}</tbody>
 </table></div>{{end}}
 </section>
-{{end}}
+{{end}}{{end}}
 
 {{if .Rollout}}
 <h2 id="rollout">Rollout check</h2>
@@ -115,7 +117,7 @@ td.reasons { text-align: left; white-space: normal; min-width: 24em; }
 <h2 id="{{.ID}}">{{.Title}}</h2>
 {{.HTML}}
 {{end}}
-<p class="meta">quantiles: {{.Quantiles}}</p>
+{{if not .NoReport}}<p class="meta">quantiles: {{.Quantiles}}</p>{{end}}
 </body>
 </html>
 `))

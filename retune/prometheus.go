@@ -82,7 +82,8 @@ func PromQuery(src PromSource, q Query, m string) (string, error) {
 // ReadPrometheus queries src for every model q names (every model of cfg
 // by default) and returns their histograms, as Read does for a file. A
 // query is retried with exponential backoff (0.2 s, doubling) after a
-// network error, a 429 or a 5xx, until src.Timeout; a 4xx, or a result
+// network error, a 429 or a 5xx, each attempt cut after half of
+// src.Timeout, until src.Timeout; a 4xx, or a result
 // without series, is not retried. Every error names the model and the
 // query (an *InputError), or is ctx's error.
 func ReadPrometheus(ctx context.Context, src PromSource, cfg *sim.Config, q Query) ([]Live, error) {
@@ -129,19 +130,45 @@ func ReadPrometheus(ctx context.Context, src PromSource, cfg *sim.Config, q Quer
 
 // fetchQuery runs one instant query, retrying as ReadPrometheus says.
 func fetchQuery(ctx context.Context, src PromSource, query string) ([]byte, error) {
-	client := src.Client
+	u := strings.TrimSuffix(src.URL, "/") + "/api/v1/query?" + url.Values{"query": {query}}.Encode()
+	return fetch(ctx, src.Client, u, src.Timeout, src.MaxBytes, true)
+}
+
+// FetchURL gets the page at u (a /metrics page, a saved query result) for
+// --from, as ReadPrometheus gets a query: retried with exponential backoff
+// (0.2 s, doubling) after a network error, a 429 or a 5xx until timeout
+// runs out, each attempt cut after half the timeout (a server that hangs
+// is asked again), any other status than 200 an error at once; a body over
+// maxBytes is an error (maxBytes ≤ 0: 1 GiB). client nil is
+// http.DefaultClient. Nothing is returned but the whole body or an error:
+// ctx's when ctx is done, else one saying what failed last and, when the
+// timeout ran out, "gave up after TIMEOUT".
+func FetchURL(ctx context.Context, client *http.Client, u string, timeout time.Duration, maxBytes int64) ([]byte, error) {
+	return fetch(ctx, client, u, timeout, maxBytes, false)
+}
+
+// fetch gets u with retries within timeout; api says whether a 400 or 422
+// carries the Prometheus API's own error in its body (returned as a body).
+func fetch(ctx context.Context, client *http.Client, u string, timeout time.Duration, maxBytes int64, api bool) ([]byte, error) {
 	if client == nil {
 		client = http.DefaultClient
 	}
-	ctx, cancel := context.WithTimeout(ctx, src.Timeout)
+	parent := ctx
+	ctx, cancel := context.WithTimeout(ctx, timeout)
 	defer cancel()
-	u := strings.TrimSuffix(src.URL, "/") + "/api/v1/query?" + url.Values{"query": {query}}.Encode()
 	wait := 200 * time.Millisecond
 	var last error
 	for {
-		body, retry, err := get(ctx, client, u, src.MaxBytes)
+		// Each attempt has half the timeout at most, so that a server
+		// that hangs is asked again.
+		actx, acancel := context.WithTimeout(ctx, timeout/2)
+		body, retry, err := get(actx, client, u, maxBytes, api)
+		acancel()
 		if err == nil {
 			return body, nil
+		}
+		if parent.Err() != nil {
+			return nil, parent.Err()
 		}
 		last = err
 		if !retry {
@@ -149,7 +176,10 @@ func fetchQuery(ctx context.Context, src PromSource, query string) ([]byte, erro
 		}
 		select {
 		case <-ctx.Done():
-			return nil, fmt.Errorf("gave up after %s: %w", src.Timeout, last)
+			if parent.Err() != nil {
+				return nil, parent.Err()
+			}
+			return nil, fmt.Errorf("gave up after %s: %w", timeout, last)
 		case <-time.After(wait):
 		}
 		wait *= 2
@@ -157,7 +187,7 @@ func fetchQuery(ctx context.Context, src PromSource, query string) ([]byte, erro
 }
 
 // get fetches u once; retry says whether a failure is worth retrying.
-func get(ctx context.Context, client *http.Client, u string, maxBytes int64) (body []byte, retry bool, err error) {
+func get(ctx context.Context, client *http.Client, u string, maxBytes int64, api bool) (body []byte, retry bool, err error) {
 	req, err := http.NewRequestWithContext(ctx, http.MethodGet, u, nil)
 	if err != nil {
 		return nil, false, err
@@ -175,14 +205,14 @@ func get(ctx context.Context, client *http.Client, u string, maxBytes int64) (bo
 		return nil, true, err
 	}
 	if int64(len(body)) > maxBytes {
-		return nil, false, fmt.Errorf("response larger than %d bytes", maxBytes)
+		return nil, false, fmt.Errorf("response larger than %d bytes (set %s to raise it)", maxBytes, readers.MaxBytesEnv)
 	}
 	switch {
 	case resp.StatusCode == http.StatusOK:
 		return body, false, nil
 	case resp.StatusCode == http.StatusTooManyRequests || resp.StatusCode >= 500:
 		return nil, true, fmt.Errorf("HTTP %s", resp.Status)
-	case resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusUnprocessableEntity:
+	case api && (resp.StatusCode == http.StatusBadRequest || resp.StatusCode == http.StatusUnprocessableEntity):
 		// The API's own error in its JSON: readers says it.
 		return body, false, nil
 	}

@@ -143,6 +143,10 @@ type Recheck struct {
 	New *optimize.Report `json:"optimize"`
 	// Classes advise, class by class, keep or change.
 	Classes []ClassAdvice `json:"classes"`
+	// Adaptive compares each class's static policy with an adaptive
+	// delay on the live models and through the shift (adaptive.go); nil
+	// when RecheckOptions.NoAdaptive.
+	Adaptive *AdaptiveComparison `json:"adaptive,omitempty"`
 }
 
 // RecheckOptions say how to re-check.
@@ -156,6 +160,11 @@ type RecheckOptions struct {
 	Workers int
 	// Progress, when set, is called as optimize.Options.Progress is.
 	Progress func(stage string, done, total int)
+	// NoAdaptive leaves out the comparison with an adaptive delay.
+	NoAdaptive bool
+	// Models are the assessed models (Assess), which the comparison with
+	// an adaptive delay needs for the shift environment (ShiftConfig).
+	Models []Model
 }
 
 // RecheckPolicy simulates the current policy of every class of cfg on the
@@ -236,7 +245,92 @@ func RecheckPolicy(ctx context.Context, cfg, live *sim.Config, opt RecheckOption
 		}
 		out.Classes = append(out.Classes, Decide(live, &live.Classes[ci], check.Classes[ri], nowReq, cr, z))
 	}
+	if !opt.NoAdaptive {
+		// As many requests as each candidate of the optimisation had.
+		na := s.Requests
+		if na <= 0 {
+			na = optimize.DefaultRequests
+		}
+		if out.Adaptive, err = compareAdaptive(ctx, cfg, live, newRep, out.Classes, opt.Models, na, workers); err != nil {
+			return nil, err
+		}
+	}
 	return out, nil
+}
+
+// compareAdaptive builds each class's static policy (the new pick when
+// the advice is to change, else the current policy) and its adaptive
+// variant (AdaptivePolicy), and compares them (CompareAdaptive) on the
+// live models and through the shift (ShiftConfig).
+func compareAdaptive(ctx context.Context, cfg, live *sim.Config, newRep *optimize.Report, advice []ClassAdvice, models []Model, n, workers int) (*AdaptiveComparison, error) {
+	ac := &AdaptiveComparison{Requests: n}
+	static := *live
+	static.Classes = slices.Clone(live.Classes)
+	adaptive := make([]sim.Policy, len(static.Classes))
+	skip := make([]bool, len(static.Classes))
+	pct := make([]float64, len(static.Classes))
+	classes := make([]AdaptiveClass, len(static.Classes))
+	for i := range static.Classes {
+		cl := &static.Classes[i]
+		ai := slices.IndexFunc(advice, func(a ClassAdvice) bool { return a.Class == cl.Name })
+		ri := slices.IndexFunc(newRep.Classes, func(c optimize.ClassReport) bool { return c.Class == cl.Name })
+		if cl.Pipeline != nil || ai < 0 || ri < 0 {
+			skip[i] = true
+			if cl.Pipeline != nil {
+				ac.Skipped = append(ac.Skipped, cl.Name+": a pipeline class (its steps' policies are not compared with an adaptive delay)")
+			}
+			continue
+		}
+		pick := newRep.Classes[ri].Picked()
+		pol := cl.Policy
+		if advice[ai].Decision == Change || pol.Adaptive != nil {
+			if pick.Configured {
+				skip[i] = true
+				ac.Skipped = append(ac.Skipped, cl.Name+": its adaptive delay is its best policy; no static policy to compare")
+				continue
+			}
+			pol = pick.Policy(cl.Policy)
+		}
+		adaptive[i], classes[i].FromScenario = AdaptivePolicy(&cfg.Classes[i], pol)
+		cl.Policy = pol
+		pct[i] = advice[ai].Percentile
+		classes[i].Class, classes[i].Percentile = cl.Name, pct[i]
+	}
+	for i := range static.Classes {
+		if skip[i] {
+			continue
+		}
+		classes[i].Static = sim.PolicyText(&static, &static.Classes[i])
+		a := static
+		a.Classes = slices.Clone(static.Classes)
+		a.Classes[i].Policy = adaptive[i]
+		classes[i].Adaptive = sim.PolicyText(&a, &a.Classes[i])
+	}
+	// The shift keeps the static policies; its models are the scenario's
+	// and the live ones, alternating.
+	shift, desc, note := ShiftConfig(scenarioModels(cfg, &static), models, n)
+	ac.Shift, ac.ShiftNote = desc, note
+	envs, err := CompareAdaptive(ctx, &static, shift, adaptive, skip, pct, n, workers)
+	if err != nil {
+		return nil, err
+	}
+	for i := range classes {
+		if skip[i] {
+			continue
+		}
+		c := classes[i]
+		c.Live, c.Shift = *envs[i][0], envs[i][1]
+		verdict(&c)
+		ac.Classes = append(ac.Classes, c)
+	}
+	return ac, nil
+}
+
+// scenarioModels returns static with cfg's (the scenario's) models.
+func scenarioModels(cfg, static *sim.Config) *sim.Config {
+	c := *static
+	c.Models = cfg.Models
+	return &c
 }
 
 // hedges reports whether class cl sends copies.

@@ -31,6 +31,10 @@ type Report struct {
 	// policy or a class's current policy is over its objective's cap on
 	// added cost: what a scheduled job should raise (exit status 3).
 	Action bool `json:"action"`
+	// Export is the runtime configuration of the current policies
+	// against the retuned scenario's (retune --export FORMAT); absent
+	// without it.
+	Export *ExportDiff `json:"export,omitempty"`
 }
 
 // Finish sets r.Action from the models and the advice.
@@ -115,8 +119,98 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(b, "  %s: new pick none (no hedging): %s\n", c.Class, c.NewPickNote)
 		}
 	}
+	if ac := rc.Adaptive; ac != nil {
+		writeAdaptiveText(b, ac)
+	}
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// WriteExportText writes the export diff as it is, unwrapped (a diff's
+// lines are not prose): a heading, then the unified diff, or a line saying
+// there is none. It writes nothing without an export.
+func (r *Report) WriteExportText(w io.Writer) error {
+	e := r.Export
+	if e == nil {
+		return nil
+	}
+	var b bytes.Buffer
+	switch {
+	case e.Error != "":
+		fmt.Fprintf(&b, "\nexport diff (%s): the new picks cannot be written in this format: %s\n", e.Format, e.Error)
+	case e.Diff == "":
+		fmt.Fprintf(&b, "\nexport diff (%s): the retuned scenario exports the same configuration as the current one\n", e.Format)
+	default:
+		fmt.Fprintf(&b, "\nexport diff (%s), the current policies → the retuned scenario's:\n%s", e.Format, e.Diff)
+	}
+	_, err := w.Write(b.Bytes())
+	return err
+}
+
+// writeAdaptiveText writes the comparison of each class's static policy
+// with an adaptive delay.
+func writeAdaptiveText(b io.Writer, ac *AdaptiveComparison) {
+	fmt.Fprintf(b, "\nadaptive delay against the static policy (%d requests each, on the same draws):\n", ac.Requests)
+	if ac.ShiftNote != "" {
+		fmt.Fprintf(b, "  no shift modelled: %s\n", ac.ShiftNote)
+	} else {
+		fmt.Fprintf(b, "  the shift: %s\n", ac.Shift)
+	}
+	if len(ac.Classes) > 0 {
+		tw := textfit.NewTable(b, 0)
+		fmt.Fprintln(tw, "class\tpolicy\tmodels\tpXX\tanswered\thedged\tadded cost\tmean delay")
+		for i := range ac.Classes {
+			c := &ac.Classes[i]
+			for _, e := range []struct {
+				name string
+				env  *EnvComparison
+			}{{"live", &c.Live}, {"shift", c.Shift}} {
+				if e.env == nil {
+					continue
+				}
+				for _, p := range []struct {
+					label string
+					f     *PolicyFigures
+				}{{"static " + c.Static, &e.env.Static}, {c.Adaptive, &e.env.Adaptive}} {
+					f := p.f
+					q := f.Latency.P95
+					if c.Percentile == 0.99 {
+						q = f.Latency.P99
+					}
+					delay := "-"
+					if f.MeanDelay > 0 {
+						delay = num(f.MeanDelay) + " s"
+					}
+					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f%%\t%.1f%%\t%s\t%s\n", c.Class, p.label, e.name, sec(q),
+						100*f.AnsweredShare, 100*f.HedgedShare, pctText(float64(f.AddedCostPct)), delay)
+				}
+			}
+		}
+		tw.Flush()
+		io.WriteString(b, "  pXX is each class's objective percentile (p95, or p99 for a p99 objective); mean delay: the adaptive delay's, over time\n")
+	}
+	for _, c := range ac.Classes {
+		from := "the default adaptive delay (p95 of the primaries' last 1000 latencies)"
+		if c.FromScenario {
+			from = "the class's own adaptive delay"
+		}
+		fmt.Fprintf(b, "  %s: %s: %s, against %s\n", c.Class, c.Verdict, verdictText(c.Verdict), from)
+		fmt.Fprintf(b, "    %s\n", c.Why)
+	}
+	for _, s := range ac.Skipped {
+		fmt.Fprintf(b, "  not compared: %s\n", s)
+	}
+}
+
+// verdictText says an AdaptiveClass verdict in words.
+func verdictText(v string) string {
+	switch v {
+	case "adapt":
+		return "the adaptive delay does better through the shift and no worse on the live models: let the client adapt"
+	case "trade-off":
+		return "the adaptive delay does better through the shift and worse on the live models"
+	}
+	return "the adaptive delay does no better through the shift: keep a static delay and retune it on a schedule"
 }
 
 // WriteJSON writes the report as indented JSON; an infinite or undefined

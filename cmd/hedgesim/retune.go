@@ -6,7 +6,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"net/http"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -15,6 +14,7 @@ import (
 
 	"github.com/prometheus/common/model"
 
+	"github.com/hedgesim/hedgesim/export"
 	"github.com/hedgesim/hedgesim/fit"
 	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/readers"
@@ -34,12 +34,18 @@ text-format histogram, the JSON of a Prometheus API query, or OTLP JSON
 model label is M (--model-label) and whose other labels match --label.
 --prometheus URL queries a Prometheus server instead, one instant query
 per model over --window (or --query with {model}), each retried with
-backoff within --timeout.
+backoff within --timeout, as a --from URL is.
 
 Drift: Pearson's chi-square of the live bucket counts against the
 scenario model's, on the histogram's buckets; p50/p95/p99 with intervals
 at 1 − alpha; a mixture's shares. Verdict per model: unchanged, shifted
 (how much, where) or cannot tell (fewer than 50 observations).
+
+When a model shifted, each class's static policy is also compared with an
+adaptive percentile delay on the live models and through the shift
+(--no-adaptive leaves it out). --export FORMAT diffs the current
+policies' runtime configuration (hedgesim export) against the retuned
+scenario's; --out DIR writes the report, its HTML page and the diff.
 
 Exit status: 0 nothing to do, 3 a model shifted or a better pick was
 found, 2 bad input (naming the model and the query), 1 failure.`
@@ -84,6 +90,12 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	wide := wideFlag(fs)
 	writeScenario := pathFlag(fs, "write-scenario", "write the scenario with the shifted models' live fits and the changed picks to `FILE` (comments say where each came from)")
+	out := pathFlag(fs, "out", "write report.txt, report.json, index.html (the whole report as one self-contained page) and, with --export, export-FORMAT.diff to `DIR` (created if needed; its parent must exist), replaced whole")
+	force := fs.Bool("force", false, "let --out replace a report another command (run, optimize) wrote there; files hedgesim did not write are never replaced")
+	noPlots := fs.Bool("no-plots", false, "with --out: leave the new optimisation's figures out of index.html")
+	exportFormat := fs.String("export", "", "diff the current policies' runtime configuration against the retuned scenario's, in export's `FORMAT`: "+strings.Join(export.Formats, ", "))
+	approx := fs.Bool("approximate", false, "with --export: write what grpc or envoy cannot express faithfully in its nearest form, as export --approximate does")
+	noAdaptive := fs.Bool("no-adaptive", false, "leave out the comparison of each class's static policy with an adaptive delay")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -175,10 +187,34 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if err := s.Validate(&sc.Config); err != nil {
 		return usageError{err: err}
 	}
-	var out *outputFile
+	if *exportFormat == "" && *approx {
+		return usageError{err: errors.New("--approximate goes with --export FORMAT")}
+	}
+	if *out == "" && *noPlots {
+		return usageError{err: errors.New("--no-plots goes with --out DIR")}
+	}
+	eopt := export.Options{Approximate: *approx}
+	if *exportFormat != "" {
+		if !isFormat(*exportFormat) {
+			return usageError{err: fmt.Errorf("--export %q: unknown; formats: %s", *exportFormat, strings.Join(export.Formats, ", "))}
+		}
+		if _, err := retune.CurrentExport(&sc.Config, *exportFormat, eopt); err != nil {
+			return usageError{err: fmt.Errorf("--export %s: the current policies: %v", *exportFormat, err)}
+		}
+	}
+	if *out != "" {
+		others := []flagPath{{"write-scenario", *writeScenario}, {path: scenarioInput(pos).path}}
+		if *from != "" && !isURL(*from) {
+			others = append(others, flagPath{path: *from})
+		}
+		if err := prepareOutDir("out", *out, "retune", *force, others...); err != nil {
+			return err
+		}
+	}
+	var outScen *outputFile
 	var name, traceDir string
 	var src []byte
-	if *writeScenario != "" {
+	if *writeScenario != "" || *exportFormat != "" {
 		arg := ""
 		if len(pos) == 1 {
 			arg = pos[0]
@@ -186,16 +222,20 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if name, src, err = scenarioSource(arg); err != nil {
 			return err
 		}
-		if out, err = checkOutput("write-scenario", *writeScenario, scenarioInput(pos), input{"the --from source", *from}); err != nil {
-			return err
-		}
 		if arg != "" {
 			if abs, err := filepath.Abs(filepath.Dir(name)); err == nil {
 				traceDir = abs
 			}
 		}
+		what := "--export " + *exportFormat
+		if *writeScenario != "" {
+			what = "--write-scenario " + *writeScenario
+			if outScen, err = checkOutput("write-scenario", *writeScenario, scenarioInput(pos), input{"the --from source", *from}); err != nil {
+				return err
+			}
+		}
 		if err := retune.CheckRewritable(name, src, traceDir, &sc.Config); err != nil {
-			return usageError{err: fmt.Errorf("--write-scenario %s: %v", *writeScenario, err)}
+			return usageError{err: fmt.Errorf("%s: %v", what, err)}
 		}
 	}
 
@@ -238,7 +278,7 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	rep := &retune.Report{Scenario: sc.Config.Name, Source: sourceName, At: time.Now().UTC().Format(time.RFC3339), Alpha: *alpha, Models: assessed}
 	if slices.ContainsFunc(assessed, func(m retune.Model) bool { return m.Drift.Verdict == retune.Shifted }) {
-		ropt := retune.RecheckOptions{Settings: s}
+		ropt := retune.RecheckOptions{Settings: s, NoAdaptive: *noAdaptive, Models: assessed}
 		bar := newProgress(stderr, "retune", *quiet)
 		if bar != nil {
 			ropt.Progress = bar.set
@@ -251,24 +291,37 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		}
 	}
 	rep.Finish()
-	var text []byte
+	if *exportFormat != "" {
+		if rep.Export, err = retune.NewExportDiff(name, src, traceDir, &sc.Config, rep, *exportFormat, eopt); err != nil {
+			return fmt.Errorf("--export %s: %w", *exportFormat, err)
+		}
+	}
+	var text, js bytes.Buffer
+	if err := rep.WriteJSON(&js); err != nil {
+		return err
+	}
 	if *asJSON {
-		var b bytes.Buffer
-		err = rep.WriteJSON(&b)
-		text = b.Bytes()
+		text.Write(js.Bytes())
 	} else {
-		text, err = fittedText(stdout, *wide, rep.WriteText)
+		t, err := fittedText(stdout, *wide, rep.WriteText)
+		if err != nil {
+			return err
+		}
+		text.Write(t)
+		rep.WriteExportText(&text)
 	}
-	if err != nil {
+	// The report is printed first: a report directory or a scenario that
+	// cannot be written (their directories were checked before any work,
+	// but may have changed since) does not lose it.
+	if _, err := stdout.Write(text.Bytes()); err != nil {
 		return err
 	}
-	// The report is printed first: a scenario that cannot be written
-	// (its directory was checked before any work, but may have changed
-	// since) does not lose it.
-	if _, err := stdout.Write(text); err != nil {
-		return err
+	if *out != "" {
+		if err := writeRetuneReport(ctx, *out, rep, js.Bytes(), args, !*noPlots); err != nil {
+			return fmt.Errorf("--out %s: %w", *out, err)
+		}
 	}
-	if out != nil {
+	if outScen != nil {
 		data, err := retune.Scenario(name, src, traceDir, &sc.Config, rep)
 		if err != nil {
 			return fmt.Errorf("--write-scenario: %w", err)
@@ -279,7 +332,7 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if retuneBeforeWrite != nil {
 			retuneBeforeWrite()
 		}
-		if err := out.write(data); err != nil {
+		if err := outScen.write(data); err != nil {
 			return fmt.Errorf("--write-scenario %s: %w", *writeScenario, err)
 		}
 	}
@@ -298,30 +351,12 @@ func readSource(ctx context.Context, from, format string, timeout time.Duration)
 		return retune.Source{}, err
 	}
 	var data []byte
-	if strings.HasPrefix(from, "http://") || strings.HasPrefix(from, "https://") {
-		c, cancel := context.WithTimeout(ctx, timeout)
-		defer cancel()
-		req, err := http.NewRequestWithContext(c, http.MethodGet, from, nil)
-		if err != nil {
-			return retune.Source{}, usageError{err: fmt.Errorf("--from %s: %v", from, err)}
-		}
-		resp, err := http.DefaultClient.Do(req)
-		if err != nil {
+	if isURL(from) {
+		if data, err = retune.FetchURL(ctx, nil, from, timeout, lim.MaxDataBytes); err != nil {
 			if ctx.Err() != nil {
 				return retune.Source{}, ctx.Err()
 			}
 			return retune.Source{}, usageError{err: fmt.Errorf("--from %s: %v", from, err)}
-		}
-		defer resp.Body.Close()
-		if resp.StatusCode != http.StatusOK {
-			return retune.Source{}, usageError{err: fmt.Errorf("--from %s: HTTP %s", from, resp.Status)}
-		}
-		data, err = io.ReadAll(io.LimitReader(resp.Body, lim.MaxDataBytes+1))
-		if err != nil {
-			return retune.Source{}, usageError{err: fmt.Errorf("--from %s: %v", from, err)}
-		}
-		if int64(len(data)) > lim.MaxDataBytes {
-			return retune.Source{}, usageError{err: fmt.Errorf("--from %s: more than %d bytes (set %s to raise it)", from, lim.MaxDataBytes, readers.MaxBytesEnv)}
 		}
 	} else {
 		r, _, closeFile, err := openLog(ctx, from, "csv") // any format: openLog only opens
@@ -362,4 +397,9 @@ func (w *promWindow) Set(s string) error {
 	}
 	w.v, w.set = time.Duration(d), true
 	return nil
+}
+
+// isURL reports whether a --from SOURCE is an http(s) URL.
+func isURL(s string) bool {
+	return strings.HasPrefix(s, "http://") || strings.HasPrefix(s, "https://")
 }

@@ -245,6 +245,8 @@ func TestRetuneBadInput(t *testing.T) {
 		{"unreachable", []string{"--from", srv.URL + "/metrics", "--timeout", "2s"}, []string{srv.URL}},
 		{"prometheus busy", []string{"--prometheus", busy.URL, "--metric", "guard_request_duration_seconds", "--timeout", "1s"},
 			[]string{"model llama-guard", `guard_request_duration_seconds_bucket{model="llama-guard"}`, "HTTP 503", "gave up after 1s"}},
+		{"prometheus unreachable", []string{"--prometheus", srv.URL, "--metric", "guard_request_duration_seconds", "--timeout", "1s"},
+			[]string{"model llama-guard", `guard_request_duration_seconds_bucket{model="llama-guard"}`, srv.URL, "gave up after 1s"}},
 		{"two sources", []string{"--from", good, "--prometheus", busy.URL}, []string{"exclusive"}},
 		{"window without prometheus", []string{"--from", good, "--window", "1h"}, []string{"--window go with --prometheus"}},
 	} {

@@ -3,6 +3,7 @@ package prometheustest
 import (
 	"context"
 	"math/rand/v2"
+	"syscall"
 	"testing"
 	"time"
 
@@ -83,6 +84,8 @@ func BenchmarkRetuneUnchanged(b *testing.B) {
 	url, sc := gatewayPrometheus(b, 1)
 	ctx := context.Background()
 	ps := retune.PromSource{URL: url, Timeout: 10 * time.Second, Window: 30 * time.Minute}
+	cpu := cpuSeconds()
+	defer func() { b.ReportMetric((cpuSeconds()-cpu)/float64(b.N), "cpu-s/op") }()
 	for b.Loop() {
 		live, err := retune.ReadPrometheus(ctx, ps, &sc.Config, retune.Query{Metric: "llm_ttft_seconds"})
 		if err != nil {
@@ -102,12 +105,19 @@ func BenchmarkRetuneUnchanged(b *testing.B) {
 
 // BenchmarkRetuneShifted is the same retune after large-a's time to first
 // token grew by 30 %: with the scenario's own optimisation settings, the
-// current policies checked on both models and a full optimisation on the
-// live ones.
-func BenchmarkRetuneShifted(b *testing.B) {
+// current policies checked on both models, a full optimisation on the
+// live ones and the comparison with an adaptive delay.
+func BenchmarkRetuneShifted(b *testing.B) { benchShifted(b, false) }
+
+// BenchmarkRetuneShiftedNoAdaptive is BenchmarkRetuneShifted without the
+// comparison with an adaptive delay (--no-adaptive).
+func BenchmarkRetuneShiftedNoAdaptive(b *testing.B) { benchShifted(b, true) }
+
+func benchShifted(b *testing.B, noAdaptive bool) {
 	url, sc := gatewayPrometheus(b, 1.3)
 	ctx := context.Background()
 	ps := retune.PromSource{URL: url, Timeout: 10 * time.Second, Window: 30 * time.Minute}
+	cpu := cpuSeconds()
 	for b.Loop() {
 		live, err := retune.ReadPrometheus(ctx, ps, &sc.Config, retune.Query{Metric: "llm_ttft_seconds"})
 		if err != nil {
@@ -120,8 +130,20 @@ func BenchmarkRetuneShifted(b *testing.B) {
 		if ms[0].Drift.Verdict != retune.Shifted {
 			b.Fatalf("large-a: %s", ms[0].Drift.Why)
 		}
-		if _, err := retune.RecheckPolicy(ctx, &sc.Config, retune.LiveConfig(&sc.Config, ms), retune.RecheckOptions{Settings: sc.Optimize}); err != nil {
+		if _, err := retune.RecheckPolicy(ctx, &sc.Config, retune.LiveConfig(&sc.Config, ms), retune.RecheckOptions{Settings: sc.Optimize, Models: ms, NoAdaptive: noAdaptive}); err != nil {
 			b.Fatal(err)
 		}
 	}
+	b.ReportMetric((cpuSeconds()-cpu)/float64(b.N), "cpu-s/op")
+}
+
+// cpuSeconds is the user and system CPU time of the process so far, in
+// seconds: on a machine shared with other jobs it varies less than the
+// wall time does.
+func cpuSeconds() float64 {
+	var ru syscall.Rusage
+	if syscall.Getrusage(syscall.RUSAGE_SELF, &ru) != nil {
+		return 0
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano()).Seconds()
 }

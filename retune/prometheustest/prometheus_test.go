@@ -154,21 +154,29 @@ func TestRetuneAgainstPrometheus(t *testing.T) {
 		t.Fatalf("after the shift: %s (%s), want shifted", after.Drift.Verdict, after.Drift.Why)
 	}
 
-	// A metric without series, and a window before any data, are bad
-	// input naming the model and the query.
+	// A metric without series, a window before any data, a result that
+	// is not a histogram (no le label: the wrong metric type) and a
+	// histogram without finite buckets are bad input naming the model and
+	// the query.
+	tmpl := func(q string) retune.PromSource {
+		return retune.PromSource{URL: url, Timeout: 10 * time.Second, Template: q}
+	}
 	for _, c := range []struct {
-		ps retune.PromSource
-		q  retune.Query
+		ps   retune.PromSource
+		q    retune.Query
+		want string
 	}{
-		{retune.PromSource{URL: url, Timeout: 10 * time.Second, Window: time.Hour}, retune.Query{Metric: "nothing_seconds"}},
-		{retune.PromSource{URL: url, Timeout: 10 * time.Second, Template: `sum by (le) (increase(` + metric + `_bucket{model="{model}"}[30m] offset 5h))`}, retune.Query{Metric: metric}},
+		{retune.PromSource{URL: url, Timeout: 10 * time.Second, Window: time.Hour}, retune.Query{Metric: "nothing_seconds"}, "returned no series"},
+		{tmpl(`sum by (le) (increase(` + metric + `_bucket{model="{model}"}[30m] offset 5h))`), retune.Query{Metric: metric}, "returned no series"},
+		{tmpl(`sum(increase(` + metric + `_bucket{model="{model}"}[30m]))`), retune.Query{Metric: metric}, "le"},
+		{tmpl(`sum by (le) (increase(` + metric + `_bucket{model="{model}", le="+Inf"}[30m]))`), retune.Query{Metric: metric}, "bucket"},
 	} {
 		_, err := retune.ReadPrometheus(ctx, c.ps, &sc.Config, c.q)
 		var ie *retune.InputError
-		if !errors.As(err, &ie) || ie.Model != "llama-guard" || !strings.Contains(err.Error(), "[") || !strings.Contains(err.Error(), "returned no series") {
-			t.Errorf("query without series: error %v; want an *InputError naming llama-guard and the query", err)
+		if !errors.As(err, &ie) || ie.Model != "llama-guard" || !strings.Contains(err.Error(), "[") || !strings.Contains(err.Error(), c.want) {
+			t.Errorf("bad query: error %v; want an *InputError naming llama-guard, the query and %q", err, c.want)
 		} else {
-			t.Logf("no series: %v", err)
+			t.Logf("bad query: %v", err)
 		}
 	}
 
@@ -181,7 +189,7 @@ func TestRetuneAgainstPrometheus(t *testing.T) {
 		se.Objective.Target = 3 * time.Second
 		se.Objective.MaxAddedCostPct = math.Inf(1)
 	})
-	rc, err := retune.RecheckPolicy(ctx, &sc.Config, retune.LiveConfig(&sc.Config, []retune.Model{after}), retune.RecheckOptions{Settings: s})
+	rc, err := retune.RecheckPolicy(ctx, &sc.Config, retune.LiveConfig(&sc.Config, []retune.Model{after}), retune.RecheckOptions{Settings: s, Models: []retune.Model{after}})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -194,6 +202,11 @@ func TestRetuneAgainstPrometheus(t *testing.T) {
 	}
 	if !(a.NewDelay < 1 || a.NewCopies > 2) || a.Decision != retune.Change {
 		t.Errorf("new pick %s (delay %g s, %d copies), %s; want copies sooner or more, change", a.New, a.NewDelay, a.NewCopies, a.Decision)
+	}
+	// The adaptive delay compared on the live models and through the
+	// shift the Prometheus histogram showed.
+	if ac := rc.Adaptive; ac == nil || len(ac.Classes) != 1 || ac.Classes[0].Shift == nil || ac.ShiftNote != "" {
+		t.Errorf("adaptive comparison %+v; want the class on the live models and through the shift", ac)
 	}
 }
 

@@ -1,0 +1,403 @@
+package retune
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"math"
+	"slices"
+	"strings"
+	"sync"
+	"time"
+
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// Adaptive against static: should a team retune the static hedge delay on
+// a schedule, or let the client adapt it (an adaptive percentile delay,
+// sim.Adaptive: Finagle's backup requests, a DDSketch percentile)? For
+// each class, the static policy retune leaves it with (the new pick when
+// the decision is change, else the current policy) and an adaptive
+// percentile delay are simulated on the same requests (common random
+// numbers, one seed) in two environments:
+//
+//   - the live models (LiveConfig);
+//   - the shift: the scenario's models and the live ones alternating, by
+//     the simulator's slow periods (sim.Degraded on each shifted model's
+//     provider): the faster of the two models in normal periods, its
+//     service times stretched by the ratio of the two models' means in
+//     slow periods (so a slow period's mean is the slower model's), 10
+//     cycles of equal mean halves over the run (ShiftConfig).
+//
+// What it costs: three runs of Requests per environment (the static
+// policies with their no-hedging baseline, the adaptive ones), on the
+// one-goroutine engine where an adaptive delay or slow periods take
+// requests out of the independent lane.
+
+// DefaultAdaptive is the adaptive delay compared with a class whose
+// policy has none: the p95 of the primaries' last 1000 latencies, after
+// 100 (the scenario file's defaults for window and warm_up).
+var DefaultAdaptive = sim.Adaptive{Percentile: 0.95, Window: 1000, WarmUp: 100, Source: sim.FromPrimaries}
+
+// ShiftCycles is the number of slow-period cycles the shift environment
+// has over a run, on average.
+const ShiftCycles = 10
+
+// PolicyFigures are one class's figures under one policy in one
+// environment.
+type PolicyFigures struct {
+	Requests int64 `json:"requests"`
+	// Latency is the class's latency (seconds; +Inf a miss), with 95 %
+	// intervals (sim.Latency).
+	Latency       sim.Latency `json:"latency_s"`
+	AnsweredShare float64     `json:"answered_share"`
+	HedgedShare   float64     `json:"hedged_share"`
+	// AddedCostPct is the cost over the same traffic without hedging, in
+	// percent; NaN (null) when the class costs nothing.
+	AddedCostPct jnum `json:"added_cost_pct"`
+	// MeanDelay is, for an adaptive policy, the mean of its delay over
+	// the run (seconds, from the simulator's delay trace); 0 otherwise.
+	MeanDelay float64 `json:"mean_adaptive_delay_s,omitempty"`
+}
+
+// EnvComparison is one environment's static and adaptive figures.
+type EnvComparison struct {
+	Static   PolicyFigures `json:"static"`
+	Adaptive PolicyFigures `json:"adaptive"`
+	// Better is "adaptive", "static" or "" (neither, within the
+	// intervals), by the class's percentile and answered share (see
+	// AdaptiveClass.Verdict).
+	Better string `json:"better"`
+}
+
+// AdaptiveClass is one class's static policy against an adaptive delay.
+type AdaptiveClass struct {
+	Class string `json:"class"`
+	// Static and Adaptive say the two policies in words; FromScenario is
+	// true when the adaptive delay is the class's own (its policy has
+	// one), false for DefaultAdaptive.
+	Static       string `json:"static"`
+	Adaptive     string `json:"adaptive"`
+	FromScenario bool   `json:"adaptive_from_scenario"`
+	// Percentile is the latency percentile compared (0.95, or 0.99 for a
+	// p99 objective).
+	Percentile float64 `json:"percentile"`
+	// Live and Shift are the two environments (Shift nil when it could
+	// not be modelled: see AdaptiveComparison.ShiftNote).
+	Live  EnvComparison  `json:"live"`
+	Shift *EnvComparison `json:"shift"`
+	// Verdict is "adapt" (the adaptive delay does better through the
+	// shift and no worse on the live models), "retune on a schedule" (it
+	// does no better through the shift), or "trade-off" (better through
+	// the shift, worse on the live models); Why gives the figures.
+	Verdict string `json:"verdict"`
+	Why     string `json:"why"`
+}
+
+// AdaptiveComparison is every class's static policy against an adaptive
+// delay.
+type AdaptiveComparison struct {
+	Requests int `json:"requests"`
+	// Shift says how the shift environment was made, or ShiftNote why
+	// there is none.
+	Shift     string          `json:"shift"`
+	ShiftNote string          `json:"shift_note,omitempty"`
+	Classes   []AdaptiveClass `json:"classes"`
+	// Skipped names the classes not compared, with why (pipelines).
+	Skipped []string `json:"skipped,omitempty"`
+}
+
+// AdaptivePolicy returns the adaptive variant of class cl's static policy
+// static: the class's own policy when it has an adaptive delay (the
+// scenario's: which percentile, window and budget); otherwise static with
+// DefaultAdaptive — or, when static does not hedge, the class's
+// configured policy with at least one copy — its first gap positive (the
+// gap the adaptive delay replaces).
+func AdaptivePolicy(cl *sim.Class, static sim.Policy) (sim.Policy, bool) {
+	if cl.Policy.Adaptive != nil {
+		return cl.Policy, true
+	}
+	p := static
+	if p.Copies == 0 {
+		// No hedging: the class's configured policy (its targets, rules
+		// and attempt timeout), with at least one copy.
+		p = cl.Policy
+		p.Copies = max(p.Copies, 1)
+	}
+	a := DefaultAdaptive
+	p.Adaptive = &a
+	if p.Copies == 0 {
+		p.Copies = 1
+		if len(p.Targets) == 0 {
+			p.Targets = slices.Clone(cl.Policy.Targets)
+		}
+		if len(p.Targets) == 0 {
+			p.Targets = []int{p.Primary}
+		}
+	}
+	if len(p.Delays) == 0 || p.Delays[0] <= 0 {
+		p.Delays = []time.Duration{time.Second}
+	}
+	return p, false
+}
+
+// ShiftConfig returns the shift environment of cfg, the scenario, for
+// the models that shifted: each such model keeps the faster (by mean) of
+// its scenario and live latency (or TTFT), and its provider gets slow
+// periods (sim.Degraded, no errors) stretching service times by the ratio
+// of the slower mean to the faster, normal and slow periods each lasting
+// span/(2·ShiftCycles) on average, span = n requests at the scenario's
+// arrival rate. Models sharing a provider share its slow periods, at the
+// largest of their ratios. It returns nil and why when the shift cannot
+// be modelled: no arrival rate, a provider with slow periods of its own,
+// a mean that is not finite.
+func ShiftConfig(cfg *sim.Config, models []Model, n int) (*sim.Config, string, string) {
+	rate := sim.ArrivalRate(cfg)
+	if !(rate > 0) {
+		return nil, "", "the scenario has no arrival rate to time slow periods by"
+	}
+	period := time.Duration(float64(n) / rate / (2 * ShiftCycles) * float64(time.Second))
+	period = max(period, sim.MinDegradedPeriod)
+	c := *cfg
+	c.Models = slices.Clone(cfg.Models)
+	c.Providers = slices.Clone(cfg.Providers)
+	var parts []string
+	slow := map[string]float64{}
+	for _, m := range models {
+		if m.Drift.Verdict != Shifted {
+			continue
+		}
+		i := slices.IndexFunc(c.Models, func(x sim.Model) bool { return x.Name == m.Model })
+		md := &c.Models[i]
+		scen := md.Latency
+		if m.Key == "ttft" {
+			scen = md.TTFT
+		}
+		live := m.Fit.Best().Dist
+		ms, ml := scen.Mean(), live.Mean()
+		if !(ms > 0 && ml > 0) || math.IsInf(ms, 0) || math.IsInf(ml, 0) {
+			return nil, "", fmt.Sprintf("model %s: a mean latency that is not finite and positive (scenario %g s, live %g s)", m.Model, ms, ml)
+		}
+		base, ratio, which := scen, ml/ms, "the scenario's"
+		if ml < ms {
+			base, ratio, which = live, ms/ml, "the live"
+		}
+		if m.Key == "ttft" {
+			md.TTFT = base
+		} else {
+			md.Latency = base
+		}
+		prov := md.Provider
+		if prov == "" {
+			prov = md.Name
+		}
+		j := slices.IndexFunc(c.Providers, func(p sim.Provider) bool { return p.Name == prov })
+		if j >= 0 && cfg.Providers[j].Degraded != nil {
+			return nil, "", fmt.Sprintf("provider %s of model %s has slow periods of its own", prov, m.Model)
+		}
+		slow[prov] = max(slow[prov], ratio)
+		part := fmt.Sprintf("model %s: %s model (mean %s s), ×%.3g in slow periods", m.Model, which, num(min(ms, ml)), ratio)
+		if st := stretchNote(m.Drift.Percentiles, ml/ms); st != "" {
+			part += " (" + st + ")"
+		}
+		parts = append(parts, part)
+	}
+	if len(slow) == 0 {
+		return nil, "", "no model shifted"
+	}
+	provs := make([]string, 0, len(slow))
+	for p := range slow {
+		provs = append(provs, p)
+	}
+	slices.Sort(provs)
+	for _, p := range provs {
+		d := &sim.Degraded{MeanNormal: period, MeanDegraded: period, Slowdown: slow[p]}
+		j := slices.IndexFunc(c.Providers, func(x sim.Provider) bool { return x.Name == p })
+		if j < 0 {
+			c.Providers = append(c.Providers, sim.Provider{Name: p, Degraded: d})
+		} else {
+			c.Providers[j].Degraded = d
+		}
+	}
+	desc := fmt.Sprintf("%s; normal and slow periods of %s each on average, about %d cycles over the run", strings.Join(parts, "; "), sim.FormatSeconds(period.Seconds()), ShiftCycles)
+	return &c, desc, ""
+}
+
+// stretchNote says when the live model is not the scenario's stretched:
+// when a percentile's ratio live/scenario is more than 25 % off the ratio
+// of the means, the slow periods match the live mean but not its shape.
+func stretchNote(ps []Shift, ratio float64) string {
+	var far []string
+	for _, p := range ps {
+		r := p.Live / p.Scenario
+		if p.Scenario > 0 && !math.IsInf(p.Live, 0) && math.Abs(r/ratio-1) > 0.25 {
+			far = append(far, fmt.Sprintf("p%g ×%.3g", 100*p.P, r))
+		}
+	}
+	if len(far) == 0 {
+		return ""
+	}
+	return fmt.Sprintf("the live model is not the scenario's stretched: %s against a mean ×%.3g, so the slow periods have the live mean, not its shape", strings.Join(far, ", "), ratio)
+}
+
+// CompareAdaptive simulates, in each environment (live, and shift when
+// not nil; each a configuration whose classes carry their static
+// policies), every class with its no-hedging baseline, and the same with
+// every class on its adaptive policy (adaptive[i] for class i; a class
+// with skip[i] set keeps its static policy and is left out), n requests
+// on the configuration's seed, all the runs at once (a run that takes
+// the lane is split over workers goroutines). pct[i] is class i's
+// percentile to compare. It stops with ctx's error when ctx is done.
+func CompareAdaptive(ctx context.Context, live, shift *sim.Config, adaptive []sim.Policy, skip []bool, pct []float64, n, workers int) ([][2]*EnvComparison, error) {
+	envs := []*sim.Config{live, shift}
+	type runs struct {
+		sc, ac                 sim.Config
+		static, base, adaptive *sim.Result
+		staticErr, adaptiveErr error
+	}
+	rs := make([]*runs, len(envs))
+	// Every run at once: a run with an adaptive delay or slow periods is
+	// made on one goroutine, so the static runs (and their baselines) and
+	// the adaptive ones of both environments share the cores. Each run's
+	// result depends only on its configuration and seed, not on the
+	// others.
+	var wg sync.WaitGroup
+	for e, env := range envs {
+		if env == nil {
+			continue
+		}
+		r := &runs{sc: *env}
+		r.sc.Requests = n
+		r.ac = r.sc
+		r.ac.Classes = slices.Clone(r.sc.Classes)
+		for i := range r.ac.Classes {
+			if !skip[i] {
+				r.ac.Classes[i].Policy = adaptive[i]
+			}
+		}
+		rs[e] = r
+		wg.Add(2)
+		go func() {
+			defer wg.Done()
+			r.static, r.base, r.staticErr = sim.RunWithBaseline(ctx, &r.sc, workers)
+		}()
+		go func() {
+			defer wg.Done()
+			r.adaptive, r.adaptiveErr = sim.RunSplit(ctx, &r.ac, workers)
+		}()
+	}
+	wg.Wait()
+	out := make([][2]*EnvComparison, len(live.Classes))
+	for e, r := range rs {
+		if r == nil {
+			continue
+		}
+		if err := cmp.Or(r.staticErr, r.adaptiveErr); err != nil {
+			return nil, err
+		}
+		rep, ra := sim.NewReport(&r.sc, r.static, r.base), sim.NewReport(&r.ac, r.adaptive, r.base)
+		for i := range r.sc.Classes {
+			if skip[i] {
+				continue
+			}
+			ec := &EnvComparison{Static: figuresOf(&rep.Classes[i], &r.static.Classes[i]), Adaptive: figuresOf(&ra.Classes[i], &r.adaptive.Classes[i])}
+			ec.Better = better(&ec.Static, &ec.Adaptive, pct[i])
+			out[i][e] = ec
+		}
+	}
+	return out, nil
+}
+
+func figuresOf(c *sim.ClassReport, r *sim.ClassResult) PolicyFigures {
+	f := PolicyFigures{Requests: c.Requests, Latency: c.Latency, AnsweredShare: c.AnsweredShare, HedgedShare: c.HedgedShare, AddedCostPct: jnum(math.NaN())}
+	if c.AddedCostPct != nil {
+		f.AddedCostPct = jnum(*c.AddedCostPct)
+	}
+	if tr := r.AdaptiveDelay; len(tr) > 0 {
+		// Time-weighted over the trace, each delay in force until the next.
+		var sum, span float64
+		for k := 0; k+1 < len(tr); k++ {
+			dt := tr[k+1].At - tr[k].At
+			sum += tr[k].Delay * dt
+			span += dt
+		}
+		if span > 0 {
+			f.MeanDelay = sum / span
+		} else {
+			f.MeanDelay = tr[len(tr)-1].Delay
+		}
+	}
+	return f
+}
+
+// better compares a static and an adaptive run of one class, as Decide
+// compares a new pick with the current policy: "adaptive" when the
+// adaptive one's percentile interval (95 %) lies wholly below the static
+// one's, or its answered share's Wilson interval (95 %) wholly above, and
+// it is worse on neither, or when it is neither better nor worse but at
+// least 1 point of added cost cheaper; "static" the reverse; "" otherwise
+// (within the intervals at about the same cost, or better on one and
+// worse on the other). The intervals of a run with an adaptive delay or
+// slow periods are sim's batched ones (its requests are not independent).
+func better(s, a *PolicyFigures, pct float64) string {
+	sci, sok := s.Latency.P95CI95, s.Latency.P95CIOK
+	aci, aok := a.Latency.P95CI95, a.Latency.P95CIOK
+	if pct == 0.99 {
+		sci, sok = s.Latency.P99CI95, s.Latency.P99CIOK
+		aci, aok = a.Latency.P99CI95, a.Latency.P99CIOK
+	}
+	const z = 1.959963984540054
+	aFaster := sok && aok && aci[1] < sci[0]
+	sFaster := sok && aok && sci[1] < aci[0]
+	al, ah := wilson(a.AnsweredShare, a.Requests, z)
+	sl, sh := wilson(s.AnsweredShare, s.Requests, z)
+	aMore, sMore := al > sh, sl > ah
+	switch {
+	case (aFaster || aMore) && !(sFaster || sMore):
+		return "adaptive"
+	case (sFaster || sMore) && !(aFaster || aMore):
+		return "static"
+	case aFaster || aMore: // each better on one: a trade, neither
+		return ""
+	case float64(a.AddedCostPct) < float64(s.AddedCostPct)-1:
+		return "adaptive"
+	case float64(s.AddedCostPct) < float64(a.AddedCostPct)-1:
+		return "static"
+	}
+	return ""
+}
+
+// verdict says, from the two environments, whether to retune on a
+// schedule or let the client adapt (see AdaptiveClass.Verdict).
+func verdict(c *AdaptiveClass) {
+	name := fmt.Sprintf("p%g", 100*c.Percentile)
+	fig := func(f *PolicyFigures) string {
+		q := f.Latency.P95
+		if c.Percentile == 0.99 {
+			q = f.Latency.P99
+		}
+		return fmt.Sprintf("%s %s, answered %.1f%%, hedged %.1f%%, added cost %s", name, sec(q), 100*f.AnsweredShare, 100*f.HedgedShare, pctText(float64(f.AddedCostPct)))
+	}
+	env := func(what string, e *EnvComparison) string {
+		return fmt.Sprintf("%s: static %s; adaptive %s", what, fig(&e.Static), fig(&e.Adaptive))
+	}
+	why := env("on the live models", &c.Live)
+	if c.Shift == nil {
+		c.Verdict = "retune on a schedule"
+		if c.Live.Better == "adaptive" {
+			c.Verdict = "adapt"
+		}
+		c.Why = why + " (no shift modelled)"
+		return
+	}
+	why += "; " + env("through the shift", c.Shift)
+	switch s, l := c.Shift.Better, c.Live.Better; {
+	case s == "adaptive" && l != "static":
+		c.Verdict = "adapt"
+	case s == "adaptive":
+		c.Verdict = "trade-off"
+	default:
+		c.Verdict = "retune on a schedule"
+	}
+	c.Why = why
+}

@@ -1,0 +1,258 @@
+package retune
+
+import (
+	"context"
+	"math"
+	"testing"
+	"time"
+
+	"gonum.org/v1/gonum/integrate/quad"
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/fit"
+	"github.com/hedgesim/hedgesim/scenario"
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// oneModel is a scenario of one lognormal model (median 1 s, sigma 0.5),
+// Poisson arrivals at 100/s, one class hedging one copy to the same model
+// at delay, with no deadline.
+const oneModel = `
+seed = 7
+requests = 1000
+[arrivals]
+process = "poisson"
+rate = 100.0
+[models.m]
+latency = { kind = "lognormal", mu = 0.0, sigma = 0.5 }
+[[classes]]
+name = "c"
+share = 1.0
+[classes.hedge]
+primary = "m"
+targets = ["m"]
+delay = "1898ms"
+max_copies = 1
+`
+
+func oneModelConfig(t *testing.T) *sim.Config {
+	t.Helper()
+	sc, err := scenario.Parse("one.toml", []byte(oneModel))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return &sc.Config
+}
+
+// adaptiveFixedPoint returns the delay D an adaptive p-th percentile of the
+// primaries' latencies settles at, for iid latencies with density f and
+// survival s: the primaries the estimator sees are those that answered —
+// all below D, and above it only those faster than their copy, sent at D
+// (X1 < D + X2), so the seen density is f(x)·w(x)/Z with w = 1 below D and
+// S(x − D) above. D solves F(D)/Z(D) = p, by bisection; the integrals are
+// gonum's Gauss–Legendre quadrature.
+func adaptiveFixedPoint(f, s func(float64) float64, cdf func(float64) float64, p, hi float64) float64 {
+	z := func(d float64) float64 {
+		return cdf(d) + quad.Fixed(func(x float64) float64 { return f(x) * s(x-d) }, d, hi, 2000, nil, 0)
+	}
+	lo, up := 1e-6, hi
+	for range 100 {
+		mid := (lo + up) / 2
+		if cdf(mid)/z(mid) < p {
+			lo = mid
+		} else {
+			up = mid
+		}
+	}
+	return (lo + up) / 2
+}
+
+// TestAdaptiveOracleLive: on the live models (the scenario's lognormal
+// stretched ×2: median 2 s), a static copy at 1.898 s (the scenario's p90)
+// and an adaptive p90 are simulated on the same 40 000 requests, and each
+// is checked against closed form.
+//
+// Static, delay D fixed: the hedged share is S(D); a request's latency is
+// min(X1, D + X2), so P(T > t) = S(t) below D and S(t)·S(t − D) above,
+// and its p99 solves S(t)·S(t − D) = 0.01. Adaptive: the delay settles at
+// the fixed point D* of adaptiveFixedPoint (the percentile of the
+// primaries that answered, which misses the slow ones their copy beat),
+// the hedged share at S(D*).
+//
+// Tolerances: a share, 4 binomial SDs √(p(1−p)/n); the static p99, 4 SDs
+// of a sample quantile, √(p(1−p)/n)/f_T(t). The adaptive delay is the
+// nearest-rank p90 of a window of 1000: its quantile level has SD
+// √(0.09/1000) ≈ 0.0095 per window, and the run has about 40 windows' worth
+// of independent samples, so the delay averaged over the run has an SD of
+// 0.0095/√40/h(D*) seconds, h the seen density at D*; allowed 5 of those.
+// The hedged share then moves by the same level SD /√40 besides its
+// binomial noise, added to it.
+func TestAdaptiveOracleLive(t *testing.T) {
+	if testing.Short() {
+		t.Skip("simulates 40 000 requests four times")
+	}
+	cfg := oneModelConfig(t)
+	live := *cfg
+	live.Models = append([]sim.Model(nil), cfg.Models...)
+	liveDist := distuv.LogNormal{Mu: math.Log(2), Sigma: 0.5}
+	live.Models[0].Latency = dist.LogNormal{Mu: liveDist.Mu, Sigma: liveDist.Sigma}
+	const n = 40000
+	adaptive, own := AdaptivePolicy(&cfg.Classes[0], cfg.Classes[0].Policy)
+	if own {
+		t.Fatal("the class has no adaptive delay of its own")
+	}
+	adaptive.Adaptive.Percentile = 0.9
+	envs, err := CompareAdaptive(context.Background(), &live, nil, []sim.Policy{adaptive}, []bool{false}, []float64{0.99}, n, 2)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if envs[0][1] != nil {
+		t.Fatal("a shift environment without a shift configuration")
+	}
+	e := envs[0][0]
+	s := liveDist.Survival
+	const d = 1.898
+	binom := func(p float64) float64 { return math.Sqrt(p * (1 - p) / n) }
+
+	if want := s(d); math.Abs(e.Static.HedgedShare-want) > 4*binom(want) {
+		t.Errorf("static hedged share %.4f, want S(%g) = %.4f ± %.4f", e.Static.HedgedShare, d, want, 4*binom(want))
+	}
+	surv := func(x float64) float64 {
+		if x < d {
+			return s(x)
+		}
+		return s(x) * s(x-d)
+	}
+	t99 := bisect(func(x float64) float64 { return surv(x) - 0.01 }, d, 100)
+	fT := (surv(t99-1e-4) - surv(t99+1e-4)) / 2e-4
+	if tol := 4 * binom(0.99) / fT; math.Abs(e.Static.Latency.P99-t99) > tol {
+		t.Errorf("static p99 %.4f s, want %.4f ± %.4f s (closed form)", e.Static.Latency.P99, t99, tol)
+	}
+
+	dstar := adaptiveFixedPoint(liveDist.Prob, s, liveDist.CDF, 0.9, 200)
+	// The density the estimator sees at D*: f(D*)/Z(D*), Z = F(D*)/0.9.
+	h := liveDist.Prob(dstar) / (liveDist.CDF(dstar) / 0.9)
+	levelSD := math.Sqrt(0.09/1000) / math.Sqrt(40)
+	if tol := 5 * levelSD / h; math.Abs(e.Adaptive.MeanDelay-dstar) > tol {
+		t.Errorf("adaptive mean delay %.4f s, want the fixed point %.4f ± %.4f s", e.Adaptive.MeanDelay, dstar, tol)
+	}
+	want := s(dstar)
+	if tol := 4*binom(want) + 4*levelSD; math.Abs(e.Adaptive.HedgedShare-want) > tol {
+		t.Errorf("adaptive hedged share %.4f, want S(D*) = %.4f ± %.4f", e.Adaptive.HedgedShare, want, tol)
+	}
+	t.Logf("static: hedged %.4f (want %.4f), p99 %.4f (want %.4f); adaptive: mean delay %.4f (D* %.4f, tol %.4f), hedged %.4f (want %.4f); naive p90 without censoring %.4f",
+		e.Static.HedgedShare, s(d), e.Static.Latency.P99, t99, e.Adaptive.MeanDelay, dstar, 5*levelSD/h, e.Adaptive.HedgedShare, want, liveDist.Quantile(0.9))
+	// The static copy at the scenario's p90 hedges about half the live
+	// requests; the adaptive one about a tenth of them.
+	if !(e.Static.HedgedShare > 0.4 && e.Adaptive.HedgedShare < 0.15) {
+		t.Errorf("hedged shares: static %.3f, adaptive %.3f", e.Static.HedgedShare, e.Adaptive.HedgedShare)
+	}
+}
+
+func bisect(g func(float64) float64, lo, hi float64) float64 {
+	for range 200 {
+		mid := (lo + hi) / 2
+		if g(mid) > 0 {
+			lo = mid
+		} else {
+			hi = mid
+		}
+	}
+	return (lo + hi) / 2
+}
+
+// TestShiftConfig: the shift environment of a lognormal whose median
+// doubled keeps the scenario's (faster) model and gives its provider slow
+// periods stretching service by the ratio of the live fit's mean to the
+// scenario's, 10 cycles of equal mean halves over the run: 40 000 requests
+// at 100/s last 400 s, so each half lasts 20 s on average.
+func TestShiftConfig(t *testing.T) {
+	cfg := oneModelConfig(t)
+	h := histogramOf(dist.LogNormal{Mu: math.Log(2), Sigma: 0.5}, 10000, []float64{0.25, 0.5, 1, 1.5, 2, 3, 4, 6, 8, 12}, 3)
+	ms, err := Assess(context.Background(), cfg, []Live{{Model: "m", Index: 0, Key: "latency", Hist: h}}, fit.Options{Model: fit.ModelAuto, Seed: 1}, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if ms[0].Drift.Verdict != Shifted {
+		t.Fatalf("verdict %s", ms[0].Drift.Verdict)
+	}
+	shift, desc, note := ShiftConfig(cfg, ms, 40000)
+	if shift == nil {
+		t.Fatalf("no shift: %s", note)
+	}
+	if shift.Models[0].Latency != cfg.Models[0].Latency {
+		t.Error("the shift's normal periods do not keep the scenario's (faster) model")
+	}
+	if len(shift.Providers) != 1 || shift.Providers[0].Name != "m" || shift.Providers[0].Degraded == nil {
+		t.Fatalf("providers %+v", shift.Providers)
+	}
+	dg := shift.Providers[0].Degraded
+	want := ms[0].Fit.Best().Dist.Mean() / cfg.Models[0].Latency.Mean()
+	if dg.Slowdown != want || dg.ErrorRate != 0 || dg.MeanNormal != 20*time.Second || dg.MeanDegraded != 20*time.Second {
+		t.Errorf("slow periods %+v, want ×%g, no errors, 20 s halves", dg, want)
+	}
+	// A lognormal's mean scales with its median: about ×2.
+	if math.Abs(want-2) > 0.1 {
+		t.Errorf("slowdown %g, want about 2", want)
+	}
+	if len(cfg.Providers) != 0 {
+		t.Error("ShiftConfig changed the scenario's providers")
+	}
+	t.Log(desc)
+}
+
+// TestBetter: the rule that says which of a static and an adaptive run
+// of one class does better.
+func TestBetter(t *testing.T) {
+	fig := func(p95, lo, hi, answered, cost float64) PolicyFigures {
+		return PolicyFigures{Requests: 10000, Latency: sim.Latency{P95: p95, P95CI95: [2]float64{lo, hi}, P95CIOK: true}, AnsweredShare: answered, AddedCostPct: jnum(cost)}
+	}
+	for _, c := range []struct {
+		name string
+		s, a PolicyFigures
+		want string
+	}{
+		{"adaptive faster", fig(2, 1.9, 2.1, 0.9, 10), fig(1.5, 1.4, 1.6, 0.9, 10), "adaptive"},
+		{"static faster", fig(1.5, 1.4, 1.6, 0.9, 10), fig(2, 1.9, 2.1, 0.9, 10), "static"},
+		{"adaptive answers more", fig(2, 1.9, 2.1, 0.80, 10), fig(2, 1.9, 2.1, 0.85, 10), "adaptive"},
+		{"faster but answers fewer", fig(2, 1.9, 2.1, 0.85, 10), fig(1.5, 1.4, 1.6, 0.80, 10), ""},
+		{"same, adaptive cheaper", fig(2, 1.9, 2.1, 0.9, 10), fig(2, 1.9, 2.1, 0.9, 5), "adaptive"},
+		{"same, within a point", fig(2, 1.9, 2.1, 0.9, 10), fig(2, 1.9, 2.1, 0.9, 9.5), ""},
+	} {
+		if got := better(&c.s, &c.a, 0.95); got != c.want {
+			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		}
+	}
+}
+
+// TestAdaptivePolicy: the adaptive variant of a static policy keeps its
+// copies, targets and rules, with DefaultAdaptive; of no hedging, the
+// class's configured policy with one copy; a class with an adaptive delay
+// of its own is compared with it.
+func TestAdaptivePolicy(t *testing.T) {
+	cfg := oneModelConfig(t)
+	cl := &cfg.Classes[0]
+	static := cl.Policy
+	static.Copies, static.Delays = 1, []time.Duration{300 * time.Millisecond}
+	p, own := AdaptivePolicy(cl, static)
+	if own || p.Adaptive == nil || *p.Adaptive != DefaultAdaptive || p.Copies != 1 || p.Delays[0] != 300*time.Millisecond {
+		t.Errorf("static: %+v, own %v", p, own)
+	}
+	none := cl.Policy
+	sim.NoHedging(&none)
+	p, _ = AdaptivePolicy(cl, none)
+	if p.Copies != 1 || len(p.Targets) != 1 || p.Adaptive == nil || !(p.Delays[0] > 0) {
+		t.Errorf("no hedging: %+v", p)
+	}
+	if err := (func() error { c := *cfg; c.Classes = []sim.Class{*cl}; c.Classes[0].Policy = p; return c.Validate() })(); err != nil {
+		t.Errorf("the adaptive policy of no hedging does not validate: %v", err)
+	}
+	a := DefaultAdaptive
+	a.Percentile = 0.99
+	cl.Policy.Adaptive = &a
+	p, own = AdaptivePolicy(cl, static)
+	if !own || p.Adaptive.Percentile != 0.99 {
+		t.Errorf("the class's own adaptive delay: %+v, own %v", p.Adaptive, own)
+	}
+}
