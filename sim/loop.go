@@ -246,6 +246,9 @@ func (e *engine) handle(ev *event) {
 	case evPipeCall:
 		e.pipeCall(ev.slot, ev.gen)
 		return
+	case evScale:
+		e.scale(ev.slot, ev.gen)
+		return
 	}
 	r := &e.slots[ev.slot]
 	if r.gen != ev.gen {
