@@ -108,7 +108,7 @@ func (e *engine) poolResults() []PoolResult {
 		}
 		pr.Imbalance = imbalance(load)
 		if pl.sc != nil {
-			pr.Autoscale = pl.sc.result(span, busy)
+			pr.Autoscale = pl.sc.result(span, busy, e.provs[i].stats.Sent)
 		}
 		out = append(out, pr)
 	}

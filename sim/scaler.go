@@ -456,7 +456,9 @@ func (e *engine) startEnds(pv *provider, id uint32) {
 		return // no replica left for it
 	}
 	rp := &pl.reps[s.ready]
-	rp.stats.ColdStarts++
+	if pl.cfg.ColdStart != nil {
+		rp.stats.ColdStarts++
+	}
 	rp.warmAt, rp.idleSince = e.now, e.now
 	s.ready++
 	s.note(e.now)
@@ -518,6 +520,9 @@ type AutoscaleResult struct {
 	// the same of IdleReplicaHours.
 	CostUSD     float64  `json:"replica_cost_usd"`
 	IdleCostUSD *float64 `json:"idle_replica_cost_usd"`
+	// CostPer1kSent is CostUSD per 1000 attempts sent to the pool (0 when
+	// none was), to set beside a class's cost per 1000 requests.
+	CostPer1kSent float64 `json:"replica_cost_per_1k_sent_usd"`
 	// Starts counts the replica starts begun (a cold start each when the
 	// pool has a cold-start model), GivenUp those given up before their
 	// end.
@@ -537,8 +542,9 @@ type AutoscaleResult struct {
 }
 
 // result returns what s did over a run of span seconds, in which the
-// pool's replicas were in service for busy attempt-seconds.
-func (s *scaler) result(span, busy float64) *AutoscaleResult {
+// pool's replicas were in service for busy attempt-seconds and sent
+// attempts were sent to it.
+func (s *scaler) result(span, busy float64, sent int64) *AutoscaleResult {
 	a := s.cfg
 	out := &AutoscaleResult{Policy: a.Policy.String(), Min: a.Min, Max: s.size,
 		Starts: s.begun, GivenUp: s.givenUp, WaitedForCapacity: s.waited,
@@ -565,6 +571,9 @@ func (s *scaler) result(span, busy float64) *AutoscaleResult {
 	}
 	out.ReplicaHours = area / 3600
 	out.CostUSD = out.ReplicaHours * a.PricePerReplicaHour
+	if sent > 0 {
+		out.CostPer1kSent = out.CostUSD / float64(sent) * 1000
+	}
 	if s.conc > 0 {
 		idle := max(0, area-busy/float64(s.conc)) / 3600
 		cost := idle * a.PricePerReplicaHour
@@ -584,7 +593,7 @@ func writeAutoscale(w io.Writer, a *AutoscaleResult) {
 	if a.IdleReplicaHours != nil {
 		idle = fmt.Sprintf(", of which idle %.3f ($%.2f)", *a.IdleReplicaHours, *a.IdleCostUSD)
 	}
-	fmt.Fprintf(w, "  replica-hours %.3f ($%.2f)%s\n", a.ReplicaHours, a.CostUSD, idle)
+	fmt.Fprintf(w, "  replica-hours %.3f ($%.2f, $%.4f per 1000 attempts sent)%s\n", a.ReplicaHours, a.CostUSD, a.CostPer1kSent, idle)
 }
 
 // scaleWarnings returns the warnings of class cl's pools: a pool that
