@@ -79,9 +79,11 @@ func (c *checker) autoscale(key string, t *poolTable, pl *sim.Pool) {
 	case a.TargetConcurrency != nil && a.TargetUtilisation != nil:
 		c.keep(c.errorf(key+".target_utilisation", "give one target: target_concurrency (Knative's concurrency policy) or target_utilisation (a utilisation policy), not both"))
 	case a.TargetConcurrency != nil:
-		as.Policy, as.Target = sim.ScaleConcurrency, *a.TargetConcurrency
+		as.Policy = sim.ScaleConcurrency
+		setIn(&as.Target, a.TargetConcurrency, "providers.*.pool.autoscale.target_concurrency")
 	case a.TargetUtilisation != nil:
-		as.Policy, as.Target = sim.ScaleUtilisation, *a.TargetUtilisation
+		as.Policy = sim.ScaleUtilisation
+		setIn(&as.Target, a.TargetUtilisation, "providers.*.pool.autoscale.target_utilisation")
 		if pl.Concurrency == 0 && !c.hasErrorsWithin(pool+".concurrency") {
 			c.keep(c.errorf(key+".target_utilisation", "needs a concurrency limit per replica: utilisation is the attempts in service ÷ concurrency; set concurrency in [%s] or use target_concurrency", pool))
 		}
@@ -117,14 +119,18 @@ func (c *checker) autoscale(key string, t *poolTable, pl *sim.Pool) {
 	case as.ScaleDownDelay/as.Tick > sim.MaxScaleWindowTicks:
 		c.keep(c.errorf(key+".scale_down_delay", "%v is too long; want at most %d ticks (tick %v)", as.ScaleDownDelay, sim.MaxScaleWindowTicks, as.Tick))
 	}
-	if a.PanicThreshold != nil {
-		as.PanicThreshold = *a.PanicThreshold // range-checked by bind: > 1
-	}
+	setIn(&as.PanicThreshold, a.PanicThreshold, "providers.*.pool.autoscale.panic_threshold")
 	var err error
 	as.NoCapacity, err = enum(c, key+".no_capacity", a.NoCapacity, sim.WaitForCapacity, sim.NoCapacities...)
 	c.keep(err)
-	if a.PricePerReplicaHour != nil {
-		as.PricePerReplicaHour = *a.PricePerReplicaHour
-	}
+	setIn(&as.PricePerReplicaHour, a.PricePerReplicaHour, "providers.*.pool.autoscale.price_per_replica_hour")
 	pl.Autoscale = as
+}
+
+// setIn sets *dst to *v when v is set and within the range of key pattern
+// pat; bind reports a value out of it, so it is left out here.
+func setIn(dst, v *float64, pat string) {
+	if v != nil && ranges[pat].contains(*v) {
+		*dst = *v
+	}
 }
