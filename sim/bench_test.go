@@ -164,7 +164,13 @@ func BenchmarkRetries(b *testing.B) {
 // the power of two choices at 80 % load (Poisson arrivals, exponential
 // service, 10⁵ requests): every event goes through the event loop and
 // every attempt through the balancer. "hedged" adds a copy to another
-// replica after 2 s. It reports simulated requests per second.
+// replica after 2 s; "autoscaled" lets the pool scale between 1 and 100
+// replicas on Knative's concurrency policy at a target of 1, at 60
+// requests/s (it starts at 100 and settles near 91, with 5 s cold starts,
+// scaling up or down every few ticks), and "autoscaled-4x" runs it on 4 times
+// the requests, so that its bytes per op against autoscaled's give the
+// memory that grows with the requests. It reports simulated requests per
+// second.
 func BenchmarkPool(b *testing.B) {
 	cfg := &sim.Config{
 		Name: "pool", Seed: 1, Requests: 100_000,
@@ -179,6 +185,17 @@ func BenchmarkPool(b *testing.B) {
 	hedged.Classes = []sim.Class{cfg.Classes[0]}
 	hedged.Classes[0].Policy = sim.Policy{Copies: 1, Delays: []time.Duration{2 * time.Second}}
 	b.Run("p2c-hedged", func(b *testing.B) { benchRun(b, &hedged) })
+	scaled := *cfg
+	scaled.Arrivals.Rate = 60
+	pl := *cfg.Providers[0].Pool
+	pl.Autoscale = &sim.Autoscale{Min: 1, Initial: 100, Target: 1, Tick: 2 * time.Second,
+		StableWindow: time.Minute, PanicWindow: 6 * time.Second, PanicThreshold: 2, ScaleToZeroGrace: 30 * time.Second}
+	pl.ColdStart = &sim.ColdStart{Latency: dist.Constant{Value: 5}}
+	scaled.Providers = []sim.Provider{{Name: "p", Pool: &pl}}
+	b.Run("p2c-autoscaled", func(b *testing.B) { benchRun(b, &scaled) })
+	long := scaled
+	long.Requests *= 4
+	b.Run("p2c-autoscaled-4x", func(b *testing.B) { benchRun(b, &long) })
 }
 
 // shippedConfig is the shipped scenario name (without .toml) with 10⁵
