@@ -537,8 +537,10 @@ type AutoscaleResult struct {
 	CapacityWait      float64 `json:"capacity_wait_s"`
 	FailedForCapacity int64   `json:"failed_for_capacity"`
 	// Series is the replicas up and starting over the run, from time 0,
-	// one point per change.
-	Series []ScalePoint `json:"replicas_over_time"`
+	// one point per change; RunSeconds is the run's length, the last
+	// point's values holding until then.
+	Series     []ScalePoint `json:"replicas_over_time"`
+	RunSeconds float64      `json:"run_s"`
 }
 
 // result returns what s did over a run of span seconds, in which the
@@ -548,7 +550,7 @@ func (s *scaler) result(span, busy float64, sent int64) *AutoscaleResult {
 	a := s.cfg
 	out := &AutoscaleResult{Policy: a.Policy.String(), Min: a.Min, Max: s.size,
 		Starts: s.begun, GivenUp: s.givenUp, WaitedForCapacity: s.waited,
-		FailedForCapacity: s.failed, CapacityWait: s.waitSum.seconds()}
+		FailedForCapacity: s.failed, CapacityWait: s.waitSum.seconds(), RunSeconds: span}
 	if s.waited > 0 {
 		out.MeanCapacityWait = out.CapacityWait / float64(s.waited)
 	}
