@@ -184,13 +184,12 @@ type scaler struct {
 	prov int32
 	conc int // the pool's concurrency per replica, 0 = unlimited
 	size int // the pool's replicas: the most that can be up
-	// ready replicas are up: [0, ready); want is how many the scaler
-	// wants up, starts under way included; starts are those under way,
-	// in the order begun.
-	ready, want int
-	starts      []scaleStart
-	nextID      uint32
-	ticking     bool
+	// ready replicas are up: [0, ready); starts are those under way, in
+	// the order begun.
+	ready   int
+	starts  []scaleStart
+	nextID  uint32
+	ticking bool
 	// The integrals of concurrency and of attempts in service, in
 	// attempt-seconds, up to last; at the last tick, at lastTick.
 	last, lastTick     time.Duration
@@ -250,7 +249,7 @@ func (w *tickWindow) mean() float64 {
 
 func newScaler(c *Pool, prov int) *scaler {
 	a := c.Autoscale
-	s := &scaler{cfg: a, prov: int32(prov), conc: c.Concurrency, size: c.Replicas, ready: a.Initial, want: a.Initial,
+	s := &scaler{cfg: a, prov: int32(prov), conc: c.Concurrency, size: c.Replicas, ready: a.Initial,
 		stable: newWindow(a.StableWindow, a.Tick)}
 	if a.Policy == ScaleConcurrency {
 		s.panicW = newWindow(a.PanicWindow, a.Tick)
@@ -297,7 +296,7 @@ func (e *engine) holdForCapacity(slot int32, r *request, k int, pv *provider) bo
 		return false
 	}
 	if len(s.starts) == 0 {
-		s.want, s.zeroing = max(s.want, 1), false
+		s.zeroing = false
 		e.beginStart(pv.pool)
 		s.note(e.now)
 	}
@@ -408,7 +407,6 @@ func (s *scaler) desired(now time.Duration) int {
 // and removes replicas (the highest first), until it has n.
 func (e *engine) scaleTo(pl *pool, n int) {
 	s := pl.sc
-	s.want = n
 	for s.ready+len(s.starts) < n && len(s.starts) == 0 && s.ready < s.size && pl.reps[s.ready].holds() {
 		s.ready++ // draining: back up as it is
 	}

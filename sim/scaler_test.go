@@ -267,3 +267,90 @@ func TestScalerUnderEveryBalancer(t *testing.T) {
 		}
 	}
 }
+
+// stepTrace returns constant arrivals at rate a per second for T seconds,
+// then at rate b for d seconds.
+func stepTrace(a, T, b, d float64) []time.Duration {
+	var out []time.Duration
+	for i := 0; float64(i) < a*T; i++ {
+		out = append(out, time.Duration(float64(i)/a*1e9))
+	}
+	for i := 0; float64(i) < b*d; i++ {
+		out = append(out, time.Duration((T+float64(i)/b)*1e9))
+	}
+	return out
+}
+
+// firstAfter returns the time of the first change of the series at or
+// after t whose replicas up satisfy ok, or −1.
+func firstAfter(a *sim.AutoscaleResult, t float64, ok func(ready int) bool) float64 {
+	for _, p := range a.Series {
+		if p.T >= t && ok(p.Ready) {
+			return p.T
+		}
+	}
+	return -1
+}
+
+// stepPool is scaledPool fed stepTrace(a, 300, b, d), with constant
+// service of 1 s and target concurrency 1, so that the concurrency is
+// exactly the arrival rate (each request is in the pool for exactly 1 s)
+// — a before 300 s, b after — and the scaler wants ⌈rate⌉ replicas once
+// its windows hold only one rate; cold starts of 1 s.
+func stepPool(a, b, d float64) *sim.Config {
+	tr := stepTrace(a, 300, b, d)
+	cfg := scaledPool(len(tr), 1, 1, 40, 1)
+	cfg.Arrivals = sim.Arrivals{Process: sim.Replay, Trace: &sim.Trace{Arrivals: tr}}
+	cfg.Models[0].Latency = dist.Constant{Value: 1}
+	cfg.Providers[0].Pool.Autoscale.Initial = int(a)
+	cfg.Providers[0].Pool.ColdStart = &sim.ColdStart{Latency: dist.Constant{Value: 1}}
+	return cfg
+}
+
+// TestScalerPanics: the load steps from 2 to 20 requests/s at 300 s (a
+// concurrency of 2, then 20). The panic window (6 s) holds the new rate
+// after 6 s, and its mean reaches twice the 2 replicas up within the
+// first tick: in panic mode the scaler wants the panic window's figure,
+// 20 replicas by about 306 s, up 1 s later — the test allows till 310 s.
+// Without panic mode (a threshold of 1000) the stable window's mean rises
+// by 0.3 a second, 2 + 0.3t: 20 replicas are wanted only about 57 s after
+// the step, so none of the 20 is up before 350 s.
+func TestScalerPanics(t *testing.T) {
+	for _, tc := range []struct {
+		threshold float64
+		lo, hi    float64
+	}{
+		{2, 300, 310},
+		{1000, 350, 370},
+	} {
+		cfg := stepPool(2, 20, 100)
+		cfg.Providers[0].Pool.Autoscale.PanicThreshold = tc.threshold
+		a := mustRun(t, cfg).Pools[0].Autoscale
+		at := firstAfter(a, 300, func(n int) bool { return n >= 20 })
+		if at < tc.lo || at > tc.hi {
+			t.Errorf("panic threshold %v: 20 replicas up at %v s, want in [%v, %v] s (series %v)", tc.threshold, at, tc.lo, tc.hi, a.Series)
+		}
+	}
+}
+
+// TestScaleDownDelay: the load steps from 10 to 1 request/s at 300 s. The
+// stable window's mean falls by 0.15 a second, 10 − 0.15t, so the scaler
+// wants fewer than 10 replicas from about 6.7 s after the step, at the
+// next tick (300 + 8 s); it removes one then. With a scale-down delay D it
+// wants the most it wanted over D, so the first removal comes D later.
+// Both settle on 1 replica.
+func TestScaleDownDelay(t *testing.T) {
+	for _, d := range []time.Duration{0, time.Minute} {
+		cfg := stepPool(10, 1, 300)
+		cfg.Providers[0].Pool.Autoscale.Min = 1
+		cfg.Providers[0].Pool.Autoscale.ScaleDownDelay = d
+		a := mustRun(t, cfg).Pools[0].Autoscale
+		at := firstAfter(a, 300, func(n int) bool { return n < 10 })
+		if lo := 300 + d.Seconds() + 6; at < lo || at > lo+4 {
+			t.Errorf("delay %v: first removal at %v s, want in [%v, %v] s (series %v)", d, at, lo, lo+4, a.Series)
+		}
+		if last := a.Series[len(a.Series)-1]; last.Ready != 1 || last.Starting != 0 {
+			t.Errorf("delay %v: ends with %+v, want 1 replica up", d, last)
+		}
+	}
+}
