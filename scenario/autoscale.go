@@ -110,8 +110,8 @@ func (c *checker) autoscale(key string, t *poolTable, pl *sim.Pool) {
 		c.keep(c.errorf(key+".panic_threshold", "only target_concurrency has a panic mode; remove panic_threshold"))
 	}
 	switch {
-	case as.Tick <= 0:
-		c.keep(c.errorf(key+".tick", "%v is not allowed; want a duration > 0 such as \"2s\"", as.Tick))
+	case as.Tick < sim.MinScaleTick:
+		// bind has said so
 	case as.StableWindow < as.Tick || as.StableWindow/as.Tick > sim.MaxScaleWindowTicks:
 		c.keep(c.errorf(key+".stable_window", "%v is not allowed; want a window of 1 to %d ticks (tick %v)", as.StableWindow, sim.MaxScaleWindowTicks, as.Tick))
 	case as.Policy == sim.ScaleConcurrency && (as.PanicWindow < as.Tick || as.PanicWindow > as.StableWindow):

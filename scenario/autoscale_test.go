@@ -76,7 +76,7 @@ func TestParseAutoscaleBad(t *testing.T) {
 		{"keep_warm beside", as + "max_replicas = 2\ntarget_concurrency = 1\n[providers.gpu.pool.cold_start]\nkeep_warm = \"1m\"\nlatency = { kind = \"constant\", value = 5 }\n", 13, "providers.gpu.pool.cold_start.keep_warm", "do not go cold on their own"},
 		{"give_up beside", as + "max_replicas = 2\ntarget_concurrency = 1\n[providers.gpu.pool.cold_start]\nlatency = { kind = \"constant\", value = 5 }\ngive_up = \"never\"\n", 14, "providers.gpu.pool.cold_start.give_up", "remove give_up"},
 		{"panic window above stable", as + "max_replicas = 2\ntarget_concurrency = 1\npanic_window = \"2m\"\n", 12, "providers.gpu.pool.autoscale.panic_window", "want a window from the tick"},
-		{"stable window below tick", as + "max_replicas = 2\ntarget_concurrency = 1\ntick = \"10s\"\nstable_window = \"5s\"\n", 13, "providers.gpu.pool.autoscale.stable_window", "want a window of 1 to 100000 ticks"},
+		{"stable window below tick", as + "max_replicas = 2\ntarget_concurrency = 1\ntick = \"10s\"\nstable_window = \"5s\"\n", 13, "providers.gpu.pool.autoscale.stable_window", "want a window of 1 to 4096 ticks"},
 		{"panic threshold 1", as + "max_replicas = 2\ntarget_concurrency = 1\npanic_threshold = 1.0\n", 12, "providers.gpu.pool.autoscale.panic_threshold", "1 is out of range; want a value in (1, 1000]"},
 		{"panic with utilisation", "[providers.gpu.pool]\nconcurrency = 2\n" + as + "max_replicas = 2\ntarget_utilisation = 0.5\npanic_window = \"6s\"\n", 14, "providers.gpu.pool.autoscale.panic_window", "only target_concurrency has a panic mode"},
 		{"unknown no_capacity", as + "max_replicas = 2\ntarget_concurrency = 1\nno_capacity = \"wiat\"\n", 12, "providers.gpu.pool.autoscale.no_capacity", `(did you mean "wait"?); allowed: "wait", "fail"`},
@@ -92,5 +92,14 @@ func TestParseAutoscaleBad(t *testing.T) {
 				t.Errorf("got  %v\nwant bad.toml:%d: %s: …%s…", err, tt.line, tt.key, tt.msg)
 			}
 		})
+	}
+}
+
+// TestParseAutoscaleTick: a tick below sim.MinScaleTick is out of range.
+func TestParseAutoscaleTick(t *testing.T) {
+	_, err := Parse("bad.toml", []byte(poolHead+"[providers.gpu.pool.autoscale]\nmax_replicas = 2\ntarget_concurrency = 1\ntick = \"1ms\"\n"))
+	var e *Error
+	if !errors.As(err, &e) || e.Line != 12 || e.Key != "providers.gpu.pool.autoscale.tick" || !strings.Contains(e.Msg, "1ms is out of range; want a value in [10ms, ") {
+		t.Errorf("got %v; want bad.toml:12: providers.gpu.pool.autoscale.tick: 1ms is out of range …", err)
 	}
 }

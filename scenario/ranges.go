@@ -239,7 +239,7 @@ var ranges = withCalls(map[string]numRange{
 	"providers.*.pool.autoscale.initial_replicas":       closed(0, sim.MaxReplicas, "replicas"),
 	"providers.*.pool.autoscale.target_concurrency":     above(0, math.MaxInt32, "attempts per replica"),
 	"providers.*.pool.autoscale.target_utilisation":     above(0, 1, "(share of slots in service)"),
-	"providers.*.pool.autoscale.tick":                   above(0, MaxDuration.Seconds(), "").asDur(),
+	"providers.*.pool.autoscale.tick":                   dur(sim.MinScaleTick, MaxDuration),
 	"providers.*.pool.autoscale.stable_window":          above(0, MaxDuration.Seconds(), "").asDur(),
 	"providers.*.pool.autoscale.panic_window":           above(0, MaxDuration.Seconds(), "").asDur(),
 	"providers.*.pool.autoscale.panic_threshold":        above(1, 1000, "(× the replicas up)"),

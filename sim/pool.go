@@ -523,7 +523,7 @@ func (e *engine) releaseReplica(prov, i int) {
 	pl := pv.pool
 	rp := &pl.reps[i]
 	if pl.sc != nil {
-		pl.sc.advance(e.now, pv)
+		e.scaleSees(pv)
 	}
 	rp.busy--
 	pv.busy--
@@ -543,8 +543,8 @@ func (e *engine) releaseReplica(prov, i int) {
 // sees: it leaves the replica's queue (when still in it) and its service
 // time counts to the replica's busy time.
 func (e *engine) leavePool(pv *provider, a *attempt, at time.Duration) {
-	if s := pv.pool.sc; s != nil && a.queued {
-		s.advance(e.now, pv) // it leaves a queue: the pool's concurrency falls
+	if pv.pool.sc != nil && a.queued {
+		e.scaleSees(pv) // it leaves a queue: the pool's concurrency falls
 	}
 	if a.rep == 0 {
 		return // at the activator (scaler.go), or answered before the pool

@@ -13,14 +13,20 @@ import (
 //
 // What it observes: the pool's concurrency — attempts queued or in service
 // at its replicas or waiting at its activator — and the attempts in
-// service, as exact time integrals, brought up to date (advance) before
-// each change; per tick it keeps their averages over the tick.
+// service, as exact time integrals, brought up to date (scaleSees)
+// before each change; per tick it keeps their averages over the tick.
 //
-// When it acts: every Tick, from the pool's first attempt on while
-// requests remain to arrive or are in flight (an evScale event with gen
-// 0), it computes the replicas wanted (desired) and starts or removes
-// replicas; a start ends Autoscale's cold start later (evScale with gen =
-// 1 + the start's id), and the replica is then up. An attempt reaching a
+// When it acts: every Tick (an evScale event with gen 0) it computes the
+// replicas wanted (desired) and starts or removes replicas. A pool at rest
+// skips its ticks: once its concurrency has not changed, nothing is
+// starting, and it has wanted the replicas it has for as long as its
+// windows hold (so that a tick could change nothing), it stops ticking
+// until its concurrency next changes (scaleSees); it also stops when no
+// request remains to arrive or is in flight. A tick at rest would decide
+// nothing, so this changes only when the later ticks fall (their phase
+// follows the change that woke the scaler), and it bounds the ticks of a
+// sparse run by its changes rather than its length. A start ends Autoscale's cold start later (an evScale event
+// with gen = 1 + the start's id), and the replica is then up. An attempt reaching a
 // pool with no replica up makes the scaler start one at once (the
 // activator's poke, scale from zero) and waits at the activator (or fails
 // at once: NoCapacity); when a replica comes up the activator passes every
@@ -34,13 +40,14 @@ import (
 // back up as they are; a scale-up brings draining replicas back before it
 // starts new ones.
 //
-// What it costs: O(1) per change of the pool's concurrency (advance), and
-// per tick O(windows ÷ Tick) — nothing per request is kept.
+// What it costs: O(1) per change of the pool's concurrency (scaleSees),
+// and O(1) per tick, amortised (the windows keep running sums, summed
+// afresh once per turn) — nothing per request is kept.
 //
 // Where it enters the event loop: handle's evScale case calls e.scale;
 // dispatchPool calls e.holdForCapacity before the balancer picks;
-// releaseReplica and leavePool call advance; the balancer's pick takes
-// pl.routable() replicas.
+// releaseReplica and leavePool call e.scaleSees before the pool's
+// concurrency changes; the balancer's pick takes pl.routable() replicas.
 
 // ScalePolicy names how a pool's scaler computes the replicas it wants.
 type ScalePolicy uint8
@@ -115,7 +122,7 @@ type Autoscale struct {
 	// (> 0; Knative's target); for ScaleUtilisation the utilisation
 	// wanted, in (0, 1].
 	Target float64
-	// Tick is how often the scaler decides, > 0 (Knative: 2 s).
+	// Tick is how often the scaler decides, ≥ MinScaleTick (Knative: 2 s).
 	Tick time.Duration
 	// StableWindow is the window the mean concurrency or utilisation is
 	// taken over, ≥ Tick and ≤ MaxScaleWindowTicks ticks (Knative: 60 s).
@@ -139,8 +146,12 @@ type Autoscale struct {
 	PricePerReplicaHour float64
 }
 
-// MaxScaleWindowTicks bounds the windows of an Autoscale in ticks.
-const MaxScaleWindowTicks = 100_000
+// MaxScaleWindowTicks bounds the windows of an Autoscale in ticks, and
+// MinScaleTick its tick.
+const (
+	MaxScaleWindowTicks = 4096
+	MinScaleTick        = 10 * time.Millisecond
+)
 
 // validate checks the autoscaling of a pool of n replicas with the given
 // concurrency per replica.
@@ -158,8 +169,8 @@ func (a *Autoscale) validate(n, conc int) error {
 		return fmt.Errorf("autoscale: target utilisation %v: must be in (0, 1]", a.Target)
 	case a.Policy == ScaleUtilisation && conc == 0:
 		return fmt.Errorf("autoscale: the utilisation policy needs a concurrency limit per replica")
-	case a.Tick <= 0:
-		return fmt.Errorf("autoscale: tick %v: must be > 0", a.Tick)
+	case a.Tick < MinScaleTick:
+		return fmt.Errorf("autoscale: tick %v: must be ≥ %v", a.Tick, MinScaleTick)
 	case a.StableWindow < a.Tick || a.StableWindow/a.Tick > MaxScaleWindowTicks:
 		return fmt.Errorf("autoscale: stable window %v: must be in [%v, %d ticks]", a.StableWindow, a.Tick, MaxScaleWindowTicks)
 	case a.Policy == ScaleConcurrency && (a.PanicWindow < a.Tick || a.PanicWindow > a.StableWindow):
@@ -186,10 +197,16 @@ type scaler struct {
 	size int // the pool's replicas: the most that can be up
 	// ready replicas are up: [0, ready); starts are those under way, in
 	// the order begun.
-	ready   int
-	starts  []scaleStart
-	nextID  uint32
-	ticking bool
+	ready  int
+	starts []scaleStart
+	nextID uint32
+	// ticking says whether a tick is pending; changes counts the changes
+	// of the pool's concurrency (scaleSees), seen those at the last tick;
+	// rest counts the ticks since anything a tick sees last changed, and
+	// wanted is the replicas wanted at the last tick.
+	ticking             bool
+	changes, seen, rest int
+	wanted              int
 	// The integrals of concurrency and of attempts in service, in
 	// attempt-seconds, up to last; at the last tick, at lastTick.
 	last, lastTick     time.Duration
@@ -207,10 +224,10 @@ type scaler struct {
 	zeroSince      time.Duration
 	act            waitQueue // the activator's attempts, in order
 	// What it did.
-	series                 []ScalePoint
-	begun, givenUp, waited int64
-	failed                 int64
-	waitSum                wideSum
+	series                        []ScalePoint
+	begun, givenUp, waited, ticks int64
+	failed                        int64
+	waitSum                       wideSum
 }
 
 // scaleStart is a replica start under way: it ends at at.
@@ -219,10 +236,13 @@ type scaleStart struct {
 	at time.Duration
 }
 
-// tickWindow is a ring of the last per-tick values, with their count.
+// tickWindow is a ring of the last per-tick values, with their count and
+// sum; the sum is taken afresh once per turn of the ring, so that rounding
+// does not build up.
 type tickWindow struct {
 	xs   []float64
 	i, n int
+	sum  float64
 }
 
 func newWindow(w, tick time.Duration) tickWindow {
@@ -230,9 +250,16 @@ func newWindow(w, tick time.Duration) tickWindow {
 }
 
 func (w *tickWindow) push(x float64) {
+	w.sum += x - w.xs[w.i]
 	w.xs[w.i] = x
 	w.i = (w.i + 1) % len(w.xs)
 	w.n = min(w.n+1, len(w.xs))
+	if w.i == 0 {
+		w.sum = 0
+		for _, v := range w.xs {
+			w.sum += v
+		}
+	}
 }
 
 // mean returns the mean of the values held, 0 when none.
@@ -240,11 +267,7 @@ func (w *tickWindow) mean() float64 {
 	if w.n == 0 {
 		return 0
 	}
-	s := 0.0
-	for j := range w.n {
-		s += w.xs[(w.i-1-j+len(w.xs))%len(w.xs)]
-	}
-	return s / float64(w.n)
+	return w.sum / float64(w.n)
 }
 
 func newScaler(c *Pool, prov int) *scaler {
@@ -268,6 +291,21 @@ func (pl *pool) routable() int {
 	return len(pl.reps)
 }
 
+// scaleSees is called before the concurrency of provider pv's autoscaled
+// pool changes: it brings the integrals up to now and, when the scaler
+// rests, starts its ticks again.
+func (e *engine) scaleSees(pv *provider) {
+	s := pv.pool.sc
+	s.advance(e.now, pv)
+	s.changes++
+	if !s.ticking {
+		s.ticking, s.rest = true, 0
+		s.lastTick = e.now
+		s.tickConc, s.tickBusy = s.areaConc, s.areaBusy
+		e.schedule(e.now+s.cfg.Tick, evScale, s.prov, 0, 0)
+	}
+}
+
 // advance brings the integrals up to now, before pv's counts change.
 func (s *scaler) advance(now time.Duration, pv *provider) {
 	if dt := now - s.last; dt > 0 {
@@ -285,13 +323,7 @@ func (s *scaler) advance(now time.Duration, pv *provider) {
 // whether it took the attempt; otherwise the balancer picks its replica.
 func (e *engine) holdForCapacity(slot int32, r *request, k int, pv *provider) bool {
 	s := pv.pool.sc
-	s.advance(e.now, pv)
-	if !s.ticking {
-		s.ticking = true
-		s.lastTick = e.now
-		s.tickConc, s.tickBusy = s.areaConc, s.areaBusy
-		e.schedule(e.now+s.cfg.Tick, evScale, s.prov, 0, 0)
-	}
+	e.scaleSees(pv)
 	if s.ready > 0 {
 		return false
 	}
@@ -339,6 +371,7 @@ func (e *engine) scale(prov int32, gen uint32) {
 		e.startEnds(pv, gen)
 		return
 	}
+	s.ticks++
 	dt := (e.now - s.lastTick).Seconds()
 	conc, busy := (s.areaConc-s.tickConc)/dt, (s.areaBusy-s.tickBusy)/dt
 	s.lastTick, s.tickConc, s.tickBusy = e.now, s.areaConc, s.areaBusy
@@ -350,12 +383,28 @@ func (e *engine) scale(prov int32, gen uint32) {
 	if s.cfg.Policy == ScaleConcurrency {
 		s.panicW.push(x)
 	}
-	e.scaleTo(pl, s.desired(e.now))
-	if e.next < e.end || len(e.free) < len(e.slots) || len(e.pipeFree) < len(e.pipes) || len(s.starts) > 0 {
+	n := s.desired(e.now)
+	e.scaleTo(pl, n)
+	if s.changes != s.seen || n != s.wanted || n != s.ready || len(s.starts) > 0 || s.panicking || s.zeroing {
+		s.rest = 0
+	} else {
+		s.rest++
+	}
+	s.seen, s.wanted = s.changes, n
+	work := e.next < e.end || len(e.free) < len(e.slots) || len(e.pipeFree) < len(e.pipes)
+	if (work || len(s.starts) > 0) && s.rest <= s.restTicks() {
 		e.schedule(e.now+s.cfg.Tick, evScale, s.prov, 0, 0)
 	} else {
 		s.ticking = false
 	}
+}
+
+// restTicks is how many ticks in a row the scaler must see nothing change
+// before it rests: by then each of its windows holds only values pushed
+// since the last change, so that a further tick pushes the same and wants
+// the same.
+func (s *scaler) restTicks() int {
+	return max(len(s.stable.xs), len(s.panicW.xs), len(s.downs))
 }
 
 // desired returns the replicas the scaler wants at a tick at now, with
@@ -526,6 +575,8 @@ type AutoscaleResult struct {
 	// end.
 	Starts  int64 `json:"starts"`
 	GivenUp int64 `json:"starts_given_up"`
+	// Ticks counts the scaler's decisions (a pool at rest skips them).
+	Ticks int64 `json:"ticks"`
 	// WaitedForCapacity counts the attempts that waited at the activator
 	// for a replica to come up, MeanCapacityWait their mean wait in
 	// seconds and CapacityWait its total; FailedForCapacity the attempts
@@ -548,7 +599,7 @@ func (s *scaler) result(span, busy float64, sent int64) *AutoscaleResult {
 	a := s.cfg
 	out := &AutoscaleResult{Policy: a.Policy.String(), Min: a.Min, Max: s.size,
 		Starts: s.begun, GivenUp: s.givenUp, WaitedForCapacity: s.waited,
-		FailedForCapacity: s.failed, CapacityWait: s.waitSum.seconds(), RunSeconds: span}
+		FailedForCapacity: s.failed, CapacityWait: s.waitSum.seconds(), RunSeconds: span, Ticks: s.ticks}
 	if s.waited > 0 {
 		out.MeanCapacityWait = out.CapacityWait / float64(s.waited)
 	}

@@ -354,3 +354,28 @@ func TestScaleDownDelay(t *testing.T) {
 		}
 	}
 }
+
+// TestScalerRests: a pool at rest skips its ticks. Requests 10⁶ s apart
+// (11.6 days) to a pool that scales to zero: each is answered after its
+// 5 s cold start, as when the scaler ticks throughout, but the scaler
+// decides only while something changes — about 3 ticks while the request
+// is in the pool, the stable window's 30 and the grace's 15 after it, and
+// the 30 in a row it needs to see nothing change before it rests (78) —
+// not the 5·10⁵ ticks of each gap: at most 100 per request.
+func TestScalerRests(t *testing.T) {
+	cfg := scaledPool(20, 1e-6, 1, 4, 1)
+	cfg.Arrivals.Process = sim.Constant
+	cfg.Models[0].Latency = dist.Constant{Value: 0.2}
+	cfg.Providers[0].Pool.Autoscale.Initial = 0
+	cfg.Providers[0].Pool.ColdStart = &sim.ColdStart{Latency: dist.Constant{Value: 5}}
+	for i, end := range answeredAt(t, cfg) {
+		if want := float64(i)*1e6 + 5.2; math.Abs(end-want) > 1e-6 {
+			t.Errorf("request %d answered at %v s, want %v s", i, end, want)
+		}
+	}
+	a := mustRun(t, cfg).Pools[0].Autoscale
+	if a.Ticks > 100*20 || a.Starts != 20 {
+		t.Errorf("%d ticks and %d starts for 20 requests; want at most 2000 ticks and 20 starts", a.Ticks, a.Starts)
+	}
+	t.Logf("%d ticks", a.Ticks)
+}
