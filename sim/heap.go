@@ -18,7 +18,7 @@ const (
 	evRound                           // a request's re-run starts after its backoff (retry.go)
 	evPipeDeadline                    // a pipeline's end-to-end deadline passes (slot = pipeline slot)
 	evPipeCall                        // a pipeline sees a call end (slot = pipeline slot; pipeline_run.go)
-	evScale                           // a pool's scaler ticks (gen 0) or a replica start ends (slot = provider index; scaler.go)
+	evScale                           // a pool's scaler ticks (gen with tickBit) or a replica start ends (gen = its id; slot = provider index; scaler.go)
 )
 
 // event is one scheduled happening. Events of a finished request are not

@@ -16,13 +16,15 @@ import (
 // service, as exact time integrals, brought up to date (scaleSees)
 // before each change; per tick it keeps their averages over the tick.
 //
-// When it acts: every Tick (an evScale event with gen 0) it computes the
-// replicas wanted (desired) and starts or removes replicas. A pool at rest
+// When it acts: every Tick (an evScale event, its gen marked tickBit) it
+// computes the replicas wanted (desired) and starts or removes replicas. A pool at rest
 // skips its ticks: once its concurrency has not changed, nothing is
 // starting, and it has wanted the replicas it has for as long as its
 // windows hold (so that a tick could change nothing), it stops ticking
-// until its concurrency next changes (scaleSees); it also stops when no
-// request remains to arrive or is in flight. A tick at rest would decide
+// until its concurrency next changes (scaleSees) or a start ends, or —
+// still wanting a replica it will scale to zero — until the grace ends; it
+// also stops when no request remains to arrive or is in flight and
+// nothing is starting. A tick at rest would decide
 // nothing, so this changes only when the later ticks fall (their phase
 // follows the change that woke the scaler), and it bounds the ticks of a
 // sparse run by its changes rather than its length. A start ends Autoscale's cold start later (an evScale event
@@ -207,6 +209,9 @@ type scaler struct {
 	ticking             bool
 	changes, seen, rest int
 	wanted              int
+	// The pending tick: its event's gen and its time.
+	tickSeq, tickGen uint32
+	nextTick         time.Duration
 	// The integrals of concurrency and of attempts in service, in
 	// attempt-seconds, up to last; at the last tick, at lastTick.
 	last, lastTick     time.Duration
@@ -215,8 +220,7 @@ type scaler struct {
 	// Per-tick means of the policy's metric over the stable and panic
 	// windows, and the replicas wanted over the scale-down delay.
 	stable, panicW tickWindow
-	downs          []int
-	downAt         int
+	downs          maxWindow
 	panicking      bool
 	panicSince     time.Duration // when the panic condition last held
 	maxPanic       int
@@ -277,7 +281,7 @@ func newScaler(c *Pool, prov int) *scaler {
 	if a.Policy == ScaleConcurrency {
 		s.panicW = newWindow(a.PanicWindow, a.Tick)
 	}
-	s.downs = make([]int, max(1, int((a.ScaleDownDelay+a.Tick-1)/a.Tick)))
+	s.downs.span = max(1, int64((a.ScaleDownDelay+a.Tick-1)/a.Tick))
 	s.series = []ScalePoint{{Ready: a.Initial}}
 	return s
 }
@@ -298,11 +302,13 @@ func (e *engine) scaleSees(pv *provider) {
 	s := pv.pool.sc
 	s.advance(e.now, pv)
 	s.changes++
-	if !s.ticking {
-		s.ticking, s.rest = true, 0
+	if !s.ticking || s.nextTick > e.now+s.cfg.Tick {
+		// At rest the windows hold the same value throughout: the time
+		// since the last tick need not be pushed.
+		s.rest = 0
 		s.lastTick = e.now
 		s.tickConc, s.tickBusy = s.areaConc, s.areaBusy
-		e.schedule(e.now+s.cfg.Tick, evScale, s.prov, 0, 0)
+		e.scheduleTick(s, e.now+s.cfg.Tick)
 	}
 }
 
@@ -360,16 +366,19 @@ func (e *engine) beginStart(pl *pool) {
 	e.schedule(e.now+d, evScale, s.prov, s.nextID, 0)
 }
 
-// scale handles an evScale event of provider prov's pool: a tick (gen 0)
-// or the end of start gen.
+// scale handles an evScale event of provider prov's pool: a tick (gen
+// with tickBit, the pending one's) or the end of start gen.
 func (e *engine) scale(prov int32, gen uint32) {
 	pv := &e.provs[prov]
 	pl := pv.pool
 	s := pl.sc
 	s.advance(e.now, pv)
-	if gen != 0 {
+	if gen&tickBit == 0 {
 		e.startEnds(pv, gen)
 		return
+	}
+	if gen != s.tickGen {
+		return // a wake-up that a sooner tick replaced
 	}
 	s.ticks++
 	dt := (e.now - s.lastTick).Seconds()
@@ -385,18 +394,64 @@ func (e *engine) scale(prov int32, gen uint32) {
 	}
 	n := s.desired(e.now)
 	e.scaleTo(pl, n)
-	if s.changes != s.seen || n != s.wanted || n != s.ready || len(s.starts) > 0 || s.panicking || s.zeroing {
+	if s.changes != s.seen || n != s.wanted || n != s.ready+len(s.starts) || s.panicking {
 		s.rest = 0
 	} else {
 		s.rest++
 	}
 	s.seen, s.wanted = s.changes, n
 	work := e.next < e.end || len(e.free) < len(e.slots) || len(e.pipeFree) < len(e.pipes)
-	if (work || len(s.starts) > 0) && s.rest <= s.restTicks() {
-		e.schedule(e.now+s.cfg.Tick, evScale, s.prov, 0, 0)
-	} else {
+	switch {
+	case !work && len(s.starts) == 0:
+		s.ticking = false // the run is over but for its last attempts' ends
+	case s.rest <= s.restTicks():
+		e.scheduleTick(s, e.now+s.cfg.Tick)
+	case s.zeroing:
+		// At rest but for the grace: the next tick that can decide
+		// anything is its end (a change or a start's end wakes it sooner).
+		e.scheduleTick(s, max(e.now+s.cfg.Tick, s.zeroSince+s.cfg.ScaleToZeroGrace))
+	default:
 		s.ticking = false
 	}
+}
+
+// tickBit marks the gen of a tick event; a start's end has its id.
+const tickBit = 1 << 31
+
+// scheduleTick queues s's next tick at at, in place of any pending one.
+func (e *engine) scheduleTick(s *scaler, at time.Duration) {
+	s.tickSeq++
+	s.tickGen = tickBit | s.tickSeq&(tickBit-1)
+	s.ticking, s.nextTick = true, at
+	e.schedule(at, evScale, s.prov, s.tickGen, 0)
+}
+
+// maxWindow is the most of the values pushed over the last span ticks,
+// kept as a deque of the values no later one is at least: O(1) a push,
+// amortised.
+type maxWindow struct {
+	span int64
+	k    []int64
+	v    []int
+	head int
+}
+
+// push adds v at tick k and returns the most over ticks (k − span, k].
+func (w *maxWindow) push(k int64, v int) int {
+	n := len(w.v)
+	for n > w.head && w.v[n-1] <= v {
+		n--
+	}
+	w.k, w.v = append(w.k[:n], k), append(w.v[:n], v)
+	for w.k[w.head] <= k-w.span {
+		w.head++
+	}
+	if w.head > 64 && 2*w.head > len(w.v) {
+		m := copy(w.k, w.k[w.head:])
+		copy(w.v, w.v[w.head:])
+		w.k, w.v, w.head = w.k[:m], w.v[:m], 0
+	}
+	return w.v[w.head]
 }
 
 // restTicks is how many ticks in a row the scaler must see nothing change
@@ -404,7 +459,7 @@ func (e *engine) scale(prov int32, gen uint32) {
 // since the last change, so that a further tick pushes the same and wants
 // the same.
 func (s *scaler) restTicks() int {
-	return max(len(s.stable.xs), len(s.panicW.xs), len(s.downs))
+	return max(len(s.stable.xs), len(s.panicW.xs), int(s.downs.span))
 }
 
 // desired returns the replicas the scaler wants at a tick at now, with
@@ -430,11 +485,7 @@ func (s *scaler) desired(now time.Duration) int {
 			want = s.maxPanic
 		}
 	}
-	s.downs[s.downAt] = want
-	s.downAt = (s.downAt + 1) % len(s.downs)
-	for _, w := range s.downs {
-		want = max(want, w)
-	}
+	want = s.downs.push(s.ticks, want)
 	want = min(max(want, a.Min), s.size)
 	if want > 0 {
 		s.zeroing = false
@@ -509,6 +560,7 @@ func (e *engine) startEnds(pv *provider, id uint32) {
 	rp.warmAt, rp.idleSince = e.now, e.now
 	s.ready++
 	s.note(e.now)
+	e.scaleSees(pv) // wakes the scaler: it has more replicas up
 	for {
 		w, r, a := e.nextWaiter(&s.act)
 		if a == nil {
