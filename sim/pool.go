@@ -541,7 +541,9 @@ func (e *engine) releaseReplica(prov, i int) {
 
 // leavePool books, at attempt a's exit at time at, what its replica
 // sees: it leaves the replica's queue (when still in it) and its service
-// time counts to the replica's busy time.
+// time counts to the replica's busy time. An attempt with no replica (at
+// an autoscaled pool's activator, or answered by a gate before the pool)
+// only tells the scaler when it leaves a queue.
 func (e *engine) leavePool(pv *provider, a *attempt, at time.Duration) {
 	if pv.pool.sc != nil && a.queued {
 		e.scaleSees(pv) // it leaves a queue: the pool's concurrency falls
