@@ -22,6 +22,7 @@ type poolTable struct {
 	Down        *downTable      `toml:"down"`
 	ColdStart   *coldStartTable `toml:"cold_start"`
 	Batching    *batchingTable  `toml:"batching"`
+	Autoscale   *autoscaleTable `toml:"autoscale"`
 	Replica     []replicaTable  `toml:"replica"`
 	// The fleet keys (fleet.go).
 	ViewRefresh    *Duration            `toml:"view_refresh"`
@@ -93,7 +94,16 @@ func (c *checker) pool(key string, t *poolTable, prov *providerTable, p *sim.Pro
 		}
 	}
 	pl := &sim.Pool{Replicas: 1, Decay: defaultDecay}
-	if t.Replicas == nil {
+	if t.Concurrency != nil { // before autoscale, which checks it
+		if n, r := *t.Concurrency, ranges["providers.*.pool.concurrency"]; !r.contains(float64(n)) {
+			c.keep(c.errorf(key+".concurrency", "%d is not allowed; want %s per replica (0 = unlimited)", n, r.wantInt()))
+		} else {
+			pl.Concurrency = int(n)
+		}
+	}
+	if t.Autoscale != nil {
+		c.autoscale(key+".autoscale", t, pl) // autoscale.go
+	} else if t.Replicas == nil {
 		c.keep(c.errorf(key, "missing replicas; give the number of replicas, an integer in [1, %d]", sim.MaxReplicas))
 	} else if n := *t.Replicas; n < 1 || n > sim.MaxReplicas {
 		why := "" // the reason for the lower bound, said only below it
@@ -103,13 +113,6 @@ func (c *checker) pool(key string, t *poolTable, prov *providerTable, p *sim.Pro
 		c.keep(c.errorf(key+".replicas", "%d is not allowed; want an integer in [1, %d]%s", n, sim.MaxReplicas, why))
 	} else {
 		pl.Replicas = int(n)
-	}
-	if t.Concurrency != nil {
-		if n, r := *t.Concurrency, ranges["providers.*.pool.concurrency"]; !r.contains(float64(n)) {
-			c.keep(c.errorf(key+".concurrency", "%d is not allowed; want %s per replica (0 = unlimited)", n, r.wantInt()))
-		} else {
-			pl.Concurrency = int(n)
-		}
 	}
 	if t.QueueLimit != nil {
 		switch n, r := *t.QueueLimit, ranges["providers.*.pool.queue_limit"]; {
@@ -145,9 +148,9 @@ func (c *checker) pool(key string, t *poolTable, prov *providerTable, p *sim.Pro
 	if cs := t.ColdStart; cs != nil {
 		k := key + ".cold_start"
 		pl.ColdStart = &sim.ColdStart{}
-		if cs.KeepWarm == nil {
+		if cs.KeepWarm == nil && t.Autoscale == nil {
 			c.keep(c.errorf(k, "missing keep_warm; give how long an idle replica stays warm, a duration such as \"5m\" (\"0s\": scaled to zero when idle)"))
-		} else {
+		} else if cs.KeepWarm != nil {
 			pl.ColdStart.KeepWarm = time.Duration(*cs.KeepWarm)
 		}
 		if cs.Latency == nil {
@@ -158,7 +161,7 @@ func (c *checker) pool(key string, t *poolTable, prov *providerTable, p *sim.Pro
 		}
 		pl.ColdStart.GiveUp, err = enum(c, k+".give_up", cs.GiveUp, sim.GiveUpAtScaleToZero, sim.GiveUps...)
 		c.keep(err)
-		if cs.GiveUp != nil && err == nil && p.IgnoresCancel {
+		if cs.GiveUp != nil && err == nil && p.IgnoresCancel && t.Autoscale == nil {
 			c.keep(c.errorf(k+".give_up", "has no effect while %s.cancel = \"none\": the provider ignores cancels, so attempts wait for every cold start to end; remove give_up or that cancel", provKey))
 		}
 	}

@@ -231,6 +231,7 @@ func TestSchemaEnumsMatchLoader(t *testing.T) {
 		"poolTable.view":                 {"providers.p.pool.replicas=2", `providers.p.pool.balancer="p2c"`, `providers.p.pool.view_refresh="1s"`, "providers.p.pool.view=zzz"},
 		"poolTable.unmeasured":           {"providers.p.pool.replicas=2", `providers.p.pool.balancer="latency_ewma"`, "providers.p.pool.unmeasured=zzz"},
 		"coldStartTable.give_up":         {"providers.p.pool.replicas=2", `providers.p.pool.cold_start.keep_warm="1m"`, `providers.p.pool.cold_start.latency={ kind = "constant", value = 1 }`, "providers.p.pool.cold_start.give_up=zzz"},
+		"autoscaleTable.no_capacity":     {"providers.p.pool.autoscale.max_replicas=2", "providers.p.pool.autoscale.target_concurrency=1", "providers.p.pool.autoscale.no_capacity=zzz"},
 		"retryTable.jitter":              {"classes[0].retry.max_attempts=2", "classes[0].retry.jitter=zzz"},
 		"retryTable.retry_on":            {"classes[0].retry.max_attempts=2", `classes[0].retry.retry_on=["zzz"]`},
 		"stallsTable.at":                 {"models.m.stalls.rate=0.1", "models.m.stalls.duration={ kind = \"constant\", value = 1 }", "models.m.stalls.at=zzz"},

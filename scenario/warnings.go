@@ -4,7 +4,7 @@ import "github.com/hedgesim/hedgesim/sim"
 
 // warnings returns cfg's configuration warnings (sim.ConfigWarnings) as
 // Errors at the key and line of the setting at fault: a model's latency,
-// or a class's or pipeline step's setting (the enclosing table's line
+// a pool's setting, or a class's or pipeline step's setting (the enclosing table's line
 // when the setting is not written there, such as a hedge given as a list
 // of delays).
 func (c *checker) warnings(cfg *sim.Config) []*Error {
@@ -12,6 +12,8 @@ func (c *checker) warnings(cfg *sim.Config) []*Error {
 	for _, w := range sim.ConfigWarnings(cfg) {
 		key := indexKey("classes", w.Class)
 		switch {
+		case w.Provider > 0:
+			key = joinKey("providers", cfg.Providers[w.Provider-1].Name) + ".pool"
 		case w.Model >= 0:
 			key = joinKey("models", cfg.Models[w.Model].Name)
 		case w.Step >= 0:

@@ -29,12 +29,15 @@ const replicaStream = 0xe8
 // service) with restarts), plus O(1) for random, round robin, p2c and
 // latency_ewma and O(replicas) for least_outstanding.
 func (e *engine) pick(pl *pool, r *request, k int, avoid uint16) int {
-	n := len(pl.reps)
+	n := pl.routable() // replicas [0, n) are up
 	// ex holds the left-out replicas, ascending and distinct.
 	var ex [MaxCopies + 2]int
 	m := 0
 	if !pl.cfg.AnyReplica {
 		add := func(x int) {
+			if x >= n {
+				return // not up (scaler.go): never picked
+			}
 			i := 0
 			for i < m && ex[i] < x {
 				i++
@@ -76,7 +79,7 @@ func (e *engine) pick(pl *pool, r *request, k int, avoid uint16) int {
 	c := n - len(left) // replicas to pick from
 	switch pl.cfg.Balancer {
 	case RoundRobin:
-		i := pl.next
+		i := pl.next % n // the replicas up may have fallen
 		for ; ; i = (i + 1) % n {
 			if !contains(left, i) {
 				break
@@ -87,7 +90,7 @@ func (e *engine) pick(pl *pool, r *request, k int, avoid uint16) int {
 	case LeastOutstanding:
 		src := e.rng.atTry(r.id, replicaStream+uint8(k), tryKey(r.round, r.att[k].try))
 		best, ties, load := -1, 0, 0
-		for i := range pl.reps {
+		for i := range pl.reps[:n] {
 			if contains(left, i) {
 				continue
 			}

@@ -167,8 +167,13 @@ func BenchmarkRetries(b *testing.B) {
 // replica after 2 s. "view" has the balancer read load from a view
 // refreshed every 2 s (view.go), "scrape" from per-replica scrapes every
 // 2 s with 20 % jitter; "restarts" adds a random restart per replica
-// every 100 s on average, out for 5 s (restart.go). It reports simulated
-// requests per second.
+// every 100 s on average, out for 5 s (restart.go); "autoscaled" lets the pool scale between 1 and 100
+// replicas on Knative's concurrency policy at a target of 1, at 60
+// requests/s (it starts at 100 and settles near 91, with 5 s cold starts,
+// scaling up or down every few ticks), and "autoscaled-4x" runs it on 4 times
+// the requests, so that its bytes per op against autoscaled's give the
+// memory that grows with the requests. It reports simulated requests per
+// second.
 func BenchmarkPool(b *testing.B) {
 	cfg := &sim.Config{
 		Name: "pool", Seed: 1, Requests: 100_000,
@@ -199,6 +204,17 @@ func BenchmarkPool(b *testing.B) {
 		c.Providers = []sim.Provider{{Name: "p", Pool: &pl}}
 		b.Run(v.name, func(b *testing.B) { benchRun(b, &c) })
 	}
+	scaled := *cfg
+	scaled.Arrivals.Rate = 60
+	pl := *cfg.Providers[0].Pool
+	pl.Autoscale = &sim.Autoscale{Min: 1, Initial: 100, Target: 1, Tick: 2 * time.Second,
+		StableWindow: time.Minute, PanicWindow: 6 * time.Second, PanicThreshold: 2, ScaleToZeroGrace: 30 * time.Second}
+	pl.ColdStart = &sim.ColdStart{Latency: dist.Constant{Value: 5}}
+	scaled.Providers = []sim.Provider{{Name: "p", Pool: &pl}}
+	b.Run("p2c-autoscaled", func(b *testing.B) { benchRun(b, &scaled) })
+	long := scaled
+	long.Requests *= 4
+	b.Run("p2c-autoscaled-4x", func(b *testing.B) { benchRun(b, &long) })
 }
 
 // shippedConfig is the shipped scenario name (without .toml) with 10⁵

@@ -337,7 +337,7 @@ func (e *engine) auditBreakers() error {
 	bounded := false
 	for i := range e.provs {
 		rejected += e.provs[i].stats.Rejected
-		bounded = bounded || e.provs[i].bounded
+		bounded = bounded || e.provs[i].bounded || e.provs[i].pool != nil // a pool's replicas and scaler reject too
 	}
 	for _, bs := range [][]*breaker{e.breakers, e.provBreakers} {
 		for _, b := range bs {

@@ -109,6 +109,12 @@ func TestColdStartQueuedAttemptFindsReplicaWarm(t *testing.T) {
 // cold start, 1/3 answered, as when the start is finished regardless.
 // Under cancel each request's start stops at its timeout: 3 cold starts,
 // none answered.
+//
+// The starts given up are counted (gaveUp): every start that began and
+// did not end in the cases above where none is answered — the last one
+// too, given up after the run's last event (kserve#1247 under
+// scale_to_zero: the start of 960 s at 1110 s) — and the start of 24 s
+// under cancel in issue 32's case, stopped at 29 s.
 func TestColdStartGiveUp(t *testing.T) {
 	s := time.Second
 	kserve := []time.Duration{240 * s, 480 * s, 720 * s, 960 * s}
@@ -118,22 +124,22 @@ func TestColdStartGiveUp(t *testing.T) {
 		keep, start, deadline time.Duration
 		giveUp                sim.GiveUp
 		ignoresCancel         bool
-		cold                  int64
+		cold, gaveUp          int64
 		answered              []bool
 	}{
-		{"issue 32", nil, 8 * s, 10 * s, 5 * s, sim.GiveUpAtScaleToZero, false, 1, []bool{true, false, true}},
-		{"issue 32", nil, 8 * s, 10 * s, 5 * s, sim.GiveUpNever, false, 1, []bool{true, false, true}},
-		{"issue 32", nil, 8 * s, 10 * s, 5 * s, sim.GiveUpOnCancel, false, 2, []bool{true, false, false}},
-		{"issue 32, cancels ignored", nil, 8 * s, 10 * s, 5 * s, sim.GiveUpOnCancel, true, 1, []bool{true, false, true}},
-		{"kserve#1247", kserve, 120 * s, 180 * s, 30 * s, sim.GiveUpAtScaleToZero, false, 4, []bool{false, false, false, false}},
-		{"kserve#1247", kserve, 120 * s, 180 * s, 30 * s, sim.GiveUpNever, false, 2, []bool{false, true, false, true}},
-		{"kserve#1247", kserve, 120 * s, 180 * s, 30 * s, sim.GiveUpOnCancel, false, 4, []bool{false, false, false, false}},
-		{"given up", []time.Duration{240 * s, 400 * s}, 120 * s, 180 * s, 30 * s, sim.GiveUpAtScaleToZero, false, 2, []bool{false, false}},
-		{"given up", []time.Duration{240 * s, 400 * s}, 120 * s, 180 * s, 30 * s, sim.GiveUpNever, false, 1, []bool{false, true}},
-		{"given up", []time.Duration{240 * s, 400 * s}, 120 * s, 180 * s, 30 * s, sim.GiveUpOnCancel, false, 2, []bool{false, false}},
-		{"waiting", []time.Duration{240 * s, 360 * s, 480 * s}, 120 * s, 180 * s, 30 * s, sim.GiveUpAtScaleToZero, false, 1, []bool{false, false, true}},
-		{"waiting", []time.Duration{240 * s, 360 * s, 480 * s}, 120 * s, 180 * s, 30 * s, sim.GiveUpNever, false, 1, []bool{false, false, true}},
-		{"waiting", []time.Duration{240 * s, 360 * s, 480 * s}, 120 * s, 180 * s, 30 * s, sim.GiveUpOnCancel, false, 3, []bool{false, false, false}},
+		{"issue 32", nil, 8 * s, 10 * s, 5 * s, sim.GiveUpAtScaleToZero, false, 1, 0, []bool{true, false, true}},
+		{"issue 32", nil, 8 * s, 10 * s, 5 * s, sim.GiveUpNever, false, 1, 0, []bool{true, false, true}},
+		{"issue 32", nil, 8 * s, 10 * s, 5 * s, sim.GiveUpOnCancel, false, 2, 2, []bool{true, false, false}},
+		{"issue 32, cancels ignored", nil, 8 * s, 10 * s, 5 * s, sim.GiveUpOnCancel, true, 1, 0, []bool{true, false, true}},
+		{"kserve#1247", kserve, 120 * s, 180 * s, 30 * s, sim.GiveUpAtScaleToZero, false, 4, 4, []bool{false, false, false, false}},
+		{"kserve#1247", kserve, 120 * s, 180 * s, 30 * s, sim.GiveUpNever, false, 2, 0, []bool{false, true, false, true}},
+		{"kserve#1247", kserve, 120 * s, 180 * s, 30 * s, sim.GiveUpOnCancel, false, 4, 4, []bool{false, false, false, false}},
+		{"given up", []time.Duration{240 * s, 400 * s}, 120 * s, 180 * s, 30 * s, sim.GiveUpAtScaleToZero, false, 2, 2, []bool{false, false}},
+		{"given up", []time.Duration{240 * s, 400 * s}, 120 * s, 180 * s, 30 * s, sim.GiveUpNever, false, 1, 0, []bool{false, true}},
+		{"given up", []time.Duration{240 * s, 400 * s}, 120 * s, 180 * s, 30 * s, sim.GiveUpOnCancel, false, 2, 2, []bool{false, false}},
+		{"waiting", []time.Duration{240 * s, 360 * s, 480 * s}, 120 * s, 180 * s, 30 * s, sim.GiveUpAtScaleToZero, false, 1, 0, []bool{false, false, true}},
+		{"waiting", []time.Duration{240 * s, 360 * s, 480 * s}, 120 * s, 180 * s, 30 * s, sim.GiveUpNever, false, 1, 0, []bool{false, false, true}},
+		{"waiting", []time.Duration{240 * s, 360 * s, 480 * s}, 120 * s, 180 * s, 30 * s, sim.GiveUpOnCancel, false, 3, 3, []bool{false, false, false}},
 	} {
 		cfg := coldPool(len(tc.answered), 1.0/12, 1, 100*time.Millisecond, tc.start, tc.keep)
 		cfg.Arrivals.Process = sim.Constant
@@ -160,6 +166,9 @@ func TestColdStartGiveUp(t *testing.T) {
 		}
 		if cs := res.Pools[0].ColdStarts; cs != tc.cold {
 			t.Errorf("%s: %d cold starts, want %d", name, cs, tc.cold)
+		}
+		if g := res.Pools[0].ColdStartsGivenUp; g != tc.gaveUp {
+			t.Errorf("%s: %d cold starts given up, want %d", name, g, tc.gaveUp)
 		}
 	}
 }

@@ -16,6 +16,10 @@ type ConfigWarning struct {
 	// Model is the index in Config.Models of the model whose setting is
 	// at fault, -1 when the setting is the class's (or the step's).
 	Model int
+	// Provider is 1 + the index in Config.Providers of the provider whose
+	// pool's setting is at fault, Field then relative to its pool table;
+	// 0 when the setting is not a provider's.
+	Provider int
 	// Field is the setting at fault, as the scenario file names it,
 	// relative to the model's table when Model ≥ 0, else to the step's
 	// (Step ≥ 0) or the class's: "deadline", "hedge.delay",
@@ -43,6 +47,7 @@ func classConfigWarnings(cfg *Config, i int) []ConfigWarning {
 	if w := unitWarning(cfg, cl); w != nil {
 		ws = append(ws, *w)
 	}
+	ws = append(ws, scaleWarnings(cfg, cl)...)
 	for j := range ws {
 		ws[j].Class = i
 	}

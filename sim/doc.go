@@ -109,6 +109,16 @@
 // cold starts. Pools make requests interact, so runs with one take the
 // event loop.
 //
+// A pool may autoscale (Pool.Autoscale; scaler.go): its scaler, modelled
+// on Knative's pod autoscaler, changes how many replicas are up from the
+// pool's concurrency, which it integrates at every change. It enters the
+// event loop through one event kind, evScale (its ticks and its starts'
+// ends: handle calls e.scale), and through small hooks of pool.go and
+// balancer.go: dispatchPool asks it first (holdForCapacity: with no
+// replica up an attempt waits at its activator or fails at once), the
+// replicas' releases and queue exits tell it of each change (scaleSees),
+// and the balancer picks among the replicas up (routable).
+//
 // # The life of an attempt
 //
 // An attempt is sent (or, as a copy, denied by a budget), dispatched and

@@ -165,7 +165,7 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 		e.breakersRelease(a)
 	}
 	pv := &e.provs[a.prov]
-	if a.rep != 0 {
+	if pv.pool != nil {
 		e.leavePool(pv, a, at)
 	}
 	if a.queued {

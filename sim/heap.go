@@ -19,6 +19,7 @@ const (
 	evPipeDeadline                    // a pipeline's end-to-end deadline passes (slot = pipeline slot)
 	evPipeCall                        // a pipeline sees a call end (slot = pipeline slot; pipeline_run.go)
 	evBatch                           // a replica's batch reaches its next milestone (slot = provider index; gen = 1 + replica index; batching.go)
+	evScale                           // a pool's scaler ticks (gen with tickBit) or a replica start ends (gen = its id; slot = provider index; scaler.go)
 )
 
 // event is one scheduled happening. Events of a finished request are not

@@ -248,6 +248,8 @@ func (e *engine) handle(ev *event) {
 		return
 	case evBatch:
 		e.batchDue(ev)
+	case evScale:
+		e.scale(ev.slot, ev.gen)
 		return
 	}
 	r := &e.slots[ev.slot]

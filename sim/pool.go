@@ -67,6 +67,9 @@ type Pool struct {
 	Down *Down
 	// ColdStart, when set, makes replicas go cold when idle.
 	ColdStart *ColdStart
+	// Autoscale, when set, makes the pool scale between Autoscale.Min and
+	// Replicas replicas (scaler.go).
+	Autoscale *Autoscale
 	// Overrides make single replicas differ from the rest.
 	Overrides []ReplicaOverride
 	// Batching, when set, makes each replica serve its attempts in
@@ -285,6 +288,17 @@ func (p *Pool) validate() error {
 	if err := p.validateUnmeasured(); err != nil {
 		return err
 	}
+	if a := p.Autoscale; a != nil {
+		if err := a.validate(p.Replicas, p.Concurrency); err != nil {
+			return fmt.Errorf("pool: %v", err)
+		}
+		switch {
+		case p.Restarts != nil:
+			return fmt.Errorf("pool: restarts in an autoscaled pool are not modelled")
+		case p.Batching != nil:
+			return fmt.Errorf("pool: batching in an autoscaled pool is not modelled")
+		}
+	}
 	seen := map[int]bool{}
 	for _, o := range p.Overrides {
 		if o.Replica < 0 || o.Replica >= p.Replicas {
@@ -353,6 +367,8 @@ type pool struct {
 	// warmup is the observations a replica needs before latency_ewma
 	// ranks it by its own average (unmeasured.go).
 	warmup int32
+	// sc, when the pool autoscales, is its scaler (scaler.go).
+	sc *scaler
 }
 
 // replica is the run-time state of one replica of a pool.
@@ -371,9 +387,12 @@ type replica struct {
 	// idleSince is when its last slot in use was freed; warmAt is when its
 	// last cold start ends or ended (0 before the first).
 	idleSince, warmAt time.Duration
-	stats             ReplicaResult
-	waitSum, busySum  wideSum
-	waits             chunks // queue wait of each attempt served, seconds
+	// givenUp counts its cold starts given up before their end but the
+	// last (coldstart.go).
+	givenUp          int64
+	stats            ReplicaResult
+	waitSum, busySum wideSum
+	waits            chunks // queue wait of each attempt served, seconds
 	// marks hold the served and waiting attempts at the middle and the
 	// last arrival (load.go).
 	marks [2]loadMark
@@ -455,6 +474,9 @@ func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
 		pl.cold = newSampler(c.ColdStart.Latency)
 		pl.src.s = splitmix64(seed ^ poolColdKey ^ uint64(prov))
 	}
+	if c.Autoscale != nil {
+		pl.sc = newScaler(c, prov)
+	}
 	return pl
 }
 
@@ -474,6 +496,9 @@ func (s straggler) forget(time.Duration) {}
 // replica's bounded queue is full — gets an overload error at once.
 func (e *engine) dispatchPool(slot int32, r *request, k int, pv *provider, avoid uint16) {
 	pl := pv.pool
+	if pl.sc != nil && e.holdForCapacity(slot, r, k, pv) {
+		return
+	}
 	a := &r.att[k]
 	i := e.pick(pl, r, k, avoid)
 	a.rep = uint16(i + 1)
@@ -501,7 +526,8 @@ func (e *engine) dispatchPool(slot int32, r *request, k int, pv *provider, avoid
 // occupy gives attempt a a slot of replica rp (of pool pl, at provider
 // pv), starting a cold start when the replica has gone cold.
 func (e *engine) occupy(pl *pool, rp *replica, pv *provider, a *attempt) {
-	if cs := pl.cfg.ColdStart; cs != nil && rp.busy == 0 && rp.cold(cs, e.now) {
+	if cs := pl.cfg.ColdStart; cs != nil && rp.busy == 0 && pl.sc == nil && rp.cold(cs, e.now) {
+		rp.countGivenUp(cs)
 		rp.warmAt = e.now + seconds(pl.cold.rand(&pl.src))
 		rp.stats.ColdStarts++
 	}
@@ -553,6 +579,9 @@ func (e *engine) releaseReplica(prov, i int) {
 	pl := pv.pool
 	rp := &pl.reps[i]
 	pl.touch(rp, e.now)
+	if pl.sc != nil {
+		e.scaleSees(pv)
+	}
 	rp.busy--
 	pv.busy--
 	if rp.busy == 0 {
@@ -569,8 +598,16 @@ func (e *engine) releaseReplica(prov, i int) {
 
 // leavePool books, at attempt a's exit at time at, what its replica
 // sees: it leaves the replica's queue (when still in it) and its service
-// time counts to the replica's busy time.
+// time counts to the replica's busy time. An attempt with no replica (at
+// an autoscaled pool's activator, or answered by a gate before the pool)
+// only tells the scaler when it leaves a queue.
 func (e *engine) leavePool(pv *provider, a *attempt, at time.Duration) {
+	if pv.pool.sc != nil && a.queued {
+		e.scaleSees(pv) // it leaves a queue: the pool's concurrency falls
+	}
+	if a.rep == 0 {
+		return // at the activator (scaler.go), or answered before the pool
+	}
 	rp := &pv.pool.reps[a.rep-1]
 	if a.queued {
 		pv.pool.touch(rp, e.now)

@@ -25,6 +25,10 @@ type PoolResult struct {
 	Imbalance *float64 `json:"imbalance"`
 	// ColdStarts is the sum of the replicas' cold starts.
 	ColdStarts int64 `json:"cold_starts"`
+	// ColdStartsGivenUp counts those of ColdStarts given up before their
+	// end (ColdStart.GiveUp; coldstart.go), at a pool without
+	// autoscaling; absent when none was.
+	ColdStartsGivenUp int64 `json:"cold_starts_given_up,omitempty"`
 	// Shared counts the copies and retried calls that went to a replica
 	// holding another attempt of their request, because every replica
 	// held one (or because the pool lets them: AnyReplica, then 0).
@@ -37,6 +41,8 @@ type PoolResult struct {
 	// (restart.go); absent without any.
 	Restarts []RestartResult `json:"restarts,omitempty"`
 	end      time.Duration   // the run's end
+	// Autoscale is what the pool's scaler did; absent without one.
+	Autoscale *AutoscaleResult `json:"autoscale,omitempty"`
 }
 
 // ReplicaResult is what one replica of a pool did.
@@ -90,8 +96,13 @@ func (e *engine) poolResults() []PoolResult {
 		pr := PoolResult{Provider: e.provs[i].name, Balancer: pl.cfg.Balancer.String(), Shared: pl.shared}
 		var load []float64
 		var busy, seqTime, tokens float64 // of batching replicas
+		var inService float64             // replica-seconds with an attempt in service
 		for j := range pl.reps {
 			rp := &pl.reps[j]
+			inService += rp.busySum.seconds()
+			if cs := pl.cfg.ColdStart; cs != nil && pl.sc == nil {
+				pr.ColdStartsGivenUp += rp.givenUpAll(cs)
+			}
 			rr := rp.stats
 			rr.Served = rr.started
 			if rr.started > 0 {
@@ -123,6 +134,9 @@ func (e *engine) poolResults() []PoolResult {
 			pr.MeanBatch, pr.DecodeSpeed = finite(seqTime/busy), finite(tokens/seqTime)
 		}
 		pr.Restarts, pr.end = pl.restartResults(e.lastEvent), e.lastEvent
+		if pl.sc != nil {
+			pr.Autoscale = pl.sc.result(span, inService, e.provs[i].stats.Sent)
+		}
 		out = append(out, pr)
 	}
 	return out
@@ -157,6 +171,9 @@ func writePools(w io.Writer, pools []PoolResult) {
 			imb = fmt.Sprintf("%.2f", *p.Imbalance)
 		}
 		fmt.Fprintf(w, "pool %s: %d replicas, balancer %s, imbalance (max/mean load) %s, %d cold starts", p.Provider, len(p.Replicas), p.Balancer, imb, p.ColdStarts)
+		if p.ColdStartsGivenUp > 0 {
+			fmt.Fprintf(w, " (%d more given up)", p.ColdStartsGivenUp)
+		}
 		if p.Shared > 0 {
 			fmt.Fprintf(w, ", %d copies or retries shared a replica with their request's other attempts", p.Shared)
 		}
@@ -164,6 +181,9 @@ func writePools(w io.Writer, pools []PoolResult) {
 			fmt.Fprintf(w, ", mean batch %.2f at %.4g tokens/s per sequence", *p.MeanBatch, *p.DecodeSpeed)
 		}
 		fmt.Fprintln(w)
+		if p.Autoscale != nil {
+			writeAutoscale(w, p.Autoscale)
+		}
 		rows := notableReplicas(p.Replicas)
 		tw := textfit.NewTable(w, tabwriter.AlignRight)
 		head := "replica\tslowdown\tsent\tserved\trejected\tcold starts\tmean queue wait\tp95 queue wait\tin service\tutilisation\t"

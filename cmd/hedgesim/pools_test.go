@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/csv"
+	"encoding/json"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -89,6 +90,58 @@ func TestOptimizeBalancers(t *testing.T) {
 		code, _, errOut := hedgesim(t, append([]string{"optimize"}, tt.args...)...)
 		if code != 2 || !strings.Contains(errOut, tt.want) {
 			t.Errorf("optimize %v: exit %d, %s; want 2 and %q", tt.args, code, errOut, tt.want)
+		}
+	}
+}
+
+// TestRunAutoscaledPool: the shipped scale-to-zero scenario prints each
+// autoscaled pool's scaler lines, puts them and the replicas over time in
+// the JSON, and run --out draws each pool's replicas.
+func TestRunAutoscaledPool(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	out := filepath.Join(dir, "run")
+	code, text, errOut := hedgesim(t, "run", "--requests", "2000", "--out", out, "scale-to-zero")
+	if code != 0 {
+		t.Fatalf("run: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{"pool one-warm: 2 replicas", "autoscaled (concurrency) between 1 and 2 replicas", "waited for capacity:", "replica-hours "} {
+		if !strings.Contains(text, want) {
+			t.Errorf("run's text lacks %q", want)
+		}
+	}
+	for _, pool := range []string{"scale-to-zero", "keep-warm", "one-warm", "hedged"} {
+		for _, f := range []string{"pool-" + pool + "-replicas.png", "pool-" + pool + "-replicas.svg"} {
+			if st, err := os.Stat(filepath.Join(out, f)); err != nil || st.Size() == 0 {
+				t.Errorf("run --out: %s: %v", f, err)
+			}
+		}
+	}
+	js, err := os.ReadFile(filepath.Join(out, "report.json"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	var rep struct {
+		Pools []struct {
+			Provider  string `json:"provider"`
+			Autoscale *struct {
+				Starts int64 `json:"starts"`
+				Series []struct {
+					T     float64 `json:"t_s"`
+					Ready *int    `json:"ready"`
+				} `json:"replicas_over_time"`
+			} `json:"autoscale"`
+		} `json:"pools"`
+	}
+	if err := json.Unmarshal(js, &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Pools) != 4 {
+		t.Fatalf("%d pools in the JSON, want 4", len(rep.Pools))
+	}
+	for _, p := range rep.Pools {
+		if p.Autoscale == nil || len(p.Autoscale.Series) == 0 || p.Autoscale.Series[0].T != 0 || p.Autoscale.Series[0].Ready == nil {
+			t.Errorf("pool %s: autoscale %+v; want its replicas over time from 0", p.Provider, p.Autoscale)
 		}
 	}
 }

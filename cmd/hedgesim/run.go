@@ -219,7 +219,9 @@ func simulate(ctx context.Context, cfg *sim.Config, fn func(*sim.AttemptRecord),
 // writeRunReport writes the report directory of `run --out` (writeFiles):
 // report.txt, report.json, CLASS-adaptive-delay.{png,svg} for every class
 // with an adaptive delay and CLASS-steps.{png,svg} (where the slowest and
-// the median requests spend their time) for every pipeline class.
+// the median requests spend their time) for every pipeline class, and
+// pool-NAME-replicas.{png,svg} (its replicas over the run) for every
+// autoscaled pool.
 func writeRunReport(ctx context.Context, dir string, rep *sim.Report, text, js []byte) error {
 	files := []outFile{{"report.txt", text}, {"report.json", js}}
 	used := map[string]bool{}
@@ -235,18 +237,38 @@ func writeRunReport(ctx context.Context, dir string, rep *sim.Report, text, js [
 		if len(figs) == 0 {
 			continue
 		}
-		stem := fileStem(c.Class, used)
-		for _, f := range figs {
-			for _, format := range plots.Formats {
-				data, err := f.Render(format)
-				if err != nil {
-					return fmt.Errorf("class %q: %w", c.Class, err)
-				}
-				files = append(files, outFile{fmt.Sprintf("%s-%s.%s", stem, f.Name, format), data})
-			}
+		var err error
+		if files, err = appendFigures(files, fileStem(c.Class, used), figs); err != nil {
+			return fmt.Errorf("class %q: %w", c.Class, err)
+		}
+	}
+	for i := range rep.Pools {
+		p := &rep.Pools[i]
+		if p.Autoscale == nil {
+			continue
+		}
+		var err error
+		figs := []plots.Figure{plots.ReplicasFigure(plots.ReplicasData(p))}
+		if files, err = appendFigures(files, fileStem("pool-"+p.Provider, used), figs); err != nil {
+			return fmt.Errorf("pool %q: %w", p.Provider, err)
 		}
 	}
 	return writeFiles(ctx, dir, "run", files)
+}
+
+// appendFigures renders each figure in every format onto files, as
+// STEM-NAME.FORMAT.
+func appendFigures(files []outFile, stem string, figs []plots.Figure) ([]outFile, error) {
+	for _, f := range figs {
+		for _, format := range plots.Formats {
+			data, err := f.Render(format)
+			if err != nil {
+				return nil, err
+			}
+			files = append(files, outFile{fmt.Sprintf("%s-%s.%s", stem, f.Name, format), data})
+		}
+	}
+	return files, nil
 }
 
 // traceFile streams attempt rows into a temporary file beside the trace's
