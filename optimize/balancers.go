@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"runtime"
+	"slices"
 	"sync"
 
 	"github.com/hedgesim/hedgesim/sim"
@@ -43,7 +44,15 @@ func balancerSweeps(cfg *sim.Config, s Settings, opt Options) ([]*Report, error)
 		b := s.Balancers[k]
 		sb := s
 		sb.Balancers, sb.CheckRequests = nil, 0
-		r, _, err := sweep(withBalancer(cfg, b), sb, each, &memo{simulate: true}, false)
+		bc := withBalancer(cfg, b)
+		r := &Report{}
+		var err error
+		if only := changedUnder(bc, cfg, &s); len(only) > 0 || sweepEveryClass {
+			if !sweepEveryClass {
+				sb.Only = only
+			}
+			r, _, err = sweep(bc, sb, each, &memo{simulate: true}, false)
+		} // else b changes nothing a class it optimizes calls
 		if err != nil {
 			return fmt.Errorf("balancer %s: %w", b, err)
 		}
@@ -60,4 +69,62 @@ func balancerSweeps(cfg *sim.Config, s Settings, opt Options) ([]*Report, error)
 		return nil, err
 	}
 	return out, nil
+}
+
+// sweepEveryClass makes balancerSweeps sweep every class s optimizes under
+// each balancer, as it did before changedUnder, for the test that checks
+// the report does not change.
+var sweepEveryClass bool
+
+// changedUnder names the classes of cfg, among those s optimizes, whose
+// sweep under bc — cfg with every pool's balancer replaced (withBalancer)
+// — may differ from their sweep under cfg: every class searched with
+// others it is coupled with (a group, or a pipeline class), and every
+// class searched alone that can send a call (its primary, its copies'
+// targets, the targets its search tries) to a pool whose balancer bc
+// changes. A class searched alone is simulated on its own traffic, so a
+// pool it never calls does not change its figures, and routing does not
+// read the sweep of a class whose pools keep their balancer (the
+// configured options again). A target that names no model keeps its
+// class, whose sweep then reports it.
+func changedUnder(bc, cfg *sim.Config, s *Settings) []string {
+	changed := map[string]bool{} // providers whose pool bc re-balances
+	for i := range cfg.Providers {
+		if p, q := cfg.Providers[i].Pool, bc.Providers[i].Pool; p != nil && q != nil && p.Balancer != q.Balancer {
+			changed[cfg.Providers[i].Name] = true
+		}
+	}
+	grouped := map[int]bool{}
+	if !s.Alone {
+		groups, _ := coupledGroups(cfg, s)
+		for _, g := range groups {
+			for _, i := range g {
+				grouped[i] = true
+			}
+		}
+	}
+	var only []string
+	for i := range cfg.Classes {
+		cl := &cfg.Classes[i]
+		if !optimized(s, cl.Name) {
+			continue
+		}
+		keep := grouped[i] || cl.Pipeline != nil
+		if !keep {
+			models := append([]int{cl.Policy.Primary}, cl.Policy.Targets...)
+			for _, name := range s.For(cl.Name).Targets {
+				m := slices.IndexFunc(cfg.Models, func(m sim.Model) bool { return m.Name == name })
+				if m < 0 {
+					keep = true
+					break
+				}
+				models = append(models, m)
+			}
+			keep = keep || slices.ContainsFunc(models, func(m int) bool { return changed[cfg.Models[m].Provider] })
+		}
+		if keep {
+			only = append(only, cl.Name)
+		}
+	}
+	return only
 }

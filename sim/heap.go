@@ -69,34 +69,40 @@ func (q *eventQueue) add(at time.Duration, seq uint64) *event {
 }
 
 // popInto moves the minimum event to *dst. The queue must not be empty.
+// The last event fills the hole left at the root, moving down past every
+// smaller child; the children of a node are compared through a slice of
+// them, so the loop checks no bounds.
 func (q *eventQueue) popInto(dst *event) {
 	h := *q
 	*dst = h[0]
 	n := len(h) - 1
-	last := &h[n]
+	if n == 0 {
+		*q = h[:0]
+		return
+	}
+	last := h[n]
+	h = h[:n]
 	i := 0
 	for {
 		c := 4*i + 1
 		if c >= n {
 			break
 		}
-		m := c
-		end := min(c+4, n)
-		for j := c + 1; j < end; j++ {
-			if h[j].before(&h[m]) {
-				m = j
+		kids := h[c:min(c+4, n)]
+		m, mat, mseq := 0, kids[0].at, kids[0].seq
+		for j := 1; j < len(kids); j++ {
+			if at := kids[j].at; at < mat || at == mat && kids[j].seq < mseq {
+				m, mat, mseq = j, at, kids[j].seq
 			}
 		}
-		if !h[m].before(last) {
+		if mat > last.at || mat == last.at && mseq > last.seq {
 			break
 		}
-		h[i] = h[m]
-		i = m
+		h[i] = kids[m]
+		i = c + m
 	}
-	if n > 0 {
-		h[i] = *last
-	}
-	*q = h[:n]
+	h[i] = last
+	*q = h
 }
 
 // fifo is a queue of events scheduled in non-decreasing (at, seq) order, so

@@ -1,0 +1,113 @@
+package optimize
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"slices"
+	"testing"
+	"time"
+
+	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// fourPools is replica-pool in small: pools of 8 replicas (one 5× slower)
+// behind random routing, the power of two choices, latency_ewma and
+// least_outstanding, and a plain provider. Classes random and ewma each
+// call a pool of their own; p2c and p2c-too share theirs (so they are
+// searched together); plain calls the plain provider; plain-to-lo too,
+// but its search also tries the least_outstanding pool's model as a copy
+// target.
+func fourPools() (*sim.Config, Settings) {
+	lat := dist.LogNormal{Mu: 0, Sigma: math.Log(2) / 1.6449} // median 1 s, p95 2 s
+	pool := func(b sim.Balancer) *sim.Pool {
+		return &sim.Pool{Replicas: 8, Concurrency: 4, Balancer: b, Decay: 0.9,
+			Overrides: []sim.ReplicaOverride{{Replica: 3, Slowdown: 5}}}
+	}
+	cfg := &sim.Config{
+		Name: "four-pools", Seed: 3, Requests: 1000,
+		Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 24},
+	}
+	for _, p := range []struct {
+		name string
+		pool *sim.Pool
+	}{
+		{"random", pool(sim.RandomBalancer)}, {"p2c", pool(sim.PowerOfTwo)}, {"ewma", pool(sim.LatencyEWMA)},
+		{"lo", pool(sim.LeastOutstanding)}, {"plain", nil},
+	} {
+		cfg.Providers = append(cfg.Providers, sim.Provider{Name: p.name, Pool: p.pool})
+		cfg.Models = append(cfg.Models, sim.Model{Name: "m-" + p.name, Provider: p.name, Latency: lat, PriceInputPerMTok: 1})
+	}
+	for _, c := range []struct {
+		name  string
+		model int
+	}{{"random", 0}, {"p2c", 1}, {"p2c-too", 1}, {"ewma", 2}, {"plain", 4}, {"plain-to-lo", 4}} {
+		cfg.Classes = append(cfg.Classes, sim.Class{
+			Name: c.name, Share: 1.0 / 6, Deadline: 30 * time.Second,
+			InputTokens: dist.Constant{Value: 100}, OutputTokens: dist.Constant{Value: 0},
+			Policy: sim.Policy{Primary: c.model, Copies: 1, Delays: []time.Duration{2 * time.Second}, CancelBilling: sim.BillInput},
+		})
+	}
+	s := DefaultSettings()
+	lo := s.Search
+	lo.Targets = []string{"m-plain", "m-lo"}
+	s.PerClass = map[string]Search{"plain-to-lo": lo}
+	return cfg, s
+}
+
+// TestChangedUnder: under a balancer, the classes swept again are those
+// searched together (p2c and p2c-too, whatever the balancer) and those
+// searched alone that can call a pool it re-balances, a copy target their
+// search tries included — not those whose pools already use it or that
+// call no pool.
+func TestChangedUnder(t *testing.T) {
+	cfg, s := fourPools()
+	for _, c := range []struct {
+		b    sim.Balancer
+		want []string
+	}{
+		{sim.PowerOfTwo, []string{"random", "p2c", "p2c-too", "ewma", "plain-to-lo"}},
+		{sim.LatencyEWMA, []string{"random", "p2c", "p2c-too", "plain-to-lo"}},
+		{sim.LeastOutstanding, []string{"random", "p2c", "p2c-too", "ewma"}},
+		{sim.RandomBalancer, []string{"p2c", "p2c-too", "ewma", "plain-to-lo"}},
+		{sim.RoundRobin, []string{"random", "p2c", "p2c-too", "ewma", "plain-to-lo"}},
+	} {
+		if got := changedUnder(withBalancer(cfg, c.b), cfg, &s); !slices.Equal(got, c.want) {
+			t.Errorf("%s: %q swept again, want %q", c.b, got, c.want)
+		}
+	}
+	s.Only = []string{"ewma", "plain"}
+	if got := changedUnder(withBalancer(cfg, sim.LatencyEWMA), cfg, &s); len(got) != 0 {
+		t.Errorf("latency_ewma with only ewma and plain optimized: %q swept again, want none", got)
+	}
+}
+
+// TestBalancerSweepsSkipOnlyWhatRoutingIgnores: the report of a sweep
+// under several balancers, which sweeps again only the classes a balancer
+// can change (changedUnder), is byte for byte the report of sweeping every
+// class under every balancer.
+func TestBalancerSweepsSkipOnlyWhatRoutingIgnores(t *testing.T) {
+	cfg, s := fourPools()
+	s.Requests, s.CheckRequests = 3000, 0
+	s.Balancers = []sim.Balancer{sim.PowerOfTwo, sim.LatencyEWMA, sim.LeastOutstanding}
+	report := func(every bool) []byte {
+		sweepEveryClass = every
+		defer func() { sweepEveryClass = false }()
+		rep, err := Run(cfg, s, Options{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if rep.Routing == nil || len(rep.Routing.Classes) != 4 {
+			t.Fatalf("routing %+v: want the four classes whose policies call a pool", rep.Routing)
+		}
+		b, err := json.Marshal(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if skipped, every := report(false), report(true); !bytes.Equal(skipped, every) {
+		t.Errorf("the report differs when every class is swept under every balancer:\n%s\n%s", skipped, every)
+	}
+}
