@@ -20,6 +20,14 @@
 // scenario file that share a seed use common random numbers, so the tests
 // are conservative there too; reports of different scenarios are compared
 // with a warning, since only their class names match.
+//
+// When both are run reports of a class whose requests interact (a queue, a
+// limit, a pool: the reports' per_batch), p50, p95, p99, the answered
+// share and the cost per 1000 requests are instead judged on their paired
+// difference over the batches after both warm-up cuts (paired.go), which
+// stays honest under load, where the reports' own intervals are wide and
+// their overlap says little, and is sharp when the runs share their random
+// numbers.
 package compare
 
 import (
@@ -85,6 +93,9 @@ type Class struct {
 	// met, rescued and harmed are the pick's shares (optimize reports
 	// that give them; nil otherwise).
 	met, rescued, harmed *float64
+	// perBatch are the class's figures per batch of the fixed grid, in a
+	// run report of requests that interact (paired.go); nil otherwise.
+	perBatch *sim.PerBatch
 }
 
 // Pipeline is what a run report says of a pipeline class as a whole: the
@@ -135,6 +146,7 @@ type runJSON struct {
 		Cost          *struct {
 			Total *float64 `json:"total"`
 		} `json:"cost_per_1k_usd"`
+		PerBatch *sim.PerBatch `json:"per_batch"`
 		Pipeline *struct {
 			EndToEnd      sim.Latency `json:"end_to_end_s"`
 			CheckedShare  float64     `json:"checked_share"`
@@ -357,6 +369,7 @@ func parseRun(data []byte) (*Report, error) {
 		if c.WarmUp != nil {
 			cl.WarmUpCut = c.WarmUp.Requests
 		}
+		cl.perBatch = c.PerBatch
 		if p := c.Pipeline; p != nil {
 			cl.Pipeline = &Pipeline{EndToEnd: p.EndToEnd, CheckedShare: p.CheckedShare, DegradedShare: p.DegradedShare}
 		}
@@ -434,7 +447,8 @@ type Mark int
 const (
 	// NoTest: the reports carry no interval for this figure.
 	NoTest Mark = iota
-	// Significant: the intervals are disjoint (|z| > 1.96 for shares).
+	// Significant: the intervals are disjoint (|z| > 1.96 for shares), or
+	// the paired difference's interval excludes 0.
 	Significant
 	// Same: not significantly different, printed "~".
 	Same
@@ -452,6 +466,12 @@ type Delta struct {
 	Mark   Mark
 	// CIA and CIB are the intervals tested, when Mark is Significant or Same.
 	CIA, CIB [2]float64
+	// Paired says the mark comes from the paired difference B − A over
+	// PairedBatches batches (paired.go), whose 95 % interval is DiffCI, in
+	// the figure's unit (seconds, a share, USD per 1000 requests).
+	Paired        bool
+	DiffCI        [2]float64
+	PairedBatches int
 }
 
 // Row is one class present in both reports.
@@ -535,6 +555,7 @@ func Compare(a, b *Report) *Comparison {
 			Deltas: deltas,
 		})
 		r := &out.Rows[len(out.Rows)-1]
+		pairDeltas(r.Deltas, &ca, &cb)
 		r.Deltas = append(r.Deltas, bought(&ca, &cb)...)
 		crossFates(r, &ca, &cb)
 	}

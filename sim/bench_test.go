@@ -239,6 +239,26 @@ func BenchmarkReport(b *testing.B) {
 	}
 }
 
+// BenchmarkReportBatched is BenchmarkReport for loaded-provider, whose
+// requests share a queue: every row is batched, after a warm-up cut, and
+// its class row also gets its figures on the fixed grid (perbatch.go).
+func BenchmarkReportBatched(b *testing.B) {
+	cfg := shippedConfig(b, "loaded-provider")
+	cfg.Requests = 1_000_000
+	h, err := sim.Run(&cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	base, err := sim.Run(sim.WithoutHedging(&cfg))
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		sim.NewReport(&cfg, h, base)
+	}
+}
+
 // BenchmarkRunPolicies sweeps 45 hedge delays (0 to 2.2 s in 50 ms steps)
 // of the "short" class of the default scenario, two-model-gateway, alone
 // at 2·10⁵ requests: "together" runs them with RunPolicies, sharing each

@@ -273,6 +273,10 @@ type ClassReport struct {
 	// Warnings are conditions that limit what the numbers mean, such as too
 	// few requests for a p99 interval.
 	Warnings []string `json:"warnings"`
+	// PerBatch are a batched class row's figures per batch of a fixed
+	// grid, for paired differences between reports (perbatch.go); absent
+	// for independent requests and in the overall row.
+	PerBatch *PerBatch `json:"per_batch,omitempty"`
 }
 
 // NewReport compares a run with its baseline (the result of running
@@ -287,6 +291,9 @@ func NewReport(cfg *Config, hedged, baseline *Result) *Report {
 		h, b, x := &hedged.Classes[i], &baseline.Classes[i], &sums[i]
 		cr := classReport(h, b, x.lat, x.end, x.base)
 		cr.setIntervals(x)
+		if x.bat != nil {
+			cr.PerBatch = x.bat.grid
+		}
 		cr.Pipeline = pipelineReport(&cfg.Classes[i], h, b)
 		cr.Warnings = append(cr.Warnings, hedgeWarnings(&cfg.Classes[i], h, b, &cr, x.baseEnd95)...)
 		cr.Policy = PolicyText(cfg, &cfg.Classes[i])
@@ -424,14 +431,14 @@ func summarizeAll(hedged, baseline *Result) (cls []summaries, overall summaries)
 	for i := range cls {
 		h, b, x := &hedged.Classes[i], &baseline.Classes[i], &cls[i]
 		jobs = append(jobs,
-			func() { x.lat, x.bat, x.base, x.baseBat = summarizeRows(h, b) },
+			func() { x.lat, x.bat, x.base, x.baseBat = summarizeRows(h, b, true) },
 			func() { x.end = SummarizeEnd(h) },
 			func() { x.baseEnd95 = b.EndQuantiles(0.95)[0] })
 	}
 	if len(cls) != 1 {
 		h, b, x := &hedged.Overall, &baseline.Overall, &overall
 		jobs = append(jobs,
-			func() { x.lat, x.bat, x.base, x.baseBat = summarizeRows(h, b) },
+			func() { x.lat, x.bat, x.base, x.baseBat = summarizeRows(h, b, false) },
 			func() { x.end = SummarizeEnd(h) })
 	}
 	var next atomic.Int64
