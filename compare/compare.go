@@ -169,25 +169,29 @@ type optimizeJSON struct {
 			Label string `json:"label"`
 		} `json:"verdict"`
 		Candidates []struct {
-			Label         string            `json:"label"`
-			Steps         []json.RawMessage `json:"steps"`
-			Hedging       bool              `json:"hedging"`
-			Status        string            `json:"status"`
-			Reasons       []reason          `json:"reasons"`
-			MetShare      *float64          `json:"met_share"`
-			RescuedShare  *float64          `json:"rescued_share"`
-			HarmedShare   *float64          `json:"harmed_share"`
-			DelayS        float64           `json:"delay_s"`
-			Copies        int               `json:"copies"`
-			Target        string            `json:"target"`
-			Requests      *int64            `json:"requests"`
-			LatencyJSON   sim.Latency       `json:"latency_s"`
-			P95OK         bool              `json:"p95_ci_ok"`
-			P99OK         bool              `json:"p99_ci_ok"`
-			AnsweredShare *float64          `json:"answered_share"`
-			CostPer1k     *float64          `json:"cost_per_1k_usd"`
-			HedgedShare   *float64          `json:"hedged_share"`
-			Attempts      *float64          `json:"attempts_per_request"`
+			Label        string            `json:"label"`
+			Steps        []json.RawMessage `json:"steps"`
+			Hedging      bool              `json:"hedging"`
+			Status       string            `json:"status"`
+			Reasons      []reason          `json:"reasons"`
+			MetShare     *float64          `json:"met_share"`
+			RescuedShare *float64          `json:"rescued_share"`
+			HarmedShare  *float64          `json:"harmed_share"`
+			DelayS       float64           `json:"delay_s"`
+			Copies       int               `json:"copies"`
+			Target       string            `json:"target"`
+			Requests     *int64            `json:"requests"`
+			LatencyJSON  sim.Latency       `json:"latency_s"`
+			P95OK        *bool             `json:"p95_ci95_ok"`
+			P99OK        *bool             `json:"p99_ci95_ok"`
+			// OldP95OK and OldP99OK are the flags' names in reports
+			// of builds before optimize named them as run does.
+			OldP95OK      bool     `json:"p95_ci_ok"`
+			OldP99OK      bool     `json:"p99_ci_ok"`
+			AnsweredShare *float64 `json:"answered_share"`
+			CostPer1k     *float64 `json:"cost_per_1k_usd"`
+			HedgedShare   *float64 `json:"hedged_share"`
+			Attempts      *float64 `json:"attempts_per_request"`
 		} `json:"candidates"`
 	} `json:"classes"`
 }
@@ -403,7 +407,7 @@ func parseOptimize(data []byte) (*Report, error) {
 		cl := Class{
 			Name: c.Class, Policy: policy,
 			P50: l.P50, P95: l.P95, P99: l.P99, P95CI: l.P95CI95, P99CI: l.P99CI95,
-			P95CIOK: p.P95OK, P99CIOK: p.P99OK,
+			P95CIOK: orOld(p.P95OK, p.OldP95OK), P99CIOK: orOld(p.P99OK, p.OldP99OK),
 		}
 		if p.HedgedShare != nil && p.Attempts != nil {
 			cl.HedgedShare, cl.AttemptsPerRequest, cl.HasHedging = *p.HedgedShare, *p.Attempts, true
@@ -428,6 +432,15 @@ func parseOptimize(data []byte) (*Report, error) {
 		r.Classes = append(r.Classes, cl)
 	}
 	return r, nil
+}
+
+// orOld returns *v, or old when v is absent (a report of an earlier
+// build, which named the field otherwise).
+func orOld(v *bool, old bool) bool {
+	if v == nil {
+		return old
+	}
+	return *v
 }
 
 // need copies the required field named field from v to dst, or records it

@@ -115,9 +115,15 @@ func likePick(c, pick *Candidate, p, level float64) bool {
 
 // likePickWithin reports whether c's share of requests answered within
 // the objective's target is not significantly different from the pick's
-// ("~" under objective answered or checked): their Wilson intervals at the
-// level overlap, the test JudgeWithin makes.
+// ("~" under objective answered or checked): when the class's requests
+// interact, the paired difference's interval over their batches
+// (intervals.go) holds 0; otherwise their Wilson intervals at the level
+// overlap, the test JudgeWithin makes. (Wilson's intervals assume
+// independent requests, and under load are far too narrow.)
 func likePickWithin(c, pick *Candidate, level float64) bool {
+	if d, ok := pairedWithin(pick, c, level); ok {
+		return !d.Significant()
+	}
 	z := distuv.UnitNormal.Quantile((1 + level) / 2)
 	lc, hc := wilson(c.AnsweredWithinShare, c.Requests, z)
 	lp, hp := wilson(pick.AnsweredWithinShare, pick.Requests, z)

@@ -158,3 +158,63 @@ func perBatchGrid(s *latencySet, ss *sectionSums, cut int, b *batchSummary) *Per
 // firstSection returns the first section of batch j of nb batches on the
 // fixed grid: the least k with ⌊k·nb/numSections⌋ = j.
 func firstSection(j, nb int) int { return (j*numSections + nb - 1) / nb }
+
+// GridShares returns, for a Batched c, three figures in each batch of the
+// fixed grid over the whole run (no warm-up cut: the requests over which
+// optimize reports its shares and costs): the share of the batch's
+// requests answered, the share answered within within seconds (nil when
+// within ≤ 0), and the cost per 1000 requests in USD (nil when the run
+// has no per-section bills). A batch without requests has NaN figures. ok
+// is false unless c is Batched. One pass over c's latencies, without
+// copies.
+func (c *ClassResult) GridShares(within float64) (answered, withinShare, cost []float64, ok bool) {
+	if !c.Batched() {
+		return nil, nil, nil, false
+	}
+	s := &c.lat
+	var n, a, w [numBatches]int64
+	batch := func(sec uint16) int { return int(sec) * numBatches / numSections }
+	for i, p := range s.ans {
+		for j, x := range p {
+			b := batch(s.ansSec[i][j])
+			n[b]++
+			a[b]++
+			if within > 0 && float64(x) <= within {
+				w[b]++
+			}
+		}
+	}
+	for i, p := range s.miss {
+		for j := range p {
+			n[batch(s.missSec[i][j])]++
+		}
+	}
+	share := func(k *[numBatches]int64) []float64 {
+		out := make([]float64, numBatches)
+		for b := range out {
+			out[b] = math.NaN()
+			if n[b] > 0 {
+				out[b] = float64(k[b]) / float64(n[b])
+			}
+		}
+		return out
+	}
+	answered = share(&a)
+	if within > 0 {
+		withinShare = share(&w)
+	}
+	if s.secBill != nil {
+		var bill [numBatches]float64
+		for k := range numSections {
+			bill[k*numBatches/numSections] += s.secBill[2*k] + s.secBill[2*k+1]
+		}
+		cost = make([]float64, numBatches)
+		for b := range cost {
+			cost[b] = math.NaN()
+			if n[b] > 0 {
+				cost[b] = 1000 * bill[b] / float64(n[b])
+			}
+		}
+	}
+	return answered, withinShare, cost, true
+}

@@ -58,6 +58,29 @@ func TestPerBatchGrid(t *testing.T) {
 	for k := range numSections {
 		bill[k*numBatches/numSections] += s.secBill[2*k] + s.secBill[2*k+1]
 	}
+	// GridShares: the same batches over the whole run, with the share
+	// answered within 10 s counted by brute force.
+	var within [numBatches]int
+	for i, p := range s.ans {
+		for j, x := range p {
+			if float64(x) <= 10 {
+				within[int(s.ansSec[i][j])*numBatches/numSections]++
+			}
+		}
+	}
+	ga, gw, gc, ok := res.Classes[0].GridShares(10)
+	if !ok {
+		t.Fatal("GridShares: not batched")
+	}
+	for b := range numBatches {
+		n := float64(len(lat[b]))
+		if ga[b] != float64(ans[b])/n || gw[b] != float64(within[b])/n || math.Abs(gc[b]-1000*bill[b]/n) > 1e-9*gc[b] {
+			t.Errorf("GridShares batch %d: answered %v within %v cost %v; want %v, %v, %v", b, ga[b], gw[b], gc[b], float64(ans[b])/n, float64(within[b])/n, 1000*bill[b]/n)
+		}
+	}
+	if _, gw, _, _ := res.Classes[0].GridShares(0); gw != nil {
+		t.Error("GridShares(0) gives shares within no target")
+	}
 	ss := newSectionSums(s)
 	for _, cut := range []int{0, 100} {
 		p := perBatchGrid(s, ss, cut, ss.summarize(s, cut))
