@@ -2,6 +2,7 @@ package optimize
 
 import (
 	"math"
+	"strings"
 	"testing"
 )
 
@@ -70,5 +71,61 @@ func TestLikePickWithinPaired(t *testing.T) {
 	c.batchS[1] = []float64{0.91, math.NaN(), 0.91, 0.89} // an empty batch: Wilson's test
 	if !likePickWithin(c, pick, 0.95) {
 		t.Error("with an empty batch, the Wilson test's ~ was not kept")
+	}
+}
+
+// TestPrecisionIncludesRival: optimize --precision measures the pick
+// against no hedging and against its nearest rival. Four batches; per
+// batch differences ±a around their mean have the 95 % half-width
+// t₀.₉₇₅,₃ · (a·√(4/3))/√4 = 1.837386·a. No hedging's p95 is 10 s in
+// every batch, the pick's 9 ± 0.1 s (half-width 0.183739 s), the nearest
+// rival's (9.05 s) differs from the pick's by 0.05 ± 0.3 s (0.551216 s);
+// relative to no hedging's 10 s: 0.0551216. A farther candidate (5 s,
+// ±3 s) is not the rival; with no feasible rival the figure is the
+// pick's against no hedging alone, 0.0183739. Under objective answered
+// the shares within the target take the percentiles' place: no hedging
+// answers 0.8 within it in every batch (0.2 not), the pick 0.9 ± 0.01,
+// the rival 0.9 ± 0.02 apart from the pick: 1.837386 · 0.02 / 0.2.
+func TestPrecisionIncludesRival(t *testing.T) {
+	const k = 1.837386231037399 // t₀.₉₇₅,₃ · √(4/3) / 2
+	cand := func(q float64, batches []float64, feasible bool) Candidate {
+		c := Candidate{Requests: 40_000, P95CIOK: true, Feasible: feasible, batchQ: [2][]float64{batches, batches}}
+		c.Latency.P95, c.Latency.P99 = q, q
+		return c
+	}
+	cr := &ClassReport{Objective: Objective{Percentile: 0.95}, Pick: 1, Candidates: []Candidate{
+		cand(10, []float64{10, 10, 10, 10}, true),
+		cand(9, []float64{9.1, 8.9, 9.1, 8.9}, true),
+		cand(9.05, []float64{9.45, 8.65, 9.45, 8.65}, true),
+		cand(5, []float64{8, 2, 8, 2}, true),
+	}}
+	if r := cr.NearestRival(); r != &cr.Candidates[2] {
+		t.Fatalf("nearest rival %+v, want candidate 2", r)
+	}
+	if got, want := cr.RelativeHalfWidth(0.95), k*0.3/10; math.Abs(got-want) > 1e-9 {
+		t.Errorf("with the rival: %v, want %v", got, want)
+	}
+	cr.Candidates[2].Feasible, cr.Candidates[3].Feasible = false, false
+	if got, want := cr.RelativeHalfWidth(0.95), k*0.1/10; math.Abs(got-want) > 1e-9 {
+		t.Errorf("without a rival: %v, want %v", got, want)
+	}
+
+	cr.Objective = Objective{Percentile: 0.95, Goal: MostAnswered, Target: 3e9}
+	within := func(c *Candidate, share float64, batches []float64, feasible bool) {
+		c.AnsweredWithinShare, c.batchS[1], c.Feasible = share, batches, feasible
+	}
+	within(&cr.Candidates[0], 0.8, []float64{0.8, 0.8, 0.8, 0.8}, true)
+	within(&cr.Candidates[1], 0.9, []float64{0.91, 0.89, 0.91, 0.89}, true)
+	within(&cr.Candidates[2], 0.9, []float64{0.93, 0.87, 0.93, 0.87}, true)
+	within(&cr.Candidates[3], 0.5, []float64{0.5, 0.5, 0.5, 0.5}, true)
+	if got, want := cr.RelativeHalfWidth(0.95), k*0.02/0.2; math.Abs(got-want) > 1e-9 {
+		t.Errorf("objective answered: %v, want %v", got, want)
+	}
+	if why := cr.PrecisionUndefined(); why != "" {
+		t.Errorf("objective answered: undefined: %s", why)
+	}
+	cr.Candidates[0].AnsweredWithinShare = 1
+	if why := cr.PrecisionUndefined(); !strings.Contains(why, "every request without hedging is answered within 3.00s") {
+		t.Errorf("no hedging answers all within the target: %q", why)
 	}
 }
