@@ -9,7 +9,8 @@ import (
 )
 
 // Intervals of a candidate's shares and added cost. For independent
-// requests the answered share and the share answered within the target
+// requests the answered share, the share answered within the target and
+// the shares that met the class's target, were rescued and were harmed
 // get Wilson's score interval (stats.go's wilson); the added cost gets
 // none, since the run keeps no per-request costs to form one from. When
 // the class's requests interact, each figure's interval comes from its
@@ -17,7 +18,8 @@ import (
 // (sim.ClassResult.GridShares) — the requests the figures are over — as
 // est ± t · s/√B (sim.BatchInterval); the added cost's batch values are
 // paired with no hedging's, batch by batch (the same requests, on common
-// random numbers): 100·(c_b − c₀_b)/c₀_b.
+// random numbers): 100·(c_b − c₀_b)/c₀_b. The met, rescued and harmed
+// shares of such a run get none: it keeps no per-batch counts of them.
 
 // CIMethodWilson and CIMethodGrid name how a candidate's intervals of its
 // shares and added cost were made (Candidate.CIMethod).
@@ -42,6 +44,14 @@ func setIntervals(c, base *Candidate, basis string, level float64, within bool) 
 		if within {
 			lo, hi := wilson(c.AnsweredWithinShare, c.Requests, z)
 			c.AnsweredWithinShareCI95 = wireCI([2]float64{lo, hi})
+		}
+		w := func(share float64) *[2]*float64 {
+			lo, hi := wilson(share, c.Requests, z)
+			return wireCI([2]float64{lo, hi})
+		}
+		c.MetShareCI95 = w(c.MetShare)
+		if c.RescuedShare != nil && c.HarmedShare != nil {
+			c.RescuedShareCI95, c.HarmedShareCI95 = w(*c.RescuedShare), w(*c.HarmedShare)
 		}
 		return
 	}

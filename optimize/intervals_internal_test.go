@@ -28,6 +28,20 @@ func TestCandidateIntervals(t *testing.T) {
 	if c.AddedCostPctCI95 != nil || c.CIMethod != CIMethodWilson {
 		t.Errorf("independent requests: added cost interval %v, method %q", c.AddedCostPctCI95, c.CIMethod)
 	}
+	// Met 90 of 100, rescued and harmed 90 of 100 too (for the closed
+	// form; a real run's would be small).
+	r := 0.9
+	c = *base
+	c.MetShare, c.RescuedShare, c.HarmedShare = 0.9, &r, &r
+	setIntervals(&c, base, CostUSD, 0.95, false)
+	for name, ci := range map[string]*[2]*float64{"met": c.MetShareCI95, "rescued": c.RescuedShareCI95, "harmed": c.HarmedShareCI95} {
+		if !near(ci, 0.8256343384950865, 0.9447708629393249) {
+			t.Errorf("Wilson: %s %v", name, ci)
+		}
+	}
+	if c.AnsweredWithinShareCI95 != nil {
+		t.Errorf("no target, yet an interval of the share within it: %v", c.AnsweredWithinShareCI95)
+	}
 
 	shares := []float64{0.88, 0.92, 0.89, 0.91}
 	base = &Candidate{Requests: 4000, AnsweredShare: 0.9, batchS: [3][]float64{shares, shares, {1, 2, 3, 4}}}
@@ -38,6 +52,9 @@ func TestCandidateIntervals(t *testing.T) {
 	}
 	if !near(c.AddedCostPctCI95, 10, 10) || c.CIMethod != CIMethodGrid {
 		t.Errorf("batched: added cost %v, method %q", c.AddedCostPctCI95, c.CIMethod)
+	}
+	if c.MetShareCI95 != nil || c.RescuedShareCI95 != nil {
+		t.Errorf("batched: Wilson intervals of met %v, rescued %v", c.MetShareCI95, c.RescuedShareCI95)
 	}
 	// On the calls basis the run keeps no batch figures: no interval.
 	c.AddedCostPctCI95 = nil

@@ -148,6 +148,13 @@ type Candidate struct {
 	MetShare        float64     `json:"met_share"`
 	RescuedShare    *float64    `json:"rescued_share"`
 	HarmedShare     *float64    `json:"harmed_share"`
+	// MetShareCI95, RescuedShareCI95 and HarmedShareCI95 are their Wilson
+	// intervals at the report's level, for independent requests only
+	// (intervals.go): when requests interact the run keeps no per-batch
+	// counts of them, and they are absent.
+	MetShareCI95     *[2]*float64 `json:"met_share_ci95,omitempty"`
+	RescuedShareCI95 *[2]*float64 `json:"rescued_share_ci95,omitempty"`
+	HarmedShareCI95  *[2]*float64 `json:"harmed_share_ci95,omitempty"`
 
 	// Steps is, for a pipeline class, each step's policy in the candidate
 	// (absent for a one-call class).

@@ -28,7 +28,14 @@ type PipelineReport struct {
 	// fail-closed step stopped; TimedOutShare (below) the rest.
 	CheckedShare  float64 `json:"checked_share"`
 	DegradedShare float64 `json:"degraded_share"`
-	FailedShare   float64 `json:"failed_share"`
+	// CheckedShareCI95 and DegradedShareCI95 are their Wilson 95 %
+	// intervals (intervals.go), SharesCIMethod says so; all three absent
+	// when the requests interact, whose runs keep no per-batch counts of
+	// them.
+	CheckedShareCI95  *[2]*float64 `json:"checked_share_ci95,omitempty"`
+	DegradedShareCI95 *[2]*float64 `json:"degraded_share_ci95,omitempty"`
+	SharesCIMethod    string       `json:"shares_ci95_method,omitempty"`
+	FailedShare       float64      `json:"failed_share"`
 	// TimedOutShare is the share ended by the end-to-end deadline (under
 	// the class's on_timeout, open or closed); FailedShare is then the
 	// share a fail-closed step stopped.
@@ -124,6 +131,11 @@ func pipelineReport(cl *Class, h, b *ClassResult) *PipelineReport {
 		TimedOutShare:          share(hp.TimedOut, h.Requests),
 		NoHedgingCheckedShare:  share(bp.Checked, b.Requests),
 		NoHedgingDegradedShare: share(bp.DegradedAny, b.Requests),
+	}
+	if !h.Batched() && h.Requests > 0 {
+		pr.CheckedShareCI95 = wireCI(WilsonCI(hp.Checked, h.Requests))
+		pr.DegradedShareCI95 = wireCI(WilsonCI(hp.DegradedAny, h.Requests))
+		pr.SharesCIMethod = "Wilson score (independent requests)"
 	}
 	if hp.HasTTFV() {
 		t, bt := SummarizeLatency(hp.TTFV()), SummarizeLatency(bp.TTFV())
