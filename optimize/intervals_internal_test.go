@@ -146,3 +146,27 @@ func TestPrecisionIncludesRival(t *testing.T) {
 		t.Errorf("no hedging answers all within the target: %q", why)
 	}
 }
+
+// TestJudgeWithinPaired: under objective answered the verdict's
+// significance is the paired test when the requests interact. No hedging
+// answers 0.80 within the target, the pick 0.82, over 10⁶ requests each:
+// Wilson's intervals (±0.0008) are disjoint, but batches whose
+// differences are 0.02 ± 0.05 give a paired interval, 0.02 ± 1.837386 ·
+// 0.05, that holds 0: not significant. Differences of 0.02 ± 0.001 are.
+func TestJudgeWithinPaired(t *testing.T) {
+	rule := Rule{RequireSignificant: true}
+	base := &Candidate{Requests: 1_000_000, AnsweredShare: 1, AnsweredWithinShare: 0.80}
+	pick := &Candidate{Requests: 1_000_000, AnsweredShare: 1, AnsweredWithinShare: 0.82, Hedging: true}
+	if v := JudgeWithin(base, pick, 3e9, 0.95, rule, CostCalls); !v.Significant || !v.Hedge {
+		t.Fatalf("independent requests: %+v; want a significant hedge", v)
+	}
+	base.batchS[1] = []float64{0.80, 0.80, 0.80, 0.80}
+	pick.batchS[1] = []float64{0.87, 0.77, 0.87, 0.77}
+	if v := JudgeWithin(base, pick, 3e9, 0.95, rule, CostCalls); v.Significant || v.Hedge {
+		t.Errorf("paired 0.02 ± 0.05: %+v; want not significant", v)
+	}
+	pick.batchS[1] = []float64{0.821, 0.819, 0.821, 0.819}
+	if v := JudgeWithin(base, pick, 3e9, 0.95, rule, CostCalls); !v.Significant || !v.Hedge {
+		t.Errorf("paired 0.02 ± 0.001: %+v; want a significant hedge", v)
+	}
+}
