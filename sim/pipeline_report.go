@@ -100,12 +100,18 @@ type StepReport struct {
 
 // endView returns c with every request counted at the time it ended, as if
 // all were answered: the end-to-end time of a pipeline request whatever
-// its outcome.
+// its outcome — with c's arrival sections when it has them (a batched
+// run), so that its figures can be batched too (batchmeans.go).
 func (c *ClassResult) endView() *ClassResult {
 	v := &ClassResult{Name: c.Name, Requests: c.Requests, Answered: c.Requests}
 	v.lat = latencySet{na: c.lat.n(), sumA: c.lat.sumA, maxA: c.lat.maxAll, maxAll: c.lat.maxAll}
 	v.lat.sumA.addSum(c.lat.sumM)
 	v.lat.ans = append(append([][]float32{}, c.lat.ans...), c.lat.miss...)
+	v.lat.unsectioned, v.lat.unbilled = true, true
+	if c.lat.sectioned() {
+		v.lat.ansSec = append(append([][]uint16{}, c.lat.ansSec...), c.lat.missSec...)
+		v.lat.secLast, v.lat.unsectioned = c.lat.secLast, false
+	}
 	return v
 }
 
@@ -122,9 +128,12 @@ func pipelineReport(cl *Class, h, b *ClassResult) *PipelineReport {
 		return nil
 	}
 	hp, bp := h.Pipeline, b.Pipeline
+	// When the requests interact, the end-to-end figures leave out the
+	// warm-up and their intervals come from batches, as the class row's.
+	e, _, be, _ := summarizeRows(h.endView(), b.endView(), false)
 	pr := &PipelineReport{
-		EndToEnd:               SummarizeLatency(h.endView()),
-		NoHedgingEndToEnd:      SummarizeLatency(b.endView()),
+		EndToEnd:               e,
+		NoHedgingEndToEnd:      be,
 		CheckedShare:           share(hp.Checked, h.Requests),
 		DegradedShare:          share(hp.DegradedAny, h.Requests),
 		FailedShare:            share(h.Requests-hp.Checked-hp.DegradedAny-hp.TimedOut, h.Requests),
