@@ -36,7 +36,7 @@ func runJSONOf(t *testing.T, cfg *sim.Config) *Report {
 	if err != nil {
 		t.Fatal(err)
 	}
-	data, err := json.Marshal(sim.NewReport(cfg, res, res))
+	data, err := json.Marshal(sim.NewReportPerBatch(cfg, res, res))
 	if err != nil {
 		t.Fatal(err)
 	}

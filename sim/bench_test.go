@@ -240,8 +240,9 @@ func BenchmarkReport(b *testing.B) {
 }
 
 // BenchmarkReportBatched is BenchmarkReport for loaded-provider, whose
-// requests share a queue: every row is batched, after a warm-up cut, and
-// its class row also gets its figures on the fixed grid (perbatch.go).
+// requests share a queue: every row is batched, after a warm-up cut;
+// "per-batch" also gives its class row its figures on the fixed grid
+// (NewReportPerBatch, what run --json writes).
 func BenchmarkReportBatched(b *testing.B) {
 	cfg := shippedConfig(b, "loaded-provider")
 	cfg.Requests = 1_000_000
@@ -253,9 +254,16 @@ func BenchmarkReportBatched(b *testing.B) {
 	if err != nil {
 		b.Fatal(err)
 	}
-	b.ReportAllocs()
-	for b.Loop() {
-		sim.NewReport(&cfg, h, base)
+	for _, bc := range []struct {
+		name string
+		f    func(*sim.Config, *sim.Result, *sim.Result) *sim.Report
+	}{{"plain", sim.NewReport}, {"per-batch", sim.NewReportPerBatch}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				bc.f(&cfg, h, base)
+			}
+		})
 	}
 }
 

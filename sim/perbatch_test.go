@@ -127,3 +127,34 @@ func TestPerBatchGrid(t *testing.T) {
 		}
 	}
 }
+
+// TestNewReportPerBatch: NewReportPerBatch's report is NewReport's with
+// each batched class row's PerBatch added, and nothing else changed.
+func TestNewReportPerBatch(t *testing.T) {
+	cfg := &Config{
+		Name: "queue", Seed: 5, Requests: 20_000,
+		Arrivals:  Arrivals{Process: Poisson, Rate: 0.9},
+		Models:    []Model{{Name: "m", Provider: "p", Latency: dist.Exponential{Rate: 1}}},
+		Providers: []Provider{{Name: "p", Concurrency: 1}},
+		Classes: []Class{{Name: "c", Share: 1,
+			InputTokens: dist.Constant{}, OutputTokens: dist.Constant{}}},
+	}
+	res, err := Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	plain, with := NewReport(cfg, res, res), NewReportPerBatch(cfg, res, res)
+	if plain.Classes[0].PerBatch != nil {
+		t.Error("NewReport gives per-batch figures")
+	}
+	p := with.Classes[0].PerBatch
+	if p == nil || p.Count != numBatches || len(p.P95) != numBatches || with.Overall.PerBatch != nil {
+		t.Fatalf("NewReportPerBatch: class %+v, overall %+v", p, with.Overall.PerBatch)
+	}
+	with.Classes[0].PerBatch = nil
+	a, _ := json.Marshal(plain)
+	b, _ := json.Marshal(with)
+	if string(a) != string(b) {
+		t.Error("NewReportPerBatch changed more than PerBatch")
+	}
+}
