@@ -109,39 +109,49 @@ func TestPairedTwinPolicies(t *testing.T) {
 // (9 %). At 4·10⁵ requests (batches of 13 333), over 40 seeds: the paired
 // interval holds the true difference in ≥ 36 (the bar of
 // TestPairedTwinPolicies) and excludes 0 in more seeds than the reports'
-// own intervals are disjoint. (At 10⁵ requests, batches of 3 333, the
-// batches' p95s are biased low by some 20 % under this queue's long
-// memory, and the interval, centred on their mean difference, holds the
-// true one in only 15 of 40 seeds: docs/report.md says so.)
+// own intervals are disjoint. At 10⁵ requests (batches of 3 333) the
+// batches are short against the queue's memory: the mean batch difference,
+// on which the interval is centred, falls short of the true one, and the
+// interval holds it in fewer than 36 seeds (15 when written) —
+// docs/report.md says so; this half fails, and the docs must change, when
+// that bias is removed.
 func TestPairedFindsWhatOverlapMisses(t *testing.T) {
 	if testing.Short() {
-		t.Skip("80 runs of 4·10⁵ requests")
+		t.Skip("80 runs of 4·10⁵ requests and 80 of 10⁵")
 	}
 	want := math.Log(20)/0.11 - math.Log(20)/0.1
-	holds, pairedSig, disjoint := 0, 0, 0
-	for seed := uint64(1); seed <= 40; seed++ {
-		a := runJSONOf(t, mm1(400_000, seed, 0.9, 1, "c"))
-		b := runJSONOf(t, mm1(400_000, seed, 0.9, 1.01, "c"))
-		d := delta(t, Compare(a, b), "p95")
-		if !d.Paired {
-			t.Fatal("the p95 of a queue was not paired")
+	for _, n := range []int{400_000, 100_000} {
+		holds, pairedSig, disjoint := 0, 0, 0
+		for seed := uint64(1); seed <= 40; seed++ {
+			a := runJSONOf(t, mm1(n, seed, 0.9, 1, "c"))
+			b := runJSONOf(t, mm1(n, seed, 0.9, 1.01, "c"))
+			d := delta(t, Compare(a, b), "p95")
+			if !d.Paired {
+				t.Fatal("the p95 of a queue was not paired")
+			}
+			if d.DiffCI[0] <= want && want <= d.DiffCI[1] {
+				holds++
+			}
+			if d.Mark == Significant {
+				pairedSig++
+			}
+			if d.CIA[1] < d.CIB[0] || d.CIB[1] < d.CIA[0] {
+				disjoint++
+			}
 		}
-		if d.DiffCI[0] <= want && want <= d.DiffCI[1] {
-			holds++
+		t.Logf("%d requests, true difference %.3f s: paired interval holds it in %d/40 seeds and excludes 0 in %d; the reports' own intervals are disjoint in %d", n, want, holds, pairedSig, disjoint)
+		if n == 100_000 {
+			if holds >= 36 {
+				t.Errorf("at 10⁵ requests the paired interval holds the true difference in %d/40 seeds: the batch bias docs/report.md describes is gone; update it", holds)
+			}
+			continue
 		}
-		if d.Mark == Significant {
-			pairedSig++
+		if holds < 36 {
+			t.Errorf("the paired interval holds the true difference in %d/40 seeds, want ≥ 36", holds)
 		}
-		if d.CIA[1] < d.CIB[0] || d.CIB[1] < d.CIA[0] {
-			disjoint++
+		if pairedSig <= disjoint {
+			t.Errorf("paired test significant in %d/40 seeds, overlap test in %d: pairing should find more", pairedSig, disjoint)
 		}
-	}
-	t.Logf("true difference %.3f s: paired interval holds it in %d/40 seeds and excludes 0 in %d; the reports' own intervals are disjoint in %d", want, holds, pairedSig, disjoint)
-	if holds < 36 {
-		t.Errorf("the paired interval holds the true difference in %d/40 seeds, want ≥ 36", holds)
-	}
-	if pairedSig <= disjoint {
-		t.Errorf("paired test significant in %d/40 seeds, overlap test in %d: pairing should find more", pairedSig, disjoint)
 	}
 }
 
