@@ -20,6 +20,14 @@
 // scenario file that share a seed use common random numbers, so the tests
 // are conservative there too; reports of different scenarios are compared
 // with a warning, since only their class names match.
+//
+// When both are run reports of a class whose requests interact (a queue, a
+// limit, a pool: the reports' per_batch), p50, p95, p99, the answered
+// share and the cost per 1000 requests are instead judged on their paired
+// difference over the batches after both warm-up cuts (paired.go), which
+// stays honest under load, where the reports' own intervals are wide and
+// their overlap says little, and is sharp when the runs share their random
+// numbers.
 package compare
 
 import (
@@ -85,6 +93,9 @@ type Class struct {
 	// met, rescued and harmed are the pick's shares (optimize reports
 	// that give them; nil otherwise).
 	met, rescued, harmed *float64
+	// perBatch are the class's figures per batch of the fixed grid, in a
+	// run report of requests that interact (paired.go); nil otherwise.
+	perBatch *sim.PerBatch
 }
 
 // Pipeline is what a run report says of a pipeline class as a whole: the
@@ -135,6 +146,7 @@ type runJSON struct {
 		Cost          *struct {
 			Total *float64 `json:"total"`
 		} `json:"cost_per_1k_usd"`
+		PerBatch *sim.PerBatch `json:"per_batch"`
 		Pipeline *struct {
 			EndToEnd      sim.Latency `json:"end_to_end_s"`
 			CheckedShare  float64     `json:"checked_share"`
@@ -157,25 +169,29 @@ type optimizeJSON struct {
 			Label string `json:"label"`
 		} `json:"verdict"`
 		Candidates []struct {
-			Label         string            `json:"label"`
-			Steps         []json.RawMessage `json:"steps"`
-			Hedging       bool              `json:"hedging"`
-			Status        string            `json:"status"`
-			Reasons       []reason          `json:"reasons"`
-			MetShare      *float64          `json:"met_share"`
-			RescuedShare  *float64          `json:"rescued_share"`
-			HarmedShare   *float64          `json:"harmed_share"`
-			DelayS        float64           `json:"delay_s"`
-			Copies        int               `json:"copies"`
-			Target        string            `json:"target"`
-			Requests      *int64            `json:"requests"`
-			LatencyJSON   sim.Latency       `json:"latency_s"`
-			P95OK         bool              `json:"p95_ci_ok"`
-			P99OK         bool              `json:"p99_ci_ok"`
-			AnsweredShare *float64          `json:"answered_share"`
-			CostPer1k     *float64          `json:"cost_per_1k_usd"`
-			HedgedShare   *float64          `json:"hedged_share"`
-			Attempts      *float64          `json:"attempts_per_request"`
+			Label        string            `json:"label"`
+			Steps        []json.RawMessage `json:"steps"`
+			Hedging      bool              `json:"hedging"`
+			Status       string            `json:"status"`
+			Reasons      []reason          `json:"reasons"`
+			MetShare     *float64          `json:"met_share"`
+			RescuedShare *float64          `json:"rescued_share"`
+			HarmedShare  *float64          `json:"harmed_share"`
+			DelayS       float64           `json:"delay_s"`
+			Copies       int               `json:"copies"`
+			Target       string            `json:"target"`
+			Requests     *int64            `json:"requests"`
+			LatencyJSON  sim.Latency       `json:"latency_s"`
+			P95OK        *bool             `json:"p95_ci95_ok"`
+			P99OK        *bool             `json:"p99_ci95_ok"`
+			// OldP95OK and OldP99OK are the flags' names in reports
+			// of builds before optimize named them as run does.
+			OldP95OK      bool     `json:"p95_ci_ok"`
+			OldP99OK      bool     `json:"p99_ci_ok"`
+			AnsweredShare *float64 `json:"answered_share"`
+			CostPer1k     *float64 `json:"cost_per_1k_usd"`
+			HedgedShare   *float64 `json:"hedged_share"`
+			Attempts      *float64 `json:"attempts_per_request"`
 		} `json:"candidates"`
 	} `json:"classes"`
 }
@@ -357,6 +373,7 @@ func parseRun(data []byte) (*Report, error) {
 		if c.WarmUp != nil {
 			cl.WarmUpCut = c.WarmUp.Requests
 		}
+		cl.perBatch = c.PerBatch
 		if p := c.Pipeline; p != nil {
 			cl.Pipeline = &Pipeline{EndToEnd: p.EndToEnd, CheckedShare: p.CheckedShare, DegradedShare: p.DegradedShare}
 		}
@@ -390,7 +407,7 @@ func parseOptimize(data []byte) (*Report, error) {
 		cl := Class{
 			Name: c.Class, Policy: policy,
 			P50: l.P50, P95: l.P95, P99: l.P99, P95CI: l.P95CI95, P99CI: l.P99CI95,
-			P95CIOK: p.P95OK, P99CIOK: p.P99OK,
+			P95CIOK: orOld(p.P95OK, p.OldP95OK), P99CIOK: orOld(p.P99OK, p.OldP99OK),
 		}
 		if p.HedgedShare != nil && p.Attempts != nil {
 			cl.HedgedShare, cl.AttemptsPerRequest, cl.HasHedging = *p.HedgedShare, *p.Attempts, true
@@ -417,6 +434,15 @@ func parseOptimize(data []byte) (*Report, error) {
 	return r, nil
 }
 
+// orOld returns *v, or old when v is absent (a report of an earlier
+// build, which named the field otherwise).
+func orOld(v *bool, old bool) bool {
+	if v == nil {
+		return old
+	}
+	return *v
+}
+
 // need copies the required field named field from v to dst, or records it
 // in c.Missing when it is absent or null.
 func need[T any](c *Class, field string, v *T, dst *T) {
@@ -434,7 +460,8 @@ type Mark int
 const (
 	// NoTest: the reports carry no interval for this figure.
 	NoTest Mark = iota
-	// Significant: the intervals are disjoint (|z| > 1.96 for shares).
+	// Significant: the intervals are disjoint (|z| > 1.96 for shares), or
+	// the paired difference's interval excludes 0.
 	Significant
 	// Same: not significantly different, printed "~".
 	Same
@@ -452,6 +479,12 @@ type Delta struct {
 	Mark   Mark
 	// CIA and CIB are the intervals tested, when Mark is Significant or Same.
 	CIA, CIB [2]float64
+	// Paired says the mark comes from the paired difference B − A over
+	// PairedBatches batches (paired.go), whose 95 % interval is DiffCI, in
+	// the figure's unit (seconds, a share, USD per 1000 requests).
+	Paired        bool
+	DiffCI        [2]float64
+	PairedBatches int
 }
 
 // Row is one class present in both reports.
@@ -535,6 +568,7 @@ func Compare(a, b *Report) *Comparison {
 			Deltas: deltas,
 		})
 		r := &out.Rows[len(out.Rows)-1]
+		pairDeltas(r.Deltas, &ca, &cb)
 		r.Deltas = append(r.Deltas, bought(&ca, &cb)...)
 		crossFates(r, &ca, &cb)
 	}

@@ -90,8 +90,8 @@ func TestAnsweredZTest(t *testing.T) {
 func TestOptimizePick(t *testing.T) {
 	data := []byte(`{"scenario": "g", "seed": 3, "requests_per_candidate": 100, "classes": [
 	  {"class": "chat", "requests": 100, "pick": 1, "candidates": [
-	    {"hedging": false, "latency_s": {"p50": 1, "p95": 3, "p99": 4, "p95_ci95": [2.9, 3.1], "p99_ci95": [3.8, 4.2]}, "p95_ci_ok": true, "p99_ci_ok": true, "answered_share": 0.9, "cost_per_1k_usd": 1},
-	    {"hedging": true, "delay_s": 0.8, "copies": 1, "target": "b", "requests": 100, "hedged_share": 0.241, "latency_s": {"p50": 1, "p95": 2, "p99": 2.5, "p95_ci95": [1.9, 2.1], "p99_ci95": [2.4, 2.6]}, "p95_ci_ok": true, "p99_ci_ok": true, "answered_share": 0.95, "cost_per_1k_usd": 1.1}
+	    {"hedging": false, "latency_s": {"p50": 1, "p95": 3, "p99": 4, "p95_ci95": [2.9, 3.1], "p99_ci95": [3.8, 4.2]}, "p95_ci95_ok": true, "p99_ci95_ok": true, "answered_share": 0.9, "cost_per_1k_usd": 1},
+	    {"hedging": true, "delay_s": 0.8, "copies": 1, "target": "b", "requests": 100, "hedged_share": 0.241, "latency_s": {"p50": 1, "p95": 2, "p99": 2.5, "p95_ci95": [1.9, 2.1], "p99_ci95": [2.4, 2.6]}, "p95_ci95_ok": true, "p99_ci95_ok": true, "answered_share": 0.95, "cost_per_1k_usd": 1.1}
 	  ]}]}`)
 	r := mustParse(t, data)
 	if r.Kind != Optimize || len(r.Classes) != 1 {
@@ -105,6 +105,15 @@ func TestOptimizePick(t *testing.T) {
 	rarely := bytes.Replace(data, []byte(`"pick": 1,`), []byte(`"pick": 1, "verdict": {"label": "effectively no hedging"},`), 1)
 	if c := mustParse(t, rarely).Classes[0]; c.Policy != "effectively no hedging (800ms ×1 → b)" {
 		t.Errorf("labelled pick: policy %q", c.Policy)
+	}
+	// A report of an earlier build names the flags p95_ci_ok and
+	// p99_ci_ok; compare reads them as ever.
+	old := bytes.ReplaceAll(data, []byte(`_ci95_ok"`), []byte(`_ci_ok"`))
+	if c := mustParse(t, old).Classes[0]; !c.P95CIOK || !c.P99CIOK {
+		t.Errorf("the old flags' names: p95 ok %v, p99 ok %v; want both true", c.P95CIOK, c.P99CIOK)
+	}
+	if c := mustParse(t, bytes.ReplaceAll(data, []byte(`"p95_ci95_ok": true`), []byte(`"p95_ci95_ok": false`))).Classes[0]; c.P95CIOK {
+		t.Error("p95_ci95_ok false read as true")
 	}
 	bad := bytes.Replace(data, []byte(`"pick": 1`), []byte(`"pick": 7`), 1)
 	if _, err := Parse(bad); err == nil || !strings.Contains(err.Error(), "pick 7") {
@@ -221,7 +230,7 @@ func TestChangeText(t *testing.T) {
 func TestParseRejectsImpossibleFigures(t *testing.T) {
 	data := []byte(`{"scenario": "g", "seed": 3, "requests_per_candidate": 100, "classes": [
 	  {"class": "chat", "requests": 100, "pick": 0, "candidates": [
-	    {"hedging": false, "latency_s": {"p50": 1, "p95": 3, "p99": 4, "p95_ci95": [3.2, 3.4], "p99_ci95": [3.8, 4.2]}, "p95_ci_ok": true, "p99_ci_ok": true, "answered_share": 1.5, "cost_per_1k_usd": -1}]},
+	    {"hedging": false, "latency_s": {"p50": 1, "p95": 3, "p99": 4, "p95_ci95": [3.2, 3.4], "p99_ci95": [3.8, 4.2]}, "p95_ci95_ok": true, "p99_ci95_ok": true, "answered_share": 1.5, "cost_per_1k_usd": -1}]},
 	  {"class": "", "requests": -5, "pick": 0, "candidates": [
 	    {"hedging": false, "latency_s": {"p50": -1, "p95": 3, "p99": 4, "p95_ci95": [2.9, 3.1], "p99_ci95": [3.8, 4.2]}, "answered_share": 0.5, "cost_per_1k_usd": 1}]}]}`)
 	_, err := Parse(data)
@@ -333,8 +342,8 @@ func TestPickFates(t *testing.T) {
 	report := func(pick int, f0, f1 string) []byte {
 		return []byte(fmt.Sprintf(`{"scenario": "g", "seed": 3, "requests_per_candidate": 100, "classes": [
 	  {"class": "chat", "requests": 100, "pick": %d, "candidates": [
-	    {"hedging": false, "latency_s": {"p50": 1, "p95": 3, "p99": 4, "p95_ci95": [2.9, 3.1], "p99_ci95": [3.8, 4.2]}, "p95_ci_ok": true, "p99_ci_ok": true, "answered_share": 0.9, "cost_per_1k_usd": 1 %s},
-	    {"hedging": true, "delay_s": 0.8, "copies": 1, "target": "b", "requests": 100, "latency_s": {"p50": 1, "p95": 2, "p99": 2.5, "p95_ci95": [1.9, 2.1], "p99_ci95": [2.4, 2.6]}, "p95_ci_ok": true, "p99_ci_ok": true, "answered_share": 0.95, "cost_per_1k_usd": 1.1 %s}
+	    {"hedging": false, "latency_s": {"p50": 1, "p95": 3, "p99": 4, "p95_ci95": [2.9, 3.1], "p99_ci95": [3.8, 4.2]}, "p95_ci95_ok": true, "p99_ci95_ok": true, "answered_share": 0.9, "cost_per_1k_usd": 1 %s},
+	    {"hedging": true, "delay_s": 0.8, "copies": 1, "target": "b", "requests": 100, "latency_s": {"p50": 1, "p95": 2, "p99": 2.5, "p95_ci95": [1.9, 2.1], "p99_ci95": [2.4, 2.6]}, "p95_ci95_ok": true, "p99_ci95_ok": true, "answered_share": 0.95, "cost_per_1k_usd": 1.1 %s}
 	  ]}]}`, pick, f0, f1))
 	}
 	picked := `, "status": "picked", "reasons": []`
@@ -380,7 +389,7 @@ func TestBought(t *testing.T) {
 	report := func(met, rescued, harmed float64) *Report {
 		return mustParse(t, []byte(fmt.Sprintf(`{"scenario": "g", "seed": 3, "requests_per_candidate": 1000, "classes": [
 	  {"class": "chat", "requests": 1000, "pick": 0, "candidates": [
-	    {"hedging": true, "delay_s": 1, "copies": 1, "target": "b", "latency_s": {"p50": 1, "p95": 3, "p99": 4, "p95_ci95": [2.9, 3.1], "p99_ci95": [3.8, 4.2]}, "p95_ci_ok": true, "p99_ci_ok": true, "answered_share": 0.9, "cost_per_1k_usd": 1,
+	    {"hedging": true, "delay_s": 1, "copies": 1, "target": "b", "latency_s": {"p50": 1, "p95": 3, "p99": 4, "p95_ci95": [2.9, 3.1], "p99_ci95": [3.8, 4.2]}, "p95_ci95_ok": true, "p99_ci95_ok": true, "answered_share": 0.9, "cost_per_1k_usd": 1,
 	     "met_share": %v, "rescued_share": %v, "harmed_share": %v}]}]}`, met, rescued, harmed)))
 	}
 	c := Compare(report(0.80, 0.05, 0.01), report(0.88, 0.12, 0.002))

@@ -53,6 +53,19 @@ func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 		}
 	}
 	for _, r := range c.Rows {
+		var ps []string
+		n := 0
+		for _, d := range r.Deltas {
+			if d.Paired {
+				ps = append(ps, d.Metric+" "+diffCI(d))
+				n = d.PairedBatches
+			}
+		}
+		if len(ps) > 0 {
+			fmt.Fprintf(ew, "%s: paired B − A over %d batches: %s\n", r.Class, n, strings.Join(ps, ", "))
+		}
+	}
+	for _, r := range c.Rows {
 		if r.APickInB != nil {
 			fmt.Fprintf(ew, "%s: A's pick in B: %s\n", r.Class, r.APickInB)
 			fmt.Fprintf(ew, "%s: B's pick in A: %s\n", r.Class, r.BPickInA)
@@ -66,10 +79,22 @@ func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 	}
 	fmt.Fprintln(ew, "\nlatency: time to a usable answer (a request without one by its deadline is a miss, +∞: printed miss). ~: not significant")
 	fmt.Fprintln(ew, "(p95/p99: 95% intervals overlap; answered: two-proportion z test at 5%); ?: too few requests for an interval.")
+	if n := pairedCount(c); n > 0 {
+		fmt.Fprintf(ew, "Where requests interact, %s marked instead by the paired difference B − A over the runs' common batches\n", plural(n, "figure is", "figures are"))
+		fmt.Fprintln(ew, "(its 95% interval over batches of arrivals after both warm-up cuts, listed under the table; ~ when it holds 0).")
+	}
+	marks := "the marks are conservative"
+	if pairedCount(c) > 0 {
+		marks = "the paired marks gain from it and the others are conservative"
+	}
 	switch {
 	case !c.CommonRandomNumbers():
 	case slices.Equal(c.A.Overrides, c.B.Overrides):
-		fmt.Fprintln(ew, "Both runs are of the same scenario with the same seed (common random numbers): the marks are conservative.")
+		fmt.Fprintf(ew, "Both runs are of the same scenario with the same seed (common random numbers): %s.\n", marks)
+	case pairedCount(c) > 0:
+		fmt.Fprintln(ew, "Both runs are of the same scenario file with the same seed, and different what-if overrides: request i draws the same")
+		fmt.Fprintln(ew, "numbers in both (common random numbers), so the paired marks gain from it and the others are conservative; overrides")
+		fmt.Fprintln(ew, "of the traffic (rate, requests, shares) change which request meets which conditions, and the runs are then less alike.")
 	default:
 		fmt.Fprintln(ew, "Both runs are of the same scenario file with the same seed, and different what-if overrides: request i draws the same")
 		fmt.Fprintln(ew, "numbers in both (common random numbers), so the marks are conservative; overrides of the traffic (rate, requests, shares)")
@@ -110,13 +135,61 @@ func value(metric string, x float64) string {
 }
 
 func ci(d Delta, iv [2]float64) string {
-	if d.Mark != Significant && d.Mark != Same {
-		return ""
-	}
-	if isShare(d.Metric) {
+	if !sideCIs(d) {
 		return ""
 	}
 	return fmt.Sprintf("[%s, %s]", formatSeconds(iv[0]), formatSeconds(iv[1]))
+}
+
+// sideCIs reports whether d shows each side's own interval: a p95 or p99
+// (or end-to-end p95) that was tested.
+func sideCIs(d Delta) bool {
+	if d.Mark != Significant && d.Mark != Same {
+		return false
+	}
+	return !isShare(d.Metric) && d.Metric != "p50" && d.Metric != "cost/1k"
+}
+
+// pairedCount returns how many of c's figures were marked by a paired
+// difference.
+func pairedCount(c *Comparison) int {
+	n := 0
+	for _, r := range c.Rows {
+		for _, d := range r.Deltas {
+			if d.Paired {
+				n++
+			}
+		}
+	}
+	return n
+}
+
+// plural returns "1 figure is" or "n figures are".
+func plural(n int, one, many string) string {
+	if n == 1 {
+		return "1 " + one
+	}
+	return fmt.Sprintf("%d %s", n, many)
+}
+
+// diffCI formats a paired difference's interval in d's unit.
+func diffCI(d Delta) string {
+	f := func(x float64) string {
+		switch {
+		case isShare(d.Metric):
+			return fmt.Sprintf("%+.2f pt", 100*x)
+		case d.Metric == "cost/1k":
+			if x < 0 {
+				return "-" + sim.DollarsPer1k(-x)
+			}
+			return "+" + sim.DollarsPer1k(x)
+		}
+		if x < 0 {
+			return "-" + formatSeconds(-x)
+		}
+		return "+" + formatSeconds(x)
+	}
+	return fmt.Sprintf("[%s, %s]", f(d.DiffCI[0]), f(d.DiffCI[1]))
 }
 
 func change(d Delta) string {
@@ -137,7 +210,7 @@ func change(d Delta) string {
 	}
 	switch d.Mark {
 	case Same:
-		return "~"
+		s = "~"
 	case Unknown:
 		return s + " ?"
 	}
@@ -158,6 +231,11 @@ type (
 		Sig    string       `json:"significance"`
 		CIA    *[2]*float64 `json:"a_ci95,omitempty"`
 		CIB    *[2]*float64 `json:"b_ci95,omitempty"`
+		// Test and DiffCI: a paired test's name and the 95 % interval of
+		// the difference B − A, in the figure's unit (absent otherwise).
+		Test    string       `json:"test,omitempty"`
+		DiffCI  *[2]*float64 `json:"difference_ci95,omitempty"`
+		Batches int          `json:"paired_batches,omitempty"`
 	}
 	jsonRow struct {
 		Class     string      `json:"class"`
@@ -204,7 +282,9 @@ var markNames = map[Mark]string{NoTest: "no_test", Significant: "significant", S
 // change (percent, or percentage points for the shares "answered",
 // "met", "rescued" and "harmed"; null when A is 0)
 // (null when either side is a miss) and its significance ("significant", "not_significant", "no_test",
-// "too_few_requests").
+// "too_few_requests"); a figure marked by a paired difference (paired.go)
+// adds test "paired_batches", difference_ci95 (B − A in the figure's unit)
+// and paired_batches (their count).
 func (c *Comparison) WriteJSON(w io.Writer, nameA, nameB string) error {
 	out := jsonComparison{A: nameA, B: nameB, SameScenario: c.SameScenario(), CommonRandomNumbers: c.CommonRandomNumbers(), Rows: []jsonRow{}, OnlyA: nonNil(c.OnlyA), OnlyB: nonNil(c.OnlyB)}
 	for _, r := range c.Rows {
@@ -218,7 +298,11 @@ func (c *Comparison) WriteJSON(w io.Writer, nameA, nameB string) error {
 				ch := d.Change
 				jd.Change = &ch
 			}
-			if (d.Mark == Significant || d.Mark == Same) && !isShare(d.Metric) {
+			if d.Paired {
+				iv := [2]*float64{finite(d.DiffCI[0]), finite(d.DiffCI[1])}
+				jd.Test, jd.DiffCI, jd.Batches = "paired_batches", &iv, d.PairedBatches
+			}
+			if sideCIs(d) {
 				a := [2]*float64{finite(d.CIA[0]), finite(d.CIA[1])}
 				b := [2]*float64{finite(d.CIB[0]), finite(d.CIB[1])}
 				jd.CIA, jd.CIB = &a, &b

@@ -522,7 +522,9 @@ func judgeFor(o Objective, base, pick *Candidate, level float64, rule Rule, basi
 // MinUnansweredCutPerCost percent per percent of added cost — the rule's
 // test for a share of requests without a usable answer in time, as the
 // rule's text states it — and, with RequireSignificant,
-// significantly (disjoint Wilson intervals at the level). Like Judge, it
+// significantly (disjoint Wilson intervals at the level; when the
+// requests interact, the paired difference of the two shares over their
+// batches excludes 0, intervals.go). Like Judge, it
 // never says "hedge" for a pick with FewerAnswers unless the rule allows
 // it, nor for no hedging.
 func JudgeWithin(base, pick *Candidate, target time.Duration, level float64, rule Rule, basis string) Verdict {
@@ -552,6 +554,12 @@ func judgeWithin(base, pick *Candidate, target time.Duration, word string, level
 	_, hiP := wilson(mp, pick.Requests, z)
 	loB, _ := wilson(mb, base.Requests, z)
 	v.Significant = hiP < loB
+	if d, ok := pairedWithin(base, pick, level); ok {
+		// Requests that interact: the paired difference of the shares
+		// within the target over the batches (intervals.go), not
+		// Wilson's intervals, which assume independent requests.
+		v.Significant = d.CI[0] > 0
+	}
 	what := fmt.Sprintf("the share not %s within %s (%s → %s)", word, t, fpct2(mb), fpct2(mp))
 	gain := 0.0
 	if mb > 0 {

@@ -82,11 +82,14 @@
 // this test is conservative. A percentile that is a miss is never "~"
 // against a pick whose percentile is an answer (two misses are). Under
 // objective answered (or checked), "~" compares the objective's own
-// figure: the Wilson intervals of the share within the target overlap.
+// figure: the Wilson intervals of the share within the target overlap —
+// or, when the class's requests interact (objective answered), the paired
+// difference of the two candidates' shares over their batches holds 0
+// (intervals.go), since Wilson's intervals assume independent requests.
 // An order-statistic interval exists only when
 // its ranks fall inside the sample: at 95 %, from 110 requests for p95 and
 // 563 for p99 (MinRequestsForCI). Without one, the table prints "n/a" for
-// that interval and JSON has p95_ci_ok or p99_ci_ok false. When the
+// that interval and JSON has p95_ci95_ok or p99_ci95_ok false. When the
 // objective's percentile has none, every candidate is marked "~", no
 // difference counts as significant and a warning says so; the verdict is
 // "hedge" only when the unanswered share falls significantly (Wilson
@@ -332,12 +335,20 @@
 // may have fewer than requests_per_candidate, the number asked for). A
 // candidate has label, hedging, delay_s, copies, target, requests,
 // latency_s {mean, p50, p90, p95, p99, p99_9, p95_ci95, p99_ci95 — the
-// intervals are at confidence_level}, p95_ci_ok, p99_ci_ok (false: too few
+// intervals are at confidence_level}, p95_ci95_ok, p99_ci95_ok (false: too few
 // requests for the interval, which is then meaningless), answered_share,
 // hedged_share, attempts_per_request, cost_per_1k_usd, added_cost_pct
 // (on the cost basis), added_calls_pct, feasible, frontier, pick,
 // objective_pick, indistinguishable_from_pick, fewer_answers,
-// answered_within_target_share, status ("picked", "eligible" or
+// answered_within_target_share, answered_share_ci95,
+// answered_within_target_share_ci95 (with a target), added_cost_pct_ci95
+// (when the requests interact and the cost basis is USD; absent
+// otherwise) and ci95_method (how those three were made: Wilson's score
+// interval for independent requests, batch means over the run's fixed
+// grid of 30 arrival-ordered batches when they interact, the added cost
+// paired with no hedging batch by batch), met_share_ci95,
+// rescued_share_ci95 and harmed_share_ci95 (Wilson's, for independent
+// requests only), status ("picked", "eligible" or
 // "rejected") and reasons[] (code, detail, name, value, limit, unit, text:
 // see fate.go), over_rate_limit, overload_excluded, overloads[] (Load:
 // kind, name, offered, limit, utilisation, burst_s, span_s), unstable,

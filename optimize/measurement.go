@@ -74,8 +74,11 @@ type Measurement struct {
 	Group []GroupFigure
 	Spans [][2]float64
 	// Batches holds each batch's p95 and p99 when the class's requests
-	// interact (paired.go); nil otherwise.
+	// interact (paired.go); nil otherwise. Shares holds, then, each batch's
+	// answered share, share within the target and cost per 1000 requests
+	// (Candidate.batchS).
 	Batches [2][]float64
+	Shares  [3][]float64
 }
 
 // measurementOf returns the measurement of the summarized candidate c.
@@ -86,7 +89,7 @@ func measurementOf(key string, c *Candidate) Measurement {
 		AttemptsPerRequest: c.AttemptsPerRequest, CostPer1kUSD: c.CostPer1kUSD,
 		OverLimit: c.OverLimit, Loads: c.Loads, Survival: c.Survival, PerSecond: c.perSecond,
 		WonPrimary: c.won.Primary, WonCopies: c.won.Copies, Met: c.met, Rescued: c.rescued, Harmed: c.harmed, Paired: c.paired,
-		Batches: c.batchQ,
+		Batches: c.batchQ, Shares: c.batchS,
 	}
 }
 
@@ -109,6 +112,7 @@ func (m *Measurement) apply(c *Candidate) {
 	c.won = sim.Won{Primary: m.WonPrimary, Copies: m.WonCopies}
 	c.met, c.rescued, c.harmed, c.paired = m.Met, m.Rescued, m.Harmed, m.Paired
 	c.batchQ = m.Batches
+	c.batchS = m.Shares
 	c.shares()
 }
 
@@ -192,6 +196,7 @@ type measurementJSON struct {
 	Group      []groupFigure   `json:"group,omitempty"`
 	Spans      [][2]exact      `json:"grid_spans_s,omitempty"`
 	Batches    [][]exact       `json:"batch_p95_p99_s,omitempty"`
+	Shares     [][]exact       `json:"batch_shares,omitempty"`
 }
 
 // groupFigure is the JSON form of a GroupFigure, exact.
@@ -426,6 +431,15 @@ func (m Measurement) MarshalJSON() ([]byte, error) {
 			w.Batches = append(w.Batches, xs)
 		}
 	}
+	if m.Shares[0] != nil {
+		for _, b := range m.Shares {
+			xs := make([]exact, len(b))
+			for j, x := range b {
+				xs[j] = exact(x)
+			}
+			w.Shares = append(w.Shares, xs)
+		}
+	}
 	for _, g := range m.Group {
 		w.Group = append(w.Group, groupFigure{g.Class, exact(g.Q), [2]exact{exact(g.CI[0]), exact(g.CI[1])}, g.CIOK,
 			exact(g.Answered), exact(g.Hedged), exact(g.CostPer1k), exact(g.Calls), g.Requests})
@@ -477,6 +491,17 @@ func (m *Measurement) UnmarshalJSON(b []byte) error {
 			m.Batches[i] = make([]float64, len(b))
 			for j, x := range b {
 				m.Batches[i][j] = float64(x)
+			}
+		}
+	}
+	if len(w.Shares) == 3 {
+		for i, b := range w.Shares {
+			if len(b) == 0 {
+				continue // no target, or no prices
+			}
+			m.Shares[i] = make([]float64, len(b))
+			for j, x := range b {
+				m.Shares[i][j] = float64(x)
 			}
 		}
 	}

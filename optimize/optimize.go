@@ -56,16 +56,29 @@ type Candidate struct {
 	Latency sim.Latency `json:"latency_s"`
 	// P95CIOK and P99CIOK say whether the intervals of p95 and p99 are
 	// order-statistic intervals inside the sample (sim's
-	// ClassResult.QuantileCI). When false, the requests are too few (see
+	// ClassResult.QuantileCI), or batched ones whose batches are long
+	// enough. When false, the requests are too few (see
 	// MinRequestsForCI): the interval is clamped to the sample's extremes
 	// and means nothing, and no difference in that percentile counts as
-	// significant. The zero value is false.
-	P95CIOK bool `json:"p95_ci_ok"`
-	P99CIOK bool `json:"p99_ci_ok"`
+	// significant. The zero value is false. JSON names them as run's
+	// report does (p95_ci95_ok; before, p95_ci_ok).
+	P95CIOK bool `json:"p95_ci95_ok"`
+	P99CIOK bool `json:"p99_ci95_ok"`
 	// AnsweredShare is the share of requests with a valid answer within
 	// the deadline; HedgedShare the share that sent at least one copy.
 	AnsweredShare float64 `json:"answered_share"`
 	HedgedShare   float64 `json:"hedged_share"`
+	// AnsweredShareCI95, AnsweredWithinShareCI95 and AddedCostPctCI95 are
+	// the intervals, at the report's confidence_level, of AnsweredShare,
+	// AnsweredWithinShare (with a target) and AddedCostPct, made as
+	// CIMethod says (intervals.go): Wilson's for independent requests,
+	// batch means when they interact. The added cost's is absent for
+	// independent requests and on the calls basis, whose per-request
+	// figures the run does not keep.
+	AnsweredShareCI95       *[2]*float64 `json:"answered_share_ci95,omitempty"`
+	AnsweredWithinShareCI95 *[2]*float64 `json:"answered_within_target_share_ci95,omitempty"`
+	AddedCostPctCI95        *[2]*float64 `json:"added_cost_pct_ci95,omitempty"`
+	CIMethod                string       `json:"ci95_method,omitempty"`
 	// FewerAnswers is true when the answered share is significantly lower
 	// than no hedging's: the difference of the two proportions exceeds z
 	// standard errors at the report's level (a two-sided test that treats
@@ -135,6 +148,13 @@ type Candidate struct {
 	MetShare        float64     `json:"met_share"`
 	RescuedShare    *float64    `json:"rescued_share"`
 	HarmedShare     *float64    `json:"harmed_share"`
+	// MetShareCI95, RescuedShareCI95 and HarmedShareCI95 are their Wilson
+	// intervals at the report's level, for independent requests only
+	// (intervals.go): when requests interact the run keeps no per-batch
+	// counts of them, and they are absent.
+	MetShareCI95     *[2]*float64 `json:"met_share_ci95,omitempty"`
+	RescuedShareCI95 *[2]*float64 `json:"rescued_share_ci95,omitempty"`
+	HarmedShareCI95  *[2]*float64 `json:"harmed_share_ci95,omitempty"`
 
 	// Steps is, for a pipeline class, each step's policy in the candidate
 	// (absent for a one-call class).
@@ -155,6 +175,12 @@ type Candidate struct {
 	// batchQ holds each batch's p95 and p99 when the class's requests
 	// interact, for paired decisions (paired.go); nil otherwise.
 	batchQ [2][]float64
+	// batchS holds, when the class's requests interact, the answered
+	// share, the share answered within the objective's target (nil
+	// without one) and the cost per 1000 requests (nil without prices) of
+	// each batch of sim's fixed grid over the whole run
+	// (sim.ClassResult.GridShares); nil otherwise.
+	batchS [3][]float64
 }
 
 // Q returns the candidate's p-percentile (0.95 or 0.99) in seconds.
@@ -740,6 +766,7 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	baseOver := base.OverLimit
 	for i := range cs {
 		compare(&cs[i], base, cr.CostBasis)
+		setIntervals(&cs[i], base, cr.CostBasis, level, cr.Objective.Target > 0)
 		cs[i].FewerAnswers = fewerAnswers(base, &cs[i], z)
 		// Only an overload hedging causes counts against a candidate.
 		cs[i].OverLimit = cs[i].OverLimit && !baseOver

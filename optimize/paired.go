@@ -115,9 +115,15 @@ func likePick(c, pick *Candidate, p, level float64) bool {
 
 // likePickWithin reports whether c's share of requests answered within
 // the objective's target is not significantly different from the pick's
-// ("~" under objective answered or checked): their Wilson intervals at the
-// level overlap, the test JudgeWithin makes.
+// ("~" under objective answered or checked): when the class's requests
+// interact, the paired difference's interval over their batches
+// (intervals.go) holds 0; otherwise their Wilson intervals at the level
+// overlap, the test JudgeWithin makes. (Wilson's intervals assume
+// independent requests, and under load are far too narrow.)
 func likePickWithin(c, pick *Candidate, level float64) bool {
+	if d, ok := pairedWithin(pick, c, level); ok {
+		return !d.Significant()
+	}
 	z := distuv.UnitNormal.Quantile((1 + level) / 2)
 	lc, hc := wilson(c.AnsweredWithinShare, c.Requests, z)
 	lp, hp := wilson(pick.AnsweredWithinShare, pick.Requests, z)
@@ -162,24 +168,45 @@ func precisionFor(gain float64) string {
 	return strconv.FormatFloat(p, 'g', 3, 64)
 }
 
-// RelativeHalfWidth returns how precisely cr's verdict is measured: the
-// half-width of the paired difference of the objective's percentile
-// between the pick and no hedging, relative to no hedging's percentile —
-// or, when the class is not batched (independent requests), the larger
-// relative half-width of the two candidates' own intervals. +Inf when an
-// interval is missing.
+// RelativeHalfWidth returns how precisely cr's pick is measured: the
+// larger of the half-widths of two paired differences of the objective's
+// percentile — the pick against no hedging, and the pick against its
+// nearest rival (NearestRival) — relative to no hedging's percentile; for
+// a pair not batched (independent requests), the larger relative
+// half-width of the two candidates' own intervals instead. Under objective
+// answered (with a target) the figure is the share answered within the
+// target, and the half-widths are relative to no hedging's share not
+// answered within it (withinHalfWidth). +Inf when an interval is missing.
 func (cr *ClassReport) RelativeHalfWidth(level float64) float64 {
+	if cr.Objective.Goal == MostAnswered && cr.Objective.Target > 0 && !cr.Objective.Checked {
+		return cr.withinHalfWidth(level)
+	}
 	p := cr.Objective.Percentile
 	base, pick := cr.Baseline(), cr.Picked()
 	q := base.Q(p)
 	if !(q > 0) || math.IsInf(q, 1) || !base.CIOK(p) || !pick.CIOK(p) {
 		return math.Inf(1)
 	}
-	if d, ok := pairedDiff(base, pick, p, level); ok && cr.Pick != 0 {
+	h := pairHalfWidth(base, pick, p, q, level)
+	if r := cr.NearestRival(); r != nil {
+		if !r.CIOK(p) {
+			return math.Inf(1)
+		}
+		h = max(h, pairHalfWidth(pick, r, p, q, level))
+	}
+	return h
+}
+
+// pairHalfWidth returns the half-width of the paired difference b − a of
+// the p-percentile relative to q, or, when the two are not batched alike
+// (or are one candidate), the larger relative half-width of their own
+// intervals; +Inf when one is missing.
+func pairHalfWidth(a, b *Candidate, p, q, level float64) float64 {
+	if d, ok := pairedDiff(a, b, p, level); ok && a != b {
 		return d.HalfWidth() / q
 	}
 	h := 0.0
-	for _, c := range []*Candidate{base, pick} {
+	for _, c := range []*Candidate{a, b} {
 		ci, x := c.CI(p), c.Q(p)
 		if !(x > 0) || math.IsInf(ci[1], 1) {
 			return math.Inf(1)
@@ -189,11 +216,82 @@ func (cr *ClassReport) RelativeHalfWidth(level float64) float64 {
 	return h
 }
 
+// NearestRival returns the candidate the pick must be told apart from: of
+// the other candidates within the objective's limits (Feasible) with the
+// objective's figure measured, the one whose figure is nearest the
+// pick's — the percentile, or under objective answered the share answered
+// within the target; nil when there is none. A rival whose percentile is
+// a miss, against a pick's answer, differs however few the requests, and
+// is passed over.
+func (cr *ClassReport) NearestRival() *Candidate {
+	within := cr.Objective.Goal == MostAnswered && cr.Objective.Target > 0
+	p := cr.Objective.Percentile
+	pick := cr.Picked()
+	var best *Candidate
+	bestGap := math.Inf(1)
+	for i := range cr.Candidates {
+		c := &cr.Candidates[i]
+		if i == cr.Pick || !c.Feasible || c.Requests == 0 {
+			continue
+		}
+		gap := math.Abs(c.AnsweredWithinShare - pick.AnsweredWithinShare)
+		if !within {
+			if math.IsInf(c.Q(p), 1) != math.IsInf(pick.Q(p), 1) {
+				continue
+			}
+			gap = math.Abs(c.Q(p) - pick.Q(p))
+		}
+		if gap < bestGap {
+			best, bestGap = c, gap
+		}
+	}
+	return best
+}
+
+// withinHalfWidth is RelativeHalfWidth under objective answered: the
+// larger of the half-widths of the differences of the share answered
+// within the target — the pick against no hedging, and against its
+// nearest rival — paired over their batches when the requests interact,
+// else the larger Wilson half-width of the two; relative to no hedging's
+// share not answered within the target. +Inf when that share is 0.
+func (cr *ClassReport) withinHalfWidth(level float64) float64 {
+	base, pick := cr.Baseline(), cr.Picked()
+	m := 1 - base.AnsweredWithinShare
+	if !(m > 0) {
+		return math.Inf(1)
+	}
+	z := distuv.UnitNormal.Quantile((1 + level) / 2)
+	pair := func(a, b *Candidate) float64 {
+		if d, ok := pairedWithin(a, b, level); ok && a != b {
+			return d.HalfWidth() / m
+		}
+		h := 0.0
+		for _, c := range []*Candidate{a, b} {
+			lo, hi := wilson(c.AnsweredWithinShare, c.Requests, z)
+			h = max(h, (hi-lo)/2)
+		}
+		return h / m
+	}
+	h := pair(base, pick)
+	if r := cr.NearestRival(); r != nil {
+		h = max(h, pair(pick, r))
+	}
+	return h
+}
+
 // PrecisionUndefined says why cr's RelativeHalfWidth cannot exist
 // however many requests are simulated: the objective's percentile without
-// hedging, or with the pick, is a miss (+Inf) or 0. It is "" when more
-// requests can narrow the interval.
+// hedging, or with the pick, is a miss (+Inf) or 0; under objective
+// answered, no request without hedging missed the target, so a half-width
+// relative to that share (0) is undefined. It is "" when more requests
+// can narrow the interval.
 func (cr *ClassReport) PrecisionUndefined() string {
+	if o := cr.Objective; o.Goal == MostAnswered && o.Target > 0 && !o.Checked {
+		if !(cr.Baseline().AnsweredWithinShare < 1) {
+			return fmt.Sprintf("class %s: every request without hedging is answered within %s, and a half-width relative to the share not answered in time (0) is undefined", cr.Class, fsec(o.Target.Seconds()))
+		}
+		return ""
+	}
 	p := cr.Objective.Percentile
 	for _, c := range []struct {
 		who string

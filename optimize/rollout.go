@@ -109,7 +109,9 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 	if err != nil {
 		return nil, err
 	}
-	rc := &RolloutCheck{Requests: c.Requests, Report: sim.NewReport(c, hedged, base)}
+	// With each class's per-batch figures, as run --json of the same
+	// scenario writes them: the check's report is that run's report.
+	rc := &RolloutCheck{Requests: c.Requests, Report: sim.NewReportPerBatch(c, hedged, base)}
 	var overloads []sim.Overload
 	if len(base.Overloads(c)) == 0 {
 		overloads = hedged.Overloads(c) // overloads the picks cause

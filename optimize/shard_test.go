@@ -220,6 +220,10 @@ func TestMeasurementJSONExact(t *testing.T) {
 		AnsweredShare: 2.0 / 3, CostPer1kUSD: math.Copysign(0, -1),
 		Survival: []optimize.SurvivalPoint{{T: 1e-300, S: 0.999}},
 		Span:     &[2]float64{inf - inf, 12.5},
+		// A batched run's batch figures: no target (no shares within it),
+		// an empty batch (NaN).
+		Batches: [2][]float64{{1.0 / 3, 2}, {inf, 3}},
+		Shares:  [3][]float64{{2.0 / 3, inf - inf}, nil, {0.1 + 0.2, 1}},
 	}
 	b, err := json.Marshal(m)
 	if err != nil {
@@ -230,6 +234,9 @@ func TestMeasurementJSONExact(t *testing.T) {
 		t.Fatal(err)
 	}
 	b2, _ := json.Marshal(back)
+	if back.Shares[1] != nil || back.Shares[0][0] != 2.0/3 || back.Shares[0][1] == back.Shares[0][1] || back.Shares[2][0] != 0.1+0.2 || back.Batches[1][0] != inf {
+		t.Errorf("batch figures changed: %v, %v", back.Batches, back.Shares)
+	}
 	if !bytes.Equal(b, b2) || back.Latency.P50 != 0.1+0.2 || back.Latency.P95CI95[0] != 1.0/3 || back.Latency.Mean != 0.1+0.2 || back.Span[0] == back.Span[0] || !math.Signbit(back.CostPer1kUSD) {
 		t.Fatalf("round trip changed the measurement:\n%s\n%s", b, b2)
 	}

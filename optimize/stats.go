@@ -96,6 +96,9 @@ func summarize(c *Candidate, r *sim.ClassResult, level float64, target time.Dura
 	}
 	c.Survival = survivalPoints(n, surv, v[len(ks):])
 	summarizeBatched(c, r, level)
+	if a, w, cost, ok := r.GridShares(target.Seconds()); ok {
+		c.batchS = [3][]float64{a, w, cost}
+	}
 	if target > 0 {
 		c.AnsweredWithinShare = float64(r.AnsweredWithin(target.Seconds())) / nf
 	}
@@ -109,6 +112,7 @@ func summarizeFor(c *Candidate, r *sim.ClassResult, level float64, o Objective) 
 	summarize(c, r, level, o.Target)
 	if o.Checked && o.Target > 0 && r.Pipeline != nil && r.Requests > 0 {
 		c.AnsweredWithinShare = float64(r.Pipeline.CheckedWithin(o.Target.Seconds())) / float64(r.Requests)
+		c.batchS[1] = nil // the batches' shares are of answers, not of checked turns
 	}
 }
 

@@ -186,6 +186,9 @@ type batchSummary struct {
 	billed    bool
 	cost      Cost
 	batchCost []float64
+	// grid are the row's figures on the fixed grid of batches, for
+	// paired differences between reports (class rows only; nil else).
+	grid *PerBatch
 }
 
 // The estimates of a batch, in batchSummary.perBatch.
@@ -261,14 +264,18 @@ func batchSummarize(s *latencySet) *batchSummary {
 // summarizeRows returns the latency summaries of a report row's run h and
 // of its baseline b and, when their requests interact, their batched
 // analyses (nil otherwise), both cut at the later of their two warm-up
-// cuts so that their batches hold the same requests (pairs.go).
-func summarizeRows(h, b *ClassResult) (hl Latency, hb *batchSummary, bl Latency, bb *batchSummary) {
+// cuts so that their batches hold the same requests (pairs.go). With grid,
+// h's analysis also gets its figures on the fixed grid (perbatch.go).
+func summarizeRows(h, b *ClassResult, grid bool) (hl Latency, hb *batchSummary, bl Latency, bb *batchSummary) {
 	if h.NumLatencies() == 0 || b.NumLatencies() == 0 || !h.lat.sectioned() || !b.lat.sectioned() {
 		return SummarizeLatency(h), nil, SummarizeLatency(b), nil
 	}
 	hs, bs := newSectionSums(&h.lat), newSectionSums(&b.lat)
 	cut := max(hs.mser(), bs.mser())
 	hb, bb = hs.summarize(&h.lat, cut), bs.summarize(&b.lat, cut)
+	if grid {
+		hb.grid = perBatchGrid(&h.lat, hs, cut, hb)
+	}
 	return hb.lat, hb, bb.lat, bb
 }
 

@@ -275,6 +275,34 @@ func BenchmarkReport(b *testing.B) {
 	}
 }
 
+// BenchmarkReportBatched is BenchmarkReport for loaded-provider, whose
+// requests share a queue: every row is batched, after a warm-up cut;
+// "per-batch" also gives its class row its figures on the fixed grid
+// (NewReportPerBatch, what run --json writes).
+func BenchmarkReportBatched(b *testing.B) {
+	cfg := shippedConfig(b, "loaded-provider")
+	cfg.Requests = 1_000_000
+	h, err := sim.Run(&cfg)
+	if err != nil {
+		b.Fatal(err)
+	}
+	base, err := sim.Run(sim.WithoutHedging(&cfg))
+	if err != nil {
+		b.Fatal(err)
+	}
+	for _, bc := range []struct {
+		name string
+		f    func(*sim.Config, *sim.Result, *sim.Result) *sim.Report
+	}{{"plain", sim.NewReport}, {"per-batch", sim.NewReportPerBatch}} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				bc.f(&cfg, h, base)
+			}
+		})
+	}
+}
+
 // BenchmarkRunPolicies sweeps 45 hedge delays (0 to 2.2 s in 50 ms steps)
 // of the "short" class of the default scenario, two-model-gateway, alone
 // at 2·10⁵ requests: "together" runs them with RunPolicies, sharing each

@@ -28,7 +28,14 @@ type PipelineReport struct {
 	// fail-closed step stopped; TimedOutShare (below) the rest.
 	CheckedShare  float64 `json:"checked_share"`
 	DegradedShare float64 `json:"degraded_share"`
-	FailedShare   float64 `json:"failed_share"`
+	// CheckedShareCI95 and DegradedShareCI95 are their Wilson 95 %
+	// intervals (intervals.go), SharesCIMethod says so; all three absent
+	// when the requests interact, whose runs keep no per-batch counts of
+	// them.
+	CheckedShareCI95  *[2]*float64 `json:"checked_share_ci95,omitempty"`
+	DegradedShareCI95 *[2]*float64 `json:"degraded_share_ci95,omitempty"`
+	SharesCIMethod    string       `json:"shares_ci95_method,omitempty"`
+	FailedShare       float64      `json:"failed_share"`
 	// TimedOutShare is the share ended by the end-to-end deadline (under
 	// the class's on_timeout, open or closed); FailedShare is then the
 	// share a fail-closed step stopped.
@@ -93,12 +100,18 @@ type StepReport struct {
 
 // endView returns c with every request counted at the time it ended, as if
 // all were answered: the end-to-end time of a pipeline request whatever
-// its outcome.
+// its outcome — with c's arrival sections when it has them (a batched
+// run), so that its figures can be batched too (batchmeans.go).
 func (c *ClassResult) endView() *ClassResult {
 	v := &ClassResult{Name: c.Name, Requests: c.Requests, Answered: c.Requests}
 	v.lat = latencySet{na: c.lat.n(), sumA: c.lat.sumA, maxA: c.lat.maxAll, maxAll: c.lat.maxAll}
 	v.lat.sumA.addSum(c.lat.sumM)
 	v.lat.ans = append(append([][]float32{}, c.lat.ans...), c.lat.miss...)
+	v.lat.unsectioned, v.lat.unbilled = true, true
+	if c.lat.sectioned() {
+		v.lat.ansSec = append(append([][]uint16{}, c.lat.ansSec...), c.lat.missSec...)
+		v.lat.secLast, v.lat.unsectioned = c.lat.secLast, false
+	}
 	return v
 }
 
@@ -115,15 +128,23 @@ func pipelineReport(cl *Class, h, b *ClassResult) *PipelineReport {
 		return nil
 	}
 	hp, bp := h.Pipeline, b.Pipeline
+	// When the requests interact, the end-to-end figures leave out the
+	// warm-up and their intervals come from batches, as the class row's.
+	e, _, be, _ := summarizeRows(h.endView(), b.endView(), false)
 	pr := &PipelineReport{
-		EndToEnd:               SummarizeLatency(h.endView()),
-		NoHedgingEndToEnd:      SummarizeLatency(b.endView()),
+		EndToEnd:               e,
+		NoHedgingEndToEnd:      be,
 		CheckedShare:           share(hp.Checked, h.Requests),
 		DegradedShare:          share(hp.DegradedAny, h.Requests),
 		FailedShare:            share(h.Requests-hp.Checked-hp.DegradedAny-hp.TimedOut, h.Requests),
 		TimedOutShare:          share(hp.TimedOut, h.Requests),
 		NoHedgingCheckedShare:  share(bp.Checked, b.Requests),
 		NoHedgingDegradedShare: share(bp.DegradedAny, b.Requests),
+	}
+	if !h.Batched() && h.Requests > 0 {
+		pr.CheckedShareCI95 = wireCI(WilsonCI(hp.Checked, h.Requests))
+		pr.DegradedShareCI95 = wireCI(WilsonCI(hp.DegradedAny, h.Requests))
+		pr.SharesCIMethod = "Wilson score (independent requests)"
 	}
 	if hp.HasTTFV() {
 		t, bt := SummarizeLatency(hp.TTFV()), SummarizeLatency(bp.TTFV())

@@ -273,20 +273,42 @@ type ClassReport struct {
 	// Warnings are conditions that limit what the numbers mean, such as too
 	// few requests for a p99 interval.
 	Warnings []string `json:"warnings"`
+	// PerBatch are a batched class row's figures per batch of a fixed
+	// grid, for paired differences between reports (perbatch.go); absent
+	// for independent requests, in the overall row, and in a report of
+	// NewReport (NewReportPerBatch gives them).
+	PerBatch *PerBatch `json:"per_batch,omitempty"`
 }
 
 // NewReport compares a run with its baseline (the result of running
 // WithoutHedging(cfg)); both must come from the same cfg.
 func NewReport(cfg *Config, hedged, baseline *Result) *Report {
+	return newReport(cfg, hedged, baseline, false)
+}
+
+// NewReportPerBatch is NewReport with, for each class row whose requests
+// interact, its figures in each batch of the fixed grid
+// (ClassReport.PerBatch, perbatch.go), for paired comparisons between
+// reports (hedgesim compare). It costs one more grouping and selection
+// over each such row's latencies when its warm-up cut is not 0, so
+// NewReport leaves it out (run writes it in its JSON).
+func NewReportPerBatch(cfg *Config, hedged, baseline *Result) *Report {
+	return newReport(cfg, hedged, baseline, true)
+}
+
+func newReport(cfg *Config, hedged, baseline *Result, perBatch bool) *Report {
 	r := &Report{
 		Scenario: cfg.Name, Seed: cfg.Seed, Requests: cfg.Requests,
 		QuantileRule: QuantileRuleFor(cfg),
 	}
-	sums, overall := summarizeAll(hedged, baseline)
+	sums, overall := summarizeAll(hedged, baseline, perBatch)
 	for i := range hedged.Classes {
 		h, b, x := &hedged.Classes[i], &baseline.Classes[i], &sums[i]
 		cr := classReport(h, b, x.lat, x.end, x.base)
 		cr.setIntervals(x)
+		if x.bat != nil {
+			cr.PerBatch = x.bat.grid
+		}
 		cr.Pipeline = pipelineReport(&cfg.Classes[i], h, b)
 		cr.Warnings = append(cr.Warnings, hedgeWarnings(&cfg.Classes[i], h, b, &cr, x.baseEnd95)...)
 		cr.Policy = PolicyText(cfg, &cfg.Classes[i])
@@ -417,21 +439,22 @@ type summaries struct {
 // runs hedged and baseline, and of the overall row — the one class's when
 // there is only one, as they hold the same requests. The selections, which
 // only read the runs' latencies, run on up to GOMAXPROCS goroutines; the
-// figures do not depend on how many.
-func summarizeAll(hedged, baseline *Result) (cls []summaries, overall summaries) {
+// figures do not depend on how many. With perBatch, the class rows also
+// get their figures on the fixed grid (perbatch.go).
+func summarizeAll(hedged, baseline *Result, perBatch bool) (cls []summaries, overall summaries) {
 	cls = make([]summaries, len(hedged.Classes))
 	var jobs []func()
 	for i := range cls {
 		h, b, x := &hedged.Classes[i], &baseline.Classes[i], &cls[i]
 		jobs = append(jobs,
-			func() { x.lat, x.bat, x.base, x.baseBat = summarizeRows(h, b) },
+			func() { x.lat, x.bat, x.base, x.baseBat = summarizeRows(h, b, perBatch) },
 			func() { x.end = SummarizeEnd(h) },
 			func() { x.baseEnd95 = b.EndQuantiles(0.95)[0] })
 	}
 	if len(cls) != 1 {
 		h, b, x := &hedged.Overall, &baseline.Overall, &overall
 		jobs = append(jobs,
-			func() { x.lat, x.bat, x.base, x.baseBat = summarizeRows(h, b) },
+			func() { x.lat, x.bat, x.base, x.baseBat = summarizeRows(h, b, false) },
 			func() { x.end = SummarizeEnd(h) })
 	}
 	var next atomic.Int64

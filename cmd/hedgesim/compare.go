@@ -20,9 +20,12 @@ Compares two reports of 'hedgesim run --json' or 'hedgesim optimize --json'
 usable answer, answered share and cost per 1000 requests, A and B and the
 change. "~" marks a change that is not significant (p95/p99: the 95%
 intervals overlap; answered: two-proportion z test at 5%), as benchstat
-does. An optimize report contributes each class's pick. Exit status 0 when
-both reports could be read, whatever the differences; 2 when a report is
-not one hedgesim writes (a share outside [0, 1], a class named twice,
+does; for a class whose requests interact (a queue, a limit, a pool) in
+two run reports, p50/p95/p99, answered and cost are marked by their paired
+difference over batches of arrivals instead, listed under the table. An
+optimize report contributes each class's pick. Exit status 0 when both
+reports could be read, whatever the differences; 2 when a report is not
+one hedgesim writes (a share outside [0, 1], a class named twice,
 percentiles out of order, ...) or the two have no class in common. "-"
 for one of the two reads it from standard input.`, stderr)
 	asJSON := fs.Bool("json", false, "write the comparison as JSON")

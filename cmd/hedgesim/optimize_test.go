@@ -352,9 +352,9 @@ func TestOptimizeTooFewRequests(t *testing.T) {
 					Reason      string `json:"reason"`
 				} `json:"verdict"`
 				Candidates []struct {
-					P95CIOK bool `json:"p95_ci_ok"`
-					Like    bool `json:"indistinguishable_from_pick"`
-					Pick    bool `json:"pick"`
+					P95CIOK *bool `json:"p95_ci95_ok"`
+					Like    bool  `json:"indistinguishable_from_pick"`
+					Pick    bool  `json:"pick"`
 				} `json:"candidates"`
 			} `json:"classes"`
 		}
@@ -367,7 +367,10 @@ func TestOptimizeTooFewRequests(t *testing.T) {
 				t.Errorf("--requests %s: class %s: verdict %+v", n, c.Class, v)
 			}
 			for i, cand := range c.Candidates {
-				if cand.P95CIOK || !(cand.Pick || cand.Like) {
+				if cand.P95CIOK == nil {
+					t.Fatalf("--requests %s: class %s: candidate %d has no p95_ci95_ok", n, c.Class, i)
+				}
+				if *cand.P95CIOK || !(cand.Pick || cand.Like) {
 					t.Errorf("--requests %s: class %s: candidate %d marked significantly different from the pick", n, c.Class, i)
 				}
 			}

@@ -129,13 +129,16 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	}
 	bar := newProgress(stderr, "run", *quiet)
 	bar.live()
-	rep, err := simulate(ctx, &cfg, fn, int(workers.v), bar)
+	// Only a report written as JSON holds each class's batch figures
+	// (per_batch, for compare); the text report does without their cost.
+	perBatch := *asJSON || *out != ""
+	rep, err := simulate(ctx, &cfg, fn, int(workers.v), bar, perBatch)
 	if err == nil {
 		rep, err = prec.toPrecision(ctx, &cfg, rep, func(c *sim.Config) (*sim.Report, error) {
 			if err := checkMemory(2*sim.EstimateMemory(c), maxMemory, fmt.Sprintf("simulating %d requests for --precision", c.Requests), "--max-requests"); err != nil {
 				return nil, err
 			}
-			return simulate(ctx, c, nil, int(workers.v), bar)
+			return simulate(ctx, c, nil, int(workers.v), bar, perBatch)
 		})
 	}
 	bar.finish()
@@ -183,8 +186,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 // (sim.RunWithBaseline); the report does not depend on workers. fn, when
 // not nil, sees every attempt of the hedged run, from one goroutine (that
 // run is then made on its own, beside its baseline); bar (may be nil)
-// counts the two runs as steps as they finish.
-func simulate(ctx context.Context, cfg *sim.Config, fn func(*sim.AttemptRecord), workers int, bar *progress) (*sim.Report, error) {
+// counts the two runs as steps as they finish. With perBatch the report
+// holds each class's batch figures (sim.NewReportPerBatch).
+func simulate(ctx context.Context, cfg *sim.Config, fn func(*sim.AttemptRecord), workers int, bar *progress, perBatch bool) (*sim.Report, error) {
+	newReport := sim.NewReport
+	if perBatch {
+		newReport = sim.NewReportPerBatch
+	}
 	const stage = "hedged run and no hedging, at once"
 	bar.set(stage, 0, 2)
 	if fn == nil {
@@ -193,7 +201,7 @@ func simulate(ctx context.Context, cfg *sim.Config, fn func(*sim.AttemptRecord),
 			return nil, err
 		}
 		bar.set(stage, 2, 2)
-		return sim.NewReport(cfg, hedged, base), nil
+		return newReport(cfg, hedged, base), nil
 	}
 	var finished atomic.Int32
 	var base *sim.Result
@@ -213,7 +221,7 @@ func simulate(ctx context.Context, cfg *sim.Config, fn func(*sim.AttemptRecord),
 	if baseErr != nil {
 		return nil, baseErr
 	}
-	return sim.NewReport(cfg, hedged, base), nil
+	return newReport(cfg, hedged, base), nil
 }
 
 // writeRunReport writes the report directory of `run --out` (writeFiles):

@@ -1,0 +1,89 @@
+package compare
+
+import (
+	"math"
+
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// Paired differences. A run report of a class whose requests interact (a
+// queue, a limit, a breaker, a pool, closed-loop clients) gives the class's
+// figures in each batch of a fixed grid of arrival-ordered batches
+// (per_batch: sim.PerBatch). When both reports give them on the same grid,
+// a figure's change is judged on the per-batch differences d_j = θ_j(B) −
+// θ_j(A) over the batches after both warm-up cuts: the interval d̄ ±
+// t₀.₉₇₅,J−1 · s_d/√J (sim.PairDiff), significant when it excludes 0.
+// Each side's batch estimates are nearly independent and estimate its
+// figure, so the test holds for any two such reports; when the runs share
+// their random numbers (the same scenario file and seed) batch j holds the
+// same requests in both, what they shared — a long queue, a slow period —
+// cancels, and the interval is far narrower than the overlap of the two
+// intervals, which under load are each wide. Reports without per_batch
+// (independent requests, optimize reports) keep the overlap and z tests.
+
+// pairable reports whether a and b give per-batch figures on the same grid,
+// and returns the first batch after both warm-up cuts.
+func pairable(a, b *Class) (from int, ok bool) {
+	pa, pb := a.perBatch, b.perBatch
+	if pa == nil || pb == nil || pa.Count != pb.Count || pa.Count < 2 {
+		return 0, false
+	}
+	from = max(pa.FirstKept, pb.FirstKept)
+	return from, pa.Count-from >= 2
+}
+
+// pairedDelta returns the paired test of a figure with pooled values a
+// and b and per-batch values pa and pb (from batch from on), in d; ok is
+// false when the test cannot be made (a batch without the figure, a
+// pooled value that is a miss), leaving d unchanged.
+func pairedDelta(d *Delta, pa, pb []float64, from int) bool {
+	if len(pa) != len(pb) || from >= len(pa) || math.IsInf(d.A, 0) || math.IsInf(d.B, 0) {
+		return false
+	}
+	pd := sim.PairDiff(d.A, pa[from:], d.B, pb[from:], 0.95)
+	if math.IsNaN(pd.CI[0]) || math.IsNaN(pd.CI[1]) || math.IsInf(pd.CI[0], 0) || math.IsInf(pd.CI[1], 0) {
+		return false
+	}
+	d.Paired, d.DiffCI, d.PairedBatches = true, pd.CI, pd.Batches
+	if pd.Significant() {
+		d.Mark = Significant
+	} else {
+		d.Mark = Same
+	}
+	return true
+}
+
+// pairDeltas replaces the overlap and z tests of the deltas of a and b
+// (p50, p95, p99, answered, cost/1k) by paired tests where both give
+// per-batch figures on the same grid. A percentile whose batches are too
+// short for an interval (its report's ok flag false; for p50, fewer than
+// sim.MinBatchRequests(0.5) requests per batch) stays marked too few.
+func pairDeltas(ds []Delta, a, b *Class) {
+	from, ok := pairable(a, b)
+	if !ok {
+		return
+	}
+	pa, pb := a.perBatch, b.perBatch
+	for i := range ds {
+		d := &ds[i]
+		switch d.Metric {
+		case "p50":
+			n := min(a.Requests, b.Requests)
+			if sim.BatchIntervalOK(0.5, n, pa.Count) {
+				pairedDelta(d, pa.P50, pb.P50, from)
+			}
+		case "p95":
+			if d.Mark != Unknown {
+				pairedDelta(d, pa.P95, pb.P95, from)
+			}
+		case "p99":
+			if d.Mark != Unknown {
+				pairedDelta(d, pa.P99, pb.P99, from)
+			}
+		case "answered":
+			pairedDelta(d, pa.AnsweredShare, pb.AnsweredShare, from)
+		case "cost/1k":
+			pairedDelta(d, pa.CostPer1k, pb.CostPer1k, from)
+		}
+	}
+}

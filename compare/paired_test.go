@@ -1,0 +1,248 @@
+package compare
+
+import (
+	"bytes"
+	"encoding/json"
+	"math"
+	"strings"
+	"testing"
+
+	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// mm1 is an M/M/1 queue (Poisson arrivals at lambda/s, exponential service
+// at mu/s, one slot) of n requests on seed, with no hedging, whose
+// requests go to the classes named, in that order, with equal shares.
+func mm1(n int, seed uint64, lambda, mu float64, classes ...string) *sim.Config {
+	cfg := &sim.Config{
+		Name: "queue", Seed: seed, Requests: n,
+		Arrivals:  sim.Arrivals{Process: sim.Poisson, Rate: lambda},
+		Models:    []sim.Model{{Name: "m", Provider: "p", Latency: dist.Exponential{Rate: mu}, PricePerRequest: 1}},
+		Providers: []sim.Provider{{Name: "p", Concurrency: 1}},
+	}
+	for _, c := range classes {
+		cfg.Classes = append(cfg.Classes, sim.Class{Name: c, Share: 1 / float64(len(classes)),
+			InputTokens: dist.Constant{}, OutputTokens: dist.Constant{}})
+	}
+	return cfg
+}
+
+// runJSONOf runs cfg (no hedging: the run is its own baseline) and parses
+// its report as `hedgesim run --json` writes it.
+func runJSONOf(t *testing.T, cfg *sim.Config) *Report {
+	t.Helper()
+	res, err := sim.Run(cfg)
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(sim.NewReportPerBatch(cfg, res, res))
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mustParse(t, data)
+}
+
+// delta returns the delta of metric in the comparison's only row.
+func delta(t *testing.T, c *Comparison, metric string) Delta {
+	t.Helper()
+	for _, d := range c.Rows[0].Deltas {
+		if d.Metric == metric {
+			return d
+		}
+	}
+	t.Fatalf("no %s delta", metric)
+	return Delta{}
+}
+
+// TestPairedTwinPolicies mirrors sim's TestPairedDifferenceOfTwinClasses at
+// compare's level: two classes with the same policy share an M/M/1 queue
+// at ρ = 0.9 (2·10⁵ requests); report A is that run, report B the same
+// scenario with the classes listed in the other order, so that request i
+// goes to the other class and B's class c is A's class d — the same
+// policy under the same queue at the same times, on other requests. The
+// true difference of their p95s is 0: the paired interval compare marks
+// by must hold it in ≥ 36 of 40 seeds (a 95 % interval holds it in 38 on
+// average; 36 is two binomial standard deviations, √(40·.05·.95) ≈ 1.4,
+// below), and be at least 3 × narrower than the unpaired √(h_A² + h_B²)
+// of the two reports' own batched intervals.
+func TestPairedTwinPolicies(t *testing.T) {
+	if testing.Short() {
+		t.Skip("80 runs of 2·10⁵ requests")
+	}
+	holds, paired := 0, 0
+	var pw, uw float64
+	for seed := uint64(1); seed <= 40; seed++ {
+		a := runJSONOf(t, mm1(200_000, seed, 0.9, 1, "c", "d"))
+		b := runJSONOf(t, mm1(200_000, seed, 0.9, 1, "d", "c"))
+		c := Compare(a, b)
+		if len(c.Rows) != 2 {
+			t.Fatalf("seed %d: %d rows, want 2", seed, len(c.Rows))
+		}
+		d := delta(t, c, "p95")
+		if !d.Paired {
+			t.Fatalf("seed %d: the p95 of a queue was not paired (per_batch missing?)", seed)
+		}
+		paired++
+		if d.DiffCI[0] <= 0 && 0 <= d.DiffCI[1] {
+			holds++
+			if d.Mark != Same {
+				t.Errorf("seed %d: interval %v holds 0 but the mark is %v", seed, d.DiffCI, d.Mark)
+			}
+		}
+		pw += (d.DiffCI[1] - d.DiffCI[0]) / 2
+		uw += math.Hypot((d.CIA[1]-d.CIA[0])/2, (d.CIB[1]-d.CIB[0])/2)
+	}
+	t.Logf("paired interval holds 0 in %d/40 seeds; mean half-widths: paired %.3f s, unpaired %.3f s (%.1f×)", holds, pw/40, uw/40, uw/pw)
+	if holds < 36 {
+		t.Errorf("the paired interval holds 0 in %d/40 seeds, want ≥ 36", holds)
+	}
+	if uw < 3*pw {
+		t.Errorf("paired half-width %.3f s is not 3× narrower than the unpaired %.3f s", pw/40, uw/40)
+	}
+}
+
+// TestPairedFindsWhatOverlapMisses: one M/M/1 queue at λ = 0.9/s, served
+// at μ = 1/s in A and 1.01/s in B on the same seed (common random numbers:
+// each request's service draw is the same exponential scaled by 1/μ). The
+// p95 falls from ln 20/0.1 = 29.96 s to ln 20/0.11 = 27.23 s, by 2.72 s
+// (9 %). At 4·10⁵ requests (batches of 13 333), over 40 seeds: the paired
+// interval holds the true difference in ≥ 36 (the bar of
+// TestPairedTwinPolicies) and excludes 0 in more seeds than the reports'
+// own intervals are disjoint. At 10⁵ requests (batches of 3 333) the
+// batches are short against the queue's memory: the mean batch difference,
+// on which the interval is centred, falls short of the true one, and the
+// interval holds it in fewer than 36 seeds (15 when written) —
+// docs/report.md says so; this half fails, and the docs must change, when
+// that bias is removed.
+func TestPairedFindsWhatOverlapMisses(t *testing.T) {
+	if testing.Short() {
+		t.Skip("80 runs of 4·10⁵ requests and 80 of 10⁵")
+	}
+	want := math.Log(20)/0.11 - math.Log(20)/0.1
+	for _, n := range []int{400_000, 100_000} {
+		holds, pairedSig, disjoint := 0, 0, 0
+		for seed := uint64(1); seed <= 40; seed++ {
+			a := runJSONOf(t, mm1(n, seed, 0.9, 1, "c"))
+			b := runJSONOf(t, mm1(n, seed, 0.9, 1.01, "c"))
+			d := delta(t, Compare(a, b), "p95")
+			if !d.Paired {
+				t.Fatal("the p95 of a queue was not paired")
+			}
+			if d.DiffCI[0] <= want && want <= d.DiffCI[1] {
+				holds++
+			}
+			if d.Mark == Significant {
+				pairedSig++
+			}
+			if d.CIA[1] < d.CIB[0] || d.CIB[1] < d.CIA[0] {
+				disjoint++
+			}
+		}
+		t.Logf("%d requests, true difference %.3f s: paired interval holds it in %d/40 seeds and excludes 0 in %d; the reports' own intervals are disjoint in %d", n, want, holds, pairedSig, disjoint)
+		if n == 100_000 {
+			if holds >= 36 {
+				t.Errorf("at 10⁵ requests the paired interval holds the true difference in %d/40 seeds: the batch bias docs/report.md describes is gone; update it", holds)
+			}
+			continue
+		}
+		if holds < 36 {
+			t.Errorf("the paired interval holds the true difference in %d/40 seeds, want ≥ 36", holds)
+		}
+		if pairedSig <= disjoint {
+			t.Errorf("paired test significant in %d/40 seeds, overlap test in %d: pairing should find more", pairedSig, disjoint)
+		}
+	}
+}
+
+// batchedReport is a one-class run report with per_batch figures: p95s
+// of base + shift[j] in batch j of 4, answered shares and costs alike,
+// the first first batches before the warm-up cut.
+func batchedReport(t *testing.T, p95 float64, shift []float64, first int) *Report {
+	t.Helper()
+	var p50s, p95s, p99s, shares, costs []any
+	for _, s := range shift {
+		p50s = append(p50s, 0.5+s)
+		p95s = append(p95s, p95+s)
+		p99s = append(p99s, 2*p95+s)
+		shares = append(shares, 0.9+s/100)
+		costs = append(costs, 1+s)
+	}
+	b, err := json.Marshal(map[string]any{
+		"scenario": "s", "seed": 1, "requests": 100_000,
+		"classes": []any{map[string]any{
+			"class": "chat", "requests": 100_000, "answered_share": 0.9,
+			"latency_s": map[string]any{
+				"p50": 0.5, "p95": p95, "p99": 2 * p95, "p95_ci95": [2]float64{p95 - 1, p95 + 1}, "p99_ci95": [2]float64{2*p95 - 2, 2*p95 + 2},
+				"p95_ci95_ok": true, "p99_ci95_ok": true,
+			},
+			"cost_per_1k_usd": map[string]any{"total": 1},
+			"per_batch": map[string]any{"count": len(shift), "first_kept": first,
+				"p50": p50s, "p95": p95s, "p99": p99s, "answered_share": shares, "cost_per_1k_usd": costs},
+		}},
+		"overall": map[string]any{},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return mustParse(t, b)
+}
+
+// TestPairedMechanics: per-batch differences of 0.1 s ± 0.01 s make the
+// p95's paired interval exclude 0 where the two reports' intervals (±1 s)
+// overlap; the pairing starts at the later first kept batch (a batch
+// before it, with a difference of 50 s, would move the interval); reports
+// whose grids differ, or whose batch lacks the figure, keep the overlap
+// test; JSON and text show the test and the difference's interval.
+func TestPairedMechanics(t *testing.T) {
+	a := batchedReport(t, 10, []float64{0, 0, 0, 0, 0}, 0)
+	b := batchedReport(t, 10.1, []float64{50, 0.01, -0.01, 0.01, -0.01}, 1)
+	c := Compare(a, b)
+	d := delta(t, c, "p95")
+	if !d.Paired || d.Mark != Significant || d.PairedBatches != 4 {
+		t.Fatalf("p95: paired %v, mark %v over %d batches; want a significant paired difference over 4", d.Paired, d.Mark, d.PairedBatches)
+	}
+	if !(d.DiffCI[0] > 0.05 && d.DiffCI[1] < 0.15) {
+		t.Errorf("p95 difference interval %v, want about 0.1 ± 0.02", d.DiffCI)
+	}
+	for _, m := range []string{"p50", "p99", "answered", "cost/1k"} {
+		if x := delta(t, c, m); !x.Paired {
+			t.Errorf("%s not paired", m)
+		}
+	}
+	var js bytes.Buffer
+	if err := c.WriteJSON(&js, "a", "b"); err != nil {
+		t.Fatal(err)
+	}
+	if s := js.String(); !strings.Contains(s, `"test": "paired_batches"`) || !strings.Contains(s, `"difference_ci95"`) {
+		t.Errorf("JSON lacks the paired test:\n%s", s)
+	}
+	var txt bytes.Buffer
+	if err := c.WriteText(&txt, "a", "b"); err != nil {
+		t.Fatal(err)
+	}
+	if s := txt.String(); !strings.Contains(s, "paired difference B − A") || !strings.Contains(s, "chat: paired B − A over 4 batches: p50 [-18ms, +18ms], p95 [+82ms, +118ms]") {
+		t.Errorf("text lacks the paired test:\n%s", s)
+	}
+
+	// Another grid: no pairing, the intervals overlap.
+	other := batchedReport(t, 10.1, []float64{0, 0.01, -0.01}, 0)
+	if d := delta(t, Compare(a, other), "p95"); d.Paired || d.Mark != Same {
+		t.Errorf("grids of 5 and 3 batches: paired %v, mark %v; want the overlap test's ~", d.Paired, d.Mark)
+	}
+	// A batch without an answered share (null: an empty batch).
+	empty := batchedReport(t, 10.1, []float64{0, 0.01, -0.01, 0.01, -0.01}, 0)
+	empty.Classes[0].perBatch.AnsweredShare[2] = math.NaN()
+	if d := delta(t, Compare(a, empty), "answered"); d.Paired {
+		t.Error("an answered share paired over a batch without one")
+	}
+	// Independent requests (no per_batch): the text keeps its old legend.
+	var plain bytes.Buffer
+	ind := mustParse(t, runReport(2.0, [2]float64{1.9, 2.1}, 0.9, 2000, 1))
+	if err := Compare(ind, ind).WriteText(&plain, "a", "b"); err != nil {
+		t.Fatal(err)
+	}
+	if strings.Contains(plain.String(), "paired") {
+		t.Errorf("a comparison of independent requests mentions pairing:\n%s", plain.String())
+	}
+}

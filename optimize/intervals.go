@@ -1,0 +1,96 @@
+package optimize
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// Intervals of a candidate's shares and added cost. For independent
+// requests the answered share, the share answered within the target and
+// the shares that met the class's target, were rescued and were harmed
+// get Wilson's score interval (stats.go's wilson); the added cost gets
+// none, since the run keeps no per-request costs to form one from. When
+// the class's requests interact, each figure's interval comes from its
+// values in the 30 batches of sim's fixed grid over the whole run
+// (sim.ClassResult.GridShares) — the requests the figures are over — as
+// est ± t · s/√B (sim.BatchInterval); the added cost's batch values are
+// paired with no hedging's, batch by batch (the same requests, on common
+// random numbers): 100·(c_b − c₀_b)/c₀_b. The met, rescued and harmed
+// shares of such a run get none: it keeps no per-batch counts of them.
+
+// CIMethodWilson and CIMethodGrid name how a candidate's intervals of its
+// shares and added cost were made (Candidate.CIMethod).
+const (
+	CIMethodWilson = "Wilson score (independent requests); no interval of the added cost"
+	CIMethodGrid   = "batch means over 30 arrival-ordered batches of the whole run (t interval); the added cost paired with no hedging batch by batch"
+)
+
+// setIntervals fills c's intervals of its shares and added cost at the
+// level, base being the class's no-hedging candidate and basis its cost
+// basis; within says the objective has a target (AnsweredWithinShare is
+// measured).
+func setIntervals(c, base *Candidate, basis string, level float64, within bool) {
+	if c.Requests <= 0 {
+		return
+	}
+	if c.batchS[0] == nil {
+		z := distuv.UnitNormal.Quantile((1 + level) / 2)
+		c.CIMethod = CIMethodWilson
+		lo, hi := wilson(c.AnsweredShare, c.Requests, z)
+		c.AnsweredShareCI95 = wireCI([2]float64{lo, hi})
+		if within {
+			lo, hi := wilson(c.AnsweredWithinShare, c.Requests, z)
+			c.AnsweredWithinShareCI95 = wireCI([2]float64{lo, hi})
+		}
+		w := func(share float64) *[2]*float64 {
+			lo, hi := wilson(share, c.Requests, z)
+			return wireCI([2]float64{lo, hi})
+		}
+		c.MetShareCI95 = w(c.MetShare)
+		if c.RescuedShare != nil && c.HarmedShare != nil {
+			c.RescuedShareCI95, c.HarmedShareCI95 = w(*c.RescuedShare), w(*c.HarmedShare)
+		}
+		return
+	}
+	c.CIMethod = CIMethodGrid
+	c.AnsweredShareCI95 = wireCI(sim.BatchInterval(c.AnsweredShare, c.batchS[0], level))
+	if within && c.batchS[1] != nil {
+		c.AnsweredWithinShareCI95 = wireCI(sim.BatchInterval(c.AnsweredWithinShare, c.batchS[1], level))
+	}
+	cc, bc := c.batchS[2], base.batchS[2]
+	if basis != CostUSD || cc == nil || len(cc) != len(bc) {
+		return
+	}
+	xs := make([]float64, len(cc))
+	for j := range cc {
+		xs[j] = math.NaN()
+		if bc[j] > 0 {
+			xs[j] = 100 * (cc[j] - bc[j]) / bc[j]
+		}
+	}
+	c.AddedCostPctCI95 = wireCI(sim.BatchInterval(c.AddedCostPct, xs, level))
+}
+
+// wireCI is an interval on the wire: nil when it was not formed (NaN
+// bounds), a null bound when it is infinite.
+func wireCI(ci [2]float64) *[2]*float64 {
+	if math.IsNaN(ci[0]) || math.IsNaN(ci[1]) {
+		return nil
+	}
+	return &[2]*float64{finitePtr(ci[0]), finitePtr(ci[1])}
+}
+
+// pairedWithin returns the paired difference b − a of the share answered
+// within the target over the candidates' batches, and whether it could
+// be formed (both batched alike, every batch with requests).
+func pairedWithin(a, b *Candidate, level float64) (sim.PairedDiff, bool) {
+	pa, pb := a.batchS[1], b.batchS[1]
+	if len(pa) < 2 || len(pa) != len(pb) {
+		return sim.PairedDiff{}, false
+	}
+	d := sim.PairDiff(a.AnsweredWithinShare, pa, b.AnsweredWithinShare, pb, level)
+	return d, !math.IsNaN(d.CI[0]) && !math.IsNaN(d.CI[1])
+}

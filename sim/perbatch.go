@@ -1,0 +1,220 @@
+package sim
+
+import (
+	"encoding/json"
+	"math"
+)
+
+// Per-batch figures for paired differences between reports. Two reports of
+// batched runs — two what-if variants of one scenario on one seed, say —
+// can be compared batch by batch (hedgesim compare) only when their
+// batches are the same spans of arrivals. The batches of a row's own
+// intervals (batchmeans.go) start after the row's warm-up cut, which
+// differs from run to run; so each batched class row also gives its
+// figures on a fixed grid: the run's numSections arrival sections split
+// into numBatches batches regardless of the cut (batch j holds the
+// sections k with ⌊k·B/numSections⌋ = j), with the first batch that lies
+// wholly after the cut. Two such rows pair batch by batch from the later
+// of their two first kept batches on: with common random numbers the
+// batches hold the same requests, so what they shared (a slow period, a
+// long queue) cancels in the per-batch differences (pairs.go). The grid
+// costs one more grouping of the row's answered latencies (4 bytes each,
+// freed after) when the cut is not 0; with no cut it is the row's own
+// batches.
+
+// PerBatch are a batched class row's figures in each batch of the fixed
+// grid: percentiles of the time to a usable answer in seconds (+Inf: a
+// miss, JSON null), the answered share, and the cost per 1000 requests in
+// US dollars (nil when the run has no per-section bills).
+type PerBatch struct {
+	// Count is the number of batches B; FirstKept the first batch that
+	// lies wholly after the row's warm-up cut (0 without a cut).
+	Count     int
+	FirstKept int
+	// P50, P95, P99 and AnsweredShare have Count values each.
+	P50, P95, P99 []float64
+	AnsweredShare []float64
+	// CostPer1k is the total cost per 1000 requests of each batch.
+	CostPer1k []float64
+}
+
+// perBatchJSON is PerBatch on the wire.
+type perBatchJSON struct {
+	Count         int        `json:"count"`
+	FirstKept     int        `json:"first_kept"`
+	P50           []*float64 `json:"p50"`
+	P95           []*float64 `json:"p95"`
+	P99           []*float64 `json:"p99"`
+	AnsweredShare []*float64 `json:"answered_share"`
+	CostPer1k     []*float64 `json:"cost_per_1k_usd,omitempty"`
+}
+
+func wireAll(xs []float64) []*float64 {
+	if xs == nil {
+		return nil
+	}
+	out := make([]*float64, len(xs))
+	for i, x := range xs {
+		out[i] = finite(x)
+	}
+	return out
+}
+
+func unwireAll(xs []*float64, null float64) []float64 {
+	if xs == nil {
+		return nil
+	}
+	out := make([]float64, len(xs))
+	for i, x := range xs {
+		out[i] = null
+		if x != nil {
+			out[i] = *x
+		}
+	}
+	return out
+}
+
+// MarshalJSON writes p with its non-finite figures as null.
+func (p PerBatch) MarshalJSON() ([]byte, error) {
+	return json.Marshal(perBatchJSON{
+		Count: p.Count, FirstKept: p.FirstKept,
+		P50: wireAll(p.P50), P95: wireAll(p.P95), P99: wireAll(p.P99),
+		AnsweredShare: wireAll(p.AnsweredShare), CostPer1k: wireAll(p.CostPer1k),
+	})
+}
+
+// UnmarshalJSON reads what MarshalJSON writes: a null percentile is a miss
+// (+Inf), a null share or cost undefined (NaN: an empty batch).
+func (p *PerBatch) UnmarshalJSON(b []byte) error {
+	var w perBatchJSON
+	if err := json.Unmarshal(b, &w); err != nil {
+		return err
+	}
+	inf, nan := math.Inf(1), math.NaN()
+	*p = PerBatch{
+		Count: w.Count, FirstKept: w.FirstKept,
+		P50: unwireAll(w.P50, inf), P95: unwireAll(w.P95, inf), P99: unwireAll(w.P99, inf),
+		AnsweredShare: unwireAll(w.AnsweredShare, nan), CostPer1k: unwireAll(w.CostPer1k, nan),
+	}
+	return nil
+}
+
+// gridPs are the percentiles of PerBatch.
+var gridPs = []float64{0.50, 0.95, 0.99}
+
+// perBatchGrid returns the figures of s (section sums ss, warm-up cut at
+// section cut) on the fixed grid; b is the row's own analysis, whose
+// batches are the grid's when cut is 0.
+func perBatchGrid(s *latencySet, ss *sectionSums, cut int, b *batchSummary) *PerBatch {
+	p := &PerBatch{}
+	var g *batchGroups
+	if cut == 0 && len(b.perBatch) == numBatches {
+		p.Count = numBatches
+		for j := range numBatches {
+			e := &b.perBatch[j]
+			p.P50 = append(p.P50, e[estP50])
+			p.P95 = append(p.P95, e[estP95])
+			p.P99 = append(p.P99, e[estP99])
+			p.AnsweredShare = append(p.AnsweredShare, e[estShare])
+		}
+		if b.billed {
+			for _, c := range b.batchCost {
+				p.CostPer1k = append(p.CostPer1k, 1000*c)
+			}
+		}
+		return p
+	}
+	g = groupBatches(s, ss, 0)
+	p.Count = g.nb
+	// The first batch whose first section is at or after the cut.
+	for p.FirstKept < g.nb && firstSection(p.FirstKept, g.nb) < cut {
+		p.FirstKept++
+	}
+	for j := range g.nb {
+		q := rankEstimates(g.buf[g.off[j]:g.off[j+1]], int(g.n[j]), gridPs)
+		p.P50, p.P95, p.P99 = append(p.P50, q[0]), append(p.P95, q[1]), append(p.P99, q[2])
+		share := math.NaN()
+		if g.n[j] > 0 {
+			share = float64(g.a[j]) / float64(g.n[j])
+		}
+		p.AnsweredShare = append(p.AnsweredShare, share)
+	}
+	if s.secBill != nil {
+		cost := make([]float64, g.nb)
+		for k := range numSections {
+			cost[g.of(k)] += s.secBill[2*k] + s.secBill[2*k+1]
+		}
+		for j := range cost {
+			cost[j] = 1000 * cost[j] / float64(max(g.n[j], 1))
+			if g.n[j] == 0 {
+				cost[j] = math.NaN()
+			}
+		}
+		p.CostPer1k = cost
+	}
+	return p
+}
+
+// firstSection returns the first section of batch j of nb batches on the
+// fixed grid: the least k with ⌊k·nb/numSections⌋ = j.
+func firstSection(j, nb int) int { return (j*numSections + nb - 1) / nb }
+
+// GridShares returns, for a Batched c, three figures in each batch of the
+// fixed grid over the whole run (no warm-up cut: the requests over which
+// optimize reports its shares and costs): the share of the batch's
+// requests answered, the share answered within within seconds (nil when
+// within ≤ 0), and the cost per 1000 requests in USD (nil when the run
+// has no per-section bills). A batch without requests has NaN figures. ok
+// is false unless c is Batched. One pass over c's latencies, without
+// copies.
+func (c *ClassResult) GridShares(within float64) (answered, withinShare, cost []float64, ok bool) {
+	if !c.Batched() {
+		return nil, nil, nil, false
+	}
+	s := &c.lat
+	var n, a, w [numBatches]int64
+	batch := func(sec uint16) int { return int(sec) * numBatches / numSections }
+	for i, p := range s.ans {
+		for j, x := range p {
+			b := batch(s.ansSec[i][j])
+			n[b]++
+			a[b]++
+			if within > 0 && float64(x) <= within {
+				w[b]++
+			}
+		}
+	}
+	for i, p := range s.miss {
+		for j := range p {
+			n[batch(s.missSec[i][j])]++
+		}
+	}
+	share := func(k *[numBatches]int64) []float64 {
+		out := make([]float64, numBatches)
+		for b := range out {
+			out[b] = math.NaN()
+			if n[b] > 0 {
+				out[b] = float64(k[b]) / float64(n[b])
+			}
+		}
+		return out
+	}
+	answered = share(&a)
+	if within > 0 {
+		withinShare = share(&w)
+	}
+	if s.secBill != nil {
+		var bill [numBatches]float64
+		for k := range numSections {
+			bill[k*numBatches/numSections] += s.secBill[2*k] + s.secBill[2*k+1]
+		}
+		cost = make([]float64, numBatches)
+		for b := range cost {
+			cost[b] = math.NaN()
+			if n[b] > 0 {
+				cost[b] = 1000 * bill[b] / float64(n[b])
+			}
+		}
+	}
+	return answered, withinShare, cost, true
+}
