@@ -248,6 +248,7 @@ func (e *engine) handle(ev *event) {
 		return
 	case evBatch:
 		e.batchDue(ev)
+		return
 	case evScale:
 		e.scale(ev.slot, ev.gen)
 		return
