@@ -311,6 +311,9 @@ type Report struct {
 	// Routing compares the pools' balancers (Settings.Balancers); absent
 	// without.
 	Routing *Routing `json:"routing,omitempty"`
+	// Fleet compares keep-warm floors of the autoscaled pools
+	// (Settings.MinReplicas) in dollars a month; absent without.
+	Fleet *Fleet `json:"fleet,omitempty"`
 }
 
 // Options tune how Run works, not what it computes.
@@ -346,10 +349,12 @@ type Options struct {
 // provider queues and rate limits.
 func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 	rep, _, err := sweep(cfg, s, opt, &memo{simulate: true}, true)
-	if err != nil || len(s.Balancers) == 0 {
-		return rep, err
+	if err == nil && len(s.Balancers) > 0 {
+		rep.Routing, err = routing(cfg, s, opt, rep)
 	}
-	rep.Routing, err = routing(cfg, s, opt, rep)
+	if err == nil && len(s.MinReplicas) > 0 {
+		rep.Fleet, err = fleet(cfg, s, opt)
+	}
 	return rep, err
 }
 
