@@ -347,6 +347,11 @@ type Options struct {
 // A candidate the simulator rejects is left out with a warning; Run fails
 // when a class is left without a hedged candidate. Simulating a class alone leaves out the load other classes put on shared
 // provider queues and rate limits.
+//
+// With s.Balancers, Report.Routing compares balancers (routing.go); with
+// s.MinReplicas, Report.Fleet compares keep-warm floors of the autoscaled
+// pools in dollars a month (fleet.go). Each costs one more sweep per
+// setting; the report's classes and rollout check stay the scenario's.
 func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 	rep, _, err := sweep(cfg, s, opt, &memo{simulate: true}, true)
 	if err == nil && len(s.Balancers) > 0 {
