@@ -179,3 +179,27 @@ func TestFleetBadSettings(t *testing.T) {
 		t.Error("a report without floors to compare has a fleet section")
 	}
 }
+
+// TestFleetNoSettingMeets: under the cost objective with an SLA of 0.5 s,
+// below the model's constant 1 s, no candidate of any floor is feasible:
+// no setting meets the objective, none is named the cheapest, there is no
+// verdict, and the text says so.
+func TestFleetNoSettingMeets(t *testing.T) {
+	s := fleetSettings(0, 2)
+	if err := s.Search.Objective.SetName("cost"); err != nil {
+		t.Fatal(err)
+	}
+	s.Search.Objective.SLA = 500 * time.Millisecond
+	rep := mustRun(t, sparsePool(1, false), s, optimize.Options{})
+	f := rep.Fleet
+	if f.Cheapest != -1 || f.Verdict != "" || f.Settings[0].Meets || f.Settings[1].Meets {
+		t.Errorf("fleet %+v: want no setting meeting a 0.5 s SLA", f)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text, false); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(text.String(), "no setting meets the objective") {
+		t.Errorf("text report:\n%s", text.String())
+	}
+}
