@@ -76,7 +76,11 @@ func TestFleetFreeReplicasKeepWarm(t *testing.T) {
 		t.Errorf("at $0 the cheapest is %d (p95 %v against %v); want min 2, the faster", f.Cheapest, f.Settings[1].Picks[0].Latency, f.Settings[0].Picks[0].Latency)
 	}
 
-	dear := mustRun(t, sparsePool(1000, false), fleetSettings(0, 2), optimize.Options{})
+	cfg := sparsePool(1000, false)
+	dear := mustRun(t, cfg, fleetSettings(0, 2), optimize.Options{})
+	if a := cfg.Providers[0].Pool.Autoscale; a.Min != 0 || a.Initial != 0 {
+		t.Errorf("the floors changed the caller's config: min %d, initial %d", a.Min, a.Initial)
+	}
 	f = dear.Fleet
 	warm := f.Settings[1]
 	want := 2 * 1000 * 24.0 * sim.DaysPerMonth
@@ -201,5 +205,20 @@ func TestFleetNoSettingMeets(t *testing.T) {
 	}
 	if !strings.Contains(text.String(), "no setting meets the objective") {
 		t.Errorf("text report:\n%s", text.String())
+	}
+}
+
+// TestFleetDoesNotDependOnWorkers: the floors' sweeps run side by side,
+// and their comparison is the same on one worker and on four.
+func TestFleetDoesNotDependOnWorkers(t *testing.T) {
+	var js [2]bytes.Buffer
+	for i, w := range []int{1, 4} {
+		rep := mustRun(t, sparsePool(1000, true), fleetSettings(0, 1, 2), optimize.Options{Workers: w})
+		if err := json.NewEncoder(&js[i]).Encode(rep.Fleet); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if js[0].String() != js[1].String() {
+		t.Errorf("fleet on 1 worker:\n%s\non 4:\n%s", js[0].String(), js[1].String())
 	}
 }
