@@ -11,17 +11,42 @@ import (
 )
 
 // balancerSweeps runs the sweep of cfg under each of s.Balancers, without
-// rollout check, and returns their reports in s.Balancers' order. The
-// sweeps are independent, so they run side by side: min(len(s.Balancers),
-// workers) at once, each on workers ÷ that many goroutines (at least one),
-// so that no more than opt.Workers simulations (GOMAXPROCS when 0) run at
-// a time and each sweep's serial stages (its baseline) overlap with the
-// others' work. A sweep's report does not depend on its workers, so
-// neither do these. opt.Progress, when set, is called with the stage
-// "balancer sweeps" as each sweep ends. The error is that of the first balancer
-// in order whose sweep failed, naming it.
+// rollout check, and returns their reports in s.Balancers' order
+// (sweepsOf). The error is that of the first balancer in order whose sweep
+// failed, naming it.
 func balancerSweeps(cfg *sim.Config, s Settings, opt Options) ([]*Report, error) {
-	n := len(s.Balancers)
+	cfgs := make([]*sim.Config, len(s.Balancers))
+	names := make([]string, len(s.Balancers))
+	for k, b := range s.Balancers {
+		cfgs[k], names[k] = withBalancer(cfg, b), "balancer "+b.String()
+	}
+	// A balancer's sweep simulates only the classes it can change: routing
+	// reads the configured options' sweep for the others.
+	only := func(k int) ([]string, bool) {
+		if sweepEveryClass {
+			return nil, true
+		}
+		o := changedUnder(cfgs[k], cfg, &s)
+		return o, len(o) > 0
+	}
+	return sweepsOf(cfgs, names, "balancer sweeps", s, opt, false, only)
+}
+
+// sweepsOf runs the sweep of each of cfgs under s (without its Balancers
+// and MinReplicas), with its rollout check only when check, and returns
+// their reports in cfgs' order. The sweeps are independent, so they run
+// side by side: min(len(cfgs), workers) at once, each on workers ÷ that
+// many goroutines (at least one), so that no more than opt.Workers
+// simulations (GOMAXPROCS when 0) run at a time and each sweep's serial
+// stages (its baseline) overlap with the others' work. A sweep's report
+// does not depend on its workers, so neither do these. opt.Progress, when
+// set, is called with stage as each sweep ends. The error is that of the
+// first sweep in order that failed, prefixed with its name in names.
+// only, when set, says which classes sweep k simulates (all when nil) and
+// whether it runs at all: a sweep that does not run leaves an empty
+// Report.
+func sweepsOf(cfgs []*sim.Config, names []string, stage string, s Settings, opt Options, check bool, only func(k int) ([]string, bool)) ([]*Report, error) {
+	n := len(cfgs)
 	if n == 0 {
 		return nil, nil
 	}
@@ -37,30 +62,36 @@ func balancerSweeps(cfg *sim.Config, s Settings, opt Options) ([]*Report, error)
 	each := opt
 	each.Workers = max(1, workers/slots)
 	each.Progress = nil
+	sb := s
+	sb.Balancers, sb.MinReplicas = nil, nil
+	if !check {
+		sb.CheckRequests = 0
+	}
 	var mu sync.Mutex
 	done := 0
 	out := make([]*Report, n)
 	err := parallelContext(ctx, n, slots, func(k int) error {
-		b := s.Balancers[k]
-		sb := s
-		sb.Balancers, sb.CheckRequests = nil, 0
-		bc := withBalancer(cfg, b)
+		sk := sb
 		r := &Report{}
-		var err error
-		if only := changedUnder(bc, cfg, &s); len(only) > 0 || sweepEveryClass {
-			if !sweepEveryClass {
-				sb.Only = only
+		run := true
+		if only != nil {
+			var o []string
+			if o, run = only(k); o != nil {
+				sk.Only = o
 			}
-			r, _, err = sweep(bc, sb, each, &memo{simulate: true}, false)
-		} // else b changes nothing a class it optimizes calls
+		}
+		var err error
+		if run {
+			r, _, err = sweep(cfgs[k], sk, each, &memo{simulate: true}, check)
+		}
 		if err != nil {
-			return fmt.Errorf("balancer %s: %w", b, err)
+			return fmt.Errorf("%s: %w", names[k], err)
 		}
 		out[k] = r
 		if opt.Progress != nil {
 			mu.Lock()
 			done++
-			opt.Progress("balancer sweeps", done, n)
+			opt.Progress(stage, done, n)
 			mu.Unlock()
 		}
 		return nil

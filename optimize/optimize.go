@@ -337,6 +337,9 @@ type Report struct {
 	// Routing compares the pools' balancers (Settings.Balancers); absent
 	// without.
 	Routing *Routing `json:"routing,omitempty"`
+	// Fleet compares keep-warm floors of the autoscaled pools
+	// (Settings.MinReplicas) in dollars a month; absent without.
+	Fleet *Fleet `json:"fleet,omitempty"`
 }
 
 // Options tune how Run works, not what it computes.
@@ -370,12 +373,19 @@ type Options struct {
 // A candidate the simulator rejects is left out with a warning; Run fails
 // when a class is left without a hedged candidate. Simulating a class alone leaves out the load other classes put on shared
 // provider queues and rate limits.
+//
+// With s.Balancers, Report.Routing compares balancers (routing.go); with
+// s.MinReplicas, Report.Fleet compares keep-warm floors of the autoscaled
+// pools in dollars a month (fleet.go). Each costs one more sweep per
+// setting; the report's classes and rollout check stay the scenario's.
 func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
 	rep, _, err := sweep(cfg, s, opt, &memo{simulate: true}, true)
-	if err != nil || len(s.Balancers) == 0 {
-		return rep, err
+	if err == nil && len(s.Balancers) > 0 {
+		rep.Routing, err = routing(cfg, s, opt, rep)
 	}
-	rep.Routing, err = routing(cfg, s, opt, rep)
+	if err == nil && len(s.MinReplicas) > 0 {
+		rep.Fleet, err = fleet(cfg, s, opt)
+	}
 	return rep, err
 }
 

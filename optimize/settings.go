@@ -407,6 +407,15 @@ type Settings struct {
 	// options side by side (Report.Routing). It needs a scenario with a
 	// pool.
 	Balancers []sim.Balancer
+	// MinReplicas, when not empty, are keep-warm floors to compare for the
+	// scenario's autoscaled pools (fleet.go): Run sweeps the scenario,
+	// with its rollout check, once more with every autoscaled pool's
+	// Autoscale.Min set to each (Initial raised to it when below), and
+	// compares the fleet's dollars a month, idle replicas included
+	// (Report.Fleet). Each is ≥ 0 and at most every autoscaled pool's
+	// Replicas; it needs a scenario with an autoscaled pool and a rollout
+	// check (CheckRequests ≠ 0).
+	MinReplicas []int
 }
 
 // DefaultSettings returns the defaults: 200 000 requests per candidate,
@@ -467,6 +476,9 @@ func (s *Settings) Validate(cfg *sim.Config) error {
 	}
 	if len(s.Balancers) > 0 && !cfg.Pooled() {
 		return fmt.Errorf("balancers to compare: the scenario has no replica pool (a [providers.NAME.pool] table) for a balancer to route")
+	}
+	if err := validMinReplicas(s, cfg); err != nil {
+		return err
 	}
 	models := make(map[string]bool, len(cfg.Models))
 	for _, m := range cfg.Models {

@@ -189,7 +189,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	var seed, requests, workers intFlag
 	var maxCost, maxHedged, minGain, minGainPerCost, minCut, confidence floatFlag
 	var from, to, step, sla, target durationFlag
-	var delays, copies, targets, classes, balancers listFlag
+	var delays, copies, targets, classes, balancers, minReplicas listFlag
 	var significant, allowFewer, excludeOverload, alone boolFlag
 	var checkRequests intFlag
 	fs.Var(&seed, "seed", "random seed, overrides the scenario's `seed` (integer ≥ 0)")
@@ -215,6 +215,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	fs.Var(&confidence, "confidence", "confidence `level` of the intervals (default 0.95)")
 	fs.Var(&classes, "classes", "optimise only these classes, comma-separated `list` of names")
 	fs.Var(&balancers, "balancers", "also sweep the scenario with every replica pool set to each of these balancers, comma-separated `list` of random, round_robin, least_outstanding, p2c, latency_ewma, and compare each class's options under every balancer (a scenario with a [providers.NAME.pool])")
+	fs.Var(&minReplicas, "min-replicas", "also sweep the scenario, with its rollout check, with every autoscaled pool's min_replicas set to each of these keep-warm floors, comma-separated `list` such as 0,1,2, and compare the fleet's dollars a month, idle replicas included (a scenario with a [providers.NAME.pool.autoscale])")
 	fs.Var(&workers, "workers", "`n` candidates simulated at once (default: the number of CPUs); the report does not depend on it")
 	fs.Var(&alone, "alone", "sweep every class alone at its share of the traffic, even classes coupled by a shared limited provider, model or budget (default false: those are optimized jointly)")
 	fs.Var(&checkRequests, "check-requests", "`n` requests of the rollout check, the whole scenario with every pick applied (default 1000000, or 5 × --requests when less; 0 skips it)")
@@ -260,6 +261,8 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 			return nil, usageError{err: errors.New("--write-scenario cannot go with --shard: the picks are known only when hedgesim merge has every part; pass --write-scenario FILE to hedgesim merge instead")}
 		case balancers.set:
 			return nil, usageError{err: errors.New("--balancers cannot go with --shard: a sharded sweep covers the scenario's own balancers; compare balancers in one process, or shard one sweep per balancer with --set providers.NAME.pool.balancer=…")}
+		case minReplicas.set:
+			return nil, usageError{err: errors.New("--min-replicas cannot go with --shard: a sharded sweep covers the scenario's own pools; compare floors in one process")}
 		}
 	} else if *resume != "" {
 		return nil, usageError{err: errors.New("--resume needs --shard: it continues a sharded sweep")}
@@ -358,6 +361,15 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 			if !slices.Contains(s.Balancers, b) {
 				s.Balancers = append(s.Balancers, b)
 			}
+		}
+	}
+
+	if minReplicas.set {
+		if s.CheckRequests == 0 {
+			return nil, usageError{err: errors.New("--min-replicas needs the rollout check, whose replica-hours it compares: drop --check-requests 0 (or check_requests = 0)")}
+		}
+		if s.MinReplicas, err = parseMinReplicas(minReplicas.v, &cfg); err != nil {
+			return nil, err
 		}
 	}
 

@@ -3,6 +3,7 @@ package main
 import (
 	"encoding/csv"
 	"encoding/json"
+	"math"
 	"os"
 	"path/filepath"
 	"strconv"
@@ -142,6 +143,99 @@ func TestRunAutoscaledPool(t *testing.T) {
 	for _, p := range rep.Pools {
 		if p.Autoscale == nil || len(p.Autoscale.Series) == 0 || p.Autoscale.Series[0].T != 0 || p.Autoscale.Series[0].Ready == nil {
 			t.Errorf("pool %s: autoscale %+v; want its replicas over time from 0", p.Provider, p.Autoscale)
+		}
+	}
+}
+
+// TestOptimizeMinReplicasDocExample runs the example of docs/pools.md (the
+// text block after its "min-replicas example" marker: the command, a
+// "…" line, then the fleet section) in testdata/docs and checks that the
+// command prints the section exactly; and, in its JSON, that the floor of
+// one replica costs the closed form: four autoscaled pools that never
+// need a second replica at this traffic, each one replica at $0.70 an
+// hour for 24 h × 30 d, $2 016 a month, with no token cost (no copy).
+func TestOptimizeMinReplicasDocExample(t *testing.T) {
+	if testing.Short() {
+		t.Skip("three sweeps of scale-to-zero with their rollout checks")
+	}
+	data, err := os.ReadFile(filepath.Join(repoRoot, "docs/pools.md"))
+	if err != nil {
+		t.Fatal(err)
+	}
+	_, rest, ok := strings.Cut(string(data), "<!-- min-replicas example")
+	if !ok {
+		t.Fatal("docs/pools.md has no min-replicas example marker")
+	}
+	_, rest, _ = strings.Cut(rest, "```text\n")
+	block, _, _ := strings.Cut(rest, "```\n")
+	cmdLine, want, _ := strings.Cut(block, "\n")
+	want = strings.TrimPrefix(want, "…\n")
+	words, err := shellWords(strings.TrimPrefix(cmdLine, "$ hedgesim "))
+	if err != nil {
+		t.Fatal(err)
+	}
+	dir, err := filepath.Abs("testdata/docs")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Chdir(dir)
+	code, got, errOut := hedgesim(t, words...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if want == "" || !strings.Contains(got, want) {
+		t.Errorf("docs/pools.md's min-replicas example is not what the command prints; it prints:\n%s", got)
+	}
+	code, js, errOut := hedgesim(t, append(words, "--json")...)
+	if code != 0 {
+		t.Fatalf("--json: exit %d: %s", code, errOut)
+	}
+	var rep struct {
+		Fleet struct {
+			Cheapest int `json:"cheapest"`
+			Settings []struct {
+				Min      int     `json:"min_replicas"`
+				Replicas float64 `json:"replica_usd_per_month"`
+				Tokens   float64 `json:"token_usd_per_month"`
+				Total    float64 `json:"usd_per_month"`
+			} `json:"settings"`
+		} `json:"fleet"`
+	}
+	if err := json.Unmarshal([]byte(js), &rep); err != nil {
+		t.Fatal(err)
+	}
+	f := rep.Fleet
+	if len(f.Settings) != 2 || f.Settings[1].Min != 1 {
+		t.Fatalf("fleet %+v: want floors 0 and 1", f)
+	}
+	if one := f.Settings[1]; math.Abs(one.Replicas-4*0.70*24*30) > 1e-6 || one.Tokens != 0 || one.Total != one.Replicas {
+		t.Errorf("min 1: replicas $%v, tokens $%v, total $%v a month; want $2016, $0, $2016", one.Replicas, one.Tokens, one.Total)
+	}
+	if zero := f.Settings[0]; f.Cheapest != 0 || !(zero.Total < f.Settings[1].Total) || !(zero.Tokens > 0) {
+		t.Errorf("fleet %+v: want min 0 cheapest, with token cost", f)
+	}
+}
+
+// TestOptimizeMinReplicasBadInput: --min-replicas on a scenario without an
+// autoscaled pool, with a value that is not an integer, negative or above
+// a pool's max_replicas, without the rollout check, or with --shard is a
+// usage error (exit 2) naming the flag.
+func TestOptimizeMinReplicasBadInput(t *testing.T) {
+	for _, tt := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"--min-replicas", "1", "replica-pool"}, "--min-replicas: the scenario has no autoscaled pool"},
+		{[]string{"--min-replicas", "1", "guard-check"}, "--min-replicas: the scenario has no autoscaled pool"},
+		{[]string{"--min-replicas", "0,x", "scale-to-zero"}, `--min-replicas: "x" is not an integer`},
+		{[]string{"--min-replicas", "-1", "scale-to-zero"}, "--min-replicas: -1 is negative"},
+		{[]string{"--min-replicas", "0,3", "scale-to-zero"}, "--min-replicas: 3 is above pool hedged's max_replicas 2"},
+		{[]string{"--min-replicas", "1", "--check-requests", "0", "scale-to-zero"}, "--min-replicas needs the rollout check"},
+		{[]string{"--min-replicas", "1", "--shard", "0/2", "--out", filepath.Join(t.TempDir(), "part.json"), "scale-to-zero"}, "--min-replicas cannot go with --shard"},
+	} {
+		code, _, errOut := hedgesim(t, append([]string{"optimize"}, tt.args...)...)
+		if code != 2 || !strings.Contains(errOut, tt.want) {
+			t.Errorf("optimize %v: exit %d, %s; want 2 and %q", tt.args, code, errOut, tt.want)
 		}
 	}
 }
