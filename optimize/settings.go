@@ -330,6 +330,10 @@ type Search struct {
 	// class's own targets (the primary model when it has none). Run tries
 	// each once, in the order given.
 	Targets []string
+	// Adaptive are the percentiles (fractions in (0, 1), ascending) of
+	// the adaptive delays to try beside the fixed ones, one candidate
+	// "adaptive pNN" each (adaptive.go); nil tries none.
+	Adaptive []float64
 	// Objective chooses the pick.
 	Objective Objective
 }
