@@ -150,10 +150,10 @@ func adaptiveLabel(p float64) string {
 // describeAdaptive says what an adaptive candidate does.
 func describeAdaptive(c *Candidate) string {
 	a := c.Adaptive
-	window := fmt.Sprintf("last %d", a.Window)
+	window := fmt.Sprintf("last %d latencies", a.Window)
 	if a.WindowTimeSeconds > 0 {
-		window = "last " + fdelay(time.Duration(a.WindowTimeSeconds*1e9)) + " of"
+		window = "latencies of the last " + fdelay(time.Duration(a.WindowTimeSeconds*1e9))
 	}
-	return fmt.Sprintf("up to %d cop%s to %s at the p%s of the %s %s latencies (after %d)",
+	return fmt.Sprintf("up to %d cop%s to %s at the p%s of the %s of %s (after a warm-up of %d)",
 		c.Copies, plural(c.Copies, "y", "ies"), c.Target, strings.TrimPrefix(c.Label, "adaptive p"), window, a.Source, a.WarmUp)
 }
