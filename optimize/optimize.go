@@ -42,7 +42,8 @@ type Candidate struct {
 	// different delays.
 	Configured bool `json:"configured"`
 	// Adaptive is, for an adaptive candidate (label "adaptive pNN",
-	// Search.Adaptive), its adaptive delay; absent otherwise.
+	// Search.Adaptive), its adaptive delay, which replaces Delay (then
+	// only the policy's starting value, never in force); absent otherwise.
 	Adaptive *AdaptiveDelay `json:"adaptive,omitempty"`
 	// Delay is the gap before each copy (0 for no hedging).
 	Delay        time.Duration `json:"-"`

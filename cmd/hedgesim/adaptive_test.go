@@ -323,3 +323,16 @@ func TestOptimizeAdaptiveDocExample(t *testing.T) {
 		}
 	}
 }
+
+// TestOptimizeAdaptivePipelineLeftOut: a pipeline's steps get no adaptive
+// candidates (their search is per step, over fixed delays).
+func TestOptimizeAdaptivePipelineLeftOut(t *testing.T) {
+	r := adaptiveJSON(t, "help-chat-turn", "--requests", "2000", "--check-requests", "0", "--adaptive", "95")
+	for _, cr := range r.Classes {
+		for _, c := range cr.Candidates {
+			if c.Adaptive != nil || strings.HasPrefix(c.Label, "adaptive") {
+				t.Errorf("candidate %s has an adaptive delay", c.Label)
+			}
+		}
+	}
+}
