@@ -214,8 +214,8 @@ func readReport(data []byte) (*report, error) {
 // those and varies only the delay, the copies and their target, with a
 // fixed delay (an adaptive delay and "a different provider" are off in
 // every candidate but an adaptive one, optimize --adaptive, whose
-// adaptive delay is exported with copies at its starting delay). A class whose verdict is "don't hedge" gets hedging
-// off; one whose verdict is undecided keeps its configured policy, its
+// adaptive delay is exported with copies at its starting delay). A
+// class whose verdict is "don't hedge" gets hedging off; one whose verdict is undecided keeps its configured policy, its
 // reason beginning with UndecidedReason. Data that is not an optimize report, or a report that does not
 // match cfg (a class or target cfg lacks, another deadline), is an error.
 func ReportPicks(data []byte, cfg *sim.Config) (*Document, error) {

@@ -78,6 +78,20 @@ func ParseAdaptive(s string) ([]float64, error) {
 	return out, nil
 }
 
+// validateAdaptive checks Search.Adaptive: at most MaxAdaptive
+// percentiles, each a fraction in (0, 1).
+func validateAdaptive(ps []float64) error {
+	if len(ps) > MaxAdaptive {
+		return fmt.Errorf("%d adaptive percentiles: at most %d", len(ps), MaxAdaptive)
+	}
+	for _, p := range ps {
+		if !(p > 0 && p < 1) {
+			return fmt.Errorf("adaptive percentile %g: must be a fraction in (0, 1), such as 0.95", p)
+		}
+	}
+	return nil
+}
+
 // adaptiveCandidates returns the adaptive candidates of the one-class
 // config c for the percentiles ps (fractions): none when the class's
 // configured policy does not hedge, and none for a percentile its own

@@ -5,6 +5,7 @@ import (
 
 	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/retune"
+	"github.com/hedgesim/hedgesim/scenario"
 )
 
 // TestAdaptiveDefaultsAreRetunes: optimize's adaptive candidates and
@@ -35,6 +36,23 @@ func TestParseAdaptive(t *testing.T) {
 	for _, bad := range []string{"", "0", "100", "-1", "x", "Inf", "NaN", "90,", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17"} {
 		if v, err := optimize.ParseAdaptive(bad); err == nil {
 			t.Errorf("ParseAdaptive(%q) = %v; want an error", bad, v)
+		}
+	}
+}
+
+// TestSettingsValidateAdaptive: a library caller's percentiles are
+// fractions in (0, 1).
+func TestSettingsValidateAdaptive(t *testing.T) {
+	sc, err := scenario.Load("../scenarios/guard-check.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, ps := range [][]float64{{0.95}, {1.5}, {0}, {95}} {
+		s := optimize.DefaultSettings()
+		s.Search.Adaptive = ps
+		err := s.Validate(&sc.Config)
+		if ok := ps[0] > 0 && ps[0] < 1; (err == nil) != ok {
+			t.Errorf("Adaptive %v: error %v", ps, err)
 		}
 	}
 }

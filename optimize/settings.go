@@ -368,6 +368,9 @@ func (s *Search) validate(models map[string]bool) error {
 			return fmt.Errorf("target model %q is not defined; defined models: %s", t, strings.Join(sortedKeys(models), ", "))
 		}
 	}
+	if err := validateAdaptive(s.Adaptive); err != nil {
+		return err
+	}
 	return s.Objective.validate()
 }
 
