@@ -145,6 +145,9 @@ type reportCandidate struct {
 	Delay      float64 `json:"delay_s"`
 	Copies     int     `json:"copies"`
 	Target     string  `json:"target"`
+
+	// Adaptive is an adaptive candidate's delay (optimize --adaptive).
+	Adaptive *Adaptive `json:"adaptive"`
 }
 
 type reportStep struct {
@@ -210,8 +213,9 @@ func readReport(data []byte) (*report, error) {
 // from cfg, the scenario the report was made from: the optimizer keeps
 // those and varies only the delay, the copies and their target, with a
 // fixed delay (an adaptive delay and "a different provider" are off in
-// every candidate). A class whose verdict is "don't hedge" gets hedging
-// off; one whose verdict is undecided keeps its configured policy, its
+// every candidate but an adaptive one, optimize --adaptive, whose
+// adaptive delay is exported with copies at its starting delay). A
+// class whose verdict is "don't hedge" gets hedging off; one whose verdict is undecided keeps its configured policy, its
 // reason beginning with UndecidedReason. Data that is not an optimize report, or a report that does not
 // match cfg (a class or target cfg lacks, another deadline), is an error.
 func ReportPicks(data []byte, cfg *sim.Config) (*Document, error) {
@@ -282,6 +286,9 @@ func ReportPicks(data []byte, cfg *sim.Config) (*Document, error) {
 				delay := time.Duration(math.Round(pick.Delay * 1e9))
 				c.Copies = append(c.Copies, Copy{Target: t, Delay: Seconds(delay)})
 			}
+			// An adaptive pick (optimize --adaptive): its delay tracks a
+			// percentile; the copies' delays are its starting value.
+			c.Adaptive = pick.Adaptive
 		}
 		d.Classes = append(d.Classes, c)
 	}

@@ -447,7 +447,8 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 // delays to the same targets (the parts a candidate sets).
 func samePolicy(a, b sim.Policy) bool {
 	return a.Copies == b.Copies && slices.Equal(a.Delays, b.Delays) && slices.Equal(a.Targets, b.Targets) &&
-		a.NewProvider == b.NewProvider && (a.Adaptive == nil) == (b.Adaptive == nil) && a.AttemptTimeout == b.AttemptTimeout &&
+		a.NewProvider == b.NewProvider && (a.Adaptive == nil) == (b.Adaptive == nil) &&
+		(a.Adaptive == nil || *a.Adaptive == *b.Adaptive) && a.AttemptTimeout == b.AttemptTimeout &&
 		a.StreamCuts == b.StreamCuts
 }
 
@@ -461,6 +462,9 @@ func (c *Candidate) Policy(base sim.Policy) sim.Policy {
 	pol := base
 	if c.Configured {
 		return pol
+	}
+	if c.adaptive != nil {
+		return adaptivePolicy(c, base)
 	}
 	if !c.Hedging {
 		sim.NoHedging(&pol)

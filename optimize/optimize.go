@@ -41,6 +41,10 @@ type Candidate struct {
 	// grid does not try: fallback copies, an adaptive delay, or a list of
 	// different delays.
 	Configured bool `json:"configured"`
+	// Adaptive is, for an adaptive candidate (label "adaptive pNN",
+	// Search.Adaptive), its adaptive delay, which replaces Delay (then
+	// only the policy's starting value, never in force); absent otherwise.
+	Adaptive *AdaptiveDelay `json:"adaptive,omitempty"`
 	// Delay is the gap before each copy (0 for no hedging).
 	Delay        time.Duration `json:"-"`
 	DelaySeconds float64       `json:"delay_s"`
@@ -181,6 +185,9 @@ type Candidate struct {
 	// each batch of sim's fixed grid over the whole run
 	// (sim.ClassResult.GridShares); nil otherwise.
 	batchS [3][]float64
+
+	// adaptive is an adaptive candidate's delay (adaptive.go).
+	adaptive *sim.Adaptive
 }
 
 // Q returns the candidate's p-percentile (0.95 or 0.99) in seconds.
@@ -1049,6 +1056,12 @@ func overlap(a, b [2]float64) bool { return a[0] <= b[1] && b[0] <= a[1] }
 // added last as candidate "configured", in no series, so that the pick is
 // never worse than keeping it.
 func grid(c *sim.Config, s Search, q10, q99 float64) ([]Candidate, []Series) {
+	out, series := fixedGrid(c, s, q10, q99)
+	return append(out, adaptiveCandidates(c, s.Adaptive)...), series
+}
+
+// fixedGrid is grid without the adaptive candidates.
+func fixedGrid(c *sim.Config, s Search, q10, q99 float64) ([]Candidate, []Series) {
 	out, series := delayGrid(c, s, q10, q99)
 	base := c.Classes[0].Policy
 	if base.Copies == 0 || !(hasFallback(&base) || base.Adaptive != nil || len(slices.Compact(slices.Clone(base.Delays))) > 1) {

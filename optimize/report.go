@@ -467,6 +467,9 @@ func candDelay(c *Candidate) string {
 	if c.Configured {
 		return "configured"
 	}
+	if c.Adaptive != nil {
+		return c.Label
+	}
 	return fdelay(c.Delay)
 }
 
@@ -482,6 +485,9 @@ func describe(c *Candidate) string {
 	}
 	if c.Configured {
 		return fmt.Sprintf("the class's configured policy: up to %d cop%s to %s", c.Copies, plural(c.Copies, "y", "ies"), c.Target)
+	}
+	if c.Adaptive != nil {
+		return describeAdaptive(c)
 	}
 	return fmt.Sprintf("%d cop%s to %s, %s apart", c.Copies, plural(c.Copies, "y", "ies"), c.Target, fdelay(c.Delay))
 }

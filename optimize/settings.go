@@ -330,6 +330,10 @@ type Search struct {
 	// class's own targets (the primary model when it has none). Run tries
 	// each once, in the order given.
 	Targets []string
+	// Adaptive are the percentiles (fractions in (0, 1), ascending) of
+	// the adaptive delays to try beside the fixed ones, one candidate
+	// "adaptive pNN" each (adaptive.go); nil tries none.
+	Adaptive []float64
 	// Objective chooses the pick.
 	Objective Objective
 }
@@ -363,6 +367,9 @@ func (s *Search) validate(models map[string]bool) error {
 		if !models[t] {
 			return fmt.Errorf("target model %q is not defined; defined models: %s", t, strings.Join(sortedKeys(models), ", "))
 		}
+	}
+	if err := validateAdaptive(s.Adaptive); err != nil {
+		return err
 	}
 	return s.Objective.validate()
 }

@@ -232,12 +232,16 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	var maxMemory byteSize
 	fs.Var(&maxMemory, "max-memory", "refuse a sweep estimated to need more than `SIZE` of memory, such as 8GiB or 500MB (default: the tightest of the memory available, the rlimits and the cgroup's limit)")
 	shardFlag := fs.String("shard", "", "simulate only shard `i/n` of the sweep (0 ≤ i < n, 0-based like JOB_COMPLETION_INDEX) and write the part to --out FILE; hedgesim merge makes the report from every shard's part")
+	adaptive := addAdaptiveFlag(fs)
 	resume := pathFlag(fs, "resume", "with --shard: continue a sweep from the `STATE` file hedgesim merge wrote when coupled classes need another stage")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
 		return nil, err
 	}
 	if err := optimizeFlagsAgreeWithSet(fs, whatIf.set); err != nil {
+		return nil, err
+	}
+	if err := adaptive.check(*writeScenario, *shardFlag); err != nil {
 		return nil, err
 	}
 	if f := fs.Lookup("objective"); f != nil && *objective == "" {
@@ -411,6 +415,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	}
 	var objErr error
 	s.Each(func(se *optimize.Search) {
+		adaptive.apply(se)
 		if grid != nil {
 			se.Delays = grid
 		}
