@@ -212,12 +212,13 @@ var estimateP = [...]float64{0.50, 0.90, 0.95, 0.99, 0.999}
 type sectionSums struct {
 	cnt, ans  [numSections]int64
 	sum, sumA [numSections]float64
+	noCut     bool // latencySet.noCut: mser cuts nothing
 }
 
 // newSectionSums returns the section sums of s, a sectioned set, in one
 // pass over its latencies.
 func newSectionSums(s *latencySet) *sectionSums {
-	ss := &sectionSums{}
+	ss := &sectionSums{noCut: s.noCut}
 	for i, p := range s.ans {
 		for j, x := range p {
 			k := s.ansSec[i][j]
@@ -240,6 +241,9 @@ func newSectionSums(s *latencySet) *sectionSums {
 // mser returns the first section kept after the warm-up cut: MSER
 // (warmup.go) on the means of the non-empty sections.
 func (ss *sectionSums) mser() int {
+	if ss.noCut {
+		return 0
+	}
 	var ys []float64
 	var idx []int
 	for k := range numSections {

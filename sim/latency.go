@@ -52,6 +52,9 @@ type endTimes struct {
 	// secBill is each section's cost in USD, of attempts that responded
 	// at [2k] and of cancelled ones at [2k+1]; nil unless sec is set.
 	secBill []float64
+	// noCut says the run does not start empty (Config.startsEmpty): its
+	// sections are batched but no warm-up is cut.
+	noCut bool
 }
 
 // newEndTimes returns an endTimes with room for n requests.
@@ -64,6 +67,7 @@ func (e *engine) sizeTimes(n int) {
 		e.stats[i].times = newEndTimes(int(float64(n)*c.Share*1.05) + 16)
 		if e.batched && i < e.users {
 			e.stats[i].times.sectioned()
+			e.stats[i].times.noCut = !e.cfg.startsEmpty()
 		}
 	}
 }
@@ -154,6 +158,7 @@ type latencySet struct {
 	// sectioned part without it was added.
 	secBill  []float64
 	unbilled bool
+	noCut    bool // endTimes.noCut, of any part
 }
 
 // addTimes adds one collection's latencies to s (sharing its memory).
@@ -161,7 +166,7 @@ func (s *latencySet) addTimes(t *endTimes) {
 	o := latencySet{
 		ans: [][]float32{t.answered()}, miss: [][]float32{t.misses()},
 		na: t.a, nm: t.m, sumA: t.sumA, sumM: t.sumM, maxA: t.maxA, maxAll: t.maxAll,
-		sqA: t.sqA, unsectioned: t.sec == nil,
+		sqA: t.sqA, unsectioned: t.sec == nil, noCut: t.noCut,
 	}
 	if t.sec != nil {
 		o.ansSec, o.missSec, o.secLast = [][]uint16{t.answeredSec()}, [][]uint16{t.missSec()}, t.secLast
@@ -173,6 +178,7 @@ func (s *latencySet) addTimes(t *endTimes) {
 // addParts adds o's parts and totals to s (sharing their memory).
 func (s *latencySet) addParts(o latencySet) {
 	s.addSections(o)
+	s.noCut = s.noCut || o.noCut
 	for _, p := range o.ans {
 		if len(p) > 0 {
 			s.ans = append(s.ans, p)

@@ -110,7 +110,7 @@ func (c *ClassResult) endView() *ClassResult {
 	v.lat.unsectioned, v.lat.unbilled = true, true
 	if c.lat.sectioned() {
 		v.lat.ansSec = append(append([][]uint16{}, c.lat.ansSec...), c.lat.missSec...)
-		v.lat.secLast, v.lat.unsectioned = c.lat.secLast, false
+		v.lat.secLast, v.lat.unsectioned, v.lat.noCut = c.lat.secLast, false, c.lat.noCut
 	}
 	return v
 }

@@ -46,22 +46,41 @@ func (cfg *Config) independent() bool { return !cfg.pipelined() && cfg.independe
 // independentCalls is independent but for pipeline classes: whether calls
 // cannot affect one another.
 func (cfg *Config) independentCalls() bool {
+	if !cfg.startsEmpty() {
+		for _, c := range cfg.Classes {
+			if c.Policy.Adaptive != nil {
+				return false
+			}
+		}
+		return true
+	}
+	return false
+}
+
+// startsEmpty reports whether runs of cfg start in a state their steady
+// state is not in — empty queues, full rate-limit and budget buckets,
+// closed breakers, clients all sending at once, retry throttles at rest —
+// which the warm-up cut (warmup.go) removes. An adaptive delay alone makes
+// requests interact (their delays follow the latencies before them), but
+// its start is its own warm-up (Adaptive.WarmUp samples), part of what the
+// policy does: it is not cut.
+func (cfg *Config) startsEmpty() bool {
 	for _, p := range cfg.Providers {
 		if p.Concurrency > 0 || p.RateLimit.on() || p.Breaker != nil || p.Pool != nil {
-			return false
+			return true
 		}
 	}
 	for _, m := range cfg.Models {
 		if m.RateLimit.on() || m.Breaker != nil {
-			return false
+			return true
 		}
 	}
 	for _, c := range cfg.Classes {
-		if c.Clients > 0 || c.Policy.Adaptive != nil || c.Policy.Budget.active() || c.Retry != nil || c.AttemptRetry != nil {
-			return false
+		if c.Clients > 0 || c.Policy.Budget.active() || c.Retry != nil || c.AttemptRetry != nil {
+			return true
 		}
 	}
-	return true
+	return false
 }
 
 func (r RateLimit) on() bool { return r.RequestsPerMinute > 0 || r.TokensPerMinute > 0 }
