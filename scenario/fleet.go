@@ -121,6 +121,8 @@ func (c *checker) view(key string, t *poolTable, pl *sim.Pool) {
 			c.keep(c.errorf(key+".scrape_jitter", "%g is not allowed; want a fraction in [0, 1): each scrape interval is drawn in view_refresh × [1 − jitter, 1 + jitter]", j))
 		case mode != viewScrape && err == nil:
 			c.keep(c.errorf(key+".scrape_jitter", "needs view = \"scrape\" (each replica on its own scrape schedule); with view = \"snapshot\" every replica is refreshed together"))
+		case j > 0 && refresh < sim.MinJitteredRefresh:
+			c.keep(c.errorf(key+".view_refresh", "%v is too short for jittered scrapes (each is drawn in turn): want ≥ %v, or scrape_jitter = 0", refresh, sim.MinJitteredRefresh))
 		default:
 			v.Jitter = j
 		}

@@ -43,6 +43,7 @@ func TestFleetBad(t *testing.T) {
 		{"negative refresh", `view_refresh = "-2s"`, 7, "providers.p.pool.view_refresh", `negative duration "-2s"; want ≥ 0`},
 		{"jitter of a snapshot", "view_refresh = \"2s\"\nscrape_jitter = 0.1", 8, "providers.p.pool.scrape_jitter", `needs view = "scrape"`},
 		{"jitter of 1", "view_refresh = \"2s\"\nview = \"scrape\"\nscrape_jitter = 1.0", 9, "providers.p.pool.scrape_jitter", "want a fraction in [0, 1)"},
+		{"jittered scrapes too often", "view_refresh = \"1ns\"\nview = \"scrape\"\nscrape_jitter = 0.5", 7, "providers.p.pool.view_refresh", "1ns is too short for jittered scrapes (each is drawn in turn): want ≥ 1ms, or scrape_jitter = 0"},
 		{"stuck of a live view", "[[providers.p.pool.stuck]]\nreplica = 1\nat = \"1s\"", 7, "providers.p.pool.stuck", "a stuck load signal needs a view refreshed at intervals"},
 		{"stuck replica out of range", "view_refresh = \"1s\"\n[[providers.p.pool.stuck]]\nreplica = 4\nat = \"1s\"", 9, "providers.p.pool.stuck[0].replica", "4 is not a replica of this pool of 4; want an integer in [0, 4)"},
 		{"stuck for 0", "view_refresh = \"1s\"\n[[providers.p.pool.stuck]]\nreplica = 1\nat = \"1s\"\nfor = \"0s\"", 11, "providers.p.pool.stuck[0].for", "want how long the signal stays stuck, a duration > 0"},

@@ -570,6 +570,13 @@ func TestPoolValidate(t *testing.T) {
 		}, "keep-warm -1s"},
 		{"short outage", func(p *sim.Provider) { p.Pool.Down = &sim.Down{MeanUp: time.Second, MeanDown: time.Millisecond} }, "down: mean up"},
 		{"queue limit without rejecting", func(p *sim.Provider) { p.Pool.QueueLimit = 3 }, "queue limit 3 has no effect"},
+		{"jittered scrapes every nanosecond", func(p *sim.Provider) {
+			p.Pool.View = &sim.View{Refresh: time.Nanosecond, Scrape: true, Jitter: 0.5}
+		}, "view refresh 1ns with scrape jitter: must be ≥ 1ms"},
+		{"autoscaled restarts", func(p *sim.Provider) {
+			p.Pool.Autoscale = &sim.Autoscale{Target: 1, Tick: 2 * time.Second, StableWindow: time.Minute, PanicWindow: 6 * time.Second, PanicThreshold: 2}
+			p.Pool.Restarts = &sim.Restarts{MeanUp: time.Minute, Down: time.Second, Window: 10 * time.Second}
+		}, "restarts in an autoscaled pool are not modelled"},
 	} {
 		cfg := poolConfig(10, 1, 1, 4, sim.PowerOfTwo)
 		tt.edit(&cfg.Providers[0])

@@ -29,6 +29,12 @@ import (
 // (least_outstanding, p2c, latency_ewma) calls, and pool.touch in
 // dispatchPool, releaseReplica and leavePool.
 
+// MinJitteredRefresh bounds View.Refresh from below when scrapes are
+// jittered: each scrape's interval is drawn in turn when the replica is
+// next read or changes, so a refresh of nanoseconds would draw billions
+// of them between two events.
+const MinJitteredRefresh = time.Millisecond
+
 // View is how a pool's balancer sees its replicas' load (Pool.View): a
 // snapshot refreshed every Refresh, all replicas together or each on its
 // own scrape schedule, in which some replicas' reported load may be stuck.
@@ -41,7 +47,8 @@ type View struct {
 	// refreshed together at 0, Refresh, 2·Refresh, …
 	Scrape bool
 	// Jitter, with Scrape, draws each interval between a replica's
-	// scrapes uniformly in Refresh·[1 − Jitter, 1 + Jitter]; in [0, 1).
+	// scrapes uniformly in Refresh·[1 − Jitter, 1 + Jitter]; in [0, 1),
+	// and when > 0 Refresh must be ≥ MinJitteredRefresh.
 	Jitter float64
 	// Stuck lists periods in which a replica's reported load stops
 	// updating: its refreshes in [At, At + For) leave the load the
@@ -68,6 +75,9 @@ func (v *View) validate(n int) error {
 	}
 	if v.Jitter > 0 && !v.Scrape {
 		return fmt.Errorf("pool: scrape jitter %v needs each replica on its own scrape schedule (Scrape)", v.Jitter)
+	}
+	if v.Jitter > 0 && v.Refresh < MinJitteredRefresh {
+		return fmt.Errorf("pool: view refresh %v with scrape jitter: must be ≥ %v", v.Refresh, MinJitteredRefresh)
 	}
 	for _, s := range v.Stuck {
 		if s.Replica < 0 || s.Replica >= n {
