@@ -80,6 +80,10 @@ func TestParseAutoscaleBad(t *testing.T) {
 		{"panic threshold 1", as + "max_replicas = 2\ntarget_concurrency = 1\npanic_threshold = 1.0\n", 12, "providers.gpu.pool.autoscale.panic_threshold", "1 is out of range; want a value in (1, 1000]"},
 		{"panic with utilisation", "[providers.gpu.pool]\nconcurrency = 2\n" + as + "max_replicas = 2\ntarget_utilisation = 0.5\npanic_window = \"6s\"\n", 14, "providers.gpu.pool.autoscale.panic_window", "only target_concurrency has a panic mode"},
 		{"unknown no_capacity", as + "max_replicas = 2\ntarget_concurrency = 1\nno_capacity = \"wiat\"\n", 12, "providers.gpu.pool.autoscale.no_capacity", `(did you mean "wait"?); allowed: "wait", "fail"`},
+		// A value out of range is one error at its line, not repeated by
+		// the simulator's own check without one.
+		{"min negative", as + "min_replicas = -1\nmax_replicas = 2\ntarget_concurrency = 2\n", 10, "providers.gpu.pool.autoscale.min_replicas", "-1 is out of range; want a value in [0, 65535] replicas"},
+		{"max 0", as + "max_replicas = 0\ntarget_concurrency = 2\n", 10, "providers.gpu.pool.autoscale.max_replicas", "0 is out of range; want a value in [1, 65535] replicas"},
 		{"restarts beside", as + "max_replicas = 2\ntarget_concurrency = 1\n[[providers.gpu.pool.restart]]\nreplica = 0\nat = \"1s\"\nfor = \"1s\"\n", 12, "providers.gpu.pool.restart[0]", "restarts in an autoscaled pool are not modelled"},
 		{"random restarts beside", as + "max_replicas = 2\ntarget_concurrency = 1\n[providers.gpu.pool.random_restarts]\nmean_up = \"1m\"\ndown = \"5s\"\n", 12, "providers.gpu.pool.random_restarts", "restarts in an autoscaled pool are not modelled"},
 		{"batching beside", as + "max_replicas = 2\ntarget_concurrency = 1\n[providers.gpu.pool.batching]\nbase_tokens_per_second = 50.0\ncontention = 1.0\n", 12, "providers.gpu.pool.batching", "batching in an autoscaled pool is not modelled"},

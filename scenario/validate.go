@@ -144,7 +144,9 @@ func (c *checker) config(f *fileTable, name string) sim.Config {
 	c.checkRestartsInRun(&cfg, f.Providers)
 	cfg.Correlation, err = c.correlation(f.Correlation)
 	c.keep(err)
-	if len(c.errs) > 0 {
+	if len(c.errs) > 0 || len(c.ranged) > 0 {
+		// A value out of its range has its own error, at its line: the
+		// simulator's check would repeat it without one.
 		return cfg
 	}
 	if err := cfg.Validate(); err != nil {
