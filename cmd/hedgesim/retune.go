@@ -6,6 +6,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"io/fs"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -112,6 +113,10 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageError{err: errors.New("--format goes with --from; a Prometheus query's result is its API's JSON")}
 	case !(*timeout > 0):
 		return usageError{err: fmt.Errorf("--timeout %s: must be > 0", *timeout)}
+	case *promURL != "" && !isURL(*promURL):
+		return usageError{err: fmt.Errorf("--prometheus %s: want the server's http:// or https:// URL", *promURL)}
+	case strings.Contains(*from, "://") && !isURL(*from):
+		return usageError{err: fmt.Errorf("--from %s: only http:// and https:// URLs are fetched; otherwise give a file's path", *from)}
 	}
 	if !(*alpha > 0 && *alpha < 0.5) {
 		return usageError{err: fmt.Errorf("--alpha %g: must be in (0, 0.5)", *alpha)}
@@ -360,6 +365,9 @@ func readSource(ctx context.Context, from, format string, timeout time.Duration)
 		}
 	} else {
 		r, _, closeFile, err := openLog(ctx, from, "csv") // any format: openLog only opens
+		if errors.Is(err, fs.ErrNotExist) {
+			return retune.Source{}, usageError{err: fmt.Errorf("--from %s: no such file (a URL starts with http:// or https://)", from)}
+		}
 		if err != nil {
 			return retune.Source{}, err
 		}

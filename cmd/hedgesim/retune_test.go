@@ -249,6 +249,9 @@ func TestRetuneBadInput(t *testing.T) {
 			[]string{"model llama-guard", `guard_request_duration_seconds_bucket{model="llama-guard"}`, srv.URL, "gave up after 1s"}},
 		{"two sources", []string{"--from", good, "--prometheus", busy.URL}, []string{"exclusive"}},
 		{"window without prometheus", []string{"--from", good, "--window", "1h"}, []string{"--window go with --prometheus"}},
+		{"prometheus over ftp", []string{"--prometheus", "ftp://x", "--metric", "m"}, []string{"--prometheus ftp://x: want the server's http:// or https:// URL"}},
+		{"from over ftp", []string{"--from", "ftp://x/metrics"}, []string{"--from ftp://x/metrics: only http:// and https:// URLs are fetched"}},
+		{"from a missing file", []string{"--from", filepath.Join(dir, "nonexist.txt")}, []string{"nonexist.txt: no such file (a URL starts with http:// or https://)"}},
 	} {
 		out := filepath.Join(dir, c.name+".toml")
 		code, _, errOut := hedgesim(t, append([]string{"retune", "guard-check", "--write-scenario", out}, c.args...)...)
