@@ -27,16 +27,24 @@ const PipelineRule = "in a pipeline class a request (a turn) is answered when it
 	"and its latency is then its end-to-end time; a turn that a fail-closed step stopped or the end-to-end deadline ended is a miss; " +
 	"checked: every fail-open step answered in time"
 
-// QuantileRuleFor returns QuantileRule, followed by PipelineRule when a
-// class of cfg is a pipeline other than one plain call
-// (Pipeline.OneCall).
-func QuantileRuleFor(cfg *Config) string {
+// QuantileRuleFor returns QuantileRule — QuantileRuleBatched when cfg's
+// requests interact — followed by PipelineRule when a class of cfg is a
+// pipeline other than one plain call (Pipeline.OneCall).
+func QuantileRuleFor(cfg *Config) string { return quantileRule(cfg, cfg.batched()) }
+
+// quantileRule is QuantileRuleFor, QuantileRuleBatched its base when
+// batched.
+func quantileRule(cfg *Config, batched bool) string {
+	rule := QuantileRule
+	if batched {
+		rule = QuantileRuleBatched
+	}
 	for i := range cfg.Classes {
 		if p := cfg.Classes[i].Pipeline; p != nil && !p.OneCall() {
-			return QuantileRule + "; " + PipelineRule
+			return rule + "; " + PipelineRule
 		}
 	}
-	return QuantileRule
+	return rule
 }
 
 // Report is a run compared with the same traffic without hedging. Its JSON
@@ -323,7 +331,7 @@ func newReport(cfg *Config, hedged, baseline *Result, perBatch bool) *Report {
 	r.Overall = classReport(&hedged.Overall, &baseline.Overall, overall.lat, overall.end, overall.base)
 	r.Overall.setIntervals(&overall)
 	if r.Overall.WarmUp != nil {
-		r.QuantileRule = QuantileRuleBatched
+		r.QuantileRule = quantileRule(cfg, true)
 	}
 	r.setSpend(cfg)
 	r.Providers = hedged.Providers
