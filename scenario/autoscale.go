@@ -122,8 +122,16 @@ func (c *checker) autoscale(key string, t *poolTable, pl *sim.Pool) {
 	switch {
 	case as.Tick < sim.MinScaleTick:
 		// bind has said so
+	case (as.StableWindow < as.Tick || as.StableWindow/as.Tick > sim.MaxScaleWindowTicks) && a.StableWindow == nil && a.Tick != nil:
+		c.keep(c.errorf(key+".tick", "%v does not fit the default stable window of %v; want a tick of 1/%d to 1 stable window, or set stable_window", as.Tick, as.StableWindow, sim.MaxScaleWindowTicks))
 	case as.StableWindow < as.Tick || as.StableWindow/as.Tick > sim.MaxScaleWindowTicks:
 		c.keep(c.errorf(key+".stable_window", "%v is not allowed; want a window of 1 to %d ticks (tick %v)", as.StableWindow, sim.MaxScaleWindowTicks, as.Tick))
+	case as.Policy == sim.ScaleConcurrency && (as.PanicWindow < as.Tick || as.PanicWindow > as.StableWindow) && a.PanicWindow == nil:
+		at := key + ".stable_window"
+		if a.StableWindow == nil {
+			at = key + ".tick"
+		}
+		c.keep(c.errorf(at, "leaves no room for the default panic window of %v; want a window from the tick (%v) to the stable window (%v): set panic_window", as.PanicWindow, as.Tick, as.StableWindow))
 	case as.Policy == sim.ScaleConcurrency && (as.PanicWindow < as.Tick || as.PanicWindow > as.StableWindow):
 		c.keep(c.errorf(key+".panic_window", "%v is not allowed; want a window from the tick (%v) to the stable window (%v)", as.PanicWindow, as.Tick, as.StableWindow))
 	case as.ScaleDownDelay/as.Tick > sim.MaxScaleWindowTicks:

@@ -84,6 +84,10 @@ func TestParseAutoscaleBad(t *testing.T) {
 		// the simulator's own check without one.
 		{"min negative", as + "min_replicas = -1\nmax_replicas = 2\ntarget_concurrency = 2\n", 10, "providers.gpu.pool.autoscale.min_replicas", "-1 is out of range; want a value in [0, 65535] replicas"},
 		{"max 0", as + "max_replicas = 0\ntarget_concurrency = 2\n", 10, "providers.gpu.pool.autoscale.max_replicas", "0 is out of range; want a value in [1, 65535] replicas"},
+		// A window left at its default is not blamed for a tick that
+		// does not fit it.
+		{"tick past the default stable window", as + "max_replicas = 2\ntarget_concurrency = 1\ntick = \"1000h\"\n", 12, "providers.gpu.pool.autoscale.tick", "1000h0m0s does not fit the default stable window of 1m0s; want a tick of 1/4096 to 1 stable window, or set stable_window"},
+		{"tick past the default panic window", as + "max_replicas = 2\ntarget_concurrency = 1\ntick = \"10s\"\n", 12, "providers.gpu.pool.autoscale.tick", "leaves no room for the default panic window of 6s"},
 		{"restarts beside", as + "max_replicas = 2\ntarget_concurrency = 1\n[[providers.gpu.pool.restart]]\nreplica = 0\nat = \"1s\"\nfor = \"1s\"\n", 12, "providers.gpu.pool.restart[0]", "restarts in an autoscaled pool are not modelled"},
 		{"random restarts beside", as + "max_replicas = 2\ntarget_concurrency = 1\n[providers.gpu.pool.random_restarts]\nmean_up = \"1m\"\ndown = \"5s\"\n", 12, "providers.gpu.pool.random_restarts", "restarts in an autoscaled pool are not modelled"},
 		{"batching beside", as + "max_replicas = 2\ntarget_concurrency = 1\n[providers.gpu.pool.batching]\nbase_tokens_per_second = 50.0\ncontention = 1.0\n", 12, "providers.gpu.pool.batching", "batching in an autoscaled pool is not modelled"},
