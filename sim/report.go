@@ -749,6 +749,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	writeThroughput(w, rows)
 	writeRetries(w, rows)
 	writeSpend(w, rows)
+	writeReplicaSpend(w, r.Pools)
 	tw = textfit.NewTable(w, tabwriter.AlignRight)
 	// The stalled column appears only when a stream was cut, so that
 	// reports without stalls read as before.
