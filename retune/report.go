@@ -73,7 +73,16 @@ func (r *Report) WriteText(w io.Writer) error {
 		fmt.Fprintln(tw, strings.Join(row, "\t"))
 	}
 	tw.Flush()
-	io.WriteString(b, "* the scenario's percentile lies outside the live interval; intervals are the buckets holding the order-statistic ranks\n")
+	moved := false
+	for _, m := range r.Models {
+		for _, s := range m.Drift.Percentiles {
+			moved = moved || s.Moved
+		}
+	}
+	if moved {
+		io.WriteString(b, "* the scenario's percentile lies outside the live interval; ")
+	}
+	io.WriteString(b, "intervals are the buckets holding the order-statistic ranks\n")
 	for _, m := range r.Models {
 		fmt.Fprintf(b, "\n%s: %s\n", m.Model, m.Drift.Describe())
 		fmt.Fprintf(b, "  %s\n", m.Drift.Why)

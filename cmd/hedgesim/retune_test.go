@@ -75,10 +75,14 @@ func TestRetuneUnchanged(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s\n%s", code, errOut, out)
 	}
-	for _, want := range []string{"llama-guard  10000", "unchanged", "nothing simulated"} {
+	for _, want := range []string{"llama-guard  10000", "unchanged", "nothing simulated", "\nintervals are the buckets holding the order-statistic ranks\n"} {
 		if !strings.Contains(out, want) {
 			t.Errorf("output lacks %q:\n%s", want, out)
 		}
+	}
+	// No percentile moved, so no "*" and no footnote for one.
+	if strings.Contains(out, "*") {
+		t.Errorf("a * with no percentile moved:\n%s", out)
 	}
 }
 
