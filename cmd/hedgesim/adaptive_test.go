@@ -285,26 +285,7 @@ func TestOptimizeAdaptiveDocExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates an optimisation of guard-check")
 	}
-	data, err := os.ReadFile(filepath.Join(repoRoot, "docs/optimize.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(data), "<!-- adaptive example")
-	if !ok {
-		t.Fatal("docs/optimize.md has no adaptive example marker")
-	}
-	_, rest, _ = strings.Cut(rest, "```text\n")
-	block, _, _ := strings.Cut(rest, "```\n")
-	cmdLine, want, _ := strings.Cut(block, "\n")
-	words, err := shellWords(strings.TrimPrefix(cmdLine, "$ hedgesim "))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := filepath.Abs("testdata/docs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Chdir(dir)
+	words, want := docExample(t, "docs/optimize.md", "adaptive example")
 	code, got, errOut := hedgesim(t, words...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)

@@ -158,27 +158,8 @@ func TestOptimizeMinReplicasDocExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("three sweeps of scale-to-zero with their rollout checks")
 	}
-	data, err := os.ReadFile(filepath.Join(repoRoot, "docs/pools.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(data), "<!-- min-replicas example")
-	if !ok {
-		t.Fatal("docs/pools.md has no min-replicas example marker")
-	}
-	_, rest, _ = strings.Cut(rest, "```text\n")
-	block, _, _ := strings.Cut(rest, "```\n")
-	cmdLine, want, _ := strings.Cut(block, "\n")
+	words, want := docExample(t, "docs/pools.md", "min-replicas example")
 	want = strings.TrimPrefix(want, "…\n")
-	words, err := shellWords(strings.TrimPrefix(cmdLine, "$ hedgesim "))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := filepath.Abs("testdata/docs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Chdir(dir)
 	code, got, errOut := hedgesim(t, words...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, errOut)

@@ -281,26 +281,7 @@ func TestRetuneDocExample(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates an optimisation of guard-check")
 	}
-	data, err := os.ReadFile(filepath.Join(repoRoot, "docs/retune.md"))
-	if err != nil {
-		t.Fatal(err)
-	}
-	_, rest, ok := strings.Cut(string(data), "<!-- retune example")
-	if !ok {
-		t.Fatal("docs/retune.md has no retune example marker")
-	}
-	_, rest, _ = strings.Cut(rest, "```text\n")
-	block, _, _ := strings.Cut(rest, "```\n")
-	cmdLine, want, _ := strings.Cut(block, "\n")
-	words, err := shellWords(strings.TrimPrefix(cmdLine, "$ hedgesim "))
-	if err != nil {
-		t.Fatal(err)
-	}
-	dir, err := filepath.Abs("testdata/docs")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Chdir(dir)
+	words, want := docExample(t, "docs/retune.md", "retune example")
 	code, got, errOut := hedgesim(t, words...)
 	if code != 3 {
 		t.Fatalf("exit %d, want 3: %s", code, errOut)
