@@ -68,6 +68,8 @@ type htmlView struct {
 	Classes                            []htmlClass
 	Export                             *ExportDiff
 	Adaptive                           *htmlAdaptive
+	// Moved says whether a percentile's mark * is shown, and so its note.
+	Moved bool
 }
 
 // htmlSections returns the report's own sections of the page.
@@ -83,7 +85,7 @@ func (r *Report) htmlSections() ([]htmlreport.Section, error) {
 		for _, s := range d.Percentiles {
 			hs := htmlShift{Scenario: num(s.Scenario), Live: num(s.Live), Interval: "[" + num(s.Lo) + ", " + num(s.Hi) + "]"}
 			if s.Moved {
-				hs.Moved = "*"
+				hs.Moved, v.Moved = "*", true
 			}
 			hm.Percentiles = append(hm.Percentiles, hs)
 		}
@@ -174,7 +176,7 @@ var htmlSectionTemplates = template.Must(template.New("").Parse(`
 {{range .Models}}<tr class="model-row"><td>{{.Model}}</td><td>{{.N}}</td><td class="{{if eq .Verdict "shifted"}}flag{{end}}">{{.Verdict}}</td><td>{{.ChiSquare}}</td><td>{{.DF}}</td><td>{{.P}}</td>{{range .Percentiles}}<td>{{.Scenario}} → {{.Live}} {{.Interval}} {{.Moved}}</td>{{end}}</tr>
 {{end}}</tbody>
 </table></div>
-<p class="meta">* the scenario's percentile lies outside the live interval.</p>
+{{if .Moved}}<p class="meta">* the scenario's percentile lies outside the live interval.</p>{{end}}
 {{range .Models}}<h3>{{.Model}}: {{.Verdict}}</h3>
 <p>{{.Describe}}</p>
 <p>{{.Why}}</p>

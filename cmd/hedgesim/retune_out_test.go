@@ -45,7 +45,7 @@ func TestRetuneOutShifted(t *testing.T) {
 		t.Errorf("%d entries in %s, want %d", len(entries), dir, len(want)+1)
 	}
 	page := readString(t, filepath.Join(dir, "index.html"))
-	for _, w := range []string{`id="drift"`, "llama-guard", "shifted", `id="current-policy"`, "87.6% → 49.5%", `id="decisions"`,
+	for _, w := range []string{`id="drift"`, "llama-guard", "shifted", "lies outside the live interval", `id="current-policy"`, "87.6% → 49.5%", `id="decisions"`,
 		">change<", `id="adaptive"`, `id="adaptive-table"`, `id="optimisation"`, `id="summary"`, `data-figure=`, `id="export-diff"`, `id="export-diff-text"`, "hedgesim retune guard-check"} {
 		if !strings.Contains(page, w) {
 			t.Errorf("index.html lacks %q", w)
@@ -101,7 +101,7 @@ func TestRetuneOutUnchanged(t *testing.T) {
 			t.Errorf("index.html lacks %q", w)
 		}
 	}
-	for _, no := range []string{`id="summary"`, `id="current-policy"`, `id="optimisation"`, "requests per candidate"} {
+	for _, no := range []string{`id="summary"`, `id="current-policy"`, `id="optimisation"`, "requests per candidate", "lies outside the live interval"} {
 		if strings.Contains(page, no) {
 			t.Errorf("index.html has %q without a re-check", no)
 		}
