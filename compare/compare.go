@@ -120,6 +120,9 @@ type Report struct {
 	// Overrides are the what-if overrides the report was made with.
 	Overrides []string
 	Classes   []Class
+	// Pools are the replica costs of a run report's autoscaled pools (A
+	// only: see PoolCost); none in optimize reports.
+	Pools []PoolCost
 }
 
 // runJSON and optimizeJSON are the fields of the two report kinds that a
@@ -350,6 +353,10 @@ func parseRun(data []byte) (*Report, error) {
 		return nil, fmt.Errorf("run report: %w", err)
 	}
 	r := &Report{Kind: Run, Scenario: in.Scenario, ScenarioSHA256: in.SHA256, Seed: in.Seed, Overrides: in.Overrides}
+	var pools runPoolsJSON
+	if err := json.Unmarshal(data, &pools); err == nil {
+		r.Pools = pools.poolCosts()
+	}
 	for _, c := range in.Classes {
 		l := c.Latency
 		cl := Class{
@@ -506,6 +513,9 @@ type Comparison struct {
 	Rows []Row
 	// OnlyA and OnlyB are the classes present in one report only.
 	OnlyA, OnlyB []string
+	// Pools are the replica costs of the autoscaled pools both run
+	// reports give (replicas.go).
+	Pools []PoolCost
 }
 
 // SameScenario reports whether the two reports come from the same scenario
@@ -529,7 +539,7 @@ const zCrit = 1.959963984540054
 
 // Compare matches the classes of a and b by name, in a's order.
 func Compare(a, b *Report) *Comparison {
-	out := &Comparison{A: a, B: b}
+	out := &Comparison{A: a, B: b, Pools: comparePools(a.Pools, b.Pools)}
 	inB := make(map[string]int, len(b.Classes))
 	for i, c := range b.Classes {
 		inB[c.Name] = i

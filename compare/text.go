@@ -65,6 +65,7 @@ func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 			fmt.Fprintf(ew, "%s: paired B − A over %d batches: %s\n", r.Class, n, strings.Join(ps, ", "))
 		}
 	}
+	writePoolCosts(ew, c.Pools)
 	for _, r := range c.Rows {
 		if r.APickInB != nil {
 			fmt.Fprintf(ew, "%s: A's pick in B: %s\n", r.Class, r.APickInB)
@@ -262,6 +263,8 @@ type (
 		Rows                []jsonRow `json:"classes"`
 		OnlyA               []string  `json:"only_in_a"`
 		OnlyB               []string  `json:"only_in_b"`
+		// Pools: the autoscaled pools' replica costs (absent without).
+		Pools []PoolCost `json:"pools,omitempty"`
 	}
 )
 
@@ -286,7 +289,7 @@ var markNames = map[Mark]string{NoTest: "no_test", Significant: "significant", S
 // adds test "paired_batches", difference_ci95 (B − A in the figure's unit)
 // and paired_batches (their count).
 func (c *Comparison) WriteJSON(w io.Writer, nameA, nameB string) error {
-	out := jsonComparison{A: nameA, B: nameB, SameScenario: c.SameScenario(), CommonRandomNumbers: c.CommonRandomNumbers(), Rows: []jsonRow{}, OnlyA: nonNil(c.OnlyA), OnlyB: nonNil(c.OnlyB)}
+	out := jsonComparison{A: nameA, B: nameB, SameScenario: c.SameScenario(), CommonRandomNumbers: c.CommonRandomNumbers(), Rows: []jsonRow{}, OnlyA: nonNil(c.OnlyA), OnlyB: nonNil(c.OnlyB), Pools: c.Pools}
 	for _, r := range c.Rows {
 		jr := jsonRow{Class: r.Class, PolicyA: r.PolicyA, PolicyB: r.PolicyB, RequestsA: r.RequestsA, RequestsB: r.RequestsB}
 		for _, d := range r.Deltas {
