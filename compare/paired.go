@@ -55,7 +55,9 @@ func pairedDelta(d *Delta, pa, pb []float64, from int) bool {
 
 // pairDeltas replaces the overlap and z tests of the deltas of a and b
 // (p50, p95, p99, answered, cost/1k) by paired tests where both give
-// per-batch figures on the same grid. A percentile whose batches are too
+// per-batch figures on the same grid, and drops the z tests of the
+// hedged, checked and degraded shares there (no test: they assume
+// independent requests). A percentile whose batches are too
 // short for an interval (its report's ok flag false; for p50, fewer than
 // sim.MinBatchRequests(0.5) requests per batch) stays marked too few.
 func pairDeltas(ds []Delta, a, b *Class) {
@@ -84,6 +86,10 @@ func pairDeltas(ds []Delta, a, b *Class) {
 			pairedDelta(d, pa.AnsweredShare, pb.AnsweredShare, from)
 		case "cost/1k":
 			pairedDelta(d, pa.CostPer1k, pb.CostPer1k, from)
+		case "hedged", "checked", "degraded":
+			// Their z tests assume independent requests, and these
+			// requests interact: no per-batch figure, so no test.
+			d.Mark = NoTest
 		}
 	}
 }

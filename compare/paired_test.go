@@ -6,6 +6,7 @@ import (
 	"math"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hedgesim/hedgesim/dist"
 	"github.com/hedgesim/hedgesim/sim"
@@ -244,5 +245,26 @@ func TestPairedMechanics(t *testing.T) {
 	}
 	if strings.Contains(plain.String(), "paired") {
 		t.Errorf("a comparison of independent requests mentions pairing:\n%s", plain.String())
+	}
+}
+
+// TestHedgedShareUntestedUnderLoad: where requests interact (per_batch in
+// both run reports) the hedged share's two-proportion z test, which
+// assumes independent requests, is dropped (no test); for independent
+// requests it stays.
+func TestHedgedShareUntestedUnderLoad(t *testing.T) {
+	hedged := func(delay time.Duration, queue bool) *sim.Config {
+		c := mm1(20_000, 1, 0.5, 1, "c")
+		c.Classes[0].Policy = sim.Policy{Copies: 1, Delays: []time.Duration{delay}}
+		if !queue {
+			c.Providers[0].Concurrency = 0
+		}
+		return c
+	}
+	for _, queue := range []bool{true, false} {
+		d := delta(t, Compare(runJSONOf(t, hedged(2*time.Second, queue)), runJSONOf(t, hedged(3*time.Second, queue))), "hedged")
+		if untested := d.Mark == NoTest; untested != queue {
+			t.Errorf("queue %v: hedged share %.3f → %.3f marked %v", queue, d.A, d.B, d.Mark)
+		}
 	}
 }

@@ -22,8 +22,11 @@ change. "~" marks a change that is not significant (p95/p99: the 95%
 intervals overlap; answered: two-proportion z test at 5%), as benchstat
 does; for a class whose requests interact (a queue, a limit, a pool) in
 two run reports, p50/p95/p99, answered and cost are marked by their paired
-difference over batches of arrivals instead, listed under the table. An
-optimize report contributes each class's pick. Exit status 0 when both
+difference over batches of arrivals instead, listed under the table ("?"
+when the batches are too short for a percentile), and the hedged share
+carries no test. Autoscaled pools' replica costs, which no class's cost
+counts, are listed per pool. An optimize report contributes each class's
+pick. Exit status 0 when both
 reports could be read, whatever the differences; 2 when a report is not
 one hedgesim writes (a share outside [0, 1], a class named twice,
 percentiles out of order, ...) or the two have no class in common. "-"
