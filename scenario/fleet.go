@@ -127,6 +127,7 @@ func (c *checker) view(key string, t *poolTable, pl *sim.Pool) {
 			v.Jitter = j
 		}
 	}
+	var stuckIndex []int // the entry of each period in v.Stuck
 	for i := range t.Stuck {
 		k := indexKey(key+".stuck", i)
 		s := &t.Stuck[i]
@@ -147,10 +148,47 @@ func (c *checker) view(key string, t *poolTable, pl *sim.Pool) {
 			if s.For != nil {
 				st.For = time.Duration(*s.For)
 			}
-			v.Stuck = append(v.Stuck, st)
+			// Periods of one replica may not overlap, as its restarts
+			// may not: one of the two says nothing.
+			for j, o := range v.Stuck {
+				if o.Replica == idx && overlaps(o, st) {
+					c.keep(c.errorf(k+".at", "replica %d's signal sticks at %v while it is still stuck from %s (from %v%s); give stuck periods of one replica that do not overlap",
+						idx, st.At, indexKey(key+".stuck", stuckIndex[j]), o.At, untilText(o)))
+					ok = false
+					break
+				}
+			}
+		}
+		if ok {
+			v.Stuck = append(v.Stuck, sim.Stuck{Replica: idx, At: time.Duration(*s.At)})
+			if s.For != nil {
+				v.Stuck[len(v.Stuck)-1].For = time.Duration(*s.For)
+			}
+			stuckIndex = append(stuckIndex, i)
 		}
 	}
 	pl.View = v
+}
+
+// overlaps reports whether two stuck periods of a replica overlap (For 0:
+// until the run ends).
+func overlaps(a, b sim.Stuck) bool {
+	end := func(s sim.Stuck) time.Duration {
+		if s.For == 0 {
+			return 1<<63 - 1
+		}
+		return s.At + s.For
+	}
+	return a.At < end(b) && b.At < end(a)
+}
+
+// untilText says how long a stuck period lasts: " for 30s", or nothing
+// when it lasts until the run ends.
+func untilText(s sim.Stuck) string {
+	if s.For == 0 {
+		return " to the end of the run"
+	}
+	return " for " + s.For.String()
 }
 
 // replicaIndex checks the replica index at k.replica of a pool of n

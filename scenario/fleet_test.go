@@ -44,6 +44,8 @@ func TestFleetBad(t *testing.T) {
 		{"jitter of a snapshot", "view_refresh = \"2s\"\nscrape_jitter = 0.1", 8, "providers.p.pool.scrape_jitter", `needs view = "scrape"`},
 		{"jitter of 1", "view_refresh = \"2s\"\nview = \"scrape\"\nscrape_jitter = 1.0", 9, "providers.p.pool.scrape_jitter", "want a fraction in [0, 1)"},
 		{"jittered scrapes too often", "view_refresh = \"1ns\"\nview = \"scrape\"\nscrape_jitter = 0.5", 7, "providers.p.pool.view_refresh", "1ns is too short for jittered scrapes (each is drawn in turn): want ≥ 1ms, or scrape_jitter = 0"},
+		{"overlapping stuck periods", "view_refresh = \"1s\"\n[[providers.p.pool.stuck]]\nreplica = 1\nat = \"1s\"\n[[providers.p.pool.stuck]]\nreplica = 1\nat = \"5s\"", 13, "providers.p.pool.stuck[1].at",
+			"replica 1's signal sticks at 5s while it is still stuck from providers.p.pool.stuck[0] (from 1s to the end of the run); give stuck periods of one replica that do not overlap"},
 		{"stuck of a live view", "[[providers.p.pool.stuck]]\nreplica = 1\nat = \"1s\"", 7, "providers.p.pool.stuck", "a stuck load signal needs a view refreshed at intervals"},
 		{"stuck replica out of range", "view_refresh = \"1s\"\n[[providers.p.pool.stuck]]\nreplica = 4\nat = \"1s\"", 9, "providers.p.pool.stuck[0].replica", "4 is not a replica of this pool of 4; want an integer in [0, 4)"},
 		{"stuck for 0", "view_refresh = \"1s\"\n[[providers.p.pool.stuck]]\nreplica = 1\nat = \"1s\"\nfor = \"0s\"", 11, "providers.p.pool.stuck[0].for", "want how long the signal stays stuck, a duration > 0"},
@@ -128,5 +130,18 @@ down = "30s"
 	}
 	if _, err := sim.Run(&s.Config); err != nil {
 		t.Errorf("run: %v", err)
+	}
+}
+
+// TestStuckPeriodsInTurn: periods of one replica that follow each other
+// (1s for 2s, then from 5s) are both kept.
+func TestStuckPeriodsInTurn(t *testing.T) {
+	src := fleetBase + "view_refresh = \"1s\"\n[[providers.p.pool.stuck]]\nreplica = 1\nat = \"1s\"\nfor = \"2s\"\n[[providers.p.pool.stuck]]\nreplica = 1\nat = \"5s\"\n" + fleetTail
+	s, err := Parse("ok.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if v := s.Config.Providers[0].Pool.View; v == nil || len(v.Stuck) != 2 || v.Stuck[0].For != 2*time.Second || v.Stuck[1].At != 5*time.Second {
+		t.Errorf("view %+v; want both stuck periods", v)
 	}
 }
