@@ -88,6 +88,7 @@ func TestParseAutoscaleBad(t *testing.T) {
 		// does not fit it.
 		{"tick past the default stable window", as + "max_replicas = 2\ntarget_concurrency = 1\ntick = \"1000h\"\n", 12, "providers.gpu.pool.autoscale.tick", "1000h0m0s does not fit the default stable window of 1m0s; want a tick of 1/4096 to 1 stable window, or set stable_window"},
 		{"tick past the default panic window", as + "max_replicas = 2\ntarget_concurrency = 1\ntick = \"10s\"\n", 12, "providers.gpu.pool.autoscale.tick", "leaves no room for the default panic window of 6s"},
+		{"target above its range", as + "max_replicas = 2\ntarget_concurrency = 3e9\n", 11, "providers.gpu.pool.autoscale.target_concurrency", "3e+09 is out of range; want a value in (0, 2147483647] attempts per replica"},
 		{"restarts beside", as + "max_replicas = 2\ntarget_concurrency = 1\n[[providers.gpu.pool.restart]]\nreplica = 0\nat = \"1s\"\nfor = \"1s\"\n", 12, "providers.gpu.pool.restart[0]", "restarts in an autoscaled pool are not modelled"},
 		{"random restarts beside", as + "max_replicas = 2\ntarget_concurrency = 1\n[providers.gpu.pool.random_restarts]\nmean_up = \"1m\"\ndown = \"5s\"\n", 12, "providers.gpu.pool.random_restarts", "restarts in an autoscaled pool are not modelled"},
 		{"batching beside", as + "max_replicas = 2\ntarget_concurrency = 1\n[providers.gpu.pool.batching]\nbase_tokens_per_second = 50.0\ncontention = 1.0\n", 12, "providers.gpu.pool.batching", "batching in an autoscaled pool is not modelled"},

@@ -55,6 +55,8 @@ func (r numRange) String() string {
 			return "inf"
 		case x == math.MaxInt64:
 			return "2^63-1"
+		case math.Abs(x) >= 1e5 && x == math.Trunc(x) && math.Abs(x) < 1e15 && len(strconv.FormatFloat(x, 'g', -1, 64)) > 8:
+			return strconv.FormatFloat(x, 'f', -1, 64) // 2147483647, not 2.147483647e9
 		case math.Abs(x) >= 1e5:
 			return strings.Replace(strconv.FormatFloat(x, 'g', -1, 64), "e+0", "e", 1)
 		}
