@@ -401,3 +401,45 @@ func verdict(c *AdaptiveClass) {
 	}
 	c.Why = why
 }
+
+// adaptiveRow is one row of the comparison's table, formatted: a policy of
+// a class (static, then adaptive) in one environment (live, then shift).
+// P names the class's objective percentile ("p95") and Q is its value.
+type adaptiveRow struct {
+	Class, Policy, Models, P, Q, Answered, Hedged, AddedCost, Delay string
+}
+
+// rows returns the comparison's table, class by class, as the text and
+// the HTML page show it.
+func (ac *AdaptiveComparison) rows() []adaptiveRow {
+	var out []adaptiveRow
+	for i := range ac.Classes {
+		c := &ac.Classes[i]
+		for _, e := range []struct {
+			name string
+			env  *EnvComparison
+		}{{"live", &c.Live}, {"shift", c.Shift}} {
+			if e.env == nil {
+				continue
+			}
+			for _, p := range []struct {
+				label string
+				f     *PolicyFigures
+			}{{"static " + c.Static, &e.env.Static}, {c.Adaptive, &e.env.Adaptive}} {
+				f := p.f
+				q := f.Latency.P95
+				if c.Percentile == 0.99 {
+					q = f.Latency.P99
+				}
+				r := adaptiveRow{Class: c.Class, Policy: p.label, Models: e.name, P: fmt.Sprintf("p%g", 100*c.Percentile), Q: sec(q),
+					Answered: fmt.Sprintf("%.1f%%", 100*f.AnsweredShare), Hedged: fmt.Sprintf("%.1f%%", 100*f.HedgedShare),
+					AddedCost: pctText(float64(f.AddedCostPct)), Delay: "-"}
+				if f.MeanDelay > 0 {
+					r.Delay = num(f.MeanDelay) + " s"
+				}
+				out = append(out, r)
+			}
+		}
+	}
+	return out
+}

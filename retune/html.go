@@ -47,14 +47,10 @@ type htmlClass struct {
 	Change                                             bool
 }
 
-type htmlAdaptiveRow struct {
-	Class, Policy, Models, Q, Answered, Hedged, AddedCost, Delay string
-}
-
 type htmlAdaptive struct {
 	Requests    int
 	Shift, Note string
-	Rows        []htmlAdaptiveRow
+	Rows        []adaptiveRow
 	Verdicts    []string
 	Skipped     []string
 }
@@ -116,32 +112,9 @@ func (r *Report) htmlSections() ([]htmlreport.Section, error) {
 	if r.Recheck != nil && r.Recheck.Adaptive != nil {
 		ac := r.Recheck.Adaptive
 		ha := &htmlAdaptive{Requests: ac.Requests, Shift: ac.Shift, Note: ac.ShiftNote, Skipped: ac.Skipped}
+		ha.Rows = ac.rows()
 		for i := range ac.Classes {
 			c := &ac.Classes[i]
-			for _, e := range []struct {
-				name string
-				env  *EnvComparison
-			}{{"live", &c.Live}, {"shift", c.Shift}} {
-				if e.env == nil {
-					continue
-				}
-				for _, p := range []struct {
-					label string
-					f     *PolicyFigures
-				}{{"static " + c.Static, &e.env.Static}, {c.Adaptive, &e.env.Adaptive}} {
-					q := p.f.Latency.P95
-					if c.Percentile == 0.99 {
-						q = p.f.Latency.P99
-					}
-					row := htmlAdaptiveRow{Class: c.Class, Policy: p.label, Models: e.name, Q: fmt.Sprintf("p%g %s", 100*c.Percentile, sec(q)),
-						Answered: fmt.Sprintf("%.1f%%", 100*p.f.AnsweredShare), Hedged: fmt.Sprintf("%.1f%%", 100*p.f.HedgedShare),
-						AddedCost: pctText(float64(p.f.AddedCostPct)), Delay: "-"}
-					if p.f.MeanDelay > 0 {
-						row.Delay = num(p.f.MeanDelay) + " s"
-					}
-					ha.Rows = append(ha.Rows, row)
-				}
-			}
 			ha.Verdicts = append(ha.Verdicts, fmt.Sprintf("%s: %s: %s. %s", c.Class, c.Verdict, verdictText(c.Verdict), c.Why))
 		}
 		v.Adaptive = ha
@@ -204,7 +177,7 @@ var htmlSectionTemplates = template.Must(template.New("").Parse(`
 {{if .Rows}}<div class="scroll"><table id="adaptive-table">
 <thead><tr><th>class</th><th>policy</th><th>models</th><th>percentile</th><th>answered</th><th>hedged</th><th>added cost</th><th>mean delay</th></tr></thead>
 <tbody>
-{{range .Rows}}<tr><td>{{.Class}}</td><td>{{.Policy}}</td><td>{{.Models}}</td><td>{{.Q}}</td><td>{{.Answered}}</td><td>{{.Hedged}}</td><td>{{.AddedCost}}</td><td>{{.Delay}}</td></tr>
+{{range .Rows}}<tr><td>{{.Class}}</td><td>{{.Policy}}</td><td>{{.Models}}</td><td>{{.P}} {{.Q}}</td><td>{{.Answered}}</td><td>{{.Hedged}}</td><td>{{.AddedCost}}</td><td>{{.Delay}}</td></tr>
 {{end}}</tbody>
 </table></div>{{end}}
 <ul>{{range .Verdicts}}<li>{{.}}</li>{{end}}{{range .Skipped}}<li>not compared: {{.}}</li>{{end}}</ul>{{end}}{{end}}

@@ -168,32 +168,8 @@ func writeAdaptiveText(b io.Writer, ac *AdaptiveComparison) {
 	if len(ac.Classes) > 0 {
 		tw := textfit.NewTable(b, 0)
 		fmt.Fprintln(tw, "class\tpolicy\tmodels\tpXX\tanswered\thedged\tadded cost\tmean delay")
-		for i := range ac.Classes {
-			c := &ac.Classes[i]
-			for _, e := range []struct {
-				name string
-				env  *EnvComparison
-			}{{"live", &c.Live}, {"shift", c.Shift}} {
-				if e.env == nil {
-					continue
-				}
-				for _, p := range []struct {
-					label string
-					f     *PolicyFigures
-				}{{"static " + c.Static, &e.env.Static}, {c.Adaptive, &e.env.Adaptive}} {
-					f := p.f
-					q := f.Latency.P95
-					if c.Percentile == 0.99 {
-						q = f.Latency.P99
-					}
-					delay := "-"
-					if f.MeanDelay > 0 {
-						delay = num(f.MeanDelay) + " s"
-					}
-					fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f%%\t%.1f%%\t%s\t%s\n", c.Class, p.label, e.name, sec(q),
-						100*f.AnsweredShare, 100*f.HedgedShare, pctText(float64(f.AddedCostPct)), delay)
-				}
-			}
+		for _, r := range ac.rows() {
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\n", r.Class, r.Policy, r.Models, r.Q, r.Answered, r.Hedged, r.AddedCost, r.Delay)
 		}
 		tw.Flush()
 		io.WriteString(b, "  pXX is each class's objective percentile (p95, or p99 for a p99 objective); mean delay: the adaptive delay's, over time\n")
