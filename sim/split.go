@@ -96,19 +96,39 @@ func runTogether(ctx context.Context, cfgs []*Config, workers int) ([]*Result, e
 		}
 		return out, nil
 	}
-	n := cfgs[0].Requests
-	if workers <= 1 || n < 2*workers {
+	kept, _, err := laneRanges(ctx, cfgs, 0, int64(cfgs[0].Requests), 0, workers)
+	if err != nil {
+		return nil, err
+	}
+	for j, e := range kept {
+		out[j] = e.result()
+	}
+	return out, nil
+}
+
+// laneRanges runs requests [lo, hi) of each of cfgs, which all take the
+// lane and differ at most in their classes' policies, the first arriving
+// after request lo − 1 arrived at lastArr (0 when lo is 0): split into up
+// to workers ranges simulated at once, the runs of a range made together,
+// sharing their draws (runLanes). It returns, per configuration, an
+// engine that holds what every range recorded (not yet made into a
+// result), and the arrival time of request hi − 1.
+func laneRanges(ctx context.Context, cfgs []*Config, lo, hi int64, lastArr time.Duration, workers int) ([]*engine, time.Duration, error) {
+	n := hi - lo
+	if workers <= 1 || n < 2*int64(workers) {
 		workers = 1
 	}
+	w := int64(workers)
 	// es[k][j] runs range k of configuration j; es[0][j] gathers every range.
 	es := make([][]*engine, workers)
 	for k := range es {
-		lo, hi := k*n/workers, (k+1)*n/workers
+		from, to := lo+int64(k)*n/w, lo+int64(k+1)*n/w
 		es[k] = make([]*engine, len(cfgs))
 		for j, c := range cfgs {
-			e := newEngineFor(c, hi-lo)
+			e := newEngineFor(c, int(to-from))
 			e.stop = &stopper{ctx: ctx}
-			e.next, e.end = int64(lo), int64(hi)
+			e.next, e.end = from, to
+			e.lastArr = lastArr
 			es[k][j] = e
 		}
 	}
@@ -126,7 +146,7 @@ func runTogether(ctx context.Context, cfgs []*Config, workers int) ([]*Result, e
 	for _, rng := range es {
 		for _, e := range rng {
 			if e.stop.err != nil {
-				return nil, e.stop.err
+				return nil, 0, e.stop.err
 			}
 			e.auditIfOn()
 		}
@@ -135,9 +155,8 @@ func runTogether(ctx context.Context, cfgs []*Config, workers int) ([]*Result, e
 		for _, rng := range es[1:] {
 			es[0][j].absorb(rng[j])
 		}
-		out[j] = es[0][j].result()
 	}
-	return out, nil
+	return es[0], es[workers-1][0].lastArr, nil
 }
 
 // parallel runs f(0), …, f(n−1) at once and waits for them.

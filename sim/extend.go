@@ -1,0 +1,144 @@
+package sim
+
+import (
+	"context"
+	"fmt"
+	"time"
+)
+
+// Growth is a run of a configuration beside its no-hedging baseline
+// (RunWithBaseline) that can be extended by more requests without
+// simulating again those already run: a run to a precision (hedgesim run
+// --precision) doubles its requests until an interval is tight enough.
+//
+// Requests that take the lane (independent requests: see the package doc)
+// do not affect one another, and every draw depends only on (seed,
+// request, attempt), so requests [0, n) of a run of 2n requests are
+// exactly those of the run of n. A Growth keeps what its requests so far
+// recorded and simulates only the requests added, as one more range of a
+// split run (RunSplit): the results of Extend are RunWithBaseline's for the
+// configuration with that many requests, field for field
+// (TestGrowthMatchesRunWithBaseline). It holds the memory of every
+// request run so far, as a run of that many requests does.
+//
+// Requests that interact (queues, limits, budgets, breakers, pools,
+// closed loops, retries, adaptive delays, pipelines) cannot be extended
+// so: the last requests of a run of n see its end (queues draining, no
+// later arrivals), which requests [0, n) of a run of 2n do not. Those runs
+// have no Growth.
+type Growth struct {
+	// cfgs are the configuration and its baseline, at the requests run
+	// so far; kept holds, per configuration, what every range run so far
+	// recorded, never made into a result (result moves its latencies).
+	cfgs []*Config
+	kept []*engine
+	// lastArr is the arrival time of the last request run.
+	lastArr time.Duration
+	// simulated counts the requests simulated per configuration.
+	simulated int64
+}
+
+// GrowWithBaseline returns RunWithBaseline's results for cfg, and a
+// Growth that extends them when cfg and its baseline take the lane and
+// cfg neither records nor compares met bits (Config.Pair, whose bits are
+// sized for the first requests); otherwise g is nil and the results are
+// RunWithBaseline's. It returns cfg.Validate's error for a configuration
+// that is not usable, and ctx's when it is done first.
+func GrowWithBaseline(ctx context.Context, cfg *Config, workers int) (hedged, base *Result, g *Growth, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, nil, nil, err
+	}
+	bcfg := WithoutHedging(cfg)
+	if cfg.Pair != nil || !cfg.laneable() || !bcfg.laneable() {
+		hedged, base, err = RunWithBaseline(ctx, cfg, workers)
+		return hedged, base, nil, err
+	}
+	c := *cfg
+	g = &Growth{cfgs: []*Config{&c, bcfg}}
+	if err := g.run(ctx, 0, int64(cfg.Requests), workers); err != nil {
+		return nil, nil, nil, err
+	}
+	hedged, base = g.results()
+	return hedged, base, g, nil
+}
+
+// Requests returns the requests of the run so far.
+func (g *Growth) Requests() int { return g.cfgs[0].Requests }
+
+// Simulated returns the requests simulated so far, each both with hedging
+// and without: the requests of the run, simulated once each.
+func (g *Growth) Simulated() int64 { return g.simulated }
+
+// Extend simulates requests [n, requests) of the configuration and its
+// baseline, n the requests run so far, and returns the results of the run
+// of requests [0, requests): RunWithBaseline's for the configuration with
+// requests requests, field for field. requests must exceed n; the
+// extended configuration must pass Validate (at most MaxRequests, or a
+// replayed trace's length), whose error is returned otherwise, as is ctx's
+// when it is done first. After an error g is unusable.
+func (g *Growth) Extend(ctx context.Context, requests, workers int) (hedged, base *Result, err error) {
+	n := g.Requests()
+	if requests <= n {
+		return nil, nil, fmt.Errorf("sim: extending a run of %d requests to %d: not more", n, requests)
+	}
+	c := *g.cfgs[0]
+	c.Requests = requests
+	if err := c.Validate(); err != nil {
+		return nil, nil, err
+	}
+	b := *g.cfgs[1]
+	b.Requests = requests
+	g.cfgs = []*Config{&c, &b}
+	if err := g.run(ctx, int64(n), int64(requests), workers); err != nil {
+		return nil, nil, err
+	}
+	hedged, base = g.results()
+	return hedged, base, nil
+}
+
+// run simulates requests [lo, hi) of g's configurations (laneRanges) and
+// adds what they recorded to g's.
+func (g *Growth) run(ctx context.Context, lo, hi int64, workers int) error {
+	es, last, err := laneRanges(ctx, g.cfgs, lo, hi, g.lastArr, workers)
+	if err != nil {
+		return err
+	}
+	if g.kept == nil {
+		g.kept = es
+	} else {
+		for j, e := range es {
+			g.kept[j].absorb(e)
+		}
+	}
+	g.lastArr = last
+	g.simulated += hi - lo
+	return nil
+}
+
+// results returns the results of g's configurations for the requests run
+// so far, leaving g's records in place for more requests.
+func (g *Growth) results() (hedged, base *Result) {
+	return g.kept[0].keptResult(), g.kept[1].keptResult()
+}
+
+// keptResult is result, leaving e's latencies in place (result moves them
+// into the result) so that more ranges can be absorbed after it. The
+// result shares their memory, which later ranges only add parts to.
+func (e *engine) keptResult() *Result {
+	type lats struct {
+		times endTimes
+		split latencySet
+	}
+	saved := make([]lats, len(e.stats))
+	for i := range e.stats {
+		saved[i] = lats{e.stats[i].times, e.stats[i].split}
+	}
+	res := e.result()
+	for i := range e.stats {
+		e.stats[i].times, e.stats[i].split = saved[i].times, saved[i].split
+	}
+	return res
+}

@@ -1,0 +1,98 @@
+package sim_test
+
+import (
+	"bytes"
+	"context"
+	"testing"
+
+	"github.com/hedgesim/hedgesim/scenario"
+	"github.com/hedgesim/hedgesim/scenarios"
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// reportBytes returns the JSON and text reports of cfg's results.
+func reportBytes(t *testing.T, cfg *sim.Config, hedged, base *sim.Result) []byte {
+	t.Helper()
+	rep := sim.NewReport(cfg, hedged, base)
+	var b bytes.Buffer
+	if err := rep.WriteJSON(&b); err != nil {
+		t.Fatal(err)
+	}
+	if err := rep.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	return b.Bytes()
+}
+
+// TestGrowthMatchesRunWithBaseline: on every shipped scenario whose
+// requests take the lane, a run of 3000 requests extended to 6000, then
+// 12 000, then 12 007 (GrowWithBaseline, Extend) gives at each step the
+// report — JSON and text, byte for byte — of RunWithBaseline on that many
+// requests, whatever the workers of either; Simulated counts each request
+// once. A scenario whose requests interact has no Growth and gives
+// RunWithBaseline's results.
+func TestGrowthMatchesRunWithBaseline(t *testing.T) {
+	ctx := context.Background()
+	lanes := 0
+	for _, name := range scenarios.Names() {
+		s, err := scenario.LoadFS(scenarios.FS, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		cfg := s.Config
+		if tr := cfg.Arrivals.Trace; tr != nil && len(tr.Arrivals) < 12_007 {
+			continue
+		}
+		cfg.Requests = 3000
+		if !sim.Lane(&cfg) {
+			if testing.Short() {
+				continue
+			}
+			h, b, g, err := sim.GrowWithBaseline(ctx, &cfg, 2)
+			if err != nil || g != nil {
+				t.Fatalf("%s: growth %v, %v; want none for requests that interact", name, g, err)
+			}
+			h0, b0, err := sim.RunWithBaseline(ctx, &cfg, 1)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !bytes.Equal(reportBytes(t, &cfg, h, b), reportBytes(t, &cfg, h0, b0)) {
+				t.Errorf("%s: GrowWithBaseline's report differs from RunWithBaseline's", name)
+			}
+			continue
+		}
+		lanes++
+		t.Logf("%s takes the lane", name)
+		for _, w := range [][2]int{{1, 1}, {3, 2}} {
+			c := cfg
+			h, b, g, err := sim.GrowWithBaseline(ctx, &c, w[0])
+			if err != nil || g == nil {
+				t.Fatalf("%s: growth %v, %v", name, g, err)
+			}
+			for _, n := range []int{3000, 6000, 12_000, 12_007} {
+				if n > c.Requests {
+					if h, b, err = g.Extend(ctx, n, w[0]); err != nil {
+						t.Fatalf("%s: extending to %d: %v", name, n, err)
+					}
+				}
+				c.Requests = n
+				h0, b0, err := sim.RunWithBaseline(ctx, &c, w[1])
+				if err != nil {
+					t.Fatal(err)
+				}
+				if got, want := reportBytes(t, &c, h, b), reportBytes(t, &c, h0, b0); !bytes.Equal(got, want) {
+					t.Fatalf("%s, workers %v, %d requests: the extended run's report differs from the run's:\n%s\nwant\n%s", name, w, n, got, want)
+				}
+				if g.Requests() != n || g.Simulated() != int64(n) {
+					t.Errorf("%s: %d requests, %d simulated; want %d each", name, g.Requests(), g.Simulated(), n)
+				}
+			}
+			if _, _, err := g.Extend(ctx, 12_007, 1); err == nil {
+				t.Errorf("%s: extending to as many requests: no error", name)
+			}
+		}
+	}
+	if lanes < 3 {
+		t.Errorf("%d shipped scenarios take the lane; want at least 3 to test", lanes)
+	}
+}
