@@ -8,9 +8,11 @@ import (
 )
 
 // Precision is how a run to a precision (hedgesim run --precision) ended:
-// the run's requests were doubled, each time simulating again on the same
-// draws, until the overall p95's interval was within the asked relative
-// half-width or the requests reached their maximum.
+// the run's requests were doubled, on the same draws, until the overall
+// p95's interval was within the asked relative half-width or the requests
+// reached their maximum. A run whose requests take the lane is extended by
+// the requests added (Growth); any other is simulated again from the start
+// at each doubling.
 type Precision struct {
 	// Asked is the relative half-width asked (0.02: ± 2 % of the p95),
 	// Reached the one of the last run (+Inf without an interval, JSON
@@ -20,6 +22,12 @@ type Precision struct {
 	// Requests is the last run's requests, MaxRequests the most allowed.
 	Requests    int `json:"requests"`
 	MaxRequests int `json:"max_requests"`
+	// Simulated is how many requests were simulated in all, over every
+	// doubling (per run: each was also simulated without hedging, and for
+	// optimize per candidate): Requests when each run extended the one
+	// before (Growth), about twice as many when each simulated again
+	// from the start.
+	Simulated int64 `json:"simulated_requests"`
 	// Met says whether Reached ≤ Asked.
 	Met bool `json:"met"`
 	// Unreachable, when set, says why no number of requests can reach
@@ -35,13 +43,14 @@ type precisionJSON struct {
 	Reached     *float64 `json:"reached"`
 	Requests    int      `json:"requests"`
 	MaxRequests int      `json:"max_requests"`
+	Simulated   int64    `json:"simulated_requests"`
 	Met         bool     `json:"met"`
 	Unreachable string   `json:"unreachable,omitempty"`
 }
 
 // MarshalJSON writes p with a Reached that is not finite as null.
 func (p Precision) MarshalJSON() ([]byte, error) {
-	w := precisionJSON{Asked: p.Asked, Requests: p.Requests, MaxRequests: p.MaxRequests, Met: p.Met, Unreachable: p.Unreachable}
+	w := precisionJSON{Asked: p.Asked, Requests: p.Requests, MaxRequests: p.MaxRequests, Simulated: p.Simulated, Met: p.Met, Unreachable: p.Unreachable}
 	if !math.IsInf(p.Reached, 0) && !math.IsNaN(p.Reached) {
 		w.Reached = &p.Reached
 	}
@@ -54,7 +63,7 @@ func (p *Precision) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*p = Precision{Asked: w.Asked, Reached: math.Inf(1), Requests: w.Requests, MaxRequests: w.MaxRequests, Met: w.Met, Unreachable: w.Unreachable}
+	*p = Precision{Asked: w.Asked, Reached: math.Inf(1), Requests: w.Requests, MaxRequests: w.MaxRequests, Simulated: w.Simulated, Met: w.Met, Unreachable: w.Unreachable}
 	if w.Reached != nil {
 		p.Reached = *w.Reached
 	}
@@ -93,11 +102,18 @@ func writePrecision(w io.Writer, p *Precision) {
 }
 
 // WritePrecision writes how a run to a precision ended, the half-width
-// reached being that of what (nothing without one).
+// reached being that of what, and how many requests were simulated in
+// all (nothing without one).
 func WritePrecision(w io.Writer, p *Precision, what string) {
 	if p == nil {
 		return
 	}
+	fmt.Fprintf(w, "%s; %d requests simulated in all\n", precisionLine(p, what), p.Simulated)
+}
+
+// precisionLine is the sentence of WritePrecision before the requests
+// simulated.
+func precisionLine(p *Precision, what string) string {
 	reached := "without an interval"
 	if !math.IsInf(p.Reached, 1) {
 		reached = fmt.Sprintf("±%.2f%%", 100*p.Reached)
@@ -107,16 +123,13 @@ func WritePrecision(w io.Writer, p *Precision, what string) {
 		atMax = ", the most --max-requests allows"
 	}
 	if p.Unreachable != "" && !math.IsInf(p.Reached, 1) {
-		fmt.Fprintf(w, "precision: %s is %s at %d requests%s where it exists; ±%.2f%% cannot be reached: %s\n", what, reached, p.Requests, atMax, 100*p.Asked, p.Unreachable)
-		return
+		return fmt.Sprintf("precision: %s is %s at %d requests%s where it exists; ±%.2f%% cannot be reached: %s", what, reached, p.Requests, atMax, 100*p.Asked, p.Unreachable)
 	}
 	if p.Unreachable != "" {
-		fmt.Fprintf(w, "precision: ±%.2f%% cannot be reached: %s; stopped at %d requests%s\n", 100*p.Asked, p.Unreachable, p.Requests, atMax)
-		return
+		return fmt.Sprintf("precision: ±%.2f%% cannot be reached: %s; stopped at %d requests%s", 100*p.Asked, p.Unreachable, p.Requests, atMax)
 	}
 	if p.Met {
-		fmt.Fprintf(w, "precision: %s is %s at %d requests (asked ±%.2f%%)\n", what, reached, p.Requests, 100*p.Asked)
-		return
+		return fmt.Sprintf("precision: %s is %s at %d requests (asked ±%.2f%%)", what, reached, p.Requests, 100*p.Asked)
 	}
-	fmt.Fprintf(w, "precision: %s is %s at %d requests, the most --max-requests allows; ±%.2f%% was asked\n", what, reached, p.Requests, 100*p.Asked)
+	return fmt.Sprintf("precision: %s is %s at %d requests, the most --max-requests allows; ±%.2f%% was asked", what, reached, p.Requests, 100*p.Asked)
 }

@@ -19,6 +19,10 @@ import (
 type precisionFlags struct {
 	p   floatFlag
 	max intFlag
+	// resimulate makes run simulate again from the start at each
+	// doubling even when its requests take the lane, for the tests that
+	// compare the two ways.
+	resimulate bool
 }
 
 func addPrecisionFlags(fs *flag.FlagSet) *precisionFlags {
@@ -51,21 +55,72 @@ func (pf *precisionFlags) check(requests int) error {
 	return nil
 }
 
-// toPrecision returns rep when it meets the precision, else simulates cfg
-// again (run) with twice the requests, up to the maximum, and returns the
-// last report with how it ended. The draws depend only on (seed, request),
-// so each run repeats the requests of the one before and adds as many.
-func (pf *precisionFlags) toPrecision(ctx context.Context, cfg *sim.Config, rep *sim.Report, run func(*sim.Config) (*sim.Report, error)) (*sim.Report, error) {
+// runToPrecision simulates cfg beside its no-hedging baseline, as
+// simulate does without a trace, and then, until the overall p95's
+// interval is within the precision or the requests reach the maximum,
+// doubles the requests (toPrecision). A run whose requests take the lane
+// is extended by the requests added (sim.Growth): requests [0, n) of a run
+// of 2n are those of the run of n, so only [n, 2n) are simulated, and the
+// report is the one simulating again would give. A run whose requests
+// interact is simulated again from the start at each doubling: its last
+// requests see the run's end (queues draining, no later arrivals), which
+// those of a longer run do not. fits checks, before each doubling, that
+// a run of the configuration given fits in memory.
+func (pf *precisionFlags) runToPrecision(ctx context.Context, cfg *sim.Config, workers int, bar *progress, perBatch bool, fits func(*sim.Config) error) (*sim.Report, error) {
+	newReport := sim.NewReport
+	if perBatch {
+		newReport = sim.NewReportPerBatch
+	}
+	const stage = "hedged run and no hedging, at once"
+	bar.set(stage, 0, 2)
+	hedged, base, g, err := sim.GrowWithBaseline(ctx, cfg, workers)
+	if err != nil {
+		return nil, err
+	}
+	bar.set(stage, 2, 2)
+	rep := newReport(cfg, hedged, base)
+	if g == nil || pf.resimulate {
+		return pf.toPrecision(ctx, cfg, rep, func(c *sim.Config) (*sim.Report, int64, error) {
+			if err := fits(c); err != nil {
+				return nil, 0, err
+			}
+			rep, err := simulate(ctx, c, nil, workers, bar, perBatch)
+			return rep, int64(c.Requests), err
+		})
+	}
+	return pf.toPrecision(ctx, cfg, rep, func(c *sim.Config) (*sim.Report, int64, error) {
+		if err := fits(c); err != nil {
+			return nil, 0, err
+		}
+		bar.set(stage, 0, 2)
+		before := g.Simulated()
+		hedged, base, err := g.Extend(ctx, c.Requests, workers)
+		if err != nil {
+			return nil, 0, err
+		}
+		bar.set(stage, 2, 2)
+		return newReport(c, hedged, base), g.Simulated() - before, nil
+	})
+}
+
+// toPrecision returns rep, the report of a run of cfg, when it meets the
+// precision, else runs cfg with twice the requests, up to the maximum,
+// and returns the last report with how it ended. run returns the report
+// of cfg with the requests given and how many requests it simulated to
+// make it. The draws depend only on (seed, request), so each run repeats
+// the requests of the one before and adds as many.
+func (pf *precisionFlags) toPrecision(ctx context.Context, cfg *sim.Config, rep *sim.Report, run func(*sim.Config) (*sim.Report, int64, error)) (*sim.Report, error) {
 	if !pf.p.set {
 		return rep, nil
 	}
+	simulated := int64(cfg.Requests)
 	for {
 		reached := rep.P95RelativeHalfWidth()
 		met := reached <= pf.p.v
 		// A p95 that is a miss has no interval: doubling cannot help.
 		undef := rep.P95Undefined()
 		if met || undef != "" || int64(cfg.Requests) >= pf.max.v {
-			rep.Precision = &sim.Precision{Asked: pf.p.v, Reached: reached, Requests: cfg.Requests, MaxRequests: int(pf.max.v), Met: met, Unreachable: undef}
+			rep.Precision = &sim.Precision{Asked: pf.p.v, Reached: reached, Requests: cfg.Requests, MaxRequests: int(pf.max.v), Simulated: simulated, Met: met, Unreachable: undef}
 			return rep, nil
 		}
 		if err := ctx.Err(); err != nil {
@@ -73,9 +128,11 @@ func (pf *precisionFlags) toPrecision(ctx context.Context, cfg *sim.Config, rep 
 		}
 		cfg.Requests = int(min(2*int64(cfg.Requests), pf.max.v))
 		var err error
-		if rep, err = run(cfg); err != nil {
+		var n int64
+		if rep, n, err = run(cfg); err != nil {
 			return nil, err
 		}
+		simulated += n
 	}
 }
 
@@ -91,6 +148,7 @@ func (pf *precisionFlags) toPrecisionOptimize(ctx context.Context, s *optimize.S
 	if !pf.p.set {
 		return rep, nil
 	}
+	simulated := int64(s.Requests) // per candidate
 	for {
 		reached, measured := 0.0, 0
 		var undef []string
@@ -107,7 +165,7 @@ func (pf *precisionFlags) toPrecisionOptimize(ctx context.Context, s *optimize.S
 		}
 		met := measured > 0 && reached <= pf.p.v
 		if met || measured == 0 || int64(s.Requests) >= pf.max.v {
-			rep.Precision = &sim.Precision{Asked: pf.p.v, Reached: reached, Requests: s.Requests, MaxRequests: int(pf.max.v), Met: met && len(undef) == 0, Unreachable: strings.Join(undef, "; ")}
+			rep.Precision = &sim.Precision{Asked: pf.p.v, Reached: reached, Requests: s.Requests, MaxRequests: int(pf.max.v), Simulated: simulated, Met: met && len(undef) == 0, Unreachable: strings.Join(undef, "; ")}
 			return rep, nil
 		}
 		if err := ctx.Err(); err != nil {
@@ -118,5 +176,6 @@ func (pf *precisionFlags) toPrecisionOptimize(ctx context.Context, s *optimize.S
 		if rep, err = run(*s); err != nil {
 			return nil, err
 		}
+		simulated += int64(s.Requests)
 	}
 }

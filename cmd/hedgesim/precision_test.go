@@ -1,12 +1,18 @@
 package main
 
 import (
+	"bytes"
+	"context"
 	"encoding/json"
 	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/hedgesim/hedgesim/scenario"
+	"github.com/hedgesim/hedgesim/scenarios"
+	"github.com/hedgesim/hedgesim/sim"
 )
 
 // mm1Scenario is an M/M/1 queue at ρ = 0.9: Poisson arrivals at 0.9/s,
@@ -68,6 +74,8 @@ func TestRunPrecisionBadInput(t *testing.T) {
 // asked for a p95 within ±10 %, doubles its requests until the batched
 // interval is that tight (its half-width shrinks as 1/√requests) and says
 // so; with a maximum too low to reach it, it stops there and says that.
+// Its requests interact, so each doubling simulates again from the start:
+// n + 2n + … requests are simulated in all.
 func TestRunToPrecision(t *testing.T) {
 	path := writeMM1(t)
 	code, stdout, stderr := hedgesim(t, "run", "--json", "--precision", "0.1", path)
@@ -79,6 +87,7 @@ func TestRunToPrecision(t *testing.T) {
 		Precision struct {
 			Asked, Reached float64
 			Requests       int
+			Simulated      int `json:"simulated_requests"`
 			Met            bool
 		} `json:"precision"`
 		Overall struct {
@@ -94,7 +103,7 @@ func TestRunToPrecision(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, l := rep.Precision, rep.Overall.Latency
-	if !p.Met || p.Requests <= 20000 || p.Requests != rep.Requests || p.Reached > 0.1 || !l.CIOK {
+	if !p.Met || p.Requests <= 20000 || p.Requests != rep.Requests || p.Reached > 0.1 || !l.CIOK || p.Simulated != 2*p.Requests-20000 {
 		t.Fatalf("precision %+v at %d requests; want met beyond 20000", p, rep.Requests)
 	}
 	if h := max(l.P95-l.CI[0], l.CI[1]-l.P95) / l.P95; h != p.Reached || !strings.HasPrefix(l.Meth, "batch means") {
@@ -104,7 +113,7 @@ func TestRunToPrecision(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "at 40000 requests, the most --max-requests allows; ±0.10% was asked") {
+	if !strings.Contains(stdout, "at 40000 requests, the most --max-requests allows; ±0.10% was asked; 60000 requests simulated in all") {
 		t.Errorf("a precision out of reach: no word of it in\n%s", stdout)
 	}
 }
@@ -231,5 +240,59 @@ func TestOptimizePrecisionSkipsAMiss(t *testing.T) {
 	if p.Reached == nil || *p.Reached > 0.2 || p.Met || p.Requests <= 2000 || p.Requests >= p.MaxRequests ||
 		!strings.HasPrefix(p.Unreachable, "class strict-sla: p95 without hedging is a miss") {
 		t.Errorf("precision %+v; want the other classes within ±20%% after doubling, strict-sla named as unreachable", p)
+	}
+}
+
+// TestRunPrecisionExtends: run --precision on shipped scenarios whose
+// requests take the lane (long-prompts, two-model-gateway, llmperf-70b) extends each run
+// by the requests added instead of simulating again from the start: the
+// report, JSON and text, is byte for byte the one simulating again gives
+// (precisionFlags.resimulate), but for the requests simulated in all —
+// the final requests, where simulating again makes n + 2n + … of them.
+// Each doubles at least once from 2000 requests.
+func TestRunPrecisionExtends(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, tc := range []struct {
+		name      string
+		precision float64
+	}{{"long-prompts.toml", 0.01}, {"two-model-gateway.toml", 0.01}, {"llmperf-70b.toml", 0.002}} {
+		name := tc.name
+		s, err := scenario.LoadFS(scenarios.FS, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var out [2]bytes.Buffer
+		var reps [2]*sim.Report
+		for i, resimulate := range []bool{false, true} {
+			cfg := s.Config
+			cfg.Requests = 2000
+			pf := &precisionFlags{resimulate: resimulate}
+			pf.p = floatFlag{v: tc.precision, set: true}
+			pf.max = intFlag{v: 64000, set: true}
+			rep, err := pf.runToPrecision(ctx, &cfg, 2-i, nil, true, func(*sim.Config) error { return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			reps[i] = rep
+		}
+		p, q := reps[0].Precision, reps[1].Precision
+		n := int64(p.Requests)
+		if p.Requests <= 2000 || p.Simulated != n || q.Simulated != 2*n-2000 {
+			t.Fatalf("%s: extended %+v, simulated again %+v; want more than 2000 requests, %d simulated extending and %d simulating again", name, p, q, n, 2*n-2000)
+		}
+		t.Logf("%s: ±%.2f%% at %d requests, %d simulated extending, %d simulating again", name, 100*p.Reached, n, p.Simulated, q.Simulated)
+		q.Simulated = p.Simulated
+		for i, rep := range reps {
+			if err := rep.WriteJSON(&out[i]); err != nil {
+				t.Fatal(err)
+			}
+			if err := rep.WriteText(&out[i]); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if !bytes.Equal(out[0].Bytes(), out[1].Bytes()) {
+			t.Errorf("%s: the extended run's report differs from the one simulated again:\n%s\nwant\n%s", name, out[0].Bytes(), out[1].Bytes())
+		}
 	}
 }

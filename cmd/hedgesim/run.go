@@ -132,14 +132,13 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	// Only a report written as JSON holds each class's batch figures
 	// (per_batch, for compare); the text report does without their cost.
 	perBatch := *asJSON || *out != ""
-	rep, err := simulate(ctx, &cfg, fn, int(workers.v), bar, perBatch)
-	if err == nil {
-		rep, err = prec.toPrecision(ctx, &cfg, rep, func(c *sim.Config) (*sim.Report, error) {
-			if err := checkMemory(2*sim.EstimateMemory(c), maxMemory, fmt.Sprintf("simulating %d requests for --precision", c.Requests), "--max-requests"); err != nil {
-				return nil, err
-			}
-			return simulate(ctx, c, nil, int(workers.v), bar, perBatch)
+	var rep *sim.Report
+	if prec.p.set { // without a trace
+		rep, err = prec.runToPrecision(ctx, &cfg, int(workers.v), bar, perBatch, func(c *sim.Config) error {
+			return checkMemory(2*sim.EstimateMemory(c), maxMemory, fmt.Sprintf("simulating %d requests for --precision", c.Requests), "--max-requests")
 		})
+	} else {
+		rep, err = simulate(ctx, &cfg, fn, int(workers.v), bar, perBatch)
 	}
 	bar.finish()
 	if err != nil {
