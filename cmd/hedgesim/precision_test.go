@@ -120,7 +120,9 @@ func TestRunToPrecision(t *testing.T) {
 
 // TestOptimizePrecision: optimize --precision takes the same bad-input
 // checks, and doubles the requests per candidate until the pick's
-// difference from no hedging is measured within ± P, saying how it ended.
+// difference from no hedging is measured within ± P, saying how it ended;
+// every doubling simulates each candidate again, n + 2n + … requests in
+// all per candidate.
 func TestOptimizePrecision(t *testing.T) {
 	path := writeMM1(t)
 	base := []string{"optimize", "--requests", "20000", "--check-requests", "0", "--delays", "5s,20s"}
@@ -135,15 +137,16 @@ func TestOptimizePrecision(t *testing.T) {
 	var rep struct {
 		Requests  int `json:"requests_per_candidate"`
 		Precision struct {
-			Reached  float64
-			Requests int
-			Met      bool
+			Reached   float64
+			Requests  int
+			Simulated int `json:"simulated_requests"`
+			Met       bool
 		} `json:"precision"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
 		t.Fatal(err)
 	}
-	if p := rep.Precision; !p.Met || p.Reached > 0.1 || p.Requests <= 20000 || p.Requests != rep.Requests {
+	if p := rep.Precision; !p.Met || p.Reached > 0.1 || p.Requests <= 20000 || p.Requests != rep.Requests || p.Simulated != 2*p.Requests-20000 {
 		t.Errorf("precision %+v, %d requests per candidate; want met beyond 20000", p, rep.Requests)
 	}
 }
