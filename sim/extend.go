@@ -11,15 +11,17 @@ import (
 // simulating again those already run: a run to a precision (hedgesim run
 // --precision) doubles its requests until an interval is tight enough.
 //
-// Requests that take the lane (independent requests: see the package doc)
-// do not affect one another, and every draw depends only on (seed,
-// request, attempt), so requests [0, n) of a run of 2n requests are
-// exactly those of the run of n. A Growth keeps what its requests so far
-// recorded and simulates only the requests added, as one more range of a
-// split run (RunSplit): the results of Extend are RunWithBaseline's for the
-// configuration with that many requests, field for field
-// (TestGrowthMatchesRunWithBaseline). It holds the memory of every
-// request run so far, as a run of that many requests does.
+// Independent requests (see the package doc) do not affect one another,
+// and every draw depends only on (seed, request, attempt) — a provider's
+// slow periods only on the seed and the time — so requests [0, n) of a
+// run of 2n requests are exactly those of the run of n. A Growth keeps
+// what its requests so far recorded and simulates only the requests
+// added, as one more range of a split run (RunSplit; runs off the lane,
+// which RunSplit does not split, as a range on one goroutine): the results
+// of Extend are RunWithBaseline's for the configuration with that many
+// requests, field for field (TestGrowthMatchesRunWithBaseline). It holds
+// the memory of every request run so far, as a run of that many requests
+// does.
 //
 // Requests that interact (queues, limits, budgets, breakers, pools,
 // closed loops, retries, adaptive delays, pipelines) cannot be extended
@@ -32,6 +34,9 @@ type Growth struct {
 	// recorded, never made into a result (result moves its latencies).
 	cfgs []*Config
 	kept []*engine
+	// lane says both take the lane (laneRanges); otherwise each is run
+	// off it (isolatedRange).
+	lane bool
 	// lastArr is the arrival time of the last request run.
 	lastArr time.Duration
 	// simulated counts the requests simulated per configuration.
@@ -39,9 +44,9 @@ type Growth struct {
 }
 
 // GrowWithBaseline returns RunWithBaseline's results for cfg, and a
-// Growth that extends them when cfg and its baseline take the lane and
-// cfg neither records nor compares met bits (Config.Pair, whose bits are
-// sized for the first requests); otherwise g is nil and the results are
+// Growth that extends them when cfg's requests are independent and cfg
+// neither records nor compares met bits (Config.Pair, whose bits are sized
+// for the first requests); otherwise g is nil and the results are
 // RunWithBaseline's. It returns cfg.Validate's error for a configuration
 // that is not usable, and ctx's when it is done first.
 func GrowWithBaseline(ctx context.Context, cfg *Config, workers int) (hedged, base *Result, g *Growth, err error) {
@@ -52,12 +57,12 @@ func GrowWithBaseline(ctx context.Context, cfg *Config, workers int) (hedged, ba
 		return nil, nil, nil, err
 	}
 	bcfg := WithoutHedging(cfg)
-	if cfg.Pair != nil || !cfg.laneable() || !bcfg.laneable() {
+	if cfg.Pair != nil || !cfg.independent() || !bcfg.independent() {
 		hedged, base, err = RunWithBaseline(ctx, cfg, workers)
 		return hedged, base, nil, err
 	}
 	c := *cfg
-	g = &Growth{cfgs: []*Config{&c, bcfg}}
+	g = &Growth{cfgs: []*Config{&c, bcfg}, lane: cfg.laneable() && bcfg.laneable()}
 	if err := g.run(ctx, 0, int64(cfg.Requests), workers); err != nil {
 		return nil, nil, nil, err
 	}
@@ -99,10 +104,17 @@ func (g *Growth) Extend(ctx context.Context, requests, workers int) (hedged, bas
 	return hedged, base, nil
 }
 
-// run simulates requests [lo, hi) of g's configurations (laneRanges) and
-// adds what they recorded to g's.
+// run simulates requests [lo, hi) of g's configurations (laneRanges, or
+// isolatedRange off the lane) and adds what they recorded to g's.
 func (g *Growth) run(ctx context.Context, lo, hi int64, workers int) error {
-	es, last, err := laneRanges(ctx, g.cfgs, lo, hi, g.lastArr, workers)
+	var es []*engine
+	var last time.Duration
+	var err error
+	if g.lane {
+		es, last, err = laneRanges(ctx, g.cfgs, lo, hi, g.lastArr, workers)
+	} else {
+		es, last, err = isolatedRange(ctx, g.cfgs, lo, hi, g.lastArr)
+	}
 	if err != nil {
 		return err
 	}
@@ -116,6 +128,30 @@ func (g *Growth) run(ctx context.Context, lo, hi int64, workers int) error {
 	g.lastArr = last
 	g.simulated += hi - lo
 	return nil
+}
+
+// isolatedRange runs requests [lo, hi) of each of cfgs, whose requests
+// are independent, the first arriving after request lo − 1 arrived at
+// lastArr (0 when lo is 0): each configuration on one goroutine, all at
+// once, as RunWithBaseline runs those off the lane. It returns, per
+// configuration, the engine that ran them (not yet made into a result),
+// and the arrival time of request hi − 1.
+func isolatedRange(ctx context.Context, cfgs []*Config, lo, hi int64, lastArr time.Duration) ([]*engine, time.Duration, error) {
+	es := make([]*engine, len(cfgs))
+	for j, c := range cfgs {
+		e := newEngineFor(c, int(hi-lo))
+		e.stop = &stopper{ctx: ctx}
+		e.next, e.end = lo, hi
+		e.lastArr = lastArr
+		es[j] = e
+	}
+	parallel(len(es), func(j int) { es[j].run() })
+	for _, e := range es {
+		if e.stop.err != nil {
+			return nil, 0, e.stop.err
+		}
+	}
+	return es, es[0].lastArr, nil
 }
 
 // results returns the results of g's configurations for the requests run

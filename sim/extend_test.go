@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"testing"
+	"time"
 
 	"github.com/hedgesim/hedgesim/scenario"
 	"github.com/hedgesim/hedgesim/scenarios"
@@ -25,7 +26,9 @@ func reportBytes(t *testing.T, cfg *sim.Config, hedged, base *sim.Result) []byte
 }
 
 // TestGrowthMatchesRunWithBaseline: on every shipped scenario whose
-// requests take the lane, a run of 3000 requests extended to 6000, then
+// requests are independent — on the lane or off it (slow periods,
+// failures by kind, stalls) — and on two-model-gateway with a per-attempt
+// timeout (off the lane), a run of 3000 requests extended to 6000, then
 // 12 000, then 12 007 (GrowWithBaseline, Extend) gives at each step the
 // report — JSON and text, byte for byte — of RunWithBaseline on that many
 // requests, whatever the workers of either; Simulated counts each request
@@ -33,18 +36,34 @@ func reportBytes(t *testing.T, cfg *sim.Config, hedged, base *sim.Result) []byte
 // RunWithBaseline's results.
 func TestGrowthMatchesRunWithBaseline(t *testing.T) {
 	ctx := context.Background()
-	lanes := 0
+	type named struct {
+		name string
+		cfg  sim.Config
+	}
+	var cases []named
 	for _, name := range scenarios.Names() {
 		s, err := scenario.LoadFS(scenarios.FS, name)
 		if err != nil {
 			t.Fatal(err)
 		}
-		cfg := s.Config
+		cases = append(cases, named{name, s.Config})
+		if name == "two-model-gateway.toml" {
+			c := s.Config
+			c.Classes = append([]sim.Class(nil), c.Classes...)
+			for i := range c.Classes {
+				c.Classes[i].Policy.AttemptTimeout = 3 * time.Second
+			}
+			cases = append(cases, named{name + " with attempt timeouts", c})
+		}
+	}
+	lanes, off := 0, 0
+	for _, tc := range cases {
+		name, cfg := tc.name, tc.cfg
 		if tr := cfg.Arrivals.Trace; tr != nil && len(tr.Arrivals) < 12_007 {
 			continue
 		}
 		cfg.Requests = 3000
-		if !sim.Lane(&cfg) {
+		if !sim.Independent(&cfg) {
 			if testing.Short() {
 				continue
 			}
@@ -61,8 +80,13 @@ func TestGrowthMatchesRunWithBaseline(t *testing.T) {
 			}
 			continue
 		}
-		lanes++
-		t.Logf("%s takes the lane", name)
+		if sim.Lane(&cfg) {
+			lanes++
+			t.Logf("%s takes the lane", name)
+		} else {
+			off++
+			t.Logf("%s: independent requests off the lane", name)
+		}
 		for _, w := range [][2]int{{1, 1}, {3, 2}} {
 			c := cfg
 			h, b, g, err := sim.GrowWithBaseline(ctx, &c, w[0])
@@ -92,7 +116,7 @@ func TestGrowthMatchesRunWithBaseline(t *testing.T) {
 			}
 		}
 	}
-	if lanes < 3 {
-		t.Errorf("%d shipped scenarios take the lane; want at least 3 to test", lanes)
+	if lanes < 3 || off < 3 {
+		t.Errorf("%d cases take the lane and %d are independent off it; want at least 3 of each to test", lanes, off)
 	}
 }

@@ -10,9 +10,9 @@ import (
 // Precision is how a run to a precision (hedgesim run --precision) ended:
 // the run's requests were doubled, on the same draws, until the overall
 // p95's interval was within the asked relative half-width or the requests
-// reached their maximum. A run whose requests take the lane is extended by
-// the requests added (Growth); any other is simulated again from the start
-// at each doubling.
+// reached their maximum. A run whose requests are independent is extended
+// by the requests added (Growth); one whose requests interact is simulated
+// again from the start at each doubling.
 type Precision struct {
 	// Asked is the relative half-width asked (0.02: ± 2 % of the p95),
 	// Reached the one of the last run (+Inf without an interval, JSON

@@ -20,8 +20,8 @@ type precisionFlags struct {
 	p   floatFlag
 	max intFlag
 	// resimulate makes run simulate again from the start at each
-	// doubling even when its requests take the lane, for the tests that
-	// compare the two ways.
+	// doubling even when its requests are independent, for the tests
+	// that compare the two ways.
 	resimulate bool
 }
 
@@ -58,10 +58,10 @@ func (pf *precisionFlags) check(requests int) error {
 // runToPrecision simulates cfg beside its no-hedging baseline, as
 // simulate does without a trace, and then, until the overall p95's
 // interval is within the precision or the requests reach the maximum,
-// doubles the requests (toPrecision). A run whose requests take the lane
-// is extended by the requests added (sim.Growth): requests [0, n) of a run
-// of 2n are those of the run of n, so only [n, 2n) are simulated, and the
-// report is the one simulating again would give. A run whose requests
+// doubles the requests (toPrecision). A run whose requests are
+// independent is extended by the requests added (sim.Growth): requests
+// [0, n) of a run of 2n are those of the run of n, so only [n, 2n) are
+// simulated, and the report is the one simulating again would give. A run whose requests
 // interact is simulated again from the start at each doubling: its last
 // requests see the run's end (queues draining, no later arrivals), which
 // those of a longer run do not. fits checks, before each doubling, that

@@ -247,8 +247,10 @@ func TestOptimizePrecisionSkipsAMiss(t *testing.T) {
 }
 
 // TestRunPrecisionExtends: run --precision on shipped scenarios whose
-// requests take the lane (long-prompts, two-model-gateway, llmperf-70b) extends each run
-// by the requests added instead of simulating again from the start: the
+// requests are independent — on the lane (long-prompts, two-model-gateway,
+// llmperf-70b) or off it (failure-domains' slow periods, stream-stalls,
+// status-rules' failures by kind) — extends each run by the requests
+// added instead of simulating again from the start: the
 // report, JSON and text, is byte for byte the one simulating again gives
 // (precisionFlags.resimulate), but for the requests simulated in all —
 // the final requests, where simulating again makes n + 2n + … of them.
@@ -259,7 +261,7 @@ func TestRunPrecisionExtends(t *testing.T) {
 	for _, tc := range []struct {
 		name      string
 		precision float64
-	}{{"long-prompts.toml", 0.01}, {"two-model-gateway.toml", 0.01}, {"llmperf-70b.toml", 0.002}} {
+	}{{"long-prompts.toml", 0.01}, {"two-model-gateway.toml", 0.01}, {"llmperf-70b.toml", 0.002}, {"failure-domains.toml", 0.01}, {"stream-stalls.toml", 0.01}, {"status-rules.toml", 0.01}} {
 		name := tc.name
 		s, err := scenario.LoadFS(scenarios.FS, name)
 		if err != nil {
