@@ -144,6 +144,14 @@ func (pf *precisionFlags) toPrecision(ctx context.Context, cfg *sim.Config, rep 
 // (ClassReport.PrecisionUndefined: a percentile that is a miss) is left
 // out of the target and named in the report; when every class is such,
 // the doubling stops at once.
+//
+// Every doubling sweeps again from the first request: unlike run's, a
+// sweep keeps of each candidate only its figures, not its latencies, so
+// it cannot extend them, and keeping every candidate's latencies instead
+// would hold all the sweep's runs at once (the sweep holds one batch of
+// them per worker); the default delay grid also follows no hedging's p10
+// and p99, which move as the requests grow, so many candidates of the
+// longer sweep are new ones.
 func (pf *precisionFlags) toPrecisionOptimize(ctx context.Context, s *optimize.Settings, rep *optimize.Report, run func(optimize.Settings) (*optimize.Report, error)) (*optimize.Report, error) {
 	if !pf.p.set {
 		return rep, nil
