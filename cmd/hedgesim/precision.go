@@ -28,13 +28,19 @@ type precisionFlags struct {
 func addPrecisionFlags(fs *flag.FlagSet) *precisionFlags {
 	pf := &precisionFlags{}
 	fs.Var(&pf.p, "precision", "simulate again with twice the requests until the p95's 95% interval (optimize: each pick's differences from no hedging and from its nearest rival; under objective answered, of the share answered within the target) is within ± `P` of the p95 (relative, in (0, 1): 0.02 is ±2%)")
-	fs.Var(&pf.max, "max-requests", "with --precision, simulate at most `N` requests (default: 32 × the requests, at most the simulator's limit)")
+	fs.Var(&pf.max, "max-requests", "with --precision, simulate at most `N` requests (default: 32 × the requests, at most the simulator's limit; run: at most a replayed trace's arrivals)")
 	return pf
 }
 
 // check returns a usage error for bad values given requests, the run's
 // first requests, and sets the default maximum.
 func (pf *precisionFlags) check(requests int) error {
+	return pf.checkAtMost(requests, sim.MaxRequests, "the simulator's limit")
+}
+
+// checkAtMost is check with most requests allowed (the simulator's limit,
+// or a replayed trace's arrivals), which limit names.
+func (pf *precisionFlags) checkAtMost(requests int, most int64, limit string) error {
 	if pf.max.set && !pf.p.set {
 		return usageError{err: fmt.Errorf("--max-requests %d: needs --precision", pf.max.v)}
 	}
@@ -45,14 +51,23 @@ func (pf *precisionFlags) check(requests int) error {
 		return usageError{err: fmt.Errorf("--precision %v: must be in (0, 1), a relative half-width such as 0.02", pf.p.v)}
 	}
 	if !pf.max.set {
-		pf.max.v = min(32*int64(requests), sim.MaxRequests)
+		pf.max.v = min(32*int64(requests), most)
 		pf.max.v = max(pf.max.v, int64(requests))
 		return nil
 	}
-	if pf.max.v < int64(requests) || pf.max.v > sim.MaxRequests {
-		return usageError{err: fmt.Errorf("--max-requests %d: must be in [%d, %d]: at least the run's requests, at most the simulator's limit", pf.max.v, requests, int64(sim.MaxRequests))}
+	if pf.max.v < int64(requests) || pf.max.v > most {
+		return usageError{err: fmt.Errorf("--max-requests %d: must be in [%d, %d]: at least the run's requests, at most %s", pf.max.v, requests, most, limit)}
 	}
 	return nil
+}
+
+// runLimit returns the most requests a run of cfg can simulate, and what
+// sets it: a replayed trace's arrivals, or the simulator's limit.
+func runLimit(cfg *sim.Config) (int64, string) {
+	if tr := cfg.Arrivals.Trace; cfg.Arrivals.Process == sim.Replay && tr != nil {
+		return int64(len(tr.Arrivals)), fmt.Sprintf("the %d arrivals of the replayed trace", len(tr.Arrivals))
+	}
+	return sim.MaxRequests, "the simulator's limit"
 }
 
 // runToPrecision simulates cfg beside its no-hedging baseline, as

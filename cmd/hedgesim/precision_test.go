@@ -301,3 +301,28 @@ func TestRunPrecisionExtends(t *testing.T) {
 		}
 	}
 }
+
+// TestRunPrecisionOfATrace: a replayed trace runs at most its own
+// arrivals (llmperf-azure-chat: 3000), so run --precision stops there by
+// default, saying it is the most allowed, and a --max-requests beyond them
+// is a usage error naming the flag and the trace's arrivals.
+func TestRunPrecisionOfATrace(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := hedgesim(t, "run", "--json", "--precision", "0.0001", "llmperf-azure-chat")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Precision map[string]any `json:"precision"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if p := rep.Precision; p["requests"] != 3000.0 || p["max_requests"] != 3000.0 || p["simulated_requests"] != 3000.0 || p["met"] != false {
+		t.Errorf("precision %v; want stopped at the trace's 3000 arrivals", p)
+	}
+	code, _, stderr = hedgesim(t, "run", "--precision", "0.0001", "--max-requests", "5000", "llmperf-azure-chat")
+	if want := "--max-requests 5000: must be in [3000, 3000]: at least the run's requests, at most the 3000 arrivals of the replayed trace"; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("exit %d, %q; want 2 and %q", code, stderr, want)
+	}
+}

@@ -89,7 +89,8 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		cfg.Requests = int(requests.v)
 	}
-	if err := prec.check(cfg.Requests); err != nil {
+	most, limit := runLimit(&cfg)
+	if err := prec.checkAtMost(cfg.Requests, most, limit); err != nil {
 		return err
 	}
 	if prec.p.set && *tracePath != "" {
