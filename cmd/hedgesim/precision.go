@@ -12,10 +12,10 @@ import (
 )
 
 // precisionFlags are --precision and --max-requests of run and optimize:
-// simulate again with twice the requests until the overall p95's 95 %
-// interval (run), or every pick's differences from no hedging and from its
-// nearest rival (optimize),
-// is within ± precision (relative), or the requests reach the maximum.
+// double the requests until the overall p95's 95 % interval (run), or
+// every pick's differences from no hedging and from its nearest rival
+// (optimize), is within ± precision (relative), or the requests reach the
+// maximum.
 type precisionFlags struct {
 	p   floatFlag
 	max intFlag
@@ -27,7 +27,7 @@ type precisionFlags struct {
 
 func addPrecisionFlags(fs *flag.FlagSet) *precisionFlags {
 	pf := &precisionFlags{}
-	fs.Var(&pf.p, "precision", "simulate again with twice the requests until the p95's 95% interval (optimize: each pick's differences from no hedging and from its nearest rival; under objective answered, of the share answered within the target) is within ± `P` of the p95 (relative, in (0, 1): 0.02 is ±2%)")
+	fs.Var(&pf.p, "precision", "double the requests (run: simulating only those added when requests are independent) until the p95's 95% interval (optimize: each pick's differences from no hedging and from its nearest rival; under objective answered, of the share answered within the target) is within ± `P` of the p95 (relative, in (0, 1): 0.02 is ±2%)")
 	fs.Var(&pf.max, "max-requests", "with --precision, simulate at most `N` requests (default: 32 × the requests, at most the simulator's limit; run: at most a replayed trace's arrivals)")
 	return pf
 }
