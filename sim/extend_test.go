@@ -120,3 +120,51 @@ func TestGrowthMatchesRunWithBaseline(t *testing.T) {
 		t.Errorf("%d cases take the lane and %d are independent off it; want at least 3 of each to test", lanes, off)
 	}
 }
+
+// BenchmarkPrecisionDoubling runs two-model-gateway beside its baseline at
+// 25 000 requests and doubles it to 200 000, reporting at each length
+// (sim.NewReport), as run --precision does when the precision is not met:
+// "extend" keeps the requests run (GrowWithBaseline, Extend) and simulates
+// 200 000 in all; "again" simulates each length from the start
+// (RunWithBaseline), 375 000 in all.
+func BenchmarkPrecisionDoubling(b *testing.B) {
+	s, err := scenario.LoadFS(scenarios.FS, "two-model-gateway.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	ctx := context.Background()
+	lengths := []int{25_000, 50_000, 100_000, 200_000}
+	b.Run("extend", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			cfg := s.Config
+			cfg.Requests = lengths[0]
+			h, base, g, err := sim.GrowWithBaseline(ctx, &cfg, 1)
+			if err != nil {
+				b.Fatal(err)
+			}
+			sim.NewReport(&cfg, h, base)
+			for _, n := range lengths[1:] {
+				if h, base, err = g.Extend(ctx, n, 1); err != nil {
+					b.Fatal(err)
+				}
+				cfg.Requests = n
+				sim.NewReport(&cfg, h, base)
+			}
+		}
+	})
+	b.Run("again", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			cfg := s.Config
+			for _, n := range lengths {
+				cfg.Requests = n
+				h, base, err := sim.RunWithBaseline(ctx, &cfg, 1)
+				if err != nil {
+					b.Fatal(err)
+				}
+				sim.NewReport(&cfg, h, base)
+			}
+		}
+	})
+}
