@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -37,13 +38,24 @@ type Model struct {
 // Assess fits each live histogram with package fit (fopt) and judges its
 // drift from the scenario's model at level alpha. It stops with ctx's
 // error when ctx is done. A histogram the fit rejects is an *InputError.
+//
+// The histograms are fitted at once, each on goroutines of its own (a fit
+// is the same wherever it runs); a rejected histogram is reported in the
+// order of live.
 func Assess(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Options, alpha float64) ([]Model, error) {
+	fits := make([]*fit.HistogramFit, len(live))
+	errs := make([]error, len(live))
+	var wg sync.WaitGroup
+	for i := range live {
+		wg.Go(func() { fits[i], errs[i] = fit.FitHistogramContext(ctx, live[i].Hist, fopt) })
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	var out []Model
-	for _, l := range live {
-		hf, err := fit.FitHistogramContext(ctx, l.Hist, fopt)
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
+	for i, l := range live {
+		hf, err := fits[i], errs[i]
 		if err != nil {
 			return nil, &InputError{Model: l.Model, Query: l.Query, Source: l.Hist.File, Err: err}
 		}
