@@ -111,6 +111,11 @@ func TestAdaptiveOracleLive(t *testing.T) {
 		t.Fatal("a shift environment without a shift configuration")
 	}
 	e := envs[0][0]
+	// The static run's requests are independent, the adaptive one's
+	// interact (through the delay): no paired difference.
+	if e.Test != TestIntervals {
+		t.Errorf("told apart by %q, want %q", e.Test, TestIntervals)
+	}
 	s := liveDist.Survival
 	const d = 1.898
 	binom := func(p float64) float64 { return math.Sqrt(p * (1 - p) / n) }
@@ -220,8 +225,75 @@ func TestBetter(t *testing.T) {
 		{"same, adaptive cheaper", fig(2, 1.9, 2.1, 0.9, 10), fig(2, 1.9, 2.1, 0.9, 5), "adaptive"},
 		{"same, within a point", fig(2, 1.9, 2.1, 0.9, 10), fig(2, 1.9, 2.1, 0.9, 9.5), ""},
 	} {
-		if got := better(&c.s, &c.a, 0.95); got != c.want {
-			t.Errorf("%s: %q, want %q", c.name, got, c.want)
+		if got, test := better(&c.s, &c.a, 0.95, nil); got != c.want || test != TestIntervals {
+			t.Errorf("%s: %q by %s, want %q by %s", c.name, got, test, c.want, TestIntervals)
+		}
+	}
+}
+
+// TestBetterPaired: when both runs' requests interact, static and adaptive
+// are told apart by the paired differences of their 30 batches, not by
+// their own intervals — which Wilson's are for the answered share of
+// independent requests. Each case is one the two tests decide apart:
+//
+//   - answered 90.0 % against 91.0 % of 20 000 requests: Wilson's
+//     half-widths are 0.42 and 0.40 points, the intervals disjoint; but
+//     the batch differences alternate −5 and +7 points (a queue's swings
+//     that the two runs do not share), sd 6.1 points, so the paired
+//     interval is ±2.3 points (t₂₉ = 2.045 · 6.1/√30) and holds 0:
+//     neither;
+//   - answered 90.0 % against 90.2 % of 2000 requests: Wilson's intervals
+//     (±1.3 points) overlap; the batch differences are 0.3, 0.2 and 0.1
+//     points in turn (what the batches shared cancelled), sd 0.08
+//     points, a paired interval of 0.2 ± 0.03 points: the adaptive
+//     delay answers more;
+//   - p95 2.0 s [1.7, 2.3] against 1.9 s [1.6, 2.2]: the intervals
+//     overlap; the batch differences −0.1 ± 0.01 s exclude 0: faster.
+func TestBetterPaired(t *testing.T) {
+	const batches = 30
+	per := func(base, step float64, alt bool) []float64 {
+		xs := make([]float64, batches)
+		for j := range xs {
+			xs[j] = base
+			switch {
+			case alt && j%2 == 0:
+				xs[j] += step
+			case alt:
+				xs[j] -= step
+			default:
+				xs[j] += step * float64(j%3-1)
+			}
+		}
+		return xs
+	}
+	fig := func(n int64, p95, lo, hi, answered float64) PolicyFigures {
+		return PolicyFigures{Requests: n, Latency: sim.Latency{P95: p95, P95CI95: [2]float64{lo, hi}, P95CIOK: true}, AnsweredShare: answered, AddedCostPct: jnum(10)}
+	}
+	// Alternating batches: the static run's shares swing ±3 points
+	// around 0.90 and the adaptive run's the other way around 0.91.
+	s1, a1 := fig(20000, 2, 1.9, 2.1, 0.900), fig(20000, 2, 1.9, 2.1, 0.910)
+	q1 := sim.PairDiff(2, per(2, 0.01, false), 2, per(2, 0.01, false), 0.95)
+	pair1 := &pairedFigures{q: q1, qOK: true, answered: sim.PairDiff(0.900, per(0.900, 0.03, true), 0.910, per(0.910, -0.03, true), 0.95), answeredOK: true}
+	s2, a2 := fig(2000, 2, 1.9, 2.1, 0.900), fig(2000, 2, 1.9, 2.1, 0.902)
+	pair2 := &pairedFigures{q: q1, qOK: true, answered: sim.PairDiff(0.900, per(0.900, 0.0005, false), 0.902, per(0.902, -0.0005, false), 0.95), answeredOK: true}
+	s3, a3 := fig(20000, 2, 1.7, 2.3, 0.9), fig(20000, 1.9, 1.6, 2.2, 0.9)
+	pair3 := &pairedFigures{q: sim.PairDiff(2, per(2, 0.005, false), 1.9, per(1.9, -0.005, false), 0.95), qOK: true,
+		answered: sim.PairDiff(0.9, per(0.9, 0.01, false), 0.9, per(0.9, 0.01, false), 0.95), answeredOK: true}
+	for _, c := range []struct {
+		name                 string
+		s, a                 PolicyFigures
+		pair                 *pairedFigures
+		wantWilson, wantPair string
+	}{
+		{"answers apart by Wilson, not paired", s1, a1, pair1, "adaptive", ""},
+		{"answers apart paired, not by Wilson", s2, a2, pair2, "", "adaptive"},
+		{"p95 apart paired, not by the intervals", s3, a3, pair3, "", "adaptive"},
+	} {
+		if got, test := better(&c.s, &c.a, 0.95, nil); got != c.wantWilson || test != TestIntervals {
+			t.Errorf("%s, independent requests: %q by %s, want %q by %s", c.name, got, test, c.wantWilson, TestIntervals)
+		}
+		if got, test := better(&c.s, &c.a, 0.95, c.pair); got != c.wantPair || test != TestPaired {
+			t.Errorf("%s, requests that interact: %q by %s, want %q by %s (answered %v, p95 %v)", c.name, got, test, c.wantPair, TestPaired, c.pair.answered.CI, c.pair.q.CI)
 		}
 	}
 }
