@@ -58,9 +58,9 @@ type PolicyFigures struct {
 	// MeanDelay is, for an adaptive policy, the mean of its delay over
 	// the run (seconds, from the simulator's delay trace); 0 otherwise.
 	MeanDelay float64 `json:"mean_adaptive_delay_s,omitempty"`
-	// answeredCI is the answered share's 95 % interval as the run's
-	// report gives it (Wilson's for independent requests, from batches
-	// when they interact); nil: Wilson's of AnsweredShare and Requests.
+	// answeredCI is the answered share's 95 % interval from batches, as
+	// the run's report gives it when its requests interact; nil for
+	// independent requests: Wilson's of AnsweredShare and Requests.
 	answeredCI *[2]float64
 }
 
@@ -365,7 +365,7 @@ func figuresOf(c *sim.ClassReport, r *sim.ClassResult) PolicyFigures {
 	if c.AddedCostPct != nil {
 		f.AddedCostPct = jnum(*c.AddedCostPct)
 	}
-	if ci := c.AnsweredShareCI95; ci != nil && ci[0] != nil && ci[1] != nil {
+	if ci := c.AnsweredShareCI95; c.Batches != nil && ci != nil && ci[0] != nil && ci[1] != nil {
 		f.answeredCI = &[2]float64{*ci[0], *ci[1]}
 	}
 	if tr := r.AdaptiveDelay; len(tr) > 0 {
