@@ -431,6 +431,11 @@ func TestAdaptiveWinsThroughSlowPeriods(t *testing.T) {
 			if e.Test != TestPaired {
 				t.Errorf("told apart by %q, want %q (the concurrency limit makes the requests interact)", e.Test, TestPaired)
 			}
+			// The copies buy nothing: neither p95 nor the answered share
+			// differs significantly.
+			if p := e.pair; p == nil || !p.qOK || !p.answeredOK || p.q.Significant() || p.answered.Significant() {
+				t.Errorf("paired differences adaptive − static: %+v; want p95 and answered share each with an interval holding 0", p)
+			}
 			if c.slow && !(got > 1 && got < 3*gap) {
 				t.Errorf("the static policy costs %.2f points more than the adaptive one, want above the rule's 1 and below 3 × %.2f", got, gap)
 			}
