@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"sort"
+	"sync"
 
 	"gonum.org/v1/gonum/optimize"
 	"gonum.org/v1/gonum/stat/distuv"
@@ -124,6 +125,15 @@ func FitHistogramContext(ctx context.Context, h *readers.Histogram, opt Options)
 	for k := 2; k <= opt.MaxComponents; k++ {
 		ks = append(ks, k)
 	}
+	// The models to try, each fitted on a goroutine of its own (the fits
+	// are independent, and each is the same wherever it runs).
+	type tried struct {
+		name       string
+		k          int
+		free, held LogNormalMixture
+		err        error
+	}
+	var try []*tried
 	for _, k := range ks {
 		name := ModelLogNormal
 		if k > 1 {
@@ -141,17 +151,29 @@ func FitHistogramContext(ctx context.Context, h *readers.Histogram, opt Options)
 			}
 			continue
 		}
-		var m LogNormalMixture
-		if k == 1 {
-			m = b.fitLogNormal()
-		} else if m, err = b.fitMixtureEM(ctx, k); err != nil {
-			return nil, err
+		try = append(try, &tried{name: name, k: k})
+	}
+	var wg sync.WaitGroup
+	for _, t := range try {
+		wg.Go(func() {
+			if t.k == 1 {
+				t.free = b.fitLogNormal()
+			} else if t.free, t.err = b.fitMixtureEM(ctx, t.k); t.err != nil {
+				return
+			}
+			t.held = t.free
+			if out.Mean > 0 {
+				t.held = b.fitWithMean(t.free, out.Mean)
+			}
+		})
+	}
+	wg.Wait()
+	for _, t := range try {
+		if t.err != nil {
+			return nil, t.err
 		}
-		free = append(free, m)
-		if out.Mean > 0 {
-			m = b.fitWithMean(m, out.Mean)
-		}
-		out.Candidates = append(out.Candidates, b.assess(name, m))
+		free = append(free, t.free)
+		out.Candidates = append(out.Candidates, b.assess(t.name, t.held))
 	}
 	if len(out.Candidates) == 0 {
 		return nil, errors.New("no model could be fitted")
@@ -224,6 +246,11 @@ const minMass = 1e-300
 
 // logLik returns ℓ of the mixture m.
 func (b *bins) logLik(m LogNormalMixture) float64 {
+	var buf [maxStackBins]float64
+	mass := b.scratch(&buf, len(m.Weights))
+	for j := range m.Weights {
+		b.massesLN(m.Mu[j], m.Sigma[j], mass[j*len(b.lo):(j+1)*len(b.lo)])
+	}
 	ll := 0.0
 	for i, c := range b.counts {
 		if c == 0 {
@@ -231,7 +258,7 @@ func (b *bins) logLik(m LogNormalMixture) float64 {
 		}
 		p := 0.0
 		for j := range m.Weights {
-			p += m.Weights[j] * massLN(b.lo[i], b.hi[i], m.Mu[j], m.Sigma[j])
+			p += m.Weights[j] * mass[j*len(b.lo)+i]
 		}
 		ll += c * math.Log(math.Max(p, minMass))
 	}
@@ -240,14 +267,64 @@ func (b *bins) logLik(m LogNormalMixture) float64 {
 
 // weightedLN returns −Σᵢ wᵢ ln P_i(μ, σ) for the weights w per bucket.
 func (b *bins) weightedNegLL(w []float64, mu, sigma float64) float64 {
+	var buf [maxStackBins]float64
+	mass := b.scratch(&buf, 1)
+	b.massesLN(mu, sigma, mass)
 	s := 0.0
 	for i, c := range w {
 		if c == 0 {
 			continue
 		}
-		s -= c * math.Log(math.Max(massLN(b.lo[i], b.hi[i], mu, sigma), minMass))
+		s -= c * math.Log(math.Max(mass[i], minMass))
 	}
 	return s
+}
+
+// maxStackBins is how many bucket masses the likelihoods keep on the
+// stack before they allocate.
+const maxStackBins = 64
+
+// scratch returns room for k masses per bucket: buf's when it holds them.
+func (b *bins) scratch(buf *[maxStackBins]float64, k int) []float64 {
+	if n := k * len(b.lo); n <= len(buf) {
+		return buf[:n]
+	}
+	return make([]float64, k*len(b.lo))
+}
+
+// massesLN sets out[i] to massLN(b.lo[i], b.hi[i], mu, sigma) for every
+// bucket, each bound that two adjacent buckets share (b.lo[i] ==
+// b.hi[i−1]) evaluated once when both take the same tail of it: the same
+// normal CDF or survival of the same argument, so out is bit for bit what
+// massLN gives, for about half the calls to erf.
+func (b *bins) massesLN(mu, sigma float64, out []float64) {
+	n := distuv.UnitNormal
+	// prev is the last bucket's upper bound's tail (survival when
+	// prevSurv, else CDF); have says whether there is one.
+	var prev float64
+	prevSurv, have := false, false
+	for i := range b.lo {
+		a, z := (b.lo[i]-mu)/sigma, (b.hi[i]-mu)/sigma
+		shared := have && i > 0 && b.lo[i] == b.hi[i-1]
+		if a > 0 {
+			sa := prev
+			if !shared || !prevSurv {
+				sa = n.Survival(a)
+			}
+			sz := n.Survival(z)
+			out[i] = sa - sz
+			prev, prevSurv = sz, true
+		} else {
+			ca := prev
+			if !shared || prevSurv {
+				ca = n.CDF(a)
+			}
+			cz := n.CDF(z)
+			out[i] = cz - ca
+			prev, prevSurv = cz, false
+		}
+		have = true
+	}
 }
 
 // Bounds on σ keep the optimiser away from degenerate fits (a component
@@ -389,10 +466,13 @@ func (b *bins) em(ctx context.Context, m LogNormalMixture) (LogNormalMixture, er
 			return m, err
 		}
 		// E-step.
+		for j := range k {
+			b.massesLN(m.Mu[j], m.Sigma[j], r[j])
+		}
 		for i, c := range b.counts {
 			tot := 0.0
 			for j := range k {
-				r[j][i] = m.Weights[j] * massLN(b.lo[i], b.hi[i], m.Mu[j], m.Sigma[j])
+				r[j][i] = m.Weights[j] * r[j][i]
 				tot += r[j][i]
 			}
 			for j := range k {

@@ -58,6 +58,54 @@ type PolicyFigures struct {
 	// MeanDelay is, for an adaptive policy, the mean of its delay over
 	// the run (seconds, from the simulator's delay trace); 0 otherwise.
 	MeanDelay float64 `json:"mean_adaptive_delay_s,omitempty"`
+	// answeredCI is the answered share's 95 % interval from batches, as
+	// the run's report gives it when its requests interact; nil for
+	// independent requests: Wilson's of AnsweredShare and Requests.
+	answeredCI *[2]float64
+}
+
+// Tests of an EnvComparison (EnvComparison.Test).
+const (
+	// TestPaired: both runs' requests interact (sim's batched runs), and
+	// the two are told apart by the paired differences of their batches.
+	TestPaired = "paired batch differences"
+	// TestIntervals: each run's own intervals, which must not overlap.
+	TestIntervals = "intervals"
+)
+
+// pairedFigures are the paired differences adaptive − static of one
+// class's two runs in one environment, over their batches (sim.PairDiff):
+// the objective's percentile (q) and the answered share; each ok when it
+// could be formed.
+type pairedFigures struct {
+	q, answered     sim.PairedDiff
+	qOK, answeredOK bool
+}
+
+// pairRuns returns the paired differences adaptive − static of class
+// results s and a of two runs on common random numbers at the 95 % level,
+// nil unless both are batched (their requests interact): the
+// pct-percentile's over their batches after the later warm-up cut
+// (sim.PairedQuantileDiff), the answered share's over the fixed grid of
+// the whole run (sim.ClassResult.GridShares), the requests its share is
+// over.
+func pairRuns(s, a *sim.ClassResult, sShare, aShare, pct float64) *pairedFigures {
+	if !s.Batched() || !a.Batched() {
+		return nil
+	}
+	const level = 0.95
+	p := &pairedFigures{}
+	var ok bool
+	if p.q, ok = sim.PairedQuantileDiff(s, a, pct, level); ok {
+		p.qOK = !math.IsNaN(p.q.CI[0]) && !math.IsNaN(p.q.CI[1])
+	}
+	ss, _, _, ok1 := s.GridShares(0)
+	as, _, _, ok2 := a.GridShares(0)
+	if ok1 && ok2 {
+		p.answered = sim.PairDiff(sShare, ss, aShare, as, level)
+		p.answeredOK = !math.IsNaN(p.answered.CI[0]) && !math.IsNaN(p.answered.CI[1])
+	}
+	return p
 }
 
 // EnvComparison is one environment's static and adaptive figures.
@@ -66,8 +114,11 @@ type EnvComparison struct {
 	Adaptive PolicyFigures `json:"adaptive"`
 	// Better is "adaptive", "static" or "" (neither, within the
 	// intervals), by the class's percentile and answered share (see
-	// AdaptiveClass.Verdict).
+	// AdaptiveClass.Verdict); Test says how the two were told apart:
+	// TestPaired or TestIntervals.
 	Better string `json:"better"`
+	Test   string `json:"test"`
+	pair   *pairedFigures
 }
 
 // AdaptiveClass is one class's static policy against an adaptive delay.
@@ -301,7 +352,8 @@ func CompareAdaptive(ctx context.Context, live, shift *sim.Config, adaptive []si
 				continue
 			}
 			ec := &EnvComparison{Static: figuresOf(&rep.Classes[i], &r.static.Classes[i]), Adaptive: figuresOf(&ra.Classes[i], &r.adaptive.Classes[i])}
-			ec.Better = better(&ec.Static, &ec.Adaptive, pct[i])
+			ec.pair = pairRuns(&r.static.Classes[i], &r.adaptive.Classes[i], ec.Static.AnsweredShare, ec.Adaptive.AnsweredShare, pct[i])
+			ec.Better, ec.Test = better(&ec.Static, &ec.Adaptive, pct[i], ec.pair)
 			out[i][e] = ec
 		}
 	}
@@ -312,6 +364,9 @@ func figuresOf(c *sim.ClassReport, r *sim.ClassResult) PolicyFigures {
 	f := PolicyFigures{Requests: c.Requests, Latency: c.Latency, AnsweredShare: c.AnsweredShare, HedgedShare: c.HedgedShare, AddedCostPct: jnum(math.NaN())}
 	if c.AddedCostPct != nil {
 		f.AddedCostPct = jnum(*c.AddedCostPct)
+	}
+	if ci := c.AnsweredShareCI95; c.Batches != nil && ci != nil && ci[0] != nil && ci[1] != nil {
+		f.answeredCI = &[2]float64{*ci[0], *ci[1]}
 	}
 	if tr := r.AdaptiveDelay; len(tr) > 0 {
 		// Time-weighted over the trace, each delay in force until the next.
@@ -332,39 +387,71 @@ func figuresOf(c *sim.ClassReport, r *sim.ClassResult) PolicyFigures {
 
 // better compares a static and an adaptive run of one class, as Decide
 // compares a new pick with the current policy: "adaptive" when the
-// adaptive one's percentile interval (95 %) lies wholly below the static
-// one's, or its answered share's Wilson interval (95 %) wholly above, and
-// it is worse on neither, or when it is neither better nor worse but at
-// least 1 point of added cost cheaper; "static" the reverse; "" otherwise
-// (within the intervals at about the same cost, or better on one and
-// worse on the other). The intervals of a run with an adaptive delay or
-// slow periods are sim's batched ones (its requests are not independent).
-func better(s, a *PolicyFigures, pct float64) string {
+// adaptive one does significantly better on the class's percentile (pct:
+// 0.95, or 0.99) or its answered share and significantly worse on
+// neither, or when it is neither better nor worse but at least 1 point
+// of added cost cheaper; "static" the reverse; "" otherwise (alike at
+// about the same cost, or better on one and worse on the other). It also
+// returns the test it used.
+//
+// When both runs' requests interact (pair is not nil: a queue, a limit,
+// slow periods, an adaptive delay), a figure differs significantly when
+// the 95 % interval of its paired difference over the two runs' batches
+// excludes 0 (the runs share their random numbers, so what a batch's
+// requests shared cancels; TestPaired). Otherwise — independent requests,
+// or a difference that cannot be formed — the two runs' own 95 %
+// intervals must not overlap: the percentile's (order statistics for
+// independent requests, batch means when they interact, as sim reports
+// them; only when both are sound) and the answered share's (Wilson's for
+// independent requests, batch means when they interact; TestIntervals).
+func better(s, a *PolicyFigures, pct float64, pair *pairedFigures) (string, string) {
 	sci, sok := s.Latency.P95CI95, s.Latency.P95CIOK
 	aci, aok := a.Latency.P95CI95, a.Latency.P95CIOK
 	if pct == 0.99 {
 		sci, sok = s.Latency.P99CI95, s.Latency.P99CIOK
 		aci, aok = a.Latency.P99CI95, a.Latency.P99CIOK
 	}
-	const z = 1.959963984540054
-	aFaster := sok && aok && aci[1] < sci[0]
-	sFaster := sok && aok && sci[1] < aci[0]
-	al, ah := wilson(a.AnsweredShare, a.Requests, z)
-	sl, sh := wilson(s.AnsweredShare, s.Requests, z)
-	aMore, sMore := al > sh, sl > ah
+	test := TestIntervals
+	var aFaster, sFaster, aMore, sMore bool
+	if pair != nil && pair.qOK {
+		test = TestPaired
+		aFaster = sok && aok && pair.q.CI[1] < 0
+		sFaster = sok && aok && pair.q.CI[0] > 0
+	} else {
+		aFaster = sok && aok && aci[1] < sci[0]
+		sFaster = sok && aok && sci[1] < aci[0]
+	}
+	if pair != nil && pair.answeredOK {
+		test = TestPaired
+		aMore, sMore = pair.answered.CI[0] > 0, pair.answered.CI[1] < 0
+	} else {
+		al, ah := answeredInterval(a)
+		sl, sh := answeredInterval(s)
+		aMore, sMore = al > sh, sl > ah
+	}
 	switch {
 	case (aFaster || aMore) && !(sFaster || sMore):
-		return "adaptive"
+		return "adaptive", test
 	case (sFaster || sMore) && !(aFaster || aMore):
-		return "static"
+		return "static", test
 	case aFaster || aMore: // each better on one: a trade, neither
-		return ""
+		return "", test
 	case float64(a.AddedCostPct) < float64(s.AddedCostPct)-1:
-		return "adaptive"
+		return "adaptive", test
 	case float64(s.AddedCostPct) < float64(a.AddedCostPct)-1:
-		return "static"
+		return "static", test
 	}
-	return ""
+	return "", test
+}
+
+// answeredInterval is f's answered share's 95 % interval: its run's, or
+// Wilson's.
+func answeredInterval(f *PolicyFigures) (float64, float64) {
+	if f.answeredCI != nil {
+		return f.answeredCI[0], f.answeredCI[1]
+	}
+	const z = 1.959963984540054
+	return wilson(f.AnsweredShare, f.Requests, z)
 }
 
 // verdict says, from the two environments, whether to retune on a

@@ -38,10 +38,21 @@ func TestDecide(t *testing.T) {
 		{"as good, half a point cheaper", cand(2*time.Second, 2, 1.95, 2.05, 0.9, 9.5), Keep},
 		{"more answers, same p95", cand(500*time.Millisecond, 2, 1.9, 2.1, 0.95, 30), Change},
 	} {
-		a := Decide(cfg, &cfg.Classes[0], now, 10000, c.cr, z)
+		a := Decide(cfg, &cfg.Classes[0], now, 10000, nil, c.cr, z)
 		if a.Decision != c.want {
 			t.Errorf("%s: %s (%s), want %s", c.name, a.Decision, a.Why, c.want)
 		}
+	}
+	// Requests that interact: each run's answered share has the interval
+	// its batches give, far wider than Wilson's of 10⁴ requests (±0.6
+	// points at 0.9): more answers, 0.90 → 0.95, are no longer
+	// significant when the two intervals are ±3 points wide, and the new
+	// pick, dearer, is not taken.
+	ci := func(lo, hi float64) *[2]*float64 { return &[2]*float64{&lo, &hi} }
+	more := cand(500*time.Millisecond, 2, 1.9, 2.1, 0.95, 30)
+	more.Candidates[0].AnsweredShareCI95, more.Candidates[0].CIMethod = ci(0.92, 0.98), optimize.CIMethodGrid
+	if a := Decide(cfg, &cfg.Classes[0], now, 10000, ci(0.87, 0.93), more, z); a.Decision != Keep {
+		t.Errorf("more answers within batched intervals: %s (%s), want keep", a.Decision, a.Why)
 	}
 	if lo, hi := wilson(0.5, 100, 1.96); math.Abs(lo-0.4038) > 1e-4 || math.Abs(hi-0.5962) > 1e-4 {
 		t.Errorf("Wilson interval of 50/100: [%.4f, %.4f], want [0.4038, 0.5962]", lo, hi)
@@ -78,7 +89,7 @@ func TestDecideOverCostCap(t *testing.T) {
 		{"answered, no cap", optimize.Objective{Goal: optimize.MostAnswered, Percentile: 0.95, MaxAddedCostPct: math.Inf(1)}, false},
 		{"cost objective (no cap applies)", optimize.Objective{Goal: optimize.LowestCost, Percentile: 0.95, MaxAddedCostPct: 80}, false},
 	} {
-		a := Decide(cfg, &cfg.Classes[0], now, 10000, none(c.o), 1.96)
+		a := Decide(cfg, &cfg.Classes[0], now, 10000, nil, none(c.o), 1.96)
 		if a.OverCostCap != c.want {
 			t.Errorf("%s: over the cap %v (%q), want %v", c.name, a.OverCostCap, a.OverCostCapWhy, c.want)
 		}

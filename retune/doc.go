@@ -12,10 +12,13 @@
 //     histogram's own buckets: O(buckets · components) plus a weights-only
 //     EM for a mixture model, O(iterations · buckets · components).
 //   - Fit is package fit's interval-censored maximum likelihood fit
-//     (fit.FitHistogramContext), unchanged.
+//     (fit.FitHistogramContext), unchanged; Assess fits every model's
+//     histogram at once.
 //   - Recheck simulates: the current policy on the scenario's models and
 //     on the live ones (optimize.Check, the rollout check), and a full
-//     optimize.Run on the live models. It runs only when a model shifted.
+//     optimize.Run on the live models, then each class's static policy
+//     beside an adaptive delay (adaptive.go). It runs only when a model
+//     shifted.
 //
 // The command `hedgesim retune` is thin over this package.
 package retune

@@ -7,6 +7,7 @@ import (
 	"runtime"
 	"slices"
 	"strings"
+	"sync"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -37,13 +38,24 @@ type Model struct {
 // Assess fits each live histogram with package fit (fopt) and judges its
 // drift from the scenario's model at level alpha. It stops with ctx's
 // error when ctx is done. A histogram the fit rejects is an *InputError.
+//
+// The histograms are fitted at once, each on goroutines of its own (a fit
+// is the same wherever it runs); a rejected histogram is reported in the
+// order of live.
 func Assess(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Options, alpha float64) ([]Model, error) {
+	fits := make([]*fit.HistogramFit, len(live))
+	errs := make([]error, len(live))
+	var wg sync.WaitGroup
+	for i := range live {
+		wg.Go(func() { fits[i], errs[i] = fit.FitHistogramContext(ctx, live[i].Hist, fopt) })
+	}
+	wg.Wait()
+	if ctx.Err() != nil {
+		return nil, ctx.Err()
+	}
 	var out []Model
-	for _, l := range live {
-		hf, err := fit.FitHistogramContext(ctx, l.Hist, fopt)
-		if ctx.Err() != nil {
-			return nil, ctx.Err()
-		}
+	for i, l := range live {
+		hf, err := fits[i], errs[i]
 		if err != nil {
 			return nil, &InputError{Model: l.Model, Query: l.Query, Source: l.Hist.File, Err: err}
 		}
@@ -238,12 +250,16 @@ func RecheckPolicy(ctx context.Context, cfg, live *sim.Config, opt RecheckOption
 			continue
 		}
 		var nowReq int64
+		var nowCI *[2]*float64
 		for _, c := range check.Report.Classes {
 			if c.Class == cr.Class {
 				nowReq = c.Requests
+				if c.Batches != nil { // requests that interact
+					nowCI = c.AnsweredShareCI95
+				}
 			}
 		}
-		out.Classes = append(out.Classes, Decide(live, &live.Classes[ci], check.Classes[ri], nowReq, cr, z))
+		out.Classes = append(out.Classes, Decide(live, &live.Classes[ci], check.Classes[ri], nowReq, nowCI, cr, z))
 	}
 	if !opt.NoAdaptive {
 		// As many requests as each candidate of the optimisation had.
@@ -362,18 +378,26 @@ func samePolicy(cl *sim.Class, p *optimize.Candidate) bool {
 }
 
 // Decide says keep or change for class cl of cfg: now is the current policy's
-// rollout check on the live models (nowReq requests), cr the class's
-// optimisation on them, z the normal quantile of the report's level.
+// rollout check on the live models (nowReq requests; nowAnswered its
+// answered share's interval from batches when its requests interact, as
+// the check's report gives it, nil for independent requests), cr
+// the class's optimisation on them, z the normal quantile of the report's
+// level.
 //
 // The new pick is better when its objective percentile's interval lies
-// wholly below the current policy's, or its answered share's Wilson
-// interval wholly above; worse when the reverse holds for either. Change
-// when it is better and not worse, or neither but at least 1 point of
-// added cost cheaper; keep otherwise (within the intervals of the new
-// best, or the new best trades answers or speed for money). The
-// intervals treat the two runs as independent samples, though they share
-// the scenario's seed; like optimize's own test this errs towards keep.
-func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq int64, cr *optimize.ClassReport, z float64) ClassAdvice {
+// wholly below the current policy's, or its answered share's interval
+// wholly above; worse when the reverse holds for either. Change when it
+// is better and not worse, or neither but at least 1 point of added cost
+// cheaper; keep otherwise (within the intervals of the new best, or the
+// new best trades answers or speed for money). The answered shares'
+// intervals are each run's own: Wilson's for independent requests, from
+// batches when the requests interact (the check's report's, and the
+// candidate's of optimize), since Wilson's are far too narrow then. The
+// two runs cannot be paired batch by batch (the check runs every class
+// together on CheckRequests, the optimisation each class alone), so the
+// intervals treat them as independent samples, though they share the
+// scenario's seed; like optimize's own test this errs towards keep.
+func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq int64, nowAnswered *[2]*float64, cr *optimize.ClassReport, z float64) ClassAdvice {
 	p := cr.Picked()
 	pct := cr.Objective.Percentile
 	if pct != 0.99 {
@@ -403,8 +427,12 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 	name := fmt.Sprintf("p%g", pct*100)
 	faster := p.CIOK(pct) && newCI[1] < nowCI[0]
 	slower := p.CIOK(pct) && newCI[0] > nowCI[1]
-	nl, nh := wilson(p.AnsweredShare, p.Requests, z)
-	cl2, ch := wilson(now.AnsweredShare, nowReq, z)
+	var pickCI *[2]*float64
+	if p.CIMethod == optimize.CIMethodGrid { // requests that interact
+		pickCI = p.AnsweredShareCI95
+	}
+	nl, nh := ownInterval(pickCI, p.AnsweredShare, p.Requests, z)
+	cl2, ch := ownInterval(nowAnswered, now.AnsweredShare, nowReq, z)
 	more, fewer := nl > ch, nh < cl2
 	nowCost := math.NaN()
 	if now.AddedCostPct != nil {
@@ -423,6 +451,15 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 		a.Decision, a.Why = Keep, "the current policy is within the intervals of the new best: "+figures
 	}
 	return a
+}
+
+// ownInterval returns a run's interval ci of a share p of n when it has
+// one with both bounds, else Wilson's at z.
+func ownInterval(ci *[2]*float64, p float64, n int64, z float64) (float64, float64) {
+	if ci != nil && ci[0] != nil && ci[1] != nil {
+		return *ci[0], *ci[1]
+	}
+	return wilson(p, n, z)
 }
 
 // wilson returns the Wilson score interval of a share p of n at z.
