@@ -84,6 +84,9 @@ type engine struct {
 	fminAt   time.Duration
 	fminSeq  uint64
 	heapOnly bool
+	// soon holds the events due now that are to be handled right after
+	// the current one, in order, without going through pop (dueNow).
+	soon []event
 	// pools says whether any provider has a replica pool (pool.go).
 	pools bool
 }
@@ -194,9 +197,15 @@ func (e *engine) run() {
 			e.scheduleArrival()
 		}
 		e.startClients()
+		if len(e.soon) > 0 { // due at 0, scheduled before the first event
+			e.handleSoon()
+		}
 		for ev := e.pop(); ev != nil; ev = e.pop() {
 			e.now = ev.at
 			e.handle(ev)
+			if len(e.soon) > 0 {
+				e.handleSoon()
+			}
 			if e.seq >= e.lookAt { // spent, by the events scheduled
 				if e.lookAtEvents() {
 					break
