@@ -2,7 +2,6 @@ package sim
 
 import (
 	"math"
-	"math/rand/v2"
 	"time"
 
 	"github.com/hedgesim/hedgesim/dist"
@@ -399,7 +398,7 @@ func (e *engine) draw(r *request, m, k int) {
 	a.model, a.prov, a.start, a.kind = int32(m), int32(e.modelProv[m]), e.now, outOK
 	a.degU, a.workErr, a.try = uDeg, -1, try
 	if e.copula != nil {
-		z := e.score(r, k, try, first, rand.New(src).NormFloat64())
+		z := e.score(r, k, try, first, src.normFloat64(e.norm))
 		// A slow draw is slow throughout: TTFT at score z, decode and
 		// prefill speeds at −z.
 		if md.Latency != nil {

@@ -3,7 +3,6 @@ package sim
 import (
 	"fmt"
 	"math"
-	"math/rand/v2"
 
 	"gonum.org/v1/gonum/mat"
 )
@@ -126,7 +125,7 @@ func (e *engine) score(r *request, k int, try uint8, first, f float64) float64 {
 func (e *engine) firstInnovation(id int64, k int) float64 {
 	g := e.rng.at(id, uint8(k))
 	g.skip3()
-	return rand.New(g).NormFloat64()
+	return g.normFloat64(e.norm)
 }
 
 // correlated reports whether any correlation between attempts is set.

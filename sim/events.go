@@ -30,7 +30,9 @@ func (e *engine) schedule(at time.Duration, kind eventKind, slot int32, gen uint
 // and the event keeps the FIFO in (at, seq) order — or else in the heap.
 func (e *engine) put(i int, at time.Duration, kind eventKind, slot int32, gen uint32, k uint8) {
 	var ev *event
-	if f := e.fifoFor(i, at); f != nil {
+	if i == 0 && !e.heapOnly {
+		ev = e.dueNow()
+	} else if f := e.fifoFor(i, at); f != nil {
 		if i > 0 && len(f.ev) == f.i {
 			// A new head: it is due before chans[fmin]'s if it is due
 			// earlier (its seq is the greatest yet).
@@ -89,7 +91,7 @@ func (e *engine) scheduleResponse(at time.Duration, slot int32, gen uint32, k ui
 	e.seq++
 	var ev *event
 	if at == e.now && !e.heapOnly {
-		ev = e.chans[0].add() // chans[0] holds only events due now: in order
+		ev = e.dueNow()
 	} else {
 		ev = e.q.add(at, e.seq)
 	}
@@ -110,7 +112,7 @@ func (e *engine) scheduleRelease(at time.Duration, prov int32, rep uint16, c int
 	case e.heapOnly:
 		ev = e.q.add(at, e.seq)
 	case at == e.now:
-		ev = e.chans[0].add() // chans[0] holds only events due now: in order
+		ev = e.dueNow()
 	case at == e.now+e.cfg.Classes[c].Policy.CancelLatency:
 		e.put(fifoIndex(c, chanCancel), at, evRelease, prov, uint32(rep), 0)
 		return
@@ -181,8 +183,10 @@ const (
 // e.cur, or nil when nothing is left. Events live in four places, all
 // ordered: the heap, the single pending arrival, chans[0] (events due now)
 // and the other FIFOs, of which only the one with the earliest head,
-// chans[fmin], can hold the next event. Requests that cannot affect each
-// other are run by runDirect instead.
+// chans[fmin], can hold the next event. (Events due now scheduled when
+// nothing queued is due now skip all four: the event loop handles them
+// from soon, see dueNow.) Requests that cannot affect each other are run
+// by runDirect instead.
 //
 // An event at the head of a FIFO other than chans[0] that handle would
 // ignore (dead) is dropped here rather than returned: a deadline, timer
@@ -277,4 +281,33 @@ func (e *engine) dead(ev *event) bool {
 	}
 	r := &e.slots[ev.slot]
 	return r.gen != ev.gen || r.ended && ev.kind != evCancel
+}
+
+// dueNow returns where an event due now, scheduled now, goes: chans[0],
+// which holds only events due now, in order — or soon, when no event
+// queued is due now. Such an event would be the next popped once the
+// current one is handled (every event scheduled later comes after it),
+// so the event loop handles it then, and the ones soon holds after it,
+// in order, without pop (handleSoon). Events due now scheduled while soon
+// holds some join them when still nothing queued is due now, and go to
+// chans[0] otherwise: after soon's, which were scheduled before them.
+// Requests run one at a time (e.isolated) pop their own way and never
+// use soon.
+func (e *engine) dueNow() *event {
+	if e.isolated || e.chans[0].i < len(e.chans[0].ev) || len(e.q) > 0 && e.q[0].at == e.now ||
+		e.fmin > 0 && e.fminAt == e.now || e.arrivalDue && e.arrival.at == e.now {
+		return e.chans[0].add()
+	}
+	e.soon = append(e.soon, event{})
+	return &e.soon[len(e.soon)-1]
+}
+
+// handleSoon handles the events in soon, in order, as pop would have
+// returned them (dueNow); those they schedule in soon are handled too.
+func (e *engine) handleSoon() {
+	for i := 0; i < len(e.soon); i++ {
+		e.cur = e.soon[i]
+		e.handle(&e.cur)
+	}
+	e.soon = e.soon[:0]
 }

@@ -14,7 +14,8 @@ type engine struct {
 	left      int      // units of work before the next look at stop (spent)
 	lookAt    uint64   // the event loop's next look at stop, by seq (lookAtEvents)
 	rng       streams
-	exp       *ziggurat // zigguratExp(), for Poisson arrivals
+	exp       *ziggurat  // zigguratExp(), for Poisson arrivals
+	norm      *zigguratN // zigguratNorm(), for the copula's normal draws
 	q         eventQueue
 	seq       uint64
 	now       time.Duration
@@ -83,6 +84,9 @@ type engine struct {
 	fminAt   time.Duration
 	fminSeq  uint64
 	heapOnly bool
+	// soon holds the events due now that are to be handled right after
+	// the current one, in order, without going through pop (dueNow).
+	soon []event
 	// pools says whether any provider has a replica pool (pool.go).
 	pools bool
 }
@@ -99,7 +103,7 @@ func newEngine(cfg *Config) *engine { return newEngineFor(cfg, cfg.Requests) }
 func newEngineFor(cfg *Config, n int) *engine {
 	users := len(cfg.Classes)
 	cfg, steps := cfg.withSteps()
-	e := &engine{users: users, cfg: cfg, rng: streams{seed: cfg.Seed}, end: int64(cfg.Requests), exp: zigguratExp(), lookAt: checkWork}
+	e := &engine{users: users, cfg: cfg, rng: streams{seed: cfg.Seed}, end: int64(cfg.Requests), exp: zigguratExp(), norm: zigguratNorm(), lookAt: checkWork}
 	e.q = make(eventQueue, 0, 1024)
 	e.chans = make([]fifo, 1+len(cfg.Classes)*chansPerClass)
 	e.chanOn = make([]uint64, (len(e.chans)+63)/64)
@@ -193,9 +197,15 @@ func (e *engine) run() {
 			e.scheduleArrival()
 		}
 		e.startClients()
+		if len(e.soon) > 0 { // due at 0, scheduled before the first event
+			e.handleSoon()
+		}
 		for ev := e.pop(); ev != nil; ev = e.pop() {
 			e.now = ev.at
 			e.handle(ev)
+			if len(e.soon) > 0 {
+				e.handleSoon()
+			}
 			if e.seq >= e.lookAt { // spent, by the events scheduled
 				if e.lookAtEvents() {
 					break

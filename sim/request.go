@@ -181,6 +181,9 @@ func (e *engine) finish(slot int32, r *request, o outcome) {
 // or runs again: each leaves the system at its response or when its cancel
 // lands (abandon).
 func (e *engine) letGoAll(slot int32, r *request) {
+	if r.inflight == 0 {
+		return // none in flight, and none waiting out a backoff (retry.go)
+	}
 	// Queued attempts first: a slot another attempt frees now must not
 	// start one whose cancel is already on its way.
 	for _, queued := range [2]bool{true, false} {

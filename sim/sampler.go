@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
 	"time"
 
@@ -10,7 +11,8 @@ import (
 // sampler draws from a distribution exactly as its Rand method does — the
 // same values from the same stream — without an interface call for the
 // kinds the simulator draws most: constants, uniforms and mixtures of
-// them. Other kinds call Rand.
+// them, exponentials, lognormals and gammas of shape ≥ 1 (draws.go).
+// Other kinds call Rand.
 type sampler struct {
 	kind     samplerKind
 	lo, hi   float64   // the constant (lo), or the uniform's bounds
@@ -19,6 +21,11 @@ type sampler struct {
 	parts    []sampler // the mixture's components
 	uni      []uniPart // a mixture of uniforms' components (sampleMixUniform)
 	fallback dist.Dist
+	// An exponential's rate (hi) and its ziggurat; a lognormal's μ (lo)
+	// and σ (hi); a gamma's d (lo), c and rate (hi) (draws.go).
+	c    float64
+	exp  *ziggurat
+	norm *zigguratN
 }
 
 // uniPart is a uniform component of a mixture: its lower bound and its
@@ -36,6 +43,9 @@ const (
 	// sampleMixUniform is a mixture whose components are all uniforms,
 	// drawn from a compact table of them.
 	sampleMixUniform
+	sampleExp       // an exponential, or a gamma of shape 1 (draws.go)
+	sampleLogNormal // draws.go
+	sampleGamma     // a gamma of shape > 1 (draws.go)
 )
 
 // newSampler returns the sampler of d; d may be nil (an unused form).
@@ -70,6 +80,9 @@ func newSampler(d dist.Dist) sampler {
 		}
 		return s
 	}
+	if s, ok := samplerOf(d); ok {
+		return s
+	}
 	return sampler{fallback: d}
 }
 
@@ -102,6 +115,12 @@ func (s *sampler) rand(src *splitMix) float64 {
 			return rnd*(p.hi-p.lo) + p.lo
 		}
 		return s.parts[i].rand(src)
+	case sampleExp:
+		return src.expFloat64(s.exp) / s.hi
+	case sampleLogNormal:
+		return math.Exp(src.normFloat64(s.norm)*s.hi + s.lo)
+	case sampleGamma:
+		return s.gamma(src)
 	}
 	return s.fallback.Rand(rand.Source(src))
 }

@@ -1,0 +1,128 @@
+package sim
+
+import (
+	"math"
+	"math/rand/v2"
+	"sync"
+
+	"github.com/hedgesim/hedgesim/dist"
+)
+
+// Draws from the exponential, lognormal and gamma distributions without
+// an interface call: each takes the same numbers from the stream and
+// gives the same value as the distribution's Rand (gonum's distuv, over
+// math/rand/v2), which TestSamplerMatchesRand checks draw by draw.
+
+// samplerOf returns the sampler of an exponential, a lognormal or a gamma
+// of shape ≥ 1, and false for any other distribution.
+func samplerOf(d dist.Dist) (sampler, bool) {
+	switch x := d.(type) {
+	case dist.Exponential:
+		// distuv.Exponential.Rand: ExpFloat64 ÷ the rate.
+		return sampler{kind: sampleExp, hi: x.Rate, exp: zigguratExp()}, true
+	case dist.LogNormal:
+		// distuv.LogNormal.Rand: e^(Z·σ + μ), Z by NormFloat64.
+		return sampler{kind: sampleLogNormal, lo: x.Mu, hi: x.Sigma, norm: zigguratNorm()}, true
+	case dist.Gamma:
+		switch {
+		case x.Alpha == 1 && x.Beta > 0:
+			// distuv.Gamma.Rand at shape 1: ExpFloat64 ÷ the rate.
+			return sampler{kind: sampleExp, hi: x.Beta, exp: zigguratExp()}, true
+		case x.Alpha > 1 && x.Beta > 0:
+			// Marsaglia and Tsang's method ("A simple method for
+			// generating gamma variables", ACM TOMS 26(3), 2000) with
+			// d = α − 1/3 and c = 1/(3√d), as distuv.Gamma.Rand computes
+			// them for α ≥ 1.
+			d := x.Alpha - 1.0/3
+			return sampler{kind: sampleGamma, lo: d, hi: x.Beta, c: 1 / (3 * math.Sqrt(d)), norm: zigguratNorm()}, true
+		}
+	}
+	return sampler{}, false
+}
+
+// gamma draws from the gamma distribution of s (sampleGamma, shape > 1)
+// by Marsaglia and Tsang's rejection: a normal x, v = (1 + c·x)³, a
+// uniform u; accept d·v when u < 1 − 0.0331·x⁴ (the squeeze) or
+// ln u < x²/2 + d·(1 − v + ln v), and draw again otherwise. The result is
+// divided by the rate.
+func (s *sampler) gamma(src *splitMix) float64 {
+	d, c, b := s.lo, s.c, s.hi
+	for {
+		x := src.normFloat64(s.norm)
+		v := 1 + x*c
+		if v <= 0.0 {
+			continue
+		}
+		v = v * v * v
+		u := randFloat64(src)
+		if u < 1.0-0.0331*(x*x)*(x*x) {
+			return d * v / b
+		}
+		if math.Log(u) < 0.5*x*x+d*(1-v+math.Log(v)) {
+			return d * v / b
+		}
+	}
+}
+
+// normFloat64 returns what rand.New(x).NormFloat64() returns, leaving x
+// where it does. math/rand/v2 draws by Marsaglia and Tsang's ziggurat:
+// one number u, split into a signed j = its low 32 bits and a layer i =
+// bits 32–38, and j·w[i] when |j| < k[i] — about 99 % of draws. That
+// first step is done here; any other draw steps x back and calls
+// math/rand/v2 itself. z is zigguratNorm().
+func (x *splitMix) normFloat64(z *zigguratN) float64 {
+	u := x.Uint64()
+	j, i := int32(u), uint8(u>>32)&0x7f
+	a := uint32(j)
+	if j < 0 {
+		a = uint32(-j)
+	}
+	if a < z.k[i] {
+		return float64(j) * z.w[i]
+	}
+	x.s -= 0x9e3779b97f4a7c15
+	return rand.New(x).NormFloat64()
+}
+
+// zigguratN is the first step of math/rand/v2's normal ziggurat: draw
+// j·w[i] when |j| < k[i].
+type zigguratN struct {
+	k [128]uint32
+	w [128]float64
+}
+
+// zigguratNorm reads the first step's tables off math/rand/v2's own
+// NormFloat64, once, as zigguratExp does for ExpFloat64: w[i] is its draw
+// at layer i and j = 1, and k[i] the least j > 0 whose draw takes more
+// than one number (found by binary search; the predicate |j| < k[i] is
+// monotone in j). A layer where j = 1 already takes more, or where no
+// j < 2³¹ does, is left to math/rand/v2 (k[i] = 0).
+var zigguratNorm = sync.OnceValue(func() *zigguratN {
+	z := new(zigguratN)
+	var src scripted
+	first := func(i uint8, j uint32) (float64, bool) {
+		src = scripted{u: uint64(i)<<32 | uint64(j)}
+		v := rand.New(&src).NormFloat64()
+		return v, src.n == 1
+	}
+	for i := range 128 {
+		w, ok := first(uint8(i), 1)
+		if !ok {
+			continue
+		}
+		lo, hi := uint64(2), uint64(1)<<31 // first(i, lo−1) takes one number; find the least j that does not
+		for lo < hi {
+			mid := (lo + hi) / 2
+			if _, ok := first(uint8(i), uint32(mid)); ok {
+				lo = mid + 1
+			} else {
+				hi = mid
+			}
+		}
+		if lo == 1<<31 {
+			continue
+		}
+		z.k[i], z.w[i] = uint32(lo), w
+	}
+	return z
+})
