@@ -97,6 +97,9 @@ type view struct {
 	// stuck holds each replica's stuck periods as [from, to) windows; nil
 	// without any.
 	stuck [][2]time.Duration
+	// work counts the jittered scrapes drawn (units of work,
+	// engine.chargeWork) since the pool's takeWork last took them.
+	work int
 }
 
 // viewRep is what the balancer sees of one replica.
@@ -201,6 +204,7 @@ func (v *view) refresh(s *viewRep, now time.Duration, live int) {
 			}
 			span := float64(d) * (1 + v.cfg.Jitter*(2*s.src.float64()-1))
 			s.next = t + max(1, time.Duration(span))
+			v.work++
 		}
 	}
 	if last >= from {

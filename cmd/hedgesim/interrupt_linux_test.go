@@ -35,6 +35,36 @@ name = "b"
 input_from = ["a.output", "a.input"]
 `
 
+// hugePoolScenario is a pool of 65 535 replicas under least_outstanding
+// on a view refreshed every second, its replicas restarting at random:
+// every pick looks at each replica's load, milliseconds a pick, and
+// 20 000 requests once took over twenty minutes. The run looked at its
+// context only every 4 096 events, and so ignored a signal for minutes.
+const hugePoolScenario = `seed = 1
+requests = 20000
+[arrivals]
+rate = 100.0
+[providers.p.pool]
+replicas = 65535
+concurrency = 8
+balancer = "least_outstanding"
+view_refresh = "1s"
+restart_window = "5s"
+[providers.p.pool.random_restarts]
+mean_up = "5m"
+down = "30s"
+[models.m]
+provider = "p"
+latency = { kind = "lognormal", median = 2.0, p95 = 5.0 }
+[[classes]]
+name = "c"
+deadline = "60s"
+[classes.hedge]
+primary = "m"
+delay = "5s"
+max_copies = 1
+`
+
 // cpuSeconds returns the user and system CPU time process pid has used,
 // from /proc/PID/stat (in clock ticks, 100 a second on Linux).
 func cpuSeconds(t *testing.T, pid int) float64 {
@@ -98,8 +128,9 @@ func interruptAfterCPU(t *testing.T, name string, args []string, cpu float64, si
 
 // TestHeavyRunInterrupted: SIGINT or SIGTERM stops run (on the pipelines'
 // lane, and with --trace on the event loop) and optimize on the fan-out
-// scenario within a second, with exit 130 and nothing written — once
-// each has spent a second of CPU simulating, well before its end.
+// scenario, and run on a pool of 65 535 replicas, within a second, with
+// exit 130 and nothing written — once each has spent a second of CPU
+// simulating, well before its end.
 func TestHeavyRunInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates pipelines of 4 096 calls a request")
@@ -107,6 +138,10 @@ func TestHeavyRunInterrupted(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "calls_max.toml")
 	if err := os.WriteFile(path, []byte(fanOutScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	huge := filepath.Join(dir, "huge_pool.toml")
+	if err := os.WriteFile(huge, []byte(hugePoolScenario), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	trace := filepath.Join(dir, "attempts.csv")
@@ -117,6 +152,7 @@ func TestHeavyRunInterrupted(t *testing.T) {
 		{"run", []string{"run", path}},
 		{"run --trace", []string{"run", "--trace", trace, path}},
 		{"optimize", []string{"optimize", "--requests", "2000", "--no-plots", path}},
+		{"run, 65 535 replicas", []string{"run", huge}},
 	} {
 		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 			interruptAfterCPU(t, tc.name, tc.args, 1, sig, trace)
