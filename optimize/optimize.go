@@ -686,9 +686,20 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 		rep.Joint = []JointGroup{}
 	}
 	if n := s.checkRequests(); n > 0 && check {
-		rc, err := checkOn(ctx, cfg, rep, n, s.Level, workers)
+		// A check of no more requests than a candidate's would draw what
+		// the sweep drew, request for request: it gets its own draws.
+		ccfg, own := cfg, n <= s.Requests
+		if own {
+			c := *cfg
+			c.Seed = CheckSeed(cfg.Seed)
+			ccfg = &c
+		}
+		rc, err := checkOn(ctx, ccfg, rep, n, s.Level, workers)
 		if err != nil {
 			return nil, nil, fmt.Errorf("rollout check: %w", err)
+		}
+		if own {
+			rc.Seed = &ccfg.Seed
 		}
 		rep.Rollout = rc
 	}

@@ -554,7 +554,11 @@ func (e *errWriter) Write(p []byte) (int, error) {
 // writeRollout writes the rollout check: per class, the check next to no
 // hedging and next to the sweep's prediction.
 func writeRollout(w io.Writer, rc *RolloutCheck) {
-	fmt.Fprintf(w, "\nrollout check: the whole scenario with every pick applied, %s (p95 in the check / no hedging / predicted by the sweep):\n", fcount(int64(rc.Requests)))
+	seed := ""
+	if rc.Seed != nil {
+		seed = fmt.Sprintf(" on seed %d, its own draws", *rc.Seed)
+	}
+	fmt.Fprintf(w, "\nrollout check: the whole scenario with every pick applied, %s%s (p95 in the check / no hedging / predicted by the sweep):\n", fcount(int64(rc.Requests)), seed)
 	tw := textfit.NewTable(w, 0)
 	// Closed-loop classes: the requests per second their clients got done,
 	// without hedging → with the pick [95% CI]; no column for open arrivals.
