@@ -924,7 +924,7 @@ func finishPick(cr *ClassReport, level float64) {
 	if b := boughtText(pick); b != "" && cr.Verdict.Hedge && (*pick.RescuedShare > 0 || *pick.HarmedShare > 0 || cr.SLOSeconds > 0) {
 		// Quoted where a request's fate can change: a class where every
 		// request is answered either way gains speed only.
-		cr.Verdict.Reason += "; request by request against no hedging: " + b
+		cr.Verdict.Reason += "; request by request against no hedging" + metBasisNote(cr) + ": " + b
 	}
 	for i := range cs {
 		cs[i].LikePick = false
