@@ -119,6 +119,12 @@ type Candidate struct {
 	// AddedCallsPct is always in calls.
 	AddedCostPct  float64 `json:"added_cost_pct"`
 	AddedCallsPct float64 `json:"added_calls_pct"`
+	// ReplicaHours is the replica-hours the autoscaled pools the
+	// candidate's run sent attempts to were up or starting, summed: what
+	// hedging's copies make the pools scale to, which AddedCostPct (tokens
+	// and calls) leaves out. Absent when the run sent none to an
+	// autoscaled pool (and for pipeline classes).
+	ReplicaHours *float64 `json:"replica_hours,omitempty"`
 	// Feasible says whether the candidate is within the objective's limits.
 	Feasible bool `json:"feasible"`
 	// OnFrontier says whether it is on the cost-versus-percentile frontier.
