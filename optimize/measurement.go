@@ -79,6 +79,31 @@ type Measurement struct {
 	// (Candidate.batchS).
 	Batches [2][]float64
 	Shares  [3][]float64
+	// ReplicaHours is the replica-hours the run's autoscaled pools were
+	// up or starting (sim.AutoscaleResult.ReplicaHours, summed); nil when
+	// no pool of the run autoscales.
+	ReplicaHours *float64
+}
+
+// replicaHours returns the replica-hours of the autoscaled pools res sent
+// attempts to, summed — a one-class run keeps every provider of the
+// scenario, and the pools of the other classes' providers idle at their
+// floor — or nil when it sent none to an autoscaled pool.
+func replicaHours(res *sim.Result) *float64 {
+	sent := map[string]int64{}
+	for _, p := range res.Providers {
+		sent[p.Name] = p.Sent
+	}
+	var h *float64
+	for i := range res.Pools {
+		if a := res.Pools[i].Autoscale; a != nil && sent[res.Pools[i].Provider] > 0 {
+			if h == nil {
+				h = new(float64)
+			}
+			*h += a.ReplicaHours
+		}
+	}
+	return h
 }
 
 // measurementOf returns the measurement of the summarized candidate c.
@@ -89,7 +114,7 @@ func measurementOf(key string, c *Candidate) Measurement {
 		AttemptsPerRequest: c.AttemptsPerRequest, CostPer1kUSD: c.CostPer1kUSD,
 		OverLimit: c.OverLimit, Loads: c.Loads, Survival: c.Survival, PerSecond: c.perSecond,
 		WonPrimary: c.won.Primary, WonCopies: c.won.Copies, Met: c.met, Rescued: c.rescued, Harmed: c.harmed, Paired: c.paired,
-		Batches: c.batchQ, Shares: c.batchS,
+		Batches: c.batchQ, Shares: c.batchS, ReplicaHours: c.ReplicaHours,
 	}
 }
 
@@ -113,6 +138,7 @@ func (m *Measurement) apply(c *Candidate) {
 	c.met, c.rescued, c.harmed, c.paired = m.Met, m.Rescued, m.Harmed, m.Paired
 	c.batchQ = m.Batches
 	c.batchS = m.Shares
+	c.ReplicaHours = m.ReplicaHours
 	c.shares()
 }
 
@@ -197,6 +223,7 @@ type measurementJSON struct {
 	Spans      [][2]exact      `json:"grid_spans_s,omitempty"`
 	Batches    [][]exact       `json:"batch_p95_p99_s,omitempty"`
 	Shares     [][]exact       `json:"batch_shares,omitempty"`
+	Replicas   *exact          `json:"replica_hours,omitempty"`
 }
 
 // groupFigure is the JSON form of a GroupFigure, exact.
@@ -259,6 +286,9 @@ func (w *measurementJSON) check() error {
 		return nil
 	case w.Requests == 0:
 		return bad("requests", "is 0; want ≥ 1")
+	}
+	if w.Replicas != nil && !finite(*w.Replicas) {
+		return bad("replica_hours", "is %v; want finite hours ≥ 0", float64(*w.Replicas))
 	}
 	for i, x := range w.Latency {
 		if !nonNeg(x) && !(i == 0 && math.IsNaN(float64(x))) {
@@ -440,6 +470,10 @@ func (m Measurement) MarshalJSON() ([]byte, error) {
 			w.Shares = append(w.Shares, xs)
 		}
 	}
+	if m.ReplicaHours != nil {
+		h := exact(*m.ReplicaHours)
+		w.Replicas = &h
+	}
 	for _, g := range m.Group {
 		w.Group = append(w.Group, groupFigure{g.Class, exact(g.Q), [2]exact{exact(g.CI[0]), exact(g.CI[1])}, g.CIOK,
 			exact(g.Answered), exact(g.Hedged), exact(g.CostPer1k), exact(g.Calls), g.Requests})
@@ -504,6 +538,10 @@ func (m *Measurement) UnmarshalJSON(b []byte) error {
 				m.Shares[i][j] = float64(x)
 			}
 		}
+	}
+	if w.Replicas != nil {
+		h := float64(*w.Replicas)
+		m.ReplicaHours = &h
 	}
 	for _, g := range w.Group {
 		m.Group = append(m.Group, GroupFigure{Class: g.Class, Q: float64(g.Q), CI: [2]float64{float64(g.CI[0]), float64(g.CI[1])}, CIOK: g.CIOK,
@@ -578,6 +616,7 @@ func measured(key string, res *sim.Result, c *sim.Config, k int, level float64, 
 	r := &res.Classes[k]
 	summarize(&x, r, level, target)
 	x.won = r.Won
+	x.ReplicaHours = replicaHours(res)
 	if p := r.Paired; p != nil {
 		x.met, x.rescued, x.harmed, x.paired = p.Met, p.Rescued, p.Harmed, p.Compared
 	} else {

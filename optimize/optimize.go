@@ -119,6 +119,12 @@ type Candidate struct {
 	// AddedCallsPct is always in calls.
 	AddedCostPct  float64 `json:"added_cost_pct"`
 	AddedCallsPct float64 `json:"added_calls_pct"`
+	// ReplicaHours is the replica-hours the autoscaled pools the
+	// candidate's run sent attempts to were up or starting, summed: what
+	// hedging's copies make the pools scale to, which AddedCostPct (tokens
+	// and calls) leaves out. Absent when the run sent none to an
+	// autoscaled pool (and for pipeline classes).
+	ReplicaHours *float64 `json:"replica_hours,omitempty"`
 	// Feasible says whether the candidate is within the objective's limits.
 	Feasible bool `json:"feasible"`
 	// OnFrontier says whether it is on the cost-versus-percentile frontier.
@@ -686,9 +692,20 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 		rep.Joint = []JointGroup{}
 	}
 	if n := s.checkRequests(); n > 0 && check {
-		rc, err := checkOn(ctx, cfg, rep, n, s.Level, workers)
+		// A check of no more requests than a candidate's would draw what
+		// the sweep drew, request for request: it gets its own draws.
+		ccfg, own := cfg, n <= s.Requests
+		if own {
+			c := *cfg
+			c.Seed = CheckSeed(cfg.Seed)
+			ccfg = &c
+		}
+		rc, err := checkOn(ctx, ccfg, rep, n, s.Level, workers)
 		if err != nil {
 			return nil, nil, fmt.Errorf("rollout check: %w", err)
+		}
+		if own {
+			rc.Seed = &ccfg.Seed
 		}
 		rep.Rollout = rc
 	}
@@ -913,7 +930,7 @@ func finishPick(cr *ClassReport, level float64) {
 	if b := boughtText(pick); b != "" && cr.Verdict.Hedge && (*pick.RescuedShare > 0 || *pick.HarmedShare > 0 || cr.SLOSeconds > 0) {
 		// Quoted where a request's fate can change: a class where every
 		// request is answered either way gains speed only.
-		cr.Verdict.Reason += "; request by request against no hedging: " + b
+		cr.Verdict.Reason += "; request by request against no hedging" + metBasisNote(cr) + ": " + b
 	}
 	for i := range cs {
 		cs[i].LikePick = false

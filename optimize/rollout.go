@@ -19,6 +19,13 @@ import (
 type RolloutCheck struct {
 	// Requests is the number of requests simulated, over all classes.
 	Requests int `json:"requests"`
+	// Seed, when set, is the seed the check ran with instead of the
+	// sweep's (CheckSeed): a check of no more requests than each
+	// candidate's would otherwise repeat the sweep's draws request for
+	// request, and so check nothing. Absent when the check runs on the
+	// sweep's seed (more requests than a candidate's: it then goes on
+	// past them).
+	Seed *uint64 `json:"seed,omitempty"`
 	// Classes compares, per optimized class, the check with the sweep.
 	Classes []RolloutClass `json:"classes"`
 	// Report is the full run (every class, overall, providers), exactly
@@ -92,6 +99,16 @@ func RolloutConfig(cfg *sim.Config, rep *Report, requests int) *sim.Config {
 	}
 	return &c
 }
+
+// checkSeedKey is what CheckSeed mixes into a seed; its top bit is 0, so a
+// seed in [0, 2⁶³) — any scenario's — maps to another there.
+const checkSeedKey = 0x2545_f491_4f6c_dd1d
+
+// CheckSeed returns the seed of a rollout check whose draws are its own
+// for a sweep on seed: seed XOR a fixed 63-bit key — never seed itself,
+// in [0, 2⁶³) when seed is, and the same for the same seed, so the check
+// is reproducible (--write-scenario writes it).
+func CheckSeed(seed uint64) uint64 { return seed ^ checkSeedKey }
 
 // Check runs the rollout check of rep for cfg with the given number of
 // requests, intervals at the given level; it stops with ctx's error when

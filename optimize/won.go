@@ -89,6 +89,38 @@ func fshare(x float64) string {
 	return fmt.Sprintf("%.1f%%", 100*x)
 }
 
+// metBasisNote returns, when the objective of cr has a latency target of
+// its own (answered or checked within Target, cost under its SLA) that
+// the met, rescued and harmed counts are not judged against, what they
+// are judged against: ", judged on answered at all (within the deadline
+// of 10.0s), not on the objective's target of 1.00s"; "" when they are judged
+// against that target (an SLO equal to it, or a target at or past the
+// deadline, where every answer is in time) or the objective has none.
+// The counts are the run's, against the class's SLO or, without one,
+// answered at all (sim.Pair): the objective's target does not change
+// them.
+func metBasisNote(cr *ClassReport) string {
+	var t float64
+	switch o := cr.Objective; o.Goal {
+	case MostAnswered:
+		t = o.Target.Seconds()
+	case LowestCost:
+		t = o.SLA.Seconds()
+	}
+	slo, dl := cr.SLOSeconds, cr.DeadlineSeconds
+	if t <= 0 || slo > 0 && slo == t || slo == 0 && dl > 0 && t >= dl {
+		return ""
+	}
+	basis := "answered at all"
+	switch {
+	case slo > 0:
+		basis = "the SLO of " + sim.FormatSeconds(slo)
+	case dl > 0:
+		basis += " (within the deadline of " + sim.FormatSeconds(dl) + ")"
+	}
+	return ", judged on " + basis + ", not on the objective's target of " + sim.FormatSeconds(t)
+}
+
 // targetWord names the class's target: "within the SLO of 2s", or
 // "answered".
 func targetWord(slo float64) string {

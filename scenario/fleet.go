@@ -142,6 +142,10 @@ func (c *checker) view(key string, t *poolTable, pl *sim.Pool) {
 		if s.For != nil && time.Duration(*s.For) <= 0 {
 			c.keep(c.errorf(k+".for", "%v is not allowed; want how long the signal stays stuck, a duration > 0 (leave for out: until the run ends)", time.Duration(*s.For)))
 			ok = false
+		} else if s.For != nil && time.Duration(*s.For) < refresh {
+			c.keep(c.errorf(k+".for", "%v is shorter than view_refresh (%v): a signal stuck for less than one refresh interval misses at most one refresh, and none unless one falls in it; want a duration ≥ %v (leave for out: until the run ends)",
+				time.Duration(*s.For), refresh, refresh))
+			ok = false
 		}
 		if ok {
 			st := sim.Stuck{Replica: idx, At: time.Duration(*s.At)}

@@ -48,6 +48,8 @@ func TestFleetBad(t *testing.T) {
 			"replica 1's signal sticks at 5s while it is still stuck from providers.p.pool.stuck[0] (from 1s to the end of the run); give stuck periods of one replica that do not overlap"},
 		{"stuck of a live view", "[[providers.p.pool.stuck]]\nreplica = 1\nat = \"1s\"", 7, "providers.p.pool.stuck", "a stuck load signal needs a view refreshed at intervals"},
 		{"stuck replica out of range", "view_refresh = \"1s\"\n[[providers.p.pool.stuck]]\nreplica = 4\nat = \"1s\"", 9, "providers.p.pool.stuck[0].replica", "4 is not a replica of this pool of 4; want an integer in [0, 4)"},
+		{"stuck shorter than the refresh", "view_refresh = \"5s\"\n[[providers.p.pool.stuck]]\nreplica = 1\nat = \"1s\"\nfor = \"2s\"", 11, "providers.p.pool.stuck[0].for",
+			"2s is shorter than view_refresh (5s): a signal stuck for less than one refresh interval misses at most one refresh, and none unless one falls in it; want a duration ≥ 5s (leave for out: until the run ends)"},
 		{"stuck for 0", "view_refresh = \"1s\"\n[[providers.p.pool.stuck]]\nreplica = 1\nat = \"1s\"\nfor = \"0s\"", 11, "providers.p.pool.stuck[0].for", "want how long the signal stays stuck, a duration > 0"},
 		{"restart of replica out of range", "[[providers.p.pool.restart]]\nreplica = -1\nat = \"1s\"\nfor = \"1s\"", 8, "providers.p.pool.restart[0].replica", "-1 is not a replica of this pool of 4"},
 		{"restart for 0", "[[providers.p.pool.restart]]\nreplica = 1\nat = \"1s\"\nfor = \"0s\"", 10, "providers.p.pool.restart[0].for", "0s is not allowed; want how long it is out of service until it rejoins, a duration > 0"},

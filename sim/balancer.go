@@ -27,7 +27,9 @@ const replicaStream = 0xe8
 // out of service are left out too, unless that leaves none (leaveOut).
 // Each pick costs O(attempts²) for the exclusions (O(attempts + out of
 // service) with restarts), plus O(1) for random, round robin, p2c and
-// latency_ewma and O(replicas) for least_outstanding.
+// latency_ewma and O(replicas) for least_outstanding, whose scan walks
+// the ascending left-out list beside the replicas. The per-replica work
+// counts towards the run's next look at its context (chargeWork).
 func (e *engine) pick(pl *pool, r *request, k int, avoid uint16) int {
 	n := pl.routable() // replicas [0, n) are up
 	// ex holds the left-out replicas, ascending and distinct.
@@ -90,8 +92,11 @@ func (e *engine) pick(pl *pool, r *request, k int, avoid uint16) int {
 	case LeastOutstanding:
 		src := e.rng.atTry(r.id, replicaStream+uint8(k), tryKey(r.round, r.att[k].try))
 		best, ties, load := -1, 0, 0
+		e.chargeWork(n) // a replica looked at is a unit of work
+		next := 0       // left[next] is the next left-out replica to skip
 		for i := range pl.reps[:n] {
-			if contains(left, i) {
+			if next < len(left) && left[next] == i {
+				next++
 				continue
 			}
 			l := pl.load(&pl.reps[i], e.now)

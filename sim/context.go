@@ -5,7 +5,8 @@ import "context"
 // checkWork is how many units of work pass between two looks at the
 // context: arrivals, calls of a pipeline on the lane and requests of the
 // other engines sharing the lane (spent), or, in the event loop, events
-// scheduled (lookAtEvents). 2¹² units take from about half a millisecond
+// scheduled (lookAtEvents) and the per-replica work of replica pools
+// (chargeWork). 2¹² units take from about half a millisecond
 // (events) to tens of milliseconds (pipeline calls of thousands of
 // tokens), a look about 10 ns.
 const checkWork = 1 << 12
@@ -54,6 +55,21 @@ func (e *engine) lookAtEvents() bool {
 	e.lookAt = e.seq + checkWork
 	e.left = 0
 	return e.look()
+}
+
+// chargeWork counts n units of work the event loop does beside its events —
+// a replica looked at by a pick or a view, a restart boundary applied, a
+// scale start looked up — so that the loop's next look at stop comes
+// sooner: a pick of a pool of 65 535 replicas counts as 65 535 units, not
+// as the one event that made it. It moves e.lookAt back, never below 0;
+// the loop looks once e.seq reaches it (lookAtEvents). It changes no
+// draw and no result, only when the loop looks.
+func (e *engine) chargeWork(n int) {
+	if u := uint64(n); u < e.lookAt {
+		e.lookAt -= u
+	} else {
+		e.lookAt = 0
+	}
 }
 
 // more reports whether request e.next is to arrive: there is one left and

@@ -123,3 +123,49 @@ name = "b"
 		}
 	}
 }
+
+// TestRunContextCancelByPoolWork: a pick that looks at every replica of
+// a pool counts each replica as a unit of work, so a run of a pool of
+// 65 535 replicas looks at its context after its first pick — not after
+// 4 096 events, hundreds of picks of milliseconds each — under
+// least_outstanding (a scan of the replicas' load) and under
+// latency_ewma ranking unmeasured replicas by the pool's mean (a scan of
+// their averages). The context turns cancelled at its third look (the
+// first is before the run, the second at the first arrival): the run
+// stops there, before any attempt has ended, with no result.
+func TestRunContextCancelByPoolWork(t *testing.T) {
+	for _, tc := range []struct {
+		balancer, extra string
+	}{
+		{"least_outstanding", `view_refresh = "1s"`},
+		{"latency_ewma", `unmeasured = "pool_mean"`},
+	} {
+		s, err := scenario.Parse("huge-pool.toml", []byte(`seed = 1
+requests = 2000
+[arrivals]
+rate = 100.0
+[providers.p.pool]
+replicas = 65535
+concurrency = 8
+balancer = "`+tc.balancer+`"
+`+tc.extra+`
+[models.m]
+provider = "p"
+latency = { kind = "lognormal", median = 0.05, p95 = 0.2 }
+[[classes]]
+name = "c"
+`))
+		if err != nil {
+			t.Fatal(err)
+		}
+		ctx := &cancelAfter{Context: context.Background(), n: 2}
+		ended := 0
+		res, err := sim.RunTraceContext(ctx, &s.Config, func(*sim.AttemptRecord) { ended++ })
+		if !errors.Is(err, context.Canceled) || res != nil {
+			t.Fatalf("%s: result %v, error %v; want no result and context.Canceled", tc.balancer, res != nil, err)
+		}
+		if ended != 0 || ctx.calls != 3 {
+			t.Errorf("%s: %d attempts ended and %d looks at the context; want 0 and 3 (before the run, at the first arrival, after the first pick)", tc.balancer, ended, ctx.calls)
+		}
+	}
+}

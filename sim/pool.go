@@ -369,6 +369,12 @@ type pool struct {
 	warmup int32
 	// sc, when the pool autoscales, is its scaler (scaler.go).
 	sc *scaler
+	// sentAll is the attempts sent to its replicas so far (the sum of
+	// their stats.Sent).
+	sentAll int64
+	// work counts the units of work (engine.chargeWork) its per-replica
+	// scans did since takeWork last took them.
+	work int
 }
 
 // replica is the run-time state of one replica of a pool.
@@ -501,10 +507,12 @@ func (e *engine) dispatchPool(slot int32, r *request, k int, pv *provider, avoid
 	}
 	a := &r.att[k]
 	i := e.pick(pl, r, k, avoid)
+	e.chargeWork(pl.takeWork())
 	a.rep = uint16(i + 1)
 	rp := &pl.reps[i]
 	pl.touch(rp, e.now)
 	rp.stats.Sent++
+	pl.sentAll++
 	if c := pl.cfg.Concurrency; c > 0 && rp.busy >= c {
 		if pl.cfg.RejectWhenFull && rp.waiting >= pl.cfg.QueueLimit {
 			rp.stats.Rejected++
@@ -582,6 +590,7 @@ func (e *engine) releaseReplica(prov, i int) {
 	if pl.sc != nil {
 		e.scaleSees(pv)
 	}
+	e.chargeWork(pl.takeWork())
 	rp.busy--
 	pv.busy--
 	if rp.busy == 0 {
@@ -611,6 +620,7 @@ func (e *engine) leavePool(pv *provider, a *attempt, at time.Duration) {
 	rp := &pv.pool.reps[a.rep-1]
 	if a.queued {
 		pv.pool.touch(rp, e.now)
+		e.chargeWork(pv.pool.takeWork())
 		rp.waiting--
 	}
 	if a.started && at > a.svc {
@@ -631,6 +641,7 @@ func (e *engine) observe(a *attempt) {
 	}
 	if pl.churn != nil {
 		pl.sync(e.now)
+		e.chargeWork(pl.takeWork())
 	}
 	rp := &pl.reps[a.rep-1]
 	x := (e.now - a.start).Seconds()
@@ -644,10 +655,28 @@ func (e *engine) observe(a *attempt) {
 	rp.avg = pl.cfg.Decay*rp.avg + (1-pl.cfg.Decay)*x
 }
 
+// takeWork returns the units of work (engine.chargeWork) that pl, its view
+// and its restarts did since its last call: the replicas a scan looked
+// at, the scrapes a view drew, the restart boundaries applied.
+func (pl *pool) takeWork() int {
+	n := pl.work
+	pl.work = 0
+	if v := pl.view; v != nil {
+		n += v.work
+		v.work = 0
+	}
+	if ch := pl.churn; ch != nil {
+		n += ch.work
+		ch.work = 0
+	}
+	return n
+}
+
 // forgetPools trims the replicas' own periods before t.
 func (e *engine) forgetPools(t time.Duration) {
 	for i := range e.provs {
 		if pl := e.provs[i].pool; pl != nil {
+			e.chargeWork(len(pl.reps))
 			for j := range pl.reps {
 				for _, st := range pl.reps[j].own {
 					st.forget(t)

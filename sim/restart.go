@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"text/tabwriter"
 	"time"
 
@@ -34,7 +35,9 @@ import (
 // latency observation (sync), the restarts' boundaries due by then are
 // applied in time order. Its cost: O(1) per pick with nothing due, O(log
 // restarts) per boundary, and the left-out set per pick is O(out). Where
-// it enters the loop: pick (the left-out replicas) and observe.
+// it enters the loop: pick (the left-out replicas) and observe; the
+// boundaries applied and the left-out lists built count towards the run's
+// next look at its context (engine.chargeWork).
 
 // Restarts are a pool's replica restarts (Pool.Restarts): scheduled ones,
 // and, when MeanUp > 0, random ones.
@@ -139,10 +142,13 @@ type churn struct {
 	// out counts, per replica, the restarts it is out for.
 	out  []int32
 	nOut int
-	// left is the ascending list of replicas out of service, rebuilt
-	// after each boundary; scratch is the per-pick left-out set.
+	// left is the ascending list of replicas out of service, kept in
+	// order as they leave and rejoin; scratch is the per-pick left-out set.
 	left, scratch []int
-	res           []RestartResult
+	// work counts the units of work (engine.chargeWork) done since the pool's
+	// takeWork last took them.
+	work int
+	res  []RestartResult
 	// sentAt holds, per result, the replica's and the pool's attempts
 	// sent when it rejoined.
 	sentAt [][2]int64
@@ -228,16 +234,16 @@ func (ch *churn) pop() boundary {
 // sync applies the boundaries of pl's restarts due by now, in time order.
 func (pl *pool) sync(now time.Duration) {
 	ch := pl.churn
-	changed := false
 	for len(ch.due) > 0 && ch.due[0].at <= now {
 		b := ch.pop()
 		i := int(b.rep)
+		ch.work++
 		switch b.kind {
 		case bLeave:
 			ch.out[i]++
 			if ch.out[i] == 1 {
 				ch.nOut++
-				changed = true
+				ch.setLeft(i, true)
 			}
 			ch.res = append(ch.res, RestartResult{Replica: i, Left: b.at.Seconds(), Joined: b.join.Seconds(), Random: b.random, joined: b.join, windowCfg: ch.cfg.Window.Seconds()})
 			ch.sentAt = append(ch.sentAt, [2]int64{})
@@ -246,11 +252,11 @@ func (pl *pool) sync(now time.Duration) {
 			ch.out[i]--
 			if ch.out[i] == 0 {
 				ch.nOut--
-				changed = true
+				ch.setLeft(i, false)
 			}
 			pl.rejoin(i)
 			ch.res[b.res].open = true
-			ch.sentAt[b.res] = [2]int64{pl.reps[i].stats.Sent, pl.sent()}
+			ch.sentAt[b.res] = [2]int64{pl.reps[i].stats.Sent, pl.sentAll}
 			ch.push(boundary{at: satAdd(b.at, ch.cfg.Window), rep: b.rep, kind: bWindowEnd, res: b.res})
 			if b.random {
 				ch.randomLeave(i, b.at)
@@ -259,14 +265,19 @@ func (pl *pool) sync(now time.Duration) {
 			ch.close(pl, int(b.res), ch.cfg.Window)
 		}
 	}
-	if changed {
-		ch.left = ch.left[:0]
-		for i, o := range ch.out {
-			if o > 0 {
-				ch.left = append(ch.left, i)
-			}
-		}
+}
+
+// setLeft adds replica i to the ascending list of replicas out of
+// service (out) or removes it, by a binary search and a shift: a unit of
+// work (engine.chargeWork) per 64 replicas shifted.
+func (ch *churn) setLeft(i int, out bool) {
+	j, _ := slices.BinarySearch(ch.left, i)
+	if out {
+		ch.left = slices.Insert(ch.left, j, i)
+	} else {
+		ch.left = slices.Delete(ch.left, j, j+1)
 	}
+	ch.work += (len(ch.left) - j) / 64
 }
 
 // close ends the report window of result j, w long.
@@ -275,20 +286,11 @@ func (ch *churn) close(pl *pool, j int, w time.Duration) {
 	r.open = false
 	r.WindowS = w.Seconds()
 	r.Sent = pl.reps[r.Replica].stats.Sent - ch.sentAt[j][0]
-	r.PoolSent = pl.sent() - ch.sentAt[j][1]
+	r.PoolSent = pl.sentAll - ch.sentAt[j][1]
 	if r.PoolSent > 0 {
 		s := float64(r.Sent) / float64(r.PoolSent)
 		r.Share = &s
 	}
-}
-
-// sent returns the attempts sent to pl's replicas so far.
-func (pl *pool) sent() int64 {
-	var n int64
-	for i := range pl.reps {
-		n += pl.reps[i].stats.Sent
-	}
-	return n
 }
 
 // rejoin makes replica i a new process: no latency observations, and,
@@ -334,6 +336,7 @@ func (pl *pool) leaveOut(now time.Duration, ex []int) []int {
 		}
 	}
 	ch.scratch = u
+	ch.work += len(u)
 	if len(u) >= n {
 		if len(ex) > 0 {
 			pl.shared++

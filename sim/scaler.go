@@ -536,6 +536,7 @@ func (e *engine) startEnds(pv *provider, id uint32) {
 	pl := pv.pool
 	s := pl.sc
 	j := -1
+	e.chargeWork(len(s.starts))
 	for i := range s.starts {
 		if s.starts[i].id == id {
 			j = i

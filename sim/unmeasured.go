@@ -94,6 +94,7 @@ func (pl *pool) unmeasuredCost(rp *replica, l int) float64 {
 		return math.Inf(1)
 	}
 	sum, n := 0.0, 0
+	pl.work += len(pl.reps)
 	for i := range pl.reps {
 		if pl.reps[i].obs >= pl.warmup {
 			sum += pl.reps[i].avg

@@ -60,8 +60,9 @@ type View struct {
 type Stuck struct {
 	// Replica is the replica's index, in [0, Pool.Replicas).
 	Replica int
-	// At is when the signal sticks, ≥ 0; For how long, ≥ 0, 0 meaning
-	// until the end of the run.
+	// At is when the signal sticks, ≥ 0; For how long, 0 meaning until
+	// the end of the run, else ≥ View.Refresh (a shorter period would
+	// miss at most one refresh, and none unless one falls in it).
 	At, For time.Duration
 }
 
@@ -86,6 +87,9 @@ func (v *View) validate(n int) error {
 		if s.At < 0 || s.For < 0 {
 			return fmt.Errorf("pool: replica %d's load signal stuck at %v for %v: both must be ≥ 0", s.Replica, s.At, s.For)
 		}
+		if s.For > 0 && s.For < v.Refresh {
+			return fmt.Errorf("pool: replica %d's load signal stuck for %v, less than the view refresh %v: it misses at most one refresh, and none unless one falls in it; want For ≥ Refresh, or 0 (until the end of the run)", s.Replica, s.For, v.Refresh)
+		}
 	}
 	return nil
 }
@@ -97,6 +101,9 @@ type view struct {
 	// stuck holds each replica's stuck periods as [from, to) windows; nil
 	// without any.
 	stuck [][2]time.Duration
+	// work counts the jittered scrapes drawn (units of work,
+	// engine.chargeWork) since the pool's takeWork last took them.
+	work int
 }
 
 // viewRep is what the balancer sees of one replica.
@@ -201,6 +208,7 @@ func (v *view) refresh(s *viewRep, now time.Duration, live int) {
 			}
 			span := float64(d) * (1 + v.cfg.Jitter*(2*s.src.float64()-1))
 			s.next = t + max(1, time.Duration(span))
+			v.work++
 		}
 	}
 	if last >= from {

@@ -3,6 +3,7 @@ package sim_test
 import (
 	"math"
 	"slices"
+	"strings"
 	"testing"
 	"time"
 
@@ -114,6 +115,24 @@ func TestStuckSignalAttracts(t *testing.T) {
 		}
 		if r.Replica != 0 && over > 5*sd {
 			t.Errorf("replica %d got %d of %d attempts, more than a tenth by 5 sd", r.Replica, r.Sent, total)
+		}
+	}
+}
+
+// TestStuckShorterThanRefreshRefused: a stuck period shorter than the
+// view's refresh interval misses at most one refresh, and none unless
+// one falls in it: Validate refuses it, and takes one of exactly the
+// refresh interval, or one until the end of the run (For 0).
+func TestStuckShorterThanRefreshRefused(t *testing.T) {
+	for _, tc := range []struct {
+		d  time.Duration
+		ok bool
+	}{{999 * time.Millisecond, false}, {time.Second, true}, {0, true}} {
+		cfg := poolConfig(100, 7, 1, 10, sim.PowerOfTwo)
+		cfg.Providers[0].Pool.View = &sim.View{Refresh: time.Second, Stuck: []sim.Stuck{{Replica: 0, At: time.Second, For: tc.d}}}
+		err := cfg.Validate()
+		if tc.ok != (err == nil) || err != nil && !strings.Contains(err.Error(), "less than the view refresh 1s") {
+			t.Errorf("stuck for %v: %v; want ok %v", tc.d, err, tc.ok)
 		}
 	}
 }

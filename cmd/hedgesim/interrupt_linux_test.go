@@ -35,6 +35,36 @@ name = "b"
 input_from = ["a.output", "a.input"]
 `
 
+// hugePoolScenario is a pool of 65 535 replicas under least_outstanding
+// on a view refreshed every second, its replicas restarting at random:
+// every pick looks at each replica's load, milliseconds a pick, and
+// 20 000 requests once took over twenty minutes. The run looked at its
+// context only every 4 096 events, and so ignored a signal for minutes.
+const hugePoolScenario = `seed = 1
+requests = 20000
+[arrivals]
+rate = 100.0
+[providers.p.pool]
+replicas = 65535
+concurrency = 8
+balancer = "least_outstanding"
+view_refresh = "1s"
+restart_window = "5s"
+[providers.p.pool.random_restarts]
+mean_up = "5m"
+down = "30s"
+[models.m]
+provider = "p"
+latency = { kind = "lognormal", median = 2.0, p95 = 5.0 }
+[[classes]]
+name = "c"
+deadline = "60s"
+[classes.hedge]
+primary = "m"
+delay = "5s"
+max_copies = 1
+`
+
 // cpuSeconds returns the user and system CPU time process pid has used,
 // from /proc/PID/stat (in clock ticks, 100 a second on Linux).
 func cpuSeconds(t *testing.T, pid int) float64 {
@@ -52,11 +82,22 @@ func cpuSeconds(t *testing.T, pid int) float64 {
 	return (utime + stime) / 100
 }
 
+// stopCPU bounds the CPU a program may spend after the signal that
+// stops it: a run looks at its context every 4 096 units of work
+// (milliseconds), then the program unwinds, removes its temporary files
+// and exits — tens of milliseconds of CPU measured (0.02 to 0.2 s). CPU
+// time, not wall-clock time: on a loaded machine the process waits for a
+// core, which stretches the wall clock (1.64 s for 0.09 s of CPU in one
+// run of TestHeavyFitInterrupted; 1.78 s failed a 1 s bound) but not the
+// work done. A program that ignores the signal goes on
+// simulating and spends far more.
+const stopCPU = 1.0
+
 // interruptAfterCPU starts hedgesim with args, sends sig once it has spent
-// cpu seconds of CPU, and checks that it stops within a second with exit
-// 130, "interrupted" on stderr, nothing on stdout and none of the files
-// outputs written (one left there is removed, so the next case starts
-// clean).
+// cpu seconds of CPU, and checks that it stops having spent less than
+// stopCPU seconds of CPU after it, with exit 130, "interrupted" on
+// stderr, nothing on stdout and none of the files outputs written (one
+// left there is removed, so the next case starts clean).
 func interruptAfterCPU(t *testing.T, name string, args []string, cpu float64, sig syscall.Signal, outputs ...string) {
 	t.Helper()
 	cmd := exec.Command(os.Args[0], args...)
@@ -76,14 +117,13 @@ func interruptAfterCPU(t *testing.T, name string, args []string, cpu float64, si
 	before := cpuSeconds(t, cmd.Process.Pid)
 	cmd.Process.Signal(sig)
 	sent := time.Now()
-	cmd.Wait()
-	took := time.Since(sent)
-	t.Logf("%s, %v after %g s CPU: stopped %v after the signal, %.3f s CPU", name, sig, cpu, took, (cmd.ProcessState.UserTime()+cmd.ProcessState.SystemTime()).Seconds()-before)
+	after := waitStopped(t, name, cmd, before)
+	t.Logf("%s, %v after %g s CPU: stopped %v after the signal, %.3f s CPU", name, sig, cpu, time.Since(sent), after)
 	if code := cmd.ProcessState.ExitCode(); code != exitInterrupted || !strings.Contains(stderr.String(), "interrupted") {
 		t.Errorf("%s, %v: exit %d, stderr %q; want 130 and \"interrupted\"", name, sig, code, stderr.String())
 	}
-	if took > time.Second {
-		t.Errorf("%s, %v: took %v to stop after the signal; want < 1 s", name, sig, took)
+	if after >= stopCPU {
+		t.Errorf("%s, %v: spent %.3f s of CPU after the signal; want < %g s", name, sig, after, stopCPU)
 	}
 	if stdout.Len() > 0 {
 		t.Errorf("%s, %v: wrote %d bytes to stdout: %.200s", name, sig, stdout.Len(), stdout.String())
@@ -98,8 +138,9 @@ func interruptAfterCPU(t *testing.T, name string, args []string, cpu float64, si
 
 // TestHeavyRunInterrupted: SIGINT or SIGTERM stops run (on the pipelines'
 // lane, and with --trace on the event loop) and optimize on the fan-out
-// scenario within a second, with exit 130 and nothing written — once
-// each has spent a second of CPU simulating, well before its end.
+// scenario, and run on a pool of 65 535 replicas, within a second of CPU
+// (stopCPU), with exit 130 and nothing written — once each has spent a second of CPU
+// simulating, well before its end.
 func TestHeavyRunInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates pipelines of 4 096 calls a request")
@@ -107,6 +148,10 @@ func TestHeavyRunInterrupted(t *testing.T) {
 	dir := t.TempDir()
 	path := filepath.Join(dir, "calls_max.toml")
 	if err := os.WriteFile(path, []byte(fanOutScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	huge := filepath.Join(dir, "huge_pool.toml")
+	if err := os.WriteFile(huge, []byte(hugePoolScenario), 0o644); err != nil {
 		t.Fatal(err)
 	}
 	trace := filepath.Join(dir, "attempts.csv")
@@ -117,6 +162,7 @@ func TestHeavyRunInterrupted(t *testing.T) {
 		{"run", []string{"run", path}},
 		{"run --trace", []string{"run", "--trace", trace, path}},
 		{"optimize", []string{"optimize", "--requests", "2000", "--no-plots", path}},
+		{"run, 65 535 replicas", []string{"run", huge}},
 	} {
 		for _, sig := range []syscall.Signal{syscall.SIGINT, syscall.SIGTERM} {
 			interruptAfterCPU(t, tc.name, tc.args, 1, sig, trace)
@@ -129,7 +175,7 @@ func TestHeavyRunInterrupted(t *testing.T) {
 // parts of a sweep of the fan-out scenario at 20 requests a candidate,
 // with a rollout check of 2 000 requests (tens of seconds of merging),
 // are merged and interrupted after a second of CPU: SIGINT or SIGTERM
-// stops the merge within a second, exit 130, no report directory.
+// stops the merge within a second of CPU, exit 130, no report directory.
 func TestHeavyMergeInterrupted(t *testing.T) {
 	if testing.Short() {
 		t.Skip("simulates pipelines of 4 096 calls a request")
@@ -159,8 +205,8 @@ func TestHeavyMergeInterrupted(t *testing.T) {
 
 // TestHeavyFitInterrupted: fit of a log of 10⁷ latencies (seconds of
 // reading, then the sort, the EM fits and the log-likelihoods over every
-// row) stops within a second of SIGINT or SIGTERM, exit 130, nothing on
-// stdout — signalled while reading (after 1 s of CPU) and while fitting
+// row) stops within a second of CPU after SIGINT or SIGTERM, exit 130,
+// nothing on stdout — signalled while reading (after 1 s of CPU) and while fitting
 // (after 3.5 s and 5 s).
 func TestHeavyFitInterrupted(t *testing.T) {
 	if testing.Short() {

@@ -671,11 +671,15 @@ func newRolloutWriter(path, arg string, cfg *sim.Config, inputs ...input) (*roll
 
 // write writes the scenario with every class's pick of rep applied, the
 // requests of the rollout check (the scenario's own without one) and the
-// seed it ran with (a --seed), atomically.
+// seed it ran with (a --seed, or the check's own, RolloutCheck.Seed),
+// atomically.
 func (w *rolloutWriter) write(cfg *sim.Config, rep *optimize.Report) error {
-	requests := cfg.Requests
+	requests, seed := cfg.Requests, cfg.Seed
 	if rep.Rollout != nil {
 		requests = rep.Rollout.Requests
+		if rep.Rollout.Seed != nil {
+			seed = *rep.Rollout.Seed // the check's own draws
+		}
 	}
 	var edits []scenario.HedgeEdit
 	for i := range rep.Classes {
@@ -707,7 +711,7 @@ func (w *rolloutWriter) write(cfg *sim.Config, rep *optimize.Report) error {
 		}
 		edits = append(edits, ed)
 	}
-	data, err := scenario.WithPolicies(w.name, w.src, scenario.Top{Requests: requests, Seed: &cfg.Seed}, edits, w.traceDir)
+	data, err := scenario.WithPolicies(w.name, w.src, scenario.Top{Requests: requests, Seed: &seed}, edits, w.traceDir)
 	if err != nil {
 		return fmt.Errorf("--write-scenario: %w", err)
 	}

@@ -2,12 +2,15 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"math"
 	"os"
 	"path/filepath"
 	"reflect"
 	"strings"
 	"testing"
+
+	"github.com/hedgesim/hedgesim/optimize"
 )
 
 // rolloutJSON is the part of an optimize report the rollout tests read.
@@ -16,7 +19,8 @@ type rolloutJSON struct {
 		Classes []string `json:"classes"`
 	} `json:"joint"`
 	Rollout struct {
-		Requests int `json:"requests"`
+		Requests int     `json:"requests"`
+		Seed     *uint64 `json:"seed"`
 		Classes  []struct {
 			Class   string `json:"class"`
 			Flagged bool   `json:"flagged"`
@@ -105,11 +109,14 @@ func TestJointBeatsAlone(t *testing.T) {
 
 // TestWriteScenarioReproducesCheck: the scenario written by
 // --write-scenario runs to exactly the rollout check's report, with the
-// scenario's seed or another given by --seed; with what-if overrides,
-// which the file would not hold, --write-scenario is a usage error.
+// scenario's seed, another given by --seed, or the rollout check's own
+// seed when it has no more requests than a candidate (--check-requests
+// 5000 = --requests: the file then says seed = CheckSeed(3)); with what-if
+// overrides, which the file would not hold, --write-scenario is a usage
+// error.
 func TestWriteScenarioReproducesCheck(t *testing.T) {
 	t.Parallel() // in-process CLI runs that set no test hook and keep the working directory
-	for _, extra := range [][]string{nil, {"--seed", "9"}} {
+	for _, extra := range [][]string{nil, {"--seed", "9"}, {"--check-requests", "5000"}} {
 		out := filepath.Join(t.TempDir(), "picked.toml")
 		r := optimizeJSON(t, append(extra, "--requests", "5000", "--write-scenario", out, "shared-rate-limit")...)
 		code, text, errOut := hedgesim(t, "run", "--json", out)
@@ -136,8 +143,15 @@ func TestWriteScenarioReproducesCheck(t *testing.T) {
 		if err != nil || len(src) == 0 {
 			t.Fatalf("written scenario: %v", err)
 		}
-		if extra != nil && !strings.Contains(string(src), "\nseed = 9\n") {
-			t.Errorf("--seed 9: the written scenario has no seed = 9:\n%s", src)
+		wantSeed, ownSeed := uint64(9), extra != nil && extra[0] == "--check-requests"
+		if ownSeed {
+			wantSeed = optimize.CheckSeed(3) // shared-rate-limit's seed = 3
+		}
+		if (r.Rollout.Seed != nil) != ownSeed || ownSeed && *r.Rollout.Seed != wantSeed {
+			t.Errorf("%v: rollout_check.seed %v; want %d only with its own draws", extra, r.Rollout.Seed, wantSeed)
+		}
+		if extra != nil && !strings.Contains(string(src), fmt.Sprintf("\nseed = %d\n", wantSeed)) {
+			t.Errorf("%v: the written scenario has no seed = %d:\n%s", extra, wantSeed, src)
 		}
 	}
 	for _, what := range [][]string{{"--set", "arrivals.rate=40"}, {"--scale-rate", "2"}} {
