@@ -177,6 +177,9 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 		pv.lastEnd = max(pv.lastEnd, at)
 		if at > a.svc {
 			pv.busySum.add(at - a.svc)
+			if e.batched {
+				e.loadSection(r, a, at-a.svc)
+			}
 		}
 	}
 	st := &e.stats[r.class]

@@ -337,6 +337,7 @@ func newReport(cfg *Config, hedged, baseline *Result, perBatch bool) *Report {
 	r.Providers = hedged.Providers
 	r.Breakers = hedged.Breakers
 	r.Pools = hedged.Pools
+	r.setLoadIntervals(hedged, overall.bat)
 	r.Warnings = []string{}
 	unstable := map[string]bool{}
 	for i := range baseline.Providers {

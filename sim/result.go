@@ -29,6 +29,9 @@ type Result struct {
 	// Pools is what each provider's replica pool did, in provider order;
 	// nil without pools.
 	Pools []PoolResult
+	// load are a batched run's times in service per arrival section
+	// (loadsections.go); nil otherwise.
+	load *loadSections
 }
 
 // ModelLoad is the load a run offered to one model.
@@ -137,7 +140,12 @@ type ProviderResult struct {
 	// Utilisation is MeanInService ÷ the concurrency limit; null for a
 	// provider without one.
 	Utilisation *float64 `json:"utilisation"`
-	started     int64
+	// UtilisationCI95 is Utilisation's batched 95 % interval when the
+	// requests interact, CIMethod how it was made (loadsections.go);
+	// both absent otherwise.
+	UtilisationCI95 *[2]*float64 `json:"utilisation_ci95,omitempty"`
+	CIMethod        string       `json:"ci95_method,omitempty"`
+	started         int64
 	// limited counts the 429s of RateLimited that a rate limit gave (the
 	// others are the models' own, Failures.RateLimited).
 	limited int64
@@ -364,6 +372,7 @@ func (e *engine) result() *Result {
 		res.Models = append(res.Models, ModelLoad{Name: e.cfg.Models[m].Name, Sent: e.modelSent[m]})
 	}
 	res.Seconds = e.lastEvent.Seconds()
+	res.load = e.load
 	res.Breakers = e.breakerResults()
 	if e.pools {
 		res.Pools = e.poolResults()
