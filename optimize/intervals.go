@@ -19,7 +19,9 @@ import (
 // est ± t · s/√B (sim.BatchInterval); the added cost's batch values are
 // paired with no hedging's, batch by batch (the same requests, on common
 // random numbers): 100·(c_b − c₀_b)/c₀_b. The met, rescued and harmed
-// shares of such a run get none: it keeps no per-batch counts of them.
+// shares of such a run get theirs from the same batches
+// (sim.ClassResult.GridFates: the run counts them per arrival section),
+// when it was paired; none otherwise.
 
 // CIMethodWilson and CIMethodGrid name how a candidate's intervals of its
 // shares and added cost were made (Candidate.CIMethod).
@@ -59,6 +61,13 @@ func setIntervals(c, base *Candidate, basis string, level float64, within bool) 
 	c.AnsweredShareCI95 = wireCI(sim.BatchInterval(c.AnsweredShare, c.batchS[0], level))
 	if within && c.batchS[1] != nil {
 		c.AnsweredWithinShareCI95 = wireCI(sim.BatchInterval(c.AnsweredWithinShare, c.batchS[1], level))
+	}
+	if f := c.batchF; f[0] != nil {
+		c.MetShareCI95 = wireCI(sim.BatchInterval(c.MetShare, f[0], level))
+		if c.RescuedShare != nil && c.HarmedShare != nil {
+			c.RescuedShareCI95 = wireCI(sim.BatchInterval(*c.RescuedShare, f[1], level))
+			c.HarmedShareCI95 = wireCI(sim.BatchInterval(*c.HarmedShare, f[2], level))
+		}
 	}
 	cc, bc := c.batchS[2], base.batchS[2]
 	if basis != CostUSD || cc == nil || len(cc) != len(bc) {

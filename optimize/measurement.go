@@ -79,6 +79,10 @@ type Measurement struct {
 	// (Candidate.batchS).
 	Batches [2][]float64
 	Shares  [3][]float64
+	// Fates holds, when the class's requests interact and the run was
+	// paired, each batch's share of requests that met the target, were
+	// rescued and were harmed (Candidate.batchF); nil otherwise.
+	Fates [3][]float64
 }
 
 // measurementOf returns the measurement of the summarized candidate c.
@@ -89,7 +93,7 @@ func measurementOf(key string, c *Candidate) Measurement {
 		AttemptsPerRequest: c.AttemptsPerRequest, CostPer1kUSD: c.CostPer1kUSD,
 		OverLimit: c.OverLimit, Loads: c.Loads, Survival: c.Survival, PerSecond: c.perSecond,
 		WonPrimary: c.won.Primary, WonCopies: c.won.Copies, Met: c.met, Rescued: c.rescued, Harmed: c.harmed, Paired: c.paired,
-		Batches: c.batchQ, Shares: c.batchS,
+		Batches: c.batchQ, Shares: c.batchS, Fates: c.batchF,
 	}
 }
 
@@ -113,6 +117,7 @@ func (m *Measurement) apply(c *Candidate) {
 	c.met, c.rescued, c.harmed, c.paired = m.Met, m.Rescued, m.Harmed, m.Paired
 	c.batchQ = m.Batches
 	c.batchS = m.Shares
+	c.batchF = m.Fates
 	c.shares()
 }
 
@@ -197,6 +202,7 @@ type measurementJSON struct {
 	Spans      [][2]exact      `json:"grid_spans_s,omitempty"`
 	Batches    [][]exact       `json:"batch_p95_p99_s,omitempty"`
 	Shares     [][]exact       `json:"batch_shares,omitempty"`
+	Fates      [][]exact       `json:"batch_fate_shares,omitempty"`
 }
 
 // groupFigure is the JSON form of a GroupFigure, exact.
@@ -440,6 +446,15 @@ func (m Measurement) MarshalJSON() ([]byte, error) {
 			w.Shares = append(w.Shares, xs)
 		}
 	}
+	if m.Fates[0] != nil {
+		for _, b := range m.Fates {
+			xs := make([]exact, len(b))
+			for j, x := range b {
+				xs[j] = exact(x)
+			}
+			w.Fates = append(w.Fates, xs)
+		}
+	}
 	for _, g := range m.Group {
 		w.Group = append(w.Group, groupFigure{g.Class, exact(g.Q), [2]exact{exact(g.CI[0]), exact(g.CI[1])}, g.CIOK,
 			exact(g.Answered), exact(g.Hedged), exact(g.CostPer1k), exact(g.Calls), g.Requests})
@@ -491,6 +506,14 @@ func (m *Measurement) UnmarshalJSON(b []byte) error {
 			m.Batches[i] = make([]float64, len(b))
 			for j, x := range b {
 				m.Batches[i][j] = float64(x)
+			}
+		}
+	}
+	if len(w.Fates) == 3 && len(w.Fates[0]) == len(w.Fates[1]) && len(w.Fates[0]) == len(w.Fates[2]) {
+		for i, b := range w.Fates {
+			m.Fates[i] = make([]float64, len(b))
+			for j, x := range b {
+				m.Fates[i][j] = float64(x)
 			}
 		}
 	}
@@ -580,6 +603,9 @@ func measured(key string, res *sim.Result, c *sim.Config, k int, level float64, 
 	x.won = r.Won
 	if p := r.Paired; p != nil {
 		x.met, x.rescued, x.harmed, x.paired = p.Met, p.Rescued, p.Harmed, p.Compared
+		if fm, fr, fh, ok := r.GridFates(); ok {
+			x.batchF = [3][]float64{fm, fr, fh}
+		}
 	} else {
 		x.met = r.Answered // no bits (closed-loop clients): answered is all we know
 		if slo := c.Classes[k].SLO; slo > 0 {

@@ -235,6 +235,9 @@ type ClassResult struct {
 	// (Config.Pair; see pair.go); nil for a run that does neither.
 	Paired *Paired
 	paired Paired
+	// fateSec are the per-section fates of a run that interacts and
+	// records or compares met bits (fates.go); nil otherwise.
+	fateSec fateSections
 	// Pipeline is what a pipeline class's steps did (Class.Pipeline); nil
 	// for a one-call class and overall.
 	Pipeline *PipelineResult
@@ -345,6 +348,9 @@ func (e *engine) result() *Result {
 		}
 		for i := range res.Classes {
 			set(&res.Classes[i])
+			if p.sec != nil {
+				res.Classes[i].fateSec = p.sec[i]
+			}
 		}
 		set(&res.Overall)
 	}
