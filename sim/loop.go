@@ -34,6 +34,7 @@ type engine struct {
 	isolated   bool          // requests do not interact: run them one at a time (runDirect)
 	batched    bool          // requests interact: record arrival sections (batchmeans.go)
 	load       *loadSections // a batched run's times in service per arrival section (loadsections.go)
+	costs      *costSections // an independent run's costs per arrival section (costsections.go)
 	fl         flight        // the pending events of the current request, when isolated
 	ln         lane          // the same on the lane (runLane)
 	batch      *drawCache    // draws shared with other engines on the lane (runLanes), or nil
@@ -176,6 +177,7 @@ func newEngineFor(cfg *Config, n int) *engine {
 	if steps != nil {
 		e.setupPipelines(steps, users, n)
 	}
+	e.costsSetup()
 	return e
 }
 

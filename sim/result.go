@@ -238,6 +238,9 @@ type ClassResult struct {
 	// fateSec are the per-section fates of a run that interacts and
 	// records or compares met bits (fates.go); nil otherwise.
 	fateSec fateSections
+	// secCost are the per-section costs in USD of a run of independent
+	// requests (costsections.go); nil otherwise.
+	secCost []float64
 	// Pipeline is what a pipeline class's steps did (Class.Pipeline); nil
 	// for a one-call class and overall.
 	Pipeline *PipelineResult
@@ -379,6 +382,7 @@ func (e *engine) result() *Result {
 	}
 	res.Seconds = e.lastEvent.Seconds()
 	res.load = e.load
+	e.attachCosts(res)
 	res.Breakers = e.breakerResults()
 	if e.pools {
 		res.Pools = e.poolResults()
