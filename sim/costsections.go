@@ -9,11 +9,14 @@ import (
 // The added cost's interval for independent requests. When requests
 // cannot affect one another (Config.independent) a run handles them one
 // at a time in request order (runLane, runDirect), every attempt of a
-// request billed before the next begins. So the cost of the requests of
-// each arrival section is the class's cumulative cost when the section's
-// last request has ended minus what it was before its first began: the run
-// takes that difference once per section — numSections float64 per class,
-// nothing per request but a comparison. A split run's ranges add theirs.
+// request billed before the next begins. So the bills of the requests of
+// each arrival section — attempts and tokens per class and model — are
+// the class's cumulative bills when the section's last request has ended
+// minus what they were before its first began: the run takes that
+// difference once per section — 3·numSections float64 per class and
+// model billed, nothing per request but a comparison. A split run's
+// ranges add theirs; the event loop, when it runs such requests, adds
+// each billed attempt to its request's section instead.
 //
 // With no hedging on the same requests (common random numbers), section
 // k's costs h_k and b_k are paired, and the sections are independent
@@ -34,89 +37,160 @@ const (
 	CIMethodAddedCostBatch  = "paired batch means over arrival-ordered requests after the warm-up cut, with and without hedging (t interval)"
 )
 
-// costSections are an independent run's per-section costs in USD, per
-// class: sec[c][k] the cost of class c's requests of section k.
+// costSections are an independent run's billed attempts and tokens per
+// arrival section, per class and model: tok[c·M+m] holds, for section k,
+// the attempts, input and output tokens at [3k], [3k+1], [3k+2] (nil
+// until the class bills the model). They are whole numbers, summed
+// exactly in any order and split, so that the lane, the direct path, the
+// event loop and a split run give the same section costs.
 type costSections struct {
-	sec  [][]float64
-	last []float64 // each class's cumulative cost at the last mark
-	cur  int       // the section being run
-	next int64     // the first request of the section after cur
+	models int
+	tok    [][]float64
+	// owner is the class of e.cfg.Classes each class of e.stats bills for:
+	// itself, or for a pipeline's step, its pipeline's class.
+	owner []int
+	last  [][3]float64 // each e.stats class and model's cumulative bill at the last mark
+	cur   int          // the section being run
+	next  int64        // the first request of the section after cur
+	// marking says that the run marks sections (runLane, runDirect);
+	// otherwise (the event loop) exit adds each billed attempt.
+	marking bool
 }
 
-// costsSetup gives e per-section costs when it runs independent requests
-// one at a time.
+// costsSetup gives e per-section bills when its calls are independent.
 func (e *engine) costsSetup() {
-	if !e.isolated {
+	if e.batched {
 		return
 	}
-	cs := &costSections{sec: make([][]float64, e.users), last: make([]float64, e.users)}
-	for c := range cs.sec {
-		cs.sec[c] = make([]float64, numSections)
+	m := len(e.cfg.Models)
+	cs := &costSections{models: m, tok: make([][]float64, e.users*m), last: make([][3]float64, len(e.stats)*m)}
+	cs.owner = make([]int, len(e.stats))
+	for sc := range cs.owner {
+		cs.owner[sc] = sc
+	}
+	for c, pc := range e.pipeOf {
+		if pc != nil {
+			for s := range pc.pl.Steps {
+				cs.owner[int(pc.firstStep)+s] = c
+			}
+		}
 	}
 	e.costs = cs
 }
 
 // costMark is called before request e.next begins: when it opens a new
-// section, the cost since the last mark goes to the section before it.
+// section, the bills since the last mark go to the section before it.
 func (e *engine) costMark() {
 	if e.costs != nil && e.next >= e.costs.next {
 		e.costs.mark(e)
 	}
 }
 
-// mark books each class's cost since the last mark in section cur and
+// mark books each class's bills since the last mark in section cur and
 // moves cur to request e.next's section.
 func (cs *costSections) mark(e *engine) {
+	cs.marking = true
 	cs.flush(e)
 	cs.cur = int(e.section(e.next))
 	n := max(int64(e.cfg.Requests), 1)
 	cs.next = (int64(cs.cur+1)*n + numSections - 1) / numSections // ⌈(cur+1)·n/numSections⌉
 }
 
-// flush books each class's cost since the last mark in section cur.
+// flush books each class's bills since the last mark in section cur.
 func (cs *costSections) flush(e *engine) {
-	for c := range cs.sec {
-		st := &e.stats[c]
-		var sum float64
-		for m := range e.cfg.Models {
-			sum += st.billed[2*m].cost(&e.cfg.Models[m]) + st.billed[2*m+1].cost(&e.cfg.Models[m])
+	for sc := range e.stats {
+		st := &e.stats[sc]
+		if len(st.billed) < 2*cs.models {
+			continue
 		}
-		cs.sec[c][cs.cur] += sum - cs.last[c]
-		cs.last[c] = sum
+		for m := range cs.models {
+			b, x := &st.billed[2*m], &st.billed[2*m+1]
+			now := [3]float64{float64(b.attempts + x.attempts), b.input + x.input, b.output + x.output}
+			i := sc*cs.models + m
+			if last := cs.last[i]; now != last {
+				cs.add(cs.owner[sc]*cs.models+m, cs.cur, now[0]-last[0], now[1]-last[1], now[2]-last[2])
+				cs.last[i] = now
+			}
+		}
 	}
+}
+
+// add adds attempts and tokens to section k of class and model i.
+func (cs *costSections) add(i, k int, attempts, in, out float64) {
+	if cs.tok[i] == nil {
+		cs.tok[i] = make([]float64, 3*numSections)
+	}
+	t := cs.tok[i][3*k:]
+	t[0] += attempts
+	t[1] += in
+	t[2] += out
+}
+
+// billAttempt adds, on the event loop, an attempt of r that billed in and
+// out tokens to model m: to r's class, or for a pipeline's call, to its
+// pipeline's class in its pipeline request's section.
+func (e *engine) billAttempt(r *request, m int32, in, out float64) {
+	cs := e.costs
+	if cs == nil || cs.marking {
+		return
+	}
+	id := r.id
+	if int(r.class) >= e.users {
+		id &= 1<<32 - 1
+	}
+	cs.add(cs.owner[r.class]*cs.models+int(m), int(e.section(id)), 1, in, out)
 }
 
 // costsDone books what the run billed since its last mark.
 func (e *engine) costsDone() {
-	if e.costs != nil {
+	if e.costs != nil && e.costs.marking {
 		e.costs.flush(e)
 	}
 }
 
-// absorbCosts adds o's section costs, of another range of requests, to e's.
+// absorbCosts adds o's section bills, of another range of requests, to e's.
 func (e *engine) absorbCosts(o *engine) {
 	if e.costs == nil || o.costs == nil {
 		return
 	}
-	for c, xs := range o.costs.sec {
+	for i, xs := range o.costs.tok {
+		if xs == nil {
+			continue
+		}
+		if e.costs.tok[i] == nil {
+			e.costs.tok[i] = make([]float64, 3*numSections)
+		}
 		for k, x := range xs {
-			e.costs.sec[c][k] += x
+			e.costs.tok[i][k] += x
 		}
 	}
 }
 
 // attachCosts gives each class result of res, and the overall one, its
-// section costs.
+// section costs in USD.
 func (e *engine) attachCosts(res *Result) {
-	if e.costs == nil {
+	cs := e.costs
+	if cs == nil {
 		return
 	}
 	all := make([]float64, numSections)
 	for c := range res.Classes {
-		res.Classes[c].secCost = e.costs.sec[c]
-		for k, x := range e.costs.sec[c] {
+		sec := make([]float64, numSections)
+		for m := range cs.models {
+			t := cs.tok[c*cs.models+m]
+			if t == nil {
+				continue
+			}
+			md := &e.cfg.Models[m]
+			for k := range sec {
+				b := bill{attempts: int64(t[3*k]), input: t[3*k+1], output: t[3*k+2]}
+				sec[k] += b.cost(md)
+			}
+		}
+		for k, x := range sec {
 			all[k] += x
 		}
+		res.Classes[c].secCost = sec
 	}
 	res.Overall.secCost = all
 }

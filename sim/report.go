@@ -258,9 +258,8 @@ type ClassReport struct {
 	// AddedCostPctCI95 is AddedCostPct's 95 % interval, from the paired
 	// batches with and without hedging when the requests interact
 	// (batchmeans.go), from the paired costs of the arrival sections when
-	// they are independent and handled one at a time (costsections.go);
-	// absent otherwise (a pipeline of independent calls). Its method is
-	// AddedCostPctCIMethod.
+	// they are independent (costsections.go); absent when AddedCostPct is
+	// null. Its method is AddedCostPctCIMethod.
 	AddedCostPctCI95     *[2]*float64 `json:"added_cost_pct_ci95,omitempty"`
 	AddedCostPctCIMethod string       `json:"added_cost_pct_ci95_method,omitempty"`
 	WastedOutputTokens   float64      `json:"wasted_output_tokens"`
