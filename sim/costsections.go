@@ -6,17 +6,20 @@ import (
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
-// The added cost's interval for independent requests. When requests
-// cannot affect one another (Config.independent) a run handles them one
-// at a time in request order (runLane, runDirect), every attempt of a
-// request billed before the next begins. So the bills of the requests of
-// each arrival section — attempts and tokens per class and model — are
-// the class's cumulative bills when the section's last request has ended
-// minus what they were before its first began: the run takes that
-// difference once per section — 3·numSections float64 per class and
-// model billed, nothing per request but a comparison. A split run's
-// ranges add theirs; the event loop, when it runs such requests, adds
-// each billed attempt to its request's section instead.
+// The added cost's interval for independent requests. When calls cannot
+// affect one another (Config.independentCalls) the run keeps, for each
+// arrival section, the attempts and tokens its requests billed, per class
+// and model (a pipeline's calls count in its class, in their pipeline
+// request's section): 3·numSections float64 per class and model billed,
+// nothing per request. On the lane and the direct path, which run one
+// request (or pipeline request) at a time in request order, every attempt
+// of a request is billed before the next begins, so a section's bills are
+// the cumulative bills when its last request has ended minus what they
+// were before its first began: one difference per section, nothing per
+// request but a comparison. The event loop adds each billed attempt to
+// its request's section instead; a split run's ranges add theirs. The
+// counts are whole numbers, summed exactly in any order, so every path
+// gives the same section costs.
 //
 // With no hedging on the same requests (common random numbers), section
 // k's costs h_k and b_k are paired, and the sections are independent
