@@ -31,18 +31,22 @@ type engine struct {
 	stats           []classStats
 	trace           func(*AttemptRecord) // optional, see RunTrace
 
-	isolated   bool          // requests do not interact: run them one at a time (runDirect)
-	batched    bool          // requests interact: record arrival sections (batchmeans.go)
-	load       *loadSections // a batched run's times in service per arrival section (loadsections.go)
-	costs      *costSections // an independent run's costs per arrival section (costsections.go)
-	fl         flight        // the pending events of the current request, when isolated
-	ln         lane          // the same on the lane (runLane)
-	batch      *drawCache    // draws shared with other engines on the lane (runLanes), or nil
-	stranded   int           // lane requests left with nothing pending, unended (a bug)
-	noLane     bool          // run independent requests by runDirect even when the lane could
-	arrival    event         // the next arrival, when arrivalDue
-	cur        event         // the event being handled (pop, popDirect)
-	arrivalDue bool          // whether arrival is pending (global runs)
+	// load are a batched run's times in service per arrival section
+	// (loadsections.go); costs an independent run's bills per arrival
+	// section (costsections.go).
+	load  *loadSections
+	costs *costSections
+
+	isolated   bool       // requests do not interact: run them one at a time (runDirect)
+	batched    bool       // requests interact: record arrival sections (batchmeans.go)
+	fl         flight     // the pending events of the current request, when isolated
+	ln         lane       // the same on the lane (runLane)
+	batch      *drawCache // draws shared with other engines on the lane (runLanes), or nil
+	stranded   int        // lane requests left with nothing pending, unended (a bug)
+	noLane     bool       // run independent requests by runDirect even when the lane could
+	arrival    event      // the next arrival, when arrivalDue
+	cur        event      // the event being handled (pop, popDirect)
+	arrivalDue bool       // whether arrival is pending (global runs)
 	rec        AttemptRecord
 	provs      []provider
 	copula     [][][]float64 // per class, the copula factor; nil when independent
