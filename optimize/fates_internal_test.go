@@ -23,6 +23,16 @@ func TestFateIntervalsBatched(t *testing.T) {
 	if !near(c.RescuedShareCI95, 0.05, 0.05) || c.CIMethod != CIMethodGrid {
 		t.Errorf("batched: rescued %v, method %q", c.RescuedShareCI95, c.CIMethod)
 	}
+	// Harmed in batches 0, 0.02, 0, 0.02 around 0.01: 0.01 ± 3.182446 ·
+	// 0.011547/2 = [−0.00837, 0.02837], whose lower bound is clipped to 0.
+	spread := []float64{0, 0.02, 0, 0.02}
+	h = 0.01
+	c = Candidate{Requests: 4000, AnsweredShare: 0.9, MetShare: 0.9, RescuedShare: &r, HarmedShare: &h,
+		batchS: [3][]float64{shares, nil, nil}, batchF: [3][]float64{shares, flat, spread}}
+	setIntervals(&c, base, CostUSD, 0.95, false)
+	if !near(c.HarmedShareCI95, 0, 0.01+3.182446305284263*0.011547005383792516/2) {
+		t.Errorf("batched near 0: harmed %v, want its lower bound clipped to 0", c.HarmedShareCI95)
+	}
 	c = Candidate{Requests: 4000, AnsweredShare: 0.9, MetShare: 0.9, batchS: [3][]float64{shares, nil, nil}}
 	setIntervals(&c, base, CostUSD, 0.95, false)
 	if c.MetShareCI95 != nil || c.RescuedShareCI95 != nil {

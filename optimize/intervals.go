@@ -63,10 +63,15 @@ func setIntervals(c, base *Candidate, basis string, level float64, within bool) 
 		c.AnsweredWithinShareCI95 = wireCI(sim.BatchInterval(c.AnsweredWithinShare, c.batchS[1], level))
 	}
 	if f := c.batchF; f[0] != nil {
-		c.MetShareCI95 = wireCI(sim.BatchInterval(c.MetShare, f[0], level))
+		// A share lies in [0, 1]: bounds past it are clipped.
+		share := func(x float64, per []float64) *[2]*float64 {
+			ci := sim.BatchInterval(x, per, level)
+			return wireCI([2]float64{max(ci[0], 0), min(ci[1], 1)})
+		}
+		c.MetShareCI95 = share(c.MetShare, f[0])
 		if c.RescuedShare != nil && c.HarmedShare != nil {
-			c.RescuedShareCI95 = wireCI(sim.BatchInterval(*c.RescuedShare, f[1], level))
-			c.HarmedShareCI95 = wireCI(sim.BatchInterval(*c.HarmedShare, f[2], level))
+			c.RescuedShareCI95 = share(*c.RescuedShare, f[1])
+			c.HarmedShareCI95 = share(*c.HarmedShare, f[2])
 		}
 	}
 	cc, bc := c.batchS[2], base.batchS[2]
