@@ -347,8 +347,9 @@
 // interval for independent requests, batch means over the run's fixed
 // grid of 30 arrival-ordered batches when they interact, the added cost
 // paired with no hedging batch by batch), met_share_ci95,
-// rescued_share_ci95 and harmed_share_ci95 (Wilson's, for independent
-// requests only), status ("picked", "eligible" or
+// rescued_share_ci95 and harmed_share_ci95 (Wilson's for independent
+// requests; batch means over the same grid when they interact and the
+// runs are paired), status ("picked", "eligible" or
 // "rejected") and reasons[] (code, detail, name, value, limit, unit, text:
 // see fate.go), over_rate_limit, overload_excluded, overloads[] (Load:
 // kind, name, offered, limit, utilisation, burst_s, span_s), unstable,

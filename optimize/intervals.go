@@ -19,7 +19,9 @@ import (
 // est ± t · s/√B (sim.BatchInterval); the added cost's batch values are
 // paired with no hedging's, batch by batch (the same requests, on common
 // random numbers): 100·(c_b − c₀_b)/c₀_b. The met, rescued and harmed
-// shares of such a run get none: it keeps no per-batch counts of them.
+// shares of such a run get theirs from the same batches
+// (sim.ClassResult.GridFates: the run counts them per arrival section),
+// when it was paired; none otherwise.
 
 // CIMethodWilson and CIMethodGrid name how a candidate's intervals of its
 // shares and added cost were made (Candidate.CIMethod).
@@ -59,6 +61,18 @@ func setIntervals(c, base *Candidate, basis string, level float64, within bool) 
 	c.AnsweredShareCI95 = wireCI(sim.BatchInterval(c.AnsweredShare, c.batchS[0], level))
 	if within && c.batchS[1] != nil {
 		c.AnsweredWithinShareCI95 = wireCI(sim.BatchInterval(c.AnsweredWithinShare, c.batchS[1], level))
+	}
+	if f := c.batchF; f[0] != nil {
+		// A share lies in [0, 1]: bounds past it are clipped.
+		share := func(x float64, per []float64) *[2]*float64 {
+			ci := sim.BatchInterval(x, per, level)
+			return wireCI([2]float64{max(ci[0], 0), min(ci[1], 1)})
+		}
+		c.MetShareCI95 = share(c.MetShare, f[0])
+		if c.RescuedShare != nil && c.HarmedShare != nil {
+			c.RescuedShareCI95 = share(*c.RescuedShare, f[1])
+			c.HarmedShareCI95 = share(*c.HarmedShare, f[2])
+		}
 	}
 	cc, bc := c.batchS[2], base.batchS[2]
 	if basis != CostUSD || cc == nil || len(cc) != len(bc) {

@@ -83,6 +83,10 @@ type Measurement struct {
 	// up or starting (sim.AutoscaleResult.ReplicaHours, summed); nil when
 	// no pool of the run autoscales.
 	ReplicaHours *float64
+	// Fates holds, when the class's requests interact and the run was
+	// paired, each batch's share of requests that met the target, were
+	// rescued and were harmed (Candidate.batchF); nil otherwise.
+	Fates [3][]float64
 }
 
 // replicaHours returns the replica-hours of the autoscaled pools res sent
@@ -114,7 +118,7 @@ func measurementOf(key string, c *Candidate) Measurement {
 		AttemptsPerRequest: c.AttemptsPerRequest, CostPer1kUSD: c.CostPer1kUSD,
 		OverLimit: c.OverLimit, Loads: c.Loads, Survival: c.Survival, PerSecond: c.perSecond,
 		WonPrimary: c.won.Primary, WonCopies: c.won.Copies, Met: c.met, Rescued: c.rescued, Harmed: c.harmed, Paired: c.paired,
-		Batches: c.batchQ, Shares: c.batchS, ReplicaHours: c.ReplicaHours,
+		Batches: c.batchQ, Shares: c.batchS, Fates: c.batchF, ReplicaHours: c.ReplicaHours,
 	}
 }
 
@@ -139,6 +143,7 @@ func (m *Measurement) apply(c *Candidate) {
 	c.batchQ = m.Batches
 	c.batchS = m.Shares
 	c.ReplicaHours = m.ReplicaHours
+	c.batchF = m.Fates
 	c.shares()
 }
 
@@ -224,6 +229,7 @@ type measurementJSON struct {
 	Batches    [][]exact       `json:"batch_p95_p99_s,omitempty"`
 	Shares     [][]exact       `json:"batch_shares,omitempty"`
 	Replicas   *exact          `json:"replica_hours,omitempty"`
+	Fates      [][]exact       `json:"batch_fate_shares,omitempty"`
 }
 
 // groupFigure is the JSON form of a GroupFigure, exact.
@@ -474,6 +480,15 @@ func (m Measurement) MarshalJSON() ([]byte, error) {
 		h := exact(*m.ReplicaHours)
 		w.Replicas = &h
 	}
+	if m.Fates[0] != nil {
+		for _, b := range m.Fates {
+			xs := make([]exact, len(b))
+			for j, x := range b {
+				xs[j] = exact(x)
+			}
+			w.Fates = append(w.Fates, xs)
+		}
+	}
 	for _, g := range m.Group {
 		w.Group = append(w.Group, groupFigure{g.Class, exact(g.Q), [2]exact{exact(g.CI[0]), exact(g.CI[1])}, g.CIOK,
 			exact(g.Answered), exact(g.Hedged), exact(g.CostPer1k), exact(g.Calls), g.Requests})
@@ -525,6 +540,14 @@ func (m *Measurement) UnmarshalJSON(b []byte) error {
 			m.Batches[i] = make([]float64, len(b))
 			for j, x := range b {
 				m.Batches[i][j] = float64(x)
+			}
+		}
+	}
+	if len(w.Fates) == 3 && len(w.Fates[0]) == len(w.Fates[1]) && len(w.Fates[0]) == len(w.Fates[2]) {
+		for i, b := range w.Fates {
+			m.Fates[i] = make([]float64, len(b))
+			for j, x := range b {
+				m.Fates[i][j] = float64(x)
 			}
 		}
 	}
@@ -619,6 +642,9 @@ func measured(key string, res *sim.Result, c *sim.Config, k int, level float64, 
 	x.ReplicaHours = replicaHours(res)
 	if p := r.Paired; p != nil {
 		x.met, x.rescued, x.harmed, x.paired = p.Met, p.Rescued, p.Harmed, p.Compared
+		if fm, fr, fh, ok := r.GridFates(); ok {
+			x.batchF = [3][]float64{fm, fr, fh}
+		}
 	} else {
 		x.met = r.Answered // no bits (closed-loop clients): answered is all we know
 		if slo := c.Classes[k].SLO; slo > 0 {

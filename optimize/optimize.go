@@ -158,10 +158,11 @@ type Candidate struct {
 	MetShare        float64     `json:"met_share"`
 	RescuedShare    *float64    `json:"rescued_share"`
 	HarmedShare     *float64    `json:"harmed_share"`
-	// MetShareCI95, RescuedShareCI95 and HarmedShareCI95 are their Wilson
-	// intervals at the report's level, for independent requests only
-	// (intervals.go): when requests interact the run keeps no per-batch
-	// counts of them, and they are absent.
+	// MetShareCI95, RescuedShareCI95 and HarmedShareCI95 are their
+	// intervals at the report's level (intervals.go): Wilson's for
+	// independent requests, from the batches of the run's fixed grid when
+	// the requests interact (absent then when the run was not paired, as
+	// with closed-loop clients or a pipeline).
 	MetShareCI95     *[2]*float64 `json:"met_share_ci95,omitempty"`
 	RescuedShareCI95 *[2]*float64 `json:"rescued_share_ci95,omitempty"`
 	HarmedShareCI95  *[2]*float64 `json:"harmed_share_ci95,omitempty"`
@@ -191,6 +192,11 @@ type Candidate struct {
 	// each batch of sim's fixed grid over the whole run
 	// (sim.ClassResult.GridShares); nil otherwise.
 	batchS [3][]float64
+	// batchF holds, when the class's requests interact and the run was
+	// paired, the shares of each batch of the same grid that met the
+	// target, were rescued and were harmed (sim.ClassResult.GridFates);
+	// nil otherwise.
+	batchF [3][]float64
 
 	// adaptive is an adaptive candidate's delay (adaptive.go).
 	adaptive *sim.Adaptive

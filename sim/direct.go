@@ -111,6 +111,7 @@ func (e *engine) popDirect() *event {
 func (e *engine) runDirect() {
 	for e.more() {
 		e.now = e.arrivalTime()
+		e.costMark()
 		e.arrive()
 		for ev := e.popDirect(); ev != nil; ev = e.popDirect() {
 			e.now = ev.at
@@ -120,4 +121,5 @@ func (e *engine) runDirect() {
 			}
 		}
 	}
+	e.costsDone()
 }

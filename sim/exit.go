@@ -177,6 +177,9 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 		pv.lastEnd = max(pv.lastEnd, at)
 		if at > a.svc {
 			pv.busySum.add(at - a.svc)
+			if e.batched {
+				e.loadSection(r, a, at-a.svc)
+			}
 		}
 	}
 	st := &e.stats[r.class]
@@ -187,6 +190,8 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 	in, out, billed := e.charge(st, r, a, at, how, won)
 	if billed && e.batched {
 		e.billSection(st, r, a, in, out, how == outOK || how == outInvalid)
+	} else if billed && e.costs != nil {
+		e.billAttempt(r, a.model, in, out)
 	}
 	if e.trace != nil {
 		e.emit(r, k, at, how.attemptName(), won, in, out, billed)

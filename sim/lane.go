@@ -98,6 +98,7 @@ func (e *engine) runLane() {
 // other than runLane calls laneSetup before its first request and
 // laneFold once its requests have run.
 func (e *engine) laneRequest(r *request) {
+	e.costMark()
 	r.id, r.arrival = e.next, e.now
 	e.next++
 	r.sent, r.inflight, r.live, r.hedgedCopies = 0, 0, 0, 0

@@ -82,6 +82,7 @@ func (e *engine) laneSetup() {
 // and models, and zeroes them. runLane calls it when its requests have
 // run; so must any other driver of laneRequest.
 func (e *engine) laneFold() {
+	e.costsDone()
 	for c := range e.ln.classes {
 		lc := &e.ln.classes[c]
 		st := lc.st

@@ -32,6 +32,12 @@ type engine struct {
 	stats           []classStats
 	trace           func(*AttemptRecord) // optional, see RunTrace
 
+	// load are a batched run's times in service per arrival section
+	// (loadsections.go); costs an independent run's bills per arrival
+	// section (costsections.go).
+	load  *loadSections
+	costs *costSections
+
 	isolated   bool       // requests do not interact: run them one at a time (runDirect)
 	batched    bool       // requests interact: record arrival sections (batchmeans.go)
 	fl         flight     // the pending events of the current request, when isolated
@@ -179,6 +185,7 @@ func newEngineFor(cfg *Config, n int) *engine {
 	if steps != nil {
 		e.setupPipelines(steps, users, n)
 	}
+	e.costsSetup()
 	return e
 }
 

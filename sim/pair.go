@@ -137,6 +137,10 @@ type pairState struct {
 	slo  []time.Duration // per class; 0: answered is met
 	rec  *MetBits        // bits recorded, or nil
 	base *MetBits        // the baseline's bits, or nil
+	// sec are each class's per-section fates when requests interact
+	// (fates.go), n the run's requests; nil otherwise.
+	sec []fateSections
+	n   int64
 }
 
 // newPairState returns the state for cfg's Pair, or nil when it asks for
@@ -153,6 +157,7 @@ func newPairState(cfg *Config) *pairState {
 	if p.Record {
 		s.rec = newMetBits(int64(cfg.Requests))
 	}
+	s.sectionFates(cfg)
 	return s
 }
 
@@ -161,6 +166,9 @@ func (p *pairState) end(st *classStats, id int64, c int32, o outcome, d time.Dur
 	met := o == outOK && (p.slo[c] == 0 || d <= p.slo[c])
 	if met {
 		st.met++
+	}
+	if p.sec != nil {
+		p.countFate(c, id, met)
 	}
 	if p.rec != nil && met && id < p.rec.n {
 		p.rec.words[id>>6] |= 1 << (id & 63)

@@ -50,6 +50,7 @@ func (e *engine) runLanePipelines() {
 	var p pipeState
 	for e.more() {
 		e.now = e.arrivalTime()
+		e.costMark()
 		if e.pipeOf[e.nextClass()] == nil {
 			e.laneRequest(r)
 			continue

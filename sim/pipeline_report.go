@@ -28,10 +28,12 @@ type PipelineReport struct {
 	// fail-closed step stopped; TimedOutShare (below) the rest.
 	CheckedShare  float64 `json:"checked_share"`
 	DegradedShare float64 `json:"degraded_share"`
-	// CheckedShareCI95 and DegradedShareCI95 are their Wilson 95 %
-	// intervals (intervals.go), SharesCIMethod says so; all three absent
-	// when the requests interact, whose runs keep no per-batch counts of
-	// them.
+	// CheckedShareCI95 and DegradedShareCI95 are their 95 % intervals,
+	// SharesCIMethod how they were made: Wilson's for independent requests
+	// (intervals.go); when the requests interact, from batches of the
+	// requests kept after the end-to-end figures' warm-up cut
+	// (pipeline_sections.go), over which the four shares and no hedging's
+	// checked and degraded shares are then taken.
 	CheckedShareCI95  *[2]*float64 `json:"checked_share_ci95,omitempty"`
 	DegradedShareCI95 *[2]*float64 `json:"degraded_share_ci95,omitempty"`
 	SharesCIMethod    string       `json:"shares_ci95_method,omitempty"`
@@ -130,7 +132,7 @@ func pipelineReport(cl *Class, h, b *ClassResult) *PipelineReport {
 	hp, bp := h.Pipeline, b.Pipeline
 	// When the requests interact, the end-to-end figures leave out the
 	// warm-up and their intervals come from batches, as the class row's.
-	e, _, be, _ := summarizeRows(h.endView(), b.endView(), false)
+	e, eb, be, _ := summarizeRows(h.endView(), b.endView(), false)
 	pr := &PipelineReport{
 		EndToEnd:               e,
 		NoHedgingEndToEnd:      be,
@@ -145,6 +147,8 @@ func pipelineReport(cl *Class, h, b *ClassResult) *PipelineReport {
 		pr.CheckedShareCI95 = wireCI(WilsonCI(hp.Checked, h.Requests))
 		pr.DegradedShareCI95 = wireCI(WilsonCI(hp.DegradedAny, h.Requests))
 		pr.SharesCIMethod = "Wilson score (independent requests)"
+	} else if eb != nil {
+		pr.setBatchedShares(hp, bp, eb.cutSec)
 	}
 	if hp.HasTTFV() {
 		t, bt := SummarizeLatency(hp.TTFV()), SummarizeLatency(bp.TTFV())

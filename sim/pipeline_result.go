@@ -37,6 +37,9 @@ type PipelineResult struct {
 	ttfv    latencySet
 	checked latencySet
 	hasTTF  bool
+	// sec are the per-section counts of a run whose requests interact
+	// (pipeline_sections.go); nil otherwise.
+	sec pipeSections
 }
 
 // StepResult is one step of a pipeline.
@@ -97,6 +100,7 @@ func (e *engine) attachSteps(res *Result, steps [][]StepResult) {
 		}
 		pr := &PipelineResult{Steps: steps[c], Checked: int64(pc.checked.a), DegradedAny: pc.degradedAny, TimedOut: pc.timedOut, durs: pc.durs}
 		pr.checked.addTimes(&pc.checked)
+		pr.sec = pc.sec
 		for _, st := range pc.pl.Stages {
 			pr.stages = append(pr.stages, st.Steps)
 		}

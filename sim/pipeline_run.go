@@ -79,6 +79,9 @@ type pipeClass struct {
 	// through checked (every call answered, none failed open).
 	checked endTimes
 	oneCall bool // Pipeline.OneCall: counted as its call's class
+	// sec are the per-section counts of a run whose requests interact
+	// (pipeline_sections.go); nil otherwise.
+	sec pipeSections
 }
 
 // setupPipelines prepares the driver for the pipeline classes of e.cfg,
@@ -520,6 +523,9 @@ func (e *engine) recordPipeline(p *pipeState, o outcome, e2e bool) {
 		}
 	}
 	e.recordAt(st, o, p.id, p.arrival)
+	if e.batched {
+		e.pipeSection(pc, p.id, through && p.degraded == 0, through && p.degraded != 0, e2e)
+	}
 	pc.checked.add(e.now-p.arrival, through && p.degraded == 0)
 	e.lastEvent = max(e.lastEvent, e.now)
 	if pc.ttfv.buf != nil {

@@ -69,6 +69,11 @@ type ReplicaResult struct {
 	// Utilisation is MeanInService ÷ the replica's concurrency limit; null
 	// without one.
 	Utilisation *float64 `json:"utilisation"`
+	// UtilisationCI95 is Utilisation's batched 95 % interval when the
+	// requests interact, CIMethod how it was made (loadsections.go);
+	// both absent otherwise.
+	UtilisationCI95 *[2]*float64 `json:"utilisation_ci95,omitempty"`
+	CIMethod        string       `json:"ci95_method,omitempty"`
 	// MeanBatch, for a batching pool only, is the time-average number of
 	// sequences in its batch while it held any; DecodeSpeed is the mean
 	// per-sequence speed in tokens/s (Batching's speed at the batch size)

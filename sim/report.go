@@ -255,12 +255,15 @@ type ClassReport struct {
 	// AddedCostPct is 100·(cost − cost without hedging)/cost without
 	// hedging; null when the traffic costs nothing without hedging.
 	AddedCostPct *float64 `json:"added_cost_pct"`
-	// AddedCostPctCI95 is AddedCostPct's batched 95 % interval, from the
-	// paired batches with and without hedging, when the requests interact
-	// (batchmeans.go); absent otherwise.
-	AddedCostPctCI95   *[2]*float64 `json:"added_cost_pct_ci95,omitempty"`
-	WastedOutputTokens float64      `json:"wasted_output_tokens"`
-	NoHedging          Baseline     `json:"no_hedging"`
+	// AddedCostPctCI95 is AddedCostPct's 95 % interval, from the paired
+	// batches with and without hedging when the requests interact
+	// (batchmeans.go), from the paired costs of the arrival sections when
+	// they are independent (costsections.go); absent when AddedCostPct is
+	// null. Its method is AddedCostPctCIMethod.
+	AddedCostPctCI95     *[2]*float64 `json:"added_cost_pct_ci95,omitempty"`
+	AddedCostPctCIMethod string       `json:"added_cost_pct_ci95_method,omitempty"`
+	WastedOutputTokens   float64      `json:"wasted_output_tokens"`
+	NoHedging            Baseline     `json:"no_hedging"`
 	// Spend is the cost per day and per month at the arrival rate.
 	Spend Spend `json:"spend_usd"`
 	// DeniedHedges counts the copies each budget denied.
@@ -314,6 +317,7 @@ func newReport(cfg *Config, hedged, baseline *Result, perBatch bool) *Report {
 		h, b, x := &hedged.Classes[i], &baseline.Classes[i], &sums[i]
 		cr := classReport(h, b, x.lat, x.end, x.base)
 		cr.setIntervals(x)
+		cr.setAddedCostCI(h, b)
 		if x.bat != nil {
 			cr.PerBatch = x.bat.grid
 		}
@@ -330,6 +334,7 @@ func newReport(cfg *Config, hedged, baseline *Result, perBatch bool) *Report {
 	}
 	r.Overall = classReport(&hedged.Overall, &baseline.Overall, overall.lat, overall.end, overall.base)
 	r.Overall.setIntervals(&overall)
+	r.Overall.setAddedCostCI(&hedged.Overall, &baseline.Overall)
 	if r.Overall.WarmUp != nil {
 		r.QuantileRule = quantileRule(cfg, true)
 	}
@@ -337,6 +342,7 @@ func newReport(cfg *Config, hedged, baseline *Result, perBatch bool) *Report {
 	r.Providers = hedged.Providers
 	r.Breakers = hedged.Breakers
 	r.Pools = hedged.Pools
+	r.setLoadIntervals(hedged, overall.bat)
 	r.Warnings = []string{}
 	unstable := map[string]bool{}
 	for i := range baseline.Providers {

@@ -29,6 +29,9 @@ type Result struct {
 	// Pools is what each provider's replica pool did, in provider order;
 	// nil without pools.
 	Pools []PoolResult
+	// load are a batched run's times in service per arrival section
+	// (loadsections.go); nil otherwise.
+	load *loadSections
 }
 
 // ModelLoad is the load a run offered to one model.
@@ -137,7 +140,12 @@ type ProviderResult struct {
 	// Utilisation is MeanInService ÷ the concurrency limit; null for a
 	// provider without one.
 	Utilisation *float64 `json:"utilisation"`
-	started     int64
+	// UtilisationCI95 is Utilisation's batched 95 % interval when the
+	// requests interact, CIMethod how it was made (loadsections.go);
+	// both absent otherwise.
+	UtilisationCI95 *[2]*float64 `json:"utilisation_ci95,omitempty"`
+	CIMethod        string       `json:"ci95_method,omitempty"`
+	started         int64
 	// limited counts the 429s of RateLimited that a rate limit gave (the
 	// others are the models' own, Failures.RateLimited).
 	limited int64
@@ -227,6 +235,12 @@ type ClassResult struct {
 	// (Config.Pair; see pair.go); nil for a run that does neither.
 	Paired *Paired
 	paired Paired
+	// fateSec are the per-section fates of a run that interacts and
+	// records or compares met bits (fates.go); nil otherwise.
+	fateSec fateSections
+	// secCost are the per-section costs in USD of a run of independent
+	// requests (costsections.go); nil otherwise.
+	secCost []float64
 	// Pipeline is what a pipeline class's steps did (Class.Pipeline); nil
 	// for a one-call class and overall.
 	Pipeline *PipelineResult
@@ -337,6 +351,9 @@ func (e *engine) result() *Result {
 		}
 		for i := range res.Classes {
 			set(&res.Classes[i])
+			if p.sec != nil {
+				res.Classes[i].fateSec = p.sec[i]
+			}
 		}
 		set(&res.Overall)
 	}
@@ -364,6 +381,8 @@ func (e *engine) result() *Result {
 		res.Models = append(res.Models, ModelLoad{Name: e.cfg.Models[m].Name, Sent: e.modelSent[m]})
 	}
 	res.Seconds = e.lastEvent.Seconds()
+	res.load = e.load
+	e.attachCosts(res)
 	res.Breakers = e.breakerResults()
 	if e.pools {
 		res.Pools = e.poolResults()

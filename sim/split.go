@@ -175,6 +175,7 @@ func parallel(n int, f func(k int)) {
 // absorb adds what engine o, which ran another range of the same
 // configuration's requests, recorded to e.
 func (e *engine) absorb(o *engine) {
+	e.absorbCosts(o)
 	if e.pair != nil && e.pair.rec != nil {
 		e.pair.rec.or(o.pair.rec)
 	}

@@ -58,6 +58,10 @@ func (t *Throughput) Text(withCI bool) string {
 	return s
 }
 
+// CIMethodThroughput names how a throughput's interval is made
+// (Throughput.CI95).
+const CIMethodThroughput = "batch means of the durations of batches of equal request counts (t interval, inverted)"
+
 // rate formats a throughput in requests per second to 4 significant digits.
 func rate(x float64) string {
 	if math.IsInf(x, 1) {
@@ -72,10 +76,12 @@ func rate(x float64) string {
 type throughputJSON struct {
 	PerSecond float64     `json:"requests_per_s"`
 	CI95      [2]*float64 `json:"ci95"`
-	Requests  int64       `json:"requests"`
-	Seconds   float64     `json:"span_s"`
-	Clients   int         `json:"clients"`
-	MeanThink float64     `json:"mean_think_s"`
+	// CIMethod names how CI95 was made; absent without an interval.
+	CIMethod  string  `json:"ci95_method,omitempty"`
+	Requests  int64   `json:"requests"`
+	Seconds   float64 `json:"span_s"`
+	Clients   int     `json:"clients"`
+	MeanThink float64 `json:"mean_think_s"`
 }
 
 // MarshalJSON writes t with missing interval bounds as null.
@@ -85,6 +91,9 @@ func (t Throughput) MarshalJSON() ([]byte, error) {
 		if !math.IsNaN(x) && !math.IsInf(x, 0) {
 			w.CI95[i] = &x
 		}
+	}
+	if t.HasCI() {
+		w.CIMethod = CIMethodThroughput
 	}
 	return json.Marshal(w)
 }

@@ -1,0 +1,251 @@
+package sim
+
+import (
+	"math"
+
+	"gonum.org/v1/gonum/stat/distuv"
+)
+
+// The added cost's interval for independent requests. When calls cannot
+// affect one another (Config.independentCalls) the run keeps, for each
+// arrival section, the attempts and tokens its requests billed, per class
+// and model (a pipeline's calls count in its class, in their pipeline
+// request's section): 3·numSections float64 per class and model billed,
+// nothing per request. On the lane and the direct path, which run one
+// request (or pipeline request) at a time in request order, every attempt
+// of a request is billed before the next begins, so a section's bills are
+// the cumulative bills when its last request has ended minus what they
+// were before its first began: one difference per section, nothing per
+// request but a comparison. The event loop adds each billed attempt to
+// its request's section instead; a split run's ranges add theirs. The
+// counts are whole numbers, summed exactly in any order, so every path
+// gives the same section costs.
+//
+// With no hedging on the same requests (common random numbers), section
+// k's costs h_k and b_k are paired, and the sections are independent
+// clusters of requests, so the added cost 100·(R − 1), R = Σh_k ÷ Σb_k,
+// gets the ratio estimator's interval over the K sections with requests
+// (Cochran, Sampling Techniques, 3rd ed., §6.4):
+//
+//	100·(R − 1) ± t₀.₉₇₅,K−1 · 100 · √(Σ(h_k − R·b_k)² ÷ (K(K − 1))) ÷ b̄,
+//
+// b̄ = Σb_k ÷ K: the per-request cost differences are independent, and
+// what the two runs share (a long prompt, a slow primary) cancels in
+// h_k − R·b_k.
+
+// CIMethodAddedCostPaired and CIMethodAddedCostBatch name how an added
+// cost's interval was made (ClassReport.AddedCostPctCIMethod).
+const (
+	CIMethodAddedCostPaired = "paired ratio estimate over 1000 arrival sections of independent requests, with and without hedging (t interval)"
+	CIMethodAddedCostBatch  = "paired batch means over arrival-ordered requests after the warm-up cut, with and without hedging (t interval)"
+)
+
+// costSections are an independent run's billed attempts and tokens per
+// arrival section, per class and model: tok[c·M+m] holds, for section k,
+// the attempts, input and output tokens at [3k], [3k+1], [3k+2] (nil
+// until the class bills the model). They are whole numbers, summed
+// exactly in any order and split, so that the lane, the direct path, the
+// event loop and a split run give the same section costs.
+type costSections struct {
+	models int
+	tok    [][]float64
+	// owner is the class of e.cfg.Classes each class of e.stats bills for:
+	// itself, or for a pipeline's step, its pipeline's class.
+	owner []int
+	last  [][3]float64 // each e.stats class and model's cumulative bill at the last mark
+	cur   int          // the section being run
+	next  int64        // the first request of the section after cur
+	// marking says that the run marks sections (runLane, runDirect);
+	// otherwise (the event loop) exit adds each billed attempt.
+	marking bool
+}
+
+// costsSetup gives e per-section bills when its calls are independent.
+func (e *engine) costsSetup() {
+	if e.batched {
+		return
+	}
+	m := len(e.cfg.Models)
+	cs := &costSections{models: m, tok: make([][]float64, e.users*m), last: make([][3]float64, len(e.stats)*m)}
+	cs.owner = make([]int, len(e.stats))
+	for sc := range cs.owner {
+		cs.owner[sc] = sc
+	}
+	for c, pc := range e.pipeOf {
+		if pc != nil {
+			for s := range pc.pl.Steps {
+				cs.owner[int(pc.firstStep)+s] = c
+			}
+		}
+	}
+	e.costs = cs
+}
+
+// costMark is called before request e.next begins: when it opens a new
+// section, the bills since the last mark go to the section before it.
+func (e *engine) costMark() {
+	if e.costs != nil && e.next >= e.costs.next {
+		e.costs.mark(e)
+	}
+}
+
+// mark books each class's bills since the last mark in section cur and
+// moves cur to request e.next's section.
+func (cs *costSections) mark(e *engine) {
+	cs.marking = true
+	cs.flush(e)
+	cs.cur = int(e.section(e.next))
+	n := max(int64(e.cfg.Requests), 1)
+	cs.next = (int64(cs.cur+1)*n + numSections - 1) / numSections // ⌈(cur+1)·n/numSections⌉
+}
+
+// flush books each class's bills since the last mark in section cur.
+func (cs *costSections) flush(e *engine) {
+	for sc := range e.stats {
+		st := &e.stats[sc]
+		if len(st.billed) < 2*cs.models {
+			continue
+		}
+		for m := range cs.models {
+			b, x := &st.billed[2*m], &st.billed[2*m+1]
+			now := [3]float64{float64(b.attempts + x.attempts), b.input + x.input, b.output + x.output}
+			i := sc*cs.models + m
+			if last := cs.last[i]; now != last {
+				cs.add(cs.owner[sc]*cs.models+m, cs.cur, now[0]-last[0], now[1]-last[1], now[2]-last[2])
+				cs.last[i] = now
+			}
+		}
+	}
+}
+
+// add adds attempts and tokens to section k of class and model i.
+func (cs *costSections) add(i, k int, attempts, in, out float64) {
+	if cs.tok[i] == nil {
+		cs.tok[i] = make([]float64, 3*numSections)
+	}
+	t := cs.tok[i][3*k:]
+	t[0] += attempts
+	t[1] += in
+	t[2] += out
+}
+
+// billAttempt adds, on the event loop, an attempt of r that billed in and
+// out tokens to model m: to r's class, or for a pipeline's call, to its
+// pipeline's class in its pipeline request's section.
+func (e *engine) billAttempt(r *request, m int32, in, out float64) {
+	cs := e.costs
+	if cs == nil || cs.marking {
+		return
+	}
+	id := r.id
+	if int(r.class) >= e.users {
+		id &= 1<<32 - 1
+	}
+	cs.add(cs.owner[r.class]*cs.models+int(m), int(e.section(id)), 1, in, out)
+}
+
+// costsDone books what the run billed since its last mark.
+func (e *engine) costsDone() {
+	if e.costs != nil && e.costs.marking {
+		e.costs.flush(e)
+	}
+}
+
+// absorbCosts adds o's section bills, of another range of requests, to e's.
+func (e *engine) absorbCosts(o *engine) {
+	if e.costs == nil || o.costs == nil {
+		return
+	}
+	for i, xs := range o.costs.tok {
+		if xs == nil {
+			continue
+		}
+		if e.costs.tok[i] == nil {
+			e.costs.tok[i] = make([]float64, 3*numSections)
+		}
+		for k, x := range xs {
+			e.costs.tok[i][k] += x
+		}
+	}
+}
+
+// attachCosts gives each class result of res, and the overall one, its
+// section costs in USD.
+func (e *engine) attachCosts(res *Result) {
+	cs := e.costs
+	if cs == nil {
+		return
+	}
+	all := make([]float64, numSections)
+	for c := range res.Classes {
+		sec := make([]float64, numSections)
+		for m := range cs.models {
+			t := cs.tok[c*cs.models+m]
+			if t == nil {
+				continue
+			}
+			md := &e.cfg.Models[m]
+			for k := range sec {
+				b := bill{attempts: int64(t[3*k]), input: t[3*k+1], output: t[3*k+2]}
+				sec[k] += b.cost(md)
+			}
+		}
+		for k, x := range sec {
+			all[k] += x
+		}
+		res.Classes[c].secCost = sec
+	}
+	res.Overall.secCost = all
+}
+
+// pairedAddedCostCI returns the interval above of the added cost of h
+// over b, in %, around pct; NaN bounds without section costs, with fewer
+// than two sections with requests or when b costs nothing.
+func pairedAddedCostCI(pct float64, h, b []float64) [2]float64 {
+	nan := [2]float64{math.NaN(), math.NaN()}
+	if h == nil || len(h) != len(b) {
+		return nan
+	}
+	var sh, sb float64
+	k := 0
+	for i := range h {
+		if h[i] != 0 || b[i] != 0 {
+			sh += h[i]
+			sb += b[i]
+			k++
+		}
+	}
+	if k < 2 || !(sb > 0) {
+		return nan
+	}
+	r := sh / sb
+	var ss float64
+	for i := range h {
+		if h[i] != 0 || b[i] != 0 {
+			d := h[i] - r*b[i]
+			ss += d * d
+		}
+	}
+	kf := float64(k)
+	se := 100 * math.Sqrt(ss/(kf*(kf-1))) / (sb / kf)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: kf - 1}.Quantile(0.975)
+	return [2]float64{pct - t*se, pct + t*se}
+}
+
+// setAddedCostCI gives cr, the report row of h against its baseline b, the
+// interval of its added cost from their paired section costs when its
+// requests are independent, and names the method of its added cost's
+// interval, either way.
+func (cr *ClassReport) setAddedCostCI(h, b *ClassResult) {
+	if cr.AddedCostPct == nil {
+		return
+	}
+	if cr.AddedCostPctCI95 != nil {
+		cr.AddedCostPctCIMethod = CIMethodAddedCostBatch
+		return
+	}
+	if ci := pairedAddedCostCI(*cr.AddedCostPct, h.secCost, b.secCost); !math.IsNaN(ci[0]) {
+		cr.AddedCostPctCI95 = wireCI(ci)
+		cr.AddedCostPctCIMethod = CIMethodAddedCostPaired
+	}
+}

@@ -1,0 +1,81 @@
+package sim
+
+import "math"
+
+// Batched fate shares. A run that records or compares met bits (pair.go)
+// counts, per class, the requests that met their target and, against a
+// no-hedging baseline, those hedging rescued and harmed. When its requests
+// interact (batchmeans.go) it also counts them per arrival section — four
+// int64 per section and class: the requests ended, met, rescued, harmed;
+// nothing per request — so that the shares get intervals from the batches
+// of the fixed grid (GridFates), as the answered share does (GridShares).
+
+// fateSections are a class's per-section counts of requests ended, met,
+// rescued and harmed, at [4k], [4k+1], [4k+2], [4k+3] for section k.
+type fateSections []int64
+
+// sectionFates gives p per-section counts for each of cfg's classes when
+// cfg's requests interact.
+func (p *pairState) sectionFates(cfg *Config) {
+	if !cfg.batched() {
+		return
+	}
+	p.n = max(int64(cfg.Requests), 1)
+	p.sec = make([]fateSections, len(cfg.Classes))
+	for i := range p.sec {
+		p.sec[i] = make(fateSections, 4*numSections)
+	}
+}
+
+// countFate counts request id of class c, which met its target or not, in
+// its arrival section.
+func (p *pairState) countFate(c int32, id int64, met bool) {
+	if int(c) >= len(p.sec) {
+		return
+	}
+	s := p.sec[c][4*min(id*numSections/p.n, numSections-1):]
+	s[0]++
+	if met {
+		s[1]++
+	}
+	if p.base != nil && id < p.base.n {
+		switch was := p.base.Met(id); {
+		case met && !was:
+			s[2]++
+		case !met && was:
+			s[3]++
+		}
+	}
+}
+
+// GridFates returns, for a class whose run counted its fates per section
+// (a run that interacts and records or compares met bits), the shares of
+// each batch's requests of the fixed grid over the whole run (no warm-up
+// cut: the requests over which Paired counts) that met the target, were
+// rescued and were harmed (NaN for a batch without requests; rescued and
+// harmed are 0 unless the run compared); ok is false otherwise.
+func (c *ClassResult) GridFates() (met, rescued, harmed []float64, ok bool) {
+	s := c.fateSec
+	if s == nil {
+		return nil, nil, nil, false
+	}
+	var n, m, r, h [numBatches]int64
+	for k := range numSections {
+		b := k * numBatches / numSections
+		n[b] += s[4*k]
+		m[b] += s[4*k+1]
+		r[b] += s[4*k+2]
+		h[b] += s[4*k+3]
+	}
+	share := func(k *[numBatches]int64) []float64 {
+		out := make([]float64, numBatches)
+		for b := range out {
+			out[b] = math.NaN()
+			if n[b] > 0 {
+				out[b] = float64(k[b]) / float64(n[b])
+			}
+		}
+		return out
+	}
+	return share(&m), share(&r), share(&h), true
+}

@@ -1,0 +1,175 @@
+package sim
+
+import (
+	"math"
+	"slices"
+	"time"
+)
+
+// Batched intervals of utilisation. A provider's utilisation (and a pool
+// replica's) is its time-average number of attempts in service ÷ its
+// concurrency limit. When requests interact (batchmeans.go) a run also
+// adds each attempt's time in service to its request's arrival section,
+// per provider and per replica (numSections float64 each, nothing per
+// request). After the run, the sections from the overall row's warm-up
+// cut on are grouped into the numBatches batches of the latency figures;
+// batch b's utilisation is
+//
+//	U_b = S_b ÷ (T_b · c),
+//
+// S_b the time in service of the attempts of the requests that arrived in
+// the batch, T_b the batch's span of arrivals (from the last arrival of
+// the section before it to its own last arrival) and c the concurrency
+// (the limit; for a pool, the replicas' limits summed, as Utilisation
+// is). The interval is U ± t₀.₉₇₅,B−1 · s_U/√B around the reported
+// utilisation U (over the whole run, as before; its warm-up bias is of the
+// order of one queue's relaxation time over the run's span), s_U the
+// standard deviation of the U_b (batch means: Law & Kelton, Simulation
+// Modeling and Analysis, §9.5.3). Attributing an attempt's whole service
+// to its request's section misplaces at most one service time per batch
+// boundary, small against a batch of hundreds of requests.
+
+// CIMethodLoad names how a provider's or replica's utilisation interval
+// was computed (ProviderResult.CIMethod, ReplicaResult.CIMethod).
+const CIMethodLoad = "batch means of the time in service of each batch of arrival-ordered requests after the warm-up cut over the batch's span (t interval)"
+
+// loadSections are a batched run's per-section times in service, in
+// seconds: prov[i][k] of provider i's attempts whose request arrived in
+// section k, rep[i][j][k] the same of replica j of provider i's pool
+// (nil until one is served).
+type loadSections struct {
+	prov [][]float64
+	rep  [][][]float64
+}
+
+// loadSection adds d, the time in service of attempt a of request r, to
+// r's arrival section of a's provider and, in a pool, of its replica.
+func (e *engine) loadSection(r *request, a *attempt, d time.Duration) {
+	ls := e.load
+	if ls == nil {
+		ls = &loadSections{prov: make([][]float64, len(e.provs)), rep: make([][][]float64, len(e.provs))}
+		e.load = ls
+	}
+	id := r.id
+	if int(r.class) >= e.users { // a pipeline's call: its request's id
+		id &= 1<<32 - 1
+	}
+	k := e.section(id)
+	s := d.Seconds()
+	p := a.prov
+	if ls.prov[p] == nil {
+		ls.prov[p] = make([]float64, numSections)
+	}
+	ls.prov[p][k] += s
+	if e.provs[p].pool == nil || a.rep == 0 {
+		return
+	}
+	j := int(a.rep) - 1
+	if j >= len(ls.rep[p]) {
+		ls.rep[p] = append(ls.rep[p], make([][]float64, j+1-len(ls.rep[p]))...)
+	}
+	if ls.rep[p][j] == nil {
+		ls.rep[p][j] = make([]float64, numSections)
+	}
+	ls.rep[p][j][k] += s
+}
+
+// batchSpans returns the arrival spans in seconds of the batches of the
+// sections from cut on (the grouping of groupBatches), given the last
+// arrival time of each section (secLast; 0 for an empty section).
+func batchSpans(secLast []time.Duration, cut int) []float64 {
+	kept := numSections - cut
+	nb := min(numBatches, kept)
+	if nb <= 0 || len(secLast) != numSections {
+		return nil
+	}
+	end := make([]time.Duration, nb) // last arrival up to each batch's end
+	var last time.Duration
+	for k := range numSections {
+		last = max(last, secLast[k])
+		if k >= cut {
+			end[(k-cut)*nb/kept] = last
+		}
+	}
+	var start time.Duration
+	if cut > 0 {
+		for k := range cut {
+			start = max(start, secLast[k])
+		}
+	}
+	out := make([]float64, nb)
+	for j := range nb {
+		out[j] = (end[j] - start).Seconds()
+		start = end[j]
+	}
+	return out
+}
+
+// utilisationCI returns the batched 95 % interval of a utilisation u whose
+// sections' times in service are sec (see above), or nil when none can be
+// formed (no interval, no busy time, fewer than two batches).
+func utilisationCI(u *float64, meanInService float64, sec []float64, spans []float64, cut int) *[2]*float64 {
+	if u == nil || !(*u > 0) || sec == nil || len(spans) < 2 {
+		return nil
+	}
+	c := meanInService / *u // the concurrency Utilisation divides by
+	nb := len(spans)
+	kept := numSections - cut
+	busy := make([]float64, nb)
+	for k := cut; k < numSections; k++ {
+		busy[(k-cut)*nb/kept] += sec[k]
+	}
+	xs := make([]float64, nb)
+	for j := range nb {
+		xs[j] = math.NaN()
+		if spans[j] > 0 {
+			xs[j] = busy[j] / (spans[j] * c)
+		}
+	}
+	return wireCIOpt(BatchInterval(*u, xs, 0.95))
+}
+
+// setLoadIntervals gives r's providers and pool replicas with a
+// concurrency limit the batched interval of their utilisation, when the
+// requests of hedged (the run r reports) interact; ob is the overall row's
+// batched analysis, whose warm-up cut the batches start at. The providers
+// and pools are copied first: hedged is left as it was.
+func (r *Report) setLoadIntervals(hedged *Result, ob *batchSummary) {
+	ls := hedged.load
+	if ls == nil || ob == nil || !hedged.Overall.lat.sectioned() {
+		return
+	}
+	cut := ob.cutSec
+	spans := batchSpans(hedged.Overall.lat.secLast, cut)
+	if len(spans) < 2 {
+		return
+	}
+	r.Providers = slices.Clone(r.Providers)
+	for i := range r.Providers {
+		p := &r.Providers[i]
+		if i >= len(ls.prov) {
+			break
+		}
+		if p.UtilisationCI95 = utilisationCI(p.Utilisation, p.MeanInService, ls.prov[i], spans, cut); p.UtilisationCI95 != nil {
+			p.CIMethod = CIMethodLoad
+		}
+	}
+	r.Pools = slices.Clone(r.Pools)
+	for i := range r.Pools {
+		pl := &r.Pools[i]
+		pi := slices.IndexFunc(r.Providers, func(p ProviderResult) bool { return p.Name == pl.Provider })
+		if pi < 0 || pi >= len(ls.rep) {
+			continue
+		}
+		pl.Replicas = slices.Clone(pl.Replicas)
+		for j := range pl.Replicas {
+			rr := &pl.Replicas[j]
+			if j >= len(ls.rep[pi]) {
+				break
+			}
+			if rr.UtilisationCI95 = utilisationCI(rr.Utilisation, rr.MeanInService, ls.rep[pi][j], spans, cut); rr.UtilisationCI95 != nil {
+				rr.CIMethod = CIMethodLoad
+			}
+		}
+	}
+}

@@ -1,0 +1,114 @@
+package sim
+
+import "math"
+
+// Batched pipeline shares. When a pipeline class's requests interact
+// (batchmeans.go) the run counts, per arrival section, its requests that
+// ended, went through checked, went through degraded and were ended by the
+// end-to-end deadline — four int64 per section, nothing per request. The
+// pipeline report then gives its checked, degraded, failed and timed-out
+// shares (and no hedging's checked and degraded shares) over the sections
+// kept after the end-to-end figures' warm-up cut, and the checked and
+// degraded shares intervals from the same numBatches batches as the
+// end-to-end figures: share ± t₀.₉₇₅,B−1 · s/√B, s the standard deviation
+// of the batch shares (batch means: Law & Kelton, Simulation Modeling and
+// Analysis, §9.5.3).
+
+// CIMethodPipelineBatch names how a batched pipeline's shares' intervals
+// were made (PipelineReport.SharesCIMethod).
+const CIMethodPipelineBatch = "batch means over arrival-ordered requests after the end-to-end warm-up cut (t interval)"
+
+// pipeSections are a pipeline class's per-section counts: ended, checked,
+// degraded and timed out end to end at [4k], [4k+1], [4k+2], [4k+3].
+type pipeSections []int64
+
+// pipeSection counts pipeline request id of pc, which went through
+// checked, degraded or neither and was or was not ended by the end-to-end
+// deadline, in its arrival section.
+func (e *engine) pipeSection(pc *pipeClass, id int64, checked, degraded, e2e bool) {
+	if pc.sec == nil {
+		pc.sec = make(pipeSections, 4*numSections)
+	}
+	s := pc.sec[4*int(e.section(id)):]
+	s[0]++
+	if checked {
+		s[1]++
+	}
+	if degraded {
+		s[2]++
+	}
+	if e2e {
+		s[3]++
+	}
+}
+
+// keptShares returns, over the sections of s from cut on, the requests and
+// the shares checked, degraded and timed out, and the batch shares checked
+// and degraded in nb batches grouped as groupBatches groups them.
+func (s pipeSections) keptShares(cut int) (n int64, shares [3]float64, batches [2][]float64) {
+	kept := numSections - cut
+	nb := min(numBatches, kept)
+	if nb <= 0 {
+		return 0, shares, batches
+	}
+	bn := make([]int64, nb)
+	bc, bd := make([]int64, nb), make([]int64, nb)
+	var c, d, to int64
+	for k := cut; k < numSections; k++ {
+		j := (k - cut) * nb / kept
+		bn[j] += s[4*k]
+		bc[j] += s[4*k+1]
+		bd[j] += s[4*k+2]
+		n += s[4*k]
+		c += s[4*k+1]
+		d += s[4*k+2]
+		to += s[4*k+3]
+	}
+	if n == 0 {
+		return 0, shares, batches
+	}
+	nf := float64(n)
+	shares = [3]float64{float64(c) / nf, float64(d) / nf, float64(to) / nf}
+	batches = [2][]float64{make([]float64, nb), make([]float64, nb)}
+	for j := range nb {
+		batches[0][j], batches[1][j] = math.NaN(), math.NaN()
+		if bn[j] > 0 {
+			batches[0][j] = float64(bc[j]) / float64(bn[j])
+			batches[1][j] = float64(bd[j]) / float64(bn[j])
+		}
+	}
+	return n, shares, batches
+}
+
+// setBatchedShares gives pr, the pipeline report of a class whose requests
+// interact, its shares over the sections from cut on (the end-to-end
+// figures' warm-up cut) and the intervals of its checked and degraded
+// shares; hp and bp are the hedged and no-hedging runs' pipeline results.
+func (pr *PipelineReport) setBatchedShares(hp, bp *PipelineResult, cut int) {
+	if hp.sec == nil {
+		return
+	}
+	n, sh, per := hp.sec.keptShares(cut)
+	if n == 0 {
+		return
+	}
+	pr.CheckedShare, pr.DegradedShare, pr.TimedOutShare = sh[0], sh[1], sh[2]
+	pr.FailedShare = max(1-sh[0]-sh[1]-sh[2], 0)
+	if bp.sec != nil {
+		if m, bs, _ := bp.sec.keptShares(cut); m > 0 {
+			pr.NoHedgingCheckedShare, pr.NoHedgingDegradedShare = bs[0], bs[1]
+		}
+	}
+	// A share lies in [0, 1]: bounds past it are clipped.
+	clip := func(ci [2]float64) [2]float64 {
+		if math.IsNaN(ci[0]) || math.IsNaN(ci[1]) {
+			return ci
+		}
+		return [2]float64{max(ci[0], 0), min(ci[1], 1)}
+	}
+	pr.CheckedShareCI95 = wireCIOpt(clip(BatchInterval(sh[0], per[0], 0.95)))
+	pr.DegradedShareCI95 = wireCIOpt(clip(BatchInterval(sh[1], per[1], 0.95)))
+	if pr.CheckedShareCI95 != nil || pr.DegradedShareCI95 != nil {
+		pr.SharesCIMethod = CIMethodPipelineBatch
+	}
+}
