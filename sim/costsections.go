@@ -169,6 +169,27 @@ func (e *engine) absorbCosts(o *engine) {
 	}
 }
 
+// coarsen merges cs's sections 2ʲ at a time, section k into k>>j: the
+// sections of its requests in a run of 2ʲ times as many (Growth.Extend).
+// A nil cs has nothing to merge.
+func (cs *costSections) coarsen(j uint) {
+	if cs == nil {
+		return
+	}
+	for _, xs := range cs.tok {
+		if xs == nil {
+			continue
+		}
+		merged := make([]float64, len(xs))
+		for k := range numSections {
+			for f := range 3 {
+				merged[3*(k>>j)+f] += xs[3*k+f]
+			}
+		}
+		copy(xs, merged)
+	}
+}
+
 // attachCosts gives each class result of res, and the overall one, its
 // section costs in USD.
 func (e *engine) attachCosts(res *Result) {

@@ -97,11 +97,33 @@ func (g *Growth) Extend(ctx context.Context, requests, workers int) (hedged, bas
 	b := *g.cfgs[1]
 	b.Requests = requests
 	g.cfgs = []*Config{&c, &b}
-	if err := g.run(ctx, int64(n), int64(requests), workers); err != nil {
+	// The added cost's arrival sections (costsections.go) of request i are
+	// ⌊i·numSections/n⌋; at n·2ʲ requests they are ⌊⌊i·numSections/n⌋/2ʲ⌋,
+	// so the kept sections merge 2ʲ at a time. Any other count moves
+	// section boundaries inside a kept section: the run is simulated again.
+	from := int64(n)
+	if j, ok := doublings(n, requests); ok {
+		for _, e := range g.kept {
+			e.costs.coarsen(j)
+		}
+	} else {
+		g.kept, g.lastArr, from = nil, 0, 0
+	}
+	if err := g.run(ctx, from, int64(requests), workers); err != nil {
 		return nil, nil, err
 	}
 	hedged, base = g.results()
 	return hedged, base, nil
+}
+
+// doublings returns j when to = from·2ʲ, j ≥ 1.
+func doublings(from, to int) (uint, bool) {
+	for j := uint(1); from > 0 && from<<j <= to && j < 63; j++ {
+		if from<<j == to {
+			return j, true
+		}
+	}
+	return 0, false
 }
 
 // run simulates requests [lo, hi) of g's configurations (laneRanges, or
