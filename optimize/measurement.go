@@ -73,12 +73,15 @@ type Measurement struct {
 	// hedging, every class's Span (its default grid's).
 	Group []GroupFigure
 	Spans [][2]float64
-	// Batches holds each batch's p95 and p99 when the class's requests
-	// interact (paired.go); nil otherwise. Shares holds, then, each batch's
+	// Batches holds each batch's linearised p95 and p99 on sim's fixed
+	// grid when the class's requests interact, and BatchFrom the first
+	// batch after the warm-up cut (paired.go); nil otherwise. Shares
+	// holds, then, each batch's
 	// answered share, share within the target and cost per 1000 requests
 	// (Candidate.batchS).
-	Batches [2][]float64
-	Shares  [3][]float64
+	Batches   [2][]float64
+	BatchFrom int
+	Shares    [3][]float64
 }
 
 // measurementOf returns the measurement of the summarized candidate c.
@@ -89,7 +92,7 @@ func measurementOf(key string, c *Candidate) Measurement {
 		AttemptsPerRequest: c.AttemptsPerRequest, CostPer1kUSD: c.CostPer1kUSD,
 		OverLimit: c.OverLimit, Loads: c.Loads, Survival: c.Survival, PerSecond: c.perSecond,
 		WonPrimary: c.won.Primary, WonCopies: c.won.Copies, Met: c.met, Rescued: c.rescued, Harmed: c.harmed, Paired: c.paired,
-		Batches: c.batchQ, Shares: c.batchS,
+		Batches: c.batchQ, BatchFrom: c.batchFrom, Shares: c.batchS,
 	}
 }
 
@@ -111,7 +114,7 @@ func (m *Measurement) apply(c *Candidate) {
 	c.perSecond = m.PerSecond
 	c.won = sim.Won{Primary: m.WonPrimary, Copies: m.WonCopies}
 	c.met, c.rescued, c.harmed, c.paired = m.Met, m.Rescued, m.Harmed, m.Paired
-	c.batchQ = m.Batches
+	c.batchQ, c.batchFrom = m.Batches, m.BatchFrom
 	c.batchS = m.Shares
 	c.shares()
 }
@@ -196,6 +199,7 @@ type measurementJSON struct {
 	Group      []groupFigure   `json:"group,omitempty"`
 	Spans      [][2]exact      `json:"grid_spans_s,omitempty"`
 	Batches    [][]exact       `json:"batch_p95_p99_s,omitempty"`
+	BatchFrom  int             `json:"batch_first_kept,omitempty"`
 	Shares     [][]exact       `json:"batch_shares,omitempty"`
 }
 
@@ -259,6 +263,9 @@ func (w *measurementJSON) check() error {
 		return nil
 	case w.Requests == 0:
 		return bad("requests", "is 0; want ≥ 1")
+	}
+	if n := len(w.Batches); w.BatchFrom < 0 || (n > 0 && w.BatchFrom > len(w.Batches[0])) || (n == 0 && w.BatchFrom != 0) {
+		return bad("batch_first_kept", "is %d; want a batch of batch_p95_p99_s (0 without them)", w.BatchFrom)
 	}
 	for i, x := range w.Latency {
 		if !nonNeg(x) && !(i == 0 && math.IsNaN(float64(x))) {
@@ -430,6 +437,7 @@ func (m Measurement) MarshalJSON() ([]byte, error) {
 			}
 			w.Batches = append(w.Batches, xs)
 		}
+		w.BatchFrom = m.BatchFrom
 	}
 	if m.Shares[0] != nil {
 		for _, b := range m.Shares {
@@ -493,6 +501,7 @@ func (m *Measurement) UnmarshalJSON(b []byte) error {
 				m.Batches[i][j] = float64(x)
 			}
 		}
+		m.BatchFrom = w.BatchFrom
 	}
 	if len(w.Shares) == 3 {
 		for i, b := range w.Shares {
