@@ -78,13 +78,20 @@ func linearised(g *batchGroups, from int, ps []float64) (pooled []float64, lin [
 	for i := range ps {
 		lin[i] = make([]float64, g.nb)
 	}
+	// The latencies are float32 seconds and a quantile their shortest
+	// decimal (seconds64), which converts back to the same float32: the
+	// comparison is made there, so that the quantile's own request counts.
+	at32 := make([]float32, len(ps))
+	for i, q := range pooled {
+		at32[i] = float32(q)
+	}
 	var kept int
 	fbar := make([]float64, len(ps))
 	for j := range g.nb {
 		clear(below)
 		for _, x := range g.buf[g.off[j]:g.off[j+1]] {
-			for i, q := range pooled {
-				if float64(x) <= q {
+			for i, q := range at32 {
+				if x <= q {
 					below[i]++
 				}
 			}
