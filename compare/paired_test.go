@@ -282,3 +282,29 @@ func TestHedgedShareUntestedUnderLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestPairedUsesLinearised: two run reports of a queue give linearised
+// percentiles per batch, and compare pairs those (not the batches' own
+// percentiles) from the later first kept batch: the interval's centre is
+// their mean difference there.
+func TestPairedUsesLinearised(t *testing.T) {
+	a := runJSONOf(t, mm1(20_000, 3, 0.9, 1, "c"))
+	b := runJSONOf(t, mm1(20_000, 3, 0.9, 1.01, "c"))
+	pa, pb := a.Classes[0].perBatch, b.Classes[0].perBatch
+	if pa == nil || pa.P95Lin == nil || pb.P95Lin == nil {
+		t.Fatal("a queue's run report gives no linearised p95 per batch")
+	}
+	from := max(pa.FirstKept, pb.FirstKept)
+	var lin, own float64
+	for j := from; j < pa.Count; j++ {
+		lin += (pb.P95Lin[j] - pa.P95Lin[j]) / float64(pa.Count-from)
+		own += (pb.P95[j] - pa.P95[j]) / float64(pa.Count-from)
+	}
+	d := delta(t, Compare(a, b), "p95")
+	if !d.Paired {
+		t.Fatal("the p95 of a queue was not paired")
+	}
+	if centre := (d.DiffCI[0] + d.DiffCI[1]) / 2; math.Abs(centre-lin) > 1e-9 || math.Abs(centre-own) < 1e-6 {
+		t.Errorf("interval centred on %v; want the mean linearised difference %v (the batches' own: %v)", centre, lin, own)
+	}
+}
