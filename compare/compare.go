@@ -28,6 +28,10 @@
 // stays honest under load, where the reports' own intervals are wide and
 // their overlap says little, and is sharp when the runs share their random
 // numbers.
+//
+// compare runs nothing, so it has no --precision: it states each report's
+// own precision when it was made with --precision, and says how to decide
+// a p95 it leaves undecided (precision.go).
 package compare
 
 import (
@@ -123,6 +127,9 @@ type Report struct {
 	// Pools are the replica costs of a run report's autoscaled pools (A
 	// only: see PoolCost); none in optimize reports.
 	Pools []PoolCost
+	// Precision is how the report's run to a precision ended (--precision:
+	// precision.go); nil for a report made without it.
+	Precision *sim.Precision
 }
 
 // runJSON and optimizeJSON are the fields of the two report kinds that a
@@ -226,6 +233,7 @@ func Parse(data []byte) (*Report, error) {
 	if err := r.check(); err != nil {
 		return nil, err
 	}
+	r.Precision = parsePrecision(data)
 	return r, nil
 }
 

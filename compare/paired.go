@@ -18,8 +18,17 @@ import (
 // their random numbers (the same scenario file and seed) batch j holds the
 // same requests in both, what they shared — a long queue, a slow period —
 // cancels, and the interval is far narrower than the overlap of the two
-// intervals, which under load are each wide. Reports without per_batch
-// (independent requests, optimize reports) keep the overlap and z tests.
+// intervals, which under load are each wide. For p50, p95 and p99 θ_j is
+// the batch's linearised percentile (per_batch's p95_linearised: sim's
+// linearised.go), whose mean over a report's kept batches is its pooled
+// percentile of them, so that the interval is centred on the difference
+// of the pooled percentiles over the batches both keep (on batches beyond
+// a report's own first kept one, on its linearisation): a batch's own
+// percentile is biased when batches are short against the queue's memory,
+// and so was an interval centred on their mean difference. Reports of a
+// build that did not write the linearised values pair the batches' own
+// percentiles. Reports without per_batch (independent requests, optimize
+// reports) keep the overlap and z tests.
 
 // pairable reports whether a and b give per-batch figures on the same grid,
 // and returns the first batch after both warm-up cuts.
@@ -66,21 +75,31 @@ func pairDeltas(ds []Delta, a, b *Class) {
 		return
 	}
 	pa, pb := a.perBatch, b.perBatch
+	// lin picks the linearised percentiles when both reports give them.
+	lin := func(qa, qb, la, lb []float64) ([]float64, []float64) {
+		if la != nil && lb != nil {
+			return la, lb
+		}
+		return qa, qb
+	}
 	for i := range ds {
 		d := &ds[i]
 		switch d.Metric {
 		case "p50":
 			n := min(a.Requests, b.Requests)
 			if sim.BatchIntervalOK(0.5, n, pa.Count) {
-				pairedDelta(d, pa.P50, pb.P50, from)
+				xa, xb := lin(pa.P50, pb.P50, pa.P50Lin, pb.P50Lin)
+				pairedDelta(d, xa, xb, from)
 			}
 		case "p95":
 			if d.Mark != Unknown {
-				pairedDelta(d, pa.P95, pb.P95, from)
+				xa, xb := lin(pa.P95, pb.P95, pa.P95Lin, pb.P95Lin)
+				pairedDelta(d, xa, xb, from)
 			}
 		case "p99":
 			if d.Mark != Unknown {
-				pairedDelta(d, pa.P99, pb.P99, from)
+				xa, xb := lin(pa.P99, pb.P99, pa.P99Lin, pb.P99Lin)
+				pairedDelta(d, xa, xb, from)
 			}
 		case "answered":
 			pairedDelta(d, pa.AnsweredShare, pb.AnsweredShare, from)

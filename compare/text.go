@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"slices"
+	"strconv"
 	"strings"
 )
 
@@ -28,6 +29,7 @@ func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 		}
 		fmt.Fprintln(ew, ")")
 	}
+	writePrecisions(ew, c)
 	if !c.SameScenario() {
 		fmt.Fprintf(ew, "warning: A and B are different scenarios (%s); classes are matched by name only, the runs share no random numbers, and a difference may come from anything the scenarios do not share.\n", scenarioIDs(c))
 	}
@@ -63,6 +65,11 @@ func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 		}
 		if len(ps) > 0 {
 			fmt.Fprintf(ew, "%s: paired B − A over %d batches: %s\n", r.Class, n, strings.Join(ps, ", "))
+		}
+	}
+	for _, r := range c.Rows {
+		if note := undecidedNote(c, r); note != "" {
+			fmt.Fprintln(ew, note)
 		}
 	}
 	writePoolCosts(ew, c.Pools)
@@ -247,6 +254,9 @@ type (
 		Metrics   []jsonDelta `json:"metrics"`
 		APickInB  *jsonFate   `json:"a_pick_in_b,omitempty"`
 		BPickInA  *jsonFate   `json:"b_pick_in_a,omitempty"`
+		// DecideP95: for a p95 marked not_significant, the --precision
+		// to rerun each side with to decide it (precision.go).
+		DecideP95 *float64 `json:"p95_precision_to_decide,omitempty"`
 	}
 	jsonFate struct {
 		Policy  string   `json:"policy"`
@@ -265,6 +275,10 @@ type (
 		OnlyB               []string  `json:"only_in_b"`
 		// Pools: the autoscaled pools' replica costs (absent without).
 		Pools []PoolCost `json:"pools,omitempty"`
+		// PrecisionA and PrecisionB: how each report's run to a
+		// precision ended (absent for a report made without --precision).
+		PrecisionA *sim.Precision `json:"a_precision,omitempty"`
+		PrecisionB *sim.Precision `json:"b_precision,omitempty"`
 	}
 )
 
@@ -289,7 +303,8 @@ var markNames = map[Mark]string{NoTest: "no_test", Significant: "significant", S
 // adds test "paired_batches", difference_ci95 (B − A in the figure's unit)
 // and paired_batches (their count).
 func (c *Comparison) WriteJSON(w io.Writer, nameA, nameB string) error {
-	out := jsonComparison{A: nameA, B: nameB, SameScenario: c.SameScenario(), CommonRandomNumbers: c.CommonRandomNumbers(), Rows: []jsonRow{}, OnlyA: nonNil(c.OnlyA), OnlyB: nonNil(c.OnlyB), Pools: c.Pools}
+	out := jsonComparison{A: nameA, B: nameB, SameScenario: c.SameScenario(), CommonRandomNumbers: c.CommonRandomNumbers(), Rows: []jsonRow{}, OnlyA: nonNil(c.OnlyA), OnlyB: nonNil(c.OnlyB), Pools: c.Pools,
+		PrecisionA: c.A.Precision, PrecisionB: c.B.Precision}
 	for _, r := range c.Rows {
 		jr := jsonRow{Class: r.Class, PolicyA: r.PolicyA, PolicyB: r.PolicyB, RequestsA: r.RequestsA, RequestsB: r.RequestsB}
 		for _, d := range r.Deltas {
@@ -304,6 +319,9 @@ func (c *Comparison) WriteJSON(w io.Writer, nameA, nameB string) error {
 			if d.Paired {
 				iv := [2]*float64{finite(d.DiffCI[0]), finite(d.DiffCI[1])}
 				jd.Test, jd.DiffCI, jd.Batches = "paired_batches", &iv, d.PairedBatches
+			}
+			if p, err := strconv.ParseFloat(precisionFor(d.Change), 64); err == nil && d.Metric == "p95" && d.Mark == Same {
+				jr.DecideP95 = &p
 			}
 			if sideCIs(d) {
 				a := [2]*float64{finite(d.CIA[0]), finite(d.CIA[1])}

@@ -73,12 +73,15 @@ type Measurement struct {
 	// hedging, every class's Span (its default grid's).
 	Group []GroupFigure
 	Spans [][2]float64
-	// Batches holds each batch's p95 and p99 when the class's requests
-	// interact (paired.go); nil otherwise. Shares holds, then, each batch's
+	// Batches holds each batch's linearised p95 and p99 on sim's fixed
+	// grid when the class's requests interact, and BatchFrom the first
+	// batch after the warm-up cut (paired.go); nil otherwise. Shares
+	// holds, then, each batch's
 	// answered share, share within the target and cost per 1000 requests
 	// (Candidate.batchS).
-	Batches [2][]float64
-	Shares  [3][]float64
+	Batches   [2][]float64
+	BatchFrom int
+	Shares    [3][]float64
 	// ReplicaHours is the replica-hours the run's autoscaled pools were
 	// up or starting (sim.AutoscaleResult.ReplicaHours, summed); nil when
 	// no pool of the run autoscales.
@@ -118,7 +121,7 @@ func measurementOf(key string, c *Candidate) Measurement {
 		AttemptsPerRequest: c.AttemptsPerRequest, CostPer1kUSD: c.CostPer1kUSD,
 		OverLimit: c.OverLimit, Loads: c.Loads, Survival: c.Survival, PerSecond: c.perSecond,
 		WonPrimary: c.won.Primary, WonCopies: c.won.Copies, Met: c.met, Rescued: c.rescued, Harmed: c.harmed, Paired: c.paired,
-		Batches: c.batchQ, Shares: c.batchS, Fates: c.batchF, ReplicaHours: c.ReplicaHours,
+		Batches: c.batchQ, BatchFrom: c.batchFrom, Shares: c.batchS, Fates: c.batchF, ReplicaHours: c.ReplicaHours,
 	}
 }
 
@@ -140,7 +143,7 @@ func (m *Measurement) apply(c *Candidate) {
 	c.perSecond = m.PerSecond
 	c.won = sim.Won{Primary: m.WonPrimary, Copies: m.WonCopies}
 	c.met, c.rescued, c.harmed, c.paired = m.Met, m.Rescued, m.Harmed, m.Paired
-	c.batchQ = m.Batches
+	c.batchQ, c.batchFrom = m.Batches, m.BatchFrom
 	c.batchS = m.Shares
 	c.ReplicaHours = m.ReplicaHours
 	c.batchF = m.Fates
@@ -227,6 +230,7 @@ type measurementJSON struct {
 	Group      []groupFigure   `json:"group,omitempty"`
 	Spans      [][2]exact      `json:"grid_spans_s,omitempty"`
 	Batches    [][]exact       `json:"batch_p95_p99_s,omitempty"`
+	BatchFrom  int             `json:"batch_first_kept,omitempty"`
 	Shares     [][]exact       `json:"batch_shares,omitempty"`
 	Replicas   *exact          `json:"replica_hours,omitempty"`
 	Fates      [][]exact       `json:"batch_fate_shares,omitempty"`
@@ -295,6 +299,9 @@ func (w *measurementJSON) check() error {
 	}
 	if w.Replicas != nil && !finite(*w.Replicas) {
 		return bad("replica_hours", "is %v; want finite hours ≥ 0", float64(*w.Replicas))
+	}
+	if n := len(w.Batches); w.BatchFrom < 0 || (n > 0 && w.BatchFrom > len(w.Batches[0])) || (n == 0 && w.BatchFrom != 0) {
+		return bad("batch_first_kept", "is %d; want a batch of batch_p95_p99_s (0 without them)", w.BatchFrom)
 	}
 	for i, x := range w.Latency {
 		if !nonNeg(x) && !(i == 0 && math.IsNaN(float64(x))) {
@@ -466,6 +473,7 @@ func (m Measurement) MarshalJSON() ([]byte, error) {
 			}
 			w.Batches = append(w.Batches, xs)
 		}
+		w.BatchFrom = m.BatchFrom
 	}
 	if m.Shares[0] != nil {
 		for _, b := range m.Shares {
@@ -542,6 +550,7 @@ func (m *Measurement) UnmarshalJSON(b []byte) error {
 				m.Batches[i][j] = float64(x)
 			}
 		}
+		m.BatchFrom = w.BatchFrom
 	}
 	if len(w.Fates) == 3 && len(w.Fates[0]) == len(w.Fates[1]) && len(w.Fates[0]) == len(w.Fates[2]) {
 		for i, b := range w.Fates {

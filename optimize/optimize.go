@@ -183,9 +183,12 @@ type Candidate struct {
 	// perSecond is the rate at which the candidate's closed-loop clients
 	// got requests done (0 for open arrivals).
 	perSecond float64
-	// batchQ holds each batch's p95 and p99 when the class's requests
-	// interact, for paired decisions (paired.go); nil otherwise.
-	batchQ [2][]float64
+	// batchQ holds the linearised p95 and p99 of each batch of sim's fixed
+	// grid when the class's requests interact, for paired decisions
+	// (paired.go), and batchFrom the first batch after the warm-up cut;
+	// nil otherwise.
+	batchQ    [2][]float64
+	batchFrom int
 	// batchS holds, when the class's requests interact, the answered
 	// share, the share answered within the objective's target (nil
 	// without one) and the cost per 1000 requests (nil without prices) of

@@ -16,13 +16,18 @@ import (
 // warm-up and their intervals come from batches of arrival-ordered
 // requests (sim's batchmeans.go), not from order statistics, which assume
 // independent requests and are far too narrow under load. Each candidate
-// keeps its batches' p95 and p99 (2 × 30 numbers), and a decision between
-// two candidates — the verdict against no hedging, the "~" of a candidate
-// against the pick — rests on the interval of their paired difference
-// (sim.PairDiff): the candidates run on common random numbers, so their
-// batches hold the same requests and what those requests shared cancels.
-// For independent requests the order-statistic intervals and their
-// overlap stay.
+// also keeps, for each batch of sim's fixed grid of 30 arrival batches,
+// its linearised p95 and p99 (sim.ClassResult.GridLinearised: 2 × 30
+// numbers) and the first batch after its own warm-up cut; a decision
+// between two candidates — the verdict against no hedging, the "~" of a
+// candidate against the pick — rests on the interval of their paired
+// difference over the grid's batches after both cuts (sim.PairDiff): the
+// candidates run on common random numbers, so those batches hold the same
+// requests and what the requests shared cancels, and the interval is
+// centred on the difference of the pooled percentiles of those batches,
+// which the mean difference of the batches' own percentiles misses when
+// batches are short against the queue's memory. For independent requests
+// the order-statistic intervals and their overlap stay.
 
 // batchPs are the percentiles a batched candidate keeps per batch, in the
 // order of Candidate.batchQ.
@@ -44,7 +49,9 @@ func summarizeBatched(c *Candidate, r *sim.ClassResult, level float64) {
 	}
 	l := &c.Latency
 	l.P50, l.P90, l.P95, l.P99, l.P999 = pooled[0], pooled[1], pooled[2], pooled[3], pooled[4]
-	c.batchQ = [2][]float64{col(2), col(3)}
+	if from, lin, ok := r.GridLinearised(0.95, 0.99); ok && lin != nil {
+		c.batchQ, c.batchFrom = [2][]float64{lin[0], lin[1]}, from
+	}
 	// A batched interval that cannot be formed, or whose batches are too
 	// short for the percentile, is no interval: the order-statistic
 	// bounds stay, marked as not OK (too few requests).
@@ -53,7 +60,7 @@ func summarizeBatched(c *Candidate, r *sim.ClassResult, level float64) {
 		if i == 1 {
 			ci, q = &l.P99CI95, l.P99
 		}
-		b := sim.BatchInterval(q, c.batchQ[i], level)
+		b := sim.BatchInterval(q, col(i+2), level)
 		good := !math.IsNaN(b[0]) && sim.BatchIntervalOK(p, kept, len(per))
 		if good {
 			*ci = b
@@ -67,8 +74,8 @@ func summarizeBatched(c *Candidate, r *sim.ClassResult, level float64) {
 	l.P95CIOK, l.P99CIOK = c.P95CIOK, c.P99CIOK
 }
 
-// batches returns c's per-batch p-percentiles (0.95 or 0.99), nil when c
-// was not batched.
+// batches returns c's linearised p-percentiles (0.95 or 0.99) on the
+// fixed grid, nil when c was not batched.
 func (c *Candidate) batches(p float64) []float64 {
 	if p == 0.99 {
 		return c.batchQ[1]
@@ -76,14 +83,16 @@ func (c *Candidate) batches(p float64) []float64 {
 	return c.batchQ[0]
 }
 
-// pairedDiff returns the paired difference b − a of the p-percentile and
-// whether it could be formed (both candidates batched alike).
+// pairedDiff returns the paired difference b − a of the p-percentile over
+// the grid's batches after both warm-up cuts, and whether it could be
+// formed (both candidates batched alike, two batches or more).
 func pairedDiff(a, b *Candidate, p, level float64) (sim.PairedDiff, bool) {
 	pa, pb := a.batches(p), b.batches(p)
-	if len(pa) < 2 || len(pa) != len(pb) {
+	from := max(a.batchFrom, b.batchFrom)
+	if len(pa) != len(pb) || len(pa)-from < 2 {
 		return sim.PairedDiff{}, false
 	}
-	d := sim.PairDiff(a.Q(p), pa, b.Q(p), pb, level)
+	d := sim.PairDiff(a.Q(p), pa[from:], b.Q(p), pb[from:], level)
 	return d, !math.IsNaN(d.CI[0])
 }
 

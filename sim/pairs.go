@@ -18,17 +18,16 @@ import (
 //
 // d̄ and s_d the mean and standard deviation of the d_b (Law & Kelton,
 // Simulation Modeling and Analysis, §10.2.1, paired-t on batch means).
-// The interval is centred on d̄, not on the difference of the pooled
-// estimates θ̂(B) − θ̂(A) (which PairedDiff.Diff reports): under load a
-// batch's quantile moves with the queue the batch saw, and the pooled
-// quantiles weigh the batches unevenly, so that a centre on the pooled
-// difference covered a true difference of 0 in only 89 % of 80 seeds of
-// TestPairedDifferenceOfTwinClasses, against 95 % on d̄. What the two
-// share — a slow period, a long queue — moves both θ_b together and
-// cancels in d_b, so the interval is far narrower than the overlap of two
-// separate intervals, and it stays honest under load where those do not.
-// It is formed only when both are batched (requests that interact); the
-// cost is the grouping of batchmeans.go, once per run.
+// What the two share — a slow period, a long queue — moves both θ_b
+// together and cancels in d_b, so the interval is far narrower than the
+// overlap of two separate intervals, and it stays honest under load where
+// those do not. For a percentile θ_b is the batch's linearised percentile
+// (linearised.go), not its own percentile: the mean of the d_b is then the
+// difference of the pooled percentiles of the batches paired, which a
+// batch's own percentile misses when batches are short against the
+// queue's memory, and s_d measures that difference's error. It is formed
+// only when both are batched (requests that interact); the cost is the
+// grouping of batchmeans.go, once per run.
 
 // PairedDiff is the paired difference B − A of an estimate and its
 // interval.
@@ -107,16 +106,19 @@ func column(per [][]float64, i int) []float64 {
 // PairedQuantileDiff returns the paired difference b − a of the
 // p-quantile of two batched class results of one scenario — two runs on
 // common random numbers, or two classes of one run — both cut at the later
-// of their warm-up cuts; ok is false unless both are Batched.
+// of their warm-up cuts, over the linearised quantiles of their batches
+// (linearised.go): the interval is centred on the difference of the two
+// pooled quantiles after the common cut. ok is false unless both are
+// Batched.
 func PairedQuantileDiff(a, b *ClassResult, p, level float64) (d PairedDiff, ok bool) {
 	if !a.Batched() || !b.Batched() {
 		return PairedDiff{}, false
 	}
 	sa, sb := newSectionSums(&a.lat), newSectionSums(&b.lat)
 	cut := max(sa.mser(), sb.mser())
-	qa, pa := batchQuantiles(&a.lat, sa, cut, []float64{p})
-	qb, pb := batchQuantiles(&b.lat, sb, cut, []float64{p})
-	return PairDiff(qa[0], column(pa, 0), qb[0], column(pb, 0), level), true
+	qa, la := linearised(groupBatches(&a.lat, sa, cut), 0, []float64{p})
+	qb, lb := linearised(groupBatches(&b.lat, sb, cut), 0, []float64{p})
+	return PairDiff(qa[0], la[0], qb[0], lb[0], level), true
 }
 
 // PairDiff returns the paired difference estB − estA of an estimate

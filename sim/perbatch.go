@@ -17,10 +17,13 @@ import (
 // wholly after the cut. Two such rows pair batch by batch from the later
 // of their two first kept batches on: with common random numbers the
 // batches hold the same requests, so what they shared (a slow period, a
-// long queue) cancels in the per-batch differences (pairs.go). The grid
+// long queue) cancels in the per-batch differences (pairs.go). Each
+// percentile is also given in each batch as its linearised value
+// (linearised.go), whose mean over the batches kept is the pooled
+// percentile of those batches: the values a paired difference of
+// percentiles is formed from, centred on the pooled difference. The grid
 // costs one more grouping of the row's answered latencies (4 bytes each,
-// freed after) when the cut is not 0; with no cut it is the row's own
-// batches.
+// freed after), one selection and one pass over them.
 
 // PerBatch are a batched class row's figures in each batch of the fixed
 // grid: percentiles of the time to a usable answer in seconds (+Inf: a
@@ -34,6 +37,11 @@ type PerBatch struct {
 	// P50, P95, P99 and AnsweredShare have Count values each.
 	P50, P95, P99 []float64
 	AnsweredShare []float64
+	// P50Lin, P95Lin and P99Lin are each batch's linearised percentile
+	// (linearised.go), relative to the pooled percentile of the batches
+	// from FirstKept on (+Inf on every batch when that is a miss, NaN for
+	// an empty batch); nil in reports that do not give them.
+	P50Lin, P95Lin, P99Lin []float64
 	// CostPer1k is the total cost per 1000 requests of each batch.
 	CostPer1k []float64
 }
@@ -47,6 +55,9 @@ type perBatchJSON struct {
 	P99           []*float64 `json:"p99"`
 	AnsweredShare []*float64 `json:"answered_share"`
 	CostPer1k     []*float64 `json:"cost_per_1k_usd,omitempty"`
+	P50Lin        []*float64 `json:"p50_linearised,omitempty"`
+	P95Lin        []*float64 `json:"p95_linearised,omitempty"`
+	P99Lin        []*float64 `json:"p99_linearised,omitempty"`
 }
 
 func wireAll(xs []float64) []*float64 {
@@ -80,11 +91,13 @@ func (p PerBatch) MarshalJSON() ([]byte, error) {
 		Count: p.Count, FirstKept: p.FirstKept,
 		P50: wireAll(p.P50), P95: wireAll(p.P95), P99: wireAll(p.P99),
 		AnsweredShare: wireAll(p.AnsweredShare), CostPer1k: wireAll(p.CostPer1k),
+		P50Lin: wireAll(p.P50Lin), P95Lin: wireAll(p.P95Lin), P99Lin: wireAll(p.P99Lin),
 	})
 }
 
 // UnmarshalJSON reads what MarshalJSON writes: a null percentile is a miss
-// (+Inf), a null share or cost undefined (NaN: an empty batch).
+// (+Inf), a null share, cost or linearised percentile undefined (NaN: an
+// empty batch, or a pooled percentile that is a miss).
 func (p *PerBatch) UnmarshalJSON(b []byte) error {
 	var w perBatchJSON
 	if err := json.Unmarshal(b, &w); err != nil {
@@ -95,6 +108,7 @@ func (p *PerBatch) UnmarshalJSON(b []byte) error {
 		Count: w.Count, FirstKept: w.FirstKept,
 		P50: unwireAll(w.P50, inf), P95: unwireAll(w.P95, inf), P99: unwireAll(w.P99, inf),
 		AnsweredShare: unwireAll(w.AnsweredShare, nan), CostPer1k: unwireAll(w.CostPer1k, nan),
+		P50Lin: unwireAll(w.P50Lin, nan), P95Lin: unwireAll(w.P95Lin, nan), P99Lin: unwireAll(w.P99Lin, nan),
 	}
 	return nil
 }
@@ -107,9 +121,14 @@ var gridPs = []float64{0.50, 0.95, 0.99}
 // batches are the grid's when cut is 0.
 func perBatchGrid(s *latencySet, ss *sectionSums, cut int, b *batchSummary) *PerBatch {
 	p := &PerBatch{}
-	var g *batchGroups
+	g := groupBatches(s, ss, 0)
+	p.Count = g.nb
+	p.FirstKept = firstKeptBatch(cut, g.nb)
+	if p.FirstKept < g.nb {
+		_, lin := linearised(g, p.FirstKept, gridPs)
+		p.P50Lin, p.P95Lin, p.P99Lin = lin[0], lin[1], lin[2]
+	}
 	if cut == 0 && len(b.perBatch) == numBatches {
-		p.Count = numBatches
 		for j := range numBatches {
 			e := &b.perBatch[j]
 			p.P50 = append(p.P50, e[estP50])
@@ -123,12 +142,6 @@ func perBatchGrid(s *latencySet, ss *sectionSums, cut int, b *batchSummary) *Per
 			}
 		}
 		return p
-	}
-	g = groupBatches(s, ss, 0)
-	p.Count = g.nb
-	// The first batch whose first section is at or after the cut.
-	for p.FirstKept < g.nb && firstSection(p.FirstKept, g.nb) < cut {
-		p.FirstKept++
 	}
 	for j := range g.nb {
 		q := rankEstimates(g.buf[g.off[j]:g.off[j+1]], int(g.n[j]), gridPs)

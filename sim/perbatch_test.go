@@ -109,6 +109,60 @@ func TestPerBatchGrid(t *testing.T) {
 				t.Errorf("cut %d, batch %d: cost/1k %v, want %v", cut, b, p.CostPer1k[b], want)
 			}
 		}
+		// Linearised percentiles (linearised.go), by brute force over the
+		// batches from the first kept on: ψ_b = q + (F̄ − F_b(q))/f, f from
+		// the percentiles at p ± (1−p)/5; they average to q over those
+		// batches. At a deadline of 40 s, P(sojourn > 40 s) = e⁻⁴ = 1.8 %,
+		// so the pooled p99 is a miss and every ψ_b of p99 is one too.
+		var kept []float64
+		for b := p.FirstKept; b < numBatches; b++ {
+			kept = append(kept, lat[b]...)
+		}
+		slices.Sort(kept)
+		rank := func(p float64) float64 { return kept[NearestRank(len(kept), p)] }
+		for _, q := range []struct {
+			name string
+			p    float64
+			got  []float64
+		}{{"p50", 0.5, p.P50Lin}, {"p95", 0.95, p.P95Lin}, {"p99", 0.99, p.P99Lin}} {
+			h := (1 - q.p) / 5
+			pooled, f := rank(q.p), 2*h/(rank(q.p+h)-rank(q.p-h))
+			if math.IsInf(pooled, 1) {
+				for b, x := range q.got {
+					if !math.IsInf(x, 1) {
+						t.Errorf("cut %d, batch %d: %s linearised %v with a pooled miss, want a miss", cut, b, q.name, x)
+					}
+				}
+				continue
+			}
+			share := make([]float64, numBatches)
+			var fbar float64
+			for b := range numBatches {
+				at := 0
+				for _, x := range lat[b] {
+					if x <= pooled {
+						at++
+					}
+				}
+				share[b] = float64(at) / float64(len(lat[b]))
+				if b >= p.FirstKept {
+					fbar += share[b] / float64(numBatches-p.FirstKept)
+				}
+			}
+			var mean float64
+			for b := range numBatches {
+				want := pooled + (fbar-share[b])/f
+				if math.Abs(q.got[b]-want) > 1e-9*pooled {
+					t.Errorf("cut %d, batch %d: %s linearised %v, want %v", cut, b, q.name, q.got[b], want)
+				}
+				if b >= p.FirstKept {
+					mean += q.got[b] / float64(numBatches-p.FirstKept)
+				}
+			}
+			if math.Abs(mean-pooled) > 1e-9*pooled {
+				t.Errorf("cut %d: %s linearised values average %v over the kept batches, want the pooled %v", cut, q.name, mean, pooled)
+			}
+		}
 		if !slices.ContainsFunc(p.P99, func(x float64) bool { return math.IsInf(x, 1) }) {
 			t.Errorf("cut %d: no batch's p99 is a miss: the round trip does not test null", cut)
 		}
@@ -120,7 +174,7 @@ func TestPerBatchGrid(t *testing.T) {
 		if err := json.Unmarshal(data, &back); err != nil {
 			t.Fatal(err)
 		}
-		for _, pair := range [][2][]float64{{p.P50, back.P50}, {p.P95, back.P95}, {p.P99, back.P99}, {p.AnsweredShare, back.AnsweredShare}, {p.CostPer1k, back.CostPer1k}} {
+		for _, pair := range [][2][]float64{{p.P50, back.P50}, {p.P95, back.P95}, {p.P99, back.P99}, {p.AnsweredShare, back.AnsweredShare}, {p.CostPer1k, back.CostPer1k}, {p.P50Lin, back.P50Lin}, {p.P95Lin, back.P95Lin}} {
 			if !slices.Equal(pair[0], pair[1]) {
 				t.Errorf("cut %d: JSON round trip %v → %v", cut, pair[0], pair[1])
 			}

@@ -24,7 +24,10 @@ does; for a class whose requests interact (a queue, a limit, a pool) in
 two run reports, p50/p95/p99, answered and cost are marked by their paired
 difference over batches of arrivals instead, listed under the table ("?"
 when the batches are too short for a percentile), and the hedged share
-carries no test. Autoscaled pools' replica costs, which no class's cost
+carries no test. compare simulates nothing and has no --precision: a
+report made with --precision has its precision stated (requests, half-width
+reached, met), and a p95 left "~" or "?" says how to decide it (rerun each
+side with 'run --precision P'). Autoscaled pools' replica costs, which no class's cost
 counts, are listed per pool. An optimize report contributes each class's
 pick. Exit status 0 when both
 reports could be read, whatever the differences; 2 when a report is not

@@ -1,0 +1,142 @@
+package compare
+
+import (
+	"encoding/json"
+	"fmt"
+	"io"
+	"math"
+	"strconv"
+
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// Precision. compare simulates nothing, so it has no --precision of its
+// own: how sure its marks are is how precise the two reports are. A report
+// made with --precision (run: the overall p95's interval; optimize: the
+// pick's differences from no hedging and its nearest rival) says how that
+// ended — the requests of its last run, the relative half-width reached
+// and whether it met the one asked — and compare states it for each side.
+// A p95 left undecided ("~", or "?" for too few requests) comes with how
+// to decide it: rerun each side with --precision P, P the relative
+// half-width that is half the change (rounded down to 1, 2 or 5 times a
+// power of ten, at least 0.001; optimize's precisionFor), which an
+// interval around each side's p95 needs to tell such a change apart.
+
+// precisionJSON is the part of a report that says how a run to a
+// precision ended (absent without --precision).
+type precisionJSON struct {
+	Precision *sim.Precision `json:"precision"`
+}
+
+// parsePrecision returns the precision a report's JSON gives, or nil.
+func parsePrecision(data []byte) *sim.Precision {
+	var p precisionJSON
+	if err := json.Unmarshal(data, &p); err != nil {
+		return nil
+	}
+	return p.Precision
+}
+
+// precisionText says how a report's run to a precision ended, for the
+// side's header: "p95 interval ±1.84% at 400000 requests (asked ±2.00%:
+// met)".
+func precisionText(k Kind, p *sim.Precision) string {
+	what := "the p95's interval"
+	if k == Optimize {
+		what = "the pick's paired differences"
+	}
+	reached := "no interval"
+	if !math.IsInf(p.Reached, 0) && !math.IsNaN(p.Reached) {
+		reached = fmt.Sprintf("±%.2f%%", 100*p.Reached)
+	}
+	verdict := "met"
+	switch {
+	case p.Unreachable != "":
+		verdict = "cannot be reached: " + p.Unreachable
+	case !p.Met:
+		verdict = fmt.Sprintf("not met at --max-requests %d", p.MaxRequests)
+	}
+	return fmt.Sprintf("%s %s at %d requests (asked ±%.2f%%: %s)", what, reached, p.Requests, 100*p.Asked, verdict)
+}
+
+// precisionFor returns the --precision that would decide a change of
+// change % in a percentile: a relative half-width of half the change,
+// rounded down to a power of ten times 1, 2 or 5, at least 0.001; "" when
+// the change is 0 or not a number.
+func precisionFor(change float64) string {
+	p := math.Abs(change) / 200
+	if !(p > 0) || math.IsInf(p, 0) {
+		return ""
+	}
+	e := math.Pow(10, math.Floor(math.Log10(p)))
+	switch {
+	case p >= 5*e:
+		p = 5 * e
+	case p >= 2*e:
+		p = 2 * e
+	default:
+		p = e
+	}
+	p = max(p, 0.001)
+	return strconv.FormatFloat(p, 'g', 3, 64)
+}
+
+// rerunCommand names the command each side reruns: "hedgesim run" for
+// two run reports, "hedgesim optimize" for two optimize reports, and
+// both otherwise.
+func rerunCommand(a, b Kind, flag string) string {
+	if a == b {
+		return fmt.Sprintf("rerun each side with `hedgesim %s %s`", a, flag)
+	}
+	return fmt.Sprintf("rerun A with `hedgesim %s %s` and B with `hedgesim %s %s`", a, flag, b, flag)
+}
+
+// undecidedNote says, for a row whose p95 is "~" or "?", at how many
+// requests it was left undecided and how to decide it; "" otherwise.
+func undecidedNote(c *Comparison, r Row) string {
+	var d *Delta
+	for i := range r.Deltas {
+		if r.Deltas[i].Metric == "p95" {
+			d = &r.Deltas[i]
+		}
+	}
+	if d == nil || (d.Mark != Same && d.Mark != Unknown) {
+		return ""
+	}
+	at := fmt.Sprintf("at %d and %d requests", r.RequestsA, r.RequestsB)
+	if r.RequestsA == r.RequestsB {
+		at = fmt.Sprintf("at %d requests", r.RequestsA)
+	}
+	if d.Mark == Unknown {
+		return fmt.Sprintf("%s: p95 has too few requests for an interval %s: %s (it doubles the requests until the p95's interval is within ±P)",
+			r.Class, at, rerunCommand(c.A.Kind, c.B.Kind, "--precision P"))
+	}
+	p := precisionFor(d.Change)
+	if p == "" {
+		return fmt.Sprintf("%s: p95 not significant %s, and no change to decide", r.Class, at)
+	}
+	return fmt.Sprintf("%s: p95 not significant %s: to decide a change of %.1f%%, %s (each side's interval within ±%s%%, half the change)",
+		r.Class, at, math.Abs(d.Change), rerunCommand(c.A.Kind, c.B.Kind, "--precision "+p), pctOf(p))
+}
+
+// pctOf returns a precision such as "0.005" in percent: "0.5".
+func pctOf(p string) string {
+	x, err := strconv.ParseFloat(p, 64)
+	if err != nil {
+		return p
+	}
+	return strconv.FormatFloat(100*x, 'g', 3, 64)
+}
+
+// writePrecisions writes each side's precision, when its report was made
+// with --precision.
+func writePrecisions(w io.Writer, c *Comparison) {
+	for _, side := range []struct {
+		label string
+		r     *Report
+	}{{"A", c.A}, {"B", c.B}} {
+		if side.r.Precision != nil {
+			fmt.Fprintf(w, "%s precision: %s\n", side.label, precisionText(side.r.Kind, side.r.Precision))
+		}
+	}
+}

@@ -1,0 +1,110 @@
+package compare
+
+import (
+	"bytes"
+	"encoding/json"
+	"strings"
+	"testing"
+
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// withPrecision returns the run report data with its precision field set
+// to p, as `hedgesim run --precision` writes it.
+func withPrecision(t *testing.T, data []byte, p sim.Precision) []byte {
+	t.Helper()
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	m["precision"] = p
+	out, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return out
+}
+
+// texts returns c's text and JSON.
+func texts(t *testing.T, c *Comparison) (string, string) {
+	t.Helper()
+	var txt, js bytes.Buffer
+	if err := c.WriteText(&txt, "a.json", "b.json"); err != nil {
+		t.Fatal(err)
+	}
+	if err := c.WriteJSON(&js, "a.json", "b.json"); err != nil {
+		t.Fatal(err)
+	}
+	return txt.String(), js.String()
+}
+
+// TestPrecisionStated: a report made with --precision has its precision
+// stated (requests of its last run, half-width reached, asked, met or
+// not) in text and JSON; a report made without has none.
+func TestPrecisionStated(t *testing.T) {
+	met := sim.Precision{Asked: 0.02, Reached: 0.0184, Requests: 400_000, MaxRequests: 3_200_000, Met: true}
+	short := sim.Precision{Asked: 0.005, Reached: 0.0121, Requests: 3_200_000, MaxRequests: 3_200_000}
+	a := mustParse(t, withPrecision(t, runReport(2.0, [2]float64{1.9, 2.1}, 0.9, 2000, 1), met))
+	b := mustParse(t, runReport(1.5, [2]float64{1.4, 1.6}, 0.9, 2000, 1))
+	txt, js := texts(t, Compare(a, b))
+	if want := "A precision: the p95's interval ±1.84% at 400000 requests (asked ±2.00%: met)"; !strings.Contains(txt, want) {
+		t.Errorf("text lacks %q:\n%s", want, txt)
+	}
+	if strings.Contains(txt, "B precision") || strings.Contains(js, "b_precision") {
+		t.Errorf("B was made without --precision, yet its precision is stated:\n%s\n%s", txt, js)
+	}
+	var out struct {
+		A *sim.Precision `json:"a_precision"`
+	}
+	if err := json.Unmarshal([]byte(js), &out); err != nil {
+		t.Fatal(err)
+	}
+	if out.A == nil || out.A.Requests != 400_000 || out.A.Reached != 0.0184 || !out.A.Met {
+		t.Errorf("a_precision %+v, want %+v", out.A, met)
+	}
+	b = mustParse(t, withPrecision(t, runReport(1.5, [2]float64{1.4, 1.6}, 0.9, 2000, 1), short))
+	txt, _ = texts(t, Compare(a, b))
+	if want := "B precision: the p95's interval ±1.21% at 3200000 requests (asked ±0.50%: not met at --max-requests 3200000)"; !strings.Contains(txt, want) {
+		t.Errorf("text lacks %q:\n%s", want, txt)
+	}
+}
+
+// TestUndecidedSaysPrecision: a p95 marked "~" says at how many requests
+// it was left undecided and the --precision that decides its change (a
+// half-width of half of it: 1 % → 0.005; 9 % → 0.02, rounded down to 1, 2
+// or 5 × 10^k); "?" says to rerun with --precision; a significant p95
+// says nothing.
+func TestUndecidedSaysPrecision(t *testing.T) {
+	a := mustParse(t, runReport(2.0, [2]float64{1.9, 2.1}, 0.9, 2000, 1))
+	for _, tt := range []struct {
+		p95  float64
+		want string
+	}{
+		{1.98, "chat: p95 not significant at 2000 requests: to decide a change of 1.0%, rerun each side with `hedgesim run --precision 0.005` (each side's interval within ±0.5%, half the change)"},
+		{1.82, "chat: p95 not significant at 2000 requests: to decide a change of 9.0%, rerun each side with `hedgesim run --precision 0.02`"},
+	} {
+		b := mustParse(t, runReport(tt.p95, [2]float64{tt.p95 - 0.1, tt.p95 + 0.1}, 0.9, 2000, 1))
+		c := Compare(a, b)
+		if d := delta(t, c, "p95"); d.Mark != Same {
+			t.Fatalf("p95 %v against 2.0 marked %v, want ~", tt.p95, d.Mark)
+		}
+		txt, js := texts(t, c)
+		if !strings.Contains(txt, tt.want) {
+			t.Errorf("text lacks %q:\n%s", tt.want, txt)
+		}
+		if !strings.Contains(js, `"p95_precision_to_decide"`) {
+			t.Errorf("JSON lacks p95_precision_to_decide:\n%s", js)
+		}
+	}
+	few := mustParse(t, runReport(1.98, [2]float64{1.88, 2.08}, 0.9, 2000, 1))
+	few.Classes[0].P95CIOK = false
+	txt, _ := texts(t, Compare(a, few))
+	if want := "chat: p95 has too few requests for an interval at 2000 requests: rerun each side with `hedgesim run --precision P`"; !strings.Contains(txt, want) {
+		t.Errorf("text lacks %q:\n%s", want, txt)
+	}
+	sig := mustParse(t, runReport(1.5, [2]float64{1.4, 1.6}, 0.9, 2000, 1))
+	txt, js := texts(t, Compare(a, sig))
+	if strings.Contains(txt, "--precision") || strings.Contains(js, "p95_precision_to_decide") {
+		t.Errorf("a significant p95 comes with a precision to decide it:\n%s\n%s", txt, js)
+	}
+}
