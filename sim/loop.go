@@ -372,6 +372,9 @@ func (e *engine) arriveFrom(cl int32) {
 	}
 	if cls.Pipeline != nil {
 		e.startPipeline(slot, r)
+		if e.next == e.end || e.next == e.end/2 {
+			e.markLoad(e.next != e.end)
+		}
 		if cl < 0 {
 			e.scheduleArrival()
 		}
