@@ -1,0 +1,29 @@
+//go:build unix
+
+package optimize_test
+
+import (
+	"testing"
+
+	"github.com/hedgesim/hedgesim/optimize"
+	"github.com/hedgesim/hedgesim/scenario"
+	"github.com/hedgesim/hedgesim/scenarios"
+)
+
+// BenchmarkOptimizeReplicaPool is the default `hedgesim optimize
+// replica-pool` in process: three single-class pools, each class's default
+// grid × 2·10⁵ requests on the event loop, and the rollout check at 10⁶,
+// on GOMAXPROCS workers. It reports CPU seconds per op.
+func BenchmarkOptimizeReplicaPool(b *testing.B) {
+	sc, err := scenario.LoadFS(scenarios.FS, "replica-pool.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cpu0 := cpuTime(b)
+	for b.Loop() {
+		if _, err := optimize.Run(&sc.Config, sc.Optimize, optimize.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric((cpuTime(b)-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+}
