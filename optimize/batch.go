@@ -226,11 +226,16 @@ const loopBatch = 12
 // candidates each, and none empty; one each (nothing shared) when the
 // shared draws of runs of requests each would hold more than batchBytes.
 func loopBatchCount(n, workers, requests int) int {
-	if sim.SharedDrawBytes(requests) > batchBytes {
+	if loopAlone || sim.SharedDrawBytes(requests) > batchBytes {
 		return n
 	}
 	return min(n, max(workers, (n+loopBatch-1)/loopBatch))
 }
+
+// loopAlone makes simulateCandidates run every candidate off the lane
+// in a batch of its own, sharing no draws, as it did before
+// loopBatchCount, for the test that checks the report does not change.
+var loopAlone bool
 
 // candidatesAtMost bounds how many hedged candidates grid gives a class
 // under search: every delay (the default grid's DefaultDelayCount + 4),

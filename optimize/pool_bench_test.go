@@ -27,3 +27,21 @@ func BenchmarkOptimizeReplicaPool(b *testing.B) {
 	}
 	b.ReportMetric((cpuTime(b)-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 }
+
+// BenchmarkOptimizeGuardedChatDefault is the default `hedgesim optimize
+// optimize/testdata/guarded-chat.toml` in process: the search of its three
+// steps at the file's 10⁵ turns per candidate and the rollout check. It
+// reports CPU seconds per op.
+func BenchmarkOptimizeGuardedChatDefault(b *testing.B) {
+	sc, err := scenario.Load("testdata/guarded-chat.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cpu0 := cpuTime(b)
+	for b.Loop() {
+		if _, err := optimize.Run(&sc.Config, sc.Optimize, optimize.Options{}); err != nil {
+			b.Fatal(err)
+		}
+	}
+	b.ReportMetric((cpuTime(b)-cpu0).Seconds()/float64(b.N), "cpu-s/op")
+}

@@ -5,7 +5,10 @@ import (
 	"reflect"
 	"slices"
 	"testing"
+	"time"
 
+	"github.com/hedgesim/hedgesim/scenario"
+	"github.com/hedgesim/hedgesim/scenarios"
 	"github.com/hedgesim/hedgesim/sim"
 )
 
@@ -88,4 +91,42 @@ func TestRunPoliciesEachMatchesRun(t *testing.T) {
 			}
 		})
 	}
+}
+
+// BenchmarkRunPoliciesEachPool runs 12 hedge delays (0.5 s to 6 s, one
+// copy to another replica) of the class "random" of the shipped
+// replica-pool scenario, 2·10⁴ requests each, on the event loop: together
+// in one RunPoliciesEach call, which shares their draws, or apart, one
+// call per delay, which shares none.
+func BenchmarkRunPoliciesEachPool(b *testing.B) {
+	s, err := scenario.LoadFS(scenarios.FS, "replica-pool.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	cfg := s.Config
+	cfg.Requests = 20_000
+	var pols []sim.Policy
+	for i := range 12 {
+		p := cfg.Classes[0].Policy
+		p.Copies = 1
+		p.Delays = []time.Duration{time.Duration(500+500*i) * time.Millisecond}
+		pols = append(pols, p)
+	}
+	count := func(int, *sim.Result, error) error { return nil }
+	b.Run("together", func(b *testing.B) {
+		for b.Loop() {
+			if err := sim.RunPoliciesEach(context.Background(), &cfg, 0, pols, count); err != nil {
+				b.Fatal(err)
+			}
+		}
+	})
+	b.Run("apart", func(b *testing.B) {
+		for b.Loop() {
+			for _, p := range pols {
+				if err := sim.RunPoliciesEach(context.Background(), &cfg, 0, []sim.Policy{p}, count); err != nil {
+					b.Fatal(err)
+				}
+			}
+		}
+	})
 }
