@@ -45,3 +45,20 @@ func BenchmarkOptimizeGuardedChatDefault(b *testing.B) {
 	}
 	b.ReportMetric((cpuTime(b)-cpu0).Seconds()/float64(b.N), "cpu-s/op")
 }
+
+// BenchmarkOptimizeReplicaPoolSmall is BenchmarkOptimizeReplicaPool at
+// 2·10⁴ requests per candidate and 10⁵ in the rollout check, on one
+// worker: a size for instruction counts (callgrind).
+func BenchmarkOptimizeReplicaPoolSmall(b *testing.B) {
+	sc, err := scenario.LoadFS(scenarios.FS, "replica-pool.toml")
+	if err != nil {
+		b.Fatal(err)
+	}
+	s := sc.Optimize
+	s.Requests, s.CheckRequests = 20_000, 100_000
+	for b.Loop() {
+		if _, err := optimize.Run(&sc.Config, s, optimize.Options{Workers: 1}); err != nil {
+			b.Fatal(err)
+		}
+	}
+}
