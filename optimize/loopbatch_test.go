@@ -14,18 +14,24 @@ import (
 // TestLoopBatchesShareDrawsExactly: the sweeps of shipped scenarios whose
 // candidates run on the event loop — a replica pool (under two more
 // balancers), a FIFO queue near saturation, a token bucket with degraded
-// periods, stacked retries — report byte for byte the same whether the
+// periods, stacked retries; under -short the first and the last, at half
+// the requests — report byte for byte the same whether the
 // candidates run in batches that share their draws (sim.RunPoliciesEach)
 // or each alone, on one worker and on three.
 func TestLoopBatchesShareDrawsExactly(t *testing.T) {
-	for _, name := range []string{"replica-pool", "loaded-provider", "rate-limited-slowdown", "stacked-retries"} {
+	names := []string{"replica-pool", "loaded-provider", "rate-limited-slowdown", "stacked-retries"}
+	requests := 2000
+	if testing.Short() {
+		names, requests = []string{"replica-pool", "stacked-retries"}, 1000
+	}
+	for _, name := range names {
 		t.Run(name, func(t *testing.T) {
 			sc, err := scenario.LoadFS(scenarios.FS, name+".toml")
 			if err != nil {
 				t.Fatal(err)
 			}
 			s := sc.Optimize
-			s.Requests, s.CheckRequests = 2000, 0
+			s.Requests, s.CheckRequests = requests, 0
 			if name == "replica-pool" {
 				s.Balancers = []sim.Balancer{sim.PowerOfTwo, sim.LeastOutstanding}
 			}
