@@ -40,7 +40,8 @@ func batchCount(n, workers, requests int) int {
 // EstimateMemory returns about how many bytes of resident memory a sweep
 // of cfg under s on workers goroutines (≤ 0: GOMAXPROCS) holds at its
 // peak: workers batches of candidates of s.Requests requests at once, each
-// batch as large as the class with the most candidates to try makes it, or
+// batch as large as the class with the most candidates to try makes it
+// (with the draws shared by a batch off the lane), or
 // the rollout check's full-scenario run and its baseline, whichever is
 // more. A run is counted as held counts it, with sim.EstimateMemory's
 // 16 MiB once per worker; a run of a group of coupled classes simulates
@@ -71,8 +72,10 @@ func EstimateMemory(cfg *sim.Config, s Settings, workers int) int64 {
 	one := held(&c)
 	// The classes swept alone: each batch of a class whose grid candidates
 	// take the lane holds as many runs as a batch has candidates; one
-	// whose candidates do not runs them one at a time.
+	// whose candidates do not runs them one at a time, and holds the
+	// draws they share (sim.SharedDrawBytes).
 	per := 1
+	var shared int64
 	for i := range cfg.Classes {
 		name := cfg.Classes[i].Name
 		if !optimized(&s, name) {
@@ -85,13 +88,16 @@ func EstimateMemory(cfg *sim.Config, s Settings, workers int) int64 {
 		grid := Candidate{Hedging: true, Copies: max(cc.Classes[0].Policy.Copies, 1)}
 		cc.Classes[0].Policy = grid.Policy(cc.Classes[0].Policy)
 		if !sim.Lane(cc) {
+			if b := sim.SharedDrawBytes(perRun); b <= batchBytes {
+				shared = b
+			}
 			continue
 		}
 		most := candidatesAtMost(s.For(name))
 		n := batchCount(most, workers, perRun)
 		per = max(per, (most+n-1)/n)
 	}
-	sweep := int64(workers) * (int64(per)*one + process)
+	sweep := int64(workers) * (int64(per)*one + shared + process)
 	c.Requests = check
 	return max(sweep, 2*sim.EstimateMemory(&c))
 }
@@ -120,11 +126,12 @@ func simulateCandidates(ctx context.Context, m *memo, keys []string, classes, wo
 		}
 	}
 	var batches [][]int
+	var loop []bool // per batch: its candidates are off the lane (loopBatches)
 	for _, all := range byClass {
 		// A candidate off the lane (the configured policy, say, with an
-		// adaptive delay) shares no draws: it runs alone, so that the
-		// others' batches still do.
-		var idx []int
+		// adaptive delay) shares no lane draws: it runs in a batch of
+		// candidates off the lane, so that the others' batches still do.
+		var idx, off []int
 		for _, i := range all {
 			_, c, pol := of(i)
 			one := *c
@@ -133,18 +140,20 @@ func simulateCandidates(ctx context.Context, m *memo, keys []string, classes, wo
 			if sim.Lane(&one) {
 				idx = append(idx, i)
 			} else {
-				batches = append(batches, []int{i})
+				off = append(off, i)
 			}
+		}
+		for _, part := range deal(off, loopBatchCount(len(off), workers, requests)) {
+			batches = append(batches, part)
+			loop = append(loop, true)
 		}
 		if len(idx) == 0 {
 			continue
 		}
-		n := batchCount(len(idx), workers, requests)
-		part := make([][]int, n)
-		for j, i := range idx {
-			part[j%n] = append(part[j%n], i)
+		for _, part := range deal(idx, batchCount(len(idx), workers, requests)) {
+			batches = append(batches, part)
+			loop = append(loop, false)
 		}
-		batches = append(batches, part...)
 	}
 	made := make([]Measurement, len(keys))
 	err := parallelContext(ctx, len(batches), workers, func(b int) error {
@@ -153,6 +162,20 @@ func simulateCandidates(ctx context.Context, m *memo, keys []string, classes, wo
 		pols := make([]sim.Policy, len(idx))
 		for j, i := range idx {
 			_, _, pols[j] = of(i)
+		}
+		if loop[b] {
+			return sim.RunPoliciesEach(ctx, c, 0, pols, func(j int, res *sim.Result, err error) error {
+				i := idx[j]
+				me, merr := measure(i, res, err)
+				if merr != nil {
+					return merr
+				}
+				made[i] = me
+				if tick != nil {
+					tick()
+				}
+				return nil
+			})
 		}
 		res, err := sim.RunPolicies(ctx, c, 0, pols)
 		for j, i := range idx {
@@ -181,6 +204,38 @@ func simulateCandidates(ctx context.Context, m *memo, keys []string, classes, wo
 	}, nil)
 	return made, err
 }
+
+// deal deals idx to n parts in turn, so that short and long delays mix.
+func deal(idx []int, n int) [][]int {
+	part := make([][]int, n)
+	for j, i := range idx {
+		part[j%n] = append(part[j%n], i)
+	}
+	return part
+}
+
+// loopBatch is about how many candidates off the lane one batch runs one
+// after another, sharing their draws (sim.RunPoliciesEach): the first
+// run of a batch draws what the others take, so larger batches share
+// more, and smaller ones spread the candidates more evenly on the
+// workers.
+const loopBatch = 12
+
+// loopBatchCount is into how many batches simulateCandidates deals n
+// candidates off the lane of a class: at least workers, about loopBatch
+// candidates each, and none empty; one each (nothing shared) when the
+// shared draws of runs of requests each would hold more than batchBytes.
+func loopBatchCount(n, workers, requests int) int {
+	if loopAlone || sim.SharedDrawBytes(requests) > batchBytes {
+		return n
+	}
+	return min(n, max(workers, (n+loopBatch-1)/loopBatch))
+}
+
+// loopAlone makes simulateCandidates run every candidate off the lane
+// in a batch of its own, sharing no draws, as it did before
+// loopBatchCount, for the test that checks the report does not change.
+var loopAlone bool
 
 // candidatesAtMost bounds how many hedged candidates grid gives a class
 // under search: every delay (the default grid's DefaultDelayCount + 4),

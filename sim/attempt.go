@@ -116,7 +116,11 @@ func (e *engine) send(slot int32, r *request) {
 		r.sent++
 		if k == 0 || e.allow(int(r.class), r) {
 			r.att[k].try = 0 // a new attempt's first call (the slot may hold an old one)
-			e.draw(r, e.target(r, k), k)
+			if e.shared != nil {
+				e.drawShared(r, e.target(r, k), k)
+			} else {
+				e.draw(r, e.target(r, k), k)
+			}
 			r.inflight++
 			r.live++
 			st := &e.stats[r.class]

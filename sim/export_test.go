@@ -79,6 +79,13 @@ func Canonical(r *Result) *Result {
 // LaneOK reports whether cfg's runs take the lane.
 func LaneOK(cfg *Config) bool { return newEngine(cfg).laneOK() }
 
+// SharesDraws reports whether RunPoliciesEach shares draws between runs
+// of cfg: off the lane, and shareable.
+func SharesDraws(cfg *Config) bool {
+	e := newEngine(cfg)
+	return cfg.shareable() && !e.pipeLaneOK() && !e.laneOK()
+}
+
 // PipelineLane reports whether Run takes the pipelines' lane for cfg.
 func PipelineLane(cfg *Config) bool { return newEngine(cfg).pipeLaneOK() }
 

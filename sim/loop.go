@@ -95,6 +95,9 @@ type engine struct {
 	soon []event
 	// pools says whether any provider has a replica pool (pool.go).
 	pools bool
+	// shared holds draws other runs of the same requests made or take
+	// (shared.go); nil when none are shared.
+	shared *sharedDraws
 }
 
 // auditRuns makes every run check its accounting when it ends (audit) and
@@ -302,6 +305,12 @@ func (e *engine) handle(ev *event) {
 
 // arrivalTime draws the arrival time of request e.next.
 func (e *engine) arrivalTime() time.Duration {
+	if e.shared != nil {
+		if at, ok := e.shared.keptArrival(e.next); ok {
+			e.lastArr = at
+			return at
+		}
+	}
 	var at time.Duration
 	switch e.cfg.Arrivals.Process {
 	case Constant:
@@ -312,6 +321,9 @@ func (e *engine) arrivalTime() time.Duration {
 		at = e.lastArr + e.poissonGap(e.next)
 	}
 	e.lastArr = at
+	if e.shared != nil {
+		e.shared.keepArrival(e.next, at)
+	}
 	return at
 }
 
@@ -355,7 +367,11 @@ func (e *engine) arriveFrom(cl int32) {
 		e.setClient(slot, cl)
 	}
 
-	e.drawRequest(r, cl)
+	if e.shared != nil {
+		e.drawRequestShared(r)
+	} else {
+		e.drawRequest(r, cl)
+	}
 	c := r.class
 	cls := &e.cfg.Classes[c]
 	e.stats[c].requests++

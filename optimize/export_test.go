@@ -1,0 +1,9 @@
+package optimize
+
+// ShareLoopDraws sets whether simulateCandidates runs candidates off the
+// lane in batches that share their draws (the default) or each alone,
+// and returns the function that restores the default.
+func ShareLoopDraws(share bool) (restore func()) {
+	loopAlone = !share
+	return func() { loopAlone = false }
+}

@@ -1,0 +1,236 @@
+package sim
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// RunPoliciesEach simulates cfg once per policy of pols, with class's
+// policy replaced by it, and calls fn(i, result, nil) with run i's result
+// as soon as it is made, in pols' order — exactly RunContext's result of
+// that configuration (TestRunPoliciesEachMatchesRun) — or fn(i, nil, err)
+// when policy i's configuration fails Validate (err wraps
+// ErrInvalidConfig); the other runs are still made. A result is fn's to
+// keep or drop: none is held once fn returns, so a batch of n runs holds
+// one run's latencies at a time, not n. When ctx is done it returns
+// ctx's error; when fn returns an error it stops and returns that.
+// class indexes cfg.Classes.
+//
+// The runs are made one after another on the calling goroutine. Runs on
+// the event loop (requests that interact) share what every policy draws
+// alike (sharedDraws): each request's arrival time, class and token
+// counts, and its primary's draws are drawn by the first
+// run that needs them and reused by the others. Lane runs share nothing
+// here (RunPolicies makes them together).
+func RunPoliciesEach(ctx context.Context, cfg *Config, class int, pols []Policy, fn func(i int, res *Result, err error) error) error {
+	var d *sharedDraws
+	for i := range pols {
+		if err := ctx.Err(); err != nil {
+			return err
+		}
+		c := *cfg
+		c.Classes = append([]Class(nil), cfg.Classes...)
+		c.Classes[class].Policy = pols[i]
+		if err := c.Validate(); err != nil {
+			if ferr := fn(i, nil, err); ferr != nil {
+				return ferr
+			}
+			continue
+		}
+		if d == nil && len(pols) > 1 && c.shareable() {
+			d = newSharedDraws(c.Requests)
+			defer sharedPool.Put(d)
+		}
+		e := newEngine(&c)
+		e.stop = &stopper{ctx: ctx}
+		if !e.pipeLaneOK() && !e.laneOK() {
+			e.shared = d
+		}
+		e.run()
+		if e.stop.err != nil {
+			return e.stop.err
+		}
+		if err := fn(i, e.result(), nil); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// shareable reports whether runs of cfg that differ only in their
+// policies draw every request's arrival, class and token counts, and its
+// first calls, alike, so that sharedDraws may hand one run's draws to
+// another: open arrivals only (a closed-loop client's request draws its
+// class from the client), no pipeline steps (their calls draw by step),
+// and no correlation between attempts (a copula's scores depend on the
+// policy's targets).
+func (cfg *Config) shareable() bool {
+	return !cfg.closedLoop() && !cfg.pipelined() && !cfg.correlated() && cfg.Requests < 1<<31-1
+}
+
+// sharedAttempts is how many attempts of each request sharedDraws keeps:
+// the primary. (Keeping the first copy's too made no fewer instructions
+// in BenchmarkRunPoliciesEachPool: copies are sent for a minority of
+// requests, and keeping them costs what taking them saves.)
+const sharedAttempts = 1
+
+// sharedDraws holds the draws that runs made one after another by
+// RunPoliciesEach share: the arrival time of requests 0 … len(at)−1 and
+// the class and token counts of requests 0 … len(req)−1 (open arrivals
+// come in index order), and per request the draws of its first
+// sharedAttempts attempts (first calls of round 0) to the model the
+// entry names. A run that finds a draw here takes it; one that does not
+// draws it, from the same (seed, request, attempt) stream, and keeps it.
+// An attempt's draw depends on its request, its index, its model and,
+// for a streamed model, the request's token counts — never on when it is
+// sent or on the policy — so either way the run is the one made alone.
+type sharedDraws struct {
+	at  []time.Duration
+	req []sharedRequest
+	att []sharedAttempt // by request, then attempt
+}
+
+// sharedRequest is what drawRequest drew for a request.
+type sharedRequest struct {
+	class   int32
+	in, out float64
+}
+
+// sharedAttempt is what draw made of an attempt's draws: every field of
+// the attempt it sets other than when it was sent. id is the request's
+// index + 1 (0: no draw kept).
+type sharedAttempt struct {
+	workFirst, workDecode, workErr time.Duration
+	degU                           float64
+	id, model                      int32
+	kind                           outcome
+	status                         failStatus
+	streamed                       bool
+}
+
+// sharedPool keeps the sharedDraws of finished batches for the next, so
+// that a sweep's batches reuse their memory rather than leave it to the
+// garbage collector.
+var sharedPool sync.Pool
+
+// newSharedDraws returns an empty sharedDraws for runs of requests
+// requests, reused from sharedPool when one there is large enough.
+func newSharedDraws(requests int) *sharedDraws {
+	if d, ok := sharedPool.Get().(*sharedDraws); ok {
+		if cap(d.at) >= requests && len(d.att) >= requests*sharedAttempts {
+			d.at, d.req = d.at[:0], d.req[:0]
+			clear(d.att)
+			return d
+		}
+	}
+	return &sharedDraws{
+		at:  make([]time.Duration, 0, requests),
+		req: make([]sharedRequest, 0, requests),
+		att: make([]sharedAttempt, requests*sharedAttempts),
+	}
+}
+
+// SharedDrawBytes is about how many bytes RunPoliciesEach holds for the
+// draws its runs of n requests each share (when they do): 80 a request.
+func SharedDrawBytes(n int) int64 { return int64(n) * (8 + 24 + sharedAttempts*48) }
+
+// keptArrival returns the arrival time of request i, when kept.
+func (d *sharedDraws) keptArrival(i int64) (time.Duration, bool) {
+	if i < int64(len(d.at)) {
+		return d.at[i], true
+	}
+	return 0, false
+}
+
+// keepArrival keeps at as the arrival time of request i, the next one.
+func (d *sharedDraws) keepArrival(i int64, at time.Duration) {
+	if i == int64(len(d.at)) {
+		d.at = append(d.at, at)
+	}
+}
+
+// keptRequest gives r its class and token counts, when kept.
+func (d *sharedDraws) keptRequest(r *request) bool {
+	if r.id >= int64(len(d.req)) {
+		return false
+	}
+	q := &d.req[r.id]
+	r.class, r.in, r.out = q.class, q.in, q.out
+	return true
+}
+
+// keepRequest keeps r's class and token counts, just drawn.
+func (d *sharedDraws) keepRequest(r *request) {
+	if r.id == int64(len(d.req)) {
+		d.req = append(d.req, sharedRequest{class: r.class, in: r.in, out: r.out})
+	}
+}
+
+// entry returns the place of attempt k of r, or nil when none is kept
+// for it.
+func (d *sharedDraws) entry(r *request, k int) *sharedAttempt {
+	if k >= sharedAttempts || r.id >= int64(len(d.att)/sharedAttempts) {
+		return nil
+	}
+	return &d.att[int(r.id)*sharedAttempts+k]
+}
+
+// keptAttempt fills attempt k of r, sent now to model m, from its kept
+// draws, as draw would, and reports whether there were any.
+func (e *engine) keptAttempt(r *request, m, k int) bool {
+	s := e.shared.entry(r, k)
+	if s == nil || s.id != int32(r.id+1) || s.model != int32(m) {
+		return false
+	}
+	a := &r.att[k]
+	*a = attempt{}
+	a.model, a.prov, a.start, a.kind = int32(m), int32(e.modelProv[m]), e.now, s.kind
+	a.degU, a.workErr, a.status, a.streamed = s.degU, s.workErr, s.status, s.streamed
+	a.workFirst, a.workDecode = s.workFirst, s.workDecode
+	return true
+}
+
+// keepAttempt keeps the draws of attempt k of r, just drawn for model m.
+func (e *engine) keepAttempt(r *request, m, k int) {
+	s := e.shared.entry(r, k)
+	if s == nil {
+		return
+	}
+	a := &r.att[k]
+	*s = sharedAttempt{
+		workFirst: a.workFirst, workDecode: a.workDecode, workErr: a.workErr, degU: a.degU,
+		id: int32(r.id + 1), model: int32(m), kind: a.kind, status: a.status, streamed: a.streamed,
+	}
+}
+
+// drawShared is draw with e.shared: it takes attempt k's draws when kept
+// and keeps them when drawn.
+func (e *engine) drawShared(r *request, m, k int) {
+	if !sharesDraw(r, &e.cfg.Models[m], r.att[k].try) {
+		e.draw(r, m, k)
+		return
+	}
+	if e.keptAttempt(r, m, k) {
+		return
+	}
+	e.draw(r, m, k)
+	e.keepAttempt(r, m, k)
+}
+
+// drawRequestShared is drawRequest of a request from the open arrivals
+// with e.shared: it takes the request's class and token counts when kept
+// and keeps them when drawn.
+func (e *engine) drawRequestShared(r *request) {
+	if !e.shared.keptRequest(r) {
+		e.drawRequest(r, -1)
+		e.shared.keepRequest(r)
+	}
+}
+
+// sharesDraw reports whether the draw of attempt k of r to model md may
+// be shared: a first call of round 0, to a model without stalls or
+// client errors (drawn from streams of their own).
+func sharesDraw(r *request, md *Model, try uint8) bool {
+	return try == 0 && r.round == 0 && md.Stalls.Rate <= 0 && md.Failures.ClientError.Rate <= 0
+}
