@@ -41,9 +41,10 @@ type endTimes struct {
 	// maxAll the largest answered one and the largest of all.
 	sumA, sumM   wideSum
 	maxA, maxAll time.Duration
-	// sqA is the exact sum of the squares of the answered durations in
-	// µs² (intervals.go).
-	sqA wideSum
+	// sqA and sqM are the exact sums of the squares of the answered and
+	// the missed durations in µs² (intervals.go; the misses' for a
+	// pipeline's end-to-end mean, endView).
+	sqA, sqM wideSum
 	// sec, parallel to buf, is each request's arrival section, and
 	// secLast each section's last arrival (batchmeans.go); nil unless the
 	// run batches its intervals.
@@ -90,6 +91,7 @@ func (t *endTimes) add(d time.Duration, answered bool) {
 		t.m++
 		t.buf[len(t.buf)-t.m] = x
 		t.sumM.add(d)
+		t.sqM.addSquare(d)
 	}
 }
 
@@ -147,7 +149,7 @@ type latencySet struct {
 	na, nm       int
 	sumA, sumM   wideSum
 	maxA, maxAll time.Duration
-	sqA          wideSum // endTimes.sqA
+	sqA, sqM     wideSum // endTimes.sqA, sqM
 	// ansSec and missSec are the arrival sections of ans and miss, part
 	// by part, and secLast each section's last arrival, when every part
 	// has them (batchmeans.go); nil otherwise.
@@ -166,7 +168,7 @@ func (s *latencySet) addTimes(t *endTimes) {
 	o := latencySet{
 		ans: [][]float32{t.answered()}, miss: [][]float32{t.misses()},
 		na: t.a, nm: t.m, sumA: t.sumA, sumM: t.sumM, maxA: t.maxA, maxAll: t.maxAll,
-		sqA: t.sqA, unsectioned: t.sec == nil, noCut: t.noCut,
+		sqA: t.sqA, sqM: t.sqM, unsectioned: t.sec == nil, noCut: t.noCut,
 	}
 	if t.sec != nil {
 		o.ansSec, o.missSec, o.secLast = [][]uint16{t.answeredSec()}, [][]uint16{t.missSec()}, t.secLast
@@ -194,6 +196,7 @@ func (s *latencySet) addParts(o latencySet) {
 	s.sumA.addSum(o.sumA)
 	s.sumM.addSum(o.sumM)
 	s.sqA.addSum(o.sqA)
+	s.sqM.addSum(o.sqM)
 	s.maxA = max(s.maxA, o.maxA)
 	s.maxAll = max(s.maxAll, o.maxAll)
 }

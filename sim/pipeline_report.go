@@ -106,8 +106,9 @@ type StepReport struct {
 // run), so that its figures can be batched too (batchmeans.go).
 func (c *ClassResult) endView() *ClassResult {
 	v := &ClassResult{Name: c.Name, Requests: c.Requests, Answered: c.Requests}
-	v.lat = latencySet{na: c.lat.n(), sumA: c.lat.sumA, maxA: c.lat.maxAll, maxAll: c.lat.maxAll}
+	v.lat = latencySet{na: c.lat.n(), sumA: c.lat.sumA, sqA: c.lat.sqA, maxA: c.lat.maxAll, maxAll: c.lat.maxAll}
 	v.lat.sumA.addSum(c.lat.sumM)
+	v.lat.sqA.addSum(c.lat.sqM)
 	v.lat.ans = append(append([][]float32{}, c.lat.ans...), c.lat.miss...)
 	v.lat.unsectioned, v.lat.unbilled = true, true
 	if c.lat.sectioned() {
