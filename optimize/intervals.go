@@ -58,15 +58,14 @@ func setIntervals(c, base *Candidate, basis string, level float64, within bool) 
 		return
 	}
 	c.CIMethod = CIMethodGrid
-	c.AnsweredShareCI95 = wireCI(sim.BatchInterval(c.AnsweredShare, c.batchS[0], level))
+	// A share lies in [0, 1]: bounds past it are clipped.
+	c.AnsweredShareCI95 = wireCI(sim.ClipShare(sim.BatchInterval(c.AnsweredShare, c.batchS[0], level)))
 	if within && c.batchS[1] != nil {
-		c.AnsweredWithinShareCI95 = wireCI(sim.BatchInterval(c.AnsweredWithinShare, c.batchS[1], level))
+		c.AnsweredWithinShareCI95 = wireCI(sim.ClipShare(sim.BatchInterval(c.AnsweredWithinShare, c.batchS[1], level)))
 	}
 	if f := c.batchF; f[0] != nil {
-		// A share lies in [0, 1]: bounds past it are clipped.
 		share := func(x float64, per []float64) *[2]*float64 {
-			ci := sim.BatchInterval(x, per, level)
-			return wireCI([2]float64{max(ci[0], 0), min(ci[1], 1)})
+			return wireCI(sim.ClipShare(sim.BatchInterval(x, per, level)))
 		}
 		c.MetShareCI95 = share(c.MetShare, f[0])
 		if c.RescuedShare != nil && c.HarmedShare != nil {

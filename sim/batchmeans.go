@@ -579,7 +579,7 @@ func (cr *ClassReport) setIntervals(x *summaries) {
 		return
 	}
 	cr.AnsweredShare = b.answered
-	cr.AnsweredShareCI95 = wireCI(b.shareCI)
+	cr.AnsweredShareCI95 = wireCI(ClipShare(b.shareCI))
 	w, bs := b.warm, b.batches
 	cr.WarmUp, cr.Batches = &w, &bs
 	bb := x.baseBat

@@ -46,6 +46,15 @@ func meanCI(c *ClassResult) [2]float64 {
 	return [2]float64{m - h, m + h}
 }
 
+// ClipShare returns the interval ci of a share or a utilisation, which lie
+// in [0, 1], with bounds past them clipped; NaN bounds stay NaN.
+func ClipShare(ci [2]float64) [2]float64 {
+	if math.IsNaN(ci[0]) || math.IsNaN(ci[1]) {
+		return ci
+	}
+	return [2]float64{max(ci[0], 0), min(ci[1], 1)}
+}
+
 // WilsonCI returns the Wilson score 95 % interval of a share of k
 // successes in n independent trials; NaN bounds when n is 0.
 func WilsonCI(k, n int64) [2]float64 {

@@ -126,7 +126,7 @@ func utilisationCI(u *float64, meanInService float64, sec []float64, spans []flo
 			xs[j] = busy[j] / (spans[j] * c)
 		}
 	}
-	return wireCIOpt(BatchInterval(*u, xs, 0.95))
+	return wireCIOpt(ClipShare(BatchInterval(*u, xs, 0.95)))
 }
 
 // setLoadIntervals gives r's providers and pool replicas with a

@@ -99,15 +99,8 @@ func (pr *PipelineReport) setBatchedShares(hp, bp *PipelineResult, cut int) {
 			pr.NoHedgingCheckedShare, pr.NoHedgingDegradedShare = bs[0], bs[1]
 		}
 	}
-	// A share lies in [0, 1]: bounds past it are clipped.
-	clip := func(ci [2]float64) [2]float64 {
-		if math.IsNaN(ci[0]) || math.IsNaN(ci[1]) {
-			return ci
-		}
-		return [2]float64{max(ci[0], 0), min(ci[1], 1)}
-	}
-	pr.CheckedShareCI95 = wireCIOpt(clip(BatchInterval(sh[0], per[0], 0.95)))
-	pr.DegradedShareCI95 = wireCIOpt(clip(BatchInterval(sh[1], per[1], 0.95)))
+	pr.CheckedShareCI95 = wireCIOpt(ClipShare(BatchInterval(sh[0], per[0], 0.95)))
+	pr.DegradedShareCI95 = wireCIOpt(ClipShare(BatchInterval(sh[1], per[1], 0.95)))
 	if pr.CheckedShareCI95 != nil || pr.DegradedShareCI95 != nil {
 		pr.SharesCIMethod = CIMethodPipelineBatch
 	}
