@@ -14,6 +14,7 @@ import (
 // there, as the met share's always was (it read [0.979, 1.00068] at
 // 2·10⁴ requests), and scale-to-zero's at [0.99949, 1.000009].
 func TestCandidateShareIntervalsWithinUnit(t *testing.T) {
+	t.Parallel()
 	names := []string{"scale-to-zero.toml"}
 	if !testing.Short() {
 		names = append(names, "loaded-provider.toml")
