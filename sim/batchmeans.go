@@ -292,8 +292,12 @@ func (ss *sectionSums) summarize(s *latencySet, cut int) *batchSummary {
 	for k := range cut {
 		b.warm.Requests += cnt[k]
 	}
-	if cut > 0 {
-		b.warm.Seconds = s.secLast[cut-1].Seconds()
+	// The cut ends at the last arrival of its sections: with fewer
+	// requests than sections some are empty (secLast 0).
+	for k := range cut {
+		if cnt[k] > 0 {
+			b.warm.Seconds = max(b.warm.Seconds, s.secLast[k].Seconds())
+		}
 	}
 	g := groupBatches(s, ss, cut)
 	nb, bn, ba, bs, bsa, buf, off := g.nb, g.n, g.a, g.sum, g.sumA, g.buf, g.off
@@ -499,9 +503,9 @@ func batchWarnings(b *batchSummary, total int) []string {
 	case B < numBatches:
 		w = append(w, fmt.Sprintf("%s too few for batched intervals: %d batches; simulate at least %d requests", plural(int(b.kept), "request is", "requests are"), B, scale(numBatches*minPerBatch(0.95))))
 	case b.batches.Size < minPerBatch(0.95):
-		w = append(w, fmt.Sprintf("batches of %d requests are too short for a batched p95 interval (%d needed per batch); simulate at least %d requests", b.batches.Size, minPerBatch(0.95), scale(B*minPerBatch(0.95))))
+		w = append(w, fmt.Sprintf("batches of %s are too short for a batched p95 interval (%d needed per batch); simulate at least %d requests", batchSize(b.batches.Size), minPerBatch(0.95), scale(B*minPerBatch(0.95))))
 	case b.batches.Size < minPerBatch(0.99):
-		w = append(w, fmt.Sprintf("batches of %d requests are too short for a batched p99 interval (%d needed per batch); simulate at least %d requests", b.batches.Size, minPerBatch(0.99), scale(B*minPerBatch(0.99))))
+		w = append(w, fmt.Sprintf("batches of %s are too short for a batched p99 interval (%d needed per batch); simulate at least %d requests", batchSize(b.batches.Size), minPerBatch(0.99), scale(B*minPerBatch(0.99))))
 	}
 	if r := b.batches.Lag1; r > maxLag1 {
 		// Adjacent batch means of a process with summable correlations
@@ -621,6 +625,15 @@ const QuantileRuleBatched = "nearest rank (R type 1): the smallest latency with 
 	"the requests interact, so the latency_s figures, the answered share and the costs per 1000 requests leave out the warm-up cut, " +
 	"and each ci95 comes from batch means of arrival-ordered requests"
 
+// batchSize words a batch size of n requests (0 when the run has fewer
+// requests than batches).
+func batchSize[T int | int64](n T) string {
+	if n == 0 {
+		return "fewer than one request each"
+	}
+	return fmt.Sprintf("%d requests", n)
+}
+
 // writeBatched writes, for each batched row, its warm-up cut, its batches
 // and its answered share's interval.
 func writeBatched(w io.Writer, rows []ClassReport) {
@@ -640,8 +653,8 @@ func writeBatched(w io.Writer, rows []ClassReport) {
 		if ci := c.AddedCostPctCI95; c.AddedCostPct != nil && ci != nil && ci[0] != nil && ci[1] != nil {
 			share += fmt.Sprintf("; added cost %s [%s, %s]", signedPct(*c.AddedCostPct), signedPct(*ci[0]), signedPct(*ci[1]))
 		}
-		fmt.Fprintf(w, "%s: %s; intervals from %d batches of %d requests (lag-1 autocorrelation %.2f)%s\n",
-			c.Class, cut, b.Count, b.Size, b.Lag1, share)
+		fmt.Fprintf(w, "%s: %s; intervals from %d batches of %s (lag-1 autocorrelation %.2f)%s\n",
+			c.Class, cut, b.Count, batchSize(b.Size), b.Lag1, share)
 	}
 }
 
