@@ -90,6 +90,10 @@ type Measurement struct {
 	// paired, each batch's share of requests that met the target, were
 	// rescued and were harmed (Candidate.batchF); nil otherwise.
 	Fates [3][]float64
+	// SectionCosts holds, when the class's requests are independent, the
+	// run's cost in USD of each of its arrival sections
+	// (Candidate.secCost); nil otherwise.
+	SectionCosts []float64
 }
 
 // replicaHours returns the replica-hours of the autoscaled pools res sent
@@ -122,6 +126,7 @@ func measurementOf(key string, c *Candidate) Measurement {
 		OverLimit: c.OverLimit, Loads: c.Loads, Survival: c.Survival, PerSecond: c.perSecond,
 		WonPrimary: c.won.Primary, WonCopies: c.won.Copies, Met: c.met, Rescued: c.rescued, Harmed: c.harmed, Paired: c.paired,
 		Batches: c.batchQ, BatchFrom: c.batchFrom, Shares: c.batchS, Fates: c.batchF, ReplicaHours: c.ReplicaHours,
+		SectionCosts: c.secCost,
 	}
 }
 
@@ -147,6 +152,7 @@ func (m *Measurement) apply(c *Candidate) {
 	c.batchS = m.Shares
 	c.ReplicaHours = m.ReplicaHours
 	c.batchF = m.Fates
+	c.secCost = m.SectionCosts
 	c.shares()
 }
 
@@ -234,6 +240,9 @@ type measurementJSON struct {
 	Shares     [][]exact       `json:"batch_shares,omitempty"`
 	Replicas   *exact          `json:"replica_hours,omitempty"`
 	Fates      [][]exact       `json:"batch_fate_shares,omitempty"`
+	// SecCost: the cost in USD of each of the run's 1000 arrival sections
+	// (independent requests only).
+	SecCost []exact `json:"section_cost_usd,omitempty"`
 }
 
 // groupFigure is the JSON form of a GroupFigure, exact.
@@ -259,6 +268,10 @@ type load struct {
 	Burst       exact  `json:"burst_s"`
 	Span        exact  `json:"span_s"`
 }
+
+// sectionCount is the number of arrival sections section_cost_usd holds
+// (sim.ClassResult.SectionCosts).
+const sectionCount = 1000
 
 // latencyNames name the values of latency_s.
 var latencyNames = [10]string{"mean", "p50", "p90", "p95", "p99", "p99.9", "p95 interval low", "p95 interval high", "p99 interval low", "p99 interval high"}
@@ -299,6 +312,14 @@ func (w *measurementJSON) check() error {
 	}
 	if w.Replicas != nil && !finite(*w.Replicas) {
 		return bad("replica_hours", "is %v; want finite hours ≥ 0", float64(*w.Replicas))
+	}
+	if n := len(w.SecCost); n != 0 && n != sectionCount {
+		return bad("section_cost_usd", "has %d values; want %d, one per arrival section", n, sectionCount)
+	}
+	for i, x := range w.SecCost {
+		if !finite(x) {
+			return bad("section_cost_usd", "value %d is %v; want finite USD ≥ 0", i+1, float64(x))
+		}
 	}
 	if n := len(w.Batches); w.BatchFrom < 0 || (n > 0 && w.BatchFrom > len(w.Batches[0])) || (n == 0 && w.BatchFrom != 0) {
 		return bad("batch_first_kept", "is %d; want a batch of batch_p95_p99_s (0 without them)", w.BatchFrom)
@@ -497,6 +518,12 @@ func (m Measurement) MarshalJSON() ([]byte, error) {
 			w.Fates = append(w.Fates, xs)
 		}
 	}
+	if m.SectionCosts != nil {
+		w.SecCost = make([]exact, len(m.SectionCosts))
+		for k, x := range m.SectionCosts {
+			w.SecCost[k] = exact(x)
+		}
+	}
 	for _, g := range m.Group {
 		w.Group = append(w.Group, groupFigure{g.Class, exact(g.Q), [2]exact{exact(g.CI[0]), exact(g.CI[1])}, g.CIOK,
 			exact(g.Answered), exact(g.Hedged), exact(g.CostPer1k), exact(g.Calls), g.Requests})
@@ -569,6 +596,12 @@ func (m *Measurement) UnmarshalJSON(b []byte) error {
 			for j, x := range b {
 				m.Shares[i][j] = float64(x)
 			}
+		}
+	}
+	if len(w.SecCost) > 0 {
+		m.SectionCosts = make([]float64, len(w.SecCost))
+		for k, x := range w.SecCost {
+			m.SectionCosts[k] = float64(x)
 		}
 	}
 	if w.Replicas != nil {
