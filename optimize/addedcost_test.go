@@ -80,10 +80,12 @@ func TestCandidateAddedCostIntervalIndependent(t *testing.T) {
 	}
 }
 
-// TestSectionCostsThroughShards: a sharded sweep's measurements carry the
-// section costs, so the assembled report has the same added cost's
-// interval as Run's; a measurement with the wrong number of sections or a
-// negative cost is refused, naming section_cost_usd, and one without them
+// TestSectionCostsThroughShards: a sharded sweep's measurements carry no
+// hedging's section costs and each candidate's added cost's standard
+// error over them, so the assembled report has the same added cost's
+// interval as Run's; a measurement with the wrong number of sections, a
+// negative cost, section costs on a hedged run or a standard error
+// without its sections is refused, naming the field, and one without them
 // (an older shard) reads back with none.
 func TestSectionCostsThroughShards(t *testing.T) {
 	t.Parallel()
@@ -114,14 +116,41 @@ func TestSectionCostsThroughShards(t *testing.T) {
 	if w.AddedCostPctCI95 == nil || g.AddedCostPctCI95 == nil || *w.AddedCostPctCI95[0] != *g.AddedCostPctCI95[0] || *w.AddedCostPctCI95[1] != *g.AddedCostPctCI95[1] {
 		t.Errorf("added cost interval %v assembled, %v run", g.AddedCostPctCI95, w.AddedCostPctCI95)
 	}
-	var withSections *optimize.Measurement
+	var withSections, hedged *optimize.Measurement
 	for i := range ms {
-		if len(ms[i].SectionCosts) == 1000 {
+		switch {
+		case len(ms[i].SectionCosts) == 1000 && strings.HasSuffix(ms[i].Key, ": none"):
 			withSections = &ms[i]
+		case ms[i].SectionCosts != nil:
+			t.Errorf("%s: hedged, yet %d section costs", ms[i].Key, len(ms[i].SectionCosts))
+		case ms[i].CostSections == 1000 && ms[i].CostSE > 0:
+			hedged = &ms[i]
 		}
 	}
-	if withSections == nil {
-		t.Fatal("no measurement carries 1000 section costs")
+	if withSections == nil || hedged == nil {
+		t.Fatalf("no measurement of no hedging with 1000 section costs (%v), or none hedged with a standard error over 1000 (%v)", withSections != nil, hedged != nil)
+	}
+	hdata, err := json.Marshal(hedged)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var hback optimize.Measurement
+	if err := json.Unmarshal(hdata, &hback); err != nil || hback.CostSE != hedged.CostSE || hback.CostSections != 1000 {
+		t.Fatalf("hedged measurement after JSON: %v, se %v, sections %d", err, hback.CostSE, hback.CostSections)
+	}
+	for _, c := range []struct{ from, to, field string }{
+		{`"added_cost_sections":1000`, `"added_cost_sections":1`, "added_cost_sections"},
+		{`"added_cost_sections":1000`, `"added_cost_sections":0`, "added_cost_se_pct"},
+		{`"added_cost_se_pct":`, `"added_cost_se_pct":-`, "added_cost_se_pct"},
+		{`"added_cost_sections":1000`, `"added_cost_sections":1000,"section_cost_usd":[` + strings.Repeat("0,", 999) + `0]`, "section_cost_usd"},
+	} {
+		bad := strings.Replace(string(hdata), c.from, c.to, 1)
+		if bad == string(hdata) {
+			t.Fatalf("no %s in %s", c.from, hdata)
+		}
+		if err := json.Unmarshal([]byte(bad), &hback); err == nil || !strings.Contains(err.Error(), c.field) {
+			t.Errorf("%s → %s: error %v, want one naming %s", c.from, c.to, err, c.field)
+		}
 	}
 	data, err := json.Marshal(withSections)
 	if err != nil {
@@ -149,9 +178,23 @@ func TestSectionCostsThroughShards(t *testing.T) {
 			t.Errorf("bad section costs: error %v, want one naming section_cost_usd", err)
 		}
 	}
+	// Parts of an older build, without section costs, still assemble:
+	// without the added cost's interval.
+	stripped := make([]optimize.Measurement, len(ms))
+	for i, m := range ms {
+		m.SectionCosts, m.CostSE, m.CostSections = nil, 0, 0
+		stripped[i] = m
+	}
+	old, _, err := optimize.Assemble(cfg, s, stripped, optimize.Options{Workers: 1})
+	if err != nil {
+		t.Fatalf("parts without section costs: %v", err)
+	}
+	if c := old.Classes[0].Candidates[1]; c.AddedCostPctCI95 != nil || c.AddedCostPctCIMethod != "" || c.AddedCostPct != w.AddedCostPct {
+		t.Errorf("parts without section costs: added cost %v, interval %v, method %q", c.AddedCostPct, c.AddedCostPctCI95, c.AddedCostPctCIMethod)
+	}
 	end := at + strings.Index(string(data[at:]), "]")
-	old := string(data[:i-1]) + string(data[end+1:]) // without the field and its comma
-	if err := json.Unmarshal([]byte(old), &back); err != nil || back.SectionCosts != nil {
+	without := string(data[:i-1]) + string(data[end+1:]) // without the field and its comma
+	if err := json.Unmarshal([]byte(without), &back); err != nil || back.SectionCosts != nil {
 		t.Errorf("a measurement without section costs: error %v, sections %d", err, len(back.SectionCosts))
 	}
 }

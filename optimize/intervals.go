@@ -25,10 +25,12 @@ import (
 // (sim.ClassResult.GridFates: the run counts them per arrival section),
 // when it was paired; none otherwise.
 
-// CIMethodWilson and CIMethodGrid name how a candidate's intervals of its
-// shares and added cost were made (Candidate.CIMethod).
+// CIMethodWilson and CIMethodGrid name how a candidate's intervals were
+// made (Candidate.CIMethod): for independent requests, of its shares (the
+// added cost's is named by Candidate.AddedCostPctCIMethod alone); when
+// they interact, of its shares and added cost.
 const (
-	CIMethodWilson = "Wilson score (independent requests); the added cost paired with no hedging over 1000 arrival sections"
+	CIMethodWilson = "Wilson score (independent requests)"
 	CIMethodGrid   = "batch means over 30 arrival-ordered batches of the whole run (t interval); the added cost paired with no hedging batch by batch"
 )
 
@@ -63,7 +65,10 @@ func setIntervals(c, base *Candidate, basis string, level float64, within bool) 
 			c.RescuedShareCI95, c.HarmedShareCI95 = w(*c.RescuedShare), w(*c.HarmedShare)
 		}
 		if basis == CostUSD && c.Requests == base.Requests {
-			ci := sim.PairedAddedCostCI(c.AddedCostPct, c.secCost, base.secCost, level)
+			ci := sim.AddedCostCIFromSE(c.AddedCostPct, c.costSE, c.costK, level)
+			if c == base {
+				ci = sim.PairedAddedCostCI(c.AddedCostPct, c.secCost, c.secCost, level)
+			}
 			if c.AddedCostPctCI95 = wireCI(ci); c.AddedCostPctCI95 != nil {
 				c.AddedCostPctCIMethod = sim.CIMethodAddedCostPaired
 			}

@@ -203,10 +203,15 @@ type Candidate struct {
 	// target, were rescued and were harmed (sim.ClassResult.GridFates);
 	// nil otherwise.
 	batchF [3][]float64
-	// secCost holds, when the class's requests are independent, the
-	// run's cost in USD of each of its 1000 arrival sections
-	// (sim.ClassResult.SectionCosts); nil otherwise.
+	// secCost holds, for a no-hedging run whose requests are
+	// independent, the run's cost in USD of each of its 1000 arrival
+	// sections (sim.ClassResult.SectionCosts); nil otherwise. costSE and
+	// costK are, for a hedged candidate paired with such a run, its added
+	// cost's standard error in percentage points over those sections and
+	// their number (sim.PairedAddedCostSE); 0 and 0 otherwise.
 	secCost []float64
+	costSE  float64
+	costK   int
 
 	// adaptive is an adaptive candidate's delay (adaptive.go).
 	adaptive *sim.Adaptive
@@ -605,7 +610,7 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 		return cj.class, c, rep.Classes[cj.class].Candidates[cj.cand].Policy(c.Classes[0].Policy)
 	}, func(i int, res *sim.Result, err error) (Measurement, error) {
 		cj := all[i]
-		return measureRun(ctx, keys[i], res, jobs[cj.class].cfg, 0, err, s.Level, jobs[cj.class].search.Objective.Target)
+		return measureRun(ctx, keys[i], res, jobs[cj.class].cfg, 0, err, s.Level, jobs[cj.class].search.Objective.Target, rep.Classes[cj.class].Candidates[0].secCost)
 	})
 	if err != nil {
 		return nil, nil, err

@@ -238,12 +238,19 @@ func pairedAddedCostCI(pct float64, h, b []float64) [2]float64 {
 // of unequal lengths, with fewer than two sections with requests or when
 // b costs nothing.
 func PairedAddedCostCI(pct float64, h, b []float64, level float64) [2]float64 {
-	nan := [2]float64{math.NaN(), math.NaN()}
+	se, k := PairedAddedCostSE(h, b)
+	return AddedCostCIFromSE(pct, se, k, level)
+}
+
+// PairedAddedCostSE returns the standard error, in percentage points, of
+// the added cost of section costs h over b (USD; see PairedAddedCostCI),
+// 100 · √(Σ(h_k − R·b_k)² ÷ (K(K − 1))) ÷ b̄, and K, the sections with
+// requests; NaN and 0 when it cannot be formed.
+func PairedAddedCostSE(h, b []float64) (se float64, k int) {
 	if h == nil || len(h) != len(b) {
-		return nan
+		return math.NaN(), 0
 	}
 	var sh, sb float64
-	k := 0
 	for i := range h {
 		if h[i] != 0 || b[i] != 0 {
 			sh += h[i]
@@ -252,7 +259,7 @@ func PairedAddedCostCI(pct float64, h, b []float64, level float64) [2]float64 {
 		}
 	}
 	if k < 2 || !(sb > 0) {
-		return nan
+		return math.NaN(), 0
 	}
 	r := sh / sb
 	var ss float64
@@ -263,8 +270,17 @@ func PairedAddedCostCI(pct float64, h, b []float64, level float64) [2]float64 {
 		}
 	}
 	kf := float64(k)
-	se := 100 * math.Sqrt(ss/(kf*(kf-1))) / (sb / kf)
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: kf - 1}.Quantile((1 + level) / 2)
+	return 100 * math.Sqrt(ss/(kf*(kf-1))) / (sb / kf), k
+}
+
+// AddedCostCIFromSE returns pct ± t₀,K−1 · se at the level (in (0, 1)):
+// the interval of PairedAddedCostCI from PairedAddedCostSE's se and k;
+// NaN bounds when se is NaN or k < 2.
+func AddedCostCIFromSE(pct, se float64, k int, level float64) [2]float64 {
+	if math.IsNaN(se) || k < 2 {
+		return [2]float64{math.NaN(), math.NaN()}
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(k - 1)}.Quantile((1 + level) / 2)
 	return [2]float64{pct - t*se, pct + t*se}
 }
 
