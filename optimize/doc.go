@@ -342,11 +342,14 @@
 // objective_pick, indistinguishable_from_pick, fewer_answers,
 // answered_within_target_share, answered_share_ci95,
 // answered_within_target_share_ci95 (with a target), added_cost_pct_ci95
-// (when the requests interact and the cost basis is USD; absent
-// otherwise) and ci95_method (how those three were made: Wilson's score
-// interval for independent requests, batch means over the run's fixed
-// grid of 30 arrival-ordered batches when they interact, the added cost
-// paired with no hedging batch by batch), met_share_ci95,
+// (on the USD cost basis; absent otherwise) and ci95_method (how those
+// three were made: Wilson's score interval for independent requests,
+// batch means over the run's fixed grid of 30 arrival-ordered batches
+// when they interact; the added cost paired with no hedging, over the
+// run's 1000 arrival sections for independent requests and batch by
+// batch when they interact), added_cost_pct_ci95_method (the added
+// cost's method alone: sim.CIMethodAddedCostPaired or
+// CIMethodAddedCostGrid), met_share_ci95,
 // rescued_share_ci95 and harmed_share_ci95 (Wilson's for independent
 // requests; batch means over the same grid when they interact and the
 // runs are paired), status ("picked", "eligible" or

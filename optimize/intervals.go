@@ -11,8 +11,10 @@ import (
 // Intervals of a candidate's shares and added cost. For independent
 // requests the answered share, the share answered within the target and
 // the shares that met the class's target, were rescued and were harmed
-// get Wilson's score interval (stats.go's wilson); the added cost gets
-// none, since the run keeps no per-request costs to form one from. When
+// get Wilson's score interval (stats.go's wilson); the added cost, on the
+// USD basis, gets the paired ratio estimate's interval over the run's
+// 1000 arrival sections, with no hedging's on the same requests (common
+// random numbers; sim.PairedAddedCostCI), as `run` gives it. When
 // the class's requests interact, each figure's interval comes from its
 // values in the 30 batches of sim's fixed grid over the whole run
 // (sim.ClassResult.GridShares) — the requests the figures are over — as
@@ -23,12 +25,19 @@ import (
 // (sim.ClassResult.GridFates: the run counts them per arrival section),
 // when it was paired; none otherwise.
 
-// CIMethodWilson and CIMethodGrid name how a candidate's intervals of its
-// shares and added cost were made (Candidate.CIMethod).
+// CIMethodWilson and CIMethodGrid name how a candidate's intervals were
+// made (Candidate.CIMethod): for independent requests, of its shares (the
+// added cost's is named by Candidate.AddedCostPctCIMethod alone); when
+// they interact, of its shares and added cost.
 const (
-	CIMethodWilson = "Wilson score (independent requests); no interval of the added cost"
+	CIMethodWilson = "Wilson score (independent requests)"
 	CIMethodGrid   = "batch means over 30 arrival-ordered batches of the whole run (t interval); the added cost paired with no hedging batch by batch"
 )
+
+// CIMethodAddedCostGrid names the added cost's interval of a candidate
+// whose requests interact (Candidate.AddedCostPctCIMethod); for
+// independent requests it is sim.CIMethodAddedCostPaired.
+const CIMethodAddedCostGrid = "paired batch means over 30 arrival-ordered batches of the whole run, with and without hedging (t interval)"
 
 // setIntervals fills c's intervals of its shares and added cost at the
 // level, base being the class's no-hedging candidate and basis its cost
@@ -54,6 +63,15 @@ func setIntervals(c, base *Candidate, basis string, level float64, within bool) 
 		c.MetShareCI95 = w(c.MetShare)
 		if c.RescuedShare != nil && c.HarmedShare != nil {
 			c.RescuedShareCI95, c.HarmedShareCI95 = w(*c.RescuedShare), w(*c.HarmedShare)
+		}
+		if basis == CostUSD && c.Requests == base.Requests {
+			ci := sim.AddedCostCIFromSE(c.AddedCostPct, c.costSE, c.costK, level)
+			if c == base {
+				ci = sim.PairedAddedCostCI(c.AddedCostPct, c.secCost, c.secCost, level)
+			}
+			if c.AddedCostPctCI95 = wireCI(ci); c.AddedCostPctCI95 != nil {
+				c.AddedCostPctCIMethod = sim.CIMethodAddedCostPaired
+			}
 		}
 		return
 	}
@@ -84,7 +102,9 @@ func setIntervals(c, base *Candidate, basis string, level float64, within bool) 
 			xs[j] = 100 * (cc[j] - bc[j]) / bc[j]
 		}
 	}
-	c.AddedCostPctCI95 = wireCI(sim.BatchInterval(c.AddedCostPct, xs, level))
+	if c.AddedCostPctCI95 = wireCI(sim.BatchInterval(c.AddedCostPct, xs, level)); c.AddedCostPctCI95 != nil {
+		c.AddedCostPctCIMethod = CIMethodAddedCostGrid
+	}
 }
 
 // wireCI is an interval on the wire: nil when it was not formed (NaN

@@ -13,8 +13,8 @@ func near(ci *[2]*float64, lo, hi float64) bool {
 
 // TestCandidateIntervals checks setIntervals against closed forms. For
 // independent requests: 90 of 100 answered has the Wilson 95 % interval
-// [0.825634, 0.944771] (Wilson 1927, z = 1.959964), and there is no added
-// cost's interval. Batched, with 4 batches: shares 0.88, 0.92, 0.89, 0.91
+// [0.825634, 0.944771] (Wilson 1927, z = 1.959964), and without section
+// costs there is no added cost's interval. Batched, with 4 batches: shares 0.88, 0.92, 0.89, 0.91
 // around 0.9 give 0.9 ± t₀.₉₇₅,₃ · s/√4 = 0.9 ± 3.182446 · 0.0182574/2 =
 // [0.870948, 0.929052]; costs 10 % above no hedging's in every batch give
 // an added cost's interval of exactly [10 %, 10 %] around the pooled +10 %.
@@ -50,7 +50,7 @@ func TestCandidateIntervals(t *testing.T) {
 	if !near(c.AnsweredShareCI95, 0.8709483728424473, 0.9290516271575527) || !near(c.AnsweredWithinShareCI95, 0.8709483728424473, 0.9290516271575527) {
 		t.Errorf("batched: answered %v, within %v", c.AnsweredShareCI95, c.AnsweredWithinShareCI95)
 	}
-	if !near(c.AddedCostPctCI95, 10, 10) || c.CIMethod != CIMethodGrid {
+	if !near(c.AddedCostPctCI95, 10, 10) || c.CIMethod != CIMethodGrid || c.AddedCostPctCIMethod != CIMethodAddedCostGrid {
 		t.Errorf("batched: added cost %v, method %q", c.AddedCostPctCI95, c.CIMethod)
 	}
 	if c.MetShareCI95 != nil || c.RescuedShareCI95 != nil {

@@ -366,7 +366,7 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 				key := fmt.Sprintf("%s: candidate %d (%s)", step, j+1, cand.Label)
 				me, err := m.get(key, j, func() (Measurement, error) {
 					res, c, err := run(k, cand.Policy(cl.Policy), pair)
-					me, merr := measureRun(ctx, key, res, c, k, err, s.Level, search.Objective.Target)
+					me, merr := measureRun(ctx, key, res, c, k, err, s.Level, search.Objective.Target, base.secCost)
 					if err == nil && grouped {
 						me.Group = groupFigures(res, c, &s)
 					}

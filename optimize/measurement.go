@@ -90,6 +90,16 @@ type Measurement struct {
 	// paired, each batch's share of requests that met the target, were
 	// rescued and were harmed (Candidate.batchF); nil otherwise.
 	Fates [3][]float64
+	// SectionCosts holds, for a no-hedging run whose requests are
+	// independent, the run's cost in USD of each of its 1000 arrival
+	// sections (sim.ClassResult.SectionCosts); nil otherwise.
+	// CostSE and CostSections hold, for a hedged run paired with such a
+	// run, its added cost's standard error in percentage points over
+	// those sections and their number, K ≥ 2 (sim.PairedAddedCostSE); 0
+	// and 0 otherwise.
+	SectionCosts []float64
+	CostSE       float64
+	CostSections int
 }
 
 // replicaHours returns the replica-hours of the autoscaled pools res sent
@@ -122,6 +132,7 @@ func measurementOf(key string, c *Candidate) Measurement {
 		OverLimit: c.OverLimit, Loads: c.Loads, Survival: c.Survival, PerSecond: c.perSecond,
 		WonPrimary: c.won.Primary, WonCopies: c.won.Copies, Met: c.met, Rescued: c.rescued, Harmed: c.harmed, Paired: c.paired,
 		Batches: c.batchQ, BatchFrom: c.batchFrom, Shares: c.batchS, Fates: c.batchF, ReplicaHours: c.ReplicaHours,
+		SectionCosts: c.secCost, CostSE: c.costSE, CostSections: c.costK,
 	}
 }
 
@@ -147,6 +158,7 @@ func (m *Measurement) apply(c *Candidate) {
 	c.batchS = m.Shares
 	c.ReplicaHours = m.ReplicaHours
 	c.batchF = m.Fates
+	c.secCost, c.costSE, c.costK = m.SectionCosts, m.CostSE, m.CostSections
 	c.shares()
 }
 
@@ -234,6 +246,12 @@ type measurementJSON struct {
 	Shares     [][]exact       `json:"batch_shares,omitempty"`
 	Replicas   *exact          `json:"replica_hours,omitempty"`
 	Fates      [][]exact       `json:"batch_fate_shares,omitempty"`
+	// SecCost: the cost in USD of each of a no-hedging run's 1000 arrival
+	// sections (independent requests only); CostSE and CostK: a hedged
+	// run's added cost's standard error over them and their number.
+	SecCost []exact `json:"section_cost_usd,omitempty"`
+	CostSE  exact   `json:"added_cost_se_pct,omitempty"`
+	CostK   int     `json:"added_cost_sections,omitempty"`
 }
 
 // groupFigure is the JSON form of a GroupFigure, exact.
@@ -259,6 +277,10 @@ type load struct {
 	Burst       exact  `json:"burst_s"`
 	Span        exact  `json:"span_s"`
 }
+
+// sectionCount is the number of arrival sections section_cost_usd holds
+// (sim.ClassResult.SectionCosts).
+const sectionCount = 1000
 
 // latencyNames name the values of latency_s.
 var latencyNames = [10]string{"mean", "p50", "p90", "p95", "p99", "p99.9", "p95 interval low", "p95 interval high", "p99 interval low", "p99 interval high"}
@@ -299,6 +321,25 @@ func (w *measurementJSON) check() error {
 	}
 	if w.Replicas != nil && !finite(*w.Replicas) {
 		return bad("replica_hours", "is %v; want finite hours ≥ 0", float64(*w.Replicas))
+	}
+	if n := len(w.SecCost); n != 0 && n != sectionCount {
+		return bad("section_cost_usd", "has %d values; want %d, one per arrival section", n, sectionCount)
+	}
+	if len(w.SecCost) > 0 && !strings.HasSuffix(w.Key, ": none") {
+		return bad("section_cost_usd", "is set; only a no-hedging run (a key ending in \": none\") has them")
+	}
+	switch {
+	case w.CostK != 0 && (w.CostK < 2 || w.CostK > sectionCount):
+		return bad("added_cost_sections", "is %d; want a count in [2, %d] (0 without an interval)", w.CostK, sectionCount)
+	case !finite(w.CostSE):
+		return bad("added_cost_se_pct", "is %v; want finite percentage points ≥ 0", float64(w.CostSE))
+	case w.CostK == 0 && w.CostSE != 0:
+		return bad("added_cost_se_pct", "is set without added_cost_sections")
+	}
+	for i, x := range w.SecCost {
+		if !finite(x) {
+			return bad("section_cost_usd", "value %d is %v; want finite USD ≥ 0", i+1, float64(x))
+		}
 	}
 	if n := len(w.Batches); w.BatchFrom < 0 || (n > 0 && w.BatchFrom > len(w.Batches[0])) || (n == 0 && w.BatchFrom != 0) {
 		return bad("batch_first_kept", "is %d; want a batch of batch_p95_p99_s (0 without them)", w.BatchFrom)
@@ -497,6 +538,13 @@ func (m Measurement) MarshalJSON() ([]byte, error) {
 			w.Fates = append(w.Fates, xs)
 		}
 	}
+	w.CostSE, w.CostK = exact(m.CostSE), m.CostSections
+	if m.SectionCosts != nil {
+		w.SecCost = make([]exact, len(m.SectionCosts))
+		for k, x := range m.SectionCosts {
+			w.SecCost[k] = exact(x)
+		}
+	}
 	for _, g := range m.Group {
 		w.Group = append(w.Group, groupFigure{g.Class, exact(g.Q), [2]exact{exact(g.CI[0]), exact(g.CI[1])}, g.CIOK,
 			exact(g.Answered), exact(g.Hedged), exact(g.CostPer1k), exact(g.Calls), g.Requests})
@@ -571,6 +619,13 @@ func (m *Measurement) UnmarshalJSON(b []byte) error {
 			}
 		}
 	}
+	if len(w.SecCost) > 0 {
+		m.SectionCosts = make([]float64, len(w.SecCost))
+		for k, x := range w.SecCost {
+			m.SectionCosts[k] = float64(x)
+		}
+	}
+	m.CostSE, m.CostSections = float64(w.CostSE), w.CostK
 	if w.Replicas != nil {
 		h := float64(*w.Replicas)
 		m.ReplicaHours = &h
@@ -627,16 +682,23 @@ func baseline(res *sim.Result, c *sim.Config, k int, level float64, target time.
 
 // measureRun is the measurement of class k of a candidate's run res of
 // scenario c: its summary at the given level and target, or, when the
-// simulator refused the candidate (err), a failure kept under key. An
-// error is returned only when ctx ended.
-func measureRun(ctx context.Context, key string, res *sim.Result, c *sim.Config, k int, err error, level float64, target time.Duration) (Measurement, error) {
+// simulator refused the candidate (err), a failure kept under key. base
+// are the section costs of its no-hedging run (nil when its requests
+// interact), which its own are reduced to its added cost's standard
+// error against. An error is returned only when ctx ended.
+func measureRun(ctx context.Context, key string, res *sim.Result, c *sim.Config, k int, err error, level float64, target time.Duration, base []float64) (Measurement, error) {
 	if err != nil {
 		if ctx.Err() != nil {
 			return Measurement{}, err
 		}
 		return failure(key, err), nil
 	}
-	return measured(key, res, c, k, level, target), nil
+	me := measured(key, res, c, k, level, target)
+	if se, n := sim.PairedAddedCostSE(me.SectionCosts, base); n >= 2 {
+		me.CostSE, me.CostSections = se, n
+	}
+	me.SectionCosts = nil
+	return me, nil
 }
 
 // measured is the summary, under key, of class k of run res of scenario c

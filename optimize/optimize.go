@@ -76,13 +76,16 @@ type Candidate struct {
 	// the intervals, at the report's confidence_level, of AnsweredShare,
 	// AnsweredWithinShare (with a target) and AddedCostPct, made as
 	// CIMethod says (intervals.go): Wilson's for independent requests,
-	// batch means when they interact. The added cost's is absent for
-	// independent requests and on the calls basis, whose per-request
-	// figures the run does not keep.
+	// batch means when they interact. The added cost's, made as
+	// AddedCostPctCIMethod says, is paired with no hedging: over the
+	// run's 1000 arrival sections for independent requests, batch by
+	// batch when they interact; it is absent on the calls basis, whose
+	// per-request figures the run does not keep, and without prices.
 	AnsweredShareCI95       *[2]*float64 `json:"answered_share_ci95,omitempty"`
 	AnsweredWithinShareCI95 *[2]*float64 `json:"answered_within_target_share_ci95,omitempty"`
 	AddedCostPctCI95        *[2]*float64 `json:"added_cost_pct_ci95,omitempty"`
 	CIMethod                string       `json:"ci95_method,omitempty"`
+	AddedCostPctCIMethod    string       `json:"added_cost_pct_ci95_method,omitempty"`
 	// FewerAnswers is true when the answered share is significantly lower
 	// than no hedging's: the difference of the two proportions exceeds z
 	// standard errors at the report's level (a two-sided test that treats
@@ -200,6 +203,15 @@ type Candidate struct {
 	// target, were rescued and were harmed (sim.ClassResult.GridFates);
 	// nil otherwise.
 	batchF [3][]float64
+	// secCost holds, for a no-hedging run whose requests are
+	// independent, the run's cost in USD of each of its 1000 arrival
+	// sections (sim.ClassResult.SectionCosts); nil otherwise. costSE and
+	// costK are, for a hedged candidate paired with such a run, its added
+	// cost's standard error in percentage points over those sections and
+	// their number (sim.PairedAddedCostSE); 0 and 0 otherwise.
+	secCost []float64
+	costSE  float64
+	costK   int
 
 	// adaptive is an adaptive candidate's delay (adaptive.go).
 	adaptive *sim.Adaptive
@@ -598,7 +610,7 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 		return cj.class, c, rep.Classes[cj.class].Candidates[cj.cand].Policy(c.Classes[0].Policy)
 	}, func(i int, res *sim.Result, err error) (Measurement, error) {
 		cj := all[i]
-		return measureRun(ctx, keys[i], res, jobs[cj.class].cfg, 0, err, s.Level, jobs[cj.class].search.Objective.Target)
+		return measureRun(ctx, keys[i], res, jobs[cj.class].cfg, 0, err, s.Level, jobs[cj.class].search.Objective.Target, rep.Classes[cj.class].Candidates[0].secCost)
 	})
 	if err != nil {
 		return nil, nil, err

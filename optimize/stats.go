@@ -99,6 +99,7 @@ func summarize(c *Candidate, r *sim.ClassResult, level float64, target time.Dura
 	if a, w, cost, ok := r.GridShares(target.Seconds()); ok {
 		c.batchS = [3][]float64{a, w, cost}
 	}
+	c.secCost = r.SectionCosts()
 	if target > 0 {
 		c.AnsweredWithinShare = float64(r.AnsweredWithin(target.Seconds())) / nf
 	}

@@ -219,16 +219,38 @@ func (e *engine) attachCosts(res *Result) {
 	res.Overall.secCost = all
 }
 
-// pairedAddedCostCI returns the interval above of the added cost of h
-// over b, in %, around pct; NaN bounds without section costs, with fewer
-// than two sections with requests or when b costs nothing.
+// SectionCosts returns the cost in USD of each of the run's 1000 arrival
+// sections (section k holds requests ⌈k·n/1000⌉ to ⌈(k+1)·n/1000⌉ − 1 of
+// n) when its requests are independent, for the added cost's paired
+// interval (PairedAddedCostCI); nil when they interact. The slice is the
+// result's own: do not modify it.
+func (r *ClassResult) SectionCosts() []float64 { return r.secCost }
+
+// pairedAddedCostCI is PairedAddedCostCI at 95 %.
 func pairedAddedCostCI(pct float64, h, b []float64) [2]float64 {
-	nan := [2]float64{math.NaN(), math.NaN()}
+	return PairedAddedCostCI(pct, h, b, 0.95)
+}
+
+// PairedAddedCostCI returns the interval above, at the level (in (0, 1)),
+// of the added cost in % of a run with section costs h (USD,
+// ClassResult.SectionCosts) over its no-hedging run on the same requests
+// with section costs b, around pct; NaN bounds without section costs or
+// of unequal lengths, with fewer than two sections with requests or when
+// b costs nothing.
+func PairedAddedCostCI(pct float64, h, b []float64, level float64) [2]float64 {
+	se, k := PairedAddedCostSE(h, b)
+	return AddedCostCIFromSE(pct, se, k, level)
+}
+
+// PairedAddedCostSE returns the standard error, in percentage points, of
+// the added cost of section costs h over b (USD; see PairedAddedCostCI),
+// 100 · √(Σ(h_k − R·b_k)² ÷ (K(K − 1))) ÷ b̄, and K, the sections with
+// requests; NaN and 0 when it cannot be formed.
+func PairedAddedCostSE(h, b []float64) (se float64, k int) {
 	if h == nil || len(h) != len(b) {
-		return nan
+		return math.NaN(), 0
 	}
 	var sh, sb float64
-	k := 0
 	for i := range h {
 		if h[i] != 0 || b[i] != 0 {
 			sh += h[i]
@@ -237,7 +259,7 @@ func pairedAddedCostCI(pct float64, h, b []float64) [2]float64 {
 		}
 	}
 	if k < 2 || !(sb > 0) {
-		return nan
+		return math.NaN(), 0
 	}
 	r := sh / sb
 	var ss float64
@@ -248,8 +270,17 @@ func pairedAddedCostCI(pct float64, h, b []float64) [2]float64 {
 		}
 	}
 	kf := float64(k)
-	se := 100 * math.Sqrt(ss/(kf*(kf-1))) / (sb / kf)
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: kf - 1}.Quantile(0.975)
+	return 100 * math.Sqrt(ss/(kf*(kf-1))) / (sb / kf), k
+}
+
+// AddedCostCIFromSE returns pct ± t₀,K−1 · se at the level (in (0, 1)):
+// the interval of PairedAddedCostCI from PairedAddedCostSE's se and k;
+// NaN bounds when se is NaN or k < 2.
+func AddedCostCIFromSE(pct, se float64, k int, level float64) [2]float64 {
+	if math.IsNaN(se) || k < 2 {
+		return [2]float64{math.NaN(), math.NaN()}
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(k - 1)}.Quantile((1 + level) / 2)
 	return [2]float64{pct - t*se, pct + t*se}
 }
 
