@@ -111,7 +111,7 @@ func (p *ProviderResult) Unstable() bool { return p.growing }
 // unstableWarning says that provider p is unstable in the run named by
 // run ("without hedging", "with hedging").
 func unstableWarning(p *ProviderResult, run string) string {
-	return fmt.Sprintf("provider %s is offered %.0f%% of its capacity %s (utilisation %.1f%%): its queue grows without bound while requests arrive, so every figure of this run depends on how long it is; lower the load, raise its concurrency, or bound its queue (reject_when_full)",
+	return fmt.Sprintf("provider %s is offered %.0f%% of its capacity %s (utilisation %.1f%%): its queue grows without bound while requests arrive, so every figure of this run depends on how long it is; lower the load, raise its concurrency, or bound its queue (queue_limit)",
 		p.Name, 100*p.offered, run, 100*deref(p.Utilisation))
 }
 
@@ -133,7 +133,7 @@ func unstableReplicaWarning(p *PoolResult, r *ReplicaResult, run string, poolUti
 	if poolUtil != nil {
 		whole = fmt.Sprintf(" while the pool as a whole is at %.1f%% utilisation", 100**poolUtil)
 	}
-	return fmt.Sprintf("replica %d of the pool of provider %s is offered %.0f%% of its capacity %s (utilisation %.1f%%, mean queue wait %s)%s: its queue grows without bound while requests arrive, so every figure of this run depends on how long it is; its balancer (%s) sends it more than it serves — lower the load, raise its concurrency%s, or bound its queues (reject_when_full)",
+	return fmt.Sprintf("replica %d of the pool of provider %s is offered %.0f%% of its capacity %s (utilisation %.1f%%, mean queue wait %s)%s: its queue grows without bound while requests arrive, so every figure of this run depends on how long it is; its balancer (%s) sends it more than it serves — lower the load, raise its concurrency%s, or bound its queues (queue_limit)",
 		r.Replica, p.Provider, 100*r.offered, run, 100*deref(r.Utilisation), FormatSeconds(r.MeanQueueWait), whole, p.Balancer, queueBlindAdvice(p.Balancer))
 }
 
