@@ -131,8 +131,41 @@ func (r *Report) WriteText(w io.Writer) error {
 	if ac := rc.Adaptive; ac != nil {
 		writeAdaptiveText(b, ac)
 	}
+	writeRecheckWarnings(b, rc)
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// writeRecheckWarnings writes the warnings the JSON holds of the rollout
+// check of the current policies and of the optimisation on the live
+// models (too few requests, a saturated provider, …), so that the text
+// does not read firmer than they allow.
+func writeRecheckWarnings(b io.Writer, rc *Recheck) {
+	var ws []string
+	if rc.Check != nil && rc.Check.Report != nil {
+		for _, w := range rc.Check.Report.Warnings {
+			ws = append(ws, "rollout check: "+w)
+		}
+		for _, c := range rc.Check.Report.Classes {
+			for _, w := range c.Warnings {
+				ws = append(ws, "rollout check, class "+c.Class+": "+w)
+			}
+		}
+	}
+	if rc.New != nil {
+		for _, c := range rc.New.Classes {
+			for _, w := range c.Warnings {
+				ws = append(ws, "optimize, class "+c.Class+": "+w)
+			}
+		}
+	}
+	if len(ws) == 0 {
+		return
+	}
+	io.WriteString(b, "\n")
+	for _, w := range ws {
+		fmt.Fprintf(b, "warning: %s\n", w)
+	}
 }
 
 // WriteExportText writes the export diff as it is, unwrapped (a diff's

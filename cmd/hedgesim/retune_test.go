@@ -408,3 +408,40 @@ func TestRetuneReportSurvivesFailedWrite(t *testing.T) {
 		t.Errorf("the report is lost: %q", out)
 	}
 }
+
+// TestRetuneTextKeepsWarnings: a retune on too few requests warns in its
+// JSON (the rollout check's and the optimisation's warnings); the text
+// prints those warnings too, not firm verdicts alone.
+func TestRetuneTextKeepsWarnings(t *testing.T) {
+	args := []string{"retune", "guard-check", "--from", guardMetrics(t, 0.8, 10000, 2), "--metric", "guard_request_duration_seconds",
+		"--requests", "50", "--check-requests", "50", "--no-adaptive"}
+	code, out, errOut := hedgesim(t, args...)
+	if code != 3 {
+		t.Fatalf("exit %d, want 3: %s\n%s", code, errOut, out)
+	}
+	_, js, _ := hedgesim(t, append(args, "--json")...)
+	var doc struct {
+		Recheck struct {
+			New struct {
+				Classes []struct {
+					Warnings []string `json:"warnings"`
+				} `json:"classes"`
+			} `json:"optimize"`
+		} `json:"recheck"`
+	}
+	if err := json.Unmarshal([]byte(js), &doc); err != nil {
+		t.Fatal(err)
+	}
+	n := 0
+	for _, c := range doc.Recheck.New.Classes {
+		for _, w := range c.Warnings {
+			n++
+			if !strings.Contains(strings.Join(strings.Fields(out), " "), w) {
+				t.Errorf("the text lacks the JSON's warning %q:\n%s", w, out)
+			}
+		}
+	}
+	if n == 0 {
+		t.Fatalf("no warning at 50 requests in the JSON:\n%s", js)
+	}
+}
