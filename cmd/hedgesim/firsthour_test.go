@@ -55,6 +55,12 @@ func TestHelpToStdout(t *testing.T) {
 		if _, out, _ := hedgesim(t, cmd, "--help"); out != want {
 			t.Errorf("%s --help differs from help %s", cmd, cmd)
 		}
+		// A flag's usage must not state the default the flag package
+		// adds itself (retune --window read "(default 1d) (default 1d)").
+		if strings.Count(strings.Join(strings.Fields(want), " "), "(default 1d) (default 1d)") > 0 ||
+			regexp.MustCompile(`\(default ([^()]*)\)\s+\(default ([^()]*)\)`).MatchString(want) {
+			t.Errorf("%s --help states a default twice:\n%s", cmd, want)
+		}
 	}
 	// After --, -h is an argument, not a request for help.
 	if code, out, _ := hedgesim(t, "validate", "--", "-h"); code != 2 || strings.Contains(out, "Usage") {

@@ -238,6 +238,9 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	if err != nil {
 		return nil, err
 	}
+	if err := positiveLatencies(&target, &sla); err != nil {
+		return nil, err
+	}
 	if err := optimizeFlagsAgreeWithSet(fs, whatIf.set); err != nil {
 		return nil, err
 	}

@@ -64,7 +64,7 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	promURL := fs.String("prometheus", "", "query the Prometheus server at `URL` instead (its HTTP API, one instant query per model)")
 	promQuery := fs.String("query", "", "with --prometheus: the PromQL `template`, {model} standing for the model's name (default: sum by (le) (increase(METRIC_bucket{model=\"{model}\"}[WINDOW])))")
 	window := promWindow{v: 24 * time.Hour}
-	fs.Var(&window, "window", "with --prometheus: the `duration` of increase() in the default query, in Prometheus's syntax such as 1d, 6h or 90m (default 1d)")
+	fs.Var(&window, "window", "with --prometheus: the `duration` of increase() in the default query, in Prometheus's syntax such as 1d, 6h or 90m")
 	format := fs.String("format", "", "SOURCE `format`: prometheus, prometheus-api or otlp (default: guessed)")
 	metric := fs.String("metric", "", "the histogram metric's `name` (default: the source's only histogram)")
 	labels := labelFlag{}
@@ -100,6 +100,9 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
+		return err
+	}
+	if err := positiveLatencies(&target, &sla); err != nil {
 		return err
 	}
 	switch {

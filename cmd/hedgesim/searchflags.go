@@ -32,6 +32,22 @@ func checkSearchFlagValues(maxCost, maxHedged *floatFlag, copies []int) error {
 	return nil
 }
 
+// positiveLatencies checks that --target and --sla, when given, are > 0: a
+// request answered within 0s, or a p95 of at most 0s, is never met. A bad
+// one is a usage error naming its flag (before, --target 0s read as a
+// target missing from the scenario's [optimize] table).
+func positiveLatencies(target, sla *durationFlag) error {
+	for _, f := range []struct {
+		name string
+		v    *durationFlag
+	}{{"target", target}, {"sla", sla}} {
+		if f.v.set && f.v.v <= 0 {
+			return usageError{err: fmt.Errorf("--%s %s: must be > 0, such as 2s", f.name, f.v.v)}
+		}
+	}
+	return nil
+}
+
 // checkObjectiveNeeds checks, once --objective (objective, "" when not
 // given) is applied to s, that every class it applies to has what the
 // objective needs: a target for answered or checked, an SLA for cost.

@@ -31,6 +31,10 @@ func TestSearchFlagErrorsNameTheFlag(t *testing.T) {
 		{append(cloneArgs(ret), "--max-cost", "-1"), "--max-cost -1: must be ≥ 0"},
 		{append(cloneArgs(ret), "--copies", "0"), "--copies 0: must be in [1, 7]"},
 		{append(cloneArgs(ret), "--objective", "cost"), `--objective cost needs --sla LATENCY`},
+		// guard-check's [optimize] table has a target: a 0s one is the flag's fault.
+		{append(cloneArgs(opt), "--objective", "answered", "--target", "0s", "guard-check"), "--target 0s: must be > 0"},
+		{append(cloneArgs(opt), "--objective", "cost", "--sla", "0s", "guard-check"), "--sla 0s: must be > 0"},
+		{append(cloneArgs(ret), "--objective", "answered", "--target", "0s"), "--target 0s: must be > 0"},
 	} {
 		code, stdout, errOut := hedgesim(t, tc.args...)
 		if code != 2 || !strings.Contains(errOut, tc.want) || stdout != "" {
