@@ -230,10 +230,12 @@ func Parse(data []byte) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.Precision, err = parsePrecision(data); err != nil {
+		return nil, err
+	}
 	if err := r.check(); err != nil {
 		return nil, err
 	}
-	r.Precision = parsePrecision(data)
 	return r, nil
 }
 
@@ -244,7 +246,9 @@ func Parse(data []byte) (*Report, error) {
 // answered share outside [0, 1], a cost that is negative or not finite,
 // percentiles that are negative, NaN or out of order (p50 ≤ p95 ≤ p99), or
 // a confidence interval (when the report calls it valid) that is reversed
-// or does not hold its percentile. Each problem names the class and the
+// or does not hold its percentile, per_batch figures no run writes
+// (checkPerBatch), or a precision object no run to a precision writes
+// (checkPrecision). Each problem names the class and the
 // JSON field; all are returned together.
 func (r *Report) check() error {
 	var errs []error
@@ -329,6 +333,12 @@ func (r *Report) check() error {
 					fmtSec(ci.iv[0]), fmtSec(ci.iv[1]), fmtSec(ci.p))
 			}
 		}
+		if c.perBatch != nil {
+			checkPerBatch(c.perBatch, bad)
+		}
+	}
+	if r.Precision != nil {
+		errs = append(errs, checkPrecision(r.Precision)...)
 	}
 	return errors.Join(errs...)
 }

@@ -180,7 +180,7 @@ func batchedReport(t *testing.T, p95 float64, shift []float64, first int) *Repor
 		p50s = append(p50s, 0.5+s)
 		p95s = append(p95s, p95+s)
 		p99s = append(p99s, 2*p95+s)
-		shares = append(shares, 0.9+s/100)
+		shares = append(shares, 0.9+s/1000) // within [0, 1] for shifts up to 100
 		costs = append(costs, 1+s)
 	}
 	b, err := json.Marshal(map[string]any{

@@ -28,13 +28,14 @@ type precisionJSON struct {
 	Precision *sim.Precision `json:"precision"`
 }
 
-// parsePrecision returns the precision a report's JSON gives, or nil.
-func parsePrecision(data []byte) *sim.Precision {
+// parsePrecision returns the precision a report's JSON gives, or nil
+// without one; an error when "precision" is not such an object.
+func parsePrecision(data []byte) (*sim.Precision, error) {
 	var p precisionJSON
 	if err := json.Unmarshal(data, &p); err != nil {
-		return nil
+		return nil, fmt.Errorf("precision: %w; want the object run and optimize --precision write", err)
 	}
-	return p.Precision
+	return p.Precision, nil
 }
 
 // precisionText says how a report's run to a precision ended, for the
