@@ -83,6 +83,8 @@ func TestPerBatchChecked(t *testing.T) {
 			[]string{"per_batch.first_kept: 999; want a batch in [0, 30]"}},
 		{"p95 below 0", func(pb map[string]any) { pb["p95"].([]any)[1] = -1.0 },
 			[]string{"per_batch.p95[1]: -1; want a latency ≥ 0"}},
+		{"cost below 0", func(pb map[string]any) { pb["cost_per_1k_usd"].([]any)[3] = -2.0 },
+			[]string{"per_batch.cost_per_1k_usd[3]: -2; want a cost ≥ 0 in USD"}},
 		{"p99 below p95", func(pb map[string]any) { pb["p99"].([]any)[4] = 0.0 },
 			[]string{"per_batch[4]: p50 ", "are out of order"}},
 		{"p50 absent", func(pb map[string]any) { delete(pb, "p50") },

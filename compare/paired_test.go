@@ -333,6 +333,9 @@ func TestUnpairedAcrossRequestsOrSeeds(t *testing.T) {
 		if d := delta(t, c, "p95"); d.Mark != Same && d.Mark != Significant {
 			t.Errorf("%s: p95 marked %v; want the overlap test's mark", tc.want, d.Mark)
 		}
+		if d := delta(t, c, "hedged"); d.Mark != NoTest {
+			t.Errorf("%s: hedged share marked %v; its z test assumes independent requests", tc.want, d.Mark)
+		}
 		if c.Unpaired != tc.want {
 			t.Errorf("Unpaired %q, want %q", c.Unpaired, tc.want)
 		}
