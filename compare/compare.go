@@ -121,6 +121,9 @@ type Report struct {
 	// report was made from; empty in reports that do not give it.
 	ScenarioSHA256 string
 	Seed           uint64
+	// Requests is a run report's requests (the run's, all classes
+	// together); 0 in optimize reports.
+	Requests int64
 	// Overrides are the what-if overrides the report was made with.
 	Overrides []string
 	Classes   []Class
@@ -138,6 +141,7 @@ type runJSON struct {
 	Scenario  string   `json:"scenario"`
 	SHA256    string   `json:"scenario_sha256"`
 	Seed      uint64   `json:"seed"`
+	Requests  int64    `json:"requests"`
 	Overrides []string `json:"overrides"`
 	Classes   []struct {
 		Class    string `json:"class"`
@@ -230,10 +234,12 @@ func Parse(data []byte) (*Report, error) {
 	if err != nil {
 		return nil, err
 	}
+	if r.Precision, err = parsePrecision(data); err != nil {
+		return nil, err
+	}
 	if err := r.check(); err != nil {
 		return nil, err
 	}
-	r.Precision = parsePrecision(data)
 	return r, nil
 }
 
@@ -244,7 +250,9 @@ func Parse(data []byte) (*Report, error) {
 // answered share outside [0, 1], a cost that is negative or not finite,
 // percentiles that are negative, NaN or out of order (p50 ≤ p95 ≤ p99), or
 // a confidence interval (when the report calls it valid) that is reversed
-// or does not hold its percentile. Each problem names the class and the
+// or does not hold its percentile, per_batch figures no run writes
+// (checkPerBatch), or a precision object no run to a precision writes
+// (checkPrecision). Each problem names the class and the
 // JSON field; all are returned together.
 func (r *Report) check() error {
 	var errs []error
@@ -329,6 +337,12 @@ func (r *Report) check() error {
 					fmtSec(ci.iv[0]), fmtSec(ci.iv[1]), fmtSec(ci.p))
 			}
 		}
+		if c.perBatch != nil {
+			checkPerBatch(c.perBatch, bad)
+		}
+	}
+	if r.Precision != nil {
+		errs = append(errs, checkPrecision(r.Precision)...)
 	}
 	return errors.Join(errs...)
 }
@@ -360,7 +374,7 @@ func parseRun(data []byte) (*Report, error) {
 	if err := json.Unmarshal(data, &in); err != nil {
 		return nil, fmt.Errorf("run report: %w", err)
 	}
-	r := &Report{Kind: Run, Scenario: in.Scenario, ScenarioSHA256: in.SHA256, Seed: in.Seed, Overrides: in.Overrides}
+	r := &Report{Kind: Run, Scenario: in.Scenario, ScenarioSHA256: in.SHA256, Seed: in.Seed, Requests: in.Requests, Overrides: in.Overrides}
 	var pools runPoolsJSON
 	if err := json.Unmarshal(data, &pools); err == nil {
 		r.Pools = pools.poolCosts()
@@ -524,6 +538,11 @@ type Comparison struct {
 	// Pools are the replica costs of the autoscaled pools both run
 	// reports give (replicas.go).
 	Pools []PoolCost
+	// Unpaired says why a class that gives per_batch in both reports was
+	// not judged by paired differences (paired.go: the runs' requests or
+	// seeds differ, so batch j holds other requests in each); "" when
+	// none was left unpaired so.
+	Unpaired string
 }
 
 // SameScenario reports whether the two reports come from the same scenario
@@ -552,6 +571,7 @@ func Compare(a, b *Report) *Comparison {
 	for i, c := range b.Classes {
 		inB[c.Name] = i
 	}
+	noPair := unpairedReason(a, b)
 	seen := map[string]bool{}
 	for _, ca := range a.Classes {
 		seen[ca.Name] = true
@@ -586,7 +606,15 @@ func Compare(a, b *Report) *Comparison {
 			Deltas: deltas,
 		})
 		r := &out.Rows[len(out.Rows)-1]
-		pairDeltas(r.Deltas, &ca, &cb)
+		switch {
+		case ca.perBatch == nil || cb.perBatch == nil:
+		case noPair != "":
+			out.Unpaired = noPair
+			dropZTests(r.Deltas)
+		default:
+			pairDeltas(r.Deltas, &ca, &cb)
+			dropZTests(r.Deltas)
+		}
 		r.Deltas = append(r.Deltas, bought(&ca, &cb)...)
 		crossFates(r, &ca, &cb)
 	}

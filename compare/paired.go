@@ -1,6 +1,7 @@
 package compare
 
 import (
+	"fmt"
 	"math"
 
 	"github.com/hedgesim/hedgesim/sim"
@@ -14,7 +15,7 @@ import (
 // θ_j(A) over the batches after both warm-up cuts: the interval d̄ ±
 // t₀.₉₇₅,J−1 · s_d/√J (sim.PairDiff), significant when it excludes 0.
 // Each side's batch estimates are nearly independent and estimate its
-// figure, so the test holds for any two such reports; when the runs share
+// figure; when the runs share
 // their random numbers (the same scenario file and seed) batch j holds the
 // same requests in both, what they shared — a long queue, a slow period —
 // cancels, and the interval is far narrower than the overlap of the two
@@ -27,8 +28,25 @@ import (
 // percentile is biased when batches are short against the queue's memory,
 // and so was an interval centred on their mean difference. Reports of a
 // build that did not write the linearised values pair the batches' own
-// percentiles. Reports without per_batch (independent requests, optimize
+// percentiles. Reports of runs of different numbers of requests (a run
+// to a precision stops at its own) or on different seeds are not paired:
+// batch j then holds other requests in each, and the comparison says so
+// (Comparison.Unpaired). Reports without per_batch (independent requests, optimize
 // reports) keep the overlap and z tests.
+
+// unpairedReason says why two run reports' batches do not pair: batch j
+// holds the same requests in both only when both runs drew the same
+// number of requests on the same seed (a report of --precision holds its
+// last run, whose requests may differ from the other's); "" when they do.
+func unpairedReason(a, b *Report) string {
+	switch {
+	case a.Requests != b.Requests:
+		return fmt.Sprintf("the runs simulated %d and %d requests, so batch j holds other requests in each", a.Requests, b.Requests)
+	case a.Seed != b.Seed:
+		return fmt.Sprintf("the runs used seeds %d and %d, so batch j holds other requests in each", a.Seed, b.Seed)
+	}
+	return ""
+}
 
 // pairable reports whether a and b give per-batch figures on the same grid,
 // and returns the first batch after both warm-up cuts.
@@ -64,9 +82,7 @@ func pairedDelta(d *Delta, pa, pb []float64, from int) bool {
 
 // pairDeltas replaces the overlap and z tests of the deltas of a and b
 // (p50, p95, p99, answered, cost/1k) by paired tests where both give
-// per-batch figures on the same grid, and drops the z tests of the
-// hedged, checked and degraded shares there (no test: they assume
-// independent requests). A percentile whose batches are too
+// per-batch figures on the same grid. A percentile whose batches are too
 // short for an interval (its report's ok flag false; for p50, fewer than
 // sim.MinBatchRequests(0.5) requests per batch) stays marked too few.
 func pairDeltas(ds []Delta, a, b *Class) {
@@ -105,10 +121,19 @@ func pairDeltas(ds []Delta, a, b *Class) {
 			pairedDelta(d, pa.AnsweredShare, pb.AnsweredShare, from)
 		case "cost/1k":
 			pairedDelta(d, pa.CostPer1k, pb.CostPer1k, from)
+		}
+	}
+}
+
+// dropZTests drops the z tests of the hedged, checked and degraded shares
+// of a class whose requests interact (per_batch in both reports): they
+// assume independent requests, and no per-batch figure gives a paired
+// test instead.
+func dropZTests(ds []Delta) {
+	for i := range ds {
+		switch ds[i].Metric {
 		case "hedged", "checked", "degraded":
-			// Their z tests assume independent requests, and these
-			// requests interact: no per-batch figure, so no test.
-			d.Mark = NoTest
+			ds[i].Mark = NoTest
 		}
 	}
 }

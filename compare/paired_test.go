@@ -180,7 +180,7 @@ func batchedReport(t *testing.T, p95 float64, shift []float64, first int) *Repor
 		p50s = append(p50s, 0.5+s)
 		p95s = append(p95s, p95+s)
 		p99s = append(p99s, 2*p95+s)
-		shares = append(shares, 0.9+s/100)
+		shares = append(shares, 0.9+s/1000) // within [0, 1] for shifts up to 100
 		costs = append(costs, 1+s)
 	}
 	b, err := json.Marshal(map[string]any{
@@ -306,5 +306,49 @@ func TestPairedUsesLinearised(t *testing.T) {
 	}
 	if centre := (d.DiffCI[0] + d.DiffCI[1]) / 2; math.Abs(centre-lin) > 1e-9 || math.Abs(centre-own) < 1e-6 {
 		t.Errorf("interval centred on %v; want the mean linearised difference %v (the batches' own: %v)", centre, lin, own)
+	}
+}
+
+// TestUnpairedAcrossRequestsOrSeeds: two run reports of one queue whose
+// runs drew other requests — 2·10⁴ and 4·10⁴ requests (a run to a
+// precision stops at its own), or seeds 3 and 4 — hold other requests in
+// batch j: the figures keep the overlap and z tests (the hedged share
+// none), and text and JSON say why; the same requests on the same seed
+// pair.
+func TestUnpairedAcrossRequestsOrSeeds(t *testing.T) {
+	a := runJSONOf(t, mm1(20_000, 3, 0.9, 1, "c"))
+	for _, tc := range []struct {
+		b    *Report
+		want string
+	}{
+		{runJSONOf(t, mm1(40_000, 3, 0.9, 1.01, "c")), "the runs simulated 20000 and 40000 requests, so batch j holds other requests in each"},
+		{runJSONOf(t, mm1(20_000, 4, 0.9, 1.01, "c")), "the runs used seeds 3 and 4, so batch j holds other requests in each"},
+	} {
+		c := Compare(a, tc.b)
+		for _, m := range []string{"p50", "p95", "p99", "answered", "cost/1k"} {
+			if d := delta(t, c, m); d.Paired {
+				t.Errorf("%s: %s paired", tc.want, m)
+			}
+		}
+		if d := delta(t, c, "p95"); d.Mark != Same && d.Mark != Significant {
+			t.Errorf("%s: p95 marked %v; want the overlap test's mark", tc.want, d.Mark)
+		}
+		if d := delta(t, c, "hedged"); d.Mark != NoTest {
+			t.Errorf("%s: hedged share marked %v; its z test assumes independent requests", tc.want, d.Mark)
+		}
+		if c.Unpaired != tc.want {
+			t.Errorf("Unpaired %q, want %q", c.Unpaired, tc.want)
+		}
+		txt, js := texts(t, c)
+		if !strings.Contains(txt, "Not paired by batches although requests interact: "+tc.want) || strings.Contains(txt, "paired marks gain") || strings.Contains(txt, "paired B − A") {
+			t.Errorf("text:\n%s", txt)
+		}
+		if !strings.Contains(js, `"unpaired": "`+tc.want+`"`) {
+			t.Errorf("JSON lacks the reason:\n%s", js)
+		}
+	}
+	b := runJSONOf(t, mm1(20_000, 3, 0.9, 1.01, "c"))
+	if c := Compare(a, b); !delta(t, c, "p95").Paired || c.Unpaired != "" {
+		t.Errorf("the same requests on the same seed: p95 paired %v, unpaired %q", delta(t, c, "p95").Paired, c.Unpaired)
 	}
 }

@@ -28,26 +28,28 @@ type precisionJSON struct {
 	Precision *sim.Precision `json:"precision"`
 }
 
-// parsePrecision returns the precision a report's JSON gives, or nil.
-func parsePrecision(data []byte) *sim.Precision {
+// parsePrecision returns the precision a report's JSON gives, or nil
+// without one; an error when "precision" is not such an object.
+func parsePrecision(data []byte) (*sim.Precision, error) {
 	var p precisionJSON
 	if err := json.Unmarshal(data, &p); err != nil {
-		return nil
+		return nil, fmt.Errorf("precision: %w; want the object run and optimize --precision write", err)
 	}
-	return p.Precision
+	return p.Precision, nil
 }
 
 // precisionText says how a report's run to a precision ended, for the
-// side's header: "p95 interval ±1.84% at 400000 requests (asked ±2.00%:
-// met)".
+// side's header: "the p95's interval ±1.84% at 400000 requests (asked
+// ±2.00%: met)", or without an interval "no interval of the p95 at 2000
+// requests (asked ±2.00%: cannot be reached: …)".
 func precisionText(k Kind, p *sim.Precision) string {
-	what := "the p95's interval"
+	what, of := "the p95's interval", "the p95"
 	if k == Optimize {
-		what = "the pick's paired differences"
+		what, of = "the pick's paired differences", "the pick's paired differences"
 	}
-	reached := "no interval"
+	head := "no interval of " + of // "no interval of the p95 at 2000 requests"
 	if !math.IsInf(p.Reached, 0) && !math.IsNaN(p.Reached) {
-		reached = fmt.Sprintf("±%.2f%%", 100*p.Reached)
+		head = fmt.Sprintf("%s ±%.2f%%", what, 100*p.Reached)
 	}
 	verdict := "met"
 	switch {
@@ -56,7 +58,7 @@ func precisionText(k Kind, p *sim.Precision) string {
 	case !p.Met:
 		verdict = fmt.Sprintf("not met at --max-requests %d", p.MaxRequests)
 	}
-	return fmt.Sprintf("%s %s at %d requests (asked ±%.2f%%: %s)", what, reached, p.Requests, 100*p.Asked, verdict)
+	return fmt.Sprintf("%s at %d requests (asked ±%.2f%%: %s)", head, p.Requests, 100*p.Asked, verdict)
 }
 
 // precisionFor returns the --precision that would decide a change of

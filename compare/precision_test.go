@@ -3,6 +3,7 @@ package compare
 import (
 	"bytes"
 	"encoding/json"
+	"math"
 	"strings"
 	"testing"
 
@@ -106,5 +107,18 @@ func TestUndecidedSaysPrecision(t *testing.T) {
 	txt, js := texts(t, Compare(a, sig))
 	if strings.Contains(txt, "--precision") || strings.Contains(js, "p95_precision_to_decide") {
 		t.Errorf("a significant p95 comes with a precision to decide it:\n%s\n%s", txt, js)
+	}
+}
+
+// TestPrecisionWithoutInterval: a run to a precision that ended without
+// an interval (its p95 a miss) reads "no interval of the p95 at N
+// requests (asked ±X%: …)".
+func TestPrecisionWithoutInterval(t *testing.T) {
+	p := sim.Precision{Asked: 0.02, Reached: math.Inf(1), Requests: 2000, MaxRequests: 64_000, Unreachable: "the p95 is a miss"}
+	a := mustParse(t, runReport(2.0, [2]float64{1.9, 2.1}, 0.9, 2000, 1))
+	b := mustParse(t, withPrecision(t, runReport(1.5, [2]float64{1.4, 1.6}, 0.9, 2000, 1), p))
+	txt, _ := texts(t, Compare(a, b))
+	if want := "B precision: no interval of the p95 at 2000 requests (asked ±2.00%: cannot be reached: the p95 is a miss)\n"; !strings.Contains(txt, want) {
+		t.Errorf("text lacks %q:\n%s", want, txt)
 	}
 }

@@ -91,6 +91,9 @@ func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 		fmt.Fprintf(ew, "Where requests interact, %s marked instead by the paired difference B − A over the runs' common batches\n", plural(n, "figure is", "figures are"))
 		fmt.Fprintln(ew, "(its 95% interval over batches of arrivals after both warm-up cuts, listed under the table; ~ when it holds 0).")
 	}
+	if c.Unpaired != "" {
+		fmt.Fprintf(ew, "Not paired by batches although requests interact: %s; those figures keep the overlap and z tests.\n", c.Unpaired)
+	}
 	marks := "the marks are conservative"
 	if pairedCount(c) > 0 {
 		marks = "the paired marks gain from it and the others are conservative"
@@ -273,6 +276,9 @@ type (
 		Rows                []jsonRow `json:"classes"`
 		OnlyA               []string  `json:"only_in_a"`
 		OnlyB               []string  `json:"only_in_b"`
+		// Unpaired: why classes whose requests interact were not
+		// paired (Comparison.Unpaired; absent when none was left so).
+		Unpaired string `json:"unpaired,omitempty"`
 		// Pools: the autoscaled pools' replica costs (absent without).
 		Pools []PoolCost `json:"pools,omitempty"`
 		// PrecisionA and PrecisionB: how each report's run to a
@@ -303,7 +309,7 @@ var markNames = map[Mark]string{NoTest: "no_test", Significant: "significant", S
 // adds test "paired_batches", difference_ci95 (B − A in the figure's unit)
 // and paired_batches (their count).
 func (c *Comparison) WriteJSON(w io.Writer, nameA, nameB string) error {
-	out := jsonComparison{A: nameA, B: nameB, SameScenario: c.SameScenario(), CommonRandomNumbers: c.CommonRandomNumbers(), Rows: []jsonRow{}, OnlyA: nonNil(c.OnlyA), OnlyB: nonNil(c.OnlyB), Pools: c.Pools,
+	out := jsonComparison{A: nameA, B: nameB, SameScenario: c.SameScenario(), CommonRandomNumbers: c.CommonRandomNumbers(), Rows: []jsonRow{}, OnlyA: nonNil(c.OnlyA), OnlyB: nonNil(c.OnlyB), Pools: c.Pools, Unpaired: c.Unpaired,
 		PrecisionA: c.A.Precision, PrecisionB: c.B.Precision}
 	for _, r := range c.Rows {
 		jr := jsonRow{Class: r.Class, PolicyA: r.PolicyA, PolicyB: r.PolicyB, RequestsA: r.RequestsA, RequestsB: r.RequestsB}
