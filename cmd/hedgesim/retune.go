@@ -22,8 +22,10 @@ import (
 	"github.com/hedgesim/hedgesim/retune"
 )
 
-const retuneSynopsis = `retune [flags] SCENARIO --from SOURCE
+const retuneSynopsis = `retune [flags] [SCENARIO] --from SOURCE
 
+SCENARIO is a TOML file or a built-in scenario's name ('hedgesim list');
+without one the built-in default is retuned, as run and optimize do.
 Read each scenario model's live latency histogram from SOURCE, judge
 whether it drifted from the scenario's model, and when one did, re-check
 the current hedge policy on the live models (the rollout check) and

@@ -445,3 +445,17 @@ func TestRetuneTextKeepsWarnings(t *testing.T) {
 		t.Fatalf("no warning at 50 requests in the JSON:\n%s", js)
 	}
 }
+
+// TestRetuneDefaultScenario: without a SCENARIO, retune reads the models
+// of the built-in default (two-model-gateway), as run and optimize do, and
+// its help says so: a source without their series is bad input naming the
+// default's first model.
+func TestRetuneDefaultScenario(t *testing.T) {
+	code, _, errOut := hedgesim(t, "retune", "--from", guardMetrics(t, 0.5, 1000, 1))
+	if code != 2 || !strings.Contains(errOut, "model large-a") {
+		t.Errorf("exit %d, %q; want 2 naming the default scenario's model large-a", code, errOut)
+	}
+	if _, out, _ := hedgesim(t, "retune", "--help"); !strings.Contains(out, "retune [flags] [SCENARIO]") || !strings.Contains(out, "without one the built-in default is retuned") {
+		t.Errorf("retune --help does not say SCENARIO is optional:\n%s", out)
+	}
+}
