@@ -12,7 +12,8 @@ import (
 )
 
 // precisionFlags are --precision and --max-requests of run and optimize:
-// double the requests until the overall p95's 95 % interval (run), or
+// double the requests until every class's p95 95 % interval and the
+// overall one (run), or
 // every pick's differences from no hedging and from its nearest rival
 // (optimize), is within ± precision (relative), or the requests reach the
 // maximum.
@@ -25,9 +26,13 @@ type precisionFlags struct {
 	resimulate bool
 }
 
+// minPrecision is the smallest --precision taken: ±0.0001 % of the p95,
+// far below what any run of the simulator's limit reaches.
+const minPrecision = 1e-6
+
 func addPrecisionFlags(fs *flag.FlagSet) *precisionFlags {
 	pf := &precisionFlags{}
-	fs.Var(&pf.p, "precision", "double the requests (run: simulating only those added when requests are independent) until the p95's 95% interval (optimize: each pick's differences from no hedging and from its nearest rival; under objective answered, of the share answered within the target) is within ± `P` of the p95 (relative, in (0, 1): 0.02 is ±2%)")
+	fs.Var(&pf.p, "precision", "double the requests (run: simulating only those added when requests are independent) until the p95's 95% interval (run: every class's p95 and the overall one; optimize: each pick's differences from no hedging and from its nearest rival; under objective answered, of the share answered within the target) is within ± `P` of the p95 (relative, in [1e-6, 1): 0.02 is ±2%)")
 	fs.Var(&pf.max, "max-requests", "with --precision, simulate at most `N` requests (default: 32 × the requests, at most the simulator's limit; run: at most a replayed trace's arrivals)")
 	return pf
 }
@@ -47,8 +52,8 @@ func (pf *precisionFlags) checkAtMost(requests int, most int64, limit string) er
 	if !pf.p.set {
 		return nil
 	}
-	if !(pf.p.v > 0 && pf.p.v < 1) {
-		return usageError{err: fmt.Errorf("--precision %v: must be in (0, 1), a relative half-width such as 0.02", pf.p.v)}
+	if !(pf.p.v >= minPrecision && pf.p.v < 1) {
+		return usageError{err: fmt.Errorf("--precision %v: must be in [%v, 1), a relative half-width such as 0.02 (%v is ±0.0001%% of the p95)", pf.p.v, minPrecision, minPrecision)}
 	}
 	if !pf.max.set {
 		pf.max.v = min(32*int64(requests), most)
@@ -119,7 +124,8 @@ func (pf *precisionFlags) runToPrecision(ctx context.Context, cfg *sim.Config, w
 }
 
 // toPrecision returns rep, the report of a run of cfg, when it meets the
-// precision, else runs cfg with twice the requests, up to the maximum,
+// precision — every class's p95 interval and the overall one within ±
+// precision of their p95 (sim.Report.P95Widest) — else runs cfg with twice the requests, up to the maximum,
 // and returns the last report with how it ended. run returns the report
 // of cfg with the requests given and how many requests it simulated to
 // make it. The draws depend only on (seed, request), so each run repeats
@@ -130,12 +136,14 @@ func (pf *precisionFlags) toPrecision(ctx context.Context, cfg *sim.Config, rep 
 	}
 	simulated := int64(cfg.Requests)
 	for {
-		reached := rep.P95RelativeHalfWidth()
-		met := reached <= pf.p.v
+		reached, widest, undef := rep.P95Widest()
+		met := reached <= pf.p.v && undef == ""
+		if len(rep.Classes) < 2 {
+			widest = ""
+		}
 		// A p95 that is a miss has no interval: doubling cannot help.
-		undef := rep.P95Undefined()
 		if met || undef != "" || int64(cfg.Requests) >= pf.max.v {
-			rep.Precision = &sim.Precision{Asked: pf.p.v, Reached: reached, Requests: cfg.Requests, MaxRequests: int(pf.max.v), Simulated: simulated, Met: met, Unreachable: undef}
+			rep.Precision = &sim.Precision{Asked: pf.p.v, Reached: reached, WidestClass: widest, Requests: cfg.Requests, MaxRequests: int(pf.max.v), Simulated: simulated, Met: met, Unreachable: undef}
 			return rep, nil
 		}
 		if err := ctx.Err(); err != nil {

@@ -47,7 +47,9 @@ func writeMM1(t *testing.T) string {
 	return path
 }
 
-// TestRunPrecisionBadInput: --precision outside (0, 1), --max-requests
+// TestRunPrecisionBadInput: --precision outside [1e-6, 1) (below 1e-6,
+// such as 1e-300, it would be written as ±0.00 % and no run reaches it),
+// --max-requests
 // below the run's requests or without --precision are usage errors naming
 // the flag.
 func TestRunPrecisionBadInput(t *testing.T) {
@@ -56,9 +58,11 @@ func TestRunPrecisionBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--precision", "0"}, "--precision 0: must be in (0, 1)"},
-		{[]string{"--precision", "1"}, "--precision 1: must be in (0, 1)"},
-		{[]string{"--precision", "-0.1"}, "--precision -0.1: must be in (0, 1)"},
+		{[]string{"--precision", "0"}, "--precision 0: must be in [1e-06, 1)"},
+		{[]string{"--precision", "1"}, "--precision 1: must be in [1e-06, 1)"},
+		{[]string{"--precision", "-0.1"}, "--precision -0.1: must be in [1e-06, 1)"},
+		{[]string{"--precision", "1e-300"}, "--precision 1e-300: must be in [1e-06, 1)"},
+		{[]string{"--precision", "9e-7"}, "--precision 9e-07: must be in [1e-06, 1)"},
 		{[]string{"--precision", "0.02", "--max-requests", "1000"}, "--max-requests 1000: must be in [20000,"},
 		{[]string{"--max-requests", "40000"}, "--max-requests 40000: needs --precision"},
 		{[]string{"--precision", "0.02", "--trace", filepath.Join(t.TempDir(), "t.csv")}, "--precision: cannot be combined with --trace"},
@@ -116,6 +120,93 @@ func TestRunToPrecision(t *testing.T) {
 	if !strings.Contains(stdout, "at 40000 requests, the most --max-requests allows; ±0.10% was asked; 60000 requests simulated in all") {
 		t.Errorf("a precision out of reach: no word of it in\n%s", stdout)
 	}
+	// The smallest precision taken is written with its digits, not as
+	// ±0.00 %; one class has no widest row to name.
+	code, stdout, stderr = hedgesim(t, "run", "--wide", "--precision", "1e-6", "--max-requests", "20000", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "at 20000 requests, the most --max-requests allows; ±0.0001% was asked; 20000 requests simulated in all") || strings.Contains(stdout, "widest") {
+		t.Errorf("--precision 1e-6: no ±0.0001%% was asked, or a widest row, in\n%s", stdout)
+	}
+}
+
+// TestRunPrecisionEveryClass: in the default scenario (two-model-gateway,
+// four classes) from 4000 requests, the overall p95 is within ±1.9 % at
+// once, but strict-sla's only within ±21 %: run --precision 0.05 doubles
+// until every class's p95 interval and the overall one are within ±5 %,
+// reports the widest of them as reached, names its row, and says so in
+// text. In scale-to-zero the p95 is a miss, in its class and overall: the
+// run stops at once naming both.
+func TestRunPrecisionEveryClass(t *testing.T) {
+	t.Parallel()
+	code, stdout, stderr := hedgesim(t, "run", "--json", "--requests", "4000", "--precision", "0.05")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	type row struct {
+		Class   string `json:"class"`
+		Latency struct {
+			P95  float64    `json:"p95"`
+			CI   [2]float64 `json:"p95_ci95"`
+			CIOK bool       `json:"p95_ci95_ok"`
+		} `json:"latency_s"`
+	}
+	var rep struct {
+		Precision struct {
+			Reached float64 `json:"reached"`
+			Widest  string  `json:"widest_class"`
+			Req     int     `json:"requests"`
+			Met     bool    `json:"met"`
+		} `json:"precision"`
+		Classes []row `json:"classes"`
+		Overall row   `json:"overall"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	p := rep.Precision
+	if !p.Met || p.Req <= 4000 || p.Reached > 0.05 {
+		t.Fatalf("precision %+v; want met beyond 4000 requests", p)
+	}
+	widest, name := 0.0, ""
+	for _, r := range append(rep.Classes, rep.Overall) {
+		l := r.Latency
+		h := max(l.P95-l.CI[0], l.CI[1]-l.P95) / l.P95
+		if !l.CIOK || h > 0.05 {
+			t.Errorf("class %s: p95 %v, interval %v (ok %v): ±%.2f%% at %d requests, asked ±5%%", r.Class, l.P95, l.CI, l.CIOK, 100*h, p.Req)
+		}
+		if h > widest {
+			widest, name = h, r.Class
+		}
+	}
+	if name == "" || name == rep.Overall.Class {
+		name = "overall"
+	}
+	if widest != p.Reached || name != p.Widest {
+		t.Errorf("reached %v at row %q; the widest row is %q at %v", p.Reached, p.Widest, name, widest)
+	}
+	code, stdout, stderr = hedgesim(t, "run", "--wide", "--requests", "4000", "--precision", "0.05")
+	if want := fmt.Sprintf("(widest: class %s) at %d requests (asked ±5.00%%)", p.Widest, p.Req); p.Widest == "overall" {
+		t.Errorf("the overall row is the widest; want a class")
+	} else if code != 0 || !strings.Contains(stdout, want) {
+		t.Errorf("exit %d, %s; no %q in\n%s", code, stderr, want, stdout)
+	}
+	code, stdout, stderr = hedgesim(t, "run", "--json", "--precision", "0.05", "scale-to-zero")
+	if code != 0 {
+		t.Fatalf("scale-to-zero: exit %d: %s", code, stderr)
+	}
+	var miss struct {
+		Requests  int            `json:"requests"`
+		Precision map[string]any `json:"precision"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &miss); err != nil {
+		t.Fatal(err)
+	}
+	if q := miss.Precision; q["met"] != false || q["requests"] != float64(miss.Requests) ||
+		!strings.HasPrefix(fmt.Sprint(q["unreachable"]), "class scale-to-zero, overall: the p95 is a miss") {
+		t.Errorf("scale-to-zero: precision %v; want stopped at once, class scale-to-zero and overall named as misses", q)
+	}
 }
 
 // TestOptimizePrecision: optimize --precision takes the same bad-input
@@ -127,7 +218,7 @@ func TestOptimizePrecision(t *testing.T) {
 	path := writeMM1(t)
 	base := []string{"optimize", "--requests", "20000", "--check-requests", "0", "--delays", "5s,20s"}
 	code, _, stderr := hedgesim(t, append(append(base, "--precision", "2"), path)...)
-	if code != 2 || !strings.Contains(stderr, "--precision 2: must be in (0, 1)") {
+	if code != 2 || !strings.Contains(stderr, "--precision 2: must be in [1e-06, 1)") {
 		t.Errorf("--precision 2: exit %d, %q", code, stderr)
 	}
 	code, stdout, stderr := hedgesim(t, append(append(base, "--json", "--precision", "0.1"), path)...)
