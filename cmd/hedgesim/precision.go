@@ -8,6 +8,7 @@ import (
 	"strings"
 
 	"github.com/hedgesim/hedgesim/optimize"
+	"github.com/hedgesim/hedgesim/scenario"
 	"github.com/hedgesim/hedgesim/sim"
 )
 
@@ -24,6 +25,11 @@ type precisionFlags struct {
 	// doubling even when its requests are independent, for the tests
 	// that compare the two ways.
 	resimulate bool
+	// configFor, when set, gives the configuration of a run of n
+	// requests, loaded again (a replayed trace whose classes are matched
+	// on its first requests: the classes' shares depend on n); each
+	// doubling then simulates again from the start.
+	configFor func(n int) (*sim.Config, error)
 }
 
 // minPrecision is the smallest --precision taken: ±0.0001 % of the p95,
@@ -67,12 +73,61 @@ func (pf *precisionFlags) checkAtMost(requests int, most int64, limit string) er
 }
 
 // runLimit returns the most requests a run of cfg can simulate, and what
-// sets it: a replayed trace's arrivals, or the simulator's limit.
-func runLimit(cfg *sim.Config) (int64, string) {
-	if tr := cfg.Arrivals.Trace; cfg.Arrivals.Process == sim.Replay && tr != nil {
-		return int64(len(tr.Arrivals)), fmt.Sprintf("the %d arrivals of the replayed trace", len(tr.Arrivals))
+// sets it: a replayed trace's arrivals, or the simulator's limit. A
+// replayed trace whose classes are matched holds in cfg only the run's
+// first requests; load then loads the scenario again with the requests
+// given (0: the scenario's own, the whole trace when it names none) and
+// runLimit takes the trace's arrivals from the load of 0, and, when they
+// are more than cfg's, sets pf.configFor to load.
+func (pf *precisionFlags) runLimit(cfg *sim.Config, load func(n int) (*sim.Config, error)) (int64, string, error) {
+	tr := cfg.Arrivals.Trace
+	if cfg.Arrivals.Process != sim.Replay || tr == nil {
+		return sim.MaxRequests, "the simulator's limit", nil
 	}
-	return sim.MaxRequests, "the simulator's limit"
+	n := len(tr.Arrivals)
+	if pf.p.set && n <= cfg.Requests {
+		all, err := load(0)
+		if err != nil {
+			return 0, "", err
+		}
+		if t := all.Arrivals.Trace; t != nil && len(t.Arrivals) > n {
+			n = len(t.Arrivals)
+			pf.configFor = load
+		}
+	}
+	return int64(n), fmt.Sprintf("the %d arrivals of the replayed trace", n), nil
+}
+
+// replayLoader returns the load of runLimit for the scenario named by pos
+// under the what-if overrides o and the --seed given: the scenario loaded
+// with requests n (0: its own), without a --set of requests, which
+// --requests has already agreed with.
+func replayLoader(pos []string, o *scenario.Options, seed intFlag) func(n int) (*sim.Config, error) {
+	return func(n int) (*sim.Config, error) {
+		var opts scenario.Options
+		if o != nil {
+			opts = *o
+			opts.Set = nil
+			for _, kv := range o.Set {
+				if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) != "requests" {
+					opts.Set = append(opts.Set, kv)
+				}
+			}
+		}
+		opts.Requests = int64(n)
+		arg := ""
+		if len(pos) == 1 {
+			arg = pos[0]
+		}
+		sc, err := loadScenarioWith(arg, &opts)
+		if err != nil {
+			return nil, err
+		}
+		if seed.set {
+			sc.Config.Seed = uint64(seed.v)
+		}
+		return &sc.Config, nil
+	}
 }
 
 // runToPrecision simulates cfg beside its no-hedging baseline, as
@@ -99,8 +154,14 @@ func (pf *precisionFlags) runToPrecision(ctx context.Context, cfg *sim.Config, w
 	}
 	bar.set(stage, 2, 2)
 	rep := newReport(cfg, hedged, base)
-	if g == nil || pf.resimulate {
+	if g == nil || pf.resimulate || pf.configFor != nil {
 		return pf.toPrecision(ctx, cfg, rep, func(c *sim.Config) (*sim.Report, int64, error) {
+			if pf.configFor != nil {
+				var err error
+				if c, err = pf.configFor(c.Requests); err != nil {
+					return nil, 0, err
+				}
+			}
 			if err := fits(c); err != nil {
 				return nil, 0, err
 			}

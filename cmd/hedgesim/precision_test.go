@@ -396,7 +396,13 @@ func TestRunPrecisionExtends(t *testing.T) {
 // TestRunPrecisionOfATrace: a replayed trace runs at most its own
 // arrivals (llmperf-azure-chat: 3000), so run --precision stops there by
 // default, saying it is the most allowed, and a --max-requests beyond them
-// is a usage error naming the flag and the trace's arrivals.
+// is a usage error naming the flag and the trace's arrivals. With
+// --requests 1000, whose classes are matched on the first 1000 requests,
+// the maximum is still the trace's 3000 arrivals: the run doubles to 2000
+// and stops at 3000, its report the one of run --requests 3000 (the
+// classes' shares of the 3000 requests, each step simulated again:
+// 1000 + 2000 + 3000 requests in all); --max-requests 3000 is taken and
+// 5000 refused as beyond them.
 func TestRunPrecisionOfATrace(t *testing.T) {
 	t.Parallel()
 	code, stdout, stderr := hedgesim(t, "run", "--json", "--precision", "0.0001", "llmperf-azure-chat")
@@ -415,5 +421,37 @@ func TestRunPrecisionOfATrace(t *testing.T) {
 	code, _, stderr = hedgesim(t, "run", "--precision", "0.0001", "--max-requests", "5000", "llmperf-azure-chat")
 	if want := "--max-requests 5000: must be in [3000, 3000]: at least the run's requests, at most the 3000 arrivals of the replayed trace"; code != 2 || !strings.Contains(stderr, want) {
 		t.Errorf("exit %d, %q; want 2 and %q", code, stderr, want)
+	}
+	code, _, stderr = hedgesim(t, "run", "--requests", "1000", "--precision", "0.0001", "--max-requests", "5000", "llmperf-azure-chat")
+	if want := "--max-requests 5000: must be in [1000, 3000]: at least the run's requests, at most the 3000 arrivals of the replayed trace"; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("--requests 1000: exit %d, %q; want 2 and %q", code, stderr, want)
+	}
+	code, whole, stderr := hedgesim(t, "run", "--json", "--requests", "3000", "llmperf-azure-chat")
+	if code != 0 {
+		t.Fatalf("--requests 3000: exit %d: %s", code, stderr)
+	}
+	for _, extra := range [][]string{nil, {"--max-requests", "3000"}} {
+		args := append([]string{"run", "--json", "--requests", "1000", "--precision", "0.0001"}, extra...)
+		code, stdout, stderr := hedgesim(t, append(args, "llmperf-azure-chat")...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var got, want map[string]any
+		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(whole), &want); err != nil {
+			t.Fatal(err)
+		}
+		p, _ := got["precision"].(map[string]any)
+		if p["requests"] != 3000.0 || p["max_requests"] != 3000.0 || p["simulated_requests"] != 6000.0 || p["met"] != false {
+			t.Errorf("%v: precision %v; want stopped at the trace's 3000 arrivals, 6000 simulated", args, p)
+		}
+		delete(got, "precision")
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		if !bytes.Equal(g, w) {
+			t.Errorf("%v: the report at 3000 requests differs from run --requests 3000:\n%s\nwant\n%s", args, g, w)
+		}
 	}
 }
