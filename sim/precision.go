@@ -5,20 +5,25 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strings"
 )
 
 // Precision is how a run to a precision (hedgesim run --precision) ended:
-// the run's requests were doubled, on the same draws, until the overall
-// p95's interval was within the asked relative half-width or the requests
-// reached their maximum. A run whose requests are independent is extended
+// the run's requests were doubled, on the same draws, until every class's
+// p95 interval and the overall one were within the asked relative
+// half-width (P95Widest) or the requests reached their maximum. A run whose requests are independent is extended
 // by the requests added (Growth); one whose requests interact is simulated
 // again from the start at each doubling.
 type Precision struct {
 	// Asked is the relative half-width asked (0.02: ± 2 % of the p95),
 	// Reached the one of the last run (+Inf without an interval, JSON
-	// null).
+	// null): for run, the widest over the classes and the overall row.
 	Asked   float64 `json:"asked"`
 	Reached float64 `json:"reached"`
+	// WidestClass is, for run in a scenario of several classes, the row
+	// whose p95 interval is Reached: a class's name, or "overall"; absent
+	// otherwise (one class, or optimize).
+	WidestClass string `json:"widest_class,omitempty"`
 	// Requests is the last run's requests, MaxRequests the most allowed.
 	Requests    int `json:"requests"`
 	MaxRequests int `json:"max_requests"`
@@ -41,6 +46,7 @@ type Precision struct {
 type precisionJSON struct {
 	Asked       float64  `json:"asked"`
 	Reached     *float64 `json:"reached"`
+	WidestClass string   `json:"widest_class,omitempty"`
 	Requests    int      `json:"requests"`
 	MaxRequests int      `json:"max_requests"`
 	Simulated   int64    `json:"simulated_requests"`
@@ -50,7 +56,7 @@ type precisionJSON struct {
 
 // MarshalJSON writes p with a Reached that is not finite as null.
 func (p Precision) MarshalJSON() ([]byte, error) {
-	w := precisionJSON{Asked: p.Asked, Requests: p.Requests, MaxRequests: p.MaxRequests, Simulated: p.Simulated, Met: p.Met, Unreachable: p.Unreachable}
+	w := precisionJSON{Asked: p.Asked, WidestClass: p.WidestClass, Requests: p.Requests, MaxRequests: p.MaxRequests, Simulated: p.Simulated, Met: p.Met, Unreachable: p.Unreachable}
 	if !math.IsInf(p.Reached, 0) && !math.IsNaN(p.Reached) {
 		w.Reached = &p.Reached
 	}
@@ -63,19 +69,19 @@ func (p *Precision) UnmarshalJSON(b []byte) error {
 	if err := json.Unmarshal(b, &w); err != nil {
 		return err
 	}
-	*p = Precision{Asked: w.Asked, Reached: math.Inf(1), Requests: w.Requests, MaxRequests: w.MaxRequests, Simulated: w.Simulated, Met: w.Met, Unreachable: w.Unreachable}
+	*p = Precision{Asked: w.Asked, Reached: math.Inf(1), WidestClass: w.WidestClass, Requests: w.Requests, MaxRequests: w.MaxRequests, Simulated: w.Simulated, Met: w.Met, Unreachable: w.Unreachable}
 	if w.Reached != nil {
 		p.Reached = *w.Reached
 	}
 	return nil
 }
 
-// P95Undefined says why r's overall p95 can have no relative interval
-// however many requests are simulated — it is a miss (+Inf: more than 5 %
-// of requests without a usable answer in time) or 0 — and "" when it is
-// an answer above 0.
-func (r *Report) P95Undefined() string {
-	switch p := r.Overall.Latency.P95; {
+// p95Undefined says why c's p95 can have no relative interval however
+// many requests are simulated — it is a miss (+Inf: more than 5 % of
+// requests without a usable answer in time) or 0 — and "" when it is an
+// answer above 0.
+func (c *ClassReport) p95Undefined() string {
+	switch p := c.Latency.P95; {
 	case math.IsInf(p, 1):
 		return "the p95 is a miss (more than 5% of requests get no usable answer in time), and a miss has no interval however many requests are simulated"
 	case !(p > 0):
@@ -84,20 +90,71 @@ func (r *Report) P95Undefined() string {
 	return ""
 }
 
-// P95RelativeHalfWidth returns the relative half-width of r's overall p95
+// p95RelativeHalfWidth returns the relative half-width of c's p95
 // interval, max(p95 − low, high − p95) ÷ p95; +Inf when the interval is
 // not OK or the p95 is a miss or 0.
-func (r *Report) P95RelativeHalfWidth() float64 {
-	l := &r.Overall.Latency
+func (c *ClassReport) p95RelativeHalfWidth() float64 {
+	l := &c.Latency
 	if !l.P95CIOK || !(l.P95 > 0) || math.IsInf(l.P95, 1) {
 		return math.Inf(1)
 	}
 	return max(l.P95-l.P95CI95[0], l.P95CI95[1]-l.P95) / l.P95
 }
 
+// P95Widest returns the widest relative half-width of the p95 intervals of
+// r's classes and its overall row (max(p95 − low, high − p95) ÷ p95; +Inf
+// when a row's interval is not OK, or when no row has one), the row it is
+// ("overall" or the class's name; the overall row on a tie), and why a row
+// can have no relative interval however many requests are simulated
+// ("class NAME, …, overall: REASON", one such per reason, joined by "; ";
+// "" when every row can). Classes without requests are left out, and so are rows that can
+// never have an interval from the widest.
+func (r *Report) P95Widest() (reached float64, row, undefined string) {
+	rows := make([]*ClassReport, 0, len(r.Classes)+1)
+	for i := range r.Classes {
+		if r.Classes[i].Requests > 0 {
+			rows = append(rows, &r.Classes[i])
+		}
+	}
+	rows = append(rows, &r.Overall)
+	var reasons []string
+	names := map[string][]string{}
+	reached, row = math.Inf(1), ""
+	measured := false
+	for i, c := range rows {
+		name, overall := "class "+c.Class, i == len(rows)-1
+		if overall {
+			name = "overall"
+		}
+		if why := c.p95Undefined(); why != "" {
+			if names[why] == nil {
+				reasons = append(reasons, why)
+			}
+			names[why] = append(names[why], name)
+			continue
+		}
+		// The overall row wins a tie: it comes last.
+		if h := c.p95RelativeHalfWidth(); !measured || h > reached || h == reached && overall {
+			reached, row = h, c.Class
+			if overall {
+				row = "overall"
+			}
+		}
+		measured = true
+	}
+	for i, why := range reasons {
+		reasons[i] = strings.Join(names[why], ", ") + ": " + why
+	}
+	return reached, row, strings.Join(reasons, "; ")
+}
+
 // writePrecision writes how a run to a precision ended (nothing without
 // one).
 func writePrecision(w io.Writer, p *Precision) {
+	if p != nil && p.WidestClass != "" {
+		WritePrecision(w, p, "the widest p95 interval of the classes and the overall row (relative to its p95)")
+		return
+	}
 	WritePrecision(w, p, "the p95's interval (relative to the p95)")
 }
 
@@ -116,20 +173,35 @@ func WritePrecision(w io.Writer, p *Precision, what string) {
 func precisionLine(p *Precision, what string) string {
 	reached := "without an interval"
 	if !math.IsInf(p.Reached, 1) {
-		reached = fmt.Sprintf("±%.2f%%", 100*p.Reached)
+		reached = "±" + percent(p.Reached)
+		if p.WidestClass == "overall" {
+			reached += " (widest: overall)"
+		} else if p.WidestClass != "" {
+			reached += " (widest: class " + p.WidestClass + ")"
+		}
 	}
 	atMax := ""
 	if p.Requests >= p.MaxRequests {
 		atMax = ", the most --max-requests allows"
 	}
 	if p.Unreachable != "" && !math.IsInf(p.Reached, 1) {
-		return fmt.Sprintf("precision: %s is %s at %d requests%s where it exists; ±%.2f%% cannot be reached: %s", what, reached, p.Requests, atMax, 100*p.Asked, p.Unreachable)
+		return fmt.Sprintf("precision: %s is %s at %d requests%s where it exists; ±%s cannot be reached: %s", what, reached, p.Requests, atMax, percent(p.Asked), p.Unreachable)
 	}
 	if p.Unreachable != "" {
-		return fmt.Sprintf("precision: ±%.2f%% cannot be reached: %s; stopped at %d requests%s", 100*p.Asked, p.Unreachable, p.Requests, atMax)
+		return fmt.Sprintf("precision: ±%s cannot be reached: %s; stopped at %d requests%s", percent(p.Asked), p.Unreachable, p.Requests, atMax)
 	}
 	if p.Met {
-		return fmt.Sprintf("precision: %s is %s at %d requests (asked ±%.2f%%)", what, reached, p.Requests, 100*p.Asked)
+		return fmt.Sprintf("precision: %s is %s at %d requests (asked ±%s)", what, reached, p.Requests, percent(p.Asked))
 	}
-	return fmt.Sprintf("precision: %s is %s at %d requests, the most --max-requests allows; ±%.2f%% was asked", what, reached, p.Requests, 100*p.Asked)
+	return fmt.Sprintf("precision: %s is %s at %d requests, the most --max-requests allows; ±%s was asked", what, reached, p.Requests, percent(p.Asked))
+}
+
+// percent writes a relative half-width x as a percentage: two decimals,
+// or two significant digits below 0.01 % so that a small one is not
+// written as 0.00 %.
+func percent(x float64) string {
+	if 100*x >= 0.01 {
+		return fmt.Sprintf("%.2f%%", 100*x)
+	}
+	return fmt.Sprintf("%.2g%%", 100*x)
 }

@@ -8,11 +8,13 @@ import (
 	"strings"
 
 	"github.com/hedgesim/hedgesim/optimize"
+	"github.com/hedgesim/hedgesim/scenario"
 	"github.com/hedgesim/hedgesim/sim"
 )
 
 // precisionFlags are --precision and --max-requests of run and optimize:
-// double the requests until the overall p95's 95 % interval (run), or
+// double the requests until every class's p95 95 % interval and the
+// overall one (run), or
 // every pick's differences from no hedging and from its nearest rival
 // (optimize), is within ± precision (relative), or the requests reach the
 // maximum.
@@ -23,11 +25,20 @@ type precisionFlags struct {
 	// doubling even when its requests are independent, for the tests
 	// that compare the two ways.
 	resimulate bool
+	// configFor, when set, gives the configuration of a run of n
+	// requests, loaded again (a replayed trace whose classes are matched
+	// on its first requests: the classes' shares depend on n); each
+	// doubling then simulates again from the start.
+	configFor func(n int) (*sim.Config, error)
 }
+
+// minPrecision is the smallest --precision taken: ±0.0001 % of the p95,
+// far below what any run of the simulator's limit reaches.
+const minPrecision = 1e-6
 
 func addPrecisionFlags(fs *flag.FlagSet) *precisionFlags {
 	pf := &precisionFlags{}
-	fs.Var(&pf.p, "precision", "double the requests (run: simulating only those added when requests are independent) until the p95's 95% interval (optimize: each pick's differences from no hedging and from its nearest rival; under objective answered, of the share answered within the target) is within ± `P` of the p95 (relative, in (0, 1): 0.02 is ±2%)")
+	fs.Var(&pf.p, "precision", "double the requests (run: simulating only those added when requests are independent) until the p95's 95% interval (run: every class's p95 and the overall one; optimize: each pick's differences from no hedging and from its nearest rival; under objective answered, of the share answered within the target) is within ± `P` of the p95 (relative, in [1e-6, 1): 0.02 is ±2%)")
 	fs.Var(&pf.max, "max-requests", "with --precision, simulate at most `N` requests (default: 32 × the requests, at most the simulator's limit; run: at most a replayed trace's arrivals)")
 	return pf
 }
@@ -47,8 +58,8 @@ func (pf *precisionFlags) checkAtMost(requests int, most int64, limit string) er
 	if !pf.p.set {
 		return nil
 	}
-	if !(pf.p.v > 0 && pf.p.v < 1) {
-		return usageError{err: fmt.Errorf("--precision %v: must be in (0, 1), a relative half-width such as 0.02", pf.p.v)}
+	if !(pf.p.v >= minPrecision && pf.p.v < 1) {
+		return usageError{err: fmt.Errorf("--precision %v: must be in [%v, 1), a relative half-width such as 0.02 (%v is ±0.0001%% of the p95)", pf.p.v, minPrecision, minPrecision)}
 	}
 	if !pf.max.set {
 		pf.max.v = min(32*int64(requests), most)
@@ -62,12 +73,61 @@ func (pf *precisionFlags) checkAtMost(requests int, most int64, limit string) er
 }
 
 // runLimit returns the most requests a run of cfg can simulate, and what
-// sets it: a replayed trace's arrivals, or the simulator's limit.
-func runLimit(cfg *sim.Config) (int64, string) {
-	if tr := cfg.Arrivals.Trace; cfg.Arrivals.Process == sim.Replay && tr != nil {
-		return int64(len(tr.Arrivals)), fmt.Sprintf("the %d arrivals of the replayed trace", len(tr.Arrivals))
+// sets it: a replayed trace's arrivals, or the simulator's limit. A
+// replayed trace whose classes are matched holds in cfg only the run's
+// first requests; load then loads the scenario again with the requests
+// given (0: the scenario's own, the whole trace when it names none) and
+// runLimit takes the trace's arrivals from the load of 0, and, when they
+// are more than cfg's, sets pf.configFor to load.
+func (pf *precisionFlags) runLimit(cfg *sim.Config, load func(n int) (*sim.Config, error)) (int64, string, error) {
+	tr := cfg.Arrivals.Trace
+	if cfg.Arrivals.Process != sim.Replay || tr == nil {
+		return sim.MaxRequests, "the simulator's limit", nil
 	}
-	return sim.MaxRequests, "the simulator's limit"
+	n := len(tr.Arrivals)
+	if pf.p.set && n <= cfg.Requests {
+		all, err := load(0)
+		if err != nil {
+			return 0, "", err
+		}
+		if t := all.Arrivals.Trace; t != nil && len(t.Arrivals) > n {
+			n = len(t.Arrivals)
+			pf.configFor = load
+		}
+	}
+	return int64(n), fmt.Sprintf("the %d arrivals of the replayed trace", n), nil
+}
+
+// replayLoader returns the load of runLimit for the scenario named by pos
+// under the what-if overrides o and the --seed given: the scenario loaded
+// with requests n (0: its own), without a --set of requests, which
+// --requests has already agreed with.
+func replayLoader(pos []string, o *scenario.Options, seed intFlag) func(n int) (*sim.Config, error) {
+	return func(n int) (*sim.Config, error) {
+		var opts scenario.Options
+		if o != nil {
+			opts = *o
+			opts.Set = nil
+			for _, kv := range o.Set {
+				if k, _, _ := strings.Cut(kv, "="); strings.TrimSpace(k) != "requests" {
+					opts.Set = append(opts.Set, kv)
+				}
+			}
+		}
+		opts.Requests = int64(n)
+		arg := ""
+		if len(pos) == 1 {
+			arg = pos[0]
+		}
+		sc, err := loadScenarioWith(arg, &opts)
+		if err != nil {
+			return nil, err
+		}
+		if seed.set {
+			sc.Config.Seed = uint64(seed.v)
+		}
+		return &sc.Config, nil
+	}
 }
 
 // runToPrecision simulates cfg beside its no-hedging baseline, as
@@ -94,8 +154,14 @@ func (pf *precisionFlags) runToPrecision(ctx context.Context, cfg *sim.Config, w
 	}
 	bar.set(stage, 2, 2)
 	rep := newReport(cfg, hedged, base)
-	if g == nil || pf.resimulate {
+	if g == nil || pf.resimulate || pf.configFor != nil {
 		return pf.toPrecision(ctx, cfg, rep, func(c *sim.Config) (*sim.Report, int64, error) {
+			if pf.configFor != nil {
+				var err error
+				if c, err = pf.configFor(c.Requests); err != nil {
+					return nil, 0, err
+				}
+			}
 			if err := fits(c); err != nil {
 				return nil, 0, err
 			}
@@ -119,7 +185,8 @@ func (pf *precisionFlags) runToPrecision(ctx context.Context, cfg *sim.Config, w
 }
 
 // toPrecision returns rep, the report of a run of cfg, when it meets the
-// precision, else runs cfg with twice the requests, up to the maximum,
+// precision — every class's p95 interval and the overall one within ±
+// precision of their p95 (sim.Report.P95Widest) — else runs cfg with twice the requests, up to the maximum,
 // and returns the last report with how it ended. run returns the report
 // of cfg with the requests given and how many requests it simulated to
 // make it. The draws depend only on (seed, request), so each run repeats
@@ -130,12 +197,14 @@ func (pf *precisionFlags) toPrecision(ctx context.Context, cfg *sim.Config, rep 
 	}
 	simulated := int64(cfg.Requests)
 	for {
-		reached := rep.P95RelativeHalfWidth()
-		met := reached <= pf.p.v
+		reached, widest, undef := rep.P95Widest()
+		met := reached <= pf.p.v && undef == ""
+		if len(rep.Classes) < 2 {
+			widest = ""
+		}
 		// A p95 that is a miss has no interval: doubling cannot help.
-		undef := rep.P95Undefined()
 		if met || undef != "" || int64(cfg.Requests) >= pf.max.v {
-			rep.Precision = &sim.Precision{Asked: pf.p.v, Reached: reached, Requests: cfg.Requests, MaxRequests: int(pf.max.v), Simulated: simulated, Met: met, Unreachable: undef}
+			rep.Precision = &sim.Precision{Asked: pf.p.v, Reached: reached, WidestClass: widest, Requests: cfg.Requests, MaxRequests: int(pf.max.v), Simulated: simulated, Met: met, Unreachable: undef}
 			return rep, nil
 		}
 		if err := ctx.Err(); err != nil {

@@ -5,6 +5,7 @@ import (
 	"context"
 	"encoding/json"
 	"fmt"
+	"math"
 	"os"
 	"path/filepath"
 	"strings"
@@ -47,7 +48,9 @@ func writeMM1(t *testing.T) string {
 	return path
 }
 
-// TestRunPrecisionBadInput: --precision outside (0, 1), --max-requests
+// TestRunPrecisionBadInput: --precision outside [1e-6, 1) (below 1e-6,
+// such as 1e-300, it would be written as ±0.00 % and no run reaches it),
+// --max-requests
 // below the run's requests or without --precision are usage errors naming
 // the flag.
 func TestRunPrecisionBadInput(t *testing.T) {
@@ -56,9 +59,11 @@ func TestRunPrecisionBadInput(t *testing.T) {
 		args []string
 		want string
 	}{
-		{[]string{"--precision", "0"}, "--precision 0: must be in (0, 1)"},
-		{[]string{"--precision", "1"}, "--precision 1: must be in (0, 1)"},
-		{[]string{"--precision", "-0.1"}, "--precision -0.1: must be in (0, 1)"},
+		{[]string{"--precision", "0"}, "--precision 0: must be in [1e-06, 1)"},
+		{[]string{"--precision", "1"}, "--precision 1: must be in [1e-06, 1)"},
+		{[]string{"--precision", "-0.1"}, "--precision -0.1: must be in [1e-06, 1)"},
+		{[]string{"--precision", "1e-300"}, "--precision 1e-300: must be in [1e-06, 1)"},
+		{[]string{"--precision", "9e-7"}, "--precision 9e-07: must be in [1e-06, 1)"},
 		{[]string{"--precision", "0.02", "--max-requests", "1000"}, "--max-requests 1000: must be in [20000,"},
 		{[]string{"--max-requests", "40000"}, "--max-requests 40000: needs --precision"},
 		{[]string{"--precision", "0.02", "--trace", filepath.Join(t.TempDir(), "t.csv")}, "--precision: cannot be combined with --trace"},
@@ -116,6 +121,121 @@ func TestRunToPrecision(t *testing.T) {
 	if !strings.Contains(stdout, "at 40000 requests, the most --max-requests allows; ±0.10% was asked; 60000 requests simulated in all") {
 		t.Errorf("a precision out of reach: no word of it in\n%s", stdout)
 	}
+	// The smallest precision taken is written with its digits, not as
+	// ±0.00 %; one class has no widest row to name.
+	code, stdout, stderr = hedgesim(t, "run", "--wide", "--precision", "1e-6", "--max-requests", "20000", path)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stdout, "at 20000 requests, the most --max-requests allows; ±0.0001% was asked; 20000 requests simulated in all") || strings.Contains(stdout, "widest") {
+		t.Errorf("--precision 1e-6: no ±0.0001%% was asked, or a widest row, in\n%s", stdout)
+	}
+}
+
+// TestRunPrecisionEveryClass: in the default scenario (two-model-gateway,
+// four classes) from 4000 requests, the overall p95 is within ±1.9 % at
+// once, but strict-sla's only within ±21 %: run --precision 0.05 doubles
+// until every class's p95 interval and the overall one are within ±5 %,
+// reports the widest of them as reached, names its row (strict-sla), and
+// says so in text. In scale-to-zero the p95 is a miss, in its class and overall: the
+// run stops at once naming both.
+func TestRunPrecisionEveryClass(t *testing.T) {
+	t.Parallel()
+	type row struct {
+		Class   string `json:"class"`
+		Latency struct {
+			P95  float64    `json:"p95"`
+			CI   [2]float64 `json:"p95_ci95"`
+			CIOK bool       `json:"p95_ci95_ok"`
+		} `json:"latency_s"`
+	}
+	halfWidth := func(r row) float64 {
+		l := r.Latency
+		if !l.CIOK {
+			return math.Inf(1)
+		}
+		return max(l.P95-l.CI[0], l.CI[1]-l.P95) / l.P95
+	}
+	// At 4000 requests the overall p95 alone would meet ±5 %, strict-sla's
+	// would not.
+	code, stdout, stderr := hedgesim(t, "run", "--json", "--requests", "4000")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var first struct {
+		Classes []row `json:"classes"`
+		Overall row   `json:"overall"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &first); err != nil {
+		t.Fatal(err)
+	}
+	if h := halfWidth(first.Overall); h > 0.05 {
+		t.Errorf("at 4000 requests the overall p95 is within ±%.2f%%; want within ±5%%", 100*h)
+	}
+	for _, r := range first.Classes {
+		if h := halfWidth(r); r.Class == "strict-sla" && !(h > 0.05) {
+			t.Errorf("at 4000 requests strict-sla's p95 is within ±%.2f%%; want beyond ±5%%", 100*h)
+		}
+	}
+	code, stdout, stderr = hedgesim(t, "run", "--json", "--requests", "4000", "--precision", "0.05")
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Precision struct {
+			Reached float64 `json:"reached"`
+			Widest  string  `json:"widest_class"`
+			Req     int     `json:"requests"`
+			Met     bool    `json:"met"`
+		} `json:"precision"`
+		Classes []row `json:"classes"`
+		Overall row   `json:"overall"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	p := rep.Precision
+	if !p.Met || p.Req <= 4000 || p.Reached > 0.05 {
+		t.Fatalf("precision %+v; want met beyond 4000 requests", p)
+	}
+	widest, name := 0.0, ""
+	for _, r := range append(rep.Classes, rep.Overall) {
+		l := r.Latency
+		h := halfWidth(r)
+		if h > 0.05 {
+			t.Errorf("class %s: p95 %v, interval %v (ok %v): ±%.2f%% at %d requests, asked ±5%%", r.Class, l.P95, l.CI, l.CIOK, 100*h, p.Req)
+		}
+		if h > widest {
+			widest, name = h, r.Class
+		}
+	}
+	if name == "" || name == rep.Overall.Class {
+		name = "overall"
+	}
+	if widest != p.Reached || name != p.Widest {
+		t.Errorf("reached %v at row %q; the widest row is %q at %v", p.Reached, p.Widest, name, widest)
+	}
+	code, stdout, stderr = hedgesim(t, "run", "--wide", "--requests", "4000", "--precision", "0.05")
+	if want := fmt.Sprintf("(widest: class %s) at %d requests (asked ±5.00%%)", p.Widest, p.Req); p.Widest != "strict-sla" {
+		t.Errorf("the widest row is %q; want strict-sla", p.Widest)
+	} else if code != 0 || !strings.Contains(stdout, want) {
+		t.Errorf("exit %d, %s; no %q in\n%s", code, stderr, want, stdout)
+	}
+	code, stdout, stderr = hedgesim(t, "run", "--json", "--precision", "0.05", "scale-to-zero")
+	if code != 0 {
+		t.Fatalf("scale-to-zero: exit %d: %s", code, stderr)
+	}
+	var miss struct {
+		Requests  int            `json:"requests"`
+		Precision map[string]any `json:"precision"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &miss); err != nil {
+		t.Fatal(err)
+	}
+	if q := miss.Precision; q["met"] != false || q["requests"] != float64(miss.Requests) ||
+		!strings.HasPrefix(fmt.Sprint(q["unreachable"]), "class scale-to-zero, overall: the p95 is a miss") {
+		t.Errorf("scale-to-zero: precision %v; want stopped at once, class scale-to-zero and overall named as misses", q)
+	}
 }
 
 // TestOptimizePrecision: optimize --precision takes the same bad-input
@@ -127,7 +247,7 @@ func TestOptimizePrecision(t *testing.T) {
 	path := writeMM1(t)
 	base := []string{"optimize", "--requests", "20000", "--check-requests", "0", "--delays", "5s,20s"}
 	code, _, stderr := hedgesim(t, append(append(base, "--precision", "2"), path)...)
-	if code != 2 || !strings.Contains(stderr, "--precision 2: must be in (0, 1)") {
+	if code != 2 || !strings.Contains(stderr, "--precision 2: must be in [1e-06, 1)") {
 		t.Errorf("--precision 2: exit %d, %q", code, stderr)
 	}
 	code, stdout, stderr := hedgesim(t, append(append(base, "--json", "--precision", "0.1"), path)...)
@@ -305,7 +425,13 @@ func TestRunPrecisionExtends(t *testing.T) {
 // TestRunPrecisionOfATrace: a replayed trace runs at most its own
 // arrivals (llmperf-azure-chat: 3000), so run --precision stops there by
 // default, saying it is the most allowed, and a --max-requests beyond them
-// is a usage error naming the flag and the trace's arrivals.
+// is a usage error naming the flag and the trace's arrivals. With
+// --requests 1000, whose classes are matched on the first 1000 requests,
+// the maximum is still the trace's 3000 arrivals: the run doubles to 2000
+// and stops at 3000, its report the one of run --requests 3000 (the
+// classes' shares of the 3000 requests, each step simulated again:
+// 1000 + 2000 + 3000 requests in all); --max-requests 3000 is taken and
+// 5000 refused as beyond them.
 func TestRunPrecisionOfATrace(t *testing.T) {
 	t.Parallel()
 	code, stdout, stderr := hedgesim(t, "run", "--json", "--precision", "0.0001", "llmperf-azure-chat")
@@ -324,5 +450,37 @@ func TestRunPrecisionOfATrace(t *testing.T) {
 	code, _, stderr = hedgesim(t, "run", "--precision", "0.0001", "--max-requests", "5000", "llmperf-azure-chat")
 	if want := "--max-requests 5000: must be in [3000, 3000]: at least the run's requests, at most the 3000 arrivals of the replayed trace"; code != 2 || !strings.Contains(stderr, want) {
 		t.Errorf("exit %d, %q; want 2 and %q", code, stderr, want)
+	}
+	code, _, stderr = hedgesim(t, "run", "--requests", "1000", "--precision", "0.0001", "--max-requests", "5000", "llmperf-azure-chat")
+	if want := "--max-requests 5000: must be in [1000, 3000]: at least the run's requests, at most the 3000 arrivals of the replayed trace"; code != 2 || !strings.Contains(stderr, want) {
+		t.Errorf("--requests 1000: exit %d, %q; want 2 and %q", code, stderr, want)
+	}
+	code, whole, stderr := hedgesim(t, "run", "--json", "--requests", "3000", "llmperf-azure-chat")
+	if code != 0 {
+		t.Fatalf("--requests 3000: exit %d: %s", code, stderr)
+	}
+	for _, extra := range [][]string{nil, {"--max-requests", "3000"}} {
+		args := append([]string{"run", "--json", "--requests", "1000", "--precision", "0.0001"}, extra...)
+		code, stdout, stderr := hedgesim(t, append(args, "llmperf-azure-chat")...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var got, want map[string]any
+		if err := json.Unmarshal([]byte(stdout), &got); err != nil {
+			t.Fatal(err)
+		}
+		if err := json.Unmarshal([]byte(whole), &want); err != nil {
+			t.Fatal(err)
+		}
+		p, _ := got["precision"].(map[string]any)
+		if p["requests"] != 3000.0 || p["max_requests"] != 3000.0 || p["simulated_requests"] != 6000.0 || p["met"] != false {
+			t.Errorf("%v: precision %v; want stopped at the trace's 3000 arrivals, 6000 simulated", args, p)
+		}
+		delete(got, "precision")
+		g, _ := json.Marshal(got)
+		w, _ := json.Marshal(want)
+		if !bytes.Equal(g, w) {
+			t.Errorf("%v: the report at 3000 requests differs from run --requests 3000:\n%s\nwant\n%s", args, g, w)
+		}
 	}
 }

@@ -89,7 +89,10 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 		}
 		cfg.Requests = int(requests.v)
 	}
-	most, limit := runLimit(&cfg)
+	most, limit, err := prec.runLimit(&cfg, replayLoader(pos, opts, seed))
+	if err != nil {
+		return err
+	}
 	if err := prec.checkAtMost(cfg.Requests, most, limit); err != nil {
 		return err
 	}
