@@ -50,6 +50,9 @@ func precisionText(k Kind, p *sim.Precision) string {
 	head := "no interval of " + of // "no interval of the p95 at 2000 requests"
 	if !math.IsInf(p.Reached, 0) && !math.IsNaN(p.Reached) {
 		head = fmt.Sprintf("%s ±%.2f%%", what, 100*p.Reached)
+		if p.WidestClass != "" { // a run judged on every class's p95
+			head = fmt.Sprintf("the widest p95 interval ±%.2f%% (%s)", 100*p.Reached, widestName(p.WidestClass))
+		}
 	}
 	verdict := "met"
 	switch {
@@ -59,6 +62,14 @@ func precisionText(k Kind, p *sim.Precision) string {
 		verdict = fmt.Sprintf("not met at --max-requests %d", p.MaxRequests)
 	}
 	return fmt.Sprintf("%s at %d requests (asked ±%.2f%%: %s)", head, p.Requests, 100*p.Asked, verdict)
+}
+
+// widestName names a run's widest row: "class NAME", or "overall".
+func widestName(row string) string {
+	if row == "overall" {
+		return row
+	}
+	return "class " + row
 }
 
 // precisionFor returns the --precision that would decide a change of

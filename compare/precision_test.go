@@ -68,6 +68,14 @@ func TestPrecisionStated(t *testing.T) {
 	if want := "B precision: the p95's interval ±1.21% at 3200000 requests (asked ±0.50%: not met at --max-requests 3200000)"; !strings.Contains(txt, want) {
 		t.Errorf("text lacks %q:\n%s", want, txt)
 	}
+	// A run of several classes is judged on its widest p95 interval, and
+	// the line names that row.
+	short.WidestClass = "strict-sla"
+	b = mustParse(t, withPrecision(t, runReport(1.5, [2]float64{1.4, 1.6}, 0.9, 2000, 1), short))
+	txt, _ = texts(t, Compare(a, b))
+	if want := "B precision: the widest p95 interval ±1.21% (class strict-sla) at 3200000 requests"; !strings.Contains(txt, want) {
+		t.Errorf("text lacks %q:\n%s", want, txt)
+	}
 }
 
 // TestUndecidedSaysPrecision: a p95 marked "~" says at how many requests
