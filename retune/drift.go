@@ -118,6 +118,9 @@ func Judge(h *readers.Histogram, scen, live dist.Continuous, alpha float64) Drif
 	case d.N < MinObservations:
 		d.Verdict = CannotTell
 		d.Why = fmt.Sprintf("only %g observations; a verdict needs at least %d", d.N, MinObservations)
+		if !h.Whole {
+			d.Why += "; the counts are not whole numbers (a rate, not a count?): query increase() over a window instead of rate()"
+		}
 	case d.DF < 1:
 		d.Verdict = CannotTell
 		d.Why = "the buckets, pooled to 5 expected observations each, leave the test no degree of freedom"

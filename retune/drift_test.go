@@ -3,6 +3,7 @@ package retune
 import (
 	"math"
 	"math/rand/v2"
+	"strings"
 	"testing"
 
 	"github.com/hedgesim/hedgesim/dist"
@@ -143,5 +144,26 @@ func TestPooledChiSquareByHand(t *testing.T) {
 	want := (4-6.0)*(4-6.0)/6 + (5-6.0)*(5-6.0)/6 + (11-8.0)*(11-8.0)/8
 	if df != 2 || math.Abs(x2-want) > 1e-12 {
 		t.Errorf("X² %g on %d df, want %g on 2", x2, df, want)
+	}
+}
+
+// TestJudgeNamesARate: a histogram of a rate() query holds fractional
+// "observations" (2.78 per second, say), too few for a verdict; the
+// cannot-tell reason says the counts look like a rate and to query
+// increase() — a scheduled retune would otherwise stay green for ever.
+// Its report row prints "-" for the p-value of no test, not "NaN".
+func TestJudgeNamesARate(t *testing.T) {
+	scen := dist.LogNormal{Mu: math.Log(0.5), Sigma: 0.4}
+	h := histogramOf(scen, 10000, expBounds(0.05, 1.4, 18), 1)
+	for i := range h.Counts {
+		h.Counts[i] /= 3600 // rate() over an hour: per-second fractions
+	}
+	h.Whole = false
+	d := Judge(h, scen, nil, 0.01)
+	if d.Verdict != CannotTell || !strings.Contains(d.Why, "not whole numbers") || !strings.Contains(d.Why, "increase()") {
+		t.Errorf("verdict %s, %q; want cannot tell, naming the rate", d.Verdict, d.Why)
+	}
+	if got := pText(d.PValue); got != "-" {
+		t.Errorf("p-value of no test printed %q, want -", got)
 	}
 }

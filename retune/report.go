@@ -294,6 +294,9 @@ func (d Drift) MarshalJSON() ([]byte, error) {
 
 // pText formats a p-value; one that underflows to 0 is "<1e-300".
 func pText(p float64) string {
+	if math.IsNaN(p) { // no test: too few observations or no degree of freedom
+		return "-"
+	}
 	if p == 0 {
 		return "<1e-300"
 	}
