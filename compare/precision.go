@@ -19,7 +19,7 @@ import (
 // A p95 left undecided ("~", or "?" for too few requests) comes with how
 // to decide it: rerun each side with --precision P, P the relative
 // half-width that is half the change (rounded down to 1, 2 or 5 times a
-// power of ten, at least 0.001; optimize's precisionFor), which an
+// power of ten, at least 0.001; sim.PrecisionFor, as optimize's), which an
 // interval around each side's p95 needs to tell such a change apart.
 
 // precisionJSON is the part of a report that says how a run to a
@@ -72,28 +72,6 @@ func widestName(row string) string {
 	return "class " + row
 }
 
-// precisionFor returns the --precision that would decide a change of
-// change % in a percentile: a relative half-width of half the change,
-// rounded down to a power of ten times 1, 2 or 5, at least 0.001; "" when
-// the change is 0 or not a number.
-func precisionFor(change float64) string {
-	p := math.Abs(change) / 200
-	if !(p > 0) || math.IsInf(p, 0) {
-		return ""
-	}
-	e := math.Pow(10, math.Floor(math.Log10(p)))
-	switch {
-	case p >= 5*e:
-		p = 5 * e
-	case p >= 2*e:
-		p = 2 * e
-	default:
-		p = e
-	}
-	p = max(p, 0.001)
-	return strconv.FormatFloat(p, 'g', 3, 64)
-}
-
 // rerunCommand names the command each side reruns: "hedgesim run" for
 // two run reports, "hedgesim optimize" for two optimize reports, and
 // both otherwise.
@@ -124,7 +102,7 @@ func undecidedNote(c *Comparison, r Row) string {
 		return fmt.Sprintf("%s: p95 has too few requests for an interval %s: %s (it doubles the requests until the p95's interval is within ±P)",
 			r.Class, at, rerunCommand(c.A.Kind, c.B.Kind, "--precision P"))
 	}
-	p := precisionFor(d.Change)
+	p := sim.PrecisionFor(d.Change)
 	if p == "" {
 		return fmt.Sprintf("%s: p95 not significant %s, and no change to decide", r.Class, at)
 	}

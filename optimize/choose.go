@@ -7,6 +7,7 @@ import (
 	"slices"
 	"time"
 
+	"github.com/hedgesim/hedgesim/sim"
 	"gonum.org/v1/gonum/stat/distuv"
 )
 
@@ -442,7 +443,7 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		latOK, latCode = false, DetailTooFew
 		latWhy = fmt.Sprintf("cannot tell at %s: too few for a %s%% interval on %s (%d simulated per candidate, at least %d needed): rerun with --requests ≥ %d",
 			fcount(n), fnum(100*level), pname(p), n, need, need)
-		if pr := precisionFor(v.GainPct); pr != "" {
+		if pr := sim.PrecisionFor(max(v.GainPct, 0)); pr != "" {
 			latWhy += " or --precision " + pr
 		}
 	case missB && !missP:

@@ -3,7 +3,6 @@ package optimize
 import (
 	"fmt"
 	"math"
-	"strconv"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -149,32 +148,14 @@ func notSignificantWhy(paired bool, n int64, gain float64) string {
 	if paired {
 		why = "the paired difference's interval includes 0"
 	}
-	pr := precisionFor(gain)
+	pr := ""
+	if gain > 0 {
+		pr = sim.PrecisionFor(gain)
+	}
 	if pr == "" {
 		return why
 	}
 	return fmt.Sprintf("%s; not significant at %d requests: rerun with --precision %s", why, n, pr)
-}
-
-// precisionFor returns the --precision that would decide a fall of gain
-// %: a half-width of half the gain, rounded down to a power of ten times
-// 1, 2 or 5, at least 0.001; "" when gain is not above 0.
-func precisionFor(gain float64) string {
-	p := gain / 200
-	if !(p > 0) {
-		return ""
-	}
-	e := math.Pow(10, math.Floor(math.Log10(p)))
-	switch {
-	case p >= 5*e:
-		p = 5 * e
-	case p >= 2*e:
-		p = 2 * e
-	default:
-		p = e
-	}
-	p = max(p, 0.001)
-	return strconv.FormatFloat(p, 'g', 3, 64)
 }
 
 // RelativeHalfWidth returns how precisely cr's pick is measured: the

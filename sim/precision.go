@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 )
 
@@ -204,4 +205,26 @@ func percent(x float64) string {
 		return fmt.Sprintf("%.2f%%", 100*x)
 	}
 	return fmt.Sprintf("%.2g%%", 100*x)
+}
+
+// PrecisionFor returns the --precision that would decide a change of
+// change % in a percentile (or a gain of that many %): a relative
+// half-width of half the change, rounded down to a power of ten times 1, 2
+// or 5, at least 0.001; "" when the change is 0, infinite or not a number.
+func PrecisionFor(change float64) string {
+	p := math.Abs(change) / 200
+	if !(p > 0) || math.IsInf(p, 0) {
+		return ""
+	}
+	e := math.Pow(10, math.Floor(math.Log10(p)))
+	switch {
+	case p >= 5*e:
+		p = 5 * e
+	case p >= 2*e:
+		p = 2 * e
+	default:
+		p = e
+	}
+	p = max(p, 0.001)
+	return strconv.FormatFloat(p, 'g', 3, 64)
 }
