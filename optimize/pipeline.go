@@ -191,8 +191,8 @@ func (ps *pipelineSearch) eval(as [][]int, origin string) ([]int, error) {
 		}
 		x := Candidate{OverLimit: len(res.Overloads(ps.c)) > 0, Loads: loadsOf(res, ps.c)}
 		summarizeFor(&x, &res.Classes[0], ps.level, ps.search.Objective)
+		ps.label(&x, a) // before metOnly: its shares depend on whether a step hedges
 		x.metOnly(&res.Classes[0], ps.c.Classes[0].SLO)
-		ps.label(&x, a)
 		made[j] = x
 		return nil
 	}, ps.tick)
