@@ -171,14 +171,17 @@ func (c *checker) replaySetup(f *fileTable, cfg *sim.Config) error {
 		}
 		return nil
 	}
+	// Classes matched by rule take their shares from the trace, whatever
+	// else is wrong here: set first, so that a bad requests is the one
+	// error, not followed by every class's "share: missing".
+	for i := range f.Classes {
+		c.replay.byRule = c.replay.byRule || f.Classes[i].Match != nil
+	}
 	n := c.replay.trace.Len()
 	if f.Requests == nil {
 		cfg.Requests = n
 	} else if cfg.Requests > n {
 		return c.errorf("requests", "%d is more than the %d requests in the trace %s; omit requests to replay all of them", cfg.Requests, n, c.replay.trace.File)
-	}
-	for i := range f.Classes {
-		c.replay.byRule = c.replay.byRule || f.Classes[i].Match != nil
 	}
 	return nil
 }

@@ -295,3 +295,18 @@ func TestReplayRelativeToFile(t *testing.T) {
 		t.Errorf("%d arrivals, %d requests; want 3", n, sc.Config.Requests)
 	}
 }
+
+// TestReplayTooManyRequestsAlone: requests beyond a trace matched to its
+// classes by rule is the one error: the classes, whose shares come from
+// the trace, are not also blamed for a missing share.
+func TestReplayTooManyRequestsAlone(t *testing.T) {
+	doc := "requests = 4\n[arrivals]\nprocess = \"replay\"\ntrace = \"t.csv\"\nformat = \"azure\"\n" + replayModels +
+		"[[classes]]\nname = \"short\"\nmatch = { output_max = 100 }\n[[classes]]\nname = \"long\"\n"
+	_, err := loadReplay(doc)
+	if err == nil || !strings.Contains(err.Error(), "more than the 3 requests in the trace") {
+		t.Fatalf("got %v, want the requests error", err)
+	}
+	if strings.Contains(err.Error(), "share") {
+		t.Errorf("the requests error comes with share errors:\n%v", err)
+	}
+}
