@@ -21,8 +21,9 @@ import "math"
 // F̂_j(q̂) the share of batch j's requests at or below q̂ (a miss is above
 // it), F̄ the mean of those shares over the batches kept, and f̂ the density
 // of the latencies at q̂, by the difference quotient of the pooled
-// quantiles at p ± h (Siddiqui; Bloch & Gastwirth), h = (1 − p)/5 (0.01
-// for p95), or at p − h and p when the quantile at p + h is a miss. The ψ_j
+// quantiles at p ± h (Siddiqui; Bloch & Gastwirth), h = min(p, 1 − p)/5
+// (0.01 for p95; bandwidth), or at p − h and p when the quantile at p + h
+// is a miss; at p = 0 or 1 there is no density and every ψ_j is NaN. The ψ_j
 // of the batches kept average to q̂ exactly, so the mean of the paired
 // ψ_j(B) − ψ_j(A) is the pooled difference (on fewer batches, its
 // linearisation), and their spread is that of the pooled quantile's
@@ -41,7 +42,7 @@ func linearised(g *batchGroups, from int, ps []float64) (pooled []float64, lin [
 	}
 	qs := make([]float64, 0, 3*len(ps))
 	for _, p := range ps {
-		h := (1 - p) / 5
+		h := bandwidth(p)
 		qs = append(qs, p-h, p, p+h)
 	}
 	// rankEstimates wants its levels ascending.
@@ -64,9 +65,10 @@ func linearised(g *batchGroups, from int, ps []float64) (pooled []float64, lin [
 	for i, p := range ps {
 		lo, q, hi := at[3*i], at[3*i+1], at[3*i+2]
 		pooled[i] = q
-		h := (1 - p) / 5
+		h := bandwidth(p)
 		switch {
 		case math.IsInf(q, 1) || math.IsNaN(q):
+		case h == 0: // p is 0 or 1: no density, dens 0 (no linearised values)
 		case math.IsInf(hi, 1):
 			dens[i] = h / (q - lo)
 		default:
@@ -118,6 +120,8 @@ func linearised(g *batchGroups, from int, ps []float64) (pooled []float64, lin [
 				lin[i][j] = pooled[i]
 			case math.IsInf(dens[i], 1):
 				lin[i][j] = pooled[i]
+			case dens[i] == 0:
+				lin[i][j] = math.NaN()
 			default:
 				lin[i][j] = pooled[i] + (fbar[i]-share)/dens[i]
 			}
@@ -125,6 +129,11 @@ func linearised(g *batchGroups, from int, ps []float64) (pooled []float64, lin [
 	}
 	return pooled, lin
 }
+
+// bandwidth returns h, the half-width in level of the density estimate
+// at level p: (1 − p)/5 for p ≥ 1/2 (0.01 at p95), and p/5 below, so that
+// p − h and p + h stay within [0, 1] whatever p; 0 at p = 0 or 1.
+func bandwidth(p float64) float64 { return min(p, 1-p) / 5 }
 
 // sortByLevel orders the indices idx by the levels qs[idx] (a handful:
 // insertion sort).
