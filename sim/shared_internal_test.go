@@ -23,3 +23,16 @@ func TestSharedDrawBytes(t *testing.T) {
 		t.Errorf("newSharedDraws(1000) holds %d bytes, SharedDrawBytes counts %d", n, 1000*per)
 	}
 }
+
+// TestSharedDrawsNotOversized: a batch of small runs after one of large
+// runs does not take (and clear in full) the large runs' buffer from the
+// pool: whatever the pool hands back, the draws are at most 4 times the
+// size asked (at least 2¹⁶ requests' worth), and as long as asked.
+func TestSharedDrawsNotOversized(t *testing.T) {
+	sharedPool.Put(newSharedDraws(1 << 20))
+	d := newSharedDraws(1000)
+	n := 1000 * sharedAttempts
+	if len(d.att) != n || cap(d.att) > 4*max(n, 1<<16) {
+		t.Errorf("draws for 1000 requests: len %d, cap %d; want len %d, cap ≤ %d", len(d.att), cap(d.att), n, 4*max(n, 1<<16))
+	}
+}
