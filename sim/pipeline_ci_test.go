@@ -112,16 +112,7 @@ func TestPipelineEndToEndBatched(t *testing.T) {
 // 95 % interval covers in 38 on average; 36 is two binomial standard
 // deviations below) and is never a point.
 func TestPipelineEndToEndMeanIndependent(t *testing.T) {
-	models := []sim.Model{
-		{Name: "u", Provider: "u", Latency: dist.Uniform{Min: 0, Max: 1}},
-		{Name: "x", Provider: "x", Latency: dist.Exponential{Rate: 1}},
-	}
-	a, b := call(0, sim.FailClosed), call(0, sim.FailClosed)
-	b.Policy.Primary = 1
-	pl := &sim.Pipeline{
-		Steps:  []sim.Step{{Name: "a", Call: a, FanOut: 1}, {Name: "b", Call: b, FanOut: 1}},
-		Stages: []sim.Stage{{Steps: []int{0}}, {Steps: []int{1}}},
-	}
+	models, pl := uniformThenExp()
 	// F(t) = ∫₀^min(1,t) (1 − e^{−(t−u)}) du = m − e^{−t}(e^m − 1), m = min(1, t);
 	// ∫₀² F = ∫₀¹ (t − e^{−t}(e^t − 1)) dt + ∫₁² (1 − e^{−t}(e − 1)) dt
 	//       = (1/2 − 1 + (1 − e^{−1})) + (1 − (e − 1)(e^{−1} − e^{−2})).

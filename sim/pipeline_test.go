@@ -105,16 +105,7 @@ func checkShare(t *testing.T, what string, k, n int64, p float64) {
 // the convolution, P(U + X ≤ t) = ∫₀¹ (1 − e^{−(t−u)})⁺ du, checked at
 // several t within five binomial standard errors of 200 000 requests.
 func TestPipelineSequenceConvolves(t *testing.T) {
-	models := []sim.Model{
-		{Name: "u", Provider: "u", Latency: dist.Uniform{Min: 0, Max: 1}},
-		{Name: "x", Provider: "x", Latency: dist.Exponential{Rate: 1}},
-	}
-	a, b := call(0, sim.FailClosed), call(0, sim.FailClosed)
-	b.Policy.Primary = 1
-	pl := &sim.Pipeline{
-		Steps:  []sim.Step{{Name: "a", Call: a, FanOut: 1}, {Name: "b", Call: b, FanOut: 1}},
-		Stages: []sim.Stage{{Steps: []int{0}}, {Steps: []int{1}}},
-	}
+	models, pl := uniformThenExp()
 	n := 200_000
 	res := mustRun(t, pipelineConfig(n, models, pl))
 	checkAttempts(t, res)
@@ -139,6 +130,21 @@ func TestPipelineSequenceConvolves(t *testing.T) {
 }
 
 func fsec(x float64) string { return sim.FormatSeconds(x) }
+
+// uniformThenExp returns two unhedged fail-closed steps in sequence, a
+// call to a U(0, 1) s model then one to an Exp(1/s) model, and the models.
+func uniformThenExp() ([]sim.Model, *sim.Pipeline) {
+	models := []sim.Model{
+		{Name: "u", Provider: "u", Latency: dist.Uniform{Min: 0, Max: 1}},
+		{Name: "x", Provider: "x", Latency: dist.Exponential{Rate: 1}},
+	}
+	a, b := call(0, sim.FailClosed), call(0, sim.FailClosed)
+	b.Policy.Primary = 1
+	return models, &sim.Pipeline{
+		Steps:  []sim.Step{{Name: "a", Call: a, FanOut: 1}, {Name: "b", Call: b, FanOut: 1}},
+		Stages: []sim.Stage{{Steps: []int{0}}, {Steps: []int{1}}},
+	}
+}
 
 // TestPipelineFanOutOrderStatistics: k = 5 calls at once, Exp(1/s) each,
 // waited for all, any or 3 of them: the stage ends within t with
