@@ -99,30 +99,6 @@ type zigguratN struct {
 // j < 2³¹ does, is left to math/rand/v2 (k[i] = 0).
 var zigguratNorm = sync.OnceValue(func() *zigguratN {
 	z := new(zigguratN)
-	var src scripted
-	first := func(i uint8, j uint32) (float64, bool) {
-		src = scripted{u: uint64(i)<<32 | uint64(j)}
-		v := rand.New(&src).NormFloat64()
-		return v, src.n == 1
-	}
-	for i := range 128 {
-		w, ok := first(uint8(i), 1)
-		if !ok {
-			continue
-		}
-		lo, hi := uint64(2), uint64(1)<<31 // first(i, lo−1) takes one number; find the least j that does not
-		for lo < hi {
-			mid := (lo + hi) / 2
-			if _, ok := first(uint8(i), uint32(mid)); ok {
-				lo = mid + 1
-			} else {
-				hi = mid
-			}
-		}
-		if lo == 1<<31 {
-			continue
-		}
-		z.k[i], z.w[i] = uint32(lo), w
-	}
+	readZiggurat(z.k[:], z.w[:], 1<<31, (*rand.Rand).NormFloat64)
 	return z
 })

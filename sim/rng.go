@@ -122,18 +122,29 @@ type ziggurat struct {
 // has.
 var zigguratExp = sync.OnceValue(func() *ziggurat {
 	z := new(ziggurat)
+	readZiggurat(z.k[:], z.w[:], 1<<32, (*rand.Rand).ExpFloat64)
+	return z
+})
+
+// readZiggurat reads the first step of one of math/rand/v2's ziggurats
+// off draw (ExpFloat64 or NormFloat64), layer by layer: w[i] is its draw
+// at layer i and j = 1, and k[i] the least j whose draw takes more than
+// one number, found by binary search below limit (the predicate is
+// monotone in j). A layer where j = 1 already takes more, or where no j
+// below limit does, is left to math/rand/v2 (k[i] = 0).
+func readZiggurat(k []uint32, w []float64, limit uint64, draw func(*rand.Rand) float64) {
 	var src scripted
 	first := func(i uint8, j uint32) (float64, bool) {
 		src = scripted{u: uint64(i)<<32 | uint64(j)}
-		v := rand.New(&src).ExpFloat64()
+		v := draw(rand.New(&src))
 		return v, src.n == 1
 	}
-	for i := range 256 {
-		w, ok := first(uint8(i), 1)
+	for i := range k {
+		wi, ok := first(uint8(i), 1)
 		if !ok {
-			continue // k[i] ≤ 1: every draw at i goes to math/rand/v2
+			continue
 		}
-		lo, hi := uint64(2), uint64(1)<<32 // first(i, lo−1) takes one number; find the least j that does not
+		lo, hi := uint64(2), limit // first(i, lo−1) takes one number; find the least j that does not
 		for lo < hi {
 			mid := (lo + hi) / 2
 			if _, ok := first(uint8(i), uint32(mid)); ok {
@@ -142,13 +153,12 @@ var zigguratExp = sync.OnceValue(func() *ziggurat {
 				hi = mid
 			}
 		}
-		if lo == 1<<32 {
-			continue // cannot be expressed as a uint32 bound; leave the layer to math/rand/v2
+		if lo == limit {
+			continue
 		}
-		z.k[i], z.w[i] = uint32(lo), w
+		k[i], w[i] = uint32(lo), wi
 	}
-	return z
-})
+}
 
 // scripted is a rand.Source that returns u first, then 0, counting calls.
 type scripted struct {
