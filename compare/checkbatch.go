@@ -15,10 +15,11 @@ import (
 // checkPerBatch reports, through bad (a JSON field under the class and
 // what is wrong with it), every per_batch figure of p that no hedgesim
 // report holds: count < 1, first_kept outside [0, count], a p50, p95, p99
-// or answered_share array that does not hold count values, a cost or
-// linearised array present with another length, a batch percentile below
-// 0 or above the batch's next one (p50 ≤ p95 ≤ p99; null is a miss), an
-// answered share outside [0, 1], a cost below 0, and a null linearised
+// or answered_share array that does not hold count values, a cost,
+// linearised, checked_share or degraded_share array present with another
+// length, a batch percentile below 0 or above the batch's next one (p50 ≤
+// p95 ≤ p99; null is a miss), an answered, checked or degraded share
+// outside [0, 1], a cost below 0, and a null linearised
 // percentile where hedgesim writes a number: it writes null only for a
 // batch without requests (whose answered_share is null too) or, in every
 // batch, when the pooled percentile of the kept batches is a miss.
@@ -38,6 +39,7 @@ func checkPerBatch(p *sim.PerBatch, bad func(field, format string, args ...any))
 		{"p50", p.P50, true}, {"p95", p.P95, true}, {"p99", p.P99, true},
 		{"answered_share", p.AnsweredShare, true}, {"cost_per_1k_usd", p.CostPer1k, false},
 		{"p50_linearised", p.P50Lin, false}, {"p95_linearised", p.P95Lin, false}, {"p99_linearised", p.P99Lin, false},
+		{"checked_share", p.CheckedShare, false}, {"degraded_share", p.DegradedShare, false},
 	}
 	ok := map[string]bool{}
 	for _, a := range arrays {
@@ -65,10 +67,13 @@ func checkPerBatch(p *sim.PerBatch, bad func(field, format string, args ...any))
 			}
 		}
 	}
-	if ok["answered_share"] {
-		for j, x := range p.AnsweredShare {
+	for _, a := range arrays[3:] {
+		if a.name != "answered_share" && a.name != "checked_share" && a.name != "degraded_share" || !ok[a.name] {
+			continue
+		}
+		for j, x := range a.xs {
 			if !math.IsNaN(x) && !(x >= 0 && x <= 1) {
-				bad(fmt.Sprintf("per_batch.answered_share[%d]", j), "%g; want a share in [0, 1], or null for a batch without requests", x)
+				bad(fmt.Sprintf("per_batch.%s[%d]", a.name, j), "%g; want a share in [0, 1], or null for a batch without requests", x)
 			}
 		}
 	}

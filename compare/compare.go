@@ -100,6 +100,12 @@ type Class struct {
 	// perBatch are the class's figures per batch of the fixed grid, in a
 	// run report of requests that interact (paired.go); nil otherwise.
 	perBatch *sim.PerBatch
+	// interacts says a run report's class has requests that interact (it
+	// gives batches, a warm-up cut or per_batch), and answeredCI is the
+	// report's answered_share_ci95 (nil when absent or with a null
+	// bound): batched then, Wilson's for independent requests.
+	interacts  bool
+	answeredCI *[2]float64
 }
 
 // Pipeline is what a run report says of a pipeline class as a whole: the
@@ -111,6 +117,11 @@ type Pipeline struct {
 	EndToEnd      sim.Latency
 	CheckedShare  float64
 	DegradedShare float64
+	// CheckedCI and DegradedCI are the shares' 95 % intervals as the
+	// report gives them (checked_share_ci95, degraded_share_ci95: Wilson's
+	// for independent requests, batched when they interact); nil when
+	// absent or with a null bound.
+	CheckedCI, DegradedCI *[2]float64
 }
 
 // Report is one side of a comparison.
@@ -153,18 +164,24 @@ type runJSON struct {
 		WarmUp *struct {
 			Requests int64 `json:"requests"`
 		} `json:"warm_up"`
-		HedgedShare   *float64    `json:"hedged_share"`
-		Attempts      *float64    `json:"attempts_per_request"`
-		Latency       sim.Latency `json:"latency_s"`
-		AnsweredShare *float64    `json:"answered_share"`
-		Cost          *struct {
+		// Batches is present when the requests interact: the class's
+		// intervals then come from batches.
+		Batches           *json.RawMessage `json:"batches"`
+		AnsweredShareCI95 *[2]*float64     `json:"answered_share_ci95"`
+		HedgedShare       *float64         `json:"hedged_share"`
+		Attempts          *float64         `json:"attempts_per_request"`
+		Latency           sim.Latency      `json:"latency_s"`
+		AnsweredShare     *float64         `json:"answered_share"`
+		Cost              *struct {
 			Total *float64 `json:"total"`
 		} `json:"cost_per_1k_usd"`
 		PerBatch *sim.PerBatch `json:"per_batch"`
 		Pipeline *struct {
-			EndToEnd      sim.Latency `json:"end_to_end_s"`
-			CheckedShare  float64     `json:"checked_share"`
-			DegradedShare float64     `json:"degraded_share"`
+			EndToEnd      sim.Latency  `json:"end_to_end_s"`
+			CheckedShare  float64      `json:"checked_share"`
+			DegradedShare float64      `json:"degraded_share"`
+			CheckedCI95   *[2]*float64 `json:"checked_share_ci95"`
+			DegradedCI95  *[2]*float64 `json:"degraded_share_ci95"`
 		} `json:"pipeline"`
 	} `json:"classes"`
 }
@@ -403,8 +420,11 @@ func parseRun(data []byte) (*Report, error) {
 			cl.WarmUpCut = c.WarmUp.Requests
 		}
 		cl.perBatch = c.PerBatch
+		cl.interacts = c.Batches != nil || c.WarmUp != nil || c.PerBatch != nil
+		cl.answeredCI = bounds(c.AnsweredShareCI95)
 		if p := c.Pipeline; p != nil {
-			cl.Pipeline = &Pipeline{EndToEnd: p.EndToEnd, CheckedShare: p.CheckedShare, DegradedShare: p.DegradedShare}
+			cl.Pipeline = &Pipeline{EndToEnd: p.EndToEnd, CheckedShare: p.CheckedShare, DegradedShare: p.DegradedShare,
+				CheckedCI: bounds(p.CheckedCI95), DegradedCI: bounds(p.DegradedCI95)}
 		}
 		r.Classes = append(r.Classes, cl)
 	}
@@ -514,7 +534,18 @@ type Delta struct {
 	Paired        bool
 	DiffCI        [2]float64
 	PairedBatches int
+	// Test names the test of a share when it is not paired: TestZ (the
+	// two-proportion z test, for independent requests) or TestOverlap
+	// (the overlap of the two reports' own intervals, CIA and CIB, when
+	// either side's requests interact); "" for other figures.
+	Test string
 }
+
+// Tests of a share (Delta.Test).
+const (
+	TestZ       = "two_proportion_z"
+	TestOverlap = "interval_overlap"
+)
 
 // Row is one class present in both reports.
 type Row struct {
@@ -610,10 +641,11 @@ func Compare(a, b *Report) *Comparison {
 		case ca.perBatch == nil || cb.perBatch == nil:
 		case noPair != "":
 			out.Unpaired = noPair
-			dropZTests(r.Deltas)
 		default:
 			pairDeltas(r.Deltas, &ca, &cb)
-			dropZTests(r.Deltas)
+		}
+		if ca.interacts || cb.interacts {
+			dropZTests(r.Deltas, &ca, &cb)
 		}
 		r.Deltas = append(r.Deltas, bought(&ca, &cb)...)
 		crossFates(r, &ca, &cb)
@@ -664,7 +696,7 @@ func interval(metric string, a, b float64, ciA, ciB [2]float64, ok bool) Delta {
 // proportion compares two shares of nA and nB requests with the pooled
 // two-proportion z test.
 func proportion(metric string, a, b float64, nA, nB int64) Delta {
-	d := Delta{Metric: metric, A: a, B: b, Change: 100 * (b - a)}
+	d := Delta{Metric: metric, A: a, B: b, Change: 100 * (b - a), Test: TestZ}
 	if nA <= 0 || nB <= 0 {
 		d.Mark = Unknown
 		return d
@@ -680,4 +712,12 @@ func proportion(metric string, a, b float64, nA, nB int64) Delta {
 		d.Mark = Same
 	}
 	return d
+}
+
+// bounds returns a report's interval with both bounds, or nil.
+func bounds(ci *[2]*float64) *[2]float64 {
+	if ci == nil || ci[0] == nil || ci[1] == nil {
+		return nil
+	}
+	return &[2]float64{*ci[0], *ci[1]}
 }

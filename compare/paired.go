@@ -71,7 +71,7 @@ func pairedDelta(d *Delta, pa, pb []float64, from int) bool {
 	if math.IsNaN(pd.CI[0]) || math.IsNaN(pd.CI[1]) || math.IsInf(pd.CI[0], 0) || math.IsInf(pd.CI[1], 0) {
 		return false
 	}
-	d.Paired, d.DiffCI, d.PairedBatches = true, pd.CI, pd.Batches
+	d.Paired, d.DiffCI, d.PairedBatches, d.Test = true, pd.CI, pd.Batches, ""
 	if pd.Significant() {
 		d.Mark = Significant
 	} else {
@@ -81,7 +81,8 @@ func pairedDelta(d *Delta, pa, pb []float64, from int) bool {
 }
 
 // pairDeltas replaces the overlap and z tests of the deltas of a and b
-// (p50, p95, p99, answered, cost/1k) by paired tests where both give
+// (p50, p95, p99, answered, cost/1k, and a pipeline's checked and
+// degraded shares when per_batch gives them) by paired tests where both give
 // per-batch figures on the same grid. A percentile whose batches are too
 // short for an interval (its report's ok flag false; for p50, fewer than
 // sim.MinBatchRequests(0.5) requests per batch) stays marked too few.
@@ -119,21 +120,57 @@ func pairDeltas(ds []Delta, a, b *Class) {
 			}
 		case "answered":
 			pairedDelta(d, pa.AnsweredShare, pb.AnsweredShare, from)
+		case "checked":
+			pairedDelta(d, pa.CheckedShare, pb.CheckedShare, from)
+		case "degraded":
+			pairedDelta(d, pa.DegradedShare, pb.DegradedShare, from)
 		case "cost/1k":
 			pairedDelta(d, pa.CostPer1k, pb.CostPer1k, from)
 		}
 	}
 }
 
-// dropZTests drops the z tests of the hedged, checked and degraded shares
-// of a class whose requests interact (per_batch in both reports): they
-// assume independent requests, and no per-batch figure gives a paired
-// test instead.
-func dropZTests(ds []Delta) {
+// dropZTests replaces the z tests of the shares of a class whose requests
+// interact in either report (a queue, a limit, a pool: its run report
+// gives batches), which assume independent requests, where no paired
+// difference replaced them: the answered, checked and degraded shares are
+// then marked by the overlap of the two reports' own intervals
+// (answered_share_ci95, checked_share_ci95, degraded_share_ci95: batched
+// for requests that interact, Wilson's otherwise), significant when they
+// are disjoint, as retune's keep-or-change decision judges them; a side
+// without its interval leaves the share untested, as is the hedged share,
+// of which no report gives an interval.
+func dropZTests(ds []Delta, a, b *Class) {
 	for i := range ds {
-		switch ds[i].Metric {
-		case "hedged", "checked", "degraded":
-			ds[i].Mark = NoTest
+		d := &ds[i]
+		if d.Paired {
+			continue
+		}
+		var ca, cb *[2]float64
+		switch d.Metric {
+		case "answered":
+			ca, cb = a.answeredCI, b.answeredCI
+		case "checked", "degraded":
+			if a.Pipeline == nil || b.Pipeline == nil {
+				break
+			}
+			ca, cb = a.Pipeline.CheckedCI, b.Pipeline.CheckedCI
+			if d.Metric == "degraded" {
+				ca, cb = a.Pipeline.DegradedCI, b.Pipeline.DegradedCI
+			}
+		case "hedged":
+		default:
+			continue
+		}
+		if ca == nil || cb == nil {
+			d.Mark, d.Test = NoTest, ""
+			continue
+		}
+		d.Test, d.CIA, d.CIB = TestOverlap, *ca, *cb
+		if ca[1] < cb[0] || cb[1] < ca[0] {
+			d.Mark = Significant
+		} else {
+			d.Mark = Same
 		}
 	}
 }

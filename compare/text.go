@@ -158,7 +158,7 @@ func sideCIs(d Delta) bool {
 	if d.Mark != Significant && d.Mark != Same {
 		return false
 	}
-	return !isShare(d.Metric) && d.Metric != "p50" && d.Metric != "cost/1k"
+	return d.Test == TestOverlap || !isShare(d.Metric) && d.Metric != "p50" && d.Metric != "cost/1k"
 }
 
 // pairedCount returns how many of c's figures were marked by a paired
@@ -243,7 +243,8 @@ type (
 		CIA    *[2]*float64 `json:"a_ci95,omitempty"`
 		CIB    *[2]*float64 `json:"b_ci95,omitempty"`
 		// Test and DiffCI: a paired test's name and the 95 % interval of
-		// the difference B − A, in the figure's unit (absent otherwise).
+		// the difference B − A, in the figure's unit (absent otherwise);
+		// for a share not paired, Test names its test (Delta.Test).
 		Test    string       `json:"test,omitempty"`
 		DiffCI  *[2]*float64 `json:"difference_ci95,omitempty"`
 		Batches int          `json:"paired_batches,omitempty"`
@@ -322,6 +323,7 @@ func (c *Comparison) WriteJSON(w io.Writer, nameA, nameB string) error {
 				ch := d.Change
 				jd.Change = &ch
 			}
+			jd.Test = d.Test
 			if d.Paired {
 				iv := [2]*float64{finite(d.DiffCI[0]), finite(d.DiffCI[1])}
 				jd.Test, jd.DiffCI, jd.Batches = "paired_batches", &iv, d.PairedBatches

@@ -44,6 +44,10 @@ type PerBatch struct {
 	P50Lin, P95Lin, P99Lin []float64
 	// CostPer1k is the total cost per 1000 requests of each batch.
 	CostPer1k []float64
+	// CheckedShare and DegradedShare are, for a pipeline class, the share
+	// of each batch's requests that went through checked and degraded
+	// (NaN for an empty batch; pipeline_sections.go); nil otherwise.
+	CheckedShare, DegradedShare []float64
 }
 
 // perBatchJSON is PerBatch on the wire.
@@ -58,6 +62,8 @@ type perBatchJSON struct {
 	P50Lin        []*float64 `json:"p50_linearised,omitempty"`
 	P95Lin        []*float64 `json:"p95_linearised,omitempty"`
 	P99Lin        []*float64 `json:"p99_linearised,omitempty"`
+	CheckedShare  []*float64 `json:"checked_share,omitempty"`
+	DegradedShare []*float64 `json:"degraded_share,omitempty"`
 }
 
 func wireAll(xs []float64) []*float64 {
@@ -92,6 +98,7 @@ func (p PerBatch) MarshalJSON() ([]byte, error) {
 		P50: wireAll(p.P50), P95: wireAll(p.P95), P99: wireAll(p.P99),
 		AnsweredShare: wireAll(p.AnsweredShare), CostPer1k: wireAll(p.CostPer1k),
 		P50Lin: wireAll(p.P50Lin), P95Lin: wireAll(p.P95Lin), P99Lin: wireAll(p.P99Lin),
+		CheckedShare: wireAll(p.CheckedShare), DegradedShare: wireAll(p.DegradedShare),
 	})
 }
 
@@ -109,6 +116,7 @@ func (p *PerBatch) UnmarshalJSON(b []byte) error {
 		P50: unwireAll(w.P50, inf), P95: unwireAll(w.P95, inf), P99: unwireAll(w.P99, inf),
 		AnsweredShare: unwireAll(w.AnsweredShare, nan), CostPer1k: unwireAll(w.CostPer1k, nan),
 		P50Lin: unwireAll(w.P50Lin, nan), P95Lin: unwireAll(w.P95Lin, nan), P99Lin: unwireAll(w.P99Lin, nan),
+		CheckedShare: unwireAll(w.CheckedShare, nan), DegradedShare: unwireAll(w.DegradedShare, nan),
 	}
 	return nil
 }
@@ -230,4 +238,14 @@ func (c *ClassResult) GridShares(within float64) (answered, withinShare, cost []
 		}
 	}
 	return answered, withinShare, cost, true
+}
+
+// addPipeline gives p, the fixed-grid figures of a pipeline class h whose
+// requests interact, its batches' checked and degraded shares, when its
+// pipeline report pr gives the batched shares; a nil p is left alone.
+func (p *PerBatch) addPipeline(pr *PipelineReport, h *ClassResult) {
+	if p == nil || pr == nil || pr.SharesCIMethod != CIMethodPipelineBatch || h.Pipeline == nil || h.Pipeline.sec == nil {
+		return
+	}
+	p.CheckedShare, p.DegradedShare = h.Pipeline.sec.gridShares(p.Count)
 }

@@ -105,3 +105,25 @@ func (pr *PipelineReport) setBatchedShares(hp, bp *PipelineResult, cut int) {
 		pr.SharesCIMethod = CIMethodPipelineBatch
 	}
 }
+
+// gridShares returns the checked and degraded shares of each batch of the
+// fixed grid of nb batches (perbatch.go: section k in batch ⌊k·nb/
+// numSections⌋, whatever the warm-up cut), NaN for an empty batch.
+func (s pipeSections) gridShares(nb int) (checked, degraded []float64) {
+	n, c, d := make([]int64, nb), make([]int64, nb), make([]int64, nb)
+	for k := range numSections {
+		j := k * nb / numSections
+		n[j] += s[4*k]
+		c[j] += s[4*k+1]
+		d[j] += s[4*k+2]
+	}
+	checked, degraded = make([]float64, nb), make([]float64, nb)
+	for j := range nb {
+		checked[j], degraded[j] = math.NaN(), math.NaN()
+		if n[j] > 0 {
+			checked[j] = float64(c[j]) / float64(n[j])
+			degraded[j] = float64(d[j]) / float64(n[j])
+		}
+	}
+	return checked, degraded
+}

@@ -322,6 +322,7 @@ func newReport(cfg *Config, hedged, baseline *Result, perBatch bool) *Report {
 			cr.PerBatch = x.bat.grid
 		}
 		cr.Pipeline = pipelineReport(&cfg.Classes[i], h, b)
+		cr.PerBatch.addPipeline(cr.Pipeline, h)
 		cr.Warnings = append(cr.Warnings, hedgeWarnings(&cfg.Classes[i], h, b, &cr, x.baseEnd95)...)
 		cr.Policy = PolicyText(cfg, &cfg.Classes[i])
 		for _, w := range classConfigWarnings(cfg, i) {
