@@ -64,11 +64,18 @@ func (t *endTimes) sectioned() {
 // when a loser leaves after its call ended).
 func (e *engine) billSection(st *classStats, r *request, a *attempt, in, out float64, completed bool) {
 	id := r.id
+	var step []float64           // a step's own section bills
 	if int(r.class) >= e.users { // a step's class: r is a pipeline's call
 		st = nil
 		for c, pc := range e.pipeOf {
 			if pc != nil && r.class >= pc.firstStep && int(r.class-pc.firstStep) < len(pc.pl.Steps) {
 				st = &e.stats[c]
+				if st.times.secBill != nil {
+					if pc.stepBill == nil {
+						pc.stepBill = make([]float64, len(pc.pl.Steps)*numSections)
+					}
+					step = pc.stepBill[int(r.class-pc.firstStep)*numSections:]
+				}
 				break
 			}
 		}
@@ -77,11 +84,16 @@ func (e *engine) billSection(st *classStats, r *request, a *attempt, in, out flo
 	if st == nil || st.times.secBill == nil {
 		return
 	}
-	k := 2 * int(e.section(id))
+	sec := int(e.section(id))
+	k := 2 * sec
 	if !completed {
 		k++
 	}
-	st.times.secBill[k] += price(&e.cfg.Models[a.model], in, out)
+	cost := price(&e.cfg.Models[a.model], in, out)
+	st.times.secBill[k] += cost
+	if step != nil {
+		step[sec] += cost
+	}
 }
 
 // section returns the arrival section of request id.

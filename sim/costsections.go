@@ -9,9 +9,9 @@ import (
 // The added cost's interval for independent requests. When calls cannot
 // affect one another (Config.independentCalls) the run keeps, for each
 // arrival section, the attempts and tokens its requests billed, per class
-// and model (a pipeline's calls count in its class, in their pipeline
-// request's section): 3·numSections float64 per class and model billed,
-// nothing per request. On the lane and the direct path, which run one
+// and model (a pipeline's calls count in their step's class, in their
+// pipeline request's section, and add up to their pipeline class's):
+// 3·numSections float64 per class and model billed, nothing per request. On the lane and the direct path, which run one
 // request (or pipeline request) at a time in request order, every attempt
 // of a request is billed before the next begins, so a section's bills are
 // the cumulative bills when its last request has ended minus what they
@@ -41,7 +41,8 @@ const (
 )
 
 // costSections are an independent run's billed attempts and tokens per
-// arrival section, per class and model: tok[c·M+m] holds, for section k,
+// arrival section, per class of e.stats (a pipeline's step apart) and
+// model: tok[c·M+m] holds, for section k,
 // the attempts, input and output tokens at [3k], [3k+1], [3k+2] (nil
 // until the class bills the model). They are whole numbers, summed
 // exactly in any order and split, so that the lane, the direct path, the
@@ -66,7 +67,7 @@ func (e *engine) costsSetup() {
 		return
 	}
 	m := len(e.cfg.Models)
-	cs := &costSections{models: m, tok: make([][]float64, e.users*m), last: make([][3]float64, len(e.stats)*m)}
+	cs := &costSections{models: m, tok: make([][]float64, len(e.stats)*m), last: make([][3]float64, len(e.stats)*m)}
 	cs.owner = make([]int, len(e.stats))
 	for sc := range cs.owner {
 		cs.owner[sc] = sc
@@ -111,7 +112,7 @@ func (cs *costSections) flush(e *engine) {
 			now := [3]float64{float64(b.attempts + x.attempts), b.input + x.input, b.output + x.output}
 			i := sc*cs.models + m
 			if last := cs.last[i]; now != last {
-				cs.add(cs.owner[sc]*cs.models+m, cs.cur, now[0]-last[0], now[1]-last[1], now[2]-last[2])
+				cs.add(i, cs.cur, now[0]-last[0], now[1]-last[1], now[2]-last[2])
 				cs.last[i] = now
 			}
 		}
@@ -130,8 +131,8 @@ func (cs *costSections) add(i, k int, attempts, in, out float64) {
 }
 
 // billAttempt adds, on the event loop, an attempt of r that billed in and
-// out tokens to model m: to r's class, or for a pipeline's call, to its
-// pipeline's class in its pipeline request's section.
+// out tokens to model m: to r's class — for a pipeline's call, its step's
+// — in its (pipeline) request's section.
 func (e *engine) billAttempt(r *request, m int32, in, out float64) {
 	cs := e.costs
 	if cs == nil || cs.marking {
@@ -141,7 +142,7 @@ func (e *engine) billAttempt(r *request, m int32, in, out float64) {
 	if int(r.class) >= e.users {
 		id &= 1<<32 - 1
 	}
-	cs.add(cs.owner[r.class]*cs.models+int(m), int(e.section(id)), 1, in, out)
+	cs.add(int(r.class)*cs.models+int(m), int(e.section(id)), 1, in, out)
 }
 
 // costsDone books what the run billed since its last mark.
@@ -191,17 +192,41 @@ func (cs *costSections) coarsen(j uint) {
 }
 
 // attachCosts gives each class result of res, and the overall one, its
-// section costs in USD.
+// section costs in USD: a pipeline class's are its steps' added up, and
+// each step's result gets its own (the steps' attempts and tokens are
+// whole numbers, so their sum is the pipeline's exactly).
 func (e *engine) attachCosts(res *Result) {
 	cs := e.costs
 	if cs == nil {
 		return
 	}
 	all := make([]float64, numSections)
-	for c := range res.Classes {
+	// tokens returns the section bills of the classes of e.stats owned by
+	// c (own: c itself, or the one step sc), per model, summed.
+	tokens := func(c, sc int) [][]float64 {
+		out := make([][]float64, cs.models)
+		for x := range cs.owner {
+			if cs.owner[x] != c || sc >= 0 && x != sc {
+				continue
+			}
+			for m := range cs.models {
+				t := cs.tok[x*cs.models+m]
+				if t == nil {
+					continue
+				}
+				if out[m] == nil {
+					out[m] = make([]float64, 3*numSections)
+				}
+				for k, v := range t {
+					out[m][k] += v
+				}
+			}
+		}
+		return out
+	}
+	cost := func(tok [][]float64) []float64 {
 		sec := make([]float64, numSections)
-		for m := range cs.models {
-			t := cs.tok[c*cs.models+m]
+		for m, t := range tok {
 			if t == nil {
 				continue
 			}
@@ -211,10 +236,19 @@ func (e *engine) attachCosts(res *Result) {
 				sec[k] += b.cost(md)
 			}
 		}
+		return sec
+	}
+	for c := range res.Classes {
+		sec := cost(tokens(c, -1))
 		for k, x := range sec {
 			all[k] += x
 		}
 		res.Classes[c].secCost = sec
+		if pr, pc := res.Classes[c].Pipeline, e.pipeOf; pr != nil && pc != nil && pc[c] != nil {
+			for s := range pr.Steps {
+				pr.Steps[s].secCost = cost(tokens(c, int(pc[c].firstStep)+s))
+			}
+		}
 	}
 	res.Overall.secCost = all
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 	"text/tabwriter"
@@ -86,6 +87,15 @@ type StepReport struct {
 	CostPer1k          Cost     `json:"cost_per_1k_usd"`
 	NoHedgingCostPer1k Cost     `json:"no_hedging_cost_per_1k_usd"`
 	AddedCostPct       *float64 `json:"added_cost_pct"`
+	// AddedCostPctCI95 is its 95 % interval and AddedCostPctCIMethod how
+	// it was made: for independent requests the paired ratio estimate
+	// over the 1000 arrival sections (costsections.go,
+	// CIMethodAddedCostPaired); when the requests interact, paired batch
+	// means over the 30 batches of the fixed grid of the whole run
+	// (CIMethodAddedCostGrid), as AddedCostPct is over the whole run.
+	// Absent without AddedCostPct or when the interval cannot be formed.
+	AddedCostPctCI95     *[2]*float64 `json:"added_cost_pct_ci95,omitempty"`
+	AddedCostPctCIMethod string       `json:"added_cost_pct_ci95_method,omitempty"`
 	// DegradedShare is the share of pipeline requests that went through
 	// with a call of this step unanswered (fail open); a request degraded
 	// by two steps counts in both, so the steps' shares may sum to more
@@ -183,6 +193,7 @@ func pipelineReport(cl *Class, h, b *ClassResult) *PipelineReport {
 		if base := sr.NoHedgingCostPer1k.Total; base > 0 {
 			pct := 100 * (sr.CostPer1k.Total - base) / base
 			sr.AddedCostPct = &pct
+			sr.setAddedCostCI(hs, bs)
 		}
 		pr.Steps = append(pr.Steps, sr)
 	}
@@ -290,5 +301,42 @@ func writePipelines(w io.Writer, rows []ClassReport) {
 		}
 		tw.Flush()
 		fmt.Fprintln(w)
+	}
+}
+
+// CIMethodAddedCostGrid names the interval of an added cost over the whole
+// run when the requests interact (StepReport.AddedCostPctCIMethod).
+const CIMethodAddedCostGrid = "paired batch means over 30 arrival-ordered batches of the whole run, with and without hedging (t interval)"
+
+// setAddedCostCI gives sr, the row of step h against its no-hedging run b,
+// the interval of its added cost: from the steps' paired section costs
+// when the requests are independent, from their paired costs in the
+// batches of the fixed grid (section k in batch ⌊k·30/1000⌋, no warm-up
+// cut) when they interact — 100·(h_j − b_j)/b_j in batch j, est ±
+// t₀.₉₇₅,29 · s/√30 (BatchInterval).
+func (sr *StepReport) setAddedCostCI(h, b *StepResult) {
+	pct := *sr.AddedCostPct
+	if h.secBill != nil && b.secBill != nil {
+		var hc, bc [numBatches]float64
+		for k := range numSections {
+			j := k * numBatches / numSections
+			hc[j] += h.secBill[k]
+			bc[j] += b.secBill[k]
+		}
+		xs := make([]float64, numBatches)
+		for j := range xs {
+			xs[j] = math.NaN()
+			if bc[j] > 0 {
+				xs[j] = 100 * (hc[j] - bc[j]) / bc[j]
+			}
+		}
+		if sr.AddedCostPctCI95 = wireCIOpt(BatchInterval(pct, xs, 0.95)); sr.AddedCostPctCI95 != nil {
+			sr.AddedCostPctCIMethod = CIMethodAddedCostGrid
+		}
+		return
+	}
+	if ci := pairedAddedCostCI(pct, h.secCost, b.secCost); !math.IsNaN(ci[0]) {
+		sr.AddedCostPctCI95 = wireCI(ci)
+		sr.AddedCostPctCIMethod = CIMethodAddedCostPaired
 	}
 }

@@ -54,6 +54,10 @@ type StepResult struct {
 	// Degraded counts answered pipeline requests in which a call of this
 	// step ended without an answer and the step failed open.
 	Degraded int64
+	// secBill is, when the requests interact, the step's cost in USD per
+	// arrival section of its pipeline requests (batchmeans.go's
+	// billSection); nil otherwise.
+	secBill []float64
 }
 
 // stepResults folds each pipeline step's attempts, bills and denied copies
@@ -101,6 +105,11 @@ func (e *engine) attachSteps(res *Result, steps [][]StepResult) {
 		pr := &PipelineResult{Steps: steps[c], Checked: int64(pc.checked.a), DegradedAny: pc.degradedAny, TimedOut: pc.timedOut, durs: pc.durs}
 		pr.checked.addTimes(&pc.checked)
 		pr.sec = pc.sec
+		if pc.stepBill != nil {
+			for s := range pr.Steps {
+				pr.Steps[s].secBill = pc.stepBill[s*numSections : (s+1)*numSections]
+			}
+		}
 		for _, st := range pc.pl.Stages {
 			pr.stages = append(pr.stages, st.Steps)
 		}

@@ -82,6 +82,10 @@ type pipeClass struct {
 	// sec are the per-section counts of a run whose requests interact
 	// (pipeline_sections.go); nil otherwise.
 	sec pipeSections
+	// stepBill is, in such a run, each step's cost in USD per arrival
+	// section of its pipeline requests, step s's section k at
+	// [s·numSections+k] (allocated when the first call bills).
+	stepBill []float64
 }
 
 // setupPipelines prepares the driver for the pipeline classes of e.cfg,
