@@ -201,6 +201,10 @@ type batchSummary struct {
 	// grid are the row's figures on the fixed grid of batches, for
 	// paired differences between reports (class rows only; nil else).
 	grid *PerBatch
+	// rate is the answers per second after the cut, and rateCI its
+	// interval (answerrate.go).
+	rate   float64
+	rateCI [2]float64
 }
 
 // The estimates of a batch, in batchSummary.perBatch.
@@ -372,6 +376,7 @@ func (ss *sectionSums) summarize(s *latencySet, cut int) *batchSummary {
 		means[j] = bs[j] / float64(max(bn[j], 1))
 	}
 	b.batches = Batches{Count: nb, Size: n / int64(nb), Lag1: lag1(means)}
+	b.rate, b.rateCI = answerRate(s.secLast, cut, g)
 	if s.secBill != nil {
 		b.billed = true
 		b.batchCost = make([]float64, nb)
@@ -598,6 +603,7 @@ func (cr *ClassReport) setIntervals(x *summaries) {
 	cr.AnsweredShareCI95 = wireCI(ClipShare(b.shareCI))
 	w, bs := b.warm, b.batches
 	cr.WarmUp, cr.Batches = &w, &bs
+	cr.setAnswerRate(b)
 	bb := x.baseBat
 	if bb != nil {
 		cr.NoHedging.AnsweredShare = bb.answered

@@ -274,6 +274,14 @@ type ClassReport struct {
 	// closed-loop clients (absent otherwise): with N clients, the clients'
 	// throughput is what hedging changes.
 	Throughput *Throughput `json:"throughput,omitempty"`
+	// AnsweredPerSecond is, for open traffic whose requests interact, the
+	// measured throughput of answers after the warm-up cut, in requests
+	// per second, with its 95 % interval and how that was made
+	// (answerrate.go); absent for independent requests and with
+	// closed-loop clients (Throughput).
+	AnsweredPerSecond         *float64     `json:"answered_per_s,omitempty"`
+	AnsweredPerSecondCI95     *[2]*float64 `json:"answered_per_s_ci95,omitempty"`
+	AnsweredPerSecondCIMethod string       `json:"answered_per_s_ci95_method,omitempty"`
 	// Retries is what the class's retries did (absent without retries);
 	// every retried call is also counted in Attempts and
 	// AttemptsPerRequest (the calls per request).
