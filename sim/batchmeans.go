@@ -367,6 +367,9 @@ func (ss *sectionSums) summarize(s *latencySet, cut int) *batchSummary {
 		P99CIOK: ok && !math.IsNaN(ci[estP99][0]) && BatchIntervalOK(0.99, n, nb),
 		CIs: &LatencyCIs{
 			Mean: ci[estMean], P50: ci[estP50], P90: ci[estP90], P999: ci[estP999],
+			P50OK:  ok && !math.IsNaN(ci[estP50][0]) && BatchIntervalOK(0.50, n, nb),
+			P90OK:  ok && !math.IsNaN(ci[estP90][0]) && BatchIntervalOK(0.90, n, nb),
+			P999OK: ok && !math.IsNaN(ci[estP999][0]) && BatchIntervalOK(0.999, n, nb),
 			Method: CIMethodBatch,
 		},
 	}
@@ -542,6 +545,12 @@ func batchWarnings(b *batchSummary, total int) []string {
 // intervals.
 type LatencyCIs struct {
 	Mean, P50, P90, P999 [2]float64
+	// P50OK, P90OK and P999OK say, as Latency.P95CIOK does, whether each
+	// batch holds enough requests for that percentile's batched interval
+	// (BatchIntervalOK: 10/(1 − p) each, 20 for p50, 100 for p90, 10 000
+	// for p99.9); when false the interval means nothing. On the wire only
+	// beside an interval.
+	P50OK, P90OK, P999OK bool
 	Method               string
 }
 
@@ -553,6 +562,9 @@ type latencyCIsJSON struct {
 	P90CI95  *[2]*float64 `json:"p90_ci95,omitempty"`
 	P999CI95 *[2]*float64 `json:"p99_9_ci95,omitempty"`
 	CIMethod string       `json:"ci95_method,omitempty"`
+	P50OK    *bool        `json:"p50_ci95_ok,omitempty"`
+	P90OK    *bool        `json:"p90_ci95_ok,omitempty"`
+	P999OK   *bool        `json:"p99_9_ci95_ok,omitempty"`
 }
 
 func wireCI(x [2]float64) *[2]*float64 { return &[2]*float64{finite(x[0]), finite(x[1])} }
@@ -577,14 +589,26 @@ func (c *LatencyCIs) wire() latencyCIsJSON {
 	if c == nil {
 		return latencyCIsJSON{}
 	}
-	return latencyCIsJSON{MeanCI95: wireCIOpt(c.Mean), P50CI95: wireCIOpt(c.P50), P90CI95: wireCIOpt(c.P90), P999CI95: wireCIOpt(c.P999), CIMethod: c.Method}
+	w := latencyCIsJSON{MeanCI95: wireCIOpt(c.Mean), P50CI95: wireCIOpt(c.P50), P90CI95: wireCIOpt(c.P90), P999CI95: wireCIOpt(c.P999), CIMethod: c.Method}
+	ok := func(ci *[2]*float64, v bool) *bool {
+		if ci == nil {
+			return nil
+		}
+		return &v
+	}
+	w.P50OK, w.P90OK, w.P999OK = ok(w.P50CI95, c.P50OK), ok(w.P90CI95, c.P90OK), ok(w.P999CI95, c.P999OK)
+	return w
 }
 
 func (w latencyCIsJSON) cis() *LatencyCIs {
 	if w.CIMethod == "" {
 		return nil
 	}
-	return &LatencyCIs{Mean: unwireCI(w.MeanCI95), P50: unwireCI(w.P50CI95), P90: unwireCI(w.P90CI95), P999: unwireCI(w.P999CI95), Method: w.CIMethod}
+	// A report of a build that wrote no flag: an interval given is taken
+	// as meant.
+	ok := func(ci *[2]*float64, v *bool) bool { return ci != nil && (v == nil || *v) }
+	return &LatencyCIs{Mean: unwireCI(w.MeanCI95), P50: unwireCI(w.P50CI95), P90: unwireCI(w.P90CI95), P999: unwireCI(w.P999CI95), Method: w.CIMethod,
+		P50OK: ok(w.P50CI95, w.P50OK), P90OK: ok(w.P90CI95, w.P90OK), P999OK: ok(w.P999CI95, w.P999OK)}
 }
 
 // setIntervals gives a report row of independent requests (x.bat nil) the
