@@ -151,3 +151,20 @@ func TestPipelineSharesUnderLoad(t *testing.T) {
 		}
 	}
 }
+
+// TestOverlapTextShowsShares: a share marked by the overlap of the
+// reports' intervals shows them, as shares, in the text table.
+func TestOverlapTextShowsShares(t *testing.T) {
+	queue := func(seed uint64) *Report {
+		c := mm1(5000, seed, 0.9, 1, "c")
+		c.Classes[0].Deadline = 20 * time.Second
+		return runJSONOf(t, c)
+	}
+	c := Compare(queue(1), queue(2))
+	d := delta(t, c, "answered")
+	txt, _ := texts(t, c)
+	want := ci(d, d.CIA)
+	if d.Test != TestOverlap || !strings.HasSuffix(want, "%]") || !strings.Contains(txt, want) {
+		t.Errorf("test %q; the text should show A's interval %q:\n%s", d.Test, want, txt)
+	}
+}

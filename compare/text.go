@@ -149,11 +149,15 @@ func ci(d Delta, iv [2]float64) string {
 	if !sideCIs(d) {
 		return ""
 	}
+	if isShare(d.Metric) {
+		return fmt.Sprintf("[%s, %s]", value(d.Metric, iv[0]), value(d.Metric, iv[1]))
+	}
 	return fmt.Sprintf("[%s, %s]", formatSeconds(iv[0]), formatSeconds(iv[1]))
 }
 
 // sideCIs reports whether d shows each side's own interval: a p95 or p99
-// (or end-to-end p95) that was tested.
+// (or end-to-end p95) that was tested, or a share tested by the overlap of
+// its intervals.
 func sideCIs(d Delta) bool {
 	if d.Mark != Significant && d.Mark != Same {
 		return false
