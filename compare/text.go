@@ -86,13 +86,17 @@ func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 		fmt.Fprintf(ew, "class %s is only in B\n", n)
 	}
 	fmt.Fprintln(ew, "\nlatency: time to a usable answer (a request without one by its deadline is a miss, +∞: printed miss). ~: not significant")
-	fmt.Fprintln(ew, "(p95/p99: 95% intervals overlap; answered: two-proportion z test at 5%); ?: too few requests for an interval.")
+	if overlapTested(c) {
+		fmt.Fprintln(ew, "(p95/p99: 95% intervals overlap; answered: two-proportion z test at 5%, or, where requests interact and the runs are not paired, the reports' 95% intervals overlap); ?: too few requests for an interval.")
+	} else {
+		fmt.Fprintln(ew, "(p95/p99: 95% intervals overlap; answered: two-proportion z test at 5%); ?: too few requests for an interval.")
+	}
 	if n := pairedCount(c); n > 0 {
 		fmt.Fprintf(ew, "Where requests interact, %s marked instead by the paired difference B − A over the runs' common batches\n", plural(n, "figure is", "figures are"))
 		fmt.Fprintln(ew, "(its 95% interval over batches of arrivals after both warm-up cuts, listed under the table; ~ when it holds 0).")
 	}
 	if c.Unpaired != "" {
-		fmt.Fprintf(ew, "Not paired by batches although requests interact: %s; those figures keep the overlap and z tests.\n", c.Unpaired)
+		fmt.Fprintf(ew, "Not paired by batches although requests interact: %s; the percentiles keep the overlap test, the shares are judged by the overlap of the reports' batched intervals.\n", c.Unpaired)
 	}
 	marks := "the marks are conservative"
 	if pairedCount(c) > 0 {
@@ -384,4 +388,17 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	}
 	_, e.err = e.w.Write(p)
 	return len(p), nil
+}
+
+// overlapTested reports whether a share of c was tested by the overlap of
+// the reports' intervals (Delta.Test).
+func overlapTested(c *Comparison) bool {
+	for _, r := range c.Rows {
+		for _, d := range r.Deltas {
+			if d.Test == TestOverlap {
+				return true
+			}
+		}
+	}
+	return false
 }

@@ -25,7 +25,9 @@ two run reports of the same requests and seed, p50/p95/p99, answered and
 cost are marked by their paired difference over batches of arrivals
 instead, listed under the table ("?" when the batches are too short for a
 percentile; runs of other requests or seeds are not paired, and a note
-says why), and the hedged share carries no test. compare simulates nothing and has no --precision: a
+says why: their answered, checked and degraded shares are then judged by
+the overlap of the reports' batched intervals), and the hedged share
+carries no test. compare simulates nothing and has no --precision: a
 report made with --precision has its precision stated (requests, half-width
 reached, met), and a p95 left "~" or "?" says how to decide it (rerun each
 side with 'run --precision P'). Autoscaled pools' replica costs, which no class's cost
