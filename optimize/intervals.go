@@ -14,7 +14,9 @@ import (
 // get Wilson's score interval (stats.go's wilson); the added cost, on the
 // USD basis, gets the paired ratio estimate's interval over the run's
 // 1000 arrival sections, with no hedging's on the same requests (common
-// random numbers; sim.PairedAddedCostCI), as `run` gives it. When
+// random numbers; sim.PairedAddedCostCI), as `run` gives it: from the
+// standard error its measurement kept, or, for a pipeline's candidate
+// (one policy per step), from the section costs it keeps. When
 // the class's requests interact, each figure's interval comes from its
 // values in the 30 batches of sim's fixed grid over the whole run
 // (sim.ClassResult.GridShares) — the requests the figures are over — as
@@ -66,8 +68,10 @@ func setIntervals(c, base *Candidate, basis string, level float64, within bool) 
 		}
 		if basis == CostUSD && c.Requests == base.Requests {
 			ci := sim.AddedCostCIFromSE(c.AddedCostPct, c.costSE, c.costK, level)
-			if c == base {
-				ci = sim.PairedAddedCostCI(c.AddedCostPct, c.secCost, c.secCost, level)
+			if c == base || c.costK == 0 && c.secCost != nil {
+				// No, or a pipeline's, candidate: it keeps its section
+				// costs, paired with no hedging's here.
+				ci = sim.PairedAddedCostCI(c.AddedCostPct, c.secCost, base.secCost, level)
 			}
 			if c.AddedCostPctCI95 = wireCI(ci); c.AddedCostPctCI95 != nil {
 				c.AddedCostPctCIMethod = sim.CIMethodAddedCostPaired
