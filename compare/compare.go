@@ -27,7 +27,11 @@
 // difference over the batches after both warm-up cuts (paired.go), which
 // stays honest under load, where the reports' own intervals are wide and
 // their overlap says little, and is sharp when the runs share their random
-// numbers.
+// numbers. Where either report's requests interact but the two cannot be
+// paired (other requests or seeds), the answered, checked and degraded
+// shares are judged by the overlap of the reports' own batched intervals
+// instead of the z test, which assumes independent requests
+// (dropZTests); Delta.Test names the test.
 //
 // compare runs nothing, so it has no --precision: it states each report's
 // own precision when it was made with --precision, and says how to decide
