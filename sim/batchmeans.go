@@ -64,11 +64,12 @@ func (t *endTimes) sectioned() {
 // when a loser leaves after its call ended).
 func (e *engine) billSection(st *classStats, r *request, a *attempt, in, out float64, completed bool) {
 	id := r.id
+	c := int(r.class)
 	if int(r.class) >= e.users { // a step's class: r is a pipeline's call
 		st = nil
-		for c, pc := range e.pipeOf {
+		for i, pc := range e.pipeOf {
 			if pc != nil && r.class >= pc.firstStep && int(r.class-pc.firstStep) < len(pc.pl.Steps) {
-				st = &e.stats[c]
+				st, c = &e.stats[i], i
 				break
 			}
 		}
@@ -81,7 +82,11 @@ func (e *engine) billSection(st *classStats, r *request, a *attempt, in, out flo
 	if !completed {
 		k++
 	}
-	st.times.secBill[k] += price(&e.cfg.Models[a.model], in, out)
+	usd := price(&e.cfg.Models[a.model], in, out)
+	st.times.secBill[k] += usd
+	if e.grow != nil {
+		e.grow.billSection(c, id, !completed, usd)
+	}
 }
 
 // section returns the arrival section of request id.

@@ -98,6 +98,13 @@ type engine struct {
 	// shared holds draws other runs of the same requests made or take
 	// (shared.go); nil when none are shared.
 	shared *sharedDraws
+	// pauseAt is the request count at which a growing run holds (fork.go):
+	// the event loop stops right after the event that started request
+	// pauseAt − 1, holding set; −1 never. grow is a growing run's state,
+	// nil otherwise.
+	pauseAt int64
+	holding bool
+	grow    *growState
 }
 
 // auditRuns makes every run check its accounting when it ends (audit) and
@@ -112,7 +119,7 @@ func newEngine(cfg *Config) *engine { return newEngineFor(cfg, cfg.Requests) }
 func newEngineFor(cfg *Config, n int) *engine {
 	users := len(cfg.Classes)
 	cfg, steps := cfg.withSteps()
-	e := &engine{users: users, cfg: cfg, rng: streams{seed: cfg.Seed}, end: int64(cfg.Requests), exp: zigguratExp(), norm: zigguratNorm(), lookAt: checkWork}
+	e := &engine{users: users, cfg: cfg, rng: streams{seed: cfg.Seed}, end: int64(cfg.Requests), pauseAt: -1, exp: zigguratExp(), norm: zigguratNorm(), lookAt: checkWork}
 	e.q = make(eventQueue, 0, 1024)
 	e.chans = make([]fifo, 1+len(cfg.Classes)*chansPerClass)
 	e.chanOn = make([]uint64, (len(e.chans)+63)/64)
@@ -210,21 +217,30 @@ func (e *engine) run() {
 		if len(e.soon) > 0 { // due at 0, scheduled before the first event
 			e.handleSoon()
 		}
-		for ev := e.pop(); ev != nil; ev = e.pop() {
-			e.now = ev.at
-			e.handle(ev)
-			if len(e.soon) > 0 {
-				e.handleSoon()
-			}
-			if e.seq >= e.lookAt { // spent, by the events scheduled
-				if e.lookAtEvents() {
-					break
-				}
+		e.loop()
+	}
+	if (e.stop == nil || e.stop.err == nil) && !e.holding {
+		e.auditIfOn() // a stopped or held run is left half done
+	}
+}
+
+// loop handles the events of a global run until none is left, the run is
+// stopped, or it holds (pauseAt).
+func (e *engine) loop() {
+	if e.holding {
+		return
+	}
+	for ev := e.pop(); ev != nil; ev = e.pop() {
+		e.now = ev.at
+		e.handle(ev)
+		if len(e.soon) > 0 {
+			e.handleSoon()
+		}
+		if e.seq >= e.lookAt { // spent, by the events scheduled; or held
+			if e.lookAtEvents() {
+				break
 			}
 		}
-	}
-	if e.stop == nil || e.stop.err == nil {
-		e.auditIfOn() // a stopped run is left half done
 	}
 }
 
@@ -249,9 +265,15 @@ func (e *engine) handle(ev *event) {
 			return // closed-loop clients took the last requests
 		}
 		e.arrive()
+		if e.next == e.pauseAt {
+			e.hold(ev)
+		}
 		return
 	case evThink:
 		e.clientSends(ev.slot)
+		if e.next == e.pauseAt {
+			e.hold(ev)
+		}
 		return
 	case evRelease:
 		if ev.gen != 0 {
