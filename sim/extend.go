@@ -149,6 +149,10 @@ func (g *Growth) grow(n int64, started bool) (hedged, base *Result, err error) {
 	return res[0], res[1], nil
 }
 
+// Forks reports whether g's next doubling forks a run whose requests
+// interact (fork.go), which briefly holds its state twice.
+func (g *Growth) Forks() bool { return g.forking && !g.fresh }
+
 // Requests returns the requests of the run so far.
 func (g *Growth) Requests() int { return g.cfgs[0].Requests }
 

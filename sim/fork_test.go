@@ -121,3 +121,144 @@ func TestGrowthForksMatchFreshRuns(t *testing.T) {
 		})
 	}
 }
+
+// growConfigs are in-test configurations whose requests interact: an
+// M/M/1 queue near saturation, a replica pool with a scheduled restart,
+// closed-loop clients behind a rate limit and a concurrency limit, and a
+// pipeline whose calls queue.
+var growConfigs = map[string]string{
+	"mm1": `
+name = "mm1"
+seed = 7
+requests = 1000
+[arrivals]
+rate = 0.95
+[providers.server]
+concurrency = 1
+[models.m]
+provider = "server"
+latency = { kind = "exponential", rate = 1.0 }
+price_per_request = 0.001
+[[classes]]
+name = "q"
+input_tokens = { kind = "constant", value = 10 }
+output_tokens = { kind = "constant", value = 10 }
+[classes.hedge]
+primary = "m"
+delay = "3s"
+max_copies = 1
+`,
+	"pool-restart": `
+name = "pool-restart"
+seed = 3
+requests = 1000
+[arrivals]
+rate = 20.0
+[providers.fleet.pool]
+replicas = 4
+concurrency = 2
+balancer = "least_outstanding"
+[[providers.fleet.pool.restart]]
+replica = 1
+at = "5s"
+for = "10s"
+[models.m]
+provider = "fleet"
+latency = { kind = "lognormal", median = 0.2, p95 = 0.8 }
+price_per_request = 0.001
+[[classes]]
+name = "q"
+deadline = "10s"
+input_tokens = { kind = "constant", value = 10 }
+output_tokens = { kind = "constant", value = 10 }
+[classes.hedge]
+primary = "m"
+delay = "400ms"
+max_copies = 1
+`,
+	"closed-loop": `
+name = "closed-loop"
+seed = 5
+requests = 1000
+[providers.api]
+concurrency = 4
+[models.m]
+provider = "api"
+latency = { kind = "lognormal", median = 0.3, p95 = 1.2 }
+price_per_request = 0.001
+rate_limit = { requests_per_minute = 300 }
+[[classes]]
+name = "worker"
+clients = 12
+think_time = { kind = "exponential", rate = 10.0 }
+input_tokens = { kind = "constant", value = 10 }
+output_tokens = { kind = "constant", value = 10 }
+[classes.hedge]
+primary = "m"
+delay = "500ms"
+max_copies = 1
+`,
+	"pipeline-queue": `
+name = "pipeline-queue"
+seed = 9
+requests = 1000
+[arrivals]
+rate = 6.0
+[providers.search]
+concurrency = 6
+[providers.llm]
+[models.shard]
+provider = "search"
+latency = { kind = "exponential", rate = 20.0 }
+price_per_request = 0.00001
+[models.chat]
+provider = "llm"
+latency = { kind = "lognormal", median = 0.5, p95 = 1.5 }
+price_per_request = 0.001
+[[classes]]
+name = "question"
+deadline = "10s"
+[[classes.steps]]
+name = "shards"
+fan_out = 4
+wait_for = "all"
+input_tokens = { kind = "constant", value = 0 }
+output_tokens = { kind = "constant", value = 50 }
+deadline = "100ms"
+on_timeout = "fail_open"
+[classes.steps.hedge]
+primary = "shard"
+delay = "60ms"
+max_copies = 1
+[[classes.steps]]
+name = "answer"
+input_tokens = { kind = "constant", value = 100 }
+output_tokens = { kind = "constant", value = 100 }
+[classes.steps.hedge]
+primary = "chat"
+`,
+}
+
+// TestGrowthForksMatchFreshRunsInTest is TestGrowthForksMatchFreshRuns on
+// growConfigs, each of which must grow by forking.
+func TestGrowthForksMatchFreshRunsInTest(t *testing.T) {
+	n0 := 1000
+	if testing.Short() {
+		n0 = 300
+	}
+	for name, text := range growConfigs {
+		t.Run(name, func(t *testing.T) {
+			t.Parallel()
+			sc, err := scenario.Parse(name+".toml", []byte(text))
+			if err != nil {
+				t.Fatal(err)
+			}
+			if sim.Independent(&sc.Config) {
+				t.Fatalf("%s: its requests are independent", name)
+			}
+			if !checkGrowth(t, name, sc.Config, n0) {
+				t.Errorf("%s: simulated again from the start; want grown", name)
+			}
+		})
+	}
+}
