@@ -112,13 +112,31 @@ func TestGrowthForksMatchFreshRuns(t *testing.T) {
 	if testing.Short() {
 		n0 = 400
 	}
+	// The pipelines of independent calls take the lane, which does not
+	// hold: they are simulated again from the start.
+	lane := map[string]bool{"agent-loop.toml": true, "help-chat-turn.toml": true, "fan-out.toml": true}
 	for _, tc := range shippedInteracting(t, 4*n0) {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			if !checkGrowth(t, tc.name, tc.cfg, n0) {
-				t.Logf("%s: simulated again from the start", tc.name)
+			if grew := checkGrowth(t, tc.name, tc.cfg, n0); grew == lane[tc.name] {
+				t.Errorf("%s: grown %v; want %v", tc.name, grew, !lane[tc.name])
 			}
 		})
+	}
+}
+
+// TestGrowthWithMetBitsSimulatesAgain: a run that records met bits
+// (Config.Pair), sized for its planned requests, does not grow: it is
+// simulated again from the start, with the right report.
+func TestGrowthWithMetBitsSimulatesAgain(t *testing.T) {
+	s, err := scenario.LoadFS(scenarios.FS, "loaded-provider.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := s.Config
+	cfg.Pair = &sim.Pair{Record: true}
+	if checkGrowth(t, "loaded-provider.toml recording met bits", cfg, 500) {
+		t.Error("a run recording met bits grew; want it simulated again")
 	}
 }
 
