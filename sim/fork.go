@@ -69,8 +69,9 @@ type growState struct {
 	// meters are the closed-loop meters before the first request end
 	// after the held point's request started, nil when none ended.
 	meters []rateMeter
-	// held is the kind of the event after which the engine holds.
-	held eventKind
+	// arrival says the event after which the engine holds was an open
+	// arrival, which scheduled the next one.
+	arrival bool
 }
 
 // loadSnap is every limited provider's and replica's load mark at one
@@ -144,18 +145,43 @@ func (g *growState) billSection(c int, id int64, cancelled bool, usd float64) {
 	}
 }
 
-// loadSection adds s seconds in service of an attempt of request id at
-// provider p (and its replica j ≥ 0) to every level's section of id.
-func (g *growState) loadSection(nprovs, p, j int, id int64, s float64) {
+// loadSection adds s seconds in service of attempt a of request id to
+// every level's section of id, as engine.loadSection adds them to e's.
+func (g *growState) loadSection(e *engine, a *attempt, id int64, s float64) {
+	p, j := int(a.prov), -1
+	if e.provs[p].pool != nil && a.rep != 0 {
+		j = int(a.rep) - 1
+	}
 	for l, n := range g.levels {
-		g.load[l] = g.load[l].add(nprovs, p, j, levelSection(id, n), s)
+		ls := g.load[l]
+		if ls == nil {
+			ls = &loadSections{prov: make([][]float64, len(e.provs)), rep: make([][][]float64, len(e.provs))}
+			g.load[l] = ls
+		}
+		k := levelSection(id, n)
+		if ls.prov[p] == nil {
+			ls.prov[p] = make([]float64, numSections)
+		}
+		ls.prov[p][k] += s
+		if j < 0 {
+			continue
+		}
+		if j >= len(ls.rep[p]) {
+			ls.rep[p] = append(ls.rep[p], make([][]float64, j+1-len(ls.rep[p]))...)
+		}
+		if ls.rep[p][j] == nil {
+			ls.rep[p][j] = make([]float64, numSections)
+		}
+		ls.rep[p][j][k] += s
 	}
 }
 
-// hold stops the event loop after ev, which started request pauseAt − 1.
-func (e *engine) hold(ev *event) {
+// hold makes the event loop stop after the current event, which started
+// request pauseAt − 1: an open arrival (which scheduled the arrival of
+// request pauseAt) or a closed-loop client's send.
+func (e *engine) hold(arrival bool) {
 	e.holding = true
-	e.grow.held = ev.kind
+	e.grow.arrival = arrival
 	e.lookAt = 0 // the loop looks after this event (lookAtEvents)
 }
 
@@ -216,14 +242,28 @@ func (e *engine) setMarks(k int, s loadSnap) {
 }
 
 // continueRun goes on with a held run (or a fork) until it holds again or
-// ends, and audits it when it ends.
+// ends, and audits it when it ends: the event loop of engine.run, entered
+// where it held.
 func (e *engine) continueRun() {
 	e.holding = false
 	e.lookAt = 0
 	if len(e.soon) > 0 {
 		e.handleSoon()
 	}
-	e.loop()
+	for !e.holding {
+		ev := e.pop()
+		if ev == nil {
+			break
+		}
+		e.now = ev.at
+		e.handle(ev)
+		if len(e.soon) > 0 {
+			e.handleSoon()
+		}
+		if e.seq >= e.lookAt && e.lookAtEvents() {
+			break
+		}
+	}
 	if (e.stop == nil || e.stop.err == nil) && !e.holding {
 		e.auditIfOn()
 	}
@@ -287,7 +327,7 @@ var forkCloner = func() clone.Cloner {
 func (e *engine) fork(p int64) *engine {
 	f := forkCloner.CloneSlowly(e).(*engine)
 	f.grow, f.pauseAt, f.end = nil, -1, p
-	if e.grow.held == evArrival {
+	if e.grow.arrival {
 		f.arrivalDue = false // the arrival of request p, which the run of p never schedules
 	}
 	f.setMarks(0, e.grow.marks[p/2])

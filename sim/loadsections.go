@@ -45,34 +45,29 @@ type loadSections struct {
 // loadSection adds d, the time in service of attempt a of request r, to
 // r's arrival section of a's provider and, in a pool, of its replica.
 func (e *engine) loadSection(r *request, a *attempt, d time.Duration) {
+	ls := e.load
+	if ls == nil {
+		ls = &loadSections{prov: make([][]float64, len(e.provs)), rep: make([][][]float64, len(e.provs))}
+		e.load = ls
+	}
 	id := r.id
 	if int(r.class) >= e.users { // a pipeline's call: its request's id
 		id &= 1<<32 - 1
 	}
-	j := -1
-	if e.provs[a.prov].pool != nil && a.rep != 0 {
-		j = int(a.rep) - 1
-	}
-	e.load = e.load.add(len(e.provs), int(a.prov), j, e.section(id), d.Seconds())
 	if e.grow != nil {
-		e.grow.loadSection(len(e.provs), int(a.prov), j, id, d.Seconds())
+		e.grow.loadSection(e, a, id, d.Seconds())
 	}
-}
-
-// add adds s seconds in service to section k of provider p and, when j ≥
-// 0, of its pool's replica j, in ls (nil: made for nprovs providers), and
-// returns ls.
-func (ls *loadSections) add(nprovs, p, j int, k uint16, s float64) *loadSections {
-	if ls == nil {
-		ls = &loadSections{prov: make([][]float64, nprovs), rep: make([][][]float64, nprovs)}
-	}
+	k := e.section(id)
+	s := d.Seconds()
+	p := a.prov
 	if ls.prov[p] == nil {
 		ls.prov[p] = make([]float64, numSections)
 	}
 	ls.prov[p][k] += s
-	if j < 0 {
-		return ls
+	if e.provs[p].pool == nil || a.rep == 0 {
+		return
 	}
+	j := int(a.rep) - 1
 	if j >= len(ls.rep[p]) {
 		ls.rep[p] = append(ls.rep[p], make([][]float64, j+1-len(ls.rep[p]))...)
 	}
@@ -80,7 +75,6 @@ func (ls *loadSections) add(nprovs, p, j int, k uint16, s float64) *loadSections
 		ls.rep[p][j] = make([]float64, numSections)
 	}
 	ls.rep[p][j][k] += s
-	return ls
 }
 
 // batchSpans returns the arrival spans in seconds of the batches of the

@@ -100,7 +100,7 @@ type engine struct {
 	shared *sharedDraws
 	// pauseAt is the request count at which a growing run holds (fork.go):
 	// the event loop stops right after the event that started request
-	// pauseAt − 1, holding set; −1 never. grow is a growing run's state,
+	// pauseAt − 1, holding set (markOrHold); −1 never. grow is a growing run's state,
 	// nil otherwise.
 	pauseAt int64
 	holding bool
@@ -217,30 +217,21 @@ func (e *engine) run() {
 		if len(e.soon) > 0 { // due at 0, scheduled before the first event
 			e.handleSoon()
 		}
-		e.loop()
+		for ev := e.pop(); ev != nil; ev = e.pop() {
+			e.now = ev.at
+			e.handle(ev)
+			if len(e.soon) > 0 {
+				e.handleSoon()
+			}
+			if e.seq >= e.lookAt { // spent, by the events scheduled; or held (fork.go)
+				if e.lookAtEvents() {
+					break
+				}
+			}
+		}
 	}
 	if (e.stop == nil || e.stop.err == nil) && !e.holding {
 		e.auditIfOn() // a stopped or held run is left half done
-	}
-}
-
-// loop handles the events of a global run until none is left, the run is
-// stopped, or it holds (pauseAt).
-func (e *engine) loop() {
-	if e.holding {
-		return
-	}
-	for ev := e.pop(); ev != nil; ev = e.pop() {
-		e.now = ev.at
-		e.handle(ev)
-		if len(e.soon) > 0 {
-			e.handleSoon()
-		}
-		if e.seq >= e.lookAt { // spent, by the events scheduled; or held
-			if e.lookAtEvents() {
-				break
-			}
-		}
 	}
 }
 
@@ -265,15 +256,9 @@ func (e *engine) handle(ev *event) {
 			return // closed-loop clients took the last requests
 		}
 		e.arrive()
-		if e.next == e.pauseAt {
-			e.hold(ev)
-		}
 		return
 	case evThink:
 		e.clientSends(ev.slot)
-		if e.next == e.pauseAt {
-			e.hold(ev)
-		}
 		return
 	case evRelease:
 		if ev.gen != 0 {
@@ -410,8 +395,8 @@ func (e *engine) arriveFrom(cl int32) {
 	}
 	if cls.Pipeline != nil {
 		e.startPipeline(slot, r)
-		if e.next == e.end || e.next == e.end/2 {
-			e.markLoad(e.next != e.end)
+		if e.next == e.end || e.next == e.end/2 || e.next == e.pauseAt {
+			e.markOrHold(cl)
 		}
 		if cl < 0 {
 			e.scheduleArrival()
@@ -423,8 +408,8 @@ func (e *engine) arriveFrom(cl int32) {
 		e.scheduleIn(fifoIndex(c, chanDeadline), e.now+cls.Deadline, evDeadline, slot, r.gen, 0)
 	}
 	e.send(slot, r)
-	if e.next == e.end || e.next == e.end/2 {
-		e.markLoad(e.next != e.end)
+	if e.next == e.end || e.next == e.end/2 || e.next == e.pauseAt {
+		e.markOrHold(cl)
 	}
 	if !e.isolated && cl < 0 {
 		e.scheduleArrival()
