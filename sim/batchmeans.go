@@ -63,13 +63,15 @@ func (t *endTimes) sectioned() {
 // request's id plus its instance << 32, callRequest; r.pipe may be gone
 // when a loser leaves after its call ended).
 func (e *engine) billSection(st *classStats, r *request, a *attempt, in, out float64, completed bool) {
+	if e.grow != nil {
+		e.grow.billSection(e, r, a, in, out, completed)
+	}
 	id := r.id
-	c := int(r.class)
 	if int(r.class) >= e.users { // a step's class: r is a pipeline's call
 		st = nil
-		for i, pc := range e.pipeOf {
+		for c, pc := range e.pipeOf {
 			if pc != nil && r.class >= pc.firstStep && int(r.class-pc.firstStep) < len(pc.pl.Steps) {
-				st, c = &e.stats[i], i
+				st = &e.stats[c]
 				break
 			}
 		}
@@ -82,11 +84,7 @@ func (e *engine) billSection(st *classStats, r *request, a *attempt, in, out flo
 	if !completed {
 		k++
 	}
-	usd := price(&e.cfg.Models[a.model], in, out)
-	st.times.secBill[k] += usd
-	if e.grow != nil {
-		e.grow.billSection(c, id, !completed, usd)
-	}
+	st.times.secBill[k] += price(&e.cfg.Models[a.model], in, out)
 }
 
 // section returns the arrival section of request id.

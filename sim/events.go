@@ -306,10 +306,6 @@ func (e *engine) dueNow() *event {
 // returned them (dueNow); those they schedule in soon are handled too.
 func (e *engine) handleSoon() {
 	for i := 0; i < len(e.soon); i++ {
-		if e.holding { // a growing run holds (fork.go): keep the rest
-			e.soon = append(e.soon[:0], e.soon[i:]...)
-			return
-		}
 		e.cur = e.soon[i]
 		e.handle(&e.cur)
 	}

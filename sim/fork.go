@@ -70,8 +70,10 @@ type growState struct {
 	// after the held point's request started, nil when none ended.
 	meters []rateMeter
 	// arrival says the event after which the engine holds was an open
-	// arrival, which scheduled the next one.
+	// arrival, which scheduled the next one; soon are the events due then
+	// that were still to be handled after it (engine.soon).
 	arrival bool
+	soon    []event
 }
 
 // loadSnap is every limited provider's and replica's load mark at one
@@ -133,12 +135,27 @@ func (g *growState) addLevel(e *engine, l int64) {
 // levelSection is request id's arrival section in a run of n requests.
 func levelSection(id, n int64) uint16 { return uint16(min(id*numSections/n, numSections-1)) }
 
-// billSection adds usd, billed by an attempt of request id of class c
-// (cancelled or not), to every level's section of id.
-func (g *growState) billSection(c int, id int64, cancelled bool, usd float64) {
+// billSection adds what attempt a of r billed to every level's section of
+// its request, as engine.billSection adds it to e's.
+func (g *growState) billSection(e *engine, r *request, a *attempt, in, out float64, completed bool) {
+	id, c := r.id, int(r.class)
+	if c >= e.users { // a step's class: r is a pipeline's call
+		c = -1
+		for i, pc := range e.pipeOf {
+			if pc != nil && r.class >= pc.firstStep && int(r.class-pc.firstStep) < len(pc.pl.Steps) {
+				c = i
+				break
+			}
+		}
+		id &= 1<<32 - 1
+	}
+	if c < 0 || e.stats[c].times.secBill == nil {
+		return
+	}
+	usd := price(&e.cfg.Models[a.model], in, out)
 	for l, n := range g.levels {
 		k := 2 * int(levelSection(id, n))
-		if cancelled {
+		if !completed {
 			k++
 		}
 		g.bill[l][c][k] += usd
@@ -183,6 +200,18 @@ func (e *engine) hold(arrival bool) {
 	e.holding = true
 	e.grow.arrival = arrival
 	e.lookAt = 0 // the loop looks after this event (lookAtEvents)
+	// The events due now that follow the current one wait for the run to
+	// go on (continueRun): those after it in soon when it is one of them
+	// (handleSoon), else all.
+	from := 0
+	for i := range e.soon {
+		if s := &e.soon[i]; s.seq == e.cur.seq && s.kind == e.cur.kind && s.slot == e.cur.slot && s.at == e.cur.at {
+			from = i + 1
+			break
+		}
+	}
+	e.grow.soon = append([]event(nil), e.soon[from:]...)
+	e.soon = e.soon[:from]
 }
 
 // keepMeters keeps the closed-loop meters before a request ends after
@@ -279,6 +308,8 @@ func (e *engine) growTo(target int64, started bool) *engine {
 	g := e.grow
 	for {
 		if started {
+			e.soon = append(g.soon, e.soon...)
+			g.soon = nil
 			e.continueRun()
 		} else {
 			e.run()
@@ -327,6 +358,7 @@ var forkCloner = func() clone.Cloner {
 func (e *engine) fork(p int64) *engine {
 	f := forkCloner.CloneSlowly(e).(*engine)
 	f.grow, f.pauseAt, f.end = nil, -1, p
+	f.soon = append(slices.Clone(e.grow.soon), f.soon...)
 	if e.grow.arrival {
 		f.arrivalDue = false // the arrival of request p, which the run of p never schedules
 	}

@@ -142,8 +142,10 @@ func TestGrowthWithMetBitsSimulatesAgain(t *testing.T) {
 
 // growConfigs are in-test configurations whose requests interact: an
 // M/M/1 queue near saturation, a replica pool with a scheduled restart,
-// closed-loop clients behind a rate limit and a concurrency limit, and a
-// pipeline whose calls queue.
+// closed-loop clients behind a rate limit and a concurrency limit, others
+// that send at once (no think time: the send that starts a doubling's
+// last request is among the events due now, engine.soon), and a pipeline
+// whose calls queue.
 var growConfigs = map[string]string{
 	"mm1": `
 name = "mm1"
@@ -209,6 +211,26 @@ rate_limit = { requests_per_minute = 300 }
 name = "worker"
 clients = 12
 think_time = { kind = "exponential", rate = 10.0 }
+input_tokens = { kind = "constant", value = 10 }
+output_tokens = { kind = "constant", value = 10 }
+[classes.hedge]
+primary = "m"
+delay = "500ms"
+max_copies = 1
+`,
+	"closed-loop-no-think": `
+name = "closed-loop-no-think"
+seed = 6
+requests = 1000
+[providers.api]
+concurrency = 3
+[models.m]
+provider = "api"
+latency = { kind = "lognormal", median = 0.3, p95 = 1.2 }
+price_per_request = 0.001
+[[classes]]
+name = "worker"
+clients = 8
 input_tokens = { kind = "constant", value = 10 }
 output_tokens = { kind = "constant", value = 10 }
 [classes.hedge]

@@ -54,9 +54,6 @@ func (e *engine) loadSection(r *request, a *attempt, d time.Duration) {
 	if int(r.class) >= e.users { // a pipeline's call: its request's id
 		id &= 1<<32 - 1
 	}
-	if e.grow != nil {
-		e.grow.loadSection(e, a, id, d.Seconds())
-	}
 	k := e.section(id)
 	s := d.Seconds()
 	p := a.prov
@@ -64,6 +61,9 @@ func (e *engine) loadSection(r *request, a *attempt, d time.Duration) {
 		ls.prov[p] = make([]float64, numSections)
 	}
 	ls.prov[p][k] += s
+	if e.grow != nil {
+		e.grow.loadSection(e, a, id, s)
+	}
 	if e.provs[p].pool == nil || a.rep == 0 {
 		return
 	}
