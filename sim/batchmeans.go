@@ -63,6 +63,9 @@ func (t *endTimes) sectioned() {
 // request's id plus its instance << 32, callRequest; r.pipe may be gone
 // when a loser leaves after its call ended).
 func (e *engine) billSection(st *classStats, r *request, a *attempt, in, out float64, completed bool) {
+	if e.grow != nil {
+		e.grow.billSection(e, r, a, in, out, completed)
+	}
 	id := r.id
 	var step []float64           // a step's own section bills
 	if int(r.class) >= e.users { // a step's class: r is a pipeline's call

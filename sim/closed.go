@@ -140,6 +140,9 @@ func (e *engine) setClient(slot, cl int32) {
 // request was sent belongs to the drain and is only counted apart.
 func (e *engine) ended(slot int32, r *request) {
 	drain := e.next >= e.end
+	if e.next == e.pauseAt && e.grow != nil {
+		e.grow.keepMeters(e) // an end in the drain of the run that stops at pauseAt (fork.go)
+	}
 	e.loops[r.class].meter.add(e.now, drain)
 	e.loops[len(e.loops)-1].meter.add(e.now, drain)
 	if cl := e.slotClient[slot]; cl >= 0 {

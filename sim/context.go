@@ -52,6 +52,9 @@ func (e *engine) look() bool {
 // compares e.seq with e.lookAt after each event and calls lookAtEvents
 // when it is reached, which costs it no store per event.
 func (e *engine) lookAtEvents() bool {
+	if e.holding {
+		return true // a growing run holds (fork.go)
+	}
 	e.lookAt = e.seq + checkWork
 	e.left = 0
 	return e.look()

@@ -26,8 +26,10 @@ import (
 // Requests that interact (queues, limits, budgets, breakers, pools,
 // closed loops, retries, adaptive delays, pipelines) cannot be extended
 // so: the last requests of a run of n see its end (queues draining, no
-// later arrivals), which requests [0, n) of a run of 2n do not. Those runs
-// have no Growth.
+// later arrivals), which requests [0, n) of a run of 2n do not. Their
+// Growth (GrowWithBaselineTo) is a run of the most requests that holds
+// after each doubling's last request started and forks there (fork.go):
+// the fork drains as the run of that many requests does, the run goes on.
 type Growth struct {
 	// cfgs are the configuration and its baseline, at the requests run
 	// so far; kept holds, per configuration, what every range run so far
@@ -41,6 +43,14 @@ type Growth struct {
 	lastArr time.Duration
 	// simulated counts the requests simulated per configuration.
 	simulated int64
+	// grown are, when the requests interact, the growing engines of the
+	// configuration and its baseline (fork.go); fresh says the run no
+	// longer grows (a count that is no doubling, or past the most it
+	// may reach): Extend simulates again from the start. forking says
+	// the requests interact.
+	grown   []*engine
+	fresh   bool
+	forking bool
 }
 
 // GrowWithBaseline returns RunWithBaseline's results for cfg, and a
@@ -70,6 +80,79 @@ func GrowWithBaseline(ctx context.Context, cfg *Config, workers int) (hedged, ba
 	return hedged, base, g, nil
 }
 
+// GrowWithBaselineTo is GrowWithBaseline for a run that may grow to most
+// requests: when cfg's requests interact, take the event loop and record
+// no met bits (Config.Pair), and most is at least twice cfg.Requests, g
+// is a Growth that extends the run by doubling its requests up to most,
+// by forking (fork.go); its results are RunWithBaseline's for the
+// configuration with that many requests, field for field
+// (TestGrowthForksMatchFreshRuns). Other interacting runs have no
+// Growth (g nil).
+func GrowWithBaselineTo(ctx context.Context, cfg *Config, workers, most int) (hedged, base *Result, g *Growth, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, nil, err
+	}
+	if err := cfg.Validate(); err != nil {
+		return nil, nil, nil, err
+	}
+	bcfg := WithoutHedging(cfg)
+	if cfg.Pair != nil || (cfg.independent() && bcfg.independent()) {
+		return GrowWithBaseline(ctx, cfg, workers)
+	}
+	top := int64(cfg.Requests)
+	for top > 0 && 2*top <= int64(most) {
+		top *= 2
+	}
+	if top == int64(cfg.Requests) || !cfg.growable() || !bcfg.growable() {
+		hedged, base, err = RunWithBaseline(ctx, cfg, workers)
+		return hedged, base, nil, err
+	}
+	c := *cfg
+	g = &Growth{cfgs: []*Config{&c, bcfg}, forking: true}
+	for _, x := range g.cfgs {
+		e := newGrowingEngine(x, top)
+		e.stop = &stopper{ctx: ctx}
+		g.grown = append(g.grown, e)
+	}
+	if hedged, base, err = g.grow(int64(cfg.Requests), false); err != nil {
+		return nil, nil, nil, err
+	}
+	g.simulated = int64(cfg.Requests)
+	return hedged, base, g, nil
+}
+
+// grow runs g's growing engines, at once, until request n − 1 started,
+// and returns the results of the runs of n requests.
+func (g *Growth) grow(n int64, started bool) (hedged, base *Result, err error) {
+	res := make([]*Result, len(g.grown))
+	errs := make([]error, len(g.grown))
+	parallel(len(g.grown), func(j int) {
+		e := g.grown[j]
+		f := e.growTo(n, started)
+		if f != nil && f != e {
+			f.continueRun()
+		}
+		if e.stop.err != nil {
+			errs[j] = e.stop.err
+			return
+		}
+		res[j] = f.result()
+	})
+	for _, err := range errs {
+		if err != nil {
+			return nil, nil, err
+		}
+	}
+	if g.grown[0].end == n {
+		g.grown, g.fresh = nil, true // ran to its end
+	}
+	return res[0], res[1], nil
+}
+
+// Forks reports whether g's next doubling forks a run whose requests
+// interact (fork.go), which briefly holds its state twice.
+func (g *Growth) Forks() bool { return g.forking && !g.fresh }
+
 // Requests returns the requests of the run so far.
 func (g *Growth) Requests() int { return g.cfgs[0].Requests }
 
@@ -97,6 +180,9 @@ func (g *Growth) Extend(ctx context.Context, requests, workers int) (hedged, bas
 	b := *g.cfgs[1]
 	b.Requests = requests
 	g.cfgs = []*Config{&c, &b}
+	if g.forking {
+		return g.extendGrown(ctx, n, requests, workers)
+	}
 	// The added cost's arrival sections (costsections.go) of request i are
 	// ⌊i·numSections/n⌋; at n·2ʲ requests they are ⌊⌊i·numSections/n⌋/2ʲ⌋,
 	// so the kept sections merge 2ʲ at a time. Any other count moves
@@ -199,4 +285,27 @@ func (e *engine) keptResult() *Result {
 		e.stats[i].times, e.stats[i].split = saved[i].times, saved[i].split
 	}
 	return res
+}
+
+// extendGrown is Extend for a run whose requests interact: a doubling of
+// n up to the most the growing engines reach forks them (grow), any other
+// count is simulated again from the start (RunWithBaseline), as every
+// later one then is.
+func (g *Growth) extendGrown(ctx context.Context, n, requests, workers int) (hedged, base *Result, err error) {
+	if err := ctx.Err(); err != nil {
+		return nil, nil, err
+	}
+	if _, ok := doublings(n, requests); ok && !g.fresh && int64(requests) <= g.grown[0].end {
+		if hedged, base, err = g.grow(int64(requests), true); err != nil {
+			return nil, nil, err
+		}
+		g.simulated += int64(requests - n)
+		return hedged, base, nil
+	}
+	g.grown, g.fresh = nil, true
+	if hedged, base, err = RunWithBaseline(ctx, g.cfgs[0], workers); err != nil {
+		return nil, nil, err
+	}
+	g.simulated += int64(requests)
+	return hedged, base, nil
 }

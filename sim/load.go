@@ -38,6 +38,19 @@ type loadMark struct {
 	set              bool
 }
 
+// markOrHold is called when request e.next − 1, sent by closed-loop
+// client cl (or by the open arrivals when cl < 0), has started and e.next
+// is the middle request or the last (markLoad), or a growing run's
+// pauseAt, where it holds after the current event (fork.go).
+func (e *engine) markOrHold(cl int32) {
+	if e.next == e.pauseAt {
+		e.hold(cl < 0)
+	}
+	if e.next == e.end || e.next == e.end/2 {
+		e.markLoad(e.next != e.end)
+	}
+}
+
 // markLoad records every limited provider's — and every limited
 // replica's — served and waiting attempts at the middle request's arrival
 // (mid) or the last's.

@@ -61,6 +61,9 @@ func (e *engine) loadSection(r *request, a *attempt, d time.Duration) {
 		ls.prov[p] = make([]float64, numSections)
 	}
 	ls.prov[p][k] += s
+	if e.grow != nil {
+		e.grow.loadSection(e, a, id, s)
+	}
 	if e.provs[p].pool == nil || a.rep == 0 {
 		return
 	}

@@ -98,6 +98,13 @@ type engine struct {
 	// shared holds draws other runs of the same requests made or take
 	// (shared.go); nil when none are shared.
 	shared *sharedDraws
+	// pauseAt is the request count at which a growing run holds (fork.go):
+	// the event loop stops right after the event that started request
+	// pauseAt − 1, holding set (markOrHold); −1 never. grow is a growing run's state,
+	// nil otherwise.
+	pauseAt int64
+	holding bool
+	grow    *growState
 }
 
 // auditRuns makes every run check its accounting when it ends (audit) and
@@ -112,7 +119,7 @@ func newEngine(cfg *Config) *engine { return newEngineFor(cfg, cfg.Requests) }
 func newEngineFor(cfg *Config, n int) *engine {
 	users := len(cfg.Classes)
 	cfg, steps := cfg.withSteps()
-	e := &engine{users: users, cfg: cfg, rng: streams{seed: cfg.Seed}, end: int64(cfg.Requests), exp: zigguratExp(), norm: zigguratNorm(), lookAt: checkWork}
+	e := &engine{users: users, cfg: cfg, rng: streams{seed: cfg.Seed}, end: int64(cfg.Requests), pauseAt: -1, exp: zigguratExp(), norm: zigguratNorm(), lookAt: checkWork}
 	e.q = make(eventQueue, 0, 1024)
 	e.chans = make([]fifo, 1+len(cfg.Classes)*chansPerClass)
 	e.chanOn = make([]uint64, (len(e.chans)+63)/64)
@@ -216,15 +223,15 @@ func (e *engine) run() {
 			if len(e.soon) > 0 {
 				e.handleSoon()
 			}
-			if e.seq >= e.lookAt { // spent, by the events scheduled
+			if e.seq >= e.lookAt { // spent, by the events scheduled; or held (fork.go)
 				if e.lookAtEvents() {
 					break
 				}
 			}
 		}
 	}
-	if e.stop == nil || e.stop.err == nil {
-		e.auditIfOn() // a stopped run is left half done
+	if (e.stop == nil || e.stop.err == nil) && !e.holding {
+		e.auditIfOn() // a stopped or held run is left half done
 	}
 }
 
@@ -388,8 +395,8 @@ func (e *engine) arriveFrom(cl int32) {
 	}
 	if cls.Pipeline != nil {
 		e.startPipeline(slot, r)
-		if e.next == e.end || e.next == e.end/2 {
-			e.markLoad(e.next != e.end)
+		if e.next == e.end || e.next == e.end/2 || e.next == e.pauseAt {
+			e.markOrHold(cl)
 		}
 		if cl < 0 {
 			e.scheduleArrival()
@@ -401,8 +408,8 @@ func (e *engine) arriveFrom(cl int32) {
 		e.scheduleIn(fifoIndex(c, chanDeadline), e.now+cls.Deadline, evDeadline, slot, r.gen, 0)
 	}
 	e.send(slot, r)
-	if e.next == e.end || e.next == e.end/2 {
-		e.markLoad(e.next != e.end)
+	if e.next == e.end || e.next == e.end/2 || e.next == e.pauseAt {
+		e.markOrHold(cl)
 	}
 	if !e.isolated && cl < 0 {
 		e.scheduleArrival()

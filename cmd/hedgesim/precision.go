@@ -38,7 +38,7 @@ const minPrecision = 1e-6
 
 func addPrecisionFlags(fs *flag.FlagSet) *precisionFlags {
 	pf := &precisionFlags{}
-	fs.Var(&pf.p, "precision", "double the requests (run: simulating only those added when requests are independent) until the p95's 95% interval (run: every class's p95 and the overall one; optimize: each pick's differences from no hedging and from its nearest rival; under objective answered, of the share answered within the target) is within ± `P` of the p95 (relative, in [1e-6, 1): 0.02 is ±2%)")
+	fs.Var(&pf.p, "precision", "double the requests (run: simulating only those added, whether requests are independent or interact) until the p95's 95% interval (run: every class's p95 and the overall one; optimize: each pick's differences from no hedging and from its nearest rival; under objective answered, of the share answered within the target) is within ± `P` of the p95 (relative, in [1e-6, 1): 0.02 is ±2%)")
 	fs.Var(&pf.max, "max-requests", "with --precision, simulate at most `N` requests (default: 32 × the requests, at most the simulator's limit; run: at most a replayed trace's arrivals)")
 	return pf
 }
@@ -133,14 +133,19 @@ func replayLoader(pos []string, o *scenario.Options, seed intFlag) func(n int) (
 // runToPrecision simulates cfg beside its no-hedging baseline, as
 // simulate does without a trace, and then, until the overall p95's
 // interval is within the precision or the requests reach the maximum,
-// doubles the requests (toPrecision). A run whose requests are
-// independent is extended by the requests added (sim.Growth): requests
-// [0, n) of a run of 2n are those of the run of n, so only [n, 2n) are
-// simulated, and the report is the one simulating again would give. A run whose requests
-// interact is simulated again from the start at each doubling: its last
-// requests see the run's end (queues draining, no later arrivals), which
-// those of a longer run do not. fits checks, before each doubling, that
-// a run of the configuration given fits in memory.
+// doubles the requests (toPrecision). Each doubling simulates only the
+// requests added (sim.Growth), and the report is the one simulating again
+// would give. A run whose requests are independent is extended by them:
+// requests [0, n) of a run of 2n are those of the run of n. A run whose
+// requests interact is a run of the most requests a doubling reaches,
+// forked after each doubling's last request started (sim.GrowWithBaselineTo):
+// the fork drains as a run of that many requests does. What cannot grow
+// so — met bits recorded or compared, pipelines whose calls are
+// independent, a replayed trace whose classes are matched on its first
+// requests, a last count that is no doubling — is simulated again from
+// the start. fits checks, before each doubling, that a run of the
+// configuration given fits in memory; a fork holds the state of a run
+// twice, as a run of twice the requests would.
 func (pf *precisionFlags) runToPrecision(ctx context.Context, cfg *sim.Config, workers int, bar *progress, perBatch bool, fits func(*sim.Config) error) (*sim.Report, error) {
 	newReport := sim.NewReport
 	if perBatch {
@@ -148,7 +153,11 @@ func (pf *precisionFlags) runToPrecision(ctx context.Context, cfg *sim.Config, w
 	}
 	const stage = "hedged run and no hedging, at once"
 	bar.set(stage, 0, 2)
-	hedged, base, g, err := sim.GrowWithBaseline(ctx, cfg, workers)
+	most := cfg.Requests
+	if pf.p.set && !pf.resimulate && pf.configFor == nil {
+		most = int(pf.max.v)
+	}
+	hedged, base, g, err := sim.GrowWithBaselineTo(ctx, cfg, workers, most)
 	if err != nil {
 		return nil, err
 	}
@@ -172,6 +181,13 @@ func (pf *precisionFlags) runToPrecision(ctx context.Context, cfg *sim.Config, w
 	return pf.toPrecision(ctx, cfg, rep, func(c *sim.Config) (*sim.Report, int64, error) {
 		if err := fits(c); err != nil {
 			return nil, 0, err
+		}
+		if g.Forks() {
+			d := *c
+			d.Requests *= 2
+			if err := fits(&d); err != nil {
+				return nil, 0, err
+			}
 		}
 		bar.set(stage, 0, 2)
 		before := g.Simulated()

@@ -79,8 +79,9 @@ func TestRunPrecisionBadInput(t *testing.T) {
 // asked for a p95 within ±10 %, doubles its requests until the batched
 // interval is that tight (its half-width shrinks as 1/√requests) and says
 // so; with a maximum too low to reach it, it stops there and says that.
-// Its requests interact, so each doubling simulates again from the start:
-// n + 2n + … requests are simulated in all.
+// Its requests interact: each doubling forks the run of the most requests
+// after the doubling's last request started (sim.GrowWithBaselineTo), so
+// the final requests are simulated in all, not n + 2n + ….
 func TestRunToPrecision(t *testing.T) {
 	path := writeMM1(t)
 	code, stdout, stderr := hedgesim(t, "run", "--json", "--precision", "0.1", path)
@@ -108,8 +109,8 @@ func TestRunToPrecision(t *testing.T) {
 		t.Fatal(err)
 	}
 	p, l := rep.Precision, rep.Overall.Latency
-	if !p.Met || p.Requests <= 20000 || p.Requests != rep.Requests || p.Reached > 0.1 || !l.CIOK || p.Simulated != 2*p.Requests-20000 {
-		t.Fatalf("precision %+v at %d requests; want met beyond 20000", p, rep.Requests)
+	if !p.Met || p.Requests <= 20000 || p.Requests != rep.Requests || p.Reached > 0.1 || !l.CIOK || p.Simulated != p.Requests {
+		t.Fatalf("precision %+v at %d requests; want met beyond 20000, each request simulated once", p, rep.Requests)
 	}
 	if h := max(l.P95-l.CI[0], l.CI[1]-l.P95) / l.P95; h != p.Reached || !strings.HasPrefix(l.Meth, "batch means") {
 		t.Errorf("reached %v, but the p95 %v and its %s interval %v give %v", p.Reached, l.P95, l.Meth, l.CI, h)
@@ -118,7 +119,7 @@ func TestRunToPrecision(t *testing.T) {
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}
-	if !strings.Contains(stdout, "at 40000 requests, the most --max-requests allows; ±0.10% was asked; 60000 requests simulated in all") {
+	if !strings.Contains(stdout, "at 40000 requests, the most --max-requests allows; ±0.10% was asked; 40000 requests simulated in all") {
 		t.Errorf("a precision out of reach: no word of it in\n%s", stdout)
 	}
 	// The smallest precision taken is written with its digits, not as
@@ -481,6 +482,68 @@ func TestRunPrecisionOfATrace(t *testing.T) {
 		w, _ := json.Marshal(want)
 		if !bytes.Equal(g, w) {
 			t.Errorf("%v: the report at 3000 requests differs from run --requests 3000:\n%s\nwant\n%s", args, g, w)
+		}
+	}
+}
+
+// TestRunPrecisionGrowsInteracting: run --precision on shipped scenarios
+// whose requests interact — a queue (loaded-provider), a pool with stale
+// views and random restarts (stale-router), continuous batching, stacked
+// retries, balanced replica pools (replica-pool) — forks each doubling
+// instead of simulating again from the start: the report, JSON and
+// text, is byte for byte the one simulating again gives
+// (precisionFlags.resimulate), but for the requests simulated in all — the final requests, where simulating again makes n + 2n + …
+// of them. Each doubles at least once from 1000 requests; a maximum that
+// is no doubling of them (3000) simulates its last count again.
+func TestRunPrecisionGrowsInteracting(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	names := []string{"loaded-provider.toml", "stale-router.toml", "batching.toml", "stacked-retries.toml", "replica-pool.toml"}
+	if testing.Short() {
+		names = names[:2]
+	}
+	for _, name := range names {
+		s, err := scenario.LoadFS(scenarios.FS, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, most := range []int64{8000, 3000} {
+			var out [2]bytes.Buffer
+			var reps [2]*sim.Report
+			for i, resimulate := range []bool{false, true} {
+				cfg := s.Config
+				cfg.Requests = 1000
+				pf := &precisionFlags{resimulate: resimulate}
+				pf.p = floatFlag{v: 0.0001, set: true}
+				pf.max = intFlag{v: most, set: true}
+				rep, err := pf.runToPrecision(ctx, &cfg, 2-i, nil, true, func(*sim.Config) error { return nil })
+				if err != nil {
+					t.Fatal(err)
+				}
+				reps[i] = rep
+			}
+			p, q := reps[0].Precision, reps[1].Precision
+			n := int64(p.Requests)
+			want := n // 1000, 2000, 4000, 8000: each simulated once
+			if most == 3000 {
+				want = 2000 + 3000 // 3000 is no doubling of 2000: simulated again
+			}
+			if n != most || p.Simulated != want || q.Simulated != 2*n-1000 && most == 8000 {
+				t.Fatalf("%s: grown %+v, simulated again %+v; want %d requests, %d simulated growing", name, p, q, most, want)
+			}
+			t.Logf("%s: %d requests, %d simulated growing, %d simulating again", name, n, p.Simulated, q.Simulated)
+			q.Simulated = p.Simulated
+			for i, rep := range reps {
+				if err := rep.WriteJSON(&out[i]); err != nil {
+					t.Fatal(err)
+				}
+				if err := rep.WriteText(&out[i]); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if !bytes.Equal(out[0].Bytes(), out[1].Bytes()) {
+				t.Errorf("%s: the grown run's report differs from the one simulated again:\n%s\nwant\n%s", name, out[0].Bytes(), out[1].Bytes())
+			}
 		}
 	}
 }
