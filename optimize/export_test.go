@@ -7,3 +7,11 @@ func ShareLoopDraws(share bool) (restore func()) {
 	loopAlone = !share
 	return func() { loopAlone = false }
 }
+
+// ShareSameClasses sets whether balancerSweeps takes the measurements of
+// a class that is another under other names (the default) or simulates
+// every class, and returns the function that restores the default.
+func ShareSameClasses(share bool) (restore func()) {
+	shareNoClasses = !share
+	return func() { shareNoClasses = false }
+}
