@@ -153,13 +153,28 @@ func TestFormOfFindsSameClasses(t *testing.T) {
 	if alone := aloneClasses(cfg, &s); alone[1] || alone[2] || !alone[0] || !alone[3] {
 		t.Errorf("searched alone %v: want random and ewma, not p2c and p2c-too", alone)
 	}
-	cold := withBalancer(cfg, sim.LeastOutstanding)
-	p := *cold.Providers[2].Pool
-	p.ColdStart = &sim.ColdStart{Latency: dist.Constant{Value: 1}}
-	cold.Providers = slices.Clone(cold.Providers)
-	cold.Providers[2].Pool = &p
-	if _, ok := formOf(cold, 0, &s); ok {
-		t.Error("a pool with cold starts: want no form")
+	// Features whose draws a provider's index keys, or whose results
+	// formOf does not rename, on a pool or provider random does not call.
+	for name, set := range map[string]func(c *sim.Config){
+		"slow periods":      func(c *sim.Config) { c.Providers[4].Degraded = &sim.Degraded{} },
+		"a breaker":         func(c *sim.Config) { c.Providers[4].Breaker = &sim.Breaker{} },
+		"a model breaker":   func(c *sim.Config) { c.Models[4].Breaker = &sim.Breaker{} },
+		"pool slow periods": func(c *sim.Config) { c.Providers[2].Pool.Degraded = &sim.Degraded{} },
+		"down periods":      func(c *sim.Config) { c.Providers[2].Pool.Down = &sim.Down{} },
+		"cold starts":       func(c *sim.Config) { c.Providers[2].Pool.ColdStart = &sim.ColdStart{Latency: dist.Constant{Value: 1}} },
+		"autoscaling":       func(c *sim.Config) { c.Providers[2].Pool.Autoscale = &sim.Autoscale{} },
+		"a view":            func(c *sim.Config) { c.Providers[2].Pool.View = &sim.View{} },
+		"restarts":          func(c *sim.Config) { c.Providers[2].Pool.Restarts = &sim.Restarts{} },
+		"a replica down": func(c *sim.Config) {
+			c.Providers[2].Pool.Overrides = []sim.ReplicaOverride{{Replica: 1, Down: &sim.Down{}}}
+		},
+	} {
+		c := withBalancer(cfg, sim.LeastOutstanding) // its pools are copies
+		c.Models = slices.Clone(c.Models)
+		set(c)
+		if _, ok := formOf(c, 0, &s); ok {
+			t.Errorf("%s: want no form", name)
+		}
 	}
 }
 
