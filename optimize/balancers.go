@@ -41,48 +41,7 @@ func balancerSweeps(cfg *sim.Config, s Settings, opt Options, kept map[string]*M
 	for k := range cfgs {
 		only[k] = changedUnder(cfgs[k], cfg, &s)
 	}
-	// A class that is one seen before, and which: sweep (−1: the sweep as
-	// configured) and class.
-	type source struct {
-		k     int
-		class string
-		cfg   *sim.Config
-		form  *classForm
-	}
-	var seen []source
-	from := make([]map[string]source, n)
-	first := make([][]string, n) // the classes of each sweep simulated first
-	alone := aloneClasses(cfg, &s)
-	share := !shareNoClasses && distinctKeys(cfg)
-	if share {
-		for i := range cfg.Classes {
-			if name := cfg.Classes[i].Name; alone[i] && optimized(&s, name) {
-				if f, ok := formOf(cfg, i, &s); ok {
-					seen = append(seen, source{-1, name, cfg, f})
-				}
-			}
-		}
-	}
-	for k := range cfgs {
-		for _, name := range only[k] {
-			i := slices.IndexFunc(cfg.Classes, func(c sim.Class) bool { return c.Name == name })
-			f, ok := formOf(cfgs[k], i, &s)
-			if !share || !alone[i] || !ok {
-				first[k] = append(first[k], name)
-				continue
-			}
-			j := slices.IndexFunc(seen, func(x source) bool { return x.form.same(f) })
-			if j < 0 {
-				seen = append(seen, source{k, name, cfgs[k], f})
-				first[k] = append(first[k], name)
-				continue
-			}
-			if from[k] == nil {
-				from[k] = map[string]source{}
-			}
-			from[k][name] = seen[j]
-		}
-	}
+	first, from := sameClasses(cfg, cfgs, only, &s)
 	memos := make([]*memo, n)
 	for k := range memos {
 		memos[k] = &memo{simulate: true, keep: true}
@@ -139,6 +98,60 @@ func balancerSweeps(cfg *sim.Config, s Settings, opt Options, kept map[string]*M
 		reps[k] = made[x]
 	}
 	return reps, nil
+}
+
+// source is a class found in an earlier sweep: the sweep (−1: the
+// sweep as configured, cfg), the class's name and its form.
+type source struct {
+	k     int
+	class string
+	cfg   *sim.Config
+	form  *classForm
+}
+
+// sameClasses splits the classes only[k] that sweep k of cfgs (cfg under
+// s with other balancers) makes into first[k], those it simulates, and
+// from[k], each class that is one found before (formOf) with where: in
+// the sweep as configured, an earlier sweep's first classes, or an
+// earlier first class of its own. With shareNoClasses, or class names
+// that do not tell their keys apart, every class is first.
+func sameClasses(cfg *sim.Config, cfgs []*sim.Config, only [][]string, s *Settings) (first [][]string, from []map[string]source) {
+	n := len(cfgs)
+	var seen []source
+	from = make([]map[string]source, n)
+	first = make([][]string, n)
+	alone := aloneClasses(cfg, s)
+	share := !shareNoClasses && distinctKeys(cfg)
+	if share {
+		for i := range cfg.Classes {
+			if name := cfg.Classes[i].Name; alone[i] && optimized(s, name) {
+				if f, ok := formOf(cfg, i, s); ok {
+					seen = append(seen, source{-1, name, cfg, f})
+				}
+			}
+		}
+	}
+	for k := range cfgs {
+		for _, name := range only[k] {
+			i := slices.IndexFunc(cfg.Classes, func(c sim.Class) bool { return c.Name == name })
+			f, ok := formOf(cfgs[k], i, s)
+			if !share || !alone[i] || !ok {
+				first[k] = append(first[k], name)
+				continue
+			}
+			j := slices.IndexFunc(seen, func(x source) bool { return x.form.same(f) })
+			if j < 0 {
+				seen = append(seen, source{k, name, cfgs[k], f})
+				first[k] = append(first[k], name)
+				continue
+			}
+			if from[k] == nil {
+				from[k] = map[string]source{}
+			}
+			from[k][name] = seen[j]
+		}
+	}
+	return first, from
 }
 
 // shareNoClasses makes balancerSweeps simulate every class it sweeps,
