@@ -13,23 +13,168 @@ import (
 // balancerSweeps runs the sweep of cfg under each of s.Balancers, without
 // rollout check, and returns their reports in s.Balancers' order
 // (sweepsOf). The error is that of the first balancer in order whose sweep
-// failed, naming it.
-func balancerSweeps(cfg *sim.Config, s Settings, opt Options) ([]*Report, error) {
-	cfgs := make([]*sim.Config, len(s.Balancers))
-	names := make([]string, len(s.Balancers))
+// failed, naming it. kept holds the measurements of the sweep of cfg as
+// configured, by key.
+//
+// A balancer's sweep simulates only the classes it can change
+// (changedUnder): routing reads the configured options' sweep for the
+// others. Of the classes searched alone, one that is another under other
+// names (classForm: the same pool, traffic and search, say, once both
+// pools use the same balancer) is not simulated again: its sweep takes
+// the other's measurements (translate). The sweeps first simulate each
+// class found nowhere before (in the sweep as configured, an earlier
+// balancer's or an earlier class of its own); a sweep with a class found
+// before is then made again from its own measurements and the other's,
+// simulating only what translate leaves out. Its report is byte for byte
+// that of simulating every class (TestBalancerSweepsShareSameClasses).
+func balancerSweeps(cfg *sim.Config, s Settings, opt Options, kept map[string]*Measurement) ([]*Report, error) {
+	n := len(s.Balancers)
+	cfgs := make([]*sim.Config, n)
+	names := make([]string, n)
 	for k, b := range s.Balancers {
 		cfgs[k], names[k] = withBalancer(cfg, b), "balancer "+b.String()
 	}
-	// A balancer's sweep simulates only the classes it can change: routing
-	// reads the configured options' sweep for the others.
-	only := func(k int) ([]string, bool) {
-		if sweepEveryClass {
-			return nil, true
-		}
-		o := changedUnder(cfgs[k], cfg, &s)
-		return o, len(o) > 0
+	if sweepEveryClass {
+		return sweepsOf(cfgs, names, "balancer sweeps", s, opt, false, nil, nil)
 	}
-	return sweepsOf(cfgs, names, "balancer sweeps", s, opt, false, only)
+	only := make([][]string, n)
+	for k := range cfgs {
+		only[k] = changedUnder(cfgs[k], cfg, &s)
+	}
+	first, from := sameClasses(cfg, cfgs, only, &s)
+	memos := make([]*memo, n)
+	for k := range memos {
+		memos[k] = &memo{simulate: true, keep: true}
+	}
+	reps, err := sweepsOf(cfgs, names, "balancer sweeps", s, opt, false, func(k int) ([]string, bool) {
+		return first[k], len(first[k]) > 0
+	}, func(k int) *memo { return memos[k] })
+	if err != nil {
+		return nil, err
+	}
+	var again []int
+	for k := range cfgs {
+		if from[k] != nil {
+			again = append(again, k)
+		}
+	}
+	if len(again) == 0 {
+		return reps, nil
+	}
+	// Made again, from the measurements of the first sweeps.
+	knownOf := func(x int) *memo {
+		k := again[x]
+		known := map[string]*Measurement{}
+		for key, me := range memos[k].kept {
+			known[key] = me
+		}
+		for name, src := range from[k] {
+			sk := kept
+			if src.k >= 0 {
+				sk = memos[src.k].kept
+			}
+			i := slices.IndexFunc(cfg.Classes, func(c sim.Class) bool { return c.Name == name })
+			f, _ := formOf(cfgs[k], i, &s)
+			for key, me := range translate(sk, src.class, src.cfg, src.form, name, cfgs[k], f) {
+				known[key] = me
+			}
+		}
+		return &memo{simulate: true, known: known}
+	}
+	acfgs := make([]*sim.Config, len(again))
+	anames := make([]string, len(again))
+	for x, k := range again {
+		acfgs[x], anames[x] = cfgs[k], names[k]
+	}
+	aopt := opt
+	aopt.Progress = nil
+	made, err := sweepsOf(acfgs, anames, "balancer sweeps", s, aopt, false, func(x int) ([]string, bool) {
+		return only[again[x]], true
+	}, knownOf)
+	if err != nil {
+		return nil, err
+	}
+	for x, k := range again {
+		reps[k] = made[x]
+	}
+	return reps, nil
+}
+
+// source is a class found in an earlier sweep: the sweep (−1: the
+// sweep as configured, cfg), the class's name and its form.
+type source struct {
+	k     int
+	class string
+	cfg   *sim.Config
+	form  *classForm
+}
+
+// sameClasses splits the classes only[k] that sweep k of cfgs (cfg under
+// s with other balancers) makes into first[k], those it simulates, and
+// from[k], each class that is one found before (formOf) with where: in
+// the sweep as configured, an earlier sweep's first classes, or an
+// earlier first class of its own. With shareNoClasses, or class names
+// that do not tell their keys apart, every class is first.
+func sameClasses(cfg *sim.Config, cfgs []*sim.Config, only [][]string, s *Settings) (first [][]string, from []map[string]source) {
+	n := len(cfgs)
+	var seen []source
+	from = make([]map[string]source, n)
+	first = make([][]string, n)
+	alone := aloneClasses(cfg, s)
+	share := !shareNoClasses && distinctKeys(cfg)
+	if share {
+		for i := range cfg.Classes {
+			if name := cfg.Classes[i].Name; alone[i] && optimized(s, name) {
+				if f, ok := formOf(cfg, i, s); ok {
+					seen = append(seen, source{-1, name, cfg, f})
+				}
+			}
+		}
+	}
+	for k := range cfgs {
+		for _, name := range only[k] {
+			i := slices.IndexFunc(cfg.Classes, func(c sim.Class) bool { return c.Name == name })
+			f, ok := formOf(cfgs[k], i, s)
+			if !share || !alone[i] || !ok {
+				first[k] = append(first[k], name)
+				continue
+			}
+			j := slices.IndexFunc(seen, func(x source) bool { return x.form.same(f) })
+			if j < 0 {
+				seen = append(seen, source{k, name, cfgs[k], f})
+				first[k] = append(first[k], name)
+				continue
+			}
+			if from[k] == nil {
+				from[k] = map[string]source{}
+			}
+			from[k][name] = seen[j]
+		}
+	}
+	return first, from
+}
+
+// shareNoClasses makes balancerSweeps simulate every class it sweeps,
+// sharing none with another under other names, for the test that checks
+// the report does not change.
+var shareNoClasses bool
+
+// aloneClasses reports, per class of cfg, whether s searches it alone:
+// not a pipeline class and in no group of coupled classes.
+func aloneClasses(cfg *sim.Config, s *Settings) []bool {
+	alone := make([]bool, len(cfg.Classes))
+	for i := range cfg.Classes {
+		alone[i] = cfg.Classes[i].Pipeline == nil
+	}
+	if !s.Alone {
+		groups, _ := coupledGroups(cfg, s)
+		for _, g := range groups {
+			for _, i := range g {
+				alone[i] = false
+			}
+		}
+	}
+	return alone
 }
 
 // sweepsOf runs the sweep of each of cfgs under s (without its Balancers
@@ -44,8 +189,9 @@ func balancerSweeps(cfg *sim.Config, s Settings, opt Options) ([]*Report, error)
 // first sweep in order that failed, prefixed with its name in names.
 // only, when set, says which classes sweep k simulates (all when nil) and
 // whether it runs at all: a sweep that does not run leaves an empty
-// Report.
-func sweepsOf(cfgs []*sim.Config, names []string, stage string, s Settings, opt Options, check bool, only func(k int) ([]string, bool)) ([]*Report, error) {
+// Report. memoOf, when set, gives sweep k's measurements (a new memo that
+// simulates when nil).
+func sweepsOf(cfgs []*sim.Config, names []string, stage string, s Settings, opt Options, check bool, only func(k int) ([]string, bool), memoOf func(k int) *memo) ([]*Report, error) {
 	n := len(cfgs)
 	if n == 0 {
 		return nil, nil
@@ -82,7 +228,11 @@ func sweepsOf(cfgs []*sim.Config, names []string, stage string, s Settings, opt 
 		}
 		var err error
 		if run {
-			r, _, err = sweep(cfgs[k], sk, each, &memo{simulate: true}, check)
+			m := &memo{simulate: true}
+			if memoOf != nil {
+				m = memoOf(k)
+			}
+			r, _, err = sweep(cfgs[k], sk, each, m, check)
 		}
 		if err != nil {
 			return fmt.Errorf("%s: %w", names[k], err)

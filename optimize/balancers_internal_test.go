@@ -111,3 +111,95 @@ func TestBalancerSweepsSkipOnlyWhatRoutingIgnores(t *testing.T) {
 		t.Errorf("the report differs when every class is swept under every balancer:\n%s\n%s", skipped, every)
 	}
 }
+
+// TestFormOfFindsSameClasses: two classes searched alone are one
+// simulation under two names when their pools, traffic and searches match
+// once balancers are equal — random's and ewma's under least_outstanding
+// or p2c, though their pools are the first and third and their models
+// other — and not when their balancers differ, their shares differ, a
+// class is searched with another (p2c), or a pool has cold starts (whose
+// draws the provider's index keys).
+func TestFormOfFindsSameClasses(t *testing.T) {
+	cfg, s := fourPools()
+	form := func(c *sim.Config, i int) *classForm {
+		t.Helper()
+		f, ok := formOf(c, i, &s)
+		if !ok {
+			t.Fatalf("class %s: no form", c.Classes[i].Name)
+		}
+		return f
+	}
+	for _, b := range []sim.Balancer{sim.LeastOutstanding, sim.PowerOfTwo} {
+		bc := withBalancer(cfg, b)
+		if !form(bc, 0).same(form(bc, 3)) {
+			t.Errorf("%s: random and ewma are not the same class", b)
+		}
+		if !form(bc, 0).same(form(withBalancer(cfg, b), 3)) {
+			t.Errorf("%s: random and ewma of two copies of the scenario are not the same class", b)
+		}
+	}
+	if form(cfg, 0).same(form(cfg, 3)) {
+		t.Error("random and latency_ewma routing found the same")
+	}
+	if !form(cfg, 3).same(form(withBalancer(cfg, sim.LatencyEWMA), 0)) {
+		t.Error("ewma as configured and random under latency_ewma are not the same class")
+	}
+	other := *cfg
+	other.Classes = slices.Clone(cfg.Classes)
+	other.Classes[3].Share *= 1.01
+	if form(cfg, 3).same(form(&other, 3)) {
+		t.Error("ewma with another share found the same")
+	}
+	if alone := aloneClasses(cfg, &s); alone[1] || alone[2] || !alone[0] || !alone[3] {
+		t.Errorf("searched alone %v: want random and ewma, not p2c and p2c-too", alone)
+	}
+	// Features whose draws a provider's index keys, or whose results
+	// formOf does not rename, on a pool or provider random does not call.
+	for name, set := range map[string]func(c *sim.Config){
+		"slow periods":      func(c *sim.Config) { c.Providers[4].Degraded = &sim.Degraded{} },
+		"a breaker":         func(c *sim.Config) { c.Providers[4].Breaker = &sim.Breaker{} },
+		"a model breaker":   func(c *sim.Config) { c.Models[4].Breaker = &sim.Breaker{} },
+		"pool slow periods": func(c *sim.Config) { c.Providers[2].Pool.Degraded = &sim.Degraded{} },
+		"down periods":      func(c *sim.Config) { c.Providers[2].Pool.Down = &sim.Down{} },
+		"cold starts":       func(c *sim.Config) { c.Providers[2].Pool.ColdStart = &sim.ColdStart{Latency: dist.Constant{Value: 1}} },
+		"autoscaling":       func(c *sim.Config) { c.Providers[2].Pool.Autoscale = &sim.Autoscale{} },
+		"a view":            func(c *sim.Config) { c.Providers[2].Pool.View = &sim.View{} },
+		"restarts":          func(c *sim.Config) { c.Providers[2].Pool.Restarts = &sim.Restarts{} },
+		"a replica down": func(c *sim.Config) {
+			c.Providers[2].Pool.Overrides = []sim.ReplicaOverride{{Replica: 1, Down: &sim.Down{}}}
+		},
+	} {
+		c := withBalancer(cfg, sim.LeastOutstanding) // its pools are copies
+		c.Models = slices.Clone(c.Models)
+		set(c)
+		if _, ok := formOf(c, 0, &s); ok {
+			t.Errorf("%s: want no form", name)
+		}
+	}
+}
+
+// TestBalancerSweepsShareSameClasses: the report of a sweep under several
+// balancers, whose sweeps take the measurements of a class that is
+// another under other names (formOf) rather than simulating it again, is
+// byte for byte the report of simulating every class changedUnder names.
+func TestBalancerSweepsShareSameClasses(t *testing.T) {
+	cfg, s := fourPools()
+	s.Requests, s.CheckRequests = 3000, 0
+	s.Balancers = []sim.Balancer{sim.PowerOfTwo, sim.LatencyEWMA, sim.LeastOutstanding, sim.RoundRobin}
+	report := func(share bool) []byte {
+		shareNoClasses = !share
+		defer func() { shareNoClasses = false }()
+		rep, err := Run(cfg, s, Options{Workers: 3})
+		if err != nil {
+			t.Fatal(err)
+		}
+		b, err := json.Marshal(rep)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	if shared, apart := report(true), report(false); !bytes.Equal(shared, apart) {
+		t.Errorf("the report differs when no class takes another's measurements:\n%s\n%s", shared, apart)
+	}
+}

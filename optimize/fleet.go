@@ -155,7 +155,7 @@ func fleet(cfg *sim.Config, s Settings, opt Options) (*Fleet, error) {
 	for k, m := range s.MinReplicas {
 		cfgs[k], names[k] = withMinReplicas(cfg, m), "min replicas "+strconv.Itoa(m)
 	}
-	reps, err := sweepsOf(cfgs, names, "min-replicas sweeps", s, opt, true, nil)
+	reps, err := sweepsOf(cfgs, names, "min-replicas sweeps", s, opt, true, nil, nil)
 	if err != nil {
 		return nil, err
 	}

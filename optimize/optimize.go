@@ -413,9 +413,10 @@ type Options struct {
 // pools in dollars a month (fleet.go). Each costs one more sweep per
 // setting; the report's classes and rollout check stay the scenario's.
 func Run(cfg *sim.Config, s Settings, opt Options) (*Report, error) {
-	rep, _, err := sweep(cfg, s, opt, &memo{simulate: true}, true)
+	m := &memo{simulate: true, keep: len(s.Balancers) > 0}
+	rep, _, err := sweep(cfg, s, opt, m, true)
 	if err == nil && len(s.Balancers) > 0 {
-		rep.Routing, err = routing(cfg, s, opt, rep)
+		rep.Routing, err = routing(cfg, s, opt, rep, m.kept)
 	}
 	if err == nil && len(s.MinReplicas) > 0 {
 		rep.Fleet, err = fleet(cfg, s, opt)

@@ -28,14 +28,15 @@ import (
 // batches are short against the queue's memory. For independent requests
 // the order-statistic intervals and their overlap stay.
 
-// batchPs are the percentiles a batched candidate keeps per batch, in the
-// order of Candidate.batchQ.
+// batchPs are the percentiles of a batched candidate, pooled after its
+// warm-up cut; each batch selects only its p95 and p99, whose intervals
+// its batches give.
 var batchPs = []float64{0.50, 0.90, 0.95, 0.99, 0.999}
 
 // summarizeBatched replaces c's percentiles and their intervals (at the
 // level) by the batched ones of r, when r is batched.
 func summarizeBatched(c *Candidate, r *sim.ClassResult, level float64) {
-	pooled, per, kept, ok := r.BatchQuantiles(batchPs...)
+	pooled, per, kept, ok := r.BatchQuantilesEach(batchPs, []float64{0.95, 0.99})
 	if !ok {
 		return
 	}
@@ -59,7 +60,7 @@ func summarizeBatched(c *Candidate, r *sim.ClassResult, level float64) {
 		if i == 1 {
 			ci, q = &l.P99CI95, l.P99
 		}
-		b := sim.BatchInterval(q, col(i+2), level)
+		b := sim.BatchInterval(q, col(i), level)
 		good := !math.IsNaN(b[0]) && sim.BatchIntervalOK(p, kept, len(per))
 		if good {
 			*ci = b

@@ -114,13 +114,13 @@ func configuredBalancers(cfg *sim.Config, c int) string {
 
 // routing runs the sweep under each of s.Balancers (balancerSweeps) and
 // compares its classes' options with rep's, the sweep of cfg as
-// configured.
-func routing(cfg *sim.Config, s Settings, opt Options, rep *Report) (*Routing, error) {
+// configured, whose measurements kept holds by key.
+func routing(cfg *sim.Config, s Settings, opt Options, rep *Report, kept map[string]*Measurement) (*Routing, error) {
 	out := &Routing{}
 	for _, b := range s.Balancers {
 		out.Balancers = append(out.Balancers, b.String())
 	}
-	others, err := balancerSweeps(cfg, s, opt)
+	others, err := balancerSweeps(cfg, s, opt, kept)
 	if err != nil {
 		return nil, err
 	}

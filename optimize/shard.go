@@ -70,6 +70,11 @@ type memo struct {
 	mu       sync.Mutex
 	fresh    []Measurement
 	asked    map[string]int // when set, every key asked for, with its owner (Expect)
+	// keep, when set, keeps every measurement get returns in kept, by
+	// key, for sweeps of the same classes under other names to take
+	// (balancerSweeps).
+	keep bool
+	kept map[string]*Measurement
 }
 
 // get returns the measurement called key: a known one, or one made by
@@ -92,9 +97,17 @@ func (m *memo) get(key string, owner int, run func() (Measurement, error)) (*Mea
 		return nil, err
 	}
 	me.Key = key
-	if m.record {
+	if m.record || m.keep {
 		m.mu.Lock()
-		m.fresh = append(m.fresh, me)
+		if m.record {
+			m.fresh = append(m.fresh, me)
+		}
+		if m.keep {
+			if m.kept == nil {
+				m.kept = map[string]*Measurement{}
+			}
+			m.kept[key] = &me
+		}
 		m.mu.Unlock()
 	}
 	return &me, nil

@@ -244,3 +244,31 @@ func TestPairedDifferenceOfTwinClasses(t *testing.T) {
 		t.Errorf("paired half-width %.3f s is not 3× narrower than the unpaired %.3f s", paired/40, unpaired/40)
 	}
 }
+
+// TestBatchQuantilesEachSelectsTheSame: each batch's quantiles asked of
+// BatchQuantilesEach are those BatchQuantiles selects among more, value
+// for value, and the pooled ones are the same — on an M/M/1 queue at
+// ρ = 0.9 (a batched run) of 5·10⁴ requests, whose batches hold about
+// 1 700 requests each.
+func TestBatchQuantilesEachSelectsTheSame(t *testing.T) {
+	c := &mustRun(t, queueConfig(50_000, 0.9, 1, 1)).Classes[0]
+	ps := []float64{0.50, 0.90, 0.95, 0.99, 0.999}
+	pooled, per, kept, ok := c.BatchQuantiles(ps...)
+	pooled2, per2, kept2, ok2 := c.BatchQuantilesEach(ps, []float64{0.95, 0.99})
+	if !ok || !ok2 || len(per) < 2 {
+		t.Fatalf("ok %v %v, %d batches: want a batched run", ok, ok2, len(per))
+	}
+	if kept != kept2 || len(per) != len(per2) {
+		t.Fatalf("kept %d and %d, batches %d and %d", kept, kept2, len(per), len(per2))
+	}
+	for i := range ps {
+		if math.Float64bits(pooled[i]) != math.Float64bits(pooled2[i]) {
+			t.Errorf("pooled p%g: %v and %v", 100*ps[i], pooled[i], pooled2[i])
+		}
+	}
+	for b := range per {
+		if len(per2[b]) != 2 || per2[b][0] != per[b][2] || per2[b][1] != per[b][3] {
+			t.Errorf("batch %d: p95, p99 %v, want %v", b, per2[b], per[b][2:4])
+		}
+	}
+}

@@ -57,12 +57,19 @@ func (c *ClassResult) Batched() bool { return c.lat.sectioned() && c.lat.n() > 0
 // batches (perBatch[b][i] for ps[i]), and the requests kept after the cut;
 // ok is false unless c is Batched.
 func (c *ClassResult) BatchQuantiles(ps ...float64) (pooled []float64, perBatch [][]float64, kept int64, ok bool) {
+	return c.BatchQuantilesEach(ps, ps)
+}
+
+// BatchQuantilesEach is BatchQuantiles with each batch's quantiles those
+// of each (ascending; perBatch[b][i] for each[i]) rather than of ps: the
+// values are the same, and a batch selects only the ranks asked of it.
+func (c *ClassResult) BatchQuantilesEach(ps, each []float64) (pooled []float64, perBatch [][]float64, kept int64, ok bool) {
 	if !c.Batched() {
 		return nil, nil, 0, false
 	}
 	ss := newSectionSums(&c.lat)
 	cut := ss.mser()
-	pooled, perBatch = batchQuantiles(&c.lat, ss, cut, ps)
+	pooled, perBatch = batchQuantiles(&c.lat, ss, cut, ps, each)
 	for k := cut; k < numSections; k++ {
 		kept += ss.cnt[k]
 	}
@@ -82,14 +89,14 @@ func BatchIntervalOK(p float64, kept int64, batches int) bool {
 func MinBatchRequests(p float64) int64 { return minPerBatch(p) }
 
 // batchQuantiles returns the ps-quantiles of s's requests from section
-// cut on, and of each batch.
-func batchQuantiles(s *latencySet, ss *sectionSums, cut int, ps []float64) ([]float64, [][]float64) {
+// cut on, and the each-quantiles of each batch.
+func batchQuantiles(s *latencySet, ss *sectionSums, cut int, ps, each []float64) ([]float64, [][]float64) {
 	g := groupBatches(s, ss, cut)
 	var n int64
 	per := make([][]float64, g.nb)
 	for j := range g.nb {
 		n += g.n[j]
-		per[j] = rankEstimates(g.buf[g.off[j]:g.off[j+1]], int(g.n[j]), ps)
+		per[j] = rankEstimates(g.buf[g.off[j]:g.off[j+1]], int(g.n[j]), each)
 	}
 	return rankEstimates(g.buf, int(n), ps), per
 }
