@@ -73,6 +73,7 @@ func TestPairedTwinPolicies(t *testing.T) {
 	if testing.Short() {
 		t.Skip("80 runs of 2·10⁵ requests")
 	}
+	t.Parallel() // single-threaded queue runs: the two long tests share the cores
 	holds, paired := 0, 0
 	var pw, uw float64
 	for seed := uint64(1); seed <= 40; seed++ {
@@ -127,6 +128,7 @@ func TestPairedFindsWhatOverlapMisses(t *testing.T) {
 	if testing.Short() {
 		t.Skip("80 runs of 4·10⁵ requests and 80 of 10⁵")
 	}
+	t.Parallel() // single-threaded queue runs: the two long tests share the cores
 	want := math.Log(20)/0.11 - math.Log(20)/0.1
 	for _, n := range []int{400_000, 100_000} {
 		holds, pairedSig, disjoint := 0, 0, 0

@@ -297,12 +297,15 @@ func buildHarnesses(t *testing.T, cfgs []*sim.Config) []string {
 		files[fmt.Sprintf("harness%d/main.go", i)] = strings.Replace(main, `"hedgingtest/policy"`, `"hedgingtest/`+pkg+`"`, 1)
 	}
 	dir := failsafeModule(t, files)
+	// One go command builds every harness (into bin/, each named by its
+	// package's directory): the module's packages are loaded once.
+	args := []string{"build", "-o", filepath.Join(dir, "bin") + string(filepath.Separator)}
 	for i := range cfgs {
-		bin := filepath.Join(dir, fmt.Sprintf("harness%d.bin", i))
-		if out, err := goCmd(t, dir, "build", "-o", bin, fmt.Sprintf("./harness%d", i)); err != nil {
-			t.Fatalf("building the harness: %v\n%s", err, out)
-		}
-		bins = append(bins, bin)
+		args = append(args, fmt.Sprintf("./harness%d", i))
+		bins = append(bins, filepath.Join(dir, "bin", fmt.Sprintf("harness%d", i)))
+	}
+	if out, err := goCmd(t, dir, args...); err != nil {
+		t.Fatalf("building the harnesses: %v\n%s", err, out)
 	}
 	return bins
 }

@@ -49,19 +49,23 @@ func ReplicasFigure(d Replicas) Figure {
 			p := newPlot(d.Title, "simulated time (s)", "replicas")
 			top := 0.0
 			for i, pts := range [][]XY{d.Started, d.Up} {
-				l, err := plotter.NewLine(xys(pts))
-				if err != nil {
-					return nil, err
-				}
-				l.StepStyle = plotter.PostStep
-				l.Width = vg.Points(1.5)
-				l.Color = blue
-				name := "up or starting"
+				color, name := blue, "up or starting"
 				if i == 1 {
-					l.Color, name = red, "up"
+					color, name = red, "up"
 				}
-				p.Add(l)
-				p.Legend.Add(name, l)
+				for j, piece := range stepPieces(pts, strokePoints) {
+					l, err := plotter.NewLine(xys(piece))
+					if err != nil {
+						return nil, err
+					}
+					l.StepStyle = plotter.PostStep
+					l.Width = vg.Points(1.5)
+					l.Color = color
+					p.Add(l)
+					if j == 0 {
+						p.Legend.Add(name, l)
+					}
+				}
 				for _, q := range pts {
 					top = max(top, q.Y)
 				}
@@ -72,5 +76,33 @@ func ReplicasFigure(d Replicas) Figure {
 			p.Draw(padded(dc))
 			return nil, nil
 		},
+	}
+}
+
+// strokePoints is the most points of a replicas curve stroked as one
+// path: the rasterizer's cost for a path grows with the square of the
+// cells it covers in a row, so a curve of hundreds of scale events drawn
+// as one path took seconds (12 s for 840 points) where pieces of 32 take
+// a quarter of a second.
+const strokePoints = 32
+
+// stepPieces splits a post-step curve (each value held until the next
+// point) into curves of at most n+1 points (n ≥ 2) that together draw
+// the same steps: each piece but the last ends halfway along the level
+// stretch after its last point, where the next one starts, so the pieces
+// meet on a straight run and not at a corner.
+func stepPieces(pts []XY, n int) [][]XY {
+	var out [][]XY
+	var lead []XY // where the next piece starts: the last one's end
+	for {
+		take := n - len(lead)
+		if len(pts) <= take {
+			return append(out, append(lead, pts...))
+		}
+		mid := XY{X: (pts[take-1].X + pts[take].X) / 2, Y: pts[take-1].Y}
+		piece := make([]XY, 0, n+1)
+		piece = append(append(append(piece, lead...), pts[:take]...), mid)
+		out = append(out, piece)
+		lead, pts = []XY{mid}, pts[take:]
 	}
 }
