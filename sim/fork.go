@@ -32,7 +32,9 @@ import (
 // and the read-only tables shared) that drops the arrival of request n·2ʲ
 // scheduled by the event it held after, takes the marks and closed-loop
 // meters the run of n·2ʲ would have, and drains as that run does; the
-// original goes on. Its sections are kept for the count of the next hold
+// original goes on. The events due at the same time that were still to be
+// handled after the held one (engine.soon) wait in both for the run to go
+// on, so that none is handled before the fork knows its end. Its sections are kept for the count of the next hold
 // point: the integer ones (per-request sections, per-section last
 // arrivals and pipeline counts, independent calls' cost sections) are
 // merged two at a time, ⌊⌊i·numSections/n⌋/2⌋ = ⌊i·numSections/2n⌋; the

@@ -100,8 +100,8 @@ type engine struct {
 	shared *sharedDraws
 	// pauseAt is the request count at which a growing run holds (fork.go):
 	// the event loop stops right after the event that started request
-	// pauseAt − 1, holding set (markOrHold); −1 never. grow is a growing run's state,
-	// nil otherwise.
+	// pauseAt − 1, holding set (markOrHold); −1 never. grow is a growing
+	// run's state, nil otherwise.
 	pauseAt int64
 	holding bool
 	grow    *growState
