@@ -70,6 +70,9 @@ type memo struct {
 	mu       sync.Mutex
 	fresh    []Measurement
 	asked    map[string]int // when set, every key asked for, with its owner (Expect)
+	// grow, when set, makes the lane runs of classes swept alone by
+	// extending those of its last sweep (Growth).
+	grow *Growth
 }
 
 // get returns the measurement called key: a known one, or one made by
