@@ -3,6 +3,7 @@ package optimize
 import (
 	"context"
 	"fmt"
+	"reflect"
 	"runtime"
 	"sync"
 
@@ -41,7 +42,7 @@ type Growth struct {
 	mu  sync.Mutex
 	// runs are the runs kept by the last Sweep, by growKey; next those
 	// the Sweep in progress makes.
-	runs, next map[string]*sim.PolicyRun
+	runs, next map[string]grown
 	// made counts, by growKey, the requests simulated for the run over
 	// every Sweep; all sums the Sweeps' requests per candidate.
 	made map[string]int64
@@ -78,7 +79,7 @@ func (g *Growth) Sweep(s Settings) (*Report, error) {
 	if !g.off {
 		m.grow = g
 	}
-	g.next, g.again = map[string]*sim.PolicyRun{}, g.off
+	g.next, g.again = map[string]grown{}, g.off
 	rep, _, err := sweep(g.cfg, s, g.opt, m, false)
 	if err != nil {
 		return nil, err
@@ -136,9 +137,17 @@ func (g *Growth) resimulated() {
 	g.mu.Unlock()
 }
 
+// grown is a kept run and its class's policy.
+type grown struct {
+	run *sim.PolicyRun
+	pol sim.Policy
+}
+
 // growKey names the run of class's configuration c under pol: base for
 // its no-hedging run, which records its met bits, rather than a
-// candidate's, compared with them.
+// candidate's, compared with them. A policy's pointers are written as
+// addresses: a run is extended only when its policy is also deeply
+// equal to the one asked for.
 func growKey(c *sim.Config, pol *sim.Policy, base bool) string {
 	return fmt.Sprintf("%s\x00%v\x00%#v", c.Classes[0].Name, base, *pol)
 }
@@ -157,10 +166,10 @@ func (g *Growth) run(ctx context.Context, c *sim.Config, pols []sim.Policy, base
 	g.mu.Lock()
 	for i := range pols {
 		keys[i] = growKey(c, &pols[i], base)
-		if r, ok := g.runs[keys[i]]; ok && r.Extends(c.Requests) {
-			ext = append(ext, r)
+		if r, ok := g.runs[keys[i]]; ok && r.run.Extends(c.Requests) && reflect.DeepEqual(r.pol, pols[i]) {
+			ext = append(ext, r.run)
 			extAt = append(extAt, i)
-			added[i] = int64(c.Requests - r.Requests())
+			added[i] = int64(c.Requests - r.run.Requests())
 		} else {
 			fresh = append(fresh, pols[i])
 			newAt = append(newAt, i)
@@ -191,7 +200,7 @@ func (g *Growth) run(ctx context.Context, c *sim.Config, pols []sim.Policy, base
 	g.mu.Lock()
 	for i := range pols {
 		g.made[keys[i]] += added[i]
-		g.next[keys[i]] = kept[i]
+		g.next[keys[i]] = grown{kept[i], pols[i]}
 	}
 	g.mu.Unlock()
 	return out, nil
