@@ -56,10 +56,23 @@ type Growth struct {
 }
 
 // keptBytes bounds the memory the kept runs of a Growth hold (counted
-// as sim.EstimateMemory counts a run's, without its 16 MiB): a Sweep
-// whose runs would hold more simulates them again from the start, as
-// do the later ones.
-const keptBytes = 1 << 30
+// as sim.EstimateMemory counts a run's, without its 16 MiB, for as many
+// runs as the sweep can keep: runsAtMost): a Sweep whose runs could hold
+// more simulates them again from the start, as do the later ones.
+var keptBytes int64 = 1 << 30
+
+// runsAtMost bounds how many runs a sweep of cfg under s keeps: per
+// class optimized, its no-hedging run and every candidate its grid can
+// give (candidatesAtMost).
+func runsAtMost(cfg *sim.Config, s *Settings) int64 {
+	var n int64
+	for i := range cfg.Classes {
+		if name := cfg.Classes[i].Name; optimized(s, name) {
+			n += 1 + int64(candidatesAtMost(s.For(name)))
+		}
+	}
+	return n
+}
 
 // NewGrowth returns a Growth of cfg's optimization with options opt.
 func NewGrowth(cfg *sim.Config, opt Options) *Growth {
@@ -72,7 +85,7 @@ func NewGrowth(cfg *sim.Config, opt Options) *Growth {
 // errors.
 func (g *Growth) Sweep(s Settings) (*Report, error) {
 	per := sim.EstimateMemory(&sim.Config{Requests: max(s.Requests, 1)}) - 16<<20
-	if g.off || int64(len(g.runs))*per > keptBytes {
+	if g.off || runsAtMost(g.cfg, &s)*per > keptBytes {
 		g.off, g.runs = true, nil
 	}
 	m := &memo{simulate: true}
