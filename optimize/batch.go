@@ -163,6 +163,9 @@ func simulateCandidates(ctx context.Context, m *memo, keys []string, classes, wo
 		for j, i := range idx {
 			_, _, pols[j] = of(i)
 		}
+		if loop[b] && m.grow != nil {
+			m.grow.resimulated()
+		}
 		if loop[b] {
 			return sim.RunPoliciesEach(ctx, c, 0, pols, func(j int, res *sim.Result, err error) error {
 				i := idx[j]
@@ -177,7 +180,16 @@ func simulateCandidates(ctx context.Context, m *memo, keys []string, classes, wo
 				return nil
 			})
 		}
-		res, err := sim.RunPolicies(ctx, c, 0, pols)
+		var res []*sim.Result
+		var err error
+		if m.grow != nil {
+			res, err = m.grow.run(ctx, c, pols, false)
+		} else {
+			res, err = sim.RunPolicies(ctx, c, 0, pols)
+		}
+		if err != nil && m.grow != nil && ctx.Err() == nil {
+			m.grow.resimulated()
+		}
 		for j, i := range idx {
 			var me Measurement
 			var merr error

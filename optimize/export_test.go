@@ -44,3 +44,11 @@ func SameClasses(cfg *sim.Config, s Settings) (first [][]string, taken [][]strin
 	}
 	return first, taken
 }
+
+// SetKeptBytes sets the bound on a Growth's kept runs (keptBytes) and
+// returns the one before.
+func SetKeptBytes(n int64) int64 {
+	old := keptBytes
+	keptBytes = n
+	return old
+}

@@ -555,7 +555,7 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 			sim.NoHedging(&pol)
 			rc := *c
 			rc.Pair = &sim.Pair{Record: true}
-			res, err := runPolicy(ctx, &rc, pol)
+			res, err := m.runBaseline(ctx, &rc, pol)
 			if err != nil {
 				return Measurement{}, fmt.Errorf("class %q: %w", c.Classes[0].Name, err)
 			}
@@ -676,6 +676,9 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 		maps.Copy(byIndex, reports)
 		rep.Joint = append(rep.Joint, jg)
 	}
+	if m.grow != nil && len(jointGroups)+len(pipelines) > 0 {
+		m.grow.resimulated() // the joint and pipeline searches are simulated again
+	}
 	for _, i := range pipelines {
 		if m.record || m.asked != nil {
 			// A shard's part (RunShard) and Expect leave pipeline classes
@@ -713,24 +716,6 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 	if rep.Joint == nil {
 		rep.Joint = []JointGroup{}
 	}
-	if n := s.checkRequests(); n > 0 && check {
-		// A check of no more requests than a candidate's would draw what
-		// the sweep drew, request for request: it gets its own draws.
-		ccfg, own := cfg, n <= s.Requests
-		if own {
-			c := *cfg
-			c.Seed = CheckSeed(cfg.Seed)
-			ccfg = &c
-		}
-		rc, err := checkOn(ctx, ccfg, rep, n, s.Level, workers)
-		if err != nil {
-			return nil, nil, fmt.Errorf("rollout check: %w", err)
-		}
-		if own {
-			rc.Seed = &ccfg.Seed
-		}
-		rep.Rollout = rc
-	}
 	rep.RuleText = s.Rule.Describe(0.95, s.Level)
 	if len(rep.Classes) > 0 {
 		p := rep.Classes[0].Objective.Percentile
@@ -744,7 +729,39 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 			rep.RuleText = strings.Replace(s.Rule.Describe(p, s.Level), pname(p), "the objective's percentile", 1)
 		}
 	}
+	if check {
+		if err := rolloutCheck(ctx, cfg, s, rep, workers); err != nil {
+			return nil, nil, err
+		}
+	}
 	return rep, nil, nil
+}
+
+// rolloutCheck sets rep.Rollout, the rollout check of rep's picks for
+// cfg under s (none when s asks for no check requests), on workers
+// goroutines per run.
+func rolloutCheck(ctx context.Context, cfg *sim.Config, s Settings, rep *Report, workers int) error {
+	n := s.checkRequests()
+	if n <= 0 {
+		return nil
+	}
+	// A check of no more requests than a candidate's would draw what
+	// the sweep drew, request for request: it gets its own draws.
+	ccfg, own := cfg, n <= s.Requests
+	if own {
+		c := *cfg
+		c.Seed = CheckSeed(cfg.Seed)
+		ccfg = &c
+	}
+	rc, err := checkOn(ctx, ccfg, rep, n, s.Level, workers)
+	if err != nil {
+		return fmt.Errorf("rollout check: %w", err)
+	}
+	if own {
+		rc.Seed = &ccfg.Seed
+	}
+	rep.Rollout = rc
+	return nil
 }
 
 // dropFailed removes from cr the candidates whose simulation failed

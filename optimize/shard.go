@@ -75,6 +75,9 @@ type memo struct {
 	// (balancerSweeps).
 	keep bool
 	kept map[string]*Measurement
+	// grow, when set, makes the lane runs of classes swept alone by
+	// extending those of its last sweep (Growth).
+	grow *Growth
 }
 
 // get returns the measurement called key: a known one, or one made by

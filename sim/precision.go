@@ -29,10 +29,11 @@ type Precision struct {
 	Requests    int `json:"requests"`
 	MaxRequests int `json:"max_requests"`
 	// Simulated is how many requests were simulated in all, over every
-	// doubling (per run: each was also simulated without hedging, and for
-	// optimize per candidate): Requests when each run extended the one
-	// before (Growth), about twice as many when each simulated again
-	// from the start.
+	// doubling (per run: each was also simulated without hedging; for
+	// optimize per candidate, the most any candidate of the last sweep
+	// took: optimize.Growth.Simulated): Requests when each run extended
+	// the one before (Growth, optimize.Growth), about twice as many when
+	// each simulated again from the start.
 	Simulated int64 `json:"simulated_requests"`
 	// Met says whether Reached ≤ Asked.
 	Met bool `json:"met"`

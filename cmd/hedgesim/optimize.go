@@ -168,17 +168,38 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if job.ws != nil {
 		job.ws.notes = stderr
 	}
-	rep, err := optimize.Run(&job.cfg, job.s, opt)
-	if err == nil {
-		rep, err = job.prec.toPrecisionOptimize(ctx, &job.s, rep, func(s optimize.Settings) (*optimize.Report, error) {
-			return optimize.Run(&job.cfg, s, opt)
-		})
-	}
+	rep, err := job.optimize(ctx, opt)
 	bar.finish()
 	if err != nil {
 		return err
 	}
 	return job.finish(ctx, rep, stdout)
+}
+
+// optimize runs the optimization of job with options opt: to the
+// precision asked, if any, extending the candidates' runs at each
+// doubling (optimize.Growth) unless job.prec.resimulate, which runs the
+// whole optimization again from the start each time.
+func (job *optimizeJob) optimize(ctx context.Context, opt optimize.Options) (*optimize.Report, error) {
+	if !job.prec.p.set || job.prec.resimulate {
+		rep, err := optimize.Run(&job.cfg, job.s, opt)
+		if err != nil {
+			return nil, err
+		}
+		return job.prec.toPrecisionOptimize(ctx, &job.s, rep, func(s optimize.Settings) (*optimize.Report, error) {
+			return optimize.Run(&job.cfg, s, opt)
+		})
+	}
+	g := optimize.NewGrowth(&job.cfg, opt)
+	rep, err := g.Sweep(job.s)
+	if err == nil {
+		rep, err = job.prec.toPrecisionOptimize(ctx, &job.s, rep, g.Sweep)
+	}
+	if err != nil {
+		return nil, err
+	}
+	rep.Precision.Simulated = g.Simulated()
+	return rep, g.Finish(job.s, rep)
 }
 
 // parseOptimize parses and checks an optimize command line, loads its

@@ -21,8 +21,8 @@ import (
 type precisionFlags struct {
 	p   floatFlag
 	max intFlag
-	// resimulate makes run simulate again from the start at each
-	// doubling even when its requests are independent, for the tests
+	// resimulate makes run, and optimize, simulate again from the start
+	// at each doubling even when requests are independent, for the tests
 	// that compare the two ways.
 	resimulate bool
 	// configFor, when set, gives the configuration of a run of n
@@ -38,7 +38,7 @@ const minPrecision = 1e-6
 
 func addPrecisionFlags(fs *flag.FlagSet) *precisionFlags {
 	pf := &precisionFlags{}
-	fs.Var(&pf.p, "precision", "double the requests (run: simulating only those added, whether requests are independent or interact) until the p95's 95% interval (run: every class's p95 and the overall one; optimize: each pick's differences from no hedging and from its nearest rival; under objective answered, of the share answered within the target) is within ± `P` of the p95 (relative, in [1e-6, 1): 0.02 is ±2%)")
+	fs.Var(&pf.p, "precision", "double the requests (simulating only those added: run, whether requests are independent or interact; optimize, for the candidates on the simulator's lane) until the p95's 95% interval (run: every class's p95 and the overall one; optimize: each pick's differences from no hedging and from its nearest rival; under objective answered, of the share answered within the target) is within ± `P` of the p95 (relative, in [1e-6, 1): 0.02 is ±2%)")
 	fs.Var(&pf.max, "max-requests", "with --precision, simulate at most `N` requests (default: 32 × the requests, at most the simulator's limit; run: at most a replayed trace's arrivals)")
 	return pf
 }
@@ -245,13 +245,10 @@ func (pf *precisionFlags) toPrecision(ctx context.Context, cfg *sim.Config, rep 
 // out of the target and named in the report; when every class is such,
 // the doubling stops at once.
 //
-// Every doubling sweeps again from the first request: unlike run's, a
-// sweep keeps of each candidate only its figures, not its latencies, so
-// it cannot extend them, and keeping every candidate's latencies instead
-// would hold all the sweep's runs at once (the sweep holds one batch of
-// them per worker); the default delay grid also follows no hedging's p10
-// and p99, which move as the requests grow, so many candidates of the
-// longer sweep are new ones.
+// run returns the report of the optimization with the settings given:
+// optimizeJob.optimize's extends the runs of the sweep before
+// (optimize.Growth) or, with pf.resimulate, sweeps again from the first
+// request.
 func (pf *precisionFlags) toPrecisionOptimize(ctx context.Context, s *optimize.Settings, rep *optimize.Report, run func(optimize.Settings) (*optimize.Report, error)) (*optimize.Report, error) {
 	if !pf.p.set {
 		return rep, nil
