@@ -63,21 +63,16 @@ func (t *endTimes) sectioned() {
 // request's id plus its instance << 32, callRequest; r.pipe may be gone
 // when a loser leaves after its call ended).
 func (e *engine) billSection(st *classStats, r *request, a *attempt, in, out float64, completed bool) {
-	id := r.id
 	if int(r.class) >= e.users { // a step's class: r is a pipeline's call
 		st = nil
-		for c, pc := range e.pipeOf {
-			if pc != nil && r.class >= pc.firstStep && int(r.class-pc.firstStep) < len(pc.pl.Steps) {
-				st = &e.stats[c]
-				break
-			}
+		if c := e.stepOwner[int(r.class)-e.users]; c >= 0 {
+			st = &e.stats[c]
 		}
-		id &= 1<<32 - 1
 	}
 	if st == nil || st.times.secBill == nil {
 		return
 	}
-	k := 2 * int(e.section(id))
+	k := 2 * int(r.sec)
 	if !completed {
 		k++
 	}
@@ -658,13 +653,13 @@ func writeBatched(w io.Writer, rows []ClassReport) {
 	}
 }
 
-// recordAt books on st the latency until now of request id, arrived at
-// arrival, that ended with outcome o — with its arrival section when the
-// run batches its intervals.
-func (e *engine) recordAt(st *classStats, o outcome, id int64, arrival time.Duration) {
+// recordAt books on st the latency until now of a request arrived at
+// arrival in section sec, that ended with outcome o — with its arrival
+// section when the run batches its intervals.
+func (e *engine) recordAt(st *classStats, o outcome, sec uint16, arrival time.Duration) {
 	if st.times.sec == nil {
 		st.record(o, e.now-arrival)
 		return
 	}
-	st.times.addAt(e.now-arrival, o == outOK, e.section(id), arrival)
+	st.times.addAt(e.now-arrival, o == outOK, sec, arrival)
 }

@@ -89,6 +89,10 @@ type pipeClass struct {
 func (e *engine) setupPipelines(steps []int, users int, n int) {
 	e.users = users
 	e.pipeOf = make([]*pipeClass, users)
+	e.stepOwner = make([]int32, len(e.cfg.Classes)-users)
+	for i := range e.stepOwner {
+		e.stepOwner[i] = -1
+	}
 	for c := 0; c < users; c++ {
 		pl := e.cfg.Classes[c].Pipeline
 		if pl == nil {
@@ -120,6 +124,7 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 		for s := range pl.Steps {
 			// Room for the step's calls of its share of n requests.
 			sc := steps[c] + s
+			e.stepOwner[sc-users] = int32(c)
 			calls := float64(pl.Steps[s].FanOut)
 			if pl.Steps[s].Repeat != nil {
 				calls = pl.Steps[s].Repeat.Mean()
@@ -257,7 +262,7 @@ func (e *engine) callRequest(p *pipeState, r *request, s, j int) {
 	inst := pc.base[s] + j
 	id := p.id + int64(inst)<<32
 	c := pc.firstStep + int32(s)
-	r.reset(id, e.now)
+	r.reset(id, e.now, e.section(p.id))
 	r.class = c
 	if inst == 0 {
 		r.in, r.out = p.in, p.out
@@ -522,7 +527,7 @@ func (e *engine) recordPipeline(p *pipeState, o outcome, e2e bool) {
 			}
 		}
 	}
-	e.recordAt(st, o, p.id, p.arrival)
+	e.recordAt(st, o, e.section(p.id), p.arrival)
 	if e.batched {
 		e.pipeSection(pc, p.id, through && p.degraded == 0, through && p.degraded != 0, e2e)
 	}
