@@ -319,6 +319,11 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	// the next calls there would grow the request slots under finish's
 	// callers.
 	p.deferred = append(p.deferred, deferredCall{at: at, step: s, o: o, inst: inst})
+	if at == e.now && !e.isolated {
+		e.seq++
+		e.put(0, at, evPipeCall, ps, p.gen, 0) // schedule's way for an event due now
+		return
+	}
 	e.schedule(at, evPipeCall, ps, p.gen, 0)
 }
 
@@ -339,7 +344,8 @@ func (e *engine) pipeCall(ps int32, gen uint32) {
 	}
 	if k >= 0 {
 		d := p.deferred[k]
-		p.deferred = slices.Delete(p.deferred, k, k+1)
+		n := copy(p.deferred[k:], p.deferred[k+1:]) // in order, as slices.Delete
+		p.deferred = p.deferred[:k+n]
 		e.callDone(ps, d.step, d.o)
 	}
 }
