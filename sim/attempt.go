@@ -394,7 +394,21 @@ func (e *engine) draw(r *request, m, k int) {
 		first = e.firstInnovation(r.id, k)
 	}
 	src := e.rng.atTry(r.id, uint8(k), tryKey(r.round, try))
-	uErr, uInv, uDeg := uniform(src), uniform(src), uniform(src)
+	// The error and invalid draws decide only against a rate above 0 (no
+	// u in [0, 1) is below a rate ≤ 0) — the error draw also picks a
+	// failure of Failures — so an unused one only steps the stream.
+	uErr, uInv := 1.0, 1.0
+	if md.ErrorRate > 0 || md.Failures.any() {
+		uErr = src.float64()
+	} else {
+		src.skip()
+	}
+	if md.InvalidRate > 0 {
+		uInv = src.float64()
+	} else {
+		src.skip()
+	}
+	uDeg := src.float64()
 	// Zeroed in place, then filled: a composite literal with these fields
 	// is built on the stack and copied, 152 bytes read back in 16-byte
 	// pieces just after being written in smaller ones.

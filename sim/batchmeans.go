@@ -66,28 +66,23 @@ func (e *engine) billSection(st *classStats, r *request, a *attempt, in, out flo
 	if e.grow != nil {
 		e.grow.billSection(e, r, a, in, out, completed)
 	}
-	id := r.id
 	var step []float64           // a step's own section bills
 	if int(r.class) >= e.users { // a step's class: r is a pipeline's call
 		st = nil
-		for c, pc := range e.pipeOf {
-			if pc != nil && r.class >= pc.firstStep && int(r.class-pc.firstStep) < len(pc.pl.Steps) {
-				st = &e.stats[c]
-				if st.times.secBill != nil {
-					if pc.stepBill == nil {
-						pc.stepBill = make([]float64, len(pc.pl.Steps)*numSections)
-					}
-					step = pc.stepBill[int(r.class-pc.firstStep)*numSections:]
+		if c := e.stepOwner[int(r.class)-e.users]; c >= 0 {
+			st = &e.stats[c]
+			if pc := e.pipeOf[c]; st.times.secBill != nil {
+				if pc.stepBill == nil {
+					pc.stepBill = make([]float64, len(pc.pl.Steps)*numSections)
 				}
-				break
+				step = pc.stepBill[int(r.class-pc.firstStep)*numSections:]
 			}
 		}
-		id &= 1<<32 - 1
 	}
 	if st == nil || st.times.secBill == nil {
 		return
 	}
-	sec := int(e.section(id))
+	sec := int(r.sec)
 	k := 2 * sec
 	if !completed {
 		k++
@@ -703,13 +698,13 @@ func writeBatched(w io.Writer, rows []ClassReport) {
 	}
 }
 
-// recordAt books on st the latency until now of request id, arrived at
-// arrival, that ended with outcome o — with its arrival section when the
-// run batches its intervals.
-func (e *engine) recordAt(st *classStats, o outcome, id int64, arrival time.Duration) {
+// recordAt books on st the latency until now of a request arrived at
+// arrival in section sec, that ended with outcome o — with its arrival
+// section when the run batches its intervals.
+func (e *engine) recordAt(st *classStats, o outcome, sec uint16, arrival time.Duration) {
 	if st.times.sec == nil {
 		st.record(o, e.now-arrival)
 		return
 	}
-	st.times.addAt(e.now-arrival, o == outOK, e.section(id), arrival)
+	st.times.addAt(e.now-arrival, o == outOK, sec, arrival)
 }

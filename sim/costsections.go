@@ -138,11 +138,7 @@ func (e *engine) billAttempt(r *request, m int32, in, out float64) {
 	if cs == nil || cs.marking {
 		return
 	}
-	id := r.id
-	if int(r.class) >= e.users {
-		id &= 1<<32 - 1
-	}
-	cs.add(int(r.class)*cs.models+int(m), int(e.section(id)), 1, in, out)
+	cs.add(int(r.class)*cs.models+int(m), int(r.sec), 1, in, out) // a pipeline's call: its pipeline request's section
 }
 
 // costsDone books what the run billed since its last mark.

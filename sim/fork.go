@@ -66,6 +66,9 @@ type growState struct {
 	levels []int64
 	bill   [][][]float64
 	load   []*loadSections
+	// step are, per level and pipeline class, its steps' own section
+	// bills (pipeClass.stepBill), kept as a run of that count keeps them.
+	step [][][]float64
 	// marks are the load marks at each hold point passed.
 	marks map[int64]loadSnap
 	// meters are the closed-loop meters before the first request end
@@ -132,6 +135,7 @@ func (g *growState) addLevel(e *engine, l int64) {
 	g.levels = append(g.levels, l)
 	g.bill = append(g.bill, bill)
 	g.load = append(g.load, nil)
+	g.step = append(g.step, make([][]float64, len(e.pipeOf)))
 }
 
 // levelSection is request id's arrival section in a run of n requests.
@@ -140,14 +144,11 @@ func levelSection(id, n int64) uint16 { return uint16(min(id*numSections/n, numS
 // billSection adds what attempt a of r billed to every level's section of
 // its request, as engine.billSection adds it to e's.
 func (g *growState) billSection(e *engine, r *request, a *attempt, in, out float64, completed bool) {
-	id, c := r.id, int(r.class)
+	id, c, step := r.id, int(r.class), -1
 	if c >= e.users { // a step's class: r is a pipeline's call
-		c = -1
-		for i, pc := range e.pipeOf {
-			if pc != nil && r.class >= pc.firstStep && int(r.class-pc.firstStep) < len(pc.pl.Steps) {
-				c = i
-				break
-			}
+		c = int(e.stepOwner[c-e.users])
+		if c >= 0 {
+			step = int(r.class - e.pipeOf[c].firstStep)
 		}
 		id &= 1<<32 - 1
 	}
@@ -156,11 +157,20 @@ func (g *growState) billSection(e *engine, r *request, a *attempt, in, out float
 	}
 	usd := price(&e.cfg.Models[a.model], in, out)
 	for l, n := range g.levels {
-		k := 2 * int(levelSection(id, n))
+		sec := int(levelSection(id, n))
+		k := 2 * sec
 		if !completed {
 			k++
 		}
 		g.bill[l][c][k] += usd
+		if step >= 0 {
+			b := g.step[l][c]
+			if b == nil {
+				b = make([]float64, len(e.pipeOf[c].pl.Steps)*numSections)
+				g.step[l][c] = b
+			}
+			b[step*numSections+sec] += usd
+		}
 	}
 }
 
@@ -403,7 +413,10 @@ func (e *engine) nextStage() {
 			t.secBill = g.bill[0][i]
 		}
 	}
-	for _, pc := range e.pipeOf {
+	for c, pc := range e.pipeOf {
+		if pc != nil && pc.stepBill != nil {
+			pc.stepBill = g.step[0][c]
+		}
 		if pc == nil || pc.sec == nil {
 			continue
 		}
@@ -414,7 +427,10 @@ func (e *engine) nextStage() {
 		}
 		clear(pc.sec[4*(numSections/2):])
 	}
+	for i := range e.slots { // requests in flight keep their arrival section (request.sec)
+		e.slots[i].sec >>= 1
+	}
 	e.costs.coarsen(1)
 	e.load = g.load[0]
-	g.levels, g.bill, g.load = g.levels[1:], g.bill[1:], g.load[1:]
+	g.levels, g.bill, g.load, g.step = g.levels[1:], g.bill[1:], g.load[1:], g.step[1:]
 }

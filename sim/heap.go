@@ -70,8 +70,10 @@ func (q *eventQueue) add(at time.Duration, seq uint64) *event {
 
 // popInto moves the minimum event to *dst. The queue must not be empty.
 // The last event fills the hole left at the root, moving down past every
-// smaller child; the children of a node are compared through a slice of
-// them, so the loop checks no bounds.
+// smaller child. A node with four children finds the least of them by a
+// tournament of three comparisons on a fixed-size array (no loop, one
+// bounds check); the last node with children, which may have fewer, by a
+// loop.
 func (q *eventQueue) popInto(dst *event) {
 	h := *q
 	*dst = h[0]
@@ -85,20 +87,36 @@ func (q *eventQueue) popInto(dst *event) {
 	i := 0
 	for {
 		c := 4*i + 1
-		if c >= n {
-			break
-		}
-		kids := h[c:min(c+4, n)]
-		m, mat, mseq := 0, kids[0].at, kids[0].seq
-		for j := 1; j < len(kids); j++ {
-			if at := kids[j].at; at < mat || at == mat && kids[j].seq < mseq {
-				m, mat, mseq = j, at, kids[j].seq
+		var m int
+		var kid *event
+		if c+4 <= n {
+			kids := (*[4]event)(h[c : c+4])
+			m, kid = 0, &kids[0]
+			if kids[1].before(kid) {
+				m, kid = 1, &kids[1]
 			}
-		}
-		if mat > last.at || mat == last.at && mseq > last.seq {
+			m2, kid2 := 2, &kids[2]
+			if kids[3].before(kid2) {
+				m2, kid2 = 3, &kids[3]
+			}
+			if kid2.before(kid) {
+				m, kid = m2, kid2
+			}
+		} else if c < n {
+			kids := h[c:n]
+			m, kid = 0, &kids[0]
+			for j := 1; j < len(kids); j++ {
+				if kids[j].before(kid) {
+					m, kid = j, &kids[j]
+				}
+			}
+		} else {
 			break
 		}
-		h[i] = kids[m]
+		if last.before(kid) {
+			break
+		}
+		h[i] = *kid
 		i = c + m
 	}
 	h[i] = last

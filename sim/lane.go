@@ -99,7 +99,7 @@ func (e *engine) runLane() {
 // laneFold once its requests have run.
 func (e *engine) laneRequest(r *request) {
 	e.costMark()
-	r.id, r.arrival = e.next, e.now
+	r.id, r.arrival, r.sec = e.next, e.now, e.section(e.next)
 	e.next++
 	r.sent, r.inflight, r.live, r.hedgedCopies = 0, 0, 0, 0
 	r.ended, r.lastFail, r.timer = false, outNone, noTimer

@@ -50,11 +50,7 @@ func (e *engine) loadSection(r *request, a *attempt, d time.Duration) {
 		ls = &loadSections{prov: make([][]float64, len(e.provs)), rep: make([][][]float64, len(e.provs))}
 		e.load = ls
 	}
-	id := r.id
-	if int(r.class) >= e.users { // a pipeline's call: its request's id
-		id &= 1<<32 - 1
-	}
-	k := e.section(id)
+	k := r.sec // a pipeline's call: its pipeline request's
 	s := d.Seconds()
 	p := a.prov
 	if ls.prov[p] == nil {
@@ -62,6 +58,10 @@ func (e *engine) loadSection(r *request, a *attempt, d time.Duration) {
 	}
 	ls.prov[p][k] += s
 	if e.grow != nil {
+		id := r.id
+		if int(r.class) >= e.users { // a pipeline's call: its request's id
+			id &= 1<<32 - 1
+		}
 		e.grow.loadSection(e, a, id, s)
 	}
 	if e.provs[p].pool == nil || a.rep == 0 {

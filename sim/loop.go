@@ -70,10 +70,13 @@ type engine struct {
 	// the classes after them are pipeline steps (Config.withSteps). pipeOf
 	// is, per such class, its pipeline's driver state, or nil; pipes and
 	// pipeFree are the pipeline requests in flight and the free slots.
-	users    int
-	pipeOf   []*pipeClass
-	pipes    []pipeState
-	pipeFree []int32
+	users  int
+	pipeOf []*pipeClass
+	// stepOwner is, per class after the users' (a pipeline step's), the
+	// pipeline class it belongs to, or −1.
+	stepOwner []int32
+	pipes     []pipeState
+	pipeFree  []int32
 	// pipeRetries is, per pipeline class, what its steps' retries did
 	// (stepResults); nil when no step retries.
 	pipeRetries []*RetryCounts
@@ -369,7 +372,7 @@ func (e *engine) arriveFrom(cl int32) {
 	e.next++
 	slot := e.allocSlot()
 	r := &e.slots[slot]
-	r.reset(id, e.now)
+	r.reset(id, e.now, e.section(id))
 	if e.clients != nil {
 		e.setClient(slot, cl)
 	}

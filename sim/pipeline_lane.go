@@ -55,7 +55,7 @@ func (e *engine) runLanePipelines() {
 			e.laneRequest(r)
 			continue
 		}
-		r.id, r.arrival = e.next, e.now
+		r.id, r.arrival, r.sec = e.next, e.now, e.section(e.next)
 		e.next++
 		e.drawRequest(r, -1)
 		e.stats[r.class].requests++

@@ -93,6 +93,10 @@ type pipeClass struct {
 func (e *engine) setupPipelines(steps []int, users int, n int) {
 	e.users = users
 	e.pipeOf = make([]*pipeClass, users)
+	e.stepOwner = make([]int32, len(e.cfg.Classes)-users)
+	for i := range e.stepOwner {
+		e.stepOwner[i] = -1
+	}
 	for c := 0; c < users; c++ {
 		pl := e.cfg.Classes[c].Pipeline
 		if pl == nil {
@@ -124,6 +128,7 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 		for s := range pl.Steps {
 			// Room for the step's calls of its share of n requests.
 			sc := steps[c] + s
+			e.stepOwner[sc-users] = int32(c)
 			calls := float64(pl.Steps[s].FanOut)
 			if pl.Steps[s].Repeat != nil {
 				calls = pl.Steps[s].Repeat.Mean()
@@ -261,7 +266,7 @@ func (e *engine) callRequest(p *pipeState, r *request, s, j int) {
 	inst := pc.base[s] + j
 	id := p.id + int64(inst)<<32
 	c := pc.firstStep + int32(s)
-	r.reset(id, e.now)
+	r.reset(id, e.now, e.section(p.id))
 	r.class = c
 	if inst == 0 {
 		r.in, r.out = p.in, p.out
@@ -318,6 +323,11 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	// the next calls there would grow the request slots under finish's
 	// callers.
 	p.deferred = append(p.deferred, deferredCall{at: at, step: s, o: o, inst: inst})
+	if at == e.now && !e.isolated {
+		e.seq++
+		e.put(0, at, evPipeCall, ps, p.gen, 0) // schedule's way for an event due now
+		return
+	}
 	e.schedule(at, evPipeCall, ps, p.gen, 0)
 }
 
@@ -338,7 +348,8 @@ func (e *engine) pipeCall(ps int32, gen uint32) {
 	}
 	if k >= 0 {
 		d := p.deferred[k]
-		p.deferred = slices.Delete(p.deferred, k, k+1)
+		n := copy(p.deferred[k:], p.deferred[k+1:]) // in order, as slices.Delete
+		p.deferred = p.deferred[:k+n]
 		e.callDone(ps, d.step, d.o)
 	}
 }
@@ -526,7 +537,7 @@ func (e *engine) recordPipeline(p *pipeState, o outcome, e2e bool) {
 			}
 		}
 	}
-	e.recordAt(st, o, p.id, p.arrival)
+	e.recordAt(st, o, e.section(p.id), p.arrival)
 	if e.batched {
 		e.pipeSection(pc, p.id, through && p.degraded == 0, through && p.degraded != 0, e2e)
 	}

@@ -25,7 +25,11 @@ type request struct {
 	// Retry-After hint of its last failure.
 	round      uint8
 	lastStatus failStatus
-	lastAfter  time.Duration
+	// sec is the request's arrival section (section; a pipeline's call:
+	// its pipeline request's), kept so that the per-section figures of its
+	// attempts and its latency need no division each.
+	sec       uint16
+	lastAfter time.Duration
 	// pipe is 1 + the pipeline slot of a pipeline's call (0: not a call),
 	// pstep its step; doneAt and firstAt are, once it is won, when its
 	// answer completes (after the first token, under FirstToken) and its
@@ -37,12 +41,12 @@ type request struct {
 	innov           [MaxCopies + 1]float64 // copula: independent normal draw of each attempt
 }
 
-// reset makes r, in a free slot, request id arriving at arrival: every
-// field but gen and the attempts is zeroed. The attempts (about 1.2 KiB)
+// reset makes r, in a free slot, request id arriving at arrival in
+// arrival section sec: every field but gen, sec and the attempts is zeroed. The attempts (about 1.2 KiB)
 // are not: send writes attempt k whole (draw, or a skip) before anything
 // reads it, and nothing reads an attempt at or after r.sent.
-func (r *request) reset(id int64, arrival time.Duration) {
-	r.class, r.id, r.arrival = 0, id, arrival
+func (r *request) reset(id int64, arrival time.Duration, sec uint16) {
+	r.class, r.id, r.arrival, r.sec = 0, id, arrival, sec
 	r.in, r.out = 0, 0
 	r.sent, r.inflight, r.live, r.ended = 0, 0, 0, false
 	r.lastFail, r.timer, r.hedgedCopies = outNone, noTimer, 0
@@ -230,7 +234,7 @@ func (e *engine) countRequestIn(st *classStats, r *request, o outcome) {
 			st.timeoutsOpen++
 		}
 	}
-	e.recordAt(st, o, r.id, r.arrival)
+	e.recordAt(st, o, r.sec, r.arrival)
 	if e.pair != nil {
 		e.pair.end(st, r.id, r.class, o, e.now-r.arrival)
 	}
