@@ -35,15 +35,19 @@ func TestOptimizePrecisionExtends(t *testing.T) {
 		precision string
 		max       string
 		extends   bool
+		short     bool // also checked under -short: one scenario of each path
 	}{
-		{"two-model-gateway", "0.02", "16000", true},
-		{"long-prompts", "0.02", "16000", true},
-		{"llmperf-70b", "0.005", "16000", true},
-		{"guard-check", "0.01", "12000", true},
-		{"failure-domains", "0.02", "16000", false},
-		{"shared-rate-limit", "0.02", "8000", false},
-		{"help-chat-turn", "0.02", "8000", false},
+		{"two-model-gateway", "0.02", "16000", true, true},
+		{"long-prompts", "0.02", "16000", true, false},
+		{"llmperf-70b", "0.005", "16000", true, false},
+		{"guard-check", "0.01", "12000", true, true},
+		{"failure-domains", "0.02", "16000", false, false},
+		{"shared-rate-limit", "0.02", "8000", false, true},
+		{"help-chat-turn", "0.02", "8000", false, false},
 	} {
+		if testing.Short() && !tc.short {
+			continue
+		}
 		var out [2]bytes.Buffer
 		var ps [2]int64
 		var requests int
