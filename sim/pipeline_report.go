@@ -75,10 +75,18 @@ type StepReport struct {
 	NoHedgingCalls int64   `json:"no_hedging_calls"`
 	// AnsweredShare is of the calls that ran to their end; Latency is each
 	// such call's time from its start to a usable answer.
-	AnsweredShare          float64 `json:"answered_share"`
-	Latency                Latency `json:"latency_s"`
-	NoHedgingLatency       Latency `json:"no_hedging_latency_s"`
-	NoHedgingAnsweredShare float64 `json:"no_hedging_answered_share"`
+	AnsweredShare float64 `json:"answered_share"`
+	// AnsweredShareCI95 is its 95 % interval and KeptCalls the calls the
+	// step's figures are over, when the requests interact: then the calls
+	// of the pipeline requests kept after the end-to-end warm-up cut, and
+	// the intervals of AnsweredShare and Latency come from batches of
+	// them (pipeline_sections.go; Latency's ci95_method says which).
+	// Absent for independent requests, whose figures are over every call.
+	AnsweredShareCI95      *[2]*float64 `json:"answered_share_ci95,omitempty"`
+	KeptCalls              int64        `json:"kept_calls,omitempty"`
+	Latency                Latency      `json:"latency_s"`
+	NoHedgingLatency       Latency      `json:"no_hedging_latency_s"`
+	NoHedgingAnsweredShare float64      `json:"no_hedging_answered_share"`
 	// HedgedShare is the share of calls that sent a copy; AttemptsPerCall
 	// the attempts each call sent.
 	HedgedShare     float64 `json:"hedged_share"`
@@ -189,6 +197,11 @@ func pipelineReport(cl *Class, h, b *ClassResult) *PipelineReport {
 			TailShare:              tail[s],
 			SlowMean:               slow[s],
 			MedianMean:             median[s],
+		}
+		if eb != nil {
+			if sb, bb, ok := batchedStep(hs, bs, eb.cutSec); ok {
+				sr.setBatched(sb, bb)
+			}
 		}
 		if base := sr.NoHedgingCostPer1k.Total; base > 0 {
 			pct := 100 * (sr.CostPer1k.Total - base) / base

@@ -1,6 +1,9 @@
 package sim
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // Batched pipeline shares. When a pipeline class's requests interact
 // (batchmeans.go) the run counts, per arrival section, its requests that
@@ -126,4 +129,50 @@ func (s pipeSections) gridShares(nb int) (checked, degraded []float64) {
 		}
 	}
 	return checked, degraded
+}
+
+// Batched step rows. In a run whose requests interact a pipeline's step
+// calls queue with the rest, so the calls of consecutive requests are
+// correlated as the requests are. Each call's latency is then stored with
+// its pipeline request's arrival section (a uint16, as the class's own),
+// and a step's row — its latency figures, their intervals and its answered
+// share — is taken over the calls of the requests kept after the
+// end-to-end figures' warm-up cut, from the same numBatches batches of
+// arrival sections (batchmeans.go): the batches group whole pipeline
+// requests, a request's calls all in its batch.
+
+// stepSectioned gives t, a pipeline step's call latencies in a run whose
+// requests interact, per-call sections (their pipeline requests'), and no
+// section bills: a step's bills are its pipeline class's
+// (engine.billSection). noCut is endTimes.noCut.
+func (t *endTimes) stepSectioned(noCut bool) {
+	t.sec = make([]uint16, len(t.buf))
+	t.secLast = make([]time.Duration, numSections)
+	t.noCut = noCut
+}
+
+// batchedStep returns the batched analyses of step h's calls and of its
+// no-hedging run b, keeping the arrival sections from cut on (the
+// end-to-end figures' cut); ok is false, and the step row keeps its
+// order-statistic figures, unless both are sectioned and kept calls.
+func batchedStep(h, b *StepResult, cut int) (hb, bb *batchSummary, ok bool) {
+	if !h.lat.sectioned() || !b.lat.sectioned() || h.NumLatencies() == 0 || b.NumLatencies() == 0 {
+		return nil, nil, false
+	}
+	hb = newSectionSums(&h.lat).summarize(&h.lat, cut)
+	bb = newSectionSums(&b.lat).summarize(&b.lat, cut)
+	if hb.kept == 0 || bb.kept == 0 {
+		return nil, nil, false
+	}
+	return hb, bb, true
+}
+
+// setBatched gives sr, the row of a step whose requests interact, its
+// figures over the calls kept: latency and answered share with their
+// batched intervals (hb, bb from batchedStep).
+func (sr *StepReport) setBatched(hb, bb *batchSummary) {
+	sr.Latency, sr.NoHedgingLatency = hb.lat, bb.lat
+	sr.AnsweredShare, sr.NoHedgingAnsweredShare = hb.answered, bb.answered
+	sr.AnsweredShareCI95 = wireCIOpt(ClipShare(hb.shareCI))
+	sr.KeptCalls = hb.kept
 }
