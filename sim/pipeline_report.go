@@ -109,6 +109,12 @@ type StepReport struct {
 	// by two steps counts in both, so the steps' shares may sum to more
 	// than the pipeline's.
 	DegradedShare float64 `json:"degraded_share"`
+	// DegradedShareCI95 is its 95 % interval when the requests interact:
+	// DegradedShare is then over the pipeline requests kept after the
+	// end-to-end warm-up cut, and the interval comes from the batches of
+	// the pipeline's shares (SharesCIMethod). Absent for independent
+	// requests.
+	DegradedShareCI95 *[2]*float64 `json:"degraded_share_ci95,omitempty"`
 	// TailShare is the share of the slowest 5 % of requests (by end-to-end
 	// time) in which this step took the most time, a tie counting a
 	// fraction for each step; SlowMean and MedianMean are its mean seconds
@@ -201,6 +207,9 @@ func pipelineReport(cl *Class, h, b *ClassResult) *PipelineReport {
 		if eb != nil {
 			if sb, bb, ok := batchedStep(hs, bs, eb.cutSec); ok {
 				sr.setBatched(sb, bb)
+			}
+			if d, ci, ok := hp.stepDegraded(s, eb.cutSec); ok {
+				sr.DegradedShare, sr.DegradedShareCI95 = d, wireCIOpt(ci)
 			}
 		}
 		if base := sr.NoHedgingCostPer1k.Total; base > 0 {

@@ -176,3 +176,60 @@ func (sr *StepReport) setBatched(hb, bb *batchSummary) {
 	sr.AnsweredShareCI95 = wireCIOpt(ClipShare(hb.shareCI))
 	sr.KeptCalls = hb.kept
 }
+
+// stepDegradedSection counts pipeline request id of pc, which went through
+// degraded by the steps whose bits are set in mask, in each such step's
+// arrival section.
+func (e *engine) stepDegradedSection(pc *pipeClass, id int64, mask uint64) {
+	if pc.stepDeg == nil {
+		pc.stepDeg = make([]int64, len(pc.pl.Steps)*numSections)
+	}
+	k := int(e.section(id))
+	for s := range pc.pl.Steps {
+		if mask&(1<<s) != 0 {
+			pc.stepDeg[s*numSections+k]++
+		}
+	}
+}
+
+// stepDegraded returns step s's degraded share of the pipeline requests
+// of p kept from section cut on, and its 95 % interval from batch means
+// over the same batches as keptShares (NaN bounds when it cannot be
+// formed); ok is false without sections.
+func (p *PipelineResult) stepDegraded(s, cut int) (share float64, ci [2]float64, ok bool) {
+	if p.sec == nil {
+		return 0, ci, false
+	}
+	kept := numSections - cut
+	nb := min(numBatches, kept)
+	if nb <= 0 {
+		return 0, ci, false
+	}
+	var deg []int64
+	if p.stepDeg != nil {
+		deg = p.stepDeg[s*numSections : (s+1)*numSections]
+	}
+	bn, bd := make([]int64, nb), make([]int64, nb)
+	var n, d int64
+	for k := cut; k < numSections; k++ {
+		j := (k - cut) * nb / kept
+		bn[j] += p.sec[4*k]
+		n += p.sec[4*k]
+		if deg != nil {
+			bd[j] += deg[k]
+			d += deg[k]
+		}
+	}
+	if n == 0 {
+		return 0, ci, false
+	}
+	xs := make([]float64, nb)
+	for j := range nb {
+		xs[j] = math.NaN()
+		if bn[j] > 0 {
+			xs[j] = float64(bd[j]) / float64(bn[j])
+		}
+	}
+	share = float64(d) / float64(n)
+	return share, ClipShare(BatchInterval(share, xs, 0.95)), true
+}
