@@ -426,6 +426,13 @@ func (e *engine) nextStage() {
 			}
 		}
 		clear(pc.sec[4*(numSections/2):])
+		for s := 0; s < len(pc.stepDeg); s += numSections {
+			d := pc.stepDeg[s : s+numSections]
+			for k := range numSections / 2 {
+				d[k] = d[2*k] + d[2*k+1]
+			}
+			clear(d[numSections/2:])
+		}
 	}
 	for i := range e.slots { // requests in flight keep their arrival section (request.sec)
 		e.slots[i].sec >>= 1

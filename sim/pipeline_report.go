@@ -75,10 +75,18 @@ type StepReport struct {
 	NoHedgingCalls int64   `json:"no_hedging_calls"`
 	// AnsweredShare is of the calls that ran to their end; Latency is each
 	// such call's time from its start to a usable answer.
-	AnsweredShare          float64 `json:"answered_share"`
-	Latency                Latency `json:"latency_s"`
-	NoHedgingLatency       Latency `json:"no_hedging_latency_s"`
-	NoHedgingAnsweredShare float64 `json:"no_hedging_answered_share"`
+	AnsweredShare float64 `json:"answered_share"`
+	// AnsweredShareCI95 is its 95 % interval and KeptCalls the calls the
+	// step's figures are over, when the requests interact: then the calls
+	// of the pipeline requests kept after the end-to-end warm-up cut, and
+	// the intervals of AnsweredShare and Latency come from batches of
+	// them (pipeline_sections.go; Latency's ci95_method says which).
+	// Absent for independent requests, whose figures are over every call.
+	AnsweredShareCI95      *[2]*float64 `json:"answered_share_ci95,omitempty"`
+	KeptCalls              int64        `json:"kept_calls,omitempty"`
+	Latency                Latency      `json:"latency_s"`
+	NoHedgingLatency       Latency      `json:"no_hedging_latency_s"`
+	NoHedgingAnsweredShare float64      `json:"no_hedging_answered_share"`
 	// HedgedShare is the share of calls that sent a copy; AttemptsPerCall
 	// the attempts each call sent.
 	HedgedShare     float64 `json:"hedged_share"`
@@ -101,6 +109,12 @@ type StepReport struct {
 	// by two steps counts in both, so the steps' shares may sum to more
 	// than the pipeline's.
 	DegradedShare float64 `json:"degraded_share"`
+	// DegradedShareCI95 is its 95 % interval when the requests interact:
+	// DegradedShare is then over the pipeline requests kept after the
+	// end-to-end warm-up cut, and the interval comes from the batches of
+	// the pipeline's shares (SharesCIMethod). Absent for independent
+	// requests.
+	DegradedShareCI95 *[2]*float64 `json:"degraded_share_ci95,omitempty"`
 	// TailShare is the share of the slowest 5 % of requests (by end-to-end
 	// time) in which this step took the most time, a tie counting a
 	// fraction for each step; SlowMean and MedianMean are its mean seconds
@@ -189,6 +203,14 @@ func pipelineReport(cl *Class, h, b *ClassResult) *PipelineReport {
 			TailShare:              tail[s],
 			SlowMean:               slow[s],
 			MedianMean:             median[s],
+		}
+		if eb != nil {
+			if sb, bb, ok := batchedStep(hs, bs, eb.cutSec); ok {
+				sr.setBatched(sb, bb)
+			}
+			if d, ci, ok := hp.stepDegraded(s, eb.cutSec); ok {
+				sr.DegradedShare, sr.DegradedShareCI95 = d, wireCIOpt(ci)
+			}
 		}
 		if base := sr.NoHedgingCostPer1k.Total; base > 0 {
 			pct := 100 * (sr.CostPer1k.Total - base) / base

@@ -38,8 +38,10 @@ type PipelineResult struct {
 	checked latencySet
 	hasTTF  bool
 	// sec are the per-section counts of a run whose requests interact
-	// (pipeline_sections.go); nil otherwise.
-	sec pipeSections
+	// (pipeline_sections.go); nil otherwise. stepDeg are the steps'
+	// degraded requests per section (pipeClass.stepDeg).
+	sec     pipeSections
+	stepDeg []int64
 }
 
 // StepResult is one step of a pipeline.
@@ -104,7 +106,7 @@ func (e *engine) attachSteps(res *Result, steps [][]StepResult) {
 		}
 		pr := &PipelineResult{Steps: steps[c], Checked: int64(pc.checked.a), DegradedAny: pc.degradedAny, TimedOut: pc.timedOut, durs: pc.durs}
 		pr.checked.addTimes(&pc.checked)
-		pr.sec = pc.sec
+		pr.sec, pr.stepDeg = pc.sec, pc.stepDeg
 		if pc.stepBill != nil {
 			for s := range pr.Steps {
 				pr.Steps[s].secBill = pc.stepBill[s*numSections : (s+1)*numSections]

@@ -82,6 +82,10 @@ type pipeClass struct {
 	// sec are the per-section counts of a run whose requests interact
 	// (pipeline_sections.go); nil otherwise.
 	sec pipeSections
+	// stepDeg is, in such a run, each step's degraded requests per
+	// arrival section: step s's section k at [s·numSections + k]
+	// (pipeline_sections.go); nil until one is.
+	stepDeg []int64
 	// stepBill is, in such a run, each step's cost in USD per arrival
 	// section of its pipeline requests, step s's section k at
 	// [s·numSections+k] (allocated when the first call bills).
@@ -137,6 +141,9 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 				calls = 1
 			}
 			e.stats[sc].times = newEndTimes(int(float64(n)*share*calls*1.05) + 16)
+			if e.batched {
+				e.stats[sc].times.stepSectioned(!e.cfg.startsEmpty())
+			}
 		}
 	}
 }
@@ -540,6 +547,9 @@ func (e *engine) recordPipeline(p *pipeState, o outcome, e2e bool) {
 	e.recordAt(st, o, e.section(p.id), p.arrival)
 	if e.batched {
 		e.pipeSection(pc, p.id, through && p.degraded == 0, through && p.degraded != 0, e2e)
+		if through && p.degraded != 0 {
+			e.stepDegradedSection(pc, p.id, p.degraded)
+		}
 	}
 	pc.checked.add(e.now-p.arrival, through && p.degraded == 0)
 	e.lastEvent = max(e.lastEvent, e.now)

@@ -1,6 +1,9 @@
 package sim
 
-import "math"
+import (
+	"math"
+	"time"
+)
 
 // Batched pipeline shares. When a pipeline class's requests interact
 // (batchmeans.go) the run counts, per arrival section, its requests that
@@ -126,4 +129,107 @@ func (s pipeSections) gridShares(nb int) (checked, degraded []float64) {
 		}
 	}
 	return checked, degraded
+}
+
+// Batched step rows. In a run whose requests interact a pipeline's step
+// calls queue with the rest, so the calls of consecutive requests are
+// correlated as the requests are. Each call's latency is then stored with
+// its pipeline request's arrival section (a uint16, as the class's own),
+// and a step's row — its latency figures, their intervals and its answered
+// share — is taken over the calls of the requests kept after the
+// end-to-end figures' warm-up cut, from the same numBatches batches of
+// arrival sections (batchmeans.go): the batches group whole pipeline
+// requests, a request's calls all in its batch.
+
+// stepSectioned gives t, a pipeline step's call latencies in a run whose
+// requests interact, per-call sections (their pipeline requests'), and no
+// section bills: a step's bills are its pipeline class's
+// (engine.billSection). noCut is endTimes.noCut.
+func (t *endTimes) stepSectioned(noCut bool) {
+	t.sec = make([]uint16, len(t.buf))
+	t.secLast = make([]time.Duration, numSections)
+	t.noCut = noCut
+}
+
+// batchedStep returns the batched analyses of step h's calls and of its
+// no-hedging run b, keeping the arrival sections from cut on (the
+// end-to-end figures' cut); ok is false, and the step row keeps its
+// order-statistic figures, unless both are sectioned and kept calls.
+func batchedStep(h, b *StepResult, cut int) (hb, bb *batchSummary, ok bool) {
+	if !h.lat.sectioned() || !b.lat.sectioned() || h.NumLatencies() == 0 || b.NumLatencies() == 0 {
+		return nil, nil, false
+	}
+	hb = newSectionSums(&h.lat).summarize(&h.lat, cut)
+	bb = newSectionSums(&b.lat).summarize(&b.lat, cut)
+	if hb.kept == 0 || bb.kept == 0 {
+		return nil, nil, false
+	}
+	return hb, bb, true
+}
+
+// setBatched gives sr, the row of a step whose requests interact, its
+// figures over the calls kept: latency and answered share with their
+// batched intervals (hb, bb from batchedStep).
+func (sr *StepReport) setBatched(hb, bb *batchSummary) {
+	sr.Latency, sr.NoHedgingLatency = hb.lat, bb.lat
+	sr.AnsweredShare, sr.NoHedgingAnsweredShare = hb.answered, bb.answered
+	sr.AnsweredShareCI95 = wireCIOpt(ClipShare(hb.shareCI))
+	sr.KeptCalls = hb.kept
+}
+
+// stepDegradedSection counts pipeline request id of pc, which went through
+// degraded by the steps whose bits are set in mask, in each such step's
+// arrival section.
+func (e *engine) stepDegradedSection(pc *pipeClass, id int64, mask uint64) {
+	if pc.stepDeg == nil {
+		pc.stepDeg = make([]int64, len(pc.pl.Steps)*numSections)
+	}
+	k := int(e.section(id))
+	for s := range pc.pl.Steps {
+		if mask&(1<<s) != 0 {
+			pc.stepDeg[s*numSections+k]++
+		}
+	}
+}
+
+// stepDegraded returns step s's degraded share of the pipeline requests
+// of p kept from section cut on, and its 95 % interval from batch means
+// over the same batches as keptShares (NaN bounds when it cannot be
+// formed); ok is false without sections.
+func (p *PipelineResult) stepDegraded(s, cut int) (share float64, ci [2]float64, ok bool) {
+	if p.sec == nil {
+		return 0, ci, false
+	}
+	kept := numSections - cut
+	nb := min(numBatches, kept)
+	if nb <= 0 {
+		return 0, ci, false
+	}
+	var deg []int64
+	if p.stepDeg != nil {
+		deg = p.stepDeg[s*numSections : (s+1)*numSections]
+	}
+	bn, bd := make([]int64, nb), make([]int64, nb)
+	var n, d int64
+	for k := cut; k < numSections; k++ {
+		j := (k - cut) * nb / kept
+		bn[j] += p.sec[4*k]
+		n += p.sec[4*k]
+		if deg != nil {
+			bd[j] += deg[k]
+			d += deg[k]
+		}
+	}
+	if n == 0 {
+		return 0, ci, false
+	}
+	xs := make([]float64, nb)
+	for j := range nb {
+		xs[j] = math.NaN()
+		if bn[j] > 0 {
+			xs[j] = float64(bd[j]) / float64(bn[j])
+		}
+	}
+	share = float64(d) / float64(n)
+	return share, ClipShare(BatchInterval(share, xs, 0.95)), true
 }

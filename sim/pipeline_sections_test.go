@@ -22,7 +22,11 @@ import (
 // 38 on average; 36 is two binomial standard deviations, √(40·0.05·0.95)
 // ≈ 1.4, below), and the four shares sum to 1. Wilson's interval, which
 // assumes independent requests, covers the checked share in at most half
-// of the seeds.
+// of the seeds. The step rows are batched the same way: the guard step's
+// degraded share is the pipeline's, with the same interval (only the
+// guard degrades a turn), the chat step's is 0, and the guard step's
+// answered share — of its calls kept, answered when within 10 s, with
+// probability 1 − e⁻² — has an interval covering it in ≥ 36 seeds too.
 func TestPipelineSharesBatched(t *testing.T) {
 	t.Parallel()
 	checked := 1 - math.Exp(-2)
@@ -37,7 +41,7 @@ func TestPipelineSharesBatched(t *testing.T) {
 		Steps:  []sim.Step{{Name: "guard", Call: guard, FanOut: 1}, {Name: "chat", Call: chat, FanOut: 1, InputFrom: []sim.TokenRef{{Step: 0}}}},
 		Stages: []sim.Stage{{Steps: []int{0}}, {Steps: []int{1}}},
 	}
-	covC, covD, covW := 0, 0, 0
+	covC, covD, covW, covA := 0, 0, 0, 0
 	var half float64
 	for seed := uint64(1); seed <= 40; seed++ {
 		cfg := pipelineConfig(50_000, models, pl)
@@ -63,13 +67,24 @@ func TestPipelineSharesBatched(t *testing.T) {
 			covD++
 		}
 		half += (*c[1] - *c[0]) / 2 / 40
+		g, ch := p.Steps[0], p.Steps[1]
+		if g.DegradedShareCI95 == nil || ch.DegradedShareCI95 == nil || g.AnsweredShareCI95 == nil {
+			t.Fatalf("seed %d: the step rows' shares of a queued pipeline are not batched: %+v", seed, p.Steps)
+		}
+		if g.DegradedShare != p.DegradedShare || *g.DegradedShareCI95[0] != *d[0] || *g.DegradedShareCI95[1] != *d[1] || ch.DegradedShare != 0 {
+			t.Fatalf("seed %d: degraded shares: guard %v %v, chat %v; want the pipeline's %v [%v, %v] and 0", seed, g.DegradedShare, g.DegradedShareCI95, ch.DegradedShare, p.DegradedShare, *d[0], *d[1])
+		}
+		if a := g.AnsweredShareCI95; *a[0] <= checked && checked <= *a[1] {
+			covA++
+		}
 		if w := sim.WilsonCI(h.Classes[0].Pipeline.Checked, h.Classes[0].Requests); w[0] <= checked && checked <= w[1] {
 			covW++
 		}
 	}
 	t.Logf("checked share %.4f covered in %d/40 seeds, degraded %.4f in %d/40; mean half-width %.4f; Wilson's covers the checked share in %d/40", checked, covC, 1-checked, covD, half, covW)
-	if covC < 36 || covD < 36 {
-		t.Errorf("coverage: checked %d/40, degraded %d/40; want ≥ 36 each", covC, covD)
+	t.Logf("the guard step's answered share covers %.4f in %d/40 seeds", checked, covA)
+	if covC < 36 || covD < 36 || covA < 36 {
+		t.Errorf("coverage: checked %d/40, degraded %d/40, guard step answered %d/40; want ≥ 36 each", covC, covD, covA)
 	}
 	if covW > 20 {
 		t.Errorf("Wilson's interval covers the checked share in %d/40 seeds: the queue's correlation should make it far too narrow", covW)
