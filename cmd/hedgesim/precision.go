@@ -218,7 +218,9 @@ func (pf *precisionFlags) toPrecision(ctx context.Context, cfg *sim.Config, rep 
 		if len(rep.Classes) < 2 {
 			widest = ""
 		}
-		// A p95 that is a miss has no interval: doubling cannot help.
+		// A p95 that is a miss with a share answered clearly below 95 %
+		// has no interval at any number of requests: doubling cannot
+		// help. One that is a miss only by noise keeps doubling.
 		if met || undef != "" || int64(cfg.Requests) >= pf.max.v {
 			rep.Precision = &sim.Precision{Asked: pf.p.v, Reached: reached, WidestClass: widest, Requests: cfg.Requests, MaxRequests: int(pf.max.v), Simulated: simulated, Met: met, Unreachable: undef}
 			return rep, nil
@@ -241,7 +243,8 @@ func (pf *precisionFlags) toPrecision(ctx context.Context, cfg *sim.Config, rep 
 // against no hedging within ± precision (optimize's
 // ClassReport.RelativeHalfWidth), or the requests reach the maximum, and
 // records how it ended in the report. A class whose figure cannot exist
-// (ClassReport.PrecisionUndefined: a percentile that is a miss) is left
+// (ClassReport.PrecisionUndefined: a percentile that is a miss with a
+// share answered clearly below its level, or 0) is left
 // out of the target and named in the report; when every class is such,
 // the doubling stops at once.
 //

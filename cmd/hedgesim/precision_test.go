@@ -547,3 +547,33 @@ func TestRunPrecisionGrowsInteracting(t *testing.T) {
 		}
 	}
 }
+
+// TestRunPrecisionMissByNoise: status-rules' class fatal answers about
+// 95 % of its requests (94.96 %, Wilson [92.1 %, 96.8 %] at 1000
+// requests), so its p95 at 1000 requests is a miss only by noise: run
+// --precision does not call the precision unreachable but doubles, and
+// fatal, whose p95's interval still reaches a miss at 4000 requests (a
+// share answered of 95.3 % [94.0 %, 96.3 %]), is the widest row, without
+// an interval, in JSON and text.
+func TestRunPrecisionMissByNoise(t *testing.T) {
+	t.Parallel()
+	args := []string{"run", "--quiet", "--precision", "0.1", "--requests", "1000", "--max-requests", "4000", "status-rules"}
+	code, stdout, stderr := hedgesim(t, append([]string{"run", "--json"}, args[1:]...)...)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Precision map[string]any `json:"precision"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	p := rep.Precision
+	if _, ok := p["unreachable"]; ok || p["requests"] != 4000.0 || p["reached"] != nil || p["widest_class"] != "fatal" || p["met"] != false {
+		t.Errorf("precision %v; want doubled to 4000 requests, fatal the widest without an interval, nothing unreachable", p)
+	}
+	code, stdout, stderr = hedgesim(t, args...)
+	if want := "is without an interval (widest: class fatal) at 4000 requests, the most --max-requests allows; ±10.00% was asked"; code != 0 || !strings.Contains(strings.Join(strings.Fields(stdout), " "), want) {
+		t.Errorf("exit %d, %s; no %q in\n%s", code, stderr, want, stdout)
+	}
+}
