@@ -177,10 +177,20 @@ func writePrecision(w io.Writer, p *Precision) {
 // reached being that of what, and how many requests were simulated in
 // all (nothing without one).
 func WritePrecision(w io.Writer, p *Precision, what string) {
+	writePrecisionSimulated(w, p, what, "in all")
+}
+
+// WritePrecisionPerCandidate is WritePrecision for optimize, whose
+// requests simulated (Simulated) are per candidate.
+func WritePrecisionPerCandidate(w io.Writer, p *Precision, what string) {
+	writePrecisionSimulated(w, p, what, "per candidate")
+}
+
+func writePrecisionSimulated(w io.Writer, p *Precision, what, per string) {
 	if p == nil {
 		return
 	}
-	fmt.Fprintf(w, "%s; %d requests simulated in all\n", precisionLine(p, what), p.Simulated)
+	fmt.Fprintf(w, "%s; %d requests simulated %s\n", precisionLine(p, what), p.Simulated, per)
 }
 
 // precisionLine is the sentence of WritePrecision before the requests
