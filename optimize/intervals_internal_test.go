@@ -170,3 +170,40 @@ func TestJudgeWithinPaired(t *testing.T) {
 		t.Errorf("paired 0.02 ± 0.001: %+v; want a significant hedge", v)
 	}
 }
+
+// TestPrecisionUndefinedMiss: a percentile that is a miss makes the
+// precision undefined only when the share answered is clearly below the
+// percentile's level — its interval's upper bound under 0.95 for p95,
+// under 0.99 for p99. A miss whose share's interval reaches the level, or
+// that has no interval, is one only by noise: more requests can make it an
+// answer, and the precision stays to be reached.
+func TestPrecisionUndefinedMiss(t *testing.T) {
+	ci := func(lo, hi float64) *[2]*float64 { return &[2]*float64{&lo, &hi} }
+	inf := math.Inf(1)
+	cr := ClassReport{Class: "fatal", Objective: Objective{Percentile: 0.95}, Pick: 1, Candidates: []Candidate{{}, {}}}
+	for _, c := range []struct {
+		q     [2]float64 // p95 without hedging, with the pick
+		share *[2]*float64
+		p     float64
+		want  string // "" or a piece of the reason
+	}{
+		{[2]float64{2, 1.5}, ci(0.5, 0.6), 0.95, ""},
+		{[2]float64{inf, 1.5}, ci(0.921, 0.968), 0.95, ""},
+		{[2]float64{inf, 1.5}, nil, 0.95, ""},
+		{[2]float64{inf, 1.5}, ci(0.90, 0.94), 0.95, "class fatal: p95 without hedging is a miss (the share answered in time, 92.00% [90.00%, 94.00%], is clearly below 95.00%)"},
+		{[2]float64{2, inf}, ci(0.90, 0.94), 0.95, "p95 with the pick is a miss"},
+		{[2]float64{inf, 1.5}, ci(0.97, 0.985), 0.99, "p99 without hedging is a miss"},
+		{[2]float64{inf, 1.5}, ci(0.97, 0.995), 0.99, ""},
+	} {
+		cr.Objective.Percentile = c.p
+		for i := range cr.Candidates {
+			cand := &cr.Candidates[i]
+			cand.Latency.P95, cand.Latency.P99 = c.q[i], c.q[i]
+			cand.AnsweredShare, cand.AnsweredShareCI95 = 0.92, c.share
+		}
+		got := cr.PrecisionUndefined()
+		if c.want == "" && got != "" || c.want != "" && !strings.Contains(got, c.want) {
+			t.Errorf("%v, share interval %v, p%v: %q; want %q", c.q, c.share, c.p, got, c.want)
+		}
+	}
+}

@@ -272,7 +272,12 @@ func (cr *ClassReport) withinHalfWidth(level float64) float64 {
 
 // PrecisionUndefined says why cr's RelativeHalfWidth cannot exist
 // however many requests are simulated: the objective's percentile without
-// hedging, or with the pick, is a miss (+Inf) or 0; under objective
+// hedging, or with the pick, is a miss (+Inf) with a share answered
+// clearly below the percentile's level (the upper bound of its interval,
+// Candidate.AnsweredShareCI95, is below 0.95 for p95, 0.99 for p99), or
+// is 0 — a miss whose share answered's interval reaches the level, or
+// that has no interval, is one only by noise, and more requests can make
+// it an answer; under objective
 // answered, no request without hedging missed the target, so a half-width
 // relative to that share (0) is undefined. It is "" when more requests
 // can narrow the interval.
@@ -285,12 +290,17 @@ func (cr *ClassReport) PrecisionUndefined() string {
 	}
 	p := cr.Objective.Percentile
 	for _, c := range []struct {
-		who string
-		q   float64
-	}{{"without hedging", cr.Baseline().Q(p)}, {"with the pick", cr.Picked().Q(p)}} {
+		who   string
+		q     float64
+		a     *float64
+		share *[2]*float64
+	}{{"without hedging", cr.Baseline().Q(p), &cr.Baseline().AnsweredShare, cr.Baseline().AnsweredShareCI95},
+		{"with the pick", cr.Picked().Q(p), &cr.Picked().AnsweredShare, cr.Picked().AnsweredShareCI95}} {
 		switch {
 		case math.IsInf(c.q, 1):
-			return fmt.Sprintf("class %s: %s %s is a miss, which has no interval however many requests are simulated", cr.Class, pname(p), c.who)
+			if ci := c.share; ci != nil && ci[0] != nil && ci[1] != nil && *ci[1] < p {
+				return fmt.Sprintf("class %s: %s %s is a miss (the share answered in time, %s [%s, %s], is clearly below %s), and more requests only narrow that interval", cr.Class, pname(p), c.who, fpct2(*c.a), fpct2(*ci[0]), fpct2(*ci[1]), fpct2(p))
+			}
 		case !(c.q > 0):
 			return fmt.Sprintf("class %s: %s %s is 0, and a half-width relative to 0 is undefined", cr.Class, pname(p), c.who)
 		}

@@ -234,7 +234,7 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 	r.writeRouting(ew)
 	r.writeFleet(ew)
 	fmt.Fprintf(ew, "\nquantiles: %s.\n", r.QuantileRule)
-	sim.WritePrecision(ew, r.Precision, "the interval of the pick's differences from no hedging and from its nearest rival (relative to no hedging's percentile, or its share not answered within the target)")
+	sim.WritePrecisionPerCandidate(ew, r.Precision, "the interval of the pick's differences from no hedging and from its nearest rival (relative to no hedging's percentile, or its share not answered within the target)")
 	fmt.Fprintln(ew, "added cost is relative to no hedging on the same draws; ~ = the percentile's interval overlaps the pick's (when requests interact: the interval of their paired difference holds 0).")
 	for _, cr := range r.Classes {
 		for _, warn := range cr.Warnings {

@@ -18,12 +18,16 @@ import (
 type Precision struct {
 	// Asked is the relative half-width asked (0.02: ± 2 % of the p95),
 	// Reached the one of the last run (+Inf without an interval, JSON
-	// null): for run, the widest over the classes and the overall row.
+	// null): for run, the widest over the classes and the overall row
+	// that can have one (P95Widest), those named in Unreachable left out.
 	Asked   float64 `json:"asked"`
 	Reached float64 `json:"reached"`
 	// WidestClass is, for run in a scenario of several classes, the row
-	// whose p95 interval is Reached: a class's name, or "overall"; absent
-	// otherwise (one class, or optimize).
+	// whose p95 interval is Reached, of the rows that can have one (those
+	// named in Unreachable left out): a class's name, or "overall"; when
+	// Reached is +Inf, that row has no interval yet (its p95 is a miss
+	// only by noise, or its interval is not OK). Absent otherwise: one
+	// class, optimize, or every row named in Unreachable (Reached +Inf).
 	WidestClass string `json:"widest_class,omitempty"`
 	// Requests is the last run's requests, MaxRequests the most allowed.
 	Requests    int `json:"requests"`
@@ -38,8 +42,10 @@ type Precision struct {
 	// Met says whether Reached ≤ Asked.
 	Met bool `json:"met"`
 	// Unreachable, when set, says why no number of requests can reach
-	// the precision (the percentile is a miss, so no interval of it
-	// exists): the doubling stopped at once. Absent otherwise.
+	// the precision — the percentile is a miss with a share answered
+	// clearly below its level (the share's interval lies below 0.95 for
+	// the p95), or it is 0 — naming the rows: the doubling stopped there.
+	// Absent otherwise: a miss only by noise keeps doubling.
 	Unreachable string `json:"unreachable,omitempty"`
 }
 
@@ -80,12 +86,18 @@ func (p *Precision) UnmarshalJSON(b []byte) error {
 
 // p95Undefined says why c's p95 can have no relative interval however
 // many requests are simulated — it is a miss (+Inf: more than 5 % of
-// requests without a usable answer in time) or 0 — and "" when it is an
-// answer above 0.
+// requests without a usable answer in time) and the share answered is
+// clearly below 95 % (the upper bound of its 95 % interval,
+// AnsweredShareCI95: Wilson's or from batches, is below 0.95), or it is
+// 0 — and "" when it is an answer above 0, or a miss only by noise (a
+// share answered whose interval reaches 95 %, or that has no interval
+// yet): more requests can make that one an answer.
 func (c *ClassReport) p95Undefined() string {
 	switch p := c.Latency.P95; {
 	case math.IsInf(p, 1):
-		return "the p95 is a miss (more than 5% of requests get no usable answer in time), and a miss has no interval however many requests are simulated"
+		if ci := c.AnsweredShareCI95; ci != nil && ci[1] != nil && *ci[1] < 0.95 {
+			return "the p95 is a miss (the share answered in time is clearly below 95%: its 95% interval lies below it), and more requests only narrow that interval"
+		}
 	case !(p > 0):
 		return "the p95 is 0, and a half-width relative to 0 is undefined"
 	}
@@ -105,7 +117,8 @@ func (c *ClassReport) p95RelativeHalfWidth() float64 {
 
 // P95Widest returns the widest relative half-width of the p95 intervals of
 // r's classes and its overall row (max(p95 − low, high − p95) ÷ p95; +Inf
-// when a row's interval is not OK, or when no row has one), the row it is
+// when a row's interval is not OK or its p95 a miss only by noise
+// (p95Undefined), or when no row can have one), the row it is
 // ("overall" or the class's name; the overall row on a tie), and why a row
 // can have no relative interval however many requests are simulated
 // ("class NAME, …, overall: REASON", one such per reason, joined by "; ";
@@ -164,10 +177,20 @@ func writePrecision(w io.Writer, p *Precision) {
 // reached being that of what, and how many requests were simulated in
 // all (nothing without one).
 func WritePrecision(w io.Writer, p *Precision, what string) {
+	writePrecisionSimulated(w, p, what, "in all")
+}
+
+// WritePrecisionPerCandidate is WritePrecision for optimize, whose
+// requests simulated (Simulated) are per candidate.
+func WritePrecisionPerCandidate(w io.Writer, p *Precision, what string) {
+	writePrecisionSimulated(w, p, what, "per candidate")
+}
+
+func writePrecisionSimulated(w io.Writer, p *Precision, what, per string) {
 	if p == nil {
 		return
 	}
-	fmt.Fprintf(w, "%s; %d requests simulated in all\n", precisionLine(p, what), p.Simulated)
+	fmt.Fprintf(w, "%s; %d requests simulated %s\n", precisionLine(p, what), p.Simulated, per)
 }
 
 // precisionLine is the sentence of WritePrecision before the requests
@@ -176,11 +199,11 @@ func precisionLine(p *Precision, what string) string {
 	reached := "without an interval"
 	if !math.IsInf(p.Reached, 1) {
 		reached = "±" + percent(p.Reached)
-		if p.WidestClass == "overall" {
-			reached += " (widest: overall)"
-		} else if p.WidestClass != "" {
-			reached += " (widest: class " + p.WidestClass + ")"
-		}
+	}
+	if p.WidestClass == "overall" {
+		reached += " (widest: overall)"
+	} else if p.WidestClass != "" {
+		reached += " (widest: class " + p.WidestClass + ")"
 	}
 	atMax := ""
 	if p.Requests >= p.MaxRequests {

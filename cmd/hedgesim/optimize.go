@@ -499,7 +499,11 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	if err := s.Validate(&cfg); err != nil {
 		return nil, usageError{err: err}
 	}
-	if err := prec.check(s.Requests); err != nil {
+	most, limit := traceLimit(&cfg, s.Only)
+	if most < sim.MaxRequests {
+		prec.arrivals = most
+	}
+	if err := prec.checkAtMost(s.Requests, most, limit); err != nil {
 		return nil, err
 	}
 	if prec.p.set && (shard != nil || *resume != "") {
@@ -842,4 +846,32 @@ func didYouMean(name string) string {
 		return fmt.Sprintf(" (did you mean %q?)", best)
 	}
 	return ""
+}
+
+// traceLimit returns the most requests a candidate of optimize runs on
+// cfg, and what sets it: for a replayed trace, its arrivals, or with a
+// class column those of its largest class optimized (only: the classes
+// of --only, all when empty), each class running on its own; else the
+// simulator's limit.
+func traceLimit(cfg *sim.Config, only []string) (int64, string) {
+	tr := cfg.Arrivals.Trace
+	if cfg.Arrivals.Process != sim.Replay || tr == nil {
+		return sim.MaxRequests, "the simulator's limit"
+	}
+	if tr.Class == nil {
+		return int64(len(tr.Arrivals)), fmt.Sprintf("the %d arrivals of the replayed trace", len(tr.Arrivals))
+	}
+	counts := make([]int64, len(cfg.Classes))
+	for _, k := range tr.Class {
+		if k >= 0 && k < len(counts) {
+			counts[k]++
+		}
+	}
+	most, name := int64(0), ""
+	for i, n := range counts {
+		if c := cfg.Classes[i].Name; n > most && (len(only) == 0 || slices.Contains(only, c)) {
+			most, name = n, c
+		}
+	}
+	return most, fmt.Sprintf("the %d arrivals of class %s in the replayed trace, its largest", most, name)
 }

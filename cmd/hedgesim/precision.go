@@ -30,6 +30,10 @@ type precisionFlags struct {
 	// on its first requests: the classes' shares depend on n); each
 	// doubling then simulates again from the start.
 	configFor func(n int) (*sim.Config, error)
+	// arrivals is, for optimize on a replayed trace, the trace's arrivals:
+	// the most requests a candidate runs however many are asked, which
+	// the doubling stops at and the report gives; 0 otherwise.
+	arrivals int64
 }
 
 // minPrecision is the smallest --precision taken: ±0.0001 % of the p95,
@@ -39,7 +43,7 @@ const minPrecision = 1e-6
 func addPrecisionFlags(fs *flag.FlagSet) *precisionFlags {
 	pf := &precisionFlags{}
 	fs.Var(&pf.p, "precision", "double the requests (simulating only those added: run, whether requests are independent or interact; optimize, for the candidates on the simulator's lane) until the p95's 95% interval (run: every class's p95 and the overall one; optimize: each pick's differences from no hedging and from its nearest rival; under objective answered, of the share answered within the target) is within ± `P` of the p95 (relative, in [1e-6, 1): 0.02 is ±2%)")
-	fs.Var(&pf.max, "max-requests", "with --precision, simulate at most `N` requests (default: 32 × the requests, at most the simulator's limit; run: at most a replayed trace's arrivals)")
+	fs.Var(&pf.max, "max-requests", "with --precision, simulate at most `N` requests (default: 32 × the requests, at most the simulator's limit and a replayed trace's arrivals)")
 	return pf
 }
 
@@ -218,7 +222,9 @@ func (pf *precisionFlags) toPrecision(ctx context.Context, cfg *sim.Config, rep 
 		if len(rep.Classes) < 2 {
 			widest = ""
 		}
-		// A p95 that is a miss has no interval: doubling cannot help.
+		// A p95 that is a miss with a share answered clearly below 95 %
+		// has no interval at any number of requests: doubling cannot
+		// help. One that is a miss only by noise keeps doubling.
 		if met || undef != "" || int64(cfg.Requests) >= pf.max.v {
 			rep.Precision = &sim.Precision{Asked: pf.p.v, Reached: reached, WidestClass: widest, Requests: cfg.Requests, MaxRequests: int(pf.max.v), Simulated: simulated, Met: met, Unreachable: undef}
 			return rep, nil
@@ -241,7 +247,8 @@ func (pf *precisionFlags) toPrecision(ctx context.Context, cfg *sim.Config, rep 
 // against no hedging within ± precision (optimize's
 // ClassReport.RelativeHalfWidth), or the requests reach the maximum, and
 // records how it ended in the report. A class whose figure cannot exist
-// (ClassReport.PrecisionUndefined: a percentile that is a miss) is left
+// (ClassReport.PrecisionUndefined: a percentile that is a miss with a
+// share answered clearly below its level, or 0) is left
 // out of the target and named in the report; when every class is such,
 // the doubling stops at once.
 //
@@ -270,7 +277,11 @@ func (pf *precisionFlags) toPrecisionOptimize(ctx context.Context, s *optimize.S
 		}
 		met := measured > 0 && reached <= pf.p.v
 		if met || measured == 0 || int64(s.Requests) >= pf.max.v {
-			rep.Precision = &sim.Precision{Asked: pf.p.v, Reached: reached, Requests: s.Requests, MaxRequests: int(pf.max.v), Simulated: simulated, Met: met && len(undef) == 0, Unreachable: strings.Join(undef, "; ")}
+			n := s.Requests
+			if pf.arrivals > 0 {
+				n = int(min(int64(n), pf.arrivals))
+			}
+			rep.Precision = &sim.Precision{Asked: pf.p.v, Reached: reached, Requests: n, MaxRequests: int(pf.max.v), Simulated: simulated, Met: met && len(undef) == 0, Unreachable: strings.Join(undef, "; ")}
 			return rep, nil
 		}
 		if err := ctx.Err(); err != nil {
