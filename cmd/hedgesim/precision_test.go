@@ -389,7 +389,6 @@ func TestRunPrecisionExtends(t *testing.T) {
 		if err != nil {
 			t.Fatal(err)
 		}
-		var out [2]bytes.Buffer
 		var reps [2]*sim.Report
 		for i, resimulate := range []bool{false, true} {
 			cfg := s.Config
@@ -410,17 +409,7 @@ func TestRunPrecisionExtends(t *testing.T) {
 		}
 		t.Logf("%s: ±%.2f%% at %d requests, %d simulated extending, %d simulating again", name, 100*p.Reached, n, p.Simulated, q.Simulated)
 		q.Simulated = p.Simulated
-		for i, rep := range reps {
-			if err := rep.WriteJSON(&out[i]); err != nil {
-				t.Fatal(err)
-			}
-			if err := rep.WriteText(&out[i]); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if !bytes.Equal(out[0].Bytes(), out[1].Bytes()) {
-			t.Errorf("%s: the extended run's report differs from the one simulated again:\n%s\nwant\n%s", name, out[0].Bytes(), out[1].Bytes())
-		}
+		sameReports(t, name+": the extended run", reps)
 	}
 }
 
@@ -509,7 +498,6 @@ func TestRunPrecisionGrowsInteracting(t *testing.T) {
 			t.Fatal(err)
 		}
 		for _, most := range []int64{8000, 3000} {
-			var out [2]bytes.Buffer
 			var reps [2]*sim.Report
 			for i, resimulate := range []bool{false, true} {
 				cfg := s.Config
@@ -534,17 +522,7 @@ func TestRunPrecisionGrowsInteracting(t *testing.T) {
 			}
 			t.Logf("%s: %d requests, %d simulated growing, %d simulating again", name, n, p.Simulated, q.Simulated)
 			q.Simulated = p.Simulated
-			for i, rep := range reps {
-				if err := rep.WriteJSON(&out[i]); err != nil {
-					t.Fatal(err)
-				}
-				if err := rep.WriteText(&out[i]); err != nil {
-					t.Fatal(err)
-				}
-			}
-			if !bytes.Equal(out[0].Bytes(), out[1].Bytes()) {
-				t.Errorf("%s: the grown run's report differs from the one simulated again:\n%s\nwant\n%s", name, out[0].Bytes(), out[1].Bytes())
-			}
+			sameReports(t, name+": the grown run", reps)
 		}
 	}
 }
@@ -615,5 +593,24 @@ func TestOptimizePrecisionTraceArrivals(t *testing.T) {
 	if txt := strings.Join(strings.Fields(stdout), " "); code != 0 || !strings.Contains(txt, "at 1767 requests, the most --max-requests allows") ||
 		!regexp.MustCompile(`; \d+ requests simulated per candidate`).MatchString(txt) {
 		t.Errorf("exit %d, %s; no precision at 1767 requests, simulated per candidate, in\n%s", code, stderr, stdout)
+	}
+}
+
+// sameReports fails t unless reps[0], a run to a precision that extended
+// or grew, writes the JSON and text reports reps[1], the run simulated
+// again, writes; what names the first in the message.
+func sameReports(t *testing.T, what string, reps [2]*sim.Report) {
+	t.Helper()
+	var out [2]bytes.Buffer
+	for i, rep := range reps {
+		if err := rep.WriteJSON(&out[i]); err != nil {
+			t.Fatal(err)
+		}
+		if err := rep.WriteText(&out[i]); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !bytes.Equal(out[0].Bytes(), out[1].Bytes()) {
+		t.Errorf("%s's report differs from the one simulated again:\n%s\nwant\n%s", what, out[0].Bytes(), out[1].Bytes())
 	}
 }
