@@ -28,10 +28,14 @@
 // stays honest under load, where the reports' own intervals are wide and
 // their overlap says little, and is sharp when the runs share their random
 // numbers. Where either report's requests interact but the two cannot be
-// paired (other requests or seeds), the answered, checked and degraded
-// shares are judged by the overlap of the reports' own batched intervals
-// instead of the z test, which assumes independent requests
-// (dropZTests); Delta.Test names the test.
+// paired (other requests or seeds, a side of independent requests, or
+// optimize reports, whose pick's intervals are batched when its requests
+// interact), the answered, checked and degraded shares (and a pick's met
+// share) are judged by the overlap of the reports' own intervals instead
+// of the z test, which assumes independent requests (dropZTests), and
+// Comparison.Unpaired says why; Delta.Test names the test. A class
+// without requests on a side (which hedgesim reports with figures of 0)
+// has no figures there, no change and no test.
 //
 // compare runs nothing, so it has no --precision: it states each report's
 // own precision when it was made with --precision, and says how to decide
@@ -44,6 +48,7 @@ import (
 	"fmt"
 	"math"
 	"slices"
+	"strings"
 
 	"github.com/hedgesim/hedgesim/sim"
 )
@@ -104,12 +109,15 @@ type Class struct {
 	// perBatch are the class's figures per batch of the fixed grid, in a
 	// run report of requests that interact (paired.go); nil otherwise.
 	perBatch *sim.PerBatch
-	// interacts says a run report's class has requests that interact (it
-	// gives batches, a warm-up cut or per_batch), and answeredCI is the
-	// report's answered_share_ci95 (nil when absent or with a null
+	// interacts says a class has requests that interact (a run report
+	// gives batches, a warm-up cut or per_batch; an optimize report's pick
+	// has batched intervals, ci95_method "batch means …"), and answeredCI
+	// is the report's answered_share_ci95 (of the pick) (nil when absent or with a null
 	// bound): batched then, Wilson's for independent requests.
 	interacts  bool
 	answeredCI *[2]float64
+	// metCI is an optimize pick's met_share_ci95 (nil when absent).
+	metCI *[2]float64
 }
 
 // Pipeline is what a run report says of a pipeline class as a whole: the
@@ -227,6 +235,13 @@ type optimizeJSON struct {
 			CostPer1k     *float64 `json:"cost_per_1k_usd"`
 			HedgedShare   *float64 `json:"hedged_share"`
 			Attempts      *float64 `json:"attempts_per_request"`
+			// CIMethod says how the candidate's intervals were made:
+			// batch means when its requests interact (optimize's
+			// CIMethodGrid), Wilson's otherwise; AnsweredShareCI95 is
+			// the answered share's.
+			CIMethod          string       `json:"ci95_method"`
+			AnsweredShareCI95 *[2]*float64 `json:"answered_share_ci95"`
+			MetShareCI95      *[2]*float64 `json:"met_share_ci95"`
 		} `json:"candidates"`
 	} `json:"classes"`
 }
@@ -266,7 +281,9 @@ func Parse(data []byte) (*Report, error) {
 
 // check reports every figure of r that no hedgesim report can hold: a
 // class without a name or named twice, a required field absent or null, a
-// negative request count, 0 requests beside figures, more answered
+// negative request count, 0 requests beside figures other than 0 (hedgesim
+// writes a class without requests with latencies, shares and costs of 0),
+// more answered
 // requests than requests or an answered share other than their ratio, an
 // answered share outside [0, 1], a cost that is negative or not finite,
 // percentiles that are negative, NaN or out of order (p50 ≤ p95 ≤ p99), or
@@ -300,7 +317,7 @@ func (r *Report) check() error {
 		if c.Requests < 0 {
 			bad("requests", "%d; want a count ≥ 0", c.Requests)
 		}
-		if c.Requests == 0 && !slices.Contains(c.Missing, "requests") && (c.AnsweredShare > 0 || c.CostPer1k > 0 || c.P50 >= 0 && !math.IsInf(c.P50, 1)) {
+		if c.Requests == 0 && !slices.Contains(c.Missing, "requests") && (c.AnsweredShare > 0 || c.CostPer1k > 0 || positive(c.P50) || positive(c.P95) || positive(c.P99)) {
 			bad("requests", "0, yet the class has figures; a class with percentiles, answers or cost has ≥ 1 request")
 		}
 		switch {
@@ -479,6 +496,8 @@ func parseOptimize(data []byte) (*Report, error) {
 				cl.candidates = append(cl.candidates, candidate{policyOf(k.Hedging, k.DelayS, k.Copies, k.Target, k.Label, len(k.Steps) > 0), k.Status, k.Reasons})
 			}
 		}
+		cl.interacts = strings.HasPrefix(p.CIMethod, "batch means")
+		cl.answeredCI, cl.metCI = bounds(p.AnsweredShareCI95), bounds(p.MetShareCI95)
 		need(&cl, "requests", n, &cl.Requests)
 		need(&cl, "candidates[pick].answered_share", p.AnsweredShare, &cl.AnsweredShare)
 		need(&cl, "candidates[pick].cost_per_1k_usd", p.CostPer1k, &cl.CostPer1k)
@@ -527,7 +546,9 @@ type Delta struct {
 	Metric string
 	A, B   float64
 	// Change is (B − A)/A in percent for latencies and costs (NaN when A
-	// is 0), and B − A in percentage points for the answered share.
+	// is 0), and B − A in percentage points for the answered share. A
+	// side whose class had no requests has its figures NaN, and Change is
+	// NaN and Mark NoTest (emptySides).
 	Change float64
 	Mark   Mark
 	// CIA and CIB are the intervals tested, when Mark is Significant or Same.
@@ -573,10 +594,11 @@ type Comparison struct {
 	// Pools are the replica costs of the autoscaled pools both run
 	// reports give (replicas.go).
 	Pools []PoolCost
-	// Unpaired says why a class that gives per_batch in both reports was
-	// not judged by paired differences (paired.go: the runs' requests or
-	// seeds differ, so batch j holds other requests in each); "" when
-	// none was left unpaired so.
+	// Unpaired says why a class whose requests interact in either report
+	// was not judged by paired differences (paired.go: the runs' requests
+	// or seeds differ, so batch j holds other requests in each; or a
+	// report gives no per_batch: an optimize report, or a run whose
+	// requests do not interact); "" when none was left unpaired so.
 	Unpaired string
 }
 
@@ -641,17 +663,21 @@ func Compare(a, b *Report) *Comparison {
 			Deltas: deltas,
 		})
 		r := &out.Rows[len(out.Rows)-1]
+		r.Deltas = append(r.Deltas, bought(&ca, &cb)...)
 		switch {
-		case ca.perBatch == nil || cb.perBatch == nil:
-		case noPair != "":
+		case ca.perBatch != nil && cb.perBatch != nil && noPair != "":
 			out.Unpaired = noPair
-		default:
+		case ca.perBatch != nil && cb.perBatch != nil:
 			pairDeltas(r.Deltas, &ca, &cb)
+		case ca.interacts || cb.interacts:
+			out.Unpaired = noBatchesReason(a, b, &ca, &cb)
 		}
 		if ca.interacts || cb.interacts {
 			dropZTests(r.Deltas, &ca, &cb)
 		}
-		r.Deltas = append(r.Deltas, bought(&ca, &cb)...)
+		if ca.Requests == 0 || cb.Requests == 0 {
+			emptySides(r.Deltas, ca.Requests == 0, cb.Requests == 0)
+		}
 		crossFates(r, &ca, &cb)
 	}
 	for _, cb := range b.Classes {
@@ -660,6 +686,23 @@ func Compare(a, b *Report) *Comparison {
 		}
 	}
 	return out
+}
+
+// emptySides blanks the figures of the side of a class that had no
+// requests (emptyA, emptyB), which hedgesim writes as 0: each figure of
+// that side becomes NaN (printed "-", JSON null), and no figure of the
+// class has a change or a test.
+func emptySides(ds []Delta, emptyA, emptyB bool) {
+	for i := range ds {
+		d := &ds[i]
+		if emptyA {
+			d.A = math.NaN()
+		}
+		if emptyB {
+			d.B = math.NaN()
+		}
+		d.Change, d.Mark, d.Test, d.Paired = math.NaN(), NoTest, "", false
+	}
 }
 
 func relChange(a, b float64) float64 {
@@ -725,3 +768,7 @@ func bounds(ci *[2]*float64) *[2]float64 {
 	}
 	return &[2]float64{*ci[0], *ci[1]}
 }
+
+// positive reports whether x is a latency above 0 in seconds: a finite
+// figure, not a miss (+Inf) or NaN.
+func positive(x float64) bool { return x > 0 && !math.IsInf(x, 1) }

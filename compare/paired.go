@@ -3,6 +3,7 @@ package compare
 import (
 	"fmt"
 	"math"
+	"strings"
 
 	"github.com/hedgesim/hedgesim/sim"
 )
@@ -32,7 +33,9 @@ import (
 // to a precision stops at its own) or on different seeds are not paired:
 // batch j then holds other requests in each, and the comparison says so
 // (Comparison.Unpaired). Reports without per_batch (independent requests, optimize
-// reports) keep the overlap and z tests.
+// reports) keep the overlap tests, and the z tests unless either side's
+// requests interact (dropZTests); when one side's do, the comparison says
+// why there are no batches to pair.
 
 // unpairedReason says why two run reports' batches do not pair: batch j
 // holds the same requests in both only when both runs drew the same
@@ -46,6 +49,33 @@ func unpairedReason(a, b *Report) string {
 		return fmt.Sprintf("the runs used seeds %d and %d, so batch j holds other requests in each", a.Seed, b.Seed)
 	}
 	return ""
+}
+
+// noBatchesReason says why a class whose requests interact in a or b (ca
+// and cb) has no batches to pair: a report without per_batch is an
+// optimize report (which gives none) or a run whose requests do not
+// interact (or of a build that did not write them).
+func noBatchesReason(a, b *Report, ca, cb *Class) string {
+	if a.Kind == Optimize && b.Kind == Optimize {
+		return "both are optimize reports, which give no per_batch"
+	}
+	var why []string
+	for _, side := range []struct {
+		name string
+		r    *Report
+		c    *Class
+	}{{"A", a, ca}, {"B", b, cb}} {
+		switch {
+		case side.c.perBatch != nil:
+		case side.r.Kind == Optimize:
+			why = append(why, side.name+" is an optimize report, which gives no per_batch")
+		case !side.c.interacts:
+			why = append(why, side.name+"'s requests do not interact, so its report has no batches to pair")
+		default:
+			why = append(why, side.name+"'s report gives no per_batch")
+		}
+	}
+	return strings.Join(why, " and ")
 }
 
 // pairable reports whether a and b give per-batch figures on the same grid,
@@ -132,11 +162,12 @@ func pairDeltas(ds []Delta, a, b *Class) {
 
 // dropZTests replaces the z tests of the shares of a class whose requests
 // interact in either report (a queue, a limit, a pool: its run report
-// gives batches), which assume independent requests, where no paired
-// difference replaced them: the answered, checked and degraded shares are
-// then marked by the overlap of the two reports' own intervals
-// (answered_share_ci95, checked_share_ci95, degraded_share_ci95: batched
-// for requests that interact, Wilson's otherwise), significant when they
+// gives batches, its optimize pick batched intervals), which assume independent requests, where no paired
+// difference replaced them: the answered, checked and degraded shares (and
+// an optimize pick's met share) are then marked by the overlap of the two
+// reports' own intervals (answered_share_ci95, checked_share_ci95,
+// degraded_share_ci95, met_share_ci95: batched for requests that
+// interact, Wilson's otherwise), significant when they
 // are disjoint, as retune's keep-or-change decision judges them; a side
 // without its interval leaves the share untested, as is the hedged share,
 // of which no report gives an interval.
@@ -158,6 +189,8 @@ func dropZTests(ds []Delta, a, b *Class) {
 			if d.Metric == "degraded" {
 				ca, cb = a.Pipeline.DegradedCI, b.Pipeline.DegradedCI
 			}
+		case "met":
+			ca, cb = a.metCI, b.metCI
 		case "hedged":
 		default:
 			continue

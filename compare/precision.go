@@ -18,9 +18,11 @@ import (
 // and whether it met the one asked — and compare states it for each side.
 // A p95 left undecided ("~", or "?" for too few requests) comes with how
 // to decide it: rerun each side with --precision P, P the relative
-// half-width that is half the change (rounded down to 1, 2 or 5 times a
-// power of ten, at least 0.001; sim.PrecisionFor, as optimize's), which an
-// interval around each side's p95 needs to tell such a change apart.
+// half-width that is half the change (rounded down to two significant
+// digits: decidePrecision), which an interval around each
+// side's p95 needs to tell such a change apart. When both sides are runs
+// to a precision that already stopped at their --max-requests without
+// meeting it, the advice is to raise --max-requests too.
 
 // precisionJSON is the part of a report that says how a run to a
 // precision ended (absent without --precision).
@@ -102,12 +104,42 @@ func undecidedNote(c *Comparison, r Row) string {
 		return fmt.Sprintf("%s: p95 has too few requests for an interval %s: %s (it doubles the requests until the p95's interval is within ±P)",
 			r.Class, at, rerunCommand(c.A.Kind, c.B.Kind, "--precision P"))
 	}
-	p := sim.PrecisionFor(d.Change)
+	p := decidePrecision(d.Change)
 	if p == "" {
 		return fmt.Sprintf("%s: p95 not significant %s, and no change to decide", r.Class, at)
 	}
+	rerun := rerunCommand(c.A.Kind, c.B.Kind, "--precision "+p)
+	if n := cappedMaxRequests(c); n > 0 {
+		rerun = rerunCommand(c.A.Kind, c.B.Kind, "--precision "+p+" --max-requests N") +
+			fmt.Sprintf(", N above %d: both runs stopped at their --max-requests", n)
+	}
 	return fmt.Sprintf("%s: p95 not significant %s: to decide a change of %.1f%%, %s (each side's interval within ±%s%%, half the change)",
-		r.Class, at, math.Abs(d.Change), rerunCommand(c.A.Kind, c.B.Kind, "--precision "+p), pctOf(p))
+		r.Class, at, math.Abs(d.Change), rerun, pctOf(p))
+}
+
+// decidePrecision returns the --precision that decides a change of
+// change percent: half of it as a relative half-width, rounded down to
+// two significant digits (8.8 % → "0.044"), at most 0.5 (--precision
+// takes less than 1); "" for no change (0, or not finite).
+func decidePrecision(change float64) string {
+	p := math.Abs(change) / 200
+	if !(p > 0) || math.IsInf(p, 0) {
+		return ""
+	}
+	e := math.Pow(10, math.Floor(math.Log10(p))-1)
+	p = min(math.Floor(p/e*(1+1e-9))*e, 0.5) // --precision takes < 1
+	return strconv.FormatFloat(p, 'g', 2, 64)
+}
+
+// cappedMaxRequests returns the larger --max-requests of two runs to a
+// precision that each stopped at theirs without meeting it (rerunning at
+// any precision then stops there again), or 0 when either did not.
+func cappedMaxRequests(c *Comparison) int {
+	pa, pb := c.A.Precision, c.B.Precision
+	if pa == nil || pb == nil || pa.Met || pb.Met || pa.Requests < pa.MaxRequests || pb.Requests < pb.MaxRequests {
+		return 0
+	}
+	return max(pa.MaxRequests, pb.MaxRequests)
 }
 
 // pctOf returns a precision such as "0.005" in percent: "0.5".

@@ -80,17 +80,19 @@ func TestPrecisionStated(t *testing.T) {
 
 // TestUndecidedSaysPrecision: a p95 marked "~" says at how many requests
 // it was left undecided and the --precision that decides its change (a
-// half-width of half of it: 1 % → 0.005; 9 % → 0.02, rounded down to 1, 2
-// or 5 × 10^k); "?" says to rerun with --precision; a significant p95
-// says nothing.
+// half-width of half of it, rounded down to two digits: 1 % → 0.005; 9 %
+// → 0.045; 8.8 % → 0.044), in text and JSON; "?" says to rerun with
+// --precision; a significant p95 says nothing.
 func TestUndecidedSaysPrecision(t *testing.T) {
 	a := mustParse(t, runReport(2.0, [2]float64{1.9, 2.1}, 0.9, 2000, 1))
 	for _, tt := range []struct {
-		p95  float64
-		want string
+		p95    float64
+		want   string
+		wantJS string
 	}{
-		{1.98, "chat: p95 not significant at 2000 requests: to decide a change of 1.0%, rerun each side with `hedgesim run --precision 0.005` (each side's interval within ±0.5%, half the change)"},
-		{1.82, "chat: p95 not significant at 2000 requests: to decide a change of 9.0%, rerun each side with `hedgesim run --precision 0.02`"},
+		{1.98, "chat: p95 not significant at 2000 requests: to decide a change of 1.0%, rerun each side with `hedgesim run --precision 0.005` (each side's interval within ±0.5%, half the change)", `"p95_precision_to_decide": 0.005`},
+		{1.82, "chat: p95 not significant at 2000 requests: to decide a change of 9.0%, rerun each side with `hedgesim run --precision 0.045` (each side's interval within ±4.5%, half the change)", `"p95_precision_to_decide": 0.045`},
+		{1.824, "chat: p95 not significant at 2000 requests: to decide a change of 8.8%, rerun each side with `hedgesim run --precision 0.044` (each side's interval within ±4.4%, half the change)", `"p95_precision_to_decide": 0.044`},
 	} {
 		b := mustParse(t, runReport(tt.p95, [2]float64{tt.p95 - 0.1, tt.p95 + 0.1}, 0.9, 2000, 1))
 		c := Compare(a, b)
@@ -101,8 +103,8 @@ func TestUndecidedSaysPrecision(t *testing.T) {
 		if !strings.Contains(txt, tt.want) {
 			t.Errorf("text lacks %q:\n%s", tt.want, txt)
 		}
-		if !strings.Contains(js, `"p95_precision_to_decide"`) {
-			t.Errorf("JSON lacks p95_precision_to_decide:\n%s", js)
+		if !strings.Contains(js, tt.wantJS) {
+			t.Errorf("JSON lacks %s:\n%s", tt.wantJS, js)
 		}
 	}
 	few := mustParse(t, runReport(1.98, [2]float64{1.88, 2.08}, 0.9, 2000, 1))
@@ -128,5 +130,26 @@ func TestPrecisionWithoutInterval(t *testing.T) {
 	txt, _ := texts(t, Compare(a, b))
 	if want := "B precision: no interval of the p95 at 2000 requests (asked ±2.00%: cannot be reached: the p95 is a miss)\n"; !strings.Contains(txt, want) {
 		t.Errorf("text lacks %q:\n%s", want, txt)
+	}
+}
+
+// TestUndecidedAtMaxRequests: when both sides are runs to a precision
+// that stopped at their --max-requests without meeting it, rerunning at a
+// finer --precision alone would stop there again: the advice says to
+// raise --max-requests beyond where they stopped. When either side met
+// its precision, or stopped short of its --max-requests, it does not.
+func TestUndecidedAtMaxRequests(t *testing.T) {
+	capped := sim.Precision{Asked: 0.01, Reached: 0.05, Requests: 64_000, MaxRequests: 64_000}
+	a := mustParse(t, withPrecision(t, runReport(2.0, [2]float64{1.9, 2.1}, 0.9, 64_000, 1), capped))
+	b := mustParse(t, withPrecision(t, runReport(1.824, [2]float64{1.724, 1.924}, 0.9, 64_000, 1), capped))
+	txt, _ := texts(t, Compare(a, b))
+	if want := "chat: p95 not significant at 64000 requests: to decide a change of 8.8%, rerun each side with `hedgesim run --precision 0.044 --max-requests N`, N above 64000: both runs stopped at their --max-requests (each side's interval within ±4.4%, half the change)"; !strings.Contains(txt, want) {
+		t.Errorf("text lacks %q:\n%s", want, txt)
+	}
+	short := capped
+	short.Requests, short.Met, short.Reached = 16_000, true, 0.009
+	b = mustParse(t, withPrecision(t, runReport(1.824, [2]float64{1.724, 1.924}, 0.9, 16_000, 1), short))
+	if txt, _ := texts(t, Compare(a, b)); strings.Contains(txt, "--max-requests N") || !strings.Contains(txt, "`hedgesim run --precision 0.044`") {
+		t.Errorf("B met its precision at 16000 requests, yet:\n%s", txt)
 	}
 }

@@ -85,18 +85,18 @@ func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 	for _, n := range c.OnlyB {
 		fmt.Fprintf(ew, "class %s is only in B\n", n)
 	}
-	fmt.Fprintln(ew, "\nlatency: time to a usable answer (a request without one by its deadline is a miss, +∞: printed miss). ~: not significant")
+	// Each note is one line, which the terminal's fitting (textfit.Wrap)
+	// wraps with an indent.
+	tests := "(p95/p99: 95% intervals overlap; answered: two-proportion z test at 5%); ?: too few requests for an interval."
 	if overlapTested(c) {
-		fmt.Fprintln(ew, "(p95/p99: 95% intervals overlap; answered: two-proportion z test at 5%, or, where requests interact and the runs are not paired, the reports' 95% intervals overlap); ?: too few requests for an interval.")
-	} else {
-		fmt.Fprintln(ew, "(p95/p99: 95% intervals overlap; answered: two-proportion z test at 5%); ?: too few requests for an interval.")
+		tests = "(p95/p99: 95% intervals overlap; answered: two-proportion z test at 5%, or, where requests interact and the runs are not paired, the reports' 95% intervals overlap); ?: too few requests for an interval."
 	}
+	fmt.Fprintln(ew, "\nlatency: time to a usable answer (a request without one by its deadline is a miss, +∞: printed miss). ~: not significant "+tests)
 	if n := pairedCount(c); n > 0 {
-		fmt.Fprintf(ew, "Where requests interact, %s marked instead by the paired difference B − A over the runs' common batches\n", plural(n, "figure is", "figures are"))
-		fmt.Fprintln(ew, "(its 95% interval over batches of arrivals after both warm-up cuts, listed under the table; ~ when it holds 0).")
+		fmt.Fprintf(ew, "Where requests interact, %s marked instead by the paired difference B − A over the runs' common batches (its 95%% interval over batches of arrivals after both warm-up cuts, listed under the table; ~ when it holds 0).\n", plural(n, "figure is", "figures are"))
 	}
 	if c.Unpaired != "" {
-		fmt.Fprintf(ew, "Not paired by batches although requests interact: %s; the percentiles keep the overlap test, the shares are judged by the overlap of the reports' batched intervals.\n", c.Unpaired)
+		fmt.Fprintf(ew, "Not paired by batches although requests interact: %s; the percentiles keep the overlap test, the shares are judged by the overlap of the reports' own intervals (batched where requests interact).\n", c.Unpaired)
 	}
 	marks := "the marks are conservative"
 	if pairedCount(c) > 0 {
@@ -106,14 +106,8 @@ func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 	case !c.CommonRandomNumbers():
 	case slices.Equal(c.A.Overrides, c.B.Overrides):
 		fmt.Fprintf(ew, "Both runs are of the same scenario with the same seed (common random numbers): %s.\n", marks)
-	case pairedCount(c) > 0:
-		fmt.Fprintln(ew, "Both runs are of the same scenario file with the same seed, and different what-if overrides: request i draws the same")
-		fmt.Fprintln(ew, "numbers in both (common random numbers), so the paired marks gain from it and the others are conservative; overrides")
-		fmt.Fprintln(ew, "of the traffic (rate, requests, shares) change which request meets which conditions, and the runs are then less alike.")
 	default:
-		fmt.Fprintln(ew, "Both runs are of the same scenario file with the same seed, and different what-if overrides: request i draws the same")
-		fmt.Fprintln(ew, "numbers in both (common random numbers), so the marks are conservative; overrides of the traffic (rate, requests, shares)")
-		fmt.Fprintln(ew, "change which request meets which conditions, and the runs are then less alike.")
+		fmt.Fprintf(ew, "Both runs are of the same scenario file with the same seed, and different what-if overrides: request i draws the same numbers in both (common random numbers), so %s; overrides of the traffic (rate, requests, shares) change which request meets which conditions, and the runs are then less alike.\n", marks)
 	}
 	return ew.err
 }
@@ -136,6 +130,9 @@ func orDash(s string) string {
 }
 
 func value(metric string, x float64) string {
+	if math.IsNaN(x) {
+		return "-" // a class without requests
+	}
 	switch metric {
 	case "answered", "checked", "degraded", "met", "rescued", "harmed":
 		return fmt.Sprintf("%.2f%%", 100*x)
@@ -214,6 +211,8 @@ func diffCI(d Delta) string {
 func change(d Delta) string {
 	var s string
 	switch {
+	case math.IsNaN(d.A) || math.IsNaN(d.B):
+		return "-" // a side without requests
 	case isShare(d.Metric):
 		s = fmt.Sprintf("%+.2f pt", d.Change)
 		if s == "-0.00 pt" {
@@ -336,7 +335,7 @@ func (c *Comparison) WriteJSON(w io.Writer, nameA, nameB string) error {
 				iv := [2]*float64{finite(d.DiffCI[0]), finite(d.DiffCI[1])}
 				jd.Test, jd.DiffCI, jd.Batches = "paired_batches", &iv, d.PairedBatches
 			}
-			if p, err := strconv.ParseFloat(sim.PrecisionFor(d.Change), 64); err == nil && d.Metric == "p95" && d.Mark == Same {
+			if p, err := strconv.ParseFloat(decidePrecision(d.Change), 64); err == nil && d.Metric == "p95" && d.Mark == Same {
 				jr.DecideP95 = &p
 			}
 			if sideCIs(d) {

@@ -57,6 +57,9 @@ type RoutingOption struct {
 	// when it is a miss) with its confidence interval.
 	Latency float64    `json:"-"`
 	CI      [2]float64 `json:"-"`
+	// CIOK reports whether CI is a real order-statistic interval
+	// (Candidate.CIOK); false when the requests were too few for one.
+	CIOK bool `json:"latency_ci95_ok"`
 	// AddedCostPct is the cost per request relative to the configured
 	// balancer's no-hedging candidate, in percent; CostPer1kUSD and
 	// AttemptsPerRequest as in Candidate.
@@ -153,7 +156,7 @@ func routing(cfg *sim.Config, s Settings, opt Options, rep *Report, kept map[str
 			}
 			for _, cand := range cands {
 				o := RoutingOption{Balancer: name, Configured: j == 0, Policy: cand.Label, Hedged: cand.Hedging,
-					Latency: cand.Q(p), CI: cand.CI(p), CostPer1kUSD: cand.CostPer1kUSD,
+					Latency: cand.Q(p), CI: cand.CI(p), CIOK: cand.CIOK(p), CostPer1kUSD: cand.CostPer1kUSD,
 					AttemptsPerRequest: cand.AttemptsPerRequest, AnsweredShare: cand.AnsweredShare}
 				o.AddedCostPct = relCost(cr.CostBasis, cand, base)
 				o.LatencyJSON, o.CIJSON = finitePtr(o.Latency), [2]*float64{finitePtr(o.CI[0]), finitePtr(o.CI[1])}
@@ -189,8 +192,10 @@ func finitePtr(x float64) *float64 {
 // routingVerdict says whether another balancer without hedging is
 // significantly faster, at the percentile p, than the configured
 // balancer's best option (its pick when it hedges) at no more cost: its
-// interval lies wholly below the other's. The fastest such balancer is
-// named.
+// interval lies wholly below the other's, both intervals being real
+// order-statistic intervals (CIOK). The fastest such balancer is named.
+// When intervals lie apart only with an interval that is not ok on
+// either side, the verdict says the requests were too few to tell.
 func routingVerdict(rc *RoutingClass, p float64) string {
 	var conf *RoutingOption
 	for i := range rc.Options {
@@ -198,22 +203,32 @@ func routingVerdict(rc *RoutingClass, p float64) string {
 			conf = o // the last: the pick when it hedges
 		}
 	}
-	var best *RoutingOption
+	var best, untold *RoutingOption
 	for i := range rc.Options {
 		o := &rc.Options[i]
 		if o.Configured || o.Hedged || o.AddedCostPct > conf.AddedCostPct || !(o.CI[1] < conf.CI[0]) {
+			continue
+		}
+		if !o.CIOK || !conf.CIOK {
+			if untold == nil || o.Latency < untold.Latency {
+				untold = o
+			}
 			continue
 		}
 		if best == nil || o.Latency < best.Latency {
 			best = o
 		}
 	}
-	if best == nil {
-		return ""
-	}
 	with := "without hedging"
 	if conf.Hedged {
 		with = fmt.Sprintf("with hedging (its pick %s, %s added cost)", conf.Policy, signedPct(conf.AddedCostPct))
+	}
+	if best == nil {
+		if untold == nil {
+			return ""
+		}
+		return fmt.Sprintf("%s without hedging looks faster than %s %s: p%g %s against %s, but too few requests to tell (an interval is not a 95%% interval, so the two are not apart)",
+			untold.Balancer, orNone(rc.Configured), with, 100*p, fsec(untold.Latency), fsec(conf.Latency))
 	}
 	return fmt.Sprintf("%s without hedging beats %s %s: p%g %s against %s (intervals apart), at %s added cost",
 		best.Balancer, orNone(rc.Configured), with, 100*p, fsec(best.Latency), fsec(conf.Latency), signedPct(best.AddedCostPct))

@@ -24,13 +24,15 @@ does; for a class whose requests interact (a queue, a limit, a pool) in
 two run reports of the same requests and seed, p50/p95/p99, answered and
 cost are marked by their paired difference over batches of arrivals
 instead, listed under the table ("?" when the batches are too short for a
-percentile; runs of other requests or seeds are not paired, and a note
-says why: their answered, checked and degraded shares are then judged by
-the overlap of the reports' batched intervals), and the hedged share
-carries no test. compare simulates nothing and has no --precision: a
+percentile; runs of other requests or seeds, a side whose requests do
+not interact and optimize reports are not paired, and a note says why:
+their answered, checked and degraded shares, and an optimize pick's met
+share, are then judged by the overlap of the reports' own intervals,
+batched where requests interact), and the hedged share carries no test. compare simulates nothing and has no --precision: a
 report made with --precision has its precision stated (requests, half-width
 reached, met), and a p95 left "~" or "?" says how to decide it (rerun each
-side with 'run --precision P'). Autoscaled pools' replica costs, which no class's cost
+side with 'run --precision P', P half the change). A class without
+requests on a side shows "-" there. Autoscaled pools' replica costs, which no class's cost
 counts, are listed per pool. An optimize report contributes each class's
 pick. Exit status 0 when both
 reports could be read, whatever the differences; 2 when a report is not
