@@ -70,7 +70,10 @@ func (pf *precisionFlags) checkAtMost(requests int, most int64, limit string) er
 		pf.max.v = max(pf.max.v, int64(requests))
 		return nil
 	}
-	if pf.max.v < int64(requests) || pf.max.v > most {
+	if int64(requests) > most && pf.max.v != int64(requests) {
+		return usageError{err: fmt.Errorf("--max-requests %d: the run's %d requests already exceed %s, so --precision cannot double them: leave --max-requests out", pf.max.v, requests, limit)}
+	}
+	if pf.max.v < int64(requests) || pf.max.v > max(most, int64(requests)) {
 		return usageError{err: fmt.Errorf("--max-requests %d: must be in [%d, %d]: at least the run's requests, at most %s", pf.max.v, requests, most, limit)}
 	}
 	return nil

@@ -614,3 +614,31 @@ func sameReports(t *testing.T, what string, reps [2]*sim.Report) {
 		t.Errorf("%s's report differs from the one simulated again:\n%s\nwant\n%s", what, out[0].Bytes(), out[1].Bytes())
 	}
 }
+
+// TestMaxRequestsBeyondTheLimit checks that --max-requests, when the run's
+// requests already reach the most allowed (a replayed trace's arrivals),
+// gets an error that a value can satisfy, not a range whose low end is
+// above its high end.
+func TestMaxRequestsBeyondTheLimit(t *testing.T) {
+	for _, tc := range []struct {
+		max  int64
+		want string // "" for no error
+	}{
+		{1767, "the run's 2000 requests already exceed the 1767 arrivals"},
+		{5000, "the run's 2000 requests already exceed the 1767 arrivals"},
+		{2000, ""},
+	} {
+		pf := &precisionFlags{}
+		pf.p = floatFlag{v: 0.05, set: true}
+		pf.max = intFlag{v: tc.max, set: true}
+		err := pf.checkAtMost(2000, 1767, "the 1767 arrivals of the replayed trace")
+		switch {
+		case tc.want == "" && err != nil:
+			t.Errorf("--max-requests %d: %v; want no error", tc.max, err)
+		case tc.want != "" && (err == nil || !strings.Contains(err.Error(), tc.want)):
+			t.Errorf("--max-requests %d: %v; want an error saying %q", tc.max, err, tc.want)
+		case tc.want != "" && strings.Contains(err.Error(), "must be in [2000, 1767]"):
+			t.Errorf("--max-requests %d: %v: a range no value satisfies", tc.max, err)
+		}
+	}
+}
