@@ -288,7 +288,8 @@ func Parse(data []byte) (*Report, error) {
 // answered share outside [0, 1], a cost that is negative or not finite,
 // percentiles that are negative, NaN or out of order (p50 ≤ p95 ≤ p99), or
 // a confidence interval (when the report calls it valid) that is reversed
-// or does not hold its percentile, per_batch figures no run writes
+// or does not hold its percentile, a share's interval (answered, met) that
+// is reversed or leaves [0, 1], per_batch figures no run writes
 // (checkPerBatch), or a precision object no run to a precision writes
 // (checkPrecision). Each problem names the class and the
 // JSON field; all are returned together.
@@ -373,6 +374,15 @@ func (r *Report) check() error {
 			if !(ci.iv[0] >= 0 && ci.iv[0] <= ci.p && ci.p <= ci.iv[1]) {
 				bad(r.field("latency_s")+"."+ci.name, "[%s, %s] does not hold its percentile %s (want low ≤ percentile ≤ high, low ≥ 0)",
 					fmtSec(ci.iv[0]), fmtSec(ci.iv[1]), fmtSec(ci.p))
+			}
+		}
+		for _, sh := range []struct {
+			name string
+			iv   *[2]float64
+		}{{"answered_share_ci95", c.answeredCI}, {"met_share_ci95", c.metCI}} {
+			const eps = 1e-9 // rounding of a clipped or Wilson bound
+			if iv := sh.iv; iv != nil && !(iv[0] >= -eps && iv[0] <= iv[1] && iv[1] <= 1+eps) {
+				bad(r.field(sh.name), "[%g, %g]; want low ≤ high, both shares in [0, 1]", iv[0], iv[1])
 			}
 		}
 		if c.perBatch != nil {

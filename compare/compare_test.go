@@ -270,6 +270,8 @@ func TestParseRejectsInconsistentFigures(t *testing.T) {
 		{`"answered_share": 1, "cost_per_1k_usd": {"total": 1}`, "requests: missing or null"},
 		{`"requests": 0, "answered": 0, "answered_share": 0, "cost_per_1k_usd": {"total": 0}`, "requests: 0, yet the class has figures"},
 		{`"requests": 100, "answered": -1, "answered_share": 0, "cost_per_1k_usd": {"total": 0}`, "answered: -1; want a count ≥ 0"},
+		{`"requests": 100, "answered": 100, "answered_share": 1, "answered_share_ci95": [1.2, 0.5], "cost_per_1k_usd": {"total": 1}`, "answered_share_ci95: [1.2, 0.5]; want low ≤ high, both shares in [0, 1]"},
+		{`"requests": 100, "answered": 100, "answered_share": 1, "answered_share_ci95": [-0.1, 0.3], "cost_per_1k_usd": {"total": 1}`, "answered_share_ci95: [-0.1, 0.3]; want low ≤ high"},
 	} {
 		_, err := Parse(class(tt.fields))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
