@@ -9,7 +9,7 @@ import (
 
 // TestCompareEmptyClasses: reports of runs too short to reach every class
 // — 3 requests of two-model-gateway, and 1 request of eval-black-hole run
-// to a precision — give the classes without requests figures of 0; compare
+// to a precision with --max-requests 1 — give the classes without requests figures of 0; compare
 // reads each against itself (exit 0), the empty classes' figures and
 // changes printed "-", with no advice to decide their p95.
 func TestCompareEmptyClasses(t *testing.T) {
@@ -21,7 +21,7 @@ func TestCompareEmptyClasses(t *testing.T) {
 		empty string
 	}{
 		{"gateway.json", []string{"run", "--json", "--requests", "3", "two-model-gateway"}, "medium"},
-		{"black-hole.json", []string{"run", "--json", "--precision", "0.5", "--requests", "1", "eval-black-hole"}, "adaptive-cap"},
+		{"black-hole.json", []string{"run", "--json", "--precision", "0.5", "--requests", "1", "--max-requests", "1", "eval-black-hole"}, "adaptive-cap"},
 	} {
 		code, out, errOut := hedgesim(t, tc.args...)
 		if code != 0 {
