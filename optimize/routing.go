@@ -264,8 +264,8 @@ func (r *Report) writeRouting(w io.Writer) {
 			if o.Configured {
 				name += " (configured)"
 			}
-			fmt.Fprintf(tw, "    %s\t%s\t%s\t[%s, %s]\t%.1f%%\t%.3f\t%s\n", name, policy, fsec(o.Latency),
-				fsec(o.CI[0]), fsec(o.CI[1]), 100*o.AnsweredShare, o.AttemptsPerRequest, signedPct(o.AddedCostPct))
+			fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t%.1f%%\t%.3f\t%s\n", name, policy, fsec(o.Latency),
+				interval(o.CI, o.CIOK), 100*o.AnsweredShare, o.AttemptsPerRequest, signedPct(o.AddedCostPct))
 		}
 		tw.Flush()
 		if rc.Verdict != "" {

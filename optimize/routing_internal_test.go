@@ -33,3 +33,28 @@ func TestRoutingVerdictNeedsRealIntervals(t *testing.T) {
 		t.Errorf("overlapping intervals: verdict %q, want none", v)
 	}
 }
+
+// TestRoutingTableHidesMeaninglessIntervals: the routing table prints an
+// option's interval only when it is a real 95 % interval (CIOK), "n/a"
+// otherwise, as the candidates' table does — an interval flagged not ok
+// need not even hold its estimate (6.39 s against [6.69 s, 7.87 s]).
+func TestRoutingTableHidesMeaninglessIntervals(t *testing.T) {
+	r := &Report{Routing: &Routing{Balancers: []string{"latency_ewma"}, Classes: []RoutingClass{{Class: "c", Configured: "random", Percentile: 0.95, Options: []RoutingOption{
+		{Balancer: "random", Configured: true, Policy: "none", Latency: 6.39, CI: [2]float64{6.69, 7.87}, CIOK: false},
+		{Balancer: "latency_ewma", Policy: "none", Latency: 2.0, CI: [2]float64{1.9, 2.1}, CIOK: true},
+	}}}}}
+	var b strings.Builder
+	r.writeRouting(&b)
+	text := b.String()
+	for _, line := range strings.Split(text, "\n") {
+		switch {
+		case strings.Contains(line, "random (configured)") && (strings.Contains(line, "6.69") || !strings.Contains(line, "n/a")):
+			t.Errorf("configured row %q: want n/a for an interval not ok", line)
+		case strings.Contains(line, "latency_ewma ") && strings.Contains(line, "no hedging") && !strings.Contains(line, "["):
+			t.Errorf("latency_ewma row %q: want its real interval", line)
+		}
+	}
+	if !strings.Contains(text, "n/a") {
+		t.Errorf("no n/a in the routing table:\n%s", text)
+	}
+}
