@@ -574,6 +574,9 @@ type Delta struct {
 	// (the overlap of the two reports' own intervals, CIA and CIB, when
 	// either side's requests interact); "" for other figures.
 	Test string
+	// noInterval says, when Mark is Unknown for a percentile, which of A
+	// and B has too few requests for an interval.
+	noInterval [2]bool
 }
 
 // Tests of a share (Delta.Test).
@@ -650,8 +653,8 @@ func Compare(a, b *Report) *Comparison {
 		cb := b.Classes[j]
 		deltas := []Delta{
 			relative("p50", ca.P50, cb.P50),
-			interval("p95", ca.P95, cb.P95, ca.P95CI, cb.P95CI, ca.P95CIOK && cb.P95CIOK),
-			interval("p99", ca.P99, cb.P99, ca.P99CI, cb.P99CI, ca.P99CIOK && cb.P99CIOK),
+			interval("p95", ca.P95, cb.P95, ca.P95CI, cb.P95CI, ca.P95CIOK, cb.P95CIOK),
+			interval("p99", ca.P99, cb.P99, ca.P99CI, cb.P99CI, ca.P99CIOK, cb.P99CIOK),
 			proportion("answered", ca.AnsweredShare, cb.AnsweredShare, ca.Requests, cb.Requests),
 		}
 		if ca.HasHedging && cb.HasHedging {
@@ -663,7 +666,7 @@ func Compare(a, b *Report) *Comparison {
 		if pa, pb := ca.Pipeline, cb.Pipeline; pa != nil && pb != nil {
 			ea, eb := pa.EndToEnd, pb.EndToEnd
 			deltas = append(deltas,
-				interval("end-to-end p95", ea.P95, eb.P95, ea.P95CI95, eb.P95CI95, ea.P95CIOK && eb.P95CIOK),
+				interval("end-to-end p95", ea.P95, eb.P95, ea.P95CI95, eb.P95CI95, ea.P95CIOK, eb.P95CIOK),
 				proportion("checked", pa.CheckedShare, pb.CheckedShare, ca.Requests, cb.Requests),
 				proportion("degraded", pa.DegradedShare, pb.DegradedShare, ca.Requests, cb.Requests))
 		}
@@ -736,12 +739,15 @@ func relative(metric string, a, b float64) Delta {
 }
 
 // interval compares two percentiles by their confidence intervals:
-// disjoint intervals are a significant change.
-func interval(metric string, a, b float64, ciA, ciB [2]float64, ok bool) Delta {
+// disjoint intervals are a significant change; okA and okB say each side
+// has a real 95 % interval (Unknown, with the sides that lack one in
+// noInterval, otherwise).
+func interval(metric string, a, b float64, ciA, ciB [2]float64, okA, okB bool) Delta {
 	d := Delta{Metric: metric, A: a, B: b, Change: relChange(a, b), CIA: ciA, CIB: ciB}
 	switch {
-	case !ok:
+	case !okA || !okB:
 		d.Mark = Unknown
+		d.noInterval = [2]bool{!okA, !okB}
 	case ciA[1] < ciB[0] || ciB[1] < ciA[0]:
 		d.Mark = Significant
 	default:

@@ -101,8 +101,15 @@ func undecidedNote(c *Comparison, r Row) string {
 		at = fmt.Sprintf("at %d requests", r.RequestsA)
 	}
 	if d.Mark == Unknown {
+		rerun := rerunCommand(c.A.Kind, c.B.Kind, "--precision P")
+		switch d.noInterval {
+		case [2]bool{true, false}:
+			at, rerun = fmt.Sprintf("at %d requests in A", r.RequestsA), fmt.Sprintf("rerun A with `hedgesim %s --precision P`", c.A.Kind)
+		case [2]bool{false, true}:
+			at, rerun = fmt.Sprintf("at %d requests in B", r.RequestsB), fmt.Sprintf("rerun B with `hedgesim %s --precision P`", c.B.Kind)
+		}
 		return fmt.Sprintf("%s: p95 has too few requests for an interval %s: %s (it doubles the requests until the p95's interval is within ±P)",
-			r.Class, at, rerunCommand(c.A.Kind, c.B.Kind, "--precision P"))
+			r.Class, at, rerun)
 	}
 	p := decidePrecision(d.Change)
 	if p == "" {

@@ -82,7 +82,8 @@ func TestPrecisionStated(t *testing.T) {
 // it was left undecided and the --precision that decides its change (a
 // half-width of half of it, rounded down to two digits: 1 % → 0.005; 9 %
 // → 0.045; 8.8 % → 0.044), in text and JSON; "?" says to rerun with
-// --precision; a significant p95 says nothing.
+// --precision, naming the side without an interval when only one lacks
+// it; a significant p95 says nothing.
 func TestUndecidedSaysPrecision(t *testing.T) {
 	a := mustParse(t, runReport(2.0, [2]float64{1.9, 2.1}, 0.9, 2000, 1))
 	for _, tt := range []struct {
@@ -107,9 +108,18 @@ func TestUndecidedSaysPrecision(t *testing.T) {
 			t.Errorf("JSON lacks %s:\n%s", tt.wantJS, js)
 		}
 	}
+	// "?" names the side without an interval, and only that side reruns.
 	few := mustParse(t, runReport(1.98, [2]float64{1.88, 2.08}, 0.9, 2000, 1))
 	few.Classes[0].P95CIOK = false
 	txt, _ := texts(t, Compare(a, few))
+	if want := "chat: p95 has too few requests for an interval at 2000 requests in B: rerun B with `hedgesim run --precision P`"; !strings.Contains(txt, want) {
+		t.Errorf("text lacks %q:\n%s", want, txt)
+	}
+	txt, _ = texts(t, Compare(few, a))
+	if want := "chat: p95 has too few requests for an interval at 2000 requests in A: rerun A with `hedgesim run --precision P`"; !strings.Contains(txt, want) {
+		t.Errorf("text lacks %q:\n%s", want, txt)
+	}
+	txt, _ = texts(t, Compare(few, few))
 	if want := "chat: p95 has too few requests for an interval at 2000 requests: rerun each side with `hedgesim run --precision P`"; !strings.Contains(txt, want) {
 		t.Errorf("text lacks %q:\n%s", want, txt)
 	}
