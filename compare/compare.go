@@ -255,7 +255,7 @@ func Parse(data []byte) (*Report, error) {
 		Classes              json.RawMessage `json:"classes"`
 	}
 	if err := json.Unmarshal(data, &probe); err != nil {
-		return nil, fmt.Errorf("not a hedgesim JSON report: %w", err)
+		return nil, fmt.Errorf("not a hedgesim JSON report: %w", jsonError(err))
 	}
 	if probe.Classes == nil {
 		return nil, errors.New(`not a hedgesim JSON report: no "classes" field; want the JSON of hedgesim run --json or optimize --json`)
@@ -420,7 +420,7 @@ func fmtSec(v float64) string {
 func parseRun(data []byte) (*Report, error) {
 	var in runJSON
 	if err := json.Unmarshal(data, &in); err != nil {
-		return nil, fmt.Errorf("run report: %w", err)
+		return nil, fmt.Errorf("run report: %w", jsonError(err))
 	}
 	r := &Report{Kind: Run, Scenario: in.Scenario, ScenarioSHA256: in.SHA256, Seed: in.Seed, Requests: in.Requests, Overrides: in.Overrides}
 	var pools runPoolsJSON
@@ -465,7 +465,7 @@ func parseRun(data []byte) (*Report, error) {
 func parseOptimize(data []byte) (*Report, error) {
 	var in optimizeJSON
 	if err := json.Unmarshal(data, &in); err != nil {
-		return nil, fmt.Errorf("optimize report: %w", err)
+		return nil, fmt.Errorf("optimize report: %w", jsonError(err))
 	}
 	r := &Report{Kind: Optimize, Scenario: in.Scenario, ScenarioSHA256: in.SHA256, Seed: in.Seed, Overrides: in.Overrides}
 	for _, c := range in.Classes {
