@@ -90,6 +90,9 @@ func TestChangedUnder(t *testing.T) {
 func TestBalancerSweepsSkipOnlyWhatRoutingIgnores(t *testing.T) {
 	cfg, s := fourPools()
 	s.Requests, s.CheckRequests = 3000, 0
+	if testing.Short() {
+		s.Requests = 1000 // byte identity, not a statistic: any size checks it
+	}
 	s.Balancers = []sim.Balancer{sim.PowerOfTwo, sim.LatencyEWMA, sim.LeastOutstanding}
 	report := func(every bool) []byte {
 		sweepEveryClass = every
@@ -185,6 +188,9 @@ func TestFormOfFindsSameClasses(t *testing.T) {
 func TestBalancerSweepsShareSameClasses(t *testing.T) {
 	cfg, s := fourPools()
 	s.Requests, s.CheckRequests = 3000, 0
+	if testing.Short() {
+		s.Requests = 1000 // byte identity, not a statistic: any size checks it
+	}
 	s.Balancers = []sim.Balancer{sim.PowerOfTwo, sim.LatencyEWMA, sim.LeastOutstanding, sim.RoundRobin}
 	report := func(share bool) []byte {
 		shareNoClasses = !share
