@@ -220,6 +220,9 @@ func (e *engine) run() {
 		if len(e.soon) > 0 { // due at 0, scheduled before the first event
 			e.handleSoon()
 		}
+		if e.holding { // held among them (fork.go): the first clients' sends
+			break
+		}
 		for ev := e.pop(); ev != nil; ev = e.pop() {
 			e.now = ev.at
 			e.handle(ev)
