@@ -87,7 +87,8 @@ func GrowWithBaseline(ctx context.Context, cfg *Config, workers int) (hedged, ba
 // by forking (fork.go); its results are RunWithBaseline's for the
 // configuration with that many requests, field for field
 // (TestGrowthForksMatchFreshRuns). Other interacting runs have no
-// Growth (g nil).
+// Growth (g nil). A replayed trace caps most at its arrivals. Each Extend
+// runs under its own ctx.
 func GrowWithBaselineTo(ctx context.Context, cfg *Config, workers, most int) (hedged, base *Result, g *Growth, err error) {
 	if err := ctx.Err(); err != nil {
 		return nil, nil, nil, err
@@ -98,6 +99,9 @@ func GrowWithBaselineTo(ctx context.Context, cfg *Config, workers, most int) (he
 	bcfg := WithoutHedging(cfg)
 	if cfg.Pair != nil || (cfg.independent() && bcfg.independent()) {
 		return GrowWithBaseline(ctx, cfg, workers)
+	}
+	if tr := cfg.Arrivals.Trace; cfg.Arrivals.Process == Replay && tr != nil {
+		most = min(most, len(tr.Arrivals)) // a replayed trace has no arrival after its last
 	}
 	top := int64(cfg.Requests)
 	for top > 0 && 2*top <= int64(most) {
@@ -296,6 +300,9 @@ func (g *Growth) extendGrown(ctx context.Context, n, requests, workers int) (hed
 		return nil, nil, err
 	}
 	if _, ok := doublings(n, requests); ok && !g.fresh && int64(requests) <= g.grown[0].end {
+		for _, e := range g.grown {
+			e.stop = &stopper{ctx: ctx} // this call's: forks share it (fork.go)
+		}
 		if hedged, base, err = g.grow(int64(requests), true); err != nil {
 			return nil, nil, err
 		}

@@ -28,8 +28,10 @@ import (
 // doubled j times): it holds (engine.pauseAt) right after the event that
 // starts request n/2 − 1 and every n·2ʲ − 1 below most, where it records
 // the load marks, and at a count asked for it forks: the fork is a deep
-// copy of the engine (github.com/huandu/go-clone, with the configuration
-// and the read-only tables shared) that drops the arrival of request n·2ʲ
+// copy of the engine (github.com/huandu/go-clone, with the *Config and
+// the ziggurat tables shared; the samplers and the configuration's
+// sub-objects the engine points to are copied too, but not the levels
+// ahead, which are the original's alone) that drops the arrival of request n·2ʲ
 // scheduled by the event it held after, takes the marks and closed-loop
 // meters the run of n·2ʲ would have, and drains as that run does; the
 // original goes on. The events due at the same time that were still to be
@@ -43,7 +45,7 @@ import (
 // ahead and added to in the same order as in a run of that count.
 //
 // A fork briefly holds the state of the run twice (the latencies kept, 4
-// to 6 bytes per request, and the requests in flight). Runs that record or
+// to 6 bytes per request, the requests in flight, the samplers' tables). Runs that record or
 // compare met bits (Config.Pair, whose bits are sized for the planned
 // count) and pipelines whose calls are independent (run on the lane, not
 // the event loop) are not grown: their runs to a precision simulate again
@@ -354,8 +356,9 @@ func (e *engine) growTo(target int64, started bool) *engine {
 	}
 }
 
-// forkCloner copies an engine deeply, sharing its configuration and
-// read-only tables, and keeping pointers that alias one another aliased.
+// forkCloner copies an engine deeply, sharing its *Config, its ziggurat
+// tables and its stopper, and keeping pointers that alias one another
+// aliased.
 var forkCloner = func() clone.Cloner {
 	a := clone.NewAllocator(nil, nil)
 	for _, t := range []any{(*Config)(nil), (*ziggurat)(nil), (*zigguratN)(nil), (*stopper)(nil)} {
@@ -368,8 +371,11 @@ var forkCloner = func() clone.Cloner {
 // the run of p requests: its arrivals end at p, it has the marks and
 // closed-loop meters of that run, and it no longer grows.
 func (e *engine) fork(p int64) *engine {
+	g := e.grow
+	e.grow = nil // the levels ahead are the original's alone: not copied
 	f := forkCloner.CloneSlowly(e).(*engine)
-	f.grow, f.pauseAt, f.end = nil, -1, p
+	e.grow = g
+	f.pauseAt, f.end = -1, p
 	f.soon = append(slices.Clone(e.grow.soon), f.soon...)
 	if e.grow.arrival {
 		f.arrivalDue = false // the arrival of request p, which the run of p never schedules

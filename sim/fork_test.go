@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"testing"
+	"time"
 
 	"github.com/hedgesim/hedgesim/scenario"
 	"github.com/hedgesim/hedgesim/scenarios"
@@ -300,5 +301,74 @@ func TestGrowthForksMatchFreshRunsInTest(t *testing.T) {
 				t.Errorf("%s: simulated again from the start; want grown", name)
 			}
 		})
+	}
+}
+
+// TestGrowthHoldsAmongTheFirstSends: a run whose first hold (at half its
+// 8 requests) comes before its 8 closed-loop clients without think time
+// have all sent holds among the clients' first
+// sends, all due at 0 (handled before the event loop's first pop), and its
+// fork is still the run of that many requests.
+func TestGrowthHoldsAmongTheFirstSends(t *testing.T) {
+	sc, err := scenario.Parse("closed-loop-no-think.toml", []byte(growConfigs["closed-loop-no-think"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c := sc.Config.Classes[0].Clients; c <= 8/2 {
+		t.Fatalf("%d clients: want more than the first hold, at 4 requests", c)
+	}
+	if !checkGrowth(t, "closed-loop-no-think", sc.Config, 8) {
+		t.Error("simulated again from the start; want grown")
+	}
+}
+
+// TestGrowthStopsAtTheTrace: a replayed trace of 100 arrivals asked to
+// grow to 400 requests grows no further than its arrivals (no growth at
+// all: 100 is already all of them), rather than reading past its end.
+func TestGrowthStopsAtTheTrace(t *testing.T) {
+	sc, err := scenario.Parse("mm1.toml", []byte(growConfigs["mm1"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sc.Config
+	cfg.Requests = 100
+	tr := &sim.Trace{}
+	for i := range 100 {
+		tr.Arrivals = append(tr.Arrivals, time.Duration(i)*time.Second)
+	}
+	cfg.Arrivals = sim.Arrivals{Process: sim.Replay, Trace: tr}
+	hedged, _, g, err := sim.GrowWithBaselineTo(context.Background(), &cfg, 1, 400)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if g != nil || hedged.Overall.Requests != 100 {
+		t.Errorf("growth %v, %d requests; want none beyond the trace's 100 arrivals", g != nil, hedged.Overall.Requests)
+	}
+}
+
+// TestGrowthExtendsUnderItsOwnContext: each Extend runs under the context
+// it is given, not the first call's: a growth begun under a context since
+// cancelled still extends under a live one, and an Extend under a
+// cancelled context stops.
+func TestGrowthExtendsUnderItsOwnContext(t *testing.T) {
+	sc, err := scenario.Parse("mm1.toml", []byte(growConfigs["mm1"]))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := sc.Config
+	cfg.Requests = 200
+	first, cancel := context.WithCancel(context.Background())
+	_, _, g, err := sim.GrowWithBaselineTo(first, &cfg, 1, 800)
+	if err != nil || g == nil {
+		t.Fatalf("growth %v, %v; want one", g != nil, err)
+	}
+	cancel()
+	if _, _, err := g.Extend(context.Background(), 400, 1); err != nil {
+		t.Errorf("Extend under a live context after the first was cancelled: %v", err)
+	}
+	done, stop := context.WithCancel(context.Background())
+	stop()
+	if _, _, err := g.Extend(done, 800, 1); err == nil {
+		t.Error("Extend under a cancelled context: no error")
 	}
 }
