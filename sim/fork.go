@@ -443,6 +443,9 @@ func (e *engine) nextStage() {
 	for i := range e.slots { // requests in flight keep their arrival section (request.sec)
 		e.slots[i].sec >>= 1
 	}
+	for i := range e.pipes { // and so do pipeline requests (pipeState.sec)
+		e.pipes[i].sec >>= 1
+	}
 	e.costs.coarsen(1)
 	e.load = g.load[0]
 	g.levels, g.bill, g.load, g.step = g.levels[1:], g.bill[1:], g.load[1:], g.step[1:]

@@ -22,6 +22,10 @@ type pipeState struct {
 	class   int32
 	id      int64
 	arrival time.Duration
+	// sec is the request's arrival section (engine.section), kept so that
+	// its calls and its end need no division each; a growing run halves it
+	// at each stage (nextStage), as it does a request slot's.
+	sec uint16
 	// in and out are the token counts the arrival drew for the first call
 	// (the first step's distributions, or the replayed trace's counts).
 	in, out float64
@@ -65,8 +69,12 @@ type deferredCall struct {
 // pipeClass is what the engine knows of a pipeline class: its steps'
 // classes and what its requests did, beyond classStats.
 type pipeClass struct {
-	pl          *Pipeline
-	firstStep   int32   // class index of its step 0
+	pl        *Pipeline
+	firstStep int32 // class index of its step 0
+	// steps and stages are pl's steps and stages as the driver reads
+	// them, without pointers to follow (pipeStep, pipeStage).
+	steps       []pipeStep
+	stages      []pipeStage
 	base        []int   // per step: its first call instance
 	stageStarts []int   // per step: the stage it belongs to
 	degraded    []int64 // per step: requests in which a call of it failed open
@@ -90,6 +98,26 @@ type pipeClass struct {
 	// section of its pipeline requests, step s's section k at
 	// [s·numSections+k] (allocated when the first call bills).
 	stepBill []float64
+}
+
+// pipeStep is what the driver reads of a step of a pipeline class.
+type pipeStep struct {
+	class    int32         // the step's class index
+	fanOut   int32         // Step.FanOut
+	base     int32         // its first call instance
+	repeat   bool          // Step.Repeat is set
+	failOpen bool          // its calls fail open (Call.OnTimeout)
+	visible  bool          // Step.Visible
+	inputs   bool          // Step.InputFrom is not empty
+	deadline time.Duration // its class's per-call deadline, 0 for none
+}
+
+// pipeStage is what the driver reads of a stage of a pipeline class: its
+// steps first ≤ s < end (consecutive, Stage.Steps), its calls at once and
+// the calls it needs done (Stage.Need, or all).
+type pipeStage struct {
+	first, end   int
+	ncalls, need int
 }
 
 // setupPipelines prepares the driver for the pipeline classes of e.cfg,
@@ -118,6 +146,27 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 			for _, s := range st.Steps {
 				pc.stageStarts[s] = g
 			}
+		}
+		pc.steps = make([]pipeStep, len(pl.Steps))
+		for s := range pl.Steps {
+			step := &pl.Steps[s]
+			pc.steps[s] = pipeStep{
+				class: int32(steps[c] + s), fanOut: int32(step.FanOut), base: int32(pc.base[s]),
+				repeat: step.Repeat != nil, failOpen: step.Call.OnTimeout == FailOpen,
+				visible: step.Visible, inputs: len(step.InputFrom) > 0,
+				deadline: e.cfg.Classes[steps[c]+s].Deadline,
+			}
+		}
+		pc.stages = make([]pipeStage, len(pl.Stages))
+		for g, st := range pl.Stages {
+			ps := pipeStage{first: st.Steps[0], end: st.Steps[len(st.Steps)-1] + 1, need: st.Need}
+			for _, s := range st.Steps {
+				ps.ncalls += pl.Steps[s].FanOut
+			}
+			if ps.need == 0 {
+				ps.need = ps.ncalls
+			}
+			pc.stages[g] = ps
 		}
 		pc.degraded = make([]int64, len(pl.Steps))
 		pc.cut = make([]int64, len(pl.Steps))
@@ -186,6 +235,7 @@ func (e *engine) startPipeline(slot int32, r *request) {
 func (e *engine) resetPipe(p *pipeState, c int32, id int64, arrival time.Duration, in, out float64) {
 	steps := len(e.pipeOf[c].pl.Steps)
 	p.class, p.id, p.arrival, p.in, p.out = c, id, arrival, in, out
+	p.sec = e.section(id)
 	p.stage, p.ended, p.degraded, p.visible, p.hedged = 0, false, 0, -1, false
 	p.openFail = outNone
 	p.tok = resized(p.tok, 2*steps)
@@ -212,19 +262,15 @@ func resized[T any](x []T, n int) []T {
 func (e *engine) startStage(ps int32) {
 	p := &e.pipes[ps]
 	pc := e.pipeOf[p.class]
-	st := &pc.pl.Stages[p.stage]
+	st := pc.stages[p.stage]
 	p.start, p.iter, p.iters = e.now, 0, 1
-	p.ncalls = 0
-	for _, s := range st.Steps {
-		p.ncalls += pc.pl.Steps[s].FanOut
-		p.stepEnd[s] = -1
+	p.ncalls, p.need = st.ncalls, st.need
+	stepEnd := p.stepEnd[st.first:st.end]
+	for i := range stepEnd {
+		stepEnd[i] = -1
 	}
-	p.need = st.Need
-	if p.need == 0 {
-		p.need = p.ncalls
-	}
-	if s0 := &pc.pl.Steps[st.Steps[0]]; s0.Repeat != nil {
-		p.iters = e.repeats(p.id, st.Steps[0], s0)
+	if pc.steps[st.first].repeat {
+		p.iters = e.repeats(p.id, st.first, &pc.pl.Steps[st.first])
 	}
 	e.startCalls(ps)
 }
@@ -235,10 +281,12 @@ func (e *engine) startCalls(ps int32) {
 	p := &e.pipes[ps]
 	pc := e.pipeOf[p.class]
 	p.done, p.failed, p.fail = 0, 0, outNone
-	for _, s := range pc.pl.Stages[p.stage].Steps {
-		p.left[s] = pc.pl.Steps[s].FanOut
-		for j := 0; j < pc.pl.Steps[s].FanOut; j++ {
-			e.startCall(ps, s, p.iter*pc.pl.Steps[s].FanOut+j)
+	st := pc.stages[p.stage]
+	for s := st.first; s < st.end; s++ {
+		n := int(pc.steps[s].fanOut)
+		p.left[s] = n
+		for j := 0; j < n; j++ {
+			e.startCall(p, pc, ps, s, p.iter*n+j)
 		}
 	}
 }
@@ -248,9 +296,12 @@ func (e *engine) startCalls(ps int32) {
 // of its own — the pipeline's for the first call (so that a one-step
 // pipeline is exactly the one-call class), the pipeline's plus its
 // instance number above bit 32 for the others.
-func (e *engine) startCall(ps int32, s, j int) {
-	p := &e.pipes[ps]
-	c := e.pipeOf[p.class].firstStep + int32(s)
+//
+// p is &e.pipes[ps] and pc its class (e.pipes does not move while the
+// driver runs: only an arrival adds a pipeline slot).
+func (e *engine) startCall(p *pipeState, pc *pipeClass, ps int32, s, j int) {
+	st := &pc.steps[s]
+	c := st.class
 	slot := e.allocSlot()
 	r := &e.slots[slot]
 	e.callRequest(p, r, s, j)
@@ -258,7 +309,7 @@ func (e *engine) startCall(ps int32, s, j int) {
 	p.live = append(p.live, slot)
 	e.stats[c].requests++
 	e.classes[c].inflightReqs++
-	if d := e.cfg.Classes[c].Deadline; d > 0 {
+	if d := st.deadline; d > 0 {
 		e.scheduleIn(fifoIndex(c, chanDeadline), e.now+d, evDeadline, slot, r.gen, 0)
 	}
 	e.send(slot, r)
@@ -269,11 +320,11 @@ func (e *engine) startCall(ps int32, s, j int) {
 // tokens it reads and its iteration's growth), which it adds to p's.
 func (e *engine) callRequest(p *pipeState, r *request, s, j int) {
 	pc := e.pipeOf[p.class]
-	step := &pc.pl.Steps[s]
-	inst := pc.base[s] + j
+	ps := &pc.steps[s]
+	inst := int(ps.base) + j
 	id := p.id + int64(inst)<<32
-	c := pc.firstStep + int32(s)
-	r.reset(id, e.now, e.section(p.id))
+	c := ps.class
+	r.reset(id, e.now, p.sec)
 	r.class = c
 	if inst == 0 {
 		r.in, r.out = p.in, p.out
@@ -283,15 +334,17 @@ func (e *engine) callRequest(p *pipeState, r *request, s, j int) {
 		r.in = e.inputs[c].tokens(src)
 		r.out = e.outputs[c].tokens(src)
 	}
-	for _, ref := range step.InputFrom {
-		if ref.Output {
-			r.in += p.tok[2*ref.Step+1]
-		} else {
-			r.in += p.tok[2*ref.Step]
+	if ps.inputs {
+		for _, ref := range pc.pl.Steps[s].InputFrom {
+			if ref.Output {
+				r.in += p.tok[2*ref.Step+1]
+			} else {
+				r.in += p.tok[2*ref.Step]
+			}
 		}
 	}
-	if step.Repeat != nil {
-		r.in += float64(p.iter) * tokens(step.InputGrowth)
+	if ps.repeat {
+		r.in += float64(p.iter) * tokens(pc.pl.Steps[s].InputGrowth)
 	}
 	p.tok[2*s] += r.in
 	p.tok[2*s+1] += r.out
@@ -306,23 +359,26 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	s := int(r.pstep)
 	r.pipe = 0
 	p := &e.pipes[ps]
+	pc := e.pipeOf[p.class]
 	p.hedged = p.hedged || r.hedgedCopies > 0
-	if i := slices.Index(p.live, slot); i >= 0 {
-		p.live[i] = p.live[len(p.live)-1]
-		p.live = p.live[:len(p.live)-1]
+	if n := len(p.live) - 1; n >= 0 && p.live[n] == slot { // the commonest: the last started
+		p.live = p.live[:n]
+	} else if i := slices.Index(p.live, slot); i >= 0 {
+		p.live[i] = p.live[n]
+		p.live = p.live[:n]
 	}
 	// A call of the last stage ends the pipeline at its own end — its first
 	// token, under FirstToken — as a one-call class's request ends; a call
 	// of an earlier stage hands on once its answer is complete.
 	at := e.now
-	if pc := e.pipeOf[p.class]; r.doneAt > at && p.stage+1 < len(pc.pl.Stages) {
+	if r.doneAt > at && p.stage+1 < len(pc.stages) {
 		at = r.doneAt
 	}
 	// The first visible token is the first the user sees: of the first
 	// call of the visible step to end with an answer (ties: the first in
 	// the stage's order).
 	inst := int((r.id - p.id) >> 32)
-	if o == outOK && r.doneAt >= 0 && e.pipeOf[p.class].pl.Steps[s].Visible &&
+	if o == outOK && r.doneAt >= 0 && pc.steps[s].visible &&
 		(p.visible < 0 || p.visibleAt == e.now && inst < p.visibleInst) {
 		p.visible, p.visibleAt, p.visibleInst = r.firstAt, e.now, inst
 	}
@@ -348,9 +404,15 @@ func (e *engine) pipeCall(ps int32, gen uint32) {
 	// order in which same-time ends are seen does not depend on the order
 	// of events (the lane sees them so too).
 	k := -1
-	for i, d := range p.deferred { // few: the stage's calls
-		if d.at == e.now && (k < 0 || d.inst < p.deferred[k].inst) {
-			k = i
+	if len(p.deferred) == 1 { // the commonest: one call seen at a time
+		if p.deferred[0].at == e.now {
+			k = 0
+		}
+	} else {
+		for i, d := range p.deferred { // few: the stage's calls
+			if d.at == e.now && (k < 0 || d.inst < p.deferred[k].inst) {
+				k = i
+			}
 		}
 	}
 	if k >= 0 {
@@ -371,7 +433,7 @@ func (e *engine) callDone(ps int32, s int, o outcome) {
 	switch {
 	case o == outOK:
 		p.done++
-	case pc.pl.Steps[s].Call.OnTimeout == FailOpen:
+	case pc.steps[s].failOpen:
 		p.done++
 		p.degraded |= 1 << s
 		if p.openFail == outNone {
@@ -396,16 +458,18 @@ func (e *engine) advance(ps int32) {
 	}
 	switch {
 	case p.done >= p.need:
-		e.cutLive(ps)
-		p = &e.pipes[ps]
+		if len(p.live) > 0 {
+			e.cutLive(ps)
+		} else {
+			p.deferred = p.deferred[:0]
+		}
 		if p.iter+1 < p.iters {
 			p.iter++
 			e.startCalls(ps)
 			return
 		}
 		e.closeStage(ps)
-		pc := e.pipeOf[p.class]
-		if p.stage+1 < len(pc.pl.Stages) {
+		if p.stage+1 < len(e.pipeOf[p.class].stages) {
 			p.stage++
 			e.startStage(ps)
 			return
@@ -424,9 +488,10 @@ func (e *engine) closeStage(ps int32) { e.closeStageAt(&e.pipes[ps], e.now) }
 // closeStageAt is closeStage for pipeline p, its stage ending at now.
 func (e *engine) closeStageAt(p *pipeState, now time.Duration) {
 	pc := e.pipeOf[p.class]
-	for _, s := range pc.pl.Stages[p.stage].Steps {
+	st := pc.stages[p.stage]
+	for s := st.first; s < st.end; s++ {
 		end := p.stepEnd[s]
-		if end < 0 || end > now || p.left[s] > 0 || pc.pl.Steps[s].Repeat != nil {
+		if end < 0 || end > now || p.left[s] > 0 || pc.steps[s].repeat {
 			end = now
 		}
 		p.stepDur[s] = toSeconds32(end - p.start)
@@ -482,16 +547,18 @@ func (e *engine) cutLive(ps int32) {
 // class's rule; failed closed, it has the failing call's outcome (its own
 // deadline: a timeout closed). Both are misses.
 func (e *engine) endPipeline(ps int32, o outcome, e2e bool) {
-	e.cutLive(ps)
 	p := &e.pipes[ps]
+	if len(p.live) > 0 {
+		e.cutLive(ps)
+	} else {
+		p.deferred = p.deferred[:0]
+	}
 	p.ended = true
 	pc := e.pipeOf[p.class]
 	if o != outOK {
 		e.closeStage(ps)
-		for g := p.stage + 1; g < len(pc.pl.Stages); g++ {
-			for _, s := range pc.pl.Stages[g].Steps {
-				p.stepDur[s] = 0
-			}
+		if g := p.stage + 1; g < len(pc.stages) {
+			clear(p.stepDur[pc.stages[g].first:])
 		}
 	}
 	e.recordPipeline(p, o, e2e)
@@ -544,11 +611,11 @@ func (e *engine) recordPipeline(p *pipeState, o outcome, e2e bool) {
 			}
 		}
 	}
-	e.recordAt(st, o, e.section(p.id), p.arrival)
+	e.recordAt(st, o, p.sec, p.arrival)
 	if e.batched {
-		e.pipeSection(pc, p.id, through && p.degraded == 0, through && p.degraded != 0, e2e)
+		pc.pipeSection(p.sec, through && p.degraded == 0, through && p.degraded != 0, e2e)
 		if through && p.degraded != 0 {
-			e.stepDegradedSection(pc, p.id, p.degraded)
+			pc.stepDegradedSection(p.sec, p.degraded)
 		}
 	}
 	pc.checked.add(e.now-p.arrival, through && p.degraded == 0)

@@ -25,14 +25,14 @@ const CIMethodPipelineBatch = "batch means over arrival-ordered requests after t
 // degraded and timed out end to end at [4k], [4k+1], [4k+2], [4k+3].
 type pipeSections []int64
 
-// pipeSection counts pipeline request id of pc, which went through
+// pipeSection counts a pipeline request of pc, which went through
 // checked, degraded or neither and was or was not ended by the end-to-end
-// deadline, in its arrival section.
-func (e *engine) pipeSection(pc *pipeClass, id int64, checked, degraded, e2e bool) {
+// deadline, in its arrival section k.
+func (pc *pipeClass) pipeSection(k uint16, checked, degraded, e2e bool) {
 	if pc.sec == nil {
 		pc.sec = make(pipeSections, 4*numSections)
 	}
-	s := pc.sec[4*int(e.section(id)):]
+	s := pc.sec[4*int(k):]
 	s[0]++
 	if checked {
 		s[1]++
@@ -177,14 +177,14 @@ func (sr *StepReport) setBatched(hb, bb *batchSummary) {
 	sr.KeptCalls = hb.kept
 }
 
-// stepDegradedSection counts pipeline request id of pc, which went through
+// stepDegradedSection counts a pipeline request of pc, which went through
 // degraded by the steps whose bits are set in mask, in each such step's
-// arrival section.
-func (e *engine) stepDegradedSection(pc *pipeClass, id int64, mask uint64) {
+// arrival section: the request's, sec.
+func (pc *pipeClass) stepDegradedSection(sec uint16, mask uint64) {
 	if pc.stepDeg == nil {
 		pc.stepDeg = make([]int64, len(pc.pl.Steps)*numSections)
 	}
-	k := int(e.section(id))
+	k := int(sec)
 	for s := range pc.pl.Steps {
 		if mask&(1<<s) != 0 {
 			pc.stepDeg[s*numSections+k]++
