@@ -111,7 +111,7 @@ func (e *engine) lanePipeline(p *pipeState, r *request) {
 						return // stopped: the run is given up (more)
 					}
 					e.now = t
-					e.callRequest(p, r, s, p.iter*pc.pl.Steps[s].FanOut+j)
+					e.callRequest(p, pc, r, s, p.iter*pc.pl.Steps[s].FanOut+j)
 					r.sent, r.inflight, r.live, r.hedgedCopies = 0, 0, 0, 0
 					r.ended, r.lastFail, r.timer, r.doneAt = false, outNone, noTimer, -1
 					e.laneRace(r, cut)
@@ -146,18 +146,18 @@ func (e *engine) lanePipeline(p *pipeState, r *request) {
 			}
 			if end >= cut {
 				e.now = cut
-				e.closeStageAt(p, cut)
+				e.closeStageAt(p, pc, cut)
 				e.lanePipeEnd(p, outTimeout, true)
 				return
 			}
 			e.now, t = end, end
 			if failed != outNone {
-				e.closeStageAt(p, end)
+				e.closeStageAt(p, pc, end)
 				e.lanePipeEnd(p, failed, false)
 				return
 			}
 		}
-		e.closeStageAt(p, t)
+		e.closeStageAt(p, pc, t)
 	}
 	e.lanePipeEnd(p, outOK, false)
 }

@@ -227,7 +227,7 @@ func (e *engine) startPipeline(slot int32, r *request) {
 	if d := e.cfg.Classes[c].Deadline; d > 0 {
 		e.schedule(arrival+d, evPipeDeadline, ps, p.gen, 0)
 	}
-	e.startStage(ps)
+	e.startStage(p, e.pipeOf[c], ps)
 }
 
 // resetPipe makes p pipeline request id of class c, arriving at arrival
@@ -258,30 +258,27 @@ func resized[T any](x []T, n int) []T {
 }
 
 // startStage starts the calls of pipeline ps's current stage (its first
-// iteration, for a repeated step), then judges it (advance).
-func (e *engine) startStage(ps int32) {
-	p := &e.pipes[ps]
-	pc := e.pipeOf[p.class]
-	st := pc.stages[p.stage]
+// iteration, for a repeated step). p is &e.pipes[ps] and pc its class: the
+// driver passes them down, as e.pipes does not move while it runs (only
+// an arrival adds a pipeline slot).
+func (e *engine) startStage(p *pipeState, pc *pipeClass, ps int32) {
+	st := &pc.stages[p.stage]
 	p.start, p.iter, p.iters = e.now, 0, 1
 	p.ncalls, p.need = st.ncalls, st.need
-	stepEnd := p.stepEnd[st.first:st.end]
-	for i := range stepEnd {
-		stepEnd[i] = -1
+	for s := st.first; s < st.end; s++ {
+		p.stepEnd[s] = -1
 	}
 	if pc.steps[st.first].repeat {
 		p.iters = e.repeats(p.id, st.first, &pc.pl.Steps[st.first])
 	}
-	e.startCalls(ps)
+	e.startCalls(p, pc, ps)
 }
 
 // startCalls starts every call of the current iteration of pipeline ps's
-// stage.
-func (e *engine) startCalls(ps int32) {
-	p := &e.pipes[ps]
-	pc := e.pipeOf[p.class]
+// stage (p and pc as startStage says).
+func (e *engine) startCalls(p *pipeState, pc *pipeClass, ps int32) {
 	p.done, p.failed, p.fail = 0, 0, outNone
-	st := pc.stages[p.stage]
+	st := &pc.stages[p.stage]
 	for s := st.first; s < st.end; s++ {
 		n := int(pc.steps[s].fanOut)
 		p.left[s] = n
@@ -296,15 +293,13 @@ func (e *engine) startCalls(ps int32) {
 // of its own — the pipeline's for the first call (so that a one-step
 // pipeline is exactly the one-call class), the pipeline's plus its
 // instance number above bit 32 for the others.
-//
-// p is &e.pipes[ps] and pc its class (e.pipes does not move while the
-// driver runs: only an arrival adds a pipeline slot).
+// p and pc are as startStage says.
 func (e *engine) startCall(p *pipeState, pc *pipeClass, ps int32, s, j int) {
 	st := &pc.steps[s]
 	c := st.class
 	slot := e.allocSlot()
 	r := &e.slots[slot]
-	e.callRequest(p, r, s, j)
+	e.callRequest(p, pc, r, s, j)
 	r.pipe, r.pstep, r.doneAt = ps+1, uint8(s), -1
 	p.live = append(p.live, slot)
 	e.stats[c].requests++
@@ -315,11 +310,11 @@ func (e *engine) startCall(p *pipeState, pc *pipeClass, ps int32, s, j int) {
 	e.send(slot, r)
 }
 
-// callRequest makes r call j of step s of pipeline p, arriving now: its
-// request index, class and token counts (drawn, plus the earlier steps'
-// tokens it reads and its iteration's growth), which it adds to p's.
-func (e *engine) callRequest(p *pipeState, r *request, s, j int) {
-	pc := e.pipeOf[p.class]
+// callRequest makes r call j of step s of pipeline p, of class pc,
+// arriving now: its request index, class and token counts (drawn, plus the
+// earlier steps' tokens it reads and its iteration's growth), which it
+// adds to p's.
+func (e *engine) callRequest(p *pipeState, pc *pipeClass, r *request, s, j int) {
 	ps := &pc.steps[s]
 	inst := int(ps.base) + j
 	id := p.id + int64(inst)<<32
@@ -419,15 +414,14 @@ func (e *engine) pipeCall(ps int32, gen uint32) {
 		d := p.deferred[k]
 		n := copy(p.deferred[k:], p.deferred[k+1:]) // in order, as slices.Delete
 		p.deferred = p.deferred[:k+n]
-		e.callDone(ps, d.step, d.o)
+		e.callDone(p, e.pipeOf[p.class], ps, d.step, d.o)
 	}
 }
 
 // callDone counts a call of step s of pipeline ps as done or failed, by
-// its outcome o and the step's fail-open/closed rule, and judges the stage.
-func (e *engine) callDone(ps int32, s int, o outcome) {
-	p := &e.pipes[ps]
-	pc := e.pipeOf[p.class]
+// its outcome o and the step's fail-open/closed rule, and judges the stage
+// (p and pc as startStage says).
+func (e *engine) callDone(p *pipeState, pc *pipeClass, ps int32, s int, o outcome) {
 	p.stepEnd[s] = e.now
 	p.left[s]--
 	switch {
@@ -445,14 +439,13 @@ func (e *engine) callDone(ps int32, s int, o outcome) {
 			p.fail = o
 		}
 	}
-	e.advance(ps)
+	e.advance(p, pc, ps)
 }
 
 // advance judges pipeline ps's stage: done once need calls are done — the
 // next iteration or stage starts, or the pipeline ends answered — failed
-// once too many calls failed to reach need.
-func (e *engine) advance(ps int32) {
-	p := &e.pipes[ps]
+// once too many calls failed to reach need (p and pc as startStage says).
+func (e *engine) advance(p *pipeState, pc *pipeClass, ps int32) {
 	if p.ended {
 		return
 	}
@@ -465,13 +458,13 @@ func (e *engine) advance(ps int32) {
 		}
 		if p.iter+1 < p.iters {
 			p.iter++
-			e.startCalls(ps)
+			e.startCalls(p, pc, ps)
 			return
 		}
-		e.closeStage(ps)
-		if p.stage+1 < len(e.pipeOf[p.class].stages) {
+		e.closeStageAt(p, pc, e.now)
+		if p.stage+1 < len(pc.stages) {
 			p.stage++
-			e.startStage(ps)
+			e.startStage(p, pc, ps)
 			return
 		}
 		e.endPipeline(ps, outOK, false)
@@ -480,15 +473,12 @@ func (e *engine) advance(ps int32) {
 	}
 }
 
-// closeStage records how long each step of the current stage took: from
-// the stage's start to its last call's end, or to now for a step with a
-// call still running (cut short) and for a repeated step.
-func (e *engine) closeStage(ps int32) { e.closeStageAt(&e.pipes[ps], e.now) }
-
-// closeStageAt is closeStage for pipeline p, its stage ending at now.
-func (e *engine) closeStageAt(p *pipeState, now time.Duration) {
-	pc := e.pipeOf[p.class]
-	st := pc.stages[p.stage]
+// closeStageAt records how long each step of pipeline p's current stage,
+// ending at now, took: from the stage's start to its last call's end, or
+// to now for a step with a call still running (cut short) and for a
+// repeated step. pc is p's class.
+func (e *engine) closeStageAt(p *pipeState, pc *pipeClass, now time.Duration) {
+	st := &pc.stages[p.stage]
 	for s := st.first; s < st.end; s++ {
 		end := p.stepEnd[s]
 		if end < 0 || end > now || p.left[s] > 0 || pc.steps[s].repeat {
@@ -556,7 +546,7 @@ func (e *engine) endPipeline(ps int32, o outcome, e2e bool) {
 	p.ended = true
 	pc := e.pipeOf[p.class]
 	if o != outOK {
-		e.closeStage(ps)
+		e.closeStageAt(p, pc, e.now)
 		if g := p.stage + 1; g < len(pc.stages) {
 			clear(p.stepDur[pc.stages[g].first:])
 		}
