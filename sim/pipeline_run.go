@@ -242,9 +242,10 @@ func (e *engine) resetPipe(p *pipeState, c int32, id int64, arrival time.Duratio
 	p.stepEnd = resized(p.stepEnd, steps)
 	p.left = resized(p.left, steps)
 	clear(p.left) // the lane leaves it so: its calls are done or past now
+	// Each step's time is set when its stage ends, or when the request
+	// ends before it (endPipeline, lanePipeEnd): stepDur needs no clearing.
 	p.stepDur = resized(p.stepDur, steps)
 	clear(p.tok)
-	clear(p.stepDur)
 	p.live, p.deferred = p.live[:0], p.deferred[:0]
 }
 
@@ -412,8 +413,11 @@ func (e *engine) pipeCall(ps int32, gen uint32) {
 	}
 	if k >= 0 {
 		d := p.deferred[k]
-		n := copy(p.deferred[k:], p.deferred[k+1:]) // in order, as slices.Delete
-		p.deferred = p.deferred[:k+n]
+		if last := len(p.deferred) - 1; k == last {
+			p.deferred = p.deferred[:last]
+		} else {
+			p.deferred = slices.Delete(p.deferred, k, k+1) // in order
+		}
 		e.callDone(p, e.pipeOf[p.class], ps, d.step, d.o)
 	}
 }
