@@ -258,57 +258,51 @@ func resized[T any](x []T, n int) []T {
 	return x[:n]
 }
 
-// startStage starts the calls of pipeline ps's current stage (its first
-// iteration, for a repeated step). p is &e.pipes[ps] and pc its class: the
-// driver passes them down, as e.pipes does not move while it runs (only
-// an arrival adds a pipeline slot).
-func (e *engine) startStage(p *pipeState, pc *pipeClass, ps int32) {
-	st := &pc.stages[p.stage]
-	p.start, p.iter, p.iters = e.now, 0, 1
-	p.ncalls, p.need = st.ncalls, st.need
-	for s := st.first; s < st.end; s++ {
-		p.stepEnd[s] = -1
-	}
-	if pc.steps[st.first].repeat {
-		p.iters = e.repeats(p.id, st.first, &pc.pl.Steps[st.first])
-	}
-	e.startCalls(p, pc, ps)
-}
+// startStage starts the calls of pipeline ps's current stage: its first
+// iteration, for a repeated step (startCalls). p is &e.pipes[ps] and pc
+// its class: the driver passes them down, as e.pipes does not move while
+// it runs (only an arrival adds a pipeline slot).
+func (e *engine) startStage(p *pipeState, pc *pipeClass, ps int32) { e.startCalls(p, pc, ps, true) }
 
 // startCalls starts every call of the current iteration of pipeline ps's
-// stage (p and pc as startStage says).
-func (e *engine) startCalls(p *pipeState, pc *pipeClass, ps int32) {
-	p.done, p.failed, p.fail = 0, 0, outNone
+// stage — when first, of its first iteration, which starts the stage — (p
+// and pc as startStage says). Call j of step s is a request of the
+// step's class, arriving now; its draws come from the streams of a request
+// index of its own — the pipeline's for the first call (so that a
+// one-step pipeline is exactly the one-call class), the pipeline's plus
+// its instance number above bit 32 for the others (callRequest).
+func (e *engine) startCalls(p *pipeState, pc *pipeClass, ps int32, first bool) {
 	st := &pc.stages[p.stage]
-	for s := st.first; s < st.end; s++ {
-		n := int(pc.steps[s].fanOut)
-		p.left[s] = n
-		for j := 0; j < n; j++ {
-			e.startCall(p, pc, ps, s, p.iter*n+j)
+	if first {
+		p.start, p.iter, p.iters = e.now, 0, 1
+		p.ncalls, p.need = st.ncalls, st.need
+		for s := st.first; s < st.end; s++ {
+			p.stepEnd[s] = -1
+		}
+		if pc.steps[st.first].repeat {
+			p.iters = e.repeats(p.id, st.first, &pc.pl.Steps[st.first])
 		}
 	}
-}
-
-// startCall starts call j of step s of pipeline ps: a request of the step's
-// class, arriving now. Its draws come from the streams of a request index
-// of its own — the pipeline's for the first call (so that a one-step
-// pipeline is exactly the one-call class), the pipeline's plus its
-// instance number above bit 32 for the others.
-// p and pc are as startStage says.
-func (e *engine) startCall(p *pipeState, pc *pipeClass, ps int32, s, j int) {
-	st := &pc.steps[s]
-	c := st.class
-	slot := e.allocSlot()
-	r := &e.slots[slot]
-	e.callRequest(p, pc, r, s, j)
-	r.pipe, r.pstep, r.doneAt = ps+1, uint8(s), -1
-	p.live = append(p.live, slot)
-	e.stats[c].requests++
-	e.classes[c].inflightReqs++
-	if d := st.deadline; d > 0 {
-		e.scheduleIn(fifoIndex(c, chanDeadline), e.now+d, evDeadline, slot, r.gen, 0)
+	p.done, p.failed, p.fail = 0, 0, outNone
+	for s := st.first; s < st.end; s++ {
+		step := &pc.steps[s]
+		n := int(step.fanOut)
+		p.left[s] = n
+		c := step.class
+		for j := 0; j < n; j++ {
+			slot := e.allocSlot()
+			r := &e.slots[slot]
+			e.callRequest(p, pc, r, s, p.iter*n+j)
+			r.pipe, r.pstep, r.doneAt = ps+1, uint8(s), -1
+			p.live = append(p.live, slot)
+			e.stats[c].requests++
+			e.classes[c].inflightReqs++
+			if d := step.deadline; d > 0 {
+				e.scheduleIn(fifoIndex(c, chanDeadline), e.now+d, evDeadline, slot, r.gen, 0)
+			}
+			e.send(slot, r)
+		}
 	}
-	e.send(slot, r)
 }
 
 // callRequest makes r call j of step s of pipeline p, of class pc,
@@ -423,8 +417,10 @@ func (e *engine) pipeCall(ps int32, gen uint32) {
 }
 
 // callDone counts a call of step s of pipeline ps as done or failed, by
-// its outcome o and the step's fail-open/closed rule, and judges the stage
-// (p and pc as startStage says).
+// its outcome o and the step's fail-open/closed rule, and judges the
+// stage: done once need calls are done — the next iteration or stage
+// starts, or the pipeline ends answered — failed once too many calls
+// failed to reach need (p and pc as startStage says).
 func (e *engine) callDone(p *pipeState, pc *pipeClass, ps int32, s int, o outcome) {
 	p.stepEnd[s] = e.now
 	p.left[s]--
@@ -443,16 +439,6 @@ func (e *engine) callDone(p *pipeState, pc *pipeClass, ps int32, s int, o outcom
 			p.fail = o
 		}
 	}
-	e.advance(p, pc, ps)
-}
-
-// advance judges pipeline ps's stage: done once need calls are done — the
-// next iteration or stage starts, or the pipeline ends answered — failed
-// once too many calls failed to reach need (p and pc as startStage says).
-func (e *engine) advance(p *pipeState, pc *pipeClass, ps int32) {
-	if p.ended {
-		return
-	}
 	switch {
 	case p.done >= p.need:
 		if len(p.live) > 0 {
@@ -462,7 +448,7 @@ func (e *engine) advance(p *pipeState, pc *pipeClass, ps int32) {
 		}
 		if p.iter+1 < p.iters {
 			p.iter++
-			e.startCalls(p, pc, ps)
+			e.startCalls(p, pc, ps, false)
 			return
 		}
 		e.closeStageAt(p, pc, e.now)
