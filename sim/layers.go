@@ -57,8 +57,11 @@ func admitAll(now time.Duration, n float64, gates []gate) int {
 // finishAll returns when w of work started at t0 is done after every
 // stage: each stretches the time the previous one leaves.
 func finishAll(stages []stage, t0, w time.Duration) time.Duration {
-	if len(stages) == 0 {
+	switch len(stages) {
+	case 0:
 		return t0 + w
+	case 1: // one stage (degraded periods): no loop to keep
+		return stages[0].finish(t0, w)
 	}
 	t := t0 + w
 	for _, s := range stages {
