@@ -89,7 +89,7 @@ type attempt struct {
 	provProbe    bool
 	inBatch      bool // in its replica's batch (batching.go)
 	provProbeGen uint32
-	limitedBy    gate // the gate that answered 429
+	limitedBy    uint8 // 1 + the index in its model's gates of the one that answered 429; 0 none
 
 	// A stream's pause (Stalls) runs from stallAt to stallEnd; output
 	// tokens flow from genFrom to genTo outside it. genTo is 0 unless
@@ -250,9 +250,9 @@ func (e *engine) dispatch(slot int32, r *request, k int) {
 			return
 		}
 	}
-	if by := admitAll(e.now, r.in+r.out, e.gates[a.model]); by != nil {
-		a.kind = outRateLimited
-		a.limitedBy = by
+	if g := admitAll(e.now, r.in+r.out, e.gates[a.model]); g >= 0 {
+		by := e.gates[a.model][g]
+		a.kind, a.limitedBy = outRateLimited, uint8(g+1)
 		pv.stats.limited++
 		a.svc, a.first, a.genFrom = e.now, e.now, e.now
 		a.end = e.now + by.rejection().RejectLatency

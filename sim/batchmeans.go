@@ -66,22 +66,36 @@ func (e *engine) billSection(st *classStats, r *request, a *attempt, in, out flo
 	if e.grow != nil {
 		e.grow.billSection(e, r, a, in, out, completed)
 	}
-	var step []float64           // a step's own section bills
 	if int(r.class) >= e.users { // a step's class: r is a pipeline's call
-		st = nil
-		if c := e.stepOwner[int(r.class)-e.users]; c >= 0 {
-			st = &e.stats[c]
-			if pc := e.pipeOf[c]; st.times.secBill != nil {
-				if pc.stepBill == nil {
-					pc.stepBill = make([]float64, len(pc.pl.Steps)*numSections)
-				}
-				step = pc.stepBill[int(r.class-pc.firstStep)*numSections:]
-			}
-		}
-	}
-	if st == nil || st.times.secBill == nil {
+		e.billStepSection(r, a, in, out, completed)
 		return
 	}
+	if st.times.secBill == nil {
+		return
+	}
+	k := 2 * int(r.sec)
+	if !completed {
+		k++
+	}
+	st.times.secBill[k] += price(&e.cfg.Models[a.model], in, out)
+}
+
+// billStepSection is billSection for r, a pipeline's call: its attempt's
+// cost goes to its pipeline class's section bills and to its step's own.
+func (e *engine) billStepSection(r *request, a *attempt, in, out float64, completed bool) {
+	c := e.stepOwner[int(r.class)-e.users]
+	if c < 0 {
+		return
+	}
+	st := &e.stats[c]
+	if st.times.secBill == nil {
+		return
+	}
+	pc := e.pipeOf[c]
+	if pc.stepBill == nil {
+		pc.stepBill = make([]float64, len(pc.pl.Steps)*numSections)
+	}
+	step := pc.stepBill[int(r.class-pc.firstStep)*numSections:]
 	sec := int(r.sec)
 	k := 2 * sec
 	if !completed {
@@ -89,9 +103,7 @@ func (e *engine) billSection(st *classStats, r *request, a *attempt, in, out flo
 	}
 	cost := price(&e.cfg.Models[a.model], in, out)
 	st.times.secBill[k] += cost
-	if step != nil {
-		step[sec] += cost
-	}
+	step[sec] += cost
 }
 
 // section returns the arrival section of request id.

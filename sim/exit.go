@@ -15,33 +15,44 @@ func (e *engine) respond(slot int32, r *request, k int) {
 	if a.rep != 0 {
 		e.observe(a)
 	}
-	answered := a.kind == outOK || a.kind == outInvalid
+	kind := a.kind
+	answered := kind == outOK || kind == outInvalid
+	// The throttle, the estimator, the 429 hint and the breakers are
+	// looked at only when there are any: most runs have none.
 	cs := &e.classes[r.class]
-	cs.attemptDone(p, a.kind == outOK)
+	if p.Budget.Throttle != nil {
+		cs.attemptDone(p, kind == outOK)
+	}
 	if x := cs.est; x != nil && answered && (x.cfg.Source == FromAttempts || (x.cfg.Source == FromPrimaries && k == 0)) {
 		x.add(e.now, e.now-a.start)
 	}
 
-	win := p.wins(a.kind)
+	win := p.wins(kind)
 	at := e.now
-	if p.Winner == FirstToken && (answered || a.kind == outStalled) {
+	if p.Winner == FirstToken && (answered || kind == outStalled) {
 		at = a.end // the answer streams on to its end, or its cut
 	}
-	retryAfter, status := e.retryAfter(a), a.status
-	e.breakerSees(a, a.kind)
-	if e.retries != nil && a.kind != outOK && e.retryCall(slot, r, k, retryAfter) {
+	var retryAfter time.Duration
+	if kind == outRateLimited {
+		retryAfter = e.retryAfter(a)
+	}
+	status := a.status
+	if e.breakers != nil {
+		e.breakerSees(a, kind)
+	}
+	if e.retries != nil && kind != outOK && e.retryCall(slot, r, k, retryAfter) {
 		return // the attempt retries: its request does not see the failure
 	}
-	e.exit(slot, r, k, at, a.kind, win)
+	e.exit(slot, r, k, at, kind, win)
 	if win {
 		r.doneAt, r.firstAt = at, a.first
-		if a.kind != outOK {
-			r.lastFail, r.lastStatus, r.lastAfter = a.kind, status, retryAfter
+		if kind != outOK {
+			r.lastFail, r.lastStatus, r.lastAfter = kind, status, retryAfter
 		}
-		e.finish(slot, r, a.kind)
+		e.finish(slot, r, kind)
 		return
 	}
-	e.fail(slot, r, a.kind, status, retryAfter)
+	e.fail(slot, r, kind, status, retryAfter)
 }
 
 // wins reports whether a response of the given kind ends the request
@@ -175,19 +186,32 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 	if a.started {
 		e.lastEvent = max(e.lastEvent, at)
 		pv.lastEnd = max(pv.lastEnd, at)
-		if at > a.svc {
-			pv.busySum.add(at - a.svc)
+		if d := at - a.svc; d > 0 {
+			pv.busySum.add(d)
 			if e.batched {
-				e.loadSection(r, a, at-a.svc)
+				e.loadSection(pv, r, a, d)
 			}
 		}
 	}
 	st := &e.stats[r.class]
-	st.count(&pv.stats, how, a.status)
-	if won && how == outOK {
-		st.won[wonIndex(k, a.model)]++
+	var in, out float64
+	var billed bool
+	if how == outOK {
+		// The common end, counted and billed here (as count and charge
+		// would) without their calls.
+		st.completed++
+		pv.stats.Completed++
+		if won {
+			st.won[wonIndex(k, a.model)]++
+		} else {
+			st.wastedOutput += r.out
+		}
+		st.billed[2*a.model].add(r.in, r.out)
+		in, out, billed = r.in, r.out, true
+	} else {
+		st.count(&pv.stats, how, a.status)
+		in, out, billed = e.charge(st, r, a, at, how, won)
 	}
-	in, out, billed := e.charge(st, r, a, at, how, won)
 	if billed && e.batched {
 		e.billSection(st, r, a, in, out, how == outOK || how == outInvalid)
 	} else if billed && e.costs != nil {
@@ -338,8 +362,8 @@ func (e *engine) retryAfter(a *attempt) time.Duration {
 	if a.kind != outRateLimited {
 		return 0
 	}
-	if a.limitedBy == nil {
+	if a.limitedBy == 0 {
 		return e.cfg.Models[a.model].Failures.RateLimited.RetryAfter // a 429 the model answered itself
 	}
-	return a.limitedBy.rejection().RetryAfter
+	return e.gates[a.model][a.limitedBy-1].rejection().RetryAfter
 }

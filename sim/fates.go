@@ -27,9 +27,10 @@ func (p *pairState) sectionFates(cfg *Config) {
 	}
 }
 
-// countFate counts request id of class c, which met its target or not, in
-// its arrival section.
-func (p *pairState) countFate(c int32, id int64, met bool) {
+// countFate counts request id of class c, which met its target or not, and
+// which hedging rescued or harmed (compared with the baseline's bit; both
+// false without one), in its arrival section.
+func (p *pairState) countFate(c int32, id int64, met, rescued, harmed bool) {
 	if int(c) >= len(p.sec) {
 		return
 	}
@@ -38,13 +39,11 @@ func (p *pairState) countFate(c int32, id int64, met bool) {
 	if met {
 		s[1]++
 	}
-	if p.base != nil && id < p.base.n {
-		switch was := p.base.Met(id); {
-		case met && !was:
-			s[2]++
-		case !met && was:
-			s[3]++
-		}
+	if rescued {
+		s[2]++
+	}
+	if harmed {
+		s[3]++
 	}
 }
 

@@ -37,26 +37,31 @@ type stage interface {
 }
 
 // admitAll passes an attempt of n tokens through gates, all or nothing: it
-// returns nil and books it on every gate, or returns the first gate that
-// rejects it, having booked it on none but that one's reject.
-func admitAll(now time.Duration, n float64, gates []gate) gate {
-	for _, g := range gates {
+// returns −1 and books it on every gate, or returns the index of the first
+// gate that rejects it, having booked it on none but that one's reject.
+// (An index, not the gate: an attempt keeps it, and an attempt without
+// pointers keeps the request slots out of the garbage collector's sight.)
+func admitAll(now time.Duration, n float64, gates []gate) int {
+	for i, g := range gates {
 		if !g.can(now, n) {
 			g.reject(now, n)
-			return g
+			return i
 		}
 	}
 	for _, g := range gates {
 		g.take(n)
 	}
-	return nil
+	return -1
 }
 
 // finishAll returns when w of work started at t0 is done after every
 // stage: each stretches the time the previous one leaves.
 func finishAll(stages []stage, t0, w time.Duration) time.Duration {
-	if len(stages) == 0 {
+	switch len(stages) {
+	case 0:
 		return t0 + w
+	case 1: // one stage (degraded periods): no loop to keep
+		return stages[0].finish(t0, w)
 	}
 	t := t0 + w
 	for _, s := range stages {

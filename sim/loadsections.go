@@ -43,19 +43,17 @@ type loadSections struct {
 }
 
 // loadSection adds d, the time in service of attempt a of request r, to
-// r's arrival section of a's provider and, in a pool, of its replica.
-func (e *engine) loadSection(r *request, a *attempt, d time.Duration) {
+// r's arrival section of a's provider, pv, and, in a pool, of its replica.
+// The sections are made as they are first needed (loadSectionsFor), off
+// the path every attempt takes.
+func (e *engine) loadSection(pv *provider, r *request, a *attempt, d time.Duration) {
+	p := int(a.prov)
 	ls := e.load
-	if ls == nil {
-		ls = &loadSections{prov: make([][]float64, len(e.provs)), rep: make([][][]float64, len(e.provs))}
-		e.load = ls
+	if ls == nil || ls.prov[p] == nil {
+		ls = e.loadSectionsFor(p)
 	}
 	k := r.sec // a pipeline's call: its pipeline request's
 	s := d.Seconds()
-	p := a.prov
-	if ls.prov[p] == nil {
-		ls.prov[p] = make([]float64, numSections)
-	}
 	ls.prov[p][k] += s
 	if e.grow != nil {
 		id := r.id
@@ -64,17 +62,41 @@ func (e *engine) loadSection(r *request, a *attempt, d time.Duration) {
 		}
 		e.grow.loadSection(e, a, id, s)
 	}
-	if e.provs[p].pool == nil || a.rep == 0 {
+	if pv.pool == nil || a.rep == 0 {
 		return
 	}
 	j := int(a.rep) - 1
+	reps := ls.rep[p]
+	if j >= len(reps) || reps[j] == nil {
+		reps = ls.replicaSections(p, j)
+	}
+	reps[j][k] += s
+}
+
+// loadSectionsFor returns e's load sections, made if need be, with
+// provider p's.
+func (e *engine) loadSectionsFor(p int) *loadSections {
+	ls := e.load
+	if ls == nil {
+		ls = &loadSections{prov: make([][]float64, len(e.provs)), rep: make([][][]float64, len(e.provs))}
+		e.load = ls
+	}
+	if ls.prov[p] == nil {
+		ls.prov[p] = make([]float64, numSections)
+	}
+	return ls
+}
+
+// replicaSections returns provider p's replicas' sections, with replica
+// j's made if need be.
+func (ls *loadSections) replicaSections(p, j int) [][]float64 {
 	if j >= len(ls.rep[p]) {
 		ls.rep[p] = append(ls.rep[p], make([][]float64, j+1-len(ls.rep[p]))...)
 	}
 	if ls.rep[p][j] == nil {
 		ls.rep[p][j] = make([]float64, numSections)
 	}
-	ls.rep[p][j][k] += s
+	return ls.rep[p]
 }
 
 // batchSpans returns the arrival spans in seconds of the batches of the

@@ -167,19 +167,22 @@ func (p *pairState) end(st *classStats, id int64, c int32, o outcome, d time.Dur
 	if met {
 		st.met++
 	}
-	if p.sec != nil {
-		p.countFate(c, id, met)
-	}
 	if p.rec != nil && met && id < p.rec.n {
 		p.rec.words[id>>6] |= 1 << (id & 63)
 	}
+	var rescued, harmed bool
 	if p.base != nil && id < p.base.n {
-		switch was := p.base.Met(id); {
-		case met && !was:
+		was := p.base.Met(id)
+		rescued, harmed = met && !was, !met && was
+		if rescued {
 			st.rescued++
-		case !met && was:
+		}
+		if harmed {
 			st.harmed++
 		}
+	}
+	if p.sec != nil {
+		p.countFate(c, id, met, rescued, harmed)
 	}
 }
 

@@ -163,7 +163,9 @@ func (e *engine) finish(slot int32, r *request, o outcome) {
 		return
 	}
 	e.countRequest(r, o)
-	e.letGoAll(slot, r)
+	if r.inflight != 0 {
+		e.letGoAll(slot, r)
+	}
 	cs := &e.classes[r.class]
 	cs.inflightReqs--
 	if x := cs.est; x != nil && x.cfg.Source == FromRequests {
@@ -188,6 +190,19 @@ func (e *engine) letGoAll(slot int32, r *request) {
 	if r.inflight == 0 {
 		return // none in flight, and none waiting out a backoff (retry.go)
 	}
+	if r.inflight == 1 { // most often: one attempt, no order to keep
+		for k := 0; k < int(r.sent); k++ {
+			if r.att[k].state == attInFlight {
+				e.leaveFlight(r, k)
+				e.abandon(slot, r, k, outCancelled)
+				break
+			}
+		}
+		if e.retries != nil {
+			e.dropBackoffs(r)
+		}
+		return
+	}
 	// Queued attempts first: a slot another attempt frees now must not
 	// start one whose cancel is already on its way.
 	for _, queued := range [2]bool{true, false} {
@@ -209,9 +224,24 @@ func (e *engine) countRequest(r *request, o outcome) { e.countRequestIn(&e.stats
 
 // countRequestIn is countRequest with r's class's stats, st, at hand.
 func (e *engine) countRequestIn(st *classStats, r *request, o outcome) {
-	switch o {
-	case outOK:
+	// Most requests are answered: tested before the switch, which the
+	// compiler turns into a search.
+	if o == outOK {
 		st.answered++
+	} else {
+		st.countFailed(e.cfg.Classes[r.class].OnTimeout, o)
+	}
+	e.recordAt(st, o, r.sec, r.arrival)
+	if e.pair != nil {
+		e.pair.end(st, r.id, r.class, o, e.now-r.arrival)
+	}
+	e.lastEvent = max(e.lastEvent, e.now)
+}
+
+// countFailed counts a request that ended with o, not answered, in its
+// class's stats, st; on is its class's rule for timeouts.
+func (st *classStats) countFailed(on TimeoutRule, o outcome) {
+	switch o {
 	case outError:
 		st.errors++
 	case outRateLimited:
@@ -228,17 +258,12 @@ func (e *engine) countRequestIn(st *classStats, r *request, o outcome) {
 	case outInvalid:
 		st.invalid++
 	case outTimeout:
-		if e.cfg.Classes[r.class].OnTimeout == FailClosed {
+		if on == FailClosed {
 			st.timeoutsClosed++
 		} else {
 			st.timeoutsOpen++
 		}
 	}
-	e.recordAt(st, o, r.sec, r.arrival)
-	if e.pair != nil {
-		e.pair.end(st, r.id, r.class, o, e.now-r.arrival)
-	}
-	e.lastEvent = max(e.lastEvent, e.now)
 }
 
 // retire frees the slot of r, which has ended and whose attempts have all
