@@ -209,11 +209,17 @@ func TestFleetNoSettingMeets(t *testing.T) {
 }
 
 // TestFleetDoesNotDependOnWorkers: the floors' sweeps run side by side,
-// and their comparison is the same on one worker and on four.
+// and their comparison is the same on one worker and on four. Under
+// -short with 2000 requests per candidate and in the rollout check: the
+// identity holds at any size.
 func TestFleetDoesNotDependOnWorkers(t *testing.T) {
+	s := fleetSettings(0, 1, 2)
+	if testing.Short() {
+		s.Requests, s.CheckRequests = 2000, 2000
+	}
 	var js [2]bytes.Buffer
 	for i, w := range []int{1, 4} {
-		rep := mustRun(t, sparsePool(1000, true), fleetSettings(0, 1, 2), optimize.Options{Workers: w})
+		rep := mustRun(t, sparsePool(1000, true), s, optimize.Options{Workers: w})
 		if err := json.NewEncoder(&js[i]).Encode(rep.Fleet); err != nil {
 			t.Fatal(err)
 		}
