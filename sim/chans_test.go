@@ -42,6 +42,7 @@ func sameOrder(t *testing.T, name string, cfg *sim.Config) {
 // Under -short a shipped scenario whose pools autoscale runs 1 000
 // requests (see shippedConfigs), the others 5 000 as in the full run.
 func TestChansKeepEventOrder(t *testing.T) {
+	t.Parallel()
 	for _, name := range scenarios.Names() {
 		s, err := scenario.LoadFS(scenarios.FS, name)
 		if err != nil {

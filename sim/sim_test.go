@@ -139,6 +139,7 @@ func bimodal(t testing.TB) dist.Continuous {
 // binomialTol sets each tolerance from n: under -short n is 50 000 instead
 // of 200 000, at the same five standard errors.
 func TestOrderStatisticOracle(t *testing.T) {
+	t.Parallel()
 	n := 200_000
 	if testing.Short() {
 		n = 50_000

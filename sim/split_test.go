@@ -19,6 +19,7 @@ import (
 // shipped scenarios run 5 000 requests instead of up to 20 000 (1 000 for
 // one whose pools autoscale: see shippedConfigs).
 func TestSplitIsIdentical(t *testing.T) {
+	t.Parallel()
 	var cfgs []*sim.Config
 	for _, name := range scenarios.Names() {
 		s, err := scenario.LoadFS(scenarios.FS, name)
@@ -58,6 +59,7 @@ func TestSplitIsIdentical(t *testing.T) {
 // its no-hedging baseline — whether the two share their draws on the lane
 // or run apart.
 func TestRunWithBaselineMatchesRun(t *testing.T) {
+	t.Parallel()
 	var cfgs []*sim.Config
 	together := 0
 	for _, cfg := range shippedConfigs(t) {
