@@ -49,6 +49,7 @@ func TestReportDoesNotDependOnWorkers(t *testing.T) {
 // on 8 (three sweeps at once, two goroutines each). Under -short with
 // half the requests: the identity holds at any size.
 func TestRoutingDoesNotDependOnWorkers(t *testing.T) {
+	t.Parallel()
 	s := optimize.DefaultSettings()
 	s.Requests, s.CheckRequests = 2000, 4000
 	if testing.Short() {
