@@ -16,6 +16,7 @@ import (
 // (or a pick that answers as many); with allow_fewer_answers such a pick is
 // possible again, which shows the guard is what keeps it out.
 func TestFailuresAreNotFast(t *testing.T) {
+	t.Parallel()
 	sc, err := scenario.Load(filepath.Join("testdata", "rate-limited-copy.toml"))
 	if err != nil {
 		t.Fatal(err)

@@ -91,7 +91,7 @@ func TestBalancerSweepsSkipOnlyWhatRoutingIgnores(t *testing.T) {
 	cfg, s := fourPools()
 	s.Requests, s.CheckRequests = 3000, 0
 	if testing.Short() {
-		s.Requests = 1000 // byte identity, not a statistic: any size checks it
+		s.Requests = 400 // byte identity, not a statistic: any size checks it
 	}
 	s.Balancers = []sim.Balancer{sim.PowerOfTwo, sim.LatencyEWMA, sim.LeastOutstanding}
 	report := func(every bool) []byte {
@@ -189,7 +189,7 @@ func TestBalancerSweepsShareSameClasses(t *testing.T) {
 	cfg, s := fourPools()
 	s.Requests, s.CheckRequests = 3000, 0
 	if testing.Short() {
-		s.Requests = 1000 // byte identity, not a statistic: any size checks it
+		s.Requests = 400 // byte identity, not a statistic: any size checks it
 	}
 	s.Balancers = []sim.Balancer{sim.PowerOfTwo, sim.LatencyEWMA, sim.LeastOutstanding, sim.RoundRobin}
 	report := func(share bool) []byte {

@@ -62,6 +62,7 @@ func fleetSettings(mins ...int) optimize.Settings {
 // whose floor is its size cannot scale), and scaling to zero, up only
 // around its sparse requests, is cheaper and wins.
 func TestFleetFreeReplicasKeepWarm(t *testing.T) {
+	t.Parallel()
 	free := mustRun(t, sparsePool(0, false), fleetSettings(0, 2), optimize.Options{})
 	f := free.Fleet
 	if f == nil || len(f.Settings) != 2 {
@@ -105,6 +106,7 @@ func TestFleetFreeReplicasKeepWarm(t *testing.T) {
 // to pay): keeping replicas warm beats hedging. At $1000 a replica-hour
 // the reverse. Both verdicts are in the text and the JSON.
 func TestFleetVerdict(t *testing.T) {
+	t.Parallel()
 	for _, tt := range []struct {
 		price   float64
 		cheap   int
@@ -156,6 +158,7 @@ func TestFleetVerdict(t *testing.T) {
 // check are errors naming what is wrong; without floors the report has no
 // fleet section, in text or JSON.
 func TestFleetBadSettings(t *testing.T) {
+	t.Parallel()
 	plain := lognormalConfig()
 	for _, tt := range []struct {
 		cfg  *sim.Config
@@ -189,6 +192,7 @@ func TestFleetBadSettings(t *testing.T) {
 // no setting meets the objective, none is named the cheapest, there is no
 // verdict, and the text says so.
 func TestFleetNoSettingMeets(t *testing.T) {
+	t.Parallel()
 	s := fleetSettings(0, 2)
 	if err := s.Search.Objective.SetName("cost"); err != nil {
 		t.Fatal(err)
@@ -209,11 +213,18 @@ func TestFleetNoSettingMeets(t *testing.T) {
 }
 
 // TestFleetDoesNotDependOnWorkers: the floors' sweeps run side by side,
-// and their comparison is the same on one worker and on four.
+// and their comparison is the same on one worker and on four. Under
+// -short with 2000 requests per candidate and in the rollout check: the
+// identity holds at any size.
 func TestFleetDoesNotDependOnWorkers(t *testing.T) {
+	t.Parallel()
+	s := fleetSettings(0, 1, 2)
+	if testing.Short() {
+		s.Requests, s.CheckRequests = 2000, 2000
+	}
 	var js [2]bytes.Buffer
 	for i, w := range []int{1, 4} {
-		rep := mustRun(t, sparsePool(1000, true), fleetSettings(0, 1, 2), optimize.Options{Workers: w})
+		rep := mustRun(t, sparsePool(1000, true), s, optimize.Options{Workers: w})
 		if err := json.NewEncoder(&js[i]).Encode(rep.Fleet); err != nil {
 			t.Fatal(err)
 		}

@@ -15,6 +15,7 @@ import (
 // pick's met share is its answered share, not its share within 2 s, and
 // the verdict's request-by-request quote says what it is judged on.
 func TestMetBasisNamedWhenNotTheTarget(t *testing.T) {
+	t.Parallel()
 	sc, err := scenario.Parse("within.toml", []byte(`seed = 5
 requests = 20000
 [arrivals]

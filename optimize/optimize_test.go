@@ -305,6 +305,7 @@ func TestDefaultDelays(t *testing.T) {
 // copies at 1 s and 2 s (1.75 calls per request) and to 1 − 0.5⁴ = 0.9375
 // with three copies 0.5 s apart (1.875 calls) — field report 1.
 func TestGuardCheckTrade(t *testing.T) {
+	t.Parallel()
 	sc, err := scenario.LoadFS(scenarios.FS, "guard-check.toml")
 	if err != nil {
 		t.Fatal(err)
@@ -472,6 +473,7 @@ func TestSummaryFewerAnswered(t *testing.T) {
 // as the original (Gaussian copula with correlation 1), hedging cannot
 // lower p95, only raise the cost: the verdict is "don't hedge".
 func TestRequestInherentSlownessDontHedge(t *testing.T) {
+	t.Parallel()
 	cfg := lognormalConfig()
 	cfg.Correlation = sim.Correlation{SameModel: 1, SameProvider: 1, CrossProvider: 1}
 	s := optimize.DefaultSettings()

@@ -16,6 +16,7 @@ import (
 // average (tolerance: 5 standard errors from the sample size), and every
 // candidate is exactly the simulation of its policy with the retries.
 func TestOptimizeWithRetries(t *testing.T) {
+	t.Parallel()
 	const p, n = 0.5, 40_000
 	cfg := lognormalConfig()
 	cfg.Requests = n

@@ -82,6 +82,7 @@ func reportBytes(t *testing.T, rep *optimize.Report) []byte {
 // for byte, for classes swept alone and for coupled classes (which take
 // one stage per step of their coordinate descent when split).
 func TestShardedSweepIsRun(t *testing.T) {
+	t.Parallel()
 	for _, name := range []string{scenarios.Default, "shared-rate-limit.toml"} {
 		t.Run(name, func(t *testing.T) {
 			sc, err := scenario.LoadFS(scenarios.FS, name)

@@ -232,6 +232,7 @@ func TestSlowReplicaPoolPick(t *testing.T) {
 // gives the added dollars a month at the file's 20 requests/s, from the
 // candidates' cost per 1000 requests.
 func TestGuardCheckDecision(t *testing.T) {
+	t.Parallel()
 	sc := loadScenario(t, "guard-check.toml")
 	s := sc.Optimize
 	s.CheckRequests = 0
@@ -274,6 +275,7 @@ func TestGuardCheckDecision(t *testing.T) {
 // answered picks — and the note and verdict say so and suggest objective
 // answered.
 func TestAllMissRanksByAnswered(t *testing.T) {
+	t.Parallel()
 	sc := loadScenario(t, "guard-check.toml")
 	s := sc.Optimize
 	s.Requests, s.CheckRequests = 50_000, 0

@@ -50,6 +50,7 @@ func variants(cfg *sim.Config, c int) []sim.Policy {
 // field, the result of running that policy alone — whether the runs share
 // their draws on the lane or are made one after another.
 func TestRunPoliciesMatchesRun(t *testing.T) {
+	t.Parallel()
 	shared := 0
 	cfgs := shippedConfigs(t)
 	for _, cp := range cfgs {

@@ -126,6 +126,7 @@ func TestBatchingSojournProportional(t *testing.T) {
 // times are rounded to the nearest nanosecond, so an end is its join time
 // plus its work exactly.)
 func TestBatchingFlatIsPlainPool(t *testing.T) {
+	t.Parallel()
 	mk := func(batching bool) *sim.Config {
 		cfg := &sim.Config{
 			Name: "flat", Seed: 3, Requests: 50_000,

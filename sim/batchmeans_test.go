@@ -153,6 +153,7 @@ func TestBatchedAddedCostCovers(t *testing.T) {
 // the answered share covers 0.875 in at least 36 of 40 seeds (see
 // coverSeeds for the bar).
 func TestIndependentIntervalsStay(t *testing.T) {
+	t.Parallel()
 	const n = 20_000
 	covered := 0
 	for seed := uint64(1); seed <= 40; seed++ {

@@ -39,7 +39,10 @@ func sameOrder(t *testing.T, name string, cfg *sim.Config) {
 // (hedged and not) and on random configurations with shared queues, rate
 // limits, budgets, adaptive delays, retry-after hints and closed-loop
 // clients, whose times fall on a coarse grid so that events often tie.
+// Under -short a shipped scenario whose pools autoscale runs 1 000
+// requests (see shippedConfigs), the others 5 000 as in the full run.
 func TestChansKeepEventOrder(t *testing.T) {
+	t.Parallel()
 	for _, name := range scenarios.Names() {
 		s, err := scenario.LoadFS(scenarios.FS, name)
 		if err != nil {
@@ -47,6 +50,9 @@ func TestChansKeepEventOrder(t *testing.T) {
 		}
 		cfg := s.Config
 		cfg.Requests = min(cfg.Requests, 5_000)
+		if testing.Short() && autoscales(&cfg) {
+			cfg.Requests = min(cfg.Requests, 1_000)
+		}
 		sameOrder(t, name, &cfg)
 		sameOrder(t, name+" without hedging", sim.WithoutHedging(&cfg))
 	}

@@ -19,6 +19,7 @@ import (
 // report — byte for byte — that the event loop in one global time order
 // writes, hedged and without hedging.
 func TestDirectMatchesEventLoop(t *testing.T) {
+	t.Parallel()
 	independent := 0
 	for _, name := range scenarios.Names() {
 		s, err := scenario.LoadFS(scenarios.FS, name)

@@ -35,6 +35,7 @@ func reportBytes(t *testing.T, cfg *sim.Config, hedged, base *sim.Result) []byte
 // once. A scenario whose requests interact has no Growth and gives
 // RunWithBaseline's results.
 func TestGrowthMatchesRunWithBaseline(t *testing.T) {
+	t.Parallel()
 	ctx := context.Background()
 	type named struct {
 		name string

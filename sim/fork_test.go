@@ -109,6 +109,7 @@ func diffLines(a, b []byte) string {
 // at each count what a fresh run of that many requests reports, byte for
 // byte, hedged and no hedging; each request is simulated once.
 func TestGrowthForksMatchFreshRuns(t *testing.T) {
+	t.Parallel()
 	n0 := 1500
 	if testing.Short() {
 		n0 = 400

@@ -45,6 +45,7 @@ func tandemMM1(n int, rho float64) *sim.Config {
 // -short over 8 seeds in ≥ 6 (mean 7.6, two standard deviations
 // √(8·0.95·0.05) = 0.62 below is 6.4, rounded down).
 func TestPipelineStepRowsBatched(t *testing.T) {
+	t.Parallel()
 	const rho = 0.9
 	p95, mean := math.Log(20)/(1-rho), 1/(1-rho)
 	seeds, bar := uint64(40), 36

@@ -41,6 +41,7 @@ func runReport(t *testing.T, cfg *sim.Config) []byte {
 // changes nothing of its call, and the event loop a pipeline takes gives
 // what the lane and the direct path give.
 func TestOneStepPipelineIsTheClass(t *testing.T) {
+	t.Parallel()
 	for _, cfg := range shippedConfigs(t) {
 		closed := false
 		for _, c := range cfg.Classes {
@@ -151,6 +152,7 @@ func uniformThenExp() ([]sim.Model, *sim.Pipeline) {
 // probability F(t)⁵, 1 − (1 − F(t))⁵ and Σ_{j≥3} C(5,j) Fʲ (1−F)⁵⁻ʲ (the
 // order statistics of iid draws), within five binomial standard errors.
 func TestPipelineFanOutOrderStatistics(t *testing.T) {
+	t.Parallel()
 	models := []sim.Model{{Name: "x", Provider: "x", Latency: dist.Exponential{Rate: 1}}}
 	F := func(t float64) float64 { return 1 - math.Exp(-t) }
 	binom := func(n, k int) float64 {
@@ -203,6 +205,7 @@ func TestPipelineFanOutOrderStatistics(t *testing.T) {
 // probability 1 − 0.99¹⁰⁰ = 0.634 (Dean and Barroso, "The Tail at Scale",
 // CACM 2013).
 func TestPipelineTailAtScale(t *testing.T) {
+	t.Parallel()
 	lat, err := dist.NewMixture([]float64{0.99, 0.01}, []dist.Continuous{
 		dist.Uniform{Min: 0.1, Max: 0.2}, dist.Uniform{Min: 5, Max: 6}})
 	if err != nil {
@@ -400,6 +403,7 @@ func helpChat(t *testing.T, n int, e2e time.Duration) *sim.Config {
 // for byte — sequences with streamed, hedged steps and a visible token,
 // end-to-end deadlines that cut calls, fan-outs of fail-open calls, loops.
 func TestPipelineLaneMatchesEventLoop(t *testing.T) {
+	t.Parallel()
 	shards := call(400*time.Millisecond, sim.FailOpen)
 	shards.Policy.Copies, shards.Policy.Delays = 1, []time.Duration{150 * time.Millisecond}
 	lat, err := dist.NewMixture([]float64{0.9, 0.1}, []dist.Continuous{dist.Uniform{Min: 0.02, Max: 0.1}, dist.Uniform{Min: 0.3, Max: 2}})
@@ -451,6 +455,7 @@ func TestPipelineLaneMatchesEventLoop(t *testing.T) {
 // give the event loop's report on the lane, byte for byte, hedged and
 // not.
 func TestPipelineLaneOnRandomPipelines(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(21, 22))
 	gaps := []time.Duration{0, 50 * time.Millisecond, 100 * time.Millisecond, 150 * time.Millisecond}
 	n := 120
@@ -520,6 +525,7 @@ func TestPipelineLaneOnRandomPipelines(t *testing.T) {
 // the FIFOs of events and with the heap alone, and every run's accounting
 // balances (the package's tests audit every run).
 func TestPipelineEventOrder(t *testing.T) {
+	t.Parallel()
 	rng := rand.New(rand.NewPCG(31, 32))
 	n := 80
 	if testing.Short() {

@@ -205,6 +205,7 @@ func replicasOf(t *testing.T, cfg *sim.Config) (*sim.Result, map[int64]map[int]i
 // with AnyReplica it may, and under random routing to 4 replicas about a
 // third of the requests with three attempts have two on one replica.
 func TestHedgeToOtherReplica(t *testing.T) {
+	t.Parallel()
 	for _, b := range sim.Balancers {
 		for _, any := range []bool{false, true} {
 			res, reps := replicasOf(t, hedgedPool(4, b, any))

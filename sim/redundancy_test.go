@@ -58,6 +58,7 @@ func redundantServers(n, requests int, rho float64) *sim.Config {
 // standard errors by batch means over requests in arrival order, after a
 // warm-up of 10 %.
 func TestRedundancyWithoutCancellation(t *testing.T) {
+	t.Parallel()
 	const servers = 20
 	requests := 200_000
 	if testing.Short() {

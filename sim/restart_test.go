@@ -124,6 +124,7 @@ func TestRestartsLeaveReplicasOut(t *testing.T) {
 // replica while it is out; and two pools with the same settings restart
 // at the same times (common random numbers).
 func TestRandomRestarts(t *testing.T) {
+	t.Parallel()
 	const n, rate = 40_000, 20.0
 	cfg := poolConfig(n, rate, 1, 10, sim.PowerOfTwo)
 	rs := &sim.Restarts{MeanUp: 20 * time.Second, Down: 5 * time.Second, Window: time.Second}

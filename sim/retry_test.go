@@ -68,6 +68,7 @@ func TestRetryStackedLayersMultiply(t *testing.T) {
 // geometric number of tries). The same holds for the attempt-level retry.
 // Tolerances: 5 standard errors of the estimate from the sample size.
 func TestRetryFailureOracle(t *testing.T) {
+	t.Parallel()
 	const reqs = 100_000
 	for _, p := range []float64{0.3, 0.6} {
 		for _, tries := range []int{2, 4} {

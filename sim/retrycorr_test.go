@@ -18,6 +18,7 @@ import (
 // is slow more often after a slow call than 0.5). Tolerances: 5 standard
 // errors from the sample size (binomialTol).
 func TestRetryHonoursCorrelation(t *testing.T) {
+	t.Parallel()
 	const n = 100_000
 	run := func(rho float64) float64 {
 		cfg := oneModel(n, bimodal(t), 0)
@@ -45,6 +46,7 @@ func TestRetryHonoursCorrelation(t *testing.T) {
 // retry is exactly as slow as the first call (same_model = 1), 0.25·0.25
 // = 0.0625 when it is independent. Tolerances: 5 standard errors.
 func TestAttemptRetryHonoursCorrelation(t *testing.T) {
+	t.Parallel()
 	const n = 100_000
 	for _, tc := range []struct{ rho, want float64 }{{0, 0.3125}, {1, 0.375}} {
 		cfg := oneModel(n, bimodal(t), 0)

@@ -16,6 +16,7 @@ import (
 // (loaded-provider at 1.15 times its rate) is clipped there, not left at
 // 1.0002 or 1.015. Every shipped scenario, and loaded-provider overloaded.
 func TestShareIntervalsWithinUnit(t *testing.T) {
+	t.Parallel()
 	cfgs := shippedConfigs(t)
 	s, err := scenario.LoadFS(scenarios.FS, "loaded-provider.toml")
 	if err != nil {

@@ -22,6 +22,7 @@ import (
 // failures by kind, and, but for -short, closed loops and pipelines,
 // where nothing is shared).
 func TestRunPoliciesEachMatchesRun(t *testing.T) {
+	t.Parallel()
 	cfgs := shippedConfigs(t)
 	shared := 0
 	for _, cp := range cfgs {

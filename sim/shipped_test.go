@@ -14,6 +14,7 @@ import (
 // each run audits its own accounting (this package's tests turn the audit
 // on), and checkAttempts checks the result's counts.
 func TestShippedScenariosBalance(t *testing.T) {
+	t.Parallel()
 	for _, name := range scenarios.Names() {
 		t.Run(name, func(t *testing.T) {
 			s, err := scenario.LoadFS(scenarios.FS, name)

@@ -16,8 +16,10 @@ import (
 // workers — on every shipped scenario (split where the lane applies, on one
 // goroutine elsewhere), hedged and without hedging, and on constant
 // arrivals and a request count no worker count divides. Under -short the
-// shipped scenarios run 5 000 requests instead of up to 20 000.
+// shipped scenarios run 5 000 requests instead of up to 20 000 (1 000 for
+// one whose pools autoscale: see shippedConfigs).
 func TestSplitIsIdentical(t *testing.T) {
+	t.Parallel()
 	var cfgs []*sim.Config
 	for _, name := range scenarios.Names() {
 		s, err := scenario.LoadFS(scenarios.FS, name)
@@ -28,6 +30,9 @@ func TestSplitIsIdentical(t *testing.T) {
 		cfg.Requests = min(cfg.Requests, 20_000)
 		if testing.Short() {
 			cfg.Requests = min(cfg.Requests, 5_000)
+			if autoscales(&cfg) {
+				cfg.Requests = min(cfg.Requests, 1_000)
+			}
 		}
 		cfgs = append(cfgs, &cfg, sim.WithoutHedging(&cfg))
 	}
@@ -54,6 +59,7 @@ func TestSplitIsIdentical(t *testing.T) {
 // its no-hedging baseline — whether the two share their draws on the lane
 // or run apart.
 func TestRunWithBaselineMatchesRun(t *testing.T) {
+	t.Parallel()
 	var cfgs []*sim.Config
 	together := 0
 	for _, cfg := range shippedConfigs(t) {

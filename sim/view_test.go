@@ -32,6 +32,7 @@ func staleConfig(n int, b sim.Balancer, v *sim.View) *sim.Config {
 // Means and tolerances are by batch means (5 standard errors,
 // batchMeanTol) after a tenth of the run is dropped as warm-up.
 func TestStaleViewHerds(t *testing.T) {
+	t.Parallel()
 	n := 200_000
 	if testing.Short() {
 		n = 100_000

@@ -19,6 +19,7 @@ import (
 // starts empty, and is cut as before (the rule runs; a cut of 0 is
 // allowed).
 func TestAdaptiveAloneCutsNoWarmUp(t *testing.T) {
+	t.Parallel()
 	cfg := &sim.Config{
 		Name: "adaptive", Seed: 1, Requests: 200_000,
 		Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 10},

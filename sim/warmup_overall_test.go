@@ -39,6 +39,7 @@ func mserSections(cnt []int64, sum []float64) int {
 // above any class's: the merged series' MSER curve is nearly flat, and its
 // minimum falls at section 48 (docs/report.md).
 func TestOverallWarmUpOnMergedSections(t *testing.T) {
+	t.Parallel()
 	text, err := scenarios.FS.ReadFile("replica-pool.toml")
 	if err != nil {
 		t.Fatal(err)

@@ -216,6 +216,7 @@ func TestRetuneFromURL(t *testing.T) {
 // a Prometheus that answers 503 until the timeout, and contradicting
 // flags exit 2 naming the model and the query, and write no file.
 func TestRetuneBadInput(t *testing.T) {
+	t.Parallel() // in-process CLI runs that set no test hook and keep the working directory; 4 s of it waits for timeouts
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)

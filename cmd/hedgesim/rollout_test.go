@@ -113,12 +113,17 @@ func TestJointBeatsAlone(t *testing.T) {
 // seed when it has no more requests than a candidate (--check-requests
 // 5000 = --requests: the file then says seed = CheckSeed(3)); with what-if
 // overrides, which the file would not hold, --write-scenario is a usage
-// error.
+// error. Under -short the sweep has 2000 requests (and --check-requests
+// 2000): the identity holds at any size.
 func TestWriteScenarioReproducesCheck(t *testing.T) {
 	t.Parallel() // in-process CLI runs that set no test hook and keep the working directory
-	for _, extra := range [][]string{nil, {"--seed", "9"}, {"--check-requests", "5000"}} {
+	requests := "5000"
+	if testing.Short() {
+		requests = "2000"
+	}
+	for _, extra := range [][]string{nil, {"--seed", "9"}, {"--check-requests", requests}} {
 		out := filepath.Join(t.TempDir(), "picked.toml")
-		r := optimizeJSON(t, append(extra, "--requests", "5000", "--write-scenario", out, "shared-rate-limit")...)
+		r := optimizeJSON(t, append(extra, "--requests", requests, "--write-scenario", out, "shared-rate-limit")...)
 		code, text, errOut := hedgesim(t, "run", "--json", out)
 		if code != 0 {
 			t.Fatalf("%v: run %s: exit %d: %s", extra, out, code, errOut)
