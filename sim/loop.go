@@ -81,14 +81,16 @@ type engine struct {
 	// (stepResults); nil when no step retries.
 	pipeRetries []*RetryCounts
 	// chans are the FIFOs of events that mostly fall due in the order they
-	// are scheduled (see chanOf); for i > 0, bit i of chanOn says chans[i]
-	// is not empty, and fmin is the one of those whose head is due first
-	// (0 when none), with its head's time and sequence in fminAt and
-	// fminSeq. heapOnly sends every such event to the heap instead,
-	// and pop returns dead events too, for the test that checks the FIFOs
-	// change nothing.
+	// are scheduled (see chanOf); heads are the heads of those other than
+	// FIFO 0 that are not empty, latest first, and fmin is the one of
+	// those whose head is due first (0 when none), with its head's time
+	// and sequence in fminAt and fminSeq; due is FIFO 0, the events due
+	// now, kept out of chans, whose slot 0 stays empty. heapOnly sends
+	// every such event to the heap instead, and pop returns dead events
+	// too, for the test that checks the FIFOs change nothing.
 	chans    []fifo
-	chanOn   []uint64
+	due      fifo
+	heads    fifoHeads
 	fmin     int
 	fminAt   time.Duration
 	fminSeq  uint64
@@ -125,7 +127,6 @@ func newEngineFor(cfg *Config, n int) *engine {
 	e := &engine{users: users, cfg: cfg, rng: streams{seed: cfg.Seed}, end: int64(cfg.Requests), pauseAt: -1, exp: zigguratExp(), norm: zigguratNorm(), lookAt: checkWork}
 	e.q = make(eventQueue, 0, 1024)
 	e.chans = make([]fifo, 1+len(cfg.Classes)*chansPerClass)
-	e.chanOn = make([]uint64, (len(e.chans)+63)/64)
 	e.isolated = cfg.independent()
 	e.batched = cfg.batched()
 	var cum float64
