@@ -2,7 +2,6 @@ package sim
 
 import (
 	"math"
-	"math/bits"
 	"time"
 )
 
@@ -39,7 +38,7 @@ func (e *engine) put(i int, at time.Duration, kind eventKind, slot int32, gen ui
 			if e.fmin == 0 || at < e.fminAt {
 				e.fmin, e.fminAt, e.fminSeq = i, at, e.seq
 			}
-			e.chanOn[i/64] |= 1 << (i % 64)
+			e.heads.insert(at, e.seq, i)
 		}
 		ev = f.add()
 	} else {
@@ -64,7 +63,10 @@ func (e *engine) fifoFor(i int, at time.Duration) *fifo {
 
 // scheduleIn is schedule for an event the caller knows the FIFO of, i =
 // chanOf(at, …) for at later than now, without calling chanOf: a
-// deadline, a hedge timer or a cancel (fifoIndex).
+// deadline, a hedge timer or a cancel (fifoIndex). The commonest case,
+// a FIFO that is not empty, whose tail is due no later and whose buffer
+// has room, appends the event here rather than through put: what put
+// would do then, without its other cases' checks.
 func (e *engine) scheduleIn(i int, at time.Duration, kind eventKind, slot int32, gen uint32, k uint8) {
 	if e.isolated {
 		e.schedule(at, kind, slot, gen, k)
@@ -73,6 +75,14 @@ func (e *engine) scheduleIn(i int, at time.Duration, kind eventKind, slot int32,
 	e.seq++
 	if at == e.now {
 		i = 0
+	} else if !e.heapOnly {
+		f := &e.chans[i]
+		if n := len(f.ev); f.i < n && n < cap(f.ev) && f.ev[n-1].at <= at {
+			f.ev = f.ev[:n+1]
+			ev := &f.ev[n]
+			ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, slot, gen, kind, k
+			return
+		}
 	}
 	e.put(i, at, kind, slot, gen, k)
 }
@@ -82,7 +92,7 @@ func fifoIndex(c int32, off int) int { return 1 + int(c)*chansPerClass + off }
 
 // scheduleResponse queues the deciding response of attempt k of the
 // request in slot: schedule without chanOf, which sends a response to
-// chans[0] when it is due now and to the heap otherwise.
+// due (by dueNow) when it is due now and to the heap otherwise.
 func (e *engine) scheduleResponse(at time.Duration, slot int32, gen uint32, k uint8) {
 	if e.isolated {
 		e.schedule(at, evResponse, slot, gen, k)
@@ -100,7 +110,7 @@ func (e *engine) scheduleResponse(at time.Duration, slot int32, gen uint32, k ui
 
 // scheduleRelease queues the release of a slot of provider prov at at —
 // of its replica rep − 1 when rep > 0 (the event's gen carries rep) —
-// freed by an attempt of class c: to chans[0] when it is due now; to the
+// freed by an attempt of class c: to due (by dueNow) when it is due now; to the
 // class's FIFO of cancels when it is due a cancel latency from now (the
 // cancel of an attempt in service landing first), where it falls due in
 // order with the cancels; to the heap otherwise. Independent requests
@@ -124,12 +134,13 @@ func (e *engine) scheduleRelease(at time.Duration, prov int32, rep uint16, c int
 
 // The FIFOs of events (chans): events scheduled a fixed delay after the
 // moment they are scheduled fall due in the order they are scheduled, so
-// they need no heap. chans[0] takes any event due at once (a provider slot
-// freed by a response, a rejection); then each class c has chansPerClass
-// FIFOs from 1+c·chansPerClass: its deadlines, its queued losers' cancels,
-// its attempt timeouts, its closed-loop clients' thinks (a constant think
-// time), and its hedge timers for copy j, one FIFO per copy (a constant
-// gap per copy). An event goes to its FIFO only when it is due no earlier
+// they need no heap. FIFO 0 takes any event due at once (a provider slot
+// freed by a response, a rejection): it is e.due, a field of its own that
+// pop reads without indexing chans, whose slot 0 stays empty. Then each
+// class c has chansPerClass FIFOs from 1+c·chansPerClass: its deadlines,
+// its queued losers' cancels, its attempt timeouts, its closed-loop
+// clients' thinks (a constant think time), and its hedge timers for copy
+// j, one FIFO per copy (a constant gap per copy). An event goes to its FIFO only when it is due no earlier
 // than the FIFO's tail — an adaptive delay, a retry-after or a random
 // think time can break the order — and to the heap otherwise, so each
 // FIFO stays in (time, sequence) order and pop takes the earliest of the
@@ -181,14 +192,14 @@ const (
 
 // pop removes the next event in (time, sequence) order and returns it, in
 // e.cur, or nil when nothing is left. Events live in four places, all
-// ordered: the heap, the single pending arrival, chans[0] (events due now)
+// ordered: the heap, the single pending arrival, due (events due now)
 // and the other FIFOs, of which only the one with the earliest head,
 // chans[fmin], can hold the next event. (Events due now scheduled when
 // nothing queued is due now skip all four: the event loop handles them
 // from soon, see dueNow.) Requests that cannot affect each other are run
 // by runDirect instead.
 //
-// An event at the head of a FIFO other than chans[0] that handle would
+// An event at the head of a FIFO other than due that handle would
 // ignore (dead) is dropped here rather than returned: a deadline, timer
 // or timeout of a request that has ended, or any event of a request whose
 // slot has been reused. Once dead an event stays dead, so the dead events
@@ -202,7 +213,7 @@ func (e *engine) pop() *event {
 		if len(e.q) > 0 {
 			at, seq, src = e.q[0].at, e.q[0].seq, fromHeap
 		}
-		if f := &e.chans[0]; f.i < len(f.ev) {
+		if f := &e.due; f.i < len(f.ev) {
 			if h := &f.ev[f.i]; h.at < at || h.at == at && h.seq < seq {
 				at, seq, src = h.at, h.seq, 0
 			}
@@ -224,7 +235,7 @@ func (e *engine) pop() *event {
 			e.cur = e.arrival
 			return &e.cur
 		case 0:
-			f := &e.chans[0]
+			f := &e.due
 			e.cur = f.ev[f.i]
 			if f.i++; f.i == len(f.ev) {
 				f.ev, f.i = f.ev[:0], 0
@@ -240,7 +251,10 @@ func (e *engine) pop() *event {
 		}
 		if f.i == len(f.ev) {
 			f.ev, f.i = f.ev[:0], 0
-			e.chanOn[src/64] &^= 1 << (src % 64)
+			e.heads = e.heads[:len(e.heads)-1]
+		} else {
+			h := &f.ev[f.i]
+			e.heads.next(h.at, h.seq)
 		}
 		e.refmin()
 		if !dead {
@@ -249,25 +263,16 @@ func (e *engine) pop() *event {
 	}
 }
 
-// refmin sets fmin to the FIFO other than chans[0] whose head is due
-// first, or to 0 when they are all empty: after that FIFO's head has
-// left. chanOn has a bit for each FIFO other than chans[0] that is not
-// empty.
+// refmin sets fmin to the FIFO other than due whose head is due
+// first, the last of heads, or to 0 when they are all empty: after that
+// FIFO's head has left.
 func (e *engine) refmin() {
-	var best *event
+	if n := len(e.heads); n > 0 {
+		h := &e.heads[n-1]
+		e.fmin, e.fminAt, e.fminSeq = h.i, h.at, h.seq
+		return
+	}
 	e.fmin = 0
-	for w, on := range e.chanOn {
-		for ; on != 0; on &= on - 1 {
-			i := w*64 + bits.TrailingZeros64(on)
-			f := &e.chans[i]
-			if h := &f.ev[f.i]; best == nil || h.before(best) {
-				best, e.fmin = h, i
-			}
-		}
-	}
-	if best != nil {
-		e.fminAt, e.fminSeq = best.at, best.seq
-	}
 }
 
 // dead reports whether handle would ignore ev: it belongs to a request
@@ -283,20 +288,20 @@ func (e *engine) dead(ev *event) bool {
 	return r.gen != ev.gen || r.ended && ev.kind != evCancel
 }
 
-// dueNow returns where an event due now, scheduled now, goes: chans[0],
+// dueNow returns where an event due now, scheduled now, goes: due,
 // which holds only events due now, in order — or soon, when no event
 // queued is due now. Such an event would be the next popped once the
 // current one is handled (every event scheduled later comes after it),
 // so the event loop handles it then, and the ones soon holds after it,
 // in order, without pop (handleSoon). Events due now scheduled while soon
 // holds some join them when still nothing queued is due now, and go to
-// chans[0] otherwise: after soon's, which were scheduled before them.
+// due otherwise: after soon's, which were scheduled before them.
 // Requests run one at a time (e.isolated) pop their own way and never
 // use soon.
 func (e *engine) dueNow() *event {
-	if e.isolated || e.chans[0].i < len(e.chans[0].ev) || len(e.q) > 0 && e.q[0].at == e.now ||
+	if e.isolated || e.due.i < len(e.due.ev) || len(e.q) > 0 && e.q[0].at == e.now ||
 		e.fmin > 0 && e.fminAt == e.now || e.arrivalDue && e.arrival.at == e.now {
-		return e.chans[0].add()
+		return e.due.add()
 	}
 	e.soon = append(e.soon, event{})
 	return &e.soon[len(e.soon)-1]

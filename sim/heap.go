@@ -37,10 +37,7 @@ type event struct {
 // before reports whether a is due before b: earlier time first, then earlier
 // insertion, so equal-time events run in the order they were scheduled.
 func (a *event) before(b *event) bool {
-	if a.at != b.at {
-		return a.at < b.at
-	}
-	return a.seq < b.seq
+	return a.at < b.at || a.at == b.at && a.seq < b.seq
 }
 
 // eventQueue is a 4-ary min-heap of events ordered by (at, seq): children
@@ -69,11 +66,13 @@ func (q *eventQueue) add(at time.Duration, seq uint64) *event {
 }
 
 // popInto moves the minimum event to *dst. The queue must not be empty.
-// The last event fills the hole left at the root, moving down past every
-// smaller child. A node with four children finds the least of them by a
-// tournament of three comparisons on a fixed-size array (no loop, one
-// bounds check); the last node with children, which may have fewer, by a
-// loop.
+// The hole left at the root moves down to a leaf, each smaller child
+// moving up past it; then the last event, which fills it, moves up past
+// every greater parent — rarely far, as a leaf is near the greatest (one
+// comparison a level saved against sifting the last event down). A node
+// with four children finds the least of them by a tournament of three
+// comparisons on a fixed-size array (no loop, one bounds check); the last
+// node with children, which may have fewer, by a loop.
 func (q *eventQueue) popInto(dst *event) {
 	h := *q
 	*dst = h[0]
@@ -82,45 +81,51 @@ func (q *eventQueue) popInto(dst *event) {
 		*q = h[:0]
 		return
 	}
-	last := h[n]
-	h = h[:n]
+	h = h[:n+1]
 	i := 0
 	for {
 		c := 4*i + 1
-		var m int
-		var kid *event
 		if c+4 <= n {
 			kids := (*[4]event)(h[c : c+4])
-			m, kid = 0, &kids[0]
-			if kids[1].before(kid) {
-				m, kid = 1, &kids[1]
+			m, at, seq := c, kids[0].at, kids[0].seq
+			if kids[1].at < at || kids[1].at == at && kids[1].seq < seq {
+				m, at, seq = c+1, kids[1].at, kids[1].seq
 			}
-			m2, kid2 := 2, &kids[2]
-			if kids[3].before(kid2) {
-				m2, kid2 = 3, &kids[3]
+			m2, at2, seq2 := c+2, kids[2].at, kids[2].seq
+			if kids[3].at < at2 || kids[3].at == at2 && kids[3].seq < seq2 {
+				m2, at2, seq2 = c+3, kids[3].at, kids[3].seq
 			}
-			if kid2.before(kid) {
-				m, kid = m2, kid2
+			if at2 < at || at2 == at && seq2 < seq {
+				m = m2
 			}
-		} else if c < n {
+			h[i] = h[m]
+			i = m
+			continue
+		}
+		if c < n {
 			kids := h[c:n]
-			m, kid = 0, &kids[0]
+			m, kid := 0, &kids[0]
 			for j := 1; j < len(kids); j++ {
 				if kids[j].before(kid) {
 					m, kid = j, &kids[j]
 				}
 			}
-		} else {
-			break
+			h[i] = *kid
+			i = c + m
 		}
-		if last.before(kid) {
-			break
-		}
-		h[i] = *kid
-		i = c + m
+		break
 	}
-	h[i] = last
-	*q = h
+	last := &h[n]
+	for i > 0 {
+		p := (i - 1) / 4
+		if !last.before(&h[p]) {
+			break
+		}
+		h[i] = h[p]
+		i = p
+	}
+	h[i] = *last
+	*q = h[:n]
 }
 
 // fifo is a queue of events scheduled in non-decreasing (at, seq) order, so
@@ -148,4 +153,49 @@ func (f *fifo) add() *event {
 	}
 	f.ev = append(f.ev, event{})
 	return &f.ev[len(f.ev)-1]
+}
+
+// fifoHead is the head of a FIFO of events other than due: its time,
+// its sequence and the FIFO's index.
+type fifoHead struct {
+	at  time.Duration
+	seq uint64
+	i   int
+}
+
+// before reports whether head a is due before b (as event.before).
+func (a *fifoHead) before(b *fifoHead) bool {
+	return a.at < b.at || a.at == b.at && a.seq < b.seq
+}
+
+// fifoHeads are the heads of the FIFOs that are not empty, latest first:
+// the last is the earliest. There are a few (the FIFOs of deadlines,
+// cancels and timers of the classes in use), so keeping them in order
+// by moving a head past those it overtakes costs less than a scan of
+// them all each time the earliest leaves.
+type fifoHeads []fifoHead
+
+// insert adds the head of a FIFO that was empty.
+func (h *fifoHeads) insert(at time.Duration, seq uint64, i int) {
+	x := fifoHead{at, seq, i}
+	*h = append(*h, x)
+	s := *h
+	j := len(s) - 1
+	for j > 0 && s[j-1].before(&x) {
+		s[j] = s[j-1]
+		j--
+	}
+	s[j] = x
+}
+
+// next replaces the earliest head, the last, with its FIFO's next one,
+// due no earlier, moving it past the heads due before it.
+func (h fifoHeads) next(at time.Duration, seq uint64) {
+	j := len(h) - 1
+	x := fifoHead{at, seq, h[j].i}
+	for j > 0 && h[j-1].before(&x) {
+		h[j] = h[j-1]
+		j--
+	}
+	h[j] = x
 }

@@ -85,3 +85,51 @@ func (q *eventQueue) pop() event {
 	q.popInto(&e)
 	return e
 }
+
+// TestFifoHeadsOrder: the heads of FIFOs, inserted when a FIFO fills and
+// replaced by a later one when the earliest leaves, stay latest first, so
+// that the last is always the earliest, as a scan of them all finds it —
+// with many equal times, broken by sequence.
+func TestFifoHeadsOrder(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	var h fifoHeads
+	var seq uint64
+	live := map[int]fifoHead{} // FIFO index → its head
+	for step := range 20000 {
+		seq++
+		if i := 1 + r.IntN(12); r.IntN(3) == 0 {
+			if _, ok := live[i]; !ok {
+				at := time.Duration(step/4 + r.IntN(40))
+				h.insert(at, seq, i)
+				live[i] = fifoHead{at, seq, i}
+			}
+		} else if len(h) > 0 {
+			min := h[len(h)-1]
+			delete(live, min.i)
+			if r.IntN(4) == 0 {
+				h = h[:len(h)-1]
+			} else {
+				at := min.at + time.Duration(r.IntN(30))
+				h.next(at, seq)
+				live[min.i] = fifoHead{at, seq, min.i}
+			}
+		}
+		if len(h) != len(live) {
+			t.Fatalf("step %d: %d heads, want %d", step, len(h), len(live))
+		}
+		for j := 1; j < len(h); j++ {
+			if !h[j].before(&h[j-1]) {
+				t.Fatalf("step %d: heads out of order: %+v before %+v", step, h[j-1], h[j])
+			}
+		}
+		for _, x := range live {
+			j := slices.IndexFunc(h, func(y fifoHead) bool { return y.i == x.i })
+			if j < 0 || h[j] != x {
+				t.Fatalf("step %d: head %+v of FIFO %d lost", step, x, x.i)
+			}
+			if x.before(&h[len(h)-1]) {
+				t.Fatalf("step %d: head %+v before the last, %+v", step, x, h[len(h)-1])
+			}
+		}
+	}
+}

@@ -81,14 +81,16 @@ type engine struct {
 	// (stepResults); nil when no step retries.
 	pipeRetries []*RetryCounts
 	// chans are the FIFOs of events that mostly fall due in the order they
-	// are scheduled (see chanOf); for i > 0, bit i of chanOn says chans[i]
-	// is not empty, and fmin is the one of those whose head is due first
-	// (0 when none), with its head's time and sequence in fminAt and
-	// fminSeq. heapOnly sends every such event to the heap instead,
-	// and pop returns dead events too, for the test that checks the FIFOs
-	// change nothing.
+	// are scheduled (see chanOf); heads are the heads of those other than
+	// FIFO 0 that are not empty, latest first, and fmin is the one of
+	// those whose head is due first (0 when none), with its head's time
+	// and sequence in fminAt and fminSeq; due is FIFO 0, the events due
+	// now, kept out of chans, whose slot 0 stays empty. heapOnly sends
+	// every such event to the heap instead, and pop returns dead events
+	// too, for the test that checks the FIFOs change nothing.
 	chans    []fifo
-	chanOn   []uint64
+	due      fifo
+	heads    fifoHeads
 	fmin     int
 	fminAt   time.Duration
 	fminSeq  uint64
@@ -125,7 +127,6 @@ func newEngineFor(cfg *Config, n int) *engine {
 	e := &engine{users: users, cfg: cfg, rng: streams{seed: cfg.Seed}, end: int64(cfg.Requests), pauseAt: -1, exp: zigguratExp(), norm: zigguratNorm(), lookAt: checkWork}
 	e.q = make(eventQueue, 0, 1024)
 	e.chans = make([]fifo, 1+len(cfg.Classes)*chansPerClass)
-	e.chanOn = make([]uint64, (len(e.chans)+63)/64)
 	e.isolated = cfg.independent()
 	e.batched = cfg.batched()
 	var cum float64
@@ -254,66 +255,71 @@ func (e *engine) auditIfOn() {
 // handle processes one event other than an arrival in a global run, or
 // any event of an isolated one. Once a request has ended only the cancels
 // of its attempts still waiting in a queue matter; its other events are
-// stale.
+// stale. One switch over every kind (a jump table) picks the handler; the
+// events of a request look up its slot on their way (live).
 func (e *engine) handle(ev *event) {
 	switch ev.kind {
+	case evResponse:
+		if r := e.live(ev); r != nil {
+			e.respond(ev.slot, r, int(ev.k))
+		}
 	case evArrival:
 		if e.clients != nil && !e.more() {
 			return // closed-loop clients took the last requests
 		}
 		e.arrive()
-		return
-	case evThink:
-		e.clientSends(ev.slot)
-		return
 	case evRelease:
 		if ev.gen != 0 {
 			e.releaseReplica(int(ev.slot), int(ev.gen-1))
 			return
 		}
 		e.release(int(ev.slot))
-		return
-	case evPipeDeadline:
-		e.pipeDeadline(ev.slot, ev.gen)
-		return
-	case evPipeCall:
-		e.pipeCall(ev.slot, ev.gen)
-		return
-	case evBatch:
-		e.batchDue(ev)
-		return
-	case evScale:
-		e.scale(ev.slot, ev.gen)
-		return
-	}
-	r := &e.slots[ev.slot]
-	if r.gen != ev.gen {
-		return // the request's slot has been reused; a stale event
-	}
-	if ev.kind == evCancel {
-		e.cancelLands(ev.slot, r, int(ev.k))
-		return
-	}
-	if r.ended {
-		return
-	}
-	switch ev.kind {
 	case evTimer:
-		if int(r.sent) == int(ev.k) {
+		if r := e.live(ev); r != nil && int(r.sent) == int(ev.k) {
 			e.send(ev.slot, r)
 			e.settle(ev.slot, r)
 		}
-	case evResponse:
-		e.respond(ev.slot, r, int(ev.k))
 	case evDeadline:
-		e.finish(ev.slot, r, outTimeout)
+		if r := e.live(ev); r != nil {
+			e.finish(ev.slot, r, outTimeout)
+		}
+	case evCancel:
+		if r := &e.slots[ev.slot]; r.gen == ev.gen { // even once it has ended
+			e.cancelLands(ev.slot, r, int(ev.k))
+		}
 	case evAttemptTimeout:
-		e.attemptTimeout(ev.slot, r, int(ev.k))
+		if r := e.live(ev); r != nil {
+			e.attemptTimeout(ev.slot, r, int(ev.k))
+		}
 	case evRetry:
-		e.resend(ev.slot, r, int(ev.k))
+		if r := e.live(ev); r != nil {
+			e.resend(ev.slot, r, int(ev.k))
+		}
 	case evRound:
-		e.startRound(ev.slot, r)
+		if r := e.live(ev); r != nil {
+			e.startRound(ev.slot, r)
+		}
+	case evThink:
+		e.clientSends(ev.slot)
+	case evPipeDeadline:
+		e.pipeDeadline(ev.slot, ev.gen)
+	case evPipeCall:
+		e.pipeCall(ev.slot, ev.gen)
+	case evBatch:
+		e.batchDue(ev)
+	case evScale:
+		e.scale(ev.slot, ev.gen)
 	}
+}
+
+// live returns the request of a request's event, or nil when the event is
+// stale: its slot has been reused, or the request has ended.
+func (e *engine) live(ev *event) *request {
+	r := &e.slots[ev.slot]
+	if r.gen != ev.gen || r.ended {
+		return nil
+	}
+	return r
 }
 
 // arrivalTime draws the arrival time of request e.next.
