@@ -89,7 +89,11 @@ type attempt struct {
 	provProbe    bool
 	inBatch      bool // in its replica's batch (batching.go)
 	provProbeGen uint32
-	limitedBy    gate // the gate that answered 429
+	// limitedBy is 1 + the index in its model's gates (engine.gates) of
+	// the gate that answered 429, 0 for none: an index, not the gate, so
+	// that an attempt — and a request — holds no pointer, and writing one
+	// needs no write barrier nor its slots a scan by the collector.
+	limitedBy uint8
 
 	// A stream's pause (Stalls) runs from stallAt to stallEnd; output
 	// tokens flow from genFrom to genTo outside it. genTo is 0 unless
@@ -250,14 +254,16 @@ func (e *engine) dispatch(slot int32, r *request, k int) {
 			return
 		}
 	}
-	if by := admitAll(e.now, r.in+r.out, e.gates[a.model]); by != nil {
-		a.kind = outRateLimited
-		a.limitedBy = by
-		pv.stats.limited++
-		a.svc, a.first, a.genFrom = e.now, e.now, e.now
-		a.end = e.now + by.rejection().RejectLatency
-		e.scheduleResponse(a.end, slot, r.gen, uint8(k))
-		return
+	if gs := e.gates[a.model]; len(gs) > 0 {
+		if by := admitAll(e.now, r.in+r.out, gs); by != 0 {
+			a.kind = outRateLimited
+			a.limitedBy = uint8(by)
+			pv.stats.limited++
+			a.svc, a.first, a.genFrom = e.now, e.now, e.now
+			a.end = e.now + gs[by-1].rejection().RejectLatency
+			e.scheduleResponse(a.end, slot, r.gen, uint8(k))
+			return
+		}
 	}
 	if pv.pool != nil {
 		e.dispatchPool(slot, r, k, pv, avoid)

@@ -32,40 +32,13 @@ const replicaStream = 0xe8
 // counts towards the run's next look at its context (chargeWork).
 func (e *engine) pick(pl *pool, r *request, k int, avoid uint16) int {
 	n := pl.routable() // replicas [0, n) are up
-	// ex holds the left-out replicas, ascending and distinct.
-	var ex [MaxCopies + 2]int
-	m := 0
-	if !pl.cfg.AnyReplica {
-		add := func(x int) {
-			if x >= n {
-				return // not up (scaler.go): never picked
-			}
-			i := 0
-			for i < m && ex[i] < x {
-				i++
-			}
-			if i < m && ex[i] == x {
-				return
-			}
-			copy(ex[i+1:m+1], ex[i:m])
-			ex[i] = x
-			m++
-		}
-		if avoid != 0 {
-			add(int(avoid - 1))
-		}
-		prov := r.att[k].prov
-		for j := 0; j < int(r.sent); j++ {
-			if b := &r.att[j]; j != k && b.rep != 0 && b.prov == prov && (b.state == attInFlight || b.state == attAbandoned) {
-				add(int(b.rep - 1))
-			}
-		}
-		if m >= n {
-			m = 0
-			pl.shared++
-		}
+	// left holds the left-out replicas, ascending and distinct. A
+	// request's first call of its primary (sent = 1, no avoid) leaves none
+	// out: the scan of its attempts is skipped.
+	var left []int
+	if (avoid != 0 || r.sent > 1) && !pl.cfg.AnyReplica {
+		left = pl.exclusions(r, k, avoid, n)
 	}
-	left := ex[:m]
 	if pl.churn != nil {
 		left = pl.leaveOut(e.now, left) // replicas out of service too
 	}
@@ -136,6 +109,44 @@ func (e *engine) pick(pl *pool, r *request, k int, avoid uint16) int {
 		return j
 	}
 	return i
+}
+
+// exclusions returns, in pl.ex, the replicas below n that attempt k of
+// r is to avoid: avoid − 1 when avoid > 0, and those holding another of
+// r's attempts at pl's provider — none, counting the pick as shared, when
+// that leaves none.
+func (pl *pool) exclusions(r *request, k int, avoid uint16, n int) []int {
+	ex := &pl.ex
+	m := 0
+	add := func(x int) {
+		if x >= n {
+			return // not up (scaler.go): never picked
+		}
+		i := 0
+		for i < m && ex[i] < x {
+			i++
+		}
+		if i < m && ex[i] == x {
+			return
+		}
+		copy(ex[i+1:m+1], ex[i:m])
+		ex[i] = x
+		m++
+	}
+	if avoid != 0 {
+		add(int(avoid - 1))
+	}
+	prov := r.att[k].prov
+	for j := 0; j < int(r.sent); j++ {
+		if b := &r.att[j]; j != k && b.rep != 0 && b.prov == prov && (b.state == attInFlight || b.state == attAbandoned) {
+			add(int(b.rep - 1))
+		}
+	}
+	if m >= n {
+		m = 0
+		pl.shared++
+	}
+	return ex[:m]
 }
 
 // below returns a uniform integer in [0, n) from src, by the high word of

@@ -338,8 +338,8 @@ func (e *engine) retryAfter(a *attempt) time.Duration {
 	if a.kind != outRateLimited {
 		return 0
 	}
-	if a.limitedBy == nil {
+	if a.limitedBy == 0 {
 		return e.cfg.Models[a.model].Failures.RateLimited.RetryAfter // a 429 the model answered itself
 	}
-	return a.limitedBy.rejection().RetryAfter
+	return e.gates[a.model][a.limitedBy-1].rejection().RetryAfter
 }

@@ -375,6 +375,8 @@ type pool struct {
 	// work counts the units of work (engine.chargeWork) its per-replica
 	// scans did since takeWork last took them.
 	work int
+	// ex holds the replicas a pick leaves out (exclusions).
+	ex [MaxCopies + 2]int
 }
 
 // replica is the run-time state of one replica of a pool.
@@ -410,16 +412,37 @@ type replica struct {
 // 2¹⁴ values (64 KiB), the first ones small: appending never copies
 // what is held, so a pool of many replicas holds its values and at most
 // one partly filled chunk per replica — not the spare half of a doubled
-// slice.
-type chunks struct{ parts [][]float32 }
+// slice. The chunk being filled, cur, is held at its full length with
+// its count n apart, so that adding a value stores no slice (a pointer
+// store would cost a write barrier while the collector runs).
+type chunks struct {
+	parts [][]float32 // the full chunks
+	cur   []float32
+	n     int
+}
 
 func (c *chunks) add(x float32) {
-	n := len(c.parts)
-	if n == 0 || len(c.parts[n-1]) == cap(c.parts[n-1]) {
-		c.parts = append(c.parts, make([]float32, 0, 64<<min(n, 8)))
-		n++
+	if c.n == len(c.cur) {
+		c.grow()
 	}
-	c.parts[n-1] = append(c.parts[n-1], x)
+	c.cur[c.n] = x
+	c.n++
+}
+
+// grow moves the full chunk cur, if any, to parts and starts the next.
+func (c *chunks) grow() {
+	if c.cur != nil {
+		c.parts = append(c.parts, c.cur)
+	}
+	c.cur, c.n = make([]float32, 64<<min(len(c.parts), 8)), 0
+}
+
+// all returns the chunks holding the values, the part of cur filled last.
+func (c *chunks) all() [][]float32 {
+	if c.n == 0 {
+		return c.parts
+	}
+	return append(c.parts[:len(c.parts):len(c.parts)], c.cur[:c.n])
 }
 
 // Stream keys of a pool's own random processes: its replicas' degraded
