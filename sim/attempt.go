@@ -89,7 +89,11 @@ type attempt struct {
 	provProbe    bool
 	inBatch      bool // in its replica's batch (batching.go)
 	provProbeGen uint32
-	limitedBy    uint8 // 1 + the index in its model's gates of the one that answered 429; 0 none
+	// limitedBy is 1 + the index in its model's gates (engine.gates) of
+	// the gate that answered 429, 0 for none: an index, not the gate, so
+	// that an attempt — and a request — holds no pointer, and writing one
+	// needs no write barrier nor its slots a scan by the collector.
+	limitedBy uint8
 
 	// A stream's pause (Stalls) runs from stallAt to stallEnd; output
 	// tokens flow from genFrom to genTo outside it. genTo is 0 unless
@@ -116,10 +120,14 @@ func (e *engine) send(slot int32, r *request) {
 		r.sent++
 		if k == 0 || e.allow(int(r.class), r) {
 			r.att[k].try = 0 // a new attempt's first call (the slot may hold an old one)
+			m := p.target(k) // e.target's, without looking up the policy again
+			if k > 0 && p.NewProvider {
+				m = e.target(r, k)
+			}
 			if e.shared != nil {
-				e.drawShared(r, e.target(r, k), k)
+				e.drawShared(r, m, k)
 			} else {
-				e.draw(r, e.target(r, k), k)
+				e.draw(r, m, k)
 			}
 			r.inflight++
 			r.live++
@@ -250,17 +258,19 @@ func (e *engine) dispatch(slot int32, r *request, k int) {
 			return
 		}
 	}
-	if g := admitAll(e.now, r.in+r.out, e.gates[a.model]); g >= 0 {
-		by := e.gates[a.model][g]
-		a.kind, a.limitedBy = outRateLimited, uint8(g+1)
-		pv.stats.limited++
-		a.svc, a.first, a.genFrom = e.now, e.now, e.now
-		a.end = e.now + by.rejection().RejectLatency
-		e.scheduleResponse(a.end, slot, r.gen, uint8(k))
-		return
+	if gs := e.gates[a.model]; len(gs) > 0 {
+		if by := admitAll(e.now, r.in+r.out, gs); by != 0 {
+			a.kind = outRateLimited
+			a.limitedBy = uint8(by)
+			pv.stats.limited++
+			a.svc, a.first, a.genFrom = e.now, e.now, e.now
+			a.end = e.now + gs[by-1].rejection().RejectLatency
+			e.scheduleResponse(a.end, slot, r.gen, uint8(k))
+			return
+		}
 	}
 	if pv.pool != nil {
-		e.dispatchPool(slot, r, k, pv, avoid)
+		e.dispatchPool(slot, r, k, a, pv, avoid)
 		return
 	}
 	if pv.capacity > 0 {
@@ -279,46 +289,56 @@ func (e *engine) dispatch(slot int32, r *request, k int) {
 		pv.busy++
 		a.serving = true
 	}
-	e.serve(slot, r, k)
+	e.serve(slot, r, k, a, pv)
 }
 
 // serve starts the service of attempt k of r now: the degraded periods of
 // its provider stretch its work and may fail it, and its deciding response
 // is scheduled — or, for an attempt its request has let go of while it
 // waited, its exit is decided now that its end is known.
-func (e *engine) serve(slot int32, r *request, k int) {
-	a := &r.att[k]
-	pv := &e.provs[a.prov]
+//
+// a is &r.att[k] and pv its provider, which the caller has at hand.
+func (e *engine) serve(slot int32, r *request, k int, a *attempt, pv *provider) {
 	a.svc = e.now
 	a.started = true
-	pv.waitSum.add(e.now - a.start)
+	wait := e.now - a.start
+	pv.waitSum.add(wait)
 	pv.stats.started++
 	// The work starts now, at the provider's stages — or, at a replica of
 	// a pool, at its own stages once any cold start is over.
 	stages, t0 := pv.stages, e.now
+	batched := false
 	if a.rep != 0 {
-		stages, t0 = e.replicaService(pv, a)
+		rp := &pv.pool.reps[a.rep-1]
+		rp.bookWait(wait)
+		stages, t0, batched = rp.stages, max(e.now, rp.warmAt), rp.batch != nil
 	}
 	for _, st := range stages {
 		if !a.kind.failed() && st.fails(t0, a.degU) {
 			a.kind = outError
 		}
 	}
-	if a.rep != 0 && pv.pool.cfg.Batching != nil && !a.kind.failed() {
+	if batched && !a.kind.failed() {
 		e.joinBatch(pv, slot, r, k) // its first token and end come as the batch goes
 		if a.state == attAbandoned {
 			e.letGo(slot, r, k)
 		}
 		return
 	}
-	a.first = finishAll(stages, t0, a.workFirst)
-	a.end = finishAll(stages, t0, a.workFirst+a.workDecode)
+	if len(stages) == 0 { // finishAll's values, without its call
+		a.first = t0 + a.workFirst
+		a.end = t0 + (a.workFirst + a.workDecode)
+	} else {
+		a.first = finishAll(stages, t0, a.workFirst)
+		a.end = finishAll(stages, t0, a.workFirst+a.workDecode)
+	}
 	a.genFrom = t0
+	p := &e.cfg.Classes[r.class].Policy
 	if a.streamed {
 		a.genFrom = a.first
-	}
-	if p := &e.cfg.Classes[r.class].Policy; a.streamed && !a.kind.failed() && shapes(&e.cfg.Models[a.model], p) {
-		shapeStream(a, stages, t0, &p.StreamCuts, r.out)
+		if !a.kind.failed() && shapes(&e.cfg.Models[a.model], p) {
+			shapeStream(a, stages, t0, &p.StreamCuts, r.out)
+		}
 	}
 	if a.kind.failed() && a.workErr >= 0 {
 		a.end = finishAll(stages, t0, a.workErr)
@@ -328,7 +348,7 @@ func (e *engine) serve(slot int32, r *request, k int) {
 		return
 	}
 	at := a.end
-	if !a.kind.failed() && e.cfg.Classes[r.class].Policy.Winner == FirstToken {
+	if !a.kind.failed() && p.Winner == FirstToken {
 		at = a.first
 	}
 	e.scheduleResponse(at, slot, r.gen, uint8(k))
@@ -348,7 +368,7 @@ func (e *engine) release(i int) {
 	pv.waiting--
 	a.serving = true
 	pv.busy++
-	e.serve(w.slot, r, int(w.k))
+	e.serve(w.slot, r, int(w.k), a, pv)
 }
 
 // nextWaiter takes from q the first attempt still waiting in it, with its

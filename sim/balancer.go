@@ -30,57 +30,23 @@ const replicaStream = 0xe8
 // latency_ewma and O(replicas) for least_outstanding, whose scan walks
 // the ascending left-out list beside the replicas. The per-replica work
 // counts towards the run's next look at its context (chargeWork).
-func (e *engine) pick(pl *pool, r *request, k int, avoid uint16) int {
+//
+// a is &r.att[k].
+func (e *engine) pick(pl *pool, r *request, k int, a *attempt, avoid uint16) int {
 	n := pl.routable() // replicas [0, n) are up
-	// ex holds the left-out replicas, ascending and distinct.
-	var ex [MaxCopies + 2]int
-	m := 0
-	if !pl.cfg.AnyReplica {
-		add := func(x int) {
-			if x >= n {
-				return // not up (scaler.go): never picked
-			}
-			i := 0
-			for i < m && ex[i] < x {
-				i++
-			}
-			if i < m && ex[i] == x {
-				return
-			}
-			copy(ex[i+1:m+1], ex[i:m])
-			ex[i] = x
-			m++
-		}
-		if avoid != 0 {
-			add(int(avoid - 1))
-		}
-		prov := r.att[k].prov
-		for j := 0; j < int(r.sent); j++ {
-			if b := &r.att[j]; j != k && b.rep != 0 && b.prov == prov && (b.state == attInFlight || b.state == attAbandoned) {
-				add(int(b.rep - 1))
-			}
-		}
-		if m >= n {
-			m = 0
-			pl.shared++
-		}
+	// left holds the left-out replicas, ascending and distinct. A
+	// request's first call of its primary (sent = 1, no avoid) leaves none
+	// out: the scan of its attempts is skipped.
+	var left []int
+	if (avoid != 0 || r.sent > 1) && !pl.cfg.AnyReplica {
+		left = pl.exclusions(r, k, a.prov, avoid, n)
 	}
-	left := ex[:m]
 	if pl.churn != nil {
 		left = pl.leaveOut(e.now, left) // replicas out of service too
 	}
-	// nth returns the u-th replica, from 0, of those not left out.
-	nth := func(u int) int {
-		for _, x := range left {
-			if x <= u {
-				u++
-			}
-		}
-		return u
-	}
 	c := n - len(left) // replicas to pick from
-	switch pl.cfg.Balancer {
-	case RoundRobin:
+	bal := pl.cfg.Balancer
+	if bal == RoundRobin {
 		i := pl.next % n // the replicas up may have fallen
 		for ; ; i = (i + 1) % n {
 			if !contains(left, i) {
@@ -89,8 +55,15 @@ func (e *engine) pick(pl *pool, r *request, k int, avoid uint16) int {
 		}
 		pl.next = (i + 1) % n
 		return i
-	case LeastOutstanding:
-		src := e.rng.atTry(r.id, replicaStream+uint8(k), tryKey(r.round, r.att[k].try))
+	}
+	// The stream e.rng.atTry(r.id, replicaStream+k, try key) would
+	// return, seeded here as atTry seeds it, without its call.
+	st := &e.rng
+	if uint64(r.id) != st.last || st.hash == 0 {
+		st.rehash(r.id)
+	}
+	src := &splitMix{st.key(st.hash^uint64(tryKey(r.round, a.try))<<40, replicaStream+uint8(k))}
+	if bal == LeastOutstanding {
 		best, ties, load := -1, 0, 0
 		e.chargeWork(n) // a replica looked at is a unit of work
 		next := 0       // left[next] is the next left-out replica to skip
@@ -113,29 +86,82 @@ func (e *engine) pick(pl *pool, r *request, k int, avoid uint16) int {
 		}
 		return best
 	}
-	src := e.rng.atTry(r.id, replicaStream+uint8(k), tryKey(r.round, r.att[k].try))
 	u1 := below(src, c)
-	if pl.cfg.Balancer == RandomBalancer || c == 1 {
-		return nth(u1)
+	if bal == RandomBalancer || c == 1 {
+		return nth(left, u1)
 	}
 	u2 := below(src, c-1)
 	if u2 >= u1 {
 		u2++
 	}
-	i, j := nth(u1), nth(u2)
-	a, b := &pl.reps[i], &pl.reps[j]
-	la, lb := pl.load(a, e.now), pl.load(b, e.now)
-	if pl.cfg.Balancer == PowerOfTwo {
+	i, j := nth(left, u1), nth(left, u2)
+	ri, rj := &pl.reps[i], &pl.reps[j]
+	var la, lb int
+	if pl.view == nil { // pl.load without a view
+		la, lb = ri.busy+ri.waiting, rj.busy+rj.waiting
+	} else {
+		la, lb = pl.load(ri, e.now), pl.load(rj, e.now)
+	}
+	if bal == PowerOfTwo {
 		if lb < la {
 			return j
 		}
 		return i
 	}
 	// LatencyEWMA: the lower avg × (outstanding + 1).
-	if pl.cost(b, lb) < pl.cost(a, la) {
+	if pl.cost(rj, lb) < pl.cost(ri, la) {
 		return j
 	}
 	return i
+}
+
+// nth returns the u-th replica, from 0, of those not in left (ascending).
+func nth(left []int, u int) int {
+	for _, x := range left {
+		if x <= u {
+			u++
+		}
+	}
+	return u
+}
+
+// exclusions returns, in pl.ex, the replicas below n that attempt k of
+// r is to avoid: avoid − 1 when avoid > 0, and those holding another of
+// r's attempts at pl's provider, prov — none, counting the pick as
+// shared, when that leaves none.
+func (pl *pool) exclusions(r *request, k int, prov int32, avoid uint16, n int) []int {
+	ex := &pl.ex
+	m := 0
+	if x := int(avoid) - 1; x >= 0 && x < n { // a replica not up (scaler.go) is never picked
+		ex[0], m = x, 1
+	}
+	for j := 0; j < int(r.sent); j++ {
+		b := &r.att[j]
+		if j == k || b.rep == 0 || b.prov != prov || b.state != attInFlight && b.state != attAbandoned {
+			continue
+		}
+		x := int(b.rep - 1)
+		if x >= n {
+			continue
+		}
+		i := 0 // insert x at its place, once
+		for i < m && ex[i] < x {
+			i++
+		}
+		if i < m && ex[i] == x {
+			continue
+		}
+		for q := m; q > i; q-- {
+			ex[q] = ex[q-1]
+		}
+		ex[i] = x
+		m++
+	}
+	if m >= n {
+		m = 0
+		pl.shared++
+	}
+	return ex[:m]
 }
 
 // below returns a uniform integer in [0, n) from src, by the high word of

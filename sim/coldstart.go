@@ -7,7 +7,7 @@ import "time"
 // that start given up — at once under GiveUpOnCancel, once nothing has
 // waited for it for the keep-warm time under GiveUpAtScaleToZero (when
 // that comes before its end), never under GiveUpNever. A replica holds one
-// start at a time: occupy counts the last one as it begins the next
+// start at a time: warmUp counts the last one as it begins the next
 // (countGivenUp), and the report the last one of each replica when it is
 // given up — after the run's end too: nothing can then wait for it
 // (givenUp). Autoscaled pools count

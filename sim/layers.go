@@ -37,21 +37,20 @@ type stage interface {
 }
 
 // admitAll passes an attempt of n tokens through gates, all or nothing: it
-// returns −1 and books it on every gate, or returns the index of the first
-// gate that rejects it, having booked it on none but that one's reject.
-// (An index, not the gate: an attempt keeps it, and an attempt without
-// pointers keeps the request slots out of the garbage collector's sight.)
+// returns 0 and books it on every gate, or returns 1 + the index of the
+// first gate that rejects it, having booked it on none but that one's
+// reject.
 func admitAll(now time.Duration, n float64, gates []gate) int {
 	for i, g := range gates {
 		if !g.can(now, n) {
 			g.reject(now, n)
-			return i
+			return i + 1
 		}
 	}
 	for _, g := range gates {
 		g.take(n)
 	}
-	return -1
+	return 0
 }
 
 // finishAll returns when w of work started at t0 is done after every

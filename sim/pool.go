@@ -375,6 +375,18 @@ type pool struct {
 	// work counts the units of work (engine.chargeWork) its per-replica
 	// scans did since takeWork last took them.
 	work int
+	// ex holds the replicas a pick leaves out (exclusions).
+	ex [MaxCopies + 2]int
+	// Read per attempt, set once from cfg: its concurrency, queue limit
+	// (bounded: it rejects when full), cold starts and balancer
+	// (ewma: LatencyEWMA, with its decay).
+	conc, queueLimit int
+	bounded, ewma    bool
+	coldStart        *ColdStart
+	decay            float64
+	// counted says the pool may count work (takeWork): it has a view or
+	// restarts, or latency_ewma ranks unmeasured replicas by a scan.
+	counted bool
 }
 
 // replica is the run-time state of one replica of a pool.
@@ -410,16 +422,37 @@ type replica struct {
 // 2¹⁴ values (64 KiB), the first ones small: appending never copies
 // what is held, so a pool of many replicas holds its values and at most
 // one partly filled chunk per replica — not the spare half of a doubled
-// slice.
-type chunks struct{ parts [][]float32 }
+// slice. The chunk being filled, cur, is held at its full length with
+// its count n apart, so that adding a value stores no slice (a pointer
+// store would cost a write barrier while the collector runs).
+type chunks struct {
+	parts [][]float32 // the full chunks
+	cur   []float32
+	n     int
+}
 
 func (c *chunks) add(x float32) {
-	n := len(c.parts)
-	if n == 0 || len(c.parts[n-1]) == cap(c.parts[n-1]) {
-		c.parts = append(c.parts, make([]float32, 0, 64<<min(n, 8)))
-		n++
+	if c.n == len(c.cur) {
+		c.grow()
 	}
-	c.parts[n-1] = append(c.parts[n-1], x)
+	c.cur[c.n] = x
+	c.n++
+}
+
+// grow moves the full chunk cur, if any, to parts and starts the next.
+func (c *chunks) grow() {
+	if c.cur != nil {
+		c.parts = append(c.parts, c.cur)
+	}
+	c.cur, c.n = make([]float32, 64<<min(len(c.parts), 8)), 0
+}
+
+// all returns the chunks holding the values, the part of cur filled last.
+func (c *chunks) all() [][]float32 {
+	if c.n == 0 {
+		return c.parts
+	}
+	return append(c.parts[:len(c.parts):len(c.parts)], c.cur[:c.n])
 }
 
 // Stream keys of a pool's own random processes: its replicas' degraded
@@ -434,7 +467,10 @@ const (
 // own stages (degraded periods) are shared.
 func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
 	pl := &pool{cfg: c, reps: make([]replica, c.Replicas), view: newView(c.View, c.Replicas, seed, prov),
-		churn: newChurn(c.Restarts, c.Replicas, seed), warmup: warmup(c)}
+		churn: newChurn(c.Restarts, c.Replicas, seed), warmup: warmup(c),
+		conc: c.Concurrency, queueLimit: c.QueueLimit, bounded: c.RejectWhenFull, coldStart: c.ColdStart,
+		ewma: c.Balancer == LatencyEWMA, decay: c.Decay}
+	pl.counted = pl.view != nil || pl.churn != nil || pl.ewma
 	over := make([]*ReplicaOverride, c.Replicas)
 	for i := range c.Overrides {
 		over[c.Overrides[i].Replica] = &c.Overrides[i]
@@ -500,21 +536,24 @@ func (s straggler) forget(time.Duration) {}
 // than avoid − 1, the replica of the call it retries, when avoid > 0),
 // where the attempt takes a slot, waits in the FIFO queue, or — when the
 // replica's bounded queue is full — gets an overload error at once.
-func (e *engine) dispatchPool(slot int32, r *request, k int, pv *provider, avoid uint16) {
+//
+// a is &r.att[k], which the caller has at hand.
+func (e *engine) dispatchPool(slot int32, r *request, k int, a *attempt, pv *provider, avoid uint16) {
 	pl := pv.pool
 	if pl.sc != nil && e.holdForCapacity(slot, r, k, pv) {
 		return
 	}
-	a := &r.att[k]
-	i := e.pick(pl, r, k, avoid)
-	e.chargeWork(pl.takeWork())
+	i := e.pick(pl, r, k, a, avoid)
+	if pl.counted {
+		e.chargeWork(pl.takeWork())
+	}
 	a.rep = uint16(i + 1)
 	rp := &pl.reps[i]
 	pl.touch(rp, e.now)
 	rp.stats.Sent++
 	pl.sentAll++
-	if c := pl.cfg.Concurrency; c > 0 && rp.busy >= c {
-		if pl.cfg.RejectWhenFull && rp.waiting >= pl.cfg.QueueLimit {
+	if c := pl.conc; c > 0 && rp.busy >= c {
+		if pl.bounded && rp.waiting >= pl.queueLimit {
 			rp.stats.Rejected++
 			a.kind = outRejected
 			a.svc, a.first, a.genFrom, a.end = e.now, e.now, e.now, e.now
@@ -527,21 +566,30 @@ func (e *engine) dispatchPool(slot int32, r *request, k int, pv *provider, avoid
 		rp.enqueue(waiter{slot: slot, gen: r.gen, k: uint8(k)})
 		return
 	}
-	e.occupy(pl, rp, pv, a)
-	e.serve(slot, r, k)
+	pl.occupy(rp, pv, e.now)
+	a.serving = true
+	e.serve(slot, r, k, a, pv)
 }
 
-// occupy gives attempt a a slot of replica rp (of pool pl, at provider
-// pv), starting a cold start when the replica has gone cold.
-func (e *engine) occupy(pl *pool, rp *replica, pv *provider, a *attempt) {
-	if cs := pl.cfg.ColdStart; cs != nil && rp.busy == 0 && pl.sc == nil && rp.cold(cs, e.now) {
-		rp.countGivenUp(cs)
-		rp.warmAt = e.now + seconds(pl.cold.rand(&pl.src))
-		rp.stats.ColdStarts++
+// occupy takes a slot of replica rp (of pool pl, at provider pv) at now
+// for an attempt (which its caller marks serving), starting a cold start
+// when the replica has gone cold.
+func (pl *pool) occupy(rp *replica, pv *provider, now time.Duration) {
+	if pl.coldStart != nil && rp.busy == 0 {
+		pl.warmUp(rp, now)
 	}
 	rp.busy++
 	pv.busy++
-	a.serving = true
+}
+
+// warmUp starts a cold start of replica rp of pool pl, idle, when it has
+// gone cold (an autoscaled pool's replicas start as scaler.go says).
+func (pl *pool) warmUp(rp *replica, now time.Duration) {
+	if cs := pl.coldStart; pl.sc == nil && rp.cold(cs, now) {
+		rp.countGivenUp(cs)
+		rp.warmAt = now + seconds(pl.cold.rand(&pl.src))
+		rp.stats.ColdStarts++
+	}
 }
 
 // cold reports whether replica rp, which has had nothing in service since
@@ -565,16 +613,17 @@ func (rp *replica) cold(cs *ColdStart, now time.Duration) bool {
 	return now-idle > cs.KeepWarm
 }
 
-// replicaService returns the stages that shape the service of attempt a
-// at its replica, starting now, and when its work starts: at once, or at
-// the end of the replica's cold start. It books the attempt's queue wait.
-func (e *engine) replicaService(pv *provider, a *attempt) ([]stage, time.Duration) {
-	rp := &pv.pool.reps[a.rep-1]
-	wait := e.now - a.start
+// bookWait books at replica rp the queue wait of an attempt whose
+// service starts (serve): its stages then shape the service, whose work
+// starts at once or at the end of the replica's cold start (warmAt).
+func (rp *replica) bookWait(wait time.Duration) {
 	rp.waitSum.add(wait)
-	rp.waits.add(toSeconds32(wait))
+	var w float32 // most attempts wait for nothing
+	if wait != 0 {
+		w = toSeconds32(wait)
+	}
+	rp.waits.add(w)
 	rp.stats.started++
-	return rp.stages, max(e.now, rp.warmAt)
 }
 
 // releaseReplica frees a slot of replica i of provider prov's pool at now
@@ -590,18 +639,24 @@ func (e *engine) releaseReplica(prov, i int) {
 	if pl.sc != nil {
 		e.scaleSees(pv)
 	}
-	e.chargeWork(pl.takeWork())
+	if pl.counted {
+		e.chargeWork(pl.takeWork())
+	}
 	rp.busy--
 	pv.busy--
 	if rp.busy == 0 {
 		rp.idleSince = e.now
 	}
+	if rp.qhead == len(rp.queue) {
+		return // nothing queued: nextWaiter would find none
+	}
 	if w, r, a := e.nextWaiter(&rp.waitQueue); a != nil {
 		a.queued = false
 		rp.waiting--
 		pv.waiting--
-		e.occupy(pl, rp, pv, a)
-		e.serve(w.slot, r, int(w.k))
+		pl.occupy(rp, pv, e.now)
+		a.serving = true
+		e.serve(w.slot, r, int(w.k), a, pv)
 	}
 }
 
@@ -620,7 +675,9 @@ func (e *engine) leavePool(pv *provider, a *attempt, at time.Duration) {
 	rp := &pv.pool.reps[a.rep-1]
 	if a.queued {
 		pv.pool.touch(rp, e.now)
-		e.chargeWork(pv.pool.takeWork())
+		if pv.pool.counted {
+			e.chargeWork(pv.pool.takeWork())
+		}
 		rp.waiting--
 	}
 	if a.started && at > a.svc {
@@ -636,7 +693,7 @@ func (e *engine) leavePool(pv *provider, a *attempt, at time.Duration) {
 // the door of a full replica is not a latency and is not counted.
 func (e *engine) observe(a *attempt) {
 	pl := e.provs[a.prov].pool
-	if pl.cfg.Balancer != LatencyEWMA || a.kind == outRejected && !a.started {
+	if !pl.ewma || a.kind == outRejected && !a.started {
 		return
 	}
 	if pl.churn != nil {
@@ -652,7 +709,7 @@ func (e *engine) observe(a *attempt) {
 		rp.avg = x
 		return
 	}
-	rp.avg = pl.cfg.Decay*rp.avg + (1-pl.cfg.Decay)*x
+	rp.avg = pl.decay*rp.avg + (1-pl.decay)*x
 }
 
 // takeWork returns the units of work (engine.chargeWork) that pl, its view

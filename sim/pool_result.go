@@ -112,7 +112,7 @@ func (e *engine) poolResults() []PoolResult {
 			rr.Served = rr.started
 			if rr.started > 0 {
 				rr.MeanQueueWait = rp.waitSum.seconds() / float64(rr.started)
-				p := seconds64(selectRanks(rp.waits.parts, []int{NearestRank(int(rr.started), 0.95)})[0])
+				p := seconds64(selectRanks(rp.waits.all(), []int{NearestRank(int(rr.started), 0.95)})[0])
 				rr.P95QueueWait = &p
 			}
 			if span > 0 {

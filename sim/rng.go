@@ -38,24 +38,28 @@ type streams struct {
 // at reseeds the generator for request i, stream s and returns it.
 func (st *streams) at(i int64, s uint8) *splitMix {
 	if uint64(i) != st.last || st.hash == 0 {
-		st.last, st.hash = uint64(i), splitmix64(uint64(i))
+		st.rehash(i)
 	}
 	st.gen.s = st.key(st.hash, s)
 	return &st.gen
 }
+
+// rehash makes request i's the cached hash.
+func (st *streams) rehash(i int64) { st.last, st.hash = uint64(i), splitmix64(uint64(i)) }
 
 // key returns the first state of stream s of the request whose index
 // hashes to h: at's seeding.
 func (st *streams) key(h uint64, s uint8) uint64 { return splitmix64(st.seed ^ h ^ uint64(s)<<56) }
 
 // atTry reseeds the generator for try key t of request i, stream s and
-// returns it; t = 0 is the stream of at(i, s).
+// returns it; t = 0 is the stream of at(i, s). (Seeded in one step, not
+// by at and again: at's key for t = 0 is this one.)
 func (st *streams) atTry(i int64, s uint8, t uint16) *splitMix {
-	g := st.at(i, s)
-	if t != 0 {
-		g.s = st.key(st.hash^uint64(t)<<40, s)
+	if uint64(i) != st.last || st.hash == 0 {
+		st.rehash(i)
 	}
-	return g
+	st.gen.s = st.key(st.hash^uint64(t)<<40, s)
+	return &st.gen
 }
 
 // splitMix is the SplitMix64 generator (Steele, Lea, Flood, "Fast

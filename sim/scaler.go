@@ -571,7 +571,7 @@ func (e *engine) startEnds(pv *provider, id uint32) {
 		pv.waiting--
 		s.waited++
 		s.waitSum.add(e.now - a.start)
-		e.dispatchPool(w.slot, r, int(w.k), pv, 0)
+		e.dispatchPool(w.slot, r, int(w.k), a, pv, 0)
 	}
 }
 

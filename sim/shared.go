@@ -211,7 +211,7 @@ func (e *engine) keepAttempt(r *request, m, k int) {
 // drawShared is draw with e.shared: it takes attempt k's draws when kept
 // and keeps them when drawn.
 func (e *engine) drawShared(r *request, m, k int) {
-	if !sharesDraw(r, &e.cfg.Models[m], r.att[k].try) {
+	if k >= sharedAttempts || !sharesDraw(r, &e.cfg.Models[m], r.att[k].try) { // none kept
 		e.draw(r, m, k)
 		return
 	}
