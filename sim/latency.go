@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strconv"
 	"time"
+	"unsafe"
 )
 
 // Latencies are stored as float32 seconds, 4 bytes per request, rounded to
@@ -286,20 +287,28 @@ func (s *latencySet) countAtMost(t float64) int {
 	return n
 }
 
-// Selection. The k-th smallest of n stored values is found without sorting
-// or moving them, by a most-significant-digit radix select on their bit
-// patterns in three passes over the data: a histogram of the top 11 bits
-// locates each wanted rank's bucket and its rank within it; a histogram of
-// the next 11 bits, kept only for those buckets, narrows it further; one of
-// the last 10 bits, only for the sub-buckets then wanted, gives the value.
-// The counts kept are 2048 per wanted bucket at most, so any number of
-// ranks costs three O(n) passes and O(ranks) KiB, and the values may lie in
-// any number of slices (the classes of an overall result).
+// Selection. The values of the ranks asked are found without sorting or
+// moving the stored values, and in one pass over them when the ranks are
+// few (selectSampled): a sample of the values, taken at even strides and
+// sorted, gives for each rank a window of values that holds the rank's
+// value unless the sample misled; one pass counts the values below each
+// window and copies those inside it; the counts then tell exactly whether
+// each rank's value lies in its window, and at which rank there, where it
+// is selected the same way (a window holds a few per cent of the values).
+// A window that misses its rank, or ranks too many or too spread for
+// windows to pay, fall back to a most-significant-digit radix select
+// (selectRadix). Both order the values by their bit patterns as uint32,
+// which is their order as numbers for the values stored (≥ 0, not NaN), so
+// the values returned are the exact order statistics whichever path found
+// them.
 const (
-	selShift1, selShift2 = 21, 10
-	selMask2, selMask3   = 1<<11 - 1, 1<<10 - 1
-	// selSmall is the size below which selectRanks sorts a copy instead.
+	// selSort is the size up to which a selection sorts a copy.
+	selSort = 256
+	// selSmall is the size up to which a selection that windows cannot
+	// help sorts a copy rather than running the radix select.
 	selSmall = 2048
+	// selMaxWindows is the most ranks a selection puts in windows.
+	selMaxWindows = 16
 )
 
 // selectRanks returns the values of ranks ks (0-based, ascending, each in
@@ -309,29 +318,229 @@ func selectRanks(parts [][]float32, ks []int) []float32 {
 	if len(ks) == 0 {
 		return nil
 	}
+	keys := make([][]uint32, len(parts))
 	n := 0
-	for _, p := range parts {
+	for i, p := range parts {
+		keys[i] = float32Bits(p)
 		n += len(p)
 	}
-	out := make([]float32, len(ks))
-	if n <= selSmall {
-		all := make([]float32, 0, n)
-		for _, p := range parts {
-			all = append(all, p...)
-		}
-		slices.Sort(all)
-		for i, k := range ks {
-			out[i] = all[k]
-		}
-		return out
+	out := make([]uint32, len(ks))
+	selectKeys(keys, n, ks, out)
+	res := make([]float32, len(ks))
+	for i, k := range out {
+		res[i] = math.Float32frombits(k)
 	}
-	key := func(x float32) uint32 { return math.Float32bits(x) }
+	return res
+}
 
-	// Pass 1: top 11 bits of every value.
+// float32Bits returns p's values as their bit patterns, sharing p's memory
+// (read only).
+func float32Bits(p []float32) []uint32 {
+	if len(p) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(p))), len(p))
+}
+
+// selectKeys sets out[i] to the key of rank ks[i] (ascending, in [0, n))
+// of the n keys in parts, ordered as uint32.
+func selectKeys(parts [][]uint32, n int, ks []int, out []uint32) {
+	if n <= selSort || len(ks) > selMaxWindows || !selectSampled(parts, n, ks, out) {
+		selectPlain(parts, n, ks, out)
+	}
+}
+
+// selectPlain is selectKeys by sorting a copy of the keys when they are
+// few, by the radix select otherwise.
+func selectPlain(parts [][]uint32, n int, ks []int, out []uint32) {
+	if n > selSmall {
+		selectRadix(parts, ks, out)
+		return
+	}
+	all := make([]uint32, 0, n)
+	for _, p := range parts {
+		all = append(all, p...)
+	}
+	slices.Sort(all)
+	for i, k := range ks {
+		out[i] = all[k]
+	}
+}
+
+// selWindow is a window of a sampled selection: the keys in [lo, hi]
+// (either end open when the window reaches past the sample's), which hold
+// ranks ks[first:last] unless the sample misled.
+type selWindow struct {
+	jlo, jhi     int // the window's ends in the sorted sample
+	lo, hi       uint32
+	open0, open1 bool // no lower (open0) or upper (open1) end
+	first, last  int
+}
+
+// selectSampled is selectKeys through windows of a sorted sample (see
+// above); it reports false, with out unset, when a window misses its rank
+// or when windows would hold more than half the keys.
+func selectSampled(parts [][]uint32, n int, ks []int, out []uint32) bool {
+	// The sample: s keys at even strides, about n^(2/3)/2 of them
+	// (Floyd & Rivest's choice).
+	s := min(max(int(0.5*math.Pow(float64(n), 2.0/3)), 32), 8192)
+	sample := make([]uint32, s)
+	i, base := 0, 0
+	for _, p := range parts {
+		for ; i < s; i++ {
+			t := (2*i+1)*n/(2*s) - base
+			if t >= len(p) {
+				break
+			}
+			sample[i] = p[t]
+		}
+		base += len(p)
+	}
+	slices.Sort(sample)
+	// Each rank's window: the sample positions within three standard
+	// deviations (and two places) of where the rank's key is expected,
+	// its count of sample keys below being binomial(s, (k+½)/n); windows
+	// that meet are merged.
+	ws := make([]selWindow, 0, len(ks))
+	for i, k := range ks {
+		p := (float64(k) + 0.5) / float64(n)
+		c := p * float64(s)
+		d := 3*math.Sqrt(float64(s)*p*(1-p)) + 2
+		jlo, jhi := int(math.Floor(c-d)), int(math.Ceil(c+d))
+		if m := len(ws); m > 0 && jlo <= ws[m-1].jhi+1 {
+			ws[m-1].jhi = max(ws[m-1].jhi, jhi)
+			ws[m-1].last = i + 1
+			continue
+		}
+		ws = append(ws, selWindow{jlo: jlo, jhi: jhi, first: i, last: i + 1})
+	}
+	span := 0
+	for i := range ws {
+		w := &ws[i]
+		w.open0, w.open1 = w.jlo <= 0, w.jhi >= s-1
+		w.jlo, w.jhi = max(w.jlo, 0), min(w.jhi, s-1)
+		w.lo, w.hi = sample[w.jlo], sample[w.jhi]
+		if w.hi == math.MaxUint32 {
+			w.open1 = true
+		}
+		span += w.jhi - w.jlo + 1
+	}
+	// Windows whose keys meet (ties in the sample) are merged too.
+	m := 0
+	for i := 1; i < len(ws); i++ {
+		if ws[m].open1 || ws[i].open0 || ws[i].lo <= ws[m].hi+1 {
+			ws[m].jhi, ws[m].hi, ws[m].open1, ws[m].last = ws[i].jhi, ws[i].hi, ws[i].open1, ws[i].last
+			continue
+		}
+		m++
+		ws[m] = ws[i]
+	}
+	ws = ws[:m+1]
+	if 2*span > s {
+		return false
+	}
+	// cuts are the windows' ends: a key's region is the number of cuts at
+	// or below it, 2w+1 inside window w, 2w below it (a gap).
+	cuts := make([]uint32, 0, 2*len(ws))
+	for _, w := range ws {
+		cuts = append(cuts, w.lo) // 0 when open below: every key is at or above
+		if w.open0 {
+			cuts[len(cuts)-1] = 0
+		}
+		if !w.open1 {
+			cuts = append(cuts, w.hi+1)
+		}
+	}
+	gaps := make([]int, len(ws)+1)
+	bufs := make([][]uint32, len(ws))
+	for i, w := range ws {
+		bufs[i] = make([]uint32, 0, (w.jhi-w.jlo+1)*n/s+16)
+	}
+	if len(cuts) == 2 {
+		// One window, bounded: the common case of a few high ranks.
+		lo, hi := cuts[0], cuts[1]
+		buf := bufs[0]
+		var below, above int
+		for _, p := range parts {
+			for _, k := range p {
+				switch {
+				case k < lo:
+					below++
+				case k < hi:
+					buf = append(buf, k)
+				default:
+					above++
+				}
+			}
+		}
+		bufs[0], gaps[0], gaps[1] = buf, below, above
+	} else {
+		for _, p := range parts {
+			for _, k := range p {
+				r := 0
+				for r < len(cuts) && k >= cuts[r] {
+					r++
+				}
+				if r&1 != 0 {
+					bufs[r>>1] = append(bufs[r>>1], k)
+				} else {
+					gaps[r>>1]++
+				}
+			}
+		}
+	}
+	// Each rank's place in its window, checked exactly.
+	below := 0
+	rel := make([]int, len(ks))
+	for i, w := range ws {
+		below += gaps[i]
+		for j := w.first; j < w.last; j++ {
+			r := ks[j] - below
+			if r < 0 || r >= len(bufs[i]) {
+				return false
+			}
+			rel[j] = r
+		}
+		below += len(bufs[i])
+	}
+	// Within each window: directly when its keys are all one (ties),
+	// by the same selection when the window is at most half the keys
+	// (so that it ends), else plainly.
+	for i, w := range ws {
+		b, o := bufs[i], out[w.first:w.last]
+		switch {
+		case !w.open0 && !w.open1 && w.lo == w.hi:
+			for j := range o {
+				o[j] = w.lo
+			}
+		case 2*len(b) <= n:
+			selectKeys([][]uint32{b}, len(b), rel[w.first:w.last], o)
+		default:
+			selectPlain([][]uint32{b}, len(b), rel[w.first:w.last], o)
+		}
+	}
+	return true
+}
+
+// The radix select finds the k-th smallest of n keys by their bits, in
+// three passes over the data: a histogram of the top 11 bits locates each
+// wanted rank's bucket and its rank within it; a histogram of the next 11
+// bits, kept only for those buckets, narrows it further; one of the last
+// 10 bits, only for the sub-buckets then wanted, gives the key. The counts
+// kept are 2048 per wanted bucket at most, so any number of ranks costs
+// three O(n) passes and O(ranks) KiB.
+const (
+	selShift1, selShift2 = 21, 10
+	selMask2, selMask3   = 1<<11 - 1, 1<<10 - 1
+)
+
+// selectRadix is selectKeys by the radix select.
+func selectRadix(parts [][]uint32, ks []int, out []uint32) {
+	// Pass 1: top 11 bits of every key.
 	var h1 [1 << 11]uint32
 	for _, p := range parts {
-		for _, x := range p {
-			h1[key(x)>>selShift1]++
+		for _, k := range p {
+			h1[k>>selShift1]++
 		}
 	}
 	// Each rank's bucket (b1) and rank within it (r); g1 numbers the
@@ -365,8 +574,7 @@ func selectRanks(parts [][]float32, ks []int) []float32 {
 	// Pass 2: the next 11 bits of values in wanted buckets.
 	h2 := make([][1 << 11]uint32, len(g1s))
 	for _, p := range parts {
-		for _, x := range p {
-			k := key(x)
+		for _, k := range p {
 			if g := mark1[k>>selShift1]; g >= 0 {
 				h2[g][(k>>selShift2)&selMask2]++
 			}
@@ -399,8 +607,7 @@ func selectRanks(parts [][]float32, ks []int) []float32 {
 	// Pass 3: the last 10 bits of values in wanted sub-buckets.
 	h3 := make([][1 << 10]uint32, ng2)
 	for _, p := range parts {
-		for _, x := range p {
-			k := key(x)
+		for _, k := range p {
 			if g := mark1[k>>selShift1]; g >= 0 {
 				if g2 := idx2[g][(k>>selShift2)&selMask2]; g2 >= 0 {
 					h3[g2][k&selMask3]++
@@ -416,7 +623,6 @@ func selectRanks(parts [][]float32, ks []int) []float32 {
 			below += int(h[b])
 			b++
 		}
-		out[i] = math.Float32frombits(w.b1<<selShift1 | w.b2<<selShift2 | uint32(b))
+		out[i] = w.b1<<selShift1 | w.b2<<selShift2 | uint32(b)
 	}
-	return out
 }
