@@ -4,6 +4,7 @@ import (
 	"math"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
 	"unsafe"
 )
@@ -451,29 +452,43 @@ func selectSampled(parts [][]uint32, n int, ks []int, out []uint32) bool {
 			cuts = append(cuts, w.hi+1)
 		}
 	}
+	// A window holds at most twice the keys expected in it: beyond that,
+	// keys are only counted, which is enough when they are all one (the
+	// window's ends are equal); otherwise the sampled selection gives up.
 	gaps := make([]int, len(ws)+1)
+	over := make([]int, len(ws))
 	bufs := make([][]uint32, len(ws))
+	total := 0
+	for _, w := range ws {
+		total += min(2*(w.jhi-w.jlo+1)*n/s+64, n)
+	}
+	scratch := getSelScratch(total)
+	defer selScratch.Put(scratch)
+	free := *scratch
 	for i, w := range ws {
-		bufs[i] = make([]uint32, 0, (w.jhi-w.jlo+1)*n/s+16)
+		c := min(2*(w.jhi-w.jlo+1)*n/s+64, n)
+		bufs[i], free = free[:0:c], free[c:]
 	}
 	if len(cuts) == 2 {
 		// One window, bounded: the common case of a few high ranks.
 		lo, hi := cuts[0], cuts[1]
 		buf := bufs[0]
-		var below, above int
+		var below, above, more int
 		for _, p := range parts {
 			for _, k := range p {
 				switch {
 				case k < lo:
 					below++
-				case k < hi:
+				case k >= hi:
+					above++
+				case len(buf) < cap(buf):
 					buf = append(buf, k)
 				default:
-					above++
+					more++
 				}
 			}
 		}
-		bufs[0], gaps[0], gaps[1] = buf, below, above
+		bufs[0], gaps[0], gaps[1], over[0] = buf, below, above, more
 	} else {
 		for _, p := range parts {
 			for _, k := range p {
@@ -481,10 +496,12 @@ func selectSampled(parts [][]uint32, n int, ks []int, out []uint32) bool {
 				for r < len(cuts) && k >= cuts[r] {
 					r++
 				}
-				if r&1 != 0 {
-					bufs[r>>1] = append(bufs[r>>1], k)
-				} else {
+				if r&1 == 0 {
 					gaps[r>>1]++
+				} else if b := bufs[r>>1]; len(b) < cap(b) {
+					bufs[r>>1] = append(b, k)
+				} else {
+					over[r>>1]++
 				}
 			}
 		}
@@ -493,15 +510,20 @@ func selectSampled(parts [][]uint32, n int, ks []int, out []uint32) bool {
 	below := 0
 	rel := make([]int, len(ks))
 	for i, w := range ws {
+		tie := !w.open0 && !w.open1 && w.lo == w.hi
+		if over[i] > 0 && !tie {
+			return false
+		}
+		size := len(bufs[i]) + over[i]
 		below += gaps[i]
 		for j := w.first; j < w.last; j++ {
 			r := ks[j] - below
-			if r < 0 || r >= len(bufs[i]) {
+			if r < 0 || r >= size {
 				return false
 			}
 			rel[j] = r
 		}
-		below += len(bufs[i])
+		below += size
 	}
 	// Within each window: directly when its keys are all one (ties),
 	// by the same selection when the window is at most half the keys
@@ -520,6 +542,21 @@ func selectSampled(parts [][]uint32, n int, ks []int, out []uint32) bool {
 		}
 	}
 	return true
+}
+
+// selScratch holds the windows' buffers of finished selections, for the
+// next (as a *[]uint32).
+var selScratch sync.Pool
+
+// getSelScratch returns a buffer of at least n keys from selScratch, or a
+// new one.
+func getSelScratch(n int) *[]uint32 {
+	if b, ok := selScratch.Get().(*[]uint32); ok && cap(*b) >= n {
+		*b = (*b)[:cap(*b)]
+		return b
+	}
+	b := make([]uint32, n)
+	return &b
 }
 
 // The radix select finds the k-th smallest of n keys by their bits, in

@@ -62,7 +62,7 @@ func TestSelectionIsSort(t *testing.T) {
 				x[i] = float32(r.Float64())
 			}
 			for i := range s {
-				if t := (2*i+1)*n/(2*s); t < n {
+				if t := (2*i + 1) * n / (2 * s); t < n {
 					x[t] = 1e6 + float32(i)
 				}
 			}
