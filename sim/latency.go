@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
 	"sync"
@@ -288,28 +289,38 @@ func (s *latencySet) countAtMost(t float64) int {
 	return n
 }
 
-// Selection. The values of the ranks asked are found without sorting or
-// moving the stored values, and in one pass over them when the ranks are
-// few (selectSampled): a sample of the values, taken at even strides and
-// sorted, gives for each rank a window of values that holds the rank's
-// value unless the sample misled; one pass counts the values below each
-// window and copies those inside it; the counts then tell exactly whether
-// each rank's value lies in its window, and at which rank there, where it
-// is selected the same way (a window holds a few per cent of the values).
-// A window that misses its rank, or ranks too many or too spread for
-// windows to pay, fall back to a most-significant-digit radix select
-// (selectRadix). Both order the values by their bit patterns as uint32,
-// which is their order as numbers for the values stored (≥ 0, not NaN), so
-// the values returned are the exact order statistics whichever path found
-// them.
+// Selection. The stored values are never sorted or moved; the ranks are
+// selected in a copy of at most the few values that can hold them, or of
+// all of them when they are few (up to selCopy). When the ranks asked lie
+// close together (a report's p95 and p99, a batch's, the levels around a
+// linearised percentile: selectSampled), a sample of the values taken at
+// even strides and sorted gives a window of values that holds the ranks
+// unless the sample misled (its ends three standard deviations of the
+// sample's count beyond where the ranks are expected, as Floyd and Rivest
+// choose theirs); one pass counts the values below the window and copies
+// those inside it (a few per cent of them), the count tells exactly
+// whether every rank lies inside and at which rank there, and a
+// quickselect in the copy finds them (selectInPlace). Ranks spread apart,
+// or a window that missed, are selected by a quickselect in a copy of all
+// the values when they are few; else, like many ranks (a survival
+// curve's), by a most-significant-digit radix select: three passes over
+// the values that count their bits (selectRadix). Every path orders the
+// values by their bit patterns as uint32, which is their order as numbers
+// for the values stored (≥ 0, not NaN), so the values returned are the
+// exact order statistics whichever path found them.
 const (
-	// selSort is the size up to which a selection sorts a copy.
+	// selSort is the size up to which a selection skips the windows.
 	selSort = 256
-	// selSmall is the size up to which a selection that windows cannot
-	// help sorts a copy rather than running the radix select.
-	selSmall = 2048
-	// selMaxWindows is the most ranks a selection puts in windows.
+	// selSmall is the size up to which many ranks are selected by sorting
+	// a copy rather than by the radix select (whose counts cost about as
+	// much as sorting 512 keys).
+	selSmall = 512
+	// selMaxWindows is the most ranks a selection puts in a window or
+	// selects by quickselect.
 	selMaxWindows = 16
+	// selCopy is the most values a selection copies whole (256 KiB):
+	// more are left where they lie, for the radix select.
+	selCopy = 1 << 16
 )
 
 // selectRanks returns the values of ranks ks (0-based, ascending, each in
@@ -346,25 +357,82 @@ func float32Bits(p []float32) []uint32 {
 // selectKeys sets out[i] to the key of rank ks[i] (ascending, in [0, n))
 // of the n keys in parts, ordered as uint32.
 func selectKeys(parts [][]uint32, n int, ks []int, out []uint32) {
-	if n <= selSort || len(ks) > selMaxWindows || !selectSampled(parts, n, ks, out) {
+	// Ranks more than a quarter of the keys apart cannot share a window.
+	spread := 4*(ks[len(ks)-1]-ks[0]) > n
+	if n <= selSort || len(ks) > selMaxWindows || spread || !selectSampled(parts, n, ks, out) {
 		selectPlain(parts, n, ks, out)
 	}
 }
 
-// selectPlain is selectKeys by sorting a copy of the keys when they are
-// few, by the radix select otherwise.
+// selectPlain is selectKeys without windows: for a few ranks by selecting
+// in place in a copy of the keys, for many by sorting a copy when the keys
+// are few and by the radix select otherwise.
 func selectPlain(parts [][]uint32, n int, ks []int, out []uint32) {
-	if n > selSmall {
+	if n > selSmall && len(ks) > selMaxWindows || n > selCopy {
 		selectRadix(parts, ks, out)
 		return
 	}
-	all := make([]uint32, 0, n)
+	scratch := getSelScratch(n)
+	defer selScratch.Put(scratch)
+	all := (*scratch)[:0:n]
 	for _, p := range parts {
 		all = append(all, p...)
 	}
-	slices.Sort(all)
-	for i, k := range ks {
-		out[i] = all[k]
+	if len(ks) > selMaxWindows {
+		slices.Sort(all)
+		for i, k := range ks {
+			out[i] = all[k]
+		}
+		return
+	}
+	selectInPlace(all, slices.Clone(ks), out, 2*bits.Len(uint(n)))
+}
+
+// selectInPlace sets out[i] to the key of rank ks[i] (ascending, in
+// [0, len(a))) of a, reordering a and ks: a quickselect for every rank at
+// once (Hoare's partition around the median of three), which sorts what
+// is left after depth partitions.
+func selectInPlace(a []uint32, ks []int, out []uint32, depth int) {
+	for len(ks) > 0 {
+		if len(a) <= 48 || depth == 0 {
+			slices.Sort(a)
+			for i, k := range ks {
+				out[i] = a[k]
+			}
+			return
+		}
+		depth--
+		m, l := len(a)/2, len(a)-1
+		if a[m] < a[0] {
+			a[m], a[0] = a[0], a[m]
+		}
+		if a[l] < a[0] {
+			a[l], a[0] = a[0], a[l]
+		}
+		if a[l] < a[m] {
+			a[l], a[m] = a[m], a[l]
+		}
+		a[0], a[m] = a[m], a[0]
+		x := a[0]
+		i, j := -1, len(a)
+		for {
+			for j--; a[j] > x; j-- {
+			}
+			for i++; a[i] < x; i++ {
+			}
+			if i >= j {
+				break
+			}
+			a[i], a[j] = a[j], a[i]
+		}
+		// a[:j+1] ≤ x ≤ a[j+1:], with 0 ≤ j < len(a)−1.
+		split := j + 1
+		c, _ := slices.BinarySearch(ks, split)
+		selectInPlace(a[:split], ks[:c], out[:c], depth)
+		a, ks, out = a[split:], ks[c:], out[c:]
+		for i := range ks {
+			ks[i] -= split
+		}
 	}
 }
 
@@ -437,50 +505,33 @@ func selectSampled(parts [][]uint32, n int, ks []int, out []uint32) bool {
 		ws[m] = ws[i]
 	}
 	ws = ws[:m+1]
-	if 2*span > s {
+	// One window pays (one cheap pass); several, or a wide one, would
+	// cost more than the radix select's passes.
+	if len(ws) > 1 || 2*span > s {
 		return false
 	}
-	// cuts are the windows' ends: a key's region is the number of cuts at
-	// or below it, 2w+1 inside window w, 2w below it (a gap).
-	cuts := make([]uint32, 0, 2*len(ws))
-	for _, w := range ws {
-		cuts = append(cuts, w.lo) // 0 when open below: every key is at or above
-		if w.open0 {
-			cuts[len(cuts)-1] = 0
-		}
-		if !w.open1 {
-			cuts = append(cuts, w.hi+1)
-		}
-	}
-	// A window holds at most twice the keys expected in it: beyond that,
-	// keys are only counted, which is enough when they are all one (the
-	// window's ends are equal); otherwise the sampled selection gives up.
-	gaps := make([]int, len(ws)+1)
-	over := make([]int, len(ws))
-	bufs := make([][]uint32, len(ws))
-	total := 0
-	for _, w := range ws {
-		total += min(2*(w.jhi-w.jlo+1)*n/s+64, n)
-	}
-	scratch := getSelScratch(total)
+	// One pass over the keys: those below the window and above it are
+	// counted, those inside it copied. A window holds at most 1.5 times
+	// the keys expected in it: beyond that, keys are only counted, which is
+	// enough when they are all one (the window's ends are equal);
+	// otherwise the sampled selection gives up.
+	w := ws[0]
+	want := (w.jhi - w.jlo + 1) * n / s
+	c := min(want+want/2+64, n)
+	scratch := getSelScratch(c)
 	defer selScratch.Put(scratch)
-	free := *scratch
-	for i, w := range ws {
-		c := min(2*(w.jhi-w.jlo+1)*n/s+64, n)
-		bufs[i], free = free[:0:c], free[c:]
+	buf := (*scratch)[:0:c]
+	lo, hi := w.lo, w.hi
+	if w.open0 {
+		lo = 0
 	}
-	if len(cuts) == 2 {
-		// One window, bounded: the common case of a few high ranks.
-		lo, hi := cuts[0], cuts[1]
-		buf := bufs[0]
-		var below, above, more int
+	var below, more int
+	if w.open1 {
 		for _, p := range parts {
 			for _, k := range p {
 				switch {
 				case k < lo:
 					below++
-				case k >= hi:
-					above++
 				case len(buf) < cap(buf):
 					buf = append(buf, k)
 				default:
@@ -488,59 +539,42 @@ func selectSampled(parts [][]uint32, n int, ks []int, out []uint32) bool {
 				}
 			}
 		}
-		bufs[0], gaps[0], gaps[1], over[0] = buf, below, above, more
 	} else {
 		for _, p := range parts {
 			for _, k := range p {
-				r := 0
-				for r < len(cuts) && k >= cuts[r] {
-					r++
-				}
-				if r&1 == 0 {
-					gaps[r>>1]++
-				} else if b := bufs[r>>1]; len(b) < cap(b) {
-					bufs[r>>1] = append(b, k)
-				} else {
-					over[r>>1]++
+				switch {
+				case k < lo:
+					below++
+				case k > hi:
+				case len(buf) < cap(buf):
+					buf = append(buf, k)
+				default:
+					more++
 				}
 			}
 		}
 	}
-	// Each rank's place in its window, checked exactly.
-	below := 0
+	// Each rank's place in the window, checked exactly.
+	tie := !w.open0 && !w.open1 && w.lo == w.hi
+	if more > 0 && !tie {
+		return false
+	}
 	rel := make([]int, len(ks))
-	for i, w := range ws {
-		tie := !w.open0 && !w.open1 && w.lo == w.hi
-		if over[i] > 0 && !tie {
+	for i, k := range ks {
+		rel[i] = k - below
+		if rel[i] < 0 || rel[i] >= len(buf)+more {
 			return false
 		}
-		size := len(bufs[i]) + over[i]
-		below += gaps[i]
-		for j := w.first; j < w.last; j++ {
-			r := ks[j] - below
-			if r < 0 || r >= size {
-				return false
-			}
-			rel[j] = r
-		}
-		below += size
 	}
-	// Within each window: directly when its keys are all one (ties),
-	// by the same selection when the window is at most half the keys
-	// (so that it ends), else plainly.
-	for i, w := range ws {
-		b, o := bufs[i], out[w.first:w.last]
-		switch {
-		case !w.open0 && !w.open1 && w.lo == w.hi:
-			for j := range o {
-				o[j] = w.lo
-			}
-		case 2*len(b) <= n:
-			selectKeys([][]uint32{b}, len(b), rel[w.first:w.last], o)
-		default:
-			selectPlain([][]uint32{b}, len(b), rel[w.first:w.last], o)
+	// Within the window: directly when its keys are all one, else in
+	// place.
+	if tie {
+		for i := range out {
+			out[i] = w.lo
 		}
+		return true
 	}
+	selectInPlace(buf, rel, out, 2*bits.Len(uint(len(buf))))
 	return true
 }
 
