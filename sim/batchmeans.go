@@ -246,17 +246,20 @@ type sectionSums struct {
 func newSectionSums(s *latencySet) *sectionSums {
 	ss := &sectionSums{noCut: s.noCut}
 	for i, p := range s.ans {
+		sec := s.ansSec[i][:len(p)]
 		for j, x := range p {
-			k := s.ansSec[i][j]
-			ss.cnt[k]++
+			k := sec[j]
 			ss.ans[k]++
-			ss.sum[k] += float64(x)
 			ss.sumA[k] += float64(x)
 		}
 	}
+	// Every section's sums start from its answered requests' (sum adds
+	// the same values in the same order as sumA, then the misses').
+	ss.cnt, ss.sum = ss.ans, ss.sumA
 	for i, p := range s.miss {
+		sec := s.missSec[i][:len(p)]
 		for j, x := range p {
-			k := s.missSec[i][j]
+			k := sec[j]
 			ss.cnt[k]++
 			ss.sum[k] += float64(x)
 		}
@@ -440,14 +443,21 @@ func groupBatches(s *latencySet, ss *sectionSums, cut int) *batchGroups {
 		g.off[j+1] = g.off[j] + g.a[j]
 	}
 	g.buf = make([]float32, g.off[nb])
-	pos := append([]int64(nil), g.off[:nb]...)
+	// Each kept section's batch, and where its batch's next latency goes.
+	var of [numSections]uint8
+	for k := cut; k < numSections; k++ {
+		of[k] = uint8(g.of(k))
+	}
+	var pos [numBatches]int64
+	copy(pos[:], g.off[:nb])
 	for i, p := range s.ans {
+		sec := s.ansSec[i][:len(p)]
 		for j, x := range p {
-			k := int(s.ansSec[i][j])
-			if k < cut {
+			k := sec[j]
+			if int(k) < cut {
 				continue
 			}
-			q := g.of(k)
+			q := of[k]
 			g.buf[pos[q]] = x
 			pos[q]++
 		}

@@ -2,9 +2,12 @@ package sim
 
 import (
 	"math"
+	"math/bits"
 	"slices"
 	"strconv"
+	"sync"
 	"time"
+	"unsafe"
 )
 
 // Latencies are stored as float32 seconds, 4 bytes per request, rounded to
@@ -286,20 +289,38 @@ func (s *latencySet) countAtMost(t float64) int {
 	return n
 }
 
-// Selection. The k-th smallest of n stored values is found without sorting
-// or moving them, by a most-significant-digit radix select on their bit
-// patterns in three passes over the data: a histogram of the top 11 bits
-// locates each wanted rank's bucket and its rank within it; a histogram of
-// the next 11 bits, kept only for those buckets, narrows it further; one of
-// the last 10 bits, only for the sub-buckets then wanted, gives the value.
-// The counts kept are 2048 per wanted bucket at most, so any number of
-// ranks costs three O(n) passes and O(ranks) KiB, and the values may lie in
-// any number of slices (the classes of an overall result).
+// Selection. The stored values are never sorted or moved; the ranks are
+// selected in a copy of at most the few values that can hold them, or of
+// all of them when they are few (up to selCopy). When the ranks asked lie
+// close together (a report's p95 and p99, a batch's, the levels around a
+// linearised percentile: selectSampled), a sample of the values taken at
+// even strides and sorted gives a window of values that holds the ranks
+// unless the sample misled (its ends three standard deviations of the
+// sample's count beyond where the ranks are expected, as Floyd and Rivest
+// choose theirs); one pass counts the values below the window and copies
+// those inside it (a few per cent of them), the count tells exactly
+// whether every rank lies inside and at which rank there, and a
+// quickselect in the copy finds them (selectInPlace). Ranks spread apart,
+// or a window that missed, are selected by a quickselect in a copy of all
+// the values when they are few; else, like many ranks (a survival
+// curve's), by a most-significant-digit radix select: three passes over
+// the values that count their bits (selectRadix). Every path orders the
+// values by their bit patterns as uint32, which is their order as numbers
+// for the values stored (≥ 0, not NaN), so the values returned are the
+// exact order statistics whichever path found them.
 const (
-	selShift1, selShift2 = 21, 10
-	selMask2, selMask3   = 1<<11 - 1, 1<<10 - 1
-	// selSmall is the size below which selectRanks sorts a copy instead.
-	selSmall = 2048
+	// selSort is the size up to which a selection skips the windows.
+	selSort = 256
+	// selSmall is the size up to which many ranks are selected by sorting
+	// a copy rather than by the radix select (whose counts cost about as
+	// much as sorting 512 keys).
+	selSmall = 512
+	// selMaxWindows is the most ranks a selection puts in a window or
+	// selects by quickselect.
+	selMaxWindows = 16
+	// selCopy is the most values a selection copies whole (256 KiB):
+	// more are left where they lie, for the radix select.
+	selCopy = 1 << 16
 )
 
 // selectRanks returns the values of ranks ks (0-based, ascending, each in
@@ -309,29 +330,288 @@ func selectRanks(parts [][]float32, ks []int) []float32 {
 	if len(ks) == 0 {
 		return nil
 	}
+	keys := make([][]uint32, len(parts))
 	n := 0
-	for _, p := range parts {
+	for i, p := range parts {
+		keys[i] = float32Bits(p)
 		n += len(p)
 	}
-	out := make([]float32, len(ks))
-	if n <= selSmall {
-		all := make([]float32, 0, n)
-		for _, p := range parts {
-			all = append(all, p...)
-		}
+	out := make([]uint32, len(ks))
+	selectKeys(keys, n, ks, out)
+	res := make([]float32, len(ks))
+	for i, k := range out {
+		res[i] = math.Float32frombits(k)
+	}
+	return res
+}
+
+// float32Bits returns p's values as their bit patterns, sharing p's memory
+// (read only).
+func float32Bits(p []float32) []uint32 {
+	if len(p) == 0 {
+		return nil
+	}
+	return unsafe.Slice((*uint32)(unsafe.Pointer(unsafe.SliceData(p))), len(p))
+}
+
+// selectKeys sets out[i] to the key of rank ks[i] (ascending, in [0, n))
+// of the n keys in parts, ordered as uint32.
+func selectKeys(parts [][]uint32, n int, ks []int, out []uint32) {
+	// Ranks more than a quarter of the keys apart cannot share a window.
+	spread := 4*(ks[len(ks)-1]-ks[0]) > n
+	if n <= selSort || len(ks) > selMaxWindows || spread || !selectSampled(parts, n, ks, out) {
+		selectPlain(parts, n, ks, out)
+	}
+}
+
+// selectPlain is selectKeys without windows: for a few ranks by selecting
+// in place in a copy of the keys, for many by sorting a copy when the keys
+// are few and by the radix select otherwise.
+func selectPlain(parts [][]uint32, n int, ks []int, out []uint32) {
+	if n > selSmall && len(ks) > selMaxWindows || n > selCopy {
+		selectRadix(parts, ks, out)
+		return
+	}
+	scratch := getSelScratch(n)
+	defer selScratch.Put(scratch)
+	all := (*scratch)[:0:n]
+	for _, p := range parts {
+		all = append(all, p...)
+	}
+	if len(ks) > selMaxWindows {
 		slices.Sort(all)
 		for i, k := range ks {
 			out[i] = all[k]
 		}
-		return out
+		return
 	}
-	key := func(x float32) uint32 { return math.Float32bits(x) }
+	selectInPlace(all, slices.Clone(ks), out, 2*bits.Len(uint(n)))
+}
 
-	// Pass 1: top 11 bits of every value.
+// selectInPlace sets out[i] to the key of rank ks[i] (ascending, in
+// [0, len(a))) of a, reordering a and ks: a quickselect for every rank at
+// once (Hoare's partition around the median of three), which sorts what
+// is left after depth partitions.
+func selectInPlace(a []uint32, ks []int, out []uint32, depth int) {
+	for len(ks) > 0 {
+		if len(a) <= 48 || depth == 0 {
+			slices.Sort(a)
+			for i, k := range ks {
+				out[i] = a[k]
+			}
+			return
+		}
+		depth--
+		m, l := len(a)/2, len(a)-1
+		if a[m] < a[0] {
+			a[m], a[0] = a[0], a[m]
+		}
+		if a[l] < a[0] {
+			a[l], a[0] = a[0], a[l]
+		}
+		if a[l] < a[m] {
+			a[l], a[m] = a[m], a[l]
+		}
+		a[0], a[m] = a[m], a[0]
+		x := a[0]
+		i, j := -1, len(a)
+		for {
+			for j--; a[j] > x; j-- {
+			}
+			for i++; a[i] < x; i++ {
+			}
+			if i >= j {
+				break
+			}
+			a[i], a[j] = a[j], a[i]
+		}
+		// a[:j+1] ≤ x ≤ a[j+1:], with 0 ≤ j < len(a)−1.
+		split := j + 1
+		c, _ := slices.BinarySearch(ks, split)
+		selectInPlace(a[:split], ks[:c], out[:c], depth)
+		a, ks, out = a[split:], ks[c:], out[c:]
+		for i := range ks {
+			ks[i] -= split
+		}
+	}
+}
+
+// selWindow is a window of a sampled selection: the keys in [lo, hi]
+// (either end open when the window reaches past the sample's), which hold
+// ranks ks[first:last] unless the sample misled.
+type selWindow struct {
+	jlo, jhi     int // the window's ends in the sorted sample
+	lo, hi       uint32
+	open0, open1 bool // no lower (open0) or upper (open1) end
+	first, last  int
+}
+
+// selectSampled is selectKeys through windows of a sorted sample (see
+// above); it reports false, with out unset, when a window misses its rank
+// or when windows would hold more than half the keys.
+func selectSampled(parts [][]uint32, n int, ks []int, out []uint32) bool {
+	// The sample: s keys at even strides, about n^(2/3)/2 of them
+	// (Floyd & Rivest's choice).
+	s := min(max(int(0.5*math.Pow(float64(n), 2.0/3)), 32), 8192)
+	sample := make([]uint32, s)
+	i, base := 0, 0
+	for _, p := range parts {
+		for ; i < s; i++ {
+			t := (2*i+1)*n/(2*s) - base
+			if t >= len(p) {
+				break
+			}
+			sample[i] = p[t]
+		}
+		base += len(p)
+	}
+	slices.Sort(sample)
+	// Each rank's window: the sample positions within three standard
+	// deviations (and two places) of where the rank's key is expected,
+	// its count of sample keys below being binomial(s, (k+½)/n); windows
+	// that meet are merged.
+	ws := make([]selWindow, 0, len(ks))
+	for i, k := range ks {
+		p := (float64(k) + 0.5) / float64(n)
+		c := p * float64(s)
+		d := 3*math.Sqrt(float64(s)*p*(1-p)) + 2
+		jlo, jhi := int(math.Floor(c-d)), int(math.Ceil(c+d))
+		if m := len(ws); m > 0 && jlo <= ws[m-1].jhi+1 {
+			ws[m-1].jhi = max(ws[m-1].jhi, jhi)
+			ws[m-1].last = i + 1
+			continue
+		}
+		ws = append(ws, selWindow{jlo: jlo, jhi: jhi, first: i, last: i + 1})
+	}
+	span := 0
+	for i := range ws {
+		w := &ws[i]
+		w.open0, w.open1 = w.jlo <= 0, w.jhi >= s-1
+		w.jlo, w.jhi = max(w.jlo, 0), min(w.jhi, s-1)
+		w.lo, w.hi = sample[w.jlo], sample[w.jhi]
+		if w.hi == math.MaxUint32 {
+			w.open1 = true
+		}
+		span += w.jhi - w.jlo + 1
+	}
+	// Windows whose keys meet (ties in the sample) are merged too.
+	m := 0
+	for i := 1; i < len(ws); i++ {
+		if ws[m].open1 || ws[i].open0 || ws[i].lo <= ws[m].hi+1 {
+			ws[m].jhi, ws[m].hi, ws[m].open1, ws[m].last = ws[i].jhi, ws[i].hi, ws[i].open1, ws[i].last
+			continue
+		}
+		m++
+		ws[m] = ws[i]
+	}
+	ws = ws[:m+1]
+	// One window pays (one cheap pass); several, or a wide one, would
+	// cost more than the radix select's passes.
+	if len(ws) > 1 || 2*span > s {
+		return false
+	}
+	// One pass over the keys: those below the window and above it are
+	// counted, those inside it copied. A window holds at most 1.5 times
+	// the keys expected in it: beyond that, keys are only counted, which is
+	// enough when they are all one (the window's ends are equal);
+	// otherwise the sampled selection gives up.
+	w := ws[0]
+	want := (w.jhi - w.jlo + 1) * n / s
+	c := min(want+want/2+64, n)
+	scratch := getSelScratch(c)
+	defer selScratch.Put(scratch)
+	buf := (*scratch)[:0:c]
+	lo, hi := w.lo, w.hi
+	if w.open0 {
+		lo = 0
+	}
+	var below, more int
+	if w.open1 {
+		for _, p := range parts {
+			for _, k := range p {
+				switch {
+				case k < lo:
+					below++
+				case len(buf) < cap(buf):
+					buf = append(buf, k)
+				default:
+					more++
+				}
+			}
+		}
+	} else {
+		for _, p := range parts {
+			for _, k := range p {
+				switch {
+				case k < lo:
+					below++
+				case k > hi:
+				case len(buf) < cap(buf):
+					buf = append(buf, k)
+				default:
+					more++
+				}
+			}
+		}
+	}
+	// Each rank's place in the window, checked exactly.
+	tie := !w.open0 && !w.open1 && w.lo == w.hi
+	if more > 0 && !tie {
+		return false
+	}
+	rel := make([]int, len(ks))
+	for i, k := range ks {
+		rel[i] = k - below
+		if rel[i] < 0 || rel[i] >= len(buf)+more {
+			return false
+		}
+	}
+	// Within the window: directly when its keys are all one, else in
+	// place.
+	if tie {
+		for i := range out {
+			out[i] = w.lo
+		}
+		return true
+	}
+	selectInPlace(buf, rel, out, 2*bits.Len(uint(len(buf))))
+	return true
+}
+
+// selScratch holds the windows' buffers of finished selections, for the
+// next (as a *[]uint32).
+var selScratch sync.Pool
+
+// getSelScratch returns a buffer of at least n keys from selScratch, or a
+// new one.
+func getSelScratch(n int) *[]uint32 {
+	if b, ok := selScratch.Get().(*[]uint32); ok && cap(*b) >= n {
+		*b = (*b)[:cap(*b)]
+		return b
+	}
+	b := make([]uint32, n)
+	return &b
+}
+
+// The radix select finds the k-th smallest of n keys by their bits, in
+// three passes over the data: a histogram of the top 11 bits locates each
+// wanted rank's bucket and its rank within it; a histogram of the next 11
+// bits, kept only for those buckets, narrows it further; one of the last
+// 10 bits, only for the sub-buckets then wanted, gives the key. The counts
+// kept are 2048 per wanted bucket at most, so any number of ranks costs
+// three O(n) passes and O(ranks) KiB.
+const (
+	selShift1, selShift2 = 21, 10
+	selMask2, selMask3   = 1<<11 - 1, 1<<10 - 1
+)
+
+// selectRadix is selectKeys by the radix select.
+func selectRadix(parts [][]uint32, ks []int, out []uint32) {
+	// Pass 1: top 11 bits of every key.
 	var h1 [1 << 11]uint32
 	for _, p := range parts {
-		for _, x := range p {
-			h1[key(x)>>selShift1]++
+		for _, k := range p {
+			h1[k>>selShift1]++
 		}
 	}
 	// Each rank's bucket (b1) and rank within it (r); g1 numbers the
@@ -365,8 +645,7 @@ func selectRanks(parts [][]float32, ks []int) []float32 {
 	// Pass 2: the next 11 bits of values in wanted buckets.
 	h2 := make([][1 << 11]uint32, len(g1s))
 	for _, p := range parts {
-		for _, x := range p {
-			k := key(x)
+		for _, k := range p {
 			if g := mark1[k>>selShift1]; g >= 0 {
 				h2[g][(k>>selShift2)&selMask2]++
 			}
@@ -399,8 +678,7 @@ func selectRanks(parts [][]float32, ks []int) []float32 {
 	// Pass 3: the last 10 bits of values in wanted sub-buckets.
 	h3 := make([][1 << 10]uint32, ng2)
 	for _, p := range parts {
-		for _, x := range p {
-			k := key(x)
+		for _, k := range p {
 			if g := mark1[k>>selShift1]; g >= 0 {
 				if g2 := idx2[g][(k>>selShift2)&selMask2]; g2 >= 0 {
 					h3[g2][k&selMask3]++
@@ -416,7 +694,6 @@ func selectRanks(parts [][]float32, ks []int) []float32 {
 			below += int(h[b])
 			b++
 		}
-		out[i] = math.Float32frombits(w.b1<<selShift1 | w.b2<<selShift2 | uint32(b))
+		out[i] = w.b1<<selShift1 | w.b2<<selShift2 | uint32(b)
 	}
-	return out
 }
