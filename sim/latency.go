@@ -302,9 +302,11 @@ func (s *latencySet) countAtMost(t float64) int {
 // whether every rank lies inside and at which rank there, and a
 // quickselect in the copy finds them (selectInPlace). Ranks spread apart,
 // or a window that missed, are selected by a quickselect in a copy of all
-// the values when they are few; else, like many ranks (a survival
-// curve's), by a most-significant-digit radix select: three passes over
-// the values that count their bits (selectRadix). Every path orders the
+// the values when they are few, else by a most-significant-digit radix
+// select: three passes over the values that count their bits
+// (selectRadix). Many ranks (a survival curve's) are read off a copy of
+// the values sorted by a least-significant-digit radix sort (selectSorted;
+// by the radix select when the values are very many). Every path orders the
 // values by their bit patterns as uint32, which is their order as numbers
 // for the values stored (≥ 0, not NaN), so the values returned are the
 // exact order statistics whichever path found them.
@@ -318,9 +320,13 @@ const (
 	// selMaxWindows is the most ranks a selection puts in a window or
 	// selects by quickselect.
 	selMaxWindows = 16
-	// selCopy is the most values a selection copies whole (256 KiB):
-	// more are left where they lie, for the radix select.
+	// selCopy is the most values a selection of few ranks copies whole
+	// (256 KiB): more are left where they lie, for the radix select.
 	selCopy = 1 << 16
+	// selSortCopy is the most values a selection of many ranks sorts in
+	// a copy (selectSorted; twice 4 MiB): more are left where they lie,
+	// for the radix select.
+	selSortCopy = 1 << 20
 )
 
 // selectRanks returns the values of ranks ks (0-based, ascending, each in
@@ -368,6 +374,10 @@ func selectKeys(parts [][]uint32, n int, ks []int, out []uint32) {
 // in place in a copy of the keys, for many by sorting a copy when the keys
 // are few and by the radix select otherwise.
 func selectPlain(parts [][]uint32, n int, ks []int, out []uint32) {
+	if n > selSmall && len(ks) > selMaxWindows && n <= selSortCopy {
+		selectSorted(parts, n, ks, out)
+		return
+	}
 	if n > selSmall && len(ks) > selMaxWindows || n > selCopy {
 		selectRadix(parts, ks, out)
 		return
@@ -433,6 +443,56 @@ func selectInPlace(a []uint32, ks []int, out []uint32, depth int) {
 		for i := range ks {
 			ks[i] -= split
 		}
+	}
+}
+
+// selectSorted is selectKeys for many ranks: the keys are copied and
+// sorted by a least-significant-digit radix sort (three passes that move
+// every key by 10 or 11 of its bits, after one that counts them all; a
+// pass whose digit is the same for every key is skipped), and the ranks
+// read off.
+func selectSorted(parts [][]uint32, n int, ks []int, out []uint32) {
+	sa, sb := getSelScratch(n), getSelScratch(n)
+	defer selScratch.Put(sa)
+	defer selScratch.Put(sb)
+	a, tmp := (*sa)[:0:n], (*sb)[:n]
+	for _, p := range parts {
+		a = append(a, p...)
+	}
+	var h [3][1 << 11]uint32
+	for _, k := range a {
+		h[0][k&selMask3]++
+		h[1][(k>>selShift2)&selMask2]++
+		h[2][k>>selShift1]++
+	}
+	shifts := [3]uint{0, selShift2, selShift1}
+	masks := [3]uint32{selMask3, selMask2, selMask2}
+	for d := range h {
+		hd := &h[d]
+		// Each digit's first place in the pass's output.
+		var sum uint32
+		whole := false
+		for i, c := range hd {
+			if int(c) == n {
+				whole = true
+				break
+			}
+			hd[i] = sum
+			sum += c
+		}
+		if whole {
+			continue
+		}
+		sh, m := shifts[d], masks[d]
+		for _, k := range a {
+			b := (k >> sh) & m
+			tmp[hd[b]] = k
+			hd[b]++
+		}
+		a, tmp = tmp, a
+	}
+	for i, k := range ks {
+		out[i] = a[k]
 	}
 }
 

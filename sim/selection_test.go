@@ -8,15 +8,16 @@ import (
 )
 
 // TestSelectionIsSort: every path of the selection — sorting a copy, the
-// sampled windows, the radix select they fall back to — gives the values of
-// a full sort at the ranks asked, on random sizes from 1 to 10⁵ split into
-// random parts (empty ones too), on values with many ties, all equal,
-// sorted, reversed, periodic at the sample's stride (to mislead the
-// sample), with zeros and +Inf, for ranks at both ends, clustered at the
-// top (a batch's p95 and p99), spread (the report's percentiles) and
-// many; the input is left unchanged. It also checks that both outcomes of
-// the sampled path (windows that hold their ranks, and ones that miss)
-// are met, so that the fallback is tested.
+// sampled windows, the radix select they fall back to, the radix sort of a
+// copy for many ranks — gives the values of a full sort at the ranks asked,
+// on random sizes from 1 to 10⁵ split into random parts (empty ones too), on
+// values with many ties, all equal, sorted, reversed, periodic at the
+// sample's stride (to mislead the sample), with zeros and +Inf, for ranks at
+// both ends, clustered at the top (a batch's p95 and p99), spread (the
+// report's percentiles), many and a survival curve's; the input is left
+// unchanged. It also checks that both outcomes of the sampled path (windows
+// that hold their ranks, and ones that miss) are met, so that the fallback
+// is tested.
 func TestSelectionIsSort(t *testing.T) {
 	r := rand.New(rand.NewPCG(33, 5))
 	gens := []func(n int) []float32{
@@ -97,7 +98,14 @@ func TestSelectionIsSort(t *testing.T) {
 			many = append(many, r.IntN(n))
 		}
 		slices.Sort(many)
+		// A survival curve's: 60 levels per decade of the share above.
+		var curve []int
+		for j := 0; float64(j) <= 60*math.Log10(float64(n)); j++ {
+			k := int(float64(n) - 1 - math.Pow(10, -float64(j)/60)*float64(n))
+			curve = append(curve, min(max(k, 0), n-1))
+		}
 		return [][]int{
+			slices.Compact(curve),
 			{0}, {n - 1}, {0, n - 1},
 			top(0.95, 0.99),
 			top(0.5, 0.9, 0.95, 0.99, 0.999),
@@ -162,6 +170,12 @@ func TestSelectionIsSort(t *testing.T) {
 					res[i] = math.Float32frombits(k)
 				}
 				check("selectRadix", res)
+				clear(out)
+				selectSorted(keys, n, ks, out)
+				for i, k := range out {
+					res[i] = math.Float32frombits(k)
+				}
+				check("selectSorted", res)
 			}
 			if !slices.Equal(all, before) {
 				t.Fatalf("n=%d, values %d: the selection changed its input", n, g)
