@@ -36,10 +36,11 @@ var batchPs = []float64{0.50, 0.90, 0.95, 0.99, 0.999}
 // summarizeBatched replaces c's percentiles and their intervals (at the
 // level) by the batched ones of r, when r is batched.
 func summarizeBatched(c *Candidate, r *sim.ClassResult, level float64) {
-	pooled, per, kept, ok := r.BatchQuantilesEach(batchPs, []float64{0.95, 0.99})
+	f, ok := r.BatchFigures(batchPs, []float64{0.95, 0.99}, []float64{0.95, 0.99})
 	if !ok {
 		return
 	}
+	pooled, per, kept := f.Pooled, f.PerBatch, f.Kept
 	col := func(i int) []float64 {
 		out := make([]float64, len(per))
 		for j := range per {
@@ -49,8 +50,8 @@ func summarizeBatched(c *Candidate, r *sim.ClassResult, level float64) {
 	}
 	l := &c.Latency
 	l.P50, l.P90, l.P95, l.P99, l.P999 = pooled[0], pooled[1], pooled[2], pooled[3], pooled[4]
-	if from, lin, ok := r.GridLinearised(0.95, 0.99); ok && lin != nil {
-		c.batchQ, c.batchFrom = [2][]float64{lin[0], lin[1]}, from
+	if f.Lin != nil {
+		c.batchQ, c.batchFrom = [2][]float64{f.Lin[0], f.Lin[1]}, f.FirstKept
 	}
 	// A batched interval that cannot be formed, or whose batches are too
 	// short for the percentile, is no interval: the order-statistic

@@ -287,6 +287,15 @@ func (ss *sectionSums) mser() int {
 	return 0
 }
 
+// kept returns the requests of the sections from cut on.
+func (ss *sectionSums) kept(cut int) int64 {
+	var n int64
+	for k := cut; k < numSections; k++ {
+		n += ss.cnt[k]
+	}
+	return n
+}
+
 // batchSummarize returns the batched analysis of s, a sectioned latency
 // set, with the warm-up cut found by MSER.
 func batchSummarize(s *latencySet) *batchSummary {

@@ -273,3 +273,57 @@ func TestBatchQuantilesEachSelectsTheSame(t *testing.T) {
 		}
 	}
 }
+
+// TestBatchFiguresAreTheSame: BatchFigures gives, value for value, what
+// BatchQuantilesEach and GridLinearised give apart — on M/M/1 queues at
+// ρ = 0.5 and 0.9 (batched runs) of 2·10⁴ requests over several seeds,
+// among which runs with a warm-up cut and runs without one are both met.
+func TestBatchFiguresAreTheSame(t *testing.T) {
+	ps, each, lin := []float64{0.50, 0.90, 0.95, 0.99, 0.999}, []float64{0.95, 0.99}, []float64{0.95, 0.99}
+	same := func(a, b []float64) bool {
+		if len(a) != len(b) {
+			return false
+		}
+		for i := range a {
+			if math.Float64bits(a[i]) != math.Float64bits(b[i]) {
+				return false
+			}
+		}
+		return true
+	}
+	cuts, whole := 0, 0
+	for _, rho := range []float64{0.5, 0.9} {
+		for seed := range uint64(6) {
+			cfg := queueConfig(20_000, rho, 1, 1)
+			cfg.Seed = 100 + seed
+			c := &mustRun(t, cfg).Classes[0]
+			f, ok := c.BatchFigures(ps, each, lin)
+			pooled, per, kept, ok1 := c.BatchQuantilesEach(ps, each)
+			first, l, ok2 := c.GridLinearised(lin...)
+			if !ok || !ok1 || !ok2 {
+				t.Fatalf("ρ %g, seed %d: ok %v %v %v, want a batched run", rho, cfg.Seed, ok, ok1, ok2)
+			}
+			if !same(f.Pooled, pooled) || f.Kept != kept || len(f.PerBatch) != len(per) || f.FirstKept != first || len(f.Lin) != len(l) {
+				t.Fatalf("ρ %g, seed %d: BatchFigures %+v, apart %v %v %d %d %v", rho, cfg.Seed, f, pooled, per, kept, first, l)
+			}
+			for b := range per {
+				if !same(f.PerBatch[b], per[b]) {
+					t.Errorf("ρ %g, seed %d, batch %d: %v, want %v", rho, cfg.Seed, b, f.PerBatch[b], per[b])
+				}
+			}
+			for i := range l {
+				if !same(f.Lin[i], l[i]) {
+					t.Errorf("ρ %g, seed %d, linearised p%g: %v, want %v", rho, cfg.Seed, 100*lin[i], f.Lin[i], l[i])
+				}
+			}
+			if kept < c.Requests {
+				cuts++
+			} else {
+				whole++
+			}
+		}
+	}
+	if cuts == 0 || whole == 0 {
+		t.Fatalf("%d runs with a warm-up cut and %d without: both must be met", cuts, whole)
+	}
+}

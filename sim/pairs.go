@@ -69,11 +69,46 @@ func (c *ClassResult) BatchQuantilesEach(ps, each []float64) (pooled []float64, 
 	}
 	ss := newSectionSums(&c.lat)
 	cut := ss.mser()
-	pooled, perBatch = batchQuantiles(&c.lat, ss, cut, ps, each)
-	for k := cut; k < numSections; k++ {
-		kept += ss.cnt[k]
+	pooled, perBatch = batchQuantiles(groupBatches(&c.lat, ss, cut), ps, each)
+	return pooled, perBatch, ss.kept(cut), true
+}
+
+// BatchFigures are a Batched class result's quantiles after its warm-up
+// cut and of its batches (BatchQuantilesEach), and its linearised
+// quantiles on the fixed grid (GridLinearised).
+type BatchFigures struct {
+	// Pooled, PerBatch and Kept are BatchQuantilesEach's.
+	Pooled   []float64
+	PerBatch [][]float64
+	Kept     int64
+	// FirstKept and Lin are GridLinearised's (Lin nil when no grid batch
+	// lies wholly after the cut).
+	FirstKept int
+	Lin       [][]float64
+}
+
+// BatchFigures returns c.BatchQuantilesEach(ps, each) and
+// c.GridLinearised(lin...), the same values, from one pass over c's
+// latencies for its section sums and one warm-up cut; ok is false unless
+// c is Batched.
+func (c *ClassResult) BatchFigures(ps, each, lin []float64) (f BatchFigures, ok bool) {
+	if !c.Batched() {
+		return f, false
 	}
-	return pooled, perBatch, kept, true
+	ss := newSectionSums(&c.lat)
+	cut := ss.mser()
+	grid := groupBatches(&c.lat, ss, 0)
+	g := grid
+	if cut != 0 {
+		g = groupBatches(&c.lat, ss, cut)
+	}
+	f.Pooled, f.PerBatch = batchQuantiles(g, ps, each)
+	f.Kept = ss.kept(cut)
+	f.FirstKept = firstKeptBatch(cut, grid.nb)
+	if f.FirstKept < grid.nb {
+		_, f.Lin = linearised(grid, f.FirstKept, lin)
+	}
+	return f, true
 }
 
 // BatchIntervalOK reports whether a batched interval of the p-quantile
@@ -88,10 +123,9 @@ func BatchIntervalOK(p float64, kept int64, batches int) bool {
 // for p99).
 func MinBatchRequests(p float64) int64 { return minPerBatch(p) }
 
-// batchQuantiles returns the ps-quantiles of s's requests from section
-// cut on, and the each-quantiles of each batch.
-func batchQuantiles(s *latencySet, ss *sectionSums, cut int, ps, each []float64) ([]float64, [][]float64) {
-	g := groupBatches(s, ss, cut)
+// batchQuantiles returns the ps-quantiles of the requests grouped in g,
+// and the each-quantiles of each batch.
+func batchQuantiles(g *batchGroups, ps, each []float64) ([]float64, [][]float64) {
 	var n int64
 	per := make([][]float64, g.nb)
 	for j := range g.nb {
