@@ -733,9 +733,5 @@ func writeBatched(w io.Writer, rows []ClassReport) {
 // arrival in section sec, that ended with outcome o — with its arrival
 // section when the run batches its intervals.
 func (e *engine) recordAt(st *classStats, o outcome, sec uint16, arrival time.Duration) {
-	if st.times.sec == nil {
-		st.record(o, e.now-arrival)
-		return
-	}
 	st.times.addAt(e.now-arrival, o == outOK, sec, arrival)
 }

@@ -213,7 +213,12 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 		in, out, billed = e.charge(st, r, a, at, how, won)
 	}
 	if billed && e.batched {
-		e.billSection(st, r, a, in, out, how == outOK || how == outInvalid)
+		if sb := st.times.secBill; how == outOK && sb != nil && e.grow == nil && int(r.class) < e.users {
+			// A request's own attempt answered, as billSection books it.
+			sb[2*int(r.sec)] += price(&e.cfg.Models[a.model], in, out)
+		} else {
+			e.billSection(st, r, a, in, out, how == outOK || how == outInvalid)
+		}
 	} else if billed && e.costs != nil {
 		e.billAttempt(r, a.model, in, out)
 	}

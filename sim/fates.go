@@ -34,7 +34,8 @@ func (p *pairState) countFate(c int32, id int64, met, rescued, harmed bool) {
 	if int(c) >= len(p.sec) {
 		return
 	}
-	s := p.sec[c][4*min(id*numSections/p.n, numSections-1):]
+	k := 4 * min(id*numSections/p.n, numSections-1)
+	s := p.sec[c][k : k+4 : k+4]
 	s[0]++
 	if met {
 		s[1]++

@@ -99,15 +99,32 @@ func (t *endTimes) add(d time.Duration, answered bool) {
 }
 
 // addAt is add for a request of arrival section sec that arrived at
-// arrival, for a run that batches its intervals (t.sec != nil).
+// arrival, in one call: a run that batches its intervals (t.sec != nil)
+// also books the section, any other ignores sec and arrival.
 func (t *endTimes) addAt(d time.Duration, answered bool, sec uint16, arrival time.Duration) {
-	t.add(d, answered)
-	if answered {
-		t.sec[t.a-1] = sec
-	} else {
-		t.sec[len(t.sec)-t.m] = sec
+	if t.a+t.m == len(t.buf) {
+		t.grow()
 	}
-	t.secLast[sec] = max(t.secLast[sec], arrival)
+	x := toSeconds32(d)
+	t.maxAll = max(t.maxAll, d)
+	var i int
+	if answered {
+		i = t.a
+		t.a++
+		t.sumA.add(d)
+		t.sqA.addSquare(d)
+		t.maxA = max(t.maxA, d)
+	} else {
+		t.m++
+		i = len(t.buf) - t.m
+		t.sumM.add(d)
+		t.sqM.addSquare(d)
+	}
+	t.buf[i] = x
+	if t.sec != nil {
+		t.sec[i] = sec
+		t.secLast[sec] = max(t.secLast[sec], arrival)
+	}
 }
 
 // grow doubles the buffer, keeping both ends.

@@ -49,12 +49,17 @@ type loadSections struct {
 func (e *engine) loadSection(pv *provider, r *request, a *attempt, d time.Duration) {
 	p := int(a.prov)
 	ls := e.load
-	if ls == nil || ls.prov[p] == nil {
+	var sec []float64
+	if ls != nil {
+		sec = ls.prov[p]
+	}
+	if sec == nil {
 		ls = e.loadSectionsFor(p)
+		sec = ls.prov[p]
 	}
 	k := r.sec // a pipeline's call: its pipeline request's
 	s := d.Seconds()
-	ls.prov[p][k] += s
+	sec[k] += s
 	if e.grow != nil {
 		id := r.id
 		if int(r.class) >= e.users { // a pipeline's call: its request's id
@@ -66,11 +71,14 @@ func (e *engine) loadSection(pv *provider, r *request, a *attempt, d time.Durati
 		return
 	}
 	j := int(a.rep) - 1
-	reps := ls.rep[p]
-	if j >= len(reps) || reps[j] == nil {
-		reps = ls.replicaSections(p, j)
+	var rs []float64
+	if reps := ls.rep[p]; j < len(reps) {
+		rs = reps[j]
 	}
-	reps[j][k] += s
+	if rs == nil {
+		rs = ls.replicaSections(p, j)[j]
+	}
+	rs[k] += s
 }
 
 // loadSectionsFor returns e's load sections, made if need be, with

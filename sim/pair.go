@@ -163,21 +163,24 @@ func newPairState(cfg *Config) *pairState {
 
 // end books request id of class c, ending after latency d with outcome o.
 func (p *pairState) end(st *classStats, id int64, c int32, o outcome, d time.Duration) {
-	met := o == outOK && (p.slo[c] == 0 || d <= p.slo[c])
+	var met bool
+	if o == outOK {
+		slo := p.slo[c]
+		met = slo == 0 || d <= slo
+	}
 	if met {
 		st.met++
-	}
-	if p.rec != nil && met && id < p.rec.n {
-		p.rec.words[id>>6] |= 1 << (id & 63)
+		if p.rec != nil && id < p.rec.n {
+			p.rec.words[id>>6] |= 1 << (id & 63)
+		}
 	}
 	var rescued, harmed bool
 	if p.base != nil && id < p.base.n {
-		was := p.base.Met(id)
-		rescued, harmed = met && !was, !met && was
-		if rescued {
+		if was := p.base.Met(id); met && !was {
+			rescued = true
 			st.rescued++
-		}
-		if harmed {
+		} else if !met && was {
+			harmed = true
 			st.harmed++
 		}
 	}

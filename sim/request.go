@@ -231,7 +231,7 @@ func (e *engine) countRequestIn(st *classStats, r *request, o outcome) {
 	} else {
 		st.countFailed(e.cfg.Classes[r.class].OnTimeout, o)
 	}
-	e.recordAt(st, o, r.sec, r.arrival)
+	st.times.addAt(e.now-r.arrival, o == outOK, r.sec, r.arrival)
 	if e.pair != nil {
 		e.pair.end(st, r.id, r.class, o, e.now-r.arrival)
 	}
