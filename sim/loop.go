@@ -125,7 +125,7 @@ func newEngineFor(cfg *Config, n int) *engine {
 	users := len(cfg.Classes)
 	cfg, steps := cfg.withSteps()
 	e := &engine{users: users, cfg: cfg, rng: streams{seed: cfg.Seed}, end: int64(cfg.Requests), pauseAt: -1, exp: zigguratExp(), norm: zigguratNorm(), lookAt: checkWork}
-	e.q = make(eventQueue, 0, 1024)
+	e.q = newEventQueue(1024)
 	e.chans = make([]fifo, 1+len(cfg.Classes)*chansPerClass)
 	e.isolated = cfg.independent()
 	e.batched = cfg.batched()
