@@ -98,8 +98,10 @@ type engine struct {
 	// soon holds the events due now that are to be handled right after
 	// the current one, in order, without going through pop (dueNow).
 	soon []event
-	// pools says whether any provider has a replica pool (pool.go).
-	pools bool
+	// pools says whether any provider has a replica pool (pool.go);
+	// ewma whether one's balancer is latency_ewma, which observes the
+	// latencies of its attempts (observe).
+	pools, ewma bool
 	// shared holds draws other runs of the same requests made or take
 	// (shared.go); nil when none are shared.
 	shared *sharedDraws
@@ -139,6 +141,7 @@ func newEngineFor(cfg *Config, n int) *engine {
 		if c := cfg.Providers[i].Pool; c != nil {
 			e.provs[i].pool = newPool(c, cfg.Seed, i, e.provs[i].stages)
 			e.pools = true
+			e.ewma = e.ewma || e.provs[i].pool.ewma
 		}
 	}
 	e.modelSent = make([]int64, len(cfg.Models))
