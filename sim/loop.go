@@ -410,7 +410,7 @@ func (e *engine) arriveFrom(cl int32) {
 	}
 	if cls.Pipeline != nil {
 		e.startPipeline(slot, r)
-		if e.next == e.end || e.next == e.end/2 || e.next == e.pauseAt {
+		if e.next == e.end || e.next == e.half() || e.next == e.pauseAt {
 			e.markOrHold(cl)
 		}
 		if cl < 0 {
@@ -423,7 +423,7 @@ func (e *engine) arriveFrom(cl int32) {
 		e.scheduleIn(fifoIndex(c, chanDeadline), e.now+cls.Deadline, evDeadline, slot, r.gen, 0)
 	}
 	e.send(slot, r)
-	if e.next == e.end || e.next == e.end/2 || e.next == e.pauseAt {
+	if e.next == e.end || e.next == e.half() || e.next == e.pauseAt {
 		e.markOrHold(cl)
 	}
 	if !e.isolated && cl < 0 {
