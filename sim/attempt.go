@@ -156,7 +156,7 @@ func (e *engine) send(slot int32, r *request) {
 		}
 		if g > 0 {
 			r.timer = uint8(k + 1)
-			if !e.endsBy(r, e.now+g) {
+			if !e.endsBy(cl, r, e.now+g) {
 				e.scheduleIn(fifoIndex(r.class, chanTimer+k), e.now+g, evTimer, slot, r.gen, uint8(k+1))
 			}
 			return
@@ -164,16 +164,15 @@ func (e *engine) send(slot int32, r *request) {
 	}
 }
 
-// endsBy reports whether request r is certain to end no later than t — by
+// endsBy reports whether request r, of class cl, is certain to end no later than t — by
 // its deadline, or by an attempt in service (not queued) whose response
 // wins and is due by t — so that a hedge timer at t could never fire and
 // need not be queued: either event was queued before the timer and pops
 // first. An attempt timeout could intervene, so with one the answer is no.
-func (e *engine) endsBy(r *request, t time.Duration) bool {
+func (e *engine) endsBy(cl *Class, r *request, t time.Duration) bool {
 	if e.queueAllTimers {
 		return false
 	}
-	cl := &e.cfg.Classes[r.class]
 	if cl.Deadline > 0 && r.arrival+cl.Deadline <= t {
 		return true
 	}

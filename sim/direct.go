@@ -85,7 +85,7 @@ func (e *engine) popDirect() *event {
 			best, from = &f.timeout[k], 4
 		}
 	}
-	if len(e.q) > 0 && (best == nil || e.q[0].before(best)) {
+	if e.q.n > 0 && (best == nil || e.q.ev[0].before(best)) {
 		e.q.popInto(&e.cur)
 		return &e.cur
 	}

@@ -210,8 +210,8 @@ func (e *engine) pop() *event {
 		// The earliest (at, seq) so far, from src; nothing is due at
 		// (maxDuration, MaxUint64).
 		at, seq, src := time.Duration(math.MaxInt64), uint64(math.MaxUint64), fromNone
-		if len(e.q) > 0 {
-			at, seq, src = e.q[0].at, e.q[0].seq, fromHeap
+		if e.q.n > 0 {
+			at, seq, src = e.q.ev[0].at, e.q.ev[0].seq, fromHeap
 		}
 		if f := &e.due; f.i < len(f.ev) {
 			if h := &f.ev[f.i]; h.at < at || h.at == at && h.seq < seq {
@@ -299,7 +299,7 @@ func (e *engine) dead(ev *event) bool {
 // Requests run one at a time (e.isolated) pop their own way and never
 // use soon.
 func (e *engine) dueNow() *event {
-	if e.isolated || e.due.i < len(e.due.ev) || len(e.q) > 0 && e.q[0].at == e.now ||
+	if e.isolated || e.due.i < len(e.due.ev) || e.q.n > 0 && e.q.ev[0].at == e.now ||
 		e.fmin > 0 && e.fminAt == e.now || e.arrivalDue && e.arrival.at == e.now {
 		return e.due.add()
 	}

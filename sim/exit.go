@@ -12,7 +12,7 @@ func (e *engine) respond(slot int32, r *request, k int) {
 	}
 	p := &e.cfg.Classes[r.class].Policy
 	e.leaveFlight(r, k)
-	if a.rep != 0 {
+	if a.rep != 0 && e.ewma {
 		e.observe(a)
 	}
 	kind := a.kind
@@ -97,7 +97,7 @@ func (e *engine) attemptTimeout(slot int32, r *request, k int) {
 // queue, or its slot.
 func (e *engine) abandon(slot int32, r *request, k int, as outcome) {
 	a := &r.att[k]
-	if a.rep != 0 {
+	if a.rep != 0 && e.ewma {
 		e.observe(a)
 	}
 	a.abandonedAs = as

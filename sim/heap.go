@@ -41,19 +41,36 @@ func (a *event) before(b *event) bool {
 }
 
 // eventQueue is a 4-ary min-heap of events ordered by (at, seq): children
-// of node i are 4i+1 … 4i+4. Invariant: for every i > 0,
-// !q[i].before(&q[(i-1)/4]); the minimum is q[0]. push (add) costs
+// of node i are 4i+1 … 4i+4. Invariant: for every 0 < i < n,
+// !ev[i].before(&ev[(i-1)/4]); the minimum is ev[0]. push (add) costs
 // O(log₄ n) comparisons, pop (popInto) O(4·log₄ n); neither allocates
 // unless the backing slice grows. A 4-ary heap halves the depth of a binary one, which pays off
 // because pops dominate.
-type eventQueue []event
+//
+// The heap is ev[:n], and ev is as long as the most events ever queued
+// at once, so a pop, and a push but for a new most, stores only n:
+// storing a slice header (a pointer) on every one would cost a write
+// barrier while the garbage collector runs. (add stays small enough to
+// be inlined.)
+type eventQueue struct {
+	ev []event // the heap is ev[:n]; len(ev) ≥ n
+	n  int     // the number of events queued
+}
+
+// newEventQueue returns an empty queue with room for size events.
+func newEventQueue(size int) eventQueue {
+	return eventQueue{ev: make([]event, 0, size)}
+}
 
 // add makes room for an event due at (at, seq) and returns where it goes:
 // the caller writes the event there before the queue is used again.
 func (q *eventQueue) add(at time.Duration, seq uint64) *event {
-	*q = append(*q, event{})
-	h := *q
-	i := len(h) - 1
+	i := q.n
+	if i == len(q.ev) {
+		q.ev = append(q.ev, event{}) // a new most queued at once
+	}
+	q.n++
+	h := q.ev
 	for i > 0 {
 		p := (i - 1) / 4
 		if h[p].at < at || h[p].at == at && h[p].seq < seq {
@@ -74,14 +91,13 @@ func (q *eventQueue) add(at time.Duration, seq uint64) *event {
 // comparisons on a fixed-size array (no loop, one bounds check); the last
 // node with children, which may have fewer, by a loop.
 func (q *eventQueue) popInto(dst *event) {
-	h := *q
+	n := q.n - 1
+	h := q.ev[:n+1]
 	*dst = h[0]
-	n := len(h) - 1
+	q.n = n
 	if n == 0 {
-		*q = h[:0]
 		return
 	}
-	h = h[:n+1]
 	i := 0
 	for {
 		c := 4*i + 1
@@ -125,7 +141,6 @@ func (q *eventQueue) popInto(dst *event) {
 		i = p
 	}
 	h[i] = *last
-	*q = h[:n]
 }
 
 // fifo is a queue of events scheduled in non-decreasing (at, seq) order, so

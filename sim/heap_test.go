@@ -39,8 +39,8 @@ func TestEventQueueOrder(t *testing.T) {
 			t.Fatalf("pop %d = %+v, want %+v", i, got, want[i])
 		}
 	}
-	if len(q) != 0 {
-		t.Fatalf("%d events left", len(q))
+	if q.n != 0 {
+		t.Fatalf("%d events left", q.n)
 	}
 }
 

@@ -46,10 +46,15 @@ func (e *engine) markOrHold(cl int32) {
 	if e.next == e.pauseAt {
 		e.hold(cl < 0)
 	}
-	if e.next == e.end || e.next == e.end/2 {
+	if e.next == e.end || e.next == e.half() {
 		e.markLoad(e.next != e.end)
 	}
 }
+
+// half is the middle request, e.end/2, by a shift: e.end is never
+// negative, and arriveFrom asks on every arrival (a signed division
+// costs a sign correction).
+func (e *engine) half() int64 { return int64(uint64(e.end) >> 1) }
 
 // markLoad records every limited provider's — and every limited
 // replica's — served and waiting attempts at the middle request's arrival

@@ -98,8 +98,10 @@ type engine struct {
 	// soon holds the events due now that are to be handled right after
 	// the current one, in order, without going through pop (dueNow).
 	soon []event
-	// pools says whether any provider has a replica pool (pool.go).
-	pools bool
+	// pools says whether any provider has a replica pool (pool.go);
+	// ewma whether one's balancer is latency_ewma, which observes the
+	// latencies of its attempts (observe).
+	pools, ewma bool
 	// shared holds draws other runs of the same requests made or take
 	// (shared.go); nil when none are shared.
 	shared *sharedDraws
@@ -125,7 +127,7 @@ func newEngineFor(cfg *Config, n int) *engine {
 	users := len(cfg.Classes)
 	cfg, steps := cfg.withSteps()
 	e := &engine{users: users, cfg: cfg, rng: streams{seed: cfg.Seed}, end: int64(cfg.Requests), pauseAt: -1, exp: zigguratExp(), norm: zigguratNorm(), lookAt: checkWork}
-	e.q = make(eventQueue, 0, 1024)
+	e.q = newEventQueue(1024)
 	e.chans = make([]fifo, 1+len(cfg.Classes)*chansPerClass)
 	e.isolated = cfg.independent()
 	e.batched = cfg.batched()
@@ -139,6 +141,7 @@ func newEngineFor(cfg *Config, n int) *engine {
 		if c := cfg.Providers[i].Pool; c != nil {
 			e.provs[i].pool = newPool(c, cfg.Seed, i, e.provs[i].stages)
 			e.pools = true
+			e.ewma = e.ewma || e.provs[i].pool.ewma
 		}
 	}
 	e.modelSent = make([]int64, len(cfg.Models))
@@ -407,7 +410,7 @@ func (e *engine) arriveFrom(cl int32) {
 	}
 	if cls.Pipeline != nil {
 		e.startPipeline(slot, r)
-		if e.next == e.end || e.next == e.end/2 || e.next == e.pauseAt {
+		if e.next == e.end || e.next == e.half() || e.next == e.pauseAt {
 			e.markOrHold(cl)
 		}
 		if cl < 0 {
@@ -420,7 +423,7 @@ func (e *engine) arriveFrom(cl int32) {
 		e.scheduleIn(fifoIndex(c, chanDeadline), e.now+cls.Deadline, evDeadline, slot, r.gen, 0)
 	}
 	e.send(slot, r)
-	if e.next == e.end || e.next == e.end/2 || e.next == e.pauseAt {
+	if e.next == e.end || e.next == e.half() || e.next == e.pauseAt {
 		e.markOrHold(cl)
 	}
 	if !e.isolated && cl < 0 {

@@ -273,7 +273,7 @@ func (e *engine) retire(slot int32, r *request) {
 	e.free = append(e.free, slot)
 	if e.isolated {
 		// Every queued event belongs to this request and is now stale.
-		e.q = e.q[:0]
+		e.q.n = 0
 		e.fl.clear()
 	}
 }
