@@ -280,13 +280,16 @@ func (e *engine) refmin() {
 // attempt, to a request that has ended. Arrivals, thinks and slot
 // releases are never dead.
 func (e *engine) dead(ev *event) bool {
-	switch ev.kind {
-	case evArrival, evThink, evRelease, evBatch:
+	if neverDead>>(ev.kind&31)&1 != 0 {
 		return false
 	}
 	r := &e.slots[ev.slot]
 	return r.gen != ev.gen || r.ended && ev.kind != evCancel
 }
+
+// neverDead has bit k set for the kinds of event that are never dead: a
+// mask, one test rather than a switch's comparisons.
+const neverDead = 1<<evArrival | 1<<evThink | 1<<evRelease | 1<<evBatch
 
 // dueNow returns where an event due now, scheduled now, goes: due,
 // which holds only events due now, in order — or soon, when no event
@@ -302,6 +305,12 @@ func (e *engine) dueNow() *event {
 	if e.isolated || e.due.i < len(e.due.ev) || e.q.n > 0 && e.q.ev[0].at == e.now ||
 		e.fmin > 0 && e.fminAt == e.now || e.arrivalDue && e.arrival.at == e.now {
 		return e.due.add()
+	}
+	// The caller writes every field: the new element needs no zeroing
+	// when soon has room.
+	if n := len(e.soon); n < cap(e.soon) {
+		e.soon = e.soon[:n+1]
+		return &e.soon[n]
 	}
 	e.soon = append(e.soon, event{})
 	return &e.soon[len(e.soon)-1]
