@@ -209,15 +209,13 @@ type fifoHeads []fifoHead
 
 // insert adds the head of a FIFO that was empty.
 func (h *fifoHeads) insert(at time.Duration, seq uint64, i int) {
-	x := fifoHead{at, seq, i}
-	*h = append(*h, x)
-	s := *h
+	s := append(*h, fifoHead{})
+	*h = s
 	j := len(s) - 1
-	for j > 0 && s[j-1].before(&x) {
+	for ; j > 0 && (s[j-1].at < at || s[j-1].at == at && s[j-1].seq < seq); j-- {
 		s[j] = s[j-1]
-		j--
 	}
-	s[j] = x
+	s[j] = fifoHead{at, seq, i}
 }
 
 // next replaces the earliest head, the last, with its FIFO's next one,
