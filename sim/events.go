@@ -92,43 +92,40 @@ func fifoIndex(c int32, off int) int { return 1 + int(c)*chansPerClass + off }
 
 // scheduleResponse queues the deciding response of attempt k of the
 // request in slot: schedule without chanOf, which sends a response to
-// due (by dueNow) when it is due now and to the heap otherwise.
+// due or soon (queueNow) when it is due now and to the heap otherwise.
 func (e *engine) scheduleResponse(at time.Duration, slot int32, gen uint32, k uint8) {
 	if e.isolated {
 		e.schedule(at, evResponse, slot, gen, k)
 		return
 	}
 	e.seq++
-	var ev *event
 	if at == e.now && !e.heapOnly {
-		ev = e.dueNow()
-	} else {
-		ev = e.q.add(at, e.seq)
+		e.queueNow(evResponse, slot, gen, k)
+		return
 	}
+	ev := e.q.add(at, e.seq)
 	ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, slot, gen, evResponse, k
 }
 
 // scheduleRelease queues the release of a slot of provider prov at at —
 // of its replica rep − 1 when rep > 0 (the event's gen carries rep) —
-// freed by an attempt of class c: to due (by dueNow) when it is due now; to the
-// class's FIFO of cancels when it is due a cancel latency from now (the
-// cancel of an attempt in service landing first), where it falls due in
-// order with the cancels; to the heap otherwise. Independent requests
-// (e.isolated) never hold a slot.
+// freed by an attempt of class c: to due or soon (queueNow) when it is
+// due now; to the class's FIFO of cancels when it is due a cancel latency
+// from now (the cancel of an attempt in service landing first), where it
+// falls due in order with the cancels; to the heap otherwise. Independent
+// requests (e.isolated) never hold a slot.
 func (e *engine) scheduleRelease(at time.Duration, prov int32, rep uint16, c int32) {
 	e.seq++
-	var ev *event
 	switch {
 	case e.heapOnly:
-		ev = e.q.add(at, e.seq)
 	case at == e.now:
-		ev = e.dueNow()
+		e.queueNow(evRelease, prov, uint32(rep), 0)
+		return
 	case at == e.now+e.cfg.Classes[c].Policy.CancelLatency:
 		e.put(fifoIndex(c, chanCancel), at, evRelease, prov, uint32(rep), 0)
 		return
-	default:
-		ev = e.q.add(at, e.seq)
 	}
+	ev := e.q.add(at, e.seq)
 	ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, prov, uint32(rep), evRelease, 0
 }
 
@@ -302,8 +299,7 @@ const neverDead = 1<<evArrival | 1<<evThink | 1<<evRelease | 1<<evBatch
 // Requests run one at a time (e.isolated) pop their own way and never
 // use soon.
 func (e *engine) dueNow() *event {
-	if e.isolated || e.due.i < len(e.due.ev) || e.q.n > 0 && e.q.ev[0].at == e.now ||
-		e.fmin > 0 && e.fminAt == e.now || e.arrivalDue && e.arrival.at == e.now {
+	if e.nowQueued() {
 		return e.due.add()
 	}
 	// The caller writes every field: the new element needs no zeroing
@@ -314,6 +310,34 @@ func (e *engine) dueNow() *event {
 	}
 	e.soon = append(e.soon, event{})
 	return &e.soon[len(e.soon)-1]
+}
+
+// queueNow queues an event due now, numbered e.seq, where dueNow says:
+// in soon, appended here when it has room, or else by queueNowSlow. The
+// callers hand over the event's fields and keep none past the call, so
+// they save no registers around it; nor does queueNow on its own path.
+func (e *engine) queueNow(kind eventKind, slot int32, gen uint32, k uint8) {
+	if n := len(e.soon); n < cap(e.soon) && !e.nowQueued() {
+		e.soon = e.soon[:n+1]
+		ev := &e.soon[n]
+		ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = e.now, e.seq, slot, gen, kind, k
+		return
+	}
+	e.queueNowSlow(kind, slot, gen, k)
+}
+
+// queueNowSlow is queueNow by dueNow.
+func (e *engine) queueNowSlow(kind eventKind, slot int32, gen uint32, k uint8) {
+	ev := e.dueNow()
+	ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = e.now, e.seq, slot, gen, kind, k
+}
+
+// nowQueued reports whether an event due now must go to due rather than
+// soon (dueNow): some event queued is due now, or requests run one at a
+// time.
+func (e *engine) nowQueued() bool {
+	return e.isolated || e.due.i < len(e.due.ev) || e.q.n > 0 && e.q.ev[0].at == e.now ||
+		e.fmin > 0 && e.fminAt == e.now || e.arrivalDue && e.arrival.at == e.now
 }
 
 // handleSoon handles the events in soon, in order, as pop would have

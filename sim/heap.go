@@ -75,7 +75,7 @@ func (q *eventQueue) add(at time.Duration, seq uint64) *event {
 	q.n++
 	h := q.ev
 	for i > 0 {
-		p := (i - 1) / 4
+		p := (i - 1) >> 2 // (i − 1) / 4, as i > 0
 		if h[p].at < at || h[p].at == at && h[p].seq < seq {
 			break
 		}
