@@ -10,9 +10,23 @@ import (
 // it on the stack and copying it costs a stalled load (the copy reads in
 // 16 bytes what was just written in pieces). The commonest events have
 // shortcuts that skip chanOf: scheduleResponse, scheduleRelease and
-// scheduleArrival.
+// scheduleArrival. The next arrival of a global run, the commonest, is
+// written here; the rest by scheduleOther, called last so that no
+// argument is saved around the call.
 func (e *engine) schedule(at time.Duration, kind eventKind, slot int32, gen uint32, k uint8) {
 	e.seq++
+	if kind == evArrival && !e.isolated {
+		ev := &e.arrival
+		ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, slot, gen, kind, k
+		e.arrivalDue = true
+		return
+	}
+	e.scheduleOther(at, kind, slot, gen, k)
+}
+
+// scheduleOther is schedule for any event but the arrival of a global
+// run, numbered e.seq.
+func (e *engine) scheduleOther(at time.Duration, kind eventKind, slot int32, gen uint32, k uint8) {
 	if e.isolated && e.fl.hold(event{at: at, seq: e.seq, slot: slot, gen: gen, kind: kind, k: k}) {
 		return
 	}
@@ -28,10 +42,12 @@ func (e *engine) schedule(at time.Duration, kind eventKind, slot int32, gen uint
 // put queues an event due at at, numbered e.seq, in FIFO i — when i ≥ 0
 // and the event keeps the FIFO in (at, seq) order — or else in the heap.
 func (e *engine) put(i int, at time.Duration, kind eventKind, slot int32, gen uint32, k uint8) {
-	var ev *event
 	if i == 0 && !e.heapOnly {
-		ev = e.dueNow()
-	} else if f := e.fifoFor(i, at); f != nil {
+		e.queueNow(kind, slot, gen, k)
+		return
+	}
+	var ev *event
+	if f := e.fifoFor(i, at); f != nil {
 		if i > 0 && len(f.ev) == f.i {
 			// A new head: it is due before chans[fmin]'s if it is due
 			// earlier (its seq is the greatest yet).
@@ -77,11 +93,14 @@ func (e *engine) scheduleIn(i int, at time.Duration, kind eventKind, slot int32,
 		i = 0
 	} else if !e.heapOnly {
 		f := &e.chans[i]
-		if n := len(f.ev); f.i < n && n < cap(f.ev) && f.ev[n-1].at <= at {
-			f.ev = f.ev[:n+1]
-			ev := &f.ev[n]
-			ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, slot, gen, kind, k
-			return
+		if n := len(f.ev); f.i < n && n < cap(f.ev) {
+			// The tail and the room after it, in one slice: one check.
+			if s := f.ev[n-1 : n+1]; s[0].at <= at {
+				f.ev = f.ev[:n+1]
+				ev := &s[1]
+				ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, slot, gen, kind, k
+				return
+			}
 		}
 	}
 	e.put(i, at, kind, slot, gen, k)
