@@ -234,7 +234,7 @@ func (e *engine) pop() *event {
 				at, seq, src = h.at, h.seq, 0
 			}
 		}
-		if e.fmin > 0 && (e.fminAt < at || e.fminAt == at && e.fminSeq < seq) {
+		if e.fminAt < at || e.fminAt == at && e.fminSeq < seq { // never when fmin is 0 (noHead)
 			at, seq, src = e.fminAt, e.fminSeq, e.fmin
 		}
 		if e.arrivalDue && (e.arrival.at < at || e.arrival.at == at && e.arrival.seq < seq) {
@@ -288,7 +288,15 @@ func (e *engine) refmin() {
 		e.fmin, e.fminAt, e.fminSeq = h.i, h.at, h.seq
 		return
 	}
-	e.fmin = 0
+	e.noHead()
+}
+
+// noHead sets fmin to 0, no FIFO other than due holding an event, and
+// its head's time and sequence to the greatest, which no event's in pop
+// comes after: pop compares them without looking at fmin first. The
+// event loop calls it before its first pop.
+func (e *engine) noHead() {
+	e.fmin, e.fminAt, e.fminSeq = 0, math.MaxInt64, math.MaxUint64
 }
 
 // dead reports whether handle would ignore ev: it belongs to a request

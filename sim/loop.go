@@ -217,6 +217,9 @@ func (e *engine) run() {
 	case e.isolated:
 		e.runDirect()
 	default:
+		if e.fmin == 0 {
+			e.noHead() // before any pop
+		}
 		if e.clients == nil || e.cfg.hasOpen() {
 			e.scheduleArrival()
 		}
