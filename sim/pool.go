@@ -664,25 +664,33 @@ func (e *engine) releaseReplica(prov, i int) {
 // sees: it leaves the replica's queue (when still in it) and its service
 // time counts to the replica's busy time. An attempt with no replica (at
 // an autoscaled pool's activator, or answered by a gate before the pool)
-// only tells the scaler when it leaves a queue.
+// only tells the scaler when it leaves a queue. Small enough to be
+// inlined into exit: most attempts leave from service, and the queue's
+// bookkeeping is leaveQueue's.
 func (e *engine) leavePool(pv *provider, a *attempt, at time.Duration) {
-	if pv.pool.sc != nil && a.queued {
+	if a.queued {
+		e.leaveQueue(pv, a)
+	}
+	if a.started && at > a.svc && a.rep != 0 {
+		pv.pool.reps[a.rep-1].busySum.add(at - a.svc)
+	}
+}
+
+// leaveQueue is leavePool's part for an attempt that leaves its queue.
+func (e *engine) leaveQueue(pv *provider, a *attempt) {
+	pl := pv.pool
+	if pl.sc != nil {
 		e.scaleSees(pv) // it leaves a queue: the pool's concurrency falls
 	}
 	if a.rep == 0 {
-		return // at the activator (scaler.go), or answered before the pool
+		return // at the activator (scaler.go)
 	}
-	rp := &pv.pool.reps[a.rep-1]
-	if a.queued {
-		pv.pool.touch(rp, e.now)
-		if pv.pool.counted {
-			e.chargeWork(pv.pool.takeWork())
-		}
-		rp.waiting--
+	rp := &pl.reps[a.rep-1]
+	pl.touch(rp, e.now)
+	if pl.counted {
+		e.chargeWork(pl.takeWork())
 	}
-	if a.started && at > a.svc {
-		rp.busySum.add(at - a.svc)
-	}
+	rp.waiting--
 }
 
 // observe feeds the latency-aware balancer of attempt a's pool, when it
