@@ -699,9 +699,19 @@ func (e *engine) leaveQueue(pv *provider, a *attempt) {
 // as a client-side balancer measures it, a let-go attempt counting the
 // time it was outstanding (a lower bound of its latency). A rejection at
 // the door of a full replica is not a latency and is not counted.
+//
+// Small enough to be inlined where a response is handled: a pool of
+// another balancer costs only its look-up (a run with any latency_ewma
+// pool calls observe for every pooled attempt); observeEWMA does the rest.
 func (e *engine) observe(a *attempt) {
-	pl := e.provs[a.prov].pool
-	if !pl.ewma || a.kind == outRejected && !a.started {
+	if pl := e.provs[a.prov].pool; pl.ewma {
+		e.observeEWMA(pl, a)
+	}
+}
+
+// observeEWMA is observe's part at a latency_ewma pool, pl.
+func (e *engine) observeEWMA(pl *pool, a *attempt) {
+	if a.kind == outRejected && !a.started {
 		return
 	}
 	if pl.churn != nil {
