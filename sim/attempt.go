@@ -298,23 +298,35 @@ func (e *engine) dispatch(slot int32, r *request, k int) {
 //
 // a is &r.att[k] and pv its provider, which the caller has at hand.
 func (e *engine) serve(slot int32, r *request, k int, a *attempt, pv *provider) {
-	a.svc = e.now
+	now := e.now
+	a.svc = now
 	a.started = true
-	wait := e.now - a.start
+	wait := now - a.start
 	pv.waitSum.add(wait)
 	pv.stats.started++
 	// The work starts now, at the provider's stages — or, at a replica of
 	// a pool, at its own stages once any cold start is over.
-	stages, t0 := pv.stages, e.now
+	stages, t0 := pv.stages, now
 	batched := false
 	if a.rep != 0 {
 		rp := &pv.pool.reps[a.rep-1]
-		rp.bookWait(wait)
-		stages, t0, batched = rp.stages, max(e.now, rp.warmAt), rp.batch != nil
+		// The replica books the wait (its sum, and each wait for its
+		// percentiles; most attempts wait for nothing), written out here:
+		// a call would cost more than the booking.
+		rp.waitSum.add(wait)
+		var w float32
+		if wait != 0 {
+			w = toSeconds32(wait)
+		}
+		rp.waits.add(w)
+		rp.stats.started++
+		stages, t0, batched = rp.stages, max(now, rp.warmAt), rp.batch != nil
 	}
-	for _, st := range stages {
-		if !a.kind.failed() && st.fails(t0, a.degU) {
-			a.kind = outError
+	if len(stages) != 0 {
+		for _, st := range stages {
+			if !a.kind.failed() && st.fails(t0, a.degU) {
+				a.kind = outError
+			}
 		}
 	}
 	if batched && !a.kind.failed() {

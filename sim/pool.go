@@ -410,7 +410,7 @@ type replica struct {
 	givenUp          int64
 	stats            ReplicaResult
 	waitSum, busySum wideSum
-	waits            chunks // queue wait of each attempt served, seconds
+	waits            chunks // queue wait of each attempt served, seconds (booked by serve)
 	// marks hold the served and waiting attempts at the middle and the
 	// last arrival (load.go).
 	marks [2]loadMark
@@ -611,19 +611,6 @@ func (rp *replica) cold(cs *ColdStart, now time.Duration) bool {
 		}
 	}
 	return now-idle > cs.KeepWarm
-}
-
-// bookWait books at replica rp the queue wait of an attempt whose
-// service starts (serve): its stages then shape the service, whose work
-// starts at once or at the end of the replica's cold start (warmAt).
-func (rp *replica) bookWait(wait time.Duration) {
-	rp.waitSum.add(wait)
-	var w float32 // most attempts wait for nothing
-	if wait != 0 {
-		w = toSeconds32(wait)
-	}
-	rp.waits.add(w)
-	rp.stats.started++
 }
 
 // releaseReplica frees a slot of replica i of provider prov's pool at now
