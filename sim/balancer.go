@@ -86,7 +86,12 @@ func (e *engine) pick(pl *pool, r *request, k int, a *attempt, avoid uint16) int
 		return i
 	}
 	// LatencyEWMA: the lower avg × (outstanding + 1).
-	if pl.cost(rj, lb) < pl.cost(ri, la) {
+	cj, ci := pl.cost(rj, lb), pl.cost(ri, la)
+	if pl.work != 0 { // a scan of unmeasured replicas (unmeasured.go)
+		e.chargeWork(pl.work)
+		pl.work = 0
+	}
+	if cj < ci {
 		return j
 	}
 	return i

@@ -384,8 +384,10 @@ type pool struct {
 	bounded, ewma    bool
 	coldStart        *ColdStart
 	decay            float64
-	// counted says the pool may count work (takeWork): it has a view or
-	// restarts, or latency_ewma ranks unmeasured replicas by a scan.
+	// counted says the pool may count work (takeWork) at any time: it
+	// has a view or restarts. (The scans of latency_ewma ranking
+	// unmeasured replicas, in work, are charged by the pick that made
+	// them.)
 	counted bool
 }
 
@@ -470,7 +472,7 @@ func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
 		churn: newChurn(c.Restarts, c.Replicas, seed), warmup: warmup(c),
 		conc: c.Concurrency, queueLimit: c.QueueLimit, bounded: c.RejectWhenFull, coldStart: c.ColdStart,
 		ewma: c.Balancer == LatencyEWMA, decay: c.Decay}
-	pl.counted = pl.view != nil || pl.churn != nil || pl.ewma
+	pl.counted = pl.view != nil || pl.churn != nil
 	over := make([]*ReplicaOverride, c.Replicas)
 	for i := range c.Overrides {
 		over[c.Overrides[i].Replica] = &c.Overrides[i]
