@@ -389,6 +389,9 @@ type pool struct {
 	// unmeasured replicas, in work, are charged by the pick that made
 	// them.)
 	counted bool
+	// watched says a slot's release has more to do than free it: the
+	// pool has a view (touch), a scaler or work to count.
+	watched bool
 }
 
 // replica is the run-time state of one replica of a pool.
@@ -521,6 +524,7 @@ func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
 	if c.Autoscale != nil {
 		pl.sc = newScaler(c, prov)
 	}
+	pl.watched = pl.view != nil || pl.sc != nil || pl.counted
 	return pl
 }
 
@@ -624,6 +628,23 @@ func (e *engine) releaseReplica(prov, i int) {
 	pv := &e.provs[prov]
 	pl := pv.pool
 	rp := &pl.reps[i]
+	if pl.watched {
+		e.releaseSees(pv, rp)
+	}
+	rp.busy--
+	pv.busy--
+	if rp.busy == 0 {
+		rp.idleSince = e.now
+	}
+	if rp.qhead != len(rp.queue) { // else nextWaiter would find none
+		e.passSlot(pv, rp)
+	}
+}
+
+// releaseSees is releaseReplica's part at a pool with a view, a scaler
+// or work to count, before the load of its replica rp falls.
+func (e *engine) releaseSees(pv *provider, rp *replica) {
+	pl := pv.pool
 	pl.touch(rp, e.now)
 	if pl.sc != nil {
 		e.scaleSees(pv)
@@ -631,19 +652,16 @@ func (e *engine) releaseReplica(prov, i int) {
 	if pl.counted {
 		e.chargeWork(pl.takeWork())
 	}
-	rp.busy--
-	pv.busy--
-	if rp.busy == 0 {
-		rp.idleSince = e.now
-	}
-	if rp.qhead == len(rp.queue) {
-		return // nothing queued: nextWaiter would find none
-	}
+}
+
+// passSlot passes the slot just freed at replica rp of provider pv's
+// pool to the first attempt still waiting in its queue, if any.
+func (e *engine) passSlot(pv *provider, rp *replica) {
 	if w, r, a := e.nextWaiter(&rp.waitQueue); a != nil {
 		a.queued = false
 		rp.waiting--
 		pv.waiting--
-		pl.occupy(rp, pv, e.now)
+		pv.pool.occupy(rp, pv, e.now)
 		a.serving = true
 		e.serve(w.slot, r, int(w.k), a, pv)
 	}
