@@ -445,6 +445,10 @@ func (c *chunks) add(x float32) {
 }
 
 // grow moves the full chunk cur, if any, to parts and starts the next.
+// Once per chunk: kept out of add's callers (serveAt), whose registers
+// it would spill on every call.
+//
+//go:noinline
 func (c *chunks) grow() {
 	if c.cur != nil {
 		c.parts = append(c.parts, c.cur)
@@ -574,7 +578,7 @@ func (e *engine) dispatchPool(slot int32, r *request, k int, a *attempt, pv *pro
 	}
 	pl.occupy(rp, pv, e.now)
 	a.serving = true
-	e.serve(slot, r, k, a, pv)
+	e.serveAt(slot, r, k, a, pv, rp)
 }
 
 // occupy takes a slot of replica rp (of pool pl, at provider pv) at now
@@ -663,7 +667,7 @@ func (e *engine) passSlot(pv *provider, rp *replica) {
 		pv.waiting--
 		pv.pool.occupy(rp, pv, e.now)
 		a.serving = true
-		e.serve(w.slot, r, int(w.k), a, pv)
+		e.serveAt(w.slot, r, int(w.k), a, pv, rp)
 	}
 }
 
