@@ -71,7 +71,10 @@ func (e *engine) pick(pl *pool, r *request, k int, a *attempt, avoid uint16) int
 	if u2 >= u1 {
 		u2++
 	}
-	i, j := nth(left, u1), nth(left, u2)
+	i, j := u1, u2
+	if len(left) != 0 {
+		i, j = nth(left, u1), nth(left, u2)
+	}
 	ri, rj := &pl.reps[i], &pl.reps[j]
 	var la, lb int
 	if pl.view == nil { // pl.load without a view
