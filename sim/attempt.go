@@ -298,59 +298,7 @@ func (e *engine) dispatch(slot int32, r *request, k int) {
 //
 // a is &r.att[k] and pv its provider, which the caller has at hand.
 func (e *engine) serve(slot int32, r *request, k int, a *attempt, pv *provider) {
-	a.svc = e.now
-	a.started = true
-	wait := e.now - a.start
-	pv.waitSum.add(wait)
-	pv.stats.started++
-	// The work starts now, at the provider's stages — or, at a replica of
-	// a pool, at its own stages once any cold start is over.
-	stages, t0 := pv.stages, e.now
-	batched := false
-	if a.rep != 0 {
-		rp := &pv.pool.reps[a.rep-1]
-		rp.bookWait(wait)
-		stages, t0, batched = rp.stages, max(e.now, rp.warmAt), rp.batch != nil
-	}
-	for _, st := range stages {
-		if !a.kind.failed() && st.fails(t0, a.degU) {
-			a.kind = outError
-		}
-	}
-	if batched && !a.kind.failed() {
-		e.joinBatch(pv, slot, r, k) // its first token and end come as the batch goes
-		if a.state == attAbandoned {
-			e.letGo(slot, r, k)
-		}
-		return
-	}
-	if len(stages) == 0 { // finishAll's values, without its call
-		a.first = t0 + a.workFirst
-		a.end = t0 + (a.workFirst + a.workDecode)
-	} else {
-		a.first = finishAll(stages, t0, a.workFirst)
-		a.end = finishAll(stages, t0, a.workFirst+a.workDecode)
-	}
-	a.genFrom = t0
-	p := &e.cfg.Classes[r.class].Policy
-	if a.streamed {
-		a.genFrom = a.first
-		if !a.kind.failed() && shapes(&e.cfg.Models[a.model], p) {
-			shapeStream(a, stages, t0, &p.StreamCuts, r.out)
-		}
-	}
-	if a.kind.failed() && a.workErr >= 0 {
-		a.end = finishAll(stages, t0, a.workErr)
-	}
-	if a.state == attAbandoned {
-		e.letGo(slot, r, k)
-		return
-	}
-	at := a.end
-	if !a.kind.failed() && p.Winner == FirstToken {
-		at = a.first
-	}
-	e.scheduleResponse(at, slot, r.gen, uint8(k))
+	e.serveAt(slot, r, k, a, pv, nil) // serveAt looks up a replica
 }
 
 // release frees one slot of provider i at now and starts the next attempt

@@ -44,57 +44,37 @@ func (e *engine) pick(pl *pool, r *request, k int, a *attempt, avoid uint16) int
 	if pl.churn != nil {
 		left = pl.leaveOut(e.now, left) // replicas out of service too
 	}
-	c := n - len(left) // replicas to pick from
 	bal := pl.cfg.Balancer
 	if bal == RoundRobin {
-		i := pl.next % n // the replicas up may have fallen
-		for ; ; i = (i + 1) % n {
-			if !contains(left, i) {
-				break
-			}
-		}
-		pl.next = (i + 1) % n
-		return i
+		return pl.roundRobin(n, left)
 	}
-	// The stream e.rng.atTry(r.id, replicaStream+k, try key) would
-	// return, seeded here as atTry seeds it, without its call.
+	// The first state of the stream e.rng.atTry(r.id, replicaStream+k,
+	// try key) would return, seeded here as atTry seeds it, without its
+	// call.
 	st := &e.rng
 	if uint64(r.id) != st.last || st.hash == 0 {
 		st.rehash(r.id)
 	}
-	src := &splitMix{st.key(st.hash^uint64(tryKey(r.round, a.try))<<40, replicaStream+uint8(k))}
+	s := st.key(st.hash^uint64(tryKey(r.round, a.try))<<40, replicaStream+uint8(k))
 	if bal == LeastOutstanding {
-		best, ties, load := -1, 0, 0
-		e.chargeWork(n) // a replica looked at is a unit of work
-		next := 0       // left[next] is the next left-out replica to skip
-		for i := range pl.reps[:n] {
-			if next < len(left) && left[next] == i {
-				next++
-				continue
-			}
-			l := pl.load(&pl.reps[i], e.now)
-			switch {
-			case best < 0 || l < load:
-				best, ties, load = i, 1, l
-			case l == load:
-				// Reservoir sampling: each of the ties is kept with
-				// probability 1/ties.
-				if ties++; below(src, ties) == 0 {
-					best = i
-				}
-			}
-		}
-		return best
+		return e.leastOutstanding(pl, n, left, &splitMix{s})
 	}
-	u1 := below(src, c)
+	// The stream's first two numbers, as splitMix.Uint64 draws them from
+	// state s, are splitmix64 of s and of s + γ: drawn so, the state
+	// stays in a register.
+	c := n - len(left) // replicas to pick from
+	u1 := scaled(splitmix64(s), c)
 	if bal == RandomBalancer || c == 1 {
 		return nth(left, u1)
 	}
-	u2 := below(src, c-1)
+	u2 := scaled(splitmix64(s+0x9e3779b97f4a7c15), c-1)
 	if u2 >= u1 {
 		u2++
 	}
-	i, j := nth(left, u1), nth(left, u2)
+	i, j := u1, u2
+	if len(left) != 0 {
+		i, j = nth(left, u1), nth(left, u2)
+	}
 	ri, rj := &pl.reps[i], &pl.reps[j]
 	var la, lb int
 	if pl.view == nil { // pl.load without a view
@@ -109,10 +89,53 @@ func (e *engine) pick(pl *pool, r *request, k int, a *attempt, avoid uint16) int
 		return i
 	}
 	// LatencyEWMA: the lower avg × (outstanding + 1).
-	if pl.cost(rj, lb) < pl.cost(ri, la) {
+	cj, ci := pl.cost(rj, lb), pl.cost(ri, la)
+	if pl.work != 0 { // a scan of unmeasured replicas (unmeasured.go)
+		e.chargeWork(pl.work)
+		pl.work = 0
+	}
+	if cj < ci {
 		return j
 	}
 	return i
+}
+
+// roundRobin is pick's round robin over the replicas [0, n) not in left.
+func (pl *pool) roundRobin(n int, left []int) int {
+	i := pl.next % n // the replicas up may have fallen
+	for ; ; i = (i + 1) % n {
+		if !contains(left, i) {
+			break
+		}
+	}
+	pl.next = (i + 1) % n
+	return i
+}
+
+// leastOutstanding is pick's least_outstanding over the replicas [0, n)
+// not in left, its ties broken by draws from src.
+func (e *engine) leastOutstanding(pl *pool, n int, left []int, src *splitMix) int {
+	best, ties, load := -1, 0, 0
+	e.chargeWork(n) // a replica looked at is a unit of work
+	next := 0       // left[next] is the next left-out replica to skip
+	for i := range pl.reps[:n] {
+		if next < len(left) && left[next] == i {
+			next++
+			continue
+		}
+		l := pl.load(&pl.reps[i], e.now)
+		switch {
+		case best < 0 || l < load:
+			best, ties, load = i, 1, l
+		case l == load:
+			// Reservoir sampling: each of the ties is kept with
+			// probability 1/ties.
+			if ties++; below(src, ties) == 0 {
+				best = i
+			}
+		}
+	}
+	return best
 }
 
 // nth returns the u-th replica, from 0, of those not in left (ascending).
@@ -167,8 +190,12 @@ func (pl *pool) exclusions(r *request, k int, prov int32, avoid uint16, n int) [
 // below returns a uniform integer in [0, n) from src, by the high word of
 // a 64 × 64-bit product (Lemire's method without its rejection step: a
 // bias below n/2⁶⁴).
-func below(src *splitMix, n int) int {
-	hi, _ := bits.Mul64(src.Uint64(), uint64(n))
+func below(src *splitMix, n int) int { return scaled(src.Uint64(), n) }
+
+// scaled returns the integer in [0, n) that below draws from the random
+// number u.
+func scaled(u uint64, n int) int {
+	hi, _ := bits.Mul64(u, uint64(n))
 	return int(hi)
 }
 

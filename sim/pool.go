@@ -384,9 +384,14 @@ type pool struct {
 	bounded, ewma    bool
 	coldStart        *ColdStart
 	decay            float64
-	// counted says the pool may count work (takeWork): it has a view or
-	// restarts, or latency_ewma ranks unmeasured replicas by a scan.
+	// counted says the pool may count work (takeWork) at any time: it
+	// has a view or restarts. (The scans of latency_ewma ranking
+	// unmeasured replicas, in work, are charged by the pick that made
+	// them.)
 	counted bool
+	// watched says a slot's release has more to do than free it: the
+	// pool has a view (touch), a scaler or work to count.
+	watched bool
 }
 
 // replica is the run-time state of one replica of a pool.
@@ -410,7 +415,7 @@ type replica struct {
 	givenUp          int64
 	stats            ReplicaResult
 	waitSum, busySum wideSum
-	waits            chunks // queue wait of each attempt served, seconds
+	waits            chunks // queue wait of each attempt served, seconds (booked by serve)
 	// marks hold the served and waiting attempts at the middle and the
 	// last arrival (load.go).
 	marks [2]loadMark
@@ -440,6 +445,10 @@ func (c *chunks) add(x float32) {
 }
 
 // grow moves the full chunk cur, if any, to parts and starts the next.
+// Once per chunk: kept out of add's callers (serveAt), whose registers
+// it would spill on every call.
+//
+//go:noinline
 func (c *chunks) grow() {
 	if c.cur != nil {
 		c.parts = append(c.parts, c.cur)
@@ -470,7 +479,7 @@ func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
 		churn: newChurn(c.Restarts, c.Replicas, seed), warmup: warmup(c),
 		conc: c.Concurrency, queueLimit: c.QueueLimit, bounded: c.RejectWhenFull, coldStart: c.ColdStart,
 		ewma: c.Balancer == LatencyEWMA, decay: c.Decay}
-	pl.counted = pl.view != nil || pl.churn != nil || pl.ewma
+	pl.counted = pl.view != nil || pl.churn != nil
 	over := make([]*ReplicaOverride, c.Replicas)
 	for i := range c.Overrides {
 		over[c.Overrides[i].Replica] = &c.Overrides[i]
@@ -519,6 +528,7 @@ func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
 	if c.Autoscale != nil {
 		pl.sc = newScaler(c, prov)
 	}
+	pl.watched = pl.view != nil || pl.sc != nil || pl.counted
 	return pl
 }
 
@@ -568,7 +578,7 @@ func (e *engine) dispatchPool(slot int32, r *request, k int, a *attempt, pv *pro
 	}
 	pl.occupy(rp, pv, e.now)
 	a.serving = true
-	e.serve(slot, r, k, a, pv)
+	e.serveAt(slot, r, k, a, pv, rp)
 }
 
 // occupy takes a slot of replica rp (of pool pl, at provider pv) at now
@@ -613,19 +623,6 @@ func (rp *replica) cold(cs *ColdStart, now time.Duration) bool {
 	return now-idle > cs.KeepWarm
 }
 
-// bookWait books at replica rp the queue wait of an attempt whose
-// service starts (serve): its stages then shape the service, whose work
-// starts at once or at the end of the replica's cold start (warmAt).
-func (rp *replica) bookWait(wait time.Duration) {
-	rp.waitSum.add(wait)
-	var w float32 // most attempts wait for nothing
-	if wait != 0 {
-		w = toSeconds32(wait)
-	}
-	rp.waits.add(w)
-	rp.stats.started++
-}
-
 // releaseReplica frees a slot of replica i of provider prov's pool at now
 // and starts the next attempt waiting in its queue, skipping those that
 // have left it. A replica whose last slot frees is idle since now — also
@@ -635,6 +632,23 @@ func (e *engine) releaseReplica(prov, i int) {
 	pv := &e.provs[prov]
 	pl := pv.pool
 	rp := &pl.reps[i]
+	if pl.watched {
+		e.releaseSees(pv, rp)
+	}
+	rp.busy--
+	pv.busy--
+	if rp.busy == 0 {
+		rp.idleSince = e.now
+	}
+	if rp.qhead != len(rp.queue) { // else nextWaiter would find none
+		e.passSlot(pv, rp)
+	}
+}
+
+// releaseSees is releaseReplica's part at a pool with a view, a scaler
+// or work to count, before the load of its replica rp falls.
+func (e *engine) releaseSees(pv *provider, rp *replica) {
+	pl := pv.pool
 	pl.touch(rp, e.now)
 	if pl.sc != nil {
 		e.scaleSees(pv)
@@ -642,21 +656,18 @@ func (e *engine) releaseReplica(prov, i int) {
 	if pl.counted {
 		e.chargeWork(pl.takeWork())
 	}
-	rp.busy--
-	pv.busy--
-	if rp.busy == 0 {
-		rp.idleSince = e.now
-	}
-	if rp.qhead == len(rp.queue) {
-		return // nothing queued: nextWaiter would find none
-	}
+}
+
+// passSlot passes the slot just freed at replica rp of provider pv's
+// pool to the first attempt still waiting in its queue, if any.
+func (e *engine) passSlot(pv *provider, rp *replica) {
 	if w, r, a := e.nextWaiter(&rp.waitQueue); a != nil {
 		a.queued = false
 		rp.waiting--
 		pv.waiting--
-		pl.occupy(rp, pv, e.now)
+		pv.pool.occupy(rp, pv, e.now)
 		a.serving = true
-		e.serve(w.slot, r, int(w.k), a, pv)
+		e.serveAt(w.slot, r, int(w.k), a, pv, rp)
 	}
 }
 
@@ -664,25 +675,33 @@ func (e *engine) releaseReplica(prov, i int) {
 // sees: it leaves the replica's queue (when still in it) and its service
 // time counts to the replica's busy time. An attempt with no replica (at
 // an autoscaled pool's activator, or answered by a gate before the pool)
-// only tells the scaler when it leaves a queue.
+// only tells the scaler when it leaves a queue. Small enough to be
+// inlined into exit: most attempts leave from service, and the queue's
+// bookkeeping is leaveQueue's.
 func (e *engine) leavePool(pv *provider, a *attempt, at time.Duration) {
-	if pv.pool.sc != nil && a.queued {
+	if a.queued {
+		e.leaveQueue(pv, a)
+	}
+	if a.started && at > a.svc && a.rep != 0 {
+		pv.pool.reps[a.rep-1].busySum.add(at - a.svc)
+	}
+}
+
+// leaveQueue is leavePool's part for an attempt that leaves its queue.
+func (e *engine) leaveQueue(pv *provider, a *attempt) {
+	pl := pv.pool
+	if pl.sc != nil {
 		e.scaleSees(pv) // it leaves a queue: the pool's concurrency falls
 	}
 	if a.rep == 0 {
-		return // at the activator (scaler.go), or answered before the pool
+		return // at the activator (scaler.go)
 	}
-	rp := &pv.pool.reps[a.rep-1]
-	if a.queued {
-		pv.pool.touch(rp, e.now)
-		if pv.pool.counted {
-			e.chargeWork(pv.pool.takeWork())
-		}
-		rp.waiting--
+	rp := &pl.reps[a.rep-1]
+	pl.touch(rp, e.now)
+	if pl.counted {
+		e.chargeWork(pl.takeWork())
 	}
-	if a.started && at > a.svc {
-		rp.busySum.add(at - a.svc)
-	}
+	rp.waiting--
 }
 
 // observe feeds the latency-aware balancer of attempt a's pool, when it
@@ -691,9 +710,19 @@ func (e *engine) leavePool(pv *provider, a *attempt, at time.Duration) {
 // as a client-side balancer measures it, a let-go attempt counting the
 // time it was outstanding (a lower bound of its latency). A rejection at
 // the door of a full replica is not a latency and is not counted.
+//
+// Small enough to be inlined where a response is handled: a pool of
+// another balancer costs only its look-up (a run with any latency_ewma
+// pool calls observe for every pooled attempt); observeEWMA does the rest.
 func (e *engine) observe(a *attempt) {
-	pl := e.provs[a.prov].pool
-	if !pl.ewma || a.kind == outRejected && !a.started {
+	if pl := e.provs[a.prov].pool; pl.ewma {
+		e.observeEWMA(pl, a)
+	}
+}
+
+// observeEWMA is observe's part at a latency_ewma pool, pl.
+func (e *engine) observeEWMA(pl *pool, a *attempt) {
+	if a.kind == outRejected && !a.started {
 		return
 	}
 	if pl.churn != nil {

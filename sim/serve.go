@@ -1,0 +1,75 @@
+package sim
+
+// serveAt is serve with the attempt's replica at hand: rp is
+// &pv.pool.reps[a.rep-1] for an attempt at a pool's replica (a.rep > 0),
+// or nil, when serveAt looks it up. The pool's dispatch and the release
+// of a replica's slot call it directly, with their replica.
+func (e *engine) serveAt(slot int32, r *request, k int, a *attempt, pv *provider, rp *replica) {
+	now := e.now
+	a.svc = now
+	a.started = true
+	wait := now - a.start
+	pv.waitSum.add(wait)
+	pv.stats.started++
+	// The work starts now, at the provider's stages — or, at a replica of
+	// a pool, at its own stages once any cold start is over.
+	stages, t0 := pv.stages, now
+	batched := false
+	if rp != nil || a.rep != 0 {
+		if rp == nil {
+			rp = &pv.pool.reps[a.rep-1]
+		}
+		// The replica books the wait (its sum, and each wait for its
+		// percentiles; most attempts wait for nothing), written out here:
+		// a call would cost more than the booking.
+		rp.waitSum.add(wait)
+		var w float32
+		if wait != 0 {
+			w = toSeconds32(wait)
+		}
+		rp.waits.add(w)
+		rp.stats.started++
+		stages, t0, batched = rp.stages, max(now, rp.warmAt), rp.batch != nil
+	}
+	if len(stages) != 0 {
+		for _, st := range stages {
+			if !a.kind.failed() && st.fails(t0, a.degU) {
+				a.kind = outError
+			}
+		}
+	}
+	if batched && !a.kind.failed() {
+		e.joinBatch(pv, slot, r, k) // its first token and end come as the batch goes
+		if a.state == attAbandoned {
+			e.letGo(slot, r, k)
+		}
+		return
+	}
+	if len(stages) == 0 { // finishAll's values, without its call
+		a.first = t0 + a.workFirst
+		a.end = t0 + (a.workFirst + a.workDecode)
+	} else {
+		a.first = finishAll(stages, t0, a.workFirst)
+		a.end = finishAll(stages, t0, a.workFirst+a.workDecode)
+	}
+	a.genFrom = t0
+	p := &e.cfg.Classes[r.class].Policy
+	if a.streamed {
+		a.genFrom = a.first
+		if !a.kind.failed() && shapes(&e.cfg.Models[a.model], p) {
+			shapeStream(a, stages, t0, &p.StreamCuts, r.out)
+		}
+	}
+	if a.kind.failed() && a.workErr >= 0 {
+		a.end = finishAll(stages, t0, a.workErr)
+	}
+	if a.state == attAbandoned {
+		e.letGo(slot, r, k)
+		return
+	}
+	at := a.end
+	if !a.kind.failed() && p.Winner == FirstToken {
+		at = a.first
+	}
+	e.scheduleResponse(at, slot, r.gen, uint8(k))
+}
