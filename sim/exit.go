@@ -10,12 +10,20 @@ func (e *engine) respond(slot int32, r *request, k int) {
 	if a.state != attInFlight {
 		return
 	}
-	p := &e.cfg.Classes[r.class].Policy
 	e.leaveFlight(r, k)
 	if a.rep != 0 && e.ewma {
 		e.observe(a)
 	}
 	kind := a.kind
+	if kind == outOK && e.plainAnswer>>uint32(r.class)&1 != 0 {
+		// The commonest response: an answer, in a class none of whose
+		// rules below looks at it (plainAnswers). It wins now.
+		e.exit(slot, r, k, e.now, outOK, true)
+		r.doneAt, r.firstAt = e.now, a.first
+		e.finish(slot, r, outOK)
+		return
+	}
+	p := &e.cfg.Classes[r.class].Policy
 	answered := kind == outOK || kind == outInvalid
 	// The throttle, the estimator, the 429 hint and the breakers are
 	// looked at only when there are any: most runs have none.
@@ -53,6 +61,24 @@ func (e *engine) respond(slot int32, r *request, k int) {
 		return
 	}
 	e.fail(slot, r, kind, status, retryAfter)
+}
+
+// plainAnswers sets e.plainAnswer: bit c for each class c below 64 whose
+// answered attempt wins at its response with nothing else to look at —
+// no retry throttle, no adaptive delay's estimator, no first-token rule
+// (which ends the request at the answer's end), and no breakers in the
+// run. The others take respond's whole path.
+func (e *engine) plainAnswers() {
+	e.plainAnswer = 0
+	if e.breakers != nil {
+		return
+	}
+	for c := range min(len(e.cfg.Classes), 64) {
+		p := &e.cfg.Classes[c].Policy
+		if p.Budget.Throttle == nil && e.classes[c].est == nil && p.Winner != FirstToken {
+			e.plainAnswer |= 1 << c
+		}
+	}
 }
 
 // wins reports whether a response of the given kind ends the request
