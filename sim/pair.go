@@ -138,9 +138,8 @@ type pairState struct {
 	rec  *MetBits        // bits recorded, or nil
 	base *MetBits        // the baseline's bits, or nil
 	// sec are each class's per-section fates when requests interact
-	// (fates.go), n the run's requests; nil otherwise.
+	// (fates.go); nil otherwise.
 	sec []fateSections
-	n   int64
 }
 
 // newPairState returns the state for cfg's Pair, or nil when it asks for
@@ -161,8 +160,9 @@ func newPairState(cfg *Config) *pairState {
 	return s
 }
 
-// end books request id of class c, ending after latency d with outcome o.
-func (p *pairState) end(st *classStats, id int64, c int32, o outcome, d time.Duration) {
+// end books request r, ending after latency d with outcome o.
+func (p *pairState) end(st *classStats, r *request, o outcome, d time.Duration) {
+	id, c := r.id, r.class
 	var met bool
 	if o == outOK {
 		slo := p.slo[c]
@@ -185,7 +185,7 @@ func (p *pairState) end(st *classStats, id int64, c int32, o outcome, d time.Dur
 		}
 	}
 	if p.sec != nil {
-		p.countFate(c, id, met, rescued, harmed)
+		p.countFate(c, r.sec, met, rescued, harmed)
 	}
 }
 

@@ -233,7 +233,7 @@ func (e *engine) countRequestIn(st *classStats, r *request, o outcome) {
 	}
 	st.times.addAt(e.now-r.arrival, o == outOK, r.sec, r.arrival)
 	if e.pair != nil {
-		e.pair.end(st, r.id, r.class, o, e.now-r.arrival)
+		e.pair.end(st, r, o, e.now-r.arrival)
 	}
 	e.lastEvent = max(e.lastEvent, e.now)
 }
