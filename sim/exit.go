@@ -222,9 +222,11 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 	st := &e.stats[r.class]
 	var in, out float64
 	var billed bool
-	if how == outOK {
-		// The common end, counted and billed here (as count and charge
-		// would) without their calls.
+	// The two common ends, an answer and a loser let go of before its
+	// answer, are counted and billed here (as count and charge would)
+	// without their calls.
+	switch {
+	case how == outOK:
 		st.completed++
 		pv.stats.Completed++
 		if won {
@@ -234,14 +236,27 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 		}
 		st.billed[2*a.model].add(r.in, r.out)
 		in, out, billed = r.in, r.out, true
-	} else {
+	case how == outCancelled && a.started && a.kind == outOK && at < a.end:
+		st.cancelled++
+		pv.stats.Cancelled++
+		if out, billed = cancelBilled(e.cfg.Classes[r.class].Policy.CancelBilling, a, r.out, at); billed {
+			in = r.in
+			st.billed[2*a.model+1].add(in, out)
+			st.wastedOutput += out
+		}
+	default:
 		st.count(&pv.stats, how, a.status)
 		in, out, billed = e.charge(st, r, a, at, how, won)
 	}
 	if billed && e.batched {
-		if sb := st.times.secBill; how == outOK && sb != nil && e.grow == nil && int(r.class) < e.users {
-			// A request's own attempt answered, as billSection books it.
-			sb[2*int(r.sec)] += price(&e.cfg.Models[a.model], in, out)
+		if sb := st.times.secBill; sb != nil && e.grow == nil && int(r.class) < e.users {
+			// A request's own attempt, as billSection books it: at 2·sec
+			// when it answered, 2·sec + 1 when cancelled.
+			k := 2 * int(r.sec)
+			if how != outOK && how != outInvalid {
+				k++
+			}
+			sb[k] += price(&e.cfg.Models[a.model], in, out)
 		} else {
 			e.billSection(st, r, a, in, out, how == outOK || how == outInvalid)
 		}
