@@ -15,7 +15,7 @@ func (e *engine) respond(slot int32, r *request, k int) {
 		e.observe(a)
 	}
 	kind := a.kind
-	if kind == outOK && e.plainAnswer>>uint32(r.class)&1 != 0 {
+	if kind == outOK && e.plainAnswer>>(uint32(r.class)&63)&1 != 0 {
 		// The commonest response: an answer, in a class none of whose
 		// rules below looks at it (plainAnswers). It wins now.
 		e.exit(slot, r, k, e.now, outOK, true)
@@ -63,17 +63,17 @@ func (e *engine) respond(slot int32, r *request, k int) {
 	e.fail(slot, r, kind, status, retryAfter)
 }
 
-// plainAnswers sets e.plainAnswer: bit c for each class c below 64 whose
-// answered attempt wins at its response with nothing else to look at —
-// no retry throttle, no adaptive delay's estimator, no first-token rule
-// (which ends the request at the answer's end), and no breakers in the
-// run. The others take respond's whole path.
+// plainAnswers sets e.plainAnswer: bit c for each class c whose answered
+// attempt wins at its response with nothing else to look at — no retry
+// throttle, no adaptive delay's estimator, no first-token rule (which ends
+// the request at the answer's end), and no breakers in the run. The others,
+// and every class of a run with more than 64, take respond's whole path.
 func (e *engine) plainAnswers() {
 	e.plainAnswer = 0
-	if e.breakers != nil {
+	if e.breakers != nil || len(e.cfg.Classes) > 64 {
 		return
 	}
-	for c := range min(len(e.cfg.Classes), 64) {
+	for c := range e.cfg.Classes {
 		p := &e.cfg.Classes[c].Policy
 		if p.Budget.Throttle == nil && e.classes[c].est == nil && p.Winner != FirstToken {
 			e.plainAnswer |= 1 << c
@@ -131,8 +131,13 @@ func (e *engine) abandon(slot int32, r *request, k int, as outcome) {
 	if e.provs[a.prov].ignoresCancel {
 		a.cancelAt = never
 	}
-	if !a.queued {
-		e.letGo(slot, r, k)
+	if !a.queued { // letGo, without its call
+		if a.inBatch {
+			e.letGoBatch(slot, r, k)
+			return
+		}
+		at, how := a.leaving()
+		e.exit(slot, r, k, at, how, false)
 		return
 	}
 	if a.cancelAt <= e.now {
@@ -157,15 +162,20 @@ func (e *engine) letGo(slot int32, r *request, k int) {
 		e.letGoBatch(slot, r, k)
 		return
 	}
+	at, how := a.leaving()
+	e.exit(slot, r, k, at, how, false)
+}
+
+// leaving returns when and how attempt a, let go of by its request with
+// its end known and not in a batch, leaves (letGo).
+func (a *attempt) leaving() (time.Duration, outcome) {
 	if a.end <= a.cancelAt {
-		how := a.kind
 		if a.abandonedAs == outAttemptTimeout {
-			how = outAttemptTimeout
+			return a.end, outAttemptTimeout
 		}
-		e.exit(slot, r, k, a.end, how, false)
-		return
+		return a.end, a.kind
 	}
-	e.exit(slot, r, k, a.cancelAt, a.abandonedAs, false)
+	return a.cancelAt, a.abandonedAs
 }
 
 // cancelLands handles the cancel of attempt k of r landing while the

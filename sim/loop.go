@@ -102,7 +102,7 @@ type engine struct {
 	// ewma whether one's balancer is latency_ewma, which observes the
 	// latencies of its attempts (observe).
 	pools, ewma bool
-	// plainAnswer has bit c set for each class c < 64 whose answered
+	// plainAnswer has bit c set for each class c whose answered
 	// attempt respond ends its request with at once (plainAnswers).
 	plainAnswer uint64
 	// shared holds draws other runs of the same requests made or take
