@@ -208,7 +208,7 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 	a := &r.att[k]
 	a.state = attExited
 	r.live--
-	if a.probe || a.provProbe {
+	if e.breakers != nil && (a.probe || a.provProbe) { // only breakers mark probes
 		e.breakersRelease(a)
 	}
 	pv := &e.provs[a.prov]
@@ -259,9 +259,10 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 		in, out, billed = e.charge(st, r, a, at, how, won)
 	}
 	if billed && e.batched {
-		if sb := st.times.secBill; sb != nil && e.grow == nil && int(r.class) < e.users {
-			// A request's own attempt, as billSection books it: at 2·sec
-			// when it answered, 2·sec + 1 when cancelled.
+		if sb := st.times.secBill; sb != nil && e.grow == nil {
+			// A request's own attempt (only their classes have section
+			// bills, not a pipeline step's), as billSection books it: at
+			// 2·sec when it answered, 2·sec + 1 when cancelled.
 			k := 2 * int(r.sec)
 			if how != outOK && how != outInvalid {
 				k++
