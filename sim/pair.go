@@ -134,7 +134,7 @@ type Paired struct {
 
 // pairState is a run's recording and comparison (Pair).
 type pairState struct {
-	slo  []time.Duration // per class; 0: answered is met
+	slo  []time.Duration // per class; never without one: answered is met
 	rec  *MetBits        // bits recorded, or nil
 	base *MetBits        // the baseline's bits, or nil
 	// sec are each class's per-section fates when requests interact
@@ -151,7 +151,11 @@ func newPairState(cfg *Config) *pairState {
 	}
 	s := &pairState{base: p.Base}
 	for i := range cfg.Classes {
-		s.slo = append(s.slo, cfg.Classes[i].SLO)
+		slo := cfg.Classes[i].SLO
+		if slo == 0 {
+			slo = never // every answer meets it
+		}
+		s.slo = append(s.slo, slo)
 	}
 	if p.Record {
 		s.rec = newMetBits(int64(cfg.Requests))
@@ -165,8 +169,7 @@ func (p *pairState) end(st *classStats, r *request, o outcome, d time.Duration) 
 	id, c := r.id, r.class
 	var met bool
 	if o == outOK {
-		slo := p.slo[c]
-		met = slo == 0 || d <= slo
+		met = d <= p.slo[c]
 	}
 	if met {
 		st.met++

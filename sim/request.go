@@ -159,7 +159,7 @@ func (e *engine) leaveFlight(r *request, k int) {
 // A failure its class's retry takes (rerun) does not end the request: it
 // runs again after a backoff.
 func (e *engine) finish(slot int32, r *request, o outcome) {
-	if e.retries != nil && o != outOK && o != outTimeout && e.rerun(slot, r, o) {
+	if o != outOK && e.retries != nil && o != outTimeout && e.rerun(slot, r, o) {
 		return
 	}
 	// countRequestIn, without its call.
