@@ -10,12 +10,20 @@ func (e *engine) respond(slot int32, r *request, k int) {
 	if a.state != attInFlight {
 		return
 	}
-	p := &e.cfg.Classes[r.class].Policy
 	e.leaveFlight(r, k)
 	if a.rep != 0 && e.ewma {
 		e.observe(a)
 	}
 	kind := a.kind
+	if kind == outOK && e.plainAnswer>>(uint32(r.class)&63)&1 != 0 {
+		// The commonest response: an answer, in a class none of whose
+		// rules below looks at it (plainAnswers). It wins now.
+		e.exit(slot, r, k, e.now, outOK, true)
+		r.doneAt, r.firstAt = e.now, a.first
+		e.finish(slot, r, outOK)
+		return
+	}
+	p := &e.cfg.Classes[r.class].Policy
 	answered := kind == outOK || kind == outInvalid
 	// The throttle, the estimator, the 429 hint and the breakers are
 	// looked at only when there are any: most runs have none.
@@ -53,6 +61,24 @@ func (e *engine) respond(slot int32, r *request, k int) {
 		return
 	}
 	e.fail(slot, r, kind, status, retryAfter)
+}
+
+// plainAnswers sets e.plainAnswer: bit c for each class c whose answered
+// attempt wins at its response with nothing else to look at — no retry
+// throttle, no adaptive delay's estimator, no first-token rule (which ends
+// the request at the answer's end), and no breakers in the run. The others,
+// and every class of a run with more than 64, take respond's whole path.
+func (e *engine) plainAnswers() {
+	e.plainAnswer = 0
+	if e.breakers != nil || len(e.cfg.Classes) > 64 {
+		return
+	}
+	for c := range e.cfg.Classes {
+		p := &e.cfg.Classes[c].Policy
+		if p.Budget.Throttle == nil && e.classes[c].est == nil && p.Winner != FirstToken {
+			e.plainAnswer |= 1 << c
+		}
+	}
 }
 
 // wins reports whether a response of the given kind ends the request
@@ -105,8 +131,13 @@ func (e *engine) abandon(slot int32, r *request, k int, as outcome) {
 	if e.provs[a.prov].ignoresCancel {
 		a.cancelAt = never
 	}
-	if !a.queued {
-		e.letGo(slot, r, k)
+	if !a.queued { // letGo, without its call
+		if a.inBatch {
+			e.letGoBatch(slot, r, k)
+			return
+		}
+		at, how := a.leaving()
+		e.exit(slot, r, k, at, how, false)
 		return
 	}
 	if a.cancelAt <= e.now {
@@ -131,15 +162,20 @@ func (e *engine) letGo(slot int32, r *request, k int) {
 		e.letGoBatch(slot, r, k)
 		return
 	}
+	at, how := a.leaving()
+	e.exit(slot, r, k, at, how, false)
+}
+
+// leaving returns when and how attempt a, let go of by its request with
+// its end known and not in a batch, leaves (letGo).
+func (a *attempt) leaving() (time.Duration, outcome) {
 	if a.end <= a.cancelAt {
-		how := a.kind
 		if a.abandonedAs == outAttemptTimeout {
-			how = outAttemptTimeout
+			return a.end, outAttemptTimeout
 		}
-		e.exit(slot, r, k, a.end, how, false)
-		return
+		return a.end, a.kind
 	}
-	e.exit(slot, r, k, a.cancelAt, a.abandonedAs, false)
+	return a.cancelAt, a.abandonedAs
 }
 
 // cancelLands handles the cancel of attempt k of r landing while the
@@ -172,7 +208,7 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 	a := &r.att[k]
 	a.state = attExited
 	r.live--
-	if a.probe || a.provProbe {
+	if e.breakers != nil && (a.probe || a.provProbe) { // only breakers mark probes
 		e.breakersRelease(a)
 	}
 	pv := &e.provs[a.prov]
@@ -196,9 +232,11 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 	st := &e.stats[r.class]
 	var in, out float64
 	var billed bool
-	if how == outOK {
-		// The common end, counted and billed here (as count and charge
-		// would) without their calls.
+	// The two common ends, an answer and a loser let go of before its
+	// answer, are counted and billed here (as count and charge would)
+	// without their calls.
+	switch {
+	case how == outOK:
 		st.completed++
 		pv.stats.Completed++
 		if won {
@@ -208,14 +246,28 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 		}
 		st.billed[2*a.model].add(r.in, r.out)
 		in, out, billed = r.in, r.out, true
-	} else {
+	case how == outCancelled && a.started && a.kind == outOK && at < a.end:
+		st.cancelled++
+		pv.stats.Cancelled++
+		if out, billed = cancelBilled(e.cfg.Classes[r.class].Policy.CancelBilling, a, r.out, at); billed {
+			in = r.in
+			st.billed[2*a.model+1].add(in, out)
+			st.wastedOutput += out
+		}
+	default:
 		st.count(&pv.stats, how, a.status)
 		in, out, billed = e.charge(st, r, a, at, how, won)
 	}
 	if billed && e.batched {
-		if sb := st.times.secBill; how == outOK && sb != nil && e.grow == nil && int(r.class) < e.users {
-			// A request's own attempt answered, as billSection books it.
-			sb[2*int(r.sec)] += price(&e.cfg.Models[a.model], in, out)
+		if sb := st.times.secBill; sb != nil && e.grow == nil {
+			// A request's own attempt (only their classes have section
+			// bills, not a pipeline step's), as billSection books it: at
+			// 2·sec when it answered, 2·sec + 1 when cancelled.
+			k := 2 * int(r.sec)
+			if how != outOK && how != outInvalid {
+				k++
+			}
+			sb[k] += price(&e.cfg.Models[a.model], in, out)
 		} else {
 			e.billSection(st, r, a, in, out, how == outOK || how == outInvalid)
 		}

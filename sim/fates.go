@@ -20,21 +20,22 @@ func (p *pairState) sectionFates(cfg *Config) {
 	if !cfg.batched() {
 		return
 	}
-	p.n = max(int64(cfg.Requests), 1)
 	p.sec = make([]fateSections, len(cfg.Classes))
 	for i := range p.sec {
 		p.sec[i] = make(fateSections, 4*numSections)
 	}
 }
 
-// countFate counts request id of class c, which met its target or not, and
+// countFate counts a request of class c, which met its target or not, and
 // which hedging rescued or harmed (compared with the baseline's bit; both
-// false without one), in its arrival section.
-func (p *pairState) countFate(c int32, id int64, met, rescued, harmed bool) {
+// false without one), in its arrival section, sec (request.sec: a run that
+// records or compares met bits is not grown, so its sections stay those of
+// its planned requests).
+func (p *pairState) countFate(c int32, sec uint16, met, rescued, harmed bool) {
 	if int(c) >= len(p.sec) {
 		return
 	}
-	k := 4 * min(id*numSections/p.n, numSections-1)
+	k := 4 * int(sec)
 	s := p.sec[c][k : k+4 : k+4]
 	s[0]++
 	if met {

@@ -102,6 +102,9 @@ type engine struct {
 	// ewma whether one's balancer is latency_ewma, which observes the
 	// latencies of its attempts (observe).
 	pools, ewma bool
+	// plainAnswer has bit c set for each class c whose answered
+	// attempt respond ends its request with at once (plainAnswers).
+	plainAnswer uint64
 	// shared holds draws other runs of the same requests made or take
 	// (shared.go); nil when none are shared.
 	shared *sharedDraws
@@ -193,6 +196,7 @@ func newEngineFor(cfg *Config, n int) *engine {
 	for i := range cfg.Classes {
 		e.classes[i] = newClassState(&cfg.Classes[i].Policy)
 	}
+	e.plainAnswers()
 	for i := range cfg.Classes {
 		e.stats[i].billed = make([]bill, 2*len(cfg.Models))
 		e.stats[i].won = make([]int64, 1+len(cfg.Models))

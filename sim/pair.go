@@ -134,13 +134,12 @@ type Paired struct {
 
 // pairState is a run's recording and comparison (Pair).
 type pairState struct {
-	slo  []time.Duration // per class; 0: answered is met
+	slo  []time.Duration // per class; never without one: answered is met
 	rec  *MetBits        // bits recorded, or nil
 	base *MetBits        // the baseline's bits, or nil
 	// sec are each class's per-section fates when requests interact
-	// (fates.go), n the run's requests; nil otherwise.
+	// (fates.go); nil otherwise.
 	sec []fateSections
-	n   int64
 }
 
 // newPairState returns the state for cfg's Pair, or nil when it asks for
@@ -152,7 +151,11 @@ func newPairState(cfg *Config) *pairState {
 	}
 	s := &pairState{base: p.Base}
 	for i := range cfg.Classes {
-		s.slo = append(s.slo, cfg.Classes[i].SLO)
+		slo := cfg.Classes[i].SLO
+		if slo == 0 {
+			slo = never // every answer meets it
+		}
+		s.slo = append(s.slo, slo)
 	}
 	if p.Record {
 		s.rec = newMetBits(int64(cfg.Requests))
@@ -161,12 +164,12 @@ func newPairState(cfg *Config) *pairState {
 	return s
 }
 
-// end books request id of class c, ending after latency d with outcome o.
-func (p *pairState) end(st *classStats, id int64, c int32, o outcome, d time.Duration) {
+// end books request r, ending after latency d with outcome o.
+func (p *pairState) end(st *classStats, r *request, o outcome, d time.Duration) {
+	id, c := r.id, r.class
 	var met bool
 	if o == outOK {
-		slo := p.slo[c]
-		met = slo == 0 || d <= slo
+		met = d <= p.slo[c]
 	}
 	if met {
 		st.met++
@@ -185,7 +188,7 @@ func (p *pairState) end(st *classStats, id int64, c int32, o outcome, d time.Dur
 		}
 	}
 	if p.sec != nil {
-		p.countFate(c, id, met, rescued, harmed)
+		p.countFate(c, r.sec, met, rescued, harmed)
 	}
 }
 

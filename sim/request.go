@@ -159,10 +159,21 @@ func (e *engine) leaveFlight(r *request, k int) {
 // A failure its class's retry takes (rerun) does not end the request: it
 // runs again after a backoff.
 func (e *engine) finish(slot int32, r *request, o outcome) {
-	if e.retries != nil && o != outOK && o != outTimeout && e.rerun(slot, r, o) {
+	if o != outOK && e.retries != nil && o != outTimeout && e.rerun(slot, r, o) {
 		return
 	}
-	e.countRequest(r, o)
+	// countRequestIn, without its call.
+	st, d := &e.stats[r.class], e.now-r.arrival
+	if o == outOK {
+		st.answered++
+	} else {
+		st.countFailed(e.cfg.Classes[r.class].OnTimeout, o)
+	}
+	st.times.addAt(d, o == outOK, r.sec, r.arrival)
+	if e.pair != nil {
+		e.pair.end(st, r, o, d)
+	}
+	e.lastEvent = max(e.lastEvent, e.now)
 	if r.inflight != 0 {
 		e.letGoAll(slot, r)
 	}
@@ -218,11 +229,10 @@ func (e *engine) letGoAll(slot int32, r *request) {
 	}
 }
 
-// countRequest books request r, ending now with outcome o: its outcome,
-// its latency (record) and the run's last event.
-func (e *engine) countRequest(r *request, o outcome) { e.countRequestIn(&e.stats[r.class], r, o) }
-
-// countRequestIn is countRequest with r's class's stats, st, at hand.
+// countRequestIn books request r, ending now with outcome o, in st, its
+// class's stats (a lane's, on the lane): its outcome, its latency, its
+// fate when the run pairs (pairState.end) and the run's last event. finish
+// does the same inline.
 func (e *engine) countRequestIn(st *classStats, r *request, o outcome) {
 	// Most requests are answered: tested before the switch, which the
 	// compiler turns into a search.
@@ -233,7 +243,7 @@ func (e *engine) countRequestIn(st *classStats, r *request, o outcome) {
 	}
 	st.times.addAt(e.now-r.arrival, o == outOK, r.sec, r.arrival)
 	if e.pair != nil {
-		e.pair.end(st, r.id, r.class, o, e.now-r.arrival)
+		e.pair.end(st, r, o, e.now-r.arrival)
 	}
 	e.lastEvent = max(e.lastEvent, e.now)
 }

@@ -183,8 +183,14 @@ func (d *sharedDraws) entry(r *request, k int) *sharedAttempt {
 // keptAttempt fills attempt k of r, sent now to model m, from its kept
 // draws, as draw would, and reports whether there were any.
 func (e *engine) keptAttempt(r *request, m, k int) bool {
-	s := e.shared.entry(r, k)
-	if s == nil || s.id != int32(r.id+1) || s.model != int32(m) {
+	// entry, with unsigned bounds: no nil to test, no index to check.
+	att := e.shared.att
+	i := uint64(r.id)*sharedAttempts + uint64(k)
+	if uint(k) >= sharedAttempts || i >= uint64(len(att)) {
+		return false
+	}
+	s := &att[i]
+	if s.id != int32(r.id+1) || s.model != int32(m) {
 		return false
 	}
 	a := &r.att[k]
