@@ -119,8 +119,10 @@ func (e *engine) send(slot int32, r *request) {
 		k := int(r.sent)
 		r.sent++
 		if k == 0 || e.allow(int(r.class), r) {
-			r.att[k].try = 0 // a new attempt's first call (the slot may hold an old one)
-			m := p.target(k) // e.target's, without looking up the policy again
+			a := &r.att[k]
+			a.try = 0 // a new attempt's first call (the slot may hold an old one)
+			// e.target's, without looking up the policy again
+			m := p.target(k)
 			if k > 0 && p.NewProvider {
 				m = e.target(r, k)
 			}
@@ -140,7 +142,7 @@ func (e *engine) send(slot int32, r *request) {
 				}
 				r.hedgedCopies++
 			}
-			e.dispatch(slot, r, k) // schedules events only: r stays live
+			e.dispatchAt(slot, r, k, a, p) // schedules events only: r stays live
 		} else {
 			r.att[k], r.innov[k] = attempt{state: attSkipped}, 0
 			if r.inflight == 0 {
@@ -150,7 +152,10 @@ func (e *engine) send(slot int32, r *request) {
 		if k >= p.Copies {
 			return
 		}
-		g := e.gap(int(r.class), k+1)
+		g := p.gap(k + 1) // e.gap's, without looking up the policy again
+		if g > 0 && p.Adaptive != nil {
+			g = max(e.classes[r.class].est.delay, 1)
+		}
 		if g < 0 {
 			return // fallback: sent only after a failure
 		}
@@ -240,13 +245,18 @@ func (e *engine) target(r *request, k int) int {
 // concurrency limit — a slot, a place in the FIFO queue, or, at a provider
 // that rejects when full, an overload error at once — then service.
 func (e *engine) dispatch(slot int32, r *request, k int) {
-	a := &r.att[k]
+	e.dispatchAt(slot, r, k, &r.att[k], &e.cfg.Classes[r.class].Policy)
+}
+
+// dispatchAt is dispatch given a, &r.att[k], and p, r's class's policy,
+// which send has at hand.
+func (e *engine) dispatchAt(slot int32, r *request, k int, a *attempt, p *Policy) {
 	pv := &e.provs[a.prov]
 	pv.stats.Sent++
 	e.modelSent[a.model]++
 	avoid := a.rep // a retried call's last replica (resend), else 0
 	a.rep = 0
-	if to := e.cfg.Classes[r.class].Policy.AttemptTimeout; to > 0 && a.try == 0 {
+	if to := p.AttemptTimeout; to > 0 && a.try == 0 {
 		e.schedule(e.now+to, evAttemptTimeout, slot, r.gen, uint8(k))
 	}
 	if e.breakers != nil {
@@ -257,15 +267,17 @@ func (e *engine) dispatch(slot int32, r *request, k int) {
 			return
 		}
 	}
-	if gs := e.gates[a.model]; len(gs) > 0 {
-		if by := admitAll(e.now, r.in+r.out, gs); by != 0 {
-			a.kind = outRateLimited
-			a.limitedBy = uint8(by)
-			pv.stats.limited++
-			a.svc, a.first, a.genFrom = e.now, e.now, e.now
-			a.end = e.now + gs[by-1].rejection().RejectLatency
-			e.scheduleResponse(a.end, slot, r.gen, uint8(k))
-			return
+	if e.gated { // some model has a rate limit
+		if gs := e.gates[a.model]; len(gs) > 0 {
+			if by := admitAll(e.now, r.in+r.out, gs); by != 0 {
+				a.kind = outRateLimited
+				a.limitedBy = uint8(by)
+				pv.stats.limited++
+				a.svc, a.first, a.genFrom = e.now, e.now, e.now
+				a.end = e.now + gs[by-1].rejection().RejectLatency
+				e.scheduleResponse(a.end, slot, r.gen, uint8(k))
+				return
+			}
 		}
 	}
 	if pv.pool != nil {
