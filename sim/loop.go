@@ -106,6 +106,9 @@ type engine struct {
 	// shared holds draws other runs of the same requests made or take
 	// (shared.go); nil when none are shared.
 	shared *sharedDraws
+	// sharesDraws is, per model, whether its first calls' draws may be
+	// shared (sharesDraws).
+	sharesDraws []bool
 	// pauseAt is the request count at which a growing run holds (fork.go):
 	// the event loop stops right after the event that started request
 	// pauseAt − 1, holding set (markOrHold); −1 never. grow is a growing
@@ -184,8 +187,10 @@ func newEngineFor(cfg *Config, n int) *engine {
 		e.inputs = append(e.inputs, newSampler(c.InputTokens))
 		e.outputs = append(e.outputs, newSampler(c.OutputTokens))
 	}
+	e.sharesDraws = make([]bool, len(cfg.Models))
 	for i := range cfg.Models {
 		e.models = append(e.models, newModelSamplers(&cfg.Models[i]))
+		e.sharesDraws[i] = sharesDraws(&cfg.Models[i])
 	}
 	e.stats = make([]classStats, len(cfg.Classes))
 	if cfg.retrying() {
