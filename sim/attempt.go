@@ -402,6 +402,30 @@ func (e *engine) nextWaiter(q *waitQueue) (w waiter, r *request, a *attempt) {
 	}
 }
 
+// plainDraw says whether the draws of an attempt to a model are plain
+// (draw's first branch), in a run without a copula: the model fails in no
+// way (no error rate, no invalid answers, no Failures) and has no stalls;
+// and whether its latency is one draw or streamed.
+type plainDraw uint8
+
+const (
+	notPlain plainDraw = iota
+	plainLatency
+	plainStreamed
+)
+
+// plainDrawOf returns the plainDraw of model md in a run with a copula
+// or without (correlated).
+func plainDrawOf(md *Model, correlated bool) plainDraw {
+	switch {
+	case correlated || md.ErrorRate > 0 || md.InvalidRate > 0 || md.Failures.any() || md.Stalls.Rate > 0:
+		return notPlain
+	case md.Latency != nil:
+		return plainLatency
+	}
+	return plainStreamed
+}
+
 // draw fills attempt k of request r, sent now to model m. It consumes only
 // the stream of (request, attempt k) — and of its round and try, for a
 // retried call — always in the same order, so the same attempt to the same
@@ -409,6 +433,26 @@ func (e *engine) nextWaiter(q *waitQueue) (w waiter, r *request, a *attempt) {
 // latency also depends on the normal draws of attempts < k.
 func (e *engine) draw(r *request, m, k int) {
 	a := &r.att[k]
+	if pd := e.plainDraws[m]; pd != notPlain {
+		// What follows, for a model that fails in no way and stalls
+		// not, without a copula: the error and invalid draws only
+		// step the stream.
+		try := a.try
+		src := e.rng.atTry(r.id, uint8(k), tryKey(r.round, try))
+		src.skip()
+		src.skip()
+		uDeg := src.float64()
+		*a = attempt{}
+		a.model, a.prov, a.start, a.kind = int32(m), int32(e.modelProv[m]), e.now, outOK
+		a.degU, a.workErr, a.try = uDeg, -1, try
+		if ms := &e.models[m]; pd == plainLatency {
+			a.workFirst = seconds(ms.latency.rand(src))
+		} else {
+			a.streamed = true
+			a.workFirst, a.workDecode = ms.streamDraw(&e.cfg.Models[m], r, src)
+		}
+		return
+	}
 	md := &e.cfg.Models[m]
 	u4xx := 1.0
 	if md.Failures.ClientError.Rate > 0 {

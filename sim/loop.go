@@ -109,6 +109,9 @@ type engine struct {
 	// sharesDraws is, per model, whether its first calls' draws may be
 	// shared (sharesDraws).
 	sharesDraws []bool
+	// plainDraws is, per model, whether draw may take its plain branch
+	// (plainDraw).
+	plainDraws []plainDraw
 	// pauseAt is the request count at which a growing run holds (fork.go):
 	// the event loop stops right after the event that started request
 	// pauseAt − 1, holding set (markOrHold); −1 never. grow is a growing
@@ -188,9 +191,11 @@ func newEngineFor(cfg *Config, n int) *engine {
 		e.outputs = append(e.outputs, newSampler(c.OutputTokens))
 	}
 	e.sharesDraws = make([]bool, len(cfg.Models))
+	e.plainDraws = make([]plainDraw, len(cfg.Models))
 	for i := range cfg.Models {
 		e.models = append(e.models, newModelSamplers(&cfg.Models[i]))
 		e.sharesDraws[i] = sharesDraws(&cfg.Models[i])
+		e.plainDraws[i] = plainDrawOf(&cfg.Models[i], cfg.correlated())
 	}
 	e.stats = make([]classStats, len(cfg.Classes))
 	if cfg.retrying() {
