@@ -126,10 +126,14 @@ func (e *engine) send(slot int32, r *request) {
 			if k > 0 && p.NewProvider {
 				m = e.target(r, k)
 			}
-			if e.shared != nil {
-				e.drawShared(r, m, k)
-			} else {
+			// With e.shared (shared.go), a first call's draws kept by
+			// another run are taken, and those drawn here kept.
+			switch {
+			case e.shared == nil || k >= sharedAttempts || r.round != 0 || !e.sharesDraws[m]:
 				e.draw(r, m, k)
+			case !e.keptAttempt(r, m, k):
+				e.draw(r, m, k)
+				e.keepAttempt(r, m, k)
 			}
 			r.inflight++
 			r.live++

@@ -208,20 +208,6 @@ func (e *engine) keepAttempt(r *request, m, k int) {
 	}
 }
 
-// drawShared is draw with e.shared, for send (attempt k's first call):
-// it takes attempt k's draws when kept and keeps them when drawn.
-func (e *engine) drawShared(r *request, m, k int) {
-	if k >= sharedAttempts || r.round != 0 || !e.sharesDraws[m] { // none kept
-		e.draw(r, m, k)
-		return
-	}
-	if e.keptAttempt(r, m, k) {
-		return
-	}
-	e.draw(r, m, k)
-	e.keepAttempt(r, m, k)
-}
-
 // drawRequestShared is drawRequest of a request from the open arrivals
 // with e.shared: it takes the request's class and token counts when kept
 // and keeps them when drawn.
