@@ -111,8 +111,10 @@ type attempt struct {
 // timer is armed, so settle ends the request at once with its last failure
 // (gRPC A6: when no copy can be sent and none is in flight, the call ends)
 // instead of idling until a later timer.
-func (e *engine) send(slot int32, r *request) {
-	cl := &e.cfg.Classes[r.class]
+func (e *engine) send(slot int32, r *request) { e.sendAs(slot, r, &e.cfg.Classes[r.class]) }
+
+// sendAs is send given cl, r's class, which the caller has at hand.
+func (e *engine) sendAs(slot int32, r *request, cl *Class) {
 	p := &cl.Policy
 	r.timer = noTimer
 	for {

@@ -434,7 +434,7 @@ func (e *engine) arriveFrom(cl int32) {
 	if cls.Deadline > 0 {
 		e.scheduleIn(fifoIndex(c, chanDeadline), e.now+cls.Deadline, evDeadline, slot, r.gen, 0)
 	}
-	e.send(slot, r)
+	e.sendAs(slot, r, cls)
 	if e.next == e.end || e.next == e.half() || e.next == e.pauseAt {
 		e.markOrHold(cl)
 	}
