@@ -109,8 +109,8 @@ type engine struct {
 	// sharesDraws is, per model, whether its first calls' draws may be
 	// shared (sharesDraws).
 	sharesDraws []bool
-	// plainDraws is, per model, whether draw may take its plain branch
-	// (plainDraw).
+	// plainDraws is, per model, its plainDraw: whether draw may take its
+	// plain branch, and for a one-draw latency or a streamed one.
 	plainDraws []plainDraw
 	// pauseAt is the request count at which a growing run holds (fork.go):
 	// the event loop stops right after the event that started request
