@@ -111,23 +111,31 @@ type attempt struct {
 // timer is armed, so settle ends the request at once with its last failure
 // (gRPC A6: when no copy can be sent and none is in flight, the call ends)
 // instead of idling until a later timer.
-func (e *engine) send(slot int32, r *request) {
-	cl := &e.cfg.Classes[r.class]
+func (e *engine) send(slot int32, r *request) { e.sendAs(slot, r, &e.cfg.Classes[r.class]) }
+
+// sendAs is send given cl, r's class, which the caller has at hand.
+func (e *engine) sendAs(slot int32, r *request, cl *Class) {
 	p := &cl.Policy
 	r.timer = noTimer
 	for {
 		k := int(r.sent)
 		r.sent++
 		if k == 0 || e.allow(int(r.class), r) {
-			r.att[k].try = 0 // a new attempt's first call (the slot may hold an old one)
-			m := p.target(k) // e.target's, without looking up the policy again
+			a := &r.att[k]
+			a.try = 0 // a new attempt's first call (the slot may hold an old one)
+			// e.target's, without looking up the policy again
+			m := p.target(k)
 			if k > 0 && p.NewProvider {
 				m = e.target(r, k)
 			}
-			if e.shared != nil {
-				e.drawShared(r, m, k)
-			} else {
+			// With e.shared (shared.go), a first call's draws kept by
+			// another run are taken, and those drawn here kept.
+			switch {
+			case e.shared == nil || k >= sharedAttempts || r.round != 0 || !e.sharesDraws[m]:
 				e.draw(r, m, k)
+			case !e.keptAttempt(r, m, k):
+				e.draw(r, m, k)
+				e.keepAttempt(r, m, k)
 			}
 			r.inflight++
 			r.live++
@@ -140,7 +148,7 @@ func (e *engine) send(slot int32, r *request) {
 				}
 				r.hedgedCopies++
 			}
-			e.dispatch(slot, r, k) // schedules events only: r stays live
+			e.dispatchAt(slot, r, k, a, p) // schedules events only: r stays live
 		} else {
 			r.att[k], r.innov[k] = attempt{state: attSkipped}, 0
 			if r.inflight == 0 {
@@ -150,7 +158,10 @@ func (e *engine) send(slot int32, r *request) {
 		if k >= p.Copies {
 			return
 		}
-		g := e.gap(int(r.class), k+1)
+		g := p.gap(k + 1) // e.gap's, without looking up the policy again
+		if g > 0 && p.Adaptive != nil {
+			g = max(e.classes[r.class].est.delay, 1)
+		}
 		if g < 0 {
 			return // fallback: sent only after a failure
 		}
@@ -240,13 +251,18 @@ func (e *engine) target(r *request, k int) int {
 // concurrency limit — a slot, a place in the FIFO queue, or, at a provider
 // that rejects when full, an overload error at once — then service.
 func (e *engine) dispatch(slot int32, r *request, k int) {
-	a := &r.att[k]
+	e.dispatchAt(slot, r, k, &r.att[k], &e.cfg.Classes[r.class].Policy)
+}
+
+// dispatchAt is dispatch given a, &r.att[k], and p, r's class's policy,
+// which send has at hand.
+func (e *engine) dispatchAt(slot int32, r *request, k int, a *attempt, p *Policy) {
 	pv := &e.provs[a.prov]
 	pv.stats.Sent++
 	e.modelSent[a.model]++
 	avoid := a.rep // a retried call's last replica (resend), else 0
 	a.rep = 0
-	if to := e.cfg.Classes[r.class].Policy.AttemptTimeout; to > 0 && a.try == 0 {
+	if to := p.AttemptTimeout; to > 0 && a.try == 0 {
 		e.schedule(e.now+to, evAttemptTimeout, slot, r.gen, uint8(k))
 	}
 	if e.breakers != nil {
@@ -257,15 +273,17 @@ func (e *engine) dispatch(slot int32, r *request, k int) {
 			return
 		}
 	}
-	if gs := e.gates[a.model]; len(gs) > 0 {
-		if by := admitAll(e.now, r.in+r.out, gs); by != 0 {
-			a.kind = outRateLimited
-			a.limitedBy = uint8(by)
-			pv.stats.limited++
-			a.svc, a.first, a.genFrom = e.now, e.now, e.now
-			a.end = e.now + gs[by-1].rejection().RejectLatency
-			e.scheduleResponse(a.end, slot, r.gen, uint8(k))
-			return
+	if e.gated { // some model has a rate limit
+		if gs := e.gates[a.model]; len(gs) > 0 {
+			if by := admitAll(e.now, r.in+r.out, gs); by != 0 {
+				a.kind = outRateLimited
+				a.limitedBy = uint8(by)
+				pv.stats.limited++
+				a.svc, a.first, a.genFrom = e.now, e.now, e.now
+				a.end = e.now + gs[by-1].rejection().RejectLatency
+				e.scheduleResponse(a.end, slot, r.gen, uint8(k))
+				return
+			}
 		}
 	}
 	if pv.pool != nil {
@@ -338,6 +356,30 @@ func (e *engine) nextWaiter(q *waitQueue) (w waiter, r *request, a *attempt) {
 	}
 }
 
+// plainDraw says whether the draws of an attempt to a model are plain
+// (draw's first branch), in a run without a copula: the model fails in no
+// way (no error rate, no invalid answers, no Failures) and has no stalls;
+// and whether its latency is one draw or streamed.
+type plainDraw uint8
+
+const (
+	notPlain plainDraw = iota
+	plainLatency
+	plainStreamed
+)
+
+// plainDrawOf returns the plainDraw of model md in a run with a copula
+// or without (correlated).
+func plainDrawOf(md *Model, correlated bool) plainDraw {
+	switch {
+	case correlated || md.ErrorRate > 0 || md.InvalidRate > 0 || md.Failures.any() || md.Stalls.Rate > 0:
+		return notPlain
+	case md.Latency != nil:
+		return plainLatency
+	}
+	return plainStreamed
+}
+
 // draw fills attempt k of request r, sent now to model m. It consumes only
 // the stream of (request, attempt k) — and of its round and try, for a
 // retried call — always in the same order, so the same attempt to the same
@@ -345,6 +387,26 @@ func (e *engine) nextWaiter(q *waitQueue) (w waiter, r *request, a *attempt) {
 // latency also depends on the normal draws of attempts < k.
 func (e *engine) draw(r *request, m, k int) {
 	a := &r.att[k]
+	if pd := e.plainDraws[m]; pd != notPlain {
+		// What follows, for a model that fails in no way and stalls
+		// not, without a copula: the error and invalid draws only
+		// step the stream.
+		try := a.try
+		src := e.rng.atTry(r.id, uint8(k), tryKey(r.round, try))
+		src.skip()
+		src.skip()
+		uDeg := src.float64()
+		*a = attempt{}
+		a.model, a.prov, a.start, a.kind = int32(m), int32(e.modelProv[m]), e.now, outOK
+		a.degU, a.workErr, a.try = uDeg, -1, try
+		if ms := &e.models[m]; pd == plainLatency {
+			a.workFirst = seconds(ms.latency.rand(src))
+		} else {
+			a.streamed = true
+			a.workFirst, a.workDecode = ms.streamDraw(&e.cfg.Models[m], r, src)
+		}
+		return
+	}
 	md := &e.cfg.Models[m]
 	u4xx := 1.0
 	if md.Failures.ClientError.Rate > 0 {

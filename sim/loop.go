@@ -54,6 +54,7 @@ type engine struct {
 	pair       *pairState    // met bits recorded or compared (pair.go); nil when neither
 	modelProv  []int         // provider index of each model
 	gates      [][]gate      // per model: its rate limit, then its provider's
+	gated      bool          // whether any model has gates
 	lastEvent  time.Duration // when the last request or attempt ended: the run's length
 	classes    []classState  // per class: budgets and adaptive delay
 	clients    []client      // closed-loop clients (closed.go)
@@ -108,6 +109,12 @@ type engine struct {
 	// shared holds draws other runs of the same requests made or take
 	// (shared.go); nil when none are shared.
 	shared *sharedDraws
+	// sharesDraws is, per model, whether its first calls' draws may be
+	// shared (sharesDraws).
+	sharesDraws []bool
+	// plainDraws is, per model, its plainDraw: whether draw may take its
+	// plain branch, and for a one-draw latency or a streamed one.
+	plainDraws []plainDraw
 	// pauseAt is the request count at which a growing run holds (fork.go):
 	// the event loop stops right after the event that started request
 	// pauseAt − 1, holding set (markOrHold); −1 never. grow is a growing
@@ -151,6 +158,7 @@ func newEngineFor(cfg *Config, n int) *engine {
 	e.gates = make([][]gate, len(cfg.Models))
 	for i := range cfg.Models {
 		e.gates[i] = newGates(&cfg.Models[i], &e.provs[e.modelProv[i]])
+		e.gated = e.gated || len(e.gates[i]) > 0
 	}
 	if cfg.correlated() {
 		e.copula = make([][][]float64, len(cfg.Classes))
@@ -185,8 +193,12 @@ func newEngineFor(cfg *Config, n int) *engine {
 		e.inputs = append(e.inputs, newSampler(c.InputTokens))
 		e.outputs = append(e.outputs, newSampler(c.OutputTokens))
 	}
+	e.sharesDraws = make([]bool, len(cfg.Models))
+	e.plainDraws = make([]plainDraw, len(cfg.Models))
 	for i := range cfg.Models {
 		e.models = append(e.models, newModelSamplers(&cfg.Models[i]))
+		e.sharesDraws[i] = sharesDraws(&cfg.Models[i])
+		e.plainDraws[i] = plainDrawOf(&cfg.Models[i], cfg.correlated())
 	}
 	e.stats = make([]classStats, len(cfg.Classes))
 	if cfg.retrying() {
@@ -429,7 +441,7 @@ func (e *engine) arriveFrom(cl int32) {
 	if cls.Deadline > 0 {
 		e.scheduleIn(fifoIndex(c, chanDeadline), e.now+cls.Deadline, evDeadline, slot, r.gen, 0)
 	}
-	e.send(slot, r)
+	e.sendAs(slot, r, cls)
 	if e.next == e.end || e.next == e.half() || e.next == e.pauseAt {
 		e.markOrHold(cl)
 	}

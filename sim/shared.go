@@ -214,20 +214,6 @@ func (e *engine) keepAttempt(r *request, m, k int) {
 	}
 }
 
-// drawShared is draw with e.shared: it takes attempt k's draws when kept
-// and keeps them when drawn.
-func (e *engine) drawShared(r *request, m, k int) {
-	if k >= sharedAttempts || !sharesDraw(r, &e.cfg.Models[m], r.att[k].try) { // none kept
-		e.draw(r, m, k)
-		return
-	}
-	if e.keptAttempt(r, m, k) {
-		return
-	}
-	e.draw(r, m, k)
-	e.keepAttempt(r, m, k)
-}
-
 // drawRequestShared is drawRequest of a request from the open arrivals
 // with e.shared: it takes the request's class and token counts when kept
 // and keeps them when drawn.
@@ -238,9 +224,10 @@ func (e *engine) drawRequestShared(r *request) {
 	}
 }
 
-// sharesDraw reports whether the draw of attempt k of r to model md may
-// be shared: a first call of round 0, to a model without stalls or
-// client errors (drawn from streams of their own).
-func sharesDraw(r *request, md *Model, try uint8) bool {
-	return try == 0 && r.round == 0 && md.Stalls.Rate <= 0 && md.Failures.ClientError.Rate <= 0
+// sharesDraws reports whether the draws of the first calls of round 0
+// to model md may be shared: those of a model without stalls or client
+// errors (drawn from streams of their own). Retried calls and later
+// rounds draw from streams of their own too, and are never shared.
+func sharesDraws(md *Model) bool {
+	return md.Stalls.Rate <= 0 && md.Failures.ClientError.Rate <= 0
 }
