@@ -97,10 +97,11 @@ func (c *ClassResult) BatchFigures(ps, each, lin []float64) (f BatchFigures, ok 
 	}
 	ss := newSectionSums(&c.lat)
 	cut := ss.mser()
-	grid := groupBatches(&c.lat, ss, 0)
+	ord := bySection(&c.lat, ss)
+	grid := groupSections(ord, ss, 0)
 	g := grid
 	if cut != 0 {
-		g = groupBatches(&c.lat, ss, cut)
+		g = groupSections(ord, ss, cut)
 	}
 	f.Pooled, f.PerBatch = batchQuantiles(g, ps, each)
 	f.Kept = ss.kept(cut)
