@@ -465,7 +465,7 @@ func selectInPlace(a []uint32, ks []int, out []uint32, depth int) {
 
 // selectSorted is selectKeys for many ranks: the keys are copied and
 // sorted by a least-significant-digit radix sort (three passes that move
-// every key by 10 or 11 of its bits, after one that counts them all; a
+// every key by 11 or 10 of its bits, after one that counts them all; a
 // pass whose digit is the same for every key is skipped), and the ranks
 // read off.
 func selectSorted(parts [][]uint32, n int, ks []int, out []uint32) {
@@ -478,12 +478,10 @@ func selectSorted(parts [][]uint32, n int, ks []int, out []uint32) {
 	}
 	var h [3][1 << 11]uint32
 	for _, k := range a {
-		h[0][k&selMask3]++
-		h[1][(k>>selShift2)&selMask2]++
-		h[2][k>>selShift1]++
+		h[0][k&sortMask]++
+		h[1][(k>>sortShift1)&sortMask]++
+		h[2][k>>sortShift2]++
 	}
-	shifts := [3]uint{0, selShift2, selShift1}
-	masks := [3]uint32{selMask3, selMask2, selMask2}
 	for d := range h {
 		hd := &h[d]
 		// Each digit's first place in the pass's output.
@@ -500,16 +498,34 @@ func selectSorted(parts [][]uint32, n int, ks []int, out []uint32) {
 		if whole {
 			continue
 		}
-		sh, m := shifts[d], masks[d]
-		for _, k := range a {
-			b := (k >> sh) & m
-			tmp[hd[b]] = k
-			hd[b]++
+		switch d {
+		case 0:
+			sortPass(a, tmp, hd, 0)
+		case 1:
+			sortPass(a, tmp, hd, sortShift1)
+		default:
+			sortPass(a, tmp, hd, sortShift2)
 		}
 		a, tmp = tmp, a
 	}
 	for i, k := range ks {
 		out[i] = a[k]
+	}
+}
+
+// The digits of selectSorted: bits 0–10, 11–21 and 22–31 of a key.
+const (
+	sortShift1, sortShift2 = 11, 22
+	sortMask               = 1<<11 - 1
+)
+
+// sortPass moves each key k of a to its place in to by its digit (k >>
+// sh) & sortMask, whose next place hd holds (and advances).
+func sortPass(a, to []uint32, hd *[1 << 11]uint32, sh uint) {
+	for _, k := range a {
+		b := (k >> (sh & 31)) & sortMask
+		to[hd[b]] = k
+		hd[b]++
 	}
 }
 
