@@ -240,14 +240,35 @@ type sectionSums struct {
 	cnt, ans  [numSections]int64
 	sum, sumA [numSections]float64
 	noCut     bool // latencySet.noCut: mser cuts nothing
+	// within counts the answered requests that took at most the seconds
+	// newSectionSumsWithin was given (all 0 without).
+	within [numSections]int64
 }
 
 // newSectionSums returns the section sums of s, a sectioned set, in one
 // pass over its latencies.
 func newSectionSums(s *latencySet) *sectionSums {
+	return newSectionSumsWithin(s, 0)
+}
+
+// newSectionSumsWithin is newSectionSums that also counts, when within >
+// 0, the answered requests of each section that took at most within
+// seconds (as stored, in float32).
+func newSectionSumsWithin(s *latencySet, within float64) *sectionSums {
 	ss := &sectionSums{noCut: s.noCut}
 	for i, p := range s.ans {
 		sec := s.ansSec[i][:len(p)]
+		if within > 0 {
+			for j, x := range p {
+				k := sec[j]
+				ss.ans[k]++
+				ss.sumA[k] += float64(x)
+				if float64(x) <= within {
+					ss.within[k]++
+				}
+			}
+			continue
+		}
 		for j, x := range p {
 			k := sec[j]
 			ss.ans[k]++

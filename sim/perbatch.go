@@ -211,6 +211,14 @@ func (c *ClassResult) GridShares(within float64) (answered, withinShare, cost []
 			n[batch(s.missSec[i][j])]++
 		}
 	}
+	answered, withinShare, cost = gridShares(s, &n, &a, &w, within)
+	return answered, withinShare, cost, true
+}
+
+// gridShares returns GridShares' figures of s, a sectioned set, from the
+// counts in each grid batch of its requests (n), answered requests (a)
+// and those answered within within seconds (w).
+func gridShares(s *latencySet, n, a, w *[numBatches]int64, within float64) (answered, withinShare, cost []float64) {
 	share := func(k *[numBatches]int64) []float64 {
 		out := make([]float64, numBatches)
 		for b := range out {
@@ -221,9 +229,9 @@ func (c *ClassResult) GridShares(within float64) (answered, withinShare, cost []
 		}
 		return out
 	}
-	answered = share(&a)
+	answered = share(a)
 	if within > 0 {
-		withinShare = share(&w)
+		withinShare = share(w)
 	}
 	if s.secBill != nil {
 		var bill [numBatches]float64
@@ -238,7 +246,7 @@ func (c *ClassResult) GridShares(within float64) (answered, withinShare, cost []
 			}
 		}
 	}
-	return answered, withinShare, cost, true
+	return answered, withinShare, cost
 }
 
 // addPipeline gives p, the fixed-grid figures of a pipeline class h whose
