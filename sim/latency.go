@@ -618,13 +618,30 @@ func selectSampled(parts [][]uint32, n int, ks []int, out []uint32) bool {
 	if w.open0 {
 		lo = 0
 	}
-	var below, more int
-	if w.open1 {
+	// Only the keys on the window's rarer side are counted (above it when
+	// it lies in the sample's upper half, none when it is open there); the
+	// keys below it are the rest.
+	var below, above, more int
+	switch {
+	case w.open1:
+		for _, p := range parts {
+			for _, k := range p {
+				if k >= lo {
+					if len(buf) < cap(buf) {
+						buf = append(buf, k)
+					} else {
+						more++
+					}
+				}
+			}
+		}
+	case 2*w.jlo >= s:
 		for _, p := range parts {
 			for _, k := range p {
 				switch {
 				case k < lo:
-					below++
+				case k > hi:
+					above++
 				case len(buf) < cap(buf):
 					buf = append(buf, k)
 				default:
@@ -632,7 +649,7 @@ func selectSampled(parts [][]uint32, n int, ks []int, out []uint32) bool {
 				}
 			}
 		}
-	} else {
+	default:
 		for _, p := range parts {
 			for _, k := range p {
 				switch {
@@ -646,7 +663,9 @@ func selectSampled(parts [][]uint32, n int, ks []int, out []uint32) bool {
 				}
 			}
 		}
+		above = n - below - len(buf) - more
 	}
+	below = n - above - len(buf) - more
 	// Each rank's place in the window, checked exactly.
 	tie := !w.open0 && !w.open1 && w.lo == w.hi
 	if more > 0 && !tie {
