@@ -442,10 +442,15 @@ func selectInPlace(a []uint32, ks []int, out []uint32, depth int) {
 		a[0], a[m] = a[m], a[0]
 		x := a[0]
 		i, j := -1, len(a)
+		// The scans read without bounds checks, as each stops inside a:
+		// going down at a[0] (the pivot) at the latest, or at the key last
+		// swapped below; going up at the pivot itself (the first scan) or
+		// at the key last swapped above.
+		at := func(i int) uint32 { return *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(a)), 4*i)) }
 		for {
-			for j--; a[j] > x; j-- {
+			for j--; at(j) > x; j-- {
 			}
-			for i++; a[i] < x; i++ {
+			for i++; at(i) < x; i++ {
 			}
 			if i >= j {
 				break
