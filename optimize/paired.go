@@ -3,6 +3,7 @@ package optimize
 import (
 	"fmt"
 	"math"
+	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -34,12 +35,15 @@ import (
 var batchPs = []float64{0.50, 0.90, 0.95, 0.99, 0.999}
 
 // summarizeBatched replaces c's percentiles and their intervals (at the
-// level) by the batched ones of r, when r is batched.
-func summarizeBatched(c *Candidate, r *sim.ClassResult, level float64) {
-	f, ok := r.BatchFigures(batchPs, []float64{0.95, 0.99}, []float64{0.95, 0.99})
+// level) by the batched ones of r, when r is batched, and gives c its
+// shares on the fixed grid (sim.ClassResult.GridShares, within the
+// objective's target when > 0).
+func summarizeBatched(c *Candidate, r *sim.ClassResult, level float64, target time.Duration) {
+	f, ok := r.BatchFigures(batchPs, []float64{0.95, 0.99}, []float64{0.95, 0.99}, target.Seconds())
 	if !ok {
 		return
 	}
+	c.batchS = [3][]float64{f.Answered, f.Within, f.Cost}
 	pooled, per, kept := f.Pooled, f.PerBatch, f.Kept
 	col := func(i int) []float64 {
 		out := make([]float64, len(per))

@@ -95,10 +95,7 @@ func summarize(c *Candidate, r *sim.ClassResult, level float64, target time.Dura
 		c.perSecond = r.Throughput.PerSecond
 	}
 	c.Survival = survivalPoints(n, surv, v[len(ks):])
-	summarizeBatched(c, r, level)
-	if a, w, cost, ok := r.GridShares(target.Seconds()); ok {
-		c.batchS = [3][]float64{a, w, cost}
-	}
+	summarizeBatched(c, r, level, target)
 	c.secCost = r.SectionCosts()
 	if target > 0 {
 		c.AnsweredWithinShare = float64(r.AnsweredWithin(target.Seconds())) / nf

@@ -29,9 +29,10 @@ import (
 // batch estimates are nearly independent and normal, which holds when a
 // batch is long against the system's memory; the lag-1 autocorrelation of
 // the batch means is reported and a warning names the run length needed
-// when it is too high. The analysis copies the answered latencies kept
-// once (4 bytes per request, freed after) and runs the selection of
-// latency.go on them and on each batch: about four passes over the data.
+// when it is too high. The analysis copies the answered latencies once,
+// ordered by section (4 bytes per request, freed after), and runs the
+// selection of latency.go on those kept and on each batch: about four
+// passes over the data.
 
 const (
 	// numSections is the number of arrival sections of a batched run.
@@ -239,14 +240,35 @@ type sectionSums struct {
 	cnt, ans  [numSections]int64
 	sum, sumA [numSections]float64
 	noCut     bool // latencySet.noCut: mser cuts nothing
+	// within counts the answered requests that took at most the seconds
+	// newSectionSumsWithin was given (all 0 without).
+	within [numSections]int64
 }
 
 // newSectionSums returns the section sums of s, a sectioned set, in one
 // pass over its latencies.
 func newSectionSums(s *latencySet) *sectionSums {
+	return newSectionSumsWithin(s, 0)
+}
+
+// newSectionSumsWithin is newSectionSums that also counts, when within >
+// 0, the answered requests of each section that took at most within
+// seconds (as stored, in float32).
+func newSectionSumsWithin(s *latencySet, within float64) *sectionSums {
 	ss := &sectionSums{noCut: s.noCut}
 	for i, p := range s.ans {
 		sec := s.ansSec[i][:len(p)]
+		if within > 0 {
+			for j, x := range p {
+				k := sec[j]
+				ss.ans[k]++
+				ss.sumA[k] += float64(x)
+				if float64(x) <= within {
+					ss.within[k]++
+				}
+			}
+			continue
+		}
 		for j, x := range p {
 			k := sec[j]
 			ss.ans[k]++
@@ -314,9 +336,10 @@ func summarizeRows(h, b *ClassResult, grid bool) (hl Latency, hb *batchSummary, 
 	}
 	hs, bs := newSectionSums(&h.lat), newSectionSums(&b.lat)
 	cut := max(hs.mser(), bs.mser())
-	hb, bb = hs.summarize(&h.lat, cut), bs.summarize(&b.lat, cut)
+	hord := bySection(&h.lat, hs)
+	hb, bb = hs.summarizeIn(&h.lat, hord, cut), bs.summarize(&b.lat, cut)
 	if grid {
-		hb.grid = perBatchGrid(&h.lat, hs, cut, hb)
+		hb.grid = perBatchGrid(&h.lat, hs, hord, cut, hb)
 	}
 	return hb.lat, hb, bb.lat, bb
 }
@@ -324,6 +347,12 @@ func summarizeRows(h, b *ClassResult, grid bool) (hl Latency, hb *batchSummary, 
 // summarize returns the batched analysis of s, whose section sums are ss,
 // keeping the sections from cut on.
 func (ss *sectionSums) summarize(s *latencySet, cut int) *batchSummary {
+	return ss.summarizeIn(s, bySection(s, ss), cut)
+}
+
+// summarizeIn is summarize given s's answered latencies ordered by section
+// (bySection).
+func (ss *sectionSums) summarizeIn(s *latencySet, ord []float32, cut int) *batchSummary {
 	cnt := &ss.cnt
 	b := &batchSummary{cutSec: cut}
 	b.warm.Rule = "MSER (White) on the means of " + fmt.Sprint(numSections) + " arrival sections"
@@ -337,7 +366,7 @@ func (ss *sectionSums) summarize(s *latencySet, cut int) *batchSummary {
 			b.warm.Seconds = max(b.warm.Seconds, s.secLast[k].Seconds())
 		}
 	}
-	g := groupBatches(s, ss, cut)
+	g := groupSections(ord, ss, cut)
 	nb, bn, ba, bs, bsa, buf, off := g.nb, g.n, g.a, g.sum, g.sumA, g.buf, g.off
 	bOf := g.of
 	var n, na int64
@@ -434,12 +463,47 @@ type batchGroups struct {
 
 // groupBatches groups the requests of s (section sums ss) from section cut
 // on into min(numBatches, sections kept) batches: one pass to copy the
-// answered latencies kept, 4 bytes each.
+// answered latencies, 4 bytes each, in the order of their sections
+// (bySection).
 func groupBatches(s *latencySet, ss *sectionSums, cut int) *batchGroups {
+	return groupSections(bySection(s, ss), ss, cut)
+}
+
+// bySection returns the answered latencies of s (section sums ss) ordered
+// by their arrival sections, in one pass: those of section k, in the order
+// of s's parts, at [Σ_{i<k} ss.ans[i], Σ_{i≤k} ss.ans[i]). Any grouping of
+// consecutive sections — the batches after a warm-up cut, those of the
+// fixed grid — is then a slice of it.
+func bySection(s *latencySet, ss *sectionSums) []float32 {
+	var pos [numSections]int
+	n := 0
+	for k, c := range &ss.ans {
+		pos[k] = n
+		n += int(c)
+	}
+	buf := make([]float32, n)
+	for i, p := range s.ans {
+		sec := s.ansSec[i][:len(p)]
+		for j, x := range p {
+			k := sec[j]
+			buf[pos[k]] = x
+			pos[k]++
+		}
+	}
+	return buf
+}
+
+// groupSections is groupBatches given the answered latencies ordered by
+// section (bySection), which the groups share.
+func groupSections(ord []float32, ss *sectionSums, cut int) *batchGroups {
 	kept := numSections - cut
 	nb := min(numBatches, kept)
 	g := &batchGroups{nb: nb, n: make([]int64, nb), a: make([]int64, nb), sum: make([]float64, nb), sumA: make([]float64, nb)}
 	g.of = func(k int) int { return (k - cut) * nb / kept }
+	var start int64
+	for k := range cut {
+		start += ss.ans[k]
+	}
 	for k := cut; k < numSections; k++ {
 		j := g.of(k)
 		g.n[j] += ss.cnt[k]
@@ -451,26 +515,7 @@ func groupBatches(s *latencySet, ss *sectionSums, cut int) *batchGroups {
 	for j := range nb {
 		g.off[j+1] = g.off[j] + g.a[j]
 	}
-	g.buf = make([]float32, g.off[nb])
-	// Each kept section's batch, and where its batch's next latency goes.
-	var of [numSections]uint8
-	for k := cut; k < numSections; k++ {
-		of[k] = uint8(g.of(k))
-	}
-	var pos [numBatches]int64
-	copy(pos[:], g.off[:nb])
-	for i, p := range s.ans {
-		sec := s.ansSec[i][:len(p)]
-		for j, x := range p {
-			k := sec[j]
-			if int(k) < cut {
-				continue
-			}
-			q := of[k]
-			g.buf[pos[q]] = x
-			pos[q]++
-		}
-	}
+	g.buf = ord[start : start+g.off[nb] : start+g.off[nb]]
 	return g
 }
 

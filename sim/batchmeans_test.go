@@ -275,9 +275,10 @@ func TestBatchQuantilesEachSelectsTheSame(t *testing.T) {
 }
 
 // TestBatchFiguresAreTheSame: BatchFigures gives, value for value, what
-// BatchQuantilesEach and GridLinearised give apart — on M/M/1 queues at
-// ρ = 0.5 and 0.9 (batched runs) of 2·10⁴ requests over several seeds,
-// among which runs with a warm-up cut and runs without one are both met.
+// BatchQuantilesEach, GridLinearised and GridShares give apart — on M/M/1
+// queues at ρ = 0.5 and 0.9 (batched runs) of 2·10⁴ requests over several
+// seeds, among which runs with a warm-up cut and runs without one are both
+// met, with shares within a target (2 s) and without one.
 func TestBatchFiguresAreTheSame(t *testing.T) {
 	ps, each, lin := []float64{0.50, 0.90, 0.95, 0.99, 0.999}, []float64{0.95, 0.99}, []float64{0.95, 0.99}
 	same := func(a, b []float64) bool {
@@ -297,11 +298,16 @@ func TestBatchFiguresAreTheSame(t *testing.T) {
 			cfg := queueConfig(20_000, rho, 1, 1)
 			cfg.Seed = 100 + seed
 			c := &mustRun(t, cfg).Classes[0]
-			f, ok := c.BatchFigures(ps, each, lin)
+			within := 2 * float64(seed%2)
+			f, ok := c.BatchFigures(ps, each, lin, within)
 			pooled, per, kept, ok1 := c.BatchQuantilesEach(ps, each)
 			first, l, ok2 := c.GridLinearised(lin...)
-			if !ok || !ok1 || !ok2 {
-				t.Fatalf("ρ %g, seed %d: ok %v %v %v, want a batched run", rho, cfg.Seed, ok, ok1, ok2)
+			ga, gw, gc, ok3 := c.GridShares(within)
+			if !ok || !ok1 || !ok2 || !ok3 {
+				t.Fatalf("ρ %g, seed %d: ok %v %v %v %v, want a batched run", rho, cfg.Seed, ok, ok1, ok2, ok3)
+			}
+			if !same(f.Answered, ga) || !same(f.Within, gw) || !same(f.Cost, gc) || (within > 0) != (gw != nil) {
+				t.Errorf("ρ %g, seed %d, within %g s: BatchFigures' shares %v %v %v, GridShares' %v %v %v", rho, cfg.Seed, within, f.Answered, f.Within, f.Cost, ga, gw, gc)
 			}
 			if !same(f.Pooled, pooled) || f.Kept != kept || len(f.PerBatch) != len(per) || f.FirstKept != first || len(f.Lin) != len(l) {
 				t.Fatalf("ρ %g, seed %d: BatchFigures %+v, apart %v %v %d %d %v", rho, cfg.Seed, f, pooled, per, kept, first, l)

@@ -442,10 +442,15 @@ func selectInPlace(a []uint32, ks []int, out []uint32, depth int) {
 		a[0], a[m] = a[m], a[0]
 		x := a[0]
 		i, j := -1, len(a)
+		// The scans read without bounds checks, as each stops inside a:
+		// going down at a[0] (the pivot) at the latest, or at the key last
+		// swapped below; going up at the pivot itself (the first scan) or
+		// at the key last swapped above.
+		at := func(i int) uint32 { return *(*uint32)(unsafe.Add(unsafe.Pointer(unsafe.SliceData(a)), 4*i)) }
 		for {
-			for j--; a[j] > x; j-- {
+			for j--; at(j) > x; j-- {
 			}
-			for i++; a[i] < x; i++ {
+			for i++; at(i) < x; i++ {
 			}
 			if i >= j {
 				break
@@ -465,7 +470,7 @@ func selectInPlace(a []uint32, ks []int, out []uint32, depth int) {
 
 // selectSorted is selectKeys for many ranks: the keys are copied and
 // sorted by a least-significant-digit radix sort (three passes that move
-// every key by 10 or 11 of its bits, after one that counts them all; a
+// every key by 11 or 10 of its bits, after one that counts them all; a
 // pass whose digit is the same for every key is skipped), and the ranks
 // read off.
 func selectSorted(parts [][]uint32, n int, ks []int, out []uint32) {
@@ -478,12 +483,10 @@ func selectSorted(parts [][]uint32, n int, ks []int, out []uint32) {
 	}
 	var h [3][1 << 11]uint32
 	for _, k := range a {
-		h[0][k&selMask3]++
-		h[1][(k>>selShift2)&selMask2]++
-		h[2][k>>selShift1]++
+		h[0][k&sortMask]++
+		h[1][(k>>sortShift1)&sortMask]++
+		h[2][k>>sortShift2]++
 	}
-	shifts := [3]uint{0, selShift2, selShift1}
-	masks := [3]uint32{selMask3, selMask2, selMask2}
 	for d := range h {
 		hd := &h[d]
 		// Each digit's first place in the pass's output.
@@ -500,16 +503,34 @@ func selectSorted(parts [][]uint32, n int, ks []int, out []uint32) {
 		if whole {
 			continue
 		}
-		sh, m := shifts[d], masks[d]
-		for _, k := range a {
-			b := (k >> sh) & m
-			tmp[hd[b]] = k
-			hd[b]++
+		switch d {
+		case 0:
+			sortPass(a, tmp, hd, 0)
+		case 1:
+			sortPass(a, tmp, hd, sortShift1)
+		default:
+			sortPass(a, tmp, hd, sortShift2)
 		}
 		a, tmp = tmp, a
 	}
 	for i, k := range ks {
 		out[i] = a[k]
+	}
+}
+
+// The digits of selectSorted: bits 0–10, 11–21 and 22–31 of a key.
+const (
+	sortShift1, sortShift2 = 11, 22
+	sortMask               = 1<<11 - 1
+)
+
+// sortPass moves each key k of a to its place in to by its digit (k >>
+// sh) & sortMask, whose next place hd holds (and advances).
+func sortPass(a, to []uint32, hd *[1 << 11]uint32, sh uint) {
+	for _, k := range a {
+		b := (k >> (sh & 31)) & sortMask
+		to[hd[b]] = k
+		hd[b]++
 	}
 }
 
@@ -602,13 +623,30 @@ func selectSampled(parts [][]uint32, n int, ks []int, out []uint32) bool {
 	if w.open0 {
 		lo = 0
 	}
-	var below, more int
-	if w.open1 {
+	// Only the keys on the window's rarer side are counted (above it when
+	// it lies in the sample's upper half, none when it is open there); the
+	// keys below it are the rest.
+	var below, above, more int
+	switch {
+	case w.open1:
+		for _, p := range parts {
+			for _, k := range p {
+				if k >= lo {
+					if len(buf) < cap(buf) {
+						buf = append(buf, k)
+					} else {
+						more++
+					}
+				}
+			}
+		}
+	case 2*w.jlo >= s:
 		for _, p := range parts {
 			for _, k := range p {
 				switch {
 				case k < lo:
-					below++
+				case k > hi:
+					above++
 				case len(buf) < cap(buf):
 					buf = append(buf, k)
 				default:
@@ -616,7 +654,7 @@ func selectSampled(parts [][]uint32, n int, ks []int, out []uint32) bool {
 				}
 			}
 		}
-	} else {
+	default:
 		for _, p := range parts {
 			for _, k := range p {
 				switch {
@@ -630,7 +668,9 @@ func selectSampled(parts [][]uint32, n int, ks []int, out []uint32) bool {
 				}
 			}
 		}
+		above = n - below - len(buf) - more
 	}
+	below = n - above - len(buf) - more
 	// Each rank's place in the window, checked exactly.
 	tie := !w.open0 && !w.open1 && w.lo == w.hi
 	if more > 0 && !tie {

@@ -90,14 +90,7 @@ func linearised(g *batchGroups, from int, ps []float64) (pooled []float64, lin [
 	var kept int
 	fbar := make([]float64, len(ps))
 	for j := range g.nb {
-		clear(below)
-		for _, x := range g.buf[g.off[j]:g.off[j+1]] {
-			for i, q := range at32 {
-				if x <= q {
-					below[i]++
-				}
-			}
-		}
+		countBelow(g.buf[g.off[j]:g.off[j+1]], at32, below)
 		for i := range ps {
 			lin[i][j] = math.NaN()
 			if g.n[j] > 0 {
@@ -128,6 +121,33 @@ func linearised(g *batchGroups, from int, ps []float64) (pooled []float64, lin [
 		}
 	}
 	return pooled, lin
+}
+
+// countBelow sets below[i] to how many of xs are at most qs[i]: in one
+// pass over xs, with two levels (a candidate's p95 and p99) held apart.
+func countBelow(xs, qs []float32, below []int64) {
+	if len(qs) == 2 {
+		q0, q1 := qs[0], qs[1]
+		var b0, b1 int64
+		for _, x := range xs {
+			if x <= q0 {
+				b0++
+			}
+			if x <= q1 {
+				b1++
+			}
+		}
+		below[0], below[1] = b0, b1
+		return
+	}
+	clear(below)
+	for _, x := range xs {
+		for i, q := range qs {
+			if x <= q {
+				below[i]++
+			}
+		}
+	}
 }
 
 // bandwidth returns h, the half-width in level of the density estimate

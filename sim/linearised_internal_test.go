@@ -58,3 +58,31 @@ func TestLinearisedDensityAtLowLevels(t *testing.T) {
 		}
 	}
 }
+
+// TestCountBelow: countBelow counts, for one, two (its own loop) and three
+// levels, the values at most each level, ties included, as a plain count
+// does — on values drawn from a few distinct ones so that ties are met.
+func TestCountBelow(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 11))
+	for _, n := range []int{0, 1, 5, 1000} {
+		xs := make([]float32, n)
+		for i := range xs {
+			xs[i] = float32(r.IntN(8)) / 4
+		}
+		for _, qs := range [][]float32{{0.5}, {0.5, 1.25}, {1.25, 1.25}, {0, 0.75, 2}} {
+			got := make([]int64, len(qs))
+			countBelow(xs, qs, got)
+			for i, q := range qs {
+				var want int64
+				for _, x := range xs {
+					if x <= q {
+						want++
+					}
+				}
+				if got[i] != want {
+					t.Errorf("n %d, levels %v: %d at most %v, want %d", n, qs, got[i], q, want)
+				}
+			}
+		}
+	}
+}

@@ -85,26 +85,38 @@ type BatchFigures struct {
 	// lies wholly after the cut).
 	FirstKept int
 	Lin       [][]float64
+	// Answered, Within and Cost are GridShares's.
+	Answered, Within, Cost []float64
 }
 
-// BatchFigures returns c.BatchQuantilesEach(ps, each) and
-// c.GridLinearised(lin...), the same values, from one pass over c's
-// latencies for its section sums and one warm-up cut; ok is false unless
-// c is Batched.
-func (c *ClassResult) BatchFigures(ps, each, lin []float64) (f BatchFigures, ok bool) {
+// BatchFigures returns c.BatchQuantilesEach(ps, each),
+// c.GridLinearised(lin...) and c.GridShares(within), the same values,
+// from one pass over c's latencies for its section sums and one warm-up
+// cut; ok is false unless c is Batched.
+func (c *ClassResult) BatchFigures(ps, each, lin []float64, within float64) (f BatchFigures, ok bool) {
 	if !c.Batched() {
 		return f, false
 	}
-	ss := newSectionSums(&c.lat)
+	ss := newSectionSumsWithin(&c.lat, within)
 	cut := ss.mser()
-	grid := groupBatches(&c.lat, ss, 0)
+	ord := bySection(&c.lat, ss)
+	grid := groupSections(ord, ss, 0)
 	g := grid
 	if cut != 0 {
-		g = groupBatches(&c.lat, ss, cut)
+		g = groupSections(ord, ss, cut)
 	}
 	f.Pooled, f.PerBatch = batchQuantiles(g, ps, each)
 	f.Kept = ss.kept(cut)
 	f.FirstKept = firstKeptBatch(cut, grid.nb)
+	// The grid's batches are GridShares's: their requests and answered
+	// requests are grid's, those answered within within the sections'.
+	var n, a, w [numBatches]int64
+	copy(n[:], grid.n)
+	copy(a[:], grid.a)
+	for k := range numSections {
+		w[k*numBatches/numSections] += ss.within[k]
+	}
+	f.Answered, f.Within, f.Cost = gridShares(&c.lat, &n, &a, &w, within)
 	if f.FirstKept < grid.nb {
 		_, f.Lin = linearised(grid, f.FirstKept, lin)
 	}

@@ -21,9 +21,9 @@ import (
 // percentile is also given in each batch as its linearised value
 // (linearised.go), whose mean over the batches kept is the pooled
 // percentile of those batches: the values a paired difference of
-// percentiles is formed from, centred on the pooled difference. The grid
-// costs one more grouping of the row's answered latencies (4 bytes each,
-// freed after), one selection and one pass over them.
+// percentiles is formed from, centred on the pooled difference. The grid's
+// batches are slices of the row's copy of its answered latencies ordered
+// by section (bySection); they cost one selection and one pass over them.
 
 // PerBatch are a batched class row's figures in each batch of the fixed
 // grid: percentiles of the time to a usable answer in seconds (+Inf: a
@@ -124,12 +124,13 @@ func (p *PerBatch) UnmarshalJSON(b []byte) error {
 // gridPs are the percentiles of PerBatch.
 var gridPs = []float64{0.50, 0.95, 0.99}
 
-// perBatchGrid returns the figures of s (section sums ss, warm-up cut at
-// section cut) on the fixed grid; b is the row's own analysis, whose
-// batches are the grid's when cut is 0.
-func perBatchGrid(s *latencySet, ss *sectionSums, cut int, b *batchSummary) *PerBatch {
+// perBatchGrid returns the figures of s (section sums ss, answered
+// latencies ordered by section ord, warm-up cut at section cut) on the
+// fixed grid; b is the row's own analysis, whose batches are the grid's
+// when cut is 0.
+func perBatchGrid(s *latencySet, ss *sectionSums, ord []float32, cut int, b *batchSummary) *PerBatch {
 	p := &PerBatch{}
-	g := groupBatches(s, ss, 0)
+	g := groupSections(ord, ss, 0)
 	p.Count = g.nb
 	p.FirstKept = firstKeptBatch(cut, g.nb)
 	if p.FirstKept < g.nb {
@@ -210,6 +211,14 @@ func (c *ClassResult) GridShares(within float64) (answered, withinShare, cost []
 			n[batch(s.missSec[i][j])]++
 		}
 	}
+	answered, withinShare, cost = gridShares(s, &n, &a, &w, within)
+	return answered, withinShare, cost, true
+}
+
+// gridShares returns GridShares' figures of s, a sectioned set, from the
+// counts in each grid batch of its requests (n), answered requests (a)
+// and those answered within within seconds (w).
+func gridShares(s *latencySet, n, a, w *[numBatches]int64, within float64) (answered, withinShare, cost []float64) {
 	share := func(k *[numBatches]int64) []float64 {
 		out := make([]float64, numBatches)
 		for b := range out {
@@ -220,9 +229,9 @@ func (c *ClassResult) GridShares(within float64) (answered, withinShare, cost []
 		}
 		return out
 	}
-	answered = share(&a)
+	answered = share(a)
 	if within > 0 {
-		withinShare = share(&w)
+		withinShare = share(w)
 	}
 	if s.secBill != nil {
 		var bill [numBatches]float64
@@ -237,7 +246,7 @@ func (c *ClassResult) GridShares(within float64) (answered, withinShare, cost []
 			}
 		}
 	}
-	return answered, withinShare, cost, true
+	return answered, withinShare, cost
 }
 
 // addPipeline gives p, the fixed-grid figures of a pipeline class h whose

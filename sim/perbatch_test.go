@@ -83,7 +83,7 @@ func TestPerBatchGrid(t *testing.T) {
 	}
 	ss := newSectionSums(s)
 	for _, cut := range []int{0, 100} {
-		p := perBatchGrid(s, ss, cut, ss.summarize(s, cut))
+		p := perBatchGrid(s, ss, bySection(s, ss), cut, ss.summarize(s, cut))
 		if p.Count != numBatches {
 			t.Fatalf("cut %d: %d batches, want %d", cut, p.Count, numBatches)
 		}

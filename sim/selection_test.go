@@ -13,11 +13,12 @@ import (
 // on random sizes from 1 to 10⁵ split into random parts (empty ones too), on
 // values with many ties, all equal, sorted, reversed, periodic at the
 // sample's stride (to mislead the sample), with zeros and +Inf, for ranks at
-// both ends, clustered at the top (a batch's p95 and p99), spread (the
-// report's percentiles), many and a survival curve's; the input is left
-// unchanged. It also checks that both outcomes of the sampled path (windows
-// that hold their ranks, and ones that miss) are met, so that the fallback
-// is tested.
+// both ends, clustered at the top (a batch's p95 and p99) and inside
+// (windows closed at both ends, in the lower and the upper half of the
+// values), spread (the report's percentiles), many and a survival curve's;
+// the input is left unchanged. It also checks that both outcomes of the
+// sampled path (windows that hold their ranks, and ones that miss) are met,
+// so that the fallback is tested.
 func TestSelectionIsSort(t *testing.T) {
 	r := rand.New(rand.NewPCG(33, 5))
 	gens := []func(n int) []float32{
@@ -111,6 +112,7 @@ func TestSelectionIsSort(t *testing.T) {
 			top(0.5, 0.9, 0.95, 0.99, 0.999),
 			top(0.94, 0.95, 0.96, 0.98, 0.99, 0.992),
 			top(0.001, 0.5, 0.999),
+			top(0.2, 0.25), top(0.75, 0.8), // windows closed at both ends, low and high
 			slices.Compact(many),
 		}
 	}
