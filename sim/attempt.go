@@ -158,9 +158,9 @@ func (e *engine) sendAs(slot int32, r *request, cl *Class) {
 		if k >= p.Copies {
 			return
 		}
-		g := p.gap(k + 1) // e.gap's, without looking up the policy again
+		g := p.gap(k + 1) // the policy's gap, or the adaptive delay in force
 		if g > 0 && p.Adaptive != nil {
-			g = max(e.classes[r.class].est.delay, 1)
+			g = max(e.classes[r.class].est.delay, 1) // a gap of 0 would mean "at once"
 		}
 		if g < 0 {
 			return // fallback: sent only after a failure
@@ -213,17 +213,6 @@ func (e *engine) endsBy(cl *Class, r *request, t time.Duration) bool {
 
 // noTimer marks a request with no hedge timer pending.
 const noTimer = 0xff
-
-// gap returns the delay before copy j of a class's requests: the policy's
-// gap, or the adaptive delay in force when the policy has one.
-func (e *engine) gap(c, j int) time.Duration {
-	p := &e.cfg.Classes[c].Policy
-	g := p.gap(j)
-	if g > 0 && p.Adaptive != nil {
-		return max(e.classes[c].est.delay, 1) // a gap of 0 would mean "at once"
-	}
-	return g
-}
 
 // target returns the model copy k of r goes to.
 func (e *engine) target(r *request, k int) int {
