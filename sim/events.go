@@ -243,7 +243,13 @@ func (e *engine) drain() {
 		case fromHeap:
 			e.q.popInto(&e.cur)
 			e.now = e.cur.at
-			e.handle(&e.cur) // if dead, handle drops it (checking here costs more)
+			if ev := &e.cur; ev.kind == evResponse { // the commonest: handle's case, inline
+				if r := e.live(ev); r != nil {
+					e.respond(ev.slot, r, int(ev.k))
+				}
+			} else {
+				e.handle(ev) // if dead, handle drops it (checking here costs more)
+			}
 		case fromArrival:
 			e.arrivalDue = false
 			e.cur = e.arrival
