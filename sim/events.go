@@ -399,11 +399,17 @@ func (e *engine) nowQueued() bool {
 }
 
 // handleSoon handles the events in soon, in order, as drain would have
-// taken them (dueNow); those they schedule in soon are handled too.
+// taken them (dueNow); those they schedule in soon are handled too. The
+// commonest, the release of a replica's slot, is handled without
+// handle's switch.
 func (e *engine) handleSoon() {
 	for i := 0; i < len(e.soon); i++ {
 		e.cur = e.soon[i]
-		e.handle(&e.cur)
+		if ev := &e.cur; ev.kind == evRelease && ev.gen != 0 {
+			e.releaseReplica(int(ev.slot), int(ev.gen-1))
+		} else {
+			e.handle(ev)
+		}
 	}
 	e.soon = e.soon[:0]
 }
