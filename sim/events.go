@@ -54,7 +54,7 @@ func (e *engine) put(i int, at time.Duration, kind eventKind, slot int32, gen ui
 			if e.fmin == 0 || at < e.fminAt {
 				e.fmin, e.fminAt, e.fminSeq = i, at, e.seq
 			}
-			e.heads.insert(at, e.seq, i)
+			e.heads.insert(at, e.seq, i, len(e.chans))
 		}
 		ev = f.add()
 	} else {
@@ -395,7 +395,7 @@ func (e *engine) queueNowSlow(kind eventKind, slot int32, gen uint32, k uint8) {
 // time.
 func (e *engine) nowQueued() bool {
 	return e.isolated || e.due.i < len(e.due.ev) || e.q.n > 0 && e.q.ev[0].at == e.now ||
-		e.fmin > 0 && e.fminAt == e.now || e.arrivalDue && e.arrival.at == e.now
+		e.fminAt == e.now || e.arrivalDue && e.arrival.at == e.now // fminAt: never now when fmin is 0 (noHead)
 }
 
 // handleSoon handles the events in soon, in order, as drain would have

@@ -207,10 +207,16 @@ func (a *fifoHead) before(b *fifoHead) bool {
 // them all each time the earliest leaves.
 type fifoHeads []fifoHead
 
-// insert adds the head of a FIFO that was empty.
-func (h *fifoHeads) insert(at time.Duration, seq uint64, i int) {
-	s := append(*h, fifoHead{})
-	*h = s
+// insert adds the head of FIFO i, which was empty, of room FIFOs in all.
+// From its first insert heads has room for a head of each, so it grows
+// by its length alone: storing its array's pointer on each insert would
+// cost a write barrier while the garbage collector runs.
+func (h *fifoHeads) insert(at time.Duration, seq uint64, i, room int) {
+	if *h == nil {
+		*h = make(fifoHeads, 0, room)
+	}
+	*h = (*h)[:len(*h)+1]
+	s := *h
 	j := len(s) - 1
 	for ; j > 0 && (s[j-1].at < at || s[j-1].at == at && s[j-1].seq < seq); j-- {
 		s[j] = s[j-1]
