@@ -198,11 +198,10 @@ func (e *engine) chanOf(at time.Duration, kind eventKind, slot int32, k uint8) i
 	return fifoIndex(c, off)
 }
 
-// Where drain found the next event: the heap, the pending arrival, none, or
-// (≥ 0) that FIFO.
+// Where drain found the next event: the heap (or none, when the heap's
+// minimum is noEvent), the pending arrival, or (≥ 0) that FIFO.
 const (
 	fromHeap    = -1
-	fromNone    = -2
 	fromArrival = -3
 )
 
@@ -221,11 +220,9 @@ const (
 func (e *engine) drain() {
 	for {
 		// The earliest (at, seq) so far, from src; nothing is due at
-		// (maxDuration, MaxUint64).
-		at, seq, src := time.Duration(math.MaxInt64), uint64(math.MaxUint64), fromNone
-		if e.q.n > 0 {
-			at, seq, src = e.q.ev[0].at, e.q.ev[0].seq, fromHeap
-		}
+		// (maxDuration, MaxUint64), an empty heap's noEvent.
+		at, seq, src := e.q.ev[0].at, e.q.ev[0].seq, fromHeap
+
 		if f := &e.due; f.i < len(f.ev) {
 			if h := &f.ev[f.i]; h.at < at || h.at == at && h.seq < seq {
 				at, seq, src = h.at, h.seq, 0
@@ -238,9 +235,10 @@ func (e *engine) drain() {
 			src = fromArrival
 		}
 		switch src {
-		case fromNone:
-			return
 		case fromHeap:
+			if e.q.n == 0 {
+				return // nothing is left
+			}
 			e.q.popInto(&e.cur)
 			e.now = e.cur.at
 			if ev := &e.cur; ev.kind == evResponse { // the commonest: handle's case, inline
@@ -394,7 +392,7 @@ func (e *engine) queueNowSlow(kind eventKind, slot int32, gen uint32, k uint8) {
 // soon (dueNow): some event queued is due now, or requests run one at a
 // time.
 func (e *engine) nowQueued() bool {
-	return e.isolated || e.due.i < len(e.due.ev) || e.q.n > 0 && e.q.ev[0].at == e.now ||
+	return e.isolated || e.due.i < len(e.due.ev) || e.q.ev[0].at == e.now ||
 		e.fminAt == e.now || e.arrivalDue && e.arrival.at == e.now // fminAt: never now when fmin is 0 (noHead)
 }
 

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"time"
 	"unsafe"
 )
@@ -62,8 +63,15 @@ type eventQueue struct {
 
 // newEventQueue returns an empty queue with room for size events.
 func newEventQueue(size int) eventQueue {
-	return eventQueue{ev: make([]event, 0, size)}
+	q := eventQueue{ev: make([]event, 1, size)}
+	q.ev[0] = noEvent
+	return q
 }
+
+// noEvent is ev[0] of an empty queue made by newEventQueue: due at the
+// greatest time and sequence, after every event, so the event loop reads
+// the queue's minimum without testing n first (drain).
+var noEvent = event{at: math.MaxInt64, seq: math.MaxUint64}
 
 // add makes room for an event due at (at, seq) and returns where it goes:
 // the caller writes the event there before the queue is used again.
@@ -107,6 +115,7 @@ func (q *eventQueue) popInto(dst *event) {
 	*dst = h[0]
 	q.n = n
 	if n == 0 {
+		h[0] = noEvent
 		return
 	}
 	base := unsafe.Pointer(unsafe.SliceData(h))
