@@ -279,8 +279,8 @@ func (e *engine) drain() {
 	}
 }
 
-// popFIFO moves the head of FIFO i (not due) to e.cur and reports
-// whether handle would handle it (not dead).
+// popFIFO takes the head of FIFO i (not due) and reports whether handle
+// would handle it (not dead), when it is moved to e.cur.
 //
 // An event at the head of a FIFO other than due that handle would
 // ignore (dead) is dropped here rather than handled: a deadline, timer
@@ -290,21 +290,26 @@ func (e *engine) drain() {
 // runs of hundreds.
 func (e *engine) popFIFO(i int) bool {
 	f := &e.chans[i]
-	e.cur = f.ev[f.i]
-	f.i++
-	dead := e.dead(&e.cur)
-	for dead && f.i < len(f.ev) && e.dead(&f.ev[f.i]) {
-		f.i++
+	j := f.i
+	ev := &f.ev[j]
+	live := !e.dead(ev)
+	if live {
+		e.cur = *ev
+		j++
+	} else {
+		for j++; j < len(f.ev) && e.dead(&f.ev[j]); j++ {
+		}
 	}
-	if f.i == len(f.ev) {
+	if j == len(f.ev) {
 		f.ev, f.i = f.ev[:0], 0
 		e.heads = e.heads[:len(e.heads)-1]
 	} else {
-		h := &f.ev[f.i]
+		f.i = j
+		h := &f.ev[j]
 		e.heads.next(h.at, h.seq)
 	}
 	e.refmin()
-	return !dead
+	return live
 }
 
 // refmin sets fmin to the FIFO other than due whose head is due
