@@ -54,7 +54,7 @@ func (e *engine) put(i int, at time.Duration, kind eventKind, slot int32, gen ui
 			if e.fmin == 0 || at < e.fminAt {
 				e.fmin, e.fminAt, e.fminSeq = i, at, e.seq
 			}
-			e.heads.insert(at, e.seq, i)
+			e.heads.insert(at, e.seq, i, len(e.chans))
 		}
 		ev = f.add()
 	} else {
@@ -152,14 +152,14 @@ func (e *engine) scheduleRelease(at time.Duration, prov int32, rep uint16, c int
 // moment they are scheduled fall due in the order they are scheduled, so
 // they need no heap. FIFO 0 takes any event due at once (a provider slot
 // freed by a response, a rejection): it is e.due, a field of its own that
-// pop reads without indexing chans, whose slot 0 stays empty. Then each
+// drain reads without indexing chans, whose slot 0 stays empty. Then each
 // class c has chansPerClass FIFOs from 1+c·chansPerClass: its deadlines,
 // its queued losers' cancels, its attempt timeouts, its closed-loop
 // clients' thinks (a constant think time), and its hedge timers for copy
 // j, one FIFO per copy (a constant gap per copy). An event goes to its FIFO only when it is due no earlier
 // than the FIFO's tail — an adaptive delay, a retry-after or a random
 // think time can break the order — and to the heap otherwise, so each
-// FIFO stays in (time, sequence) order and pop takes the earliest of the
+// FIFO stays in (time, sequence) order and drain takes the earliest of the
 // heap's minimum and the FIFOs' heads.
 const (
 	chanDeadline = iota
@@ -198,37 +198,31 @@ func (e *engine) chanOf(at time.Duration, kind eventKind, slot int32, k uint8) i
 	return fifoIndex(c, off)
 }
 
-// Where pop found the next event: the heap, the pending arrival, none, or
-// (≥ 0) that FIFO.
+// Where drain found the next event: the heap (or none, when the heap's
+// minimum is noEvent), the pending arrival, or (≥ 0) that FIFO.
 const (
 	fromHeap    = -1
-	fromNone    = -2
 	fromArrival = -3
 )
 
-// pop removes the next event in (time, sequence) order and returns it, in
-// e.cur, or nil when nothing is left. Events live in four places, all
+// drain handles events in (time, sequence) order until none is left or
+// the loop's look at stop ends it (lookAtEvents): the event loop of a
+// global run (run, continueRun), each event taken and handled in one
+// pass, without a call that returns it. Events live in four places, all
 // ordered: the heap, the single pending arrival, due (events due now)
 // and the other FIFOs, of which only the one with the earliest head,
 // chans[fmin], can hold the next event. (Events due now scheduled when
-// nothing queued is due now skip all four: the event loop handles them
-// from soon, see dueNow.) Requests that cannot affect each other are run
-// by runDirect instead.
-//
-// An event at the head of a FIFO other than due that handle would
-// ignore (dead) is dropped here rather than returned: a deadline, timer
-// or timeout of a request that has ended, or any event of a request whose
-// slot has been reused. Once dead an event stays dead, so the dead events
-// queued right behind it are dropped too: most deadlines go that way, in
-// runs of hundreds.
-func (e *engine) pop() *event {
+// nothing queued is due now skip all four: they are handled from soon
+// right after the event that scheduled them, see dueNow.) Requests that
+// cannot affect each other are run by runDirect instead. An arrival is
+// started here, without handle's switch; it is copied to e.cur all the
+// same, which hold (fork.go) looks at.
+func (e *engine) drain() {
 	for {
 		// The earliest (at, seq) so far, from src; nothing is due at
-		// (maxDuration, MaxUint64).
-		at, seq, src := time.Duration(math.MaxInt64), uint64(math.MaxUint64), fromNone
-		if e.q.n > 0 {
-			at, seq, src = e.q.ev[0].at, e.q.ev[0].seq, fromHeap
-		}
+		// (maxDuration, MaxUint64), an empty heap's noEvent.
+		at, seq, src := e.q.ev[0].at, e.q.ev[0].seq, fromHeap
+
 		if f := &e.due; f.i < len(f.ev) {
 			if h := &f.ev[f.i]; h.at < at || h.at == at && h.seq < seq {
 				at, seq, src = h.at, h.seq, 0
@@ -241,42 +235,81 @@ func (e *engine) pop() *event {
 			src = fromArrival
 		}
 		switch src {
-		case fromNone:
-			return nil
 		case fromHeap:
+			if e.q.n == 0 {
+				return // nothing is left
+			}
 			e.q.popInto(&e.cur)
-			return &e.cur // if dead, handle drops it (checking here costs more)
+			e.now = e.cur.at
+			if ev := &e.cur; ev.kind == evResponse { // the commonest: handle's case, inline
+				if r := e.live(ev); r != nil {
+					e.respond(ev.slot, r, int(ev.k))
+				}
+			} else {
+				e.handle(ev) // if dead, handle drops it (checking here costs more)
+			}
 		case fromArrival:
 			e.arrivalDue = false
 			e.cur = e.arrival
-			return &e.cur
+			e.now = e.cur.at
+			if e.clients == nil || e.more() { // or closed-loop clients took the last requests
+				e.arriveFrom(-1)
+			}
 		case 0:
 			f := &e.due
 			e.cur = f.ev[f.i]
 			if f.i++; f.i == len(f.ev) {
 				f.ev, f.i = f.ev[:0], 0
 			}
-			return &e.cur
+			e.now = e.cur.at
+			e.handle(&e.cur)
+		default:
+			if !e.popFIFO(src) {
+				continue
+			}
+			e.now = e.cur.at
+			e.handle(&e.cur)
 		}
-		f := &e.chans[src]
-		e.cur = f.ev[f.i]
-		f.i++
-		dead := e.dead(&e.cur)
-		for dead && f.i < len(f.ev) && e.dead(&f.ev[f.i]) {
-			f.i++
+		if len(e.soon) > 0 {
+			e.handleSoon()
 		}
-		if f.i == len(f.ev) {
-			f.ev, f.i = f.ev[:0], 0
-			e.heads = e.heads[:len(e.heads)-1]
-		} else {
-			h := &f.ev[f.i]
-			e.heads.next(h.at, h.seq)
-		}
-		e.refmin()
-		if !dead {
-			return &e.cur
+		if e.seq >= e.lookAt && e.lookAtEvents() { // spent, by the events scheduled; or held (fork.go)
+			return
 		}
 	}
+}
+
+// popFIFO takes the head of FIFO i (not due) and reports whether handle
+// would handle it (not dead), when it is moved to e.cur.
+//
+// An event at the head of a FIFO other than due that handle would
+// ignore (dead) is dropped here rather than handled: a deadline, timer
+// or timeout of a request that has ended, or any event of a request whose
+// slot has been reused. Once dead an event stays dead, so the dead events
+// queued right behind it are dropped too: most deadlines go that way, in
+// runs of hundreds.
+func (e *engine) popFIFO(i int) bool {
+	f := &e.chans[i]
+	j := f.i
+	ev := &f.ev[j]
+	live := !e.dead(ev)
+	if live {
+		e.cur = *ev
+		j++
+	} else {
+		for j++; j < len(f.ev) && e.dead(&f.ev[j]); j++ {
+		}
+	}
+	if j == len(f.ev) {
+		f.ev, f.i = f.ev[:0], 0
+		e.heads = e.heads[:len(e.heads)-1]
+	} else {
+		f.i = j
+		h := &f.ev[j]
+		e.heads.next(h.at, h.seq)
+	}
+	e.refmin()
+	return live
 }
 
 // refmin sets fmin to the FIFO other than due whose head is due
@@ -292,9 +325,9 @@ func (e *engine) refmin() {
 }
 
 // noHead sets fmin to 0, no FIFO other than due holding an event, and
-// its head's time and sequence to the greatest, which no event's in pop
-// comes after: pop compares them without looking at fmin first. The
-// event loop calls it before its first pop.
+// its head's time and sequence to the greatest, which no event's in drain
+// comes after: drain compares them without looking at fmin first. The
+// event loop calls it before it first looks at them (drain).
 func (e *engine) noHead() {
 	e.fmin, e.fminAt, e.fminSeq = 0, math.MaxInt64, math.MaxUint64
 }
@@ -320,9 +353,10 @@ const neverDead = 1<<evArrival | 1<<evThink | 1<<evRelease | 1<<evBatch
 // queued is due now. Such an event would be the next popped once the
 // current one is handled (every event scheduled later comes after it),
 // so the event loop handles it then, and the ones soon holds after it,
-// in order, without pop (handleSoon). Events due now scheduled while soon
-// holds some join them when still nothing queued is due now, and go to
-// due otherwise: after soon's, which were scheduled before them.
+// in order, without drain's look at the queues (handleSoon). Events due
+// now scheduled while soon holds some join them when still nothing
+// queued is due now, and go to due otherwise: after soon's, which were
+// scheduled before them.
 // Requests run one at a time (e.isolated) pop their own way and never
 // use soon.
 func (e *engine) dueNow() *event {
@@ -363,16 +397,22 @@ func (e *engine) queueNowSlow(kind eventKind, slot int32, gen uint32, k uint8) {
 // soon (dueNow): some event queued is due now, or requests run one at a
 // time.
 func (e *engine) nowQueued() bool {
-	return e.isolated || e.due.i < len(e.due.ev) || e.q.n > 0 && e.q.ev[0].at == e.now ||
-		e.fmin > 0 && e.fminAt == e.now || e.arrivalDue && e.arrival.at == e.now
+	return e.isolated || e.due.i < len(e.due.ev) || e.q.ev[0].at == e.now ||
+		e.fminAt == e.now || e.arrivalDue && e.arrival.at == e.now // fminAt: never now when fmin is 0 (noHead)
 }
 
-// handleSoon handles the events in soon, in order, as pop would have
-// returned them (dueNow); those they schedule in soon are handled too.
+// handleSoon handles the events in soon, in order, as drain would have
+// taken them (dueNow); those they schedule in soon are handled too. The
+// commonest, the release of a replica's slot, is handled without
+// handle's switch.
 func (e *engine) handleSoon() {
 	for i := 0; i < len(e.soon); i++ {
 		e.cur = e.soon[i]
-		e.handle(&e.cur)
+		if ev := &e.cur; ev.kind == evRelease && ev.gen != 0 {
+			e.releaseReplica(int(ev.slot), int(ev.gen-1))
+		} else {
+			e.handle(ev)
+		}
 	}
 	e.soon = e.soon[:0]
 }

@@ -293,19 +293,8 @@ func (e *engine) continueRun() {
 	if len(e.soon) > 0 {
 		e.handleSoon()
 	}
-	for !e.holding {
-		ev := e.pop()
-		if ev == nil {
-			break
-		}
-		e.now = ev.at
-		e.handle(ev)
-		if len(e.soon) > 0 {
-			e.handleSoon()
-		}
-		if e.seq >= e.lookAt && e.lookAtEvents() {
-			break
-		}
+	if !e.holding {
+		e.drain()
 	}
 	if (e.stop == nil || e.stop.err == nil) && !e.holding {
 		e.auditIfOn()

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"time"
 	"unsafe"
 )
@@ -62,8 +63,15 @@ type eventQueue struct {
 
 // newEventQueue returns an empty queue with room for size events.
 func newEventQueue(size int) eventQueue {
-	return eventQueue{ev: make([]event, 0, size)}
+	q := eventQueue{ev: make([]event, 1, size)}
+	q.ev[0] = noEvent
+	return q
 }
+
+// noEvent is ev[0] of an empty queue made by newEventQueue: due at the
+// greatest time and sequence, after every event, so the event loop reads
+// the queue's minimum without testing n first (drain).
+var noEvent = event{at: math.MaxInt64, seq: math.MaxUint64}
 
 // add makes room for an event due at (at, seq) and returns where it goes:
 // the caller writes the event there before the queue is used again.
@@ -107,6 +115,7 @@ func (q *eventQueue) popInto(dst *event) {
 	*dst = h[0]
 	q.n = n
 	if n == 0 {
+		h[0] = noEvent
 		return
 	}
 	base := unsafe.Pointer(unsafe.SliceData(h))
@@ -207,10 +216,16 @@ func (a *fifoHead) before(b *fifoHead) bool {
 // them all each time the earliest leaves.
 type fifoHeads []fifoHead
 
-// insert adds the head of a FIFO that was empty.
-func (h *fifoHeads) insert(at time.Duration, seq uint64, i int) {
-	s := append(*h, fifoHead{})
-	*h = s
+// insert adds the head of FIFO i, which was empty, of room FIFOs in all.
+// From its first insert heads has room for a head of each, so it grows
+// by its length alone: storing its array's pointer on each insert would
+// cost a write barrier while the garbage collector runs.
+func (h *fifoHeads) insert(at time.Duration, seq uint64, i, room int) {
+	if *h == nil {
+		*h = make(fifoHeads, 0, room)
+	}
+	*h = (*h)[:len(*h)+1]
+	s := *h
 	j := len(s) - 1
 	for ; j > 0 && (s[j-1].at < at || s[j-1].at == at && s[j-1].seq < seq); j-- {
 		s[j] = s[j-1]

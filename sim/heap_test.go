@@ -100,7 +100,7 @@ func TestFifoHeadsOrder(t *testing.T) {
 		if i := 1 + r.IntN(12); r.IntN(3) == 0 {
 			if _, ok := live[i]; !ok {
 				at := time.Duration(step/4 + r.IntN(40))
-				h.insert(at, seq, i)
+				h.insert(at, seq, i, 13) // FIFOs 1 to 12, and 0
 				live[i] = fifoHead{at, seq, i}
 			}
 		} else if len(h) > 0 {

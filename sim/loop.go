@@ -46,7 +46,7 @@ type engine struct {
 	stranded   int        // lane requests left with nothing pending, unended (a bug)
 	noLane     bool       // run independent requests by runDirect even when the lane could
 	arrival    event      // the next arrival, when arrivalDue
-	cur        event      // the event being handled (pop, popDirect)
+	cur        event      // the event being handled (drain, popDirect)
 	arrivalDue bool       // whether arrival is pending (global runs)
 	rec        AttemptRecord
 	provs      []provider
@@ -87,7 +87,7 @@ type engine struct {
 	// those whose head is due first (0 when none), with its head's time
 	// and sequence in fminAt and fminSeq; due is FIFO 0, the events due
 	// now, kept out of chans, whose slot 0 stays empty. heapOnly sends
-	// every such event to the heap instead, and pop returns dead events
+	// every such event to the heap instead, and drain handles dead events
 	// too, for the test that checks the FIFOs change nothing.
 	chans    []fifo
 	due      fifo
@@ -97,7 +97,7 @@ type engine struct {
 	fminSeq  uint64
 	heapOnly bool
 	// soon holds the events due now that are to be handled right after
-	// the current one, in order, without going through pop (dueNow).
+	// the current one, in order, without going through drain (dueNow).
 	soon []event
 	// pools says whether any provider has a replica pool (pool.go);
 	// ewma whether one's balancer is latency_ewma, which observes the
@@ -234,7 +234,7 @@ func (e *engine) run() {
 		e.runDirect()
 	default:
 		if e.fmin == 0 {
-			e.noHead() // before any pop
+			e.noHead() // before drain looks at the FIFOs
 		}
 		if e.clients == nil || e.cfg.hasOpen() {
 			e.scheduleArrival()
@@ -246,18 +246,7 @@ func (e *engine) run() {
 		if e.holding { // held among them (fork.go): the first clients' sends
 			break
 		}
-		for ev := e.pop(); ev != nil; ev = e.pop() {
-			e.now = ev.at
-			e.handle(ev)
-			if len(e.soon) > 0 {
-				e.handleSoon()
-			}
-			if e.seq >= e.lookAt { // spent, by the events scheduled; or held (fork.go)
-				if e.lookAtEvents() {
-					break
-				}
-			}
-		}
+		e.drain()
 	}
 	if (e.stop == nil || e.stop.err == nil) && !e.holding {
 		e.auditIfOn() // a stopped or held run is left half done
