@@ -225,7 +225,24 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 		if d := at - a.svc; d > 0 {
 			pv.busySum.add(d)
 			if e.batched {
-				e.loadSection(pv, r, a, d)
+				// loadSection's common case, without its call: the
+				// sections of the provider and of the replica are made
+				// (their row of e.load.rows), and the run is not grown.
+				var row *loadRow
+				if ls := e.load; ls != nil && e.grow == nil {
+					if i := uint(a.prov)*repRows + uint(a.rep); i < uint(len(ls.rows)) {
+						row = &ls.rows[i]
+					}
+				}
+				if row == nil || row.prov == nil {
+					e.loadSection(pv, r, a, d)
+				} else {
+					k, s := r.sec, posSeconds(d)
+					row.prov[k] += s
+					if row.rep != nil {
+						row.rep[k] += s
+					}
+				}
 			}
 		}
 	}
