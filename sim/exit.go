@@ -19,7 +19,9 @@ func (e *engine) respond(slot int32, r *request, k int) {
 		// The commonest response: an answer, in a class none of whose
 		// rules below looks at it (plainAnswers). It wins now.
 		e.exit(slot, r, k, e.now, outOK, true)
-		r.doneAt, r.firstAt = e.now, a.first
+		if r.pipe != 0 { // only a pipeline's call reads them
+			r.doneAt, r.firstAt = e.now, a.first
+		}
 		e.finish(slot, r, outOK)
 		return
 	}
@@ -266,7 +268,17 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 	case how == outCancelled && a.started && a.kind == outOK && at < a.end:
 		st.cancelled++
 		pv.stats.Cancelled++
-		if out, billed = cancelBilled(e.cfg.Classes[r.class].Policy.CancelBilling, a, r.out, at); billed {
+		// cancelBilled of an answer, without its call.
+		switch e.cfg.Classes[r.class].Policy.CancelBilling {
+		case BillNone:
+		case BillFull:
+			out, billed = r.out, true
+		case BillGenerated:
+			out, billed = a.generated(r.out, at), true
+		default:
+			billed = true
+		}
+		if billed {
 			in = r.in
 			st.billed[2*a.model+1].add(in, out)
 			st.wastedOutput += out
