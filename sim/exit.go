@@ -214,8 +214,12 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 		e.breakersRelease(a)
 	}
 	pv := &e.provs[a.prov]
-	if pv.pool != nil {
-		e.leavePool(pv, a, at)
+	if pl := pv.pool; pl != nil {
+		if a.queued {
+			e.leavePool(pv, a, at)
+		} else {
+			pl.leaveService(a, at) // leavePool's part, without its call
+		}
 	}
 	if a.queued {
 		a.queued = false
