@@ -129,9 +129,10 @@ func (e *engine) abandon(slot int32, r *request, k int, as outcome) {
 		e.observe(a)
 	}
 	a.abandonedAs = as
-	a.cancelAt = e.now + e.cfg.Classes[r.class].Policy.CancelLatency
 	if e.provs[a.prov].ignoresCancel {
 		a.cancelAt = never
+	} else {
+		a.cancelAt = e.now + e.cfg.Classes[r.class].Policy.CancelLatency
 	}
 	if !a.queued { // letGo, without its call
 		if a.inBatch {
