@@ -19,7 +19,9 @@ func (e *engine) respond(slot int32, r *request, k int) {
 		// The commonest response: an answer, in a class none of whose
 		// rules below looks at it (plainAnswers). It wins now.
 		e.exit(slot, r, k, e.now, outOK, true)
-		r.doneAt, r.firstAt = e.now, a.first
+		if r.pipe != 0 { // only a pipeline's call reads them
+			r.doneAt, r.firstAt = e.now, a.first
+		}
 		e.finish(slot, r, outOK)
 		return
 	}
@@ -127,9 +129,10 @@ func (e *engine) abandon(slot int32, r *request, k int, as outcome) {
 		e.observe(a)
 	}
 	a.abandonedAs = as
-	a.cancelAt = e.now + e.cfg.Classes[r.class].Policy.CancelLatency
 	if e.provs[a.prov].ignoresCancel {
 		a.cancelAt = never
+	} else {
+		a.cancelAt = e.now + e.cfg.Classes[r.class].Policy.CancelLatency
 	}
 	if !a.queued { // letGo, without its call
 		if a.inBatch {
@@ -212,8 +215,12 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 		e.breakersRelease(a)
 	}
 	pv := &e.provs[a.prov]
-	if pv.pool != nil {
-		e.leavePool(pv, a, at)
+	if pl := pv.pool; pl != nil {
+		if a.queued {
+			e.leavePool(pv, a, at)
+		} else {
+			pl.leaveService(a, at) // leavePool's part, without its call
+		}
 	}
 	if a.queued {
 		a.queued = false
@@ -225,7 +232,24 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 		if d := at - a.svc; d > 0 {
 			pv.busySum.add(d)
 			if e.batched {
-				e.loadSection(pv, r, a, d)
+				// loadSection's common case, without its call: the
+				// sections of the provider and of the replica are made
+				// (their row of e.load.rows), and the run is not grown.
+				var row *loadRow
+				if ls := e.load; ls != nil && e.grow == nil {
+					if i := uint(a.prov)*repRows + uint(a.rep); i < uint(len(ls.rows)) {
+						row = &ls.rows[i]
+					}
+				}
+				if row == nil || row.prov == nil {
+					e.loadSection(pv, r, a, d)
+				} else {
+					k, s := r.sec, posSeconds(d)
+					row.prov[k] += s
+					if row.rep != nil {
+						row.rep[k] += s
+					}
+				}
 			}
 		}
 	}
@@ -249,7 +273,17 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 	case how == outCancelled && a.started && a.kind == outOK && at < a.end:
 		st.cancelled++
 		pv.stats.Cancelled++
-		if out, billed = cancelBilled(e.cfg.Classes[r.class].Policy.CancelBilling, a, r.out, at); billed {
+		// cancelBilled of an answer, without its call.
+		switch e.cfg.Classes[r.class].Policy.CancelBilling {
+		case BillNone:
+		case BillFull:
+			out, billed = r.out, true
+		case BillGenerated:
+			out, billed = a.generated(r.out, at), true
+		default:
+			billed = true
+		}
+		if billed {
 			in = r.in
 			st.billed[2*a.model+1].add(in, out)
 			st.wastedOutput += out

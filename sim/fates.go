@@ -11,8 +11,9 @@ import "math"
 // of the fixed grid (GridFates), as the answered share does (GridShares).
 
 // fateSections are a class's per-section counts of requests ended, met,
-// rescued and harmed, at [4k], [4k+1], [4k+2], [4k+3] for section k.
-type fateSections []int64
+// rescued and harmed, at [k][0], [k][1], [k][2], [k][3] for section k: an
+// array, so that a section's four counts are found with one bounds check.
+type fateSections *[numSections][4]int64
 
 // sectionFates gives p per-section counts for each of cfg's classes when
 // cfg's requests interact.
@@ -22,21 +23,17 @@ func (p *pairState) sectionFates(cfg *Config) {
 	}
 	p.sec = make([]fateSections, len(cfg.Classes))
 	for i := range p.sec {
-		p.sec[i] = make(fateSections, 4*numSections)
+		p.sec[i] = new([numSections][4]int64)
 	}
 }
 
-// countFate counts a request of class c, which met its target or not, and
-// which hedging rescued or harmed (compared with the baseline's bit; both
-// false without one), in its arrival section, sec (request.sec: a run that
+// countFate counts in f a request, which met its target or not, and which
+// hedging rescued or harmed (compared with the baseline's bit; both false
+// without one), in its arrival section, sec (request.sec: a run that
 // records or compares met bits is not grown, so its sections stay those of
 // its planned requests).
-func (p *pairState) countFate(c int32, sec uint16, met, rescued, harmed bool) {
-	if int(c) >= len(p.sec) {
-		return
-	}
-	k := 4 * int(sec)
-	s := p.sec[c][k : k+4 : k+4]
+func countFate(f fateSections, sec uint16, met, rescued, harmed bool) {
+	s := &f[sec]
 	s[0]++
 	if met {
 		s[1]++
@@ -63,10 +60,10 @@ func (c *ClassResult) GridFates() (met, rescued, harmed []float64, ok bool) {
 	var n, m, r, h [numBatches]int64
 	for k := range numSections {
 		b := k * numBatches / numSections
-		n[b] += s[4*k]
-		m[b] += s[4*k+1]
-		r[b] += s[4*k+2]
-		h[b] += s[4*k+3]
+		n[b] += s[k][0]
+		m[b] += s[k][1]
+		r[b] += s[k][2]
+		h[b] += s[k][3]
 	}
 	share := func(k *[numBatches]int64) []float64 {
 		out := make([]float64, numBatches)

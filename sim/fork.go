@@ -364,6 +364,9 @@ func (e *engine) fork(p int64) *engine {
 	e.grow = nil // the levels ahead are the original's alone: not copied
 	f := forkCloner.CloneSlowly(e).(*engine)
 	e.grow = g
+	if f.load != nil {
+		f.load.rows = nil // its copies do not point at the copy's sections: made again
+	}
 	f.pauseAt, f.end = -1, p
 	f.soon = append(slices.Clone(e.grow.soon), f.soon...)
 	if e.grow.arrival {

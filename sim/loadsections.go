@@ -40,12 +40,27 @@ const CIMethodLoad = "batch means of the time in service of each batch of arriva
 type loadSections struct {
 	prov [][]float64
 	rep  [][][]float64
+	// rows holds at p·repRows + rep, rep an attempt's (attempt.rep: 0
+	// without a pool's replica, below repRows), the sections loadSection
+	// adds the attempt's time in service to, once both are made: its
+	// provider's and its replica's (nil for none). exit adds through it,
+	// with one lookup and without loadSection's call.
+	rows []loadRow
 }
+
+// loadRow is one entry of loadSections.rows.
+type loadRow struct{ prov, rep *[numSections]float64 }
+
+// repRows is how many replicas (and the provider itself) each provider
+// has rows for in loadSections.rows: attempts of replicas beyond are added
+// by loadSection.
+const repRows = 64
 
 // loadSection adds d, the time in service of attempt a of request r, to
 // r's arrival section of a's provider, pv, and, in a pool, of its replica.
 // The sections are made as they are first needed (loadSectionsFor), off
-// the path every attempt takes.
+// the path every attempt takes; once they are, exit books an attempt of a
+// run not grown itself, without this call.
 func (e *engine) loadSection(pv *provider, r *request, a *attempt, d time.Duration) {
 	p := int(a.prov)
 	ls := e.load
@@ -57,8 +72,8 @@ func (e *engine) loadSection(pv *provider, r *request, a *attempt, d time.Durati
 		ls = e.loadSectionsFor(p)
 		sec = ls.prov[p]
 	}
-	k := r.sec // a pipeline's call: its pipeline request's
-	s := d.Seconds()
+	k := r.sec         // a pipeline's call: its pipeline request's
+	s := posSeconds(d) // d > 0
 	sec[k] += s
 	if e.grow != nil {
 		id := r.id
@@ -68,6 +83,7 @@ func (e *engine) loadSection(pv *provider, r *request, a *attempt, d time.Durati
 		e.grow.loadSection(e, a, id, s)
 	}
 	if pv.pool == nil || a.rep == 0 {
+		ls.row(p, int(a.rep), sec, nil)
 		return
 	}
 	j := int(a.rep) - 1
@@ -79,6 +95,33 @@ func (e *engine) loadSection(pv *provider, r *request, a *attempt, d time.Durati
 		rs = ls.replicaSections(p, j)[j]
 	}
 	rs[k] += s
+	ls.row(p, int(a.rep), sec, rs)
+}
+
+// row keeps in ls.rows the sections an attempt of provider p and replica
+// rep (attempt.rep) adds to: its provider's, ps, and its replica's, rs
+// (nil for none), when rep is below repRows. Sections once made stay
+// where they are, so a row stays right.
+func (ls *loadSections) row(p, rep int, ps, rs []float64) {
+	if rep >= repRows {
+		return
+	}
+	if ls.rows == nil {
+		ls.rows = make([]loadRow, len(ls.prov)*repRows)
+	}
+	r := &ls.rows[p*repRows+rep]
+	r.prov = (*[numSections]float64)(ps)
+	if rs != nil {
+		r.rep = (*[numSections]float64)(rs)
+	}
+}
+
+// posSeconds is d.Seconds() for d ≥ 0, the same number, found by an unsigned
+// division: no sign to correct.
+func posSeconds(d time.Duration) float64 {
+	u := uint64(d)
+	s := u / 1e9
+	return float64(int64(s)) + float64(int64(u-s*1e9))/1e9
 }
 
 // loadSectionsFor returns e's load sections, made if need be, with

@@ -134,12 +134,20 @@ type Paired struct {
 
 // pairState is a run's recording and comparison (Pair).
 type pairState struct {
-	slo  []time.Duration // per class; never without one: answered is met
-	rec  *MetBits        // bits recorded, or nil
-	base *MetBits        // the baseline's bits, or nil
+	cls  []pairClass // per class
+	rec  *MetBits    // bits recorded, or nil
+	base *MetBits    // the baseline's bits, or nil
 	// sec are each class's per-section fates when requests interact
 	// (fates.go); nil otherwise.
 	sec []fateSections
+}
+
+// pairClass is what pairState.end reads of a request's class, together:
+// its SLO (never without one: answered is met) and its per-section fates
+// (sec's, nil when requests do not interact).
+type pairClass struct {
+	slo   time.Duration
+	fates fateSections
 }
 
 // newPairState returns the state for cfg's Pair, or nil when it asks for
@@ -155,31 +163,31 @@ func newPairState(cfg *Config) *pairState {
 		if slo == 0 {
 			slo = never // every answer meets it
 		}
-		s.slo = append(s.slo, slo)
+		s.cls = append(s.cls, pairClass{slo: slo})
 	}
 	if p.Record {
 		s.rec = newMetBits(int64(cfg.Requests))
 	}
 	s.sectionFates(cfg)
+	for i := range s.sec {
+		s.cls[i].fates = s.sec[i]
+	}
 	return s
 }
 
 // end books request r, ending after latency d with outcome o.
 func (p *pairState) end(st *classStats, r *request, o outcome, d time.Duration) {
-	id, c := r.id, r.class
-	var met bool
-	if o == outOK {
-		met = d <= p.slo[c]
-	}
+	id, pc := r.id, &p.cls[r.class]
+	met := o == outOK && d <= pc.slo
 	if met {
 		st.met++
-		if p.rec != nil && id < p.rec.n {
-			p.rec.words[id>>6] |= 1 << (id & 63)
+		if rec := p.rec; rec != nil && id < rec.n {
+			rec.words[id>>6] |= 1 << (id & 63)
 		}
 	}
 	var rescued, harmed bool
-	if p.base != nil && id < p.base.n {
-		if was := p.base.Met(id); met && !was {
+	if b := p.base; b != nil && id < b.n {
+		if was := b.words[id>>6]>>(id&63)&1 != 0; met && !was {
 			rescued = true
 			st.rescued++
 		} else if !met && was {
@@ -187,8 +195,8 @@ func (p *pairState) end(st *classStats, r *request, o outcome, d time.Duration) 
 			st.harmed++
 		}
 	}
-	if p.sec != nil {
-		p.countFate(c, r.sec, met, rescued, harmed)
+	if pc.fates != nil {
+		countFate(pc.fates, r.sec, met, rescued, harmed)
 	}
 }
 

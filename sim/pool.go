@@ -675,15 +675,21 @@ func (e *engine) passSlot(pv *provider, rp *replica) {
 // sees: it leaves the replica's queue (when still in it) and its service
 // time counts to the replica's busy time. An attempt with no replica (at
 // an autoscaled pool's activator, or answered by a gate before the pool)
-// only tells the scaler when it leaves a queue. Small enough to be
-// inlined into exit: most attempts leave from service, and the queue's
-// bookkeeping is leaveQueue's.
+// only tells the scaler when it leaves a queue. Most attempts leave from
+// service: exit calls leaveService for them, inlined, and this only for
+// an attempt still queued; the queue's bookkeeping is leaveQueue's.
 func (e *engine) leavePool(pv *provider, a *attempt, at time.Duration) {
 	if a.queued {
 		e.leaveQueue(pv, a)
 	}
+	pv.pool.leaveService(a, at)
+}
+
+// leaveService is leavePool's part for an attempt that leaves from
+// service: its time in service counts to its replica's busy time.
+func (pl *pool) leaveService(a *attempt, at time.Duration) {
 	if a.started && at > a.svc && a.rep != 0 {
-		pv.pool.reps[a.rep-1].busySum.add(at - a.svc)
+		pl.reps[a.rep-1].busySum.add(at - a.svc)
 	}
 }
 
