@@ -392,6 +392,10 @@ type pool struct {
 	// watched says a slot's release has more to do than free it: the
 	// pool has a view (touch), a scaler or work to count.
 	watched bool
+	// plainPick says pick takes its own path: the pool has neither a
+	// scaler nor restarts, and its balancer is random (random), p2c or
+	// latency_ewma. anyReplica is cfg.AnyReplica.
+	plainPick, random, anyReplica bool
 }
 
 // replica is the run-time state of one replica of a pool.
@@ -529,6 +533,8 @@ func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
 		pl.sc = newScaler(c, prov)
 	}
 	pl.watched = pl.view != nil || pl.sc != nil || pl.counted
+	pl.plainPick = pl.sc == nil && pl.churn == nil && c.Balancer != RoundRobin && c.Balancer != LeastOutstanding
+	pl.random, pl.anyReplica = c.Balancer == RandomBalancer, c.AnyReplica
 	return pl
 }
 
