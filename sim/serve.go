@@ -4,7 +4,45 @@ package sim
 // &pv.pool.reps[a.rep-1] for an attempt at a pool's replica (a.rep > 0),
 // or nil, when serveAt looks it up. The pool's dispatch and the release
 // of a replica's slot call it directly, with their replica.
+//
+// Most attempts start at a replica given with no stages of its own and
+// no batch, not streamed, neither failed already nor let go of: serveAt
+// serves those itself, in a path that makes no call before the
+// response's, and hands the rest to serveAny.
 func (e *engine) serveAt(slot int32, r *request, k int, a *attempt, pv *provider, rp *replica) {
+	if rp == nil || len(rp.stages) != 0 || rp.batch != nil || a.streamed || a.kind.failed() || a.state == attAbandoned {
+		e.serveAny(slot, r, k, a, pv, rp)
+		return
+	}
+	// serveAny's steps for such an attempt: its wait booked at the
+	// provider and at the replica, its work from the end of any cold
+	// start, its response at its end or first token.
+	now := e.now
+	a.svc = now
+	a.started = true
+	wait := now - a.start
+	pv.waitSum.add(wait)
+	pv.stats.started++
+	rp.waitSum.add(wait)
+	var w float32
+	if wait != 0 {
+		w = toSeconds32(wait)
+	}
+	rp.waits.add(w)
+	rp.stats.started++
+	t0 := max(now, rp.warmAt)
+	a.first = t0 + a.workFirst
+	a.end = t0 + (a.workFirst + a.workDecode)
+	a.genFrom = t0
+	at := a.end
+	if e.cfg.Classes[r.class].Policy.Winner == FirstToken {
+		at = a.first
+	}
+	e.scheduleResponse(at, slot, r.gen, uint8(k))
+}
+
+// serveAny is serveAt for any attempt.
+func (e *engine) serveAny(slot int32, r *request, k int, a *attempt, pv *provider, rp *replica) {
 	now := e.now
 	a.svc = now
 	a.started = true
