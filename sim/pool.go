@@ -396,6 +396,9 @@ type pool struct {
 	// scaler nor restarts, and its balancer is random (random), p2c or
 	// latency_ewma. anyReplica is cfg.AnyReplica.
 	plainPick, random, anyReplica bool
+	// plain says dispatchPool places attempts itself: plainPick, and
+	// the pool has neither a view nor cold starts.
+	plain bool
 }
 
 // replica is the run-time state of one replica of a pool.
@@ -535,6 +538,7 @@ func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
 	pl.watched = pl.view != nil || pl.sc != nil || pl.counted
 	pl.plainPick = pl.sc == nil && pl.churn == nil && c.Balancer != RoundRobin && c.Balancer != LeastOutstanding
 	pl.random, pl.anyReplica = c.Balancer == RandomBalancer, c.AnyReplica
+	pl.plain = pl.plainPick && pl.view == nil && c.ColdStart == nil
 	return pl
 }
 
@@ -554,7 +558,99 @@ func (s straggler) forget(time.Duration) {}
 // replica's bounded queue is full — gets an overload error at once.
 //
 // a is &r.att[k], which the caller has at hand.
+//
+// A pool without a scaler, restarts, a view or cold starts whose
+// balancer is random, p2c or latency_ewma (pool.plain) has its attempt
+// placed here, pick's plain path written out, so that the dispatch
+// makes no call before the attempt's service or queueing and saves no
+// registers: for an attempt whose request has at most one other
+// attempt and no replica to avoid, at a latency_ewma pool whose two
+// replicas drawn are both measured. dispatchAny places the rest, by the
+// same draws.
 func (e *engine) dispatchPool(slot int32, r *request, k int, a *attempt, pv *provider, avoid uint16) {
+	pl := pv.pool
+	if !pl.plain {
+		e.dispatchAny(slot, r, k, a, pv, avoid)
+		return
+	}
+	n := len(pl.reps)
+	// pick's stream state, seeded as pick seeds it.
+	st := &e.rng
+	if uint64(r.id) != st.last || st.hash == 0 {
+		st.rehash(r.id)
+	}
+	s := st.key(st.hash^uint64(tryKey(r.round, a.try))<<40, replicaStream+uint8(k))
+	x := -1 // the one replica left out (pick's left = [x]), if ≥ 0
+	if (avoid != 0 || r.sent > 1) && !pl.anyReplica {
+		if avoid != 0 || r.sent != 2 || k >= 2 || n < 2 {
+			e.dispatchAny(slot, r, k, a, pv, avoid)
+			return
+		}
+		// lone's test of the request's other attempt.
+		if b := &r.att[k^1]; b.rep != 0 && b.prov == a.prov && (b.state == attInFlight || b.state == attAbandoned) && int(b.rep-1) < n {
+			x = int(b.rep - 1)
+		}
+	}
+	c := n // replicas to pick from
+	if x >= 0 {
+		c--
+	}
+	u1 := scaled(splitmix64(s), c)
+	i := u1 // nth([x], u1)
+	if x >= 0 && x <= u1 {
+		i++
+	}
+	if !pl.random && c > 1 {
+		u2 := scaled(splitmix64(s+0x9e3779b97f4a7c15), c-1)
+		if u2 >= u1 {
+			u2++
+		}
+		j := u2
+		if x >= 0 && x <= u2 {
+			j++
+		}
+		ri, rj := &pl.reps[i], &pl.reps[j]
+		la, lb := ri.busy+ri.waiting, rj.busy+rj.waiting
+		if !pl.ewma {
+			if lb < la {
+				i = j
+			}
+		} else {
+			if ri.obs < pl.warmup || rj.obs < pl.warmup { // pl.cost ranks it (unmeasured.go)
+				e.dispatchAny(slot, r, k, a, pv, avoid)
+				return
+			}
+			if rj.avg*float64(lb+1) < ri.avg*float64(la+1) { // pl.cost of each
+				i = j
+			}
+		}
+	}
+	a.rep = uint16(i + 1)
+	rp := &pl.reps[i]
+	rp.stats.Sent++
+	pl.sentAll++
+	if c := pl.conc; c > 0 && rp.busy >= c {
+		if pl.bounded && rp.waiting >= pl.queueLimit {
+			rp.stats.Rejected++
+			a.kind = outRejected
+			a.svc, a.first, a.genFrom, a.end = e.now, e.now, e.now, e.now
+			e.scheduleResponse(a.end, slot, r.gen, uint8(k))
+			return
+		}
+		a.queued = true
+		rp.waiting++
+		pv.waiting++
+		rp.enqueue(waiter{slot: slot, gen: r.gen, k: uint8(k)})
+		return
+	}
+	rp.busy++ // occupy, without a cold start
+	pv.busy++
+	a.serving = true
+	e.serveAt(slot, r, k, a, pv, rp)
+}
+
+// dispatchAny is dispatchPool for any attempt at any pool.
+func (e *engine) dispatchAny(slot int32, r *request, k int, a *attempt, pv *provider, avoid uint16) {
 	pl := pv.pool
 	if pl.sc != nil && e.holdForCapacity(slot, r, k, pv) {
 		return
