@@ -762,14 +762,30 @@ func (e *engine) releaseSees(pv *provider, rp *replica) {
 
 // passSlot passes the slot just freed at replica rp of provider pv's
 // pool to the first attempt still waiting in its queue, if any.
+// (nextWaiter's walk, written out: the waiter found is served without
+// its values passing through a call's results.)
 func (e *engine) passSlot(pv *provider, rp *replica) {
-	if w, r, a := e.nextWaiter(&rp.waitQueue); a != nil {
+	q := &rp.waitQueue
+	for {
+		w, ok := q.dequeue()
+		if !ok {
+			return
+		}
+		r := &e.slots[w.slot]
+		if r.gen != w.gen {
+			continue // its request slot has been reused
+		}
+		a := &r.att[w.k]
+		if !a.queued {
+			continue // it has left the queue
+		}
 		a.queued = false
 		rp.waiting--
 		pv.waiting--
 		pv.pool.occupy(rp, pv, e.now)
 		a.serving = true
 		e.serveAt(w.slot, r, int(w.k), a, pv, rp)
+		return
 	}
 }
 
