@@ -409,6 +409,9 @@ type replica struct {
 	// then its provider's; own are those of its own, to trim.
 	stages, own []stage
 	slowdown    float64
+	// slow is its slowdown when a straggler's is its one stage (no
+	// periods, its own or its provider's), else 0.
+	slow float64
 	// avg is the latency-aware balancer's moving average of its response
 	// times in seconds, obs the number of observations it averages
 	// (since the replica's last restart; saturating).
@@ -524,6 +527,9 @@ func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
 			rp.own = append(rp.own, g)
 		}
 		rp.stages = append(rp.stages, shared...)
+		if len(rp.stages) == 1 && slow != 1 {
+			rp.slow = slow
+		}
 		if c.Batching != nil {
 			rp.batch = &batch{}
 		}

@@ -5,12 +5,12 @@ package sim
 // or nil, when serveAt looks it up. The pool's dispatch and the release
 // of a replica's slot call it directly, with their replica.
 //
-// Most attempts start at a replica given with no stages of its own and
-// no batch, not streamed, neither failed already nor let go of: serveAt
-// serves those itself, in a path that makes no call before the
-// response's, and hands the rest to serveAny.
+// Most attempts start at a replica given with no stages but a
+// straggler's slowdown and no batch, not streamed, neither failed
+// already nor let go of: serveAt serves those itself, in a path that
+// makes no call before the response's, and hands the rest to serveAny.
 func (e *engine) serveAt(slot int32, r *request, k int, a *attempt, pv *provider, rp *replica) {
-	if rp == nil || len(rp.stages) != 0 || rp.batch != nil || a.streamed || a.kind.failed() || a.state == attAbandoned {
+	if rp == nil || len(rp.stages) != 0 && rp.slow == 0 || rp.batch != nil || a.streamed || a.kind.failed() || a.state == attAbandoned {
 		e.serveAny(slot, r, k, a, pv, rp)
 		return
 	}
@@ -31,8 +31,13 @@ func (e *engine) serveAt(slot int32, r *request, k int, a *attempt, pv *provider
 	rp.waits.add(w)
 	rp.stats.started++
 	t0 := max(now, rp.warmAt)
-	a.first = t0 + a.workFirst
-	a.end = t0 + (a.workFirst + a.workDecode)
+	if f := rp.slow; f == 0 {
+		a.first = t0 + a.workFirst
+		a.end = t0 + (a.workFirst + a.workDecode)
+	} else { // finishAll's values at the straggler's one stage
+		a.first = t0 + satMul(a.workFirst, f)
+		a.end = t0 + satMul(a.workFirst+a.workDecode, f)
+	}
 	a.genFrom = t0
 	at := a.end
 	if e.cfg.Classes[r.class].Policy.Winner == FirstToken {
