@@ -40,7 +40,9 @@ func (e *engine) serveAt(slot int32, r *request, k int, a *attempt, pv *provider
 	}
 	a.genFrom = t0
 	at := a.end
-	if e.cfg.Classes[r.class].Policy.Winner == FirstToken {
+	// A class with its bit in plainAnswer has another winner rule than
+	// FirstToken: its policy need not be looked up.
+	if e.plainAnswer>>(uint32(r.class)&63)&1 == 0 && e.cfg.Classes[r.class].Policy.Winner == FirstToken {
 		at = a.first
 	}
 	e.scheduleResponse(at, slot, r.gen, uint8(k))
