@@ -455,8 +455,8 @@ func (c *chunks) add(x float32) {
 }
 
 // grow moves the full chunk cur, if any, to parts and starts the next.
-// Once per chunk: kept out of add's callers (serveAt), whose registers
-// it would spill on every call.
+// Once per chunk: kept out of add's callers (serveReplica, serveAt),
+// whose registers it would spill on every call.
 //
 //go:noinline
 func (c *chunks) grow() {
@@ -652,7 +652,7 @@ func (e *engine) dispatchPool(slot int32, r *request, k int, a *attempt, pv *pro
 	rp.busy++ // occupy, without a cold start
 	pv.busy++
 	a.serving = true
-	e.serveAt(slot, r, k, a, pv, rp)
+	e.serveReplica(slot, r, k, a, pv, rp)
 }
 
 // dispatchAny is dispatchPool for any attempt at any pool.
@@ -686,7 +686,7 @@ func (e *engine) dispatchAny(slot int32, r *request, k int, a *attempt, pv *prov
 	}
 	pl.occupy(rp, pv, e.now)
 	a.serving = true
-	e.serveAt(slot, r, k, a, pv, rp)
+	e.serveReplica(slot, r, k, a, pv, rp)
 }
 
 // occupy takes a slot of replica rp (of pool pl, at provider pv) at now
@@ -790,7 +790,7 @@ func (e *engine) passSlot(pv *provider, rp *replica) {
 		pv.waiting--
 		pv.pool.occupy(rp, pv, e.now)
 		a.serving = true
-		e.serveAt(w.slot, r, int(w.k), a, pv, rp)
+		e.serveReplica(w.slot, r, int(w.k), a, pv, rp)
 		return
 	}
 }

@@ -1,20 +1,20 @@
 package sim
 
-// serveAt is serve with the attempt's replica at hand: rp is
-// &pv.pool.reps[a.rep-1] for an attempt at a pool's replica (a.rep > 0),
-// or nil, when serveAt looks it up. The pool's dispatch and the release
-// of a replica's slot call it directly, with their replica.
+// serveReplica is serveAt for an attempt at a pool's replica, rp
+// (&pv.pool.reps[a.rep-1]), as the pool's dispatch and the release of a
+// replica's slot start one.
 //
-// Most attempts start at a replica given with no stages but a
+// Most such attempts start at a replica with no stages but a
 // straggler's slowdown and no batch, not streamed, neither failed
-// already nor let go of: serveAt serves those itself, in a path that
-// makes no call before the response's, and hands the rest to serveAny.
-func (e *engine) serveAt(slot int32, r *request, k int, a *attempt, pv *provider, rp *replica) {
-	if rp == nil || len(rp.stages) != 0 && rp.slow == 0 || rp.batch != nil || a.streamed || a.kind.failed() || a.state == attAbandoned {
-		e.serveAny(slot, r, k, a, pv, rp)
+// already nor let go of: serveReplica serves those itself, in a path
+// that makes no call before the response's, and hands the rest to
+// serveAt.
+func (e *engine) serveReplica(slot int32, r *request, k int, a *attempt, pv *provider, rp *replica) {
+	if len(rp.stages) != 0 && rp.slow == 0 || rp.batch != nil || a.streamed || a.kind.failed() || a.state == attAbandoned {
+		e.serveAt(slot, r, k, a, pv, rp)
 		return
 	}
-	// serveAny's steps for such an attempt: its wait booked at the
+	// serveAt's steps for such an attempt: its wait booked at the
 	// provider and at the replica, its work from the end of any cold
 	// start, its response at its end or first token.
 	now := e.now
@@ -48,8 +48,10 @@ func (e *engine) serveAt(slot int32, r *request, k int, a *attempt, pv *provider
 	e.scheduleResponse(at, slot, r.gen, uint8(k))
 }
 
-// serveAny is serveAt for any attempt.
-func (e *engine) serveAny(slot int32, r *request, k int, a *attempt, pv *provider, rp *replica) {
+// serveAt is serve with the attempt's replica at hand: rp is
+// &pv.pool.reps[a.rep-1] for an attempt at a pool's replica (a.rep > 0),
+// or nil, when serveAt looks it up.
+func (e *engine) serveAt(slot int32, r *request, k int, a *attempt, pv *provider, rp *replica) {
 	now := e.now
 	a.svc = now
 	a.started = true
