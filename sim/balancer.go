@@ -32,7 +32,100 @@ const replicaStream = 0xe8
 // counts towards the run's next look at its context (chargeWork).
 //
 // a is &r.att[k].
+//
+// A pool without a scaler or restarts whose balancer is random, p2c or
+// latency_ewma (pool.plainPick) takes pick's own path, which calls out
+// only where it must, so it saves no registers; pickAny does the rest.
 func (e *engine) pick(pl *pool, r *request, k int, a *attempt, avoid uint16) int {
+	if !pl.plainPick {
+		return e.pickAny(pl, r, k, a, avoid)
+	}
+	n := len(pl.reps) // every replica is up
+	// The first state of the stream e.rng.atTry(r.id, replicaStream+k,
+	// try key) would return, seeded here as atTry seeds it, without its
+	// call.
+	st := &e.rng
+	if uint64(r.id) != st.last || st.hash == 0 {
+		st.rehash(r.id)
+	}
+	s := st.key(st.hash^uint64(tryKey(r.round, a.try))<<40, replicaStream+uint8(k))
+	// left: as in pickAny. A copy of a request with one other attempt
+	// and no replica to avoid (most copies) leaves out at most that
+	// attempt's replica (lone), without exclusions' scan.
+	var left []int
+	if (avoid != 0 || r.sent > 1) && !pl.anyReplica {
+		if avoid == 0 && r.sent == 2 && k < 2 && n > 1 {
+			left = pl.lone(&r.att[k^1], a.prov, n)
+		} else {
+			left = pl.exclusions(r, k, a.prov, avoid, n)
+		}
+	}
+	c := n - len(left) // replicas to pick from
+	u1 := scaled(splitmix64(s), c)
+	if pl.random || c == 1 {
+		return nth(left, u1)
+	}
+	u2 := scaled(splitmix64(s+0x9e3779b97f4a7c15), c-1)
+	if u2 >= u1 {
+		u2++
+	}
+	i, j := u1, u2
+	if len(left) != 0 {
+		i, j = nth(left, u1), nth(left, u2)
+	}
+	if pl.view != nil || pl.ewma {
+		return e.pickOfTwo(pl, i, j)
+	}
+	// p2c on live load: the one with fewer attempts, the first on a tie.
+	ri, rj := &pl.reps[i], &pl.reps[j]
+	if rj.busy+rj.waiting < ri.busy+ri.waiting {
+		return j
+	}
+	return i
+}
+
+// pickOfTwo is pick's choice between replicas i and j (drawn in that
+// order) of a p2c pool with a view or of a latency_ewma pool.
+func (e *engine) pickOfTwo(pl *pool, i, j int) int {
+	ri, rj := &pl.reps[i], &pl.reps[j]
+	la, lb := pl.load(ri, e.now), pl.load(rj, e.now)
+	if !pl.ewma {
+		if lb < la {
+			return j
+		}
+		return i
+	}
+	// LatencyEWMA: the lower avg × (outstanding + 1).
+	cj, ci := pl.cost(rj, lb), pl.cost(ri, la)
+	if pl.work != 0 { // a scan of unmeasured replicas (unmeasured.go)
+		e.chargeWork(pl.work)
+		pl.work = 0
+	}
+	if cj < ci {
+		return j
+	}
+	return i
+}
+
+// lone is exclusions for a pick whose request has one other attempt, b,
+// and no replica to avoid, in a pool of n > 1 replicas: b's replica when
+// b holds one below n at pl's provider, prov, in flight or let go of but
+// not yet gone, else none. (One replica left out of n > 1 leaves some:
+// the pick is never shared.)
+func (pl *pool) lone(b *attempt, prov int32, n int) []int {
+	if b.rep == 0 || b.prov != prov || b.state != attInFlight && b.state != attAbandoned {
+		return nil
+	}
+	x := int(b.rep - 1)
+	if x >= n {
+		return nil
+	}
+	pl.ex[0] = x
+	return pl.ex[:1]
+}
+
+// pickAny is pick for any pool.
+func (e *engine) pickAny(pl *pool, r *request, k int, a *attempt, avoid uint16) int {
 	n := pl.routable() // replicas [0, n) are up
 	// left holds the left-out replicas, ascending and distinct. A
 	// request's first call of its primary (sent = 1, no avoid) leaves none

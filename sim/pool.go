@@ -392,6 +392,13 @@ type pool struct {
 	// watched says a slot's release has more to do than free it: the
 	// pool has a view (touch), a scaler or work to count.
 	watched bool
+	// plainPick says pick takes its own path: the pool has neither a
+	// scaler nor restarts, and its balancer is random (random), p2c or
+	// latency_ewma. anyReplica is cfg.AnyReplica.
+	plainPick, random, anyReplica bool
+	// plain says dispatchPool places attempts itself: plainPick, and
+	// the pool has neither a view nor cold starts.
+	plain bool
 }
 
 // replica is the run-time state of one replica of a pool.
@@ -402,6 +409,9 @@ type replica struct {
 	// then its provider's; own are those of its own, to trim.
 	stages, own []stage
 	slowdown    float64
+	// slow is its slowdown when a straggler's is its one stage (no
+	// periods, its own or its provider's), else 0.
+	slow float64
 	// avg is the latency-aware balancer's moving average of its response
 	// times in seconds, obs the number of observations it averages
 	// (since the replica's last restart; saturating).
@@ -445,8 +455,8 @@ func (c *chunks) add(x float32) {
 }
 
 // grow moves the full chunk cur, if any, to parts and starts the next.
-// Once per chunk: kept out of add's callers (serveAt), whose registers
-// it would spill on every call.
+// Once per chunk: kept out of add's callers (serveReplica, serveAt),
+// whose registers it would spill on every call.
 //
 //go:noinline
 func (c *chunks) grow() {
@@ -517,6 +527,9 @@ func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
 			rp.own = append(rp.own, g)
 		}
 		rp.stages = append(rp.stages, shared...)
+		if len(rp.stages) == 1 && slow != 1 {
+			rp.slow = slow
+		}
 		if c.Batching != nil {
 			rp.batch = &batch{}
 		}
@@ -529,6 +542,9 @@ func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
 		pl.sc = newScaler(c, prov)
 	}
 	pl.watched = pl.view != nil || pl.sc != nil || pl.counted
+	pl.plainPick = pl.sc == nil && pl.churn == nil && c.Balancer != RoundRobin && c.Balancer != LeastOutstanding
+	pl.random, pl.anyReplica = c.Balancer == RandomBalancer, c.AnyReplica
+	pl.plain = pl.plainPick && pl.view == nil && c.ColdStart == nil
 	return pl
 }
 
@@ -548,7 +564,99 @@ func (s straggler) forget(time.Duration) {}
 // replica's bounded queue is full — gets an overload error at once.
 //
 // a is &r.att[k], which the caller has at hand.
+//
+// A pool without a scaler, restarts, a view or cold starts whose
+// balancer is random, p2c or latency_ewma (pool.plain) has its attempt
+// placed here, pick's plain path written out, so that the dispatch
+// makes no call before the attempt's service or queueing and saves no
+// registers: for an attempt whose request has at most one other
+// attempt and no replica to avoid, at a latency_ewma pool whose two
+// replicas drawn are both measured. dispatchAny places the rest, by the
+// same draws.
 func (e *engine) dispatchPool(slot int32, r *request, k int, a *attempt, pv *provider, avoid uint16) {
+	pl := pv.pool
+	if !pl.plain {
+		e.dispatchAny(slot, r, k, a, pv, avoid)
+		return
+	}
+	n := len(pl.reps)
+	// pick's stream state, seeded as pick seeds it.
+	st := &e.rng
+	if uint64(r.id) != st.last || st.hash == 0 {
+		st.rehash(r.id)
+	}
+	s := st.key(st.hash^uint64(tryKey(r.round, a.try))<<40, replicaStream+uint8(k))
+	x := -1 // the one replica left out (pick's left = [x]), if ≥ 0
+	if (avoid != 0 || r.sent > 1) && !pl.anyReplica {
+		if avoid != 0 || r.sent != 2 || k >= 2 || n < 2 {
+			e.dispatchAny(slot, r, k, a, pv, avoid)
+			return
+		}
+		// lone's test of the request's other attempt.
+		if b := &r.att[k^1]; b.rep != 0 && b.prov == a.prov && (b.state == attInFlight || b.state == attAbandoned) && int(b.rep-1) < n {
+			x = int(b.rep - 1)
+		}
+	}
+	c := n // replicas to pick from
+	if x >= 0 {
+		c--
+	}
+	u1 := scaled(splitmix64(s), c)
+	i := u1 // nth([x], u1)
+	if x >= 0 && x <= u1 {
+		i++
+	}
+	if !pl.random && c > 1 {
+		u2 := scaled(splitmix64(s+0x9e3779b97f4a7c15), c-1)
+		if u2 >= u1 {
+			u2++
+		}
+		j := u2
+		if x >= 0 && x <= u2 {
+			j++
+		}
+		ri, rj := &pl.reps[i], &pl.reps[j]
+		la, lb := ri.busy+ri.waiting, rj.busy+rj.waiting
+		if !pl.ewma {
+			if lb < la {
+				i = j
+			}
+		} else {
+			if ri.obs < pl.warmup || rj.obs < pl.warmup { // pl.cost ranks it (unmeasured.go)
+				e.dispatchAny(slot, r, k, a, pv, avoid)
+				return
+			}
+			if rj.avg*float64(lb+1) < ri.avg*float64(la+1) { // pl.cost of each
+				i = j
+			}
+		}
+	}
+	a.rep = uint16(i + 1)
+	rp := &pl.reps[i]
+	rp.stats.Sent++
+	pl.sentAll++
+	if c := pl.conc; c > 0 && rp.busy >= c {
+		if pl.bounded && rp.waiting >= pl.queueLimit {
+			rp.stats.Rejected++
+			a.kind = outRejected
+			a.svc, a.first, a.genFrom, a.end = e.now, e.now, e.now, e.now
+			e.scheduleResponse(a.end, slot, r.gen, uint8(k))
+			return
+		}
+		a.queued = true
+		rp.waiting++
+		pv.waiting++
+		rp.enqueue(waiter{slot: slot, gen: r.gen, k: uint8(k)})
+		return
+	}
+	rp.busy++ // occupy, without a cold start
+	pv.busy++
+	a.serving = true
+	e.serveReplica(slot, r, k, a, pv, rp)
+}
+
+// dispatchAny is dispatchPool for any attempt at any pool.
+func (e *engine) dispatchAny(slot int32, r *request, k int, a *attempt, pv *provider, avoid uint16) {
 	pl := pv.pool
 	if pl.sc != nil && e.holdForCapacity(slot, r, k, pv) {
 		return
@@ -578,7 +686,7 @@ func (e *engine) dispatchPool(slot int32, r *request, k int, a *attempt, pv *pro
 	}
 	pl.occupy(rp, pv, e.now)
 	a.serving = true
-	e.serveAt(slot, r, k, a, pv, rp)
+	e.serveReplica(slot, r, k, a, pv, rp)
 }
 
 // occupy takes a slot of replica rp (of pool pl, at provider pv) at now
@@ -660,14 +768,30 @@ func (e *engine) releaseSees(pv *provider, rp *replica) {
 
 // passSlot passes the slot just freed at replica rp of provider pv's
 // pool to the first attempt still waiting in its queue, if any.
+// (nextWaiter's walk, written out: the waiter found is served without
+// its values passing through a call's results.)
 func (e *engine) passSlot(pv *provider, rp *replica) {
-	if w, r, a := e.nextWaiter(&rp.waitQueue); a != nil {
+	q := &rp.waitQueue
+	for {
+		w, ok := q.dequeue()
+		if !ok {
+			return
+		}
+		r := &e.slots[w.slot]
+		if r.gen != w.gen {
+			continue // its request slot has been reused
+		}
+		a := &r.att[w.k]
+		if !a.queued {
+			continue // it has left the queue
+		}
 		a.queued = false
 		rp.waiting--
 		pv.waiting--
 		pv.pool.occupy(rp, pv, e.now)
 		a.serving = true
-		e.serveAt(w.slot, r, int(w.k), a, pv, rp)
+		e.serveReplica(w.slot, r, int(w.k), a, pv, rp)
+		return
 	}
 }
 

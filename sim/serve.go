@@ -1,9 +1,56 @@
 package sim
 
+// serveReplica is serveAt for an attempt at a pool's replica, rp
+// (&pv.pool.reps[a.rep-1]), as the pool's dispatch and the release of a
+// replica's slot start one.
+//
+// Most such attempts start at a replica with no stages but a
+// straggler's slowdown and no batch, not streamed, neither failed
+// already nor let go of: serveReplica serves those itself, in a path
+// that makes no call before the response's, and hands the rest to
+// serveAt.
+func (e *engine) serveReplica(slot int32, r *request, k int, a *attempt, pv *provider, rp *replica) {
+	if len(rp.stages) != 0 && rp.slow == 0 || rp.batch != nil || a.streamed || a.kind.failed() || a.state == attAbandoned {
+		e.serveAt(slot, r, k, a, pv, rp)
+		return
+	}
+	// serveAt's steps for such an attempt: its wait booked at the
+	// provider and at the replica, its work from the end of any cold
+	// start, its response at its end or first token.
+	now := e.now
+	a.svc = now
+	a.started = true
+	wait := now - a.start
+	pv.waitSum.add(wait)
+	pv.stats.started++
+	rp.waitSum.add(wait)
+	var w float32
+	if wait != 0 {
+		w = toSeconds32(wait)
+	}
+	rp.waits.add(w)
+	rp.stats.started++
+	t0 := max(now, rp.warmAt)
+	if f := rp.slow; f == 0 {
+		a.first = t0 + a.workFirst
+		a.end = t0 + (a.workFirst + a.workDecode)
+	} else { // finishAll's values at the straggler's one stage
+		a.first = t0 + satMul(a.workFirst, f)
+		a.end = t0 + satMul(a.workFirst+a.workDecode, f)
+	}
+	a.genFrom = t0
+	at := a.end
+	// A class with its bit in plainAnswer has another winner rule than
+	// FirstToken: its policy need not be looked up.
+	if e.plainAnswer>>(uint32(r.class)&63)&1 == 0 && e.cfg.Classes[r.class].Policy.Winner == FirstToken {
+		at = a.first
+	}
+	e.scheduleResponse(at, slot, r.gen, uint8(k))
+}
+
 // serveAt is serve with the attempt's replica at hand: rp is
 // &pv.pool.reps[a.rep-1] for an attempt at a pool's replica (a.rep > 0),
-// or nil, when serveAt looks it up. The pool's dispatch and the release
-// of a replica's slot call it directly, with their replica.
+// or nil, when serveAt looks it up.
 func (e *engine) serveAt(slot int32, r *request, k int, a *attempt, pv *provider, rp *replica) {
 	now := e.now
 	a.svc = now
