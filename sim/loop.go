@@ -441,7 +441,7 @@ func (e *engine) arriveFrom(cl int32) {
 	if cls.Deadline > 0 {
 		e.scheduleIn(fifoIndex(c, chanDeadline), e.now+cls.Deadline, evDeadline, slot, r.gen, 0)
 	}
-	e.sendAs(slot, r, cls)
+	e.sendFirst(slot, r, cls)
 	if e.next == e.end || e.next == e.half() || e.next == e.pauseAt {
 		e.markOrHold(cl)
 	}
