@@ -118,7 +118,11 @@ func (s *sampler) rand(src *splitMix) float64 {
 	case sampleExp:
 		return src.expFloat64(s.exp) / s.hi
 	case sampleLogNormal:
-		return math.Exp(src.normFloat64(s.norm)*s.hi + s.lo)
+		z, ok := s.norm.first(src.Uint64()) // normFloat64, its first step inline
+		if !ok {
+			z = src.normSlow()
+		}
+		return math.Exp(z*s.hi + s.lo)
 	case sampleGamma:
 		return s.gamma(src)
 	}
