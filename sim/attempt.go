@@ -143,7 +143,7 @@ func (e *engine) sendFirst(slot int32, r *request, cl *Class) {
 		// fallback: sent only after a failure
 	case g > 0:
 		r.timer = 1
-		if !e.endsBy(cl, r, e.now+g) {
+		if !e.endsByFirst(cl, r, a, e.now+g) {
 			e.scheduleIn(fifoIndex(r.class, chanTimer), e.now+g, evTimer, slot, r.gen, 1)
 		}
 	default:
@@ -246,6 +246,30 @@ func (e *engine) endsBy(cl *Class, r *request, t time.Duration) bool {
 		}
 	}
 	return false
+}
+
+// endsByFirst is endsBy for a request r whose only attempt sent is a,
+// its primary, just sent: in flight, so only its queue is to be looked at.
+func (e *engine) endsByFirst(cl *Class, r *request, a *attempt, t time.Duration) bool {
+	if e.queueAllTimers {
+		return false
+	}
+	if cl.Deadline > 0 && r.arrival+cl.Deadline <= t {
+		return true
+	}
+	p := &cl.Policy
+	if p.AttemptTimeout > 0 || a.queued {
+		return false
+	}
+	at, wins := a.end, p.wins(a.kind)
+	switch {
+	case wins && p.Winner == FirstToken:
+		at = a.first
+	case p.Winner == FirstResponse && cl.AttemptRetry != nil:
+		// A failed call an attempt retry takes wins nothing.
+		wins = a.kind == outOK || a.kind == outInvalid
+	}
+	return wins && at <= t
 }
 
 // noTimer marks a request with no hedge timer pending.
