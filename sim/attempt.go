@@ -158,7 +158,7 @@ func (e *engine) sendAs(slot int32, r *request, cl *Class) {
 	for {
 		k := int(r.sent)
 		r.sent++
-		if k == 0 || e.allow(int(r.class), r) {
+		if k == 0 || !e.classes[r.class].budgeted || e.allow(int(r.class), r) {
 			a := &r.att[k]
 			// e.target's, without looking up the policy again
 			m := p.target(k)
