@@ -154,11 +154,13 @@ func (e *engine) sendFirst(slot int32, r *request, cl *Class) {
 // sendAs is send given cl, r's class, which the caller has at hand.
 func (e *engine) sendAs(slot int32, r *request, cl *Class) {
 	p := &cl.Policy
+	c := r.class
+	cs := &e.classes[c] // the class's budgets and estimator, looked up once
 	r.timer = noTimer
 	for {
 		k := int(r.sent)
 		r.sent++
-		if k == 0 || !e.classes[r.class].budgeted || e.allow(int(r.class), r) {
+		if k == 0 || !cs.budgeted || e.allowInto(int(c), r, &cs.denied) { // allow's
 			a := &r.att[k]
 			// e.target's, without looking up the policy again
 			m := p.target(k)
@@ -176,10 +178,10 @@ func (e *engine) sendAs(slot int32, r *request, cl *Class) {
 			}
 			r.inflight++
 			r.live++
-			st := &e.stats[r.class]
+			st := &e.stats[c]
 			st.sent++
 			if k > 0 {
-				e.classes[r.class].inflightCopies++
+				cs.inflightCopies++
 				if r.hedgedCopies == 0 {
 					st.hedged++
 				}
@@ -197,7 +199,7 @@ func (e *engine) sendAs(slot int32, r *request, cl *Class) {
 		}
 		g := p.gap(k + 1) // the policy's gap, or the adaptive delay in force
 		if g > 0 && p.Adaptive != nil {
-			g = max(e.classes[r.class].est.delay, 1) // a gap of 0 would mean "at once"
+			g = max(cs.est.delay, 1) // a gap of 0 would mean "at once"
 		}
 		if g < 0 {
 			return // fallback: sent only after a failure
@@ -205,7 +207,7 @@ func (e *engine) sendAs(slot int32, r *request, cl *Class) {
 		if g > 0 {
 			r.timer = uint8(k + 1)
 			if !e.endsBy(cl, r, e.now+g) {
-				e.scheduleIn(fifoIndex(r.class, chanTimer+k), e.now+g, evTimer, slot, r.gen, uint8(k+1))
+				e.scheduleIn(fifoIndex(c, chanTimer+k), e.now+g, evTimer, slot, r.gen, uint8(k+1))
 			}
 			return
 		}
