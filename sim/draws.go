@@ -100,6 +100,21 @@ func (x *splitMix) normSlow() float64 {
 	return rand.New(x).NormFloat64()
 }
 
+// first is the exponential ziggurat's first step on the number u just
+// drawn, as expFloat64 takes it: j·w[i], and whether j < k[i] (otherwise
+// the draw is expSlow's). Callers on the hot path take it inline.
+func (z *ziggurat) first(u uint64) (float64, bool) {
+	j, i := uint32(u), uint8(u>>32)
+	return float64(j) * z.w[i], j < z.k[i]
+}
+
+// expSlow is expFloat64 past the ziggurat's first step: it steps x back
+// over the number drawn and draws by math/rand/v2.
+func (x *splitMix) expSlow() float64 {
+	x.s -= 0x9e3779b97f4a7c15
+	return rand.New(x).ExpFloat64()
+}
+
 // zigguratN is the first step of math/rand/v2's normal ziggurat: draw
 // j·w[i] when |j| < k[i].
 type zigguratN struct {

@@ -370,7 +370,12 @@ func (e *engine) arrivalTime() time.Duration {
 
 // poissonGap draws the gap before request i of Poisson arrivals.
 func (e *engine) poissonGap(i int64) time.Duration {
-	return seconds(e.rng.at(i, arrivalStream).expFloat64(e.exp) / e.cfg.Arrivals.Rate)
+	src := e.rng.at(i, arrivalStream)
+	x, ok := e.exp.first(src.Uint64()) // expFloat64, its first step inline
+	if !ok {
+		x = src.expSlow()
+	}
+	return seconds(x / e.cfg.Arrivals.Rate)
 }
 
 // scheduleArrival queues the arrival of request e.next, if any.
