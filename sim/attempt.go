@@ -143,8 +143,11 @@ func (e *engine) sendFirst(slot int32, r *request, cl *Class) {
 		// fallback: sent only after a failure
 	case g > 0:
 		r.timer = 1
-		if !e.endsByFirst(cl, r, a, e.now+g) {
-			e.scheduleIn(fifoIndex(r.class, chanTimer), e.now+g, evTimer, slot, r.gen, 1)
+		// Queued unless it could never fire (endsBy, for r with its one
+		// attempt just sent: in flight, only its queue to look at).
+		if t := e.now + g; e.queueAllTimers || !(cl.Deadline > 0 && r.arrival+cl.Deadline <= t) &&
+			(p.AttemptTimeout > 0 || a.queued || !a.winsBy(cl, t)) {
+			e.scheduleIn(fifoIndex(r.class, chanTimer), t, evTimer, slot, r.gen, 1)
 		}
 	default:
 		e.sendAs(slot, r, cl) // copy 1 at once
@@ -250,28 +253,21 @@ func (e *engine) endsBy(cl *Class, r *request, t time.Duration) bool {
 	return false
 }
 
-// endsByFirst is endsBy for a request r whose only attempt sent is a,
-// its primary, just sent: in flight, so only its queue is to be looked at.
-func (e *engine) endsByFirst(cl *Class, r *request, a *attempt, t time.Duration) bool {
-	if e.queueAllTimers {
-		return false
+// winsBy reports whether attempt a, in flight and in service, of a
+// request of class cl, wins its request with a response due by t:
+// endsBy's test, with Policy.wins's switch over the winner taken once.
+func (a *attempt) winsBy(cl *Class, t time.Duration) bool {
+	switch kind := a.kind; cl.Policy.Winner {
+	case FirstToken:
+		return (kind == outOK || kind == outInvalid || kind == outStalled) && a.first <= t
+	case FirstResponse:
+		if cl.AttemptRetry != nil {
+			// A failed call an attempt retry takes wins nothing.
+			return (kind == outOK || kind == outInvalid) && a.end <= t
+		}
+		return kind != outStalled && a.end <= t
 	}
-	if cl.Deadline > 0 && r.arrival+cl.Deadline <= t {
-		return true
-	}
-	p := &cl.Policy
-	if p.AttemptTimeout > 0 || a.queued {
-		return false
-	}
-	at, wins := a.end, p.wins(a.kind)
-	switch {
-	case wins && p.Winner == FirstToken:
-		at = a.first
-	case p.Winner == FirstResponse && cl.AttemptRetry != nil:
-		// A failed call an attempt retry takes wins nothing.
-		wins = a.kind == outOK || a.kind == outInvalid
-	}
-	return wins && at <= t
+	return a.kind == outOK && a.end <= t
 }
 
 // noTimer marks a request with no hedge timer pending.
