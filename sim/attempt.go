@@ -113,16 +113,58 @@ type attempt struct {
 // instead of idling until a later timer.
 func (e *engine) send(slot int32, r *request) { e.sendAs(slot, r, &e.cfg.Classes[r.class]) }
 
+// sendFirst is send of a new request r's primary (none of r sent, no
+// timer pending, round 0), of class cl: sendAs's first turn with k = 0,
+// which no budget denies and no copy's bookkeeping concerns, followed by
+// sendAs's next turn only for a copy sent at once.
+func (e *engine) sendFirst(slot int32, r *request, cl *Class) {
+	p := &cl.Policy
+	r.sent = 1
+	a := &r.att[0]
+	m := p.Primary
+	if e.shared == nil || !e.sharesDraws[m] {
+		e.draw(r, a, m, 0, 0)
+	} else if !e.keptAttempt(r, m, 0) {
+		e.draw(r, a, m, 0, 0)
+		e.keepAttempt(r, m, 0)
+	}
+	r.inflight, r.live = 1, 1
+	e.stats[r.class].sent++
+	e.dispatchAt(slot, r, 0, a, p) // schedules events only: r stays live
+	if p.Copies <= 0 {
+		return
+	}
+	g := p.gap(1) // the policy's gap, or the adaptive delay in force
+	if g > 0 && p.Adaptive != nil {
+		g = max(e.classes[r.class].est.delay, 1) // a gap of 0 would mean "at once"
+	}
+	switch {
+	case g < 0:
+		// fallback: sent only after a failure
+	case g > 0:
+		r.timer = 1
+		// Queued unless it could never fire (endsBy, for r with its one
+		// attempt just sent: in flight, only its queue to look at).
+		if t := e.now + g; e.queueAllTimers || !(cl.Deadline > 0 && r.arrival+cl.Deadline <= t) &&
+			(p.AttemptTimeout > 0 || a.queued || !a.winsBy(cl, t)) {
+			e.scheduleIn(fifoIndex(r.class, chanTimer), t, evTimer, slot, r.gen, 1)
+		}
+	default:
+		e.sendAs(slot, r, cl) // copy 1 at once
+	}
+}
+
 // sendAs is send given cl, r's class, which the caller has at hand.
 func (e *engine) sendAs(slot int32, r *request, cl *Class) {
 	p := &cl.Policy
+	c := r.class
+	cs := &e.classes[c] // the class's budgets and estimator, looked up once
 	r.timer = noTimer
 	for {
 		k := int(r.sent)
 		r.sent++
-		if k == 0 || e.allow(int(r.class), r) {
+		if k == 0 || !cs.budgeted || e.allowInto(int(c), r, &cs.denied) { // allow's
 			a := &r.att[k]
-			a.try = 0 // a new attempt's first call (the slot may hold an old one)
 			// e.target's, without looking up the policy again
 			m := p.target(k)
 			if k > 0 && p.NewProvider {
@@ -132,17 +174,17 @@ func (e *engine) sendAs(slot int32, r *request, cl *Class) {
 			// another run are taken, and those drawn here kept.
 			switch {
 			case e.shared == nil || k >= sharedAttempts || r.round != 0 || !e.sharesDraws[m]:
-				e.draw(r, m, k)
+				e.draw(r, a, m, k, 0)
 			case !e.keptAttempt(r, m, k):
-				e.draw(r, m, k)
+				e.draw(r, a, m, k, 0)
 				e.keepAttempt(r, m, k)
 			}
 			r.inflight++
 			r.live++
-			st := &e.stats[r.class]
+			st := &e.stats[c]
 			st.sent++
 			if k > 0 {
-				e.classes[r.class].inflightCopies++
+				cs.inflightCopies++
 				if r.hedgedCopies == 0 {
 					st.hedged++
 				}
@@ -160,7 +202,7 @@ func (e *engine) sendAs(slot int32, r *request, cl *Class) {
 		}
 		g := p.gap(k + 1) // the policy's gap, or the adaptive delay in force
 		if g > 0 && p.Adaptive != nil {
-			g = max(e.classes[r.class].est.delay, 1) // a gap of 0 would mean "at once"
+			g = max(cs.est.delay, 1) // a gap of 0 would mean "at once"
 		}
 		if g < 0 {
 			return // fallback: sent only after a failure
@@ -168,7 +210,7 @@ func (e *engine) sendAs(slot int32, r *request, cl *Class) {
 		if g > 0 {
 			r.timer = uint8(k + 1)
 			if !e.endsBy(cl, r, e.now+g) {
-				e.scheduleIn(fifoIndex(r.class, chanTimer+k), e.now+g, evTimer, slot, r.gen, uint8(k+1))
+				e.scheduleIn(fifoIndex(c, chanTimer+k), e.now+g, evTimer, slot, r.gen, uint8(k+1))
 			}
 			return
 		}
@@ -209,6 +251,23 @@ func (e *engine) endsBy(cl *Class, r *request, t time.Duration) bool {
 		}
 	}
 	return false
+}
+
+// winsBy reports whether attempt a, in flight and in service, of a
+// request of class cl, wins its request with a response due by t:
+// endsBy's test, with Policy.wins's switch over the winner taken once.
+func (a *attempt) winsBy(cl *Class, t time.Duration) bool {
+	switch kind := a.kind; cl.Policy.Winner {
+	case FirstToken:
+		return (kind == outOK || kind == outInvalid || kind == outStalled) && a.first <= t
+	case FirstResponse:
+		if cl.AttemptRetry != nil {
+			// A failed call an attempt retry takes wins nothing.
+			return (kind == outOK || kind == outInvalid) && a.end <= t
+		}
+		return kind != outStalled && a.end <= t
+	}
+	return a.kind == outOK && a.end <= t
 }
 
 // noTimer marks a request with no hedge timer pending.
@@ -369,18 +428,17 @@ func plainDrawOf(md *Model, correlated bool) plainDraw {
 	return plainStreamed
 }
 
-// draw fills attempt k of request r, sent now to model m. It consumes only
+// draw fills attempt k of request r, a = &r.att[k], sent now to model m
+// as call try of the attempt (retry.go: 0 for its first). It consumes only
 // the stream of (request, attempt k) — and of its round and try, for a
 // retried call — always in the same order, so the same attempt to the same
 // model is identical under every policy; with a copula, attempt k's
 // latency also depends on the normal draws of attempts < k.
-func (e *engine) draw(r *request, m, k int) {
-	a := &r.att[k]
+func (e *engine) draw(r *request, a *attempt, m, k int, try uint8) {
 	if pd := e.plainDraws[m]; pd != notPlain {
 		// What follows, for a model that fails in no way and stalls
 		// not, without a copula: the error and invalid draws only
 		// step the stream.
-		try := a.try
 		src := e.rng.atTry(r.id, uint8(k), tryKey(r.round, try))
 		src.skip()
 		src.skip()
@@ -401,7 +459,7 @@ func (e *engine) draw(r *request, m, k int) {
 	if md.Failures.ClientError.Rate > 0 {
 		u4xx = uniform(e.rng.at(r.id, clientErrorStream)) // before src: one generator
 	}
-	try := a.try // a retried call (retry.go) draws from its try's stream
+	// a retried call (retry.go) draws from its try's stream
 	var stall time.Duration
 	var stallFrac float64
 	if md.Stalls.Rate > 0 {

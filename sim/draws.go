@@ -48,7 +48,10 @@ func samplerOf(d dist.Dist) (sampler, bool) {
 func (s *sampler) gamma(src *splitMix) float64 {
 	d, c, b := s.lo, s.c, s.hi
 	for {
-		x := src.normFloat64(s.norm)
+		x, ok := s.norm.first(src.Uint64()) // normFloat64, its first step inline
+		if !ok {
+			x = src.normSlow()
+		}
 		v := 1 + x*c
 		if v <= 0.0 {
 			continue
@@ -70,18 +73,46 @@ func (s *sampler) gamma(src *splitMix) float64 {
 // bits 32–38, and j·w[i] when |j| < k[i] — about 99 % of draws. That
 // first step is done here; any other draw steps x back and calls
 // math/rand/v2 itself. z is zigguratNorm().
+// The hottest callers (gamma, and sampler.rand's lognormal) take the
+// first step inline, by z.first, and call normSlow for the rest.
 func (x *splitMix) normFloat64(z *zigguratN) float64 {
-	u := x.Uint64()
+	if v, ok := z.first(x.Uint64()); ok {
+		return v
+	}
+	return x.normSlow()
+}
+
+// first is the ziggurat's first step on the number u just drawn: j·w[i],
+// and whether |j| < k[i] (otherwise the draw is normSlow's).
+func (z *zigguratN) first(u uint64) (float64, bool) {
 	j, i := int32(u), uint8(u>>32)&0x7f
 	a := uint32(j)
 	if j < 0 {
 		a = uint32(-j)
 	}
-	if a < z.k[i] {
-		return float64(j) * z.w[i]
-	}
+	return float64(j) * z.w[i], a < z.k[i]
+}
+
+// normSlow is normFloat64 past the ziggurat's first step: it steps x
+// back over the number drawn and draws by math/rand/v2.
+func (x *splitMix) normSlow() float64 {
 	x.s -= 0x9e3779b97f4a7c15
 	return rand.New(x).NormFloat64()
+}
+
+// first is the exponential ziggurat's first step on the number u just
+// drawn, as expFloat64 takes it: j·w[i], and whether j < k[i] (otherwise
+// the draw is expSlow's). Callers on the hot path take it inline.
+func (z *ziggurat) first(u uint64) (float64, bool) {
+	j, i := uint32(u), uint8(u>>32)
+	return float64(j) * z.w[i], j < z.k[i]
+}
+
+// expSlow is expFloat64 past the ziggurat's first step: it steps x back
+// over the number drawn and draws by math/rand/v2.
+func (x *splitMix) expSlow() float64 {
+	x.s -= 0x9e3779b97f4a7c15
+	return rand.New(x).ExpFloat64()
 }
 
 // zigguratN is the first step of math/rand/v2's normal ziggurat: draw

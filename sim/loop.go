@@ -359,7 +359,12 @@ func (e *engine) arrivalTime() time.Duration {
 
 // poissonGap draws the gap before request i of Poisson arrivals.
 func (e *engine) poissonGap(i int64) time.Duration {
-	return seconds(e.rng.at(i, arrivalStream).expFloat64(e.exp) / e.cfg.Arrivals.Rate)
+	src := e.rng.at(i, arrivalStream)
+	x, ok := e.exp.first(src.Uint64()) // expFloat64, its first step inline
+	if !ok {
+		x = src.expSlow()
+	}
+	return seconds(x / e.cfg.Arrivals.Rate)
 }
 
 // scheduleArrival queues the arrival of request e.next, if any.
@@ -430,7 +435,7 @@ func (e *engine) arriveFrom(cl int32) {
 	if cls.Deadline > 0 {
 		e.scheduleIn(fifoIndex(c, chanDeadline), e.now+cls.Deadline, evDeadline, slot, r.gen, 0)
 	}
-	e.sendAs(slot, r, cls)
+	e.sendFirst(slot, r, cls)
 	if e.next == e.end || e.next == e.half() || e.next == e.pauseAt {
 		e.markOrHold(cl)
 	}

@@ -14,6 +14,9 @@ type classState struct {
 	bucket         bucket
 	est            *estimator
 	denied         Denied
+	// budgeted: the policy has a budget or an adaptive delay, so allow
+	// may deny a copy (without, it allows every one).
+	budgeted bool
 }
 
 // Denied counts the copies each budget denied.
@@ -56,6 +59,8 @@ func newClassState(p *Policy) classState {
 	if p.Adaptive != nil {
 		s.est = newEstimator(p.Adaptive)
 	}
+	s.budgeted = p.Adaptive != nil || b.MaxHedgeShare > 0 || b.Throttle != nil ||
+		b.MaxInFlightRatio > 0 || b.MinInFlight > 0 || b.MaxParallel > 0 || b.HedgesPerSecond > 0
 	return s
 }
 
@@ -78,7 +83,8 @@ func (e *engine) allowRetry(c int, r *request) bool {
 	return false
 }
 
-// allowInto is allow, counting a denial in denied.
+// allowInto is allow, counting a denial in denied. (A class that is not
+// budgeted allows every copy: no case below holds.)
 func (e *engine) allowInto(c int, r *request, denied *Denied) bool {
 	st := &e.classes[c]
 	b := &e.cfg.Classes[c].Policy.Budget

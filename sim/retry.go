@@ -307,8 +307,8 @@ func (e *engine) resend(slot int32, r *request, k int) {
 		return
 	}
 	prev := a.rep
-	e.draw(r, int(a.model), k) // keeps a.try
-	a.rep = prev               // the replica its last call went to: the pool picks another
+	e.draw(r, a, int(a.model), k, a.try) // keeps a.try
+	a.rep = prev                         // the replica its last call went to: the pool picks another
 	r.live++
 	e.stats[r.class].sent++
 	e.retries[r.class].Calls++

@@ -116,9 +116,17 @@ func (s *sampler) rand(src *splitMix) float64 {
 		}
 		return s.parts[i].rand(src)
 	case sampleExp:
-		return src.expFloat64(s.exp) / s.hi
+		x, ok := s.exp.first(src.Uint64()) // expFloat64, its first step inline
+		if !ok {
+			x = src.expSlow()
+		}
+		return x / s.hi
 	case sampleLogNormal:
-		return math.Exp(src.normFloat64(s.norm)*s.hi + s.lo)
+		z, ok := s.norm.first(src.Uint64()) // normFloat64, its first step inline
+		if !ok {
+			z = src.normSlow()
+		}
+		return math.Exp(z*s.hi + s.lo)
 	case sampleGamma:
 		return s.gamma(src)
 	}
