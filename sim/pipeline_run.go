@@ -118,6 +118,9 @@ type pipeStep struct {
 type pipeStage struct {
 	first, end   int
 	ncalls, need int
+	// single is set for a stage of one step: its time is the stage's
+	// (closeStageAt), so the driver keeps no per-step end or count for it.
+	single bool
 }
 
 // setupPipelines prepares the driver for the pipeline classes of e.cfg,
@@ -159,7 +162,7 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 		}
 		pc.stages = make([]pipeStage, len(pl.Stages))
 		for g, st := range pl.Stages {
-			ps := pipeStage{first: st.Steps[0], end: st.Steps[len(st.Steps)-1] + 1, need: st.Need}
+			ps := pipeStage{first: st.Steps[0], end: st.Steps[len(st.Steps)-1] + 1, need: st.Need, single: len(st.Steps) == 1}
 			for _, s := range st.Steps {
 				ps.ncalls += pl.Steps[s].FanOut
 			}
@@ -276,33 +279,50 @@ func (e *engine) startCalls(p *pipeState, pc *pipeClass, ps int32, first bool) {
 	if first {
 		p.start, p.iter, p.iters = e.now, 0, 1
 		p.ncalls, p.need = st.ncalls, st.need
-		for s := st.first; s < st.end; s++ {
-			p.stepEnd[s] = -1
+		if !st.single {
+			for s := st.first; s < st.end; s++ {
+				p.stepEnd[s] = -1
+			}
 		}
 		if pc.steps[st.first].repeat {
 			p.iters = e.repeats(p.id, st.first, &pc.pl.Steps[st.first])
 		}
 	}
 	p.done, p.failed, p.fail = 0, 0, outNone
-	for s := st.first; s < st.end; s++ {
-		step := &pc.steps[s]
-		n := int(step.fanOut)
-		p.left[s] = n
-		c := step.class
+	if st.single {
+		// One step: no per-step count to keep (closeStageAt).
+		s := st.first
+		n := int(pc.steps[s].fanOut)
 		for j := 0; j < n; j++ {
-			slot := e.allocSlot()
-			r := &e.slots[slot]
-			e.callRequest(p, pc, r, s, p.iter*n+j)
-			r.pipe, r.pstep, r.doneAt = ps+1, uint8(s), -1
-			p.live = append(p.live, slot)
-			e.stats[c].requests++
-			e.classes[c].inflightReqs++
-			if d := step.deadline; d > 0 {
-				e.scheduleIn(fifoIndex(c, chanDeadline), e.now+d, evDeadline, slot, r.gen, 0)
-			}
-			e.send(slot, r)
+			e.startCall(p, pc, ps, s, p.iter*n+j)
+		}
+		return
+	}
+	for s := st.first; s < st.end; s++ {
+		n := int(pc.steps[s].fanOut)
+		p.left[s] = n
+		for j := 0; j < n; j++ {
+			e.startCall(p, pc, ps, s, p.iter*n+j)
 		}
 	}
+}
+
+// startCall starts call j of step s of pipeline ps (p and pc as
+// startStage says) in a request slot of its own.
+func (e *engine) startCall(p *pipeState, pc *pipeClass, ps int32, s, j int) {
+	slot := e.allocSlot()
+	r := &e.slots[slot]
+	step := &pc.steps[s]
+	e.callRequest(p, pc, r, s, j)
+	r.pipe, r.pstep, r.doneAt = ps+1, uint8(s), -1
+	p.live = append(p.live, slot)
+	c := step.class
+	e.stats[c].requests++
+	e.classes[c].inflightReqs++
+	if d := step.deadline; d > 0 {
+		e.scheduleIn(fifoIndex(c, chanDeadline), e.now+d, evDeadline, slot, r.gen, 0)
+	}
+	e.send(slot, r)
 }
 
 // callRequest makes r call j of step s of pipeline p, of class pc,
@@ -377,8 +397,12 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	// callers.
 	p.deferred = append(p.deferred, deferredCall{at: at, step: s, o: o, inst: inst})
 	if at == e.now && !e.isolated {
-		e.seq++
-		e.put(0, at, evPipeCall, ps, p.gen, 0) // schedule's way for an event due now
+		e.seq++ // schedule's way for an event due now
+		if !e.heapOnly {
+			e.queueNow(evPipeCall, ps, p.gen, 0)
+			return
+		}
+		e.put(0, at, evPipeCall, ps, p.gen, 0)
 		return
 	}
 	e.schedule(at, evPipeCall, ps, p.gen, 0)
@@ -422,8 +446,10 @@ func (e *engine) pipeCall(ps int32, gen uint32) {
 // starts, or the pipeline ends answered — failed once too many calls
 // failed to reach need (p and pc as startStage says).
 func (e *engine) callDone(p *pipeState, pc *pipeClass, ps int32, s int, o outcome) {
-	p.stepEnd[s] = e.now
-	p.left[s]--
+	if !pc.stages[p.stage].single {
+		p.stepEnd[s] = e.now
+		p.left[s]--
+	}
 	switch {
 	case o == outOK:
 		p.done++
@@ -469,6 +495,12 @@ func (e *engine) callDone(p *pipeState, pc *pipeClass, ps int32, s int, o outcom
 // repeated step. pc is p's class.
 func (e *engine) closeStageAt(p *pipeState, pc *pipeClass, now time.Duration) {
 	st := &pc.stages[p.stage]
+	if st.single {
+		// Its step ran until now: a stage of one step ends when the step
+		// is done (its last call's end, now) or is cut short now.
+		p.stepDur[st.first] = toSeconds32(now - p.start)
+		return
+	}
 	for s := st.first; s < st.end; s++ {
 		end := p.stepEnd[s]
 		if end < 0 || end > now || p.left[s] > 0 || pc.steps[s].repeat {
