@@ -49,7 +49,7 @@ type pipeState struct {
 	visibleAt   time.Duration
 	visibleInst int
 	live        []int32         // request slots of the stage's calls still running
-	tok         []float64       // per step: input tokens, output tokens (2 each)
+	tok         []float64       // per step: input tokens, output tokens (2 each); kept only when a step reads them (pipeClass.reads)
 	stepEnd     []time.Duration // per step: when its last call ended; −1 none yet
 	left        []int           // per step of the stage: calls not yet done or failed
 	stepDur     []float32       // per step: seconds, for the tail attribution
@@ -87,6 +87,11 @@ type pipeClass struct {
 	// through checked (every call answered, none failed open).
 	checked endTimes
 	oneCall bool // Pipeline.OneCall: counted as its call's class
+	// reads is set when a step reads earlier steps' tokens (Step.InputFrom):
+	// only then does a request keep its steps' tokens (pipeState.tok).
+	reads bool
+	// visible has bit s set when step s is Step.Visible.
+	visible uint64
 	// sec are the per-section counts of a run whose requests interact
 	// (pipeline_sections.go); nil otherwise.
 	sec pipeSections
@@ -180,6 +185,12 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 		}
 		pc.checked = newEndTimes(int(float64(n)*share*1.05) + 16)
 		pc.oneCall = pl.OneCall()
+		for s := range pl.Steps {
+			pc.reads = pc.reads || len(pl.Steps[s].InputFrom) > 0
+			if pl.Steps[s].Visible {
+				pc.visible |= 1 << s
+			}
+		}
 		e.pipeOf[c] = pc
 		for s := range pl.Steps {
 			// Room for the step's calls of its share of n requests.
@@ -236,19 +247,22 @@ func (e *engine) startPipeline(slot int32, r *request) {
 // resetPipe makes p pipeline request id of class c, arriving at arrival
 // with the first call's token counts in and out.
 func (e *engine) resetPipe(p *pipeState, c int32, id int64, arrival time.Duration, in, out float64) {
-	steps := len(e.pipeOf[c].pl.Steps)
+	pc := e.pipeOf[c]
+	steps := len(pc.pl.Steps)
 	p.class, p.id, p.arrival, p.in, p.out = c, id, arrival, in, out
 	p.sec = e.section(id)
 	p.stage, p.ended, p.degraded, p.visible, p.hedged = 0, false, 0, -1, false
 	p.openFail = outNone
-	p.tok = resized(p.tok, 2*steps)
 	p.stepEnd = resized(p.stepEnd, steps)
 	p.left = resized(p.left, steps)
 	clear(p.left) // the lane leaves it so: its calls are done or past now
 	// Each step's time is set when its stage ends, or when the request
 	// ends before it (endPipeline, lanePipeEnd): stepDur needs no clearing.
 	p.stepDur = resized(p.stepDur, steps)
-	clear(p.tok)
+	if pc.reads {
+		p.tok = resized(p.tok, 2*steps)
+		clear(p.tok)
+	}
 	p.live, p.deferred = p.live[:0], p.deferred[:0]
 }
 
@@ -356,8 +370,10 @@ func (e *engine) callRequest(p *pipeState, pc *pipeClass, r *request, s, j int) 
 	if ps.repeat {
 		r.in += float64(p.iter) * tokens(pc.pl.Steps[s].InputGrowth)
 	}
-	p.tok[2*s] += r.in
-	p.tok[2*s+1] += r.out
+	if pc.reads {
+		p.tok[2*s] += r.in
+		p.tok[2*s+1] += r.out
+	}
 }
 
 // callEnded is finish's call into the driver: the call in slot, of
@@ -370,7 +386,9 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	r.pipe = 0
 	p := &e.pipes[ps]
 	pc := e.pipeOf[p.class]
-	p.hedged = p.hedged || r.hedgedCopies > 0
+	if r.hedgedCopies > 0 {
+		p.hedged = true
+	}
 	if n := len(p.live) - 1; n >= 0 && p.live[n] == slot { // the commonest: the last started
 		p.live = p.live[:n]
 	} else if i := slices.Index(p.live, slot); i >= 0 {
@@ -388,7 +406,7 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	// call of the visible step to end with an answer (ties: the first in
 	// the stage's order).
 	inst := int((r.id - p.id) >> 32)
-	if o == outOK && r.doneAt >= 0 && pc.steps[s].visible &&
+	if pc.visible>>s&1 != 0 && o == outOK && r.doneAt >= 0 &&
 		(p.visible < 0 || p.visibleAt == e.now && inst < p.visibleInst) {
 		p.visible, p.visibleAt, p.visibleInst = r.firstAt, e.now, inst
 	}
