@@ -63,7 +63,7 @@ func (e *engine) runLanePipelines() {
 		e.next++
 		e.drawRequest(r, -1)
 		e.stats[r.class].requests++
-		e.resetPipe(&p, r.class, r.id, r.arrival, r.in, r.out)
+		e.resetPipe(&p, r.class, r.id, r.arrival, r.sec, r.in, r.out)
 		e.lanePipeline(&p, r)
 	}
 	e.laneFold()

@@ -226,7 +226,7 @@ func (p *Pipeline) visibleStep() int {
 // end-to-end deadline and starts the first stage.
 func (e *engine) startPipeline(slot int32, r *request) {
 	c := r.class
-	id, arrival, in, out := r.id, r.arrival, r.in, r.out
+	id, arrival, sec, in, out := r.id, r.arrival, r.sec, r.in, r.out
 	e.retire(slot, r)
 	var ps int32
 	if n := len(e.pipeFree); n > 0 {
@@ -237,7 +237,7 @@ func (e *engine) startPipeline(slot int32, r *request) {
 		ps = int32(len(e.pipes) - 1)
 	}
 	p := &e.pipes[ps]
-	e.resetPipe(p, c, id, arrival, in, out)
+	e.resetPipe(p, c, id, arrival, sec, in, out)
 	if d := e.cfg.Classes[c].Deadline; d > 0 {
 		e.schedule(arrival+d, evPipeDeadline, ps, p.gen, 0)
 	}
@@ -245,12 +245,13 @@ func (e *engine) startPipeline(slot int32, r *request) {
 }
 
 // resetPipe makes p pipeline request id of class c, arriving at arrival
-// with the first call's token counts in and out.
-func (e *engine) resetPipe(p *pipeState, c int32, id int64, arrival time.Duration, in, out float64) {
+// in arrival section sec (engine.section) with the first call's token
+// counts in and out.
+func (e *engine) resetPipe(p *pipeState, c int32, id int64, arrival time.Duration, sec uint16, in, out float64) {
 	pc := e.pipeOf[c]
 	steps := len(pc.pl.Steps)
 	p.class, p.id, p.arrival, p.in, p.out = c, id, arrival, in, out
-	p.sec = e.section(id)
+	p.sec = sec
 	p.stage, p.ended, p.degraded, p.visible, p.hedged = 0, false, 0, -1, false
 	p.openFail = outNone
 	p.stepEnd = resized(p.stepEnd, steps)
@@ -464,7 +465,8 @@ func (e *engine) pipeCall(ps int32, gen uint32) {
 // starts, or the pipeline ends answered — failed once too many calls
 // failed to reach need (p and pc as startStage says).
 func (e *engine) callDone(p *pipeState, pc *pipeClass, ps int32, s int, o outcome) {
-	if !pc.stages[p.stage].single {
+	st := &pc.stages[p.stage]
+	if !st.single {
 		p.stepEnd[s] = e.now
 		p.left[s]--
 	}
@@ -495,7 +497,11 @@ func (e *engine) callDone(p *pipeState, pc *pipeClass, ps int32, s int, o outcom
 			e.startCalls(p, pc, ps, false)
 			return
 		}
-		e.closeStageAt(p, pc, e.now)
+		if st.single { // closeStageAt's way for a stage of one step
+			p.stepDur[s] = toSeconds32(e.now - p.start)
+		} else {
+			e.closeStageAt(p, pc, e.now)
+		}
 		if p.stage+1 < len(pc.stages) {
 			p.stage++
 			e.startStage(p, pc, ps)
