@@ -255,8 +255,10 @@ func (e *engine) resetPipe(p *pipeState, c int32, id int64, arrival time.Duratio
 	p.stage, p.ended, p.degraded, p.visible, p.hedged = 0, false, 0, -1, false
 	p.openFail = outNone
 	p.stepEnd = resized(p.stepEnd, steps)
+	// A stage of more than one step sets its steps' counts as it starts
+	// (startCalls), and the lane never writes them (its calls are done or
+	// past when a stage closes): left needs no clearing.
 	p.left = resized(p.left, steps)
-	clear(p.left) // the lane leaves it so: its calls are done or past now
 	// Each step's time is set when its stage ends, or when the request
 	// ends before it (endPipeline, lanePipeEnd): stepDur needs no clearing.
 	p.stepDur = resized(p.stepDur, steps)
