@@ -88,23 +88,22 @@ func (e *engine) billStepSection(r *request, a *attempt, in, out float64, comple
 	if c < 0 {
 		return
 	}
-	st := &e.stats[c]
-	if st.times.secBill == nil {
+	sb := e.stats[c].times.secBill
+	if sb == nil {
 		return
 	}
 	pc := e.pipeOf[c]
 	if pc.stepBill == nil {
 		pc.stepBill = make([]float64, len(pc.pl.Steps)*numSections)
 	}
-	step := pc.stepBill[int(r.class-pc.firstStep)*numSections:]
 	sec := int(r.sec)
 	k := 2 * sec
 	if !completed {
 		k++
 	}
 	cost := price(&e.cfg.Models[a.model], in, out)
-	st.times.secBill[k] += cost
-	step[sec] += cost
+	sb[k] += cost
+	pc.stepBill[int(r.class-pc.firstStep)*numSections+sec] += cost // step's own
 }
 
 // section returns the arrival section of request id.

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"time"
 )
 
@@ -48,10 +49,13 @@ func (e *engine) runLanePipelines() {
 	e.laneSetup()
 	r := &request{}
 	var p pipeState
+	// When every class is a pipeline, a request's class needs no look
+	// before its draws.
+	mixed := slices.Contains(e.pipeOf, nil)
 	for e.more() {
 		e.now = e.arrivalTime()
 		e.costMark()
-		if e.pipeOf[e.nextClass()] == nil {
+		if mixed && e.pipeOf[e.nextClass()] == nil {
 			e.laneRequest(r)
 			continue
 		}
@@ -59,7 +63,7 @@ func (e *engine) runLanePipelines() {
 		e.next++
 		e.drawRequest(r, -1)
 		e.stats[r.class].requests++
-		e.resetPipe(&p, r.class, r.id, r.arrival, r.in, r.out)
+		e.resetPipe(&p, r.class, r.id, r.arrival, r.sec, r.in, r.out)
 		e.lanePipeline(&p, r)
 	}
 	e.laneFold()
@@ -84,17 +88,20 @@ func (e *engine) lanePipeline(p *pipeState, r *request) {
 		cut = p.arrival + d
 	}
 	t := p.arrival
-	for g := range pc.pl.Stages {
-		st := &pc.pl.Stages[g]
+	for g := range pc.stages {
+		st := &pc.stages[g]
 		p.stage, p.start = g, t
-		for _, s := range st.Steps {
-			p.stepEnd[s] = -1
+		// A stage of one step keeps no end per step (closeStageAt).
+		if !st.single {
+			for s := st.first; s < st.end; s++ {
+				p.stepEnd[s] = -1
+			}
 		}
 		p.iters = 1
-		if s0 := &pc.pl.Steps[st.Steps[0]]; s0.Repeat != nil {
-			p.iters = e.repeats(p.id, st.Steps[0], s0)
+		if pc.steps[st.first].repeat {
+			p.iters = e.repeats(p.id, st.first, &pc.pl.Steps[st.first])
 		}
-		last := g+1 == len(pc.pl.Stages)
+		last := g+1 == len(pc.stages)
 		for p.iter = 0; p.iter < p.iters; p.iter++ {
 			// The calls of one iteration start together at t; the next
 			// starts when the last of them is done.
@@ -105,36 +112,44 @@ func (e *engine) lanePipeline(p *pipeState, r *request) {
 			// Likewise the first visible token: of the first call to end.
 			visibleAt, visibleHere := never, false
 			failed := outNone
-			for _, s := range st.Steps {
-				for j := 0; j < pc.pl.Steps[s].FanOut; j++ {
+			for s := st.first; s < st.end; s++ {
+				step := &pc.steps[s]
+				n := int(step.fanOut)
+				for j := 0; j < n; j++ {
 					if e.spent(1) {
 						return // stopped: the run is given up (more)
 					}
 					e.now = t
-					e.callRequest(p, pc, r, s, p.iter*pc.pl.Steps[s].FanOut+j)
+					e.callRequest(p, pc, r, s, p.iter*n+j)
 					r.sent, r.inflight, r.live, r.hedgedCopies = 0, 0, 0, 0
 					r.ended, r.lastFail, r.timer, r.doneAt = false, outNone, noTimer, -1
 					e.laneRace(r, cut)
 					o := e.ln.outcome
-					p.hedged = p.hedged || r.hedgedCopies > 0
+					if r.hedgedCopies > 0 {
+						p.hedged = true
+					}
 					if e.now == cut && o == outTimeout {
 						pc.cut[s]++ // let go of at the end-to-end deadline
 						end = max(end, cut)
-						p.stepEnd[s] = max(p.stepEnd[s], cut) // running until then
+						if !st.single {
+							p.stepEnd[s] = max(p.stepEnd[s], cut) // running until then
+						}
 						continue
 					}
 					done := e.now
 					if r.doneAt > done && !last {
 						done = r.doneAt // the answer completes before the next stage
 					}
-					if o == outOK && pc.pl.Steps[s].Visible && r.doneAt >= 0 && (p.visible < 0 || visibleHere && e.now < visibleAt) {
+					if step.visible && o == outOK && r.doneAt >= 0 && (p.visible < 0 || visibleHere && e.now < visibleAt) {
 						p.visible, visibleAt, visibleHere = r.firstAt, e.now, true
 					}
-					p.stepEnd[s] = max(p.stepEnd[s], done)
+					if !st.single {
+						p.stepEnd[s] = max(p.stepEnd[s], done)
+					}
 					end = max(end, done)
 					switch {
 					case o == outOK:
-					case pc.pl.Steps[s].Call.OnTimeout == FailOpen:
+					case step.failOpen:
 						p.degraded |= 1 << s
 						if p.openFail == outNone || failedHere && done < firstFail {
 							p.openFail, firstFail, failedHere = o, done, true

@@ -49,7 +49,7 @@ type pipeState struct {
 	visibleAt   time.Duration
 	visibleInst int
 	live        []int32         // request slots of the stage's calls still running
-	tok         []float64       // per step: input tokens, output tokens (2 each)
+	tok         []float64       // per step: input tokens, output tokens (2 each); kept only when a step reads them (pipeClass.reads)
 	stepEnd     []time.Duration // per step: when its last call ended; −1 none yet
 	left        []int           // per step of the stage: calls not yet done or failed
 	stepDur     []float32       // per step: seconds, for the tail attribution
@@ -87,6 +87,11 @@ type pipeClass struct {
 	// through checked (every call answered, none failed open).
 	checked endTimes
 	oneCall bool // Pipeline.OneCall: counted as its call's class
+	// reads is set when a step reads earlier steps' tokens (Step.InputFrom):
+	// only then does a request keep its steps' tokens (pipeState.tok).
+	reads bool
+	// visible has bit s set when step s is Step.Visible.
+	visible uint64
 	// sec are the per-section counts of a run whose requests interact
 	// (pipeline_sections.go); nil otherwise.
 	sec pipeSections
@@ -118,6 +123,9 @@ type pipeStep struct {
 type pipeStage struct {
 	first, end   int
 	ncalls, need int
+	// single is set for a stage of one step: its time is the stage's
+	// (closeStageAt), so the driver keeps no per-step end or count for it.
+	single bool
 }
 
 // setupPipelines prepares the driver for the pipeline classes of e.cfg,
@@ -159,7 +167,7 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 		}
 		pc.stages = make([]pipeStage, len(pl.Stages))
 		for g, st := range pl.Stages {
-			ps := pipeStage{first: st.Steps[0], end: st.Steps[len(st.Steps)-1] + 1, need: st.Need}
+			ps := pipeStage{first: st.Steps[0], end: st.Steps[len(st.Steps)-1] + 1, need: st.Need, single: len(st.Steps) == 1}
 			for _, s := range st.Steps {
 				ps.ncalls += pl.Steps[s].FanOut
 			}
@@ -177,6 +185,12 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 		}
 		pc.checked = newEndTimes(int(float64(n)*share*1.05) + 16)
 		pc.oneCall = pl.OneCall()
+		for s := range pl.Steps {
+			pc.reads = pc.reads || len(pl.Steps[s].InputFrom) > 0
+			if pl.Steps[s].Visible {
+				pc.visible |= 1 << s
+			}
+		}
 		e.pipeOf[c] = pc
 		for s := range pl.Steps {
 			// Room for the step's calls of its share of n requests.
@@ -212,7 +226,7 @@ func (p *Pipeline) visibleStep() int {
 // end-to-end deadline and starts the first stage.
 func (e *engine) startPipeline(slot int32, r *request) {
 	c := r.class
-	id, arrival, in, out := r.id, r.arrival, r.in, r.out
+	id, arrival, sec, in, out := r.id, r.arrival, r.sec, r.in, r.out
 	e.retire(slot, r)
 	var ps int32
 	if n := len(e.pipeFree); n > 0 {
@@ -223,7 +237,7 @@ func (e *engine) startPipeline(slot int32, r *request) {
 		ps = int32(len(e.pipes) - 1)
 	}
 	p := &e.pipes[ps]
-	e.resetPipe(p, c, id, arrival, in, out)
+	e.resetPipe(p, c, id, arrival, sec, in, out)
 	if d := e.cfg.Classes[c].Deadline; d > 0 {
 		e.schedule(arrival+d, evPipeDeadline, ps, p.gen, 0)
 	}
@@ -231,21 +245,27 @@ func (e *engine) startPipeline(slot int32, r *request) {
 }
 
 // resetPipe makes p pipeline request id of class c, arriving at arrival
-// with the first call's token counts in and out.
-func (e *engine) resetPipe(p *pipeState, c int32, id int64, arrival time.Duration, in, out float64) {
-	steps := len(e.pipeOf[c].pl.Steps)
+// in arrival section sec (engine.section) with the first call's token
+// counts in and out.
+func (e *engine) resetPipe(p *pipeState, c int32, id int64, arrival time.Duration, sec uint16, in, out float64) {
+	pc := e.pipeOf[c]
+	steps := len(pc.pl.Steps)
 	p.class, p.id, p.arrival, p.in, p.out = c, id, arrival, in, out
-	p.sec = e.section(id)
+	p.sec = sec
 	p.stage, p.ended, p.degraded, p.visible, p.hedged = 0, false, 0, -1, false
 	p.openFail = outNone
-	p.tok = resized(p.tok, 2*steps)
 	p.stepEnd = resized(p.stepEnd, steps)
+	// A stage of more than one step sets its steps' counts as it starts
+	// (startCalls), and the lane never writes them (its calls are done or
+	// past when a stage closes): left needs no clearing.
 	p.left = resized(p.left, steps)
-	clear(p.left) // the lane leaves it so: its calls are done or past now
 	// Each step's time is set when its stage ends, or when the request
 	// ends before it (endPipeline, lanePipeEnd): stepDur needs no clearing.
 	p.stepDur = resized(p.stepDur, steps)
-	clear(p.tok)
+	if pc.reads {
+		p.tok = resized(p.tok, 2*steps)
+		clear(p.tok)
+	}
 	p.live, p.deferred = p.live[:0], p.deferred[:0]
 }
 
@@ -276,33 +296,50 @@ func (e *engine) startCalls(p *pipeState, pc *pipeClass, ps int32, first bool) {
 	if first {
 		p.start, p.iter, p.iters = e.now, 0, 1
 		p.ncalls, p.need = st.ncalls, st.need
-		for s := st.first; s < st.end; s++ {
-			p.stepEnd[s] = -1
+		if !st.single {
+			for s := st.first; s < st.end; s++ {
+				p.stepEnd[s] = -1
+			}
 		}
 		if pc.steps[st.first].repeat {
 			p.iters = e.repeats(p.id, st.first, &pc.pl.Steps[st.first])
 		}
 	}
 	p.done, p.failed, p.fail = 0, 0, outNone
-	for s := st.first; s < st.end; s++ {
-		step := &pc.steps[s]
-		n := int(step.fanOut)
-		p.left[s] = n
-		c := step.class
+	if st.single {
+		// One step: no per-step count to keep (closeStageAt).
+		s := st.first
+		n := int(pc.steps[s].fanOut)
 		for j := 0; j < n; j++ {
-			slot := e.allocSlot()
-			r := &e.slots[slot]
-			e.callRequest(p, pc, r, s, p.iter*n+j)
-			r.pipe, r.pstep, r.doneAt = ps+1, uint8(s), -1
-			p.live = append(p.live, slot)
-			e.stats[c].requests++
-			e.classes[c].inflightReqs++
-			if d := step.deadline; d > 0 {
-				e.scheduleIn(fifoIndex(c, chanDeadline), e.now+d, evDeadline, slot, r.gen, 0)
-			}
-			e.send(slot, r)
+			e.startCall(p, pc, ps, s, p.iter*n+j)
+		}
+		return
+	}
+	for s := st.first; s < st.end; s++ {
+		n := int(pc.steps[s].fanOut)
+		p.left[s] = n
+		for j := 0; j < n; j++ {
+			e.startCall(p, pc, ps, s, p.iter*n+j)
 		}
 	}
+}
+
+// startCall starts call j of step s of pipeline ps (p and pc as
+// startStage says) in a request slot of its own.
+func (e *engine) startCall(p *pipeState, pc *pipeClass, ps int32, s, j int) {
+	slot := e.allocSlot()
+	r := &e.slots[slot]
+	step := &pc.steps[s]
+	e.callRequest(p, pc, r, s, j)
+	r.pipe, r.pstep, r.doneAt = ps+1, uint8(s), -1
+	p.live = append(p.live, slot)
+	c := step.class
+	e.stats[c].requests++
+	e.classes[c].inflightReqs++
+	if d := step.deadline; d > 0 {
+		e.scheduleIn(fifoIndex(c, chanDeadline), e.now+d, evDeadline, slot, r.gen, 0)
+	}
+	e.send(slot, r)
 }
 
 // callRequest makes r call j of step s of pipeline p, of class pc,
@@ -336,8 +373,10 @@ func (e *engine) callRequest(p *pipeState, pc *pipeClass, r *request, s, j int) 
 	if ps.repeat {
 		r.in += float64(p.iter) * tokens(pc.pl.Steps[s].InputGrowth)
 	}
-	p.tok[2*s] += r.in
-	p.tok[2*s+1] += r.out
+	if pc.reads {
+		p.tok[2*s] += r.in
+		p.tok[2*s+1] += r.out
+	}
 }
 
 // callEnded is finish's call into the driver: the call in slot, of
@@ -350,7 +389,9 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	r.pipe = 0
 	p := &e.pipes[ps]
 	pc := e.pipeOf[p.class]
-	p.hedged = p.hedged || r.hedgedCopies > 0
+	if r.hedgedCopies > 0 {
+		p.hedged = true
+	}
 	if n := len(p.live) - 1; n >= 0 && p.live[n] == slot { // the commonest: the last started
 		p.live = p.live[:n]
 	} else if i := slices.Index(p.live, slot); i >= 0 {
@@ -368,7 +409,7 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	// call of the visible step to end with an answer (ties: the first in
 	// the stage's order).
 	inst := int((r.id - p.id) >> 32)
-	if o == outOK && r.doneAt >= 0 && pc.steps[s].visible &&
+	if pc.visible>>s&1 != 0 && o == outOK && r.doneAt >= 0 &&
 		(p.visible < 0 || p.visibleAt == e.now && inst < p.visibleInst) {
 		p.visible, p.visibleAt, p.visibleInst = r.firstAt, e.now, inst
 	}
@@ -377,8 +418,12 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	// callers.
 	p.deferred = append(p.deferred, deferredCall{at: at, step: s, o: o, inst: inst})
 	if at == e.now && !e.isolated {
-		e.seq++
-		e.put(0, at, evPipeCall, ps, p.gen, 0) // schedule's way for an event due now
+		e.seq++ // schedule's way for an event due now
+		if !e.heapOnly {
+			e.queueNow(evPipeCall, ps, p.gen, 0)
+			return
+		}
+		e.put(0, at, evPipeCall, ps, p.gen, 0)
 		return
 	}
 	e.schedule(at, evPipeCall, ps, p.gen, 0)
@@ -422,8 +467,11 @@ func (e *engine) pipeCall(ps int32, gen uint32) {
 // starts, or the pipeline ends answered — failed once too many calls
 // failed to reach need (p and pc as startStage says).
 func (e *engine) callDone(p *pipeState, pc *pipeClass, ps int32, s int, o outcome) {
-	p.stepEnd[s] = e.now
-	p.left[s]--
+	st := &pc.stages[p.stage]
+	if !st.single {
+		p.stepEnd[s] = e.now
+		p.left[s]--
+	}
 	switch {
 	case o == outOK:
 		p.done++
@@ -451,7 +499,11 @@ func (e *engine) callDone(p *pipeState, pc *pipeClass, ps int32, s int, o outcom
 			e.startCalls(p, pc, ps, false)
 			return
 		}
-		e.closeStageAt(p, pc, e.now)
+		if st.single { // closeStageAt's way for a stage of one step
+			p.stepDur[s] = toSeconds32(e.now - p.start)
+		} else {
+			e.closeStageAt(p, pc, e.now)
+		}
 		if p.stage+1 < len(pc.stages) {
 			p.stage++
 			e.startStage(p, pc, ps)
@@ -469,6 +521,12 @@ func (e *engine) callDone(p *pipeState, pc *pipeClass, ps int32, s int, o outcom
 // repeated step. pc is p's class.
 func (e *engine) closeStageAt(p *pipeState, pc *pipeClass, now time.Duration) {
 	st := &pc.stages[p.stage]
+	if st.single {
+		// Its step ran until now: a stage of one step ends when the step
+		// is done (its last call's end, now) or is cut short now.
+		p.stepDur[st.first] = toSeconds32(now - p.start)
+		return
+	}
 	for s := st.first; s < st.end; s++ {
 		end := p.stepEnd[s]
 		if end < 0 || end > now || p.left[s] > 0 || pc.steps[s].repeat {
