@@ -18,11 +18,7 @@ func (e *engine) respond(slot int32, r *request, k int) {
 	if kind == outOK && e.plainAnswer>>(uint32(r.class)&63)&1 != 0 {
 		// The commonest response: an answer, in a class none of whose
 		// rules below looks at it (plainAnswers). It wins now.
-		e.exit(slot, r, k, e.now, outOK, true)
-		if r.pipe != 0 { // only a pipeline's call reads them
-			r.doneAt, r.firstAt = e.now, a.first
-		}
-		e.finish(slot, r, outOK)
+		e.answer(slot, r, k, a)
 		return
 	}
 	p := &e.cfg.Classes[r.class].Policy
@@ -63,6 +59,101 @@ func (e *engine) respond(slot int32, r *request, k int) {
 		return
 	}
 	e.fail(slot, r, kind, status, retryAfter)
+}
+
+// answer is respond's short path: attempt k of r, a, answered now in a
+// class with its bit in plainAnswer, leaves the system as exit does an
+// answer that won (at now) and wins r as finish does an answer, in one
+// call. What exit and finish look at that cannot hold here is left out:
+// breakers (plainAnswer is 0 with them), an estimator (none in the
+// class), a rerun (the request is answered), a request already ended (r
+// has an attempt in flight: finish lets go of all of them), and exit's
+// run length (finish's own at now covers it).
+func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
+	now := e.now
+	a.state = attExited
+	r.live--
+	pv := &e.provs[a.prov]
+	if pl := pv.pool; pl != nil {
+		if a.queued {
+			e.leavePool(pv, a, now)
+		} else {
+			pl.leaveService(a, now)
+		}
+	}
+	if a.queued {
+		a.queued = false
+		pv.waiting--
+	}
+	if a.started {
+		pv.lastEnd = max(pv.lastEnd, now)
+		if d := now - a.svc; d > 0 {
+			pv.busySum.add(d)
+			if e.batched {
+				var row *loadRow // as in exit
+				if ls := e.load; ls != nil && e.grow == nil {
+					if i := uint(a.prov)*repRows + uint(a.rep); i < uint(len(ls.rows)) {
+						row = &ls.rows[i]
+					}
+				}
+				if row == nil || row.prov == nil {
+					e.loadSection(pv, r, a, d)
+				} else {
+					k, s := r.sec, posSeconds(d)
+					row.prov[k] += s
+					if row.rep != nil {
+						row.rep[k] += s
+					}
+				}
+			}
+		}
+	}
+	st := &e.stats[r.class]
+	st.completed++
+	pv.stats.Completed++
+	st.won[wonIndex(k, a.model)]++
+	st.billed[2*a.model].add(r.in, r.out)
+	if e.batched {
+		if sb := st.times.secBill; sb != nil && e.grow == nil {
+			sb[2*int(r.sec)] += price(&e.cfg.Models[a.model], r.in, r.out)
+		} else {
+			e.billSection(st, r, a, r.in, r.out, true)
+		}
+	} else if e.costs != nil {
+		e.billAttempt(r, a.model, r.in, r.out)
+	}
+	if e.trace != nil {
+		e.emit(r, k, now, outOK.attemptName(), true, r.in, r.out, true)
+	}
+	if a.serving {
+		a.serving = false
+		e.scheduleRelease(now, a.prov, a.rep, r.class)
+	}
+	if r.pipe != 0 { // only a pipeline's call reads them
+		r.doneAt, r.firstAt = now, a.first
+	}
+	// finish's steps for an answer.
+	d := now - r.arrival
+	st.answered++
+	st.times.addAt(d, true, r.sec, r.arrival)
+	if e.pair != nil {
+		e.pair.end(st, r, outOK, d)
+	}
+	e.lastEvent = max(e.lastEvent, now)
+	if r.inflight != 0 {
+		e.letGoAll(slot, r)
+	}
+	e.classes[r.class].inflightReqs--
+	r.ended = true
+	if e.loops != nil {
+		e.ended(slot, r)
+	}
+	if r.pipe != 0 {
+		e.callEnded(slot, r, outOK)
+	}
+	if r.live == 0 {
+		e.retire(slot, r)
+	}
 }
 
 // plainAnswers sets e.plainAnswer: bit c for each class c whose answered
