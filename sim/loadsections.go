@@ -53,8 +53,9 @@ type loadRow struct{ prov, rep *[numSections]float64 }
 
 // repRows is how many replicas (and the provider itself) each provider
 // has rows for in loadSections.rows: attempts of replicas beyond are added
-// by loadSection.
-const repRows = 64
+// by loadSection. 256 covers pools of up to 255 replicas (a row is 16
+// bytes: 4 KiB a provider, made once a run).
+const repRows = 256
 
 // loadSection adds d, the time in service of attempt a of request r, to
 // r's arrival section of a's provider, pv, and, in a pool, of its replica.
