@@ -90,20 +90,14 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 		if d := now - a.svc; d > 0 {
 			pv.busySum.add(d)
 			if e.batched {
-				var row *loadRow // as in exit
-				if ls := e.load; ls != nil && e.grow == nil {
-					if i := uint(a.prov)*repRows + uint(a.rep); i < uint(len(ls.rows)) {
-						row = &ls.rows[i]
-					}
-				}
-				if row == nil || row.prov == nil {
-					e.loadSection(pv, r, a, d)
-				} else {
+				if row := e.rowOf(a); row != nil { // as in exit
 					k, s := r.sec, posSeconds(d)
 					row.prov[k] += s
 					if row.rep != nil {
 						row.rep[k] += s
 					}
+				} else {
+					e.loadSection(pv, r, a, d)
 				}
 			}
 		}
@@ -230,6 +224,10 @@ func (e *engine) abandon(slot int32, r *request, k int, as outcome) {
 			e.letGoBatch(slot, r, k)
 			return
 		}
+		if as == outCancelled && a.kind == outOK && a.started && a.cancelAt < a.end {
+			e.exitCancelled(slot, r, k, a) // the commonest loser
+			return
+		}
 		at, how := a.leaving()
 		e.exit(slot, r, k, at, how, false)
 		return
@@ -326,20 +324,14 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 				// loadSection's common case, without its call: the
 				// sections of the provider and of the replica are made
 				// (their row of e.load.rows), and the run is not grown.
-				var row *loadRow
-				if ls := e.load; ls != nil && e.grow == nil {
-					if i := uint(a.prov)*repRows + uint(a.rep); i < uint(len(ls.rows)) {
-						row = &ls.rows[i]
-					}
-				}
-				if row == nil || row.prov == nil {
-					e.loadSection(pv, r, a, d)
-				} else {
+				if row := e.rowOf(a); row != nil {
 					k, s := r.sec, posSeconds(d)
 					row.prov[k] += s
 					if row.rep != nil {
 						row.rep[k] += s
 					}
+				} else {
+					e.loadSection(pv, r, a, d)
 				}
 			}
 		}
@@ -409,6 +401,79 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 		// The slot goes to the next waiter once the current event is
 		// handled, even when it frees now: the request this attempt won
 		// first lets go of its own queued attempts.
+		a.serving = false
+		e.scheduleRelease(max(at, e.now), a.prov, a.rep, r.class)
+	}
+}
+
+// exitCancelled is exit for the commonest loser: attempt k of r, a, in
+// service (not queued, not in a batch) with an answer to come, which its
+// request, ended, let go of and whose cancel lands before that answer
+// ends (a.cancelAt < a.end). It leaves when the cancel lands, counted as
+// cancelled and billed per its class's cancellation billing, as exit
+// does it with at = a.cancelAt, how = outCancelled and won false.
+func (e *engine) exitCancelled(slot int32, r *request, k int, a *attempt) {
+	at := a.cancelAt
+	a.state = attExited
+	r.live--
+	if e.breakers != nil && (a.probe || a.provProbe) {
+		e.breakersRelease(a)
+	}
+	pv := &e.provs[a.prov]
+	if pl := pv.pool; pl != nil {
+		pl.leaveService(a, at)
+	}
+	e.lastEvent = max(e.lastEvent, at)
+	pv.lastEnd = max(pv.lastEnd, at)
+	if d := at - a.svc; d > 0 {
+		pv.busySum.add(d)
+		if e.batched {
+			if row := e.rowOf(a); row != nil {
+				k, s := r.sec, posSeconds(d)
+				row.prov[k] += s
+				if row.rep != nil {
+					row.rep[k] += s
+				}
+			} else {
+				e.loadSection(pv, r, a, d)
+			}
+		}
+	}
+	st := &e.stats[r.class]
+	st.cancelled++
+	pv.stats.Cancelled++
+	// cancelBilled of an answer, without its call.
+	var in, out float64
+	billed := true
+	switch e.cfg.Classes[r.class].Policy.CancelBilling {
+	case BillNone:
+		billed = false
+	case BillFull:
+		out = r.out
+	case BillGenerated:
+		out = a.generated(r.out, at)
+	}
+	if billed {
+		in = r.in
+		st.billed[2*a.model+1].add(in, out)
+		st.wastedOutput += out
+		if e.batched {
+			if sb := st.times.secBill; sb != nil && e.grow == nil {
+				sb[2*int(r.sec)+1] += price(&e.cfg.Models[a.model], in, out)
+			} else {
+				e.billSection(st, r, a, in, out, false)
+			}
+		} else if e.costs != nil {
+			e.billAttempt(r, a.model, in, out)
+		}
+	}
+	if e.trace != nil {
+		e.emit(r, k, at, outCancelled.attemptName(), false, in, out, billed)
+	}
+	if r.ended && r.live == 0 {
+		e.retire(slot, r)
+	}
+	if a.serving {
 		a.serving = false
 		e.scheduleRelease(max(at, e.now), a.prov, a.rep, r.class)
 	}

@@ -51,6 +51,20 @@ type loadSections struct {
 // loadRow is one entry of loadSections.rows.
 type loadRow struct{ prov, rep *[numSections]float64 }
 
+// rowOf returns the row of e.load.rows that attempt a adds its time in
+// service through, or nil when loadSection must add it: the run is grown,
+// a's sections are not made yet, or its replica is beyond repRows.
+func (e *engine) rowOf(a *attempt) *loadRow {
+	if ls := e.load; ls != nil && e.grow == nil {
+		if i := uint(a.prov)*repRows + uint(a.rep); i < uint(len(ls.rows)) {
+			if row := &ls.rows[i]; row.prov != nil {
+				return row
+			}
+		}
+	}
+	return nil
+}
+
 // repRows is how many replicas (and the provider itself) each provider
 // has rows for in loadSections.rows: attempts of replicas beyond are added
 // by loadSection. 256 covers pools of up to 255 replicas (a row is 16
