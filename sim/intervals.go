@@ -78,9 +78,10 @@ func WilsonCI(k, n int64) [2]float64 {
 
 // addSquare adds the square of d in whole µs (d truncated to the µs):
 // below 2⁹⁴ for any duration the simulator draws (about 9 years at most),
-// so 2³⁴ of them fit.
+// so 2³⁴ of them fit. d ≥ 0 (a request's latency): it is divided
+// unsigned, with no sign to correct.
 func (w *wideSum) addSquare(d time.Duration) {
-	us := uint64(d / time.Microsecond)
+	us := uint64(d) / uint64(time.Microsecond)
 	h, l := bits.Mul64(us, us)
 	var carry uint64
 	w.lo, carry = bits.Add64(w.lo, l, 0)

@@ -16,8 +16,9 @@ import (
 // saturates. Non-negative float32 values order exactly as their bit
 // patterns do as uint32, which the selection below relies on.
 
-// toSeconds32 rounds a non-negative duration to float32 seconds.
-func toSeconds32(d time.Duration) float32 { return float32(d.Seconds()) }
+// toSeconds32 rounds a non-negative duration to float32 seconds (d.Seconds()
+// rounded, found as posSeconds does: no sign to correct).
+func toSeconds32(d time.Duration) float32 { return float32(posSeconds(d)) }
 
 // seconds64 returns the stored latency x as the float64 the reports show:
 // the shortest decimal that reads back as x in float32 (so 1.2345679, not
