@@ -11,13 +11,26 @@ func (e *engine) respond(slot int32, r *request, k int) {
 		return
 	}
 	e.leaveFlight(r, k)
+	if a.kind == outOK && e.plainAnswer>>(uint32(r.class)&63)&1 != 0 && (a.rep == 0 || !e.ewma) {
+		// The commonest response: an answer, in a class none of whose
+		// rules below looks at it (plainAnswers), seen by no latency
+		// balancer. It wins now, through a call that is the last: this
+		// path keeps nothing across a call.
+		e.answer(slot, r, k, a)
+		return
+	}
+	e.respondAll(slot, r, k, a)
+}
+
+// respondAll is respond for attempt k of r, a, which has just left its
+// request's flight: the balancer sees it, then it wins or fails by all of
+// its class's rules.
+func (e *engine) respondAll(slot int32, r *request, k int, a *attempt) {
 	if a.rep != 0 && e.ewma {
 		e.observe(a)
 	}
 	kind := a.kind
 	if kind == outOK && e.plainAnswer>>(uint32(r.class)&63)&1 != 0 {
-		// The commonest response: an answer, in a class none of whose
-		// rules below looks at it (plainAnswers). It wins now.
 		e.answer(slot, r, k, a)
 		return
 	}
