@@ -147,7 +147,18 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 		e.pair.end(st, r, outOK, d)
 	}
 	e.lastEvent = max(e.lastEvent, now)
-	if r.inflight != 0 {
+	switch {
+	case r.inflight == 1 && e.retries == nil:
+		// letGoAll's commonest case, without its call: one attempt in
+		// flight, none waiting out a backoff.
+		for k := range int(r.sent) {
+			if r.att[k].state == attInFlight {
+				e.leaveFlight(r, k)
+				e.abandon(slot, r, k, outCancelled)
+				break
+			}
+		}
+	case r.inflight != 0:
 		e.letGoAll(slot, r)
 	}
 	e.classes[r.class].inflightReqs--
@@ -227,18 +238,19 @@ func (e *engine) abandon(slot int32, r *request, k int, as outcome) {
 		e.observe(a)
 	}
 	a.abandonedAs = as
-	if e.provs[a.prov].ignoresCancel {
+	if pv := &e.provs[a.prov]; pv.ignoresCancel {
 		a.cancelAt = never
 	} else {
-		a.cancelAt = e.now + e.cfg.Classes[r.class].Policy.CancelLatency
+		p := &e.cfg.Classes[r.class].Policy
+		a.cancelAt = e.now + p.CancelLatency
+		if as == outCancelled && !a.queued && !a.inBatch && a.kind == outOK && a.started && a.cancelAt < a.end {
+			e.exitCancelled(slot, r, k, a, pv, p.CancelBilling) // the commonest loser
+			return
+		}
 	}
 	if !a.queued { // letGo, without its call
 		if a.inBatch {
 			e.letGoBatch(slot, r, k)
-			return
-		}
-		if as == outCancelled && a.kind == outOK && a.started && a.cancelAt < a.end {
-			e.exitCancelled(slot, r, k, a) // the commonest loser
 			return
 		}
 		at, how := a.leaving()
@@ -424,15 +436,16 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 // request, ended, let go of and whose cancel lands before that answer
 // ends (a.cancelAt < a.end). It leaves when the cancel lands, counted as
 // cancelled and billed per its class's cancellation billing, as exit
-// does it with at = a.cancelAt, how = outCancelled and won false.
-func (e *engine) exitCancelled(slot int32, r *request, k int, a *attempt) {
+// does it with at = a.cancelAt, how = outCancelled and won false. pv is
+// a's provider and b its class's cancellation billing, which abandon has
+// at hand.
+func (e *engine) exitCancelled(slot int32, r *request, k int, a *attempt, pv *provider, b Billing) {
 	at := a.cancelAt
 	a.state = attExited
 	r.live--
 	if e.breakers != nil && (a.probe || a.provProbe) {
 		e.breakersRelease(a)
 	}
-	pv := &e.provs[a.prov]
 	if pl := pv.pool; pl != nil {
 		pl.leaveService(a, at)
 	}
@@ -458,7 +471,7 @@ func (e *engine) exitCancelled(slot int32, r *request, k int, a *attempt) {
 	// cancelBilled of an answer, without its call.
 	var in, out float64
 	billed := true
-	switch e.cfg.Classes[r.class].Policy.CancelBilling {
+	switch b {
 	case BillNone:
 		billed = false
 	case BillFull:
