@@ -42,9 +42,11 @@ type endTimes struct {
 	buf  []float32
 	a, m int // answered at buf[:a], misses at buf[len(buf)−m:]
 	// sumA and sumM are the exact sums of the durations recorded; maxA and
-	// maxAll the largest answered one and the largest of all.
-	sumA, sumM   wideSum
-	maxA, maxAll time.Duration
+	// maxM the largest answered one and the largest missed one (the
+	// largest of all is the larger: addTimes), so that an answer updates
+	// one.
+	sumA, sumM wideSum
+	maxA, maxM time.Duration
 	// sqA and sqM are the exact sums of the squares of the answered and
 	// the missed durations in µs² (intervals.go; the misses' for a
 	// pipeline's end-to-end mean, endView).
@@ -84,7 +86,6 @@ func (t *endTimes) add(d time.Duration, answered bool) {
 		t.grow()
 	}
 	x := toSeconds32(d)
-	t.maxAll = max(t.maxAll, d)
 	if answered {
 		t.buf[t.a] = x
 		t.a++
@@ -96,6 +97,7 @@ func (t *endTimes) add(d time.Duration, answered bool) {
 		t.buf[len(t.buf)-t.m] = x
 		t.sumM.add(d)
 		t.sqM.addSquare(d)
+		t.maxM = max(t.maxM, d)
 	}
 }
 
@@ -107,7 +109,6 @@ func (t *endTimes) addAt(d time.Duration, answered bool, sec uint16, arrival tim
 		t.grow()
 	}
 	x := toSeconds32(d)
-	t.maxAll = max(t.maxAll, d)
 	var i int
 	if answered {
 		i = t.a
@@ -120,6 +121,7 @@ func (t *endTimes) addAt(d time.Duration, answered bool, sec uint16, arrival tim
 		i = len(t.buf) - t.m
 		t.sumM.add(d)
 		t.sqM.addSquare(d)
+		t.maxM = max(t.maxM, d)
 	}
 	t.buf[i] = x
 	if t.sec != nil {
@@ -188,7 +190,7 @@ type latencySet struct {
 func (s *latencySet) addTimes(t *endTimes) {
 	o := latencySet{
 		ans: [][]float32{t.answered()}, miss: [][]float32{t.misses()},
-		na: t.a, nm: t.m, sumA: t.sumA, sumM: t.sumM, maxA: t.maxA, maxAll: t.maxAll,
+		na: t.a, nm: t.m, sumA: t.sumA, sumM: t.sumM, maxA: t.maxA, maxAll: max(t.maxA, t.maxM),
 		sqA: t.sqA, sqM: t.sqM, unsectioned: t.sec == nil, noCut: t.noCut,
 	}
 	if t.sec != nil {
