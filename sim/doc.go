@@ -134,7 +134,11 @@
 // rejected, timed out, stalled or cancelled: the parts sum to the attempts
 // sent),
 // bills it and writes its trace row, so a new way of ending cannot forget
-// a step. The package's tests audit these counts after every run.
+// a step. The two commonest ends take exit's steps in copies of their own,
+// with what those ends fix left out: answer (exit.go), an answer that wins
+// its request, and exitCancelled, a loser whose cancel lands before its
+// answer; a change to exit's steps goes to both. The package's tests
+// audit these counts after every run.
 //
 // # Retries
 //

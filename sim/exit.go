@@ -3,8 +3,9 @@ package sim
 import "time"
 
 // respond handles the deciding response of attempt k, in flight: the
-// attempt leaves the system through exit, then either wins the request or
-// is a failure handled by the policy's error rules.
+// attempt leaves the system through exit (a plain answer through answer,
+// exit's copy for it), then either wins the request or is a failure
+// handled by the policy's error rules.
 func (e *engine) respond(slot int32, r *request, k int) {
 	a := &r.att[k]
 	if a.state != attInFlight {
@@ -320,7 +321,8 @@ func (e *engine) cancelLands(slot int32, r *request, k int) {
 // attempt that responded, outStalled for a stream cut (StreamCuts),
 // outAttemptTimeout or outCancelled for one its request let go of; won says
 // whether its response ended the request. A request whose last attempt leaves
-// after it ended frees its slot.
+// after it ended frees its slot. The commonest ends take copies of these
+// steps: answer and exitCancelled (a change here goes to them too).
 func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outcome, won bool) {
 	a := &r.att[k]
 	a.state = attExited
