@@ -16,23 +16,16 @@ func (e *engine) respond(slot int32, r *request, k int) {
 		// The commonest response: an answer, in a class none of whose
 		// rules below looks at it (plainAnswers), seen by no latency
 		// balancer. It wins now, through a call that is the last: this
-		// path keeps nothing across a call.
+		// path keeps nothing across a call, so it spills nothing.
 		e.answer(slot, r, k, a)
 		return
 	}
-	e.respondAll(slot, r, k, a)
-}
-
-// respondAll is respond for attempt k of r, a, which has just left its
-// request's flight: the balancer sees it, then it wins or fails by all of
-// its class's rules.
-func (e *engine) respondAll(slot int32, r *request, k int, a *attempt) {
 	if a.rep != 0 && e.ewma {
 		e.observe(a)
 	}
 	kind := a.kind
 	if kind == outOK && e.plainAnswer>>(uint32(r.class)&63)&1 != 0 {
-		e.answer(slot, r, k, a)
+		e.answer(slot, r, k, a) // a plain answer a latency balancer saw
 		return
 	}
 	p := &e.cfg.Classes[r.class].Policy
