@@ -492,11 +492,15 @@ func (e *engine) draw(r *request, a *attempt, m, k int, try uint8) {
 	a.model, a.prov, a.start, a.kind = int32(m), int32(e.modelProv[m]), e.now, outOK
 	a.degU, a.workErr, a.try = uDeg, -1, try
 	if e.copula != nil {
-		z := e.score(r, k, try, first, src.normFloat64(e.norm))
+		f, ok := e.norm.first(src.Uint64()) // normFloat64, its first step inline
+		if !ok {
+			f = src.normSlow()
+		}
+		z := e.score(r, k, try, first, f)
 		// A slow draw is slow throughout: TTFT at score z, decode and
 		// prefill speeds at −z.
 		if md.Latency != nil {
-			a.workFirst = seconds(dist.FromNormal(md.Latency, z))
+			a.workFirst = seconds(e.models[m].latency.fromNormal(md.Latency, z))
 		} else {
 			a.streamed = true
 			first := dist.FromNormal(md.TTFT, z)
