@@ -124,7 +124,7 @@ func (e *engine) sendFirst(slot int32, r *request, cl *Class) {
 	m := p.Primary
 	if e.shared == nil || !e.sharesDraws[m] {
 		e.draw(r, a, m, 0, 0)
-	} else if !e.keptAttempt(r, m, 0) {
+	} else if !e.keptAttempt(r, a, m, 0) {
 		e.draw(r, a, m, 0, 0)
 		e.keepAttempt(r, m, 0)
 	}
@@ -175,7 +175,7 @@ func (e *engine) sendAs(slot int32, r *request, cl *Class) {
 			switch {
 			case e.shared == nil || k >= sharedAttempts || r.round != 0 || !e.sharesDraws[m]:
 				e.draw(r, a, m, k, 0)
-			case !e.keptAttempt(r, m, k):
+			case !e.keptAttempt(r, a, m, k):
 				e.draw(r, a, m, k, 0)
 				e.keepAttempt(r, m, k)
 			}

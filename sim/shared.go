@@ -182,9 +182,9 @@ func (d *sharedDraws) entry(r *request, k int) *sharedAttempt {
 	return &d.att[int(r.id)*sharedAttempts+k]
 }
 
-// keptAttempt fills attempt k of r, sent now to model m, from its kept
-// draws, as draw would, and reports whether there were any.
-func (e *engine) keptAttempt(r *request, m, k int) bool {
+// keptAttempt fills attempt k of r, a = &r.att[k], sent now to model m,
+// from its kept draws, as draw would, and reports whether there were any.
+func (e *engine) keptAttempt(r *request, a *attempt, m, k int) bool {
 	// entry, with unsigned bounds: no nil to test, no index to check.
 	att := e.shared.att
 	i := uint64(r.id)*sharedAttempts + uint64(k)
@@ -195,7 +195,6 @@ func (e *engine) keptAttempt(r *request, m, k int) bool {
 	if s.id != int32(r.id+1) || s.model != int32(m) {
 		return false
 	}
-	a := &r.att[k]
 	*a = attempt{}
 	a.model, a.prov, a.start, a.kind = int32(m), int32(e.modelProv[m]), e.now, s.kind
 	a.degU, a.workErr, a.status, a.streamed = s.degU, s.workErr, s.status, s.streamed
