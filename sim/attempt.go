@@ -455,6 +455,7 @@ func (e *engine) draw(r *request, a *attempt, m, k int, try uint8) {
 		return
 	}
 	md := &e.cfg.Models[m]
+	failures := md.Failures.any() // asked up to twice below
 	u4xx := 1.0
 	if md.Failures.ClientError.Rate > 0 {
 		u4xx = uniform(e.rng.at(r.id, clientErrorStream)) // before src: one generator
@@ -474,7 +475,7 @@ func (e *engine) draw(r *request, a *attempt, m, k int, try uint8) {
 	// u in [0, 1) is below a rate ≤ 0) — the error draw also picks a
 	// failure of Failures — so an unused one only steps the stream.
 	uErr, uInv := 1.0, 1.0
-	if md.ErrorRate > 0 || md.Failures.any() {
+	if md.ErrorRate > 0 || failures {
 		uErr = src.float64()
 	} else {
 		src.skip()
@@ -531,7 +532,7 @@ func (e *engine) draw(r *request, a *attempt, m, k int, try uint8) {
 			a.workErr = seconds(e.models[m].errLatency.rand(src))
 		}
 	case uInv < md.InvalidRate:
-		if md.Failures.any() {
+		if failures {
 			a.drawFailure(md, uErr, u4xx, src)
 			if a.kind != outOK {
 				break
@@ -539,7 +540,7 @@ func (e *engine) draw(r *request, a *attempt, m, k int, try uint8) {
 		}
 		a.kind = outInvalid
 	default:
-		if md.Failures.any() {
+		if failures {
 			a.drawFailure(md, uErr, u4xx, src)
 		}
 	}

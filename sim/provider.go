@@ -29,7 +29,7 @@ func newBucket(perMinute float64, burst time.Duration) bucket {
 // refill brings the level up to time now.
 func (b *bucket) refill(now time.Duration) {
 	if now > b.last {
-		b.level = math.Min(b.capacity, b.level+b.rate*(now-b.last).Seconds())
+		b.level = min(b.capacity, b.level+b.rate*(now-b.last).Seconds()) // math.Min's value, inline
 		b.last = now
 	}
 }
@@ -55,7 +55,7 @@ func (b *bucket) take(n float64) {
 func (b *bucket) takeDebt(now time.Duration, n float64) {
 	if b.rate != 0 {
 		b.refill(now)
-		b.level = math.Max(b.level-n, -b.capacity)
+		b.level = max(b.level-n, -b.capacity) // math.Max's value, inline
 	}
 }
 
