@@ -124,7 +124,7 @@ func (e *engine) sendFirst(slot int32, r *request, cl *Class) {
 	m := p.Primary
 	if e.shared == nil || !e.sharesDraws[m] {
 		e.draw(r, a, m, 0, 0)
-	} else if !e.keptAttempt(r, m, 0) {
+	} else if !e.keptAttempt(r, a, m, 0) {
 		e.draw(r, a, m, 0, 0)
 		e.keepAttempt(r, m, 0)
 	}
@@ -175,7 +175,7 @@ func (e *engine) sendAs(slot int32, r *request, cl *Class) {
 			switch {
 			case e.shared == nil || k >= sharedAttempts || r.round != 0 || !e.sharesDraws[m]:
 				e.draw(r, a, m, k, 0)
-			case !e.keptAttempt(r, m, k):
+			case !e.keptAttempt(r, a, m, k):
 				e.draw(r, a, m, k, 0)
 				e.keepAttempt(r, m, k)
 			}
@@ -455,6 +455,7 @@ func (e *engine) draw(r *request, a *attempt, m, k int, try uint8) {
 		return
 	}
 	md := &e.cfg.Models[m]
+	failures := md.Failures.any() // asked up to twice below
 	u4xx := 1.0
 	if md.Failures.ClientError.Rate > 0 {
 		u4xx = uniform(e.rng.at(r.id, clientErrorStream)) // before src: one generator
@@ -474,7 +475,7 @@ func (e *engine) draw(r *request, a *attempt, m, k int, try uint8) {
 	// u in [0, 1) is below a rate ≤ 0) — the error draw also picks a
 	// failure of Failures — so an unused one only steps the stream.
 	uErr, uInv := 1.0, 1.0
-	if md.ErrorRate > 0 || md.Failures.any() {
+	if md.ErrorRate > 0 || failures {
 		uErr = src.float64()
 	} else {
 		src.skip()
@@ -492,11 +493,15 @@ func (e *engine) draw(r *request, a *attempt, m, k int, try uint8) {
 	a.model, a.prov, a.start, a.kind = int32(m), int32(e.modelProv[m]), e.now, outOK
 	a.degU, a.workErr, a.try = uDeg, -1, try
 	if e.copula != nil {
-		z := e.score(r, k, try, first, src.normFloat64(e.norm))
+		f, ok := e.norm.first(src.Uint64()) // normFloat64, its first step inline
+		if !ok {
+			f = src.normSlow()
+		}
+		z := e.score(r, k, try, first, f)
 		// A slow draw is slow throughout: TTFT at score z, decode and
 		// prefill speeds at −z.
 		if md.Latency != nil {
-			a.workFirst = seconds(dist.FromNormal(md.Latency, z))
+			a.workFirst = seconds(e.models[m].latency.fromNormal(md.Latency, z))
 		} else {
 			a.streamed = true
 			first := dist.FromNormal(md.TTFT, z)
@@ -527,7 +532,7 @@ func (e *engine) draw(r *request, a *attempt, m, k int, try uint8) {
 			a.workErr = seconds(e.models[m].errLatency.rand(src))
 		}
 	case uInv < md.InvalidRate:
-		if md.Failures.any() {
+		if failures {
 			a.drawFailure(md, uErr, u4xx, src)
 			if a.kind != outOK {
 				break
@@ -535,7 +540,7 @@ func (e *engine) draw(r *request, a *attempt, m, k int, try uint8) {
 		}
 		a.kind = outInvalid
 	default:
-		if md.Failures.any() {
+		if failures {
 			a.drawFailure(md, uErr, u4xx, src)
 		}
 	}

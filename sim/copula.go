@@ -100,6 +100,14 @@ func copulaFactor(c Correlation, p *Policy, models []Model) ([][]float64, error)
 // the attempt's first-round innovation first (firstInnovation); it
 // records the attempt's innovation of the round in r.innov.
 func (e *engine) score(r *request, k int, try uint8, first, f float64) float64 {
+	if try == 0 && r.round == 0 { // a first call of the first round: f is its innovation
+		r.innov[k] = f
+		z := 0.0
+		for j, l := range e.copula[r.class][k][:k+1] {
+			z += l * r.innov[j]
+		}
+		return z
+	}
 	rho := e.cfg.Correlation.SameModel
 	mix := func(x float64) float64 { return rho*x + math.Sqrt(1-rho*rho)*f }
 	if try == 0 {

@@ -67,6 +67,16 @@ func (s *sampler) gamma(src *splitMix) float64 {
 	}
 }
 
+// fromNormal returns dist.FromNormal(d, z), s being d's sampler: for a
+// lognormal, its e^(μ + σ·z) (LogNormal.FromNormal's formula) without an
+// interface call; for any other kind, dist.FromNormal itself.
+func (s *sampler) fromNormal(d dist.Continuous, z float64) float64 {
+	if s.kind == sampleLogNormal {
+		return math.Exp(s.lo + s.hi*z)
+	}
+	return dist.FromNormal(d, z)
+}
+
 // normFloat64 returns what rand.New(x).NormFloat64() returns, leaving x
 // where it does. math/rand/v2 draws by Marsaglia and Tsang's ziggurat:
 // one number u, split into a signed j = its low 32 bits and a layer i =

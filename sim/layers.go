@@ -20,8 +20,8 @@ type gate interface {
 	// that counts rejected requests takes them too).
 	reject(now time.Duration, n float64)
 	// rejection is what a rejected attempt gets: a 429 after a latency,
-	// with an optional retry-after hint.
-	rejection() RateLimit
+	// with an optional retry-after hint (pointed to: read, not copied).
+	rejection() *RateLimit
 }
 
 // stage shapes an attempt's service at its provider.
@@ -91,7 +91,7 @@ func newStages(c *Provider, seed uint64, i int) []stage {
 	return ss
 }
 
-func (l *limiter) rejection() RateLimit { return l.cfg }
+func (l *limiter) rejection() *RateLimit { return &l.cfg }
 
 // fails reports whether an attempt starting service at now fails: it
 // starts in a degraded period and u < the period's error rate.

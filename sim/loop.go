@@ -32,6 +32,13 @@ type engine struct {
 	stats           []classStats
 	trace           func(*AttemptRecord) // optional, see RunTrace
 
+	// plainRequests: a request's class and token counts are drawn from
+	// nothing (drawRequest's values without its draws): one class, of
+	// constant token counts, neither from a trace nor from clients:
+	// plainIn and plainOut, the class's constants rounded (sampler.tok).
+	plainRequests     bool
+	plainIn, plainOut float64
+
 	// load are a batched run's times in service per arrival section
 	// (loadsections.go); costs an independent run's bills per arrival
 	// section (costsections.go).
@@ -192,6 +199,10 @@ func newEngineFor(cfg *Config, n int) *engine {
 	for _, c := range cfg.Classes {
 		e.inputs = append(e.inputs, newSampler(c.InputTokens))
 		e.outputs = append(e.outputs, newSampler(c.OutputTokens))
+	}
+	if tr := cfg.Arrivals.Trace; len(cfg.Classes) == 1 && !cfg.closedLoop() && (tr == nil || tr.Class == nil && tr.Input == nil && tr.Output == nil) {
+		e.plainRequests = e.inputs[0].kind == sampleConstant && e.outputs[0].kind == sampleConstant
+		e.plainIn, e.plainOut = e.inputs[0].tok, e.outputs[0].tok
 	}
 	e.sharesDraws = make([]bool, len(cfg.Models))
 	e.plainDraws = make([]plainDraw, len(cfg.Models))
@@ -402,9 +413,12 @@ func (e *engine) arriveFrom(cl int32) {
 		e.setClient(slot, cl)
 	}
 
-	if e.shared != nil {
+	switch {
+	case e.plainRequests: // drawRequest's values, without a draw
+		r.class, r.in, r.out = 0, e.plainIn, e.plainOut
+	case e.shared != nil:
 		e.drawRequestShared(r)
-	} else {
+	default:
 		e.drawRequest(r, cl)
 	}
 	c := r.class

@@ -29,7 +29,7 @@ func newBucket(perMinute float64, burst time.Duration) bucket {
 // refill brings the level up to time now.
 func (b *bucket) refill(now time.Duration) {
 	if now > b.last {
-		b.level = math.Min(b.capacity, b.level+b.rate*(now-b.last).Seconds())
+		b.level = min(b.capacity, b.level+b.rate*(now-b.last).Seconds()) // math.Min's value, inline
 		b.last = now
 	}
 }
@@ -55,7 +55,7 @@ func (b *bucket) take(n float64) {
 func (b *bucket) takeDebt(now time.Duration, n float64) {
 	if b.rate != 0 {
 		b.refill(now)
-		b.level = math.Max(b.level-n, -b.capacity)
+		b.level = max(b.level-n, -b.capacity) // math.Max's value, inline
 	}
 }
 
@@ -159,21 +159,29 @@ func (g *regime) trim(t time.Duration) {
 }
 
 // stateAfter returns whether the provider is degraded after i switches.
-func (g *regime) stateAfter(i int) bool { return g.degraded0 != (i%2 == 1) }
+// (i ≥ 0, so its low bit is its parity.)
+func (g *regime) stateAfter(i int) bool { return g.degraded0 != (i&1 == 1) }
 
 // at returns whether the provider is degraded at t, and the index in
 // switches of the end of the period t lies in.
 //
 // serve asks about the same time several times in a row (whether the
 // attempt fails, when its first token and its end come), so the last
-// answer is checked before searching.
+// answer is checked first: when t lies in its period, a switch beyond t
+// is already made, and nothing need be generated (extend) or searched.
 func (g *regime) at(t time.Duration) (bool, int) {
-	g.extend(t)
 	i := g.last
-	if !(i < len(g.switches) && g.switches[i] > t && (i == 0 || g.switches[i-1] <= t)) {
-		i = sort.Search(len(g.switches), func(i int) bool { return g.switches[i] > t })
-		g.last = i
+	if i < len(g.switches) && g.switches[i] > t && (i == 0 || g.switches[i-1] <= t) {
+		return g.stateAfter(g.dropped + i), i
 	}
+	return g.atSearch(t)
+}
+
+// atSearch is at when t lies outside the period asked about last.
+func (g *regime) atSearch(t time.Duration) (bool, int) {
+	g.extend(t)
+	i := sort.Search(len(g.switches), func(i int) bool { return g.switches[i] > t })
+	g.last = i
 	return g.stateAfter(g.dropped + i), i
 }
 
@@ -186,13 +194,22 @@ func (g *regime) finish(t0, w time.Duration) time.Duration {
 	if g == nil || g.cfg.Slowdown == 1 {
 		return t0 + w
 	}
-	deg, i := g.at(t0)
+	// at(t0), its check of the last period asked about written out
+	i := g.last
+	var deg bool
+	if i < len(g.switches) && g.switches[i] > t0 && (i == 0 || g.switches[i-1] <= t0) {
+		deg = g.stateAfter(g.dropped + i)
+	} else {
+		deg, i = g.atSearch(t0)
+	}
 	t := t0
 	for walked := 0; ; walked++ {
 		if walked == maxWalk {
 			return t + satMul(w, 1/g.meanRate)
 		}
-		g.extend(t)
+		if i >= len(g.switches) { // the period after the last switch made
+			g.extend(t)
+		}
 		end := g.switches[i]
 		span := end - t
 		if deg {

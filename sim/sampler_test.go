@@ -45,6 +45,35 @@ func TestSamplerMatchesRand(t *testing.T) {
 	}
 }
 
+// TestSamplerFromNormal: fromNormal gives what dist.FromNormal gives, bit
+// for bit, for a lognormal (its own formula) and the kinds it hands to
+// dist.FromNormal, over normal scores from the ziggurat's draws and the
+// tails.
+func TestSamplerFromNormal(t *testing.T) {
+	mix, err := dist.NewMixture([]float64{0.4, 0.6}, []dist.Continuous{
+		dist.LogNormal{Mu: -0.8, Sigma: 0.05}, dist.LogNormal{Mu: 2.3, Sigma: 2.15},
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	zs := []float64{0, -0.0, 1, -1, 8.5, -8.5, 1e-300, 40, -40}
+	src := splitMix{s: 99}
+	for range 10_000 {
+		zs = append(zs, src.normFloat64(zigguratNorm()))
+	}
+	for _, d := range []dist.Continuous{
+		dist.LogNormal{Mu: math.Log(0.3), Sigma: 0.6}, dist.LogNormal{Mu: -1.64528, Sigma: 0.0260248},
+		dist.LogNormal{Mu: 5.05519, Sigma: 0.0812255}, dist.Exponential{Rate: 2}, dist.Gamma{Alpha: 2, Beta: 4}, mix,
+	} {
+		s := newSampler(d)
+		for _, z := range zs {
+			if x, y := s.fromNormal(d, z), dist.FromNormal(d, z); math.Float64bits(x) != math.Float64bits(y) {
+				t.Fatalf("%#v at z = %v: fromNormal %v, dist.FromNormal %v", d, z, x, y)
+			}
+		}
+	}
+}
+
 // TestSamplerTokens: tokens draws what tokens(Rand) draws — a constant's
 // count rounded once, others per draw — and leaves the stream where Rand
 // does.
