@@ -2,6 +2,8 @@ package sim
 
 import (
 	"math"
+	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -246,6 +248,38 @@ func halfWidthAt(xs []float64, level float64) float64 {
 	for _, x := range xs {
 		v += (x - m) * (x - m)
 	}
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: b - 1}.Quantile((1 + level) / 2)
+	t := tQuantile(b-1, level)
 	return t * math.Sqrt(v/(b-1)) / math.Sqrt(b)
 }
+
+// tQuantile returns t_{(1+level)/2, ν}, the (1+level)/2-quantile of
+// Student's t with ν degrees of freedom (gonum's distuv.StudentsT), the
+// same float64. Each one computed is kept (tQuantiles) for the next: a
+// sweep asks for the same few (B − 1 batches, level) for every interval of
+// every candidate, and each costs some 90 000 instructions (the inverse of
+// the regularised incomplete beta function).
+func tQuantile(nu, level float64) float64 {
+	k := tKey{nu, level}
+	if t, ok := tQuantiles.Load(k); ok {
+		return t.(float64)
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nu}.Quantile((1 + level) / 2)
+	// A key that is NaN would never be found again; the kept ones are
+	// bounded, whatever the levels asked.
+	if !math.IsNaN(nu) && !math.IsNaN(level) && tKept.Add(1) <= maxTKept {
+		tQuantiles.Store(k, t)
+	}
+	return t
+}
+
+// tKey is a kept quantile's degrees of freedom and level.
+type tKey struct{ nu, level float64 }
+
+// tQuantiles holds the quantiles tQuantile computed (tKey → float64), at
+// most maxTKept of them (tKept counts those stored).
+var (
+	tQuantiles sync.Map
+	tKept      atomic.Int64
+)
+
+const maxTKept = 1 << 12
