@@ -55,7 +55,7 @@ func linearised(g *batchGroups, from int, ps []float64) (pooled []float64, lin [
 	for i, k := range order {
 		sorted[i] = qs[k]
 	}
-	est := rankEstimates(g.buf[g.off[from]:], int(n), sorted)
+	est := g.suffixEstimates(from, n, sorted)
 	at := make([]float64, len(qs))
 	for i, k := range order {
 		at[k] = est[i]

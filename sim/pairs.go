@@ -89,13 +89,19 @@ type BatchFigures struct {
 	Lin       [][]float64
 	// Answered, Within and Cost are GridShares's.
 	Answered, Within, Cost []float64
+	// Ranks are c.Ranks(ranks), of all of c's requests.
+	Ranks []float64
 }
 
 // BatchFigures returns c.BatchQuantilesEach(ps, each),
-// c.GridLinearised(lin...) and c.GridShares(within), the same values,
-// from one pass over c's latencies for its section sums and one warm-up
-// cut; ok is false unless c is Batched.
-func (c *ClassResult) BatchFigures(ps, each, lin []float64, within float64) (f BatchFigures, ok bool) {
+// c.GridLinearised(lin...), c.GridShares(within) and c.Ranks(ranks), the
+// same values, from one pass over c's latencies for its section sums and
+// one warm-up cut; ok is false unless c is Batched. With many ranks (a
+// survival curve's), its answered latencies are sorted once, in a copy:
+// the ranks are read off it, and the pooled quantiles after the cut and
+// those of the grid's batches kept are found in it by binary searches
+// (suffixRanks), the latencies cut sorted apart.
+func (c *ClassResult) BatchFigures(ps, each, lin []float64, within float64, ranks []int) (f BatchFigures, ok bool) {
 	if !c.Batched() {
 		return f, false
 	}
@@ -106,6 +112,20 @@ func (c *ClassResult) BatchFigures(ps, each, lin []float64, within float64) (f B
 	g := grid
 	if cut != 0 {
 		g = groupSections(ord, ss, cut)
+	}
+	if len(ranks) > selMaxWindows && len(ord) > selSort && len(ord) <= selSortCopy {
+		sr := newSuffixRanks(float32Bits(ord))
+		defer sr.release()
+		grid.ranks, g.ranks = sr, sr
+		f.Ranks = make([]float64, len(ranks))
+		for i, k := range ranks {
+			f.Ranks[i] = math.Inf(1)
+			if k < len(ord) {
+				f.Ranks[i] = seconds64(math.Float32frombits(sr.all[k]))
+			}
+		}
+	} else if len(ranks) > 0 {
+		f.Ranks = c.Ranks(ranks)
 	}
 	f.Pooled, f.PerBatch = batchQuantiles(g, ps, each)
 	f.Kept = ss.kept(cut)
@@ -146,7 +166,7 @@ func batchQuantiles(g *batchGroups, ps, each []float64) ([]float64, [][]float64)
 		n += g.n[j]
 		per[j] = rankEstimates(g.buf[g.off[j]:g.off[j+1]], int(g.n[j]), each)
 	}
-	return rankEstimates(g.buf, int(n), ps), per
+	return g.suffixEstimates(0, n, ps), per
 }
 
 // column returns the i-th estimate of each batch.
