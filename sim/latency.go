@@ -738,10 +738,12 @@ func selectSampled(parts [][]uint32, n int, ks []int, out []uint32) bool {
 		return false
 	}
 	// One pass over the keys: those below the window and above it are
-	// counted, those inside it copied. A window holds at most 1.5 times
-	// the keys expected in it: beyond that, keys are only counted, which is
-	// enough when they are all one (the window's ends are equal);
-	// otherwise the sampled selection gives up.
+	// counted, and those at its lower end; those inside it above that end
+	// copied. The keys at the lower end are counted, not copied, so that a
+	// window that starts at a value many keys share (a queue wait of 0, a
+	// floor) holds no more than the others above it. A window holds at
+	// most 1.5 times the keys expected in it: beyond that, keys are only
+	// counted, and the sampled selection gives up.
 	w := ws[0]
 	want := (w.jhi - w.jlo + 1) * n / s
 	c := min(want+want/2+64, n)
@@ -755,17 +757,19 @@ func selectSampled(parts [][]uint32, n int, ks []int, out []uint32) bool {
 	// Only the keys on the window's rarer side are counted (above it when
 	// it lies in the sample's upper half, none when it is open there); the
 	// keys below it are the rest.
-	var below, above, more int
+	var below, at, above, more int
 	switch {
 	case w.open1:
 		for _, p := range parts {
 			for _, k := range p {
-				if k >= lo {
-					if len(buf) < cap(buf) {
-						buf = append(buf, k)
-					} else {
-						more++
-					}
+				switch {
+				case k < lo:
+				case k == lo:
+					at++
+				case len(buf) < cap(buf):
+					buf = append(buf, k)
+				default:
+					more++
 				}
 			}
 		}
@@ -776,6 +780,8 @@ func selectSampled(parts [][]uint32, n int, ks []int, out []uint32) bool {
 				case k < lo:
 				case k > hi:
 					above++
+				case k == lo:
+					at++
 				case len(buf) < cap(buf):
 					buf = append(buf, k)
 				default:
@@ -790,6 +796,8 @@ func selectSampled(parts [][]uint32, n int, ks []int, out []uint32) bool {
 				case k < lo:
 					below++
 				case k > hi:
+				case k == lo:
+					at++
 				case len(buf) < cap(buf):
 					buf = append(buf, k)
 				default:
@@ -797,30 +805,30 @@ func selectSampled(parts [][]uint32, n int, ks []int, out []uint32) bool {
 				}
 			}
 		}
-		above = n - below - len(buf) - more
+		above = n - below - at - len(buf) - more
 	}
-	below = n - above - len(buf) - more
-	// Each rank's place in the window, checked exactly.
-	tie := !w.open0 && !w.open1 && w.lo == w.hi
-	if more > 0 && !tie {
+	below = n - above - at - len(buf) - more
+	if more > 0 {
 		return false
 	}
-	rel := make([]int, len(ks))
+	// Each rank's place in the window, checked exactly: at its lower end
+	// (the first ranks), or among the keys copied.
+	rel := make([]int, 0, len(ks))
 	for i, k := range ks {
-		rel[i] = k - below
-		if rel[i] < 0 || rel[i] >= len(buf)+more {
+		r := k - below
+		switch {
+		case r < 0 || r >= at+len(buf):
 			return false
+		case r < at:
+			out[i] = lo
+		default:
+			rel = append(rel, r-at)
 		}
 	}
-	// Within the window: directly when its keys are all one, else in
-	// place.
-	if tie {
-		for i := range out {
-			out[i] = w.lo
-		}
-		return true
+	if len(rel) > 0 {
+		m := len(ks) - len(rel)
+		selectInPlace(buf, rel, out[m:], 2*bits.Len(uint(len(buf))))
 	}
-	selectInPlace(buf, rel, out, 2*bits.Len(uint(len(buf))))
 	return true
 }
 

@@ -30,3 +30,42 @@ func TestSuffixRanksAreTheSuffixes(t *testing.T) {
 		s.release()
 	}
 }
+
+// TestSampledSelectionOverAPointMass: keys most of which share one value
+// (a replica's queue waits of 0; a floor of 7 with a few below) are
+// selected in one pass through the sampled window, which counts the keys
+// at its lower end, not copies them; the values are the order
+// statistics, by brute force.
+func TestSampledSelectionOverAPointMass(t *testing.T) {
+	r := rand.New(rand.NewPCG(3, 4))
+	for _, floor := range []uint32{0, 7} {
+		for _, share := range []float64{0.5, 0.9, 0.97} {
+			keys := make([]uint32, 2500)
+			for i := range keys {
+				switch u := r.Float64(); {
+				case u < share:
+					keys[i] = floor
+				case floor > 0 && u < share+0.01:
+					keys[i] = r.Uint32N(floor)
+				default:
+					keys[i] = floor + 1 + r.Uint32N(1<<20)
+				}
+			}
+			want := slices.Clone(keys)
+			slices.Sort(want)
+			n := len(keys)
+			for _, ks := range [][]int{{NearestRank(n, 0.95)}, {NearestRank(n, 0.95), NearestRank(n, 0.99)}, {NearestRank(n, 0.5), NearestRank(n, 0.6)}} {
+				out := make([]uint32, len(ks))
+				if !selectSampled([][]uint32{keys[:1000], keys[1000:]}, n, ks, out) {
+					t.Errorf("floor %d, share %g, ranks %v: the sampled selection gave up", floor, share, ks)
+					continue
+				}
+				for i, k := range ks {
+					if out[i] != want[k] {
+						t.Errorf("floor %d, share %g, rank %d: %d, want %d", floor, share, k, out[i], want[k])
+					}
+				}
+			}
+		}
+	}
+}
