@@ -314,8 +314,9 @@ func (s *latencySet) countAtMost(t float64) int {
 // even strides and sorted gives a window of values that holds the ranks
 // unless the sample misled (its ends three standard deviations of the
 // sample's count beyond where the ranks are expected, as Floyd and Rivest
-// choose theirs); one pass counts the values below the window and copies
-// those inside it (a few per cent of them), the count tells exactly
+// choose theirs); one pass counts the values below the window and those
+// at its lower end, and copies those inside it above that end (a few per
+// cent of them), the counts tell exactly
 // whether every rank lies inside and at which rank there, and a
 // quickselect in the copy finds them (selectInPlace). Ranks spread apart,
 // or a window that missed, are selected by a quickselect in a copy of all
@@ -323,7 +324,9 @@ func (s *latencySet) countAtMost(t float64) int {
 // select: three passes over the values that count their bits
 // (selectRadix). Many ranks (a survival curve's) are read off a copy of
 // the values sorted by a least-significant-digit radix sort (selectSorted;
-// by the radix select when the values are very many). Every path orders the
+// by the radix select when the values are very many); a batched summary
+// also finds in such a copy the ranks of the latencies from a section on
+// (suffixRanks). Every path orders the
 // values by their bit patterns as uint32, which is their order as numbers
 // for the values stored (≥ 0, not NaN), so the values returned are the
 // exact order statistics whichever path found them.
