@@ -3,7 +3,6 @@ package optimize
 import (
 	"fmt"
 	"math"
-	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -35,14 +34,11 @@ import (
 var batchPs = []float64{0.50, 0.90, 0.95, 0.99, 0.999}
 
 // summarizeBatched replaces c's percentiles and their intervals (at the
-// level) by the batched ones of r, when r is batched, and gives c its
-// shares on the fixed grid (sim.ClassResult.GridShares, within the
-// objective's target when > 0).
-func summarizeBatched(c *Candidate, r *sim.ClassResult, level float64, target time.Duration) {
-	f, ok := r.BatchFigures(batchPs, []float64{0.95, 0.99}, []float64{0.95, 0.99}, target.Seconds())
-	if !ok {
-		return
-	}
+// level) by the batched ones of its run's figures f
+// (sim.ClassResult.BatchFigures of batchPs, each batch's p95 and p99, the
+// grid's linearised p95 and p99), and gives c its shares on the fixed grid
+// (within the objective's target when > 0).
+func summarizeBatched(c *Candidate, f *sim.BatchFigures, level float64) {
 	c.batchS = [3][]float64{f.Answered, f.Within, f.Cost}
 	pooled, per, kept := f.Pooled, f.PerBatch, f.Kept
 	col := func(i int) []float64 {

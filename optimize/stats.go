@@ -64,7 +64,8 @@ func survivalPoints(n int, idx []int, v []float64) []SurvivalPoint {
 // summarize turns one run of one class into a candidate's measurements
 // (everything but the cost comparison with the baseline, see compare).
 // Percentiles, their intervals and the survival curve's points come from
-// one selection over the run's latencies (sim's ClassResult.Ranks).
+// one selection over the run's latencies (sim's ClassResult.Ranks; for a
+// batched run, with its batched figures: ClassResult.BatchFigures).
 // target, when > 0, is the objective's latency target for
 // AnsweredWithinShare.
 func summarize(c *Candidate, r *sim.ClassResult, level float64, target time.Duration) {
@@ -80,7 +81,11 @@ func summarize(c *Candidate, r *sim.ClassResult, level float64, target time.Dura
 	l99, u99, ok99 := sim.QuantileCIRanks(n, 0.99, level)
 	ks = append(ks, l95-1, u95-1, l99-1, u99-1)
 	surv := survivalRanks(n, int(r.Answered))
-	v := r.Ranks(append(ks, surv...))
+	f, batched := r.BatchFigures(batchPs, []float64{0.95, 0.99}, []float64{0.95, 0.99}, target.Seconds(), append(ks, surv...))
+	v := f.Ranks
+	if !batched {
+		v = r.Ranks(append(ks, surv...))
+	}
 	l.P50, l.P90, l.P95, l.P99, l.P999 = v[0], v[1], v[2], v[3], v[4]
 	l.P95CI95 = [2]float64{v[5], v[6]}
 	l.P99CI95 = [2]float64{v[7], v[8]}
@@ -95,7 +100,9 @@ func summarize(c *Candidate, r *sim.ClassResult, level float64, target time.Dura
 		c.perSecond = r.Throughput.PerSecond
 	}
 	c.Survival = survivalPoints(n, surv, v[len(ks):])
-	summarizeBatched(c, r, level, target)
+	if batched {
+		summarizeBatched(c, &f, level)
+	}
 	c.secCost = r.SectionCosts()
 	if target > 0 {
 		c.AnsweredWithinShare = float64(r.AnsweredWithin(target.Seconds())) / nf

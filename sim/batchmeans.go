@@ -458,6 +458,11 @@ type batchGroups struct {
 	buf       []float32
 	off       []int64
 	of        func(section int) int // batch of a kept section
+	// start is where buf starts in the latencies ordered by section it
+	// is a slice of; ranks, when set, finds the ranks of their suffixes
+	// (the pooled estimates of suffixEstimates).
+	start int
+	ranks *suffixRanks
 }
 
 // groupBatches groups the requests of s (section sums ss) from section cut
@@ -515,7 +520,19 @@ func groupSections(ord []float32, ss *sectionSums, cut int) *batchGroups {
 		g.off[j+1] = g.off[j] + g.a[j]
 	}
 	g.buf = ord[start : start+g.off[nb] : start+g.off[nb]]
+	g.start = int(start)
 	return g
+}
+
+// suffixEstimates returns the percentiles ps (ascending) of the n
+// requests of g's batches from from on, whose answered latencies are
+// g.buf[g.off[from]:]: rankEstimates, or the same values from g.ranks when
+// g has them.
+func (g *batchGroups) suffixEstimates(from int, n int64, ps []float64) []float64 {
+	if g.ranks != nil {
+		return g.ranks.estimates(g.start+int(g.off[from]), int(n), ps)
+	}
+	return rankEstimates(g.buf[g.off[from]:], int(n), ps)
 }
 
 // rankEstimates returns the percentiles ps (ascending) of n requests

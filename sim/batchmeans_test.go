@@ -275,10 +275,12 @@ func TestBatchQuantilesEachSelectsTheSame(t *testing.T) {
 }
 
 // TestBatchFiguresAreTheSame: BatchFigures gives, value for value, what
-// BatchQuantilesEach, GridLinearised and GridShares give apart — on M/M/1
-// queues at ρ = 0.5 and 0.9 (batched runs) of 2·10⁴ requests over several
-// seeds, among which runs with a warm-up cut and runs without one are both
-// met, with shares within a target (2 s) and without one.
+// BatchQuantilesEach, GridLinearised, GridShares and Ranks give apart — on
+// M/M/1 queues at ρ = 0.5 and 0.9 (batched runs) of 2·10⁴ requests over
+// several seeds, among which runs with a warm-up cut and runs without one
+// are both met, with shares within a target (2 s) and without one, and
+// with many ranks (a survival curve's: the pooled quantiles are then
+// found in a sorted copy) and few.
 func TestBatchFiguresAreTheSame(t *testing.T) {
 	ps, each, lin := []float64{0.50, 0.90, 0.95, 0.99, 0.999}, []float64{0.95, 0.99}, []float64{0.95, 0.99}
 	same := func(a, b []float64) bool {
@@ -292,14 +294,25 @@ func TestBatchFiguresAreTheSame(t *testing.T) {
 		}
 		return true
 	}
-	cuts, whole := 0, 0
+	cuts, sortedCuts, whole := 0, 0, 0
 	for _, rho := range []float64{0.5, 0.9} {
 		for seed := range uint64(6) {
 			cfg := queueConfig(20_000, rho, 1, 1)
 			cfg.Seed = 100 + seed
 			c := &mustRun(t, cfg).Classes[0]
 			within := 2 * float64(seed%2)
-			f, ok := c.BatchFigures(ps, each, lin, within)
+			// Many ranks, in no order, up to the last (a miss when
+			// some request missed); or a few.
+			ranks := []int{c.NumLatencies() - 1, 0, 7}
+			if seed%3 != 2 {
+				for k := c.NumLatencies() - 2; k > 0; k -= 1 + k/40 {
+					ranks = append(ranks, k)
+				}
+			}
+			f, ok := c.BatchFigures(ps, each, lin, within, ranks)
+			if !same(f.Ranks, c.Ranks(ranks)) {
+				t.Errorf("ρ %g, seed %d: BatchFigures' ranks %v, Ranks' %v", rho, cfg.Seed, f.Ranks, c.Ranks(ranks))
+			}
 			pooled, per, kept, ok1 := c.BatchQuantilesEach(ps, each)
 			first, l, ok2 := c.GridLinearised(lin...)
 			ga, gw, gc, ok3 := c.GridShares(within)
@@ -324,12 +337,15 @@ func TestBatchFiguresAreTheSame(t *testing.T) {
 			}
 			if kept < c.Requests {
 				cuts++
+				if seed%3 != 2 {
+					sortedCuts++
+				}
 			} else {
 				whole++
 			}
 		}
 	}
-	if cuts == 0 || whole == 0 {
-		t.Fatalf("%d runs with a warm-up cut and %d without: both must be met", cuts, whole)
+	if cuts == 0 || whole == 0 || sortedCuts == 0 {
+		t.Fatalf("%d runs with a warm-up cut (%d with many ranks) and %d without: all must be met", cuts, sortedCuts, whole)
 	}
 }

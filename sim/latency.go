@@ -317,8 +317,9 @@ func (s *latencySet) countAtMost(t float64) int {
 // even strides and sorted gives a window of values that holds the ranks
 // unless the sample misled (its ends three standard deviations of the
 // sample's count beyond where the ranks are expected, as Floyd and Rivest
-// choose theirs); one pass counts the values below the window and copies
-// those inside it (a few per cent of them), the count tells exactly
+// choose theirs); one pass counts the values below the window and those
+// at its lower end, and copies those inside it above that end (a few per
+// cent of them), the counts tell exactly
 // whether every rank lies inside and at which rank there, and a
 // quickselect in the copy finds them (selectInPlace). Ranks spread apart,
 // or a window that missed, are selected by a quickselect in a copy of all
@@ -326,7 +327,9 @@ func (s *latencySet) countAtMost(t float64) int {
 // select: three passes over the values that count their bits
 // (selectRadix). Many ranks (a survival curve's) are read off a copy of
 // the values sorted by a least-significant-digit radix sort (selectSorted;
-// by the radix select when the values are very many). Every path orders the
+// by the radix select when the values are very many); a batched summary
+// also finds in such a copy the ranks of the latencies from a section on
+// (suffixRanks). Every path orders the
 // values by their bit patterns as uint32, which is their order as numbers
 // for the values stored (≥ 0, not NaN), so the values returned are the
 // exact order statistics whichever path found them.
@@ -477,9 +480,22 @@ func selectInPlace(a []uint32, ks []int, out []uint32, depth int) {
 // pass whose digit is the same for every key is skipped), and the ranks
 // read off.
 func selectSorted(parts [][]uint32, n int, ks []int, out []uint32) {
+	a, release := sortedKeys(parts, n)
+	defer release()
+	for i, k := range ks {
+		out[i] = a[k]
+	}
+}
+
+// sortedKeys returns the n keys of parts, ascending, in a copy sorted as
+// selectSorted sorts it, and the function that gives its buffers back to
+// selScratch once the copy is no longer read.
+func sortedKeys(parts [][]uint32, n int) (sorted []uint32, release func()) {
 	sa, sb := getSelScratch(n), getSelScratch(n)
-	defer selScratch.Put(sa)
-	defer selScratch.Put(sb)
+	release = func() {
+		selScratch.Put(sa)
+		selScratch.Put(sb)
+	}
 	a, tmp := (*sa)[:0:n], (*sb)[:n]
 	for _, p := range parts {
 		a = append(a, p...)
@@ -516,9 +532,119 @@ func selectSorted(parts [][]uint32, n int, ks []int, out []uint32) {
 		}
 		a, tmp = tmp, a
 	}
-	for i, k := range ks {
-		out[i] = a[k]
+	return a, release
+}
+
+// suffixRanks finds ranks of the suffixes of a sequence of keys — the
+// answered latencies ordered by section (bySection), whose suffixes are the
+// requests kept after a warm-up cut or those of the fixed grid's batches
+// from the first kept — from one sorted copy of them all (sortedKeys, which
+// also gives every rank of the whole). The keys of the prefix left out are
+// sorted too, in consecutive pieces as the suffixes asked start later; the
+// key of rank k of a suffix is the least key x of the whole with more than
+// k keys at most x once those of the pieces are taken away, found by
+// binary searches.
+type suffixRanks struct {
+	seq    []uint32   // the keys in their order
+	all    []uint32   // the same keys, ascending
+	pieces [][]uint32 // seq[:done] in consecutive pieces, each ascending
+	done   int
+	free   []func() // the sorted copies' release functions
+}
+
+// newSuffixRanks returns the suffixRanks of seq, which it reads but does
+// not change; its release gives its copies back.
+func newSuffixRanks(seq []uint32) *suffixRanks {
+	all, rel := sortedKeys([][]uint32{seq}, len(seq))
+	return &suffixRanks{seq: seq, all: all, free: []func(){rel}}
+}
+
+// release gives s's sorted copies back to selScratch.
+func (s *suffixRanks) release() {
+	for _, f := range s.free {
+		f()
 	}
+}
+
+// rank returns the key of rank k (0-based, in [0, len(seq)−from)) of
+// seq[from:]. Suffixes are best asked in the order of their starts: one
+// that starts before a suffix asked earlier is selected apart
+// (selectKeys).
+func (s *suffixRanks) rank(from, k int) uint32 {
+	if from < s.done {
+		var out [1]uint32
+		selectKeys([][]uint32{s.seq[from:]}, len(s.seq)-from, []int{k}, out[:])
+		return out[0]
+	}
+	if from > s.done {
+		piece := s.seq[s.done:from]
+		var sorted []uint32
+		if len(piece) <= selSmall {
+			sorted = slices.Clone(piece)
+			slices.Sort(sorted)
+		} else {
+			var rel func()
+			sorted, rel = sortedKeys([][]uint32{piece}, len(piece))
+			s.free = append(s.free, rel)
+		}
+		s.pieces = append(s.pieces, sorted)
+		s.done = from
+	}
+	if len(s.pieces) == 0 {
+		return s.all[k]
+	}
+	// The keys of the suffix at most all[i] are never fewer for a larger
+	// i; the least i with more than k is the first of its run of equal
+	// keys, and the key is the suffix's (it has more of them than the
+	// keys below it).
+	lo, hi := 0, len(s.all)-1
+	for lo < hi {
+		i := int(uint(lo+hi) >> 1)
+		x := s.all[i]
+		c := countAtMostKey(s.all, x)
+		for _, p := range s.pieces {
+			c -= countAtMostKey(p, x)
+		}
+		if c > k {
+			hi = i
+		} else {
+			lo = i + 1
+		}
+	}
+	return s.all[lo]
+}
+
+// countAtMostKey returns how many keys of a (ascending) are at most x.
+func countAtMostKey(a []uint32, x uint32) int {
+	lo, hi := 0, len(a)
+	for lo < hi {
+		i := int(uint(lo+hi) >> 1)
+		if a[i] <= x {
+			lo = i + 1
+		} else {
+			hi = i
+		}
+	}
+	return lo
+}
+
+// estimates is rankEstimates(seq[from:] as float32, n, ps): the
+// percentiles ps (ascending) of n requests whose answered latencies are
+// seq[from:], nearest rank; +Inf on a miss, NaN for all when n is 0.
+func (s *suffixRanks) estimates(from, n int, ps []float64) []float64 {
+	out := make([]float64, len(ps))
+	na := len(s.seq) - from
+	for i, p := range ps {
+		switch k := NearestRank(n, p); {
+		case n == 0:
+			out[i] = math.NaN()
+		case k < na:
+			out[i] = seconds64(math.Float32frombits(s.rank(from, k)))
+		default:
+			out[i] = math.Inf(1)
+		}
+	}
+	return out
 }
 
 // The digits of selectSorted: bits 0–10, 11–21 and 22–31 of a key.
@@ -528,11 +654,17 @@ const (
 )
 
 // sortPass moves each key k of a to its place in to by its digit (k >>
-// sh) & sortMask, whose next place hd holds (and advances).
+// sh) & sortMask, whose next place hd holds (and advances). The places
+// are written without bounds checks: hd holds the running sums of the
+// counts of a's digits, so every place is below len(a) ≤ len(to).
 func sortPass(a, to []uint32, hd *[1 << 11]uint32, sh uint) {
+	if len(to) < len(a) {
+		panic("sim: sortPass into a shorter slice")
+	}
+	base := unsafe.Pointer(unsafe.SliceData(to))
 	for _, k := range a {
 		b := (k >> (sh & 31)) & sortMask
-		to[hd[b]] = k
+		*(*uint32)(unsafe.Add(base, 4*uintptr(hd[b]))) = k
 		hd[b]++
 	}
 }
@@ -612,10 +744,12 @@ func selectSampled(parts [][]uint32, n int, ks []int, out []uint32) bool {
 		return false
 	}
 	// One pass over the keys: those below the window and above it are
-	// counted, those inside it copied. A window holds at most 1.5 times
-	// the keys expected in it: beyond that, keys are only counted, which is
-	// enough when they are all one (the window's ends are equal);
-	// otherwise the sampled selection gives up.
+	// counted, and those at its lower end; those inside it above that end
+	// copied. The keys at the lower end are counted, not copied, so that a
+	// window that starts at a value many keys share (a queue wait of 0, a
+	// floor) holds no more than the others above it. A window holds at
+	// most 1.5 times the keys expected in it: beyond that, keys are only
+	// counted, and the sampled selection gives up.
 	w := ws[0]
 	want := (w.jhi - w.jlo + 1) * n / s
 	c := min(want+want/2+64, n)
@@ -629,17 +763,19 @@ func selectSampled(parts [][]uint32, n int, ks []int, out []uint32) bool {
 	// Only the keys on the window's rarer side are counted (above it when
 	// it lies in the sample's upper half, none when it is open there); the
 	// keys below it are the rest.
-	var below, above, more int
+	var below, at, above, more int
 	switch {
 	case w.open1:
 		for _, p := range parts {
 			for _, k := range p {
-				if k >= lo {
-					if len(buf) < cap(buf) {
-						buf = append(buf, k)
-					} else {
-						more++
-					}
+				switch {
+				case k < lo:
+				case k == lo:
+					at++
+				case len(buf) < cap(buf):
+					buf = append(buf, k)
+				default:
+					more++
 				}
 			}
 		}
@@ -650,6 +786,8 @@ func selectSampled(parts [][]uint32, n int, ks []int, out []uint32) bool {
 				case k < lo:
 				case k > hi:
 					above++
+				case k == lo:
+					at++
 				case len(buf) < cap(buf):
 					buf = append(buf, k)
 				default:
@@ -664,6 +802,8 @@ func selectSampled(parts [][]uint32, n int, ks []int, out []uint32) bool {
 				case k < lo:
 					below++
 				case k > hi:
+				case k == lo:
+					at++
 				case len(buf) < cap(buf):
 					buf = append(buf, k)
 				default:
@@ -671,30 +811,30 @@ func selectSampled(parts [][]uint32, n int, ks []int, out []uint32) bool {
 				}
 			}
 		}
-		above = n - below - len(buf) - more
+		above = n - below - at - len(buf) - more
 	}
-	below = n - above - len(buf) - more
-	// Each rank's place in the window, checked exactly.
-	tie := !w.open0 && !w.open1 && w.lo == w.hi
-	if more > 0 && !tie {
+	below = n - above - at - len(buf) - more
+	if more > 0 {
 		return false
 	}
-	rel := make([]int, len(ks))
+	// Each rank's place in the window, checked exactly: at its lower end
+	// (the first ranks), or among the keys copied.
+	rel := make([]int, 0, len(ks))
 	for i, k := range ks {
-		rel[i] = k - below
-		if rel[i] < 0 || rel[i] >= len(buf)+more {
+		r := k - below
+		switch {
+		case r < 0 || r >= at+len(buf):
 			return false
+		case r < at:
+			out[i] = lo
+		default:
+			rel = append(rel, r-at)
 		}
 	}
-	// Within the window: directly when its keys are all one, else in
-	// place.
-	if tie {
-		for i := range out {
-			out[i] = w.lo
-		}
-		return true
+	if len(rel) > 0 {
+		m := len(ks) - len(rel)
+		selectInPlace(buf, rel, out[m:], 2*bits.Len(uint(len(buf))))
 	}
-	selectInPlace(buf, rel, out, 2*bits.Len(uint(len(buf))))
 	return true
 }
 

@@ -29,7 +29,9 @@ import "math"
 // linearisation), and their spread is that of the pooled quantile's
 // error: batch means of the share below q̂, in seconds. When f̂ is infinite
 // (no latency between the two quantiles) every ψ_j is q̂. The cost is one
-// selection over the batches kept and one pass over their latencies.
+// selection over the batches kept (or binary searches in a batched
+// summary's sorted copy: batchGroups.suffixEstimates) and one pass over
+// their latencies.
 
 // linearised returns, for each p of ps, the pooled p-quantile of g's
 // batches from from on (nearest rank; +Inf on a miss) and every batch's
@@ -55,7 +57,7 @@ func linearised(g *batchGroups, from int, ps []float64) (pooled []float64, lin [
 	for i, k := range order {
 		sorted[i] = qs[k]
 	}
-	est := rankEstimates(g.buf[g.off[from]:], int(n), sorted)
+	est := g.suffixEstimates(from, n, sorted)
 	at := make([]float64, len(qs))
 	for i, k := range order {
 		at[k] = est[i]

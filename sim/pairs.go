@@ -2,6 +2,8 @@ package sim
 
 import (
 	"math"
+	"sync"
+	"sync/atomic"
 
 	"gonum.org/v1/gonum/stat/distuv"
 )
@@ -87,13 +89,19 @@ type BatchFigures struct {
 	Lin       [][]float64
 	// Answered, Within and Cost are GridShares's.
 	Answered, Within, Cost []float64
+	// Ranks are c.Ranks(ranks), of all of c's requests.
+	Ranks []float64
 }
 
 // BatchFigures returns c.BatchQuantilesEach(ps, each),
-// c.GridLinearised(lin...) and c.GridShares(within), the same values,
-// from one pass over c's latencies for its section sums and one warm-up
-// cut; ok is false unless c is Batched.
-func (c *ClassResult) BatchFigures(ps, each, lin []float64, within float64) (f BatchFigures, ok bool) {
+// c.GridLinearised(lin...), c.GridShares(within) and c.Ranks(ranks), the
+// same values, from one pass over c's latencies for its section sums and
+// one warm-up cut; ok is false unless c is Batched. With many ranks (a
+// survival curve's), its answered latencies are sorted once, in a copy:
+// the ranks are read off it, and the pooled quantiles after the cut and
+// those of the grid's batches kept are found in it by binary searches
+// (suffixRanks), the latencies cut sorted apart.
+func (c *ClassResult) BatchFigures(ps, each, lin []float64, within float64, ranks []int) (f BatchFigures, ok bool) {
 	if !c.Batched() {
 		return f, false
 	}
@@ -104,6 +112,20 @@ func (c *ClassResult) BatchFigures(ps, each, lin []float64, within float64) (f B
 	g := grid
 	if cut != 0 {
 		g = groupSections(ord, ss, cut)
+	}
+	if len(ranks) > selMaxWindows && len(ord) > selSort && len(ord) <= selSortCopy {
+		sr := newSuffixRanks(float32Bits(ord))
+		defer sr.release()
+		grid.ranks, g.ranks = sr, sr
+		f.Ranks = make([]float64, len(ranks))
+		for i, k := range ranks {
+			f.Ranks[i] = math.Inf(1)
+			if k < len(ord) {
+				f.Ranks[i] = seconds64(math.Float32frombits(sr.all[k]))
+			}
+		}
+	} else if len(ranks) > 0 {
+		f.Ranks = c.Ranks(ranks)
 	}
 	f.Pooled, f.PerBatch = batchQuantiles(g, ps, each)
 	f.Kept = ss.kept(cut)
@@ -144,7 +166,7 @@ func batchQuantiles(g *batchGroups, ps, each []float64) ([]float64, [][]float64)
 		n += g.n[j]
 		per[j] = rankEstimates(g.buf[g.off[j]:g.off[j+1]], int(g.n[j]), each)
 	}
-	return rankEstimates(g.buf, int(n), ps), per
+	return g.suffixEstimates(0, n, ps), per
 }
 
 // column returns the i-th estimate of each batch.
@@ -246,6 +268,38 @@ func halfWidthAt(xs []float64, level float64) float64 {
 	for _, x := range xs {
 		v += (x - m) * (x - m)
 	}
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: b - 1}.Quantile((1 + level) / 2)
+	t := tQuantile(b-1, level)
 	return t * math.Sqrt(v/(b-1)) / math.Sqrt(b)
 }
+
+// tQuantile returns t_{(1+level)/2, ν}, the (1+level)/2-quantile of
+// Student's t with ν degrees of freedom (gonum's distuv.StudentsT), the
+// same float64. Each one computed is kept (tQuantiles) for the next: a
+// sweep asks for the same few (B − 1 batches, level) for every interval of
+// every candidate, and each costs some 90 000 instructions (the inverse of
+// the regularised incomplete beta function).
+func tQuantile(nu, level float64) float64 {
+	k := tKey{nu, level}
+	if t, ok := tQuantiles.Load(k); ok {
+		return t.(float64)
+	}
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nu}.Quantile((1 + level) / 2)
+	// A key that is NaN would never be found again; the kept ones are
+	// bounded, whatever the levels asked.
+	if !math.IsNaN(nu) && !math.IsNaN(level) && tKept.Add(1) <= maxTKept {
+		tQuantiles.Store(k, t)
+	}
+	return t
+}
+
+// tKey is a kept quantile's degrees of freedom and level.
+type tKey struct{ nu, level float64 }
+
+// tQuantiles holds the quantiles tQuantile computed (tKey → float64), at
+// most maxTKept of them (tKept counts those stored).
+var (
+	tQuantiles sync.Map
+	tKept      atomic.Int64
+)
+
+const maxTKept = 1 << 12
