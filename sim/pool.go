@@ -393,11 +393,13 @@ type pool struct {
 	// pool has a view (touch), a scaler or work to count.
 	watched bool
 	// plainPick says pick takes its own path: the pool has neither a
-	// scaler nor restarts, and its balancer is random (random), p2c or
-	// latency_ewma. anyReplica is cfg.AnyReplica.
-	plainPick, random, anyReplica bool
-	// plain says dispatchPool places attempts itself: plainPick, and
-	// the pool has neither a view nor cold starts.
+	// scaler nor restarts; turns that its balancer is round robin or
+	// least_outstanding (pickTurn), random that it is random.
+	// anyReplica is cfg.AnyReplica.
+	plainPick, turns, random, anyReplica bool
+	// plain says dispatchPool places attempts itself: plainPick, the
+	// balancer is random, p2c or latency_ewma, and the pool has neither
+	// a view nor cold starts.
 	plain bool
 }
 
@@ -542,9 +544,10 @@ func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
 		pl.sc = newScaler(c, prov)
 	}
 	pl.watched = pl.view != nil || pl.sc != nil || pl.counted
-	pl.plainPick = pl.sc == nil && pl.churn == nil && c.Balancer != RoundRobin && c.Balancer != LeastOutstanding
+	pl.plainPick = pl.sc == nil && pl.churn == nil
+	pl.turns = c.Balancer == RoundRobin || c.Balancer == LeastOutstanding
 	pl.random, pl.anyReplica = c.Balancer == RandomBalancer, c.AnyReplica
-	pl.plain = pl.plainPick && pl.view == nil && c.ColdStart == nil
+	pl.plain = pl.plainPick && !pl.turns && pl.view == nil && c.ColdStart == nil
 	return pl
 }
 
