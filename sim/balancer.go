@@ -130,27 +130,32 @@ func (e *engine) pickTurn(pl *pool, r *request, k int, a *attempt, left []int) i
 
 // leastLive is leastOutstanding on live load over all replicas of pl
 // not in left (ascending), with the same result: leastScan finds the
-// least load and counts the ties, and the draws leastOutstanding's
-// reservoir would make are made only for the ties at the least load
-// (lastTie), the stream not seeded at all without a tie.
+// least load and its ties, and the draws leastOutstanding's reservoir
+// would make are made only for the ties at the least load (keptTie,
+// lastTie), the stream not seeded at all without a tie.
 func (e *engine) leastLive(pl *pool, left []int, r *request, k int, a *attempt) int {
 	e.chargeWork(len(pl.reps)) // a replica looked at is a unit of work
-	best, ties, load, draws := leastScan(pl.reps, left)
+	best, ties, load, draws, at := leastScan(pl.reps, left)
 	if ties == 1 {
 		return best
 	}
-	return lastTie(pl.reps, left, best, ties, load, draws, e.replicaState(r, k, a))
+	s := e.replicaState(r, k, a)
+	if len(pl.reps) > 64 {
+		return lastTie(pl.reps, left, best, ties, load, draws, s)
+	}
+	return keptTie(at, ties, draws, s)
 }
 
 // leastScan returns the first of the replicas not in left (ascending)
-// with the least live load, load, the number of them, ties, and the
-// number of draws leastOutstanding's reservoir makes over the replicas
-// (one per tie with the least load so far).
+// with the least live load, load, the number of them, ties, the number
+// of draws leastOutstanding's reservoir makes over the replicas (one
+// per tie with the least load so far), and, when there are at most 64
+// replicas, the ties as the bits of at (bit i for replica i).
 //
 // Not inlined: alone, its loop keeps its values in registers.
 //
 //go:noinline
-func leastScan(reps []replica, left []int) (best, ties, load, draws int) {
+func leastScan(reps []replica, left []int) (best, ties, load, draws int, at uint64) {
 	load = math.MaxInt
 	next := 0 // left[next] is the next left-out replica to skip
 	for i := range reps {
@@ -162,23 +167,42 @@ func leastScan(reps []replica, left []int) (best, ties, load, draws int) {
 		if l > load {
 			continue
 		}
+		bit := uint64(1) << (uint(i) & 63) // used for i < 64 only
 		if l == load {
 			ties++
 			draws++
+			at |= bit
 			continue
 		}
-		best, ties, load = i, 1, l
+		best, ties, load, at = i, 1, l, bit
 	}
-	return best, ties, load, draws
+	return best, ties, load, draws, at
 }
 
-// lastTie returns the replica leastOutstanding's reservoir keeps of the
-// ties replicas not in left (ascending) whose live load is load, the
-// first best, given the reservoir's draws and its stream's first state
-// s. The ties at the least load drew the reservoir's last ties − 1
-// numbers (the m-th, from 0, being splitmix64(s + m·γ)): walked from the
-// last back, the first whose number keeps it is the one the reservoir
-// kept last.
+// The ties at the least load drew the last ties − 1 of the draws numbers
+// of leastOutstanding's reservoir, from the stream of first state s (the
+// m-th, from 0, being splitmix64(s + m·γ)), the tie that made ties its
+// count drawing number draws − 1 and kept when it is 0 in [0, ties):
+// walked from the last tie back, the first kept is the one the
+// reservoir kept last, and none kept leaves the first, best.
+
+// keptTie returns the replica leastOutstanding's reservoir keeps of the
+// ties whose bits at holds (bit i for replica i; its lowest the first).
+func keptTie(at uint64, ties, draws int, s uint64) int {
+	for ; ties > 1; ties-- {
+		i := bits.Len64(at) - 1
+		draws--
+		if scaled(splitmix64(s+uint64(draws)*0x9e3779b97f4a7c15), ties) == 0 {
+			return i
+		}
+		at &^= 1 << uint(i)
+	}
+	return bits.TrailingZeros64(at)
+}
+
+// lastTie is keptTie for any number of replicas: the ties are the
+// replicas not in left (ascending) whose live load is load, the first
+// best.
 func lastTie(reps []replica, left []int, best, ties, load, draws int, s uint64) int {
 	next := len(left) - 1
 	for i := len(reps) - 1; i > best; i-- {
@@ -189,8 +213,6 @@ func lastTie(reps []replica, left []int, best, ties, load, draws int, s uint64) 
 		if reps[i].busy+reps[i].waiting != load {
 			continue
 		}
-		// The tie that made ties its count drew number draws − 1: kept
-		// when it is 0 in [0, ties).
 		draws--
 		if scaled(splitmix64(s+uint64(draws)*0x9e3779b97f4a7c15), ties) == 0 {
 			return i
