@@ -609,6 +609,7 @@ func (e *engine) dispatchPool(slot int32, r *request, k int, a *attempt, pv *pro
 	if x >= 0 && x <= u1 {
 		i++
 	}
+	rp := &pl.reps[i] // the replica picked, i
 	if !pl.random && c > 1 {
 		u2 := scaled(splitmix64(s+0x9e3779b97f4a7c15), c-1)
 		if u2 >= u1 {
@@ -618,24 +619,23 @@ func (e *engine) dispatchPool(slot int32, r *request, k int, a *attempt, pv *pro
 		if x >= 0 && x <= u2 {
 			j++
 		}
-		ri, rj := &pl.reps[i], &pl.reps[j]
-		la, lb := ri.busy+ri.waiting, rj.busy+rj.waiting
+		rj := &pl.reps[j]
+		la, lb := rp.busy+rp.waiting, rj.busy+rj.waiting
 		if !pl.ewma {
 			if lb < la {
-				i = j
+				i, rp = j, rj
 			}
 		} else {
-			if ri.obs < pl.warmup || rj.obs < pl.warmup { // pl.cost ranks it (unmeasured.go)
+			if rp.obs < pl.warmup || rj.obs < pl.warmup { // pl.cost ranks it (unmeasured.go)
 				e.dispatchAny(slot, r, k, a, pv, avoid)
 				return
 			}
-			if rj.avg*float64(lb+1) < ri.avg*float64(la+1) { // pl.cost of each
-				i = j
+			if rj.avg*float64(lb+1) < rp.avg*float64(la+1) { // pl.cost of each
+				i, rp = j, rj
 			}
 		}
 	}
 	a.rep = uint16(i + 1)
-	rp := &pl.reps[i]
 	rp.stats.Sent++
 	pl.sentAll++
 	if c := pl.conc; c > 0 && rp.busy >= c {
