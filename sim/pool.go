@@ -414,6 +414,9 @@ type replica struct {
 	// slow is its slowdown when a straggler's is its one stage (no
 	// periods, its own or its provider's), else 0.
 	slow float64
+	// general says serveReplica hands its attempts to serveAt: it has
+	// stages other than a straggler's one, or a batch.
+	general bool
 	// avg is the latency-aware balancer's moving average of its response
 	// times in seconds, obs the number of observations it averages
 	// (since the replica's last restart; saturating).
@@ -535,6 +538,7 @@ func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
 		if c.Batching != nil {
 			rp.batch = &batch{}
 		}
+		rp.general = len(rp.stages) != 0 && rp.slow == 0 || rp.batch != nil
 	}
 	if c.ColdStart != nil {
 		pl.cold = newSampler(c.ColdStart.Latency)
