@@ -125,15 +125,10 @@ func (e *engine) pickTurn(pl *pool, r *request, k int, a *attempt, left []int) i
 	if pl.view != nil {
 		return e.leastOutstanding(pl, len(pl.reps), left, &splitMix{e.replicaState(r, k, a)})
 	}
-	return e.leastLive(pl, left, r, k, a)
-}
-
-// leastLive is leastOutstanding on live load over all replicas of pl
-// not in left (ascending), with the same result: leastScan finds the
-// least load and its ties, and the draws leastOutstanding's reservoir
-// would make are made only for the ties at the least load (keptTie,
-// lastTie), the stream not seeded at all without a tie.
-func (e *engine) leastLive(pl *pool, left []int, r *request, k int, a *attempt) int {
+	// leastOutstanding on live load, with the same result: leastScan
+	// finds the least load and its ties, and the draws leastOutstanding's
+	// reservoir would make are made only for the ties at the least load
+	// (keptTie, lastTie), the stream not seeded at all without a tie.
 	e.chargeWork(len(pl.reps)) // a replica looked at is a unit of work
 	best, ties, load, draws, at := leastScan(pl.reps, left)
 	if ties == 1 {
