@@ -1,6 +1,9 @@
 package sim
 
-import "math/bits"
+import (
+	"math"
+	"math/bits"
+)
 
 // A pool's balancer picks the replica of each attempt when it passes its
 // gates (dispatchPool). It sees, per replica, the attempts queued and in
@@ -33,22 +36,14 @@ const replicaStream = 0xe8
 //
 // a is &r.att[k].
 //
-// A pool without a scaler or restarts whose balancer is random, p2c or
-// latency_ewma (pool.plainPick) takes pick's own path, which calls out
-// only where it must, so it saves no registers; pickAny does the rest.
+// A pool without a scaler or restarts (pool.plainPick) takes pick's own
+// path, which calls out only where it must, so it saves no registers —
+// pickTurn for round robin and least_outstanding; pickAny does the rest.
 func (e *engine) pick(pl *pool, r *request, k int, a *attempt, avoid uint16) int {
 	if !pl.plainPick {
 		return e.pickAny(pl, r, k, a, avoid)
 	}
 	n := len(pl.reps) // every replica is up
-	// The first state of the stream e.rng.atTry(r.id, replicaStream+k,
-	// try key) would return, seeded here as atTry seeds it, without its
-	// call.
-	st := &e.rng
-	if uint64(r.id) != st.last || st.hash == 0 {
-		st.rehash(r.id)
-	}
-	s := st.key(st.hash^uint64(tryKey(r.round, a.try))<<40, replicaStream+uint8(k))
 	// left: as in pickAny. A copy of a request with one other attempt
 	// and no replica to avoid (most copies) leaves out at most that
 	// attempt's replica (lone), without exclusions' scan.
@@ -60,6 +55,17 @@ func (e *engine) pick(pl *pool, r *request, k int, a *attempt, avoid uint16) int
 			left = pl.exclusions(r, k, a.prov, avoid, n)
 		}
 	}
+	if pl.turns {
+		return e.pickTurn(pl, r, k, a, left)
+	}
+	// The first state of the stream e.rng.atTry(r.id, replicaStream+k,
+	// try key) would return (replicaState's, written out: a call would
+	// cost more than the seeding).
+	st := &e.rng
+	if uint64(r.id) != st.last || st.hash == 0 {
+		st.rehash(r.id)
+	}
+	s := st.key(st.hash^uint64(tryKey(r.round, a.try))<<40, replicaStream+uint8(k))
 	c := n - len(left) // replicas to pick from
 	u1 := scaled(splitmix64(s), c)
 	if pl.random || c == 1 {
@@ -82,6 +88,133 @@ func (e *engine) pick(pl *pool, r *request, k int, a *attempt, avoid uint16) int
 		return j
 	}
 	return i
+}
+
+// replicaState returns the first state of the stream of the balancer's
+// draws for attempt k of r (a is &r.att[k]): the state
+// e.rng.atTry(r.id, replicaStream+k, try key) would hold, seeded as atTry
+// seeds it, without its call. The stream's first two numbers, as
+// splitMix.Uint64 draws them from state s, are splitmix64 of s and of
+// s + γ: drawn so, the state stays in a register.
+func (e *engine) replicaState(r *request, k int, a *attempt) uint64 {
+	st := &e.rng
+	if uint64(r.id) != st.last || st.hash == 0 {
+		st.rehash(r.id)
+	}
+	return st.key(st.hash^uint64(tryKey(r.round, a.try))<<40, replicaStream+uint8(k))
+}
+
+// pickTurn is pick's round robin or least_outstanding (pool.turns) at a
+// pool without a scaler or restarts, whose n = len(pl.reps) replicas are
+// all up, over those not in left (ascending).
+func (e *engine) pickTurn(pl *pool, r *request, k int, a *attempt, left []int) int {
+	if pl.cfg.Balancer == RoundRobin {
+		// roundRobin's turn: pl.next < n, as n never changes.
+		n := len(pl.reps)
+		i := pl.next
+		for len(left) != 0 && contains(left, i) {
+			if i++; i == n {
+				i = 0
+			}
+		}
+		if pl.next = i + 1; pl.next == n {
+			pl.next = 0
+		}
+		return i
+	}
+	if pl.view != nil {
+		return e.leastOutstanding(pl, len(pl.reps), left, &splitMix{e.replicaState(r, k, a)})
+	}
+	// leastOutstanding on live load, with the same result: leastScan
+	// finds the least load and its ties, and the draws leastOutstanding's
+	// reservoir would make are made only for the ties at the least load
+	// (keptTie, lastTie), the stream not seeded at all without a tie.
+	e.chargeWork(len(pl.reps)) // a replica looked at is a unit of work
+	best, ties, load, draws, at := leastScan(pl.reps, left)
+	if ties == 1 {
+		return best
+	}
+	s := e.replicaState(r, k, a)
+	if len(pl.reps) > 64 {
+		return lastTie(pl.reps, left, best, ties, load, draws, s)
+	}
+	return keptTie(at, ties, draws, s)
+}
+
+// leastScan returns the first of the replicas not in left (ascending)
+// with the least live load, load, the number of them, ties, the number
+// of draws leastOutstanding's reservoir makes over the replicas (one
+// per tie with the least load so far), and, when there are at most 64
+// replicas, the ties as the bits of at (bit i for replica i).
+//
+// Not inlined: alone, its loop keeps its values in registers.
+//
+//go:noinline
+func leastScan(reps []replica, left []int) (best, ties, load, draws int, at uint64) {
+	load = math.MaxInt
+	next := 0 // left[next] is the next left-out replica to skip
+	for i := range reps {
+		if next < len(left) && left[next] == i {
+			next++
+			continue
+		}
+		l := reps[i].busy + reps[i].waiting
+		if l > load {
+			continue
+		}
+		bit := uint64(1) << (uint(i) & 63) // used for i < 64 only
+		if l == load {
+			ties++
+			draws++
+			at |= bit
+			continue
+		}
+		best, ties, load, at = i, 1, l, bit
+	}
+	return best, ties, load, draws, at
+}
+
+// The ties at the least load drew the last ties − 1 of the draws numbers
+// of leastOutstanding's reservoir, from the stream of first state s (the
+// m-th, from 0, being splitmix64(s + m·γ)), the tie that made ties its
+// count drawing number draws − 1 and kept when it is 0 in [0, ties):
+// walked from the last tie back, the first kept is the one the
+// reservoir kept last, and none kept leaves the first, best.
+
+// keptTie returns the replica leastOutstanding's reservoir keeps of the
+// ties whose bits at holds (bit i for replica i; its lowest the first).
+func keptTie(at uint64, ties, draws int, s uint64) int {
+	for ; ties > 1; ties-- {
+		i := bits.Len64(at) - 1
+		draws--
+		if scaled(splitmix64(s+uint64(draws)*0x9e3779b97f4a7c15), ties) == 0 {
+			return i
+		}
+		at &^= 1 << uint(i)
+	}
+	return bits.TrailingZeros64(at)
+}
+
+// lastTie is keptTie for any number of replicas: the ties are the
+// replicas not in left (ascending) whose live load is load, the first
+// best.
+func lastTie(reps []replica, left []int, best, ties, load, draws int, s uint64) int {
+	next := len(left) - 1
+	for i := len(reps) - 1; i > best; i-- {
+		if next >= 0 && left[next] == i {
+			next--
+			continue
+		}
+		if reps[i].busy+reps[i].waiting != load {
+			continue
+		}
+		draws--
+		if scaled(splitmix64(s+uint64(draws)*0x9e3779b97f4a7c15), ties) == 0 {
+			return i
+		}
+		ties--
+	}
+	return best
 }
 
 // pickOfTwo is pick's choice between replicas i and j (drawn in that
@@ -142,8 +275,8 @@ func (e *engine) pickAny(pl *pool, r *request, k int, a *attempt, avoid uint16) 
 		return pl.roundRobin(n, left)
 	}
 	// The first state of the stream e.rng.atTry(r.id, replicaStream+k,
-	// try key) would return, seeded here as atTry seeds it, without its
-	// call.
+	// try key) would return (replicaState's, written out: a call would
+	// cost more than the seeding).
 	st := &e.rng
 	if uint64(r.id) != st.last || st.hash == 0 {
 		st.rehash(r.id)
@@ -152,9 +285,6 @@ func (e *engine) pickAny(pl *pool, r *request, k int, a *attempt, avoid uint16) 
 	if bal == LeastOutstanding {
 		return e.leastOutstanding(pl, n, left, &splitMix{s})
 	}
-	// The stream's first two numbers, as splitMix.Uint64 draws them from
-	// state s, are splitmix64 of s and of s + γ: drawn so, the state
-	// stays in a register.
 	c := n - len(left) // replicas to pick from
 	u1 := scaled(splitmix64(s), c)
 	if bal == RandomBalancer || c == 1 {

@@ -393,11 +393,13 @@ type pool struct {
 	// pool has a view (touch), a scaler or work to count.
 	watched bool
 	// plainPick says pick takes its own path: the pool has neither a
-	// scaler nor restarts, and its balancer is random (random), p2c or
-	// latency_ewma. anyReplica is cfg.AnyReplica.
-	plainPick, random, anyReplica bool
-	// plain says dispatchPool places attempts itself: plainPick, and
-	// the pool has neither a view nor cold starts.
+	// scaler nor restarts; turns that its balancer is round robin or
+	// least_outstanding (pickTurn), random that it is random.
+	// anyReplica is cfg.AnyReplica.
+	plainPick, turns, random, anyReplica bool
+	// plain says dispatchPool places attempts itself: plainPick, the
+	// balancer is random, p2c or latency_ewma, and the pool has neither
+	// a view nor cold starts.
 	plain bool
 }
 
@@ -412,6 +414,9 @@ type replica struct {
 	// slow is its slowdown when a straggler's is its one stage (no
 	// periods, its own or its provider's), else 0.
 	slow float64
+	// general says serveReplica hands its attempts to serveAt: it has
+	// stages other than a straggler's one, or a batch.
+	general bool
 	// avg is the latency-aware balancer's moving average of its response
 	// times in seconds, obs the number of observations it averages
 	// (since the replica's last restart; saturating).
@@ -533,6 +538,7 @@ func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
 		if c.Batching != nil {
 			rp.batch = &batch{}
 		}
+		rp.general = len(rp.stages) != 0 && rp.slow == 0 || rp.batch != nil
 	}
 	if c.ColdStart != nil {
 		pl.cold = newSampler(c.ColdStart.Latency)
@@ -542,9 +548,10 @@ func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
 		pl.sc = newScaler(c, prov)
 	}
 	pl.watched = pl.view != nil || pl.sc != nil || pl.counted
-	pl.plainPick = pl.sc == nil && pl.churn == nil && c.Balancer != RoundRobin && c.Balancer != LeastOutstanding
+	pl.plainPick = pl.sc == nil && pl.churn == nil
+	pl.turns = c.Balancer == RoundRobin || c.Balancer == LeastOutstanding
 	pl.random, pl.anyReplica = c.Balancer == RandomBalancer, c.AnyReplica
-	pl.plain = pl.plainPick && pl.view == nil && c.ColdStart == nil
+	pl.plain = pl.plainPick && !pl.turns && pl.view == nil && c.ColdStart == nil
 	return pl
 }
 
@@ -606,6 +613,7 @@ func (e *engine) dispatchPool(slot int32, r *request, k int, a *attempt, pv *pro
 	if x >= 0 && x <= u1 {
 		i++
 	}
+	rp := &pl.reps[i] // the replica picked, i
 	if !pl.random && c > 1 {
 		u2 := scaled(splitmix64(s+0x9e3779b97f4a7c15), c-1)
 		if u2 >= u1 {
@@ -615,24 +623,23 @@ func (e *engine) dispatchPool(slot int32, r *request, k int, a *attempt, pv *pro
 		if x >= 0 && x <= u2 {
 			j++
 		}
-		ri, rj := &pl.reps[i], &pl.reps[j]
-		la, lb := ri.busy+ri.waiting, rj.busy+rj.waiting
+		rj := &pl.reps[j]
+		la, lb := rp.busy+rp.waiting, rj.busy+rj.waiting
 		if !pl.ewma {
 			if lb < la {
-				i = j
+				i, rp = j, rj
 			}
 		} else {
-			if ri.obs < pl.warmup || rj.obs < pl.warmup { // pl.cost ranks it (unmeasured.go)
+			if rp.obs < pl.warmup || rj.obs < pl.warmup { // pl.cost ranks it (unmeasured.go)
 				e.dispatchAny(slot, r, k, a, pv, avoid)
 				return
 			}
-			if rj.avg*float64(lb+1) < ri.avg*float64(la+1) { // pl.cost of each
-				i = j
+			if rj.avg*float64(lb+1) < rp.avg*float64(la+1) { // pl.cost of each
+				i, rp = j, rj
 			}
 		}
 	}
 	a.rep = uint16(i + 1)
-	rp := &pl.reps[i]
 	rp.stats.Sent++
 	pl.sentAll++
 	if c := pl.conc; c > 0 && rp.busy >= c {

@@ -10,7 +10,7 @@ package sim
 // that makes no call before the response's, and hands the rest to
 // serveAt.
 func (e *engine) serveReplica(slot int32, r *request, k int, a *attempt, pv *provider, rp *replica) {
-	if len(rp.stages) != 0 && rp.slow == 0 || rp.batch != nil || a.streamed || a.kind.failed() || a.state == attAbandoned {
+	if rp.general || a.streamed || a.kind.failed() || a.state == attAbandoned {
 		e.serveAt(slot, r, k, a, pv, rp)
 		return
 	}

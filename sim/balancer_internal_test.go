@@ -1,0 +1,46 @@
+package sim
+
+import (
+	"math/rand/v2"
+	"testing"
+)
+
+// TestLeastScanMatchesReservoir: least_outstanding's scan on live load
+// (leastScan, then keptTie for at most 64 replicas and lastTie for any)
+// picks the replica leastOutstanding's reservoir picks, from the same
+// stream, for pools of 1 to 100 replicas, loads in [0, 4) (so that most
+// picks have ties, many of them), and left-out lists of up to 4 replicas
+// (each replica left out with probability 1/n, one always kept).
+func TestLeastScanMatchesReservoir(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	e := &engine{}
+	for _, n := range []int{1, 2, 3, 8, 17, 63, 64, 65, 100} {
+		pl := &pool{reps: make([]replica, n)}
+		for trial := 0; trial < 2000; trial++ {
+			for i := range pl.reps {
+				pl.reps[i].busy, pl.reps[i].waiting = rng.IntN(3), rng.IntN(2)
+			}
+			var left []int
+			for i := 0; i < n && len(left) < min(4, n-1); i++ {
+				if rng.IntN(2*n) < 2 { // each with probability 1/n
+					left = append(left, i)
+				}
+			}
+			s := rng.Uint64()
+			want := e.leastOutstanding(pl, n, left, &splitMix{s})
+			best, ties, load, draws, at := leastScan(pl.reps, left)
+			got := best
+			if ties > 1 {
+				got = lastTie(pl.reps, left, best, ties, load, draws, s)
+				if n <= 64 {
+					if k := keptTie(at, ties, draws, s); k != got {
+						t.Fatalf("%d replicas, trial %d: keptTie picks %d, lastTie %d", n, trial, k, got)
+					}
+				}
+			}
+			if got != want {
+				t.Fatalf("%d replicas, trial %d, left %v: the scan picks %d, the reservoir %d", n, trial, left, got, want)
+			}
+		}
+	}
+}
