@@ -69,6 +69,11 @@ func newEventQueue(size int) eventQueue {
 	return q
 }
 
+// min returns the queue's minimum, ev[0], without a bounds check: ev
+// holds at least one event (newEventQueue), noEvent when the queue is
+// empty.
+func (q *eventQueue) min() *event { return (*event)(unsafe.Pointer(unsafe.SliceData(q.ev))) }
+
 // noEvent is ev[0] of an empty queue made by newEventQueue: due at the
 // greatest time and sequence, after every event, so the event loop reads
 // the queue's minimum without testing n first (drain).
@@ -204,8 +209,8 @@ func (f *fifo) add() *event {
 	return &f.ev[len(f.ev)-1]
 }
 
-// fifoHead is the head of a FIFO of events other than due: its time,
-// its sequence and the FIFO's index.
+// fifoHead is the head of a FIFO of events: its time, its sequence and
+// the FIFO's index.
 type fifoHead struct {
 	at  time.Duration
 	seq uint64

@@ -82,15 +82,13 @@ type engine struct {
 	// (stepResults); nil when no step retries.
 	pipeRetries []*RetryCounts
 	// chans are the FIFOs of events that mostly fall due in the order they
-	// are scheduled (see chanOf); heads are the heads of those other than
-	// FIFO 0 that are not empty, latest first, and fmin is the one of
-	// those whose head is due first (0 when none), with its head's time
-	// and sequence in fminAt and fminSeq; due is FIFO 0, the events due
-	// now, kept out of chans, whose slot 0 stays empty. heapOnly sends
+	// are scheduled (see chanOf), FIFO 0 the events due now (due); heads
+	// are the heads of those that are not empty, latest first, and fmin
+	// is the one of those whose head is due first (noFIFO when none), with
+	// its head's time and sequence in fminAt and fminSeq. heapOnly sends
 	// every such event to the heap instead, and drain handles dead events
 	// too, for the test that checks the FIFOs change nothing.
 	chans    []fifo
-	due      fifo
 	heads    fifoHeads
 	fmin     int
 	fminAt   time.Duration
@@ -233,7 +231,7 @@ func (e *engine) run() {
 	case e.isolated:
 		e.runDirect()
 	default:
-		if e.fmin == 0 {
+		if len(e.heads) == 0 {
 			e.noHead() // before drain looks at the FIFOs
 		}
 		if e.clients == nil || e.cfg.hasOpen() {
