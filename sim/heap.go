@@ -123,23 +123,22 @@ const evSize = unsafe.Sizeof(event{})
 // more CPU time than the masks' few more instructions (BenchmarkPool/p2c
 // about 12 % less, with a heap of about 80; loaded-provider about 7 %).
 // The last node with children, which may have fewer, takes a loop. The
-// walk goes by pointers into the heap's array, the hole and the least
-// child, with no index checked against its bounds: every node it
-// reads is below n, the heap's length before this pop (a node's children
-// are read only when its last is), and the array holds at least n events.
+// root, the walk and the last event are read by pointers into the heap's
+// array, with no index checked against its bounds: every node read is
+// below n, the heap's length before this pop (a node's children are read
+// only when its last is), and the array holds at least n events.
 // (Indices and bounds checks kept a level's move at about 50
 // instructions, pointers at about 30.)
 func (q *eventQueue) popInto(dst *event) {
 	n := q.n - 1
-	h := q.ev[:n+1]
-	*dst = h[0]
+	base := unsafe.Pointer(unsafe.SliceData(q.ev))
+	hole := (*event)(base)
+	*dst = *hole
 	q.n = n
 	if n == 0 {
-		h[0] = noEvent
+		*hole = noEvent
 		return
 	}
-	base := unsafe.Pointer(unsafe.SliceData(h))
-	hole := (*event)(base)
 	i := 0
 	for {
 		c := 4*i + 1
@@ -155,20 +154,19 @@ func (q *eventQueue) popInto(dst *event) {
 			continue
 		}
 		if c < n {
-			kids := h[c:n]
-			m, kid := 0, &kids[0]
-			for j := 1; j < len(kids); j++ {
-				if kids[j].before(kid) {
-					m, kid = j, &kids[j]
+			m, kid := c, (*event)(unsafe.Add(base, uintptr(c)*evSize))
+			for j := c + 1; j < n; j++ {
+				if x := (*event)(unsafe.Add(base, uintptr(j)*evSize)); x.before(kid) {
+					m, kid = j, x
 				}
 			}
 			*hole = *kid
 			hole = kid
-			i = c + m
+			i = m
 		}
 		break
 	}
-	last := &h[n]
+	last := (*event)(unsafe.Add(base, uintptr(n)*evSize))
 	for i > 0 {
 		p := int(uint(i-1) >> 2) // (i − 1) / 4, i > 0
 		parent := (*event)(unsafe.Add(base, uintptr(p)*evSize))
