@@ -291,8 +291,17 @@ func (e *engine) popFIFO(i int) bool {
 	if live {
 		e.cur = *ev
 		j++
-	} else {
+	} else if ev.kind == evCancel || i == 0 {
 		for j++; j < len(f.ev) && e.dead(&f.ev[j]); j++ {
+		}
+	} else {
+		// A FIFO of deadlines, of attempt timeouts or of timers holds
+		// events of one kind (chanOf), never dead by kind, so dead's
+		// look at the kind is left out.
+		for j++; j < len(f.ev); j++ {
+			if x := &f.ev[j]; e.slots[x.slot].gen == x.gen && !e.slots[x.slot].ended {
+				break
+			}
 		}
 	}
 	if j == len(f.ev) {
