@@ -18,7 +18,6 @@ func (e *engine) schedule(at time.Duration, kind eventKind, slot int32, gen uint
 	if kind == evArrival && !e.isolated {
 		ev := &e.arrival
 		ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, slot, gen, kind, k
-		e.arrivalDue = true
 		return
 	}
 	e.scheduleOther(at, kind, slot, gen, k)
@@ -33,7 +32,6 @@ func (e *engine) scheduleOther(at time.Duration, kind eventKind, slot int32, gen
 	if kind == evArrival {
 		ev := &e.arrival
 		ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, slot, gen, kind, k
-		e.arrivalDue = true
 		return
 	}
 	e.put(e.chanOf(at, kind, slot, k), at, kind, slot, gen, k)
@@ -234,7 +232,7 @@ func (e *engine) drain() {
 		if e.fminAt < at || e.fminAt == at && e.fminSeq < seq { // never when fmin is noFIFO (noHead)
 			at, seq, src = e.fminAt, e.fminSeq, e.fmin
 		}
-		if e.arrivalDue && (e.arrival.at < at || e.arrival.at == at && e.arrival.seq < seq) {
+		if e.arrival.at < at || e.arrival.at == at && e.arrival.seq < seq { // never when none is pending (noArrival)
 			src = fromArrival
 		}
 		switch src {
@@ -252,8 +250,8 @@ func (e *engine) drain() {
 				e.handle(ev) // if dead, handle drops it (checking here costs more)
 			}
 		case fromArrival:
-			e.arrivalDue = false
 			e.cur = e.arrival
+			e.noArrival()
 			e.now = e.cur.at
 			if e.clients == nil || e.more() { // or closed-loop clients took the last requests
 				e.arriveFrom(-1)
@@ -336,6 +334,14 @@ func (e *engine) noHead() {
 	e.fmin, e.fminAt, e.fminSeq = noFIFO, math.MaxInt64, math.MaxUint64
 }
 
+// noArrival marks the pending arrival as none: due at the greatest time
+// and sequence, after every event, so drain compares it without a flag
+// to test first. The event loop calls it before it first looks at it
+// (run), and once it has taken the arrival (drain).
+func (e *engine) noArrival() {
+	e.arrival.at, e.arrival.seq = math.MaxInt64, math.MaxUint64
+}
+
 // dead reports whether handle would ignore ev: it belongs to a request
 // whose slot has been reused, or, other than the cancel of a queued
 // attempt, to a request that has ended. Arrivals, thinks, slot releases,
@@ -408,7 +414,7 @@ func (e *engine) queueNowSlow(kind eventKind, slot int32, gen uint32, k uint8) {
 // time.
 func (e *engine) nowQueued() bool {
 	return e.isolated || e.q.min().at == e.now || // due's head, if any, is chans[fmin]'s: fminAt is now
-		e.fminAt == e.now || e.arrivalDue && e.arrival.at == e.now // fminAt: never now when fmin is noFIFO (noHead)
+		e.fminAt == e.now || e.arrival.at == e.now // never now when fmin is noFIFO (noHead) or no arrival is pending (noArrival)
 }
 
 // handleSoon handles the events in soon, in order, as drain would have
