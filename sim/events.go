@@ -18,7 +18,6 @@ func (e *engine) schedule(at time.Duration, kind eventKind, slot int32, gen uint
 	if kind == evArrival && !e.isolated {
 		ev := &e.arrival
 		ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, slot, gen, kind, k
-		e.arrivalDue = true
 		return
 	}
 	e.scheduleOther(at, kind, slot, gen, k)
@@ -33,7 +32,6 @@ func (e *engine) scheduleOther(at time.Duration, kind eventKind, slot int32, gen
 	if kind == evArrival {
 		ev := &e.arrival
 		ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, slot, gen, kind, k
-		e.arrivalDue = true
 		return
 	}
 	e.put(e.chanOf(at, kind, slot, k), at, kind, slot, gen, k)
@@ -48,19 +46,25 @@ func (e *engine) put(i int, at time.Duration, kind eventKind, slot int32, gen ui
 	}
 	var ev *event
 	if f := e.fifoFor(i, at); f != nil {
-		if i > 0 && len(f.ev) == f.i {
-			// A new head: it is due before chans[fmin]'s if it is due
-			// earlier (its seq is the greatest yet).
-			if e.fmin == 0 || at < e.fminAt {
-				e.fmin, e.fminAt, e.fminSeq = i, at, e.seq
-			}
-			e.heads.insert(at, e.seq, i, len(e.chans))
+		if len(f.ev) == f.i {
+			e.newHead(i, at)
 		}
 		ev = f.add()
 	} else {
 		ev = e.q.add(at, e.seq)
 	}
 	ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, slot, gen, kind, k
+}
+
+// newHead makes the event due at at, numbered e.seq, the head of FIFO i,
+// which is empty: it is due before chans[fmin]'s if it is due earlier
+// (its seq is the greatest yet), and before none when no FIFO has a head
+// (fminAt is then the greatest time).
+func (e *engine) newHead(i int, at time.Duration) {
+	if at < e.fminAt || len(e.heads) == 0 {
+		e.fmin, e.fminAt, e.fminSeq = i, at, e.seq
+	}
+	e.heads.insert(at, e.seq, i, len(e.chans))
 }
 
 // fifoFor returns FIFO i if an event due at at may go there: i ≥ 0, the
@@ -150,9 +154,9 @@ func (e *engine) scheduleRelease(at time.Duration, prov int32, rep uint16, c int
 
 // The FIFOs of events (chans): events scheduled a fixed delay after the
 // moment they are scheduled fall due in the order they are scheduled, so
-// they need no heap. FIFO 0 takes any event due at once (a provider slot
-// freed by a response, a rejection): it is e.due, a field of its own that
-// drain reads without indexing chans, whose slot 0 stays empty. Then each
+// they need no heap. FIFO 0, due, takes the events due at once (a
+// provider slot freed by a response, a rejection) that soon cannot
+// (dueNow): few, as it is only when some event queued is due now. Then each
 // class c has chansPerClass FIFOs from 1+c·chansPerClass: its deadlines,
 // its queued losers' cancels, its attempt timeouts, its closed-loop
 // clients' thinks (a constant think time), and its hedge timers for copy
@@ -199,21 +203,23 @@ func (e *engine) chanOf(at time.Duration, kind eventKind, slot int32, k uint8) i
 }
 
 // Where drain found the next event: the heap (or none, when the heap's
-// minimum is noEvent), the pending arrival, or (≥ 0) that FIFO.
+// minimum is noEvent), the pending arrival, or (≥ 0) that FIFO. noFIFO
+// is fmin when no FIFO holds an event (noHead).
 const (
 	fromHeap    = -1
+	noFIFO      = -2
 	fromArrival = -3
 )
 
 // drain handles events in (time, sequence) order until none is left or
 // the loop's look at stop ends it (lookAtEvents): the event loop of a
 // global run (run, continueRun), each event taken and handled in one
-// pass, without a call that returns it. Events live in four places, all
-// ordered: the heap, the single pending arrival, due (events due now)
-// and the other FIFOs, of which only the one with the earliest head,
-// chans[fmin], can hold the next event. (Events due now scheduled when
-// nothing queued is due now skip all four: they are handled from soon
-// right after the event that scheduled them, see dueNow.) Requests that
+// pass, without a call that returns it. Events live in three places, all
+// ordered: the heap, the single pending arrival and the FIFOs (due, the
+// events due now, among them), of which only the one with the earliest
+// head, chans[fmin], can hold the next event. (Events due now scheduled
+// when nothing queued is due now skip all three: they are handled from
+// soon right after the event that scheduled them, see dueNow.) Requests that
 // cannot affect each other are run by runDirect instead. An arrival is
 // started here, without handle's switch; it is copied to e.cur all the
 // same, which hold (fork.go) looks at.
@@ -221,17 +227,12 @@ func (e *engine) drain() {
 	for {
 		// The earliest (at, seq) so far, from src; nothing is due at
 		// (maxDuration, MaxUint64), an empty heap's noEvent.
-		at, seq, src := e.q.ev[0].at, e.q.ev[0].seq, fromHeap
-
-		if f := &e.due; f.i < len(f.ev) {
-			if h := &f.ev[f.i]; h.at < at || h.at == at && h.seq < seq {
-				at, seq, src = h.at, h.seq, 0
-			}
-		}
-		if e.fminAt < at || e.fminAt == at && e.fminSeq < seq { // never when fmin is 0 (noHead)
+		m := e.q.min()
+		at, seq, src := m.at, m.seq, fromHeap
+		if e.fminAt < at || e.fminAt == at && e.fminSeq < seq { // never when fmin is noFIFO (noHead)
 			at, seq, src = e.fminAt, e.fminSeq, e.fmin
 		}
-		if e.arrivalDue && (e.arrival.at < at || e.arrival.at == at && e.arrival.seq < seq) {
+		if e.arrival.at < at || e.arrival.at == at && e.arrival.seq < seq { // never when none is pending (noArrival)
 			src = fromArrival
 		}
 		switch src {
@@ -249,20 +250,12 @@ func (e *engine) drain() {
 				e.handle(ev) // if dead, handle drops it (checking here costs more)
 			}
 		case fromArrival:
-			e.arrivalDue = false
 			e.cur = e.arrival
+			e.noArrival()
 			e.now = e.cur.at
 			if e.clients == nil || e.more() { // or closed-loop clients took the last requests
 				e.arriveFrom(-1)
 			}
-		case 0:
-			f := &e.due
-			e.cur = f.ev[f.i]
-			if f.i++; f.i == len(f.ev) {
-				f.ev, f.i = f.ev[:0], 0
-			}
-			e.now = e.cur.at
-			e.handle(&e.cur)
 		default:
 			if !e.popFIFO(src) {
 				continue
@@ -279,10 +272,10 @@ func (e *engine) drain() {
 	}
 }
 
-// popFIFO takes the head of FIFO i (not due) and reports whether handle
+// popFIFO takes the head of FIFO i and reports whether handle
 // would handle it (not dead), when it is moved to e.cur.
 //
-// An event at the head of a FIFO other than due that handle would
+// An event at the head of a FIFO that handle would
 // ignore (dead) is dropped here rather than handled: a deadline, timer
 // or timeout of a request that has ended, or any event of a request whose
 // slot has been reused. Once dead an event stays dead, so the dead events
@@ -296,8 +289,17 @@ func (e *engine) popFIFO(i int) bool {
 	if live {
 		e.cur = *ev
 		j++
-	} else {
+	} else if ev.kind == evCancel || i == 0 {
 		for j++; j < len(f.ev) && e.dead(&f.ev[j]); j++ {
+		}
+	} else {
+		// A FIFO of deadlines, of attempt timeouts or of timers holds
+		// events of one kind (chanOf), never dead by kind, so dead's
+		// look at the kind is left out.
+		for j++; j < len(f.ev); j++ {
+			if x := &f.ev[j]; e.slots[x.slot].gen == x.gen && !e.slots[x.slot].ended {
+				break
+			}
 		}
 	}
 	if j == len(f.ev) {
@@ -312,9 +314,9 @@ func (e *engine) popFIFO(i int) bool {
 	return live
 }
 
-// refmin sets fmin to the FIFO other than due whose head is due
-// first, the last of heads, or to 0 when they are all empty: after that
-// FIFO's head has left.
+// refmin sets fmin to the FIFO whose head is due first, the last of
+// heads, or to noFIFO when they are all empty: after that FIFO's head has
+// left.
 func (e *engine) refmin() {
 	if n := len(e.heads); n > 0 {
 		h := &e.heads[n-1]
@@ -324,18 +326,27 @@ func (e *engine) refmin() {
 	e.noHead()
 }
 
-// noHead sets fmin to 0, no FIFO other than due holding an event, and
+// noHead sets fmin to noFIFO, no FIFO holding an event, and
 // its head's time and sequence to the greatest, which no event's in drain
 // comes after: drain compares them without looking at fmin first. The
 // event loop calls it before it first looks at them (drain).
 func (e *engine) noHead() {
-	e.fmin, e.fminAt, e.fminSeq = 0, math.MaxInt64, math.MaxUint64
+	e.fmin, e.fminAt, e.fminSeq = noFIFO, math.MaxInt64, math.MaxUint64
+}
+
+// noArrival marks the pending arrival as none: due at the greatest time
+// and sequence, after every event, so drain compares it without a flag
+// to test first. The event loop calls it before it first looks at it
+// (run), and once it has taken the arrival (drain).
+func (e *engine) noArrival() {
+	e.arrival.at, e.arrival.seq = math.MaxInt64, math.MaxUint64
 }
 
 // dead reports whether handle would ignore ev: it belongs to a request
 // whose slot has been reused, or, other than the cancel of a queued
-// attempt, to a request that has ended. Arrivals, thinks and slot
-// releases are never dead.
+// attempt, to a request that has ended. Arrivals, thinks, slot releases,
+// batches and the events of a pipeline or a scaler (whose slot is no
+// request's; due, FIFO 0, may hold them) are never dead.
 func (e *engine) dead(ev *event) bool {
 	if neverDead>>(ev.kind&31)&1 != 0 {
 		return false
@@ -346,7 +357,8 @@ func (e *engine) dead(ev *event) bool {
 
 // neverDead has bit k set for the kinds of event that are never dead: a
 // mask, one test rather than a switch's comparisons.
-const neverDead = 1<<evArrival | 1<<evThink | 1<<evRelease | 1<<evBatch
+const neverDead = 1<<evArrival | 1<<evThink | 1<<evRelease | 1<<evBatch |
+	1<<evPipeDeadline | 1<<evPipeCall | 1<<evScale
 
 // dueNow returns where an event due now, scheduled now, goes: due,
 // which holds only events due now, in order — or soon, when no event
@@ -361,7 +373,11 @@ const neverDead = 1<<evArrival | 1<<evThink | 1<<evRelease | 1<<evBatch
 // use soon.
 func (e *engine) dueNow() *event {
 	if e.nowQueued() {
-		return e.due.add()
+		f := &e.chans[0]
+		if len(f.ev) == f.i {
+			e.newHead(0, e.now)
+		}
+		return f.add()
 	}
 	// The caller writes every field: the new element needs no zeroing
 	// when soon has room.
@@ -397,8 +413,8 @@ func (e *engine) queueNowSlow(kind eventKind, slot int32, gen uint32, k uint8) {
 // soon (dueNow): some event queued is due now, or requests run one at a
 // time.
 func (e *engine) nowQueued() bool {
-	return e.isolated || e.due.i < len(e.due.ev) || e.q.ev[0].at == e.now ||
-		e.fminAt == e.now || e.arrivalDue && e.arrival.at == e.now // fminAt: never now when fmin is 0 (noHead)
+	return e.isolated || e.q.min().at == e.now || // due's head, if any, is chans[fmin]'s: fminAt is now
+		e.fminAt == e.now || e.arrival.at == e.now // never now when fmin is noFIFO (noHead) or no arrival is pending (noArrival)
 }
 
 // handleSoon handles the events in soon, in order, as drain would have

@@ -370,7 +370,7 @@ func (e *engine) fork(p int64) *engine {
 	f.pauseAt, f.end = -1, p
 	f.soon = append(slices.Clone(e.grow.soon), f.soon...)
 	if e.grow.arrival {
-		f.arrivalDue = false // the arrival of request p, which the run of p never schedules
+		f.noArrival() // the arrival of request p, which the run of p never schedules
 	}
 	f.setMarks(0, e.grow.marks[p/2])
 	f.setMarks(1, e.grow.marks[p])

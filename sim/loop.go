@@ -45,28 +45,27 @@ type engine struct {
 	load  *loadSections
 	costs *costSections
 
-	isolated   bool       // requests do not interact: run them one at a time (runDirect)
-	batched    bool       // requests interact: record arrival sections (batchmeans.go)
-	fl         flight     // the pending events of the current request, when isolated
-	ln         lane       // the same on the lane (runLane)
-	batch      *drawCache // draws shared with other engines on the lane (runLanes), or nil
-	stranded   int        // lane requests left with nothing pending, unended (a bug)
-	noLane     bool       // run independent requests by runDirect even when the lane could
-	arrival    event      // the next arrival, when arrivalDue
-	cur        event      // the event being handled (drain, popDirect)
-	arrivalDue bool       // whether arrival is pending (global runs)
-	rec        AttemptRecord
-	provs      []provider
-	copula     [][][]float64 // per class, the copula factor; nil when independent
-	pair       *pairState    // met bits recorded or compared (pair.go); nil when neither
-	modelProv  []int         // provider index of each model
-	gates      [][]gate      // per model: its rate limit, then its provider's
-	gated      bool          // whether any model has gates
-	lastEvent  time.Duration // when the last request or attempt ended: the run's length
-	classes    []classState  // per class: budgets and adaptive delay
-	clients    []client      // closed-loop clients (closed.go)
-	loops      []loopStats   // per class and overall, when there are clients
-	breakers   []*breaker    // per model, its circuit breaker or nil; nil when no model or provider has one
+	isolated  bool       // requests do not interact: run them one at a time (runDirect)
+	batched   bool       // requests interact: record arrival sections (batchmeans.go)
+	fl        flight     // the pending events of the current request, when isolated
+	ln        lane       // the same on the lane (runLane)
+	batch     *drawCache // draws shared with other engines on the lane (runLanes), or nil
+	stranded  int        // lane requests left with nothing pending, unended (a bug)
+	noLane    bool       // run independent requests by runDirect even when the lane could
+	arrival   event      // the next arrival of a global run, due at the greatest time when none is pending (noArrival)
+	cur       event      // the event being handled (drain, popDirect)
+	rec       AttemptRecord
+	provs     []provider
+	copula    [][][]float64 // per class, the copula factor; nil when independent
+	pair      *pairState    // met bits recorded or compared (pair.go); nil when neither
+	modelProv []int         // provider index of each model
+	gates     [][]gate      // per model: its rate limit, then its provider's
+	gated     bool          // whether any model has gates
+	lastEvent time.Duration // when the last request or attempt ended: the run's length
+	classes   []classState  // per class: budgets and adaptive delay
+	clients   []client      // closed-loop clients (closed.go)
+	loops     []loopStats   // per class and overall, when there are clients
+	breakers  []*breaker    // per model, its circuit breaker or nil; nil when no model or provider has one
 	// per provider, its circuit breaker or nil; nil when none has one
 	provBreakers []*breaker
 	retries      []RetryCounts // per class, what its retries did; nil when no class retries
@@ -89,15 +88,13 @@ type engine struct {
 	// (stepResults); nil when no step retries.
 	pipeRetries []*RetryCounts
 	// chans are the FIFOs of events that mostly fall due in the order they
-	// are scheduled (see chanOf); heads are the heads of those other than
-	// FIFO 0 that are not empty, latest first, and fmin is the one of
-	// those whose head is due first (0 when none), with its head's time
-	// and sequence in fminAt and fminSeq; due is FIFO 0, the events due
-	// now, kept out of chans, whose slot 0 stays empty. heapOnly sends
+	// are scheduled (see chanOf), FIFO 0 the events due now (due); heads
+	// are the heads of those that are not empty, latest first, and fmin
+	// is the one of those whose head is due first (noFIFO when none), with
+	// its head's time and sequence in fminAt and fminSeq. heapOnly sends
 	// every such event to the heap instead, and drain handles dead events
 	// too, for the test that checks the FIFOs change nothing.
 	chans    []fifo
-	due      fifo
 	heads    fifoHeads
 	fmin     int
 	fminAt   time.Duration
@@ -244,8 +241,11 @@ func (e *engine) run() {
 	case e.isolated:
 		e.runDirect()
 	default:
-		if e.fmin == 0 {
+		if len(e.heads) == 0 {
 			e.noHead() // before drain looks at the FIFOs
+		}
+		if e.arrival.seq == 0 { // never scheduled (an event's seq is at least 1)
+			e.noArrival() // before drain looks at it
 		}
 		if e.clients == nil || e.cfg.hasOpen() {
 			e.scheduleArrival()
