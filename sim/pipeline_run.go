@@ -420,6 +420,13 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	if at == e.now && !e.isolated {
 		e.seq++ // schedule's way for an event due now
 		if !e.heapOnly {
+			if e.pipeNow == 0 && len(e.soon) == 0 && e.clients == nil && !e.nowQueued() {
+				// The event would be the first in soon, handled right
+				// after the current one: the event loop hands it on then
+				// without an event (pipeNowSeen).
+				e.pipeNow, e.pipeNowGen, e.pipeNowSeq = ps+1, p.gen, e.seq
+				return
+			}
 			e.queueNow(evPipeCall, ps, p.gen, 0)
 			return
 		}
@@ -427,6 +434,34 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 		return
 	}
 	e.schedule(at, evPipeCall, ps, p.gen, 0)
+}
+
+// pipeNowSeen hands on the pipeline call seen now that callEnded left in
+// e.pipeNow, right after the event that ended it and before the events
+// in soon: where its evPipeCall, the first in soon, would have been
+// handled (dueNow). The events queued meanwhile were numbered after it,
+// and those it queues come after them, as they would have. A call it
+// sees end now with soon empty is handed on in turn, before soon. Runs
+// with closed-loop clients, which send before the event loop starts
+// (startClients), queue the event instead.
+func (e *engine) pipeNowSeen() {
+	for e.pipeNow != 0 {
+		ps := e.pipeNow - 1
+		e.pipeNow = 0
+		e.pipeCall(ps, e.pipeNowGen)
+	}
+}
+
+// pipeNowEvent moves the pipeline call seen now that callEnded left in
+// e.pipeNow, if any, to the front of soon as the event it stands for:
+// for a growing run that holds after the current event (hold), which
+// leaves soon for the run to go on with.
+func (e *engine) pipeNowEvent() {
+	if e.pipeNow == 0 {
+		return
+	}
+	e.soon = slices.Insert(e.soon, 0, event{at: e.now, seq: e.pipeNowSeq, slot: e.pipeNow - 1, gen: e.pipeNowGen, kind: evPipeCall})
+	e.pipeNow = 0
 }
 
 // pipeCall handles a deferred call of pipeline ps completing now.
