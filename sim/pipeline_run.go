@@ -107,13 +107,16 @@ type pipeClass struct {
 
 // pipeStep is what the driver reads of a step of a pipeline class.
 type pipeStep struct {
-	class    int32         // the step's class index
-	fanOut   int32         // Step.FanOut
-	base     int32         // its first call instance
-	repeat   bool          // Step.Repeat is set
-	failOpen bool          // its calls fail open (Call.OnTimeout)
-	visible  bool          // Step.Visible
-	inputs   bool          // Step.InputFrom is not empty
+	class    int32 // the step's class index
+	fanOut   int32 // Step.FanOut
+	base     int32 // its first call instance
+	repeat   bool  // Step.Repeat is set
+	failOpen bool  // its calls fail open (Call.OnTimeout)
+	visible  bool  // Step.Visible
+	inputs   bool  // Step.InputFrom is not empty
+	// constTok is set when its class's token counts are both constants:
+	// its calls draw none, and need no stream (callRequest).
+	constTok bool
 	deadline time.Duration // its class's per-call deadline, 0 for none
 }
 
@@ -163,6 +166,7 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 				repeat: step.Repeat != nil, failOpen: step.Call.OnTimeout == FailOpen,
 				visible: step.Visible, inputs: len(step.InputFrom) > 0,
 				deadline: e.cfg.Classes[steps[c]+s].Deadline,
+				constTok: e.inputs[steps[c]+s].kind == sampleConstant && e.outputs[steps[c]+s].kind == sampleConstant,
 			}
 		}
 		pc.stages = make([]pipeStage, len(pl.Stages))
@@ -353,9 +357,14 @@ func (e *engine) callRequest(p *pipeState, pc *pipeClass, r *request, s, j int) 
 	c := ps.class
 	r.reset(id, e.now, p.sec)
 	r.class = c
-	if inst == 0 {
+	switch {
+	case inst == 0:
 		r.in, r.out = p.in, p.out
-	} else {
+	case ps.constTok:
+		// What the draws below would give, without seeding their stream
+		// (a constant draws nothing).
+		r.in, r.out = e.inputs[c].tok, e.outputs[c].tok
+	default:
 		src := e.rng.at(id, requestStream)
 		src.float64() // the class draw of a request, unused: a call's tokens come next
 		r.in = e.inputs[c].tokens(src)
