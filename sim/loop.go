@@ -78,12 +78,9 @@ type engine struct {
 	stepOwner []int32
 	pipes     []pipeState
 	pipeFree  []int32
-	// pipeNow is 1 + the pipeline slot whose call seen now the event loop
-	// hands on right after the current event, before soon (pipeNowSeen),
-	// with that pipeline's gen and the event's number; 0 for none.
-	pipeNow    int32
-	pipeNowGen uint32
-	pipeNowSeq uint64
+	// pipeNow is a pipeline's call seen now that the event loop hands on
+	// right after the current event, before soon (pipeNowSeen).
+	pipeNow pipeSeen
 	// pipeRetries is, per pipeline class, what its steps' retries did
 	// (stepResults); nil when no step retries.
 	pipeRetries []*RetryCounts

@@ -18,8 +18,10 @@ import (
 // pipeState is one pipeline request in flight. Slots are reused; gen tells
 // a live pipeline from stale events of an earlier one.
 type pipeState struct {
-	gen     uint32
-	class   int32
+	gen   uint32
+	class int32
+	// pc is its class's driver state, e.pipeOf[class].
+	pc      *pipeClass
 	id      int64
 	arrival time.Duration
 	// sec is the request's arrival section (engine.section), kept so that
@@ -29,14 +31,16 @@ type pipeState struct {
 	// in and out are the token counts the arrival drew for the first call
 	// (the first step's distributions, or the replayed trace's counts).
 	in, out float64
-	stage   int     // the stage in progress
-	iter    int     // its iteration (a repeated step), from 0
-	iters   int     // its iterations in all
-	ncalls  int     // calls the stage makes at once
-	need    int     // calls that must be done
-	done    int     // calls done (answered, or failed open)
-	failed  int     // calls failed closed
-	fail    outcome // the first call of the stage that failed closed
+	stage   int // the stage in progress
+	// st is the stage in progress as the driver reads it,
+	// &pc.stages[stage] (startStage), with its calls at once and the
+	// calls that must be done.
+	st     *pipeStage
+	iter   int     // its iteration (a repeated step), from 0
+	iters  int     // its iterations in all
+	done   int     // calls done (answered, or failed open)
+	failed int     // calls failed closed
+	fail   outcome // the first call of the stage that failed closed
 	// openFail is the first call of the request that failed open.
 	openFail outcome
 	start    time.Duration // when the stage started (its first iteration)
@@ -114,10 +118,12 @@ type pipeStep struct {
 	failOpen bool  // its calls fail open (Call.OnTimeout)
 	visible  bool  // Step.Visible
 	inputs   bool  // Step.InputFrom is not empty
-	// constTok is set when its class's token counts are both constants:
-	// its calls draw none, and need no stream (callRequest).
-	constTok bool
-	deadline time.Duration // its class's per-call deadline, 0 for none
+	// constTok is set when its class's token counts are both constants,
+	// inTok and outTok: its calls draw none, and need no stream
+	// (callRequest).
+	constTok      bool
+	inTok, outTok float64
+	deadline      time.Duration // its class's per-call deadline, 0 for none
 }
 
 // pipeStage is what the driver reads of a stage of a pipeline class: its
@@ -129,6 +135,10 @@ type pipeStage struct {
 	// single is set for a stage of one step: its time is the stage's
 	// (closeStageAt), so the driver keeps no per-step end or count for it.
 	single bool
+	// repeat is set when its first step is repeated (Step.Repeat), and
+	// fanOut is that step's Step.FanOut.
+	repeat bool
+	fanOut int
 }
 
 // setupPipelines prepares the driver for the pipeline classes of e.cfg,
@@ -167,6 +177,7 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 				visible: step.Visible, inputs: len(step.InputFrom) > 0,
 				deadline: e.cfg.Classes[steps[c]+s].Deadline,
 				constTok: e.inputs[steps[c]+s].kind == sampleConstant && e.outputs[steps[c]+s].kind == sampleConstant,
+				inTok:    e.inputs[steps[c]+s].tok, outTok: e.outputs[steps[c]+s].tok,
 			}
 		}
 		pc.stages = make([]pipeStage, len(pl.Stages))
@@ -178,6 +189,7 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 			if ps.need == 0 {
 				ps.need = ps.ncalls
 			}
+			ps.repeat, ps.fanOut = pl.Steps[ps.first].Repeat != nil, pl.Steps[ps.first].FanOut
 			pc.stages[g] = ps
 		}
 		pc.degraded = make([]int64, len(pl.Steps))
@@ -254,7 +266,7 @@ func (e *engine) startPipeline(slot int32, r *request) {
 func (e *engine) resetPipe(p *pipeState, c int32, id int64, arrival time.Duration, sec uint16, in, out float64) {
 	pc := e.pipeOf[c]
 	steps := len(pc.pl.Steps)
-	p.class, p.id, p.arrival, p.in, p.out = c, id, arrival, in, out
+	p.class, p.pc, p.id, p.arrival, p.in, p.out = c, pc, id, arrival, in, out
 	p.sec = sec
 	p.stage, p.ended, p.degraded, p.visible, p.hedged = 0, false, 0, -1, false
 	p.openFail = outNone
@@ -286,34 +298,33 @@ func resized[T any](x []T, n int) []T {
 // iteration, for a repeated step (startCalls). p is &e.pipes[ps] and pc
 // its class: the driver passes them down, as e.pipes does not move while
 // it runs (only an arrival adds a pipeline slot).
-func (e *engine) startStage(p *pipeState, pc *pipeClass, ps int32) { e.startCalls(p, pc, ps, true) }
-
-// startCalls starts every call of the current iteration of pipeline ps's
-// stage — when first, of its first iteration, which starts the stage — (p
-// and pc as startStage says). Call j of step s is a request of the
-// step's class, arriving now; its draws come from the streams of a request
-// index of its own — the pipeline's for the first call (so that a
-// one-step pipeline is exactly the one-call class), the pipeline's plus
-// its instance number above bit 32 for the others (callRequest).
-func (e *engine) startCalls(p *pipeState, pc *pipeClass, ps int32, first bool) {
+func (e *engine) startStage(p *pipeState, pc *pipeClass, ps int32) {
 	st := &pc.stages[p.stage]
-	if first {
-		p.start, p.iter, p.iters = e.now, 0, 1
-		p.ncalls, p.need = st.ncalls, st.need
-		if !st.single {
-			for s := st.first; s < st.end; s++ {
-				p.stepEnd[s] = -1
-			}
-		}
-		if pc.steps[st.first].repeat {
-			p.iters = e.repeats(p.id, st.first, &pc.pl.Steps[st.first])
+	p.st = st
+	p.start, p.iter, p.iters = e.now, 0, 1
+	if !st.single {
+		for s := st.first; s < st.end; s++ {
+			p.stepEnd[s] = -1
 		}
 	}
+	if st.repeat {
+		p.iters = e.repeats(p.id, st.first, &pc.pl.Steps[st.first])
+	}
+	e.startCalls(p, pc, ps)
+}
+
+// startCalls starts every call of the current iteration of pipeline ps's
+// stage (p and pc as startStage says). Call j of step s is a request of
+// the step's class, arriving now; its draws come from the streams of a
+// request index of its own — the pipeline's for the first call (so that a
+// one-step pipeline is exactly the one-call class), the pipeline's plus
+// its instance number above bit 32 for the others (callRequest).
+func (e *engine) startCalls(p *pipeState, pc *pipeClass, ps int32) {
+	st := p.st
 	p.done, p.failed, p.fail = 0, 0, outNone
 	if st.single {
 		// One step: no per-step count to keep (closeStageAt).
-		s := st.first
-		n := int(pc.steps[s].fanOut)
+		s, n := st.first, st.fanOut
 		for j := 0; j < n; j++ {
 			e.startCall(p, pc, ps, s, p.iter*n+j)
 		}
@@ -363,7 +374,7 @@ func (e *engine) callRequest(p *pipeState, pc *pipeClass, r *request, s, j int) 
 	case ps.constTok:
 		// What the draws below would give, without seeding their stream
 		// (a constant draws nothing).
-		r.in, r.out = e.inputs[c].tok, e.outputs[c].tok
+		r.in, r.out = ps.inTok, ps.outTok
 	default:
 		src := e.rng.at(id, requestStream)
 		src.float64() // the class draw of a request, unused: a call's tokens come next
@@ -391,13 +402,15 @@ func (e *engine) callRequest(p *pipeState, pc *pipeClass, r *request, s, j int) 
 // callEnded is finish's call into the driver: the call in slot, of
 // pipeline r.pipe−1, has ended now with outcome o. The pipeline sees it in
 // an event of its own, now or — for an answer that streams on past its
-// first token (FirstToken) — when the answer completes.
+// first token (FirstToken) — when the answer completes; seen now when
+// nothing else is due now, right after the current event without one
+// (pipeNowSeen).
 func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	ps := r.pipe - 1
 	s := int(r.pstep)
 	r.pipe = 0
 	p := &e.pipes[ps]
-	pc := e.pipeOf[p.class]
+	pc := p.pc
 	if r.hedgedCopies > 0 {
 		p.hedged = true
 	}
@@ -425,24 +438,62 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	// The driver runs from the event loop, never inside finish: starting
 	// the next calls there would grow the request slots under finish's
 	// callers.
-	p.deferred = append(p.deferred, deferredCall{at: at, step: s, o: o, inst: inst})
 	if at == e.now && !e.isolated {
 		e.seq++ // schedule's way for an event due now
 		if !e.heapOnly {
-			if e.pipeNow == 0 && len(e.soon) == 0 && e.clients == nil && !e.nowQueued() {
-				// The event would be the first in soon, handled right
-				// after the current one: the event loop hands it on then
-				// without an event (pipeNowSeen).
-				e.pipeNow, e.pipeNowGen, e.pipeNowSeq = ps+1, p.gen, e.seq
-				return
+			if len(e.soon) == 0 && e.clients == nil && !e.nowQueued() {
+				if n := &e.pipeNow; n.ps == 0 {
+					// The event would be the first in soon, handled right
+					// after the current one: the event loop hands the call
+					// on then without an event (pipeNowSeen), and the call
+					// is kept there rather than in deferred when it is
+					// the only one the pipeline waits to see.
+					*n = pipeSeen{ps: ps + 1, gen: p.gen, seq: e.seq, held: len(p.deferred) == 0, step: uint8(s), o: o, inst: int32(inst)}
+					if !n.held {
+						p.deferred = append(p.deferred, deferredCall{at: at, step: s, o: o, inst: inst})
+					}
+					return
+				}
 			}
+			e.pipeNow.unhold(p, ps, e.now)
+			p.deferred = append(p.deferred, deferredCall{at: at, step: s, o: o, inst: inst})
 			e.queueNow(evPipeCall, ps, p.gen, 0)
 			return
 		}
+		p.deferred = append(p.deferred, deferredCall{at: at, step: s, o: o, inst: inst})
 		e.put(0, at, evPipeCall, ps, p.gen, 0)
 		return
 	}
+	e.pipeNow.unhold(p, ps, e.now)
+	p.deferred = append(p.deferred, deferredCall{at: at, step: s, o: o, inst: inst})
 	e.schedule(at, evPipeCall, ps, p.gen, 0)
+}
+
+// pipeSeen is a pipeline's call seen now that callEnded leaves for the
+// event loop to hand on right after the current event, before the events
+// in soon (pipeNowSeen): where its evPipeCall, which would have been the
+// first in soon, would have been handled (dueNow).
+type pipeSeen struct {
+	ps  int32  // 1 + the pipeline slot; 0 for none
+	gen uint32 // the pipeline's gen
+	seq uint64 // the event's number
+	// held is set when the call is kept here, the only one its pipeline
+	// waits to see, rather than in the pipeline's deferred calls: step,
+	// o and inst are its deferredCall's.
+	held bool
+	step uint8
+	o    outcome
+	inst int32
+}
+
+// unhold moves the call n holds, seen at now, to the deferred calls of
+// pipeline ps, p, when n holds one of it: another of its calls is seen,
+// and pipeCall picks among them.
+func (n *pipeSeen) unhold(p *pipeState, ps int32, now time.Duration) {
+	if n.held && n.ps == ps+1 {
+		n.held = false
+		p.deferred = append(p.deferred, deferredCall{at: now, step: int(n.step), o: n.o, inst: int(n.inst)})
+	}
 }
 
 // pipeNowSeen hands on the pipeline call seen now that callEnded left in
@@ -454,10 +505,17 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 // with closed-loop clients, which send before the event loop starts
 // (startClients), queue the event instead.
 func (e *engine) pipeNowSeen() {
-	for e.pipeNow != 0 {
-		ps := e.pipeNow - 1
-		e.pipeNow = 0
-		e.pipeCall(ps, e.pipeNowGen)
+	for e.pipeNow.ps != 0 {
+		n := e.pipeNow
+		e.pipeNow.ps = 0
+		ps := n.ps - 1
+		if !n.held {
+			e.pipeCall(ps, n.gen)
+			continue
+		}
+		if p := &e.pipes[ps]; p.gen == n.gen && !p.ended {
+			e.callDone(p, p.pc, ps, int(n.step), n.o) // pipeCall's, for its only call
+		}
 	}
 }
 
@@ -466,11 +524,16 @@ func (e *engine) pipeNowSeen() {
 // for a growing run that holds after the current event (hold), which
 // leaves soon for the run to go on with.
 func (e *engine) pipeNowEvent() {
-	if e.pipeNow == 0 {
+	n := &e.pipeNow
+	if n.ps == 0 {
 		return
 	}
-	e.soon = slices.Insert(e.soon, 0, event{at: e.now, seq: e.pipeNowSeq, slot: e.pipeNow - 1, gen: e.pipeNowGen, kind: evPipeCall})
-	e.pipeNow = 0
+	if n.held {
+		p := &e.pipes[n.ps-1]
+		p.deferred = append(p.deferred, deferredCall{at: e.now, step: int(n.step), o: n.o, inst: int(n.inst)})
+	}
+	e.soon = slices.Insert(e.soon, 0, event{at: e.now, seq: n.seq, slot: n.ps - 1, gen: n.gen, kind: evPipeCall})
+	n.ps, n.held = 0, false
 }
 
 // pipeCall handles a deferred call of pipeline ps completing now.
@@ -501,7 +564,7 @@ func (e *engine) pipeCall(ps int32, gen uint32) {
 		} else {
 			p.deferred = slices.Delete(p.deferred, k, k+1) // in order
 		}
-		e.callDone(p, e.pipeOf[p.class], ps, d.step, d.o)
+		e.callDone(p, p.pc, ps, d.step, d.o)
 	}
 }
 
@@ -511,7 +574,7 @@ func (e *engine) pipeCall(ps int32, gen uint32) {
 // starts, or the pipeline ends answered — failed once too many calls
 // failed to reach need (p and pc as startStage says).
 func (e *engine) callDone(p *pipeState, pc *pipeClass, ps int32, s int, o outcome) {
-	st := &pc.stages[p.stage]
+	st := p.st
 	if !st.single {
 		p.stepEnd[s] = e.now
 		p.left[s]--
@@ -532,7 +595,7 @@ func (e *engine) callDone(p *pipeState, pc *pipeClass, ps int32, s int, o outcom
 		}
 	}
 	switch {
-	case p.done >= p.need:
+	case p.done >= st.need:
 		if len(p.live) > 0 {
 			e.cutLive(ps)
 		} else {
@@ -540,7 +603,7 @@ func (e *engine) callDone(p *pipeState, pc *pipeClass, ps int32, s int, o outcom
 		}
 		if p.iter+1 < p.iters {
 			p.iter++
-			e.startCalls(p, pc, ps, false)
+			e.startCalls(p, pc, ps)
 			return
 		}
 		if st.single { // closeStageAt's way for a stage of one step
@@ -554,7 +617,7 @@ func (e *engine) callDone(p *pipeState, pc *pipeClass, ps int32, s int, o outcom
 			return
 		}
 		e.endPipeline(ps, outOK, false)
-	case p.failed > p.ncalls-p.need:
+	case p.failed > st.ncalls-st.need:
 		e.endPipeline(ps, p.fail, false)
 	}
 }
@@ -600,7 +663,7 @@ func (e *engine) cutLive(ps int32) {
 		slot := p.live[len(p.live)-1]
 		p.live = p.live[:len(p.live)-1]
 		r := &e.slots[slot]
-		pc := e.pipeOf[p.class]
+		pc := p.pc
 		pc.cut[r.pstep]++
 		p.hedged = p.hedged || r.hedgedCopies > 0
 		r.pipe = 0
@@ -636,7 +699,7 @@ func (e *engine) endPipeline(ps int32, o outcome, e2e bool) {
 		p.deferred = p.deferred[:0]
 	}
 	p.ended = true
-	pc := e.pipeOf[p.class]
+	pc := p.pc
 	if o != outOK {
 		e.closeStageAt(p, pc, e.now)
 		if g := p.stage + 1; g < len(pc.stages) {
@@ -652,7 +715,7 @@ func (e *engine) endPipeline(ps int32, o outcome, e2e bool) {
 // recordPipeline books pipeline request p, ending now with outcome o (as
 // endPipeline says), in its class's counts.
 func (e *engine) recordPipeline(p *pipeState, o outcome, e2e bool) {
-	pc := e.pipeOf[p.class]
+	pc := p.pc
 	st := &e.stats[p.class]
 	through := o == outOK
 	if through && p.degraded != 0 && pc.oneCall {
