@@ -84,7 +84,7 @@ func (e *engine) nextClass() int32 {
 func (e *engine) lanePipeline(p *pipeState, r *request) {
 	pc := p.pc
 	cut := never
-	if d := e.cfg.Classes[p.class].Deadline; d > 0 {
+	if d := pc.deadline; d > 0 {
 		cut = p.arrival + d
 	}
 	t := p.arrival

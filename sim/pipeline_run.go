@@ -91,6 +91,11 @@ type pipeClass struct {
 	// through checked (every call answered, none failed open).
 	checked endTimes
 	oneCall bool // Pipeline.OneCall: counted as its call's class
+	// single is set when every stage is of one step: its requests keep no
+	// per-step ends or counts (pipeStage.single).
+	single bool
+	// deadline is the class's end-to-end deadline, 0 for none.
+	deadline time.Duration
 	// reads is set when a step reads earlier steps' tokens (Step.InputFrom):
 	// only then does a request keep its steps' tokens (pipeState.tok).
 	reads bool
@@ -201,6 +206,11 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 		}
 		pc.checked = newEndTimes(int(float64(n)*share*1.05) + 16)
 		pc.oneCall = pl.OneCall()
+		pc.deadline = e.cfg.Classes[c].Deadline
+		pc.single = true
+		for _, st := range pc.stages {
+			pc.single = pc.single && st.single
+		}
 		for s := range pl.Steps {
 			pc.reads = pc.reads || len(pl.Steps[s].InputFrom) > 0
 			if pl.Steps[s].Visible {
@@ -254,10 +264,11 @@ func (e *engine) startPipeline(slot int32, r *request) {
 	}
 	p := &e.pipes[ps]
 	e.resetPipe(p, c, id, arrival, sec, in, out)
-	if d := e.cfg.Classes[c].Deadline; d > 0 {
+	pc := p.pc
+	if d := pc.deadline; d > 0 {
 		e.schedule(arrival+d, evPipeDeadline, ps, p.gen, 0)
 	}
-	e.startStage(p, e.pipeOf[c], ps)
+	e.startStage(p, pc, ps)
 }
 
 // resetPipe makes p pipeline request id of class c, arriving at arrival
@@ -270,11 +281,13 @@ func (e *engine) resetPipe(p *pipeState, c int32, id int64, arrival time.Duratio
 	p.sec = sec
 	p.stage, p.ended, p.degraded, p.visible, p.hedged = 0, false, 0, -1, false
 	p.openFail = outNone
-	p.stepEnd = resized(p.stepEnd, steps)
-	// A stage of more than one step sets its steps' counts as it starts
-	// (startCalls), and the lane never writes them (its calls are done or
-	// past when a stage closes): left needs no clearing.
-	p.left = resized(p.left, steps)
+	if !pc.single { // only a stage of more than one step reads them
+		p.stepEnd = resized(p.stepEnd, steps)
+		// A stage of more than one step sets its steps' counts as it
+		// starts (startCalls), and the lane never writes them (its calls
+		// are done or past when a stage closes): left needs no clearing.
+		p.left = resized(p.left, steps)
+	}
 	// Each step's time is set when its stage ends, or when the request
 	// ends before it (endPipeline, lanePipeEnd): stepDur needs no clearing.
 	p.stepDur = resized(p.stepDur, steps)
@@ -505,15 +518,12 @@ func (n *pipeSeen) unhold(p *pipeState, ps int32, now time.Duration) {
 // with closed-loop clients, which send before the event loop starts
 // (startClients), queue the event instead.
 func (e *engine) pipeNowSeen() {
-	for e.pipeNow.ps != 0 {
-		n := e.pipeNow
-		e.pipeNow.ps = 0
+	for n := &e.pipeNow; n.ps != 0; {
 		ps := n.ps - 1
+		n.ps = 0
 		if !n.held {
 			e.pipeCall(ps, n.gen)
-			continue
-		}
-		if p := &e.pipes[ps]; p.gen == n.gen && !p.ended {
+		} else if p := &e.pipes[ps]; p.gen == n.gen && !p.ended {
 			e.callDone(p, p.pc, ps, int(n.step), n.o) // pipeCall's, for its only call
 		}
 	}
