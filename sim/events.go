@@ -270,9 +270,6 @@ func (e *engine) drain() {
 			e.now = e.cur.at
 			e.handle(&e.cur)
 		}
-		if e.pipeNow.ps != 0 { // a pipeline's call seen now, first of the events due now
-			e.pipeNowSeen()
-		}
 		if len(e.soon) > 0 {
 			e.handleSoon()
 		}

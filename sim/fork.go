@@ -217,7 +217,6 @@ func (e *engine) hold(arrival bool) {
 	// The events due now that follow the current one wait for the run to
 	// go on (continueRun): those after it in soon when it is one of them
 	// (handleSoon), else all.
-	e.pipeNowEvent() // a pipeline's call seen now: the first of them
 	from := 0
 	for i := range e.soon {
 		if s := &e.soon[i]; s.seq == e.cur.seq && s.kind == e.cur.kind && s.slot == e.cur.slot && s.at == e.cur.at {

@@ -78,9 +78,6 @@ type engine struct {
 	stepOwner []int32
 	pipes     []pipeState
 	pipeFree  []int32
-	// pipeNow is a pipeline's call seen now that the event loop hands on
-	// right after the current event, before soon (pipeNowSeen).
-	pipeNow pipeSeen
 	// pipeRetries is, per pipeline class, what its steps' retries did
 	// (stepResults); nil when no step retries.
 	pipeRetries []*RetryCounts

@@ -58,6 +58,10 @@ type pipeState struct {
 	left        []int           // per step of the stage: calls not yet done or failed
 	stepDur     []float32       // per step: seconds, for the tail attribution
 	deferred    []deferredCall  // calls answered whose stream goes on (FirstToken)
+	// held is set when the pipeline waits to see one call, seen now, kept
+	// in heldCall rather than in deferred (callEnded, pipeCall).
+	held     bool
+	heldCall deferredCall
 }
 
 // deferredCall is a call that has ended and that the pipeline sees at at:
@@ -279,7 +283,7 @@ func (e *engine) resetPipe(p *pipeState, c int32, id int64, arrival time.Duratio
 	steps := len(pc.pl.Steps)
 	p.class, p.pc, p.id, p.arrival, p.in, p.out = c, pc, id, arrival, in, out
 	p.sec = sec
-	p.stage, p.ended, p.degraded, p.visible, p.hedged = 0, false, 0, -1, false
+	p.stage, p.ended, p.degraded, p.visible, p.hedged, p.held = 0, false, 0, -1, false, false
 	p.openFail = outNone
 	if !pc.single { // only a stage of more than one step reads them
 		p.stepEnd = resized(p.stepEnd, steps)
@@ -415,9 +419,7 @@ func (e *engine) callRequest(p *pipeState, pc *pipeClass, r *request, s, j int) 
 // callEnded is finish's call into the driver: the call in slot, of
 // pipeline r.pipe−1, has ended now with outcome o. The pipeline sees it in
 // an event of its own, now or — for an answer that streams on past its
-// first token (FirstToken) — when the answer completes; seen now when
-// nothing else is due now, right after the current event without one
-// (pipeNowSeen).
+// first token (FirstToken) — when the answer completes.
 func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	ps := r.pipe - 1
 	s := int(r.pstep)
@@ -450,106 +452,38 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	}
 	// The driver runs from the event loop, never inside finish: starting
 	// the next calls there would grow the request slots under finish's
-	// callers.
+	// callers. The commonest call, seen now while the pipeline waits to
+	// see no other, is held apart for its event (pipeCall).
+	if p.held { // another call: pipeCall picks among them
+		p.held = false
+		p.deferred = append(p.deferred, p.heldCall)
+	}
+	if at == e.now && len(p.deferred) == 0 {
+		p.held, p.heldCall = true, deferredCall{at: at, step: s, o: o, inst: inst}
+	} else {
+		p.deferred = append(p.deferred, deferredCall{at: at, step: s, o: o, inst: inst})
+	}
 	if at == e.now && !e.isolated {
 		e.seq++ // schedule's way for an event due now
 		if !e.heapOnly {
-			if len(e.soon) == 0 && e.clients == nil && !e.nowQueued() {
-				if n := &e.pipeNow; n.ps == 0 {
-					// The event would be the first in soon, handled right
-					// after the current one: the event loop hands the call
-					// on then without an event (pipeNowSeen), and the call
-					// is kept there rather than in deferred when it is
-					// the only one the pipeline waits to see.
-					*n = pipeSeen{ps: ps + 1, gen: p.gen, seq: e.seq, held: len(p.deferred) == 0, step: uint8(s), o: o, inst: int32(inst)}
-					if !n.held {
-						p.deferred = append(p.deferred, deferredCall{at: at, step: s, o: o, inst: inst})
-					}
-					return
-				}
-			}
-			e.pipeNow.unhold(p, ps, e.now)
-			p.deferred = append(p.deferred, deferredCall{at: at, step: s, o: o, inst: inst})
 			e.queueNow(evPipeCall, ps, p.gen, 0)
 			return
 		}
-		p.deferred = append(p.deferred, deferredCall{at: at, step: s, o: o, inst: inst})
 		e.put(0, at, evPipeCall, ps, p.gen, 0)
 		return
 	}
-	e.pipeNow.unhold(p, ps, e.now)
-	p.deferred = append(p.deferred, deferredCall{at: at, step: s, o: o, inst: inst})
 	e.schedule(at, evPipeCall, ps, p.gen, 0)
-}
-
-// pipeSeen is a pipeline's call seen now that callEnded leaves for the
-// event loop to hand on right after the current event, before the events
-// in soon (pipeNowSeen): where its evPipeCall, which would have been the
-// first in soon, would have been handled (dueNow).
-type pipeSeen struct {
-	ps  int32  // 1 + the pipeline slot; 0 for none
-	gen uint32 // the pipeline's gen
-	seq uint64 // the event's number
-	// held is set when the call is kept here, the only one its pipeline
-	// waits to see, rather than in the pipeline's deferred calls: step,
-	// o and inst are its deferredCall's.
-	held bool
-	step uint8
-	o    outcome
-	inst int32
-}
-
-// unhold moves the call n holds, seen at now, to the deferred calls of
-// pipeline ps, p, when n holds one of it: another of its calls is seen,
-// and pipeCall picks among them.
-func (n *pipeSeen) unhold(p *pipeState, ps int32, now time.Duration) {
-	if n.held && n.ps == ps+1 {
-		n.held = false
-		p.deferred = append(p.deferred, deferredCall{at: now, step: int(n.step), o: n.o, inst: int(n.inst)})
-	}
-}
-
-// pipeNowSeen hands on the pipeline call seen now that callEnded left in
-// e.pipeNow, right after the event that ended it and before the events
-// in soon: where its evPipeCall, the first in soon, would have been
-// handled (dueNow). The events queued meanwhile were numbered after it,
-// and those it queues come after them, as they would have. A call it
-// sees end now with soon empty is handed on in turn, before soon. Runs
-// with closed-loop clients, which send before the event loop starts
-// (startClients), queue the event instead.
-func (e *engine) pipeNowSeen() {
-	for n := &e.pipeNow; n.ps != 0; {
-		ps := n.ps - 1
-		n.ps = 0
-		if !n.held {
-			e.pipeCall(ps, n.gen)
-		} else if p := &e.pipes[ps]; p.gen == n.gen && !p.ended {
-			e.callDone(p, p.pc, ps, int(n.step), n.o) // pipeCall's, for its only call
-		}
-	}
-}
-
-// pipeNowEvent moves the pipeline call seen now that callEnded left in
-// e.pipeNow, if any, to the front of soon as the event it stands for:
-// for a growing run that holds after the current event (hold), which
-// leaves soon for the run to go on with.
-func (e *engine) pipeNowEvent() {
-	n := &e.pipeNow
-	if n.ps == 0 {
-		return
-	}
-	if n.held {
-		p := &e.pipes[n.ps-1]
-		p.deferred = append(p.deferred, deferredCall{at: e.now, step: int(n.step), o: n.o, inst: int(n.inst)})
-	}
-	e.soon = slices.Insert(e.soon, 0, event{at: e.now, seq: n.seq, slot: n.ps - 1, gen: n.gen, kind: evPipeCall})
-	n.ps, n.held = 0, false
 }
 
 // pipeCall handles a deferred call of pipeline ps completing now.
 func (e *engine) pipeCall(ps int32, gen uint32) {
 	p := &e.pipes[ps]
 	if p.gen != gen || p.ended {
+		return
+	}
+	if p.held { // the only call seen now (callEnded)
+		p.held = false
+		e.callDone(p, p.pc, ps, p.heldCall.step, p.heldCall.o)
 		return
 	}
 	// Of the calls that hand on now, the first in the stage's order: the
