@@ -82,9 +82,9 @@ func (e *engine) nextClass() int32 {
 // calls in r — or, when the run is stopped (spent, a call counting one
 // unit), leaves it half run.
 func (e *engine) lanePipeline(p *pipeState, r *request) {
-	pc := e.pipeOf[p.class]
+	pc := p.pc
 	cut := never
-	if d := e.cfg.Classes[p.class].Deadline; d > 0 {
+	if d := pc.deadline; d > 0 {
 		cut = p.arrival + d
 	}
 	t := p.arrival
@@ -180,7 +180,7 @@ func (e *engine) lanePipeline(p *pipeState, r *request) {
 // lanePipeEnd books pipeline p, ending now with outcome o, and clears the
 // times of the stages it did not reach.
 func (e *engine) lanePipeEnd(p *pipeState, o outcome, e2e bool) {
-	pc := e.pipeOf[p.class]
+	pc := p.pc
 	for g := p.stage + 1; g < len(pc.pl.Stages); g++ {
 		for _, s := range pc.pl.Stages[g].Steps {
 			p.stepDur[s] = 0

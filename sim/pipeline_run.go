@@ -18,8 +18,10 @@ import (
 // pipeState is one pipeline request in flight. Slots are reused; gen tells
 // a live pipeline from stale events of an earlier one.
 type pipeState struct {
-	gen     uint32
-	class   int32
+	gen   uint32
+	class int32
+	// pc is its class's driver state, e.pipeOf[class].
+	pc      *pipeClass
 	id      int64
 	arrival time.Duration
 	// sec is the request's arrival section (engine.section), kept so that
@@ -29,14 +31,16 @@ type pipeState struct {
 	// in and out are the token counts the arrival drew for the first call
 	// (the first step's distributions, or the replayed trace's counts).
 	in, out float64
-	stage   int     // the stage in progress
-	iter    int     // its iteration (a repeated step), from 0
-	iters   int     // its iterations in all
-	ncalls  int     // calls the stage makes at once
-	need    int     // calls that must be done
-	done    int     // calls done (answered, or failed open)
-	failed  int     // calls failed closed
-	fail    outcome // the first call of the stage that failed closed
+	stage   int // the stage in progress
+	// st is the stage in progress as the driver reads it,
+	// &pc.stages[stage] (startStage), with its calls at once and the
+	// calls that must be done.
+	st     *pipeStage
+	iter   int     // its iteration (a repeated step), from 0
+	iters  int     // its iterations in all
+	done   int     // calls done (answered, or failed open)
+	failed int     // calls failed closed
+	fail   outcome // the first call of the stage that failed closed
 	// openFail is the first call of the request that failed open.
 	openFail outcome
 	start    time.Duration // when the stage started (its first iteration)
@@ -54,6 +58,10 @@ type pipeState struct {
 	left        []int           // per step of the stage: calls not yet done or failed
 	stepDur     []float32       // per step: seconds, for the tail attribution
 	deferred    []deferredCall  // calls answered whose stream goes on (FirstToken)
+	// held is set when the pipeline waits to see one call, seen now, kept
+	// in heldCall rather than in deferred (callEnded, pipeCall).
+	held     bool
+	heldCall deferredCall
 }
 
 // deferredCall is a call that has ended and that the pipeline sees at at:
@@ -87,6 +95,11 @@ type pipeClass struct {
 	// through checked (every call answered, none failed open).
 	checked endTimes
 	oneCall bool // Pipeline.OneCall: counted as its call's class
+	// single is set when every stage is of one step: its requests keep no
+	// per-step ends or counts (pipeStage.single).
+	single bool
+	// deadline is the class's end-to-end deadline, 0 for none.
+	deadline time.Duration
 	// reads is set when a step reads earlier steps' tokens (Step.InputFrom):
 	// only then does a request keep its steps' tokens (pipeState.tok).
 	reads bool
@@ -107,14 +120,19 @@ type pipeClass struct {
 
 // pipeStep is what the driver reads of a step of a pipeline class.
 type pipeStep struct {
-	class    int32         // the step's class index
-	fanOut   int32         // Step.FanOut
-	base     int32         // its first call instance
-	repeat   bool          // Step.Repeat is set
-	failOpen bool          // its calls fail open (Call.OnTimeout)
-	visible  bool          // Step.Visible
-	inputs   bool          // Step.InputFrom is not empty
-	deadline time.Duration // its class's per-call deadline, 0 for none
+	class    int32 // the step's class index
+	fanOut   int32 // Step.FanOut
+	base     int32 // its first call instance
+	repeat   bool  // Step.Repeat is set
+	failOpen bool  // its calls fail open (Call.OnTimeout)
+	visible  bool  // Step.Visible
+	inputs   bool  // Step.InputFrom is not empty
+	// constTok is set when its class's token counts are both constants,
+	// inTok and outTok: its calls draw none, and need no stream
+	// (callRequest).
+	constTok      bool
+	inTok, outTok float64
+	deadline      time.Duration // its class's per-call deadline, 0 for none
 }
 
 // pipeStage is what the driver reads of a stage of a pipeline class: its
@@ -126,6 +144,10 @@ type pipeStage struct {
 	// single is set for a stage of one step: its time is the stage's
 	// (closeStageAt), so the driver keeps no per-step end or count for it.
 	single bool
+	// repeat is set when its first step is repeated (Step.Repeat), and
+	// fanOut is that step's Step.FanOut.
+	repeat bool
+	fanOut int
 }
 
 // setupPipelines prepares the driver for the pipeline classes of e.cfg,
@@ -163,6 +185,8 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 				repeat: step.Repeat != nil, failOpen: step.Call.OnTimeout == FailOpen,
 				visible: step.Visible, inputs: len(step.InputFrom) > 0,
 				deadline: e.cfg.Classes[steps[c]+s].Deadline,
+				constTok: e.inputs[steps[c]+s].kind == sampleConstant && e.outputs[steps[c]+s].kind == sampleConstant,
+				inTok:    e.inputs[steps[c]+s].tok, outTok: e.outputs[steps[c]+s].tok,
 			}
 		}
 		pc.stages = make([]pipeStage, len(pl.Stages))
@@ -174,6 +198,7 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 			if ps.need == 0 {
 				ps.need = ps.ncalls
 			}
+			ps.repeat, ps.fanOut = pl.Steps[ps.first].Repeat != nil, pl.Steps[ps.first].FanOut
 			pc.stages[g] = ps
 		}
 		pc.degraded = make([]int64, len(pl.Steps))
@@ -185,6 +210,11 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 		}
 		pc.checked = newEndTimes(int(float64(n)*share*1.05) + 16)
 		pc.oneCall = pl.OneCall()
+		pc.deadline = e.cfg.Classes[c].Deadline
+		pc.single = true
+		for _, st := range pc.stages {
+			pc.single = pc.single && st.single
+		}
 		for s := range pl.Steps {
 			pc.reads = pc.reads || len(pl.Steps[s].InputFrom) > 0
 			if pl.Steps[s].Visible {
@@ -238,10 +268,11 @@ func (e *engine) startPipeline(slot int32, r *request) {
 	}
 	p := &e.pipes[ps]
 	e.resetPipe(p, c, id, arrival, sec, in, out)
-	if d := e.cfg.Classes[c].Deadline; d > 0 {
+	pc := p.pc
+	if d := pc.deadline; d > 0 {
 		e.schedule(arrival+d, evPipeDeadline, ps, p.gen, 0)
 	}
-	e.startStage(p, e.pipeOf[c], ps)
+	e.startStage(p, pc, ps)
 }
 
 // resetPipe makes p pipeline request id of class c, arriving at arrival
@@ -250,15 +281,17 @@ func (e *engine) startPipeline(slot int32, r *request) {
 func (e *engine) resetPipe(p *pipeState, c int32, id int64, arrival time.Duration, sec uint16, in, out float64) {
 	pc := e.pipeOf[c]
 	steps := len(pc.pl.Steps)
-	p.class, p.id, p.arrival, p.in, p.out = c, id, arrival, in, out
+	p.class, p.pc, p.id, p.arrival, p.in, p.out = c, pc, id, arrival, in, out
 	p.sec = sec
-	p.stage, p.ended, p.degraded, p.visible, p.hedged = 0, false, 0, -1, false
+	p.stage, p.ended, p.degraded, p.visible, p.hedged, p.held = 0, false, 0, -1, false, false
 	p.openFail = outNone
-	p.stepEnd = resized(p.stepEnd, steps)
-	// A stage of more than one step sets its steps' counts as it starts
-	// (startCalls), and the lane never writes them (its calls are done or
-	// past when a stage closes): left needs no clearing.
-	p.left = resized(p.left, steps)
+	if !pc.single { // only a stage of more than one step reads them
+		p.stepEnd = resized(p.stepEnd, steps)
+		// A stage of more than one step sets its steps' counts as it
+		// starts (startCalls), and the lane never writes them (its calls
+		// are done or past when a stage closes): left needs no clearing.
+		p.left = resized(p.left, steps)
+	}
 	// Each step's time is set when its stage ends, or when the request
 	// ends before it (endPipeline, lanePipeEnd): stepDur needs no clearing.
 	p.stepDur = resized(p.stepDur, steps)
@@ -282,34 +315,33 @@ func resized[T any](x []T, n int) []T {
 // iteration, for a repeated step (startCalls). p is &e.pipes[ps] and pc
 // its class: the driver passes them down, as e.pipes does not move while
 // it runs (only an arrival adds a pipeline slot).
-func (e *engine) startStage(p *pipeState, pc *pipeClass, ps int32) { e.startCalls(p, pc, ps, true) }
-
-// startCalls starts every call of the current iteration of pipeline ps's
-// stage — when first, of its first iteration, which starts the stage — (p
-// and pc as startStage says). Call j of step s is a request of the
-// step's class, arriving now; its draws come from the streams of a request
-// index of its own — the pipeline's for the first call (so that a
-// one-step pipeline is exactly the one-call class), the pipeline's plus
-// its instance number above bit 32 for the others (callRequest).
-func (e *engine) startCalls(p *pipeState, pc *pipeClass, ps int32, first bool) {
+func (e *engine) startStage(p *pipeState, pc *pipeClass, ps int32) {
 	st := &pc.stages[p.stage]
-	if first {
-		p.start, p.iter, p.iters = e.now, 0, 1
-		p.ncalls, p.need = st.ncalls, st.need
-		if !st.single {
-			for s := st.first; s < st.end; s++ {
-				p.stepEnd[s] = -1
-			}
-		}
-		if pc.steps[st.first].repeat {
-			p.iters = e.repeats(p.id, st.first, &pc.pl.Steps[st.first])
+	p.st = st
+	p.start, p.iter, p.iters = e.now, 0, 1
+	if !st.single {
+		for s := st.first; s < st.end; s++ {
+			p.stepEnd[s] = -1
 		}
 	}
+	if st.repeat {
+		p.iters = e.repeats(p.id, st.first, &pc.pl.Steps[st.first])
+	}
+	e.startCalls(p, pc, ps)
+}
+
+// startCalls starts every call of the current iteration of pipeline ps's
+// stage (p and pc as startStage says). Call j of step s is a request of
+// the step's class, arriving now; its draws come from the streams of a
+// request index of its own — the pipeline's for the first call (so that a
+// one-step pipeline is exactly the one-call class), the pipeline's plus
+// its instance number above bit 32 for the others (callRequest).
+func (e *engine) startCalls(p *pipeState, pc *pipeClass, ps int32) {
+	st := p.st
 	p.done, p.failed, p.fail = 0, 0, outNone
 	if st.single {
 		// One step: no per-step count to keep (closeStageAt).
-		s := st.first
-		n := int(pc.steps[s].fanOut)
+		s, n := st.first, st.fanOut
 		for j := 0; j < n; j++ {
 			e.startCall(p, pc, ps, s, p.iter*n+j)
 		}
@@ -353,9 +385,14 @@ func (e *engine) callRequest(p *pipeState, pc *pipeClass, r *request, s, j int) 
 	c := ps.class
 	r.reset(id, e.now, p.sec)
 	r.class = c
-	if inst == 0 {
+	switch {
+	case inst == 0:
 		r.in, r.out = p.in, p.out
-	} else {
+	case ps.constTok:
+		// What the draws below would give, without seeding their stream
+		// (a constant draws nothing).
+		r.in, r.out = ps.inTok, ps.outTok
+	default:
 		src := e.rng.at(id, requestStream)
 		src.float64() // the class draw of a request, unused: a call's tokens come next
 		r.in = e.inputs[c].tokens(src)
@@ -388,7 +425,7 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	s := int(r.pstep)
 	r.pipe = 0
 	p := &e.pipes[ps]
-	pc := e.pipeOf[p.class]
+	pc := p.pc
 	if r.hedgedCopies > 0 {
 		p.hedged = true
 	}
@@ -415,8 +452,17 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	}
 	// The driver runs from the event loop, never inside finish: starting
 	// the next calls there would grow the request slots under finish's
-	// callers.
-	p.deferred = append(p.deferred, deferredCall{at: at, step: s, o: o, inst: inst})
+	// callers. The commonest call, seen now while the pipeline waits to
+	// see no other, is held apart for its event (pipeCall).
+	if p.held { // another call: pipeCall picks among them
+		p.held = false
+		p.deferred = append(p.deferred, p.heldCall)
+	}
+	if at == e.now && len(p.deferred) == 0 {
+		p.held, p.heldCall = true, deferredCall{at: at, step: s, o: o, inst: inst}
+	} else {
+		p.deferred = append(p.deferred, deferredCall{at: at, step: s, o: o, inst: inst})
+	}
 	if at == e.now && !e.isolated {
 		e.seq++ // schedule's way for an event due now
 		if !e.heapOnly {
@@ -433,6 +479,11 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 func (e *engine) pipeCall(ps int32, gen uint32) {
 	p := &e.pipes[ps]
 	if p.gen != gen || p.ended {
+		return
+	}
+	if p.held { // the only call seen now (callEnded)
+		p.held = false
+		e.callDone(p, p.pc, ps, p.heldCall.step, p.heldCall.o)
 		return
 	}
 	// Of the calls that hand on now, the first in the stage's order: the
@@ -457,7 +508,7 @@ func (e *engine) pipeCall(ps int32, gen uint32) {
 		} else {
 			p.deferred = slices.Delete(p.deferred, k, k+1) // in order
 		}
-		e.callDone(p, e.pipeOf[p.class], ps, d.step, d.o)
+		e.callDone(p, p.pc, ps, d.step, d.o)
 	}
 }
 
@@ -467,7 +518,7 @@ func (e *engine) pipeCall(ps int32, gen uint32) {
 // starts, or the pipeline ends answered — failed once too many calls
 // failed to reach need (p and pc as startStage says).
 func (e *engine) callDone(p *pipeState, pc *pipeClass, ps int32, s int, o outcome) {
-	st := &pc.stages[p.stage]
+	st := p.st
 	if !st.single {
 		p.stepEnd[s] = e.now
 		p.left[s]--
@@ -488,7 +539,7 @@ func (e *engine) callDone(p *pipeState, pc *pipeClass, ps int32, s int, o outcom
 		}
 	}
 	switch {
-	case p.done >= p.need:
+	case p.done >= st.need:
 		if len(p.live) > 0 {
 			e.cutLive(ps)
 		} else {
@@ -496,7 +547,7 @@ func (e *engine) callDone(p *pipeState, pc *pipeClass, ps int32, s int, o outcom
 		}
 		if p.iter+1 < p.iters {
 			p.iter++
-			e.startCalls(p, pc, ps, false)
+			e.startCalls(p, pc, ps)
 			return
 		}
 		if st.single { // closeStageAt's way for a stage of one step
@@ -510,7 +561,7 @@ func (e *engine) callDone(p *pipeState, pc *pipeClass, ps int32, s int, o outcom
 			return
 		}
 		e.endPipeline(ps, outOK, false)
-	case p.failed > p.ncalls-p.need:
+	case p.failed > st.ncalls-st.need:
 		e.endPipeline(ps, p.fail, false)
 	}
 }
@@ -556,7 +607,7 @@ func (e *engine) cutLive(ps int32) {
 		slot := p.live[len(p.live)-1]
 		p.live = p.live[:len(p.live)-1]
 		r := &e.slots[slot]
-		pc := e.pipeOf[p.class]
+		pc := p.pc
 		pc.cut[r.pstep]++
 		p.hedged = p.hedged || r.hedgedCopies > 0
 		r.pipe = 0
@@ -592,7 +643,7 @@ func (e *engine) endPipeline(ps int32, o outcome, e2e bool) {
 		p.deferred = p.deferred[:0]
 	}
 	p.ended = true
-	pc := e.pipeOf[p.class]
+	pc := p.pc
 	if o != outOK {
 		e.closeStageAt(p, pc, e.now)
 		if g := p.stage + 1; g < len(pc.stages) {
@@ -608,7 +659,7 @@ func (e *engine) endPipeline(ps int32, o outcome, e2e bool) {
 // recordPipeline books pipeline request p, ending now with outcome o (as
 // endPipeline says), in its class's counts.
 func (e *engine) recordPipeline(p *pipeState, o outcome, e2e bool) {
-	pc := e.pipeOf[p.class]
+	pc := p.pc
 	st := &e.stats[p.class]
 	through := o == outOK
 	if through && p.degraded != 0 && pc.oneCall {
