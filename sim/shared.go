@@ -20,8 +20,8 @@ import (
 // The runs are made one after another on the calling goroutine. Runs on
 // the event loop (requests that interact) share what every policy draws
 // alike (sharedDraws): each request's arrival time, class and token
-// counts, and the draws of its primary and first copy are drawn by the
-// first run that needs them and reused by the others. Lane runs share nothing
+// counts, and its primary's draws are drawn by the first
+// run that needs them and reused by the others. Lane runs share nothing
 // here (RunPolicies makes them together).
 func RunPoliciesEach(ctx context.Context, cfg *Config, class int, pols []Policy, fn func(i int, res *Result, err error) error) error {
 	var d *sharedDraws
@@ -70,12 +70,10 @@ func (cfg *Config) shareable() bool {
 }
 
 // sharedAttempts is how many attempts of each request sharedDraws keeps:
-// the primary and the first copy. (Keeping the primary's alone made as
-// many instructions in BenchmarkRunPoliciesEachPool, where copies are sent
-// for a minority of requests; in a sweep of hedge delays, where the small
-// ones send a copy for almost every request, keeping the copy's too takes
-// 0.9 % off BenchmarkOptimizeReplicaPoolSmall.)
-const sharedAttempts = 2
+// the primary. (Keeping the first copy's too made no fewer instructions
+// in BenchmarkRunPoliciesEachPool: copies are sent for a minority of
+// requests, and keeping them costs what taking them saves.)
+const sharedAttempts = 1
 
 // sharedDraws holds the draws that runs made one after another by
 // RunPoliciesEach share: the arrival time of requests 0 … len(at)−1 and
@@ -138,7 +136,7 @@ func newSharedDraws(requests int) *sharedDraws {
 }
 
 // SharedDrawBytes is about how many bytes RunPoliciesEach holds for the
-// draws its runs of n requests each share (when they do): 128 a request.
+// draws its runs of n requests each share (when they do): 80 a request.
 func SharedDrawBytes(n int) int64 { return int64(n) * (8 + 24 + sharedAttempts*48) }
 
 // keptArrival returns the arrival time of request i, when kept.
