@@ -31,6 +31,9 @@ type stage interface {
 	fails(now time.Duration, u float64) bool
 	// finish returns when w of work, started at t0, is done.
 	finish(t0, w time.Duration) time.Duration
+	// finishPair returns finish(t0, w1) and finish(t0, w2) from one call,
+	// finding the period t0 lies in once.
+	finishPair(t0, w1, w2 time.Duration) (time.Duration, time.Duration)
 	// forget drops what only times before t need; nothing later asks
 	// about them.
 	forget(t time.Duration)
@@ -67,6 +70,34 @@ func finishAll(stages []stage, t0, w time.Duration) time.Duration {
 		t = s.finish(t0, t-t0)
 	}
 	return t
+}
+
+// finishPair returns finishAll(stages, t0, w1) and finishAll(stages, t0,
+// w2) with one call a stage.
+func finishPair(stages []stage, t0, w1, w2 time.Duration) (time.Duration, time.Duration) {
+	switch len(stages) {
+	case 0:
+		return t0 + w1, t0 + w2
+	case 1:
+		return stages[0].finishPair(t0, w1, w2)
+	}
+	t1, t2 := t0+w1, t0+w2
+	for _, s := range stages {
+		t1, t2 = s.finishPair(t0, t1-t0, t2-t0)
+	}
+	return t1, t2
+}
+
+// mayFail reports whether any of stages can fail an attempt (fails can
+// return true): a straggler's slowdown never does, degraded periods do
+// when their error rate is above 0 (an attempt's draw u is never below 0).
+func mayFail(stages []stage) bool {
+	for _, s := range stages {
+		if g, ok := s.(*regime); ok && g.cfg.ErrorRate > 0 {
+			return true
+		}
+	}
+	return false
 }
 
 // newGates returns the gates of model m: its own rate limit, then its

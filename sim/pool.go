@@ -410,7 +410,9 @@ type replica struct {
 	// stages shape its attempts' service: its slowdown and own periods,
 	// then its provider's; own are those of its own, to trim.
 	stages, own []stage
-	slowdown    float64
+	// failing says a stage may fail its attempts (mayFail(stages)).
+	failing  bool
+	slowdown float64
 	// slow is its slowdown when a straggler's is its one stage (no
 	// periods, its own or its provider's), else 0.
 	slow float64
@@ -532,6 +534,7 @@ func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
 			rp.own = append(rp.own, g)
 		}
 		rp.stages = append(rp.stages, shared...)
+		rp.failing = mayFail(rp.stages)
 		if len(rp.stages) == 1 && slow != 1 {
 			rp.slow = slow
 		}
@@ -561,6 +564,9 @@ type straggler float64
 func (s straggler) fails(time.Duration, float64) bool { return false }
 func (s straggler) finish(t0, w time.Duration) time.Duration {
 	return t0 + satMul(w, float64(s))
+}
+func (s straggler) finishPair(t0, w1, w2 time.Duration) (time.Duration, time.Duration) {
+	return t0 + satMul(w1, float64(s)), t0 + satMul(w2, float64(s))
 }
 func (s straggler) forget(time.Duration) {}
 

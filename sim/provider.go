@@ -165,10 +165,11 @@ func (g *regime) stateAfter(i int) bool { return g.degraded0 != (i&1 == 1) }
 // at returns whether the provider is degraded at t, and the index in
 // switches of the end of the period t lies in.
 //
-// serve asks about the same time several times in a row (whether the
-// attempt fails, when its first token and its end come), so the last
-// answer is checked first: when t lies in its period, a switch beyond t
-// is already made, and nothing need be generated (extend) or searched.
+// serve asks about the same time more than once in a row (whether the
+// attempt fails, when its first token and its end come, when a failed
+// attempt's error comes), so the last answer is checked first: when t
+// lies in its period, a switch beyond t is already made, and nothing need
+// be generated (extend) or searched.
 func (g *regime) at(t time.Duration) (bool, int) {
 	i := g.last
 	if i < len(g.switches) && g.switches[i] > t && (i == 0 || g.switches[i-1] <= t) {
@@ -230,6 +231,72 @@ func (g *regime) finish(t0, w time.Duration) time.Duration {
 	}
 }
 
+// finishPair returns finish(t0, w1) and finish(t0, w2), finding the
+// period t0 lies in once and walking the periods once. With w1 ≤ w2 the
+// first work is done no later than the second (in no later a period), and
+// both lose the same share of each period they outlast, so one walk gives
+// both values finish gives.
+func (g *regime) finishPair(t0, w1, w2 time.Duration) (time.Duration, time.Duration) {
+	if g == nil || g.cfg.Slowdown == 1 {
+		return t0 + w1, t0 + w2
+	}
+	if w1 > w2 {
+		return g.finish(t0, w1), g.finish(t0, w2)
+	}
+	// at(t0), its check of the last period asked about written out
+	i := g.last
+	var deg bool
+	if i < len(g.switches) && g.switches[i] > t0 && (i == 0 || g.switches[i-1] <= t0) {
+		deg = g.stateAfter(g.dropped + i)
+	} else {
+		deg, i = g.atSearch(t0)
+	}
+	t, t1, done1 := t0, time.Duration(0), false
+	for walked := 0; ; walked++ {
+		if walked == maxWalk {
+			if !done1 {
+				t1 = t + satMul(w1, 1/g.meanRate)
+			}
+			return t1, t + satMul(w2, 1/g.meanRate)
+		}
+		if i >= len(g.switches) { // the period after the last switch made
+			g.extend(t)
+		}
+		end := g.switches[i]
+		span := end - t
+		if deg {
+			if !done1 {
+				if need := satMul(w1, g.cfg.Slowdown); need <= span {
+					t1, done1 = t+need, true
+				} else {
+					w1 -= time.Duration(float64(span) / g.cfg.Slowdown)
+				}
+			}
+			if done1 { // else w2 ≥ w1 outlasts this period too
+				if need := satMul(w2, g.cfg.Slowdown); need <= span {
+					return t1, t + need
+				}
+			}
+			w2 -= time.Duration(float64(span) / g.cfg.Slowdown)
+		} else {
+			if !done1 {
+				if w1 <= span {
+					t1, done1 = t+w1, true
+				} else {
+					w1 -= span
+				}
+			}
+			if done1 && w2 <= span {
+				return t1, t + w2
+			}
+			w2 -= span
+		}
+		t = end
+		i++
+		deg = !deg
+	}
+}
+
 // wideSum is an exact, order-independent sum of non-negative durations in
 // 128 bits, so totals neither overflow nor depend on the order of events.
 type wideSum struct{ hi, lo uint64 }
@@ -274,6 +341,7 @@ type provider struct {
 	ignoresCancel bool // cancels never stop work here
 	limit         *limiter
 	stages        []stage // service stages: degraded periods
+	failing       bool    // a stage may fail attempts: mayFail(stages)
 	stats         ProviderResult
 	waitSum       wideSum // total queue wait of attempts that started service
 	busySum       wideSum // total time attempts spent in service
@@ -305,6 +373,7 @@ func (cfg *Config) providers() ([]provider, []int) {
 		p := provider{name: c.Name, capacity: c.Concurrency, limit: newLimiter(c.RateLimit),
 			stages: newStages(c, cfg.Seed, i), bounded: c.RejectWhenFull, queueLimit: c.QueueLimit,
 			ignoresCancel: c.IgnoresCancel}
+		p.failing = mayFail(p.stages)
 		index[c.Name] = len(ps)
 		ps = append(ps, p)
 	}

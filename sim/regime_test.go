@@ -36,3 +36,34 @@ func TestRegimeTrimKeepsAnswers(t *testing.T) {
 		t.Errorf("finish of %v of work: %.0f s, want about %.0f s", w, got, want)
 	}
 }
+
+// TestFinishPairIsTwoFinishes: finishPair gives exactly the two values
+// finish gives, at a regime and at a straggler with one, for work ending
+// in the start's period, periods later, or past maxWalk periods, either
+// work the larger.
+func TestFinishPairIsTwoFinishes(t *testing.T) {
+	d := &Degraded{MeanNormal: 30 * time.Millisecond, MeanDegraded: 10 * time.Millisecond, Slowdown: 3.7}
+	g, h := newRegime(d, 7, 1), newRegime(d, 7, 1) // h answers finish alone
+	stages := []stage{straggler(1.3), g}
+	var u uint64 = 1
+	next := func(n uint64) time.Duration { // splitmix64's stream, below n
+		u += 0x9e3779b97f4a7c15
+		return time.Duration(splitmix64(u) % n)
+	}
+	works := []uint64{uint64(time.Millisecond), uint64(time.Second), uint64(200 * time.Second)}
+	for i := range 30000 {
+		t0 := time.Duration(i)*3*time.Millisecond + next(uint64(time.Millisecond))
+		w1, w2 := next(works[i%3]), next(works[(i/3)%3])
+		if i%5 == 0 {
+			w2 = w1 + next(uint64(time.Millisecond))
+		}
+		f1, f2 := g.finishPair(t0, w1, w2)
+		if e1, e2 := h.finish(t0, w1), h.finish(t0, w2); f1 != e1 || f2 != e2 {
+			t.Fatalf("at %v, work %v and %v: finishPair %v, %v; finish %v, %v", t0, w1, w2, f1, f2, e1, e2)
+		}
+		f1, f2 = finishPair(stages, t0, w1, w2)
+		if e1, e2 := finishAll(stages, t0, w1), finishAll(stages, t0, w2); f1 != e1 || f2 != e2 {
+			t.Fatalf("stages at %v, work %v and %v: finishPair %v, %v; finishAll %v, %v", t0, w1, w2, f1, f2, e1, e2)
+		}
+	}
+}

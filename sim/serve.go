@@ -78,7 +78,8 @@ func (e *engine) serveAt(slot int32, r *request, k int, a *attempt, pv *provider
 		rp.stats.started++
 		stages, t0, batched = rp.stages, max(now, rp.warmAt), rp.batch != nil
 	}
-	if len(stages) != 0 {
+	// Only stages that may fail an attempt are asked whether it fails.
+	if len(stages) != 0 && (rp == nil && pv.failing || rp != nil && rp.failing) {
 		for _, st := range stages {
 			if !a.kind.failed() && st.fails(t0, a.degU) {
 				a.kind = outError
@@ -96,8 +97,7 @@ func (e *engine) serveAt(slot int32, r *request, k int, a *attempt, pv *provider
 		a.first = t0 + a.workFirst
 		a.end = t0 + (a.workFirst + a.workDecode)
 	} else {
-		a.first = finishAll(stages, t0, a.workFirst)
-		a.end = finishAll(stages, t0, a.workFirst+a.workDecode)
+		a.first, a.end = finishPair(stages, t0, a.workFirst, a.workFirst+a.workDecode)
 	}
 	a.genFrom = t0
 	p := &e.cfg.Classes[r.class].Policy
