@@ -60,15 +60,28 @@ func (t *endTimes) sectioned() {
 // billSection adds what attempt a of r billed (in and out tokens; as a
 // call that responded when completed, else as a cancelled one) to its
 // request's section of st — or, for a pipeline's call, to its pipeline
-// request's section of the pipeline's class (a call's id is its pipeline
-// request's id plus its instance << 32, callRequest; r.pipe may be gone
-// when a loser leaves after its call ended).
+// request's section of the pipeline's class and to its step's own (a
+// call's id is its pipeline request's id plus its instance << 32,
+// callRequest, and it keeps its pipeline request's section; r.pipe may be
+// gone when a loser leaves after its call ended, so the call's class finds
+// its bills: e.stepBills, stepBillingOf).
 func (e *engine) billSection(st *classStats, r *request, a *attempt, in, out float64, completed bool) {
 	if e.grow != nil {
 		e.grow.billSection(e, r, a, in, out, completed)
 	}
 	if int(r.class) >= e.users { // a step's class: r is a pipeline's call
-		e.billStepSection(r, a, in, out, completed)
+		b := &e.stepBills[int(r.class)-e.users]
+		if b.own == nil && !e.stepBillingOf(r, b) {
+			return
+		}
+		sec := int(r.sec)
+		k := 2 * sec
+		if !completed {
+			k++
+		}
+		cost := price(&e.cfg.Models[a.model], in, out)
+		b.sb[k] += cost
+		b.own[sec] += cost // step's own
 		return
 	}
 	if st.times.secBill == nil {
@@ -81,29 +94,34 @@ func (e *engine) billSection(st *classStats, r *request, a *attempt, in, out flo
 	st.times.secBill[k] += price(&e.cfg.Models[a.model], in, out)
 }
 
-// billStepSection is billSection for r, a pipeline's call: its attempt's
-// cost goes to its pipeline class's section bills and to its step's own.
-func (e *engine) billStepSection(r *request, a *attempt, in, out float64, completed bool) {
+// stepBilling is where the billed attempts of a step's calls go
+// (billSection): its pipeline class's section bills
+// (classStats.times.secBill) and the step's own (its part of
+// pipeClass.stepBill). own is nil until the step's first call bills in a
+// run that bills sections.
+type stepBilling struct {
+	sb  *[2 * numSections]float64
+	own *[numSections]float64
+}
+
+// stepBillingOf fills b, the billing of r's step, and reports whether the
+// run bills r's pipeline class by section (false leaves b empty).
+func (e *engine) stepBillingOf(r *request, b *stepBilling) bool {
 	c := e.stepOwner[int(r.class)-e.users]
 	if c < 0 {
-		return
+		return false
 	}
 	sb := e.stats[c].times.secBill
 	if sb == nil {
-		return
+		return false
 	}
 	pc := e.pipeOf[c]
 	if pc.stepBill == nil {
 		pc.stepBill = make([]float64, len(pc.pl.Steps)*numSections)
 	}
-	sec := int(r.sec)
-	k := 2 * sec
-	if !completed {
-		k++
-	}
-	cost := price(&e.cfg.Models[a.model], in, out)
-	sb[k] += cost
-	pc.stepBill[int(r.class-pc.firstStep)*numSections+sec] += cost // step's own
+	s := int(r.class - pc.firstStep)
+	b.sb, b.own = (*[2 * numSections]float64)(sb), (*[numSections]float64)(pc.stepBill[s*numSections:])
+	return true
 }
 
 // section returns the arrival section of request id.

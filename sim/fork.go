@@ -362,6 +362,9 @@ var forkCloner = func() clone.Cloner {
 func (e *engine) fork(p int64) *engine {
 	g := e.grow
 	e.grow = nil // the levels ahead are the original's alone: not copied
+	// The step bills' cache points into section bills that a copy would
+	// not alias: emptied, each engine finds its own again (stepBillingOf).
+	clear(e.stepBills)
 	f := forkCloner.CloneSlowly(e).(*engine)
 	e.grow = g
 	if f.load != nil {
@@ -411,6 +414,7 @@ func (e *engine) nextStage() {
 			t.secBill = g.bill[0][i]
 		}
 	}
+	clear(e.stepBills) // the bills they point to have moved
 	for c, pc := range e.pipeOf {
 		if pc != nil && pc.stepBill != nil {
 			pc.stepBill = g.step[0][c]

@@ -82,6 +82,10 @@ type engine struct {
 	// stepOwner is, per class after the users' (a pipeline step's), the
 	// pipeline class it belongs to, or −1.
 	stepOwner []int32
+	// stepBills is, per class after the users', where its calls' billed
+	// attempts go in a run that bills sections (billSection); emptied
+	// when those bills move (nextStage) and before a copy (fork).
+	stepBills []stepBilling
 	pipes     []pipeState
 	pipeFree  []int32
 	// pipeRetries is, per pipeline class, what its steps' retries did
