@@ -3,8 +3,6 @@ package sim
 import (
 	"math"
 	"time"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Measured throughput of open traffic. A run with closed-loop clients
@@ -77,7 +75,7 @@ func answerRate(secLast []time.Duration, cut int, g *batchGroups) (float64, [2]f
 	}
 	bf := float64(B)
 	se := math.Sqrt(ss/(bf*(bf-1))) / (total / bf)
-	h := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: bf - 1}.Quantile(0.975) * se
+	h := tQuantile(bf-1, 0.95) * se
 	return r, [2]float64{max(r-h, 0), r + h}
 }
 

@@ -3,8 +3,6 @@ package sim
 import (
 	"math"
 	"time"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // Closed-loop clients. A class with Clients ≥ 1 is driven by that many
@@ -245,7 +243,7 @@ func (m *rateMeter) throughput() Throughput {
 	}
 	mean := sum / float64(b)
 	sd := math.Sqrt(math.Max(sq/float64(b)-mean*mean, 0) * float64(b) / float64(b-1))
-	h := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(b - 1)}.Quantile(0.975) * sd / math.Sqrt(float64(b))
+	h := tQuantile(float64(b-1), 0.95) * sd / math.Sqrt(float64(b))
 	step := float64(m.step)
 	t.CI95 = [2]float64{step / (mean + h), math.Inf(1)}
 	if mean > h {

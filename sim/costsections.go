@@ -2,8 +2,6 @@ package sim
 
 import (
 	"math"
-
-	"gonum.org/v1/gonum/stat/distuv"
 )
 
 // The added cost's interval for independent requests. When calls cannot
@@ -310,7 +308,7 @@ func AddedCostCIFromSE(pct, se float64, k int, level float64) [2]float64 {
 	if math.IsNaN(se) || k < 2 {
 		return [2]float64{math.NaN(), math.NaN()}
 	}
-	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(k - 1)}.Quantile((1 + level) / 2)
+	t := tQuantile(float64(k-1), level)
 	return [2]float64{pct - t*se, pct + t*se}
 }
 
