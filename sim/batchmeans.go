@@ -260,6 +260,9 @@ type sectionSums struct {
 	// within counts the answered requests that took at most the seconds
 	// newSectionSumsWithin was given (all 0 without).
 	within [numSections]int64
+	// loA and hiA are the least and the greatest answered latency's keys
+	// (float32Bits; lo > hi when none was answered).
+	loA, hiA uint32
 }
 
 // newSectionSums returns the section sums of s, a sectioned set, in one
@@ -273,8 +276,10 @@ func newSectionSums(s *latencySet) *sectionSums {
 // seconds (as stored, in float32).
 func newSectionSumsWithin(s *latencySet, within float64) *sectionSums {
 	ss := &sectionSums{noCut: s.noCut}
+	lo, hi := uint32(math.MaxUint32), uint32(0)
 	for i, p := range s.ans {
 		sec := s.ansSec[i][:len(p)]
+		keys := float32Bits(p)[:len(p)]
 		if within > 0 {
 			for j, x := range p {
 				k := sec[j]
@@ -283,6 +288,7 @@ func newSectionSumsWithin(s *latencySet, within float64) *sectionSums {
 				if float64(x) <= within {
 					ss.within[k]++
 				}
+				lo, hi = min(lo, keys[j]), max(hi, keys[j])
 			}
 			continue
 		}
@@ -290,8 +296,10 @@ func newSectionSumsWithin(s *latencySet, within float64) *sectionSums {
 			k := sec[j]
 			ss.ans[k]++
 			ss.sumA[k] += float64(x)
+			lo, hi = min(lo, keys[j]), max(hi, keys[j])
 		}
 	}
+	ss.loA, ss.hiA = lo, hi
 	// Every section's sums start from its answered requests' (sum adds
 	// the same values in the same order as sumA, then the misses').
 	ss.cnt, ss.sum = ss.ans, ss.sumA
@@ -511,6 +519,23 @@ func bySection(s *latencySet, ss *sectionSums) []float32 {
 			buf[pos[k]] = x
 			pos[k]++
 		}
+	}
+	return buf
+}
+
+// bySectionCounted is bySection that also counts the latencies' keys in
+// c (whose range holds every answered latency: ss.loA to ss.hiA).
+func bySectionCounted(s *latencySet, ss *sectionSums, c *keyCounts) []float32 {
+	var pos [numSections]int
+	n := 0
+	for k, c := range &ss.ans {
+		pos[k] = n
+		n += int(c)
+	}
+	buf := make([]float32, n)
+	out := float32Bits(buf)
+	for i, p := range s.ans {
+		c.scatter(float32Bits(p), s.ansSec[i][:len(p)], &pos, out)
 	}
 	return buf
 }

@@ -325,11 +325,12 @@ func (s *latencySet) countAtMost(t float64) int {
 // or a window that missed, are selected by a quickselect in a copy of all
 // the values when they are few, else by a most-significant-digit radix
 // select: three passes over the values that count their bits
-// (selectRadix). Many ranks (a survival curve's) are read off a copy of
-// the values sorted by a least-significant-digit radix sort (selectSorted;
-// by the radix select when the values are very many); a batched summary
-// also finds in such a copy the ranks of the latencies from a section on
-// (suffixRanks). Every path orders the
+// (selectRadix). Many ranks (a survival curve's) are selected together by
+// counting the values in buckets of their range and sorting only the
+// buckets that hold ranks (selectSorted, suffixranks.go; by the radix
+// select when the values are very many); a batched summary also finds so
+// the ranks of the latencies from a section on (suffixRanks). Every path
+// orders the
 // values by their bit patterns as uint32, which is their order as numbers
 // for the values stored (≥ 0, not NaN), so the values returned are the
 // exact order statistics whichever path found them.
@@ -346,9 +347,10 @@ const (
 	// selCopy is the most values a selection of few ranks copies whole
 	// (256 KiB): more are left where they lie, for the radix select.
 	selCopy = 1 << 16
-	// selSortCopy is the most values a selection of many ranks sorts in
-	// a copy (selectSorted; twice 4 MiB): more are left where they lie,
-	// for the radix select.
+	// selSortCopy is the most values a selection of many ranks counts in
+	// buckets (selectSorted, which copies those of the buckets holding
+	// ranks: at most all, 4 MiB): more are left where they lie, for the
+	// radix select.
 	selSortCopy = 1 << 20
 )
 
@@ -474,198 +476,21 @@ func selectInPlace(a []uint32, ks []int, out []uint32, depth int) {
 	}
 }
 
-// selectSorted is selectKeys for many ranks: the keys are copied and
-// sorted by a least-significant-digit radix sort (three passes that move
-// every key by 11 or 10 of its bits, after one that counts them all; a
-// pass whose digit is the same for every key is skipped), and the ranks
-// read off.
+// selectSorted is selectKeys for many ranks: the ranks are selected
+// together by counting the keys in buckets of their range and sorting
+// only the few buckets that hold ranks (selectSuffixes, with one suffix,
+// the whole).
 func selectSorted(parts [][]uint32, n int, ks []int, out []uint32) {
-	a, release := sortedKeys(parts, n)
-	defer release()
-	for i, k := range ks {
-		out[i] = a[k]
-	}
-}
-
-// sortedKeys returns the n keys of parts, ascending, in a copy sorted as
-// selectSorted sorts it, and the function that gives its buffers back to
-// selScratch once the copy is no longer read.
-func sortedKeys(parts [][]uint32, n int) (sorted []uint32, release func()) {
-	sa, sb := getSelScratch(n), getSelScratch(n)
-	release = func() {
-		selScratch.Put(sa)
-		selScratch.Put(sb)
-	}
-	a, tmp := (*sa)[:0:n], (*sb)[:n]
-	for _, p := range parts {
-		a = append(a, p...)
-	}
-	var h [3][1 << 11]uint32
-	for _, k := range a {
-		h[0][k&sortMask]++
-		h[1][(k>>sortShift1)&sortMask]++
-		h[2][k>>sortShift2]++
-	}
-	for d := range h {
-		hd := &h[d]
-		// Each digit's first place in the pass's output.
-		var sum uint32
-		whole := false
-		for i, c := range hd {
-			if int(c) == n {
-				whole = true
-				break
-			}
-			hd[i] = sum
-			sum += c
+	lo, hi := keyRange(parts)
+	u := slices.Clone(ks)
+	u = slices.Compact(u)
+	a := []rankAsk{{ks: u, out: make([]uint32, len(u))}}
+	selectSuffixes(parts, n, lo, hi, a)
+	for i, j := 0, 0; i < len(ks); i++ {
+		for u[j] != ks[i] {
+			j++
 		}
-		if whole {
-			continue
-		}
-		switch d {
-		case 0:
-			sortPass(a, tmp, hd, 0)
-		case 1:
-			sortPass(a, tmp, hd, sortShift1)
-		default:
-			sortPass(a, tmp, hd, sortShift2)
-		}
-		a, tmp = tmp, a
-	}
-	return a, release
-}
-
-// suffixRanks finds ranks of the suffixes of a sequence of keys — the
-// answered latencies ordered by section (bySection), whose suffixes are the
-// requests kept after a warm-up cut or those of the fixed grid's batches
-// from the first kept — from one sorted copy of them all (sortedKeys, which
-// also gives every rank of the whole). The keys of the prefix left out are
-// sorted too, in consecutive pieces as the suffixes asked start later; the
-// key of rank k of a suffix is the least key x of the whole with more than
-// k keys at most x once those of the pieces are taken away, found by
-// binary searches.
-type suffixRanks struct {
-	seq    []uint32   // the keys in their order
-	all    []uint32   // the same keys, ascending
-	pieces [][]uint32 // seq[:done] in consecutive pieces, each ascending
-	done   int
-	free   []func() // the sorted copies' release functions
-}
-
-// newSuffixRanks returns the suffixRanks of seq, which it reads but does
-// not change; its release gives its copies back.
-func newSuffixRanks(seq []uint32) *suffixRanks {
-	all, rel := sortedKeys([][]uint32{seq}, len(seq))
-	return &suffixRanks{seq: seq, all: all, free: []func(){rel}}
-}
-
-// release gives s's sorted copies back to selScratch.
-func (s *suffixRanks) release() {
-	for _, f := range s.free {
-		f()
-	}
-}
-
-// rank returns the key of rank k (0-based, in [0, len(seq)−from)) of
-// seq[from:]. Suffixes are best asked in the order of their starts: one
-// that starts before a suffix asked earlier is selected apart
-// (selectKeys).
-func (s *suffixRanks) rank(from, k int) uint32 {
-	if from < s.done {
-		var out [1]uint32
-		selectKeys([][]uint32{s.seq[from:]}, len(s.seq)-from, []int{k}, out[:])
-		return out[0]
-	}
-	if from > s.done {
-		piece := s.seq[s.done:from]
-		var sorted []uint32
-		if len(piece) <= selSmall {
-			sorted = slices.Clone(piece)
-			slices.Sort(sorted)
-		} else {
-			var rel func()
-			sorted, rel = sortedKeys([][]uint32{piece}, len(piece))
-			s.free = append(s.free, rel)
-		}
-		s.pieces = append(s.pieces, sorted)
-		s.done = from
-	}
-	if len(s.pieces) == 0 {
-		return s.all[k]
-	}
-	// The keys of the suffix at most all[i] are never fewer for a larger
-	// i; the least i with more than k is the first of its run of equal
-	// keys, and the key is the suffix's (it has more of them than the
-	// keys below it).
-	lo, hi := 0, len(s.all)-1
-	for lo < hi {
-		i := int(uint(lo+hi) >> 1)
-		x := s.all[i]
-		c := countAtMostKey(s.all, x)
-		for _, p := range s.pieces {
-			c -= countAtMostKey(p, x)
-		}
-		if c > k {
-			hi = i
-		} else {
-			lo = i + 1
-		}
-	}
-	return s.all[lo]
-}
-
-// countAtMostKey returns how many keys of a (ascending) are at most x.
-func countAtMostKey(a []uint32, x uint32) int {
-	lo, hi := 0, len(a)
-	for lo < hi {
-		i := int(uint(lo+hi) >> 1)
-		if a[i] <= x {
-			lo = i + 1
-		} else {
-			hi = i
-		}
-	}
-	return lo
-}
-
-// estimates is rankEstimates(seq[from:] as float32, n, ps): the
-// percentiles ps (ascending) of n requests whose answered latencies are
-// seq[from:], nearest rank; +Inf on a miss, NaN for all when n is 0.
-func (s *suffixRanks) estimates(from, n int, ps []float64) []float64 {
-	out := make([]float64, len(ps))
-	na := len(s.seq) - from
-	for i, p := range ps {
-		switch k := NearestRank(n, p); {
-		case n == 0:
-			out[i] = math.NaN()
-		case k < na:
-			out[i] = seconds64(math.Float32frombits(s.rank(from, k)))
-		default:
-			out[i] = math.Inf(1)
-		}
-	}
-	return out
-}
-
-// The digits of selectSorted: bits 0–10, 11–21 and 22–31 of a key.
-const (
-	sortShift1, sortShift2 = 11, 22
-	sortMask               = 1<<11 - 1
-)
-
-// sortPass moves each key k of a to its place in to by its digit (k >>
-// sh) & sortMask, whose next place hd holds (and advances). The places
-// are written without bounds checks: hd holds the running sums of the
-// counts of a's digits, so every place is below len(a) ≤ len(to).
-func sortPass(a, to []uint32, hd *[1 << 11]uint32, sh uint) {
-	if len(to) < len(a) {
-		panic("sim: sortPass into a shorter slice")
-	}
-	base := unsafe.Pointer(unsafe.SliceData(to))
-	for _, k := range a {
-		b := (k >> (sh & 31)) & sortMask
-		*(*uint32)(unsafe.Add(base, 4*uintptr(hd[b]))) = k
-		hd[b]++
+		out[i] = a[0].out[j]
 	}
 }
 

@@ -29,36 +29,19 @@ import "math"
 // linearisation), and their spread is that of the pooled quantile's
 // error: batch means of the share below q̂, in seconds. When f̂ is infinite
 // (no latency between the two quantiles) every ψ_j is q̂. The cost is one
-// selection over the batches kept (or binary searches in a batched
-// summary's sorted copy: batchGroups.suffixEstimates) and one pass over
-// their latencies.
+// selection over the batches kept (or, in a batched summary, one with its
+// other ranks: batchGroups.suffixEstimates) and one pass over their
+// latencies.
 
 // linearised returns, for each p of ps, the pooled p-quantile of g's
 // batches from from on (nearest rank; +Inf on a miss) and every batch's
 // ψ_j (all +Inf when the pooled quantile is a miss, NaN for an empty
 // batch).
 func linearised(g *batchGroups, from int, ps []float64) (pooled []float64, lin [][]float64) {
-	var n int64
-	for j := from; j < g.nb; j++ {
-		n += g.n[j]
-	}
-	qs := make([]float64, 0, 3*len(ps))
-	for _, p := range ps {
-		h := bandwidth(p)
-		qs = append(qs, p-h, p, p+h)
-	}
-	// rankEstimates wants its levels ascending.
-	order := make([]int, len(qs))
-	for i := range order {
-		order[i] = i
-	}
-	sortByLevel(order, qs)
-	sorted := make([]float64, len(qs))
-	for i, k := range order {
-		sorted[i] = qs[k]
-	}
+	n := g.keptFrom(from)
+	order, sorted := linearisedLevels(ps)
 	est := g.suffixEstimates(from, n, sorted)
-	at := make([]float64, len(qs))
+	at := make([]float64, len(sorted))
 	for i, k := range order {
 		at[k] = est[i]
 	}
@@ -123,6 +106,36 @@ func linearised(g *batchGroups, from int, ps []float64) (pooled []float64, lin [
 		}
 	}
 	return pooled, lin
+}
+
+// keptFrom returns the requests of g's batches from from on.
+func (g *batchGroups) keptFrom(from int) int64 {
+	var n int64
+	for j := from; j < g.nb; j++ {
+		n += g.n[j]
+	}
+	return n
+}
+
+// linearisedLevels returns the levels p − h, p and p + h of each p of ps
+// (bandwidth), ascending (as rankEstimates wants them), and order, the
+// index of each in that list: order[i] = 3·(index of p) + (0, 1 or 2).
+func linearisedLevels(ps []float64) (order []int, sorted []float64) {
+	qs := make([]float64, 0, 3*len(ps))
+	for _, p := range ps {
+		h := bandwidth(p)
+		qs = append(qs, p-h, p, p+h)
+	}
+	order = make([]int, len(qs))
+	for i := range order {
+		order[i] = i
+	}
+	sortByLevel(order, qs)
+	sorted = make([]float64, len(qs))
+	for i, k := range order {
+		sorted[i] = qs[k]
+	}
+	return order, sorted
 }
 
 // countBelow sets below[i] to how many of xs are at most qs[i]: in one

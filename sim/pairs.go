@@ -97,31 +97,56 @@ type BatchFigures struct {
 // c.GridLinearised(lin...), c.GridShares(within) and c.Ranks(ranks), the
 // same values, from one pass over c's latencies for its section sums and
 // one warm-up cut; ok is false unless c is Batched. With many ranks (a
-// survival curve's), its answered latencies are sorted once, in a copy:
-// the ranks are read off it, and the pooled quantiles after the cut and
-// those of the grid's batches kept are found in it by binary searches
-// (suffixRanks), the latencies cut sorted apart.
+// survival curve's), its answered latencies are counted in buckets of
+// their range as they are copied in the order of their sections, and the
+// ranks, the pooled quantiles after the cut and those of the grid's
+// batches kept are all selected at once from those counts, only the few
+// buckets that hold them sorted (suffixRanks).
 func (c *ClassResult) BatchFigures(ps, each, lin []float64, within float64, ranks []int) (f BatchFigures, ok bool) {
 	if !c.Batched() {
 		return f, false
 	}
 	ss := newSectionSumsWithin(&c.lat, within)
 	cut := ss.mser()
-	ord := bySection(&c.lat, ss)
+	// With many ranks (a survival curve's), the answered latencies' keys
+	// are counted as they are ordered by section (selectCounted).
+	many := len(ranks) > selMaxWindows && c.lat.na > selSort && c.lat.na <= selSortCopy
+	var counts keyCounts
+	var ord []float32
+	if many {
+		var h rankHist
+		counts = newKeyCounts(ss.loA, ss.hiA, &h)
+		ord = bySectionCounted(&c.lat, ss, &counts)
+	} else {
+		ord = bySection(&c.lat, ss)
+	}
 	grid := groupSections(ord, ss, 0)
 	g := grid
 	if cut != 0 {
 		g = groupSections(ord, ss, cut)
 	}
-	if len(ranks) > selMaxWindows && len(ord) > selSort && len(ord) <= selSortCopy {
-		sr := newSuffixRanks(float32Bits(ord))
-		defer sr.release()
+	f.FirstKept = firstKeptBatch(cut, grid.nb)
+	if many {
+		// Every rank asked of ord and of its two suffixes, at once.
+		whole := rankAsk{}
+		for _, k := range ranks {
+			if k < len(ord) {
+				whole.ks = append(whole.ks, k)
+			}
+		}
+		asks := []rankAsk{whole, estimatesAsk(len(ord), g.start, int(g.keptFrom(0)), ps)}
+		if f.FirstKept < grid.nb {
+			_, levels := linearisedLevels(lin)
+			from := f.FirstKept
+			asks = append(asks, estimatesAsk(len(ord), grid.start+int(grid.off[from]), int(grid.keptFrom(from)), levels))
+		}
+		sr := newSuffixRanksCounted(float32Bits(ord), &counts, asks)
 		grid.ranks, g.ranks = sr, sr
 		f.Ranks = make([]float64, len(ranks))
 		for i, k := range ranks {
 			f.Ranks[i] = math.Inf(1)
 			if k < len(ord) {
-				f.Ranks[i] = seconds64(math.Float32frombits(sr.all[k]))
+				f.Ranks[i] = seconds64(math.Float32frombits(sr.rank(0, k)))
 			}
 		}
 	} else if len(ranks) > 0 {
@@ -129,7 +154,6 @@ func (c *ClassResult) BatchFigures(ps, each, lin []float64, within float64, rank
 	}
 	f.Pooled, f.PerBatch = batchQuantiles(g, ps, each)
 	f.Kept = ss.kept(cut)
-	f.FirstKept = firstKeptBatch(cut, grid.nb)
 	// The grid's batches are GridShares's: their requests and answered
 	// requests are grid's, those answered within within the sections'.
 	var n, a, w [numBatches]int64

@@ -8,8 +8,8 @@ import (
 )
 
 // TestSelectionIsSort: every path of the selection — sorting a copy, the
-// sampled windows, the radix select they fall back to, the radix sort of a
-// copy for many ranks — gives the values of a full sort at the ranks asked,
+// sampled windows, the radix select they fall back to, the counts in
+// buckets of the values' range for many ranks — gives the values of a full sort at the ranks asked,
 // on random sizes from 1 to 10⁵ split into random parts (empty ones too), on
 // values with many ties, all equal, sorted, reversed, periodic at the
 // sample's stride (to mislead the sample), with zeros and +Inf, for ranks at

@@ -6,28 +6,55 @@ import (
 	"testing"
 )
 
-// TestSuffixRanksAreTheSuffixes: every rank of suffixes of keys with many
-// ties (values below 50) and without, asked with starts that grow (the
-// prefix sorted in pieces, small and large) and then fall back (selected
-// apart), is the suffix's own order statistic, by brute force.
+// TestSuffixRanksAreTheSuffixes: ranks of suffixes of keys with many ties
+// (values below 50), without (spread over 2³¹), and in a narrow peak with
+// a far outlier (so that buckets hold thousands of keys and are selected
+// within their own range), asked all together (every rank of some
+// suffixes, every seventh of others, starts repeated and out of order) and
+// then ranks not asked (selected apart), are each suffix's own order
+// statistics, by brute force.
 func TestSuffixRanksAreTheSuffixes(t *testing.T) {
 	r := rand.New(rand.NewPCG(1, 2))
-	for _, span := range []uint32{50, 1 << 31} {
-		seq := make([]uint32, 3000)
-		for i := range seq {
-			seq[i] = r.Uint32N(span)
-		}
-		s := newSuffixRanks(seq)
-		for _, from := range []int{0, 0, 100, 400, 2000, 2999, 1500} {
-			want := slices.Clone(seq[from:])
-			slices.Sort(want)
-			for k := range want {
-				if got := s.rank(from, k); got != want[k] {
-					t.Fatalf("span %d, suffix from %d, rank %d: %d, want %d", span, from, k, got, want[k])
+	gens := map[string]func() uint32{
+		"ties":   func() uint32 { return r.Uint32N(50) },
+		"spread": func() uint32 { return r.Uint32N(1 << 31) },
+		"peak":   func() uint32 { return 1<<30 + r.Uint32N(1<<12) },
+	}
+	for name, gen := range gens {
+		for _, n := range []int{300, 3000, 40000} {
+			seq := make([]uint32, n)
+			for i := range seq {
+				seq[i] = gen()
+			}
+			seq[n/2] = 1<<31 - 1 // a far outlier
+			before := slices.Clone(seq)
+			froms := []int{n / 2, 0, n / 30, n / 7, n - 1, n / 7}
+			var asks []rankAsk
+			for i, from := range froms {
+				var ks []int
+				for k := 0; k < n-from; k += 1 + 6*(i%2) {
+					ks = append(ks, k)
+				}
+				asks = append(asks, rankAsk{from: from, ks: ks})
+			}
+			s := newSuffixRanks(seq, asks)
+			if !slices.Equal(seq, before) {
+				t.Fatalf("%s, n %d: the selection changed its keys", name, n)
+			}
+			for i, from := range append(froms, n/3) {
+				want := slices.Clone(seq[from:])
+				slices.Sort(want)
+				for k := range want {
+					asked := i < len(froms) && (i%2 == 0 || k%7 == 0)
+					if !asked && k > 20 && k%997 != 0 {
+						continue // ranks not asked, selected apart: a few
+					}
+					if got := s.rank(from, k); got != want[k] {
+						t.Fatalf("%s, n %d, suffix from %d, rank %d: %d, want %d", name, n, from, k, got, want[k])
+					}
 				}
 			}
 		}
-		s.release()
 	}
 }
 
