@@ -489,6 +489,9 @@ type batchGroups struct {
 	// (the pooled estimates of suffixEstimates).
 	start int
 	ranks *suffixRanks
+	// tails, when set, are the top keys of the latencies ordered by
+	// section in segments that hold g's batches (tails.go).
+	tails *batchTails
 }
 
 // groupBatches groups the requests of s (section sums ss) from section cut

@@ -75,7 +75,7 @@ func linearised(g *batchGroups, from int, ps []float64) (pooled []float64, lin [
 	var kept int
 	fbar := make([]float64, len(ps))
 	for j := range g.nb {
-		countBelow(g.buf[g.off[j]:g.off[j+1]], at32, below)
+		g.countBelowIn(j, at32, below)
 		for i := range ps {
 			lin[i][j] = math.NaN()
 			if g.n[j] > 0 {
@@ -138,21 +138,23 @@ func linearisedLevels(ps []float64) (order []int, sorted []float64) {
 	return order, sorted
 }
 
-// countBelow sets below[i] to how many of xs are at most qs[i]: in one
-// pass over xs, with two levels (a candidate's p95 and p99) held apart.
+// countBelow sets below[i] to how many of xs (none NaN) are at most
+// qs[i]: in one pass over xs. Two ascending levels (a candidate's p95 and
+// p99) count the keys above them, the fewer: above the first, and of
+// those above the second.
 func countBelow(xs, qs []float32, below []int64) {
-	if len(qs) == 2 {
+	if len(qs) == 2 && qs[0] <= qs[1] {
 		q0, q1 := qs[0], qs[1]
-		var b0, b1 int64
+		var a0, a1 int64
 		for _, x := range xs {
-			if x <= q0 {
-				b0++
-			}
-			if x <= q1 {
-				b1++
+			if x > q0 {
+				a0++
+				if x > q1 {
+					a1++
+				}
 			}
 		}
-		below[0], below[1] = b0, b1
+		below[0], below[1] = int64(len(xs))-a0, int64(len(xs))-a1
 		return
 	}
 	clear(below)

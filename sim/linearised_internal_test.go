@@ -59,9 +59,11 @@ func TestLinearisedDensityAtLowLevels(t *testing.T) {
 	}
 }
 
-// TestCountBelow: countBelow counts, for one, two (its own loop) and three
-// levels, the values at most each level, ties included, as a plain count
-// does — on values drawn from a few distinct ones so that ties are met.
+// TestCountBelow: countBelow counts, for one, two (its own loop when
+// ascending: equal, apart, +Inf; the plain one descending or with a NaN)
+// and three levels, the values at most each level, ties included, as a
+// plain count does — on values drawn from a few distinct ones so that ties
+// are met.
 func TestCountBelow(t *testing.T) {
 	r := rand.New(rand.NewPCG(7, 11))
 	for _, n := range []int{0, 1, 5, 1000} {
@@ -69,7 +71,8 @@ func TestCountBelow(t *testing.T) {
 		for i := range xs {
 			xs[i] = float32(r.IntN(8)) / 4
 		}
-		for _, qs := range [][]float32{{0.5}, {0.5, 1.25}, {1.25, 1.25}, {0, 0.75, 2}} {
+		inf, nan := float32(math.Inf(1)), float32(math.NaN())
+		for _, qs := range [][]float32{{0.5}, {0.5, 1.25}, {1.25, 1.25}, {1.25, 0.5}, {0.75, inf}, {nan, 1}, {0.5, nan}, {0, 0.75, 2}} {
 			got := make([]int64, len(qs))
 			countBelow(xs, qs, got)
 			for i, q := range qs {

@@ -2,6 +2,7 @@ package sim
 
 import (
 	"math"
+	"slices"
 	"sync"
 	"sync/atomic"
 
@@ -115,7 +116,7 @@ func (c *ClassResult) BatchFigures(ps, each, lin []float64, within float64, rank
 	var ord []float32
 	if many {
 		var h rankHist
-		counts = newKeyCounts(ss.loA, ss.hiA, &h)
+		counts = newKeyCounts(ss.loA, ss.hiA, c.lat.na, &h)
 		ord = bySectionCounted(&c.lat, ss, &counts)
 	} else {
 		ord = bySection(&c.lat, ss)
@@ -140,8 +141,22 @@ func (c *ClassResult) BatchFigures(ps, each, lin []float64, within float64, rank
 			from := f.FirstKept
 			asks = append(asks, estimatesAsk(len(ord), grid.start+int(grid.off[from]), int(grid.keptFrom(from)), levels))
 		}
-		sr := newSuffixRanksCounted(float32Bits(ord), &counts, asks)
+		// The batches' tails, in segments that hold both the grid's
+		// batches and those kept after the cut.
+		bounds := make([]int, 0, grid.nb+g.nb+2)
+		for j := range grid.nb + 1 {
+			bounds = append(bounds, grid.start+int(grid.off[j]))
+		}
+		for j := range g.nb + 1 {
+			bounds = append(bounds, g.start+int(g.off[j]))
+		}
+		slices.Sort(bounds)
+		tails := newBatchTails(&counts, len(ord), bounds)
+		sr := newSuffixRanksCounted(float32Bits(ord), &counts, asks, tails)
 		grid.ranks, g.ranks = sr, sr
+		if tails.filled {
+			grid.tails, g.tails = tails, tails
+		}
 		f.Ranks = make([]float64, len(ranks))
 		for i, k := range ranks {
 			f.Ranks[i] = math.Inf(1)
@@ -188,6 +203,12 @@ func batchQuantiles(g *batchGroups, ps, each []float64) ([]float64, [][]float64)
 	per := make([][]float64, g.nb)
 	for j := range g.nb {
 		n += g.n[j]
+		if g.tails != nil {
+			if v, ok := g.tailEstimates(j, each); ok {
+				per[j] = v
+				continue
+			}
+		}
 		per[j] = rankEstimates(g.buf[g.off[j]:g.off[j+1]], int(g.n[j]), each)
 	}
 	return g.suffixEstimates(0, n, ps), per

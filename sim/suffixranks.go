@@ -13,8 +13,8 @@ import (
 // their suffixes in arrival order (the pooled percentiles after the warm-up
 // cut, the levels around the linearised p95 and p99 of the grid's batches
 // kept). They are all found without sorting (selectSuffixes): one pass
-// counts the keys by their place in [lo, hi] cut into 2^rankHistBits
-// equal buckets, noting the counts where each suffix starts; the counts
+// counts the keys by their place in [lo, hi] cut into equal buckets (at
+// most 2^rankHistBits, about one for every 16 keys), noting the counts where each suffix starts; the counts
 // give each rank's bucket and its rank there; a second pass copies the
 // keys of the few buckets wanted, in their order; and each rank is read
 // off its bucket's copy, sorted (the bucket's keys from the suffix's start
@@ -23,9 +23,11 @@ import (
 // wide need no copy: their value is the key.
 
 const (
-	// rankHistBits is the log₂ of the buckets of selectSuffixes's counts
-	// (16 KiB each, within the nearest caches).
+	// rankHistBits is the log₂ of the most buckets of selectSuffixes's
+	// counts (64 KiB of counts, within the second-level cache), and
+	// rankMinBits that of the fewest.
 	rankHistBits = 14
+	rankMinBits  = 8
 	rankBuckets  = 1 << rankHistBits
 	rankMask     = rankBuckets - 1
 	// rankBucketSort is the most keys of a bucket sorted to read ranks
@@ -73,19 +75,23 @@ func keyRange(parts [][]uint32) (lo, hi uint32) {
 }
 
 // keyCounts counts keys in [lo, hi] by their buckets: a key k's is (k −
-// lo) >> sh, the least sh that leaves at most rankBuckets of them, found
-// as the high half of (k − lo)·2^(32−sh) (a shift by a constant).
+// lo) >> sh, the least sh that leaves at most nb of them (nb a power of
+// two, about one bucket for every 16 of the n keys, from 2^rankMinBits to
+// 2^rankHistBits), found as the high half of (k − lo)·2^(32−sh) (a shift
+// by a constant). Only the first nb of a rankHist's counts are used.
 type keyCounts struct {
 	lo, hi uint32
 	sh     uint
+	nb     int
 	mul    uint64
 	all    *rankHist
 }
 
-// newKeyCounts returns empty counts of keys in [lo, hi] in h.
-func newKeyCounts(lo, hi uint32, h *rankHist) keyCounts {
-	sh := uint(max(bits.Len32(hi-lo)-rankHistBits, 0))
-	return keyCounts{lo: lo, hi: hi, sh: sh, mul: 1 << (32 - sh), all: h}
+// newKeyCounts returns empty counts of n keys in [lo, hi] in h.
+func newKeyCounts(lo, hi uint32, n int, h *rankHist) keyCounts {
+	b := min(max(bits.Len(uint(n))-4, rankMinBits), rankHistBits)
+	sh := uint(max(bits.Len32(hi-lo)-b, 0))
+	return keyCounts{lo: lo, hi: hi, sh: sh, nb: 1 << b, mul: 1 << (32 - sh), all: h}
 }
 
 // bucket returns key k's bucket.
@@ -109,16 +115,16 @@ func selectSuffixes(parts [][]uint32, n int, lo, hi uint32, asks []rankAsk) {
 		return
 	}
 	var h rankHist
-	c := newKeyCounts(lo, hi, &h)
+	c := newKeyCounts(lo, hi, n, &h)
 	for _, p := range parts {
 		c.count(p, &h)
 	}
-	selectCounted(parts, &c, asks)
+	selectCounted(parts, &c, asks, nil)
 }
 
 // selectCounted is selectSuffixes given the counts c of all the keys of
-// parts.
-func selectCounted(parts [][]uint32, c *keyCounts, asks []rankAsk) {
+// parts; with tails (and one part), its copying pass fills them too.
+func selectCounted(parts [][]uint32, c *keyCounts, asks []rankAsk, tails *batchTails) {
 	lo, hi, sh, all := c.lo, c.hi, c.sh, c.all
 	// h[s] counts the keys before asks[s].from, when that is past 0.
 	m := len(asks)
@@ -175,7 +181,7 @@ func selectCounted(parts [][]uint32, c *keyCounts, asks []rankAsk) {
 			ws = append(ws, want{ask: s, i: i, b: uint32(b), r: k - below})
 		}
 	}
-	if len(ws) == 0 {
+	if len(ws) == 0 && tails == nil {
 		return
 	}
 	// The wanted buckets' places in one copy, by order of bucket.
@@ -189,7 +195,7 @@ func selectCounted(parts [][]uint32, c *keyCounts, asks []rankAsk) {
 		return x.i - y.i
 	})
 	var at rankHist
-	for i := range at {
+	for i := range at[:c.nb] {
 		at[i] = rankNone
 	}
 	size := 0
@@ -202,8 +208,12 @@ func selectCounted(parts [][]uint32, c *keyCounts, asks []rankAsk) {
 	sp := getSelScratch(size)
 	defer selScratch.Put(sp)
 	buf := (*sp)[:size]
-	for _, p := range parts {
-		c.gather(p, &at, buf)
+	if tails != nil {
+		c.gatherTails(parts[0], &at, buf, tails)
+	} else {
+		for _, p := range parts {
+			c.gather(p, &at, buf)
+		}
 	}
 	// Each bucket's ranks, the bucket's keys from its own start (at[b] is
 	// now its end): the bucket's asks, one for each ask with ranks there,
@@ -314,12 +324,13 @@ type suffixRanks struct {
 // not change) with the ranks asks asks for: any order of starts (each
 // below len(seq)) and ranks, repeats allowed.
 func newSuffixRanks(seq []uint32, asks []rankAsk) *suffixRanks {
-	return newSuffixRanksCounted(seq, nil, asks)
+	return newSuffixRanksCounted(seq, nil, asks, nil)
 }
 
 // newSuffixRanksCounted is newSuffixRanks given the counts c of seq's keys
-// (nil: they are counted here).
-func newSuffixRanksCounted(seq []uint32, c *keyCounts, asks []rankAsk) *suffixRanks {
+// (nil: they are counted here), filling tails too when both are set (and
+// seq holds more than selSmall keys).
+func newSuffixRanksCounted(seq []uint32, c *keyCounts, asks []rankAsk, tails *batchTails) *suffixRanks {
 	// One ask a start, its ranks ascending without repeats.
 	slices.SortStableFunc(asks, func(x, y rankAsk) int { return x.from - y.from })
 	var merged []rankAsk
@@ -343,7 +354,7 @@ func newSuffixRanksCounted(seq []uint32, c *keyCounts, asks []rankAsk) *suffixRa
 	switch {
 	case len(out) == 0:
 	case c != nil && len(seq) > selSmall:
-		selectCounted([][]uint32{seq}, c, out)
+		selectCounted([][]uint32{seq}, c, out, tails)
 	default:
 		lo, hi := keyRange([][]uint32{seq})
 		selectSuffixes([][]uint32{seq}, len(seq), lo, hi, out)
