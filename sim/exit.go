@@ -126,10 +126,6 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 	if e.trace != nil {
 		e.emit(r, k, now, outOK.attemptName(), true, r.in, r.out, true)
 	}
-	if a.serving {
-		a.serving = false
-		e.scheduleRelease(now, a.prov, a.rep, r.class)
-	}
 	if r.pipe != 0 { // only a pipeline's call reads them
 		r.doneAt, r.firstAt = now, a.first
 	}
@@ -141,6 +137,13 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 		e.pair.end(st, r, outOK, d)
 	}
 	e.lastEvent = max(e.lastEvent, now)
+	if a.serving {
+		// exit's release of the slot, scheduled after the counts (which
+		// schedule nothing), so that few values live across its call, and
+		// before the losers' releases.
+		a.serving = false
+		e.scheduleRelease(now, a.prov, a.rep, r.class)
+	}
 	switch {
 	case r.inflight == 1 && e.retries == nil:
 		// letGoAll's commonest case, without its call: one attempt in
