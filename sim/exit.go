@@ -132,7 +132,7 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 	// finish's steps for an answer.
 	d := now - r.arrival
 	st.answered++
-	st.times.addAt(d, true, r.sec, r.arrival)
+	st.times.addAnswered(d, r.sec, r.arrival)
 	if e.pair != nil {
 		e.pair.end(st, r, outOK, d)
 	}

@@ -130,6 +130,24 @@ func (t *endTimes) addAt(d time.Duration, answered bool, sec uint16, arrival tim
 	}
 }
 
+// addAnswered is addAt for an answered request (respond's short path,
+// answer): the same steps without the test of answered.
+func (t *endTimes) addAnswered(d time.Duration, sec uint16, arrival time.Duration) {
+	i := t.a
+	if i+t.m == len(t.buf) {
+		t.grow()
+	}
+	t.a = i + 1
+	t.sumA.add(d)
+	t.sqA.addSquare(d)
+	t.maxA = max(t.maxA, d)
+	t.buf[i] = toSeconds32(d)
+	if t.sec != nil {
+		t.sec[i] = sec
+		t.secLast[sec] = max(t.secLast[sec], arrival)
+	}
+}
+
 // grow doubles the buffer, keeping both ends.
 func (t *endTimes) grow() {
 	nb := make([]float32, 2*len(t.buf))
