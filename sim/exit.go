@@ -362,8 +362,9 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 	st := &e.stats[r.class]
 	var in, out float64
 	var billed bool
-	// The two common ends, an answer and a loser let go of before its
-	// answer, are counted and billed here (as count and charge would)
+	// The common ends, an answer, a loser let go of before its answer and
+	// one let go of before it reached the model (it left the queue: not
+	// billed), are counted and billed here (as count and charge would)
 	// without their calls.
 	switch {
 	case how == outOK:
@@ -394,6 +395,9 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 			st.billed[2*a.model+1].add(in, out)
 			st.wastedOutput += out
 		}
+	case how == outCancelled && !a.started:
+		st.cancelled++
+		pv.stats.Cancelled++
 	default:
 		st.count(&pv.stats, how, a.status)
 		in, out, billed = e.charge(st, r, a, at, how, won)
