@@ -134,7 +134,7 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 	st.answered++
 	st.times.addAnswered(d, r.sec, r.arrival)
 	if e.pair != nil {
-		e.pair.end(st, r, outOK, d)
+		e.pair.answered(st, r, d)
 	}
 	e.lastEvent = max(e.lastEvent, now)
 	if a.serving {

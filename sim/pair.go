@@ -200,6 +200,32 @@ func (p *pairState) end(st *classStats, r *request, o outcome, d time.Duration) 
 	}
 }
 
+// answered is end for an answered request (outcome outOK), as answer
+// books it: met when d is within its class's SLO.
+func (p *pairState) answered(st *classStats, r *request, d time.Duration) {
+	id, pc := r.id, &p.cls[r.class]
+	met := d <= pc.slo
+	if met {
+		st.met++
+		if rec := p.rec; rec != nil && id < rec.n {
+			rec.words[id>>6] |= 1 << (id & 63)
+		}
+	}
+	var rescued, harmed bool
+	if b := p.base; b != nil && id < b.n {
+		if was := b.words[id>>6]>>(id&63)&1 != 0; met && !was {
+			rescued = true
+			st.rescued++
+		} else if !met && was {
+			harmed = true
+			st.harmed++
+		}
+	}
+	if pc.fates != nil {
+		countFate(pc.fates, r.sec, met, rescued, harmed)
+	}
+}
+
 // wonIndex is the index in classStats.won of a win by attempt k, sent to
 // model m: 0 for the primary, 1 + m for a copy.
 func wonIndex(k int, m int32) int {
