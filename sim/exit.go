@@ -126,9 +126,6 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 	if e.trace != nil {
 		e.emit(r, k, now, outOK.attemptName(), true, r.in, r.out, true)
 	}
-	if r.pipe != 0 { // only a pipeline's call reads them
-		r.doneAt, r.firstAt = now, a.first
-	}
 	// finish's steps for an answer.
 	d := now - r.arrival
 	st.answered++
@@ -164,6 +161,9 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 		e.ended(slot, r)
 	}
 	if r.pipe != 0 {
+		// A pipeline's call: callEnded reads when its answer completed
+		// and its first token.
+		r.doneAt, r.firstAt = e.now, a.first
 		e.callEnded(slot, r, outOK)
 	}
 	if r.live == 0 {
