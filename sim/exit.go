@@ -129,7 +129,21 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 	// finish's steps for an answer.
 	d := now - r.arrival
 	st.answered++
-	st.times.addAnswered(d, r.sec, r.arrival)
+	// endTimes.addAt's steps for an answer, without its call.
+	t := &st.times
+	i := t.a
+	if i+t.m == len(t.buf) {
+		t.grow()
+	}
+	t.a = i + 1
+	t.sumA.add(d)
+	t.sqA.addSquare(d)
+	t.maxA = max(t.maxA, d)
+	t.buf[i] = toSeconds32(d)
+	if t.sec != nil {
+		t.sec[i] = r.sec
+		t.secLast[r.sec] = max(t.secLast[r.sec], r.arrival)
+	}
 	if e.pair != nil {
 		e.pair.answered(st, r, d)
 	}

@@ -103,7 +103,9 @@ func (t *endTimes) add(d time.Duration, answered bool) {
 
 // addAt is add for a request of arrival section sec that arrived at
 // arrival, in one call: a run that batches its intervals (t.sec != nil)
-// also books the section, any other ignores sec and arrival.
+// also books the section, any other ignores sec and arrival. answer
+// (exit.go) takes its steps for an answer inline: a change here goes
+// there too.
 func (t *endTimes) addAt(d time.Duration, answered bool, sec uint16, arrival time.Duration) {
 	if t.a+t.m == len(t.buf) {
 		t.grow()
@@ -124,24 +126,6 @@ func (t *endTimes) addAt(d time.Duration, answered bool, sec uint16, arrival tim
 		t.maxM = max(t.maxM, d)
 	}
 	t.buf[i] = x
-	if t.sec != nil {
-		t.sec[i] = sec
-		t.secLast[sec] = max(t.secLast[sec], arrival)
-	}
-}
-
-// addAnswered is addAt for an answered request (respond's short path,
-// answer): the same steps without the test of answered.
-func (t *endTimes) addAnswered(d time.Duration, sec uint16, arrival time.Duration) {
-	i := t.a
-	if i+t.m == len(t.buf) {
-		t.grow()
-	}
-	t.a = i + 1
-	t.sumA.add(d)
-	t.sqA.addSquare(d)
-	t.maxA = max(t.maxA, d)
-	t.buf[i] = toSeconds32(d)
 	if t.sec != nil {
 		t.sec[i] = sec
 		t.secLast[sec] = max(t.secLast[sec], arrival)
