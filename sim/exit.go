@@ -144,8 +144,29 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 		t.sec[i] = r.sec
 		t.secLast[r.sec] = max(t.secLast[r.sec], r.arrival)
 	}
-	if e.pair != nil {
-		e.pair.answered(st, r, d)
+	if p := e.pair; p != nil {
+		// pairState.end's steps for an answer, without its call.
+		id, pc := r.id, &p.cls[r.class]
+		met := d <= pc.slo
+		if met {
+			st.met++
+			if rec := p.rec; rec != nil && id < rec.n {
+				rec.words[id>>6] |= 1 << (id & 63)
+			}
+		}
+		var rescued, harmed bool
+		if b := p.base; b != nil && id < b.n {
+			if was := b.words[id>>6]>>(id&63)&1 != 0; met && !was {
+				rescued = true
+				st.rescued++
+			} else if !met && was {
+				harmed = true
+				st.harmed++
+			}
+		}
+		if pc.fates != nil {
+			countFate(pc.fates, r.sec, met, rescued, harmed)
+		}
 	}
 	e.lastEvent = max(e.lastEvent, now)
 	if a.serving {

@@ -175,36 +175,12 @@ func newPairState(cfg *Config) *pairState {
 	return s
 }
 
-// end books request r, ending after latency d with outcome o.
+// end books request r, ending after latency d with outcome o. answer
+// (exit.go) takes its steps for an answer inline: a change here goes there
+// too.
 func (p *pairState) end(st *classStats, r *request, o outcome, d time.Duration) {
 	id, pc := r.id, &p.cls[r.class]
 	met := o == outOK && d <= pc.slo
-	if met {
-		st.met++
-		if rec := p.rec; rec != nil && id < rec.n {
-			rec.words[id>>6] |= 1 << (id & 63)
-		}
-	}
-	var rescued, harmed bool
-	if b := p.base; b != nil && id < b.n {
-		if was := b.words[id>>6]>>(id&63)&1 != 0; met && !was {
-			rescued = true
-			st.rescued++
-		} else if !met && was {
-			harmed = true
-			st.harmed++
-		}
-	}
-	if pc.fates != nil {
-		countFate(pc.fates, r.sec, met, rescued, harmed)
-	}
-}
-
-// answered is end for an answered request (outcome outOK), as answer
-// books it: met when d is within its class's SLO.
-func (p *pairState) answered(st *classStats, r *request, d time.Duration) {
-	id, pc := r.id, &p.cls[r.class]
-	met := d <= pc.slo
 	if met {
 		st.met++
 		if rec := p.rec; rec != nil && id < rec.n {
