@@ -538,7 +538,7 @@ func (e *engine) exitCancelled(slot int32, r *request, k int, a *attempt, pv *pr
 	}
 	if a.serving {
 		a.serving = false
-		e.scheduleRelease(max(at, e.now), a.prov, a.rep, r.class)
+		e.scheduleRelease(at, a.prov, a.rep, r.class) // at ≥ now: a cancel latency is ≥ 0
 	}
 }
 
