@@ -126,21 +126,56 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 	if e.trace != nil {
 		e.emit(r, k, now, outOK.attemptName(), true, r.in, r.out, true)
 	}
-	if a.serving {
-		a.serving = false
-		e.scheduleRelease(now, a.prov, a.rep, r.class)
-	}
-	if r.pipe != 0 { // only a pipeline's call reads them
-		r.doneAt, r.firstAt = now, a.first
-	}
 	// finish's steps for an answer.
 	d := now - r.arrival
 	st.answered++
-	st.times.addAt(d, true, r.sec, r.arrival)
-	if e.pair != nil {
-		e.pair.end(st, r, outOK, d)
+	// endTimes.addAt's steps for an answer, without its call.
+	t := &st.times
+	i := t.a
+	if i+t.m == len(t.buf) {
+		t.grow()
+	}
+	t.a = i + 1
+	t.sumA.add(d)
+	t.sqA.addSquare(d)
+	t.maxA = max(t.maxA, d)
+	t.buf[i] = toSeconds32(d)
+	if t.sec != nil {
+		t.sec[i] = r.sec
+		t.secLast[r.sec] = max(t.secLast[r.sec], r.arrival)
+	}
+	if p := e.pair; p != nil {
+		// pairState.end's steps for an answer, without its call.
+		id, pc := r.id, &p.cls[r.class]
+		met := d <= pc.slo
+		if met {
+			st.met++
+			if rec := p.rec; rec != nil && id < rec.n {
+				rec.words[id>>6] |= 1 << (id & 63)
+			}
+		}
+		var rescued, harmed bool
+		if b := p.base; b != nil && id < b.n {
+			if was := b.words[id>>6]>>(id&63)&1 != 0; met && !was {
+				rescued = true
+				st.rescued++
+			} else if !met && was {
+				harmed = true
+				st.harmed++
+			}
+		}
+		if pc.fates != nil {
+			countFate(pc.fates, r.sec, met, rescued, harmed)
+		}
 	}
 	e.lastEvent = max(e.lastEvent, now)
+	if a.serving {
+		// exit's release of the slot, scheduled after the counts (which
+		// schedule nothing), so that few values live across its call, and
+		// before the losers' releases.
+		a.serving = false
+		e.scheduleRelease(now, a.prov, a.rep, r.class)
+	}
 	switch {
 	case r.inflight == 1 && e.retries == nil:
 		// letGoAll's commonest case, without its call: one attempt in
@@ -161,6 +196,9 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 		e.ended(slot, r)
 	}
 	if r.pipe != 0 {
+		// A pipeline's call: callEnded reads when its answer completed
+		// and its first token.
+		r.doneAt, r.firstAt = e.now, a.first
 		e.callEnded(slot, r, outOK)
 	}
 	if r.live == 0 {
@@ -359,8 +397,9 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 	st := &e.stats[r.class]
 	var in, out float64
 	var billed bool
-	// The two common ends, an answer and a loser let go of before its
-	// answer, are counted and billed here (as count and charge would)
+	// The common ends, an answer, a loser let go of before its answer and
+	// one let go of before it reached the model (it left the queue: not
+	// billed), are counted and billed here (as count and charge would)
 	// without their calls.
 	switch {
 	case how == outOK:
@@ -391,6 +430,9 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 			st.billed[2*a.model+1].add(in, out)
 			st.wastedOutput += out
 		}
+	case how == outCancelled && !a.started:
+		st.cancelled++
+		pv.stats.Cancelled++
 	default:
 		st.count(&pv.stats, how, a.status)
 		in, out, billed = e.charge(st, r, a, at, how, won)
@@ -496,7 +538,7 @@ func (e *engine) exitCancelled(slot int32, r *request, k int, a *attempt, pv *pr
 	}
 	if a.serving {
 		a.serving = false
-		e.scheduleRelease(max(at, e.now), a.prov, a.rep, r.class)
+		e.scheduleRelease(at, a.prov, a.rep, r.class) // at ≥ now: a cancel latency is ≥ 0
 	}
 }
 

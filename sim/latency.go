@@ -103,7 +103,9 @@ func (t *endTimes) add(d time.Duration, answered bool) {
 
 // addAt is add for a request of arrival section sec that arrived at
 // arrival, in one call: a run that batches its intervals (t.sec != nil)
-// also books the section, any other ignores sec and arrival.
+// also books the section, any other ignores sec and arrival. answer
+// (exit.go) takes its steps for an answer inline: a change here goes
+// there too.
 func (t *endTimes) addAt(d time.Duration, answered bool, sec uint16, arrival time.Duration) {
 	if t.a+t.m == len(t.buf) {
 		t.grow()

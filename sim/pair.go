@@ -175,7 +175,9 @@ func newPairState(cfg *Config) *pairState {
 	return s
 }
 
-// end books request r, ending after latency d with outcome o.
+// end books request r, ending after latency d with outcome o. answer
+// (exit.go) takes its steps for an answer inline: a change here goes there
+// too.
 func (p *pairState) end(st *classStats, r *request, o outcome, d time.Duration) {
 	id, pc := r.id, &p.cls[r.class]
 	met := o == outOK && d <= pc.slo
