@@ -136,7 +136,8 @@ func (e *engine) scheduleResponse(at time.Duration, slot int32, gen uint32, k ui
 // due now; to the class's FIFO of cancels when it is due a cancel latency
 // from now (the cancel of an attempt in service landing first), where it
 // falls due in order with the cancels; to the heap otherwise. Independent
-// requests (e.isolated) never hold a slot.
+// requests (e.isolated) never hold a slot. The release of a loser let go
+// of in service is queued by releaseCancelled, in its response's place.
 func (e *engine) scheduleRelease(at time.Duration, prov int32, rep uint16, c int32) {
 	e.seq++
 	switch {
@@ -150,6 +151,31 @@ func (e *engine) scheduleRelease(at time.Duration, prov int32, rep uint16, c int
 	}
 	ev := e.q.add(at, e.seq)
 	ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, prov, uint32(rep), evRelease, 0
+}
+
+// releaseCancelled queues the release at at of a slot of provider prov
+// (of its replica rep − 1 when rep > 0) freed by attempt k of class c of
+// the request in slot, of generation gen, let go of in service with its
+// response still to come, later than at (exitCancelled). It is
+// scheduleRelease, but when the release is due later than now it turns
+// that response, which would be popped dead once the attempt has left,
+// into the release where it waits in the heap — with the (at, seq)
+// scheduleRelease would give it, so every event falls due in the same
+// order — and moves it up: the dead response's pop and the release's
+// trip through the FIFO of cancels are saved for a look through the heap
+// (response).
+func (e *engine) releaseCancelled(at time.Duration, prov int32, rep uint16, c int32, slot int32, gen uint32, k int) {
+	if at > e.now && !e.isolated {
+		if i := e.q.response(slot, gen, uint8(k)); i >= 0 {
+			if ev := &e.q.ev[i]; ev.at > at {
+				e.seq++
+				ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, prov, uint32(rep), evRelease, 0
+				e.q.up(i)
+				return
+			}
+		}
+	}
+	e.scheduleRelease(at, prov, rep, c)
 }
 
 // The FIFOs of events (chans): events scheduled a fixed delay after the

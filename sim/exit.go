@@ -436,6 +436,7 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 // at hand.
 func (e *engine) exitCancelled(slot int32, r *request, k int, a *attempt, pv *provider, b Billing) {
 	at := a.cancelAt
+	gen := r.gen // its response's, before retire
 	a.state = attExited
 	r.live--
 	if e.breakers != nil && (a.probe || a.provProbe) {
@@ -496,7 +497,7 @@ func (e *engine) exitCancelled(slot int32, r *request, k int, a *attempt, pv *pr
 	}
 	if a.serving {
 		a.serving = false
-		e.scheduleRelease(max(at, e.now), a.prov, a.rep, r.class)
+		e.releaseCancelled(max(at, e.now), a.prov, a.rep, r.class, slot, gen, k)
 	}
 }
 
