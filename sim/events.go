@@ -165,6 +165,11 @@ func (e *engine) scheduleRelease(at time.Duration, prov int32, rep uint16, c int
 // trip through the FIFO of cancels are saved for a look through the heap
 // (response).
 func (e *engine) releaseCancelled(at time.Duration, prov int32, rep uint16, c int32, slot int32, gen uint32, k int) {
+	if at == e.now && !e.heapOnly { // scheduleRelease's case, without its call: a cancel latency of 0
+		e.seq++
+		e.queueNow(evRelease, prov, uint32(rep), 0)
+		return
+	}
 	if at > e.now && !e.isolated {
 		if i := e.q.response(slot, gen, uint8(k)); i >= 0 {
 			if ev := &e.q.ev[i]; ev.at > at {
