@@ -326,9 +326,11 @@ func (e *engine) popFIFO(i int) bool {
 	} else {
 		// A FIFO of deadlines, of attempt timeouts or of timers holds
 		// events of one kind (chanOf), never dead by kind, so dead's
-		// look at the kind is left out.
-		for j++; j < len(f.ev); j++ {
-			if x := &f.ev[j]; e.slots[x.slot].gen == x.gen && !e.slots[x.slot].ended {
+		// look at the kind is left out, and the FIFO and the slots are
+		// held in locals, not loaded again for each event.
+		evs, slots := f.ev, e.slots
+		for j++; j < len(evs); j++ {
+			if x := &evs[j]; slots[x.slot].gen == x.gen && !slots[x.slot].ended {
 				break
 			}
 		}
