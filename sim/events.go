@@ -161,7 +161,7 @@ func (e *engine) scheduleRelease(at time.Duration, prov int32, rep uint16, c int
 // that response, which would be popped dead once the attempt has left,
 // into the release where it waits in the heap — with the (at, seq)
 // scheduleRelease would give it, so every event falls due in the same
-// order — and moves it up: the dead response's pop and the release's
+// order — moved up (raise): the dead response's pop and the release's
 // trip through the FIFO of cancels are saved for a look through the heap
 // (response).
 func (e *engine) releaseCancelled(at time.Duration, prov int32, rep uint16, c int32, slot int32, gen uint32, k int) {
@@ -172,10 +172,10 @@ func (e *engine) releaseCancelled(at time.Duration, prov int32, rep uint16, c in
 	}
 	if at > e.now && !e.isolated {
 		if i := e.q.response(slot, gen, uint8(k)); i >= 0 {
-			if ev := &e.q.ev[i]; ev.at > at {
+			if e.q.ev[i].at > at {
 				e.seq++
+				ev := e.q.raise(i, at, e.seq)
 				ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, prov, uint32(rep), evRelease, 0
-				e.q.up(i)
 				return
 			}
 		}

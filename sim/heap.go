@@ -211,20 +211,25 @@ const (
 	_ = 1 + unsafe.Offsetof(event{}.kind) - unsafe.Offsetof(event{}.k)
 )
 
-// up moves event i, whose (at, seq) has just become earlier, up past
-// every later parent.
-func (q *eventQueue) up(i int) {
-	h := q.ev[:q.n]
-	x := h[i]
+// raise makes event i due at (at, seq), earlier than it was: it moves
+// the later parents down into its place and returns where the event now
+// goes, for the caller to write (as add) before the queue is used again.
+// Nodes are read by pointers into the heap's array, as in popInto: i is
+// below n, and so is each parent.
+func (q *eventQueue) raise(i int, at time.Duration, seq uint64) *event {
+	base := unsafe.Pointer(unsafe.SliceData(q.ev))
+	hole := (*event)(unsafe.Add(base, uintptr(i)*evSize))
 	for i > 0 {
-		p := (i - 1) >> 2
-		if !x.before(&h[p]) {
+		p := int(uint(i-1) >> 2) // (i − 1) / 4, i > 0
+		parent := (*event)(unsafe.Add(base, uintptr(p)*evSize))
+		if parent.at < at || parent.at == at && parent.seq < seq {
 			break
 		}
-		h[i] = h[p]
+		*hole = *parent
+		hole = parent
 		i = p
 	}
-	h[i] = x
+	return hole
 }
 
 // fifo is a queue of events scheduled in non-decreasing (at, seq) order, so

@@ -137,7 +137,7 @@ func TestFifoHeadsOrder(t *testing.T) {
 // TestEventQueueTurnResponse: response finds the one queued response of
 // an attempt (slot, generation, copy) among events of other kinds,
 // slots, generations and copies, and −1 for an attempt with none; an
-// event turned in place into an earlier one and moved up (up) leaves a
+// event turned in place into an earlier one and moved up (raise) leaves a
 // heap that pops every event in (at, seq) order.
 func TestEventQueueTurnResponse(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
@@ -178,8 +178,7 @@ func TestEventQueueTurnResponse(t *testing.T) {
 			if y.at < 0 {
 				y.at = 0
 			}
-			q.ev[i] = y
-			q.up(i)
+			*q.raise(i, y.at, y.seq) = y
 			delete(queued, want)
 		}
 		if r.IntN(3) == 0 {
