@@ -142,8 +142,14 @@ func (e *engine) scheduleRelease(at time.Duration, prov int32, rep uint16, c int
 	e.seq++
 	switch {
 	case e.heapOnly:
-	case at == e.now:
-		e.queueNow(evRelease, prov, uint32(rep), 0)
+	case at == e.now: // queueNow, its soon case written out: no call
+		if n := len(e.soon); n < cap(e.soon) && !e.nowQueued() {
+			e.soon = e.soon[:n+1]
+			ev := &e.soon[n]
+			ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, prov, uint32(rep), evRelease, 0
+			return
+		}
+		e.queueNowSlow(evRelease, prov, uint32(rep), 0)
 		return
 	case at == e.now+e.cfg.Classes[c].Policy.CancelLatency:
 		e.put(fifoIndex(c, chanCancel), at, evRelease, prov, uint32(rep), 0)
