@@ -300,8 +300,16 @@ func (e *engine) drain() {
 			e.now = e.cur.at
 			e.handle(&e.cur)
 		}
-		if len(e.soon) > 0 {
-			e.handleSoon()
+		if len(e.soon) > 0 { // handleSoon, written out: no call
+			for i := 0; i < len(e.soon); i++ {
+				e.cur = e.soon[i]
+				if ev := &e.cur; ev.kind == evRelease && ev.gen != 0 {
+					e.releaseReplica(int(ev.slot), int(ev.gen-1))
+				} else {
+					e.handle(ev)
+				}
+			}
+			e.soon = e.soon[:0]
 		}
 		if e.seq >= e.lookAt && e.lookAtEvents() { // spent, by the events scheduled; or held (fork.go)
 			return
@@ -459,7 +467,8 @@ func (e *engine) nowQueued() bool {
 // handleSoon handles the events in soon, in order, as drain would have
 // taken them (dueNow); those they schedule in soon are handled too. The
 // commonest, the release of a replica's slot, is handled without
-// handle's switch.
+// handle's switch. drain takes the same steps written out, without the
+// call (a change here goes there too).
 func (e *engine) handleSoon() {
 	for i := 0; i < len(e.soon); i++ {
 		e.cur = e.soon[i]
