@@ -97,14 +97,16 @@ func (e *engine) scheduleIn(i int, at time.Duration, kind eventKind, slot int32,
 		i = 0
 	} else if !e.heapOnly {
 		f := &e.chans[i]
-		if n := len(f.ev); f.i < n && n < cap(f.ev) {
-			// The tail and the room after it, in one slice: one check.
-			if s := f.ev[n-1 : n+1]; s[0].at <= at {
-				f.ev = f.ev[:n+1]
-				ev := &s[1]
-				ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, slot, gen, kind, k
-				return
-			}
+		// Not empty, room after the tail, and the tail due no later. The
+		// head's index compared unsigned with the length proves the length
+		// at least 1: the tail's index and the new event's need no check.
+		if evs := f.ev; uint(f.i) < uint(len(evs)) && len(evs) < cap(evs) && evs[len(evs)-1].at <= at {
+			n := len(evs)
+			evs = evs[:n+1]
+			f.ev = evs
+			ev := &evs[n]
+			ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, slot, gen, kind, k
+			return
 		}
 	}
 	e.put(i, at, kind, slot, gen, k)
