@@ -97,14 +97,16 @@ func (e *engine) scheduleIn(i int, at time.Duration, kind eventKind, slot int32,
 		i = 0
 	} else if !e.heapOnly {
 		f := &e.chans[i]
-		if n := len(f.ev); f.i < n && n < cap(f.ev) {
-			// The tail and the room after it, in one slice: one check.
-			if s := f.ev[n-1 : n+1]; s[0].at <= at {
-				f.ev = f.ev[:n+1]
-				ev := &s[1]
-				ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, slot, gen, kind, k
-				return
-			}
+		// Not empty, room after the tail, and the tail due no later. The
+		// head's index compared unsigned with the length proves the length
+		// at least 1: the tail's index and the new event's need no check.
+		if evs := f.ev; uint(f.i) < uint(len(evs)) && len(evs) < cap(evs) && evs[len(evs)-1].at <= at {
+			n := len(evs)
+			evs = evs[:n+1]
+			f.ev = evs
+			ev := &evs[n]
+			ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, slot, gen, kind, k
+			return
 		}
 	}
 	e.put(i, at, kind, slot, gen, k)
@@ -136,13 +138,20 @@ func (e *engine) scheduleResponse(at time.Duration, slot int32, gen uint32, k ui
 // due now; to the class's FIFO of cancels when it is due a cancel latency
 // from now (the cancel of an attempt in service landing first), where it
 // falls due in order with the cancels; to the heap otherwise. Independent
-// requests (e.isolated) never hold a slot.
+// requests (e.isolated) never hold a slot. The release of a loser let go
+// of in service is queued by releaseCancelled, in its response's place.
 func (e *engine) scheduleRelease(at time.Duration, prov int32, rep uint16, c int32) {
 	e.seq++
 	switch {
 	case e.heapOnly:
-	case at == e.now:
-		e.queueNow(evRelease, prov, uint32(rep), 0)
+	case at == e.now: // queueNow, its soon case written out: no call
+		if n := len(e.soon); n < cap(e.soon) && !e.nowQueued() {
+			e.soon = e.soon[:n+1]
+			ev := &e.soon[n]
+			ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, prov, uint32(rep), evRelease, 0
+			return
+		}
+		e.queueNowSlow(evRelease, prov, uint32(rep), 0)
 		return
 	case at == e.now+e.cfg.Classes[c].Policy.CancelLatency:
 		e.put(fifoIndex(c, chanCancel), at, evRelease, prov, uint32(rep), 0)
@@ -150,6 +159,36 @@ func (e *engine) scheduleRelease(at time.Duration, prov int32, rep uint16, c int
 	}
 	ev := e.q.add(at, e.seq)
 	ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, prov, uint32(rep), evRelease, 0
+}
+
+// releaseCancelled queues the release at at of a slot of provider prov
+// (of its replica rep − 1 when rep > 0) freed by attempt k of class c of
+// the request in slot, of generation gen, let go of in service with its
+// response still to come, later than at (exitCancelled). It is
+// scheduleRelease, but when the release is due later than now it turns
+// that response, which would be popped dead once the attempt has left,
+// into the release where it waits in the heap — with the (at, seq)
+// scheduleRelease would give it, so every event falls due in the same
+// order — moved up (raise): the dead response's pop and the release's
+// trip through the FIFO of cancels are saved for a look through the heap
+// (response).
+func (e *engine) releaseCancelled(at time.Duration, prov int32, rep uint16, c int32, slot int32, gen uint32, k int) {
+	if at == e.now && !e.heapOnly { // scheduleRelease's case, without its call: a cancel latency of 0
+		e.seq++
+		e.queueNow(evRelease, prov, uint32(rep), 0)
+		return
+	}
+	if at > e.now && !e.isolated {
+		if i := e.q.response(slot, gen, uint8(k)); i >= 0 {
+			if e.q.ev[i].at > at {
+				e.seq++
+				ev := e.q.raise(i, at, e.seq)
+				ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, prov, uint32(rep), evRelease, 0
+				return
+			}
+		}
+	}
+	e.scheduleRelease(at, prov, rep, c)
 }
 
 // The FIFOs of events (chans): events scheduled a fixed delay after the
@@ -263,8 +302,16 @@ func (e *engine) drain() {
 			e.now = e.cur.at
 			e.handle(&e.cur)
 		}
-		if len(e.soon) > 0 {
-			e.handleSoon()
+		if len(e.soon) > 0 { // handleSoon, written out: no call
+			for i := 0; i < len(e.soon); i++ {
+				e.cur = e.soon[i]
+				if ev := &e.cur; ev.kind == evRelease && ev.gen != 0 {
+					e.releaseReplica(int(ev.slot), int(ev.gen-1))
+				} else {
+					e.handle(ev)
+				}
+			}
+			e.soon = e.soon[:0]
 		}
 		if e.seq >= e.lookAt && e.lookAtEvents() { // spent, by the events scheduled; or held (fork.go)
 			return
@@ -295,9 +342,11 @@ func (e *engine) popFIFO(i int) bool {
 	} else {
 		// A FIFO of deadlines, of attempt timeouts or of timers holds
 		// events of one kind (chanOf), never dead by kind, so dead's
-		// look at the kind is left out.
-		for j++; j < len(f.ev); j++ {
-			if x := &f.ev[j]; e.slots[x.slot].gen == x.gen && !e.slots[x.slot].ended {
+		// look at the kind is left out, and the FIFO and the slots are
+		// held in locals, not loaded again for each event.
+		evs, slots := f.ev, e.slots
+		for j++; j < len(evs); j++ {
+			if x := &evs[j]; slots[x.slot].gen == x.gen && !slots[x.slot].ended {
 				break
 			}
 		}
@@ -420,7 +469,8 @@ func (e *engine) nowQueued() bool {
 // handleSoon handles the events in soon, in order, as drain would have
 // taken them (dueNow); those they schedule in soon are handled too. The
 // commonest, the release of a replica's slot, is handled without
-// handle's switch.
+// handle's switch. drain takes the same steps written out, without the
+// call (a change here goes there too).
 func (e *engine) handleSoon() {
 	for i := 0; i < len(e.soon); i++ {
 		e.cur = e.soon[i]

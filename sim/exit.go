@@ -478,6 +478,7 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 // at hand.
 func (e *engine) exitCancelled(slot int32, r *request, k int, a *attempt, pv *provider, b Billing) {
 	at := a.cancelAt
+	gen := r.gen // its response's, before retire
 	a.state = attExited
 	r.live--
 	if e.breakers != nil && (a.probe || a.provProbe) {
@@ -538,7 +539,7 @@ func (e *engine) exitCancelled(slot int32, r *request, k int, a *attempt, pv *pr
 	}
 	if a.serving {
 		a.serving = false
-		e.scheduleRelease(at, a.prov, a.rep, r.class) // at ≥ now: a cancel latency is ≥ 0
+		e.releaseCancelled(at, a.prov, a.rep, r.class, slot, gen, k) // at ≥ now: a cancel latency is ≥ 0
 	}
 }
 

@@ -180,6 +180,58 @@ func (q *eventQueue) popInto(dst *event) {
 	*hole = *last
 }
 
+// response returns the index in the heap of the response of attempt k
+// of the request in slot of generation gen, or −1 when none is queued
+// there (at most one is: an attempt has one response to come). It looks
+// from the last event back, as a response still to come after its
+// attempt has been let go of is due late, near the leaves; the slot and
+// generation, side by side in an event, are compared as one word.
+func (q *eventQueue) response(slot int32, gen uint32, k uint8) int {
+	want := event{slot: slot, gen: gen, kind: evResponse, k: k}
+	id := *(*uint64)(unsafe.Pointer(&want.slot)) // as response reads them (any byte order)
+	kk := *(*uint16)(unsafe.Pointer(&want.kind))
+	base := unsafe.Pointer(unsafe.SliceData(q.ev))
+	for i := q.n - 1; i >= 0; i-- {
+		x := unsafe.Add(base, uintptr(i)*evSize)
+		if *(*uint64)(unsafe.Add(x, unsafe.Offsetof(event{}.slot))) == id &&
+			*(*uint16)(unsafe.Add(x, unsafe.Offsetof(event{}.kind))) == kk {
+			return i
+		}
+	}
+	return -1
+}
+
+// response reads an event's slot and generation as one word and its kind
+// and copy index as the next two bytes: gen follows slot, k follows kind
+// (checked as it compiles: a difference below zero is no uintptr).
+const (
+	_ = unsafe.Offsetof(event{}.gen) - unsafe.Offsetof(event{}.slot) - 4
+	_ = 4 + unsafe.Offsetof(event{}.slot) - unsafe.Offsetof(event{}.gen)
+	_ = unsafe.Offsetof(event{}.k) - unsafe.Offsetof(event{}.kind) - 1
+	_ = 1 + unsafe.Offsetof(event{}.kind) - unsafe.Offsetof(event{}.k)
+)
+
+// raise makes event i due at (at, seq), earlier than it was: it moves
+// the later parents down into its place and returns where the event now
+// goes, for the caller to write (as add) before the queue is used again.
+// Nodes are read by pointers into the heap's array, as in popInto: i is
+// below n, and so is each parent.
+func (q *eventQueue) raise(i int, at time.Duration, seq uint64) *event {
+	base := unsafe.Pointer(unsafe.SliceData(q.ev))
+	hole := (*event)(unsafe.Add(base, uintptr(i)*evSize))
+	for i > 0 {
+		p := int(uint(i-1) >> 2) // (i − 1) / 4, i > 0
+		parent := (*event)(unsafe.Add(base, uintptr(p)*evSize))
+		if parent.at < at || parent.at == at && parent.seq < seq {
+			break
+		}
+		*hole = *parent
+		hole = parent
+		i = p
+	}
+	return hole
+}
+
 // fifo is a queue of events scheduled in non-decreasing (at, seq) order, so
 // its head, ev[i], is its minimum. add is O(1) amortised; popping is
 // reading the head and advancing i.

@@ -133,3 +133,66 @@ func TestFifoHeadsOrder(t *testing.T) {
 		}
 	}
 }
+
+// TestEventQueueTurnResponse: response finds the one queued response of
+// an attempt (slot, generation, copy) among events of other kinds,
+// slots, generations and copies, and −1 for an attempt with none; an
+// event turned in place into an earlier one and moved up (raise) leaves a
+// heap that pops every event in (at, seq) order.
+func TestEventQueueTurnResponse(t *testing.T) {
+	r := rand.New(rand.NewPCG(5, 6))
+	q := newEventQueue(1)
+	type key struct {
+		slot int32
+		gen  uint32
+		k    uint8
+	}
+	queued := map[key]bool{} // the attempts with a response queued
+	var seq uint64
+	for step := range 20000 {
+		seq++
+		x := event{at: time.Duration(step/8 + r.IntN(200)), seq: seq,
+			slot: int32(r.IntN(6)), gen: uint32(r.IntN(3)), k: uint8(r.IntN(MaxCopies + 1))}
+		id := key{x.slot, x.gen, x.k}
+		switch {
+		case r.IntN(2) == 0 && !queued[id]:
+			x.kind = evResponse
+			queued[id] = true
+		case r.IntN(2) == 0:
+			x.kind = evRelease
+		default:
+			x.kind = evDeadline
+		}
+		q.push(x)
+		want := key{int32(r.IntN(6)), uint32(r.IntN(3)), uint8(r.IntN(MaxCopies + 1))}
+		i := q.response(want.slot, want.gen, want.k)
+		if !queued[want] {
+			if i >= 0 {
+				t.Fatalf("step %d: found %+v at %d for %+v, which has no response queued", step, q.ev[i], i, want)
+			}
+		} else if y := q.ev[i]; i >= q.n || y.kind != evResponse || (key{y.slot, y.gen, y.k}) != want {
+			t.Fatalf("step %d: found %+v at %d for %+v", step, y, i, want)
+		} else if r.IntN(2) == 0 { // turned into an earlier release
+			seq++
+			y.at, y.seq, y.kind = y.at-time.Duration(r.IntN(300)), seq, evRelease
+			if y.at < 0 {
+				y.at = 0
+			}
+			*q.raise(i, y.at, y.seq) = y
+			delete(queued, want)
+		}
+		if r.IntN(3) == 0 {
+			if y := q.pop(); y.kind == evResponse {
+				delete(queued, key{y.slot, y.gen, y.k})
+			}
+		}
+	}
+	var last event
+	for q.n > 0 {
+		y := q.pop()
+		if y.before(&last) {
+			t.Fatalf("popped %+v after %+v", y, last)
+		}
+		last = y
+	}
+}
