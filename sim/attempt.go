@@ -439,7 +439,7 @@ func (e *engine) draw(r *request, a *attempt, m, k int, try uint8) {
 		// What follows, for a model that fails in no way and stalls
 		// not, without a copula: the error and invalid draws only
 		// step the stream.
-		src := e.rng.atTry(r.id, uint8(k), tryKey(r.round, try))
+		src := e.rng.of(r, uint8(k), tryKey(r.round, try))
 		src.skip()
 		src.skip()
 		uDeg := src.float64()
@@ -470,7 +470,7 @@ func (e *engine) draw(r *request, a *attempt, m, k int, try uint8) {
 	if e.copula != nil && r.round > 0 && try == 0 {
 		first = e.firstInnovation(r.id, k)
 	}
-	src := e.rng.atTry(r.id, uint8(k), tryKey(r.round, try))
+	src := e.rng.of(r, uint8(k), tryKey(r.round, try))
 	// The error and invalid draws decide only against a rate above 0 (no
 	// u in [0, 1) is below a rate ≤ 0) — the error draw also picks a
 	// failure of Failures — so an unused one only steps the stream.

@@ -412,7 +412,7 @@ func (e *engine) arriveFrom(cl int32) {
 	e.next++
 	slot := e.allocSlot()
 	r := &e.slots[slot]
-	r.reset(id, e.now, e.section(id))
+	r.reset(id, e.rng.keyOf(id), e.now, e.section(id))
 	if e.clients != nil {
 		e.setClient(slot, cl)
 	}
