@@ -372,9 +372,12 @@ func (e *engine) arrivalTime() time.Duration {
 	return at
 }
 
-// poissonGap draws the gap before request i of Poisson arrivals.
+// poissonGap draws the gap before request i of Poisson arrivals. Its
+// stream is seeded as streams.at seeds it, without at's call; the hash of
+// i it leaves in the cache is request i's key's (keyOf, at its arrival).
 func (e *engine) poissonGap(i int64) time.Duration {
-	src := e.rng.at(i, arrivalStream)
+	src := &e.rng.gen
+	src.s = splitmix64(e.rng.keyOf(i) ^ arrivalStream<<56)
 	x, ok := e.exp.first(src.Uint64()) // expFloat64, its first step inline
 	if !ok {
 		x = src.expSlow()
@@ -382,11 +385,20 @@ func (e *engine) poissonGap(i int64) time.Duration {
 	return seconds(x / e.cfg.Arrivals.Rate)
 }
 
-// scheduleArrival queues the arrival of request e.next, if any.
+// scheduleArrival queues the arrival of request e.next, if any: at its
+// kept time, when a run before this one sharing its draws kept it
+// (arrivalTime's first case, without its call), or else at arrivalTime.
 func (e *engine) scheduleArrival() {
-	if e.more() {
-		e.schedule(e.arrivalTime(), evArrival, -1, 0, 0)
+	if !e.more() {
+		return
 	}
+	if d := e.shared; d != nil && e.next < int64(len(d.at)) {
+		at := d.at[e.next]
+		e.lastArr = at
+		e.schedule(at, evArrival, -1, 0, 0)
+		return
+	}
+	e.schedule(e.arrivalTime(), evArrival, -1, 0, 0)
 }
 
 // arrive starts request e.next from the open arrivals.
