@@ -385,20 +385,31 @@ func (e *engine) poissonGap(i int64) time.Duration {
 	return seconds(x / e.cfg.Arrivals.Rate)
 }
 
-// scheduleArrival queues the arrival of request e.next, if any: at its
-// kept time, when a run before this one sharing its draws kept it
-// (arrivalTime's first case, without its call), or else at arrivalTime.
+// scheduleArrival queues the arrival of request e.next, if any, at
+// arrivalTime's time. Its two commonest cases are taken here, without
+// arrivalTime's and poissonGap's calls: a time kept by a run before this
+// one sharing its draws, and a Poisson gap in a run sharing none.
 func (e *engine) scheduleArrival() {
 	if !e.more() {
 		return
 	}
-	if d := e.shared; d != nil && e.next < int64(len(d.at)) {
-		at := d.at[e.next]
-		e.lastArr = at
-		e.schedule(at, evArrival, -1, 0, 0)
-		return
+	var at time.Duration
+	switch d := e.shared; {
+	case d != nil && e.next < int64(len(d.at)):
+		at = d.at[e.next]
+	case d == nil && e.cfg.Arrivals.Process == Poisson: // poissonGap's draw
+		src := &e.rng.gen
+		src.s = splitmix64(e.rng.keyOf(e.next) ^ arrivalStream<<56)
+		x, ok := e.exp.first(src.Uint64())
+		if !ok {
+			x = src.expSlow()
+		}
+		at = e.lastArr + seconds(x/e.cfg.Arrivals.Rate)
+	default:
+		at = e.arrivalTime()
 	}
-	e.schedule(e.arrivalTime(), evArrival, -1, 0, 0)
+	e.lastArr = at
+	e.schedule(at, evArrival, -1, 0, 0)
 }
 
 // arrive starts request e.next from the open arrivals.
