@@ -154,8 +154,14 @@ func (e *engine) sendFirst(slot int32, r *request, cl *Class) {
 	}
 }
 
-// sendAs is send given cl, r's class, which the caller has at hand.
+// sendAs is send given cl, r's class, which the caller has at hand. A
+// request's primary in its first round (a pipeline's call: none of it
+// sent, no timer pending) is sendFirst's.
 func (e *engine) sendAs(slot int32, r *request, cl *Class) {
+	if r.sent == 0 && r.round == 0 {
+		e.sendFirst(slot, r, cl)
+		return
+	}
 	p := &cl.Policy
 	c := r.class
 	cs := &e.classes[c] // the class's budgets and estimator, looked up once
