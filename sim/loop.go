@@ -489,7 +489,8 @@ func (e *engine) arriveFrom(cl int32) {
 // request stream, or takes them from the replayed trace.
 func (e *engine) drawRequest(r *request, cl int32) {
 	id := r.id
-	src := e.rng.at(id, requestStream)
+	src := &e.rng.gen // seeded as streams.at seeds it, without its call
+	src.s = splitmix64(e.rng.keyOf(id) ^ requestStream<<56)
 	u := src.float64()
 	// The first class whose cumulative share exceeds u (the last one when
 	// rounding leaves u above them all), by binary search.
