@@ -154,8 +154,14 @@ func (e *engine) sendFirst(slot int32, r *request, cl *Class) {
 	}
 }
 
-// sendAs is send given cl, r's class, which the caller has at hand.
+// sendAs is send given cl, r's class, which the caller has at hand. A
+// request's primary in its first round (a pipeline's call: none of it
+// sent, no timer pending) is sendFirst's.
 func (e *engine) sendAs(slot int32, r *request, cl *Class) {
+	if r.sent == 0 && r.round == 0 {
+		e.sendFirst(slot, r, cl)
+		return
+	}
 	p := &cl.Policy
 	c := r.class
 	cs := &e.classes[c] // the class's budgets and estimator, looked up once
@@ -439,7 +445,7 @@ func (e *engine) draw(r *request, a *attempt, m, k int, try uint8) {
 		// What follows, for a model that fails in no way and stalls
 		// not, without a copula: the error and invalid draws only
 		// step the stream.
-		src := e.rng.atTry(r.id, uint8(k), tryKey(r.round, try))
+		src := e.rng.of(r, uint8(k), tryKey(r.round, try))
 		src.skip()
 		src.skip()
 		uDeg := src.float64()
@@ -470,7 +476,7 @@ func (e *engine) draw(r *request, a *attempt, m, k int, try uint8) {
 	if e.copula != nil && r.round > 0 && try == 0 {
 		first = e.firstInnovation(r.id, k)
 	}
-	src := e.rng.atTry(r.id, uint8(k), tryKey(r.round, try))
+	src := e.rng.of(r, uint8(k), tryKey(r.round, try))
 	// The error and invalid draws decide only against a rate above 0 (no
 	// u in [0, 1) is below a rate ≤ 0) — the error draw also picks a
 	// failure of Failures — so an unused one only steps the stream.

@@ -59,13 +59,8 @@ func (e *engine) pick(pl *pool, r *request, k int, a *attempt, avoid uint16) int
 		return e.pickTurn(pl, r, k, a, left)
 	}
 	// The first state of the stream e.rng.atTry(r.id, replicaStream+k,
-	// try key) would return (replicaState's, written out: a call would
-	// cost more than the seeding).
-	st := &e.rng
-	if uint64(r.id) != st.last || st.hash == 0 {
-		st.rehash(r.id)
-	}
-	s := st.key(st.hash^uint64(tryKey(r.round, a.try))<<40, replicaStream+uint8(k))
+	// try key) would return, from r's stream key (request.stream).
+	s := r.stream(replicaStream+uint8(k), tryKey(r.round, a.try))
 	c := n - len(left) // replicas to pick from
 	u1 := scaled(splitmix64(s), c)
 	if pl.random || c == 1 {
@@ -92,16 +87,12 @@ func (e *engine) pick(pl *pool, r *request, k int, a *attempt, avoid uint16) int
 
 // replicaState returns the first state of the stream of the balancer's
 // draws for attempt k of r (a is &r.att[k]): the state
-// e.rng.atTry(r.id, replicaStream+k, try key) would hold, seeded as atTry
-// seeds it, without its call. The stream's first two numbers, as
+// e.rng.atTry(r.id, replicaStream+k, try key) would hold, from r's stream
+// key (request.stream) without a call. The stream's first two numbers, as
 // splitMix.Uint64 draws them from state s, are splitmix64 of s and of
 // s + γ: drawn so, the state stays in a register.
 func (e *engine) replicaState(r *request, k int, a *attempt) uint64 {
-	st := &e.rng
-	if uint64(r.id) != st.last || st.hash == 0 {
-		st.rehash(r.id)
-	}
-	return st.key(st.hash^uint64(tryKey(r.round, a.try))<<40, replicaStream+uint8(k))
+	return r.stream(replicaStream+uint8(k), tryKey(r.round, a.try))
 }
 
 // pickTurn is pick's round robin or least_outstanding (pool.turns) at a
@@ -275,13 +266,8 @@ func (e *engine) pickAny(pl *pool, r *request, k int, a *attempt, avoid uint16) 
 		return pl.roundRobin(n, left)
 	}
 	// The first state of the stream e.rng.atTry(r.id, replicaStream+k,
-	// try key) would return (replicaState's, written out: a call would
-	// cost more than the seeding).
-	st := &e.rng
-	if uint64(r.id) != st.last || st.hash == 0 {
-		st.rehash(r.id)
-	}
-	s := st.key(st.hash^uint64(tryKey(r.round, a.try))<<40, replicaStream+uint8(k))
+	// try key) would return, from r's stream key (request.stream).
+	s := r.stream(replicaStream+uint8(k), tryKey(r.round, a.try))
 	if bal == LeastOutstanding {
 		return e.leastOutstanding(pl, n, left, &splitMix{s})
 	}

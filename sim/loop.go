@@ -372,9 +372,12 @@ func (e *engine) arrivalTime() time.Duration {
 	return at
 }
 
-// poissonGap draws the gap before request i of Poisson arrivals.
+// poissonGap draws the gap before request i of Poisson arrivals. Its
+// stream is seeded as streams.at seeds it, without at's call; the hash of
+// i it leaves in the cache is request i's key's (keyOf, at its arrival).
 func (e *engine) poissonGap(i int64) time.Duration {
-	src := e.rng.at(i, arrivalStream)
+	src := &e.rng.gen
+	src.s = splitmix64(e.rng.keyOf(i) ^ arrivalStream<<56)
 	x, ok := e.exp.first(src.Uint64()) // expFloat64, its first step inline
 	if !ok {
 		x = src.expSlow()
@@ -382,11 +385,31 @@ func (e *engine) poissonGap(i int64) time.Duration {
 	return seconds(x / e.cfg.Arrivals.Rate)
 }
 
-// scheduleArrival queues the arrival of request e.next, if any.
+// scheduleArrival queues the arrival of request e.next, if any, at
+// arrivalTime's time. Its two commonest cases are taken here, without
+// arrivalTime's and poissonGap's calls: a time kept by a run before this
+// one sharing its draws, and a Poisson gap in a run sharing none.
 func (e *engine) scheduleArrival() {
-	if e.more() {
-		e.schedule(e.arrivalTime(), evArrival, -1, 0, 0)
+	if !e.more() {
+		return
 	}
+	var at time.Duration
+	switch d := e.shared; {
+	case d != nil && e.next < int64(len(d.at)):
+		at = d.at[e.next]
+	case d == nil && e.cfg.Arrivals.Process == Poisson: // poissonGap's draw
+		src := &e.rng.gen
+		src.s = splitmix64(e.rng.keyOf(e.next) ^ arrivalStream<<56)
+		x, ok := e.exp.first(src.Uint64())
+		if !ok {
+			x = src.expSlow()
+		}
+		at = e.lastArr + seconds(x/e.cfg.Arrivals.Rate)
+	default:
+		at = e.arrivalTime()
+	}
+	e.lastArr = at
+	e.schedule(at, evArrival, -1, 0, 0)
 }
 
 // arrive starts request e.next from the open arrivals.
@@ -412,7 +435,7 @@ func (e *engine) arriveFrom(cl int32) {
 	e.next++
 	slot := e.allocSlot()
 	r := &e.slots[slot]
-	r.reset(id, e.now, e.section(id))
+	r.reset(id, e.rng.keyOf(id), e.now, e.section(id))
 	if e.clients != nil {
 		e.setClient(slot, cl)
 	}
@@ -466,7 +489,8 @@ func (e *engine) arriveFrom(cl int32) {
 // request stream, or takes them from the replayed trace.
 func (e *engine) drawRequest(r *request, cl int32) {
 	id := r.id
-	src := e.rng.at(id, requestStream)
+	src := &e.rng.gen // seeded as streams.at seeds it, without its call
+	src.s = splitmix64(e.rng.keyOf(id) ^ requestStream<<56)
 	u := src.float64()
 	// The first class whose cumulative share exceeds u (the last one when
 	// rounding leaves u above them all), by binary search.

@@ -384,7 +384,7 @@ func (e *engine) callRequest(p *pipeState, pc *pipeClass, r *request, s, j int) 
 	inst := int(ps.base) + j
 	id := p.id + int64(inst)<<32
 	c := ps.class
-	r.reset(id, e.now, p.sec)
+	r.reset(id, e.rng.keyOf(id), e.now, p.sec)
 	r.class = c
 	switch {
 	case inst == 0:

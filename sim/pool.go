@@ -594,11 +594,7 @@ func (e *engine) dispatchPool(slot int32, r *request, k int, a *attempt, pv *pro
 	}
 	n := len(pl.reps)
 	// pick's stream state, seeded as pick seeds it.
-	st := &e.rng
-	if uint64(r.id) != st.last || st.hash == 0 {
-		st.rehash(r.id)
-	}
-	s := st.key(st.hash^uint64(tryKey(r.round, a.try))<<40, replicaStream+uint8(k))
+	s := r.stream(replicaStream+uint8(k), tryKey(r.round, a.try))
 	x := -1 // the one replica left out (pick's left = [x]), if ≥ 0
 	if (avoid != 0 || r.sent > 1) && !pl.anyReplica {
 		if avoid != 0 || r.sent != 2 || k >= 2 || n < 2 {

@@ -7,9 +7,12 @@ import "time"
 // slot is held until the request has ended and every attempt it sent has
 // left the system (an attempt let go of while queued may outlive it).
 type request struct {
-	gen      uint32
-	class    int32
-	id       int64
+	gen   uint32
+	class int32
+	id    int64
+	// key is the request's stream key (streams.keyOf(id)): its draws'
+	// streams are seeded from it (streams.of) without hashing id again.
+	key      uint64
 	arrival  time.Duration
 	in, out  float64 // input and output tokens
 	sent     uint8   // attempts sent so far (primary included), denied copies too
@@ -41,12 +44,13 @@ type request struct {
 	innov           [MaxCopies + 1]float64 // copula: independent normal draw of each attempt
 }
 
-// reset makes r, in a free slot, request id arriving at arrival in
-// arrival section sec: every field but gen, sec and the attempts is zeroed. The attempts (about 1.2 KiB)
+// reset makes r, in a free slot, request id of stream key key
+// (streams.keyOf(id)) arriving at arrival in arrival section sec: every
+// field but gen, key, sec and the attempts is zeroed. The attempts (about 1.2 KiB)
 // are not: send writes attempt k whole (draw, or a skip) before anything
 // reads it, and nothing reads an attempt at or after r.sent.
-func (r *request) reset(id int64, arrival time.Duration, sec uint16) {
-	r.class, r.id, r.arrival, r.sec = 0, id, arrival, sec
+func (r *request) reset(id int64, key uint64, arrival time.Duration, sec uint16) {
+	r.class, r.id, r.key, r.arrival, r.sec = 0, id, key, arrival, sec
 	r.in, r.out = 0, 0
 	r.sent, r.inflight, r.live, r.ended = 0, 0, 0, false
 	r.lastFail, r.timer, r.hedgedCopies = outNone, noTimer, 0

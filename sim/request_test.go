@@ -9,7 +9,7 @@ import (
 
 // TestRequestResetClearsHeader: reset leaves a reused slot's request as a
 // fresh one would be — every field but gen and the attempts set to its
-// zero value, id, arrival, arrival section and timer as given — whatever the old request
+// zero value, id, stream key, arrival, arrival section and timer as given — whatever the old request
 // held, so that a field added to request without a line in reset fails
 // here rather than leaking state from one request to the next.
 func TestRequestResetClearsHeader(t *testing.T) {
@@ -34,8 +34,8 @@ func TestRequestResetClearsHeader(t *testing.T) {
 		}
 	}
 	old := r
-	r.reset(42, 3*time.Second, 5)
-	want := request{gen: old.gen, id: 42, arrival: 3 * time.Second, sec: 5, timer: noTimer, att: old.att, innov: old.innov}
+	r.reset(42, 9, 3*time.Second, 5)
+	want := request{gen: old.gen, id: 42, key: 9, arrival: 3 * time.Second, sec: 5, timer: noTimer, att: old.att, innov: old.innov}
 	got, w := reflect.ValueOf(r), reflect.ValueOf(want)
 	for i := range got.NumField() {
 		if g, x := got.Field(i), w.Field(i); !g.Equal(x) {

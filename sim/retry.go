@@ -356,7 +356,7 @@ func (e *engine) rerun(slot int32, r *request, o outcome) bool {
 	if !ok {
 		return false
 	}
-	id, arrival, class, in, out, hedged, sec := r.id, r.arrival, r.class, r.in, r.out, r.hedgedCopies, r.sec
+	id, key, arrival, class, in, out, hedged, sec := r.id, r.key, r.arrival, r.class, r.in, r.out, r.hedgedCopies, r.sec
 	pipe, pstep := r.pipe, r.pstep
 	client := int32(-1)
 	if e.clients != nil {
@@ -370,7 +370,7 @@ func (e *engine) rerun(slot int32, r *request, o outcome) bool {
 	// r is not used past here: the slots may grow.
 	s := e.allocSlot()
 	nr := &e.slots[s]
-	nr.reset(id, arrival, sec)
+	nr.reset(id, key, arrival, sec)
 	nr.class, nr.in, nr.out, nr.round, nr.hedgedCopies = class, in, out, uint8(n), hedged
 	if pipe != 0 {
 		nr.pipe, nr.pstep, nr.doneAt = pipe, pstep, -1

@@ -51,9 +51,35 @@ func (st *streams) rehash(i int64) { st.last, st.hash = uint64(i), splitmix64(ui
 // hashes to h: at's seeding.
 func (st *streams) key(h uint64, s uint8) uint64 { return splitmix64(st.seed ^ h ^ uint64(s)<<56) }
 
+// keyOf returns request i's stream key, seed ^ splitmix64(i): what at
+// and atTry xor a stream's and a try's bits into before the last hash
+// (request.key, set once as the request arrives; from the cache when i's
+// hash is the one held, as after the gap before request i was drawn).
+func (st *streams) keyOf(i int64) uint64 {
+	if uint64(i) != st.last || st.hash == 0 {
+		st.rehash(i)
+	}
+	return st.seed ^ st.hash
+}
+
+// of reseeds the generator for try key t of request r, stream s and
+// returns it: atTry(r.id, s, t)'s stream, from r.key, without hashing
+// r.id again nor asking the cache (small enough to be inlined).
+func (st *streams) of(r *request, s uint8, t uint16) *splitMix {
+	st.gen.s = r.stream(s, t)
+	return &st.gen
+}
+
+// stream returns the first state of stream s, try key t of r: what
+// atTry(r.id, s, t) seeds its generator with (the xors commute).
+func (r *request) stream(s uint8, t uint16) uint64 {
+	return splitmix64(r.key ^ uint64(t)<<40 ^ uint64(s)<<56)
+}
+
 // atTry reseeds the generator for try key t of request i, stream s and
 // returns it; t = 0 is the stream of at(i, s). (Seeded in one step, not
-// by at and again: at's key for t = 0 is this one.)
+// by at and again: at's key for t = 0 is this one.) A request's own
+// draws take of, from its key.
 func (st *streams) atTry(i int64, s uint8, t uint16) *splitMix {
 	if uint64(i) != st.last || st.hash == 0 {
 		st.rehash(i)
