@@ -372,7 +372,9 @@ func (e *engine) startCall(p *pipeState, pc *pipeClass, ps int32, s, j int) {
 	if d := step.deadline; d > 0 {
 		e.scheduleIn(fifoIndex(c, chanDeadline), e.now+d, evDeadline, slot, r.gen, 0)
 	}
-	e.send(slot, r)
+	// A new request's primary, as an arrival's: send's first turn without
+	// its loop (sendFirst).
+	e.sendFirst(slot, r, &e.cfg.Classes[c])
 }
 
 // callRequest makes r call j of step s of pipeline p, of class pc,
