@@ -73,8 +73,9 @@ type engine struct {
 	provBreakers []*breaker
 	retries      []RetryCounts // per class, what its retries did; nil when no class retries
 	slotClient   []int32       // per request slot, the closed-loop client that sent it, or −1
-	// queueAllTimers turns off the skipping of timers that cannot fire
-	// (endsBy), for the test that checks it changes nothing.
+	// queueAllTimers turns off the skipping of timers and of pipeline
+	// calls' deadlines that cannot fire (endsBy, callEndsBefore), for the
+	// tests that check it changes nothing.
 	queueAllTimers bool
 	// users is the number of classes of the configuration Run was given;
 	// the classes after them are pipeline steps (Config.withSteps). pipeOf
