@@ -132,7 +132,11 @@ type pipeStep struct {
 	// (callRequest).
 	constTok      bool
 	inTok, outTok float64
-	deadline      time.Duration // its class's per-call deadline, 0 for none
+	// plain is set when constTok is, and the step neither reads earlier
+	// steps' tokens nor is repeated: its calls' token counts are inTok and
+	// outTok, but for the pipeline's first call (startCall).
+	plain    bool
+	deadline time.Duration // its class's per-call deadline, 0 for none
 	// validWins is set when its class's winner is FirstValid and it has
 	// no attempt timeout: a valid answer in service ends a call at its
 	// end (callEndsBefore).
@@ -194,6 +198,8 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 				inTok:    e.inputs[steps[c]+s].tok, outTok: e.outputs[steps[c]+s].tok,
 				validWins: step.Call.Policy.Winner == FirstValid && step.Call.Policy.AttemptTimeout <= 0,
 			}
+			ps := &pc.steps[s]
+			ps.plain = ps.constTok && !ps.inputs && !ps.repeat
 		}
 		pc.stages = make([]pipeStage, len(pl.Stages))
 		for g, st := range pl.Stages {
@@ -325,6 +331,13 @@ func (e *engine) startStage(p *pipeState, pc *pipeClass, ps int32) {
 	st := &pc.stages[p.stage]
 	p.st = st
 	p.start, p.iter, p.iters = e.now, 0, 1
+	if st.single && !st.repeat { // the commonest: startCalls' way for one step, run once
+		p.done, p.failed, p.fail = 0, 0, outNone
+		for j := range st.fanOut {
+			e.startCall(p, pc, ps, st.first, j)
+		}
+		return
+	}
 	if !st.single {
 		for s := st.first; s < st.end; s++ {
 			p.stepEnd[s] = -1
@@ -368,7 +381,20 @@ func (e *engine) startCall(p *pipeState, pc *pipeClass, ps int32, s, j int) {
 	slot := e.allocSlot()
 	r := &e.slots[slot]
 	step := &pc.steps[s]
-	e.callRequest(p, pc, r, s, j)
+	if step.plain && !pc.reads {
+		// callRequest's way for a call of constant token counts that reads
+		// no earlier step's and is not repeated.
+		inst := int(step.base) + j
+		r.reset(p.id+int64(inst)<<32, e.now, p.sec)
+		r.class = step.class
+		if inst == 0 {
+			r.in, r.out = p.in, p.out
+		} else {
+			r.in, r.out = step.inTok, step.outTok
+		}
+	} else {
+		e.callRequest(p, pc, r, s, j)
+	}
 	r.pipe, r.pstep, r.doneAt = ps+1, uint8(s), -1
 	p.live = append(p.live, slot)
 	c := step.class
