@@ -137,6 +137,9 @@ type pipeStep struct {
 	// outTok, but for the pipeline's first call (startCall).
 	plain    bool
 	deadline time.Duration // its class's per-call deadline, 0 for none
+	// cl is its class, &e.cfg.Classes[class] (the run's Config, which a
+	// fork shares).
+	cl *Class
 	// validWins is set when its class's winner is FirstValid and it has
 	// no attempt timeout: a valid answer in service ends a call at its
 	// end (callEndsBefore).
@@ -199,6 +202,7 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 				validWins: step.Call.Policy.Winner == FirstValid && step.Call.Policy.AttemptTimeout <= 0,
 			}
 			ps := &pc.steps[s]
+			ps.cl = &e.cfg.Classes[steps[c]+s]
 			ps.plain = ps.constTok && !ps.inputs && !ps.repeat
 		}
 		pc.stages = make([]pipeStage, len(pl.Stages))
@@ -400,7 +404,7 @@ func (e *engine) startCall(p *pipeState, pc *pipeClass, ps int32, s, j int) {
 	c := step.class
 	e.stats[c].requests++
 	e.classes[c].inflightReqs++
-	cl := &e.cfg.Classes[c]
+	cl := step.cl
 	d := step.deadline
 	if d <= 0 || e.isolated {
 		if d > 0 {
