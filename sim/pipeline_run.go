@@ -130,20 +130,20 @@ type pipeStep struct {
 	// constTok is set when its class's token counts are both constants,
 	// inTok and outTok: its calls draw none, and need no stream
 	// (callRequest).
-	constTok      bool
-	inTok, outTok float64
+	constTok bool
 	// plain is set when constTok is, and the step neither reads earlier
 	// steps' tokens nor is repeated: its calls' token counts are inTok and
 	// outTok, but for the pipeline's first call (startCall).
-	plain    bool
-	deadline time.Duration // its class's per-call deadline, 0 for none
-	// cl is its class, &e.cfg.Classes[class] (the run's Config, which a
-	// fork shares).
-	cl *Class
+	plain bool
 	// validWins is set when its class's winner is FirstValid and it has
 	// no attempt timeout: a valid answer in service ends a call at its
 	// end (callEndsBefore).
-	validWins bool
+	validWins     bool
+	inTok, outTok float64
+	deadline      time.Duration // its class's per-call deadline, 0 for none
+	// cl is its class, &e.cfg.Classes[class] (the run's Config, which a
+	// fork shares).
+	cl *Class
 }
 
 // pipeStage is what the driver reads of a stage of a pipeline class: its
