@@ -36,6 +36,9 @@ type engine struct {
 	// nothing (drawRequest's values without its draws): one class, of
 	// constant token counts, neither from a trace nor from clients:
 	// plainIn and plainOut, the class's constants rounded (sampler.tok).
+	// One pipeline class of share 1 is one class too: the classes of its
+	// steps (Config.withSteps) come after it, of share 0, and a draw of
+	// drawRequest's, below 1, never reaches them.
 	plainRequests     bool
 	plainIn, plainOut float64
 
@@ -70,8 +73,9 @@ type engine struct {
 	provBreakers []*breaker
 	retries      []RetryCounts // per class, what its retries did; nil when no class retries
 	slotClient   []int32       // per request slot, the closed-loop client that sent it, or −1
-	// queueAllTimers turns off the skipping of timers that cannot fire
-	// (endsBy), for the test that checks it changes nothing.
+	// queueAllTimers turns off the skipping of timers and of pipeline
+	// calls' deadlines that cannot fire (endsBy, callEndsBefore), for the
+	// tests that check it changes nothing.
 	queueAllTimers bool
 	// users is the number of classes of the configuration Run was given;
 	// the classes after them are pipeline steps (Config.withSteps). pipeOf
@@ -201,7 +205,7 @@ func newEngineFor(cfg *Config, n int) *engine {
 		e.inputs = append(e.inputs, newSampler(c.InputTokens))
 		e.outputs = append(e.outputs, newSampler(c.OutputTokens))
 	}
-	if tr := cfg.Arrivals.Trace; len(cfg.Classes) == 1 && !cfg.closedLoop() && (tr == nil || tr.Class == nil && tr.Input == nil && tr.Output == nil) {
+	if tr := cfg.Arrivals.Trace; (len(cfg.Classes) == 1 || users == 1 && cfg.Classes[0].Share >= 1) && !cfg.closedLoop() && (tr == nil || tr.Class == nil && tr.Input == nil && tr.Output == nil) {
 		e.plainRequests = e.inputs[0].kind == sampleConstant && e.outputs[0].kind == sampleConstant
 		e.plainIn, e.plainOut = e.inputs[0].tok, e.outputs[0].tok
 	}

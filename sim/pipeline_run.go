@@ -130,9 +130,20 @@ type pipeStep struct {
 	// constTok is set when its class's token counts are both constants,
 	// inTok and outTok: its calls draw none, and need no stream
 	// (callRequest).
-	constTok      bool
+	constTok bool
+	// plain is set when constTok is, and the step neither reads earlier
+	// steps' tokens nor is repeated: its calls' token counts are inTok and
+	// outTok, but for the pipeline's first call (startCall).
+	plain bool
+	// validWins is set when its class's winner is FirstValid and it has
+	// no attempt timeout: a valid answer in service ends a call at its
+	// end (callEndsBefore).
+	validWins     bool
 	inTok, outTok float64
 	deadline      time.Duration // its class's per-call deadline, 0 for none
+	// cl is its class, &e.cfg.Classes[class] (the run's Config, which a
+	// fork shares).
+	cl *Class
 }
 
 // pipeStage is what the driver reads of a stage of a pipeline class: its
@@ -188,7 +199,11 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 				deadline: e.cfg.Classes[steps[c]+s].Deadline,
 				constTok: e.inputs[steps[c]+s].kind == sampleConstant && e.outputs[steps[c]+s].kind == sampleConstant,
 				inTok:    e.inputs[steps[c]+s].tok, outTok: e.outputs[steps[c]+s].tok,
+				validWins: step.Call.Policy.Winner == FirstValid && step.Call.Policy.AttemptTimeout <= 0,
 			}
+			ps := &pc.steps[s]
+			ps.cl = &e.cfg.Classes[steps[c]+s]
+			ps.plain = ps.constTok && !ps.inputs && !ps.repeat
 		}
 		pc.stages = make([]pipeStage, len(pl.Stages))
 		for g, st := range pl.Stages {
@@ -320,6 +335,13 @@ func (e *engine) startStage(p *pipeState, pc *pipeClass, ps int32) {
 	st := &pc.stages[p.stage]
 	p.st = st
 	p.start, p.iter, p.iters = e.now, 0, 1
+	if st.single && !st.repeat { // the commonest: startCalls' way for one step, run once
+		p.done, p.failed, p.fail = 0, 0, outNone
+		for j := range st.fanOut {
+			e.startCall(p, pc, ps, st.first, j)
+		}
+		return
+	}
 	if !st.single {
 		for s := st.first; s < st.end; s++ {
 			p.stepEnd[s] = -1
@@ -363,16 +385,78 @@ func (e *engine) startCall(p *pipeState, pc *pipeClass, ps int32, s, j int) {
 	slot := e.allocSlot()
 	r := &e.slots[slot]
 	step := &pc.steps[s]
-	e.callRequest(p, pc, r, s, j)
+	if step.plain && !pc.reads {
+		// callRequest's way for a call of constant token counts that reads
+		// no earlier step's and is not repeated.
+		inst := int(step.base) + j
+		r.reset(p.id+int64(inst)<<32, e.now, p.sec)
+		r.class = step.class
+		if inst == 0 {
+			r.in, r.out = p.in, p.out
+		} else {
+			r.in, r.out = step.inTok, step.outTok
+		}
+	} else {
+		e.callRequest(p, pc, r, s, j)
+	}
 	r.pipe, r.pstep, r.doneAt = ps+1, uint8(s), -1
 	p.live = append(p.live, slot)
 	c := step.class
 	e.stats[c].requests++
 	e.classes[c].inflightReqs++
-	if d := step.deadline; d > 0 {
-		e.scheduleIn(fifoIndex(c, chanDeadline), e.now+d, evDeadline, slot, r.gen, 0)
+	cl := step.cl
+	d := step.deadline
+	if d <= 0 || e.isolated {
+		if d > 0 {
+			e.scheduleIn(fifoIndex(c, chanDeadline), e.now+d, evDeadline, slot, r.gen, 0)
+		}
+		// A new request's primary, as an arrival's: send's first turn
+		// without its loop (sendFirst).
+		e.sendFirst(slot, r, cl)
+		return
 	}
-	e.send(slot, r)
+	// The deadline is numbered before the primary's events, as if queued
+	// first, but queued after them, and only when the call may still run
+	// at it: one certain to end before (callEndsBefore) would find it
+	// dead, so leaving it out changes nothing but the queue's length.
+	e.seq++
+	seq, at := e.seq, e.now+d
+	e.sendFirst(slot, r, cl) // schedules events only: r stays live
+	if a := &r.att[0]; step.validWins && a.kind == outOK && a.end < at && a.state == attInFlight && !a.queued && !e.queueAllTimers {
+		return // callEndsBefore's commonest yes: the primary's answer, in service
+	}
+	if !e.callEndsBefore(cl, r, at) {
+		e.queueCallDeadline(c, at, seq, slot, r.gen)
+	}
+}
+
+// callEndsBefore reports whether call r, of class cl, just sent, is
+// certain to end before t, its deadline: endsBy's test, strictly before t
+// (the deadline is numbered before the call's responses, so one due at t
+// would come after it) — an attempt in service whose response wins and is
+// due before t, and no attempt timeout to intervene.
+func (e *engine) callEndsBefore(cl *Class, r *request, t time.Duration) bool {
+	if e.queueAllTimers || cl.Policy.AttemptTimeout > 0 {
+		return false
+	}
+	for k := range int(r.sent) {
+		if a := &r.att[k]; a.state == attInFlight && !a.queued && a.winsBy(cl, t-1) {
+			return true
+		}
+	}
+	return false
+}
+
+// queueCallDeadline queues the deadline of the call in slot, of class c,
+// due at at and numbered seq, taken before its primary's events were
+// (startCall): scheduleIn's way, under that number. The class's FIFO of
+// deadlines holds only earlier ones, due no later and numbered lower, so
+// it stays in order.
+func (e *engine) queueCallDeadline(c int32, at time.Duration, seq uint64, slot int32, gen uint32) {
+	last := e.seq
+	e.seq = seq - 1 // scheduleIn's increment makes it seq
+	e.scheduleIn(fifoIndex(c, chanDeadline), at, evDeadline, slot, gen, 0)
+	e.seq = last
 }
 
 // callRequest makes r call j of step s of pipeline p, of class pc,

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"math"
 	"math/rand/v2"
+	"reflect"
 	"testing"
 	"time"
 
@@ -595,5 +596,71 @@ func TestPipelineEventOrder(t *testing.T) {
 			t.Errorf("config %d: answered %d, checked %d (times %d), degraded %d of %d requests", i, c.Answered, c.Pipeline.Checked,
 				c.Pipeline.CheckedTimes().Answered, c.Pipeline.DegradedAny, c.Requests)
 		}
+	}
+}
+
+// TestSkippedCallDeadlinesChangeNothing: leaving out the deadlines of
+// pipeline calls certain to end before them (callEndsBefore), and the
+// hedge timers that could never fire, gives the same result and ends the
+// attempts in the same order as queueing them all, on random pipelines
+// whose calls share queues, with every winner rule, attempt timeouts,
+// errors and invalid answers, on a 50 ms grid so that responses tie with
+// deadlines. Some calls time out, and some calls' deadlines are left out.
+func TestSkippedCallDeadlinesChangeNothing(t *testing.T) {
+	t.Parallel()
+	rng := rand.New(rand.NewPCG(41, 42))
+	n := 60
+	if testing.Short() {
+		n = 15
+	}
+	var timeouts int64
+	for i := range n {
+		cfg := &sim.Config{Name: "random", Seed: uint64(i), Requests: 600, Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 40},
+			Providers: []sim.Provider{{Name: "a", Concurrency: 1 + rng.IntN(4)}, {Name: "b", Concurrency: 2 + rng.IntN(6)}}}
+		for m := range 2 {
+			md := sim.Model{Name: string(rune('a' + m)), Provider: string(rune('a' + m)),
+				ErrorRate: []float64{0, 0.1}[rng.IntN(2)], InvalidRate: []float64{0, 0.1}[rng.IntN(2)], PriceInputPerMTok: 1}
+			if rng.IntN(2) == 0 {
+				md.Latency = tieGrid(t, rng)
+			} else {
+				md.TTFT = tieGrid(t, rng)
+				md.TokensPerSecond = dist.Constant{Value: []float64{100, 500}[rng.IntN(2)]}
+			}
+			cfg.Models = append(cfg.Models, md)
+		}
+		pl := &sim.Pipeline{}
+		for s := range 1 + rng.IntN(4) {
+			c := call([]time.Duration{150 * time.Millisecond, 200 * time.Millisecond, 300 * time.Millisecond}[rng.IntN(3)], sim.TimeoutRule(rng.IntN(2)))
+			c.Policy.Primary, c.Policy.Copies, c.Policy.Delays = rng.IntN(2), rng.IntN(3), []time.Duration{50 * time.Millisecond}
+			c.Policy.Winner, c.Policy.OnError = sim.WinnerRule(rng.IntN(3)), sim.ErrorRule(rng.IntN(3))
+			if rng.IntN(4) == 0 {
+				c.Policy.AttemptTimeout = 100 * time.Millisecond
+			}
+			st := sim.Step{Name: string(rune('p' + s)), Call: c, FanOut: 1}
+			if rng.IntN(3) == 0 {
+				st.FanOut = 2 + rng.IntN(2)
+			}
+			pl.Steps = append(pl.Steps, st)
+			pl.Stages = append(pl.Stages, sim.Stage{Steps: []int{s}})
+		}
+		cfg.Classes = []sim.Class{{Name: "p", Share: 1, Pipeline: pl}}
+		if err := cfg.Validate(); err != nil {
+			t.Fatalf("config %d: %v", i, err)
+		}
+		var skip, all []sim.AttemptRecord
+		a := sim.RunGlobal(cfg, func(r *sim.AttemptRecord) { skip = append(skip, *r) })
+		b := sim.RunAllQueued(cfg, func(r *sim.AttemptRecord) { all = append(all, *r) })
+		if !reflect.DeepEqual(a, b) {
+			t.Fatalf("config %d: skipping deadlines changed the result:\n%+v\n%+v", i, a.Overall.Attempts, b.Overall.Attempts)
+		}
+		if !reflect.DeepEqual(skip, all) {
+			t.Fatalf("config %d: skipping deadlines changed the order in which attempts end", i)
+		}
+		for _, st := range a.Classes[0].Pipeline.Steps {
+			timeouts += st.TimeoutsOpen + st.TimeoutsClosed
+		}
+	}
+	if timeouts == 0 {
+		t.Fatal("no call reached its deadline: nothing was checked")
 	}
 }
