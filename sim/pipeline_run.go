@@ -389,7 +389,8 @@ func (e *engine) startCall(p *pipeState, pc *pipeClass, ps int32, s, j int) {
 		// callRequest's way for a call of constant token counts that reads
 		// no earlier step's and is not repeated.
 		inst := int(step.base) + j
-		r.reset(p.id+int64(inst)<<32, e.now, p.sec)
+		id := p.id + int64(inst)<<32
+		r.reset(id, e.rng.keyOf(id), e.now, p.sec)
 		r.class = step.class
 		if inst == 0 {
 			r.in, r.out = p.in, p.out
