@@ -377,6 +377,13 @@ type pool struct {
 	work int
 	// ex holds the replicas a pick leaves out (exclusions).
 	ex [MaxCopies + 2]int
+	// idle has bit i set when replica i has nothing queued or in
+	// service, for i < 64, in a pool without a scaler or restarts whose
+	// attempts dispatchAny places: least_outstanding's pick on live load
+	// finds the least load there without a scan while a replica it may
+	// pick is idle (pickTurn). Kept by dispatchAny, releaseReplica and
+	// leaveQueue; in another pool, not read.
+	idle uint64
 	// Read per attempt, set once from cfg: its concurrency, queue limit
 	// (bounded: it rejects when full), cold starts and balancer
 	// (ewma: LatencyEWMA, with its decay).
@@ -495,7 +502,7 @@ func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
 	pl := &pool{cfg: c, reps: make([]replica, c.Replicas), view: newView(c.View, c.Replicas, seed, prov),
 		churn: newChurn(c.Restarts, c.Replicas, seed), warmup: warmup(c),
 		conc: c.Concurrency, queueLimit: c.QueueLimit, bounded: c.RejectWhenFull, coldStart: c.ColdStart,
-		ewma: c.Balancer == LatencyEWMA, decay: c.Decay}
+		ewma: c.Balancer == LatencyEWMA, decay: c.Decay, idle: 1<<min(c.Replicas, 64) - 1}
 	pl.counted = pl.view != nil || pl.churn != nil
 	over := make([]*ReplicaOverride, c.Replicas)
 	for i := range c.Overrides {
@@ -680,6 +687,7 @@ func (e *engine) dispatchAny(slot int32, r *request, k int, a *attempt, pv *prov
 	}
 	a.rep = uint16(i + 1)
 	rp := &pl.reps[i]
+	pl.idle &^= 1 << (uint(i) & 63) // it is idle no more (or was not)
 	pl.touch(rp, e.now)
 	rp.stats.Sent++
 	pl.sentAll++
@@ -760,6 +768,9 @@ func (e *engine) releaseReplica(prov, i int) {
 	pv.busy--
 	if rp.busy == 0 {
 		rp.idleSince = e.now
+		if rp.waiting == 0 {
+			pl.idle |= 1 << (uint(i) & 63)
+		}
 	}
 	if rp.qhead != len(rp.queue) { // else nextWaiter would find none
 		e.passSlot(pv, rp)
@@ -844,7 +855,9 @@ func (e *engine) leaveQueue(pv *provider, a *attempt) {
 	if pl.counted {
 		e.chargeWork(pl.takeWork())
 	}
-	rp.waiting--
+	if rp.waiting--; rp.waiting == 0 && rp.busy == 0 {
+		pl.idle |= 1 << (uint(a.rep-1) & 63)
+	}
 }
 
 // observe feeds the latency-aware balancer of attempt a's pool, when it
