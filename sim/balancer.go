@@ -129,14 +129,15 @@ func (e *engine) pickTurn(pl *pool, r *request, k int, a *attempt, left []int) i
 	// finds the least load and its ties, and the draws leastOutstanding's
 	// reservoir would make are made only for the ties at the least load
 	// (keptTie, lastTie), the stream not seeded at all without a tie.
-	e.chargeWork(len(pl.reps)) // a replica looked at is a unit of work
 	if len(pl.reps) <= 64 {
 		if best, ties, draws, at := leastIdle(pl.reps, left, pl.idle); ties == 1 {
 			return best
 		} else if ties > 1 {
+			e.chargeWork(best) // the replicas walked before best
 			return keptTie(at, ties, draws, e.replicaState(r, k, a))
 		}
 	}
+	e.chargeWork(len(pl.reps)) // a replica looked at is a unit of work
 	best, ties, load, draws, at := leastScan(pl.reps, left)
 	if ties == 1 {
 		return best
