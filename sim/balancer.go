@@ -120,6 +120,14 @@ func (e *engine) pickTurn(pl *pool, r *request, k int, a *attempt, left []int) i
 	// finds the least load and its ties, and the draws leastOutstanding's
 	// reservoir would make are made only for the ties at the least load
 	// (keptTie, lastTie), the stream not seeded at all without a tie.
+	if len(pl.reps) <= 64 {
+		if best, ties, draws, at := leastIdle(pl.reps, left, pl.idle); ties == 1 {
+			return best
+		} else if ties > 1 {
+			e.chargeWork(best) // the replicas walked before best
+			return keptTie(at, ties, draws, e.replicaState(r, k, a))
+		}
+	}
 	e.chargeWork(len(pl.reps)) // a replica looked at is a unit of work
 	best, ties, load, draws, at := leastScan(pl.reps, left)
 	if ties == 1 {
@@ -163,6 +171,41 @@ func leastScan(reps []replica, left []int) (best, ties, load, draws int, at uint
 		best, ties, load, at = i, 1, l, bit
 	}
 	return best, ties, load, draws, at
+}
+
+// leastIdle is leastScan for at most 64 replicas, idle having bit i set
+// when replica i has nothing queued or in service (pool.idle): when one
+// not in left (ascending) is idle, the least load is 0 and its ties are
+// those, found without a scan; only the draws leastOutstanding's
+// reservoir made before the first of them, best, take a walk of the
+// replicas before it. ties is 0 when none is idle.
+func leastIdle(reps []replica, left []int, idle uint64) (best, ties, draws int, at uint64) {
+	at = idle
+	for _, x := range left {
+		at &^= 1 << uint(x)
+	}
+	if at == 0 {
+		return 0, 0, 0, 0
+	}
+	best, ties = bits.TrailingZeros64(at), bits.OnesCount64(at)
+	draws = ties - 1
+	if ties > 1 && best != 0 {
+		// The draws before best: one per replica not in left whose
+		// load ties the least before it (all ≥ 1).
+		load, next := math.MaxInt, 0
+		for i := range reps[:best] {
+			if next < len(left) && left[next] == i {
+				next++
+				continue
+			}
+			if l := reps[i].busy + reps[i].waiting; l < load {
+				load = l
+			} else if l == load {
+				draws++
+			}
+		}
+	}
+	return best, ties, draws, at
 }
 
 // The ties at the least load drew the last ties − 1 of the draws numbers

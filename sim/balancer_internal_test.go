@@ -10,7 +10,9 @@ import (
 // picks the replica leastOutstanding's reservoir picks, from the same
 // stream, for pools of 1 to 100 replicas, loads in [0, 4) (so that most
 // picks have ties, many of them), and left-out lists of up to 4 replicas
-// (each replica left out with probability 1/n, one always kept).
+// (each replica left out with probability 1/n, one always kept); and
+// that leastIdle, from the idle replicas' bits, finds leastScan's least
+// load, ties and draws whenever a replica not left out is idle.
 func TestLeastScanMatchesReservoir(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	e := &engine{}
@@ -40,6 +42,22 @@ func TestLeastScanMatchesReservoir(t *testing.T) {
 			}
 			if got != want {
 				t.Fatalf("%d replicas, trial %d, left %v: the scan picks %d, the reservoir %d", n, trial, left, got, want)
+			}
+			if n > 64 {
+				continue
+			}
+			var idle uint64 // pool.idle's bits
+			for i := range pl.reps {
+				if pl.reps[i].busy+pl.reps[i].waiting == 0 {
+					idle |= 1 << uint(i)
+				}
+			}
+			switch ib, it, id, iat := leastIdle(pl.reps, left, idle); {
+			case load != 0 && it != 0:
+				t.Fatalf("%d replicas, trial %d, left %v: leastIdle finds %d idle at least load %d", n, trial, left, it, load)
+			case load == 0 && (ib != best || it != ties || it > 1 && (id != draws || iat != at)):
+				t.Fatalf("%d replicas, trial %d, left %v: leastIdle gives best %d, %d ties, %d draws, ties %b; leastScan %d, %d, %d, %b",
+					n, trial, left, ib, it, id, iat, best, ties, draws, at)
 			}
 		}
 	}

@@ -172,8 +172,9 @@ func BenchmarkRetries(b *testing.B) {
 // requests/s (it starts at 100 and settles near 91, with 5 s cold starts,
 // scaling up or down every few ticks), and "autoscaled-4x" runs it on 4 times
 // the requests, so that its bytes per op against autoscaled's give the
-// memory that grows with the requests. It reports simulated requests per
-// second.
+// memory that grows with the requests. "replica-pool/<balancer>" is the
+// hedged pool of the shipped replica-pool scenario under each balancer.
+// It reports simulated requests per second.
 func BenchmarkPool(b *testing.B) {
 	cfg := &sim.Config{
 		Name: "pool", Seed: 1, Requests: 100_000,
@@ -215,6 +216,30 @@ func BenchmarkPool(b *testing.B) {
 	long := scaled
 	long.Requests *= 4
 	b.Run("p2c-autoscaled-4x", func(b *testing.B) { benchRun(b, &long) })
+	// replica-pool's hedged pool under each balancer: 8 replicas of
+	// concurrency 4, replica 3 a 5× straggler, lognormal latency (median
+	// 1 s, p95 2 s), 4 requests/s, a copy at 2 s to another replica,
+	// cancels landing after 50 ms and billed in full (10⁵ requests).
+	lat, err := dist.LogNormalFromMedianP95(1, 2)
+	if err != nil {
+		b.Fatal(err)
+	}
+	b.Run("replica-pool", func(b *testing.B) {
+		for _, bal := range sim.Balancers {
+			c := sim.Config{
+				Name: "replica-pool", Seed: 1, Requests: 100_000,
+				Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 4},
+				Models:   []sim.Model{{Name: "m", Provider: "p", Latency: lat, PricePerRequest: 0.0002}},
+				Providers: []sim.Provider{{Name: "p", Pool: &sim.Pool{Replicas: 8, Concurrency: 4, Balancer: bal, Decay: 0.9,
+					Overrides: []sim.ReplicaOverride{{Replica: 3, Slowdown: 5}}}}},
+				Classes: []sim.Class{{Name: "c", Share: 1, Deadline: 30 * time.Second,
+					InputTokens: dist.Constant{Value: 300}, OutputTokens: dist.Constant{Value: 60},
+					Policy: sim.Policy{Copies: 1, Delays: []time.Duration{2 * time.Second},
+						CancelLatency: 50 * time.Millisecond, CancelBilling: sim.BillFull}}},
+			}
+			b.Run(bal.String(), func(b *testing.B) { benchRun(b, &c) })
+		}
+	})
 }
 
 // shippedConfig is the shipped scenario name (without .toml) with 10⁵

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"math/bits"
 	"time"
 
 	"github.com/hedgesim/hedgesim/dist"
@@ -377,6 +378,13 @@ type pool struct {
 	work int
 	// ex holds the replicas a pick leaves out (exclusions).
 	ex [MaxCopies + 2]int
+	// idle has bit i set when replica i has nothing queued or in
+	// service, for i < 64, in a pool that keeps them (keepIdle):
+	// least_outstanding's pick on live load finds the least load there
+	// without a scan while a replica it may pick is idle (leastIdle).
+	// Kept by dispatchTurn, dispatchAny, releaseIdle and leaveQueue; in
+	// another pool, not read.
+	idle uint64
 	// Read per attempt, set once from cfg: its concurrency, queue limit
 	// (bounded: it rejects when full), cold starts and balancer
 	// (ewma: LatencyEWMA, with its decay).
@@ -390,8 +398,10 @@ type pool struct {
 	// them.)
 	counted bool
 	// watched says a slot's release has more to do than free it: the
-	// pool has a view (touch), a scaler or work to count.
-	watched bool
+	// pool has a view (touch), a scaler or work to count, or it keeps
+	// its idle replicas (keepIdle: least_outstanding on live load at a
+	// pool without a scaler or restarts, whose pick reads them).
+	watched, keepIdle bool
 	// plainPick says pick takes its own path: the pool has neither a
 	// scaler nor restarts; turns that its balancer is round robin or
 	// least_outstanding (pickTurn), random that it is random.
@@ -399,8 +409,9 @@ type pool struct {
 	plainPick, turns, random, anyReplica bool
 	// plain says dispatchPool places attempts itself: plainPick, the
 	// balancer is random, p2c or latency_ewma, and the pool has neither
-	// a view nor cold starts.
-	plain bool
+	// a view nor cold starts; plainTurn that dispatchTurn does so: as
+	// plain, but the balancer is round robin (rr) or least_outstanding.
+	plain, plainTurn, rr bool
 }
 
 // replica is the run-time state of one replica of a pool.
@@ -495,7 +506,7 @@ func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
 	pl := &pool{cfg: c, reps: make([]replica, c.Replicas), view: newView(c.View, c.Replicas, seed, prov),
 		churn: newChurn(c.Restarts, c.Replicas, seed), warmup: warmup(c),
 		conc: c.Concurrency, queueLimit: c.QueueLimit, bounded: c.RejectWhenFull, coldStart: c.ColdStart,
-		ewma: c.Balancer == LatencyEWMA, decay: c.Decay}
+		ewma: c.Balancer == LatencyEWMA, decay: c.Decay, idle: 1<<min(c.Replicas, 64) - 1}
 	pl.counted = pl.view != nil || pl.churn != nil
 	over := make([]*ReplicaOverride, c.Replicas)
 	for i := range c.Overrides {
@@ -550,11 +561,14 @@ func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
 	if c.Autoscale != nil {
 		pl.sc = newScaler(c, prov)
 	}
-	pl.watched = pl.view != nil || pl.sc != nil || pl.counted
+	pl.keepIdle = c.Balancer == LeastOutstanding && pl.view == nil && pl.sc == nil && pl.churn == nil
+	pl.watched = pl.view != nil || pl.sc != nil || pl.counted || pl.keepIdle
 	pl.plainPick = pl.sc == nil && pl.churn == nil
 	pl.turns = c.Balancer == RoundRobin || c.Balancer == LeastOutstanding
 	pl.random, pl.anyReplica = c.Balancer == RandomBalancer, c.AnyReplica
 	pl.plain = pl.plainPick && !pl.turns && pl.view == nil && c.ColdStart == nil
+	pl.plainTurn = pl.plainPick && pl.turns && pl.view == nil && c.ColdStart == nil
+	pl.rr = c.Balancer == RoundRobin
 	return pl
 }
 
@@ -589,6 +603,10 @@ func (s straggler) forget(time.Duration) {}
 func (e *engine) dispatchPool(slot int32, r *request, k int, a *attempt, pv *provider, avoid uint16) {
 	pl := pv.pool
 	if !pl.plain {
+		if pl.plainTurn {
+			e.dispatchTurn(slot, r, k, a, pv, avoid)
+			return
+		}
 		e.dispatchAny(slot, r, k, a, pv, avoid)
 		return
 	}
@@ -664,6 +682,82 @@ func (e *engine) dispatchPool(slot int32, r *request, k int, a *attempt, pv *pro
 	e.serveReplica(slot, r, k, a, pv, rp)
 }
 
+// dispatchTurn is dispatchPool's own path for a pool whose balancer is
+// round robin or least_outstanding (pool.plainTurn): pick's and
+// pickTurn's plain path written out for an attempt whose request has at
+// most one other attempt and no replica to avoid, round robin's turn
+// and least_outstanding's pick among idle replicas (leastIdle's ties)
+// when no replica before the first of them is to be walked are made
+// without pick's calls; pickTurn picks least_outstanding's otherwise.
+// dispatchAny places the rest.
+func (e *engine) dispatchTurn(slot int32, r *request, k int, a *attempt, pv *provider, avoid uint16) {
+	pl := pv.pool
+	n := len(pl.reps)
+	x := -1 // the one replica left out (pick's left = [x]), if ≥ 0
+	if (avoid != 0 || r.sent > 1) && !pl.anyReplica {
+		if avoid != 0 || r.sent != 2 || k >= 2 || n < 2 {
+			e.dispatchAny(slot, r, k, a, pv, avoid)
+			return
+		}
+		// lone's test of the request's other attempt.
+		if b := &r.att[k^1]; b.rep != 0 && b.prov == a.prov && (b.state == attInFlight || b.state == attAbandoned) && int(b.rep-1) < n {
+			x = int(b.rep - 1)
+		}
+	}
+	var i int
+	if pl.rr { // pickTurn's turn, left = [x]
+		if i = pl.next; i == x {
+			if i++; i == n {
+				i = 0
+			}
+		}
+		if pl.next = i + 1; pl.next == n {
+			pl.next = 0
+		}
+	} else {
+		m := pl.idle
+		if x >= 0 {
+			m &^= 1 << (uint(x) & 63)
+		}
+		if i = bits.TrailingZeros64(m); m != 0 && n <= 64 && (m&(m-1) == 0 || i == 0 || i == 1 && x == 0) {
+			// leastIdle's best, and, with ties, none before it to walk.
+			if m&(m-1) != 0 {
+				i = keptTie(m, bits.OnesCount64(m), bits.OnesCount64(m)-1, e.replicaState(r, k, a))
+			}
+		} else {
+			var left []int
+			if x >= 0 {
+				pl.ex[0] = x
+				left = pl.ex[:1]
+			}
+			i = e.pickTurn(pl, r, k, a, left)
+		}
+		pl.idle &^= 1 << (uint(i) & 63) // it is idle no more
+	}
+	a.rep = uint16(i + 1)
+	rp := &pl.reps[i]
+	rp.stats.Sent++
+	pl.sentAll++
+	if c := pl.conc; c > 0 && rp.busy >= c {
+		if pl.bounded && rp.waiting >= pl.queueLimit {
+			rp.stats.Rejected++
+			a.kind = outRejected
+			a.svc, a.first, a.genFrom, a.end = e.now, e.now, e.now, e.now
+			e.scheduleResponse(a.end, slot, r.gen, uint8(k))
+			return
+		}
+		a.queued = true
+		rp.waiting++
+		pv.waiting++
+		rp.enqueue(waiter{slot: slot, gen: r.gen, k: uint8(k)})
+		return
+	}
+	rp.busy++ // occupy, without a cold start
+	pv.busy++
+	a.serving = true
+	e.serveReplica(slot, r, k, a, pv, rp)
+}
+
 // dispatchAny is dispatchPool for any attempt at any pool.
 func (e *engine) dispatchAny(slot int32, r *request, k int, a *attempt, pv *provider, avoid uint16) {
 	pl := pv.pool
@@ -676,6 +770,7 @@ func (e *engine) dispatchAny(slot int32, r *request, k int, a *attempt, pv *prov
 	}
 	a.rep = uint16(i + 1)
 	rp := &pl.reps[i]
+	pl.idle &^= 1 << (uint(i) & 63) // it is idle no more (or was not)
 	pl.touch(rp, e.now)
 	rp.stats.Sent++
 	pl.sentAll++
@@ -750,7 +845,12 @@ func (e *engine) releaseReplica(prov, i int) {
 	pl := pv.pool
 	rp := &pl.reps[i]
 	if pl.watched {
-		e.releaseSees(pv, rp)
+		if pl.keepIdle {
+			e.releaseIdle(pv, rp, i)
+		} else {
+			e.releaseSees(pv, rp, i)
+		}
+		return
 	}
 	rp.busy--
 	pv.busy--
@@ -762,9 +862,10 @@ func (e *engine) releaseReplica(prov, i int) {
 	}
 }
 
-// releaseSees is releaseReplica's part at a pool with a view, a scaler
-// or work to count, before the load of its replica rp falls.
-func (e *engine) releaseSees(pv *provider, rp *replica) {
+// releaseSees is releaseReplica at a pool with a view, a scaler or work
+// to count, for its replica i, rp: what they see, before the load of rp
+// falls, then the release.
+func (e *engine) releaseSees(pv *provider, rp *replica, i int) {
 	pl := pv.pool
 	pl.touch(rp, e.now)
 	if pl.sc != nil {
@@ -772,6 +873,30 @@ func (e *engine) releaseSees(pv *provider, rp *replica) {
 	}
 	if pl.counted {
 		e.chargeWork(pl.takeWork())
+	}
+	rp.busy--
+	pv.busy--
+	if rp.busy == 0 {
+		rp.idleSince = e.now
+	}
+	if rp.qhead != len(rp.queue) { // else nextWaiter would find none
+		e.passSlot(pv, rp)
+	}
+}
+
+// releaseIdle is releaseReplica at a pool that keeps its idle replicas
+// (pool.keepIdle), for its replica i, rp.
+func (e *engine) releaseIdle(pv *provider, rp *replica, i int) {
+	rp.busy--
+	pv.busy--
+	if rp.busy == 0 {
+		rp.idleSince = e.now
+		if rp.waiting == 0 {
+			pv.pool.idle |= 1 << (uint(i) & 63)
+		}
+	}
+	if rp.qhead != len(rp.queue) { // else nextWaiter would find none
+		e.passSlot(pv, rp)
 	}
 }
 
@@ -840,7 +965,9 @@ func (e *engine) leaveQueue(pv *provider, a *attempt) {
 	if pl.counted {
 		e.chargeWork(pl.takeWork())
 	}
-	rp.waiting--
+	if rp.waiting--; rp.waiting == 0 && rp.busy == 0 {
+		pl.idle |= 1 << (uint(a.rep-1) & 63)
+	}
 }
 
 // observe feeds the latency-aware balancer of attempt a's pool, when it

@@ -21,11 +21,11 @@ func (e *engine) serveReplica(slot int32, r *request, k int, a *attempt, pv *pro
 	a.svc = now
 	a.started = true
 	wait := now - a.start
-	pv.waitSum.add(wait)
 	pv.stats.started++
-	rp.waitSum.add(wait)
 	var w float32
-	if wait != 0 {
+	if wait != 0 { // most attempts wait for nothing: their sums stay
+		pv.waitSum.add(wait)
+		rp.waitSum.add(wait)
 		w = toSeconds32(wait)
 	}
 	rp.waits.add(w)
