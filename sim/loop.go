@@ -24,7 +24,7 @@ type engine struct {
 	next      int64         // index of the next request to arrive
 	end       int64         // index after the last request this engine runs
 	lastArr   time.Duration // arrival time of request next-1
-	shares    []float64     // cumulative class shares
+	shares    []float64     // cumulative shares of the classes Run was given (a pipeline's steps, after them, are never drawn)
 	// inputs and outputs sample each class's token counts; models each
 	// model's latency distributions.
 	inputs, outputs []sampler
@@ -154,7 +154,7 @@ func newEngineFor(cfg *Config, n int) *engine {
 	e.isolated = cfg.independent()
 	e.batched = cfg.batched()
 	var cum float64
-	for _, c := range cfg.Classes {
+	for _, c := range cfg.Classes[:users] { // a pipeline's steps, after them, are never drawn
 		cum += c.Share
 		e.shares = append(e.shares, cum)
 	}
