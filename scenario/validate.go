@@ -18,8 +18,11 @@ import (
 const (
 	defaultSeed     = 1
 	defaultRequests = 100000
-	// shareTolerance is how far the class shares may sum from 1.
+	// shareTolerance is how far the class shares may sum from 1;
+	// shareRounding is added to it for the rounding of the sum, so that
+	// shares written to sum to 1 ± 0.001 in decimal (0.4995 + 0.4995) pass.
 	shareTolerance = 0.001
+	shareRounding  = 1e-12
 	// maxPrice bounds every price (USD per million tokens, or per attempt),
 	// so that costs stay finite.
 	maxPrice = 1e6
@@ -346,7 +349,7 @@ func (c *checker) classes(tables []classTable) []sim.Class {
 			}
 		}
 	}
-	if sharesKnown && open > 0 && math.Abs(sum-1) > shareTolerance {
+	if sharesKnown && open > 0 && math.Abs(sum-1) > shareTolerance+shareRounding {
 		c.keep(c.errorf("classes", "shares sum to %.6g (%s); they must sum to 1 ± %g",
 			sum, strings.Join(terms, " + "), shareTolerance))
 	}
