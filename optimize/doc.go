@@ -294,7 +294,8 @@
 //	CLASS-survival.png/.svg P(latency > t) on a log axis, no hedging vs the
 //	                        pick (when the verdict is "don't hedge", vs the
 //	                        fastest candidate, for reference; no hedging
-//	                        alone when none is faster)
+//	                        alone when none is faster; not written for a
+//	                        class without an answered request)
 //	CLASS-delay.png/.svg    p95 and p99 with confidence bands, hedged and
 //	                        answered share, vs the delay
 //

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 
@@ -42,17 +43,24 @@ type placed struct {
 	hits  int
 }
 
-// ClassFigures returns the three figures of a class of an optimisation
-// report; level is the report's confidence level.
+// ClassFigures returns the figures of a class of an optimisation report —
+// cost, survival and delay — where level is the report's confidence
+// level. A class without an answered request in its run without hedging
+// (no latencies: a share too small for the requests, say) has no survival
+// curve, and its survival figure is left out.
 func ClassFigures(cr *optimize.ClassReport, level float64) []Figure {
 	cost := CostData(cr)
 	surv := SurvivalData(cr)
 	del := DelayData(cr, level)
-	return []Figure{
+	figs := []Figure{
 		{Name: "cost", Width: plotWidth * vg.Inch, Height: plotHeight * vg.Inch, draw: single(func() (*plot.Plot, *marks, *legend, error) { return costPlot(cost) })},
 		{Name: "survival", Width: plotWidth * vg.Inch, Height: plotHeight * vg.Inch, draw: single(func() (*plot.Plot, *marks, *legend, error) { return survivalPlot(surv) })},
 		{Name: "delay", Width: plotWidth * vg.Inch, Height: delayHeight * vg.Inch, draw: func(dc draw.Canvas) ([]placed, error) { return delayPlots(del, dc) }},
 	}
+	if len(surv.Baseline) == 0 {
+		figs = slices.Delete(figs, 1, 2)
+	}
+	return figs
 }
 
 // single draws a one-plot figure with its legend where it covers nothing

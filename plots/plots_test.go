@@ -262,3 +262,26 @@ func TestRender(t *testing.T) {
 		}
 	}
 }
+
+// TestClassFiguresWithoutAnswers: a class none of whose requests is
+// answered (a 1 ms deadline on latencies of median 1 s: P(T ≤ 1 ms) ≈
+// 3·10⁻¹², so none of 1 000) has no survival curve; its figures are the
+// cost and delay figures, and both render.
+func TestClassFiguresWithoutAnswers(t *testing.T) {
+	cfg := lognormal()
+	cfg.Classes[0].Deadline = time.Millisecond
+	rep, cr := reportOf(t, cfg, 1000, []time.Duration{0}, nil, math.Inf(1))
+	if n := len(plots.SurvivalData(cr).Baseline); n != 0 {
+		t.Fatalf("the survival data has %d points without hedging, want none", n)
+	}
+	var names []string
+	for _, f := range plots.ClassFigures(cr, rep.Level) {
+		names = append(names, f.Name)
+		if _, err := f.Render("svg"); err != nil {
+			t.Errorf("%s: %v", f.Name, err)
+		}
+	}
+	if got := strings.Join(names, ","); got != "cost,delay" {
+		t.Errorf("figures %s, want cost,delay", got)
+	}
+}
