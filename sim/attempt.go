@@ -413,25 +413,36 @@ func (e *engine) nextWaiter(q *waitQueue) (w waiter, r *request, a *attempt) {
 // plainDraw says whether the draws of an attempt to a model are plain
 // (draw's first branch), in a run without a copula: the model fails in no
 // way (no error rate, no invalid answers, no Failures) and has no stalls;
-// and whether its latency is one draw or streamed.
+// and whether its latency is one draw — of a gamma, a lognormal or an
+// exponential, which draw takes without sampler.rand's call and switch,
+// or of another kind — or streamed.
 type plainDraw uint8
 
 const (
 	notPlain plainDraw = iota
 	plainLatency
 	plainStreamed
+	plainGamma     // a one-draw latency of sampler kind sampleGamma
+	plainLogNormal // … of sampleLogNormal
+	plainExp       // … of sampleExp
 )
 
-// plainDrawOf returns the plainDraw of model md in a run with a copula
-// or without (correlated).
-func plainDrawOf(md *Model, correlated bool) plainDraw {
+// plainDrawOf returns the plainDraw of model md, whose latency's sampler
+// is of kind lat, in a run with a copula or without (correlated).
+func plainDrawOf(md *Model, lat samplerKind, correlated bool) plainDraw {
 	switch {
 	case correlated || md.ErrorRate > 0 || md.InvalidRate > 0 || md.Failures.any() || md.Stalls.Rate > 0:
 		return notPlain
-	case md.Latency != nil:
-		return plainLatency
+	case md.Latency == nil:
+		return plainStreamed
+	case lat == sampleGamma:
+		return plainGamma
+	case lat == sampleLogNormal:
+		return plainLogNormal
+	case lat == sampleExp:
+		return plainExp
 	}
-	return plainStreamed
+	return plainLatency
 }
 
 // draw fills attempt k of request r, a = &r.att[k], sent now to model m
@@ -452,9 +463,27 @@ func (e *engine) draw(r *request, a *attempt, m, k int, try uint8) {
 		*a = attempt{}
 		a.model, a.prov, a.start, a.kind = int32(m), int32(e.modelProv[m]), e.now, outOK
 		a.degU, a.workErr, a.try = uDeg, -1, try
-		if ms := &e.models[m]; pd == plainLatency {
-			a.workFirst = seconds(ms.latency.rand(src))
-		} else {
+		// The latency: sampler.rand's cases of the commonest kinds
+		// written out, without its call.
+		ms := &e.models[m]
+		switch s := &ms.latency; pd {
+		case plainGamma:
+			a.workFirst = seconds(s.gamma(src))
+		case plainLogNormal:
+			z, ok := s.norm.first(src.Uint64()) // normFloat64, its first step inline
+			if !ok {
+				z = src.normSlow()
+			}
+			a.workFirst = seconds(math.Exp(z*s.hi + s.lo))
+		case plainExp:
+			x, ok := s.exp.first(src.Uint64()) // expFloat64, its first step inline
+			if !ok {
+				x = src.expSlow()
+			}
+			a.workFirst = seconds(x / s.hi)
+		case plainLatency:
+			a.workFirst = seconds(s.rand(src))
+		default:
 			a.streamed = true
 			a.workFirst, a.workDecode = ms.streamDraw(&e.cfg.Models[m], r, src)
 		}

@@ -214,7 +214,7 @@ func newEngineFor(cfg *Config, n int) *engine {
 	for i := range cfg.Models {
 		e.models = append(e.models, newModelSamplers(&cfg.Models[i]))
 		e.sharesDraws[i] = sharesDraws(&cfg.Models[i])
-		e.plainDraws[i] = plainDrawOf(&cfg.Models[i], cfg.correlated())
+		e.plainDraws[i] = plainDrawOf(&cfg.Models[i], e.models[i].latency.kind, cfg.correlated())
 	}
 	e.stats = make([]classStats, len(cfg.Classes))
 	if cfg.retrying() {
