@@ -392,7 +392,8 @@ func (e *engine) poissonGap(i int64) time.Duration {
 // scheduleArrival queues the arrival of request e.next, if any, at
 // arrivalTime's time. Its two commonest cases are taken here, without
 // arrivalTime's and poissonGap's calls: a time kept by a run before this
-// one sharing its draws, and a Poisson gap in a run sharing none.
+// one sharing its draws, and a Poisson gap in a run sharing none; and a
+// global run's arrival is queued as schedule queues it, without its call.
 func (e *engine) scheduleArrival() {
 	if !e.more() {
 		return
@@ -413,7 +414,13 @@ func (e *engine) scheduleArrival() {
 		at = e.arrivalTime()
 	}
 	e.lastArr = at
-	e.schedule(at, evArrival, -1, 0, 0)
+	e.seq++ // schedule's steps, without its call
+	if e.isolated {
+		e.scheduleOther(at, evArrival, -1, 0, 0)
+		return
+	}
+	ev := &e.arrival // a global run's one pending arrival
+	ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, -1, 0, evArrival, 0
 }
 
 // arrive starts request e.next from the open arrivals.
