@@ -167,9 +167,27 @@ func newModelSamplers(m *Model) modelSamplers {
 // the decode speed. The draws come in the order TTFT, decode speed,
 // prefill speed, so a model without a prefill speed draws exactly what it
 // did before prefill speeds existed.
+//
+// The commonest kinds, a lognormal TTFT and a uniform decode speed, are
+// drawn by rand's cases written out, without its call and switch.
 func (ms *modelSamplers) streamDraw(md *Model, r *request, src *splitMix) (first, decode time.Duration) {
-	ttft := ms.ttft.rand(src)
-	decode = seconds(r.out / ms.speed.rand(src))
+	var ttft, speed float64
+	if s := &ms.ttft; s.kind == sampleLogNormal {
+		z, ok := s.norm.first(src.Uint64()) // normFloat64, its first step inline
+		if !ok {
+			z = src.normSlow()
+		}
+		ttft = math.Exp(z*s.hi + s.lo)
+	} else {
+		ttft = s.rand(src)
+	}
+	if s := &ms.speed; s.kind == sampleUniform {
+		rnd := randFloat64(src) // as distuv.Uniform.Rand
+		speed = rnd*(s.hi-s.lo) + s.lo
+	} else {
+		speed = s.rand(src)
+	}
+	decode = seconds(r.out / speed)
 	if md.PrefillTokensPerSecond != nil {
 		ttft += r.in / ms.prefill.rand(src)
 	}

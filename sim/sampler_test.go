@@ -196,3 +196,30 @@ func TestNormFloat64(t *testing.T) {
 		}
 	}
 }
+
+// TestStreamDrawMatchesRand: streamDraw's lognormal TTFT and uniform
+// decode speed, drawn without sampler.rand, are rand's draws, in the
+// same order, with or without a prefill speed, and so are other kinds.
+func TestStreamDrawMatchesRand(t *testing.T) {
+	r := &request{in: 700, out: 130}
+	for _, md := range []Model{
+		{TTFT: dist.LogNormal{Mu: math.Log(0.35), Sigma: 0.6}, TokensPerSecond: dist.Uniform{Min: 60, Max: 100}},
+		{TTFT: dist.LogNormal{Mu: math.Log(0.3), Sigma: 0.5}, TokensPerSecond: dist.Uniform{Min: 80, Max: 120},
+			PrefillTokensPerSecond: dist.Uniform{Min: 2000, Max: 4000}},
+		{TTFT: dist.Gamma{Alpha: 2, Beta: 4}, TokensPerSecond: dist.LogNormal{Mu: 4, Sigma: 0.2}},
+	} {
+		ms := newModelSamplers(&md)
+		a, b := splitMix{s: 11}, splitMix{s: 11}
+		for i := range 10_000 {
+			first, decode := ms.streamDraw(&md, r, &a)
+			ttft := md.TTFT.Rand(&b)
+			dec := seconds(r.out / md.TokensPerSecond.Rand(&b))
+			if md.PrefillTokensPerSecond != nil {
+				ttft += r.in / md.PrefillTokensPerSecond.Rand(&b)
+			}
+			if first != seconds(ttft) || decode != dec || a != b {
+				t.Fatalf("%v draw %d: streamDraw (%v, %v) (state %x), Rand (%v, %v) (state %x)", md.TTFT, i, first, decode, a.s, seconds(ttft), dec, b.s)
+			}
+		}
+	}
+}
