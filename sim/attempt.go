@@ -468,7 +468,11 @@ func (e *engine) draw(r *request, a *attempt, m, k int, try uint8) {
 		ms := &e.models[m]
 		switch s := &ms.latency; pd {
 		case plainGamma:
-			a.workFirst = seconds(s.gamma(src))
+			x, ok := s.gammaFirst(src)
+			if !ok {
+				x = s.gamma(src)
+			}
+			a.workFirst = seconds(x)
 		case plainLogNormal:
 			z, ok := s.norm.first(src.Uint64()) // normFloat64, its first step inline
 			if !ok {

@@ -197,6 +197,40 @@ func TestNormFloat64(t *testing.T) {
 	}
 }
 
+// TestGammaFirstMatchesGamma: gammaFirst, and gamma when it reports false,
+// draw what gamma draws from the same state and leave the stream where it
+// does; a false report leaves the state untouched. The shapes are
+// TestSamplerMatchesRand's, one near 1 and one where the squeeze fails
+// more often, so that both of gammaFirst's refusals (the ziggurat's slow
+// layers or v ≤ 0, and the squeeze) occur many times in 10⁵ draws.
+func TestGammaFirstMatchesGamma(t *testing.T) {
+	for _, d := range []dist.Gamma{{Alpha: 2, Beta: 4}, {Alpha: 1.0000001, Beta: 0.5}, {Alpha: 40, Beta: 3}} {
+		s := newSampler(d)
+		if s.kind != sampleGamma {
+			t.Fatalf("%#v: sampler kind %d, want sampleGamma", d, s.kind)
+		}
+		a, b := splitMix{s: 7}, splitMix{s: 7}
+		refused := 0
+		for i := range 100_000 {
+			before := a
+			x, ok := s.gammaFirst(&a)
+			if !ok {
+				if a != before {
+					t.Fatalf("%#v draw %d: refused, but the state moved from %x to %x", d, i, before.s, a.s)
+				}
+				refused++
+				x = s.gamma(&a)
+			}
+			if y := s.gamma(&b); math.Float64bits(x) != math.Float64bits(y) || a != b {
+				t.Fatalf("%#v draw %d: gammaFirst %v (state %x), gamma %v (state %x)", d, i, x, a.s, y, b.s)
+			}
+		}
+		if refused == 0 || refused == 100_000 {
+			t.Fatalf("%#v: gammaFirst refused %d of 100000 draws: one of its branches went untested", d, refused)
+		}
+	}
+}
+
 // TestStreamDrawMatchesRand: streamDraw's lognormal TTFT and uniform
 // decode speed, drawn without sampler.rand, are rand's draws, in the
 // same order, with or without a prefill speed, and so are other kinds.
