@@ -410,16 +410,35 @@ func (e *engine) nextWaiter(q *waitQueue) (w waiter, r *request, a *attempt) {
 	}
 }
 
+// copulaWork sets the work of attempt a of r to model md (index m) at
+// normal score z: a slow draw is slow throughout, TTFT at score z, decode
+// and prefill speeds at −z. (draw's general branch has its steps written
+// out.)
+func (e *engine) copulaWork(r *request, a *attempt, md *Model, m int, z float64) {
+	if md.Latency != nil {
+		a.workFirst = seconds(e.models[m].latency.fromNormal(md.Latency, z))
+		return
+	}
+	a.streamed = true
+	first := dist.FromNormal(md.TTFT, z)
+	a.workDecode = seconds(r.out / dist.FromNormal(md.TokensPerSecond, -z))
+	if md.PrefillTokensPerSecond != nil {
+		first += r.in / dist.FromNormal(md.PrefillTokensPerSecond, -z)
+	}
+	a.workFirst = seconds(first)
+}
+
 // plainDraw says whether the draws of an attempt to a model are plain
-// (draw's first branch), in a run without a copula: the model fails in no
-// way (no error rate, no invalid answers, no Failures) and has no stalls;
-// and whether its latency is one draw — of a gamma, a lognormal or an
-// exponential, which draw takes without sampler.rand's call and switch,
-// or of another kind — or streamed.
+// (draw's first branches): the model fails in no way (no error rate, no
+// invalid answers, no Failures) and has no stalls; whether the run has a
+// copula (plainCopula); and, without one, whether its latency is one draw
+// — of a gamma, a lognormal or an exponential, which draw takes without
+// sampler.rand's call and switch, or of another kind — or streamed.
 type plainDraw uint8
 
 const (
-	notPlain plainDraw = iota
+	notPlain    plainDraw = iota
+	plainCopula           // a plain model in a run with a copula
 	plainLatency
 	plainStreamed
 	plainGamma     // a one-draw latency of sampler kind sampleGamma
@@ -431,8 +450,10 @@ const (
 // is of kind lat, in a run with a copula or without (correlated).
 func plainDrawOf(md *Model, lat samplerKind, correlated bool) plainDraw {
 	switch {
-	case correlated || md.ErrorRate > 0 || md.InvalidRate > 0 || md.Failures.any() || md.Stalls.Rate > 0:
+	case md.ErrorRate > 0 || md.InvalidRate > 0 || md.Failures.any() || md.Stalls.Rate > 0:
 		return notPlain
+	case correlated:
+		return plainCopula
 	case md.Latency == nil:
 		return plainStreamed
 	case lat == sampleGamma:
@@ -452,7 +473,8 @@ func plainDrawOf(md *Model, lat samplerKind, correlated bool) plainDraw {
 // model is identical under every policy; with a copula, attempt k's
 // latency also depends on the normal draws of attempts < k.
 func (e *engine) draw(r *request, a *attempt, m, k int, try uint8) {
-	if pd := e.plainDraws[m]; pd != notPlain {
+	pd := e.plainDraws[m]
+	if pd > plainCopula {
 		// What follows, for a model that fails in no way and stalls
 		// not, without a copula: the error and invalid draws only
 		// step the stream.
@@ -494,6 +516,29 @@ func (e *engine) draw(r *request, a *attempt, m, k int, try uint8) {
 		return
 	}
 	md := &e.cfg.Models[m]
+	if pd == plainCopula {
+		// What follows, for a model that fails in no way and stalls
+		// not, with a copula: no client-error nor stall draw, the error
+		// and invalid draws only step the stream, and the attempt's
+		// kind stays outOK.
+		var first float64 // a re-run's first-round innovation, before src: one generator
+		if r.round > 0 && try == 0 {
+			first = e.firstInnovation(r.id, k)
+		}
+		src := e.rng.of(r, uint8(k), tryKey(r.round, try))
+		src.skip()
+		src.skip()
+		uDeg := src.float64()
+		*a = attempt{}
+		a.model, a.prov, a.start, a.kind = int32(m), int32(e.modelProv[m]), e.now, outOK
+		a.degU, a.workErr, a.try = uDeg, -1, try
+		f, ok := e.norm.first(src.Uint64()) // normFloat64, its first step inline
+		if !ok {
+			f = src.normSlow()
+		}
+		e.copulaWork(r, a, md, m, e.score(r, k, try, first, f))
+		return
+	}
 	failures := md.Failures.any() // asked up to twice below
 	u4xx := 1.0
 	if md.Failures.ClientError.Rate > 0 {
@@ -537,8 +582,8 @@ func (e *engine) draw(r *request, a *attempt, m, k int, try uint8) {
 			f = src.normSlow()
 		}
 		z := e.score(r, k, try, first, f)
-		// A slow draw is slow throughout: TTFT at score z, decode and
-		// prefill speeds at −z.
+		// copulaWork's steps, written out (this branch's attempts may
+		// still fail below).
 		if md.Latency != nil {
 			a.workFirst = seconds(e.models[m].latency.fromNormal(md.Latency, z))
 		} else {
