@@ -536,7 +536,12 @@ func (e *engine) draw(r *request, a *attempt, m, k int, try uint8) {
 		if !ok {
 			f = src.normSlow()
 		}
-		e.copulaWork(r, a, md, m, e.score(r, k, try, first, f))
+		z := e.score(r, k, try, first, f)
+		if s := &e.models[m].latency; s.kind == sampleLogNormal { // fromNormal's lognormal, without copulaWork's and its calls
+			a.workFirst = seconds(math.Exp(s.lo + s.hi*z))
+			return
+		}
+		e.copulaWork(r, a, md, m, z)
 		return
 	}
 	failures := md.Failures.any() // asked up to twice below
