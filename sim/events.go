@@ -57,11 +57,12 @@ func (e *engine) put(i int, at time.Duration, kind eventKind, slot int32, gen ui
 }
 
 // newHead makes the event due at at, numbered e.seq, the head of FIFO i,
-// which is empty: it is due before chans[fmin]'s if it is due earlier
-// (its seq is the greatest yet), and before none when no FIFO has a head
-// (fminAt is then the greatest time).
+// which is empty: it is due before chans[fmin]'s if it is due earlier,
+// or at the same time and numbered lower (a deadline numbered before the
+// events its request's arrival queued, queueDeadline), and before none
+// when no FIFO has a head (fminAt is then the greatest time).
 func (e *engine) newHead(i int, at time.Duration) {
-	if at < e.fminAt || len(e.heads) == 0 {
+	if at < e.fminAt || at == e.fminAt && e.seq < e.fminSeq || len(e.heads) == 0 {
 		e.fmin, e.fminAt, e.fminSeq = i, at, e.seq
 	}
 	e.heads.insert(at, e.seq, i, len(e.chans))
@@ -110,6 +111,34 @@ func (e *engine) scheduleIn(i int, at time.Duration, kind eventKind, slot int32,
 		}
 	}
 	e.put(i, at, kind, slot, gen, k)
+}
+
+// queueDeadline queues the deadline of the request in slot, due at at,
+// later than now, in FIFO i (its class's deadlines) and numbered seq,
+// taken before its primary's events were (arriveFrom): scheduleIn's way,
+// under that number, its commonest case written out. Deadlines are
+// queued as their requests arrive, each a class's constant deadline
+// after its arrival, so the FIFO holds only earlier ones, due no later
+// and numbered lower: it stays in order. (A re-run's deadline, due at its
+// first run's, joins the FIFO only when due no earlier than the tail,
+// fifoFor, and was queued before: numbered lower.) Requests run one at
+// a time (e.isolated) queue theirs at arrival.
+func (e *engine) queueDeadline(i int, at time.Duration, seq uint64, slot int32, gen uint32) {
+	if !e.heapOnly {
+		f := &e.chans[i]
+		if evs := f.ev; uint(f.i) < uint(len(evs)) && len(evs) < cap(evs) && evs[len(evs)-1].at <= at {
+			n := len(evs)
+			evs = evs[:n+1]
+			f.ev = evs
+			ev := &evs[n]
+			ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, seq, slot, gen, evDeadline, 0
+			return
+		}
+	}
+	last := e.seq
+	e.seq = seq // the number put gives it
+	e.put(i, at, evDeadline, slot, gen, 0)
+	e.seq = last
 }
 
 // fifoIndex is the index in chans of FIFO off (chanDeadline …) of class c.
