@@ -199,8 +199,10 @@ func (e *engine) scheduleRelease(at time.Duration, prov int32, rep uint16, c int
 // into the release where it waits in the heap — with the (at, seq)
 // scheduleRelease would give it, so every event falls due in the same
 // order — moved up (raise): the dead response's pop and the release's
-// trip through the FIFO of cancels are saved for a look through the heap
-// (response).
+// trip through the FIFO of cancels are saved for a look through the
+// heap's last events (response). When the look does not find it (a large
+// heap), the release is queued as scheduleRelease queues it and the
+// response is popped dead, under the same (at, seq) as before.
 func (e *engine) releaseCancelled(at time.Duration, prov int32, rep uint16, c int32, slot int32, gen uint32, k int) {
 	if at == e.now && !e.heapOnly { // scheduleRelease's case, without its call: a cancel latency of 0
 		e.seq++
@@ -208,7 +210,7 @@ func (e *engine) releaseCancelled(at time.Duration, prov int32, rep uint16, c in
 		return
 	}
 	if at > e.now && !e.isolated {
-		if i := e.q.response(slot, gen, uint8(k)); i >= 0 {
+		if i := e.q.response(slot, gen, uint8(k), e.q.lookEnd()); i >= 0 {
 			if e.q.ev[i].at > at {
 				e.seq++
 				ev := e.q.raise(i, at, e.seq)
