@@ -108,6 +108,15 @@ func (e *engine) scheduleIn(i int, at time.Duration, kind eventKind, slot int32,
 			ev := &evs[n]
 			ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, slot, gen, kind, k
 			return
+		} else if len(evs) == 0 && cap(evs) > 0 {
+			// Empty, its buffer made: the event is its new head (put's
+			// case, without its checks).
+			evs = evs[:1]
+			f.ev = evs
+			ev := &evs[0]
+			ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, slot, gen, kind, k
+			e.newHead(i, at)
+			return
 		}
 	}
 	e.put(i, at, kind, slot, gen, k)
