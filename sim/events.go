@@ -87,7 +87,8 @@ func (e *engine) fifoFor(i int, at time.Duration) *fifo {
 // deadline, a hedge timer or a cancel (fifoIndex). The commonest case,
 // a FIFO that is not empty, whose tail is due no later and whose buffer
 // has room, appends the event here rather than through put: what put
-// would do then, without its other cases' checks.
+// would do then, without its other cases' checks; so does the next, an
+// empty FIFO whose buffer is made, whose new head the event becomes.
 func (e *engine) scheduleIn(i int, at time.Duration, kind eventKind, slot int32, gen uint32, k uint8) {
 	if e.isolated {
 		e.schedule(at, kind, slot, gen, k)
