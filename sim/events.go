@@ -57,11 +57,12 @@ func (e *engine) put(i int, at time.Duration, kind eventKind, slot int32, gen ui
 }
 
 // newHead makes the event due at at, numbered e.seq, the head of FIFO i,
-// which is empty: it is due before chans[fmin]'s if it is due earlier
-// (its seq is the greatest yet), and before none when no FIFO has a head
-// (fminAt is then the greatest time).
+// which is empty: it is due before chans[fmin]'s if it is due earlier,
+// or at the same time and numbered lower (a deadline numbered before the
+// events its request's arrival queued, queueDeadline), and before none
+// when no FIFO has a head (fminAt is then the greatest time).
 func (e *engine) newHead(i int, at time.Duration) {
-	if at < e.fminAt || len(e.heads) == 0 {
+	if at < e.fminAt || at == e.fminAt && e.seq < e.fminSeq || len(e.heads) == 0 {
 		e.fmin, e.fminAt, e.fminSeq = i, at, e.seq
 	}
 	e.heads.insert(at, e.seq, i, len(e.chans))
@@ -86,7 +87,8 @@ func (e *engine) fifoFor(i int, at time.Duration) *fifo {
 // deadline, a hedge timer or a cancel (fifoIndex). The commonest case,
 // a FIFO that is not empty, whose tail is due no later and whose buffer
 // has room, appends the event here rather than through put: what put
-// would do then, without its other cases' checks.
+// would do then, without its other cases' checks; so does the next, an
+// empty FIFO whose buffer is made, whose new head the event becomes.
 func (e *engine) scheduleIn(i int, at time.Duration, kind eventKind, slot int32, gen uint32, k uint8) {
 	if e.isolated {
 		e.schedule(at, kind, slot, gen, k)
@@ -107,9 +109,46 @@ func (e *engine) scheduleIn(i int, at time.Duration, kind eventKind, slot int32,
 			ev := &evs[n]
 			ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, slot, gen, kind, k
 			return
+		} else if len(evs) == 0 && cap(evs) > 0 {
+			// Empty, its buffer made: the event is its new head (put's
+			// case, without its checks).
+			evs = evs[:1]
+			f.ev = evs
+			ev := &evs[0]
+			ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, slot, gen, kind, k
+			e.newHead(i, at)
+			return
 		}
 	}
 	e.put(i, at, kind, slot, gen, k)
+}
+
+// queueDeadline queues the deadline of the request in slot, due at at,
+// later than now, in FIFO i (its class's deadlines) and numbered seq,
+// taken before its primary's events were (arriveFrom): scheduleIn's way,
+// under that number, its commonest case written out. Deadlines are
+// queued as their requests arrive, each a class's constant deadline
+// after its arrival, so the FIFO holds only earlier ones, due no later
+// and numbered lower: it stays in order. (A re-run's deadline, due at its
+// first run's, joins the FIFO only when due no earlier than the tail,
+// fifoFor, and was queued before: numbered lower.) Requests run one at
+// a time (e.isolated) queue theirs at arrival.
+func (e *engine) queueDeadline(i int, at time.Duration, seq uint64, slot int32, gen uint32) {
+	if !e.heapOnly {
+		f := &e.chans[i]
+		if evs := f.ev; uint(f.i) < uint(len(evs)) && len(evs) < cap(evs) && evs[len(evs)-1].at <= at {
+			n := len(evs)
+			evs = evs[:n+1]
+			f.ev = evs
+			ev := &evs[n]
+			ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, seq, slot, gen, evDeadline, 0
+			return
+		}
+	}
+	last := e.seq
+	e.seq = seq // the number put gives it
+	e.put(i, at, evDeadline, slot, gen, 0)
+	e.seq = last
 }
 
 // fifoIndex is the index in chans of FIFO off (chanDeadline …) of class c.
@@ -170,8 +209,10 @@ func (e *engine) scheduleRelease(at time.Duration, prov int32, rep uint16, c int
 // into the release where it waits in the heap — with the (at, seq)
 // scheduleRelease would give it, so every event falls due in the same
 // order — moved up (raise): the dead response's pop and the release's
-// trip through the FIFO of cancels are saved for a look through the heap
-// (response).
+// trip through the FIFO of cancels are saved for a look through the
+// heap's last events (response). When the look does not find it (a large
+// heap), the release is queued as scheduleRelease queues it and the
+// response is popped dead, under the same (at, seq) as before.
 func (e *engine) releaseCancelled(at time.Duration, prov int32, rep uint16, c int32, slot int32, gen uint32, k int) {
 	if at == e.now && !e.heapOnly { // scheduleRelease's case, without its call: a cancel latency of 0
 		e.seq++
@@ -179,7 +220,7 @@ func (e *engine) releaseCancelled(at time.Duration, prov int32, rep uint16, c in
 		return
 	}
 	if at > e.now && !e.isolated {
-		if i := e.q.response(slot, gen, uint8(k)); i >= 0 {
+		if i := e.q.response(slot, gen, uint8(k), e.q.lookEnd()); i >= 0 {
 			if e.q.ev[i].at > at {
 				e.seq++
 				ev := e.q.raise(i, at, e.seq)

@@ -60,11 +60,14 @@ func (a *event) before(b *event) bool {
 type eventQueue struct {
 	ev []event // the heap is ev[:n]; len(ev) ≥ n
 	n  int     // the number of events queued
+	// look is how many events response looks through, from the last
+	// back: responseLook (the tests widen it).
+	look int
 }
 
 // newEventQueue returns an empty queue with room for size events.
 func newEventQueue(size int) eventQueue {
-	q := eventQueue{ev: make([]event, 1, size)}
+	q := eventQueue{ev: make([]event, 1, size), look: responseLook}
 	q.ev[0] = noEvent
 	return q
 }
@@ -182,16 +185,23 @@ func (q *eventQueue) popInto(dst *event) {
 
 // response returns the index in the heap of the response of attempt k
 // of the request in slot of generation gen, or −1 when none is queued
-// there (at most one is: an attempt has one response to come). It looks
-// from the last event back, as a response still to come after its
-// attempt has been let go of is due late, near the leaves; the slot and
-// generation, side by side in an event, are compared as one word.
-func (q *eventQueue) response(slot int32, gen uint32, k uint8) int {
+// among the events from the last back to event lo (at most one is
+// queued: an attempt has one response to come). It looks from the last
+// event back, as a response still to come after its attempt has been
+// let go of is due late, near the leaves; the slot and generation, side
+// by side in an event, are compared as one word. The caller's lo is
+// lookEnd: in a large heap (a large pool's attempts in flight) a
+// response due soon after its cancel lands sits far from the last
+// events, and a look through all would cost far more than the dead pop
+// it saves; the caller then queues the release as though none were
+// found (releaseCancelled), which changes no event's (at, seq). (lo is
+// the caller's so that response stays small enough to be inlined.)
+func (q *eventQueue) response(slot int32, gen uint32, k uint8, lo int) int {
 	want := event{slot: slot, gen: gen, kind: evResponse, k: k}
 	id := *(*uint64)(unsafe.Pointer(&want.slot)) // as response reads them (any byte order)
 	kk := *(*uint16)(unsafe.Pointer(&want.kind))
 	base := unsafe.Pointer(unsafe.SliceData(q.ev))
-	for i := q.n - 1; i >= 0; i-- {
+	for i := q.n - 1; i >= lo; i-- {
 		x := unsafe.Add(base, uintptr(i)*evSize)
 		if *(*uint64)(unsafe.Add(x, unsafe.Offsetof(event{}.slot))) == id &&
 			*(*uint16)(unsafe.Add(x, unsafe.Offsetof(event{}.kind))) == kk {
@@ -200,6 +210,16 @@ func (q *eventQueue) response(slot int32, gen uint32, k uint8) int {
 	}
 	return -1
 }
+
+// lookEnd is the last event response looks at, the q.look-th from the
+// last, or the first.
+func (q *eventQueue) lookEnd() int { return max(q.n-q.look, 0) }
+
+// responseLook is how many events response looks through, from the
+// last back: the look costs a few instructions an event, and a response
+// left to be popped dead, with its release queued on its own, over a
+// hundred.
+const responseLook = 64
 
 // response reads an event's slot and generation as one word and its kind
 // and copy index as the next two bytes: gen follows slot, k follows kind

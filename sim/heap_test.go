@@ -1,10 +1,14 @@
 package sim
 
 import (
+	"math"
 	"math/rand/v2"
+	"reflect"
 	"slices"
 	"testing"
 	"time"
+
+	"github.com/hedgesim/hedgesim/dist"
 )
 
 // TestEventQueueOrder: popping yields events in (at, seq) order whatever
@@ -136,12 +140,19 @@ func TestFifoHeadsOrder(t *testing.T) {
 
 // TestEventQueueTurnResponse: response finds the one queued response of
 // an attempt (slot, generation, copy) among events of other kinds,
-// slots, generations and copies, and −1 for an attempt with none; an
-// event turned in place into an earlier one and moved up (raise) leaves a
-// heap that pops every event in (at, seq) order.
+// slots, generations and copies when it is among the last responseLook
+// events of the heap, and −1 for an attempt with none there (none
+// queued, or queued earlier in the heap, which grows to thousands of
+// events: both are checked); an event turned in place into an earlier
+// one and moved up (raise) leaves a heap that pops every event in (at,
+// seq) order.
 func TestEventQueueTurnResponse(t *testing.T) {
 	r := rand.New(rand.NewPCG(5, 6))
 	q := newEventQueue(1)
+	if q.look != responseLook {
+		t.Fatalf("a new queue looks through %d events, not responseLook (%d)", q.look, responseLook)
+	}
+	var found, beyond int // responses found, and queued beyond the look
 	type key struct {
 		slot int32
 		gen  uint32
@@ -165,14 +176,28 @@ func TestEventQueueTurnResponse(t *testing.T) {
 		}
 		q.push(x)
 		want := key{int32(r.IntN(6)), uint32(r.IntN(3)), uint8(r.IntN(MaxCopies + 1))}
-		i := q.response(want.slot, want.gen, want.k)
-		if !queued[want] {
+		i := q.response(want.slot, want.gen, want.k, q.lookEnd())
+		at := -1 // where want's response is queued, by a look through all
+		for j := range q.n {
+			if y := q.ev[j]; y.kind == evResponse && (key{y.slot, y.gen, y.k}) == want {
+				at = j
+			}
+		}
+		if (at >= 0) != queued[want] {
+			t.Fatalf("step %d: %+v has a response at %d, queued %v", step, want, at, queued[want])
+		}
+		if at >= 0 && at < q.n-responseLook {
+			beyond++
+			if i >= 0 {
+				t.Fatalf("step %d: found %+v at %d for %+v, queued at %d, before the last %d of %d", step, q.ev[i], i, want, at, responseLook, q.n)
+			}
+		} else if !queued[want] {
 			if i >= 0 {
 				t.Fatalf("step %d: found %+v at %d for %+v, which has no response queued", step, q.ev[i], i, want)
 			}
-		} else if y := q.ev[i]; i >= q.n || y.kind != evResponse || (key{y.slot, y.gen, y.k}) != want {
+		} else if y := q.ev[i]; i != at || y.kind != evResponse || (key{y.slot, y.gen, y.k}) != want {
 			t.Fatalf("step %d: found %+v at %d for %+v", step, y, i, want)
-		} else if r.IntN(2) == 0 { // turned into an earlier release
+		} else if found++; r.IntN(2) == 0 { // turned into an earlier release
 			seq++
 			y.at, y.seq, y.kind = y.at-time.Duration(r.IntN(300)), seq, evRelease
 			if y.at < 0 {
@@ -181,11 +206,25 @@ func TestEventQueueTurnResponse(t *testing.T) {
 			*q.raise(i, y.at, y.seq) = y
 			delete(queued, want)
 		}
-		if r.IntN(3) == 0 {
+		// Pops: a third of a push while the heap grows, then 5/3 of one
+		// while it shrinks, by turns of 2 000 steps: it holds from none
+		// to about 1 300 events.
+		pops := 0
+		if step/2000%2 == 0 {
+			if r.IntN(3) == 0 {
+				pops = 1
+			}
+		} else if r.IntN(6) != 0 {
+			pops = 2
+		}
+		for ; pops > 0 && q.n > 0; pops-- {
 			if y := q.pop(); y.kind == evResponse {
 				delete(queued, key{y.slot, y.gen, y.k})
 			}
 		}
+	}
+	if found < 1000 || beyond < 1000 {
+		t.Fatalf("%d responses found, %d beyond the look: too few to check", found, beyond)
 	}
 	var last event
 	for q.n > 0 {
@@ -194,5 +233,56 @@ func TestEventQueueTurnResponse(t *testing.T) {
 			t.Fatalf("popped %+v after %+v", y, last)
 		}
 		last = y
+	}
+}
+
+// TestResponseLookChangesNothing: a large pool's losers let go of in
+// service, whose responses response finds only among the heap's last
+// responseLook events, end their attempts in the same order and give the
+// same result as when every response is found (a look through the whole
+// heap): a release queued on its own, its response popped dead, falls
+// due as the response turned into it would. The heap holds hundreds of
+// events, so many a response is beyond the look.
+func TestResponseLookChangesNothing(t *testing.T) {
+	t.Parallel()
+	lat, err := dist.LogNormalFromMedianP95(1, 3)
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &Config{
+		Name: "look", Seed: 3, Requests: 20_000,
+		Arrivals: Arrivals{Process: Poisson, Rate: 300},
+		Models:   []Model{{Name: "m", Provider: "p", Latency: lat, PriceInputPerMTok: 1}},
+		Providers: []Provider{{Name: "p", Pool: &Pool{
+			Replicas: 200, Concurrency: 2, Balancer: PowerOfTwo}}},
+		Classes: []Class{{Name: "c", Share: 1, Deadline: 10 * time.Second,
+			InputTokens: dist.Constant{Value: 100}, OutputTokens: dist.Constant{Value: 10},
+			Policy: Policy{Copies: 1, Delays: []time.Duration{800 * time.Millisecond},
+				CancelLatency: 50 * time.Millisecond, CancelBilling: BillFull}}},
+	}
+	if err := cfg.Validate(); err != nil {
+		t.Fatal(err)
+	}
+	run := func(look int) (*Result, []AttemptRecord, int) {
+		var recs []AttemptRecord
+		e := newEngine(cfg)
+		e.q.look = look
+		e.trace = func(r *AttemptRecord) { recs = append(recs, *r) }
+		e.run()
+		return e.result(), recs, len(e.q.ev)
+	}
+	a, ra, most := run(responseLook)
+	b, rb, _ := run(math.MaxInt)
+	if most < 4*responseLook {
+		t.Fatalf("the heap held at most %d events: too few for responses beyond the look", most)
+	}
+	if a.Overall.Attempts.Cancelled == 0 {
+		t.Fatal("no loser was let go of: nothing was checked")
+	}
+	if !reflect.DeepEqual(Canonical(a), Canonical(b)) {
+		t.Errorf("the look changed the result:\n%+v\n%+v", a.Overall.Attempts, b.Overall.Attempts)
+	}
+	if !reflect.DeepEqual(ra, rb) {
+		t.Error("the look changed the order in which attempts end")
 	}
 }

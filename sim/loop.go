@@ -73,9 +73,9 @@ type engine struct {
 	provBreakers []*breaker
 	retries      []RetryCounts // per class, what its retries did; nil when no class retries
 	slotClient   []int32       // per request slot, the closed-loop client that sent it, or −1
-	// queueAllTimers turns off the skipping of timers and of pipeline
-	// calls' deadlines that cannot fire (endsBy, callEndsBefore), for the
-	// tests that check it changes nothing.
+	// queueAllTimers turns off the skipping of timers and of requests'
+	// and pipeline calls' deadlines that cannot fire (endsBy,
+	// callEndsBefore), for the tests that check it changes nothing.
 	queueAllTimers bool
 	// users is the number of classes of the configuration Run was given;
 	// the classes after them are pipeline steps (Config.withSteps). pipeOf
@@ -484,10 +484,34 @@ func (e *engine) arriveFrom(cl int32) {
 		return
 	}
 
-	if cls.Deadline > 0 {
-		e.scheduleIn(fifoIndex(c, chanDeadline), e.now+cls.Deadline, evDeadline, slot, r.gen, 0)
+	switch d := cls.Deadline; {
+	case d <= 0:
+		e.sendFirst(slot, r, cls)
+	case e.isolated:
+		e.scheduleIn(fifoIndex(c, chanDeadline), e.now+d, evDeadline, slot, r.gen, 0)
+		e.sendFirst(slot, r, cls)
+	default:
+		// The deadline is numbered before the primary's events, as if
+		// queued first, but queued after them, and only when the request
+		// may still run at it: one certain to end before (callEndsBefore)
+		// would find it dead, so leaving it out changes nothing but the
+		// queue's length (as a pipeline call's, startCall).
+		e.seq++
+		seq, at := e.seq, e.now+d
+		e.sendFirst(slot, r, cls) // schedules events only: r stays live
+		// callEndsBefore's commonest answers, without its call: no when
+		// the primary, the one attempt sent, waits in a queue (or has
+		// left); yes when its valid answer, in service, is due before the
+		// deadline, which wins under every winner rule (its first token
+		// comes no later).
+		if a := &r.att[0]; a.queued || a.state != attInFlight {
+			if r.sent == 1 || !e.callEndsBefore(cls, r, at) {
+				e.queueDeadline(fifoIndex(c, chanDeadline), at, seq, slot, r.gen)
+			}
+		} else if !(a.kind == outOK && a.end < at && cls.Policy.AttemptTimeout <= 0 && !e.queueAllTimers) && !e.callEndsBefore(cls, r, at) {
+			e.queueDeadline(fifoIndex(c, chanDeadline), at, seq, slot, r.gen)
+		}
 	}
-	e.sendFirst(slot, r, cls)
 	if e.next == e.end || e.next == e.half() || e.next == e.pauseAt {
 		e.markOrHold(cl)
 	}
