@@ -443,7 +443,10 @@ type replica struct {
 	givenUp          int64
 	stats            ReplicaResult
 	waitSum, busySum wideSum
-	waits            chunks // queue wait of each attempt served, seconds (booked by serve)
+	// waits holds the queue wait of each attempt served that waited, in
+	// seconds (booked by serve); the others, stats.started less
+	// waits.len(), waited 0, the least key (pool_result.go).
+	waits chunks
 	// marks hold the served and waiting attempts at the middle and the
 	// last arrival (load.go).
 	marks [2]loadMark
@@ -482,6 +485,15 @@ func (c *chunks) grow() {
 		c.parts = append(c.parts, c.cur)
 	}
 	c.cur, c.n = make([]float32, 64<<min(len(c.parts), 8)), 0
+}
+
+// len returns the number of values held.
+func (c *chunks) len() int {
+	n := c.n
+	for _, p := range c.parts {
+		n += len(p)
+	}
+	return n
 }
 
 // all returns the chunks holding the values, the part of cur filled last.
