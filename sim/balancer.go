@@ -208,6 +208,18 @@ func leastIdle(reps []replica, left []int, idle uint64) (best, ties, draws int, 
 	return best, ties, draws, at
 }
 
+// drawsBefore is leastIdle's count of the draws before best, the first
+// idle replica, for best ≤ 2 and at most one replica, x, left out (none
+// when x < 0): the replicas before best are busy; the first of them not
+// left out draws nothing, and the second (both ahead of best = 2,
+// neither left out) draws when its load ties the first's.
+func drawsBefore(reps []replica, best, x int) int {
+	if best == 2 && uint(x) > 1 && reps[0].busy+reps[0].waiting == reps[1].busy+reps[1].waiting {
+		return 1
+	}
+	return 0
+}
+
 // The ties at the least load drew the last ties − 1 of the draws numbers
 // of leastOutstanding's reservoir, from the stream of first state s (the
 // m-th, from 0, being splitmix64(s + m·γ)), the tie that made ties its

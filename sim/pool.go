@@ -699,8 +699,9 @@ func (e *engine) dispatchPool(slot int32, r *request, k int, a *attempt, pv *pro
 // pickTurn's plain path written out for an attempt whose request has at
 // most one other attempt and no replica to avoid, round robin's turn
 // and least_outstanding's pick among idle replicas (leastIdle's ties)
-// when no replica before the first of them is to be walked are made
-// without pick's calls; pickTurn picks least_outstanding's otherwise.
+// when at most two replicas come before the first of them (their walk
+// written out) are made without pick's calls; pickTurn picks
+// least_outstanding's otherwise.
 // dispatchAny places the rest.
 func (e *engine) dispatchTurn(slot int32, r *request, k int, a *attempt, pv *provider, avoid uint16) {
 	pl := pv.pool
@@ -731,10 +732,12 @@ func (e *engine) dispatchTurn(slot int32, r *request, k int, a *attempt, pv *pro
 		if x >= 0 {
 			m &^= 1 << (uint(x) & 63)
 		}
-		if i = bits.TrailingZeros64(m); m != 0 && n <= 64 && (m&(m-1) == 0 || i == 0 || i == 1 && x == 0) {
-			// leastIdle's best, and, with ties, none before it to walk.
+		if i = bits.TrailingZeros64(m); m != 0 && n <= 64 && (m&(m-1) == 0 || i <= 2) {
+			// leastIdle's best, and, with ties, its walk of the at
+			// most two replicas before it (drawsBefore).
 			if m&(m-1) != 0 {
-				i = keptTie(m, bits.OnesCount64(m), bits.OnesCount64(m)-1, e.replicaState(r, k, a))
+				ties := bits.OnesCount64(m)
+				i = keptTie(m, ties, ties-1+drawsBefore(pl.reps, i, x), e.replicaState(r, k, a))
 			}
 		} else {
 			var left []int
