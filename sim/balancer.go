@@ -229,14 +229,19 @@ func drawsBefore(reps []replica, best, x int) int {
 
 // keptTie returns the replica leastOutstanding's reservoir keeps of the
 // ties whose bits at holds (bit i for replica i; its lowest the first).
+// The walk back finds the count t of the tie kept, its draw's state
+// stepped back by γ a tie, and only then the tie, the t-th of at's bits.
 func keptTie(at uint64, ties, draws int, s uint64) int {
-	for ; ties > 1; ties-- {
-		i := bits.Len64(at) - 1
-		draws--
-		if scaled(splitmix64(s+uint64(draws)*0x9e3779b97f4a7c15), ties) == 0 {
-			return i
+	x := s + uint64(draws-1)*0x9e3779b97f4a7c15 // the state of draw number draws − 1
+	t := ties
+	for ; t > 1; t-- {
+		if scaled(splitmix64(x), t) == 0 {
+			break
 		}
-		at &^= 1 << uint(i)
+		x -= 0x9e3779b97f4a7c15
+	}
+	for ; t > 1; t-- {
+		at &= at - 1 // the lowest tie is not kept
 	}
 	return bits.TrailingZeros64(at)
 }
