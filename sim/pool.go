@@ -382,7 +382,7 @@ type pool struct {
 	// service, for i < 64, in a pool that keeps them (keepIdle):
 	// least_outstanding's pick on live load finds the least load there
 	// without a scan while a replica it may pick is idle (leastIdle).
-	// Kept by dispatchTurn, dispatchAny, releaseIdle and leaveQueue; in
+	// Kept by dispatchTurn, dispatchAny, releaseReplica and leaveQueue; in
 	// another pool, not read.
 	idle uint64
 	// Read per attempt, set once from cfg: its concurrency, queue limit
@@ -391,7 +391,7 @@ type pool struct {
 	conc, queueLimit int
 	bounded, ewma    bool
 	coldStart        *ColdStart
-	decay            float64
+	decay, keep      float64 // keep = 1 − decay
 	// counted says the pool may count work (takeWork) at any time: it
 	// has a view or restarts. (The scans of latency_ewma ranking
 	// unmeasured replicas, in work, are charged by the pick that made
@@ -518,7 +518,7 @@ func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
 	pl := &pool{cfg: c, reps: make([]replica, c.Replicas), view: newView(c.View, c.Replicas, seed, prov),
 		churn: newChurn(c.Restarts, c.Replicas, seed), warmup: warmup(c),
 		conc: c.Concurrency, queueLimit: c.QueueLimit, bounded: c.RejectWhenFull, coldStart: c.ColdStart,
-		ewma: c.Balancer == LatencyEWMA, decay: c.Decay, idle: 1<<min(c.Replicas, 64) - 1}
+		ewma: c.Balancer == LatencyEWMA, decay: c.Decay, keep: 1 - c.Decay, idle: 1<<min(c.Replicas, 64) - 1}
 	pl.counted = pl.view != nil || pl.churn != nil
 	over := make([]*ReplicaOverride, c.Replicas)
 	for i := range c.Overrides {
@@ -662,7 +662,7 @@ func (e *engine) dispatchPool(slot int32, r *request, k int, a *attempt, pv *pro
 				i, rp = j, rj
 			}
 		} else {
-			if rp.obs < pl.warmup || rj.obs < pl.warmup { // pl.cost ranks it (unmeasured.go)
+			if w := pl.warmup; w != 0 && (rp.obs < w || rj.obs < w) { // pl.cost ranks it (unmeasured.go)
 				e.dispatchAny(slot, r, k, a, pv, avoid)
 				return
 			}
@@ -860,10 +860,22 @@ func (e *engine) releaseReplica(prov, i int) {
 	pl := pv.pool
 	rp := &pl.reps[i]
 	if pl.watched {
-		if pl.keepIdle {
-			e.releaseIdle(pv, rp, i)
-		} else {
+		if !pl.keepIdle {
 			e.releaseSees(pv, rp, i)
+			return
+		}
+		// A pool that keeps its idle replicas (keepIdle): replica i
+		// is idle once nothing is in service or queued there.
+		rp.busy--
+		pv.busy--
+		if rp.busy == 0 {
+			rp.idleSince = e.now
+			if rp.waiting == 0 {
+				pl.idle |= 1 << (uint(i) & 63)
+			}
+		}
+		if rp.qhead != len(rp.queue) {
+			e.passSlot(pv, rp)
 		}
 		return
 	}
@@ -893,22 +905,6 @@ func (e *engine) releaseSees(pv *provider, rp *replica, i int) {
 	pv.busy--
 	if rp.busy == 0 {
 		rp.idleSince = e.now
-	}
-	if rp.qhead != len(rp.queue) { // else nextWaiter would find none
-		e.passSlot(pv, rp)
-	}
-}
-
-// releaseIdle is releaseReplica at a pool that keeps its idle replicas
-// (pool.keepIdle), for its replica i, rp.
-func (e *engine) releaseIdle(pv *provider, rp *replica, i int) {
-	rp.busy--
-	pv.busy--
-	if rp.busy == 0 {
-		rp.idleSince = e.now
-		if rp.waiting == 0 {
-			pv.pool.idle |= 1 << (uint(i) & 63)
-		}
 	}
 	if rp.qhead != len(rp.queue) { // else nextWaiter would find none
 		e.passSlot(pv, rp)
@@ -1012,14 +1008,14 @@ func (e *engine) observeEWMA(pl *pool, a *attempt) {
 	}
 	rp := &pl.reps[a.rep-1]
 	x := (e.now - a.start).Seconds()
-	if rp.obs < math.MaxInt32 {
-		rp.obs++
+	if o := rp.obs; o != 0 {
+		rp.avg = pl.decay*rp.avg + pl.keep*x
+		if o < math.MaxInt32 {
+			rp.obs = o + 1
+		}
+	} else { // its first observation
+		rp.avg, rp.obs = x, 1
 	}
-	if rp.obs == 1 {
-		rp.avg = x
-		return
-	}
-	rp.avg = pl.decay*rp.avg + (1-pl.decay)*x
 }
 
 // takeWork returns the units of work (engine.chargeWork) that pl, its view
