@@ -220,6 +220,27 @@ func drawsBefore(reps []replica, best, x int) int {
 	return 0
 }
 
+// walkDraws is leastIdle's count of the draws before best, the first
+// idle replica, reps being the replicas before it, all busy, and x the
+// one left out (none when x < 0 or x ≥ len(reps)): one per replica that
+// ties the least load of those before it, the first drawing nothing.
+//
+//go:noinline
+func walkDraws(reps []replica, x int) (draws int) {
+	load := math.MaxInt
+	for i := range reps {
+		if i == x {
+			continue
+		}
+		if l := reps[i].busy + reps[i].waiting; l < load {
+			load = l
+		} else if l == load {
+			draws++
+		}
+	}
+	return draws
+}
+
 // The ties at the least load drew the last ties − 1 of the draws numbers
 // of leastOutstanding's reservoir, from the stream of first state s (the
 // m-th, from 0, being splitmix64(s + m·γ)), the tie that made ties its

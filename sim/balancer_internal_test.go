@@ -13,8 +13,8 @@ import (
 // (each replica left out with probability 1/n, one always kept); and
 // that leastIdle, from the idle replicas' bits, finds leastScan's least
 // load, ties and draws whenever a replica not left out is idle, and
-// drawsBefore its draws before best when best ≤ 2 and at most one
-// replica is left out (dispatchTurn's case).
+// walkDraws (any best) and drawsBefore (best ≤ 2) its draws before best
+// when at most one replica is left out (dispatchTurn's case).
 func TestLeastScanMatchesReservoir(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	e := &engine{}
@@ -61,11 +61,14 @@ func TestLeastScanMatchesReservoir(t *testing.T) {
 				t.Fatalf("%d replicas, trial %d, left %v: leastIdle gives best %d, %d ties, %d draws, ties %b; leastScan %d, %d, %d, %b",
 					n, trial, left, ib, it, id, iat, best, ties, draws, at)
 			}
-			if x := -1; load == 0 && ties > 1 && best <= 2 && len(left) <= 1 {
+			if x := -1; load == 0 && ties > 1 && len(left) <= 1 {
 				if len(left) == 1 {
 					x = left[0]
 				}
-				if d := ties - 1 + drawsBefore(pl.reps, best, x); d != draws {
+				if d := ties - 1 + walkDraws(pl.reps[:best], x); d != draws {
+					t.Fatalf("%d replicas, trial %d, left %v: walkDraws gives %d draws, leastScan %d", n, trial, left, d, draws)
+				}
+				if d := ties - 1 + drawsBefore(pl.reps, best, x); best <= 2 && d != draws {
 					t.Fatalf("%d replicas, trial %d, left %v: drawsBefore gives %d draws, leastScan %d", n, trial, left, d, draws)
 				}
 			}

@@ -698,10 +698,11 @@ func (e *engine) dispatchPool(slot int32, r *request, k int, a *attempt, pv *pro
 // round robin or least_outstanding (pool.plainTurn): pick's and
 // pickTurn's plain path written out for an attempt whose request has at
 // most one other attempt and no replica to avoid, round robin's turn
-// and least_outstanding's pick among idle replicas (leastIdle's ties)
-// when at most two replicas come before the first of them (their walk
-// written out) are made without pick's calls; pickTurn picks
-// least_outstanding's otherwise.
+// and least_outstanding's pick among idle replicas (leastIdle's ties,
+// its walk of the replicas before the first of them written out for at
+// most two) are made without pick's calls; pickTurn picks
+// least_outstanding's otherwise (no replica it may pick is idle, or the
+// pool has more than 64).
 // dispatchAny places the rest.
 func (e *engine) dispatchTurn(slot int32, r *request, k int, a *attempt, pv *provider, avoid uint16) {
 	pl := pv.pool
@@ -732,12 +733,20 @@ func (e *engine) dispatchTurn(slot int32, r *request, k int, a *attempt, pv *pro
 		if x >= 0 {
 			m &^= 1 << (uint(x) & 63)
 		}
-		if i = bits.TrailingZeros64(m); m != 0 && n <= 64 && (m&(m-1) == 0 || i <= 2) {
-			// leastIdle's best, and, with ties, its walk of the at
-			// most two replicas before it (drawsBefore).
+		if i = bits.TrailingZeros64(m); m != 0 && n <= 64 {
+			// leastIdle's best, and, with ties, its walk of the
+			// replicas before it: written out for at most two
+			// (drawsBefore), else walkDraws's.
 			if m&(m-1) != 0 {
 				ties := bits.OnesCount64(m)
-				i = keptTie(m, ties, ties-1+drawsBefore(pl.reps, i, x), e.replicaState(r, k, a))
+				draws := ties - 1
+				if i <= 2 {
+					draws += drawsBefore(pl.reps, i, x)
+				} else {
+					draws += walkDraws(pl.reps[:i], x)
+					e.chargeWork(i) // the replicas walked before best
+				}
+				i = keptTie(m, ties, draws, e.replicaState(r, k, a))
 			}
 		} else {
 			var left []int
