@@ -208,6 +208,39 @@ func leastIdle(reps []replica, left []int, idle uint64) (best, ties, draws int, 
 	return best, ties, draws, at
 }
 
+// drawsBefore is leastIdle's count of the draws before best, the first
+// idle replica, for best ≤ 2 and at most one replica, x, left out (none
+// when x < 0): the replicas before best are busy; the first of them not
+// left out draws nothing, and the second (both ahead of best = 2,
+// neither left out) draws when its load ties the first's.
+func drawsBefore(reps []replica, best, x int) int {
+	if best == 2 && uint(x) > 1 && reps[0].busy+reps[0].waiting == reps[1].busy+reps[1].waiting {
+		return 1
+	}
+	return 0
+}
+
+// walkDraws is leastIdle's count of the draws before best, the first
+// idle replica, reps being the replicas before it, all busy, and x the
+// one left out (none when x < 0 or x ≥ len(reps)): one per replica that
+// ties the least load of those before it, the first drawing nothing.
+//
+//go:noinline
+func walkDraws(reps []replica, x int) (draws int) {
+	load := math.MaxInt
+	for i := range reps {
+		if i == x {
+			continue
+		}
+		if l := reps[i].busy + reps[i].waiting; l < load {
+			load = l
+		} else if l == load {
+			draws++
+		}
+	}
+	return draws
+}
+
 // The ties at the least load drew the last ties − 1 of the draws numbers
 // of leastOutstanding's reservoir, from the stream of first state s (the
 // m-th, from 0, being splitmix64(s + m·γ)), the tie that made ties its
@@ -217,14 +250,19 @@ func leastIdle(reps []replica, left []int, idle uint64) (best, ties, draws int, 
 
 // keptTie returns the replica leastOutstanding's reservoir keeps of the
 // ties whose bits at holds (bit i for replica i; its lowest the first).
+// The walk back finds the count t of the tie kept, its draw's state
+// stepped back by γ a tie, and only then the tie, the t-th of at's bits.
 func keptTie(at uint64, ties, draws int, s uint64) int {
-	for ; ties > 1; ties-- {
-		i := bits.Len64(at) - 1
-		draws--
-		if scaled(splitmix64(s+uint64(draws)*0x9e3779b97f4a7c15), ties) == 0 {
-			return i
+	x := s + uint64(draws-1)*0x9e3779b97f4a7c15 // the state of draw number draws − 1
+	t := ties
+	for ; t > 1; t-- {
+		if scaled(splitmix64(x), t) == 0 {
+			break
 		}
-		at &^= 1 << uint(i)
+		x -= 0x9e3779b97f4a7c15
+	}
+	for ; t > 1; t-- {
+		at &= at - 1 // the lowest tie is not kept
 	}
 	return bits.TrailingZeros64(at)
 }

@@ -12,7 +12,9 @@ import (
 // picks have ties, many of them), and left-out lists of up to 4 replicas
 // (each replica left out with probability 1/n, one always kept); and
 // that leastIdle, from the idle replicas' bits, finds leastScan's least
-// load, ties and draws whenever a replica not left out is idle.
+// load, ties and draws whenever a replica not left out is idle, and
+// walkDraws (any best) and drawsBefore (best ≤ 2) its draws before best
+// when at most one replica is left out (dispatchTurn's case).
 func TestLeastScanMatchesReservoir(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	e := &engine{}
@@ -58,6 +60,17 @@ func TestLeastScanMatchesReservoir(t *testing.T) {
 			case load == 0 && (ib != best || it != ties || it > 1 && (id != draws || iat != at)):
 				t.Fatalf("%d replicas, trial %d, left %v: leastIdle gives best %d, %d ties, %d draws, ties %b; leastScan %d, %d, %d, %b",
 					n, trial, left, ib, it, id, iat, best, ties, draws, at)
+			}
+			if x := -1; load == 0 && ties > 1 && len(left) <= 1 {
+				if len(left) == 1 {
+					x = left[0]
+				}
+				if d := ties - 1 + walkDraws(pl.reps[:best], x); d != draws {
+					t.Fatalf("%d replicas, trial %d, left %v: walkDraws gives %d draws, leastScan %d", n, trial, left, d, draws)
+				}
+				if d := ties - 1 + drawsBefore(pl.reps, best, x); best <= 2 && d != draws {
+					t.Fatalf("%d replicas, trial %d, left %v: drawsBefore gives %d draws, leastScan %d", n, trial, left, d, draws)
+				}
 			}
 		}
 	}

@@ -382,7 +382,7 @@ type pool struct {
 	// service, for i < 64, in a pool that keeps them (keepIdle):
 	// least_outstanding's pick on live load finds the least load there
 	// without a scan while a replica it may pick is idle (leastIdle).
-	// Kept by dispatchTurn, dispatchAny, releaseIdle and leaveQueue; in
+	// Kept by dispatchTurn, dispatchAny, releaseReplica and leaveQueue; in
 	// another pool, not read.
 	idle uint64
 	// Read per attempt, set once from cfg: its concurrency, queue limit
@@ -391,7 +391,7 @@ type pool struct {
 	conc, queueLimit int
 	bounded, ewma    bool
 	coldStart        *ColdStart
-	decay            float64
+	decay, keep      float64 // keep = 1 − decay
 	// counted says the pool may count work (takeWork) at any time: it
 	// has a view or restarts. (The scans of latency_ewma ranking
 	// unmeasured replicas, in work, are charged by the pick that made
@@ -443,7 +443,10 @@ type replica struct {
 	givenUp          int64
 	stats            ReplicaResult
 	waitSum, busySum wideSum
-	waits            chunks // queue wait of each attempt served, seconds (booked by serve)
+	// waits holds the queue wait of each attempt served that waited, in
+	// seconds (booked by serve); the others, stats.started less
+	// waits.len(), waited 0, the least key (pool_result.go).
+	waits chunks
 	// marks hold the served and waiting attempts at the middle and the
 	// last arrival (load.go).
 	marks [2]loadMark
@@ -484,6 +487,15 @@ func (c *chunks) grow() {
 	c.cur, c.n = make([]float32, 64<<min(len(c.parts), 8)), 0
 }
 
+// len returns the number of values held.
+func (c *chunks) len() int {
+	n := c.n
+	for _, p := range c.parts {
+		n += len(p)
+	}
+	return n
+}
+
 // all returns the chunks holding the values, the part of cur filled last.
 func (c *chunks) all() [][]float32 {
 	if c.n == 0 {
@@ -506,7 +518,7 @@ func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
 	pl := &pool{cfg: c, reps: make([]replica, c.Replicas), view: newView(c.View, c.Replicas, seed, prov),
 		churn: newChurn(c.Restarts, c.Replicas, seed), warmup: warmup(c),
 		conc: c.Concurrency, queueLimit: c.QueueLimit, bounded: c.RejectWhenFull, coldStart: c.ColdStart,
-		ewma: c.Balancer == LatencyEWMA, decay: c.Decay, idle: 1<<min(c.Replicas, 64) - 1}
+		ewma: c.Balancer == LatencyEWMA, decay: c.Decay, keep: 1 - c.Decay, idle: 1<<min(c.Replicas, 64) - 1}
 	pl.counted = pl.view != nil || pl.churn != nil
 	over := make([]*ReplicaOverride, c.Replicas)
 	for i := range c.Overrides {
@@ -650,7 +662,7 @@ func (e *engine) dispatchPool(slot int32, r *request, k int, a *attempt, pv *pro
 				i, rp = j, rj
 			}
 		} else {
-			if rp.obs < pl.warmup || rj.obs < pl.warmup { // pl.cost ranks it (unmeasured.go)
+			if w := pl.warmup; w != 0 && (rp.obs < w || rj.obs < w) { // pl.cost ranks it (unmeasured.go)
 				e.dispatchAny(slot, r, k, a, pv, avoid)
 				return
 			}
@@ -686,9 +698,11 @@ func (e *engine) dispatchPool(slot int32, r *request, k int, a *attempt, pv *pro
 // round robin or least_outstanding (pool.plainTurn): pick's and
 // pickTurn's plain path written out for an attempt whose request has at
 // most one other attempt and no replica to avoid, round robin's turn
-// and least_outstanding's pick among idle replicas (leastIdle's ties)
-// when no replica before the first of them is to be walked are made
-// without pick's calls; pickTurn picks least_outstanding's otherwise.
+// and least_outstanding's pick among idle replicas (leastIdle's ties,
+// its walk of the replicas before the first of them written out for at
+// most two) are made without pick's calls; pickTurn picks
+// least_outstanding's otherwise (no replica it may pick is idle, or the
+// pool has more than 64).
 // dispatchAny places the rest.
 func (e *engine) dispatchTurn(slot int32, r *request, k int, a *attempt, pv *provider, avoid uint16) {
 	pl := pv.pool
@@ -719,10 +733,20 @@ func (e *engine) dispatchTurn(slot int32, r *request, k int, a *attempt, pv *pro
 		if x >= 0 {
 			m &^= 1 << (uint(x) & 63)
 		}
-		if i = bits.TrailingZeros64(m); m != 0 && n <= 64 && (m&(m-1) == 0 || i == 0 || i == 1 && x == 0) {
-			// leastIdle's best, and, with ties, none before it to walk.
+		if i = bits.TrailingZeros64(m); m != 0 && n <= 64 {
+			// leastIdle's best, and, with ties, its walk of the
+			// replicas before it: written out for at most two
+			// (drawsBefore), else walkDraws's.
 			if m&(m-1) != 0 {
-				i = keptTie(m, bits.OnesCount64(m), bits.OnesCount64(m)-1, e.replicaState(r, k, a))
+				ties := bits.OnesCount64(m)
+				draws := ties - 1
+				if i <= 2 {
+					draws += drawsBefore(pl.reps, i, x)
+				} else {
+					draws += walkDraws(pl.reps[:i], x)
+					e.chargeWork(i) // the replicas walked before best
+				}
+				i = keptTie(m, ties, draws, e.replicaState(r, k, a))
 			}
 		} else {
 			var left []int
@@ -845,10 +869,22 @@ func (e *engine) releaseReplica(prov, i int) {
 	pl := pv.pool
 	rp := &pl.reps[i]
 	if pl.watched {
-		if pl.keepIdle {
-			e.releaseIdle(pv, rp, i)
-		} else {
+		if !pl.keepIdle {
 			e.releaseSees(pv, rp, i)
+			return
+		}
+		// A pool that keeps its idle replicas (keepIdle): replica i
+		// is idle once nothing is in service or queued there.
+		rp.busy--
+		pv.busy--
+		if rp.busy == 0 {
+			rp.idleSince = e.now
+			if rp.waiting == 0 {
+				pl.idle |= 1 << (uint(i) & 63)
+			}
+		}
+		if rp.qhead != len(rp.queue) {
+			e.passSlot(pv, rp)
 		}
 		return
 	}
@@ -878,22 +914,6 @@ func (e *engine) releaseSees(pv *provider, rp *replica, i int) {
 	pv.busy--
 	if rp.busy == 0 {
 		rp.idleSince = e.now
-	}
-	if rp.qhead != len(rp.queue) { // else nextWaiter would find none
-		e.passSlot(pv, rp)
-	}
-}
-
-// releaseIdle is releaseReplica at a pool that keeps its idle replicas
-// (pool.keepIdle), for its replica i, rp.
-func (e *engine) releaseIdle(pv *provider, rp *replica, i int) {
-	rp.busy--
-	pv.busy--
-	if rp.busy == 0 {
-		rp.idleSince = e.now
-		if rp.waiting == 0 {
-			pv.pool.idle |= 1 << (uint(i) & 63)
-		}
 	}
 	if rp.qhead != len(rp.queue) { // else nextWaiter would find none
 		e.passSlot(pv, rp)
@@ -997,14 +1017,14 @@ func (e *engine) observeEWMA(pl *pool, a *attempt) {
 	}
 	rp := &pl.reps[a.rep-1]
 	x := (e.now - a.start).Seconds()
-	if rp.obs < math.MaxInt32 {
-		rp.obs++
+	if o := rp.obs; o != 0 {
+		rp.avg = pl.decay*rp.avg + pl.keep*x
+		if o < math.MaxInt32 {
+			rp.obs = o + 1
+		}
+	} else { // its first observation
+		rp.avg, rp.obs = x, 1
 	}
-	if rp.obs == 1 {
-		rp.avg = x
-		return
-	}
-	rp.avg = pl.decay*rp.avg + (1-pl.decay)*x
 }
 
 // takeWork returns the units of work (engine.chargeWork) that pl, its view

@@ -112,7 +112,12 @@ func (e *engine) poolResults() []PoolResult {
 			rr.Served = rr.started
 			if rr.started > 0 {
 				rr.MeanQueueWait = rp.waitSum.seconds() / float64(rr.started)
-				p := seconds64(selectRanks(rp.waits.all(), []int{NearestRank(int(rr.started), 0.95)})[0])
+				// The waits of 0, not held, are the least: the rank
+				// falls among them or is taken among those held.
+				p, k := 0.0, NearestRank(int(rr.started), 0.95)
+				if zeros := int(rr.started) - rp.waits.len(); k >= zeros {
+					p = seconds64(selectRanks(rp.waits.all(), []int{k - zeros})[0])
+				}
 				rr.P95QueueWait = &p
 			}
 			if span > 0 {

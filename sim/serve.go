@@ -22,13 +22,11 @@ func (e *engine) serveReplica(slot int32, r *request, k int, a *attempt, pv *pro
 	a.started = true
 	wait := now - a.start
 	pv.stats.started++
-	var w float32
-	if wait != 0 { // most attempts wait for nothing: their sums stay
+	if wait != 0 { // most attempts wait for nothing: their sums and waits stay
 		pv.waitSum.add(wait)
 		rp.waitSum.add(wait)
-		w = toSeconds32(wait)
+		rp.waits.add(toSeconds32(wait))
 	}
-	rp.waits.add(w)
 	rp.stats.started++
 	t0 := max(now, rp.warmAt)
 	if f := rp.slow; f == 0 {
@@ -66,15 +64,13 @@ func (e *engine) serveAt(slot int32, r *request, k int, a *attempt, pv *provider
 		if rp == nil {
 			rp = &pv.pool.reps[a.rep-1]
 		}
-		// The replica books the wait (its sum, and each wait for its
-		// percentiles; most attempts wait for nothing), written out here:
-		// a call would cost more than the booking.
+		// The replica books the wait (its sum, and each wait but 0 for
+		// its percentiles; most attempts wait for nothing), written out
+		// here: a call would cost more than the booking.
 		rp.waitSum.add(wait)
-		var w float32
 		if wait != 0 {
-			w = toSeconds32(wait)
+			rp.waits.add(toSeconds32(wait))
 		}
-		rp.waits.add(w)
 		rp.stats.started++
 		stages, t0, batched = rp.stages, max(now, rp.warmAt), rp.batch != nil
 	}
