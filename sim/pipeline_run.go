@@ -331,26 +331,42 @@ func resized[T any](x []T, n int) []T {
 // iteration, for a repeated step (startCalls). p is &e.pipes[ps] and pc
 // its class: the driver passes them down, as e.pipes does not move while
 // it runs (only an arrival adds a pipeline slot).
+//
+// A repeated step that draws no iteration is skipped: its stage makes no
+// call and takes no time, and the next stage starts now — or, when it was
+// the last, the pipeline ends now, through it.
 func (e *engine) startStage(p *pipeState, pc *pipeClass, ps int32) {
-	st := &pc.stages[p.stage]
-	p.st = st
-	p.start, p.iter, p.iters = e.now, 0, 1
-	if st.single && !st.repeat { // the commonest: startCalls' way for one step, run once
-		p.done, p.failed, p.fail = 0, 0, outNone
-		for j := range st.fanOut {
-			e.startCall(p, pc, ps, st.first, j)
+	for {
+		st := &pc.stages[p.stage]
+		p.st = st
+		p.start, p.iter, p.iters = e.now, 0, 1
+		if st.single && !st.repeat { // the commonest: startCalls' way for one step, run once
+			p.done, p.failed, p.fail = 0, 0, outNone
+			for j := range st.fanOut {
+				e.startCall(p, pc, ps, st.first, j)
+			}
+			return
 		}
+		if !st.single {
+			for s := st.first; s < st.end; s++ {
+				p.stepEnd[s] = -1
+			}
+		}
+		if st.repeat {
+			p.iters = e.repeats(p.id, st.first, &pc.pl.Steps[st.first])
+			if p.iters == 0 { // skipped (a repeated step is a stage of its own)
+				p.stepDur[st.first] = 0
+				if p.stage+1 < len(pc.stages) {
+					p.stage++
+					continue
+				}
+				e.endPipeline(ps, outOK, false)
+				return
+			}
+		}
+		e.startCalls(p, pc, ps)
 		return
 	}
-	if !st.single {
-		for s := st.first; s < st.end; s++ {
-			p.stepEnd[s] = -1
-		}
-	}
-	if st.repeat {
-		p.iters = e.repeats(p.id, st.first, &pc.pl.Steps[st.first])
-	}
-	e.startCalls(p, pc, ps)
 }
 
 // startCalls starts every call of the current iteration of pipeline ps's
