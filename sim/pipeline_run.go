@@ -554,8 +554,20 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	}
 	// The driver runs from the event loop, never inside finish: starting
 	// the next calls there would grow the request slots under finish's
-	// callers. The commonest call, seen now while the pipeline waits to
-	// see no other, is held apart for its event (pipeCall).
+	// callers. Ending the pipeline starts none: the last call of its last
+	// stage, seen now while nothing else is due now and no call of it
+	// runs, ends it here. Its event would have been the first handled
+	// after this one, and what this one does after finish (retire the
+	// call, end other requests) reads nothing of the pipeline's class
+	// (endPipeline): only the event's number is taken, as it was.
+	if at == e.now && !p.held && len(p.deferred) == 0 && len(p.live) == 0 && p.stage+1 == len(pc.stages) &&
+		p.iter+1 >= p.iters && len(e.soon) == 0 && !e.nowQueued() {
+		e.seq++
+		e.callDone(p, pc, ps, s, o)
+		return
+	}
+	// The commonest call, seen now while the pipeline waits to see no
+	// other, is held apart for its event (pipeCall).
 	if p.held { // another call: pipeCall picks among them
 		p.held = false
 		p.deferred = append(p.deferred, p.heldCall)
