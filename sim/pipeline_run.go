@@ -98,6 +98,10 @@ type pipeClass struct {
 	// single is set when every stage is of one step: its requests keep no
 	// per-step ends or counts (pipeStage.single).
 	single bool
+	// chain is set when every stage is one call (one step, neither fanned
+	// out nor repeated): step g is stage g, and a stage is done when its
+	// call is (pipeCall).
+	chain bool
 	// deadline is the class's end-to-end deadline, 0 for none.
 	deadline time.Duration
 	// reads is set when a step reads earlier steps' tokens (Step.InputFrom):
@@ -227,9 +231,10 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 		pc.checked = newEndTimes(int(float64(n)*share*1.05) + 16)
 		pc.oneCall = pl.OneCall()
 		pc.deadline = e.cfg.Classes[c].Deadline
-		pc.single = true
+		pc.single, pc.chain = true, true
 		for _, st := range pc.stages {
 			pc.single = pc.single && st.single
+			pc.chain = pc.chain && st.single && !st.repeat && st.fanOut == 1
 		}
 		for s := range pl.Steps {
 			pc.reads = pc.reads || len(pl.Steps[s].InputFrom) > 0
@@ -597,7 +602,20 @@ func (e *engine) pipeCall(ps int32, gen uint32) {
 	}
 	if p.held { // the only call seen now (callEnded)
 		p.held = false
-		e.callDone(p, p.pc, ps, p.heldCall.step, p.heldCall.o)
+		pc, s := p.pc, p.heldCall.step
+		if pc.chain && p.heldCall.o == outOK && s+1 < len(pc.stages) {
+			// callDone's way for the answer of a stage of one call, before
+			// the last, and startStage's for the next: no call is left
+			// running (its stage's only call ended), the stage's counts
+			// stay 0 (one answered call is enough), and its iterations 1.
+			p.stepDur[s] = toSeconds32(e.now - p.start)
+			p.stage = s + 1
+			p.st = &pc.stages[s+1]
+			p.start = e.now
+			e.startCall(p, pc, ps, s+1, 0)
+			return
+		}
+		e.callDone(p, pc, ps, s, p.heldCall.o)
 		return
 	}
 	// Of the calls that hand on now, the first in the stage's order: the
