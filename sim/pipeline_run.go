@@ -275,10 +275,21 @@ func (p *Pipeline) visibleStep() int {
 // startPipeline starts pipeline request r, which has just arrived in slot
 // and drawn its class: it moves to a pipeline slot of its own, arms the
 // end-to-end deadline and starts the first stage.
+//
+// The first call of a first stage of one step, not repeated, runs in the
+// arrival's slot: retire and allocSlot would give it back (the free slots
+// are taken last in, first out), and the arrival's reset and draws are its
+// call's (callRequest's for instance 0) but for the class (startCall).
+// Requests run one at a time (isolated) keep retire, which clears their
+// queue.
 func (e *engine) startPipeline(slot int32, r *request) {
 	c := r.class
 	id, arrival, sec, in, out := r.id, r.arrival, r.sec, r.in, r.out
-	e.retire(slot, r)
+	first := &e.pipeOf[c].stages[0]
+	inSlot := first.single && !first.repeat && !e.isolated
+	if !inSlot {
+		e.retire(slot, r)
+	}
 	var ps int32
 	if n := len(e.pipeFree); n > 0 {
 		ps = e.pipeFree[n-1]
@@ -292,6 +303,16 @@ func (e *engine) startPipeline(slot int32, r *request) {
 	pc := p.pc
 	if d := pc.deadline; d > 0 {
 		e.schedule(arrival+d, evPipeDeadline, ps, p.gen, 0)
+	}
+	if inSlot { // startStage's commonest way, the first call in slot
+		p.st = first
+		p.start, p.iter, p.iters = e.now, 0, 1
+		p.done, p.failed, p.fail = 0, 0, outNone
+		e.startCall(p, pc, ps, 0, 0, slot)
+		for j := 1; j < first.fanOut; j++ {
+			e.startCall(p, pc, ps, 0, j, -1)
+		}
+		return
 	}
 	e.startStage(p, pc, ps)
 }
@@ -348,7 +369,7 @@ func (e *engine) startStage(p *pipeState, pc *pipeClass, ps int32) {
 		if st.single && !st.repeat { // the commonest: startCalls' way for one step, run once
 			p.done, p.failed, p.fail = 0, 0, outNone
 			for j := range st.fanOut {
-				e.startCall(p, pc, ps, st.first, j)
+				e.startCall(p, pc, ps, st.first, j, -1)
 			}
 			return
 		}
@@ -387,7 +408,7 @@ func (e *engine) startCalls(p *pipeState, pc *pipeClass, ps int32) {
 		// One step: no per-step count to keep (closeStageAt).
 		s, n := st.first, st.fanOut
 		for j := 0; j < n; j++ {
-			e.startCall(p, pc, ps, s, p.iter*n+j)
+			e.startCall(p, pc, ps, s, p.iter*n+j, -1)
 		}
 		return
 	}
@@ -395,18 +416,29 @@ func (e *engine) startCalls(p *pipeState, pc *pipeClass, ps int32) {
 		n := int(pc.steps[s].fanOut)
 		p.left[s] = n
 		for j := 0; j < n; j++ {
-			e.startCall(p, pc, ps, s, p.iter*n+j)
+			e.startCall(p, pc, ps, s, p.iter*n+j, -1)
 		}
 	}
 }
 
 // startCall starts call j of step s of pipeline ps (p and pc as
-// startStage says) in a request slot of its own.
-func (e *engine) startCall(p *pipeState, pc *pipeClass, ps int32, s, j int) {
-	slot := e.allocSlot()
-	r := &e.slots[slot]
+// startStage says) in a request slot of its own — or, for the pipeline's
+// first call, in the arrival's slot when slot ≥ 0 (startPipeline).
+func (e *engine) startCall(p *pipeState, pc *pipeClass, ps int32, s, j int, slot int32) {
+	var r *request
 	step := &pc.steps[s]
-	if step.plain && !pc.reads {
+	if slot >= 0 {
+		// retire's and callRequest's steps for the arrival's request, the
+		// call's but for its class.
+		r = &e.slots[slot]
+		r.gen++
+		r.class = step.class
+		if pc.reads {
+			p.tok[0] += r.in
+			p.tok[1] += r.out
+		}
+	} else if slot = e.allocSlot(); step.plain && !pc.reads {
+		r = &e.slots[slot]
 		// callRequest's way for a call of constant token counts that reads
 		// no earlier step's and is not repeated.
 		inst := int(step.base) + j
@@ -419,6 +451,7 @@ func (e *engine) startCall(p *pipeState, pc *pipeClass, ps int32, s, j int) {
 			r.in, r.out = step.inTok, step.outTok
 		}
 	} else {
+		r = &e.slots[slot]
 		e.callRequest(p, pc, r, s, j)
 	}
 	r.pipe, r.pstep, r.doneAt = ps+1, uint8(s), -1
@@ -612,7 +645,7 @@ func (e *engine) pipeCall(ps int32, gen uint32) {
 			p.stage = s + 1
 			p.st = &pc.stages[s+1]
 			p.start = e.now
-			e.startCall(p, pc, ps, s+1, 0)
+			e.startCall(p, pc, ps, s+1, 0, -1)
 			return
 		}
 		e.callDone(p, pc, ps, s, p.heldCall.o)
