@@ -578,8 +578,9 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	// A call of the last stage ends the pipeline at its own end — its first
 	// token, under FirstToken — as a one-call class's request ends; a call
 	// of an earlier stage hands on once its answer is complete.
+	last := p.stage+1 == len(pc.stages)
 	at := e.now
-	if r.doneAt > at && p.stage+1 < len(pc.stages) {
+	if r.doneAt > at && !last {
 		at = r.doneAt
 	}
 	// The first visible token is the first the user sees: of the first
@@ -598,8 +599,8 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	// after this one, and what this one does after finish (retire the
 	// call, end other requests) reads nothing of the pipeline's class
 	// (endPipeline): only the event's number is taken, as it was.
-	if at == e.now && !p.held && len(p.deferred) == 0 && len(p.live) == 0 && p.stage+1 == len(pc.stages) &&
-		p.iter+1 >= p.iters && len(e.soon) == 0 && !e.nowQueued() {
+	if last && !p.held && len(p.deferred) == 0 && len(p.live) == 0 && p.iter+1 >= p.iters &&
+		len(e.soon) == 0 && !e.nowQueued() { // at is now
 		e.seq++
 		e.callDone(p, pc, ps, s, o)
 		return
