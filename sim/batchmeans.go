@@ -66,6 +66,31 @@ func (t *endTimes) sectioned() {
 // gone when a loser leaves after its call ended, so the call's class finds
 // its bills: e.stepBills, stepBillingOf).
 func (e *engine) billSection(st *classStats, r *request, a *attempt, in, out float64, completed bool) {
+	// The commonest, in a run that does not grow: a step's bills found, or
+	// a request's — the steps below without a call, first, so that nothing
+	// is kept across one.
+	if int(r.class) >= e.users {
+		if b := &e.stepBills[int(r.class)-e.users]; b.own != nil && e.grow == nil {
+			sec := int(r.sec)
+			k := 2 * sec
+			if !completed {
+				k++
+			}
+			cost := price(&e.cfg.Models[a.model], in, out)
+			b.sb[k] += cost
+			b.own[sec] += cost // step's own
+			return
+		}
+	} else if e.grow == nil {
+		if sb := st.times.secBill; sb != nil {
+			k := 2 * int(r.sec)
+			if !completed {
+				k++
+			}
+			sb[k] += price(&e.cfg.Models[a.model], in, out)
+		}
+		return
+	}
 	if e.grow != nil {
 		e.grow.billSection(e, r, a, in, out, completed)
 	}

@@ -143,8 +143,12 @@ func (e *engine) ended(slot int32, r *request) {
 	}
 	e.loops[r.class].meter.add(e.now, drain)
 	e.loops[len(e.loops)-1].meter.add(e.now, drain)
-	if cl := e.slotClient[slot]; cl >= 0 {
-		e.think(cl, r.id)
+	// A pipeline's call (r.pipe set) belongs to no client: its slot's
+	// entry may be an earlier request's, or missing (startCall sets none).
+	if r.pipe == 0 {
+		if cl := e.slotClient[slot]; cl >= 0 {
+			e.think(cl, r.id)
+		}
 	}
 }
 

@@ -70,8 +70,10 @@ type Step struct {
 	FanOut int
 	// Repeat, when set, is the number of times the step's call runs, one
 	// after another (an agent's tool-call iterations): a draw rounded to
-	// a whole number, at least 1 and at most MaxRepeat. A repeated step
-	// has FanOut 1 and a stage of its own.
+	// a whole number, at most MaxRepeat. A draw of 0 skips the step: it
+	// makes no call and its stage takes no time (the step's time is 0),
+	// and the request goes on to the next stage. A repeated step has
+	// FanOut 1 and a stage of its own.
 	Repeat dist.Dist
 	// MaxRepeat ≥ 1 caps Repeat; it is required with Repeat.
 	MaxRepeat int

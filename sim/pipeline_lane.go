@@ -97,6 +97,8 @@ func (e *engine) lanePipeline(p *pipeState, r *request) {
 				p.stepEnd[s] = -1
 			}
 		}
+		// A repeated step that draws 0 runs no iteration: its stage makes
+		// no call and takes no time (closeStageAt at its start).
 		p.iters = 1
 		if pc.steps[st.first].repeat {
 			p.iters = e.repeats(p.id, st.first, &pc.pl.Steps[st.first])
@@ -189,9 +191,10 @@ func (e *engine) lanePipeEnd(p *pipeState, o outcome, e2e bool) {
 	e.recordPipeline(p, o, e2e)
 }
 
-// repeats draws the iterations of repeated step s of pipeline request id.
+// repeats draws the iterations of repeated step s of pipeline request id:
+// 0 to step.MaxRepeat, 0 when the step is skipped.
 func (e *engine) repeats(id int64, s int, step *Step) int {
 	src := e.rng.at(id+int64(s+1)<<48, requestStream)
 	n := math.Round(step.Repeat.Rand(src))
-	return int(min(max(n, 1), float64(step.MaxRepeat)))
+	return int(min(max(n, 0), float64(step.MaxRepeat)))
 }

@@ -98,6 +98,10 @@ type pipeClass struct {
 	// single is set when every stage is of one step: its requests keep no
 	// per-step ends or counts (pipeStage.single).
 	single bool
+	// chain is set when every stage is one call (one step, neither fanned
+	// out nor repeated): step g is stage g, and a stage is done when its
+	// call is (pipeCall).
+	chain bool
 	// deadline is the class's end-to-end deadline, 0 for none.
 	deadline time.Duration
 	// reads is set when a step reads earlier steps' tokens (Step.InputFrom):
@@ -227,9 +231,10 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 		pc.checked = newEndTimes(int(float64(n)*share*1.05) + 16)
 		pc.oneCall = pl.OneCall()
 		pc.deadline = e.cfg.Classes[c].Deadline
-		pc.single = true
+		pc.single, pc.chain = true, true
 		for _, st := range pc.stages {
 			pc.single = pc.single && st.single
+			pc.chain = pc.chain && st.single && !st.repeat && st.fanOut == 1
 		}
 		for s := range pl.Steps {
 			pc.reads = pc.reads || len(pl.Steps[s].InputFrom) > 0
@@ -270,10 +275,21 @@ func (p *Pipeline) visibleStep() int {
 // startPipeline starts pipeline request r, which has just arrived in slot
 // and drawn its class: it moves to a pipeline slot of its own, arms the
 // end-to-end deadline and starts the first stage.
+//
+// The first call of a first stage of one step, not repeated, runs in the
+// arrival's slot: retire and allocSlot would give it back (the free slots
+// are taken last in, first out), and the arrival's reset and draws are its
+// call's (callRequest's for instance 0) but for the class (startCall).
+// Requests run one at a time (isolated) keep retire, which clears their
+// queue.
 func (e *engine) startPipeline(slot int32, r *request) {
 	c := r.class
 	id, arrival, sec, in, out := r.id, r.arrival, r.sec, r.in, r.out
-	e.retire(slot, r)
+	first := &e.pipeOf[c].stages[0]
+	inSlot := first.single && !first.repeat && !e.isolated
+	if !inSlot {
+		e.retire(slot, r)
+	}
 	var ps int32
 	if n := len(e.pipeFree); n > 0 {
 		ps = e.pipeFree[n-1]
@@ -287,6 +303,16 @@ func (e *engine) startPipeline(slot int32, r *request) {
 	pc := p.pc
 	if d := pc.deadline; d > 0 {
 		e.schedule(arrival+d, evPipeDeadline, ps, p.gen, 0)
+	}
+	if inSlot { // startStage's commonest way, the first call in slot
+		p.st = first
+		p.start, p.iter, p.iters = e.now, 0, 1
+		p.done, p.failed, p.fail = 0, 0, outNone
+		e.startCall(p, pc, ps, 0, 0, slot)
+		for j := 1; j < first.fanOut; j++ {
+			e.startCall(p, pc, ps, 0, j, -1)
+		}
+		return
 	}
 	e.startStage(p, pc, ps)
 }
@@ -331,26 +357,42 @@ func resized[T any](x []T, n int) []T {
 // iteration, for a repeated step (startCalls). p is &e.pipes[ps] and pc
 // its class: the driver passes them down, as e.pipes does not move while
 // it runs (only an arrival adds a pipeline slot).
+//
+// A repeated step that draws no iteration is skipped: its stage makes no
+// call and takes no time, and the next stage starts now — or, when it was
+// the last, the pipeline ends now, through it.
 func (e *engine) startStage(p *pipeState, pc *pipeClass, ps int32) {
-	st := &pc.stages[p.stage]
-	p.st = st
-	p.start, p.iter, p.iters = e.now, 0, 1
-	if st.single && !st.repeat { // the commonest: startCalls' way for one step, run once
-		p.done, p.failed, p.fail = 0, 0, outNone
-		for j := range st.fanOut {
-			e.startCall(p, pc, ps, st.first, j)
+	for {
+		st := &pc.stages[p.stage]
+		p.st = st
+		p.start, p.iter, p.iters = e.now, 0, 1
+		if st.single && !st.repeat { // the commonest: startCalls' way for one step, run once
+			p.done, p.failed, p.fail = 0, 0, outNone
+			for j := range st.fanOut {
+				e.startCall(p, pc, ps, st.first, j, -1)
+			}
+			return
 		}
+		if !st.single {
+			for s := st.first; s < st.end; s++ {
+				p.stepEnd[s] = -1
+			}
+		}
+		if st.repeat {
+			p.iters = e.repeats(p.id, st.first, &pc.pl.Steps[st.first])
+			if p.iters == 0 { // skipped (a repeated step is a stage of its own)
+				p.stepDur[st.first] = 0
+				if p.stage+1 < len(pc.stages) {
+					p.stage++
+					continue
+				}
+				e.endPipeline(ps, outOK, false)
+				return
+			}
+		}
+		e.startCalls(p, pc, ps)
 		return
 	}
-	if !st.single {
-		for s := st.first; s < st.end; s++ {
-			p.stepEnd[s] = -1
-		}
-	}
-	if st.repeat {
-		p.iters = e.repeats(p.id, st.first, &pc.pl.Steps[st.first])
-	}
-	e.startCalls(p, pc, ps)
 }
 
 // startCalls starts every call of the current iteration of pipeline ps's
@@ -366,7 +408,7 @@ func (e *engine) startCalls(p *pipeState, pc *pipeClass, ps int32) {
 		// One step: no per-step count to keep (closeStageAt).
 		s, n := st.first, st.fanOut
 		for j := 0; j < n; j++ {
-			e.startCall(p, pc, ps, s, p.iter*n+j)
+			e.startCall(p, pc, ps, s, p.iter*n+j, -1)
 		}
 		return
 	}
@@ -374,18 +416,29 @@ func (e *engine) startCalls(p *pipeState, pc *pipeClass, ps int32) {
 		n := int(pc.steps[s].fanOut)
 		p.left[s] = n
 		for j := 0; j < n; j++ {
-			e.startCall(p, pc, ps, s, p.iter*n+j)
+			e.startCall(p, pc, ps, s, p.iter*n+j, -1)
 		}
 	}
 }
 
 // startCall starts call j of step s of pipeline ps (p and pc as
-// startStage says) in a request slot of its own.
-func (e *engine) startCall(p *pipeState, pc *pipeClass, ps int32, s, j int) {
-	slot := e.allocSlot()
-	r := &e.slots[slot]
+// startStage says) in a request slot of its own — or, for the pipeline's
+// first call, in the arrival's slot when slot ≥ 0 (startPipeline).
+func (e *engine) startCall(p *pipeState, pc *pipeClass, ps int32, s, j int, slot int32) {
+	var r *request
 	step := &pc.steps[s]
-	if step.plain && !pc.reads {
+	if slot >= 0 {
+		// retire's and callRequest's steps for the arrival's request, the
+		// call's but for its class.
+		r = &e.slots[slot]
+		r.gen++
+		r.class = step.class
+		if pc.reads {
+			p.tok[0] += r.in
+			p.tok[1] += r.out
+		}
+	} else if slot = e.allocSlot(); step.plain && !pc.reads {
+		r = &e.slots[slot]
 		// callRequest's way for a call of constant token counts that reads
 		// no earlier step's and is not repeated.
 		inst := int(step.base) + j
@@ -398,6 +451,7 @@ func (e *engine) startCall(p *pipeState, pc *pipeClass, ps int32, s, j int) {
 			r.in, r.out = step.inTok, step.outTok
 		}
 	} else {
+		r = &e.slots[slot]
 		e.callRequest(p, pc, r, s, j)
 	}
 	r.pipe, r.pstep, r.doneAt = ps+1, uint8(s), -1
@@ -524,8 +578,9 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	// A call of the last stage ends the pipeline at its own end — its first
 	// token, under FirstToken — as a one-call class's request ends; a call
 	// of an earlier stage hands on once its answer is complete.
+	last := p.stage+1 == len(pc.stages)
 	at := e.now
-	if r.doneAt > at && p.stage+1 < len(pc.stages) {
+	if r.doneAt > at && !last {
 		at = r.doneAt
 	}
 	// The first visible token is the first the user sees: of the first
@@ -538,8 +593,20 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	}
 	// The driver runs from the event loop, never inside finish: starting
 	// the next calls there would grow the request slots under finish's
-	// callers. The commonest call, seen now while the pipeline waits to
-	// see no other, is held apart for its event (pipeCall).
+	// callers. Ending the pipeline starts none: the last call of its last
+	// stage, seen now while nothing else is due now and no call of it
+	// runs, ends it here. Its event would have been the first handled
+	// after this one, and what this one does after finish (retire the
+	// call, end other requests) reads nothing of the pipeline's class
+	// (endPipeline): only the event's number is taken, as it was.
+	if last && !p.held && len(p.deferred) == 0 && len(p.live) == 0 && p.iter+1 >= p.iters &&
+		len(e.soon) == 0 && !e.nowQueued() { // at is now
+		e.seq++
+		e.callDone(p, pc, ps, s, o)
+		return
+	}
+	// The commonest call, seen now while the pipeline waits to see no
+	// other, is held apart for its event (pipeCall).
 	if p.held { // another call: pipeCall picks among them
 		p.held = false
 		p.deferred = append(p.deferred, p.heldCall)
@@ -569,7 +636,20 @@ func (e *engine) pipeCall(ps int32, gen uint32) {
 	}
 	if p.held { // the only call seen now (callEnded)
 		p.held = false
-		e.callDone(p, p.pc, ps, p.heldCall.step, p.heldCall.o)
+		pc, s := p.pc, p.heldCall.step
+		if pc.chain && p.heldCall.o == outOK && s+1 < len(pc.stages) {
+			// callDone's way for the answer of a stage of one call, before
+			// the last, and startStage's for the next: no call is left
+			// running (its stage's only call ended), the stage's counts
+			// stay 0 (one answered call is enough), and its iterations 1.
+			p.stepDur[s] = toSeconds32(e.now - p.start)
+			p.stage = s + 1
+			p.st = &pc.stages[s+1]
+			p.start = e.now
+			e.startCall(p, pc, ps, s+1, 0, -1)
+			return
+		}
+		e.callDone(p, pc, ps, s, p.heldCall.o)
 		return
 	}
 	// Of the calls that hand on now, the first in the stage's order: the

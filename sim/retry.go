@@ -359,7 +359,7 @@ func (e *engine) rerun(slot int32, r *request, o outcome) bool {
 	id, key, arrival, class, in, out, hedged, sec := r.id, r.key, r.arrival, r.class, r.in, r.out, r.hedgedCopies, r.sec
 	pipe, pstep := r.pipe, r.pstep
 	client := int32(-1)
-	if e.clients != nil {
+	if e.clients != nil && pipe == 0 { // a pipeline's call has no client (ended)
 		client = e.slotClient[slot]
 	}
 	e.letGoAll(slot, r)
