@@ -81,16 +81,14 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 	a.state = attExited
 	r.live--
 	pv := &e.provs[a.prov]
-	if pl := pv.pool; pl != nil {
-		if a.queued {
+	if a.queued { // exit's steps for a queued attempt, tested once
+		if pv.pool != nil {
 			e.leavePool(pv, a, now)
-		} else {
-			pl.leaveService(a, now)
 		}
-	}
-	if a.queued {
 		a.queued = false
 		pv.waiting--
+	} else if pl := pv.pool; pl != nil {
+		pl.leaveService(a, now)
 	}
 	if a.started {
 		pv.lastEnd = max(pv.lastEnd, now)
@@ -146,7 +144,7 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 	}
 	if p := e.pair; p != nil {
 		// pairState.end's steps for an answer, without its call.
-		id, pc := r.id, &p.cls[r.class]
+		id, pc := r.id, &st.pair
 		met := d <= pc.slo
 		if met {
 			st.met++
@@ -179,14 +177,18 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 	switch {
 	case r.inflight == 1 && e.retries == nil:
 		// letGoAll's commonest case, without its call: one attempt in
-		// flight, none waiting out a backoff.
-		for k := range int(r.sent) {
-			if r.att[k].state == attInFlight {
-				e.leaveFlight(r, k)
-				e.abandon(slot, r, k, outCancelled)
-				break
+		// flight, none waiting out a backoff. Of two attempts sent, it is
+		// the other one (k left the flight), found without a look.
+		j := 1 - k
+		if r.sent != 2 {
+			for j = range int(r.sent) {
+				if r.att[j].state == attInFlight {
+					break
+				}
 			}
 		}
+		e.leaveFlight(r, j)
+		e.abandon(slot, r, j, outCancelled)
 	case r.inflight != 0:
 		e.letGoAll(slot, r)
 	}

@@ -81,6 +81,9 @@ type classStats struct {
 	// those of the other ranges of a split run (see RunSplit).
 	times endTimes
 	split latencySet
+	// pair is what a run recording or comparing met bits reads of the
+	// class at each request's end (pair.go; zero otherwise).
+	pair pairClass
 }
 
 // record books the latency d of a request that ended with outcome o: the
