@@ -230,6 +230,7 @@ func newEngineFor(cfg *Config, n int) *engine {
 		e.stats[i].won = make([]int64, 1+len(cfg.Models))
 	}
 	e.pair = newPairState(cfg, e.stats)
+	e.endSetup()
 	e.sizeTimes(n)
 	if steps != nil {
 		e.setupPipelines(steps, users, n)

@@ -84,6 +84,14 @@ type classStats struct {
 	// pair is what a run recording or comparing met bits reads of the
 	// class at each request's end (pair.go; zero otherwise).
 	pair pairClass
+	// cancelLatency and cancelBilling are the class's policy's, read when
+	// a loser is let go of (abandon), kept here with what its end counts.
+	cancelLatency time.Duration
+	cancelBilling Billing
+	// prices, when the class's requests all have the same token counts,
+	// is the price of an attempt of them billed in full, per model; nil
+	// otherwise (endSetup).
+	prices []float64
 }
 
 // record books the latency d of a request that ended with outcome o: the
