@@ -81,16 +81,14 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 	a.state = attExited
 	r.live--
 	pv := &e.provs[a.prov]
-	if pl := pv.pool; pl != nil {
-		if a.queued {
+	if a.queued { // exit's steps for a queued attempt, tested once
+		if pv.pool != nil {
 			e.leavePool(pv, a, now)
-		} else {
-			pl.leaveService(a, now)
 		}
-	}
-	if a.queued {
 		a.queued = false
 		pv.waiting--
+	} else if pl := pv.pool; pl != nil {
+		pl.leaveService(a, now)
 	}
 	if a.started {
 		pv.lastEnd = max(pv.lastEnd, now)
@@ -116,7 +114,11 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 	st.billed[2*a.model].add(r.in, r.out)
 	if e.batched {
 		if sb := st.times.secBill; sb != nil && e.grow == nil {
-			sb[2*int(r.sec)] += price(&e.cfg.Models[a.model], r.in, r.out)
+			if pr := st.prices; pr != nil {
+				sb[2*int(r.sec)] += pr[a.model] // price's, of the class's tokens
+			} else {
+				sb[2*int(r.sec)] += price(&e.cfg.Models[a.model], r.in, r.out)
+			}
 		} else {
 			e.billSection(st, r, a, r.in, r.out, true)
 		}
@@ -146,7 +148,7 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 	}
 	if p := e.pair; p != nil {
 		// pairState.end's steps for an answer, without its call.
-		id, pc := r.id, &p.cls[r.class]
+		id, pc := r.id, &st.pair
 		met := d <= pc.slo
 		if met {
 			st.met++
@@ -179,14 +181,18 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 	switch {
 	case r.inflight == 1 && e.retries == nil:
 		// letGoAll's commonest case, without its call: one attempt in
-		// flight, none waiting out a backoff.
-		for k := range int(r.sent) {
-			if r.att[k].state == attInFlight {
-				e.leaveFlight(r, k)
-				e.abandon(slot, r, k, outCancelled)
-				break
+		// flight, none waiting out a backoff. Of two attempts sent, it is
+		// the other one (k left the flight), found without a look.
+		j := 1 - k
+		if r.sent != 2 {
+			for j = range int(r.sent) {
+				if r.att[j].state == attInFlight {
+					break
+				}
 			}
 		}
+		e.leaveFlight(r, j)
+		e.cancelLoser(slot, r, j, st)
 	case r.inflight != 0:
 		e.letGoAll(slot, r)
 	}
@@ -203,6 +209,29 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 	}
 	if r.live == 0 {
 		e.retire(slot, r)
+	}
+}
+
+// endSetup gives each class's stats what the end of its requests and
+// attempts reads of its configuration (its cancel latency and billing)
+// and, when every request of the class has the same token counts (the
+// class's constant input and output samplers, no trace giving them), the
+// price of an attempt of those tokens billed in full to each model
+// (classStats.prices), the very number price gives each.
+func (e *engine) endSetup() {
+	tr := e.cfg.Arrivals.Trace
+	traced := tr != nil && (tr.Input != nil || tr.Output != nil)
+	for c := range e.stats {
+		st, cl := &e.stats[c], &e.cfg.Classes[c]
+		st.cancelLatency, st.cancelBilling = cl.Policy.CancelLatency, cl.Policy.CancelBilling
+		in, out := &e.inputs[c], &e.outputs[c]
+		if c >= e.users || traced || in.kind != sampleConstant || out.kind != sampleConstant {
+			continue // a pipeline's step, or tokens drawn or traced
+		}
+		st.prices = make([]float64, len(e.cfg.Models))
+		for m := range e.cfg.Models {
+			st.prices[m] = price(&e.cfg.Models[m], in.tok, out.tok)
+		}
 	}
 }
 
@@ -273,10 +302,10 @@ func (e *engine) abandon(slot int32, r *request, k int, as outcome) {
 	if pv := &e.provs[a.prov]; pv.ignoresCancel {
 		a.cancelAt = never
 	} else {
-		p := &e.cfg.Classes[r.class].Policy
-		a.cancelAt = e.now + p.CancelLatency
+		st := &e.stats[r.class]
+		a.cancelAt = e.now + st.cancelLatency
 		if as == outCancelled && !a.queued && !a.inBatch && a.kind == outOK && a.started && a.cancelAt < a.end {
-			e.exitCancelled(slot, r, k, a, pv, p.CancelBilling) // the commonest loser
+			e.exitCancelled(slot, r, k, a, pv, st) // the commonest loser
 			return
 		}
 	}
@@ -291,6 +320,43 @@ func (e *engine) abandon(slot int32, r *request, k int, as outcome) {
 	}
 	if a.cancelAt <= e.now {
 		e.exit(slot, r, k, e.now, as, false) // leaves the queue at once
+		return
+	}
+	a.state = attAbandoned
+	if a.cancelAt != never {
+		e.scheduleIn(fifoIndex(r.class, chanCancel), a.cancelAt, evCancel, slot, r.gen, uint8(k))
+	}
+}
+
+// cancelLoser is abandon of attempt k of r as outCancelled, for answer:
+// st is r's class's stats, which give the class's cancel latency and
+// billing without a look at its policy. A change to abandon goes here too.
+func (e *engine) cancelLoser(slot int32, r *request, k int, st *classStats) {
+	a := &r.att[k]
+	if a.rep != 0 && e.ewma {
+		e.observe(a)
+	}
+	a.abandonedAs = outCancelled
+	if pv := &e.provs[a.prov]; pv.ignoresCancel {
+		a.cancelAt = never
+	} else {
+		a.cancelAt = e.now + st.cancelLatency
+		if !a.queued && !a.inBatch && a.kind == outOK && a.started && a.cancelAt < a.end {
+			e.exitCancelled(slot, r, k, a, pv, st) // the commonest loser
+			return
+		}
+	}
+	if !a.queued {
+		if a.inBatch {
+			e.letGoBatch(slot, r, k)
+			return
+		}
+		at, how := a.leaving()
+		e.exit(slot, r, k, at, how, false)
+		return
+	}
+	if a.cancelAt <= e.now {
+		e.exit(slot, r, k, e.now, outCancelled, false)
 		return
 	}
 	a.state = attAbandoned
@@ -474,9 +540,9 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 // ends (a.cancelAt < a.end). It leaves when the cancel lands, counted as
 // cancelled and billed per its class's cancellation billing, as exit
 // does it with at = a.cancelAt, how = outCancelled and won false. pv is
-// a's provider and b its class's cancellation billing, which abandon has
-// at hand.
-func (e *engine) exitCancelled(slot int32, r *request, k int, a *attempt, pv *provider, b Billing) {
+// a's provider and st its class's stats (with its cancellation billing),
+// which abandon has at hand.
+func (e *engine) exitCancelled(slot int32, r *request, k int, a *attempt, pv *provider, st *classStats) {
 	at := a.cancelAt
 	gen := r.gen // its response's, before retire
 	a.state = attExited
@@ -503,13 +569,12 @@ func (e *engine) exitCancelled(slot int32, r *request, k int, a *attempt, pv *pr
 			}
 		}
 	}
-	st := &e.stats[r.class]
 	st.cancelled++
 	pv.stats.Cancelled++
 	// cancelBilled of an answer, without its call.
 	var in, out float64
 	billed := true
-	switch b {
+	switch st.cancelBilling {
 	case BillNone:
 		billed = false
 	case BillFull:
@@ -523,7 +588,11 @@ func (e *engine) exitCancelled(slot int32, r *request, k int, a *attempt, pv *pr
 		st.wastedOutput += out
 		if e.batched {
 			if sb := st.times.secBill; sb != nil && e.grow == nil {
-				sb[2*int(r.sec)+1] += price(&e.cfg.Models[a.model], in, out)
+				if pr := st.prices; pr != nil && st.cancelBilling == BillFull {
+					sb[2*int(r.sec)+1] += pr[a.model] // billed in full: in, out are the class's tokens
+				} else {
+					sb[2*int(r.sec)+1] += price(&e.cfg.Models[a.model], in, out)
+				}
 			} else {
 				e.billSection(st, r, a, in, out, false)
 			}

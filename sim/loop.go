@@ -229,7 +229,8 @@ func newEngineFor(cfg *Config, n int) *engine {
 		e.stats[i].billed = make([]bill, 2*len(cfg.Models))
 		e.stats[i].won = make([]int64, 1+len(cfg.Models))
 	}
-	e.pair = newPairState(cfg)
+	e.pair = newPairState(cfg, e.stats)
+	e.endSetup()
 	e.sizeTimes(n)
 	if steps != nil {
 		e.setupPipelines(steps, users, n)

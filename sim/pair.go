@@ -134,25 +134,27 @@ type Paired struct {
 
 // pairState is a run's recording and comparison (Pair).
 type pairState struct {
-	cls  []pairClass // per class
-	rec  *MetBits    // bits recorded, or nil
-	base *MetBits    // the baseline's bits, or nil
+	rec  *MetBits // bits recorded, or nil
+	base *MetBits // the baseline's bits, or nil
 	// sec are each class's per-section fates when requests interact
 	// (fates.go); nil otherwise.
 	sec []fateSections
 }
 
-// pairClass is what pairState.end reads of a request's class, together:
-// its SLO (never without one: answered is met) and its per-section fates
-// (sec's, nil when requests do not interact).
+// pairClass is what pairState.end reads of a request's class, together,
+// kept in the class's stats (classStats.pair) so that it is found without
+// a look-up of its own: its SLO (never without one: answered is met) and
+// its per-section fates (pairState.sec's, nil when requests do not
+// interact).
 type pairClass struct {
 	slo   time.Duration
 	fates fateSections
 }
 
 // newPairState returns the state for cfg's Pair, or nil when it asks for
-// nothing or the run has closed-loop clients.
-func newPairState(cfg *Config) *pairState {
+// nothing or the run has closed-loop clients; it sets each class's
+// stats.pair (stats holds one classStats per class of cfg).
+func newPairState(cfg *Config, stats []classStats) *pairState {
 	p := cfg.Pair
 	if p == nil || (!p.Record && p.Base == nil) || cfg.closedLoop() || cfg.pipelined() {
 		return nil
@@ -163,14 +165,14 @@ func newPairState(cfg *Config) *pairState {
 		if slo == 0 {
 			slo = never // every answer meets it
 		}
-		s.cls = append(s.cls, pairClass{slo: slo})
+		stats[i].pair = pairClass{slo: slo}
 	}
 	if p.Record {
 		s.rec = newMetBits(int64(cfg.Requests))
 	}
 	s.sectionFates(cfg)
 	for i := range s.sec {
-		s.cls[i].fates = s.sec[i]
+		stats[i].pair.fates = s.sec[i]
 	}
 	return s
 }
@@ -179,7 +181,7 @@ func newPairState(cfg *Config) *pairState {
 // (exit.go) takes its steps for an answer inline: a change here goes there
 // too.
 func (p *pairState) end(st *classStats, r *request, o outcome, d time.Duration) {
-	id, pc := r.id, &p.cls[r.class]
+	id, pc := r.id, &st.pair
 	met := o == outOK && d <= pc.slo
 	if met {
 		st.met++

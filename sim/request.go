@@ -81,6 +81,21 @@ type classStats struct {
 	// those of the other ranges of a split run (see RunSplit).
 	times endTimes
 	split latencySet
+	// pair is what a run recording or comparing met bits reads of the
+	// class at each request's end (pair.go; zero otherwise).
+	pair pairClass
+	// cancelLatency and cancelBilling are the class's policy's, read when
+	// a loser is let go of (abandon), kept here with what its end counts.
+	cancelLatency time.Duration
+	cancelBilling Billing
+	// prices, when the class's requests all have the same token counts,
+	// is the price of an attempt of them billed in full, per model; nil
+	// otherwise (endSetup).
+	prices []float64
+	// The stats are 776 bytes, not 768: a class's are found at
+	// 776·class, one multiply, where 768 = 3·2⁸ takes two instructions
+	// (a scaled add and a shift) on every look-up by class.
+	_ [8]byte
 }
 
 // record books the latency d of a request that ended with outcome o: the

@@ -99,11 +99,14 @@ type sharedRequest struct {
 
 // sharedAttempt is what draw made of an attempt's draws: every field of
 // the attempt it sets other than when it was sent. id is the request's
-// index + 1 (0: no draw kept).
+// index + 1 (0: no draw kept); prov is the model's provider (the runs
+// sharing the draws differ only in a class's policy, so it is every
+// run's), kept so that keptAttempt need not look it up (in what would be
+// padding: 48 bytes either way).
 type sharedAttempt struct {
 	workFirst, workDecode, workErr time.Duration
 	degU                           float64
-	id, model                      int32
+	id, model, prov                int32
 	kind                           outcome
 	status                         failStatus
 	streamed                       bool
@@ -194,7 +197,7 @@ func (e *engine) keptAttempt(r *request, a *attempt, m, k int) bool {
 		return false
 	}
 	*a = attempt{}
-	a.model, a.prov, a.start, a.kind = int32(m), int32(e.modelProv[m]), e.now, s.kind
+	a.model, a.prov, a.start, a.kind = int32(m), s.prov, e.now, s.kind
 	a.degU, a.workErr, a.status, a.streamed = s.degU, s.workErr, s.status, s.streamed
 	a.workFirst, a.workDecode = s.workFirst, s.workDecode
 	return true
@@ -209,7 +212,7 @@ func (e *engine) keepAttempt(r *request, m, k int) {
 	a := &r.att[k]
 	*s = sharedAttempt{
 		workFirst: a.workFirst, workDecode: a.workDecode, workErr: a.workErr, degU: a.degU,
-		id: int32(r.id + 1), model: int32(m), kind: a.kind, status: a.status, streamed: a.streamed,
+		id: int32(r.id + 1), model: int32(m), prov: a.prov, kind: a.kind, status: a.status, streamed: a.streamed,
 	}
 }
 
