@@ -50,6 +50,16 @@ const (
 // requests can interact.
 func (cfg *Config) batched() bool { return !cfg.independentCalls() }
 
+// Batched reports whether runs of cfg batch their intervals, its requests
+// interacting: a class's percentile interval then needs
+// MinBatchedRequests after the warm-up cut.
+func (cfg *Config) Batched() bool { return cfg.batched() }
+
+// MinBatchedRequests returns the fewest requests a batched interval of the
+// p-quantile needs after the warm-up cut: its batches times
+// MinBatchRequests(p) (6000 for p95).
+func MinBatchedRequests(p float64) int64 { return numBatches * minPerBatch(p) }
+
 // sectioned gives t the per-request sections and per-section bills of a
 // batched run.
 func (t *endTimes) sectioned() {
