@@ -443,6 +443,9 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		latOK, latCode = false, DetailTooFew
 		rerun := rerunAdvice(base, pick, need)
 		switch kept := min(base.kept(), pick.kept()); {
+		case n == 0:
+			latWhy = fmt.Sprintf("cannot tell: the class got no requests at its share of the traffic, and a %s%% interval on %s needs at least %d: %s",
+				fnum(100*level), pname(p), need, rerun)
 		case kept < n:
 			latWhy = fmt.Sprintf("cannot tell at %s: too few for a %s%% interval on %s (%d simulated per candidate, %d after the warm-up cut, at least %d needed): %s",
 				fcount(n), fnum(100*level), pname(p), n, kept, need, rerun)
@@ -450,7 +453,7 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 			latWhy = fmt.Sprintf("cannot tell at %s: too few for a %s%% interval on %s (%d simulated per candidate, at least %d needed): %s",
 				fcount(n), fnum(100*level), pname(p), n, need, rerun)
 		}
-		if pr := sim.PrecisionFor(max(v.GainPct, 0)); pr != "" {
+		if pr := sim.PrecisionFor(max(v.GainPct, 0)); pr != "" && n > 0 {
 			latWhy += " or --precision " + pr
 		}
 	case missB && !missP:

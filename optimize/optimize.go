@@ -951,7 +951,10 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	pick := &cs[cr.Pick]
 
 	n := base.Requests
-	if !base.CIOK(p) {
+	if n == 0 {
+		cr.Warnings = append(cr.Warnings, fmt.Sprintf("no requests fell in this class at its share of the traffic: its latencies are unknown (\"-\", JSON null) and nothing about it can be judged; a %s%% interval on %s needs at least %d: %s",
+			fnum(100*level), pname(p), minRequestsFor(base, p, level), rerunAdvice(base, base, minRequestsFor(base, p, level))))
+	} else if !base.CIOK(p) {
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s too few for a %s%% interval on %s: at least %d are needed; no difference counts as significant",
 			requestsAre(n), fnum(100*level), pname(p), minRequestsFor(base, p, level)))
 	} else if !base.P99CIOK {
