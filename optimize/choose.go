@@ -441,9 +441,19 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		// (Wilson intervals, which need no percentile interval) still can.
 		n, need := min(base.Requests, pick.Requests), minRequestsFor(base, p, level)
 		latOK, latCode = false, DetailTooFew
-		latWhy = fmt.Sprintf("cannot tell at %s: too few for a %s%% interval on %s (%d simulated per candidate, at least %d needed): rerun with --requests ≥ %d",
-			fcount(n), fnum(100*level), pname(p), n, need, need)
-		if pr := sim.PrecisionFor(max(v.GainPct, 0)); pr != "" {
+		rerun := rerunAdvice(base, pick, need)
+		switch kept := min(base.kept(), pick.kept()); {
+		case n == 0:
+			latWhy = fmt.Sprintf("cannot tell: the class got no requests at its share of the traffic, and a %s%% interval on %s needs at least %d: %s",
+				fnum(100*level), pname(p), need, rerun)
+		case kept < n:
+			latWhy = fmt.Sprintf("cannot tell at %s: too few for a %s%% interval on %s (%d simulated per candidate, %d after the warm-up cut, at least %d needed): %s",
+				fcount(n), fnum(100*level), pname(p), n, kept, need, rerun)
+		default:
+			latWhy = fmt.Sprintf("cannot tell at %s: too few for a %s%% interval on %s (%d simulated per candidate, at least %d needed): %s",
+				fcount(n), fnum(100*level), pname(p), n, need, rerun)
+		}
+		if pr := sim.PrecisionFor(max(v.GainPct, 0)); pr != "" && n > 0 {
 			latWhy += " or --precision " + pr
 		}
 	case missB && !missP:
@@ -495,6 +505,17 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		v.Reason += "; " + fewer
 	}
 	return v
+}
+
+// rerunAdvice says how to rerun for need requests in the intervals of
+// base and pick (adviseRequests): "rerun with --requests ≥ N", or that
+// the class's share is too small for any --requests allowed.
+func rerunAdvice(base, pick *Candidate, need int) string {
+	n, _ := adviseRequests(base, pick, need)
+	if n > MaxRequests {
+		return fmt.Sprintf("at its share it would take --requests ≥ %d, more than the %d allowed: raise its share, or optimize a scenario where it has more of the traffic", n, MaxRequests)
+	}
+	return fmt.Sprintf("rerun with --requests ≥ %d", n)
 }
 
 // fcount says "1 request" or "n requests".

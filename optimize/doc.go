@@ -298,6 +298,7 @@
 //	                        class without an answered request)
 //	CLASS-delay.png/.svg    p95 and p99 with confidence bands, hedged and
 //	                        answered share, vs the delay
+//	                        (no CLASS-* plot for a class without requests)
 //
 // Every file is written to a temporary file in DIR and renamed into place,
 // so an interrupted run leaves each file complete or absent.

@@ -315,7 +315,9 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 			cr := &ClassReport{
 				Class: cl.Name, DeadlineSeconds: seconds(cl.Deadline), SLOSeconds: seconds(cl.SLO),
 				Objective: search.Objective, Warnings: []string{},
+				asked: int64(s.Requests),
 			}
+			cr.expect, cr.batched = classRun(gc, k)
 			step := fmt.Sprintf("%s: round %d, class %s", groupName, round, cl.Name)
 			me, err := m.get(step+": none", -1, func() (Measurement, error) {
 				basePol := cl.Policy

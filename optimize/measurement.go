@@ -30,8 +30,9 @@ type Measurement struct {
 	// it ran); Invalid says the error was sim.ErrInvalidConfig.
 	Err     string
 	Invalid bool
-	// Requests is the number of requests simulated.
-	Requests int64
+	// Requests is the number of requests simulated, and Cut those the
+	// warm-up cut left out of a batched run's figures (0 otherwise).
+	Requests, Cut int64
 	// Latency holds the percentiles, the mean and the intervals in seconds
 	// (+Inf for a miss, NaN for a mean of nothing).
 	Latency sim.Latency
@@ -126,7 +127,7 @@ func replicaHours(res *sim.Result) *float64 {
 // measurementOf returns the measurement of the summarized candidate c.
 func measurementOf(key string, c *Candidate) Measurement {
 	return Measurement{
-		Key: key, Requests: c.Requests, Latency: c.Latency,
+		Key: key, Requests: c.Requests, Cut: c.cut, Latency: c.Latency,
 		AnsweredShare: c.AnsweredShare, HedgedShare: c.HedgedShare, AnsweredWithinShare: c.AnsweredWithinShare,
 		AttemptsPerRequest: c.AttemptsPerRequest, CostPer1kUSD: c.CostPer1kUSD,
 		OverLimit: c.OverLimit, Loads: c.Loads, Survival: c.Survival, PerSecond: c.perSecond,
@@ -143,7 +144,7 @@ func failure(key string, err error) Measurement {
 
 // apply sets the measured fields of c (what summarize sets, and OverLimit).
 func (m *Measurement) apply(c *Candidate) {
-	c.Requests = m.Requests
+	c.Requests, c.cut = m.Requests, m.Cut
 	c.Latency = m.Latency
 	c.P95CIOK, c.P99CIOK = m.Latency.P95CIOK, m.Latency.P99CIOK
 	c.AnsweredShare, c.HedgedShare, c.AnsweredWithinShare = m.AnsweredShare, m.HedgedShare, m.AnsweredWithinShare
@@ -252,6 +253,8 @@ type measurementJSON struct {
 	SecCost []exact `json:"section_cost_usd,omitempty"`
 	CostSE  exact   `json:"added_cost_se_pct,omitempty"`
 	CostK   int     `json:"added_cost_sections,omitempty"`
+	// Cut: the requests the warm-up cut left out of a batched run.
+	Cut int64 `json:"warm_up_cut,omitempty"`
 }
 
 // groupFigure is the JSON form of a GroupFigure, exact.
@@ -529,6 +532,7 @@ func (m Measurement) MarshalJSON() ([]byte, error) {
 		h := exact(*m.ReplicaHours)
 		w.Replicas = &h
 	}
+	w.Cut = m.Cut
 	if m.Fates[0] != nil {
 		for _, b := range m.Fates {
 			xs := make([]exact, len(b))
@@ -626,6 +630,7 @@ func (m *Measurement) UnmarshalJSON(b []byte) error {
 		}
 	}
 	m.CostSE, m.CostSections = float64(w.CostSE), w.CostK
+	m.Cut = w.Cut
 	if w.Replicas != nil {
 		h := float64(*w.Replicas)
 		m.ReplicaHours = &h

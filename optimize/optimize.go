@@ -215,6 +215,20 @@ type Candidate struct {
 
 	// adaptive is an adaptive candidate's delay (adaptive.go).
 	adaptive *sim.Adaptive
+
+	// cut is the requests the warm-up cut left out of a batched
+	// candidate's figures (0 otherwise): its intervals hold Requests −
+	// cut. asked and expect are set on a class's baseline (decide): the
+	// requests asked per candidate (Settings.Requests) and those of the
+	// class expected at its share of them (0: unknown, as for closed-loop
+	// clients or a replayed trace), which scale the advised --requests
+	// (adviseRequests).
+	cut    int64
+	asked  int64
+	expect float64
+	// batched says the class's run batches its intervals (set with
+	// asked): minRequestsFor of a class without requests.
+	batched bool
 }
 
 // Q returns the candidate's p-percentile (0.95 or 0.99) in seconds.
@@ -310,6 +324,12 @@ type ClassReport struct {
 	// Series groups candidate indices by (copies, target), each by
 	// increasing delay, for plots; Series[i][0] is not the baseline.
 	Series []Series `json:"-"`
+
+	// asked, expect and batched are the baseline's (Candidate.asked,
+	// expect, batched), given to it by decide.
+	asked   int64
+	expect  float64
+	batched bool
 }
 
 // Series is the candidates of one (copies, target) pair, by delay. For a
@@ -537,7 +557,9 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 			SLOSeconds:      seconds(cfg.Classes[i].SLO),
 			Objective:       s.For(name).Objective,
 			Warnings:        []string{},
+			asked:           int64(s.Requests),
 		}
+		cr.expect, cr.batched = classRun(cc, 0)
 		if warn != "" {
 			cr.Warnings = append(cr.Warnings, warn)
 		}
@@ -831,6 +853,7 @@ func runPolicy(ctx context.Context, c *sim.Config, pol sim.Policy) (*sim.Result,
 func decide(cr *ClassReport, rule Rule, level float64) {
 	cs := cr.Candidates
 	base := &cs[0]
+	base.asked, base.expect, base.batched = cr.asked, cr.expect, cr.batched
 	cr.CostBasis = CostCalls
 	if base.CostPer1kUSD > 0 {
 		cr.CostBasis = CostUSD
@@ -928,7 +951,10 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	pick := &cs[cr.Pick]
 
 	n := base.Requests
-	if !base.CIOK(p) {
+	if n == 0 {
+		cr.Warnings = append(cr.Warnings, fmt.Sprintf("no requests fell in this class at its share of the traffic: its latencies are unknown (\"-\", JSON null) and nothing about it can be judged; a %s%% interval on %s needs at least %d: %s",
+			fnum(100*level), pname(p), minRequestsFor(base, p, level), rerunAdvice(base, base, minRequestsFor(base, p, level))))
+	} else if !base.CIOK(p) {
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s too few for a %s%% interval on %s: at least %d are needed; no difference counts as significant",
 			requestsAre(n), fnum(100*level), pname(p), minRequestsFor(base, p, level)))
 	} else if !base.P99CIOK {

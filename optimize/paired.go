@@ -53,6 +53,7 @@ func summarizeBatched(c *Candidate, f *sim.BatchFigures, level float64) {
 	if f.Lin != nil {
 		c.batchQ, c.batchFrom = [2][]float64{f.Lin[0], f.Lin[1]}, f.FirstKept
 	}
+	c.cut = c.Requests - kept
 	// A batched interval that cannot be formed, or whose batches are too
 	// short for the percentile, is no interval: the order-statistic
 	// bounds stay, marked as not OK (too few requests).
@@ -317,5 +318,50 @@ func minRequestsFor(base *Candidate, p, level float64) int {
 	if b := len(base.batches(p)); b > 0 {
 		return b * int(sim.MinBatchRequests(p))
 	}
+	if base.batched {
+		// A class without requests in a run whose requests interact has
+		// no batches of its own, but would be batched.
+		return int(sim.MinBatchedRequests(p))
+	}
 	return MinRequestsForCI(p, level)
+}
+
+// classRun returns, for class k of simulation c, the requests expected
+// of it (expected) and whether its intervals are batched.
+func classRun(c *sim.Config, k int) (float64, bool) { return expected(c, k), c.Batched() }
+
+// expected returns the requests of class k that a simulation of c is
+// expected to hold: c.Requests at the class's share of them; 0 when
+// unknown (a closed-loop class, a replayed trace).
+func expected(c *sim.Config, k int) float64 {
+	if c.Arrivals.Process == sim.Replay || c.Classes[k].Clients > 0 {
+		return 0
+	}
+	return float64(c.Requests) * c.Classes[k].Share
+}
+
+// kept returns the requests of c's intervals: those simulated, less the
+// warm-up cut of a batched run.
+func (c *Candidate) kept() int64 { return c.Requests - c.cut }
+
+// adviseRequests returns the --requests that would give base's and
+// pick's intervals need requests each, after the warm-up cut, and whether
+// it is known (base.asked and base.expect set). It scales what was asked
+// by the class's requests per request asked — the fewer of those
+// expected at its share and those simulated — and by the share the
+// warm-up cut kept, so a class with a small share, in a group's run, or
+// with a cut gets enough; a class without requests by its share alone.
+func adviseRequests(base, pick *Candidate, need int) (int64, bool) {
+	if base.asked <= 0 || !(base.expect > 0) {
+		return int64(need), false
+	}
+	asked := float64(base.asked)
+	per := base.expect / asked
+	if n := min(base.Requests, pick.Requests); n > 0 {
+		per = min(per, float64(n)/asked) * float64(min(base.kept(), pick.kept())) / float64(n)
+	}
+	if !(per > 0) {
+		return int64(need), false
+	}
+	return int64(math.Ceil(float64(need) / per)), true
 }

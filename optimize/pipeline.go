@@ -259,7 +259,9 @@ func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i int, with [
 	cr := &ClassReport{
 		Class: name, DeadlineSeconds: cfg.Classes[i].Deadline.Seconds(), SLOSeconds: cfg.Classes[i].SLO.Seconds(),
 		Objective: search.Objective, Warnings: []string{},
+		asked: int64(s.Requests),
 	}
+	cr.expect, cr.batched = classRun(c, 0)
 	if warn != "" {
 		cr.Warnings = append(cr.Warnings, warn)
 	}

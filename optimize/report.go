@@ -211,6 +211,9 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 			c = b
 		}
 		ab, ac := fshares(b.AnsweredShare, c.AnsweredShare)
+		if b.Requests == 0 {
+			ab, ac = "-", "-" // no requests: no share answered
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s → %s\t%s\t%s → %s\t%s\t%s → %s\t%s\t%.1f%%\t%.3f\t%s\n",
 			cr.Class, verdict, delay, copies, target,
 			fsec(b.Latency.P95), fsec(c.Latency.P95), change(b.Latency.P95, c.Latency.P95),

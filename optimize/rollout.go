@@ -148,6 +148,11 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 				RateLimited:  got.Attempts.RateLimited,
 				AddedCostPct: got.AddedCostPct,
 			}
+			if got.Requests == 0 {
+				// No request fell in the class: its latencies are unknown,
+				// not 0 s.
+				rcl.Checked, rcl.NoHedging = unknownLatency(), unknownLatency()
+			}
 			if pick != nil {
 				rcl.Predicted, rcl.PredictedAnswered, rcl.PredictedAddedCostPct = pick.Latency, pick.AnsweredShare, pick.AddedCostPct
 				if !cr.Verdict.Undecided {

@@ -61,6 +61,14 @@ func survivalPoints(n int, idx []int, v []float64) []SurvivalPoint {
 	return out
 }
 
+// unknownLatency is the latency of a class without requests: every figure
+// NaN (printed "-", JSON null).
+func unknownLatency() sim.Latency {
+	nan := math.NaN()
+	return sim.Latency{Mean: nan, P50: nan, P90: nan, P95: nan, P99: nan, P999: nan,
+		P95CI95: [2]float64{nan, nan}, P99CI95: [2]float64{nan, nan}}
+}
+
 // summarize turns one run of one class into a candidate's measurements
 // (everything but the cost comparison with the baseline, see compare).
 // Percentiles, their intervals and the survival curve's points come from
@@ -72,6 +80,9 @@ func summarize(c *Candidate, r *sim.ClassResult, level float64, target time.Dura
 	n := r.NumLatencies()
 	c.Requests = r.Requests
 	if n == 0 {
+		// No request fell in the class (a tiny share of a shared run):
+		// its latencies are unknown, not 0 s.
+		c.Latency = unknownLatency()
 		return
 	}
 	l := &c.Latency

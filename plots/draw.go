@@ -47,8 +47,12 @@ type placed struct {
 // cost, survival and delay — where level is the report's confidence
 // level. A class without an answered request in its run without hedging
 // (no latencies: a share too small for the requests, say) has no survival
-// curve, and its survival figure is left out.
+// curve, and its survival figure is left out; a class without requests
+// (its latencies unknown, NaN) has no figure at all.
 func ClassFigures(cr *optimize.ClassReport, level float64) []Figure {
+	if cr.Requests == 0 {
+		return nil
+	}
 	cost := CostData(cr)
 	surv := SurvivalData(cr)
 	del := DelayData(cr, level)

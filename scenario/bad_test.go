@@ -342,6 +342,37 @@ latency = { kind = "constant", value = 1 }
 [[classes]]
 name = "c"
 `, 8, "classes[0].hedge.primary", "must name its primary"},
+	{"several models and a step without its primary names the step's table", `
+[arrivals]
+rate = 1
+[models.a]
+latency = { kind = "constant", value = 1 }
+[models.b]
+latency = { kind = "constant", value = 1 }
+[[classes]]
+name = "c"
+[[classes.steps]]
+name = "first"
+[classes.steps.hedge]
+primary = "a"
+[[classes.steps]]
+name = "second"
+[classes.steps.hedge]
+delay = "1s"
+`, 16, "classes[0].steps[1].hedge.primary", `step "second" must name its primary model in [classes.steps.hedge] primary`},
+	{"a step's retry counts against a budget it lacks names the step's table", `
+[arrivals]
+rate = 1
+[models.m]
+latency = { kind = "constant", value = 1 }
+[[classes]]
+name = "c"
+[[classes.steps]]
+name = "only"
+[classes.steps.retry]
+max_attempts = 2
+counts_against_budget = true
+`, 12, "classes[0].steps[0].retry.counts_against_budget", `step "only" has no hedge budget ([classes.steps.hedge.budget])`},
 	{"delay and delays", minimal + `[classes.hedge]
 delay = "1s"
 delays = ["1s"]

@@ -145,10 +145,10 @@ func count(list []string, s string) int {
 }
 
 // retryBudget reports, at key.counts_against_budget, a retry table t
-// that counts against the budgets of a class that has none
-// (p: no budget and no adaptive delay's warm-up): the setting can never
-// take effect.
-func (c *checker) retryBudget(key string, t *retryTable, p *sim.Policy) {
+// that counts against the budgets of a class, or of the pipeline step
+// named name, that has none (p: no budget and no adaptive delay's
+// warm-up): the setting can never take effect.
+func (c *checker) retryBudget(key string, t *retryTable, p *sim.Policy, name string) {
 	if t == nil || t.CountsAgainstBudget == nil || !*t.CountsAgainstBudget {
 		return
 	}
@@ -157,5 +157,6 @@ func (c *checker) retryBudget(key string, t *retryTable, p *sim.Policy) {
 		b.HedgesPerSecond > 0 || b.MaxParallel > 0 || p.Adaptive != nil {
 		return
 	}
-	c.keep(c.errorf(key+".counts_against_budget", "true, but the class has no hedge budget ([classes.hedge.budget]) for a retry to pass, so it never takes effect; add a budget or remove the key"))
+	header, who := hedgeHeader(key, name)
+	c.keep(c.errorf(key+".counts_against_budget", "true, but %s has no hedge budget ([%s.budget]) for a retry to pass, so it never takes effect; add a budget or remove the key", who, strings.Trim(header, "[]")))
 }

@@ -423,12 +423,12 @@ func (c *checker) class(key string, t *classTable, n int) sim.Class {
 // one-call class, or a pipeline's step — into cl, whose deadline is set,
 // recording problems.
 func (c *checker) callPolicy(key string, hedge *hedgeTable, retry, attemptRetry *retryTable, cl *sim.Class) {
-	cl.Policy = c.policy(key, hedge)
+	cl.Policy = c.policy(key, cl.Name, hedge)
 	cl.Retry = c.retry(key+".retry", retry, false)
 	cl.AttemptRetry = c.retry(key+".attempt_retry", attemptRetry, true)
 	if !c.hasErrorsWithin(key + ".hedge") {
-		c.retryBudget(key+".retry", retry, &cl.Policy)
-		c.retryBudget(key+".attempt_retry", attemptRetry, &cl.Policy)
+		c.retryBudget(key+".retry", retry, &cl.Policy, cl.Name)
+		c.retryBudget(key+".attempt_retry", attemptRetry, &cl.Policy, cl.Name)
 	}
 	// The gaps depend on the delays, copies and adaptive rule only: a
 	// problem elsewhere in the hedge table (an undefined target, say) does
@@ -442,9 +442,22 @@ func (c *checker) callPolicy(key string, hedge *hedgeTable, retry, attemptRetry 
 	}
 }
 
-// policy builds the hedge policy of the class at classKey, recording
-// problems; h may be nil.
-func (c *checker) policy(classKey string, h *hedgeTable) sim.Policy {
+// hedgeHeader returns the header of the hedge table of the call at key —
+// [classes.hedge] for a class, [classes.steps.hedge] for a pipeline's
+// step — and who makes that call: "the class" or "step NAME".
+func hedgeHeader(key, name string) (header, who string) {
+	if strings.Contains(key, ".steps[") {
+		if name == "" {
+			return "[classes.steps.hedge]", "the step"
+		}
+		return "[classes.steps.hedge]", fmt.Sprintf("step %q", name)
+	}
+	return "[classes.hedge]", "the class"
+}
+
+// policy builds the hedge policy of the call at classKey (a class, or a
+// pipeline's step named name), recording problems; h may be nil.
+func (c *checker) policy(classKey, name string, h *hedgeTable) sim.Policy {
 	p := sim.Policy{OnInvalid: sim.NonFatal, CancelBilling: sim.BillInput}
 	key := classKey + ".hedge"
 	if h == nil {
@@ -458,8 +471,9 @@ func (c *checker) policy(classKey string, h *hedgeTable) sim.Policy {
 	case len(c.modelNames) <= 1:
 		p.Primary = 0
 	default:
-		c.keep(c.errorf(key+".primary", "missing; with %d models (%s) the class must name its primary model in [classes.hedge] primary",
-			len(c.modelNames), strings.Join(c.modelNames, ", ")))
+		header, who := hedgeHeader(classKey, name)
+		c.keep(c.errorf(key+".primary", "missing; with %d models (%s) %s must name its primary model in %s primary",
+			len(c.modelNames), strings.Join(c.modelNames, ", "), who, header))
 	}
 	if h.Targets != nil {
 		if len(h.Targets) == 0 {

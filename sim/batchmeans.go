@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"time"
 )
 
@@ -48,6 +49,16 @@ const (
 // batched reports whether runs of cfg batch their intervals: whether its
 // requests can interact.
 func (cfg *Config) batched() bool { return !cfg.independentCalls() }
+
+// Batched reports whether runs of cfg batch their intervals, its requests
+// interacting: a class's percentile interval then needs
+// MinBatchedRequests after the warm-up cut.
+func (cfg *Config) Batched() bool { return cfg.batched() }
+
+// MinBatchedRequests returns the fewest requests a batched interval of the
+// p-quantile needs after the warm-up cut: its batches times
+// MinBatchRequests(p) (6000 for p95).
+func MinBatchedRequests(p float64) int64 { return numBatches * minPerBatch(p) }
 
 // sectioned gives t the per-request sections and per-section bills of a
 // batched run.
@@ -692,13 +703,26 @@ func batchWarnings(b *batchSummary, total int) []string {
 		// Adjacent batch means of a process with summable correlations
 		// correlate about as 1/(batch size): a batch r/maxLag1 times
 		// longer brings the lag-1 autocorrelation under maxLag1.
-		w = append(w, fmt.Sprintf("the batch means are correlated (lag-1 autocorrelation %.2f > %.2f): the requests' memory is longer than a batch of %d, so the intervals are too narrow; simulate at least %d requests",
-			r, maxLag1, b.batches.Size, scale(int64(math.Ceil(float64(b.kept)*r/maxLag1)))))
+		w = append(w, fmt.Sprintf("the batch means are correlated (lag-1 autocorrelation %s > %.2f): the requests' memory is longer than a batch of %d, so the intervals are too narrow; simulate at least %d requests",
+			above(r, maxLag1), maxLag1, b.batches.Size, scale(int64(math.Ceil(float64(b.kept)*r/maxLag1)))))
 	}
 	if b.warm.Requests*2 >= int64(total) && total > 0 {
 		w = append(w, "the warm-up cut removed half the run or more: the run may not have reached a steady state; simulate more requests")
 	}
 	return w
+}
+
+// above formats x > limit with two decimals, or with as many more as it
+// takes for the text to stay above limit (0.2004 is "0.2004", not "0.20",
+// beside a limit of 0.20).
+func above(x, limit float64) string {
+	for d := 2; d <= 17; d++ {
+		s := strconv.FormatFloat(x, 'f', d, 64)
+		if v, err := strconv.ParseFloat(s, 64); err == nil && v > limit {
+			return s
+		}
+	}
+	return strconv.FormatFloat(x, 'g', -1, 64)
 }
 
 // LatencyCIs are the 95 % intervals, in seconds, of a batched row's mean

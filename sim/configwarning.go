@@ -40,7 +40,8 @@ func ConfigWarnings(cfg *Config) []ConfigWarning {
 }
 
 // classConfigWarnings returns the configuration warnings of class i:
-// the pipeline's, then the latency unit's.
+// the pipeline's, the latency unit's, then its pools' (autoscaling
+// without cold starts, copies_to on one replica).
 func classConfigWarnings(cfg *Config, i int) []ConfigWarning {
 	cl := &cfg.Classes[i]
 	ws := pipelineWarnings(cl)
@@ -48,6 +49,7 @@ func classConfigWarnings(cfg *Config, i int) []ConfigWarning {
 		ws = append(ws, *w)
 	}
 	ws = append(ws, scaleWarnings(cfg, cl)...)
+	ws = append(ws, copiesToWarnings(cfg, cl)...)
 	for j := range ws {
 		ws[j].Class = i
 	}

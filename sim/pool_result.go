@@ -180,7 +180,7 @@ func writePools(w io.Writer, pools []PoolResult) {
 		if p.Imbalance != nil {
 			imb = fmt.Sprintf("%.2f", *p.Imbalance)
 		}
-		fmt.Fprintf(w, "pool %s: %d replicas, balancer %s, imbalance (max/mean load) %s, %d cold starts", p.Provider, len(p.Replicas), p.Balancer, imb, p.ColdStarts)
+		fmt.Fprintf(w, "pool %s: %s, balancer %s, imbalance (max/mean load) %s, %s", p.Provider, plural(len(p.Replicas), "replica", "replicas"), p.Balancer, imb, plural(int(p.ColdStarts), "cold start", "cold starts"))
 		if p.ColdStartsGivenUp > 0 {
 			fmt.Fprintf(w, " (%d more given up)", p.ColdStartsGivenUp)
 		}

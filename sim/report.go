@@ -331,7 +331,7 @@ func newReport(cfg *Config, hedged, baseline *Result, perBatch bool) *Report {
 		}
 		cr.Pipeline = pipelineReport(&cfg.Classes[i], h, b)
 		cr.PerBatch.addPipeline(cr.Pipeline, h)
-		cr.Warnings = append(cr.Warnings, hedgeWarnings(&cfg.Classes[i], h, b, &cr, x.baseEnd95)...)
+		cr.Warnings = append(cr.Warnings, hedgeWarnings(&cfg.Classes[i], h, b, &cr, x)...)
 		cr.Policy = PolicyText(cfg, &cfg.Classes[i])
 		for _, w := range classConfigWarnings(cfg, i) {
 			cr.Warnings = append(cr.Warnings, w.Text)
@@ -588,11 +588,12 @@ func AnswersFall(pb float64, nb int64, pc float64, nc int64, z float64) bool {
 }
 
 // answersFallWarning names the cause of a significant fall of the answered
-// share from pb (no hedging, run b) to ph (run h). The no-hedging baseline
+// share from pb (no hedging, run b) to ph (run h), as the report row gives
+// them. The no-hedging baseline
 // runs without the attempt timeout and stream cuts, so when no copy was
 // sent, or when the requests cut for stalls account for every answer lost,
 // the cuts are the cause, not the copies.
-func answersFallWarning(h *ClassResult, pb, ph float64) string {
+func answersFallWarning(h, b *ClassResult, pb, ph float64) string {
 	var cuts []string
 	if n := h.Attempts.Stalled; n > 0 {
 		cuts = append(cuts, fmt.Sprintf("stream cuts (inter_token_timeout, min_tokens_per_s) cut %d attempts", n))
@@ -600,7 +601,7 @@ func answersFallWarning(h *ClassResult, pb, ph float64) string {
 	if n := h.Attempts.TimedOut; n > 0 {
 		cuts = append(cuts, fmt.Sprintf("attempt_timeout cut %d attempts", n))
 	}
-	lost := pb*float64(h.Requests) - float64(h.Answered)
+	lost := share(b.Answered, b.Requests)*float64(h.Requests) - float64(h.Answered) // over the whole run, as h.Stalled
 	switch {
 	case len(cuts) > 0 && h.Hedged == 0:
 		return fmt.Sprintf("the hedge policy lowers the answered share significantly (%s without, %s with it) though no copy was sent: %s, and no hedging runs without them", pct(pb), pct(ph), strings.Join(cuts, " and "))
@@ -611,20 +612,30 @@ func answersFallWarning(h *ClassResult, pb, ph float64) string {
 }
 
 // hedgeWarnings says when class cl's hedging (run h, baseline b, report row
-// cr, the baseline's end-latency p95 baseEnd95) does harm or nothing: it
-// answers significantly fewer requests than no hedging (the two-proportion
-// test of the optimizer, at 95 %); it cannot hedge because its first copy is
-// due at or after its deadline; or its requests end sooner only because they
-// fail faster (the p95 of the time until requests ended falls by ≥ 10 % while
-// the p95 to a usable answer does not fall).
-func hedgeWarnings(cl *Class, h, b *ClassResult, cr *ClassReport, baseEnd95 float64) []string {
+// cr, its summaries x) does harm or nothing: it answers significantly fewer
+// requests than no hedging (the two-proportion test of the optimizer, at
+// 95 %, on the answered shares of the row, cr.AnsweredShare and
+// cr.NoHedging.AnsweredShare: those of the requests after the warm-up cut
+// when they interact, of as many requests); it cannot hedge because its
+// first copy is due at or after its deadline; or its requests end sooner
+// only because they fail faster (the p95 of the time until requests ended
+// falls by ≥ 10 % while the p95 to a usable answer does not fall; the
+// baseline's is x.baseEnd95).
+func hedgeWarnings(cl *Class, h, b *ClassResult, cr *ClassReport, x *summaries) []string {
 	var w []string
 	if h.Requests == 0 || b.Requests == 0 {
 		return nil
 	}
-	ph, pb := share(h.Answered, h.Requests), share(b.Answered, b.Requests)
-	if AnswersFall(pb, b.Requests, ph, h.Requests, 1.96) {
-		w = append(w, answersFallWarning(h, pb, ph))
+	ph, pb := cr.AnsweredShare, cr.NoHedging.AnsweredShare
+	nh, nb := h.Requests, b.Requests
+	if x.bat != nil {
+		nh = x.bat.kept
+	}
+	if x.baseBat != nil {
+		nb = x.baseBat.kept
+	}
+	if AnswersFall(pb, nb, ph, nh, 1.96) {
+		w = append(w, answersFallWarning(h, b, pb, ph))
 	}
 	p := &cl.Policy
 	if g := p.gap(1); p.Copies > 0 && p.Adaptive == nil && cl.Deadline > 0 && g >= cl.Deadline {
@@ -635,7 +646,7 @@ func hedgeWarnings(cl *Class, h, b *ClassResult, cr *ClassReport, baseEnd95 floa
 		p.OnClientError != NonFatal && p.OnUpstreamTimeout != NonFatal && (!p.StreamCuts.on() || p.OnStall != NonFatal) {
 		w = append(w, "the copies are fallback copies, sent only after a failure under a nonfatal rule, but no failure here is nonfatal (on_error, on_invalid, on_rate_limited, on_attempt_timeout, on_client_error, on_upstream_timeout, on_stall): no copy is ever sent")
 	}
-	eh, eb := cr.EndLatency.P95, baseEnd95
+	eh, eb := cr.EndLatency.P95, x.baseEnd95
 	ph95, pb95 := cr.Latency.P95, cr.NoHedging.Latency.P95
 	// A pipeline's degraded requests end sooner because its fail-open
 	// steps are hedged, not because they fail: its section shows both.

@@ -120,7 +120,7 @@ flags override them for every class. With --out, the report (report.txt,
 report.json, index.html — the whole report as one self-contained page for a
 review — and candidates.csv) and plots (CLASS-cost, CLASS-survival,
 CLASS-delay, as PNG and SVG; no survival plot for a class without an answered
-request) are written to DIR.
+request, and no plot for a class without requests) are written to DIR.
 
 With --shard i/n (0 ≤ i < n), only shard i's share of the candidates is
 simulated and written as a part to --out FILE; hedgesim merge combines the

@@ -5,6 +5,8 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -14,7 +16,8 @@ import (
 // TestOptimizeTooFewIsUndecided: replica-pool's classes share a pool, so
 // their p95 intervals come from 30 batches of at least 10/(1 − 0.95) = 200
 // requests: 6000 requests per candidate. At 5000 the verdict is undecided
-// — not "don't hedge" — and says how many are needed; every candidate's
+// — not "don't hedge" — and says how many are needed after the warm-up
+// cut, and the --requests that gives them; every candidate's
 // too-few reason names the same 6000; --write-scenario leaves each class's
 // configured hedge table as it is, and says so on stderr.
 func TestOptimizeTooFewIsUndecided(t *testing.T) {
@@ -49,11 +52,17 @@ func TestOptimizeTooFewIsUndecided(t *testing.T) {
 	if len(rep.Classes) != 3 {
 		t.Fatalf("%d classes; want replica-pool's 3", len(rep.Classes))
 	}
+	// The advice scales 6000 by the requests asked per request kept after
+	// the warm-up cut: more than 6000 (it once said 6000, which fails
+	// again).
+	advice := regexp.MustCompile(`^cannot tell at 5000 requests: too few for a 95% interval on p95 \(5000 simulated per candidate, (\d+) after the warm-up cut, at least 6000 needed\): rerun with --requests ≥ (\d+)`)
 	for _, cr := range rep.Classes {
 		v := cr.Verdict
-		if v.Hedge || !v.Undecided || v.Label != "undecided" ||
-			!strings.HasPrefix(v.Reason, "cannot tell at 5000 requests: too few for a 95% interval on p95 (5000 simulated per candidate, at least 6000 needed): rerun with --requests ≥ 6000") {
-			t.Errorf("class %s: verdict %+v; want undecided, 6000 requests needed", cr.Class, v)
+		m := advice.FindStringSubmatch(v.Reason)
+		if v.Hedge || !v.Undecided || v.Label != "undecided" || m == nil {
+			t.Errorf("class %s: verdict %+v; want undecided, 6000 requests needed after the warm-up cut", cr.Class, v)
+		} else if kept, _ := strconv.Atoi(m[1]); kept >= 6000 || mustAtoi(t, m[2]) < 6000*5000/kept {
+			t.Errorf("class %s: %s kept, advice --requests %s; want at least 6000 × 5000 ÷ the kept", cr.Class, m[1], m[2])
 		}
 		tooFew := 0
 		for _, c := range cr.Candidates {
@@ -293,4 +302,14 @@ func hedgeLines(b []byte) []string {
 		}
 	}
 	return out
+}
+
+// mustAtoi is strconv.Atoi of a number the test's pattern matched.
+func mustAtoi(t *testing.T, s string) int {
+	t.Helper()
+	n, err := strconv.Atoi(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return n
 }
