@@ -227,6 +227,8 @@ func verdictText(v string) string {
 		return "the adaptive delay does better through the shift and no worse on the live models: let the client adapt"
 	case "trade-off":
 		return "the adaptive delay does better through the shift and worse on the live models"
+	case "undecided":
+		return "the class's percentile could not be compared (below): no case for the adaptive delay, keep a static delay and retune it on a schedule"
 	}
 	return "the adaptive delay does no better through the shift: keep a static delay and retune it on a schedule"
 }
