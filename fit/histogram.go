@@ -201,13 +201,18 @@ func FitHistogramContext(ctx context.Context, h *readers.Histogram, opt Options)
 		}
 	}
 	if !h.Whole {
-		out.Warnings = append(out.Warnings, "the counts are not whole numbers (a rate, not a count?): the chi-square test and BIC assume counts of observations; query increase() over a window instead of rate()")
+		out.Warnings = append(out.Warnings, NotWholeWarning)
 	}
 	if b.n < 100 {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("only %g observations: every fitted percentile is rough", b.n))
 	}
 	return out, nil
 }
+
+// NotWholeWarning is the warning about a histogram whose counts are not
+// whole numbers (readers.Histogram.Whole false): a rate, most likely,
+// whose counts do not tell how many observations there were.
+const NotWholeWarning = "the counts are not whole numbers (a rate, not a count?): the chi-square test and BIC assume counts of observations; query increase() over a window instead of rate()"
 
 // bins is a histogram ready for the likelihood: log bounds (−Inf for 0,
 // +Inf for the open last bucket) and counts, empty buckets included.
