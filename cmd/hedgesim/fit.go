@@ -36,7 +36,9 @@ LOG formats (--format, guessed from the file when omitted):
                    /metrics page): NAME_bucket{le="…"} series; --metric NAME
                    and --label KEY=VALUE choose one series
   prometheus-api   the JSON of a Prometheus HTTP API query returning bucket
-                   counts, e.g. sum by (le) (increase(NAME_bucket[1d]))
+                   counts, e.g. sum by (le) (increase(NAME_bucket[1d]));
+                   an error response ("status": "error") is guessed as one,
+                   and its error given
   otlp             an OpenTelemetry histogram (explicit or exponential) in
                    OTLP JSON, e.g. from the collector's file exporter
 
