@@ -198,6 +198,7 @@ func FitHistogramContext(ctx context.Context, h *readers.Histogram, opt Options)
 				fmtNum(out.Mean), c.Name, fmtNum(free[out.Chosen].Mean()), lr/2, lr, lrCritical))
 		}
 	}
+	out.Warnings = append(out.Warnings, h.Warnings...)
 	if !h.Whole {
 		out.Warnings = append(out.Warnings, NotWholeWarning)
 	}
