@@ -89,3 +89,26 @@ func TestChooseUntestable(t *testing.T) {
 		t.Errorf("chose %d, warning %q; want 1 (mixture-2) with a warning", got, w)
 	}
 }
+
+// TestDefaultNameKeepsScripts: a file name's letters of any script are
+// kept (model names may use any), each other character becoming one "-":
+// 日本.csv was "------", a dash per byte, and every two-character
+// Japanese name collided with it.
+func TestDefaultNameKeepsScripts(t *testing.T) {
+	for file, want := range map[string]string{
+		"dir/日本.csv":            "日本",
+		"中国.csv":                "中国",
+		"my log (1).csv":        "my-log--1-",
+		"together_13b.json":     "together_13b",
+		"Ελληνικά-β.jsonl":      "Ελληνικά-β",
+		"caf\xe9.csv":           "caf-",
+		".csv":                  "model",
+		"a.b.csv":               "a-b",
+		"x\u00a0y\u200bz.csv":   "x-y-z",
+		"\U0001F600smile.jsonl": "-smile",
+	} {
+		if got := DefaultName(file); got != want {
+			t.Errorf("DefaultName(%q) = %q, want %q", file, got, want)
+		}
+	}
+}

@@ -96,7 +96,7 @@ func fitCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var seed intFlag
 	seed.v = 1
 	fs.Var(&seed, "seed", "random `seed` of EM starts, simulated draws and the split-half shuffle")
-	name := fs.String("name", "", "model `name` in [models.NAME] (default: the log's file name)")
+	name := fs.String("name", "", "model `name` in [models.NAME] (default: the log's file name without its extension, its letters and digits of any script kept, each other character a -)")
 	provider := fs.String("provider", "", "the model's `provider` (failure domain; default: the name)")
 	asJSON := fs.Bool("json", false, "write the fit as JSON (the TOML block included)")
 	splitHalf := fs.Bool("split-half", false, "check each log's p95 by fitting one half and predicting the other")
