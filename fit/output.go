@@ -401,8 +401,19 @@ func writeChecks(w io.Writer, g *Goodness, model string) {
 	fmt.Fprintf(w, "  KS distance %.3f (5%% critical value %.3f), n = %d\n", g.KS, g.KSCritical, g.N)
 }
 
+// interval writes q's observed 95 % interval: "n/a" when the sample bounds
+// it on neither side (too few rows), and 0 for a missing lower bound (the
+// figures fitted are latencies and speeds, all positive).
 func interval(q QuantileCheck) string {
-	return "[" + fmtNum(q.Lo) + ", " + fmtNum(q.Hi) + "]"
+	noLo, noHi := !(q.Lo > math.Inf(-1)), !(q.Hi < math.Inf(1))
+	if noLo && noHi {
+		return "n/a"
+	}
+	lo := fmtNum(q.Lo)
+	if noLo {
+		lo = "0"
+	}
+	return "[" + lo + ", " + fmtNum(q.Hi) + "]"
 }
 
 func outMark(q QuantileCheck) string {

@@ -1,6 +1,7 @@
 package fit
 
 import (
+	"math"
 	"strings"
 	"testing"
 
@@ -109,6 +110,27 @@ func TestDefaultNameKeepsScripts(t *testing.T) {
 	} {
 		if got := DefaultName(file); got != want {
 			t.Errorf("DefaultName(%q) = %q, want %q", file, got, want)
+		}
+	}
+}
+
+// TestIntervalUnbounded: the observed interval of a percentile the sample
+// cannot bound on either side (p50 of 2 rows) prints "n/a", not
+// [-Inf, +Inf]; one unbounded below prints 0 there (latencies and speeds
+// are positive), and one unbounded above keeps +Inf.
+func TestIntervalUnbounded(t *testing.T) {
+	inf := math.Inf(1)
+	for _, c := range []struct {
+		lo, hi float64
+		want   string
+	}{
+		{-inf, inf, "n/a"},
+		{-inf, 0.456, "[0, 0.456]"},
+		{0.123, inf, "[0.123, +Inf]"},
+		{0.123, 0.456, "[0.123, 0.456]"},
+	} {
+		if got := interval(QuantileCheck{Lo: c.lo, Hi: c.hi}); got != c.want {
+			t.Errorf("interval [%g, %g] printed %q, want %q", c.lo, c.hi, got, c.want)
 		}
 	}
 }

@@ -253,3 +253,20 @@ func TestFitPrometheusAPIErrorGuessed(t *testing.T) {
 		t.Errorf("a log row with a status guessed as %q, want jsonl", got)
 	}
 }
+
+// TestFitTwoRowsInterval: with two rows the p50's 95 % interval is
+// unbounded on both sides and prints n/a, not [-Inf, +Inf].
+func TestFitTwoRowsInterval(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "two.csv")
+	if err := os.WriteFile(p, []byte("latency_ms\n123\n456\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := hedgesim(t, "fit", "--latency", "latency_ms", p)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Contains(out, "-Inf") || !regexp.MustCompile(`95% interval +n/a +\[0\.123, \+Inf\]`).MatchString(out) {
+		t.Errorf("p50 interval of two rows not n/a:\n%s", out)
+	}
+}
