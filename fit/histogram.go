@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"math"
+	"slices"
 	"sort"
 	"sync"
 
@@ -178,15 +179,12 @@ func FitHistogramContext(ctx context.Context, h *readers.Histogram, opt Options)
 	if len(out.Candidates) == 0 {
 		return nil, errors.New("no model could be fitted")
 	}
-	for i, c := range out.Candidates {
-		if c.BIC < out.Candidates[out.Chosen].BIC || opt.Model == c.Name {
-			out.Chosen = i
-		}
-		if opt.Model == c.Name {
-			break
-		}
-	}
+	var chooseWarning string
+	out.Chosen, chooseWarning = b.choose(out, opt.Model)
 	out.Percentiles, out.Warnings = b.percentiles(out.Best().Dist)
+	if chooseWarning != "" {
+		out.Warnings = append(out.Warnings, chooseWarning)
+	}
 	if w := b.occupiedWarning(out.Best()); w != "" {
 		out.Warnings = append(out.Warnings, w)
 	}
@@ -200,13 +198,98 @@ func FitHistogramContext(ctx context.Context, h *readers.Histogram, opt Options)
 				fmtNum(out.Mean), c.Name, fmtNum(free[out.Chosen].Mean()), lr/2, lr, lrCritical))
 		}
 	}
+	out.Warnings = append(out.Warnings, h.Warnings...)
 	if !h.Whole {
-		out.Warnings = append(out.Warnings, "the counts are not whole numbers (a rate, not a count?): the chi-square test and BIC assume counts of observations; query increase() over a window instead of rate()")
+		out.Warnings = append(out.Warnings, NotWholeWarning)
 	}
 	if b.n < 100 {
 		out.Warnings = append(out.Warnings, fmt.Sprintf("only %g observations: every fitted percentile is rough", b.n))
 	}
 	return out, nil
+}
+
+// NotWholeWarning is the warning about a histogram whose counts are not
+// whole numbers (readers.Histogram.Whole false): a rate, most likely,
+// whose counts do not tell how many observations there were.
+const NotWholeWarning = "the counts are not whole numbers (a rate, not a count?): the chi-square test and BIC assume counts of observations; query increase() over a window instead of rate()"
+
+// choose returns the index of the candidate to pick: the one named model,
+// or under ModelAuto the lowest BIC among those that are sound — a
+// chi-square test with a degree of freedom left, and no component the
+// buckets cannot see (b.spike) — falling back to the lowest BIC among
+// those with no such component, then among all. It adds to out's notes
+// each candidate passed over for a lower BIC, and returns a warning of
+// what is unsound in the pick ("" when nothing is).
+func (b *bins) choose(out *HistogramFit, model string) (int, string) {
+	spikes := make([]string, len(out.Candidates))
+	for i := range out.Candidates {
+		spikes[i] = b.spike(out.Candidates[i].Mixture)
+	}
+	chosen := -1
+	if model != ModelAuto {
+		chosen = slices.IndexFunc(out.Candidates, func(c BinnedCandidate) bool { return c.Name == model })
+	}
+	if chosen < 0 {
+		lowest := func(ok func(i int) bool) int {
+			best := -1
+			for i, c := range out.Candidates {
+				if ok(i) && (best < 0 || c.BIC < out.Candidates[best].BIC) {
+					best = i
+				}
+			}
+			return best
+		}
+		if chosen = lowest(func(i int) bool { return spikes[i] == "" && out.Candidates[i].DF >= 1 }); chosen < 0 {
+			if chosen = lowest(func(i int) bool { return spikes[i] == "" }); chosen < 0 {
+				chosen = lowest(func(int) bool { return true })
+			}
+		}
+		for i, c := range out.Candidates {
+			if i == chosen || c.BIC >= out.Candidates[chosen].BIC {
+				continue
+			}
+			why := spikes[i]
+			if why == "" {
+				why = untestable
+			}
+			out.Notes = append(out.Notes, fmt.Sprintf("%s, of lower BIC, passed over: %s", c.Name, why))
+		}
+	}
+	if c := &out.Candidates[chosen]; spikes[chosen] != "" {
+		return chosen, fmt.Sprintf("the chosen %s is not sound: %s", c.Name, spikes[chosen])
+	} else if c.DF < 1 {
+		return chosen, fmt.Sprintf("the chosen %s is not tested: %s", c.Name, untestable)
+	}
+	return chosen, ""
+}
+
+// untestable says why a candidate's chi-square test has no p-value.
+const untestable = "the buckets, pooled to 5 expected observations each, leave its chi-square test no degree of freedom, so the counts cannot reject it"
+
+// spike says, for a mixture of two or more components, which component
+// the buckets cannot see: one whose sigma is at the fitter's floor, or
+// whose bulk (its median ± 3.29 sigma, 99.9 % of its mass) spans less
+// than a tenth of the bucket holding its median (on a log scale). Its
+// spread is then anything the buckets allow, and the fit may squeeze it
+// into a spike at a bucket's edge (as a mean held to a _sum the buckets
+// disagree with does). "" when there is none.
+func (b *bins) spike(m LogNormalMixture) string {
+	if m.K() < 2 {
+		return ""
+	}
+	const z = 3.2905 // the normal's 0.9995 quantile
+	for j := range m.Weights {
+		i := sort.Search(len(b.hi), func(i int) bool { return m.Mu[j] <= b.hi[i] })
+		if i == len(b.hi) {
+			i--
+		}
+		width := b.hi[i] - b.lo[i]
+		if m.Sigma[j] <= 2*minSigma || !math.IsInf(width, 0) && 2*z*m.Sigma[j] < width/10 {
+			return fmt.Sprintf("its component at median %s s (weight %.3g, sigma %.3g) is narrower than a tenth of the bucket (%s, %s] s that holds it, which cannot tell its spread: a spike the counts do not show",
+				fmtNum(math.Exp(m.Mu[j])), m.Weights[j], m.Sigma[j], fmtNum(math.Exp(b.lo[i])), fmtNum(math.Exp(b.hi[i])))
+		}
+	}
+	return ""
 }
 
 // bins is a histogram ready for the likelihood: log bounds (−Inf for 0,

@@ -25,10 +25,10 @@ func (h *HistogramFit) Key() string {
 	return "latency"
 }
 
-// fmtCount formats a count of observations: a whole number in full
+// FormatCount formats a count of observations: a whole number in full
 // (123456, not 1.235e+05), a fractional one (from a rate() or an
 // extrapolated increase()) to one decimal.
-func fmtCount(v float64) string {
+func FormatCount(v float64) string {
 	if v == math.Trunc(v) && math.Abs(v) < 1e15 {
 		return strconv.FormatFloat(v, 'f', 0, 64)
 	}
@@ -58,7 +58,7 @@ func (h *HistogramFit) series() string {
 // the buckets that hold them, and the warnings.
 func (h *HistogramFit) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "%s: %s histogram %s, %s observations in %d buckets\n",
-		h.Hist.File, h.Hist.Format, h.series(), fmtCount(h.N), len(h.Hist.Counts))
+		h.Hist.File, h.Hist.Format, h.series(), FormatCount(h.N), len(h.Hist.Counts))
 	fmt.Fprintln(w)
 	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
 	head := "  bucket (s)\tobserved"
@@ -67,7 +67,7 @@ func (h *HistogramFit) WriteText(w io.Writer) {
 	}
 	fmt.Fprintln(tw, head+"\t")
 	for i := range h.Hist.Counts {
-		row := fmt.Sprintf("  (%s, %s]\t%s", fmtNum(h.Hist.Lower[i]), fmtNum(h.Hist.Upper[i]), fmtCount(h.Hist.Counts[i]))
+		row := fmt.Sprintf("  (%s, %s]\t%s", fmtNum(h.Hist.Lower[i]), fmtNum(h.Hist.Upper[i]), FormatCount(h.Hist.Counts[i]))
 		for _, c := range h.Candidates {
 			row += "\t" + fmt.Sprintf("%.1f", c.Expected[i])
 		}
@@ -114,7 +114,7 @@ func (h *HistogramFit) WriteText(w io.Writer) {
 func (h *HistogramFit) Block(o BlockOptions) string {
 	o = o.withDefaults(h.Hist.File)
 	var b bytes.Buffer
-	fmt.Fprintf(&b, "# Fitted by hedgesim fit from %s (%s histogram %s): %s observations.\n", filepath.Base(h.Hist.File), h.Hist.Format, h.series(), fmtCount(h.N))
+	fmt.Fprintf(&b, "# Fitted by hedgesim fit from %s (%s histogram %s): %s observations.\n", filepath.Base(h.Hist.File), h.Hist.Format, h.series(), FormatCount(h.N))
 	if o.Command != "" {
 		fmt.Fprintf(&b, "# Regenerate with: %s\n", o.Command)
 	}

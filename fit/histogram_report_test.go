@@ -82,8 +82,8 @@ func TestHistogramCountsWhole(t *testing.T) {
 		v    float64
 		want string
 	}{{5000, "5000"}, {123456, "123456"}, {2.5e9, "2500000000"}, {12.25, "12.2"}, {0, "0"}} {
-		if got := fmtCount(tc.v); got != tc.want {
-			t.Errorf("fmtCount(%v) = %q; want %q", tc.v, got, tc.want)
+		if got := FormatCount(tc.v); got != tc.want {
+			t.Errorf("FormatCount(%v) = %q; want %q", tc.v, got, tc.want)
 		}
 	}
 	h := binValues("big", lognormalSample(4, 0, 0.5, 2000), typicalBuckets)

@@ -11,6 +11,8 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
+	"unicode"
+	"unicode/utf8"
 
 	"github.com/hedgesim/hedgesim/dist"
 	"github.com/hedgesim/hedgesim/readers"
@@ -39,21 +41,25 @@ func (o BlockOptions) withDefaults(file string) BlockOptions {
 }
 
 // DefaultName returns a model name made from a file name: the base name
-// without extension, with characters that TOML bare keys do not allow
-// replaced by "-" ("together_13b.json" → "together_13b").
+// without extension, its letters and digits of any script kept with "_"
+// and "-", every other character (or byte that is not UTF-8) replaced by
+// one "-" ("together_13b.json" → "together_13b", "日本 (1).csv" →
+// "日本--1-"). A name that is not a TOML bare key is written quoted.
 func DefaultName(file string) string {
 	base := filepath.Base(file)
 	base = strings.TrimSuffix(base, filepath.Ext(base))
-	b := []byte(base)
-	for i, c := range b {
-		if !bareKeyChar(c) {
-			b[i] = '-'
+	var b strings.Builder
+	for _, r := range base {
+		if r == '_' || r == '-' || r != utf8.RuneError && (unicode.IsLetter(r) || unicode.IsDigit(r)) {
+			b.WriteRune(r)
+		} else {
+			b.WriteByte('-')
 		}
 	}
-	if len(b) == 0 {
+	if b.Len() == 0 {
 		return "model"
 	}
-	return string(b)
+	return b.String()
 }
 
 func bareKeyChar(c byte) bool {
@@ -395,8 +401,19 @@ func writeChecks(w io.Writer, g *Goodness, model string) {
 	fmt.Fprintf(w, "  KS distance %.3f (5%% critical value %.3f), n = %d\n", g.KS, g.KSCritical, g.N)
 }
 
+// interval writes q's observed 95 % interval: "n/a" when the sample bounds
+// it on neither side (too few rows), and 0 for a missing lower bound (the
+// figures fitted are latencies and speeds, all positive).
 func interval(q QuantileCheck) string {
-	return "[" + fmtNum(q.Lo) + ", " + fmtNum(q.Hi) + "]"
+	noLo, noHi := !(q.Lo > math.Inf(-1)), !(q.Hi < math.Inf(1))
+	if noLo && noHi {
+		return "n/a"
+	}
+	lo := fmtNum(q.Lo)
+	if noLo {
+		lo = "0"
+	}
+	return "[" + lo + ", " + fmtNum(q.Hi) + "]"
 }
 
 func outMark(q QuantileCheck) string {

@@ -37,6 +37,10 @@ type Histogram struct {
 	Whole bool
 	// Notes say how the series was chosen or merged.
 	Notes []string
+	// Warnings say what does not add up in the file, and what was
+	// assumed: a _count other than the +Inf bucket's, a missing +Inf
+	// bucket.
+	Warnings []string
 }
 
 // Total returns the number of observations, the sum of Counts.
@@ -73,8 +77,10 @@ type series struct {
 	upper  []float64
 	counts []float64 // per bucket, not cumulative
 	line   int       // where the series starts, 0 if unknown
-	sum    float64   // the observations' sum in the file's unit, when hasSum
-	hasSum bool
+	// warnings say what was assumed of it (see Histogram.Warnings).
+	warnings []string
+	sum      float64 // the observations' sum in the file's unit, when hasSum
+	hasSum   bool
 }
 
 // labelString writes labels as {a="x", b="y"} in key order.
@@ -151,9 +157,9 @@ func choose(file, format string, all []*series, q HistogramQuery) (*Histogram, e
 		unit = unitFromMetric(s.metric)
 	}
 	if unit == 0 {
-		return nil, inputErr(file, s.line, s.metric, "the bucket bounds have no unit: the name does not end in _seconds or _milliseconds and the file does not say; state it (hedgesim fit --unit s, ms or us; HistogramQuery.Unit)")
+		return nil, inputErr(file, s.line, s.metric, "the bucket bounds have no unit: the name does not end in _seconds or _milliseconds and the file does not say; state it (hedgesim fit --unit s, ms or us)")
 	}
-	h := &Histogram{File: file, Format: format, Metric: s.metric, Labels: s.labels, Unit: unit, Whole: true}
+	h := &Histogram{File: file, Format: format, Metric: s.metric, Labels: s.labels, Unit: unit, Whole: true, Warnings: s.warnings}
 	if s.hasSum && !math.IsNaN(s.sum) && !math.IsInf(s.sum, 0) {
 		h.Sum, h.HasSum = s.sum*float64(unit), true
 	}

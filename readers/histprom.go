@@ -1,10 +1,13 @@
 package readers
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
+	"fmt"
 	"io"
 	"math"
+	"regexp"
 	"sort"
 	"strconv"
 
@@ -19,8 +22,16 @@ import (
 // NAME_bucket{le="…"} samples without a TYPE line. q chooses the metric and
 // the series. Problems are *InputError values.
 func ReadPrometheusText(r io.Reader, file string, q HistogramQuery) (*Histogram, error) {
+	data, err := io.ReadAll(r)
+	if err != nil {
+		return nil, inputErr(file, 0, "", "%v", err)
+	}
+	// The parser drops a bucket whose bound is NaN without a word.
+	if loc := nanLE.FindIndex(data); loc != nil {
+		return nil, inputErr(file, 1+bytes.Count(data[:loc[0]], []byte("\n")), "le", "a bucket bound of NaN; want a number or +Inf")
+	}
 	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(r)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(data))
 	if err != nil {
 		var pe expfmt.ParseError
 		if errors.As(err, &pe) {
@@ -53,13 +64,13 @@ func ReadPrometheusText(r io.Reader, file string, q HistogramQuery) (*Histogram,
 				if h.SampleCountFloat != nil {
 					total = h.GetSampleCountFloat()
 				}
-				if len(upper) > 0 && !math.IsInf(upper[len(upper)-1], 1) {
-					upper, cum = append(upper, math.Inf(1)), append(cum, total)
-				}
+				hasCount := h.SampleCount != nil || h.SampleCountFloat != nil
+				upper, cum, warn := checkInf(name, upper, cum, total, hasCount)
 				s, err := newSeries(file, name, labelsOf(m.GetLabel(), false), upper, cum)
 				if err != nil {
 					return nil, err
 				}
+				s.warnings = warn
 				if h.SampleSum != nil {
 					s.sum, s.hasSum = h.GetSampleSum(), true
 				}
@@ -94,13 +105,16 @@ func ReadPrometheusText(r io.Reader, file string, q HistogramQuery) (*Histogram,
 				g.add(le, v)
 			}
 			base := name[:len(name)-len("_bucket")]
-			sums := sampleValues(fams[base+"_sum"])
+			sums, counts := sampleValues(fams[base+"_sum"]), sampleValues(fams[base+"_count"])
 			for _, k := range order {
 				upper, cum := groups[k].sorted()
+				total, hasCount := counts[k]
+				upper, cum, warn := checkInf(base, upper, cum, total, hasCount)
 				s, err := newSeries(file, base, groups[k].labels, upper, cum)
 				if err != nil {
 					return nil, err
 				}
+				s.warnings = warn
 				s.sum, s.hasSum = sums[k]
 				all = append(all, s)
 			}
@@ -111,6 +125,32 @@ func ReadPrometheusText(r io.Reader, file string, q HistogramQuery) (*Histogram,
 		return nil, err
 	}
 	return h, nil
+}
+
+// nanLE matches a bucket whose le label is NaN.
+var nanLE = regexp.MustCompile(`le\s*=\s*"[+-]?(?i:nan)"`)
+
+// checkInf checks a series' cumulative counts cum at bounds upper (in
+// order) against its _count, total when hasCount. A series without a +Inf
+// bucket gets one: holding total when there is a _count, else the last
+// bucket's count (nothing above the last bound); either way a warning
+// says so. A +Inf bucket that holds other than total is warned about (the
+// buckets are what is fitted).
+func checkInf(metric string, upper, cum []float64, total float64, hasCount bool) ([]float64, []float64, []string) {
+	n := len(upper)
+	if n == 0 {
+		return upper, cum, nil
+	}
+	last := cum[n-1]
+	switch {
+	case math.IsInf(upper[n-1], 1) && hasCount && total != last && !math.IsNaN(total):
+		return upper, cum, []string{fmt.Sprintf("%s_count is %g but the +Inf bucket holds %g: the buckets are fitted; the two should agree (a _count from another scrape or window, or an exporter that drops buckets?)", metric, total, last)}
+	case math.IsInf(upper[n-1], 1):
+		return upper, cum, nil
+	case hasCount && total >= last:
+		return append(upper, math.Inf(1)), append(cum, total), []string{fmt.Sprintf("no +Inf bucket: %s_count (%g) taken as the +Inf bucket's count, %g observations above le=%g", metric, total, total-last, upper[n-1])}
+	}
+	return append(upper, math.Inf(1)), append(cum, last), []string{fmt.Sprintf("no +Inf bucket (nor a %s_count to stand for it): assumed no observation above le=%g", metric, upper[n-1])}
 }
 
 // sampleValues returns the values of the samples of family f (untyped,

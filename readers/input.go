@@ -166,7 +166,7 @@ func parseTime(s string, u Unit) (v float64, form Unit, err error) {
 		return 0, 0, err
 	}
 	if u == 0 {
-		return 0, 0, fmt.Errorf("%q has no unit; state the column's unit (hedgesim fit --unit s, ms or us; Columns.Unit), name the column with a unit suffix such as latency_ms, or write the unit after the number, such as \"250ms\"", clip(s))
+		return 0, 0, fmt.Errorf("%q has no unit; state the column's unit (hedgesim fit --unit s, ms or us), name the column with a unit suffix such as latency_ms, or write the unit after the number, such as \"250ms\"", clip(s))
 	}
 	return v * float64(u), 0, nil
 }

@@ -9,6 +9,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"strings"
 	"unicode/utf8"
 )
@@ -442,7 +443,8 @@ func parseCount(s string) (float64, error) {
 // ignored. Fields are separated by commas, or by semicolons or tabs when
 // the header line has no comma (see csvSeparator). Quoted fields and CRLF
 // line ends are accepted. Problems are
-// reported as *InputError with the line: an empty file, a missing column,
+// reported as *InputError with the line: an empty file, a missing column
+// or one the header names twice,
 // a row with the wrong number of fields, a value that is not a number, a
 // negative or zero latency, an unknown unit. An error in c itself is a
 // plain error.
@@ -473,6 +475,9 @@ func ReadCSV(r io.Reader, file string, c Columns) (*Log, error) {
 		}
 	}
 	for _, col := range []string{c.Latency, c.TTFT, c.OutputTokens, c.Status, c.InputTokens} {
+		if at := dupColumns(header, col); len(at) > 1 {
+			return nil, inputErr(file, 1, col, "the header names this column %d times (columns %s); which to read is unclear: rename or drop all but one", len(at), strings.Join(at, " and "))
+		}
 		if _, ok := index[col]; col != "" && !ok {
 			read := ""
 			if sep != ',' {
@@ -699,4 +704,16 @@ func jsonKind(v any) string {
 		return "array"
 	}
 	return fmt.Sprintf("%T", v)
+}
+
+// dupColumns returns the 1-based positions of the columns of header named
+// col (none for an empty col).
+func dupColumns(header []string, col string) []string {
+	var at []string
+	for i, h := range header {
+		if col != "" && h == col {
+			at = append(at, strconv.Itoa(i+1))
+		}
+	}
+	return at
 }

@@ -118,7 +118,12 @@ type EnvComparison struct {
 	// TestPaired or TestIntervals.
 	Better string `json:"better"`
 	Test   string `json:"test"`
-	pair   *pairedFigures
+	// Note says why the class's percentile could not be compared ("could
+	// not compare p95: …"), empty when it could; Better is then "static"
+	// when the adaptive delay answers significantly fewer, else "" (the
+	// adaptive delay can be called neither better nor no worse).
+	Note string `json:"note,omitempty"`
+	pair *pairedFigures
 }
 
 // AdaptiveClass is one class's static policy against an adaptive delay.
@@ -139,8 +144,10 @@ type AdaptiveClass struct {
 	Shift *EnvComparison `json:"shift"`
 	// Verdict is "adapt" (the adaptive delay does better through the
 	// shift and no worse on the live models), "retune on a schedule" (it
-	// does no better through the shift), or "trade-off" (better through
-	// the shift, worse on the live models); Why gives the figures.
+	// does no better through the shift), "trade-off" (better through
+	// the shift, worse on the live models) or "undecided" (the class's
+	// percentile could not be compared where the verdict needs it: see
+	// EnvComparison.Note); Why gives the figures.
 	Verdict string `json:"verdict"`
 	Why     string `json:"why"`
 }
@@ -353,7 +360,7 @@ func CompareAdaptive(ctx context.Context, live, shift *sim.Config, adaptive []si
 			}
 			ec := &EnvComparison{Static: figuresOf(&rep.Classes[i], &r.static.Classes[i]), Adaptive: figuresOf(&ra.Classes[i], &r.adaptive.Classes[i])}
 			ec.pair = pairRuns(&r.static.Classes[i], &r.adaptive.Classes[i], ec.Static.AnsweredShare, ec.Adaptive.AnsweredShare, pct[i])
-			ec.Better, ec.Test = better(&ec.Static, &ec.Adaptive, pct[i], ec.pair)
+			ec.Better, ec.Test, ec.Note = better(&ec.Static, &ec.Adaptive, pct[i], ec.pair)
 			out[i][e] = ec
 		}
 	}
@@ -404,23 +411,26 @@ func figuresOf(c *sim.ClassReport, r *sim.ClassResult) PolicyFigures {
 // independent requests, batch means when they interact, as sim reports
 // them; only when both are sound) and the answered share's (Wilson's for
 // independent requests, batch means when they interact; TestIntervals).
-func better(s, a *PolicyFigures, pct float64, pair *pairedFigures) (string, string) {
-	sci, sok := s.Latency.P95CI95, s.Latency.P95CIOK
-	aci, aok := a.Latency.P95CI95, a.Latency.P95CIOK
+//
+// When the percentile cannot be compared — a run's interval is not sound
+// (too few of the class's requests, or too few per batch), and both
+// percentiles are not misses alike — the third result says so ("could not
+// compare p95: …"), and the adaptive run is never better: neither the
+// answered share nor the cost decides, since its percentile might be
+// worse. It is "static" when the adaptive run answers significantly
+// fewer (worse on one figure whatever the percentile), else "".
+func better(s, a *PolicyFigures, pct float64, pair *pairedFigures) (string, string, string) {
+	sq, sci, sok := s.Latency.P95, s.Latency.P95CI95, s.Latency.P95CIOK
+	aq, aci, aok := a.Latency.P95, a.Latency.P95CI95, a.Latency.P95CIOK
 	if pct == 0.99 {
-		sci, sok = s.Latency.P99CI95, s.Latency.P99CIOK
-		aci, aok = a.Latency.P99CI95, a.Latency.P99CIOK
+		sq, sci, sok = s.Latency.P99, s.Latency.P99CI95, s.Latency.P99CIOK
+		aq, aci, aok = a.Latency.P99, a.Latency.P99CI95, a.Latency.P99CIOK
 	}
 	test := TestIntervals
-	var aFaster, sFaster, aMore, sMore bool
 	if pair != nil && pair.qOK {
 		test = TestPaired
-		aFaster = sok && aok && pair.q.CI[1] < 0
-		sFaster = sok && aok && pair.q.CI[0] > 0
-	} else {
-		aFaster = sok && aok && aci[1] < sci[0]
-		sFaster = sok && aok && sci[1] < aci[0]
 	}
+	var aMore, sMore bool
 	if pair != nil && pair.answeredOK {
 		test = TestPaired
 		aMore, sMore = pair.answered.CI[0] > 0, pair.answered.CI[1] < 0
@@ -429,19 +439,44 @@ func better(s, a *PolicyFigures, pct float64, pair *pairedFigures) (string, stri
 		sl, sh := answeredInterval(s)
 		aMore, sMore = al > sh, sl > ah
 	}
+	if !(sok && aok) && !(math.IsInf(sq, 1) && math.IsInf(aq, 1)) {
+		var runs []string
+		if !sok {
+			runs = append(runs, "the static run's")
+		}
+		if !aok {
+			runs = append(runs, "the adaptive run's")
+		}
+		note := fmt.Sprintf("could not compare p%g: %s 95 %% interval is not sound (too few of the class's requests, or too few in each batch; more --requests may give one): static %s, adaptive %s",
+			100*pct, strings.Join(runs, " and "), sec(sq), sec(aq))
+		if sMore && !aMore {
+			// The adaptive delay answers fewer: worse on one figure
+			// whatever its percentile.
+			return "static", test, note
+		}
+		return "", test, note
+	}
+	var aFaster, sFaster bool
+	if pair != nil && pair.qOK {
+		aFaster = pair.q.CI[1] < 0
+		sFaster = pair.q.CI[0] > 0
+	} else {
+		aFaster = aci[1] < sci[0]
+		sFaster = sci[1] < aci[0]
+	}
 	switch {
 	case (aFaster || aMore) && !(sFaster || sMore):
-		return "adaptive", test
+		return "adaptive", test, ""
 	case (sFaster || sMore) && !(aFaster || aMore):
-		return "static", test
+		return "static", test, ""
 	case aFaster || aMore: // each better on one: a trade, neither
-		return "", test
+		return "", test, ""
 	case float64(a.AddedCostPct) < float64(s.AddedCostPct)-1:
-		return "adaptive", test
+		return "adaptive", test, ""
 	case float64(s.AddedCostPct) < float64(a.AddedCostPct)-1:
-		return "static", test
+		return "static", test, ""
 	}
-	return "", test
+	return "", test, ""
 }
 
 // answeredInterval is f's answered share's 95 % interval: its run's, or
@@ -466,23 +501,35 @@ func verdict(c *AdaptiveClass) {
 		return fmt.Sprintf("%s %s, answered %.1f%%, hedged %.1f%%, added cost %s", name, sec(q), 100*f.AnsweredShare, 100*f.HedgedShare, pctText(float64(f.AddedCostPct)))
 	}
 	env := func(what string, e *EnvComparison) string {
-		return fmt.Sprintf("%s: static %s; adaptive %s", what, fig(&e.Static), fig(&e.Adaptive))
+		s := fmt.Sprintf("%s: static %s; adaptive %s", what, fig(&e.Static), fig(&e.Adaptive))
+		if e.Note != "" {
+			s += " (" + e.Note + ")"
+		}
+		return s
 	}
 	why := env("on the live models", &c.Live)
 	if c.Shift == nil {
-		c.Verdict = "retune on a schedule"
-		if c.Live.Better == "adaptive" {
+		switch {
+		case c.Live.Better == "adaptive":
 			c.Verdict = "adapt"
+		case c.Live.Better == "" && c.Live.Note != "":
+			c.Verdict = "undecided"
+		default:
+			c.Verdict = "retune on a schedule"
 		}
 		c.Why = why + " (no shift modelled)"
 		return
 	}
 	why += "; " + env("through the shift", c.Shift)
 	switch s, l := c.Shift.Better, c.Live.Better; {
-	case s == "adaptive" && l != "static":
-		c.Verdict = "adapt"
-	case s == "adaptive":
+	case s == "adaptive" && l == "static":
 		c.Verdict = "trade-off"
+	case s == "adaptive" && c.Live.Note != "", s == "" && c.Shift.Note != "":
+		// Better through the shift but not known to be no worse on the
+		// live models, or not compared through the shift.
+		c.Verdict = "undecided"
+	case s == "adaptive":
+		c.Verdict = "adapt"
 	default:
 		c.Verdict = "retune on a schedule"
 	}

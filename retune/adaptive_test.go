@@ -3,6 +3,7 @@ package retune
 import (
 	"context"
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -225,9 +226,66 @@ func TestBetter(t *testing.T) {
 		{"same, adaptive cheaper", fig(2, 1.9, 2.1, 0.9, 10), fig(2, 1.9, 2.1, 0.9, 5), "adaptive"},
 		{"same, within a point", fig(2, 1.9, 2.1, 0.9, 10), fig(2, 1.9, 2.1, 0.9, 9.5), ""},
 	} {
-		if got, test := better(&c.s, &c.a, 0.95, nil); got != c.want || test != TestIntervals {
-			t.Errorf("%s: %q by %s, want %q by %s", c.name, got, test, c.want, TestIntervals)
+		if got, test, note := better(&c.s, &c.a, 0.95, nil); got != c.want || test != TestIntervals || note != "" {
+			t.Errorf("%s: %q by %s (%s), want %q by %s", c.name, got, test, note, c.want, TestIntervals)
 		}
+	}
+}
+
+// TestBetterUnsoundPercentile: when a run's percentile interval is not
+// sound (too few requests of the class per batch), the percentile cannot
+// be compared, and neither the answered share nor the cost may make a run
+// better: the adaptive run cheaper by 7.5 points, its p95 2.49 s against
+// 1.87 s [1.77, 2.00], was called better, and the class told to adapt on
+// the live models. The verdict is then undecided, not adapt, and says
+// why; an adaptive delay that answers significantly fewer (97 % against
+// 99.5 % of 1500: Wilson's intervals ±0.9 and ±0.4 points) is still
+// worse, and both runs missing the objective alike are still compared.
+func TestBetterUnsoundPercentile(t *testing.T) {
+	fig := func(p95, lo, hi float64, ok bool, answered, cost float64) PolicyFigures {
+		return PolicyFigures{Requests: 1500, Latency: sim.Latency{P95: p95, P95CI95: [2]float64{lo, hi}, P95CIOK: ok}, AnsweredShare: answered, AddedCostPct: jnum(cost)}
+	}
+	static := fig(1.87, 1.771, 2.001, true, 0.995, 10.5)
+	adaptive := fig(2.49, 2.311, 2.665, false, 0.995, 3.0)
+	got, test, note := better(&static, &adaptive, 0.95, nil)
+	if got != "" || test != TestIntervals || !strings.HasPrefix(note, "could not compare p95: the adaptive run's 95 % interval is not sound") {
+		t.Errorf("adaptive p95 interval not sound, adaptive cheaper: %q by %s (%q), want \"\" with a note", got, test, note)
+	}
+	answersMore := fig(1.5, 1.4, 1.6, false, 0.999, 10.5)
+	if got, _, note := better(&static, &answersMore, 0.95, nil); got != "" || note == "" {
+		t.Errorf("adaptive answers more, p95 not comparable: %q (%q), want \"\" with a note", got, note)
+	}
+	if got, _, note := better(&answersMore, &static, 0.95, nil); got != "" || !strings.Contains(note, "the static run's") {
+		t.Errorf("static run's interval not sound: %q (%q), want \"\" naming the static run", got, note)
+	}
+	answersFewer := fig(1.5, 1.4, 1.6, false, 0.97, 3)
+	if got, _, note := better(&static, &answersFewer, 0.95, nil); got != "static" || note == "" {
+		t.Errorf("adaptive answers fewer, p95 not comparable: %q (%q), want static with a note", got, note)
+	}
+	inf := math.Inf(1)
+	missS, missA := fig(inf, inf, inf, false, 0.6, 10), fig(inf, inf, inf, false, 0.6, 5)
+	if got, _, note := better(&missS, &missA, 0.95, nil); got != "adaptive" || note != "" {
+		t.Errorf("both miss, adaptive 5 points cheaper: %q (%q), want adaptive", got, note)
+	}
+
+	live := EnvComparison{Static: static, Adaptive: adaptive}
+	live.Better, live.Test, live.Note = better(&live.Static, &live.Adaptive, 0.95, nil)
+	shift := EnvComparison{Static: fig(2, 1.9, 2.1, true, 0.99, 10), Adaptive: fig(1.5, 1.4, 1.6, true, 0.99, 10)}
+	shift.Better, shift.Test, shift.Note = better(&shift.Static, &shift.Adaptive, 0.95, nil)
+	c := AdaptiveClass{Class: "medium", Percentile: 0.95, Live: live, Shift: &shift}
+	verdict(&c)
+	if c.Verdict != "undecided" || !strings.Contains(c.Why, "could not compare p95") {
+		t.Errorf("better through the shift, not comparable on the live models: %s (%s), want undecided saying why", c.Verdict, c.Why)
+	}
+	c = AdaptiveClass{Class: "medium", Percentile: 0.95, Live: live}
+	verdict(&c)
+	if c.Verdict != "undecided" {
+		t.Errorf("no shift, not comparable on the live models: %s (%s), want undecided", c.Verdict, c.Why)
+	}
+	c = AdaptiveClass{Class: "medium", Percentile: 0.95, Live: shift, Shift: &live}
+	verdict(&c)
+	if c.Verdict != "undecided" {
+		t.Errorf("not comparable through the shift: %s (%s), want undecided", c.Verdict, c.Why)
 	}
 }
 
@@ -289,10 +347,10 @@ func TestBetterPaired(t *testing.T) {
 		{"answers apart paired, not by Wilson", s2, a2, pair2, "", "adaptive"},
 		{"p95 apart paired, not by the intervals", s3, a3, pair3, "", "adaptive"},
 	} {
-		if got, test := better(&c.s, &c.a, 0.95, nil); got != c.wantWilson || test != TestIntervals {
+		if got, test, _ := better(&c.s, &c.a, 0.95, nil); got != c.wantWilson || test != TestIntervals {
 			t.Errorf("%s, independent requests: %q by %s, want %q by %s", c.name, got, test, c.wantWilson, TestIntervals)
 		}
-		if got, test := better(&c.s, &c.a, 0.95, c.pair); got != c.wantPair || test != TestPaired {
+		if got, test, _ := better(&c.s, &c.a, 0.95, c.pair); got != c.wantPair || test != TestPaired {
 			t.Errorf("%s, requests that interact: %q by %s, want %q by %s (answered %v, p95 %v)", c.name, got, test, c.wantPair, TestPaired, c.pair.answered.CI, c.pair.q.CI)
 		}
 	}

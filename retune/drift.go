@@ -54,6 +54,10 @@ type Drift struct {
 	Verdict string   `json:"verdict"`
 	Where   []string `json:"where"`
 	Why     string   `json:"why"`
+	// Warnings say what makes the verdict doubtful: counts that are not
+	// whole numbers (fit.NotWholeWarning; with fewer than
+	// MinObservations Why says it instead).
+	Warnings []string `json:"warnings,omitempty"`
 }
 
 // Shift is one percentile: the scenario model's value and the live one in
@@ -97,6 +101,8 @@ type ShareShift struct {
 // values; nil uses the bucket midpoints of the intervals. The verdict is
 // CannotTell below MinObservations or when the buckets leave the test no
 // degree of freedom; Shifted when PValue < alpha; Unchanged otherwise.
+// Counts that are not whole numbers (h.Whole false) are taken as counts
+// of observations, with a warning.
 func Judge(h *readers.Histogram, scen, live dist.Continuous, alpha float64) Drift {
 	d := Drift{N: h.Total(), Alpha: alpha, PValue: math.NaN()}
 	z := distuv.UnitNormal.Quantile(1 - alpha/2)
@@ -113,6 +119,9 @@ func Judge(h *readers.Histogram, scen, live dist.Continuous, alpha float64) Drif
 	}
 	if m, ok := scen.(*dist.Mixture); ok && len(m.Components) > 1 {
 		d.Shares = shares(h, m, z)
+	}
+	if !h.Whole && d.N >= MinObservations {
+		d.Warnings = append(d.Warnings, fit.NotWholeWarning)
 	}
 	switch {
 	case d.N < MinObservations:

@@ -167,3 +167,41 @@ func TestJudgeNamesARate(t *testing.T) {
 		t.Errorf("p-value of no test printed %q, want -", got)
 	}
 }
+
+// TestJudgeWarnsOfFractionalCounts: counts of 10⁴ observations divided by
+// 3.7 (a rate, or counts scaled) are enough for a verdict, which is given
+// but warned about as fit warns (fit.NotWholeWarning); the report prints
+// the observations to one decimal (2702.7), not as a raw float
+// (2702.7027027027025), and the warning under the model.
+func TestJudgeWarnsOfFractionalCounts(t *testing.T) {
+	scen := dist.LogNormal{Mu: math.Log(0.5), Sigma: 0.4}
+	h := histogramOf(scen, 10000, expBounds(0.05, 1.4, 18), 1)
+	for i := range h.Counts {
+		h.Counts[i] /= 3.7
+	}
+	h.Whole = false
+	d := Judge(h, scen, nil, 0.01)
+	if len(d.Warnings) != 1 || d.Warnings[0] != fit.NotWholeWarning {
+		t.Errorf("warnings %q, want the fit's warning about counts that are not whole", d.Warnings)
+	}
+	hf, err := fit.FitHistogram(h, fit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Report{Scenario: "s", Source: "test", Alpha: 0.01, Models: []Model{{Model: "m", Key: "latency", Query: "q", Source: "test", Fit: hf, Drift: d}}}
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	text := b.String()
+	if !strings.Contains(text, "2702.7 ") || strings.Contains(text, "2702.70") {
+		t.Errorf("observations not printed to one decimal:\n%s", text)
+	}
+	if !strings.Contains(text, "warning: the counts are not whole numbers") || !strings.Contains(text, "increase()") {
+		t.Errorf("no warning about the counts:\n%s", text)
+	}
+	h = histogramOf(scen, 10000, expBounds(0.05, 1.4, 18), 1)
+	if d := Judge(h, scen, nil, 0.01); len(d.Warnings) != 0 {
+		t.Errorf("whole counts warned about: %q", d.Warnings)
+	}
+}

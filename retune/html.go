@@ -7,6 +7,7 @@ import (
 	"io"
 	"strconv"
 
+	"github.com/hedgesim/hedgesim/fit"
 	"github.com/hedgesim/hedgesim/htmlreport"
 )
 
@@ -36,6 +37,7 @@ type htmlShift struct{ Scenario, Live, Interval, Moved string }
 
 type htmlModel struct {
 	Model, Verdict, N, ChiSquare, DF, P, Describe, Why, Series, Fit string
+	Warnings                                                        []string
 	Percentiles                                                     []htmlShift
 	Shares                                                          []string
 }
@@ -74,7 +76,7 @@ func (r *Report) htmlSections() ([]htmlreport.Section, error) {
 		Level: strconv.FormatFloat(100*(1-r.Alpha), 'g', -1, 64) + "%", Action: r.Action, Export: r.Export}
 	for _, m := range r.Models {
 		d := &m.Drift
-		hm := htmlModel{Model: m.Model, Verdict: d.Verdict, N: strconv.FormatFloat(d.N, 'f', -1, 64),
+		hm := htmlModel{Model: m.Model, Verdict: d.Verdict, N: fit.FormatCount(d.N), Warnings: d.Warnings,
 			ChiSquare: fmt.Sprintf("%.1f", d.ChiSquare), DF: strconv.Itoa(d.DF), P: pText(d.PValue),
 			Describe: d.Describe(), Why: d.Why, Series: m.Query + " in " + m.Source,
 			Fit: m.Key + ": " + m.Fit.Describe()}
@@ -153,7 +155,8 @@ var htmlSectionTemplates = template.Must(template.New("").Parse(`
 {{range .Models}}<h3>{{.Model}}: {{.Verdict}}</h3>
 <p>{{.Describe}}</p>
 <p>{{.Why}}</p>
-<p class="meta">series: {{.Series}}; live fit ({{.Fit}})</p>
+{{range .Warnings}}<p>warning: {{.}}</p>
+{{end}}<p class="meta">series: {{.Series}}; live fit ({{.Fit}})</p>
 {{if .Shares}}<ul>{{range .Shares}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{end}}{{if not .Recheck}}<p>No model shifted: the scenario's models and policies stand; nothing simulated.</p>{{end}}{{end}}
 {{define "current"}}{{if .Recheck}}<p>Every class's current policy simulated on {{.CheckRequests}} requests on the scenario's models (what the scenario predicted) and on the live ones (the rollout check).</p>

@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hedgesim/hedgesim/fit"
 	"github.com/hedgesim/hedgesim/textfit"
 )
 
@@ -62,7 +63,7 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintln(tw, "model\tobservations\tverdict\tX²\tdf\tp\tp50 scenario → live [interval]\tp95\tp99")
 	for _, m := range r.Models {
 		d := &m.Drift
-		row := []string{m.Model, strconv.FormatFloat(d.N, 'f', -1, 64), d.Verdict, fmt.Sprintf("%.1f", d.ChiSquare), strconv.Itoa(d.DF), pText(d.PValue)}
+		row := []string{m.Model, fit.FormatCount(d.N), d.Verdict, fmt.Sprintf("%.1f", d.ChiSquare), strconv.Itoa(d.DF), pText(d.PValue)}
 		for _, s := range d.Percentiles {
 			mark := ""
 			if s.Moved {
@@ -86,6 +87,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, m := range r.Models {
 		fmt.Fprintf(b, "\n%s: %s\n", m.Model, m.Drift.Describe())
 		fmt.Fprintf(b, "  %s\n", m.Drift.Why)
+		for _, w := range m.Drift.Warnings {
+			fmt.Fprintf(b, "  warning: %s\n", w)
+		}
 		fmt.Fprintf(b, "  series: %s in %s; live fit (%s): %s\n", m.Query, m.Source, m.Key, m.Fit.Describe())
 		for _, s := range m.Drift.Shares {
 			fmt.Fprintf(b, "  path at median %s s: share %.3g in the scenario, %.3g live (SE %.2g)\n", num(s.Median), s.Scenario, s.Live, s.SE)
@@ -227,6 +231,8 @@ func verdictText(v string) string {
 		return "the adaptive delay does better through the shift and no worse on the live models: let the client adapt"
 	case "trade-off":
 		return "the adaptive delay does better through the shift and worse on the live models"
+	case "undecided":
+		return "the class's percentile could not be compared (below): no case for the adaptive delay, keep a static delay and retune it on a schedule"
 	}
 	return "the adaptive delay does no better through the shift: keep a static delay and retune it on a schedule"
 }

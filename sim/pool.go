@@ -958,6 +958,9 @@ func (e *engine) passSlot(pv *provider, rp *replica) {
 // an attempt still queued; the queue's bookkeeping is leaveQueue's.
 func (e *engine) leavePool(pv *provider, a *attempt, at time.Duration) {
 	if a.queued {
+		if a.rep == 0 && pv.pool.sc != nil {
+			pv.pool.sc.leftWaiting(a, at) // scaler.go
+		}
 		e.leaveQueue(pv, a)
 	}
 	pv.pool.leaveService(a, at)

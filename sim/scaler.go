@@ -230,8 +230,17 @@ type scaler struct {
 	// What it did.
 	series                        []ScalePoint
 	begun, givenUp, waited, ticks int64
-	failed                        int64
+	failed, left                  int64
 	waitSum                       wideSum
+}
+
+// leftWaiting books attempt a leaving the activator at at before a
+// replica came up for it (its request let go of it, or its attempt
+// timeout or deadline cut it): it waited, as long as it was there.
+func (s *scaler) leftWaiting(a *attempt, at time.Duration) {
+	s.waited++
+	s.left++
+	s.waitSum.add(at - a.start)
 }
 
 // scaleStart is a replica start under way: it ends at at.
@@ -631,10 +640,14 @@ type AutoscaleResult struct {
 	// Ticks counts the scaler's decisions (a pool at rest skips them).
 	Ticks int64 `json:"ticks"`
 	// WaitedForCapacity counts the attempts that waited at the activator
-	// for a replica to come up, MeanCapacityWait their mean wait in
+	// for a replica to come up, however they left it: passed to a replica
+	// that came up, or let go of before one did (LeftWaiting of them:
+	// cancelled by their request, cut by their attempt timeout or
+	// deadline). MeanCapacityWait is their mean wait at the activator in
 	// seconds and CapacityWait its total; FailedForCapacity the attempts
 	// that failed at once for want of one (FailFast).
 	WaitedForCapacity int64   `json:"waited_for_capacity"`
+	LeftWaiting       int64   `json:"left_while_waiting_for_capacity"`
 	MeanCapacityWait  float64 `json:"mean_capacity_wait_s"`
 	CapacityWait      float64 `json:"capacity_wait_s"`
 	FailedForCapacity int64   `json:"failed_for_capacity"`
@@ -651,7 +664,7 @@ type AutoscaleResult struct {
 func (s *scaler) result(span, busy float64, sent int64) *AutoscaleResult {
 	a := s.cfg
 	out := &AutoscaleResult{Policy: a.Policy.String(), Min: a.Min, Max: s.size,
-		Starts: s.begun, GivenUp: s.givenUp, WaitedForCapacity: s.waited,
+		Starts: s.begun, GivenUp: s.givenUp, WaitedForCapacity: s.waited, LeftWaiting: s.left,
 		FailedForCapacity: s.failed, CapacityWait: s.waitSum.seconds(), RunSeconds: span, Ticks: s.ticks}
 	if s.waited > 0 {
 		out.MeanCapacityWait = out.CapacityWait / float64(s.waited)
@@ -691,8 +704,8 @@ func (s *scaler) result(span, busy float64, sent int64) *AutoscaleResult {
 func writeAutoscale(w io.Writer, a *AutoscaleResult) {
 	fmt.Fprintf(w, "  autoscaled (%s) between %d and %d replicas: mean %.2f, peak %d; %d starts, %d given up\n",
 		a.Policy, a.Min, a.Max, a.MeanReplicas, a.PeakReplicas, a.Starts, a.GivenUp)
-	fmt.Fprintf(w, "  waited for capacity: %d attempts, mean %s; failed for want of capacity: %d\n",
-		a.WaitedForCapacity, fsec(a.MeanCapacityWait), a.FailedForCapacity)
+	fmt.Fprintf(w, "  waited for capacity: %d attempts, mean %s, %d of them let go of before a replica came up; failed for want of capacity: %d\n",
+		a.WaitedForCapacity, fsec(a.MeanCapacityWait), a.LeftWaiting, a.FailedForCapacity)
 	idle := ""
 	if a.IdleReplicaHours != nil {
 		idle = fmt.Sprintf(", of which idle %.3f ($%.2f)", *a.IdleReplicaHours, *a.IdleCostUSD)

@@ -132,6 +132,45 @@ func TestScaleToZeroEveryRequestCold(t *testing.T) {
 	}
 }
 
+// TestCapacityWaitCountsEveryWaiter: as TestScaleToZeroEveryRequestCold's
+// sparse case (requests 120 s apart, each finding the pool at zero and a
+// cold start of 5 s), with a deadline of 3 s: every request waits at the
+// activator and its deadline cuts it there, 3 s after it arrived, before
+// the replica is up. Each waited, 3 s: the report counted only the
+// attempts passed to a replica (none here), so a pool whose attempts all
+// timed out at the activator showed no wait at all. With a deadline of
+// 8 s each is passed to the replica after 5 s, and none left waiting.
+func TestCapacityWaitCountsEveryWaiter(t *testing.T) {
+	for _, tc := range []struct {
+		deadline time.Duration
+		wait     float64
+		left     int64
+	}{
+		{3 * time.Second, 3, 10},
+		{8 * time.Second, 5, 0},
+	} {
+		cfg := scaledPool(10, 1.0/120, 1, 4, 1)
+		cfg.Arrivals.Process = sim.Constant
+		cfg.Models[0].Latency = dist.Constant{Value: 0.2}
+		cfg.Classes[0].Deadline = tc.deadline
+		pl := cfg.Providers[0].Pool
+		pl.Autoscale.Initial = 0
+		pl.Autoscale.StableWindow, pl.Autoscale.PanicWindow = 6*time.Second, 6*time.Second
+		pl.ColdStart = &sim.ColdStart{Latency: dist.Constant{Value: 5}}
+		res := mustRun(t, cfg)
+		a := res.Pools[0].Autoscale
+		if a.WaitedForCapacity != 10 || a.LeftWaiting != tc.left {
+			t.Errorf("deadline %v: %d waited for capacity, %d of them let go of, want 10 and %d", tc.deadline, a.WaitedForCapacity, a.LeftWaiting, tc.left)
+		}
+		if math.Abs(a.MeanCapacityWait-tc.wait) > 1e-9 || math.Abs(a.CapacityWait-10*tc.wait) > 1e-9 {
+			t.Errorf("deadline %v: mean wait for capacity %v s (total %v s), want %v s (total %v s)", tc.deadline, a.MeanCapacityWait, a.CapacityWait, tc.wait, 10*tc.wait)
+		}
+		if want := int64(10 - tc.left); res.Overall.Answered != want {
+			t.Errorf("deadline %v: %d answered, want %d", tc.deadline, res.Overall.Answered, want)
+		}
+	}
+}
+
 // TestScaleToZeroFailFast: as TestScaleToZeroEveryRequestCold's sparse
 // case, with no activator: every request fails at once for want of a
 // replica, and still starts one.

@@ -36,14 +36,19 @@ LOG formats (--format, guessed from the file when omitted):
                    /metrics page): NAME_bucket{le="…"} series; --metric NAME
                    and --label KEY=VALUE choose one series
   prometheus-api   the JSON of a Prometheus HTTP API query returning bucket
-                   counts, e.g. sum by (le) (increase(NAME_bucket[1d]))
+                   counts, e.g. sum by (le) (increase(NAME_bucket[1d]));
+                   an error response ("status": "error") is guessed as one,
+                   and its error given
   otlp             an OpenTelemetry histogram (explicit or exponential) in
                    OTLP JSON, e.g. from the collector's file exporter
 
 A histogram is fitted by maximum likelihood on the interval-censored counts
 (a lognormal, and mixtures by EM over the buckets), checked against the
 counts with a chi-square test and the largest CDF gap at the bounds, with a
-warning when the buckets are too coarse to resolve p95 or p99.
+warning when the buckets are too coarse to resolve p95 or p99. --model auto
+passes over a model whose chi-square has no degree of freedom left, or a
+mixture with a component narrower than a tenth of its bucket (a spike the
+buckets cannot see), for a sound one, and says so.
 
 Models: a lognormal, mixtures of 2 and 3 lognormals fitted by EM, and the
 empirical distribution; --model auto picks the parametric one with the
@@ -91,7 +96,7 @@ func fitCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	var seed intFlag
 	seed.v = 1
 	fs.Var(&seed, "seed", "random `seed` of EM starts, simulated draws and the split-half shuffle")
-	name := fs.String("name", "", "model `name` in [models.NAME] (default: the log's file name)")
+	name := fs.String("name", "", "model `name` in [models.NAME] (default: the log's file name without its extension, its letters and digits of any script kept, each other character a -)")
 	provider := fs.String("provider", "", "the model's `provider` (failure domain; default: the name)")
 	asJSON := fs.Bool("json", false, "write the fit as JSON (the TOML block included)")
 	splitHalf := fs.Bool("split-half", false, "check each log's p95 by fitting one half and predicting the other")

@@ -230,3 +230,43 @@ func TestFitInputTokens(t *testing.T) {
 		t.Errorf("bad input count: exit %d, %q", code, errOut)
 	}
 }
+
+// TestFitPrometheusAPIErrorGuessed: a Prometheus API error response (the
+// envelope with status "error" and no result) is recognised as the API's
+// JSON, whatever its name, and its error given — not read as an llmperf
+// log ("want a JSON array of request objects … got an object"); a JSON
+// Lines log whose rows hold a status of their own stays a log.
+func TestFitPrometheusAPIErrorGuessed(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	for _, name := range []string{"api_err.json", "api_err.txt"} {
+		p := filepath.Join(dir, name)
+		if err := os.WriteFile(p, []byte(`{"status":"error","errorType":"bad_data","error":"parse error"}`+"\n"), 0o644); err != nil {
+			t.Fatal(err)
+		}
+		code, _, errOut := hedgesim(t, "fit", p)
+		if code != 2 || !strings.Contains(errOut, `the query failed ("error"): bad_data parse error`) || strings.Contains(errOut, "llmperf") {
+			t.Errorf("%s: exit %d, %q; want exit 2 with the query's error", name, code, errOut)
+		}
+	}
+	if got := guessFormat("x.log", []byte(`{"status": "error", "ttft_s": 0.2}`+"\n")); got != "jsonl" {
+		t.Errorf("a log row with a status guessed as %q, want jsonl", got)
+	}
+}
+
+// TestFitTwoRowsInterval: with two rows the p50's 95 % interval is
+// unbounded on both sides and prints n/a, not [-Inf, +Inf].
+func TestFitTwoRowsInterval(t *testing.T) {
+	t.Parallel()
+	p := filepath.Join(t.TempDir(), "two.csv")
+	if err := os.WriteFile(p, []byte("latency_ms\n123\n456\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := hedgesim(t, "fit", "--latency", "latency_ms", p)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if strings.Contains(out, "-Inf") || !regexp.MustCompile(`95% interval +n/a +\[0\.123, \+Inf\]`).MatchString(out) {
+		t.Errorf("p50 interval of two rows not n/a:\n%s", out)
+	}
+}

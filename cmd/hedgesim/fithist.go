@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"fmt"
+	"regexp"
 	"strings"
 
 	"github.com/hedgesim/hedgesim/fit"
@@ -70,6 +71,10 @@ func fitHistogramFile(ctx context.Context, path, format string, q readers.Histog
 	return b.Bytes(), err
 }
 
+// promAPIError matches the status of a Prometheus HTTP API error
+// response.
+var promAPIError = regexp.MustCompile(`"status"\s*:\s*"error"`)
+
 // guessHistogramFormat names a histogram format from a file's first bytes,
 // or "" when it looks like none.
 func guessHistogramFormat(data []byte) string {
@@ -77,7 +82,9 @@ func guessHistogramFormat(data []byte) string {
 	switch {
 	case bytes.HasPrefix(t, []byte("{")) && bytes.Contains(data, []byte(`"resourceMetrics"`)):
 		return "otlp"
-	case bytes.HasPrefix(t, []byte("{")) && bytes.Contains(data, []byte(`"resultType"`)):
+	case bytes.HasPrefix(t, []byte("{")) && (bytes.Contains(data, []byte(`"resultType"`)) || promAPIError.Match(data) && bytes.Contains(data, []byte(`"errorType"`))):
+		// A query's result, or its envelope alone: an error response
+		// ({"status":"error","errorType":…}) says why the query failed.
 		return "prometheus-api"
 	case bytes.HasPrefix(t, []byte("# TYPE")) || bytes.HasPrefix(t, []byte("# HELP")) || bytes.Contains(data, []byte(`_bucket{`)):
 		return "prometheus"
