@@ -21,8 +21,11 @@ const DaysPerMonth = 30
 type Spend struct {
 	// RequestsPerSecond is the class's arrival rate: the scenario's rate
 	// (for a replayed trace, its requests over their time span) times the
-	// class's share of the simulated requests; in a run with closed-loop
-	// clients, the class's throughput (Throughput.PerSecond).
+	// class's configured share (for a trace whose classes match rules
+	// assign, the share of the replayed requests its rule takes), as
+	// optimize uses; in a run with closed-loop clients, the class's
+	// throughput (Throughput.PerSecond). A class with no simulated
+	// request has no cost to spend: 0.
 	RequestsPerSecond float64 `json:"requests_per_s"`
 	// NoHedgingRequestsPerSecond is the rate of the no-hedging figures:
 	// RequestsPerSecond, except in a run with closed-loop clients, whose
@@ -57,10 +60,10 @@ func ArrivalRate(cfg *Config) float64 {
 	return float64(n-1) / span.Seconds()
 }
 
-// spendOf is the spend of c (one class, or overall) out of total requests
-// at the scenario's arrival rate.
-func spendOf(c *ClassReport, rate float64, total int64) Spend {
-	if total == 0 {
+// spendOf is the spend of c (one class, or overall) at rate, its share
+// of the scenario's arrival rate.
+func spendOf(c *ClassReport, rate float64) Spend {
+	if c.Requests == 0 {
 		return Spend{}
 	}
 	if c.Throughput != nil {
@@ -71,7 +74,7 @@ func spendOf(c *ClassReport, rate float64, total int64) Spend {
 		}
 		return SpendAtRates(c.Throughput.PerSecond, nh, c.CostPer1k.Total, c.NoHedging.CostPer1k.Total)
 	}
-	return SpendAt(rate*float64(c.Requests)/float64(total), c.CostPer1k.Total, c.NoHedging.CostPer1k.Total)
+	return SpendAt(rate, c.CostPer1k.Total, c.NoHedging.CostPer1k.Total)
 }
 
 // SpendAt is the spend of traffic at rate requests per second that costs
@@ -102,15 +105,26 @@ func Dollars(x float64) string { return dollars(x) }
 
 // setSpend fills the Spend of every class and overall.
 func (r *Report) setSpend(cfg *Config) {
+	// With closed-loop clients every row has a Throughput: each spends at
+	// the rate it reached.
+	// Open arrivals: overall is the classes' sum, so that it is the
+	// configured mix's spend, not the drawn mix's.
 	rate := ArrivalRate(cfg)
-	if t := r.Overall.Throughput; t != nil {
-		rate = t.PerSecond // closed-loop clients: the rate they reached
-	}
-	total := r.Overall.Requests
+	var sum Spend
 	for i := range r.Classes {
-		r.Classes[i].Spend = spendOf(&r.Classes[i], rate, total)
+		s := spendOf(&r.Classes[i], rate*cfg.Classes[i].Share)
+		r.Classes[i].Spend = s
+		sum.RequestsPerSecond += s.RequestsPerSecond
+		sum.NoHedgingRequestsPerSecond += s.NoHedgingRequestsPerSecond
+		sum.PerDay += s.PerDay
+		sum.PerMonth += s.PerMonth
+		sum.NoHedgingPerDay += s.NoHedgingPerDay
+		sum.NoHedgingPerMonth += s.NoHedgingPerMonth
 	}
-	r.Overall.Spend = spendOf(&r.Overall, rate, total)
+	r.Overall.Spend = spendOf(&r.Overall, rate)
+	if r.Overall.Throughput == nil && r.Overall.Requests > 0 {
+		r.Overall.Spend = sum
+	}
 }
 
 // writeSpend writes the spend table of rows.
