@@ -709,6 +709,9 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 		if cr, ok := byIndex[i]; ok {
 			cr.Warnings = append(cr.Warnings, spanWarnings(cfg, i, cr.Requests)...)
 			cr.Spend = pickSpend(cfg, i, cr)
+			if w := sim.NoSpanWarning(cfg); w != "" {
+				cr.Warnings = append(cr.Warnings, w)
+			}
 			ordered = append(ordered, *cr)
 		}
 	}
@@ -1308,6 +1311,9 @@ func pickSpend(cfg *sim.Config, i int, cr *ClassReport) sim.Spend {
 		// their clients reached.
 		base := cr.Baseline()
 		return sim.SpendAtRates(pick.perSecond, base.perSecond, pick.CostPer1kUSD, base.CostPer1kUSD)
+	}
+	if sim.NoArrivalSpan(cfg) {
+		return sim.Spend{NoRate: true} // a trace that spans no time has no rate
 	}
 	return sim.SpendAt(rate, pick.CostPer1kUSD, cr.Baseline().CostPer1kUSD)
 }

@@ -270,6 +270,10 @@ func writePickSpend(w io.Writer, classes []ClassReport) {
 	fmt.Fprintf(tw, "spend of the pick at %s\treq/s\tper day\tper month (%d d)\tno hedging per day\tper month\tadded per month\t\n", at, sim.DaysPerMonth)
 	var total sim.Spend
 	row := func(name string, s sim.Spend) {
+		if s.NoRate {
+			fmt.Fprintf(tw, "%s\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\t\n", name)
+			return
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, sim.PerSecond(s.RequestsPerSecond),
 			sim.Dollars(s.PerDay), sim.Dollars(s.PerMonth), sim.Dollars(s.NoHedgingPerDay), sim.Dollars(s.NoHedgingPerMonth),
 			sim.Dollars(s.PerMonth-s.NoHedgingPerMonth))
@@ -282,6 +286,7 @@ func writePickSpend(w io.Writer, classes []ClassReport) {
 		total.PerMonth += s.PerMonth
 		total.NoHedgingPerDay += s.NoHedgingPerDay
 		total.NoHedgingPerMonth += s.NoHedgingPerMonth
+		total.NoRate = total.NoRate || s.NoRate
 	}
 	if len(classes) > 1 {
 		// The classes of the report together: what rolling out every pick costs.

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -35,6 +36,51 @@ type Spend struct {
 	PerMonth                   float64 `json:"per_month"`
 	NoHedgingPerDay            float64 `json:"no_hedging_per_day"`
 	NoHedgingPerMonth          float64 `json:"no_hedging_per_month"`
+	// NoRate is set when the traffic has no arrival rate: a replayed
+	// trace whose requests all arrive at one instant (or a single request)
+	// spans no time. The figures are then 0 and not known: the JSON writes
+	// every one null, the text n/a.
+	NoRate bool `json:"-"`
+}
+
+// spendNull is a Spend's JSON when it has no arrival rate.
+const spendNull = `{"requests_per_s":null,"no_hedging_requests_per_s":null,"per_day":null,"per_month":null,"no_hedging_per_day":null,"no_hedging_per_month":null}`
+
+// MarshalJSON writes s, with every figure null when s.NoRate.
+func (s Spend) MarshalJSON() ([]byte, error) {
+	if s.NoRate {
+		return []byte(spendNull), nil
+	}
+	type plain Spend
+	return json.Marshal(plain(s))
+}
+
+// NoArrivalSpan reports whether cfg's arrivals span no time, so that its
+// traffic has no arrival rate to spend at: a replayed trace whose replayed
+// requests all arrive at one instant, or only one of them.
+func NoArrivalSpan(cfg *Config) bool {
+	return cfg.Arrivals.Process == Replay && !cfg.closedLoop() && ArrivalRate(cfg) == 0
+}
+
+// replayedRequests is the number of requests cfg replays from its trace.
+func replayedRequests(cfg *Config) int {
+	if cfg.Arrivals.Trace == nil {
+		return 0
+	}
+	return min(cfg.Requests, len(cfg.Arrivals.Trace.Arrivals))
+}
+
+// NoSpanWarning is the warning of a run or optimize when
+// NoArrivalSpan(cfg), else "".
+func NoSpanWarning(cfg *Config) string {
+	if !NoArrivalSpan(cfg) {
+		return ""
+	}
+	why := "it replays one request"
+	if n := replayedRequests(cfg); n != 1 {
+		why = fmt.Sprintf("the %d requests it replays all arrive at one instant", n)
+	}
+	return "the replayed trace spans no time (" + why + "): it has no arrival rate, so the spend per day and month is n/a (JSON null); the cost per 1k requests stands"
 }
 
 // ArrivalRate returns the mean arrival rate of cfg in requests per second:
@@ -125,6 +171,12 @@ func (r *Report) setSpend(cfg *Config) {
 	if r.Overall.Throughput == nil && r.Overall.Requests > 0 {
 		r.Overall.Spend = sum
 	}
+	if NoArrivalSpan(cfg) {
+		for i := range r.Classes {
+			r.Classes[i].Spend = Spend{NoRate: true}
+		}
+		r.Overall.Spend = Spend{NoRate: true}
+	}
 }
 
 // writeSpend writes the spend table of rows.
@@ -139,6 +191,10 @@ func writeSpend(w io.Writer, rows []ClassReport) {
 	fmt.Fprintf(tw, "spend at %s\treq/s\tper day\tper month (%d d)\tno hedging per day\tper month\tadded per month\t\n", at, DaysPerMonth)
 	for _, c := range rows {
 		s := c.Spend
+		if s.NoRate {
+			fmt.Fprintf(tw, "%s\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\t\n", c.Class)
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Class, PerSecond(s.RequestsPerSecond),
 			dollars(s.PerDay), dollars(s.PerMonth), dollars(s.NoHedgingPerDay), dollars(s.NoHedgingPerMonth),
 			dollars(s.PerMonth-s.NoHedgingPerMonth))

@@ -101,3 +101,26 @@ func TestPerSecond(t *testing.T) {
 		}
 	}
 }
+
+// TestNoArrivalSpan: a replayed trace spans no time when the requests it
+// replays all arrive at one instant, or it replays one; Poisson arrivals
+// and a trace of two instants have a rate.
+func TestNoArrivalSpan(t *testing.T) {
+	same := &Trace{Arrivals: []time.Duration{time.Second, time.Second, time.Second}}
+	for _, tt := range []struct {
+		cfg  Config
+		want bool
+	}{
+		{Config{Requests: 3, Arrivals: Arrivals{Process: Replay, Trace: same}}, true},
+		{Config{Requests: 1, Arrivals: Arrivals{Process: Replay, Trace: &Trace{Arrivals: []time.Duration{0, time.Second}}}}, true},
+		{Config{Requests: 2, Arrivals: Arrivals{Process: Replay, Trace: &Trace{Arrivals: []time.Duration{0, time.Second}}}}, false},
+		{Config{Requests: 3, Arrivals: Arrivals{Process: Poisson, Rate: 1}}, false},
+	} {
+		if got := NoArrivalSpan(&tt.cfg); got != tt.want {
+			t.Errorf("%d requests of %+v: NoArrivalSpan %v; want %v", tt.cfg.Requests, tt.cfg.Arrivals, got, tt.want)
+		}
+		if got := NoSpanWarning(&tt.cfg) != ""; got != tt.want {
+			t.Errorf("%d requests of %+v: warning %v; want %v", tt.cfg.Requests, tt.cfg.Arrivals, got, tt.want)
+		}
+	}
+}
