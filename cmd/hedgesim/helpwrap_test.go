@@ -27,3 +27,16 @@ func TestCompareHelpUnbroken(t *testing.T) {
 		t.Errorf("the help lacks \"has no --precision\" on one line:\n%s", prose)
 	}
 }
+
+// TestRunOutHelpListsFiles: run --help for --out names every file run
+// --out writes (writeRunReport; TestRunOut, TestPipelineReports and
+// TestRunAutoscaledPool check that they are written).
+func TestRunOutHelpListsFiles(t *testing.T) {
+	_, out, errOut := hedgesim(t, "run", "--help")
+	help := strings.Join(strings.Fields(out+errOut), " ")
+	for _, want := range []string{"report.txt", "report.json", ".png and .svg", "CLASS-adaptive-delay", "CLASS-steps", "pool-NAME-replicas"} {
+		if !strings.Contains(help, want) {
+			t.Errorf("run --help lacks %q", want)
+		}
+	}
+}
