@@ -310,6 +310,9 @@ type ClassReport struct {
 	// Series groups candidate indices by (copies, target), each by
 	// increasing delay, for plots; Series[i][0] is not the baseline.
 	Series []Series `json:"-"`
+	// rolled is 1 + the index of the configured policy's candidate (see
+	// RolledOut), −1 when the sweep has none, 0 when not yet found.
+	rolled int
 }
 
 // Series is the candidates of one (copies, target) pair, by delay. For a
@@ -327,6 +330,42 @@ func (cr *ClassReport) Baseline() *Candidate { return &cr.Candidates[0] }
 
 // Picked returns the chosen candidate.
 func (cr *ClassReport) Picked() *Candidate { return &cr.Candidates[cr.Pick] }
+
+// RolledOut returns the candidate of what export and --write-scenario roll
+// out for the class: the pick, or, when the verdict is undecided, the
+// configured policy's candidate (no hedging, a grid candidate of the same
+// policy, or the "configured" one), nil when the sweep has none (it did
+// not simulate the configured policy).
+func (cr *ClassReport) RolledOut() *Candidate {
+	switch {
+	case !cr.Verdict.Undecided:
+		return cr.Picked()
+	case cr.rolled > 0:
+		return &cr.Candidates[cr.rolled-1]
+	case cr.rolled < 0:
+		return nil
+	}
+	for k := range cr.Candidates {
+		if cr.Candidates[k].Configured {
+			return &cr.Candidates[k]
+		}
+	}
+	return nil
+}
+
+// setRolledOut finds, for RolledOut, the candidate of class i's configured
+// policy in cfg.
+func (cr *ClassReport) setRolledOut(cfg *sim.Config, i int) {
+	base := cfg.Classes[i].Policy
+	cr.rolled = -1
+	for k := range cr.Candidates {
+		c := &cr.Candidates[k]
+		if k == 0 && base.Copies == 0 || k > 0 && (c.Configured || c.Steps == nil && samePolicy(c.Policy(base), base)) {
+			cr.rolled = k + 1
+			return
+		}
+	}
+}
 
 // Report is the optimisation of a scenario, class by class. Its JSON form
 // is the stable machine-readable output of `hedgesim optimize --json`.
@@ -708,6 +747,7 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 	for i := range cfg.Classes {
 		if cr, ok := byIndex[i]; ok {
 			cr.Warnings = append(cr.Warnings, spanWarnings(cfg, i, cr.Requests)...)
+			cr.setRolledOut(cfg, i)
 			cr.Spend = pickSpend(cfg, i, cr)
 			if w := sim.NoSpanWarning(cfg); w != "" {
 				cr.Warnings = append(cr.Warnings, w)
@@ -1303,8 +1343,14 @@ func roundSig(x float64, digits int) float64 {
 }
 
 // pickSpend is the spend of class i's pick at the class's arrival rate.
+// An undecided class has no pick: what rolls out is its configured
+// policy, at the sweep's "configured" candidate's cost when the sweep has
+// one, else unknown to the sweep (NoRate: n/a, JSON null).
 func pickSpend(cfg *sim.Config, i int, cr *ClassReport) sim.Spend {
-	pick := cr.Picked()
+	pick := cr.RolledOut()
+	if pick == nil {
+		return sim.Spend{NoRate: true}
+	}
 	rate := sim.ArrivalRate(cfg) * cfg.Classes[i].Share
 	if cfg.Classes[i].Clients > 0 {
 		// Closed-loop clients: the pick and no hedging each at the rate

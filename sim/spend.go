@@ -38,8 +38,10 @@ type Spend struct {
 	NoHedgingPerMonth          float64 `json:"no_hedging_per_month"`
 	// NoRate is set when the traffic has no arrival rate: a replayed
 	// trace whose requests all arrive at one instant (or a single request)
-	// spans no time. The figures are then 0 and not known: the JSON writes
-	// every one null, the text n/a.
+	// spans no time; in optimize also when the policy rolled out was not
+	// simulated (an undecided class without a "configured" candidate).
+	// The figures are then 0 and not known: the JSON writes every one
+	// null, the text n/a.
 	NoRate bool `json:"-"`
 }
 
