@@ -182,7 +182,7 @@ type runJSON struct {
 		AnsweredShareCI95 *[2]*float64     `json:"answered_share_ci95"`
 		HedgedShare       *float64         `json:"hedged_share"`
 		Attempts          *float64         `json:"attempts_per_request"`
-		Latency           sim.Latency      `json:"latency_s"`
+		Latency           *sim.Latency     `json:"latency_s"`
 		AnsweredShare     *float64         `json:"answered_share"`
 		Cost              *struct {
 			Total *float64 `json:"total"`
@@ -224,7 +224,7 @@ type optimizeJSON struct {
 			Copies       int               `json:"copies"`
 			Target       string            `json:"target"`
 			Requests     *int64            `json:"requests"`
-			LatencyJSON  sim.Latency       `json:"latency_s"`
+			LatencyJSON  *sim.Latency      `json:"latency_s"`
 			P95OK        *bool             `json:"p95_ci95_ok"`
 			P99OK        *bool             `json:"p99_ci95_ok"`
 			// OldP95OK and OldP99OK are the flags' names in reports
@@ -428,7 +428,10 @@ func parseRun(data []byte) (*Report, error) {
 		r.Pools = pools.poolCosts()
 	}
 	for _, c := range in.Classes {
-		l := c.Latency
+		var l sim.Latency
+		if c.Latency != nil {
+			l = *c.Latency
+		}
 		cl := Class{
 			Name: c.Class, Policy: c.Policy,
 			P50: l.P50, P95: l.P95, P99: l.P99, P95CI: l.P95CI95, P99CI: l.P99CI95,
@@ -438,6 +441,9 @@ func parseRun(data []byte) (*Report, error) {
 			cl.HedgedShare, cl.AttemptsPerRequest, cl.HasHedging = *c.HedgedShare, *c.Attempts, true
 		}
 		need(&cl, "requests", c.Requests, &cl.Requests)
+		if c.Latency == nil {
+			cl.Missing = append(cl.Missing, "latency_s")
+		}
 		need(&cl, "answered_share", c.AnsweredShare, &cl.AnsweredShare)
 		if c.Cost == nil {
 			cl.Missing = append(cl.Missing, "cost_per_1k_usd.total")
@@ -473,7 +479,10 @@ func parseOptimize(data []byte) (*Report, error) {
 			return nil, fmt.Errorf("optimize report: class %q: pick %d is not one of its %d candidates", c.Class, c.Pick, len(c.Candidates))
 		}
 		p := c.Candidates[c.Pick]
-		l := p.LatencyJSON
+		var l sim.Latency
+		if p.LatencyJSON != nil {
+			l = *p.LatencyJSON
+		}
 		policy := "no hedging"
 		switch {
 		case p.Hedging && len(p.Steps) > 0:
@@ -509,6 +518,9 @@ func parseOptimize(data []byte) (*Report, error) {
 		cl.interacts = strings.HasPrefix(p.CIMethod, "batch means")
 		cl.answeredCI, cl.metCI = bounds(p.AnsweredShareCI95), bounds(p.MetShareCI95)
 		need(&cl, "requests", n, &cl.Requests)
+		if p.LatencyJSON == nil {
+			cl.Missing = append(cl.Missing, "candidates[pick].latency_s")
+		}
 		need(&cl, "candidates[pick].answered_share", p.AnsweredShare, &cl.AnsweredShare)
 		need(&cl, "candidates[pick].cost_per_1k_usd", p.CostPer1k, &cl.CostPer1k)
 		r.Classes = append(r.Classes, cl)

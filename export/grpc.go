@@ -108,6 +108,9 @@ func writeGRPC(d *Document, opt Options) ([]byte, []Note, error) {
 			return nil, nil, err
 		}
 		mc := GRPCMethodConfig{Name: []GRPCName{grpcName(c, opt)}}
+		if opt.Method == "" && !protoIdent(c.Class) {
+			n.add("method %q is the class's name standing in for the method, a placeholder like SERVICE: a gRPC method name is a proto identifier (a letter, then letters, digits and _), so replace it with the method the class calls", c.Class)
+		}
 		breakerNotes(n, c, "a gRPC service config has no circuit breaker; put one in the client's interceptor or the gateway")
 		statusRuleNotes(n, c, "gRPC", "an upstream 504 reaches the client as UNAVAILABLE, handled as on_error", "a 4xx reaches the client as a status (INTERNAL, INVALID_ARGUMENT, …) that is not retried: fatal")
 		if c.Deadline > 0 {
@@ -209,6 +212,18 @@ func grpcTimeout(d time.Duration) string {
 		return protoDuration(d)
 	}
 	return fmt.Sprintf("%d.%09ds", d/time.Second, d%time.Second)
+}
+
+// protoIdent reports whether s is a proto identifier: a letter, then
+// letters, digits and underscores (ASCII).
+func protoIdent(s string) bool {
+	for i, r := range s {
+		letter := r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z'
+		if !letter && (i == 0 || r != '_' && (r < '0' || r > '9')) {
+			return false
+		}
+	}
+	return s != ""
 }
 
 func grpcName(c *Class, opt Options) GRPCName {

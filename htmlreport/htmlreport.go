@@ -169,7 +169,9 @@ func Write(w io.Writer, rep *optimize.Report, o Options) error {
 				for _, cl := range rc.Report.Classes {
 					if cl.Class == c.Class {
 						v := &p.Rollout[len(p.Rollout)-1]
-						v.PerDay, v.PerMonth = sim.Dollars(cl.Spend.PerDay), sim.Dollars(cl.Spend.PerMonth)
+						if !cl.Spend.NoRate { // else no arrival rate: "-"
+							v.PerDay, v.PerMonth = sim.Dollars(cl.Spend.PerDay), sim.Dollars(cl.Spend.PerMonth)
+						}
 						if t := cl.Throughput; t != nil {
 							p.HasThroughput = true
 							v.Throughput = t.Text(true)

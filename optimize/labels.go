@@ -88,6 +88,9 @@ func monthly(cr *ClassReport) string {
 	}
 	calls := fpct(pick.AddedCallsPct) + " calls"
 	s := cr.Spend
+	if s.NoRate {
+		return fmt.Sprintf("%s, %s cost", calls, fpctCost(pick.AddedCostPct)) // no rate: no month
+	}
 	added := s.PerMonth - s.NoHedgingPerMonth
 	sign := "+"
 	if added < 0 {

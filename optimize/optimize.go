@@ -330,6 +330,10 @@ type ClassReport struct {
 	asked   int64
 	expect  float64
 	batched bool
+
+	// rolled is 1 + the index of the configured policy's candidate (see
+	// RolledOut), −1 when the sweep has none, 0 when not yet found.
+	rolled int
 }
 
 // Series is the candidates of one (copies, target) pair, by delay. For a
@@ -347,6 +351,42 @@ func (cr *ClassReport) Baseline() *Candidate { return &cr.Candidates[0] }
 
 // Picked returns the chosen candidate.
 func (cr *ClassReport) Picked() *Candidate { return &cr.Candidates[cr.Pick] }
+
+// RolledOut returns the candidate of what export and --write-scenario roll
+// out for the class: the pick, or, when the verdict is undecided, the
+// configured policy's candidate (no hedging, a grid candidate of the same
+// policy, or the "configured" one), nil when the sweep has none (it did
+// not simulate the configured policy).
+func (cr *ClassReport) RolledOut() *Candidate {
+	switch {
+	case !cr.Verdict.Undecided:
+		return cr.Picked()
+	case cr.rolled > 0:
+		return &cr.Candidates[cr.rolled-1]
+	case cr.rolled < 0:
+		return nil
+	}
+	for k := range cr.Candidates {
+		if cr.Candidates[k].Configured {
+			return &cr.Candidates[k]
+		}
+	}
+	return nil
+}
+
+// setRolledOut finds, for RolledOut, the candidate of class i's configured
+// policy in cfg.
+func (cr *ClassReport) setRolledOut(cfg *sim.Config, i int) {
+	base := cfg.Classes[i].Policy
+	cr.rolled = -1
+	for k := range cr.Candidates {
+		c := &cr.Candidates[k]
+		if k == 0 && base.Copies == 0 || k > 0 && (c.Configured || c.Steps == nil && samePolicy(c.Policy(base), base)) {
+			cr.rolled = k + 1
+			return
+		}
+	}
+}
 
 // Report is the optimisation of a scenario, class by class. Its JSON form
 // is the stable machine-readable output of `hedgesim optimize --json`.
@@ -730,7 +770,11 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 	for i := range cfg.Classes {
 		if cr, ok := byIndex[i]; ok {
 			cr.Warnings = append(cr.Warnings, spanWarnings(cfg, i, cr.Requests)...)
+			cr.setRolledOut(cfg, i)
 			cr.Spend = pickSpend(cfg, i, cr)
+			if w := sim.NoSpanWarning(cfg); w != "" {
+				cr.Warnings = append(cr.Warnings, w)
+			}
 			ordered = append(ordered, *cr)
 		}
 	}
@@ -1326,14 +1370,23 @@ func roundSig(x float64, digits int) float64 {
 }
 
 // pickSpend is the spend of class i's pick at the class's arrival rate.
+// An undecided class has no pick: what rolls out is its configured
+// policy, at the sweep's "configured" candidate's cost when the sweep has
+// one, else unknown to the sweep (NoRate: n/a, JSON null).
 func pickSpend(cfg *sim.Config, i int, cr *ClassReport) sim.Spend {
-	pick := cr.Picked()
+	pick := cr.RolledOut()
+	if pick == nil {
+		return sim.Spend{NoRate: true}
+	}
 	rate := sim.ArrivalRate(cfg) * cfg.Classes[i].Share
 	if cfg.Classes[i].Clients > 0 {
 		// Closed-loop clients: the pick and no hedging each at the rate
 		// their clients reached.
 		base := cr.Baseline()
 		return sim.SpendAtRates(pick.perSecond, base.perSecond, pick.CostPer1kUSD, base.CostPer1kUSD)
+	}
+	if sim.NoArrivalSpan(cfg) {
+		return sim.Spend{NoRate: true} // a trace that spans no time has no rate
 	}
 	return sim.SpendAt(rate, pick.CostPer1kUSD, cr.Baseline().CostPer1kUSD)
 }

@@ -202,7 +202,19 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 		cr := &r.Classes[i]
 		b, c := cr.Baseline(), cr.Picked()
 		verdict, delay, copies, target := cr.Verdict.Label, "-", "-", "-"
+		if cr.Verdict.Undecided {
+			// No pick: the configured policy rolls out, at its sweep
+			// figures when the sweep simulated it.
+			if c = cr.RolledOut(); c == nil {
+				ab, _ := fshares(b.AnsweredShare, b.AnsweredShare)
+				fmt.Fprintf(tw, "%s\t%s\tconfigured\t-\t-\t%s → -\t\t%s → -\t\t%s → -\t\t-\t-\t-\n", cr.Class, verdict,
+					fsec(b.Latency.P95), fsec(b.Latency.P99), ab)
+				continue
+			}
+			delay = "configured"
+		}
 		switch {
+		case cr.Verdict.Undecided:
 		case cr.Verdict.Hedge && c.Steps != nil:
 			delay = "per step: " + c.Label
 		case cr.Verdict.Hedge:
@@ -273,6 +285,10 @@ func writePickSpend(w io.Writer, classes []ClassReport) {
 	fmt.Fprintf(tw, "spend of the pick at %s\treq/s\tper day\tper month (%d d)\tno hedging per day\tper month\tadded per month\t\n", at, sim.DaysPerMonth)
 	var total sim.Spend
 	row := func(name string, s sim.Spend) {
+		if s.NoRate {
+			fmt.Fprintf(tw, "%s\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\t\n", name)
+			return
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, sim.PerSecond(s.RequestsPerSecond),
 			sim.Dollars(s.PerDay), sim.Dollars(s.PerMonth), sim.Dollars(s.NoHedgingPerDay), sim.Dollars(s.NoHedgingPerMonth),
 			sim.Dollars(s.PerMonth-s.NoHedgingPerMonth))
@@ -285,12 +301,22 @@ func writePickSpend(w io.Writer, classes []ClassReport) {
 		total.PerMonth += s.PerMonth
 		total.NoHedgingPerDay += s.NoHedgingPerDay
 		total.NoHedgingPerMonth += s.NoHedgingPerMonth
+		total.NoRate = total.NoRate || s.NoRate
 	}
 	if len(classes) > 1 {
 		// The classes of the report together: what rolling out every pick costs.
 		row("total", total)
 	}
 	tw.Flush()
+	for i := range classes {
+		if cr := &classes[i]; cr.Verdict.Undecided {
+			how := "at the sweep's figures for it"
+			if cr.RolledOut() == nil {
+				how = "which the sweep did not simulate: its cost is the rollout check's"
+			}
+			fmt.Fprintf(w, "  %s: undecided, so no pick: its configured policy rolls out (export and --write-scenario keep it), %s\n", cr.Class, how)
+		}
+	}
 }
 
 func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {

@@ -278,6 +278,9 @@ func (c *checker) applyRateScale(tree map[string]any, f float64) (string, error)
 	}
 	a, ok := tree["arrivals"].(map[string]any)
 	if !ok {
+		if cl := closedLoopClasses(tree); cl != "" {
+			return "", &Error{File: c.file, Set: arg, Msg: "the scenario has no arrival rate to scale: it has no [arrivals] (its classes are closed-loop: " + cl + "); change their clients or think_time with --set instead"}
+		}
 		return "", nil // the missing [arrivals] is reported by validation
 	}
 	if a["process"] == "replay" {
@@ -307,6 +310,19 @@ func (c *checker) applyRateScale(tree map[string]any, f float64) (string, error)
 	a["rate"] = rate * f
 	c.overridden["arrivals.rate"] = arg
 	return fmt.Sprintf("arrivals.rate=%g (%s)", rate*f, arg), nil
+}
+
+// closedLoopClasses lists the classes of tree that set clients, as
+// "clients = 4 in classes[0]", or "" when none does.
+func closedLoopClasses(tree map[string]any) string {
+	classes, _ := tree["classes"].([]map[string]any)
+	var l []string
+	for i, cl := range classes {
+		if n, ok := cl["clients"]; ok {
+			l = append(l, fmt.Sprintf("clients = %v in classes[%d]", n, i))
+		}
+	}
+	return strings.Join(l, ", ")
 }
 
 // checkReplaced checks the file's own values at the keys the options

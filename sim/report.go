@@ -353,6 +353,9 @@ func newReport(cfg *Config, hedged, baseline *Result, perBatch bool) *Report {
 	r.Pools = hedged.Pools
 	r.setLoadIntervals(hedged, overall.bat)
 	r.Warnings = []string{}
+	if w := NoSpanWarning(cfg); w != "" {
+		r.Warnings = append(r.Warnings, w)
+	}
 	unstable := map[string]bool{}
 	for i := range baseline.Providers {
 		if p := &baseline.Providers[i]; p.Unstable() {

@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"encoding/json"
 	"fmt"
 	"io"
 	"math"
@@ -21,8 +22,11 @@ const DaysPerMonth = 30
 type Spend struct {
 	// RequestsPerSecond is the class's arrival rate: the scenario's rate
 	// (for a replayed trace, its requests over their time span) times the
-	// class's share of the simulated requests; in a run with closed-loop
-	// clients, the class's throughput (Throughput.PerSecond).
+	// class's configured share (for a trace whose classes match rules
+	// assign, the share of the replayed requests its rule takes), as
+	// optimize uses; in a run with closed-loop clients, the class's
+	// throughput (Throughput.PerSecond). A class with no simulated
+	// request has no cost to spend: 0.
 	RequestsPerSecond float64 `json:"requests_per_s"`
 	// NoHedgingRequestsPerSecond is the rate of the no-hedging figures:
 	// RequestsPerSecond, except in a run with closed-loop clients, whose
@@ -32,6 +36,53 @@ type Spend struct {
 	PerMonth                   float64 `json:"per_month"`
 	NoHedgingPerDay            float64 `json:"no_hedging_per_day"`
 	NoHedgingPerMonth          float64 `json:"no_hedging_per_month"`
+	// NoRate is set when the traffic has no arrival rate: a replayed
+	// trace whose requests all arrive at one instant (or a single request)
+	// spans no time; in optimize also when the policy rolled out was not
+	// simulated (an undecided class without a "configured" candidate).
+	// The figures are then 0 and not known: the JSON writes every one
+	// null, the text n/a.
+	NoRate bool `json:"-"`
+}
+
+// spendNull is a Spend's JSON when it has no arrival rate.
+const spendNull = `{"requests_per_s":null,"no_hedging_requests_per_s":null,"per_day":null,"per_month":null,"no_hedging_per_day":null,"no_hedging_per_month":null}`
+
+// MarshalJSON writes s, with every figure null when s.NoRate.
+func (s Spend) MarshalJSON() ([]byte, error) {
+	if s.NoRate {
+		return []byte(spendNull), nil
+	}
+	type plain Spend
+	return json.Marshal(plain(s))
+}
+
+// NoArrivalSpan reports whether cfg's arrivals span no time, so that its
+// traffic has no arrival rate to spend at: a replayed trace whose replayed
+// requests all arrive at one instant, or only one of them.
+func NoArrivalSpan(cfg *Config) bool {
+	return cfg.Arrivals.Process == Replay && !cfg.closedLoop() && ArrivalRate(cfg) == 0
+}
+
+// replayedRequests is the number of requests cfg replays from its trace.
+func replayedRequests(cfg *Config) int {
+	if cfg.Arrivals.Trace == nil {
+		return 0
+	}
+	return min(cfg.Requests, len(cfg.Arrivals.Trace.Arrivals))
+}
+
+// NoSpanWarning is the warning of a run or optimize when
+// NoArrivalSpan(cfg), else "".
+func NoSpanWarning(cfg *Config) string {
+	if !NoArrivalSpan(cfg) {
+		return ""
+	}
+	why := "it replays one request"
+	if n := replayedRequests(cfg); n != 1 {
+		why = fmt.Sprintf("the %d requests it replays all arrive at one instant", n)
+	}
+	return "the replayed trace spans no time (" + why + "): it has no arrival rate, so the spend per day and month is n/a (JSON null); the cost per 1k requests stands"
 }
 
 // ArrivalRate returns the mean arrival rate of cfg in requests per second:
@@ -57,10 +108,10 @@ func ArrivalRate(cfg *Config) float64 {
 	return float64(n-1) / span.Seconds()
 }
 
-// spendOf is the spend of c (one class, or overall) out of total requests
-// at the scenario's arrival rate.
-func spendOf(c *ClassReport, rate float64, total int64) Spend {
-	if total == 0 {
+// spendOf is the spend of c (one class, or overall) at rate, its share
+// of the scenario's arrival rate.
+func spendOf(c *ClassReport, rate float64) Spend {
+	if c.Requests == 0 {
 		return Spend{}
 	}
 	if c.Throughput != nil {
@@ -71,7 +122,7 @@ func spendOf(c *ClassReport, rate float64, total int64) Spend {
 		}
 		return SpendAtRates(c.Throughput.PerSecond, nh, c.CostPer1k.Total, c.NoHedging.CostPer1k.Total)
 	}
-	return SpendAt(rate*float64(c.Requests)/float64(total), c.CostPer1k.Total, c.NoHedging.CostPer1k.Total)
+	return SpendAt(rate, c.CostPer1k.Total, c.NoHedging.CostPer1k.Total)
 }
 
 // SpendAt is the spend of traffic at rate requests per second that costs
@@ -102,15 +153,32 @@ func Dollars(x float64) string { return dollars(x) }
 
 // setSpend fills the Spend of every class and overall.
 func (r *Report) setSpend(cfg *Config) {
+	// With closed-loop clients every row has a Throughput: each spends at
+	// the rate it reached.
+	// Open arrivals: overall is the classes' sum, so that it is the
+	// configured mix's spend, not the drawn mix's.
 	rate := ArrivalRate(cfg)
-	if t := r.Overall.Throughput; t != nil {
-		rate = t.PerSecond // closed-loop clients: the rate they reached
-	}
-	total := r.Overall.Requests
+	var sum Spend
 	for i := range r.Classes {
-		r.Classes[i].Spend = spendOf(&r.Classes[i], rate, total)
+		s := spendOf(&r.Classes[i], rate*cfg.Classes[i].Share)
+		r.Classes[i].Spend = s
+		sum.RequestsPerSecond += s.RequestsPerSecond
+		sum.NoHedgingRequestsPerSecond += s.NoHedgingRequestsPerSecond
+		sum.PerDay += s.PerDay
+		sum.PerMonth += s.PerMonth
+		sum.NoHedgingPerDay += s.NoHedgingPerDay
+		sum.NoHedgingPerMonth += s.NoHedgingPerMonth
 	}
-	r.Overall.Spend = spendOf(&r.Overall, rate, total)
+	r.Overall.Spend = spendOf(&r.Overall, rate)
+	if r.Overall.Throughput == nil && r.Overall.Requests > 0 {
+		r.Overall.Spend = sum
+	}
+	if NoArrivalSpan(cfg) {
+		for i := range r.Classes {
+			r.Classes[i].Spend = Spend{NoRate: true}
+		}
+		r.Overall.Spend = Spend{NoRate: true}
+	}
 }
 
 // writeSpend writes the spend table of rows.
@@ -125,6 +193,10 @@ func writeSpend(w io.Writer, rows []ClassReport) {
 	fmt.Fprintf(tw, "spend at %s\treq/s\tper day\tper month (%d d)\tno hedging per day\tper month\tadded per month\t\n", at, DaysPerMonth)
 	for _, c := range rows {
 		s := c.Spend
+		if s.NoRate {
+			fmt.Fprintf(tw, "%s\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\t\n", c.Class)
+			continue
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Class, PerSecond(s.RequestsPerSecond),
 			dollars(s.PerDay), dollars(s.PerMonth), dollars(s.NoHedgingPerDay), dollars(s.NoHedgingPerMonth),
 			dollars(s.PerMonth-s.NoHedgingPerMonth))

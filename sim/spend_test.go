@@ -8,19 +8,22 @@ import (
 	"github.com/hedgesim/hedgesim/dist"
 )
 
-// TestSpendClosedForm: every attempt costs exactly price_per_request and
-// nothing hedges, so a class's cost per day is price × its arrival rate ×
-// 86 400 s, exactly up to rounding; the classes' rates split the scenario's
-// rate by their share of the simulated requests and add up to it.
+// TestSpendClosedForm: every attempt costs exactly its model's
+// price_per_request and nothing hedges, so a class's cost per day is price
+// × its arrival rate × 86 400 s, exactly up to rounding; the classes'
+// rates split the scenario's rate by their configured shares (not the
+// shares the run happened to draw, which differ by about 1 % at 20 000
+// requests) and add up to it, and overall is the classes' sum.
 func TestSpendClosedForm(t *testing.T) {
 	const rate, price = 12.5, 0.002
 	cfg := &Config{
 		Name: "spend", Seed: 3, Requests: 20_000,
 		Arrivals: Arrivals{Process: Poisson, Rate: rate},
-		Models:   []Model{{Name: "m", Latency: dist.Constant{Value: 0.2}, PricePerRequest: price}},
+		Models: []Model{{Name: "m", Latency: dist.Constant{Value: 0.2}, PricePerRequest: price},
+			{Name: "m3", Latency: dist.Constant{Value: 0.2}, PricePerRequest: 3 * price}},
 		Classes: []Class{
 			{Name: "a", Share: 0.3, InputTokens: dist.Constant{}, OutputTokens: dist.Constant{}},
-			{Name: "b", Share: 0.7, InputTokens: dist.Constant{}, OutputTokens: dist.Constant{}},
+			{Name: "b", Share: 0.7, InputTokens: dist.Constant{}, OutputTokens: dist.Constant{}, Policy: Policy{Primary: 1}},
 		},
 	}
 	h, err := Run(cfg)
@@ -33,9 +36,14 @@ func TestSpendClosedForm(t *testing.T) {
 	}
 	r := NewReport(cfg, h, b)
 	sumRate, sumDay := 0.0, 0.0
-	for _, c := range append(r.Classes, r.Overall) {
-		wantRate := rate * float64(c.Requests) / float64(cfg.Requests)
-		wantDay := price * wantRate * 86400
+	for i, c := range append(r.Classes, r.Overall) {
+		// Overall: the classes' sum, the configured mix at $0.0048 a
+		// request (0.3 × $0.002 + 0.7 × $0.006), not the drawn mix.
+		wantRate, wantDay := rate, (0.3*price+0.7*3*price)*rate*86400
+		if i < len(cfg.Classes) {
+			wantRate = rate * cfg.Classes[i].Share
+			wantDay = cfg.Models[cfg.Classes[i].Policy.Primary].PricePerRequest * wantRate * 86400
+		}
 		s := c.Spend
 		if math.Abs(s.RequestsPerSecond-wantRate) > 1e-9*rate || math.Abs(s.PerDay-wantDay) > 1e-9*wantDay ||
 			math.Abs(s.PerMonth-30*wantDay) > 1e-9*wantDay || s.NoHedgingPerDay != s.PerDay {
@@ -90,6 +98,29 @@ func TestPerSecond(t *testing.T) {
 	}{{0, "0"}, {0.5, "0.5"}, {24.94, "24.9"}, {183.2, "183"}, {999.4, "999"}, {999.5, "1,000"}, {1234.4, "1,234"}, {6640, "6,640"}, {1e6, "1,000,000"}} {
 		if got := PerSecond(tt.x); got != tt.want {
 			t.Errorf("PerSecond(%g) = %q; want %q", tt.x, got, tt.want)
+		}
+	}
+}
+
+// TestNoArrivalSpan: a replayed trace spans no time when the requests it
+// replays all arrive at one instant, or it replays one; Poisson arrivals
+// and a trace of two instants have a rate.
+func TestNoArrivalSpan(t *testing.T) {
+	same := &Trace{Arrivals: []time.Duration{time.Second, time.Second, time.Second}}
+	for _, tt := range []struct {
+		cfg  Config
+		want bool
+	}{
+		{Config{Requests: 3, Arrivals: Arrivals{Process: Replay, Trace: same}}, true},
+		{Config{Requests: 1, Arrivals: Arrivals{Process: Replay, Trace: &Trace{Arrivals: []time.Duration{0, time.Second}}}}, true},
+		{Config{Requests: 2, Arrivals: Arrivals{Process: Replay, Trace: &Trace{Arrivals: []time.Duration{0, time.Second}}}}, false},
+		{Config{Requests: 3, Arrivals: Arrivals{Process: Poisson, Rate: 1}}, false},
+	} {
+		if got := NoArrivalSpan(&tt.cfg); got != tt.want {
+			t.Errorf("%d requests of %+v: NoArrivalSpan %v; want %v", tt.cfg.Requests, tt.cfg.Arrivals, got, tt.want)
+		}
+		if got := NoSpanWarning(&tt.cfg) != ""; got != tt.want {
+			t.Errorf("%d requests of %+v: warning %v; want %v", tt.cfg.Requests, tt.cfg.Arrivals, got, tt.want)
 		}
 	}
 }

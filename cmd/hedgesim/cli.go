@@ -60,7 +60,8 @@ Usage:
   hedgesim help [COMMAND]           show help for a command
 
 SCENARIO is a TOML scenario file or the name of a built-in scenario
-(see 'hedgesim list'); without one, the built-in default %q is used.
+(see 'hedgesim list'), the file first; without one, the built-in
+default %q is used, never a file of that name here.
 
 Exit status: 0 success, 1 failure while running, 2 bad input or usage,
 3 retune found drift or a better pick, 130 interrupted (SIGINT or SIGTERM).
@@ -310,19 +311,22 @@ func flagAgreesWithSet(o *scenario.Options, key, flag string, v, set int64) erro
 }
 
 // loadScenario reads the scenario named by arg: a file path, or the name of
-// a built-in scenario (with or without .toml); "" is the built-in default.
+// a built-in scenario (with or without .toml), a file taken before a
+// built-in of the same name; "" is the built-in default, never a file.
 // The limits come from scenario.DefaultLimits and the environment
 // (inputLimits).
 func loadScenario(arg string) (*scenario.Scenario, error) { return loadScenarioWith(arg, nil) }
 
 // loadScenarioWith is loadScenario with what-if changes (o may be nil).
 func loadScenarioWith(arg string, o *scenario.Options) (*scenario.Scenario, error) {
-	if arg == "" {
-		arg = scenarios.Default
-	}
 	lim, err := inputLimits()
 	if err != nil {
 		return nil, err
+	}
+	if arg == "" {
+		// Always the built-in: a file of the same name in the working
+		// directory is read only when named.
+		return lim.LoadFSWith(scenarios.FS, scenarios.Default, o)
 	}
 	if _, err := os.Stat(arg); err == nil || !errors.Is(err, fs.ErrNotExist) {
 		// There, or there but unreadable (a loop of symbolic links, no
@@ -340,7 +344,8 @@ func loadScenarioWith(arg string, o *scenario.Options) (*scenario.Scenario, erro
 // arg, as loadScenario finds it.
 func scenarioSource(arg string) (string, []byte, error) {
 	if arg == "" {
-		arg = scenarios.Default
+		data, err := fs.ReadFile(scenarios.FS, scenarios.Default)
+		return scenarios.Default, data, err
 	}
 	if st, err := os.Stat(arg); err == nil && !st.IsDir() {
 		lim, err := inputLimits()

@@ -20,26 +20,26 @@ Compares two reports of 'hedgesim run --json' or 'hedgesim optimize --json'
 usable answer, answered share and cost per 1000 requests, A and B and the
 change. "~" marks a change that is not significant (p95/p99: the 95%
 intervals overlap; answered: two-proportion z test at 5%), as benchstat
-does; for a class whose requests interact (a queue, a limit, a pool) in
-two run reports of the same requests and seed, p50/p95/p99, answered and
-cost are marked by their paired difference over batches of arrivals
-instead, listed under the table ("?" when the batches are too short for a
-percentile; runs of other requests or seeds, a side whose requests do
-not interact and optimize reports are not paired, and a note says why:
-their answered, checked and degraded shares, and an optimize pick's met
-share, are then judged by the overlap of the reports' own intervals,
-batched where requests interact), and the hedged share carries no test. compare simulates nothing and has no --precision: a
-report made with --precision has its precision stated (requests, half-width
-reached, met), and a p95 left "~" or "?" says how to decide it (rerun each
-side with 'run --precision P', P half the change). A class without
-requests on a side shows "-" there. Autoscaled pools' replica costs, which no class's cost
-counts, are listed per pool. An optimize report contributes each class's
-pick. Exit status 0 when both
-reports could be read, whatever the differences; 2 when a report is not
-one hedgesim writes (a share outside [0, 1], a class named twice,
-percentiles out of order, per_batch arrays of the wrong length, a
-precision asked outside (0, 1), ...) or the two have no class in common. "-"
-for one of the two reads it from standard input.`, stderr)
+does; for a class whose requests interact (a queue, a limit, a pool) in two
+run reports of the same requests and seed, p50/p95/p99, answered and cost
+are marked by their paired difference over batches of arrivals instead,
+listed under the table ("?" when the batches are too short for a percentile;
+runs of other requests or seeds, a side whose requests do not interact and
+optimize reports are not paired, and a note says why: their answered,
+checked and degraded shares, and an optimize pick's met share, are then
+judged by the overlap of the reports' own intervals, batched where requests
+interact), and the hedged share carries no test. compare simulates nothing
+and has no --precision: a report made with --precision has its precision
+stated (requests, half-width reached, met), and a p95 left "~" or "?" says
+how to decide it (rerun each side with 'run --precision P', P half the
+change). A class without requests on a side shows "-" there. Autoscaled
+pools' replica costs, which no class's cost counts, are listed per pool. An
+optimize report contributes each class's pick. Exit status 0 when both
+reports could be read, whatever the differences; 2 when a report is not one
+hedgesim writes (a share outside [0, 1], a class named twice, percentiles
+out of order, per_batch arrays of the wrong length, a precision asked
+outside (0, 1), ...) or the two have no class in common. "-" for one of the
+two reads it from standard input.`, stderr)
 	asJSON := fs.Bool("json", false, "write the comparison as JSON")
 	wide := wideFlag(fs)
 	pos, err := parseFlags(fs, args)

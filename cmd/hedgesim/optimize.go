@@ -487,7 +487,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	if !delays.set {
 		delayFlags = fmt.Sprintf("--from %s --to %s --step %s", &from, &to, &step)
 	}
-	if err := checkDelayFlags(delayFlags, grid, &s, &cfg); err != nil {
+	if err := checkDelayFlags(delayFlags, grid, &s, &cfg, stderr); err != nil {
 		return nil, err
 	}
 	if err := objectiveFlagsApply(&s, *objective, []objectiveFlag{

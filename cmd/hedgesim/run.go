@@ -51,7 +51,7 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	asJSON := fs.Bool("json", false, "write the report as JSON (field names documented in docs/report.md)")
 	wide := wideFlag(fs)
 	tracePath := pathFlag(fs, "trace", "also write one CSV row per attempt of the hedged run to `FILE` (for small runs; a symbolic link is written through)")
-	out := pathFlag(fs, "out", "also write report.txt, report.json and, for classes with an adaptive delay, a plot of it over the run to `DIR` (created if needed; its parent must exist)")
+	out := pathFlag(fs, "out", "also write to `DIR` (created if needed; its parent must exist) report.txt, report.json and plots, each as .png and .svg: CLASS-adaptive-delay for a class with an adaptive delay (the delay over the run), CLASS-steps for a pipeline class (where its requests spend their time), pool-NAME-replicas for an autoscaled pool (its replicas over the run)")
 	force := fs.Bool("force", false, "let --out replace a report another command (optimize) wrote there; files hedgesim did not write are never replaced")
 	whatIf := addWhatIfFlags(fs)
 	quiet := fs.Bool("quiet", false, "no progress bar (shown on stderr only when it is a terminal)")

@@ -2,7 +2,9 @@ package main
 
 import (
 	"fmt"
+	"io"
 	"slices"
+	"strings"
 	"time"
 
 	"github.com/hedgesim/hedgesim/optimize"
@@ -76,9 +78,10 @@ func checkObjectiveNeeds(s *optimize.Settings, cfg *sim.Config, objective string
 // and --step, as given: flags) leave every one-call class optimized under s a delay
 // before its deadline: a copy due at or after the deadline is never sent,
 // so such a delay is no candidate, and a class with none left could not
-// be optimized. Pipelines, whose steps have deadlines of their own, are
+// be optimized. A class left some delays gets a warning on stderr naming
+// those it loses. Pipelines, whose steps have deadlines of their own, are
 // left to the optimisation.
-func checkDelayFlags(flags string, grid []time.Duration, s *optimize.Settings, cfg *sim.Config) error {
+func checkDelayFlags(flags string, grid []time.Duration, s *optimize.Settings, cfg *sim.Config, stderr io.Writer) error {
 	if grid == nil {
 		return nil
 	}
@@ -89,6 +92,20 @@ func checkDelayFlags(flags string, grid []time.Duration, s *optimize.Settings, c
 		}
 		dl := cl.Deadline
 		if slices.ContainsFunc(grid, func(d time.Duration) bool { return d < dl }) {
+			var past []string
+			for _, d := range grid {
+				if d >= dl {
+					past = append(past, d.String())
+				}
+			}
+			switch n := len(past); {
+			case n == 1:
+				printMessage(stderr, "hedgesim optimize: warning: %s: %s is at or past class %q's %s deadline, where a copy is never sent: left out of its candidates\n", flags, past[0], cl.Name, dl)
+			case n > 1 && n <= 5:
+				printMessage(stderr, "hedgesim optimize: warning: %s: %s are at or past class %q's %s deadline, where a copy is never sent: left out of its candidates\n", flags, strings.Join(past, ", "), cl.Name, dl)
+			case n > 5:
+				printMessage(stderr, "hedgesim optimize: warning: %s: the %d delays from %s to %s are at or past class %q's %s deadline, where a copy is never sent: left out of its candidates\n", flags, n, past[0], past[n-1], cl.Name, dl)
+			}
 			continue
 		}
 		return usageError{err: fmt.Errorf("%s: every delay is at or past class %q's %s deadline, where a copy is never sent; give delays below it", flags, cl.Name, dl)}

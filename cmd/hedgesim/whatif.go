@@ -38,7 +38,7 @@ func (f *setFlag) Set(s string) error { *f = append(*f, s); return nil }
 func addWhatIfFlags(fs *flag.FlagSet) *whatIfFlags {
 	w := &whatIfFlags{}
 	fs.Var(&w.set, "set", "what-if override `KEY=VALUE` on top of the scenario, repeatable; KEY as errors print it, e.g. arrivals.rate=40, classes[1].hedge.delay=800ms, models.b.rate_limit.requests_per_minute=600 (validated like the file; listed in the report)")
-	fs.Var(&w.scale, "scale-rate", "what if traffic were `F` times today's: multiplies the arrival rate (a replayed trace plays F times faster)")
+	fs.Var(&w.scale, "scale-rate", "what if traffic were `F` times today's: multiplies the arrival rate (a replayed trace plays F times faster); an error when there is none (closed-loop classes only)")
 	return w
 }
 

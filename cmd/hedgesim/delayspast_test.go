@@ -1,0 +1,47 @@
+package main
+
+import (
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestDelaysPastDeadlineWarn: --delays holding a delay at or past a
+// class's deadline runs the others and warns, naming the delay left out
+// and why; a grid with none below the deadline is a usage error.
+func TestDelaysPastDeadlineWarn(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "base.toml")
+	scen := `requests = 200
+[arrivals]
+rate = 10
+[models.a]
+latency = { kind = "lognormal", median = 0.5, p95 = 2.0 }
+price_per_request = 0.001
+[[classes]]
+name = "c"
+deadline = "10s"
+[classes.hedge]
+delay = "1s"
+`
+	if err := os.WriteFile(p, []byte(scen), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, out, errOut := hedgesim(t, "optimize", "--requests", "200", "--check-requests", "200", "--delays", "5s,20s", p)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	if !strings.Contains(out, "2 candidates") {
+		t.Errorf("want no hedging and the 5s delay, 2 candidates:\n%s", out)
+	}
+	want := `--delays 5s,20s: 20s is at or past class "c"'s 10s deadline, where a copy is never sent: left out of its candidates`
+	if !strings.Contains(errOut, want) {
+		t.Errorf("stderr lacks %q:\n%s", want, errOut)
+	}
+	if strings.Contains(errOut, "5s is") {
+		t.Errorf("the 5s delay, before the deadline, is named:\n%s", errOut)
+	}
+	if code, _, errOut := hedgesim(t, "optimize", "--requests", "200", "--delays", "20s", p); code != 2 || !strings.Contains(errOut, "every delay is at or past") {
+		t.Errorf("--delays 20s: exit %d; want 2 and every delay past the deadline: %s", code, errOut)
+	}
+}
