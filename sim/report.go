@@ -753,9 +753,15 @@ func (r *Report) WriteText(w io.Writer) error {
 	tw = textfit.NewTable(w, tabwriter.AlignRight)
 	fmt.Fprintln(tw, "outcomes\trequests\tanswered\t(no hedging)\ttimeouts open/closed\terrors\t(429)\t(rejected)\tinvalid\thedged\tattempts/req\t")
 	for _, c := range rows {
-		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d/%d\t%d\t%d\t%d\t%d\t%s\t%.3f\t\n", c.Class, c.Requests,
-			pct(c.AnsweredShare), pct(c.NoHedging.AnsweredShare), c.TimeoutsFailOpen, c.TimeoutsFailClosed,
-			c.Errors, c.RateLimited, c.Rejected, c.Invalid, pct(c.HedgedShare), c.AttemptsPerRequest)
+		// A class that got no request has no shares: "-", not 0.0%.
+		ans, noAns, hedged, perReq := "-", "-", "-", "-"
+		if c.Requests > 0 {
+			ans, noAns, hedged = pct(c.AnsweredShare), pct(c.NoHedging.AnsweredShare), pct(c.HedgedShare)
+			perReq = fmt.Sprintf("%.3f", c.AttemptsPerRequest)
+		}
+		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d/%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", c.Class, c.Requests,
+			ans, noAns, c.TimeoutsFailOpen, c.TimeoutsFailClosed,
+			c.Errors, c.RateLimited, c.Rejected, c.Invalid, hedged, perReq)
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
