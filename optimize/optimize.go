@@ -378,10 +378,17 @@ func (cr *ClassReport) RolledOut() *Candidate {
 // policy in cfg.
 func (cr *ClassReport) setRolledOut(cfg *sim.Config, i int) {
 	base := cfg.Classes[i].Policy
+	unhedged := base.Copies == 0
+	if p := cfg.Classes[i].Pipeline; p != nil {
+		// A pipeline hedges in its steps' policies, not the class's.
+		for _, st := range p.Steps {
+			unhedged = unhedged && st.Call.Policy.Copies == 0
+		}
+	}
 	cr.rolled = -1
 	for k := range cr.Candidates {
 		c := &cr.Candidates[k]
-		if k == 0 && base.Copies == 0 || k > 0 && (c.Configured || c.Steps == nil && samePolicy(c.Policy(base), base)) {
+		if k == 0 && unhedged || k > 0 && (c.Configured || c.Steps == nil && samePolicy(c.Policy(base), base)) {
 			cr.rolled = k + 1
 			return
 		}
