@@ -1414,6 +1414,10 @@ func classConfig(cfg *sim.Config, i, requests int) (*sim.Config, string, error) 
 	switch tr := cfg.Arrivals.Trace; {
 	case cfg.Arrivals.Process != sim.Replay:
 		c.Arrivals.Rate = cfg.Arrivals.Rate * cfg.Classes[i].Share
+		if span := float64(requests) / c.Arrivals.Rate; cl.Clients == 0 && span > sim.MaxSpan.Seconds() {
+			return nil, "", fmt.Errorf("%w: class %q is swept alone at its share %g of %g requests/s: %d requests at %.3g per second span %.3g s of simulated time, past the %.3g s (100 years) a run may span: raise its share, or leave it out with --classes",
+				sim.ErrInvalidConfig, cl.Name, cfg.Classes[i].Share, cfg.Arrivals.Rate, requests, c.Arrivals.Rate, span, sim.MaxSpan.Seconds())
+		}
 	case tr.Class != nil:
 		var t sim.Trace
 		for j, k := range tr.Class {
