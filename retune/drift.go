@@ -56,7 +56,9 @@ type Drift struct {
 	Why     string   `json:"why"`
 	// Warnings say what makes the verdict doubtful: counts that are not
 	// whole numbers (fit.NotWholeWarning; with fewer than
-	// MinObservations Why says it instead).
+	// MinObservations Why says it instead), then what the reader assumed
+	// of a file that does not add up (readers.Histogram.Warnings: a
+	// _count that disagrees with the +Inf bucket, no +Inf bucket).
 	Warnings []string `json:"warnings,omitempty"`
 }
 
@@ -102,7 +104,7 @@ type ShareShift struct {
 // CannotTell below MinObservations or when the buckets leave the test no
 // degree of freedom; Shifted when PValue < alpha; Unchanged otherwise.
 // Counts that are not whole numbers (h.Whole false) are taken as counts
-// of observations, with a warning.
+// of observations, with a warning; h.Warnings are passed on.
 func Judge(h *readers.Histogram, scen, live dist.Continuous, alpha float64) Drift {
 	d := Drift{N: h.Total(), Alpha: alpha, PValue: math.NaN()}
 	z := distuv.UnitNormal.Quantile(1 - alpha/2)
@@ -123,6 +125,7 @@ func Judge(h *readers.Histogram, scen, live dist.Continuous, alpha float64) Drif
 	if !h.Whole && d.N >= MinObservations {
 		d.Warnings = append(d.Warnings, fit.NotWholeWarning)
 	}
+	d.Warnings = append(d.Warnings, h.Warnings...)
 	switch {
 	case d.N < MinObservations:
 		d.Verdict = CannotTell

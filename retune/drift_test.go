@@ -205,3 +205,30 @@ func TestJudgeWarnsOfFractionalCounts(t *testing.T) {
 		t.Errorf("whole counts warned about: %q", d.Warnings)
 	}
 }
+
+// TestJudgePassesOnReaderWarnings: what the reader assumed of a file that
+// does not add up (a _count of 4000 beside a +Inf bucket of 5000) is a
+// warning on the verdict, in the drift's warnings and in the text, as fit
+// prints it.
+func TestJudgePassesOnReaderWarnings(t *testing.T) {
+	scen := dist.LogNormal{Mu: math.Log(0.5), Sigma: 0.4}
+	h := histogramOf(scen, 10000, expBounds(0.05, 1.4, 18), 1)
+	const w = "lat_seconds_count is 4000 but the +Inf bucket holds 5000: the buckets are fitted"
+	h.Warnings = []string{w}
+	d := Judge(h, scen, nil, 0.01)
+	if len(d.Warnings) != 1 || d.Warnings[0] != w {
+		t.Fatalf("warnings %q, want the reader's %q", d.Warnings, w)
+	}
+	hf, err := fit.FitHistogram(h, fit.Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	r := &Report{Scenario: "s", Source: "test", Alpha: 0.01, Models: []Model{{Model: "m", Key: "latency", Query: "q", Source: "test", Fit: hf, Drift: d}}}
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "warning: "+w) {
+		t.Errorf("text lacks the reader's warning:\n%s", b.String())
+	}
+}
