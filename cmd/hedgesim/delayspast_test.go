@@ -45,3 +45,49 @@ delay = "1s"
 		t.Errorf("--delays 20s: exit %d; want 2 and every delay past the deadline: %s", code, errOut)
 	}
 }
+
+// TestDelaysPastStepDeadlineWarn: a pipeline's step loses the delays at or
+// past its own deadline, and the warning names them and the step; delays
+// at or past the pipeline's end-to-end deadline can never send a copy, and
+// the warning says so. Once, both went without a word.
+func TestDelaysPastStepDeadlineWarn(t *testing.T) {
+	p := filepath.Join(t.TempDir(), "steps.toml")
+	scen := `requests = 200
+[arrivals]
+rate = 5
+[models.m]
+latency = { kind = "lognormal", median = 0.3, p95 = 1.0 }
+price_per_request = 0.001
+[[classes]]
+name = "task"
+deadline = "60s"
+[[classes.steps]]
+name = "a"
+deadline = "5s"
+[classes.steps.hedge]
+primary = "m"
+delay = "0.5s"
+[[classes.steps]]
+name = "b"
+[classes.steps.hedge]
+primary = "m"
+`
+	if err := os.WriteFile(p, []byte(scen), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut := hedgesim(t, "optimize", "--requests", "200", "--check-requests", "200", "--delays", "1s,7s,70s", p)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{
+		`--delays 1s,7s,70s: 7s, 1m10s are at or past step "a"'s 5s deadline, where a copy is never sent: left out of its candidates`,
+		`--delays 1s,7s,70s: 1m10s is at or past pipeline "task"'s end-to-end 1m0s deadline, where a copy is never sent: its steps' candidates at them are no hedging`,
+	} {
+		if !strings.Contains(errOut, want) {
+			t.Errorf("stderr lacks %q:\n%s", want, errOut)
+		}
+	}
+	if strings.Contains(errOut, "1s is") || strings.Contains(errOut, "1s, 7s") {
+		t.Errorf("a delay before the deadlines is named:\n%s", errOut)
+	}
+}

@@ -79,7 +79,10 @@ func checkObjectiveNeeds(s *optimize.Settings, cfg *sim.Config, objective string
 // before its deadline: a copy due at or after the deadline is never sent,
 // so such a delay is no candidate, and a class with none left could not
 // be optimized. A class left some delays gets a warning on stderr naming
-// those it loses. Pipelines, whose steps have deadlines of their own, are
+// those it loses. A pipeline's step loses the delays at or past its own
+// deadline, with the same warning; delays at or past the pipeline's
+// end-to-end deadline are kept for its steps but can never send a copy,
+// and are named in a warning too. Whether a step is left any delay is
 // left to the optimisation.
 func checkDelayFlags(flags string, grid []time.Duration, s *optimize.Settings, cfg *sim.Config, stderr io.Writer) error {
 	if grid == nil {
@@ -87,28 +90,49 @@ func checkDelayFlags(flags string, grid []time.Duration, s *optimize.Settings, c
 	}
 	for i := range cfg.Classes {
 		cl := &cfg.Classes[i]
-		if cl.Pipeline != nil || cl.Deadline <= 0 || (len(s.Only) > 0 && !slices.Contains(s.Only, cl.Name)) {
+		if len(s.Only) > 0 && !slices.Contains(s.Only, cl.Name) {
+			continue
+		}
+		if p := cl.Pipeline; p != nil {
+			for _, st := range p.Steps {
+				if dl := st.Call.Deadline; dl > 0 {
+					warnPastDeadline(stderr, flags, grid, dl, fmt.Sprintf("step %q's", st.Name), "left out of its candidates")
+				}
+			}
+			if dl := cl.Deadline; dl > 0 {
+				warnPastDeadline(stderr, flags, grid, dl, fmt.Sprintf("pipeline %q's end-to-end", cl.Name), "its steps' candidates at them are no hedging")
+			}
+			continue
+		}
+		if cl.Deadline <= 0 {
 			continue
 		}
 		dl := cl.Deadline
 		if slices.ContainsFunc(grid, func(d time.Duration) bool { return d < dl }) {
-			var past []string
-			for _, d := range grid {
-				if d >= dl {
-					past = append(past, d.String())
-				}
-			}
-			switch n := len(past); {
-			case n == 1:
-				printMessage(stderr, "hedgesim optimize: warning: %s: %s is at or past class %q's %s deadline, where a copy is never sent: left out of its candidates\n", flags, past[0], cl.Name, dl)
-			case n > 1 && n <= 5:
-				printMessage(stderr, "hedgesim optimize: warning: %s: %s are at or past class %q's %s deadline, where a copy is never sent: left out of its candidates\n", flags, strings.Join(past, ", "), cl.Name, dl)
-			case n > 5:
-				printMessage(stderr, "hedgesim optimize: warning: %s: the %d delays from %s to %s are at or past class %q's %s deadline, where a copy is never sent: left out of its candidates\n", flags, n, past[0], past[n-1], cl.Name, dl)
-			}
+			warnPastDeadline(stderr, flags, grid, dl, fmt.Sprintf("class %q's", cl.Name), "left out of its candidates")
 			continue
 		}
 		return usageError{err: fmt.Errorf("%s: every delay is at or past class %q's %s deadline, where a copy is never sent; give delays below it", flags, cl.Name, dl)}
 	}
 	return nil
+}
+
+// warnPastDeadline writes a warning on stderr naming the delays of grid
+// (from flags) at or past the deadline dl of whose ("class "c"'s"), where a
+// copy is never sent, and what becomes of them (then); nothing when none is.
+func warnPastDeadline(stderr io.Writer, flags string, grid []time.Duration, dl time.Duration, whose, then string) {
+	var past []string
+	for _, d := range grid {
+		if d >= dl {
+			past = append(past, d.String())
+		}
+	}
+	switch n := len(past); {
+	case n == 1:
+		printMessage(stderr, "hedgesim optimize: warning: %s: %s is at or past %s %s deadline, where a copy is never sent: %s\n", flags, past[0], whose, dl, then)
+	case n > 1 && n <= 5:
+		printMessage(stderr, "hedgesim optimize: warning: %s: %s are at or past %s %s deadline, where a copy is never sent: %s\n", flags, strings.Join(past, ", "), whose, dl, then)
+	case n > 5:
+		printMessage(stderr, "hedgesim optimize: warning: %s: the %d delays from %s to %s are at or past %s %s deadline, where a copy is never sent: %s\n", flags, n, past[0], past[n-1], whose, dl, then)
+	}
 }
