@@ -182,7 +182,7 @@ type runJSON struct {
 		AnsweredShareCI95 *[2]*float64     `json:"answered_share_ci95"`
 		HedgedShare       *float64         `json:"hedged_share"`
 		Attempts          *float64         `json:"attempts_per_request"`
-		Latency           *sim.Latency     `json:"latency_s"`
+		Latency           *latencyField    `json:"latency_s"`
 		AnsweredShare     *float64         `json:"answered_share"`
 		Cost              *struct {
 			Total *float64 `json:"total"`
@@ -224,7 +224,7 @@ type optimizeJSON struct {
 			Copies       int               `json:"copies"`
 			Target       string            `json:"target"`
 			Requests     *int64            `json:"requests"`
-			LatencyJSON  *sim.Latency      `json:"latency_s"`
+			LatencyJSON  *latencyField     `json:"latency_s"`
 			P95OK        *bool             `json:"p95_ci95_ok"`
 			P99OK        *bool             `json:"p99_ci95_ok"`
 			// OldP95OK and OldP99OK are the flags' names in reports
@@ -430,7 +430,7 @@ func parseRun(data []byte) (*Report, error) {
 	for _, c := range in.Classes {
 		var l sim.Latency
 		if c.Latency != nil {
-			l = *c.Latency
+			l = c.Latency.Latency
 		}
 		cl := Class{
 			Name: c.Class, Policy: c.Policy,
@@ -443,6 +443,8 @@ func parseRun(data []byte) (*Report, error) {
 		need(&cl, "requests", c.Requests, &cl.Requests)
 		if c.Latency == nil {
 			cl.Missing = append(cl.Missing, "latency_s")
+		} else {
+			cl.Missing = append(cl.Missing, c.Latency.missing("latency_s")...)
 		}
 		need(&cl, "answered_share", c.AnsweredShare, &cl.AnsweredShare)
 		if c.Cost == nil {
@@ -481,7 +483,7 @@ func parseOptimize(data []byte) (*Report, error) {
 		p := c.Candidates[c.Pick]
 		var l sim.Latency
 		if p.LatencyJSON != nil {
-			l = *p.LatencyJSON
+			l = p.LatencyJSON.Latency
 		}
 		policy := "no hedging"
 		switch {
@@ -520,6 +522,8 @@ func parseOptimize(data []byte) (*Report, error) {
 		need(&cl, "requests", n, &cl.Requests)
 		if p.LatencyJSON == nil {
 			cl.Missing = append(cl.Missing, "candidates[pick].latency_s")
+		} else {
+			cl.Missing = append(cl.Missing, p.LatencyJSON.missing("candidates[pick].latency_s")...)
 		}
 		need(&cl, "candidates[pick].answered_share", p.AnsweredShare, &cl.AnsweredShare)
 		need(&cl, "candidates[pick].cost_per_1k_usd", p.CostPer1k, &cl.CostPer1k)
@@ -800,3 +804,39 @@ func bounds(ci *[2]*float64) *[2]float64 {
 // positive reports whether x is a latency above 0 in seconds: a finite
 // figure, not a miss (+Inf) or NaN.
 func positive(x float64) bool { return x > 0 && !math.IsInf(x, 1) }
+
+// latencyField is a report's latency_s as read, with the percentiles
+// compare reads that it does not give: sim.Latency reads an absent key as
+// a miss, as it reads null, and "latency_s": {} is no class whose every
+// request missed (run --json writes every key, null for a miss).
+type latencyField struct {
+	sim.Latency
+	absent []string
+}
+
+// UnmarshalJSON reads b as sim.Latency does and notes which of p50, p95
+// and p99 it lacks.
+func (f *latencyField) UnmarshalJSON(b []byte) error {
+	if err := json.Unmarshal(b, &f.Latency); err != nil {
+		return err
+	}
+	var keys map[string]json.RawMessage
+	if err := json.Unmarshal(b, &keys); err != nil {
+		return err
+	}
+	for _, k := range []string{"p50", "p95", "p99"} {
+		if _, ok := keys[k]; !ok {
+			f.absent = append(f.absent, k)
+		}
+	}
+	return nil
+}
+
+// missing names the percentiles f lacks as fields of at ("latency_s.p95").
+func (f *latencyField) missing(at string) []string {
+	var out []string
+	for _, k := range f.absent {
+		out = append(out, at+"."+k)
+	}
+	return out
+}

@@ -7,7 +7,7 @@ import (
 )
 
 // TestParseRejectsMissingLatency: a class (or an optimize pick) without
-// latency_s, or with it null, is refused like a missing requests or cost,
+// latency_s, or with it null, or with it lacking p50, p95 or p99, is refused like a missing requests or cost,
 // not read as percentiles of 0 s; a class whose every request missed (run
 // --json writes its percentiles null) still parses, as misses.
 func TestParseRejectsMissingLatency(t *testing.T) {
@@ -15,6 +15,10 @@ func TestParseRejectsMissingLatency(t *testing.T) {
 	for _, tt := range []struct{ latency, want string }{
 		{``, "latency_s: missing or null; every report gives it"},
 		{`, "latency_s": null`, "latency_s: missing or null; every report gives it"},
+		// An empty object is no class whose every request missed: run
+		// --json writes every percentile, null for a miss.
+		{`, "latency_s": {}`, "latency_s.p50: missing or null; every report gives it"},
+		{`, "latency_s": {"p50": 1, "p99": 2}`, "latency_s.p95: missing or null"},
 	} {
 		_, err := Parse([]byte(`{"scenario": "s", "seed": 1, "classes": [{"class": "chat", ` + fields + tt.latency + `}]}`))
 		if err == nil || !strings.Contains(err.Error(), tt.want) {
