@@ -423,6 +423,9 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		case requireSig && !sig:
 			code = DetailNotSignificant
 			return false, fmt.Sprintf("%s falls %.1f%%, not significantly at %s%% (%s)", what, gain, pct, notSignificantWhy(paired, min(base.Requests, pick.Requests), gain))
+		case cost <= 0 && cost > -0.05:
+			// 0 or a fall that would print as "falls -0.0%".
+			return true, fmt.Sprintf("%s falls %.1f%% at no added %s", what, gain, costWord)
 		case cost <= 0:
 			verb := "falls"
 			if basis == CostCalls {

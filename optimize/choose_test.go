@@ -201,6 +201,7 @@ func TestJudge(t *testing.T) {
 		{"-10% for +20% (rule of thumb: not worth it)", cand("x", 3.59, 0.05, 20, 0.1, 1), false, "falls 10.3% for +20.0% cost: 0.51% per 1% of cost, less than 1"},
 		{"-9% for +1%: under the minimum gain", cand("x", 3.64, 0.05, 1, 0.1, 1), false, "less than the 10% minimum"},
 		{"faster and cheaper", cand("x", 3.5, 0.05, -2, 0.9, 1), true, "faster and cheaper"},
+		{"faster at no added cost", cand("x", 3.5, 0.05, -0.01, 0.9, 1), true, "p95 (4.00s → 3.50s) falls 12.5% at no added cost"},
 		{"not significant", cand("x", 3.5, 0.5, 2, 0.1, 1), false, "not significantly at 95%"},
 		{"slower", cand("x", 4.2, 0.05, 2, 0.1, 1), false, "p95 (4.00s → 4.20s) does not fall"},
 	}
