@@ -8,6 +8,7 @@ import (
 	"math"
 	"slices"
 	"strings"
+	"time"
 
 	"gonum.org/v1/gonum/stat/distuv"
 
@@ -53,7 +54,13 @@ var GroupObjectives = []string{GroupWeighted, GroupWorst, GroupEach}
 // its objective's percentile Q in seconds (+Inf for a miss) with its
 // confidence interval (CIOK false when the requests are too few for one),
 // its answered and hedged shares, its cost per 1000 requests (USD) and
-// calls per request, and its requests.
+// calls per request, and its requests. When the class's requests interact
+// (sim.ClassResult.Batched), Q leaves out the run's warm-up and its
+// interval comes from batches of arrival-ordered requests, as a one-class
+// candidate's do (paired.go), and Batches holds the linearised percentile
+// of each batch of sim's fixed grid from BatchFrom on (nil otherwise), so
+// that two runs of the group on the same requests are compared by their
+// paired difference.
 type GroupFigure struct {
 	Class            string
 	Q                float64
@@ -62,6 +69,14 @@ type GroupFigure struct {
 	Answered, Hedged float64
 	CostPer1k, Calls float64
 	Requests         int64
+	Batches          []float64
+	BatchFrom        int
+	// Within is, under an objective with a target (answered, checked),
+	// the share of the class's requests answered (checked) within it,
+	// and WithinBatches that share in each batch of sim's fixed grid when
+	// the requests interact (answered only; nil otherwise).
+	Within        float64
+	WithinBatches []float64
 }
 
 // unanswered is the share of the class's requests without a usable answer.
@@ -109,52 +124,111 @@ func groupFigures(res *sim.Result, c *sim.Config, s *Settings) []GroupFigure {
 		r := &res.Classes[j]
 		f := GroupFigure{Class: c.Classes[j].Name, Q: math.Inf(1), CI: [2]float64{math.Inf(1), math.Inf(1)}, Requests: r.Requests}
 		if n := r.NumLatencies(); n > 0 {
-			// One selection for the percentile and its interval.
-			p := s.For(f.Class).Objective.Percentile
-			l, u, ok := sim.QuantileCIRanks(n, p, s.Level)
-			v := r.Ranks([]int{sim.NearestRank(n, p), l - 1, u - 1})
-			f.Q = v[0]
-			if ok {
-				f.CI, f.CIOK = [2]float64{v[1], v[2]}, true
-			} else {
-				f.CI = [2]float64{0, math.Inf(1)} // no interval: nothing is significant
+			o := s.For(f.Class).Objective
+			p := o.Percentile
+			if !batchedFigure(&f, r, p, o.Target, s.Level) {
+				// Independent requests: one selection for the percentile
+				// and its order-statistic interval.
+				l, u, ok := sim.QuantileCIRanks(n, p, s.Level)
+				v := r.Ranks([]int{sim.NearestRank(n, p), l - 1, u - 1})
+				f.Q = v[0]
+				if ok {
+					f.CI, f.CIOK = [2]float64{v[1], v[2]}, true
+				} else {
+					f.CI = [2]float64{0, math.Inf(1)} // no interval: nothing is significant
+				}
 			}
 			n := float64(r.Requests)
 			f.Answered, f.Hedged = float64(r.Answered)/n, float64(r.Hedged)/n
 			f.CostPer1k = (r.CostCompletedUSD + r.CostCancelledUSD) * 1000 / n
 			f.Calls = float64(r.Attempts.Sent) / n
+			if o.Target > 0 {
+				f.Within = float64(r.AnsweredWithin(o.Target.Seconds())) / n
+				if o.Checked && r.Pipeline != nil {
+					f.Within = float64(r.Pipeline.CheckedWithin(o.Target.Seconds())) / n
+					f.WithinBatches = nil // the batches' shares are of answers, not of checked turns
+				}
+			}
 		}
 		out[j] = f
 	}
 	return out
 }
 
+// batchedFigure sets f's p-percentile, its interval at the level and its
+// grid's batches (of the share answered within target too, when > 0) from
+// r's batches when r's requests interact (as summarizeBatched does for a
+// candidate), and reports whether they do. An interval that cannot be
+// formed, or whose batches are too short for the percentile, is none:
+// CIOK false, and nothing is significant.
+func batchedFigure(f *GroupFigure, r *sim.ClassResult, p float64, target time.Duration, level float64) bool {
+	ps := []float64{p}
+	b, ok := r.BatchFigures(ps, ps, ps, target.Seconds(), nil)
+	if !ok {
+		return false
+	}
+	per := make([]float64, len(b.PerBatch))
+	for j := range b.PerBatch {
+		per[j] = b.PerBatch[j][0]
+	}
+	f.Q = b.Pooled[0]
+	f.CI = [2]float64{0, math.Inf(1)}
+	if ci := sim.BatchInterval(f.Q, per, level); !math.IsNaN(ci[0]) && sim.BatchIntervalOK(p, b.Kept, len(per)) {
+		f.CI, f.CIOK = ci, true
+	}
+	if b.Lin != nil {
+		f.Batches, f.BatchFrom = b.Lin[0], b.FirstKept
+	}
+	if target > 0 {
+		f.WithinBatches = b.Within
+	}
+	return true
+}
+
 // figureCandidate is class j's figure f as a candidate (hedging or not)
 // at percentile p, for the class-level tests (limitReasons, Judge).
 func figureCandidate(f *GroupFigure, p float64, hedging bool) Candidate {
 	c := Candidate{Hedging: hedging, Requests: f.Requests, AnsweredShare: f.Answered, HedgedShare: f.Hedged,
-		CostPer1kUSD: f.CostPer1k, AttemptsPerRequest: f.Calls}
+		CostPer1kUSD: f.CostPer1k, AttemptsPerRequest: f.Calls, AnsweredWithinShare: f.Within}
+	c.batchS[1] = f.WithinBatches
+	i := 0
 	if p == 0.99 {
+		i = 1
 		c.Latency.P99, c.Latency.P99CI95, c.P99CIOK = f.Q, f.CI, f.CIOK
 	} else {
 		c.Latency.P95, c.Latency.P95CI95, c.P95CIOK = f.Q, f.CI, f.CIOK
 	}
+	c.batchQ[i], c.batchFrom = f.Batches, f.BatchFrom
 	return c
+}
+
+// figurePair returns the figures base (the group's run without hedging)
+// and f of one class as candidates at percentile p (f hedging or not).
+// Their batches are compared pairwise (paired.go) only when both runs
+// hold the same requests of the class: runs at a different number of
+// requests (the coarse combinations at an eighth) fall back to comparing
+// the two intervals.
+func figurePair(base, f *GroupFigure, p float64, hedging bool) (b, c Candidate) {
+	b, c = figureCandidate(base, p, false), figureCandidate(f, p, hedging)
+	if b.Requests != c.Requests {
+		b.batchQ, c.batchQ = [2][]float64{}, [2][]float64{}
+		b.batchS[1], c.batchS[1] = nil, nil
+	}
+	return b, c
 }
 
 // groupAdmissible reports whether a run of the group, whose figures are
 // figs and loads loads, may be the group's choice: for every class j, its
 // figures, held against its figures in the group's run without hedging
 // (base, baseLoads), stay within its objective's limits and, where it
-// hedges (hedging[j]), pass the verdict rule.
-func groupAdmissible(figs, base []GroupFigure, loads, baseLoads []Load, hedging []bool, s *Settings) bool {
+// hedges (hedging[j]) and judge is set, pass the verdict rule.
+func groupAdmissible(figs, base []GroupFigure, loads, baseLoads []Load, hedging []bool, judge bool, s *Settings) bool {
 	z := distuv.UnitNormal.Quantile((1 + s.Level) / 2)
 	for j := range figs {
 		o := s.For(figs[j].Class).Objective
 		o.AllowFewerAnswers = s.Rule.AllowFewerAnswers
 		p := o.Percentile
-		b := figureCandidate(&base[j], p, false)
-		c := figureCandidate(&figs[j], p, hedging[j])
+		b, c := figurePair(&base[j], &figs[j], p, hedging[j])
 		c.Loads, b.Loads = loads, baseLoads
 		basis := CostCalls
 		if b.CostPer1kUSD > 0 {
@@ -170,7 +244,7 @@ func groupAdmissible(figs, base []GroupFigure, loads, baseLoads []Load, hedging 
 		if len(limitReasons(&c, &b, o, s.Rule)) > 0 {
 			return false
 		}
-		if hedging[j] && !judgeFor(o, &b, &c, s.Level, s.Rule, basis).Hedge {
+		if judge && hedging[j] && !judgeFor(o, &b, &c, s.Level, s.Rule, basis).Hedge {
 			return false
 		}
 	}
@@ -226,10 +300,20 @@ func groupValue(mode string, figs, base []GroupFigure, w []float64) (v, tie floa
 // to the worst as v is), its weighted unanswered share over n requests,
 // and its weighted cost per 1000 requests; i names the run.
 type groupEval struct {
-	i                int
-	v, lo, hi        float64
+	i         int
+	v, lo, hi float64
+	// next breaks a tie of v under GroupWorst: the mean of the classes'
+	// ratios, so that a run that makes one class faster at no cost to
+	// the worst one wins (0 under GroupWeighted).
+	next             float64
 	unanswered, cost float64
 	n                int64
+	// batches holds, when every weighted class's requests interact, the
+	// group objective of each batch of sim's fixed grid (from the
+	// classes' linearised percentiles, GroupFigure.Batches) from from on;
+	// nil otherwise.
+	batches []float64
+	from    int
 }
 
 // evalGroup returns the standing of a run of the group whose figures are
@@ -258,36 +342,89 @@ func evalGroup(i int, mode string, figs, base []GroupFigure, s *Settings) groupE
 			e.lo, e.hi = e.lo/sw, e.hi/sw
 		}
 	}
+	e.batches, e.from = groupBatches(mode, figs, base, w)
+	if mode == GroupWorst && len(figs) > 0 {
+		for j, f := range figs {
+			e.next += ratio(f.Q, base[j].Q) / float64(len(figs))
+		}
+	}
 	return e
+}
+
+// groupBatches returns the group objective of each batch of sim's fixed
+// grid, as groupValue makes it of the classes' percentiles, from the
+// classes' linearised percentiles of those batches, and the first batch
+// after every class's warm-up cut; nil when a class that counts (a
+// weight > 0, or any under GroupWorst) was not batched or its batches
+// are too short for an interval (GroupFigure.CIOK).
+func groupBatches(mode string, figs, base []GroupFigure, w []float64) ([]float64, int) {
+	nb, from := -1, 0
+	for j, f := range figs {
+		if mode != GroupWorst && w[j] <= 0 {
+			continue
+		}
+		if f.Batches == nil || !f.CIOK || (nb >= 0 && len(f.Batches) != nb) {
+			return nil, 0 // batches too short for the percentile are no basis
+		}
+		nb, from = len(f.Batches), max(from, f.BatchFrom)
+	}
+	if nb < 0 {
+		return nil, 0
+	}
+	out := make([]float64, nb)
+	at := make([]GroupFigure, len(figs))
+	for b := from; b < nb; b++ {
+		for j := range figs {
+			at[j] = figs[j]
+			if figs[j].Batches != nil {
+				at[j].Q = figs[j].Batches[b]
+			}
+		}
+		out[b], _ = groupValue(mode, at, base, w)
+	}
+	return out, from
 }
 
 // groupSelect returns the position in evs of the group's choice. The run
 // with the best value sets the bar; the runs not significantly worse (the
-// intervals overlap, as "~" in the tables) that answer as many requests as
-// any of them — an unanswered share not higher by both a significant
-// (two-proportion test at the level of z) and a material amount (at least
-// material, a share of requests) — are the choices, and the best value
-// among them, then the lowest cost, then the first, wins. So a late copy that
-// rescues the few requests a deadline would miss is not lost to a
-// percentile that differs by noise alone, and among runs that answer alike
-// the faster wins. keep, when ≥ 0, is the position of the current choice
-// (a descent's step): it stays while it is among the choices — not
-// significantly worse than the best, answering as many — so that the
-// descent moves only for a significant gain and does not wander between
-// equals.
-func groupSelect(evs []groupEval, keep int, z, material float64) int {
+// intervals overlap, as "~" in the tables; for two runs of the same
+// requests with batches, the paired difference of their values over the
+// batches holds 0) that answer as many requests as any of them — an
+// unanswered share not higher by both a significant (two-proportion test
+// at the level) and a material amount (at least material, a share of
+// requests) — are the choices, and the best value among them, then the
+// tie-break (groupEval.next), then the lowest cost, then the first, wins.
+// So a late copy that rescues the few requests a deadline would miss is
+// not lost to a percentile that differs by noise alone, and among runs
+// that answer alike the faster wins. keep, when ≥ 0, is the position of
+// the current choice (a descent's step): it stays while it is among the
+// choices — not significantly worse than the best, answering as many —
+// unless a choice is as good (a value not higher) and better on the
+// tie-break, so that the descent moves only for a significant gain or a
+// free one and does not wander between equals.
+func groupSelect(evs []groupEval, keep int, level, material float64) int {
+	z := distuv.UnitNormal.Quantile((1 + level) / 2)
 	if len(evs) == 0 {
 		return -1
 	}
 	best := 0
 	for x := range evs {
 		a, b := &evs[x], &evs[best]
-		if cmp.Or(cmp.Compare(a.v, b.v), cmp.Compare(a.unanswered, b.unanswered), cmp.Compare(a.cost, b.cost)) < 0 {
+		if cmp.Or(cmp.Compare(a.v, b.v), cmp.Compare(a.next, b.next), cmp.Compare(a.unanswered, b.unanswered), cmp.Compare(a.cost, b.cost)) < 0 {
 			best = x
 		}
 	}
 	iv := func(x int) [2]float64 { return [2]float64{evs[x].lo, evs[x].hi} }
-	near := func(x int) bool { return overlap(iv(x), iv(best)) }
+	near := func(x int) bool {
+		a, b := &evs[x], &evs[best]
+		if from := max(a.from, b.from); a.batches != nil && len(a.batches) == len(b.batches) && a.n == b.n && len(a.batches)-from >= 2 {
+			// Runs on the same requests: their paired difference.
+			if d := sim.PairDiff(b.v, b.batches[from:], a.v, a.batches[from:], level); !math.IsNaN(d.CI[0]) {
+				return !d.Significant()
+			}
+		}
+		return overlap(iv(x), iv(best))
+	}
 	most := best // of the near runs, the one answering most
 	for x := range evs {
 		if near(x) && evs[x].unanswered < evs[most].unanswered {
@@ -301,12 +438,22 @@ func groupSelect(evs []groupEval, keep int, z, material float64) int {
 	}
 	pick := most
 	for x := range evs {
-		if choice(x) && cmp.Or(cmp.Compare(evs[x].v, evs[pick].v), cmp.Compare(evs[x].cost, evs[pick].cost)) < 0 {
+		if choice(x) && cmp.Or(cmp.Compare(evs[x].v, evs[pick].v), cmp.Compare(evs[x].next, evs[pick].next), cmp.Compare(evs[x].cost, evs[pick].cost)) < 0 {
 			pick = x
 		}
 	}
 	if keep >= 0 && choice(keep) {
-		return keep
+		// The current choice stays unless a choice is as good for the
+		// group and better on the tie-break (GroupWorst: one class faster
+		// at no cost to the worst).
+		best := keep
+		for x := range evs {
+			if choice(x) && evs[x].v <= evs[keep].v && evs[x].next < evs[keep].next &&
+				cmp.Or(cmp.Compare(evs[x].v, evs[best].v), cmp.Compare(evs[x].next, evs[best].next), cmp.Compare(evs[x].cost, evs[best].cost)) < 0 {
+				best = x
+			}
+		}
+		return best
 	}
 	return pick
 }
@@ -359,7 +506,7 @@ func groupPick(cr *ClassReport, k int, current []sim.Policy, figs [][]GroupFigur
 			hedging[j] = current[j].Copies > 0
 		}
 		hedging[k] = c.Hedging
-		if !groupAdmissible(figs[i], gs.base, loads[i], gs.baseLoads, hedging, s) && i != 0 {
+		if !groupAdmissible(figs[i], gs.base, loads[i], gs.baseLoads, hedging, true, s) && i != 0 {
 			continue
 		}
 		if keep < 0 && c.Hedging == (current[k].Copies > 0) && samePolicy(c.Policy(current[k]), current[k]) {
@@ -367,7 +514,7 @@ func groupPick(cr *ClassReport, k int, current []sim.Policy, figs [][]GroupFigur
 		}
 		evs = append(evs, evalGroup(i, mode, figs[i], gs.base, s))
 	}
-	x := groupSelect(evs, keep, distuv.UnitNormal.Quantile((1+s.Level)/2), materialCut(gs.base, s))
+	x := groupSelect(evs, keep, s.Level, materialCut(gs.base, s))
 	if x < 0 {
 		return 0, math.Inf(1) // no hedging is always admissible; unreachable
 	}
@@ -396,7 +543,7 @@ func chooseForGroup(cr *ClassReport, k int, current []sim.Policy, figs [][]Group
 	// The rule, for the group's pick, holds the class against its figures
 	// in the group's run without hedging, as the group's search does.
 	p := cr.Objective.Percentile
-	b, c := figureCandidate(&base[k], p, false), figureCandidate(&figs[i][k], p, cr.Candidates[i].Hedging)
+	b, c := figurePair(&base[k], &figs[i][k], p, cr.Candidates[i].Hedging)
 	basis := cr.CostBasis
 	compare(&c, &b, basis)
 	verdict := judgeFor(cr.Objective, &b, &c, s.Level, s.Rule, basis)
@@ -536,8 +683,10 @@ type groupStart struct {
 // every class's limits and of GroupWorst), sets each optimized class's
 // grid (order: positions in gc) from its percentiles in that run, and
 // simulates combinations of the classes' candidates (see
-// MaxGroupCombinations), starting from the best admissible one. When m
-// lacks a measurement, the step it returns names it.
+// MaxGroupCombinations), starting from the best admissible one (of a
+// coarse grid: within every class's limits; the verdict rule judges the
+// descent's runs). When m lacks a measurement, the step it returns names
+// it.
 func startGroup(ctx context.Context, gc *sim.Config, order []int, s *Settings, m *memo, groupName string, workers int, progress func(string, int) func()) (*groupStart, string, error) {
 	gs := &groupStart{grids: map[int][]Candidate{}, series: map[int][]Series{}}
 	with := func(reqs int, pols map[int]sim.Policy) *sim.Config {
@@ -610,7 +759,7 @@ func startGroup(ctx context.Context, gc *sim.Config, order []int, s *Settings, m
 				}
 			}
 		}
-		reqs = max(gc.Requests/8, 1)
+		reqs = coarseRequests(gc, order, gs.base, s)
 	}
 	var combos [][]int // by combination, a position per class of order
 	var walk func(d int, cur []int)
@@ -688,13 +837,17 @@ func startGroup(ctx context.Context, gc *sim.Config, order []int, s *Settings, m
 		for d, k := range order {
 			hedging[k] = combos[x][d] > 0
 		}
-		if !groupAdmissible(figs[x], gs.base, loads[x], gs.baseLoads, hedging, s) && x != 0 {
+		// The coarse grid's runs, at an eighth of the requests, are too
+		// short for the verdict rule's intervals when the requests
+		// interact: they only choose where the descent starts, whose runs
+		// the rule then judges.
+		if !groupAdmissible(figs[x], gs.base, loads[x], gs.baseLoads, hedging, exhaustive, s) && x != 0 {
 			continue // the first combination, no class hedging, stays a choice
 		}
 		evs = append(evs, evalGroup(x, mode, figs[x], gs.base, s))
 	}
 	best := 0
-	if sel := groupSelect(evs, -1, distuv.UnitNormal.Quantile((1+s.Level)/2), materialCut(gs.base, s)); sel >= 0 {
+	if sel := groupSelect(evs, -1, s.Level, materialCut(gs.base, s)); sel >= 0 {
 		best = evs[sel].i
 	}
 	gs.fixed = exhaustive
@@ -708,7 +861,39 @@ func startGroup(ctx context.Context, gc *sim.Config, order []int, s *Settings, m
 	if exhaustive {
 		gs.search = fmt.Sprintf("every one of the %d combinations of the classes' candidates simulated", len(combos))
 	} else {
-		gs.search = fmt.Sprintf("%d combinations of a coarse grid of the classes' candidates at an eighth of the requests, then coordinate descent from the best", len(combos))
+		at := "an eighth of the requests"
+		if reqs != max(gc.Requests/8, 1) {
+			at = fmt.Sprintf("%d requests (what the classes' batched intervals need)", reqs)
+		}
+		gs.search = fmt.Sprintf("%d combinations of a coarse grid of the classes' candidates at %s, then coordinate descent from the best", len(combos), at)
 	}
 	return gs, "", nil
+}
+
+// coarseRequests returns the requests of a run of the coarse grid of
+// startGroup: an eighth of the group's, and, when the group's requests
+// interact, twice what every optimized class (order) needs for a batched
+// interval of its objective's percentile (sim.MinBatchedRequests, twice
+// for a warm-up cut of up to half the run), at its share of the requests
+// in the group's run without hedging (base), so that the coarse grid
+// ranks its runs on percentiles their batches can hold, not on a
+// start-up. The runs never exceed the group's requests, and a class that
+// would not get an interval even at those is left out.
+func coarseRequests(gc *sim.Config, order []int, base []GroupFigure, s *Settings) int {
+	reqs := max(gc.Requests/8, 1)
+	if !gc.Batched() {
+		return reqs
+	}
+	for _, k := range order {
+		n := base[k].Requests
+		if n <= 0 {
+			continue
+		}
+		p := s.For(gc.Classes[k].Name).Objective.Percentile
+		need := float64(sim.MinBatchedRequests(p)) * float64(gc.Requests) / float64(n)
+		if need <= float64(gc.Requests) {
+			reqs = max(reqs, int(math.Ceil(min(2*need, float64(gc.Requests)))))
+		}
+	}
+	return min(reqs, gc.Requests)
 }

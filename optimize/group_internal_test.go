@@ -6,8 +6,6 @@ import (
 	"testing"
 	"time"
 
-	"gonum.org/v1/gonum/stat/distuv"
-
 	"github.com/hedgesim/hedgesim/dist"
 	"github.com/hedgesim/hedgesim/sim"
 )
@@ -82,13 +80,13 @@ func TestGroupOptimumBruteForce(t *testing.T) {
 		for i0 := range 4 {
 			for i1 := range 4 {
 				figs, loads := runWith(i0, i1)
-				if (i0 > 0 || i1 > 0) && !groupAdmissible(figs, base, loads, baseLoads, []bool{i0 > 0, i1 > 0}, &s) {
+				if (i0 > 0 || i1 > 0) && !groupAdmissible(figs, base, loads, baseLoads, []bool{i0 > 0, i1 > 0}, true, &s) {
 					continue
 				}
 				evs = append(evs, evalGroup(4*i0+i1, mode, figs, base, &s))
 			}
 		}
-		sel := evs[groupSelect(evs, -1, distuv.UnitNormal.Quantile((1+s.Level)/2), materialCut(base, &s))]
+		sel := evs[groupSelect(evs, -1, s.Level, materialCut(base, &s))]
 		best, bv := [2]int{sel.i / 4, sel.i % 4}, sel.v
 		if math.IsInf(bv, 1) {
 			t.Fatalf("%s: no admissible combination", mode)
@@ -126,6 +124,55 @@ func TestGroupOptimumBruteForce(t *testing.T) {
 				t.Errorf("each: objective %q, group choice %+v; want the classes' own objectives", each.Joint[0].Objective, each.Classes[0].Group)
 			}
 			t.Logf("weighted p95: group optimum %.3fs at %v; each class for itself %.3fs", bv, best, sum/sw)
+		}
+	}
+}
+
+// TestGroupSelectPairsBatches: two runs of the same requests whose
+// classes were batched are "near" only when the paired difference of the
+// group's value over their batches holds 0, not whenever their intervals
+// overlap. Here the value's intervals overlap, but one run is faster in
+// every batch by 0.1 s ± 0.01 s: the faster run is the choice even though
+// the other costs less. Without batches (intervals alone) the two are
+// alike, and the cheaper one wins.
+func TestGroupSelectPairsBatches(t *testing.T) {
+	const nb = 30
+	slow, fast := make([]float64, nb), make([]float64, nb)
+	for b := range nb {
+		slow[b] = 4 + 0.5*math.Sin(float64(b)) // batches that vary a lot
+		fast[b] = slow[b] - 0.1 + 0.01*math.Cos(float64(3*b))
+	}
+	mk := func(i int, v, cost float64, batches []float64) groupEval {
+		return groupEval{i: i, v: v, lo: v - 0.3, hi: v + 0.3, cost: cost, n: 10_000, batches: batches}
+	}
+	evs := []groupEval{mk(0, 4.0, 10, slow), mk(1, 3.9, 12, fast)}
+	if sel := groupSelect(evs, 0, 0.95, 0); evs[sel].i != 1 {
+		t.Errorf("paired: the choice is run %d; want the faster run 1 (its batches are all faster)", evs[sel].i)
+	}
+	evs[0].batches, evs[1].batches = nil, nil
+	if sel := groupSelect(evs, 0, 0.95, 0); evs[sel].i != 0 {
+		t.Errorf("unpaired: the choice is run %d; want the kept run 0 (the intervals overlap)", evs[sel].i)
+	}
+}
+
+// TestGroupSelectWorstTie: under GroupWorst a class pinned at its own
+// percentile without hedging (ratio 1) ties every run; the run in which
+// another class is faster at no cost to it wins on the tie-break (the
+// mean ratio), even against the kept current choice and a lower cost.
+func TestGroupSelectWorstTie(t *testing.T) {
+	base := []GroupFigure{{Class: "a", Q: 2, CI: [2]float64{1.9, 2.1}, Requests: 1000, Answered: 1},
+		{Class: "b", Q: 10, CI: [2]float64{9, 11}, Requests: 1000, Answered: 1}}
+	faster := slices.Clone(base)
+	faster[0].Q, faster[0].CI, faster[0].CostPer1k = 1, [2]float64{0.9, 1.1}, 5
+	var s Settings
+	s.Level = 0.95
+	evs := []groupEval{evalGroup(0, GroupWorst, base, base, &s), evalGroup(1, GroupWorst, faster, base, &s)}
+	if evs[0].v != 1 || evs[1].v != 1 {
+		t.Fatalf("values %v and %v; want the tie 1 and 1", evs[0].v, evs[1].v)
+	}
+	for _, keep := range []int{-1, 0} {
+		if sel := groupSelect(evs, keep, s.Level, 0); evs[sel].i != 1 {
+			t.Errorf("keep %d: the choice is run %d; want run 1, a faster at no cost to b", keep, evs[sel].i)
 		}
 	}
 }

@@ -268,6 +268,14 @@ type groupFigure struct {
 	Cost     exact    `json:"cost_per_1k_usd"`
 	Calls    exact    `json:"attempts_per_request"`
 	Requests int64    `json:"requests"`
+	// Batches and BatchFrom: GroupFigure's, when the class's requests
+	// interact.
+	Batches   []exact `json:"batch_q_s,omitempty"`
+	BatchFrom int     `json:"batch_first_kept,omitempty"`
+	// Within and WithinBatches: GroupFigure's, under an objective with a
+	// target.
+	Within        exact   `json:"within_target_share,omitempty"`
+	WithinBatches []exact `json:"batch_within_target_shares,omitempty"`
 }
 
 // load is the JSON form of a Load, exact.
@@ -430,6 +438,12 @@ func (w *measurementJSON) check() error {
 			!finite(g.Cost) || !finite(g.Calls) || g.Requests < 0 {
 			return bad("group", "%d is %+v; want a class, a percentile and its interval ≥ 0 s (\"+Inf\" for a miss), shares, a cost, calls and a count ≥ 0", i+1, g)
 		}
+		if !share(g.Within) {
+			return bad("group", "%d has within_target_share %v; want a share in [0, 1]", i+1, float64(g.Within))
+		}
+		if g.BatchFrom < 0 || g.BatchFrom > len(g.Batches) || (len(g.Batches) == 0 && g.BatchFrom != 0) {
+			return bad("group", "%d has batch_first_kept %d; want a batch of its batch_q_s (0 without them)", i+1, g.BatchFrom)
+		}
 	}
 	won := w.WonPrimary
 	for i, c := range w.WonCopies {
@@ -550,8 +564,15 @@ func (m Measurement) MarshalJSON() ([]byte, error) {
 		}
 	}
 	for _, g := range m.Group {
-		w.Group = append(w.Group, groupFigure{g.Class, exact(g.Q), [2]exact{exact(g.CI[0]), exact(g.CI[1])}, g.CIOK,
-			exact(g.Answered), exact(g.Hedged), exact(g.CostPer1k), exact(g.Calls), g.Requests})
+		gf := groupFigure{g.Class, exact(g.Q), [2]exact{exact(g.CI[0]), exact(g.CI[1])}, g.CIOK,
+			exact(g.Answered), exact(g.Hedged), exact(g.CostPer1k), exact(g.Calls), g.Requests, nil, g.BatchFrom, exact(g.Within), nil}
+		for _, x := range g.Batches {
+			gf.Batches = append(gf.Batches, exact(x))
+		}
+		for _, x := range g.WithinBatches {
+			gf.WithinBatches = append(gf.WithinBatches, exact(x))
+		}
+		w.Group = append(w.Group, gf)
 	}
 	return json.Marshal(w)
 }
@@ -636,8 +657,16 @@ func (m *Measurement) UnmarshalJSON(b []byte) error {
 		m.ReplicaHours = &h
 	}
 	for _, g := range w.Group {
-		m.Group = append(m.Group, GroupFigure{Class: g.Class, Q: float64(g.Q), CI: [2]float64{float64(g.CI[0]), float64(g.CI[1])}, CIOK: g.CIOK,
-			Answered: float64(g.Answered), Hedged: float64(g.Hedged), CostPer1k: float64(g.Cost), Calls: float64(g.Calls), Requests: g.Requests})
+		f := GroupFigure{Class: g.Class, Q: float64(g.Q), CI: [2]float64{float64(g.CI[0]), float64(g.CI[1])}, CIOK: g.CIOK,
+			Answered: float64(g.Answered), Hedged: float64(g.Hedged), CostPer1k: float64(g.Cost), Calls: float64(g.Calls), Requests: g.Requests,
+			BatchFrom: g.BatchFrom, Within: float64(g.Within)}
+		for _, x := range g.Batches {
+			f.Batches = append(f.Batches, float64(x))
+		}
+		for _, x := range g.WithinBatches {
+			f.WithinBatches = append(f.WithinBatches, float64(x))
+		}
+		m.Group = append(m.Group, f)
 	}
 	for _, l := range w.Loads {
 		m.Loads = append(m.Loads, Load{Kind: l.Kind, Name: l.Name, Offered: float64(l.Offered), Utilisation: float64(l.Utilisation),
