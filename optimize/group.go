@@ -491,8 +491,9 @@ func ratio(q, b float64) float64 {
 // measured figs and loads (by candidate; nil for one left out), those
 // admissible for the group (groupAdmissible: every class against the
 // group's run without hedging, gs) — and no hedging for the class in any
-// case —, the group's choice (groupSelect). It returns its index, and the
-// value at it.
+// case —, the group's choice (groupSelect), or the class's own pick
+// (cr.Pick) when the group's figures cannot tell the two apart. It
+// returns its index, and the value at it.
 func groupPick(cr *ClassReport, k int, current []sim.Policy, figs [][]GroupFigure, loads [][]Load, gs *groupStart, mode string, s *Settings) (int, float64) {
 	var evs []groupEval
 	keep := -1 // the position of the class's current policy
@@ -517,6 +518,14 @@ func groupPick(cr *ClassReport, k int, current []sim.Policy, figs [][]GroupFigur
 	x := groupSelect(evs, keep, s.Level, materialCut(gs.base, s))
 	if x < 0 {
 		return 0, math.Inf(1) // no hedging is always admissible; unreachable
+	}
+	// A run the group cannot tell from the class's own pick (the same
+	// value, tie-break, unanswered share and cost) leaves the class its
+	// own pick.
+	for _, e := range evs {
+		if e.i == cr.Pick && e.v == evs[x].v && e.next == evs[x].next && e.unanswered == evs[x].unanswered && e.cost == evs[x].cost {
+			return e.i, e.v
+		}
 	}
 	return evs[x].i, evs[x].v
 }

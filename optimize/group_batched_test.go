@@ -96,3 +96,77 @@ func TestGroupObjectiveAnswered(t *testing.T) {
 		}
 	}
 }
+
+// s3TOML is a gateway whose two classes hedge from gpt (2 % errors, a
+// nonfatal error sends the copy at once) to a rate-limited claude: the
+// batch class's copies after 22.7 s and after 38.3 s are sent by errors
+// alone, so those candidates' runs are alike in every figure.
+const s3TOML = `
+name = "rl-gw"
+seed = 11
+[arrivals]
+rate = 15
+[models.gpt]
+provider = "oai"
+ttft = { kind = "lognormal", median = 0.4, p95 = 2.5 }
+tokens_per_s = { kind = "uniform", min = 40.0, max = 90.0 }
+price_input_per_mtok = 2.5
+price_output_per_mtok = 10.0
+error_rate = 0.02
+[models.claude]
+provider = "ant"
+ttft = { kind = "lognormal", median = 0.6, p95 = 1.2 }
+tokens_per_s = { kind = "uniform", min = 50.0, max = 80.0 }
+price_input_per_mtok = 3.0
+price_output_per_mtok = 15.0
+[models.claude.rate_limit]
+requests_per_minute = 300
+burst = "10s"
+[[classes]]
+name = "interactive"
+share = 0.7
+input_tokens = { kind = "uniform", min = 200.0, max = 2000.0 }
+output_tokens = { kind = "uniform", min = 50.0, max = 400.0 }
+deadline = "20s"
+[classes.hedge]
+primary = "gpt"
+targets = ["claude"]
+delay = "800ms"
+winner = "first_token"
+on_error = "nonfatal"
+[[classes]]
+name = "batch"
+share = 0.3
+input_tokens = { kind = "uniform", min = 1000.0, max = 4000.0 }
+output_tokens = { kind = "uniform", min = 100.0, max = 800.0 }
+deadline = "60s"
+[classes.hedge]
+primary = "gpt"
+targets = ["claude"]
+delay = "3s"
+on_error = "nonfatal"
+`
+
+// TestGroupKeepsOwnPickOnTie: when the group's figures cannot tell the
+// class's own pick from the group's choice, the class keeps its own pick,
+// so the report never says the group "picks" one candidate while the
+// class's own objective "would pick" another alike in every figure.
+func TestGroupKeepsOwnPickOnTie(t *testing.T) {
+	sc, err := scenario.Parse("s3.toml", []byte(s3TOML))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sc.Optimize
+	s.Requests, s.CheckRequests = 3000, 0
+	rep := mustRun(t, &sc.Config, s, optimize.Options{})
+	for _, cr := range rep.Classes {
+		g := cr.Group
+		if g == nil || g.Alone == cr.Pick {
+			continue
+		}
+		a, p := &cr.Candidates[g.Alone], cr.Picked()
+		if g.AloneValue == g.Value && a.Q(0.95) == p.Q(0.95) && a.AddedCostPct == p.AddedCostPct && a.AnsweredShare == p.AnsweredShare {
+			t.Errorf("%s: the group picks %s, its own objective %s, alike in every figure (group %v)", cr.Class, p.Label, a.Label, g.Value)
+		}
+	}
+}
