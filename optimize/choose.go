@@ -2,6 +2,7 @@ package optimize
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"math"
 	"slices"
@@ -13,6 +14,15 @@ import (
 
 // unanswered is the share of requests without a usable answer in time.
 func (c *Candidate) unanswered() float64 { return 1 - c.AnsweredShare }
+
+// unansweredShare is c's unanswered share as a Verdict states it: NaN when
+// c has no requests, whose share of nothing is no figure.
+func (c *Candidate) unansweredShare() float64 {
+	if c.Requests == 0 {
+		return math.NaN()
+	}
+	return c.unanswered()
+}
 
 // better reports whether a is faster than b at percentile p: a lower
 // percentile, or the same percentile and fewer unanswered requests (which
@@ -331,7 +341,9 @@ type Verdict struct {
 	// formed.
 	UnansweredSignificant bool `json:"unanswered_significant"`
 	// UnansweredBefore and UnansweredAfter are the shares of requests
-	// without a usable answer in time, without hedging and with the pick.
+	// without a usable answer in time, in [0, 1], without hedging and with
+	// the pick; NaN (JSON null, as the text prints "-") for a class that
+	// got no requests.
 	UnansweredBefore float64 `json:"unanswered_share_before"`
 	UnansweredAfter  float64 `json:"unanswered_share_after"`
 	// Alternative, when the verdict is "don't hedge", is the index of the
@@ -344,6 +356,19 @@ type Verdict struct {
 	// detail is the code of the rule's test that failed (Detail* in
 	// fate.go), for a candidate's reasons; "" when the verdict is "hedge".
 	detail string
+}
+
+// MarshalJSON writes v with an unanswered share that is NaN (a class
+// without requests) as null.
+func (v Verdict) MarshalJSON() ([]byte, error) {
+	type plain Verdict // without this method
+	w := struct {
+		plain
+		UnansweredBefore *float64 `json:"unanswered_share_before"`
+		UnansweredAfter  *float64 `json:"unanswered_share_after"`
+		Alternative      int      `json:"alternative"`
+	}{plain: plain(v), UnansweredBefore: finitePtr(v.UnansweredBefore), UnansweredAfter: finitePtr(v.UnansweredAfter), Alternative: v.Alternative}
+	return json.Marshal(w)
 }
 
 // Values of Verdict.DecidedBy.
@@ -378,7 +403,7 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 	v := Verdict{
 		Alternative:      -1,
 		AddedCostPct:     pick.AddedCostPct,
-		UnansweredBefore: base.unanswered(), UnansweredAfter: pick.unanswered(),
+		UnansweredBefore: base.unansweredShare(), UnansweredAfter: pick.unansweredShare(),
 	}
 	qb, qp := base.Q(p), pick.Q(p)
 	missB, missP := math.IsInf(qb, 1), math.IsInf(qp, 1)
@@ -561,7 +586,7 @@ func JudgeWithin(base, pick *Candidate, target time.Duration, level float64, rul
 func judgeWithin(base, pick *Candidate, target time.Duration, word string, level float64, rule Rule, basis string) Verdict {
 	v := Verdict{
 		Alternative: -1, AddedCostPct: pick.AddedCostPct,
-		UnansweredBefore: base.unanswered(), UnansweredAfter: pick.unanswered(),
+		UnansweredBefore: base.unansweredShare(), UnansweredAfter: pick.unansweredShare(),
 	}
 	t := fsec(target.Seconds())
 	switch {

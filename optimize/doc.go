@@ -322,7 +322,8 @@
 // "unanswered", "configured" or "group": what made the verdict "hedge"; ""
 // for "don't hedge"), unanswered_significant (the Wilson intervals of the
 // unanswered share before and after are disjoint), unanswered_share_before,
-// unanswered_share_after (all of the pick; a "hedge" decided by the
+// unanswered_share_after (null for a class that got no requests; all of
+// the pick; a "hedge" decided by the
 // unanswered share may have significant false), alternative (when the
 // verdict is "don't hedge", the index of the candidate closest to the
 // objective's limits beyond them that the rule would accept, named in the

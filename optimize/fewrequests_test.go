@@ -109,6 +109,47 @@ func TestClassWithoutRequests(t *testing.T) {
 	}
 }
 
+// TestUnansweredShareOfNoRequests: a class no request fell in has no
+// unanswered share before or after: its verdict's shares are NaN, and
+// null in JSON — not 1, as if every request went unanswered — while the
+// class beside it, which has requests, keeps its figures (0 here: every
+// request is answered, there being no deadline).
+func TestUnansweredShareOfNoRequests(t *testing.T) {
+	sc, err := scenario.Parse("tiny.toml", []byte(tinyShareScenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sc.Optimize
+	s.Requests, s.CheckRequests = 2000, 0
+	rep := mustRun(t, &sc.Config, s, optimize.Options{Workers: 2})
+	if v := rep.Classes[1].Verdict; rep.Classes[1].Requests != 0 || !math.IsNaN(v.UnansweredBefore) || !math.IsNaN(v.UnansweredAfter) {
+		t.Errorf("rare, %d requests: unanswered shares %g → %g; want NaN (no requests)", rep.Classes[1].Requests, v.UnansweredBefore, v.UnansweredAfter)
+	}
+	var js strings.Builder
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Classes []struct {
+			Verdict map[string]any `json:"verdict"`
+		} `json:"classes"`
+	}
+	if err := json.Unmarshal([]byte(js.String()), &back); err != nil {
+		t.Fatal(err)
+	}
+	for i, want := range []any{0.0, nil} {
+		v := back.Classes[i].Verdict
+		for _, k := range []string{"unanswered_share_before", "unanswered_share_after"} {
+			if got, ok := v[k]; !ok || got != want {
+				t.Errorf("class %d in JSON: %s = %v (present %v); want %v", i, k, got, ok, want)
+			}
+		}
+		if _, ok := v["hedge"]; !ok || len(v) < 10 {
+			t.Errorf("class %d: verdict in JSON lacks its other keys: %v", i, v)
+		}
+	}
+}
+
 // advised returns the N of "rerun with --requests ≥ N" in reason, or 0.
 func advised(t *testing.T, reason string) int {
 	t.Helper()

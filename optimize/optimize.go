@@ -991,7 +991,7 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 		cr.Verdict = Verdict{
 			Hedge: true, Reason: why, DecidedBy: DecidedByConfigured, Alternative: -1,
 			AddedCostPct:     cs[k].AddedCostPct,
-			UnansweredBefore: base.unanswered(), UnansweredAfter: cs[k].unanswered(),
+			UnansweredBefore: base.unansweredShare(), UnansweredAfter: cs[k].unansweredShare(),
 		}
 	}
 	if m := allMiss(cr); m != "" {

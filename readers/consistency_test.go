@@ -2,6 +2,7 @@ package readers
 
 import (
 	"errors"
+	"fmt"
 	"math"
 	"strings"
 	"testing"
@@ -77,5 +78,115 @@ func TestUnitErrorsNameTheFlag(t *testing.T) {
 		if e == nil || !strings.Contains(e.Error(), "--unit") || strings.Contains(e.Error(), ".Unit") {
 			t.Errorf("unit error %v: want --unit named, no Go field", e)
 		}
+	}
+}
+
+// promAPIOf returns a Prometheus API vector result of x_seconds: the
+// bucket samples (le, cumulative count) and, unless count is "", an
+// x_seconds_count sample, all with the label model="a".
+func promAPIOf(count string, buckets ...[2]string) string {
+	var rs []string
+	for _, b := range buckets {
+		rs = append(rs, fmt.Sprintf(`{"metric":{"__name__":"x_seconds_bucket","model":"a","le":%q},"value":[1700000000,%q]}`, b[0], b[1]))
+	}
+	if count != "" {
+		rs = append(rs, fmt.Sprintf(`{"metric":{"__name__":"x_seconds_count","model":"a"},"value":[1700000000,%q]}`, count))
+	}
+	return `{"status":"success","data":{"resultType":"vector","result":[` + strings.Join(rs, ",") + `]}}`
+}
+
+// TestPrometheusAPIInconsistent: a Prometheus API query result gets the
+// text format's checks. A NAME_count sample beside the buckets (a query
+// that keeps __name__, such as {__name__=~"x_seconds_(bucket|count)"})
+// that disagrees with the +Inf bucket is warned about (the buckets are
+// read); without a +Inf bucket it is taken as the +Inf bucket's count,
+// with a warning; without either, the result cannot say what lies above
+// the last bound, which stays an error; a bucket bound of NaN is an error
+// naming the series.
+func TestPrometheusAPIInconsistent(t *testing.T) {
+	read := func(doc string) (*Histogram, error) {
+		return ReadPrometheusAPI(strings.NewReader(doc), "q.json", HistogramQuery{})
+	}
+	h, err := read(promAPIOf("500", [2]string{"0.1", "10"}, [2]string{"1", "100"}, [2]string{"+Inf", "120"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Total() != 120 || len(h.Warnings) != 1 || !strings.Contains(h.Warnings[0], "x_seconds_count is 500 but the +Inf bucket holds 120") {
+		t.Errorf("_count 500 against 120: total %g, warnings %q", h.Total(), h.Warnings)
+	}
+	h, err = read(promAPIOf("130", [2]string{"0.1", "10"}, [2]string{"1", "100"}))
+	if err != nil {
+		t.Fatal(err)
+	}
+	if h.Total() != 130 || !math.IsInf(h.Upper[len(h.Upper)-1], 1) || len(h.Warnings) != 1 || !strings.Contains(h.Warnings[0], "no +Inf bucket: x_seconds_count (130) taken as the +Inf bucket's count, 30 observations above le=1") {
+		t.Errorf("no +Inf bucket, _count 130: total %g, warnings %q", h.Total(), h.Warnings)
+	}
+	if _, err = read(promAPIOf("", [2]string{"0.1", "10"}, [2]string{"1", "100"})); err == nil || !strings.Contains(err.Error(), `no le="+Inf" bucket`) {
+		t.Errorf("no +Inf bucket nor _count: %v; want an error", err)
+	}
+	h, err = read(promAPIOf("120", [2]string{"0.1", "10"}, [2]string{"1", "100"}, [2]string{"+Inf", "120"}))
+	if err != nil || len(h.Warnings) != 0 {
+		t.Errorf("a consistent histogram: %v, warnings %q", err, h.Warnings)
+	}
+	_, err = read(promAPIOf("", [2]string{"0.1", "10"}, [2]string{"NaN", "10"}, [2]string{"+Inf", "120"}))
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.Field != "le" || !strings.Contains(err.Error(), "NaN") || !strings.Contains(err.Error(), `x_seconds{model="a"}`) {
+		t.Errorf("le=\"NaN\": %v; want an input error naming the series and its NaN bound", err)
+	}
+}
+
+// otlpOf returns OTLP JSON of one explicit-bucket histogram "d" in ms with
+// the given data points (JSON objects) and temporality (1 delta, 2
+// cumulative).
+func otlpOf(temporality int, points ...string) string {
+	return fmt.Sprintf(`{"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"d","unit":"ms","histogram":{"aggregationTemporality":%d,"dataPoints":[%s]}}]}]}]}`, temporality, strings.Join(points, ","))
+}
+
+// TestOTLPInconsistent: OTLP histograms get the text format's checks. A
+// data point's count that disagrees with its buckets' total is warned
+// about (the buckets are read), over the points added under delta
+// temporality and for an exponential histogram's buckets too; a count of
+// 0, which OTLP JSON cannot tell from no count, says nothing. An
+// explicit-bucket point always has its +Inf bucket (one count more than
+// bounds): one without is an error, as before. A bound of NaN is an error
+// naming the metric, the data point and the bound.
+func TestOTLPInconsistent(t *testing.T) {
+	read := func(doc string) (*Histogram, error) {
+		return ReadOTLP(strings.NewReader(doc), "m.json", HistogramQuery{})
+	}
+	for _, tc := range []struct {
+		name, doc string
+		total     float64
+		warn      string
+	}{
+		{"cumulative, count 12 against 10", otlpOf(2, `{"count":"12","bucketCounts":["2","6","2"],"explicitBounds":[100,500]}`), 10,
+			"d: count is 12 but the buckets hold 10: the buckets are fitted"},
+		{"cumulative, consistent", otlpOf(2, `{"count":"10","bucketCounts":["2","6","2"],"explicitBounds":[100,500]}`), 10, ""},
+		{"no count", otlpOf(2, `{"bucketCounts":["2","6","2"],"explicitBounds":[100,500]}`), 10, ""},
+		{"delta, counts 4 + 7 against 4 + 6", otlpOf(1, `{"count":"4","bucketCounts":["1","3","0"],"explicitBounds":[100,500]}`, `{"count":"7","bucketCounts":["2","2","2"],"explicitBounds":[100,500]}`), 10,
+			"d: count is 11 but the buckets hold 10"},
+		{"delta, consistent", otlpOf(1, `{"count":"4","bucketCounts":["1","3","0"],"explicitBounds":[100,500]}`, `{"count":"6","bucketCounts":["2","2","2"],"explicitBounds":[100,500]}`), 10, ""},
+		{"exponential, count 9 against 6", `{"resourceMetrics":[{"scopeMetrics":[{"metrics":[{"name":"e","unit":"s","exponentialHistogram":{"aggregationTemporality":2,"dataPoints":[{"scale":0,"count":"9","positive":{"offset":-2,"bucketCounts":["1","2","3"]}}]}}]}]}]}`, 6,
+			"e: count is 9 but the buckets hold 6"},
+	} {
+		h, err := read(tc.doc)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if h.Total() != tc.total {
+			t.Errorf("%s: total %g; want the buckets' %g", tc.name, h.Total(), tc.total)
+		}
+		if tc.warn == "" && len(h.Warnings) != 0 || tc.warn != "" && (len(h.Warnings) != 1 || !strings.Contains(h.Warnings[0], tc.warn)) {
+			t.Errorf("%s: warnings %q; want %q", tc.name, h.Warnings, tc.warn)
+		}
+	}
+	if _, err := read(otlpOf(2, `{"count":"10","bucketCounts":["2","8"],"explicitBounds":[100,500]}`)); err == nil || !strings.Contains(err.Error(), "want one more count than bounds") {
+		t.Errorf("no +Inf bucket count: %v; want an error", err)
+	}
+	_, err := read(otlpOf(2, `{"count":"10","bucketCounts":["2","6","2"],"explicitBounds":[100,500]}`, `{"count":"10","bucketCounts":["2","6","2"],"explicitBounds":[100,"NaN"]}`))
+	var ie *InputError
+	if !errors.As(err, &ie) || ie.Field != "d" || !strings.Contains(err.Error(), "data point 2") || !strings.Contains(err.Error(), "explicitBounds[1] is NaN") {
+		t.Errorf("a NaN bound: %v; want an input error naming the metric, data point 2 and explicitBounds[1]", err)
 	}
 }

@@ -24,6 +24,12 @@ const maxOTLPBytes = 1 << 30
 // A series is a metric with an attribute set. With cumulative temporality
 // its latest data point is used (it holds every earlier one); with delta
 // temporality its data points are added (they must share their bounds).
+// A data point's count that disagrees with its buckets' total (added over
+// delta points) is warned about, the buckets being read (Histogram.Warnings);
+// a count of 0, which OTLP JSON cannot tell from none, is taken as none,
+// and delta points give a count only when each does. An explicit-bucket
+// point always ends with its +Inf bucket (one count more than bounds,
+// else an error); a bound of NaN is an error naming the data point.
 // An exponential histogram's bucket i covers (base^(offset+i),
 // base^(offset+i+1)] with base = 2^(2^−scale); its zero bucket must be
 // empty and its negative buckets too, as latencies are > 0.
@@ -44,6 +50,10 @@ func ReadOTLP(r io.Reader, file string, q HistogramQuery) (*Histogram, error) {
 		latest uint64
 		delta  bool
 		bounds []float64
+		// count is the data points' count (added over delta points),
+		// known when hasCount: every point gave one (a count of 0 is none).
+		count    float64
+		hasCount bool
 	}
 	var order []string
 	accs := map[string]*acc{}
@@ -57,8 +67,9 @@ func ReadOTLP(r io.Reader, file string, q HistogramQuery) (*Histogram, error) {
 						unit = u
 					}
 				}
-				// sum is the data point's sum, nil when it has none.
-				add := func(a map[string]string, t uint64, delta bool, bounds, counts []float64, sum *float64) error {
+				// sum is the data point's sum, nil when it has none; count
+				// its count, 0 when it has none (countOf).
+				add := func(a map[string]string, t uint64, delta bool, bounds, counts []float64, sum *float64, count uint64) error {
 					labels := map[string]string{}
 					for k, v := range res {
 						labels[k] = v
@@ -80,12 +91,16 @@ func ReadOTLP(r io.Reader, file string, q HistogramQuery) (*Histogram, error) {
 						if sum != nil {
 							x.s.sum = *sum
 						}
+						x.count, x.hasCount = float64(count), count > 0
 					case delta:
-						// The sum is known only when every point has one.
+						// The sum and the count are known only when every
+						// point has one.
 						x.s.hasSum = x.s.hasSum && sum != nil
 						if x.s.hasSum {
 							x.s.sum += *sum
 						}
+						x.hasCount = x.hasCount && count > 0
+						x.count += float64(count)
 						if len(bounds) != len(x.bounds) {
 							return inputErr(file, 0, m.GetName(), "delta data points of %s with different buckets; cannot add them", key)
 						}
@@ -100,13 +115,18 @@ func ReadOTLP(r io.Reader, file string, q HistogramQuery) (*Histogram, error) {
 				}
 				if h := m.GetHistogram(); h != nil {
 					delta := h.GetAggregationTemporality() == metricspb.AggregationTemporality_AGGREGATION_TEMPORALITY_DELTA
-					for _, dp := range h.GetDataPoints() {
+					for j, dp := range h.GetDataPoints() {
 						b, c := dp.GetExplicitBounds(), dp.GetBucketCounts()
 						if len(c) != len(b)+1 {
 							return nil, inputErr(file, 0, m.GetName(), "a data point has %d bucket counts for %d bounds; want one more count than bounds", len(c), len(b))
 						}
+						for i, x := range b {
+							if math.IsNaN(x) {
+								return nil, inputErr(file, 0, m.GetName(), "data point %d: explicitBounds[%d] is NaN; want numbers in increasing order", j+1, i)
+							}
+						}
 						bounds := append(append([]float64(nil), b...), math.Inf(1))
-						if err := add(attrs(dp.GetAttributes()), dp.GetTimeUnixNano(), delta, bounds, toFloats(c), dp.Sum); err != nil {
+						if err := add(attrs(dp.GetAttributes()), dp.GetTimeUnixNano(), delta, bounds, toFloats(c), dp.Sum, dp.GetCount()); err != nil {
 							return nil, err
 						}
 					}
@@ -118,7 +138,7 @@ func ReadOTLP(r io.Reader, file string, q HistogramQuery) (*Histogram, error) {
 						if err != nil {
 							return nil, err
 						}
-						if err := add(attrs(dp.GetAttributes()), dp.GetTimeUnixNano(), delta, bounds, counts, dp.Sum); err != nil {
+						if err := add(attrs(dp.GetAttributes()), dp.GetTimeUnixNano(), delta, bounds, counts, dp.Sum, dp.GetCount()); err != nil {
 							return nil, err
 						}
 					}
@@ -130,6 +150,9 @@ func ReadOTLP(r io.Reader, file string, q HistogramQuery) (*Histogram, error) {
 	for _, k := range order {
 		x := accs[k]
 		x.s.upper = x.bounds
+		if held := sumOf(x.s.counts); x.hasCount && x.count != held {
+			x.s.warnings = append(x.s.warnings, fmt.Sprintf("%s: count is %g but the buckets hold %g: the buckets are fitted; the two should agree (a count from another window, or an exporter that drops buckets?)", x.s.metric, x.count, held))
+		}
 		all = append(all, x.s)
 	}
 	return choose(file, "otlp", all, q)
@@ -179,6 +202,15 @@ func exponentialBuckets(file, name string, dp *metricspb.ExponentialHistogramDat
 		}
 	}
 	return bounds, counts, nil
+}
+
+// sumOf returns the sum of xs.
+func sumOf(xs []float64) float64 {
+	t := 0.0
+	for _, x := range xs {
+		t += x
+	}
+	return t
 }
 
 func toFloats(c []uint64) []float64 {

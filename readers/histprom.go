@@ -10,6 +10,7 @@ import (
 	"regexp"
 	"sort"
 	"strconv"
+	"strings"
 
 	dto "github.com/prometheus/client_model/go"
 	"github.com/prometheus/common/expfmt"
@@ -246,7 +247,11 @@ type promAPIResponse struct {
 //	sum by (le) (increase(http_request_duration_seconds_bucket[1d]))
 //
 // Series are grouped by their labels without "le"; each group's values at
-// the le bounds are cumulative bucket counts. The result types are decoded
+// the le bounds are cumulative bucket counts. A NAME_count sample of the
+// same labels (in a result that keeps __name__) is checked against the
+// +Inf bucket as the text format's _count is (checkInf: a warning when
+// they disagree; without a +Inf bucket it stands for one, with a
+// warning); a series with neither is an error, as is a bound of NaN. The result types are decoded
 // with github.com/prometheus/common/model. Query increase(), not rate():
 // a rate is not a count of observations (Histogram.Whole is then false).
 func ReadPrometheusAPI(r io.Reader, file string, q HistogramQuery) (*Histogram, error) {
@@ -286,16 +291,11 @@ func ReadPrometheusAPI(r io.Reader, file string, q HistogramQuery) (*Histogram, 
 	}
 	groups := map[string]*leGroup{}
 	metricOf := map[string]string{}
+	// counts holds the NAME_count samples, by the key of their series: a
+	// result that keeps __name__ can hold them beside the buckets.
+	counts := map[string]float64{}
 	var order []string
 	for _, s := range samples {
-		leStr, ok := s.metric["le"]
-		if !ok {
-			continue
-		}
-		le, err := strconv.ParseFloat(string(leStr), 64)
-		if err != nil {
-			return nil, inputErr(file, 0, "le", "%q is not a number", clip(string(leStr)))
-		}
 		labels := map[string]string{}
 		for k, v := range s.metric {
 			if k != "le" && k != model.MetricNameLabel {
@@ -303,8 +303,22 @@ func ReadPrometheusAPI(r io.Reader, file string, q HistogramQuery) (*Histogram, 
 			}
 		}
 		name := string(s.metric[model.MetricNameLabel])
+		leStr, ok := s.metric["le"]
+		if !ok {
+			if base, isCount := strings.CutSuffix(name, "_count"); isCount && base != "" {
+				counts[base+labelString(labels)] = s.value
+			}
+			continue
+		}
+		le, err := strconv.ParseFloat(string(leStr), 64)
+		if err != nil {
+			return nil, inputErr(file, 0, "le", "%q is not a number", clip(string(leStr)))
+		}
 		if len(name) > len("_bucket") && name[len(name)-len("_bucket"):] == "_bucket" {
 			name = name[:len(name)-len("_bucket")]
+		}
+		if math.IsNaN(le) {
+			return nil, inputErr(file, 0, "le", "series %s has a bucket bound of NaN; want a number or +Inf", name+labelString(labels))
 		}
 		key := name + labelString(labels)
 		g := groups[key]
@@ -319,13 +333,20 @@ func ReadPrometheusAPI(r io.Reader, file string, q HistogramQuery) (*Histogram, 
 	var all []*series
 	for _, k := range order {
 		upper, cum := groups[k].sorted()
-		if !math.IsInf(upper[len(upper)-1], 1) {
-			return nil, inputErr(file, 0, "le", "series %s has no le=\"+Inf\" bucket; query every bucket of the histogram", metricOf[k]+labelString(groups[k].labels))
+		total, hasCount := counts[k]
+		if !math.IsInf(upper[len(upper)-1], 1) && !hasCount {
+			name := metricOf[k]
+			if name == "" {
+				name = "NAME" // a query result without __name__
+			}
+			return nil, inputErr(file, 0, "le", "series %s has no le=\"+Inf\" bucket (nor a %s_count sample to stand for it); query every bucket of the histogram", metricOf[k]+labelString(groups[k].labels), name)
 		}
+		upper, cum, warn := checkInf(metricOf[k], upper, cum, total, hasCount)
 		s, err := newSeries(file, metricOf[k], groups[k].labels, upper, cum)
 		if err != nil {
 			return nil, err
 		}
+		s.warnings = warn
 		all = append(all, s)
 	}
 	if q.Metric != "" {

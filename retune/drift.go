@@ -58,7 +58,8 @@ type Drift struct {
 	// whole numbers (fit.NotWholeWarning; with fewer than
 	// MinObservations Why says it instead), then what the reader assumed
 	// of a file that does not add up (readers.Histogram.Warnings: a
-	// _count that disagrees with the +Inf bucket, no +Inf bucket).
+	// _count that disagrees with the +Inf bucket, no +Inf bucket), then,
+	// from Assess, the live fit's own warnings, as fit prints them.
 	Warnings []string `json:"warnings,omitempty"`
 }
 

@@ -1,8 +1,11 @@
 package retune
 
 import (
+	"context"
+	"encoding/json"
 	"math"
 	"math/rand/v2"
+	"slices"
 	"strings"
 	"testing"
 
@@ -230,5 +233,59 @@ func TestJudgePassesOnReaderWarnings(t *testing.T) {
 	}
 	if !strings.Contains(b.String(), "warning: "+w) {
 		t.Errorf("text lacks the reader's warning:\n%s", b.String())
+	}
+}
+
+// TestAssessPassesOnFitWarnings: the live fit's own warnings — here that
+// 80 observations make every fitted percentile rough, that the buckets
+// are too coarse to place p95 and p99, and that the chosen lognormal is
+// not tested — are warnings on the model's drift, in the JSON and under
+// the model in the text, as fit prints them; the reader's warning, which
+// both the fit and the drift give, appears once.
+func TestAssessPassesOnFitWarnings(t *testing.T) {
+	cfg := oneModelConfig(t)
+	h := histogramOf(dist.LogNormal{Mu: 0, Sigma: 0.5}, 80, []float64{0.25, 0.5, 1, 2, 4}, 5)
+	const reader = "latency_seconds_count is 70 but the +Inf bucket holds 80: the buckets are fitted"
+	h.Warnings = []string{reader}
+	ms, err := Assess(context.Background(), cfg, []Live{{Model: "m", Index: 0, Key: "latency", Query: "q", Hist: h}}, fit.Options{Model: fit.ModelAuto, Seed: 1}, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := &ms[0]
+	if !slices.ContainsFunc(m.Fit.Warnings, func(w string) bool { return strings.HasPrefix(w, "only 80 observations") }) {
+		t.Fatalf("the fit's warnings %q lack the one this test needs", m.Fit.Warnings)
+	}
+	d := m.Drift.Warnings
+	for _, w := range m.Fit.Warnings {
+		if n := slices.Index(d, w); n < 0 || slices.Index(d[n+1:], w) >= 0 {
+			t.Errorf("the fit's warning %q is in the drift's warnings %d times, want once: %q", w, strings.Count(strings.Join(d, "\n"), w), d)
+		}
+	}
+	r := &Report{Scenario: "s", Source: "test", Alpha: 0.01, Models: ms}
+	var js, text strings.Builder
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	enc := json.NewEncoder(&js)
+	if err := enc.Encode(r); err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Models []struct {
+			Drift struct {
+				Warnings []string `json:"warnings"`
+			} `json:"drift"`
+		} `json:"models"`
+	}
+	if err := json.Unmarshal([]byte(js.String()), &back); err != nil {
+		t.Fatal(err)
+	}
+	for _, w := range m.Fit.Warnings {
+		if !strings.Contains(text.String(), "  warning: "+w+"\n") {
+			t.Errorf("text lacks the fit's warning %q:\n%s", w, text.String())
+		}
+		if !slices.Contains(back.Models[0].Drift.Warnings, w) {
+			t.Errorf("JSON drift.warnings %q lack the fit's %q", back.Models[0].Drift.Warnings, w)
+		}
 	}
 }

@@ -36,7 +36,10 @@ type Model struct {
 }
 
 // Assess fits each live histogram with package fit (fopt) and judges its
-// drift from the scenario's model at level alpha. It stops with ctx's
+// drift from the scenario's model at level alpha; the drift's warnings
+// (Drift.Warnings) are then followed by the fit's own (fit.HistogramFit's
+// Warnings: buckets too coarse for a percentile, an unsound or untested
+// pick, a _sum the buckets disagree with, few observations), each once. It stops with ctx's
 // error when ctx is done. A histogram the fit rejects is an *InputError.
 //
 // The histograms are fitted at once, each on goroutines of its own (a fit
@@ -64,10 +67,18 @@ func Assess(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Options,
 		if l.Key == "ttft" {
 			scen = m.TTFT
 		}
+		d := Judge(l.Hist, scen, hf.Best().Dist, alpha)
+		for _, w := range hf.Warnings {
+			// The fit's own, after the reader's and the counts' it
+			// shares with Judge.
+			if !slices.Contains(d.Warnings, w) {
+				d.Warnings = append(d.Warnings, w)
+			}
+		}
 		out = append(out, Model{
 			Model: l.Model, Key: l.Key, Query: l.Query, Source: l.Hist.File,
 			Fit: hf, FitName: hf.Best().Name, FitSpec: hf.SpecTOML(),
-			Drift: Judge(l.Hist, scen, hf.Best().Dist, alpha),
+			Drift: d,
 		})
 	}
 	return out, nil

@@ -134,22 +134,31 @@ func (e *engine) setClient(slot, cl int32) {
 }
 
 // ended books the end of request r, in slot, for the throughput, and
-// starts the think of its client, if it has one. An end after the last
-// request was sent belongs to the drain and is only counted apart.
+// starts the think of its client, if it has one. A pipeline's call (r.pipe
+// set) is no request of the run: the meters count its pipeline request
+// when that ends (endPipeline calls meterEnd), and it belongs to no
+// client — its slot's entry may be an earlier request's, or missing
+// (startCall sets none).
 func (e *engine) ended(slot int32, r *request) {
+	if r.pipe != 0 {
+		return
+	}
+	e.meterEnd(r.class)
+	if cl := e.slotClient[slot]; cl >= 0 {
+		e.think(cl, r.id)
+	}
+}
+
+// meterEnd books the end of a request of class c now in c's throughput
+// meter and the overall one. An end after the last request was sent
+// belongs to the drain and is only counted apart.
+func (e *engine) meterEnd(c int32) {
 	drain := e.next >= e.end
 	if e.next == e.pauseAt && e.grow != nil {
 		e.grow.keepMeters(e) // an end in the drain of the run that stops at pauseAt (fork.go)
 	}
-	e.loops[r.class].meter.add(e.now, drain)
+	e.loops[c].meter.add(e.now, drain)
 	e.loops[len(e.loops)-1].meter.add(e.now, drain)
-	// A pipeline's call (r.pipe set) belongs to no client: its slot's
-	// entry may be an earlier request's, or missing (startCall sets none).
-	if r.pipe == 0 {
-		if cl := e.slotClient[slot]; cl >= 0 {
-			e.think(cl, r.id)
-		}
-	}
 }
 
 // rateMeter estimates a throughput from the times requests end, in O(1)

@@ -1,5 +1,11 @@
 package sim
 
+import (
+	"math"
+
+	"github.com/hedgesim/hedgesim/dist"
+)
+
 // EstimateMemory returns about how many bytes one Run of cfg holds at its
 // peak: 5 bytes per request, 176 bytes per closed-loop client and 6144 per
 // request they can have in flight at once, plus 16 MiB. The per-request part is each
@@ -30,7 +36,9 @@ package sim
 // for the time to first visible token, counted as 6 each — the shipped
 // help-chat-turn measured 55 bytes per request and run (238 MB peak for
 // 2·10⁶ requests, both runs) against 40 recorded — at the class's share
-// of the requests, with the mean number of iterations of repeated steps.
+// of the requests, with the mean number of iterations of repeated steps
+// (meanRepeats: of the draws rounded and capped at MaxRepeat, a skipped
+// step's 0 counting as 0).
 // A replica pool keeps the queue wait of every attempt its replicas serve
 // (4 bytes, for the p95 per replica), counted as 6 bytes per attempt a
 // request of a class reaching the pool can send, its primary and every
@@ -74,8 +82,8 @@ func poolBytes(cfg *Config) int64 {
 					continue
 				}
 				n := float64(st.FanOut)
-				if r := st.Repeat; r != nil {
-					n = min(max(r.Mean(), 1), float64(st.MaxRepeat))
+				if st.Repeat != nil {
+					n = meanRepeats(st)
 				}
 				calls += n * float64(st.Call.Policy.Copies+1)
 			}
@@ -99,14 +107,38 @@ func pipelineBytes(cfg *Config) int64 {
 		}
 		for s := range p.Steps {
 			calls := float64(p.Steps[s].FanOut)
-			if r := p.Steps[s].Repeat; r != nil {
-				calls = min(max(r.Mean(), 1), float64(p.Steps[s].MaxRepeat))
+			if p.Steps[s].Repeat != nil {
+				calls = meanRepeats(&p.Steps[s])
 			}
 			per += 6 * calls
 		}
 		b += per * cfg.Classes[i].Share * float64(cfg.Requests)
 	}
 	return int64(b)
+}
+
+// meanRepeats returns the mean number of iterations of repeated step st
+// per request: the draw X of st.Repeat rounded to a whole number and
+// capped to [0, MaxRepeat] (engine.repeats), whose mean is
+// Σₖ₌₁ᴹ P(round(X) ≥ k) = Σₖ₌₁ᴹ P(X ≥ k − ½) with M = MaxRepeat (a draw of
+// 0, a skipped step, counting 0). P(X ≥ t) is the survival function at
+// the float64 below t, exact for draws that are float64s. A repeat
+// distribution without a distribution function (not dist.Continuous)
+// counts MaxRepeat, the most a request makes. O(MaxRepeat).
+func meanRepeats(st *Step) float64 {
+	c, ok := st.Repeat.(dist.Continuous)
+	if !ok {
+		return float64(st.MaxRepeat)
+	}
+	n := 0.0
+	for k := 1; k <= st.MaxRepeat; k++ {
+		p := c.Survival(math.Nextafter(float64(k)-0.5, math.Inf(-1)))
+		if !(p > 0) {
+			break // P(X ≥ t) only falls as t grows
+		}
+		n += p
+	}
+	return n
 }
 
 // Lane reports whether runs of cfg take the lane, the event-free path of

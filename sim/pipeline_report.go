@@ -73,9 +73,14 @@ type StepReport struct {
 	// that ran to their end without hedging.
 	CutPerRequest  float64 `json:"cut_per_request"`
 	NoHedgingCalls int64   `json:"no_hedging_calls"`
-	// AnsweredShare is of the calls that ran to their end; Latency is each
-	// such call's time from its start to a usable answer.
-	AnsweredShare float64 `json:"answered_share"`
+	// AnsweredShare is of the calls that ran to their end, in [0, 1];
+	// Latency is each such call's time from its start to a usable answer,
+	// in seconds. A step none of whose calls ran to its end (never called:
+	// its repeat drew 0 every time, or every call was cut) has neither:
+	// AnsweredShare is nil and every figure of Latency NaN (JSON null, the
+	// text "-"); so have NoHedgingAnsweredShare and NoHedgingLatency when
+	// no call ran to its end without hedging.
+	AnsweredShare *float64 `json:"answered_share"`
 	// AnsweredShareCI95 is its 95 % interval and KeptCalls the calls the
 	// step's figures are over, when the requests interact: then the calls
 	// of the pipeline requests kept after the end-to-end warm-up cut, and
@@ -86,7 +91,7 @@ type StepReport struct {
 	KeptCalls              int64        `json:"kept_calls,omitempty"`
 	Latency                Latency      `json:"latency_s"`
 	NoHedgingLatency       Latency      `json:"no_hedging_latency_s"`
-	NoHedgingAnsweredShare float64      `json:"no_hedging_answered_share"`
+	NoHedgingAnsweredShare *float64     `json:"no_hedging_answered_share"`
 	// HedgedShare is the share of calls that sent a copy; AttemptsPerCall
 	// the attempts each call sent.
 	HedgedShare     float64 `json:"hedged_share"`
@@ -116,12 +121,15 @@ type StepReport struct {
 	// requests.
 	DegradedShareCI95 *[2]*float64 `json:"degraded_share_ci95,omitempty"`
 	// TailShare is the share of the slowest 5 % of requests (by end-to-end
-	// time) in which this step took the most time, a tie counting a
-	// fraction for each step; SlowMean and MedianMean are its mean seconds
+	// time) in which this step took the most time, in [0, 1], a tie
+	// counting a fraction for each step (PipelineResult.TailAttribution);
+	// nil (JSON null, the text "-") when no slow request spent time in
+	// any step — every step skipped, or no request — and there is
+	// nothing to attribute. SlowMean and MedianMean are its mean seconds
 	// in those requests and in the median ones (ranked 45 % to 55 %).
-	TailShare  float64 `json:"tail_share"`
-	SlowMean   float64 `json:"slow_mean_s"`
-	MedianMean float64 `json:"median_mean_s"`
+	TailShare  *float64 `json:"tail_share"`
+	SlowMean   float64  `json:"slow_mean_s"`
+	MedianMean float64  `json:"median_mean_s"`
 }
 
 // endView returns c with every request counted at the time it ended, as if
@@ -191,16 +199,16 @@ func pipelineReport(cl *Class, h, b *ClassResult) *PipelineReport {
 			CallsPerRequest:        share(hs.Requests+hs.Cut, h.Requests),
 			CutPerRequest:          share(hs.Cut, h.Requests),
 			NoHedgingCalls:         bs.Requests,
-			AnsweredShare:          share(hs.Answered, hs.Requests),
-			Latency:                SummarizeLatency(&hs.ClassResult),
-			NoHedgingLatency:       SummarizeLatency(&bs.ClassResult),
-			NoHedgingAnsweredShare: share(bs.Answered, bs.Requests),
+			AnsweredShare:          callShare(hs.Answered, hs.Requests),
+			Latency:                callLatency(&hs.ClassResult),
+			NoHedgingLatency:       callLatency(&bs.ClassResult),
+			NoHedgingAnsweredShare: callShare(bs.Answered, bs.Requests),
 			HedgedShare:            share(hs.Hedged, hs.Requests+hs.Cut),
 			AttemptsPerCall:        share(hs.Attempts.Sent, hs.Requests+hs.Cut),
 			CostPer1k:              perPipeline1k(&hs.ClassResult, h.Requests),
 			NoHedgingCostPer1k:     perPipeline1k(&bs.ClassResult, b.Requests),
 			DegradedShare:          share(hs.Degraded, h.Requests),
-			TailShare:              tail[s],
+			TailShare:              finite(tail[s]),
 			SlowMean:               slow[s],
 			MedianMean:             median[s],
 		}
@@ -221,6 +229,28 @@ func pipelineReport(cl *Class, h, b *ClassResult) *PipelineReport {
 	}
 	pr.CallsPerRequest = share(calls, h.Requests)
 	return pr
+}
+
+// callShare is a step's share a of its n calls that ran to their end;
+// nil when there were none.
+func callShare(a, n int64) *float64 {
+	if n == 0 {
+		return nil
+	}
+	x := share(a, n)
+	return &x
+}
+
+// callLatency summarises the latencies of a step's calls c that ran to
+// their end: every figure NaN when there were none (a one-call class
+// without requests keeps SummarizeLatency's zeros, which compare reads).
+func callLatency(c *ClassResult) Latency {
+	if c.Requests == 0 {
+		nan := math.NaN()
+		return Latency{Mean: nan, P50: nan, P90: nan, P95: nan, P99: nan, P999: nan,
+			P95CI95: [2]float64{nan, nan}, P99CI95: [2]float64{nan, nan}}
+	}
+	return SummarizeLatency(c)
 }
 
 // perPipeline1k is the cost of step c per 1000 of its pipeline's n requests.
@@ -311,17 +341,24 @@ func writePipelines(w io.Writer, rows []ClassReport) {
 			// Figures of the calls that ran to their end: none, when every
 			// call was cut or the step never ran.
 			ans, noAns, p50, p95, p99, b95 := "-", "-", "-", "-", "-", "-"
-			if s.Calls > 0 {
-				ans, p50, p95, p99 = pct(s.AnsweredShare), fsec(s.Latency.P50), fsec(s.Latency.P95), fsec(s.Latency.P99)
+			if s.AnsweredShare != nil {
+				ans, p50, p95, p99 = pct(*s.AnsweredShare), fsec(s.Latency.P50), fsec(s.Latency.P95), fsec(s.Latency.P99)
 			}
-			if s.NoHedgingCalls > 0 {
-				noAns, b95 = pct(s.NoHedgingAnsweredShare), fsec(s.NoHedgingLatency.P95)
+			if s.NoHedgingAnsweredShare != nil {
+				noAns, b95 = pct(*s.NoHedgingAnsweredShare), fsec(s.NoHedgingLatency.P95)
+			}
+			tail := "-"
+			if s.TailShare != nil {
+				tail = pct(*s.TailShare)
 			}
 			fmt.Fprintf(tw, "  %s\t%.2f\t%.2f\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%.3f\t%s\t%s\t%s\t%s\t%s\t\n", s.Step, s.CallsPerRequest, s.CutPerRequest,
 				ans, noAns, p50, p95, p99, b95, pct(s.HedgedShare), s.AttemptsPerCall, DollarsPer1k(s.CostPer1k.Total), added,
-				pct(s.TailShare), fsec(s.SlowMean), fsec(s.MedianMean))
+				tail, fsec(s.SlowMean), fsec(s.MedianMean))
 		}
 		tw.Flush()
+		if len(p.Steps) > 0 && p.Steps[0].TailShare == nil {
+			fmt.Fprintln(w, "  slowest 5%: no request spent time in any step (each skipped, or no requests): nothing to attribute")
+		}
 		fmt.Fprintln(w)
 	}
 }

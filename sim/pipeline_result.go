@@ -1,6 +1,7 @@
 package sim
 
 import (
+	"math"
 	"slices"
 )
 
@@ -217,19 +218,24 @@ func slowFrom(n int) int { return NearestRank(n, 0.95) }
 // TailAttribution returns, per step, the share of the slowest requests
 // (the slowest 5 %, as Breakdown) in which that step took the most time; a
 // request whose longest steps tie counts a fraction for each of them (the
-// steps of a group cut at the stage's end, say). The shares sum to 1 (all 0
-// when there are no requests).
+// steps of a group cut at the stage's end, say), and one that spent no time
+// in any step (each skipped) counts for none. The shares sum to the share
+// of the slowest requests that spent time in a step, 1 unless some spent
+// none; every share is NaN when none did (every step skipped, or no
+// requests): there is nothing to attribute.
 func (p *PipelineResult) TailAttribution() []float64 {
 	steps := len(p.Steps)
 	out := make([]float64, steps)
 	order := p.byEndToEnd()
-	if len(order) == 0 {
-		return out
-	}
 	top := order[slowFrom(len(order)):]
+	spent := 0
 	for _, i := range top {
 		d := p.durs[i*steps : (i+1)*steps]
 		m := slices.Max(d)
+		if m <= 0 {
+			continue
+		}
+		spent++
 		k := 0
 		for _, x := range d {
 			if x == m {
@@ -244,6 +250,9 @@ func (p *PipelineResult) TailAttribution() []float64 {
 	}
 	for s := range out {
 		out[s] /= float64(len(top))
+		if spent == 0 {
+			out[s] = math.NaN()
+		}
 	}
 	return out
 }

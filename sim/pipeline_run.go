@@ -817,6 +817,9 @@ func (e *engine) endPipeline(ps int32, o outcome, e2e bool) {
 		}
 	}
 	e.recordPipeline(p, o, e2e)
+	if e.loops != nil {
+		e.meterEnd(p.class)
+	}
 	e.classes[p.class].inflightReqs--
 	p.gen++
 	e.pipeFree = append(e.pipeFree, ps)

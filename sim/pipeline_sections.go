@@ -172,7 +172,7 @@ func batchedStep(h, b *StepResult, cut int) (hb, bb *batchSummary, ok bool) {
 // batched intervals (hb, bb from batchedStep).
 func (sr *StepReport) setBatched(hb, bb *batchSummary) {
 	sr.Latency, sr.NoHedgingLatency = hb.lat, bb.lat
-	sr.AnsweredShare, sr.NoHedgingAnsweredShare = hb.answered, bb.answered
+	sr.AnsweredShare, sr.NoHedgingAnsweredShare = &hb.answered, &bb.answered
 	sr.AnsweredShareCI95 = wireCIOpt(ClipShare(hb.shareCI))
 	sr.KeptCalls = hb.kept
 }
