@@ -457,7 +457,13 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 			latWhy = fmt.Sprintf("cannot tell at %s: too few for a %s%% interval on %s (%d simulated per candidate, at least %d needed): %s",
 				fcount(n), fnum(100*level), pname(p), n, need, rerun)
 		}
-		if pr := sim.PrecisionFor(max(v.GainPct, 0)); pr != "" && n > 0 {
+		// --precision replays no more of a trace than --requests does.
+		beyondTrace := false
+		if base.replay != nil {
+			_, _, fits := base.replay.fits(base, pick, need)
+			beyondTrace = !fits
+		}
+		if pr := sim.PrecisionFor(max(v.GainPct, 0)); pr != "" && n > 0 && !beyondTrace {
 			latWhy += " or --precision " + pr
 		}
 	case missB && !missP:
@@ -517,6 +523,9 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 func rerunAdvice(base, pick *Candidate, need int) string {
 	if base.rare != nil {
 		return base.rare.advice(need)
+	}
+	if base.replay != nil {
+		return base.replay.advice(base, pick, need)
 	}
 	n, _ := adviseRequests(base, pick, need)
 	if n > MaxRequests {

@@ -229,6 +229,9 @@ type Candidate struct {
 	// batched says the class's run batches its intervals (set with
 	// asked): minRequestsFor of a class without requests.
 	batched bool
+	// replay is set on the baseline of a class whose run replays a trace
+	// (replayRun), for the advice on more requests; nil otherwise.
+	replay *replayRun
 	// rare is set on the baseline of a class swept alone that was not
 	// simulated, its requests spanning more time than a run may
 	// (tooRare); nil otherwise.
@@ -329,11 +332,12 @@ type ClassReport struct {
 	// increasing delay, for plots; Series[i][0] is not the baseline.
 	Series []Series `json:"-"`
 
-	// asked, expect and batched are the baseline's (Candidate.asked,
-	// expect, batched), given to it by decide.
+	// asked, expect, batched and replay are the baseline's
+	// (Candidate.asked, expect, batched, replay), given to it by decide.
 	asked   int64
 	expect  float64
 	batched bool
+	replay  *replayRun
 
 	// rolled is 1 + the index of the configured policy's candidate (see
 	// RolledOut), −1 when the sweep has none, 0 when not yet found.
@@ -618,6 +622,7 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 			asked:           int64(s.Requests),
 		}
 		cr.expect, cr.batched = classRun(cc, 0)
+		cr.replay = replayOf(cc, cfg, 1)
 		if warn != "" {
 			cr.Warnings = append(cr.Warnings, warn)
 		}
@@ -924,7 +929,7 @@ func runPolicy(ctx context.Context, c *sim.Config, pol sim.Policy) (*sim.Result,
 func decide(cr *ClassReport, rule Rule, level float64) {
 	cs := cr.Candidates
 	base := &cs[0]
-	base.asked, base.expect, base.batched = cr.asked, cr.expect, cr.batched
+	base.asked, base.expect, base.batched, base.replay = cr.asked, cr.expect, cr.batched, cr.replay
 	cr.CostBasis = CostCalls
 	if base.CostPer1kUSD > 0 {
 		cr.CostBasis = CostUSD

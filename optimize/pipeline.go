@@ -262,6 +262,7 @@ func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i int, with [
 		asked: int64(s.Requests),
 	}
 	cr.expect, cr.batched = classRun(c, 0)
+	cr.replay = replayOf(c, cfg, float64(1+len(with)))
 	if warn != "" {
 		cr.Warnings = append(cr.Warnings, warn)
 	}
