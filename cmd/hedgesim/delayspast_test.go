@@ -118,4 +118,24 @@ primary = "m"
 	if strings.Contains(errOut, "1s is") || strings.Contains(errOut, "1s, 7s") {
 		t.Errorf("a delay before the deadlines is named:\n%s", errOut)
 	}
+	// Step a left no delay is not hedged, and its advice row says why.
+	code, out, errOut = hedgesim(t, "optimize", "--json", "--requests", "200", "--check-requests", "0", "--delays", "7s,70s", p)
+	if code != 0 {
+		t.Fatalf("--delays 7s,70s: exit %d: %s", code, errOut)
+	}
+	var adv struct {
+		Classes []struct {
+			Steps []struct {
+				Step string `json:"step"`
+				Why  string `json:"why"`
+			} `json:"steps"`
+		} `json:"classes"`
+	}
+	if err := json.Unmarshal([]byte(out), &adv); err != nil {
+		t.Fatal(err)
+	}
+	want := "not hedged: every delay to try is at or past its deadline or the pipeline's end-to-end deadline, where a copy is never sent"
+	if st := adv.Classes[0].Steps; len(st) != 2 || st[0].Step != "a" || st[0].Why != want {
+		t.Errorf("--delays 7s,70s: advice %+v; want step a %q", st, want)
+	}
 }
