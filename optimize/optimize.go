@@ -600,12 +600,12 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 		if !optimized(&s, name) || grouped[i] {
 			continue
 		}
-		if cfg.Classes[i].Pipeline != nil {
-			pipelines = append(pipelines, i)
-			continue
-		}
 		if r := rareAlone(cfg, i, s.Requests); r != nil {
 			rare[i] = r
+			continue
+		}
+		if cfg.Classes[i].Pipeline != nil {
+			pipelines = append(pipelines, i)
 			continue
 		}
 		alone = append(alone, i)
@@ -1465,7 +1465,7 @@ func (r *tooRare) advice(need int) string {
 	return fmt.Sprintf("rerun with --requests from %d to %d, which at its rate span at most 100 years", need, fit)
 }
 
-// unmeasured returns the report of one-call class i of cfg, not simulated
+// unmeasured returns the report of class i of cfg (one-call or pipeline), not simulated
 // because swept alone its requests would span too long (r). Like a class
 // no request fell in, its latencies are unknown (NaN: "-", JSON null), its
 // only candidate is no hedging, and its verdict is undecided, saying why

@@ -134,3 +134,48 @@ func TestRareClassAdviceFits(t *testing.T) {
 		t.Errorf("rare: not simulated %q, verdict %+v; want undecided, ending %q", cr.NotSimulated(), cr.Verdict, want)
 	}
 }
+
+// TestRarePipelineSweptAlone: a pipeline class too rare to sweep alone is
+// not simulated either, and reported undecided like a one-call class,
+// while the other class is optimized. Once, the whole optimize failed.
+func TestRarePipelineSweptAlone(t *testing.T) {
+	sc, err := scenario.Parse("pipe.toml", []byte(`requests = 400
+[arrivals]
+rate = 10
+[models.m]
+latency = { kind = "lognormal", median = 0.3, p95 = 1.0 }
+price_per_request = 0.001
+[[classes]]
+name = "big"
+share = 1.0
+[classes.hedge]
+delay = "2s"
+[[classes]]
+name = "rarepipe"
+share = 1e-9
+[[classes.steps]]
+name = "a"
+[classes.steps.hedge]
+primary = "m"
+delay = "0.5s"
+[[classes.steps]]
+name = "b"
+[classes.steps.hedge]
+primary = "m"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sc.Optimize
+	s.Requests, s.CheckRequests = 400, 0
+	s.Each(func(se *optimize.Search) { se.Delays = []time.Duration{time.Second} })
+	rep := mustRun(t, &sc.Config, s, optimize.Options{Workers: 1})
+	if big := &rep.Classes[0]; big.Requests != 400 || len(big.Candidates) != 2 {
+		t.Errorf("big: %d requests, %d candidates; want 400 and 2", big.Requests, len(big.Candidates))
+	}
+	cr := &rep.Classes[1]
+	why := "the class was not simulated: swept alone at its share 1e-09 of 10 requests/s (1e-08 per second), its 400 requests would span 4e+10 s (1.27e+03 years)"
+	if cr.Class != "rarepipe" || !strings.HasPrefix(cr.NotSimulated(), why) || !cr.Verdict.Undecided || cr.Requests != 0 {
+		t.Errorf("%s: not simulated %q, verdict %+v, %d requests; want undecided, not simulated: %q", cr.Class, cr.NotSimulated(), cr.Verdict, cr.Requests, why)
+	}
+}
