@@ -1465,8 +1465,9 @@ func (r *tooRare) advice(need int) string {
 	return fmt.Sprintf("rerun with --requests from %d to %d, which at its rate span at most 100 years", need, fit)
 }
 
-// unmeasured returns the report of class i of cfg (one-call or pipeline), not simulated
-// because swept alone its requests would span too long (r). Like a class
+// unmeasured returns the report of class i of cfg (one-call or
+// pipeline), not simulated because swept alone its requests would span
+// too long (r). Like a class
 // no request fell in, its latencies are unknown (NaN: "-", JSON null), its
 // only candidate is no hedging, and its verdict is undecided, saying why
 // and what it would need; a warning says the same.
