@@ -106,7 +106,9 @@ func TestRareClassSweptAloneSaysWhy(t *testing.T) {
 	// Under objective answered, which judges no hedging against itself
 	// "don't hedge", the verdict is undecided all the same.
 	answered := s
-	answered.Each(func(se *optimize.Search) { se.Objective.Goal, se.Objective.Target = optimize.MostAnswered, 2*time.Second })
+	answered.Each(func(se *optimize.Search) {
+		se.Objective.Goal, se.Objective.Target = optimize.MostAnswered, 2*time.Second
+	})
 	if v := mustRun(t, &sc.Config, answered, optimize.Options{Workers: 1}).Classes[1].Verdict; !v.Undecided || v.Reason != wantVerdict {
 		t.Errorf("rare under objective answered: verdict %+v; want undecided: %q", v, wantVerdict)
 	}
