@@ -472,8 +472,12 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		rerun := rerunAdvice(base, pick, need)
 		switch kept := min(base.kept(), pick.kept()); {
 		case n == 0:
-			latWhy = fmt.Sprintf("cannot tell: the class got no requests at its share of the traffic, and a %s%% interval on %s needs at least %d: %s",
-				fnum(100*level), pname(p), need, rerun)
+			why := "the class got no requests at its share of the traffic"
+			if base.rare != nil {
+				why = base.rare.why()
+			}
+			latWhy = fmt.Sprintf("cannot tell: %s, and a %s%% interval on %s needs at least %d: %s",
+				why, fnum(100*level), pname(p), need, rerun)
 		case kept < n:
 			latWhy = fmt.Sprintf("cannot tell at %s: too few for a %s%% interval on %s (%d simulated per candidate, %d after the warm-up cut, at least %d needed): %s",
 				fcount(n), fnum(100*level), pname(p), n, kept, need, rerun)
@@ -481,7 +485,13 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 			latWhy = fmt.Sprintf("cannot tell at %s: too few for a %s%% interval on %s (%d simulated per candidate, at least %d needed): %s",
 				fcount(n), fnum(100*level), pname(p), n, need, rerun)
 		}
-		if pr := sim.PrecisionFor(max(v.GainPct, 0)); pr != "" && n > 0 {
+		// --precision replays no more of a trace than --requests does.
+		beyondTrace := false
+		if base.replay != nil {
+			_, _, fits := base.replay.fits(base, pick, need)
+			beyondTrace = !fits
+		}
+		if pr := sim.PrecisionFor(max(v.GainPct, 0)); pr != "" && n > 0 && !beyondTrace {
 			latWhy += " or --precision " + pr
 		}
 	case missB && !missP:
@@ -539,11 +549,27 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 // base and pick (adviseRequests): "rerun with --requests ≥ N", or that
 // the class's share is too small for any --requests allowed.
 func rerunAdvice(base, pick *Candidate, need int) string {
+	if base.rare != nil {
+		return base.rare.advice(need)
+	}
+	if base.replay != nil {
+		return base.replay.advice(base, pick, need)
+	}
 	n, _ := adviseRequests(base, pick, need)
 	if n > MaxRequests {
 		return fmt.Sprintf("at its share it would take --requests ≥ %d, more than the %d allowed: raise its share, or optimize a scenario where it has more of the traffic", n, MaxRequests)
 	}
 	return fmt.Sprintf("rerun with --requests ≥ %d", n)
+}
+
+// noRequestsHead says why base, a class's baseline, has no requests: none
+// fell in the class at its share of a shared run, or the class swept alone
+// was not simulated (tooRare).
+func noRequestsHead(base *Candidate) string {
+	if base.rare != nil {
+		return base.rare.why()
+	}
+	return "no requests fell in this class at its share of the traffic"
 }
 
 // fcount says "1 request" or "n requests".

@@ -318,6 +318,7 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 				asked: int64(s.Requests),
 			}
 			cr.expect, cr.batched = classRun(gc, k)
+			cr.replay = replayOf(gc, cfg, float64(len(group)))
 			step := fmt.Sprintf("%s: round %d, class %s", groupName, round, cl.Name)
 			me, err := m.get(step+": none", -1, func() (Measurement, error) {
 				basePol := cl.Policy

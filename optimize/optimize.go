@@ -229,6 +229,13 @@ type Candidate struct {
 	// batched says the class's run batches its intervals (set with
 	// asked): minRequestsFor of a class without requests.
 	batched bool
+	// replay is set on the baseline of a class whose run replays a trace
+	// (replayRun), for the advice on more requests; nil otherwise.
+	replay *replayRun
+	// rare is set on the baseline of a class swept alone that was not
+	// simulated, its requests spanning more time than a run may
+	// (tooRare); nil otherwise.
+	rare *tooRare
 }
 
 // Q returns the candidate's p-percentile (0.95 or 0.99) in seconds.
@@ -325,11 +332,12 @@ type ClassReport struct {
 	// increasing delay, for plots; Series[i][0] is not the baseline.
 	Series []Series `json:"-"`
 
-	// asked, expect and batched are the baseline's (Candidate.asked,
-	// expect, batched), given to it by decide.
+	// asked, expect, batched and replay are the baseline's
+	// (Candidate.asked, expect, batched, replay), given to it by decide.
 	asked   int64
 	expect  float64
 	batched bool
+	replay  *replayRun
 
 	// rolled is 1 + the index of the configured policy's candidate (see
 	// RolledOut), −1 when the sweep has none, 0 when not yet found.
@@ -555,6 +563,9 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 	}
 	var jobs []*classJob
 	var alone []int // cfg index of each job's class
+	// Classes swept alone whose requests would span more simulated time
+	// than a run may (tooRare): reported unmeasured, not simulated.
+	rare := map[int]*tooRare{}
 	// Pipeline classes are searched by runPipeline: alone, or on the
 	// traffic of the classes they are coupled with (with), which stay at
 	// their configured policies; the joint search of a group holds its
@@ -589,6 +600,10 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 		if !optimized(&s, name) || grouped[i] {
 			continue
 		}
+		if r := rareAlone(cfg, i, s.Requests); r != nil {
+			rare[i] = r
+			continue
+		}
 		if cfg.Classes[i].Pipeline != nil {
 			pipelines = append(pipelines, i)
 			continue
@@ -607,11 +622,18 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 			asked:           int64(s.Requests),
 		}
 		cr.expect, cr.batched = classRun(cc, 0)
+		cr.replay = replayOf(cc, cfg, 1)
 		if warn != "" {
 			cr.Warnings = append(cr.Warnings, warn)
 		}
 		rep.Classes = append(rep.Classes, cr)
 		jobs = append(jobs, &classJob{cfg: cc, search: s.For(name)})
+	}
+
+	if len(rare) > 0 && len(jobs) == 0 && len(pipelines) == 0 && len(jointGroups) == 0 {
+		// Nothing else to optimize: the class asked for cannot be.
+		_, _, err := classConfig(cfg, slices.Min(slices.Collect(maps.Keys(rare))), s.Requests)
+		return nil, nil, err
 	}
 
 	// Stage 1: the no-hedging baseline of every class.
@@ -732,6 +754,9 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 	byIndex := map[int]*ClassReport{}
 	for j, i := range alone {
 		byIndex[i] = &rep.Classes[j]
+	}
+	for i, r := range rare {
+		byIndex[i] = unmeasured(cfg, s, i, r)
 	}
 	for g, group := range jointGroups {
 		reports, jg, step, err := runJoint(ctx, cfg, joint, group, jointShared[g], workers, progress, m)
@@ -904,7 +929,7 @@ func runPolicy(ctx context.Context, c *sim.Config, pol sim.Policy) (*sim.Result,
 func decide(cr *ClassReport, rule Rule, level float64) {
 	cs := cr.Candidates
 	base := &cs[0]
-	base.asked, base.expect, base.batched = cr.asked, cr.expect, cr.batched
+	base.asked, base.expect, base.batched, base.replay = cr.asked, cr.expect, cr.batched, cr.replay
 	cr.CostBasis = CostCalls
 	if base.CostPer1kUSD > 0 {
 		cr.CostBasis = CostUSD
@@ -1003,8 +1028,8 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 
 	n := base.Requests
 	if n == 0 {
-		cr.Warnings = append(cr.Warnings, fmt.Sprintf("no requests fell in this class at its share of the traffic: its latencies are unknown (\"-\", JSON null) and nothing about it can be judged; a %s%% interval on %s needs at least %d: %s",
-			fnum(100*level), pname(p), minRequestsFor(base, p, level), rerunAdvice(base, base, minRequestsFor(base, p, level))))
+		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s: its latencies are unknown (\"-\", JSON null) and nothing about it can be judged; a %s%% interval on %s needs at least %d: %s",
+			noRequestsHead(base), fnum(100*level), pname(p), minRequestsFor(base, p, level), rerunAdvice(base, base, minRequestsFor(base, p, level))))
 	} else if !base.CIOK(p) {
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s too few for a %s%% interval on %s: at least %d are needed; no difference counts as significant",
 			requestsAre(n), fnum(100*level), pname(p), minRequestsFor(base, p, level)))
@@ -1398,6 +1423,104 @@ func pickSpend(cfg *sim.Config, i int, cr *ClassReport) sim.Spend {
 	return sim.SpendAt(rate, pick.CostPer1kUSD, cr.Baseline().CostPer1kUSD)
 }
 
+// tooRare says why a class swept alone is not simulated: at its share of
+// the arrival rate (total requests/s), rate requests per second, the
+// requests asked would span span seconds of simulated time, past the
+// sim.MaxSpan (100 years) a run may span.
+type tooRare struct {
+	share, total, rate, span float64
+	requests                 int
+}
+
+// rareAlone returns why open-arrival class i of cfg, swept alone with the
+// given number of requests, cannot be simulated (tooRare), or nil when it
+// can: its requests at its share of the arrival rate span at most
+// sim.MaxSpan. Closed-loop classes and replayed traces are never too rare.
+func rareAlone(cfg *sim.Config, i, requests int) *tooRare {
+	cl := &cfg.Classes[i]
+	if cfg.Arrivals.Process == sim.Replay || cl.Clients > 0 {
+		return nil
+	}
+	rate := cfg.Arrivals.Rate * cl.Share
+	if span := float64(requests) / rate; span > sim.MaxSpan.Seconds() {
+		return &tooRare{share: cl.Share, total: cfg.Arrivals.Rate, rate: rate, span: span, requests: requests}
+	}
+	return nil
+}
+
+// why says that the class was not simulated, and why.
+func (r *tooRare) why() string {
+	return fmt.Sprintf("the class was not simulated: swept alone at its share %g of %g requests/s (%.3g per second), its %d requests would span %.3g s (%.3g years) of simulated time, past the 100 years a run may span",
+		r.share, r.total, r.rate, r.requests, r.span, r.span/sim.MaxSpan.Seconds()*100)
+}
+
+// advice says what would give the class need requests: the --requests
+// that fit in sim.MaxSpan at its rate, or, when need do not, a larger
+// share or arrival rate.
+func (r *tooRare) advice(need int) string {
+	fit := int64(r.rate * sim.MaxSpan.Seconds()) // requests within 100 years at its rate
+	if int64(need) > fit {
+		return fmt.Sprintf("%d requests at its rate would span %.3g s, past that limit too: raise its share or the arrival rate", need, float64(need)/r.rate)
+	}
+	return fmt.Sprintf("rerun with --requests from %d to %d, which at its rate span at most 100 years", need, fit)
+}
+
+// unmeasured returns the report of class i of cfg (one-call or
+// pipeline), not simulated because swept alone its requests would span
+// too long (r). Like a class
+// no request fell in, its latencies are unknown (NaN: "-", JSON null), its
+// only candidate is no hedging, and its verdict is undecided, saying why
+// and what it would need; a warning says the same.
+func unmeasured(cfg *sim.Config, s Settings, i int, r *tooRare) *ClassReport {
+	cl := &cfg.Classes[i]
+	cr := &ClassReport{
+		Class:           cl.Name,
+		DeadlineSeconds: seconds(cl.Deadline),
+		SLOSeconds:      seconds(cl.SLO),
+		Objective:       s.For(cl.Name).Objective,
+		Warnings:        []string{},
+		asked:           int64(s.Requests),
+	}
+	c := *cfg
+	one := *cl
+	one.Share = 1
+	c.Classes = []sim.Class{one}
+	c.Arrivals.Rate, c.Requests = r.rate, s.Requests
+	cr.batched = c.Batched()
+	base := Candidate{Label: "none", Latency: unknownLatency(), Loads: []Load{}, rare: r}
+	cr.Candidates = []Candidate{base}
+	decide(cr, s.Rule, s.Level)
+	if !cr.Verdict.Undecided {
+		// Objective answered judges no hedging against itself as "don't
+		// hedge"; with nothing simulated, nothing is known.
+		p := cr.Objective.Percentile
+		need := minRequestsFor(&cr.Candidates[0], p, s.Level)
+		cr.Verdict = Verdict{Undecided: true, Alternative: -1, detail: DetailTooFew,
+			Reason: fmt.Sprintf("cannot tell: %s, and a %s%% interval on %s needs at least %d: %s", r.why(), fnum(100*s.Level), pname(p), need, r.advice(need))}
+		label(cr)
+	}
+	return cr
+}
+
+// unsimulated reports whether cr's class was not simulated, too rare to
+// sweep alone (tooRare).
+func (cr *ClassReport) unsimulated() bool {
+	return len(cr.Candidates) > 0 && cr.Candidates[0].rare != nil
+}
+
+// NotSimulated says why cr's class was not simulated, or "" when it was:
+// swept alone at its share of the arrival rate, the requests asked would
+// span more than the 100 years (sim.MaxSpan) a run may span. Such a class
+// has only no hedging as a candidate, with unknown latencies, and an
+// undecided verdict. Only a report made by Run or Assemble knows; one
+// read back from JSON says "".
+func (cr *ClassReport) NotSimulated() string {
+	if !cr.unsimulated() {
+		return ""
+	}
+	return cr.Candidates[0].rare.why()
+}
+
 // classConfig returns a config with only class i of cfg, at share 1, with
 // the given number of requests: at the class's share of the arrival rate,
 // or for a replayed trace with a class column, the class's own requests of
@@ -1414,9 +1537,9 @@ func classConfig(cfg *sim.Config, i, requests int) (*sim.Config, string, error) 
 	switch tr := cfg.Arrivals.Trace; {
 	case cfg.Arrivals.Process != sim.Replay:
 		c.Arrivals.Rate = cfg.Arrivals.Rate * cfg.Classes[i].Share
-		if span := float64(requests) / c.Arrivals.Rate; cl.Clients == 0 && span > sim.MaxSpan.Seconds() {
-			return nil, "", fmt.Errorf("%w: class %q is swept alone at its share %g of %g requests/s: %d requests at %.3g per second span %.3g s of simulated time, past the %.3g s (100 years) a run may span: raise its share, or leave it out with --classes",
-				sim.ErrInvalidConfig, cl.Name, cfg.Classes[i].Share, cfg.Arrivals.Rate, requests, c.Arrivals.Rate, span, sim.MaxSpan.Seconds())
+		if r := rareAlone(cfg, i, requests); r != nil {
+			return nil, "", fmt.Errorf("%w: class %q is swept alone at its share %g of %g requests/s: %d requests at %.3g per second span %.3g s of simulated time, past the %.3g s (100 years) a run may span: raise its share or the arrival rate (optimized with other classes, see --classes, it is reported as not simulated)",
+				sim.ErrInvalidConfig, cl.Name, r.share, r.total, requests, r.rate, r.span, sim.MaxSpan.Seconds())
 		}
 	case tr.Class != nil:
 		var t sim.Trace

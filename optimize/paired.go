@@ -340,6 +340,81 @@ func expected(c *sim.Config, k int) float64 {
 	return float64(c.Requests) * c.Classes[k].Share
 }
 
+// replayRun is a class's run on a replayed trace, which --requests cannot
+// take past the trace's end: what the advice on more requests needs
+// (replayRun.advice).
+type replayRun struct {
+	// scale is the run's requests per request asked (the group's classes
+	// for a coupled class's run: each asks for --requests), before the
+	// trace's end cuts them.
+	scale float64
+	// replayed is the requests the run replays, trace those its trace
+	// holds (for a trace with a class column, only those of the classes
+	// run), all those the scenario's trace holds.
+	replayed, trace, all int
+	// own is set when the run's trace holds only the class's requests (a
+	// class swept alone from a trace with a class column).
+	own bool
+}
+
+// replayOf returns the replayRun of simulation c, made from scenario cfg
+// with scale requests per request asked, or nil when c replays no trace.
+func replayOf(c, cfg *sim.Config, scale float64) *replayRun {
+	if c.Arrivals.Process != sim.Replay || c.Arrivals.Trace == nil || cfg.Arrivals.Trace == nil {
+		return nil
+	}
+	return &replayRun{scale: scale, replayed: c.Requests, trace: len(c.Arrivals.Trace.Arrivals), all: len(cfg.Arrivals.Trace.Arrivals),
+		own: len(c.Classes) == 1 && cfg.Arrivals.Trace.Class != nil}
+}
+
+// advice says how base's and pick's intervals would get need requests
+// each, after the warm-up cut, on the replayed trace: "rerun with
+// --requests ≥ N" when the trace holds them; otherwise that it holds K
+// requests of the class, and that a longer trace is needed, with at least
+// N of the class — about M requests in all, the class keeping its part of
+// the trace.
+func (r *replayRun) advice(base, pick *Candidate, need int) string {
+	n := min(base.Requests, pick.Requests)
+	class, run, fits := r.fits(base, pick, need)
+	if fits {
+		return fmt.Sprintf("rerun with --requests ≥ %d", int64(math.Ceil(run/r.scale)))
+	}
+	// The class's requests in the whole trace: the run's trace when it
+	// holds only the class's; those replayed when the run reached the
+	// trace's end; else about as many per request of the trace.
+	k, about := float64(n), ""
+	switch {
+	case r.own:
+		k = float64(r.trace)
+	case r.replayed < r.trace:
+		k, about = math.Round(float64(n)*float64(r.trace)/float64(max(r.replayed, 1))), "about "
+	}
+	if k == 0 {
+		return fmt.Sprintf("the trace holds no requests of this class, and --requests cannot replay past its end: a trace with at least %d of them is needed", int64(class))
+	}
+	return fmt.Sprintf("the trace holds %s%d requests of this class (of %d in all), and --requests cannot replay past its end: a longer trace is needed, with at least %d of the class (about %d requests in all)",
+		about, int64(k), r.all, int64(class), int64(math.Ceil(class*float64(r.all)/k)))
+}
+
+// fits returns the requests of the class (class) that would give base's
+// and pick's intervals need requests each after the warm-up cut, the
+// requests of the run (run) that would hold them at the class's part of
+// those replayed, and whether the trace holds that many (with no request
+// of the class replayed, it is not known to).
+func (r *replayRun) fits(base, pick *Candidate, need int) (class, run float64, ok bool) {
+	n := min(base.Requests, pick.Requests)
+	class = float64(need) // the cut's share added back
+	if kept := min(base.kept(), pick.kept()); n > 0 && kept > 0 && kept < n {
+		class *= float64(n) / float64(kept)
+	}
+	class = math.Ceil(class)
+	if n == 0 || r.replayed == 0 {
+		return class, 0, false
+	}
+	run = math.Ceil(class * float64(r.replayed) / float64(n))
+	return class, run, run <= float64(r.trace)
+}
+
 // kept returns the requests of c's intervals: those simulated, less the
 // warm-up cut of a batched run.
 func (c *Candidate) kept() int64 { return c.Requests - c.cut }

@@ -22,7 +22,10 @@ import (
 // A step's grid is its Search's delays (the class's search settings) or,
 // by default, PipelineDelayCount delays spaced geometrically from the
 // step's own no-hedging p10 to its p99, with the class's copy counts and
-// the step's configured targets.
+// the step's configured targets. Delays at or past the step's deadline or
+// the pipeline's end-to-end deadline are left out (a copy due then is
+// never sent), and a step whose repeat always draws 0 — never called —
+// has no hedged option; the step's advice row then says why.
 
 // PipelineDelayCount is the number of default delays per step.
 const PipelineDelayCount = 10
@@ -66,6 +69,19 @@ type stepGrid struct {
 	// p50 and p99 are the step's calls' latency without hedging, for the
 	// advice.
 	p50, p99 float64
+	// unhedged says why the grid has no hedged option ("" when it has
+	// some, or when the step's delays were simply none).
+	unhedged string
+}
+
+// neverCalled reports whether st's repeat always draws 0 — its support
+// lies below 0.5, which rounds to 0 — so that its call is never made.
+func neverCalled(st *sim.Step) bool {
+	if st.Repeat == nil {
+		return false
+	}
+	_, hi := st.Repeat.Support()
+	return hi < 0.5
 }
 
 // pipelineGrids builds each step's grid for the one-class config c, whose
@@ -84,13 +100,24 @@ func pipelineGrids(c *sim.Config, s Search, res *sim.Result) []stepGrid {
 		}
 		g.picks = append(g.picks, StepPick{Step: st.Name, Label: "none"})
 		g.pols = append(g.pols, none)
+		if neverCalled(st) {
+			g.unhedged = "never called: its repeat always draws 0, so no copy could be sent"
+			grids[i] = g
+			continue
+		}
 		delays := s.Delays
 		if delays == nil {
 			q10, q99 := gridSpan(&res.Classes[0].Pipeline.Steps[i].ClassResult, st.Call.Deadline)
 			delays = thin(DefaultDelays(q10, q99), PipelineDelayCount)
 		}
-		if dl := st.Call.Deadline; dl > 0 {
-			delays = slices.DeleteFunc(slices.Clone(delays), func(d time.Duration) bool { return d >= dl })
+		had := len(delays)
+		for _, dl := range []time.Duration{st.Call.Deadline, c.Classes[0].Deadline} {
+			if dl > 0 {
+				delays = slices.DeleteFunc(slices.Clone(delays), func(d time.Duration) bool { return d >= dl })
+			}
+		}
+		if len(delays) == 0 && had > 0 {
+			g.unhedged = "every delay to try is at or past its deadline or the pipeline's end-to-end deadline, where a copy is never sent"
 		}
 		copies := s.Copies
 		if copies == nil {
@@ -262,6 +289,7 @@ func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i int, with [
 		asked: int64(s.Requests),
 	}
 	cr.expect, cr.batched = classRun(c, 0)
+	cr.replay = replayOf(c, cfg, float64(1+len(with)))
 	if warn != "" {
 		cr.Warnings = append(cr.Warnings, warn)
 	}
@@ -430,6 +458,8 @@ func (ps *pipelineSearch) advise(cr *ClassReport) ([]StepAdvice, error) {
 			if d := answeredChange(without.AnsweredShare, pick.AnsweredShare); d != "" && cr.Objective.Goal != MostAnswered {
 				adv.Why += ", answered " + d
 			}
+		} else if why := ps.grids[s].unhedged; why != "" {
+			adv.Why = "not hedged: " + why
 		} else {
 			adv.Why = fmt.Sprintf("not hedged: the search found no delay for it that the objective prefers to leaving it unhedged (its calls without hedging: p50 %s, p99 %s)", fsec(ps.grids[s].p50), fsec(ps.grids[s].p99))
 		}

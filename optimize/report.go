@@ -109,13 +109,24 @@ func csvFloat(x float64) string {
 
 // requestsLine says how many requests each candidate ran: "200000 requests
 // per candidate", or per class when a replayed trace gave a class fewer.
+// A class swept alone that was not simulated (tooRare) is named apart:
+// "200000 requests per candidate (rare: not simulated)".
 func (r *Report) requestsLine() string {
 	same := true
+	var unsimulated []string
 	for _, cr := range r.Classes {
+		if cr.unsimulated() {
+			unsimulated = append(unsimulated, cr.Class)
+			continue
+		}
 		same = same && cr.Requests == int64(r.RequestsPerCandidate)
 	}
+	not := ""
+	if len(unsimulated) > 0 {
+		not = " (" + strings.Join(unsimulated, ", ") + ": not simulated)"
+	}
 	if same {
-		return fcount(int64(r.RequestsPerCandidate)) + " per candidate"
+		return fcount(int64(r.RequestsPerCandidate)) + " per candidate" + not
 	}
 	var b strings.Builder
 	if len(r.Joint) == 0 {
@@ -123,13 +134,18 @@ func (r *Report) requestsLine() string {
 	} else {
 		b.WriteString("requests per candidate, per class (a coupled class: its share of the group's):")
 	}
-	for i, cr := range r.Classes {
-		if i > 0 {
+	first := true
+	for _, cr := range r.Classes {
+		if cr.unsimulated() {
+			continue
+		}
+		if !first {
 			b.WriteByte(',')
 		}
+		first = false
 		fmt.Fprintf(&b, " %s %d", cr.Class, cr.Requests)
 	}
-	return b.String()
+	return b.String() + not
 }
 
 // WriteText writes r as human-readable tables: a summary line per class,

@@ -25,8 +25,9 @@ type Spend struct {
 	// class's configured share (for a trace whose classes match rules
 	// assign, the share of the replayed requests its rule takes), as
 	// optimize uses; in a run with closed-loop clients, the class's
-	// throughput (Throughput.PerSecond). A class with no simulated
-	// request has no cost to spend: 0.
+	// throughput (Throughput.PerSecond). A class of open arrivals with
+	// no simulated request (a share of 10⁻⁹) keeps its rate, as optimize
+	// shows it, but has no cost to spend: its dollar figures are 0.
 	RequestsPerSecond float64 `json:"requests_per_s"`
 	// NoHedgingRequestsPerSecond is the rate of the no-hedging figures:
 	// RequestsPerSecond, except in a run with closed-loop clients, whose
@@ -112,7 +113,10 @@ func ArrivalRate(cfg *Config) float64 {
 // of the scenario's arrival rate.
 func spendOf(c *ClassReport, rate float64) Spend {
 	if c.Requests == 0 {
-		return Spend{}
+		if c.Throughput != nil {
+			return Spend{}
+		}
+		return Spend{RequestsPerSecond: rate, NoHedgingRequestsPerSecond: rate}
 	}
 	if c.Throughput != nil {
 		// Closed-loop clients: each side at the rate it reached.

@@ -143,6 +143,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	if job.ws != nil {
 		job.ws.notes = stderr
 	}
+	warnNotSimulated(stderr, rep)
 	if err := job.finish(ctx, rep, stdout); err != nil {
 		return err
 	}

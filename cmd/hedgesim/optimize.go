@@ -174,7 +174,19 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err != nil {
 		return err
 	}
+	warnNotSimulated(stderr, rep)
 	return job.finish(ctx, rep, stdout)
+}
+
+// warnNotSimulated writes a warning on stderr for each class of rep that
+// was not simulated (optimize.ClassReport.NotSimulated), so that a report
+// read only for the other classes' picks does not hide it.
+func warnNotSimulated(stderr io.Writer, rep *optimize.Report) {
+	for i := range rep.Classes {
+		if why := rep.Classes[i].NotSimulated(); why != "" {
+			printMessage(stderr, "hedgesim optimize: warning: class %q: %s; it is reported undecided, its latencies unknown (\"-\", JSON null), the other classes optimized\n", rep.Classes[i].Class, why)
+		}
+	}
 }
 
 // optimize runs the optimization of job with options opt: to the

@@ -80,10 +80,9 @@ func checkObjectiveNeeds(s *optimize.Settings, cfg *sim.Config, objective string
 // so such a delay is no candidate, and a class with none left could not
 // be optimized. A class left some delays gets a warning on stderr naming
 // those it loses. A pipeline's step loses the delays at or past its own
-// deadline, with the same warning; delays at or past the pipeline's
-// end-to-end deadline are kept for its steps but can never send a copy,
-// and are named in a warning too. Whether a step is left any delay is
-// left to the optimisation.
+// deadline, with the same warning, and so do its steps at or past the
+// pipeline's end-to-end deadline, where a copy is never sent either. A
+// step left no delay is not hedged (its advice row says why).
 func checkDelayFlags(flags string, grid []time.Duration, s *optimize.Settings, cfg *sim.Config, stderr io.Writer) error {
 	if grid == nil {
 		return nil
@@ -100,7 +99,7 @@ func checkDelayFlags(flags string, grid []time.Duration, s *optimize.Settings, c
 				}
 			}
 			if dl := cl.Deadline; dl > 0 {
-				warnPastDeadline(stderr, flags, grid, dl, fmt.Sprintf("pipeline %q's end-to-end", cl.Name), "its steps' candidates at them are no hedging")
+				warnPastDeadline(stderr, flags, grid, dl, fmt.Sprintf("pipeline %q's end-to-end", cl.Name), "left out of its steps' candidates")
 			}
 			continue
 		}
