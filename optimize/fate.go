@@ -182,6 +182,9 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 			continue
 		}
 		c.Reasons = limitReasons(c, base, o, rule)
+		if o.Goal == LowestCost && pick.Q(p) > o.SLA.Seconds() {
+			c.Reasons = sharedSLA(cr, c, rule, level)
+		}
 		switch {
 		case len(c.Reasons) > 0:
 		case cr.Verdict.DecidedBy == DecidedByConfigured && fewerAnswers(pick, c, z):
@@ -253,6 +256,37 @@ func limitReasons(c, base *Candidate, o Objective, rule Rule) []Reason {
 		}
 	}
 	return r
+}
+
+// sharedSLA returns c.Reasons for objective cost when the pick is above
+// the SLA too, which is then no reason against c: without its
+// ReasonAboveSLA. A hedge the verdict rule accepts keeps it when the pick
+// is no hedging and the objective's pick is within the SLA (the rule
+// rejected every hedge within it), with
+// that said: the objective picks a hedge only within the SLA, while no
+// hedging, the fallback, is not held to it. One the rule refuses is left
+// to fates, which gives it ReasonFailsRule.
+func sharedSLA(cr *ClassReport, c *Candidate, rule Rule, level float64) []Reason {
+	o, pick := cr.Objective, cr.Picked()
+	var kept []Reason
+	var above *Reason
+	for i := range c.Reasons {
+		if c.Reasons[i].Code == ReasonAboveSLA {
+			above = &c.Reasons[i]
+		} else {
+			kept = append(kept, c.Reasons[i])
+		}
+	}
+	if above == nil || len(kept) > 0 || !c.Hedging || pick.Hedging {
+		return kept
+	}
+	if v := judgeFor(o, cr.Baseline(), c, level, rule, cr.CostBasis); !v.Hedge {
+		return kept
+	}
+	r := *above
+	r.Text += fmt.Sprintf(": a hedge is recommended only within it; no hedging (%s %s), what the verdict falls back to, is not held to it",
+		pname(o.Percentile), fsec(pick.Q(o.Percentile)))
+	return []Reason{r}
 }
 
 // eligibleReasons say why c, within every limit, is not the pick; t is

@@ -965,7 +965,7 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 			// Say when only the objective's limits stand in the way, so
 			// that a user knows which setting keeps the class from hedging.
 			v := judgeFor(cr.Objective, base, &cs[a], level, rule, cr.CostBasis)
-			cr.Verdict.Reason += fmt.Sprintf("; beyond the objective's limits, the rule would accept %s: %s", cs[a].Label, v.Reason)
+			cr.Verdict.Reason += fmt.Sprintf("; beyond the objective's limits, the rule would accept %s%s: %s", cs[a].Label, aboveSLA(&cs[a], cr.Objective), v.Reason)
 			cr.Verdict.Alternative = a
 		}
 	}
@@ -994,12 +994,25 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 			UnansweredBefore: base.unanswered(), UnansweredAfter: cs[k].unanswered(),
 		}
 	}
+	if o := cr.Objective; o.Goal == LowestCost && cs[cr.Pick].Q(p) > o.SLA.Seconds() {
+		cr.Verdict.SLAMissed = true
+		if cs[cr.ObjectivePick].Feasible {
+			// A candidate meets the SLA, but the verdict rule moved the
+			// pick to one that does not: what rolls out misses it.
+			who := "no hedging's"
+			if pk := &cs[cr.Pick]; pk.Hedging {
+				who = "the pick's (" + pk.Label + ")"
+			}
+			miss := fmt.Sprintf("the SLA is not met: %s %s of %s is above %s", who, pname(p), fsec(cs[cr.Pick].Q(p)), fsec(o.SLA.Seconds()))
+			cr.PickNote += "; " + miss
+			cr.Verdict.Reason += "; " + miss
+		}
+	}
 	if m := allMiss(cr); m != "" {
 		cr.PickNote += "; " + m
 		cr.Verdict.Reason += fmt.Sprintf("; ranked by the answered share, %s being a miss for every candidate: objective \"answered\" says so", pname(p))
 	}
 	finishPick(cr, level)
-	pick := &cs[cr.Pick]
 
 	n := base.Requests
 	if n == 0 {
@@ -1022,7 +1035,9 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%d of %d candidates have percentiles at the simulator's cap of %s (no hedging: %s): single draws are capped at about 9 years, so the inputs lie outside what it models",
 			capped, len(cs), sim.FormatSeconds(sim.CapSeconds), orNone(sim.CappedSummary(base.Latency))))
 	}
-	if cr.Objective.Goal == LowestCost && !pick.Feasible {
+	if cr.Objective.Goal == LowestCost && !cs[cr.ObjectivePick].Feasible {
+		// Only when the objective found none: a pick the verdict rule
+		// moved off a candidate within the SLA says so in its note.
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("no candidate meets %s ≤ %s", pname(p), fsec(cr.Objective.SLA.Seconds())))
 	}
 	notes, warns := overloadNotes(cs, rule)
@@ -1150,6 +1165,15 @@ func Excess(c *Candidate, o Objective) float64 {
 		}
 	}
 	return x
+}
+
+// aboveSLA says, for objective cost, that c's percentile is above the SLA:
+// " (p95 2.54s, above the SLA of 2.00s)"; "" otherwise.
+func aboveSLA(c *Candidate, o Objective) string {
+	if sla := o.SLA.Seconds(); o.Goal != LowestCost || c.Q(o.Percentile) <= sla {
+		return ""
+	}
+	return fmt.Sprintf(" (%s %s, above the SLA of %s)", pname(o.Percentile), fsec(c.Q(o.Percentile)), fsec(o.SLA.Seconds()))
 }
 
 // goalWord names the objective's pick in a verdict: "the trade-off pick",
