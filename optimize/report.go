@@ -69,7 +69,10 @@ var CSVHeader = []string{
 }
 
 // WriteCSV writes every candidate of every class, one row each, under
-// CSVHeader. Latencies are in seconds, costs in USD per 1000 requests.
+// CSVHeader. Latencies are in seconds, costs in USD per 1000 requests; the
+// bounds of a p95 or p99 interval that too few requests support
+// (Candidate.P95CIOK, P99CIOK false; JSON p95_ci95_ok, p99_ci95_ok) are
+// empty.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader); err != nil {
@@ -77,12 +80,21 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	}
 	f := csvFloat
 	b := strconv.FormatBool
+	// An interval too few requests support (P95CIOK, P99CIOK false) is
+	// left empty, as the text prints it n/a: not a narrow interval.
+	ci := func(ok bool, x float64) string {
+		if !ok {
+			return ""
+		}
+		return f(x)
+	}
 	for _, cr := range r.Classes {
 		for _, c := range cr.Candidates {
 			l := c.Latency
 			row := []string{
 				cr.Class, c.Label, b(c.Hedging), f(c.DelaySeconds), strconv.Itoa(c.Copies), c.Target, strconv.FormatInt(c.Requests, 10),
-				f(l.P50), f(l.P90), f(l.P95), f(l.P95CI95[0]), f(l.P95CI95[1]), f(l.P99), f(l.P99CI95[0]), f(l.P99CI95[1]), f(l.P999), f(l.Mean),
+				f(l.P50), f(l.P90), f(l.P95), ci(c.P95CIOK, l.P95CI95[0]), ci(c.P95CIOK, l.P95CI95[1]),
+				f(l.P99), ci(c.P99CIOK, l.P99CI95[0]), ci(c.P99CIOK, l.P99CI95[1]), f(l.P999), f(l.Mean),
 				f(c.AnsweredShare), f(c.HedgedShare), f(c.AttemptsPerRequest), f(c.CostPer1kUSD),
 				f(c.AddedCostPct), f(c.AddedCallsPct), cr.CostBasis,
 				b(c.Feasible), b(c.OnFrontier), b(c.Pick), b(c.LikePick), b(c.ObjectivePick),
