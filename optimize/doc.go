@@ -375,5 +375,7 @@
 // attempts_per_request, cost_per_1k_usd, added_cost_pct, added_calls_pct,
 // cost_basis, feasible, frontier, pick, indistinguishable_from_pick,
 // objective_pick, fewer_answers, answered_within_target_share, status,
-// reasons (the codes, ";"-separated). A miss is written +Inf.
+// reasons (the codes, ";"-separated). A miss is written +Inf; the bounds
+// of a p95 or p99 interval too few requests support (P95CIOK, P99CIOK
+// false) are empty.
 package optimize
