@@ -22,8 +22,8 @@ import (
 //     failing the verdict rule where the pick passes it or where no
 //     candidate does (ReasonFailsRule, ReasonTooFew);
 //   - eligible: within every limit and not refused by the rule, but not
-//     the best under the objective (ReasonSlower, ReasonCostlier,
-//     ReasonFewerWithin, ReasonNotKnee), with ReasonCIOverlap when its
+//     the best under the objective (ReasonSlower, ReasonMoreUnanswered,
+//     ReasonCostlier, ReasonFewerWithin, ReasonNotKnee), with ReasonCIOverlap when its
 //     percentile is not significantly different from the pick's.
 
 // Candidate statuses (Candidate.Status).
@@ -65,6 +65,10 @@ const (
 	ReasonTooFew = "too_few_requests"
 	// ReasonSlower: the objective's percentile (s) above the pick's (s).
 	ReasonSlower = "slower_than_pick"
+	// ReasonMoreUnanswered: the objective's percentile equal to the
+	// pick's, with more requests unanswered (share) than the pick's
+	// (share): not slower, but the pick answers more.
+	ReasonMoreUnanswered = "more_unanswered_than_pick"
 	// ReasonCostlier: added cost (pct) above the pick's (pct), with a
 	// percentile no better.
 	ReasonCostlier = "costlier_than_pick"
@@ -297,6 +301,14 @@ func eligibleReasons(cr *ClassReport, c, pick *Candidate, t *tradeOff, level flo
 	pn := pname(p)
 	var r []Reason
 	walk := t != nil
+	// sameQ: c is behind the pick only on the unanswered share, at the
+	// same percentile (better's tie-break): "slower" would be untrue.
+	sameQ := o.Goal != MostAnswered && c.Q(p) == pick.Q(p) && pick.unanswered() < c.unanswered()
+	more := func(prefix string) Reason {
+		uc, up := fshares(c.unanswered(), pick.unanswered())
+		return Reason{Code: ReasonMoreUnanswered, Value: c.unanswered(), Limit: pick.unanswered(), Unit: UnitShare,
+			Text: fmt.Sprintf("%sthe same %s as the pick's (%s), with more requests unanswered (%s vs %s)", prefix, pn, fsec(pick.Q(p)), uc, up)}
+	}
 	switch {
 	case c.Hedging && pick.Hedging && c.AddedCostPct == pick.AddedCostPct && !cr.fasterOnObjective(c, pick) && !cr.fasterOnObjective(pick, c):
 		r = append(r, Reason{Code: ReasonTiesPick, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
@@ -304,6 +316,10 @@ func eligibleReasons(cr *ClassReport, c, pick *Candidate, t *tradeOff, level flo
 	case walk && cr.fasterOnObjective(c, pick):
 		r = append(r, Reason{Code: ReasonPastTradeOff, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
 			Text: fmt.Sprintf("past the trade-off: from the pick it buys %s, below the marginal test", t.describe(pick, c, "cost"))})
+	case walk && c.AddedCostPct < pick.AddedCostPct && sameQ:
+		m := more("cheaper, at ")
+		m.Text += fmt.Sprintf(": from it, the pick buys %s", t.describe(c, pick, "cost"))
+		r = append(r, m)
 	case walk && c.AddedCostPct < pick.AddedCostPct && cr.fasterOnObjective(pick, c):
 		r = append(r, Reason{Code: ReasonSlower, Value: c.Q(p), Limit: pick.Q(p), Unit: UnitSeconds,
 			Text: fmt.Sprintf("cheaper but slower: from it, the pick buys %s", t.describe(c, pick, "cost"))})
@@ -320,6 +336,8 @@ func eligibleReasons(cr *ClassReport, c, pick *Candidate, t *tradeOff, level flo
 	case o.Goal == LowestCost && c.AddedCostPct > pick.AddedCostPct:
 		r = append(r, Reason{Code: ReasonCostlier, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
 			Text: fmt.Sprintf("added cost %s is above the pick's %s", fpct(c.AddedCostPct), fpct(pick.AddedCostPct))})
+	case sameQ:
+		r = append(r, more(""))
 	case better(pick, c, p) || o.Goal == LowestCost:
 		r = append(r, Reason{Code: ReasonSlower, Value: c.Q(p), Limit: pick.Q(p), Unit: UnitSeconds,
 			Text: fmt.Sprintf("%s %s is slower than the pick's %s", pn, fsec(c.Q(p)), fsec(pick.Q(p)))})
