@@ -61,9 +61,12 @@ type figure struct {
 
 // classView is one class as the page shows it.
 type classView struct {
-	ID                                          string
-	Class, Verdict, Delay, Copies, Target       string
-	Hedge                                       bool
+	ID                                    string
+	Class, Verdict, Delay, Copies, Target string
+	Hedge                                 bool
+	// Configured: the verdict is undecided, so the class's configured
+	// policy rolls out (the delay column says "configured").
+	Configured                                  bool
 	P95Before, P95After, P95Change              string
 	P99Before, P99After, P99Change              string
 	AnsweredBefore, AnsweredAfter, Hedged       string
@@ -230,7 +233,9 @@ func classOf(cr *optimize.ClassReport, level float64, i int, withFigures bool) (
 	}
 	switch {
 	case cr.Verdict.Undecided:
-		v.Verdict = optimize.LabelUndecided
+		// The configured policy rolls out: the pick is its candidate
+		// (Unpicked: none, handled below).
+		v.Verdict, v.Configured = optimize.LabelUndecided, true
 	case cr.Verdict.Hedge && c.Steps != nil:
 		v.Verdict, v.Delay = "hedge", "per step: "+c.Label
 	case cr.Verdict.Hedge:
@@ -271,6 +276,13 @@ func classOf(cr *optimize.ClassReport, level float64, i int, withFigures bool) (
 	}
 	v.Won = fmt.Sprintf("%s; %s: %s without hedging → %s", cr.Picked().WhoAnswered(), target, share(b.MetShare), share(cr.Picked().MetShare))
 	v.Bought = cr.Picked().Bought()
+	if cr.Unpicked() {
+		// The configured policy rolls out, which the sweep did not
+		// simulate: no candidate's figures are its.
+		v.P95After, v.P95Change, v.P99After, v.P99Change = "-", "", "-", ""
+		v.AnsweredAfter, v.Hedged, v.AttemptsPerRequest, v.AddedCost = "-", "-", "-", "-"
+		v.Won, v.Bought = "not known to the sweep: the configured policy rolls out, which it did not simulate (the rollout check runs it)", ""
+	}
 	if !withFigures {
 		v.Map = nil
 	}

@@ -14,7 +14,9 @@ import (
 // Every candidate's fate. After the pick, each candidate of a class gets a
 // Status and the Reasons it was not picked, as codes with figures:
 //
-//   - picked: the recommended candidate (ClassReport.Pick);
+//   - picked: the recommended candidate (ClassReport.Pick), none when
+//     the class is undecided and the sweep did not simulate its
+//     configured policy (ClassReport.Unpicked);
 //   - rejected: outside what may be picked — beyond one of the objective's
 //     limits (ReasonCostCap, ReasonHedgedCap, ReasonAboveSLA), a
 //     candidate no pick may be (ReasonFewerAnswers, ReasonOverload,
@@ -160,7 +162,8 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 	pn := pname(p)
 	base, pick := &cs[0], &cs[cr.Pick]
 	z := distuv.UnitNormal.Quantile((1 + level) / 2)
-	tooFew := !base.CIOK(p) || !pick.CIOK(p)
+	// An undecided verdict is one without the percentile's interval.
+	tooFew := !base.CIOK(p) || !pick.CIOK(p) || cr.Verdict.Undecided
 	// preferred reports whether the pick's selection would take c over
 	// the pick: the objective's order, or, when the verdict rule moved the
 	// pick, the order acceptable searches in.
@@ -181,7 +184,7 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 	for i := range cs {
 		c := &cs[i]
 		c.Reasons = []Reason{}
-		if i == cr.Pick {
+		if i == cr.Pick && c.Pick {
 			c.Status = StatusPicked
 			continue
 		}
@@ -195,7 +198,9 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 			ak, ac := fshares(pick.AnsweredShare, c.AnsweredShare)
 			c.Reasons = append(c.Reasons, Reason{Code: ReasonFewerThanConfigured, Value: c.AnsweredShare, Limit: pick.AnsweredShare, Unit: UnitShare,
 				Text: fmt.Sprintf("answers significantly fewer requests than the configured policy, which is kept (%s vs %s)", ac, ak)})
-		case c.Hedging && tooFew:
+		case tooFew && (c.Hedging || cr.RollsOut == RollsOutConfigured):
+			// An undecided class's no hedging too, unless it is what
+			// rolls out: its configured policy is kept.
 			need := minRequestsFor(base, p, level)
 			c.Reasons = append(c.Reasons, Reason{Code: ReasonTooFew, Value: float64(min(base.Requests, c.Requests)), Limit: float64(need), Unit: UnitRequests,
 				Text: fmt.Sprintf("too few requests for a %s%% interval on %s (%d simulated, %d needed): nothing counts as significant", fnum(100*level), pn, min(base.Requests, c.Requests), need)})
@@ -386,7 +391,7 @@ func whyNot(cr *ClassReport, n int) ([]int, int) {
 		if c.Status == StatusRejected {
 			total++
 		}
-		if i != cr.Pick && len(c.Reasons) > 0 {
+		if !(i == cr.Pick && c.Pick) && len(c.Reasons) > 0 {
 			out = append(out, i)
 		}
 	}

@@ -283,9 +283,15 @@ type ClassReport struct {
 	// objective cost and a trade-off pick, else the fastest), the verdict is "hedge" and PickNote
 	// and the verdict's reason name the objective's choice. When the
 	// verdict is "don't hedge", Pick is 0, no hedging: Pick is always what
-	// to roll out.
+	// to roll out (for an undecided class, see RollsOut).
 	Pick     int    `json:"pick"`
 	PickNote string `json:"pick_note"`
+	// RollsOut is RollsOutConfigured when the verdict is undecided: the
+	// class's configured policy rolls out (export and --write-scenario
+	// keep it), and Pick is that policy's candidate, or, when the sweep
+	// did not simulate it, stays 0 with no candidate marked picked
+	// (Unpicked). Absent otherwise: the pick rolls out.
+	RollsOut string `json:"rolls_out,omitempty"`
 	// ObjectivePick is the index of the candidate the objective chose,
 	// before the verdict rule; equal to Pick unless the rule moved it.
 	ObjectivePick int `json:"objective_pick"`
@@ -372,6 +378,66 @@ func (cr *ClassReport) RolledOut() *Candidate {
 		}
 	}
 	return nil
+}
+
+// RollsOutConfigured is ClassReport.RollsOut of an undecided class: its
+// configured policy rolls out.
+const RollsOutConfigured = "configured"
+
+// Unpicked reports whether no candidate of cr is picked: its verdict is
+// undecided, so its configured policy rolls out, and the sweep did not
+// simulate that policy. Pick is then 0, no hedging, which is not what
+// rolls out.
+func (cr *ClassReport) Unpicked() bool {
+	return cr.RollsOut == RollsOutConfigured && !cr.Picked().Pick
+}
+
+// rollOutConfigured makes the pick of an undecided class what rolls out,
+// its configured policy (RolledOut): Pick is that policy's candidate, the
+// only one marked picked, or, when the sweep did not simulate it, no
+// candidate is (Unpicked); the note says so, and the candidates' fates
+// and likeness to the pick follow. Other classes are left as they are.
+func rollOutConfigured(cr *ClassReport, rule Rule, level float64) {
+	if !cr.Verdict.Undecided {
+		return
+	}
+	cr.RollsOut = RollsOutConfigured
+	cs := cr.Candidates
+	k := -1
+	if c := cr.RolledOut(); c != nil {
+		for i := range cs {
+			if &cs[i] == c {
+				k = i
+			}
+		}
+	}
+	const keep = "export and --write-scenario keep it"
+	if old := cr.Pick; k >= 0 && k != old && cr.StepsOf == "pick" {
+		// A pipeline's steps described the old pick (no hedging), which
+		// is no longer the pick.
+		cr.Steps, cr.StepsOf = nil, ""
+	}
+	switch {
+	case k < 0:
+		cr.PickNote = fmt.Sprintf("undecided, so no candidate is picked: the configured policy rolls out (%s), which the sweep did not simulate; %s", keep, cr.PickNote)
+	case cs[k].Hedging:
+		cr.PickNote = fmt.Sprintf("undecided, so the configured policy rolls out (%s); %s", keep, cr.PickNote)
+		cr.Pick = k
+	default:
+		cr.PickNote = fmt.Sprintf("undecided, so the configured policy, no hedging, rolls out (%s); %s", keep, cr.PickNote)
+		cr.Pick = k
+	}
+	for i := range cs {
+		cs[i].Pick = false
+	}
+	finishPick(cr, level)
+	if k < 0 {
+		// Nothing is picked, so nothing is like the pick.
+		for i := range cs {
+			cs[i].Pick, cs[i].LikePick = false, false
+		}
+	}
+	fates(cr, rule, level)
 }
 
 // setRolledOut finds, for RolledOut, the candidate of class i's configured
@@ -778,6 +844,7 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 		if cr, ok := byIndex[i]; ok {
 			cr.Warnings = append(cr.Warnings, spanWarnings(cfg, i, cr.Requests)...)
 			cr.setRolledOut(cfg, i)
+			rollOutConfigured(cr, s.Rule, s.Level)
 			cr.Spend = pickSpend(cfg, i, cr)
 			if w := sim.NoSpanWarning(cfg); w != "" {
 				cr.Warnings = append(cr.Warnings, w)

@@ -326,7 +326,7 @@ func writePickSpend(w io.Writer, classes []ClassReport) {
 			if cr.RolledOut() == nil {
 				how = "which the sweep did not simulate: its cost is the rollout check's"
 			}
-			fmt.Fprintf(w, "  %s: undecided, so no pick: its configured policy rolls out (export and --write-scenario keep it), %s\n", cr.Class, how)
+			fmt.Fprintf(w, "  %s: undecided, so its configured policy rolls out (export and --write-scenario keep it), %s\n", cr.Class, how)
 		}
 	}
 }
@@ -336,9 +336,12 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 	pn := pname(p)
 	fmt.Fprintf(w, "\n%s: objective %s; %d candidates\n", cr.Class, cr.Objective, len(cr.Candidates))
 	pick := cr.Picked()
-	if pick.Hedging {
+	switch {
+	case cr.Unpicked():
+		fmt.Fprintf(w, "  pick: %s\n", cr.PickNote)
+	case pick.Hedging:
 		fmt.Fprintf(w, "  pick: %s (%s); %s\n", pick.Label, describe(pick), cr.PickNote)
-	} else {
+	default:
 		fmt.Fprintf(w, "  pick: no hedging; %s\n", cr.PickNote)
 	}
 	writeGroup(w, cr)
@@ -356,7 +359,9 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 	if ps := cr.PipelineSearch; ps != nil {
 		fmt.Fprintf(w, "  search: %s\n", ps.Found)
 	}
-	writeWon(w, cr)
+	if !cr.Unpicked() {
+		writeWon(w, cr) // else no candidate's figures are what rolls out
+	}
 	writeWhyNot(w, cr)
 	for _, n := range cr.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)
