@@ -289,7 +289,8 @@ type ClassReport struct {
 	// RollsOut is RollsOutConfigured when the verdict is undecided: the
 	// class's configured policy rolls out (export and --write-scenario
 	// keep it), and Pick is that policy's candidate, or, when the sweep
-	// did not simulate it, stays 0 with no candidate marked picked
+	// did not simulate it or its candidate is one no pick may be (an
+	// overload, fewer answers), stays 0 with no candidate marked picked
 	// (Unpicked). Absent otherwise: the pick rolls out.
 	RollsOut string `json:"rolls_out,omitempty"`
 	// ObjectivePick is the index of the candidate the objective chose,
@@ -385,18 +386,19 @@ func (cr *ClassReport) RolledOut() *Candidate {
 const RollsOutConfigured = "configured"
 
 // Unpicked reports whether no candidate of cr is picked: its verdict is
-// undecided, so its configured policy rolls out, and the sweep did not
-// simulate that policy. Pick is then 0, no hedging, which is not what
-// rolls out.
+// undecided, so its configured policy rolls out (RollsOut), and the sweep
+// did not simulate that policy, or its candidate is one no pick may be
+// (ReasonFewerAnswers, ReasonOverload, ReasonUnstable; its reasons say
+// which). Pick is
+// then 0, no hedging, which is not what rolls out.
 func (cr *ClassReport) Unpicked() bool {
 	return cr.RollsOut == RollsOutConfigured && !cr.Picked().Pick
 }
 
 // rollOutConfigured makes the pick of an undecided class what rolls out,
 // its configured policy (RolledOut): Pick is that policy's candidate, the
-// only one marked picked, or, when the sweep did not simulate it, no
-// candidate is (Unpicked); the note says so, and the candidates' fates
-// and likeness to the pick follow. Other classes are left as they are.
+// only one marked picked, or no candidate is (Unpicked); the note says so,
+// and the candidates' fates follow. Other classes are left as they are.
 func rollOutConfigured(cr *ClassReport, rule Rule, level float64) {
 	if !cr.Verdict.Undecided {
 		return
@@ -412,14 +414,25 @@ func rollOutConfigured(cr *ClassReport, rule Rule, level float64) {
 		}
 	}
 	const keep = "export and --write-scenario keep it"
-	if old := cr.Pick; k >= 0 && k != old && cr.StepsOf == "pick" {
-		// A pipeline's steps described the old pick (no hedging), which
-		// is no longer the pick.
-		cr.Steps, cr.StepsOf = nil, ""
+	old := cr.Pick
+	var beyond []Reason
+	if k >= 0 {
+		// Only what no pick may be; the objective's caps and SLA do not
+		// stop the configured policy from rolling out.
+		for _, r := range limitReasons(&cs[k], &cs[0], cr.Objective, rule) {
+			if r.Code == ReasonFewerAnswers || r.Code == ReasonOverload || r.Code == ReasonUnstable {
+				beyond = append(beyond, r)
+			}
+		}
 	}
 	switch {
 	case k < 0:
 		cr.PickNote = fmt.Sprintf("undecided, so no candidate is picked: the configured policy rolls out (%s), which the sweep did not simulate; %s", keep, cr.PickNote)
+		cr.Pick = 0
+	case len(beyond) > 0:
+		cr.PickNote = fmt.Sprintf("undecided, so no candidate is picked: the configured policy rolls out (%s), and its candidate (%s) is one no pick may be (%s); %s",
+			keep, cs[k].Label, reasonCodes(beyond), cr.PickNote)
+		cr.Pick = 0
 	case cs[k].Hedging:
 		cr.PickNote = fmt.Sprintf("undecided, so the configured policy rolls out (%s); %s", keep, cr.PickNote)
 		cr.Pick = k
@@ -427,14 +440,20 @@ func rollOutConfigured(cr *ClassReport, rule Rule, level float64) {
 		cr.PickNote = fmt.Sprintf("undecided, so the configured policy, no hedging, rolls out (%s); %s", keep, cr.PickNote)
 		cr.Pick = k
 	}
+	if cr.Pick != old && cr.StepsOf == "pick" {
+		// A pipeline's steps described the old pick, which is no longer
+		// the pick.
+		cr.Steps, cr.StepsOf = nil, ""
+	}
 	for i := range cs {
 		cs[i].Pick = false
 	}
 	finishPick(cr, level)
-	if k < 0 {
-		// Nothing is picked, so nothing is like the pick.
+	if k < 0 || len(beyond) > 0 {
+		// No candidate is picked. The verdict could not tell the
+		// candidates apart: none is known to differ from what rolls out.
 		for i := range cs {
-			cs[i].Pick, cs[i].LikePick = false, false
+			cs[i].Pick, cs[i].LikePick = false, true
 		}
 	}
 	fates(cr, rule, level)

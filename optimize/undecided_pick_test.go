@@ -4,9 +4,11 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"math"
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/scenario"
@@ -37,8 +39,10 @@ delay = "1s"
 // rolls_out says "configured"; when the sweep did not simulate that
 // policy, no candidate is picked (each, no hedging included, is rejected
 // for too few requests) and the text's pick line says so without a "who
-// answered" line of no hedging's figures; when it did (breaker-outage's
-// fallback copies), that candidate is the pick, the only one picked.
+// answered" line of no hedging's figures, nor when its candidate is one no
+// pick may be (an overload); when the sweep simulated it
+// (breaker-outage's fallback copies), that candidate is the pick, the
+// only one picked.
 func TestUndecidedPickIsWhatRollsOut(t *testing.T) {
 	sc, err := scenario.Parse("base.toml", []byte(undecidedScenario))
 	if err != nil {
@@ -104,6 +108,29 @@ func TestUndecidedPickIsWhatRollsOut(t *testing.T) {
 	for _, r := range rows[1:] {
 		if r[pick] != "false" || r[status] == "picked" {
 			t.Errorf("candidates.csv row %s: pick %s, status %s; want none picked", r[1], r[pick], r[status])
+		}
+	}
+
+	// The configured copy after 1 s overloads b's rate limit over a sweep
+	// too short to measure its 429s (TestOverloadMeasured): that
+	// candidate is one no pick may be, so none is picked; it keeps its
+	// reason, and no candidate is known to differ from what rolls out.
+	ol := optimize.DefaultSettings()
+	ol.Requests, ol.CheckRequests = 5000, 0
+	ol.Search.Delays = []time.Duration{time.Second, 20 * time.Second}
+	ol.Search.Objective.MaxAddedCostPct = math.Inf(1)
+	cr = &mustRun(t, rateLimitedCopies(5000), ol, optimize.Options{}).Classes[0]
+	conf := cr.RolledOut()
+	if !cr.Verdict.Undecided || conf == nil || !conf.OverloadExcluded {
+		t.Fatalf("overload: verdict %+v, rolled out %v; the test needs an undecided class whose configured candidate is excluded", cr.Verdict, conf)
+	}
+	if !cr.Unpicked() || conf.Pick || conf.Status != optimize.StatusRejected ||
+		!strings.Contains(cr.PickNote, "undecided, so no candidate is picked: the configured policy rolls out (export and --write-scenario keep it), and its candidate (1s) is one no pick may be (overloads_rate_limit); ") {
+		t.Errorf("overload: unpicked %v, configured candidate pick %v, %s; note %q", cr.Unpicked(), conf.Pick, conf.Status, cr.PickNote)
+	}
+	for _, c := range cr.Candidates {
+		if c.Pick || c.Status == optimize.StatusPicked || !c.LikePick {
+			t.Errorf("overload: candidate %s: pick %v, status %s, like the pick %v; want none picked, each like what rolls out", c.Label, c.Pick, c.Status, c.LikePick)
 		}
 	}
 
