@@ -61,9 +61,13 @@ type figure struct {
 
 // classView is one class as the page shows it.
 type classView struct {
-	ID                                          string
-	Class, Verdict, Delay, Copies, Target       string
-	Hedge                                       bool
+	ID                                    string
+	Class, Verdict, Delay, Copies, Target string
+	Hedge                                 bool
+	// Configured: the verdict is undecided, so the class's configured
+	// policy rolls out (the delay column says "configured", the figures
+	// are its candidate's, "-" when the sweep did not simulate it).
+	Configured                                  bool
 	P95Before, P95After, P95Change              string
 	P99Before, P99After, P99Change              string
 	AnsweredBefore, AnsweredAfter, Hedged       string
@@ -230,7 +234,13 @@ func classOf(cr *optimize.ClassReport, level float64, i int, withFigures bool) (
 	}
 	switch {
 	case cr.Verdict.Undecided:
-		v.Verdict = optimize.LabelUndecided
+		// The configured policy rolls out: the row shows its candidate
+		// (the pick, unless Unpicked), or no after-figures (below) when
+		// the sweep did not simulate it.
+		v.Verdict, v.Configured = optimize.LabelUndecided, true
+		if r := cr.RolledOut(); r != nil {
+			c = r
+		}
 	case cr.Verdict.Hedge && c.Steps != nil:
 		v.Verdict, v.Delay = "hedge", "per step: "+c.Label
 	case cr.Verdict.Hedge:
@@ -269,8 +279,19 @@ func classOf(cr *optimize.ClassReport, level float64, i int, withFigures bool) (
 	if cr.SLOSeconds > 0 {
 		target = "met the SLO of " + sim.FormatSeconds(cr.SLOSeconds)
 	}
-	v.Won = fmt.Sprintf("%s; %s: %s without hedging → %s", cr.Picked().WhoAnswered(), target, share(b.MetShare), share(cr.Picked().MetShare))
-	v.Bought = cr.Picked().Bought()
+	won := cr.Picked()
+	if cr.Verdict.Undecided {
+		won = c // what rolls out
+	}
+	v.Won = fmt.Sprintf("%s; %s: %s without hedging → %s", won.WhoAnswered(), target, share(b.MetShare), share(won.MetShare))
+	v.Bought = won.Bought()
+	if cr.Verdict.Undecided && cr.RolledOut() == nil {
+		// The configured policy rolls out, which the sweep did not
+		// simulate: no candidate's figures are its.
+		v.P95After, v.P95Change, v.P99After, v.P99Change = "-", "", "-", ""
+		v.AnsweredAfter, v.Hedged, v.AttemptsPerRequest, v.AddedCost = "-", "-", "-", "-"
+		v.Won, v.Bought = "not known to the sweep: the configured policy rolls out, which it did not simulate (the rollout check runs it)", ""
+	}
 	if !withFigures {
 		v.Map = nil
 	}

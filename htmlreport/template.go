@@ -50,7 +50,7 @@ td.reasons { text-align: left; white-space: normal; min-width: 24em; }
 <div class="scroll"><table id="classes">
 <thead><tr><th>class</th><th>verdict</th><th>pick</th><th>p95</th><th></th><th>p99</th><th></th><th>answered</th><th>hedged</th><th>attempts/req</th><th>added cost</th></tr></thead>
 <tbody>
-{{range .Classes}}<tr class="class-row"><td><a href="#{{.ID}}">{{.Class}}</a></td><td class="{{if .Hedge}}hedge{{else}}nohedge{{end}}">{{.Verdict}}</td><td>{{if .Hedge}}{{.Delay}} ×{{.Copies}} → {{.Target}}{{else}}-{{end}}</td><td>{{.P95Before}} → {{.P95After}}</td><td>{{.P95Change}}</td><td>{{.P99Before}} → {{.P99After}}</td><td>{{.P99Change}}</td><td>{{.AnsweredBefore}} → {{.AnsweredAfter}}</td><td>{{.Hedged}}</td><td>{{.AttemptsPerRequest}}</td><td>{{.AddedCost}}</td></tr>
+{{range .Classes}}<tr class="class-row"><td><a href="#{{.ID}}">{{.Class}}</a></td><td class="{{if .Hedge}}hedge{{else}}nohedge{{end}}">{{.Verdict}}</td><td>{{if .Hedge}}{{.Delay}} ×{{.Copies}} → {{.Target}}{{else if .Configured}}configured{{else}}-{{end}}</td><td>{{.P95Before}} → {{.P95After}}</td><td>{{.P95Change}}</td><td>{{.P99Before}} → {{.P99After}}</td><td>{{.P99Change}}</td><td>{{.AnsweredBefore}} → {{.AnsweredAfter}}</td><td>{{.Hedged}}</td><td>{{.AttemptsPerRequest}}</td><td>{{.AddedCost}}</td></tr>
 {{end}}</tbody>
 </table></div>
 <p class="meta">pick: the hedge delay ×copies → their target; p95, p99 and answered: without hedging → with the pick, and the change.</p>

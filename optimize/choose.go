@@ -311,6 +311,11 @@ type Verdict struct {
 	// is false then, but it is no "don't hedge": the reason says how
 	// many requests an interval needs. Absent when false.
 	Undecided bool `json:"undecided,omitempty"`
+	// SLAMissed says, for objective cost, that the pick's percentile is
+	// above the SLA: no candidate meets it, or the verdict rule rejects
+	// those that do and the pick it falls back to (no hedging, say) does
+	// not (the reason then says so). Absent when false.
+	SLAMissed bool `json:"sla_missed,omitempty"`
 	// Label says what the pick is: LabelHedge, LabelNoHedge, LabelRarely
 	// (accepted, but its copies go out for fewer than RarelyHedgedShare of
 	// requests) or LabelFallback (the configured fallback policy).

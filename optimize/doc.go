@@ -310,12 +310,17 @@
 // max_added_cost_pct (null = no cap; always null for objectives cost and
 // knee, which do not apply it), max_hedged_pct, sla_s (null = unset)}, cost_basis ("usd" or "calls"), candidates[] (Candidate),
 // frontier (candidate indices by cost), pick (index of the recommended
-// candidate, which the verdict judges), pick_note (why), objective_pick
+// candidate, which the verdict judges; for an undecided class, its
+// configured policy's candidate, or 0 with no candidate marked picked
+// when the sweep did not simulate that policy), rolls_out ("configured"
+// for an undecided class, whose configured policy rolls out; absent
+// otherwise), pick_note (why), objective_pick
 // (index of the objective's own choice: equal to pick unless that choice
 // failed the verdict rule and pick is a candidate within the objective's
 // limits that passes it), verdict {hedge, label ("hedge", "don't hedge",
 // "effectively no hedging": copies for under 1 % of requests,
 // "fallback", or "undecided": too few requests to tell), undecided (only
+// when true), sla_missed (objective cost: the pick is above the SLA; only
 // when true), reason, gain_pct,
 // added_cost_pct, significant (the intervals of the objective's
 // percentile before and after are disjoint), decided_by ("percentile",
@@ -376,5 +381,7 @@
 // attempts_per_request, cost_per_1k_usd, added_cost_pct, added_calls_pct,
 // cost_basis, feasible, frontier, pick, indistinguishable_from_pick,
 // objective_pick, fewer_answers, answered_within_target_share, status,
-// reasons (the codes, ";"-separated). A miss is written +Inf.
+// reasons (the codes, ";"-separated). A miss is written +Inf; the bounds
+// of a p95 or p99 interval too few requests support (P95CIOK, P99CIOK
+// false) are empty.
 package optimize

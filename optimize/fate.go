@@ -14,7 +14,9 @@ import (
 // Every candidate's fate. After the pick, each candidate of a class gets a
 // Status and the Reasons it was not picked, as codes with figures:
 //
-//   - picked: the recommended candidate (ClassReport.Pick);
+//   - picked: the recommended candidate (ClassReport.Pick), none when
+//     the class is undecided and the sweep did not simulate its
+//     configured policy (ClassReport.Unpicked);
 //   - rejected: outside what may be picked — beyond one of the objective's
 //     limits (ReasonCostCap, ReasonHedgedCap, ReasonAboveSLA), a
 //     candidate no pick may be (ReasonFewerAnswers, ReasonOverload,
@@ -22,8 +24,8 @@ import (
 //     failing the verdict rule where the pick passes it or where no
 //     candidate does (ReasonFailsRule, ReasonTooFew);
 //   - eligible: within every limit and not refused by the rule, but not
-//     the best under the objective (ReasonSlower, ReasonCostlier,
-//     ReasonFewerWithin, ReasonNotKnee), with ReasonCIOverlap when its
+//     the best under the objective (ReasonSlower, ReasonMoreUnanswered,
+//     ReasonCostlier, ReasonFewerWithin, ReasonNotKnee), with ReasonCIOverlap when its
 //     percentile is not significantly different from the pick's.
 
 // Candidate statuses (Candidate.Status).
@@ -65,6 +67,10 @@ const (
 	ReasonTooFew = "too_few_requests"
 	// ReasonSlower: the objective's percentile (s) above the pick's (s).
 	ReasonSlower = "slower_than_pick"
+	// ReasonMoreUnanswered: the objective's percentile equal to the
+	// pick's, with more requests unanswered (share) than the pick's
+	// (share): not slower, but the pick answers more.
+	ReasonMoreUnanswered = "more_unanswered_than_pick"
 	// ReasonCostlier: added cost (pct) above the pick's (pct), with a
 	// percentile no better.
 	ReasonCostlier = "costlier_than_pick"
@@ -156,7 +162,8 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 	pn := pname(p)
 	base, pick := &cs[0], &cs[cr.Pick]
 	z := distuv.UnitNormal.Quantile((1 + level) / 2)
-	tooFew := !base.CIOK(p) || !pick.CIOK(p)
+	// An undecided verdict is one without the percentile's interval.
+	tooFew := !base.CIOK(p) || !pick.CIOK(p) || cr.Verdict.Undecided
 	// preferred reports whether the pick's selection would take c over
 	// the pick: the objective's order, or, when the verdict rule moved the
 	// pick, the order acceptable searches in.
@@ -177,18 +184,23 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 	for i := range cs {
 		c := &cs[i]
 		c.Reasons = []Reason{}
-		if i == cr.Pick {
+		if i == cr.Pick && c.Pick {
 			c.Status = StatusPicked
 			continue
 		}
 		c.Reasons = limitReasons(c, base, o, rule)
+		if o.Goal == LowestCost && pick.Q(p) > o.SLA.Seconds() {
+			c.Reasons = sharedSLA(cr, c, rule, level)
+		}
 		switch {
 		case len(c.Reasons) > 0:
 		case cr.Verdict.DecidedBy == DecidedByConfigured && fewerAnswers(pick, c, z):
 			ak, ac := fshares(pick.AnsweredShare, c.AnsweredShare)
 			c.Reasons = append(c.Reasons, Reason{Code: ReasonFewerThanConfigured, Value: c.AnsweredShare, Limit: pick.AnsweredShare, Unit: UnitShare,
 				Text: fmt.Sprintf("answers significantly fewer requests than the configured policy, which is kept (%s vs %s)", ac, ak)})
-		case c.Hedging && tooFew:
+		case tooFew && (c.Hedging || cr.RollsOut == RollsOutConfigured):
+			// An undecided class's no hedging too, unless it is what
+			// rolls out: its configured policy is kept.
 			need := minRequestsFor(base, p, level)
 			c.Reasons = append(c.Reasons, Reason{Code: ReasonTooFew, Value: float64(min(base.Requests, c.Requests)), Limit: float64(need), Unit: UnitRequests,
 				Text: fmt.Sprintf("too few requests for a %s%% interval on %s (%d simulated, %d needed): nothing counts as significant", fnum(100*level), pn, min(base.Requests, c.Requests), need)})
@@ -255,6 +267,37 @@ func limitReasons(c, base *Candidate, o Objective, rule Rule) []Reason {
 	return r
 }
 
+// sharedSLA returns c.Reasons for objective cost when the pick is above
+// the SLA too, which is then no reason against c: without its
+// ReasonAboveSLA. A hedge the verdict rule accepts keeps it when the pick
+// is no hedging and the objective's pick is within the SLA (the rule
+// rejected every hedge within it), with
+// that said: the objective picks a hedge only within the SLA, while no
+// hedging, the fallback, is not held to it. One the rule refuses is left
+// to fates, which gives it ReasonFailsRule.
+func sharedSLA(cr *ClassReport, c *Candidate, rule Rule, level float64) []Reason {
+	o, pick := cr.Objective, cr.Picked()
+	var kept []Reason
+	var above *Reason
+	for i := range c.Reasons {
+		if c.Reasons[i].Code == ReasonAboveSLA {
+			above = &c.Reasons[i]
+		} else {
+			kept = append(kept, c.Reasons[i])
+		}
+	}
+	if above == nil || len(kept) > 0 || !c.Hedging || pick.Hedging {
+		return kept
+	}
+	if v := judgeFor(o, cr.Baseline(), c, level, rule, cr.CostBasis); !v.Hedge {
+		return kept
+	}
+	r := *above
+	r.Text += fmt.Sprintf(": a hedge is recommended only within it; no hedging (%s %s), what the verdict falls back to, is not held to it",
+		pname(o.Percentile), fsec(pick.Q(o.Percentile)))
+	return []Reason{r}
+}
+
 // eligibleReasons say why c, within every limit, is not the pick; t is
 // the trade-off walk of cr's objective when it chose the pick, else nil.
 func eligibleReasons(cr *ClassReport, c, pick *Candidate, t *tradeOff, level float64) []Reason {
@@ -263,6 +306,14 @@ func eligibleReasons(cr *ClassReport, c, pick *Candidate, t *tradeOff, level flo
 	pn := pname(p)
 	var r []Reason
 	walk := t != nil
+	// sameQ: c is behind the pick only on the unanswered share, at the
+	// same percentile (better's tie-break): "slower" would be untrue.
+	sameQ := o.Goal != MostAnswered && c.Q(p) == pick.Q(p) && pick.unanswered() < c.unanswered()
+	more := func(prefix string) Reason {
+		uc, up := fshares(c.unanswered(), pick.unanswered())
+		return Reason{Code: ReasonMoreUnanswered, Value: c.unanswered(), Limit: pick.unanswered(), Unit: UnitShare,
+			Text: fmt.Sprintf("%sthe same %s as the pick's (%s), with more requests unanswered (%s vs %s)", prefix, pn, fsec(pick.Q(p)), uc, up)}
+	}
 	switch {
 	case c.Hedging && pick.Hedging && c.AddedCostPct == pick.AddedCostPct && !cr.fasterOnObjective(c, pick) && !cr.fasterOnObjective(pick, c):
 		r = append(r, Reason{Code: ReasonTiesPick, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
@@ -270,6 +321,10 @@ func eligibleReasons(cr *ClassReport, c, pick *Candidate, t *tradeOff, level flo
 	case walk && cr.fasterOnObjective(c, pick):
 		r = append(r, Reason{Code: ReasonPastTradeOff, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
 			Text: fmt.Sprintf("past the trade-off: from the pick it buys %s, below the marginal test", t.describe(pick, c, "cost"))})
+	case walk && c.AddedCostPct < pick.AddedCostPct && sameQ:
+		m := more("cheaper, at ")
+		m.Text += fmt.Sprintf(": from it, the pick buys %s", t.describe(c, pick, "cost"))
+		r = append(r, m)
 	case walk && c.AddedCostPct < pick.AddedCostPct && cr.fasterOnObjective(pick, c):
 		r = append(r, Reason{Code: ReasonSlower, Value: c.Q(p), Limit: pick.Q(p), Unit: UnitSeconds,
 			Text: fmt.Sprintf("cheaper but slower: from it, the pick buys %s", t.describe(c, pick, "cost"))})
@@ -286,6 +341,8 @@ func eligibleReasons(cr *ClassReport, c, pick *Candidate, t *tradeOff, level flo
 	case o.Goal == LowestCost && c.AddedCostPct > pick.AddedCostPct:
 		r = append(r, Reason{Code: ReasonCostlier, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
 			Text: fmt.Sprintf("added cost %s is above the pick's %s", fpct(c.AddedCostPct), fpct(pick.AddedCostPct))})
+	case sameQ:
+		r = append(r, more(""))
 	case better(pick, c, p) || o.Goal == LowestCost:
 		r = append(r, Reason{Code: ReasonSlower, Value: c.Q(p), Limit: pick.Q(p), Unit: UnitSeconds,
 			Text: fmt.Sprintf("%s %s is slower than the pick's %s", pn, fsec(c.Q(p)), fsec(pick.Q(p)))})
@@ -334,7 +391,7 @@ func whyNot(cr *ClassReport, n int) ([]int, int) {
 		if c.Status == StatusRejected {
 			total++
 		}
-		if i != cr.Pick && len(c.Reasons) > 0 {
+		if !(i == cr.Pick && c.Pick) && len(c.Reasons) > 0 {
 			out = append(out, i)
 		}
 	}

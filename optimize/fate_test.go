@@ -34,7 +34,7 @@ func TestEveryCandidateHasAFate(t *testing.T) {
 	rep := mustRun(t, &sc.Config, s, optimize.Options{})
 	known := []string{optimize.ReasonCostCap, optimize.ReasonHedgedCap, optimize.ReasonAboveSLA, optimize.ReasonFewerAnswers,
 		optimize.ReasonOverload, optimize.ReasonUnstable, optimize.ReasonFewerThanConfigured, optimize.ReasonFailsRule,
-		optimize.ReasonTooFew, optimize.ReasonSlower, optimize.ReasonCostlier, optimize.ReasonFewerWithin,
+		optimize.ReasonTooFew, optimize.ReasonSlower, optimize.ReasonMoreUnanswered, optimize.ReasonCostlier, optimize.ReasonFewerWithin,
 		optimize.ReasonNotKnee, optimize.ReasonCIOverlap}
 	rejected := 0
 	for _, cr := range rep.Classes {

@@ -290,9 +290,16 @@ type ClassReport struct {
 	// objective cost and a trade-off pick, else the fastest), the verdict is "hedge" and PickNote
 	// and the verdict's reason name the objective's choice. When the
 	// verdict is "don't hedge", Pick is 0, no hedging: Pick is always what
-	// to roll out.
+	// to roll out (for an undecided class, see RollsOut).
 	Pick     int    `json:"pick"`
 	PickNote string `json:"pick_note"`
+	// RollsOut is RollsOutConfigured when the verdict is undecided: the
+	// class's configured policy rolls out (export and --write-scenario
+	// keep it), and Pick is that policy's candidate, or, when the sweep
+	// did not simulate it or its candidate is one no pick may be (an
+	// overload, fewer answers), stays 0 with no candidate marked picked
+	// (Unpicked). Absent otherwise: the pick rolls out.
+	RollsOut string `json:"rolls_out,omitempty"`
 	// ObjectivePick is the index of the candidate the objective chose,
 	// before the verdict rule; equal to Pick unless the rule moved it.
 	ObjectivePick int `json:"objective_pick"`
@@ -380,6 +387,84 @@ func (cr *ClassReport) RolledOut() *Candidate {
 		}
 	}
 	return nil
+}
+
+// RollsOutConfigured is ClassReport.RollsOut of an undecided class: its
+// configured policy rolls out.
+const RollsOutConfigured = "configured"
+
+// Unpicked reports whether no candidate of cr is picked: its verdict is
+// undecided, so its configured policy rolls out (RollsOut), and the sweep
+// did not simulate that policy, or its candidate is one no pick may be
+// (ReasonFewerAnswers, ReasonOverload, ReasonUnstable; its reasons say
+// which). Pick is
+// then 0, no hedging, which is not what rolls out.
+func (cr *ClassReport) Unpicked() bool {
+	return cr.RollsOut == RollsOutConfigured && !cr.Picked().Pick
+}
+
+// rollOutConfigured makes the pick of an undecided class what rolls out,
+// its configured policy (RolledOut): Pick is that policy's candidate, the
+// only one marked picked, or no candidate is (Unpicked); the note says so,
+// and the candidates' fates follow. Other classes are left as they are.
+func rollOutConfigured(cr *ClassReport, rule Rule, level float64) {
+	if !cr.Verdict.Undecided {
+		return
+	}
+	cr.RollsOut = RollsOutConfigured
+	cs := cr.Candidates
+	k := -1
+	if c := cr.RolledOut(); c != nil {
+		for i := range cs {
+			if &cs[i] == c {
+				k = i
+			}
+		}
+	}
+	const keep = "export and --write-scenario keep it"
+	old := cr.Pick
+	var beyond []Reason
+	if k >= 0 {
+		// Only what no pick may be; the objective's caps and SLA do not
+		// stop the configured policy from rolling out.
+		for _, r := range limitReasons(&cs[k], &cs[0], cr.Objective, rule) {
+			if r.Code == ReasonFewerAnswers || r.Code == ReasonOverload || r.Code == ReasonUnstable {
+				beyond = append(beyond, r)
+			}
+		}
+	}
+	switch {
+	case k < 0:
+		cr.PickNote = fmt.Sprintf("undecided, so no candidate is picked: the configured policy rolls out (%s), which the sweep did not simulate; %s", keep, cr.PickNote)
+		cr.Pick = 0
+	case len(beyond) > 0:
+		cr.PickNote = fmt.Sprintf("undecided, so no candidate is picked: the configured policy rolls out (%s), and its candidate (%s) is one no pick may be (%s); %s",
+			keep, cs[k].Label, reasonCodes(beyond), cr.PickNote)
+		cr.Pick = 0
+	case cs[k].Hedging:
+		cr.PickNote = fmt.Sprintf("undecided, so the configured policy rolls out (%s); %s", keep, cr.PickNote)
+		cr.Pick = k
+	default:
+		cr.PickNote = fmt.Sprintf("undecided, so the configured policy, no hedging, rolls out (%s); %s", keep, cr.PickNote)
+		cr.Pick = k
+	}
+	if cr.Pick != old && cr.StepsOf == "pick" {
+		// A pipeline's steps described the old pick, which is no longer
+		// the pick.
+		cr.Steps, cr.StepsOf = nil, ""
+	}
+	for i := range cs {
+		cs[i].Pick = false
+	}
+	finishPick(cr, level)
+	if k < 0 || len(beyond) > 0 {
+		// No candidate is picked. The verdict could not tell the
+		// candidates apart: none is known to differ from what rolls out.
+		for i := range cs {
+			cs[i].Pick, cs[i].LikePick = false, true
+		}
+	}
+	fates(cr, rule, level)
 }
 
 // setRolledOut finds, for RolledOut, the candidate of class i's configured
@@ -803,6 +888,7 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 		if cr, ok := byIndex[i]; ok {
 			cr.Warnings = append(cr.Warnings, spanWarnings(cfg, i, cr.Requests)...)
 			cr.setRolledOut(cfg, i)
+			rollOutConfigured(cr, s.Rule, s.Level)
 			cr.Spend = pickSpend(cfg, i, cr)
 			if w := sim.NoSpanWarning(cfg); w != "" {
 				cr.Warnings = append(cr.Warnings, w)
@@ -990,7 +1076,7 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 			// Say when only the objective's limits stand in the way, so
 			// that a user knows which setting keeps the class from hedging.
 			v := judgeFor(cr.Objective, base, &cs[a], level, rule, cr.CostBasis)
-			cr.Verdict.Reason += fmt.Sprintf("; beyond the objective's limits, the rule would accept %s: %s", cs[a].Label, v.Reason)
+			cr.Verdict.Reason += fmt.Sprintf("; beyond the objective's limits, the rule would accept %s%s: %s", cs[a].Label, aboveSLA(&cs[a], cr.Objective), v.Reason)
 			cr.Verdict.Alternative = a
 		}
 	}
@@ -1019,12 +1105,25 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 			UnansweredBefore: base.unansweredShare(), UnansweredAfter: cs[k].unansweredShare(),
 		}
 	}
+	if o := cr.Objective; o.Goal == LowestCost && cs[cr.Pick].Q(p) > o.SLA.Seconds() {
+		cr.Verdict.SLAMissed = true
+		if cs[cr.ObjectivePick].Feasible {
+			// A candidate meets the SLA, but the verdict rule moved the
+			// pick to one that does not: what rolls out misses it.
+			who := "no hedging's"
+			if pk := &cs[cr.Pick]; pk.Hedging {
+				who = "the pick's (" + pk.Label + ")"
+			}
+			miss := fmt.Sprintf("the SLA is not met: %s %s of %s is above %s", who, pname(p), fsec(cs[cr.Pick].Q(p)), fsec(o.SLA.Seconds()))
+			cr.PickNote += "; " + miss
+			cr.Verdict.Reason += "; " + miss
+		}
+	}
 	if m := allMiss(cr); m != "" {
 		cr.PickNote += "; " + m
 		cr.Verdict.Reason += fmt.Sprintf("; ranked by the answered share, %s being a miss for every candidate: objective \"answered\" says so", pname(p))
 	}
 	finishPick(cr, level)
-	pick := &cs[cr.Pick]
 
 	n := base.Requests
 	if n == 0 {
@@ -1047,7 +1146,9 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%d of %d candidates have percentiles at the simulator's cap of %s (no hedging: %s): single draws are capped at about 9 years, so the inputs lie outside what it models",
 			capped, len(cs), sim.FormatSeconds(sim.CapSeconds), orNone(sim.CappedSummary(base.Latency))))
 	}
-	if cr.Objective.Goal == LowestCost && !pick.Feasible {
+	if cr.Objective.Goal == LowestCost && !cs[cr.ObjectivePick].Feasible {
+		// Only when the objective found none: a pick the verdict rule
+		// moved off a candidate within the SLA says so in its note.
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("no candidate meets %s ≤ %s", pname(p), fsec(cr.Objective.SLA.Seconds())))
 	}
 	notes, warns := overloadNotes(cs, rule)
@@ -1175,6 +1276,15 @@ func Excess(c *Candidate, o Objective) float64 {
 		}
 	}
 	return x
+}
+
+// aboveSLA says, for objective cost, that c's percentile is above the SLA:
+// " (p95 2.54s, above the SLA of 2.00s)"; "" otherwise.
+func aboveSLA(c *Candidate, o Objective) string {
+	if sla := o.SLA.Seconds(); o.Goal != LowestCost || c.Q(o.Percentile) <= sla {
+		return ""
+	}
+	return fmt.Sprintf(" (%s %s, above the SLA of %s)", pname(o.Percentile), fsec(c.Q(o.Percentile)), fsec(o.SLA.Seconds()))
 }
 
 // goalWord names the objective's pick in a verdict: "the trade-off pick",

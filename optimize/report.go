@@ -69,7 +69,10 @@ var CSVHeader = []string{
 }
 
 // WriteCSV writes every candidate of every class, one row each, under
-// CSVHeader. Latencies are in seconds, costs in USD per 1000 requests.
+// CSVHeader. Latencies are in seconds, costs in USD per 1000 requests; the
+// bounds of a p95 or p99 interval that too few requests support
+// (Candidate.P95CIOK, P99CIOK false; JSON p95_ci95_ok, p99_ci95_ok) are
+// empty.
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader); err != nil {
@@ -77,12 +80,21 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	}
 	f := csvFloat
 	b := strconv.FormatBool
+	// An interval too few requests support (P95CIOK, P99CIOK false) is
+	// left empty, as the text prints it n/a: not a narrow interval.
+	ci := func(ok bool, x float64) string {
+		if !ok {
+			return ""
+		}
+		return f(x)
+	}
 	for _, cr := range r.Classes {
 		for _, c := range cr.Candidates {
 			l := c.Latency
 			row := []string{
 				cr.Class, c.Label, b(c.Hedging), f(c.DelaySeconds), strconv.Itoa(c.Copies), c.Target, strconv.FormatInt(c.Requests, 10),
-				f(l.P50), f(l.P90), f(l.P95), f(l.P95CI95[0]), f(l.P95CI95[1]), f(l.P99), f(l.P99CI95[0]), f(l.P99CI95[1]), f(l.P999), f(l.Mean),
+				f(l.P50), f(l.P90), f(l.P95), ci(c.P95CIOK, l.P95CI95[0]), ci(c.P95CIOK, l.P95CI95[1]),
+				f(l.P99), ci(c.P99CIOK, l.P99CI95[0]), ci(c.P99CIOK, l.P99CI95[1]), f(l.P999), f(l.Mean),
 				f(c.AnsweredShare), f(c.HedgedShare), f(c.AttemptsPerRequest), f(c.CostPer1kUSD),
 				f(c.AddedCostPct), f(c.AddedCallsPct), cr.CostBasis,
 				b(c.Feasible), b(c.OnFrontier), b(c.Pick), b(c.LikePick), b(c.ObjectivePick),
@@ -330,7 +342,7 @@ func writePickSpend(w io.Writer, classes []ClassReport) {
 			if cr.RolledOut() == nil {
 				how = "which the sweep did not simulate: its cost is the rollout check's"
 			}
-			fmt.Fprintf(w, "  %s: undecided, so no pick: its configured policy rolls out (export and --write-scenario keep it), %s\n", cr.Class, how)
+			fmt.Fprintf(w, "  %s: undecided, so its configured policy rolls out (export and --write-scenario keep it), %s\n", cr.Class, how)
 		}
 	}
 }
@@ -340,9 +352,12 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 	pn := pname(p)
 	fmt.Fprintf(w, "\n%s: objective %s; %d candidates\n", cr.Class, cr.Objective, len(cr.Candidates))
 	pick := cr.Picked()
-	if pick.Hedging {
+	switch {
+	case cr.Unpicked():
+		fmt.Fprintf(w, "  pick: %s\n", cr.PickNote)
+	case pick.Hedging:
 		fmt.Fprintf(w, "  pick: %s (%s); %s\n", pick.Label, describe(pick), cr.PickNote)
-	} else {
+	default:
 		fmt.Fprintf(w, "  pick: no hedging; %s\n", cr.PickNote)
 	}
 	writeGroup(w, cr)
@@ -360,7 +375,9 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 	if ps := cr.PipelineSearch; ps != nil {
 		fmt.Fprintf(w, "  search: %s\n", ps.Found)
 	}
-	writeWon(w, cr)
+	if !cr.Unpicked() {
+		writeWon(w, cr) // else no candidate's figures are what rolls out
+	}
 	writeWhyNot(w, cr)
 	for _, n := range cr.Notes {
 		fmt.Fprintf(w, "  note: %s\n", n)

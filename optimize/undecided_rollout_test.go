@@ -14,7 +14,7 @@ import (
 // classes are too few for a p95 interval, so their verdicts are undecided
 // and what is rolled out is each class's configured policy (the sweep's
 // "configured" candidate: it hedges with a fallback copy, which the grid
-// does not try). The rollout check runs that policy — RolloutConfig keeps
+// does not try), which is therefore the pick. The rollout check runs that policy — RolloutConfig keeps
 // it as the scenario configures it — names it "configured", compares it
 // with the configured candidate's sweep result, and says why.
 func TestRolloutUndecidedRunsConfigured(t *testing.T) {
@@ -40,8 +40,8 @@ func TestRolloutUndecidedRunsConfigured(t *testing.T) {
 				conf = &cr.Candidates[k]
 			}
 		}
-		if conf == nil || cr.Picked() == conf {
-			t.Fatalf("class %s: no configured candidate, or it is the pick; the test needs one that is not", cr.Class)
+		if conf == nil || cr.Picked() != conf {
+			t.Fatalf("class %s: pick %s; want the configured candidate, what rolls out", cr.Class, cr.Picked().Label)
 		}
 		for j := range sc.Config.Classes {
 			if cl := &sc.Config.Classes[j]; cl.Name == cr.Class && !reflect.DeepEqual(rc.Classes[j].Policy, cl.Policy) {

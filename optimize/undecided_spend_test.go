@@ -64,7 +64,7 @@ delay = "1s"
 	if !strings.Contains(row, "configured") || strings.Contains(row, "+0.0%") || strings.Contains(row, "0.0%  1.000") {
 		t.Errorf("summary row %q; want the configured policy, without no hedging's figures", row)
 	}
-	for _, want := range []string{"undecided, so no pick: its configured policy rolls out", "its cost is the rollout check's"} {
+	for _, want := range []string{"undecided, so its configured policy rolls out", "its cost is the rollout check's"} {
 		if !strings.Contains(text.String(), want) {
 			t.Errorf("text lacks %q:\n%s", want, text.String())
 		}

@@ -103,9 +103,17 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 	}()
 	if isCommand(args[0]) && args[0] != "help" && asksHelp(args[1:]) {
 		// Asked-for help goes to stdout, so it can be paged, as with
-		// "hedgesim help CMD".
+		// "hedgesim help CMD"; a failure to write it is reported on
+		// stderr, exit 1, as any other output's.
 		args = []string{args[0], "--help"}
-		stderr = stdout
+		help, errOut := &helpWriter{w: stdout}, stderr
+		defer func() {
+			if help.err != nil && code == exitOK {
+				printMessage(errOut, "hedgesim %s: %v\n", args[0], help.err)
+				code = exitFailure
+			}
+		}()
+		stdout, stderr = help, help
 	}
 	switch cmd, rest := args[0], args[1:]; cmd {
 	case "run":
@@ -136,12 +144,15 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		if len(rest) == 1 && rest[0] != "help" && !asksHelp(rest) {
 			if isCommand(rest[0]) {
 				// Asked-for help goes to stdout, so it can be paged.
-				return run([]string{rest[0], "--help"}, stdout, stdout)
+				return runContext(ctx, []string{rest[0], "--help"}, stdout, stderr)
 			}
 			printMessage(stderr, "hedgesim help: unknown command %q; commands: %s\n", rest[0], commandNames)
 			return exitUsage
 		}
-		fmt.Fprintf(stdout, usage, scenarios.Default)
+		if _, err := fmt.Fprintf(stdout, usage, scenarios.Default); err != nil {
+			printMessage(stderr, "hedgesim %s: %v\n", cmd, err)
+			return exitFailure
+		}
 		return exitOK
 	default:
 		hint := ""
@@ -177,6 +188,31 @@ func runContext(ctx context.Context, args []string, stdout, stderr io.Writer) (c
 		printMessage(stderr, "hedgesim %s: %v\n", args[0], err)
 		return exitFailure
 	}
+}
+
+// helpWriter passes asked-for help to w and keeps the first error of a
+// write, which runContext reports: help is written by flag's Usage and
+// the commands' own help, which cannot return one.
+type helpWriter struct {
+	w   io.Writer
+	err error
+}
+
+func (h *helpWriter) Write(p []byte) (int, error) {
+	n, err := h.w.Write(p)
+	if err != nil && h.err == nil {
+		h.err = err
+	}
+	return n, err
+}
+
+// helpTextWidth is the width the help written to w wraps to: that of the
+// terminal under a helpWriter, as textfit.TerminalWidth gives it.
+func helpTextWidth(w io.Writer) int {
+	if h, ok := w.(*helpWriter); ok {
+		w = h.w
+	}
+	return textfit.TerminalWidth(w)
 }
 
 // isCommand reports whether name is one of commandNames.
@@ -220,7 +256,7 @@ func newFlagSet(name, synopsis string, w io.Writer) *flag.FlagSet {
 		fs.SetOutput(&b)
 		fs.PrintDefaults()
 		fs.SetOutput(w)
-		io.WriteString(w, textfit.Wrap(b.String(), textfit.TerminalWidth(w)))
+		io.WriteString(w, textfit.Wrap(b.String(), helpTextWidth(w)))
 	}
 	return fs
 }

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"os"
 	"path/filepath"
 	"slices"
 	"strconv"
@@ -18,6 +19,7 @@ import (
 	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/plots"
 	"github.com/hedgesim/hedgesim/scenario"
+	"github.com/hedgesim/hedgesim/scenarios"
 	"github.com/hedgesim/hedgesim/sim"
 )
 
@@ -539,6 +541,26 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	return job, nil
 }
 
+// exportScenarioFlag returns " --scenario FILE" for the export command
+// that finish prints, FILE the scenario file as given, when export would
+// not find the scenario by the report's scenario name: a file other than
+// the built-in scenario of that name (its own file name or directory
+// aside). It returns "" for a built-in scenario, named or the default, and
+// for a file identical to the built-in of its name.
+func (job *optimizeJob) exportScenarioFlag() string {
+	if len(job.scenarioArgs) != 1 {
+		return "" // the built-in default
+	}
+	arg := job.scenarioArgs[0]
+	if st, err := os.Stat(arg); err != nil || st.IsDir() {
+		return "" // a built-in scenario, named (loadScenarioWith)
+	}
+	if b, err := scenario.LoadFS(scenarios.FS, job.sc.Config.Name+".toml"); err == nil && b.SHA256 == job.sc.SHA256 {
+		return ""
+	}
+	return " --scenario " + shellQuote(arg)
+}
+
 // finish writes the report rep of job: to --out DIR when set, to
 // --write-scenario when set, and to stdout.
 func (job *optimizeJob) finish(ctx context.Context, rep *optimize.Report, stdout io.Writer) error {
@@ -547,11 +569,11 @@ func (job *optimizeJob) finish(ctx context.Context, rep *optimize.Report, stdout
 	formats := strings.Join(export.Formats, "|")
 	switch {
 	case job.out != "":
-		rep.ExportCommand = fmt.Sprintf("hedgesim export --format %s %s", formats, shellQuote(filepath.Join(job.out, "report.json")))
+		rep.ExportCommand = fmt.Sprintf("hedgesim export --format %s%s %s", formats, job.exportScenarioFlag(), shellQuote(filepath.Join(job.out, "report.json")))
 	case job.ws != nil:
 		rep.ExportCommand = fmt.Sprintf("hedgesim export --format %s %s", formats, shellQuote(job.ws.out.path))
 	default:
-		rep.ExportCommand = fmt.Sprintf("rerun with --out DIR, then hedgesim export --format %s DIR/report.json", formats)
+		rep.ExportCommand = fmt.Sprintf("rerun with --out DIR, then hedgesim export --format %s%s DIR/report.json", formats, job.exportScenarioFlag())
 	}
 
 	var text, js bytes.Buffer
