@@ -346,10 +346,12 @@ func (e *engine) drain() {
 		if len(e.soon) > 0 { // handleSoon, written out: no call
 			for i := 0; i < len(e.soon); i++ {
 				e.cur = e.soon[i]
-				if ev := &e.cur; ev.kind == evRelease && ev.gen != 0 {
+				if ev := &e.cur; ev.kind != evRelease {
+					e.handle(ev)
+				} else if ev.gen != 0 {
 					e.releaseReplica(int(ev.slot), int(ev.gen-1))
 				} else {
-					e.handle(ev)
+					e.release(int(ev.slot))
 				}
 			}
 			e.soon = e.soon[:0]
@@ -509,16 +511,18 @@ func (e *engine) nowQueued() bool {
 
 // handleSoon handles the events in soon, in order, as drain would have
 // taken them (dueNow); those they schedule in soon are handled too. The
-// commonest, the release of a replica's slot, is handled without
-// handle's switch. drain takes the same steps written out, without the
+// commonest, the release of a slot (a replica's or a provider's), is
+// handled without handle's switch. drain takes the same steps written out, without the
 // call (a change here goes there too).
 func (e *engine) handleSoon() {
 	for i := 0; i < len(e.soon); i++ {
 		e.cur = e.soon[i]
-		if ev := &e.cur; ev.kind == evRelease && ev.gen != 0 {
+		if ev := &e.cur; ev.kind != evRelease {
+			e.handle(ev)
+		} else if ev.gen != 0 {
 			e.releaseReplica(int(ev.slot), int(ev.gen-1))
 		} else {
-			e.handle(ev)
+			e.release(int(ev.slot))
 		}
 	}
 	e.soon = e.soon[:0]
