@@ -360,7 +360,7 @@ func (e *engine) dispatchAt(slot int32, r *request, k int, a *attempt, p *Policy
 		pv.busy++
 		a.serving = true
 	}
-	if plainServe(a, pv) {
+	if e.plainServe(a, pv) {
 		e.servePlain(slot, r, k, a, pv)
 		return
 	}
@@ -368,30 +368,39 @@ func (e *engine) dispatchAt(slot int32, r *request, k int, a *attempt, p *Policy
 }
 
 // plainServe reports whether servePlain may start the service of attempt
-// a at provider pv, which has no pool, rather than serveAt: pv has no
-// stages to stretch the work (no degraded periods), and a is at no
-// replica, not streamed, neither failed already nor let go of — most
+// a at provider pv, which has no pool, rather than serveAt: no stage of
+// pv may fail the attempt (pv has no degraded periods, or none with an
+// error rate), and a is at no replica, not streamed unless no stream is
+// ever shaped (shaping), neither failed already nor let go of — most
 // attempts at such a provider. The two places that start such a service,
 // dispatchAt and release, ask it and call one or the other (a function
 // calling both would not be inlined, and its call would cost serveAt's
 // path more than the test).
-func plainServe(a *attempt, pv *provider) bool {
-	return len(pv.stages) == 0 && a.rep == 0 && !a.streamed && !a.kind.failed() && a.state != attAbandoned
+func (e *engine) plainServe(a *attempt, pv *provider) bool {
+	return !pv.failing && a.rep == 0 && (!a.streamed || !e.shaping) && !a.kind.failed() && a.state != attAbandoned
 }
 
 // servePlain starts the service of attempt k of r, a, now at provider pv
 // when plainServe says it may: serveAt's steps for such an attempt,
 // without its other cases' tests — its wait booked, its first token and
-// end a fixed work from now, its deciding response scheduled.
+// end its work from now, stretched by pv's stages, a stream's tokens
+// flowing from its first, its deciding response scheduled.
 func (e *engine) servePlain(slot int32, r *request, k int, a *attempt, pv *provider) {
 	now := e.now
 	a.svc = now
 	a.started = true
 	pv.waitSum.add(now - a.start)
 	pv.stats.started++
-	a.first = now + a.workFirst
-	a.end = now + (a.workFirst + a.workDecode)
+	if st := pv.stages; len(st) == 0 { // finishPair's values, without its call
+		a.first = now + a.workFirst
+		a.end = now + (a.workFirst + a.workDecode)
+	} else {
+		a.first, a.end = finishPair(st, now, a.workFirst, a.workFirst+a.workDecode)
+	}
 	a.genFrom = now
+	if a.streamed {
+		a.genFrom = a.first
+	}
 	at := a.end
 	// A class with its bit in plainAnswer has another winner rule than
 	// FirstToken: its policy need not be looked up.
@@ -415,7 +424,7 @@ func (e *engine) release(i int) {
 	pv.waiting--
 	a.serving = true
 	pv.busy++
-	if plainServe(a, pv) {
+	if e.plainServe(a, pv) {
 		e.servePlain(w.slot, r, int(w.k), a, pv)
 		return
 	}
