@@ -173,10 +173,17 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 	e.lastEvent = max(e.lastEvent, now)
 	if a.serving {
 		// exit's release of the slot, scheduled after the counts (which
-		// schedule nothing), so that few values live across its call, and
-		// before the losers' releases.
+		// schedule nothing), and before the losers' releases: written in
+		// soon, numbered as scheduleRelease numbers it, when it may go
+		// there (scheduleRelease's commonest case, without its call),
+		// else by scheduleRelease.
 		a.serving = false
-		e.scheduleRelease(now, a.prov, a.rep, r.class)
+		if ev := e.soonRoom(); ev != nil {
+			e.seq++
+			ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = now, e.seq, a.prov, uint32(a.rep), evRelease, 0
+		} else {
+			e.scheduleRelease(now, a.prov, a.rep, r.class)
+		}
 	}
 	switch {
 	case r.inflight == 1 && e.retries == nil:
