@@ -394,6 +394,8 @@ func (e *engine) servePlain(slot int32, r *request, k int, a *attempt, pv *provi
 	if st := pv.stages; len(st) == 0 { // finishPair's values, without its call
 		a.first = now + a.workFirst
 		a.end = now + (a.workFirst + a.workDecode)
+	} else if g, ok := st[0].(*regime); ok && len(st) == 1 { // finishPair's one stage, called directly
+		a.first, a.end = g.finishPair(now, a.workFirst, a.workFirst+a.workDecode)
 	} else {
 		a.first, a.end = finishPair(st, now, a.workFirst, a.workFirst+a.workDecode)
 	}
