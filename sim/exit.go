@@ -81,18 +81,21 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 	a.state = attExited
 	r.live--
 	pv := &e.provs[a.prov]
+	served := true // not in a queue: a pool's replica books its service
 	if a.queued { // exit's steps for a queued attempt, tested once
 		if pv.pool != nil {
 			e.leavePool(pv, a, now)
 		}
 		a.queued = false
 		pv.waiting--
-	} else if pl := pv.pool; pl != nil {
-		pl.leaveService(a, now)
+		served = false
 	}
 	if a.started {
 		pv.lastEnd = max(pv.lastEnd, now)
 		if d := now - a.svc; d > 0 {
+			if pl := pv.pool; pl != nil && served && a.rep != 0 {
+				pl.reps[a.rep-1].busySum.add(d) // leaveService's, with d at hand
+			}
 			pv.busySum.add(d)
 			if e.batched {
 				if row := e.rowOf(a); row != nil { // as in exit
