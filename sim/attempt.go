@@ -418,6 +418,13 @@ func (e *engine) servePlain(slot int32, r *request, k int, a *attempt, pv *provi
 func (e *engine) release(i int) {
 	pv := &e.provs[i]
 	pv.busy--
+	if pv.waiting == 0 {
+		// No attempt waits here (waiting counts those in the queue):
+		// every entry left is one nextWaiter would skip, and leave the
+		// queue empty. It is emptied without the look.
+		pv.waitQueue.empty()
+		return
+	}
 	w, r, a := e.nextWaiter(&pv.waitQueue)
 	if a == nil {
 		return

@@ -415,6 +415,9 @@ func (p *waitQueue) enqueue(w waiter) {
 	p.queue = append(p.queue, w)
 }
 
+// empty drops every waiter in the queue, as dequeuing them all would.
+func (p *waitQueue) empty() { p.queue, p.qhead = p.queue[:0], 0 }
+
 func (p *waitQueue) dequeue() (waiter, bool) {
 	if p.qhead == len(p.queue) {
 		return waiter{}, false
