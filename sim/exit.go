@@ -81,7 +81,8 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 	a.state = attExited
 	r.live--
 	pv := &e.provs[a.prov]
-	served := true // not in a queue: a pool's replica books its service
+	// served says a was not in a queue: a pool's replica books its service.
+	served := true
 	if a.queued { // exit's steps for a queued attempt, tested once
 		if pv.pool != nil {
 			e.leavePool(pv, a, now)
