@@ -360,17 +360,56 @@ func (e *engine) dispatchAt(slot int32, r *request, k int, a *attempt, p *Policy
 		pv.busy++
 		a.serving = true
 	}
-	e.serve(slot, r, k, a, pv)
+	if e.plainServe(a, pv) {
+		e.servePlain(slot, r, k, a, pv)
+		return
+	}
+	e.serveAt(slot, r, k, a, pv, nil)
 }
 
-// serve starts the service of attempt k of r now: the degraded periods of
-// its provider stretch its work and may fail it, and its deciding response
-// is scheduled — or, for an attempt its request has let go of while it
-// waited, its exit is decided now that its end is known.
-//
-// a is &r.att[k] and pv its provider, which the caller has at hand.
-func (e *engine) serve(slot int32, r *request, k int, a *attempt, pv *provider) {
-	e.serveAt(slot, r, k, a, pv, nil) // serveAt looks up a replica
+// plainServe reports whether servePlain may start the service of attempt
+// a at provider pv, which has no pool, rather than serveAt: no stage of
+// pv may fail the attempt (pv has no degraded periods, or none with an
+// error rate), and a is at no replica, not streamed unless no stream is
+// ever shaped (shaping), neither failed already nor let go of — most
+// attempts at such a provider. The two places that start such a service,
+// dispatchAt and release, ask it and call one or the other (a function
+// calling both would not be inlined, and its call would cost serveAt's
+// path more than the test).
+func (e *engine) plainServe(a *attempt, pv *provider) bool {
+	return !pv.failing && a.rep == 0 && (!a.streamed || !e.shaping) && !a.kind.failed() && a.state != attAbandoned
+}
+
+// servePlain starts the service of attempt k of r, a, now at provider pv
+// when plainServe says it may: serveAt's steps for such an attempt,
+// without its other cases' tests — its wait booked, its first token and
+// end its work from now, stretched by pv's stages, a stream's tokens
+// flowing from its first, its deciding response scheduled.
+func (e *engine) servePlain(slot int32, r *request, k int, a *attempt, pv *provider) {
+	now := e.now
+	a.svc = now
+	a.started = true
+	pv.waitSum.add(now - a.start)
+	pv.stats.started++
+	if st := pv.stages; len(st) == 0 { // finishPair's values, without its call
+		a.first = now + a.workFirst
+		a.end = now + (a.workFirst + a.workDecode)
+	} else if g, ok := st[0].(*regime); ok && len(st) == 1 { // finishPair's one stage, called directly
+		a.first, a.end = g.finishPair(now, a.workFirst, a.workFirst+a.workDecode)
+	} else {
+		a.first, a.end = finishPair(st, now, a.workFirst, a.workFirst+a.workDecode)
+	}
+	a.genFrom = now
+	if a.streamed {
+		a.genFrom = a.first
+	}
+	at := a.end
+	// A class with its bit in plainAnswer has another winner rule than
+	// FirstToken: its policy need not be looked up.
+	if e.plainAnswer>>(uint32(r.class)&63)&1 == 0 && e.cfg.Classes[r.class].Policy.Winner == FirstToken {
+		at = a.first
+	}
+	e.scheduleResponse(at, slot, r.gen, uint8(k))
 }
 
 // release frees one slot of provider i at now and starts the next attempt
@@ -379,6 +418,13 @@ func (e *engine) serve(slot int32, r *request, k int, a *attempt, pv *provider) 
 func (e *engine) release(i int) {
 	pv := &e.provs[i]
 	pv.busy--
+	if pv.waiting == 0 {
+		// No attempt waits here (waiting counts those in the queue):
+		// every entry left is one nextWaiter would skip, and leave the
+		// queue empty. It is emptied without the look.
+		pv.waitQueue.empty()
+		return
+	}
 	w, r, a := e.nextWaiter(&pv.waitQueue)
 	if a == nil {
 		return
@@ -387,7 +433,11 @@ func (e *engine) release(i int) {
 	pv.waiting--
 	a.serving = true
 	pv.busy++
-	e.serve(w.slot, r, int(w.k), a, pv)
+	if e.plainServe(a, pv) {
+		e.servePlain(w.slot, r, int(w.k), a, pv)
+		return
+	}
+	e.serveAt(w.slot, r, int(w.k), a, pv, nil)
 }
 
 // nextWaiter takes from q the first attempt still waiting in it, with its

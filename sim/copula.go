@@ -102,6 +102,12 @@ func copulaFactor(c Correlation, p *Policy, models []Model) ([][]float64, error)
 func (e *engine) score(r *request, k int, try uint8, first, f float64) float64 {
 	if try == 0 && r.round == 0 { // a first call of the first round: f is its innovation
 		r.innov[k] = f
+		if k == 0 {
+			// The sum below for the primary, whose factor row is (1):
+			// A's (0, 0) is 1, and copulaFactor's L[0][0] is √1 (the
+			// commonest call: TestScoreOfPrimary checks it against the sum).
+			return 0 + f
+		}
 		z := 0.0
 		for j, l := range e.copula[r.class][k][:k+1] {
 			z += l * r.innov[j]

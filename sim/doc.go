@@ -138,7 +138,10 @@
 // with what those ends fix left out: answer (exit.go), an answer that wins
 // its request, and exitCancelled, a loser whose cancel lands before its
 // answer; a change to exit's steps goes to both. The package's tests
-// audit these counts after every run.
+// audit these counts after every run. Service starts the same way: in
+// serveAt (serve.go), its commonest cases in copies of its steps,
+// serveReplica at a pool's replica and servePlain at a provider without
+// one (attempt.go); a change to serveAt's steps goes to both.
 //
 // # Retries
 //

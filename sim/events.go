@@ -183,10 +183,8 @@ func (e *engine) scheduleRelease(at time.Duration, prov int32, rep uint16, c int
 	e.seq++
 	switch {
 	case e.heapOnly:
-	case at == e.now: // queueNow, its soon case written out: no call
-		if n := len(e.soon); n < cap(e.soon) && !e.nowQueued() {
-			e.soon = e.soon[:n+1]
-			ev := &e.soon[n]
+	case at == e.now: // queueNow, its soon case inlined: no call
+		if ev := e.soonRoom(); ev != nil {
 			ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, prov, uint32(rep), evRelease, 0
 			return
 		}
@@ -198,6 +196,21 @@ func (e *engine) scheduleRelease(at time.Duration, prov int32, rep uint16, c int
 	}
 	ev := e.q.add(at, e.seq)
 	ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = at, e.seq, prov, uint32(rep), evRelease, 0
+}
+
+// soonRoom returns the room for an event due now at the end of soon,
+// made there, when soon has room and may take it (queueNow's soon case:
+// nothing queued is due now, and the queues are not the heap alone);
+// else nil, soon left as it was. The caller writes every field of the
+// event. It is scheduleRelease's commonest case, and answer's, which
+// writes the release of its slot there without calling scheduleRelease.
+func (e *engine) soonRoom() *event {
+	n := len(e.soon)
+	if n == cap(e.soon) || e.heapOnly || e.nowQueued() {
+		return nil
+	}
+	e.soon = e.soon[:n+1]
+	return &e.soon[n]
 }
 
 // releaseCancelled queues the release at at of a slot of provider prov
@@ -346,10 +359,12 @@ func (e *engine) drain() {
 		if len(e.soon) > 0 { // handleSoon, written out: no call
 			for i := 0; i < len(e.soon); i++ {
 				e.cur = e.soon[i]
-				if ev := &e.cur; ev.kind == evRelease && ev.gen != 0 {
+				if ev := &e.cur; ev.kind != evRelease {
+					e.handle(ev)
+				} else if ev.gen != 0 {
 					e.releaseReplica(int(ev.slot), int(ev.gen-1))
 				} else {
-					e.handle(ev)
+					e.release(int(ev.slot))
 				}
 			}
 			e.soon = e.soon[:0]
@@ -509,16 +524,18 @@ func (e *engine) nowQueued() bool {
 
 // handleSoon handles the events in soon, in order, as drain would have
 // taken them (dueNow); those they schedule in soon are handled too. The
-// commonest, the release of a replica's slot, is handled without
-// handle's switch. drain takes the same steps written out, without the
+// commonest, the release of a slot (a replica's or a provider's), is
+// handled without handle's switch. drain takes the same steps written out, without the
 // call (a change here goes there too).
 func (e *engine) handleSoon() {
 	for i := 0; i < len(e.soon); i++ {
 		e.cur = e.soon[i]
-		if ev := &e.cur; ev.kind == evRelease && ev.gen != 0 {
+		if ev := &e.cur; ev.kind != evRelease {
+			e.handle(ev)
+		} else if ev.gen != 0 {
 			e.releaseReplica(int(ev.slot), int(ev.gen-1))
 		} else {
-			e.handle(ev)
+			e.release(int(ev.slot))
 		}
 	}
 	e.soon = e.soon[:0]

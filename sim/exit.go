@@ -81,18 +81,22 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 	a.state = attExited
 	r.live--
 	pv := &e.provs[a.prov]
+	// served says a was not in a queue: a pool's replica books its service.
+	served := true
 	if a.queued { // exit's steps for a queued attempt, tested once
 		if pv.pool != nil {
 			e.leavePool(pv, a, now)
 		}
 		a.queued = false
 		pv.waiting--
-	} else if pl := pv.pool; pl != nil {
-		pl.leaveService(a, now)
+		served = false
 	}
 	if a.started {
 		pv.lastEnd = max(pv.lastEnd, now)
 		if d := now - a.svc; d > 0 {
+			if pl := pv.pool; pl != nil && served && a.rep != 0 {
+				pl.reps[a.rep-1].busySum.add(d) // leaveService's, with d at hand
+			}
 			pv.busySum.add(d)
 			if e.batched {
 				if row := e.rowOf(a); row != nil { // as in exit
@@ -173,10 +177,17 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 	e.lastEvent = max(e.lastEvent, now)
 	if a.serving {
 		// exit's release of the slot, scheduled after the counts (which
-		// schedule nothing), so that few values live across its call, and
-		// before the losers' releases.
+		// schedule nothing), and before the losers' releases: written in
+		// soon, numbered as scheduleRelease numbers it, when it may go
+		// there (scheduleRelease's commonest case, without its call),
+		// else by scheduleRelease.
 		a.serving = false
-		e.scheduleRelease(now, a.prov, a.rep, r.class)
+		if ev := e.soonRoom(); ev != nil {
+			e.seq++
+			ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = now, e.seq, a.prov, uint32(a.rep), evRelease, 0
+		} else {
+			e.scheduleRelease(now, a.prov, a.rep, r.class)
+		}
 	}
 	switch {
 	case r.inflight == 1 && e.retries == nil:

@@ -118,6 +118,10 @@ type engine struct {
 	// plainAnswer has bit c set for each class c whose answered
 	// attempt respond ends its request with at once (plainAnswers).
 	plainAnswer uint64
+	// shaping says some model stalls or some class cuts streams, so that
+	// a streamed attempt's stream may be shaped at its service's start
+	// (shapes); without it servePlain serves streamed attempts too.
+	shaping bool
 	// shared holds draws other runs of the same requests made or take
 	// (shared.go); nil when none are shared.
 	shared *sharedDraws
@@ -225,6 +229,12 @@ func newEngineFor(cfg *Config, n int) *engine {
 		e.classes[i] = newClassState(&cfg.Classes[i].Policy)
 	}
 	e.plainAnswers()
+	for i := range cfg.Models {
+		e.shaping = e.shaping || cfg.Models[i].Stalls.Rate > 0
+	}
+	for i := range cfg.Classes {
+		e.shaping = e.shaping || cfg.Classes[i].Policy.StreamCuts.on()
+	}
 	for i := range cfg.Classes {
 		e.stats[i].billed = make([]bill, 2*len(cfg.Models))
 		e.stats[i].won = make([]int64, 1+len(cfg.Models))

@@ -248,6 +248,11 @@ func (g *regime) finishPair(t0, w1, w2 time.Duration) (time.Duration, time.Durat
 	var deg bool
 	if i < len(g.switches) && g.switches[i] > t0 && (i == 0 || g.switches[i-1] <= t0) {
 		deg = g.stateAfter(g.dropped + i)
+		if !deg && w2 <= g.switches[i]-t0 {
+			// The walk's first step, when both works end in the normal
+			// period t0 lies in: the commonest, without the walk.
+			return t0 + w1, t0 + w2
+		}
 	} else {
 		deg, i = g.atSearch(t0)
 	}
@@ -409,6 +414,9 @@ func (p *waitQueue) enqueue(w waiter) {
 	}
 	p.queue = append(p.queue, w)
 }
+
+// empty drops every waiter in the queue, as dequeuing them all would.
+func (p *waitQueue) empty() { p.queue, p.qhead = p.queue[:0], 0 }
 
 func (p *waitQueue) dequeue() (waiter, bool) {
 	if p.qhead == len(p.queue) {
