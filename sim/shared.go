@@ -125,12 +125,13 @@ type sharedAttempt struct {
 // plainAttempt is what draw's plain path with a latency of one draw
 // (plainShares) draws for an attempt: its work and its degraded-period
 // uniform; the rest of the attempt is that path's constants (kind outOK,
-// workErr −1, no decoding, not streamed) and its model's provider.
-// model is the model's index + 1 (0: no draw kept). 24 bytes.
+// workErr −1, no decoding, not streamed) and its model's provider, prov,
+// kept so that keptAttempt need not look it up (in what would be
+// padding). model is the model's index + 1 (0: no draw kept). 24 bytes.
 type plainAttempt struct {
-	workFirst time.Duration
-	degU      float64
-	model     int32
+	workFirst   time.Duration
+	degU        float64
+	model, prov int32
 }
 
 // plainShares reports whether every model whose draws may be shared
@@ -245,7 +246,7 @@ func (e *engine) keptAttempt(r *request, a *attempt, m, k int) bool {
 		}
 		// draw's plain path, its draws taken.
 		*a = attempt{}
-		a.model, a.prov, a.start, a.kind = int32(m), int32(e.modelProv[m]), e.now, outOK
+		a.model, a.prov, a.start, a.kind = int32(m), s.prov, e.now, outOK
 		a.degU, a.workErr, a.workFirst = s.degU, -1, s.workFirst
 		return true
 	}
@@ -271,7 +272,7 @@ func (e *engine) keepAttempt(r *request, m, k int) {
 	a := &r.att[k]
 	if pl := e.shared.plain; pl != nil {
 		if i := uint64(r.id)*sharedAttempts + uint64(k); i < uint64(len(pl)) {
-			pl[i] = plainAttempt{workFirst: a.workFirst, degU: a.degU, model: int32(m + 1)}
+			pl[i] = plainAttempt{workFirst: a.workFirst, degU: a.degU, model: int32(m + 1), prov: a.prov}
 		}
 		return
 	}
