@@ -3,6 +3,9 @@ package sim
 import (
 	"math/rand/v2"
 	"testing"
+	"time"
+
+	"github.com/hedgesim/hedgesim/dist"
 )
 
 // TestLeastScanMatchesReservoir: least_outstanding's scan on live load
@@ -72,6 +75,47 @@ func TestLeastScanMatchesReservoir(t *testing.T) {
 					t.Fatalf("%d replicas, trial %d, left %v: drawsBefore gives %d draws, leastScan %d", n, trial, left, d, draws)
 				}
 			}
+		}
+	}
+}
+
+// TestReachesEWMA: a run tells a balancer of latencies (engine.ewma,
+// observe) only when one of its classes can call a latency_ewma pool —
+// by its primary or a target — so that a class calling only another
+// pool of the scenario (a sweep's one-class run) answers by respond's
+// short path; its results are those of a run that observes
+// (TestRunPoliciesEachMatchesRun and the golden reports hold them).
+func TestReachesEWMA(t *testing.T) {
+	lat := dist.Exponential{Rate: 1}
+	for _, c := range []struct {
+		primary int
+		targets []int
+		want    bool
+	}{
+		{0, nil, false},
+		{0, []int{0}, false},
+		{0, []int{1}, true},
+		{1, nil, true},
+	} {
+		cfg := Config{
+			Name: "ewma", Seed: 1, Requests: 100,
+			Arrivals: Arrivals{Process: Poisson, Rate: 1},
+			Models:   []Model{{Name: "a", Provider: "p2c", Latency: lat}, {Name: "b", Provider: "ewma", Latency: lat}},
+			Providers: []Provider{
+				{Name: "p2c", Pool: &Pool{Replicas: 2, Balancer: PowerOfTwo}},
+				{Name: "ewma", Pool: &Pool{Replicas: 2, Balancer: LatencyEWMA, Decay: 0.9}},
+			},
+			Classes: []Class{{Name: "c", Share: 1, InputTokens: dist.Constant{}, OutputTokens: dist.Constant{},
+				Policy: Policy{Primary: c.primary, Targets: c.targets, Copies: len(c.targets), Delays: make([]time.Duration, len(c.targets))}}},
+		}
+		if len(c.targets) > 0 {
+			cfg.Classes[0].Policy.Delays[0] = time.Second
+		}
+		if err := cfg.Validate(); err != nil {
+			t.Fatalf("primary %d, targets %v: %v", c.primary, c.targets, err)
+		}
+		if got := newEngine(&cfg).ewma; got != c.want {
+			t.Errorf("primary %d, targets %v: the run observes latencies: %v, want %v", c.primary, c.targets, got, c.want)
 		}
 	}
 }

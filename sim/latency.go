@@ -24,14 +24,75 @@ func toSeconds32(d time.Duration) float32 { return float32(posSeconds(d)) }
 // the shortest decimal that reads back as x in float32 (so 1.2345679, not
 // 1.2345678806304932). It is within 2⁻²⁴·x of x, hence within 2⁻²³ of the
 // simulated duration relative to it, and strictly increasing in x.
+//
+// The decimal's digits, at most 9, are read as an integer m and a power
+// of ten 10ᵉ; for |e| ≤ 22 both are exact in float64, so m·10ᵉ (or
+// m/10⁻ᵉ) rounded once is the float64 nearest the decimal, which is what
+// strconv.ParseFloat returns (its own exact case, atof64exact); others go
+// through ParseFloat (TestSeconds64SameAsParse).
 func seconds64(x float32) float64 {
 	if math.IsInf(float64(x), 0) {
 		return float64(x)
 	}
 	var buf [24]byte
-	b := strconv.AppendFloat(buf[:0], float64(x), 'g', -1, 32)
+	b := strconv.AppendFloat(buf[:0], float64(x), 'e', -1, 32)
+	if v, ok := exactDecimal(b); ok {
+		return v
+	}
 	v, _ := strconv.ParseFloat(string(b), 64)
 	return v
+}
+
+// pow10s are the powers of ten exact in float64, 10⁰ … 10²².
+var pow10s = [...]float64{1e0, 1e1, 1e2, 1e3, 1e4, 1e5, 1e6, 1e7, 1e8, 1e9, 1e10,
+	1e11, 1e12, 1e13, 1e14, 1e15, 1e16, 1e17, 1e18, 1e19, 1e20, 1e21, 1e22}
+
+// exactDecimal returns the float64 nearest the decimal b, written as
+// strconv's 'e' format writes a non-negative number (d[.ddd]e±dd), when
+// its digits (at most 15) make an integer m < 2⁵³ and its value is m·10ᵉ
+// with |e| ≤ 22: one multiplication or division of exact operands, so
+// rounded once. ok is false for any other b.
+func exactDecimal(b []byte) (v float64, ok bool) {
+	var m uint64
+	digits, frac, i := 0, 0, 0
+	point := false
+	for ; i < len(b); i++ {
+		c := b[i]
+		switch {
+		case c >= '0' && c <= '9':
+			m = m*10 + uint64(c-'0')
+			digits++
+			if point {
+				frac++
+			}
+			continue
+		case c == '.' && !point:
+			point = true
+			continue
+		}
+		break
+	}
+	if digits == 0 || digits > 15 || i+2 >= len(b) || b[i] != 'e' || (b[i+1] != '+' && b[i+1] != '-') {
+		return 0, false
+	}
+	exp := 0
+	for _, c := range b[i+2:] {
+		if c < '0' || c > '9' || exp > 1000 {
+			return 0, false
+		}
+		exp = exp*10 + int(c-'0')
+	}
+	if b[i+1] == '-' {
+		exp = -exp
+	}
+	exp -= frac
+	switch f := float64(m); {
+	case exp >= 0 && exp < len(pow10s):
+		return f * pow10s[exp], true
+	case exp < 0 && -exp < len(pow10s):
+		return f / pow10s[-exp], true
+	}
+	return 0, false
 }
 
 // endTimes collects one class's request latencies in float32 seconds as

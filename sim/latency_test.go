@@ -4,6 +4,7 @@ import (
 	"math"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -201,6 +202,44 @@ func TestSeconds64(t *testing.T) {
 	if !math.IsInf(seconds64(float32(math.Inf(1))), 1) {
 		t.Error("+Inf is not kept")
 	}
+}
+
+// TestSeconds64SameAsParse: seconds64 reads the shortest decimal of a
+// stored latency as strconv.ParseFloat does, bit for bit: on float32
+// values spread over every binade (a fixed stride through the bit
+// patterns, with a random offset from a fixed seed), on random ones, on
+// each binade's ends, on 0, subnormals and the largest, and on +Inf and
+// NaN. (Exact by construction where exactDecimal answers; this checks
+// the reading of the digits and the cases it leaves to ParseFloat.)
+func TestSeconds64SameAsParse(t *testing.T) {
+	parse := func(x float32) float64 {
+		v, _ := strconv.ParseFloat(strconv.FormatFloat(float64(x), 'g', -1, 32), 64)
+		return v
+	}
+	check := func(x float32) {
+		got, want := seconds64(x), parse(x)
+		if math.Float64bits(got) != math.Float64bits(want) && !(math.IsNaN(got) && math.IsNaN(want)) {
+			t.Fatalf("seconds64(%v) = %v (%#x), ParseFloat reads %v (%#x)", x, got, math.Float64bits(got), want, math.Float64bits(want))
+		}
+	}
+	stride := uint32(997)
+	if testing.Short() {
+		stride = 99991
+	}
+	r := rand.New(rand.NewPCG(11, 12))
+	for u := r.Uint32N(stride); u < 0x7f800000; u += stride {
+		check(math.Float32frombits(u))
+	}
+	for range 200_000 {
+		check(math.Float32frombits(r.Uint32N(0x7f800000)))
+	}
+	for e := uint32(0); e < 0xff; e++ {
+		for _, m := range []uint32{0, 1, 2, 0x7fffff, 0x7ffffe, 0x400000} {
+			check(math.Float32frombits(e<<23 | m))
+		}
+	}
+	check(float32(math.Inf(1)))
+	check(float32(math.NaN()))
 }
 
 func BenchmarkSelectRanks(b *testing.B) {

@@ -112,8 +112,8 @@ type engine struct {
 	// the current one, in order, without going through drain (dueNow).
 	soon []event
 	// pools says whether any provider has a replica pool (pool.go);
-	// ewma whether one's balancer is latency_ewma, which observes the
-	// latencies of its attempts (observe).
+	// ewma whether one whose balancer is latency_ewma, which observes
+	// the latencies of its attempts (observe), can get any (reachesEWMA).
 	pools, ewma bool
 	// plainAnswer has bit c set for each class c whose answered
 	// attempt respond ends its request with at once (plainAnswers).
@@ -167,9 +167,9 @@ func newEngineFor(cfg *Config, n int) *engine {
 		if c := cfg.Providers[i].Pool; c != nil {
 			e.provs[i].pool = newPool(c, cfg.Seed, i, e.provs[i].stages)
 			e.pools = true
-			e.ewma = e.ewma || e.provs[i].pool.ewma
 		}
 	}
+	e.ewma = e.pools && e.reachesEWMA(cfg)
 	e.modelSent = make([]int64, len(cfg.Models))
 	e.gates = make([][]gate, len(cfg.Models))
 	for i := range cfg.Models {

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"math"
 	"math/bits"
+	"slices"
 	"time"
 
 	"github.com/hedgesim/hedgesim/dist"
@@ -1001,12 +1002,38 @@ func (e *engine) leaveQueue(pv *provider, a *attempt) {
 // the door of a full replica is not a latency and is not counted.
 //
 // Small enough to be inlined where a response is handled: a pool of
-// another balancer costs only its look-up (a run with any latency_ewma
-// pool calls observe for every pooled attempt); observeEWMA does the rest.
+// another balancer costs only its look-up (a run in which a class can
+// call a latency_ewma pool, reachesEWMA, calls observe for every pooled
+// attempt); observeEWMA does the rest.
 func (e *engine) observe(a *attempt) {
 	if pl := e.provs[a.prov].pool; pl.ewma {
 		e.observeEWMA(pl, a)
 	}
+}
+
+// reachesEWMA reports whether an attempt of cfg's classes (pipeline
+// steps included) can go to a latency_ewma pool: whether a class's
+// policy names, as its primary or a target — the only models a call goes
+// to — a model of such a pool's provider. When none can, observe would
+// find no such pool for any attempt, and respond and abandon leave it
+// out (engine.ewma): a run of one class of a scenario with a
+// latency_ewma pool it never calls (an optimize sweep's) answers by
+// respond's short path.
+func (e *engine) reachesEWMA(cfg *Config) bool {
+	ewma := func(m int) bool {
+		if m < 0 || m >= len(e.modelProv) {
+			return false // no model: nothing is sent (a pipeline's own policy)
+		}
+		pl := e.provs[e.modelProv[m]].pool
+		return pl != nil && pl.ewma
+	}
+	for c := range cfg.Classes {
+		p := &cfg.Classes[c].Policy
+		if ewma(p.Primary) || slices.ContainsFunc(p.Targets, ewma) {
+			return true
+		}
+	}
+	return false
 }
 
 // observeEWMA is observe's part at a latency_ewma pool, pl.
