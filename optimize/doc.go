@@ -364,9 +364,11 @@
 // miss is null. The report also has joint[] (JointGroup: classes,
 // optimized, shared, rounds, converged, requests, objective, search) and rollout_check
 // (RolloutCheck: requests, classes[] with latency_s, no_hedging_latency_s,
-// predicted_latency_s, the three answered shares, rate_limited_attempts,
-// added_cost_pct, predicted_added_cost_pct, flagged, flag; and report, the
-// full `hedgesim run` report of the check; null when skipped). Latencies
+// predicted_latency_s — their intervals at confidence_level — the three
+// answered shares, rate_limited_attempts, added_cost_pct,
+// predicted_added_cost_pct, flagged, flag; and report, the full `hedgesim
+// run` report of the check, whose intervals are at 95 % as run's are;
+// null when skipped). Latencies
 // are in seconds, shares in [0, 1], costs in USD.
 //
 // CSV values have at most 12 significant digits. CSV columns (CSVHeader): class, label, hedging, delay_s, copies, target,

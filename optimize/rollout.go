@@ -49,7 +49,10 @@ type RolloutClass struct {
 	// Absent when false.
 	Unswept bool `json:"unswept,omitempty"`
 	// Checked is the class in the rollout check, NoHedging the same
-	// traffic without hedging, Predicted the pick in the sweep.
+	// traffic without hedging, Predicted the pick in the sweep. Their
+	// intervals are at the report's confidence level (Checked's and
+	// NoHedging's: atLevel), whereas Report, hedgesim run's, has 95 %
+	// intervals.
 	Checked   sim.Latency `json:"latency_s"`
 	NoHedging sim.Latency `json:"no_hedging_latency_s"`
 	Predicted sim.Latency `json:"predicted_latency_s"`
@@ -152,6 +155,9 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 				// No request fell in the class: its latencies are unknown,
 				// not 0 s.
 				rcl.Checked, rcl.NoHedging = unknownLatency(), unknownLatency()
+			} else {
+				rcl.Checked = atLevel(rcl.Checked, &hedged.Classes[i], got, level)
+				rcl.NoHedging = atLevel(rcl.NoHedging, &base.Classes[i], got, level)
 			}
 			if pick != nil {
 				rcl.Predicted, rcl.PredictedAnswered, rcl.PredictedAddedCostPct = pick.Latency, pick.AnsweredShare, pick.AddedCostPct
@@ -239,6 +245,44 @@ func hedges(cl *sim.Class) bool {
 		return false
 	}
 	return cl.Policy.Copies > 0
+}
+
+// atLevel returns l, the latency of run r in the check's report (got, its
+// row: intervals at 95 %), with its intervals at the level instead: the
+// order-statistic p95 and p99 intervals (r.QuantileCI) for independent
+// requests; for a batched row, each t interval over its batches
+// (θ̂ ± t·s/√B, sim's batchmeans.go) with its half-widths scaled by
+// t₍₁₊level₎/₂,B−1 ÷ t₀.₉₇₅,B−1, which is that interval at the level — a
+// bound that is not of that form (a miss, or the lowest batch's estimate
+// when a batch's is a miss) does not depend on the level and stays.
+func atLevel(l sim.Latency, r *sim.ClassResult, got *sim.ClassReport, level float64) sim.Latency {
+	if level == DefaultLevel {
+		return l // the report's own
+	}
+	if got.Batches == nil {
+		l.P95CI95[0], l.P95CI95[1], l.P95CIOK = r.QuantileCI(0.95, level)
+		l.P99CI95[0], l.P99CI95[1], l.P99CIOK = r.QuantileCI(0.99, level)
+		return l
+	}
+	nu := float64(got.Batches.Count - 1)
+	ratio := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nu}.Quantile((1+level)/2) /
+		distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nu}.Quantile((1+DefaultLevel)/2)
+	scale := func(ci *[2]float64, est float64) {
+		if lo, hi := ci[0], ci[1]; !math.IsInf(lo, 0) && !math.IsInf(hi, 0) && !math.IsNaN(lo) && !math.IsNaN(hi) && !math.IsInf(est, 0) {
+			ci[0], ci[1] = est-(est-lo)*ratio, est+(hi-est)*ratio
+		}
+	}
+	scale(&l.P95CI95, l.P95)
+	scale(&l.P99CI95, l.P99)
+	if l.CIs != nil {
+		cis := *l.CIs
+		scale(&cis.Mean, l.Mean)
+		scale(&cis.P50, l.P50)
+		scale(&cis.P90, l.P90)
+		scale(&cis.P999, l.P999)
+		l.CIs = &cis
+	}
+	return l
 }
 
 // checkFlags returns why the rollout check of a class (hedged run h, which
