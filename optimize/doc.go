@@ -366,7 +366,10 @@
 // (RolloutCheck: requests, classes[] with latency_s, no_hedging_latency_s,
 // predicted_latency_s — their intervals at confidence_level — the three
 // answered shares, rate_limited_attempts, added_cost_pct,
-// predicted_added_cost_pct, flagged, flag; and report, the full `hedgesim
+// predicted_added_cost_pct, flagged, flag, note, too_few (only when true:
+// too few of the class's requests for a p95 interval, so its p95 is not
+// compared; the note and a warning say what --check-requests would do);
+// and report, the full `hedgesim
 // run` report of the check, whose intervals are at 95 % as run's are;
 // null when skipped). Latencies
 // are in seconds, shares in [0, 1], costs in USD.

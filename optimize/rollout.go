@@ -76,8 +76,15 @@ type RolloutClass struct {
 	Flagged bool   `json:"flagged"`
 	Flag    string `json:"flag"`
 	// Note says what else differs, without flagging (a cost above the
-	// objective's cap).
+	// objective's cap), and when TooFew why.
 	Note string `json:"note"`
+	// TooFew is true when the check holds too few of the class's requests
+	// for an interval on its p95 at the report's confidence level (after
+	// the warm-up cut when its requests interact), or none: its p95 is
+	// then not compared with the sweep's, so an unflagged check confirms
+	// nothing; Note and a warning of the class say how many
+	// --check-requests would do (checkTooFew). Absent when false.
+	TooFew bool `json:"too_few,omitempty"`
 }
 
 // RolloutConfig returns cfg with the pick of every class of rep applied
@@ -175,7 +182,7 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 					rcl.AddedCostPct = &x
 				}
 			}
-			rcl.Flag = checkFlags(pick, hedging, &hedged.Classes[i], &base.Classes[i], got, level)
+			rcl.Flag = checkFlags(pick, hedging, &hedged.Classes[i], &base.Classes[i], got, rcl.Checked.P95CIOK, level)
 			for _, o := range overloads {
 				if reaches(c, &c.Classes[i], o) {
 					f := fmt.Sprintf("%s: its 429s grow with a longer run than this check's", o)
@@ -186,6 +193,11 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 			if o := cr.Objective; hedging && o.Goal != LowestCost && !math.IsInf(o.MaxAddedCostPct, 1) && got.AddedCostPct != nil &&
 				cr.CostBasis == CostUSD && *got.AddedCostPct > o.MaxAddedCostPct+0.5 {
 				rcl.Note = fmt.Sprintf("the check's added cost %s is above the objective's cap of +%s%%", fpct(*got.AddedCostPct), fnum(o.MaxAddedCostPct))
+			}
+			if few := checkTooFew(c, i, got, rcl.Checked.P95CIOK, level); few != "" {
+				rcl.TooFew = true
+				rcl.Note = strings.TrimPrefix(rcl.Note+"; "+few, "; ")
+				cr.Warnings = append(cr.Warnings, "rollout check: "+few)
 			}
 			if cr.Verdict.Undecided {
 				n := "the verdict is undecided, so the check runs the class's configured policy, as --write-scenario and export keep it"
@@ -285,14 +297,66 @@ func atLevel(l sim.Latency, r *sim.ClassResult, got *sim.ClassReport, level floa
 	return l
 }
 
+// checkTooFew returns why the rollout check c (requests c.Requests) holds
+// too few requests of its class i, reported as got, for an interval on
+// p95 at the level (ok: the row's interval is one) — how many it holds
+// (after the warm-up cut when the requests interact), how many are
+// needed (MinRequestsForCI; sim.MinBatchedRequests when batched) and the
+// --check-requests that would give them, scaled like adviseRequests by
+// the share of the check's requests that reached the class's interval
+// (its share of the arrivals when none did; with the cut margin when
+// batched); "" when it holds enough.
+func checkTooFew(c *sim.Config, i int, got *sim.ClassReport, ok bool, level float64) string {
+	if ok && got.Requests > 0 {
+		return ""
+	}
+	batched := c.Batched()
+	need, kept, after := int64(MinRequestsForCI(0.95, level)), got.Requests, ""
+	if batched {
+		need = sim.MinBatchedRequests(0.95)
+		if got.WarmUp != nil {
+			kept -= got.WarmUp.Requests
+		}
+		if kept < got.Requests {
+			after = fmt.Sprintf("%d after the warm-up cut, ", kept)
+		}
+	}
+	held := fmt.Sprintf("the check's %s of this class %s", fcount(got.Requests), map[bool]string{true: "is", false: "are"}[got.Requests == 1])
+	if got.Requests == 0 {
+		held = "the check got no requests of this class, which is"
+	}
+	per := 0.0
+	switch {
+	case got.Requests > 0:
+		k := float64(kept) / float64(got.Requests)
+		if batched {
+			k = min(k, 1-max(2*(1-k), cutMargin))
+		}
+		per = float64(got.Requests) / float64(c.Requests) * k
+	case c.Arrivals.Process != sim.Replay && c.Classes[i].Clients == 0:
+		per = c.Classes[i].Share
+	}
+	rerun := "raise --check-requests"
+	if per > 0 {
+		n := int64(math.Ceil(float64(need) / per))
+		rerun = fmt.Sprintf("rerun with --check-requests ≥ %d", n)
+		if n > MaxRequests {
+			rerun = fmt.Sprintf("that would take --check-requests ≥ %d, more than the %d allowed", n, MaxRequests)
+		}
+	}
+	return fmt.Sprintf("%s too few for a %s%% interval on p95 (%sat least %d needed): its p95 is not compared with the sweep's, so it neither confirms nor contradicts the prediction; %s",
+		held, fnum(100*level), after, need, rerun)
+}
+
 // checkFlags returns why the rollout check of a class (hedged run h, which
-// hedges or not, and its no-hedging baseline b, reported as got)
+// hedges or not, and its no-hedging baseline b, reported as got, ok
+// whether the check's p95 interval at the level is one: checkTooFew)
 // contradicts the sweep's prediction pick (nil: none, only the check's own
 // answered shares are compared), or "".
-func checkFlags(pick *Candidate, hedging bool, h, b *sim.ClassResult, got *sim.ClassReport, level float64) string {
+func checkFlags(pick *Candidate, hedging bool, h, b *sim.ClassResult, got *sim.ClassReport, checkedOK bool, level float64) string {
 	var flags []string
 	lo, hi, ok := h.QuantileCI(0.95, level)
-	if ok && pick != nil && pick.P95CIOK && (hi < pick.Latency.P95CI95[0] || lo > pick.Latency.P95CI95[1]) {
+	if ok && checkedOK && pick != nil && pick.P95CIOK && (hi < pick.Latency.P95CI95[0] || lo > pick.Latency.P95CI95[1]) {
 		f := fmt.Sprintf("the check's p95 %s [%s, %s] lies outside the sweep's %s [%s, %s]",
 			fsec(got.Latency.P95), fsec(lo), fsec(hi), fsec(pick.Latency.P95),
 			fsec(pick.Latency.P95CI95[0]), fsec(pick.Latency.P95CI95[1]))
