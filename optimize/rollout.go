@@ -69,7 +69,8 @@ type RolloutClass struct {
 	AddedCostPct          *float64 `json:"added_cost_pct"`
 	PredictedAddedCostPct float64  `json:"predicted_added_cost_pct"`
 	// Flagged is true when the check contradicts the sweep beyond sampling
-	// noise: the checked p95 interval and the sweep's are disjoint; the
+	// noise: the checked p95 interval (Checked's) and the sweep's are
+	// disjoint; the
 	// checked answered share is significantly lower than no hedging's in
 	// the check; or its Wilson interval and the sweep's are disjoint.
 	// Flag says which, and why when it can.
@@ -182,7 +183,7 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 					rcl.AddedCostPct = &x
 				}
 			}
-			rcl.Flag = checkFlags(pick, hedging, &hedged.Classes[i], &base.Classes[i], got, rcl.Checked.P95CIOK, level)
+			rcl.Flag = checkFlags(pick, hedging, &hedged.Classes[i], &base.Classes[i], got, &rcl.Checked, level)
 			for _, o := range overloads {
 				if reaches(c, &c.Classes[i], o) {
 					f := fmt.Sprintf("%s: its 429s grow with a longer run than this check's", o)
@@ -349,14 +350,17 @@ func checkTooFew(c *sim.Config, i int, got *sim.ClassReport, ok bool, level floa
 }
 
 // checkFlags returns why the rollout check of a class (hedged run h, which
-// hedges or not, and its no-hedging baseline b, reported as got, ok
-// whether the check's p95 interval at the level is one: checkTooFew)
-// contradicts the sweep's prediction pick (nil: none, only the check's own
-// answered shares are compared), or "".
-func checkFlags(pick *Candidate, hedging bool, h, b *sim.ClassResult, got *sim.ClassReport, checkedOK bool, level float64) string {
+// hedges or not, and its no-hedging baseline b, reported as got; checked,
+// its row's latency, intervals at the level: atLevel) contradicts the
+// sweep's prediction pick (nil: none, only the check's own answered shares
+// are compared), or "". The p95 is compared on the interval the row shows
+// — order statistics for independent requests, batches after the warm-up
+// cut when they interact, as the sweep's — and only when it is one
+// (P95CIOK; else checkTooFew says so).
+func checkFlags(pick *Candidate, hedging bool, h, b *sim.ClassResult, got *sim.ClassReport, checked *sim.Latency, level float64) string {
 	var flags []string
-	lo, hi, ok := h.QuantileCI(0.95, level)
-	if ok && checkedOK && pick != nil && pick.P95CIOK && (hi < pick.Latency.P95CI95[0] || lo > pick.Latency.P95CI95[1]) {
+	lo, hi, ok := checked.P95CI95[0], checked.P95CI95[1], checked.P95CIOK
+	if ok && pick != nil && pick.P95CIOK && (hi < pick.Latency.P95CI95[0] || lo > pick.Latency.P95CI95[1]) {
 		f := fmt.Sprintf("the check's p95 %s [%s, %s] lies outside the sweep's %s [%s, %s]",
 			fsec(got.Latency.P95), fsec(lo), fsec(hi), fsec(pick.Latency.P95),
 			fsec(pick.Latency.P95CI95[0]), fsec(pick.Latency.P95CI95[1]))
