@@ -315,7 +315,9 @@
 // failed the verdict rule and pick is a candidate within the objective's
 // limits that passes it), verdict {hedge, label ("hedge", "don't hedge",
 // "effectively no hedging": copies for under 1 % of requests,
-// "fallback", or "undecided": too few requests to tell), undecided (only
+// "fallback", or "undecided": too few requests to tell, or a "don't hedge"
+// from a sweep shorter than one slow-period cycle of a provider the class
+// uses), undecided (only
 // when true), reason, gain_pct,
 // added_cost_pct, significant (the intervals of the objective's
 // percentile before and after are disjoint), decided_by ("percentile",
