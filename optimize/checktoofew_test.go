@@ -2,6 +2,7 @@ package optimize_test
 
 import (
 	"bytes"
+	"math"
 	"regexp"
 	"strconv"
 	"strings"
@@ -10,6 +11,8 @@ import (
 
 	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/scenario"
+	"github.com/hedgesim/hedgesim/scenarios"
+	"github.com/hedgesim/hedgesim/sim"
 )
 
 // TestCheckTooFewSaysSo: a rollout check with too few of a class's
@@ -68,5 +71,48 @@ func TestCheckTooFewSaysSo(t *testing.T) {
 				t.Errorf("%s, check of %d: warning %q", c.name, n, w)
 			}
 		}
+	}
+}
+
+// TestCheckTooFewLargeCut: the --check-requests a too-few row advises
+// plans for at most half the check's requests cut — the most MSER cuts
+// (sim's warmup.go) — not twice a large cut: stale-router's ewma class
+// keeps 4494 of its 7938 requests of a 40000-request check (a 43 % cut),
+// and twice that would ask for 228572; at most 6000 ÷ (7938/40000 × ½) =
+// 60469 is asked, and a check of that many has its interval.
+func TestCheckTooFewLargeCut(t *testing.T) {
+	if testing.Short() {
+		t.Skip("sweeps of stale-router at 20000 requests")
+	}
+	sc, err := scenario.LoadFS(scenarios.FS, "stale-router.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sc.Optimize
+	s.Requests, s.CheckRequests = 20000, 40000
+	s.Only = []string{"ewma"}
+	rep := mustRun(t, &sc.Config, s, optimize.Options{Workers: 2})
+	row := rep.Rollout.Classes[0]
+	var got *sim.ClassReport
+	for i := range rep.Rollout.Report.Classes {
+		if c := &rep.Rollout.Report.Classes[i]; c.Class == "ewma" {
+			got = c
+		}
+	}
+	if got == nil || got.WarmUp == nil || !row.TooFew {
+		t.Fatalf("ewma: row %+v; want too few after a warm-up cut", row)
+	}
+	m := regexp.MustCompile(`rerun with --check-requests ≥ (\d+)`).FindStringSubmatch(row.Note)
+	if m == nil {
+		t.Fatalf("note %q; want the --check-requests to rerun with", row.Note)
+	}
+	n, _ := strconv.Atoi(m[1])
+	most := int(math.Ceil(6000 / (float64(got.Requests) / 40000 * 0.5)))
+	if n > most {
+		t.Errorf("advice %d (cut %d of %d); want at most %d, half the check cut", n, got.WarmUp.Requests, got.Requests, most)
+	}
+	s.CheckRequests = n
+	if row := mustRun(t, &sc.Config, s, optimize.Options{Workers: 2}).Rollout.Classes[0]; row.TooFew || !row.Checked.P95CIOK {
+		t.Errorf("check of the advised %d: row %+v; want an interval", n, row)
 	}
 }

@@ -356,8 +356,7 @@ func (c *Candidate) kept() int64 { return c.Requests - c.cut }
 // whose requests interact is found on that run's own section means
 // (sim's warmup.go), so a longer rerun can cut a larger share (the pool
 // of TestRerunAdviceClosedLoopAndPool: 0.8 % of 3000 requests, 2.0 % of
-// 6049): the share kept is planned at 1 − max(2c, cutMargin), c the share
-// this run cut.
+// 6049): the share kept is planned at plannedKept.
 func adviseRequests(base, pick *Candidate, need int) (int64, bool) {
 	if base.asked <= 0 {
 		return int64(need), false
@@ -373,7 +372,7 @@ func adviseRequests(base, pick *Candidate, need int) (int64, bool) {
 		}
 		kept := float64(min(base.kept(), pick.kept())) / float64(n)
 		if base.batched {
-			kept = min(kept, 1-max(2*(1-kept), cutMargin))
+			kept = plannedKept(kept)
 		}
 		per *= kept
 	}
@@ -388,6 +387,15 @@ func adviseRequests(base, pick *Candidate, need int) (int64, bool) {
 // share cut in the runs of TestRerunAdviceClosedLoopAndPool at their
 // advised requests (2.0 %), rounded up.
 const cutMargin = 0.05
+
+// plannedKept returns the share of a rerun's requests to plan on keeping
+// after its warm-up cut, when this run kept the share kept:
+// 1 − min(max(2c, cutMargin), ½), c = 1 − kept the share it cut — twice
+// this run's cut, at least cutMargin, and never more than the half of a
+// run that MSER may cut (sim's warmup.go) — and no more than kept.
+func plannedKept(kept float64) float64 {
+	return min(kept, 1-min(max(2*(1-kept), cutMargin), 0.5))
+}
 
 // sharesApartRequests returns the fewest requests n, the same for both,
 // at which the Wilson intervals of two shares before > after would be

@@ -331,7 +331,7 @@ func checkTooFew(c *sim.Config, i int, got *sim.ClassReport, ok bool, level floa
 	case got.Requests > 0:
 		k := float64(kept) / float64(got.Requests)
 		if batched {
-			k = min(k, 1-max(2*(1-k), cutMargin))
+			k = plannedKept(k)
 		}
 		per = float64(got.Requests) / float64(c.Requests) * k
 	case c.Arrivals.Process != sim.Replay && c.Classes[i].Clients == 0:
