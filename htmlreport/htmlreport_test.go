@@ -216,3 +216,33 @@ func TestPipelineSearch(t *testing.T) {
 		t.Errorf("page lacks %q", want)
 	}
 }
+
+// TestRolloutTooFew: a rollout check row with too few of its class's
+// requests for a p95 interval (optimize.RolloutClass.TooFew) shows its
+// note, not "ok", which presented such a check as a pass.
+func TestRolloutTooFew(t *testing.T) {
+	base := optimizeDefault(t)
+	if base.Rollout == nil || len(base.Rollout.Classes) == 0 {
+		t.Fatal("no rollout check")
+	}
+	r := *base
+	rc := *base.Rollout
+	rc.Classes = append([]optimize.RolloutClass(nil), base.Rollout.Classes...)
+	for i := range rc.Classes {
+		rc.Classes[i].Flagged, rc.Classes[i].Flag = false, ""
+	}
+	rc.Classes[0].TooFew = true
+	rc.Classes[0].Note = "the check's 1 request of this class is too few for a 95% interval on p95"
+	r.Rollout = &rc
+	var b bytes.Buffer
+	if err := Write(&b, &r, Options{NoFigures: true}); err != nil {
+		t.Fatal(err)
+	}
+	page := b.String()
+	if !strings.Contains(page, "<td>too few: the check&#39;s 1 request of this class is too few") {
+		t.Errorf("the too-few row does not show its note")
+	}
+	if n := strings.Count(page, "<td>ok</td>"); n != len(rc.Classes)-1 {
+		t.Errorf("%d rows say ok; want %d, all but the too-few one", n, len(rc.Classes)-1)
+	}
+}

@@ -93,7 +93,7 @@ td.reasons { text-align: left; white-space: normal; min-width: 24em; }
 <div class="scroll"><table id="rollout-check">
 <thead><tr><th>class</th><th>pick</th><th>p95 in the check</th><th>p95 predicted</th><th>p95 no hedging</th><th>answered</th><th>added cost</th><th>spend per day</th><th>per month (30 d)</th>{{if .HasThroughput}}<th>throughput (95% CI)</th><th>no hedging</th>{{end}}<th></th></tr></thead>
 <tbody>
-{{range .Rollout}}<tr><td>{{.Class}}</td><td>{{.Pick}}</td><td>{{.Checked}}</td><td>{{.Predicted}}</td><td>{{.NoHedging}}</td><td>{{.Answered}}</td><td>{{.AddedCost}}</td><td>{{.PerDay}}</td><td>{{.PerMonth}}</td>{{if $.HasThroughput}}<td class="throughput">{{.Throughput}}</td><td>{{.NoHedgingThroughput}}</td>{{end}}<td{{if .Flagged}} class="flag"{{end}}>{{if .Flagged}}{{.Flag}}{{else}}ok{{end}}</td></tr>
+{{range .Rollout}}<tr><td>{{.Class}}</td><td>{{.Pick}}</td><td>{{.Checked}}</td><td>{{.Predicted}}</td><td>{{.NoHedging}}</td><td>{{.Answered}}</td><td>{{.AddedCost}}</td><td>{{.PerDay}}</td><td>{{.PerMonth}}</td>{{if $.HasThroughput}}<td class="throughput">{{.Throughput}}</td><td>{{.NoHedgingThroughput}}</td>{{end}}<td{{if .Flagged}} class="flag"{{end}}>{{if .Flagged}}{{.Flag}}{{else if .TooFew}}too few: {{.Note}}{{else}}ok{{end}}</td></tr>
 {{end}}</tbody>
 </table></div>
 {{if .HasThroughput}}<p class="meta">Throughput: requests per second done by the closed-loop clients, with the pick and without hedging.</p>{{end}}

@@ -437,7 +437,7 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 	// Without a percentile interval (too few requests), only a
 	// significant cut of the unanswered share can say "hedge".
 	requireSig := rule.RequireSignificant || !ciOK
-	test := func(what string, gain float64, sig bool, perCost float64) (bool, string) {
+	test := func(what string, gain float64, sig bool, perCost float64, whyNot func(gain float64) string) (bool, string) {
 		cost := pick.AddedCostPct
 		switch {
 		case gain < 0.05: // would print as "falls 0.0%"
@@ -452,7 +452,7 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 				what, gain, fpct(cost), costWord, gain/cost, costWord, fnum(perCost))
 		case requireSig && !sig:
 			code = DetailNotSignificant
-			return false, fmt.Sprintf("%s falls %.1f%%, not significantly at %s%% (%s)", what, gain, pct, notSignificantWhy(paired, min(base.Requests, pick.Requests), gain))
+			return false, fmt.Sprintf("%s falls %.1f%%, not significantly at %s%% (%s)", what, gain, pct, whyNot(gain))
 		case cost <= 0 && cost > -0.05:
 			// 0 or a fall that would print as "falls -0.0%".
 			return true, fmt.Sprintf("%s falls %.1f%% at no added %s", what, gain, costWord)
@@ -465,7 +465,8 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		}
 		return true, fmt.Sprintf("%s falls %.1f%% for %s %s (%.1f%% per 1%% of %s)", what, gain, fpct(cost), costWord, gain/cost, costWord)
 	}
-	latOK, latWhy := test(fmt.Sprintf("%s (%s → %s)", pname(p), fsec(qb), fsec(qp)), v.GainPct, v.Significant, rule.MinGainPerCost)
+	latOK, latWhy := test(fmt.Sprintf("%s (%s → %s)", pname(p), fsec(qb), fsec(qp)), v.GainPct, v.Significant, rule.MinGainPerCost,
+		func(gain float64) string { return notSignificantWhy(paired, min(base.Requests, pick.Requests), gain) })
 	latCode := code
 	switch {
 	case !ciOK:
@@ -525,7 +526,8 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		loB, _ := wilson(fb, base.Requests, z)
 		sb, sp := fshares(fb, fp)
 		v.UnansweredSignificant = hiP < loB
-		failOK, failWhy = test(fmt.Sprintf("the unanswered share (%s → %s)", sb, sp), 100*(fb-fp)/fb, v.UnansweredSignificant, rule.MinUnansweredCutPerCost)
+		failOK, failWhy = test(fmt.Sprintf("the unanswered share (%s → %s)", sb, sp), 100*(fb-fp)/fb, v.UnansweredSignificant, rule.MinUnansweredCutPerCost,
+			func(float64) string { return unansweredNotSignificantWhy(base, pick, fb, fp, z) })
 	}
 	switch {
 	case latOK:
@@ -575,6 +577,24 @@ func noRequestsHead(base *Candidate) string {
 		return base.rare.why()
 	}
 	return "no requests fell in this class at its share of the traffic"
+}
+
+// unansweredNotSignificantWhy says why the fall of the unanswered share
+// fb → fp of base and pick (each over its own requests) is not
+// significant — their Wilson intervals at normal score z overlap — and
+// what would decide it: the --requests at which they would part
+// (sharesApartRequests, scaled to --requests like rerunAdvice), or that
+// none allowed would. --precision is not the advice: it runs until the
+// percentile's interval is narrow enough, which says nothing of the
+// share's.
+func unansweredNotSignificantWhy(base, pick *Candidate, fb, fp, z float64) string {
+	n := min(base.Requests, pick.Requests)
+	why := "the Wilson intervals overlap"
+	need := sharesApartRequests(fb, fp, z)
+	if need == 0 {
+		return fmt.Sprintf("%s; no run of up to %d requests would part them at these shares", why, MaxRequests)
+	}
+	return fmt.Sprintf("%s; not significant at %d requests: %s", why, n, rerunAdvice(base, pick, int(need)))
 }
 
 // fcount says "1 request" or "n requests".

@@ -319,8 +319,10 @@
 // failed the verdict rule and pick is a candidate within the objective's
 // limits that passes it), verdict {hedge, label ("hedge", "don't hedge",
 // "effectively no hedging": copies for under 1 % of requests,
-// "fallback", or "undecided": too few requests to tell), undecided (only
-// when true), sla_missed (objective cost: the pick is above the SLA; only
+// "fallback", or "undecided": too few requests to tell, or a "don't hedge"
+// from a sweep shorter than one slow-period cycle of a provider the class
+// uses), undecided (only when true), sla_missed (objective cost: the pick
+// is above the SLA; only
 // when true), reason, gain_pct,
 // added_cost_pct, significant (the intervals of the objective's
 // percentile before and after are disjoint), decided_by ("percentile",
@@ -370,9 +372,14 @@
 // miss is null. The report also has joint[] (JointGroup: classes,
 // optimized, shared, rounds, converged, requests, objective, search) and rollout_check
 // (RolloutCheck: requests, classes[] with latency_s, no_hedging_latency_s,
-// predicted_latency_s, the three answered shares, rate_limited_attempts,
-// added_cost_pct, predicted_added_cost_pct, flagged, flag; and report, the
-// full `hedgesim run` report of the check; null when skipped). Latencies
+// predicted_latency_s — their intervals at confidence_level — the three
+// answered shares, rate_limited_attempts, added_cost_pct,
+// predicted_added_cost_pct, flagged, flag, note, too_few (only when true:
+// too few of the class's requests for a p95 interval, so its p95 is not
+// compared; the note and a warning say what --check-requests would do);
+// and report, the full `hedgesim
+// run` report of the check, whose intervals are at 95 % as run's are;
+// null when skipped). Latencies
 // are in seconds, shares in [0, 1], costs in USD.
 //
 // CSV values have at most 12 significant digits. CSV columns (CSVHeader): class, label, hedging, delay_s, copies, target,

@@ -3,6 +3,7 @@ package optimize
 import (
 	"context"
 	"fmt"
+	"math"
 	"slices"
 	"strings"
 	"sync/atomic"
@@ -508,17 +509,19 @@ func joinNames(xs []string) string {
 	return out
 }
 
-// spanWarnings says when the simulated time of class i's sweep (requests
-// at the class's share of the arrival rate) is short next to what shapes
-// it: a rate limit's burst (a bucket starts full, so a short run hides
-// sustained overload) or a provider's slow-period cycle (requests in one
-// slow period are not independent, so the intervals are too narrow).
-func spanWarnings(cfg *sim.Config, i int, requests int64) []string {
+// spanWarnings says when the simulated time of class cr's sweep (its
+// requests at the class's share of the arrival rate; cfg's class i) is
+// short next to what shapes it: a rate limit's burst (a bucket starts
+// full, so a short run hides sustained overload) or a provider's
+// slow-period cycle (requests in one slow period are not independent, so
+// the intervals are too narrow; slowSpans), with the --requests that
+// would cover FewSlowCycles and MinSlowCycles cycles.
+func spanWarnings(cfg *sim.Config, i int, cr *ClassReport) []string {
 	cl := &cfg.Classes[i]
 	if cfg.Arrivals.Process == sim.Replay || cfg.Arrivals.Rate <= 0 || cl.Clients > 0 {
 		return nil
 	}
-	span := float64(requests) / (cfg.Arrivals.Rate * cl.Share)
+	span := float64(cr.Requests) / (cfg.Arrivals.Rate * cl.Share)
 	models := append([]int{cl.Policy.Primary}, cl.Policy.Targets...)
 	var w []string
 	seen := map[string]bool{}
@@ -537,19 +540,114 @@ func spanWarnings(cfg *sim.Config, i int, requests int64) []string {
 		md := &cfg.Models[m]
 		burst("rate limit of model "+md.Name+"'s", md.RateLimit)
 		for _, p := range cfg.Providers {
-			if p.Name != md.Provider {
-				continue
-			}
-			burst("rate limit of provider "+p.Name+"'s", p.RateLimit)
-			if d := p.Degraded; d != nil && !seen["deg "+p.Name] {
-				cycle := (d.MeanNormal + d.MeanDegraded).Seconds()
-				if n := span / cycle; n < 100 {
-					seen["deg "+p.Name] = true
-					w = append(w, fmt.Sprintf("the sweep covers about %.0f slow-period cycles of provider %s (%s of traffic, a cycle every %s on average): requests in one slow period are not independent, so intervals and significance are too optimistic; raise --requests",
-						n, p.Name, fsec(span), fsec(cycle)))
-				}
+			if p.Name == md.Provider {
+				burst("rate limit of provider "+p.Name+"'s", p.RateLimit)
 			}
 		}
 	}
+	for _, sp := range slowSpans(cfg, i, cr) {
+		if sp.Cycles >= MinSlowCycles {
+			continue
+		}
+		raise := fmt.Sprintf("raise --requests: ≥ %s covers the %d at which this warning stops", sp.requestsText(MinSlowCycles), MinSlowCycles)
+		if sp.Cycles < FewSlowCycles {
+			raise = fmt.Sprintf("raise --requests: ≥ %s covers %d cycles (%s), ≥ %s the %d at which this warning stops",
+				sp.requestsText(FewSlowCycles), FewSlowCycles, fewSlowWhy, sp.requestsText(MinSlowCycles), MinSlowCycles)
+		}
+		w = append(w, fmt.Sprintf("the sweep covers about %.1f slow-period cycles of provider %s (%s of traffic, a cycle every %s on average): requests in one slow period are not independent, so intervals and significance are too optimistic; %s",
+			sp.Cycles, sp.Provider, fsec(sp.Span), fsec(sp.Cycle), raise))
+	}
 	return w
+}
+
+// FewSlowCycles is how many slow-period cycles of a provider a sweep must
+// cover for its verdict to count: with fewer than one the class's verdict
+// is undecided (slowVerdict), and the advice asks for FewSlowCycles. A
+// provider's normal periods last an exponential time of mean mean_normal,
+// so a sweep of n cycles (n × (mean_normal + mean_degraded) of traffic)
+// sees no slow period begin with probability at most e^(−n): under 5 %
+// for 3 (fewSlowWhy).
+const FewSlowCycles = 3
+
+// fewSlowWhy says why FewSlowCycles cycles are few enough to judge on.
+const fewSlowWhy = "a sweep that long sees no slow period with probability under e⁻³ ≈ 5%"
+
+// MinSlowCycles is how many slow-period cycles a sweep must cover before
+// spanWarnings stops warning that its intervals are too optimistic, as
+// sim's run report does.
+const MinSlowCycles = 100
+
+// slowSpan is how much of a provider's slow-period cycle a class's sweep
+// covers.
+type slowSpan struct {
+	Provider string
+	// Cycles is Span ÷ Cycle; Span the sweep's seconds of the class's
+	// traffic, Cycle mean_normal + mean_degraded in seconds.
+	Cycles, Span, Cycle float64
+	// perCycle is the --requests that give one cycle of the class's
+	// traffic: the cycle's arrivals at the class's share, scaled by the
+	// requests asked per request of the class (a coupled group's share).
+	perCycle float64
+}
+
+// requestsText is the --requests that cover n cycles, or that they would
+// take more than MaxRequests.
+func (sp slowSpan) requestsText(n int) string {
+	r := int64(math.Ceil(float64(n) * sp.perCycle))
+	if r > MaxRequests {
+		return fmt.Sprintf("%d (more than the %d allowed)", r, MaxRequests)
+	}
+	return fmt.Sprint(r)
+}
+
+// slowSpans returns, for each provider with slow periods (degraded) that
+// class i of cfg sends attempts to, how many of its cycles the sweep of cr
+// covers; none for a replayed trace, closed-loop clients or a class
+// without requests, whose span is not known from its share.
+func slowSpans(cfg *sim.Config, i int, cr *ClassReport) []slowSpan {
+	cl := &cfg.Classes[i]
+	if cfg.Arrivals.Process == sim.Replay || cfg.Arrivals.Rate <= 0 || cl.Clients > 0 || cr.Requests <= 0 {
+		return nil
+	}
+	perSecond := cfg.Arrivals.Rate * cl.Share
+	span := float64(cr.Requests) / perSecond
+	asked := 1.0
+	if cr.asked > 0 {
+		asked = float64(cr.asked) / float64(cr.Requests)
+	}
+	var out []slowSpan
+	seen := map[string]bool{}
+	for _, m := range append([]int{cl.Policy.Primary}, cl.Policy.Targets...) {
+		md := &cfg.Models[m]
+		for _, p := range cfg.Providers {
+			if d := p.Degraded; p.Name == md.Provider && d != nil && !seen[p.Name] {
+				seen[p.Name] = true
+				cycle := (d.MeanNormal + d.MeanDegraded).Seconds()
+				out = append(out, slowSpan{Provider: p.Name, Cycles: span / cycle, Span: span, Cycle: cycle, perCycle: cycle * perSecond * asked})
+			}
+		}
+	}
+	return out
+}
+
+// slowVerdict makes cr's verdict undecided when it is a firm "don't hedge"
+// from a sweep that covers less than one slow-period cycle of a provider
+// the class uses (slowSpans): such a sweep may have seen none of its slow
+// periods, and says nothing of hedging through them. The reason gives the
+// --requests that cover FewSlowCycles cycles. A "hedge" stays: what it
+// measured it measured without them.
+func slowVerdict(cfg *sim.Config, i int, cr *ClassReport) {
+	if cr.Verdict.Hedge || cr.Verdict.Undecided {
+		return
+	}
+	for _, sp := range slowSpans(cfg, i, cr) {
+		if sp.Cycles >= 1 {
+			continue
+		}
+		cr.Verdict.Undecided = true
+		cr.Verdict.Reason = fmt.Sprintf("cannot tell: the sweep covers about %.1f slow-period cycles of provider %s (%s of traffic, a cycle every %s on average), so it may have seen none of its slow periods: rerun with --requests ≥ %s (%d cycles: %s); at these requests: %s",
+			sp.Cycles, sp.Provider, fsec(sp.Span), fsec(sp.Cycle), sp.requestsText(FewSlowCycles), FewSlowCycles, fewSlowWhy, cr.Verdict.Reason)
+		label(cr)
+		return
+	}
 }

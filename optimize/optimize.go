@@ -886,7 +886,8 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 	var ordered []ClassReport
 	for i := range cfg.Classes {
 		if cr, ok := byIndex[i]; ok {
-			cr.Warnings = append(cr.Warnings, spanWarnings(cfg, i, cr.Requests)...)
+			cr.Warnings = append(cr.Warnings, spanWarnings(cfg, i, cr)...)
+			slowVerdict(cfg, i, cr)
 			cr.setRolledOut(cfg, i)
 			rollOutConfigured(cr, s.Rule, s.Level)
 			cr.Spend = pickSpend(cfg, i, cr)

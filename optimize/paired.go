@@ -421,22 +421,89 @@ func (c *Candidate) kept() int64 { return c.Requests - c.cut }
 
 // adviseRequests returns the --requests that would give base's and
 // pick's intervals need requests each, after the warm-up cut, and whether
-// it is known (base.asked and base.expect set). It scales what was asked
-// by the class's requests per request asked — the fewer of those
-// expected at its share and those simulated — and by the share the
-// warm-up cut kept, so a class with a small share, in a group's run, or
-// with a cut gets enough; a class without requests by its share alone.
+// it is known (base.asked set, and base.expect or requests simulated). It
+// scales what was asked by the class's requests per request asked — the
+// fewer of those expected at its share and those simulated; those
+// simulated alone when none are expected (a closed-loop class) — and by
+// the share of them a warm-up cut would keep, so a class with a small
+// share, in a group's run, with closed-loop clients or with a cut gets
+// enough; a class without requests by its share alone. The cut of a run
+// whose requests interact is found on that run's own section means
+// (sim's warmup.go), so a longer rerun can cut a larger share (the pool
+// of TestRerunAdviceClosedLoopAndPool: 0.8 % of 3000 requests, 2.0 % of
+// 6049): the share kept is planned at plannedKept.
 func adviseRequests(base, pick *Candidate, need int) (int64, bool) {
-	if base.asked <= 0 || !(base.expect > 0) {
+	if base.asked <= 0 {
 		return int64(need), false
 	}
 	asked := float64(base.asked)
 	per := base.expect / asked
 	if n := min(base.Requests, pick.Requests); n > 0 {
-		per = min(per, float64(n)/asked) * float64(min(base.kept(), pick.kept())) / float64(n)
+		simulated := float64(n) / asked
+		if per > 0 {
+			per = min(per, simulated)
+		} else {
+			per = simulated
+		}
+		kept := float64(min(base.kept(), pick.kept())) / float64(n)
+		if base.batched {
+			kept = plannedKept(kept)
+		}
+		per *= kept
 	}
 	if !(per > 0) {
 		return int64(need), false
 	}
 	return int64(math.Ceil(float64(need) / per)), true
+}
+
+// cutMargin is the least share of a rerun's requests adviseRequests plans
+// for its warm-up cut when the requests interact: twice the largest
+// share cut in the runs of TestRerunAdviceClosedLoopAndPool at their
+// advised requests (2.0 %), rounded up.
+const cutMargin = 0.05
+
+// plannedKept returns the share of a rerun's requests to plan on keeping
+// after its warm-up cut, when this run kept the share kept:
+// 1 − min(max(2c, cutMargin), ½), c = 1 − kept the share it cut — twice
+// this run's cut, at least cutMargin, and never more than the half of a
+// run that MSER may cut (sim's warmup.go) — and no more than kept.
+func plannedKept(kept float64) float64 {
+	return min(kept, 1-min(max(2*(1-kept), cutMargin), 0.5))
+}
+
+// sharesApartRequests returns the fewest requests n, the same for both,
+// at which the Wilson intervals of two shares before > after would be
+// disjoint at normal score z + z₀.₉₀ (1.2816): were the shares the ones
+// measured, a rerun with n requests then finds the intervals at z
+// disjoint with probability about 0.9 or more (the normal approximation:
+// the difference of the two estimates has standard error at most the
+// sum of theirs). 0 when before ≤ after, or when no n up to MaxRequests
+// parts them.
+func sharesApartRequests(before, after, z float64) int64 {
+	if !(before > after) {
+		return 0
+	}
+	zz := z + 1.2815515655446004
+	apart := func(n int64) bool {
+		_, hi := wilson(after, n, zz)
+		lo, _ := wilson(before, n, zz)
+		return hi < lo
+	}
+	hi := int64(1)
+	for !apart(hi) {
+		if hi > MaxRequests {
+			return 0
+		}
+		hi *= 2
+	}
+	lo := hi / 2 // !apart(lo), or lo = 0
+	for hi-lo > 1 {
+		if m := (lo + hi) / 2; apart(m) {
+			hi = m
+		} else {
+			lo = m
+		}
+	}
+	return hi
 }

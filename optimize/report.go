@@ -666,8 +666,11 @@ func writeRollout(w io.Writer, rc *RolloutCheck) {
 			added = fpct(*c.AddedCostPct)
 		}
 		flag := ""
-		if c.Flagged {
+		switch {
+		case c.Flagged:
 			flag = "  FLAGGED"
+		case c.TooFew:
+			flag = "  TOO FEW"
 		}
 		tput := ""
 		if len(tputs) > 0 {

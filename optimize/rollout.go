@@ -49,7 +49,10 @@ type RolloutClass struct {
 	// Absent when false.
 	Unswept bool `json:"unswept,omitempty"`
 	// Checked is the class in the rollout check, NoHedging the same
-	// traffic without hedging, Predicted the pick in the sweep.
+	// traffic without hedging, Predicted the pick in the sweep. Their
+	// intervals are at the report's confidence level (Checked's and
+	// NoHedging's: atLevel), whereas Report, hedgesim run's, has 95 %
+	// intervals.
 	Checked   sim.Latency `json:"latency_s"`
 	NoHedging sim.Latency `json:"no_hedging_latency_s"`
 	Predicted sim.Latency `json:"predicted_latency_s"`
@@ -66,15 +69,23 @@ type RolloutClass struct {
 	AddedCostPct          *float64 `json:"added_cost_pct"`
 	PredictedAddedCostPct float64  `json:"predicted_added_cost_pct"`
 	// Flagged is true when the check contradicts the sweep beyond sampling
-	// noise: the checked p95 interval and the sweep's are disjoint; the
+	// noise: the checked p95 interval (Checked's) and the sweep's are
+	// disjoint; the
 	// checked answered share is significantly lower than no hedging's in
 	// the check; or its Wilson interval and the sweep's are disjoint.
 	// Flag says which, and why when it can.
 	Flagged bool   `json:"flagged"`
 	Flag    string `json:"flag"`
 	// Note says what else differs, without flagging (a cost above the
-	// objective's cap).
+	// objective's cap), and when TooFew why.
 	Note string `json:"note"`
+	// TooFew is true when the check holds too few of the class's requests
+	// for an interval on its p95 at the report's confidence level (after
+	// the warm-up cut when its requests interact), or none: its p95 is
+	// then not compared with the sweep's, so an unflagged check confirms
+	// nothing; Note and a warning of the class say how many
+	// --check-requests would do (checkTooFew). Absent when false.
+	TooFew bool `json:"too_few,omitempty"`
 }
 
 // RolloutConfig returns cfg with the pick of every class of rep applied
@@ -152,6 +163,9 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 				// No request fell in the class: its latencies are unknown,
 				// not 0 s.
 				rcl.Checked, rcl.NoHedging = unknownLatency(), unknownLatency()
+			} else {
+				rcl.Checked = atLevel(rcl.Checked, &hedged.Classes[i], got, level)
+				rcl.NoHedging = atLevel(rcl.NoHedging, &base.Classes[i], got, level)
 			}
 			if pick != nil {
 				rcl.Predicted, rcl.PredictedAnswered, rcl.PredictedAddedCostPct = pick.Latency, pick.AnsweredShare, pick.AddedCostPct
@@ -169,7 +183,7 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 					rcl.AddedCostPct = &x
 				}
 			}
-			rcl.Flag = checkFlags(pick, hedging, &hedged.Classes[i], &base.Classes[i], got, level)
+			rcl.Flag = checkFlags(pick, hedging, &hedged.Classes[i], &base.Classes[i], got, &rcl.Checked, level)
 			for _, o := range overloads {
 				if reaches(c, &c.Classes[i], o) {
 					f := fmt.Sprintf("%s: its 429s grow with a longer run than this check's", o)
@@ -180,6 +194,11 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 			if o := cr.Objective; hedging && o.Goal != LowestCost && !math.IsInf(o.MaxAddedCostPct, 1) && got.AddedCostPct != nil &&
 				cr.CostBasis == CostUSD && *got.AddedCostPct > o.MaxAddedCostPct+0.5 {
 				rcl.Note = fmt.Sprintf("the check's added cost %s is above the objective's cap of +%s%%", fpct(*got.AddedCostPct), fnum(o.MaxAddedCostPct))
+			}
+			if few := checkTooFew(c, i, got, rcl.Checked.P95CIOK, level); few != "" {
+				rcl.TooFew = true
+				rcl.Note = strings.TrimPrefix(rcl.Note+"; "+few, "; ")
+				cr.Warnings = append(cr.Warnings, "rollout check: "+few)
 			}
 			if cr.Verdict.Undecided {
 				n := "the verdict is undecided, so the check runs the class's configured policy, as --write-scenario and export keep it"
@@ -241,13 +260,106 @@ func hedges(cl *sim.Class) bool {
 	return cl.Policy.Copies > 0
 }
 
+// atLevel returns l, the latency of run r in the check's report (got, its
+// row: intervals at 95 %), with its intervals at the level instead: the
+// order-statistic p95 and p99 intervals (r.QuantileCI) for independent
+// requests; for a batched row, each t interval over its batches
+// (θ̂ ± t·s/√B, sim's batchmeans.go) with its half-widths scaled by
+// t₍₁₊level₎/₂,B−1 ÷ t₀.₉₇₅,B−1, which is that interval at the level — a
+// bound that is not of that form (a miss, or the lowest batch's estimate
+// when a batch's is a miss) does not depend on the level and stays.
+func atLevel(l sim.Latency, r *sim.ClassResult, got *sim.ClassReport, level float64) sim.Latency {
+	if level == DefaultLevel {
+		return l // the report's own
+	}
+	if got.Batches == nil {
+		l.P95CI95[0], l.P95CI95[1], l.P95CIOK = r.QuantileCI(0.95, level)
+		l.P99CI95[0], l.P99CI95[1], l.P99CIOK = r.QuantileCI(0.99, level)
+		return l
+	}
+	nu := float64(got.Batches.Count - 1)
+	ratio := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nu}.Quantile((1+level)/2) /
+		distuv.StudentsT{Mu: 0, Sigma: 1, Nu: nu}.Quantile((1+DefaultLevel)/2)
+	scale := func(ci *[2]float64, est float64) {
+		if lo, hi := ci[0], ci[1]; !math.IsInf(lo, 0) && !math.IsInf(hi, 0) && !math.IsNaN(lo) && !math.IsNaN(hi) && !math.IsInf(est, 0) {
+			ci[0], ci[1] = est-(est-lo)*ratio, est+(hi-est)*ratio
+		}
+	}
+	scale(&l.P95CI95, l.P95)
+	scale(&l.P99CI95, l.P99)
+	if l.CIs != nil {
+		cis := *l.CIs
+		scale(&cis.Mean, l.Mean)
+		scale(&cis.P50, l.P50)
+		scale(&cis.P90, l.P90)
+		scale(&cis.P999, l.P999)
+		l.CIs = &cis
+	}
+	return l
+}
+
+// checkTooFew returns why the rollout check c (requests c.Requests) holds
+// too few requests of its class i, reported as got, for an interval on
+// p95 at the level (ok: the row's interval is one) — how many it holds
+// (after the warm-up cut when the requests interact), how many are
+// needed (MinRequestsForCI; sim.MinBatchedRequests when batched) and the
+// --check-requests that would give them, scaled like adviseRequests by
+// the share of the check's requests that reached the class's interval
+// (its share of the arrivals when none did; with the cut margin when
+// batched); "" when it holds enough.
+func checkTooFew(c *sim.Config, i int, got *sim.ClassReport, ok bool, level float64) string {
+	if ok && got.Requests > 0 {
+		return ""
+	}
+	batched := c.Batched()
+	need, kept, after := int64(MinRequestsForCI(0.95, level)), got.Requests, ""
+	if batched {
+		need = sim.MinBatchedRequests(0.95)
+		if got.WarmUp != nil {
+			kept -= got.WarmUp.Requests
+		}
+		if kept < got.Requests {
+			after = fmt.Sprintf("%d after the warm-up cut, ", kept)
+		}
+	}
+	held := fmt.Sprintf("the check's %s of this class %s", fcount(got.Requests), map[bool]string{true: "is", false: "are"}[got.Requests == 1])
+	if got.Requests == 0 {
+		held = "the check got no requests of this class, which is"
+	}
+	per := 0.0
+	switch {
+	case got.Requests > 0:
+		k := float64(kept) / float64(got.Requests)
+		if batched {
+			k = plannedKept(k)
+		}
+		per = float64(got.Requests) / float64(c.Requests) * k
+	case c.Arrivals.Process != sim.Replay && c.Classes[i].Clients == 0:
+		per = c.Classes[i].Share
+	}
+	rerun := "raise --check-requests"
+	if per > 0 {
+		n := int64(math.Ceil(float64(need) / per))
+		rerun = fmt.Sprintf("rerun with --check-requests ≥ %d", n)
+		if n > MaxRequests {
+			rerun = fmt.Sprintf("that would take --check-requests ≥ %d, more than the %d allowed", n, MaxRequests)
+		}
+	}
+	return fmt.Sprintf("%s too few for a %s%% interval on p95 (%sat least %d needed): its p95 is not compared with the sweep's, so it neither confirms nor contradicts the prediction; %s",
+		held, fnum(100*level), after, need, rerun)
+}
+
 // checkFlags returns why the rollout check of a class (hedged run h, which
-// hedges or not, and its no-hedging baseline b, reported as got)
-// contradicts the sweep's prediction pick (nil: none, only the check's own
-// answered shares are compared), or "".
-func checkFlags(pick *Candidate, hedging bool, h, b *sim.ClassResult, got *sim.ClassReport, level float64) string {
+// hedges or not, and its no-hedging baseline b, reported as got; checked,
+// its row's latency, intervals at the level: atLevel) contradicts the
+// sweep's prediction pick (nil: none, only the check's own answered shares
+// are compared), or "". The p95 is compared on the interval the row shows
+// — order statistics for independent requests, batches after the warm-up
+// cut when they interact, as the sweep's — and only when it is one
+// (P95CIOK; else checkTooFew says so).
+func checkFlags(pick *Candidate, hedging bool, h, b *sim.ClassResult, got *sim.ClassReport, checked *sim.Latency, level float64) string {
 	var flags []string
-	lo, hi, ok := h.QuantileCI(0.95, level)
+	lo, hi, ok := checked.P95CI95[0], checked.P95CI95[1], checked.P95CIOK
 	if ok && pick != nil && pick.P95CIOK && (hi < pick.Latency.P95CI95[0] || lo > pick.Latency.P95CI95[1]) {
 		f := fmt.Sprintf("the check's p95 %s [%s, %s] lies outside the sweep's %s [%s, %s]",
 			fsec(got.Latency.P95), fsec(lo), fsec(hi), fsec(pick.Latency.P95),

@@ -115,7 +115,8 @@ target) of every traffic class on the same random draws, and prints per class
 the recommended delay, p95/p99 before and after with confidence intervals, the
 answered and hedged shares, the added cost and a verdict (hedge or don't, with
 the reason; undecided, not "don't hedge", on too few requests for a percentile
-interval unless the unanswered share falls significantly; --write-scenario
+interval unless the unanswered share falls significantly, or on a sweep shorter
+than one slow-period cycle of a provider the class uses; --write-scenario
 keeps an undecided class's configured policy).
 Settings come from the scenario's [optimize] table (scenarios/README.md);
 flags override them for every class. With --out, the report (report.txt,
