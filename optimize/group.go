@@ -97,6 +97,11 @@ type GroupChoice struct {
 	// group objective had it been picked.
 	Alone      int     `json:"alone"`
 	AloneValue float64 `json:"alone_value"`
+	// AloneWhyNot says, when the class's own pick has a better group
+	// value than the group's pick, why the group did not take it (not
+	// admissible for the group: which class fails which limit or the
+	// verdict rule; or not significantly better); empty otherwise.
+	AloneWhyNot string `json:"alone_why_not,omitempty"`
 }
 
 // MarshalJSON writes values that are a miss (+Inf) as null.
@@ -223,6 +228,13 @@ func figurePair(base, f *GroupFigure, p float64, hedging bool) (b, c Candidate) 
 // (base, baseLoads), stay within its objective's limits and, where it
 // hedges (hedging[j]) and judge is set, pass the verdict rule.
 func groupAdmissible(figs, base []GroupFigure, loads, baseLoads []Load, hedging []bool, judge bool, s *Settings) bool {
+	ok, _ := groupAdmissibleWhy(figs, base, loads, baseLoads, hedging, judge, s)
+	return ok
+}
+
+// groupAdmissibleWhy is groupAdmissible, with why not: the first class
+// that fails, and the limit or the verdict rule's reason.
+func groupAdmissibleWhy(figs, base []GroupFigure, loads, baseLoads []Load, hedging []bool, judge bool, s *Settings) (bool, string) {
 	z := distuv.UnitNormal.Quantile((1 + s.Level) / 2)
 	for j := range figs {
 		o := s.For(figs[j].Class).Objective
@@ -241,14 +253,16 @@ func groupAdmissible(figs, base []GroupFigure, loads, baseLoads []Load, hedging 
 			c.Unstable = c.Unstable || l.Kind == LoadQueue
 		}
 		c.OverloadExcluded = excludeOverload(&c, &b, s.Rule)
-		if len(limitReasons(&c, &b, o, s.Rule)) > 0 {
-			return false
+		if r := limitReasons(&c, &b, o, s.Rule); len(r) > 0 {
+			return false, fmt.Sprintf("class %s: %s", figs[j].Class, r[0].Text)
 		}
-		if judge && hedging[j] && !judgeFor(o, &b, &c, s.Level, s.Rule, basis).Hedge {
-			return false
+		if judge && hedging[j] {
+			if v := judgeFor(o, &b, &c, s.Level, s.Rule, basis); !v.Hedge {
+				return false, fmt.Sprintf("class %s: %s", figs[j].Class, v.Reason)
+			}
 		}
 	}
-	return true
+	return true, ""
 }
 
 // groupWeights returns the weights of the group's classes: s.GroupWeights
@@ -565,6 +579,19 @@ func chooseForGroup(cr *ClassReport, k int, current []sim.Policy, figs [][]Group
 	}
 	if f := figs[cr.Pick]; f != nil {
 		g.AloneValue, _ = groupValue(mode, f, base, groupWeights(f, s))
+		if cr.Pick != i && g.AloneValue < g.Value {
+			// Why the group passed over a pick it values more.
+			hedging := make([]bool, len(current))
+			for j := range current {
+				hedging[j] = current[j].Copies > 0
+			}
+			hedging[k] = cr.Candidates[cr.Pick].Hedging
+			if ok, why := groupAdmissibleWhy(f, base, loads[cr.Pick], gs.baseLoads, hedging, true, s); !ok {
+				g.AloneWhyNot = "not admissible for the group: " + why
+			} else {
+				g.AloneWhyNot = "not significantly better for the group than the pick, or answering fewer requests"
+			}
+		}
 	}
 	regroup(cr, i, g, verdict, s.Rule, s.Level)
 }
@@ -647,8 +674,12 @@ func writeGroup(w interface{ Write([]byte) (int, error) }, cr *ClassReport) {
 	if alone.Hedging {
 		label = alone.Label
 	}
-	fmt.Fprintf(w, "  group: %s is %s at this pick; the class's own objective, the others at their group picks, would pick %s (group %s)\n",
-		groupObjectiveText(g), groupValueText(g.Objective, g.Value), label, groupValueText(g.Objective, g.AloneValue))
+	why := ""
+	if g.AloneWhyNot != "" {
+		why = "; " + g.AloneWhyNot
+	}
+	fmt.Fprintf(w, "  group: %s is %s at this pick; the class's own objective, the others at their group picks, would pick %s (group %s%s)\n",
+		groupObjectiveText(g), groupValueText(g.Objective, g.Value), label, groupValueText(g.Objective, g.AloneValue), why)
 }
 
 // validGroupObjective checks a group objective's name.
