@@ -524,6 +524,9 @@ func groupPick(cr *ClassReport, k int, current []sim.Policy, figs [][]GroupFigur
 		if !groupAdmissible(figs[i], gs.base, loads[i], gs.baseLoads, hedging, true, s) && i != 0 {
 			continue
 		}
+		if i != 0 && c.Hedging && c.AddedCostPct > ownCost(cr)+1e-9 {
+			continue // past where the class's own trade-off ends
+		}
 		if keep < 0 && c.Hedging == (current[k].Copies > 0) && samePolicy(c.Policy(current[k]), current[k]) {
 			keep = len(evs)
 		}
@@ -544,6 +547,17 @@ func groupPick(cr *ClassReport, k int, current []sim.Policy, figs [][]GroupFigur
 	return evs[x].i, evs[x].v
 }
 
+// ownCost is the added cost of the pick of the step's class report cr
+// under the class's own objective (no hedging's 0 when that is its pick):
+// the group objective may have a class hedge less than its own trade-off
+// ends, to leave a shared quota or queue to the others, never more.
+func ownCost(cr *ClassReport) float64 {
+	if p := &cr.Candidates[cr.Pick]; p.Hedging {
+		return p.AddedCostPct
+	}
+	return 0
+}
+
 // chooseForGroup makes the pick of the step's class report cr, decided
 // under the class's own objective, the group objective's choice (see
 // groupPick).
@@ -551,14 +565,22 @@ func chooseForGroup(cr *ClassReport, k int, current []sim.Policy, figs [][]Group
 	base := gs.base
 	var i int
 	var v float64
+	fixed := -1
 	if gs.fixed {
-		// Every combination was simulated: the group's choice stands.
-		i = slices.IndexFunc(cr.Candidates, func(c Candidate) bool {
+		// Every combination was simulated: the group's choice stands,
+		// unless it has the class hedge past its own trade-off.
+		fixed = slices.IndexFunc(cr.Candidates, func(c Candidate) bool {
 			return samePolicy(c.Policy(current[k]), current[k]) && c.Hedging == (current[k].Copies > 0)
 		})
-		if i < 0 || figs[i] == nil {
-			i = 0
+		if fixed < 0 || figs[fixed] == nil {
+			fixed = 0
 		}
+		if c := &cr.Candidates[fixed]; c.Hedging && c.AddedCostPct > ownCost(cr)+1e-9 {
+			fixed = -1
+		}
+	}
+	if fixed >= 0 {
+		i = fixed
 		v, _ = groupValue(mode, figs[i], base, groupWeights(figs[i], s))
 	} else {
 		i, v = groupPick(cr, k, current, figs, loads, gs, mode, s)
