@@ -17,9 +17,14 @@
 // z = (p_B − p_A) / √(p̄(1 − p̄)(1/n_A + 1/n_B)) with the pooled share p̄,
 // significant when |z| > 1.96 (two-sided 5 %). p50 and cost carry no
 // interval in the reports and are shown without a mark. Runs of the same
-// scenario file that share a seed use common random numbers, so the tests
-// are conservative there too; reports of different scenarios are compared
-// with a warning, since only their class names match.
+// scenario file that share a seed use common random numbers for a class
+// simulated among the same classes in both (Row.CommonRandomNumbers: a run
+// simulates every class together, optimize a class alone or with its
+// coupled group), so the tests are conservative there too; otherwise the
+// differences include sampling noise, and a class whose two sides ran the
+// same policy under the same conditions (Row.SamePolicy) gets no advice to
+// rerun. Reports of different scenarios are compared with a warning, since
+// only their class names match.
 //
 // When both are run reports of a class whose requests interact (a queue, a
 // limit, a pool: the reports' per_batch), p50, p95, p99, the answered
@@ -118,6 +123,12 @@ type Class struct {
 	answeredCI *[2]float64
 	// metCI is an optimize pick's met_share_ci95 (nil when absent).
 	metCI *[2]float64
+	// simulatedWith names, sorted, the classes of the run the class's
+	// figures come from, itself included: every class of a run report;
+	// in an optimize report the class and its optimized_with (the class
+	// alone when that is empty or absent: optimize sweeps a class on its
+	// own traffic unless it is coupled).
+	simulatedWith []string
 }
 
 // Pipeline is what a run report says of a pipeline class as a whole: the
@@ -205,10 +216,11 @@ type optimizeJSON struct {
 	Overrides            []string `json:"overrides"`
 	RequestsPerCandidate *int     `json:"requests_per_candidate"`
 	Classes              []struct {
-		Class    string `json:"class"`
-		Requests *int64 `json:"requests"`
-		Pick     int    `json:"pick"`
-		Verdict  struct {
+		Class         string   `json:"class"`
+		Requests      *int64   `json:"requests"`
+		OptimizedWith []string `json:"optimized_with"`
+		Pick          int      `json:"pick"`
+		Verdict       struct {
 			Label string `json:"label"`
 		} `json:"verdict"`
 		Candidates []struct {
@@ -467,6 +479,14 @@ func parseRun(data []byte) (*Report, error) {
 		}
 		r.Classes = append(r.Classes, cl)
 	}
+	var all []string
+	for _, c := range r.Classes {
+		all = append(all, c.Name)
+	}
+	slices.Sort(all)
+	for i := range r.Classes {
+		r.Classes[i].simulatedWith = all
+	}
 	return r, nil
 }
 
@@ -527,6 +547,8 @@ func parseOptimize(data []byte) (*Report, error) {
 		}
 		need(&cl, "candidates[pick].answered_share", p.AnsweredShare, &cl.AnsweredShare)
 		need(&cl, "candidates[pick].cost_per_1k_usd", p.CostPer1k, &cl.CostPer1k)
+		cl.simulatedWith = append([]string{c.Class}, c.OptimizedWith...)
+		slices.Sort(cl.simulatedWith)
 		r.Classes = append(r.Classes, cl)
 	}
 	return r, nil
@@ -612,6 +634,21 @@ type Row struct {
 	// with every candidate's fate and their picks differ, what B made of
 	// A's pick and A of B's; nil otherwise.
 	APickInB, BPickInA *Fate
+	// CommonRandomNumbers says the class's request i drew the same numbers
+	// in both reports: the same scenario file and seed, and the class
+	// simulated among the same classes in both (SimulatedA, SimulatedB).
+	// A run simulates every class together; optimize sweeps a class alone
+	// (or with its coupled group), on the class's own requests, whose
+	// request i is another request than the run's request i.
+	CommonRandomNumbers bool
+	// SimulatedA and SimulatedB name, sorted, the classes each report
+	// simulated together with this one (itself included).
+	SimulatedA, SimulatedB []string
+	// SamePolicy says both sides ran the same policy under the same
+	// conditions (samePolicy), so that no difference between them is the
+	// policy's: with common random numbers there is none to find, and
+	// without them what differs is sampling noise.
+	SamePolicy bool
 }
 
 // Comparison is the result of Compare.
@@ -641,10 +678,64 @@ func (c *Comparison) SameScenario() bool {
 }
 
 // CommonRandomNumbers reports whether the two runs drew common random
-// numbers: the same scenario file with the same seed (what-if overrides
-// may differ).
+// numbers for every class they share: the same scenario file with the same
+// seed (what-if overrides may differ), and each class simulated among the
+// same classes in both (Row.CommonRandomNumbers). Two run reports always
+// are when of one file and seed; an optimize report's class swept alone
+// is not against a run of several classes.
 func (c *Comparison) CommonRandomNumbers() bool {
+	if !c.sameDraws() {
+		return false
+	}
+	for _, r := range c.Rows {
+		if !r.CommonRandomNumbers {
+			return false
+		}
+	}
+	return true
+}
+
+// sameDraws reports whether the two reports are of the same scenario file
+// and seed, so that a class simulated among the same classes in both draws
+// the same numbers for its request i.
+func (c *Comparison) sameDraws() bool {
 	return c.SameScenario() && c.A.Seed == c.B.Seed
+}
+
+// samePolicy reports whether a class ran the same policy under the same
+// conditions in both reports: the same policy text, its requests
+// independent on both sides (no queue, limit or pool that other requests
+// or classes load), the same scenario file, and what-if overrides that
+// differ only in hedge delays (classes[…].hedge.delay), which the policy
+// text shows. Another override may change the policy beyond its text or
+// the conditions, so a difference could then be real.
+func samePolicy(a, b *Report, ca, cb *Class) bool {
+	if ca.Policy == "" || ca.Policy != cb.Policy || ca.interacts || cb.interacts || !(&Comparison{A: a, B: b}).SameScenario() {
+		return false
+	}
+	for _, o := range symmetricDifference(a.Overrides, b.Overrides) {
+		key, _, _ := strings.Cut(o, "=")
+		if !strings.HasPrefix(key, "classes") || !strings.HasSuffix(strings.TrimSpace(key), ".hedge.delay") {
+			return false
+		}
+	}
+	return true
+}
+
+// symmetricDifference returns the strings in one of a and b only.
+func symmetricDifference(a, b []string) []string {
+	var out []string
+	for _, x := range a {
+		if !slices.Contains(b, x) {
+			out = append(out, x)
+		}
+	}
+	for _, x := range b {
+		if !slices.Contains(a, x) {
+			out = append(out, x)
+		}
+	}
+	return out
 }
 
 // zCrit is the two-sided 5 % critical value of the standard normal.
@@ -692,6 +783,9 @@ func Compare(a, b *Report) *Comparison {
 			Deltas: deltas,
 		})
 		r := &out.Rows[len(out.Rows)-1]
+		r.SimulatedA, r.SimulatedB = ca.simulatedWith, cb.simulatedWith
+		r.CommonRandomNumbers = out.sameDraws() && slices.Equal(ca.simulatedWith, cb.simulatedWith)
+		r.SamePolicy = samePolicy(a, b, &ca, &cb)
 		r.Deltas = append(r.Deltas, bought(&ca, &cb)...)
 		switch {
 		case ca.perBatch != nil && cb.perBatch != nil && noPair != "":

@@ -124,6 +124,32 @@ func undecidedNote(c *Comparison, r Row) string {
 		r.Class, at, math.Abs(d.Change), rerun, pctOf(p))
 }
 
+// samePolicyNote says, for a row whose two sides ran the same policy under
+// the same conditions (Row.SamePolicy), that no rerun can show either
+// better: with common random numbers the figures differ by nothing the
+// policy did; without, by sampling noise. "" for other rows, and for a
+// row with no difference to explain (no figure changed, or a side without
+// requests).
+func samePolicyNote(r Row) string {
+	if !r.SamePolicy || r.RequestsA == 0 || r.RequestsB == 0 {
+		return ""
+	}
+	changed := false
+	for _, d := range r.Deltas {
+		if !math.IsNaN(d.Change) && d.Change != 0 {
+			changed = true
+		}
+	}
+	if !changed {
+		return ""
+	}
+	why := "the sides do not share random numbers, so their differences are sampling noise"
+	if r.CommonRandomNumbers {
+		why = "the sides share random numbers, so any difference comes from requests simulated on one side only"
+	}
+	return fmt.Sprintf("%s: the policies are the same (%s): %s, and no rerun can show one better than the other", r.Class, r.PolicyA, why)
+}
+
 // decidePrecision returns the --precision that decides a change of
 // change percent: half of it as a relative half-width, rounded down to
 // two significant digits (8.8 % → "0.044"), at most 0.5 (--precision

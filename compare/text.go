@@ -68,7 +68,9 @@ func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 		}
 	}
 	for _, r := range c.Rows {
-		if note := undecidedNote(c, r); note != "" {
+		if note := samePolicyNote(r); note != "" {
+			fmt.Fprintln(ew, note)
+		} else if note := undecidedNote(c, r); note != "" {
 			fmt.Fprintln(ew, note)
 		}
 	}
@@ -103,13 +105,53 @@ func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 		marks = "the paired marks gain from it and the others are conservative"
 	}
 	switch {
+	case !c.sameDraws():
 	case !c.CommonRandomNumbers():
+		writeOtherDraws(ew, c)
 	case slices.Equal(c.A.Overrides, c.B.Overrides):
 		fmt.Fprintf(ew, "Both runs are of the same scenario with the same seed (common random numbers): %s.\n", marks)
 	default:
 		fmt.Fprintf(ew, "Both runs are of the same scenario file with the same seed, and different what-if overrides: request i draws the same numbers in both (common random numbers), so %s; overrides of the traffic (rate, requests, shares) change which request meets which conditions, and the runs are then less alike.\n", marks)
 	}
 	return ew.err
+}
+
+// writeOtherDraws says, for two reports of one scenario file and seed,
+// which classes were simulated among other classes in A than in B, so that
+// their request i is another request in each and their differences
+// include sampling noise, and which classes (if any) still share draws.
+func writeOtherDraws(w io.Writer, c *Comparison) {
+	var other, same []string
+	for _, r := range c.Rows {
+		if r.CommonRandomNumbers {
+			same = append(same, r.Class)
+			continue
+		}
+		other = append(other, fmt.Sprintf("%s (%s in A, %s in B)", r.Class, simulatedText(c.A.Kind, r.Class, r.SimulatedA), simulatedText(c.B.Kind, r.Class, r.SimulatedB)))
+	}
+	fmt.Fprintf(w, "Both reports are of the same scenario file with the same seed, but do not share random numbers for %s: a class's request i is another request when it is simulated among other classes (optimize sweeps a class on its own requests unless it is coupled), so the differences there include sampling noise.", strings.Join(other, ", "))
+	if len(same) > 0 {
+		fmt.Fprintf(w, " %s simulated among the same classes in both: request i draws the same numbers in both (common random numbers).", strings.Join(same, ", "))
+	}
+	fmt.Fprintln(w)
+}
+
+// simulatedText says among which classes a report simulated class: "alone",
+// or "with a, b" (the others).
+func simulatedText(k Kind, class string, with []string) string {
+	var others []string
+	for _, n := range with {
+		if n != class {
+			others = append(others, n)
+		}
+	}
+	if len(others) == 0 {
+		if k == Optimize {
+			return "swept alone"
+		}
+		return "alone"
+	}
+	return "with " + strings.Join(others, ", ")
 }
 
 // isShare reports whether a metric is a share of requests, whose change is
@@ -265,8 +307,14 @@ type (
 		Metrics   []jsonDelta `json:"metrics"`
 		APickInB  *jsonFate   `json:"a_pick_in_b,omitempty"`
 		BPickInA  *jsonFate   `json:"b_pick_in_a,omitempty"`
+		// CommonRandomNumbers: the class's request i drew the same numbers
+		// in both (Row.CommonRandomNumbers); SamePolicy: both sides ran the
+		// same policy under the same conditions (Row.SamePolicy).
+		CommonRandomNumbers bool `json:"common_random_numbers"`
+		SamePolicy          bool `json:"same_policy"`
 		// DecideP95: for a p95 marked not_significant, the --precision
-		// to rerun each side with to decide it (precision.go).
+		// to rerun each side with to decide it (precision.go); absent
+		// when the policies are the same (nothing to decide).
 		DecideP95 *float64 `json:"p95_precision_to_decide,omitempty"`
 	}
 	jsonFate struct {
@@ -320,7 +368,8 @@ func (c *Comparison) WriteJSON(w io.Writer, nameA, nameB string) error {
 	out := jsonComparison{A: nameA, B: nameB, SameScenario: c.SameScenario(), CommonRandomNumbers: c.CommonRandomNumbers(), Rows: []jsonRow{}, OnlyA: nonNil(c.OnlyA), OnlyB: nonNil(c.OnlyB), Pools: c.Pools, Unpaired: c.Unpaired,
 		PrecisionA: c.A.Precision, PrecisionB: c.B.Precision}
 	for _, r := range c.Rows {
-		jr := jsonRow{Class: r.Class, PolicyA: r.PolicyA, PolicyB: r.PolicyB, RequestsA: r.RequestsA, RequestsB: r.RequestsB}
+		jr := jsonRow{Class: r.Class, PolicyA: r.PolicyA, PolicyB: r.PolicyB, RequestsA: r.RequestsA, RequestsB: r.RequestsB,
+			CommonRandomNumbers: r.CommonRandomNumbers, SamePolicy: r.SamePolicy}
 		for _, d := range r.Deltas {
 			jd := jsonDelta{Metric: d.Metric, A: finite(d.A), B: finite(d.B), Unit: "percent", Sig: markNames[d.Mark]}
 			if isShare(d.Metric) {
@@ -335,7 +384,7 @@ func (c *Comparison) WriteJSON(w io.Writer, nameA, nameB string) error {
 				iv := [2]*float64{finite(d.DiffCI[0]), finite(d.DiffCI[1])}
 				jd.Test, jd.DiffCI, jd.Batches = "paired_batches", &iv, d.PairedBatches
 			}
-			if p, err := strconv.ParseFloat(decidePrecision(d.Change), 64); err == nil && d.Metric == "p95" && d.Mark == Same {
+			if p, err := strconv.ParseFloat(decidePrecision(d.Change), 64); err == nil && d.Metric == "p95" && d.Mark == Same && !r.SamePolicy {
 				jr.DecideP95 = &p
 			}
 			if sideCIs(d) {

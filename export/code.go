@@ -47,6 +47,7 @@ func codeNotes(n *notes, c *Class, format, runtime string) error {
 	}
 	retryNotes(n, c, runtime)
 	breakerNotes(n, c, "wrap each attempt to its models in a breaker of your own (call is where the model is chosen)")
+	poolNotes(n, c, runtime, "call is where each attempt is sent, so route a copy away from the replicas its request's earlier attempts went to there, or through a router that does")
 	commonNotes(n, c, runtime)
 	return nil
 }

@@ -33,6 +33,13 @@
 // stream — is an *UnfaithfulError naming the formats that can express it,
 // unless Options.Approximate writes the nearest form with a note.
 //
+// A provider that is a pool of replicas (sim.Pool) is in the json document
+// (ReplicaPool); its balancer is the serving side's router, which every
+// other format notes as not written. A copy that must go to another
+// replica than its request's other attempts (copies_to = "other_replica")
+// becomes Envoy's previous_hosts retry host predicate; the other formats
+// note that they cannot say it (pool.go).
+//
 // The python and typescript formats carry the simulator's request as it
 // is (code.go): timed, zero-delay and fallback copies to any target, the
 // winner rule, a rule per kind of failure, the attempt timeout, the

@@ -86,6 +86,9 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 			}
 		}
 		fmt.Fprintf(&routes, "    timeout: %s\n", timeout)
+		for _, p := range c.Pools {
+			n.add("provider %s is a pool of %d replicas behind a %s balancer: the balancer is the cluster's lb_policy (the serving side's), not written", p.Provider, p.Replicas, p.Balancer)
+		}
 		if !c.Hedge {
 			n.add("hedging off: no retry_policy or hedge_policy written%s", reasonSuffix(c.Reason))
 			all = append(all, n.list...)
@@ -107,6 +110,7 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 			} else {
 				fmt.Fprintf(&routes, "    retry_policy:  # copies only after a failure: plain retries, no hedging\n      retry_on: %s\n%s%s", yamlQuote(strings.Join(retryOn, ",")), codes, perTry)
 				fmt.Fprintf(&routes, "      num_retries: %d\n      retry_back_off:\n        base_interval: 0.001s\n        max_interval: 0.002s\n", len(c.Copies))
+				routes.WriteString(envoyOtherHosts(n, c))
 				n.add("copies sent only after a failure are plain Envoy retries (no hedge_policy), after a back-off of up to 2 ms")
 			}
 			commonNotes(n, c, "Envoy")
@@ -152,6 +156,7 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 		fmt.Fprintf(&routes, "      num_retries: %d  # copies beyond the original\n", len(c.Copies))
 		fmt.Fprintf(&routes, "      per_try_timeout: %s  # the hedge delay\n", protoDuration(delay))
 		fmt.Fprintf(&routes, "      retry_back_off:  # a hedge waits for the back-off after the per-try timeout: keep it short\n        base_interval: 0.001s\n        max_interval: 0.002s\n")
+		routes.WriteString(envoyOtherHosts(n, c))
 		fmt.Fprintf(&routes, "    hedge_policy:\n      hedge_on_per_try_timeout: true\n")
 
 		if c.NewProvider {
@@ -269,6 +274,32 @@ func envoyRetryOn(c *Class) ([]string, string) {
 		codes = "      retriable_status_codes: [429]\n"
 	}
 	return on, codes
+}
+
+// envoyOtherHosts returns the retry policy's lines that keep a copy (a
+// hedge or a retry: both are retries to Envoy's router) off the hosts its
+// request's earlier attempts went to, for a class whose pool sends copies
+// to another replica (copies_to = "other_replica"): the previous_hosts
+// retry host predicate, with host_selection_retry_max_attempts the most
+// replicas of such a pool (Envoy re-picks that many times at most, then
+// keeps its last pick); "" for a class without such a pool.
+func envoyOtherHosts(n *notes, c *Class) string {
+	ps := c.otherReplica()
+	if len(ps) == 0 {
+		return ""
+	}
+	most := 0
+	var names []string
+	for _, p := range ps {
+		most = max(most, p.Replicas)
+		names = append(names, p.Provider)
+	}
+	n.add("copies_to = \"other_replica\" on %s written as the previous_hosts retry host predicate: a copy goes to another host than its request's earlier attempts, after at most %d re-picks of the balancer (host_selection_retry_max_attempts; then its last pick stands)", strings.Join(names, ", "), most)
+	return fmt.Sprintf("      retry_host_predicate:  # copies_to = \"other_replica\": a copy avoids the hosts already tried\n"+
+		"      - name: envoy.retry_host_predicates.previous_hosts\n"+
+		"        typed_config:\n"+
+		"          \"@type\": type.googleapis.com/envoy.extensions.retry.host.previous_hosts.v3.PreviousHostsPredicate\n"+
+		"      host_selection_retry_max_attempts: %d\n", most)
 }
 
 // envoyBreakerNotes: Envoy's circuit_breakers are concurrency limits, not

@@ -51,6 +51,7 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 			return nil, nil, &UnmappableError{"failsafe-go", c.Class, "failsafe-go cannot mix timed copies (a hedgepolicy) with copies sent only after a failure (a retrypolicy) in one call"}
 		}
 		writeFailsafeBreakers(&body, n, c, breakers, imports)
+		poolNotes(n, c, "failsafe-go", "each hedge runs the same function, so route a hedge (exec.IsHedge()) away from the replicas its request's earlier attempts went to there, or through a router that does")
 		statusRuleNotes(n, c, "failsafe-go", "the written predicates handle a 504 as any 5xx (on_error)", "the written predicates give a 4xx its own case, which keeps waiting for the other attempts (a hedge policy cannot send the next copy at once)")
 		cc := commentText(c.Class) // the class's name in comments
 		fmt.Fprintf(&body, "\n// Class %s.\n", cc)

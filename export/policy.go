@@ -105,12 +105,16 @@ type Class struct {
 	// retries inside each attempt; see Retry. Each is omitted from the
 	// document when the class has none. Every other key of the document
 	// is always present but Reason, OnClientError, OnUpstreamTimeout,
-	// StreamCuts and Breakers.
+	// StreamCuts, Breakers and Pools.
 	Retry        *Retry `json:"retry,omitempty"`
 	AttemptRetry *Retry `json:"attempt_retry,omitempty"`
 	// Breakers are the circuit breakers on the class's targets (the
 	// models' own and their providers'); omitted when there are none.
 	Breakers []Breaker `json:"breakers,omitempty"`
+	// Pools are the replica pools the providers of the class's targets
+	// run on (pool.go): their replicas, balancer and copies_to; omitted
+	// when there are none.
+	Pools []ReplicaPool `json:"replica_pools,omitempty"`
 	// Pipeline and Step, for a step of a pipeline class, name the class and
 	// the step (Class is then "PIPELINE/STEP"): each step is exported as a
 	// policy of its own. EndToEndDeadline is the pipeline's end-to-end
@@ -354,6 +358,11 @@ func (c *Class) validate() error {
 	for j := range c.Breakers {
 		if err := c.Breakers[j].validate(); err != nil {
 			return fmt.Errorf("breakers[%d].%w", j, err)
+		}
+	}
+	for j := range c.Pools {
+		if err := c.Pools[j].validate(); err != nil {
+			return fmt.Errorf("replica_pools[%d].%w", j, err)
 		}
 	}
 	b := &c.Budget

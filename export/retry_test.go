@@ -164,7 +164,7 @@ func TestJSONDocumentKeysDocumented(t *testing.T) {
 	intro, table, _ := strings.Cut(text, "| key | meaning |")
 	table, _, _ = strings.Cut(table, "\n\n")
 	for _, typ := range []reflect.Type{reflect.TypeFor[Document](), reflect.TypeFor[Class](), reflect.TypeFor[Copy](),
-		reflect.TypeFor[Adaptive](), reflect.TypeFor[Budget](), reflect.TypeFor[Throttle](), reflect.TypeFor[Retry](), reflect.TypeFor[StreamCuts](), reflect.TypeFor[Breaker]()} {
+		reflect.TypeFor[Adaptive](), reflect.TypeFor[Budget](), reflect.TypeFor[Throttle](), reflect.TypeFor[Retry](), reflect.TypeFor[StreamCuts](), reflect.TypeFor[Breaker](), reflect.TypeFor[ReplicaPool]()} {
 		for i := range typ.NumField() {
 			tag := typ.Field(i).Tag.Get("json")
 			name, opts, _ := strings.Cut(tag, ",")

@@ -27,6 +27,7 @@ func ScenarioPolicies(cfg *sim.Config) *Document {
 		}
 	}
 	addBreakers(cfg, d)
+	addPools(cfg, d)
 	return d
 }
 
@@ -293,6 +294,7 @@ func ReportPicks(data []byte, cfg *sim.Config) (*Document, error) {
 		d.Classes = append(d.Classes, c)
 	}
 	addBreakers(cfg, d)
+	addPools(cfg, d)
 	return d, nil
 }
 

@@ -244,6 +244,16 @@ func (c *checker) stages(key string, steps []stepTable, pl *sim.Pipeline) {
 				}
 			}
 		}
+		// A fan_out that could not be read (out of range, wrong type)
+		// counts as 1 call above; the stage's size is then unknown, and a
+		// wait_for checked against it would be reported before the real
+		// problem.
+		sized := true
+		for _, s := range st.Steps {
+			if c.hasErrorsWithin(indexKey(key+".steps", s) + ".fan_out") {
+				sized = false
+			}
+		}
 		set := -1
 		for _, s := range st.Steps {
 			w := steps[s].WaitFor
@@ -256,6 +266,9 @@ func (c *checker) stages(key string, steps []stepTable, pl *sim.Pipeline) {
 				continue
 			}
 			set = s
+			if !sized {
+				continue
+			}
 			need, err := c.need(wk, w.raw, calls)
 			c.keep(err)
 			st.Need = need

@@ -107,3 +107,43 @@ func TestPipelineBad(t *testing.T) {
 		})
 	}
 }
+
+// TestPipelineBadFanOutHidesWaitFor: a fan_out that cannot be read (out of
+// range, or not an integer), in the file or by --set, is the one problem
+// reported; the stage's wait_for is not checked against the 1 call the
+// unread fan_out stands for ("5 of 1 calls"), which came first before.
+func TestPipelineBadFanOutHidesWaitFor(t *testing.T) {
+	const key = "classes[0].steps[0].fan_out"
+	for _, tc := range []struct {
+		name, fanOut string
+		set          []string
+		msg          string
+	}{
+		{"too many in the file", "fan_out = 4097", nil, "4097 is out of range; want 1 to 4096"},
+		{"float in the file", "fan_out = 6.5", nil, "wrong type"},
+		{"too many by --set", "fan_out = 6", []string{key + "=4097"}, "4097 is out of range; want 1 to 4096"},
+		{"float by --set", "fan_out = 6", []string{key + "=6.5"}, "wrong type"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			src := pipelineHead + step("a", tc.fanOut, "wait_for = 5")
+			_, err := ParseWith("bad.toml", []byte(src), &Options{Set: tc.set})
+			var e *Error
+			if err == nil || !errors.As(err, &e) {
+				t.Fatalf("error %v (%T); want a *scenario.Error at %s", err, err, key)
+			}
+			var list Errors
+			if errors.As(err, &list) {
+				t.Errorf("%d problems:\n%v\nwant the fan_out one alone", len(list), err)
+			}
+			if e.Key != key || !strings.Contains(e.Msg, tc.msg) {
+				t.Errorf("got %v; want %s: …%s…", err, key, tc.msg)
+			}
+		})
+	}
+	// A readable fan_out still has its wait_for checked against it.
+	_, err := Parse("bad.toml", []byte(pipelineHead+step("a", "fan_out = 4", "wait_for = 5")))
+	var e *Error
+	if !errors.As(err, &e) || e.Key != "classes[0].steps[0].wait_for" || !strings.Contains(e.Msg, "5 of 4 calls") {
+		t.Errorf("got %v; want classes[0].steps[0].wait_for: 5 of 4 calls", err)
+	}
+}
