@@ -1,8 +1,9 @@
 // Package htmlreport writes an optimisation report (optimize.Report) as one
 // self-contained HTML page: the per-class table, each class's verdict with
 // its reason, pick note and warnings, the three figures of the plots
-// package inlined as SVG, the rollout check, and the commands to reproduce
-// and apply the result. The page loads nothing: no scripts, fonts, styles
+// package inlined as SVG, the rollout check, the balancers' and keep-warm
+// floors' comparisons when the report has them (Routing, Fleet), and the
+// commands to reproduce and apply the result. The page loads nothing: no scripts, fonts, styles
 // or images from anywhere, so it can be attached to a review or opened
 // offline.
 //
@@ -128,6 +129,10 @@ type page struct {
 	Warnings      []string
 	Commands      []Command
 	Lead, Extra   []Section
+	// Routing and Fleet are the balancers' and keep-warm floors'
+	// comparisons (optimize --balancers, --min-replicas), nil without.
+	Routing *routingView
+	Fleet   *fleetView
 	// NoReport is set for a page of sections only (WriteSections).
 	NoReport bool
 }
@@ -206,6 +211,7 @@ func Write(w io.Writer, rep *optimize.Report, o Options) error {
 			}
 		}
 	}
+	p.Routing, p.Fleet = routingOf(rep.Routing), fleetOf(rep.Fleet)
 	var b bytes.Buffer
 	if err := pageTemplate.Execute(&b, p); err != nil {
 		return err

@@ -101,6 +101,32 @@ td.reasons { text-align: left; white-space: normal; min-width: 24em; }
 <ul id="breakers">{{range .Breakers}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{end}}
 
+{{with .Routing}}
+<h2 id="routing">Routing</h2>
+<p>Every replica pool set to each of {{.Balancers}}, the sweep run again; per class no hedging and the pick under each (added cost against no hedging under the configured balancer).</p>
+{{range .Classes}}<h3>{{.Class}} (configured: {{.Configured}})</h3>
+<div class="scroll"><table class="routing" data-class="{{.Class}}">
+<thead><tr><th>balancer</th><th>policy</th><th>{{.Percentile}}</th><th>interval</th><th>answered</th><th>attempts/req</th><th>added cost</th></tr></thead>
+<tbody>
+{{range .Options}}<tr><td>{{.Balancer}}{{if .Configured}} (configured){{end}}</td><td{{if .Hedged}} class="hedge"{{end}}>{{.Policy}}</td><td>{{.Latency}}</td><td>{{.Interval}}</td><td>{{.Answered}}</td><td>{{.Attempts}}</td><td>{{.AddedCost}}</td></tr>
+{{end}}</tbody>
+</table></div>
+{{if .Verdict}}<p class="verdict">{{.Verdict}}</p>{{end}}
+{{end}}{{end}}
+
+{{with .Fleet}}
+<h2 id="fleet">Fleet</h2>
+<p>Every autoscaled pool's min_replicas set to each of {{.Floors}}, the sweep and its rollout check run again; dollars a month ({{.Days}} d) of the whole fleet at the scenario's rate, replicas (idle ones included) plus tokens.</p>
+<div class="scroll"><table id="fleet-settings">
+<thead><tr><th>min_replicas</th><th>picks</th><th>meets objective</th><th>replica-hours</th><th>replicas a month</th><th>tokens a month</th><th>total a month</th></tr></thead>
+<tbody>
+{{range .Settings}}<tr{{if .Cheapest}} class="cheapest"{{end}}><td>{{.MinReplicas}}</td><td>{{.Picks}}</td><td>{{.Meets}}</td><td>{{.ReplicaHours}}</td><td>{{.Replicas}}</td><td>{{.Tokens}}</td><td>{{.Total}}</td></tr>
+{{end}}</tbody>
+</table></div>
+{{if .None}}<p>No setting meets the objective: each has a pick outside its caps or SLA, or an undecided verdict.</p>{{else}}<p>Cheapest meeting the objective: {{.Cheapest}}.</p>{{end}}
+{{if .Verdict}}<p class="verdict">{{.Verdict}}</p>{{end}}
+{{end}}
+
 {{if .Warnings}}
 <h2 id="warnings">Warnings</h2>
 <ul class="warnings">{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>

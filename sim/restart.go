@@ -91,10 +91,14 @@ func (rs *Restarts) validate(n int) error {
 // RestartResult is what became of one restart of a replica.
 type RestartResult struct {
 	Replica int `json:"replica"`
-	// Left and Joined are when it left the balancer's set and rejoined, in
-	// seconds of simulated time.
-	Left   float64 `json:"left_s"`
-	Joined float64 `json:"joined_s"`
+	// Left is when it left the balancer's set, in seconds of simulated
+	// time. Joined is when it rejoined; when the run ended first
+	// (Rejoined false), when it was due to rejoin, after the run's end.
+	// JoinedJSON is Joined on the wire, null when it did not rejoin.
+	Left       float64  `json:"left_s"`
+	JoinedJSON *float64 `json:"joined_s"`
+	Joined     float64  `json:"-"`
+	Rejoined   bool     `json:"-"`
 	// WindowS is the length of the window after Joined reported on, in
 	// seconds: Restarts.Window, or less when the run ended first.
 	WindowS float64 `json:"window_s"`
@@ -355,8 +359,14 @@ func (pl *pool) restartResults(end time.Duration) []RestartResult {
 	}
 	pl.sync(end)
 	for j := range ch.res {
-		if ch.res[j].open {
-			ch.close(pl, j, max(0, end-ch.res[j].joined))
+		r := &ch.res[j]
+		if r.open {
+			ch.close(pl, j, max(0, end-r.joined))
+		}
+		r.Rejoined, r.JoinedJSON = r.joined <= end, nil
+		if r.Rejoined {
+			at := r.Joined
+			r.JoinedJSON = &at
 		}
 	}
 	return ch.res
@@ -377,14 +387,14 @@ func writeRestarts(w io.Writer, p PoolResult) {
 	tw := textfit.NewTable(w, tabwriter.AlignRight)
 	fmt.Fprintln(tw, "replica\tleft\trejoined\twindow\tsent\tpool sent\tshare\t")
 	for _, r := range p.Restarts[:min(len(p.Restarts), maxRestartRows)] {
-		share, win := "-", fsec(r.WindowS)
+		share, joined, win := "-", fsec(r.Joined), fsec(r.WindowS)
 		if r.Share != nil {
 			share = pct(*r.Share)
 		}
-		if r.joined > p.end {
-			win = "not rejoined"
+		if !r.Rejoined {
+			joined, win = "after the run", "-"
 		}
-		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%s\t\n", r.Replica, fsec(r.Left), fsec(r.Joined), win, r.Sent, r.PoolSent, share)
+		fmt.Fprintf(tw, "%d\t%s\t%s\t%s\t%d\t%d\t%s\t\n", r.Replica, fsec(r.Left), joined, win, r.Sent, r.PoolSent, share)
 	}
 	tw.Flush()
 	if len(p.Restarts) > maxRestartRows {

@@ -1,7 +1,10 @@
 package sim_test
 
 import (
+	"encoding/json"
 	"math"
+	"regexp"
+	"strings"
 	"testing"
 	"time"
 
@@ -199,5 +202,51 @@ func TestRandomRestarts(t *testing.T) {
 		if a[i].Replica != b[i].Replica || a[i].Left != b[i].Left {
 			t.Fatalf("restart %d: %+v in one pool, %+v in the other: want the same times", i, a[i], b[i])
 		}
+	}
+}
+
+// TestRestartAfterTheRun: a restart whose replica is due back after the
+// run's last event (replica 1, out at 5 s for 100 s, in a run of 200
+// requests 50 ms apart that ends within seconds of 10 s) did not rejoin:
+// the text report's row says "after the run" with no window, not a
+// rejoin time past the end as if it happened, and the JSON has joined_s
+// null; a restart that did rejoin (replica 2, out at 2 s for 1 s) keeps
+// its time, 3 s, in both.
+func TestRestartAfterTheRun(t *testing.T) {
+	cfg := poolConfig(200, 20, 1, 4, sim.RoundRobin)
+	cfg.Arrivals.Process = sim.Constant
+	cfg.Providers[0].Pool.Restarts = &sim.Restarts{Scheduled: []sim.Restart{
+		{Replica: 1, At: 5 * time.Second, For: 100 * time.Second},
+		{Replica: 2, At: 2 * time.Second, For: time.Second},
+	}, Window: time.Second}
+	res := mustRun(t, cfg)
+	got := res.Pools[0].Restarts
+	if len(got) != 2 {
+		t.Fatalf("restarts %+v, want two", got)
+	}
+	early, late := got[0], got[1]
+	if early.Replica != 2 || !early.Rejoined || early.JoinedJSON == nil || *early.JoinedJSON != 3 || early.Joined != 3 {
+		t.Errorf("restart of replica 2: %+v, want rejoined at 3 s", early)
+	}
+	if late.Replica != 1 || late.Rejoined || late.JoinedJSON != nil || late.Joined != 105 {
+		t.Errorf("restart of replica 1: %+v, want not rejoined, due at 105 s", late)
+	}
+	b, err := json.Marshal(got)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if js := string(b); !strings.Contains(js, `"replica":1,"left_s":5,"joined_s":null,`) || !strings.Contains(js, `"replica":2,"left_s":2,"joined_s":3,`) {
+		t.Errorf("JSON %s: want joined_s null for replica 1 and 3 for replica 2", js)
+	}
+	var text strings.Builder
+	if err := sim.NewReport(cfg, res, mustRun(t, sim.WithoutHedging(cfg))).WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	row := regexp.MustCompile(`(?m)^ +1 +5\.00s +after the run +- +0 +0 +-$`)
+	if !row.MatchString(text.String()) || strings.Contains(text.String(), "105") {
+		t.Errorf("text report: want the row of replica 1 to say \"after the run\" with no window and no 105 s:\n%s", text.String())
+	}
+	if !regexp.MustCompile(`(?m)^ +2 +2\.00s +3\.00s +1\.00s `).MatchString(text.String()) {
+		t.Errorf("text report: want the row of replica 2 rejoined at 3.00s with a 1.00s window:\n%s", text.String())
 	}
 }

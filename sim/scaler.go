@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"slices"
 	"time"
 )
 
@@ -714,7 +715,9 @@ func writeAutoscale(w io.Writer, a *AutoscaleResult) {
 }
 
 // scaleWarnings returns the warnings of class cl's pools: a pool that
-// autoscales without a cold-start model has its new replicas up at once.
+// autoscales without a cold-start model has its new replicas up at once;
+// a pool that scales to zero with no_capacity = "fail" and cold starts
+// mostly longer than its grace cannot come back (zeroFailWarning).
 func scaleWarnings(cfg *Config, cl *Class) []ConfigWarning {
 	var out []ConfigWarning
 	seen := map[int]bool{}
@@ -732,5 +735,56 @@ func scaleWarnings(cfg *Config, cl *Class) []ConfigWarning {
 				Text: fmt.Sprintf("provider %s's pool autoscales without a cold_start: its new replicas are up at once, which no platform does; give [providers.%s.pool.cold_start] a latency", cfg.Providers[i].Name, cfg.Providers[i].Name)})
 		}
 	}
+	models := append([]int{cl.Policy.Primary}, cl.Policy.Targets...)
+	if cl.Pipeline != nil {
+		for i := range cl.Pipeline.Steps {
+			p := &cl.Pipeline.Steps[i].Call.Policy
+			models = append(append(models, p.Primary), p.Targets...)
+		}
+	}
+	for i := range cfg.Providers {
+		reached := slices.ContainsFunc(models, func(m int) bool {
+			return m >= 0 && m < len(cfg.Models) && cfg.Models[m].Provider == cfg.Providers[i].Name
+		})
+		if reached {
+			if w := zeroFailWarning(cfg, i); w != nil {
+				out = append(out, *w)
+			}
+		}
+	}
 	return out
+}
+
+// zeroFailShare is the share of starts from zero given up at or above
+// which zeroFailWarning warns.
+const zeroFailShare = 0.5
+
+// zeroFailWarning returns the warning of provider i's pool when it can
+// scale to zero (min_replicas 0) with no_capacity = "fail" and a cold
+// start longer than its grace in at least zeroFailShare of draws; nil
+// otherwise. At zero no attempt waits at the activator (each fails at
+// once), so the pool's concurrency stays 0 and the scaler wants no
+// replica: it gives the start the poke began up at its first tick at
+// least ScaleToZeroGrace after the first tick after the poke — less than
+// ScaleToZeroGrace + 2 ticks after the poke. A start whose cold start is
+// longer is given up before its replica is up, and the next attempt
+// begins another (TestZeroFailWarning).
+func zeroFailWarning(cfg *Config, i int) *ConfigWarning {
+	pl := cfg.Providers[i].Pool
+	if pl == nil || pl.Autoscale == nil || pl.ColdStart == nil || pl.ColdStart.Latency == nil {
+		return nil
+	}
+	a := pl.Autoscale
+	if a.Min != 0 || a.NoCapacity != FailFast {
+		return nil
+	}
+	life := (a.ScaleToZeroGrace + 2*a.Tick).Seconds()
+	share := pl.ColdStart.Latency.Survival(life)
+	if !(share >= zeroFailShare) {
+		return nil
+	}
+	name := cfg.Providers[i].Name
+	return &ConfigWarning{Step: -1, Model: -1, Provider: i + 1, Field: "autoscale.no_capacity",
+		Text: fmt.Sprintf(`provider %s's pool scales to zero (min_replicas = 0) with no_capacity = "fail": at zero no attempt waits for the replica it starts, so the scaler gives the start up within %s (scale_to_zero_grace %s + 2 ticks), and %s of its cold starts are longer: once at zero the pool does not come back; use no_capacity = "wait", min_replicas = 1, or a scale_to_zero_grace of at least %s (the cold start's p99)`,
+			name, fsec(life), fsec(a.ScaleToZeroGrace.Seconds()), pct(share), fsec(pl.ColdStart.Latency.Quantile(0.99)))}
 }

@@ -422,3 +422,81 @@ func TestScalerRests(t *testing.T) {
 	}
 	t.Logf("%d ticks", a.Ticks)
 }
+
+// TestZeroFailWarning: a pool that scales to zero (min 0) with no_capacity
+// = "fail" has no attempt waiting at the activator, so its concurrency
+// stays 0 and the scaler gives each start from zero up within
+// scale_to_zero_grace + 2 ticks (14 s here: grace 10 s, tick 2 s). With
+// cold starts of 20–60 s (a request every 20 s, one replica at most) every
+// start is given up, no replica ever comes up and none is answered; the
+// configuration earns a warning at autoscale.no_capacity naming the keys
+// and what would work. Each start lasts at least the grace and less than
+// the grace + 2 ticks, as the warning says. Cold starts of 1–5 s under
+// "fail", the same pool under "wait", and one kept at min 1 come back
+// and earn no such warning.
+func TestZeroFailWarning(t *testing.T) {
+	base := func() *sim.Config {
+		cfg := scaledPool(100, 0.05, 1, 1, 1)
+		cfg.Arrivals.Process = sim.Constant
+		cfg.Classes[0].Deadline = 30 * time.Second
+		pl := cfg.Providers[0].Pool
+		pl.Autoscale.Initial, pl.Autoscale.NoCapacity = 0, sim.FailFast
+		pl.Autoscale.ScaleToZeroGrace = 10 * time.Second
+		pl.ColdStart = &sim.ColdStart{Latency: dist.Uniform{Min: 20, Max: 60}}
+		return cfg
+	}
+	zeroFail := func(cfg *sim.Config) []sim.ConfigWarning {
+		var out []sim.ConfigWarning
+		for _, w := range sim.ConfigWarnings(cfg) {
+			if w.Field == "autoscale.no_capacity" {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+
+	cfg := base()
+	ws := zeroFail(cfg)
+	text := `provider p's pool scales to zero (min_replicas = 0) with no_capacity = "fail": at zero no attempt waits for the replica it starts, so the scaler gives the start up within 14.0s (scale_to_zero_grace 10.0s + 2 ticks), and 100.0% of its cold starts are longer: once at zero the pool does not come back; use no_capacity = "wait", min_replicas = 1, or a scale_to_zero_grace of at least 59.6s (the cold start's p99)`
+	if len(ws) != 1 || ws[0].Provider != 1 || ws[0].Text != text {
+		t.Errorf("warnings %+v, want one at provider 1:\n%s", ws, text)
+	}
+	res := mustRun(t, cfg)
+	a := res.Pools[0].Autoscale
+	if res.Overall.Answered != 0 || a.Starts == 0 || a.GivenUp != a.Starts || a.FailedForCapacity != 100 {
+		t.Errorf("%d answered, %d starts, %d given up, %d failed for capacity; want 0, > 0, every start, 100", res.Overall.Answered, a.Starts, a.GivenUp, a.FailedForCapacity)
+	}
+	began := -1.0
+	for _, p := range a.Series {
+		if p.Ready != 0 {
+			t.Fatalf("a replica came up at %v s: %v", p.T, a.Series)
+		}
+		switch {
+		case p.Starting == 1 && began < 0:
+			began = p.T
+		case p.Starting == 0 && began >= 0:
+			if life := p.T - began; life < 10 || life >= 14 {
+				t.Errorf("the start begun at %v s was given up after %v s, want in [10 s, 14 s)", began, life)
+			}
+			began = -1
+		}
+	}
+
+	for name, change := range map[string]func(*sim.Config){
+		"cold starts of 1-5 s": func(c *sim.Config) { c.Providers[0].Pool.ColdStart.Latency = dist.Uniform{Min: 1, Max: 5} },
+		"wait":                 func(c *sim.Config) { c.Providers[0].Pool.Autoscale.NoCapacity = sim.WaitForCapacity },
+		"min 1": func(c *sim.Config) {
+			c.Providers[0].Pool.Autoscale.Min, c.Providers[0].Pool.Autoscale.Initial = 1, 1
+		},
+	} {
+		cfg := base()
+		change(cfg)
+		if ws := zeroFail(cfg); len(ws) != 0 {
+			t.Errorf("%s: warnings %+v, want none", name, ws)
+		}
+		a := mustRun(t, cfg).Pools[0].Autoscale
+		if a.GivenUp == a.Starts && cfg.Providers[0].Pool.Autoscale.Min == 0 {
+			t.Errorf("%s: %d starts, every one given up; want the pool to come back", name, a.Starts)
+		}
+	}
+}
