@@ -214,7 +214,7 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 		fmt.Fprintf(ew, "jointly optimized: %s (sharing %s): %d rounds, %s, %d requests per simulation%s\n",
 			strings.Join(g.Classes, ", "), strings.Join(g.Shared, ", "), g.Rounds, conv, g.Requests, obj)
 	}
-	fmt.Fprintf(ew, "verdict rule: %s\n", r.RuleText)
+	r.writeRuleLines(ew)
 	for _, cr := range r.Classes {
 		for _, warn := range cr.Warnings {
 			if upFront(warn) {
@@ -225,7 +225,10 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 	fmt.Fprintln(ew)
 
 	tw := textfit.NewTable(ew, 0)
-	fmt.Fprintln(tw, "class\tverdict\tdelay\tcopies\ttarget\tp95 before → after\t\tp99 before → after\t\tanswered before → after\t\thedged\tattempts/req\tadded cost")
+	// Classes judged on a share within a target (objective answered or
+	// checked) get that share's column, the figure their verdict is on.
+	withinHead, withinCell := r.withinColumn()
+	fmt.Fprintln(tw, "class\tverdict\tdelay\tcopies\ttarget\tp95 before → after\t\tp99 before → after\t\tanswered before → after\t\t"+withinHead+"hedged\tattempts/req\tadded cost")
 	for i := range r.Classes {
 		cr := &r.Classes[i]
 		b, c := cr.Baseline(), cr.Picked()
@@ -235,8 +238,8 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 			// figures when the sweep simulated it.
 			if c = cr.RolledOut(); c == nil {
 				ab, _ := fshares(b.AnsweredShare, b.AnsweredShare)
-				fmt.Fprintf(tw, "%s\t%s\tconfigured\t-\t-\t%s → -\t\t%s → -\t\t%s → -\t\t-\t-\t-\n", cr.Class, verdict,
-					fsec(b.Latency.P95), fsec(b.Latency.P99), ab)
+				fmt.Fprintf(tw, "%s\t%s\tconfigured\t-\t-\t%s → -\t\t%s → -\t\t%s → -\t\t%s-\t-\t-\n", cr.Class, verdict,
+					fsec(b.Latency.P95), fsec(b.Latency.P99), ab, withinCell(cr, b, nil))
 				continue
 			}
 			delay = "configured"
@@ -254,11 +257,11 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 		if b.Requests == 0 {
 			ab, ac = "-", "-" // no requests: no share answered
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s → %s\t%s\t%s → %s\t%s\t%s → %s\t%s\t%.1f%%\t%.3f\t%s\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s → %s\t%s\t%s → %s\t%s\t%s → %s\t%s\t%s%.1f%%\t%.3f\t%s\n",
 			cr.Class, verdict, delay, copies, target,
 			fsec(b.Latency.P95), fsec(c.Latency.P95), change(b.Latency.P95, c.Latency.P95),
 			fsec(b.Latency.P99), fsec(c.Latency.P99), change(b.Latency.P99, c.Latency.P99),
-			ab, ac, answeredChange(b.AnsweredShare, c.AnsweredShare),
+			ab, ac, answeredChange(b.AnsweredShare, c.AnsweredShare), withinCell(cr, b, c),
 			100*c.HedgedShare, c.AttemptsPerRequest, addedCost(cr, c))
 	}
 	tw.Flush()
@@ -287,6 +290,103 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 		}
 	}
 	return ew.err
+}
+
+// withinGroup is the classes judged on one share within a target.
+type withinGroup struct {
+	word    string // "answered" or "checked"
+	target  float64
+	classes []string
+}
+
+// withinGroups returns the groups of r's classes whose objective is
+// answered or checked (MostAnswered), by (word, target), in report order;
+// and whether every class is in one.
+func (r *Report) withinGroups() (gs []withinGroup, all bool) {
+	all = len(r.Classes) > 0
+	for _, cr := range r.Classes {
+		o := cr.Objective
+		if o.Goal != MostAnswered || o.Target <= 0 {
+			all = false
+			continue
+		}
+		w, t := o.withinWord(), o.Target.Seconds()
+		k := slices.IndexFunc(gs, func(g withinGroup) bool { return g.word == w && g.target == t })
+		if k < 0 {
+			gs, k = append(gs, withinGroup{word: w, target: t}), len(gs)
+		}
+		gs[k].classes = append(gs[k].classes, cr.Class)
+	}
+	return gs, all
+}
+
+// writeRuleLines writes the verdict rule as applied: RuleText, the
+// percentile's rule, for the classes judged on a percentile, and for
+// those judged on a share within a target (objective answered or checked,
+// JudgeWithin) that share's rule. With no such class, one line of
+// RuleText.
+func (r *Report) writeRuleLines(w io.Writer) {
+	gs, all := r.withinGroups()
+	if len(gs) == 0 {
+		fmt.Fprintf(w, "verdict rule: %s\n", r.RuleText)
+		return
+	}
+	if !all {
+		var names []string
+		for _, cr := range r.Classes {
+			if o := cr.Objective; o.Goal != MostAnswered || o.Target <= 0 {
+				names = append(names, cr.Class)
+			}
+		}
+		fmt.Fprintf(w, "verdict rule (%s %s): %s\n", classesWord(len(names)), strings.Join(names, ", "), r.RuleText)
+	}
+	for _, g := range gs {
+		head := "verdict rule"
+		if !all || len(gs) > 1 {
+			head = fmt.Sprintf("verdict rule (%s %s)", classesWord(len(g.classes)), strings.Join(g.classes, ", "))
+		}
+		fmt.Fprintf(w, "%s: %s\n", head, r.Rule.describeWithin(g.word, g.target, r.Level))
+	}
+}
+
+func classesWord(n int) string {
+	if n == 1 {
+		return "class"
+	}
+	return "classes"
+}
+
+// withinColumn returns, when a class is judged on a share within a target
+// (objective answered or checked), the head of the summary's column of
+// that share before → after, each ending in tabs, and the function giving
+// a class's cells of it (c nil: no after-figure; "-" for a class judged
+// on a percentile); "" and empty cells otherwise.
+func (r *Report) withinColumn() (string, func(cr *ClassReport, b, c *Candidate) string) {
+	gs, _ := r.withinGroups()
+	if len(gs) == 0 {
+		return "", func(*ClassReport, *Candidate, *Candidate) string { return "" }
+	}
+	named := len(gs) == 1 // else each cell names its share
+	head := "within target before → after\t\t"
+	if named {
+		head = fmt.Sprintf("%s within %s before → after\t\t", gs[0].word, fsec(gs[0].target))
+	}
+	return head, func(cr *ClassReport, b, c *Candidate) string {
+		o := cr.Objective
+		if o.Goal != MostAnswered || o.Target <= 0 {
+			return "-\t\t"
+		}
+		pre := ""
+		if !named {
+			pre = fmt.Sprintf("%s within %s: ", o.withinWord(), fsec(o.Target.Seconds()))
+		}
+		if c == nil {
+			wb, _ := fshares(b.AnsweredWithinShare, b.AnsweredWithinShare)
+			return pre + wb + " → -\t\t"
+		}
+		wb, wc := fshares(b.AnsweredWithinShare, c.AnsweredWithinShare)
+		return pre + wb + " → " + wc + "\t" + answeredChange(b.AnsweredWithinShare, c.AnsweredWithinShare) + "\t"
+	}
 }
 
 // writePickSpend writes what each class's pick costs per day and month at
