@@ -509,6 +509,9 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 	if cr.ObjectivePick != cr.Pick {
 		marks = "* pick (recommended by the verdict rule), o the objective's pick, ~ " + like + " not significantly different from the pick"
 	}
+	if cr.RollsOut == RollsOutConfigured {
+		marks = undecidedMarks(cr, rows, like)
+	}
 	fmt.Fprintf(w, "  %s; %s:\n", title, marks)
 	tw := textfit.NewTable(w, tabwriter.AlignRight)
 	ci := fmt.Sprintf("%s%% CI", fnum(100*level))
@@ -563,6 +566,40 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 			w, 100*c.AnsweredShare, 100*c.HedgedShare, c.AttemptsPerRequest, sim.DollarsPer1k(c.CostPer1kUSD), addedCost(cr, c))
 	}
 	tw.Flush()
+}
+
+// undecidedMarks is the frontier table's legend for an undecided class,
+// whose configured policy rolls out (RollsOut): it explains each mark the
+// rows use — "*" is that policy's candidate, not a pick the verdict made;
+// "o" the objective's choice, which does not roll out; "~" relative to the
+// pick, and, when no candidate is picked (Unpicked), that none is known
+// to differ from what rolls out.
+func undecidedMarks(cr *ClassReport, rows []int, like string) string {
+	var star, o, tilde bool
+	for _, i := range rows {
+		c := &cr.Candidates[i]
+		star = star || c.Pick
+		o = o || (!c.Pick && c.ObjectivePick)
+		tilde = tilde || (!c.Pick && c.LikePick)
+	}
+	var parts []string
+	if star {
+		parts = append(parts, "* pick: the configured policy, which rolls out as the verdict is undecided")
+	}
+	if o {
+		parts = append(parts, "o the objective's choice, not what rolls out (the verdict is undecided)")
+	}
+	switch {
+	case !tilde:
+	case cr.Unpicked():
+		parts = append(parts, "~ not known to differ from what rolls out (no candidate is picked: the configured policy rolls out, and the verdict could not tell the candidates apart)")
+	default:
+		parts = append(parts, "~ "+like+" not significantly different from the pick's")
+	}
+	if len(parts) == 0 {
+		return "no marks"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // writeWon writes who answered the pick's requests and the share that
