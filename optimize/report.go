@@ -320,17 +320,18 @@ func (r *Report) withinGroups() (gs []withinGroup, all bool) {
 	return gs, all
 }
 
-// writeRuleLines writes the verdict rule as applied: RuleText, the
-// percentile's rule, for the classes judged on a percentile, and for
-// those judged on a share within a target (objective answered or checked,
-// JudgeWithin) that share's rule. With no such class, one line of
-// RuleText.
-func (r *Report) writeRuleLines(w io.Writer) {
+// RuleLines returns the verdict rule as the summary states it, each line
+// beginning "verdict rule": RuleText, the percentile's rule, for the
+// classes judged on a percentile, and for those judged on a share within
+// a target (objective answered or checked, JudgeWithin) that share's rule,
+// one line per (share, target) with the classes named when the lines are
+// several. With no class judged on a share, one line of RuleText.
+func (r *Report) RuleLines() []string {
 	gs, all := r.withinGroups()
 	if len(gs) == 0 {
-		fmt.Fprintf(w, "verdict rule: %s\n", r.RuleText)
-		return
+		return []string{"verdict rule: " + r.RuleText}
 	}
+	var lines []string
 	if !all {
 		var names []string
 		for _, cr := range r.Classes {
@@ -338,14 +339,22 @@ func (r *Report) writeRuleLines(w io.Writer) {
 				names = append(names, cr.Class)
 			}
 		}
-		fmt.Fprintf(w, "verdict rule (%s %s): %s\n", classesWord(len(names)), strings.Join(names, ", "), r.RuleText)
+		lines = append(lines, fmt.Sprintf("verdict rule (%s %s): %s", classesWord(len(names)), strings.Join(names, ", "), r.RuleText))
 	}
 	for _, g := range gs {
 		head := "verdict rule"
 		if !all || len(gs) > 1 {
 			head = fmt.Sprintf("verdict rule (%s %s)", classesWord(len(g.classes)), strings.Join(g.classes, ", "))
 		}
-		fmt.Fprintf(w, "%s: %s\n", head, r.Rule.describeWithin(g.word, g.target, r.Level))
+		lines = append(lines, head+": "+r.Rule.describeWithin(g.word, g.target, r.Level))
+	}
+	return lines
+}
+
+// writeRuleLines writes RuleLines.
+func (r *Report) writeRuleLines(w io.Writer) {
+	for _, l := range r.RuleLines() {
+		fmt.Fprintln(w, l)
 	}
 }
 
@@ -356,36 +365,62 @@ func classesWord(n int) string {
 	return "classes"
 }
 
-// withinColumn returns, when a class is judged on a share within a target
-// (objective answered or checked), the head of the summary's column of
-// that share before → after, each ending in tabs, and the function giving
-// a class's cells of it (c nil: no after-figure; "-" for a class judged
-// on a percentile); "" and empty cells otherwise.
-func (r *Report) withinColumn() (string, func(cr *ClassReport, b, c *Candidate) string) {
+// WithinHead returns the head of the summary's column of the share of
+// requests within the target, when a class is judged on one (objective
+// answered or checked): "answered within 3.00s", or "within target" when
+// the classes' shares or targets differ (each cell then names its own,
+// WithinShares); "" when no class is judged on one.
+func (r *Report) WithinHead() string {
 	gs, _ := r.withinGroups()
-	if len(gs) == 0 {
+	switch len(gs) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("%s within %s", gs[0].word, fsec(gs[0].target))
+	}
+	return "within target"
+}
+
+// WithinShares returns, for a class judged on the share of requests
+// within its target (objective answered or checked), that share before
+// (no hedging) → after (c; "-" when c is nil: no after-figure), as
+// percentages ("50.1% → 87.6%", prefixed "answered within 3.00s: " when
+// WithinHead is "within target"), and the change in percentage points
+// ("(+37.4 pt)"); "" and "" for a class judged on a percentile.
+func (r *Report) WithinShares(cr *ClassReport, c *Candidate) (fromTo, change string) {
+	o := cr.Objective
+	if o.Goal != MostAnswered || o.Target <= 0 {
+		return "", ""
+	}
+	pre := ""
+	if r.WithinHead() == "within target" {
+		pre = fmt.Sprintf("%s within %s: ", o.withinWord(), fsec(o.Target.Seconds()))
+	}
+	b := cr.Baseline()
+	if c == nil {
+		wb, _ := fshares(b.AnsweredWithinShare, b.AnsweredWithinShare)
+		return pre + wb + " → -", ""
+	}
+	wb, wc := fshares(b.AnsweredWithinShare, c.AnsweredWithinShare)
+	return pre + wb + " → " + wc, answeredChange(b.AnsweredWithinShare, c.AnsweredWithinShare)
+}
+
+// withinColumn returns the summary's column of the share within the
+// target (WithinHead, WithinShares) as text table cells ending in tabs:
+// its head and the function giving a class's cells ("-" for a class
+// judged on a percentile); "" and empty cells when no class is judged on
+// such a share.
+func (r *Report) withinColumn() (string, func(cr *ClassReport, b, c *Candidate) string) {
+	head := r.WithinHead()
+	if head == "" {
 		return "", func(*ClassReport, *Candidate, *Candidate) string { return "" }
 	}
-	named := len(gs) == 1 // else each cell names its share
-	head := "within target before → after\t\t"
-	if named {
-		head = fmt.Sprintf("%s within %s before → after\t\t", gs[0].word, fsec(gs[0].target))
-	}
-	return head, func(cr *ClassReport, b, c *Candidate) string {
-		o := cr.Objective
-		if o.Goal != MostAnswered || o.Target <= 0 {
+	return head + " before → after\t\t", func(cr *ClassReport, _, c *Candidate) string {
+		fromTo, change := r.WithinShares(cr, c)
+		if fromTo == "" {
 			return "-\t\t"
 		}
-		pre := ""
-		if !named {
-			pre = fmt.Sprintf("%s within %s: ", o.withinWord(), fsec(o.Target.Seconds()))
-		}
-		if c == nil {
-			wb, _ := fshares(b.AnsweredWithinShare, b.AnsweredWithinShare)
-			return pre + wb + " → -\t\t"
-		}
-		wb, wc := fshares(b.AnsweredWithinShare, c.AnsweredWithinShare)
-		return pre + wb + " → " + wc + "\t" + answeredChange(b.AnsweredWithinShare, c.AnsweredWithinShare) + "\t"
+		return fromTo + "\t" + change + "\t"
 	}
 }
 
