@@ -68,10 +68,14 @@ type classView struct {
 	// Configured: the verdict is undecided, so the class's configured
 	// policy rolls out (the delay column says "configured", the figures
 	// are its candidate's, "-" when the sweep did not simulate it).
-	Configured                                  bool
-	P95Before, P95After, P95Change              string
-	P99Before, P99After, P99Change              string
-	AnsweredBefore, AnsweredAfter, Hedged       string
+	Configured                            bool
+	P95Before, P95After, P95Change        string
+	P99Before, P99After, P99Change        string
+	AnsweredBefore, AnsweredAfter, Hedged string
+	// Within and WithinChange are the share within the objective's
+	// target before → after and its change (Report.WithinShares), "-"
+	// and "" for a class judged on a percentile.
+	Within, WithinChange                        string
 	AttemptsPerRequest, AddedCost, Reason, Note string
 	Objective                                   string
 	Candidates                                  int
@@ -114,14 +118,20 @@ type rolloutView struct {
 }
 
 type page struct {
-	Title, Scenario, Requests, RuleText, Quantiles string
-	Seed                                           uint64
-	Level                                          string
-	Overrides                                      []string
-	Joint                                          []string
-	Classes                                        []classView
-	Rollout                                        []rolloutView
-	RolloutRequests                                int
+	Title, Scenario, Requests, Quantiles string
+	// RuleLines are the verdict rule as applied (optimize's
+	// Report.RuleLines); WithinHead heads the summary's column of the
+	// share within the target, "" when no class is judged on one
+	// (Report.WithinHead).
+	RuleLines       []string
+	WithinHead      string
+	Seed            uint64
+	Level           string
+	Overrides       []string
+	Joint           []string
+	Classes         []classView
+	Rollout         []rolloutView
+	RolloutRequests int
 	// HasThroughput is set when a class of the rollout check has
 	// closed-loop clients; Breakers say what each circuit breaker did.
 	HasThroughput bool
@@ -141,7 +151,7 @@ type page struct {
 // cannot be drawn or w fails.
 func Write(w io.Writer, rep *optimize.Report, o Options) error {
 	p := page{
-		Title: o.Title, Scenario: rep.Scenario, Seed: rep.Seed, RuleText: rep.RuleText,
+		Title: o.Title, Scenario: rep.Scenario, Seed: rep.Seed, RuleLines: rep.RuleLines(), WithinHead: rep.WithinHead(),
 		Quantiles: rep.QuantileRule, Level: strconv.FormatFloat(100*rep.Level, 'g', 4, 64) + "%",
 		Requests: strconv.Itoa(rep.RequestsPerCandidate), Overrides: rep.Overrides,
 		Commands: o.Commands, Lead: o.Lead, Extra: o.Extra,
@@ -153,7 +163,7 @@ func Write(w io.Writer, rep *optimize.Report, o Options) error {
 		p.Joint = append(p.Joint, fmt.Sprintf("%s (sharing %s)", strings.Join(g.Classes, ", "), strings.Join(g.Shared, ", ")))
 	}
 	for i := range rep.Classes {
-		cv, err := classOf(&rep.Classes[i], rep.Level, i, !o.NoFigures)
+		cv, err := classOf(rep, &rep.Classes[i], rep.Level, i, !o.NoFigures)
 		if err != nil {
 			return err
 		}
@@ -234,7 +244,7 @@ func WriteSections(w io.Writer, title string, o Options) error {
 }
 
 // classOf builds the view of one class; i numbers its anchor.
-func classOf(cr *optimize.ClassReport, level float64, i int, withFigures bool) (classView, error) {
+func classOf(rep *optimize.Report, cr *optimize.ClassReport, level float64, i int, withFigures bool) (classView, error) {
 	b, c := cr.Baseline(), cr.Picked()
 	v := classView{
 		ID: "class-" + strconv.Itoa(i), Class: cr.Class, Hedge: cr.Verdict.Hedge,
@@ -296,6 +306,13 @@ func classOf(cr *optimize.ClassReport, level float64, i int, withFigures bool) (
 	}
 	v.Won = fmt.Sprintf("%s; %s: %s without hedging → %s", won.WhoAnswered(), target, share(b.MetShare), share(won.MetShare))
 	v.Bought = won.Bought()
+	after := c
+	if cr.Verdict.Undecided && cr.RolledOut() == nil {
+		after = nil
+	}
+	if v.Within, v.WithinChange = rep.WithinShares(cr, after); v.Within == "" {
+		v.Within = "-"
+	}
 	if cr.Verdict.Undecided && cr.RolledOut() == nil {
 		// The configured policy rolls out, which the sweep did not
 		// simulate: no candidate's figures are its.

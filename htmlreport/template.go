@@ -44,13 +44,13 @@ td.reasons { text-align: left; white-space: normal; min-width: 24em; }
 {{end}}{{if not .NoReport}}<p class="meta">scenario <b>{{.Scenario}}</b>, seed {{.Seed}}, {{.Requests}} requests per candidate, every candidate on the same random draws; {{.Level}} intervals. Latency is the time to a usable answer (a request without one by its deadline is a miss).</p>
 {{if .Overrides}}<p class="meta">what-if overrides: {{range $i, $o := .Overrides}}{{if $i}}, {{end}}<code>{{$o}}</code>{{end}}</p>{{end}}
 {{if .Joint}}<p class="meta">optimized jointly: {{range $i, $j := .Joint}}{{if $i}}; {{end}}{{$j}}{{end}}</p>{{end}}
-<p class="meta">verdict rule: {{.RuleText}}</p>
-
+{{range .RuleLines}}<p class="meta">{{.}}</p>
+{{end}}
 <h2 id="summary">Per class</h2>
 <div class="scroll"><table id="classes">
-<thead><tr><th>class</th><th>verdict</th><th>pick</th><th>p95</th><th></th><th>p99</th><th></th><th>answered</th><th>hedged</th><th>attempts/req</th><th>added cost</th></tr></thead>
+<thead><tr><th>class</th><th>verdict</th><th>pick</th><th>p95</th><th></th><th>p99</th><th></th><th>answered</th>{{if .WithinHead}}<th>{{.WithinHead}}</th><th></th>{{end}}<th>hedged</th><th>attempts/req</th><th>added cost</th></tr></thead>
 <tbody>
-{{range .Classes}}<tr class="class-row"><td><a href="#{{.ID}}">{{.Class}}</a></td><td class="{{if .Hedge}}hedge{{else}}nohedge{{end}}">{{.Verdict}}</td><td>{{if .Hedge}}{{.Delay}} ×{{.Copies}} → {{.Target}}{{else if .Configured}}configured{{else}}-{{end}}</td><td>{{.P95Before}} → {{.P95After}}</td><td>{{.P95Change}}</td><td>{{.P99Before}} → {{.P99After}}</td><td>{{.P99Change}}</td><td>{{.AnsweredBefore}} → {{.AnsweredAfter}}</td><td>{{.Hedged}}</td><td>{{.AttemptsPerRequest}}</td><td>{{.AddedCost}}</td></tr>
+{{range .Classes}}<tr class="class-row"><td><a href="#{{.ID}}">{{.Class}}</a></td><td class="{{if .Hedge}}hedge{{else}}nohedge{{end}}">{{.Verdict}}</td><td>{{if .Hedge}}{{.Delay}} ×{{.Copies}} → {{.Target}}{{else if .Configured}}configured{{else}}-{{end}}</td><td>{{.P95Before}} → {{.P95After}}</td><td>{{.P95Change}}</td><td>{{.P99Before}} → {{.P99After}}</td><td>{{.P99Change}}</td><td>{{.AnsweredBefore}} → {{.AnsweredAfter}}</td>{{if $.WithinHead}}<td>{{.Within}}</td><td>{{.WithinChange}}</td>{{end}}<td>{{.Hedged}}</td><td>{{.AttemptsPerRequest}}</td><td>{{.AddedCost}}</td></tr>
 {{end}}</tbody>
 </table></div>
 <p class="meta">pick: the hedge delay ×copies → their target; p95, p99 and answered: without hedging → with the pick, and the change.</p>

@@ -3,6 +3,7 @@ package optimize
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -70,12 +71,24 @@ type FleetSetting struct {
 	meanLatency float64
 }
 
-// FleetPick is one class's pick under a floor.
+// FleetPick is one class's pick under a floor: what rolls out for it,
+// the pick or, when its verdict is undecided, its configured policy.
 type FleetPick struct {
 	Class string `json:"class"`
-	// Policy is "none" or the pick's label; Hedged says which.
+	// RollsOut is ClassReport.RollsOut: "configured" when the verdict is
+	// undecided, so the class's configured policy rolls out and the fields
+	// below are that policy's; absent otherwise.
+	RollsOut string `json:"rolls_out,omitempty"`
+	// Policy is "none" or the label of what rolls out, "configured" when
+	// the sweep did not simulate the configured policy (Unswept); Hedged
+	// says whether it hedges.
 	Policy string `json:"policy"`
 	Hedged bool   `json:"hedged"`
+	// Unswept is true when the sweep did not simulate the configured
+	// policy that rolls out: Latency and AnsweredShare are then the
+	// rollout check's (RolloutClass.Checked), and Feasible is false.
+	// Absent when false.
+	Unswept bool `json:"unswept,omitempty"`
 	// Percentile is the objective's (0.95 or 0.99); Latency is the pick's
 	// in seconds (+Inf, JSON null, when it is a miss).
 	Percentile  float64  `json:"percentile"`
@@ -85,6 +98,40 @@ type FleetPick struct {
 	// is the pick's Candidate.Feasible.
 	AnsweredShare float64 `json:"answered_share"`
 	Feasible      bool    `json:"feasible"`
+}
+
+// fleetPick returns what rolls out for class cr of the sweep r of config
+// cfg (FleetPick): its pick, or when the verdict is undecided its
+// configured policy, at the rollout check's figures when the sweep did
+// not simulate it.
+func fleetPick(cr *ClassReport, r *Report, cfg *sim.Config) FleetPick {
+	p := cr.Objective.Percentile
+	fp := FleetPick{Class: cr.Class, RollsOut: cr.RollsOut, Percentile: p}
+	c := cr.Picked()
+	if cr.RollsOut == RollsOutConfigured {
+		c = cr.RolledOut()
+	}
+	if c != nil {
+		fp.Policy, fp.Hedged = "none", c.Hedging
+		if c.Hedging {
+			fp.Policy = c.Label
+		}
+		fp.Latency, fp.AnsweredShare, fp.Feasible = c.Q(p), c.AnsweredShare, c.Feasible
+		return fp
+	}
+	fp.Policy, fp.Unswept, fp.Latency = "configured", true, math.NaN()
+	if k := slices.IndexFunc(cfg.Classes, func(c sim.Class) bool { return c.Name == cr.Class }); k >= 0 {
+		fp.Hedged = hedges(&cfg.Classes[k])
+	}
+	for _, rc := range r.Rollout.Classes {
+		if rc.Class == cr.Class {
+			fp.Latency, fp.AnsweredShare = rc.Checked.P95, rc.AnsweredShare
+			if p == 0.99 {
+				fp.Latency = rc.Checked.P99
+			}
+		}
+	}
+	return fp
 }
 
 // autoscaled reports whether cfg has an autoscaled pool.
@@ -169,15 +216,9 @@ func fleet(cfg *sim.Config, s Settings, opt Options) (*Fleet, error) {
 		fs.USDPerMonth = fs.ReplicaUSDPerMonth + fs.TokenUSDPerMonth
 		for i := range r.Classes {
 			cr := &r.Classes[i]
-			c := cr.Picked()
-			p := cr.Objective.Percentile
-			fp := FleetPick{Class: cr.Class, Policy: "none", Hedged: c.Hedging, Percentile: p,
-				Latency: c.Q(p), AnsweredShare: c.AnsweredShare, Feasible: c.Feasible}
-			if c.Hedging {
-				fp.Policy = c.Label
-			}
+			fp := fleetPick(cr, r, cfgs[k])
 			fp.LatencyJSON = finitePtr(fp.Latency)
-			fs.Meets = fs.Meets && c.Feasible && !cr.Verdict.Undecided
+			fs.Meets = fs.Meets && fp.Feasible && !cr.Verdict.Undecided
 			if cr.Verdict.Undecided {
 				fs.Undecided = append(fs.Undecided, cr.Class)
 			}
@@ -290,7 +331,14 @@ func (r *Report) writeFleet(w io.Writer) {
 		fs := &f.Settings[i]
 		var picks []string
 		for _, p := range fs.Picks {
-			picks = append(picks, fmt.Sprintf("%s %s (p%g %s)", p.Class, p.Policy, 100*p.Percentile, fsec(p.Latency)))
+			switch {
+			case p.Unswept:
+				picks = append(picks, fmt.Sprintf("%s configured (p%g %s in the rollout check)", p.Class, 100*p.Percentile, fsec(p.Latency)))
+			case p.RollsOut == RollsOutConfigured:
+				picks = append(picks, fmt.Sprintf("%s configured %s (p%g %s)", p.Class, p.Policy, 100*p.Percentile, fsec(p.Latency)))
+			default:
+				picks = append(picks, fmt.Sprintf("%s %s (p%g %s)", p.Class, p.Policy, 100*p.Percentile, fsec(p.Latency)))
+			}
 		}
 		meets := "no"
 		switch {

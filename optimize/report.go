@@ -214,7 +214,7 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 		fmt.Fprintf(ew, "jointly optimized: %s (sharing %s): %d rounds, %s, %d requests per simulation%s\n",
 			strings.Join(g.Classes, ", "), strings.Join(g.Shared, ", "), g.Rounds, conv, g.Requests, obj)
 	}
-	fmt.Fprintf(ew, "verdict rule: %s\n", r.RuleText)
+	r.writeRuleLines(ew)
 	for _, cr := range r.Classes {
 		for _, warn := range cr.Warnings {
 			if upFront(warn) {
@@ -225,7 +225,10 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 	fmt.Fprintln(ew)
 
 	tw := textfit.NewTable(ew, 0)
-	fmt.Fprintln(tw, "class\tverdict\tdelay\tcopies\ttarget\tp95 before → after\t\tp99 before → after\t\tanswered before → after\t\thedged\tattempts/req\tadded cost")
+	// Classes judged on a share within a target (objective answered or
+	// checked) get that share's column, the figure their verdict is on.
+	withinHead, withinCell := r.withinColumn()
+	fmt.Fprintln(tw, "class\tverdict\tdelay\tcopies\ttarget\tp95 before → after\t\tp99 before → after\t\tanswered before → after\t\t"+withinHead+"hedged\tattempts/req\tadded cost")
 	for i := range r.Classes {
 		cr := &r.Classes[i]
 		b, c := cr.Baseline(), cr.Picked()
@@ -235,8 +238,8 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 			// figures when the sweep simulated it.
 			if c = cr.RolledOut(); c == nil {
 				ab, _ := fshares(b.AnsweredShare, b.AnsweredShare)
-				fmt.Fprintf(tw, "%s\t%s\tconfigured\t-\t-\t%s → -\t\t%s → -\t\t%s → -\t\t-\t-\t-\n", cr.Class, verdict,
-					fsec(b.Latency.P95), fsec(b.Latency.P99), ab)
+				fmt.Fprintf(tw, "%s\t%s\tconfigured\t-\t-\t%s → -\t\t%s → -\t\t%s → -\t\t%s-\t-\t-\n", cr.Class, verdict,
+					fsec(b.Latency.P95), fsec(b.Latency.P99), ab, withinCell(cr, b, nil))
 				continue
 			}
 			delay = "configured"
@@ -254,11 +257,11 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 		if b.Requests == 0 {
 			ab, ac = "-", "-" // no requests: no share answered
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s → %s\t%s\t%s → %s\t%s\t%s → %s\t%s\t%.1f%%\t%.3f\t%s\n",
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s → %s\t%s\t%s → %s\t%s\t%s → %s\t%s\t%s%.1f%%\t%.3f\t%s\n",
 			cr.Class, verdict, delay, copies, target,
 			fsec(b.Latency.P95), fsec(c.Latency.P95), change(b.Latency.P95, c.Latency.P95),
 			fsec(b.Latency.P99), fsec(c.Latency.P99), change(b.Latency.P99, c.Latency.P99),
-			ab, ac, answeredChange(b.AnsweredShare, c.AnsweredShare),
+			ab, ac, answeredChange(b.AnsweredShare, c.AnsweredShare), withinCell(cr, b, c),
 			100*c.HedgedShare, c.AttemptsPerRequest, addedCost(cr, c))
 	}
 	tw.Flush()
@@ -287,6 +290,138 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 		}
 	}
 	return ew.err
+}
+
+// withinGroup is the classes judged on one share within a target.
+type withinGroup struct {
+	word    string // "answered" or "checked"
+	target  float64
+	classes []string
+}
+
+// withinGroups returns the groups of r's classes whose objective is
+// answered or checked (MostAnswered), by (word, target), in report order;
+// and whether every class is in one.
+func (r *Report) withinGroups() (gs []withinGroup, all bool) {
+	all = len(r.Classes) > 0
+	for _, cr := range r.Classes {
+		o := cr.Objective
+		if o.Goal != MostAnswered || o.Target <= 0 {
+			all = false
+			continue
+		}
+		w, t := o.withinWord(), o.Target.Seconds()
+		k := slices.IndexFunc(gs, func(g withinGroup) bool { return g.word == w && g.target == t })
+		if k < 0 {
+			gs, k = append(gs, withinGroup{word: w, target: t}), len(gs)
+		}
+		gs[k].classes = append(gs[k].classes, cr.Class)
+	}
+	return gs, all
+}
+
+// RuleLines returns the verdict rule as the summary states it, each line
+// beginning "verdict rule": RuleText, the percentile's rule, for the
+// classes judged on a percentile, and for those judged on a share within
+// a target (objective answered or checked, JudgeWithin) that share's rule,
+// one line per (share, target) with the classes named when the lines are
+// several. With no class judged on a share, one line of RuleText.
+func (r *Report) RuleLines() []string {
+	gs, all := r.withinGroups()
+	if len(gs) == 0 {
+		return []string{"verdict rule: " + r.RuleText}
+	}
+	var lines []string
+	if !all {
+		var names []string
+		for _, cr := range r.Classes {
+			if o := cr.Objective; o.Goal != MostAnswered || o.Target <= 0 {
+				names = append(names, cr.Class)
+			}
+		}
+		lines = append(lines, fmt.Sprintf("verdict rule (%s %s): %s", classesWord(len(names)), strings.Join(names, ", "), r.RuleText))
+	}
+	for _, g := range gs {
+		head := "verdict rule"
+		if !all || len(gs) > 1 {
+			head = fmt.Sprintf("verdict rule (%s %s)", classesWord(len(g.classes)), strings.Join(g.classes, ", "))
+		}
+		lines = append(lines, head+": "+r.Rule.describeWithin(g.word, g.target, r.Level))
+	}
+	return lines
+}
+
+// writeRuleLines writes RuleLines.
+func (r *Report) writeRuleLines(w io.Writer) {
+	for _, l := range r.RuleLines() {
+		fmt.Fprintln(w, l)
+	}
+}
+
+func classesWord(n int) string {
+	if n == 1 {
+		return "class"
+	}
+	return "classes"
+}
+
+// WithinHead returns the head of the summary's column of the share of
+// requests within the target, when a class is judged on one (objective
+// answered or checked): "answered within 3.00s", or "within target" when
+// the classes' shares or targets differ (each cell then names its own,
+// WithinShares); "" when no class is judged on one.
+func (r *Report) WithinHead() string {
+	gs, _ := r.withinGroups()
+	switch len(gs) {
+	case 0:
+		return ""
+	case 1:
+		return fmt.Sprintf("%s within %s", gs[0].word, fsec(gs[0].target))
+	}
+	return "within target"
+}
+
+// WithinShares returns, for a class judged on the share of requests
+// within its target (objective answered or checked), that share before
+// (no hedging) → after (c; "-" when c is nil: no after-figure), as
+// percentages ("50.1% → 87.6%", prefixed "answered within 3.00s: " when
+// WithinHead is "within target"), and the change in percentage points
+// ("(+37.4 pt)"); "" and "" for a class judged on a percentile.
+func (r *Report) WithinShares(cr *ClassReport, c *Candidate) (fromTo, change string) {
+	o := cr.Objective
+	if o.Goal != MostAnswered || o.Target <= 0 {
+		return "", ""
+	}
+	pre := ""
+	if r.WithinHead() == "within target" {
+		pre = fmt.Sprintf("%s within %s: ", o.withinWord(), fsec(o.Target.Seconds()))
+	}
+	b := cr.Baseline()
+	if c == nil {
+		wb, _ := fshares(b.AnsweredWithinShare, b.AnsweredWithinShare)
+		return pre + wb + " → -", ""
+	}
+	wb, wc := fshares(b.AnsweredWithinShare, c.AnsweredWithinShare)
+	return pre + wb + " → " + wc, answeredChange(b.AnsweredWithinShare, c.AnsweredWithinShare)
+}
+
+// withinColumn returns the summary's column of the share within the
+// target (WithinHead, WithinShares) as text table cells ending in tabs:
+// its head and the function giving a class's cells ("-" for a class
+// judged on a percentile); "" and empty cells when no class is judged on
+// such a share.
+func (r *Report) withinColumn() (string, func(cr *ClassReport, b, c *Candidate) string) {
+	head := r.WithinHead()
+	if head == "" {
+		return "", func(*ClassReport, *Candidate, *Candidate) string { return "" }
+	}
+	return head + " before → after\t\t", func(cr *ClassReport, _, c *Candidate) string {
+		fromTo, change := r.WithinShares(cr, c)
+		if fromTo == "" {
+			return "-\t\t"
+		}
+		return fromTo + "\t" + change + "\t"
+	}
 }
 
 // writePickSpend writes what each class's pick costs per day and month at
@@ -409,6 +544,9 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 	if cr.ObjectivePick != cr.Pick {
 		marks = "* pick (recommended by the verdict rule), o the objective's pick, ~ " + like + " not significantly different from the pick"
 	}
+	if cr.RollsOut == RollsOutConfigured {
+		marks = undecidedMarks(cr, rows, like)
+	}
 	fmt.Fprintf(w, "  %s; %s:\n", title, marks)
 	tw := textfit.NewTable(w, tabwriter.AlignRight)
 	ci := fmt.Sprintf("%s%% CI", fnum(100*level))
@@ -463,6 +601,40 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 			w, 100*c.AnsweredShare, 100*c.HedgedShare, c.AttemptsPerRequest, sim.DollarsPer1k(c.CostPer1kUSD), addedCost(cr, c))
 	}
 	tw.Flush()
+}
+
+// undecidedMarks is the frontier table's legend for an undecided class,
+// whose configured policy rolls out (RollsOut): it explains each mark the
+// rows use — "*" is that policy's candidate, not a pick the verdict made;
+// "o" the objective's choice, which does not roll out; "~" relative to the
+// pick, and, when no candidate is picked (Unpicked), that none is known
+// to differ from what rolls out.
+func undecidedMarks(cr *ClassReport, rows []int, like string) string {
+	var star, o, tilde bool
+	for _, i := range rows {
+		c := &cr.Candidates[i]
+		star = star || c.Pick
+		o = o || (!c.Pick && c.ObjectivePick)
+		tilde = tilde || (!c.Pick && c.LikePick)
+	}
+	var parts []string
+	if star {
+		parts = append(parts, "* pick: the configured policy, which rolls out as the verdict is undecided")
+	}
+	if o {
+		parts = append(parts, "o the objective's choice, not what rolls out (the verdict is undecided)")
+	}
+	switch {
+	case !tilde:
+	case cr.Unpicked():
+		parts = append(parts, "~ not known to differ from what rolls out (no candidate is picked: the configured policy rolls out, and the verdict could not tell the candidates apart)")
+	default:
+		parts = append(parts, "~ "+like+" not significantly different from the pick's")
+	}
+	if len(parts) == 0 {
+		return "no marks"
+	}
+	return strings.Join(parts, ", ")
 }
 
 // writeWon writes who answered the pick's requests and the share that

@@ -3,6 +3,7 @@ package optimize
 import (
 	"fmt"
 	"io"
+	"math"
 	"slices"
 	"strings"
 
@@ -38,7 +39,9 @@ type RoutingClass struct {
 	Percentile float64 `json:"percentile"`
 	// Options are, for the configured balancers and then each balancer
 	// compared (but one the class is configured with alone), no hedging
-	// and the pick (the pick only when it hedges).
+	// and the pick (the pick only when it hedges); when the verdict under
+	// a balancer is undecided, no hedging and the configured policy,
+	// which rolls out (RoutingOption.RollsOut; only when it hedges).
 	Options []RoutingOption `json:"options"`
 	// Verdict says in words whether a router alone beats the configured
 	// router with its pick; "" when none does significantly.
@@ -53,6 +56,14 @@ type RoutingOption struct {
 	// Policy is "none" or the pick's label; Hedged says which.
 	Policy string `json:"policy"`
 	Hedged bool   `json:"hedged"`
+	// RollsOut is "configured" when the option is the class's configured
+	// policy, which rolls out because the verdict under the balancer is
+	// undecided (ClassReport.RollsOut); absent otherwise. Unswept is true
+	// when the sweep did not simulate that policy: Policy is then
+	// "configured", the latency and its interval are null and the other
+	// figures 0, unknown. Absent when false.
+	RollsOut string `json:"rolls_out,omitempty"`
+	Unswept  bool   `json:"unswept,omitempty"`
 	// Latency is the objective's percentile in seconds (+Inf, JSON null,
 	// when it is a miss) with its confidence interval.
 	Latency float64    `json:"-"`
@@ -151,16 +162,33 @@ func routing(cfg *sim.Config, s Settings, opt Options, rep *Report, kept map[str
 			}
 			c := &r.Classes[k]
 			cands := []*Candidate{c.Baseline()}
-			if c.Verdict.Hedge {
+			unswept := false
+			switch {
+			case c.Verdict.Hedge:
 				cands = append(cands, c.Picked())
+			case c.RollsOut == RollsOutConfigured:
+				// Undecided: the configured policy rolls out.
+				if cand := c.RolledOut(); cand == nil {
+					unswept = true
+				} else if cand.Hedging {
+					cands = append(cands, cand)
+				}
 			}
 			for _, cand := range cands {
 				o := RoutingOption{Balancer: name, Configured: j == 0, Policy: cand.Label, Hedged: cand.Hedging,
 					Latency: cand.Q(p), CI: cand.CI(p), CIOK: cand.CIOK(p), CostPer1kUSD: cand.CostPer1kUSD,
 					AttemptsPerRequest: cand.AttemptsPerRequest, AnsweredShare: cand.AnsweredShare}
+				if cand != c.Baseline() && !c.Verdict.Hedge {
+					o.RollsOut = RollsOutConfigured
+				}
 				o.AddedCostPct = relCost(cr.CostBasis, cand, base)
 				o.LatencyJSON, o.CIJSON = finitePtr(o.Latency), [2]*float64{finitePtr(o.CI[0]), finitePtr(o.CI[1])}
 				rc.Options = append(rc.Options, o)
+			}
+			if unswept {
+				nan := math.NaN()
+				rc.Options = append(rc.Options, RoutingOption{Balancer: name, Configured: j == 0, Policy: "configured",
+					Hedged: hedges(&cfg.Classes[ci]), RollsOut: RollsOutConfigured, Unswept: true, Latency: nan, CI: [2]float64{nan, nan}})
 			}
 		}
 		rc.Verdict = routingVerdict(&rc, p)
@@ -219,8 +247,14 @@ func routingVerdict(rc *RoutingClass, p float64) string {
 			best = o
 		}
 	}
+	if conf.Unswept {
+		return "" // what rolls out has no figures to compare with
+	}
 	with := "without hedging"
-	if conf.Hedged {
+	switch {
+	case conf.Hedged && conf.RollsOut == RollsOutConfigured:
+		with = fmt.Sprintf("with hedging (its configured policy %s, which rolls out: undecided; %s added cost)", conf.Policy, signedPct(conf.AddedCostPct))
+	case conf.Hedged:
 		with = fmt.Sprintf("with hedging (its pick %s, %s added cost)", conf.Policy, signedPct(conf.AddedCostPct))
 	}
 	if best == nil {
@@ -258,16 +292,28 @@ func (r *Report) writeRouting(w io.Writer) {
 		fmt.Fprintf(tw, "    balancer\tpolicy\tp%g\tinterval\tanswered\tattempts/req\tadded cost\n", 100*rc.Percentile)
 		for _, o := range rc.Options {
 			policy, name := "no hedging", o.Balancer
-			if o.Hedged {
+			switch {
+			case o.Unswept:
+				policy = "configured, not simulated"
+			case o.RollsOut == RollsOutConfigured:
+				policy = "configured " + o.Policy
+			case o.Hedged:
 				policy = "pick " + o.Policy
 			}
 			if o.Configured {
 				name += " (configured)"
 			}
+			if o.Unswept {
+				fmt.Fprintf(tw, "    %s\t%s\t-\t-\t-\t-\t-\n", name, policy)
+				continue
+			}
 			fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t%.1f%%\t%.3f\t%s\n", name, policy, fsec(o.Latency),
 				interval(o.CI, o.CIOK), 100*o.AnsweredShare, o.AttemptsPerRequest, signedPct(o.AddedCostPct))
 		}
 		tw.Flush()
+		if slices.ContainsFunc(rc.Options, func(o RoutingOption) bool { return o.RollsOut == RollsOutConfigured }) {
+			fmt.Fprintf(w, "    configured: the class's configured policy, which rolls out where the verdict is undecided (no pick is made; not simulated: the sweep has no figures for it)\n")
+		}
 		if rc.Verdict != "" {
 			fmt.Fprintf(w, "    %s\n", rc.Verdict)
 		}

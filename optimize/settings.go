@@ -313,6 +313,18 @@ func (r Rule) Describe(p, level float64) string {
 		fnum(r.MinGainPct), fnum(r.MinUnansweredCutPerCost))
 }
 
+// describeWithin says r as JudgeWithin applies it to a share of requests
+// word ("answered" or "checked") within target seconds, intervals at
+// level.
+func (r Rule) describeWithin(word string, target, level float64) string {
+	s := fmt.Sprintf("hedge when the share of requests not %s within %s falls by ≥ %s%% and by ≥ %s%% per 1%% of added cost (a cheaper pick always passes the second test)",
+		word, fsec(target), fnum(r.MinGainPct), fnum(r.MinUnansweredCutPerCost))
+	if r.RequireSignificant {
+		s += fmt.Sprintf(", and its %s%% Wilson intervals before and after do not overlap (when requests interact: the interval of the paired difference excludes 0)", fnum(100*level))
+	}
+	return s
+}
+
 // Search is the grid of candidates for a class and the objective that
 // chooses among them.
 type Search struct {

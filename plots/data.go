@@ -7,7 +7,10 @@
 //   - survival: the latency survival curve P(T > t) on a logarithmic axis,
 //     no hedging against the pick (when the verdict is "don't hedge",
 //     against the fastest candidate, labelled as such; no hedging alone
-//     when no candidate is faster);
+//     when no candidate is faster; for an undecided class, against its
+//     configured policy, which rolls out, when the sweep simulated it as
+//     a hedge, else as for "don't hedge" with the title saying what rolls
+//     out);
 //   - delay: p95 and p99 with their confidence bands, and the hedged and
 //     answered shares, versus the hedge delay.
 //
@@ -110,15 +113,31 @@ const (
 	delayHeight = 7.0
 )
 
-// verdictText summarises the class's verdict for titles.
+// verdictText summarises the class's verdict for titles: "hedge at 3s",
+// "don't hedge", or for an undecided class "undecided: configured policy
+// rolls out" (optimize.ClassReport.RollsOut).
 func verdictText(cr *optimize.ClassReport) string {
 	if cr.Verdict.Hedge {
 		return "hedge at " + cr.Picked().Label
 	}
 	if cr.Verdict.Undecided {
+		if cr.RollsOut == optimize.RollsOutConfigured {
+			return optimize.LabelUndecided + ": configured policy rolls out"
+		}
 		return optimize.LabelUndecided
 	}
 	return "don't hedge"
+}
+
+// rollsOutWhy says, for an undecided class with no candidate picked
+// (optimize.ClassReport.Unpicked), why none stands for its configured
+// policy: "not simulated by the sweep", or "its candidate, 4s, is one no
+// pick may be".
+func rollsOutWhy(cr *optimize.ClassReport) string {
+	if c := cr.RolledOut(); c != nil {
+		return fmt.Sprintf("its candidate, %s, is one no pick may be", c.Label)
+	}
+	return "not simulated by the sweep"
 }
 
 func pname(p float64) string {
@@ -180,9 +199,16 @@ func CostData(cr *optimize.ClassReport) Cost {
 	for _, i := range cr.Frontier {
 		d.Frontier = append(d.Frontier, d.Candidates[i].XY)
 	}
+	const rollsOut = "the configured policy, which rolls out: undecided"
 	switch pick := cr.Picked(); {
+	case cr.Unpicked():
+		d.BaselineName = fmt.Sprintf("no hedging; no candidate is the pick (the configured policy rolls out: %s)", rollsOutWhy(cr))
+	case !pick.Hedging && cr.RollsOut == optimize.RollsOutConfigured:
+		d.BaselineName = "no hedging (the pick: " + rollsOut + ")"
 	case !pick.Hedging:
 		d.BaselineName = "no hedging (the pick)"
+	case cr.RollsOut == optimize.RollsOutConfigured:
+		d.PickName = fmt.Sprintf("pick: %s, %s (%s)", pick.Label, costWord(cr, pick.AddedCostPct), rollsOut)
 	case cr.Verdict.Hedge:
 		d.PickName = fmt.Sprintf("pick: %s, %s", pick.Label, costWord(cr, pick.AddedCostPct))
 	default:
@@ -253,10 +279,25 @@ func SurvivalData(cr *optimize.ClassReport) Survival {
 		Delay:  math.NaN(),
 	}
 	var other *optimize.Candidate
-	if pick := cr.Picked(); cr.Verdict.Hedge {
+	// verdict is the title's verdict when it is not "hedge": "don't hedge",
+	// or for an undecided class what rolls out instead.
+	verdict := "don't hedge"
+	if cr.RollsOut == optimize.RollsOutConfigured {
+		switch {
+		case cr.Unpicked():
+			verdict = fmt.Sprintf("undecided: configured policy rolls out (%s)", rollsOutWhy(cr))
+		default:
+			verdict = "undecided: configured policy, no hedging, rolls out"
+		}
+	}
+	if pick := cr.Picked(); cr.Verdict.Hedge || (cr.RollsOut == optimize.RollsOutConfigured && !cr.Unpicked() && pick.Hedging) {
 		other = pick
 		d.Title = fmt.Sprintf("%s: latency survival — hedge at %s (%s) vs no hedging", cr.Class, pick.Label, copies(pick))
 		d.OtherName = fmt.Sprintf("pick: %s, %s", pick.Label, costWord(cr, pick.AddedCostPct))
+		if !cr.Verdict.Hedge {
+			d.Title = fmt.Sprintf("%s: latency survival — undecided: configured policy rolls out, %s (%s), vs no hedging", cr.Class, pick.Label, copies(pick))
+			d.OtherName += " (the configured policy, which rolls out: undecided)"
+		}
 	} else {
 		best := 0
 		for i := range cr.Candidates {
@@ -266,12 +307,12 @@ func SurvivalData(cr *optimize.ClassReport) Survival {
 			}
 		}
 		if best == 0 {
-			d.Title = fmt.Sprintf("%s: latency survival without hedging — don't hedge: no candidate is faster", cr.Class)
+			d.Title = fmt.Sprintf("%s: latency survival without hedging — %s: no candidate is faster", cr.Class, verdict)
 		} else {
 			other = &cr.Candidates[best]
-			d.Title = fmt.Sprintf("%s: latency survival — don't hedge; for reference, the fastest candidate, %s (%s)", cr.Class, other.Label, copies(other))
+			d.Title = fmt.Sprintf("%s: latency survival — %s; for reference, the fastest candidate, %s (%s)", cr.Class, verdict, other.Label, copies(other))
 			d.OtherName = fmt.Sprintf("fastest candidate: %s, %s (not picked)", other.Label, costWord(cr, other.AddedCostPct))
-			if best == cr.Pick {
+			if best == cr.Pick && !cr.Verdict.Undecided {
 				d.OtherName = fmt.Sprintf("fastest candidate: %s, %s (the pick; fails the verdict rule)", other.Label, costWord(cr, other.AddedCostPct))
 			}
 		}
@@ -404,7 +445,10 @@ func DelayData(cr *optimize.ClassReport, level float64) Delay {
 		PickName:    "pick: " + cr.Picked().Label,
 		BaseP95:     b.Latency.P95, BaseP99: b.Latency.P99,
 	}
-	if !cr.Verdict.Hedge {
+	switch {
+	case cr.RollsOut == optimize.RollsOutConfigured:
+		d.PickName += " (the configured policy, which rolls out: undecided)"
+	case !cr.Verdict.Hedge:
 		d.PickName += " (fails the verdict rule)"
 	}
 	var ys []float64
@@ -434,7 +478,7 @@ func DelayData(cr *optimize.ClassReport, level float64) Delay {
 		for _, i := range members {
 			c := &cr.Candidates[i]
 			l := c.Latency
-			if i == cr.Pick {
+			if i == cr.Pick && !cr.Unpicked() {
 				s.PickAt = len(s.Delay)
 			}
 			s.Delay = append(s.Delay, x[i])
