@@ -65,14 +65,15 @@ func routingOf(rt *optimize.Routing) *routingView {
 			cv.Configured = "none"
 		}
 		for _, o := range rc.Options {
-			row := routingRow{Balancer: o.Balancer, Policy: "no hedging", Latency: sim.FormatSeconds(o.Latency),
+			row := routingRow{Balancer: o.Balancer, Policy: o.PolicyText(), Latency: sim.FormatSeconds(o.Latency),
 				Interval: "n/a", Answered: share(o.AnsweredShare), Attempts: strconv.FormatFloat(o.AttemptsPerRequest, 'f', 3, 64),
 				AddedCost: signedPct(o.AddedCostPct), Configured: o.Configured, Hedged: o.Hedged}
-			if o.Hedged {
-				row.Policy = "pick " + o.Policy
-			}
 			if o.CIOK {
 				row.Interval = "[" + sim.FormatSeconds(o.CI[0]) + ", " + sim.FormatSeconds(o.CI[1]) + "]"
+			}
+			if o.Unswept {
+				// The sweep has no figures for it.
+				row.Latency, row.Interval, row.Answered, row.Attempts, row.AddedCost = "-", "-", "-", "-", "-"
 			}
 			cv.Options = append(cv.Options, row)
 		}
@@ -95,7 +96,7 @@ func fleetOf(f *optimize.Fleet) *fleetView {
 		fs := &f.Settings[i]
 		var picks []string
 		for _, p := range fs.Picks {
-			picks = append(picks, fmt.Sprintf("%s %s (p%g %s)", p.Class, p.Policy, 100*p.Percentile, sim.FormatSeconds(p.Latency)))
+			picks = append(picks, p.Text())
 		}
 		meets := "no"
 		switch {

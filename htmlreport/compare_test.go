@@ -33,7 +33,9 @@ func cellsOf(page, open string) [][]string {
 
 // TestRoutingAndFleetSections: index.html has the routing (--balancers)
 // and fleet (--min-replicas) comparisons that report.txt and report.json
-// have, with their figures, as report.txt's tables give them: per class
+// have, with their figures, as report.txt's tables give them (an
+// undecided class's configured policy named "configured", with no figures
+// where the sweep did not simulate it): per class
 // each balancer's no hedging and pick (the objective's percentile, its
 // interval, answered, attempts per request, added cost), and per floor
 // its picks, whether it meets the objective, replica-hours and dollars a
@@ -47,12 +49,15 @@ func TestRoutingAndFleetSections(t *testing.T) {
 				{Balancer: "least_outstanding", Configured: true, Policy: "none", Latency: 19.86, CI: [2]float64{18.7, 20.9}, CIOK: true, AnsweredShare: 1, AttemptsPerRequest: 1},
 				{Balancer: "random", Policy: "none", Latency: math.Inf(1), AnsweredShare: 0.879, AttemptsPerRequest: 1},
 				{Balancer: "random", Policy: "12.2s", Hedged: true, Latency: 21.6, AnsweredShare: 1, AttemptsPerRequest: 1.284, AddedCostPct: 28.4},
+				{Balancer: "p2c", Policy: "4s", Hedged: true, RollsOut: optimize.RollsOutConfigured, Latency: 14, AnsweredShare: 1, AttemptsPerRequest: 1.7, AddedCostPct: 70},
+				{Balancer: "p2c", Policy: "configured", Hedged: true, RollsOut: optimize.RollsOutConfigured, Unswept: true},
 			},
 			Verdict: "p2c without hedging beats least_outstanding with its pick",
 		}}},
 		Fleet: &optimize.Fleet{MinReplicas: []int{0, 1}, Cheapest: 1, Verdict: "keeping replicas warm beats hedging: …",
 			Settings: []optimize.FleetSetting{
-				{MinReplicas: 0, Picks: []optimize.FleetPick{{Class: "interactive", Policy: "3s", Hedged: true, Percentile: 0.95, Latency: 3.87}, {Class: "bulk", Policy: "none", Percentile: 0.95, Latency: 19.86}},
+				{MinReplicas: 0, Picks: []optimize.FleetPick{{Class: "interactive", RollsOut: optimize.RollsOutConfigured, Policy: "3s", Hedged: true, Percentile: 0.95, Latency: 3.87},
+					{Class: "bulk", RollsOut: optimize.RollsOutConfigured, Policy: "configured", Unswept: true, Percentile: 0.95, Latency: 19.86}},
 					Undecided: []string{"interactive"}, ReplicaHours: 3.5125, ReplicaUSDPerMonth: 3055.16, TokenUSDPerMonth: 217.55, USDPerMonth: 3272.71},
 				{MinReplicas: 1, Picks: []optimize.FleetPick{{Class: "interactive", Policy: "none", Percentile: 0.95, Latency: 4.5}, {Class: "bulk", Policy: "none", Percentile: 0.95, Latency: 19.86}},
 					Meets: true, ReplicaHours: 7.25, ReplicaUSDPerMonth: 6000, TokenUSDPerMonth: 200, USDPerMonth: 6200},
@@ -75,12 +80,14 @@ func TestRoutingAndFleetSections(t *testing.T) {
 		{"least_outstanding (configured)", "no hedging", "19.9s", "[18.7s, 20.9s]", "100.0%", "1.000", "&#43;0.0%"},
 		{"random", "no hedging", "miss", "n/a", "87.9%", "1.000", "&#43;0.0%"},
 		{"random", "pick 12.2s", "21.6s", "n/a", "100.0%", "1.284", "&#43;28.4%"},
+		{"p2c", "configured 4s", "14.0s", "n/a", "100.0%", "1.700", "&#43;70.0%"},
+		{"p2c", "configured, not simulated", "-", "-", "-", "-", "-"},
 	}
 	if got := cellsOf(page, `<table class="routing" data-class="bulk">`); !slices.EqualFunc(got, wantRouting, slices.Equal) {
 		t.Errorf("routing table rows %q, want %q", got, wantRouting)
 	}
 	wantFleet := [][]string{
-		{"0", "interactive 3s (p95 3.87s), bulk none (p95 19.9s)", "undecided: interactive", "3.513", "$3,055", "$218", "$3,273"},
+		{"0", "interactive configured 3s (p95 3.87s), bulk configured (p95 19.9s in the rollout check)", "undecided: interactive", "3.513", "$3,055", "$218", "$3,273"},
 		{"1", "interactive none (p95 4.50s), bulk none (p95 19.9s)", "yes", "7.250", "$6,000", "$200", "$6,200"},
 	}
 	if got := cellsOf(page, `<table id="fleet-settings">`); !slices.EqualFunc(got, wantFleet, slices.Equal) {

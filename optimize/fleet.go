@@ -100,6 +100,20 @@ type FleetPick struct {
 	Feasible      bool    `json:"feasible"`
 }
 
+// Text says what rolls out for p's class: "class policy (p95 3.87s)", or
+// for a class whose verdict is undecided "class configured policy (…)",
+// "class configured (p95 … in the rollout check)" when the sweep did not
+// simulate it.
+func (p *FleetPick) Text() string {
+	switch {
+	case p.Unswept:
+		return fmt.Sprintf("%s configured (p%g %s in the rollout check)", p.Class, 100*p.Percentile, fsec(p.Latency))
+	case p.RollsOut == RollsOutConfigured:
+		return fmt.Sprintf("%s configured %s (p%g %s)", p.Class, p.Policy, 100*p.Percentile, fsec(p.Latency))
+	}
+	return fmt.Sprintf("%s %s (p%g %s)", p.Class, p.Policy, 100*p.Percentile, fsec(p.Latency))
+}
+
 // fleetPick returns what rolls out for class cr of the sweep r of config
 // cfg (FleetPick): its pick, or when the verdict is undecided its
 // configured policy, at the rollout check's figures when the sweep did
@@ -331,14 +345,7 @@ func (r *Report) writeFleet(w io.Writer) {
 		fs := &f.Settings[i]
 		var picks []string
 		for _, p := range fs.Picks {
-			switch {
-			case p.Unswept:
-				picks = append(picks, fmt.Sprintf("%s configured (p%g %s in the rollout check)", p.Class, 100*p.Percentile, fsec(p.Latency)))
-			case p.RollsOut == RollsOutConfigured:
-				picks = append(picks, fmt.Sprintf("%s configured %s (p%g %s)", p.Class, p.Policy, 100*p.Percentile, fsec(p.Latency)))
-			default:
-				picks = append(picks, fmt.Sprintf("%s %s (p%g %s)", p.Class, p.Policy, 100*p.Percentile, fsec(p.Latency)))
-			}
+			picks = append(picks, p.Text())
 		}
 		meets := "no"
 		switch {

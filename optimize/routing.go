@@ -279,6 +279,22 @@ func signedPct(x float64) string {
 }
 
 // writeRouting writes the routing comparison, when there is one.
+// PolicyText says what o's row under its balancer is: "no hedging",
+// "pick " and the pick's label, or, for a class whose verdict is
+// undecided, "configured " and the configured policy's label
+// ("configured, not simulated" when the sweep has no figures for it).
+func (o *RoutingOption) PolicyText() string {
+	switch {
+	case o.Unswept:
+		return "configured, not simulated"
+	case o.RollsOut == RollsOutConfigured:
+		return "configured " + o.Policy
+	case o.Hedged:
+		return "pick " + o.Policy
+	}
+	return "no hedging"
+}
+
 func (r *Report) writeRouting(w io.Writer) {
 	rt := r.Routing
 	if rt == nil {
@@ -291,15 +307,7 @@ func (r *Report) writeRouting(w io.Writer) {
 		tw := textfit.NewTable(w, 0)
 		fmt.Fprintf(tw, "    balancer\tpolicy\tp%g\tinterval\tanswered\tattempts/req\tadded cost\n", 100*rc.Percentile)
 		for _, o := range rc.Options {
-			policy, name := "no hedging", o.Balancer
-			switch {
-			case o.Unswept:
-				policy = "configured, not simulated"
-			case o.RollsOut == RollsOutConfigured:
-				policy = "configured " + o.Policy
-			case o.Hedged:
-				policy = "pick " + o.Policy
-			}
+			policy, name := o.PolicyText(), o.Balancer
 			if o.Configured {
 				name += " (configured)"
 			}
