@@ -526,8 +526,15 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		loB, _ := wilson(fb, base.Requests, z)
 		sb, sp := fshares(fb, fp)
 		v.UnansweredSignificant = hiP < loB
-		failOK, failWhy = test(fmt.Sprintf("the unanswered share (%s → %s)", sb, sp), 100*(fb-fp)/fb, v.UnansweredSignificant, rule.MinUnansweredCutPerCost,
-			func(float64) string { return unansweredNotSignificantWhy(base, pick, fb, fp, z) })
+		why := func(float64) string { return unansweredNotSignificantWhy(base, pick, fb, fp, z) }
+		if d, ok := pairedAnswered(base, pick, level); ok {
+			// Requests that interact: the paired difference of the
+			// answered shares over the batches (intervals.go), not
+			// Wilson's intervals, which assume independent requests.
+			v.UnansweredSignificant = d.CI[0] > 0
+			why = func(float64) string { return pairedAnsweredWhy(base, pick, d, level) }
+		}
+		failOK, failWhy = test(fmt.Sprintf("the unanswered share (%s → %s)", sb, sp), 100*(fb-fp)/fb, v.UnansweredSignificant, rule.MinUnansweredCutPerCost, why)
 	}
 	switch {
 	case latOK:
@@ -595,6 +602,28 @@ func unansweredNotSignificantWhy(base, pick *Candidate, fb, fp, z float64) strin
 		return fmt.Sprintf("%s; no run of up to %d requests would part them at these shares", why, MaxRequests)
 	}
 	return fmt.Sprintf("%s; not significant at %d requests: %s", why, n, rerunAdvice(base, pick, int(need)))
+}
+
+// pairedAnsweredWhy says why the rise d of the answered share from base
+// to pick, paired over the batches of requests that interact, is not
+// significant — its interval holds 0 — and what would decide it: the
+// requests at which the interval, narrowing as 1/√n, would clear 0 at
+// the rise measured with about 90 % probability (planned at t + z₀.₉₀,
+// the interval's t quantile plus 1.2816 standard errors), as rerunAdvice
+// gives them; or that no run would at a rise of 0.
+func pairedAnsweredWhy(base, pick *Candidate, d sim.PairedDiff, level float64) string {
+	why := fmt.Sprintf("the paired difference of the answered shares over the batches, [%+.2f, %+.2f] pt, holds 0", 100*d.CI[0], 100*d.CI[1])
+	h := d.HalfWidth()
+	if !(d.Diff > 0) || !(h > 0) || d.Batches < 2 {
+		return why + ": no longer run would part them at this difference"
+	}
+	n := min(base.Requests, pick.Requests)
+	t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(d.Batches - 1)}.Quantile((1 + level) / 2)
+	need := float64(n) * math.Pow((h+1.2815515655446004*h/t)/d.Diff, 2)
+	if need > MaxRequests {
+		return fmt.Sprintf("%s; no run of up to %d requests would part them at this difference", why, MaxRequests)
+	}
+	return fmt.Sprintf("%s; not significant at %d requests: %s", why, n, rerunAdvice(base, pick, int(math.Ceil(need))))
 }
 
 // fcount says "1 request" or "n requests".

@@ -120,6 +120,18 @@ func wireCI(ci [2]float64) *[2]*float64 {
 	return &[2]*float64{finitePtr(ci[0]), finitePtr(ci[1])}
 }
 
+// pairedAnswered returns the paired difference b − a of the answered
+// share over the candidates' batches, and whether it could be formed
+// (both batched alike, every batch with requests).
+func pairedAnswered(a, b *Candidate, level float64) (sim.PairedDiff, bool) {
+	pa, pb := a.batchS[0], b.batchS[0]
+	if len(pa) < 2 || len(pa) != len(pb) {
+		return sim.PairedDiff{}, false
+	}
+	d := sim.PairDiff(a.AnsweredShare, pa, b.AnsweredShare, pb, level)
+	return d, !math.IsNaN(d.CI[0]) && !math.IsNaN(d.CI[1])
+}
+
 // pairedWithin returns the paired difference b − a of the share answered
 // within the target over the candidates' batches, and whether it could
 // be formed (both batched alike, every batch with requests).
