@@ -50,29 +50,3 @@ func TestUnansweredPairedWhenBatched(t *testing.T) {
 		t.Errorf("independent: verdict %+v; want the cut significant by Wilson's intervals, and hedge", v)
 	}
 }
-
-// TestFewerAnswersPairedWhenBatched: whether a candidate answers
-// significantly fewer requests than no hedging pairs the answered shares
-// over the batches when the requests interact. 99 % answered against
-// 98.5 % over 10 000 requests each is significant by the two-proportion
-// test (z ≈ 3.2), but here the whole fall is one batch's 30 points, with
-// another batch 15 points the other way: the paired interval holds 0.
-func TestFewerAnswersPairedWhenBatched(t *testing.T) {
-	const nb = 30
-	b := Candidate{Requests: 10_000, AnsweredShare: 0.99}
-	c := Candidate{Requests: 10_000, AnsweredShare: 0.985, Hedging: true}
-	z := 1.959963984540054
-	if !fewerAnswers(&b, &c, z) {
-		t.Fatalf("independent: want 98.5%% significantly below 99%% at 10 000 requests each")
-	}
-	bb, cb := make([]float64, nb), make([]float64, nb)
-	for k := range nb {
-		bb[k], cb[k] = 0.99, 0.99
-	}
-	cb[0], cb[1] = 0.69, 1
-	bb[1] = 0.85
-	b.batchS[0], c.batchS[0] = bb, cb
-	if fewerAnswers(&b, &c, z) {
-		t.Errorf("batched: a fall from one batch, against another batch's rise, counted as significantly fewer answers")
-	}
-}
