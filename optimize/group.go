@@ -77,6 +77,9 @@ type GroupFigure struct {
 	// the requests interact (answered only; nil otherwise).
 	Within        float64
 	WithinBatches []float64
+	// AnsweredBatches is the answered share in each batch of sim's fixed
+	// grid when the requests interact; nil otherwise.
+	AnsweredBatches []float64
 }
 
 // unanswered is the share of the class's requests without a usable answer.
@@ -187,6 +190,7 @@ func batchedFigure(f *GroupFigure, r *sim.ClassResult, p float64, target time.Du
 	if target > 0 {
 		f.WithinBatches = b.Within
 	}
+	f.AnsweredBatches = b.Answered
 	return true
 }
 
@@ -195,7 +199,7 @@ func batchedFigure(f *GroupFigure, r *sim.ClassResult, p float64, target time.Du
 func figureCandidate(f *GroupFigure, p float64, hedging bool) Candidate {
 	c := Candidate{Hedging: hedging, Requests: f.Requests, AnsweredShare: f.Answered, HedgedShare: f.Hedged,
 		CostPer1kUSD: f.CostPer1k, AttemptsPerRequest: f.Calls, AnsweredWithinShare: f.Within}
-	c.batchS[1] = f.WithinBatches
+	c.batchS[0], c.batchS[1] = f.AnsweredBatches, f.WithinBatches
 	i := 0
 	if p == 0.99 {
 		i = 1
@@ -217,7 +221,7 @@ func figurePair(base, f *GroupFigure, p float64, hedging bool) (b, c Candidate) 
 	b, c = figureCandidate(base, p, false), figureCandidate(f, p, hedging)
 	if b.Requests != c.Requests {
 		b.batchQ, c.batchQ = [2][]float64{}, [2][]float64{}
-		b.batchS[1], c.batchS[1] = nil, nil
+		b.batchS, c.batchS = [3][]float64{}, [3][]float64{}
 	}
 	return b, c
 }

@@ -274,8 +274,9 @@ type groupFigure struct {
 	BatchFrom int     `json:"batch_first_kept,omitempty"`
 	// Within and WithinBatches: GroupFigure's, under an objective with a
 	// target.
-	Within        exact   `json:"within_target_share,omitempty"`
-	WithinBatches []exact `json:"batch_within_target_shares,omitempty"`
+	Within          exact   `json:"within_target_share,omitempty"`
+	WithinBatches   []exact `json:"batch_within_target_shares,omitempty"`
+	AnsweredBatches []exact `json:"batch_answered_shares,omitempty"`
 }
 
 // load is the JSON form of a Load, exact.
@@ -565,12 +566,15 @@ func (m Measurement) MarshalJSON() ([]byte, error) {
 	}
 	for _, g := range m.Group {
 		gf := groupFigure{g.Class, exact(g.Q), [2]exact{exact(g.CI[0]), exact(g.CI[1])}, g.CIOK,
-			exact(g.Answered), exact(g.Hedged), exact(g.CostPer1k), exact(g.Calls), g.Requests, nil, g.BatchFrom, exact(g.Within), nil}
+			exact(g.Answered), exact(g.Hedged), exact(g.CostPer1k), exact(g.Calls), g.Requests, nil, g.BatchFrom, exact(g.Within), nil, nil}
 		for _, x := range g.Batches {
 			gf.Batches = append(gf.Batches, exact(x))
 		}
 		for _, x := range g.WithinBatches {
 			gf.WithinBatches = append(gf.WithinBatches, exact(x))
+		}
+		for _, x := range g.AnsweredBatches {
+			gf.AnsweredBatches = append(gf.AnsweredBatches, exact(x))
 		}
 		w.Group = append(w.Group, gf)
 	}
@@ -665,6 +669,9 @@ func (m *Measurement) UnmarshalJSON(b []byte) error {
 		}
 		for _, x := range g.WithinBatches {
 			f.WithinBatches = append(f.WithinBatches, float64(x))
+		}
+		for _, x := range g.AnsweredBatches {
+			f.AnsweredBatches = append(f.AnsweredBatches, float64(x))
 		}
 		m.Group = append(m.Group, f)
 	}

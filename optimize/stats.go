@@ -135,10 +135,6 @@ func summarizeFor(c *Candidate, r *sim.ClassResult, level float64, o Objective) 
 // fewerAnswers reports whether c answers significantly fewer requests than
 // the baseline b at normal score z (sim.AnswersFall).
 func fewerAnswers(b, c *Candidate, z float64) bool {
-	if d, ok := pairedAnswered(b, c, 2*distuv.UnitNormal.CDF(z)-1); ok {
-		// Requests that interact: the paired difference over the batches.
-		return d.CI[1] < 0
-	}
 	return sim.AnswersFall(b.AnsweredShare, b.Requests, c.AnsweredShare, c.Requests, z)
 }
 
