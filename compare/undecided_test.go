@@ -82,3 +82,39 @@ func TestUndecidedConfiguredRollsOut(t *testing.T) {
 		t.Errorf("text does not say where B's figures come from:\n%s", txt)
 	}
 }
+
+// TestUndecidedConfiguredPicked: when the sweep simulated an undecided
+// class's configured policy, its candidate is the pick (status "picked")
+// and its figures are read as before, with the policy labelled as the
+// configured one that rolls out. The report is a sweep's whose candidate
+// 0 (no hedging) is marked picked, as for a class configured without
+// hedging.
+func TestUndecidedConfiguredPicked(t *testing.T) {
+	s := optimize.DefaultSettings()
+	s.Requests, s.CheckRequests = 30, 0
+	s.Search.Delays = []time.Duration{time.Second}
+	rep, err := optimize.Run(drawsConfig("a"), s, optimize.Options{Workers: 1})
+	if err != nil {
+		t.Fatal(err)
+	}
+	data, err := json.Marshal(rep)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var m map[string]any
+	if err := json.Unmarshal(data, &m); err != nil {
+		t.Fatal(err)
+	}
+	cl := m["classes"].([]any)[0].(map[string]any)
+	if cl["rolls_out"] != "configured" || cl["pick"] != 0.0 {
+		t.Fatalf("rolls_out %v, pick %v; the test needs an undecided class with pick 0", cl["rolls_out"], cl["pick"])
+	}
+	cl["candidates"].([]any)[0].(map[string]any)["status"] = "picked"
+	if data, err = json.Marshal(m); err != nil {
+		t.Fatal(err)
+	}
+	c := mustParse(t, data).Classes[0]
+	if c.Policy != "configured: no hedging" || c.Figures != "" || c.Requests != 30 {
+		t.Errorf("policy %q, figures %q, requests %d; want the picked configured candidate's", c.Policy, c.Figures, c.Requests)
+	}
+}
