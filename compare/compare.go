@@ -42,6 +42,14 @@
 // without requests on a side (which hedgesim reports with figures of 0)
 // has no figures there, no change and no test.
 //
+// An optimize report's undecided class rolls out its configured policy
+// (rolls_out "configured"); when no candidate is picked, its pick (0, no
+// hedging) is not what rolls out and is not read as its figures: the side
+// shows the configured policy with the figures of the report's rollout
+// check, which ran it on draws of its own (Class.Figures
+// FromRolloutCheck), or none without one (NoFigures), and the text says
+// so (TestUndecidedConfiguredRollsOut).
+//
 // compare runs nothing, so it has no --precision: it states each report's
 // own precision when it was made with --precision, and says how to decide
 // a p95 it leaves undecided (precision.go).
@@ -65,6 +73,13 @@ type Kind string
 const (
 	Run      Kind = "run"
 	Optimize Kind = "optimize"
+)
+
+// Where the figures of an undecided optimize class with no candidate
+// picked come from (Class.Figures).
+const (
+	FromRolloutCheck = "rollout_check"
+	NoFigures        = "none"
 )
 
 // Class is what a report says about one traffic class. Latencies are in
@@ -104,6 +119,14 @@ type Class struct {
 	WarmUpCut int64
 	// Missing are the required fields that are absent or null.
 	Missing []string
+	// Figures says, of an optimize report's undecided class with no
+	// candidate picked (rolls_out "configured", no candidate with status
+	// "picked"), where its figures come from: FromRolloutCheck (the
+	// rollout check, which ran the configured policy that rolls out) or
+	// NoFigures (the report has none for it: its pick, 0, is not what
+	// rolls out, and is not read as its figures); "" otherwise (the
+	// pick's, or the run's).
+	Figures string
 	// pickPolicy is the pick's policy (policyOf) and candidates every
 	// candidate with its fate, in an optimize report that gives them.
 	pickPolicy string
@@ -220,7 +243,11 @@ type optimizeJSON struct {
 		Requests      *int64   `json:"requests"`
 		OptimizedWith []string `json:"optimized_with"`
 		Pick          int      `json:"pick"`
-		Verdict       struct {
+		// RollsOut is "configured" when the verdict is undecided: the
+		// class's configured policy rolls out, and pick is its candidate
+		// when one is marked picked, else 0, which does not roll out.
+		RollsOut string `json:"rolls_out"`
+		Verdict  struct {
 			Label string `json:"label"`
 		} `json:"verdict"`
 		Candidates []struct {
@@ -256,6 +283,13 @@ type optimizeJSON struct {
 			MetShareCI95      *[2]*float64 `json:"met_share_ci95"`
 		} `json:"candidates"`
 	} `json:"classes"`
+	// Rollout is the rollout check: Report is the run of every class's
+	// pick (an undecided class's configured policy), as `hedgesim run
+	// --json` writes it.
+	Rollout *struct {
+		Requests int             `json:"requests"`
+		Report   json.RawMessage `json:"report"`
+	} `json:"rollout_check"`
 }
 
 // Parse reads a report written by `hedgesim run --json` or `hedgesim
@@ -549,9 +583,55 @@ func parseOptimize(data []byte) (*Report, error) {
 		need(&cl, "candidates[pick].cost_per_1k_usd", p.CostPer1k, &cl.CostPer1k)
 		cl.simulatedWith = append([]string{c.Class}, c.OptimizedWith...)
 		slices.Sort(cl.simulatedWith)
+		if c.RollsOut == "configured" {
+			if p.Status == "" || p.Status == "picked" {
+				// The pick is the configured policy's candidate.
+				cl.Policy = "configured: " + cl.pickPolicy
+			} else if err := configuredFigures(&cl, in.Rollout); err != nil {
+				return nil, err
+			}
+		}
 		r.Classes = append(r.Classes, cl)
 	}
 	return r, nil
+}
+
+// configuredFigures makes cl, an undecided class of an optimize report
+// with no candidate picked, what rolls out: its configured policy, with
+// the figures of the report's rollout check (rollout, nil when the report
+// has none), which ran that policy, else none (Figures NoFigures: the
+// sweep did not simulate it, or its candidate is one no pick may be). The
+// rollout check's figures have their own draws (seed and requests), so
+// they share no random numbers with another report's (Compare) and are
+// not paired over batches.
+func configuredFigures(cl *Class, rollout *struct {
+	Requests int             `json:"requests"`
+	Report   json.RawMessage `json:"report"`
+}) error {
+	name, with := cl.Name, cl.simulatedWith
+	if rollout != nil && len(rollout.Report) > 0 && string(rollout.Report) != "null" {
+		run, err := parseRun(rollout.Report)
+		if err != nil {
+			return fmt.Errorf("optimize report: rollout_check.report: %w", err)
+		}
+		for _, rc := range run.Classes {
+			if rc.Name != name {
+				continue
+			}
+			*cl = rc
+			cl.Policy = "configured: " + rc.Policy
+			if rc.Policy == "" {
+				cl.Policy = "configured"
+			}
+			cl.Figures, cl.perBatch, cl.simulatedWith = FromRolloutCheck, nil, with
+			return nil
+		}
+	}
+	// No figures: the pick's (candidate 0's) stay only to be checked
+	// as the report's; Compare blanks them.
+	cl.Policy, cl.Figures = "configured (not simulated)", NoFigures
+	cl.pickPolicy, cl.candidates, cl.met, cl.rescued, cl.harmed, cl.metCI = "", nil, nil, nil, nil, nil
+	return nil
 }
 
 // orOld returns *v, or old when v is absent (a report of an earlier
@@ -649,6 +729,11 @@ type Row struct {
 	// policy's: with common random numbers there is none to find, and
 	// without them what differs is sampling noise.
 	SamePolicy bool
+	// FiguresA and FiguresB are Class.Figures of each side: for an
+	// undecided optimize class with no candidate picked, whether its
+	// figures are its rollout check's (FromRolloutCheck) or absent
+	// (NoFigures, printed "-"); "" for a pick's or a run's figures.
+	FiguresA, FiguresB string
 }
 
 // Comparison is the result of Compare.
@@ -784,8 +869,10 @@ func Compare(a, b *Report) *Comparison {
 		})
 		r := &out.Rows[len(out.Rows)-1]
 		r.SimulatedA, r.SimulatedB = ca.simulatedWith, cb.simulatedWith
-		r.CommonRandomNumbers = out.sameDraws() && slices.Equal(ca.simulatedWith, cb.simulatedWith)
-		r.SamePolicy = samePolicy(a, b, &ca, &cb)
+		r.FiguresA, r.FiguresB = ca.Figures, cb.Figures
+		own := ca.Figures == "" && cb.Figures == "" // the reports' own draws
+		r.CommonRandomNumbers = own && out.sameDraws() && slices.Equal(ca.simulatedWith, cb.simulatedWith)
+		r.SamePolicy = own && samePolicy(a, b, &ca, &cb)
 		r.Deltas = append(r.Deltas, bought(&ca, &cb)...)
 		switch {
 		case ca.perBatch != nil && cb.perBatch != nil && noPair != "":
@@ -798,8 +885,8 @@ func Compare(a, b *Report) *Comparison {
 		if ca.interacts || cb.interacts {
 			dropZTests(r.Deltas, &ca, &cb)
 		}
-		if ca.Requests == 0 || cb.Requests == 0 {
-			emptySides(r.Deltas, ca.Requests == 0, cb.Requests == 0)
+		if noA, noB := ca.Requests == 0 || ca.Figures == NoFigures, cb.Requests == 0 || cb.Figures == NoFigures; noA || noB {
+			emptySides(r.Deltas, noA, noB)
 		}
 		crossFates(r, &ca, &cb)
 	}

@@ -68,6 +68,13 @@ func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 		}
 	}
 	for _, r := range c.Rows {
+		for _, side := range []struct{ label, figures, policy string }{{"A", r.FiguresA, r.PolicyA}, {"B", r.FiguresB, r.PolicyB}} {
+			if note := configuredNote(r.Class, side.label, side.figures); note != "" {
+				fmt.Fprintln(ew, note)
+			}
+		}
+	}
+	for _, r := range c.Rows {
 		if note := samePolicyNote(r); note != "" {
 			fmt.Fprintln(ew, note)
 		} else if note := undecidedNote(c, r); note != "" {
@@ -119,21 +126,33 @@ func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 // writeOtherDraws says, for two reports of one scenario file and seed,
 // which classes were simulated among other classes in A than in B, so that
 // their request i is another request in each and their differences
-// include sampling noise, and which classes (if any) still share draws.
+// include sampling noise, which classes (if any) still share draws, and
+// which have figures that are not a report's own draws (Row.FiguresA,
+// FiguresB: an undecided class's rollout check, or none).
 func writeOtherDraws(w io.Writer, c *Comparison) {
-	var other, same []string
+	var other, same, notOwn []string
 	for _, r := range c.Rows {
+		if r.FiguresA != "" || r.FiguresB != "" {
+			notOwn = append(notOwn, r.Class)
+			continue
+		}
 		if r.CommonRandomNumbers {
 			same = append(same, r.Class)
 			continue
 		}
 		other = append(other, fmt.Sprintf("%s (%s in A, %s in B)", r.Class, simulatedText(c.A.Kind, r.Class, r.SimulatedA), simulatedText(c.B.Kind, r.Class, r.SimulatedB)))
 	}
-	fmt.Fprintf(w, "Both reports are of the same scenario file with the same seed, but do not share random numbers for %s: a class's request i is another request when it is simulated among other classes (optimize sweeps a class on its own requests unless it is coupled), so the differences there include sampling noise.", strings.Join(other, ", "))
-	if len(same) > 0 {
-		fmt.Fprintf(w, " %s simulated among the same classes in both: request i draws the same numbers in both (common random numbers).", strings.Join(same, ", "))
+	var parts []string
+	if len(other) > 0 {
+		parts = append(parts, fmt.Sprintf("Both reports are of the same scenario file with the same seed, but do not share random numbers for %s: a class's request i is another request when it is simulated among other classes (optimize sweeps a class on its own requests unless it is coupled), so the differences there include sampling noise.", strings.Join(other, ", ")))
 	}
-	fmt.Fprintln(w)
+	if len(same) > 0 {
+		parts = append(parts, fmt.Sprintf("%s simulated among the same classes in both: request i draws the same numbers in both (common random numbers).", strings.Join(same, ", ")))
+	}
+	if len(notOwn) > 0 {
+		parts = append(parts, fmt.Sprintf("%s: a side's figures are not its sweep's (an undecided class with no candidate picked: the rollout check's, or none), so they share no random numbers with the other side's.", strings.Join(notOwn, ", ")))
+	}
+	fmt.Fprintln(w, strings.Join(parts, " "))
 }
 
 // simulatedText says among which classes a report simulated class: "alone",
@@ -312,6 +331,11 @@ type (
 		// same policy under the same conditions (Row.SamePolicy).
 		CommonRandomNumbers bool `json:"common_random_numbers"`
 		SamePolicy          bool `json:"same_policy"`
+		// FiguresA and FiguresB: Row.FiguresA and FiguresB ("rollout_check"
+		// or "none" for an undecided optimize class with no candidate
+		// picked); absent otherwise.
+		FiguresA string `json:"a_figures,omitempty"`
+		FiguresB string `json:"b_figures,omitempty"`
 		// DecideP95: for a p95 marked not_significant, the --precision
 		// to rerun each side with to decide it (precision.go); absent
 		// when the policies are the same (nothing to decide).
@@ -369,7 +393,7 @@ func (c *Comparison) WriteJSON(w io.Writer, nameA, nameB string) error {
 		PrecisionA: c.A.Precision, PrecisionB: c.B.Precision}
 	for _, r := range c.Rows {
 		jr := jsonRow{Class: r.Class, PolicyA: r.PolicyA, PolicyB: r.PolicyB, RequestsA: r.RequestsA, RequestsB: r.RequestsB,
-			CommonRandomNumbers: r.CommonRandomNumbers, SamePolicy: r.SamePolicy}
+			CommonRandomNumbers: r.CommonRandomNumbers, SamePolicy: r.SamePolicy, FiguresA: r.FiguresA, FiguresB: r.FiguresB}
 		for _, d := range r.Deltas {
 			jd := jsonDelta{Metric: d.Metric, A: finite(d.A), B: finite(d.B), Unit: "percent", Sig: markNames[d.Mark]}
 			if isShare(d.Metric) {
@@ -449,4 +473,18 @@ func overlapTested(c *Comparison) bool {
 		}
 	}
 	return false
+}
+
+// configuredNote says, for side (A or B) of class whose figures are not
+// its report's pick's (Row.FiguresA, FiguresB), what rolls out and where
+// the side's figures come from; "" for a pick's or a run's figures.
+func configuredNote(class, side, figures string) string {
+	const head = "%s: %s is undecided with no candidate picked: what rolls out is its configured policy, not its pick (candidate 0, no hedging); "
+	switch figures {
+	case FromRolloutCheck:
+		return fmt.Sprintf(head+"%s's figures here are its rollout check's, which ran that policy on draws of its own.", class, side, side)
+	case NoFigures:
+		return fmt.Sprintf(head+"%s has no figures of that policy from its sweep and no rollout check, so none here (-).", class, side, side)
+	}
+	return ""
 }

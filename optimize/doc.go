@@ -86,6 +86,9 @@
 // or, when the class's requests interact (objective answered), the paired
 // difference of the two candidates' shares over their batches holds 0
 // (intervals.go), since Wilson's intervals assume independent requests.
+// In a class with no candidate picked (ClassReport.Unpicked), "~" means
+// not known to differ from what rolls out, and the report's closing legend
+// names such classes (TestClosingLegendWithoutPick).
 // An order-statistic interval exists only when
 // its ranks fall inside the sample: at 95 %, from 110 requests for p95 and
 // 563 for p99 (MinRequestsForCI). Without one, the table prints "n/a" for

@@ -191,3 +191,21 @@ func TestRuleMovesTradeOffToCheapest(t *testing.T) {
 		t.Errorf("d: %s %+v; want costlier than the pick", cr.Candidates[3].Status, cr.Candidates[3].Reasons)
 	}
 }
+
+// TestClosingLegendNamesUnpickedClasses: when some classes have a pick and
+// others none (Unpicked), the closing legend keeps "~" relative to the
+// pick's interval and names the classes where it is relative to what rolls
+// out instead.
+func TestClosingLegendNamesUnpickedClasses(t *testing.T) {
+	picked := ClassReport{Class: "a", Candidates: []Candidate{{Pick: true}}}
+	unpicked := ClassReport{Class: "b", RollsOut: RollsOutConfigured, Verdict: Verdict{Undecided: true}, Candidates: []Candidate{{}}}
+	if got := closingLegend([]ClassReport{picked}); !strings.Contains(got, "overlaps the pick's") || strings.Contains(got, "rolls out") {
+		t.Errorf("every class picked: %q", got)
+	}
+	got := closingLegend([]ClassReport{picked, unpicked})
+	for _, want := range []string{"overlaps the pick's", "; b has no picked candidate", "there ~ = not known to differ from what rolls out"} {
+		if !strings.Contains(got, want) {
+			t.Errorf("one class unpicked: %q lacks %q", got, want)
+		}
+	}
+}

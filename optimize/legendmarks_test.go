@@ -76,3 +76,40 @@ func TestUndecidedLegendExplainsMarks(t *testing.T) {
 		t.Errorf("legend %q lacks %q", legend, want)
 	}
 }
+
+// TestClosingLegendWithoutPick pins the report's closing legend line,
+// which read "~ = the percentile's interval overlaps the pick's" for every
+// report, also one whose only class is undecided with no candidate picked:
+// there is no pick's interval there. Now the line says what "~" is
+// relative to for such a class, what rolls out, as its table's legend does.
+func TestClosingLegendWithoutPick(t *testing.T) {
+	sc, err := scenario.Parse("base.toml", []byte(undecidedScenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sc.Optimize
+	s.Requests, s.CheckRequests = 30, 0
+	rep := mustRun(t, &sc.Config, s, optimize.Options{Workers: 2})
+	if !rep.Classes[0].Unpicked() {
+		t.Fatalf("verdict %+v: the test needs an undecided class with no candidate picked", rep.Classes[0].Verdict)
+	}
+	var text bytes.Buffer
+	if err := rep.WriteText(&text, false); err != nil {
+		t.Fatal(err)
+	}
+	var line string
+	for _, l := range strings.Split(text.String(), "\n") {
+		if strings.HasPrefix(l, "added cost is relative") {
+			line = l
+		}
+	}
+	if line == "" {
+		t.Fatalf("no closing legend line:\n%s", text.String())
+	}
+	if strings.Contains(line, "the pick's") {
+		t.Errorf("closing legend %q compares with a pick, and no candidate is picked", line)
+	}
+	if want := "~ = not known to differ from what rolls out"; !strings.Contains(line, want) {
+		t.Errorf("closing legend %q lacks %q", line, want)
+	}
+}

@@ -166,8 +166,10 @@ func excludeOverload(c, base *Candidate, rule Rule) bool {
 // hedging does not), how many refills of its bucket the sweep spans
 // against MinRefills, and so how those candidates are judged: on their
 // measured figures, or excluded (with a warning when too short a span
-// excluded them).
-func overloadNotes(cs []Candidate, rule Rule) (notes, warnings []string) {
+// excluded them: raise --requests, or, when the class's run (replay, nil
+// without a trace) replays its whole trace, which --requests cannot go
+// past, a longer trace is needed).
+func overloadNotes(cs []Candidate, rule Rule, replay *replayRun) (notes, warnings []string) {
 	base := &cs[0]
 	type agg struct {
 		n                int
@@ -211,7 +213,11 @@ func overloadNotes(cs []Candidate, rule Rule) (notes, warnings []string) {
 			}
 			notes = append(notes, n)
 		default:
-			warnings = append(warnings, fmt.Sprintf("%s, fewer than the %d needed to measure their 429s (a bucket that starts full hides part of an overload): they are excluded; raise --requests to measure them", head, MinRefills))
+			raise := "raise --requests to measure them"
+			if replay != nil && replay.replayed >= replay.trace {
+				raise = fmt.Sprintf("the run replays all %d requests of its trace, and --requests cannot replay past its end: a longer trace is needed to measure them", replay.trace)
+			}
+			warnings = append(warnings, fmt.Sprintf("%s, fewer than the %d needed to measure their 429s (a bucket that starts full hides part of an overload): they are excluded; %s", head, MinRefills, raise))
 		}
 	}
 	return notes, warnings

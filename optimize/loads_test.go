@@ -180,3 +180,30 @@ func reasonOf(c *optimize.Candidate, code string) *optimize.Reason {
 	}
 	return nil
 }
+
+// TestOverloadReplayAdvice: the warning of an overload too short to
+// measure advised "raise --requests" also when the sweep replays its whole
+// trace, which --requests cannot go past. rateLimitedCopies' traffic
+// replayed from a trace of 5000 arrivals at 10 per second (500 s, 8
+// refills of b's bucket) now asks for a longer trace, saying how many
+// requests it holds.
+func TestOverloadReplayAdvice(t *testing.T) {
+	s := optimize.DefaultSettings()
+	s.CheckRequests, s.Requests = 0, 5000
+	s.Search.Delays = []time.Duration{time.Second, 20 * time.Second}
+	s.Search.Objective.MaxAddedCostPct = math.Inf(1)
+	cfg := rateLimitedCopies(5000)
+	arr := make([]time.Duration, 5000)
+	for i := range arr {
+		arr[i] = time.Duration(i) * 100 * time.Millisecond
+	}
+	cfg.Arrivals = sim.Arrivals{Process: sim.Replay, Trace: &sim.Trace{Arrivals: arr}}
+	cr := &mustRun(t, cfg, s, optimize.Options{}).Classes[0]
+	w := strings.Join(cr.Warnings, "\n")
+	if !strings.Contains(w, "fewer than the 20 needed to measure their 429s") {
+		t.Fatalf("warnings %q; the test needs an overload too short to measure", cr.Warnings)
+	}
+	if strings.Contains(w, "raise --requests") || !strings.Contains(w, "the run replays all 5000 requests of its trace, and --requests cannot replay past its end: a longer trace is needed to measure them") {
+		t.Errorf("replayed trace: warnings %q; want a longer trace asked for", cr.Warnings)
+	}
+}

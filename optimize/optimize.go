@@ -1152,7 +1152,7 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 		// moved off a candidate within the SLA says so in its note.
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("no candidate meets %s ≤ %s", pname(p), fsec(cr.Objective.SLA.Seconds())))
 	}
-	notes, warns := overloadNotes(cs, rule)
+	notes, warns := overloadNotes(cs, rule, cr.replay)
 	cr.Notes = append(cr.Notes, notes...)
 	if cr.Notes == nil {
 		cr.Notes = []string{}

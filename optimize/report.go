@@ -281,7 +281,7 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 	r.writeFleet(ew)
 	fmt.Fprintf(ew, "\nquantiles: %s.\n", r.QuantileRule)
 	sim.WritePrecisionPerCandidate(ew, r.Precision, "the interval of the pick's differences from no hedging and from its nearest rival (relative to no hedging's percentile, or its share not answered within the target)")
-	fmt.Fprintln(ew, "added cost is relative to no hedging on the same draws; ~ = the percentile's interval overlaps the pick's (when requests interact: the interval of their paired difference holds 0).")
+	fmt.Fprintln(ew, closingLegend(r.Classes))
 	for _, cr := range r.Classes {
 		for _, warn := range cr.Warnings {
 			if !upFront(warn) {
@@ -601,6 +601,31 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 			w, 100*c.AnsweredShare, 100*c.HedgedShare, c.AttemptsPerRequest, sim.DollarsPer1k(c.CostPer1kUSD), addedCost(cr, c))
 	}
 	tw.Flush()
+}
+
+// closingLegend is the report's last legend line: added cost, and what
+// "~" is relative to — the pick's interval, and for a class with no
+// picked candidate (Unpicked), named, not known to differ from what rolls
+// out, as its own legend says (undecidedMarks).
+func closingLegend(classes []ClassReport) string {
+	const added = "added cost is relative to no hedging on the same draws; "
+	const rel = "~ = the percentile's interval overlaps the pick's (when requests interact: the interval of their paired difference holds 0)"
+	const none = "~ = not known to differ from what rolls out"
+	var unpicked []string
+	for i := range classes {
+		if classes[i].Unpicked() {
+			unpicked = append(unpicked, classes[i].Class)
+		}
+	}
+	switch len(unpicked) {
+	case 0:
+		return added + rel + "."
+	case len(classes):
+		return added + "no class has a picked candidate (each is undecided, so its configured policy rolls out): " + none + "."
+	case 1:
+		return added + rel + "; " + unpicked[0] + " has no picked candidate (undecided, so its configured policy rolls out): there " + none + "."
+	}
+	return added + rel + "; " + strings.Join(unpicked, ", ") + " have no picked candidate (undecided, so their configured policies roll out): there " + none + "."
 }
 
 // undecidedMarks is the frontier table's legend for an undecided class,

@@ -569,7 +569,7 @@ func (ac *AdaptiveComparison) rows() []adaptiveRow {
 					Answered: fmt.Sprintf("%.1f%%", 100*f.AnsweredShare), Hedged: fmt.Sprintf("%.1f%%", 100*f.HedgedShare),
 					AddedCost: pctText(float64(f.AddedCostPct)), Delay: "-"}
 				if f.MeanDelay > 0 {
-					r.Delay = num(f.MeanDelay) + " s"
+					r.Delay = sec(f.MeanDelay)
 				}
 				out = append(out, r)
 			}

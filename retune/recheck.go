@@ -485,11 +485,14 @@ func wilson(p float64, n int64, z float64) (float64, float64) {
 	return c - h, c + h
 }
 
+// sec formats a latency v in seconds as every command does
+// (sim.FormatSeconds: "344ms", "2.62s"), and a miss (+Inf, or NaN for a
+// percentile without a value) as "miss".
 func sec(v float64) string {
 	if math.IsInf(v, 1) || math.IsNaN(v) {
 		return "miss"
 	}
-	return num(v) + " s"
+	return sim.FormatSeconds(v)
 }
 
 func pctText(v float64) string {

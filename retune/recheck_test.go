@@ -95,3 +95,17 @@ func answeredTolerance(obs, sim float64) float64 {
 	a := 1 - s*s*s
 	return 3 * math.Sqrt(math.Pow(3*s*s, 2)*s*(1-s)/obs+a*(1-a)/sim)
 }
+
+// TestSecFormatsLikeEveryCommand: retune's latencies read as every other
+// command's (sim.FormatSeconds: "2.62s", "344ms"), not "2.62 s"; a miss
+// stays "miss".
+func TestSecFormatsLikeEveryCommand(t *testing.T) {
+	for _, c := range []struct {
+		v    float64
+		want string
+	}{{2.62, "2.62s"}, {0.344, "344ms"}, {17.4, "17.4s"}, {math.Inf(1), "miss"}, {math.NaN(), "miss"}} {
+		if got := sec(c.v); got != c.want {
+			t.Errorf("sec(%g) = %q, want %q", c.v, got, c.want)
+		}
+	}
+}

@@ -250,7 +250,7 @@ type batchSummary struct {
 	kept     int64      // requests kept after the cut
 	warm     WarmUp
 	batches  Batches
-	warnings []string
+	warnings []batchNeed
 	// perBatch holds each batch's estimates, for paired differences:
 	// p50, p90, p95, p99, p99.9, mean, answered share.
 	perBatch [][numEstimates]float64
@@ -679,11 +679,24 @@ func lag1(xs []float64) float64 {
 // batch estimate to be more than an extreme: 10 beyond it, 10/(1−p).
 func minPerBatch(p float64) int64 { return int64(math.Ceil(10 / (1 - p))) }
 
+// batchNeed is a warning that a batched row's run is too short: Text,
+// and the requests the run needs (N, before the cut; 0 when it cannot
+// say how many), which Text reads with the advice that ends it
+// (Config.moreRequests, which knows whether the arrivals replay a trace).
+type batchNeed struct {
+	Text string
+	N    int64
+}
+
+// text is the warning with its advice: "…; simulate at least N requests",
+// or for a replayed trace that a longer trace is needed.
+func (w batchNeed) text(cfg *Config) string { return w.Text + "; " + cfg.moreRequests(w.N) }
+
 // batchWarnings says when a batched row's run is too short for honest
 // intervals, naming the requests needed (of total, the row's requests
 // before the cut).
-func batchWarnings(b *batchSummary, total int) []string {
-	var w []string
+func batchWarnings(b *batchSummary, total int) []batchNeed {
+	var w []batchNeed
 	B := int64(b.batches.Count)
 	scale := func(need int64) int64 { // requests before the cut for need after it
 		if b.kept == 0 {
@@ -693,21 +706,21 @@ func batchWarnings(b *batchSummary, total int) []string {
 	}
 	switch {
 	case B < numBatches:
-		w = append(w, fmt.Sprintf("%s too few for batched intervals: %d batches; simulate at least %d requests", plural(int(b.kept), "request is", "requests are"), B, scale(numBatches*minPerBatch(0.95))))
+		w = append(w, batchNeed{fmt.Sprintf("%s too few for batched intervals: %d batches", plural(int(b.kept), "request is", "requests are"), B), scale(numBatches * minPerBatch(0.95))})
 	case b.batches.Size < minPerBatch(0.95):
-		w = append(w, fmt.Sprintf("batches of %s are too short for a batched p95 interval (%d needed per batch); simulate at least %d requests", batchSize(b.batches.Size), minPerBatch(0.95), scale(B*minPerBatch(0.95))))
+		w = append(w, batchNeed{fmt.Sprintf("batches of %s are too short for a batched p95 interval (%d needed per batch)", batchSize(b.batches.Size), minPerBatch(0.95)), scale(B * minPerBatch(0.95))})
 	case b.batches.Size < minPerBatch(0.99):
-		w = append(w, fmt.Sprintf("batches of %s are too short for a batched p99 interval (%d needed per batch); simulate at least %d requests", batchSize(b.batches.Size), minPerBatch(0.99), scale(B*minPerBatch(0.99))))
+		w = append(w, batchNeed{fmt.Sprintf("batches of %s are too short for a batched p99 interval (%d needed per batch)", batchSize(b.batches.Size), minPerBatch(0.99)), scale(B * minPerBatch(0.99))})
 	}
 	if r := b.batches.Lag1; r > maxLag1 {
 		// Adjacent batch means of a process with summable correlations
 		// correlate about as 1/(batch size): a batch r/maxLag1 times
 		// longer brings the lag-1 autocorrelation under maxLag1.
-		w = append(w, fmt.Sprintf("the batch means are correlated (lag-1 autocorrelation %s > %.2f): the requests' memory is longer than a batch of %d, so the intervals are too narrow; simulate at least %d requests",
-			above(r, maxLag1), maxLag1, b.batches.Size, scale(int64(math.Ceil(float64(b.kept)*r/maxLag1)))))
+		w = append(w, batchNeed{fmt.Sprintf("the batch means are correlated (lag-1 autocorrelation %s > %.2f): the requests' memory is longer than a batch of %d, so the intervals are too narrow",
+			above(r, maxLag1), maxLag1, b.batches.Size), scale(int64(math.Ceil(float64(b.kept) * r / maxLag1)))})
 	}
 	if b.warm.Requests*2 >= int64(total) && total > 0 {
-		w = append(w, "the warm-up cut removed half the run or more: the run may not have reached a steady state; simulate more requests")
+		w = append(w, batchNeed{"the warm-up cut removed half the run or more: the run may not have reached a steady state", 0})
 	}
 	return w
 }
@@ -800,7 +813,7 @@ func (w latencyCIsJSON) cis() *LatencyCIs {
 // Wilson interval of its answered share (intervals.go); and one of a
 // batched run its answered shares and costs after the warm-up cut, their
 // intervals, the cut, the batches and their warnings.
-func (cr *ClassReport) setIntervals(x *summaries) {
+func (cr *ClassReport) setIntervals(cfg *Config, x *summaries) {
 	b := x.bat
 	if b == nil {
 		if cr.Requests > 0 {
@@ -817,7 +830,9 @@ func (cr *ClassReport) setIntervals(x *summaries) {
 	if bb != nil {
 		cr.NoHedging.AnsweredShare = bb.answered
 	}
-	cr.Warnings = append(cr.Warnings, b.warnings...)
+	for _, w := range b.warnings {
+		cr.Warnings = append(cr.Warnings, w.text(cfg))
+	}
 	if bb == nil || !b.billed || !bb.billed || b.kept == 0 || bb.kept == 0 {
 		return
 	}
@@ -890,4 +905,24 @@ func writeBatched(w io.Writer, rows []ClassReport) {
 // section when the run batches its intervals.
 func (e *engine) recordAt(st *classStats, o outcome, sec uint16, arrival time.Duration) {
 	st.times.addAt(e.now-arrival, o == outOK, sec, arrival)
+}
+
+// moreRequests is the advice that ends a warning asking for a longer run:
+// "simulate at least n requests" (n > 0) or "simulate more requests". When
+// the arrivals replay a trace, the run cannot go past the trace's end
+// (--requests replays at most the trace), so it says a longer trace is
+// needed instead, with the requests the trace holds and, for n > 0, the
+// at least n it needs.
+func (cfg *Config) moreRequests(n int64) string {
+	if cfg.Arrivals.Process == Replay && cfg.Arrivals.Trace != nil {
+		held := len(cfg.Arrivals.Trace.Arrivals)
+		if n > 0 {
+			return fmt.Sprintf("the trace holds %d requests and --requests cannot replay past its end: a longer trace is needed, with at least %d requests", held, n)
+		}
+		return fmt.Sprintf("the trace holds %d requests and --requests cannot replay past its end: a longer trace is needed", held)
+	}
+	if n > 0 {
+		return fmt.Sprintf("simulate at least %d requests", n)
+	}
+	return "simulate more requests"
 }

@@ -15,7 +15,10 @@ func TestLag1WarningReadsTrue(t *testing.T) {
 	}{{0.2004, "lag-1 autocorrelation 0.2004 > 0.20"}, {0.20000001, "lag-1 autocorrelation 0.20000001 > 0.20"},
 		{0.2051, "lag-1 autocorrelation 0.21 > 0.20"}, {0.32, "lag-1 autocorrelation 0.32 > 0.20"}} {
 		b := &batchSummary{kept: 30000, batches: Batches{Count: numBatches, Size: 1000, Lag1: c.r}}
-		w := strings.Join(batchWarnings(b, 30000), "\n")
+		var w string
+		for _, n := range batchWarnings(b, 30000) {
+			w += n.Text + "\n"
+		}
 		if !strings.Contains(w, c.want) {
 			t.Errorf("lag-1 %v: warnings %q lack %q", c.r, w, c.want)
 		}

@@ -324,7 +324,7 @@ func newReport(cfg *Config, hedged, baseline *Result, perBatch bool) *Report {
 	for i := range hedged.Classes {
 		h, b, x := &hedged.Classes[i], &baseline.Classes[i], &sums[i]
 		cr := classReport(h, b, x.lat, x.end, x.base)
-		cr.setIntervals(x)
+		cr.setIntervals(cfg, x)
 		cr.setAddedCostCI(h, b)
 		if x.bat != nil {
 			cr.PerBatch = x.bat.grid
@@ -342,7 +342,7 @@ func newReport(cfg *Config, hedged, baseline *Result, perBatch bool) *Report {
 		r.Classes = append(r.Classes, cr)
 	}
 	r.Overall = classReport(&hedged.Overall, &baseline.Overall, overall.lat, overall.end, overall.base)
-	r.Overall.setIntervals(&overall)
+	r.Overall.setIntervals(cfg, &overall)
 	r.Overall.setAddedCostCI(&hedged.Overall, &baseline.Overall)
 	if r.Overall.WarmUp != nil {
 		r.QuantileRule = quantileRule(cfg, true)
@@ -405,8 +405,8 @@ func newReport(cfg *Config, hedged, baseline *Result, perBatch bool) *Report {
 		if d := p.Degraded; d != nil && hedged.Seconds > 0 {
 			cycle := (d.MeanNormal + d.MeanDegraded).Seconds()
 			if n := hedged.Seconds / cycle; n < minSlowCycles {
-				r.Warnings = append(r.Warnings, fmt.Sprintf("this run of %s covers about %.1f slow-period cycles of provider %s (a cycle every %s on average): how many slow periods fall in it is itself random, so another seed can tell a different story, and requests in one slow period are not independent, so the intervals are too optimistic; simulate more requests (at least %d cycles)",
-					FormatSeconds(hedged.Seconds), n, p.Name, FormatSeconds(cycle), minSlowCycles))
+				r.Warnings = append(r.Warnings, fmt.Sprintf("this run of %s covers about %.1f slow-period cycles of provider %s (a cycle every %s on average): how many slow periods fall in it is itself random, so another seed can tell a different story, and requests in one slow period are not independent, so the intervals are too optimistic; %s (at least %d cycles)",
+					FormatSeconds(hedged.Seconds), n, p.Name, FormatSeconds(cycle), cfg.moreRequests(0), minSlowCycles))
 			}
 		}
 	}
