@@ -527,10 +527,13 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		sb, sp := fshares(fb, fp)
 		v.UnansweredSignificant = hiP < loB
 		why := func(float64) string { return unansweredNotSignificantWhy(base, pick, fb, fp, z) }
-		if d, ok := pairedAnswered(base, pick, level); ok {
-			// Requests that interact: the paired difference of the
-			// answered shares over the batches (intervals.go), not
-			// Wilson's intervals, which assume independent requests.
+		if d, ok := pairedAnswered(base, pick, level); ok && v.UnansweredSignificant {
+			// Requests that interact: Wilson's intervals, which assume
+			// independent requests, are too narrow, so the paired
+			// difference of the answered shares over the batches
+			// (intervals.go) must clear 0 too. Both, not the batches
+			// alone: a few unanswered requests in a few batches make
+			// batch differences too far from normal for a t interval.
 			v.UnansweredSignificant = d.CI[0] > 0
 			why = func(float64) string { return pairedAnsweredWhy(base, pick, d, level) }
 		}

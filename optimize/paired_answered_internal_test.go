@@ -16,8 +16,10 @@ import (
 // at 95 %, about [1.74, 2.30] % and [0.83, 1.21] %, are disjoint, but the
 // batches' differences (+40 and −10 points, 0 elsewhere) vary so much that
 // their paired interval holds 0. The verdict says so, with the requests a rerun
-// needs; without batches (independent requests) Wilson's test stands and
-// the cut is significant.
+// needs. Wilson's test stays too: a rare miss whose batches' t interval
+// clears 0 is still not significant when Wilson's intervals overlap.
+// Without batches (independent requests) Wilson's test stands and the cut
+// is significant.
 func TestUnansweredPairedWhenBatched(t *testing.T) {
 	const nb = 30
 	mk := func(label string, hedging bool, answered float64) Candidate {
@@ -44,6 +46,25 @@ func TestUnansweredPairedWhenBatched(t *testing.T) {
 	}
 	if !strings.Contains(v.Reason, "the paired difference of the answered shares over the batches") || !strings.Contains(v.Reason, "rerun with --requests ≥ ") {
 		t.Errorf("batched: reason %q; want the paired interval and the rerun advice", v.Reason)
+	}
+	// A rare miss: 6 of 200 000 unanswered, one in each of six batches,
+	// none with hedging. The batches' t interval alone would call the
+	// cut significant; Wilson's intervals overlap, so it is not.
+	rb, rp := make([]float64, nb), make([]float64, nb)
+	for b := range nb {
+		rb[b], rp[b] = 1, 1
+		if b%5 == 0 {
+			rb[b] = 1 - 1.0/6667
+		}
+	}
+	rare, rarePick := mk("none", false, 1-6.0/200_000), mk("1s", true, 1)
+	rare.Requests, rarePick.Requests, rarePick.AddedCostPct = 200_000, 200_000, 1
+	rare.batchS[0], rarePick.batchS[0] = rb, rp
+	if d, ok := pairedAnswered(&rare, &rarePick, 0.95); !ok || !(d.CI[0] > 0) {
+		t.Fatalf("rare miss: the batches' interval %v; the case needs it to clear 0", d.CI)
+	}
+	if v := Judge(&rare, &rarePick, 0.95, 0.95, rule, CostCalls); v.UnansweredSignificant || v.Hedge {
+		t.Errorf("rare miss: verdict %+v; want 6 of 200 000 → 0 not significant (Wilson's intervals overlap)", v)
 	}
 	base.batchS[0], pick.batchS[0] = nil, nil
 	if v := Judge(&base, &pick, 0.95, 0.95, rule, CostCalls); !v.UnansweredSignificant || !v.Hedge {
