@@ -37,16 +37,7 @@ type Breaker struct {
 func breakersOf(cfg *sim.Config, c *Class) []Breaker {
 	var bs []Breaker
 	seen := map[string]bool{}
-	for _, name := range append([]string{c.Primary}, c.otherTargets()...) {
-		var m *sim.Model
-		for i := range cfg.Models {
-			if cfg.Models[i].Name == name {
-				m = &cfg.Models[i]
-			}
-		}
-		if m == nil {
-			continue
-		}
+	for _, m := range classModels(cfg, c) {
 		if m.Breaker != nil && !seen["m:"+m.Name] {
 			seen["m:"+m.Name] = true
 			bs = append(bs, breakerOf(m.Breaker, m.Name, "", []string{m.Name}))

@@ -45,16 +45,7 @@ const (
 // copy targets, in the order the targets are first named, each once.
 func poolsOf(cfg *sim.Config, c *Class) []ReplicaPool {
 	var ps []ReplicaPool
-	for _, name := range append([]string{c.Primary}, c.otherTargets()...) {
-		var m *sim.Model
-		for i := range cfg.Models {
-			if cfg.Models[i].Name == name {
-				m = &cfg.Models[i]
-			}
-		}
-		if m == nil {
-			continue
-		}
+	for _, m := range classModels(cfg, c) {
 		for i := range cfg.Providers {
 			p := &cfg.Providers[i]
 			if p.Name != m.Provider || p.Pool == nil || slices.ContainsFunc(ps, func(x ReplicaPool) bool { return x.Provider == p.Name }) {
@@ -127,4 +118,23 @@ func poolNotes(n *notes, c *Class, runtime, instead string) {
 	for _, p := range c.otherReplica() {
 		n.add("copies_to = \"other_replica\" on %s not written: %s cannot keep a copy off the replicas its request's other attempts went to, and a router that does not track a request's attempts may send it to one of them (what copies_to = \"any_replica\" simulates): %s", p.Provider, runtime, instead)
 	}
+}
+
+// classModels returns the models of c's primary and copy targets in cfg,
+// in the order they are first named (a name cfg lacks is skipped; the
+// last model of a name wins, as the lookups it replaces did).
+func classModels(cfg *sim.Config, c *Class) []*sim.Model {
+	var ms []*sim.Model
+	for _, name := range append([]string{c.Primary}, c.otherTargets()...) {
+		var m *sim.Model
+		for i := range cfg.Models {
+			if cfg.Models[i].Name == name {
+				m = &cfg.Models[i]
+			}
+		}
+		if m != nil {
+			ms = append(ms, m)
+		}
+	}
+	return ms
 }
