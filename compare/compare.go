@@ -39,8 +39,8 @@
 // share) are judged by the overlap of the reports' own intervals instead
 // of the z test, which assumes independent requests (dropZTests), and
 // Comparison.Unpaired says why; Delta.Test names the test. A class
-// without requests on a side (which hedgesim reports with figures of 0)
-// has no figures there, no change and no test.
+// without requests on a side (which hedgesim reports with null latencies
+// and shares) has no figures there, no change and no test.
 //
 // An optimize report's undecided class rolls out its configured policy
 // (rolls_out "configured"); when no candidate is picked, its pick (0, no
@@ -327,8 +327,9 @@ func Parse(data []byte) (*Report, error) {
 
 // check reports every figure of r that no hedgesim report can hold: a
 // class without a name or named twice, a required field absent or null, a
-// negative request count, 0 requests beside figures other than 0 (hedgesim
-// writes a class without requests with latencies, shares and costs of 0),
+// negative request count, 0 requests beside figures other than 0 or null
+// (hedgesim writes a class without requests with null latencies and
+// shares and costs of 0),
 // more answered
 // requests than requests or an answered share other than their ratio, an
 // answered share outside [0, 1], a cost that is negative or not finite,
@@ -492,7 +493,7 @@ func parseRun(data []byte) (*Report, error) {
 		} else {
 			cl.Missing = append(cl.Missing, c.Latency.missing("latency_s")...)
 		}
-		need(&cl, "answered_share", c.AnsweredShare, &cl.AnsweredShare)
+		needWithRequests(&cl, "answered_share", c.AnsweredShare, &cl.AnsweredShare)
 		if c.Cost == nil {
 			cl.Missing = append(cl.Missing, "cost_per_1k_usd.total")
 		} else {
@@ -579,7 +580,7 @@ func parseOptimize(data []byte) (*Report, error) {
 		} else {
 			cl.Missing = append(cl.Missing, p.LatencyJSON.missing("candidates[pick].latency_s")...)
 		}
-		need(&cl, "candidates[pick].answered_share", p.AnsweredShare, &cl.AnsweredShare)
+		needWithRequests(&cl, "candidates[pick].answered_share", p.AnsweredShare, &cl.AnsweredShare)
 		need(&cl, "candidates[pick].cost_per_1k_usd", p.CostPer1k, &cl.CostPer1k)
 		cl.simulatedWith = append([]string{c.Class}, c.OptimizedWith...)
 		slices.Sort(cl.simulatedWith)
@@ -651,6 +652,17 @@ func need[T any](c *Class, field string, v *T, dst *T) {
 		return
 	}
 	*dst = *v
+}
+
+// needWithRequests is need for a share of c's requests: a class without
+// requests has none, which reports write as null (read as 0, which compare
+// shows as "-" for a side without requests).
+func needWithRequests(c *Class, field string, v *float64, dst *float64) {
+	if v == nil && c.Requests == 0 && !slices.Contains(c.Missing, "requests") {
+		*dst = 0
+		return
+	}
+	need(c, field, v, dst)
 }
 
 // Mark says whether a change is significant.

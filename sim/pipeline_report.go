@@ -243,12 +243,11 @@ func callShare(a, n int64) *float64 {
 
 // callLatency summarises the latencies of a step's calls c that ran to
 // their end: every figure NaN when there were none (a one-call class
-// without requests keeps SummarizeLatency's zeros, which compare reads).
+// without requests keeps SummarizeLatency's zeros in memory, and JSON
+// null: ClassReport.MarshalJSON).
 func callLatency(c *ClassResult) Latency {
 	if c.Requests == 0 {
-		nan := math.NaN()
-		return Latency{Mean: nan, P50: nan, P90: nan, P95: nan, P99: nan, P999: nan,
-			P95CI95: [2]float64{nan, nan}, P99CI95: [2]float64{nan, nan}}
+		return unknownLatency()
 	}
 	return SummarizeLatency(c)
 }

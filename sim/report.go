@@ -299,6 +299,53 @@ type ClassReport struct {
 	PerBatch *PerBatch `json:"per_batch,omitempty"`
 }
 
+// MarshalJSON writes c. A row without requests (a class no request fell
+// in, such as one whose share is too small for the run's requests) has no
+// latencies and no shares: its latency_s, end_latency_s and
+// no_hedging.latency_s figures, answered_share, hedged_share,
+// attempts_per_request and no_hedging.answered_share are null, not 0 (in
+// memory they stay 0, as NewReport gives them).
+func (c ClassReport) MarshalJSON() ([]byte, error) {
+	type plain ClassReport // without this method
+	if c.Requests > 0 {
+		return json.Marshal(plain(c))
+	}
+	type baseline Baseline
+	w := struct {
+		plain
+		Latency            Latency        `json:"latency_s"`
+		EndLatency         endLatencyJSON `json:"end_latency_s"`
+		AnsweredShare      *float64       `json:"answered_share"`
+		HedgedShare        *float64       `json:"hedged_share"`
+		AttemptsPerRequest *float64       `json:"attempts_per_request"`
+		NoHedging          struct {
+			baseline
+			Latency       Latency  `json:"latency_s"`
+			AnsweredShare *float64 `json:"answered_share"`
+		} `json:"no_hedging"`
+	}{plain: plain(c), Latency: unknownLatency()}
+	w.NoHedging.baseline = baseline(c.NoHedging)
+	w.NoHedging.Latency = unknownLatency()
+	return json.Marshal(w)
+}
+
+// endLatencyJSON is an EndLatency without requests on the wire: every
+// figure null.
+type endLatencyJSON struct {
+	Mean *float64 `json:"mean"`
+	P50  *float64 `json:"p50"`
+	P95  *float64 `json:"p95"`
+	P99  *float64 `json:"p99"`
+}
+
+// unknownLatency is the latency of a row without requests: every figure
+// NaN (printed "-", JSON null).
+func unknownLatency() Latency {
+	nan := math.NaN()
+	return Latency{Mean: nan, P50: nan, P90: nan, P95: nan, P99: nan, P999: nan,
+		P95CI95: [2]float64{nan, nan}, P99CI95: [2]float64{nan, nan}}
+}
+
 // NewReport compares a run with its baseline (the result of running
 // WithoutHedging(cfg)); both must come from the same cfg.
 func NewReport(cfg *Config, hedged, baseline *Result) *Report {

@@ -1,0 +1,87 @@
+package sim_test
+
+import (
+	"encoding/json"
+	"testing"
+
+	"github.com/hedgesim/hedgesim/scenario"
+	"github.com/hedgesim/hedgesim/sim"
+)
+
+// TestClassWithoutRequestsNullInJSON: a class no request fell in (a share
+// of 10⁻⁹ over 1000 requests) has no latencies and no shares: run's JSON
+// writes its latency figures, end latencies, answered and hedged shares,
+// attempts per request and no hedging's latencies and answered share as
+// null, not 0, while the class beside it keeps its numbers.
+func TestClassWithoutRequestsNullInJSON(t *testing.T) {
+	sc, err := scenario.Parse("tiny.toml", []byte(`seed = 1
+requests = 1000
+[arrivals]
+rate = 100.0
+[models.m]
+latency = { kind = "lognormal", median = 0.5, p95 = 2.0 }
+price_per_request = 0.0001
+[[classes]]
+name = "big"
+share = 0.999999999
+[classes.hedge]
+primary = "m"
+delay = "1s"
+[[classes]]
+name = "rare"
+share = 0.000000001
+[classes.hedge]
+primary = "m"
+delay = "1s"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &sc.Config
+	r := sim.NewReport(cfg, mustRun(t, cfg), mustRun(t, sim.WithoutHedging(cfg)))
+	if r.Classes[1].Requests != 0 || r.Classes[0].Requests != 1000 {
+		t.Fatalf("requests big %d, rare %d; want 1000 and 0", r.Classes[0].Requests, r.Classes[1].Requests)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Classes []map[string]any `json:"classes"`
+	}
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	rare, big := back.Classes[1], back.Classes[0]
+	for _, k := range []string{"answered_share", "hedged_share", "attempts_per_request"} {
+		if v, ok := rare[k]; !ok || v != nil {
+			t.Errorf("rare: %s = %v (present %v); want null", k, v, ok)
+		}
+		if _, ok := big[k].(float64); !ok {
+			t.Errorf("big: %s = %v; want a number", k, big[k])
+		}
+	}
+	nh := rare["no_hedging"].(map[string]any)
+	if v, ok := nh["answered_share"]; !ok || v != nil {
+		t.Errorf("rare: no_hedging.answered_share = %v (present %v); want null", v, ok)
+	}
+	for _, f := range []struct {
+		name string
+		m    any
+		keys []string
+	}{
+		{"latency_s", rare["latency_s"], []string{"mean", "p50", "p90", "p95", "p99", "p99_9"}},
+		{"end_latency_s", rare["end_latency_s"], []string{"mean", "p50", "p95", "p99"}},
+		{"no_hedging.latency_s", nh["latency_s"], []string{"mean", "p50", "p90", "p95", "p99", "p99_9"}},
+	} {
+		m := f.m.(map[string]any)
+		for _, k := range f.keys {
+			if v, ok := m[k]; !ok || v != nil {
+				t.Errorf("rare: %s.%s = %v (present %v); want null", f.name, k, v, ok)
+			}
+		}
+	}
+	if p95, ok := big["latency_s"].(map[string]any)["p95"].(float64); !ok || !(p95 > 0) {
+		t.Errorf("big: latency_s.p95 = %v; want seconds > 0", big["latency_s"].(map[string]any)["p95"])
+	}
+}
