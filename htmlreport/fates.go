@@ -96,7 +96,7 @@ func fatesOf(cr *optimize.ClassReport) (*fateMap, []fateRow) {
 		if !c.Hedging {
 			label = "no hedging"
 		}
-		title := fmt.Sprintf("%s: %s %s, %s, %.1f%% hedged — %s", label, pname(p), sim.FormatSeconds(c.Q(p)), signedPct(c.AddedCostPct), 100*c.HedgedShare, c.Status)
+		title := fmt.Sprintf("%s: %s %s, %s, %s hedged — %s", label, pname(p), sim.FormatSeconds(c.Q(p)), signedPct(c.AddedCostPct), candShare(c, c.HedgedShare), c.Status)
 		if why := reasonsText(c); why != "" {
 			title += ": " + why
 		}
@@ -107,7 +107,7 @@ func fatesOf(cr *optimize.ClassReport) (*fateMap, []fateRow) {
 		case optimize.StatusRejected:
 			m.Rejected++
 			rows = append(rows, fateRow{Label: label, Percentile: sim.FormatSeconds(c.Q(p)), AddedCost: signedPct(c.AddedCostPct),
-				Hedged: share(c.HedgedShare), Reasons: reasonsText(c), Codes: codes(c)})
+				Hedged: candShare(c, c.HedgedShare), Reasons: reasonsText(c), Codes: codes(c)})
 		default:
 			m.Elig++
 		}

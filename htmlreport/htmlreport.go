@@ -180,12 +180,16 @@ func Write(w io.Writer, rep *optimize.Report, o Options) error {
 			if c.Unswept { // the sweep did not simulate what the check runs
 				predicted = "-"
 			}
+			answered := share(c.AnsweredShare)
+			if c.NoRequests() {
+				answered = "-" // no request of the class in the check
+			}
 			p.Rollout = append(p.Rollout, rolloutView{
 				Class: c.Class, Pick: c.Pick,
 				Checked:   interval(c.Checked.P95, c.Checked.P95CI95, c.Checked.P95CIOK),
 				Predicted: predicted,
 				NoHedging: sim.FormatSeconds(c.NoHedging.P95),
-				Answered:  share(c.AnsweredShare), AddedCost: added,
+				Answered:  answered, AddedCost: added,
 				Flagged: c.Flagged, Flag: c.Flag, TooFew: c.TooFew, Note: c.Note, PerDay: "-", PerMonth: "-",
 				Throughput: "-", NoHedgingThroughput: "-",
 			})
@@ -288,9 +292,12 @@ func classOf(rep *optimize.Report, cr *optimize.ClassReport, level float64, i in
 	if ps := cr.PipelineSearch; ps != nil {
 		v.Search = ps.Found
 	}
-	v.AnsweredBefore, v.AnsweredAfter = share(b.AnsweredShare), share(c.AnsweredShare)
-	v.Hedged = share(c.HedgedShare)
+	v.AnsweredBefore, v.AnsweredAfter = candShare(b, b.AnsweredShare), candShare(c, c.AnsweredShare)
+	v.Hedged = candShare(c, c.HedgedShare)
 	v.AttemptsPerRequest = strconv.FormatFloat(c.AttemptsPerRequest, 'f', 3, 64)
+	if c.Requests == 0 {
+		v.AttemptsPerRequest = "-"
+	}
 	v.AddedCost = signedPct(c.AddedCostPct)
 	if cr.CostBasis == optimize.CostCalls {
 		v.AddedCost += " calls"
@@ -305,6 +312,9 @@ func classOf(rep *optimize.Report, cr *optimize.ClassReport, level float64, i in
 		won = c // what rolls out
 	}
 	v.Won = fmt.Sprintf("%s; %s: %s without hedging → %s", won.WhoAnswered(), target, share(b.MetShare), share(won.MetShare))
+	if won.Requests == 0 {
+		v.Won = fmt.Sprintf("no request fell in the class; %s: - without hedging → -", target)
+	}
 	v.Bought = won.Bought()
 	after := c
 	if cr.Verdict.Undecided && cr.RolledOut() == nil {
@@ -346,6 +356,15 @@ func inlineSVG(b []byte) template.HTML {
 }
 
 func share(x float64) string { return strconv.FormatFloat(100*x, 'f', 1, 64) + "%" }
+
+// candShare is share(x) for a share of candidate c's requests, "-" when c
+// has none (a class no request fell in).
+func candShare(c *optimize.Candidate, x float64) string {
+	if c.Requests == 0 {
+		return "-"
+	}
+	return share(x)
+}
 
 func signedPct(x float64) string {
 	s := fmt.Sprintf("%+.1f%%", x)

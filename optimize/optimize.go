@@ -2,6 +2,7 @@ package optimize
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math"
@@ -236,6 +237,27 @@ type Candidate struct {
 	// simulated, its requests spanning more time than a run may
 	// (tooRare); nil otherwise.
 	rare *tooRare
+}
+
+// MarshalJSON writes c. A candidate without requests (of a class no
+// request fell in at its share of a joint sweep) has no shares:
+// answered_share, hedged_share, attempts_per_request,
+// answered_within_target_share, won_by_primary_share and met_share are
+// null, not 0, as its latencies are (in memory they stay 0).
+func (c Candidate) MarshalJSON() ([]byte, error) {
+	type plain Candidate // without this method
+	if c.Requests > 0 {
+		return json.Marshal(plain(c))
+	}
+	return json.Marshal(struct {
+		plain
+		AnsweredShare       *float64 `json:"answered_share"`
+		HedgedShare         *float64 `json:"hedged_share"`
+		AnsweredWithinShare *float64 `json:"answered_within_target_share"`
+		AttemptsPerRequest  *float64 `json:"attempts_per_request"`
+		WonPrimaryShare     *float64 `json:"won_by_primary_share"`
+		MetShare            *float64 `json:"met_share"`
+	}{plain: plain(c)})
 }
 
 // Q returns the candidate's p-percentile (0.95 or 0.99) in seconds.

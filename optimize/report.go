@@ -91,14 +91,19 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	for _, cr := range r.Classes {
 		for _, c := range cr.Candidates {
 			l := c.Latency
+			// A candidate without requests has no shares: empty, not 0.
+			share := f
+			if c.Requests == 0 {
+				share = func(float64) string { return "" }
+			}
 			row := []string{
 				cr.Class, c.Label, b(c.Hedging), f(c.DelaySeconds), strconv.Itoa(c.Copies), c.Target, strconv.FormatInt(c.Requests, 10),
 				f(l.P50), f(l.P90), f(l.P95), ci(c.P95CIOK, l.P95CI95[0]), ci(c.P95CIOK, l.P95CI95[1]),
 				f(l.P99), ci(c.P99CIOK, l.P99CI95[0]), ci(c.P99CIOK, l.P99CI95[1]), f(l.P999), f(l.Mean),
-				f(c.AnsweredShare), f(c.HedgedShare), f(c.AttemptsPerRequest), f(c.CostPer1kUSD),
+				share(c.AnsweredShare), share(c.HedgedShare), share(c.AttemptsPerRequest), f(c.CostPer1kUSD),
 				f(c.AddedCostPct), f(c.AddedCallsPct), cr.CostBasis,
 				b(c.Feasible), b(c.OnFrontier), b(c.Pick), b(c.LikePick), b(c.ObjectivePick),
-				b(c.FewerAnswers), f(c.AnsweredWithinShare), c.Status, reasonCodes(c.Reasons),
+				b(c.FewerAnswers), share(c.AnsweredWithinShare), c.Status, reasonCodes(c.Reasons),
 			}
 			if err := cw.Write(row); err != nil {
 				return err
@@ -257,12 +262,13 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 		if b.Requests == 0 {
 			ab, ac = "-", "-" // no requests: no share answered
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s → %s\t%s\t%s → %s\t%s\t%s → %s\t%s\t%s%.1f%%\t%.3f\t%s\n",
+		hedged, attempts := perRequest(c)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s → %s\t%s\t%s → %s\t%s\t%s → %s\t%s\t%s%s\t%s\t%s\n",
 			cr.Class, verdict, delay, copies, target,
 			fsec(b.Latency.P95), fsec(c.Latency.P95), change(b.Latency.P95, c.Latency.P95),
 			fsec(b.Latency.P99), fsec(c.Latency.P99), change(b.Latency.P99, c.Latency.P99),
 			ab, ac, answeredChange(b.AnsweredShare, c.AnsweredShare), withinCell(cr, b, c),
-			100*c.HedgedShare, c.AttemptsPerRequest, addedCost(cr, c))
+			hedged, attempts, addedCost(cr, c))
 	}
 	tw.Flush()
 	writePickSpend(ew, r.Classes)
@@ -594,13 +600,31 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 		if within != "" {
 			w = fpct2(c.AnsweredWithinShare) + "\t"
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s%.1f%%\t%.1f%%\t%.3f\t%s\t%s\t\n",
+		answered := fmt.Sprintf("%.1f%%", 100*c.AnsweredShare)
+		if c.Requests == 0 {
+			answered = "-"
+			if within != "" {
+				w = "-\t"
+			}
+		}
+		hedged, attempts := perRequest(c)
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s%s\t%s\t%s\t%s\t%s\t\n",
 			mark, delay, copies, target,
 			fsec(l.P95), interval(l.P95CI95, c.P95CIOK),
 			fsec(l.P99), interval(l.P99CI95, c.P99CIOK),
-			w, 100*c.AnsweredShare, 100*c.HedgedShare, c.AttemptsPerRequest, sim.DollarsPer1k(c.CostPer1kUSD), addedCost(cr, c))
+			w, answered, hedged, attempts, sim.DollarsPer1k(c.CostPer1kUSD), addedCost(cr, c))
 	}
 	tw.Flush()
+}
+
+// perRequest returns c's hedged share and attempts per request as table
+// cells: "12.5%" and "1.125", or "-" and "-" for a candidate without
+// requests, which has neither.
+func perRequest(c *Candidate) (hedged, attempts string) {
+	if c.Requests == 0 {
+		return "-", "-"
+	}
+	return fmt.Sprintf("%.1f%%", 100*c.HedgedShare), fmt.Sprintf("%.3f", c.AttemptsPerRequest)
 }
 
 // closingLegend is the report's last legend line: added cost, and what
@@ -667,6 +691,16 @@ func undecidedMarks(cr *ClassReport, rows []int, like string) string {
 // what hedging rescued and harmed).
 func writeWon(w io.Writer, cr *ClassReport) {
 	pick, base := cr.Picked(), cr.Baseline()
+	if pick.Requests == 0 {
+		// No request fell in the class: nobody answered, and no share
+		// met the target.
+		if pick.Steps != nil || base.Steps != nil {
+			fmt.Fprintf(w, "  %s: - → -\n", targetWord(cr.SLOSeconds))
+		} else {
+			fmt.Fprintf(w, "  who answered: -; %s: - → -\n", targetWord(cr.SLOSeconds))
+		}
+		return
+	}
 	if pick.Steps != nil || base.Steps != nil {
 		// A pipeline: its calls are won in its steps.
 		fmt.Fprintf(w, "  %s: %s → %s\n", targetWord(cr.SLOSeconds), fshare(base.MetShare), fshare(pick.MetShare))
@@ -877,10 +911,17 @@ func writeRollout(w io.Writer, rc *RolloutCheck) {
 		if c.Unswept {
 			pp95, pans, padd = "-", "-", "-"
 		}
+		if c.noPredicted {
+			pans = "-" // no request of the class in the sweep
+		}
+		ans, nhAns := fpct2(c.AnsweredShare), fpct2(c.NoHedgingAnswered)
+		if c.noRequests {
+			ans, nhAns = "-", "-" // no request of the class in the check
+		}
 		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s%s\n", c.Class, c.Pick,
 			fsec(c.Checked.P95), fsec(c.NoHedging.P95), pp95,
 			fsec(c.Checked.P99), fsec(c.NoHedging.P99),
-			fpct2(c.AnsweredShare), fpct2(c.NoHedgingAnswered), pans,
+			ans, nhAns, pans,
 			c.RateLimited, added, padd, tput, flag)
 	}
 	tw.Flush()

@@ -2,6 +2,7 @@ package optimize
 
 import (
 	"context"
+	"encoding/json"
 	"fmt"
 	"math"
 	"runtime"
@@ -86,6 +87,36 @@ type RolloutClass struct {
 	// nothing; Note and a warning of the class say how many
 	// --check-requests would do (checkTooFew). Absent when false.
 	TooFew bool `json:"too_few,omitempty"`
+	// noRequests is true when no request of the class fell in the check,
+	// noPredicted when none fell in the sweep's run of the pick: their
+	// answered shares are then unknown (JSON null, printed "-"), not 0.
+	noRequests, noPredicted bool
+}
+
+// NoRequests reports whether no request of the class fell in the check:
+// its latencies and answered shares are then unknown (JSON null).
+func (c *RolloutClass) NoRequests() bool { return c.noRequests }
+
+// MarshalJSON writes c with the answered shares of a run without requests
+// of the class (RolloutClass.noRequests, noPredicted) as null.
+func (c RolloutClass) MarshalJSON() ([]byte, error) {
+	type plain RolloutClass // without this method
+	if !c.noRequests && !c.noPredicted {
+		return json.Marshal(plain(c))
+	}
+	w := struct {
+		plain
+		AnsweredShare     *float64 `json:"answered_share"`
+		NoHedgingAnswered *float64 `json:"no_hedging_answered_share"`
+		PredictedAnswered *float64 `json:"predicted_answered_share"`
+	}{plain(c), &c.AnsweredShare, &c.NoHedgingAnswered, &c.PredictedAnswered}
+	if c.noRequests {
+		w.AnsweredShare, w.NoHedgingAnswered = nil, nil
+	}
+	if c.noPredicted {
+		w.PredictedAnswered = nil
+	}
+	return json.Marshal(w)
 }
 
 // RolloutConfig returns cfg with the pick of every class of rep applied
@@ -160,15 +191,17 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 				AddedCostPct: got.AddedCostPct,
 			}
 			if got.Requests == 0 {
-				// No request fell in the class: its latencies are unknown,
-				// not 0 s.
+				// No request fell in the class: its latencies and answered
+				// shares are unknown, not 0 s and 0 %.
 				rcl.Checked, rcl.NoHedging = unknownLatency(), unknownLatency()
+				rcl.noRequests = true
 			} else {
 				rcl.Checked = atLevel(rcl.Checked, &hedged.Classes[i], got, level)
 				rcl.NoHedging = atLevel(rcl.NoHedging, &base.Classes[i], got, level)
 			}
 			if pick != nil {
 				rcl.Predicted, rcl.PredictedAnswered, rcl.PredictedAddedCostPct = pick.Latency, pick.AnsweredShare, pick.AddedCostPct
+				rcl.noPredicted = pick.Requests == 0
 				if !cr.Verdict.Undecided {
 					rcl.Pick = pick.Label
 				}
