@@ -6,8 +6,10 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
 	"math"
 	"regexp"
+	"slices"
 	"sort"
 	"strconv"
 	"strings"
@@ -246,12 +248,18 @@ type promAPIResponse struct {
 //
 //	sum by (le) (increase(http_request_duration_seconds_bucket[1d]))
 //
-// Series are grouped by their labels without "le"; each group's values at
-// the le bounds are cumulative bucket counts. A NAME_count sample of the
-// same labels (in a result that keeps __name__) is checked against the
-// +Inf bucket as the text format's _count is (checkInf: a warning when
-// they disagree; without a +Inf bucket it stands for one, with a
-// warning); a series with neither is an error, as is a bound of NaN. The result types are decoded
+// A series with an le label is a bucket; series are grouped by their
+// labels without "le", and each group's values at the le bounds are
+// cumulative bucket counts. A series without le is told apart only by its
+// name: a NAME_count sample of the same labels as a NAME_bucket group (in a
+// result that keeps __name__) is checked against the +Inf bucket as the
+// text format's _count is (checkInf: a warning when they disagree; without
+// a +Inf bucket it stands for one, with a warning); other named series
+// (NAME_sum) are not read. These are input errors: a group with neither a
+// +Inf bucket nor a _count, a bound of NaN, a series with neither le nor
+// __name__ (sum(increase(NAME_count[1d])): nothing says whether it is a
+// _count, a _sum or another figure), and a NAME_count whose labels match
+// no bucket group. The result types are decoded
 // with github.com/prometheus/common/model. Query increase(), not rate():
 // a rate is not a count of observations (Histogram.Whole is then false).
 func ReadPrometheusAPI(r io.Reader, file string, q HistogramQuery) (*Histogram, error) {
@@ -294,6 +302,7 @@ func ReadPrometheusAPI(r io.Reader, file string, q HistogramQuery) (*Histogram, 
 	// counts holds the NAME_count samples, by the key of their series: a
 	// result that keeps __name__ can hold them beside the buckets.
 	counts := map[string]float64{}
+	countName := map[string]string{} // the _count series by key, for errors
 	var order []string
 	for _, s := range samples {
 		labels := map[string]string{}
@@ -305,10 +314,17 @@ func ReadPrometheusAPI(r io.Reader, file string, q HistogramQuery) (*Histogram, 
 		name := string(s.metric[model.MetricNameLabel])
 		leStr, ok := s.metric["le"]
 		if !ok {
+			if name == "" {
+				// Without le and __name__ (sum(increase(NAME_count[1d])),
+				// or a quantile) nothing says what the series is: a
+				// _count, a _sum or another figure.
+				return nil, inputErr(file, 0, "data.result", "series %s has neither an le label nor a __name__, so it cannot be told to be a bucket, a _count or anything else; query the buckets alone (sum by (le) (increase(NAME_bucket[1d]))), or select a _count by its name so that the result keeps __name__ (NAME_count)", labelString(labels))
+			}
 			if base, isCount := strings.CutSuffix(name, "_count"); isCount && base != "" {
 				counts[base+labelString(labels)] = s.value
+				countName[base+labelString(labels)] = name + labelString(labels)
 			}
-			continue
+			continue // a named series of no bucket (NAME_sum) is not read
 		}
 		le, err := strconv.ParseFloat(string(leStr), 64)
 		if err != nil {
@@ -329,6 +345,11 @@ func ReadPrometheusAPI(r io.Reader, file string, q HistogramQuery) (*Histogram, 
 			order = append(order, key)
 		}
 		g.add(le, s.value)
+	}
+	for _, k := range slices.Sorted(maps.Keys(counts)) {
+		if groups[k] == nil && len(groups) > 0 {
+			return nil, inputErr(file, 0, "data.result", "series %s is the _count of no bucket series in the result: a NAME_count is matched to the NAME_bucket series of the same labels; the bucket series are %s", countName[k], bucketNames(groups, metricOf, order))
+		}
 	}
 	var all []*series
 	for _, k := range order {
@@ -359,4 +380,18 @@ func ReadPrometheusAPI(r io.Reader, file string, q HistogramQuery) (*Histogram, 
 		}
 	}
 	return choose(file, "prometheus-api", all, q)
+}
+
+// bucketNames lists the bucket series of groups (by key, in order) as
+// errors name them: NAME_bucket{labels}, or {labels} without __name__.
+func bucketNames(groups map[string]*leGroup, metricOf map[string]string, order []string) string {
+	names := make([]string, len(order))
+	for i, k := range order {
+		n := metricOf[k]
+		if n != "" {
+			n += "_bucket"
+		}
+		names[i] = n + labelString(groups[k].labels)
+	}
+	return strings.Join(names, ", ")
 }
