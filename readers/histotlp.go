@@ -29,7 +29,8 @@ const maxOTLPBytes = 1 << 30
 // a count of 0, which OTLP JSON cannot tell from none, is taken as none,
 // and delta points give a count only when each does. An explicit-bucket
 // point always ends with its +Inf bucket (one count more than bounds,
-// else an error); a bound of NaN is an error naming the data point.
+// else an error); a bound of NaN or ±Inf (OTLP's bounds are finite, the
+// +Inf bucket implicit) is an error naming the data point.
 // An exponential histogram's bucket i covers (base^(offset+i),
 // base^(offset+i+1)] with base = 2^(2^−scale); its zero bucket must be
 // empty and its negative buckets too, as latencies are > 0.
@@ -123,6 +124,9 @@ func ReadOTLP(r io.Reader, file string, q HistogramQuery) (*Histogram, error) {
 						for i, x := range b {
 							if math.IsNaN(x) {
 								return nil, inputErr(file, 0, m.GetName(), "data point %d: explicitBounds[%d] is NaN; want numbers in increasing order", j+1, i)
+							}
+							if math.IsInf(x, 0) {
+								return nil, inputErr(file, 0, m.GetName(), "data point %d: explicitBounds[%d] is %v; want finite numbers in increasing order (OTLP's +Inf bucket is implicit: the last of the bucket counts, one more than the bounds)", j+1, i, x)
 							}
 						}
 						bounds := append(append([]float64(nil), b...), math.Inf(1))
