@@ -714,14 +714,17 @@ func writeAutoscale(w io.Writer, a *AutoscaleResult) {
 	fmt.Fprintf(w, "  replica-hours %.3f ($%.2f, $%.4f per 1000 attempts sent)%s\n", a.ReplicaHours, a.CostUSD, a.CostPer1kSent, idle)
 }
 
-// scaleWarnings returns the warnings of class cl's pools: a pool that
-// autoscales without a cold-start model has its new replicas up at once;
-// a pool that scales to zero with no_capacity = "fail" and cold starts
-// mostly longer than its grace cannot come back (zeroFailWarning).
+// scaleWarnings returns the warnings of the pools class cl reaches — by
+// its policy's primary and targets or, for a pipeline, by any step's
+// (reachedModels): a
+// pool that autoscales without a cold-start model has its new replicas up
+// at once; a pool that scales to zero with no_capacity = "fail" and cold
+// starts mostly longer than its grace cannot come back (zeroFailWarning).
 func scaleWarnings(cfg *Config, cl *Class) []ConfigWarning {
 	var out []ConfigWarning
+	models := reachedModels(cl)
 	seen := map[int]bool{}
-	for _, m := range append([]int{cl.Policy.Primary}, cl.Policy.Targets...) {
+	for _, m := range models { // in the order the class reaches them
 		if m < 0 || m >= len(cfg.Models) {
 			continue
 		}
@@ -735,13 +738,6 @@ func scaleWarnings(cfg *Config, cl *Class) []ConfigWarning {
 				Text: fmt.Sprintf("provider %s's pool autoscales without a cold_start: its new replicas are up at once, which no platform does; give [providers.%s.pool.cold_start] a latency", cfg.Providers[i].Name, cfg.Providers[i].Name)})
 		}
 	}
-	models := append([]int{cl.Policy.Primary}, cl.Policy.Targets...)
-	if cl.Pipeline != nil {
-		for i := range cl.Pipeline.Steps {
-			p := &cl.Pipeline.Steps[i].Call.Policy
-			models = append(append(models, p.Primary), p.Targets...)
-		}
-	}
 	for i := range cfg.Providers {
 		reached := slices.ContainsFunc(models, func(m int) bool {
 			return m >= 0 && m < len(cfg.Models) && cfg.Models[m].Provider == cfg.Providers[i].Name
@@ -753,6 +749,22 @@ func scaleWarnings(cfg *Config, cl *Class) []ConfigWarning {
 		}
 	}
 	return out
+}
+
+// reachedModels returns the indices in Config.Models of the models class
+// cl sends calls to, in the order it reaches them (repeats kept): its
+// policy's primary and targets or, for a pipeline, whose class policy is
+// unused, every step's.
+func reachedModels(cl *Class) []int {
+	if cl.Pipeline == nil {
+		return append([]int{cl.Policy.Primary}, cl.Policy.Targets...)
+	}
+	var models []int
+	for i := range cl.Pipeline.Steps {
+		p := &cl.Pipeline.Steps[i].Call.Policy
+		models = append(append(models, p.Primary), p.Targets...)
+	}
+	return models
 }
 
 // zeroFailShare is the share of starts from zero given up at or above
