@@ -689,8 +689,19 @@ type batchNeed struct {
 }
 
 // text is the warning with its advice: "…; simulate at least N requests",
-// or for a replayed trace that a longer trace is needed.
-func (w batchNeed) text(cfg *Config) string { return w.Text + "; " + cfg.moreRequests(w.N) }
+// or for a replayed trace that a longer trace is needed. N is the row's
+// requests; run requests counts every class's (Config.Requests), so for a
+// row that got rowN of the run's runN requests (a class among others,
+// open or closed-loop) the advice asks for N·runN/rowN of them, which
+// gives the row its N at the part of the run it took: "simulate at least
+// 28450 requests (the class got 424 of 2000)".
+func (w batchNeed) text(cfg *Config, rowN, runN int64) string {
+	if w.N <= 0 || rowN <= 0 || rowN >= runN {
+		return w.Text + "; " + cfg.moreRequests(w.N)
+	}
+	n := int64(math.Ceil(float64(w.N) * float64(runN) / float64(rowN)))
+	return fmt.Sprintf("%s; %s (the class got %d of %d)", w.Text, cfg.moreRequests(n), rowN, runN)
+}
 
 // batchWarnings says when a batched row's run is too short for honest
 // intervals, naming the requests needed (of total, the row's requests
@@ -812,8 +823,9 @@ func (w latencyCIsJSON) cis() *LatencyCIs {
 // setIntervals gives a report row of independent requests (x.bat nil) the
 // Wilson interval of its answered share (intervals.go); and one of a
 // batched run its answered shares and costs after the warm-up cut, their
-// intervals, the cut, the batches and their warnings.
-func (cr *ClassReport) setIntervals(cfg *Config, x *summaries) {
+// intervals, the cut, the batches and their warnings, whose advice is in
+// the run's requests (runN, every class's: batchNeed.text).
+func (cr *ClassReport) setIntervals(cfg *Config, x *summaries, runN int64) {
 	b := x.bat
 	if b == nil {
 		if cr.Requests > 0 {
@@ -831,7 +843,7 @@ func (cr *ClassReport) setIntervals(cfg *Config, x *summaries) {
 		cr.NoHedging.AnsweredShare = bb.answered
 	}
 	for _, w := range b.warnings {
-		cr.Warnings = append(cr.Warnings, w.text(cfg))
+		cr.Warnings = append(cr.Warnings, w.text(cfg, cr.Requests, runN))
 	}
 	if bb == nil || !b.billed || !bb.billed || b.kept == 0 || bb.kept == 0 {
 		return

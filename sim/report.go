@@ -371,7 +371,7 @@ func newReport(cfg *Config, hedged, baseline *Result, perBatch bool) *Report {
 	for i := range hedged.Classes {
 		h, b, x := &hedged.Classes[i], &baseline.Classes[i], &sums[i]
 		cr := classReport(h, b, x.lat, x.end, x.base)
-		cr.setIntervals(cfg, x)
+		cr.setIntervals(cfg, x, hedged.Overall.Requests)
 		cr.setAddedCostCI(h, b)
 		if x.bat != nil {
 			cr.PerBatch = x.bat.grid
@@ -389,7 +389,7 @@ func newReport(cfg *Config, hedged, baseline *Result, perBatch bool) *Report {
 		r.Classes = append(r.Classes, cr)
 	}
 	r.Overall = classReport(&hedged.Overall, &baseline.Overall, overall.lat, overall.end, overall.base)
-	r.Overall.setIntervals(cfg, &overall)
+	r.Overall.setIntervals(cfg, &overall, hedged.Overall.Requests)
 	r.Overall.setAddedCostCI(&hedged.Overall, &baseline.Overall)
 	if r.Overall.WarmUp != nil {
 		r.QuantileRule = quantileRule(cfg, true)
