@@ -7,7 +7,6 @@ import (
 	"strconv"
 	"strings"
 	"text/tabwriter"
-	"unicode/utf8"
 )
 
 // padding is the blanks between two columns, as the reports' tabwriters
@@ -111,20 +110,23 @@ func (t *Table) Flush() error {
 	return err
 }
 
-// tabwrite returns data as text/tabwriter lays it out.
+// tabwrite returns data as text/tabwriter lays it out, its columns
+// aligned by the width their cells take on a terminal (tabwriteWide).
 func (t *Table) tabwrite(data []byte) []byte {
-	var b bytes.Buffer
-	tw := tabwriter.NewWriter(&b, 0, 0, padding, ' ', t.flags)
-	tw.Write(data)
-	tw.Flush()
-	return b.Bytes()
+	return tabwriteWide(data, func(data []byte) []byte {
+		var b bytes.Buffer
+		tw := tabwriter.NewWriter(&b, 0, 0, padding, ' ', t.flags)
+		tw.Write(data)
+		tw.Flush()
+		return b.Bytes()
+	})
 }
 
 // maxWidth returns the width of text's widest line.
 func maxWidth(text []byte) int {
 	m := 0
 	for line := range bytes.Lines(text) {
-		m = max(m, utf8.RuneCount(bytes.TrimSuffix(line, []byte("\n"))))
+		m = max(m, cellWidth(string(bytes.TrimSuffix(line, []byte("\n")))))
 	}
 	return m
 }
@@ -540,4 +542,5 @@ func widest(lines []string) int {
 	return w
 }
 
-func runeLen(s string) int { return utf8.RuneCountInString(s) }
+// runeLen returns the columns s takes on a terminal (cellWidth).
+func runeLen(s string) int { return cellWidth(s) }

@@ -1,9 +1,6 @@
 package textfit
 
-import (
-	"strings"
-	"unicode/utf8"
-)
+import "strings"
 
 // tabStop is where a terminal's tab stops are, in columns.
 const tabStop = 8
@@ -71,15 +68,14 @@ func wrapLine(line string, width int) []string {
 // multiple of tabStop.
 func displayWidth(s string) int {
 	if !strings.Contains(s, "\t") {
-		return utf8.RuneCountInString(s)
+		return cellWidth(s)
 	}
 	col := 0
-	for _, r := range s {
-		if r == '\t' {
+	for i, seg := range strings.Split(s, "\t") {
+		if i > 0 {
 			col += tabStop - col%tabStop
-		} else {
-			col++
 		}
+		col += cellWidth(seg)
 	}
 	return col
 }
