@@ -9,7 +9,8 @@ import (
 
 // TestCompareEmptyClasses: reports of runs too short to reach every class
 // — 3 requests of two-model-gateway, and 1 request of eval-black-hole run
-// to a precision with --max-requests 1 — give the classes without requests figures of 0; compare
+// to a precision with --max-requests 1 — give the classes without requests null latencies and
+// shares; compare
 // reads each against itself (exit 0), the empty classes' figures and
 // changes printed "-", with no advice to decide their p95.
 func TestCompareEmptyClasses(t *testing.T) {
