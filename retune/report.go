@@ -120,7 +120,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	tw = textfit.NewTable(b, 0)
 	fmt.Fprintln(tw, "class\tdecision\tnew pick\tp95\tanswered\tadded cost")
 	for _, c := range rc.Classes {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f%%\t%+.1f%%\n", c.Class, c.Decision, c.New, sec(c.NewLatency.P95), 100*c.NewAnswered, c.NewAddedCost)
+		p95, answered, cost := c.newCells()
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Class, c.Decision, c.New, p95, answered, cost)
 	}
 	tw.Flush()
 	for _, c := range rc.Classes {
@@ -243,6 +244,15 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
+}
+
+// newCells returns the new pick's p95, answered share and added cost as
+// the report's table cells: "-" each when the optimisation is undecided.
+func (c *ClassAdvice) newCells() (p95, answered, cost string) {
+	if c.Undecided {
+		return "-", "-", "-"
+	}
+	return sec(c.NewLatency.P95), fmt.Sprintf("%.1f%%", 100*float64(c.NewAnswered)), fmt.Sprintf("%+.1f%%", float64(c.NewAddedCost))
 }
 
 func pctOf(v *float64) string {
