@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hedgesim/hedgesim/fit"
 	"github.com/hedgesim/hedgesim/textfit"
 )
 
@@ -38,6 +37,18 @@ type Report struct {
 	Export *ExportDiff `json:"export,omitempty"`
 }
 
+// Judged reports whether the drift of at least one model could be judged
+// (its verdict is not CannotTell). A report of none is no evidence that
+// the scenario's models stand: hedgesim retune exits 2 on it.
+func (r *Report) Judged() bool {
+	for _, m := range r.Models {
+		if m.Drift.Verdict != CannotTell {
+			return true
+		}
+	}
+	return false
+}
+
 // Finish sets r.Action from the models and the advice.
 func (r *Report) Finish() {
 	r.Action = false
@@ -63,11 +74,20 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintln(tw, "model\tobservations\tverdict\tX²\tdf\tp\tp50 scenario → live [interval]\tp95\tp99")
 	for _, m := range r.Models {
 		d := &m.Drift
-		row := []string{m.Model, fit.FormatCount(d.N), d.Verdict, fmt.Sprintf("%.1f", d.ChiSquare), strconv.Itoa(d.DF), pText(d.PValue)}
+		row := []string{m.Model, countText(d.N), d.Verdict, fmt.Sprintf("%.1f", d.ChiSquare), strconv.Itoa(d.DF), pText(d.PValue)}
+		if d.Verdict == CannotTell {
+			// No test: no statistic, and no live percentile to set
+			// against the scenario's.
+			row[3], row[4], row[5] = "-", "-", "-"
+		}
 		for _, s := range d.Percentiles {
 			mark := ""
 			if s.Moved {
 				mark = " *"
+			}
+			if d.Verdict == CannotTell {
+				row = append(row, fmt.Sprintf("%s → -", num(s.Scenario)))
+				continue
 			}
 			row = append(row, fmt.Sprintf("%s → %s [%s, %s]%s", num(s.Scenario), num(s.Live), num(s.Lo), num(s.Hi), mark))
 		}
@@ -94,6 +114,11 @@ func (r *Report) WriteText(w io.Writer) error {
 		for _, s := range m.Drift.Shares {
 			fmt.Fprintf(b, "  path at median %s s: share %.3g in the scenario, %.3g live (SE %.2g)\n", num(s.Median), s.Scenario, s.Live, s.SE)
 		}
+	}
+	if r.Recheck == nil && !r.Judged() {
+		io.WriteString(b, "\nno model could be judged (every verdict is \"cannot tell\", for the reasons above): the source cannot say whether the scenario's models still hold; check the histograms' buckets and counts, and the query; nothing simulated\n")
+		_, err := w.Write(buf.Bytes())
+		return err
 	}
 	if r.Recheck == nil {
 		io.WriteString(b, "\nno model shifted: the scenario's models and policies stand; nothing simulated\n")

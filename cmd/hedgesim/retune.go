@@ -51,7 +51,8 @@ policies' runtime configuration (hedgesim export) against the retuned
 scenario's; --out DIR writes the report, its HTML page and the diff.
 
 Exit status: 0 nothing to do, 3 a model shifted or a better pick was
-found, 2 bad input (naming the model and the query), 1 failure.`
+found, 2 bad input (naming the model and the query) or no model could be
+judged (every verdict cannot tell), 1 failure.`
 
 // retuneBeforeWrite, when set (by tests), is called just before retune
 // writes --write-scenario's file, after the report is printed.
@@ -325,6 +326,21 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	// but may have changed since) does not lose it.
 	if _, err := stdout.Write(text.Bytes()); err != nil {
 		return err
+	}
+	if !rep.Judged() {
+		// A source whose every histogram is too coarse or too small (a
+		// broken exporter, a rate() query) is no evidence that the models
+		// stand: bad input, with nothing written, so that a scheduled run
+		// fails rather than passes.
+		var why []string
+		for _, m := range rep.Models {
+			why = append(why, m.Model+": "+m.Drift.Why)
+		}
+		flagName := "--from"
+		if *promURL != "" {
+			flagName = "--prometheus"
+		}
+		return usageError{err: fmt.Errorf("%s %s: no model could be judged (%s); nothing written", flagName, sourceName, strings.Join(why, "; "))}
 	}
 	if *out != "" {
 		if err := writeRetuneReport(ctx, *out, rep, js.Bytes(), args, !*noPlots); err != nil {
