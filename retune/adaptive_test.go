@@ -505,3 +505,52 @@ func TestAdaptiveWinsThroughSlowPeriods(t *testing.T) {
 		})
 	}
 }
+
+// TestBetterUnboundedAbove: an interval unbounded above around a finite
+// percentile cannot show that its run is no slower, so a cheaper adaptive
+// delay with one is not called better; the verdict's words say on what
+// the adaptive delay is better. Regression: docs/retune.md's example told
+// guard-check to adapt, "the adaptive delay does better through the
+// shift", on an adaptive p95 of 2.00 s [1.34 s, +Inf) against a static
+// 1.76 s [1.74, 1.78], the adaptive delay 7 points cheaper.
+func TestBetterUnboundedAbove(t *testing.T) {
+	inf := math.Inf(1)
+	fig := func(p95, lo, hi float64, answered, cost float64) PolicyFigures {
+		return PolicyFigures{Requests: 20000, Latency: sim.Latency{P95: p95, P95CI95: [2]float64{lo, hi}, P95CIOK: true}, AnsweredShare: answered, AddedCostPct: jnum(cost)}
+	}
+	static := fig(1.7586, 1.7378, 1.7791, 0.96895, 106.1)
+	adaptive := fig(1.998, 1.3425, inf, 0.9653, 99.0)
+	who, _, note, _ := betterOn(&static, &adaptive, 0.95, nil)
+	if who != "" || !strings.Contains(note, "could not compare p95: the adaptive run's 95 % interval has no upper bound") {
+		t.Errorf("adaptive p95 unbounded above, cheaper: %q (%q), want neither, with a note", who, note)
+	}
+	if who, _, note, _ := betterOn(&adaptive, &static, 0.95, nil); who != "" || !strings.Contains(note, "the static run's") {
+		t.Errorf("static p95 unbounded above, adaptive dearer: %q (%q), want neither, naming the static run", who, note)
+	}
+	// Unbounded above, but wholly above the other's interval: slower.
+	slow := fig(3, 2.5, inf, 0.9653, 99.0)
+	if who, _, note, on := betterOn(&static, &slow, 0.95, nil); who != "static" || note != "" || on != "p95" {
+		t.Errorf("adaptive p95 [2.5, +Inf) against [1.74, 1.78]: %q on %q (%q), want static on p95", who, on, note)
+	}
+
+	// What the words say: better on cost alone is "as well … for less".
+	for _, c := range []struct {
+		name       string
+		s, a       PolicyFigures
+		on, phrase string
+	}{
+		{"cheaper", fig(2, 1.9, 2.1, 0.99, 10), fig(2, 1.9, 2.1, 0.99, 5), "added cost", "does as well through the shift, within the intervals, for less added cost"},
+		{"faster", fig(2, 1.9, 2.1, 0.99, 10), fig(1.5, 1.4, 1.6, 0.99, 10), "p95", "does better on p95 through the shift"},
+		{"answers more", fig(2, 1.9, 2.1, 0.95, 10), fig(2, 1.9, 2.1, 0.99, 10), "answered", "answers more through the shift"},
+	} {
+		shift := EnvComparison{Static: c.s, Adaptive: c.a}
+		shift.Better, shift.Test, shift.Note, shift.BetterOn = betterOn(&shift.Static, &shift.Adaptive, 0.95, nil)
+		live := EnvComparison{Static: c.s, Adaptive: c.s}
+		live.Better, live.Test, live.Note, live.BetterOn = betterOn(&live.Static, &live.Adaptive, 0.95, nil)
+		ac := AdaptiveClass{Class: "c", Percentile: 0.95, Live: live, Shift: &shift}
+		verdict(&ac)
+		if ac.Verdict != "adapt" || shift.BetterOn != c.on || !strings.Contains(verdictText(&ac), c.phrase) {
+			t.Errorf("%s: %s, better on %q: %q; want adapt, on %q, saying %q", c.name, ac.Verdict, shift.BetterOn, verdictText(&ac), c.on, c.phrase)
+		}
+	}
+}

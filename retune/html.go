@@ -117,7 +117,7 @@ func (r *Report) htmlSections() ([]htmlreport.Section, error) {
 		ha.Rows = ac.rows()
 		for i := range ac.Classes {
 			c := &ac.Classes[i]
-			ha.Verdicts = append(ha.Verdicts, fmt.Sprintf("%s: %s: %s. %s", c.Class, c.Verdict, verdictText(c.Verdict), c.Why))
+			ha.Verdicts = append(ha.Verdicts, fmt.Sprintf("%s: %s: %s. %s", c.Class, c.Verdict, verdictText(c), c.Why))
 		}
 		v.Adaptive = ha
 	}

@@ -242,7 +242,7 @@ func writeAdaptiveText(b io.Writer, ac *AdaptiveComparison) {
 		if c.FromScenario {
 			from = "the class's own adaptive delay"
 		}
-		fmt.Fprintf(b, "  %s: %s: %s, against %s\n", c.Class, c.Verdict, verdictText(c.Verdict), from)
+		fmt.Fprintf(b, "  %s: %s: %s, against %s\n", c.Class, c.Verdict, verdictText(&c), from)
 		fmt.Fprintf(b, "    %s\n", c.Why)
 	}
 	for _, s := range ac.Skipped {
@@ -250,13 +250,29 @@ func writeAdaptiveText(b io.Writer, ac *AdaptiveComparison) {
 	}
 }
 
-// verdictText says an AdaptiveClass verdict in words.
-func verdictText(v string) string {
-	switch v {
+// verdictText says class c's verdict (AdaptiveClass.Verdict) in words,
+// with what the adaptive delay is better at through the shift (BetterOn):
+// a lower percentile, more answers, or as good for less added cost.
+func verdictText(c *AdaptiveClass) string {
+	how := "does better through the shift"
+	if c.Shift != nil && c.Shift.Better == "adaptive" {
+		switch on := c.Shift.BetterOn; on {
+		case "added cost":
+			how = "does as well through the shift, within the intervals, for less added cost"
+		case "answered":
+			how = "answers more through the shift"
+		default:
+			how = "does better on " + on + " through the shift"
+		}
+	}
+	switch c.Verdict {
 	case "adapt":
-		return "the adaptive delay does better through the shift and no worse on the live models: let the client adapt"
+		if c.Shift == nil {
+			return "the adaptive delay does better on the live models: let the client adapt"
+		}
+		return "the adaptive delay " + how + " and no worse on the live models: let the client adapt"
 	case "trade-off":
-		return "the adaptive delay does better through the shift and worse on the live models"
+		return "the adaptive delay " + how + " and worse on the live models"
 	case "undecided":
 		return "the class's percentile could not be compared (below): no case for the adaptive delay, keep a static delay and retune it on a schedule"
 	}
