@@ -155,6 +155,38 @@ type AdaptiveClass struct {
 	// EnvComparison.Note); Why gives the figures.
 	Verdict string `json:"verdict"`
 	Why     string `json:"why"`
+	// CostNote says, when the static policy's added cost on the live
+	// models here is more than 1 point off the figure the report gave
+	// for the same policy above (the new pick's in the optimisation when
+	// the class changes, else the current policy's in the rollout check),
+	// that the two are separate simulations and of how many requests;
+	// empty otherwise (see costNote).
+	CostNote string `json:"cost_note,omitempty"`
+}
+
+// costNote returns AdaptiveClass.CostNote for class c, whose advice is a
+// and whose comparison ran n requests of every class together: the same
+// static policy simulated again gives its own estimate of added cost,
+// which with slow periods, a breaker or a rate limit can be far from the
+// other run's (chat.toml's tools: +14.8 % here, +31.0 % in the
+// optimisation). Empty when the two are within 1 point or either is
+// unknown.
+func costNote(c *AdaptiveClass, a *ClassAdvice, n int) string {
+	here := float64(c.Live.Static.AddedCostPct)
+	above, what := math.NaN(), ""
+	switch {
+	case a.Decision == Change:
+		above = float64(a.NewAddedCost)
+		what = fmt.Sprintf("the new pick's in the optimisation on the live models, %d of the class's requests", a.NewRequests)
+	case a.Now.AddedCostPct != nil:
+		above = *a.Now.AddedCostPct
+		what = fmt.Sprintf("the current policy's in the rollout check, %d of the class's requests", a.NowRequests)
+	}
+	if math.IsNaN(here) || math.IsNaN(above) || math.Abs(here-above) <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("the static policy's added cost here, %s (%d of the class's requests in this comparison's %d), is not the %s above (%s): separate simulations of the same policy on the live models, each an estimate with its own sampling noise (large when slow periods, a breaker or a rate limit make requests interact: see the warnings)",
+		pctText(here), c.Live.Static.Requests, n, pctText(above), what)
 }
 
 // AdaptiveComparison is every class's static policy against an adaptive

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hedgesim/hedgesim/dist"
 	"github.com/hedgesim/hedgesim/fit"
+	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/scenario"
 	"github.com/hedgesim/hedgesim/sim"
 )
@@ -552,5 +553,42 @@ func TestBetterUnboundedAbove(t *testing.T) {
 		if ac.Verdict != "adapt" || shift.BetterOn != c.on || !strings.Contains(verdictText(&ac), c.phrase) {
 			t.Errorf("%s: %s, better on %q: %q; want adapt, on %q, saying %q", c.name, ac.Verdict, shift.BetterOn, verdictText(&ac), c.on, c.phrase)
 		}
+	}
+}
+
+// TestCostNote: when the comparison's static run of a policy gives an
+// added cost more than 1 point off the figure shown above for the same
+// policy (the new pick's on a change, the current policy's in the check on
+// a keep), the report says that they are separate simulations, with both
+// figures and their requests. Regression: chat.toml's retune showed tools'
+// new pick 4.01s at +31.0% among the new picks and +14.8% in the adaptive
+// table with no remark.
+func TestCostNote(t *testing.T) {
+	cost := func(x float64) *float64 { return &x }
+	c := AdaptiveClass{Class: "tools", Live: EnvComparison{Static: PolicyFigures{Requests: 599, AddedCostPct: 14.8}}}
+	change := ClassAdvice{Class: "tools", Decision: Change, NewAddedCost: 31.0, NewRequests: 1228, Now: optimize.RolloutClass{AddedCostPct: cost(131.8)}, NowRequests: 2983}
+	note := costNote(&c, &change, 3000)
+	for _, w := range []string{"+14.8% (599 of the class's requests in this comparison's 3000)", "is not the +31.0% above (the new pick's in the optimisation on the live models, 1228 of the class's requests)", "separate simulations of the same policy"} {
+		if !strings.Contains(note, w) {
+			t.Errorf("change: note %q does not say %q", note, w)
+		}
+	}
+	keep := change
+	keep.Decision = Keep
+	if note := costNote(&c, &keep, 3000); !strings.Contains(note, "is not the +131.8% above (the current policy's in the rollout check, 2983 of the class's requests)") {
+		t.Errorf("keep: note %q does not give the check's figure", note)
+	}
+	change.NewAddedCost = 15.5
+	if note := costNote(&c, &change, 3000); note != "" {
+		t.Errorf("within 1 point: note %q, want none", note)
+	}
+	r := &Report{Recheck: &Recheck{Check: &optimize.RolloutCheck{}, New: &optimize.Report{}, Adaptive: &AdaptiveComparison{Requests: 3000,
+		Classes: []AdaptiveClass{{Class: "tools", Live: c.Live, CostNote: "NOTE"}}}}}
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "  tools: NOTE\n") {
+		t.Errorf("the text does not print the note:\n%s", b.String())
 	}
 }

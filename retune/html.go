@@ -117,7 +117,11 @@ func (r *Report) htmlSections() ([]htmlreport.Section, error) {
 		ha.Rows = ac.rows()
 		for i := range ac.Classes {
 			c := &ac.Classes[i]
-			ha.Verdicts = append(ha.Verdicts, fmt.Sprintf("%s: %s: %s. %s", c.Class, c.Verdict, verdictText(c), c.Why))
+			v := fmt.Sprintf("%s: %s: %s. %s", c.Class, c.Verdict, verdictText(c), c.Why)
+			if c.CostNote != "" {
+				v += ". " + c.CostNote
+			}
+			ha.Verdicts = append(ha.Verdicts, v)
 		}
 		v.Adaptive = ha
 	}

@@ -360,6 +360,9 @@ func compareAdaptive(ctx context.Context, cfg, live *sim.Config, newRep *optimiz
 		c := classes[i]
 		c.Live, c.Shift = *envs[i][0], envs[i][1]
 		verdict(&c)
+		if ai := slices.IndexFunc(advice, func(a ClassAdvice) bool { return a.Class == c.Class }); ai >= 0 {
+			c.CostNote = costNote(&c, &advice[ai], n)
+		}
 		ac.Classes = append(ac.Classes, c)
 	}
 	return ac, nil

@@ -244,6 +244,9 @@ func writeAdaptiveText(b io.Writer, ac *AdaptiveComparison) {
 		}
 		fmt.Fprintf(b, "  %s: %s: %s, against %s\n", c.Class, c.Verdict, verdictText(&c), from)
 		fmt.Fprintf(b, "    %s\n", c.Why)
+		if c.CostNote != "" {
+			fmt.Fprintf(b, "  %s: %s\n", c.Class, c.CostNote)
+		}
 	}
 	for _, s := range ac.Skipped {
 		fmt.Fprintf(b, "  not compared: %s\n", s)
