@@ -63,7 +63,9 @@ var errRetuneAction = errors.New("retune: drift or a better pick found")
 
 func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("retune", retuneSynopsis, stderr)
-	from := fs.String("from", "", "the histograms' `SOURCE`: a file or an http(s) URL")
+	var fromFlag onceString
+	fs.Var(&fromFlag, "from", "the histograms' `SOURCE`: a file or an http(s) URL")
+	from := &fromFlag.v
 	promURL := fs.String("prometheus", "", "query the Prometheus server at `URL` instead (its HTTP API, one instant query per model)")
 	promQuery := fs.String("query", "", "with --prometheus: the PromQL `template`, {model} standing for the model's name (default: sum by (le) (increase(METRIC_bucket{model=\"{model}\"}[WINDOW])))")
 	window := promWindow{v: 24 * time.Hour}
@@ -425,6 +427,22 @@ func (w *promWindow) Set(s string) error {
 		return fmt.Errorf("%q: want a positive Prometheus duration such as 1d, 6h or 90m", s)
 	}
 	w.v, w.set = time.Duration(d), true
+	return nil
+}
+
+// onceString is a string flag that may be given once: a second value is
+// an error naming both, not the last one silently winning.
+type onceString struct {
+	v   string
+	set bool
+}
+
+func (f *onceString) String() string { return f.v }
+func (f *onceString) Set(s string) error {
+	if f.set {
+		return fmt.Errorf("given twice (%q, then %q): retune reads one source; retune each source in a run of its own", f.v, s)
+	}
+	f.v, f.set = s, true
 	return nil
 }
 

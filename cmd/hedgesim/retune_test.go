@@ -503,3 +503,31 @@ func TestRetuneNothingJudged(t *testing.T) {
 		}
 	}
 }
+
+// TestRetuneSaysWhatItReads: --from given twice is bad input naming both
+// (not the last one silently read); a histogram whose bounds have no unit
+// is told to state it with retune's own --unit, and the query of the
+// source's only histogram reads as words. Regressions: the second --from
+// won silently; the unit error said "hedgesim fit --unit"; the query read
+// "(the only histogram){}".
+func TestRetuneSaysWhatItReads(t *testing.T) {
+	from := guardMetrics(t, 0.5, 1000, 1)
+	code, _, errOut := hedgesim(t, "retune", "guard-check", "--from", from, "--from", "other.txt")
+	if code != 2 || !strings.Contains(errOut, `--from: given twice ("`+from+`", then "other.txt")`) {
+		t.Errorf("--from twice: exit %d, want 2 naming both: %s", code, errOut)
+	}
+	api := filepath.Join(t.TempDir(), "api.json")
+	if err := os.WriteFile(api, []byte(`{"status":"success","data":{"resultType":"vector","result":[`+
+		`{"metric":{"le":"1"},"value":[1700000000,"400"]},{"metric":{"le":"10"},"value":[1700000000,"900"]},`+
+		`{"metric":{"le":"+Inf"},"value":[1700000000,"1000"]}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = hedgesim(t, "retune", "guard-check", "--from", api, "--model-label", "none", "--model", "llama-guard")
+	if code != 2 || !strings.Contains(errOut, "query the only histogram in") || !strings.Contains(errOut, "state it with --unit s, ms or us") ||
+		strings.Contains(errOut, "hedgesim fit") {
+		t.Errorf("no unit: exit %d, want 2 asking for --unit, the query in words: %s", code, errOut)
+	}
+	if code, _, errOut := hedgesim(t, "retune", "guard-check", "--from", api, "--model-label", "none", "--model", "llama-guard", "--unit", "s", "--quiet", "--no-adaptive", "--requests", "2000"); code == 2 {
+		t.Errorf("with --unit s: exit 2: %s", errOut)
+	}
+}
