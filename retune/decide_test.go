@@ -185,12 +185,13 @@ func TestDecideUndecidedKeeps(t *testing.T) {
 		Checked:       sim.Latency{P95: 0.396, P95CI95: [2]float64{0.392, 0.400}, P95CIOK: true},
 		AnsweredShare: 1, AddedCostPct: cost(37.7)}
 	base := optimize.Candidate{Label: "none", Requests: 60, Latency: sim.Latency{P95: 0.677}, AnsweredShare: 1}
-	const reason = "cannot tell at 60 requests: too few for a 95% interval on p95"
+	// optimize's advice names its --precision, which retune has not.
+	const reason = "cannot tell at 60 requests: too few for a 95% interval on p95: rerun with --requests ≥ 110"
 	cr := &optimize.ClassReport{Class: "c", Requests: 60, Candidates: []optimize.Candidate{base},
 		Objective: optimize.Objective{Goal: optimize.LowestLatency, Percentile: 0.95, MaxAddedCostPct: math.Inf(1)},
-		Verdict:   optimize.Verdict{Undecided: true, Reason: reason}, RollsOut: optimize.RollsOutConfigured}
+		Verdict:   optimize.Verdict{Undecided: true, Reason: reason + " or --precision 0.1"}, RollsOut: optimize.RollsOutConfigured}
 	a := Decide(cfg, &cfg.Classes[0], now, 20000, nil, cr, 1.96)
-	if a.Decision != Keep || !a.Undecided || a.Rolled(cr) != nil || !strings.Contains(a.Why, reason) {
+	if a.Decision != Keep || !a.Undecided || a.Rolled(cr) != nil || !strings.HasSuffix(a.Why, reason) {
 		t.Fatalf("undecided: %s, undecided %v, rolls out %v (%s); want keep, undecided, nothing rolled out, the reason",
 			a.Decision, a.Undecided, a.Rolled(cr), a.Why)
 	}

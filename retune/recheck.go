@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -471,11 +472,13 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 	if cr.Verdict.Undecided {
 		// As optimize: an undecided class keeps its configured policy
 		// (export and --write-scenario keep it), whatever Pick is.
-		a.Undecided, a.SamePolicy, a.rolled = true, true, -1
+		a.Undecided, a.SamePolicy, a.rolled = true, false, -1
 		a.New, a.NewDelay, a.NewCopies, a.NewLatency, a.NewAnswered, a.NewAddedCost, a.NewRequests =
 			"undecided", 0, 0, unknownLatency(), jnum(math.NaN()), jnum(math.NaN()), cr.Requests
 		a.NewPickNote = ""
-		a.Decision, a.Why = Keep, "the optimisation on the live models is undecided, so the current policy stays, as optimize keeps the configured policy: "+cr.Verdict.Reason
+		// retune has no --precision: its lever is --requests alone.
+		reason := noPrecision.ReplaceAllString(cr.Verdict.Reason, "")
+		a.Decision, a.Why = Keep, "the optimisation on the live models is undecided, so the current policy stays, as optimize keeps the configured policy: "+reason
 		if a.OverCostCap {
 			a.Why += "; it stays though it is over the cost cap (below) until a rerun with more --requests can pick within it"
 		}
@@ -575,6 +578,10 @@ func (a *ClassAdvice) Rolled(cr *optimize.ClassReport) *optimize.Candidate {
 	}
 	return &cr.Candidates[a.rolled-1]
 }
+
+// noPrecision matches optimize's advice " or --precision X", which
+// hedgesim optimize takes and retune does not.
+var noPrecision = regexp.MustCompile(` or --precision [0-9.]+`)
 
 // openAbove reports whether a percentile's interval ci is unbounded above
 // while the estimate q is finite: its upper rank falls on a request not
