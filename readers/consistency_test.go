@@ -190,3 +190,35 @@ func TestOTLPInconsistent(t *testing.T) {
 		t.Errorf("a NaN bound: %v; want an input error naming the metric, data point 2 and explicitBounds[1]", err)
 	}
 }
+
+// TestPrometheusTextNoCountFloatBuckets: a typed histogram without a
+// _count line gets no warning about its _count, whatever its bucket counts
+// are. Regression: the parser gives a series whose counts are not whole
+// uint64s (1e301, or fractional ones) a _count of 0, and the warning
+// "_count is 0 but the +Inf bucket holds 1e+301" followed; a _count line
+// that says 0 is still warned about.
+func TestPrometheusTextNoCountFloatBuckets(t *testing.T) {
+	for _, c := range []struct {
+		name, buckets string
+	}{
+		{"huge", "x_seconds_bucket{le=\"0.1\"} 1e300\nx_seconds_bucket{le=\"1\"} 9e300\nx_seconds_bucket{le=\"+Inf\"} 1e301\n"},
+		{"fractional", "x_seconds_bucket{le=\"0.1\"} 1.5\nx_seconds_bucket{le=\"1\"} 9.5\nx_seconds_bucket{le=\"+Inf\"} 10.5\n"},
+	} {
+		h, err := ReadPrometheusText(strings.NewReader("# TYPE x_seconds histogram\n"+c.buckets), "p.txt", HistogramQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, w := range h.Warnings {
+			if strings.Contains(w, "_count") {
+				t.Errorf("%s, no _count line: warning %q", c.name, w)
+			}
+		}
+		h, err = ReadPrometheusText(strings.NewReader("# TYPE x_seconds histogram\n"+c.buckets+"x_seconds_count 0\n"), "p.txt", HistogramQuery{})
+		if err != nil {
+			t.Fatal(err)
+		}
+		if len(h.Warnings) != 1 || !strings.Contains(h.Warnings[0], "x_seconds_count is 0 but the +Inf bucket holds") {
+			t.Errorf("%s, _count 0: warnings %q, want the _count's", c.name, h.Warnings)
+		}
+	}
+}

@@ -157,7 +157,7 @@ func choose(file, format string, all []*series, q HistogramQuery) (*Histogram, e
 		unit = unitFromMetric(s.metric)
 	}
 	if unit == 0 {
-		return nil, inputErr(file, s.line, s.metric, "the bucket bounds have no unit: the name does not end in _seconds or _milliseconds and the file does not say; state it (hedgesim fit --unit s, ms or us)")
+		return nil, inputErr(file, s.line, s.metric, "the bucket bounds have no unit: the name does not end in _seconds or _milliseconds and the file does not say; state it with --unit s, ms or us")
 	}
 	h := &Histogram{File: file, Format: format, Metric: s.metric, Labels: s.labels, Unit: unit, Whole: true, Warnings: s.warnings}
 	if s.hasSum && !math.IsNaN(s.sum) && !math.IsInf(s.sum, 0) {

@@ -67,7 +67,10 @@ func ReadPrometheusText(r io.Reader, file string, q HistogramQuery) (*Histogram,
 				if h.SampleCountFloat != nil {
 					total = h.GetSampleCountFloat()
 				}
-				hasCount := h.SampleCount != nil || h.SampleCountFloat != nil
+				// The parser gives every series with a bucket count that
+				// is not a whole uint64 (1.5, 1e301) a _count of 0, with
+				// no _count line or with one: only the text tells.
+				hasCount := (h.SampleCount != nil || h.SampleCountFloat != nil) && hasCountLine(data, name)
 				upper, cum, warn := checkInf(name, upper, cum, total, hasCount)
 				s, err := newSeries(file, name, labelsOf(m.GetLabel(), false), upper, cum)
 				if err != nil {
@@ -128,6 +131,13 @@ func ReadPrometheusText(r io.Reader, file string, q HistogramQuery) (*Histogram,
 		return nil, err
 	}
 	return h, nil
+}
+
+// hasCountLine reports whether data has a sample of name's _count (a line
+// starting NAME_count, with labels or a value after it).
+func hasCountLine(data []byte, name string) bool {
+	re := regexp.MustCompile(`(?m)^[ \t]*` + regexp.QuoteMeta(name) + `_count[ \t{]`)
+	return re.Match(data)
 }
 
 // nanLE matches a bucket whose le label is NaN.

@@ -123,7 +123,12 @@ type EnvComparison struct {
 	// when the adaptive delay answers significantly fewer, else "" (the
 	// adaptive delay can be called neither better nor no worse).
 	Note string `json:"note,omitempty"`
-	pair *pairedFigures
+	// BetterOn says on what Better is better: "p95" (or "p99"), "answered"
+	// (significantly, and worse on neither figure), or "added cost" (as
+	// good within the intervals, at least 1 point cheaper); empty when
+	// Better is.
+	BetterOn string `json:"better_on,omitempty"`
+	pair     *pairedFigures
 }
 
 // AdaptiveClass is one class's static policy against an adaptive delay.
@@ -150,6 +155,38 @@ type AdaptiveClass struct {
 	// EnvComparison.Note); Why gives the figures.
 	Verdict string `json:"verdict"`
 	Why     string `json:"why"`
+	// CostNote says, when the static policy's added cost on the live
+	// models here is more than 1 point off the figure the report gave
+	// for the same policy above (the new pick's in the optimisation when
+	// the class changes, else the current policy's in the rollout check),
+	// that the two are separate simulations and of how many requests;
+	// empty otherwise (see costNote).
+	CostNote string `json:"cost_note,omitempty"`
+}
+
+// costNote returns AdaptiveClass.CostNote for class c, whose advice is a
+// and whose comparison ran n requests of every class together: the same
+// static policy simulated again gives its own estimate of added cost,
+// which with slow periods, a breaker or a rate limit can be far from the
+// other run's (chat.toml's tools: +14.8 % here, +31.0 % in the
+// optimisation). Empty when the two are within 1 point or either is
+// unknown.
+func costNote(c *AdaptiveClass, a *ClassAdvice, n int) string {
+	here := float64(c.Live.Static.AddedCostPct)
+	above, what := math.NaN(), ""
+	switch {
+	case a.Decision == Change:
+		above = float64(a.NewAddedCost)
+		what = fmt.Sprintf("the new pick's in the optimisation on the live models, %d of the class's requests", a.NewRequests)
+	case a.Now.AddedCostPct != nil:
+		above = *a.Now.AddedCostPct
+		what = fmt.Sprintf("the current policy's in the rollout check, %d of the class's requests", a.NowRequests)
+	}
+	if math.IsNaN(here) || math.IsNaN(above) || math.Abs(here-above) <= 1 {
+		return ""
+	}
+	return fmt.Sprintf("the static policy's added cost here, %s (%d of the class's requests in this comparison's %d), is not the %s above (%s): separate simulations of the same policy on the live models, each an estimate with its own sampling noise (large when slow periods, a breaker or a rate limit make requests interact: see the warnings)",
+		pctText(here), c.Live.Static.Requests, n, pctText(above), what)
 }
 
 // AdaptiveComparison is every class's static policy against an adaptive
@@ -360,7 +397,7 @@ func CompareAdaptive(ctx context.Context, live, shift *sim.Config, adaptive []si
 			}
 			ec := &EnvComparison{Static: figuresOf(&rep.Classes[i], &r.static.Classes[i]), Adaptive: figuresOf(&ra.Classes[i], &r.adaptive.Classes[i])}
 			ec.pair = pairRuns(&r.static.Classes[i], &r.adaptive.Classes[i], ec.Static.AnsweredShare, ec.Adaptive.AnsweredShare, pct[i])
-			ec.Better, ec.Test, ec.Note = better(&ec.Static, &ec.Adaptive, pct[i], ec.pair)
+			ec.Better, ec.Test, ec.Note, ec.BetterOn = betterOn(&ec.Static, &ec.Adaptive, pct[i], ec.pair)
 			out[i][e] = ec
 		}
 	}
@@ -420,6 +457,14 @@ func figuresOf(c *sim.ClassReport, r *sim.ClassResult) PolicyFigures {
 // worse. It is "static" when the adaptive run answers significantly
 // fewer (worse on one figure whatever the percentile), else "".
 func better(s, a *PolicyFigures, pct float64, pair *pairedFigures) (string, string, string) {
+	who, test, note, _ := betterOn(s, a, pct, pair)
+	return who, test, note
+}
+
+// betterOn is better, also saying on what the better one is better
+// (EnvComparison.BetterOn).
+func betterOn(s, a *PolicyFigures, pct float64, pair *pairedFigures) (string, string, string, string) {
+	name := fmt.Sprintf("p%g", 100*pct)
 	sq, sci, sok := s.Latency.P95, s.Latency.P95CI95, s.Latency.P95CIOK
 	aq, aci, aok := a.Latency.P95, a.Latency.P95CI95, a.Latency.P95CIOK
 	if pct == 0.99 {
@@ -452,9 +497,9 @@ func better(s, a *PolicyFigures, pct float64, pair *pairedFigures) (string, stri
 		if sMore && !aMore {
 			// The adaptive delay answers fewer: worse on one figure
 			// whatever its percentile.
-			return "static", test, note
+			return "static", test, note, "answered"
 		}
-		return "", test, note
+		return "", test, note, ""
 	}
 	var aFaster, sFaster bool
 	if pair != nil && pair.qOK {
@@ -463,20 +508,44 @@ func better(s, a *PolicyFigures, pct float64, pair *pairedFigures) (string, stri
 	} else {
 		aFaster = aci[1] < sci[0]
 		sFaster = sci[1] < aci[0]
+		// An interval unbounded above around a finite percentile (its
+		// upper end reaches requests not answered in time) cannot
+		// show that its run is no slower: only that the other is.
+		var open []string
+		if openAbove(sq, sci) && !aFaster {
+			open = append(open, "the static run's")
+		}
+		if openAbove(aq, aci) && !sFaster {
+			open = append(open, "the adaptive run's")
+		}
+		if len(open) > 0 {
+			note := fmt.Sprintf("could not compare %s: %s 95 %% interval has no upper bound (it reaches requests not answered in time; more --requests may give one): static %s, adaptive %s",
+				name, strings.Join(open, " and "), sec(sq), sec(aq))
+			if sMore && !aMore {
+				return "static", test, note, "answered"
+			}
+			return "", test, note, ""
+		}
+	}
+	on := func(faster, more bool) string {
+		if faster {
+			return name
+		}
+		return "answered"
 	}
 	switch {
 	case (aFaster || aMore) && !(sFaster || sMore):
-		return "adaptive", test, ""
+		return "adaptive", test, "", on(aFaster, aMore)
 	case (sFaster || sMore) && !(aFaster || aMore):
-		return "static", test, ""
+		return "static", test, "", on(sFaster, sMore)
 	case aFaster || aMore: // each better on one: a trade, neither
-		return "", test, ""
+		return "", test, "", ""
 	case float64(a.AddedCostPct) < float64(s.AddedCostPct)-1:
-		return "adaptive", test, ""
+		return "adaptive", test, "", "added cost"
 	case float64(s.AddedCostPct) < float64(a.AddedCostPct)-1:
-		return "static", test, ""
+		return "static", test, "", "added cost"
 	}
-	return "", test, ""
+	return "", test, "", ""
 }
 
 // answeredInterval is f's answered share's 95 % interval: its run's, or

@@ -12,6 +12,7 @@ import (
 
 	"github.com/hedgesim/hedgesim/dist"
 	"github.com/hedgesim/hedgesim/fit"
+	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/scenario"
 	"github.com/hedgesim/hedgesim/sim"
 )
@@ -503,5 +504,91 @@ func TestAdaptiveWinsThroughSlowPeriods(t *testing.T) {
 				t.Errorf("better: %q, want %q", e.Better, c.want)
 			}
 		})
+	}
+}
+
+// TestBetterUnboundedAbove: an interval unbounded above around a finite
+// percentile cannot show that its run is no slower, so a cheaper adaptive
+// delay with one is not called better; the verdict's words say on what
+// the adaptive delay is better. Regression: docs/retune.md's example told
+// guard-check to adapt, "the adaptive delay does better through the
+// shift", on an adaptive p95 of 2.00 s [1.34 s, +Inf) against a static
+// 1.76 s [1.74, 1.78], the adaptive delay 7 points cheaper.
+func TestBetterUnboundedAbove(t *testing.T) {
+	inf := math.Inf(1)
+	fig := func(p95, lo, hi float64, answered, cost float64) PolicyFigures {
+		return PolicyFigures{Requests: 20000, Latency: sim.Latency{P95: p95, P95CI95: [2]float64{lo, hi}, P95CIOK: true}, AnsweredShare: answered, AddedCostPct: jnum(cost)}
+	}
+	static := fig(1.7586, 1.7378, 1.7791, 0.96895, 106.1)
+	adaptive := fig(1.998, 1.3425, inf, 0.9653, 99.0)
+	who, _, note, _ := betterOn(&static, &adaptive, 0.95, nil)
+	if who != "" || !strings.Contains(note, "could not compare p95: the adaptive run's 95 % interval has no upper bound") {
+		t.Errorf("adaptive p95 unbounded above, cheaper: %q (%q), want neither, with a note", who, note)
+	}
+	if who, _, note, _ := betterOn(&adaptive, &static, 0.95, nil); who != "" || !strings.Contains(note, "the static run's") {
+		t.Errorf("static p95 unbounded above, adaptive dearer: %q (%q), want neither, naming the static run", who, note)
+	}
+	// Unbounded above, but wholly above the other's interval: slower.
+	slow := fig(3, 2.5, inf, 0.9653, 99.0)
+	if who, _, note, on := betterOn(&static, &slow, 0.95, nil); who != "static" || note != "" || on != "p95" {
+		t.Errorf("adaptive p95 [2.5, +Inf) against [1.74, 1.78]: %q on %q (%q), want static on p95", who, on, note)
+	}
+
+	// What the words say: better on cost alone is "as well … for less".
+	for _, c := range []struct {
+		name       string
+		s, a       PolicyFigures
+		on, phrase string
+	}{
+		{"cheaper", fig(2, 1.9, 2.1, 0.99, 10), fig(2, 1.9, 2.1, 0.99, 5), "added cost", "does as well through the shift, within the intervals, for less added cost"},
+		{"faster", fig(2, 1.9, 2.1, 0.99, 10), fig(1.5, 1.4, 1.6, 0.99, 10), "p95", "does better on p95 through the shift"},
+		{"answers more", fig(2, 1.9, 2.1, 0.95, 10), fig(2, 1.9, 2.1, 0.99, 10), "answered", "answers more through the shift"},
+	} {
+		shift := EnvComparison{Static: c.s, Adaptive: c.a}
+		shift.Better, shift.Test, shift.Note, shift.BetterOn = betterOn(&shift.Static, &shift.Adaptive, 0.95, nil)
+		live := EnvComparison{Static: c.s, Adaptive: c.s}
+		live.Better, live.Test, live.Note, live.BetterOn = betterOn(&live.Static, &live.Adaptive, 0.95, nil)
+		ac := AdaptiveClass{Class: "c", Percentile: 0.95, Live: live, Shift: &shift}
+		verdict(&ac)
+		if ac.Verdict != "adapt" || shift.BetterOn != c.on || !strings.Contains(verdictText(&ac), c.phrase) {
+			t.Errorf("%s: %s, better on %q: %q; want adapt, on %q, saying %q", c.name, ac.Verdict, shift.BetterOn, verdictText(&ac), c.on, c.phrase)
+		}
+	}
+}
+
+// TestCostNote: when the comparison's static run of a policy gives an
+// added cost more than 1 point off the figure shown above for the same
+// policy (the new pick's on a change, the current policy's in the check on
+// a keep), the report says that they are separate simulations, with both
+// figures and their requests. Regression: chat.toml's retune showed tools'
+// new pick 4.01s at +31.0% among the new picks and +14.8% in the adaptive
+// table with no remark.
+func TestCostNote(t *testing.T) {
+	cost := func(x float64) *float64 { return &x }
+	c := AdaptiveClass{Class: "tools", Live: EnvComparison{Static: PolicyFigures{Requests: 599, AddedCostPct: 14.8}}}
+	change := ClassAdvice{Class: "tools", Decision: Change, NewAddedCost: 31.0, NewRequests: 1228, Now: optimize.RolloutClass{AddedCostPct: cost(131.8)}, NowRequests: 2983}
+	note := costNote(&c, &change, 3000)
+	for _, w := range []string{"+14.8% (599 of the class's requests in this comparison's 3000)", "is not the +31.0% above (the new pick's in the optimisation on the live models, 1228 of the class's requests)", "separate simulations of the same policy"} {
+		if !strings.Contains(note, w) {
+			t.Errorf("change: note %q does not say %q", note, w)
+		}
+	}
+	keep := change
+	keep.Decision = Keep
+	if note := costNote(&c, &keep, 3000); !strings.Contains(note, "is not the +131.8% above (the current policy's in the rollout check, 2983 of the class's requests)") {
+		t.Errorf("keep: note %q does not give the check's figure", note)
+	}
+	change.NewAddedCost = 15.5
+	if note := costNote(&c, &change, 3000); note != "" {
+		t.Errorf("within 1 point: note %q, want none", note)
+	}
+	r := &Report{Recheck: &Recheck{Check: &optimize.RolloutCheck{}, New: &optimize.Report{}, Adaptive: &AdaptiveComparison{Requests: 3000,
+		Classes: []AdaptiveClass{{Class: "tools", Live: c.Live, CostNote: "NOTE"}}}}}
+	var b strings.Builder
+	if err := r.WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "  tools: NOTE\n") {
+		t.Errorf("the text does not print the note:\n%s", b.String())
 	}
 }

@@ -3,6 +3,7 @@ package retune
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"gonum.org/v1/gonum/mat"
@@ -127,10 +128,21 @@ func Judge(h *readers.Histogram, scen, live dist.Continuous, alpha float64) Drif
 		d.Warnings = append(d.Warnings, fit.NotWholeWarning)
 	}
 	d.Warnings = append(d.Warnings, h.Warnings...)
+	defer func() {
+		if d.Verdict == CannotTell {
+			// No test: no percentile is told to have moved.
+			for i := range d.Percentiles {
+				d.Percentiles[i].Moved = false
+			}
+			for i := range d.Shares {
+				d.Shares[i].Moved = false
+			}
+		}
+	}()
 	switch {
 	case d.N < MinObservations:
 		d.Verdict = CannotTell
-		d.Why = fmt.Sprintf("only %g observations; a verdict needs at least %d", d.N, MinObservations)
+		d.Why = fmt.Sprintf("only %s observations; a verdict needs at least %d", countText(d.N), MinObservations)
 		if !h.Whole {
 			d.Why += "; the counts are not whole numbers (a rate, not a count?): query increase() over a window instead of rate()"
 		}
@@ -350,4 +362,18 @@ func num(v float64) string {
 		return "+Inf"
 	}
 	return fmt.Sprintf("%.3g", v)
+}
+
+// countText formats a count of observations as fit prints it
+// (fit.FormatCount: whole, or to one decimal), except one below 1 (a
+// rate's, to 3 significant digits: "0.0579") and one of 10¹⁵ or more
+// ("1e+301"), which would print as a row of digits.
+func countText(v float64) string {
+	switch {
+	case math.Abs(v) >= 1e15:
+		return strconv.FormatFloat(v, 'g', 4, 64)
+	case v != math.Trunc(v) && math.Abs(v) < 1:
+		return strconv.FormatFloat(v, 'g', 3, 64)
+	}
+	return fit.FormatCount(v)
 }

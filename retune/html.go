@@ -100,8 +100,8 @@ func (r *Report) htmlSections() ([]htmlreport.Section, error) {
 				P95: sec(n.Predicted.P95) + " → " + sec(n.Checked.P95), P99: sec(n.Predicted.P99) + " → " + sec(n.Checked.P99),
 				Answered:  fmt.Sprintf("%.1f%% → %.1f%%", 100*n.PredictedAnswered, 100*n.AnsweredShare),
 				AddedCost: pctText(n.PredictedAddedCostPct) + " → " + pctOf(n.AddedCostPct), Flag: n.Flag,
-				Decision: c.Decision, New: c.New, NewP95: sec(c.NewLatency.P95), NewAnswered: fmt.Sprintf("%.1f%%", 100*c.NewAnswered),
-				NewCost: fmt.Sprintf("%+.1f%%", c.NewAddedCost), Why: c.Why, Change: c.Decision == Change}
+				Decision: c.Decision, New: c.New, Why: c.Why, Change: c.Decision == Change}
+			hc.NewP95, hc.NewAnswered, hc.NewCost = c.newCells()
 			if c.OverCostCap {
 				hc.OverCap = c.OverCostCapWhy
 			}
@@ -117,7 +117,11 @@ func (r *Report) htmlSections() ([]htmlreport.Section, error) {
 		ha.Rows = ac.rows()
 		for i := range ac.Classes {
 			c := &ac.Classes[i]
-			ha.Verdicts = append(ha.Verdicts, fmt.Sprintf("%s: %s: %s. %s", c.Class, c.Verdict, verdictText(c.Verdict), c.Why))
+			v := fmt.Sprintf("%s: %s: %s. %s", c.Class, c.Verdict, verdictText(c), c.Why)
+			if c.CostNote != "" {
+				v += ". " + c.CostNote
+			}
+			ha.Verdicts = append(ha.Verdicts, v)
 		}
 		v.Adaptive = ha
 	}

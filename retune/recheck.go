@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"math"
+	"regexp"
 	"runtime"
 	"slices"
 	"strings"
@@ -129,8 +130,8 @@ type ClassAdvice struct {
 	NewDelay     float64     `json:"new_delay_s"`
 	NewCopies    int         `json:"new_copies"`
 	NewLatency   sim.Latency `json:"new_latency_s"`
-	NewAnswered  float64     `json:"new_answered_share"`
-	NewAddedCost float64     `json:"new_added_cost_pct"`
+	NewAnswered  jnum        `json:"new_answered_share"`
+	NewAddedCost jnum        `json:"new_added_cost_pct"`
 	NewRequests  int64       `json:"new_requests"`
 	// Percentile is the objective's percentile the decision compared
 	// (0.95, or 0.99 for a p99 objective).
@@ -154,6 +155,14 @@ type ClassAdvice struct {
 	// OverCostCapWhy says so with the figures.
 	OverCostCap    bool   `json:"current_policy_over_cost_cap"`
 	OverCostCapWhy string `json:"current_policy_over_cost_cap_why,omitempty"`
+	// Undecided is true when the optimisation on the live models is
+	// undecided (optimize.Verdict.Undecided): the decision is Keep, New is
+	// "undecided" and the new pick's figures are unknown (null).
+	Undecided bool `json:"undecided,omitempty"`
+
+	// rolled says which candidate of the class's optimisation a Change
+	// rolls out (Rolled): 0 its pick, k > 0 the candidate k−1, −1 none.
+	rolled int
 }
 
 // Recheck is the current policy re-checked on the live models and the new
@@ -308,12 +317,16 @@ func compareAdaptive(ctx context.Context, cfg, live *sim.Config, newRep *optimiz
 			}
 			continue
 		}
-		pick := newRep.Classes[ri].Picked()
+		pick := advice[ai].Rolled(&newRep.Classes[ri])
 		pol := cl.Policy
 		if advice[ai].Decision == Change || pol.Adaptive != nil {
-			if pick.Configured {
+			if pick == nil || pick.Configured {
 				skip[i] = true
-				ac.Skipped = append(ac.Skipped, cl.Name+": its adaptive delay is its best policy; no static policy to compare")
+				why := ": its adaptive delay is its best policy; no static policy to compare"
+				if pick == nil {
+					why = ": the optimisation on the live models is undecided, and its policy has an adaptive delay; no static policy to compare"
+				}
+				ac.Skipped = append(ac.Skipped, cl.Name+why)
 				continue
 			}
 			pol = pick.Policy(cl.Policy)
@@ -348,6 +361,9 @@ func compareAdaptive(ctx context.Context, cfg, live *sim.Config, newRep *optimiz
 		c := classes[i]
 		c.Live, c.Shift = *envs[i][0], envs[i][1]
 		verdict(&c)
+		if ai := slices.IndexFunc(advice, func(a ClassAdvice) bool { return a.Class == c.Class }); ai >= 0 {
+			c.CostNote = costNote(&c, &advice[ai], n)
+		}
 		ac.Classes = append(ac.Classes, c)
 	}
 	return ac, nil
@@ -395,19 +411,41 @@ func samePolicy(cl *sim.Class, p *optimize.Candidate) bool {
 // the class's optimisation on them, z the normal quantile of the report's
 // level.
 //
-// The new pick is better when its objective percentile's interval lies
-// wholly below the current policy's, or its answered share's interval
-// wholly above; worse when the reverse holds for either. Change when it
-// is better and not worse, or neither but at least 1 point of added cost
-// cheaper; keep otherwise (within the intervals of the new best, or the
-// new best trades answers or speed for money). The answered shares'
-// intervals are each run's own: Wilson's for independent requests, from
-// batches when the requests interact (the check's report's, and the
-// candidate's of optimize), since Wilson's are far too narrow then. The
-// two runs cannot be paired batch by batch (the check runs every class
-// together on CheckRequests, the optimisation each class alone), so the
-// intervals treat them as independent samples, though they share the
-// scenario's seed; like optimize's own test this errs towards keep.
+// The rules, in order:
+//
+//   - the optimisation is undecided (cr.Verdict.Undecided: too few
+//     requests for an interval on the objective's percentile): keep, as
+//     optimize keeps the configured policy (Undecided is set, and the new
+//     pick's figures are not given);
+//   - the new pick is the current policy: keep;
+//   - the current policy's added cost on the live models is over the
+//     objective's cap (OverCostCap): keep is not allowed; change to the
+//     new pick, optimize's best within the cap, or to no hedging when the
+//     pick is not within it;
+//   - otherwise the new pick is better when its objective percentile's
+//     interval lies wholly below the current policy's, or its answered
+//     share's interval wholly above; worse when the reverse holds for
+//     either. Change when it is better and not worse, or neither but at
+//     least 1 point of added cost cheaper; keep otherwise (within the
+//     intervals of the new best, or the new best trades answers or speed
+//     for money).
+//
+// The percentiles are compared only when both intervals are sound
+// (CIOK) and neither is unbounded above while its estimate is finite
+// (an interval [lo, +Inf) cannot show that the other figure is no
+// worse), unless both are misses; otherwise the new pick is never called
+// better (neither answers nor cost decide: its percentile might be
+// worse), only worse when it answers significantly fewer, and Why says
+// "could not compare pXX".
+//
+// The answered shares' intervals are each run's own: Wilson's for
+// independent requests, from batches when the requests interact (the
+// check's report's, and the candidate's of optimize), since Wilson's are
+// far too narrow then. The two runs cannot be paired batch by batch (the
+// check runs every class together on CheckRequests, the optimisation
+// each class alone), so the intervals treat them as independent samples,
+// though they share the scenario's seed; like optimize's own test this
+// errs towards keep.
 func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq int64, nowAnswered *[2]*float64, cr *optimize.ClassReport, z float64) ClassAdvice {
 	p := cr.Picked()
 	pct := cr.Objective.Percentile
@@ -415,29 +453,84 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 		pct = 0.95
 	}
 	a := ClassAdvice{
-		Class: cr.Class, Now: now, NowRequests: nowReq, New: p.Label, NewDelay: p.DelaySeconds, NewCopies: p.Copies,
-		NewLatency: p.Latency, NewAnswered: p.AnsweredShare, NewAddedCost: p.AddedCostPct, NewRequests: p.Requests,
-		Percentile: pct, SamePolicy: samePolicy(cl, p), CurrentLabel: sim.PolicyText(cfg, cl),
+		Class: cr.Class, Now: now, NowRequests: nowReq, Percentile: pct, CurrentLabel: sim.PolicyText(cfg, cl),
 		NewPickNote: cr.PickNote,
 	}
-	if o := cr.Objective; (o.Goal == optimize.LowestLatency || o.Goal == optimize.MostAnswered) && !math.IsInf(o.MaxAddedCostPct, 1) &&
+	a.setNew(p)
+	a.SamePolicy = samePolicy(cl, p)
+	o := cr.Objective
+	if (o.Goal == optimize.LowestLatency || o.Goal == optimize.MostAnswered) && !math.IsInf(o.MaxAddedCostPct, 1) &&
 		now.AddedCostPct != nil && *now.AddedCostPct > o.MaxAddedCostPct+1e-9 {
 		a.OverCostCap = true
-		a.OverCostCapWhy = fmt.Sprintf("the current policy's added cost on the live models, %s, is over the objective's cap of +%s%% (max_added_cost_pct): it no longer meets the scenario's objective; change the policy or raise the cap",
-			pctText(*now.AddedCostPct), num(o.MaxAddedCostPct))
+		meets := "it no longer meets the scenario's objective"
+		if now.PredictedAddedCostPct > o.MaxAddedCostPct+1e-9 {
+			meets = fmt.Sprintf("it did not meet the scenario's objective on the scenario's models either (%s predicted)", pctText(now.PredictedAddedCostPct))
+		}
+		a.OverCostCapWhy = fmt.Sprintf("the current policy's added cost on the live models, %s, is over the objective's cap of +%s%% (max_added_cost_pct): %s; change the policy or raise the cap",
+			pctText(*now.AddedCostPct), num(o.MaxAddedCostPct), meets)
+	}
+	if cr.Verdict.Undecided {
+		// As optimize: an undecided class keeps its configured policy
+		// (export and --write-scenario keep it), whatever Pick is.
+		a.Undecided, a.SamePolicy, a.rolled = true, false, -1
+		a.New, a.NewDelay, a.NewCopies, a.NewLatency, a.NewAnswered, a.NewAddedCost, a.NewRequests =
+			"undecided", 0, 0, unknownLatency(), jnum(math.NaN()), jnum(math.NaN()), cr.Requests
+		a.NewPickNote = ""
+		// retune has no --precision: its lever is --requests alone.
+		reason := noPrecision.ReplaceAllString(cr.Verdict.Reason, "")
+		a.Decision, a.Why = Keep, "the optimisation on the live models is undecided, so the current policy stays, as optimize keeps the configured policy: "+reason
+		if a.OverCostCap {
+			a.Why += "; it stays though it is over the cost cap (below) until a rerun with more --requests can pick within it"
+		}
+		return a
 	}
 	if a.SamePolicy {
 		a.Decision, a.Why = Keep, "the new best on the live models is the current policy"
+		if a.OverCostCap {
+			a.Why += fmt.Sprintf(", whose added cost the optimisation measured at %+.1f%%, within the cap, and the check (more requests, every class together) at %s, over it",
+				p.AddedCostPct, pctOf(now.AddedCostPct))
+		}
 		return a
 	}
-	nowQ, nowCI := now.Checked.P95, now.Checked.P95CI95
+	nowQ, nowCI, nowOK := now.Checked.P95, now.Checked.P95CI95, now.Checked.P95CIOK
 	if pct == 0.99 {
-		nowQ, nowCI = now.Checked.P99, now.Checked.P99CI95
+		nowQ, nowCI, nowOK = now.Checked.P99, now.Checked.P99CI95, now.Checked.P99CIOK
+	}
+	name := fmt.Sprintf("p%g", pct*100)
+	nowCost := math.NaN()
+	if now.AddedCostPct != nil {
+		nowCost = *now.AddedCostPct
+	}
+	if a.OverCostCap {
+		to := p
+		if p.Hedging && !p.Feasible {
+			to = cr.Baseline()
+			a.rolled = 1
+			a.setNew(to)
+		}
+		a.Decision, a.Why = Change, fmt.Sprintf("the current policy is over the objective's cost cap on the live models (below), so it cannot be kept; %s: %s %s → %s, answered %.1f%% → %.1f%%, added cost %s → %+.1f%%",
+			map[bool]string{true: "the new pick is the best within the cap", false: "no hedging, the new pick not being within the cap"}[to == p],
+			name, sec(nowQ), sec(to.Q(pct)), 100*now.AnsweredShare, 100*to.AnsweredShare, pctText(nowCost), to.AddedCostPct)
+		return a
 	}
 	newCI := p.CI(pct)
-	name := fmt.Sprintf("p%g", pct*100)
 	faster := p.CIOK(pct) && newCI[1] < nowCI[0]
 	slower := p.CIOK(pct) && newCI[0] > nowCI[1]
+	var unsound []string
+	if !(math.IsInf(nowQ, 1) && math.IsInf(p.Q(pct), 1)) {
+		switch {
+		case !nowOK:
+			unsound = append(unsound, "the current policy's 95 % interval is not sound")
+		case openAbove(nowQ, nowCI) && !faster:
+			unsound = append(unsound, "the current policy's interval has no upper bound")
+		}
+		switch {
+		case !p.CIOK(pct):
+			unsound = append(unsound, "the new pick's 95 % interval is not sound")
+		case openAbove(p.Q(pct), newCI) && !slower:
+			unsound = append(unsound, "the new pick's interval has no upper bound")
+		}
+	}
 	var pickCI *[2]*float64
 	if p.CIMethod == optimize.CIMethodGrid { // requests that interact
 		pickCI = p.AnsweredShareCI95
@@ -445,23 +538,64 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 	nl, nh := ownInterval(pickCI, p.AnsweredShare, p.Requests, z)
 	cl2, ch := ownInterval(nowAnswered, now.AnsweredShare, nowReq, z)
 	more, fewer := nl > ch, nh < cl2
-	nowCost := math.NaN()
-	if now.AddedCostPct != nil {
-		nowCost = *now.AddedCostPct
-	}
 	figures := fmt.Sprintf("%s %s → %s, answered %.1f%% → %.1f%%, added cost %s → %+.1f%%",
 		name, sec(nowQ), sec(p.Q(pct)), 100*now.AnsweredShare, 100*p.AnsweredShare, pctText(nowCost), p.AddedCostPct)
 	switch {
+	case len(unsound) > 0 && fewer:
+		a.Decision, a.Why = Keep, "the new best under the objective answers fewer: "+figures
+	case len(unsound) > 0:
+		a.Decision, a.Why = Keep, fmt.Sprintf("could not compare %s (%s; more --requests or --check-requests may give one), so the new pick cannot be called better: %s",
+			name, strings.Join(unsound, ", "), figures)
 	case (faster || more) && !(slower || fewer):
 		a.Decision, a.Why = Change, "the new pick does significantly better: "+figures
 	case !(faster || more || slower || fewer) && p.AddedCostPct < nowCost-1:
-		a.Decision, a.Why = Change, "the new pick does as well for less: "+figures
+		a.Decision, a.Why = Change, "the new pick does as well, within the intervals, for less added cost: "+figures
 	case slower || fewer:
 		a.Decision, a.Why = Keep, "the new best under the objective does worse on "+name+" or answers: "+figures
 	default:
 		a.Decision, a.Why = Keep, "the current policy is within the intervals of the new best: "+figures
 	}
 	return a
+}
+
+// setNew sets a's new-pick fields from candidate p.
+func (a *ClassAdvice) setNew(p *optimize.Candidate) {
+	a.New, a.NewDelay, a.NewCopies = p.Label, p.DelaySeconds, p.Copies
+	a.NewLatency, a.NewAnswered, a.NewAddedCost, a.NewRequests = p.Latency, jnum(p.AnsweredShare), jnum(p.AddedCostPct), p.Requests
+}
+
+// Rolled returns the candidate of cr (the class's optimisation on the
+// live models) that a's decision rolls out when it is Change: the pick,
+// or no hedging when the current policy is over the cost cap and the
+// pick is not within it; nil when a keeps the current policy because the
+// optimisation is undecided.
+func (a *ClassAdvice) Rolled(cr *optimize.ClassReport) *optimize.Candidate {
+	switch {
+	case a.rolled == 0:
+		return cr.Picked()
+	case a.rolled < 0 || a.rolled > len(cr.Candidates):
+		return nil
+	}
+	return &cr.Candidates[a.rolled-1]
+}
+
+// noPrecision matches optimize's advice " or --precision X", which
+// hedgesim optimize takes and retune does not.
+var noPrecision = regexp.MustCompile(` or --precision [0-9.]+`)
+
+// openAbove reports whether a percentile's interval ci is unbounded above
+// while the estimate q is finite: its upper rank falls on a request not
+// answered in time, so it cannot show that another figure is no worse.
+func openAbove(q float64, ci [2]float64) bool {
+	return !math.IsInf(q, 1) && math.IsInf(ci[1], 1) && !math.IsInf(ci[0], 1)
+}
+
+// unknownLatency returns a Latency whose figures are all unknown (NaN,
+// null in JSON).
+func unknownLatency() sim.Latency {
+	n := math.NaN()
+	return sim.Latency{Mean: n, P50: n, P90: n, P95: n, P99: n, P999: n,
+		P95CI95: [2]float64{n, n}, P99CI95: [2]float64{n, n}}
 }
 
 // ownInterval returns a run's interval ci of a share p of n when it has

@@ -9,7 +9,6 @@ import (
 	"strconv"
 	"strings"
 
-	"github.com/hedgesim/hedgesim/fit"
 	"github.com/hedgesim/hedgesim/textfit"
 )
 
@@ -38,6 +37,18 @@ type Report struct {
 	Export *ExportDiff `json:"export,omitempty"`
 }
 
+// Judged reports whether the drift of at least one model could be judged
+// (its verdict is not CannotTell). A report of none is no evidence that
+// the scenario's models stand: hedgesim retune exits 2 on it.
+func (r *Report) Judged() bool {
+	for _, m := range r.Models {
+		if m.Drift.Verdict != CannotTell {
+			return true
+		}
+	}
+	return false
+}
+
 // Finish sets r.Action from the models and the advice.
 func (r *Report) Finish() {
 	r.Action = false
@@ -63,11 +74,20 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintln(tw, "model\tobservations\tverdict\tX²\tdf\tp\tp50 scenario → live [interval]\tp95\tp99")
 	for _, m := range r.Models {
 		d := &m.Drift
-		row := []string{m.Model, fit.FormatCount(d.N), d.Verdict, fmt.Sprintf("%.1f", d.ChiSquare), strconv.Itoa(d.DF), pText(d.PValue)}
+		row := []string{m.Model, countText(d.N), d.Verdict, fmt.Sprintf("%.1f", d.ChiSquare), strconv.Itoa(d.DF), pText(d.PValue)}
+		if d.Verdict == CannotTell {
+			// No test: no statistic, and no live percentile to set
+			// against the scenario's.
+			row[3], row[4], row[5] = "-", "-", "-"
+		}
 		for _, s := range d.Percentiles {
 			mark := ""
 			if s.Moved {
 				mark = " *"
+			}
+			if d.Verdict == CannotTell {
+				row = append(row, fmt.Sprintf("%s → -", num(s.Scenario)))
+				continue
 			}
 			row = append(row, fmt.Sprintf("%s → %s [%s, %s]%s", num(s.Scenario), num(s.Live), num(s.Lo), num(s.Hi), mark))
 		}
@@ -95,6 +115,11 @@ func (r *Report) WriteText(w io.Writer) error {
 			fmt.Fprintf(b, "  path at median %s s: share %.3g in the scenario, %.3g live (SE %.2g)\n", num(s.Median), s.Scenario, s.Live, s.SE)
 		}
 	}
+	if r.Recheck == nil && !r.Judged() {
+		io.WriteString(b, "\nno model could be judged (every verdict is \"cannot tell\", for the reasons above): the source cannot say whether the scenario's models still hold; check the histograms' buckets and counts, and the query; nothing simulated\n")
+		_, err := w.Write(buf.Bytes())
+		return err
+	}
 	if r.Recheck == nil {
 		io.WriteString(b, "\nno model shifted: the scenario's models and policies stand; nothing simulated\n")
 		_, err := w.Write(buf.Bytes())
@@ -120,7 +145,8 @@ func (r *Report) WriteText(w io.Writer) error {
 	tw = textfit.NewTable(b, 0)
 	fmt.Fprintln(tw, "class\tdecision\tnew pick\tp95\tanswered\tadded cost")
 	for _, c := range rc.Classes {
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%.1f%%\t%+.1f%%\n", c.Class, c.Decision, c.New, sec(c.NewLatency.P95), 100*c.NewAnswered, c.NewAddedCost)
+		p95, answered, cost := c.newCells()
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\n", c.Class, c.Decision, c.New, p95, answered, cost)
 	}
 	tw.Flush()
 	for _, c := range rc.Classes {
@@ -216,21 +242,40 @@ func writeAdaptiveText(b io.Writer, ac *AdaptiveComparison) {
 		if c.FromScenario {
 			from = "the class's own adaptive delay"
 		}
-		fmt.Fprintf(b, "  %s: %s: %s, against %s\n", c.Class, c.Verdict, verdictText(c.Verdict), from)
+		fmt.Fprintf(b, "  %s: %s: %s, against %s\n", c.Class, c.Verdict, verdictText(&c), from)
 		fmt.Fprintf(b, "    %s\n", c.Why)
+		if c.CostNote != "" {
+			fmt.Fprintf(b, "  %s: %s\n", c.Class, c.CostNote)
+		}
 	}
 	for _, s := range ac.Skipped {
 		fmt.Fprintf(b, "  not compared: %s\n", s)
 	}
 }
 
-// verdictText says an AdaptiveClass verdict in words.
-func verdictText(v string) string {
-	switch v {
+// verdictText says class c's verdict (AdaptiveClass.Verdict) in words,
+// with what the adaptive delay is better at through the shift (BetterOn):
+// a lower percentile, more answers, or as good for less added cost.
+func verdictText(c *AdaptiveClass) string {
+	how := "does better through the shift"
+	if c.Shift != nil && c.Shift.Better == "adaptive" {
+		switch on := c.Shift.BetterOn; on {
+		case "added cost":
+			how = "does as well through the shift, within the intervals, for less added cost"
+		case "answered":
+			how = "answers more through the shift"
+		default:
+			how = "does better on " + on + " through the shift"
+		}
+	}
+	switch c.Verdict {
 	case "adapt":
-		return "the adaptive delay does better through the shift and no worse on the live models: let the client adapt"
+		if c.Shift == nil {
+			return "the adaptive delay does better on the live models: let the client adapt"
+		}
+		return "the adaptive delay " + how + " and no worse on the live models: let the client adapt"
 	case "trade-off":
-		return "the adaptive delay does better through the shift and worse on the live models"
+		return "the adaptive delay " + how + " and worse on the live models"
 	case "undecided":
 		return "the class's percentile could not be compared (below): no case for the adaptive delay, keep a static delay and retune it on a schedule"
 	}
@@ -243,6 +288,15 @@ func (r *Report) WriteJSON(w io.Writer) error {
 	enc := json.NewEncoder(w)
 	enc.SetIndent("", "  ")
 	return enc.Encode(r)
+}
+
+// newCells returns the new pick's p95, answered share and added cost as
+// the report's table cells: "-" each when the optimisation is undecided.
+func (c *ClassAdvice) newCells() (p95, answered, cost string) {
+	if c.Undecided {
+		return "-", "-", "-"
+	}
+	return sec(c.NewLatency.P95), fmt.Sprintf("%.1f%%", 100*float64(c.NewAnswered)), fmt.Sprintf("%+.1f%%", float64(c.NewAddedCost))
 }
 
 func pctOf(v *float64) string {

@@ -144,19 +144,24 @@ func Read(src Source, cfg *sim.Config, q Query) ([]Live, error) {
 	return out, nil
 }
 
-// describeQuery writes a query as NAME{k="v", …}, keys sorted; "(the
-// only histogram)" stands for an empty metric.
+// describeQuery writes a query as NAME{k="v", …}, keys sorted; for an
+// empty metric, "the only histogram's series {k="v", …}" (or "the only
+// histogram" without labels).
 func describeQuery(metric string, labels map[string]string) string {
-	if metric == "" {
-		metric = "(the only histogram)"
-	}
 	keys := slices.Collect(maps.Keys(labels))
 	sort.Strings(keys)
 	parts := make([]string, len(keys))
 	for i, k := range keys {
 		parts[i] = fmt.Sprintf("%s=%q", k, labels[k])
 	}
-	return metric + "{" + strings.Join(parts, ", ") + "}"
+	set := "{" + strings.Join(parts, ", ") + "}"
+	switch {
+	case metric != "":
+		return metric + set
+	case len(parts) == 0:
+		return "the only histogram"
+	}
+	return "the only histogram's series " + set
 }
 
 // wanted returns the scenario models q asks for (every model of cfg when

@@ -121,3 +121,21 @@ func TestReadBadInput(t *testing.T) {
 		t.Errorf("error %v is not an *InputError for model b", err)
 	}
 }
+
+// TestDescribeQuery: a query names the metric and labels as PromQL does;
+// without a metric it reads as words, not "(the only histogram){…}".
+func TestDescribeQuery(t *testing.T) {
+	for _, c := range []struct {
+		metric string
+		labels map[string]string
+		want   string
+	}{
+		{"x_seconds", map[string]string{"model": "a", "az": "1"}, `x_seconds{az="1", model="a"}`},
+		{"", map[string]string{"model": "embed-a"}, `the only histogram's series {model="embed-a"}`},
+		{"", nil, "the only histogram"},
+	} {
+		if got := describeQuery(c.metric, c.labels); got != c.want {
+			t.Errorf("describeQuery(%q, %v) = %q, want %q", c.metric, c.labels, got, c.want)
+		}
+	}
+}

@@ -41,10 +41,10 @@ func Scenario(name string, src []byte, traceDir string, cfg *sim.Config, rep *Re
 	for i := range rep.Recheck.New.Classes {
 		cr := &rep.Recheck.New.Classes[i]
 		adv := rep.Recheck.Classes[slices.IndexFunc(rep.Recheck.Classes, func(a ClassAdvice) bool { return a.Class == cr.Class })]
-		if adv.Decision != Change {
+		pick := adv.Rolled(cr)
+		if adv.Decision != Change || pick == nil {
 			continue
 		}
-		pick := cr.Picked()
 		if pick.Steps != nil {
 			for _, sp := range pick.Steps {
 				edits = append(edits, scenario.HedgeEdit{Class: cr.Class, Step: sp.Step, NoHedging: !sp.Hedging, Delay: sp.Delay, Copies: sp.Copies})

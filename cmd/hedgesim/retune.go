@@ -51,7 +51,8 @@ policies' runtime configuration (hedgesim export) against the retuned
 scenario's; --out DIR writes the report, its HTML page and the diff.
 
 Exit status: 0 nothing to do, 3 a model shifted or a better pick was
-found, 2 bad input (naming the model and the query), 1 failure.`
+found, 2 bad input (naming the model and the query) or no model could be
+judged (every verdict cannot tell), 1 failure.`
 
 // retuneBeforeWrite, when set (by tests), is called just before retune
 // writes --write-scenario's file, after the report is printed.
@@ -62,7 +63,9 @@ var errRetuneAction = errors.New("retune: drift or a better pick found")
 
 func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("retune", retuneSynopsis, stderr)
-	from := fs.String("from", "", "the histograms' `SOURCE`: a file or an http(s) URL")
+	var fromFlag onceString
+	fs.Var(&fromFlag, "from", "the histograms' `SOURCE`: a file or an http(s) URL")
+	from := &fromFlag.v
 	promURL := fs.String("prometheus", "", "query the Prometheus server at `URL` instead (its HTTP API, one instant query per model)")
 	promQuery := fs.String("query", "", "with --prometheus: the PromQL `template`, {model} standing for the model's name (default: sum by (le) (increase(METRIC_bucket{model=\"{model}\"}[WINDOW])))")
 	window := promWindow{v: 24 * time.Hour}
@@ -326,6 +329,21 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if _, err := stdout.Write(text.Bytes()); err != nil {
 		return err
 	}
+	if !rep.Judged() {
+		// A source whose every histogram is too coarse or too small (a
+		// broken exporter, a rate() query) is no evidence that the models
+		// stand: bad input, with nothing written, so that a scheduled run
+		// fails rather than passes.
+		var why []string
+		for _, m := range rep.Models {
+			why = append(why, m.Model+": "+m.Drift.Why)
+		}
+		flagName := "--from"
+		if *promURL != "" {
+			flagName = "--prometheus"
+		}
+		return usageError{err: fmt.Errorf("%s %s: no model could be judged (%s); nothing written", flagName, sourceName, strings.Join(why, "; "))}
+	}
 	if *out != "" {
 		if err := writeRetuneReport(ctx, *out, rep, js.Bytes(), args, !*noPlots); err != nil {
 			return fmt.Errorf("--out %s: %w", *out, err)
@@ -409,6 +427,22 @@ func (w *promWindow) Set(s string) error {
 		return fmt.Errorf("%q: want a positive Prometheus duration such as 1d, 6h or 90m", s)
 	}
 	w.v, w.set = time.Duration(d), true
+	return nil
+}
+
+// onceString is a string flag that may be given once: a second value is
+// an error naming both, not the last one silently winning.
+type onceString struct {
+	v   string
+	set bool
+}
+
+func (f *onceString) String() string { return f.v }
+func (f *onceString) Set(s string) error {
+	if f.set {
+		return fmt.Errorf("given twice (%q, then %q): retune reads one source; retune each source in a run of its own", f.v, s)
+	}
+	f.v, f.set = s, true
 	return nil
 }
 

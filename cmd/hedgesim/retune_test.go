@@ -460,3 +460,74 @@ func TestRetuneDefaultScenario(t *testing.T) {
 		t.Errorf("retune --help does not say SCENARIO is optional:\n%s", out)
 	}
 }
+
+// TestRetuneNothingJudged: a source none of whose histograms can be judged
+// (too few observations, buckets too coarse for the test) is no evidence
+// that the scenario's models stand: exit 2, the report printed with "-"
+// for the test's figures and the live percentiles, the reasons on
+// standard error, no report directory and no scenario written.
+// Regression: such a source exited 0, "no model shifted: the scenario's
+// models and policies stand", so that a broken exporter passed the
+// scheduled runs of docs/retune.md.
+func TestRetuneNothingJudged(t *testing.T) {
+	tmp := t.TempDir()
+	coarse := filepath.Join(tmp, "coarse.txt")
+	if err := os.WriteFile(coarse, []byte("# TYPE guard_request_duration_seconds histogram\n"+
+		"guard_request_duration_seconds_bucket{model=\"llama-guard\",le=\"30\"} 1000\n"+
+		"guard_request_duration_seconds_bucket{model=\"llama-guard\",le=\"+Inf\"} 1000\n"+
+		"guard_request_duration_seconds_count{model=\"llama-guard\"} 1000\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range []struct{ name, from, why string }{
+		{"20 observations", guardMetrics(t, 0.5, 20, 1), "llama-guard: only 20 observations; a verdict needs at least 50"},
+		{"one finite bucket", coarse, "llama-guard: the buckets, pooled to 5 expected observations each, leave the test no degree of freedom"},
+	} {
+		out, scen := filepath.Join(tmp, "report"), filepath.Join(tmp, "new.toml")
+		code, stdout, errOut := hedgesim(t, "retune", "guard-check", "--from", c.from, "--out", out, "--write-scenario", scen)
+		if code != 2 {
+			t.Errorf("%s: exit %d, want 2: %s", c.name, code, errOut)
+		}
+		if !strings.Contains(errOut, "no model could be judged ("+c.why) {
+			t.Errorf("%s: stderr does not give the reason:\n%s", c.name, errOut)
+		}
+		if !strings.Contains(stdout, "no model could be judged") || strings.Contains(stdout, "no model shifted") {
+			t.Errorf("%s: the report does not say that nothing could be judged:\n%s", c.name, stdout)
+		}
+		if !regexp.MustCompile(`llama-guard +[0-9]+ +cannot tell +- +- +- +0\.3 → - +17\.4 → - +18\.7 → -`).MatchString(stdout) {
+			t.Errorf("%s: the drift table does not print - where there is no test:\n%s", c.name, stdout)
+		}
+		for _, p := range []string{out, scen} {
+			if _, err := os.Stat(p); err == nil {
+				t.Errorf("%s: %s written", c.name, p)
+			}
+		}
+	}
+}
+
+// TestRetuneSaysWhatItReads: --from given twice is bad input naming both
+// (not the last one silently read); a histogram whose bounds have no unit
+// is told to state it with retune's own --unit, and the query of the
+// source's only histogram reads as words. Regressions: the second --from
+// won silently; the unit error said "hedgesim fit --unit"; the query read
+// "(the only histogram){}".
+func TestRetuneSaysWhatItReads(t *testing.T) {
+	from := guardMetrics(t, 0.5, 1000, 1)
+	code, _, errOut := hedgesim(t, "retune", "guard-check", "--from", from, "--from", "other.txt")
+	if code != 2 || !strings.Contains(errOut, `--from: given twice ("`+from+`", then "other.txt")`) {
+		t.Errorf("--from twice: exit %d, want 2 naming both: %s", code, errOut)
+	}
+	api := filepath.Join(t.TempDir(), "api.json")
+	if err := os.WriteFile(api, []byte(`{"status":"success","data":{"resultType":"vector","result":[`+
+		`{"metric":{"le":"1"},"value":[1700000000,"400"]},{"metric":{"le":"10"},"value":[1700000000,"900"]},`+
+		`{"metric":{"le":"+Inf"},"value":[1700000000,"1000"]}]}}`), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, _, errOut = hedgesim(t, "retune", "guard-check", "--from", api, "--model-label", "none", "--model", "llama-guard")
+	if code != 2 || !strings.Contains(errOut, "query the only histogram in") || !strings.Contains(errOut, "state it with --unit s, ms or us") ||
+		strings.Contains(errOut, "hedgesim fit") {
+		t.Errorf("no unit: exit %d, want 2 asking for --unit, the query in words: %s", code, errOut)
+	}
+	if code, _, errOut := hedgesim(t, "retune", "guard-check", "--from", api, "--model-label", "none", "--model", "llama-guard", "--unit", "s", "--quiet", "--no-adaptive", "--requests", "2000"); code == 2 {
+		t.Errorf("with --unit s: exit 2: %s", errOut)
+	}
+}
