@@ -165,6 +165,9 @@ func TestDecideOverCapChanges(t *testing.T) {
 		if r := a.Rolled(cr); r == nil || r.Label != c.want || a.New != c.want {
 			t.Errorf("%s: rolls out %v, new pick %q, want %s", c.name, r, a.New, c.want)
 		}
+		if strings.Contains(a.OverCostCapWhy, "raise the cap") || !strings.HasSuffix(a.OverCostCapWhy, "; the policy changes (above)") {
+			t.Errorf("%s: the note asks for the change the decision makes: %q", c.name, a.OverCostCapWhy)
+		}
 		if got := strings.Contains(a.OverCostCapWhy, "did not meet the scenario's objective on the scenario's models either (+14.7% predicted)"); got != c.pre {
 			t.Errorf("%s: %q says it was over the cap before: %v, want %v", c.name, a.OverCostCapWhy, got, c.pre)
 		}

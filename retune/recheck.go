@@ -446,6 +446,9 @@ func samePolicy(cl *sim.Class, p *optimize.Candidate) bool {
 // each class alone), so the intervals treat them as independent samples,
 // though they share the scenario's seed; like optimize's own test this
 // errs towards keep.
+// overCapAsk ends the over-cap note of a policy the decision keeps.
+const overCapAsk = "; change the policy or raise the cap"
+
 func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq int64, nowAnswered *[2]*float64, cr *optimize.ClassReport, z float64) ClassAdvice {
 	p := cr.Picked()
 	pct := cr.Objective.Percentile
@@ -466,7 +469,7 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 		if now.PredictedAddedCostPct > o.MaxAddedCostPct+1e-9 {
 			meets = fmt.Sprintf("it did not meet the scenario's objective on the scenario's models either (%s predicted)", pctText(now.PredictedAddedCostPct))
 		}
-		a.OverCostCapWhy = fmt.Sprintf("the current policy's added cost on the live models, %s, is over the objective's cap of +%s%% (max_added_cost_pct): %s; change the policy or raise the cap",
+		a.OverCostCapWhy = fmt.Sprintf("the current policy's added cost on the live models, %s, is over the objective's cap of +%s%% (max_added_cost_pct): %s"+overCapAsk,
 			pctText(*now.AddedCostPct), num(o.MaxAddedCostPct), meets)
 	}
 	if cr.Verdict.Undecided {
@@ -508,6 +511,8 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 			a.rolled = 1
 			a.setNew(to)
 		}
+		// The decision already changes it: the note no longer asks to.
+		a.OverCostCapWhy = strings.TrimSuffix(a.OverCostCapWhy, overCapAsk) + "; the policy changes (above)"
 		a.Decision, a.Why = Change, fmt.Sprintf("the current policy is over the objective's cost cap on the live models (below), so it cannot be kept; %s: %s %s → %s, answered %.1f%% → %.1f%%, added cost %s → %+.1f%%",
 			map[bool]string{true: "the new pick is the best within the cap", false: "no hedging, the new pick not being within the cap"}[to == p],
 			name, sec(nowQ), sec(to.Q(pct)), 100*now.AnsweredShare, 100*to.AnsweredShare, pctText(nowCost), to.AddedCostPct)
