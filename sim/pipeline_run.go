@@ -587,7 +587,7 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	// call of the visible step to end with an answer (ties: the first in
 	// the stage's order).
 	inst := int((r.id - p.id) >> 32)
-	if pc.visible>>s&1 != 0 && o == outOK && r.doneAt >= 0 &&
+	if pc.visible != 0 && pc.visible>>s&1 != 0 && o == outOK && r.doneAt >= 0 &&
 		(p.visible < 0 || p.visibleAt == e.now && inst < p.visibleInst) {
 		p.visible, p.visibleAt, p.visibleInst = r.firstAt, e.now, inst
 	}
