@@ -356,6 +356,9 @@ func (e *engine) drain() {
 			e.now = e.cur.at
 			e.handle(&e.cur)
 		}
+		if e.handOn != 0 {
+			e.handHeld()
+		}
 		if len(e.soon) > 0 { // handleSoon, written out: no call
 			for i := 0; i < len(e.soon); i++ {
 				e.cur = e.soon[i]
@@ -523,11 +526,15 @@ func (e *engine) nowQueued() bool {
 }
 
 // handleSoon handles the events in soon, in order, as drain would have
-// taken them (dueNow); those they schedule in soon are handled too. The
+// taken them (dueNow), after a pipeline's call seen now that comes
+// before them (handOn); those they schedule in soon are handled too. The
 // commonest, the release of a slot (a replica's or a provider's), is
 // handled without handle's switch. drain takes the same steps written out, without the
 // call (a change here goes there too).
 func (e *engine) handleSoon() {
+	if e.handOn != 0 {
+		e.handHeld()
+	}
 	for i := 0; i < len(e.soon); i++ {
 		e.cur = e.soon[i]
 		if ev := &e.cur; ev.kind != evRelease {

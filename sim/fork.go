@@ -290,7 +290,7 @@ func (e *engine) setMarks(k int, s loadSnap) {
 func (e *engine) continueRun() {
 	e.holding = false
 	e.lookAt = 0
-	if len(e.soon) > 0 {
+	if len(e.soon) > 0 || e.handOn != 0 {
 		e.handleSoon()
 	}
 	if !e.holding {

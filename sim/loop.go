@@ -138,6 +138,13 @@ type engine struct {
 	pauseAt int64
 	holding bool
 	grow    *growState
+	// handOn is a pipeline's call seen now, pipeline slot handOn − 1 of
+	// generation handGen, 0 for none: the evPipeCall event callEnded would
+	// have queued first in soon, numbered but not queued, which the event
+	// loop handles right after the current event, before soon's
+	// (handHeld).
+	handOn  int32
+	handGen uint32
 }
 
 // auditRuns makes every run check its accounting when it ends (audit) and
@@ -270,7 +277,7 @@ func (e *engine) run() {
 			e.scheduleArrival()
 		}
 		e.startClients()
-		if len(e.soon) > 0 { // due at 0, scheduled before the first event
+		if len(e.soon) > 0 || e.handOn != 0 { // due at 0, scheduled before the first event
 			e.handleSoon()
 		}
 		if e.holding { // held among them (fork.go): the first clients' sends

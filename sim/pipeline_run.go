@@ -587,7 +587,7 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	// call of the visible step to end with an answer (ties: the first in
 	// the stage's order).
 	inst := int((r.id - p.id) >> 32)
-	if pc.visible>>s&1 != 0 && o == outOK && r.doneAt >= 0 &&
+	if pc.visible != 0 && pc.visible>>s&1 != 0 && o == outOK && r.doneAt >= 0 &&
 		(p.visible < 0 || p.visibleAt == e.now && inst < p.visibleInst) {
 		p.visible, p.visibleAt, p.visibleInst = r.firstAt, e.now, inst
 	}
@@ -600,7 +600,7 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	// call, end other requests) reads nothing of the pipeline's class
 	// (endPipeline): only the event's number is taken, as it was.
 	if last && !p.held && len(p.deferred) == 0 && len(p.live) == 0 && p.iter+1 >= p.iters &&
-		len(e.soon) == 0 && !e.nowQueued() { // at is now
+		len(e.soon) == 0 && e.handOn == 0 && !e.nowQueued() { // at is now
 		e.seq++
 		e.callDone(p, pc, ps, s, o)
 		return
@@ -619,6 +619,15 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	if at == e.now && !e.isolated {
 		e.seq++ // schedule's way for an event due now
 		if !e.heapOnly {
+			// The first event due now, when nothing queued or in soon is
+			// (dueNow), is handled right after this one: it is kept as
+			// handOn, numbered, not queued (handHeld) — unless a growing
+			// run may hold after this event (fork.go), which would keep it
+			// for after the hold.
+			if len(e.soon) == 0 && e.handOn == 0 && e.grow == nil && !e.nowQueued() {
+				e.handOn, e.handGen = ps+1, p.gen
+				return
+			}
 			e.queueNow(evPipeCall, ps, p.gen, 0)
 			return
 		}
@@ -626,6 +635,17 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 		return
 	}
 	e.schedule(at, evPipeCall, ps, p.gen, 0)
+}
+
+// handHeld handles the call callEnded kept in handOn, as its evPipeCall
+// event, numbered before every event scheduled after it, would have been
+// handled: first after the event that ended the call. pipeCall ends no
+// call (the calls it starts schedule events only, sendFirst), so it sets
+// no handOn of its own.
+func (e *engine) handHeld() {
+	ps := e.handOn - 1
+	e.handOn = 0
+	e.pipeCall(ps, e.handGen)
 }
 
 // pipeCall handles a deferred call of pipeline ps completing now.
