@@ -22,7 +22,8 @@ import (
 //     candidate no pick may be (ReasonFewerAnswers, ReasonOverload,
 //     ReasonUnstable, ReasonFewerThanConfigured), or within them but
 //     failing the verdict rule where the pick passes it or where no
-//     candidate does (ReasonFailsRule, ReasonTooFew);
+//     candidate does (ReasonFailsRule, ReasonTooFew), or passing it only
+//     as a bundle (ReasonBundled);
 //   - eligible: within every limit and not refused by the rule, but not
 //     the best under the objective (ReasonSlower, ReasonMoreUnanswered,
 //     ReasonCostlier, ReasonFewerWithin, ReasonNotKnee), with ReasonCIOverlap when its
@@ -81,6 +82,13 @@ const (
 	// the marginal test pays for, objectives p95, p99 and answered
 	// (tradeoff.go): Value its added cost (pct), Limit the pick's (pct).
 	ReasonPastTradeOff = "past_the_trade_off"
+	// ReasonBundled: a pipeline candidate that the verdict rule accepts
+	// against no hedging, but one of whose hedged steps (Name) buys less
+	// than the rule asks per 1% of the cost it adds, against the same
+	// candidate without it: Value is that step's gain per 1% of cost
+	// (pct), Limit the rule's minimum (pct). It is not recommended instead
+	// of the objective's pick (see pipeline.go, unbundle).
+	ReasonBundled = "bundles_a_step_below_rule"
 	// ReasonTiesPick: the same added cost (pct) as the pick (pct) and the
 	// same figures on the objective's frontier; the frontier keeps one of
 	// such candidates (see Frontier).
@@ -212,6 +220,10 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 			if !v.Hedge {
 				c.Reasons = append(c.Reasons, Reason{Code: ReasonFailsRule, Detail: v.detail, Value: v.GainPct, Limit: rule.MinGainPct, Unit: UnitPct,
 					Text: "fails the verdict rule: " + v.Reason})
+			} else if c.bundle != nil && i != cr.ObjectivePick {
+				r := *c.bundle
+				r.Text = "passes the verdict rule only as a bundle: " + r.Text
+				c.Reasons = append(c.Reasons, r)
 			}
 		}
 		if len(c.Reasons) > 0 {

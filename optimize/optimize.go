@@ -178,6 +178,11 @@ type Candidate struct {
 	// policy of the candidate (unexported: what was simulated)
 	targets  []int
 	stepPols []sim.Policy // a pipeline's step policies
+	// bundle, for a pipeline candidate, is set when one of its hedged
+	// steps buys less than the verdict rule asks per 1% of cost: it
+	// passes the rule only bundled with steps that do, and is not
+	// recommended instead of the objective's pick (unbundle).
+	bundle *Reason
 	// fallback: the configured policy sends copies only after a failure.
 	fallback bool
 	// The counts behind the shares of who won (won.go).
@@ -1084,7 +1089,7 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 		// The objective's pick fails the rule. When a candidate within the
 		// objective's limits passes it, recommend that one instead: "don't
 		// hedge" next to an acceptable candidate is no advice.
-		if a := acceptable(cs, cr.Objective, level, rule, cr.CostBasis, cheapest, func(c *Candidate) bool { return c.Feasible }); a >= 0 {
+		if a := acceptable(cs, cr.Objective, level, rule, cr.CostBasis, cheapest, func(c *Candidate) bool { return c.Feasible && c.bundle == nil }); a >= 0 {
 			obj := &cs[cr.Pick]
 			objLabel, fails := "no hedging", "buys nothing the rule accepts"
 			if obj.Hedging {
@@ -1101,6 +1106,10 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 			v := judgeFor(cr.Objective, base, &cs[a], level, rule, cr.CostBasis)
 			cr.Verdict.Reason += fmt.Sprintf("; beyond the objective's limits, the rule would accept %s%s: %s", cs[a].Label, aboveSLA(&cs[a], cr.Objective), v.Reason)
 			cr.Verdict.Alternative = a
+		}
+		if b := acceptable(cs, cr.Objective, level, rule, cr.CostBasis, cheapest, func(c *Candidate) bool { return c.Feasible && c.bundle != nil }); b >= 0 && !cr.Verdict.Hedge && cr.Verdict.Alternative < 0 {
+			// Say why a candidate the rule accepts is not recommended.
+			cr.Verdict.Reason += fmt.Sprintf("; %s passes the rule only as a bundle, not recommended: %s", cs[b].Label, cs[b].bundle.Text)
 		}
 	}
 	if !cr.Verdict.Hedge && cs[cr.Pick].Hedging {
@@ -1259,7 +1268,7 @@ func nearestAcceptable(cs []Candidate, o Objective, level float64, rule Rule, ba
 	best, bestX := -1, 0.0
 	for i := range cs {
 		c := &cs[i]
-		if !c.Hedging || c.Feasible {
+		if !c.Hedging || c.Feasible || c.bundle != nil {
 			continue
 		}
 		x := Excess(c, o)

@@ -345,6 +345,11 @@ func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i int, with [
 		cr.Candidates = slices.Clone(ps.cands)
 		cr.Warnings = slices.Clone(warnings)
 		decide(cr, s.Rule, s.Level)
+		if more, err := ps.unbundle(cr, s.Rule); err != nil {
+			return nil, err
+		} else if more {
+			continue
+		}
 		if !converged && rounds < MaxExchangeRounds {
 			rounds++
 			more, err := ps.exchange(cr)
@@ -466,6 +471,101 @@ func (ps *pipelineSearch) advise(cr *ClassReport) ([]StepAdvice, error) {
 		out = append(out, adv)
 	}
 	return out, nil
+}
+
+// unbundle checks a pick that the verdict rule recommends instead of the
+// objective's pick (decide): each of its hedged steps must earn its own
+// cost. Against the same candidate without that step hedged, the figure
+// the verdict judged (the objective's percentile, or the unanswered share
+// when that decided it; under objective answered or checked, the share
+// not within the target) must fall by at least the rule's minimum per 1%
+// of the cost the step adds, both relative to no hedging; a step that
+// adds no cost passes. When a step fails, the pick is marked a bundle
+// (Candidate.bundle), which acceptable then passes over, and the pick with
+// only its steps that pass is simulated to be judged in turn; unbundle
+// reports whether it marked one, and the pick must be chosen again. It
+// simulates at most one candidate per step and one more per call, and
+// every call marks another candidate, so the choice ends.
+func (ps *pipelineSearch) unbundle(cr *ClassReport, rule Rule) (bool, error) {
+	pick := &cr.Candidates[cr.Pick]
+	v := cr.Verdict
+	if cr.Pick == cr.ObjectivePick || !pick.Hedging || !v.Hedge || (v.DecidedBy != DecidedByPercentile && v.DecidedBy != DecidedByUnanswered) {
+		return false, nil
+	}
+	p := cr.Objective.Percentile
+	figure, rate, what := func(c *Candidate) float64 { return c.Q(p) }, rule.MinGainPerCost, pname(p)
+	switch {
+	case cr.Objective.Goal == MostAnswered:
+		figure, rate, what = func(c *Candidate) float64 { return 1 - c.AnsweredWithinShare }, rule.MinUnansweredCutPerCost, "the share not within the target"
+	case v.DecidedBy == DecidedByUnanswered:
+		figure, rate, what = (*Candidate).unanswered, rule.MinUnansweredCutPerCost, "the unanswered share"
+	}
+	base := cr.Baseline()
+	costOf := func(c *Candidate) float64 {
+		if cr.CostBasis == CostUSD && base.CostPer1kUSD > 0 {
+			return 100 * c.CostPer1kUSD / base.CostPer1kUSD
+		}
+		if base.AttemptsPerRequest > 0 {
+			return 100 * c.AttemptsPerRequest / base.AttemptsPerRequest
+		}
+		return 0
+	}
+	fb := figure(base)
+	if !(fb > 0) || !isFinite(fb) {
+		return false, nil // no relative gain to weigh
+	}
+	assign := ps.assignment(pick)
+	var as [][]int
+	for s := range assign {
+		a := slices.Clone(assign)
+		a[s] = 0
+		as = append(as, a)
+	}
+	idx, err := ps.eval(as, OriginExchange)
+	if err != nil {
+		return false, err
+	}
+	me := ps.seen[assignKey(assign)]
+	pruned := slices.Clone(assign)
+	var worst *Reason
+	for s, sp := range pick.Steps {
+		if !sp.Hedging {
+			continue
+		}
+		without := &ps.cands[idx[s]]
+		cost := costOf(pick) - costOf(without)
+		gain := 100 * (figure(without) - figure(pick)) / fb
+		if cost <= 0 || gain >= rate*cost {
+			continue
+		}
+		if !isFinite(gain) {
+			gain = 0
+		}
+		pruned[s] = 0
+		r := Reason{Code: ReasonBundled, Name: sp.Step, Value: gain / cost, Limit: rate, Unit: UnitPct,
+			Text: fmt.Sprintf("its step %s (copies %s) buys %s %s → %s for %+.1f%% cost against the same candidate without it: %.2f%% per 1%% of cost, less than the rule's %s%%; it passes only with the other steps' copies",
+				sp.Step, sp.Label, what, ffigure(what, figure(without)), ffigure(what, figure(pick)), cost, gain/cost, fnum(rate))}
+		if worst == nil || r.Value < worst.Value {
+			worst = &r
+		}
+	}
+	if worst == nil {
+		return false, nil
+	}
+	ps.cands[me].bundle = worst
+	if _, err := ps.eval([][]int{pruned}, OriginExchange); err != nil {
+		return false, err
+	}
+	return true, nil
+}
+
+// ffigure formats figure x of unbundle: seconds for a percentile, else a
+// share.
+func ffigure(what string, x float64) string {
+	if strings.HasPrefix(what, "p") {
+		return fsec(x)
+	}
+	return fpct2(x)
 }
 
 func isFinite(x float64) bool { return x-x == 0 }

@@ -19,13 +19,31 @@ type Replicas struct {
 	Up, Started []XY
 }
 
+// MaxReplicaSteps is the most changes a replicas figure draws as they
+// are. A pool that scales more often over the run (a scale-to-zero pool
+// that wakes for each of thousands of sparse requests) changes more than
+// once per pixel, and its curves, drawn change by change, fill the area
+// between 0 and 1 as a solid block; ReplicasData then gives each curve's
+// time-weighted mean over MaxReplicaSteps equal parts of the run.
+const MaxReplicaSteps = 200
+
 // ReplicasData returns the replicas over time of an autoscaled pool, p
 // (p.Autoscale not nil), to the run's end (Autoscale.RunSeconds; ignored
-// when it is not after the last change).
+// when it is not after the last change). With more than MaxReplicaSteps
+// changes, each curve is instead its time-weighted mean over each of
+// MaxReplicaSteps equal parts of the span from the first change to the
+// end (replicas, a step per part), and the title says so.
 func ReplicasData(p *sim.PoolResult) Replicas {
 	end := p.Autoscale.RunSeconds
 	d := Replicas{Title: fmt.Sprintf("pool %s: replicas over the run (%s, %d to %d)", p.Provider, p.Autoscale.Policy, p.Autoscale.Min, p.Autoscale.Max)}
 	s := p.Autoscale.Series
+	if n := len(s); n > MaxReplicaSteps && end > s[0].T {
+		end = max(end, s[n-1].T)
+		d.Up, d.Started = meanSteps(s, end, MaxReplicaSteps)
+		d.Title = fmt.Sprintf("pool %s: mean replicas over each 1/%d of the run (%s, %d to %d; %d changes)",
+			p.Provider, MaxReplicaSteps, p.Autoscale.Policy, p.Autoscale.Min, p.Autoscale.Max, n)
+		return d
+	}
 	for _, pt := range s {
 		d.Up = append(d.Up, XY{pt.T, float64(pt.Ready)})
 		d.Started = append(d.Started, XY{pt.T, float64(pt.Ready + pt.Starting)})
@@ -35,6 +53,45 @@ func ReplicasData(p *sim.PoolResult) Replicas {
 		d.Started = append(d.Started, XY{end, float64(s[n-1].Ready + s[n-1].Starting)})
 	}
 	return d
+}
+
+// meanSteps returns the time-weighted means of the replicas up, and up or
+// starting, of series s (each point held until the next, the last until
+// end > s[0].T) over each of parts equal parts of [s[0].T, end]: a point
+// at the start of each part, and one at end holding the last part's
+// value. O(len(s) + parts).
+func meanSteps(s []sim.ScalePoint, end float64, parts int) (up, started []XY) {
+	t0 := s[0].T
+	w := (end - t0) / float64(parts)
+	sumUp := make([]float64, parts)
+	sumStarted := make([]float64, parts)
+	for i, pt := range s {
+		a, b := pt.T, end
+		if i+1 < len(s) {
+			b = s[i+1].T
+		}
+		// Spread [a, b) over the parts it overlaps.
+		for k := min(int((a-t0)/w), parts-1); k < parts && a < b; k++ {
+			hi := t0 + float64(k+1)*w
+			if k == parts-1 {
+				hi = end
+			}
+			dt := min(b, hi) - a
+			if dt > 0 {
+				sumUp[k] += dt * float64(pt.Ready)
+				sumStarted[k] += dt * float64(pt.Ready+pt.Starting)
+				a += dt
+			}
+		}
+	}
+	for k := range parts {
+		x := t0 + float64(k)*w
+		up = append(up, XY{x, sumUp[k] / w})
+		started = append(started, XY{x, sumStarted[k] / w})
+	}
+	up = append(up, XY{end, up[parts-1].Y})
+	started = append(started, XY{end, started[parts-1].Y})
+	return up, started
 }
 
 // ReplicasFigure draws d: the replicas up, and up or starting, over
