@@ -19,9 +19,10 @@ type PoolResult struct {
 	// Replicas is what each replica did, in index order.
 	Replicas []ReplicaResult `json:"replicas"`
 	// Imbalance is the largest utilisation of a replica ÷ the mean over
-	// the replicas (1 = perfectly even); for replicas without a
-	// concurrency limit, of the mean number in service. Null when nothing
-	// was served.
+	// the replicas up (1 = perfectly even): their summed utilisation ÷ the
+	// time-weighted mean number of replicas up or starting — all of them
+	// without autoscaling; for replicas without a concurrency limit, of
+	// the mean number in service. Null when nothing was served.
 	Imbalance *float64 `json:"imbalance"`
 	// ColdStarts is the sum of the replicas' cold starts.
 	ColdStarts int64 `json:"cold_starts"`
@@ -139,7 +140,7 @@ func (e *engine) poolResults() []PoolResult {
 			pr.ColdStarts += rr.ColdStarts
 			pr.Replicas = append(pr.Replicas, rr)
 		}
-		pr.Imbalance = imbalance(load)
+		pr.Imbalance = imbalance(load, pl.meanUp(span))
 		if busy > 0 {
 			pr.MeanBatch, pr.DecodeSpeed = finite(seqTime/busy), finite(tokens/seqTime)
 		}
@@ -152,17 +153,19 @@ func (e *engine) poolResults() []PoolResult {
 	return out
 }
 
-// imbalance returns max(xs) ÷ mean(xs), or nil when the mean is 0.
-func imbalance(xs []float64) *float64 {
+// imbalance returns max(xs) ÷ the mean of xs over up replicas — their
+// sum ÷ up, the time-weighted mean number of replicas up (len(xs) for a
+// pool without autoscaling) — or nil when the sum or up is 0.
+func imbalance(xs []float64, up float64) *float64 {
 	hi, sum := 0.0, 0.0
 	for _, x := range xs {
 		hi = math.Max(hi, x)
 		sum += x
 	}
-	if !(sum > 0) {
+	if !(sum > 0) || !(up > 0) {
 		return nil
 	}
-	v := hi / (sum / float64(len(xs)))
+	v := hi / (sum / up)
 	return &v
 }
 

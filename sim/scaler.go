@@ -670,18 +670,12 @@ func (s *scaler) result(span, busy float64, sent int64) *AutoscaleResult {
 	if s.waited > 0 {
 		out.MeanCapacityWait = out.CapacityWait / float64(s.waited)
 	}
-	var area float64
-	for i, p := range s.series {
+	area := s.upArea(span)
+	for _, p := range s.series {
 		if p.T >= span {
 			break
 		}
-		end := span
-		if i+1 < len(s.series) {
-			end = min(end, s.series[i+1].T)
-		}
-		n := p.Ready + p.Starting
-		area += float64(n) * (end - p.T)
-		out.PeakReplicas = max(out.PeakReplicas, n)
+		out.PeakReplicas = max(out.PeakReplicas, p.Ready+p.Starting)
 		out.Series = append(out.Series, p)
 	}
 	if span > 0 {
@@ -698,6 +692,34 @@ func (s *scaler) result(span, busy float64, sent int64) *AutoscaleResult {
 		out.IdleReplicaHours, out.IdleCostUSD = &idle, &cost
 	}
 	return out
+}
+
+// upArea returns the replica-seconds the pool's replicas were up or
+// starting over the run's first span seconds: the integral of its series'
+// Ready + Starting, what its replica-hours bill.
+func (s *scaler) upArea(span float64) float64 {
+	var area float64
+	for i, p := range s.series {
+		if p.T >= span {
+			break
+		}
+		end := span
+		if i+1 < len(s.series) {
+			end = min(end, s.series[i+1].T)
+		}
+		area += float64(p.Ready+p.Starting) * (end - p.T)
+	}
+	return area
+}
+
+// meanUp returns the time-weighted mean number of replicas of pl up or
+// starting over span seconds (len(pl.reps) without a scaler, or when span
+// is 0).
+func (pl *pool) meanUp(span float64) float64 {
+	if pl.sc == nil || !(span > 0) {
+		return float64(len(pl.reps))
+	}
+	return pl.sc.upArea(span) / span
 }
 
 // writeAutoscale writes what an autoscaled pool's scaler did, in three
