@@ -712,6 +712,29 @@ func (s *scaler) upArea(span float64) float64 {
 	return area
 }
 
+// upTimes returns, per replica of a pool of n, the seconds it was up or
+// starting over the run's first span seconds, counting replicas lowest
+// index first — the scaler brings replicas up at the lowest free index and
+// removes the highest first, so that at any time the Ready + Starting of
+// its series are replicas 0 to Ready + Starting − 1 (a start's replica
+// taken as the next index up). They sum to upArea(span).
+func (s *scaler) upTimes(span float64, n int) []float64 {
+	out := make([]float64, n)
+	for i, p := range s.series {
+		if p.T >= span {
+			break
+		}
+		end := span
+		if i+1 < len(s.series) {
+			end = min(end, s.series[i+1].T)
+		}
+		for j := range min(n, p.Ready+p.Starting) {
+			out[j] += end - p.T
+		}
+	}
+	return out
+}
+
 // meanUp returns the time-weighted mean number of replicas of pl up or
 // starting over span seconds (len(pl.reps) without a scaler, or when span
 // is 0).
