@@ -42,3 +42,21 @@ func TestImbalanceOverReplicasUp(t *testing.T) {
 		t.Errorf("provider utilisation %v, replica 0's %v: want the same within 1%%", val(prov), val(rep))
 	}
 }
+
+// TestImbalanceScaleToZeroAtLeastOne: a pool that scales to zero between
+// arrivals 50 s apart (grace 30 s) is up a fraction of the run; its
+// imbalance, the largest load while up over the mean per replica up, is
+// at least 1 (a largest ratio is at least the ratio of the sums), where
+// dividing loads over the whole run by the mean replicas up read below 1.
+func TestImbalanceScaleToZeroAtLeastOne(t *testing.T) {
+	t.Parallel()
+	cfg := scaledPool(400, 0.02, 1, 2, 1)
+	res := mustRun(t, cfg)
+	pl := res.Pools[0]
+	if a := pl.Autoscale; a == nil || !(a.MeanReplicas < 0.9) {
+		t.Fatalf("want a pool up part of the run, got %+v", a)
+	}
+	if pl.Imbalance == nil || *pl.Imbalance < 1-1e-12 {
+		t.Errorf("imbalance %v, want ≥ 1", *pl.Imbalance)
+	}
+}
