@@ -56,7 +56,10 @@ func TestImbalanceScaleToZeroAtLeastOne(t *testing.T) {
 	if a := pl.Autoscale; a == nil || !(a.MeanReplicas < 0.9) {
 		t.Fatalf("want a pool up part of the run, got %+v", a)
 	}
-	if pl.Imbalance == nil || *pl.Imbalance < 1-1e-12 {
+	if pl.Imbalance == nil {
+		t.Fatal("imbalance null, want ≥ 1")
+	}
+	if *pl.Imbalance < 1-1e-12 {
 		t.Errorf("imbalance %v, want ≥ 1", *pl.Imbalance)
 	}
 }
