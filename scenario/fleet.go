@@ -105,12 +105,6 @@ func (c *checker) view(key string, t *poolTable, pl *sim.Pool) {
 	needs("view", t.View != nil, "a view mode")
 	needs("scrape_jitter", t.ScrapeJitter != nil, "a scrape jitter")
 	needs("stuck", len(t.Stuck) > 0, "a stuck load signal")
-	if pl.Balancer == sim.RandomBalancer || pl.Balancer == sim.RoundRobin {
-		if !live && !c.hasErrorsWithin(key+".balancer") {
-			c.keep(c.errorf(key+".view_refresh", "the %s balancer does not read replica load, so a view of it changes nothing; use least_outstanding, p2c or latency_ewma, or remove view_refresh", pl.Balancer))
-			return
-		}
-	}
 	if live {
 		return
 	}

@@ -83,13 +83,33 @@ func TestFleetBad(t *testing.T) {
 // balancer are refused with the pool's own balancer named.
 func TestFleetBadBalancer(t *testing.T) {
 	for _, tt := range []struct{ src, key, msg string }{
-		{strings.Replace(fleetBase, `"p2c"`, `"random"`, 1) + `view_refresh = "2s"`, "providers.p.pool.view_refresh", "the random balancer does not read replica load"},
 		{strings.Replace(fleetBase, `"p2c"`, `"latency_ewma"`, 1) + "warmup = 3", "providers.p.pool.warmup", `has no effect with unmeasured = "fastest"`},
 	} {
 		_, err := Parse("bad.toml", []byte(tt.src+fleetTail))
 		var e *Error
 		if !errors.As(err, &e) || e.Line != 7 || e.Key != tt.key || !strings.Contains(e.Msg, tt.msg) {
 			t.Errorf("got %v, want bad.toml:7: %s: …%s…", err, tt.key, tt.msg)
+		}
+	}
+}
+
+// TestViewUnderLoadBlindBalancerWarns: a view under a balancer that reads
+// no replica load (random, round_robin) is accepted with a warning at its
+// view_refresh, line 7, that it changes nothing — as --set
+// providers.p.pool.balancer=random on a pool with a view, and --balancers
+// setting random there, both simulate — where it was refused.
+func TestViewUnderLoadBlindBalancerWarns(t *testing.T) {
+	for _, b := range []string{"random", "round_robin"} {
+		s, err := Parse("ok.toml", []byte(strings.Replace(fleetBase, `"p2c"`, `"`+b+`"`, 1)+`view_refresh = "2s"`+fleetTail))
+		if err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		found := false
+		for _, w := range s.Warnings {
+			found = found || w.Line == 7 && w.Key == "providers.p.pool.view_refresh" && strings.Contains(w.Msg, "the "+b+" balancer, which does not read replica load, so its view (view_refresh) changes nothing")
+		}
+		if !found {
+			t.Errorf("%s: warnings %v; want one at ok.toml:7 providers.p.pool.view_refresh", b, s.Warnings)
 		}
 	}
 }

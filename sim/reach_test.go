@@ -44,3 +44,30 @@ func TestUnreachedPoolLeavesRequestsIndependent(t *testing.T) {
 		t.Error("a class whose primary is on the pool is not batched")
 	}
 }
+
+// TestViewUnderRandomChangesNothing: a pool under the random balancer
+// simulates the same with a view (refreshed every 2 s) as without one —
+// random reads no replica load — and each class sending to it is warned.
+func TestViewUnderRandomChangesNothing(t *testing.T) {
+	t.Parallel()
+	plain := poolConfig(3000, 3, 1, 4, sim.RandomBalancer)
+	viewed := poolConfig(3000, 3, 1, 4, sim.RandomBalancer)
+	viewed.Providers[0].Pool.View = &sim.View{Refresh: 2 * time.Second, Scrape: true, Jitter: 0.25}
+	a, b := mustRun(t, plain), mustRun(t, viewed)
+	la, lb := a.Classes[0].Latencies(), b.Classes[0].Latencies()
+	if len(la) != len(lb) {
+		t.Fatalf("%d latencies with a view, %d without", len(lb), len(la))
+	}
+	for i := range la {
+		if la[i] != lb[i] {
+			t.Fatalf("latency %d: %v with a view, %v without", i, lb[i], la[i])
+		}
+	}
+	ws := sim.ConfigWarnings(viewed)
+	if len(ws) != 1 || ws[0].Field != "view_refresh" || ws[0].Provider != 1 {
+		t.Errorf("warnings %+v; want one at the pool's view_refresh", ws)
+	}
+	if ws := sim.ConfigWarnings(plain); len(ws) != 0 {
+		t.Errorf("without a view: warnings %+v", ws)
+	}
+}
