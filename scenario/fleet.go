@@ -86,6 +86,9 @@ func (c *checker) fleet(key string, t *poolTable, pl *sim.Pool) {
 func (c *checker) view(key string, t *poolTable, pl *sim.Pool) {
 	mode, err := enum(c, key+".view", t.View, viewSnapshot, viewSnapshot, viewScrape)
 	c.keep(err)
+	if c.hasErrorsWithin(key + ".view_refresh") {
+		return // refused (a negative duration): the settings needing it would only echo that
+	}
 	var refresh time.Duration
 	if t.ViewRefresh != nil {
 		refresh = time.Duration(*t.ViewRefresh) // ≥ 0: the decoder refuses a negative duration

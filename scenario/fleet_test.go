@@ -167,3 +167,21 @@ func TestStuckPeriodsInTurn(t *testing.T) {
 		t.Errorf("view %+v; want both stuck periods", v)
 	}
 }
+
+// TestNegativeViewRefreshOneError: a negative view_refresh beside a view
+// mode and a scrape jitter is one error, at view_refresh; the settings
+// that need a refreshed view do not add errors saying view_refresh is not
+// set.
+func TestNegativeViewRefreshOneError(t *testing.T) {
+	_, err := Parse("bad.toml", []byte(fleetBase+"view_refresh = \"-5s\"\nview = \"scrape\"\nscrape_jitter = 0.1"+fleetTail))
+	var l Errors
+	if !errors.As(err, &l) {
+		var e *Error
+		if errors.As(err, &e) {
+			l = Errors{e}
+		}
+	}
+	if len(l) != 1 || l[0].Key != "providers.p.pool.view_refresh" || !strings.Contains(l[0].Msg, "negative duration") {
+		t.Errorf("errors %v; want one, at providers.p.pool.view_refresh: negative duration", err)
+	}
+}
