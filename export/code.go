@@ -87,9 +87,11 @@ func codeRules(c *Class) [][2]string {
 }
 
 // codeSeconds writes a duration in seconds as a number literal of Python
-// and TypeScript: "1", "0.7", "1e-09".
+// and TypeScript: "1", "0.7", "1.93", "1e-09" — the nanoseconds over 1e9,
+// correctly rounded, as MarshalJSON writes them (time.Duration.Seconds
+// gives 1.9300000000000002 for 1.93 s).
 func codeSeconds(s Seconds) string {
-	return strconv.FormatFloat(s.D().Seconds(), 'g', -1, 64)
+	return strconv.FormatFloat(float64(s)/1e9, 'g', -1, 64)
 }
 
 // pyString quotes s as a Python string literal in ASCII: backslash,

@@ -92,15 +92,20 @@ func (p *ReplicaPool) validate() error {
 }
 
 // otherReplica returns the pools of c that send a copy to another replica
-// than its request's other attempts, when c sends copies (or retries an
-// attempt) at all; none otherwise.
+// than its request's other attempts: those of more than one replica with
+// copies_to "other_replica" that a copy of c can land on (a copy's target
+// is one of the pool's models) or, when c retries inside an attempt, that
+// any attempt of c goes to (c.Pools are those of its primary and copy
+// targets). A pool only c's primary reaches, without attempt retries,
+// never holds two attempts of a request: none then.
 func (c *Class) otherReplica() []ReplicaPool {
-	if !c.Hedge && c.AttemptRetry == nil {
-		return nil
-	}
 	var out []ReplicaPool
 	for _, p := range c.Pools {
-		if p.CopiesTo == OtherReplica && p.Replicas > 1 {
+		if p.CopiesTo != OtherReplica || p.Replicas < 2 {
+			continue
+		}
+		copied := c.Hedge && slices.ContainsFunc(c.Copies, func(cp Copy) bool { return slices.Contains(p.Models, cp.Target) })
+		if copied || c.AttemptRetry != nil {
 			out = append(out, p)
 		}
 	}

@@ -6,6 +6,8 @@ import (
 	"testing"
 
 	previoushostsv3 "github.com/envoyproxy/go-control-plane/envoy/extensions/retry/host/previous_hosts/v3"
+
+	"github.com/hedgesim/hedgesim/sim"
 )
 
 // TestReplicaPoolCopiesToOtherReplica: replica-pool's classes hedge to a
@@ -141,5 +143,47 @@ func TestDecodeReplicaPoolChecked(t *testing.T) {
 		if _, err := Decode(strings.NewReader(bad)); err == nil || !strings.Contains(err.Error(), tc.key) {
 			t.Errorf("%s: got %v; want an error naming %s", tc.to, err, tc.key)
 		}
+	}
+}
+
+// TestCopiesToOtherReplicaOnlyWhereCopiesLand: replica-pool's class random
+// with its copy sent to a model on another, plain provider never holds two
+// attempts of a request on random-pool (its primary's): Envoy writes no
+// previous_hosts predicate and no format notes copies_to, though the
+// pool's balancer is still noted. An attempt retry puts retried attempts
+// on the pool: the predicate is back.
+func TestCopiesToOtherReplicaOnlyWhereCopiesLand(t *testing.T) {
+	cfg := loadShipped(t, "replica-pool.toml")
+	cfg.Providers = append(cfg.Providers, sim.Provider{Name: "hosted"})
+	cfg.Models = append(cfg.Models, sim.Model{Name: "api", Provider: "hosted", Latency: cfg.Models[0].Latency})
+	cfg.Classes[0].Policy.Targets = []int{len(cfg.Models) - 1}
+	d := ScenarioPolicies(cfg)
+	if c := d.Classes[0]; c.Class != "random" || !c.Hedge || len(c.Copies) != 1 || c.Copies[0].Target != "api" || len(c.Pools) != 1 {
+		t.Fatalf("class %s: hedge %v, copies %+v, pools %+v; want one copy to api and the primary's pool", c.Class, c.Hedge, c.Copies, c.Pools)
+	}
+	out, notes, err := Write(d, "envoy", Options{})
+	if err != nil {
+		t.Fatal(err)
+	}
+	routes, _ := checkEnvoy(t, "replica-pool copy elsewhere", out)
+	if ps := routes[0].GetRoute().GetRetryPolicy().GetRetryHostPredicate(); len(ps) != 0 {
+		t.Errorf("random, copy to api: retry_host_predicate %v; want none", ps)
+	}
+	wantNote(t, notes, "random", "a pool of 8 replicas behind a random balancer")
+	for _, f := range []string{"envoy", "python", "typescript", "polly"} {
+		_, notes, err := Write(d, f, Options{})
+		if err != nil {
+			t.Fatalf("%s: %v", f, err)
+		}
+		for _, n := range notes {
+			if n.Class == "random" && strings.Contains(n.Text, "other_replica") {
+				t.Errorf("%s: random, copy to api: note %q", f, n.Text)
+			}
+		}
+	}
+
+	d.Classes[0].AttemptRetry = &Retry{MaxAttempts: 2}
+	if ps := d.Classes[0].otherReplica(); len(ps) != 1 || ps[0].Provider != "random-pool" {
+		t.Errorf("random with an attempt retry: other-replica pools %+v; want random-pool", ps)
 	}
 }

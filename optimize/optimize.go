@@ -673,6 +673,18 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 			grouped[i] = true
 		}
 	}
+	// The quantile rule is that of the classes simulated here: it speaks
+	// of batches and a warm-up cut only when one of them reaches something
+	// its requests interact through (a pool or limit only other classes
+	// reach changes nothing for them), of pipelines only when one is.
+	swept := *cfg
+	swept.Classes = nil
+	for i := range cfg.Classes {
+		if grouped[i] || optimized(&s, cfg.Classes[i].Name) {
+			swept.Classes = append(swept.Classes, cfg.Classes[i])
+		}
+	}
+	rep.QuantileRule = sim.QuantileRuleFor(&swept)
 	var jobs []*classJob
 	var alone []int // cfg index of each job's class
 	// Classes swept alone whose requests would span more simulated time

@@ -72,7 +72,7 @@ func (c *checker) batching(key string, t *batchingTable, pt *poolTable, pl *sim.
 		if t.Contention == nil {
 			bad(key, "missing contention; give a in speed(n) = base / (1 + a·(n − 1)): 1 is ideal sharing (the replica's throughput stays base), 0 no slowdown")
 		} else if x := *t.Contention; !(x >= 0) {
-			bad(key+".contention", "%g is not allowed; want a number ≥ 0", x)
+			bad(key+".contention", "%g is not allowed; want a value in [0, 1e6] (slowdown per added sequence)", x)
 		} else {
 			b.Contention = *t.Contention
 		}

@@ -86,6 +86,9 @@ func (c *checker) fleet(key string, t *poolTable, pl *sim.Pool) {
 func (c *checker) view(key string, t *poolTable, pl *sim.Pool) {
 	mode, err := enum(c, key+".view", t.View, viewSnapshot, viewSnapshot, viewScrape)
 	c.keep(err)
+	if c.hasErrorsWithin(key + ".view_refresh") {
+		return // refused (a negative duration): the settings needing it would only echo that
+	}
 	var refresh time.Duration
 	if t.ViewRefresh != nil {
 		refresh = time.Duration(*t.ViewRefresh) // ≥ 0: the decoder refuses a negative duration
@@ -105,12 +108,6 @@ func (c *checker) view(key string, t *poolTable, pl *sim.Pool) {
 	needs("view", t.View != nil, "a view mode")
 	needs("scrape_jitter", t.ScrapeJitter != nil, "a scrape jitter")
 	needs("stuck", len(t.Stuck) > 0, "a stuck load signal")
-	if pl.Balancer == sim.RandomBalancer || pl.Balancer == sim.RoundRobin {
-		if !live && !c.hasErrorsWithin(key+".balancer") {
-			c.keep(c.errorf(key+".view_refresh", "the %s balancer does not read replica load, so a view of it changes nothing; use least_outstanding, p2c or latency_ewma, or remove view_refresh", pl.Balancer))
-			return
-		}
-	}
 	if live {
 		return
 	}

@@ -83,13 +83,33 @@ func TestFleetBad(t *testing.T) {
 // balancer are refused with the pool's own balancer named.
 func TestFleetBadBalancer(t *testing.T) {
 	for _, tt := range []struct{ src, key, msg string }{
-		{strings.Replace(fleetBase, `"p2c"`, `"random"`, 1) + `view_refresh = "2s"`, "providers.p.pool.view_refresh", "the random balancer does not read replica load"},
 		{strings.Replace(fleetBase, `"p2c"`, `"latency_ewma"`, 1) + "warmup = 3", "providers.p.pool.warmup", `has no effect with unmeasured = "fastest"`},
 	} {
 		_, err := Parse("bad.toml", []byte(tt.src+fleetTail))
 		var e *Error
 		if !errors.As(err, &e) || e.Line != 7 || e.Key != tt.key || !strings.Contains(e.Msg, tt.msg) {
 			t.Errorf("got %v, want bad.toml:7: %s: …%s…", err, tt.key, tt.msg)
+		}
+	}
+}
+
+// TestViewUnderLoadBlindBalancerWarns: a view under a balancer that reads
+// no replica load (random, round_robin) is accepted with a warning at its
+// view_refresh, line 7, that it changes nothing — as --set
+// providers.p.pool.balancer=random on a pool with a view, and --balancers
+// setting random there, both simulate — where it was refused.
+func TestViewUnderLoadBlindBalancerWarns(t *testing.T) {
+	for _, b := range []string{"random", "round_robin"} {
+		s, err := Parse("ok.toml", []byte(strings.Replace(fleetBase, `"p2c"`, `"`+b+`"`, 1)+`view_refresh = "2s"`+fleetTail))
+		if err != nil {
+			t.Fatalf("%s: %v", b, err)
+		}
+		found := false
+		for _, w := range s.Warnings {
+			found = found || w.Line == 7 && w.Key == "providers.p.pool.view_refresh" && strings.Contains(w.Msg, "the "+b+" balancer, which does not read replica load, so its view (view_refresh) changes nothing")
+		}
+		if !found {
+			t.Errorf("%s: warnings %v; want one at ok.toml:7 providers.p.pool.view_refresh", b, s.Warnings)
 		}
 	}
 }
@@ -145,5 +165,23 @@ func TestStuckPeriodsInTurn(t *testing.T) {
 	}
 	if v := s.Config.Providers[0].Pool.View; v == nil || len(v.Stuck) != 2 || v.Stuck[0].For != 2*time.Second || v.Stuck[1].At != 5*time.Second {
 		t.Errorf("view %+v; want both stuck periods", v)
+	}
+}
+
+// TestNegativeViewRefreshOneError: a negative view_refresh beside a view
+// mode and a scrape jitter is one error, at view_refresh; the settings
+// that need a refreshed view do not add errors saying view_refresh is not
+// set.
+func TestNegativeViewRefreshOneError(t *testing.T) {
+	_, err := Parse("bad.toml", []byte(fleetBase+"view_refresh = \"-5s\"\nview = \"scrape\"\nscrape_jitter = 0.1"+fleetTail))
+	var l Errors
+	if !errors.As(err, &l) {
+		var e *Error
+		if errors.As(err, &e) {
+			l = Errors{e}
+		}
+	}
+	if len(l) != 1 || l[0].Key != "providers.p.pool.view_refresh" || !strings.Contains(l[0].Msg, "negative duration") {
+		t.Errorf("errors %v; want one, at providers.p.pool.view_refresh: negative duration", err)
 	}
 }

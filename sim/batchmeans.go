@@ -47,8 +47,19 @@ const (
 )
 
 // batched reports whether runs of cfg batch their intervals: whether its
-// requests can interact.
-func (cfg *Config) batched() bool { return !cfg.independentCalls() }
+// requests can interact — through what its classes reach (interacts) or
+// an adaptive delay.
+func (cfg *Config) batched() bool {
+	if cfg.interacts() {
+		return true
+	}
+	for i := range cfg.Classes {
+		if cfg.Classes[i].Policy.Adaptive != nil {
+			return true
+		}
+	}
+	return false
+}
 
 // Batched reports whether runs of cfg batch their intervals, its requests
 // interacting: a class's percentile interval then needs

@@ -1,6 +1,9 @@
 package sim
 
-import "fmt"
+import (
+	"fmt"
+	"slices"
+)
 
 // copiesToWarnings returns the warnings of class cl's calls (its own, or
 // each pipeline step's) that send a copy, or retry a call, to a pool of
@@ -52,6 +55,36 @@ func callCopiesToWarnings(cfg *Config, call *Class, step int, prefix string) []C
 		name := cfg.Providers[i].Name
 		out = append(out, ConfigWarning{Step: step, Model: -1, Provider: i + 1, Field: "copies_to",
 			Text: fmt.Sprintf("%sprovider %s's pool has 1 replica, so copies_to = \"other_replica\" (the default) finds no other replica: copies and retried calls wait at the replica that holds their request's other attempts; add replicas to [providers.%s.pool], or set copies_to = \"any_replica\" there if that is meant", prefix, name, name)})
+	}
+	return out
+}
+
+// viewWarnings warns, for each pool class cl (or a step of it) sends to
+// whose balancer reads no replica load (random, round_robin) but that has
+// a View, that the view changes nothing: the run simulates the pool
+// without it, as --balancers does when it sets such a balancer.
+func viewWarnings(cfg *Config, cl *Class) []ConfigWarning {
+	var ms []int
+	add := func(p *Policy) { ms = append(append(ms, p.Primary), p.Targets...) }
+	if cl.Pipeline == nil {
+		add(&cl.Policy)
+	} else {
+		for i := range cl.Pipeline.Steps {
+			add(&cl.Pipeline.Steps[i].Call.Policy)
+		}
+	}
+	var out []ConfigWarning
+	for i := range cfg.Providers {
+		pl := cfg.Providers[i].Pool
+		if pl == nil || pl.View == nil || pl.Balancer.readsLoad() {
+			continue
+		}
+		name := cfg.Providers[i].Name
+		if !slices.ContainsFunc(ms, func(m int) bool { return m >= 0 && m < len(cfg.Models) && cfg.Models[m].Provider == name }) {
+			continue
+		}
+		out = append(out, ConfigWarning{Step: -1, Model: -1, Provider: i + 1, Field: "view_refresh",
+			Text: fmt.Sprintf("provider %s's pool uses the %s balancer, which does not read replica load, so its view (view_refresh) changes nothing and is not simulated; use least_outstanding, p2c or latency_ewma for the view to matter, or remove view_refresh", name, pl.Balancer)})
 	}
 	return out
 }

@@ -135,7 +135,7 @@ func (e *engine) sizeTimes(n int) {
 		e.stats[i].times = newEndTimes(int(float64(n)*c.Share*1.05) + 16)
 		if e.batched && i < e.users {
 			e.stats[i].times.sectioned()
-			e.stats[i].times.noCut = !e.cfg.startsEmpty()
+			e.stats[i].times.noCut = !e.cfg.interacts()
 		}
 	}
 }

@@ -46,9 +46,11 @@ func (pc *pipeClass) pipeSection(k uint16, checked, degraded, e2e bool) {
 }
 
 // keptShares returns, over the sections of s from cut on, the requests and
-// the shares checked, degraded and timed out, and the batch shares checked
+// the shares checked, degraded, timed out and failed (the rest, counted:
+// shares[3] is exactly 0 when none failed, not 1 less the three shares'
+// rounding), and the batch shares checked
 // and degraded in nb batches grouped as groupBatches groups them.
-func (s pipeSections) keptShares(cut int) (n int64, shares [3]float64, batches [2][]float64) {
+func (s pipeSections) keptShares(cut int) (n int64, shares [4]float64, batches [2][]float64) {
 	kept := numSections - cut
 	nb := min(numBatches, kept)
 	if nb <= 0 {
@@ -71,7 +73,7 @@ func (s pipeSections) keptShares(cut int) (n int64, shares [3]float64, batches [
 		return 0, shares, batches
 	}
 	nf := float64(n)
-	shares = [3]float64{float64(c) / nf, float64(d) / nf, float64(to) / nf}
+	shares = [4]float64{float64(c) / nf, float64(d) / nf, float64(to) / nf, float64(max(n-c-d-to, 0)) / nf}
 	batches = [2][]float64{make([]float64, nb), make([]float64, nb)}
 	for j := range nb {
 		batches[0][j], batches[1][j] = math.NaN(), math.NaN()
@@ -96,7 +98,7 @@ func (pr *PipelineReport) setBatchedShares(hp, bp *PipelineResult, cut int) {
 		return
 	}
 	pr.CheckedShare, pr.DegradedShare, pr.TimedOutShare = sh[0], sh[1], sh[2]
-	pr.FailedShare = max(1-sh[0]-sh[1]-sh[2], 0)
+	pr.FailedShare = sh[3]
 	if bp.sec != nil {
 		if m, bs, _ := bp.sec.keptShares(cut); m > 0 {
 			pr.NoHedgingCheckedShare, pr.NoHedgingDegradedShare = bs[0], bs[1]

@@ -211,6 +211,11 @@ const (
 var Balancers = []Balancer{RandomBalancer, RoundRobin, LeastOutstanding, PowerOfTwo, LatencyEWMA}
 
 // String returns the scenario-file name of the balancer.
+// readsLoad reports whether b ranks replicas by their load (outstanding
+// attempts or latencies), so that a View of that load changes its picks:
+// random and round-robin do not.
+func (b Balancer) readsLoad() bool { return b != RandomBalancer && b != RoundRobin }
+
 func (b Balancer) String() string {
 	switch b {
 	case RandomBalancer:
@@ -516,7 +521,11 @@ const (
 // newPool returns the run-time pool of cfg's provider number prov, whose
 // own stages (degraded periods) are shared.
 func newPool(c *Pool, seed uint64, prov int, shared []stage) *pool {
-	pl := &pool{cfg: c, reps: make([]replica, c.Replicas), view: newView(c.View, c.Replicas, seed, prov),
+	view := c.View
+	if !c.Balancer.readsLoad() {
+		view = nil // nothing reads it (viewWarnings)
+	}
+	pl := &pool{cfg: c, reps: make([]replica, c.Replicas), view: newView(view, c.Replicas, seed, prov),
 		churn: newChurn(c.Restarts, c.Replicas, seed), warmup: warmup(c),
 		conc: c.Concurrency, queueLimit: c.QueueLimit, bounded: c.RejectWhenFull, coldStart: c.ColdStart,
 		ewma: c.Balancer == LatencyEWMA, decay: c.Decay, keep: 1 - c.Decay, idle: 1<<min(c.Replicas, 64) - 1}

@@ -20,8 +20,10 @@ type PoolResult struct {
 	Replicas []ReplicaResult `json:"replicas"`
 	// Imbalance is the largest utilisation of a replica ÷ the mean over
 	// the replicas (1 = perfectly even); for replicas without a
-	// concurrency limit, of the mean number in service. Null when nothing
-	// was served.
+	// concurrency limit, of the mean number in service. For an
+	// autoscaled pool both are over the time the replicas were up or
+	// starting (upImbalance): replicas never started do not count. Null
+	// when nothing was served.
 	Imbalance *float64 `json:"imbalance"`
 	// ColdStarts is the sum of the replicas' cold starts.
 	ColdStarts int64 `json:"cold_starts"`
@@ -139,7 +141,14 @@ func (e *engine) poolResults() []PoolResult {
 			pr.ColdStarts += rr.ColdStarts
 			pr.Replicas = append(pr.Replicas, rr)
 		}
-		pr.Imbalance = imbalance(load)
+		if pl.sc != nil && span > 0 {
+			// Each replica's load while it was up, against the mean load
+			// of the replicas up.
+			ups := pl.sc.upTimes(span, len(load))
+			pr.Imbalance = upImbalance(load, ups, span)
+		} else {
+			pr.Imbalance = imbalance(load)
+		}
 		if busy > 0 {
 			pr.MeanBatch, pr.DecodeSpeed = finite(seqTime/busy), finite(tokens/seqTime)
 		}
@@ -163,6 +172,27 @@ func imbalance(xs []float64) *float64 {
 		return nil
 	}
 	v := hi / (sum / float64(len(xs)))
+	return &v
+}
+
+// upImbalance is imbalance over the time replicas were up: xs are the
+// replicas' loads averaged over the run's span seconds, ups the seconds
+// each was up or starting (scaler.upTimes). The largest load while up,
+// xs[j]·span/ups[j] over the replicas ever up, is divided by the mean
+// load per replica up, sum(xs)·span/sum(ups); nil when either is 0.
+func upImbalance(xs, ups []float64, span float64) *float64 {
+	hi, sum, area := 0.0, 0.0, 0.0
+	for j, x := range xs {
+		sum += x
+		area += ups[j]
+		if ups[j] > 0 {
+			hi = math.Max(hi, x*span/ups[j])
+		}
+	}
+	if !(sum > 0) || !(area > 0) || !(hi > 0) {
+		return nil
+	}
+	v := hi / (sum * span / area)
 	return &v
 }
 

@@ -992,6 +992,9 @@ func inServiceNote(r *Report) string {
 	for _, p := range r.Pools {
 		unlimited = unlimited || slices.ContainsFunc(p.Replicas, func(x ReplicaResult) bool { return x.Utilisation == nil })
 	}
+	if slices.ContainsFunc(r.Pools, func(p PoolResult) bool { return p.Autoscale != nil }) {
+		note += " (an autoscaled pool's: its replicas' limit times the time-weighted mean number of replicas up or starting)"
+	}
 	if unlimited {
 		note += ", \"-\" for a provider or replica without one (no limit to divide by: it serves every attempt at once)"
 	}

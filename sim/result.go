@@ -137,8 +137,10 @@ type ProviderResult struct {
 	// span: from 0 until its last attempt left service (not the run's end,
 	// which another provider's stragglers may set).
 	MeanInService float64 `json:"mean_in_service"`
-	// Utilisation is MeanInService ÷ the concurrency limit; null for a
-	// provider without one.
+	// Utilisation is MeanInService ÷ the concurrency limit — for a
+	// replica pool, the replicas' concurrency times the time-weighted
+	// mean number of replicas up or starting (all of them without
+	// autoscaling); null for a provider without one.
 	Utilisation *float64 `json:"utilisation"`
 	// UtilisationCI95 is Utilisation's batched 95 % interval when the
 	// requests interact, CIMethod how it was made (loadsections.go);
@@ -372,7 +374,12 @@ func (e *engine) result() *Result {
 			pr.offered, pr.growing = pv.offeredLoad(u)
 		}
 		if pl := pv.pool; pl != nil && pl.cfg.Concurrency > 0 {
-			u := pr.MeanInService / float64(pl.cfg.Concurrency*len(pl.reps))
+			// Over the replicas up or starting (time-weighted): an
+			// autoscaled pool's replicas never started hold no capacity.
+			u := 0.0
+			if up := pl.meanUp(pv.lastEnd.Seconds()); up > 0 {
+				u = pr.MeanInService / (float64(pl.cfg.Concurrency) * up)
+			}
 			pr.Utilisation = &u
 		}
 		res.Providers = append(res.Providers, pr)

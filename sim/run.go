@@ -83,4 +83,54 @@ func (cfg *Config) startsEmpty() bool {
 	return false
 }
 
+// interacts reports whether requests of cfg can affect one another and
+// start in a state their steady state is not in — startsEmpty over only
+// the providers and models cfg's classes reach (a class's primary and
+// targets; a pipeline's steps'), so that a replica pool, limit or breaker
+// no class sends to makes no request interact. It decides whether runs
+// batch their intervals and cut a warm-up (batched); the engine's choice
+// of running requests one at a time stays startsEmpty's.
+func (cfg *Config) interacts() bool {
+	reached := make([]bool, len(cfg.Models))
+	reach := func(p *Policy) {
+		for _, m := range append([]int{p.Primary}, p.Targets...) {
+			if m >= 0 && m < len(reached) {
+				reached[m] = true
+			}
+		}
+	}
+	for i := range cfg.Classes {
+		c := &cfg.Classes[i]
+		if c.Clients > 0 || c.Policy.Budget.active() || c.Retry != nil || c.AttemptRetry != nil {
+			return true
+		}
+		if c.Pipeline == nil {
+			reach(&c.Policy)
+			continue
+		}
+		for j := range c.Pipeline.Steps {
+			st := &c.Pipeline.Steps[j].Call
+			if st.Clients > 0 || st.Policy.Budget.active() || st.Retry != nil || st.AttemptRetry != nil {
+				return true
+			}
+			reach(&st.Policy)
+		}
+	}
+	for i := range cfg.Models {
+		m := &cfg.Models[i]
+		if !reached[i] {
+			continue
+		}
+		if m.RateLimit.on() || m.Breaker != nil {
+			return true
+		}
+		for _, p := range cfg.Providers {
+			if p.Name == m.Provider && (p.Concurrency > 0 || p.RateLimit.on() || p.Breaker != nil || p.Pool != nil) {
+				return true
+			}
+		}
+	}
+	return false
+}
+
 func (r RateLimit) on() bool { return r.RequestsPerMinute > 0 || r.TokensPerMinute > 0 }

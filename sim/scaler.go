@@ -670,18 +670,12 @@ func (s *scaler) result(span, busy float64, sent int64) *AutoscaleResult {
 	if s.waited > 0 {
 		out.MeanCapacityWait = out.CapacityWait / float64(s.waited)
 	}
-	var area float64
-	for i, p := range s.series {
+	area := s.upArea(span)
+	for _, p := range s.series {
 		if p.T >= span {
 			break
 		}
-		end := span
-		if i+1 < len(s.series) {
-			end = min(end, s.series[i+1].T)
-		}
-		n := p.Ready + p.Starting
-		area += float64(n) * (end - p.T)
-		out.PeakReplicas = max(out.PeakReplicas, n)
+		out.PeakReplicas = max(out.PeakReplicas, p.Ready+p.Starting)
 		out.Series = append(out.Series, p)
 	}
 	if span > 0 {
@@ -698,6 +692,57 @@ func (s *scaler) result(span, busy float64, sent int64) *AutoscaleResult {
 		out.IdleReplicaHours, out.IdleCostUSD = &idle, &cost
 	}
 	return out
+}
+
+// upArea returns the replica-seconds the pool's replicas were up or
+// starting over the run's first span seconds: the integral of its series'
+// Ready + Starting, what its replica-hours bill.
+func (s *scaler) upArea(span float64) float64 {
+	var area float64
+	for i, p := range s.series {
+		if p.T >= span {
+			break
+		}
+		end := span
+		if i+1 < len(s.series) {
+			end = min(end, s.series[i+1].T)
+		}
+		area += float64(p.Ready+p.Starting) * (end - p.T)
+	}
+	return area
+}
+
+// upTimes returns, per replica of a pool of n, the seconds it was up or
+// starting over the run's first span seconds, counting replicas lowest
+// index first — the scaler brings replicas up at the lowest free index and
+// removes the highest first, so that at any time the Ready + Starting of
+// its series are replicas 0 to Ready + Starting − 1 (a start's replica
+// taken as the next index up). They sum to upArea(span).
+func (s *scaler) upTimes(span float64, n int) []float64 {
+	out := make([]float64, n)
+	for i, p := range s.series {
+		if p.T >= span {
+			break
+		}
+		end := span
+		if i+1 < len(s.series) {
+			end = min(end, s.series[i+1].T)
+		}
+		for j := range min(n, p.Ready+p.Starting) {
+			out[j] += end - p.T
+		}
+	}
+	return out
+}
+
+// meanUp returns the time-weighted mean number of replicas of pl up or
+// starting over span seconds (len(pl.reps) without a scaler, or when span
+// is 0).
+func (pl *pool) meanUp(span float64) float64 {
+	if pl.sc == nil || !(span > 0) {
+		return float64(len(pl.reps))
+	}
+	return pl.sc.upArea(span) / span
 }
 
 // writeAutoscale writes what an autoscaled pool's scaler did, in three

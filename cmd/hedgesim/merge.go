@@ -141,9 +141,9 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return writeState(first, ms, next, *state, stdout)
 	}
 	if job.ws != nil {
-		job.ws.notes = stderr
+		job.ws.notes, job.ws.cmd = stderr, "hedgesim merge"
 	}
-	warnNotSimulated(stderr, rep)
+	warnNotSimulated(stderr, "hedgesim merge", rep)
 	if err := job.finish(ctx, rep, stdout); err != nil {
 		return err
 	}

@@ -170,24 +170,25 @@ func cmdOptimize(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		bar.live()
 	}
 	if job.ws != nil {
-		job.ws.notes = stderr
+		job.ws.notes, job.ws.cmd = stderr, "hedgesim optimize"
 	}
 	rep, err := job.optimize(ctx, opt)
 	bar.finish()
 	if err != nil {
 		return err
 	}
-	warnNotSimulated(stderr, rep)
+	warnNotSimulated(stderr, "hedgesim optimize", rep)
 	return job.finish(ctx, rep, stdout)
 }
 
 // warnNotSimulated writes a warning on stderr for each class of rep that
 // was not simulated (optimize.ClassReport.NotSimulated), so that a report
-// read only for the other classes' picks does not hide it.
-func warnNotSimulated(stderr io.Writer, rep *optimize.Report) {
+// read only for the other classes' picks does not hide it; cmd, the
+// command ("hedgesim optimize" or "hedgesim merge"), prefixes each.
+func warnNotSimulated(stderr io.Writer, cmd string, rep *optimize.Report) {
 	for i := range rep.Classes {
 		if why := rep.Classes[i].NotSimulated(); why != "" {
-			printMessage(stderr, "hedgesim optimize: warning: class %q: %s; it is reported undecided, its latencies unknown (\"-\", JSON null), the other classes optimized\n", rep.Classes[i].Class, why)
+			printMessage(stderr, cmd+": warning: class %q: %s; it is reported undecided, its latencies unknown (\"-\", JSON null), the other classes optimized\n", rep.Classes[i].Class, why)
 		}
 	}
 }
@@ -683,8 +684,10 @@ type rolloutWriter struct {
 	src      []byte
 	traceDir string // where the input's relative paths are rooted
 	// notes, when set, is where write says what it did not take from
-	// the report (an undecided class keeps its configured policy).
+	// the report (an undecided class keeps its configured policy), each
+	// note prefixed with cmd ("hedgesim optimize" or "hedgesim merge").
 	notes io.Writer
+	cmd   string
 }
 
 // newRolloutWriter checks, before any simulation, that the scenario named
@@ -752,7 +755,7 @@ func (w *rolloutWriter) write(cfg *sim.Config, rep *optimize.Report) error {
 		if cr.Verdict.Undecided {
 			// Too few requests to tell: what runs today stays.
 			if w.notes != nil {
-				fmt.Fprintf(w.notes, "hedgesim optimize: --write-scenario %s: class %s keeps its configured policy: its verdict is undecided (%s)\n", w.out.path, cr.Class, cr.Verdict.Reason)
+				fmt.Fprintf(w.notes, "%s: --write-scenario %s: class %s keeps its configured policy: its verdict is undecided (%s)\n", w.cmd, w.out.path, cr.Class, cr.Verdict.Reason)
 			}
 			if cr.Picked().Steps != nil {
 				for _, sp := range cr.Picked().Steps {

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"reflect"
@@ -312,4 +313,27 @@ func mustAtoi(t *testing.T, s string) int {
 		t.Fatal(err)
 	}
 	return n
+}
+
+// TestMergeWriteScenarioNotesAreMerge: merge --write-scenario says that
+// an undecided class keeps its configured policy as merge ("hedgesim
+// merge: --write-scenario …"), not as optimize, which it is not.
+func TestMergeWriteScenarioNotesAreMerge(t *testing.T) {
+	dir := t.TempDir()
+	var parts []string
+	for i := range 2 {
+		p := filepath.Join(dir, fmt.Sprintf("p%d.json", i))
+		if code, _, stderr := hedgesim(t, "optimize", "--requests", "100", "--check-requests", "300", "--shard", fmt.Sprintf("%d/2", i), "--out", p, "fan-out"); code != 0 {
+			t.Fatalf("optimize --shard %d/2: exit %d: %s", i, code, stderr)
+		}
+		parts = append(parts, p)
+	}
+	args := append(append([]string{"merge"}, parts...), "--out", filepath.Join(dir, "rep"), "--write-scenario", filepath.Join(dir, "w.toml"))
+	code, _, stderr := hedgesim(t, args...)
+	if code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, stderr)
+	}
+	if !strings.Contains(stderr, "hedgesim merge: --write-scenario ") || !strings.Contains(stderr, "keeps its configured policy: its verdict is undecided") || strings.Contains(stderr, "hedgesim optimize") {
+		t.Errorf("merge stderr:\n%s\nwant the undecided class's note prefixed hedgesim merge", stderr)
+	}
 }
