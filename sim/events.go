@@ -203,7 +203,9 @@ func (e *engine) scheduleRelease(at time.Duration, prov int32, rep uint16, c int
 // nothing queued is due now, and the queues are not the heap alone);
 // else nil, soon left as it was. The caller writes every field of the
 // event. It is scheduleRelease's commonest case, and answer's, which
-// writes the release of its slot there without calling scheduleRelease.
+// writes the release of its slot there without calling scheduleRelease
+// when soon already holds events (when soon is empty, answer handles the
+// release itself, as its last step).
 func (e *engine) soonRoom() *event {
 	n := len(e.soon)
 	if n == cap(e.soon) || e.heapOnly || e.nowQueued() {
