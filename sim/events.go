@@ -415,7 +415,18 @@ func (e *engine) popFIFO(i int) bool {
 	} else {
 		f.i = j
 		h := &f.ev[j]
-		e.heads.next(h.at, h.seq)
+		at, seq := h.at, h.seq
+		// FIFO i is fmin, the last of heads: when its new head is due no
+		// later than the head before it, it stays the earliest, and its
+		// head's time and sequence are set where they are (next's and
+		// refmin's outcome, without moving the head or reading it back).
+		hs := e.heads
+		if n := len(hs) - 1; n == 0 || !hs[n-1].dueBefore(at, seq) {
+			hs[n].at, hs[n].seq = at, seq
+			e.fminAt, e.fminSeq = at, seq
+			return live
+		}
+		hs.next(at, seq)
 	}
 	e.refmin()
 	return live
