@@ -4,6 +4,8 @@ import (
 	"math"
 	"math/rand/v2"
 	"testing"
+
+	"github.com/hedgesim/hedgesim/dist"
 )
 
 // TestTokensIsRoundMin checks that tokens returns exactly
@@ -34,6 +36,27 @@ func TestTokensIsRoundMin(t *testing.T) {
 	for _, x := range []float64{-0.4, -1, -1.5, math.Inf(-1), math.NaN()} {
 		if got := tokens(x); math.Float64bits(got) != 0 {
 			t.Fatalf("tokens(%v) = %v, want 0", x, got)
+		}
+	}
+}
+
+// TestDrawTokensIsRand checks that drawTokens draws what tokens(rand)
+// draws, bit for bit and from the same random numbers (the streams end in
+// the same state), for uniform token counts — the path it takes without
+// rand — and for the other kinds it hands to rand: 10 000 draws each
+// from a fixed seed.
+func TestDrawTokensIsRand(t *testing.T) {
+	for _, d := range []dist.Dist{
+		dist.Uniform{Min: 200, Max: 1200}, dist.Uniform{Min: 0, Max: 3}, dist.Uniform{Min: 0.25, Max: 0.75},
+		dist.LogNormal{Mu: math.Log(300), Sigma: 0.5}, dist.Gamma{Alpha: 2, Beta: 0.01}, dist.Exponential{Rate: 0.01},
+	} {
+		s := newSampler(d)
+		a, b := &splitMix{s: 7}, &splitMix{s: 7}
+		for i := range 10_000 {
+			got, want := s.drawTokens(a), tokens(s.rand(b))
+			if math.Float64bits(got) != math.Float64bits(want) || a.s != b.s {
+				t.Fatalf("%#v, draw %d: drawTokens = %v (state %x), tokens(rand) = %v (state %x)", d, i, got, a.s, want, b.s)
+			}
 		}
 	}
 }
