@@ -175,9 +175,6 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 		}
 	}
 	e.lastEvent = max(e.lastEvent, now)
-	// relNow says the release of a's slot is soon's first event, handled
-	// at the end of this call rather than from soon (see below).
-	relNow := false
 	if a.serving {
 		// exit's release of the slot, scheduled after the counts (which
 		// schedule nothing), and before the losers' releases: written in
@@ -188,13 +185,13 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 		// it is numbered the same, but handled at the end of this call,
 		// which is the last step of the current event (respond returns
 		// after answer, and drain goes on to soon) — so before the events
-		// the steps below put in soon, as from soon. Not with closed
-		// loops or pipelines, whose ends may start requests and so hold
-		// (fork.go) what soon holds.
+		// the steps below put in soon, as from soon. Not in a run with
+		// closed loops (answerReleases). Until then it is pending
+		// (relPending), as though in soon.
 		a.serving = false
-		if len(e.soon) == 0 && e.loops == nil && r.pipe == 0 && !e.heapOnly && !e.nowQueued() {
+		if e.answerReleases && len(e.soon) == 0 && !e.heapOnly && !e.nowQueued() {
 			e.seq++
-			relNow = true
+			e.relPending = true
 		} else if ev := e.soonRoom(); ev != nil {
 			e.seq++
 			ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = now, e.seq, a.prov, uint32(a.rep), evRelease, 0
@@ -234,7 +231,8 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 	if r.live == 0 {
 		e.retire(slot, r)
 	}
-	if relNow { // drain's handling of a release in soon
+	if e.relPending { // drain's handling of a release in soon
+		e.relPending = false
 		if a.rep != 0 {
 			e.releaseReplica(int(a.prov), int(a.rep)-1)
 		} else {

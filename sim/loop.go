@@ -118,6 +118,13 @@ type engine struct {
 	// plainAnswer has bit c set for each class c whose answered
 	// attempt respond ends its request with at once (plainAnswers).
 	plainAnswer uint64
+	// answerReleases says answer may handle its slot's release itself
+	// when soon is empty (answer): no closed-loop clients, whose ends may
+	// start requests and hold (fork.go). relPending says answer has such
+	// a release to handle once its other steps are done: the event due
+	// now that soon would hold, which a pipeline's call's end looks for
+	// (callEnded).
+	answerReleases, relPending bool
 	// shaping says some model stalls or some class cuts streams, so that
 	// a streamed attempt's stream may be shaped at its service's start
 	// (shapes); without it servePlain serves streamed attempts too.
@@ -245,6 +252,7 @@ func newEngineFor(cfg *Config, n int) *engine {
 	if steps != nil {
 		e.setupPipelines(steps, users, n)
 	}
+	e.answerReleases = e.loops == nil
 	e.costsSetup()
 	return e
 }
