@@ -63,7 +63,7 @@ type engine struct {
 	pair      *pairState    // met bits recorded or compared (pair.go); nil when neither
 	modelProv []int         // provider index of each model
 	gates     [][]gate      // per model: its rate limit, then its provider's
-	gated     bool          // whether any model has gates
+	gatedMask uint64        // bit m&63 set for each model m with gates
 	lastEvent time.Duration // when the last request or attempt ended: the run's length
 	classes   []classState  // per class: budgets and adaptive delay
 	clients   []client      // closed-loop clients (closed.go)
@@ -181,7 +181,9 @@ func newEngineFor(cfg *Config, n int) *engine {
 	e.gates = make([][]gate, len(cfg.Models))
 	for i := range cfg.Models {
 		e.gates[i] = newGates(&cfg.Models[i], &e.provs[e.modelProv[i]])
-		e.gated = e.gated || len(e.gates[i]) > 0
+		if len(e.gates[i]) > 0 {
+			e.gatedMask |= 1 << (i & 63)
+		}
 	}
 	if cfg.correlated() {
 		e.copula = make([][][]float64, len(cfg.Classes))
