@@ -327,7 +327,7 @@ func (e *engine) dispatchAt(slot int32, r *request, k int, a *attempt, p *Policy
 			return
 		}
 	}
-	if e.gated { // some model has a rate limit
+	if e.gatedMask>>(uint32(a.model)&63)&1 != 0 { // a's model may have a rate limit
 		if gs := e.gates[a.model]; len(gs) > 0 {
 			if by := admitAll(e.now, r.in+r.out, gs); by != 0 {
 				a.kind = outRateLimited

@@ -203,7 +203,9 @@ func (e *engine) scheduleRelease(at time.Duration, prov int32, rep uint16, c int
 // nothing queued is due now, and the queues are not the heap alone);
 // else nil, soon left as it was. The caller writes every field of the
 // event. It is scheduleRelease's commonest case, and answer's, which
-// writes the release of its slot there without calling scheduleRelease.
+// writes the release of its slot there without calling scheduleRelease
+// when soon already holds events (when soon is empty, answer handles the
+// release itself, as its last step).
 func (e *engine) soonRoom() *event {
 	n := len(e.soon)
 	if n == cap(e.soon) || e.heapOnly || e.nowQueued() {
@@ -416,7 +418,18 @@ func (e *engine) popFIFO(i int) bool {
 	} else {
 		f.i = j
 		h := &f.ev[j]
-		e.heads.next(h.at, h.seq)
+		at, seq := h.at, h.seq
+		// FIFO i is fmin, the last of heads: when its new head is due no
+		// later than the head before it, it stays the earliest, and its
+		// head's time and sequence are set where they are (next's and
+		// refmin's outcome, without moving the head or reading it back).
+		hs := e.heads
+		if n := len(hs) - 1; n == 0 || !hs[n-1].dueBefore(at, seq) {
+			hs[n].at, hs[n].seq = at, seq
+			e.fminAt, e.fminSeq = at, seq
+			return live
+		}
+		hs.next(at, seq)
 	}
 	e.refmin()
 	return live

@@ -180,9 +180,20 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 		// schedule nothing), and before the losers' releases: written in
 		// soon, numbered as scheduleRelease numbers it, when it may go
 		// there (scheduleRelease's commonest case, without its call),
-		// else by scheduleRelease.
+		// else by scheduleRelease. When soon is empty and may take it,
+		// it would be soon's first event, handled right after this one:
+		// it is numbered the same, but handled at the end of this call,
+		// which is the last step of the current event (respond returns
+		// after answer, and drain goes on to soon) — so before the events
+		// the steps below put in soon, as from soon. Not in a run with
+		// closed loops (answerReleases). Until then it is pending
+		// (relPending), as though in soon. A pipeline call held (handOn) is
+		// due before it: then it goes to soon.
 		a.serving = false
-		if ev := e.soonRoom(); ev != nil {
+		if e.answerReleases && len(e.soon) == 0 && e.handOn == 0 && !e.heapOnly && !e.nowQueued() {
+			e.seq++
+			e.relPending = true
+		} else if ev := e.soonRoom(); ev != nil {
 			e.seq++
 			ev.at, ev.seq, ev.slot, ev.gen, ev.kind, ev.k = now, e.seq, a.prov, uint32(a.rep), evRelease, 0
 		} else {
@@ -220,6 +231,14 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 	}
 	if r.live == 0 {
 		e.retire(slot, r)
+	}
+	if e.relPending { // drain's handling of a release in soon
+		e.relPending = false
+		if a.rep != 0 {
+			e.releaseReplica(int(a.prov), int(a.rep)-1)
+		} else {
+			e.release(int(a.prov))
+		}
 	}
 }
 

@@ -292,6 +292,11 @@ func (a *fifoHead) before(b *fifoHead) bool {
 	return a.at < b.at || a.at == b.at && a.seq < b.seq
 }
 
+// dueBefore reports whether head a is due before (at, seq).
+func (a *fifoHead) dueBefore(at time.Duration, seq uint64) bool {
+	return a.at < at || a.at == at && a.seq < seq
+}
+
 // fifoHeads are the heads of the FIFOs that are not empty, latest first:
 // the last is the earliest. There are a few (the FIFOs of deadlines,
 // cancels and timers of the classes in use), so keeping them in order

@@ -63,7 +63,7 @@ type engine struct {
 	pair      *pairState    // met bits recorded or compared (pair.go); nil when neither
 	modelProv []int         // provider index of each model
 	gates     [][]gate      // per model: its rate limit, then its provider's
-	gated     bool          // whether any model has gates
+	gatedMask uint64        // bit m&63 set for each model m with gates
 	lastEvent time.Duration // when the last request or attempt ended: the run's length
 	classes   []classState  // per class: budgets and adaptive delay
 	clients   []client      // closed-loop clients (closed.go)
@@ -118,6 +118,13 @@ type engine struct {
 	// plainAnswer has bit c set for each class c whose answered
 	// attempt respond ends its request with at once (plainAnswers).
 	plainAnswer uint64
+	// answerReleases says answer may handle its slot's release itself
+	// when soon is empty (answer): no closed-loop clients, whose ends may
+	// start requests and hold (fork.go). relPending says answer has such
+	// a release to handle once its other steps are done: the event due
+	// now that soon would hold, which a pipeline's call's end looks for
+	// (callEnded).
+	answerReleases, relPending bool
 	// shaping says some model stalls or some class cuts streams, so that
 	// a streamed attempt's stream may be shaped at its service's start
 	// (shapes); without it servePlain serves streamed attempts too.
@@ -181,7 +188,9 @@ func newEngineFor(cfg *Config, n int) *engine {
 	e.gates = make([][]gate, len(cfg.Models))
 	for i := range cfg.Models {
 		e.gates[i] = newGates(&cfg.Models[i], &e.provs[e.modelProv[i]])
-		e.gated = e.gated || len(e.gates[i]) > 0
+		if len(e.gates[i]) > 0 {
+			e.gatedMask |= 1 << (i & 63)
+		}
 	}
 	if cfg.correlated() {
 		e.copula = make([][][]float64, len(cfg.Classes))
@@ -252,6 +261,7 @@ func newEngineFor(cfg *Config, n int) *engine {
 	if steps != nil {
 		e.setupPipelines(steps, users, n)
 	}
+	e.answerReleases = e.loops == nil
 	e.costsSetup()
 	return e
 }

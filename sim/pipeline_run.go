@@ -598,9 +598,11 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	// runs, ends it here. Its event would have been the first handled
 	// after this one, and what this one does after finish (retire the
 	// call, end other requests) reads nothing of the pipeline's class
-	// (endPipeline): only the event's number is taken, as it was.
+	// (endPipeline): only the event's number is taken, as it was. (A
+	// release answer handles as its last step is due now as though in
+	// soon: relPending.)
 	if last && !p.held && len(p.deferred) == 0 && len(p.live) == 0 && p.iter+1 >= p.iters &&
-		len(e.soon) == 0 && e.handOn == 0 && !e.nowQueued() { // at is now
+		len(e.soon) == 0 && e.handOn == 0 && !e.relPending && !e.nowQueued() { // at is now
 		e.seq++
 		e.callDone(p, pc, ps, s, o)
 		return

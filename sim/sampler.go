@@ -142,8 +142,15 @@ func (s *sampler) tokens(src *splitMix) float64 {
 	return s.drawTokens(src)
 }
 
-// drawTokens is tokens of a sampler that is not a constant.
-func (s *sampler) drawTokens(src *splitMix) float64 { return tokens(s.rand(src)) }
+// drawTokens is tokens of a sampler that is not a constant. A uniform's
+// draw, the commonest, is rand's steps for it, without rand's call and
+// switch (TestDrawTokensIsRand).
+func (s *sampler) drawTokens(src *splitMix) float64 {
+	if s.kind == sampleUniform {
+		return tokens(randFloat64(src)*(s.hi-s.lo) + s.lo)
+	}
+	return tokens(s.rand(src))
+}
 
 // modelSamplers sample one model's distributions; unused forms are nil
 // samplers that are never called.

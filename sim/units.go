@@ -44,8 +44,20 @@ func secondsRare(s float64) time.Duration {
 const MaxTokens = 1e9
 
 // tokens rounds a token-count draw to a whole number of tokens in
-// [0, MaxTokens].
+// [0, MaxTokens]: math.Round(math.Min(x, MaxTokens)), 0 for a negative or
+// NaN x. A draw from 1 to MaxTokens, the commonest, is rounded without
+// their calls: its whole part, int64's truncation, exact below 2⁶³, plus
+// one when the fraction, x less it (exact: both share x's exponent or
+// less), is at least a half — half away from zero, as math.Round
+// (TestTokensIsRoundMin compares them bit for bit).
 func tokens(x float64) float64 {
+	if x >= 1 && x < MaxTokens {
+		w := float64(int64(x))
+		if x-w >= 0.5 {
+			w++
+		}
+		return w
+	}
 	if x < 0 || math.IsNaN(x) {
 		return 0
 	}
