@@ -317,7 +317,8 @@
 // configured policy's candidate, or 0 with no candidate marked picked
 // when the sweep did not simulate that policy), rolls_out ("configured"
 // for an undecided class, whose configured policy rolls out; absent
-// otherwise), pick_note (why), objective_pick
+// otherwise, and for a class whose configured policy answers significantly
+// fewer requests than no hedging, which is "don't hedge"), pick_note (why), objective_pick
 // (index of the objective's own choice: equal to pick unless that choice
 // failed the verdict rule and pick is a candidate within the objective's
 // limits that passes it), verdict {hedge, label ("hedge", "don't hedge",

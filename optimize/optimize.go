@@ -297,8 +297,12 @@ type ClassReport struct {
 	// class's configured policy rolls out (export and --write-scenario
 	// keep it), and Pick is that policy's candidate, or, when the sweep
 	// did not simulate it or its candidate is one no pick may be (an
-	// overload, fewer answers), stays 0 with no candidate marked picked
-	// (Unpicked). Absent otherwise: the pick rolls out.
+	// overload, an unstable queue), stays 0 with no candidate marked picked
+	// (Unpicked). Absent otherwise: the pick rolls out. A configured
+	// policy that answers significantly fewer requests than no hedging (in
+	// the sweep, or in the rollout check when the sweep did not simulate
+	// it) does not roll out: the verdict is then "don't hedge", and
+	// RollsOut absent (keepNoHedging).
 	RollsOut string `json:"rolls_out,omitempty"`
 	// ObjectivePick is the index of the candidate the objective chose,
 	// before the verdict rule; equal to Pick unless the rule moved it.
@@ -345,6 +349,10 @@ type ClassReport struct {
 	expect  float64
 	batched bool
 	replay  *replayRun
+
+	// decidedNote is PickNote as the verdict left it, before
+	// rollOutConfigured prefixed what rolls out.
+	decidedNote string
 
 	// rolled is 1 + the index of the configured policy's candidate (see
 	// RolledOut), −1 when the sweep has none, 0 when not yet found.
@@ -422,6 +430,7 @@ func rollOutConfigured(cr *ClassReport, rule Rule, level float64) {
 		}
 	}
 	const keep = "export and --write-scenario keep it"
+	cr.decidedNote = cr.PickNote
 	old := cr.Pick
 	var beyond []Reason
 	if k >= 0 {
@@ -432,6 +441,11 @@ func rollOutConfigured(cr *ClassReport, rule Rule, level float64) {
 				beyond = append(beyond, r)
 			}
 		}
+	}
+	if k >= 0 && slices.ContainsFunc(beyond, func(r Reason) bool { return r.Code == ReasonFewerAnswers }) {
+		ab, ac := fshares(cs[0].AnsweredShare, cs[k].AnsweredShare)
+		keepNoHedging(cr, rule, level, fmt.Sprintf("its candidate (%s) answers significantly fewer requests than no hedging in the sweep (%s → %s)", cs[k].Label, ab, ac))
+		return
 	}
 	switch {
 	case k < 0:
@@ -464,6 +478,32 @@ func rollOutConfigured(cr *ClassReport, rule Rule, level float64) {
 			cs[i].Pick, cs[i].LikePick = false, true
 		}
 	}
+	fates(cr, rule, level)
+}
+
+// keepNoHedging makes an undecided class whose configured policy answers
+// significantly fewer requests than no hedging (why says where: its
+// sweep candidate, or the rollout check) roll out no hedging: by default
+// a pick never trades answers for speed, and neither does what rolls out
+// when the verdict cannot tell. The verdict becomes "don't hedge" (Pick
+// 0, RollsOut empty), its reason keeping why the sweep could not tell, so
+// that the text, JSON, CSV, export and --write-scenario all roll out no
+// hedging.
+func keepNoHedging(cr *ClassReport, rule Rule, level float64, why string) {
+	v := &cr.Verdict
+	v.Reason = fmt.Sprintf("the configured policy does not roll out: %s, and a pick never trades answers for speed, so no hedging rolls out; %s", why, v.Reason)
+	v.Undecided, v.Hedge, v.DecidedBy, v.Significant = false, false, "", false
+	cr.RollsOut = ""
+	cr.PickNote = fmt.Sprintf("no hedging rolls out, not the configured policy: %s; %s", why, cr.decidedNote)
+	old := cr.Pick
+	cr.Pick = 0
+	if cr.Pick != old && cr.StepsOf == "pick" {
+		cr.Steps, cr.StepsOf = nil, ""
+	}
+	for i := range cr.Candidates {
+		cr.Candidates[i].Pick = false
+	}
+	finishPick(cr, level)
 	fates(cr, rule, level)
 }
 
@@ -941,6 +981,41 @@ func rolloutCheck(ctx context.Context, cfg *sim.Config, s Settings, rep *Report,
 	rc, err := checkOn(ctx, ccfg, rep, n, s.Level, workers)
 	if err != nil {
 		return fmt.Errorf("rollout check: %w", err)
+	}
+	// An undecided class whose configured policy the sweep did not
+	// simulate is judged by the check: when there it answers
+	// significantly fewer requests than no hedging, no hedging rolls out
+	// (keepNoHedging), and the check runs again with it.
+	var first []string
+	for j := range rc.Classes {
+		rcl := &rc.Classes[j]
+		k := slices.IndexFunc(rep.Classes, func(c ClassReport) bool { return c.Class == rcl.Class })
+		if k < 0 {
+			continue
+		}
+		cr := &rep.Classes[k]
+		if !cr.Verdict.Undecided || !rcl.Unswept || !rcl.answersFell {
+			continue
+		}
+		why := fmt.Sprintf("it answers significantly fewer requests than no hedging in a first rollout check of %d requests (%s → %s)",
+			rc.Requests, fpct2(rcl.NoHedgingAnswered), fpct2(rcl.AnsweredShare))
+		keepNoHedging(cr, s.Rule, s.Level, why)
+		if i := slices.IndexFunc(cfg.Classes, func(c sim.Class) bool { return c.Name == cr.Class }); i >= 0 {
+			cr.Spend = pickSpend(cfg, i, cr)
+		}
+		first = append(first, cr.Class, "the class's configured policy does not roll out: "+why+", so the check runs no hedging")
+	}
+	if len(first) > 0 {
+		if rc, err = checkOn(ctx, ccfg, rep, n, s.Level, workers); err != nil {
+			return fmt.Errorf("rollout check: %w", err)
+		}
+		for k := 0; k < len(first); k += 2 {
+			for j := range rc.Classes {
+				if rcl := &rc.Classes[j]; rcl.Class == first[k] {
+					rcl.Note = strings.TrimPrefix(rcl.Note+"; "+first[k+1], "; ")
+				}
+			}
+		}
 	}
 	if own {
 		rc.Seed = &ccfg.Seed

@@ -86,6 +86,10 @@ type RolloutClass struct {
 	// nothing; Note and a warning of the class say how many
 	// --check-requests would do (checkTooFew). Absent when false.
 	TooFew bool `json:"too_few,omitempty"`
+
+	// answersFell is true when the class hedges and answers significantly
+	// fewer requests in the check than without hedging.
+	answersFell bool
 }
 
 // RolloutConfig returns cfg with the pick of every class of rep applied
@@ -184,6 +188,8 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 				}
 			}
 			rcl.Flag = checkFlags(pick, hedging, &hedged.Classes[i], &base.Classes[i], got, &rcl.Checked, level)
+			rcl.answersFell = hedging && sim.AnswersFall(got.NoHedging.AnsweredShare, base.Classes[i].Requests, got.AnsweredShare, hedged.Classes[i].Requests,
+				distuv.UnitNormal.Quantile((1+level)/2))
 			for _, o := range overloads {
 				if reaches(c, &c.Classes[i], o) {
 					f := fmt.Sprintf("%s: its 429s grow with a longer run than this check's", o)
