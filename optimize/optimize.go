@@ -1133,6 +1133,21 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	// candidate the rule accepts: the least step past where the trade-off
 	// ended.
 	cheapest := cr.Objective.Goal == LowestCost || cr.Objective.walks()
+	if obj := &cs[cr.Pick]; base.CIOK(p) && !obj.CIOK(p) && obj.Hedging && !cr.Verdict.Hedge {
+		// Only the objective's pick lacks an interval (its requests
+		// interact, as an adaptive delay's do, and need more for one):
+		// it cannot be judged, but the candidates with their own
+		// intervals can. The best of those the rule accepts is
+		// recommended, as when the objective's pick fails the rule.
+		if a := acceptable(cs, cr.Objective, level, rule, cr.CostBasis, cheapest, func(c *Candidate) bool { return c.Feasible && c.CIOK(p) }); a >= 0 {
+			need := minRequestsFor(obj, p, level)
+			v := judgeFor(cr.Objective, base, &cs[a], level, rule, cr.CostBasis)
+			v.Reason = fmt.Sprintf("recommend %s: the %s pick (%s) cannot be judged at these requests: too few for a %s%% interval on %s (%d simulated, at least %d needed: %s); %s passes: %s",
+				cs[a].Label, goalWord(cr.Objective), obj.Label, fnum(100*level), pname(p), obj.Requests, need, rerunAdvice(base, obj, need), cs[a].Label, v.Reason)
+			cr.PickNote = fmt.Sprintf("recommended instead of the objective's pick (%s: %s), which has too few requests for an interval on %s", obj.Label, cr.PickNote, pname(p))
+			cr.Pick, cr.Verdict = a, v
+		}
+	}
 	if !cr.Verdict.Hedge && !tooFew {
 		// The objective's pick fails the rule. When a candidate within the
 		// objective's limits passes it, recommend that one instead: "don't
@@ -1208,6 +1223,16 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	} else if !base.CIOK(p) {
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s too few for a %s%% interval on %s: at least %d are needed; no difference counts as significant",
 			requestsAre(n), fnum(100*level), pname(p), minRequestsFor(base, p, level)))
+	} else if few := unjudged(cs, p); len(few) > 0 {
+		// Candidates whose requests interact (adaptive delays) need more
+		// requests for a batched interval than no hedging does.
+		need := minRequestsFor(&cs[few[0]], p, level)
+		labels := make([]string, len(few))
+		for i, k := range few {
+			labels[i] = cs[k].Label
+		}
+		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s too few for a %s%% interval on %s of %s (%s), whose requests interact: at least %d are needed (%s); nothing about them counts as significant",
+			requestsAre(n), fnum(100*level), pname(p), plural(len(few), "1 candidate", fmt.Sprintf("%d candidates", len(few))), strings.Join(labels, ", "), need, rerunAdvice(base, &cs[few[0]], need)))
 	} else if !base.P99CIOK {
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s too few for a %s%% interval on p99 (at least %d are needed); treat p99 as rough",
 			requestsAre(n), fnum(100*level), minRequestsFor(base, 0.99, level)))
@@ -1234,6 +1259,21 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	}
 	cr.Warnings = append(cr.Warnings, warns...)
 	fates(cr, rule, level)
+}
+
+// unjudged returns the indices of the hedged candidates of cs without an
+// interval on the p-percentile when no hedging (cs[0]) has one.
+func unjudged(cs []Candidate, p float64) []int {
+	var few []int
+	if !cs[0].CIOK(p) {
+		return nil
+	}
+	for k := range cs {
+		if cs[k].Hedging && !cs[k].CIOK(p) && cs[k].Requests > 0 {
+			few = append(few, k)
+		}
+	}
+	return few
 }
 
 // finishPick marks cr's pick, labels its verdict, quotes what it rescued
