@@ -86,6 +86,11 @@ type RolloutClass struct {
 	// nothing; Note and a warning of the class say how many
 	// --check-requests would do (checkTooFew). Absent when false.
 	TooFew bool `json:"too_few,omitempty"`
+	// PredictedTooFew is true when the sweep's prediction has no p95
+	// interval (too few of the class's requests in the sweep): the
+	// check's p95 is not compared with it either, which is no pass; Note
+	// says how many --requests would give one. Absent when false.
+	PredictedTooFew bool `json:"predicted_too_few,omitempty"`
 
 	// answersFell is true when the class hedges and answers significantly
 	// fewer requests in the check than without hedging.
@@ -205,6 +210,15 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 				rcl.TooFew = true
 				rcl.Note = strings.TrimPrefix(rcl.Note+"; "+few, "; ")
 				cr.Warnings = append(cr.Warnings, "rollout check: "+few)
+			}
+			if pick != nil && !pick.P95CIOK && got.Requests > 0 {
+				// The prediction has no interval: nothing to compare the
+				// check's p95 with, which is no pass either.
+				need := minRequestsFor(pick, 0.95, level)
+				few := fmt.Sprintf("the sweep's p95 of the pick has no %s%% interval (%d simulated, at least %d needed): the check's p95 is not compared with it, so it neither confirms nor contradicts the prediction; %s",
+					fnum(100*level), pick.Requests, need, rerunAdvice(cr.Baseline(), pick, need))
+				rcl.PredictedTooFew = true
+				rcl.Note = strings.TrimPrefix(rcl.Note+"; "+few, "; ")
 			}
 			if cr.Verdict.Undecided {
 				n := "the verdict is undecided, so the check runs the class's configured policy, as --write-scenario and export keep it"

@@ -454,7 +454,13 @@ func DelayData(cr *optimize.ClassReport, level float64) Delay {
 	var ys []float64
 	for i := range cr.Candidates {
 		l := &cr.Candidates[i].Latency
-		ys = append(ys, l.P95, l.P99, l.P95CI95[0], l.P95CI95[1], l.P99CI95[0], l.P99CI95[1])
+		ys = append(ys, l.P95, l.P99)
+		if cr.Candidates[i].P95CIOK {
+			ys = append(ys, l.P95CI95[0], l.P95CI95[1])
+		}
+		if cr.Candidates[i].P99CIOK {
+			ys = append(ys, l.P99CI95[0], l.P99CI95[1])
+		}
 	}
 	top, missed := missRow(ys, cr.DeadlineSeconds)
 	d.MissY = math.NaN()
@@ -483,11 +489,20 @@ func DelayData(cr *optimize.ClassReport, level float64) Delay {
 			}
 			s.Delay = append(s.Delay, x[i])
 			s.P95 = append(s.P95, orMiss(l.P95, top))
-			s.P95Lo = append(s.P95Lo, orMiss(l.P95CI95[0], top))
-			s.P95Hi = append(s.P95Hi, orMiss(l.P95CI95[1], top))
+			// A percentile without an interval (too few requests) is
+			// banded at its estimate: no band.
+			p95ci, p99ci := l.P95CI95, l.P99CI95
+			if !c.P95CIOK {
+				p95ci = [2]float64{l.P95, l.P95}
+			}
+			if !c.P99CIOK {
+				p99ci = [2]float64{l.P99, l.P99}
+			}
+			s.P95Lo = append(s.P95Lo, orMiss(p95ci[0], top))
+			s.P95Hi = append(s.P95Hi, orMiss(p95ci[1], top))
 			s.P99 = append(s.P99, orMiss(l.P99, top))
-			s.P99Lo = append(s.P99Lo, orMiss(l.P99CI95[0], top))
-			s.P99Hi = append(s.P99Hi, orMiss(l.P99CI95[1], top))
+			s.P99Lo = append(s.P99Lo, orMiss(p99ci[0], top))
+			s.P99Hi = append(s.P99Hi, orMiss(p99ci[1], top))
 			s.HedgedPct = append(s.HedgedPct, 100*c.HedgedShare)
 			s.AnsweredPct = append(s.AnsweredPct, 100*c.AnsweredShare)
 		}
