@@ -214,9 +214,19 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 			if pick != nil && !pick.P95CIOK && got.Requests > 0 {
 				// The prediction has no interval: nothing to compare the
 				// check's p95 with, which is no pass either.
-				need := minRequestsFor(pick, 0.95, level)
-				few := fmt.Sprintf("the sweep's p95 of the pick has no %s%% interval (%d simulated, at least %d needed): the check's p95 is not compared with it, so it neither confirms nor contradicts the prediction; %s",
-					fnum(100*level), pick.Requests, need, rerunAdvice(cr.Baseline(), pick, need))
+				need, base := minRequestsFor(pick, 0.95, level), cr.Baseline()
+				if base.asked <= 0 && c.Batched() {
+					// A prediction made otherwise than by a sweep (retune's),
+					// on the check's traffic: batched as the check is.
+					need = int(sim.MinBatchedRequests(0.95))
+				}
+				few := fmt.Sprintf("the sweep's p95 of the pick has no %s%% interval (%d simulated, at least %d needed): the check's p95 is not compared with it, so it neither confirms nor contradicts the prediction",
+					fnum(100*level), pick.Requests, need)
+				if base.asked > 0 {
+					// A sweep's (not a prediction made otherwise, as
+					// retune's): the --requests that would give one.
+					few += "; " + rerunAdvice(base, pick, need)
+				}
 				rcl.PredictedTooFew = true
 				rcl.Note = strings.TrimPrefix(rcl.Note+"; "+few, "; ")
 			}
