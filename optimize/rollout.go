@@ -374,6 +374,18 @@ func checkTooFew(c *sim.Config, i int, got *sim.ClassReport, ok bool, level floa
 		if n > MaxRequests {
 			rerun = fmt.Sprintf("that would take --check-requests ≥ %d, more than the %d allowed", n, MaxRequests)
 		}
+		if tr := c.Arrivals.Trace; c.Arrivals.Process == sim.Replay && tr != nil && n > int64(len(tr.Arrivals)) && got.Requests > 0 {
+			// A replayed trace: --check-requests replays no more than it
+			// holds, so only a longer trace gives the class enough.
+			all := len(tr.Arrivals)
+			inTrace, about := float64(got.Requests), ""
+			if c.Requests < all {
+				inTrace, about = math.Round(float64(got.Requests)*float64(all)/float64(c.Requests)), "about "
+			}
+			class := math.Ceil(float64(need) / (per * float64(c.Requests) / float64(got.Requests)))
+			rerun = fmt.Sprintf("the trace holds %s%d requests of this class (of %d in all), and --check-requests cannot replay past its end: a longer trace is needed, with at least %d of the class (about %d requests in all)",
+				about, int64(inTrace), all, int64(class), int64(math.Ceil(class*float64(all)/inTrace)))
+		}
 	}
 	return fmt.Sprintf("%s too few for a %s%% interval on p95 (%sat least %d needed): its p95 is not compared with the sweep's, so it neither confirms nor contradicts the prediction; %s",
 		held, fnum(100*level), after, need, rerun)
