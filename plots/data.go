@@ -58,8 +58,12 @@ type Cost struct {
 	// Candidates holds every candidate, in report order (no hedging first).
 	Candidates []Label
 	// Frontier is the frontier by increasing cost; it is drawn when it has
-	// two points or more.
-	Frontier []XY
+	// two points or more. FrontierName is its legend entry, the rule that
+	// puts a candidate on it (optimize.Frontier: at an equal percentile,
+	// fewer unanswered requests count, so the frontier may run along the
+	// miss row).
+	Frontier     []XY
+	FrontierName string
 	// Baseline is no hedging and Pick the objective's pick.
 	Baseline, Pick Label
 	// BaselineName and PickName are their legend entries; PickName is empty
@@ -169,6 +173,7 @@ func CostData(cr *optimize.ClassReport) Cost {
 		XLabel:       "added cost (% of no hedging)",
 		YLabel:       pname(p) + " latency (s)",
 		BaselineName: "no hedging",
+		FrontierName: "frontier (no cheaper candidate is faster, or as fast with more answered)",
 		MissY:        math.NaN(),
 	}
 	if cr.CostBasis == optimize.CostCalls {
@@ -181,6 +186,7 @@ func CostData(cr *optimize.ClassReport) Cost {
 		d.Title = fmt.Sprintf("%s: added cost vs requests not answered within %s — %s", cr.Class, t, verdictText(cr))
 		d.YLabel = fmt.Sprintf("not answered within %s (%% of requests)", t)
 		y = func(c *optimize.Candidate) float64 { return 100 * (1 - c.AnsweredWithinShare) }
+		d.FrontierName = "frontier (no cheaper candidate answers more in time, or as many and faster)"
 	}
 	var ys []float64
 	for i := range cr.Candidates {

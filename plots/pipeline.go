@@ -62,13 +62,22 @@ func BreakdownFigure(d Breakdown) Figure {
 			p.Legend.Add(fmt.Sprintf("slowest 5%% (%d requests)", d.NSlow), slow)
 			p.Legend.Add(fmt.Sprintf("median requests (%d)", d.NMedian), med)
 			p.Legend.Top = true
-			p.NominalX(d.Steps...)
+			steps := d.Steps
+			if raster(dc) {
+				// Step names are tick labels, drawn in the tick font.
+				steps = make([]string, len(d.Steps))
+				for i, n := range d.Steps {
+					steps[i] = glyphSafe(n, p.X.Tick.Label)
+				}
+			}
+			p.NominalX(steps...)
 			top := 0.0
 			for i := range d.Slow {
 				top = max(top, d.Slow[i], d.Median[i])
 			}
 			p.Y.Min, p.Y.Max = 0, max(1.25*top, 1e-3) // room for the legend
 			p.Y.Tick.Marker = plot.TickerFunc(linearTicks)
+			rasterTitles(dc, p)
 			p.Draw(padded(dc))
 			return nil, nil
 		},
