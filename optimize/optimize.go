@@ -481,6 +481,18 @@ func rollOutConfigured(cr *ClassReport, rule Rule, level float64) {
 	fates(cr, rule, level)
 }
 
+// targetPastDeadline says, when the objective's target (answered or
+// checked within it) is at or past class cl's deadline, that it ranks
+// nothing by speed: a request is answered by its deadline or not at all,
+// so "within the target" is "answered at all"; "" otherwise.
+func targetPastDeadline(cl *sim.Class, o Objective) string {
+	if o.Target <= 0 || cl.Deadline <= 0 || o.Target < cl.Deadline {
+		return ""
+	}
+	return fmt.Sprintf("the objective's target of %s is at or past the class's deadline of %s: a request is answered by its deadline or not at all, so %s within the target is %s at all; a target below the deadline also counts speed",
+		fsec(o.Target.Seconds()), fsec(cl.Deadline.Seconds()), o.withinWord(), o.withinWord())
+}
+
 // keepNoHedging makes an undecided class whose configured policy answers
 // significantly fewer requests than no hedging (why says where: its
 // sweep candidate, or the rollout check) roll out no hedging: by default
@@ -927,6 +939,9 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 	for i := range cfg.Classes {
 		if cr, ok := byIndex[i]; ok {
 			cr.Warnings = append(cr.Warnings, spanWarnings(cfg, i, cr)...)
+			if w := targetPastDeadline(&cfg.Classes[i], cr.Objective); w != "" {
+				cr.Warnings = append(cr.Warnings, w)
+			}
 			slowVerdict(cfg, i, cr)
 			cr.setRolledOut(cfg, i)
 			rollOutConfigured(cr, s.Rule, s.Level)
