@@ -482,14 +482,15 @@ func rollOutConfigured(cr *ClassReport, rule Rule, level float64) {
 }
 
 // targetPastDeadline says, when the objective's target (answered or
-// checked within it) is at or past class cl's deadline, that it ranks
-// nothing by speed: a request is answered by its deadline or not at all,
-// so "within the target" is "answered at all"; "" otherwise.
+// checked within it) is past class cl's deadline, that it ranks nothing
+// by speed: a request is answered by its deadline or not at all, so
+// "within the target" is "answered at all"; "" otherwise. A target equal
+// to the deadline says that on purpose (guard-check's budget).
 func targetPastDeadline(cl *sim.Class, o Objective) string {
-	if o.Target <= 0 || cl.Deadline <= 0 || o.Target < cl.Deadline {
+	if o.Target <= 0 || cl.Deadline <= 0 || o.Target <= cl.Deadline {
 		return ""
 	}
-	return fmt.Sprintf("the objective's target of %s is at or past the class's deadline of %s: a request is answered by its deadline or not at all, so %s within the target is %s at all; a target below the deadline also counts speed",
+	return fmt.Sprintf("the objective's target of %s is past the class's deadline of %s: a request is answered by its deadline or not at all, so %s within the target is %s at all; a target below the deadline also counts speed",
 		fsec(o.Target.Seconds()), fsec(cl.Deadline.Seconds()), o.withinWord(), o.withinWord())
 }
 
