@@ -1002,7 +1002,7 @@ func rolloutCheck(ctx context.Context, cfg *sim.Config, s Settings, rep *Report,
 	// simulate is judged by the check: when there it answers
 	// significantly fewer requests than no hedging, no hedging rolls out
 	// (keepNoHedging), and the check runs again with it.
-	var first []string
+	first := map[string]string{} // class → why the check ran again
 	for j := range rc.Classes {
 		rcl := &rc.Classes[j]
 		k := slices.IndexFunc(rep.Classes, func(c ClassReport) bool { return c.Class == rcl.Class })
@@ -1019,17 +1019,15 @@ func rolloutCheck(ctx context.Context, cfg *sim.Config, s Settings, rep *Report,
 		if i := slices.IndexFunc(cfg.Classes, func(c sim.Class) bool { return c.Name == cr.Class }); i >= 0 {
 			cr.Spend = pickSpend(cfg, i, cr)
 		}
-		first = append(first, cr.Class, "the class's configured policy does not roll out: "+why+", so the check runs no hedging")
+		first[cr.Class] = "the class's configured policy does not roll out: " + why + ", so the check runs no hedging"
 	}
 	if len(first) > 0 {
 		if rc, err = checkOn(ctx, ccfg, rep, n, s.Level, workers); err != nil {
 			return fmt.Errorf("rollout check: %w", err)
 		}
-		for k := 0; k < len(first); k += 2 {
-			for j := range rc.Classes {
-				if rcl := &rc.Classes[j]; rcl.Class == first[k] {
-					rcl.Note = strings.TrimPrefix(rcl.Note+"; "+first[k+1], "; ")
-				}
+		for j := range rc.Classes {
+			if rcl := &rc.Classes[j]; first[rcl.Class] != "" {
+				rcl.Note = strings.TrimPrefix(rcl.Note+"; "+first[rcl.Class], "; ")
 			}
 		}
 	}
