@@ -110,9 +110,9 @@ type rolloutView struct {
 	// closed-loop class (with its 95 % interval), "-" for open arrivals.
 	Throughput, NoHedgingThroughput string
 	Flagged                         bool
-	// TooFew is the check's too few requests of the class for a p95
-	// interval (optimize.RolloutClass.TooFew): the row shows its Note,
-	// not "ok".
+	// TooFew is the check's, or the sweep's, too few requests of the
+	// class for a p95 interval (optimize.RolloutClass.TooFew,
+	// PredictedTooFew): the row shows its Note, not "ok".
 	TooFew bool
 	Note   string
 }
@@ -190,7 +190,7 @@ func Write(w io.Writer, rep *optimize.Report, o Options) error {
 				Predicted: predicted,
 				NoHedging: sim.FormatSeconds(c.NoHedging.P95),
 				Answered:  answered, AddedCost: added,
-				Flagged: c.Flagged, Flag: c.Flag, TooFew: c.TooFew, Note: c.Note, PerDay: "-", PerMonth: "-",
+				Flagged: c.Flagged, Flag: c.Flag, TooFew: c.TooFew || c.PredictedTooFew, Note: c.Note, PerDay: "-", PerMonth: "-",
 				Throughput: "-", NoHedgingThroughput: "-",
 			})
 			if rc.Report != nil {

@@ -50,9 +50,9 @@ type AdaptiveDelay struct {
 }
 
 // ParseAdaptive parses a comma-separated list of percentiles, each a
-// number in (0, 100) ("90,95,99"), into fractions in (0, 1), sorted and
-// without repeats. An empty list, an element that is not a number or one
-// out of range is an error naming it.
+// number in (0, 100) ("90,95,99"), into fractions in (0, 1), sorted. An
+// empty list, an element that is not a number, one out of range or one
+// listed twice ("95,p95") is an error naming it.
 func ParseAdaptive(s string) ([]float64, error) {
 	if strings.TrimSpace(s) == "" {
 		return nil, errors.New("empty list; want percentiles in (0, 100), such as 90,95,99")
@@ -71,7 +71,14 @@ func ParseAdaptive(s string) ([]float64, error) {
 		}
 		out = append(out, v/100)
 	}
-	out = slices.Compact(slices.Sorted(slices.Values(out)))
+	out = slices.Sorted(slices.Values(out))
+	for i := 1; i < len(out); i++ {
+		if out[i] == out[i-1] {
+			// Likely a slip for another percentile: a repeat would only
+			// repeat a candidate.
+			return nil, fmt.Errorf("p%s is listed twice; list each percentile once", fnum(100*out[i]))
+		}
+	}
 	if len(out) > MaxAdaptive {
 		return nil, fmt.Errorf("%d percentiles; at most %d", len(out), MaxAdaptive)
 	}

@@ -20,7 +20,7 @@ func TestAdaptiveDefaultsAreRetunes(t *testing.T) {
 }
 
 func TestParseAdaptive(t *testing.T) {
-	got, err := optimize.ParseAdaptive(" 99, 90,p95,95 ")
+	got, err := optimize.ParseAdaptive(" 99, 90,p95 ")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -33,7 +33,7 @@ func TestParseAdaptive(t *testing.T) {
 			t.Errorf("%v; want %v", got, want)
 		}
 	}
-	for _, bad := range []string{"", "0", "100", "-1", "x", "Inf", "NaN", "90,", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17"} {
+	for _, bad := range []string{"", "0", "100", "-1", "x", "Inf", "NaN", "90,", "p95,95", "1,2,3,4,5,6,7,8,9,10,11,12,13,14,15,16,17"} {
 		if v, err := optimize.ParseAdaptive(bad); err == nil {
 			t.Errorf("ParseAdaptive(%q) = %v; want an error", bad, v)
 		}

@@ -45,7 +45,7 @@ func batchCount(n, workers, requests int) int {
 // the rollout check's full-scenario run and its baseline, whichever is
 // more. A run is counted as held counts it, with sim.EstimateMemory's
 // 16 MiB once per worker; a run of a group of coupled classes simulates
-// s.Requests per class of the group.
+// s.Requests times the classes of the group, each at its share.
 func EstimateMemory(cfg *sim.Config, s Settings, workers int) int64 {
 	if workers <= 0 {
 		workers = runtime.GOMAXPROCS(0)

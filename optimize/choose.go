@@ -473,7 +473,7 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		// An interval that does not fit inside the sample is no interval:
 		// the percentile cannot be judged either way. The unanswered share
 		// (Wilson intervals, which need no percentile interval) still can.
-		n, need := min(base.Requests, pick.Requests), minRequestsFor(base, p, level)
+		n, need := min(base.Requests, pick.Requests), max(minRequestsFor(base, p, level), minRequestsFor(pick, p, level))
 		latOK, latCode = false, DetailTooFew
 		rerun := rerunAdvice(base, pick, need)
 		switch kept := min(base.kept(), pick.kept()); {

@@ -317,7 +317,8 @@
 // configured policy's candidate, or 0 with no candidate marked picked
 // when the sweep did not simulate that policy), rolls_out ("configured"
 // for an undecided class, whose configured policy rolls out; absent
-// otherwise), pick_note (why), objective_pick
+// otherwise, and for a class whose configured policy answers significantly
+// fewer requests than no hedging, which is "don't hedge"), pick_note (why), objective_pick
 // (index of the objective's own choice: equal to pick unless that choice
 // failed the verdict rule and pick is a candidate within the objective's
 // limits that passes it), verdict {hedge, label ("hedge", "don't hedge",
@@ -379,8 +380,10 @@
 // answered shares, rate_limited_attempts, added_cost_pct,
 // predicted_added_cost_pct, flagged, flag, note, too_few (only when true:
 // too few of the class's requests for a p95 interval, so its p95 is not
-// compared; the note and a warning say what --check-requests would do);
-// and report, the full `hedgesim
+// compared; the note and a warning say what --check-requests would do),
+// predicted_too_few (only when true: the sweep's prediction has no p95
+// interval, so it is not compared; the note says what --requests would
+// do); and report, the full `hedgesim
 // run` report of the check, whose intervals are at 95 % as run's are;
 // null when skipped). Latencies
 // are in seconds, shares in [0, 1], costs in USD.

@@ -170,8 +170,12 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 	pn := pname(p)
 	base, pick := &cs[0], &cs[cr.Pick]
 	z := distuv.UnitNormal.Quantile((1 + level) / 2)
-	// An undecided verdict is one without the percentile's interval.
-	tooFew := !base.CIOK(p) || !pick.CIOK(p) || cr.Verdict.Undecided
+	// An undecided verdict is one without the percentile's interval:
+	// every candidate's, unless only the objective's pick lacks one
+	// (its requests interact, as an adaptive delay's do): then each
+	// candidate is judged on its own interval.
+	obj := &cs[cr.ObjectivePick]
+	tooFewAll := !base.CIOK(p) || !pick.CIOK(p) || cr.Verdict.Undecided && obj.CIOK(p)
 	// preferred reports whether the pick's selection would take c over
 	// the pick: the objective's order, or, when the verdict rule moved the
 	// pick, the order acceptable searches in.
@@ -206,10 +210,10 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 			ak, ac := fshares(pick.AnsweredShare, c.AnsweredShare)
 			c.Reasons = append(c.Reasons, Reason{Code: ReasonFewerThanConfigured, Value: c.AnsweredShare, Limit: pick.AnsweredShare, Unit: UnitShare,
 				Text: fmt.Sprintf("answers significantly fewer requests than the configured policy, which is kept (%s vs %s)", ac, ak)})
-		case tooFew && (c.Hedging || cr.RollsOut == RollsOutConfigured):
+		case (tooFewAll || !c.CIOK(p) || cr.Verdict.Undecided && i == 0) && (c.Hedging || cr.RollsOut == RollsOutConfigured):
 			// An undecided class's no hedging too, unless it is what
 			// rolls out: its configured policy is kept.
-			need := minRequestsFor(base, p, level)
+			need := max(minRequestsFor(base, p, level), minRequestsFor(c, p, level))
 			c.Reasons = append(c.Reasons, Reason{Code: ReasonTooFew, Value: float64(min(base.Requests, c.Requests)), Limit: float64(need), Unit: UnitRequests,
 				Text: fmt.Sprintf("too few requests for a %s%% interval on %s (%d simulated, %d needed): nothing counts as significant", fnum(100*level), pn, min(base.Requests, c.Requests), need)})
 		case c.Hedging && (!pick.Hedging || preferred(c) || i == cr.ObjectivePick):

@@ -593,6 +593,16 @@ func chooseForGroup(cr *ClassReport, k int, current []sim.Policy, figs [][]Group
 	// in the group's run without hedging, as the group's search does.
 	p := cr.Objective.Percentile
 	b, c := figurePair(&base[k], &figs[i][k], p, cr.Candidates[i].Hedging)
+	// What the rerun advice needs (adviseRequests): the requests asked per
+	// request of the class — its share of the group's traffic — and the
+	// warm-up cuts of its runs, as decide gives the class's own baseline.
+	b.asked, b.expect, b.batched, b.replay = cr.asked, cr.expect, cr.batched, cr.replay
+	if cb := &cr.Candidates[0]; cb.Requests == b.Requests {
+		b.cut = cb.cut
+	}
+	if ci := &cr.Candidates[i]; ci.Requests == c.Requests {
+		c.cut = ci.cut
+	}
 	basis := cr.CostBasis
 	compare(&c, &b, basis)
 	verdict := judgeFor(cr.Objective, &b, &c, s.Level, s.Rule, basis)

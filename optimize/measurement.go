@@ -357,8 +357,11 @@ func (w *measurementJSON) check() error {
 		return bad("batch_first_kept", "is %d; want a batch of batch_p95_p99_s (0 without them)", w.BatchFrom)
 	}
 	for i, x := range w.Latency {
-		if !nonNeg(x) && !(i == 0 && math.IsNaN(float64(x))) {
-			return bad("latency_s", "%s (value %d) is %v; want a number of seconds ≥ 0 or \"+Inf\"", latencyNames[i], i+1, float64(x))
+		// The mean is NaN when no request was answered (below); an
+		// interval's bounds when it is no interval (not ok).
+		nan := i == 0 || (i == 6 || i == 7) && !w.P95CIOK || (i == 8 || i == 9) && !w.P99CIOK
+		if !nonNeg(x) && !(nan && math.IsNaN(float64(x))) {
+			return bad("latency_s", "%s (value %d) is %v; want a number of seconds ≥ 0 or \"+Inf\" (or \"NaN\" for an interval marked not ok)", latencyNames[i], i+1, float64(x))
 		}
 	}
 	// The mean is over answered requests: "NaN" exactly when none was.

@@ -324,8 +324,12 @@ type ClassReport struct {
 	// class's configured policy rolls out (export and --write-scenario
 	// keep it), and Pick is that policy's candidate, or, when the sweep
 	// did not simulate it or its candidate is one no pick may be (an
-	// overload, fewer answers), stays 0 with no candidate marked picked
-	// (Unpicked). Absent otherwise: the pick rolls out.
+	// overload, an unstable queue), stays 0 with no candidate marked picked
+	// (Unpicked). Absent otherwise: the pick rolls out. A configured
+	// policy that answers significantly fewer requests than no hedging (in
+	// the sweep, or in the rollout check when the sweep did not simulate
+	// it) does not roll out: the verdict is then "don't hedge", and
+	// RollsOut absent (keepNoHedging).
 	RollsOut string `json:"rolls_out,omitempty"`
 	// ObjectivePick is the index of the candidate the objective chose,
 	// before the verdict rule; equal to Pick unless the rule moved it.
@@ -372,6 +376,10 @@ type ClassReport struct {
 	expect  float64
 	batched bool
 	replay  *replayRun
+
+	// decidedNote is PickNote as the verdict left it, before
+	// rollOutConfigured prefixed what rolls out.
+	decidedNote string
 
 	// rolled is 1 + the index of the configured policy's candidate (see
 	// RolledOut), −1 when the sweep has none, 0 when not yet found.
@@ -449,6 +457,7 @@ func rollOutConfigured(cr *ClassReport, rule Rule, level float64) {
 		}
 	}
 	const keep = "export and --write-scenario keep it"
+	cr.decidedNote = cr.PickNote
 	old := cr.Pick
 	var beyond []Reason
 	if k >= 0 {
@@ -459,6 +468,11 @@ func rollOutConfigured(cr *ClassReport, rule Rule, level float64) {
 				beyond = append(beyond, r)
 			}
 		}
+	}
+	if k >= 0 && slices.ContainsFunc(beyond, func(r Reason) bool { return r.Code == ReasonFewerAnswers }) {
+		ab, ac := fshares(cs[0].AnsweredShare, cs[k].AnsweredShare)
+		keepNoHedging(cr, rule, level, fmt.Sprintf("its candidate (%s) answers significantly fewer requests than no hedging in the sweep (%s → %s)", cs[k].Label, ab, ac))
+		return
 	}
 	switch {
 	case k < 0:
@@ -491,6 +505,45 @@ func rollOutConfigured(cr *ClassReport, rule Rule, level float64) {
 			cs[i].Pick, cs[i].LikePick = false, true
 		}
 	}
+	fates(cr, rule, level)
+}
+
+// targetPastDeadline says, when the objective's target (answered or
+// checked within it) is past class cl's deadline, that it ranks nothing
+// by speed: a request is answered by its deadline or not at all, so
+// "within the target" is "answered at all"; "" otherwise. A target equal
+// to the deadline says that on purpose (guard-check's budget).
+func targetPastDeadline(cl *sim.Class, o Objective) string {
+	if o.Target <= 0 || cl.Deadline <= 0 || o.Target <= cl.Deadline {
+		return ""
+	}
+	return fmt.Sprintf("the objective's target of %s is past the class's deadline of %s: a request is answered by its deadline or not at all, so %s within the target is %s at all; a target below the deadline also counts speed",
+		fsec(o.Target.Seconds()), fsec(cl.Deadline.Seconds()), o.withinWord(), o.withinWord())
+}
+
+// keepNoHedging makes an undecided class whose configured policy answers
+// significantly fewer requests than no hedging (why says where: its
+// sweep candidate, or the rollout check) roll out no hedging: by default
+// a pick never trades answers for speed, and neither does what rolls out
+// when the verdict cannot tell. The verdict becomes "don't hedge" (Pick
+// 0, RollsOut empty), its reason keeping why the sweep could not tell, so
+// that the text, JSON, CSV, export and --write-scenario all roll out no
+// hedging.
+func keepNoHedging(cr *ClassReport, rule Rule, level float64, why string) {
+	v := &cr.Verdict
+	v.Reason = fmt.Sprintf("the configured policy does not roll out: %s, and a pick never trades answers for speed, so no hedging rolls out; %s", why, v.Reason)
+	v.Undecided, v.Hedge, v.DecidedBy, v.Significant = false, false, "", false
+	cr.RollsOut = ""
+	cr.PickNote = fmt.Sprintf("no hedging rolls out, not the configured policy: %s; %s", why, cr.decidedNote)
+	old := cr.Pick
+	cr.Pick = 0
+	if cr.Pick != old && cr.StepsOf == "pick" {
+		cr.Steps, cr.StepsOf = nil, ""
+	}
+	for i := range cr.Candidates {
+		cr.Candidates[i].Pick = false
+	}
+	finishPick(cr, level)
 	fates(cr, rule, level)
 }
 
@@ -926,6 +979,9 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 	for i := range cfg.Classes {
 		if cr, ok := byIndex[i]; ok {
 			cr.Warnings = append(cr.Warnings, spanWarnings(cfg, i, cr)...)
+			if w := targetPastDeadline(&cfg.Classes[i], cr.Objective); w != "" {
+				cr.Warnings = append(cr.Warnings, w)
+			}
 			slowVerdict(cfg, i, cr)
 			cr.setRolledOut(cfg, i)
 			rollOutConfigured(cr, s.Rule, s.Level)
@@ -980,6 +1036,39 @@ func rolloutCheck(ctx context.Context, cfg *sim.Config, s Settings, rep *Report,
 	rc, err := checkOn(ctx, ccfg, rep, n, s.Level, workers)
 	if err != nil {
 		return fmt.Errorf("rollout check: %w", err)
+	}
+	// An undecided class whose configured policy the sweep did not
+	// simulate is judged by the check: when there it answers
+	// significantly fewer requests than no hedging, no hedging rolls out
+	// (keepNoHedging), and the check runs again with it.
+	first := map[string]string{} // class → why the check ran again
+	for j := range rc.Classes {
+		rcl := &rc.Classes[j]
+		k := slices.IndexFunc(rep.Classes, func(c ClassReport) bool { return c.Class == rcl.Class })
+		if k < 0 {
+			continue
+		}
+		cr := &rep.Classes[k]
+		if !cr.Verdict.Undecided || !rcl.Unswept || !rcl.answersFell {
+			continue
+		}
+		why := fmt.Sprintf("it answers significantly fewer requests than no hedging in a first rollout check of %d requests (%s → %s)",
+			rc.Requests, fpct2(rcl.NoHedgingAnswered), fpct2(rcl.AnsweredShare))
+		keepNoHedging(cr, s.Rule, s.Level, why)
+		if i := slices.IndexFunc(cfg.Classes, func(c sim.Class) bool { return c.Name == cr.Class }); i >= 0 {
+			cr.Spend = pickSpend(cfg, i, cr)
+		}
+		first[cr.Class] = "the class's configured policy does not roll out: " + why + ", so the check runs no hedging"
+	}
+	if len(first) > 0 {
+		if rc, err = checkOn(ctx, ccfg, rep, n, s.Level, workers); err != nil {
+			return fmt.Errorf("rollout check: %w", err)
+		}
+		for j := range rc.Classes {
+			if rcl := &rc.Classes[j]; first[rcl.Class] != "" {
+				rcl.Note = strings.TrimPrefix(rcl.Note+"; "+first[rcl.Class], "; ")
+			}
+		}
 	}
 	if own {
 		rc.Seed = &ccfg.Seed
@@ -1097,6 +1186,21 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	// candidate the rule accepts: the least step past where the trade-off
 	// ended.
 	cheapest := cr.Objective.Goal == LowestCost || cr.Objective.walks()
+	if obj := &cs[cr.Pick]; base.CIOK(p) && !obj.CIOK(p) && obj.Hedging && !cr.Verdict.Hedge {
+		// Only the objective's pick lacks an interval (its requests
+		// interact, as an adaptive delay's do, and need more for one):
+		// it cannot be judged, but the candidates with their own
+		// intervals can. The best of those the rule accepts is
+		// recommended, as when the objective's pick fails the rule.
+		if a := acceptable(cs, cr.Objective, level, rule, cr.CostBasis, cheapest, func(c *Candidate) bool { return c.Feasible && c.CIOK(p) }); a >= 0 {
+			need := minRequestsFor(obj, p, level)
+			v := judgeFor(cr.Objective, base, &cs[a], level, rule, cr.CostBasis)
+			v.Reason = fmt.Sprintf("recommend %s: the %s pick (%s) cannot be judged at these requests: too few for a %s%% interval on %s (%d simulated, at least %d needed: %s); %s passes: %s",
+				cs[a].Label, goalWord(cr.Objective), obj.Label, fnum(100*level), pname(p), obj.Requests, need, rerunAdvice(base, obj, need), cs[a].Label, v.Reason)
+			cr.PickNote = fmt.Sprintf("recommended instead of the objective's pick (%s: %s), which has too few requests for an interval on %s", obj.Label, cr.PickNote, pname(p))
+			cr.Pick, cr.Verdict = a, v
+		}
+	}
 	if !cr.Verdict.Hedge && !tooFew {
 		// The objective's pick fails the rule. When a candidate within the
 		// objective's limits passes it, recommend that one instead: "don't
@@ -1176,6 +1280,16 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	} else if !base.CIOK(p) {
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s too few for a %s%% interval on %s: at least %d are needed; no difference counts as significant",
 			requestsAre(n), fnum(100*level), pname(p), minRequestsFor(base, p, level)))
+	} else if few := unjudged(cs, p); len(few) > 0 {
+		// Candidates whose requests interact (adaptive delays) need more
+		// requests for a batched interval than no hedging does.
+		need := minRequestsFor(&cs[few[0]], p, level)
+		labels := make([]string, len(few))
+		for i, k := range few {
+			labels[i] = cs[k].Label
+		}
+		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s too few for a %s%% interval on %s of %s (%s), whose requests interact: at least %d are needed (%s); nothing about them counts as significant",
+			requestsAre(n), fnum(100*level), pname(p), plural(len(few), "1 candidate", fmt.Sprintf("%d candidates", len(few))), strings.Join(labels, ", "), need, rerunAdvice(base, &cs[few[0]], need)))
 	} else if !base.P99CIOK {
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s too few for a %s%% interval on p99 (at least %d are needed); treat p99 as rough",
 			requestsAre(n), fnum(100*level), minRequestsFor(base, 0.99, level)))
@@ -1202,6 +1316,21 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	}
 	cr.Warnings = append(cr.Warnings, warns...)
 	fates(cr, rule, level)
+}
+
+// unjudged returns the indices of the hedged candidates of cs without an
+// interval on the p-percentile when no hedging (cs[0]) has one.
+func unjudged(cs []Candidate, p float64) []int {
+	var few []int
+	if !cs[0].CIOK(p) {
+		return nil
+	}
+	for k := range cs {
+		if cs[k].Hedging && !cs[k].CIOK(p) && cs[k].Requests > 0 {
+			few = append(few, k)
+		}
+	}
+	return few
 }
 
 // finishPick marks cr's pick, labels its verdict, quotes what it rescued

@@ -900,7 +900,7 @@ func writeRollout(w io.Writer, rc *RolloutCheck) {
 		switch {
 		case c.Flagged:
 			flag = "  FLAGGED"
-		case c.TooFew:
+		case c.TooFew || c.PredictedTooFew:
 			flag = "  TOO FEW"
 		}
 		tput := ""

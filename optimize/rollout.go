@@ -87,6 +87,16 @@ type RolloutClass struct {
 	// nothing; Note and a warning of the class say how many
 	// --check-requests would do (checkTooFew). Absent when false.
 	TooFew bool `json:"too_few,omitempty"`
+	// PredictedTooFew is true when the sweep's prediction has no p95
+	// interval (too few of the class's requests in the sweep): the
+	// check's p95 is not compared with it either, which is no pass; Note
+	// says how many --requests would give one. Absent when false.
+	PredictedTooFew bool `json:"predicted_too_few,omitempty"`
+
+	// answersFell is true when the class hedges and answers significantly
+	// fewer requests in the check than without hedging.
+	answersFell bool
+
 	// noRequests is true when no request of the class fell in the check,
 	// noPredicted when none fell in the sweep's run of the pick: their
 	// answered shares are then unknown (JSON null, printed "-"), not 0.
@@ -217,6 +227,8 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 				}
 			}
 			rcl.Flag = checkFlags(pick, hedging, &hedged.Classes[i], &base.Classes[i], got, &rcl.Checked, level)
+			rcl.answersFell = hedging && sim.AnswersFall(got.NoHedging.AnsweredShare, base.Classes[i].Requests, got.AnsweredShare, hedged.Classes[i].Requests,
+				distuv.UnitNormal.Quantile((1+level)/2))
 			for _, o := range overloads {
 				if reaches(c, &c.Classes[i], o) {
 					f := fmt.Sprintf("%s: its 429s grow with a longer run than this check's", o)
@@ -232,6 +244,25 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 				rcl.TooFew = true
 				rcl.Note = strings.TrimPrefix(rcl.Note+"; "+few, "; ")
 				cr.Warnings = append(cr.Warnings, "rollout check: "+few)
+			}
+			if pick != nil && !pick.P95CIOK && got.Requests > 0 {
+				// The prediction has no interval: nothing to compare the
+				// check's p95 with, which is no pass either.
+				need, base := minRequestsFor(pick, 0.95, level), cr.Baseline()
+				if base.asked <= 0 && c.Batched() {
+					// A prediction made otherwise than by a sweep (retune's),
+					// on the check's traffic: batched as the check is.
+					need = int(sim.MinBatchedRequests(0.95))
+				}
+				few := fmt.Sprintf("the sweep's p95 of the pick has no %s%% interval (%d simulated, at least %d needed): the check's p95 is not compared with it, so it neither confirms nor contradicts the prediction",
+					fnum(100*level), pick.Requests, need)
+				if base.asked > 0 {
+					// A sweep's (not a prediction made otherwise, as
+					// retune's): the --requests that would give one.
+					few += "; " + rerunAdvice(base, pick, need)
+				}
+				rcl.PredictedTooFew = true
+				rcl.Note = strings.TrimPrefix(rcl.Note+"; "+few, "; ")
 			}
 			if cr.Verdict.Undecided {
 				n := "the verdict is undecided, so the check runs the class's configured policy, as --write-scenario and export keep it"
@@ -376,6 +407,18 @@ func checkTooFew(c *sim.Config, i int, got *sim.ClassReport, ok bool, level floa
 		rerun = fmt.Sprintf("rerun with --check-requests ≥ %d", n)
 		if n > MaxRequests {
 			rerun = fmt.Sprintf("that would take --check-requests ≥ %d, more than the %d allowed", n, MaxRequests)
+		}
+		if tr := c.Arrivals.Trace; c.Arrivals.Process == sim.Replay && tr != nil && n > int64(len(tr.Arrivals)) && got.Requests > 0 {
+			// A replayed trace: --check-requests replays no more than it
+			// holds, so only a longer trace gives the class enough.
+			all := len(tr.Arrivals)
+			inTrace, about := float64(got.Requests), ""
+			if c.Requests < all {
+				inTrace, about = math.Round(float64(got.Requests)*float64(all)/float64(c.Requests)), "about "
+			}
+			class := math.Ceil(float64(need) / (per * float64(c.Requests) / float64(got.Requests)))
+			rerun = fmt.Sprintf("the trace holds %s%d requests of this class (of %d in all), and --check-requests cannot replay past its end: a longer trace is needed, with at least %d of the class (about %d requests in all)",
+				about, int64(inTrace), all, int64(class), int64(math.Ceil(class*float64(all)/inTrace)))
 		}
 	}
 	return fmt.Sprintf("%s too few for a %s%% interval on p95 (%sat least %d needed): its p95 is not compared with the sweep's, so it neither confirms nor contradicts the prediction; %s",

@@ -5,6 +5,9 @@ import (
 	"strings"
 	"testing"
 
+	"github.com/google/go-cmp/cmp"
+	"github.com/google/go-cmp/cmp/cmpopts"
+
 	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/scenario"
 	"github.com/hedgesim/hedgesim/scenarios"
@@ -50,7 +53,7 @@ func TestRolloutUndecidedRunsConfigured(t *testing.T) {
 		}
 		got := rep.Rollout.Classes[i]
 		if got.Class != cr.Class || got.Pick != "configured" || got.Unswept ||
-			!reflect.DeepEqual(got.Predicted, conf.Latency) || got.PredictedAnswered != conf.AnsweredShare ||
+			!cmp.Equal(got.Predicted, conf.Latency, cmpopts.EquateNaNs()) || got.PredictedAnswered != conf.AnsweredShare ||
 			got.PredictedAddedCostPct != conf.AddedCostPct {
 			t.Errorf("class %s: rollout class %+v; want the configured candidate's prediction %+v", cr.Class, got, conf.Latency)
 		}

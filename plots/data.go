@@ -58,8 +58,12 @@ type Cost struct {
 	// Candidates holds every candidate, in report order (no hedging first).
 	Candidates []Label
 	// Frontier is the frontier by increasing cost; it is drawn when it has
-	// two points or more.
-	Frontier []XY
+	// two points or more. FrontierName is its legend entry, the rule that
+	// puts a candidate on it (optimize.Frontier: at an equal percentile,
+	// fewer unanswered requests count, so the frontier may run along the
+	// miss row).
+	Frontier     []XY
+	FrontierName string
 	// Baseline is no hedging and Pick the objective's pick.
 	Baseline, Pick Label
 	// BaselineName and PickName are their legend entries; PickName is empty
@@ -169,6 +173,7 @@ func CostData(cr *optimize.ClassReport) Cost {
 		XLabel:       "added cost (% of no hedging)",
 		YLabel:       pname(p) + " latency (s)",
 		BaselineName: "no hedging",
+		FrontierName: "frontier (no cheaper candidate is faster, or as fast with more answered)",
 		MissY:        math.NaN(),
 	}
 	if cr.CostBasis == optimize.CostCalls {
@@ -181,6 +186,7 @@ func CostData(cr *optimize.ClassReport) Cost {
 		d.Title = fmt.Sprintf("%s: added cost vs requests not answered within %s — %s", cr.Class, t, verdictText(cr))
 		d.YLabel = fmt.Sprintf("not answered within %s (%% of requests)", t)
 		y = func(c *optimize.Candidate) float64 { return 100 * (1 - c.AnsweredWithinShare) }
+		d.FrontierName = "frontier (no cheaper candidate answers more in time, or as many and faster)"
 	}
 	var ys []float64
 	for i := range cr.Candidates {
@@ -454,7 +460,13 @@ func DelayData(cr *optimize.ClassReport, level float64) Delay {
 	var ys []float64
 	for i := range cr.Candidates {
 		l := &cr.Candidates[i].Latency
-		ys = append(ys, l.P95, l.P99, l.P95CI95[0], l.P95CI95[1], l.P99CI95[0], l.P99CI95[1])
+		ys = append(ys, l.P95, l.P99)
+		if cr.Candidates[i].P95CIOK {
+			ys = append(ys, l.P95CI95[0], l.P95CI95[1])
+		}
+		if cr.Candidates[i].P99CIOK {
+			ys = append(ys, l.P99CI95[0], l.P99CI95[1])
+		}
 	}
 	top, missed := missRow(ys, cr.DeadlineSeconds)
 	d.MissY = math.NaN()
@@ -483,11 +495,20 @@ func DelayData(cr *optimize.ClassReport, level float64) Delay {
 			}
 			s.Delay = append(s.Delay, x[i])
 			s.P95 = append(s.P95, orMiss(l.P95, top))
-			s.P95Lo = append(s.P95Lo, orMiss(l.P95CI95[0], top))
-			s.P95Hi = append(s.P95Hi, orMiss(l.P95CI95[1], top))
+			// A percentile without an interval (too few requests) is
+			// banded at its estimate: no band.
+			p95ci, p99ci := l.P95CI95, l.P99CI95
+			if !c.P95CIOK {
+				p95ci = [2]float64{l.P95, l.P95}
+			}
+			if !c.P99CIOK {
+				p99ci = [2]float64{l.P99, l.P99}
+			}
+			s.P95Lo = append(s.P95Lo, orMiss(p95ci[0], top))
+			s.P95Hi = append(s.P95Hi, orMiss(p95ci[1], top))
 			s.P99 = append(s.P99, orMiss(l.P99, top))
-			s.P99Lo = append(s.P99Lo, orMiss(l.P99CI95[0], top))
-			s.P99Hi = append(s.P99Hi, orMiss(l.P99CI95[1], top))
+			s.P99Lo = append(s.P99Lo, orMiss(p99ci[0], top))
+			s.P99Hi = append(s.P99Hi, orMiss(p99ci[1], top))
 			s.HedgedPct = append(s.HedgedPct, 100*c.HedgedShare)
 			s.AnsweredPct = append(s.AnsweredPct, 100*c.AnsweredShare)
 		}

@@ -75,6 +75,7 @@ func single(build func() (*plot.Plot, *marks, *legend, error)) func(draw.Canvas)
 		if err != nil {
 			return nil, err
 		}
+		rasterTitles(dc, p)
 		c := padded(dc) // gonum draws the title's top a descent above the canvas
 		b, n := fitLegend(p, func() draw.Canvas { return c }, m, l, false)
 		p.Draw(c)
@@ -262,7 +263,7 @@ func costPlot(d Cost) (*plot.Plot, *marks, *legend, error) {
 		front.LineStyle = draw.LineStyle{Color: blue, Width: vg.Points(1.5)}
 		p.Add(front)
 		m.line(d.Frontier)
-		l.add("frontier (no cheaper candidate is faster)", front)
+		l.add(d.FrontierName, front)
 	}
 	if all != nil {
 		p.Add(all)
@@ -480,6 +481,7 @@ func delayPlots(d Delay, dc draw.Canvas) ([]placed, error) {
 	top.Title.TextStyle.Font.Size = vg.Points(11)
 	bottom := newPlot(d.HedgedTitle, d.XLabel, "% of requests")
 	bottom.Title.TextStyle.Font.Size = vg.Points(11)
+	rasterTitles(dc, top, bottom)
 	// Shares run from 0 to 100 %: the axis is labelled (and gridded) only
 	// there, even when the legend's room raises the panel's top above 100.
 	bottom.Y.Tick.Marker = plot.TickerFunc(func(lo, hi float64) []plot.Tick {

@@ -66,7 +66,16 @@ func breakdownPlot(d Breakdown, c draw.Canvas) (*plot.Plot, vg.Length, error) {
 		return nil, 0, fmt.Errorf("no steps to draw")
 	}
 	p := newPlot(d.Title, "step", "mean time in the step (s)")
-	p.NominalX(d.Steps...)
+	steps := d.Steps
+	if raster(c) {
+		// Step names are tick labels, drawn in the tick font.
+		steps = make([]string, len(d.Steps))
+		for i, n := range d.Steps {
+			steps[i] = glyphSafe(n, p.X.Tick.Label)
+		}
+	}
+	p.NominalX(steps...)
+	rasterTitles(c, p)
 	p.X.Min, p.X.Max = -breakdownPad, float64(len(d.Steps)-1)+breakdownPad
 	top := 0.0
 	for i := range d.Slow {

@@ -285,3 +285,49 @@ func TestClassFiguresWithoutAnswers(t *testing.T) {
 		t.Errorf("figures %s, want cost,delay", got)
 	}
 }
+
+// TestPNGTitleKeepsCJKClassName: the PNG's fonts have no CJK glyphs, so a
+// title naming class 聊天 lost the name (": added cost vs p95 — …") and
+// two CJK classes drew the same title. The PNG now writes each rune it
+// cannot draw as its \uXXXX escape: 聊天's figure is the one of a class
+// named `\u804a\u5929` pixel for pixel, and differs from 天聊's. The SVG,
+// whose text the viewer draws, keeps the name.
+func TestPNGTitleKeepsCJKClassName(t *testing.T) {
+	rep, cr := report(t, []time.Duration{time.Second, 2 * time.Second}, nil, 100)
+	draw := func(name, format string) []byte {
+		t.Helper()
+		c := *cr
+		c.Class = name
+		b, err := plots.ClassFigures(&c, rep.Level)[0].Render(format)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return b
+	}
+	cjk, escaped, other := draw("聊天", "png"), draw(`\u804a\u5929`, "png"), draw("天聊", "png")
+	if !bytes.Equal(cjk, escaped) {
+		t.Error("the PNG of class 聊天 differs from that of a class named \\u804a\\u5929; want its title escaped")
+	}
+	if bytes.Equal(cjk, other) {
+		t.Error("the PNGs of classes 聊天 and 天聊 are the same; want their titles told apart")
+	}
+	if svg := draw("聊天", "svg"); !bytes.Contains(svg, []byte("聊天: added cost vs p95")) {
+		t.Error("the SVG's title lost the class name 聊天")
+	}
+}
+
+// TestFrontierLegendSaysTies: the frontier keeps, at an equal percentile,
+// the candidate with fewer unanswered requests (optimize.Frontier), so it
+// can run along the miss row through candidates no faster than no
+// hedging; its legend says so rather than "no cheaper candidate is
+// faster" alone.
+func TestFrontierLegendSaysTies(t *testing.T) {
+	rep, cr := report(t, []time.Duration{time.Second, 2 * time.Second}, nil, 100)
+	b, err := plots.ClassFigures(cr, rep.Level)[0].Render("svg")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !bytes.Contains(b, []byte("frontier (no cheaper candidate is faster, or as fast with more answered)")) {
+		t.Error("the cost figure's frontier legend does not say how ties are broken")
+	}
+}

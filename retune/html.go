@@ -46,7 +46,10 @@ type htmlClass struct {
 	Class, Policy, P95, P99, Answered, AddedCost, Flag string
 	Decision, New, NewP95, NewAnswered, NewCost, Why   string
 	OverCap, PickNote                                  string
-	Change                                             bool
+	// TooFew is the check's note when its p95 is not compared with the
+	// prediction's (too few requests on either side); "" otherwise.
+	TooFew string
+	Change bool
 }
 
 type htmlAdaptive struct {
@@ -102,6 +105,9 @@ func (r *Report) htmlSections() ([]htmlreport.Section, error) {
 				AddedCost: pctText(n.PredictedAddedCostPct) + " → " + pctOf(n.AddedCostPct), Flag: n.Flag,
 				Decision: c.Decision, New: c.New, Why: c.Why, Change: c.Decision == Change}
 			hc.NewP95, hc.NewAnswered, hc.NewCost = c.newCells()
+			if n.TooFew || n.PredictedTooFew {
+				hc.TooFew = n.Note
+			}
 			if c.OverCostCap {
 				hc.OverCap = c.OverCostCapWhy
 			}
@@ -167,7 +173,7 @@ var htmlSectionTemplates = template.Must(template.New("").Parse(`
 <div class="scroll"><table id="current-policy-table">
 <thead><tr><th>class</th><th>policy</th><th>p95</th><th>p99</th><th>answered</th><th>added cost</th><th></th></tr></thead>
 <tbody>
-{{range .Classes}}<tr><td>{{.Class}}</td><td>{{.Policy}}</td><td>{{.P95}}</td><td>{{.P99}}</td><td>{{.Answered}}</td><td>{{.AddedCost}}</td><td{{if .Flag}} class="flag"{{end}}>{{if .Flag}}{{.Flag}}{{else}}ok{{end}}</td></tr>
+{{range .Classes}}<tr><td>{{.Class}}</td><td>{{.Policy}}</td><td>{{.P95}}</td><td>{{.P99}}</td><td>{{.Answered}}</td><td>{{.AddedCost}}</td><td{{if .Flag}} class="flag"{{end}}>{{if .Flag}}{{.Flag}}{{else if .TooFew}}too few: {{.TooFew}}{{else}}ok{{end}}</td></tr>
 {{end}}</tbody>
 </table></div>{{end}}{{end}}
 {{define "decisions"}}{{if .Recheck}}<p>Every class optimized on the live models, {{.NewRequests}} requests per candidate (the sections below, as <code>hedgesim optimize</code> reports them).</p>

@@ -233,6 +233,11 @@ func RecheckPolicy(ctx context.Context, cfg, live *sim.Config, opt RecheckOption
 		}
 		_, _, c.P95CIOK = hedged.Classes[i].QuantileCI(0.95, level)
 		_, _, c.P99CIOK = hedged.Classes[i].QuantileCI(0.99, level)
+		// When the requests interact, the row's interval is from batches
+		// after the warm-up cut, which may need more requests than the
+		// order statistics: it is an interval only when both say so.
+		c.P95CIOK = c.P95CIOK && got.Latency.P95CIOK
+		c.P99CIOK = c.P99CIOK && got.Latency.P99CIOK
 		basis := optimize.CostUSD
 		if got.AddedCostPct != nil {
 			c.AddedCostPct = *got.AddedCostPct
@@ -254,6 +259,7 @@ func RecheckPolicy(ctx context.Context, cfg, live *sim.Config, opt RecheckOption
 		// Here the "sweep" the check compares with is the prediction on
 		// the scenario's models.
 		check.Classes[i].Flag = strings.ReplaceAll(check.Classes[i].Flag, "the sweep's", "the prediction's")
+		check.Classes[i].Note = strings.ReplaceAll(check.Classes[i].Note, "the sweep's", "the prediction's")
 	}
 	s.CheckRequests = 0
 	newRep, err := optimize.Run(live, s, optimize.Options{Workers: opt.Workers, Context: ctx, Progress: opt.Progress})

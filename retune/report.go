@@ -137,8 +137,12 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	tw.Flush()
 	for _, c := range rc.Classes {
-		if c.Now.Flag != "" {
-			fmt.Fprintf(b, "  %s: %s\n", c.Class, c.Now.Flag)
+		switch n := &c.Now; {
+		case n.Flag != "":
+			fmt.Fprintf(b, "  %s: %s\n", c.Class, n.Flag)
+		case n.TooFew || n.PredictedTooFew:
+			// p95 not compared: no pass either.
+			fmt.Fprintf(b, "  %s: TOO FEW: %s\n", c.Class, n.Note)
 		}
 	}
 	fmt.Fprintf(b, "\nnew picks on the live models (optimize, %d requests per candidate):\n", rc.New.RequestsPerCandidate)

@@ -28,7 +28,8 @@ const padding = 2
 //     columns) leaves its row: a long first cell (the row's label) goes
 //     on a line of its own above the row, any other as "header: cell" on
 //     a line of its own below it, under the second column (broken at
-//     spaces as Wrap does when it is still too wide).
+//     spaces as Wrap does when it is still too wide). A column (not the
+//     first) whose every cell so left is dropped, header and all.
 //  2. Header cells break at spaces and after '/' onto two lines, the
 //     columns that gain most first, each as narrow as two lines allow
 //     but no narrower than its widest cell.
@@ -206,6 +207,19 @@ func (t *Table) fit(lines []string) string {
 			movedFrom[i] = append(movedFrom[i], j)
 		}
 	}
+	// A column all of whose cells left their rows holds nothing but its
+	// header, which stands over blanks (its figures are on the lines
+	// below, headed by it): it is dropped.
+	L.cols = slices.DeleteFunc(L.cols, func(j int) bool {
+		moved := false
+		for i, row := range L.body {
+			if row[j] != "" {
+				return false
+			}
+			moved = moved || slices.Contains(movedFrom[i], j)
+		}
+		return moved && j > 0
+	})
 	if L.fits() {
 		return L.render()
 	}

@@ -297,3 +297,24 @@ func TestTableGroupsNumberRows(t *testing.T) {
 		t.Errorf("a table in one group numbered:\n%s", one)
 	}
 }
+
+// TestTableDropsColumnThatLeft: a column every cell of which is long
+// leaves its rows for lines below them ("header: cell"), so its header
+// would stand over blanks — the closed-loop rollout check's throughput
+// column, whose header ended a second group of columns above nothing.
+// It is dropped, and the table's other columns fit in one group.
+func TestTableDropsColumnThatLeft(t *testing.T) {
+	tput := "8.883/s → 10.11/s [9.937, 10.29]"
+	in := "class\tpick\tp95 check\tno hedging\tpredicted\tanswered check\tadded cost\tthroughput no hedging → check [95% CI]\t\n" +
+		"eval\tconfigured\t2.82s\t3.97s\t-\t100.00%\t+24.2%\t" + tput + "\t\n"
+	got := table(in, 80, 0)
+	if w := widestLine(got); w > 80 {
+		t.Fatalf("width %d > 80:\n%s", w, got)
+	}
+	want := "class  pick        p95 check  no hedging  predicted  answered check  added cost\n" +
+		"eval   configured  2.82s      3.97s       -          100.00%         +24.2%\n" +
+		"       throughput no hedging → check [95% CI]: " + tput + "\n"
+	if got != want {
+		t.Errorf("got:\n%s\nwant:\n%s", got, want)
+	}
+}

@@ -205,7 +205,8 @@ max_added_cost_pct = 12
 	}
 }
 
-// TestOptimizeAdaptiveBadInput: a bad --adaptive is a usage error naming
+// TestOptimizeAdaptiveBadInput: a bad --adaptive — out of range, not a
+// number, empty, or a percentile listed twice — is a usage error naming
 // the flag and the value; so is --adaptive with --write-scenario or
 // --shard, which cannot carry an adaptive pick.
 func TestOptimizeAdaptiveBadInput(t *testing.T) {
@@ -219,6 +220,10 @@ func TestOptimizeAdaptiveBadInput(t *testing.T) {
 		{"NaN", "NaN is out of range"},
 		{"90,,95", "element 2 is empty"},
 		{"", "empty list"},
+		// A repeat would only repeat a candidate: likely a slip, refused
+		// (once accepted silently).
+		{"95,95", "p95 is listed twice; list each percentile once"},
+		{"90,p95,95.0", "p95 is listed twice"},
 	} {
 		code, _, errOut := hedgesim(t, "optimize", path, "--adaptive", tc.value)
 		if code != exitUsage || !strings.Contains(errOut, "-adaptive") || !strings.Contains(errOut, tc.msg) {
