@@ -37,10 +37,15 @@ func columns(line string) int {
 }
 
 // words returns the words of text, split at blanks and after '/' (where a
-// fitted header may break), as a set.
+// fitted header may break), as a set; a word's closing ':' is dropped, as
+// a cell moved below its row is labelled "header: value" and a column
+// whose every cell moved keeps its header only there.
 func words(text string) map[string]bool {
 	set := map[string]bool{}
 	for _, w := range strings.Fields(text) {
+		if len(w) > 1 {
+			w = strings.TrimSuffix(w, ":")
+		}
 		for w != "" {
 			i := strings.IndexByte(w, '/')
 			if i < 0 || i == len(w)-1 {
