@@ -242,6 +242,13 @@ type Candidate struct {
 	// simulated, its requests spanning more time than a run may
 	// (tooRare); nil otherwise.
 	rare *tooRare
+	// upper holds, for independent requests too few for a two-sided
+	// interval of the p95 (index 0) or p99 (1), the order statistic that
+	// is a one-sided upper bound on it at the report's level
+	// (sim.UpperBoundRank), in seconds, upperRank its rank among upperN
+	// latencies; rank 0 when there is none (see upperBound).
+	upper             [2]float64
+	upperRank, upperN [2]int
 }
 
 // MarshalJSON writes c. A candidate without requests (of a class no
@@ -279,6 +286,26 @@ func (c *Candidate) CI(p float64) [2]float64 {
 		return c.Latency.P99CI95
 	}
 	return c.Latency.P95CI95
+}
+
+// upperBound returns a one-sided upper confidence bound in seconds on
+// c's p-percentile (0.95 or 0.99) at the report's level, and how it was
+// had: the two-sided interval's upper end when there is one (whose level
+// is higher still), else for independent requests the order statistic of
+// sim.UpperBoundRank. ok is false when neither exists (too few requests,
+// or requests that interact without a batched interval).
+func (c *Candidate) upperBound(p float64) (ub float64, how string, ok bool) {
+	i := 0
+	if p == 0.99 {
+		i = 1
+	}
+	switch {
+	case c.CIOK(p):
+		return c.CI(p)[1], "the upper end of its interval", true
+	case c.upperRank[i] > 0:
+		return c.upper[i], fmt.Sprintf("its one-sided upper bound (order statistic %d of %d independent requests)", c.upperRank[i], c.upperN[i]), true
+	}
+	return math.NaN(), "", false
 }
 
 // CIOK reports whether the interval of the p-percentile (0.95 or 0.99)
@@ -1177,6 +1204,16 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	cr.ObjectivePick = cr.Pick
 	cs[cr.Pick].ObjectivePick = true
 	cr.Verdict = judgeFor(cr.Objective, base, &cs[cr.Pick], level, rule, cr.CostBasis)
+	if o := cr.Objective; o.Goal == LowestCost && cr.Pick == 0 && cr.Verdict.Undecided {
+		// "p95 ≤ SLA" is a one-sided question: no hedging, the cheapest
+		// candidate, meets the SLA when a one-sided upper bound on its
+		// percentile does, even when a two-sided interval cannot be had.
+		if ub, how, ok := base.upperBound(p); ok && ub <= o.SLA.Seconds() {
+			u := base.unansweredShare()
+			cr.Verdict = Verdict{Alternative: -1, UnansweredBefore: u, UnansweredAfter: u,
+				Reason: fmt.Sprintf("%s: %s, %s at %s%%, is within it too", cr.PickNote, how, fsec(ub), fnum(100*level))}
+		}
+	}
 	tooFew := !base.CIOK(p) || !cs[cr.Pick].CIOK(p)
 	if !cs[cr.Pick].Hedging && !tooFew {
 		cr.Verdict.Reason = cr.PickNote
