@@ -95,6 +95,11 @@ type RolloutClass struct {
 	// says how many --requests would give one. Absent when false.
 	PredictedTooFew bool `json:"predicted_too_few,omitempty"`
 
+	// overCap, for an undecided class whose configured policy hedges, says
+	// its added cost in the check ("+606.0% cost") when that is over the
+	// objective's cap by more than 0.5 pt (rolloutCheck then rolls out no
+	// hedging); "" otherwise.
+	overCap string
 	// answersFell is true when the class hedges and answers significantly
 	// fewer requests in the check than without hedging.
 	answersFell bool
@@ -236,6 +241,9 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 					f := fmt.Sprintf("%s: its 429s grow with a longer run than this check's", o)
 					rcl.Flag = strings.TrimPrefix(rcl.Flag+"; "+f, "; ")
 				}
+			}
+			if o := cr.Objective; cr.Verdict.Undecided && hedging && o.capsCost() && rcl.AddedCostPct != nil && *rcl.AddedCostPct > o.MaxAddedCostPct+0.5 {
+				rcl.overCap = fpct(*rcl.AddedCostPct) + " " + costWordOf(cr.CostBasis)
 			}
 			if f := configuredCostFlag(cr, hedging, got.AddedCostPct); f != "" {
 				rcl.Flag = strings.TrimPrefix(rcl.Flag+"; "+f, "; ")
