@@ -31,7 +31,8 @@ type routingRow struct {
 
 // fleetView is the fleet comparison (optimize.Fleet) as the page shows
 // it: the columns of report.txt's fleet table, the cheapest setting
-// meeting the objective (None when none does) and the verdict.
+// meeting the objective (None when none does), the verdict and the
+// cheaper floors left undecided.
 type fleetView struct {
 	Floors   string
 	Days     int
@@ -39,6 +40,9 @@ type fleetView struct {
 	Cheapest string
 	None     bool
 	Verdict  string
+	// CheaperUndecided is optimize.Fleet's: each cheaper floor that
+	// misses the objective only for an undecided verdict, and why.
+	CheaperUndecided []string
 }
 
 // fleetRow is one floor: its picks ("class policy (p95 3.87s)", from
@@ -91,7 +95,8 @@ func fleetOf(f *optimize.Fleet) *fleetView {
 	for i, m := range f.MinReplicas {
 		floors[i] = strconv.Itoa(m)
 	}
-	v := &fleetView{Floors: strings.Join(floors, ", "), Days: sim.DaysPerMonth, Verdict: f.Verdict, None: f.Cheapest < 0}
+	v := &fleetView{Floors: strings.Join(floors, ", "), Days: sim.DaysPerMonth, Verdict: f.Verdict, None: f.Cheapest < 0,
+		CheaperUndecided: f.CheaperUndecided}
 	for i := range f.Settings {
 		fs := &f.Settings[i]
 		var picks []string

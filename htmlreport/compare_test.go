@@ -55,6 +55,7 @@ func TestRoutingAndFleetSections(t *testing.T) {
 			Verdict: "p2c without hedging beats least_outstanding with its pick",
 		}}},
 		Fleet: &optimize.Fleet{MinReplicas: []int{0, 1}, Cheapest: 1, Verdict: "keeping replicas warm beats hedging: …",
+			CheaperUndecided: []string{"min_replicas = 0 is cheaper ($3,273 a month) and might meet the objective, but its verdict is undecided (interactive: rerun with --requests ≥ 6316)"},
 			Settings: []optimize.FleetSetting{
 				{MinReplicas: 0, Picks: []optimize.FleetPick{{Class: "interactive", RollsOut: optimize.RollsOutConfigured, Policy: "3s", Hedged: true, Percentile: 0.95, Latency: 3.87},
 					{Class: "bulk", RollsOut: optimize.RollsOutConfigured, Policy: "configured", Unswept: true, Percentile: 0.95, Latency: 19.86}},
@@ -71,7 +72,8 @@ func TestRoutingAndFleetSections(t *testing.T) {
 	for _, s := range []string{`<h2 id="routing">Routing</h2>`, "each of random, p2c", "<h3>bulk (configured: least_outstanding)</h3>", "<th>p95</th>",
 		`<p class="verdict">p2c without hedging beats least_outstanding with its pick</p>`,
 		`<h2 id="fleet">Fleet</h2>`, "min_replicas set to each of 0, 1", "dollars a month (30 d)",
-		"Cheapest meeting the objective: min_replicas = 1, $6,200 a month.", `<p class="verdict">keeping replicas warm beats hedging: …</p>`} {
+		"Cheapest meeting the objective: min_replicas = 1, $6,200 a month.", `<p class="verdict">keeping replicas warm beats hedging: …</p>`,
+		`<p class="undecided">min_replicas = 0 is cheaper ($3,273 a month) and might meet the objective, but its verdict is undecided (interactive: rerun with --requests ≥ 6316)</p>`} {
 		if !strings.Contains(page, s) {
 			t.Errorf("the page lacks %q", s)
 		}

@@ -125,7 +125,8 @@ td.reasons { text-align: left; white-space: normal; min-width: 24em; }
 </table></div>
 {{if .None}}<p>No setting meets the objective: each has a pick outside its caps or SLA, or an undecided verdict.</p>{{else}}<p>Cheapest meeting the objective: {{.Cheapest}}.</p>{{end}}
 {{if .Verdict}}<p class="verdict">{{.Verdict}}</p>{{end}}
-{{end}}
+{{range .CheaperUndecided}}<p class="undecided">{{.}}</p>
+{{end}}{{end}}
 
 {{if .Warnings}}
 <h2 id="warnings">Warnings</h2>

@@ -46,6 +46,12 @@ type Fleet struct {
 	// Verdict says in words whether keeping replicas warm beats hedging,
 	// or the reverse; "" when the cheapest setting is not such a trade.
 	Verdict string `json:"verdict"`
+	// CheaperUndecided names each floor cheaper than the cheapest setting
+	// meeting the objective (every floor when none meets it) that does
+	// not meet it only because a verdict is undecided, with its dollars a
+	// month and each such verdict's reason (the --requests that would
+	// decide it): it might meet the objective. Absent when there is none.
+	CheaperUndecided []string `json:"cheaper_undecided,omitempty"`
 }
 
 // FleetSetting is one keep-warm floor's sweep and rollout check.
@@ -58,6 +64,11 @@ type FleetSetting struct {
 	// undecided; Undecided names the classes whose verdict is.
 	Meets     bool     `json:"meets_objective"`
 	Undecided []string `json:"undecided,omitempty"`
+	// undecidedWhy holds the reasons of the verdicts Undecided names;
+	// decided is false when a pick outside the objective's caps or SLA
+	// fails it whatever the undecided verdicts turn out to be.
+	undecidedWhy []string
+	decided      bool
 	// ReplicaHours are the autoscaled pools' replica-hours in the rollout
 	// check, RunSeconds the check's length in simulated seconds.
 	ReplicaHours float64 `json:"replica_hours"`
@@ -225,7 +236,7 @@ func fleet(cfg *sim.Config, s Settings, opt Options) (*Fleet, error) {
 		if r.Rollout == nil || r.Rollout.Report == nil {
 			return nil, fmt.Errorf("%s: no rollout check", names[k])
 		}
-		fs := FleetSetting{MinReplicas: s.MinReplicas[k], Meets: true}
+		fs := FleetSetting{MinReplicas: s.MinReplicas[k], Meets: true, decided: true}
 		fs.ReplicaHours, fs.RunSeconds, fs.ReplicaUSDPerMonth, fs.TokenUSDPerMonth = fleetSpend(r.Rollout.Report)
 		fs.USDPerMonth = fs.ReplicaUSDPerMonth + fs.TokenUSDPerMonth
 		for i := range r.Classes {
@@ -233,8 +244,10 @@ func fleet(cfg *sim.Config, s Settings, opt Options) (*Fleet, error) {
 			fp := fleetPick(cr, r, cfgs[k])
 			fp.LatencyJSON = finitePtr(fp.Latency)
 			fs.Meets = fs.Meets && fp.Feasible && !cr.Verdict.Undecided
+			fs.decided = fs.decided && (fp.Feasible || cr.Verdict.Undecided)
 			if cr.Verdict.Undecided {
 				fs.Undecided = append(fs.Undecided, cr.Class)
+				fs.undecidedWhy = append(fs.undecidedWhy, cr.Class+": "+cr.Verdict.Reason)
 			}
 			fs.meanLatency += fp.Latency / float64(len(r.Classes))
 			fs.Picks = append(fs.Picks, fp)
@@ -243,7 +256,32 @@ func fleet(cfg *sim.Config, s Settings, opt Options) (*Fleet, error) {
 	}
 	out.Cheapest = cheapestSetting(out.Settings)
 	out.Verdict = fleetVerdict(out)
+	out.CheaperUndecided = cheaperUndecided(out)
 	return out, nil
+}
+
+// cheaperUndecided says, for each floor of f cheaper than the cheapest
+// meeting the objective (each floor when none does) that fails to meet it
+// only for an undecided verdict, that it might: its dollars a month and
+// why each verdict is undecided.
+func cheaperUndecided(f *Fleet) []string {
+	var out []string
+	for i := range f.Settings {
+		fs := &f.Settings[i]
+		if fs.Meets || len(fs.Undecided) == 0 || !fs.decided {
+			continue
+		}
+		if f.Cheapest >= 0 && fs.USDPerMonth > f.Settings[f.Cheapest].USDPerMonth-0.01 {
+			continue
+		}
+		cheaper := "is cheaper"
+		if f.Cheapest < 0 {
+			cheaper = "costs"
+		}
+		out = append(out, fmt.Sprintf("min_replicas = %d %s (%s a month) and might meet the objective, but its verdict is undecided (%s)",
+			fs.MinReplicas, cheaper, sim.Dollars(fs.USDPerMonth), strings.Join(fs.undecidedWhy, "; ")))
+	}
+	return out
 }
 
 // cheapestSetting returns the index of the cheapest setting of ss that
@@ -360,11 +398,14 @@ func (r *Report) writeFleet(w io.Writer) {
 	tw.Flush()
 	if f.Cheapest < 0 {
 		fmt.Fprintf(w, "  no setting meets the objective: each has a pick outside its caps or SLA, or an undecided verdict\n")
-		return
+	} else {
+		c := &f.Settings[f.Cheapest]
+		fmt.Fprintf(w, "  cheapest meeting the objective: min_replicas = %d, %s a month\n", c.MinReplicas, sim.Dollars(c.USDPerMonth))
+		if f.Verdict != "" {
+			fmt.Fprintf(w, "  %s\n", f.Verdict)
+		}
 	}
-	c := &f.Settings[f.Cheapest]
-	fmt.Fprintf(w, "  cheapest meeting the objective: min_replicas = %d, %s a month\n", c.MinReplicas, sim.Dollars(c.USDPerMonth))
-	if f.Verdict != "" {
-		fmt.Fprintf(w, "  %s\n", f.Verdict)
+	for _, u := range f.CheaperUndecided {
+		fmt.Fprintf(w, "  %s\n", u)
 	}
 }

@@ -101,6 +101,13 @@ type Measurement struct {
 	SectionCosts []float64
 	CostSE       float64
 	CostSections int
+	// Upper, UpperRank and UpperN are Candidate.upper, upperRank and
+	// upperN: for independent requests too few for a two-sided interval
+	// of the p95 (index 0) or p99 (1), the order statistic in seconds
+	// that bounds it from above at the level, its rank and the latencies
+	// it is ranked among; rank 0 when there is none.
+	Upper             [2]float64
+	UpperRank, UpperN [2]int
 }
 
 // replicaHours returns the replica-hours of the autoscaled pools res sent
@@ -134,6 +141,7 @@ func measurementOf(key string, c *Candidate) Measurement {
 		WonPrimary: c.won.Primary, WonCopies: c.won.Copies, Met: c.met, Rescued: c.rescued, Harmed: c.harmed, Paired: c.paired,
 		Batches: c.batchQ, BatchFrom: c.batchFrom, Shares: c.batchS, Fates: c.batchF, ReplicaHours: c.ReplicaHours,
 		SectionCosts: c.secCost, CostSE: c.costSE, CostSections: c.costK,
+		Upper: c.upper, UpperRank: c.upperRank, UpperN: c.upperN,
 	}
 }
 
@@ -160,6 +168,7 @@ func (m *Measurement) apply(c *Candidate) {
 	c.ReplicaHours = m.ReplicaHours
 	c.batchF = m.Fates
 	c.secCost, c.costSE, c.costK = m.SectionCosts, m.CostSE, m.CostSections
+	c.upper, c.upperRank, c.upperN = m.Upper, m.UpperRank, m.UpperN
 	c.shares()
 }
 
@@ -211,6 +220,14 @@ func (x *exact) UnmarshalJSON(b []byte) error {
 }
 
 // measurementJSON is the JSON form of a Measurement.
+// upperJSON is Measurement's one-sided upper bounds (p95, p99): each in
+// seconds, its rank and the latencies it is ranked among.
+type upperJSON struct {
+	Q    [2]exact `json:"q"`
+	Rank [2]int   `json:"rank"`
+	N    [2]int   `json:"n"`
+}
+
 type measurementJSON struct {
 	Key      string `json:"key"`
 	Err      string `json:"error,omitempty"`
@@ -251,8 +268,10 @@ type measurementJSON struct {
 	// sections (independent requests only); CostSE and CostK: a hedged
 	// run's added cost's standard error over them and their number.
 	SecCost []exact `json:"section_cost_usd,omitempty"`
-	CostSE  exact   `json:"added_cost_se_pct,omitempty"`
-	CostK   int     `json:"added_cost_sections,omitempty"`
+	// Upper: Measurement's Upper, UpperRank and UpperN, when a rank is set.
+	Upper  *upperJSON `json:"upper_bound_s,omitempty"`
+	CostSE exact      `json:"added_cost_se_pct,omitempty"`
+	CostK  int        `json:"added_cost_sections,omitempty"`
 	// Cut: the requests the warm-up cut left out of a batched run.
 	Cut int64 `json:"warm_up_cut,omitempty"`
 }
@@ -561,6 +580,9 @@ func (m Measurement) MarshalJSON() ([]byte, error) {
 		}
 	}
 	w.CostSE, w.CostK = exact(m.CostSE), m.CostSections
+	if m.UpperRank != [2]int{} {
+		w.Upper = &upperJSON{[2]exact{exact(m.Upper[0]), exact(m.Upper[1])}, m.UpperRank, m.UpperN}
+	}
 	if m.SectionCosts != nil {
 		w.SecCost = make([]exact, len(m.SectionCosts))
 		for k, x := range m.SectionCosts {
@@ -658,6 +680,9 @@ func (m *Measurement) UnmarshalJSON(b []byte) error {
 		}
 	}
 	m.CostSE, m.CostSections = float64(w.CostSE), w.CostK
+	if u := w.Upper; u != nil {
+		m.Upper, m.UpperRank, m.UpperN = [2]float64{float64(u.Q[0]), float64(u.Q[1])}, u.Rank, u.N
+	}
 	m.Cut = w.Cut
 	if w.Replicas != nil {
 		h := float64(*w.Replicas)

@@ -242,6 +242,13 @@ type Candidate struct {
 	// simulated, its requests spanning more time than a run may
 	// (tooRare); nil otherwise.
 	rare *tooRare
+	// upper holds, for independent requests too few for a two-sided
+	// interval of the p95 (index 0) or p99 (1), the order statistic that
+	// is a one-sided upper bound on it at the report's level
+	// (sim.UpperBoundRank), in seconds, upperRank its rank among upperN
+	// latencies; rank 0 when there is none (see upperBound).
+	upper             [2]float64
+	upperRank, upperN [2]int
 }
 
 // MarshalJSON writes c. A candidate without requests (of a class no
@@ -279,6 +286,26 @@ func (c *Candidate) CI(p float64) [2]float64 {
 		return c.Latency.P99CI95
 	}
 	return c.Latency.P95CI95
+}
+
+// upperBound returns a one-sided upper confidence bound in seconds on
+// c's p-percentile (0.95 or 0.99) at the report's level, and how it was
+// had: the two-sided interval's upper end when there is one (whose level
+// is higher still), else for independent requests the order statistic of
+// sim.UpperBoundRank. ok is false when neither exists (too few requests,
+// or requests that interact without a batched interval).
+func (c *Candidate) upperBound(p float64) (ub float64, how string, ok bool) {
+	i := 0
+	if p == 0.99 {
+		i = 1
+	}
+	switch {
+	case c.CIOK(p):
+		return c.CI(p)[1], "the upper end of its interval", true
+	case c.upperRank[i] > 0:
+		return c.upper[i], fmt.Sprintf("its one-sided upper bound (order statistic %d of %d independent requests)", c.upperRank[i], c.upperN[i]), true
+	}
+	return math.NaN(), "", false
 }
 
 // CIOK reports whether the interval of the p-percentile (0.95 or 0.99)
@@ -461,8 +488,9 @@ func rollOutConfigured(cr *ClassReport, rule Rule, level float64) {
 	old := cr.Pick
 	var beyond []Reason
 	if k >= 0 {
-		// Only what no pick may be; the objective's caps and SLA do not
-		// stop the configured policy from rolling out.
+		// Only what no pick may be; the hedged-share cap and the SLA do
+		// not stop the configured policy from rolling out (the cost cap
+		// does, below).
 		for _, r := range limitReasons(&cs[k], &cs[0], cr.Objective, rule) {
 			if r.Code == ReasonFewerAnswers || r.Code == ReasonOverload || r.Code == ReasonUnstable {
 				beyond = append(beyond, r)
@@ -471,7 +499,12 @@ func rollOutConfigured(cr *ClassReport, rule Rule, level float64) {
 	}
 	if k >= 0 && slices.ContainsFunc(beyond, func(r Reason) bool { return r.Code == ReasonFewerAnswers }) {
 		ab, ac := fshares(cs[0].AnsweredShare, cs[k].AnsweredShare)
-		keepNoHedging(cr, rule, level, fmt.Sprintf("its candidate (%s) answers significantly fewer requests than no hedging in the sweep (%s → %s)", cs[k].Label, ab, ac))
+		keepNoHedging(cr, rule, level, fmt.Sprintf("its candidate (%s) answers significantly fewer requests than no hedging in the sweep (%s → %s)", cs[k].Label, ab, ac), neverFewer)
+		return
+	}
+	if o := cr.Objective; k >= 0 && cs[k].Hedging && o.capsCost() && cs[k].AddedCostPct > o.MaxAddedCostPct+1e-9 {
+		keepNoHedging(cr, rule, level, fmt.Sprintf("its candidate (%s) adds %s %s in the sweep, over the objective's cap of +%s%%",
+			cs[k].Label, fpct(cs[k].AddedCostPct), costWordOf(cr.CostBasis), fnum(o.MaxAddedCostPct)), neverOverCap)
 		return
 	}
 	switch {
@@ -521,17 +554,39 @@ func targetPastDeadline(cl *sim.Class, o Objective) string {
 		fsec(o.Target.Seconds()), fsec(cl.Deadline.Seconds()), o.withinWord(), o.withinWord())
 }
 
+// The principles keepNoHedging names.
+const (
+	neverFewer   = "a pick never trades answers for speed"
+	neverOverCap = "what rolls out stays within the objective's cost cap"
+)
+
+// capsCost reports whether o caps the added cost: a finite
+// max_added_cost_pct under objective p95, p99 (on the trade-off or not) or
+// answered (LowestLatency, MostAnswered), as limitReasons reads it.
+func (o Objective) capsCost() bool {
+	return (o.Goal == LowestLatency || o.Goal == MostAnswered) && !math.IsInf(o.MaxAddedCostPct, 1)
+}
+
+// costWordOf is "cost", or "calls" on the calls basis.
+func costWordOf(basis string) string {
+	if basis == CostCalls {
+		return "calls"
+	}
+	return "cost"
+}
+
 // keepNoHedging makes an undecided class whose configured policy answers
-// significantly fewer requests than no hedging (why says where: its
-// sweep candidate, or the rollout check) roll out no hedging: by default
-// a pick never trades answers for speed, and neither does what rolls out
-// when the verdict cannot tell. The verdict becomes "don't hedge" (Pick
-// 0, RollsOut empty), its reason keeping why the sweep could not tell, so
-// that the text, JSON, CSV, export and --write-scenario all roll out no
-// hedging.
-func keepNoHedging(cr *ClassReport, rule Rule, level float64, why string) {
+// significantly fewer requests than no hedging, or adds more cost than
+// the objective's cap (why says which and where: its sweep candidate, or
+// the rollout check), roll out no hedging: by default a pick never trades
+// answers for speed nor goes over the cap, and neither does what rolls
+// out when the verdict cannot tell (principle says which). The verdict
+// becomes "don't hedge" (Pick 0, RollsOut empty), its reason keeping why
+// the sweep could not tell, so that the text, JSON, CSV, export and
+// --write-scenario all roll out no hedging.
+func keepNoHedging(cr *ClassReport, rule Rule, level float64, why, principle string) {
 	v := &cr.Verdict
-	v.Reason = fmt.Sprintf("the configured policy does not roll out: %s, and a pick never trades answers for speed, so no hedging rolls out; %s", why, v.Reason)
+	v.Reason = fmt.Sprintf("the configured policy does not roll out: %s, and %s, so no hedging rolls out; %s", why, principle, v.Reason)
 	v.Undecided, v.Hedge, v.DecidedBy, v.Significant = false, false, "", false
 	cr.RollsOut = ""
 	cr.PickNote = fmt.Sprintf("no hedging rolls out, not the configured policy: %s; %s", why, cr.decidedNote)
@@ -1049,12 +1104,17 @@ func rolloutCheck(ctx context.Context, cfg *sim.Config, s Settings, rep *Report,
 			continue
 		}
 		cr := &rep.Classes[k]
-		if !cr.Verdict.Undecided || !rcl.Unswept || !rcl.answersFell {
+		if !cr.Verdict.Undecided || !rcl.Unswept || !rcl.answersFell && rcl.overCap == "" {
 			continue
 		}
 		why := fmt.Sprintf("it answers significantly fewer requests than no hedging in a first rollout check of %d requests (%s → %s)",
 			rc.Requests, fpct2(rcl.NoHedgingAnswered), fpct2(rcl.AnsweredShare))
-		keepNoHedging(cr, s.Rule, s.Level, why)
+		principle := neverFewer
+		if !rcl.answersFell {
+			why = fmt.Sprintf("it adds %s in a first rollout check of %d requests, over the objective's cap of +%s%%", rcl.overCap, rc.Requests, fnum(cr.Objective.MaxAddedCostPct))
+			principle = neverOverCap
+		}
+		keepNoHedging(cr, s.Rule, s.Level, why, principle)
 		if i := slices.IndexFunc(cfg.Classes, func(c sim.Class) bool { return c.Name == cr.Class }); i >= 0 {
 			cr.Spend = pickSpend(cfg, i, cr)
 		}
@@ -1177,6 +1237,16 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	cr.ObjectivePick = cr.Pick
 	cs[cr.Pick].ObjectivePick = true
 	cr.Verdict = judgeFor(cr.Objective, base, &cs[cr.Pick], level, rule, cr.CostBasis)
+	if o := cr.Objective; o.Goal == LowestCost && cr.Pick == 0 && cr.Verdict.Undecided {
+		// "p95 ≤ SLA" is a one-sided question: no hedging, the cheapest
+		// candidate, meets the SLA when a one-sided upper bound on its
+		// percentile does, even when a two-sided interval cannot be had.
+		if ub, how, ok := base.upperBound(p); ok && ub <= o.SLA.Seconds() {
+			u := base.unansweredShare()
+			cr.Verdict = Verdict{Alternative: -1, UnansweredBefore: u, UnansweredAfter: u,
+				Reason: fmt.Sprintf("%s: %s, %s at %s%%, is within it too", cr.PickNote, how, fsec(ub), fnum(100*level))}
+		}
+	}
 	tooFew := !base.CIOK(p) || !cs[cr.Pick].CIOK(p)
 	if !cs[cr.Pick].Hedging && !tooFew {
 		cr.Verdict.Reason = cr.PickNote

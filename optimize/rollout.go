@@ -73,12 +73,14 @@ type RolloutClass struct {
 	// noise: the checked p95 interval (Checked's) and the sweep's are
 	// disjoint; the
 	// checked answered share is significantly lower than no hedging's in
-	// the check; or its Wilson interval and the sweep's are disjoint.
+	// the check; or its Wilson interval and the sweep's are disjoint; or,
+	// for an undecided class's configured policy, its added cost in the
+	// check breaks the class's own objective (configuredCostFlag).
 	// Flag says which, and why when it can.
 	Flagged bool   `json:"flagged"`
 	Flag    string `json:"flag"`
-	// Note says what else differs, without flagging (a cost above the
-	// objective's cap), and when TooFew why.
+	// Note says what else differs, without flagging (a decided pick's
+	// cost above the objective's cap), and when TooFew why.
 	Note string `json:"note"`
 	// TooFew is true when the check holds too few of the class's requests
 	// for an interval on its p95 at the report's confidence level (after
@@ -93,6 +95,11 @@ type RolloutClass struct {
 	// says how many --requests would give one. Absent when false.
 	PredictedTooFew bool `json:"predicted_too_few,omitempty"`
 
+	// overCap, for an undecided class whose configured policy hedges, says
+	// its added cost in the check ("+606.0% cost") when that is over the
+	// objective's cap by more than 0.5 pt (rolloutCheck then rolls out no
+	// hedging); "" otherwise.
+	overCap string
 	// answersFell is true when the class hedges and answers significantly
 	// fewer requests in the check than without hedging.
 	answersFell bool
@@ -235,8 +242,14 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 					rcl.Flag = strings.TrimPrefix(rcl.Flag+"; "+f, "; ")
 				}
 			}
+			if o := cr.Objective; cr.Verdict.Undecided && hedging && o.capsCost() && rcl.AddedCostPct != nil && *rcl.AddedCostPct > o.MaxAddedCostPct+0.5 {
+				rcl.overCap = fpct(*rcl.AddedCostPct) + " " + costWordOf(cr.CostBasis)
+			}
+			if f := configuredCostFlag(cr, hedging, got.AddedCostPct); f != "" {
+				rcl.Flag = strings.TrimPrefix(rcl.Flag+"; "+f, "; ")
+			}
 			rcl.Flagged = rcl.Flag != ""
-			if o := cr.Objective; hedging && o.Goal != LowestCost && !math.IsInf(o.MaxAddedCostPct, 1) && got.AddedCostPct != nil &&
+			if o := cr.Objective; !cr.Verdict.Undecided && hedging && o.Goal != LowestCost && !math.IsInf(o.MaxAddedCostPct, 1) && got.AddedCostPct != nil &&
 				cr.CostBasis == CostUSD && *got.AddedCostPct > o.MaxAddedCostPct+0.5 {
 				rcl.Note = fmt.Sprintf("the check's added cost %s is above the objective's cap of +%s%%", fpct(*got.AddedCostPct), fnum(o.MaxAddedCostPct))
 			}
@@ -275,6 +288,32 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 		}
 	}
 	return rc, nil
+}
+
+// configuredCostFlag says, for an undecided class whose configured policy
+// the check runs (hedging), when the check's added cost (in percent, on
+// the USD basis; nil when unknown) breaks what the class's own objective
+// asks, which no evidence of the sweep supports: above its
+// max_added_cost_pct, or any added cost when its own objective picks no
+// hedging (under a group objective, the pick it would make alone); ""
+// otherwise.
+func configuredCostFlag(cr *ClassReport, hedging bool, added *float64) string {
+	if !cr.Verdict.Undecided || !hedging || added == nil || cr.CostBasis != CostUSD {
+		return ""
+	}
+	o := cr.Objective
+	own := cr.ObjectivePick
+	if cr.Group != nil {
+		own = cr.Group.Alone
+	}
+	const what = "the verdict is undecided, so the configured policy rolls out, "
+	switch {
+	case o.Goal != LowestCost && !math.IsInf(o.MaxAddedCostPct, 1) && *added > o.MaxAddedCostPct+0.5:
+		return fmt.Sprintf("%sat %s added cost in the check, above the objective's cap of +%s%%", what, fpct(*added), fnum(o.MaxAddedCostPct))
+	case own >= 0 && own < len(cr.Candidates) && !cr.Candidates[own].Hedging && *added >= 0.5:
+		return fmt.Sprintf("%sat %s added cost in the check, while the class's own objective picks no hedging", what, fpct(*added))
+	}
+	return ""
 }
 
 // rolledOut returns the candidate whose policy the rollout check runs for

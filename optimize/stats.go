@@ -113,6 +113,14 @@ func summarize(c *Candidate, r *sim.ClassResult, level float64, target time.Dura
 	c.Survival = survivalPoints(n, surv, v[len(ks):])
 	if batched {
 		summarizeBatched(c, &f, level)
+	} else {
+		// Too few independent requests for a two-sided interval may still
+		// bound the percentile from above (Candidate.upperBound).
+		for i, ok := range []bool{ok95, ok99} {
+			if k, has := sim.UpperBoundRank(n, []float64{0.95, 0.99}[i], level); !ok && has {
+				c.upper[i], c.upperRank[i], c.upperN[i] = r.Ranks([]int{k - 1})[0], k, n
+			}
+		}
 	}
 	c.secCost = r.SectionCosts()
 	if target > 0 {

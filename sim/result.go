@@ -565,6 +565,26 @@ func QuantileCIRanks(n int, p, level float64) (l, u int, ok bool) {
 	return max(l, 1), min(u, n), ok
 }
 
+// UpperBoundRank returns the 1-based rank k of the smallest order
+// statistic X(k) of n ≥ 1 independent values that is a one-sided upper
+// confidence bound at the given level (e.g. 0.95) on their p-quantile
+// (p in (0, 1)): X(k) lies below the quantile only when at least k of
+// the values do, so P(X(k) ≥ quantile) = P(Binomial(n, p) ≤ k−1), and k is
+// the smallest with that probability ≥ level. ok is false when no rank up
+// to n is enough (n < log(1−level)/log(p): 59 values for p95 at 95 %).
+func UpperBoundRank(n int, p, level float64) (k int, ok bool) {
+	if n < 1 {
+		return 0, false
+	}
+	b := distuv.Binomial{N: float64(n), P: p}
+	for k = max(1, int(math.Floor(float64(n)*p))); k <= n; k++ {
+		if b.CDF(float64(k-1)) >= level {
+			return k, true
+		}
+	}
+	return n, false
+}
+
 // orderStatisticRanks returns the 1-based ranks (l, u) of QuantileCI.
 func orderStatisticRanks(n int, p, level float64) (l, u int) {
 	z := distuv.UnitNormal.Quantile((1 + level) / 2)
