@@ -183,6 +183,10 @@ type Candidate struct {
 	// passes the rule only bundled with steps that do, and is not
 	// recommended instead of the objective's pick (unbundle).
 	bundle *Reason
+	// fewerInCheck, set when the rollout check found the candidate, the
+	// pick, answering significantly fewer requests than no hedging, is
+	// the reason it no longer is (refutePick).
+	fewerInCheck *Reason
 	// fallback: the configured policy sends copies only after a failure.
 	fallback bool
 	// The counts behind the shares of who won (won.go).
@@ -545,6 +549,39 @@ func keepNoHedging(cr *ClassReport, rule Rule, level float64, why string) {
 	}
 	finishPick(cr, level)
 	fates(cr, rule, level)
+}
+
+// refutePick makes a class whose pick, a hedge, the rollout check of
+// n requests found answering significantly fewer requests than no
+// hedging (base → got, answered shares) roll out no hedging, as
+// keepNoHedging does for a configured policy: by default a pick never
+// trades answers for speed, and the check's finding outweighs the
+// sweep's. The verdict becomes "don't hedge" (Pick 0, decided by
+// nothing), its reason saying why before what the sweep found, and the
+// refuted candidate is rejected with ReasonFewerInCheck, so that the
+// text, JSON, CSV, export and --write-scenario all roll out no hedging.
+// It returns why, for the rollout check's note.
+func refutePick(cr *ClassReport, rule Rule, level float64, n int, base, got float64) string {
+	pick := &cr.Candidates[cr.Pick]
+	ab, ag := fshares(base, got)
+	why := fmt.Sprintf("it answers significantly fewer requests than no hedging in a first rollout check of %d requests (%s → %s)", n, ab, ag)
+	pick.fewerInCheck = &Reason{Code: ReasonFewerInCheck, Value: got, Limit: base, Unit: UnitShare,
+		Text: fmt.Sprintf("the pick of the sweep, but %s: a pick never trades answers for speed", why)}
+	v := &cr.Verdict
+	v.Reason = fmt.Sprintf("the pick (%s) does not roll out: %s, and a pick never trades answers for speed, so no hedging rolls out; in the sweep: %s", pick.Label, why, v.Reason)
+	v.Undecided, v.Hedge, v.DecidedBy, v.Significant = false, false, "", false
+	cr.RollsOut = ""
+	cr.PickNote = fmt.Sprintf("no hedging rolls out, not the sweep's pick %s: %s; the sweep's pick: %s", pick.Label, why, cr.PickNote)
+	if cr.StepsOf == "pick" {
+		cr.Steps, cr.StepsOf = nil, ""
+	}
+	cr.Pick = 0
+	for i := range cr.Candidates {
+		cr.Candidates[i].Pick = false
+	}
+	finishPick(cr, level)
+	fates(cr, rule, level)
+	return "the sweep's pick " + pick.Label + " does not roll out: " + why
 }
 
 // setRolledOut finds, for RolledOut, the candidate of class i's configured
@@ -1049,6 +1086,14 @@ func rolloutCheck(ctx context.Context, cfg *sim.Config, s Settings, rep *Report,
 			continue
 		}
 		cr := &rep.Classes[k]
+		if cr.Verdict.Hedge && !cr.Verdict.Undecided && rcl.answersFell && !cr.Objective.AllowFewerAnswers {
+			why := refutePick(cr, s.Rule, s.Level, rc.Requests, rcl.NoHedgingAnswered, rcl.AnsweredShare)
+			if i := slices.IndexFunc(cfg.Classes, func(c sim.Class) bool { return c.Name == cr.Class }); i >= 0 {
+				cr.Spend = pickSpend(cfg, i, cr)
+			}
+			first[cr.Class] = why + ", so the check runs no hedging"
+			continue
+		}
 		if !cr.Verdict.Undecided || !rcl.Unswept || !rcl.answersFell {
 			continue
 		}
