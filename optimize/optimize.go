@@ -1070,6 +1070,11 @@ func rolloutCheck(ctx context.Context, cfg *sim.Config, s Settings, rep *Report,
 		c.Seed = CheckSeed(cfg.Seed)
 		ccfg = &c
 	}
+	// A first check that is run again leaves none of its warnings.
+	warned := make([]int, len(rep.Classes))
+	for k := range rep.Classes {
+		warned[k] = len(rep.Classes[k].Warnings)
+	}
 	rc, err := checkOn(ctx, ccfg, rep, n, s.Level, workers)
 	if err != nil {
 		return fmt.Errorf("rollout check: %w", err)
@@ -1106,6 +1111,9 @@ func rolloutCheck(ctx context.Context, cfg *sim.Config, s Settings, rep *Report,
 		first[cr.Class] = "the class's configured policy does not roll out: " + why + ", so the check runs no hedging"
 	}
 	if len(first) > 0 {
+		for k := range rep.Classes {
+			rep.Classes[k].Warnings = rep.Classes[k].Warnings[:warned[k]]
+		}
 		if rc, err = checkOn(ctx, ccfg, rep, n, s.Level, workers); err != nil {
 			return fmt.Errorf("rollout check: %w", err)
 		}

@@ -159,3 +159,26 @@ func TestCheckedFewerAnswersPickRollsOutNoHedging(t *testing.T) {
 	}
 }
 
+// TestRecheckLeavesNoStaleWarning: when the rollout check runs again with
+// no hedging (here the configured 200ms ×2 answers 58.3% against no
+// hedging's 99.86% in the first check), only the second check's warnings
+// are printed. Before, the first check's "too few" warning (2916 after
+// the warm-up cut, rerun with --check-requests ≥ 6356) was printed beside
+// the second's (2997, ≥ 6316).
+func TestRecheckLeavesNoStaleWarning(t *testing.T) {
+	sc := filepath.Join(t.TempDir(), "a2.toml")
+	if err := os.WriteFile(sc, []byte(slightOverload), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := hedgesim(t, "optimize", "--quiet", "--requests", "3000", "--check-requests", "3000", sc)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	text := strings.Join(strings.Fields(stdout+stderr), " ") // unwrapped
+	if !strings.Contains(text, "the check runs no hedging") {
+		t.Fatalf("the check did not run again with no hedging:\n%s", stdout)
+	}
+	if n := strings.Count(text, "warning: embed: rollout check:"); n != 1 || !strings.Contains(text, "2997 after the warm-up cut") {
+		t.Errorf("%d rollout check warnings; want one, the second check's (2997 after the warm-up cut):\n%s%s", n, stdout, stderr)
+	}
+}
