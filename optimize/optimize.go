@@ -1239,12 +1239,15 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	// candidate the rule accepts: the least step past where the trade-off
 	// ended.
 	cheapest := cr.Objective.Goal == LowestCost || cr.Objective.walks()
-	if obj := &cs[cr.Pick]; base.CIOK(p) && !obj.CIOK(p) && obj.Hedging && !cr.Verdict.Hedge {
+	if obj := &cs[cr.Pick]; base.CIOK(p) && !obj.CIOK(p) && obj.Hedging {
 		// Only the objective's pick lacks an interval (its requests
 		// interact, as an adaptive delay's do, and need more for one):
 		// it cannot be judged, but the candidates with their own
 		// intervals can. The best of those the rule accepts is
-		// recommended, as when the objective's pick fails the rule.
+		// recommended, as when the objective's pick fails the rule —
+		// also when its unanswered share alone made it "hedge": nothing
+		// about a candidate whose requests interact counts as
+		// significant without its interval.
 		if a := acceptable(cs, cr.Objective, level, rule, cr.CostBasis, cheapest, func(c *Candidate) bool { return c.Feasible && c.CIOK(p) }); a >= 0 {
 			need := minRequestsFor(obj, p, level)
 			v := judgeFor(cr.Objective, base, &cs[a], level, rule, cr.CostBasis)
