@@ -369,6 +369,11 @@ func eligibleReasons(cr *ClassReport, c, pick *Candidate, t *tradeOff, level flo
 	case better(pick, c, p) || o.Goal == LowestCost:
 		r = append(r, Reason{Code: ReasonSlower, Value: c.Q(p), Limit: pick.Q(p), Unit: UnitSeconds,
 			Text: fmt.Sprintf("%s %s is slower than the pick's %s", pn, fsec(c.Q(p)), fsec(pick.Q(p)))})
+	case better(c, pick, p) && cr.refuted != "":
+		// Faster and costlier, where the rollout check refuted the
+		// sweep's pick: no hedging rolls out, and c was not checked.
+		r = append(r, Reason{Code: ReasonCostlier, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
+			Text: fmt.Sprintf("added cost %s is above the pick's %s: the rollout check refuted the sweep's pick (%s), so no hedging rolls out, and it did not check this one", fpct(c.AddedCostPct), fpct(pick.AddedCostPct), cr.refuted)})
 	case better(c, pick, p):
 		// Faster and costlier, where the rule moved a trade-off pick to
 		// the cheapest candidate it accepts.

@@ -384,6 +384,10 @@ type ClassReport struct {
 	// decidedNote is PickNote as the verdict left it, before
 	// rollOutConfigured prefixed what rolls out.
 	decidedNote string
+	// refuted is the label of the sweep's pick that the rollout check
+	// found answering significantly fewer requests than no hedging
+	// (refutePick); "" otherwise.
+	refuted string
 
 	// rolled is 1 + the index of the configured policy's candidate (see
 	// RolledOut), −1 when the sweep has none, 0 when not yet found.
@@ -570,7 +574,7 @@ func refutePick(cr *ClassReport, rule Rule, level float64, n int, base, got floa
 	v := &cr.Verdict
 	v.Reason = fmt.Sprintf("the pick (%s) does not roll out: %s, and a pick never trades answers for speed, so no hedging rolls out; in the sweep: %s", pick.Label, why, v.Reason)
 	v.Undecided, v.Hedge, v.DecidedBy, v.Significant = false, false, "", false
-	cr.RollsOut = ""
+	cr.RollsOut, cr.refuted = "", pick.Label
 	cr.PickNote = fmt.Sprintf("no hedging rolls out, not the sweep's pick %s: %s; the sweep's pick: %s", pick.Label, why, cr.PickNote)
 	if cr.StepsOf == "pick" {
 		cr.Steps, cr.StepsOf = nil, ""

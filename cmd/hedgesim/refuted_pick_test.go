@@ -39,7 +39,8 @@ on_error = "fatal"
 // hedging does not roll out: the verdict becomes "don't hedge" saying
 // why, the check runs again with no hedging (not flagged, its note
 // saying why), the refuted candidate is rejected fewer_answers_in_check
-// in JSON and candidates.csv, and export and --write-scenario roll out
+// in JSON and candidates.csv (the faster ones the rule accepts, which the
+// check did not run, say so), and export and --write-scenario roll out
 // no hedging. With allow_fewer_answers the user has opted in: the pick
 // stays and the check flags it. Before, the pick 869ms stayed "hedge"
 // with its check FLAGGED at 99.84% → 98.07% answered.
@@ -76,6 +77,7 @@ func TestCheckedFewerAnswersPickRollsOutNoHedging(t *testing.T) {
 					Code  string  `json:"code"`
 					Value float64 `json:"value"`
 					Limit float64 `json:"limit"`
+					Text  string  `json:"text"`
 				} `json:"reasons"`
 			} `json:"candidates"`
 			Verdict struct {
@@ -99,9 +101,12 @@ func TestCheckedFewerAnswersPickRollsOutNoHedging(t *testing.T) {
 	if cr.Pick != 0 || cr.Verdict.Hedge || cr.Verdict.Label != "don't hedge" || cr.Verdict.DecidedBy != "" {
 		t.Errorf("JSON: pick %d, verdict %+v; want no hedging, don't hedge", cr.Pick, cr.Verdict)
 	}
-	refuted := 0
+	refuted, unchecked := 0, 0
 	for _, c := range cr.Candidates {
 		for _, r := range c.Reasons {
+			if r.Code == "costlier_than_pick" && strings.Contains(r.Text, "the rollout check refuted the sweep's pick (869ms), so no hedging rolls out, and it did not check this one") {
+				unchecked++
+			}
 			if r.Code == "fewer_answers_in_check" {
 				refuted++
 				if c.Label != "869ms" || c.Status != "rejected" || r.Value >= r.Limit {
@@ -112,6 +117,9 @@ func TestCheckedFewerAnswersPickRollsOutNoHedging(t *testing.T) {
 	}
 	if refuted != 1 {
 		t.Errorf("%d candidates rejected fewer_answers_in_check; want the sweep's pick", refuted)
+	}
+	if unchecked == 0 {
+		t.Errorf("no faster candidate says it was not checked, the sweep's pick refuted")
 	}
 	if rc.Pick != "none" || rc.Flagged || !strings.Contains(rc.Note, "the sweep's pick 869ms does not roll out: "+why+", so the check runs no hedging") {
 		t.Errorf("rollout check: pick %q, flagged %v, note %q; want no hedging, not flagged, saying why", rc.Pick, rc.Flagged, rc.Note)
