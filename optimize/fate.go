@@ -20,7 +20,7 @@ import (
 //   - rejected: outside what may be picked — beyond one of the objective's
 //     limits (ReasonCostCap, ReasonHedgedCap, ReasonAboveSLA), a
 //     candidate no pick may be (ReasonFewerAnswers, ReasonOverload,
-//     ReasonUnstable, ReasonFewerThanConfigured), or within them but
+//     ReasonUnstable, ReasonFewerThanConfigured, ReasonFewerInCheck), or within them but
 //     failing the verdict rule where the pick passes it or where no
 //     candidate does (ReasonFailsRule, ReasonTooFew), or passing it only
 //     as a bundle (ReasonBundled);
@@ -59,6 +59,10 @@ const (
 	// ReasonFewerThanConfigured: answered share (share) significantly
 	// below the configured policy's (share), which is kept.
 	ReasonFewerThanConfigured = "fewer_answers_than_configured"
+	// ReasonFewerInCheck: the sweep's pick, whose answered share (share)
+	// the rollout check found significantly below no hedging's (share)
+	// in the check: no hedging rolls out instead.
+	ReasonFewerInCheck = "fewer_answers_in_check"
 	// ReasonFailsRule: the verdict rule refuses the candidate against no
 	// hedging; Detail names the test that failed, Value the percentile's
 	// gain (pct) and Limit the rule's minimum (pct).
@@ -201,6 +205,9 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 			continue
 		}
 		c.Reasons = limitReasons(c, base, o, rule)
+		if c.fewerInCheck != nil {
+			c.Reasons = append(c.Reasons, *c.fewerInCheck)
+		}
 		if o.Goal == LowestCost && pick.Q(p) > o.SLA.Seconds() {
 			c.Reasons = sharedSLA(cr, c, rule, level)
 		}
@@ -362,6 +369,11 @@ func eligibleReasons(cr *ClassReport, c, pick *Candidate, t *tradeOff, level flo
 	case better(pick, c, p) || o.Goal == LowestCost:
 		r = append(r, Reason{Code: ReasonSlower, Value: c.Q(p), Limit: pick.Q(p), Unit: UnitSeconds,
 			Text: fmt.Sprintf("%s %s is slower than the pick's %s", pn, fsec(c.Q(p)), fsec(pick.Q(p)))})
+	case better(c, pick, p) && cr.refuted != "":
+		// Faster and costlier, where the rollout check refuted the
+		// sweep's pick: no hedging rolls out, and c was not checked.
+		r = append(r, Reason{Code: ReasonCostlier, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
+			Text: fmt.Sprintf("added cost %s is above the pick's %s: the rollout check refuted the sweep's pick (%s), so no hedging rolls out, and it did not check this one", fpct(c.AddedCostPct), fpct(pick.AddedCostPct), cr.refuted)})
 	case better(c, pick, p):
 		// Faster and costlier, where the rule moved a trade-off pick to
 		// the cheapest candidate it accepts.

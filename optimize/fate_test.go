@@ -33,7 +33,7 @@ func TestEveryCandidateHasAFate(t *testing.T) {
 	s.CheckRequests = 0
 	rep := mustRun(t, &sc.Config, s, optimize.Options{})
 	known := []string{optimize.ReasonCostCap, optimize.ReasonHedgedCap, optimize.ReasonAboveSLA, optimize.ReasonFewerAnswers,
-		optimize.ReasonOverload, optimize.ReasonUnstable, optimize.ReasonFewerThanConfigured, optimize.ReasonFailsRule,
+		optimize.ReasonOverload, optimize.ReasonUnstable, optimize.ReasonFewerThanConfigured, optimize.ReasonFewerInCheck, optimize.ReasonFailsRule,
 		optimize.ReasonTooFew, optimize.ReasonSlower, optimize.ReasonMoreUnanswered, optimize.ReasonCostlier, optimize.ReasonFewerWithin,
 		optimize.ReasonNotKnee, optimize.ReasonCIOverlap}
 	rejected := 0

@@ -183,6 +183,10 @@ type Candidate struct {
 	// passes the rule only bundled with steps that do, and is not
 	// recommended instead of the objective's pick (unbundle).
 	bundle *Reason
+	// fewerInCheck, set when the rollout check found the candidate, the
+	// pick, answering significantly fewer requests than no hedging, is
+	// the reason it no longer is (refutePick).
+	fewerInCheck *Reason
 	// fallback: the configured policy sends copies only after a failure.
 	fallback bool
 	// The counts behind the shares of who won (won.go).
@@ -407,6 +411,10 @@ type ClassReport struct {
 	// decidedNote is PickNote as the verdict left it, before
 	// rollOutConfigured prefixed what rolls out.
 	decidedNote string
+	// refuted is the label of the sweep's pick that the rollout check
+	// found answering significantly fewer requests than no hedging
+	// (refutePick); "" otherwise.
+	refuted string
 
 	// rolled is 1 + the index of the configured policy's candidate (see
 	// RolledOut), −1 when the sweep has none, 0 when not yet found.
@@ -600,6 +608,39 @@ func keepNoHedging(cr *ClassReport, rule Rule, level float64, why, principle str
 	}
 	finishPick(cr, level)
 	fates(cr, rule, level)
+}
+
+// refutePick makes a class whose pick, a hedge, the rollout check of
+// n requests found answering significantly fewer requests than no
+// hedging (base → got, answered shares) roll out no hedging, as
+// keepNoHedging does for a configured policy: by default a pick never
+// trades answers for speed, and the check's finding outweighs the
+// sweep's. The verdict becomes "don't hedge" (Pick 0, decided by
+// nothing), its reason saying why before what the sweep found, and the
+// refuted candidate is rejected with ReasonFewerInCheck, so that the
+// text, JSON, CSV, export and --write-scenario all roll out no hedging.
+// It returns why, for the rollout check's note.
+func refutePick(cr *ClassReport, rule Rule, level float64, n int, base, got float64) string {
+	pick := &cr.Candidates[cr.Pick]
+	ab, ag := fshares(base, got)
+	why := fmt.Sprintf("it answers significantly fewer requests than no hedging in a first rollout check of %d requests (%s → %s)", n, ab, ag)
+	pick.fewerInCheck = &Reason{Code: ReasonFewerInCheck, Value: got, Limit: base, Unit: UnitShare,
+		Text: fmt.Sprintf("the pick of the sweep, but %s: a pick never trades answers for speed", why)}
+	v := &cr.Verdict
+	v.Reason = fmt.Sprintf("the pick (%s) does not roll out: %s, and a pick never trades answers for speed, so no hedging rolls out; in the sweep: %s", pick.Label, why, v.Reason)
+	v.Undecided, v.Hedge, v.DecidedBy, v.Significant = false, false, "", false
+	cr.RollsOut, cr.refuted = "", pick.Label
+	cr.PickNote = fmt.Sprintf("no hedging rolls out, not the sweep's pick %s: %s; the sweep's pick: %s", pick.Label, why, cr.PickNote)
+	if cr.StepsOf == "pick" {
+		cr.Steps, cr.StepsOf = nil, ""
+	}
+	cr.Pick = 0
+	for i := range cr.Candidates {
+		cr.Candidates[i].Pick = false
+	}
+	finishPick(cr, level)
+	fates(cr, rule, level)
+	return "the sweep's pick " + pick.Label + " does not roll out: " + why
 }
 
 // setRolledOut finds, for RolledOut, the candidate of class i's configured
@@ -1088,6 +1129,11 @@ func rolloutCheck(ctx context.Context, cfg *sim.Config, s Settings, rep *Report,
 		c.Seed = CheckSeed(cfg.Seed)
 		ccfg = &c
 	}
+	// A first check that is run again leaves none of its warnings.
+	warned := make([]int, len(rep.Classes))
+	for k := range rep.Classes {
+		warned[k] = len(rep.Classes[k].Warnings)
+	}
 	rc, err := checkOn(ctx, ccfg, rep, n, s.Level, workers)
 	if err != nil {
 		return fmt.Errorf("rollout check: %w", err)
@@ -1104,6 +1150,14 @@ func rolloutCheck(ctx context.Context, cfg *sim.Config, s Settings, rep *Report,
 			continue
 		}
 		cr := &rep.Classes[k]
+		if cr.Verdict.Hedge && !cr.Verdict.Undecided && rcl.answersFell && !cr.Objective.AllowFewerAnswers {
+			why := refutePick(cr, s.Rule, s.Level, rc.Requests, rcl.NoHedgingAnswered, rcl.AnsweredShare)
+			if i := slices.IndexFunc(cfg.Classes, func(c sim.Class) bool { return c.Name == cr.Class }); i >= 0 {
+				cr.Spend = pickSpend(cfg, i, cr)
+			}
+			first[cr.Class] = why + ", so the check runs no hedging"
+			continue
+		}
 		if !cr.Verdict.Undecided || !rcl.Unswept || !rcl.answersFell && rcl.overCap == "" {
 			continue
 		}
@@ -1121,6 +1175,9 @@ func rolloutCheck(ctx context.Context, cfg *sim.Config, s Settings, rep *Report,
 		first[cr.Class] = "the class's configured policy does not roll out: " + why + ", so the check runs no hedging"
 	}
 	if len(first) > 0 {
+		for k := range rep.Classes {
+			rep.Classes[k].Warnings = rep.Classes[k].Warnings[:warned[k]]
+		}
 		if rc, err = checkOn(ctx, ccfg, rep, n, s.Level, workers); err != nil {
 			return fmt.Errorf("rollout check: %w", err)
 		}
@@ -1256,12 +1313,15 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	// candidate the rule accepts: the least step past where the trade-off
 	// ended.
 	cheapest := cr.Objective.Goal == LowestCost || cr.Objective.walks()
-	if obj := &cs[cr.Pick]; base.CIOK(p) && !obj.CIOK(p) && obj.Hedging && !cr.Verdict.Hedge {
+	if obj := &cs[cr.Pick]; base.CIOK(p) && !obj.CIOK(p) && obj.Hedging {
 		// Only the objective's pick lacks an interval (its requests
 		// interact, as an adaptive delay's do, and need more for one):
 		// it cannot be judged, but the candidates with their own
 		// intervals can. The best of those the rule accepts is
-		// recommended, as when the objective's pick fails the rule.
+		// recommended, as when the objective's pick fails the rule —
+		// also when its unanswered share alone made it "hedge": nothing
+		// about a candidate whose requests interact counts as
+		// significant without its interval.
 		if a := acceptable(cs, cr.Objective, level, rule, cr.CostBasis, cheapest, func(c *Candidate) bool { return c.Feasible && c.CIOK(p) }); a >= 0 {
 			need := minRequestsFor(obj, p, level)
 			v := judgeFor(cr.Objective, base, &cs[a], level, rule, cr.CostBasis)

@@ -102,7 +102,9 @@ type Latency struct {
 	P99CI95 [2]float64 `json:"p99_ci95"`
 	// P95CIOK and P99CIOK say whether those intervals are order-statistic
 	// intervals inside the sample; when false the requests are too few, and
-	// the interval, clamped to the sample's extremes, means nothing.
+	// the interval, clamped to the sample's extremes, means nothing: JSON
+	// writes its bounds as null (and reads null bounds of no interval
+	// back as NaN).
 	P95CIOK bool `json:"p95_ci95_ok"`
 	P99CIOK bool `json:"p99_ci95_ok"`
 	// CIs holds the intervals of the other figures and the method of
@@ -169,11 +171,30 @@ func (l Latency) wire() latencyJSON {
 	return latencyJSON{
 		Mean: finite(l.Mean), P50: finite(l.P50), P90: finite(l.P90), P95: finite(l.P95),
 		P99: finite(l.P99), P999: finite(l.P999),
-		P95CI95: [2]*float64{finite(l.P95CI95[0]), finite(l.P95CI95[1])},
-		P99CI95: [2]*float64{finite(l.P99CI95[0]), finite(l.P99CI95[1])},
+		P95CI95: ciWire(l.P95CI95, l.P95CIOK),
+		P99CI95: ciWire(l.P99CI95, l.P99CIOK),
 		P95CIOK: l.P95CIOK, P99CIOK: l.P99CIOK,
 		latencyCIsJSON: l.CIs.wire(),
 	}
+}
+
+// ciWire is a percentile's interval on the wire: nil for a miss, and
+// both bounds nil when it is no interval (ok false: too few requests),
+// so that a published interval holds its estimate or is null.
+func ciWire(ci [2]float64, ok bool) [2]*float64 {
+	if !ok {
+		return [2]*float64{}
+	}
+	return [2]*float64{finite(ci[0]), finite(ci[1])}
+}
+
+// ciRead is a percentile's interval read from the wire: nil is a miss
+// (+Inf), and both bounds of no interval (ok false) are NaN.
+func ciRead(w [2]*float64, ok bool) [2]float64 {
+	if !ok && w[0] == nil && w[1] == nil {
+		return [2]float64{math.NaN(), math.NaN()}
+	}
+	return [2]float64{orInf(w[0]), orInf(w[1])}
 }
 
 func (w latencyJSON) latency() Latency {
@@ -184,8 +205,8 @@ func (w latencyJSON) latency() Latency {
 	return Latency{
 		Mean: mean, P50: orInf(w.P50), P90: orInf(w.P90), P95: orInf(w.P95),
 		P99: orInf(w.P99), P999: orInf(w.P999),
-		P95CI95: [2]float64{orInf(w.P95CI95[0]), orInf(w.P95CI95[1])},
-		P99CI95: [2]float64{orInf(w.P99CI95[0]), orInf(w.P99CI95[1])},
+		P95CI95: ciRead(w.P95CI95, w.P95CIOK),
+		P99CI95: ciRead(w.P99CI95, w.P99CIOK),
 		P95CIOK: w.P95CIOK, P99CIOK: w.P99CIOK,
 		CIs: w.latencyCIsJSON.cis(),
 	}

@@ -134,3 +134,72 @@ func TestAdaptiveTooFewJudgesFixedDelays(t *testing.T) {
 		}
 	}
 }
+
+// degradedRank is a class on a provider that is degraded a quarter of the
+// time (8× slower), where hedging cuts the unanswered share (deadline
+// 10s) by about 90 %.
+const degradedRank = `seed = 7
+requests = 4000
+[arrivals]
+rate = 50.0
+[providers.p]
+degraded = { mean_normal = "30s", mean_degraded = "10s", slowdown = 8.0 }
+[models.m]
+provider = "p"
+latency = { kind = "lognormal", median = 0.2, p95 = 1.5 }
+price_per_request = 0.001
+[[classes]]
+name = "rank"
+deadline = "10s"
+[classes.hedge]
+primary = "m"
+targets = ["m"]
+delay = "2s"
+`
+
+// TestAdaptiveTooFewNotHedgedOnUnansweredAlone: the objective's choice,
+// adaptive p50, has no p95 interval at 4000 requests (its requests
+// interact: 6000 needed), yet its unanswered share's Wilson intervals
+// (which assume independent requests) parted from no hedging's. Nothing
+// about it counts as significant, so it cannot be judged: the fixed delay
+// the rule accepts within the cap, 292ms (p95 5.25s → 2.44s, with its
+// interval), is recommended instead, the reason saying why. Before,
+// adaptive p50 was the pick, "hedge" decided by the unanswered share.
+func TestAdaptiveTooFewNotHedgedOnUnansweredAlone(t *testing.T) {
+	sc := filepath.Join(t.TempDir(), "b3.toml")
+	if err := os.WriteFile(sc, []byte(degradedRank), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	code, stdout, stderr := hedgesim(t, "optimize", "--quiet", "--json", "--requests", "4000", "--check-requests", "0", "--adaptive", "50,70,80",
+		"--max-cost", "62", "--set", "optimize.min_gain_per_cost=0", "--set", "optimize.min_unanswered_cut_per_cost=0", sc)
+	if code != 0 {
+		t.Fatalf("exit %d: %s", code, stderr)
+	}
+	var rep struct {
+		Classes []struct {
+			Pick          int `json:"pick"`
+			ObjectivePick int `json:"objective_pick"`
+			Candidates    []struct {
+				Label   string `json:"label"`
+				P95CIOK bool   `json:"p95_ci95_ok"`
+			} `json:"candidates"`
+			Verdict struct {
+				Hedge     bool   `json:"hedge"`
+				DecidedBy string `json:"decided_by"`
+				Reason    string `json:"reason"`
+			} `json:"verdict"`
+		} `json:"classes"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	cr := rep.Classes[0]
+	obj, pick := cr.Candidates[cr.ObjectivePick], cr.Candidates[cr.Pick]
+	if obj.Label != "adaptive p50" || obj.P95CIOK {
+		t.Fatalf("objective's choice %s (p95 interval %v); the test wants adaptive p50 without one", obj.Label, obj.P95CIOK)
+	}
+	if pick.Label != "292ms" || !pick.P95CIOK || !cr.Verdict.Hedge || cr.Verdict.DecidedBy != "percentile" ||
+		!strings.HasPrefix(cr.Verdict.Reason, "recommend 292ms: the lowest-p95 pick (adaptive p50) cannot be judged at these requests") {
+		t.Errorf("pick %s (p95 interval %v), verdict %+v; want 292ms, with its interval, recommended instead of adaptive p50", pick.Label, pick.P95CIOK, cr.Verdict)
+	}
+}

@@ -2,6 +2,7 @@ package main
 
 import (
 	"encoding/json"
+	"fmt"
 	"os"
 	"path/filepath"
 	"strings"
@@ -152,5 +153,80 @@ func TestUnsoundIntervalsNotPublished(t *testing.T) {
 	}
 	if unsound != -1 {
 		t.Fatal("no rollout class with a prediction without interval; the test needs one")
+	}
+}
+
+// unsoundBounds returns the paths under o of every latency summary whose
+// p95 or p99 interval is marked not ok (p95_ci95_ok false) but whose
+// bounds are not both null.
+func unsoundBounds(o any, path string) []string {
+	var bad []string
+	switch o := o.(type) {
+	case map[string]any:
+		for _, p := range []string{"p95", "p99"} {
+			ci, has := o[p+"_ci95"].([]any)
+			if ok, isBool := o[p+"_ci95_ok"].(bool); has && isBool && !ok && (len(ci) != 2 || ci[0] != nil || ci[1] != nil) {
+				bad = append(bad, fmt.Sprintf("%s.%s_ci95 = %v", path, p, ci))
+			}
+		}
+		for k, v := range o {
+			bad = append(bad, unsoundBounds(v, path+"."+k)...)
+		}
+	case []any:
+		for i, v := range o {
+			bad = append(bad, unsoundBounds(v, fmt.Sprintf("%s[%d]", path, i))...)
+		}
+	}
+	return bad
+}
+
+// TestNoIntervalIsNull: an interval marked not ok (too few requests for
+// it) is published as [null, null] everywhere, as the sweep's candidates
+// do: in optimize's rollout check (its rows and its run report) and in
+// run --json. Before, the check's p95 of a2 at 3000 requests was
+// published as [1.433, 1.750] beside p95_ci95_ok false, its p99 as
+// [1.39, null], and run --requests 100 the same.
+func TestNoIntervalIsNull(t *testing.T) {
+	dir := t.TempDir()
+	a2, r1 := filepath.Join(dir, "a2.toml"), filepath.Join(dir, "r1.toml")
+	if err := os.WriteFile(a2, []byte(slightOverload), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	const r1Scenario = `seed = 1
+requests = 4000
+[arrivals]
+rate = 10.0
+[models.llm]
+latency = { kind = "lognormal", median = 0.5, p95 = 1.5 }
+price_per_request = 0.001
+[[classes]]
+name = "api"
+deadline = "10s"
+[classes.hedge]
+primary = "llm"
+targets = ["llm"]
+delay = "600ms"
+`
+	if err := os.WriteFile(r1, []byte(r1Scenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, args := range [][]string{
+		{"optimize", "--quiet", "--json", "--requests", "3000", a2},
+		{"run", "--json", "--requests", "100", r1},
+	} {
+		code, stdout, stderr := hedgesim(t, args...)
+		if code != 0 {
+			t.Fatalf("%v: exit %d: %s", args, code, stderr)
+		}
+		var o any
+		if err := json.Unmarshal([]byte(stdout), &o); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(stdout, `"p99_ci95_ok": false`) {
+			t.Fatalf("%v: no interval marked not ok; the test needs one", args)
+		}
+		if bad := unsoundBounds(o, ""); len(bad) > 0 {
+			t.Errorf("%v: intervals marked not ok published with bounds:\n%s", args, strings.Join(bad, "\n"))
+		}
 	}
 }
