@@ -103,6 +103,12 @@ type RolloutClass struct {
 	noRequests, noPredicted bool
 }
 
+// AnswersFell reports whether the class hedges and answers significantly
+// fewer requests in the check than the same traffic without hedging (at
+// the check's level): a configured policy that does so does not roll
+// out, undecided or not (keepNoHedging), and retune does not keep it.
+func (c *RolloutClass) AnswersFell() bool { return c.answersFell }
+
 // NoRequests reports whether no request of the class fell in the check:
 // its latencies and answered shares are then unknown (JSON null).
 func (c *RolloutClass) NoRequests() bool { return c.noRequests }
