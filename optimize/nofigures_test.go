@@ -14,7 +14,8 @@ import (
 // TestClassWithoutRequestsHasNoFigures: a class no request fell in has no
 // latencies and no cost either, wherever it is reported: its candidates'
 // latencies and costs are empty in the CSV (not NaN, not 0) and its costs
-// null in JSON; its spend is n/a (spend_usd null), its summary row,
+// null in JSON; its spend keeps its rate, its dollars n/a (null in
+// spend_usd); its summary row,
 // candidate table, why-not lines and rollout-check row show "-", never
 // "+0.0%", "$0" or "$0.0000", and its spend line says it rolls out with no
 // figures (not "at the sweep's figures for it"); the rollout check's
@@ -82,7 +83,10 @@ func TestClassWithoutRequestsHasNoFigures(t *testing.T) {
 		t.Errorf("big, candidate none: cost_per_1k_usd = %v; want a number", back.Classes[0].Candidates[0]["cost_per_1k_usd"])
 	}
 	if v, ok := back.Classes[1].Spend["per_month"]; !ok || v != nil {
-		t.Errorf("rare's spend_usd %v; want its figures null", back.Classes[1].Spend)
+		t.Errorf("rare's spend_usd %v; want its dollar figures null", back.Classes[1].Spend)
+	}
+	if _, ok := back.Classes[1].Spend["requests_per_s"].(float64); !ok {
+		t.Errorf("rare's spend_usd %v; want its rate", back.Classes[1].Spend)
 	}
 	if v, ok := back.Rollout.Classes[1]["predicted_added_cost_pct"]; !ok || v != nil {
 		t.Errorf("rollout check of rare: predicted_added_cost_pct = %v (present %v); want null", v, ok)

@@ -1694,10 +1694,21 @@ func roundSig(x float64, digits int) float64 {
 // one, else unknown to the sweep (NoRate: n/a, JSON null).
 func pickSpend(cfg *sim.Config, i int, cr *ClassReport) sim.Spend {
 	pick := cr.RolledOut()
-	if pick == nil || pick.Requests == 0 {
-		// No request of the class in the sweep: its cost is unknown.
+	if pick == nil {
 		return sim.Spend{NoRate: true}
 	}
+	if pick.Requests == 0 {
+		// No request of the class in the sweep: its rate is known, its
+		// cost is not.
+		s := pickSpend0(cfg, i, cr, pick)
+		s.NoCost = true
+		return s
+	}
+	return pickSpend0(cfg, i, cr, pick)
+}
+
+// pickSpend0 is pickSpend of the candidate pick that rolls out.
+func pickSpend0(cfg *sim.Config, i int, cr *ClassReport, pick *Candidate) sim.Spend {
 	rate := sim.ArrivalRate(cfg) * cfg.Classes[i].Share
 	if cfg.Classes[i].Clients > 0 {
 		// Closed-loop clients: the pick and no hedging each at the rate

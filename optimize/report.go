@@ -463,6 +463,10 @@ func writePickSpend(w io.Writer, classes []ClassReport) {
 			fmt.Fprintf(tw, "%s\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\t\n", name)
 			return
 		}
+		if s.NoCost { // no request simulated: the rate alone is known
+			fmt.Fprintf(tw, "%s\t%s\tn/a\tn/a\tn/a\tn/a\tn/a\t\n", name, sim.PerSecond(s.RequestsPerSecond))
+			return
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, sim.PerSecond(s.RequestsPerSecond),
 			sim.Dollars(s.PerDay), sim.Dollars(s.PerMonth), sim.Dollars(s.NoHedgingPerDay), sim.Dollars(s.NoHedgingPerMonth),
 			sim.Dollars(s.PerMonth-s.NoHedgingPerMonth))
@@ -476,6 +480,7 @@ func writePickSpend(w io.Writer, classes []ClassReport) {
 		total.NoHedgingPerDay += s.NoHedgingPerDay
 		total.NoHedgingPerMonth += s.NoHedgingPerMonth
 		total.NoRate = total.NoRate || s.NoRate
+		total.NoCost = total.NoCost || s.NoCost
 	}
 	if len(classes) > 1 {
 		// The classes of the report together: what rolling out every pick costs.
