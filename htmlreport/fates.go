@@ -106,7 +106,11 @@ func fatesOf(cr *optimize.ClassReport) (*fateMap, []fateRow) {
 			pt.R = 7
 		case optimize.StatusRejected:
 			m.Rejected++
-			rows = append(rows, fateRow{Label: label, Percentile: sim.FormatSeconds(c.Q(p)), AddedCost: signedPct(c.AddedCostPct),
+			added := signedPct(c.AddedCostPct)
+			if c.Requests == 0 {
+				added = "-" // no requests: no cost measured
+			}
+			rows = append(rows, fateRow{Label: label, Percentile: sim.FormatSeconds(c.Q(p)), AddedCost: added,
 				Hedged: candShare(c, c.HedgedShare), Reasons: reasonsText(c), Codes: codes(c)})
 		default:
 			m.Elig++

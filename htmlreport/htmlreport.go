@@ -197,7 +197,7 @@ func Write(w io.Writer, rep *optimize.Report, o Options) error {
 				for _, cl := range rc.Report.Classes {
 					if cl.Class == c.Class {
 						v := &p.Rollout[len(p.Rollout)-1]
-						if !cl.Spend.NoRate { // else no arrival rate: "-"
+						if !cl.Spend.NoRate && cl.Requests > 0 { // else no arrival rate, or no requests: "-"
 							v.PerDay, v.PerMonth = sim.Dollars(cl.Spend.PerDay), sim.Dollars(cl.Spend.PerMonth)
 						}
 						if t := cl.Throughput; t != nil {
@@ -299,7 +299,10 @@ func classOf(rep *optimize.Report, cr *optimize.ClassReport, level float64, i in
 		v.AttemptsPerRequest = "-"
 	}
 	v.AddedCost = signedPct(c.AddedCostPct)
-	if cr.CostBasis == optimize.CostCalls {
+	switch {
+	case c.Requests == 0:
+		v.AddedCost = "-" // no requests: no cost measured
+	case cr.CostBasis == optimize.CostCalls:
 		v.AddedCost += " calls"
 	}
 	v.Map, v.Rejected = fatesOf(cr)

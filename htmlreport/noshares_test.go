@@ -14,7 +14,8 @@ import (
 // fell in (a share of 10⁻⁹ beside a class it shares a concurrency limit
 // with, swept jointly) with "-" for its answered and hedged shares and
 // attempts per request, in the summary and in the rollout check — a share
-// of nothing is not 0.0%.
+// of nothing is not 0.0% — and no cost: "-" for its added cost in the
+// summary and its spend in the rollout check, not "+0.0% calls" or "$0".
 func TestClassWithoutRequestsNoShares(t *testing.T) {
 	sc, err := scenario.Parse("tiny.toml", []byte(`seed = 1
 requests = 2000
@@ -66,5 +67,9 @@ delay = "1s"
 	rollout := regexp.MustCompile(`<tr><td>rare</td><td>configured</td>.*</tr>`).FindString(page)
 	if rollout == "" || strings.Contains(rollout, "0.0%") {
 		t.Errorf("rollout row of rare: %q; want no answered share", rollout)
+	}
+	// Nor a cost (as TestClassWithoutRequestsHasNoFigures in the text).
+	if strings.Contains(summary, "+0.0") || strings.Contains(rollout, "$0") {
+		t.Errorf("rare's rows give a cost: summary %s, rollout check %s; want -", summary, rollout)
 	}
 }

@@ -303,6 +303,10 @@
 //	                        answered share, vs the delay
 //	                        (no CLASS-* plot for a class without requests)
 //
+// CLASS is the class's name in ASCII letters, digits, '-', '_' and '.'
+// (each other character '_'), or class-N, its place in the scenario, for
+// a name with no ASCII letter or digit (聊天).
+//
 // Every file is written to a temporary file in DIR and renamed into place,
 // so an interrupted run leaves each file complete or absent.
 //

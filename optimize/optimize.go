@@ -259,7 +259,8 @@ type Candidate struct {
 // request fell in at its share of a joint sweep) has no shares:
 // answered_share, hedged_share, attempts_per_request,
 // answered_within_target_share, won_by_primary_share and met_share are
-// null, not 0, as its latencies are (in memory they stay 0).
+// null, not 0, as its latencies are (in memory they stay 0); so are its
+// costs, cost_per_1k_usd, added_cost_pct and added_calls_pct.
 func (c Candidate) MarshalJSON() ([]byte, error) {
 	type plain Candidate // without this method
 	if c.Requests > 0 {
@@ -273,6 +274,9 @@ func (c Candidate) MarshalJSON() ([]byte, error) {
 		AttemptsPerRequest  *float64 `json:"attempts_per_request"`
 		WonPrimaryShare     *float64 `json:"won_by_primary_share"`
 		MetShare            *float64 `json:"met_share"`
+		CostPer1kUSD        *float64 `json:"cost_per_1k_usd"`
+		AddedCostPct        *float64 `json:"added_cost_pct"`
+		AddedCallsPct       *float64 `json:"added_calls_pct"`
 	}{plain: plain(c)})
 }
 
@@ -1823,6 +1827,18 @@ func pickSpend(cfg *sim.Config, i int, cr *ClassReport) sim.Spend {
 	if pick == nil {
 		return sim.Spend{NoRate: true}
 	}
+	if pick.Requests == 0 {
+		// No request of the class in the sweep: its rate is known, its
+		// cost is not.
+		s := pickSpend0(cfg, i, cr, pick)
+		s.NoCost = true
+		return s
+	}
+	return pickSpend0(cfg, i, cr, pick)
+}
+
+// pickSpend0 is pickSpend of the candidate pick that rolls out.
+func pickSpend0(cfg *sim.Config, i int, cr *ClassReport, pick *Candidate) sim.Spend {
 	rate := sim.ArrivalRate(cfg) * cfg.Classes[i].Share
 	if cfg.Classes[i].Clients > 0 {
 		// Closed-loop clients: the pick and no hedging each at the rate

@@ -91,17 +91,19 @@ func (r *Report) WriteCSV(w io.Writer) error {
 	for _, cr := range r.Classes {
 		for _, c := range cr.Candidates {
 			l := c.Latency
-			// A candidate without requests has no shares: empty, not 0.
-			share := f
+			// A candidate without requests has no latencies, shares or
+			// costs: empty, not NaN or 0.
+			share, lat := f, f
 			if c.Requests == 0 {
 				share = func(float64) string { return "" }
+				lat = share
 			}
 			row := []string{
 				cr.Class, c.Label, b(c.Hedging), f(c.DelaySeconds), strconv.Itoa(c.Copies), c.Target, strconv.FormatInt(c.Requests, 10),
-				f(l.P50), f(l.P90), f(l.P95), ci(c.P95CIOK, l.P95CI95[0]), ci(c.P95CIOK, l.P95CI95[1]),
-				f(l.P99), ci(c.P99CIOK, l.P99CI95[0]), ci(c.P99CIOK, l.P99CI95[1]), f(l.P999), f(l.Mean),
-				share(c.AnsweredShare), share(c.HedgedShare), share(c.AttemptsPerRequest), f(c.CostPer1kUSD),
-				f(c.AddedCostPct), f(c.AddedCallsPct), cr.CostBasis,
+				lat(l.P50), lat(l.P90), lat(l.P95), ci(c.P95CIOK, l.P95CI95[0]), ci(c.P95CIOK, l.P95CI95[1]),
+				lat(l.P99), ci(c.P99CIOK, l.P99CI95[0]), ci(c.P99CIOK, l.P99CI95[1]), lat(l.P999), lat(l.Mean),
+				share(c.AnsweredShare), share(c.HedgedShare), share(c.AttemptsPerRequest), share(c.CostPer1kUSD),
+				share(c.AddedCostPct), share(c.AddedCallsPct), cr.CostBasis,
 				b(c.Feasible), b(c.OnFrontier), b(c.Pick), b(c.LikePick), b(c.ObjectivePick),
 				b(c.FewerAnswers), share(c.AnsweredWithinShare), c.Status, reasonCodes(c.Reasons),
 			}
@@ -243,6 +245,9 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 			// figures when the sweep simulated it.
 			if c = cr.RolledOut(); c == nil {
 				ab, _ := fshares(b.AnsweredShare, b.AnsweredShare)
+				if b.Requests == 0 {
+					ab = "-" // no requests: no share answered
+				}
 				fmt.Fprintf(tw, "%s\t%s\tconfigured\t-\t-\t%s → -\t\t%s → -\t\t%s → -\t\t%s-\t-\t-\n", cr.Class, verdict,
 					fsec(b.Latency.P95), fsec(b.Latency.P99), ab, withinCell(cr, b, nil))
 				continue
@@ -458,6 +463,10 @@ func writePickSpend(w io.Writer, classes []ClassReport) {
 			fmt.Fprintf(tw, "%s\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\t\n", name)
 			return
 		}
+		if s.NoCost { // no request simulated: the rate alone is known
+			fmt.Fprintf(tw, "%s\t%s\tn/a\tn/a\tn/a\tn/a\tn/a\t\n", name, sim.PerSecond(s.RequestsPerSecond))
+			return
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, sim.PerSecond(s.RequestsPerSecond),
 			sim.Dollars(s.PerDay), sim.Dollars(s.PerMonth), sim.Dollars(s.NoHedgingPerDay), sim.Dollars(s.NoHedgingPerMonth),
 			sim.Dollars(s.PerMonth-s.NoHedgingPerMonth))
@@ -471,6 +480,7 @@ func writePickSpend(w io.Writer, classes []ClassReport) {
 		total.NoHedgingPerDay += s.NoHedgingPerDay
 		total.NoHedgingPerMonth += s.NoHedgingPerMonth
 		total.NoRate = total.NoRate || s.NoRate
+		total.NoCost = total.NoCost || s.NoCost
 	}
 	if len(classes) > 1 {
 		// The classes of the report together: what rolling out every pick costs.
@@ -480,8 +490,11 @@ func writePickSpend(w io.Writer, classes []ClassReport) {
 	for i := range classes {
 		if cr := &classes[i]; cr.Verdict.Undecided {
 			how := "at the sweep's figures for it"
-			if cr.RolledOut() == nil {
+			switch c := cr.RolledOut(); {
+			case c == nil:
 				how = "which the sweep did not simulate: its cost is the rollout check's"
+			case c.Requests == 0:
+				how = "with no figures: no request of the class fell in the sweep"
 			}
 			fmt.Fprintf(w, "  %s: undecided, so its configured policy rolls out (export and --write-scenario keep it), %s\n", cr.Class, how)
 		}
@@ -600,9 +613,9 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 		if within != "" {
 			w = fpct2(c.AnsweredWithinShare) + "\t"
 		}
-		answered := fmt.Sprintf("%.1f%%", 100*c.AnsweredShare)
+		answered, per1k := fmt.Sprintf("%.1f%%", 100*c.AnsweredShare), sim.DollarsPer1k(c.CostPer1kUSD)
 		if c.Requests == 0 {
-			answered = "-"
+			answered, per1k = "-", "-"
 			if within != "" {
 				w = "-\t"
 			}
@@ -612,7 +625,7 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 			mark, delay, copies, target,
 			fsec(l.P95), interval(l.P95CI95, c.P95CIOK),
 			fsec(l.P99), interval(l.P99CI95, c.P99CIOK),
-			w, answered, hedged, attempts, sim.DollarsPer1k(c.CostPer1kUSD), addedCost(cr, c))
+			w, answered, hedged, attempts, per1k, addedCost(cr, c))
 	}
 	tw.Flush()
 }
@@ -764,7 +777,10 @@ func writeWhyNot(w io.Writer, cr *ClassReport) {
 			}
 		}
 		cost := fpctCost(c.AddedCostPct)
-		if cr.CostBasis == CostCalls {
+		switch {
+		case c.Requests == 0:
+			cost = "-" // no requests: no cost measured
+		case cr.CostBasis == CostCalls:
 			cost += " calls"
 		}
 		fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\n", delay, figure, cost, strings.Join(why, "; "))
@@ -838,7 +854,11 @@ func answeredChange(a, b float64) string {
 }
 
 // addedCost formats a candidate's added cost on the class's basis.
+// A candidate without requests has none: "-".
 func addedCost(cr *ClassReport, c *Candidate) string {
+	if c.Requests == 0 {
+		return "-"
+	}
 	s := fpct(c.AddedCostPct)
 	if cr.CostBasis == CostCalls {
 		s += " calls"
@@ -912,7 +932,7 @@ func writeRollout(w io.Writer, rc *RolloutCheck) {
 			pp95, pans, padd = "-", "-", "-"
 		}
 		if c.noPredicted {
-			pans = "-" // no request of the class in the sweep
+			pans, padd = "-", "-" // no request of the class in the sweep
 		}
 		ans, nhAns := fpct2(c.AnsweredShare), fpct2(c.NoHedgingAnswered)
 		if c.noRequests {

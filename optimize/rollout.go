@@ -66,7 +66,9 @@ type RolloutClass struct {
 	RateLimited int64 `json:"rate_limited_attempts"`
 	// AddedCostPct is the checked cost relative to no hedging, in percent,
 	// and PredictedAddedCostPct the sweep's, both on the class's cost
-	// basis (calls per request when the class costs nothing).
+	// basis (calls per request when the class costs nothing);
+	// PredictedAddedCostPct is null in JSON when no request of the class
+	// fell in the sweep.
 	AddedCostPct          *float64 `json:"added_cost_pct"`
 	PredictedAddedCostPct float64  `json:"predicted_added_cost_pct"`
 	// Flagged is true when the check contradicts the sweep beyond sampling
@@ -110,6 +112,12 @@ type RolloutClass struct {
 	noRequests, noPredicted bool
 }
 
+// AnswersFell reports whether the class hedges and answers significantly
+// fewer requests in the check than the same traffic without hedging (at
+// the check's level): a configured policy that does so does not roll
+// out, undecided or not (keepNoHedging), and retune does not keep it.
+func (c *RolloutClass) AnswersFell() bool { return c.answersFell }
+
 // NoRequests reports whether no request of the class fell in the check:
 // its latencies and answered shares are then unknown (JSON null).
 func (c *RolloutClass) NoRequests() bool { return c.noRequests }
@@ -123,15 +131,16 @@ func (c RolloutClass) MarshalJSON() ([]byte, error) {
 	}
 	w := struct {
 		plain
-		AnsweredShare     *float64 `json:"answered_share"`
-		NoHedgingAnswered *float64 `json:"no_hedging_answered_share"`
-		PredictedAnswered *float64 `json:"predicted_answered_share"`
-	}{plain(c), &c.AnsweredShare, &c.NoHedgingAnswered, &c.PredictedAnswered}
+		AnsweredShare         *float64 `json:"answered_share"`
+		NoHedgingAnswered     *float64 `json:"no_hedging_answered_share"`
+		PredictedAnswered     *float64 `json:"predicted_answered_share"`
+		PredictedAddedCostPct *float64 `json:"predicted_added_cost_pct"`
+	}{plain(c), &c.AnsweredShare, &c.NoHedgingAnswered, &c.PredictedAnswered, &c.PredictedAddedCostPct}
 	if c.noRequests {
 		w.AnsweredShare, w.NoHedgingAnswered = nil, nil
 	}
 	if c.noPredicted {
-		w.PredictedAnswered = nil
+		w.PredictedAnswered, w.PredictedAddedCostPct = nil, nil
 	}
 	return json.Marshal(w)
 }
@@ -216,9 +225,12 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 				rcl.Checked = atLevel(rcl.Checked, &hedged.Classes[i], got, level)
 				rcl.NoHedging = atLevel(rcl.NoHedging, &base.Classes[i], got, level)
 			}
+			// No request of the class in the sweep (its candidates have
+			// none, or it was not simulated): no prediction.
+			rcl.noPredicted = cr.Requests == 0
 			if pick != nil {
 				rcl.Predicted, rcl.PredictedAnswered, rcl.PredictedAddedCostPct = pick.Latency, pick.AnsweredShare, pick.AddedCostPct
-				rcl.noPredicted = pick.Requests == 0
+				rcl.noPredicted = rcl.noPredicted || pick.Requests == 0
 				if !cr.Verdict.Undecided {
 					rcl.Pick = pick.Label
 				}

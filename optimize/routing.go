@@ -138,6 +138,7 @@ func routing(cfg *sim.Config, s Settings, opt Options, rep *Report, kept map[str
 	if err != nil {
 		return nil, err
 	}
+	viewUnderBalancers(cfg, s, rep)
 	sweeps := append([]*Report{rep}, others...)
 	for i := range rep.Classes {
 		cr := &rep.Classes[i]
@@ -195,6 +196,26 @@ func routing(cfg *sim.Config, s Settings, opt Options, rep *Report, kept map[str
 		out.Classes = append(out.Classes, rc)
 	}
 	return out, nil
+}
+
+// viewUnderBalancers warns each class of rep that reaches a pool with a
+// view (view_refresh) which one of s.Balancers, reading no replica load
+// (random, round_robin), would route without it: the warning run gives
+// for such a balancer in the file or set with --set (sim.ConfigWarnings),
+// after "balancer B (--balancers): ". A pool configured with that
+// balancer already is not warned of again.
+func viewUnderBalancers(cfg *sim.Config, s Settings, rep *Report) {
+	for _, b := range s.Balancers {
+		for _, w := range sim.ConfigWarnings(withBalancer(cfg, b)) {
+			if w.Field != "view_refresh" || w.Provider <= 0 || cfg.Providers[w.Provider-1].Pool.Balancer == b {
+				continue
+			}
+			name := cfg.Classes[w.Class].Name
+			if k := slices.IndexFunc(rep.Classes, func(c ClassReport) bool { return c.Class == name }); k >= 0 {
+				rep.Classes[k].Warnings = append(rep.Classes[k].Warnings, "balancer "+b.String()+" (--balancers): "+w.Text)
+			}
+		}
+	}
 }
 
 // relCost returns cand's cost relative to base's in percent, on the

@@ -1,12 +1,15 @@
 package retune
 
 import (
+	"context"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/hedgesim/hedgesim/optimize"
+	"github.com/hedgesim/hedgesim/scenario"
 	"github.com/hedgesim/hedgesim/sim"
 )
 
@@ -258,5 +261,73 @@ func TestDecideUnsoundPercentile(t *testing.T) {
 		if a.Decision != c.want || !strings.Contains(a.Why, c.why) {
 			t.Errorf("%s: %s (%s), want %s (%s)", c.name, a.Decision, a.Why, c.want, c.why)
 		}
+	}
+}
+
+// rateLimitedEmb's current policy, a copy after 200 ms up to 2, offers
+// its one model more than its limit of 200 requests a minute at 3
+// requests a second: most copies get 429s, and the class answers about
+// half its requests where no hedging answers 99.8 %.
+const rateLimitedEmb = `seed = 3
+requests = 2000
+[arrivals]
+rate = 3.0
+[models.emb]
+latency = { kind = "lognormal", median = 0.3, p95 = 1.5 }
+price_per_request = 0.001
+rate_limit = { requests_per_minute = 200 }
+[[classes]]
+name = "embed"
+deadline = "5s"
+[classes.hedge]
+primary = "emb"
+delay = "200ms"
+max_copies = 2
+on_error = "fatal"
+`
+
+// TestDecideAnswersFewerNotKept: a current policy that answers
+// significantly fewer requests than no hedging in the check
+// (RolloutClass.AnswersFell, here from a real check of 3000 requests) is
+// not kept: undecided (the optimisation at 3000 requests has no interval
+// on p95), the decision is change to no hedging, not "keep, undecided";
+// decided, with a new hedged pick that the rules would keep the current
+// policy against (its p95 interval not sound, and it answers no more),
+// it is change to no hedging too. Both say why. Before, both kept the current policy.
+func TestDecideAnswersFewerNotKept(t *testing.T) {
+	sc, err := scenario.Parse("emb.toml", []byte(rateLimitedEmb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &sc.Config
+	s := sc.Optimize
+	s.Requests, s.CheckRequests = 3000, 3000
+	rc, err := RecheckPolicy(context.Background(), cfg, cfg, RecheckOptions{Settings: s, NoAdaptive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := rc.Classes[0]
+	now := a.Now
+	if !now.AnswersFell() {
+		t.Fatalf("premise: the check does not find the current policy answering fewer (%.4f, no hedging %.4f)", now.AnsweredShare, now.NoHedgingAnswered)
+	}
+	cr := &rc.New.Classes[0]
+	if !cr.Verdict.Undecided {
+		t.Fatalf("premise: the optimisation at 3000 requests is decided: %+v", cr.Verdict)
+	}
+	const why = "the current policy answers significantly fewer requests than no hedging on the live models"
+	if p := a.Rolled(cr); a.Decision != Change || a.Undecided || a.New != "none" || p == nil || p.Hedging || !strings.Contains(a.Why, why) {
+		t.Errorf("undecided: %s to %s, undecided %v, rolls out %v (%s); want change to no hedging", a.Decision, a.New, a.Undecided, p, a.Why)
+	}
+	decided := *cr
+	decided.Verdict = optimize.Verdict{Hedge: true}
+	decided.RollsOut = ""
+	decided.Candidates = slices.Clone(cr.Candidates)
+	decided.Pick = slices.IndexFunc(decided.Candidates, func(c optimize.Candidate) bool { return c.Hedging && !c.Configured })
+	decided.Candidates[decided.Pick].P95CIOK = false
+	b := Decide(cfg, &cfg.Classes[0], now, a.NowRequests, nil, &decided, 1.96)
+	if p := b.Rolled(&decided); b.Decision != Change || b.New != "none" || p == nil || p.Hedging ||
+		!strings.Contains(b.Why, "the rules above would keep it") || !strings.Contains(b.Why, why) {
+		t.Errorf("decided, a new pick the rules would keep the current policy against: %s to %s, rolls out %v (%s); want change to no hedging", b.Decision, b.New, p, b.Why)
 	}
 }

@@ -156,8 +156,11 @@ type ClassAdvice struct {
 	OverCostCap    bool   `json:"current_policy_over_cost_cap"`
 	OverCostCapWhy string `json:"current_policy_over_cost_cap_why,omitempty"`
 	// Undecided is true when the optimisation on the live models is
-	// undecided (optimize.Verdict.Undecided): the decision is Keep, New is
-	// "undecided" and the new pick's figures are unknown (null).
+	// undecided (optimize.Verdict.Undecided) and the current policy is
+	// kept: the decision is Keep, New is "undecided" and the new pick's
+	// figures are unknown (null). False when the current policy answers
+	// significantly fewer requests than no hedging: the decision is then
+	// Change, to no hedging (Decide).
 	Undecided bool `json:"undecided,omitempty"`
 
 	// rolled says which candidate of the class's optimisation a Change
@@ -423,6 +426,13 @@ func samePolicy(cl *sim.Class, p *optimize.Candidate) bool {
 //     requests for an interval on the objective's percentile): keep, as
 //     optimize keeps the configured policy (Undecided is set, and the new
 //     pick's figures are not given);
+//   - the current policy, in the check on the live models, answers
+//     significantly fewer requests than no hedging
+//     (now.AnswersFell): it is not kept, undecided or not, as optimize
+//     does not roll out such a configured policy; the decision is change,
+//     to no hedging, unless a rule below changes it to the new pick (a
+//     new pick that is the current policy, which optimize decided on, is
+//     kept);
 //   - the new pick is the current policy: keep;
 //   - the current policy's added cost on the live models is over the
 //     objective's cap (OverCostCap): keep is not allowed; change to the
@@ -477,6 +487,13 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 		}
 		a.OverCostCapWhy = fmt.Sprintf("the current policy's added cost on the live models, %s, is over the objective's cap of +%s%% (max_added_cost_pct): %s"+overCapAsk,
 			pctText(*now.AddedCostPct), num(o.MaxAddedCostPct), meets)
+	}
+	if cr.Verdict.Undecided && now.AnswersFell() {
+		// As optimize (its rollout check's rule): a configured policy
+		// that answers significantly fewer requests than no hedging does
+		// not roll out, undecided or not; no hedging does.
+		reason := noPrecision.ReplaceAllString(cr.Verdict.Reason, "")
+		return a.noHedging(cl, now, cr, "the optimisation on the live models is undecided ("+reason+"), but")
 	}
 	if cr.Verdict.Undecided {
 		// As optimize: an undecided class keeps its configured policy
@@ -566,7 +583,30 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 	default:
 		a.Decision, a.Why = Keep, "the current policy is within the intervals of the new best: "+figures
 	}
+	if a.Decision == Keep && now.AnswersFell() {
+		return a.noHedging(cl, now, cr, "the rules above would keep it ("+a.Why+"), but")
+	}
 	return a
+}
+
+// noHedging makes a change to no hedging (cr's baseline) for a current
+// policy that answers significantly fewer requests than no hedging in the
+// check on the live models (now.AnswersFell): such a policy is not kept,
+// as optimize does not roll out such a configured policy. before says why
+// the decision would otherwise have been another, ending in "but".
+func (a *ClassAdvice) noHedging(cl *sim.Class, now optimize.RolloutClass, cr *optimize.ClassReport, before string) ClassAdvice {
+	b := cr.Baseline()
+	a.Undecided, a.rolled = false, 1
+	a.setNew(b)
+	a.SamePolicy = samePolicy(cl, b)
+	a.NewPickNote = ""
+	a.Decision = Change
+	a.Why = fmt.Sprintf("%s the current policy answers significantly fewer requests than no hedging on the live models (%.2f%% → %.2f%% in the check), so it is not kept, as optimize does not roll out such a configured policy: no hedging rolls out, a pick never trading answers for speed",
+		before, 100*now.NoHedgingAnswered, 100*now.AnsweredShare)
+	if a.OverCostCap {
+		a.OverCostCapWhy = strings.TrimSuffix(a.OverCostCapWhy, overCapAsk) + "; the policy changes (above)"
+	}
+	return *a
 }
 
 // setNew sets a's new-pick fields from candidate p.

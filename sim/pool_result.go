@@ -215,7 +215,11 @@ func writePools(w io.Writer, pools []PoolResult) {
 			fmt.Fprintf(w, " (%d more given up)", p.ColdStartsGivenUp)
 		}
 		if p.Shared > 0 {
-			fmt.Fprintf(w, ", %d copies or retries shared a replica with their request's other attempts", p.Shared)
+			if p.Shared == 1 {
+				fmt.Fprint(w, ", 1 copy or retry shared a replica with its request's other attempts")
+			} else {
+				fmt.Fprintf(w, ", %d copies or retries shared a replica with their request's other attempts", p.Shared)
+			}
 		}
 		if p.MeanBatch != nil {
 			fmt.Fprintf(w, ", mean batch %.2f at %.4g tokens/s per sequence", *p.MeanBatch, *p.DecodeSpeed)

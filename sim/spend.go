@@ -27,7 +27,8 @@ type Spend struct {
 	// optimize uses; in a run with closed-loop clients, the class's
 	// throughput (Throughput.PerSecond). A class of open arrivals with
 	// no simulated request (a share of 10⁻⁹) keeps its rate, as optimize
-	// shows it, but has no cost to spend: its dollar figures are 0.
+	// shows it, but has no cost to spend: its dollar figures are 0 in a
+	// run, and unknown in optimize (NoCost).
 	RequestsPerSecond float64 `json:"requests_per_s"`
 	// NoHedgingRequestsPerSecond is the rate of the no-hedging figures:
 	// RequestsPerSecond, except in a run with closed-loop clients, whose
@@ -44,6 +45,10 @@ type Spend struct {
 	// The figures are then 0 and not known: the JSON writes every one
 	// null, the text n/a.
 	NoRate bool `json:"-"`
+	// NoCost is set, by optimize, when no request of the class was
+	// simulated (a share of 10⁻⁹): it keeps its rate, but its dollar
+	// figures are not known: the JSON writes them null, the text n/a.
+	NoCost bool `json:"-"`
 }
 
 // spendNull is a Spend's JSON when it has no arrival rate.
@@ -55,6 +60,15 @@ func (s Spend) MarshalJSON() ([]byte, error) {
 		return []byte(spendNull), nil
 	}
 	type plain Spend
+	if s.NoCost {
+		return json.Marshal(struct {
+			plain
+			PerDay            *float64 `json:"per_day"`
+			PerMonth          *float64 `json:"per_month"`
+			NoHedgingPerDay   *float64 `json:"no_hedging_per_day"`
+			NoHedgingPerMonth *float64 `json:"no_hedging_per_month"`
+		}{plain: plain(s)})
+	}
 	return json.Marshal(plain(s))
 }
 

@@ -123,7 +123,10 @@ flags override them for every class. With --out, the report (report.txt,
 report.json, index.html — the whole report as one self-contained page for a
 review — and candidates.csv) and plots (CLASS-cost, CLASS-survival,
 CLASS-delay, as PNG and SVG; no survival plot for a class without an answered
-request, and no plot for a class without requests) are written to DIR.
+request, and no plot for a class without requests) are written to DIR; CLASS
+is the class's name in ASCII letters, digits, '-', '_' and '.' (others '_'),
+or class-N, its place in the scenario, for a name with no ASCII letter or
+digit.
 
 With --shard i/n (0 ≤ i < n), only shard i's share of the candidates is
 simulated and written as a part to --out FILE; hedgesim merge combines the
@@ -628,7 +631,7 @@ func writeReport(ctx context.Context, dir string, rep *optimize.Report, text, js
 		used := map[string]bool{}
 		for i := range rep.Classes {
 			cr := &rep.Classes[i]
-			stem := fileStem(cr.Class, used)
+			stem := fileStem(cr.Class, fmt.Sprintf("class-%d", i+1), used)
 			for _, f := range plots.ClassFigures(cr, rep.Level) {
 				for _, format := range plots.Formats {
 					data, err := f.Render(format)
@@ -643,12 +646,15 @@ func writeReport(ctx context.Context, dir string, rep *optimize.Report, text, js
 	return writeFiles(ctx, dir, "optimize", files)
 }
 
-// fileStem turns a class name into a file-name stem of letters, digits, '-',
-// '_' and '.', unique among those in used.
 // maxStem bounds a class's part of a figure's file name.
 const maxStem = 200
 
-func fileStem(class string, used map[string]bool) string {
+// fileStem turns a class name into a file-name stem of ASCII letters,
+// digits, '-', '_' and '.' (each other character '_'), unique among those
+// in used (then "-2", "-3", …). A name with no ASCII letter or digit
+// (聊天, ..) would say nothing: its stem is fallback, the class's place
+// in the scenario ("class-3").
+func fileStem(class, fallback string, used map[string]bool) string {
 	var b strings.Builder
 	for _, r := range class {
 		switch {
@@ -659,8 +665,8 @@ func fileStem(class string, used map[string]bool) string {
 		}
 	}
 	stem := strings.TrimLeft(b.String(), ".")
-	if stem == "" {
-		stem = "class"
+	if !strings.ContainsFunc(stem, func(r rune) bool { return r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' }) {
+		stem = fallback
 	}
 	// File names are at most 255 bytes on most file systems: room for the
 	// figure's suffix ("-2-adaptive-delay.png") is kept.

@@ -308,13 +308,18 @@ func TestOptimizeUsageErrors(t *testing.T) {
 	}
 }
 
+// TestFileStem: an ASCII class name keeps its stem; a name without an
+// ASCII letter or digit (聊天, ..) takes the fallback, the class's place
+// ("class-3"), not "__"; stems stay unique.
 func TestFileStem(t *testing.T) {
 	used := map[string]bool{}
-	for _, c := range []struct{ in, want string }{
-		{"short", "short"}, {"Short", "Short-2"}, {"a/b c", "a_b_c"}, {"..", "class"}, {"strict-sla", "strict-sla"},
+	for _, c := range []struct{ in, fallback, want string }{
+		{"short", "class-1", "short"}, {"Short", "class-2", "Short-2"}, {"a/b c", "class-3", "a_b_c"}, {"..", "class", "class"},
+		{"strict-sla", "class-5", "strict-sla"}, {"聊天", "class-6", "class-6"}, {"🚀 batch", "class-7", "__batch"},
+		{"对话", "class-8", "class-8"}, {"_-_", "class-9", "class-9"},
 	} {
-		if got := fileStem(c.in, used); got != c.want {
-			t.Errorf("fileStem(%q) = %q; want %q", c.in, got, c.want)
+		if got := fileStem(c.in, c.fallback, used); got != c.want {
+			t.Errorf("fileStem(%q, %q) = %q; want %q", c.in, c.fallback, got, c.want)
 		}
 	}
 }

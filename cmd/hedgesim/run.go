@@ -249,7 +249,7 @@ func writeRunReport(ctx context.Context, dir string, rep *sim.Report, text, js [
 			continue
 		}
 		var err error
-		if files, err = appendFigures(files, fileStem(c.Class, used), figs); err != nil {
+		if files, err = appendFigures(files, fileStem(c.Class, fmt.Sprintf("class-%d", i+1), used), figs); err != nil {
 			return fmt.Errorf("class %q: %w", c.Class, err)
 		}
 	}
@@ -260,7 +260,7 @@ func writeRunReport(ctx context.Context, dir string, rep *sim.Report, text, js [
 		}
 		var err error
 		figs := []plots.Figure{plots.ReplicasFigure(plots.ReplicasData(p))}
-		if files, err = appendFigures(files, fileStem("pool-"+p.Provider, used), figs); err != nil {
+		if files, err = appendFigures(files, fileStem("pool-"+p.Provider, fmt.Sprintf("pool-%d", i+1), used), figs); err != nil {
 			return fmt.Errorf("pool %q: %w", p.Provider, err)
 		}
 	}
