@@ -57,21 +57,7 @@ func TestCostSLAOneSidedBound(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	var rep struct {
-		Classes []struct {
-			Pick     int    `json:"pick"`
-			RollsOut string `json:"rolls_out"`
-			Verdict  struct {
-				Undecided bool   `json:"undecided"`
-				Label     string `json:"label"`
-			} `json:"verdict"`
-		} `json:"classes"`
-		Rollout struct {
-			Classes []struct {
-				Pick string `json:"pick"`
-			} `json:"classes"`
-		} `json:"rollout_check"`
-	}
+	var rep verdictJSON
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}

@@ -132,26 +132,7 @@ func TestCheckedFewerAnswersPickRollsOutNoHedging(t *testing.T) {
 	if n := strings.Count(string(csv), ",picked,"); n != 1 || !strings.Contains(lines[1], ",picked,") || !strings.Contains(string(csv), ",rejected,fewer_answers_in_check") {
 		t.Errorf("candidates.csv: %d picked, first candidate %q; want no hedging the only one picked, 869ms rejected fewer_answers_in_check", n, lines[1])
 	}
-	code, exp, stderr := hedgesim(t, "export", "--format", "json", "--scenario", sc, filepath.Join(out, "report.json"))
-	if code != 0 {
-		t.Fatalf("export: exit %d: %s", code, stderr)
-	}
-	var ed struct {
-		Classes []map[string]any `json:"classes"`
-	}
-	if err := json.Unmarshal([]byte(exp), &ed); err != nil {
-		t.Fatal(err)
-	}
-	if ed.Classes[0]["hedge"] != false {
-		t.Errorf("export: %v; want no hedge", ed.Classes[0])
-	}
-	w, err := os.ReadFile(ws)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if !strings.Contains(string(w), "max_copies = 0") {
-		t.Errorf("--write-scenario wrote\n%s\nwant max_copies = 0", w)
-	}
+	checkRollsOutNoHedging(t, sc, filepath.Join(out, "report.json"), ws)
 
 	// Opted in: the pick rolls out, and the check flags what it found.
 	code, stdout, stderr = hedgesim(t, "optimize", "--quiet", "--json", "--allow-fewer-answers", "--requests", "6316", "--check-requests", "6316", sc)
@@ -188,5 +169,32 @@ func TestRecheckLeavesNoStaleWarning(t *testing.T) {
 	}
 	if n := strings.Count(text, "warning: embed: rollout check:"); n != 1 || !strings.Contains(text, "2997 after the warm-up cut") {
 		t.Errorf("%d rollout check warnings; want one, the second check's (2997 after the warm-up cut):\n%s%s", n, stdout, stderr)
+	}
+}
+
+// checkRollsOutNoHedging fails t unless the json export of report (of
+// scenario sc) hedges nothing and the --write-scenario file ws sets
+// max_copies = 0.
+func checkRollsOutNoHedging(t *testing.T, sc, report, ws string) {
+	t.Helper()
+	code, exp, stderr := hedgesim(t, "export", "--format", "json", "--scenario", sc, report)
+	if code != 0 {
+		t.Fatalf("export: exit %d: %s", code, stderr)
+	}
+	var ed struct {
+		Classes []map[string]any `json:"classes"`
+	}
+	if err := json.Unmarshal([]byte(exp), &ed); err != nil {
+		t.Fatal(err)
+	}
+	if ed.Classes[0]["hedge"] != false {
+		t.Errorf("export: %v; want no hedge", ed.Classes[0])
+	}
+	w, err := os.ReadFile(ws)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(w), "max_copies = 0") {
+		t.Errorf("--write-scenario wrote\n%s\nwant max_copies = 0", w)
 	}
 }

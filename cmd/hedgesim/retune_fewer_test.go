@@ -8,31 +8,12 @@ import (
 	"testing"
 )
 
-// rateLimitedEmb is a class whose current policy (a copy after 200 ms, up
-// to 2) offers its one model more than its rate limit of 200 requests a
-// minute (3.33/s) at 3 requests a second: on the slower live model below
-// most requests end in 429s, so the policy answers far fewer requests
-// than no hedging.
-const rateLimitedEmb = `seed = 3
-requests = 2000
-[arrivals]
-rate = 3.0
-[models.emb]
-provider = "p1"
-latency = { kind = "lognormal", median = 0.3, p95 = 1.5 }
-price_per_request = 0.001
-rate_limit = { requests_per_minute = 200 }
-[[classes]]
-name = "embed"
-share = 1.0
-deadline = "5s"
-[classes.hedge]
-primary = "emb"
-targets = ["emb"]
-delay = "200ms"
-max_copies = 2
-on_error = "fatal"
-`
+// rateLimitedEmb is slightOverload (refuted_pick_test.go): its current
+// policy (a copy after 200 ms, up to 2) offers its one model more than its
+// rate limit of 200 requests a minute (3.33/s) at 3 requests a second: on
+// the slower live model below most requests end in 429s, so the policy
+// answers far fewer requests than no hedging.
+const rateLimitedEmb = slightOverload
 
 // liveEmb is model emb's live histogram: 5000 observations, slower in the
 // tail than the scenario's model (p95 about 1.95 s).

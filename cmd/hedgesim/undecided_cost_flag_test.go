@@ -35,7 +35,10 @@ func dearReport(t *testing.T, flags ...string) (string, []byte, string, string) 
 	return strings.Join(strings.Fields(stdout), " "), b, sc, filepath.Join(out, "report.json")
 }
 
-type dearJSON struct {
+// verdictJSON is what the tests of an undecided class's roll-out read of
+// optimize's report.json: each class's pick and verdict, and the rollout
+// check's rows.
+type verdictJSON struct {
 	Classes []struct {
 		Pick     int    `json:"pick"`
 		RollsOut string `json:"rolls_out"`
@@ -50,6 +53,7 @@ type dearJSON struct {
 			Pick    string `json:"pick"`
 			Flagged bool   `json:"flagged"`
 			Flag    string `json:"flag"`
+			Note    string `json:"note"`
 		} `json:"classes"`
 	} `json:"rollout_check"`
 }
@@ -65,7 +69,7 @@ func TestUndecidedConfiguredCostFlagged(t *testing.T) {
 	if !strings.Contains(text, "c: FLAGGED: "+flag) {
 		t.Errorf("rollout check does not flag the configured policy's cost:\n%s", text)
 	}
-	var rep dearJSON
+	var rep verdictJSON
 	if err := json.Unmarshal(b, &rep); err != nil {
 		t.Fatal(err)
 	}
@@ -96,7 +100,7 @@ func TestUndecidedConfiguredOverCostCapRollsOutNoHedging(t *testing.T) {
 			if !strings.Contains(text, "verdict: don't hedge: "+tc.why) || strings.Contains(text, "FLAGGED") {
 				t.Errorf("text does not roll out no hedging saying why (%q), or flags the check:\n%s", tc.why, text)
 			}
-			var rep dearJSON
+			var rep verdictJSON
 			if err := json.Unmarshal(b, &rep); err != nil {
 				t.Fatal(err)
 			}

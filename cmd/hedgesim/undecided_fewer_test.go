@@ -78,24 +78,7 @@ func TestUndecidedConfiguredAnswersFewerRollsOutNoHedging(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			var rep struct {
-				Classes []struct {
-					Pick     int    `json:"pick"`
-					RollsOut string `json:"rolls_out"`
-					Verdict  struct {
-						Undecided bool   `json:"undecided"`
-						Label     string `json:"label"`
-						Reason    string `json:"reason"`
-					} `json:"verdict"`
-				} `json:"classes"`
-				Rollout struct {
-					Classes []struct {
-						Pick    string `json:"pick"`
-						Flagged bool   `json:"flagged"`
-						Note    string `json:"note"`
-					} `json:"classes"`
-				} `json:"rollout_check"`
-			}
+			var rep verdictJSON
 			if err := json.Unmarshal(b, &rep); err != nil {
 				t.Fatal(err)
 			}
@@ -118,26 +101,7 @@ func TestUndecidedConfiguredAnswersFewerRollsOutNoHedging(t *testing.T) {
 			if n := strings.Count(string(csv), ",picked,"); n != 1 || !strings.Contains(lines[1], ",picked,") {
 				t.Errorf("candidates.csv: %d picked, first candidate %q; want no hedging the only one picked", n, lines[1])
 			}
-			code, exp, stderr := hedgesim(t, "export", "--format", "json", "--scenario", sc, filepath.Join(out, "report.json"))
-			if code != 0 {
-				t.Fatalf("export: exit %d: %s", code, stderr)
-			}
-			var ed struct {
-				Classes []map[string]any `json:"classes"`
-			}
-			if err := json.Unmarshal([]byte(exp), &ed); err != nil {
-				t.Fatal(err)
-			}
-			if ed.Classes[0]["hedge"] != false {
-				t.Errorf("export: %v; want no hedge", ed.Classes[0])
-			}
-			w, err := os.ReadFile(ws)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if !strings.Contains(string(w), "max_copies = 0") {
-				t.Errorf("--write-scenario wrote\n%s\nwant max_copies = 0", w)
-			}
+			checkRollsOutNoHedging(t, sc, filepath.Join(out, "report.json"), ws)
 		})
 	}
 }
