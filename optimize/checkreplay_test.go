@@ -1,14 +1,10 @@
 package optimize_test
 
 import (
-	"fmt"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/hedgesim/hedgesim/optimize"
-	"github.com/hedgesim/hedgesim/scenario"
 )
 
 // TestCheckTooFewReplayAsksLongerTrace: a rollout check on a replayed
@@ -21,42 +17,7 @@ import (
 // has its interval. Once, the check said "rerun with --check-requests ≥
 // 440", which replays the same 400 and says it again.
 func TestCheckTooFewReplayAsksLongerTrace(t *testing.T) {
-	dir := t.TempDir()
-	var trace strings.Builder
-	for i := range 400 {
-		out := 50
-		if i%4 == 3 {
-			out = 500
-		}
-		fmt.Fprintf(&trace, "{\"timestamp\": %d, \"input_length\": 100, \"output_length\": %d}\n", 100*i, out)
-	}
-	if err := os.WriteFile(filepath.Join(dir, "trace.jsonl"), []byte(trace.String()), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	p := filepath.Join(dir, "replay.toml")
-	if err := os.WriteFile(p, []byte(`[arrivals]
-process = "replay"
-trace = "trace.jsonl"
-format = "mooncake"
-[models.m]
-latency = { kind = "lognormal", median = 1.0, p95 = 3.0 }
-price_per_request = 0.001
-[[classes]]
-name = "long"
-match = { output_min = 400 }
-[classes.hedge]
-delay = "1s"
-[[classes]]
-name = "short"
-[classes.hedge]
-delay = "1s"
-`), 0o644); err != nil {
-		t.Fatal(err)
-	}
-	sc, err := scenario.Load(p)
-	if err != nil {
-		t.Fatal(err)
-	}
+	sc := replayOf400(t)
 	s := sc.Optimize
 	s.Requests, s.CheckRequests = 400, 5000
 	rep := mustRun(t, &sc.Config, s, optimize.Options{Workers: 2})

@@ -24,6 +24,35 @@ import (
 // --requests ≥ 110. Once, long was advised the raw need, "rerun with
 // --requests ≥ 110", which replays no more of the trace.
 func TestReplayRerunAdvice(t *testing.T) {
+	sc := replayOf400(t)
+	longer := "at least 110 needed): the trace holds 100 requests of this class (of 400 in all), and --requests cannot replay past its end: a longer trace is needed, with at least 110 of the class (about 440 requests in all)"
+	for _, c := range []struct {
+		class    string
+		requests int
+		want     string
+	}{
+		{"long", 2000, "(100 simulated per candidate, " + longer},
+		{"long", 60, "(60 simulated per candidate, " + longer},
+		{"short", 60, "(60 simulated per candidate, at least 110 needed): rerun with --requests ≥ 110"},
+	} {
+		s := sc.Optimize
+		s.Requests, s.CheckRequests = c.requests, 0
+		s.Only = []string{c.class}
+		cr := mustRun(t, &sc.Config, s, optimize.Options{Workers: 2}).Classes[0]
+		if cr.Class != c.class || !cr.Verdict.Undecided || !strings.Contains(cr.Verdict.Reason, c.want) {
+			t.Errorf("--requests %d: %s: verdict %+v; want undecided: %q", c.requests, cr.Class, cr.Verdict, c.want)
+		}
+		if c.class == "long" && strings.Contains(cr.Verdict.Reason, "--precision") {
+			t.Errorf("--requests %d: %s: verdict %q advises --precision, which replays no more of the trace", c.requests, cr.Class, cr.Verdict.Reason)
+		}
+	}
+}
+
+// replayOf400 loads a scenario replaying a Mooncake trace of 400
+// requests, 100 of class "long" (output 500 tokens, every fourth) and 300
+// of "short", each hedged after 1 s, written under t.TempDir().
+func replayOf400(t *testing.T) *scenario.Scenario {
+	t.Helper()
 	dir := t.TempDir()
 	var trace strings.Builder
 	for i := range 400 {
@@ -60,25 +89,5 @@ delay = "1s"
 	if err != nil {
 		t.Fatal(err)
 	}
-	longer := "at least 110 needed): the trace holds 100 requests of this class (of 400 in all), and --requests cannot replay past its end: a longer trace is needed, with at least 110 of the class (about 440 requests in all)"
-	for _, c := range []struct {
-		class    string
-		requests int
-		want     string
-	}{
-		{"long", 2000, "(100 simulated per candidate, " + longer},
-		{"long", 60, "(60 simulated per candidate, " + longer},
-		{"short", 60, "(60 simulated per candidate, at least 110 needed): rerun with --requests ≥ 110"},
-	} {
-		s := sc.Optimize
-		s.Requests, s.CheckRequests = c.requests, 0
-		s.Only = []string{c.class}
-		cr := mustRun(t, &sc.Config, s, optimize.Options{Workers: 2}).Classes[0]
-		if cr.Class != c.class || !cr.Verdict.Undecided || !strings.Contains(cr.Verdict.Reason, c.want) {
-			t.Errorf("--requests %d: %s: verdict %+v; want undecided: %q", c.requests, cr.Class, cr.Verdict, c.want)
-		}
-		if c.class == "long" && strings.Contains(cr.Verdict.Reason, "--precision") {
-			t.Errorf("--requests %d: %s: verdict %q advises --precision, which replays no more of the trace", c.requests, cr.Class, cr.Verdict.Reason)
-		}
-	}
+	return sc
 }
