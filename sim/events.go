@@ -227,9 +227,12 @@ func (e *engine) soonRoom() *event {
 // trip through the FIFO of cancels are saved for a look through the
 // heap's last events (response). When the look does not find it (a large
 // heap), the release is queued as scheduleRelease queues it and the
-// response is popped dead, under the same (at, seq) as before.
+// response is popped dead, under the same (at, seq) as before. A release
+// due now (a cancel latency of 0) is queued as scheduleRelease queues it,
+// and the response leaves the heap (dropResponse).
 func (e *engine) releaseCancelled(at time.Duration, prov int32, rep uint16, c int32, slot int32, gen uint32, k int) {
 	if at == e.now && !e.heapOnly { // scheduleRelease's case, without its call: a cancel latency of 0
+		e.dropResponse(slot, gen, k)
 		e.seq++
 		e.queueNow(evRelease, prov, uint32(rep), 0)
 		return
@@ -245,6 +248,19 @@ func (e *engine) releaseCancelled(at time.Duration, prov int32, rep uint16, c in
 		}
 	}
 	e.scheduleRelease(at, prov, rep, c)
+}
+
+// dropResponse takes out of the heap the response of attempt k of the
+// request in slot, of generation gen, let go of in service with its
+// response still to come (exitCancelled): it has left, so its response
+// would be popped dead. Only a heap of at most q.look events is looked
+// through, whole, a few instructions an event against the dead pop's
+// 200 or so; a larger one keeps it, to be popped dead, which changes no
+// event's (at, seq).
+func (e *engine) dropResponse(slot int32, gen uint32, k int) {
+	if e.q.n <= e.q.look && !e.isolated {
+		e.q.removeResponse(slot, gen, uint8(k))
+	}
 }
 
 // The FIFOs of events (chans): events scheduled a fixed delay after the

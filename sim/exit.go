@@ -639,6 +639,8 @@ func (e *engine) exitCancelled(slot int32, r *request, k int, a *attempt, pv *pr
 	if a.serving {
 		a.serving = false
 		e.releaseCancelled(at, a.prov, a.rep, r.class, slot, gen, k) // at ≥ now: a cancel latency is ≥ 0
+	} else {
+		e.dropResponse(slot, gen, k) // dead: the attempt has left
 	}
 }
 

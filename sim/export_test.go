@@ -49,6 +49,22 @@ func RunGlobal(cfg *Config, fn func(*AttemptRecord)) *Result {
 	return e.result()
 }
 
+// ResponseLook is responseLook, the heap's look by default.
+const ResponseLook = responseLook
+
+// RunLook is RunGlobal with the heap's look (eventQueue.look) set to
+// look: 0 leaves every dead response to be popped (dropResponse) and turns
+// none into a release (releaseCancelled). It also returns the most events
+// the heap held at once.
+func RunLook(cfg *Config, look int, fn func(*AttemptRecord)) (*Result, int) {
+	e := newEngine(cfg)
+	e.isolated = false
+	e.q.look = look
+	e.trace = fn
+	e.run()
+	return e.result(), len(e.q.ev)
+}
+
 // Canonical returns a copy of r whose latencies are each held in one
 // ascending part, so that results equal as what they report — the order in
 // which requests ended is not part of a result — are reflect.DeepEqual.

@@ -252,6 +252,72 @@ func (q *eventQueue) raise(i int, at time.Duration, seq uint64) *event {
 	return hole
 }
 
+// removeResponse takes the response of attempt k of the request in slot
+// of generation gen out of the heap (remove) when one is queued there,
+// looking through every event from the last back, as response does — by
+// a pointer, which costs no multiply a step.
+func (q *eventQueue) removeResponse(slot int32, gen uint32, k uint8) {
+	want := event{slot: slot, gen: gen, kind: evResponse, k: k}
+	id := *(*uint64)(unsafe.Pointer(&want.slot))
+	kk := *(*uint16)(unsafe.Pointer(&want.kind))
+	i := q.n - 1
+	if i < 0 {
+		return
+	}
+	x := unsafe.Add(unsafe.Pointer(unsafe.SliceData(q.ev)), uintptr(i)*evSize+unsafe.Offsetof(event{}.slot))
+	for *(*uint64)(x) != id || *(*uint16)(unsafe.Add(x, unsafe.Offsetof(event{}.kind)-unsafe.Offsetof(event{}.slot))) != kk {
+		if i--; i < 0 {
+			return
+		}
+		x = unsafe.Add(x, -int(evSize))
+	}
+	q.remove(i)
+}
+
+// remove takes event i, below n, out of the heap: the last event fills
+// its place, moved up past the parents due after it or down past the
+// children due before it. Nodes are read by pointers, as in popInto.
+func (q *eventQueue) remove(i int) {
+	n := q.n - 1
+	q.n = n
+	base := unsafe.Pointer(unsafe.SliceData(q.ev))
+	hole := (*event)(unsafe.Add(base, uintptr(i)*evSize))
+	if i == n {
+		if n == 0 {
+			*hole = noEvent
+		}
+		return
+	}
+	last := *(*event)(unsafe.Add(base, uintptr(n)*evSize))
+	if i > 0 {
+		p := int(uint(i-1) >> 2)
+		if parent := (*event)(unsafe.Add(base, uintptr(p)*evSize)); last.before(parent) {
+			*hole = *parent
+			*q.raise(p, last.at, last.seq) = last // up, as raise
+			return
+		}
+	}
+	for { // down: the least child due before it moves up
+		c := 4*i + 1
+		if c >= n {
+			break
+		}
+		m, kid := c, (*event)(unsafe.Add(base, uintptr(c)*evSize))
+		for j := c + 1; j < n && j < c+4; j++ {
+			if x := (*event)(unsafe.Add(base, uintptr(j)*evSize)); x.before(kid) {
+				m, kid = j, x
+			}
+		}
+		if !kid.before(&last) {
+			break
+		}
+		*hole = *kid
+		hole = kid
+		i = m
+	}
+	*hole = last
+}
+
 // fifo is a queue of events scheduled in non-decreasing (at, seq) order, so
 // its head, ev[i], is its minimum. add is O(1) amortised; popping is
 // reading the head and advancing i.

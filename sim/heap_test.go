@@ -236,6 +236,90 @@ func TestEventQueueTurnResponse(t *testing.T) {
 	}
 }
 
+// TestEventQueueRemoveResponse: removeResponse takes out the one queued
+// response of an attempt wherever it is in the heap — the root, a leaf,
+// the last event — and nothing else (an attempt with none queued leaves
+// the heap as it was); the heap then pops every other event, in (at, seq)
+// order. Times fall on a coarse grid, so that many tie.
+func TestEventQueueRemoveResponse(t *testing.T) {
+	r := rand.New(rand.NewPCG(7, 8))
+	q := newEventQueue(1)
+	type key struct {
+		slot int32
+		gen  uint32
+		k    uint8
+	}
+	queued := map[key]uint64{} // the attempts with a response queued: its seq
+	in := map[uint64]bool{}    // the events queued, by seq
+	var seq uint64
+	removed, missed := 0, 0
+	for step := range 20000 {
+		seq++
+		x := event{at: time.Duration(step/8 + r.IntN(50)), seq: seq,
+			slot: int32(r.IntN(6)), gen: uint32(r.IntN(3)), k: uint8(r.IntN(MaxCopies + 1)), kind: evDeadline}
+		if id := (key{x.slot, x.gen, x.k}); r.IntN(2) == 0 && queued[id] == 0 {
+			x.kind = evResponse
+			queued[id] = x.seq
+		}
+		q.push(x)
+		in[x.seq] = true
+		want := key{int32(r.IntN(6)), uint32(r.IntN(3)), uint8(r.IntN(MaxCopies + 1))}
+		n := q.n
+		q.removeResponse(want.slot, want.gen, want.k)
+		if s := queued[want]; s != 0 {
+			removed++
+			delete(queued, want)
+			delete(in, s)
+		} else {
+			missed++
+		}
+		if q.n != len(in) {
+			t.Fatalf("step %d: %+v: %d events before, %d after, %d queued", step, want, n, q.n, len(in))
+		}
+		for j := range q.n { // the events left are the others
+			if !in[q.ev[j].seq] {
+				t.Fatalf("step %d: %+v left in the heap, taken out for %+v", step, q.ev[j], want)
+			}
+		}
+		// Half a pop a push, then one and a half, by turns of 1 000
+		// steps: the heap holds from none to about 500 events.
+		pops := 1 + r.IntN(2)
+		if step/1000%2 == 0 {
+			pops = r.IntN(2)
+		}
+		var last event
+		for ; pops > 0 && q.n > 0; pops-- {
+			y := q.pop()
+			if y.before(&last) {
+				t.Fatalf("step %d: popped %+v after %+v", step, y, last)
+			}
+			last = y
+			if !in[y.seq] {
+				t.Fatalf("step %d: popped %+v, not queued", step, y)
+			}
+			delete(in, y.seq)
+			if y.kind == evResponse {
+				delete(queued, key{y.slot, y.gen, y.k})
+			}
+		}
+	}
+	if removed < 1000 || missed < 1000 {
+		t.Fatalf("%d responses removed, %d looked for with none queued: too few to check", removed, missed)
+	}
+	var last event
+	for q.n > 0 {
+		y := q.pop()
+		if y.before(&last) || !in[y.seq] {
+			t.Fatalf("popped %+v after %+v (queued %v)", y, last, in[y.seq])
+		}
+		delete(in, y.seq)
+		last = y
+	}
+	if len(in) != 0 {
+		t.Fatalf("%d events queued were never popped", len(in))
+	}
+}
+
 // TestResponseLookChangesNothing: a large pool's losers let go of in
 // service, whose responses response finds only among the heap's last
 // responseLook events, end their attempts in the same order and give the

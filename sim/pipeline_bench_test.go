@@ -10,7 +10,7 @@ import (
 
 // fourSteps is a pipeline of four calls in a row on four models, each
 // hedged once after 0.5 s (guard, retrieval, chat, guard), 2·10⁵ requests.
-func fourSteps(b *testing.B) *sim.Config {
+func fourSteps(b testing.TB) *sim.Config {
 	lat, err := dist.NewMixture([]float64{0.8, 0.2}, []dist.Continuous{dist.Uniform{Min: 0.05, Max: 0.3}, dist.Uniform{Min: 1, Max: 4}})
 	if err != nil {
 		b.Fatal(err)
