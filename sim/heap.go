@@ -264,12 +264,24 @@ func (q *eventQueue) removeResponse(slot int32, gen uint32, k uint8) {
 	if i < 0 {
 		return
 	}
+	const kind = unsafe.Offsetof(event{}.kind) - unsafe.Offsetof(event{}.slot)
 	x := unsafe.Add(unsafe.Pointer(unsafe.SliceData(q.ev)), uintptr(i)*evSize+unsafe.Offsetof(event{}.slot))
-	for *(*uint64)(x) != id || *(*uint16)(unsafe.Add(x, unsafe.Offsetof(event{}.kind)-unsafe.Offsetof(event{}.slot))) != kk {
-		if i--; i < 0 {
+	for { // two events a turn: x is event i's slot, y event i−1's
+		if *(*uint64)(x) == id && *(*uint16)(unsafe.Add(x, kind)) == kk {
+			break
+		}
+		if i == 0 {
 			return
 		}
-		x = unsafe.Add(x, -int(evSize))
+		y := unsafe.Add(x, -int(evSize))
+		if *(*uint64)(y) == id && *(*uint16)(unsafe.Add(y, kind)) == kk {
+			i--
+			break
+		}
+		if i -= 2; i < 0 {
+			return
+		}
+		x = unsafe.Add(y, -int(evSize))
 	}
 	q.remove(i)
 }
