@@ -61,7 +61,8 @@ type eventQueue struct {
 	ev []event // the heap is ev[:n]; len(ev) ≥ n
 	n  int     // the number of events queued
 	// look is how many events response looks through, from the last
-	// back: responseLook (the tests widen it).
+	// back, and the most a heap may hold for dropResponse to look through
+	// it: responseLook (the tests widen and narrow it).
 	look int
 }
 
