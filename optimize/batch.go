@@ -230,8 +230,12 @@ func deal(idx []int, n int) [][]int {
 // after another, sharing their draws (sim.RunPoliciesEach): the first
 // run of a batch draws what the others take, so larger batches share
 // more, and smaller ones spread the candidates more evenly on the
-// workers.
-const loopBatch = 12
+// workers. A class's default grid (candidatesAtMost: 45) makes one batch
+// per worker: a balancer's sweep under Settings.Balancers, which runs on
+// one worker, draws each class's requests once rather than once per 12
+// candidates. A batch holds one run and the draws it shares at a time,
+// whatever its size.
+const loopBatch = 48
 
 // loopBatchCount is into how many batches simulateCandidates deals n
 // candidates off the lane of a class: at least workers, about loopBatch
