@@ -6,6 +6,7 @@ import (
 	"regexp"
 	"strconv"
 	"strings"
+	"sync"
 	"testing"
 
 	"github.com/hedgesim/hedgesim/optimize"
@@ -41,6 +42,35 @@ primary = "m"
 delay = "1s"
 `
 
+// tinyShare is the report of tinyShareScenario at 2000 requests with a
+// rollout check of 2000, optimized once (sync.Once, about 0.6 CPU-s) for
+// the three tests that read it: TestClassWithoutRequests,
+// TestClassWithoutRequestsHasNoFigures and
+// TestClassWithoutRequestsHasNoShares. They only read it.
+func tinyShare(t *testing.T) *optimize.Report {
+	t.Helper()
+	tinyShareOnce.Do(func() {
+		sc, err := scenario.Parse("tiny.toml", []byte(tinyShareScenario))
+		if err != nil {
+			tinyShareErr = err
+			return
+		}
+		s := sc.Optimize
+		s.Requests, s.CheckRequests = 2000, 2000
+		tinyShareReport, tinyShareErr = optimize.Run(&sc.Config, s, optimize.Options{Workers: 2})
+	})
+	if tinyShareErr != nil {
+		t.Fatal(tinyShareErr)
+	}
+	return tinyShareReport
+}
+
+var (
+	tinyShareOnce   sync.Once
+	tinyShareReport *optimize.Report
+	tinyShareErr    error
+)
+
 // TestClassWithoutRequests: a class no request fell in has unknown
 // latencies — NaN, printed "-" and null in JSON, in its candidates and in
 // the rollout check — never 0 s, and no figures; its verdict and a warning say plainly
@@ -48,13 +78,7 @@ delay = "1s"
 // would need: 6000 requests after the warm-up cut at 2 × 10⁻⁹ of each
 // request asked, more than MaxRequests allows.
 func TestClassWithoutRequests(t *testing.T) {
-	sc, err := scenario.Parse("tiny.toml", []byte(tinyShareScenario))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := sc.Optimize
-	s.Requests, s.CheckRequests = 2000, 4000
-	rep := mustRun(t, &sc.Config, s, optimize.Options{Workers: 2})
+	rep := tinyShare(t)
 	cr := rep.Classes[1]
 	if cr.Class != "rare" || cr.Requests != 0 {
 		t.Fatalf("class %s with %d requests; want rare with none", cr.Class, cr.Requests)

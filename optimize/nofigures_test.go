@@ -24,13 +24,7 @@ import (
 // check's predicted answered share null, not 0. The class beside it keeps
 // its numbers.
 func TestClassWithoutRequestsHasNoFigures(t *testing.T) {
-	sc, err := scenario.Parse("tiny.toml", []byte(tinyShareScenario))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := sc.Optimize
-	s.Requests, s.CheckRequests = 2000, 2000
-	rep := mustRun(t, &sc.Config, s, optimize.Options{Workers: 2})
+	rep := tinyShare(t)
 	if rep.Classes[1].Class != "rare" || rep.Classes[1].Requests != 0 {
 		t.Fatalf("class %s with %d requests; want rare with none", rep.Classes[1].Class, rep.Classes[1].Requests)
 	}
@@ -114,11 +108,11 @@ func TestClassWithoutRequestsHasNoFigures(t *testing.T) {
 	}
 
 	// A class too rare to simulate.
-	sc, err = scenario.Parse("tiny.toml", []byte(rareAloneScenario))
+	sc, err := scenario.Parse("tiny.toml", []byte(rareAloneScenario))
 	if err != nil {
 		t.Fatal(err)
 	}
-	s = sc.Optimize
+	s := sc.Optimize
 	s.Requests, s.CheckRequests = 100, 100
 	rep = mustRun(t, &sc.Config, s, optimize.Options{Workers: 1})
 	text.Reset()

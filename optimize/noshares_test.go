@@ -9,7 +9,6 @@ import (
 	"testing"
 
 	"github.com/hedgesim/hedgesim/optimize"
-	"github.com/hedgesim/hedgesim/scenario"
 )
 
 // zeroShare matches a share of 0 as the text prints it ("0.0%", "0.00%"),
@@ -23,13 +22,7 @@ var zeroShare = regexp.MustCompile(`(^|\s)0\.0+%`)
 // answered), and so does the rollout check for its answered shares; the
 // class beside it keeps its numbers.
 func TestClassWithoutRequestsHasNoShares(t *testing.T) {
-	sc, err := scenario.Parse("tiny.toml", []byte(tinyShareScenario))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := sc.Optimize
-	s.Requests, s.CheckRequests = 2000, 2000
-	rep := mustRun(t, &sc.Config, s, optimize.Options{Workers: 2})
+	rep := tinyShare(t)
 	if rep.Classes[1].Class != "rare" || rep.Classes[1].Requests != 0 {
 		t.Fatalf("class %s with %d requests; want rare with none", rep.Classes[1].Class, rep.Classes[1].Requests)
 	}

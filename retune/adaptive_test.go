@@ -175,6 +175,7 @@ func bisect(g func(float64) float64, lo, hi float64) float64 {
 // scenario's, 10 cycles of equal mean halves over the run: 40 000 requests
 // at 100/s last 400 s, so each half lasts 20 s on average.
 func TestShiftConfig(t *testing.T) {
+	t.Parallel() // 0.2–0.6 CPU-s: runs beside the tests that wait on a local server
 	cfg := oneModelConfig(t)
 	h := histogramOf(dist.LogNormal{Mu: math.Log(2), Sigma: 0.5}, 10000, []float64{0.25, 0.5, 1, 1.5, 2, 3, 4, 6, 8, 12}, 3)
 	ms, err := Assess(context.Background(), cfg, []Live{{Model: "m", Index: 0, Key: "latency", Hist: h}}, fit.Options{Model: fit.ModelAuto, Seed: 1}, 0.01)

@@ -62,6 +62,7 @@ func guardModel(t *testing.T, slow float64) *dist.Mixture {
 // model with probability ≈ 0.01, so of 200 seeds about 2 say "shifted"
 // (binomial sd 1.4); 10 or more (≥ 5 %) would be a miscalibrated test.
 func TestJudgeUnchangedOnOwnModel(t *testing.T) {
+	t.Parallel() // 0.2–0.6 CPU-s: runs beside the tests that wait on a local server
 	models := map[string]struct {
 		d      dist.Continuous
 		bounds []float64
@@ -177,6 +178,7 @@ func TestJudgeNamesARate(t *testing.T) {
 // the observations to one decimal (2702.7), not as a raw float
 // (2702.7027027027025), and the warning under the model.
 func TestJudgeWarnsOfFractionalCounts(t *testing.T) {
+	t.Parallel() // 0.2–0.6 CPU-s: runs beside the tests that wait on a local server
 	scen := dist.LogNormal{Mu: math.Log(0.5), Sigma: 0.4}
 	h := histogramOf(scen, 10000, expBounds(0.05, 1.4, 18), 1)
 	for i := range h.Counts {
@@ -214,6 +216,7 @@ func TestJudgeWarnsOfFractionalCounts(t *testing.T) {
 // warning on the verdict, in the drift's warnings and in the text, as fit
 // prints it.
 func TestJudgePassesOnReaderWarnings(t *testing.T) {
+	t.Parallel() // 0.2–0.6 CPU-s: runs beside the tests that wait on a local server
 	scen := dist.LogNormal{Mu: math.Log(0.5), Sigma: 0.4}
 	h := histogramOf(scen, 10000, expBounds(0.05, 1.4, 18), 1)
 	const w = "lat_seconds_count is 4000 but the +Inf bucket holds 5000: the buckets are fitted"

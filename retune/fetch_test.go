@@ -13,6 +13,7 @@ import (
 // TestFetchURLRetries: a page that answers 503 twice, then 200, is read
 // on the third request (after 0.2 s and 0.4 s of backoff).
 func TestFetchURLRetries(t *testing.T) {
+	t.Parallel() // waits on a local server, idle: overlaps with the other waits
 	var n atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n.Add(1) <= 2 {
@@ -32,6 +33,7 @@ func TestFetchURLRetries(t *testing.T) {
 // again once half the timeout has passed, and the second answer is read
 // within the timeout.
 func TestFetchURLHangs(t *testing.T) {
+	t.Parallel() // waits on a local server, idle: overlaps with the other waits
 	var n atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		if n.Add(1) == 1 {
@@ -56,6 +58,7 @@ func TestFetchURLHangs(t *testing.T) {
 // 3 times (at 0, 0.2 and 0.6 s) within a 1 s timeout, then the error says
 // so; a 404 is not asked again; a cancelled context returns its error.
 func TestFetchURLGivesUp(t *testing.T) {
+	t.Parallel() // waits on a local server, idle: overlaps with the other waits
 	var n atomic.Int32
 	busy := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n.Add(1)

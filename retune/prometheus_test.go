@@ -34,6 +34,7 @@ func TestPromQuery(t *testing.T) {
 // its query are named. With a 1 s timeout that is at least 3 requests
 // (at 0, 0.2 and 0.6 s) and no more than 1 s plus one request.
 func TestReadPrometheusGivesUp(t *testing.T) {
+	t.Parallel() // waits on a local server, idle: overlaps with the other waits
 	var n atomic.Int32
 	srv := httptest.NewServer(http.HandlerFunc(func(w http.ResponseWriter, r *http.Request) {
 		n.Add(1)

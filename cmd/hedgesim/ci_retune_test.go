@@ -152,7 +152,7 @@ func TestGitHubRetuneWorkflow(t *testing.T) {
 		ran = append(ran, words[0])
 		switch words[0] {
 		case "retune":
-			code, _, errOut := hedgesim(t, append(words, "--timeout", "1s")...)
+			code, _, errOut := hedgesim(t, append(words, "--timeout", "500ms")...)
 			if code != 2 || !strings.Contains(errOut, "model llama-guard") || !strings.Contains(errOut, `guard_request_duration_seconds_bucket{model="llama-guard"}[1d]`) {
 				t.Errorf("retune: exit %d: %s", code, errOut)
 			}

@@ -117,7 +117,7 @@ func TestK8sRetuneCronJob(t *testing.T) {
 		a = strings.ReplaceAll(a, "http://prometheus:9090", busy.URL)
 		args = append(args, a)
 	}
-	code, _, errOut := hedgesim(t, append(args, "--timeout", "1s")...)
+	code, _, errOut := hedgesim(t, append(args, "--timeout", "500ms")...)
 	if code != 2 || !strings.Contains(errOut, "model llama-guard") || !strings.Contains(errOut, `guard_request_duration_seconds_bucket{model="llama-guard"}[1d]`) {
 		t.Errorf("exit %d: %s", code, errOut)
 	}

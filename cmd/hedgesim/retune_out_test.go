@@ -252,8 +252,8 @@ func TestRetuneFromURLRetried(t *testing.T) {
 	}))
 	defer busy.Close()
 	dir2, scen := filepath.Join(tmp, "report2"), filepath.Join(tmp, "new.toml")
-	code, _, errOut = hedgesim(t, "retune", "guard-check", "--from", busy.URL+"/metrics", "--timeout", "1s", "--out", dir2, "--write-scenario", scen, "--export", "json")
-	if code != 2 || !strings.Contains(errOut, busy.URL+"/metrics") || !strings.Contains(errOut, "HTTP 503") || !strings.Contains(errOut, "gave up after 1s") {
+	code, _, errOut = hedgesim(t, "retune", "guard-check", "--from", busy.URL+"/metrics", "--timeout", "500ms", "--out", dir2, "--write-scenario", scen, "--export", "json")
+	if code != 2 || !strings.Contains(errOut, busy.URL+"/metrics") || !strings.Contains(errOut, "HTTP 503") || !strings.Contains(errOut, "gave up after 500ms") {
 		t.Errorf("exit %d: %s", code, errOut)
 	}
 	for _, p := range []string{dir2, scen} {

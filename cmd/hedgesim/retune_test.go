@@ -216,7 +216,7 @@ func TestRetuneFromURL(t *testing.T) {
 // a Prometheus that answers 503 until the timeout, and contradicting
 // flags exit 2 naming the model and the query, and write no file.
 func TestRetuneBadInput(t *testing.T) {
-	t.Parallel() // in-process CLI runs that set no test hook and keep the working directory; 4 s of it waits for timeouts
+	t.Parallel() // in-process CLI runs that set no test hook and keep the working directory; 1.5 s of it waits for timeouts
 	dir := t.TempDir()
 	write := func(name, text string) string {
 		p := filepath.Join(dir, name)
@@ -247,11 +247,11 @@ func TestRetuneBadInput(t *testing.T) {
 		{"wrong metric", []string{"--from", good, "--metric", "other_seconds"}, []string{"model llama-guard", `other_seconds{model="llama-guard"}`, "no such histogram"}},
 		{"wrong type", []string{"--from", counter, "--format", "prometheus"}, []string{"model llama-guard", "no histogram"}},
 		{"no buckets", []string{"--from", noBuckets}, []string{"model llama-guard", `{model="llama-guard"}`, "bucket"}},
-		{"unreachable", []string{"--from", srv.URL + "/metrics", "--timeout", "2s"}, []string{srv.URL}},
-		{"prometheus busy", []string{"--prometheus", busy.URL, "--metric", "guard_request_duration_seconds", "--timeout", "1s"},
-			[]string{"model llama-guard", `guard_request_duration_seconds_bucket{model="llama-guard"}`, "HTTP 503", "gave up after 1s"}},
-		{"prometheus unreachable", []string{"--prometheus", srv.URL, "--metric", "guard_request_duration_seconds", "--timeout", "1s"},
-			[]string{"model llama-guard", `guard_request_duration_seconds_bucket{model="llama-guard"}`, srv.URL, "gave up after 1s"}},
+		{"unreachable", []string{"--from", srv.URL + "/metrics", "--timeout", "500ms"}, []string{srv.URL, "gave up after 500ms"}},
+		{"prometheus busy", []string{"--prometheus", busy.URL, "--metric", "guard_request_duration_seconds", "--timeout", "500ms"},
+			[]string{"model llama-guard", `guard_request_duration_seconds_bucket{model="llama-guard"}`, "HTTP 503", "gave up after 500ms"}},
+		{"prometheus unreachable", []string{"--prometheus", srv.URL, "--metric", "guard_request_duration_seconds", "--timeout", "500ms"},
+			[]string{"model llama-guard", `guard_request_duration_seconds_bucket{model="llama-guard"}`, srv.URL, "gave up after 500ms"}},
 		{"two sources", []string{"--from", good, "--prometheus", busy.URL}, []string{"exclusive"}},
 		{"window without prometheus", []string{"--from", good, "--window", "1h"}, []string{"--window go with --prometheus"}},
 		{"prometheus over ftp", []string{"--prometheus", "ftp://x", "--metric", "m"}, []string{"--prometheus ftp://x: want the server's http:// or https:// URL"}},
