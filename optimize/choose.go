@@ -323,7 +323,9 @@ type Verdict struct {
 	Reason string `json:"reason"`
 	// GainPct is how far the percentile fell from no hedging to the pick,
 	// in percent of its no-hedging value (negative when it rose); 0 when
-	// either is a miss (+Inf), when the reason says what happened.
+	// either is a miss (+Inf), when the reason says what happened; NaN
+	// (JSON null, as the class's other figures) for a class that got no
+	// requests.
 	GainPct float64 `json:"gain_pct"`
 	// AddedCostPct is the pick's added cost (on the class's cost basis).
 	AddedCostPct float64 `json:"added_cost_pct"`
@@ -363,17 +365,27 @@ type Verdict struct {
 	detail string
 }
 
-// MarshalJSON writes v with an unanswered share that is NaN (a class
-// without requests) as null.
+// MarshalJSON writes v with a gain and an unanswered share that are NaN
+// (a class without requests) as null.
 func (v Verdict) MarshalJSON() ([]byte, error) {
 	type plain Verdict // without this method
 	w := struct {
 		plain
+		GainPct          *float64 `json:"gain_pct"`
 		UnansweredBefore *float64 `json:"unanswered_share_before"`
 		UnansweredAfter  *float64 `json:"unanswered_share_after"`
 		Alternative      int      `json:"alternative"`
-	}{plain: plain(v), UnansweredBefore: finitePtr(v.UnansweredBefore), UnansweredAfter: finitePtr(v.UnansweredAfter), Alternative: v.Alternative}
+	}{plain: plain(v), GainPct: finitePtr(v.GainPct), UnansweredBefore: finitePtr(v.UnansweredBefore), UnansweredAfter: finitePtr(v.UnansweredAfter), Alternative: v.Alternative}
 	return json.Marshal(w)
+}
+
+// noGain returns gain, or NaN when base or pick has no requests (a class
+// none fell in): a fall of nothing is unknown, not 0.
+func noGain(base, pick *Candidate, gain float64) float64 {
+	if base.Requests <= 0 || pick.Requests <= 0 {
+		return math.NaN()
+	}
+	return gain
 }
 
 // Values of Verdict.DecidedBy.
@@ -412,9 +424,11 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 	}
 	qb, qp := base.Q(p), pick.Q(p)
 	missB, missP := math.IsInf(qb, 1), math.IsInf(qp, 1)
+	gain := 0.0
 	if qb > 0 && !missB && !missP {
-		v.GainPct = 100 * (qb - qp) / qb
+		gain = 100 * (qb - qp) / qb
 	}
+	v.GainPct = noGain(base, pick, gain)
 	ciOK := base.CIOK(p) && pick.CIOK(p)
 	sig, paired := fallsSignificantly(base, pick, p, level)
 	v.Significant = ciOK && sig
@@ -465,7 +479,7 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		}
 		return true, fmt.Sprintf("%s falls %.1f%% for %s %s (%.1f%% per 1%% of %s)", what, gain, fpct(cost), costWord, gain/cost, costWord)
 	}
-	latOK, latWhy := test(fmt.Sprintf("%s (%s → %s)", pname(p), fsec(qb), fsec(qp)), v.GainPct, v.Significant, rule.MinGainPerCost,
+	latOK, latWhy := test(fmt.Sprintf("%s (%s → %s)", pname(p), fsec(qb), fsec(qp)), gain, v.Significant, rule.MinGainPerCost,
 		func(gain float64) string { return notSignificantWhy(paired, min(base.Requests, pick.Requests), gain) })
 	latCode := code
 	switch {
@@ -497,7 +511,7 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 			_, _, fits := base.replay.fits(base, pick, need)
 			beyondTrace = !fits
 		}
-		if pr := sim.PrecisionFor(max(v.GainPct, 0)); pr != "" && n > 0 && !beyondTrace {
+		if pr := sim.PrecisionFor(max(gain, 0)); pr != "" && n > 0 && !beyondTrace {
 			latWhy += " or --precision " + pr
 		}
 	case missB && !missP:
@@ -698,7 +712,7 @@ func judgeWithin(base, pick *Candidate, target time.Duration, word string, level
 	if mb > 0 {
 		gain = 100 * (mb - mp) / mb
 	}
-	v.GainPct = gain
+	v.GainPct = noGain(base, pick, gain)
 	cost := pick.AddedCostPct
 	costWord := "cost"
 	if basis == CostCalls {

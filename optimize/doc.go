@@ -331,7 +331,7 @@
 // from a sweep shorter than one slow-period cycle of a provider the class
 // uses), undecided (only when true), sla_missed (objective cost: the pick
 // is above the SLA; only
-// when true), reason, gain_pct,
+// when true), reason, gain_pct (null for a class that got no requests),
 // added_cost_pct, significant (the intervals of the objective's
 // percentile before and after are disjoint), decided_by ("percentile",
 // "unanswered", "configured" or "group": what made the verdict "hedge"; ""

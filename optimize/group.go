@@ -662,7 +662,7 @@ func regroup(cr *ClassReport, i int, g *GroupChoice, v Verdict, rule Rule, level
 		cr.PickNote = fmt.Sprintf("the group objective, %s, picks %s for this class (its own objective, the others at their group picks, would pick %s)", name, pick.Label, alone)
 	} else {
 		cr.Verdict = Verdict{Alternative: -1, UnansweredBefore: cs[0].unansweredShare(), UnansweredAfter: cs[0].unansweredShare(),
-			Reason: fmt.Sprintf("the group objective, %s, is best with no hedging for this class (its own objective, the others at their group picks, would pick %s)", name, alone)}
+			GainPct: noGain(&cs[0], &cs[0], 0), Reason: fmt.Sprintf("the group objective, %s, is best with no hedging for this class (its own objective, the others at their group picks, would pick %s)", name, alone)}
 		cr.PickNote = cr.Verdict.Reason
 	}
 	cr.Verdict.Alternative = -1

@@ -1924,7 +1924,7 @@ func unmeasured(cfg *sim.Config, s Settings, i int, r *tooRare) *ClassReport {
 		// hedge"; with nothing simulated, nothing is known.
 		p := cr.Objective.Percentile
 		need := minRequestsFor(&cr.Candidates[0], p, s.Level)
-		cr.Verdict = Verdict{Undecided: true, Alternative: -1, detail: DetailTooFew,
+		cr.Verdict = Verdict{Undecided: true, Alternative: -1, detail: DetailTooFew, GainPct: math.NaN(),
 			Reason: fmt.Sprintf("cannot tell: %s, and a %s%% interval on %s needs at least %d: %s", r.why(), fnum(100*s.Level), pname(p), need, r.advice(need))}
 		label(cr)
 	}
