@@ -316,6 +316,20 @@ func (c *Candidate) upperBound(p float64) (ub float64, how string, ok bool) {
 	return math.NaN(), "", false
 }
 
+// slaMetOneSided reports whether base, a class's no hedging, meets the
+// SLA of the cost objective o at the level on a one-sided question — its
+// percentile's upper bound (upperBound: its interval's upper end, or a
+// one-sided order statistic of independent requests) is within the SLA,
+// even when a two-sided interval cannot be had — and why: "its one-sided
+// upper bound (…), 2.39s at 95%, is within it too".
+func slaMetOneSided(base *Candidate, o Objective, level float64) (string, bool) {
+	ub, how, ok := base.upperBound(o.Percentile)
+	if !ok || ub > o.SLA.Seconds() {
+		return "", false
+	}
+	return fmt.Sprintf("%s, %s at %s%%, is within it too", how, fsec(ub), fnum(100*level)), true
+}
+
 // CIOK reports whether the interval of the p-percentile (0.95 or 0.99)
 // is a real order-statistic interval (see P95CIOK).
 func (c *Candidate) CIOK(p float64) bool {
@@ -1299,13 +1313,10 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	cs[cr.Pick].ObjectivePick = true
 	cr.Verdict = judgeFor(cr.Objective, base, &cs[cr.Pick], level, rule, cr.CostBasis)
 	if o := cr.Objective; o.Goal == LowestCost && cr.Pick == 0 && cr.Verdict.Undecided {
-		// "p95 ≤ SLA" is a one-sided question: no hedging, the cheapest
-		// candidate, meets the SLA when a one-sided upper bound on its
-		// percentile does, even when a two-sided interval cannot be had.
-		if ub, how, ok := base.upperBound(p); ok && ub <= o.SLA.Seconds() {
+		if why, ok := slaMetOneSided(base, o, level); ok {
 			u := base.unansweredShare()
 			cr.Verdict = Verdict{Alternative: -1, UnansweredBefore: u, UnansweredAfter: u,
-				Reason: fmt.Sprintf("%s: %s, %s at %s%%, is within it too", cr.PickNote, how, fsec(ub), fnum(100*level))}
+				Reason: cr.PickNote + ": " + why}
 		}
 	}
 	tooFew := !base.CIOK(p) || !cs[cr.Pick].CIOK(p)
