@@ -368,14 +368,27 @@ type Verdict struct {
 // MarshalJSON writes v with a gain and an unanswered share that are NaN
 // (a class without requests) as null.
 func (v Verdict) MarshalJSON() ([]byte, error) {
-	type plain Verdict // without this method
+	// Verdict's fields in its order, the NaN-able ones as pointers.
 	w := struct {
-		plain
-		GainPct          *float64 `json:"gain_pct"`
-		UnansweredBefore *float64 `json:"unanswered_share_before"`
-		UnansweredAfter  *float64 `json:"unanswered_share_after"`
-		Alternative      int      `json:"alternative"`
-	}{plain: plain(v), GainPct: finitePtr(v.GainPct), UnansweredBefore: finitePtr(v.UnansweredBefore), UnansweredAfter: finitePtr(v.UnansweredAfter), Alternative: v.Alternative}
+		Hedge                 bool     `json:"hedge"`
+		Undecided             bool     `json:"undecided,omitempty"`
+		SLAMissed             bool     `json:"sla_missed,omitempty"`
+		Label                 string   `json:"label"`
+		Reason                string   `json:"reason"`
+		GainPct               *float64 `json:"gain_pct"`
+		AddedCostPct          float64  `json:"added_cost_pct"`
+		Significant           bool     `json:"significant"`
+		DecidedBy             string   `json:"decided_by"`
+		UnansweredSignificant bool     `json:"unanswered_significant"`
+		UnansweredBefore      *float64 `json:"unanswered_share_before"`
+		UnansweredAfter       *float64 `json:"unanswered_share_after"`
+		Alternative           int      `json:"alternative"`
+	}{
+		Hedge: v.Hedge, Undecided: v.Undecided, SLAMissed: v.SLAMissed, Label: v.Label, Reason: v.Reason,
+		GainPct: finitePtr(v.GainPct), AddedCostPct: v.AddedCostPct, Significant: v.Significant, DecidedBy: v.DecidedBy,
+		UnansweredSignificant: v.UnansweredSignificant,
+		UnansweredBefore:      finitePtr(v.UnansweredBefore), UnansweredAfter: finitePtr(v.UnansweredAfter), Alternative: v.Alternative,
+	}
 	return json.Marshal(w)
 }
 

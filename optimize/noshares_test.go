@@ -3,6 +3,7 @@ package optimize_test
 import (
 	"encoding/csv"
 	"encoding/json"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -161,5 +162,41 @@ func checkNoGain(t *testing.T, src string) {
 		if _, ok := back.Classes[0].Verdict[k].(float64); !ok {
 			t.Errorf("big's verdict: %s = %v; want a number", k, back.Classes[0].Verdict[k])
 		}
+	}
+}
+
+// TestVerdictJSONKeepsItsFields: Verdict.MarshalJSON, which writes the
+// NaN figures null, writes every field of Verdict with its JSON name and
+// in the struct's order, as encoding/json would.
+func TestVerdictJSONKeepsItsFields(t *testing.T) {
+	var want []string
+	rt := reflect.TypeOf(optimize.Verdict{})
+	for i := range rt.NumField() {
+		if tag := rt.Field(i).Tag.Get("json"); tag != "" && tag != "-" {
+			want = append(want, strings.Split(tag, ",")[0])
+		}
+	}
+	b, err := json.Marshal(optimize.Verdict{Undecided: true, SLAMissed: true, GainPct: 1, UnansweredBefore: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	var got []string
+	if _, err := dec.Token(); err != nil {
+		t.Fatal(err)
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, k.(string))
+		var skip any
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("keys %q; want %q", got, want)
 	}
 }
