@@ -343,7 +343,10 @@ type Verdict struct {
 	// verdict is "don't hedge".
 	DecidedBy string `json:"decided_by"`
 	// UnansweredSignificant says whether the unanswered share fell
-	// significantly (disjoint Wilson intervals before and after); false
+	// significantly (disjoint Wilson intervals before and after and, when
+	// the requests of either run interact, the paired difference of the
+	// answered shares over the batches above 0, or for runs that cannot
+	// be paired, their own intervals of the answered share apart); false
 	// when it did not fall, or when the percentile's intervals cannot be
 	// formed.
 	UnansweredSignificant bool `json:"unanswered_significant"`
@@ -563,6 +566,16 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 			// batch differences too far from normal for a t interval.
 			v.UnansweredSignificant = d.CI[0] > 0
 			why = func(float64) string { return pairedAnsweredWhy(base, pick, d, level) }
+		} else if !ok && v.UnansweredSignificant && (base.batchS[0] != nil || pick.batchS[0] != nil) {
+			// The requests of one run interact (an adaptive delay's
+			// beside no hedging's independent ones) and the runs cannot
+			// be paired: as for the percentile (fallsSignificantly), each
+			// run's own interval of the answered share — from its
+			// batches, or Wilson's for independent requests — must part
+			// from the other's too.
+			ib, ip := ownAnswered(base, z, level), ownAnswered(pick, z, level)
+			v.UnansweredSignificant = ip[0] > ib[1]
+			why = func(float64) string { return ownAnsweredWhy(base, pick, ib, ip, z) }
 		}
 		failOK, failWhy = test(fmt.Sprintf("the unanswered share (%s → %s)", sb, sp), 100*(fb-fp)/fb, v.UnansweredSignificant, rule.MinUnansweredCutPerCost, why)
 	}
@@ -632,6 +645,42 @@ func unansweredNotSignificantWhy(base, pick *Candidate, fb, fp, z float64) strin
 		return fmt.Sprintf("%s; no run of up to %d requests would part them at these shares", why, MaxRequests)
 	}
 	return fmt.Sprintf("%s; not significant at %d requests: %s", why, n, rerunAdvice(base, pick, int(need)))
+}
+
+// ownAnswered returns c's own interval of its answered share at the
+// level (z its normal score): from its batches when its requests
+// interact (sim.BatchInterval, clipped to [0, 1]), else Wilson's; [0, 1]
+// when the batched one cannot be formed.
+func ownAnswered(c *Candidate, z, level float64) [2]float64 {
+	if c.batchS[0] == nil {
+		lo, hi := wilson(c.AnsweredShare, c.Requests, z)
+		return [2]float64{lo, hi}
+	}
+	ci := sim.ClipShare(sim.BatchInterval(c.AnsweredShare, c.batchS[0], level))
+	if math.IsNaN(ci[0]) || math.IsNaN(ci[1]) {
+		return [2]float64{0, 1}
+	}
+	return ci
+}
+
+// ownAnsweredWhy says why the rise of the answered share from base to
+// pick, whose runs cannot be paired, is not significant — their own
+// intervals ib and ip (ownAnswered) overlap — and what would decide it:
+// the requests at which the intervals, narrowing as 1/√n, would part at
+// the rise measured with about 90 % probability (planned at z + 1.28),
+// as rerunAdvice gives them.
+func ownAnsweredWhy(base, pick *Candidate, ib, ip [2]float64, z float64) string {
+	why := fmt.Sprintf("the runs' own intervals of the answered share, [%.2f%%, %.2f%%] without hedging and [%.2f%%, %.2f%%] with the pick, overlap: its requests interact and cannot be paired with no hedging's", 100*ib[0], 100*ib[1], 100*ip[0], 100*ip[1])
+	rise, h := pick.AnsweredShare-base.AnsweredShare, (ib[1]-ib[0])/2+(ip[1]-ip[0])/2
+	if !(rise > 0) || !(h > 0) {
+		return why
+	}
+	n := min(base.Requests, pick.Requests)
+	need := float64(n) * math.Pow(h*(1+1.2815515655446004/z)/rise, 2)
+	if need > MaxRequests {
+		return fmt.Sprintf("%s; no run of up to %d requests would part them at this difference", why, MaxRequests)
+	}
+	return fmt.Sprintf("%s; not significant at %d requests: %s", why, n, rerunAdvice(base, pick, int(math.Ceil(need))))
 }
 
 // pairedAnsweredWhy says why the rise d of the answered share from base

@@ -336,7 +336,10 @@
 // percentile before and after are disjoint), decided_by ("percentile",
 // "unanswered", "configured" or "group": what made the verdict "hedge"; ""
 // for "don't hedge"), unanswered_significant (the Wilson intervals of the
-// unanswered share before and after are disjoint), unanswered_share_before,
+// unanswered share before and after are disjoint and, when requests
+// interact, the paired difference over the batches clears 0, or, for runs
+// that cannot be paired, the runs' own intervals of the answered share
+// part), unanswered_share_before,
 // unanswered_share_after (null for a class that got no requests; all of
 // the pick; a "hedge" decided by the
 // unanswered share may have significant false), alternative (when the

@@ -1344,6 +1344,21 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 				cs[a].Label, goalWord(cr.Objective), obj.Label, fnum(100*level), pname(p), obj.Requests, need, rerunAdvice(base, obj, need), cs[a].Label, v.Reason)
 			cr.PickNote = fmt.Sprintf("recommended instead of the objective's pick (%s: %s), which has too few requests for an interval on %s", obj.Label, cr.PickNote, pname(p))
 			cr.Pick, cr.Verdict = a, v
+		} else if v := cr.Verdict; v.Hedge && v.DecidedBy == DecidedByUnanswered {
+			if _, paired := pairedAnswered(base, obj, level); !paired {
+				// No candidate with an interval passes, and the "hedge"
+				// rests on Wilson's intervals of the unanswered share
+				// alone, which assume independent requests, while the
+				// pick's interact and its batches cannot be paired with
+				// no hedging's: as above, it cannot be judged. Undecided,
+				// with the requests its interval needs.
+				need := minRequestsFor(obj, p, level)
+				sb, sp := fshares(v.UnansweredBefore, v.UnansweredAfter)
+				v.Hedge, v.Undecided, v.DecidedBy, v.UnansweredSignificant, v.detail = false, true, "", false, DetailTooFew
+				v.Reason = fmt.Sprintf("cannot tell at %s: the %s pick (%s) has too few for a %s%% interval on %s (%d simulated, at least %d needed: %s); its unanswered share falls (%s → %s), but its requests interact and cannot be paired with no hedging's, and Wilson's intervals assume independent requests, so the fall is not judged significant; no candidate with an interval passes the rule",
+					fcount(obj.Requests), goalWord(cr.Objective), obj.Label, fnum(100*level), pname(p), obj.Requests, need, rerunAdvice(base, obj, need), sb, sp)
+				cr.Verdict = v
+			}
 		}
 	}
 	if !cr.Verdict.Hedge && !tooFew {
