@@ -10,7 +10,8 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
+
+	"github.com/hedgesim/hedgesim/textfit"
 )
 
 // Key is the scenario key the histogram's model is written as: "ttft" for
@@ -60,7 +61,7 @@ func (h *HistogramFit) WriteText(w io.Writer) {
 	fmt.Fprintf(w, "%s: %s histogram %s, %s observations in %d buckets\n",
 		h.Hist.File, h.Hist.Format, h.series(), FormatCount(h.N), len(h.Hist.Counts))
 	fmt.Fprintln(w)
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := textfit.NewTable(w, 0)
 	head := "  bucket (s)\tobserved"
 	for _, c := range h.Candidates {
 		head += "\t" + c.Name
@@ -75,7 +76,7 @@ func (h *HistogramFit) WriteText(w io.Writer) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw = textfit.NewTable(w, 0)
 	fmt.Fprintln(tw, "  model\tlog-lik\tBIC\tchi-square\tdf\tp\tmax CDF gap\t")
 	for i, c := range h.Candidates {
 		mark := ""
@@ -90,7 +91,7 @@ func (h *HistogramFit) WriteText(w io.Writer) {
 	}
 	tw.Flush()
 	fmt.Fprintln(w)
-	tw = tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw = textfit.NewTable(w, 0)
 	fmt.Fprintln(tw, "  percentile\tmodel (s)\tdata: in bucket (s)\t")
 	for _, p := range h.Percentiles {
 		mark := ""

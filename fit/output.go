@@ -10,12 +10,12 @@ import (
 	"sort"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"unicode"
 	"unicode/utf8"
 
 	"github.com/hedgesim/hedgesim/dist"
 	"github.com/hedgesim/hedgesim/readers"
+	"github.com/hedgesim/hedgesim/textfit"
 )
 
 // BlockOptions name the model block WriteTOML writes.
@@ -319,7 +319,7 @@ func (r *Report) WriteText(w io.Writer) {
 
 // writeTable writes one metric's candidates against the observations.
 func writeTable(w io.Writer, m *Metric) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := textfit.NewTable(w, 0)
 	head := "  model\tBIC\tKS"
 	for _, p := range CheckedQuantiles {
 		head += "\t" + pName(p)
@@ -376,7 +376,7 @@ func chosenWhy(m *Metric) string {
 
 // writeChecks writes observed against model percentiles of g.
 func writeChecks(w io.Writer, g *Goodness, model string) {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := textfit.NewTable(w, 0)
 	head, obs, ci, mod := "  \t", "  observed\t", fmt.Sprintf("  %.0f%% interval\t", 100*Level), "  "+model+"\t"
 	modCI := fmt.Sprintf("  draws' %.0f%% interval\t", 100*Level)
 	for _, q := range g.Quantiles {

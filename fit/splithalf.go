@@ -6,9 +6,9 @@ import (
 	"io"
 	"math/rand/v2"
 	"path/filepath"
-	"text/tabwriter"
 
 	"github.com/hedgesim/hedgesim/readers"
+	"github.com/hedgesim/hedgesim/textfit"
 )
 
 // MinSplitHalf is the number of successful requests a log needs for the
@@ -134,7 +134,7 @@ func quantileOf(g *Goodness, p float64) float64 {
 // WriteSplitHalf writes split-half rows as a table, followed by the count
 // of predictions inside the held-out interval.
 func WriteSplitHalf(w io.Writer, rows []SplitHalfRow) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
+	tw := textfit.NewTable(w, 0)
 	fmt.Fprintln(tw, "log\tmetric\tnA/nB\tmodel (half A)\tpredicted p95\tobserved p95 (half B)\t95% interval\tin\thalf-A p95\tin\t")
 	in, naiveIn := 0, 0
 	for _, r := range rows {

@@ -323,7 +323,9 @@ type Verdict struct {
 	Reason string `json:"reason"`
 	// GainPct is how far the percentile fell from no hedging to the pick,
 	// in percent of its no-hedging value (negative when it rose); 0 when
-	// either is a miss (+Inf), when the reason says what happened.
+	// either is a miss (+Inf), when the reason says what happened; NaN
+	// (JSON null, as the class's other figures) for a class that got no
+	// requests.
 	GainPct float64 `json:"gain_pct"`
 	// AddedCostPct is the pick's added cost (on the class's cost basis).
 	AddedCostPct float64 `json:"added_cost_pct"`
@@ -341,7 +343,10 @@ type Verdict struct {
 	// verdict is "don't hedge".
 	DecidedBy string `json:"decided_by"`
 	// UnansweredSignificant says whether the unanswered share fell
-	// significantly (disjoint Wilson intervals before and after); false
+	// significantly (disjoint Wilson intervals before and after and, when
+	// the requests of either run interact, the paired difference of the
+	// answered shares over the batches above 0, or for runs that cannot
+	// be paired, their own intervals of the answered share apart); false
 	// when it did not fall, or when the percentile's intervals cannot be
 	// formed.
 	UnansweredSignificant bool `json:"unanswered_significant"`
@@ -363,17 +368,40 @@ type Verdict struct {
 	detail string
 }
 
-// MarshalJSON writes v with an unanswered share that is NaN (a class
-// without requests) as null.
+// MarshalJSON writes v with a gain and an unanswered share that are NaN
+// (a class without requests) as null.
 func (v Verdict) MarshalJSON() ([]byte, error) {
-	type plain Verdict // without this method
+	// Verdict's fields in its order, the NaN-able ones as pointers.
 	w := struct {
-		plain
-		UnansweredBefore *float64 `json:"unanswered_share_before"`
-		UnansweredAfter  *float64 `json:"unanswered_share_after"`
-		Alternative      int      `json:"alternative"`
-	}{plain: plain(v), UnansweredBefore: finitePtr(v.UnansweredBefore), UnansweredAfter: finitePtr(v.UnansweredAfter), Alternative: v.Alternative}
+		Hedge                 bool     `json:"hedge"`
+		Undecided             bool     `json:"undecided,omitempty"`
+		SLAMissed             bool     `json:"sla_missed,omitempty"`
+		Label                 string   `json:"label"`
+		Reason                string   `json:"reason"`
+		GainPct               *float64 `json:"gain_pct"`
+		AddedCostPct          float64  `json:"added_cost_pct"`
+		Significant           bool     `json:"significant"`
+		DecidedBy             string   `json:"decided_by"`
+		UnansweredSignificant bool     `json:"unanswered_significant"`
+		UnansweredBefore      *float64 `json:"unanswered_share_before"`
+		UnansweredAfter       *float64 `json:"unanswered_share_after"`
+		Alternative           int      `json:"alternative"`
+	}{
+		Hedge: v.Hedge, Undecided: v.Undecided, SLAMissed: v.SLAMissed, Label: v.Label, Reason: v.Reason,
+		GainPct: finitePtr(v.GainPct), AddedCostPct: v.AddedCostPct, Significant: v.Significant, DecidedBy: v.DecidedBy,
+		UnansweredSignificant: v.UnansweredSignificant,
+		UnansweredBefore:      finitePtr(v.UnansweredBefore), UnansweredAfter: finitePtr(v.UnansweredAfter), Alternative: v.Alternative,
+	}
 	return json.Marshal(w)
+}
+
+// noGain returns gain, or NaN when base or pick has no requests (a class
+// none fell in): a fall of nothing is unknown, not 0.
+func noGain(base, pick *Candidate, gain float64) float64 {
+	if base.Requests <= 0 || pick.Requests <= 0 {
+		return math.NaN()
+	}
+	return gain
 }
 
 // Values of Verdict.DecidedBy.
@@ -412,9 +440,11 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 	}
 	qb, qp := base.Q(p), pick.Q(p)
 	missB, missP := math.IsInf(qb, 1), math.IsInf(qp, 1)
+	gain := 0.0
 	if qb > 0 && !missB && !missP {
-		v.GainPct = 100 * (qb - qp) / qb
+		gain = 100 * (qb - qp) / qb
 	}
+	v.GainPct = noGain(base, pick, gain)
 	ciOK := base.CIOK(p) && pick.CIOK(p)
 	sig, paired := fallsSignificantly(base, pick, p, level)
 	v.Significant = ciOK && sig
@@ -465,7 +495,7 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		}
 		return true, fmt.Sprintf("%s falls %.1f%% for %s %s (%.1f%% per 1%% of %s)", what, gain, fpct(cost), costWord, gain/cost, costWord)
 	}
-	latOK, latWhy := test(fmt.Sprintf("%s (%s → %s)", pname(p), fsec(qb), fsec(qp)), v.GainPct, v.Significant, rule.MinGainPerCost,
+	latOK, latWhy := test(fmt.Sprintf("%s (%s → %s)", pname(p), fsec(qb), fsec(qp)), gain, v.Significant, rule.MinGainPerCost,
 		func(gain float64) string { return notSignificantWhy(paired, min(base.Requests, pick.Requests), gain) })
 	latCode := code
 	switch {
@@ -497,7 +527,7 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 			_, _, fits := base.replay.fits(base, pick, need)
 			beyondTrace = !fits
 		}
-		if pr := sim.PrecisionFor(max(v.GainPct, 0)); pr != "" && n > 0 && !beyondTrace {
+		if pr := sim.PrecisionFor(max(gain, 0)); pr != "" && n > 0 && !beyondTrace {
 			latWhy += " or --precision " + pr
 		}
 	case missB && !missP:
@@ -536,6 +566,16 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 			// batch differences too far from normal for a t interval.
 			v.UnansweredSignificant = d.CI[0] > 0
 			why = func(float64) string { return pairedAnsweredWhy(base, pick, d, level) }
+		} else if !ok && v.UnansweredSignificant && (base.batchS[0] != nil || pick.batchS[0] != nil) {
+			// The requests of one run interact (an adaptive delay's
+			// beside no hedging's independent ones) and the runs cannot
+			// be paired: as for the percentile (fallsSignificantly), each
+			// run's own interval of the answered share — from its
+			// batches, or Wilson's for independent requests — must part
+			// from the other's too.
+			ib, ip := ownAnswered(base, z, level), ownAnswered(pick, z, level)
+			v.UnansweredSignificant = ip[0] > ib[1]
+			why = func(float64) string { return ownAnsweredWhy(base, pick, ib, ip, z) }
 		}
 		failOK, failWhy = test(fmt.Sprintf("the unanswered share (%s → %s)", sb, sp), 100*(fb-fp)/fb, v.UnansweredSignificant, rule.MinUnansweredCutPerCost, why)
 	}
@@ -605,6 +645,42 @@ func unansweredNotSignificantWhy(base, pick *Candidate, fb, fp, z float64) strin
 		return fmt.Sprintf("%s; no run of up to %d requests would part them at these shares", why, MaxRequests)
 	}
 	return fmt.Sprintf("%s; not significant at %d requests: %s", why, n, rerunAdvice(base, pick, int(need)))
+}
+
+// ownAnswered returns c's own interval of its answered share at the
+// level (z its normal score): from its batches when its requests
+// interact (sim.BatchInterval, clipped to [0, 1]), else Wilson's; [0, 1]
+// when the batched one cannot be formed.
+func ownAnswered(c *Candidate, z, level float64) [2]float64 {
+	if c.batchS[0] == nil {
+		lo, hi := wilson(c.AnsweredShare, c.Requests, z)
+		return [2]float64{lo, hi}
+	}
+	ci := sim.ClipShare(sim.BatchInterval(c.AnsweredShare, c.batchS[0], level))
+	if math.IsNaN(ci[0]) || math.IsNaN(ci[1]) {
+		return [2]float64{0, 1}
+	}
+	return ci
+}
+
+// ownAnsweredWhy says why the rise of the answered share from base to
+// pick, whose runs cannot be paired, is not significant — their own
+// intervals ib and ip (ownAnswered) overlap — and what would decide it:
+// the requests at which the intervals, narrowing as 1/√n, would part at
+// the rise measured with about 90 % probability (planned at z + 1.28),
+// as rerunAdvice gives them.
+func ownAnsweredWhy(base, pick *Candidate, ib, ip [2]float64, z float64) string {
+	why := fmt.Sprintf("the runs' own intervals of the answered share, [%.2f%%, %.2f%%] without hedging and [%.2f%%, %.2f%%] with the pick, overlap: its requests interact and cannot be paired with no hedging's", 100*ib[0], 100*ib[1], 100*ip[0], 100*ip[1])
+	rise, h := pick.AnsweredShare-base.AnsweredShare, (ib[1]-ib[0])/2+(ip[1]-ip[0])/2
+	if !(rise > 0) || !(h > 0) {
+		return why
+	}
+	n := min(base.Requests, pick.Requests)
+	need := float64(n) * math.Pow(h*(1+1.2815515655446004/z)/rise, 2)
+	if need > MaxRequests {
+		return fmt.Sprintf("%s; no run of up to %d requests would part them at this difference", why, MaxRequests)
+	}
+	return fmt.Sprintf("%s; not significant at %d requests: %s", why, n, rerunAdvice(base, pick, int(math.Ceil(need))))
 }
 
 // pairedAnsweredWhy says why the rise d of the answered share from base
@@ -698,7 +774,7 @@ func judgeWithin(base, pick *Candidate, target time.Duration, word string, level
 	if mb > 0 {
 		gain = 100 * (mb - mp) / mb
 	}
-	v.GainPct = gain
+	v.GainPct = noGain(base, pick, gain)
 	cost := pick.AddedCostPct
 	costWord := "cost"
 	if basis == CostCalls {

@@ -331,12 +331,15 @@
 // from a sweep shorter than one slow-period cycle of a provider the class
 // uses), undecided (only when true), sla_missed (objective cost: the pick
 // is above the SLA; only
-// when true), reason, gain_pct,
+// when true), reason, gain_pct (null for a class that got no requests),
 // added_cost_pct, significant (the intervals of the objective's
 // percentile before and after are disjoint), decided_by ("percentile",
 // "unanswered", "configured" or "group": what made the verdict "hedge"; ""
 // for "don't hedge"), unanswered_significant (the Wilson intervals of the
-// unanswered share before and after are disjoint), unanswered_share_before,
+// unanswered share before and after are disjoint and, when requests
+// interact, the paired difference over the batches clears 0, or, for runs
+// that cannot be paired, the runs' own intervals of the answered share
+// part), unanswered_share_before,
 // unanswered_share_after (null for a class that got no requests; all of
 // the pick; a "hedge" decided by the
 // unanswered share may have significant false), alternative (when the

@@ -635,7 +635,12 @@ func chooseForGroup(cr *ClassReport, k int, current []sim.Policy, figs [][]Group
 // regroup makes candidate i the pick of cr, which decide has decided
 // under the class's own objective: the group objective chose it, and v is
 // the rule's verdict on it against the group's run without hedging. The
-// class's own choice is kept in GroupChoice.Alone.
+// class's own choice is kept in GroupChoice.Alone. No hedging chosen by
+// the group is judged as decide judges a pick of no hedging: undecided
+// when its percentile has too few requests for an interval, unless the
+// class's objective is cost and a one-sided upper bound on its
+// percentile is within the SLA (slaMetOneSided), which decides "don't
+// hedge".
 func regroup(cr *ClassReport, i int, g *GroupChoice, v Verdict, rule Rule, level float64) {
 	cs := cr.Candidates
 	g.Alone = cr.Pick
@@ -661,9 +666,22 @@ func regroup(cr *ClassReport, i int, g *GroupChoice, v Verdict, rule Rule, level
 		}
 		cr.PickNote = fmt.Sprintf("the group objective, %s, picks %s for this class (its own objective, the others at their group picks, would pick %s)", name, pick.Label, alone)
 	} else {
+		why := fmt.Sprintf("the group objective, %s, is best with no hedging for this class (its own objective, the others at their group picks, would pick %s)", name, alone)
 		cr.Verdict = Verdict{Alternative: -1, UnansweredBefore: cs[0].unansweredShare(), UnansweredAfter: cs[0].unansweredShare(),
-			Reason: fmt.Sprintf("the group objective, %s, is best with no hedging for this class (its own objective, the others at their group picks, would pick %s)", name, alone)}
-		cr.PickNote = cr.Verdict.Reason
+			GainPct: noGain(&cs[0], &cs[0], 0), Reason: why}
+		cr.PickNote = why
+		o := cr.Objective
+		if nv := judgeFor(o, &cs[0], &cs[0], level, rule, cr.CostBasis); nv.Undecided {
+			// As decide: too few requests for an interval on no
+			// hedging's percentile cannot tell, but a cost objective's
+			// SLA is a one-sided question.
+			if sla, ok := slaMetOneSided(&cs[0], o, level); o.Goal == LowestCost && ok {
+				cr.Verdict.Reason = fmt.Sprintf("%s; %s without hedging (%s) meets the SLA of %s: %s", why, pname(o.Percentile), fsec(cs[0].Q(o.Percentile)), fsec(o.SLA.Seconds()), sla)
+			} else {
+				cr.Verdict = nv
+				cr.Verdict.Reason = why + "; " + nv.Reason
+			}
+		}
 	}
 	cr.Verdict.Alternative = -1
 	finishPick(cr, level)

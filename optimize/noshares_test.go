@@ -3,6 +3,7 @@ package optimize_test
 import (
 	"encoding/csv"
 	"encoding/json"
+	"reflect"
 	"regexp"
 	"slices"
 	"strings"
@@ -106,5 +107,89 @@ func TestClassWithoutRequestsHasNoShares(t *testing.T) {
 		if len(f) > 1 && f[0] == "rare" && f[1] == "configured" && zeroShare.MatchString(line) {
 			t.Errorf("rollout check row of rare claims an answered share: %q", line)
 		}
+	}
+}
+
+// TestClassWithoutRequestsHasNoGain: the verdict of a class no request
+// fell in has no gain — a fall of nothing is unknown, not 0 — so its
+// gain_pct is null in JSON, like its unanswered shares, while the class
+// beside it keeps a number. (The text, the CSV and the HTML page print
+// no gain_pct.) So has a class too rare to be swept alone, which was not
+// simulated. Before, both were 0.
+func TestClassWithoutRequestsHasNoGain(t *testing.T) {
+	for _, src := range []string{tinyShareScenario, rareAloneScenario} {
+		checkNoGain(t, src)
+	}
+}
+
+// checkNoGain optimizes the scenario src, whose second class, rare, gets
+// no requests, and checks that its verdict's figures are null.
+func checkNoGain(t *testing.T, src string) {
+	t.Helper()
+	sc, err := scenario.Parse("tiny.toml", []byte(src))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sc.Optimize
+	s.Requests, s.CheckRequests = 2000, 0
+	rep := mustRun(t, &sc.Config, s, optimize.Options{Workers: 2})
+	if rep.Classes[1].Class != "rare" || rep.Classes[1].Requests != 0 {
+		t.Fatalf("class %s with %d requests; want rare with none", rep.Classes[1].Class, rep.Classes[1].Requests)
+	}
+	var js strings.Builder
+	if err := rep.WriteJSON(&js); err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Classes []struct {
+			Verdict map[string]any `json:"verdict"`
+		} `json:"classes"`
+	}
+	if err := json.Unmarshal([]byte(js.String()), &back); err != nil {
+		t.Fatal(err)
+	}
+	for _, k := range []string{"gain_pct", "unanswered_share_before", "unanswered_share_after"} {
+		if v, ok := back.Classes[1].Verdict[k]; !ok || v != nil {
+			t.Errorf("rare's verdict (swept alone: %v): %s = %v (present %v); want null", rep.Classes[1].NotSimulated() != "", k, v, ok)
+		}
+		if _, ok := back.Classes[0].Verdict[k].(float64); !ok {
+			t.Errorf("big's verdict: %s = %v; want a number", k, back.Classes[0].Verdict[k])
+		}
+	}
+}
+
+// TestVerdictJSONKeepsItsFields: Verdict.MarshalJSON, which writes the
+// NaN figures null, writes every field of Verdict with its JSON name and
+// in the struct's order, as encoding/json would.
+func TestVerdictJSONKeepsItsFields(t *testing.T) {
+	var want []string
+	rt := reflect.TypeOf(optimize.Verdict{})
+	for i := range rt.NumField() {
+		if tag := rt.Field(i).Tag.Get("json"); tag != "" && tag != "-" {
+			want = append(want, strings.Split(tag, ",")[0])
+		}
+	}
+	b, err := json.Marshal(optimize.Verdict{Undecided: true, SLAMissed: true, GainPct: 1, UnansweredBefore: 0.5})
+	if err != nil {
+		t.Fatal(err)
+	}
+	dec := json.NewDecoder(strings.NewReader(string(b)))
+	var got []string
+	if _, err := dec.Token(); err != nil {
+		t.Fatal(err)
+	}
+	for dec.More() {
+		k, err := dec.Token()
+		if err != nil {
+			t.Fatal(err)
+		}
+		got = append(got, k.(string))
+		var skip any
+		if err := dec.Decode(&skip); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("keys %q; want %q", got, want)
 	}
 }

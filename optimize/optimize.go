@@ -316,6 +316,20 @@ func (c *Candidate) upperBound(p float64) (ub float64, how string, ok bool) {
 	return math.NaN(), "", false
 }
 
+// slaMetOneSided reports whether base, a class's no hedging, meets the
+// SLA of the cost objective o at the level on a one-sided question — its
+// percentile's upper bound (upperBound: its interval's upper end, or a
+// one-sided order statistic of independent requests) is within the SLA,
+// even when a two-sided interval cannot be had — and why: "its one-sided
+// upper bound (…), 2.39s at 95%, is within it too".
+func slaMetOneSided(base *Candidate, o Objective, level float64) (string, bool) {
+	ub, how, ok := base.upperBound(o.Percentile)
+	if !ok || ub > o.SLA.Seconds() {
+		return "", false
+	}
+	return fmt.Sprintf("%s, %s at %s%%, is within it too", how, fsec(ub), fnum(100*level)), true
+}
+
 // CIOK reports whether the interval of the p-percentile (0.95 or 0.99)
 // is a real order-statistic interval (see P95CIOK).
 func (c *Candidate) CIOK(p float64) bool {
@@ -1299,13 +1313,10 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	cs[cr.Pick].ObjectivePick = true
 	cr.Verdict = judgeFor(cr.Objective, base, &cs[cr.Pick], level, rule, cr.CostBasis)
 	if o := cr.Objective; o.Goal == LowestCost && cr.Pick == 0 && cr.Verdict.Undecided {
-		// "p95 ≤ SLA" is a one-sided question: no hedging, the cheapest
-		// candidate, meets the SLA when a one-sided upper bound on its
-		// percentile does, even when a two-sided interval cannot be had.
-		if ub, how, ok := base.upperBound(p); ok && ub <= o.SLA.Seconds() {
+		if why, ok := slaMetOneSided(base, o, level); ok {
 			u := base.unansweredShare()
 			cr.Verdict = Verdict{Alternative: -1, UnansweredBefore: u, UnansweredAfter: u,
-				Reason: fmt.Sprintf("%s: %s, %s at %s%%, is within it too", cr.PickNote, how, fsec(ub), fnum(100*level))}
+				Reason: cr.PickNote + ": " + why}
 		}
 	}
 	tooFew := !base.CIOK(p) || !cs[cr.Pick].CIOK(p)
@@ -1333,6 +1344,21 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 				cs[a].Label, goalWord(cr.Objective), obj.Label, fnum(100*level), pname(p), obj.Requests, need, rerunAdvice(base, obj, need), cs[a].Label, v.Reason)
 			cr.PickNote = fmt.Sprintf("recommended instead of the objective's pick (%s: %s), which has too few requests for an interval on %s", obj.Label, cr.PickNote, pname(p))
 			cr.Pick, cr.Verdict = a, v
+		} else if v := cr.Verdict; v.Hedge && v.DecidedBy == DecidedByUnanswered {
+			if _, paired := pairedAnswered(base, obj, level); !paired {
+				// No candidate with an interval passes, and the "hedge"
+				// rests on Wilson's intervals of the unanswered share
+				// alone, which assume independent requests, while the
+				// pick's interact and its batches cannot be paired with
+				// no hedging's: as above, it cannot be judged. Undecided,
+				// with the requests its interval needs.
+				need := minRequestsFor(obj, p, level)
+				sb, sp := fshares(v.UnansweredBefore, v.UnansweredAfter)
+				v.Hedge, v.Undecided, v.DecidedBy, v.UnansweredSignificant, v.detail = false, true, "", false, DetailTooFew
+				v.Reason = fmt.Sprintf("cannot tell at %s: the %s pick (%s) has too few for a %s%% interval on %s (%d simulated, at least %d needed: %s); its unanswered share falls (%s → %s), but its requests interact and cannot be paired with no hedging's, and Wilson's intervals assume independent requests, so the fall is not judged significant; no candidate with an interval passes the rule",
+					fcount(obj.Requests), goalWord(cr.Objective), obj.Label, fnum(100*level), pname(p), obj.Requests, need, rerunAdvice(base, obj, need), sb, sp)
+				cr.Verdict = v
+			}
 		}
 	}
 	if !cr.Verdict.Hedge && !tooFew {
@@ -1924,7 +1950,7 @@ func unmeasured(cfg *sim.Config, s Settings, i int, r *tooRare) *ClassReport {
 		// hedge"; with nothing simulated, nothing is known.
 		p := cr.Objective.Percentile
 		need := minRequestsFor(&cr.Candidates[0], p, s.Level)
-		cr.Verdict = Verdict{Undecided: true, Alternative: -1, detail: DetailTooFew,
+		cr.Verdict = Verdict{Undecided: true, Alternative: -1, detail: DetailTooFew, GainPct: math.NaN(),
 			Reason: fmt.Sprintf("cannot tell: %s, and a %s%% interval on %s needs at least %d: %s", r.why(), fnum(100*s.Level), pname(p), need, r.advice(need))}
 		label(cr)
 	}

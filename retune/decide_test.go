@@ -331,3 +331,42 @@ func TestDecideAnswersFewerNotKept(t *testing.T) {
 		t.Errorf("decided, a new pick the rules would keep the current policy against: %s to %s, rolls out %v (%s); want change to no hedging", b.Decision, b.New, p, b.Why)
 	}
 }
+
+// TestDecideSamePolicyAnswersFewerChanges: a decided optimisation whose
+// new pick is the current policy, which the check on the live models
+// finds answering significantly fewer requests than no hedging, changes
+// to no hedging — as optimize's rollout check rolls out no hedging for a
+// pick it finds answering fewer (fewer_answers_in_check), and as retune
+// does when the new pick differs (TestDecideAnswersFewerNotKept) — with
+// the same reason. Before, it was kept.
+func TestDecideSamePolicyAnswersFewerChanges(t *testing.T) {
+	sc, err := scenario.Parse("emb.toml", []byte(rateLimitedEmb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &sc.Config
+	s := sc.Optimize
+	s.Requests, s.CheckRequests = 3000, 3000
+	rc, err := RecheckPolicy(context.Background(), cfg, cfg, RecheckOptions{Settings: s, NoAdaptive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a := rc.Classes[0]
+	now := a.Now
+	if !now.AnswersFell() {
+		t.Fatalf("premise: the check does not find the current policy answering fewer (%.4f, no hedging %.4f)", now.AnsweredShare, now.NoHedgingAnswered)
+	}
+	decided := rc.New.Classes[0]
+	decided.Verdict = optimize.Verdict{Hedge: true}
+	decided.RollsOut = ""
+	// The optimisation picks the current policy: a hedged candidate
+	// marked as the configured one (its figures do not matter here).
+	decided.Candidates = slices.Clone(decided.Candidates)
+	decided.Pick = slices.IndexFunc(decided.Candidates, func(c optimize.Candidate) bool { return c.Hedging })
+	decided.Candidates[decided.Pick].Configured = true
+	b := Decide(cfg, &cfg.Classes[0], now, a.NowRequests, nil, &decided, 1.96)
+	const why = "the new best on the live models is the current policy, but the current policy answers significantly fewer requests than no hedging on the live models"
+	if p := b.Rolled(&decided); b.Decision != Change || b.New != "none" || p == nil || p.Hedging || !strings.Contains(b.Why, why) {
+		t.Errorf("new pick the current policy: %s to %s, rolls out a hedge %v (%s); want change to no hedging: %q", b.Decision, b.New, p == nil || p.Hedging, b.Why, why)
+	}
+}

@@ -430,9 +430,10 @@ func samePolicy(cl *sim.Class, p *optimize.Candidate) bool {
 //     significantly fewer requests than no hedging
 //     (now.AnswersFell): it is not kept, undecided or not, as optimize
 //     does not roll out such a configured policy; the decision is change,
-//     to no hedging, unless a rule below changes it to the new pick (a
-//     new pick that is the current policy, which optimize decided on, is
-//     kept);
+//     to no hedging, unless a rule below changes it to the new pick
+//     (a new pick that is the current policy changes to no hedging too,
+//     as optimize's rollout check rolls out no hedging for a pick it
+//     finds answering fewer: fewer_answers_in_check);
 //   - the new pick is the current policy: keep;
 //   - the current policy's added cost on the live models is over the
 //     objective's cap (OverCostCap): keep is not allowed; change to the
@@ -509,6 +510,13 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 			a.Why += "; it stays though it is over the cost cap (below) until a rerun with more --requests can pick within it"
 		}
 		return a
+	}
+	if a.SamePolicy && now.AnswersFell() {
+		// As optimize, whose rollout check rolls out no hedging when it
+		// finds the pick answering significantly fewer requests than no
+		// hedging (fewer_answers_in_check): the optimisation chose the
+		// current policy, but the check refutes it.
+		return a.noHedging(cl, now, cr, "the new best on the live models is the current policy, but")
 	}
 	if a.SamePolicy {
 		a.Decision, a.Why = Keep, "the new best on the live models is the current policy"

@@ -203,3 +203,64 @@ func TestAdaptiveTooFewNotHedgedOnUnansweredAlone(t *testing.T) {
 		t.Errorf("pick %s (p95 interval %v), verdict %+v; want 292ms, with its interval, recommended instead of adaptive p50", pick.Label, pick.P95CIOK, cr.Verdict)
 	}
 }
+
+// TestAdaptiveTooFewNoFallbackUndecided: as in
+// TestAdaptiveTooFewNotHedgedOnUnansweredAlone, the objective's choice,
+// adaptive p50, has no p95 interval at 1500 requests (6000 needed), and
+// its unanswered share's Wilson intervals part from no hedging's; but
+// here no fixed delay with an interval passes the rule (--delays 9s), so
+// none can be recommended instead. Its requests interact and cannot be
+// paired with no hedging's independent ones, so nothing about it counts
+// as significant: the verdict is undecided (the configured policy rolls
+// out), asking for the requests its interval needs; rerun with them, the
+// adaptive delay has its interval and the verdict is decided. Before,
+// adaptive p50 was the pick, "hedge" decided by the unanswered share.
+func TestAdaptiveTooFewNoFallbackUndecided(t *testing.T) {
+	sc := filepath.Join(t.TempDir(), "b3.toml")
+	if err := os.WriteFile(sc, []byte(degradedRank), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	type report struct {
+		Classes []struct {
+			Pick          int    `json:"pick"`
+			ObjectivePick int    `json:"objective_pick"`
+			RollsOut      string `json:"rolls_out"`
+			Candidates    []struct {
+				Label   string `json:"label"`
+				P95CIOK bool   `json:"p95_ci95_ok"`
+			} `json:"candidates"`
+			Verdict struct {
+				Hedge     bool   `json:"hedge"`
+				Undecided bool   `json:"undecided"`
+				DecidedBy string `json:"decided_by"`
+				Reason    string `json:"reason"`
+			} `json:"verdict"`
+		} `json:"classes"`
+	}
+	run := func(requests string) report {
+		t.Helper()
+		code, stdout, stderr := hedgesim(t, "optimize", "--quiet", "--json", "--requests", requests, "--check-requests", "0", "--adaptive", "50", "--delays", "9s", sc)
+		if code != 0 {
+			t.Fatalf("exit %d: %s", code, stderr)
+		}
+		var rep report
+		if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+			t.Fatal(err)
+		}
+		return rep
+	}
+	cr := run("1500").Classes[0]
+	if obj := cr.Candidates[cr.ObjectivePick]; obj.Label != "adaptive p50" || obj.P95CIOK {
+		t.Fatalf("objective's choice %s (p95 interval %v); the test wants adaptive p50 without one", obj.Label, obj.P95CIOK)
+	}
+	const why = "cannot tell at 1500 requests: the trade-off pick (adaptive p50) has too few for a 95% interval on p95 (1500 simulated, at least 6000 needed: rerun with --requests ≥ 6000); its unanswered share falls (0.7% → 0.1%), but its requests interact and cannot be paired with no hedging's"
+	if cr.Verdict.Hedge || !cr.Verdict.Undecided || cr.Pick != 0 || cr.RollsOut != "configured" || !strings.HasPrefix(cr.Verdict.Reason, why) {
+		t.Errorf("pick %s, rolls out %q, verdict %+v; want undecided, the configured policy rolling out: %q", cr.Candidates[cr.Pick].Label, cr.RollsOut, cr.Verdict, why)
+	}
+	// The advice suffices: at 6000 requests adaptive p50 has its
+	// interval, and the verdict is decided.
+	cr = run("6000").Classes[0]
+	if obj := cr.Candidates[cr.ObjectivePick]; obj.Label != "adaptive p50" || !obj.P95CIOK || cr.Verdict.Undecided {
+		t.Errorf("at 6000 requests: objective's choice %s (p95 interval %v), verdict %+v; want adaptive p50 with its interval, decided", obj.Label, obj.P95CIOK, cr.Verdict)
+	}
+}

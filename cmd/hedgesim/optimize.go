@@ -76,25 +76,61 @@ func (f *durationFlag) Set(s string) error {
 // listFlag is a comma-separated list flag.
 type listFlag struct {
 	v   []string
+	raw string
 	set bool
+	// same, when set, makes the flag a list of distinct values: it
+	// returns the value x stands for (a delay's duration, a copy count),
+	// and ok false for an x that is not one (left for the caller's own
+	// error). Such a flag may be given once, and no value listed twice.
+	same func(x string) (key string, ok bool)
 }
 
 func (f *listFlag) String() string { return strings.Join(f.v, ",") }
 
 // Set takes a comma-separated list; an empty list or an empty element
-// ("1s,,2s", a trailing comma) is an error naming the element.
+// ("1s,,2s", a trailing comma) is an error naming the element. For a list
+// of distinct values (same set), a second Set, or a value listed twice
+// ("1s,1000ms"), is an error naming both: a repeat would only repeat
+// candidates, or the second list would silently replace the first.
 func (f *listFlag) Set(s string) error {
-	f.v, f.set = nil, true
+	if f.set && f.same != nil {
+		return fmt.Errorf("given twice (%q, then %q); give every value in one comma-separated list", f.raw, s)
+	}
+	f.v, f.raw, f.set = nil, s, true
 	if strings.TrimSpace(s) == "" {
 		return errors.New("empty list")
 	}
+	seen := map[string]string{}
 	for i, x := range strings.Split(s, ",") {
 		if x = strings.TrimSpace(x); x == "" {
 			return fmt.Errorf("element %d is empty; want a comma-separated list with no empty elements", i+1)
 		}
+		if f.same != nil {
+			if k, ok := f.same(x); ok {
+				if prev, dup := seen[k]; dup {
+					if prev == x {
+						return fmt.Errorf("%s is listed twice; list each value once", x)
+					}
+					return fmt.Errorf("%s is listed twice (as %s and %s); list each value once", prev, prev, x)
+				}
+				seen[k] = x
+			}
+		}
 		f.v = append(f.v, x)
 	}
 	return nil
+}
+
+// sameDelay is a --delays list's value: the duration x stands for.
+func sameDelay(x string) (string, bool) {
+	d, err := time.ParseDuration(x)
+	return strconv.FormatInt(int64(d), 10), err == nil
+}
+
+// sameCount is a --copies list's value: the integer x stands for.
+func sameCount(x string) (string, bool) {
+	k, err := strconv.Atoi(x)
+	return strconv.Itoa(k), err == nil
 }
 
 func parseDuration(s string) (time.Duration, error) {
@@ -230,7 +266,8 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	var seed, requests, workers intFlag
 	var maxCost, maxHedged, minGain, minGainPerCost, minCut, confidence floatFlag
 	var from, to, step, sla, target durationFlag
-	var delays, copies, targets, classes, balancers, minReplicas listFlag
+	var targets, classes, balancers, minReplicas listFlag
+	delays, copies := listFlag{same: sameDelay}, listFlag{same: sameCount}
 	var significant, allowFewer, excludeOverload, alone boolFlag
 	var checkRequests intFlag
 	fs.Var(&seed, "seed", "random seed, overrides the scenario's `seed` (integer ≥ 0)")

@@ -91,7 +91,7 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var maxCost, minCut floatFlag
 	fs.Var(&maxCost, "max-cost", "the most added cost allowed, in `percent` of no hedging (inf for no cap)")
 	fs.Var(&minCut, "min-unanswered-cut-per-cost", "verdict: the `percent` of the unanswered share each percent of added cost must cut (default 0.5)")
-	var copies listFlag
+	copies := listFlag{same: sameCount}
 	fs.Var(&copies, "copies", "max copies beyond the primary to try, comma-separated `list` (default: the class's max_copies)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	wide := wideFlag(fs)
