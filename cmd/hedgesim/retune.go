@@ -290,7 +290,7 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	rep := &retune.Report{Scenario: sc.Config.Name, Source: sourceName, At: time.Now().UTC().Format(time.RFC3339), Alpha: *alpha, Models: assessed}
-	if slices.ContainsFunc(assessed, func(m retune.Model) bool { return m.Drift.Verdict == retune.Shifted }) {
+	if slices.ContainsFunc(assessed, func(m retune.Model) bool { return m.Refit() }) {
 		ropt := retune.RecheckOptions{Settings: s, NoAdaptive: *noAdaptive, Models: assessed}
 		bar := newProgress(stderr, "retune", *quiet)
 		if bar != nil {
