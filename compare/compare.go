@@ -24,7 +24,9 @@
 // differences include sampling noise, and a class whose two sides ran the
 // same policy under the same conditions (Row.SamePolicy) gets no advice to
 // rerun. Reports of different scenarios are compared with a warning, since
-// only their class names match.
+// only their class names match; with the same seed they still pair their
+// batches (sim keys every draw by seed, request and attempt alone, so the
+// runs share the draws as far as the files agree), and the warning says so.
 //
 // When both are run reports of a class whose requests interact (a queue, a
 // limit, a pool: the reports' per_batch), p50, p95, p99, the answered

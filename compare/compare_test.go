@@ -407,3 +407,35 @@ func TestBought(t *testing.T) {
 		t.Errorf("text:\n%s", text.String())
 	}
 }
+
+// TestDifferentScenariosSameSeedPaired: two run reports of different
+// scenario files with one seed (the field report's pool2 at hedge delays
+// 5 s and 1.18 s) pair their batches, since sim keys every draw by seed,
+// request and attempt; the warning then must not say the runs share no
+// random numbers. With other seeds they share none and are not paired.
+func TestDifferentScenariosSameSeedPaired(t *testing.T) {
+	m := queueReportData(t)
+	side := func(sha string, seed float64) *Report {
+		m["scenario_sha256"], m["seed"] = sha, seed
+		return mustParse(t, marshal(t, m))
+	}
+	for _, tt := range []struct {
+		name       string
+		seedB      float64
+		paired     bool
+		want, lack string
+	}{
+		{"same seed", 3, true, "request i draws the same random numbers in both only as far as the two files agree", "share no random numbers"},
+		{"other seed", 4, false, "the runs share no random numbers", "paired B − A"},
+	} {
+		c := Compare(side("aa11", 3), side("bb22", tt.seedB))
+		var text bytes.Buffer
+		if err := c.WriteText(&text, "A.json", "B.json"); err != nil {
+			t.Fatal(err)
+		}
+		s := text.String()
+		if !strings.Contains(s, tt.want) || strings.Contains(s, tt.lack) || strings.Contains(s, "paired B − A") != tt.paired {
+			t.Errorf("%s: want %q, not %q, paired %v:\n%s", tt.name, tt.want, tt.lack, tt.paired, s)
+		}
+	}
+}

@@ -31,7 +31,14 @@ func (c *Comparison) WriteText(w io.Writer, nameA, nameB string) error {
 	}
 	writePrecisions(ew, c)
 	if !c.SameScenario() {
-		fmt.Fprintf(ew, "warning: A and B are different scenarios (%s); classes are matched by name only, the runs share no random numbers, and a difference may come from anything the scenarios do not share.\n", scenarioIDs(c))
+		draws := "the runs share no random numbers"
+		if c.A.Seed == c.B.Seed {
+			// sim keys every draw by (seed, request, attempt) alone: the
+			// same seed gives request i the same numbers in both files as
+			// far as they agree, which is what the batches pair.
+			draws = "with the same seed, request i draws the same random numbers in both only as far as the two files agree (a class, model or traffic the other lacks changes the draws), so paired differences, where given, are valid but may be wider than for one file"
+		}
+		fmt.Fprintf(ew, "warning: A and B are different scenarios (%s); classes are matched by name only, %s, and a difference may come from anything the scenarios do not share.\n", scenarioIDs(c), draws)
 	}
 	fmt.Fprintln(ew)
 	var table bytes.Buffer

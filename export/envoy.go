@@ -2,6 +2,7 @@ package export
 
 import (
 	"fmt"
+	"net/url"
 	"slices"
 	"strings"
 	"time"
@@ -56,7 +57,9 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 		case opt.Service != "":
 			fmt.Fprintf(&routes, "    prefix: %s  # every method of the service\n", yamlQuote("/"+opt.Service+"/"))
 		default:
-			fmt.Fprintf(&routes, "    prefix: %s  # placeholder: match the requests of class %s\n", yamlQuote("/"+c.Class), commentText(c.Class))
+			// Envoy matches the path as it is sent, percent-encoded: a
+			// name's spaces, slashes and non-ASCII letters are escaped.
+			fmt.Fprintf(&routes, "    prefix: %s  # placeholder: match the requests of class %s\n", yamlQuote("/"+url.PathEscape(c.Class)), commentText(c.Class))
 		}
 		// The route's cluster: the primary's, or, for copies to other
 		// models, a composite cluster that sends attempt n to the n-th

@@ -5,6 +5,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 )
 
 // Options set what a format leaves to the user.
@@ -221,26 +222,27 @@ func protoDuration(d time.Duration) string {
 	return s + "s"
 }
 
-// ident turns a class name into a Go identifier part: "strict-sla" →
-// "StrictSla".
+// ident turns a class name into an exported Go identifier part: "strict-sla"
+// → "StrictSla", "búsqueda" → "Búsqueda". Letters and digits are kept (Go
+// identifiers take any Unicode letter and decimal digit), every other
+// character dropped and the letter after it upper-cased; a name that would
+// start with a digit or a letter without an upper case ("中") starts "C".
 func ident(name string) string {
 	var b strings.Builder
 	up := true
 	for _, r := range name {
-		switch {
-		case r >= 'a' && r <= 'z' || r >= 'A' && r <= 'Z' || r >= '0' && r <= '9' && b.Len() > 0:
-			if up && r >= 'a' && r <= 'z' {
-				r -= 'a' - 'A'
-			}
-			b.WriteRune(r)
-			up = false
-		case r >= '0' && r <= '9':
-			b.WriteString("C")
-			b.WriteRune(r)
-			up = false
-		default:
+		if !unicode.IsLetter(r) && !unicode.IsDigit(r) {
 			up = true
+			continue
 		}
+		if up {
+			r = unicode.ToUpper(r)
+		}
+		if b.Len() == 0 && !unicode.IsUpper(r) {
+			b.WriteString("C")
+		}
+		b.WriteRune(r)
+		up = false
 	}
 	if b.Len() == 0 {
 		return "Class"

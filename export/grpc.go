@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"slices"
 	"time"
 )
 
@@ -112,7 +113,18 @@ func writeGRPC(d *Document, opt Options) ([]byte, []Note, error) {
 			n.add("method %q is the class's name standing in for the method, a placeholder like SERVICE: a gRPC method name is a proto identifier (a letter, then letters, digits and _), so replace it with the method the class calls", c.Class)
 		}
 		breakerNotes(n, c, "a gRPC service config has no circuit breaker; put one in the client's interceptor or the gateway")
-		poolNotes(n, c, "a gRPC service config", "the channel's load-balancing policy, not the service config, picks each attempt's backend")
+		pc := c
+		if opt.Approximate && c.Hedge && len(c.otherTargets()) > 0 {
+			// The copies are written to where the primary goes (faithful's
+			// approximation): its pool's copies_to is then theirs.
+			cc := *c
+			cc.Copies = slices.Clone(c.Copies)
+			for k := range cc.Copies {
+				cc.Copies[k].Target = c.Primary
+			}
+			pc = &cc
+		}
+		poolNotes(n, pc, "a gRPC service config", "the channel's load-balancing policy, not the service config, picks each attempt's backend")
 		statusRuleNotes(n, c, "gRPC", "an upstream 504 reaches the client as UNAVAILABLE, handled as on_error", "a 4xx reaches the client as a status (INTERNAL, INVALID_ARGUMENT, …) that is not retried: fatal")
 		if c.Deadline > 0 {
 			mc.Timeout = grpcTimeout(c.Deadline.D())

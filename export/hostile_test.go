@@ -9,6 +9,7 @@ import (
 	"go/parser"
 	"go/token"
 	"maps"
+	"net/url"
 	"reflect"
 	"slices"
 	"strconv"
@@ -221,7 +222,7 @@ func checkHostileEnvoy(t *testing.T, label string, d *Document, opt Options, out
 	}
 	for i, r := range routes {
 		c := &d.Classes[i]
-		want := "/" + c.Class
+		want := "/" + url.PathEscape(c.Class) // the path as sent, percent-encoded
 		if opt.Service != "" {
 			want = "/" + opt.Service + "/"
 		}

@@ -79,8 +79,19 @@ type series struct {
 	line   int       // where the series starts, 0 if unknown
 	// warnings say what was assumed of it (see Histogram.Warnings).
 	warnings []string
-	sum      float64 // the observations' sum in the file's unit, when hasSum
-	hasSum   bool
+	// err is what is wrong with its counts (newSeries), reported only
+	// when it is the series chosen.
+	err    error
+	sum    float64 // the observations' sum in the file's unit, when hasSum
+	hasSum bool
+}
+
+// seriesName is metric{labels}, or metric alone when it has no labels.
+func seriesName(metric string, labels map[string]string) string {
+	if len(labels) == 0 {
+		return metric
+	}
+	return metric + labelString(labels)
 }
 
 // labelString writes labels as {a="x", b="y"} in key order.
@@ -149,6 +160,10 @@ func choose(file, format string, all []*series, q HistogramQuery) (*Histogram, e
 		return nil, inputErr(file, 0, q.Metric, "%d series match; choose one by its labels (hedgesim fit --metric NAME --label KEY=VALUE): %s", len(match), list(match))
 	}
 	s := match[0]
+	if s.err != nil {
+		return nil, s.err
+	}
+	name := seriesName(s.metric, s.labels)
 	unit := q.Unit
 	if unit == 0 {
 		unit = s.unit
@@ -157,7 +172,7 @@ func choose(file, format string, all []*series, q HistogramQuery) (*Histogram, e
 		unit = unitFromMetric(s.metric)
 	}
 	if unit == 0 {
-		return nil, inputErr(file, s.line, s.metric, "the bucket bounds have no unit: the name does not end in _seconds or _milliseconds and the file does not say; state it with --unit s, ms or us")
+		return nil, inputErr(file, s.line, name, "the bucket bounds have no unit: the name does not end in _seconds or _milliseconds and the file does not say; state it with --unit s, ms or us")
 	}
 	h := &Histogram{File: file, Format: format, Metric: s.metric, Labels: s.labels, Unit: unit, Whole: true, Warnings: s.warnings}
 	if s.hasSum && !math.IsNaN(s.sum) && !math.IsInf(s.sum, 0) {
@@ -167,7 +182,7 @@ func choose(file, format string, all []*series, q HistogramQuery) (*Histogram, e
 	for i, u := range s.upper {
 		c := s.counts[i]
 		if math.IsNaN(c) || c < 0 || math.IsInf(c, 0) {
-			return nil, inputErr(file, s.line, s.metric, "bucket le=%g has count %g; want a finite count ≥ 0 (cumulative counts must not decrease)", u, c)
+			return nil, inputErr(file, s.line, name, "bucket le=%g has count %g; want a finite count ≥ 0 (cumulative counts must not decrease)", u, c)
 		}
 		if c != math.Trunc(c) {
 			h.Whole = false
@@ -178,11 +193,11 @@ func choose(file, format string, all []*series, q HistogramQuery) (*Histogram, e
 				// A bucket at or below 0 s holds no latency; its count is
 				// carried into the first positive bucket.
 				if c > 0 {
-					return nil, inputErr(file, s.line, s.metric, "%g observations at or below %g; latencies must be > 0", c, u)
+					return nil, inputErr(file, s.line, name, "%g observations at or below %g; latencies must be > 0", c, u)
 				}
 				continue
 			}
-			return nil, inputErr(file, s.line, s.metric, "bucket bounds are not increasing at le=%g", u)
+			return nil, inputErr(file, s.line, name, "bucket bounds are not increasing at le=%g", u)
 		}
 		h.Lower = append(h.Lower, lower)
 		h.Upper = append(h.Upper, up)
@@ -190,10 +205,10 @@ func choose(file, format string, all []*series, q HistogramQuery) (*Histogram, e
 		lower = up
 	}
 	if len(h.Counts) < 2 {
-		return nil, inputErr(file, s.line, s.metric, "%d bucket(s); a fit needs at least 2", len(h.Counts))
+		return nil, inputErr(file, s.line, name, "%d bucket(s); a fit needs at least 2", len(h.Counts))
 	}
 	if !(h.Total() > 0) {
-		return nil, inputErr(file, s.line, s.metric, "every bucket is empty; nothing to fit")
+		return nil, inputErr(file, s.line, name, "every bucket is empty; nothing to fit")
 	}
 	return h, nil
 }

@@ -196,3 +196,30 @@ func TestReadOTLPExponentialBounds(t *testing.T) {
 		t.Errorf("a usual histogram: %v", err)
 	}
 }
+
+// TestReadLabelSkipsBrokenSeries: a series whose cumulative counts fall
+// beside the one --label selects does not stop the read (the field
+// report's fit --label model=a failed on model="b"), in the text format
+// with and without a TYPE line; asked for, the broken series is an error
+// naming its labels.
+func TestReadLabelSkipsBrokenSeries(t *testing.T) {
+	good := `llm_request_duration_seconds_bucket{model="a",le="0.1"} 10
+llm_request_duration_seconds_bucket{model="a",le="0.5"} 700
+llm_request_duration_seconds_bucket{model="a",le="+Inf"} 2000
+llm_request_duration_seconds_count{model="a"} 2000
+llm_request_duration_seconds_bucket{model="b",le="0.1"} 10
+llm_request_duration_seconds_bucket{model="b",le="0.25"} 5
+llm_request_duration_seconds_bucket{model="b",le="+Inf"} 20
+llm_request_duration_seconds_count{model="b"} 20
+`
+	for _, in := range []string{"# TYPE llm_request_duration_seconds histogram\n" + good, good} {
+		h, err := ReadPrometheusText(strings.NewReader(in), "m.prom", HistogramQuery{Metric: "llm_request_duration_seconds", Labels: map[string]string{"model": "a"}})
+		if err != nil || h.Total() != 2000 {
+			t.Errorf("model a: %v, %v; want its 2000 observations", h, err)
+		}
+		_, err = ReadPrometheusText(strings.NewReader(in), "m.prom", HistogramQuery{Metric: "llm_request_duration_seconds", Labels: map[string]string{"model": "b"}})
+		if err == nil || !strings.Contains(err.Error(), `llm_request_duration_seconds{model="b"}: cumulative count falls from 10 to 5 at le=0.25`) {
+			t.Errorf("model b: %v; want the fall named with the series' labels", err)
+		}
+	}
+}

@@ -72,10 +72,7 @@ func ReadPrometheusText(r io.Reader, file string, q HistogramQuery) (*Histogram,
 				// no _count line or with one: only the text tells.
 				hasCount := (h.SampleCount != nil || h.SampleCountFloat != nil) && hasCountLine(data, name)
 				upper, cum, warn := checkInf(name, upper, cum, total, hasCount)
-				s, err := newSeries(file, name, labelsOf(m.GetLabel(), false), upper, cum)
-				if err != nil {
-					return nil, err
-				}
+				s := newSeries(file, name, labelsOf(m.GetLabel(), false), upper, cum)
 				s.warnings = warn
 				if h.SampleSum != nil {
 					s.sum, s.hasSum = h.GetSampleSum(), true
@@ -116,10 +113,7 @@ func ReadPrometheusText(r io.Reader, file string, q HistogramQuery) (*Histogram,
 				upper, cum := groups[k].sorted()
 				total, hasCount := counts[k]
 				upper, cum, warn := checkInf(base, upper, cum, total, hasCount)
-				s, err := newSeries(file, base, groups[k].labels, upper, cum)
-				if err != nil {
-					return nil, err
-				}
+				s := newSeries(file, base, groups[k].labels, upper, cum)
 				s.warnings = warn
 				s.sum, s.hasSum = sums[k]
 				all = append(all, s)
@@ -210,12 +204,14 @@ func (g *leGroup) sorted() ([]float64, []float64) {
 	return up, cum
 }
 
-func newSeries(file, metric string, labels map[string]string, upper, cum []float64) (*series, error) {
-	counts, err := fromCumulative(file, 0, metric, upper, cum)
-	if err != nil {
-		return nil, err
-	}
-	return &series{metric: metric, labels: labels, upper: upper, counts: counts}, nil
+// newSeries returns the series of the cumulative counts cum at the upper
+// bounds upper. Counts that fall are the series' err, named by its metric
+// and labels, which choose returns only when the series is the one asked
+// for: a broken series beside it does not stop a read.
+func newSeries(file, metric string, labels map[string]string, upper, cum []float64) *series {
+	s := &series{metric: metric, labels: labels, upper: upper}
+	s.counts, s.err = fromCumulative(file, 0, seriesName(metric, labels), upper, cum)
+	return s
 }
 
 // labelsOf returns the labels as a map, without "le" (and "__name__").
@@ -373,10 +369,7 @@ func ReadPrometheusAPI(r io.Reader, file string, q HistogramQuery) (*Histogram, 
 			return nil, inputErr(file, 0, "le", "series %s has no le=\"+Inf\" bucket (nor a %s_count sample to stand for it); query every bucket of the histogram", metricOf[k]+labelString(groups[k].labels), name)
 		}
 		upper, cum, warn := checkInf(metricOf[k], upper, cum, total, hasCount)
-		s, err := newSeries(file, metricOf[k], groups[k].labels, upper, cum)
-		if err != nil {
-			return nil, err
-		}
+		s := newSeries(file, metricOf[k], groups[k].labels, upper, cum)
 		s.warnings = warn
 		all = append(all, s)
 	}

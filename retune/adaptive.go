@@ -259,7 +259,7 @@ func ShiftConfig(cfg *sim.Config, models []Model, n int) (*sim.Config, string, s
 	var parts []string
 	slow := map[string]float64{}
 	for _, m := range models {
-		if m.Drift.Verdict != Shifted {
+		if !m.Refit() {
 			continue
 		}
 		i := slices.IndexFunc(c.Models, func(x sim.Model) bool { return x.Name == m.Model })

@@ -108,6 +108,15 @@ type ShareShift struct {
 // Counts that are not whole numbers (h.Whole false) are taken as counts
 // of observations, with a warning; h.Warnings are passed on.
 func Judge(h *readers.Histogram, scen, live dist.Continuous, alpha float64) Drift {
+	return judge(h, scen, live, alpha, 0, "the scenario's model")
+}
+
+// judge is Judge against scen, called what in the verdict's words. sample
+// > 0 is the number of draws scen is the empirical distribution of (a
+// simulation's): its expected counts then carry that sample's noise too,
+// and X² is divided by 1 + N/sample, the variance of each cell's O − E
+// being N·p·(1 − p)·(1 + N/sample) for independent draws of both.
+func judge(h *readers.Histogram, scen, live dist.Continuous, alpha float64, sample float64, what string) Drift {
 	d := Drift{N: h.Total(), Alpha: alpha, PValue: math.NaN()}
 	z := distuv.UnitNormal.Quantile(1 - alpha/2)
 	expected := make([]float64, len(h.Counts))
@@ -115,6 +124,9 @@ func Judge(h *readers.Histogram, scen, live dist.Continuous, alpha float64) Drif
 		expected[i] = d.N * mass(scen, h.Lower[i], h.Upper[i])
 	}
 	d.ChiSquare, d.DF = fit.PooledChiSquare(h.Counts, expected, 0)
+	if sample > 0 {
+		d.ChiSquare /= 1 + d.N/sample
+	}
 	if d.DF >= 1 {
 		d.PValue = distuv.ChiSquared{K: float64(d.DF)}.Survival(d.ChiSquare)
 	}
@@ -168,10 +180,10 @@ func Judge(h *readers.Histogram, scen, live dist.Continuous, alpha float64) Drif
 		if len(d.Where) == 0 {
 			d.Where = []string{"shape"}
 		}
-		d.Why = fmt.Sprintf("the counts reject the scenario's model: X² = %.1f on %d df, p = %s < %g", d.ChiSquare, d.DF, pText(d.PValue), alpha)
+		d.Why = fmt.Sprintf("the counts reject %s: X² = %.1f on %d df, p = %s < %g", what, d.ChiSquare, d.DF, pText(d.PValue), alpha)
 	default:
 		d.Verdict = Unchanged
-		d.Why = fmt.Sprintf("the counts agree with the scenario's model: X² = %.1f on %d df, p = %.3g ≥ %g", d.ChiSquare, d.DF, d.PValue, alpha)
+		d.Why = fmt.Sprintf("the counts agree with %s: X² = %.1f on %d df, p = %.3g ≥ %g", what, d.ChiSquare, d.DF, d.PValue, alpha)
 	}
 	return d
 }

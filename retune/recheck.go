@@ -32,12 +32,33 @@ type Model struct {
 	Fit     *fit.HistogramFit `json:"-"`
 	FitName string            `json:"fit"`
 	FitSpec string            `json:"fit_toml"`
-	// Drift is the live histogram against the scenario's model.
+	// Drift is the live histogram against the scenario's model, or, for a
+	// queued model, against the client-side latency simulated.
 	Drift Drift `json:"drift"`
+	// QueuedAt, when not empty, names the provider at which the model's
+	// attempts can wait or be slowed (a pool, or a concurrency limit); its
+	// histogram is then taken as the client's: each completed attempt's
+	// latency from sending to answer, the wait and a replica's slowdown
+	// included. Against says what Drift judged the histogram against.
+	QueuedAt string `json:"queued_at,omitempty"`
+	Against  string `json:"judged_against"`
+}
+
+// Refit reports whether m's live fit replaces the scenario's model in the
+// re-check and in a written scenario: when it shifted and is not queued
+// (QueuedAt), the fit of a client-side histogram of a queued model being
+// the model's latency with the wait and slowdown already in it.
+func (m *Model) Refit() bool {
+	return m.Drift.Verdict == Shifted && m.QueuedAt == ""
 }
 
 // Assess fits each live histogram with package fit (fopt) and judges its
-// drift from the scenario's model at level alpha; the drift's warnings
+// drift from the scenario's model at level alpha — for a queued model's
+// latency (Model.QueuedAt; observed.go), from the client-side latency of
+// the scenario simulated once for all of them, max(ObservedRequests,
+// ObservedPerObservation × observations) requests (at most
+// MaxObservedRequests; a replayed trace's own number), the scenario's seed;
+// the drift's warnings
 // (Drift.Warnings) are then followed by the fit's own (fit.HistogramFit's
 // Warnings: buckets too coarse for a percentile, an unsound or untested
 // pick, a _sum the buckets disagree with, few observations), each once. It stops with ctx's
@@ -57,18 +78,53 @@ func Assess(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Options,
 	if ctx.Err() != nil {
 		return nil, ctx.Err()
 	}
+	for i, l := range live {
+		if errs[i] != nil {
+			return nil, &InputError{Model: l.Model, Query: l.Query, Source: l.Hist.File, Err: errs[i]}
+		}
+	}
+	// The queued models' client-side latency, from one simulation of the
+	// scenario's traffic.
+	var queued []string
+	most := ObservedRequests
+	for _, l := range live {
+		if l.Key == "latency" && queuedAt(cfg, &cfg.Models[l.Index]) != "" {
+			queued = append(queued, l.Model)
+			most = max(most, int(ObservedPerObservation*l.Hist.Total()))
+		}
+	}
+	var observed map[string][]float64
+	var simulated int
+	if len(queued) > 0 {
+		var err error
+		if observed, simulated, err = observedLatencies(ctx, cfg, queued, most); err != nil {
+			return nil, err
+		}
+	}
 	var out []Model
 	for i, l := range live {
-		hf, err := fits[i], errs[i]
-		if err != nil {
-			return nil, &InputError{Model: l.Model, Query: l.Query, Source: l.Hist.File, Err: err}
-		}
+		hf := fits[i]
 		m := &cfg.Models[l.Index]
 		scen := m.Latency
 		if l.Key == "ttft" {
 			scen = m.TTFT
 		}
-		d := Judge(l.Hist, scen, hf.Best().Dist, alpha)
+		at := queuedAt(cfg, m)
+		var d Drift
+		against := "the scenario's model"
+		if xs, ok := observed[l.Model]; ok {
+			emp, err := observedDist(l.Model, xs)
+			if err != nil {
+				return nil, &InputError{Model: l.Model, Query: l.Query, Source: l.Hist.File, Err: err}
+			}
+			against = fmt.Sprintf("the client-side latency simulated (%d completed attempts of %d requests at provider %s, the wait and any replica's slowdown included)", len(xs), simulated, at)
+			d = judge(l.Hist, emp, hf.Best().Dist, alpha, float64(len(xs)), "the client-side latency simulated")
+		} else {
+			d = Judge(l.Hist, scen, hf.Best().Dist, alpha)
+			if at != "" {
+				d.Warnings = append(d.Warnings, fmt.Sprintf("provider %s queues the model's attempts: a client-side histogram of its time to first token includes the wait, which the scenario's ttft excludes; judged against the ttft as it is, and not refitted", at))
+			}
+		}
 		for _, w := range hf.Warnings {
 			// The fit's own, after the reader's and the counts' it
 			// shares with Judge.
@@ -79,21 +135,22 @@ func Assess(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Options,
 		out = append(out, Model{
 			Model: l.Model, Key: l.Key, Query: l.Query, Source: l.Hist.File,
 			Fit: hf, FitName: hf.Best().Name, FitSpec: hf.SpecTOML(),
-			Drift: d,
+			Drift: d, QueuedAt: at, Against: against,
 		})
 	}
 	return out, nil
 }
 
-// LiveConfig returns a copy of cfg in which every model whose drift is
-// Shifted has its fitted live latency (or TTFT); models judged unchanged,
-// or that cannot be told, keep the scenario's, so that fitting noise does
-// not move a pick.
+// LiveConfig returns a copy of cfg in which every model to refit
+// (Model.Refit: shifted, not queued) has its fitted live latency (or
+// TTFT); models judged unchanged, or that cannot be told, keep the
+// scenario's, so that fitting noise does not move a pick, and so do queued
+// models, whose live fit holds the wait the simulation adds.
 func LiveConfig(cfg *sim.Config, models []Model) *sim.Config {
 	c := *cfg
 	c.Models = slices.Clone(cfg.Models)
 	for _, m := range models {
-		if m.Drift.Verdict != Shifted {
+		if !m.Refit() {
 			continue
 		}
 		i := slices.IndexFunc(c.Models, func(x sim.Model) bool { return x.Name == m.Model })

@@ -107,6 +107,9 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, m := range r.Models {
 		fmt.Fprintf(b, "\n%s: %s\n", m.Model, m.Drift.Describe())
 		fmt.Fprintf(b, "  %s\n", m.Drift.Why)
+		if m.QueuedAt != "" && m.Key == "latency" {
+			fmt.Fprintf(b, "  judged against %s\n", m.Against)
+		}
 		for _, w := range m.Drift.Warnings {
 			fmt.Fprintf(b, "  warning: %s\n", w)
 		}
@@ -117,6 +120,17 @@ func (r *Report) WriteText(w io.Writer) error {
 	}
 	if r.Recheck == nil && !r.Judged() {
 		io.WriteString(b, "\nno model could be judged (every verdict is \"cannot tell\", for the reasons above): the source cannot say whether the scenario's models still hold; check the histograms' buckets and counts, and the query; nothing simulated\n")
+		_, err := w.Write(buf.Bytes())
+		return err
+	}
+	if r.Recheck == nil && r.Action {
+		var names []string
+		for _, m := range r.Models {
+			if m.Drift.Verdict == Shifted {
+				names = append(names, m.Model)
+			}
+		}
+		fmt.Fprintf(b, "\nshifted at a queue or pool: %s; the client-side latency moved, but the scenario's model is the service time the simulation adds the wait and any replica's slowdown to, so the live fit is not written in its place and no policy is re-picked on it; check the provider's capacity and replicas, then the model\n", strings.Join(names, ", "))
 		_, err := w.Write(buf.Bytes())
 		return err
 	}

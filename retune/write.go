@@ -10,7 +10,7 @@ import (
 )
 
 // Scenario returns the scenario src (the text of the file name, whose
-// policies cfg holds) with every shifted model's live fit in place of its
+// policies cfg holds) with every model to refit's (Model.Refit) live fit in place of its
 // latency or ttft (scenario.WithLatencies) and every class rep says to
 // change set to its new pick (scenario.WithPolicies; a relative trace path
 // rewritten against traceDir when not empty), each under a comment saying
@@ -18,7 +18,7 @@ import (
 func Scenario(name string, src []byte, traceDir string, cfg *sim.Config, rep *Report) ([]byte, error) {
 	var lat []scenario.LatencyEdit
 	for _, m := range rep.Models {
-		if m.Drift.Verdict != Shifted {
+		if !m.Refit() {
 			continue
 		}
 		lat = append(lat, scenario.LatencyEdit{

@@ -68,7 +68,13 @@ func (c *checker) fleet(key string, t *poolTable, pl *sim.Pool) {
 	pl.Unmeasured, err = enum(c, key+".unmeasured", t.Unmeasured, sim.AssumeFastest, sim.Unmeasureds...)
 	c.keep(err)
 	if t.Unmeasured != nil && err == nil && pl.Balancer != sim.LatencyEWMA && !c.hasErrorsWithin(key+".balancer") {
-		c.keep(c.errorf(key+".unmeasured", "only the latency_ewma balancer ranks replicas by measured latency, and this pool's balancer is %s; set balancer = \"latency_ewma\" or remove unmeasured", pl.Balancer))
+		if c.overrideOf(key+".balancer") != "" {
+			// Switched on the command line, as optimize --balancers
+			// switches it: the rule is not read.
+			c.ignored = append(c.ignored, c.errorf(key+".unmeasured", "ignored: only the latency_ewma balancer ranks replicas by measured latency, and the --set makes this pool's balancer %s", pl.Balancer))
+		} else {
+			c.keep(c.errorf(key+".unmeasured", "only the latency_ewma balancer ranks replicas by measured latency, and this pool's balancer is %s; set balancer = \"latency_ewma\" or remove unmeasured", pl.Balancer))
+		}
 	}
 	if t.Warmup != nil {
 		switch n, r := *t.Warmup, ranges["providers.*.pool.warmup"]; {

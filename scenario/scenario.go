@@ -38,6 +38,7 @@ import (
 	"path"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strings"
 
 	"github.com/BurntSushi/toml"
@@ -68,8 +69,15 @@ type Scenario struct {
 	// Warnings are what the configuration alone earns a warning for
 	// (sim.ConfigWarnings: a setting that never takes effect, a latency in
 	// the wrong unit), each at the line of the setting at fault; Msg is
-	// "CLASS: TEXT", as a run's report words it. Nil when there are none.
+	// "CLASS: TEXT", as a run's report words it; Ignored first. Nil when
+	// there are none.
 	Warnings []*Error
+	// Ignored are the file's settings a --set made of no effect and that
+	// are accepted so: a pool's decay or unmeasured, which only the
+	// latency_ewma balancer reads, under a balancer --set gives it, as
+	// optimize --balancers switches it. Msg starts "ignored: " and names
+	// the override. Nil when there are none.
+	Ignored []*Error
 }
 
 // Parse reads a scenario from data under DefaultLimits. filename is used
@@ -134,7 +142,7 @@ func parse(filename string, data []byte, open opener, lim Limits, o *Options) (*
 	if err := c.failed(); err != nil {
 		return nil, err
 	}
-	return &Scenario{Config: cfg, File: filename, Optimize: opt, SHA256: hex.EncodeToString(h.Sum(nil)), Overrides: overrides, Warnings: c.warnings(&cfg)}, nil
+	return &Scenario{Config: cfg, File: filename, Optimize: opt, SHA256: hex.EncodeToString(h.Sum(nil)), Overrides: overrides, Warnings: append(slices.Clone(c.ignored), c.warnings(&cfg)...), Ignored: c.ignored}, nil
 }
 
 // Load reads and parses the scenario file at path under DefaultLimits.

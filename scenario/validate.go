@@ -62,6 +62,10 @@ type checker struct {
 	// ranged holds the values out of their key's range (ranges.go).
 	patterns map[string]string
 	ranged   []*Error
+	// ignored are warnings of settings accepted but without effect (a
+	// latency_ewma setting under a balancer --set changed), before the
+	// configuration's own (Scenario.Warnings).
+	ignored []*Error
 }
 
 // config validates the whole file; name is the default scenario name.

@@ -860,6 +860,14 @@ func (cr *ClassReport) setIntervals(cfg *Config, x *summaries, runN int64) {
 		return
 	}
 	cr.CostPer1k, cr.NoHedging.CostPer1k = b.cost.per1k(b.kept), bb.cost.per1k(bb.kept)
+	// The same bills added in another order (a class that does not hedge
+	// among classes that do; which of them were let go of, billed as
+	// cancelled calls, may differ) are the same cost: its added cost is
+	// 0, not the sums' rounding.
+	same := b.kept == bb.kept && sameSum(cr.CostPer1k.Total, cr.NoHedging.CostPer1k.Total, cr.Attempts.Sent)
+	if same {
+		cr.CostPer1k.Total = cr.NoHedging.CostPer1k.Total
+	}
 	cr.AddedCostPct = nil
 	if base := cr.NoHedging.CostPer1k.Total; base > 0 {
 		pct := 100 * (cr.CostPer1k.Total - base) / base
@@ -870,6 +878,9 @@ func (cr *ClassReport) setIntervals(cfg *Config, x *summaries, runN int64) {
 		for j, c := range b.batchCost {
 			xs[j] = math.NaN()
 			if c0 := bb.batchCost[j]; c0 > 0 {
+				if same && sameSum(c, c0, cr.Attempts.Sent) {
+					c = c0
+				}
 				xs[j] = 100 * (c - c0) / c0
 			}
 		}

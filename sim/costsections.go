@@ -329,3 +329,19 @@ func (cr *ClassReport) setAddedCostCI(h, b *ClassResult) {
 		cr.AddedCostPctCIMethod = CIMethodAddedCostPaired
 	}
 }
+
+// sameSum reports whether a and b, each a float64 sum of n nonnegative
+// terms added one at a time, may be the same terms added in two orders:
+// |a − b| ≤ 2·(n − 1)·u·max(a, b), u = 2⁻⁵³, twice the bound on one such
+// sum's rounding error (Higham, Accuracy and Stability of Numerical
+// Algorithms, 2nd ed., §4.2). A class that does not hedge bills the same
+// attempts with and without hedging, but where requests interact they
+// finish, and are added, in another order; the sums then differ in their
+// last bits. Two sums whose terms differ by one attempt's bill, at least
+// about max(a, b)/n, differ by far more while n²·u ≪ 1 (n ≪ 9·10⁷).
+func sameSum(a, b float64, n int64) bool {
+	if a == b {
+		return true
+	}
+	return n > 1 && math.Abs(a-b) <= 2*float64(n-1)*0x1p-53*max(math.Abs(a), math.Abs(b))
+}

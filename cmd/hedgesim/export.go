@@ -1,6 +1,7 @@
 package main
 
 import (
+	"bytes"
 	"encoding/json"
 	"errors"
 	"fmt"
@@ -143,7 +144,17 @@ func exportInput(arg, scen string) (*export.Document, string, error) {
 	}
 	if data == nil || !export.IsJSON(data) {
 		if scen != "" {
-			return nil, "", usageError{err: fmt.Errorf("--scenario applies to a report input; %s is a scenario", arg)}
+			// Say what the input is: empty, a scenario, or neither.
+			what := "not a hedgesim optimize report (want the JSON of 'hedgesim optimize --json')"
+			switch _, err := loadScenario(arg); {
+			case data != nil && len(bytes.TrimSpace(data)) == 0:
+				what = "empty, not a hedgesim optimize report (want the JSON of 'hedgesim optimize --json')"
+			case err == nil:
+				what = "a scenario"
+			case data == nil:
+				return nil, "", err // no such file or built-in scenario: the loader says so
+			}
+			return nil, "", usageError{err: fmt.Errorf("--scenario applies to a report input; %s is %s", arg, what)}
 		}
 		sc, err := loadScenario(arg)
 		if err != nil {

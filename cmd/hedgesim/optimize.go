@@ -364,6 +364,9 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	if err != nil {
 		return nil, err
 	}
+	for _, w := range sc.Ignored {
+		fmt.Fprintf(stderr, "warning: %v\n", w)
+	}
 	switch {
 	case *out != "" && shard != nil:
 		if err := checkPartOutput("out", *out, partFormat, input{"the --resume state", *resume}, scenarioInput(pos)); err != nil {

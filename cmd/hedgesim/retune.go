@@ -95,7 +95,7 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.Var(&copies, "copies", "max copies beyond the primary to try, comma-separated `list` (default: the class's max_copies)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	wide := wideFlag(fs)
-	writeScenario := pathFlag(fs, "write-scenario", "write the scenario with the shifted models' live fits and the changed picks to `FILE` (comments say where each came from)")
+	writeScenario := pathFlag(fs, "write-scenario", "write the scenario with the shifted models' live fits (not those of models at a pool or a concurrency limit, whose histograms hold the wait) and the changed picks to `FILE` (comments say where each came from)")
 	out := pathFlag(fs, "out", "write report.txt, report.json, index.html (the whole report as one self-contained page) and, with --export, export-FORMAT.diff to `DIR` (created if needed; its parent must exist), replaced whole")
 	force := fs.Bool("force", false, "let --out replace a report another command (run, optimize) wrote there; files hedgesim did not write are never replaced")
 	noPlots := fs.Bool("no-plots", false, "with --out: leave the new optimisation's figures out of index.html")
@@ -290,7 +290,7 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return err
 	}
 	rep := &retune.Report{Scenario: sc.Config.Name, Source: sourceName, At: time.Now().UTC().Format(time.RFC3339), Alpha: *alpha, Models: assessed}
-	if slices.ContainsFunc(assessed, func(m retune.Model) bool { return m.Drift.Verdict == retune.Shifted }) {
+	if slices.ContainsFunc(assessed, func(m retune.Model) bool { return m.Refit() }) {
 		ropt := retune.RecheckOptions{Settings: s, NoAdaptive: *noAdaptive, Models: assessed}
 		bar := newProgress(stderr, "retune", *quiet)
 		if bar != nil {

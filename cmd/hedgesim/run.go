@@ -76,6 +76,9 @@ func cmdRun(ctx context.Context, args []string, stdout, stderr io.Writer) error 
 	if err != nil {
 		return err
 	}
+	for _, w := range sc.Ignored {
+		fmt.Fprintf(stderr, "warning: %v\n", w)
+	}
 	if workers.set && (workers.v < 1 || workers.v > 4096) {
 		return usageError{err: fmt.Errorf("--workers %d: must be in [1, 4096]", workers.v)}
 	}
