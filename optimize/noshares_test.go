@@ -10,6 +10,7 @@ import (
 	"testing"
 
 	"github.com/hedgesim/hedgesim/optimize"
+	"github.com/hedgesim/hedgesim/scenario"
 )
 
 // zeroShare matches a share of 0 as the text prints it ("0.0%", "0.00%"),
