@@ -20,6 +20,10 @@ func (e *engine) respond(slot int32, r *request, k int) {
 		e.answer(slot, r, k, a)
 		return
 	}
+	if a.kind == outOK && e.plainFirst>>(uint32(r.class)&63)&1 != 0 && (a.rep == 0 || !e.ewma) {
+		e.answerFirst(slot, r, k, a) // as answer, the last call
+		return
+	}
 	if a.rep != 0 && e.ewma {
 		e.observe(a)
 	}
@@ -242,6 +246,18 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 	}
 }
 
+// answerFirst is respond's steps for attempt k of r, a, answered now in a
+// class with its bit in plainFirst (the first-token rule, nothing else to
+// look at), seen by no latency balancer: it wins now, at its first token,
+// and leaves the system at its end (TestPlainFirstIsRespond compares it
+// with respond's whole path).
+func (e *engine) answerFirst(slot int32, r *request, k int, a *attempt) {
+	at := a.end
+	e.exit(slot, r, k, at, outOK, true)
+	r.doneAt, r.firstAt = at, a.first
+	e.finish(slot, r, outOK)
+}
+
 // endSetup gives each class's stats what the end of its requests and
 // attempts reads of its configuration (its cancel latency and billing)
 // and, when every request of the class has the same token counts (the
@@ -268,17 +284,22 @@ func (e *engine) endSetup() {
 // plainAnswers sets e.plainAnswer: bit c for each class c whose answered
 // attempt wins at its response with nothing else to look at — no retry
 // throttle, no adaptive delay's estimator, no first-token rule (which ends
-// the request at the answer's end), and no breakers in the run. The others,
-// and every class of a run with more than 64, take respond's whole path.
+// the request at the answer's end), and no breakers in the run — and
+// e.plainFirst: the same, but with the first-token rule. The others, and
+// every class of a run with more than 64, take respond's whole path.
 func (e *engine) plainAnswers() {
-	e.plainAnswer = 0
+	e.plainAnswer, e.plainFirst = 0, 0
 	if e.breakers != nil || len(e.cfg.Classes) > 64 {
 		return
 	}
 	for c := range e.cfg.Classes {
 		p := &e.cfg.Classes[c].Policy
-		if p.Budget.Throttle == nil && e.classes[c].est == nil && p.Winner != FirstToken {
-			e.plainAnswer |= 1 << c
+		if p.Budget.Throttle == nil && e.classes[c].est == nil {
+			if p.Winner != FirstToken {
+				e.plainAnswer |= 1 << c
+			} else {
+				e.plainFirst |= 1 << c
+			}
 		}
 	}
 }

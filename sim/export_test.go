@@ -40,6 +40,18 @@ func RunHeapOnly(cfg *Config, fn func(*AttemptRecord)) *Result {
 	return e.result()
 }
 
+// RunWithoutPlainFirst is RunGlobal with respond's short path for
+// first-token answers off (plainFirst 0): every response takes its whole
+// path.
+func RunWithoutPlainFirst(cfg *Config, fn func(*AttemptRecord)) *Result {
+	e := newEngine(cfg)
+	e.isolated = false
+	e.plainFirst = 0
+	e.trace = fn
+	e.run()
+	return e.result()
+}
+
 // RunGlobal is RunHeapOnly with the FIFOs in use, as Run uses them.
 func RunGlobal(cfg *Config, fn func(*AttemptRecord)) *Result {
 	e := newEngine(cfg)

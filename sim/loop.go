@@ -118,6 +118,10 @@ type engine struct {
 	// plainAnswer has bit c set for each class c whose answered
 	// attempt respond ends its request with at once (plainAnswers).
 	plainAnswer uint64
+	// plainFirst has bit c set for each class c whose answered attempt
+	// wins at its first token with nothing else to look at (plainAnswers):
+	// respond's short path for a first_token rule.
+	plainFirst uint64
 	// answerReleases says answer may handle its slot's release itself
 	// when soon is empty (answer): no closed-loop clients, whose ends may
 	// start requests and hold (fork.go). relPending says answer has such
