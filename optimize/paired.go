@@ -65,8 +65,8 @@ func summarizeBatched(c *Candidate, f *sim.BatchFigures, level float64) {
 		if i == 1 {
 			ci, q = &l.P99CI95, l.P99
 		}
-		b := sim.BatchInterval(q, col(i), level)
-		good := !math.IsNaN(b[0]) && sim.BatchIntervalOK(p, kept, len(per))
+		b, within := sim.ClipLatency(sim.BatchInterval(q, col(i), level))
+		good := within && !math.IsNaN(b[0]) && sim.BatchIntervalOK(p, kept, len(per))
 		*ci = [2]float64{math.NaN(), math.NaN()}
 		if good {
 			*ci = b
