@@ -1,6 +1,7 @@
 package optimize_test
 
 import (
+	"strings"
 	"testing"
 
 	"github.com/hedgesim/hedgesim/optimize"
@@ -56,6 +57,21 @@ delay = "5s"
 	cs := rep.Classes[0].Candidates
 	if cs[0].Hedging || cs[0].P95CIOK {
 		t.Errorf("no hedging: p95 %v, interval %v OK %v: want not OK (it reached below 0)", cs[0].Latency.P95, cs[0].Latency.P95CI95, cs[0].P95CIOK)
+	}
+	// Its 6000 requests kept the 6000 the interval needs (30 batches of
+	// 200): the warning says the interval reached below 0, not that 6000
+	// are too few when 6000 are needed.
+	var said bool
+	for _, w := range rep.Classes[0].Warnings {
+		if strings.Contains(w, "interval on p95") {
+			said = true
+			if !strings.Contains(w, "a batched interval reached below 0") || strings.Contains(w, "too few") {
+				t.Errorf("warning %q: want the interval said to reach below 0", w)
+			}
+		}
+	}
+	if !said {
+		t.Errorf("no warning on p95's interval among %q", rep.Classes[0].Warnings)
 	}
 	for _, c := range cs {
 		if c.P95CIOK && c.Latency.P95CI95[0] < 0 || c.P99CIOK && c.Latency.P99CI95[0] < 0 {

@@ -1412,8 +1412,20 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s: its latencies are unknown (\"-\", JSON null) and nothing about it can be judged; a %s%% interval on %s needs at least %d: %s",
 			noRequestsHead(base), fnum(100*level), pname(p), minRequestsFor(base, p, level), rerunAdvice(base, base, minRequestsFor(base, p, level))))
 	} else if !base.CIOK(p) {
-		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s too few for a %s%% interval on %s: at least %d are needed; no difference counts as significant",
-			requestsAre(n), fnum(100*level), pname(p), minRequestsFor(base, p, level)))
+		// With a warm-up cut, or an interval that reached below 0 with
+		// enough kept, the requests simulated are not what it lacked:
+		// fewWhy says what the cut left and the --requests to rerun with.
+		switch head := requestsAre(n) + " too few for a"; {
+		case skewedCI(base, base, p, level) || base.kept() < n:
+			if skewedCI(base, base, p, level) {
+				head = fmt.Sprintf("%d requests give no", n)
+			}
+			cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s %s%% interval on %s (%s); no difference counts as significant",
+				head, fnum(100*level), pname(p), fewWhy(base, base, p, level, true)))
+		default:
+			cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s %s%% interval on %s: at least %d are needed; no difference counts as significant",
+				head, fnum(100*level), pname(p), minRequestsFor(base, p, level)))
+		}
 	} else if few := unjudged(cs, p); len(few) > 0 {
 		// Candidates whose requests interact (adaptive delays) need more
 		// requests for a batched interval than no hedging does.
