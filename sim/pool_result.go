@@ -53,8 +53,9 @@ type ReplicaResult struct {
 	// Slowdown is the replica's service slowdown (1: as fast as the model).
 	Slowdown float64 `json:"slowdown"`
 	// Sent is the number of attempts the balancer sent to it, Rejected
-	// those its full queue turned away, Served those whose service
-	// started (the others left its queue on a cancel).
+	// those its full queue turned away, Served those whose work began
+	// (the others left its queue on a cancel, or left during the cold
+	// start they waited for).
 	Sent     int64 `json:"sent"`
 	Rejected int64 `json:"rejected"`
 	Served   int64 `json:"served"`
@@ -65,8 +66,10 @@ type ReplicaResult struct {
 	// the p95 is null when none was.
 	MeanQueueWait float64  `json:"mean_queue_wait_s"`
 	P95QueueWait  *float64 `json:"p95_queue_wait_s"`
-	// MeanInService is the time-average number of attempts in service
-	// (a cold start included), losers included until their cancel lands.
+	// MeanInService is the time-average number of attempts in service,
+	// losers included until their cancel lands; a cold start counts as
+	// one attempt in service from its start to its end or its give-up,
+	// also after every attempt waiting for it has left (bookUntended).
 	MeanInService float64 `json:"mean_in_service"`
 	// Utilisation is MeanInService ÷ the replica's concurrency limit; null
 	// without one.
@@ -83,7 +86,9 @@ type ReplicaResult struct {
 	// never used.
 	MeanBatch   *float64 `json:"mean_batch,omitempty"`
 	DecodeSpeed *float64 `json:"decode_tokens_per_second,omitempty"`
-	started     int64
+	// started counts the attempts that took a slot, leftCold those of
+	// them that left during the cold start they waited for.
+	started, leftCold int64
 	// offered is the estimated offered load (OfferedLoad), and growing
 	// whether the queue grew with it (Unstable).
 	offered float64
@@ -111,7 +116,7 @@ func (e *engine) poolResults() []PoolResult {
 				pr.ColdStartsGivenUp += rp.givenUpAll(cs)
 			}
 			rr := rp.stats
-			rr.Served = rr.started
+			rr.Served = rr.started - rr.leftCold
 			if rr.started > 0 {
 				rr.MeanQueueWait = rp.waitSum.seconds() / float64(rr.started)
 				// The waits of 0, not held, are the least: the rank
