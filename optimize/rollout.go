@@ -281,7 +281,10 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 				}
 				few := fmt.Sprintf("the sweep's p95 of the pick has no %s%% interval (%d simulated, at least %d needed): the check's p95 is not compared with it, so it neither confirms nor contradicts the prediction",
 					fnum(100*level), pick.Requests, need)
-				if base.asked > 0 {
+				if base.asked > 0 && skewedCI(base, pick, 0.95, level) {
+					few = fmt.Sprintf("the sweep's p95 of the pick has no %s%% interval (%s): the check's p95 is not compared with it, so it neither confirms nor contradicts the prediction",
+						fnum(100*level), fewWhy(base, pick, 0.95, level, true))
+				} else if base.asked > 0 {
 					// A sweep's (not a prediction made otherwise, as
 					// retune's): the --requests that would give one.
 					few += "; " + rerunAdvice(base, pick, need)
@@ -436,6 +439,12 @@ func checkTooFew(c *sim.Config, i int, got *sim.ClassReport, ok bool, level floa
 		if kept < got.Requests {
 			after = fmt.Sprintf("%d after the warm-up cut, ", kept)
 		}
+	}
+	if batched && got.Requests > 0 && kept >= need {
+		// Enough kept: the batched interval reached below 0
+		// (sim.ClipLatency), which no count of requests is known to fix.
+		return fmt.Sprintf("the check's %s of this class give no %s%% interval on p95 (%sa batched interval reached below 0: the batches' figures are too uneven for it): its p95 is not compared with the sweep's, so it neither confirms nor contradicts the prediction; try --check-requests ≥ %d",
+			fcount(got.Requests), fnum(100*level), after, 2*c.Requests)
 	}
 	held := fmt.Sprintf("the check's %s of this class %s", fcount(got.Requests), map[bool]string{true: "is", false: "are"}[got.Requests == 1])
 	if got.Requests == 0 {
