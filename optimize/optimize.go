@@ -1833,11 +1833,22 @@ func roundSig(x float64, digits int) float64 {
 // pickSpend is the spend of class i's pick at the class's arrival rate.
 // An undecided class has no pick: what rolls out is its configured
 // policy, at the sweep's "configured" candidate's cost when the sweep has
-// one, else unknown to the sweep (NoRate: n/a, JSON null).
+// one, else unknown to the sweep: the class's rate and no hedging's
+// spend are known (NoPickCost), or, with closed-loop clients, whose rate
+// under that policy is unknown too, nothing (NoRate: n/a, JSON null).
 func pickSpend(cfg *sim.Config, i int, cr *ClassReport) sim.Spend {
 	pick := cr.RolledOut()
 	if pick == nil {
-		return sim.Spend{NoRate: true}
+		if len(cr.Candidates) == 0 || cfg.Classes[i].Clients > 0 {
+			return sim.Spend{NoRate: true}
+		}
+		base := cr.Baseline()
+		s := pickSpend0(cfg, i, cr, base) // no hedging's figures as the pick's
+		s.NoCost = s.NoCost || base.Requests == 0
+		if !s.NoRate {
+			s.PerDay, s.PerMonth, s.NoPickCost = 0, 0, true
+		}
+		return s
 	}
 	if pick.Requests == 0 {
 		// No request of the class in the sweep: its rate is known, its

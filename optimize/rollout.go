@@ -107,8 +107,10 @@ type RolloutClass struct {
 	answersFell bool
 
 	// noRequests is true when no request of the class fell in the check,
-	// noPredicted when none fell in the sweep's run of the pick: their
-	// answered shares are then unknown (JSON null, printed "-"), not 0.
+	// noPredicted when none fell in the sweep's run of the pick or the
+	// sweep did not simulate what the check runs: their answered shares
+	// (and the predicted added cost) are then unknown (JSON null, printed
+	// "-"), not 0.
 	noRequests, noPredicted bool
 }
 
@@ -227,7 +229,10 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 			}
 			// No request of the class in the sweep (its candidates have
 			// none, or it was not simulated): no prediction.
-			rcl.noPredicted = cr.Requests == 0
+			// Nor when the sweep did not simulate what the check runs
+			// (pick nil: an undecided class's configured policy, unswept).
+			rcl.noPredicted = cr.Requests == 0 || pick == nil
+			rcl.Predicted = unknownLatency()
 			if pick != nil {
 				rcl.Predicted, rcl.PredictedAnswered, rcl.PredictedAddedCostPct = pick.Latency, pick.AnsweredShare, pick.AddedCostPct
 				rcl.noPredicted = rcl.noPredicted || pick.Requests == 0
