@@ -506,6 +506,7 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		n, need := min(base.Requests, pick.Requests), max(minRequestsFor(base, p, level), minRequestsFor(pick, p, level))
 		latOK, latCode = false, DetailTooFew
 		rerun := rerunAdvice(base, pick, need)
+		skewed := false
 		switch kept := min(base.kept(), pick.kept()); {
 		case n == 0:
 			why := "the class got no requests at its share of the traffic"
@@ -514,6 +515,11 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 			}
 			latWhy = fmt.Sprintf("cannot tell: %s, and a %s%% interval on %s needs at least %d: %s",
 				why, fnum(100*level), pname(p), need, rerun)
+		case skewedCI(base, pick, p, level):
+			// Enough kept: the interval reached below 0 (sim.ClipLatency);
+			// --precision would not say how many more requests either.
+			skewed = true
+			latWhy = fmt.Sprintf("cannot tell at %s: no %s%% interval on %s (%s)", fcount(n), fnum(100*level), pname(p), fewWhy(base, pick, p, level, true))
 		case kept < n:
 			latWhy = fmt.Sprintf("cannot tell at %s: too few for a %s%% interval on %s (%d simulated per candidate, %d after the warm-up cut, at least %d needed): %s",
 				fcount(n), fnum(100*level), pname(p), n, kept, need, rerun)
@@ -527,7 +533,7 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 			_, _, fits := base.replay.fits(base, pick, need)
 			beyondTrace = !fits
 		}
-		if pr := sim.PrecisionFor(max(gain, 0)); pr != "" && n > 0 && !beyondTrace {
+		if pr := sim.PrecisionFor(max(gain, 0)); pr != "" && n > 0 && !beyondTrace && !skewed {
 			latWhy += " or --precision " + pr
 		}
 	case missB && !missP:

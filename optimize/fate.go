@@ -220,9 +220,11 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 		case (tooFewAll || !c.CIOK(p) || cr.Verdict.Undecided && i == 0) && (c.Hedging || cr.RollsOut == RollsOutConfigured):
 			// An undecided class's no hedging too, unless it is what
 			// rolls out: its configured policy is kept.
-			need := max(minRequestsFor(base, p, level), minRequestsFor(c, p, level))
-			c.Reasons = append(c.Reasons, Reason{Code: ReasonTooFew, Value: float64(min(base.Requests, c.Requests)), Limit: float64(need), Unit: UnitRequests,
-				Text: fmt.Sprintf("too few requests for a %s%% interval on %s (%d simulated, %d needed): nothing counts as significant", fnum(100*level), pn, min(base.Requests, c.Requests), need)})
+			// Value and Limit are the requests kept after the warm-up
+			// cut and those the interval needs after it.
+			kept, need, _ := fewFigures(base, c, p, level)
+			c.Reasons = append(c.Reasons, Reason{Code: ReasonTooFew, Value: float64(kept), Limit: float64(need), Unit: UnitRequests,
+				Text: fmt.Sprintf("%s %s%% interval on %s (%s): nothing counts as significant", fewHead(base, c, p, level), fnum(100*level), pn, fewWhy(base, c, p, level, false))})
 		case c.Hedging && (!pick.Hedging || preferred(c) || i == cr.ObjectivePick):
 			// No hedging is picked though c is within the limits, or c
 			// would come first but the pick was moved past it: the rule

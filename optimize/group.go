@@ -181,7 +181,7 @@ func batchedFigure(f *GroupFigure, r *sim.ClassResult, p float64, target time.Du
 	}
 	f.Q = b.Pooled[0]
 	f.CI = [2]float64{0, math.Inf(1)}
-	if ci := sim.BatchInterval(f.Q, per, level); !math.IsNaN(ci[0]) && sim.BatchIntervalOK(p, b.Kept, len(per)) {
+	if ci, within := sim.ClipLatency(sim.BatchInterval(f.Q, per, level)); within && !math.IsNaN(ci[0]) && sim.BatchIntervalOK(p, b.Kept, len(per)) {
 		f.CI, f.CIOK = ci, true
 	}
 	if b.Lin != nil {

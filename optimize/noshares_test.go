@@ -61,9 +61,20 @@ func TestClassWithoutRequestsHasNoShares(t *testing.T) {
 		if v, ok := back.Rollout.Classes[1][k]; !ok || v != nil {
 			t.Errorf("rollout check of rare: %s = %v (present %v); want null", k, v, ok)
 		}
+	}
+	// big is undecided at 2000 requests, and the sweep did not simulate
+	// its configured 1 s delay: the check's shares are numbers, its
+	// prediction null (TestUnsweptConfiguredSpendKnownFigures).
+	if back.Rollout.Classes[0]["unswept"] != true {
+		t.Fatalf("rollout check of big: %v; want its configured policy, unswept", back.Rollout.Classes[0])
+	}
+	for _, k := range []string{"answered_share", "no_hedging_answered_share"} {
 		if _, ok := back.Rollout.Classes[0][k].(float64); !ok {
 			t.Errorf("rollout check of big: %s = %v; want a number", k, back.Rollout.Classes[0][k])
 		}
+	}
+	if v, ok := back.Rollout.Classes[0]["predicted_answered_share"]; !ok || v != nil {
+		t.Errorf("rollout check of big: predicted_answered_share = %v (present %v); want null: nothing predicted", v, ok)
 	}
 
 	var csvOut strings.Builder

@@ -1438,8 +1438,20 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s: its latencies are unknown (\"-\", JSON null) and nothing about it can be judged; a %s%% interval on %s needs at least %d: %s",
 			noRequestsHead(base), fnum(100*level), pname(p), minRequestsFor(base, p, level), rerunAdvice(base, base, minRequestsFor(base, p, level))))
 	} else if !base.CIOK(p) {
-		cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s too few for a %s%% interval on %s: at least %d are needed; no difference counts as significant",
-			requestsAre(n), fnum(100*level), pname(p), minRequestsFor(base, p, level)))
+		// With a warm-up cut, or an interval that reached below 0 with
+		// enough kept, the requests simulated are not what it lacked:
+		// fewWhy says what the cut left and the --requests to rerun with.
+		switch head := requestsAre(n) + " too few for a"; {
+		case skewedCI(base, base, p, level) || base.kept() < n:
+			if skewedCI(base, base, p, level) {
+				head = fmt.Sprintf("%d requests give no", n)
+			}
+			cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s %s%% interval on %s (%s); no difference counts as significant",
+				head, fnum(100*level), pname(p), fewWhy(base, base, p, level, true)))
+		default:
+			cr.Warnings = append(cr.Warnings, fmt.Sprintf("%s %s%% interval on %s: at least %d are needed; no difference counts as significant",
+				head, fnum(100*level), pname(p), minRequestsFor(base, p, level)))
+		}
 	} else if few := unjudged(cs, p); len(few) > 0 {
 		// Candidates whose requests interact (adaptive delays) need more
 		// requests for a batched interval than no hedging does.
@@ -1847,11 +1859,22 @@ func roundSig(x float64, digits int) float64 {
 // pickSpend is the spend of class i's pick at the class's arrival rate.
 // An undecided class has no pick: what rolls out is its configured
 // policy, at the sweep's "configured" candidate's cost when the sweep has
-// one, else unknown to the sweep (NoRate: n/a, JSON null).
+// one, else unknown to the sweep: the class's rate and no hedging's
+// spend are known (NoPickCost), or, with closed-loop clients, whose rate
+// under that policy is unknown too, nothing (NoRate: n/a, JSON null).
 func pickSpend(cfg *sim.Config, i int, cr *ClassReport) sim.Spend {
 	pick := cr.RolledOut()
 	if pick == nil {
-		return sim.Spend{NoRate: true}
+		if len(cr.Candidates) == 0 || cfg.Classes[i].Clients > 0 {
+			return sim.Spend{NoRate: true}
+		}
+		base := cr.Baseline()
+		s := pickSpend0(cfg, i, cr, base) // no hedging's figures as the pick's
+		s.NoCost = s.NoCost || base.Requests == 0
+		if !s.NoRate {
+			s.PerDay, s.PerMonth, s.NoPickCost = 0, 0, true
+		}
+		return s
 	}
 	if pick.Requests == 0 {
 		// No request of the class in the sweep: its rate is known, its

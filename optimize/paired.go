@@ -65,8 +65,8 @@ func summarizeBatched(c *Candidate, f *sim.BatchFigures, level float64) {
 		if i == 1 {
 			ci, q = &l.P99CI95, l.P99
 		}
-		b := sim.BatchInterval(q, col(i), level)
-		good := !math.IsNaN(b[0]) && sim.BatchIntervalOK(p, kept, len(per))
+		b, within := sim.ClipLatency(sim.BatchInterval(q, col(i), level))
+		good := within && !math.IsNaN(b[0]) && sim.BatchIntervalOK(p, kept, len(per))
 		*ci = [2]float64{math.NaN(), math.NaN()}
 		if good {
 			*ci = b
@@ -328,6 +328,67 @@ func minRequestsFor(base *Candidate, p, level float64) int {
 		return int(sim.MinBatchedRequests(p))
 	}
 	return MinRequestsForCI(p, level)
+}
+
+// fewFigures returns, for base and c (a class's no hedging and one of its
+// candidates, or base twice), the requests their interval on percentile p
+// is judged on — the fewer kept after their warm-up cuts — and the
+// requests it needs after the cut (minRequestsFor), and, in words, how
+// many were simulated and kept: "6000 simulated" without a cut, "6000
+// simulated, the warm-up cut left 5856" with one.
+func fewFigures(base, c *Candidate, p, level float64) (kept int64, need int, simulated string) {
+	n := min(base.Requests, c.Requests)
+	kept = min(base.kept(), c.kept())
+	need = max(minRequestsFor(base, p, level), minRequestsFor(c, p, level))
+	simulated = fmt.Sprintf("%d simulated", n)
+	if kept < n {
+		simulated += fmt.Sprintf(", the warm-up cut left %d", kept)
+	}
+	return kept, need, simulated
+}
+
+// skewedCI reports whether base's or c's missing batched interval on
+// percentile p is missing though they kept the requests it needs: it
+// reached below 0 (sim.ClipLatency).
+func skewedCI(base, c *Candidate, p, level float64) bool {
+	kept, need, _ := fewFigures(base, c, p, level)
+	return (base.batched || c.batched) && kept >= int64(need) && need > 0
+}
+
+// fewHead opens a too_few_requests reason: "too few requests for a", or "no"
+// when the interval is missing though enough were kept (skewedCI).
+func fewHead(base, c *Candidate, p, level float64) string {
+	if skewedCI(base, c, p, level) {
+		return "no"
+	}
+	return "too few requests for a"
+}
+
+// fewWhy says why base's or c's interval on percentile p is missing:
+// fewer requests kept than it needs ("6000 needed", "after it" when the
+// warm-up cut left fewer than were simulated, with advise
+// the --requests that would give them, rerunAdvice, which plans for the
+// cut); or, batched with as many kept as it needs, an interval that
+// reached below 0 (sim.ClipLatency): batch figures too uneven for a normal
+// interval, which longer batches (more requests) may even out — how many
+// cannot be said, so the advice is to try twice the requests asked.
+func fewWhy(base, c *Candidate, p, level float64, advise bool) string {
+	kept, need, simulated := fewFigures(base, c, p, level)
+	if skewedCI(base, c, p, level) {
+		why := simulated + "; a batched interval reached below 0: the batches' figures are too uneven for it"
+		if advise && base.asked > 0 {
+			why += fmt.Sprintf(" (try --requests ≥ %d)", 2*base.asked)
+		}
+		return why
+	}
+	why := fmt.Sprintf("%s, %d needed", simulated, need)
+	if kept < min(base.Requests, c.Requests) {
+		why += " after it"
+	}
+	if advise {
+		why += ": " + rerunAdvice(base, c, need)
+	}
+	return why
 }
 
 // classRun returns, for class k of simulation c, the requests expected

@@ -467,6 +467,11 @@ func writePickSpend(w io.Writer, classes []ClassReport) {
 			fmt.Fprintf(tw, "%s\t%s\tn/a\tn/a\tn/a\tn/a\tn/a\t\n", name, sim.PerSecond(s.RequestsPerSecond))
 			return
 		}
+		if s.NoPickCost { // the policy rolled out was not simulated
+			fmt.Fprintf(tw, "%s\t%s\tn/a\tn/a\t%s\t%s\tn/a\t\n", name, sim.PerSecond(s.RequestsPerSecond),
+				sim.Dollars(s.NoHedgingPerDay), sim.Dollars(s.NoHedgingPerMonth))
+			return
+		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", name, sim.PerSecond(s.RequestsPerSecond),
 			sim.Dollars(s.PerDay), sim.Dollars(s.PerMonth), sim.Dollars(s.NoHedgingPerDay), sim.Dollars(s.NoHedgingPerMonth),
 			sim.Dollars(s.PerMonth-s.NoHedgingPerMonth))
@@ -481,6 +486,7 @@ func writePickSpend(w io.Writer, classes []ClassReport) {
 		total.NoHedgingPerMonth += s.NoHedgingPerMonth
 		total.NoRate = total.NoRate || s.NoRate
 		total.NoCost = total.NoCost || s.NoCost
+		total.NoPickCost = total.NoPickCost || s.NoPickCost
 	}
 	if len(classes) > 1 {
 		// The classes of the report together: what rolling out every pick costs.

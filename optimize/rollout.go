@@ -107,8 +107,10 @@ type RolloutClass struct {
 	answersFell bool
 
 	// noRequests is true when no request of the class fell in the check,
-	// noPredicted when none fell in the sweep's run of the pick: their
-	// answered shares are then unknown (JSON null, printed "-"), not 0.
+	// noPredicted when none fell in the sweep's run of the pick or the
+	// sweep did not simulate what the check runs: their answered shares
+	// (and the predicted added cost) are then unknown (JSON null, printed
+	// "-"), not 0.
 	noRequests, noPredicted bool
 }
 
@@ -227,7 +229,10 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 			}
 			// No request of the class in the sweep (its candidates have
 			// none, or it was not simulated): no prediction.
-			rcl.noPredicted = cr.Requests == 0
+			// Nor when the sweep did not simulate what the check runs
+			// (pick nil: an undecided class's configured policy, unswept).
+			rcl.noPredicted = cr.Requests == 0 || pick == nil
+			rcl.Predicted = unknownLatency()
 			if pick != nil {
 				rcl.Predicted, rcl.PredictedAnswered, rcl.PredictedAddedCostPct = pick.Latency, pick.AnsweredShare, pick.AddedCostPct
 				rcl.noPredicted = rcl.noPredicted || pick.Requests == 0
@@ -281,7 +286,10 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 				}
 				few := fmt.Sprintf("the sweep's p95 of the pick has no %s%% interval (%d simulated, at least %d needed): the check's p95 is not compared with it, so it neither confirms nor contradicts the prediction",
 					fnum(100*level), pick.Requests, need)
-				if base.asked > 0 {
+				if base.asked > 0 && skewedCI(base, pick, 0.95, level) {
+					few = fmt.Sprintf("the sweep's p95 of the pick has no %s%% interval (%s): the check's p95 is not compared with it, so it neither confirms nor contradicts the prediction",
+						fnum(100*level), fewWhy(base, pick, 0.95, level, true))
+				} else if base.asked > 0 {
 					// A sweep's (not a prediction made otherwise, as
 					// retune's): the --requests that would give one.
 					few += "; " + rerunAdvice(base, pick, need)
@@ -436,6 +444,12 @@ func checkTooFew(c *sim.Config, i int, got *sim.ClassReport, ok bool, level floa
 		if kept < got.Requests {
 			after = fmt.Sprintf("%d after the warm-up cut, ", kept)
 		}
+	}
+	if batched && got.Requests > 0 && kept >= need {
+		// Enough kept: the batched interval reached below 0
+		// (sim.ClipLatency), which no count of requests is known to fix.
+		return fmt.Sprintf("the check's %s of this class give no %s%% interval on p95 (%sa batched interval reached below 0: the batches' figures are too uneven for it): its p95 is not compared with the sweep's, so it neither confirms nor contradicts the prediction; try --check-requests ≥ %d",
+			fcount(got.Requests), fnum(100*level), after, 2*c.Requests)
 	}
 	held := fmt.Sprintf("the check's %s of this class %s", fcount(got.Requests), map[bool]string{true: "is", false: "are"}[got.Requests == 1])
 	if got.Requests == 0 {

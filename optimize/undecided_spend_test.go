@@ -16,7 +16,8 @@ import (
 // export and --write-scenario roll out is its configured policy. When the
 // sweep did not simulate that policy (a fixed 1 s delay the grid does not
 // hold), the summary row says "configured" with no after-figures and the
-// spend is n/a (JSON null), with a line saying the rollout check has its
+// policy's spend is n/a (JSON null) beside the class's rate and no
+// hedging's spend, with a line saying the rollout check has its
 // cost, not no hedging's "+0.0%" and "$0 added"; when the sweep has a
 // "configured" candidate (breaker-outage's fallback copies), the spend is
 // that candidate's at the class's rate; and a class configured without
@@ -44,8 +45,10 @@ delay = "1s"
 	if !cr.Verdict.Undecided || cr.RolledOut() != nil {
 		t.Fatalf("verdict %+v, rolled out %v; the test needs an undecided class whose configured policy the sweep did not simulate", cr.Verdict, cr.RolledOut())
 	}
-	if !cr.Spend.NoRate {
-		t.Errorf("spend %+v; want n/a: the policy rolled out was not simulated", cr.Spend)
+	// The class's rate and no hedging's spend are known, the configured
+	// policy's is not (TestUnsweptConfiguredSpendKnownFigures).
+	if sp := cr.Spend; sp.NoRate || !sp.NoPickCost || sp.RequestsPerSecond != 10 || sp.NoHedgingPerMonth <= 0 {
+		t.Errorf("spend %+v; want 10 req/s and no hedging's spend, the policy rolled out n/a: it was not simulated", cr.Spend)
 	}
 	var text, js bytes.Buffer
 	if err := rep.WriteText(&text, false); err != nil {

@@ -475,24 +475,33 @@ func (ss *sectionSums) summarizeIn(s *latencySet, ord []float32, cut int) *batch
 		}
 	}
 	var ci [numEstimates][2]float64
+	// within[q] says latency q's interval did not reach below 0
+	// (ClipLatency); the share's is clipped by its row (ClipShare).
+	var within [numEstimates]bool
 	ok := nb >= 2
 	for q := range numEstimates {
 		xs := make([]float64, nb)
 		for j := range nb {
 			xs[j] = b.perBatch[j][q]
 		}
-		ci[q] = tInterval(all[q], xs)
+		ci[q], within[q] = tInterval(all[q], xs), true
+		if q != estShare {
+			ci[q], within[q] = ClipLatency(ci[q])
+		}
+	}
+	good := func(q int, p float64) bool {
+		return ok && within[q] && !math.IsNaN(ci[q][0]) && BatchIntervalOK(p, n, nb)
 	}
 	b.lat = Latency{
 		Mean: all[estMean], P50: all[estP50], P90: all[estP90], P95: all[estP95], P99: all[estP99], P999: all[estP999],
 		P95CI95: ci[estP95], P99CI95: ci[estP99],
-		P95CIOK: ok && !math.IsNaN(ci[estP95][0]) && BatchIntervalOK(0.95, n, nb),
-		P99CIOK: ok && !math.IsNaN(ci[estP99][0]) && BatchIntervalOK(0.99, n, nb),
+		P95CIOK: good(estP95, 0.95),
+		P99CIOK: good(estP99, 0.99),
 		CIs: &LatencyCIs{
 			Mean: ci[estMean], P50: ci[estP50], P90: ci[estP90], P999: ci[estP999],
-			P50OK:  ok && !math.IsNaN(ci[estP50][0]) && BatchIntervalOK(0.50, n, nb),
-			P90OK:  ok && !math.IsNaN(ci[estP90][0]) && BatchIntervalOK(0.90, n, nb),
-			P999OK: ok && !math.IsNaN(ci[estP999][0]) && BatchIntervalOK(0.999, n, nb),
+			P50OK:  good(estP50, 0.50),
+			P90OK:  good(estP90, 0.90),
+			P999OK: good(estP999, 0.999),
 			Method: CIMethodBatch,
 		},
 	}

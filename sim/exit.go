@@ -97,6 +97,9 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 	}
 	if a.started {
 		pv.lastEnd = max(pv.lastEnd, now)
+		if pl := pv.pool; pl != nil && served && a.rep != 0 {
+			pl.reps[a.rep-1].leftCold(now) // leaveService's
+		}
 		if d := now - a.svc; d > 0 {
 			if pl := pv.pool; pl != nil && served && a.rep != 0 {
 				pl.reps[a.rep-1].busySum.add(d) // leaveService's, with d at hand

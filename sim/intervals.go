@@ -55,6 +55,20 @@ func ClipShare(ci [2]float64) [2]float64 {
 	return [2]float64{max(ci[0], 0), min(ci[1], 1)}
 }
 
+// ClipLatency returns the batched interval ci of a latency (a percentile
+// or a mean, in seconds, ≥ 0) with a lower bound below 0 raised to 0, and
+// whether it lay within [0, ∞) as formed: a normal interval that reaches
+// below 0 shows that the batch estimates are too skewed (a few batches
+// holding the long waits of a cold start, say) for the normal
+// approximation, so the interval is not to be trusted (not OK) whatever
+// the batches' length. NaN bounds stay NaN, and count as within.
+func ClipLatency(ci [2]float64) ([2]float64, bool) {
+	if math.IsNaN(ci[0]) || ci[0] >= 0 {
+		return ci, true
+	}
+	return [2]float64{0, ci[1]}, false
+}
+
 // WilsonCI returns the Wilson score 95 % interval of a share of k
 // successes in n independent trials; NaN bounds when n is 0.
 func WilsonCI(k, n int64) [2]float64 {

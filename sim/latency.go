@@ -120,8 +120,9 @@ type endTimes struct {
 	// secBill is each section's cost in USD, of attempts that responded
 	// at [2k] and of cancelled ones at [2k+1]; nil unless sec is set.
 	secBill []float64
-	// noCut says the run does not start empty (Config.startsEmpty): its
-	// sections are batched but no warm-up is cut.
+	// noCut says no warm-up is cut though the sections are batched: the
+	// run does not start empty (Config.interacts), or starts in the state
+	// the scenario asks about (Config.cutsWarmUp).
 	noCut bool
 }
 
@@ -135,7 +136,7 @@ func (e *engine) sizeTimes(n int) {
 		e.stats[i].times = newEndTimes(int(float64(n)*c.Share*1.05) + 16)
 		if e.batched && i < e.users {
 			e.stats[i].times.sectioned()
-			e.stats[i].times.noCut = !e.cfg.interacts()
+			e.stats[i].times.noCut = !e.cfg.interacts() || !e.cfg.cutsWarmUp()
 		}
 	}
 }

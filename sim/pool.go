@@ -444,6 +444,9 @@ type replica struct {
 	// idleSince is when its last slot in use was freed; warmAt is when its
 	// last cold start ends or ended (0 before the first).
 	idleSince, warmAt time.Duration
+	// untendedTo is how far bookUntended has booked the last cold start
+	// (a run's result may be taken before the run goes on).
+	untendedTo time.Duration
 	// givenUp counts its cold starts given up before their end but the
 	// last (coldstart.go).
 	givenUp          int64
@@ -832,10 +835,51 @@ func (e *engine) dispatchAny(slot int32, r *request, k int, a *attempt, pv *prov
 // when the replica has gone cold.
 func (pl *pool) occupy(rp *replica, pv *provider, now time.Duration) {
 	if pl.coldStart != nil && rp.busy == 0 {
+		pl.bookUntended(rp, pv, now)
 		pl.warmUp(rp, now)
 	}
 	rp.busy++
 	pv.busy++
+}
+
+// bookUntended books, at now, as service time of replica rp of pool pl
+// (at provider pv), the part of its last cold start that went on with no
+// attempt in service: from its last attempt leaving (idleSince) during
+// the start to the start's end, its give-up (gaveUpAt) or now, whichever
+// comes first. The start is then service time as one slot throughout,
+// as its first attempt holds a slot while it waits (ColdStart) — also
+// after every attempt has left it, under GiveUpNever or before the
+// keep-warm gives it up: the replica is booting, not idle. Called when
+// rp is next occupied and at the run's end (bookUntendedAll); 0 for an
+// autoscaled pool, whose replicas' starts are the scaler's.
+func (pl *pool) bookUntended(rp *replica, pv *provider, now time.Duration) {
+	cs := pl.coldStart
+	if cs == nil || pl.sc != nil || rp.busy != 0 || rp.idleSince >= rp.warmAt {
+		return
+	}
+	end := min(rp.warmAt, now)
+	if at, ok := rp.gaveUpAt(cs); ok {
+		end = min(end, at)
+	}
+	if d := end - max(rp.idleSince, rp.untendedTo); d > 0 {
+		rp.busySum.add(d)
+		pv.busySum.add(d)
+		rp.untendedTo = end
+	}
+}
+
+// bookUntendedAll books at the run's end the cold starts still going on
+// with no attempt in service (bookUntended), up to each provider's last
+// attempt's end: the span its utilisation is taken over.
+func (e *engine) bookUntendedAll() {
+	for i := range e.provs {
+		pv := &e.provs[i]
+		if pl := pv.pool; pl != nil {
+			for j := range pl.reps {
+				pl.bookUntended(&pl.reps[j], pv, pv.lastEnd)
+			}
+		}
+	}
 }
 
 // warmUp starts a cold start of replica rp of pool pl, idle, when it has
@@ -979,8 +1023,23 @@ func (e *engine) leavePool(pv *provider, a *attempt, at time.Duration) {
 // leaveService is leavePool's part for an attempt that leaves from
 // service: its time in service counts to its replica's busy time.
 func (pl *pool) leaveService(a *attempt, at time.Duration) {
-	if a.started && at > a.svc && a.rep != 0 {
-		pl.reps[a.rep-1].busySum.add(at - a.svc)
+	if a.started && a.rep != 0 {
+		rp := &pl.reps[a.rep-1]
+		if at > a.svc {
+			rp.busySum.add(at - a.svc)
+		}
+		rp.leftCold(at)
+	}
+}
+
+// leftCold counts an attempt that leaves replica rp's service at at,
+// before the end of the cold start it waited for: its work never began,
+// so it is not among those the replica served (ReplicaResult.Served).
+// While an attempt is in service no new start begins, so rp.warmAt is
+// the end of the one it waited for, or in the past.
+func (rp *replica) leftCold(at time.Duration) {
+	if at < rp.warmAt {
+		rp.stats.leftCold++
 	}
 }
 

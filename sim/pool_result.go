@@ -25,11 +25,14 @@ type PoolResult struct {
 	// starting (upImbalance): replicas never started do not count. Null
 	// when nothing was served.
 	Imbalance *float64 `json:"imbalance"`
-	// ColdStarts is the sum of the replicas' cold starts.
+	// ColdStarts counts the cold starts begun, those given up before
+	// their end included: at a pool without autoscaling the sum of its
+	// replicas'; at an autoscaled pool with a cold-start model its
+	// scaler's starts (AutoscaleResult.Starts).
 	ColdStarts int64 `json:"cold_starts"`
 	// ColdStartsGivenUp counts those of ColdStarts given up before their
-	// end (ColdStart.GiveUp; coldstart.go), at a pool without
-	// autoscaling; absent when none was.
+	// end (ColdStart.GiveUp, coldstart.go; an autoscaled pool's scaler's,
+	// AutoscaleResult.GivenUp); absent when none was.
 	ColdStartsGivenUp int64 `json:"cold_starts_given_up,omitempty"`
 	// Shared counts the copies and retried calls that went to a replica
 	// holding another attempt of their request, because every replica
@@ -53,20 +56,26 @@ type ReplicaResult struct {
 	// Slowdown is the replica's service slowdown (1: as fast as the model).
 	Slowdown float64 `json:"slowdown"`
 	// Sent is the number of attempts the balancer sent to it, Rejected
-	// those its full queue turned away, Served those whose service
-	// started (the others left its queue on a cancel).
+	// those its full queue turned away, Served those whose work began
+	// (the others left its queue on a cancel, or left during the cold
+	// start they waited for).
 	Sent     int64 `json:"sent"`
 	Rejected int64 `json:"rejected"`
 	Served   int64 `json:"served"`
-	// ColdStarts is how many cold starts it went through.
+	// ColdStarts is how many cold starts it went through: begun, those
+	// given up included, at a pool without autoscaling; at an autoscaled
+	// pool those that brought it up (a start given up is the pool's,
+	// PoolResult.ColdStarts, not a replica's).
 	ColdStarts int64 `json:"cold_starts"`
 	// MeanQueueWait and P95QueueWait are the mean and the nearest-rank
 	// p95 of the waits in seconds, in its queue, of the attempts served;
 	// the p95 is null when none was.
 	MeanQueueWait float64  `json:"mean_queue_wait_s"`
 	P95QueueWait  *float64 `json:"p95_queue_wait_s"`
-	// MeanInService is the time-average number of attempts in service
-	// (a cold start included), losers included until their cancel lands.
+	// MeanInService is the time-average number of attempts in service,
+	// losers included until their cancel lands; a cold start counts as
+	// one attempt in service from its start to its end or its give-up,
+	// also after every attempt waiting for it has left (bookUntended).
 	MeanInService float64 `json:"mean_in_service"`
 	// Utilisation is MeanInService ÷ the replica's concurrency limit; null
 	// without one.
@@ -83,7 +92,9 @@ type ReplicaResult struct {
 	// never used.
 	MeanBatch   *float64 `json:"mean_batch,omitempty"`
 	DecodeSpeed *float64 `json:"decode_tokens_per_second,omitempty"`
-	started     int64
+	// started counts the attempts that took a slot, leftCold those of
+	// them that left during the cold start they waited for.
+	started, leftCold int64
 	// offered is the estimated offered load (OfferedLoad), and growing
 	// whether the queue grew with it (Unstable).
 	offered float64
@@ -111,7 +122,7 @@ func (e *engine) poolResults() []PoolResult {
 				pr.ColdStartsGivenUp += rp.givenUpAll(cs)
 			}
 			rr := rp.stats
-			rr.Served = rr.started
+			rr.Served = rr.started - rr.leftCold
 			if rr.started > 0 {
 				rr.MeanQueueWait = rp.waitSum.seconds() / float64(rr.started)
 				// The waits of 0, not held, are the least: the rank
@@ -155,6 +166,11 @@ func (e *engine) poolResults() []PoolResult {
 		pr.Restarts, pr.end = pl.restartResults(e.lastEvent), e.lastEvent
 		if pl.sc != nil {
 			pr.Autoscale = pl.sc.result(span, inService, e.provs[i].stats.Sent)
+			if pl.cfg.ColdStart != nil {
+				// Every start begun is a cold start, as at a fixed pool:
+				// the replicas' count only those that brought one up.
+				pr.ColdStarts, pr.ColdStartsGivenUp = pr.Autoscale.Starts, pr.Autoscale.GivenUp
+			}
 		}
 		out = append(out, pr)
 	}
@@ -212,7 +228,7 @@ func writePools(w io.Writer, pools []PoolResult) {
 		}
 		fmt.Fprintf(w, "pool %s: %s, balancer %s, imbalance (max/mean load) %s, %s", p.Provider, plural(len(p.Replicas), "replica", "replicas"), p.Balancer, imb, plural(int(p.ColdStarts), "cold start", "cold starts"))
 		if p.ColdStartsGivenUp > 0 {
-			fmt.Fprintf(w, " (%d more given up)", p.ColdStartsGivenUp)
+			fmt.Fprintf(w, " (%d of them given up)", p.ColdStartsGivenUp)
 		}
 		if p.Shared > 0 {
 			if p.Shared == 1 {

@@ -233,7 +233,13 @@ func SummarizeEnd(c *ClassResult) EndLatency {
 
 // Baseline is the same traffic with hedging off.
 type Baseline struct {
-	Latency       Latency `json:"latency_s"`
+	Latency Latency `json:"latency_s"`
+	// Requests and Answered count the baseline run's requests and those
+	// answered, over the whole run (no warm-up cut), as the row's own
+	// Requests and Answered do; AnsweredShare is, like the row's, after
+	// the warm-up cut when requests interact.
+	Requests      int64   `json:"requests"`
+	Answered      int64   `json:"answered"`
 	AnsweredShare float64 `json:"answered_share"`
 	CostPer1k     Cost    `json:"cost_per_1k_usd"`
 	// Throughput without hedging, in a run with closed-loop clients.
@@ -629,6 +635,8 @@ func classReport(h, b *ClassResult, lat Latency, end EndLatency, base Latency) C
 		Retries:            h.Retries,
 		NoHedging: Baseline{
 			Latency:       base,
+			Requests:      b.Requests,
+			Answered:      b.Answered,
 			AnsweredShare: share(b.Answered, b.Requests),
 			CostPer1k:     per1k(b),
 			Throughput:    b.Throughput,
@@ -821,11 +829,17 @@ func (r *Report) WriteText(w io.Writer) error {
 	tw = textfit.NewTable(w, tabwriter.AlignRight)
 	fmt.Fprintln(tw, "outcomes\trequests\tanswered\t(no hedging)\ttimeouts open/closed\terrors\t(429)\t(rejected)\tinvalid\thedged\tattempts/req\t")
 	for _, c := range rows {
-		// A class that got no request has no shares: "-", not 0.0%.
+		// A class that got no request has no shares: "-", not 0.0%. The
+		// row counts the whole run, its shares too: the answered share
+		// after a warm-up cut, with its interval, is on the row's
+		// batched line (writeBatched).
 		ans, noAns, hedged, perReq := "-", "-", "-", "-"
 		if c.Requests > 0 {
-			ans, noAns, hedged = pct(c.AnsweredShare), pct(c.NoHedging.AnsweredShare), pct(c.HedgedShare)
+			ans, hedged = pct(share(c.Answered, c.Requests)), pct(c.HedgedShare)
 			perReq = fmt.Sprintf("%.3f", c.AttemptsPerRequest)
+		}
+		if c.NoHedging.Requests > 0 {
+			noAns = pct(share(c.NoHedging.Answered, c.NoHedging.Requests))
 		}
 		fmt.Fprintf(tw, "%s\t%d\t%s\t%s\t%d/%d\t%d\t%d\t%d\t%d\t%s\t%s\t\n", c.Class, c.Requests,
 			ans, noAns, c.TimeoutsFailOpen, c.TimeoutsFailClosed,

@@ -359,6 +359,7 @@ func (e *engine) result() *Result {
 		}
 		set(&res.Overall)
 	}
+	e.bookUntendedAll()
 	for i := range e.provs {
 		pv := &e.provs[i]
 		pr := pv.stats

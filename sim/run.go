@@ -91,30 +91,9 @@ func (cfg *Config) startsEmpty() bool {
 // batch their intervals and cut a warm-up (batched); the engine's choice
 // of running requests one at a time stays startsEmpty's.
 func (cfg *Config) interacts() bool {
-	reached := make([]bool, len(cfg.Models))
-	reach := func(p *Policy) {
-		for _, m := range append([]int{p.Primary}, p.Targets...) {
-			if m >= 0 && m < len(reached) {
-				reached[m] = true
-			}
-		}
-	}
-	for i := range cfg.Classes {
-		c := &cfg.Classes[i]
-		if c.Clients > 0 || c.Policy.Budget.active() || c.Retry != nil || c.AttemptRetry != nil {
-			return true
-		}
-		if c.Pipeline == nil {
-			reach(&c.Policy)
-			continue
-		}
-		for j := range c.Pipeline.Steps {
-			st := &c.Pipeline.Steps[j].Call
-			if st.Clients > 0 || st.Policy.Budget.active() || st.Retry != nil || st.AttemptRetry != nil {
-				return true
-			}
-			reach(&st.Policy)
-		}
+	reached, loop := cfg.reachedModels()
+	if loop {
+		return true
 	}
 	for i := range cfg.Models {
 		m := &cfg.Models[i]
@@ -131,6 +110,62 @@ func (cfg *Config) interacts() bool {
 		}
 	}
 	return false
+}
+
+// reachedModels returns which of cfg's models its classes reach (a
+// class's primary and targets; a pipeline's steps'), and whether a class
+// or step has closed-loop clients, a hedge budget or retries (which make
+// requests interact whatever they reach).
+func (cfg *Config) reachedModels() (reached []bool, loop bool) {
+	reached = make([]bool, len(cfg.Models))
+	reach := func(p *Policy) {
+		for _, m := range append([]int{p.Primary}, p.Targets...) {
+			if m >= 0 && m < len(reached) {
+				reached[m] = true
+			}
+		}
+	}
+	for i := range cfg.Classes {
+		c := &cfg.Classes[i]
+		if c.Clients > 0 || c.Policy.Budget.active() || c.Retry != nil || c.AttemptRetry != nil {
+			loop = true
+		}
+		if c.Pipeline == nil {
+			reach(&c.Policy)
+			continue
+		}
+		for j := range c.Pipeline.Steps {
+			st := &c.Pipeline.Steps[j].Call
+			if st.Clients > 0 || st.Policy.Budget.active() || st.Retry != nil || st.AttemptRetry != nil {
+				loop = true
+			}
+			reach(&st.Policy)
+		}
+	}
+	return reached, loop
+}
+
+// cutsWarmUp reports whether runs of cfg, whose requests interact, cut a
+// warm-up (warmup.go): not when a pool a class reaches is autoscaled from
+// zero replicas up at time 0 (Autoscale.Initial = 0, which needs Min = 0).
+// Its start — every request waiting for, or failed for want of, a
+// replica's cold start — is then the state the scenario asks about and
+// the pool returns to whenever it scales to zero, not a transient of the
+// simulation: MSER would find those requests' long times and cut exactly
+// them.
+func (cfg *Config) cutsWarmUp() bool {
+	reached, _ := cfg.reachedModels()
+	for i := range cfg.Models {
+		if !reached[i] {
+			continue
+		}
+		for _, p := range cfg.Providers {
+			if p.Name == cfg.Models[i].Provider && p.Pool != nil && p.Pool.Autoscale != nil && p.Pool.Autoscale.Initial == 0 {
+				return false
+			}
+		}
+	}
+	return true
 }
 
 func (r RateLimit) on() bool { return r.RequestsPerMinute > 0 || r.TokensPerMinute > 0 }

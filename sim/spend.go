@@ -49,17 +49,30 @@ type Spend struct {
 	// simulated (a share of 10⁻⁹): it keeps its rate, but its dollar
 	// figures are not known: the JSON writes them null, the text n/a.
 	NoCost bool `json:"-"`
+	// NoPickCost is set, by optimize, when the policy rolled out was not
+	// simulated (an undecided class without a "configured" candidate)
+	// but no hedging was: the rate and the no-hedging figures are known,
+	// PerDay and PerMonth are not (JSON null, the text n/a).
+	NoPickCost bool `json:"-"`
 }
 
 // spendNull is a Spend's JSON when it has no arrival rate.
 const spendNull = `{"requests_per_s":null,"no_hedging_requests_per_s":null,"per_day":null,"per_month":null,"no_hedging_per_day":null,"no_hedging_per_month":null}`
 
-// MarshalJSON writes s, with every figure null when s.NoRate.
+// MarshalJSON writes s, with every figure null when s.NoRate, the dollar
+// figures null when s.NoCost, and the pick's when s.NoPickCost.
 func (s Spend) MarshalJSON() ([]byte, error) {
 	if s.NoRate {
 		return []byte(spendNull), nil
 	}
 	type plain Spend
+	if s.NoPickCost && !s.NoCost {
+		return json.Marshal(struct {
+			plain
+			PerDay   *float64 `json:"per_day"`
+			PerMonth *float64 `json:"per_month"`
+		}{plain: plain(s)})
+	}
 	if s.NoCost {
 		return json.Marshal(struct {
 			plain
