@@ -89,10 +89,9 @@ func (t *endTimes) sectioned() {
 // its bills: e.stepBills, stepBillingOf).
 func (e *engine) billSection(st *classStats, r *request, a *attempt, in, out float64, completed bool) {
 	// The commonest, a step's bills found in a run that does not grow, is
-	// written here, small enough to be inlined into its callers; the rest
-	// is billSections.
-	if c := int(r.class) - e.users; c >= 0 && e.grow == nil {
-		if b := &e.stepBills[c]; b.own != nil {
+	// written here, in a function of its own; the rest is billSections.
+	if c := uint(r.class); c < uint(len(e.stepBills)) && e.grow == nil {
+		if b := &e.stepBills[c]; b.own != nil { // a request's class: nil
 			sec := int(r.sec)
 			k := 2 * sec
 			if !completed {
@@ -125,7 +124,7 @@ func (e *engine) billSections(st *classStats, r *request, a *attempt, in, out fl
 		e.grow.billSection(e, r, a, in, out, completed)
 	}
 	if int(r.class) >= e.users { // a step's class: r is a pipeline's call
-		b := &e.stepBills[int(r.class)-e.users]
+		b := &e.stepBills[r.class]
 		if b.own == nil && !e.stepBillingOf(r, b) {
 			return
 		}
