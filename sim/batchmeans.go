@@ -88,11 +88,10 @@ func (t *endTimes) sectioned() {
 // gone when a loser leaves after its call ended, so the call's class finds
 // its bills: e.stepBills, stepBillingOf).
 func (e *engine) billSection(st *classStats, r *request, a *attempt, in, out float64, completed bool) {
-	// The commonest, in a run that does not grow: a step's bills found, or
-	// a request's — the steps below without a call, first, so that nothing
-	// is kept across one.
-	if int(r.class) >= e.users {
-		if b := &e.stepBills[int(r.class)-e.users]; b.own != nil && e.grow == nil {
+	// The commonest, a step's bills found in a run that does not grow, is
+	// written here, in a function of its own; the rest is billSections.
+	if c := uint(r.class); c < uint(len(e.stepBills)) && e.grow == nil {
+		if b := &e.stepBills[c]; b.own != nil { // a request's class: nil
 			sec := int(r.sec)
 			k := 2 * sec
 			if !completed {
@@ -103,7 +102,15 @@ func (e *engine) billSection(st *classStats, r *request, a *attempt, in, out flo
 			b.own[sec] += cost // step's own
 			return
 		}
-	} else if e.grow == nil {
+	}
+	e.billSections(st, r, a, in, out, completed)
+}
+
+// billSections is billSection but for its commonest case: a request's
+// attempt, a step's call whose bills are not found yet, or any bill of a
+// growing run.
+func (e *engine) billSections(st *classStats, r *request, a *attempt, in, out float64, completed bool) {
+	if int(r.class) < e.users && e.grow == nil {
 		if sb := st.times.secBill; sb != nil {
 			k := 2 * int(r.sec)
 			if !completed {
@@ -117,7 +124,7 @@ func (e *engine) billSection(st *classStats, r *request, a *attempt, in, out flo
 		e.grow.billSection(e, r, a, in, out, completed)
 	}
 	if int(r.class) >= e.users { // a step's class: r is a pipeline's call
-		b := &e.stepBills[int(r.class)-e.users]
+		b := &e.stepBills[r.class]
 		if b.own == nil && !e.stepBillingOf(r, b) {
 			return
 		}

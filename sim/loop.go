@@ -86,9 +86,10 @@ type engine struct {
 	// stepOwner is, per class after the users' (a pipeline step's), the
 	// pipeline class it belongs to, or −1.
 	stepOwner []int32
-	// stepBills is, per class after the users', where its calls' billed
-	// attempts go in a run that bills sections (billSection); emptied
-	// when those bills move (nextStage) and before a copy (fork).
+	// stepBills is, per class, where the billed attempts of a step's
+	// calls go in a run that bills sections (billSection) — a user class's
+	// stays empty, and a run without pipelines has none; emptied when
+	// those bills move (nextStage) and before a copy (fork).
 	stepBills []stepBilling
 	pipes     []pipeState
 	pipeFree  []int32

@@ -174,7 +174,7 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 	for i := range e.stepOwner {
 		e.stepOwner[i] = -1
 	}
-	e.stepBills = make([]stepBilling, len(e.stepOwner))
+	e.stepBills = make([]stepBilling, len(e.cfg.Classes)) // indexed by class (billSection)
 	for c := 0; c < users; c++ {
 		pl := e.cfg.Classes[c].Pipeline
 		if pl == nil {
