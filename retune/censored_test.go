@@ -121,7 +121,8 @@ func TestAssessAnsweredHedgedUnchanged(t *testing.T) {
 // "shifted at a queue or pool" with the advice in the text and the page,
 // the judged-against line in both, batch's row (its only model q) saying
 // it holds the scenario's model, and in the JSON applied false with the
-// reason for q, true for u, and batch's held_models.
+// reason for q, true for u, and batch's held_models. With q alone (no
+// re-check) the page gives the note and the judged-against line too.
 func TestReportQueuedBesideUnqueued(t *testing.T) {
 	sc, err := scenario.Load("testdata/mixedq.toml")
 	if err != nil {
@@ -174,6 +175,17 @@ func TestReportQueuedBesideUnqueued(t *testing.T) {
 	}
 	if strings.Contains(txt.String(), "chat: q shifted") || strings.Contains(txt.String(), "chat: u shifted") {
 		t.Errorf("chat's row says it holds a scenario model; it sends to u only, refitted:\n%s", txt.String())
+	}
+	// q alone, as --model q asks: nothing re-checked, and the page
+	// must give the note, not "No model shifted".
+	alone := &Report{Scenario: cfg.Name, Source: "live.txt", Alpha: 0.01, Models: ms[:1]}
+	alone.Finish()
+	var alonePage bytes.Buffer
+	if err := alone.WriteHTML(&alonePage, nil, true); err != nil {
+		t.Fatal(err)
+	}
+	if p := alonePage.String(); !strings.Contains(p, "shifted at a queue or pool: q;") || !strings.Contains(p, "judged against the client-side latency simulated") || strings.Contains(p, "No model shifted") {
+		t.Errorf("page of q alone (no re-check) lacks the note or the judged-against line, or says no model shifted")
 	}
 	var got struct {
 		Models []struct {
