@@ -37,15 +37,22 @@ type htmlShift struct{ Scenario, Live, Interval, Moved string }
 
 type htmlModel struct {
 	Model, Verdict, N, ChiSquare, DF, P, Describe, Why, Series, Fit string
-	Warnings                                                        []string
-	Percentiles                                                     []htmlShift
-	Shares                                                          []string
+	// Against is what the histogram was judged against when simulated
+	// (queued, or answered calls cancels censor), NotApplied why a shifted
+	// model's live fit is not applied; "" otherwise.
+	Against, NotApplied string
+	Warnings            []string
+	Percentiles         []htmlShift
+	Shares              []string
 }
 
 type htmlClass struct {
 	Class, Policy, P95, P99, Answered, AddedCost, Flag string
 	Decision, New, NewP95, NewAnswered, NewCost, Why   string
 	OverCap, PickNote                                  string
+	// Held says the row keeps the scenario's model for the class's held
+	// models (ClassAdvice.Held); "" when none.
+	Held string
 	// TooFew is the check's note when its p95 is not compared with the
 	// prediction's (too few requests on either side); "" otherwise.
 	TooFew string
@@ -64,11 +71,13 @@ type htmlView struct {
 	Scenario, Source, At, Alpha, Level string
 	Action                             bool
 	Models                             []htmlModel
-	Recheck                            bool
-	CheckRequests, NewRequests         int
-	Classes                            []htmlClass
-	Export                             *ExportDiff
-	Adaptive                           *htmlAdaptive
+	// Held is the notes on shifted models not refitted (Report.heldNotes).
+	Held                       []string
+	Recheck                    bool
+	CheckRequests, NewRequests int
+	Classes                    []htmlClass
+	Export                     *ExportDiff
+	Adaptive                   *htmlAdaptive
 	// Moved says whether a percentile's mark * is shown, and so its note.
 	Moved bool
 }
@@ -82,7 +91,10 @@ func (r *Report) htmlSections() ([]htmlreport.Section, error) {
 		hm := htmlModel{Model: m.Model, Verdict: d.Verdict, N: fit.FormatCount(d.N), Warnings: d.Warnings,
 			ChiSquare: fmt.Sprintf("%.1f", d.ChiSquare), DF: strconv.Itoa(d.DF), P: pText(d.PValue),
 			Describe: d.Describe(), Why: d.Why, Series: m.Query + " in " + m.Source,
-			Fit: m.Key + ": " + m.Fit.Describe()}
+			Fit: m.Key + ": " + m.Fit.Describe(), NotApplied: m.NotApplied}
+		if m.simulated() {
+			hm.Against = m.Against
+		}
 		for _, s := range d.Percentiles {
 			hs := htmlShift{Scenario: num(s.Scenario), Live: num(s.Live), Interval: "[" + num(s.Lo) + ", " + num(s.Hi) + "]"}
 			if s.Moved {
@@ -95,6 +107,7 @@ func (r *Report) htmlSections() ([]htmlreport.Section, error) {
 		}
 		v.Models = append(v.Models, hm)
 	}
+	v.Held = r.heldNotes()
 	if rc := r.Recheck; rc != nil {
 		v.Recheck, v.CheckRequests, v.NewRequests = true, rc.Check.Requests, rc.New.RequestsPerCandidate
 		for _, c := range rc.Classes {
@@ -113,6 +126,9 @@ func (r *Report) htmlSections() ([]htmlreport.Section, error) {
 			}
 			if c.New == "none" && !c.SamePolicy {
 				hc.PickNote = c.NewPickNote
+			}
+			if len(c.Held) > 0 {
+				hc.Held = c.heldText()
 			}
 			v.Classes = append(v.Classes, hc)
 		}
@@ -165,15 +181,18 @@ var htmlSectionTemplates = template.Must(template.New("").Parse(`
 {{range .Models}}<h3>{{.Model}}: {{.Verdict}}</h3>
 <p>{{.Describe}}</p>
 <p>{{.Why}}</p>
-{{range .Warnings}}<p>warning: {{.}}</p>
+{{if .Against}}<p>judged against {{.Against}}</p>
+{{end}}{{if .NotApplied}}<p class="flag">{{.NotApplied}}</p>
+{{end}}{{range .Warnings}}<p>warning: {{.}}</p>
 {{end}}<p class="meta">series: {{.Series}}; live fit ({{.Fit}})</p>
 {{if .Shares}}<ul>{{range .Shares}}<li>{{.}}</li>{{end}}</ul>{{end}}
-{{end}}{{if not .Recheck}}<p>No model shifted: the scenario's models and policies stand; nothing simulated.</p>{{end}}{{end}}
+{{end}}{{range .Held}}<p class="flag">{{.}}</p>
+{{end}}{{if and (not .Recheck) (not .Held)}}<p>No model shifted: the scenario's models and policies stand; nothing simulated.</p>{{end}}{{end}}
 {{define "current"}}{{if .Recheck}}<p>Every class's current policy simulated on {{.CheckRequests}} requests on the scenario's models (what the scenario predicted) and on the live ones (the rollout check).</p>
 <div class="scroll"><table id="current-policy-table">
 <thead><tr><th>class</th><th>policy</th><th>p95</th><th>p99</th><th>answered</th><th>added cost</th><th></th></tr></thead>
 <tbody>
-{{range .Classes}}<tr><td>{{.Class}}</td><td>{{.Policy}}</td><td>{{.P95}}</td><td>{{.P99}}</td><td>{{.Answered}}</td><td>{{.AddedCost}}</td><td{{if .Flag}} class="flag"{{end}}>{{if .Flag}}{{.Flag}}{{else if .TooFew}}too few: {{.TooFew}}{{else}}ok{{end}}</td></tr>
+{{range .Classes}}<tr><td>{{.Class}}</td><td>{{.Policy}}</td><td>{{.P95}}</td><td>{{.P99}}</td><td>{{.Answered}}</td><td>{{.AddedCost}}</td><td{{if .Flag}} class="flag"{{end}}>{{if .Flag}}{{.Flag}}{{else if .TooFew}}too few: {{.TooFew}}{{else}}ok{{end}}{{if .Held}}; {{.Held}}{{end}}</td></tr>
 {{end}}</tbody>
 </table></div>{{end}}{{end}}
 {{define "decisions"}}{{if .Recheck}}<p>Every class optimized on the live models, {{.NewRequests}} requests per candidate (the sections below, as <code>hedgesim optimize</code> reports them).</p>

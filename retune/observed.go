@@ -80,3 +80,50 @@ func observedDist(model string, xs []float64) (*dist.Empirical, error) {
 	}
 	return dist.NewEmpirical(xs)
 }
+
+// What a live histogram counts (AssessCounts).
+const (
+	// CountsAll: every call's latency to its end, a call the scenario's
+	// hedging or deadline cancels included (a server-side histogram, or a
+	// client's that records a cancelled call's latency as if it had been
+	// waited for); judged against the scenario's model.
+	CountsAll = "all"
+	// CountsAnswered: the latency of the calls answered only; a model
+	// whose attempts the scenario cancels (cancelledBy) is then judged
+	// against its completed attempts simulated, as a queued one.
+	CountsAnswered = "answered"
+)
+
+// cancelledBy returns the names of the classes (a pipeline's as
+// "class/step") whose hedge policy sends to the model at index mi with
+// copies, so that the losers of a race, the model's slow calls, are
+// cancelled and missing from a histogram of answered calls; nil when none
+// does or when the model's provider ignores cancels.
+func cancelledBy(cfg *sim.Config, mi int) []string {
+	m := &cfg.Models[mi]
+	if i := slices.IndexFunc(cfg.Providers, func(p sim.Provider) bool { return p.Name == m.Provider }); i >= 0 && cfg.Providers[i].IgnoresCancel {
+		return nil
+	}
+	sends := func(p *sim.Policy) bool {
+		if p.Copies == 0 && p.Adaptive == nil {
+			return false
+		}
+		return p.Primary == mi || slices.Contains(p.Targets, mi)
+	}
+	var out []string
+	for ci := range cfg.Classes {
+		c := &cfg.Classes[ci]
+		if c.Pipeline == nil {
+			if sends(&c.Policy) {
+				out = append(out, c.Name)
+			}
+			continue
+		}
+		for si := range c.Pipeline.Steps {
+			if s := &c.Pipeline.Steps[si]; sends(&s.Call.Policy) {
+				out = append(out, c.Name+"/"+s.Name)
+			}
+		}
+	}
+	return out
+}

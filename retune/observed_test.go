@@ -109,3 +109,32 @@ func TestAssessQueuedPoolUnchanged(t *testing.T) {
 		t.Errorf("%d of %d seeds read the unchanged pool as drifted; want at most %d", alarms, seeds, seeds/20)
 	}
 }
+
+// modelHistogram is clientHistogram of model's completed attempts alone.
+func modelHistogram(t *testing.T, cfg *sim.Config, seed uint64, model string, bounds []float64) *readers.Histogram {
+	t.Helper()
+	c := *cfg
+	c.Seed = seed
+	h := &readers.Histogram{File: "live.txt", Format: "prometheus", Metric: "inference_latency_seconds", Unit: readers.Seconds, Whole: true}
+	lo := 0.0
+	for _, b := range append(bounds, math.Inf(1)) {
+		h.Lower, h.Upper = append(h.Lower, lo), append(h.Upper, b)
+		h.Counts = append(h.Counts, 0)
+		lo = b
+	}
+	if _, err := sim.RunTrace(&c, func(a *sim.AttemptRecord) {
+		if a.Outcome != "completed" || a.Model != model {
+			return
+		}
+		x := (a.End - a.Start).Seconds()
+		for i, u := range h.Upper {
+			if x <= u {
+				h.Counts[i]++
+				break
+			}
+		}
+	}); err != nil {
+		t.Fatal(err)
+	}
+	return h
+}

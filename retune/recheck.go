@@ -42,14 +42,49 @@ type Model struct {
 	// included. Against says what Drift judged the histogram against.
 	QueuedAt string `json:"queued_at,omitempty"`
 	Against  string `json:"judged_against"`
+	// CancelledBy, when not empty, names the classes whose hedging cancels
+	// the model's losing attempts, its histogram being taken as of the
+	// answered calls only (CountsAnswered): it is then judged, as a
+	// queued model is, against the completed attempts simulated, and
+	// never refitted — a fit of answered calls lacks the cancelled, slow
+	// ones and is biased short.
+	CancelledBy []string `json:"cancelled_by,omitempty"`
+	// Applied says whether the live fit (FitSpec) replaces the scenario's
+	// model in the re-check and in a written scenario (Refit); NotApplied
+	// says why not when the model shifted, else "".
+	Applied    bool   `json:"applied"`
+	NotApplied string `json:"not_applied,omitempty"`
 }
 
 // Refit reports whether m's live fit replaces the scenario's model in the
-// re-check and in a written scenario: when it shifted and is not queued
+// re-check and in a written scenario: when it shifted, is not queued
 // (QueuedAt), the fit of a client-side histogram of a queued model being
-// the model's latency with the wait and slowdown already in it.
+// the model's latency with the wait and slowdown already in it, and was
+// not judged on answered calls that hedging cancels (CancelledBy), whose
+// fit lacks the slow calls.
 func (m *Model) Refit() bool {
-	return m.Drift.Verdict == Shifted && m.QueuedAt == ""
+	return m.Drift.Verdict == Shifted && m.QueuedAt == "" && len(m.CancelledBy) == 0
+}
+
+// simulated reports whether m was judged against the client-side latency
+// simulated (queued, or its answered calls censored by cancels).
+func (m *Model) simulated() bool {
+	return m.Key == "latency" && (m.QueuedAt != "" || len(m.CancelledBy) > 0)
+}
+
+// notApplied says why a shifted model's live fit is not applied, or "".
+func (m *Model) notApplied() string {
+	if m.Drift.Verdict != Shifted || m.Refit() {
+		return ""
+	}
+	var why []string
+	if m.QueuedAt != "" {
+		why = append(why, fmt.Sprintf("its attempts wait or are slowed at provider %s, and the scenario's model is the service time the simulation adds the wait and any replica's slowdown to (the wait would be counted twice); check the provider's capacity and replicas, then the model", m.QueuedAt))
+	}
+	if len(m.CancelledBy) > 0 {
+		why = append(why, fmt.Sprintf("its histogram counts answered calls only and class %s cancels its losing attempts, the slow ones, so a fit of it is biased short; to refit the model, give a histogram of every call (one recorded at the provider, or by a client that records a cancelled call's latency too) with --histogram-counts all", strings.Join(m.CancelledBy, ", ")))
+	}
+	return "not refitted: " + strings.Join(why, "; and ")
 }
 
 // Assess fits each live histogram with package fit (fopt) and judges its
@@ -68,6 +103,18 @@ func (m *Model) Refit() bool {
 // is the same wherever it runs); a rejected histogram is reported in the
 // order of live.
 func Assess(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Options, alpha float64) ([]Model, error) {
+	return AssessCounts(ctx, cfg, live, fopt, alpha, CountsAll)
+}
+
+// AssessCounts is Assess with the histograms taken to count counts
+// (CountsAll or CountsAnswered): with CountsAnswered, a model's latency
+// whose attempts a class's hedging cancels (cancelledBy) is judged, as a
+// queued one is, against its completed attempts simulated, the cancelled
+// ones missing from both (Model.CancelledBy), and is not refitted.
+func AssessCounts(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Options, alpha float64, counts string) ([]Model, error) {
+	if counts != CountsAll && counts != CountsAnswered {
+		return nil, fmt.Errorf("histogram counts %q: want %q or %q", counts, CountsAll, CountsAnswered)
+	}
 	fits := make([]*fit.HistogramFit, len(live))
 	errs := make([]error, len(live))
 	var wg sync.WaitGroup
@@ -87,8 +134,14 @@ func Assess(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Options,
 	// scenario's traffic.
 	var queued []string
 	most := ObservedRequests
+	censored := func(l Live) []string {
+		if counts != CountsAnswered || l.Key != "latency" {
+			return nil
+		}
+		return cancelledBy(cfg, l.Index)
+	}
 	for _, l := range live {
-		if l.Key == "latency" && queuedAt(cfg, &cfg.Models[l.Index]) != "" {
+		if l.Key == "latency" && (queuedAt(cfg, &cfg.Models[l.Index]) != "" || len(censored(l)) > 0) {
 			queued = append(queued, l.Model)
 			most = max(most, int(ObservedPerObservation*l.Hist.Total()))
 		}
@@ -117,13 +170,23 @@ func Assess(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Options,
 			if err != nil {
 				return nil, &InputError{Model: l.Model, Query: l.Query, Source: l.Hist.File, Err: err}
 			}
-			against = fmt.Sprintf("the client-side latency simulated (%d completed attempts of %d requests at provider %s, the wait and any replica's slowdown included)", len(xs), simulated, at)
+			switch cb := censored(l); {
+			case at != "" && len(cb) > 0:
+				against = fmt.Sprintf("the client-side latency simulated (%d completed attempts of %d requests at provider %s, the wait and any replica's slowdown included, the attempts class %s cancels left out)", len(xs), simulated, at, strings.Join(cb, ", "))
+			case at != "":
+				against = fmt.Sprintf("the client-side latency simulated (%d completed attempts of %d requests at provider %s, the wait and any replica's slowdown included)", len(xs), simulated, at)
+			default:
+				against = fmt.Sprintf("the client-side latency simulated (%d completed attempts of %d requests, the attempts class %s cancels left out, as a histogram of answered calls leaves them out)", len(xs), simulated, strings.Join(cb, ", "))
+			}
 			d = judge(l.Hist, emp, hf.Best().Dist, alpha, float64(len(xs)), "the client-side latency simulated")
 		} else {
 			d = Judge(l.Hist, scen, hf.Best().Dist, alpha)
 			if at != "" {
 				d.Warnings = append(d.Warnings, fmt.Sprintf("provider %s queues the model's attempts: a client-side histogram of its time to first token includes the wait, which the scenario's ttft excludes; judged against the ttft as it is, and not refitted", at))
 			}
+		}
+		if cb := cancelledBy(cfg, l.Index); counts == CountsAll && l.Key == "latency" && at == "" && len(cb) > 0 && d.Verdict == Shifted {
+			d.Warnings = append(d.Warnings, fmt.Sprintf("class %s cancels this model's losing attempts; the histogram is taken as every call's latency (--histogram-counts all): if it counts the answered calls only, it lacks the slow calls cancelled and reads faster than the model; then give --histogram-counts answered", strings.Join(cb, ", ")))
 		}
 		for _, w := range hf.Warnings {
 			// The fit's own, after the reader's and the counts' it
@@ -132,11 +195,13 @@ func Assess(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Options,
 				d.Warnings = append(d.Warnings, w)
 			}
 		}
-		out = append(out, Model{
+		mo := Model{
 			Model: l.Model, Key: l.Key, Query: l.Query, Source: l.Hist.File,
 			Fit: hf, FitName: hf.Best().Name, FitSpec: hf.SpecTOML(),
-			Drift: d, QueuedAt: at, Against: against,
-		})
+			Drift: d, QueuedAt: at, Against: against, CancelledBy: censored(l),
+		}
+		mo.Applied, mo.NotApplied = mo.Refit(), mo.notApplied()
+		out = append(out, mo)
 	}
 	return out, nil
 }
@@ -162,6 +227,34 @@ func LiveConfig(cfg *sim.Config, models []Model) *sim.Config {
 		}
 	}
 	return &c
+}
+
+// heldModels returns the models among models that class cl of cfg sends
+// to (its policy's primary and targets, a pipeline's steps' too) and whose
+// shift is not applied (Model.NotApplied).
+func heldModels(cfg *sim.Config, cl *sim.Class, models []Model) []string {
+	var idx []int
+	add := func(p *sim.Policy) {
+		idx = append(idx, p.Primary)
+		idx = append(idx, p.Targets...)
+	}
+	if cl.Pipeline == nil {
+		add(&cl.Policy)
+	} else {
+		for si := range cl.Pipeline.Steps {
+			add(&cl.Pipeline.Steps[si].Call.Policy)
+		}
+	}
+	var out []string
+	for _, m := range models {
+		if m.NotApplied == "" || slices.Contains(out, m.Model) {
+			continue
+		}
+		if slices.ContainsFunc(idx, func(i int) bool { return i >= 0 && i < len(cfg.Models) && cfg.Models[i].Name == m.Model }) {
+			out = append(out, m.Model)
+		}
+	}
+	return out
 }
 
 // Decisions of a ClassAdvice.
@@ -204,6 +297,11 @@ type ClassAdvice struct {
 	// (optimize.ClassReport.PickNote): why it hedges as it does, or why
 	// it does not hedge at all.
 	NewPickNote string `json:"new_pick_note"`
+	// Held names the models the class sends to that shifted but keep the
+	// scenario's model in the re-check (Model.NotApplied: queued, or
+	// judged on answered calls): the current policy's figures now hold no
+	// live latency of theirs, and the new pick is made on the scenario's.
+	Held []string `json:"held_models,omitempty"`
 	// OverCostCap is true when the objective caps added cost (a p95, p99
 	// or answered objective with a finite max_added_cost_pct or
 	// --max-cost) and the current policy's added cost on the live models
@@ -345,7 +443,9 @@ func RecheckPolicy(ctx context.Context, cfg, live *sim.Config, opt RecheckOption
 				}
 			}
 		}
-		out.Classes = append(out.Classes, Decide(live, &live.Classes[ci], check.Classes[ri], nowReq, nowCI, cr, z))
+		a := Decide(live, &live.Classes[ci], check.Classes[ri], nowReq, nowCI, cr, z)
+		a.Held = heldModels(live, &live.Classes[ci], opt.Models)
+		out.Classes = append(out.Classes, a)
 	}
 	if !opt.NoAdaptive {
 		// As many requests as each candidate of the optimisation had.

@@ -107,8 +107,11 @@ func (r *Report) WriteText(w io.Writer) error {
 	for _, m := range r.Models {
 		fmt.Fprintf(b, "\n%s: %s\n", m.Model, m.Drift.Describe())
 		fmt.Fprintf(b, "  %s\n", m.Drift.Why)
-		if m.QueuedAt != "" && m.Key == "latency" {
+		if m.simulated() {
 			fmt.Fprintf(b, "  judged against %s\n", m.Against)
+		}
+		if m.NotApplied != "" {
+			fmt.Fprintf(b, "  %s\n", m.NotApplied)
 		}
 		for _, w := range m.Drift.Warnings {
 			fmt.Fprintf(b, "  warning: %s\n", w)
@@ -123,16 +126,14 @@ func (r *Report) WriteText(w io.Writer) error {
 		_, err := w.Write(buf.Bytes())
 		return err
 	}
-	if r.Recheck == nil && r.Action {
-		var names []string
-		for _, m := range r.Models {
-			if m.Drift.Verdict == Shifted {
-				names = append(names, m.Model)
-			}
+	if notes := r.heldNotes(); len(notes) > 0 {
+		for _, n := range notes {
+			fmt.Fprintf(b, "\n%s\n", n)
 		}
-		fmt.Fprintf(b, "\nshifted at a queue or pool: %s; the client-side latency moved, but the scenario's model is the service time the simulation adds the wait and any replica's slowdown to, so the live fit is not written in its place and no policy is re-picked on it; check the provider's capacity and replicas, then the model\n", strings.Join(names, ", "))
-		_, err := w.Write(buf.Bytes())
-		return err
+		if r.Recheck == nil {
+			_, err := w.Write(buf.Bytes())
+			return err
+		}
 	}
 	if r.Recheck == nil {
 		io.WriteString(b, "\nno model shifted: the scenario's models and policies stand; nothing simulated\n")
@@ -150,6 +151,11 @@ func (r *Report) WriteText(w io.Writer) error {
 			100*n.PredictedAnswered, 100*n.AnsweredShare, pctText(n.PredictedAddedCostPct), pctOf(n.AddedCostPct))
 	}
 	tw.Flush()
+	for _, c := range rc.Classes {
+		if len(c.Held) > 0 {
+			fmt.Fprintf(b, "  %s: %s\n", c.Class, c.heldText())
+		}
+	}
 	for _, c := range rc.Classes {
 		switch n := &c.Now; {
 		case n.Flag != "":
@@ -182,6 +188,42 @@ func (r *Report) WriteText(w io.Writer) error {
 	writeRecheckWarnings(b, rc)
 	_, err := w.Write(buf.Bytes())
 	return err
+}
+
+// heldText says that c's row holds the scenario's model for its held
+// models.
+func (c *ClassAdvice) heldText() string {
+	return fmt.Sprintf("%s shifted but keeps the scenario's model here (not refitted, above): this row holds none of its live latency", strings.Join(c.Held, ", "))
+}
+
+// heldNotes returns the notes on the shifted models whose live fits are
+// not applied (Model.NotApplied): those at a queue or pool, and those whose
+// histogram counts answered calls that the scenario's hedging cancels;
+// with a re-check, that it keeps the scenario's model for them.
+func (r *Report) heldNotes() []string {
+	var queued, censored []string
+	for _, m := range r.Models {
+		if m.NotApplied == "" {
+			continue
+		}
+		if m.QueuedAt != "" {
+			queued = append(queued, m.Model)
+		} else {
+			censored = append(censored, m.Model)
+		}
+	}
+	then := "no policy is re-picked on it"
+	if r.Recheck != nil {
+		then = "the re-check below keeps the scenario's model for it (a class sending only to it reads as predicted there)"
+	}
+	var out []string
+	if len(queued) > 0 {
+		out = append(out, fmt.Sprintf("shifted at a queue or pool: %s; the client-side latency moved, but the scenario's model is the service time the simulation adds the wait and any replica's slowdown to, so the live fit is not written in its place and %s; check the provider's capacity and replicas, then the model", strings.Join(queued, ", "), then))
+	}
+	if len(censored) > 0 {
+		out = append(out, fmt.Sprintf("shifted, judged on answered calls: %s; the scenario's hedging cancels its losing attempts, the slow ones, so a fit of the answered calls is biased short: it is not written in its place and %s; to refit the model, give a histogram of every call (recorded at the provider, or by a client that records a cancelled call's latency too) with --histogram-counts all", strings.Join(censored, ", "), then))
+	}
+	return out
 }
 
 // writeRecheckWarnings writes the warnings the JSON holds of the rollout

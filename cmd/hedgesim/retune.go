@@ -78,6 +78,7 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var models listFlag
 	fs.Var(&models, "model", "retune only these models, comma-separated `list` (default: every model)")
 	unitName := fs.String("unit", "", "`unit` of the bucket bounds: s, ms or us (default: from the source)")
+	counts := fs.String("histogram-counts", retune.CountsAll, "what each histogram `counts`: all (every call's latency to its end, calls the scenario's hedging or deadline cancels included: one recorded at the provider) or answered (the answered calls only: a model whose losing attempts a class's hedging cancels is then judged against its completed attempts simulated, and not refitted)")
 	alpha := fs.Float64("alpha", 0.01, "drift test `level`: a model shifted when the chi-square p-value is below it")
 	timeout := fs.Duration("timeout", 30*time.Second, "how long to wait for an http(s) SOURCE, or for each model's Prometheus query, retries with backoff included")
 	var seed, requests, checkRequests intFlag
@@ -95,7 +96,7 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.Var(&copies, "copies", "max copies beyond the primary to try, comma-separated `list` (default: the class's max_copies)")
 	asJSON := fs.Bool("json", false, "print the report as JSON")
 	wide := wideFlag(fs)
-	writeScenario := pathFlag(fs, "write-scenario", "write the scenario with the shifted models' live fits (not those of models at a pool or a concurrency limit, whose histograms hold the wait) and the changed picks to `FILE` (comments say where each came from)")
+	writeScenario := pathFlag(fs, "write-scenario", "write the scenario with the shifted models' live fits (not those of models at a pool or a concurrency limit, whose histograms hold the wait, nor those judged on answered calls that hedging cancels) and the changed picks to `FILE` (comments say where each came from)")
 	out := pathFlag(fs, "out", "write report.txt, report.json, index.html (the whole report as one self-contained page) and, with --export, export-FORMAT.diff to `DIR` (created if needed; its parent must exist), replaced whole")
 	force := fs.Bool("force", false, "let --out replace a report another command (run, optimize) wrote there; files hedgesim did not write are never replaced")
 	noPlots := fs.Bool("no-plots", false, "with --out: leave the new optimisation's figures out of index.html")
@@ -128,6 +129,9 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	}
 	if !(*alpha > 0 && *alpha < 0.5) {
 		return usageError{err: fmt.Errorf("--alpha %g: must be in (0, 0.5)", *alpha)}
+	}
+	if *counts != retune.CountsAll && *counts != retune.CountsAnswered {
+		return usageError{err: fmt.Errorf("--histogram-counts %q: want %s or %s", *counts, retune.CountsAll, retune.CountsAnswered)}
 	}
 	if *format != "" && !slices.Contains(retune.Formats, *format) {
 		return usageError{err: fmt.Errorf("--format %q: want %s", *format, strings.Join(retune.Formats, ", "))}
@@ -281,7 +285,7 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	if seed.set {
 		fopt.Seed = uint64(seed.v)
 	}
-	assessed, err := retune.Assess(ctx, &sc.Config, live, fopt, *alpha)
+	assessed, err := retune.AssessCounts(ctx, &sc.Config, live, fopt, *alpha, *counts)
 	if err != nil {
 		var ie *retune.InputError
 		if errors.As(err, &ie) {

@@ -257,6 +257,7 @@ func TestRetuneBadInput(t *testing.T) {
 		{"prometheus over ftp", []string{"--prometheus", "ftp://x", "--metric", "m"}, []string{"--prometheus ftp://x: want the server's http:// or https:// URL"}},
 		{"from over ftp", []string{"--from", "ftp://x/metrics"}, []string{"--from ftp://x/metrics: only http:// and https:// URLs are fetched"}},
 		{"from a missing file", []string{"--from", filepath.Join(dir, "nonexist.txt")}, []string{"nonexist.txt: no such file (a URL starts with http:// or https://)"}},
+		{"histogram counts", []string{"--from", good, "--histogram-counts", "some"}, []string{`--histogram-counts "some": want all or answered`}},
 	} {
 		out := filepath.Join(dir, c.name+".toml")
 		code, _, errOut := hedgesim(t, append([]string{"retune", "guard-check", "--write-scenario", out}, c.args...)...)
