@@ -572,16 +572,20 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 			// batch differences too far from normal for a t interval.
 			v.UnansweredSignificant = d.CI[0] > 0
 			why = func(float64) string { return pairedAnsweredWhy(base, pick, d, level) }
-		} else if !ok && v.UnansweredSignificant && (base.batchS[0] != nil || pick.batchS[0] != nil) {
+		} else if !ok && (base.batchS[0] != nil || pick.batchS[0] != nil) {
 			// The requests of one run interact (an adaptive delay's
 			// beside no hedging's independent ones) and the runs cannot
 			// be paired: as for the percentile (fallsSignificantly), each
 			// run's own interval of the answered share — from its
 			// batches, or Wilson's for independent requests — must part
-			// from the other's too.
+			// from the other's too. When they overlap, the reason names
+			// them, the intervals the report shows, whatever Wilson's
+			// say.
 			ib, ip := ownAnswered(base, z, level), ownAnswered(pick, z, level)
-			v.UnansweredSignificant = ip[0] > ib[1]
-			why = func(float64) string { return ownAnsweredWhy(base, pick, ib, ip, z) }
+			if !(ip[0] > ib[1]) {
+				v.UnansweredSignificant = false
+				why = func(float64) string { return ownAnsweredWhy(base, pick, ib, ip, z) }
+			}
 		}
 		failOK, failWhy = test(fmt.Sprintf("the unanswered share (%s → %s)", sb, sp), 100*(fb-fp)/fb, v.UnansweredSignificant, rule.MinUnansweredCutPerCost, why)
 	}
@@ -655,14 +659,14 @@ func unansweredNotSignificantWhy(base, pick *Candidate, fb, fp, z float64) strin
 
 // ownAnswered returns c's own interval of its answered share at the
 // level (z its normal score): from its batches when its requests
-// interact (sim.BatchInterval, clipped to [0, 1]), else Wilson's; [0, 1]
+// interact (sim.BatchShareInterval), else Wilson's; [0, 1]
 // when the batched one cannot be formed.
 func ownAnswered(c *Candidate, z, level float64) [2]float64 {
 	if c.batchS[0] == nil {
 		lo, hi := wilson(c.AnsweredShare, c.Requests, z)
 		return [2]float64{lo, hi}
 	}
-	ci := sim.ClipShare(sim.BatchInterval(c.AnsweredShare, c.batchS[0], level))
+	ci := sim.BatchShareInterval(c.AnsweredShare, c.batchS[0], level)
 	if math.IsNaN(ci[0]) || math.IsNaN(ci[1]) {
 		return [2]float64{0, 1}
 	}
@@ -677,6 +681,14 @@ func ownAnswered(c *Candidate, z, level float64) [2]float64 {
 // as rerunAdvice gives them.
 func ownAnsweredWhy(base, pick *Candidate, ib, ip [2]float64, z float64) string {
 	why := fmt.Sprintf("the runs' own intervals of the answered share, [%.2f%%, %.2f%%] without hedging and [%.2f%%, %.2f%%] with the pick, overlap: its requests interact and cannot be paired with no hedging's", 100*ib[0], 100*ib[1], 100*ip[0], 100*ip[1])
+	for _, c := range []*Candidate{base, pick} {
+		if b := atBound(c); b > 0 {
+			// Its interval is the bound of b batch shares
+			// (sim.BatchShareInterval), which more requests at b
+			// batches do not narrow: no --requests is advised.
+			return fmt.Sprintf("%s; %s has no miss in any of its %d batches, so its interval is that of %d batch shares at 100%%, which a longer run narrows only once its batches hold misses", why, candidateWord(c), b, b)
+		}
+	}
 	rise, h := pick.AnsweredShare-base.AnsweredShare, (ib[1]-ib[0])/2+(ip[1]-ip[0])/2
 	if !(rise > 0) || !(h > 0) {
 		return why
@@ -687,6 +699,30 @@ func ownAnsweredWhy(base, pick *Candidate, ib, ip [2]float64, z float64) string 
 		return fmt.Sprintf("%s; no run of up to %d requests would part them at this difference", why, MaxRequests)
 	}
 	return fmt.Sprintf("%s; not significant at %d requests: %s", why, n, rerunAdvice(base, pick, int(math.Ceil(need))))
+}
+
+// atBound returns the number of c's batches when its answered share is
+// batched and every batch answered all its requests (the case
+// sim.BatchShareInterval widens), else 0.
+func atBound(c *Candidate) int {
+	per := c.batchS[0]
+	if per == nil || c.AnsweredShare != 1 {
+		return 0
+	}
+	for _, x := range per {
+		if x != 1 {
+			return 0
+		}
+	}
+	return len(per)
+}
+
+// candidateWord names c in a reason: "no hedging" or "the pick".
+func candidateWord(c *Candidate) string {
+	if !c.Hedging {
+		return "no hedging"
+	}
+	return "the pick"
 }
 
 // pairedAnsweredWhy says why the rise d of the answered share from base

@@ -366,7 +366,8 @@
 // (on the USD cost basis; absent otherwise) and ci95_method (how those
 // three were made: Wilson's score interval for independent requests,
 // batch means over the run's fixed grid of 30 arrival-ordered batches
-// when they interact; the added cost paired with no hedging, over the
+// when they interact, a share at 0 or 1 in every batch getting the Wilson
+// interval of its 30 batch shares (sim.BatchShareInterval); the added cost paired with no hedging, over the
 // run's 1000 arrival sections for independent requests and batch by
 // batch when they interact), added_cost_pct_ci95_method (the added
 // cost's method alone: sim.CIMethodAddedCostPaired or

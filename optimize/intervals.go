@@ -80,14 +80,15 @@ func setIntervals(c, base *Candidate, basis string, level float64, within bool) 
 		return
 	}
 	c.CIMethod = CIMethodGrid
-	// A share lies in [0, 1]: bounds past it are clipped.
-	c.AnsweredShareCI95 = wireCI(sim.ClipShare(sim.BatchInterval(c.AnsweredShare, c.batchS[0], level)))
+	// A share lies in [0, 1]: bounds past it are clipped, and batches all
+	// at a bound get a width (sim.BatchShareInterval).
+	c.AnsweredShareCI95 = wireCI(sim.BatchShareInterval(c.AnsweredShare, c.batchS[0], level))
 	if within && c.batchS[1] != nil {
-		c.AnsweredWithinShareCI95 = wireCI(sim.ClipShare(sim.BatchInterval(c.AnsweredWithinShare, c.batchS[1], level)))
+		c.AnsweredWithinShareCI95 = wireCI(sim.BatchShareInterval(c.AnsweredWithinShare, c.batchS[1], level))
 	}
 	if f := c.batchF; f[0] != nil {
 		share := func(x float64, per []float64) *[2]*float64 {
-			return wireCI(sim.ClipShare(sim.BatchInterval(x, per, level)))
+			return wireCI(sim.BatchShareInterval(x, per, level))
 		}
 		c.MetShareCI95 = share(c.MetShare, f[0])
 		if c.RescuedShare != nil && c.HarmedShare != nil {

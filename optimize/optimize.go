@@ -1514,6 +1514,14 @@ func finishPick(cr *ClassReport, level float64) {
 	pick := &cs[cr.Pick]
 	pick.Pick = true
 	label(cr)
+	if cr.Pick != 0 && pick.Hedging && cr.Objective.Goal != MostAnswered && pick.Requests > 0 && !pick.CIOK(p) {
+		// No interval on the objective's percentile: the delay picked
+		// is not measured against its neighbours', whatever the
+		// verdict stands on.
+		need := minRequestsFor(pick, p, level)
+		cr.PickNote += fmt.Sprintf("; its delay is noise: too few requests for a %s%% interval on %s (%d simulated, at least %d needed), so a delay nearby may do as well; %s",
+			fnum(100*level), pname(p), pick.Requests, need, rerunAdvice(&cs[0], pick, need))
+	}
 	if b := boughtText(pick); b != "" && cr.Verdict.Hedge && (*pick.RescuedShare > 0 || *pick.HarmedShare > 0 || cr.SLOSeconds > 0) {
 		// Quoted where a request's fate can change: a class where every
 		// request is answered either way gains speed only.

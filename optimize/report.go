@@ -270,8 +270,8 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 		hedged, attempts := perRequest(c)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s → %s\t%s\t%s → %s\t%s\t%s → %s\t%s\t%s%s\t%s\t%s\n",
 			cr.Class, verdict, delay, copies, target,
-			fsec(b.Latency.P95), fsec(c.Latency.P95), change(b.Latency.P95, c.Latency.P95),
-			fsec(b.Latency.P99), fsec(c.Latency.P99), change(b.Latency.P99, c.Latency.P99),
+			fsec(b.Latency.P95), fsec(c.Latency.P95), measuredChange(b, c, 0.95),
+			fsec(b.Latency.P99), fsec(c.Latency.P99), measuredChange(b, c, 0.99),
 			ab, ac, answeredChange(b.AnsweredShare, c.AnsweredShare), withinCell(cr, b, c),
 			hedged, attempts, addedCost(cr, c))
 	}
@@ -837,6 +837,17 @@ func interval(ci [2]float64, ok bool) string {
 
 // change formats the relative change from a to b: "(−32.7%)".
 // Nothing is printed when either is a miss (+Inf) or a is not positive.
+// measuredChange is change from b's p-quantile to c's, or "(no
+// interval)" when c is not b and has no interval on it (too few
+// requests): the change is then not a measured one.
+func measuredChange(b, c *Candidate, p float64) string {
+	ch := change(b.Q(p), c.Q(p))
+	if ch != "" && c != b && c.Requests > 0 && !c.CIOK(p) {
+		return "(no interval)"
+	}
+	return ch
+}
+
 func change(a, b float64) string {
 	if !(a > 0) || a == b || math.IsInf(a, 1) || math.IsInf(b, 1) {
 		return ""

@@ -49,6 +49,10 @@ type Label struct {
 	// Rejected marks a candidate the report rejected (optimize's
 	// StatusRejected), drawn in its own colour.
 	Rejected bool
+	// TooFew marks a rejected candidate among whose reasons is too few
+	// requests for an interval (optimize.ReasonTooFew): not judged, drawn
+	// with its own symbol.
+	TooFew bool
 }
 
 // Cost is the data of the cost figure. X is the added cost in percent (of
@@ -199,7 +203,9 @@ func CostData(cr *optimize.ClassReport) Cost {
 	}
 	for i := range cr.Candidates {
 		c := &cr.Candidates[i]
-		d.Candidates = append(d.Candidates, Label{XY: XY{c.AddedCostPct, orMiss(y(c), top)}, Text: c.Label, Rejected: c.Status == optimize.StatusRejected})
+		rejected := c.Status == optimize.StatusRejected
+		few := rejected && slices.ContainsFunc(c.Reasons, func(r optimize.Reason) bool { return r.Code == optimize.ReasonTooFew })
+		d.Candidates = append(d.Candidates, Label{XY: XY{c.AddedCostPct, orMiss(y(c), top)}, Text: c.Label, Rejected: rejected && !few, TooFew: few})
 	}
 	d.Candidates[0].Text = "no hedging"
 	for _, i := range cr.Frontier {

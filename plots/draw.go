@@ -230,11 +230,14 @@ func costPlot(d Cost) (*plot.Plot, *marks, *legend, error) {
 	}
 	m := &marks{}
 	l := newLegend()
-	var pts, rej []XY
+	var pts, rej, few []XY
 	for _, c := range d.Candidates {
-		if c.Rejected {
+		switch {
+		case c.TooFew:
+			few = append(few, c.XY)
+		case c.Rejected:
 			rej = append(rej, c.XY)
-		} else {
+		default:
 			pts = append(pts, c.XY)
 		}
 		m.point(c.X, c.Y, vg.Points(dotRadius))
@@ -254,6 +257,15 @@ func costPlot(d Cost) (*plot.Plot, *marks, *legend, error) {
 		}
 		rejected.GlyphStyle = draw.GlyphStyle{Color: rose, Radius: vg.Points(dotRadius), Shape: draw.CrossGlyph{}}
 		l.add("rejected (over a limit, or refused by the verdict rule)", rejected)
+	}
+	if len(few) > 0 {
+		tooFew, err := plotter.NewScatter(xys(few))
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		tooFew.GlyphStyle = draw.GlyphStyle{Color: rose, Radius: vg.Points(dotRadius), Shape: draw.TriangleGlyph{}}
+		l.add("not judged: too few requests for an interval", tooFew)
+		p.Add(tooFew)
 	}
 	if len(d.Frontier) >= 2 {
 		front, err := plotter.NewLine(xys(d.Frontier))

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"image/png"
 	"math"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -65,8 +66,9 @@ func TestCostData(t *testing.T) {
 		if l.X != c.AddedCostPct || l.Y != c.Latency.P95 || l.Text != want {
 			t.Errorf("point %d = %+v; candidate %s at (%v, %v)", i, l, c.Label, c.AddedCostPct, c.Latency.P95)
 		}
-		if l.Rejected != (c.Status == optimize.StatusRejected) {
-			t.Errorf("point %d: rejected %v; candidate %s is %s", i, l.Rejected, c.Label, c.Status)
+		few := slices.ContainsFunc(c.Reasons, func(r optimize.Reason) bool { return r.Code == optimize.ReasonTooFew })
+		if l.Rejected != (c.Status == optimize.StatusRejected && !few) || l.TooFew != (c.Status == optimize.StatusRejected && few) {
+			t.Errorf("point %d: rejected %v, too few %v; candidate %s is %s", i, l.Rejected, l.TooFew, c.Label, c.Status)
 		}
 		if !(l.X >= d.XMin && l.X <= d.XMax && l.Y >= d.YMin && l.Y <= d.YMax) {
 			t.Errorf("point %d %v outside the axes [%v, %v] × [%v, %v]", i, l.XY, d.XMin, d.XMax, d.YMin, d.YMax)
@@ -329,5 +331,29 @@ func TestFrontierLegendSaysTies(t *testing.T) {
 	}
 	if !bytes.Contains(b, []byte("frontier (no cheaper candidate is faster, or as fast with more answered)")) {
 		t.Error("the cost figure's frontier legend does not say how ties are broken")
+	}
+}
+
+// TestCostDataTooFewNotOverALimit: a candidate rejected for too few
+// requests for an interval was drawn with the symbol whose legend reads
+// "rejected (over a limit, or refused by the verdict rule)", neither of
+// which it was; it is now marked TooFew, drawn with its own symbol and
+// legend, and not Rejected. 30 requests are too few for a p95 interval.
+func TestCostDataTooFewNotOverALimit(t *testing.T) {
+	_, cr := reportOf(t, lognormal(), 30, []time.Duration{500 * time.Millisecond, time.Second, 2 * time.Second}, []int{1}, 1e9)
+	d := plots.CostData(cr)
+	n := 0
+	for i, l := range d.Candidates {
+		c := &cr.Candidates[i]
+		if c.Status != optimize.StatusRejected || !slices.ContainsFunc(c.Reasons, func(r optimize.Reason) bool { return r.Code == optimize.ReasonTooFew }) {
+			continue
+		}
+		n++
+		if l.Rejected || !l.TooFew {
+			t.Errorf("%s, rejected for too few requests: drawn rejected %v, too few %v; want too few only", c.Label, l.Rejected, l.TooFew)
+		}
+	}
+	if n == 0 {
+		t.Fatalf("premise: no candidate rejected for too few requests at 30 requests")
 	}
 }

@@ -223,3 +223,59 @@ llm_request_duration_seconds_count{model="b"} 20
 		}
 	}
 }
+
+// TestReadLabelSkipsBrokenNeighbour: a series beside the one --label
+// selects, broken in a way the readers stopped on — in the text format a
+// negative bucket population (which the parser refuses for the whole
+// file), in Prometheus API JSON a bucket bound that is not a number or a
+// series without le="+Inf" — no longer stops the read; asked for, the
+// broken series' error names it with its labels. Before, each stopped
+// the read of model a with exit 2, and the text and le="abc" errors named
+// no series.
+func TestReadLabelSkipsBrokenNeighbour(t *testing.T) {
+	const name = "llm_request_duration_seconds"
+	text := `# TYPE llm_request_duration_seconds histogram
+llm_request_duration_seconds_bucket{model="a",le="0.1"} 10
+llm_request_duration_seconds_bucket{model="a",le="0.5"} 700
+llm_request_duration_seconds_bucket{model="a",le="+Inf"} 2000
+llm_request_duration_seconds_count{model="a"} 2000
+llm_request_duration_seconds_bucket{model="x",le="0.1"} -3
+llm_request_duration_seconds_bucket{model="x",le="+Inf"} 5
+llm_request_duration_seconds_count{model="x"} 5
+`
+	api := func(bad string) string {
+		return `{"status":"success","data":{"resultType":"vector","result":[
+{"metric":{"__name__":"llm_request_duration_seconds_bucket","model":"a","le":"0.1"},"value":[1,"10"]},
+{"metric":{"__name__":"llm_request_duration_seconds_bucket","model":"a","le":"0.5"},"value":[1,"700"]},
+{"metric":{"__name__":"llm_request_duration_seconds_bucket","model":"a","le":"+Inf"},"value":[1,"2000"]},
+` + bad + `]}}`
+	}
+	for _, tc := range []struct {
+		name, in, broken, want string
+		read                   func(string, HistogramQuery) (*Histogram, error)
+	}{
+		{"text, negative bucket", text, "x", `m.prom:6: llm_request_duration_seconds{model="x"}: negative bucket population`,
+			func(in string, q HistogramQuery) (*Histogram, error) {
+				return ReadPrometheusText(strings.NewReader(in), "m.prom", q)
+			}},
+		{"api, le=abc", api(`{"metric":{"__name__":"llm_request_duration_seconds_bucket","model":"z","le":"abc"},"value":[1,"3"]}`), "z",
+			`series llm_request_duration_seconds{model="z"} has a bucket bound "abc", not a number`,
+			func(in string, q HistogramQuery) (*Histogram, error) {
+				return ReadPrometheusAPI(strings.NewReader(in), "q.json", q)
+			}},
+		{"api, no +Inf", api(`{"metric":{"__name__":"llm_request_duration_seconds_bucket","model":"y","le":"0.5"},"value":[1,"3"]}`), "y",
+			`series llm_request_duration_seconds{model="y"} has no le="+Inf" bucket`,
+			func(in string, q HistogramQuery) (*Histogram, error) {
+				return ReadPrometheusAPI(strings.NewReader(in), "q.json", q)
+			}},
+	} {
+		h, err := tc.read(tc.in, HistogramQuery{Metric: name, Labels: map[string]string{"model": "a"}})
+		if err != nil || h.Total() != 2000 {
+			t.Errorf("%s: model a: %v, %v; want its 2000 observations", tc.name, h, err)
+		}
+		_, err = tc.read(tc.in, HistogramQuery{Metric: name, Labels: map[string]string{"model": tc.broken}})
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s: model %s: %v; want %q", tc.name, tc.broken, err, tc.want)
+		}
+	}
+}

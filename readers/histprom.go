@@ -33,14 +33,9 @@ func ReadPrometheusText(r io.Reader, file string, q HistogramQuery) (*Histogram,
 	if loc := nanLE.FindIndex(data); loc != nil {
 		return nil, inputErr(file, 1+bytes.Count(data[:loc[0]], []byte("\n")), "le", "a bucket bound of NaN; want a number or +Inf")
 	}
-	p := expfmt.NewTextParser(model.UTF8Validation)
-	fams, err := p.TextToMetricFamilies(bytes.NewReader(data))
+	fams, broken, err := parseText(data, file)
 	if err != nil {
-		var pe expfmt.ParseError
-		if errors.As(err, &pe) {
-			return nil, inputErr(file, pe.Line, "", "%s", pe.Msg)
-		}
-		return nil, inputErr(file, 0, "", "%v", err)
+		return nil, err
 	}
 	names := make([]string, 0, len(fams))
 	for n := range fams {
@@ -120,11 +115,105 @@ func ReadPrometheusText(r io.Reader, file string, q HistogramQuery) (*Histogram,
 			}
 		}
 	}
+	all = append(all, broken...)
 	h, err := choose(file, "prometheus", all, q)
 	if err != nil {
 		return nil, err
 	}
 	return h, nil
+}
+
+// parseText parses data with expfmt. The parser stops at a histogram
+// series with a negative bucket population; that series is set aside
+// instead — its lines blanked, so that line numbers hold — and returned
+// as a series whose err names it and the line, reported only when it is
+// the series chosen (as a series whose counts fall is): a broken series
+// beside the one asked for does not stop the read. Other parse errors
+// are the file's.
+func parseText(data []byte, file string) (map[string]*dto.MetricFamily, []*series, error) {
+	var broken []*series
+	for {
+		p := expfmt.NewTextParser(model.UTF8Validation)
+		fams, err := p.TextToMetricFamilies(bytes.NewReader(data))
+		if err == nil {
+			return fams, broken, nil
+		}
+		var pe expfmt.ParseError
+		if !errors.As(err, &pe) {
+			return nil, nil, inputErr(file, 0, "", "%v", err)
+		}
+		base, labels, ok := negativeSeries(data, pe)
+		if !ok {
+			return nil, nil, inputErr(file, pe.Line, "", "%s", pe.Msg)
+		}
+		name := seriesName(base, labels)
+		broken = append(broken, &series{metric: base, labels: labels, line: pe.Line,
+			err: inputErr(file, pe.Line, name, "%s: a bucket's count is below the one before it, or below 0 (cumulative counts must not decrease)", pe.Msg)})
+		blanked := blankSeries(data, base, labels)
+		if len(blanked) == len(data) {
+			// Nothing set aside: the error stays the file's.
+			return nil, nil, inputErr(file, pe.Line, name, "%s", pe.Msg)
+		}
+		data = blanked
+	}
+}
+
+// negativeSeries returns the metric (without _bucket) and labels (le
+// dropped) of the series at pe's line when pe is the parser's negative
+// bucket population; ok false otherwise.
+func negativeSeries(data []byte, pe expfmt.ParseError) (base string, labels map[string]string, ok bool) {
+	if !strings.Contains(pe.Msg, "negative bucket population") || pe.Line < 1 {
+		return "", nil, false
+	}
+	lines := bytes.Split(data, []byte("\n"))
+	if pe.Line > len(lines) {
+		return "", nil, false
+	}
+	m, name, ok := sampleOf(lines[pe.Line-1])
+	if !ok {
+		return "", nil, false
+	}
+	for _, suf := range []string{"_bucket", "_count", "_sum"} {
+		if b, cut := strings.CutSuffix(name, suf); cut {
+			return b, labelsOf(m.GetLabel(), false), true
+		}
+	}
+	return "", nil, false
+}
+
+// sampleOf parses one sample line alone: its metric and name.
+func sampleOf(line []byte) (*dto.Metric, string, bool) {
+	p := expfmt.NewTextParser(model.UTF8Validation)
+	fams, err := p.TextToMetricFamilies(bytes.NewReader(append(bytes.TrimSpace(line), '\n')))
+	if err != nil || len(fams) != 1 {
+		return nil, "", false
+	}
+	for n, f := range fams {
+		if len(f.GetMetric()) == 1 {
+			return f.GetMetric()[0], n, true
+		}
+	}
+	return nil, "", false
+}
+
+// blankSeries returns data with every sample line of base's series with
+// labels (its _bucket, _count and _sum) blanked.
+func blankSeries(data []byte, base string, labels map[string]string) []byte {
+	lines := bytes.Split(data, []byte("\n"))
+	want := labelString(labels)
+	for i, l := range lines {
+		if !bytes.HasPrefix(bytes.TrimSpace(l), []byte(base)) {
+			continue
+		}
+		m, name, ok := sampleOf(l)
+		if !ok || (name != base+"_bucket" && name != base+"_count" && name != base+"_sum") {
+			continue
+		}
+		if labelString(labelsOf(m.GetLabel(), false)) == want {
+			lines[i] = nil
+		}
+	}
+	return bytes.Join(lines, []byte("\n"))
 }
 
 // hasCountLine reports whether data has a sample of name's _count (a line
@@ -309,6 +398,7 @@ func ReadPrometheusAPI(r io.Reader, file string, q HistogramQuery) (*Histogram, 
 	// result that keeps __name__ can hold them beside the buckets.
 	counts := map[string]float64{}
 	countName := map[string]string{} // the _count series by key, for errors
+	broken := map[string]error{}     // a series' bad bound, by key
 	var order []string
 	for _, s := range samples {
 		labels := map[string]string{}
@@ -332,15 +422,8 @@ func ReadPrometheusAPI(r io.Reader, file string, q HistogramQuery) (*Histogram, 
 			}
 			continue // a named series of no bucket (NAME_sum) is not read
 		}
-		le, err := strconv.ParseFloat(string(leStr), 64)
-		if err != nil {
-			return nil, inputErr(file, 0, "le", "%q is not a number", clip(string(leStr)))
-		}
 		if len(name) > len("_bucket") && name[len(name)-len("_bucket"):] == "_bucket" {
 			name = name[:len(name)-len("_bucket")]
-		}
-		if math.IsNaN(le) {
-			return nil, inputErr(file, 0, "le", "series %s has a bucket bound of NaN; want a number or +Inf", name+labelString(labels))
 		}
 		key := name + labelString(labels)
 		g := groups[key]
@@ -350,7 +433,18 @@ func ReadPrometheusAPI(r io.Reader, file string, q HistogramQuery) (*Histogram, 
 			metricOf[key] = name
 			order = append(order, key)
 		}
-		g.add(le, s.value)
+		// A bad bound is the series' error, reported only when it is
+		// the series chosen: a broken series beside it does not stop
+		// the read.
+		le, err := strconv.ParseFloat(string(leStr), 64)
+		switch {
+		case err != nil && broken[key] == nil:
+			broken[key] = inputErr(file, 0, "le", "series %s has a bucket bound %q, not a number; want a number or +Inf", seriesName(name, labels), clip(string(leStr)))
+		case err == nil && math.IsNaN(le) && broken[key] == nil:
+			broken[key] = inputErr(file, 0, "le", "series %s has a bucket bound of NaN; want a number or +Inf", seriesName(name, labels))
+		case err == nil && !math.IsNaN(le):
+			g.add(le, s.value)
+		}
 	}
 	for _, k := range slices.Sorted(maps.Keys(counts)) {
 		if groups[k] == nil && len(groups) > 0 {
@@ -359,6 +453,10 @@ func ReadPrometheusAPI(r io.Reader, file string, q HistogramQuery) (*Histogram, 
 	}
 	var all []*series
 	for _, k := range order {
+		if err := broken[k]; err != nil {
+			all = append(all, &series{metric: metricOf[k], labels: groups[k].labels, err: err})
+			continue
+		}
 		upper, cum := groups[k].sorted()
 		total, hasCount := counts[k]
 		if !math.IsInf(upper[len(upper)-1], 1) && !hasCount {
@@ -366,7 +464,10 @@ func ReadPrometheusAPI(r io.Reader, file string, q HistogramQuery) (*Histogram, 
 			if name == "" {
 				name = "NAME" // a query result without __name__
 			}
-			return nil, inputErr(file, 0, "le", "series %s has no le=\"+Inf\" bucket (nor a %s_count sample to stand for it); query every bucket of the histogram", metricOf[k]+labelString(groups[k].labels), name)
+			// The series' error, as a bad bound is.
+			all = append(all, &series{metric: metricOf[k], labels: groups[k].labels,
+				err: inputErr(file, 0, "le", "series %s has no le=\"+Inf\" bucket (nor a %s_count sample to stand for it); query every bucket of the histogram", metricOf[k]+labelString(groups[k].labels), name)})
+			continue
 		}
 		upper, cum, warn := checkInf(metricOf[k], upper, cum, total, hasCount)
 		s := newSeries(file, metricOf[k], groups[k].labels, upper, cum)

@@ -68,9 +68,10 @@ func (c *checker) fleet(key string, t *poolTable, pl *sim.Pool) {
 	pl.Unmeasured, err = enum(c, key+".unmeasured", t.Unmeasured, sim.AssumeFastest, sim.Unmeasureds...)
 	c.keep(err)
 	if t.Unmeasured != nil && err == nil && pl.Balancer != sim.LatencyEWMA && !c.hasErrorsWithin(key+".balancer") {
-		if c.overrideOf(key+".balancer") != "" {
+		if c.overrideOf(key+".balancer") != "" && c.overrideOf(key+".unmeasured") == "" {
 			// Switched on the command line, as optimize --balancers
-			// switches it: the rule is not read.
+			// switches it: the rule is not read. A rule given by --set
+			// too is refused, as in a file.
 			c.ignored = append(c.ignored, c.errorf(key+".unmeasured", "ignored: only the latency_ewma balancer ranks replicas by measured latency, and the --set makes this pool's balancer %s", pl.Balancer))
 		} else {
 			c.keep(c.errorf(key+".unmeasured", "only the latency_ewma balancer ranks replicas by measured latency, and this pool's balancer is %s; set balancer = \"latency_ewma\" or remove unmeasured", pl.Balancer))
@@ -80,6 +81,15 @@ func (c *checker) fleet(key string, t *poolTable, pl *sim.Pool) {
 		switch n, r := *t.Warmup, ranges["providers.*.pool.warmup"]; {
 		case !r.contains(float64(n)):
 			c.keep(c.errorf(key+".warmup", "%d is not allowed; want %s: the latency observations a replica needs before it is ranked by its own average", n, r.wantInt()))
+		case pl.Balancer != sim.LatencyEWMA && c.overrideOf(key+".balancer") != "" && !c.hasErrorsWithin(key+".balancer"):
+			// Switched on the command line, as for unmeasured: ignored,
+			// unless --set gives warmup too.
+			if c.overrideOf(key+".warmup") == "" {
+				c.ignored = append(c.ignored, c.errorf(key+".warmup", "ignored: only the latency_ewma balancer ranks replicas by their own average, and the --set makes this pool's balancer %s", pl.Balancer))
+				pl.Warmup = int(n)
+				break
+			}
+			c.keep(c.errorf(key+".warmup", "only the latency_ewma balancer ranks replicas by their own average, and this pool's balancer is %s; set balancer = \"latency_ewma\" or remove warmup", pl.Balancer))
 		case pl.Unmeasured == sim.AssumeFastest && !c.hasErrorsWithin(key+".unmeasured"):
 			c.keep(c.errorf(key+".warmup", "has no effect with unmeasured = \"fastest\" (a replica's first observation is its average); set unmeasured = \"probe\" or \"pool_mean\", or remove warmup"))
 		default:

@@ -132,10 +132,11 @@ func (c *checker) pool(key string, t *poolTable, prov *providerTable, p *sim.Pro
 		case !(d >= 0 && d < 1):
 			c.keep(c.errorf(key+".decay", "%g is not allowed; want a weight in [0, 1): the share of the latency average kept per response (0 = only the last response counts)", d))
 		case pl.Balancer != sim.LatencyEWMA && !c.hasErrorsWithin(key+".balancer"):
-			if c.overrideOf(key+".balancer") != "" {
+			if c.overrideOf(key+".balancer") != "" && c.overrideOf(key+".decay") == "" {
 				// The file's pool is latency_ewma's: switched on the
 				// command line, as optimize --balancers switches it, its
-				// average is not read.
+				// average is not read. A decay given by --set too is
+				// refused, as in a file.
 				c.ignored = append(c.ignored, c.errorf(key+".decay", "ignored: only the latency_ewma balancer averages latencies, and the --set makes this pool's balancer %s", pl.Balancer))
 				pl.Decay = d
 				break

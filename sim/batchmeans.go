@@ -745,6 +745,8 @@ func batchWarnings(b *batchSummary, total int) []batchNeed {
 	switch {
 	case B < numBatches:
 		w = append(w, batchNeed{fmt.Sprintf("%s too few for batched intervals: %d batches", plural(int(b.kept), "request is", "requests are"), B), scale(numBatches * minPerBatch(0.95))})
+	case b.batches.Size == 0:
+		w = append(w, batchNeed{fmt.Sprintf("%s fewer than the %d batches: no batched interval", plural(int(b.kept), "request is", "requests are"), B), scale(B * minPerBatch(0.95))})
 	case b.batches.Size < minPerBatch(0.95):
 		w = append(w, batchNeed{fmt.Sprintf("batches of %s are too short for a batched p95 interval (%d needed per batch)", batchSize(b.batches.Size), minPerBatch(0.95)), scale(B * minPerBatch(0.95))})
 	case b.batches.Size < minPerBatch(0.99):
@@ -944,6 +946,12 @@ func writeBatched(w io.Writer, rows []ClassReport) {
 		}
 		if ci := c.AddedCostPctCI95; c.AddedCostPct != nil && ci != nil && ci[0] != nil && ci[1] != nil {
 			share += fmt.Sprintf("; added cost %s [%s, %s]", signedPct(*c.AddedCostPct), signedPct(*ci[0]), signedPct(*ci[1]))
+		}
+		if b.Size == 0 {
+			// Fewer requests than batches: no batch interval is formed.
+			fmt.Fprintf(w, "%s: %s; no batched intervals: %s, fewer than the %d batches%s\n",
+				c.Class, cut, plural(int(c.Requests-int64(wu.Requests)), "request kept", "requests kept"), b.Count, share)
+			continue
 		}
 		fmt.Fprintf(w, "%s: %s; intervals from %d batches of %s (lag-1 autocorrelation %.2f)%s\n",
 			c.Class, cut, b.Count, batchSize(b.Size), b.Lag1, share)

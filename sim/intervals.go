@@ -55,6 +55,34 @@ func ClipShare(ci [2]float64) [2]float64 {
 	return [2]float64{max(ci[0], 0), min(ci[1], 1)}
 }
 
+// BatchShareInterval returns the batched interval of a share est in
+// [0, 1] from its B batch shares per at the level: BatchInterval clipped
+// to [0, 1] (ClipShare), except when every batch share sits at the same
+// bound, 0 or 1 (no miss, or no answer, in any batch). There the batches'
+// standard deviation is 0 and the t interval has no width, which says
+// nothing of the spread: the interval is then the Wilson score interval
+// of B batch means, each in [0, 1] — [B/(B+z²), 1] at 1 and
+// [0, z²/(B+z²)] at 0, z the level's normal score — which is
+// conservative because a mean in [0, 1] has a variance of at most
+// μ(1−μ), a Bernoulli trial's. NaN bounds as BatchInterval gives them.
+func BatchShareInterval(est float64, per []float64, level float64) [2]float64 {
+	ci := ClipShare(BatchInterval(est, per, level))
+	if math.IsNaN(ci[0]) || math.IsNaN(ci[1]) || (est != 0 && est != 1) {
+		return ci
+	}
+	for _, x := range per {
+		if x != est {
+			return ci
+		}
+	}
+	b := float64(len(per))
+	z := distuv.UnitNormal.Quantile((1 + level) / 2)
+	if est == 1 {
+		return [2]float64{b / (b + z*z), 1}
+	}
+	return [2]float64{0, z * z / (b + z*z)}
+}
+
 // ClipLatency returns the batched interval ci of a latency (a percentile
 // or a mean, in seconds, ≥ 0) with a lower bound below 0 raised to 0, and
 // whether it lay within [0, ∞) as formed: a normal interval that reaches

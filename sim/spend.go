@@ -28,7 +28,7 @@ type Spend struct {
 	// throughput (Throughput.PerSecond). A class of open arrivals with
 	// no simulated request (a share of 10⁻⁹) keeps its rate, as optimize
 	// shows it, but has no cost to spend: its dollar figures are 0 in a
-	// run, and unknown in optimize (NoCost).
+	// run's JSON and "-" in its text, and unknown in optimize (NoCost).
 	RequestsPerSecond float64 `json:"requests_per_s"`
 	// NoHedgingRequestsPerSecond is the rate of the no-hedging figures:
 	// RequestsPerSecond, except in a run with closed-loop clients, whose
@@ -212,7 +212,8 @@ func (r *Report) setSpend(cfg *Config) {
 	}
 }
 
-// writeSpend writes the spend table of rows.
+// writeSpend writes the spend table of rows; a row without requests
+// shows its rate and "-" for its spend, which is unknown.
 func writeSpend(w io.Writer, rows []ClassReport) {
 	tw := textfit.NewTable(w, tabwriter.AlignRight)
 	at := "arrival rate"
@@ -226,6 +227,12 @@ func writeSpend(w io.Writer, rows []ClassReport) {
 		s := c.Spend
 		if s.NoRate {
 			fmt.Fprintf(tw, "%s\tn/a\tn/a\tn/a\tn/a\tn/a\tn/a\t\n", c.Class)
+			continue
+		}
+		if c.Requests == 0 {
+			// No request fell in the class: its cost per request, and
+			// so its spend, is unknown, not $0.
+			fmt.Fprintf(tw, "%s\t%s\t-\t-\t-\t-\t-\t\n", c.Class, PerSecond(s.RequestsPerSecond))
 			continue
 		}
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s\t%s\t\n", c.Class, PerSecond(s.RequestsPerSecond),

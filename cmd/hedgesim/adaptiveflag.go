@@ -17,9 +17,13 @@ type adaptiveFlag struct {
 
 func (f *adaptiveFlag) String() string { return f.raw }
 
-// Set parses a comma-separated list of percentiles in (0, 100); the flag
-// package names the flag in the error, a usage error (exit 2).
+// Set parses a comma-separated list of percentiles in (0, 100), and
+// refuses a second list (givenTwice); the flag package names the flag in
+// the error, a usage error (exit 2).
 func (f *adaptiveFlag) Set(s string) error {
+	if f.set {
+		return givenTwice(f.raw, s)
+	}
 	v, err := optimize.ParseAdaptive(s)
 	if err != nil {
 		return err

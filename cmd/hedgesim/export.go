@@ -44,7 +44,9 @@ or a class the format cannot express (faithfully).`
 func cmdExport(args []string, stdout, stderr io.Writer) error {
 	fs := newFlagSet("export", exportSynopsis, stderr)
 	format := fs.String("format", "", "output `format`: "+strings.Join(export.Formats, ", ")+" (required)")
-	class := fs.String("class", "", "export only the class `NAME`")
+	var classFlag onceFlag
+	fs.Var(&classFlag, "class", "export only the class `NAME`")
+	class := &classFlag.v
 	service := fs.String("service", "", "gRPC `service` the policies apply to (grpc, envoy; default placeholder SERVICE)")
 	method := fs.String("method", "", "gRPC `method` (grpc, envoy; needs a single class; default: the class name)")
 	approx := fs.Bool("approximate", false, "write what grpc or envoy cannot express faithfully (grpc: copies to another model; both: a deadline on time to first token) in its nearest form, the difference noted, instead of exiting with status 2")

@@ -90,7 +90,9 @@ func fitCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	outTok := fs.String("output-tokens", "", "csv/jsonl: `column` of the output token count (with --ttft)")
 	inTok := fs.String("input-tokens", "", "csv/jsonl: `column` of the input token count (with --ttft): fit the prefill speed")
 	status := fs.String("status", "", "csv/jsonl: status or error `column`; rows not OK are counted, not fitted")
-	okList := fs.String("ok", "", "comma-separated status `values` that mean success (default: empty, ok, success, succeeded, healthy, 200, null, none)")
+	var okFlag onceFlag
+	okList := &okFlag.v
+	fs.Var(&okFlag, "ok", "comma-separated status `values` that mean success (default: empty, ok, success, succeeded, healthy, 200, null, none)")
 	unitName := fs.String("unit", "", "`unit` of the time columns: s, ms or us (default: from the column name, e.g. latency_ms)")
 	model := fs.String("model", fit.ModelAuto, "model to emit: "+strings.Join(fit.Models, ", "))
 	var seed intFlag

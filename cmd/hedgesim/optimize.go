@@ -88,13 +88,14 @@ type listFlag struct {
 func (f *listFlag) String() string { return strings.Join(f.v, ",") }
 
 // Set takes a comma-separated list; an empty list or an empty element
-// ("1s,,2s", a trailing comma) is an error naming the element. For a list
-// of distinct values (same set), a second Set, or a value listed twice
-// ("1s,1000ms"), is an error naming both: a repeat would only repeat
-// candidates, or the second list would silently replace the first.
+// ("1s,,2s", a trailing comma) is an error naming the element. A second
+// Set is an error naming both lists: the second would silently replace
+// the first. For a list of distinct values (same set), a value listed
+// twice ("1s,1000ms") is an error naming both: a repeat would only repeat
+// candidates.
 func (f *listFlag) Set(s string) error {
-	if f.set && f.same != nil {
-		return fmt.Errorf("given twice (%q, then %q); give every value in one comma-separated list", f.raw, s)
+	if f.set {
+		return givenTwice(f.raw, s)
 	}
 	f.v, f.raw, f.set = nil, s, true
 	if strings.TrimSpace(s) == "" {
@@ -118,6 +119,30 @@ func (f *listFlag) Set(s string) error {
 		}
 		f.v = append(f.v, x)
 	}
+	return nil
+}
+
+// givenTwice is the error of a flag given a second time, first then
+// second: the flag package names the flag, and the command exits 2.
+func givenTwice(first, second string) error {
+	return fmt.Errorf("given twice (%q, then %q); give every value in one comma-separated list", first, second)
+}
+
+// onceFlag is a string flag that may be given once: a second value would
+// silently replace the first.
+type onceFlag struct {
+	v   string
+	set bool
+}
+
+func (f *onceFlag) String() string { return f.v }
+
+// Set takes s, or refuses a second value (givenTwice).
+func (f *onceFlag) Set(s string) error {
+	if f.set {
+		return fmt.Errorf("given twice (%q, then %q); give it once", f.v, s)
+	}
+	f.v, f.set = s, true
 	return nil
 }
 

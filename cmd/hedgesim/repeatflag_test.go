@@ -31,3 +31,29 @@ func TestDelaysCopiesGivenTwice(t *testing.T) {
 		}
 	}
 }
+
+// TestListFlagsGivenTwice: every list flag, and export's --class, given a
+// second time used to keep only the last silently (--classes chat
+// --classes batch optimised batch alone); each is now a usage error,
+// exit 2, naming the flag and both values.
+func TestListFlagsGivenTwice(t *testing.T) {
+	path := writeScenario(t, bimodalScenario)
+	for _, tc := range []struct {
+		args []string
+		flag string
+	}{
+		{[]string{"optimize", path, "--classes", "a", "--classes", "b"}, "-classes"},
+		{[]string{"optimize", path, "--targets", "a", "--targets", "b"}, "-targets"},
+		{[]string{"optimize", path, "--adaptive", "90", "--adaptive", "95"}, "-adaptive"},
+		{[]string{"optimize", path, "--balancers", "p2c", "--balancers", "random"}, "-balancers"},
+		{[]string{"optimize", path, "--min-replicas", "0", "--min-replicas", "1"}, "-min-replicas"},
+		{[]string{"retune", "--model", "a", "--model", "b", "--from", "x.txt", path}, "-model"},
+		{[]string{"export", "--format", "failsafe-go", "--class", "a", "--class", "b", path}, "-class"},
+		{[]string{"fit", "--ok", "ok", "--ok", "200", "x.csv"}, "-ok"},
+	} {
+		code, _, errOut := hedgesim(t, tc.args...)
+		if code != exitUsage || !strings.Contains(errOut, tc.flag) || !strings.Contains(errOut, "given twice") {
+			t.Errorf("%q: exit %d, stderr %q; want 2 naming %s, given twice", tc.args, code, errOut, tc.flag)
+		}
+	}
+}

@@ -71,7 +71,7 @@ func TestSetBalancerIgnoresEWMASettings(t *testing.T) {
 		if strings.Contains(errOut, "ignored") != (len(args) > 1) {
 			t.Errorf("run %v: warnings %q", args, errOut)
 		}
-		for _, key := range []string{"unmeasured", "decay"} {
+		for _, key := range []string{"unmeasured", "decay", "warmup"} {
 			if len(args) > 1 && !strings.Contains(errOut, "providers.gpu.pool."+key+": ignored") {
 				t.Errorf("run %v: no warning that %s is ignored: %s", args, key, errOut)
 			}
@@ -80,5 +80,24 @@ func TestSetBalancerIgnoresEWMASettings(t *testing.T) {
 	}
 	if a, b := classes("--set", "providers.gpu.pool.balancer=p2c", ewma), classes(plain); !reflect.DeepEqual(a, b) {
 		t.Errorf("the latency_ewma pool switched to p2c by --set differs from the pool written as p2c:\n%v\n%v", a, b)
+	}
+}
+
+// TestSetBalancerRefusesEWMAKeySetToo: a key only latency_ewma reads that
+// the same command sets with --set beside --set …balancer=p2c was
+// ignored with a warning ("the --set makes this pool's balancer p2c")
+// though the user asked for it outright; it is refused, exit 2, naming
+// the key, as on a pool written as p2c.
+func TestSetBalancerRefusesEWMAKeySetToo(t *testing.T) {
+	ewma := filepath.Join(t.TempDir(), "uprobe.toml")
+	if err := os.WriteFile(ewma, []byte(uprobePool), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, set := range []string{"decay=0.5", "warmup=2", `unmeasured=pool_mean`} {
+		key := "providers.gpu.pool." + strings.SplitN(set, "=", 2)[0]
+		code, _, errOut := hedgesim(t, "run", "--requests", "200", "--set", "providers.gpu.pool.balancer=p2c", "--set", "providers.gpu.pool."+set, ewma)
+		if code != exitUsage || !strings.Contains(errOut, key+": only the latency_ewma balancer") || strings.Contains(errOut, key+": ignored") {
+			t.Errorf("--set %s beside balancer=p2c: exit %d: %s; want 2, %s refused", set, code, errOut, key)
+		}
 	}
 }
