@@ -604,7 +604,8 @@ func (e *engine) cancelLands(slot int32, r *request, k int) {
 // outAttemptTimeout or outCancelled for one its request let go of; won says
 // whether its response ended the request. A request whose last attempt leaves
 // after it ended frees its slot. The commonest ends take copies of these
-// steps: answer and exitCancelled (a change here goes to them too).
+// steps: answer, answerFirst and exitCancelled (a change here goes to them
+// too).
 func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outcome, won bool) {
 	a := &r.att[k]
 	a.state = attExited
