@@ -437,7 +437,40 @@ func (e *engine) release(i int) {
 		e.servePlain(w.slot, r, int(w.k), a, pv)
 		return
 	}
+	if a.state == attAbandoned && e.quickLetGo && a.abandonedAs == outCancelled && !pv.failing && pv.pool == nil && !a.streamed && a.kind == outOK {
+		e.serveLetGo(w.slot, r, int(w.k), a, pv)
+		return
+	}
 	e.serveAt(w.slot, r, int(w.k), a, pv, nil)
+}
+
+// serveLetGo is serveAt's steps for attempt k of r, a, at provider pv
+// (no pool, no stage that may fail it), let go of by its request while it
+// waited (outCancelled, its cancel on its way), unstreamed and with an
+// answer to come, which reaches service now: it starts, its first token
+// and end are worked out as serveAt works them out, and it leaves as letGo
+// has it leave — when its cancel lands before its answer ends, by
+// exitCancelled, which then queues its slot's release as exit would (no
+// response of it is queued); else by letGo. TestServeLetGoIsServeAt
+// compares runs with it and with serveAt.
+func (e *engine) serveLetGo(slot int32, r *request, k int, a *attempt, pv *provider) {
+	now := e.now
+	a.svc = now
+	a.started = true
+	pv.waitSum.add(now - a.start)
+	pv.stats.started++
+	if st := pv.stages; len(st) == 0 {
+		a.first = now + a.workFirst
+		a.end = now + (a.workFirst + a.workDecode)
+	} else {
+		a.first, a.end = finishPair(st, now, a.workFirst, a.workFirst+a.workDecode)
+	}
+	a.genFrom = now
+	if a.cancelAt < a.end {
+		e.exitCancelled(slot, r, k, a, pv, &e.stats[r.class], true)
+		return
+	}
+	e.letGo(slot, r, k)
 }
 
 // nextWaiter takes from q the first attempt still waiting in it, with its

@@ -143,7 +143,9 @@
 // audit these counts after every run. Service starts the same way: in
 // serveAt (serve.go), its commonest cases in copies of its steps,
 // serveReplica at a pool's replica and servePlain at a provider without
-// one (attempt.go); a change to serveAt's steps goes to both.
+// one (attempt.go), and serveLetGo, a loser let go of while it waited
+// that reaches service at a provider without one; a change to serveAt's
+// steps goes to all three.
 //
 // # Retries
 //
