@@ -138,8 +138,9 @@
 // with what those ends fix left out: answer (exit.go), an answer that wins
 // its request, answerFirst, one that wins it at its first token under the
 // first-token rule and leaves at its end, and exitCancelled, a loser whose
-// cancel lands before its answer; a change to exit's steps goes to all
-// three. The package's tests
+// cancel lands before its answer (and serveLetGo's copy of it, for such a
+// loser that started after it was let go of); a change to exit's steps
+// goes to all of them. The package's tests
 // audit these counts after every run. Service starts the same way: in
 // serveAt (serve.go), its commonest cases in copies of its steps,
 // serveReplica at a pool's replica and servePlain at a provider without

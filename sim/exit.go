@@ -490,7 +490,7 @@ func (e *engine) abandon(slot int32, r *request, k int, as outcome) {
 		st := &e.stats[r.class]
 		a.cancelAt = e.now + st.cancelLatency
 		if as == outCancelled && !a.queued && !a.inBatch && a.kind == outOK && a.started && a.cancelAt < a.end {
-			e.exitCancelled(slot, r, k, a, pv, st, false) // the commonest loser
+			e.exitCancelled(slot, r, k, a, pv, st) // the commonest loser
 			return
 		}
 	}
@@ -527,7 +527,7 @@ func (e *engine) cancelLoser(slot int32, r *request, k int, st *classStats) {
 	} else {
 		a.cancelAt = e.now + st.cancelLatency
 		if !a.queued && !a.inBatch && a.kind == outOK && a.started && a.cancelAt < a.end {
-			e.exitCancelled(slot, r, k, a, pv, st, false) // the commonest loser
+			e.exitCancelled(slot, r, k, a, pv, st) // the commonest loser
 			return
 		}
 	}
@@ -604,8 +604,8 @@ func (e *engine) cancelLands(slot int32, r *request, k int) {
 // outAttemptTimeout or outCancelled for one its request let go of; won says
 // whether its response ended the request. A request whose last attempt leaves
 // after it ended frees its slot. The commonest ends take copies of these
-// steps: answer, answerFirst and exitCancelled (a change here goes to them
-// too).
+// steps: answer, answerFirst, exitCancelled and serveLetGo (a change here
+// goes to them too).
 func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outcome, won bool) {
 	a := &r.att[k]
 	a.state = attExited
@@ -727,10 +727,10 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 // cancelled and billed per its class's cancellation billing, as exit
 // does it with at = a.cancelAt, how = outCancelled and won false. pv is
 // a's provider and st its class's stats (with its cancellation billing),
-// which abandon has at hand. fresh says a's response was never queued
-// (serveLetGo: it started after it was let go of): its slot's release is
-// queued as exit queues it, not in its response's place.
-func (e *engine) exitCancelled(slot int32, r *request, k int, a *attempt, pv *provider, st *classStats, fresh bool) {
+// which abandon has at hand. serveLetGo has a copy of these steps for a
+// loser that started after it was let go of (a change here goes to it
+// too).
+func (e *engine) exitCancelled(slot int32, r *request, k int, a *attempt, pv *provider, st *classStats) {
 	at := a.cancelAt
 	gen := r.gen // its response's, before retire
 	a.state = attExited
@@ -794,10 +794,7 @@ func (e *engine) exitCancelled(slot int32, r *request, k int, a *attempt, pv *pr
 	if r.ended && r.live == 0 {
 		e.retire(slot, r)
 	}
-	if a.serving && fresh {
-		a.serving = false
-		e.scheduleRelease(max(at, e.now), a.prov, a.rep, r.class)
-	} else if a.serving {
+	if a.serving {
 		a.serving = false
 		e.releaseCancelled(at, a.prov, a.rep, r.class, slot, gen, k) // at ≥ now: a cancel latency is ≥ 0
 	} else {
