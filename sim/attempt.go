@@ -437,7 +437,102 @@ func (e *engine) release(i int) {
 		e.servePlain(w.slot, r, int(w.k), a, pv)
 		return
 	}
+	if a.state == attAbandoned && e.quickLetGo && a.abandonedAs == outCancelled && !pv.failing && pv.pool == nil && !a.streamed && a.kind == outOK {
+		e.serveLetGo(w.slot, r, int(w.k), a, pv)
+		return
+	}
 	e.serveAt(w.slot, r, int(w.k), a, pv, nil)
+}
+
+// serveLetGo is serveAt's steps for attempt k of r, a, at provider pv
+// (no pool, no stage that may fail it), let go of by its request while it
+// waited (outCancelled, its cancel on its way), unstreamed and with an
+// answer to come, which reaches service now: it starts, its first token
+// and end are worked out as serveAt works them out, and it leaves as letGo
+// has it leave — when its cancel lands before its answer ends, by
+// exitCancelled's steps written out here, its slot's release queued as
+// exit queues it (no response of it was queued to turn into the release);
+// else by letGo. TestServeLetGoIsServeAt compares runs with it and with
+// serveAt.
+func (e *engine) serveLetGo(slot int32, r *request, k int, a *attempt, pv *provider) {
+	now := e.now
+	a.svc = now
+	a.started = true
+	pv.waitSum.add(now - a.start)
+	pv.stats.started++
+	if st := pv.stages; len(st) == 0 {
+		a.first = now + a.workFirst
+		a.end = now + (a.workFirst + a.workDecode)
+	} else {
+		a.first, a.end = finishPair(st, now, a.workFirst, a.workFirst+a.workDecode)
+	}
+	a.genFrom = now
+	at := a.cancelAt
+	if at >= a.end {
+		e.letGo(slot, r, k)
+		return
+	}
+	// exitCancelled's steps (a pool's are left out: pv has none).
+	a.state = attExited
+	r.live--
+	if e.breakers != nil && (a.probe || a.provProbe) {
+		e.breakersRelease(a)
+	}
+	e.lastEvent = max(e.lastEvent, at)
+	pv.lastEnd = max(pv.lastEnd, at)
+	if d := at - a.svc; d > 0 {
+		pv.busySum.add(d)
+		if e.batched {
+			if row := e.rowOf(a); row != nil {
+				k, s := r.sec, posSeconds(d)
+				row.prov[k] += s
+				if row.rep != nil {
+					row.rep[k] += s
+				}
+			} else {
+				e.loadSection(pv, r, a, d)
+			}
+		}
+	}
+	st := &e.stats[r.class]
+	st.cancelled++
+	pv.stats.Cancelled++
+	var in, out float64
+	billed := true
+	switch st.cancelBilling {
+	case BillNone:
+		billed = false
+	case BillFull:
+		out = r.out
+	case BillGenerated:
+		out = a.generated(r.out, at)
+	}
+	if billed {
+		in = r.in
+		st.billed[2*a.model+1].add(in, out)
+		st.wastedOutput += out
+		if e.batched {
+			if sb := st.times.secBill; sb != nil && e.grow == nil {
+				if pr := st.prices; pr != nil && st.cancelBilling == BillFull {
+					sb[2*int(r.sec)+1] += pr[a.model] // billed in full: in, out are the class's tokens
+				} else {
+					sb[2*int(r.sec)+1] += price(&e.cfg.Models[a.model], in, out)
+				}
+			} else {
+				e.billSection(st, r, a, in, out, false)
+			}
+		} else if e.costs != nil {
+			e.billAttempt(r, a.model, in, out)
+		}
+	}
+	if e.trace != nil {
+		e.emit(r, k, at, outCancelled.attemptName(), false, in, out, billed)
+	}
+	if r.ended && r.live == 0 {
+		e.retire(slot, r)
+	}
+	a.serving = false // exit's release of the slot
+	e.scheduleRelease(max(at, now), a.prov, a.rep, r.class)
 }
 
 // nextWaiter takes from q the first attempt still waiting in it, with its

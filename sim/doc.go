@@ -134,14 +134,19 @@
 // rejected, timed out, stalled or cancelled: the parts sum to the attempts
 // sent),
 // bills it and writes its trace row, so a new way of ending cannot forget
-// a step. The two commonest ends take exit's steps in copies of their own,
+// a step. The commonest ends take exit's steps in copies of their own,
 // with what those ends fix left out: answer (exit.go), an answer that wins
-// its request, and exitCancelled, a loser whose cancel lands before its
-// answer; a change to exit's steps goes to both. The package's tests
+// its request, answerFirst, one that wins it at its first token under the
+// first-token rule and leaves at its end, and exitCancelled, a loser whose
+// cancel lands before its answer (and serveLetGo's copy of it, for such a
+// loser that started after it was let go of); a change to exit's steps
+// goes to all of them. The package's tests
 // audit these counts after every run. Service starts the same way: in
 // serveAt (serve.go), its commonest cases in copies of its steps,
 // serveReplica at a pool's replica and servePlain at a provider without
-// one (attempt.go); a change to serveAt's steps goes to both.
+// one (attempt.go), and serveLetGo, a loser let go of while it waited
+// that reaches service at a provider without one; a change to serveAt's
+// steps goes to all three.
 //
 // # Retries
 //

@@ -252,13 +252,147 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 // answerFirst is respond's steps for attempt k of r, a, answered now in a
 // class with its bit in plainFirst (the first-token rule, nothing else to
 // look at), seen by no latency balancer: it wins now, at its first token,
-// and leaves the system at its end (TestPlainFirstIsRespond compares it
-// with respond's whole path).
+// and leaves the system at its end, a.end (≥ now). It takes exit's steps
+// for an answer that won at a.end and finish's for an answer, in their
+// order, as answer does — without what cannot hold here: breakers
+// (plainFirst is 0 with them), an estimator (none in the class), a rerun
+// (the request is answered) and a request already ended (r has an
+// attempt in flight). TestPlainFirstIsRespond compares it with respond's
+// whole path.
 func (e *engine) answerFirst(slot int32, r *request, k int, a *attempt) {
-	at := a.end
-	e.exit(slot, r, k, at, outOK, true)
-	r.doneAt, r.firstAt = at, a.first
-	e.finish(slot, r, outOK)
+	now, at := e.now, a.end
+	a.state = attExited
+	r.live--
+	pv := &e.provs[a.prov]
+	// served says a was not in a queue: a pool's replica books its service.
+	served := true
+	if a.queued { // exit's steps for a queued attempt, tested once
+		if pv.pool != nil {
+			e.leavePool(pv, a, at)
+		}
+		a.queued = false
+		pv.waiting--
+		served = false
+	}
+	if a.started {
+		e.lastEvent = max(e.lastEvent, at)
+		pv.lastEnd = max(pv.lastEnd, at)
+		if d := at - a.svc; d > 0 {
+			if pl := pv.pool; pl != nil && served && a.rep != 0 {
+				pl.reps[a.rep-1].busySum.add(d) // leaveService's, with d at hand
+			}
+			pv.busySum.add(d)
+			if e.batched {
+				if row := e.rowOf(a); row != nil { // as in exit
+					k, s := r.sec, posSeconds(d)
+					row.prov[k] += s
+					if row.rep != nil {
+						row.rep[k] += s
+					}
+				} else {
+					e.loadSection(pv, r, a, d)
+				}
+			}
+		}
+	}
+	st := &e.stats[r.class]
+	st.completed++
+	pv.stats.Completed++
+	st.won[wonIndex(k, a.model)]++
+	st.billed[2*a.model].add(r.in, r.out)
+	if e.batched {
+		if sb := st.times.secBill; sb != nil && e.grow == nil {
+			if pr := st.prices; pr != nil {
+				sb[2*int(r.sec)] += pr[a.model] // price's, of the class's tokens
+			} else {
+				sb[2*int(r.sec)] += price(&e.cfg.Models[a.model], r.in, r.out)
+			}
+		} else {
+			e.billSection(st, r, a, r.in, r.out, true)
+		}
+	} else if e.costs != nil {
+		e.billAttempt(r, a.model, r.in, r.out)
+	}
+	if e.trace != nil {
+		e.emit(r, k, at, outOK.attemptName(), true, r.in, r.out, true)
+	}
+	if a.serving {
+		a.serving = false
+		e.scheduleRelease(max(at, now), a.prov, a.rep, r.class)
+	}
+	// finish's steps for an answer.
+	d := now - r.arrival
+	st.answered++
+	// endTimes.addAt's steps for an answer, without its call.
+	t := &st.times
+	i := t.a
+	if i+t.m == len(t.buf) {
+		t.grow()
+	}
+	t.a = i + 1
+	t.sumA.add(d)
+	t.sqA.addSquare(d)
+	t.maxA = max(t.maxA, d)
+	t.buf[i] = toSeconds32(d)
+	if t.sec != nil {
+		t.sec[i] = r.sec
+		t.secLast[r.sec] = max(t.secLast[r.sec], r.arrival)
+	}
+	if p := e.pair; p != nil {
+		// pairState.end's steps for an answer, without its call.
+		id, pc := r.id, &st.pair
+		met := d <= pc.slo
+		if met {
+			st.met++
+			if rec := p.rec; rec != nil && id < rec.n {
+				rec.words[id>>6] |= 1 << (id & 63)
+			}
+		}
+		var rescued, harmed bool
+		if b := p.base; b != nil && id < b.n {
+			if was := b.words[id>>6]>>(id&63)&1 != 0; met && !was {
+				rescued = true
+				st.rescued++
+			} else if !met && was {
+				harmed = true
+				st.harmed++
+			}
+		}
+		if pc.fates != nil {
+			countFate(pc.fates, r.sec, met, rescued, harmed)
+		}
+	}
+	e.lastEvent = max(e.lastEvent, now)
+	switch {
+	case r.inflight == 1 && e.retries == nil:
+		// letGoAll's commonest case, as in answer.
+		j := 1 - k
+		if r.sent != 2 {
+			for j = range int(r.sent) {
+				if r.att[j].state == attInFlight {
+					break
+				}
+			}
+		}
+		e.leaveFlight(r, j)
+		e.cancelLoser(slot, r, j, st)
+	case r.inflight != 0:
+		e.letGoAll(slot, r)
+	}
+	e.classes[r.class].inflightReqs--
+	r.ended = true
+	if e.loops != nil {
+		e.ended(slot, r)
+	}
+	if r.pipe != 0 {
+		// A pipeline's call: callEnded reads when its answer completed
+		// and its first token.
+		r.doneAt, r.firstAt = at, a.first
+		e.callEnded(slot, r, outOK)
+	}
+	if r.live == 0 {
+		e.retire(slot, r)
+	}
 }
 
 // endSetup gives each class's stats what the end of its requests and
@@ -473,7 +607,8 @@ func (e *engine) cancelLands(slot int32, r *request, k int) {
 // outAttemptTimeout or outCancelled for one its request let go of; won says
 // whether its response ended the request. A request whose last attempt leaves
 // after it ended frees its slot. The commonest ends take copies of these
-// steps: answer and exitCancelled (a change here goes to them too).
+// steps: answer, answerFirst, exitCancelled and serveLetGo (a change here
+// goes to them too).
 func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outcome, won bool) {
 	a := &r.att[k]
 	a.state = attExited
@@ -595,7 +730,9 @@ func (e *engine) exit(slot int32, r *request, k int, at time.Duration, how outco
 // cancelled and billed per its class's cancellation billing, as exit
 // does it with at = a.cancelAt, how = outCancelled and won false. pv is
 // a's provider and st its class's stats (with its cancellation billing),
-// which abandon has at hand.
+// which abandon has at hand. serveLetGo has a copy of these steps for a
+// loser that started after it was let go of (a change here goes to it
+// too).
 func (e *engine) exitCancelled(slot int32, r *request, k int, a *attempt, pv *provider, st *classStats) {
 	at := a.cancelAt
 	gen := r.gen // its response's, before retire

@@ -52,6 +52,17 @@ func RunWithoutPlainFirst(cfg *Config, fn func(*AttemptRecord)) *Result {
 	return e.result()
 }
 
+// RunWithoutQuickLetGo is RunGlobal with serveLetGo off: an attempt let
+// go of while it waited that reaches service starts by serveAt.
+func RunWithoutQuickLetGo(cfg *Config, fn func(*AttemptRecord)) *Result {
+	e := newEngine(cfg)
+	e.isolated = false
+	e.quickLetGo = false
+	e.trace = fn
+	e.run()
+	return e.result()
+}
+
 // RunGlobal is RunHeapOnly with the FIFOs in use, as Run uses them.
 func RunGlobal(cfg *Config, fn func(*AttemptRecord)) *Result {
 	e := newEngine(cfg)

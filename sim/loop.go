@@ -123,6 +123,10 @@ type engine struct {
 	// wins at its first token with nothing else to look at (plainAnswers):
 	// respond's short path for a first_token rule.
 	plainFirst uint64
+	// quickLetGo sends an attempt let go of while it waited, which reaches
+	// service before its cancel lands, through serveLetGo when it may
+	// (release); false only in tests, which compare the two.
+	quickLetGo bool
 	// answerReleases says answer may handle its slot's release itself
 	// when soon is empty (answer): no closed-loop clients, whose ends may
 	// start requests and hold (fork.go). relPending says answer has such
@@ -250,6 +254,7 @@ func newEngineFor(cfg *Config, n int) *engine {
 		e.classes[i] = newClassState(&cfg.Classes[i].Policy)
 	}
 	e.plainAnswers()
+	e.quickLetGo = true
 	for i := range cfg.Models {
 		e.shaping = e.shaping || cfg.Models[i].Stalls.Rate > 0
 	}
