@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/hedgesim/hedgesim/dist"
-	"github.com/hedgesim/hedgesim/scenario"
-	"github.com/hedgesim/hedgesim/scenarios"
 	"github.com/hedgesim/hedgesim/sim"
 )
 
@@ -43,18 +41,9 @@ func sameOrder(t *testing.T, name string, cfg *sim.Config) {
 // requests (see shippedConfigs), the others 5 000 as in the full run.
 func TestChansKeepEventOrder(t *testing.T) {
 	t.Parallel()
-	for _, name := range scenarios.Names() {
-		s, err := scenario.LoadFS(scenarios.FS, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := s.Config
-		cfg.Requests = min(cfg.Requests, 5_000)
-		if testing.Short() && autoscales(&cfg) {
-			cfg.Requests = min(cfg.Requests, 1_000)
-		}
-		sameOrder(t, name, &cfg)
-		sameOrder(t, name+" without hedging", sim.WithoutHedging(&cfg))
+	for _, s := range shippedCapped(t, 5_000) {
+		sameOrder(t, s.name, s.cfg)
+		sameOrder(t, s.name+" without hedging", sim.WithoutHedging(s.cfg))
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	n := 120
@@ -102,17 +91,8 @@ func TestDroppedResponsesChangeNothing(t *testing.T) {
 	if d, k := keepsDeadSame(t, "four steps", pipe); d >= k {
 		t.Errorf("four steps: the heap held at most %d events with dead responses taken out, %d with them left: none was taken out", d, k)
 	}
-	for _, name := range scenarios.Names() {
-		s, err := scenario.LoadFS(scenarios.FS, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := s.Config
-		cfg.Requests = min(cfg.Requests, 5_000)
-		if testing.Short() && autoscales(&cfg) {
-			cfg.Requests = min(cfg.Requests, 1_000)
-		}
-		keepsDeadSame(t, name, &cfg)
+	for _, s := range shippedCapped(t, 5_000) {
+		keepsDeadSame(t, s.name, s.cfg)
 	}
 	rng := rand.New(rand.NewPCG(3, 4))
 	n := 120

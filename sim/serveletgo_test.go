@@ -7,8 +7,6 @@ import (
 	"time"
 
 	"github.com/hedgesim/hedgesim/dist"
-	"github.com/hedgesim/hedgesim/scenario"
-	"github.com/hedgesim/hedgesim/scenarios"
 	"github.com/hedgesim/hedgesim/sim"
 )
 
@@ -42,17 +40,8 @@ func sameLetGo(t *testing.T, name string, cfg *sim.Config) int64 {
 // records must be identical.
 func TestServeLetGoIsServeAt(t *testing.T) {
 	t.Parallel()
-	for _, name := range scenarios.Names() {
-		s, err := scenario.LoadFS(scenarios.FS, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		cfg := s.Config
-		cfg.Requests = min(cfg.Requests, 3_000)
-		if testing.Short() && autoscales(&cfg) {
-			cfg.Requests = min(cfg.Requests, 1_000)
-		}
-		sameLetGo(t, name, &cfg)
+	for _, s := range shippedCapped(t, 3_000) {
+		sameLetGo(t, s.name, s.cfg)
 	}
 	rng := rand.New(rand.NewPCG(11, 12))
 	n := 40

@@ -61,21 +61,39 @@ func mustRun(t testing.TB, cfg *sim.Config) *sim.Result {
 // scenarios together; at 1 000 requests its scale-to-zero and hedged
 // pools still start a replica over a hundred times each).
 func shippedConfigs(t testing.TB) []*sim.Config {
+	most := 20_000
+	if testing.Short() {
+		most = 5_000
+	}
 	var out []*sim.Config
+	for _, s := range shippedCapped(t, most) {
+		out = append(out, s.cfg)
+	}
+	return out
+}
+
+// shipped is a shipped scenario's configuration and its file's name.
+type shipped struct {
+	name string
+	cfg  *sim.Config
+}
+
+// shippedCapped returns every shipped scenario, in the order of
+// scenarios.Names, with at most most requests, and under -short at most
+// 1 000 for a scenario whose pools autoscale (see shippedConfigs).
+func shippedCapped(t testing.TB, most int) []shipped {
+	var out []shipped
 	for _, name := range scenarios.Names() {
 		s, err := scenario.LoadFS(scenarios.FS, name)
 		if err != nil {
 			t.Fatal(err)
 		}
 		cfg := s.Config
-		cfg.Requests = min(cfg.Requests, 20_000)
-		if testing.Short() {
-			cfg.Requests = min(cfg.Requests, 5_000)
-			if autoscales(&cfg) {
-				cfg.Requests = min(cfg.Requests, 1_000)
-			}
+		cfg.Requests = min(cfg.Requests, most)
+		if testing.Short() && autoscales(&cfg) {
+			cfg.Requests = min(cfg.Requests, 1_000)
 		}
-		out = append(out, &cfg)
+		out = append(out, shipped{name, &cfg})
 	}
 	return out
 }
