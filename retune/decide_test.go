@@ -295,22 +295,9 @@ on_error = "fatal"
 // policy against (its p95 interval not sound, and it answers no more),
 // it is change to no hedging too. Both say why. Before, both kept the current policy.
 func TestDecideAnswersFewerNotKept(t *testing.T) {
-	sc, err := scenario.Parse("emb.toml", []byte(rateLimitedEmb))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := &sc.Config
-	s := sc.Optimize
-	s.Requests, s.CheckRequests = 3000, 3000
-	rc, err := RecheckPolicy(context.Background(), cfg, cfg, RecheckOptions{Settings: s, NoAdaptive: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, rc := answersFellRecheck(t)
 	a := rc.Classes[0]
 	now := a.Now
-	if !now.AnswersFell() {
-		t.Fatalf("premise: the check does not find the current policy answering fewer (%.4f, no hedging %.4f)", now.AnsweredShare, now.NoHedgingAnswered)
-	}
 	cr := &rc.New.Classes[0]
 	if !cr.Verdict.Undecided {
 		t.Fatalf("premise: the optimisation at 3000 requests is decided: %+v", cr.Verdict)
@@ -340,22 +327,9 @@ func TestDecideAnswersFewerNotKept(t *testing.T) {
 // does when the new pick differs (TestDecideAnswersFewerNotKept) — with
 // the same reason. Before, it was kept.
 func TestDecideSamePolicyAnswersFewerChanges(t *testing.T) {
-	sc, err := scenario.Parse("emb.toml", []byte(rateLimitedEmb))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := &sc.Config
-	s := sc.Optimize
-	s.Requests, s.CheckRequests = 3000, 3000
-	rc, err := RecheckPolicy(context.Background(), cfg, cfg, RecheckOptions{Settings: s, NoAdaptive: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	cfg, rc := answersFellRecheck(t)
 	a := rc.Classes[0]
 	now := a.Now
-	if !now.AnswersFell() {
-		t.Fatalf("premise: the check does not find the current policy answering fewer (%.4f, no hedging %.4f)", now.AnsweredShare, now.NoHedgingAnswered)
-	}
 	decided := rc.New.Classes[0]
 	decided.Verdict = optimize.Verdict{Hedge: true}
 	decided.RollsOut = ""
@@ -369,4 +343,27 @@ func TestDecideSamePolicyAnswersFewerChanges(t *testing.T) {
 	if p := b.Rolled(&decided); b.Decision != Change || b.New != "none" || p == nil || p.Hedging || !strings.Contains(b.Why, why) {
 		t.Errorf("new pick the current policy: %s to %s, rolls out a hedge %v (%s); want change to no hedging: %q", b.Decision, b.New, p == nil || p.Hedging, b.Why, why)
 	}
+}
+
+// answersFellRecheck re-checks the slightly overloaded rate limit
+// (rateLimitedEmb) on its own models at 3000 requests, optimisation and
+// check, and fails the test unless the check finds the current policy
+// answering significantly fewer requests than no hedging.
+func answersFellRecheck(t *testing.T) (*sim.Config, *Recheck) {
+	t.Helper()
+	sc, err := scenario.Parse("emb.toml", []byte(rateLimitedEmb))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &sc.Config
+	s := sc.Optimize
+	s.Requests, s.CheckRequests = 3000, 3000
+	rc, err := RecheckPolicy(context.Background(), cfg, cfg, RecheckOptions{Settings: s, NoAdaptive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if now := rc.Classes[0].Now; !now.AnswersFell() {
+		t.Fatalf("premise: the check does not find the current policy answering fewer (%.4f, no hedging %.4f)", now.AnsweredShare, now.NoHedgingAnswered)
+	}
+	return cfg, rc
 }
