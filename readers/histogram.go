@@ -3,7 +3,9 @@ package readers
 import (
 	"fmt"
 	"math"
+	"slices"
 	"sort"
+	"strconv"
 	"strings"
 )
 
@@ -164,17 +166,26 @@ func choose(file, format string, all []*series, q HistogramQuery) (*Histogram, e
 		return nil, s.err
 	}
 	name := seriesName(s.metric, s.labels)
-	unit := q.Unit
-	if unit == 0 {
-		unit = s.unit
+	stated, by, src := s.unit, "the file's unit field", "the file"
+	if stated == 0 {
+		stated, by, src = unitFromMetric(s.metric), "the metric's name "+s.metric, "the name"
 	}
-	if unit == 0 {
-		unit = unitFromMetric(s.metric)
+	warnings := slices.Clone(s.warnings)
+	unit := q.Unit
+	switch {
+	case unit == 0:
+		unit = stated
+	case stated != 0 && stated != unit:
+		// The unit given wins (a metric may be misnamed, and then only it
+		// reads the bounds right), but a contradiction is said: every
+		// figure read is off by the factor between the two.
+		warnings = append(warnings, fmt.Sprintf("the unit given (--unit %s) contradicts %s, which says %s: the bucket bounds are read as %s, %s what %s says; if %s is right, drop --unit",
+			unit, by, stated, unit, factorWord(float64(unit/stated)), src, src))
 	}
 	if unit == 0 {
 		return nil, inputErr(file, s.line, name, "the bucket bounds have no unit: the name does not end in _seconds or _milliseconds and the file does not say; state it with --unit s, ms or us")
 	}
-	h := &Histogram{File: file, Format: format, Metric: s.metric, Labels: s.labels, Unit: unit, Whole: true, Warnings: s.warnings}
+	h := &Histogram{File: file, Format: format, Metric: s.metric, Labels: s.labels, Unit: unit, Whole: true, Warnings: warnings}
 	if s.hasSum && !math.IsNaN(s.sum) && !math.IsInf(s.sum, 0) {
 		h.Sum, h.HasSum = s.sum*float64(unit), true
 	}
@@ -221,6 +232,15 @@ func formatWant(format string) string {
 		return "a query result of _bucket series with an le label"
 	}
 	return "a histogram or exponentialHistogram metric"
+}
+
+// factorWord says how a latency read with a unit f times the one meant
+// compares with it: "1000 times" or "1/1000 of".
+func factorWord(f float64) string {
+	if f >= 1 {
+		return strconv.FormatFloat(f, 'g', 4, 64) + " times"
+	}
+	return "1/" + strconv.FormatFloat(1/f, 'g', 4, 64) + " of"
 }
 
 // unitFromMetric reads the unit from a metric name's suffix, as Prometheus

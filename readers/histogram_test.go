@@ -279,3 +279,34 @@ llm_request_duration_seconds_count{model="x"} 5
 		}
 	}
 }
+
+// TestUnitContradictsName: a unit given (--unit) that contradicts the
+// one the metric's name states used to be taken silently, so that a
+// _seconds histogram read with --unit ms put every latency at 1/1000 of
+// what it was and retune called every model shifted by −100 %. The unit
+// given still wins (a misnamed metric can only be read with it), but the
+// histogram now carries a warning naming both units and the factor; a
+// unit that agrees, or a name that states none, gives no warning.
+func TestUnitContradictsName(t *testing.T) {
+	q := HistogramQuery{Labels: map[string]string{"model": "a"}, Unit: Milliseconds}
+	h, err := ReadPrometheusText(strings.NewReader(promText), "m.txt", q)
+	if err != nil {
+		t.Fatal(err)
+	}
+	wantBuckets(t, h, []float64{1e-4, 2.5e-4, 5e-4, 1e-3, math.Inf(1)}, []float64{3, 7, 30, 40, 20})
+	want := "the unit given (--unit ms) contradicts the metric's name llm_request_duration_seconds, which says s: the bucket bounds are read as ms, 1/1000 of what the name says; if the name is right, drop --unit"
+	if len(h.Warnings) != 1 || h.Warnings[0] != want {
+		t.Errorf("warnings %q; want [%q]", h.Warnings, want)
+	}
+	for _, u := range []Unit{Seconds, 0} {
+		q.Unit = u
+		if h, err := ReadPrometheusText(strings.NewReader(promText), "m.txt", q); err != nil || len(h.Warnings) != 0 {
+			t.Errorf("unit %s: warnings %q, error %v; want none", u, h.Warnings, err)
+		}
+	}
+	unnamed := strings.ReplaceAll(promText, "llm_request_duration_seconds", "llm_latency")
+	q.Unit = Milliseconds
+	if h, err := ReadPrometheusText(strings.NewReader(unnamed), "m.txt", q); err != nil || len(h.Warnings) != 0 {
+		t.Errorf("a name without a unit: warnings %q, error %v; want none", h.Warnings, err)
+	}
+}

@@ -42,7 +42,8 @@ backoff within --timeout, as a --from URL is.
 Drift: Pearson's chi-square of the live bucket counts against the
 scenario model's, on the histogram's buckets; p50/p95/p99 with intervals
 at 1 − alpha; a mixture's shares. Verdict per model: unchanged, shifted
-(how much, where) or cannot tell (fewer than 50 observations).
+(how much, where) or cannot tell (fewer than 50 observations, or buckets
+that leave the test no degree of freedom).
 
 When a model shifted, each class's static policy is also compared with an
 adaptive percentile delay on the live models and through the shift
@@ -77,7 +78,7 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	modelLabel := fs.String("model-label", retune.DefaultModelLabel, "the `label` whose value names the scenario model; none: match by --metric and --label alone (one model, --model NAME)")
 	var models listFlag
 	fs.Var(&models, "model", "retune only these models, comma-separated `list` (default: every model)")
-	unitName := fs.String("unit", "", "`unit` of the bucket bounds: s, ms or us (default: from the source)")
+	unitName := fs.String("unit", "", "`unit` of the bucket bounds: s, ms or us (default: from the source); one that contradicts the metric's name (_seconds, _milliseconds, _ms) or the source's unit is taken, with a warning under each model")
 	counts := fs.String("histogram-counts", retune.CountsAll, "what each histogram `counts`: all (every call's latency to its end, calls the scenario's hedging or deadline cancels included: one recorded at the provider) or answered (the answered calls only: a model whose losing attempts a class's hedging cancels is then judged against its completed attempts simulated, and not refitted)")
 	alpha := fs.Float64("alpha", 0.01, "drift test `level`: a model shifted when the chi-square p-value is below it")
 	timeout := fs.Duration("timeout", 30*time.Second, "how long to wait for an http(s) SOURCE, or for each model's Prometheus query, retries with backoff included")
