@@ -69,9 +69,13 @@ type Drift struct {
 // ranks n·p ± z·√(n·p·(1−p)) of a sample of N (the normal approximation to
 // the binomial order-statistic interval, which assumes independent
 // observations), widened to the buckets that hold them — the histogram
-// cannot place a percentile more finely. Live is the fitted live model's
-// percentile, clamped into [Lo, Hi]; Hi is +Inf when the rank falls in the
-// open last bucket. Moved is true when the scenario's value lies outside
+// cannot place a percentile more finely; Hi is +Inf when the rank falls
+// in the open last bucket. Live is the fitted live model's percentile,
+// clamped into the bucket holding the rank n·p (the bucket the data place
+// the percentile in, as the live fit's warnings name it; for the open
+// last bucket, at least its lower bound, the top finite bound), so it
+// always lies in [Lo, Hi]; without a fit, that bucket's midpoint, or its
+// lower bound when it is open. Moved is true when the scenario's value lies outside
 // (Lo, Hi]; ChangePct is 100·(Live/Scenario − 1).
 type Shift struct {
 	P         float64 `json:"p"`
@@ -240,13 +244,19 @@ func shift(h *readers.Histogram, scen, live dist.Continuous, p, z float64) Shift
 	s := Shift{P: p, Scenario: scen.Quantile(p)}
 	s.Lo = h.Lower[bucketOfRank(h, loRank)]
 	s.Hi = h.Upper[bucketOfRank(h, hiRank)]
+	// The live value lies in the bucket holding the rank n·p, where the
+	// data place the percentile (and the live fit's warnings say they
+	// do), not merely in the interval: a fit that misses that bucket is
+	// clamped to its nearer bound.
+	b := bucketOfRank(h, n*p)
+	at, to := h.Lower[b], h.Upper[b]
 	switch {
 	case live != nil:
-		s.Live = math.Min(math.Max(live.Quantile(p), s.Lo), s.Hi)
-	case math.IsInf(s.Hi, 1):
-		s.Live = s.Lo
+		s.Live = math.Min(math.Max(live.Quantile(p), at), to)
+	case math.IsInf(to, 1):
+		s.Live = at
 	default:
-		s.Live = (s.Lo + s.Hi) / 2
+		s.Live = (at + to) / 2
 	}
 	s.Moved = !(s.Scenario > s.Lo && s.Scenario <= s.Hi)
 	if s.Scenario > 0 {

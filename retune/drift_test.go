@@ -292,3 +292,35 @@ func TestAssessPassesOnFitWarnings(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeLiveInDataBucket: the live percentile used to be the fitted
+// model's clamped into the whole interval, so a fit that missed the
+// bucket the data place the percentile in showed a live value the fit's
+// own warning contradicted (guard's p95 live 7.32 s while the data place
+// it in (8, 10]). It is now clamped into the bucket holding the rank n·p.
+// 100 observations; p95's rank 95 falls in (4, 8] and its 99 % interval
+// (ranks 95 ∓ 2.576·√4.75, 89 to 100) spans (2, +Inf).
+func TestJudgeLiveInDataBucket(t *testing.T) {
+	h := &readers.Histogram{File: "test", Format: "prometheus", Metric: "latency_seconds", Unit: readers.Seconds, Whole: true,
+		Lower:  []float64{0, 1, 2, 4, 8},
+		Upper:  []float64{1, 2, 4, 8, math.Inf(1)},
+		Counts: []float64{50, 30, 12, 6, 2}}
+	scen := dist.LogNormal{Mu: 0, Sigma: 1}
+	for _, tc := range []struct {
+		p95, want float64
+	}{
+		{3, 4},  // the fit's p95 below the data's bucket: its lower bound
+		{20, 8}, // above it, in the interval's open top: its upper bound
+		{5, 5},  // inside it: the fit's own
+	} {
+		live := dist.LogNormal{Mu: math.Log(tc.p95) - 1.6448536269514722*0.5, Sigma: 0.5}
+		d := Judge(h, scen, live, 0.01)
+		p95 := d.Percentiles[1]
+		if p95.P != 0.95 || p95.Lo != 2 || !math.IsInf(p95.Hi, 1) {
+			t.Fatalf("p95 entry %+v; want p 0.95, interval (2, +Inf]", p95)
+		}
+		if math.Abs(p95.Live-tc.want) > 1e-9 {
+			t.Errorf("fit's p95 %g: live %g; want %g, in the bucket (4, 8] the data place it in", tc.p95, p95.Live, tc.want)
+		}
+	}
+}
