@@ -16,6 +16,7 @@ type adaptiveFlag struct {
 }
 
 func (f *adaptiveFlag) String() string { return f.raw }
+func (*adaptiveFlag) checksRepeats()   {} // refuses a second list itself
 
 // Set parses a comma-separated list of percentiles in (0, 100), and
 // refuses a second list (givenTwice); the flag package names the flag in

@@ -10,6 +10,7 @@ import (
 	"io/fs"
 	"os"
 	"path/filepath"
+	"regexp"
 	"runtime/debug"
 	"strconv"
 	"strings"
@@ -262,11 +263,14 @@ func newFlagSet(name, synopsis string, w io.Writer) *flag.FlagSet {
 }
 
 // parseFlags parses args, allowing flags after positional arguments, and
-// returns the positional arguments.
+// returns the positional arguments. A flag given twice with different
+// values is a usage error naming both (onceValue), every command's flags
+// alike, but for those that judge a repeat themselves (checksRepeats).
 func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	var pos []string
 	full, out := fs.Usage, fs.Output()
-	defer func() { fs.Usage = full; fs.SetOutput(out) }()
+	restore := onceValues(fs)
+	defer func() { restore(); fs.Usage = full; fs.SetOutput(out) }()
 	// A bad flag is said in one line, as every other error is; the flags
 	// are listed on --help only, so that the error is not buried under them.
 	fs.Usage = func() {}
@@ -274,11 +278,13 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 	for {
 		if err := fs.Parse(args); err != nil {
 			if errors.Is(err, flag.ErrHelp) {
+				restore() // the help reads the flags' own values
 				fs.SetOutput(out)
 				full()
 				return nil, err
 			}
 			msg := strings.Replace(strings.Replace(err.Error(), "for flag -", "for flag --", 1), "not defined: -", "not defined: --", 1)
+			msg = boolFlagName.ReplaceAllString(msg, "${1}--")
 			if name, ok := strings.CutPrefix(err.Error(), "flag provided but not defined: -"); ok {
 				if s := suggestFlag(fs, name); s != "" {
 					msg += " (did you mean --" + s + "?)"
@@ -289,6 +295,7 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		args = fs.Args()
 		if len(args) == 0 {
+			restore()
 			if err := emptyPath(fs); err != nil {
 				return nil, err
 			}
@@ -296,6 +303,63 @@ func parseFlags(fs *flag.FlagSet, args []string) ([]string, error) {
 		}
 		pos = append(pos, args[0])
 		args = args[1:]
+	}
+}
+
+// boolFlagName finds the flag's name in the flag package's error for a
+// bad boolean value ("invalid boolean value "x" for -json: …"), to be
+// written --json as the other errors write it.
+var boolFlagName = regexp.MustCompile(`^(invalid boolean value "(?:[^"\\]|\\.)*" for )-`)
+
+// checksRepeats is a flag value that judges a second use itself: one
+// that takes one item per use (--label KEY=VALUE, --set KEY=VALUE) and
+// refuses a contradiction, or one that refuses any second use with its
+// own advice (a list flag: "give every value in one comma-separated
+// list").
+type checksRepeats interface{ checksRepeats() }
+
+// onceValue wraps a flag's value while the flags are parsed: the first
+// Set passes, and a later one with the same text passes on to the value
+// (a list flag refuses any second list itself); a later one with other
+// text is refused, naming both, rather than the last silently winning.
+type onceValue struct {
+	flag.Value
+	first string
+	set   bool
+}
+
+func (v *onceValue) Set(s string) error {
+	if v.set && s != v.first {
+		return fmt.Errorf("given twice (%q, then %q); give it once", v.first, s)
+	}
+	v.first, v.set = s, true
+	return v.Value.Set(s)
+}
+
+// IsBoolFlag passes on the wrapped value's, so that --json still takes no
+// argument.
+func (v *onceValue) IsBoolFlag() bool {
+	b, ok := v.Value.(interface{ IsBoolFlag() bool })
+	return ok && b.IsBoolFlag()
+}
+
+// onceValues wraps every flag of fs but those that judge a repeat
+// themselves (checksRepeats) in a onceValue, and returns the function
+// that puts the values back (safe to call more than once): after
+// parsing, the commands and the help read the flags' own values.
+func onceValues(fs *flag.FlagSet) (restore func()) {
+	orig := map[*flag.Flag]flag.Value{}
+	fs.VisitAll(func(f *flag.Flag) {
+		if _, ok := f.Value.(checksRepeats); !ok {
+			orig[f] = f.Value
+			f.Value = &onceValue{Value: f.Value}
+		}
+	})
+	return func() {
+		for f, v := range orig {
+			f.Value = v
+		}
+		clear(orig)
 	}
 }
 

@@ -25,14 +25,21 @@ func (f labelFlag) String() string {
 	return strings.Join(parts, ",")
 }
 
+// Set adds KEY=VALUE; the same key with another value is refused,
+// naming both: a series cannot match both.
 func (f labelFlag) Set(s string) error {
 	k, v, ok := strings.Cut(s, "=")
 	if !ok || k == "" {
 		return fmt.Errorf("%q: want KEY=VALUE", s)
 	}
+	if prev, dup := f[k]; dup && prev != v {
+		return fmt.Errorf("label %s given twice (%s=%s, then %s=%s); a series has one value of it", k, k, prev, k, v)
+	}
 	f[k] = v
 	return nil
 }
+
+func (labelFlag) checksRepeats() {}
 
 // fitHistogramFile reads the histogram at path in format and fits it,
 // returning the TOML (or JSON) output. Bad input is a usageError; it

@@ -78,21 +78,22 @@ type listFlag struct {
 	v   []string
 	raw string
 	set bool
-	// same, when set, makes the flag a list of distinct values: it
-	// returns the value x stands for (a delay's duration, a copy count),
-	// and ok false for an x that is not one (left for the caller's own
-	// error). Such a flag may be given once, and no value listed twice.
+	// same returns the value x stands for (a delay's duration, a copy
+	// count), and ok false for an x that is not one (left for the
+	// caller's own error); nil: x stands for itself. No value may be
+	// listed twice.
 	same func(x string) (key string, ok bool)
 }
 
 func (f *listFlag) String() string { return strings.Join(f.v, ",") }
+func (*listFlag) checksRepeats()   {} // refuses a second list itself
 
 // Set takes a comma-separated list; an empty list or an empty element
 // ("1s,,2s", a trailing comma) is an error naming the element. A second
 // Set is an error naming both lists: the second would silently replace
-// the first. For a list of distinct values (same set), a value listed
-// twice ("1s,1000ms") is an error naming both: a repeat would only repeat
-// candidates.
+// the first. A value listed twice ("fast,fast", or "1s,1000ms" by same)
+// is an error naming both: a repeat would only repeat candidates, or
+// models, or classes.
 func (f *listFlag) Set(s string) error {
 	if f.set {
 		return givenTwice(f.raw, s)
@@ -106,16 +107,18 @@ func (f *listFlag) Set(s string) error {
 		if x = strings.TrimSpace(x); x == "" {
 			return fmt.Errorf("element %d is empty; want a comma-separated list with no empty elements", i+1)
 		}
+		k, ok := x, true
 		if f.same != nil {
-			if k, ok := f.same(x); ok {
-				if prev, dup := seen[k]; dup {
-					if prev == x {
-						return fmt.Errorf("%s is listed twice; list each value once", x)
-					}
-					return fmt.Errorf("%s is listed twice (as %s and %s); list each value once", prev, prev, x)
+			k, ok = f.same(x)
+		}
+		if ok {
+			if prev, dup := seen[k]; dup {
+				if prev == x {
+					return fmt.Errorf("%s is listed twice; list each value once", x)
 				}
-				seen[k] = x
+				return fmt.Errorf("%s is listed twice (as %s and %s); list each value once", prev, prev, x)
 			}
+			seen[k] = x
 		}
 		f.v = append(f.v, x)
 	}
@@ -136,6 +139,7 @@ type onceFlag struct {
 }
 
 func (f *onceFlag) String() string { return f.v }
+func (*onceFlag) checksRepeats()   {} // refuses a second value itself
 
 // Set takes s, or refuses a second value (givenTwice).
 func (f *onceFlag) Set(s string) error {

@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 )
@@ -54,6 +55,73 @@ func TestListFlagsGivenTwice(t *testing.T) {
 		code, _, errOut := hedgesim(t, tc.args...)
 		if code != exitUsage || !strings.Contains(errOut, tc.flag) || !strings.Contains(errOut, "given twice") {
 			t.Errorf("%q: exit %d, stderr %q; want 2 naming %s, given twice", tc.args, code, errOut, tc.flag)
+		}
+	}
+}
+
+// TestScalarFlagsGivenTwice: a flag that is not a list, given twice with
+// different values, used to run the last silently (run --seed 1 --seed 2
+// ran seed 2; retune --histogram-counts all --histogram-counts answered,
+// the flag that decides the verdict, ran as answered). parseFlags now
+// refuses it for every command's flags alike, exit 2, naming the flag and
+// both values; the same value given twice is accepted, and the
+// repeatable flags (--label, --set) take many.
+func TestScalarFlagsGivenTwice(t *testing.T) {
+	path := writeScenario(t, bimodalScenario)
+	for _, tc := range []struct {
+		args       []string
+		flag, a, b string
+	}{
+		{[]string{"run", path, "--seed", "1", "--seed", "2"}, "--seed", "1", "2"},
+		{[]string{"run", path, "--json", "--json=false"}, "--json", "true", "false"},
+		{[]string{"optimize", path, "--objective", "p95", "--objective", "p99"}, "--objective", "p95", "p99"},
+		{[]string{"optimize", path, "--requests", "1000", "--requests=2000"}, "--requests", "1000", "2000"},
+		{[]string{"retune", path, "--from", "x.txt", "--histogram-counts", "all", "--histogram-counts", "answered"}, "--histogram-counts", "all", "answered"},
+		{[]string{"retune", path, "--from", "x.txt", "--alpha", "0.01", "--alpha", "0.05"}, "--alpha", "0.01", "0.05"},
+		{[]string{"fit", "--model", "lognormal", "--model", "mixture-2", "x.csv"}, "--model", "lognormal", "mixture-2"},
+		{[]string{"export", "--format", "grpc", "--format", "envoy", path}, "--format", "grpc", "envoy"},
+		{[]string{"compare", "--json=true", "--json=false", "a.json", "b.json"}, "--json", "true", "false"},
+		{[]string{"merge", "--all", "--all=false", "p0", "--out", "d"}, "--all", "true", "false"},
+		{[]string{"validate", "--strict", "--strict=0", path}, "--strict", "true", "0"},
+	} {
+		code, _, errOut := hedgesim(t, tc.args...)
+		want := fmt.Sprintf("%s: given twice (%q, then %q)", tc.flag, tc.a, tc.b)
+		if code != exitUsage || !strings.Contains(errOut, want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, want)
+		}
+	}
+	// The same value twice, and the repeatable flags, run as given once.
+	if code, out, errOut := hedgesim(t, "run", path, "--requests", "200", "--seed", "3", "--seed", "3", "--requests=200", "--json", "--json"); code != exitOK || !strings.HasPrefix(out, "{") {
+		t.Errorf("run with --seed 3 and --requests 200 twice: exit %d, stderr %q; want 0 and the JSON report", code, errOut)
+	}
+	if code, _, errOut := hedgesim(t, "run", path, "--requests", "200", "--set", "seed=4", "--set", "arrivals.rate=5"); code != exitOK {
+		t.Errorf("run with --set twice (two keys): exit %d, stderr %q; want 0", code, errOut)
+	}
+	if code, _, errOut := hedgesim(t, "retune", path, "--from", "x.txt", "--label", "job=a", "--label", "job=b"); code != exitUsage || !strings.Contains(errOut, "label job given twice (job=a, then job=b)") {
+		t.Errorf("retune --label job=a --label job=b: exit %d, stderr %q; want 2 naming both", code, errOut)
+	}
+}
+
+// TestListNamesEntryTwice: a list naming an entry twice used to be taken
+// silently by every list flag but --delays, --copies and --adaptive
+// (retune --model fast,fast retuned fast; optimize --classes a,a); each is
+// now refused as --copies is, exit 2, naming the flag and the entry.
+func TestListNamesEntryTwice(t *testing.T) {
+	path := writeScenario(t, bimodalScenario)
+	for _, tc := range []struct {
+		args       []string
+		flag, item string
+	}{
+		{[]string{"retune", "--model", "a,b,a", "--from", "x.txt", path}, "--model", "a"},
+		{[]string{"optimize", path, "--classes", "c,c"}, "--classes", "c"},
+		{[]string{"optimize", path, "--targets", "m,m"}, "--targets", "m"},
+		{[]string{"optimize", path, "--balancers", "p2c,p2c"}, "--balancers", "p2c"},
+		{[]string{"optimize", path, "--min-replicas", "1,1"}, "--min-replicas", "1"},
+	} {
+		code, _, errOut := hedgesim(t, tc.args...)
+		want := tc.item + " is listed twice; list each value once"
+		if code != exitUsage || !strings.Contains(errOut, tc.flag) || !strings.Contains(errOut, want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 naming %s and %q", tc.args, code, errOut, tc.flag, want)
 		}
 	}
 }

@@ -443,6 +443,7 @@ type onceString struct {
 }
 
 func (f *onceString) String() string { return f.v }
+func (*onceString) checksRepeats()   {} // refuses a second source itself
 func (f *onceString) Set(s string) error {
 	if f.set {
 		return fmt.Errorf("given twice (%q, then %q): retune reads one source; retune each source in a run of its own", f.v, s)

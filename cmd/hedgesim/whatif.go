@@ -33,6 +33,7 @@ type setFlag []string
 
 func (f *setFlag) String() string     { return strings.Join(*f, " ") }
 func (f *setFlag) Set(s string) error { *f = append(*f, s); return nil }
+func (*setFlag) checksRepeats()       {}
 
 // addWhatIfFlags registers --set and --scale-rate on fs.
 func addWhatIfFlags(fs *flag.FlagSet) *whatIfFlags {
