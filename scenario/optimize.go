@@ -205,7 +205,11 @@ func (c *checker) optimizeSettings(t *optimizeTable, cfg *sim.Config) (optimize.
 			if ct, ok := t.Class[cl.Name]; ok && ct.Objective != nil {
 				k = joinKey(key+".class", cl.Name) + ".objective"
 			}
-			return s, c.errorf(k, "objective \"answered\" needs target (the latency within which a request counts as answered, such as \"2s\") for class %q", cl.Name)
+			what := "a request counts as answered"
+			if se.Objective.Checked {
+				what = "a pipeline turn counts as checked: every fail-open step answered in time"
+			}
+			return s, c.errorf(k, "objective %q needs target (the latency within which %s, such as \"2s\") for class %q", se.Objective.Name(), what, cl.Name)
 		}
 	}
 	if len(c.errs) > 0 {

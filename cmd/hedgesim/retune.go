@@ -86,9 +86,9 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	fs.Var(&seed, "seed", "random seed, overrides the scenario's `seed`")
 	fs.Var(&requests, "requests", "`n` requests per candidate of the optimisation (default: the scenario's [optimize] or 200000)")
 	fs.Var(&checkRequests, "check-requests", "`n` requests of the checks of the current policy (default 5 × --requests, at most 1000000)")
-	objective := fs.String("objective", "", "`name` of what to optimise: p95, p99, cost, knee, answered (default: the scenario's [optimize] or p95)")
+	objective := fs.String("objective", "", "`name` of what to optimise: p95, p99, cost, knee, answered (most requests answered within --target), checked (most pipeline turns checked within --target: every fail-open step answered in time) (default: the scenario's [optimize] or p95)")
 	var target, sla durationFlag
-	fs.Var(&target, "target", "answered objective: the `latency` within which a request counts as answered")
+	fs.Var(&target, "target", "answered and checked objectives: the `latency` within which a request counts as answered (or a pipeline turn as checked), such as 2s")
 	fs.Var(&sla, "sla", "cost objective: the `latency` p95 must not exceed")
 	var maxCost, minCut floatFlag
 	fs.Var(&maxCost, "max-cost", "the most added cost allowed, in `percent` of no hedging (inf for no cap)")

@@ -66,7 +66,11 @@ func checkObjectiveNeeds(s *optimize.Settings, cfg *sim.Config, objective string
 		o := s.For(name).Objective
 		switch {
 		case o.Goal == optimize.MostAnswered && o.Target <= 0:
-			return usageError{err: fmt.Errorf("--objective %s needs --target LATENCY, the latency within which a request counts as answered, such as 2s (class %q has no target in the scenario's [optimize] table)", objective, name)}
+			what := "a request counts as answered"
+			if o.Checked {
+				what = "a pipeline turn counts as checked (every fail-open step answered in time)"
+			}
+			return usageError{err: fmt.Errorf("--objective %s needs --target LATENCY, the latency within which %s, such as 2s (class %q has no target in the scenario's [optimize] table)", objective, what, name)}
 		case o.Goal == optimize.LowestCost && o.SLA <= 0:
 			return usageError{err: fmt.Errorf("--objective %s needs --sla LATENCY, the latency p95 must not exceed, such as 2s (class %q has no sla in the scenario's [optimize] table)", objective, name)}
 		}
