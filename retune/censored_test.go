@@ -216,3 +216,33 @@ func TestReportQueuedBesideUnqueued(t *testing.T) {
 		}
 	}
 }
+
+// TestAssessQueuedCancelledSaysSo: a queued model is judged against its
+// completed attempts simulated whatever --histogram-counts says (a
+// simulation has no latency for an attempt it cancelled), so the attempts
+// class c cancels are left out under CountsAll as under CountsAnswered;
+// the judged-against line used to say so under CountsAnswered only. Both
+// now give the same line, with the same number of attempts, naming c.
+func TestAssessQueuedCancelledSaysSo(t *testing.T) {
+	sc, err := scenario.Load("testdata/hedgedq.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &sc.Config
+	h := modelHistogram(t, cfg, 9, "a", pool3Bounds)
+	live := []Live{{Model: "a", Index: 0, Key: "latency", Query: `inference_latency_seconds{model="a"}`, Hist: h}}
+	var against []string
+	for _, counts := range []string{CountsAll, CountsAnswered} {
+		ms, err := AssessCounts(context.Background(), cfg, live, fit.Options{Model: fit.ModelAuto, Seed: 1}, 0.01, counts)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if ms[0].QueuedAt != "pa" || !strings.Contains(ms[0].Against, "at provider pa") || !strings.Contains(ms[0].Against, "the attempts class c cancels left out") {
+			t.Errorf("%s: queued at %q, judged against %q; want pa, with the attempts class c cancels left out", counts, ms[0].QueuedAt, ms[0].Against)
+		}
+		against = append(against, ms[0].Against)
+	}
+	if against[0] != against[1] {
+		t.Errorf("judged against %q counting all, %q counting answered; the sample is the same", against[0], against[1])
+	}
+}

@@ -170,13 +170,17 @@ func AssessCounts(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Op
 			if err != nil {
 				return nil, &InputError{Model: l.Model, Query: l.Query, Source: l.Hist.File, Err: err}
 			}
-			switch cb := censored(l); {
+			// A queued model's simulated sample is its completed attempts
+			// whatever the histogram counts: a simulation has no latency for
+			// an attempt it cancelled, so those are left out under
+			// CountsAll too, and the line says so.
+			switch cb := cancelledBy(cfg, l.Index); {
 			case at != "" && len(cb) > 0:
 				against = fmt.Sprintf("the client-side latency simulated (%d completed attempts of %d requests at provider %s, the wait and any replica's slowdown included, the attempts class %s cancels left out)", len(xs), simulated, at, strings.Join(cb, ", "))
 			case at != "":
 				against = fmt.Sprintf("the client-side latency simulated (%d completed attempts of %d requests at provider %s, the wait and any replica's slowdown included)", len(xs), simulated, at)
 			default:
-				against = fmt.Sprintf("the client-side latency simulated (%d completed attempts of %d requests, the attempts class %s cancels left out, as a histogram of answered calls leaves them out)", len(xs), simulated, strings.Join(cb, ", "))
+				against = fmt.Sprintf("the client-side latency simulated (%d completed attempts of %d requests, the attempts class %s cancels left out, as a histogram of answered calls leaves them out)", len(xs), simulated, strings.Join(censored(l), ", "))
 			}
 			d = judge(l.Hist, emp, hf.Best().Dist, alpha, float64(len(xs)), "the client-side latency simulated")
 		} else {
