@@ -368,11 +368,41 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		if err := outScen.write(data); err != nil {
 			return fmt.Errorf("--write-scenario %s: %w", *writeScenario, err)
 		}
+		if bytes.Equal(data, src) {
+			// Written whole all the same (a scheduled job moves it over the
+			// old one on exit 3), but a file identical to its input would
+			// otherwise pass for a retuned one.
+			printMessage(stderr, "hedgesim retune: --write-scenario %s: written, the same as %s: %s\n", *writeScenario, name, unchangedWhy(rep))
+		}
 	}
 	if rep.Action {
 		return errRetuneAction
 	}
 	return nil
+}
+
+// unchangedWhy says why retune's scenario is its input unchanged: which
+// models shifted but were not refitted, and why, or that none shifted;
+// and that no class's pick changed.
+func unchangedWhy(rep *retune.Report) string {
+	var held []string
+	for _, m := range rep.Models {
+		if m.Drift.Verdict != retune.Shifted || m.Refit() {
+			continue
+		}
+		var why []string
+		if m.QueuedAt != "" {
+			why = append(why, "it waits at provider "+m.QueuedAt+", so its histogram holds the wait")
+		}
+		if len(m.CancelledBy) > 0 {
+			why = append(why, "its histogram counts answered calls only, class "+strings.Join(m.CancelledBy, ", ")+" cancelling its slow attempts, so a fit is biased short")
+		}
+		held = append(held, m.Model+" ("+strings.Join(why, "; and ")+")")
+	}
+	if len(held) == 0 {
+		return "no model shifted, so nothing was refitted and no policy re-picked"
+	}
+	return "nothing was refitted and no policy re-picked: shifted but not refitted: " + strings.Join(held, ", ") + " (the report's notes say what to do)"
 }
 
 // readSource reads the histogram source at from: an http(s) URL, fetched
