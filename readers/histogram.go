@@ -66,7 +66,9 @@ type HistogramQuery struct {
 	Labels map[string]string
 	// Unit is the unit of the bucket bounds. Zero: from the file (OTLP's
 	// unit field) or from the metric name (a "_seconds", "_milliseconds"
-	// or "_ms" suffix); neither is an error.
+	// or "_ms" suffix); neither is an error. A Unit that contradicts the
+	// file's or the name's is used, with a warning naming both
+	// (Histogram.Warnings).
 	Unit Unit
 }
 
