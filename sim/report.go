@@ -257,7 +257,9 @@ type ClassReport struct {
 	AnsweredShare float64 `json:"answered_share"`
 	// AnsweredShareCI95 is AnsweredShare's 95 % interval: Wilson's for
 	// independent requests (intervals.go), from batches when the requests
-	// interact (batchmeans.go); absent without requests. WarmUp and
+	// interact (batchmeans.go: BatchShareInterval, as optimize's candidates
+	// get from the same batch shares, so a share at 1 in every batch has
+	// [B/(B+z²), 1], not [1, 1]); absent without requests. WarmUp and
 	// Batches are the warm-up cut and the batches of a batched row;
 	// absent for independent requests.
 	AnsweredShareCI95  *[2]*float64 `json:"answered_share_ci95,omitempty"`
