@@ -496,11 +496,13 @@ func parseRun(data []byte) (*Report, error) {
 			cl.Missing = append(cl.Missing, c.Latency.missing("latency_s")...)
 		}
 		needWithRequests(&cl, "answered_share", c.AnsweredShare, &cl.AnsweredShare)
-		if c.Cost == nil {
-			cl.Missing = append(cl.Missing, "cost_per_1k_usd.total")
-		} else {
-			need(&cl, "cost_per_1k_usd.total", c.Cost.Total, &cl.CostPer1k)
+		// A class without requests has no cost per request: run writes
+		// its cost_per_1k_usd null.
+		var total *float64
+		if c.Cost != nil {
+			total = c.Cost.Total
 		}
+		needWithRequests(&cl, "cost_per_1k_usd.total", total, &cl.CostPer1k)
 		if c.Answered != nil {
 			cl.Answered, cl.HasAnswered = *c.Answered, true
 		}
@@ -656,9 +658,9 @@ func need[T any](c *Class, field string, v *T, dst *T) {
 	*dst = *v
 }
 
-// needWithRequests is need for a share of c's requests: a class without
-// requests has none, which reports write as null (read as 0, which compare
-// shows as "-" for a side without requests).
+// needWithRequests is need for a share of, or a cost per, c's requests: a
+// class without requests has none, which reports write as null (read as
+// 0, which compare shows as "-" for a side without requests).
 func needWithRequests(c *Class, field string, v *float64, dst *float64) {
 	if v == nil && c.Requests == 0 && !slices.Contains(c.Missing, "requests") {
 		*dst = 0

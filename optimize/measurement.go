@@ -347,8 +347,11 @@ func (w *measurementJSON) check() error {
 			return bad("error", "goes with statistics; a rejected candidate has none")
 		}
 		return nil
-	case w.Requests == 0:
-		return bad("requests", "is 0; want ≥ 1")
+	case w.Requests == 0 && (w.Answered != 0 || w.Hedged != 0 || w.Within != 0 || w.Attempts != 0 || w.Cost != 0 || w.Rate != 0):
+		// A class of a coupled group that no request fell in (a share
+		// of 10⁻⁹): its run, the group's, measured its classes, but it
+		// has no figures of its own.
+		return bad("requests", "is 0, with shares, calls or a cost; a run without requests of the class has none (0)")
 	}
 	if w.Replicas != nil && !finite(*w.Replicas) {
 		return bad("replica_hours", "is %v; want finite hours ≥ 0", float64(*w.Replicas))
@@ -379,6 +382,12 @@ func (w *measurementJSON) check() error {
 		// The mean is NaN when no request was answered (below); an
 		// interval's bounds when it is no interval (not ok).
 		nan := i == 0 || (i == 6 || i == 7) && !w.P95CIOK || (i == 8 || i == 9) && !w.P99CIOK
+		if w.Requests == 0 {
+			if !math.IsNaN(float64(x)) {
+				return bad("latency_s", "%s (value %d) is %v; want \"NaN\": the run had no request of the class", latencyNames[i], i+1, float64(x))
+			}
+			continue
+		}
 		if !nonNeg(x) && !(nan && math.IsNaN(float64(x))) {
 			return bad("latency_s", "%s (value %d) is %v; want a number of seconds ≥ 0 or \"+Inf\" (or \"NaN\" for an interval marked not ok)", latencyNames[i], i+1, float64(x))
 		}

@@ -246,3 +246,71 @@ func TestAssessQueuedCancelledSaysSo(t *testing.T) {
 		t.Errorf("judged against %q counting all, %q counting answered; the sample is the same", against[0], against[1])
 	}
 }
+
+// TestAssessAnsweredDeadlineUnchanged: class c sends to a with no hedge
+// but a 2 s deadline, which cancels a's calls still running then (5 % of
+// them: a's p95 is 2 s), so a histogram of a's answered calls lacks them.
+// Counted as answered calls it must read unchanged against the completed
+// attempts simulated in at least 19 of 20 seeds (as in
+// TestAssessAnsweredHedgedUnchanged), naming c, and not be refitted
+// (judged against the bare model, as before, it read shifted and was
+// refitted). With a's median and
+// p95 30 % higher it must read shifted, and still not be refitted. Taken
+// as every call's, the same histogram reads shifted with the warning that
+// names the flag.
+func TestAssessAnsweredDeadlineUnchanged(t *testing.T) {
+	sc, err := scenario.Load("testdata/deadline1.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &sc.Config
+	slower := scaled(t, cfg, 1.3, map[string]float64{"a": 0.5}, map[string]float64{"a": 2})
+	seeds := 20
+	if testing.Short() {
+		seeds = 4
+	}
+	ctx := context.Background()
+	fopt := fit.Options{Model: fit.ModelAuto, Seed: 1}
+	alarms := 0
+	for s := range seeds {
+		seed := uint64(300 + s)
+		for _, c := range []struct {
+			cfg   *sim.Config
+			shift bool
+		}{{cfg, false}, {slower, true}} {
+			h := modelHistogram(t, c.cfg, seed, "a", pool3Bounds)
+			live := []Live{{Model: "a", Index: 0, Key: "latency", Query: `inference_latency_seconds{model="a"}`, Hist: h}}
+			ms, err := AssessCounts(ctx, cfg, live, fopt, 0.01, CountsAnswered)
+			if err != nil {
+				t.Fatal(err)
+			}
+			m := &ms[0]
+			if !slices.Equal(m.CancelledBy, []string{"c"}) || m.QueuedAt != "" || m.Refit() || m.Applied || !strings.Contains(m.Against, "completed attempts") {
+				t.Fatalf("seed %d: cancelled by %q, queued at %q, refit %v, applied %v, judged against %q; want [c], none, false, false, the completed attempts simulated",
+					seed, m.CancelledBy, m.QueuedAt, m.Refit(), m.Applied, m.Against)
+			}
+			if c.shift {
+				if m.Drift.Verdict != Shifted || !strings.Contains(m.NotApplied, "calls still running at the deadline") {
+					t.Errorf("seed %d, median +30%%: %s (%s), not applied %q; want shifted, not refitted, saying the deadline cuts", seed, m.Drift.Verdict, m.Drift.Why, m.NotApplied)
+				}
+				continue
+			}
+			if m.Drift.Verdict != Unchanged {
+				alarms++
+				t.Logf("seed %d: %s: %s", seed, m.Drift.Verdict, m.Drift.Why)
+			}
+			all, err := Assess(ctx, cfg, live, fopt, 0.01)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if a := &all[0]; a.Drift.Verdict != Shifted || !slices.ContainsFunc(a.Drift.Warnings, func(w string) bool {
+				return strings.Contains(w, "calls still running at the deadline") && strings.Contains(w, "--histogram-counts answered")
+			}) {
+				t.Errorf("seed %d, counted as every call: %s, warnings %q; want shifted, with a warning naming the deadline and --histogram-counts answered", seed, a.Drift.Verdict, a.Drift.Warnings)
+			}
+		}
+	}
+	if alarms > seeds/20 {
+		t.Errorf("%d of %d seeds read the unchanged deadline-cut model as drifted; want at most %d", alarms, seeds, seeds/20)
+	}
+}

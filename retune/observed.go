@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"time"
 
 	"github.com/hedgesim/hedgesim/dist"
 	"github.com/hedgesim/hedgesim/sim"
@@ -89,41 +90,67 @@ const (
 	// waited for); judged against the scenario's model.
 	CountsAll = "all"
 	// CountsAnswered: the latency of the calls answered only; a model
-	// whose attempts the scenario cancels (cancelledBy) is then judged
-	// against its completed attempts simulated, as a queued one.
+	// whose attempts the scenario cancels (cancelledBy: a hedge's losers,
+	// or calls still running at a deadline) is then judged against its
+	// completed attempts simulated, as a queued one.
 	CountsAnswered = "answered"
 )
 
 // cancelledBy returns the names of the classes (a pipeline's as
-// "class/step") whose hedge policy sends to the model at index mi with
-// copies, so that the losers of a race, the model's slow calls, are
-// cancelled and missing from a histogram of answered calls; nil when none
-// does or when the model's provider ignores cancels.
-func cancelledBy(cfg *sim.Config, mi int) []string {
+// "class/step") that cancel calls to the model at index mi before their
+// answer, so that those calls, the model's slow ones, are missing from a
+// histogram of answered calls: those whose hedge policy sends to it with
+// copies (the losers of a race are cancelled), and those that send to it
+// as their primary under a deadline d (a class's; for a pipeline step the
+// earlier of its own and its class's end-to-end one: a call still running
+// then is cancelled) that cuts at least one of n calls on average,
+// n·P(latency > d) ≥ 1 by the model's latency (a queued model's wait not
+// counted): a deadline that would cut less than one of the histogram's n
+// observations leaves no mark on it. nil when none does or when the
+// model's provider ignores cancels. hedged says whether any of them
+// hedges, deadline whether any cuts the model's calls only at a deadline.
+func cancelledBy(cfg *sim.Config, mi int, n float64) (out []string, hedged, deadline bool) {
 	m := &cfg.Models[mi]
 	if i := slices.IndexFunc(cfg.Providers, func(p sim.Provider) bool { return p.Name == m.Provider }); i >= 0 && cfg.Providers[i].IgnoresCancel {
-		return nil
+		return nil, false, false
 	}
-	sends := func(p *sim.Policy) bool {
-		if p.Copies == 0 && p.Adaptive == nil {
-			return false
+	sends := func(p *sim.Policy) bool { return p.Primary == mi || slices.Contains(p.Targets, mi) }
+	hedges := func(p *sim.Policy) bool { return (p.Copies > 0 || p.Adaptive != nil) && sends(p) }
+	add := func(name string, p *sim.Policy, d time.Duration) {
+		switch {
+		case hedges(p):
+			out, hedged = append(out, name), true
+		case d > 0 && p.Primary == mi && n*m.Latency.Survival(d.Seconds()) >= 1:
+			out, deadline = append(out, name), true
 		}
-		return p.Primary == mi || slices.Contains(p.Targets, mi)
 	}
-	var out []string
 	for ci := range cfg.Classes {
 		c := &cfg.Classes[ci]
 		if c.Pipeline == nil {
-			if sends(&c.Policy) {
-				out = append(out, c.Name)
-			}
+			add(c.Name, &c.Policy, c.Deadline)
 			continue
 		}
 		for si := range c.Pipeline.Steps {
-			if s := &c.Pipeline.Steps[si]; sends(&s.Call.Policy) {
-				out = append(out, c.Name+"/"+s.Name)
+			s := &c.Pipeline.Steps[si]
+			d := s.Call.Deadline
+			if d == 0 || c.Deadline > 0 && c.Deadline < d {
+				d = c.Deadline
 			}
+			add(c.Name+"/"+s.Name, &s.Call.Policy, d)
 		}
 	}
-	return out
+	return out, hedged, deadline
+}
+
+// cutText says which of a model's calls the classes cancelledBy names
+// cancel: a hedge's losers (hedged), the calls still running at a
+// deadline (deadline), or both.
+func cutText(hedged, deadline bool) string {
+	switch {
+	case hedged && deadline:
+		return "losing attempts and calls still running at a deadline"
+	case deadline:
+		return "calls still running at the deadline"
+	}
+	return "losing attempts"
 }

@@ -43,11 +43,12 @@ type Model struct {
 	QueuedAt string `json:"queued_at,omitempty"`
 	Against  string `json:"judged_against"`
 	// CancelledBy, when not empty, names the classes whose hedging cancels
-	// the model's losing attempts, its histogram being taken as of the
-	// answered calls only (CountsAnswered): it is then judged, as a
-	// queued model is, against the completed attempts simulated, and
-	// never refitted — a fit of answered calls lacks the cancelled, slow
-	// ones and is biased short.
+	// the model's losing attempts, or whose deadline cancels its calls
+	// still running then, its histogram being taken as of the answered
+	// calls only (CountsAnswered): it is then judged, as a queued model
+	// is, against the completed attempts simulated, and never refitted — a
+	// fit of answered calls lacks the cancelled, slow ones and is biased
+	// short.
 	CancelledBy []string `json:"cancelled_by,omitempty"`
 	// Applied says whether the live fit (FitSpec) replaces the scenario's
 	// model in the re-check and in a written scenario (Refit); NotApplied
@@ -72,8 +73,9 @@ func (m *Model) simulated() bool {
 	return m.Key == "latency" && (m.QueuedAt != "" || len(m.CancelledBy) > 0)
 }
 
-// notApplied says why a shifted model's live fit is not applied, or "".
-func (m *Model) notApplied() string {
+// notApplied says why a shifted model's live fit is not applied, or "";
+// cut says which of its calls the classes of CancelledBy cancel (cutText).
+func (m *Model) notApplied(cut string) string {
 	if m.Drift.Verdict != Shifted || m.Refit() {
 		return ""
 	}
@@ -82,7 +84,7 @@ func (m *Model) notApplied() string {
 		why = append(why, fmt.Sprintf("its attempts wait or are slowed at provider %s, and the scenario's model is the service time the simulation adds the wait and any replica's slowdown to (the wait would be counted twice); check the provider's capacity and replicas, then the model", m.QueuedAt))
 	}
 	if len(m.CancelledBy) > 0 {
-		why = append(why, fmt.Sprintf("its histogram counts answered calls only and class %s cancels its losing attempts, the slow ones, so a fit of it is biased short; to refit the model, give a histogram of every call (one recorded at the provider, or by a client that records a cancelled call's latency too) with --histogram-counts all", strings.Join(m.CancelledBy, ", ")))
+		why = append(why, fmt.Sprintf("its histogram counts answered calls only and class %s cancels its %s, the slow ones, so a fit of it is biased short; to refit the model, give a histogram of every call (one recorded at the provider, or by a client that records a cancelled call's latency too) with --histogram-counts all", strings.Join(m.CancelledBy, ", "), cut))
 	}
 	return "not refitted: " + strings.Join(why, "; and ")
 }
@@ -108,7 +110,8 @@ func Assess(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Options,
 
 // AssessCounts is Assess with the histograms taken to count counts
 // (CountsAll or CountsAnswered): with CountsAnswered, a model's latency
-// whose attempts a class's hedging cancels (cancelledBy) is judged, as a
+// whose attempts a class's hedging or deadline cancels (cancelledBy) is
+// judged, as a
 // queued one is, against its completed attempts simulated, the cancelled
 // ones missing from both (Model.CancelledBy), and is not refitted.
 func AssessCounts(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Options, alpha float64, counts string) ([]Model, error) {
@@ -138,7 +141,8 @@ func AssessCounts(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Op
 		if counts != CountsAnswered || l.Key != "latency" {
 			return nil
 		}
-		return cancelledBy(cfg, l.Index)
+		cb, _, _ := cancelledBy(cfg, l.Index, l.Hist.Total())
+		return cb
 	}
 	for _, l := range live {
 		if l.Key == "latency" && (queuedAt(cfg, &cfg.Models[l.Index]) != "" || len(censored(l)) > 0) {
@@ -174,7 +178,7 @@ func AssessCounts(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Op
 			// whatever the histogram counts: a simulation has no latency for
 			// an attempt it cancelled, so those are left out under
 			// CountsAll too, and the line says so.
-			switch cb := cancelledBy(cfg, l.Index); {
+			switch cb, _, _ := cancelledBy(cfg, l.Index, l.Hist.Total()); {
 			case at != "" && len(cb) > 0:
 				against = fmt.Sprintf("the client-side latency simulated (%d completed attempts of %d requests at provider %s, the wait and any replica's slowdown included, the attempts class %s cancels left out)", len(xs), simulated, at, strings.Join(cb, ", "))
 			case at != "":
@@ -189,8 +193,9 @@ func AssessCounts(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Op
 				d.Warnings = append(d.Warnings, fmt.Sprintf("provider %s queues the model's attempts: a client-side histogram of its time to first token includes the wait, which the scenario's ttft excludes; judged against the ttft as it is, and not refitted", at))
 			}
 		}
-		if cb := cancelledBy(cfg, l.Index); counts == CountsAll && l.Key == "latency" && at == "" && len(cb) > 0 && d.Verdict == Shifted {
-			d.Warnings = append(d.Warnings, fmt.Sprintf("class %s cancels this model's losing attempts; the histogram is taken as every call's latency (--histogram-counts all): if it counts the answered calls only, it lacks the slow calls cancelled and reads faster than the model; then give --histogram-counts answered", strings.Join(cb, ", ")))
+		cb, hedged, deadline := cancelledBy(cfg, l.Index, l.Hist.Total())
+		if counts == CountsAll && l.Key == "latency" && at == "" && len(cb) > 0 && d.Verdict == Shifted {
+			d.Warnings = append(d.Warnings, fmt.Sprintf("class %s cancels this model's %s; the histogram is taken as every call's latency (--histogram-counts all): if it counts the answered calls only, it lacks the slow calls cancelled and reads faster than the model; then give --histogram-counts answered", strings.Join(cb, ", "), cutText(hedged, deadline)))
 		}
 		for _, w := range hf.Warnings {
 			// The fit's own, after the reader's and the counts' it
@@ -204,7 +209,7 @@ func AssessCounts(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Op
 			Fit: hf, FitName: hf.Best().Name, FitSpec: hf.SpecTOML(),
 			Drift: d, QueuedAt: at, Against: against, CancelledBy: censored(l),
 		}
-		mo.Applied, mo.NotApplied = mo.Refit(), mo.notApplied()
+		mo.Applied, mo.NotApplied = mo.Refit(), mo.notApplied(cutText(hedged, deadline))
 		out = append(out, mo)
 	}
 	return out, nil

@@ -198,10 +198,12 @@ func (c *ClassAdvice) heldText() string {
 
 // heldNotes returns the notes on the shifted models whose live fits are
 // not applied (Model.NotApplied): those at a queue or pool, and those whose
-// histogram counts answered calls that the scenario's hedging cancels;
+// histogram counts answered calls that the scenario's hedging or deadline
+// cancels;
 // with a re-check, that it keeps the scenario's model for them.
 func (r *Report) heldNotes() []string {
 	var queued, censored []string
+	cut := "the scenario's hedging cancels its losing attempts"
 	for _, m := range r.Models {
 		if m.NotApplied == "" {
 			continue
@@ -210,6 +212,9 @@ func (r *Report) heldNotes() []string {
 			queued = append(queued, m.Model)
 		} else {
 			censored = append(censored, m.Model)
+			if strings.Contains(m.NotApplied, "still running at") {
+				cut = "the scenario cancels its losing attempts or its calls still running at a deadline"
+			}
 		}
 	}
 	then := "no policy is re-picked on it"
@@ -221,7 +226,7 @@ func (r *Report) heldNotes() []string {
 		out = append(out, fmt.Sprintf("shifted at a queue or pool: %s; the client-side latency moved, but the scenario's model is the service time the simulation adds the wait and any replica's slowdown to, so the live fit is not written in its place and %s; check the provider's capacity and replicas, then the model", strings.Join(queued, ", "), then))
 	}
 	if len(censored) > 0 {
-		out = append(out, fmt.Sprintf("shifted, judged on answered calls: %s; the scenario's hedging cancels its losing attempts, the slow ones, so a fit of the answered calls is biased short: it is not written in its place and %s; to refit the model, give a histogram of every call (recorded at the provider, or by a client that records a cancelled call's latency too) with --histogram-counts all", strings.Join(censored, ", "), then))
+		out = append(out, fmt.Sprintf("shifted, judged on answered calls: %s; %s, the slow ones, so a fit of the answered calls is biased short: it is not written in its place and %s; to refit the model, give a histogram of every call (recorded at the provider, or by a client that records a cancelled call's latency too) with --histogram-counts all", strings.Join(censored, ", "), cut, then))
 	}
 	return out
 }

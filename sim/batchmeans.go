@@ -264,7 +264,7 @@ const (
 type batchSummary struct {
 	lat      Latency
 	answered float64    // answered share of the requests kept
-	shareCI  [2]float64 // its interval
+	shareCI  [2]float64 // its interval (BatchShareInterval)
 	kept     int64      // requests kept after the cut
 	warm     WarmUp
 	batches  Batches
@@ -483,7 +483,9 @@ func (ss *sectionSums) summarizeIn(s *latencySet, ord []float32, cut int) *batch
 	}
 	var ci [numEstimates][2]float64
 	// within[q] says latency q's interval did not reach below 0
-	// (ClipLatency); the share's is clipped by its row (ClipShare).
+	// (ClipLatency); the share's is BatchShareInterval's, as optimize's
+	// candidates get from the same batch shares: clipped to [0, 1], and
+	// with a width when every batch sits at 0 or 1.
 	var within [numEstimates]bool
 	ok := nb >= 2
 	for q := range numEstimates {
@@ -491,10 +493,11 @@ func (ss *sectionSums) summarizeIn(s *latencySet, ord []float32, cut int) *batch
 		for j := range nb {
 			xs[j] = b.perBatch[j][q]
 		}
-		ci[q], within[q] = tInterval(all[q], xs), true
-		if q != estShare {
-			ci[q], within[q] = ClipLatency(ci[q])
+		if q == estShare {
+			ci[q], within[q] = BatchShareInterval(all[q], xs, 0.95), true
+			continue
 		}
+		ci[q], within[q] = ClipLatency(tInterval(all[q], xs))
 	}
 	good := func(q int, p float64) bool {
 		return ok && within[q] && !math.IsNaN(ci[q][0]) && BatchIntervalOK(p, n, nb)
@@ -863,7 +866,7 @@ func (cr *ClassReport) setIntervals(cfg *Config, x *summaries, runN int64) {
 		return
 	}
 	cr.AnsweredShare = b.answered
-	cr.AnsweredShareCI95 = wireCI(ClipShare(b.shareCI))
+	cr.AnsweredShareCI95 = wireCI(b.shareCI)
 	w, bs := b.warm, b.batches
 	cr.WarmUp, cr.Batches = &w, &bs
 	cr.setAnswerRate(b)

@@ -2,6 +2,8 @@ package sim_test
 
 import (
 	"encoding/json"
+	"regexp"
+	"strings"
 	"testing"
 
 	"github.com/hedgesim/hedgesim/scenario"
@@ -83,5 +85,86 @@ delay = "1s"
 	}
 	if p95, ok := big["latency_s"].(map[string]any)["p95"].(float64); !ok || !(p95 > 0) {
 		t.Errorf("big: latency_s.p95 = %v; want seconds > 0", big["latency_s"].(map[string]any)["p95"])
+	}
+}
+
+// TestClassWithoutRequestsHasNoCost: a class no request fell in has no
+// cost per request, so none per 1000 requests: its cost_per_1k_usd and
+// no_hedging.cost_per_1k_usd are null in JSON, and so are its spend's
+// dollar figures (its rate stays), while the class beside it keeps
+// figures; its row of the text's cost table is "-", as its spend row is.
+// Before, both were $0.0000 and 0.
+func TestClassWithoutRequestsHasNoCost(t *testing.T) {
+	sc, err := scenario.Parse("tiny.toml", []byte(`seed = 1
+requests = 1000
+[arrivals]
+rate = 100.0
+[models.m]
+latency = { kind = "lognormal", median = 0.5, p95 = 2.0 }
+price_per_request = 0.0001
+[[classes]]
+name = "big"
+share = 0.999999999
+[classes.hedge]
+primary = "m"
+delay = "1s"
+[[classes]]
+name = "rare"
+share = 0.000000001
+[classes.hedge]
+primary = "m"
+delay = "1s"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &sc.Config
+	r := sim.NewReport(cfg, mustRun(t, cfg), mustRun(t, sim.WithoutHedging(cfg)))
+	if r.Classes[1].Requests != 0 || r.Classes[0].Requests != 1000 {
+		t.Fatalf("requests big %d, rare %d; want 1000 and 0", r.Classes[0].Requests, r.Classes[1].Requests)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Classes []map[string]any `json:"classes"`
+	}
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	rare, big := back.Classes[1], back.Classes[0]
+	for _, row := range []struct {
+		name string
+		m    map[string]any
+	}{{"cost_per_1k_usd", rare}, {"no_hedging.cost_per_1k_usd", rare["no_hedging"].(map[string]any)}} {
+		if v, ok := row.m["cost_per_1k_usd"]; !ok || v != nil {
+			t.Errorf("rare: %s = %v (present %v); want null", row.name, v, ok)
+		}
+	}
+	if _, ok := big["cost_per_1k_usd"].(map[string]any)["total"].(float64); !ok {
+		t.Errorf("big: cost_per_1k_usd = %v; want figures", big["cost_per_1k_usd"])
+	}
+	spend := rare["spend_usd"].(map[string]any)
+	for _, k := range []string{"per_day", "per_month", "no_hedging_per_day", "no_hedging_per_month"} {
+		if v, ok := spend[k]; !ok || v != nil {
+			t.Errorf("rare: spend_usd.%s = %v (present %v); want null", k, v, ok)
+		}
+	}
+	if v, ok := spend["requests_per_s"].(float64); !ok || !(v > 0) {
+		t.Errorf("rare: spend_usd.requests_per_s = %v; want its rate", spend["requests_per_s"])
+	}
+	if v, ok := big["spend_usd"].(map[string]any)["per_day"].(float64); !ok || !(v > 0) {
+		t.Errorf("big: spend_usd.per_day = %v; want dollars", big["spend_usd"].(map[string]any)["per_day"])
+	}
+	var text strings.Builder
+	if err := r.WriteText(&text); err != nil {
+		t.Fatal(err)
+	}
+	if !regexp.MustCompile(`(?m)^ +rare( +-){6}\s*$`).MatchString(text.String()) {
+		t.Errorf("rare's cost per 1k row: want every figure \"-\":\n%s", text.String())
+	}
+	if !regexp.MustCompile(`(?m)^ +big +\$0\.\d{4} +\$0\.\d{4} +\$0\.\d{4} +\$0\.\d{4} +[+-]\d+\.\d%`).MatchString(text.String()) {
+		t.Errorf("big's cost per 1k row: want its figures:\n%s", text.String())
 	}
 }

@@ -33,8 +33,9 @@ type PipelineReport struct {
 	// SharesCIMethod how they were made: Wilson's for independent requests
 	// (intervals.go); when the requests interact, from batches of the
 	// requests kept after the end-to-end figures' warm-up cut
-	// (pipeline_sections.go), over which the four shares and no hedging's
-	// checked and degraded shares are then taken.
+	// (pipeline_sections.go: BatchShareInterval, which gives a share at 0
+	// or 1 in every batch a width), over which the four shares and no
+	// hedging's checked and degraded shares are then taken.
 	CheckedShareCI95  *[2]*float64 `json:"checked_share_ci95,omitempty"`
 	DegradedShareCI95 *[2]*float64 `json:"degraded_share_ci95,omitempty"`
 	SharesCIMethod    string       `json:"shares_ci95_method,omitempty"`

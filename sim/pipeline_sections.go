@@ -104,8 +104,8 @@ func (pr *PipelineReport) setBatchedShares(hp, bp *PipelineResult, cut int) {
 			pr.NoHedgingCheckedShare, pr.NoHedgingDegradedShare = bs[0], bs[1]
 		}
 	}
-	pr.CheckedShareCI95 = wireCIOpt(ClipShare(BatchInterval(sh[0], per[0], 0.95)))
-	pr.DegradedShareCI95 = wireCIOpt(ClipShare(BatchInterval(sh[1], per[1], 0.95)))
+	pr.CheckedShareCI95 = wireCIOpt(BatchShareInterval(sh[0], per[0], 0.95))
+	pr.DegradedShareCI95 = wireCIOpt(BatchShareInterval(sh[1], per[1], 0.95))
 	if pr.CheckedShareCI95 != nil || pr.DegradedShareCI95 != nil {
 		pr.SharesCIMethod = CIMethodPipelineBatch
 	}
@@ -175,7 +175,7 @@ func batchedStep(h, b *StepResult, cut int) (hb, bb *batchSummary, ok bool) {
 func (sr *StepReport) setBatched(hb, bb *batchSummary) {
 	sr.Latency, sr.NoHedgingLatency = hb.lat, bb.lat
 	sr.AnsweredShare, sr.NoHedgingAnsweredShare = &hb.answered, &bb.answered
-	sr.AnsweredShareCI95 = wireCIOpt(ClipShare(hb.shareCI))
+	sr.AnsweredShareCI95 = wireCIOpt(hb.shareCI)
 	sr.KeptCalls = hb.kept
 }
 
@@ -233,5 +233,5 @@ func (p *PipelineResult) stepDegraded(s, cut int) (share float64, ci [2]float64,
 		}
 	}
 	share = float64(d) / float64(n)
-	return share, ClipShare(BatchInterval(share, xs, 0.95)), true
+	return share, BatchShareInterval(share, xs, 0.95), true
 }

@@ -257,7 +257,9 @@ type ClassReport struct {
 	AnsweredShare float64 `json:"answered_share"`
 	// AnsweredShareCI95 is AnsweredShare's 95 % interval: Wilson's for
 	// independent requests (intervals.go), from batches when the requests
-	// interact (batchmeans.go); absent without requests. WarmUp and
+	// interact (batchmeans.go: BatchShareInterval, as optimize's candidates
+	// get from the same batch shares, so a share at 1 in every batch has
+	// [B/(B+z²), 1], not [1, 1]); absent without requests. WarmUp and
 	// Batches are the warm-up cut and the batches of a batched row;
 	// absent for independent requests.
 	AnsweredShareCI95  *[2]*float64 `json:"answered_share_ci95,omitempty"`
@@ -328,10 +330,12 @@ type ClassReport struct {
 
 // MarshalJSON writes c. A row without requests (a class no request fell
 // in, such as one whose share is too small for the run's requests) has no
-// latencies and no shares: its latency_s, end_latency_s and
-// no_hedging.latency_s figures, answered_share, hedged_share,
-// attempts_per_request and no_hedging.answered_share are null, not 0 (in
-// memory they stay 0, as NewReport gives them).
+// latencies, no shares and no cost per request: its latency_s,
+// end_latency_s and no_hedging.latency_s figures, answered_share,
+// hedged_share, attempts_per_request, no_hedging.answered_share,
+// cost_per_1k_usd and no_hedging.cost_per_1k_usd are null, and so are its
+// spend_usd dollar figures (Spend.NoCost), not 0 (in memory they stay 0,
+// as NewReport gives them).
 func (c ClassReport) MarshalJSON() ([]byte, error) {
 	type plain ClassReport // without this method
 	if c.Requests > 0 {
@@ -345,12 +349,16 @@ func (c ClassReport) MarshalJSON() ([]byte, error) {
 		AnsweredShare      *float64       `json:"answered_share"`
 		HedgedShare        *float64       `json:"hedged_share"`
 		AttemptsPerRequest *float64       `json:"attempts_per_request"`
+		CostPer1k          *Cost          `json:"cost_per_1k_usd"`
 		NoHedging          struct {
 			baseline
 			Latency       Latency  `json:"latency_s"`
 			AnsweredShare *float64 `json:"answered_share"`
+			CostPer1k     *Cost    `json:"cost_per_1k_usd"`
 		} `json:"no_hedging"`
-	}{plain: plain(c), Latency: unknownLatency()}
+		Spend Spend `json:"spend_usd"`
+	}{plain: plain(c), Latency: unknownLatency(), Spend: c.Spend}
+	w.Spend.NoCost = true
 	w.NoHedging.baseline = baseline(c.NoHedging)
 	w.NoHedging.Latency = unknownLatency()
 	return json.Marshal(w)
@@ -851,6 +859,12 @@ func (r *Report) WriteText(w io.Writer) error {
 	tw = textfit.NewTable(w, tabwriter.AlignRight)
 	fmt.Fprintln(tw, "cost per 1k req\ttotal\tcompleted\tcancelled\tno hedging\tadded\twasted out tok/req\t")
 	for _, c := range rows {
+		if c.Requests == 0 {
+			// No request fell in the class: its cost per request is
+			// unknown, not $0 (as its spend).
+			fmt.Fprintf(tw, "%s\t-\t-\t-\t-\t-\t-\t\n", c.Class)
+			continue
+		}
 		added := "n/a"
 		if c.AddedCostPct != nil {
 			added = signedPct(*c.AddedCostPct)

@@ -27,8 +27,8 @@ type Spend struct {
 	// optimize uses; in a run with closed-loop clients, the class's
 	// throughput (Throughput.PerSecond). A class of open arrivals with
 	// no simulated request (a share of 10⁻⁹) keeps its rate, as optimize
-	// shows it, but has no cost to spend: its dollar figures are 0 in a
-	// run's JSON and "-" in its text, and unknown in optimize (NoCost).
+	// shows it, but has no cost to spend: its dollar figures are unknown
+	// (NoCost; JSON null, "-" in a run's text), in a run as in optimize.
 	RequestsPerSecond float64 `json:"requests_per_s"`
 	// NoHedgingRequestsPerSecond is the rate of the no-hedging figures:
 	// RequestsPerSecond, except in a run with closed-loop clients, whose
@@ -45,9 +45,10 @@ type Spend struct {
 	// The figures are then 0 and not known: the JSON writes every one
 	// null, the text n/a.
 	NoRate bool `json:"-"`
-	// NoCost is set, by optimize, when no request of the class was
-	// simulated (a share of 10⁻⁹): it keeps its rate, but its dollar
-	// figures are not known: the JSON writes them null, the text n/a.
+	// NoCost is set when no request of the class was simulated (a share
+	// of 10⁻⁹): by optimize, and by a run's JSON (ClassReport.MarshalJSON);
+	// it keeps its rate, but its dollar figures are not known: the JSON
+	// writes them null, the text n/a ("-" in a run's).
 	NoCost bool `json:"-"`
 	// NoPickCost is set, by optimize, when the policy rolled out was not
 	// simulated (an undecided class without a "configured" candidate)

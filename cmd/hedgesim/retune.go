@@ -79,7 +79,7 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	var models listFlag
 	fs.Var(&models, "model", "retune only these models, comma-separated `list` (default: every model)")
 	unitName := fs.String("unit", "", "`unit` of the bucket bounds: s, ms or us (default: from the source); one that contradicts the metric's name (_seconds, _milliseconds, _ms) or the source's unit is taken, with a warning under each model")
-	counts := fs.String("histogram-counts", retune.CountsAll, "what each histogram `counts`: all (every call's latency to its end, calls the scenario's hedging or deadline cancels included: one recorded at the provider) or answered (the answered calls only: a model whose losing attempts a class's hedging cancels is then judged against its completed attempts simulated, and not refitted)")
+	counts := fs.String("histogram-counts", retune.CountsAll, "what each histogram `counts`: all (every call's latency to its end, calls the scenario's hedging or deadline cancels included: one recorded at the provider) or answered (the answered calls only: a model whose losing attempts a class's hedging cancels, or whose calls a class's deadline cuts, is then judged against its completed attempts simulated, and not refitted)")
 	alpha := fs.Float64("alpha", 0.01, "drift test `level`: a model shifted when the chi-square p-value is below it")
 	timeout := fs.Duration("timeout", 30*time.Second, "how long to wait for an http(s) SOURCE, or for each model's Prometheus query, retries with backoff included")
 	var seed, requests, checkRequests intFlag

@@ -454,6 +454,7 @@ func TestMergeDamagedParts(t *testing.T) {
 		{"p50 above p90", 2, func(f map[string]any) { hedged(f)["latency_s"].([]any)[1] = 99 }, "latency_s p90 is"},
 		{"interval upside down", 0, func(f map[string]any) { hedged(f)["latency_s"].([]any)[7] = 0 }, "latency_s p95 interval high is 0, below p95 interval low"},
 		{"empty survival", 2, func(f map[string]any) { hedged(f)["survival"] = []any{} }, "survival is empty"},
+		{"no requests, with figures", 0, func(f map[string]any) { hedged(f)["requests"] = 0 }, "requests is 0, with shares, calls or a cost"},
 		{"made-up candidate", 1, func(f map[string]any) {
 			m := map[string]any{}
 			for k, v := range hedged(f) {
