@@ -259,7 +259,7 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 			}
 			e.stats[sc].times = newEndTimes(int(float64(n)*share*calls*1.05) + 16)
 			if e.batched {
-				e.stats[sc].times.stepSectioned(!e.cfg.interacts() || !e.cfg.cutsWarmUp())
+				e.stats[sc].times.stepSectioned(e.cfg.warmUpCut())
 			}
 		}
 	}
