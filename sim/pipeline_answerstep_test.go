@@ -42,7 +42,7 @@ func TestFailOpenAnswerStepIsAMiss(t *testing.T) {
 		why      string  // the warning's reason
 	}{
 		{"one step", &sim.Pipeline{Steps: []sim.Step{{Name: "answer", Call: answer, FanOut: 1}}, Stages: one}, 0, 0, "the only step"},
-		{"after prep", &sim.Pipeline{Steps: []sim.Step{{Name: "prep", Call: prep, FanOut: 1}, {Name: "answer", Call: answer, FanOut: 1}}, Stages: two}, 1, 0, "the last step"},
+		{"after prep", &sim.Pipeline{Steps: []sim.Step{{Name: "prep", Call: prep, FanOut: 1}, {Name: "answer", Call: answer, FanOut: 1}}, Stages: two}, 1, 0, "the last step, with no step visible; mark the step that gives it visible = true if it is another"},
 		{"visible, then a guard", &sim.Pipeline{Steps: []sim.Step{{Name: "answer", Call: answer, FanOut: 1, Visible: true}, {Name: "guard", Call: guard, FanOut: 1}}, Stages: two}, 0, 0.25, "the visible step"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
