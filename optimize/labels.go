@@ -88,8 +88,8 @@ func monthly(cr *ClassReport) string {
 	}
 	calls := fpct(pick.AddedCallsPct) + " calls"
 	s := cr.Spend
-	if s.NoRate {
-		return fmt.Sprintf("%s, %s cost", calls, fpctCost(pick.AddedCostPct)) // no rate: no month
+	if s.NoRate || s.NoPickCost {
+		return fmt.Sprintf("%s, %s cost", calls, fpctCost(pick.AddedCostPct)) // no rate, or no cost of what rolls out: no month
 	}
 	added := s.PerMonth - s.NoHedgingPerMonth
 	sign := "+"

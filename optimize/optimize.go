@@ -1868,15 +1868,26 @@ func roundSig(x float64, digits int) float64 {
 // An undecided class has no pick: what rolls out is its configured
 // policy, at the sweep's "configured" candidate's cost when the sweep has
 // one, else unknown to the sweep: the class's rate and no hedging's
-// spend are known (NoPickCost), or, with closed-loop clients, whose rate
-// under that policy is unknown too, nothing (NoRate: n/a, JSON null).
+// spend are known (NoPickCost) — with closed-loop clients, whose rate
+// under that policy is unknown too, no hedging's rate and spend alone
+// (NoPickRate); nothing (NoRate: n/a, JSON null) without candidates.
 func pickSpend(cfg *sim.Config, i int, cr *ClassReport) sim.Spend {
 	pick := cr.RolledOut()
 	if pick == nil {
-		if len(cr.Candidates) == 0 || cfg.Classes[i].Clients > 0 {
+		if len(cr.Candidates) == 0 {
 			return sim.Spend{NoRate: true}
 		}
 		base := cr.Baseline()
+		if cfg.Classes[i].Clients > 0 {
+			if base.Requests == 0 || !(base.perSecond > 0) {
+				return sim.Spend{NoRate: true}
+			}
+			// No hedging's figures are known: its clients' throughput
+			// and cost; the configured policy's are not.
+			s := sim.SpendAtRates(0, base.perSecond, 0, base.CostPer1kUSD)
+			s.NoPickCost, s.NoPickRate = true, true
+			return s
+		}
 		s := pickSpend0(cfg, i, cr, base) // no hedging's figures as the pick's
 		s.NoCost = s.NoCost || base.Requests == 0
 		if !s.NoRate {

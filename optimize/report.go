@@ -468,7 +468,11 @@ func writePickSpend(w io.Writer, classes []ClassReport) {
 			return
 		}
 		if s.NoPickCost { // the policy rolled out was not simulated
-			fmt.Fprintf(tw, "%s\t%s\tn/a\tn/a\t%s\t%s\tn/a\t\n", name, sim.PerSecond(s.RequestsPerSecond),
+			r := sim.PerSecond(s.RequestsPerSecond)
+			if s.NoPickRate { // nor the rate its closed-loop clients reach
+				r = "n/a"
+			}
+			fmt.Fprintf(tw, "%s\t%s\tn/a\tn/a\t%s\t%s\tn/a\t\n", name, r,
 				sim.Dollars(s.NoHedgingPerDay), sim.Dollars(s.NoHedgingPerMonth))
 			return
 		}
@@ -487,6 +491,7 @@ func writePickSpend(w io.Writer, classes []ClassReport) {
 		total.NoRate = total.NoRate || s.NoRate
 		total.NoCost = total.NoCost || s.NoCost
 		total.NoPickCost = total.NoPickCost || s.NoPickCost
+		total.NoPickRate = total.NoPickRate || s.NoPickRate
 	}
 	if len(classes) > 1 {
 		// The classes of the report together: what rolling out every pick costs.

@@ -233,3 +233,26 @@ func TestOverrideClientsKeepsArrivals(t *testing.T) {
 		}
 	}
 }
+
+// TestOverrideTurnsHedgingOff: --set classes[1].hedge.max_copies=0 on a
+// class whose file sets a delay is the what-if of no hedging for that
+// class — the file's delay left unused, as in the no-hedging baseline —
+// where it was refused ("remove delay (and max_copies)"), which --set
+// cannot do. The other class keeps its hedge; a delay given by --set
+// beside max_copies = 0 is still refused: it would have no effect.
+func TestOverrideTurnsHedgingOff(t *testing.T) {
+	s, err := ParseWith("w.toml", []byte(twoModels), &Options{Set: []string{"classes[1].hedge.max_copies=0"}})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if p := s.Config.Classes[1].Policy; p.Copies != 0 {
+		t.Errorf("classes[1] copies %d; want 0", p.Copies)
+	}
+	if p := s.Config.Classes[0].Policy; p.Copies != 1 || len(p.Delays) != 1 || p.Delays[0] != time.Second {
+		t.Errorf("classes[0] policy %+v; want its 1s ×1 hedge", p)
+	}
+	_, err = ParseWith("w.toml", []byte(twoModels), &Options{Set: []string{"classes[1].hedge.max_copies=0", "classes[1].hedge.delay=1s"}})
+	if err == nil || !strings.Contains(err.Error(), "0 copies, so delay has no effect") {
+		t.Errorf("max_copies=0 with a delay set beside it: %v; want the no-effect error", err)
+	}
+}

@@ -229,8 +229,9 @@ func hasTimedGap(p *sim.Policy) bool {
 }
 
 // checkGaps reports settings of a class's hedge policy h (built into cl's
-// policy) that can never take effect: delays given with max_copies = 0,
-// and a gap between sends at or past the class's deadline — no timer that
+// policy) that can never take effect: delays given with max_copies = 0
+// (unless max_copies = 0 is an override, --set's way to turn the class's
+// hedging off, and the delays are the file's), and a gap between sends at or past the class's deadline — no timer that
 // long can fire before the request ends, whenever the previous copy went
 // out. An adaptive delay replaces the timed gaps and is not checked.
 func (c *checker) checkGaps(classKey string, h *hedgeTable, cl *sim.Class) error {
@@ -243,6 +244,13 @@ func (c *checker) checkGaps(classKey string, h *hedgeTable, cl *sim.Class) error
 		what := "delay"
 		if h.Delays != nil {
 			what = "delays"
+		}
+		if _, set := c.overridden[key+".max_copies"]; set && c.overrideOf(key+"."+what) == "" {
+			// --set …hedge.max_copies=0 on a file's hedged class: the
+			// what-if of no hedging, which --set cannot write by removing
+			// the file's delay. The delay is left unused, as in the
+			// no-hedging baseline (sim.NoHedging).
+			return nil
 		}
 		return c.errorf(key+".max_copies", "0 copies, so %s has no effect; remove %s (and max_copies) to turn hedging off, or set max_copies ≥ 1", what, what)
 	}

@@ -239,7 +239,10 @@ type WarmUp struct {
 	// time up to the last arrival cut (0 when none was).
 	Requests int64   `json:"requests"`
 	Seconds  float64 `json:"seconds"`
-	// Rule names the truncation rule.
+	// Rule names the truncation rule: "MSER (White) on the means of 1000
+	// arrival sections", or, in a run that cuts no warm-up by design, "none:"
+	// and why (a pool autoscaled from zero replicas; requests that interact
+	// only through an adaptive delay).
 	Rule string `json:"rule"`
 }
 
@@ -310,7 +313,7 @@ var estimateP = [...]float64{0.50, 0.90, 0.95, 0.99, 0.999}
 type sectionSums struct {
 	cnt, ans  [numSections]int64
 	sum, sumA [numSections]float64
-	noCut     bool // latencySet.noCut: mser cuts nothing
+	noCut     noCut // latencySet.noCut: mser cuts nothing unless cutByMSER
 	// within counts the answered requests that took at most the seconds
 	// newSectionSumsWithin was given (all 0 without).
 	within [numSections]int64
@@ -371,7 +374,7 @@ func newSectionSumsWithin(s *latencySet, within float64) *sectionSums {
 // mser returns the first section kept after the warm-up cut: MSER
 // (warmup.go) on the means of the non-empty sections.
 func (ss *sectionSums) mser() int {
-	if ss.noCut {
+	if ss.noCut != cutByMSER {
 		return 0
 	}
 	var ys []float64
@@ -434,7 +437,7 @@ func (ss *sectionSums) summarize(s *latencySet, cut int) *batchSummary {
 func (ss *sectionSums) summarizeIn(s *latencySet, ord []float32, cut int) *batchSummary {
 	cnt := &ss.cnt
 	b := &batchSummary{cutSec: cut}
-	b.warm.Rule = "MSER (White) on the means of " + fmt.Sprint(numSections) + " arrival sections"
+	b.warm.Rule = ss.noCut.rule()
 	for k := range cut {
 		b.warm.Requests += cnt[k]
 	}

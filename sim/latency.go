@@ -120,10 +120,9 @@ type endTimes struct {
 	// secBill is each section's cost in USD, of attempts that responded
 	// at [2k] and of cancelled ones at [2k+1]; nil unless sec is set.
 	secBill []float64
-	// noCut says no warm-up is cut though the sections are batched: the
-	// run does not start empty (Config.interacts), or starts in the state
-	// the scenario asks about (Config.cutsWarmUp).
-	noCut bool
+	// noCut says whether a warm-up is cut (cutByMSER) and, when none is
+	// though the sections are batched, why (Config.warmUpCut).
+	noCut noCut
 }
 
 // newEndTimes returns an endTimes with room for n requests.
@@ -136,7 +135,7 @@ func (e *engine) sizeTimes(n int) {
 		e.stats[i].times = newEndTimes(int(float64(n)*c.Share*1.05) + 16)
 		if e.batched && i < e.users {
 			e.stats[i].times.sectioned()
-			e.stats[i].times.noCut = !e.cfg.interacts() || !e.cfg.cutsWarmUp()
+			e.stats[i].times.noCut = e.cfg.warmUpCut()
 		}
 	}
 }
@@ -247,7 +246,7 @@ type latencySet struct {
 	// sectioned part without it was added.
 	secBill  []float64
 	unbilled bool
-	noCut    bool // endTimes.noCut, of any part
+	noCut    noCut // endTimes.noCut, of any part that cuts none
 }
 
 // addTimes adds one collection's latencies to s (sharing its memory).
@@ -267,7 +266,7 @@ func (s *latencySet) addTimes(t *endTimes) {
 // addParts adds o's parts and totals to s (sharing their memory).
 func (s *latencySet) addParts(o latencySet) {
 	s.addSections(o)
-	s.noCut = s.noCut || o.noCut
+	s.noCut = max(s.noCut, o.noCut)
 	for _, p := range o.ans {
 		if len(p) > 0 {
 			s.ans = append(s.ans, p)

@@ -20,7 +20,9 @@ import (
 // A call is done when it is answered or when it ends without an answer
 // under a fail-open step (its OnTimeout is FailOpen: a deadline, an error,
 // an invalid answer): the pipeline goes on, degraded — the turn went
-// through unchecked. A call that ends without an answer under a fail-closed
+// through unchecked — unless the step is the one that gives the answer
+// (Pipeline.AnswerStep): a request that went through without its answer
+// is a miss, with that call's outcome. A call that ends without an answer under a fail-closed
 // step fails; a stage with too many failed calls to reach Need ends the
 // request as a miss, with that call's outcome. A request whose end-to-end
 // deadline passes ends as a timeout; the calls still running are let go of
@@ -109,13 +111,28 @@ func (p *Pipeline) Calls() int {
 	return n
 }
 
+// AnswerStep returns the index of the step that gives the user the answer:
+// the step marked Visible, or, without one, the last step. A request in
+// which a call of the answer step ended without an answer has none to give,
+// whatever the step's fail-open/closed rule: when the step fails open, the
+// request is counted with that call's outcome (a timeout open, an error, an
+// invalid answer), a miss, not a degraded answer. Only the other fail-open
+// steps are checks, which a request may go through degraded.
+func (p *Pipeline) AnswerStep() int {
+	if v := p.visibleStep(); v >= 0 {
+		return v
+	}
+	return len(p.Steps) - 1
+}
+
 // OneCall reports whether the pipeline is one plain step — a single call,
 // neither fanned out nor repeated nor visible. Such a pipeline is that call
 // written as a class, and is counted and reported exactly as the class
 // would be: a call that fails open is a timeout open (or an error, an
-// invalid answer), not an answer. Every other pipeline counts a request
-// that went through its last stage as answered, checked or degraded
-// (PipelineResult).
+// invalid answer), not an answer — as for the answer step of every
+// pipeline (AnswerStep). Every pipeline counts a request that went through
+// its last stage, its answer step answered, as answered, checked or
+// degraded (PipelineResult).
 func (p *Pipeline) OneCall() bool {
 	return len(p.Steps) == 1 && p.Steps[0].FanOut == 1 && p.Steps[0].Repeat == nil && !p.Steps[0].Visible
 }

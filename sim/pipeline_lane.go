@@ -108,8 +108,9 @@ func (e *engine) lanePipeline(p *pipeState, r *request) {
 			// The calls of one iteration start together at t; the next
 			// starts when the last of them is done.
 			var end time.Duration
-			// The first call to fail open sets the request's outcome if it
-			// goes through; within an iteration, the first to end.
+			// The first call of the answer step to fail open sets the
+			// request's outcome (recordPipeline); within an iteration, the
+			// first to end.
 			firstFail, failedHere := never, false
 			// Likewise the first visible token: of the first call to end.
 			visibleAt, visibleHere := never, false
@@ -153,7 +154,7 @@ func (e *engine) lanePipeline(p *pipeState, r *request) {
 					case o == outOK:
 					case step.failOpen:
 						p.degraded |= 1 << s
-						if p.openFail == outNone || failedHere && done < firstFail {
+						if s == pc.answer && (p.openFail == outNone || failedHere && done < firstFail) {
 							p.openFail, firstFail, failedHere = o, done, true
 						}
 					default:

@@ -268,7 +268,9 @@ func perPipeline1k(c *ClassResult, n int64) Cost {
 
 // pipelineWarnings returns the warnings a pipeline class's configuration
 // earns: a step deadline longer than the end-to-end deadline never fires,
-// nor does a hedge delay or attempt timeout at or past it.
+// nor does a hedge delay or attempt timeout at or past it; an answer step
+// (Pipeline.AnswerStep) that fails open gives no answer when its call
+// does not, so its turn is a miss, not a degraded answer.
 func pipelineWarnings(cl *Class) []ConfigWarning {
 	if cl.Pipeline == nil {
 		return nil
@@ -279,6 +281,11 @@ func pipelineWarnings(cl *Class) []ConfigWarning {
 		if s := cl.Pipeline.Steps[i].Name; slices.Contains(longer, s) {
 			out = append(out, ConfigWarning{Step: i, Model: -1, Field: "deadline", Text: fmt.Sprintf("step %s: its deadline is longer than the end-to-end deadline %s, which ends the request first", s, FormatSeconds(cl.Deadline.Seconds()))})
 		}
+	}
+	// A pipeline of one plain step is its call's class, which may fail
+	// open: it earns the class's warnings, not this one.
+	if a := cl.Pipeline.AnswerStep(); cl.Pipeline.Steps[a].Call.OnTimeout == FailOpen && !cl.Pipeline.OneCall() {
+		out = append(out, ConfigWarning{Step: a, Model: -1, Field: "on_timeout", Text: fmt.Sprintf("step %s fails open, but it gives the answer (%s): a call of it without an answer leaves the request without one, a miss (a timeout open, an error, an invalid answer), not a degraded answer", cl.Pipeline.Steps[a].Name, answerWhy(cl.Pipeline))})
 	}
 	if e2e := cl.Deadline; e2e > 0 {
 		for i, st := range cl.Pipeline.Steps {
@@ -292,6 +299,17 @@ func pipelineWarnings(cl *Class) []ConfigWarning {
 		}
 	}
 	return out
+}
+
+// answerWhy says why pl's answer step is (Pipeline.AnswerStep).
+func answerWhy(pl *Pipeline) string {
+	if pl.visibleStep() >= 0 {
+		return "the visible step"
+	}
+	if len(pl.Steps) == 1 {
+		return "the only step"
+	}
+	return "the last step, with no step visible; mark the step that gives it visible = true if it is another"
 }
 
 // writePipelines writes the pipeline section of every pipeline class.

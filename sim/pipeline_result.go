@@ -11,10 +11,12 @@ import (
 // visible token.
 //
 // The class's figures count a request as answered when it went through
-// its last stage, checked or degraded — the user got the answer — and its
-// latency is then its end-to-end time; a request that a fail-closed step
-// stopped, or that its end-to-end deadline ended, is a miss. (A pipeline of
-// one plain step is counted as its call's class: Pipeline.OneCall.)
+// its last stage with its answer step's answer (Pipeline.AnswerStep),
+// checked or degraded — the user got the answer — and its latency is then
+// its end-to-end time; a request that a fail-closed step stopped, whose
+// fail-open answer step gave no answer, or that its end-to-end deadline
+// ended, is a miss. (A pipeline of one plain step is counted as its call's
+// class: Pipeline.OneCall.)
 type PipelineResult struct {
 	// Steps are the pipeline's steps in order, each with its calls' figures
 	// as requests of their own: latency per call, outcomes, attempts,
@@ -24,9 +26,9 @@ type PipelineResult struct {
 	// stage with every call answered: each fail-open step answered in time.
 	Checked int64
 	// DegradedAny is the number of requests that went through their last
-	// stage although a call of a fail-open step ended without an answer:
-	// they were answered unchecked. Checked + DegradedAny is the class's
-	// Answered (except for Pipeline.OneCall, whose Answered is Checked).
+	// stage, answered, although a call of a fail-open step other than the
+	// answer step ended without an answer: they were answered unchecked.
+	// Checked + DegradedAny is the class's Answered.
 	DegradedAny int64
 	// TimedOut is the number of requests ended by the end-to-end deadline
 	// (Class.Deadline), whatever its fail-open/closed rule.

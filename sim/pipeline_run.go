@@ -41,7 +41,8 @@ type pipeState struct {
 	done   int     // calls done (answered, or failed open)
 	failed int     // calls failed closed
 	fail   outcome // the first call of the stage that failed closed
-	// openFail is the first call of the request that failed open.
+	// openFail is the outcome of the first call of the request's answer
+	// step (pipeClass.answer) that failed open.
 	openFail outcome
 	start    time.Duration // when the stage started (its first iteration)
 	ended    bool
@@ -94,7 +95,9 @@ type pipeClass struct {
 	// checked holds each request's end-to-end time, answered when it went
 	// through checked (every call answered, none failed open).
 	checked endTimes
-	oneCall bool // Pipeline.OneCall: counted as its call's class
+	// answer is Pipeline.AnswerStep: a request in which it failed open
+	// has no answer (recordPipeline).
+	answer int
 	// single is set when every stage is of one step: its requests keep no
 	// per-step ends or counts (pipeStage.single).
 	single bool
@@ -229,7 +232,7 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 			pc.ttfv = newEndTimes(int(float64(n)*share*1.05) + 16)
 		}
 		pc.checked = newEndTimes(int(float64(n)*share*1.05) + 16)
-		pc.oneCall = pl.OneCall()
+		pc.answer = pl.AnswerStep()
 		pc.deadline = e.cfg.Classes[c].Deadline
 		pc.single, pc.chain = true, true
 		for _, st := range pc.stages {
@@ -256,7 +259,7 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 			}
 			e.stats[sc].times = newEndTimes(int(float64(n)*share*calls*1.05) + 16)
 			if e.batched {
-				e.stats[sc].times.stepSectioned(!e.cfg.interacts() || !e.cfg.cutsWarmUp())
+				e.stats[sc].times.stepSectioned(e.cfg.warmUpCut())
 			}
 		}
 	}
@@ -717,7 +720,7 @@ func (e *engine) callDone(p *pipeState, pc *pipeClass, ps int32, s int, o outcom
 	case pc.steps[s].failOpen:
 		p.done++
 		p.degraded |= 1 << s
-		if p.openFail == outNone {
+		if s == pc.answer && p.openFail == outNone {
 			p.openFail = o
 		}
 	default:
@@ -814,12 +817,14 @@ func (e *engine) cutLive(ps int32) {
 // outcome of the call that failed its stage closed. It records the request
 // and frees its slot.
 //
-// The request is answered when it went through its last stage — checked
-// (every call answered) or degraded (a fail-open step's call without an
-// answer): the user got the answer, at its end-to-end time. A pipeline of
-// one plain step (Pipeline.OneCall) is counted exactly as the same call
-// written as a class: degraded, it takes the outcome of the call that
-// failed open — a timeout open, an error, an invalid answer. At its
+// The request is answered when it went through its last stage with an
+// answer from its answer step (Pipeline.AnswerStep) — checked (every call
+// answered) or degraded (another fail-open step's call without an
+// answer): the user got the answer, at its end-to-end time. When a call
+// of the answer step failed open, there is no answer: the request takes
+// that call's outcome — a timeout open, an error, an invalid answer —
+// as a pipeline of one plain step (Pipeline.OneCall) is counted exactly
+// as the same call written as a class. At its
 // end-to-end deadline the request is a timeout open or closed by the
 // class's rule; failed closed, it has the failing call's outcome (its own
 // deadline: a timeout closed). Both are misses.
@@ -853,15 +858,17 @@ func (e *engine) recordPipeline(p *pipeState, o outcome, e2e bool) {
 	pc := p.pc
 	st := &e.stats[p.class]
 	through := o == outOK
-	if through && p.degraded != 0 && pc.oneCall {
-		o = p.openFail
+	if through && p.degraded&(1<<pc.answer) != 0 {
+		o = p.openFail // the answer step failed open: no answer
 	}
+	// answered: through with an answer, checked or degraded.
+	answered := o == outOK
 	switch o {
 	case outOK:
 		st.answered++
 	case outTimeout:
 		if through {
-			st.timeoutsOpen++ // a fail-open step's deadline (Pipeline.OneCall)
+			st.timeoutsOpen++ // the fail-open answer step's deadline
 		} else if !e2e || e.cfg.Classes[p.class].OnTimeout == FailClosed {
 			st.timeoutsClosed++
 		} else {
@@ -883,7 +890,7 @@ func (e *engine) recordPipeline(p *pipeState, o outcome, e2e bool) {
 	if e2e {
 		pc.timedOut++
 	}
-	if through && p.degraded != 0 {
+	if answered && p.degraded != 0 {
 		pc.degradedAny++
 		for s := range pc.degraded {
 			if p.degraded&(1<<s) != 0 {
@@ -893,8 +900,8 @@ func (e *engine) recordPipeline(p *pipeState, o outcome, e2e bool) {
 	}
 	e.recordAt(st, o, p.sec, p.arrival)
 	if e.batched {
-		pc.pipeSection(p.sec, through && p.degraded == 0, through && p.degraded != 0, e2e)
-		if through && p.degraded != 0 {
+		pc.pipeSection(p.sec, answered && p.degraded == 0, answered && p.degraded != 0, e2e)
+		if answered && p.degraded != 0 {
 			pc.stepDegradedSection(p.sec, p.degraded)
 		}
 	}

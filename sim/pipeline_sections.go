@@ -146,11 +146,11 @@ func (s pipeSections) gridShares(nb int) (checked, degraded []float64) {
 // stepSectioned gives t, a pipeline step's call latencies in a run whose
 // requests interact, per-call sections (their pipeline requests'), and no
 // section bills: a step's bills are its pipeline class's
-// (engine.billSection). noCut is endTimes.noCut.
-func (t *endTimes) stepSectioned(noCut bool) {
+// (engine.billSection). nc is endTimes.noCut.
+func (t *endTimes) stepSectioned(nc noCut) {
 	t.sec = make([]uint16, len(t.buf))
 	t.secLast = make([]time.Duration, numSections)
-	t.noCut = noCut
+	t.noCut = nc
 }
 
 // batchedStep returns the batched analyses of step h's calls and of its

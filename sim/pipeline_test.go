@@ -252,7 +252,7 @@ func TestHelpChatTurnChecksBoth(t *testing.T) {
 	pl := &sim.Pipeline{
 		Steps: []sim.Step{
 			{Name: "guard-question", Call: g, FanOut: 1},
-			{Name: "chat", Call: chat, FanOut: 1, InputFrom: []sim.TokenRef{{Step: 0}}},
+			{Name: "chat", Call: chat, FanOut: 1, InputFrom: []sim.TokenRef{{Step: 0}}, Visible: true}, // the answer step
 			{Name: "guard-answer", Call: g, FanOut: 1, InputFrom: []sim.TokenRef{{Step: 0}, {Step: 1, Output: true}}},
 		},
 		Stages: []sim.Stage{{Steps: []int{0}}, {Steps: []int{1}}, {Steps: []int{2}}},

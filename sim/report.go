@@ -23,8 +23,10 @@ const QuantileRule = "nearest rank (R type 1): the smallest latency with at leas
 // PipelineRule is what a report of a scenario with pipeline classes adds
 // to QuantileRule (QuantileRuleFor): a pipeline's answered share, latency
 // and misses, and what "checked" means.
-const PipelineRule = "in a pipeline class a request (a turn) is answered when it went through its last stage, checked or degraded, " +
-	"and its latency is then its end-to-end time; a turn that a fail-closed step stopped or the end-to-end deadline ended is a miss; " +
+const PipelineRule = "in a pipeline class a request (a turn) is answered when it went through its last stage with its answer step's answer " +
+	"(the visible step's, or the last's), checked or degraded, " +
+	"and its latency is then its end-to-end time; a turn that a fail-closed step stopped, whose fail-open answer step gave no answer, " +
+	"or that the end-to-end deadline ended is a miss; " +
 	"checked: every fail-open step answered in time"
 
 // QuantileRuleFor returns QuantileRule — QuantileRuleBatched when cfg's

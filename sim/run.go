@@ -1,5 +1,7 @@
 package sim
 
+import "strconv"
+
 // Run simulates cfg and returns the outcome. It returns the error of
 // cfg.Validate when the configuration is not usable; it does not modify cfg.
 // Run is deterministic: the same cfg gives the same Result.
@@ -166,6 +168,42 @@ func (cfg *Config) cutsWarmUp() bool {
 		}
 	}
 	return true
+}
+
+// noCut says whether a run whose sections are batched cuts a warm-up
+// (cutByMSER) and, when it cuts none, why: the report's warm_up.rule
+// (noCut.rule).
+type noCut uint8
+
+const (
+	cutByMSER     noCut = iota // MSER finds the cut (warmup.go)
+	noCutAdaptive              // requests interact only through an adaptive delay (!Config.interacts)
+	noCutFromZero              // a pool autoscaled from zero replicas (!Config.cutsWarmUp)
+)
+
+// warmUpCut returns whether cfg's batched runs cut a warm-up, and why
+// not: requests that interact only through an adaptive delay start in no
+// state they will not return to, and a pool from zero replicas starts in
+// the state the scenario asks about.
+func (cfg *Config) warmUpCut() noCut {
+	switch {
+	case !cfg.interacts():
+		return noCutAdaptive
+	case !cfg.cutsWarmUp():
+		return noCutFromZero
+	}
+	return cutByMSER
+}
+
+// rule says how the warm-up was found: WarmUp.Rule.
+func (n noCut) rule() string {
+	switch n {
+	case noCutAdaptive:
+		return "none: the requests interact only through an adaptive delay, whose start is part of the policy"
+	case noCutFromZero:
+		return "none: a pool autoscaled from zero replicas starts in the state the scenario asks about"
+	}
+	return "MSER (White) on the means of " + strconv.Itoa(numSections) + " arrival sections"
 }
 
 func (r RateLimit) on() bool { return r.RequestsPerMinute > 0 || r.TokensPerMinute > 0 }

@@ -55,18 +55,32 @@ type Spend struct {
 	// but no hedging was: the rate and the no-hedging figures are known,
 	// PerDay and PerMonth are not (JSON null, the text n/a).
 	NoPickCost bool `json:"-"`
+	// NoPickRate is set with NoPickCost for a class of closed-loop
+	// clients: the rate its clients reach under the policy rolled out is
+	// not known either (RequestsPerSecond is 0; JSON null, the text n/a),
+	// while no hedging's rate and spend are.
+	NoPickRate bool `json:"-"`
 }
 
 // spendNull is a Spend's JSON when it has no arrival rate.
 const spendNull = `{"requests_per_s":null,"no_hedging_requests_per_s":null,"per_day":null,"per_month":null,"no_hedging_per_day":null,"no_hedging_per_month":null}`
 
 // MarshalJSON writes s, with every figure null when s.NoRate, the dollar
-// figures null when s.NoCost, and the pick's when s.NoPickCost.
+// figures null when s.NoCost, and the pick's when s.NoPickCost (its rate
+// too when s.NoPickRate).
 func (s Spend) MarshalJSON() ([]byte, error) {
 	if s.NoRate {
 		return []byte(spendNull), nil
 	}
 	type plain Spend
+	if s.NoPickCost && s.NoPickRate && !s.NoCost {
+		return json.Marshal(struct {
+			plain
+			RequestsPerSecond *float64 `json:"requests_per_s"`
+			PerDay            *float64 `json:"per_day"`
+			PerMonth          *float64 `json:"per_month"`
+		}{plain: plain(s)})
+	}
 	if s.NoPickCost && !s.NoCost {
 		return json.Marshal(struct {
 			plain

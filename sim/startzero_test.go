@@ -46,12 +46,19 @@ func TestPoolFromZeroIsNotCut(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	c := report(t, &sc.Config).Classes[0]
+	r := report(t, &sc.Config)
+	c := r.Classes[0]
 	if c.Errors == 0 {
 		t.Fatalf("no request failed for want of capacity: the scenario no longer tests the cut")
 	}
 	if c.WarmUp == nil || c.WarmUp.Requests != 0 {
 		t.Fatalf("warm-up %+v: want a batched row with no cut", c.WarmUp)
+	}
+	// The rule says what was done, here and overall: no cut, and why.
+	// Regression: it named MSER on 1000 arrival sections, never applied.
+	const why = "none: a pool autoscaled from zero replicas starts in the state the scenario asks about"
+	if o := r.Overall; c.WarmUp.Rule != why || o.WarmUp == nil || o.WarmUp.Rule != why {
+		t.Errorf("warm-up rule %q, overall %+v: want %q", c.WarmUp.Rule, o.WarmUp, why)
 	}
 	want := float64(c.Answered) / float64(c.Requests)
 	if c.AnsweredShare != want || c.Answered+c.Errors != c.Requests {
@@ -94,7 +101,8 @@ deadline = "30s"
 	}
 	r := report(t, &sc.Config)
 	c := r.Classes[0]
-	if c.Requests != 40 || c.Answered != 1 || c.TimeoutsFailOpen+c.TimeoutsFailClosed != 39 || c.WarmUp == nil || c.WarmUp.Requests != 1 {
+	if c.Requests != 40 || c.Answered != 1 || c.TimeoutsFailOpen+c.TimeoutsFailClosed != 39 || c.WarmUp == nil || c.WarmUp.Requests != 1 ||
+		c.WarmUp.Rule != "MSER (White) on the means of 1000 arrival sections" {
 		t.Fatalf("%d requests, %d answered, %d+%d timed out, warm-up %+v: want 40, 1 (the first, cut), 39",
 			c.Requests, c.Answered, c.TimeoutsFailOpen, c.TimeoutsFailClosed, c.WarmUp)
 	}

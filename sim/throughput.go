@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"io"
 	"math"
+	"strconv"
 	"text/tabwriter"
 
 	"github.com/hedgesim/hedgesim/textfit"
@@ -42,14 +43,35 @@ func writeThroughput(w io.Writer, rows []ClassReport) {
 func (t *Throughput) HasCI() bool { return !math.IsNaN(t.CI95[0]) }
 
 // CIText formats t's 95 % interval in requests per second as the reports
-// do, "[lo, hi]" to 4 significant digits, +Inf as "inf"; t must have one
-// (HasCI).
+// do, "[lo, hi]", both bounds with the decimals of t's rate to 4
+// significant digits ("[7.190, 7.477]" about 7.33, not "[7.19, 7.477]"),
+// +Inf as "inf"; t must have one (HasCI).
 func (t *Throughput) CIText() string {
-	return fmt.Sprintf("[%s, %s]", rate(t.CI95[0]), rate(t.CI95[1]))
+	d := rateDecimals(t.PerSecond)
+	return fmt.Sprintf("[%s, %s]", rateFixed(t.CI95[0], d), rateFixed(t.CI95[1], d))
+}
+
+// rateDecimals returns the decimals that give x 4 significant digits
+// (3 for 0 and for a value that is not finite), at most 9.
+func rateDecimals(x float64) int {
+	if x == 0 || math.IsInf(x, 0) || math.IsNaN(x) {
+		return 3
+	}
+	return min(max(3-int(math.Floor(math.Log10(math.Abs(x)))), 0), 9)
+}
+
+// rateFixed formats a throughput in requests per second with d decimals,
+// +Inf as "inf".
+func rateFixed(x float64, d int) string {
+	if math.IsInf(x, 1) {
+		return "inf"
+	}
+	return strconv.FormatFloat(x, 'f', d, 64)
 }
 
 // Text formats t as the reports do: requests per second to 4 significant
-// digits with "/s", and with withCI its 95 % interval when it has one.
+// digits, trailing zeros kept, with "/s", and with withCI its 95 %
+// interval when it has one (CIText).
 func (t *Throughput) Text(withCI bool) string {
 	s := rate(t.PerSecond) + "/s"
 	if withCI && t.HasCI() {
@@ -62,13 +84,9 @@ func (t *Throughput) Text(withCI bool) string {
 // (Throughput.CI95).
 const CIMethodThroughput = "batch means of the durations of batches of equal request counts (t interval, inverted)"
 
-// rate formats a throughput in requests per second to 4 significant digits.
-func rate(x float64) string {
-	if math.IsInf(x, 1) {
-		return "inf"
-	}
-	return fmt.Sprintf("%.4g", x)
-}
+// rate formats a throughput in requests per second to 4 significant
+// digits, trailing zeros kept (7.330), as its interval's bounds are.
+func rate(x float64) string { return rateFixed(x, rateDecimals(x)) }
 
 // throughputJSON is Throughput on the wire: a bound that does not exist
 // (NaN, or +Inf above a batch mean that is not significantly above zero)

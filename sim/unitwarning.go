@@ -4,21 +4,28 @@ import (
 	"fmt"
 	"math"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/hedgesim/hedgesim/dist"
 )
 
 // unitWarning returns a warning when the median latency (or time to first
-// token) of the class's primary model lies at or past the class's deadline
-// while the same number read as milliseconds lies within it: a value
-// written in milliseconds where a scenario wants seconds (p50 = 600 for
-// 600 ms), which makes nearly every request miss. A mixture is judged by
-// its fastest path too (fastestMedian): when a component's median lies
-// within the deadline, the latency is a plausible one of several paths (a
-// bimodal guard mostly on its slow path), not a unit slip. Nil otherwise. The
-// warning's Model and Field name the model's latency (or ttft); Step the
-// pipeline step whose call it is about (-1 for a one-call class).
+// token) of the class's primary model lies at or past the class's deadline,
+// so that at least half of the attempts on it miss the deadline. When the
+// median is msHintFloor seconds or more and the same number read as
+// milliseconds lies within the deadline, the warning says the values are
+// seconds and suggests the milliseconds reading: a value written in
+// milliseconds where a scenario wants seconds (p50 = 600 for 600 ms). A
+// shorter median (1.5 s against a 1.2 s deadline) is a plausible latency in
+// seconds, and a median past the deadline even in milliseconds (40 000
+// against 20 s) is no unit slip: the warning then says only that the
+// median is past the deadline. A mixture is judged by its fastest path
+// (fastestMedian): when a component's median lies within the deadline, the
+// latency is a plausible one of several paths (a bimodal guard mostly on
+// its slow path), and there is no warning. Nil otherwise. The warning's
+// Model and Field name the model's latency (or ttft); Step the pipeline
+// step whose call it is about (-1 for a one-call class).
 func unitWarning(cfg *Config, cl *Class) *ConfigWarning {
 	if pl := cl.Pipeline; pl != nil {
 		// A pipeline: each step's call against its own deadline.
@@ -46,7 +53,7 @@ func unitWarning(cfg *Config, cl *Class) *ConfigWarning {
 		return nil
 	}
 	med, deadline := d.Quantile(0.5), cl.Deadline.Seconds()
-	if !(med >= deadline) || !(med/1000 < deadline) {
+	if !(med >= deadline) {
 		return nil
 	}
 	if f := fastestMedian(d); !(f >= deadline) {
@@ -55,9 +62,21 @@ func unitWarning(cfg *Config, cl *Class) *ConfigWarning {
 		// not a unit slip, which would put every path past it.
 		return nil
 	}
-	return &ConfigWarning{Step: -1, Model: p, Field: key, Text: fmt.Sprintf("model %s's %s has a median of %s s, at or past the class's %s deadline, so nearly every request misses it: values are seconds; did you mean %s (%s ms)?",
-		m.Name, key, sig4(med), time.Duration(cl.Deadline), sig4(med/1000), sig4(med))}
+	w := &ConfigWarning{Step: -1, Model: p, Field: key}
+	if med >= msHintFloor && med/1000 < deadline {
+		w.Text = fmt.Sprintf("model %s's %s has a median of %s s, at or past the class's %s deadline, so nearly every request misses it: values are seconds; did you mean %s (%s ms)?",
+			m.Name, key, sig4(med), time.Duration(cl.Deadline), sig4(med/1000), sig4(med))
+	} else {
+		w.Text = fmt.Sprintf("model %s's %s has a median of %s s, at or past the class's %s deadline, so at least half of the attempts on it miss the deadline",
+			m.Name, key, sig4(med), time.Duration(cl.Deadline))
+	}
+	return w
 }
+
+// msHintFloor is the least median, in seconds, that unitWarning reads as
+// possibly written in milliseconds: a model call whose median is half a
+// minute or more is rarely meant, while 30 ms is a plausible one.
+const msHintFloor = 30.0
 
 // fastestMedian returns the median of d's fastest path: for a mixture
 // (dist.Mixture, nested ones included) the least median of its
@@ -74,5 +93,12 @@ func fastestMedian(d dist.Continuous) float64 {
 	return f
 }
 
-// sig4 formats x with at most four significant digits and no trailing zeros.
-func sig4(x float64) string { return strconv.FormatFloat(x, 'g', 4, 64) }
+// sig4 formats x with at most four significant digits and no trailing
+// zeros, a whole number below 10¹⁵ in full (40000, not 4e+04).
+func sig4(x float64) string {
+	s := strconv.FormatFloat(x, 'g', 4, 64)
+	if strings.Contains(s, "e+") && math.Abs(x) < 1e15 {
+		return strconv.FormatFloat(math.Round(x), 'f', -1, 64)
+	}
+	return s
+}

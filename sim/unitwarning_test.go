@@ -12,8 +12,9 @@ import (
 // TestMillisecondsWarning: a TTFT written in milliseconds (p50 = 600 where
 // 0.6 was meant) against a 3 s deadline makes every request miss; the
 // report says the values are seconds and what was likely meant. The same
-// model in seconds, and a latency truly longer than a deadline that no
-// reading in milliseconds would meet, get no such warning.
+// model in seconds gets no warning, and a latency truly longer than a
+// deadline that no reading in milliseconds would meet gets only the
+// warning that its median is past the deadline.
 func TestMillisecondsWarning(t *testing.T) {
 	ttft, err := dist.NewQuantileTable([]float64{0.5, 0.99}, []float64{600, 2400})
 	if err != nil {
@@ -36,11 +37,13 @@ func TestMillisecondsWarning(t *testing.T) {
 	if c := report(t, cfg).Classes[0]; hasWarning(&c, "values are seconds") {
 		t.Errorf("TTFT 0.6 s: %q", c.Warnings)
 	}
-	// 3.2 h against a 3 s deadline: 11.5 s even in milliseconds, so not a unit slip.
+	// 3.2 h against a 3 s deadline: 11.5 s even in milliseconds, so not a
+	// unit slip; the median is past the deadline all the same.
 	cfg.Models[0].TTFT, cfg.Models[0].TokensPerSecond = nil, nil
 	cfg.Models[0].Latency = dist.Constant{Value: 11_500}
 	cfg.Classes[0].Policy.Winner = sim.FirstValid
-	if c := report(t, cfg).Classes[0]; hasWarning(&c, "values are seconds") || c.AnsweredShare != 0 {
+	if c := report(t, cfg).Classes[0]; hasWarning(&c, "values are seconds") || c.AnsweredShare != 0 ||
+		!hasWarning(&c, "model chat's latency has a median of 11500 s, at or past the class's 3s deadline, so at least half of the attempts on it miss the deadline") {
 		t.Errorf("latency 11 500 s: answered %v, %q", c.AnsweredShare, c.Warnings)
 	}
 	cfg.Models[0].Latency = dist.Constant{Value: 900}
@@ -91,5 +94,63 @@ func TestMillisecondsWarningMixture(t *testing.T) {
 	want := "model llama-guard's latency has a median of 1750 s, at or past the class's 3s deadline, so nearly every request misses it: values are seconds; did you mean 1.75 (1750 ms)?"
 	if c := report(t, cfg).Classes[0]; !hasWarning(&c, want) {
 		t.Errorf("the mixture in milliseconds: %q, want %q", c.Warnings, want)
+	}
+}
+
+// TestMedianPastDeadlineWarning: a model whose median latency is past the
+// class's deadline gets a warning whatever the value, and the milliseconds
+// hint only when the value is implausible in seconds (30 s or more) and
+// fits the deadline read as milliseconds. Regression: a lognormal of median
+// 40 000 (and 10⁶) against a 20 s deadline — every request a timeout — got
+// no warning, being past the deadline in milliseconds too, and a median of
+// 1.5 s against 1.2 s, a plausible latency in seconds, was asked whether it
+// meant 1.5 ms.
+func TestMedianPastDeadlineWarning(t *testing.T) {
+	lognormal := func(median, p95 float64) dist.Continuous {
+		d, err := dist.LogNormalFromMedianP95(median, p95)
+		if err != nil {
+			t.Fatal(err)
+		}
+		return d
+	}
+	cfg := func(lat dist.Continuous, deadline time.Duration) *sim.Config {
+		return &sim.Config{
+			Name: "hedge2", Seed: 5, Requests: 200,
+			Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 5},
+			Models:   []sim.Model{{Name: "fast", Latency: lat}},
+			Classes: []sim.Class{{Name: "ask", Share: 1, Deadline: deadline,
+				InputTokens: dist.Constant{Value: 500}, OutputTokens: dist.Constant{Value: 150},
+				Policy: sim.Policy{Winner: sim.FirstValid}}},
+		}
+	}
+	for _, tc := range []struct {
+		name     string
+		cfg      *sim.Config
+		want     string // the warning, "" for none
+		answered bool   // whether any request is answered
+	}{
+		{"40000 against 20s", cfg(lognormal(40_000, 80_000), 20*time.Second),
+			"model fast's latency has a median of 40000 s, at or past the class's 20s deadline, so at least half of the attempts on it miss the deadline", false},
+		{"1e6 against 20s", cfg(lognormal(1e6, 2e6), 20*time.Second),
+			"model fast's latency has a median of 1000000 s, at or past the class's 20s deadline, so at least half of the attempts on it miss the deadline", false},
+		{"1.5 against 1.2s", cfg(lognormal(1.5, 6), 1200*time.Millisecond),
+			"model fast's latency has a median of 1.5 s, at or past the class's 1.2s deadline, so at least half of the attempts on it miss the deadline", true},
+		{"40 against 20s", cfg(lognormal(40, 80), 20*time.Second),
+			"model fast's latency has a median of 40 s, at or past the class's 20s deadline, so nearly every request misses it: values are seconds; did you mean 0.04 (40 ms)?", true},
+		{"0.5 against 20s", cfg(lognormal(0.5, 2), 20*time.Second), "", true},
+	} {
+		c := report(t, tc.cfg).Classes[0]
+		var got []string
+		for _, w := range c.Warnings {
+			if strings.Contains(w, "has a median of") {
+				got = append(got, w)
+			}
+		}
+		if tc.want == "" && len(got) != 0 || tc.want != "" && (len(got) != 1 || got[0] != tc.want) {
+			t.Errorf("%s: median warnings %q, want %q", tc.name, got, tc.want)
+		}
+		if (c.AnsweredShare > 0) != tc.answered {
+			t.Errorf("%s: answered %v", tc.name, c.AnsweredShare)
+		}
 	}
 }

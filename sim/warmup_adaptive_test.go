@@ -44,6 +44,12 @@ func TestAdaptiveAloneCutsNoWarmUp(t *testing.T) {
 		if w := rep.Classes[0].WarmUp; w != nil && w.Requests != 0 {
 			t.Errorf("seed %d: warm-up cut of %d requests in a run that starts in its steady state", seed, w.Requests)
 		}
+		// The rule says what was done: no cut, and why. Regression: it
+		// named MSER, which was never applied.
+		const why = "none: the requests interact only through an adaptive delay, whose start is part of the policy"
+		if w := rep.Classes[0].WarmUp; w == nil || w.Rule != why {
+			t.Errorf("seed %d: warm-up %+v, want rule %q", seed, w, why)
+		}
 		limited := *cfg
 		limited.Providers = []sim.Provider{cfg.Providers[0]}
 		limited.Providers[0].Concurrency = 1 << 20

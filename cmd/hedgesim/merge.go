@@ -14,7 +14,7 @@ import (
 	"github.com/hedgesim/hedgesim/optimize"
 )
 
-const mergeSynopsis = `merge [--state FILE] [--write-scenario FILE] [--json] [--all] [--no-plots] PART… --out DIR
+const mergeSynopsis = `merge [--state FILE] [--write-scenario FILE] [--json] [--wide] [--all] [--no-plots] PART… --out DIR
 
 Combines the parts of a sharded sweep (hedgesim optimize --shard i/n --out
 PART, once for each i in 0…n−1) into the report directory DIR, exactly as
@@ -27,8 +27,8 @@ scenario (by sha256; the scenario is read again from the shards' command
 line) and the same settings, shards 0…n−1 each exactly once. Settings are
 compared as parsed, whatever the order and spelling of the flags; flags
 that cannot change the results (--workers, --quiet, --max-memory) and the
-output flags may differ. The output follows merge's own --json, --all and
---no-plots, not the shards'; --write-scenario FILE writes the scenario with
+output flags may differ. The output follows merge's own --json, --wide,
+--all and --no-plots, not the shards'; --write-scenario FILE writes the scenario with
 the picks applied, as optimize --write-scenario does, once the report is.
 
 Coupled classes, optimized jointly by coordinate descent, take one stage
@@ -46,6 +46,7 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of tables (as optimize --json)")
 	all := fs.Bool("all", false, "list every candidate in the tables, not only the frontier (as optimize --all)")
 	noPlots := fs.Bool("no-plots", false, "do not draw plots (as optimize --no-plots)")
+	wide := wideFlag(fs)
 	writeScenario := pathFlag(fs, "write-scenario", "with the report, write the scenario with every pick applied to `FILE` (as optimize --write-scenario)")
 	pos, err := parseFlags(fs, args)
 	if err != nil {
@@ -79,13 +80,13 @@ func cmdMerge(ctx context.Context, args []string, stdout, stderr io.Writer) erro
 		return usageError{err: err}
 	}
 	first := parts[0]
-	// The output follows merge's own --json, --all and --no-plots; the
-	// shards' are left out of their command line.
+	// The output follows merge's own --json, --wide, --all and
+	// --no-plots; the shards' are left out of their command line.
 	var outFlags []string
 	for _, f := range []struct {
 		name string
 		set  bool
-	}{{"--json", *asJSON}, {"--all", *all}, {"--no-plots", *noPlots}} {
+	}{{"--json", *asJSON}, {"--wide", *wide}, {"--all", *all}, {"--no-plots", *noPlots}} {
 		if f.set {
 			outFlags = append(outFlags, f.name)
 		}

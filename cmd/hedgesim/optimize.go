@@ -509,7 +509,22 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 		grid = optimize.NormalizeDelays(grid)
 	case rng:
 		if !to.set || !step.set {
-			return nil, usageError{err: errors.New("a delay range needs --to and --step (--from defaults to 0s)")}
+			// Say which is missing, and that --to is below --from too
+			// when it is: "--from 2s --to 1s" gave --to.
+			var missing []string
+			for _, f := range []struct {
+				name string
+				set  bool
+			}{{"--to", to.set}, {"--step", step.set}} {
+				if !f.set {
+					missing = append(missing, f.name)
+				}
+			}
+			msg := fmt.Sprintf("a delay range needs --to and --step (--from defaults to 0s): %s not given", strings.Join(missing, " and "))
+			if to.set && to.v < from.v {
+				msg += fmt.Sprintf("; and --to %v is below --from %v", to.v, from.v)
+			}
+			return nil, usageError{err: errors.New(msg)}
 		}
 		if grid, err = optimize.DelayRange(from.v, to.v, step.v); err != nil {
 			return nil, usageError{err: fmt.Errorf("--from/--to/--step: %v", err)}

@@ -10,8 +10,9 @@ interval; a request without an answer by its deadline is a miss), outcomes
 (answered, timeouts failed open/closed, errors, 429s, invalid answers), the
 share of requests that hedged and attempts per request, the cost per 1000
 requests and per day and month at the arrival rate, and a table per provider.
-A pipeline class (steps) adds its end-to-end view: a turn that went through is
-answered, checked (every fail-open step answered in time) or degraded, at its
+A pipeline class (steps) adds its end-to-end view: a turn that went through
+with its answer step's answer (the visible step, or the last) is answered,
+checked (every fail-open step answered in time) or degraded, at its
 end-to-end time; a provider or pool at ≥ 95% utilisation, or whose mean queue
 wait is over half its calls' deadline, gets a warning.
 

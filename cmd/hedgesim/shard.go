@@ -105,7 +105,7 @@ func newPartArgs(fs *flag.FlagSet, args []string) partArgs {
 		f := fs.Lookup(name)
 		takesNext := f != nil && !inline && !isBoolFlag(f) && i+1 < len(args)
 		switch name {
-		case "shard", "resume", "json", "all", "no-plots": // merge's own output flags stand for these
+		case "shard", "resume", "json", "wide", "all", "no-plots": // merge's own output flags stand for these
 		case "out":
 			if takesNext {
 				p.Args = append(p.Args, a, "")
@@ -132,7 +132,7 @@ func newPartArgs(fs *flag.FlagSet, args []string) partArgs {
 var noResultFlags = map[string]bool{
 	"workers": true, "quiet": true, "max-memory": true,
 	"shard": true, "resume": true, "out": true, "write-scenario": true,
-	"json": true, "all": true, "no-plots": true,
+	"json": true, "wide": true, "all": true, "no-plots": true,
 }
 
 // resultSettings returns the flags fs has parsed that can change a sweep's

@@ -11,6 +11,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"unicode/utf8"
 )
 
 // shardedOptimize runs `optimize ARGS --shard i/n --out PART` for every
@@ -749,5 +750,43 @@ func TestBuildIDUnpinned(t *testing.T) {
 		if a, b := buildIDOf(bi, true, exe("aa")), buildIDOf(bi, true, exe("bb")); a != b || strings.Contains(a, "executable") {
 			t.Errorf("a pinned build is named by its executable: %q, %q", a, b)
 		}
+	}
+}
+
+// TestMergeWide: merge takes --wide, as optimize does: the report at full
+// width, every line as long as its content (here some over 120 columns),
+// where without it the text is fitted to 120 columns (stdout is no
+// terminal). A shard run with --wide merges with shards run without it: it
+// is an output flag, merge's own standing for it. Regression: merge had no
+// --wide ("flag provided but not defined").
+func TestMergeWide(t *testing.T) {
+	work := t.TempDir()
+	part := func(name string) string { return filepath.Join(work, name) }
+	scen, _ := shippedCopy(t, "guard-check.toml", work, "gc.toml")
+	var parts []string
+	for i, extra := range [][]string{{"--wide"}, nil} {
+		a := append([]string{"optimize", "--requests", "300", "--check-requests", "0", scen, "--shard", fmt.Sprintf("%d/2", i), "--out", part(fmt.Sprintf("p%d.json", i))}, extra...)
+		if code, _, errOut := hedgesim(t, a...); code != 0 {
+			t.Fatalf("%q: exit %d: %s", a, code, errOut)
+		}
+		parts = append(parts, part(fmt.Sprintf("p%d.json", i)))
+	}
+	longest := func(s string) int {
+		n := 0
+		for _, l := range strings.Split(s, "\n") {
+			n = max(n, utf8.RuneCountInString(l))
+		}
+		return n
+	}
+	code, wide, errOut := hedgesim(t, append(append([]string{"merge", "--wide"}, parts...), "--out", part("wide"), "--no-plots")...)
+	if code != 0 {
+		t.Fatalf("merge --wide: exit %d: %s", code, errOut)
+	}
+	code, fitted, errOut := hedgesim(t, append(append([]string{"merge"}, parts...), "--out", part("fitted"), "--no-plots")...)
+	if code != 0 {
+		t.Fatalf("merge: exit %d: %s", code, errOut)
+	}
+	if w, f := longest(wide), longest(fitted); w <= 120 || f > 120 {
+		t.Errorf("longest line %d columns with --wide, %d without; want over 120 and at most 120", w, f)
 	}
 }
