@@ -43,6 +43,10 @@ func TestNoiseCutDoesNotCarryWalk(t *testing.T) {
 	if free.Pick != free.ObjectivePick {
 		t.Errorf("without a cap the rule moved the trade-off's pick %s to %s: %s", free.Candidates[free.ObjectivePick].Label, fp.Label, free.Verdict.Reason)
 	}
+	if fp.Label != "1.19s" || cp.Label != "1.19s" {
+		// docs/optimize.md quotes this pick, with or without the cap.
+		t.Errorf("picks %s without a cap and %s under --max-cost 20; want 1.19s for both", fp.Label, cp.Label)
+	}
 	if fp.Latency.P95 > cp.Latency.P95 {
 		t.Errorf("without a cap the pick %s has p95 %.3fs at %+.1f%%, slower than %s's %.3fs at %+.1f%% under --max-cost 20",
 			fp.Label, fp.Latency.P95, fp.AddedCostPct, cp.Label, cp.Latency.P95, cp.AddedCostPct)
