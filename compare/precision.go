@@ -111,10 +111,10 @@ func undecidedNote(c *Comparison, r Row) string {
 		return fmt.Sprintf("%s: p95 has too few requests for an interval %s: %s (it doubles the requests until the p95's interval is within ±P)",
 			r.Class, at, rerun)
 	}
-	p := decidePrecision(d.Change)
-	if p == "" {
-		return fmt.Sprintf("%s: p95 not significant %s, and no change to decide", r.Class, at)
+	if why := undecidable(r, d); why != "" {
+		return fmt.Sprintf("%s: p95 not significant %s: %s", r.Class, at, why)
 	}
+	p := decidePrecision(d.Change)
 	rerun := rerunCommand(c.A.Kind, c.B.Kind, "--precision "+p)
 	if n := cappedMaxRequests(c); n > 0 {
 		rerun = rerunCommand(c.A.Kind, c.B.Kind, "--precision "+p+" --max-requests N") +
@@ -148,6 +148,41 @@ func samePolicyNote(r Row) string {
 		why = "the sides share random numbers, so any difference comes from requests simulated on one side only"
 	}
 	return fmt.Sprintf("%s: the policies are the same (%s): %s, and no rerun can show one better than the other", r.Class, r.PolicyA, why)
+}
+
+// undecidable says why no rerun decides the p95 of d, marked Same in row
+// r: "" when one does. Equal figures (a change of 0) have no change to
+// decide. A change so small that an interval of half of it would need
+// more requests than the simulator's limit (sim.MaxRequests) on some
+// side — each side's relative half-width h at its n requests narrows as
+// 1/√n, so reaching h' takes n·(h/h')² — cannot be decided by any
+// --precision either (when paired, the difference's interval over the
+// batches stands for both sides).
+func undecidable(r Row, d *Delta) string {
+	if d.A == d.B || decidePrecision(d.Change) == "" {
+		return fmt.Sprintf("it is the same in A and B (%s): no change to decide", value("p95", d.A))
+	}
+	want := math.Abs(d.Change) / 200 // half the change, relative
+	type side struct {
+		half float64 // relative half-width
+		n    int64
+	}
+	var sides []side
+	if d.Paired {
+		sides = []side{{(d.DiffCI[1] - d.DiffCI[0]) / 2 / math.Abs(d.A), min(r.RequestsA, r.RequestsB)}}
+	} else {
+		sides = []side{{(d.CIA[1] - d.CIA[0]) / 2 / d.A, r.RequestsA}, {(d.CIB[1] - d.CIB[0]) / 2 / d.B, r.RequestsB}}
+	}
+	for _, s := range sides {
+		if !(s.half > 0) || math.IsInf(s.half, 0) || s.n <= 0 {
+			continue
+		}
+		if need := float64(s.n) * math.Pow(s.half/want, 2); need > sim.MaxRequests {
+			return fmt.Sprintf("%s in A and %s in B differ by %.2g%%, less than any run can decide: an interval of ±%.2g%% (half the change) would need about %.2g requests, beyond the simulator's limit of %d; treat them as equal",
+				value("p95", d.A), value("p95", d.B), math.Abs(d.Change), 100*want, need, sim.MaxRequests)
+		}
+	}
+	return ""
 }
 
 // decidePrecision returns the --precision that decides a change of

@@ -163,3 +163,33 @@ func TestUndecidedAtMaxRequests(t *testing.T) {
 		t.Errorf("B met its precision at 16000 requests, yet:\n%s", txt)
 	}
 }
+
+// TestEqualP95NoRerunAdvice pins the bug where two p95s printed alike
+// (2.57 s against 2.57 s, a change of 0.012 %) came with the advice to
+// rerun both sides with --precision 5.8e-05: an interval of ±0.006 %
+// would take about 2·10⁹ requests at the ±1.9 % these 20 000 give, past
+// the simulator's limit. Equal figures, and a change no run can decide,
+// get no rerun advice (text or JSON) but say so.
+func TestEqualP95NoRerunAdvice(t *testing.T) {
+	a := mustParse(t, runReport(2.57, [2]float64{2.52, 2.62}, 0.9, 20000, 1))
+	for _, tt := range []struct {
+		p95  float64
+		want string
+	}{
+		{2.5703, "chat: p95 not significant at 20000 requests: 2.57s in A and 2.57s in B differ by 0.012%, less than any run can decide"},
+		{2.57, "chat: p95 not significant at 20000 requests: it is the same in A and B (2.57s): no change to decide"},
+	} {
+		b := mustParse(t, runReport(tt.p95, [2]float64{tt.p95 - 0.05, tt.p95 + 0.05}, 0.9, 20000, 1))
+		c := Compare(a, b)
+		if d := delta(t, c, "p95"); d.Mark != Same {
+			t.Fatalf("p95 %v against 2.57 marked %v, want ~", tt.p95, d.Mark)
+		}
+		txt, js := texts(t, c)
+		if !strings.Contains(txt, tt.want) || strings.Contains(txt, "--precision") {
+			t.Errorf("p95 %v: text lacks %q or advises --precision:\n%s", tt.p95, tt.want, txt)
+		}
+		if strings.Contains(js, "p95_precision_to_decide") {
+			t.Errorf("p95 %v: JSON has a precision to decide:\n%s", tt.p95, js)
+		}
+	}
+}

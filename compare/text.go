@@ -415,7 +415,7 @@ func (c *Comparison) WriteJSON(w io.Writer, nameA, nameB string) error {
 				iv := [2]*float64{finite(d.DiffCI[0]), finite(d.DiffCI[1])}
 				jd.Test, jd.DiffCI, jd.Batches = "paired_batches", &iv, d.PairedBatches
 			}
-			if p, err := strconv.ParseFloat(decidePrecision(d.Change), 64); err == nil && d.Metric == "p95" && d.Mark == Same && !r.SamePolicy {
+			if p, err := strconv.ParseFloat(decidePrecision(d.Change), 64); err == nil && d.Metric == "p95" && d.Mark == Same && !r.SamePolicy && undecidable(r, &d) == "" {
 				jr.DecideP95 = &p
 			}
 			if sideCIs(d) {

@@ -557,36 +557,10 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		ab, ap := fshares(1-fb, 1-fp)
 		fewer = fmt.Sprintf("but the answered share falls %s → %s: more requests go without a usable answer in time", ab, ap)
 	case fb > 0 && fp < fb:
-		z := distuv.UnitNormal.Quantile((1 + level) / 2)
-		_, hiP := wilson(fp, pick.Requests, z)
-		loB, _ := wilson(fb, base.Requests, z)
 		sb, sp := fshares(fb, fp)
-		v.UnansweredSignificant = hiP < loB
-		why := func(float64) string { return unansweredNotSignificantWhy(base, pick, fb, fp, z) }
-		if d, ok := pairedAnswered(base, pick, level); ok && v.UnansweredSignificant {
-			// Requests that interact: Wilson's intervals, which assume
-			// independent requests, are too narrow, so the paired
-			// difference of the answered shares over the batches
-			// (intervals.go) must clear 0 too. Both, not the batches
-			// alone: a few unanswered requests in a few batches make
-			// batch differences too far from normal for a t interval.
-			v.UnansweredSignificant = d.CI[0] > 0
-			why = func(float64) string { return pairedAnsweredWhy(base, pick, d, level) }
-		} else if !ok && (base.batchS[0] != nil || pick.batchS[0] != nil) {
-			// The requests of one run interact (an adaptive delay's
-			// beside no hedging's independent ones) and the runs cannot
-			// be paired: as for the percentile (fallsSignificantly), each
-			// run's own interval of the answered share — from its
-			// batches, or Wilson's for independent requests — must part
-			// from the other's too. When they overlap, the reason names
-			// them, the intervals the report shows, whatever Wilson's
-			// say.
-			ib, ip := ownAnswered(base, z, level), ownAnswered(pick, z, level)
-			if !(ip[0] > ib[1]) {
-				v.UnansweredSignificant = false
-				why = func(float64) string { return ownAnsweredWhy(base, pick, ib, ip, z) }
-			}
-		}
+		sig, whyNot := unansweredCut(base, pick, level)
+		v.UnansweredSignificant = sig
+		why := func(float64) string { return whyNot() }
 		failOK, failWhy = test(fmt.Sprintf("the unanswered share (%s → %s)", sb, sp), 100*(fb-fp)/fb, v.UnansweredSignificant, rule.MinUnansweredCutPerCost, why)
 	}
 	switch {
@@ -610,6 +584,37 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 		v.Reason += "; " + fewer
 	}
 	return v
+}
+
+// unansweredCut reports whether b's unanswered share is significantly
+// below a's at the confidence level, by the verdict's test (Judge): their
+// Wilson intervals part; when the requests of either run interact, also
+// the paired difference of the answered shares over the two runs' batches
+// clears 0 (both batched alike) — both, not the batches alone: a few
+// unanswered requests in a few batches make batch differences too far
+// from normal for a t interval — or, when the runs cannot be paired, each
+// run's own interval of its answered share (ownAnswered) parts from the
+// other's. why says why the cut is not significant (naming a as no
+// hedging and b as the pick), for when it is not. a and b must have
+// requests.
+func unansweredCut(a, b *Candidate, level float64) (sig bool, why func() string) {
+	z := distuv.UnitNormal.Quantile((1 + level) / 2)
+	fa, fb := a.unanswered(), b.unanswered()
+	_, hiB := wilson(fb, b.Requests, z)
+	loA, _ := wilson(fa, a.Requests, z)
+	sig = hiB < loA
+	why = func() string { return unansweredNotSignificantWhy(a, b, fa, fb, z) }
+	if d, ok := pairedAnswered(a, b, level); ok && sig {
+		sig = d.CI[0] > 0
+		why = func() string { return pairedAnsweredWhy(a, b, d, level) }
+	} else if !ok && (a.batchS[0] != nil || b.batchS[0] != nil) {
+		ia, ib := ownAnswered(a, z, level), ownAnswered(b, z, level)
+		if !(ib[0] > ia[1]) {
+			sig = false
+			why = func() string { return ownAnsweredWhy(a, b, ia, ib, z) }
+		}
+	}
+	return sig, why
 }
 
 // rerunAdvice says how to rerun for need requests in the intervals of

@@ -121,7 +121,10 @@
 //	      versus p95 frontier past which more cost no longer passes the
 //	      verdict rule's marginal test — ≥ min_gain_per_cost % of p95 or
 //	      ≥ min_unanswered_cut_per_cost % of the unanswered share per 1 %
-//	      of added cost; with both 0, the lowest p95 within the caps (ties
+//	      of added cost (a move that passes on the unanswered share alone
+//	      must cut it significantly, by the verdict's test of that share
+//	      between its two points, when require_significant); with both 0,
+//	      the lowest p95 within the caps (ties
 //	      to the higher answered share, then the lower cost). When p95 is a
 //	      miss without hedging and for every candidate, the frontier orders
 //	      them by answered share, and the note and verdict say so and
@@ -177,11 +180,14 @@
 //
 // The rule judges the objective's pick first. When that pick fails the
 // rule but a hedged candidate within the objective's limits passes it,
-// that candidate becomes the pick — the cheapest such candidate for
-// objective cost and for a trade-off pick (objectives p95, p99 and
-// answered: the least step past where the trade-off ended), else the
-// fastest — and the verdict is "hedge": the reason says so ("recommend
-// X: the trade-off pick (Y) fails the rule (…); X passes: …"), and the
+// that candidate becomes the pick — for a trade-off pick (objectives p95,
+// p99 and answered) the last point of the walk before it that the rule
+// accepts ("recommend X: the trade-off pick (Y) fails the rule (…); X, the
+// last point of the walk to it that the rule accepts, passes: …"), else,
+// and for objective cost, the cheapest such candidate (the least step
+// past where the trade-off ended), else the fastest — and the verdict is
+// "hedge": the reason says so ("recommend X: the trade-off pick (Y) fails
+// the rule (…); X passes: …"), and the
 // objective's own choice stays in JSON
 // "objective_pick" (and is marked "o" in the table). So "don't hedge" means
 // that no candidate within the objective's limits passes the rule. The

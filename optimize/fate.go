@@ -188,6 +188,10 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 		switch {
 		case (o.Goal == Knee || o.walks()) && cr.Pick == cr.ObjectivePick:
 			return false // the knee and the trade-off are shapes, not orders
+		case cr.steppedBack:
+			// The rule moved a trade-off pick back along its walk: to
+			// the fastest point of it the rule accepts.
+			return better(c, pick, p)
 		case o.Goal == LowestCost || o.walks():
 			// The rule moved a trade-off pick to the cheapest it accepts.
 			return c.AddedCostPct < pick.AddedCostPct || (c.AddedCostPct == pick.AddedCostPct && better(c, pick, p))
@@ -376,6 +380,11 @@ func eligibleReasons(cr *ClassReport, c, pick *Candidate, t *tradeOff, level flo
 		// sweep's pick: no hedging rolls out, and c was not checked.
 		r = append(r, Reason{Code: ReasonCostlier, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
 			Text: fmt.Sprintf("added cost %s is above the pick's %s: the rollout check refuted the sweep's pick (%s), so no hedging rolls out, and it did not check this one", fpct(c.AddedCostPct), fpct(pick.AddedCostPct), cr.refuted)})
+	case better(c, pick, p) && cr.steppedBack:
+		// Faster and costlier, where the rule moved a trade-off pick
+		// back along its walk: c is off the walk.
+		r = append(r, Reason{Code: ReasonCostlier, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
+			Text: fmt.Sprintf("added cost %s is above the pick's %s, the last point of the trade-off walk that the verdict rule accepts (the walk ended at %s, which the rule refuses)", fpct(c.AddedCostPct), fpct(pick.AddedCostPct), cr.Candidates[cr.ObjectivePick].Label)})
 	case better(c, pick, p):
 		// Faster and costlier, where the rule moved a trade-off pick to
 		// the cheapest candidate it accepts.

@@ -209,3 +209,42 @@ func TestClosingLegendNamesUnpickedClasses(t *testing.T) {
 		}
 	}
 }
+
+// TestRuleStepsBackAlongWalk: when the trade-off walk goes one move too
+// far — its last move passes the marginal test on a significant cut of
+// the unanswered share, but from no hedging its end buys too little per
+// cost on either figure, so the rule refuses it — the pick steps back to
+// the walk's last point the rule accepts (a, p95 −40 %), not to the
+// cheapest candidate the rule accepts (c, p95 −12 %), which the walk
+// passed on its way. TestRuleMovesTradeOffToCheapest is the other case:
+// a walk that stopped too early.
+func TestRuleStepsBackAlongWalk(t *testing.T) {
+	rule := DefaultSettings().Rule
+	o := DefaultSettings().Search.Objective
+	cr := ClassReport{Class: "c", Objective: o, Candidates: []Candidate{
+		altCand("none", 4, 100, 0, 0.90),
+		altCand("c", 3.52, 105, 0.05, 0.90), // −12 % for +5 %: the walk's first move (2.4 % per %)
+		altCand("a", 2.4, 130, 0.3, 0.90),   // −40 % for +30 %; from c 28 % for +25 pt (1.12 % per %)
+		altCand("e", 2.38, 131, 0.31, 0.90), // from a 0.5 % for +1 pt: off the walk; the rule accepts it
+		altCand("b", 2.3, 210, 1, 0.95),     // from a: unanswered −50 % for +80 pt (0.63 % per %, ≥ 0.5); from none 0.39 and 0.45 % per %
+	}}
+	decide(&cr, rule, 0.95)
+	cs := cr.Candidates
+	if cr.ObjectivePick != 4 || cr.Pick != 2 || !cr.Verdict.Hedge ||
+		!strings.Contains(cr.Verdict.Reason, "recommend a: the trade-off pick (b) fails the rule") ||
+		!strings.Contains(cr.Verdict.Reason, "a, the last point of the walk to it that the rule accepts, passes") {
+		t.Errorf("objective's pick %s, pick %s, verdict %+v; want b, then a, the walk's last point the rule accepts", cs[cr.ObjectivePick].Label, cs[cr.Pick].Label, cr.Verdict)
+	}
+	if !strings.Contains(cr.PickNote, "instead of the objective's pick (b") {
+		t.Errorf("note %q", cr.PickNote)
+	}
+	if r := reasonOf(&cs[4], ReasonFailsRule); r == nil {
+		t.Errorf("b: %s %+v; want it failing the rule", cs[4].Status, cs[4].Reasons)
+	}
+	if r := reasonOf(&cs[3], ReasonCostlier); r == nil || !strings.Contains(r.Text, "the last point of the trade-off walk that the verdict rule accepts (the walk ended at b") {
+		t.Errorf("e: %s %+v; want costlier than the pick, off the walk", cs[3].Status, cs[3].Reasons)
+	}
+	if r := reasonOf(&cs[1], ReasonSlower); r == nil {
+		t.Errorf("c: %s %+v; want slower than the pick", cs[1].Status, cs[1].Reasons)
+	}
+}

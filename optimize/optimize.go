@@ -433,6 +433,10 @@ type ClassReport struct {
 	// found answering significantly fewer requests than no hedging
 	// (refutePick); "" otherwise.
 	refuted string
+	// steppedBack says that the verdict rule refused the trade-off
+	// walk's end and the pick is the walk's last point it accepts
+	// (walkBack).
+	steppedBack bool
 
 	// rolled is 1 + the index of the configured policy's candidate (see
 	// RolledOut), −1 when the sweep has none, 0 when not yet found.
@@ -1300,6 +1304,9 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	}
 	cr.Warnings = append(cr.Warnings, loadWarnings(cs)...)
 	cr.Objective.AllowFewerAnswers = rule.AllowFewerAnswers
+	if cr.Objective.cutLevel = 0; rule.RequireSignificant && cr.Objective.Goal == LowestLatency {
+		cr.Objective.cutLevel = level
+	}
 	p := cr.Objective.Percentile
 	cr.Frontier = Frontier(cs, p)
 	if cr.Objective.Goal == MostAnswered {
@@ -1364,8 +1371,18 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	if !cr.Verdict.Hedge && !tooFew {
 		// The objective's pick fails the rule. When a candidate within the
 		// objective's limits passes it, recommend that one instead: "don't
-		// hedge" next to an acceptable candidate is no advice.
-		if a := acceptable(cs, cr.Objective, level, rule, cr.CostBasis, cheapest, func(c *Candidate) bool { return c.Feasible && c.bundle == nil }); a >= 0 {
+		// hedge" next to an acceptable candidate is no advice. First
+		// the walk's last point before its end that the rule accepts
+		// (the walk went one move too far), else the cheapest (it
+		// stopped too early).
+		if a := walkBack(cr, level, rule); a >= 0 {
+			obj := &cs[cr.Pick]
+			v := judgeFor(cr.Objective, base, &cs[a], level, rule, cr.CostBasis)
+			v.Reason = fmt.Sprintf("recommend %s: the %s pick (%s) fails the rule (%s); %s, the last point of the walk to it that the rule accepts, passes: %s",
+				cs[a].Label, goalWord(cr.Objective), obj.Label, cr.Verdict.Reason, cs[a].Label, v.Reason)
+			cr.PickNote = fmt.Sprintf("recommended instead of the objective's pick (%s: %s), which fails the verdict rule: the last point of the trade-off walk to it that the rule accepts", obj.Label, cr.PickNote)
+			cr.Pick, cr.Verdict, cr.steppedBack = a, v, true
+		} else if a := acceptable(cs, cr.Objective, level, rule, cr.CostBasis, cheapest, func(c *Candidate) bool { return c.Feasible && c.bundle == nil }); a >= 0 {
 			obj := &cs[cr.Pick]
 			objLabel, fails := "no hedging", "buys nothing the rule accepts"
 			if obj.Hedging {
@@ -1549,6 +1566,37 @@ func orNone(s string) string {
 		return "none"
 	}
 	return s
+}
+
+// walkBack returns the index in cr.Candidates of the last point of the
+// trade-off walk before the objective's pick (cr.Pick, the walk's end)
+// that is hedged, not a bundle (bundles_a_step_below_rule) and accepted by
+// the rule against no hedging; −1 when there is none, or when cr's
+// objective does not walk. Every move of the walk passed the marginal
+// test, so that point is the fastest on the walk the rule lets roll out.
+func walkBack(cr *ClassReport, level float64, rule Rule) int {
+	if !cr.Objective.walks() {
+		return -1
+	}
+	t, f := cr.tradeOff()
+	if len(f) == 0 {
+		return -1
+	}
+	path := t.path(f)
+	if f[path[len(path)-1]] != cr.Pick {
+		return -1
+	}
+	cs := cr.Candidates
+	for k := len(path) - 2; k >= 0; k-- {
+		c := &cs[f[path[k]]]
+		if !c.Hedging || c.bundle != nil {
+			continue
+		}
+		if judgeFor(cr.Objective, &cs[0], c, level, rule, cr.CostBasis).Hedge {
+			return f[path[k]]
+		}
+	}
+	return -1
 }
 
 // acceptable returns the index of the fastest hedged candidate of cs

@@ -243,8 +243,12 @@ func TestTradeOffStopsBeforeCopiesAtOnce(t *testing.T) {
 // requests that fail early: without hedging they are misses, with a copy
 // most are answered in about a second. Counted at their error time, those
 // failures looked fast and p95 did not move (2.52s → 2.52s); counted as
-// misses, p95 without hedging is higher and the 3.22s hedge lowers it, so
-// the objective picks 3.22s itself, on the percentile.
+// misses, p95 without hedging is higher and a hedge lowers it, so the
+// objective picks one itself, on the percentile: 5s (p95 2.99s → 2.65s).
+// 3.22s has the same p95 and answers one request more of 20 000
+// (99.465 % → 99.470 %), a cut of the unanswered share that is not
+// significant, so the trade-off does not move on to it
+// (TestNoiseCutDoesNotCarryWalk).
 func TestCopyOnErrorRescuesMisses(t *testing.T) {
 	sc, err := scenario.LoadFS(scenarios.FS, "two-model-gateway.toml")
 	if err != nil {
@@ -257,8 +261,13 @@ func TestCopyOnErrorRescuesMisses(t *testing.T) {
 	rep := mustRun(t, &sc.Config, s, optimize.Options{})
 	cr := &rep.Classes[0]
 	v := cr.Verdict
-	if cr.ObjectivePick != cr.Pick || cr.Picked().Delay != 3220*time.Millisecond || !v.Hedge || v.DecidedBy != optimize.DecidedByPercentile {
-		t.Fatalf("objective's pick %d, pick %s, verdict %+v; want 3.22s, decided by the percentile", cr.ObjectivePick, cr.Picked().Label, v)
+	if cr.ObjectivePick != cr.Pick || cr.Picked().Delay != 5*time.Second || !v.Hedge || v.DecidedBy != optimize.DecidedByPercentile {
+		t.Fatalf("objective's pick %d, pick %s, verdict %+v; want 5s, decided by the percentile", cr.ObjectivePick, cr.Picked().Label, v)
+	}
+	for _, c := range cr.Candidates {
+		if c.Label == "3.22s" && (len(c.Reasons) == 0 || c.Reasons[0].Code != optimize.ReasonPastTradeOff) {
+			t.Errorf("3.22s: %+v; want past the trade-off", c.Reasons)
+		}
 	}
 	base, pick := cr.Baseline(), cr.Picked()
 	if !(pick.Latency.P95 < base.Latency.P95) || pick.AnsweredShare <= base.AnsweredShare {

@@ -905,6 +905,15 @@ func (e *errWriter) Write(p []byte) (int, error) {
 	return len(p), nil
 }
 
+// fshareCI formats a share's interval on the wire as "[84.10%, 86.30%]",
+// "[no interval]" when there is none.
+func fshareCI(ci *[2]*float64) string {
+	if ci == nil || ci[0] == nil || ci[1] == nil {
+		return "[no interval]"
+	}
+	return fmt.Sprintf("[%s, %s]", fpct2(*ci[0]), fpct2(*ci[1]))
+}
+
 // writeRollout writes the rollout check: per class, the check next to no
 // hedging and next to the sweep's prediction.
 func writeRollout(w io.Writer, rc *RolloutCheck) {
@@ -932,7 +941,13 @@ func writeRollout(w io.Writer, rc *RolloutCheck) {
 	if len(tputs) > 0 {
 		tputHead = "throughput no hedging → check [95% CI]\t"
 	}
-	fmt.Fprintln(tw, "  class\tpick\tp95 check\tno hedging\tpredicted\tp99 check\tno hedging\tanswered check\tno hedging\tpredicted\t429s\tadded cost\tpredicted\t"+tputHead)
+	// Objectives answered and checked: the share the pick was chosen on,
+	// without hedging → in the check [CI], and the sweep's.
+	withinHead := ""
+	if slices.ContainsFunc(rc.Classes, func(c RolloutClass) bool { return c.Within != nil }) {
+		withinHead = "within target: no hedging → check [CI]\tpredicted\t"
+	}
+	fmt.Fprintln(tw, "  class\tpick\tp95 check\tno hedging\tpredicted\tp99 check\tno hedging\tanswered check\tno hedging\tpredicted\t429s\tadded cost\tpredicted\t"+withinHead+tputHead)
 	for _, c := range rc.Classes {
 		added := "n/a"
 		if c.AddedCostPct != nil {
@@ -960,11 +975,22 @@ func writeRollout(w io.Writer, rc *RolloutCheck) {
 		if c.noRequests {
 			ans, nhAns = "-", "-" // no request of the class in the check
 		}
-		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s%s\n", c.Class, c.Pick,
+		within := ""
+		if withinHead != "" {
+			within = "-\t-\t"
+			if w := c.Within; w != nil {
+				pred := "-"
+				if w.Predicted != nil && !c.Unswept {
+					pred = fpct2(*w.Predicted) + " " + fshareCI(w.PredictedCI)
+				}
+				within = fmt.Sprintf("%s within %s %s → %s %s\t%s\t", w.What, fsec(w.TargetS), fpct2(w.NoHedging), fpct2(w.Share), fshareCI(w.ShareCI), pred)
+			}
+		}
+		fmt.Fprintf(tw, "  %s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%s\t%d\t%s\t%s\t%s%s%s\n", c.Class, c.Pick,
 			fsec(c.Checked.P95), fsec(c.NoHedging.P95), pp95,
 			fsec(c.Checked.P99), fsec(c.NoHedging.P99),
 			ans, nhAns, pans,
-			c.RateLimited, added, padd, tput, flag)
+			c.RateLimited, added, padd, within, tput, flag)
 	}
 	tw.Flush()
 	for _, c := range rc.Classes {

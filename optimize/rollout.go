@@ -96,6 +96,12 @@ type RolloutClass struct {
 	// check's p95 is not compared with it either, which is no pass; Note
 	// says how many --requests would give one. Absent when false.
 	PredictedTooFew bool `json:"predicted_too_few,omitempty"`
+	// Within is, under objectives answered and checked, the share the
+	// objective counts within its target, in the check, without hedging
+	// and in the sweep: what the pick was chosen on. Absent under the
+	// other objectives, and when no request of the class fell in the
+	// check.
+	Within *RolloutWithin `json:"within,omitempty"`
 
 	// overCap, for an undecided class whose configured policy hedges, says
 	// its added cost in the check ("+606.0% cost") when that is over the
@@ -112,6 +118,73 @@ type RolloutClass struct {
 	// (and the predicted added cost) are then unknown (JSON null, printed
 	// "-"), not 0.
 	noRequests, noPredicted bool
+}
+
+// RolloutWithin is the share of a class's requests that objective
+// answered (checked) counts — answered (for checked, gone through checked:
+// every fail-open step answered in time) within its target — in the
+// rollout check, on the same traffic without hedging, and in the sweep's
+// run of the pick. Shares are in [0, 1]; intervals are at the report's
+// confidence level: Wilson's for independent requests, from the run's 30
+// batches of the fixed grid when they interact (sim.BatchShareInterval),
+// null when none could be formed (a checked share of requests that
+// interact, whose batches count answers, not checked turns).
+type RolloutWithin struct {
+	// What is "answered" or "checked"; TargetS the target in seconds.
+	What    string  `json:"what"`
+	TargetS float64 `json:"target_s"`
+	// Share is the check's, NoHedging the same traffic's without hedging.
+	Share       float64      `json:"share"`
+	ShareCI     *[2]*float64 `json:"share_ci"`
+	NoHedging   float64      `json:"no_hedging_share"`
+	NoHedgingCI *[2]*float64 `json:"no_hedging_share_ci"`
+	// Predicted is the sweep's figure for the pick, with its interval;
+	// null when the sweep has none (no request of the class, or the check
+	// runs a policy the sweep did not simulate).
+	Predicted   *float64     `json:"predicted_share"`
+	PredictedCI *[2]*float64 `json:"predicted_share_ci"`
+}
+
+// checkWithin returns the RolloutWithin of a class under objective o
+// (answered or checked, with a target) from the check's run h and its
+// run without hedging b, and the sweep's pick (nil: no prediction); nil
+// under other objectives or when either run has no request of the class.
+func checkWithin(o Objective, h, b *sim.ClassResult, pick *Candidate, level float64) *RolloutWithin {
+	if o.Goal != MostAnswered || o.Target <= 0 || h.Requests == 0 || b.Requests == 0 {
+		return nil
+	}
+	w := &RolloutWithin{What: o.withinWord(), TargetS: o.Target.Seconds()}
+	w.Share, w.ShareCI = withinOf(o, h, level)
+	w.NoHedging, w.NoHedgingCI = withinOf(o, b, level)
+	if pick != nil && pick.Requests > 0 {
+		x := pick.AnsweredWithinShare
+		w.Predicted, w.PredictedCI = &x, pick.AnsweredWithinShareCI95
+	}
+	return w
+}
+
+// withinOf returns the share of r's requests that o counts within its
+// target, and its interval at the level (see RolloutWithin); r must have
+// requests.
+func withinOf(o Objective, r *sim.ClassResult, level float64) (float64, *[2]*float64) {
+	t := o.Target.Seconds()
+	n := r.AnsweredWithin(t)
+	if o.Checked && r.Pipeline != nil {
+		n = r.Pipeline.CheckedWithin(t)
+	}
+	share := float64(n) / float64(r.Requests)
+	if !r.Batched() {
+		lo, hi := wilson(share, r.Requests, distuv.UnitNormal.Quantile((1+level)/2))
+		return share, wireCI([2]float64{lo, hi})
+	}
+	if o.Checked {
+		return share, nil
+	}
+	_, per, _, ok := r.GridShares(t)
+	if !ok || per == nil {
+		return share, nil
+	}
+	return share, wireCI(sim.BatchShareInterval(share, per, level))
 }
 
 // AnswersFell reports whether the class hedges and answers significantly
@@ -266,6 +339,7 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 				rcl.Flag = strings.TrimPrefix(rcl.Flag+"; "+f, "; ")
 			}
 			rcl.Flagged = rcl.Flag != ""
+			rcl.Within = checkWithin(cr.Objective, &hedged.Classes[i], &base.Classes[i], pick, level)
 			if o := cr.Objective; !cr.Verdict.Undecided && hedging && o.Goal != LowestCost && !math.IsInf(o.MaxAddedCostPct, 1) && got.AddedCostPct != nil &&
 				cr.CostBasis == CostUSD && *got.AddedCostPct > o.MaxAddedCostPct+0.5 {
 				rcl.Note = fmt.Sprintf("the check's added cost %s is above the objective's cap of +%s%%", fpct(*got.AddedCostPct), fnum(o.MaxAddedCostPct))

@@ -103,6 +103,12 @@ type Objective struct {
 	// off by default, so that no pick trades answers for speed. Run sets
 	// it from Rule.AllowFewerAnswers.
 	AllowFewerAnswers bool
+	// cutLevel is the confidence level, in (0, 1), at which a trade-off
+	// move of LowestLatency that passes the marginal test only on the
+	// unanswered share must cut it significantly (unansweredCut); 0: no
+	// such test. decide sets it to the verdict's level when
+	// Rule.RequireSignificant.
+	cutLevel float64
 }
 
 // objectiveNames are the names of objectives in scenario files and flags.

@@ -32,7 +32,12 @@ import (
 // share not answered within the target and the percentile test is left out
 // (JudgeWithin's test). These are the verdict rule's per-cost tests, with
 // no hedging replaced by a and the same units, so that a walk whose every
-// move passes also passes them from no hedging.
+// move passes also passes them from no hedging. A move of objectives p95
+// and p99 that passes on the unanswered share alone must also pass the
+// verdict's significance test of that share between a and b
+// (unansweredCut, when Rule.RequireSignificant): a cut of a few requests
+// is noise, and would carry the walk to a far costlier point; a move that
+// passes on the percentile keeps the per-cost test alone.
 //
 // The walk. It starts at the fastest frontier point that costs no more
 // than no hedging (no hedging itself, usually) and, while some costlier
@@ -86,8 +91,16 @@ type move struct {
 	// Score is the larger of Gain/Cost over MinGainPerCost and Cut/Cost
 	// over MinUnansweredCutPerCost: the move passes when it is ≥ 1. It is
 	// +Inf when a test finds a gain and its threshold is 0 (or the move
-	// costs nothing), 0 when neither test finds a gain.
+	// costs nothing), 0 when neither test finds a gain. The cut's part
+	// counts only when the cut is significant, when the move would pass
+	// on it alone and the objective asks (see NoiseCut).
 	Score float64
+	// NoiseCut says that the move would pass on the unanswered share
+	// alone, but that its cut is not significant at Objective.cutLevel
+	// (unansweredCut): the verdict's test of the share, applied to the
+	// two points, so that a cut of a few requests in noise does not carry
+	// the walk to a costlier point.
+	NoiseCut bool
 }
 
 func (m move) passes() bool { return m.Score >= 1 }
@@ -118,7 +131,13 @@ func (t *tradeOff) move(a, b *Candidate) move {
 	}
 	if u0 := t.base.unanswered(); u0 > 0 {
 		m.Cut = 100 * (a.unanswered() - b.unanswered()) / u0
+		onGain := m.Score
 		score(m.Cut, t.o.MinUnansweredCutPerCost)
+		if m.Score >= 1 && onGain < 1 && t.o.cutLevel > 0 && a.Requests > 0 && b.Requests > 0 {
+			if sig, _ := unansweredCut(a, b, t.o.cutLevel); !sig {
+				m.Score, m.NoiseCut = onGain, true
+			}
+		}
 	}
 	return m
 }
@@ -126,12 +145,20 @@ func (t *tradeOff) move(a, b *Candidate) move {
 // walk returns the position in f (indices into cs by increasing cost) of
 // the pick: see The walk. f must not be empty.
 func (t *tradeOff) walk(f []int) int {
+	p := t.path(f)
+	return p[len(p)-1]
+}
+
+// path returns the positions in f of the walk's points, from its start to
+// its end, the pick. f must not be empty.
+func (t *tradeOff) path(f []int) []int {
 	cur := 0
 	for k, i := range f {
 		if t.cs[i].AddedCostPct <= 0 {
 			cur = k
 		}
 	}
+	path := []int{cur}
 	for {
 		best, bestScore := -1, 1.0
 		for k := cur + 1; k < len(f); k++ {
@@ -140,9 +167,10 @@ func (t *tradeOff) walk(f []int) int {
 			}
 		}
 		if best < 0 {
-			return cur
+			return path
 		}
 		cur = best
+		path = append(path, cur)
 	}
 }
 
@@ -192,6 +220,15 @@ func (t *tradeOff) describe(a, b *Candidate, costWord string) string {
 	}
 	if len(per) > 0 {
 		s += ": " + strings.Join(per, " and ") + " per 1% of " + costWord
+	}
+	if m.NoiseCut {
+		s += fmt.Sprintf(", the unanswered share's cut not significant at %s%%", fnum(100*t.o.cutLevel))
+		if a == t.base {
+			// The verdict's words for no hedging and a pick: what
+			// would decide the cut.
+			_, why := unansweredCut(a, b, t.o.cutLevel)
+			s += " (" + why() + ")"
+		}
 	}
 	return s
 }
