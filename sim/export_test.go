@@ -64,8 +64,8 @@ func RunWithoutQuickLetGo(cfg *Config, fn func(*AttemptRecord)) *Result {
 }
 
 // RunWithoutQuickChain is RunGlobal with pipeClass.quick off: a chain
-// pipeline's answered call is held for pipeCall, and the next stage's
-// call started by startCall.
+// pipeline's answered call is held for pipeCall, the next stage's call
+// started by startCall, and the last call's answer seen by callDone.
 func RunWithoutQuickChain(cfg *Config, fn func(*AttemptRecord)) *Result {
 	e := newEngine(cfg)
 	e.isolated = false

@@ -103,9 +103,10 @@ type pipeClass struct {
 	// call is (pipeCall).
 	chain bool
 	// quick is set with chain: an answered call hands on to the next
-	// stage's by callEnded's short path (engine.handNext) and startNext;
-	// false only in tests, which compare them with pipeCall's and
-	// startCall's.
+	// stage's by callEnded's short path (engine.handNext) and startNext,
+	// and the last call's answer ends the pipeline in callEnded without
+	// callDone and endPipeline; false only in tests, which compare them
+	// with pipeCall's, startCall's and callDone's.
 	quick bool
 	// deadline is the class's end-to-end deadline, 0 for none.
 	deadline time.Duration
@@ -647,6 +648,22 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	if last && !p.held && len(p.deferred) == 0 && len(p.live) == 0 && p.iter+1 >= p.iters &&
 		len(e.soon) == 0 && e.handOn == 0 && !e.relPending && !e.nowQueued() { // at is now
 		e.seq++
+		if pc.quick && o == outOK {
+			// callDone's and endPipeline's steps for a chain's last call,
+			// answered: its stage is done (one call, none left running,
+			// nothing deferred) and was the last, so the pipeline ends
+			// answered now.
+			p.stepDur[s] = toSeconds32(e.now - p.start)
+			p.ended = true
+			e.recordPipeline(p, outOK, false)
+			if e.loops != nil {
+				e.meterEnd(p.class)
+			}
+			e.classes[p.class].inflightReqs--
+			p.gen++
+			e.pipeFree = append(e.pipeFree, ps)
+			return
+		}
 		e.callDone(p, pc, ps, s, o)
 		return
 	}

@@ -12,9 +12,11 @@ import (
 )
 
 // sameChain checks that cfg gives the same result, and its attempts end
-// in the same order with the same records, with a chain's quick hand-on
-// (callEnded's short path and startNext) and with every answered call
-// held for pipeCall and every call started by startCall. Each is run once
+// in the same order with the same records, with a chain's quick paths
+// (callEnded's short hand-on and startNext, and callEnded's end of the
+// pipeline at its last answer) and with every answered call held for
+// pipeCall, every call started by startCall and every last call ended
+// through callDone (pipeClass.quick off). Each is run once
 // without a trace too, as the benchmarks run.
 func sameChain(t *testing.T, name string, cfg *sim.Config) {
 	t.Helper()
@@ -43,8 +45,9 @@ func sameChain(t *testing.T, name string, cfg *sim.Config) {
 // out, grouped or repeated, steps of drawn token counts or reading
 // earlier steps' — whose calls share small queues with a plain class,
 // with hedges, per-call and end-to-end deadlines, errors and streamed
-// answers on a 50 ms grid so that ends tie, with the quick hand-on and
-// without it: results and the attempts' records must be identical.
+// answers on a 50 ms grid so that ends tie, with a chain's quick paths
+// and without them: results and the attempts' records must be
+// identical.
 func TestQuickChainIsPipeCall(t *testing.T) {
 	t.Parallel()
 	for _, s := range shippedCapped(t, 3_000) {
