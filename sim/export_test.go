@@ -63,6 +63,22 @@ func RunWithoutQuickLetGo(cfg *Config, fn func(*AttemptRecord)) *Result {
 	return e.result()
 }
 
+// RunWithoutQuickChain is RunGlobal with pipeClass.quick off: a chain
+// pipeline's answered call is held for pipeCall, the next stage's call
+// started by startCall, and the last call's answer seen by callDone.
+func RunWithoutQuickChain(cfg *Config, fn func(*AttemptRecord)) *Result {
+	e := newEngine(cfg)
+	e.isolated = false
+	for _, pc := range e.pipeOf {
+		if pc != nil {
+			pc.quick = false
+		}
+	}
+	e.trace = fn
+	e.run()
+	return e.result()
+}
+
 // RunGlobal is RunHeapOnly with the FIFOs in use, as Run uses them.
 func RunGlobal(cfg *Config, fn func(*AttemptRecord)) *Result {
 	e := newEngine(cfg)

@@ -161,6 +161,11 @@ type engine struct {
 	// (handHeld).
 	handOn  int32
 	handGen uint32
+	// handNext is set when the call held in handOn is a chain's answered
+	// call before its last stage, kept by callEnded without pipeCall's
+	// state (pipeState.held): handHeld starts the next stage's call
+	// (chainOn).
+	handNext bool
 }
 
 // auditRuns makes every run check its accounting when it ends (audit) and

@@ -105,6 +105,12 @@ type pipeClass struct {
 	// out nor repeated): step g is stage g, and a stage is done when its
 	// call is (pipeCall).
 	chain bool
+	// quick is set with chain: an answered call hands on to the next
+	// stage's by callEnded's short path (engine.handNext) and startNext,
+	// and the last call's answer ends the pipeline in callEnded without
+	// callDone and endPipeline; false only in tests, which compare them
+	// with pipeCall's, startCall's and callDone's.
+	quick bool
 	// deadline is the class's end-to-end deadline, 0 for none.
 	deadline time.Duration
 	// reads is set when a step reads earlier steps' tokens (Step.InputFrom):
@@ -239,6 +245,7 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 			pc.single = pc.single && st.single
 			pc.chain = pc.chain && st.single && !st.repeat && st.fanOut == 1
 		}
+		pc.quick = pc.chain
 		for s := range pl.Steps {
 			pc.reads = pc.reads || len(pl.Steps[s].InputFrom) > 0
 			if pl.Steps[s].Visible {
@@ -488,6 +495,43 @@ func (e *engine) startCall(p *pipeState, pc *pipeClass, ps int32, s, j int, slot
 	}
 }
 
+// startNext starts call 0 of step s > 0 of chain pipeline ps (p and pc as
+// startStage says): startCall's way, with its tests for the commonest
+// such call taken once — in a slot of its own, of constant token counts
+// that read no earlier step's (Step.plain; not instance 0, the
+// pipeline's first call, as step 0's calls come first), with a per-call
+// deadline, in a run whose requests do not run one at a time. Any other
+// call goes to startCall.
+func (e *engine) startNext(p *pipeState, pc *pipeClass, ps int32, s int) {
+	step := &pc.steps[s]
+	if !pc.quick || !step.plain || pc.reads || step.deadline <= 0 || e.isolated {
+		e.startCall(p, pc, ps, s, 0, -1)
+		return
+	}
+	slot := e.allocSlot()
+	r := &e.slots[slot]
+	id := p.id + int64(step.base)<<32
+	r.reset(id, e.rng.keyOf(id), e.now, p.sec)
+	c := step.class
+	r.class, r.in, r.out = c, step.inTok, step.outTok
+	r.pipe, r.pstep, r.doneAt = ps+1, uint8(s), -1
+	p.live = append(p.live, slot)
+	e.stats[c].requests++
+	e.classes[c].inflightReqs++
+	// startCall's deadline: numbered before the primary's events, queued
+	// after them when the call may still run at it.
+	e.seq++
+	seq, at := e.seq, e.now+step.deadline
+	cl := step.cl
+	e.sendFirst(slot, r, cl)
+	if a := &r.att[0]; step.validWins && a.kind == outOK && a.end < at && a.state == attInFlight && !a.queued && !e.queueAllTimers {
+		return
+	}
+	if !e.callEndsBefore(cl, r, at) {
+		e.queueCallDeadline(c, at, seq, slot, r.gen)
+	}
+}
+
 // callEndsBefore reports whether call r, of class cl, just sent, is
 // certain to end before t, its deadline: endsBy's test, strictly before t
 // (the deadline is numbered before the call's responses, so one due at t
@@ -607,7 +651,35 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 	if last && !p.held && len(p.deferred) == 0 && len(p.live) == 0 && p.iter+1 >= p.iters &&
 		len(e.soon) == 0 && e.handOn == 0 && !e.relPending && !e.nowQueued() { // at is now
 		e.seq++
+		if pc.quick && o == outOK {
+			// callDone's and endPipeline's steps for a chain's last call,
+			// answered: its stage is done (one call, none left running,
+			// nothing deferred) and was the last, so the pipeline ends
+			// answered now.
+			p.stepDur[s] = toSeconds32(e.now - p.start)
+			p.ended = true
+			e.recordPipeline(p, outOK, false)
+			if e.loops != nil {
+				e.meterEnd(p.class)
+			}
+			e.classes[p.class].inflightReqs--
+			p.gen++
+			e.pipeFree = append(e.pipeFree, ps)
+			return
+		}
 		e.callDone(p, pc, ps, s, o)
+		return
+	}
+	// A chain's answered call before its last stage, seen now while the
+	// pipeline waits to see no other, as the first event due now: the
+	// chain goes on to its next stage right after this event (handHeld,
+	// chainOn), pipeCall's way for it, without holding the call in p. Its
+	// stage's only call has ended, so nothing but the next stage's call
+	// can change the pipeline before then.
+	if pc.quick && o == outOK && !last && at == e.now && !p.held && len(p.deferred) == 0 &&
+		!e.isolated && !e.heapOnly && len(e.soon) == 0 && e.handOn == 0 && e.grow == nil && !e.nowQueued() {
+		e.seq++ // schedule's way for an event due now
+		e.handOn, e.handGen, e.handNext = ps+1, p.gen, true
 		return
 	}
 	// The commonest call, seen now while the pipeline waits to see no
@@ -650,7 +722,28 @@ func (e *engine) callEnded(slot int32, r *request, o outcome) {
 func (e *engine) handHeld() {
 	ps := e.handOn - 1
 	e.handOn = 0
+	if e.handNext {
+		e.handNext = false
+		if p := &e.pipes[ps]; p.gen == e.handGen && !p.ended {
+			e.chainOn(p, p.pc, ps, p.stage)
+		}
+		return
+	}
 	e.pipeCall(ps, e.handGen)
+}
+
+// chainOn hands chain pipeline ps on from stage s, whose one call has
+// just been answered, to stage s+1, not its last (p and pc as startStage
+// says): callDone's way for the answer of a stage of one call, before the
+// last, and startStage's for the next. No call is left running (its
+// stage's only call ended), the stage's counts stay 0 (one answered call
+// is enough), and its iterations 1.
+func (e *engine) chainOn(p *pipeState, pc *pipeClass, ps int32, s int) {
+	p.stepDur[s] = toSeconds32(e.now - p.start)
+	p.stage = s + 1
+	p.st = &pc.stages[s+1]
+	p.start = e.now
+	e.startNext(p, pc, ps, s+1)
 }
 
 // pipeCall handles a deferred call of pipeline ps completing now.
@@ -663,15 +756,7 @@ func (e *engine) pipeCall(ps int32, gen uint32) {
 		p.held = false
 		pc, s := p.pc, p.heldCall.step
 		if pc.chain && p.heldCall.o == outOK && s+1 < len(pc.stages) {
-			// callDone's way for the answer of a stage of one call, before
-			// the last, and startStage's for the next: no call is left
-			// running (its stage's only call ended), the stage's counts
-			// stay 0 (one answered call is enough), and its iterations 1.
-			p.stepDur[s] = toSeconds32(e.now - p.start)
-			p.stage = s + 1
-			p.st = &pc.stages[s+1]
-			p.start = e.now
-			e.startCall(p, pc, ps, s+1, 0, -1)
+			e.chainOn(p, pc, ps, s)
 			return
 		}
 		e.callDone(p, pc, ps, s, p.heldCall.o)
