@@ -527,7 +527,9 @@ func TestMergeRemovesStaleState(t *testing.T) {
 		cparts = append(cparts, p)
 	}
 	stale := part("stale.json")
-	if code, _, errOut := hedgesim(t, append(append([]string{"merge"}, cparts...), "--out", part("r0"), "--state", stale)...); code != 0 {
+	// The merges draw no figures (--no-plots): the state and report.json
+	// are what is checked.
+	if code, _, errOut := hedgesim(t, append(append([]string{"merge"}, cparts...), "--out", part("r0"), "--no-plots", "--state", stale)...); code != 0 {
 		t.Fatalf("merge --state: exit %d: %s", code, errOut)
 	}
 	// A sweep that finishes in one stage, merged with --state stale.json.
@@ -541,7 +543,7 @@ func TestMergeRemovesStaleState(t *testing.T) {
 		parts = append(parts, p)
 	}
 	dir := part("report")
-	code, _, errOut := hedgesim(t, append(append([]string{"merge"}, parts...), "--out", dir, "--state", stale)...)
+	code, _, errOut := hedgesim(t, append(append([]string{"merge"}, parts...), "--out", dir, "--no-plots", "--state", stale)...)
 	if code != 0 {
 		t.Fatalf("merge: exit %d: %s", code, errOut)
 	}
