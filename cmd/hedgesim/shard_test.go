@@ -638,7 +638,7 @@ func TestMergeRelativeScenario(t *testing.T) {
 		parts = append(parts, p)
 	}
 	t.Chdir(elsewhere)
-	merge := append(slices.Clone(parts), "--out", filepath.Join(elsewhere, "report"))
+	merge := append(slices.Clone(parts), "--out", filepath.Join(elsewhere, "report"), "--no-plots") // where it finds the scenario, not figures
 	if code, _, errOut := hedgesim(t, append([]string{"merge"}, merge...)...); code != 0 {
 		t.Fatalf("merge from another directory: exit %d: %s", code, errOut)
 	}
@@ -703,7 +703,7 @@ func TestMergeWriteScenario(t *testing.T) {
 		parts = append(parts, p)
 	}
 	got := filepath.Join(work, "got.toml")
-	merge := append(append([]string{"merge"}, parts...), "--out", filepath.Join(work, "report"))
+	merge := append(append([]string{"merge"}, parts...), "--out", filepath.Join(work, "report"), "--no-plots") // the scenarios are compared, not figures
 	if code, _, errOut := hedgesim(t, append(slices.Clone(merge), "--write-scenario", scen)...); code != 2 || !strings.Contains(errOut, "is the input scenario") {
 		t.Errorf("merge --write-scenario SCENARIO: exit %d, %q", code, errOut)
 	}
