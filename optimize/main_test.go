@@ -12,8 +12,8 @@ import (
 // (debug.SetGCPercent), not by once that as at the default of 100. The
 // tests allocate the same and check the same; collecting a quarter as
 // often took 14 % less CPU under -short (20.7 and 20.1 CPU-s against 24.9
-// and 22.5), for a peak resident set of 255 to 270 MB instead of 125 to
-// 130 MB (docs/performance.md, "A fourth round").
+// and 22.5), for a peak resident set of 249 to 260 MiB instead of 121 to
+// 126 MiB (docs/performance.md, "A fourth round").
 const shortGCPercent = 400
 
 // TestMain sets the collector's target to shortGCPercent under -short;

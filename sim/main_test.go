@@ -12,8 +12,8 @@ import (
 // (debug.SetGCPercent), not by once that as at the default of 100. The
 // tests allocate the same and check the same; collecting a quarter as
 // often took 14 % less CPU under -short (19.6 and 19.1 CPU-s against 23.0
-// and 21.8), for a peak resident set of 300 to 350 MB instead of 180 to
-// 190 MB (docs/performance.md, "A fourth round").
+// and 21.8), for a peak resident set of 297 to 339 MiB instead of 176 to
+// 183 MiB (docs/performance.md, "A fourth round").
 const shortGCPercent = 400
 
 // TestMain sets the collector's target to shortGCPercent under -short;

@@ -22,8 +22,8 @@ import (
 // (debug.SetGCPercent), not by once that as at the default of 100. The
 // tests allocate the same and check the same; collecting a quarter as
 // often took 17 % less CPU under -short (24.4 CPU-s twice against 29.8
-// and 29.4), for a peak resident set of 165 to 205 MB instead of 110 to
-// 135 MB (docs/performance.md, "A fourth round").
+// and 29.4), for a peak resident set of 161 to 199 MiB instead of 107 to
+// 133 MiB (docs/performance.md, "A fourth round").
 const shortGCPercent = 400
 
 // TestMain lets the tests run the real program in a subprocess: with
