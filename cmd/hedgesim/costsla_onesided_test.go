@@ -45,7 +45,7 @@ func TestCostSLAOneSidedBound(t *testing.T) {
 	}
 	out := filepath.Join(dir, "out")
 	code, stdout, stderr := hedgesim(t, "optimize", "--quiet", "--objective", "cost", "--sla", "30s",
-		"--requests", "100", "--check-requests", "1000", "--out", out, sc)
+		"--requests", "100", "--check-requests", "1000", "--out", out, "--no-plots", sc) // report.json, no figures
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -51,7 +51,9 @@ func TestCheckedFewerAnswersPickRollsOutNoHedging(t *testing.T) {
 		t.Fatal(err)
 	}
 	out, ws := filepath.Join(dir, "out"), filepath.Join(dir, "ws.toml")
-	code, stdout, stderr := hedgesim(t, "optimize", "--quiet", "--requests", "6316", "--check-requests", "6316", "--out", out, "--write-scenario", ws, sc)
+	// --no-plots: the text, report.json, candidates.csv and the scenario
+	// are read, not figures.
+	code, stdout, stderr := hedgesim(t, "optimize", "--quiet", "--requests", "6316", "--check-requests", "6316", "--out", out, "--no-plots", "--write-scenario", ws, sc)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)
 	}

@@ -529,7 +529,9 @@ func TestMergeRemovesStaleState(t *testing.T) {
 		cparts = append(cparts, p)
 	}
 	stale := part("stale.json")
-	if code, _, errOut := hedgesim(t, append(append([]string{"merge"}, cparts...), "--out", part("r0"), "--state", stale)...); code != 0 {
+	// The merges draw no figures (--no-plots): the state and report.json
+	// are what is checked.
+	if code, _, errOut := hedgesim(t, append(append([]string{"merge"}, cparts...), "--out", part("r0"), "--no-plots", "--state", stale)...); code != 0 {
 		t.Fatalf("merge --state: exit %d: %s", code, errOut)
 	}
 	// A sweep that finishes in one stage, merged with --state stale.json.
@@ -543,7 +545,7 @@ func TestMergeRemovesStaleState(t *testing.T) {
 		parts = append(parts, p)
 	}
 	dir := part("report")
-	code, _, errOut := hedgesim(t, append(append([]string{"merge"}, parts...), "--out", dir, "--state", stale)...)
+	code, _, errOut := hedgesim(t, append(append([]string{"merge"}, parts...), "--out", dir, "--no-plots", "--state", stale)...)
 	if code != 0 {
 		t.Fatalf("merge: exit %d: %s", code, errOut)
 	}
@@ -638,7 +640,7 @@ func TestMergeRelativeScenario(t *testing.T) {
 		parts = append(parts, p)
 	}
 	t.Chdir(elsewhere)
-	merge := append(slices.Clone(parts), "--out", filepath.Join(elsewhere, "report"))
+	merge := append(slices.Clone(parts), "--out", filepath.Join(elsewhere, "report"), "--no-plots") // where it finds the scenario, not figures
 	if code, _, errOut := hedgesim(t, append([]string{"merge"}, merge...)...); code != 0 {
 		t.Fatalf("merge from another directory: exit %d: %s", code, errOut)
 	}
@@ -703,7 +705,7 @@ func TestMergeWriteScenario(t *testing.T) {
 		parts = append(parts, p)
 	}
 	got := filepath.Join(work, "got.toml")
-	merge := append(append([]string{"merge"}, parts...), "--out", filepath.Join(work, "report"))
+	merge := append(append([]string{"merge"}, parts...), "--out", filepath.Join(work, "report"), "--no-plots") // the scenarios are compared, not figures
 	if code, _, errOut := hedgesim(t, append(slices.Clone(merge), "--write-scenario", scen)...); code != 2 || !strings.Contains(errOut, "is the input scenario") {
 		t.Errorf("merge --write-scenario SCENARIO: exit %d, %q", code, errOut)
 	}

@@ -23,7 +23,8 @@ func dearReport(t *testing.T, flags ...string) (string, []byte, string, string) 
 		t.Fatal(err)
 	}
 	out := filepath.Join(dir, "out")
-	args := append([]string{"optimize", "--quiet", "--requests", "100", "--check-requests", "1000", "--out", out}, flags...)
+	// --no-plots: the tests read the text and report.json, not figures.
+	args := append([]string{"optimize", "--quiet", "--requests", "100", "--check-requests", "1000", "--out", out, "--no-plots"}, flags...)
 	code, stdout, stderr := hedgesim(t, append(args, sc)...)
 	if code != 0 {
 		t.Fatalf("exit %d: %s", code, stderr)

@@ -62,7 +62,9 @@ func TestUndecidedConfiguredAnswersFewerRollsOutNoHedging(t *testing.T) {
 				t.Fatal(err)
 			}
 			out, ws := filepath.Join(dir, "out"), filepath.Join(dir, "ws.toml")
-			args := append([]string{"optimize", "--quiet", "--requests", "3000", "--check-requests", "15000", "--out", out, "--write-scenario", ws}, tc.flags...)
+			// --no-plots: the outputs read are the text, report.json,
+			// candidates.csv and the scenario, not figures.
+			args := append([]string{"optimize", "--quiet", "--requests", "3000", "--check-requests", "15000", "--out", out, "--no-plots", "--write-scenario", ws}, tc.flags...)
 			code, stdout, stderr := hedgesim(t, append(args, sc)...)
 			if code != 0 {
 				t.Fatalf("exit %d: %s", code, stderr)

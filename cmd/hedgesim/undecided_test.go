@@ -331,7 +331,7 @@ func TestMergeWriteScenarioNotesAreMerge(t *testing.T) {
 		}
 		parts = append(parts, p)
 	}
-	args := append(append([]string{"merge"}, parts...), "--out", filepath.Join(dir, "rep"), "--write-scenario", filepath.Join(dir, "w.toml"))
+	args := append(append([]string{"merge"}, parts...), "--out", filepath.Join(dir, "rep"), "--no-plots", "--write-scenario", filepath.Join(dir, "w.toml")) // its stderr is read, not figures
 	code, _, stderr := hedgesim(t, args...)
 	if code != 0 {
 		t.Fatalf("merge: exit %d: %s", code, stderr)
