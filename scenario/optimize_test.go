@@ -38,7 +38,7 @@ func TestOptimizeDefaults(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if diff := cmp.Diff(optimize.DefaultSettings(), sc.Optimize); diff != "" {
+	if diff := cmp.Diff(optimize.DefaultSettings(), sc.Optimize, cmp.AllowUnexported(optimize.Objective{})); diff != "" {
 		t.Errorf("without [optimize] (-want +got):\n%s", diff)
 	}
 }
@@ -86,7 +86,7 @@ step = "100ms"
 	b.Objective.SLA = 1500 * time.Millisecond
 	b.Delays = []time.Duration{100 * time.Millisecond, 200 * time.Millisecond, 300 * time.Millisecond}
 	want.PerClass = map[string]optimize.Search{"b": b}
-	if diff := cmp.Diff(want, sc.Optimize); diff != "" {
+	if diff := cmp.Diff(want, sc.Optimize, cmp.AllowUnexported(optimize.Objective{})); diff != "" {
 		t.Errorf("settings (-want +got):\n%s", diff)
 	}
 	if got := sc.Optimize.For("a").Objective.Name(); got != "p99" {
