@@ -617,6 +617,25 @@ func unansweredCut(a, b *Candidate, level float64) (sig bool, why func() string)
 	return sig, why
 }
 
+// withinCut reports whether b's share not answered (or checked) within
+// the target is significantly below a's at the confidence level, by
+// JudgeWithin's test: their Wilson intervals part, or, when the requests
+// interact and the two runs are batched alike, the paired difference of
+// the shares within the target over the batches excludes 0 (paired true).
+func withinCut(a, b *Candidate, level float64) (sig, paired bool) {
+	z := distuv.UnitNormal.Quantile((1 + level) / 2)
+	_, hiB := wilson(1-b.AnsweredWithinShare, b.Requests, z)
+	loA, _ := wilson(1-a.AnsweredWithinShare, a.Requests, z)
+	sig = hiB < loA
+	if d, ok := pairedWithin(a, b, level); ok {
+		// Requests that interact: the paired difference of the shares
+		// within the target over the batches (intervals.go), not
+		// Wilson's intervals, which assume independent requests.
+		return d.CI[0] > 0, true
+	}
+	return sig, false
+}
+
 // rerunAdvice says how to rerun for need requests in the intervals of
 // base and pick (adviseRequests): "rerun with --requests ≥ N", or that
 // the class's share is too small for any --requests allowed.
@@ -806,16 +825,7 @@ func judgeWithin(base, pick *Candidate, target time.Duration, word string, level
 		return v
 	}
 	mb, mp := 1-base.AnsweredWithinShare, 1-pick.AnsweredWithinShare
-	z := distuv.UnitNormal.Quantile((1 + level) / 2)
-	_, hiP := wilson(mp, pick.Requests, z)
-	loB, _ := wilson(mb, base.Requests, z)
-	v.Significant = hiP < loB
-	if d, ok := pairedWithin(base, pick, level); ok {
-		// Requests that interact: the paired difference of the shares
-		// within the target over the batches (intervals.go), not
-		// Wilson's intervals, which assume independent requests.
-		v.Significant = d.CI[0] > 0
-	}
+	v.Significant, _ = withinCut(base, pick, level)
 	what := fmt.Sprintf("the share not %s within %s (%s → %s)", word, t, fpct2(mb), fpct2(mp))
 	gain := 0.0
 	if mb > 0 {

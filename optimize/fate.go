@@ -179,7 +179,11 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 	// (its requests interact, as an adaptive delay's do): then each
 	// candidate is judged on its own interval.
 	obj := &cs[cr.ObjectivePick]
-	tooFewAll := !base.CIOK(p) || !pick.CIOK(p) || cr.Verdict.Undecided && obj.CIOK(p)
+	// A verdict undecided because the objective's pick's gain is not
+	// significant (DetailNotSignificant) has every interval: each
+	// candidate is judged as when the verdict is decided.
+	noise := cr.Verdict.Undecided && cr.Verdict.detail == DetailNotSignificant
+	tooFewAll := !base.CIOK(p) || !pick.CIOK(p) || cr.Verdict.Undecided && obj.CIOK(p) && !noise
 	// preferred reports whether the pick's selection would take c over
 	// the pick: the objective's order, or, when the verdict rule moved the
 	// pick, the order acceptable searches in.
@@ -199,6 +203,22 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 			return c.AnsweredWithinShare > pick.AnsweredWithinShare || (c.AnsweredWithinShare == pick.AnsweredWithinShare && faster)
 		}
 		return faster
+	}
+	// past says, for a verdict undecided on noise, what c, costlier and
+	// faster than the objective's pick, buys from it when that does not
+	// earn c's added cost (tradeOff.earns); "" otherwise.
+	past := func(c *Candidate) string {
+		if !noise || !o.walks() || !obj.Hedging || !c.Hedging || c.AddedCostPct <= obj.AddedCostPct || !cr.fasterOnObjective(c, obj) {
+			return ""
+		}
+		if !judgeFor(o, base, c, level, rule, cr.CostBasis).Hedge || !onShare(cr, c, level, rule) {
+			return "" // the rule refuses it anyway, or not on a share: its reasons say why
+		}
+		t, _ := cr.tradeOff()
+		if ok, why := t.earns(obj, c, level, rule, costWordOf(cr.CostBasis)); !ok {
+			return why
+		}
+		return ""
 	}
 	var walk *tradeOff // made at the first eligible candidate that needs it
 	for i := range cs {
@@ -221,7 +241,7 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 			ak, ac := fshares(pick.AnsweredShare, c.AnsweredShare)
 			c.Reasons = append(c.Reasons, Reason{Code: ReasonFewerThanConfigured, Value: c.AnsweredShare, Limit: pick.AnsweredShare, Unit: UnitShare,
 				Text: fmt.Sprintf("answers significantly fewer requests than the configured policy, which is kept (%s vs %s)", ac, ak)})
-		case (tooFewAll || !c.CIOK(p) || cr.Verdict.Undecided && i == 0) && (c.Hedging || cr.RollsOut == RollsOutConfigured):
+		case (tooFewAll || !c.CIOK(p) || cr.Verdict.Undecided && !noise && i == 0) && (c.Hedging || cr.RollsOut == RollsOutConfigured):
 			// An undecided class's no hedging too, unless it is what
 			// rolls out: its configured policy is kept.
 			// Value and Limit are the requests kept after the warm-up
@@ -229,6 +249,14 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 			kept, need, _ := fewFigures(base, c, p, level)
 			c.Reasons = append(c.Reasons, Reason{Code: ReasonTooFew, Value: float64(kept), Limit: float64(need), Unit: UnitRequests,
 				Text: fmt.Sprintf("%s %s%% interval on %s (%s): nothing counts as significant", fewHead(base, c, p, level), fnum(100*level), pn, fewWhy(base, c, p, level, false))})
+		case past(c) != "":
+			c.Reasons = append(c.Reasons, Reason{Code: ReasonPastTradeOff, Value: c.AddedCostPct, Limit: obj.AddedCostPct, Unit: UnitPct,
+				Text: fmt.Sprintf("past the trade-off: from the objective's pick (%s), which the verdict cannot tell from no hedging, it buys %s, below the marginal test", obj.Label, past(c))})
+		case noise && !c.Hedging && cr.RollsOut == RollsOutConfigured:
+			// The verdict cannot tell the objective's pick from no
+			// hedging: the configured policy rolls out, not no hedging.
+			c.Reasons = append(c.Reasons, Reason{Code: ReasonFailsRule, Detail: DetailNotSignificant, Unit: UnitPct,
+				Text: "the verdict is undecided, so the configured policy rolls out: " + cr.Verdict.Reason})
 		case c.Hedging && (!pick.Hedging || preferred(c) || i == cr.ObjectivePick):
 			// No hedging is picked though c is within the limits, or c
 			// would come first but the pick was moved past it: the rule

@@ -1375,6 +1375,24 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 		// the walk's last point before its end that the rule accepts
 		// (the walk went one move too far), else the cheapest (it
 		// stopped too early).
+		// When the rule refuses a hedged trade-off pick because its gain
+		// is not significant, a costlier candidate that the rule accepts
+		// on a share (the unanswered share, or the share not within the
+		// target) must earn its added cost over that pick as a move of
+		// the walk would (tradeOff.earns): a cut of a few requests more
+		// than the refused pick's clears the significance bar by chance,
+		// and the rest of its gain is the refused pick's own.
+		var walk *tradeOff
+		if obj := &cs[cr.Pick]; cr.Objective.walks() && obj.Hedging && cr.Verdict.detail == DetailNotSignificant {
+			walk, _ = cr.tradeOff()
+		}
+		earned := func(c *Candidate) bool {
+			if walk == nil || c.AddedCostPct <= cs[cr.Pick].AddedCostPct || !onShare(cr, c, level, rule) {
+				return true
+			}
+			ok, _ := walk.earns(&cs[cr.Pick], c, level, rule, costWordOf(cr.CostBasis))
+			return ok
+		}
 		if a := walkBack(cr, level, rule); a >= 0 {
 			obj := &cs[cr.Pick]
 			v := judgeFor(cr.Objective, base, &cs[a], level, rule, cr.CostBasis)
@@ -1382,7 +1400,7 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 				cs[a].Label, goalWord(cr.Objective), obj.Label, cr.Verdict.Reason, cs[a].Label, v.Reason)
 			cr.PickNote = fmt.Sprintf("recommended instead of the objective's pick (%s: %s), which fails the verdict rule: the last point of the trade-off walk to it that the rule accepts", obj.Label, cr.PickNote)
 			cr.Pick, cr.Verdict, cr.steppedBack = a, v, true
-		} else if a := acceptable(cs, cr.Objective, level, rule, cr.CostBasis, cheapest, func(c *Candidate) bool { return c.Feasible && c.bundle == nil }); a >= 0 {
+		} else if a := acceptable(cs, cr.Objective, level, rule, cr.CostBasis, cheapest, func(c *Candidate) bool { return c.Feasible && c.bundle == nil && earned(c) }); a >= 0 {
 			obj := &cs[cr.Pick]
 			objLabel, fails := "no hedging", "buys nothing the rule accepts"
 			if obj.Hedging {
@@ -1393,7 +1411,14 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 				cs[a].Label, goalWord(cr.Objective), objLabel, fails, cs[a].Label, v.Reason)
 			cr.PickNote = fmt.Sprintf("recommended instead of the objective's pick (%s: %s), which fails the verdict rule", objLabel, cr.PickNote)
 			cr.Pick, cr.Verdict = a, v
-		} else if a := nearestAcceptable(cs, cr.Objective, level, rule, cr.CostBasis); a >= 0 {
+		} else if a := acceptable(cs, cr.Objective, level, rule, cr.CostBasis, cheapest, func(c *Candidate) bool { return c.Feasible && c.bundle == nil }); a >= 0 {
+			// The rule accepts a costlier candidate against no hedging,
+			// but it buys too little over the refused pick for its added
+			// cost: recommending it would buy noise.
+			unearned(cr, walk, a, "the cheapest candidate the rule accepts", level, rule)
+		} else if a := nearestAcceptable(cs, cr.Objective, level, rule, cr.CostBasis); a >= 0 && !earned(&cs[a]) {
+			unearned(cr, walk, a, "beyond the objective's limits the closest candidate the rule accepts", level, rule)
+		} else if a >= 0 {
 			// Say when only the objective's limits stand in the way, so
 			// that a user knows which setting keeps the class from hedging.
 			v := judgeFor(cr.Objective, base, &cs[a], level, rule, cr.CostBasis)
@@ -2169,4 +2194,56 @@ func hasFallback(pol *sim.Policy) bool {
 		}
 	}
 	return false
+}
+
+// withinAdvice says, under objectives answered and checked, what would
+// decide whether the objective's pick cuts the share not answered within
+// the target significantly: "; rerun with --requests ≥ N" (rerunAdvice at
+// the requests sharesApartRequests gives for the two shares), or that no
+// run allowed would; "" under other objectives, whose verdicts say it
+// themselves, or when the runs are paired (requests that interact).
+func withinAdvice(cr *ClassReport, level float64) string {
+	if cr.Objective.Goal != MostAnswered {
+		return ""
+	}
+	base, obj := cr.Baseline(), &cr.Candidates[cr.Pick]
+	if _, paired := withinCut(base, obj, level); paired {
+		return ""
+	}
+	z := distuv.UnitNormal.Quantile((1 + level) / 2)
+	need := sharesApartRequests(1-base.AnsweredWithinShare, 1-obj.AnsweredWithinShare, z)
+	if need == 0 {
+		return fmt.Sprintf("; no run of up to %d requests would part the Wilson intervals at these shares", MaxRequests)
+	}
+	return fmt.Sprintf("; the Wilson intervals overlap; not significant at %d requests: %s", min(base.Requests, obj.Requests), rerunAdvice(base, obj, int(need)))
+}
+
+// unearned makes cr's verdict undecided: the rule refused the objective's
+// pick because its gain is not significant, and cs[a], a costlier
+// candidate the rule accepts against no hedging on a share (what: which
+// one), does not earn its added cost over that pick (t.earns). More
+// requests decide whether the pick's gain is real, and with it whether
+// anything costlier is worth its cost: the reason says how many
+// (withinAdvice; Judge's reason gives it under objectives p95 and p99).
+func unearned(cr *ClassReport, t *tradeOff, a int, what string, level float64, rule Rule) {
+	cs := cr.Candidates
+	obj := &cs[cr.Pick]
+	_, buys := t.earns(obj, &cs[a], level, rule, costWordOf(cr.CostBasis))
+	beyond := fmt.Sprintf("%s, %s, is not recommended: beyond the %s pick it does not earn its added %s (%s)", cs[a].Label, what, goalWord(cr.Objective), costWordOf(cr.CostBasis), buys)
+	v := cr.Verdict
+	v.Hedge, v.Undecided, v.DecidedBy = false, true, ""
+	v.Reason = fmt.Sprintf("cannot tell at %s: the %s pick (%s) fails the rule (%s%s); %s",
+		fcount(obj.Requests), goalWord(cr.Objective), obj.Label, v.Reason, withinAdvice(cr, level), beyond)
+	cr.Verdict = v
+}
+
+// onShare reports whether the rule accepts c against no hedging on a
+// share of requests: under objectives answered and checked always (the
+// share not within the target), under p95 and p99 when its unanswered
+// share decided (DecidedByUnanswered).
+func onShare(cr *ClassReport, c *Candidate, level float64, rule Rule) bool {
+	if cr.Objective.Goal == MostAnswered {
+		return true
+	}
+	return judgeFor(cr.Objective, cr.Baseline(), c, level, rule, cr.CostBasis).DecidedBy == DecidedByUnanswered
 }

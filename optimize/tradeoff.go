@@ -393,3 +393,27 @@ func (cr *ClassReport) tradeOff() (*tradeOff, []int) {
 	f := frontierBy(cs, cr.fasterOnObjective, func(i int) bool { return cs[i].Feasible })
 	return newTradeOff(cs, 0, cr.Objective, f), f
 }
+
+// earns reports whether b, a candidate costlier than a, the trade-off
+// pick the verdict rule refused, earns its added cost over a as a move of
+// the walk would: the marginal test from a (move.passes: per 1 % of the
+// added cost in points of no hedging's, ≥ MinGainPerCost % of the
+// percentile or ≥ MinUnansweredCutPerCost % of the unanswered share, and a
+// move of objectives p95 and p99 that passes on the share alone cuts it
+// significantly, unansweredCut) and, under objectives answered and
+// checked with rule.RequireSignificant, a significant cut of the share
+// not answered within the target from a to b (withinCut) — the walk's
+// test of that share, which the walk's own move leaves out. why says what
+// the move buys, in the rule's terms (describe), when b does not earn it.
+func (t *tradeOff) earns(a, b *Candidate, level float64, rule Rule, costWord string) (ok bool, why string) {
+	m := t.move(a, b)
+	ok = m.passes()
+	why = t.describe(a, b, costWord)
+	if ok && t.o.Goal == MostAnswered && rule.RequireSignificant {
+		if sig, _ := withinCut(a, b, level); !sig {
+			ok = false
+			why += fmt.Sprintf(", the cut not significant at %s%%", fnum(100*level))
+		}
+	}
+	return ok, why
+}
