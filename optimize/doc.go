@@ -367,7 +367,8 @@
 // hedged_share, attempts_per_request, cost_per_1k_usd, added_cost_pct
 // (on the cost basis), added_calls_pct, feasible, frontier, pick,
 // objective_pick, indistinguishable_from_pick, fewer_answers,
-// answered_within_target_share, answered_share_ci95,
+// answered_within_target_share (null when the objective has no target:
+// p95, p99, cost, knee), answered_share_ci95,
 // answered_within_target_share_ci95 (with a target), added_cost_pct_ci95
 // (on the USD cost basis; absent otherwise) and ci95_method (how those
 // three were made: Wilson's score interval for independent requests,

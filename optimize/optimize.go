@@ -113,8 +113,9 @@ type Candidate struct {
 	Loads    []Load `json:"overloads"`
 	Unstable bool   `json:"unstable"`
 	// AnsweredWithinShare is the share of requests answered within the
-	// objective's Target (objective answered; 0 without a target) — for
-	// objective checked, of the pipeline turns checked within it.
+	// objective's Target (objective answered; 0 without a target, JSON
+	// null) — for objective checked, of the pipeline turns checked within
+	// it.
 	AnsweredWithinShare float64 `json:"answered_within_target_share"`
 	AttemptsPerRequest  float64 `json:"attempts_per_request"`
 	CostPer1kUSD        float64 `json:"cost_per_1k_usd"`
@@ -253,6 +254,9 @@ type Candidate struct {
 	// latencies; rank 0 when there is none (see upperBound).
 	upper             [2]float64
 	upperRank, upperN [2]int
+	// noTarget says that the class's objective has no target: JSON
+	// answered_within_target_share is null (MarshalJSON).
+	noTarget bool
 }
 
 // MarshalJSON writes c. A candidate without requests (of a class no
@@ -260,10 +264,18 @@ type Candidate struct {
 // answered_share, hedged_share, attempts_per_request,
 // answered_within_target_share, won_by_primary_share and met_share are
 // null, not 0, as its latencies are (in memory they stay 0); so are its
-// costs, cost_per_1k_usd, added_cost_pct and added_calls_pct.
+// costs, cost_per_1k_usd, added_cost_pct and added_calls_pct. The
+// candidate of a class whose objective has no target (p95, p99, cost,
+// knee) has no share within it: answered_within_target_share is null.
 func (c Candidate) MarshalJSON() ([]byte, error) {
 	type plain Candidate // without this method
-	if c.Requests > 0 {
+	switch {
+	case c.Requests > 0 && c.noTarget:
+		return json.Marshal(struct {
+			plain
+			AnsweredWithinShare *float64 `json:"answered_within_target_share"`
+		}{plain: plain(c)})
+	case c.Requests > 0:
 		return json.Marshal(plain(c))
 	}
 	return json.Marshal(struct {
@@ -1281,6 +1293,9 @@ func runPolicy(ctx context.Context, c *sim.Config, pol sim.Policy) (*sim.Result,
 // frontier, picks under the objective, marks the candidates like the pick
 // and gives the verdict.
 func decide(cr *ClassReport, rule Rule, level float64) {
+	for i := range cr.Candidates {
+		cr.Candidates[i].noTarget = cr.Objective.Target <= 0
+	}
 	cs := cr.Candidates
 	base := &cs[0]
 	base.asked, base.expect, base.batched, base.replay = cr.asked, cr.expect, cr.batched, cr.replay
