@@ -945,9 +945,17 @@ func writeRollout(w io.Writer, rc *RolloutCheck) {
 	// without hedging → in the check [CI], and the sweep's.
 	withinHead := ""
 	if slices.ContainsFunc(rc.Classes, func(c RolloutClass) bool { return c.Within != nil }) {
-		withinHead = "within target: no hedging → check [CI]\tpredicted\t"
+		withinHead = "within target: no hedging → check [CI]\twithin target predicted\t"
 	}
-	fmt.Fprintln(tw, "  class\tpick\tp95 check\tno hedging\tpredicted\tp99 check\tno hedging\tanswered check\tno hedging\tpredicted\t429s\tadded cost\tpredicted\t"+withinHead+tputHead)
+	// A class the check flags, or that had too few requests, says so in a
+	// column of its own.
+	flagHead := ""
+	if slices.ContainsFunc(rc.Classes, func(c RolloutClass) bool { return c.Flagged || c.TooFew || c.PredictedTooFew }) {
+		flagHead = "flag\t"
+	}
+	// Each header names its figure: when the table is split into groups
+	// to fit the width, a column may lead a group of its own.
+	fmt.Fprintln(tw, "  class\tpick\tp95 check\tp95 no hedging\tp95 predicted\tp99 check\tp99 no hedging\tanswered check\tanswered no hedging\tanswered predicted\t429s\tadded cost check\tadded cost predicted\t"+withinHead+tputHead+flagHead)
 	for _, c := range rc.Classes {
 		added := "n/a"
 		if c.AddedCostPct != nil {
@@ -955,10 +963,13 @@ func writeRollout(w io.Writer, rc *RolloutCheck) {
 		}
 		flag := ""
 		switch {
+		case flagHead == "":
 		case c.Flagged:
-			flag = "  FLAGGED"
+			flag = "FLAGGED\t"
 		case c.TooFew || c.PredictedTooFew:
-			flag = "  TOO FEW"
+			flag = "TOO FEW\t"
+		default:
+			flag = "-\t"
 		}
 		tput := ""
 		if len(tputs) > 0 {
