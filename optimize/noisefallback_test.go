@@ -49,6 +49,9 @@ func TestNoiseFallbackUndecided(t *testing.T) {
 		if !cr.Verdict.Undecided || cr.Verdict.Hedge {
 			t.Errorf("cap %v: verdict %q (pick %s, %+.1f%%); want undecided", maxCost, cr.Verdict.Label, cr.Picked().Label, cr.Picked().AddedCostPct)
 		}
+		if cr.RollsOut != optimize.RollsOutConfigured {
+			t.Errorf("cap %v: rolls out %q; want the configured policy", maxCost, cr.RollsOut)
+		}
 		for _, want := range []string{"rerun with --requests ≥ ", "187ms", "does not earn its added cost"} {
 			if !strings.Contains(cr.Verdict.Reason, want) {
 				t.Errorf("cap %v: reason %q lacks %q", maxCost, cr.Verdict.Reason, want)
