@@ -215,11 +215,14 @@ const NotWholeWarning = "the counts are not whole numbers (a rate, not a count?)
 
 // choose returns the index of the candidate to pick: the one named model,
 // or under ModelAuto the lowest BIC among those that are sound — a
-// chi-square test with a degree of freedom left, and no component the
-// buckets cannot see (b.spike) — falling back to the lowest BIC among
-// those with no such component, then among all. It adds to out's notes
-// each candidate passed over for a lower BIC, and returns a warning of
-// what is unsound in the pick ("" when nothing is).
+// chi-square test with a degree of freedom left that does not reject it
+// (PValue ≥ rejectLevel), and no component the buckets cannot see
+// (b.spike) — falling back to the lowest BIC among those with no such
+// component, then among all. A candidate the counts reject is no sounder
+// than one they cannot test, so it is not preferred to one of lower BIC
+// for being testable. It adds to out's notes each candidate passed over
+// for a lower BIC, and returns a warning of what is unsound in the pick
+// ("" when nothing is).
 func (b *bins) choose(out *HistogramFit, model string) (int, string) {
 	spikes := make([]string, len(out.Candidates))
 	for i := range out.Candidates {
@@ -239,7 +242,10 @@ func (b *bins) choose(out *HistogramFit, model string) (int, string) {
 			}
 			return best
 		}
-		if chosen = lowest(func(i int) bool { return spikes[i] == "" && out.Candidates[i].DF >= 1 }); chosen < 0 {
+		if chosen = lowest(func(i int) bool {
+			c := &out.Candidates[i]
+			return spikes[i] == "" && c.DF >= 1 && c.PValue >= rejectLevel
+		}); chosen < 0 {
 			if chosen = lowest(func(i int) bool { return spikes[i] == "" }); chosen < 0 {
 				chosen = lowest(func(int) bool { return true })
 			}
@@ -249,7 +255,11 @@ func (b *bins) choose(out *HistogramFit, model string) (int, string) {
 				continue
 			}
 			why := spikes[i]
-			if why == "" {
+			switch {
+			case why != "":
+			case c.DF >= 1:
+				why = fmt.Sprintf("the counts reject it (chi-square p = %.3g < %g)", c.PValue, rejectLevel)
+			default:
 				why = untestable
 			}
 			out.Notes = append(out.Notes, fmt.Sprintf("%s, of lower BIC, passed over: %s", c.Name, why))
@@ -259,9 +269,15 @@ func (b *bins) choose(out *HistogramFit, model string) (int, string) {
 		return chosen, fmt.Sprintf("the chosen %s is not sound: %s", c.Name, spikes[chosen])
 	} else if c.DF < 1 {
 		return chosen, fmt.Sprintf("the chosen %s is not tested: %s", c.Name, untestable)
+	} else if c.PValue < rejectLevel {
+		return chosen, fmt.Sprintf("the chosen %s is rejected by the counts (chi-square %.1f on %d df, p = %.3g < %g): its shape does not reproduce the buckets, and its percentiles may lie off the data's", c.Name, c.ChiSquare, c.DF, c.PValue, rejectLevel)
 	}
 	return chosen, ""
 }
+
+// rejectLevel is the chi-square p-value below which the counts reject a
+// candidate's shape (the level the fit's table names).
+const rejectLevel = 0.05
 
 // untestable says why a candidate's chi-square test has no p-value.
 const untestable = "the buckets, pooled to 5 expected observations each, leave its chi-square test no degree of freedom, so the counts cannot reject it"

@@ -35,7 +35,10 @@ type Drift struct {
 	// adjacent buckets pooled from the left until each expects ≥ 5 (a
 	// short last cell joins the one before). The model is fixed, not
 	// fitted to these counts, so DF = pooled cells − 1. PValue is
-	// P(χ²_DF > X²) (gonum distuv.ChiSquared), NaN when DF < 1.
+	// P(χ²_DF > X²) (gonum distuv.ChiSquared). When DF < 1 (the pooling
+	// left one cell) PValue is the exact test at the bucket bounds
+	// (boundTest) when that rejects, and the verdict is Shifted; NaN
+	// otherwise.
 	ChiSquare float64 `json:"chi_square"`
 	DF        int     `json:"df"`
 	PValue    float64 `json:"p_value"`
@@ -108,7 +111,11 @@ type ShareShift struct {
 // level). live, the model fitted to h, gives the live percentiles' point
 // values; nil uses the bucket midpoints of the intervals. The verdict is
 // CannotTell below MinObservations or when the buckets leave the test no
-// degree of freedom; Shifted when PValue < alpha; Unchanged otherwise.
+// degree of freedom and the exact test at the bucket bounds (boundTest)
+// does not reject either; Shifted when PValue < alpha (a warning then
+// asks whether the bounds are milliseconds when the live p50's interval
+// read as milliseconds holds the scenario's p50: msHint); Unchanged
+// otherwise.
 // Counts that are not whole numbers (h.Whole false) are taken as counts
 // of observations, with a warning; h.Warnings are passed on.
 func Judge(h *readers.Histogram, scen, live dist.Continuous, alpha float64) Drift {
@@ -163,27 +170,30 @@ func judge(h *readers.Histogram, scen, live dist.Continuous, alpha float64, samp
 			d.Why += "; the counts are not whole numbers (a rate, not a count?): query increase() over a window instead of rate()"
 		}
 	case d.DF < 1:
-		d.Verdict = CannotTell
-		d.Why = "the buckets, pooled to 5 expected observations each, leave the test no degree of freedom"
+		// The pooling has merged the buckets into one cell, which
+		// cannot disagree with the model even when the observations lie
+		// where it expects none; the bounds' exact tests still can.
+		b, p := boundTest(h, scen)
+		if p >= alpha {
+			d.Verdict = CannotTell
+			d.Why = "the buckets, pooled to 5 expected observations each, leave the test no degree of freedom"
+			break
+		}
+		d.PValue = p
+		d.Verdict = Shifted
+		d.Where = movedWhere(&d)
+		above := 0.0
+		for i := b + 1; i < len(h.Counts); i++ {
+			above += h.Counts[i]
+		}
+		d.Why = fmt.Sprintf("the buckets, pooled to 5 expected observations each, leave the chi-square no degree of freedom, but the counts reject %s at the bound %s s: %s of %s observations above it, where it expects %s (exact binomial test, Bonferroni over %d bounds: p = %s < %g)",
+			what, num(h.Upper[b]), countText(above), countText(d.N), num(d.N*scen.Survival(h.Upper[b])), finiteBounds(h), pText(p), alpha)
+		if hint := msHint(&d); hint != "" {
+			d.Warnings = append(d.Warnings, hint)
+		}
 	case d.PValue < alpha:
 		d.Verdict = Shifted
-		for _, s := range d.Percentiles {
-			w := "tail"
-			if s.P == 0.5 {
-				w = "median"
-			}
-			if s.Moved && !contains(d.Where, w) {
-				d.Where = append(d.Where, w)
-			}
-		}
-		for _, s := range d.Shares {
-			if s.Moved && !contains(d.Where, "bimodal share") {
-				d.Where = append(d.Where, "bimodal share")
-			}
-		}
-		if len(d.Where) == 0 {
-			d.Where = []string{"shape"}
-		}
+		d.Where = movedWhere(&d)
 		d.Why = fmt.Sprintf("the counts reject %s: X² = %.1f on %d df, p = %s < %g", what, d.ChiSquare, d.DF, pText(d.PValue), alpha)
 	default:
 		d.Verdict = Unchanged
@@ -191,6 +201,119 @@ func judge(h *readers.Histogram, scen, live dist.Continuous, alpha float64, samp
 	}
 	return d
 }
+
+// movedWhere names what moved beyond its interval for a Shifted verdict:
+// "median", "tail" (p95 or p99), "bimodal share"; "shape" when nothing did.
+func movedWhere(d *Drift) []string {
+	var where []string
+	for _, s := range d.Percentiles {
+		w := "tail"
+		if s.P == 0.5 {
+			w = "median"
+		}
+		if s.Moved && !contains(where, w) {
+			where = append(where, w)
+		}
+	}
+	for _, s := range d.Shares {
+		if s.Moved && !contains(where, "bimodal share") {
+			where = append(where, "bimodal share")
+		}
+	}
+	if len(where) == 0 {
+		where = []string{"shape"}
+	}
+	return where
+}
+
+// boundTest is the test of scen against h when the pooled chi-square has no
+// degree of freedom (all its expected count in one cell). At each finite
+// bucket bound u_i, the number of observations above it, K_i (rounded to
+// a whole number), is Binomial(N, S(u_i)) under scen (S its survival
+// function; independent observations); the two-sided exact p-value is
+// min(1, 2·min(P(X ≤ K_i), P(X ≥ K_i))). It returns the bucket i whose
+// upper bound gives the least p-value and that p-value times the number of
+// finite bounds (Bonferroni), capped at 1: a test of level alpha whatever
+// the bounds. With no finite bound it returns (0, 1).
+func boundTest(h *readers.Histogram, scen dist.Continuous) (int, float64) {
+	n := math.Round(h.Total())
+	best, bestP := 0, 1.0
+	for i := range h.Counts {
+		u := h.Upper[i]
+		if math.IsInf(u, 1) {
+			break
+		}
+		k := 0.0
+		for j := i + 1; j < len(h.Counts); j++ {
+			k += h.Counts[j]
+		}
+		k = math.Round(k)
+		if p := binomialTwoSided(n, scen.Survival(u), k); p < bestP || i == 0 {
+			best, bestP = i, p
+		}
+	}
+	return best, math.Min(1, bestP*float64(finiteBounds(h)))
+}
+
+// finiteBounds returns the number of h's finite upper bucket bounds.
+func finiteBounds(h *readers.Histogram) int {
+	m := 0
+	for _, u := range h.Upper {
+		if !math.IsInf(u, 1) {
+			m++
+		}
+	}
+	return m
+}
+
+// binomialTwoSided returns min(1, 2·min(P(X ≤ k), P(X ≥ k))) for X ~
+// Binomial(n, q), k a whole number in [0, n]; q of 0 or 1 puts X at 0 or n.
+func binomialTwoSided(n, q, k float64) float64 {
+	var le, ge float64 // P(X ≤ k), P(X ≥ k)
+	switch {
+	case q <= 0:
+		le, ge = 1, 0
+		if k == 0 {
+			ge = 1
+		}
+	case q >= 1:
+		le, ge = 0, 1
+		if k == n {
+			le = 1
+		}
+	default:
+		b := distuv.Binomial{N: n, P: q}
+		le = b.CDF(k)
+		ge = 1
+		if k > 0 {
+			ge = b.Survival(k - 1)
+		}
+	}
+	return math.Min(1, 2*math.Min(le, ge))
+}
+
+// msHint returns a warning when a Shifted drift reads as bucket bounds
+// written in milliseconds under a _seconds name: the live median is
+// msHintFloor seconds or more and the live p50 interval, read as
+// milliseconds, holds the scenario's p50. "" otherwise.
+func msHint(d *Drift) string {
+	for _, s := range d.Percentiles {
+		if s.P != 0.5 {
+			continue
+		}
+		if s.Live >= msHintFloor && s.Scenario > s.Lo/1000 && s.Scenario <= s.Hi/1000 {
+			return fmt.Sprintf("the live p50 (%s s, in (%s, %s] s) is about 1000× the scenario's (%s s): are the bucket bounds milliseconds under a _seconds name? did you mean %s s (%s ms)?",
+				num(s.Live), num(s.Lo), num(s.Hi), num(s.Scenario), num(s.Live/1000), num(s.Live))
+		}
+	}
+	return ""
+}
+
+// msHintFloor is the least live median, in seconds, that msHint reads as
+// possibly milliseconds: a model call with a median of half a minute or
+// more is rarely meant, while 30 ms is a plausible one (as validate's
+// unit warning reads a scenario's median).
+const msHintFloor = 30.0
 
 // Describe says the verdict with where and how much: "shifted in median,
 // tail: p50 +20% (1 → 1.2 s); …".

@@ -324,3 +324,39 @@ func TestJudgeLiveInDataBucket(t *testing.T) {
 		}
 	}
 }
+
+// TestJudgeShiftedWhenPoolingLeavesOneCell: a histogram of the scenario's
+// own latency with its bounds written in milliseconds under a _seconds
+// name (the bounds of /tmp/break9/live_ms_misnamed.prom) puts nearly every
+// observation above 100 s, where a 0.4 s model expects none. Pooling to 5
+// expected observations merges every bucket into the first, which leaves
+// the chi-square no degree of freedom; the exact test at the bounds must
+// still say "shifted", with the live percentiles and a hint that the
+// bounds read as milliseconds. The same buckets of draws of the scenario's
+// own model (all in the first bucket) are still "cannot tell", and a
+// shift that is not 1000× gets no milliseconds hint.
+func TestJudgeShiftedWhenPoolingLeavesOneCell(t *testing.T) {
+	bounds := []float64{100, 200, 300, 500, 750, 1000, 1500, 2000, 3000, 4000, 6000, 10000, 20000, 40000}
+	scen := dist.LogNormal{Mu: math.Log(0.4), Sigma: 0.5}
+	slipped := histogramOf(dist.LogNormal{Mu: math.Log(400), Sigma: 0.5}, 5000, bounds, 1)
+	d := Judge(slipped, scen, nil, 0.01)
+	if d.DF >= 1 {
+		t.Fatalf("the pooled chi-square has %d df; the test wants the one-cell case", d.DF)
+	}
+	if d.Verdict != Shifted || !slices.Contains(d.Where, "median") || !(d.PValue < 0.01) {
+		t.Fatalf("verdict %q at %v (p %g), why %q; want %q at the median", d.Verdict, d.Where, d.PValue, d.Why, Shifted)
+	}
+	if p50 := d.Percentiles[0]; !(p50.Lo < 400 && 400 <= p50.Hi) || !p50.Moved {
+		t.Errorf("live p50 interval (%g, %g] (moved %v); want one holding 400 s, moved", p50.Lo, p50.Hi, p50.Moved)
+	}
+	if !slices.ContainsFunc(d.Warnings, func(w string) bool { return strings.Contains(w, "did you mean") && strings.Contains(w, "ms)?") }) {
+		t.Errorf("warnings %q; want a milliseconds hint", d.Warnings)
+	}
+	if own := Judge(histogramOf(scen, 5000, bounds, 2), scen, nil, 0.01); own.Verdict != CannotTell {
+		t.Errorf("the scenario's own draws in one bucket: verdict %q (%s); want %q", own.Verdict, own.Why, CannotTell)
+	}
+	ten := Judge(histogramOf(dist.LogNormal{Mu: math.Log(200), Sigma: 0.5}, 5000, bounds, 3), scen, nil, 0.01)
+	if ten.Verdict != Shifted || slices.ContainsFunc(ten.Warnings, func(w string) bool { return strings.Contains(w, "did you mean") }) {
+		t.Errorf("a 500× shift: verdict %q, warnings %q; want %q and no milliseconds hint", ten.Verdict, ten.Warnings, Shifted)
+	}
+}

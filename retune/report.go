@@ -80,6 +80,10 @@ func (r *Report) WriteText(w io.Writer) error {
 			// against the scenario's.
 			row[3], row[4], row[5] = "-", "-", "-"
 		}
+		if d.DF < 1 {
+			// No chi-square (the bounds' exact test gave p).
+			row[3], row[4] = "-", "-"
+		}
 		for _, s := range d.Percentiles {
 			mark := ""
 			if s.Moved {

@@ -46,9 +46,11 @@ A histogram is fitted by maximum likelihood on the interval-censored counts
 (a lognormal, and mixtures by EM over the buckets), checked against the
 counts with a chi-square test and the largest CDF gap at the bounds, with a
 warning when the buckets are too coarse to resolve p95 or p99. --model auto
-passes over a model whose chi-square has no degree of freedom left, or a
-mixture with a component narrower than a tenth of its bucket (a spike the
-buckets cannot see), for a sound one, and says so.
+passes over a model whose chi-square has no degree of freedom left or
+rejects it (p < 0.05), or a mixture with a component narrower than a tenth
+of its bucket (a spike the buckets cannot see), for a sound one, and says
+so; with no sound one, a model the counts reject is not preferred to one
+they cannot test.
 
 Models: a lognormal, mixtures of 2 and 3 lognormals fitted by EM, and the
 empirical distribution; --model auto picks the parametric one with the
