@@ -154,3 +154,31 @@ func TestMedianPastDeadlineWarning(t *testing.T) {
 		}
 	}
 }
+
+// TestMedianWarningNamesTheStepsDeadline: in a pipeline, a step's call is
+// judged against the step's own deadline (0.5 s here, the class has none
+// of its own), and the warning called it "the class's 500ms deadline";
+// it now says "the step's".
+func TestMedianWarningNamesTheStepsDeadline(t *testing.T) {
+	models := []sim.Model{
+		{Name: "fast", Provider: "p", Latency: dist.Constant{Value: 0.05}},
+		{Name: "chat", Provider: "p", Latency: dist.Constant{Value: 0.7}},
+	}
+	prep := call(0, sim.FailClosed)
+	answer := call(500*time.Millisecond, sim.FailClosed)
+	answer.Policy.Primary = 1
+	cfg := pipelineConfig(100, models, &sim.Pipeline{
+		Steps:  []sim.Step{{Name: "prep", Call: prep, FanOut: 1}, {Name: "answer", Call: answer, FanOut: 1}},
+		Stages: []sim.Stage{{Steps: []int{0}}, {Steps: []int{1}}},
+	})
+	want := "step answer: model chat's latency has a median of 0.7 s, at or past the step's 500ms deadline, so at least half of the attempts on it miss the deadline"
+	var got []string
+	for _, w := range sim.ConfigWarnings(cfg) {
+		if strings.Contains(w.Text, "has a median of") {
+			got = append(got, w.Text)
+		}
+	}
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("median warnings %q; want %q", got, want)
+	}
+}
