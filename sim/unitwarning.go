@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,7 +19,10 @@ import (
 // number read as milliseconds lies within the deadline, the warning says
 // the values are seconds and suggests the milliseconds reading: a value
 // written in milliseconds where a scenario wants seconds (p50 = 600 for
-// 600 ms). A shorter median (1.5 s against
+// 600 ms). It says that nearly every request misses the deadline, unless
+// the policy sends copies to other models (rescuers): then only that the
+// attempts on the primary miss it and the requests rely on the copies to
+// those models, which may answer in time. A shorter median (1.5 s against
 // a 1.2 s deadline) is a plausible latency in seconds, and a median past
 // the deadline even in milliseconds (40 000 against 20 s) is no unit slip:
 // the warning then says only that the median is past the deadline. A
@@ -73,6 +77,9 @@ func medianWarning(cfg *Config, cl *Class, whose string) *ConfigWarning {
 	w := &ConfigWarning{Step: -1, Model: p, Field: key}
 	if med >= msHintFloor && med/1000 < deadline {
 		harm := "so nearly every request misses it"
+		if r := rescuers(cfg, &cl.Policy); len(r) > 0 {
+			harm = "so at least half of the attempts on it miss the deadline, and those requests rely on their copies to " + strings.Join(r, ", ")
+		}
 		w.Text = fmt.Sprintf("model %s's %s has a median of %s s, at or past the %s %s deadline, %s: values are seconds; did you mean %s (%s ms)?",
 			m.Name, key, sig4(med), whose, time.Duration(cl.Deadline), harm, sig4(med/1000), sig4(med))
 	} else {
@@ -80,6 +87,27 @@ func medianWarning(cfg *Config, cl *Class, whose string) *ConfigWarning {
 			m.Name, key, sig4(med), whose, time.Duration(cl.Deadline))
 	}
 	return w
+}
+
+// rescuers returns the names of the models other than the primary that p
+// may send a copy to (copies 1 to p.Copies, or with NewProvider any of
+// p.Targets), in order, each once; none when p does not hedge.
+func rescuers(cfg *Config, p *Policy) []string {
+	var out []string
+	add := func(t int) {
+		if t != p.Primary && t >= 0 && t < len(cfg.Models) && !slices.Contains(out, cfg.Models[t].Name) {
+			out = append(out, cfg.Models[t].Name)
+		}
+	}
+	for k := 1; k <= p.Copies; k++ {
+		add(p.target(k))
+	}
+	if p.NewProvider && p.Copies > 0 {
+		for _, t := range p.Targets {
+			add(t)
+		}
+	}
+	return out
 }
 
 // msHintFloor is the least median, in seconds, that unitWarning reads as
