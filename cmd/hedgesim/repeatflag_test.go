@@ -137,7 +137,7 @@ func TestSameValueGivenTwiceIsTakenOnce(t *testing.T) {
 	for _, args := range [][]string{
 		{"export", "--format", "json", "--class", "chat", "--class", "chat", path},
 		{"run", path, "--requests", "200", "--set", "classes[0].hedge.delay=100ms", "--set", "classes[0].hedge.delay=0.1s"},
-		{"run", path, "--requests", "200", "--seed", "3", "--seed", "3", "--json", "--json=1"},
+		{"run", path, "--requests", "200", "--seed", "3", "--seed", "3", "--json", "--json=1", "--max-memory", "8GB", "--max-memory", "8000MB"},
 		{"optimize", path, "--requests", "300", "--check-requests", "300", "--delays", "1s,2s", "--delays", "1000ms,2s",
 			"--copies", "1", "--copies", "1", "--adaptive", "95", "--adaptive", "95.0", "--classes", "chat", "--classes", "chat"},
 	} {
@@ -164,6 +164,7 @@ func TestSameValueGivenTwiceIsTakenOnce(t *testing.T) {
 		{[]string{"export", "--format", "json", "--class", "chat", "--class", "Chat", path}, `given twice ("chat", then "Chat")`},
 		{[]string{"optimize", path, "--delays", "1s,2s", "--delays", "2s,1s"}, `given twice ("1s,2s", then "2s,1s")`},
 		{[]string{"optimize", path, "--target", "100ms", "--target", "0.2s"}, `given twice ("100ms", then "0.2s")`},
+		{[]string{"run", path, "--max-memory", "8GB", "--max-memory", "8.04GB"}, `given twice ("8GB", then "8.04GB")`}, // both print 8.0 GB
 		{[]string{"run", path, "--set", "classes[0].hedge.delay=100ms", "--set", "classes[0].hedge.delay=0.2s"}, "contradicts --set classes[0].hedge.delay=100ms"},
 	} {
 		if code, _, errOut := hedgesim(t, tc.args...); code != exitUsage || !strings.Contains(errOut, tc.want) {
