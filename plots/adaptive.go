@@ -47,7 +47,7 @@ func AdaptiveDelayFigure(class string, pts []XY) Figure {
 			p.Y.Min = 0
 			p.Y.Max = max(p.Y.Max*1.1, 1e-3)
 			p.X.Tick.Marker = plot.TickerFunc(linearTicks)
-			rasterTitles(dc, p)
+			fitTitles(dc, p)
 			p.Draw(padded(dc))
 			return nil, nil
 		},

@@ -75,7 +75,7 @@ func single(build func() (*plot.Plot, *marks, *legend, error)) func(draw.Canvas)
 		if err != nil {
 			return nil, err
 		}
-		rasterTitles(dc, p)
+		fitTitles(dc, p)
 		c := padded(dc) // gonum draws the title's top a descent above the canvas
 		b, n := fitLegend(p, func() draw.Canvas { return c }, m, l, false)
 		p.Draw(c)
@@ -493,7 +493,7 @@ func delayPlots(d Delay, dc draw.Canvas) ([]placed, error) {
 	top.Title.TextStyle.Font.Size = vg.Points(11)
 	bottom := newPlot(d.HedgedTitle, d.XLabel, "% of requests")
 	bottom.Title.TextStyle.Font.Size = vg.Points(11)
-	rasterTitles(dc, top, bottom)
+	fitTitles(dc, top, bottom)
 	// Shares run from 0 to 100 %: the axis is labelled (and gridded) only
 	// there, even when the legend's room raises the panel's top above 100.
 	bottom.Y.Tick.Marker = plot.TickerFunc(func(lo, hi float64) []plot.Tick {
@@ -502,6 +502,7 @@ func delayPlots(d Delay, dc draw.Canvas) ([]placed, error) {
 	tm, bm := &marks{}, &marks{}
 	tl, bl := newLegend(), newLegend()
 	multi := len(d.Series) > 1
+	pickListed := false
 	xmin, xmax := math.Inf(1), math.Inf(-1)
 	ymax := math.Max(d.BaseP95, d.BaseP99)
 	for i, s := range d.Series {
@@ -587,9 +588,12 @@ func delayPlots(d Delay, dc draw.Canvas) ([]placed, error) {
 			pick.GlyphStyle = draw.GlyphStyle{Color: red, Radius: vg.Points(pickRadius), Shape: draw.RingGlyph{}}
 			top.Add(pick)
 			tm.point(x, q, vg.Points(pickRadius))
-			thumb := *pick
-			thumb.GlyphStyle.Radius = vg.Points(4.5)
-			tl.add(d.PickName, &thumb)
+			if !pickListed { // one pick, one entry, however many steps mark it
+				thumb := *pick
+				thumb.GlyphStyle.Radius = vg.Points(4.5)
+				tl.add(d.PickName, &thumb)
+				pickListed = true
+			}
 			hp, err := plotter.NewScatter(plotter.XYs{{X: x, Y: s.HedgedPct[s.PickAt]}})
 			if err != nil {
 				return nil, err

@@ -75,7 +75,7 @@ func breakdownPlot(d Breakdown, c draw.Canvas) (*plot.Plot, vg.Length, error) {
 		}
 	}
 	p.NominalX(steps...)
-	rasterTitles(c, p)
+	fitTitles(c, p)
 	p.X.Min, p.X.Max = -breakdownPad, float64(len(d.Steps)-1)+breakdownPad
 	top := 0.0
 	for i := range d.Slow {

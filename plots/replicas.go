@@ -130,7 +130,7 @@ func ReplicasFigure(d Replicas) Figure {
 			p.Legend.Top = true
 			p.Y.Min, p.Y.Max = 0, max(1.25*top, 1)
 			p.X.Tick.Marker = plot.TickerFunc(linearTicks)
-			rasterTitles(dc, p)
+			fitTitles(dc, p)
 			p.Draw(padded(dc))
 			return nil, nil
 		},

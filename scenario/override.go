@@ -67,7 +67,7 @@ func (c *checker) applyOptions(tree map[string]any, o *Options) ([]string, error
 			return nil, err
 		}
 		if prev, ok := given[key]; ok {
-			if !reflect.DeepEqual(parseValue(prev), parseValue(value)) {
+			if !sameValue(parseValue(prev), parseValue(value)) {
 				return nil, &Error{File: c.file, Set: "--set " + arg, Key: key,
 					Msg: fmt.Sprintf("contradicts --set %s=%s; give one value per key", key, prev)}
 			}
@@ -268,6 +268,40 @@ func parseValue(s string) any {
 		}
 	}
 	return s
+}
+
+// sameValue reports whether two --set values are the same value: equal
+// as decoded, or two numbers equal as numbers (4 and 4.0), or two
+// durations equal as durations (100ms and 0.1s; time.ParseDuration), so
+// that a key given the same value twice, however written, is not a
+// contradiction.
+func sameValue(a, b any) bool {
+	if reflect.DeepEqual(a, b) {
+		return true
+	}
+	if x, ok := number(a); ok {
+		y, ok := number(b)
+		return ok && x == y
+	}
+	as, aok := a.(string)
+	bs, bok := b.(string)
+	if !aok || !bok {
+		return false
+	}
+	x, err1 := time.ParseDuration(strings.TrimSpace(as))
+	y, err2 := time.ParseDuration(strings.TrimSpace(bs))
+	return err1 == nil && err2 == nil && x == y
+}
+
+// number returns v as a float64 when it is a decoded TOML number.
+func number(v any) (float64, bool) {
+	switch x := v.(type) {
+	case int64:
+		return float64(x), true
+	case float64:
+		return x, true
+	}
+	return 0, false
 }
 
 // applyRateScale multiplies the traffic by f.

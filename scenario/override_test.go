@@ -168,6 +168,33 @@ func TestRepeatedSet(t *testing.T) {
 	}
 }
 
+// TestRepeatedSetComparesValues: a key given the same value twice is
+// taken once however the value is written — 100ms and 0.1s (and the
+// quoted "0.1s") are one duration, 20 and 20.0 one number; they were
+// refused as a contradiction, the values compared as text. Another
+// duration is still refused naming both.
+func TestRepeatedSetComparesValues(t *testing.T) {
+	for _, set := range [][]string{
+		{"classes[0].hedge.delay=100ms", "classes[0].hedge.delay=0.1s"},
+		{"classes[0].hedge.delay=100ms", `classes[0].hedge.delay="0.1s"`},
+		{"arrivals.rate=20", "arrivals.rate=20.0"},
+	} {
+		s, err := ParseWith("w.toml", []byte(twoModels), &Options{Set: set})
+		if err != nil {
+			t.Errorf("%q: %v; want the value taken once", set, err)
+			continue
+		}
+		if want := []string{set[0]}; !reflect.DeepEqual(s.Overrides, want) {
+			t.Errorf("%q: Overrides %q; want %q", set, s.Overrides, want)
+		}
+	}
+	_, err := ParseWith("w.toml", []byte(twoModels), &Options{Set: []string{"classes[0].hedge.delay=100ms", "classes[0].hedge.delay=0.2s"}})
+	var e *Error
+	if !errors.As(err, &e) || e.Set != "--set classes[0].hedge.delay=0.2s" || !strings.Contains(e.Msg, "contradicts --set classes[0].hedge.delay=100ms") {
+		t.Errorf("100ms then 0.2s: %v; want the second refused naming the first", err)
+	}
+}
+
 // streamed is a valid scenario with a streamed model, a prefill speed, a
 // breaker with a time window and input tokens.
 const streamed = `

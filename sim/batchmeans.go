@@ -925,6 +925,12 @@ const QuantileRuleBatched = "nearest rank (R type 1): the smallest latency with 
 	"the requests interact, so the latency_s figures, the answered share and the costs per 1000 requests leave out the warm-up cut, " +
 	"and each ci95 comes from batch means of arrival-ordered requests"
 
+// OutcomesRowNote is what the text report adds to QuantileRuleBatched's
+// footnote: which requests the outcomes table counts, and where the
+// answered share after the warm-up cut (the JSON's answered_share) is.
+const OutcomesRowNote = "the outcomes table counts every request of the run, its answered shares too; " +
+	"the answered share after the warm-up cut (JSON answered_share) is on each class's warm-up line below, with its interval"
+
 // batchSize words a batch size of n requests (0 when the run has fewer
 // requests than batches).
 func batchSize[T int | int64](n T) string {

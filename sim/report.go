@@ -908,7 +908,13 @@ func (r *Report) WriteText(w io.Writer) error {
 	fmt.Fprintln(w)
 	writePools(w, r.Pools)
 	fmt.Fprintln(w, inServiceNote(r))
-	fmt.Fprintf(w, "quantiles: %s.\n", r.QuantileRule)
+	if strings.HasPrefix(r.QuantileRule, QuantileRuleBatched) {
+		// The JSON's rule is right for the JSON, whose answered_share is
+		// after the cut; the text's outcomes table is not.
+		fmt.Fprintf(w, "quantiles: %s; %s.\n", r.QuantileRule, OutcomesRowNote)
+	} else {
+		fmt.Fprintf(w, "quantiles: %s.\n", r.QuantileRule)
+	}
 	writeBatched(w, rows)
 	writePrecision(w, r.Precision)
 	for _, c := range rows {

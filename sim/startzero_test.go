@@ -125,4 +125,16 @@ deadline = "30s"
 	if !strings.Contains(buf.String(), "chat: warm-up cut: the first 1 requests") || !strings.Contains(buf.String(), "answered 0.0% [") {
 		t.Errorf("want the cut and the share after it on the batched line:\n%s", buf.String())
 	}
+	// The footnote said the answered share leaves out the warm-up cut —
+	// true of the batched line and the JSON, not of the outcomes row
+	// above it (2.5 % here, 0.0 % after the cut). It now says which
+	// counts which; the JSON's rule, right for the JSON, is unchanged.
+	note := "the outcomes table counts every request of the run, its answered shares too; " +
+		"the answered share after the warm-up cut (JSON answered_share) is on each class's warm-up line below, with its interval."
+	if text := strings.Join(strings.Fields(buf.String()), " "); !strings.Contains(text, "leave out the warm-up cut, and each ci95 comes from batch means of arrival-ordered requests; "+note) {
+		t.Errorf("the footnote does not say what the outcomes row counts; want %q:\n%s", note, buf.String())
+	}
+	if strings.Contains(r.QuantileRule, "outcomes table") {
+		t.Errorf("JSON quantile_rule %q names the text's outcomes table", r.QuantileRule)
+	}
 }

@@ -3,6 +3,7 @@ package sim
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -11,26 +12,31 @@ import (
 )
 
 // unitWarning returns a warning when the median latency (or time to first
-// token) of the class's primary model lies at or past the class's deadline,
-// so that at least half of the attempts on it miss the deadline. When the
-// median is msHintFloor seconds or more and the same number read as
-// milliseconds lies within the deadline, the warning says the values are
-// seconds and suggests the milliseconds reading: a value written in
-// milliseconds where a scenario wants seconds (p50 = 600 for 600 ms). A
-// shorter median (1.5 s against a 1.2 s deadline) is a plausible latency in
-// seconds, and a median past the deadline even in milliseconds (40 000
-// against 20 s) is no unit slip: the warning then says only that the
-// median is past the deadline. A mixture is judged by its fastest path
-// (fastestMedian): when a component's median lies within the deadline, the
-// latency is a plausible one of several paths (a bimodal guard mostly on
-// its slow path), and there is no warning. Nil otherwise. The warning's
-// Model and Field name the model's latency (or ttft); Step the pipeline
-// step whose call it is about (-1 for a one-call class).
+// token) of the class's primary model lies at or past the class's deadline
+// (for a pipeline, each step's call against the step's deadline, the text
+// saying "the step's"), so that at least half of the attempts on it miss
+// the deadline. When the median is msHintFloor seconds or more and the same
+// number read as milliseconds lies within the deadline, the warning says
+// the values are seconds and suggests the milliseconds reading: a value
+// written in milliseconds where a scenario wants seconds (p50 = 600 for
+// 600 ms). It says that nearly every request misses the deadline, unless
+// the policy sends copies to other models (rescuers): then only that the
+// attempts on the primary miss it and the requests rely on the copies to
+// those models, which may answer in time. A shorter median (1.5 s against
+// a 1.2 s deadline) is a plausible latency in seconds, and a median past
+// the deadline even in milliseconds (40 000 against 20 s) is no unit slip:
+// the warning then says only that the median is past the deadline. A
+// mixture is judged by its fastest path (fastestMedian): when a
+// component's median lies within the deadline, the latency is a plausible
+// one of several paths (a bimodal guard mostly on its slow path), and
+// there is no warning. Nil otherwise. The warning's Model and Field name
+// the model's latency (or ttft); Step the pipeline step whose call it is
+// about (-1 for a one-call class).
 func unitWarning(cfg *Config, cl *Class) *ConfigWarning {
 	if pl := cl.Pipeline; pl != nil {
 		// A pipeline: each step's call against its own deadline.
 		for s := range pl.Steps {
-			if w := unitWarning(cfg, &pl.Steps[s].Call); w != nil {
+			if w := medianWarning(cfg, &pl.Steps[s].Call, "step's"); w != nil {
 				w.Step = s
 				if len(pl.Steps) > 1 {
 					w.Text = "step " + pl.Steps[s].Name + ": " + w.Text
@@ -40,6 +46,12 @@ func unitWarning(cfg *Config, cl *Class) *ConfigWarning {
 		}
 		return nil
 	}
+	return medianWarning(cfg, cl, "class's")
+}
+
+// medianWarning is unitWarning for a one-call class (or a step's call) cl,
+// whose deadline the text calls whose ("class's" or "step's").
+func medianWarning(cfg *Config, cl *Class, whose string) *ConfigWarning {
 	p := cl.Policy.Primary
 	if cl.Deadline <= 0 || p < 0 || p >= len(cfg.Models) {
 		return nil
@@ -64,13 +76,38 @@ func unitWarning(cfg *Config, cl *Class) *ConfigWarning {
 	}
 	w := &ConfigWarning{Step: -1, Model: p, Field: key}
 	if med >= msHintFloor && med/1000 < deadline {
-		w.Text = fmt.Sprintf("model %s's %s has a median of %s s, at or past the class's %s deadline, so nearly every request misses it: values are seconds; did you mean %s (%s ms)?",
-			m.Name, key, sig4(med), time.Duration(cl.Deadline), sig4(med/1000), sig4(med))
+		harm := "so nearly every request misses it"
+		if r := rescuers(cfg, &cl.Policy); len(r) > 0 {
+			harm = "so at least half of the attempts on it miss the deadline, and those requests rely on their copies to " + strings.Join(r, ", ")
+		}
+		w.Text = fmt.Sprintf("model %s's %s has a median of %s s, at or past the %s %s deadline, %s: values are seconds; did you mean %s (%s ms)?",
+			m.Name, key, sig4(med), whose, time.Duration(cl.Deadline), harm, sig4(med/1000), sig4(med))
 	} else {
-		w.Text = fmt.Sprintf("model %s's %s has a median of %s s, at or past the class's %s deadline, so at least half of the attempts on it miss the deadline",
-			m.Name, key, sig4(med), time.Duration(cl.Deadline))
+		w.Text = fmt.Sprintf("model %s's %s has a median of %s s, at or past the %s %s deadline, so at least half of the attempts on it miss the deadline",
+			m.Name, key, sig4(med), whose, time.Duration(cl.Deadline))
 	}
 	return w
+}
+
+// rescuers returns the names of the models other than the primary that p
+// may send a copy to (copies 1 to p.Copies, or with NewProvider any of
+// p.Targets), in order, each once; none when p does not hedge.
+func rescuers(cfg *Config, p *Policy) []string {
+	var out []string
+	add := func(t int) {
+		if t != p.Primary && t >= 0 && t < len(cfg.Models) && !slices.Contains(out, cfg.Models[t].Name) {
+			out = append(out, cfg.Models[t].Name)
+		}
+	}
+	for k := 1; k <= p.Copies; k++ {
+		add(p.target(k))
+	}
+	if p.NewProvider && p.Copies > 0 {
+		for _, t := range p.Targets {
+			add(t)
+		}
+	}
+	return out
 }
 
 // msHintFloor is the least median, in seconds, that unitWarning reads as

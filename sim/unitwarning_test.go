@@ -154,3 +154,65 @@ func TestMedianPastDeadlineWarning(t *testing.T) {
 		}
 	}
 }
+
+// TestMedianWarningNamesTheStepsDeadline: in a pipeline, a step's call is
+// judged against the step's own deadline (0.5 s here, the class has none
+// of its own), and the warning called it "the class's 500ms deadline";
+// it now says "the step's".
+func TestMedianWarningNamesTheStepsDeadline(t *testing.T) {
+	models := []sim.Model{
+		{Name: "fast", Provider: "p", Latency: dist.Constant{Value: 0.05}},
+		{Name: "chat", Provider: "p", Latency: dist.Constant{Value: 0.7}},
+	}
+	prep := call(0, sim.FailClosed)
+	answer := call(500*time.Millisecond, sim.FailClosed)
+	answer.Policy.Primary = 1
+	cfg := pipelineConfig(100, models, &sim.Pipeline{
+		Steps:  []sim.Step{{Name: "prep", Call: prep, FanOut: 1}, {Name: "answer", Call: answer, FanOut: 1}},
+		Stages: []sim.Stage{{Steps: []int{0}}, {Steps: []int{1}}},
+	})
+	want := "step answer: model chat's latency has a median of 0.7 s, at or past the step's 500ms deadline, so at least half of the attempts on it miss the deadline"
+	var got []string
+	for _, w := range sim.ConfigWarnings(cfg) {
+		if strings.Contains(w.Text, "has a median of") {
+			got = append(got, w.Text)
+		}
+	}
+	if len(got) != 1 || got[0] != want {
+		t.Errorf("median warnings %q; want %q", got, want)
+	}
+}
+
+// TestMillisecondsWarningWithRescuingCopies: a primary written in
+// milliseconds (median 150 where 0.15 was meant) against a 2 s deadline,
+// hedged after 300 ms to a model that answers in 80 ms: the attempts on
+// the primary miss the deadline, but the copies answer nearly every
+// request in time. The warning said "so nearly every request misses it";
+// it now says the requests rely on their copies to that model. Hedged to
+// the primary itself, every copy misses too, and the warning still says
+// nearly every request misses it (none is answered here).
+func TestMillisecondsWarningWithRescuingCopies(t *testing.T) {
+	cfg := &sim.Config{
+		Name: "slip", Seed: 3, Requests: 2000,
+		Arrivals: sim.Arrivals{Process: sim.Poisson, Rate: 40},
+		Models: []sim.Model{
+			{Name: "emb-a", Provider: "a", Latency: dist.Constant{Value: 0.08}},
+			{Name: "emb-b", Provider: "b", Latency: dist.Constant{Value: 150}},
+		},
+		Classes: []sim.Class{{Name: "search", Share: 1, Deadline: 2 * time.Second,
+			InputTokens: dist.Constant{Value: 200}, OutputTokens: dist.Constant{Value: 1},
+			Policy: sim.Policy{Primary: 1, Targets: []int{0}, Copies: 1, Delays: []time.Duration{300 * time.Millisecond},
+				Winner: sim.FirstValid, OnError: sim.NonFatal, OnInvalid: sim.NonFatal, CancelBilling: sim.BillInput}}},
+	}
+	c := report(t, cfg).Classes[0]
+	want := "model emb-b's latency has a median of 150 s, at or past the class's 2s deadline, so at least half of the attempts on it miss the deadline, and those requests rely on their copies to emb-a: values are seconds; did you mean 0.15 (150 ms)?"
+	if c.AnsweredShare != 1 || !hasWarning(&c, want) {
+		t.Errorf("copies to emb-a: answered %v, warnings %q; want every request answered and %q", c.AnsweredShare, c.Warnings, want)
+	}
+	cfg.Classes[0].Policy.Targets = nil // copies to emb-b, which miss as the primary does
+	c = report(t, cfg).Classes[0]
+	want = "model emb-b's latency has a median of 150 s, at or past the class's 2s deadline, so nearly every request misses it: values are seconds; did you mean 0.15 (150 ms)?"
+	if c.AnsweredShare != 0 || !hasWarning(&c, want) {
+		t.Errorf("copies to emb-b: answered %v, warnings %q; want none answered and %q", c.AnsweredShare, c.Warnings, want)
+	}
+}

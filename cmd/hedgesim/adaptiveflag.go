@@ -3,6 +3,7 @@ package main
 import (
 	"errors"
 	"flag"
+	"slices"
 
 	"github.com/hedgesim/hedgesim/optimize"
 )
@@ -19,13 +20,17 @@ func (f *adaptiveFlag) String() string { return f.raw }
 func (*adaptiveFlag) checksRepeats()   {} // refuses a second list itself
 
 // Set parses a comma-separated list of percentiles in (0, 100), and
-// refuses a second list (givenTwice); the flag package names the flag in
-// the error, a usage error (exit 2).
+// refuses a second list other than the first (givenTwice; the same
+// percentiles in the same order, 95 and 95.0, change nothing); the flag
+// package names the flag in the error, a usage error (exit 2).
 func (f *adaptiveFlag) Set(s string) error {
+	v, err := optimize.ParseAdaptive(s)
 	if f.set {
+		if err == nil && slices.Equal(v, f.v) {
+			return nil
+		}
 		return givenTwice(f.raw, s)
 	}
-	v, err := optimize.ParseAdaptive(s)
 	if err != nil {
 		return err
 	}

@@ -319,9 +319,12 @@ var boolFlagName = regexp.MustCompile(`^(invalid boolean value "(?:[^"\\]|\\.)*"
 type checksRepeats interface{ checksRepeats() }
 
 // onceValue wraps a flag's value while the flags are parsed: the first
-// Set passes, and a later one with the same text passes on to the value
-// (a list flag refuses any second list itself); a later one with other
-// text is refused, naming both, rather than the last silently winning.
+// Set passes, and a later one with the same value passes on to it — the
+// same text, or other text the value reads as the same (its valueKey, else
+// its String, is unchanged: 100ms and 0.1s for a duration, --json and
+// --json=1); a later
+// one with another value is refused, naming both, rather than the last
+// silently winning, and the first value is put back.
 type onceValue struct {
 	flag.Value
 	first string
@@ -330,10 +333,27 @@ type onceValue struct {
 
 func (v *onceValue) Set(s string) error {
 	if v.set && s != v.first {
+		before := v.key()
+		if err := v.Value.Set(s); err == nil && v.key() == before {
+			return nil // the same value, written otherwise
+		}
+		_ = v.Value.Set(v.first) // it was accepted before
 		return fmt.Errorf("given twice (%q, then %q); give it once", v.first, s)
 	}
 	v.first, v.set = s, true
 	return v.Value.Set(s)
+}
+
+// keyed is a flag value whose String rounds (a size printed "8.0 GB"):
+// valueKey gives the value exactly, for onceValue to compare.
+type keyed interface{ valueKey() string }
+
+// key is the wrapped value's valueKey, else its String.
+func (v *onceValue) key() string {
+	if k, ok := v.Value.(keyed); ok {
+		return k.valueKey()
+	}
+	return v.Value.String()
 }
 
 // IsBoolFlag passes on the wrapped value's, so that --json still takes no

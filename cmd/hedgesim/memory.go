@@ -24,6 +24,9 @@ func (b *byteSize) String() string {
 	return formatBytes(b.v)
 }
 
+// valueKey is the size in bytes, exactly (String rounds it).
+func (b *byteSize) valueKey() string { return strconv.FormatInt(b.v, 10) }
+
 func (b *byteSize) Set(s string) error {
 	units := []struct {
 		suffix string

@@ -90,12 +90,17 @@ func (*listFlag) checksRepeats()   {} // refuses a second list itself
 
 // Set takes a comma-separated list; an empty list or an empty element
 // ("1s,,2s", a trailing comma) is an error naming the element. A second
-// Set is an error naming both lists: the second would silently replace
-// the first. A value listed twice ("fast,fast", or "1s,1000ms" by same)
+// Set of the same list (the same values in the same order, by same:
+// "1s,2s" and "1000ms,2s") changes nothing; of another list it is an
+// error naming both lists: the second would silently replace the first.
+// A value listed twice ("fast,fast", or "1s,1000ms" by same)
 // is an error naming both: a repeat would only repeat candidates, or
 // models, or classes.
 func (f *listFlag) Set(s string) error {
 	if f.set {
+		if k := f.keys(s); k != nil && slices.Equal(k, f.keys(f.raw)) {
+			return nil
+		}
 		return givenTwice(f.raw, s)
 	}
 	f.v, f.raw, f.set = nil, s, true
@@ -125,14 +130,32 @@ func (f *listFlag) Set(s string) error {
 	return nil
 }
 
+// keys returns the values the list s stands for, in order (by same), or
+// nil when an element is empty or not a value.
+func (f *listFlag) keys(s string) []string {
+	var out []string
+	for _, x := range strings.Split(s, ",") {
+		k, ok := strings.TrimSpace(x), true
+		if f.same != nil {
+			k, ok = f.same(k)
+		}
+		if !ok || k == "" {
+			return nil
+		}
+		out = append(out, k)
+	}
+	return out
+}
+
 // givenTwice is the error of a flag given a second time, first then
 // second: the flag package names the flag, and the command exits 2.
 func givenTwice(first, second string) error {
 	return fmt.Errorf("given twice (%q, then %q); give every value in one comma-separated list", first, second)
 }
 
-// onceFlag is a string flag that may be given once: a second value would
-// silently replace the first.
+// onceFlag is a string flag that may be given one value: a second,
+// other value would silently replace the first; the same text again is
+// taken once.
 type onceFlag struct {
 	v   string
 	set bool
@@ -141,9 +164,9 @@ type onceFlag struct {
 func (f *onceFlag) String() string { return f.v }
 func (*onceFlag) checksRepeats()   {} // refuses a second value itself
 
-// Set takes s, or refuses a second value (givenTwice).
+// Set takes s, or refuses a second value other than the first.
 func (f *onceFlag) Set(s string) error {
-	if f.set {
+	if f.set && s != f.v {
 		return fmt.Errorf("given twice (%q, then %q); give it once", f.v, s)
 	}
 	f.v, f.set = s, true

@@ -24,7 +24,7 @@ func TestDelaysCopiesGivenTwice(t *testing.T) {
 		{[]string{"optimize", path, "--copies", "1", "--copies", "2"}, "-copies", `given twice ("1", then "2")`},
 		{[]string{"optimize", path, "--copies", "1,2,1"}, "-copies", "1 is listed twice; list each value once"},
 		{[]string{"retune", "--copies", "1,1", "--from", "x.txt", path}, "-copies", "1 is listed twice"},
-		{[]string{"retune", "--copies", "1", "--copies", "1", "--from", "x.txt", path}, "-copies", `given twice ("1", then "1")`},
+		{[]string{"retune", "--copies", "1", "--copies", "1,2", "--from", "x.txt", path}, "-copies", `given twice ("1", then "1,2")`},
 	} {
 		code, _, errOut := hedgesim(t, tc.args...)
 		if code != exitUsage || !strings.Contains(errOut, tc.flag) || !strings.Contains(errOut, tc.msg) {
@@ -122,6 +122,53 @@ func TestListNamesEntryTwice(t *testing.T) {
 		want := tc.item + " is listed twice; list each value once"
 		if code != exitUsage || !strings.Contains(errOut, tc.flag) || !strings.Contains(errOut, want) {
 			t.Errorf("%q: exit %d, stderr %q; want 2 naming %s and %q", tc.args, code, errOut, tc.flag, want)
+		}
+	}
+}
+
+// TestSameValueGivenTwiceIsTakenOnce: one rule for every flag — the same
+// value given twice is taken once, compared as the value (durations as
+// durations, lists element by element). export's --class X --class X,
+// a list flag given the same list twice (--copies 1 --copies 1,
+// --delays 1s --delays 1000ms) and --set with 100ms then 0.1s were
+// refused as if contradictory, while run --seed 1 --seed 1 was taken.
+func TestSameValueGivenTwiceIsTakenOnce(t *testing.T) {
+	path := writeScenario(t, bimodalScenario)
+	for _, args := range [][]string{
+		{"export", "--format", "json", "--class", "chat", "--class", "chat", path},
+		{"run", path, "--requests", "200", "--set", "classes[0].hedge.delay=100ms", "--set", "classes[0].hedge.delay=0.1s"},
+		{"run", path, "--requests", "200", "--seed", "3", "--seed", "3", "--json", "--json=1", "--max-memory", "8GB", "--max-memory", "8000MB"},
+		{"optimize", path, "--requests", "300", "--check-requests", "300", "--delays", "1s,2s", "--delays", "1000ms,2s",
+			"--copies", "1", "--copies", "1", "--adaptive", "95", "--adaptive", "95.0", "--classes", "chat", "--classes", "chat"},
+	} {
+		code, _, errOut := hedgesim(t, args...)
+		if code != exitOK {
+			t.Errorf("%q: exit %d, stderr %q; want 0, each value taken once", args, code, errOut)
+		}
+	}
+	// fit --ok and retune --from: the same value again is no repeat; the
+	// missing files are the only errors.
+	for _, args := range [][]string{
+		{"fit", "--ok", "ok,200", "--ok", "ok,200", "missing.csv"},
+		{"retune", path, "--from", "missing.txt", "--from", "missing.txt"},
+	} {
+		if code, _, errOut := hedgesim(t, args...); strings.Contains(errOut, "given twice") || code == exitOK {
+			t.Errorf("%q: exit %d, stderr %q; want the missing file refused, not the flag given twice", args, code, errOut)
+		}
+	}
+	// Other values are still refused, naming both.
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"export", "--format", "json", "--class", "chat", "--class", "Chat", path}, `given twice ("chat", then "Chat")`},
+		{[]string{"optimize", path, "--delays", "1s,2s", "--delays", "2s,1s"}, `given twice ("1s,2s", then "2s,1s")`},
+		{[]string{"optimize", path, "--target", "100ms", "--target", "0.2s"}, `given twice ("100ms", then "0.2s")`},
+		{[]string{"run", path, "--max-memory", "8GB", "--max-memory", "8.04GB"}, `given twice ("8GB", then "8.04GB")`}, // both print 8.0 GB
+		{[]string{"run", path, "--set", "classes[0].hedge.delay=100ms", "--set", "classes[0].hedge.delay=0.2s"}, "contradicts --set classes[0].hedge.delay=100ms"},
+	} {
+		if code, _, errOut := hedgesim(t, tc.args...); code != exitUsage || !strings.Contains(errOut, tc.want) {
+			t.Errorf("%q: exit %d, stderr %q; want 2 and %q", tc.args, code, errOut, tc.want)
 		}
 	}
 }

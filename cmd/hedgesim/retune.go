@@ -465,8 +465,9 @@ func (w *promWindow) Set(s string) error {
 	return nil
 }
 
-// onceString is a string flag that may be given once: a second value is
-// an error naming both, not the last one silently winning.
+// onceString is a string flag that may be given one value: a second,
+// other value is an error naming both, not the last one silently
+// winning; the same text again is taken once.
 type onceString struct {
 	v   string
 	set bool
@@ -475,7 +476,7 @@ type onceString struct {
 func (f *onceString) String() string { return f.v }
 func (*onceString) checksRepeats()   {} // refuses a second source itself
 func (f *onceString) Set(s string) error {
-	if f.set {
+	if f.set && s != f.v {
 		return fmt.Errorf("given twice (%q, then %q): retune reads one source; retune each source in a run of its own", f.v, s)
 	}
 	f.v, f.set = s, true
