@@ -16,45 +16,7 @@ import (
 // attempts per request and no hedging's latencies and answered share as
 // null, not 0, while the class beside it keeps its numbers.
 func TestClassWithoutRequestsNullInJSON(t *testing.T) {
-	sc, err := scenario.Parse("tiny.toml", []byte(`seed = 1
-requests = 1000
-[arrivals]
-rate = 100.0
-[models.m]
-latency = { kind = "lognormal", median = 0.5, p95 = 2.0 }
-price_per_request = 0.0001
-[[classes]]
-name = "big"
-share = 0.999999999
-[classes.hedge]
-primary = "m"
-delay = "1s"
-[[classes]]
-name = "rare"
-share = 0.000000001
-[classes.hedge]
-primary = "m"
-delay = "1s"
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := &sc.Config
-	r := sim.NewReport(cfg, mustRun(t, cfg), mustRun(t, sim.WithoutHedging(cfg)))
-	if r.Classes[1].Requests != 0 || r.Classes[0].Requests != 1000 {
-		t.Fatalf("requests big %d, rare %d; want 1000 and 0", r.Classes[0].Requests, r.Classes[1].Requests)
-	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back struct {
-		Classes []map[string]any `json:"classes"`
-	}
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
-	rare, big := back.Classes[1], back.Classes[0]
+	_, rare, big := rareBesideBig(t)
 	for _, k := range []string{"answered_share", "hedged_share", "attempts_per_request"} {
 		if v, ok := rare[k]; !ok || v != nil {
 			t.Errorf("rare: %s = %v (present %v); want null", k, v, ok)
@@ -95,45 +57,7 @@ delay = "1s"
 // figures; its row of the text's cost table is "-", as its spend row is.
 // Before, both were $0.0000 and 0.
 func TestClassWithoutRequestsHasNoCost(t *testing.T) {
-	sc, err := scenario.Parse("tiny.toml", []byte(`seed = 1
-requests = 1000
-[arrivals]
-rate = 100.0
-[models.m]
-latency = { kind = "lognormal", median = 0.5, p95 = 2.0 }
-price_per_request = 0.0001
-[[classes]]
-name = "big"
-share = 0.999999999
-[classes.hedge]
-primary = "m"
-delay = "1s"
-[[classes]]
-name = "rare"
-share = 0.000000001
-[classes.hedge]
-primary = "m"
-delay = "1s"
-`))
-	if err != nil {
-		t.Fatal(err)
-	}
-	cfg := &sc.Config
-	r := sim.NewReport(cfg, mustRun(t, cfg), mustRun(t, sim.WithoutHedging(cfg)))
-	if r.Classes[1].Requests != 0 || r.Classes[0].Requests != 1000 {
-		t.Fatalf("requests big %d, rare %d; want 1000 and 0", r.Classes[0].Requests, r.Classes[1].Requests)
-	}
-	b, err := json.Marshal(r)
-	if err != nil {
-		t.Fatal(err)
-	}
-	var back struct {
-		Classes []map[string]any `json:"classes"`
-	}
-	if err := json.Unmarshal(b, &back); err != nil {
-		t.Fatal(err)
-	}
-	rare, big := back.Classes[1], back.Classes[0]
+	r, rare, big := rareBesideBig(t)
 	for _, row := range []struct {
 		name string
 		m    map[string]any
@@ -167,4 +91,50 @@ delay = "1s"
 	if !regexp.MustCompile(`(?m)^ +big +\$0\.\d{4} +\$0\.\d{4} +\$0\.\d{4} +\$0\.\d{4} +[+-]\d+\.\d%`).MatchString(text.String()) {
 		t.Errorf("big's cost per 1k row: want its figures:\n%s", text.String())
 	}
+}
+
+// rareBesideBig runs 1000 requests of two classes, "big" and "rare",
+// where rare's share of 10⁻⁹ gets no request, and returns the report and
+// both classes' rows of its JSON read back as maps.
+func rareBesideBig(t *testing.T) (r *sim.Report, rare, big map[string]any) {
+	t.Helper()
+	sc, err := scenario.Parse("tiny.toml", []byte(`seed = 1
+requests = 1000
+[arrivals]
+rate = 100.0
+[models.m]
+latency = { kind = "lognormal", median = 0.5, p95 = 2.0 }
+price_per_request = 0.0001
+[[classes]]
+name = "big"
+share = 0.999999999
+[classes.hedge]
+primary = "m"
+delay = "1s"
+[[classes]]
+name = "rare"
+share = 0.000000001
+[classes.hedge]
+primary = "m"
+delay = "1s"
+`))
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &sc.Config
+	r = sim.NewReport(cfg, mustRun(t, cfg), mustRun(t, sim.WithoutHedging(cfg)))
+	if r.Classes[1].Requests != 0 || r.Classes[0].Requests != 1000 {
+		t.Fatalf("requests big %d, rare %d; want 1000 and 0", r.Classes[0].Requests, r.Classes[1].Requests)
+	}
+	b, err := json.Marshal(r)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var back struct {
+		Classes []map[string]any `json:"classes"`
+	}
+	if err := json.Unmarshal(b, &back); err != nil {
+		t.Fatal(err)
+	}
+	return r, back.Classes[1], back.Classes[0]
 }
