@@ -55,58 +55,37 @@ func TestAssessAnsweredHedgedUnchanged(t *testing.T) {
 	both := map[string]float64{"a": 0.5, "b": 0.5}
 	p95s := map[string]float64{"a": 2, "b": 2}
 	slower := scaled(t, cfg, 1.3, both, p95s)
-	seeds := 20
-	if testing.Short() {
-		seeds = 4
-	}
 	ctx := context.Background()
 	fopt := fit.Options{Model: fit.ModelAuto, Seed: 1}
-	alarms := 0
-	for s := range seeds {
-		seed := uint64(200 + s)
-		for _, c := range []struct {
-			cfg   *sim.Config
-			shift bool
-		}{{cfg, false}, {slower, true}} {
-			h := modelHistogram(t, c.cfg, seed, "a", pool3Bounds)
-			live := []Live{{Model: "a", Index: 0, Key: "latency", Query: `inference_latency_seconds{model="a"}`, Hist: h}}
-			ms, err := AssessCounts(ctx, cfg, live, fopt, 0.01, CountsAnswered)
-			if err != nil {
-				t.Fatal(err)
-			}
-			m := &ms[0]
-			if !slices.Equal(m.CancelledBy, []string{"c"}) || m.QueuedAt != "" || m.Refit() || m.Applied {
-				t.Errorf("seed %d: cancelled by %q, queued at %q, refit %v, applied %v; want [c], none, false, false", seed, m.CancelledBy, m.QueuedAt, m.Refit(), m.Applied)
-			}
-			if !strings.Contains(m.Against, "completed attempts") {
-				t.Errorf("seed %d: judged against %q; want the completed attempts simulated", seed, m.Against)
-			}
-			if got := LiveConfig(cfg, ms).Models[0].Latency; got != cfg.Models[0].Latency {
-				t.Errorf("seed %d: LiveConfig replaced the censored model's latency with %v", seed, got)
-			}
-			if c.shift {
-				if m.Drift.Verdict != Shifted || !strings.Contains(m.NotApplied, "--histogram-counts all") {
-					t.Errorf("seed %d, median +30%%: %s (%s), not applied %q; want shifted, not refitted", seed, m.Drift.Verdict, m.Drift.Why, m.NotApplied)
-				}
-				continue
-			}
-			if m.Drift.Verdict != Unchanged {
-				alarms++
-				t.Logf("seed %d: %s: %s", seed, m.Drift.Verdict, m.Drift.Why)
-			}
-			// The same histogram taken as every call's: the censoring
-			// reads as a shift, with a warning naming the flag.
-			all, err := Assess(ctx, cfg, live, fopt, 0.01)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if a := &all[0]; a.Drift.Verdict != Shifted || len(a.CancelledBy) != 0 || !slices.ContainsFunc(a.Drift.Warnings, func(w string) bool {
-				return strings.Contains(w, "--histogram-counts answered")
-			}) {
-				t.Errorf("seed %d, counted as every call: %s, cancelled by %q, warnings %q; want shifted, none, a warning naming --histogram-counts answered", seed, a.Drift.Verdict, a.CancelledBy, a.Drift.Warnings)
-			}
+	seeds, alarms := answeredDrift(t, cfg, slower, 200, func(seed uint64, shift bool, live []Live, ms []Model) {
+		m := &ms[0]
+		if !slices.Equal(m.CancelledBy, []string{"c"}) || m.QueuedAt != "" || m.Refit() || m.Applied {
+			t.Errorf("seed %d: cancelled by %q, queued at %q, refit %v, applied %v; want [c], none, false, false", seed, m.CancelledBy, m.QueuedAt, m.Refit(), m.Applied)
 		}
-	}
+		if !strings.Contains(m.Against, "completed attempts") {
+			t.Errorf("seed %d: judged against %q; want the completed attempts simulated", seed, m.Against)
+		}
+		if got := LiveConfig(cfg, ms).Models[0].Latency; got != cfg.Models[0].Latency {
+			t.Errorf("seed %d: LiveConfig replaced the censored model's latency with %v", seed, got)
+		}
+		if shift {
+			if m.Drift.Verdict != Shifted || !strings.Contains(m.NotApplied, "--histogram-counts all") {
+				t.Errorf("seed %d, median +30%%: %s (%s), not applied %q; want shifted, not refitted", seed, m.Drift.Verdict, m.Drift.Why, m.NotApplied)
+			}
+			return
+		}
+		// The same histogram taken as every call's: the censoring
+		// reads as a shift, with a warning naming the flag.
+		all, err := Assess(ctx, cfg, live, fopt, 0.01)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := &all[0]; a.Drift.Verdict != Shifted || len(a.CancelledBy) != 0 || !slices.ContainsFunc(a.Drift.Warnings, func(w string) bool {
+			return strings.Contains(w, "--histogram-counts answered")
+		}) {
+			t.Errorf("seed %d, counted as every call: %s, cancelled by %q, warnings %q; want shifted, none, a warning naming --histogram-counts answered", seed, a.Drift.Verdict, a.CancelledBy, a.Drift.Warnings)
+		}
+	})
 	if alarms > seeds/20 {
 		t.Errorf("%d of %d seeds read the unchanged hedged model as drifted; want at most %d", alarms, seeds, seeds/20)
 	}
@@ -265,52 +244,65 @@ func TestAssessAnsweredDeadlineUnchanged(t *testing.T) {
 	}
 	cfg := &sc.Config
 	slower := scaled(t, cfg, 1.3, map[string]float64{"a": 0.5}, map[string]float64{"a": 2})
-	seeds := 20
+	ctx := context.Background()
+	fopt := fit.Options{Model: fit.ModelAuto, Seed: 1}
+	seeds, alarms := answeredDrift(t, cfg, slower, 300, func(seed uint64, shift bool, live []Live, ms []Model) {
+		m := &ms[0]
+		if !slices.Equal(m.CancelledBy, []string{"c"}) || m.QueuedAt != "" || m.Refit() || m.Applied || !strings.Contains(m.Against, "completed attempts") {
+			t.Fatalf("seed %d: cancelled by %q, queued at %q, refit %v, applied %v, judged against %q; want [c], none, false, false, the completed attempts simulated",
+				seed, m.CancelledBy, m.QueuedAt, m.Refit(), m.Applied, m.Against)
+		}
+		if shift {
+			if m.Drift.Verdict != Shifted || !strings.Contains(m.NotApplied, "calls still running at the deadline") {
+				t.Errorf("seed %d, median +30%%: %s (%s), not applied %q; want shifted, not refitted, saying the deadline cuts", seed, m.Drift.Verdict, m.Drift.Why, m.NotApplied)
+			}
+			return
+		}
+		all, err := Assess(ctx, cfg, live, fopt, 0.01)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if a := &all[0]; a.Drift.Verdict != Shifted || !slices.ContainsFunc(a.Drift.Warnings, func(w string) bool {
+			return strings.Contains(w, "calls still running at the deadline") && strings.Contains(w, "--histogram-counts answered")
+		}) {
+			t.Errorf("seed %d, counted as every call: %s, warnings %q; want shifted, with a warning naming the deadline and --histogram-counts answered", seed, a.Drift.Verdict, a.Drift.Warnings)
+		}
+	})
+	if alarms > seeds/20 {
+		t.Errorf("%d of %d seeds read the unchanged deadline-cut model as drifted; want at most %d", alarms, seeds, seeds/20)
+	}
+}
+
+// answeredDrift assesses model a's histogram of answered calls
+// (CountsAnswered, alpha 0.01) drawn from cfg and from slower on 20 seeds
+// from base (4 under -short), handing each result to check with whether it
+// came from slower, and counts the seeds whose unchanged histogram did not
+// read unchanged.
+func answeredDrift(t *testing.T, cfg, slower *sim.Config, base uint64, check func(seed uint64, shift bool, live []Live, ms []Model)) (seeds, alarms int) {
+	t.Helper()
+	seeds = 20
 	if testing.Short() {
 		seeds = 4
 	}
-	ctx := context.Background()
 	fopt := fit.Options{Model: fit.ModelAuto, Seed: 1}
-	alarms := 0
 	for s := range seeds {
-		seed := uint64(300 + s)
+		seed := base + uint64(s)
 		for _, c := range []struct {
 			cfg   *sim.Config
 			shift bool
 		}{{cfg, false}, {slower, true}} {
 			h := modelHistogram(t, c.cfg, seed, "a", pool3Bounds)
 			live := []Live{{Model: "a", Index: 0, Key: "latency", Query: `inference_latency_seconds{model="a"}`, Hist: h}}
-			ms, err := AssessCounts(ctx, cfg, live, fopt, 0.01, CountsAnswered)
+			ms, err := AssessCounts(context.Background(), cfg, live, fopt, 0.01, CountsAnswered)
 			if err != nil {
 				t.Fatal(err)
 			}
-			m := &ms[0]
-			if !slices.Equal(m.CancelledBy, []string{"c"}) || m.QueuedAt != "" || m.Refit() || m.Applied || !strings.Contains(m.Against, "completed attempts") {
-				t.Fatalf("seed %d: cancelled by %q, queued at %q, refit %v, applied %v, judged against %q; want [c], none, false, false, the completed attempts simulated",
-					seed, m.CancelledBy, m.QueuedAt, m.Refit(), m.Applied, m.Against)
-			}
-			if c.shift {
-				if m.Drift.Verdict != Shifted || !strings.Contains(m.NotApplied, "calls still running at the deadline") {
-					t.Errorf("seed %d, median +30%%: %s (%s), not applied %q; want shifted, not refitted, saying the deadline cuts", seed, m.Drift.Verdict, m.Drift.Why, m.NotApplied)
-				}
-				continue
-			}
-			if m.Drift.Verdict != Unchanged {
+			if !c.shift && ms[0].Drift.Verdict != Unchanged {
 				alarms++
-				t.Logf("seed %d: %s: %s", seed, m.Drift.Verdict, m.Drift.Why)
+				t.Logf("seed %d: %s: %s", seed, ms[0].Drift.Verdict, ms[0].Drift.Why)
 			}
-			all, err := Assess(ctx, cfg, live, fopt, 0.01)
-			if err != nil {
-				t.Fatal(err)
-			}
-			if a := &all[0]; a.Drift.Verdict != Shifted || !slices.ContainsFunc(a.Drift.Warnings, func(w string) bool {
-				return strings.Contains(w, "calls still running at the deadline") && strings.Contains(w, "--histogram-counts answered")
-			}) {
-				t.Errorf("seed %d, counted as every call: %s, warnings %q; want shifted, with a warning naming the deadline and --histogram-counts answered", seed, a.Drift.Verdict, a.Drift.Warnings)
-			}
+			check(seed, c.shift, live, ms)
 		}
 	}
-	if alarms > seeds/20 {
-		t.Errorf("%d of %d seeds read the unchanged deadline-cut model as drifted; want at most %d", alarms, seeds, seeds/20)
-	}
+	return seeds, alarms
 }
