@@ -2,7 +2,6 @@ package sim_test
 
 import (
 	"math/rand/v2"
-	"reflect"
 	"testing"
 	"time"
 
@@ -15,15 +14,7 @@ import (
 // for first-token answers and without it.
 func samePlainFirst(t *testing.T, name string, cfg *sim.Config) {
 	t.Helper()
-	var short, whole []sim.AttemptRecord
-	a := sim.RunGlobal(cfg, func(r *sim.AttemptRecord) { short = append(short, *r) })
-	b := sim.RunWithoutPlainFirst(cfg, func(r *sim.AttemptRecord) { whole = append(whole, *r) })
-	if !reflect.DeepEqual(a, b) {
-		t.Fatalf("%s: the first-token short path changed the result:\n%+v\n%+v", name, a.Classes, b.Classes)
-	}
-	if !reflect.DeepEqual(short, whole) {
-		t.Fatalf("%s: the first-token short path changed the attempts", name)
-	}
+	sameWithout(t, name, "the first-token short path", cfg, sim.RunWithoutPlainFirst, false)
 }
 
 // TestPlainFirstIsRespond runs every shipped scenario, and random

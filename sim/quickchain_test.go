@@ -20,22 +20,34 @@ import (
 // without a trace too, as the benchmarks run.
 func sameChain(t *testing.T, name string, cfg *sim.Config) {
 	t.Helper()
-	var quick, whole []sim.AttemptRecord
-	a := sim.RunGlobal(cfg, func(r *sim.AttemptRecord) { quick = append(quick, *r) })
-	b := sim.RunWithoutQuickChain(cfg, func(r *sim.AttemptRecord) { whole = append(whole, *r) })
+	sameWithout(t, name, "the quick hand-on", cfg, sim.RunWithoutQuickChain, true)
+}
+
+// sameWithout checks that cfg run with every short path (RunGlobal) and
+// by without, which leaves the one named path out, gives the same result
+// and the same attempt records in the same order, naming the first
+// attempt that differs; untraced runs both once more without a trace, as
+// the benchmarks run.
+func sameWithout(t *testing.T, name, path string, cfg *sim.Config, without func(*sim.Config, func(*sim.AttemptRecord)) *sim.Result, untraced bool) {
+	t.Helper()
+	var short, whole []sim.AttemptRecord
+	a := sim.RunGlobal(cfg, func(r *sim.AttemptRecord) { short = append(short, *r) })
+	b := without(cfg, func(r *sim.AttemptRecord) { whole = append(whole, *r) })
 	if !reflect.DeepEqual(a, b) {
-		t.Fatalf("%s: the quick hand-on changed the traced result:\n%+v\n%+v", name, a.Classes, b.Classes)
+		t.Fatalf("%s: %s changed the traced result:\n%+v\n%+v", name, path, a.Classes, b.Classes)
 	}
-	if !reflect.DeepEqual(quick, whole) {
-		for i := range min(len(quick), len(whole)) {
-			if !reflect.DeepEqual(quick[i], whole[i]) {
-				t.Fatalf("%s: attempt %d of %d differs:\n%+v\n%+v", name, i, len(whole), quick[i], whole[i])
+	if !reflect.DeepEqual(short, whole) {
+		for i := range min(len(short), len(whole)) {
+			if !reflect.DeepEqual(short[i], whole[i]) {
+				t.Fatalf("%s: %s changed attempt %d of %d:\n%+v\n%+v", name, path, i, len(whole), short[i], whole[i])
 			}
 		}
-		t.Fatalf("%s: %d attempts quick, %d whole", name, len(quick), len(whole))
+		t.Fatalf("%s: %s changed the attempts: %d with it, %d without", name, path, len(short), len(whole))
 	}
-	if a, b := sim.RunGlobal(cfg, nil), sim.RunWithoutQuickChain(cfg, nil); !reflect.DeepEqual(a, b) {
-		t.Fatalf("%s: the quick hand-on changed the result:\n%+v\n%+v", name, a.Classes, b.Classes)
+	if untraced {
+		if a, b := sim.RunGlobal(cfg, nil), without(cfg, nil); !reflect.DeepEqual(a, b) {
+			t.Fatalf("%s: %s changed the result:\n%+v\n%+v", name, path, a.Classes, b.Classes)
+		}
 	}
 }
 
