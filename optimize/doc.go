@@ -411,5 +411,6 @@
 // objective_pick, fewer_answers, answered_within_target_share, status,
 // reasons (the codes, ";"-separated). A miss is written +Inf; the bounds
 // of a p95 or p99 interval too few requests support (P95CIOK, P99CIOK
-// false) are empty.
+// false) are empty, and so is answered_within_target_share where the JSON
+// has null (an objective without a target).
 package optimize

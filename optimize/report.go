@@ -72,7 +72,8 @@ var CSVHeader = []string{
 // CSVHeader. Latencies are in seconds, costs in USD per 1000 requests; the
 // bounds of a p95 or p99 interval that too few requests support
 // (Candidate.P95CIOK, P99CIOK false; JSON p95_ci95_ok, p99_ci95_ok) are
-// empty.
+// empty, and so is answered_within_target_share when the class's objective
+// has no target (the JSON's null).
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader); err != nil {
@@ -98,6 +99,12 @@ func (r *Report) WriteCSV(w io.Writer) error {
 				share = func(float64) string { return "" }
 				lat = share
 			}
+			// An objective without a target has no share within it:
+			// empty, as the JSON's null.
+			within := share(c.AnsweredWithinShare)
+			if c.noTarget {
+				within = ""
+			}
 			row := []string{
 				cr.Class, c.Label, b(c.Hedging), f(c.DelaySeconds), strconv.Itoa(c.Copies), c.Target, strconv.FormatInt(c.Requests, 10),
 				lat(l.P50), lat(l.P90), lat(l.P95), ci(c.P95CIOK, l.P95CI95[0]), ci(c.P95CIOK, l.P95CI95[1]),
@@ -105,7 +112,7 @@ func (r *Report) WriteCSV(w io.Writer) error {
 				share(c.AnsweredShare), share(c.HedgedShare), share(c.AttemptsPerRequest), share(c.CostPer1kUSD),
 				share(c.AddedCostPct), share(c.AddedCallsPct), cr.CostBasis,
 				b(c.Feasible), b(c.OnFrontier), b(c.Pick), b(c.LikePick), b(c.ObjectivePick),
-				b(c.FewerAnswers), share(c.AnsweredWithinShare), c.Status, reasonCodes(c.Reasons),
+				b(c.FewerAnswers), within, c.Status, reasonCodes(c.Reasons),
 			}
 			if err := cw.Write(row); err != nil {
 				return err
