@@ -259,3 +259,60 @@ func TestAssessQueueSaysDependence(t *testing.T) {
 	}
 	t.Log(d.Why)
 }
+
+// TestShareSEDependent: a mixture's shares judged against a sample whose
+// calls take the same path in runs of 200 (a sticky path: the component
+// drawn once per run) have a design effect above 1, and each share's SE is
+// the independent one times √DesignEffect, moved beyond Student's t on
+// B − 1 df of them; the live shares themselves do not change.
+func TestShareSEDependent(t *testing.T) {
+	m := guardModel(t, 0.3)
+	src := rand.NewPCG(5, 9)
+	rng := rand.New(src)
+	seq := make([]float64, 0, 40_000)
+	for len(seq) < cap(seq) {
+		c := m.Components[0]
+		if rng.Float64() < m.Weights[1] {
+			c = m.Components[1]
+		}
+		for range 200 {
+			seq = append(seq, c.Rand(src))
+		}
+	}
+	h := histogramOf(guardModel(t, 0.35), 4000, guardBounds, 4)
+	ind := judge(h, m, nil, 0.01, float64(len(seq)), nil, "m")
+	dep := judge(h, m, nil, 0.01, float64(len(seq)), seq, "m")
+	if dep.Dependence == nil || dep.Dependence.DesignEffect <= 1 {
+		t.Fatalf("dependence %+v; want a design effect above 1", dep.Dependence)
+	}
+	k := math.Sqrt(dep.Dependence.DesignEffect)
+	tq := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(dep.Dependence.Batches - 1)}.Quantile(1 - 0.01/2)
+	for j, s := range dep.Shares {
+		i := ind.Shares[j]
+		if math.Abs(s.SE-k*i.SE) > 1e-12*s.SE || s.Live != i.Live {
+			t.Errorf("share %d: SE %g, live %g; want %g × √%.3g = %g, live %g", j, s.SE, s.Live, i.SE, dep.Dependence.DesignEffect, k*i.SE, i.Live)
+		}
+		if s.Moved != (math.Abs(s.Live-s.Scenario) > tq*s.SE) {
+			t.Errorf("share %d: moved %v at |%g − %g| against t %g × SE %g", j, s.Moved, s.Live, s.Scenario, tq, s.SE)
+		}
+	}
+	t.Logf("design effect %.3g: SE %.3g → %.3g; moved %v → %v", dep.Dependence.DesignEffect, ind.Shares[1].SE, dep.Shares[1].SE, ind.Shares[1].Moved, dep.Shares[1].Moved)
+	// Live slow shares from 0.30 to 0.45: some lie between z and t
+	// standard errors from the scenario's, where only t keeps them.
+	z := distuv.UnitNormal.Quantile(1 - 0.01/2)
+	between := 0
+	for w := 0.30; w < 0.45; w += 0.005 {
+		d := judge(histogramOf(guardModel(t, w), 4000, guardBounds, 4), m, nil, 0.01, float64(len(seq)), seq, "m")
+		s := d.Shares[1]
+		gap := math.Abs(s.Live - s.Scenario)
+		if s.Moved != (gap > tq*s.SE) {
+			t.Errorf("live share %g: moved %v at |%g − %g| against t %g × SE %g", w, s.Moved, s.Live, s.Scenario, tq, s.SE)
+		}
+		if gap > z*s.SE && gap <= tq*s.SE {
+			between++
+		}
+	}
+	if between == 0 {
+		t.Error("no live share lies between z and t standard errors: the test cannot tell them apart")
+	}
+}
