@@ -105,8 +105,8 @@ func binomialBound(n int, p float64) int {
 // TestDriftQueueFalseAlarms: an M/M/1 model at utilisation 0.8 and 0.9,
 // the live histogram its own simulated traffic on another seed (5000
 // calls; the simulated sample 50 000, so 10 batches of 5000). Its calls
-// are strongly correlated (the design effect must be above 5; it is
-// 10–50), so the uncorrected test read nearly every seed "shifted". At
+// are strongly correlated: the design effect must be above 5, and the
+// uncorrected test (X² on χ²) must reject in more than half the seeds. At
 // alpha 0.01 the count of "shifted" in S seeds is Binomial(S, 0.01) when
 // the test has its size; the test requires at most the count that
 // binomial exceeds with probability < 0.001 (4 of 60; 3 of 20 under
@@ -120,8 +120,11 @@ func TestDriftQueueFalseAlarms(t *testing.T) {
 	}
 	for _, rho := range []float64{0.8, 0.9} {
 		t.Run(fmt.Sprint(rho), func(t *testing.T) {
-			moved, least := 0, math.Inf(1)
+			moved, uncorrected, least := 0, 0, math.Inf(1)
 			shifted := queueDrift(t, rho, 1, seeds, func(d *Drift) {
+				if (distuv.ChiSquared{K: float64(d.DF)}).Survival(d.ChiSquare) < d.Alpha {
+					uncorrected++
+				}
 				if d.Verdict == Shifted {
 					t.Logf("%s: %s", d.Verdict, d.Why)
 				}
@@ -136,7 +139,10 @@ func TestDriftQueueFalseAlarms(t *testing.T) {
 				}
 				least = math.Min(least, d.Dependence.DesignEffect)
 			})
-			t.Logf("utilisation %g: shifted in %d of %d seeds, a percentile moved in %d, least design effect %.3g", rho, shifted, seeds, moved, least)
+			t.Logf("utilisation %g: shifted in %d of %d seeds (uncorrected %d), a percentile moved in %d, least design effect %.3g", rho, shifted, seeds, uncorrected, moved, least)
+			if uncorrected <= seeds/2 {
+				t.Errorf("the uncorrected test rejected in %d of %d seeds; want more than half (the calls are not independent)", uncorrected, seeds)
+			}
 			if least <= 5 {
 				t.Errorf("least design effect %.3g of an M/M/1 queue at %g; want > 5", least, rho)
 			}
