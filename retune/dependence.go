@@ -23,7 +23,7 @@ import (
 // live counts too.
 //
 // The test is Rao and Scott's second-order correction with an F reference
-// (Rao and Scott, Ann. Statist. 12, 1984, §4; Thomas and Rao, JASA 82,
+// (Rao and Scott, Ann. Statist. 12, 1984; Thomas and Rao, JASA 82,
 // 1987): X² ≈ Σ δ_j χ²₁, so F = X²/tr(Δ) is referred to F(d, B − 1),
 // d = tr(Δ)²/tr(Δ²) the Satterthwaite degrees of freedom and B − 1 those
 // of the batch estimate of Δ. Thomas and Rao's denominator d·(B − 1)
@@ -34,8 +34,13 @@ import (
 // is not enough there: its reference has far too light a tail.
 
 // minDesignBatches is the fewest batches the design effects are
-// estimated from: the simulated sample is ObservedPerObservation times
-// the live one, so batches of the live histogram's size give about 10.
+// estimated from. A batch is as long as the live histogram (N calls), so
+// that its variance is what a window of N consecutive calls varies by: a
+// shorter one (sim's 30 batches of the run, when N is more than a
+// thirtieth of it) understates it under a queue's long memory, a longer
+// one overstates it. The simulated sample is ObservedPerObservation (10)
+// times the live one, so that gives about 10 batches; a sample capped at
+// MaxObservedRequests, or a replayed trace's, gets 10 shorter ones.
 const minDesignBatches = 10
 
 // Dependence is the correction of a Drift for calls that are not
