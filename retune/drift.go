@@ -35,7 +35,9 @@ type Drift struct {
 	// adjacent buckets pooled from the left until each expects ≥ 5 (a
 	// short last cell joins the one before). The model is fixed, not
 	// fitted to these counts, so DF = pooled cells − 1. PValue is
-	// P(χ²_DF > X²) (gonum distuv.ChiSquared). When DF < 1 (the pooling
+	// P(χ²_DF > X²) (gonum distuv.ChiSquared), or, for dependent calls
+	// with a design effect above 1, Dependence's F test's (distuv.F).
+	// When DF < 1 (the pooling
 	// left one cell) PValue is the exact test at the bucket bounds
 	// (boundTest) when that rejects, and the verdict is Shifted; NaN
 	// otherwise.
@@ -46,6 +48,13 @@ type Drift struct {
 	Alpha float64 `json:"alpha"`
 	// Percentiles compare p50, p95 and p99 (see Shift).
 	Percentiles []Shift `json:"percentiles"`
+	// Dependence, for a model judged against a simulated sample of calls
+	// that interact (a queue), is the design effect measured on that
+	// sample and the test it corrects (Rao–Scott; see Dependence): PValue
+	// is then its F test's when DesignEffect > 1, and the percentiles'
+	// intervals and the shares' SEs are widened. Absent for independent
+	// calls.
+	Dependence *Dependence `json:"dependence,omitempty"`
 	// Shares compare, for a scenario model that is a mixture, each
 	// component's weight (the share of calls on that path) with the
 	// weight the live counts give it, the components held fixed (see
@@ -71,9 +80,13 @@ type Drift struct {
 // seconds. Lo and Hi bound the live percentile at the level 1 − Alpha: the
 // ranks n·p ± z·√(n·p·(1−p)) of a sample of N (the normal approximation to
 // the binomial order-statistic interval, which assumes independent
-// observations), widened to the buckets that hold them — the histogram
-// cannot place a percentile more finely; Hi is +Inf when the rank falls
-// in the open last bucket. Live is the fitted live model's percentile,
+// observations; for dependent ones, Drift.Dependence, z·√… becomes
+// t·√(n·p·(1−p)·δ_p), δ_p the design effect of {x ≤ the percentile} when
+// above 1 and t Student's on the batches' B − 1 df, and a rank beyond the
+// sample's ends opens the interval there, Lo to the lowest bound and Hi
+// to +Inf: the percentile may lie beyond every observation), widened to
+// the buckets that hold them — the histogram cannot place a percentile
+// more finely; Hi is +Inf when the rank falls in the open last bucket. Live is the fitted live model's percentile,
 // clamped into the bucket holding the rank n·p (the bucket the data place
 // the percentile in, as the live fit's warnings name it; for the open
 // last bucket, at least its lower bound, the top finite bound), so it
@@ -96,7 +109,10 @@ type Shift struct {
 // over the buckets: McLachlan and Jones, Biometrics 44, 1988). SE is the
 // live weight's standard error from the observed Fisher information of
 // the K − 1 free weights (assuming independent observations and the
-// components' shapes right); Moved is true when |Live − Scenario| > z·SE.
+// components' shapes right; for dependent ones, Drift.Dependence, it is
+// multiplied by √DesignEffect, the first-order Rao–Scott inflation of a
+// variance, and z becomes Student's t on the batches' B − 1 df); Moved
+// is true when |Live − Scenario| > z·SE.
 type ShareShift struct {
 	Component int     `json:"component"`
 	Median    float64 `json:"median_s"`
@@ -119,15 +135,22 @@ type ShareShift struct {
 // Counts that are not whole numbers (h.Whole false) are taken as counts
 // of observations, with a warning; h.Warnings are passed on.
 func Judge(h *readers.Histogram, scen, live dist.Continuous, alpha float64) Drift {
-	return judge(h, scen, live, alpha, 0, "the scenario's model")
+	return judge(h, scen, live, alpha, 0, nil, "the scenario's model")
 }
+
+// judgedPercentiles are the percentiles a Drift compares.
+var judgedPercentiles = []float64{0.5, 0.95, 0.99}
 
 // judge is Judge against scen, called what in the verdict's words. sample
 // > 0 is the number of draws scen is the empirical distribution of (a
 // simulation's): its expected counts then carry that sample's noise too,
 // and X² is divided by 1 + N/sample, the variance of each cell's O − E
-// being N·p·(1 − p)·(1 + N/sample) for independent draws of both.
-func judge(h *readers.Histogram, scen, live dist.Continuous, alpha float64, sample float64, what string) Drift {
+// being N·p·(1 − p)·(1 + N/sample) for independent draws of both. seq,
+// when not nil, is that sample in completion order, of calls that
+// interact: the test, the percentiles' intervals and the shares' standard
+// errors are then corrected for their dependence (Dependence, measured on
+// seq; the variance of O − E being N·p·(1 − p)·δ·(1 + N/sample)).
+func judge(h *readers.Histogram, scen, live dist.Continuous, alpha float64, sample float64, seq []float64, what string) Drift {
 	d := Drift{N: h.Total(), Alpha: alpha, PValue: math.NaN()}
 	z := distuv.UnitNormal.Quantile(1 - alpha/2)
 	expected := make([]float64, len(h.Counts))
@@ -141,11 +164,42 @@ func judge(h *readers.Histogram, scen, live dist.Continuous, alpha float64, samp
 	if d.DF >= 1 {
 		d.PValue = distuv.ChiSquared{K: float64(d.DF)}.Survival(d.ChiSquare)
 	}
-	for _, p := range []float64{0.5, 0.95, 0.99} {
-		d.Percentiles = append(d.Percentiles, shift(h, scen, live, p, z))
+	// Each percentile's and share's critical value times its standard
+	// error's inflation: z for independent calls.
+	crit := []float64{z, z, z}
+	shareCrit, shareSE := z, 1.0
+	if seq != nil {
+		qs := make([]float64, len(judgedPercentiles))
+		for i, p := range judgedPercentiles {
+			qs[i] = scen.Quantile(p)
+		}
+		if dep := dependence(seq, h, expected, qs); dep != nil {
+			d.Dependence = dep
+			// A design effect of 1 keeps the independent calls' figure;
+			// above, the batch estimate's own noise takes Student's t on
+			// B − 1 df, as sim's batched intervals do.
+			t := distuv.StudentsT{Mu: 0, Sigma: 1, Nu: float64(dep.Batches - 1)}.Quantile(1 - alpha/2)
+			for i, de := range dep.Percentiles {
+				if de > 1 {
+					crit[i] = t * math.Sqrt(de)
+				}
+			}
+			if dep.DesignEffect > 1 {
+				shareCrit, shareSE = t, math.Sqrt(dep.DesignEffect)
+			}
+			if d.DF >= 1 && dep.DesignEffect > 1 {
+				dep.F = d.ChiSquare / dep.trace
+				dep.DF1 = dep.trace * dep.trace / dep.trace2
+				dep.DF2 = float64(dep.Batches - 1)
+				d.PValue = distuv.F{D1: dep.DF1, D2: dep.DF2}.Survival(dep.F)
+			}
+		}
+	}
+	for i, p := range judgedPercentiles {
+		d.Percentiles = append(d.Percentiles, shift(h, scen, live, p, crit[i], d.Dependence != nil && crit[i] != z))
 	}
 	if m, ok := scen.(*dist.Mixture); ok && len(m.Components) > 1 {
-		d.Shares = shares(h, m, z)
+		d.Shares = shares(h, m, shareCrit, shareSE)
 	}
 	if !h.Whole && d.N >= MinObservations {
 		d.Warnings = append(d.Warnings, fit.NotWholeWarning)
@@ -194,12 +248,24 @@ func judge(h *readers.Histogram, scen, live dist.Continuous, alpha float64, samp
 	case d.PValue < alpha:
 		d.Verdict = Shifted
 		d.Where = movedWhere(&d)
-		d.Why = fmt.Sprintf("the counts reject %s: X² = %.1f on %d df, p = %s < %g", what, d.ChiSquare, d.DF, pText(d.PValue), alpha)
+		d.Why = fmt.Sprintf("the counts reject %s: X² = %.1f on %d df%s, p = %s < %g", what, d.ChiSquare, d.DF, d.dependenceText(), pText(d.PValue), alpha)
 	default:
 		d.Verdict = Unchanged
-		d.Why = fmt.Sprintf("the counts agree with %s: X² = %.1f on %d df, p = %.3g ≥ %g", what, d.ChiSquare, d.DF, d.PValue, alpha)
+		d.Why = fmt.Sprintf("the counts agree with %s: X² = %.1f on %d df%s, p = %.3g ≥ %g", what, d.ChiSquare, d.DF, d.dependenceText(), d.PValue, alpha)
 	}
 	return d
+}
+
+// dependenceText says, for a test corrected for dependent calls (design
+// effect above 1), how: "; the simulated calls are correlated (…)"; ""
+// otherwise.
+func (d *Drift) dependenceText() string {
+	dep := d.Dependence
+	if dep == nil || dep.DesignEffect <= 1 || dep.DF1 == 0 {
+		return ""
+	}
+	return fmt.Sprintf("; the simulated calls are correlated (queueing), design effect %.3g from %d batches of %d: the test counts the %s observations as about %s independent ones (Rao–Scott F = %.3g on %.3g and %.3g df)",
+		dep.DesignEffect, dep.Batches, dep.BatchSize, countText(d.N), countText(math.Round(d.N/dep.DesignEffect)), dep.F, dep.DF1, dep.DF2)
 }
 
 // movedWhere names what moved beyond its interval for a Shifted verdict:
@@ -358,8 +424,12 @@ func mass(d dist.Continuous, lo, hi float64) float64 {
 	return math.Max(p, 0)
 }
 
-// shift computes the Shift of percentile p.
-func shift(h *readers.Histogram, scen, live dist.Continuous, p, z float64) Shift {
+// shift computes the Shift of percentile p, its rank interval's half-width
+// z·√(n·p·(1−p)) (z the critical value times any inflation of the
+// standard error). open, for dependent calls, opens the interval to the
+// histogram's end (its lowest bound, or +Inf) on a side whose rank falls
+// beyond the sample.
+func shift(h *readers.Histogram, scen, live dist.Continuous, p, z float64, open bool) Shift {
 	n := h.Total()
 	half := z * math.Sqrt(n*p*(1-p))
 	loRank := math.Max(math.Floor(n*p-half), 1)
@@ -367,6 +437,16 @@ func shift(h *readers.Histogram, scen, live dist.Continuous, p, z float64) Shift
 	s := Shift{P: p, Scenario: scen.Quantile(p)}
 	s.Lo = h.Lower[bucketOfRank(h, loRank)]
 	s.Hi = h.Upper[bucketOfRank(h, hiRank)]
+	if open {
+		// Dependent calls: a rank beyond the sample's ends says the
+		// percentile may lie beyond every observation.
+		if n*p-half < 1 {
+			s.Lo = h.Lower[0]
+		}
+		if n*p+half > n {
+			s.Hi = h.Upper[len(h.Upper)-1]
+		}
+	}
 	// The live value lies in the bucket holding the rank n·p, where the
 	// data place the percentile (and the live fit's warnings say they
 	// do), not merely in the interval: a fit that misses that bucket is
@@ -409,7 +489,10 @@ const (
 )
 
 // shares fits the weights of m's components to h with their shapes fixed.
-func shares(h *readers.Histogram, m *dist.Mixture, z float64) []ShareShift {
+// Each standard error is multiplied by inflate (1 for independent calls;
+// √δ̄ for dependent ones, Dependence) and a share moved when it is beyond
+// crit of them.
+func shares(h *readers.Histogram, m *dist.Mixture, crit, inflate float64) []ShareShift {
 	k := len(m.Components)
 	nb := len(h.Counts)
 	pm := make([][]float64, nb) // pm[i][j]: component j's mass in bucket i
@@ -486,8 +569,8 @@ func shares(h *readers.Histogram, m *dist.Mixture, z float64) []ShareShift {
 	}
 	out := make([]ShareShift, k)
 	for j := range k {
-		out[j] = ShareShift{Component: j, Median: m.Components[j].Quantile(0.5), Scenario: m.Weights[j], Live: w[j], SE: se[j]}
-		out[j].Moved = math.Abs(w[j]-m.Weights[j]) > z*se[j]
+		out[j] = ShareShift{Component: j, Median: m.Components[j].Quantile(0.5), Scenario: m.Weights[j], Live: w[j], SE: se[j] * inflate}
+		out[j].Moved = math.Abs(w[j]-m.Weights[j]) > crit*out[j].SE
 	}
 	return out
 }

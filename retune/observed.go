@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/hedgesim/hedgesim/dist"
+	"github.com/hedgesim/hedgesim/readers"
 	"github.com/hedgesim/hedgesim/sim"
 )
 
@@ -49,7 +50,10 @@ func queuedAt(cfg *sim.Config, m *sim.Model) string {
 // observedLatencies simulates cfg with requests requests (a replayed
 // trace keeps its own number) and returns, per model named in models, the
 // latencies in seconds of its completed attempts from sending to answer,
-// and the number of requests simulated.
+// in completion order (sim.RunTrace's: a completed attempt's end is
+// decided when it ends), and the number of requests simulated. A live
+// histogram counts a call when it ends, so a window of it is a run of
+// consecutive completions: the order in which Dependence batches them.
 func observedLatencies(ctx context.Context, cfg *sim.Config, models []string, requests int) (map[string][]float64, int, error) {
 	c := *cfg
 	if c.Arrivals.Process != sim.Replay {
@@ -71,6 +75,21 @@ func observedLatencies(ctx context.Context, cfg *sim.Config, models []string, re
 		return nil, 0, fmt.Errorf("simulating the client-side latency of %v: %w", models, err)
 	}
 	return out, c.Requests, nil
+}
+
+// judgeObserved judges h against emp, the empirical distribution of xs,
+// the model's client-side latencies simulated of cfg in completion order
+// (observedLatencies); live is the fit of h. When cfg's requests interact
+// (sim.Config.Batched: a queue, a pool, a limit) the calls are not
+// independent and the judgment is corrected for it (Dependence, measured
+// on xs); otherwise they are independent draws (a model whose answered
+// calls hedging or a deadline cuts, with no queue).
+func judgeObserved(cfg *sim.Config, h *readers.Histogram, emp dist.Continuous, xs []float64, live dist.Continuous, alpha float64) Drift {
+	var seq []float64
+	if cfg.Batched() {
+		seq = xs
+	}
+	return judge(h, emp, live, alpha, float64(len(xs)), seq, "the client-side latency simulated")
 }
 
 // observedDist is the empirical distribution of xs, or an error naming

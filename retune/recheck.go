@@ -94,8 +94,9 @@ func (m *Model) notApplied(cut string) string {
 // latency (Model.QueuedAt; observed.go), from the client-side latency of
 // the scenario simulated once for all of them, max(ObservedRequests,
 // ObservedPerObservation × observations) requests (at most
-// MaxObservedRequests; a replayed trace's own number), the scenario's seed;
-// the drift's warnings
+// MaxObservedRequests; a replayed trace's own number), the scenario's seed,
+// the test corrected for the calls' dependence when the scenario's
+// requests interact (judgeObserved, Drift.Dependence); the drift's warnings
 // (Drift.Warnings) are then followed by the fit's own (fit.HistogramFit's
 // Warnings: buckets too coarse for a percentile, an unsound or untested
 // pick, a _sum the buckets disagree with, few observations), each once. It stops with ctx's
@@ -186,7 +187,7 @@ func AssessCounts(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Op
 			default:
 				against = fmt.Sprintf("the client-side latency simulated (%d completed attempts of %d requests, the attempts class %s cancels left out, as a histogram of answered calls leaves them out)", len(xs), simulated, strings.Join(censored(l), ", "))
 			}
-			d = judge(l.Hist, emp, hf.Best().Dist, alpha, float64(len(xs)), "the client-side latency simulated")
+			d = judgeObserved(cfg, l.Hist, emp, xs, hf.Best().Dist, alpha)
 		} else {
 			d = Judge(l.Hist, scen, hf.Best().Dist, alpha)
 			if at != "" {

@@ -43,7 +43,10 @@ Drift: Pearson's chi-square of the live bucket counts against the
 scenario model's, on the histogram's buckets; p50/p95/p99 with intervals
 at 1 − alpha; a mixture's shares. Verdict per model: unchanged, shifted
 (how much, where) or cannot tell (fewer than 50 observations, or buckets
-that leave the test no degree of freedom).
+that leave the test no degree of freedom). A queued model is judged
+against its client-side latency simulated, its calls' correlation
+allowed for (Rao–Scott, the design effect from batches of the simulated
+calls; docs/retune.md).
 
 When a model shifted, each class's static policy is also compared with an
 adaptive percentile delay on the live models and through the shift
