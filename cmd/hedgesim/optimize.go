@@ -696,7 +696,11 @@ func (job *optimizeJob) finish(ctx context.Context, rep *optimize.Report, stdout
 		return err
 	}
 	if job.out != "" {
-		if err := writeReport(ctx, job.out, rep, text.Bytes(), js.Bytes(), !job.noPlots, job.args); err != nil {
+		written := ""
+		if job.ws != nil {
+			written = job.ws.out.path
+		}
+		if err := writeReport(ctx, job.out, rep, text.Bytes(), js.Bytes(), !job.noPlots, job.args, written); err != nil {
 			return err
 		}
 	}
@@ -721,10 +725,12 @@ func (job *optimizeJob) finish(ctx context.Context, rep *optimize.Report, stdout
 
 // writeReport renders every file of the report in memory, then writes them
 // as the report directory dir (writeFiles: built beside it and swapped in
-// whole, so dir holds one complete report or the previous one).
-func writeReport(ctx context.Context, dir string, rep *optimize.Report, text, js []byte, withPlots bool, args []string) error {
+// whole, so dir holds one complete report or the previous one); args are
+// the command's arguments, writeScenario its --write-scenario file ("" when
+// none), for index.html's commands.
+func writeReport(ctx context.Context, dir string, rep *optimize.Report, text, js []byte, withPlots bool, args []string, writeScenario string) error {
 	files := []outFile{{"report.txt", text}, {"report.json", js}}
-	page, err := htmlIndex(rep, args, withPlots)
+	page, err := htmlIndex(rep, args, writeScenario, withPlots)
 	if err != nil {
 		return err
 	}
