@@ -235,6 +235,10 @@ type optimizeJob struct {
 	noPlots bool
 	quiet   bool
 	ws      *rolloutWriter
+	// writeScenario is the command line's own --write-scenario file (""
+	// without one): args write the scenario themselves. merge's ws comes
+	// from its own flag, not from args.
+	writeScenario string
 	// shard is set by --shard (out is then the part's file), resume by
 	// --resume.
 	shard   *optimize.Shard
@@ -643,7 +647,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	}
 	job := &optimizeJob{
 		args: args, sc: sc, cfg: cfg, s: s, workers: int(workers.v), out: *out,
-		asJSON: *asJSON, wide: *wide, all: *all, noPlots: *noPlots, quiet: *quiet, ws: ws,
+		asJSON: *asJSON, wide: *wide, all: *all, noPlots: *noPlots, quiet: *quiet, ws: ws, writeScenario: *writeScenario,
 		shard: shard, resume: *resume, scenarioArgs: pos, prec: prec,
 	}
 	if shard != nil {
@@ -696,11 +700,7 @@ func (job *optimizeJob) finish(ctx context.Context, rep *optimize.Report, stdout
 		return err
 	}
 	if job.out != "" {
-		written := ""
-		if job.ws != nil {
-			written = job.ws.out.path
-		}
-		if err := writeReport(ctx, job.out, rep, text.Bytes(), js.Bytes(), !job.noPlots, job.args, written); err != nil {
+		if err := writeReport(ctx, job.out, rep, text.Bytes(), js.Bytes(), !job.noPlots, job.args, job.writeScenario); err != nil {
 			return err
 		}
 	}

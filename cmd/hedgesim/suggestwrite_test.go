@@ -45,10 +45,10 @@ func TestOptimizeSuggestedWriteParses(t *testing.T) {
 		if err != nil {
 			t.Fatalf("%s: the original command: %v", name, err)
 		}
-		if job.ws == nil || job.ws.out.path != file {
+		if job.ws == nil || job.writeScenario != file {
 			t.Fatalf("%s: the original command writes no scenario to %s", name, file)
 		}
-		cmds := optimizeCommands(job.args, job.ws.out.path)
+		cmds := optimizeCommands(job.args, job.writeScenario)
 		for _, c := range cmds {
 			if _, err := parseOptimize(suggestedArgs(t, c.Line, "optimize"), io.Discard); err != nil {
 				t.Errorf("%s: suggested %q: %v", name, c.Line, err)
