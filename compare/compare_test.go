@@ -206,15 +206,31 @@ func TestMisses(t *testing.T) {
 	}
 }
 
+// TestChangeText: the change column's words and digits. A change that
+// one decimal (a share's two) would round to zero gets more digits, so
+// that a fall never prints with a plus sign: x's cost per 1k from $11.8918
+// to $11.8882 is -0.03%, not +0.0%. A percentile that was a miss and is
+// not is said as optimize says it, and so is the reverse.
 func TestChangeText(t *testing.T) {
+	inf := math.Inf(1)
 	for _, tt := range []struct {
 		d    Delta
 		want string
 	}{
-		{Delta{Metric: "p50", Change: -0.04}, "+0.0%"},
+		{Delta{Metric: "p50", Change: -0.04}, "-0.04%"},
+		{Delta{Metric: "cost/1k", A: 11.8918, B: 11.8882, Change: relChange(11.8918, 11.8882)}, "-0.03%"},
+		{Delta{Metric: "cost/1k", Change: 0.0004}, "+0.0004%"},
+		{Delta{Metric: "cost/1k", Change: -0.00004}, "-0.0%"},
+		{Delta{Metric: "p50", Change: 0}, "+0.0%"},
+		{Delta{Metric: "p50", Change: math.Copysign(0, -1)}, "+0.0%"},
 		{Delta{Metric: "p50", Change: -12.34}, "-12.3%"},
 		{Delta{Metric: "answered", Change: -0.09}, "-0.09 pt"},
-		{Delta{Metric: "answered", Change: -0.001}, "+0.00 pt"},
+		{Delta{Metric: "answered", Change: -0.001}, "-0.001 pt"},
+		{Delta{Metric: "answered", Change: 0}, "+0.00 pt"},
+		{Delta{Metric: "p95", A: inf, B: 1.42, Change: relChange(inf, 1.42), Mark: Significant}, "becomes an answer"},
+		{Delta{Metric: "p99", A: 1.59, B: inf, Change: relChange(1.59, inf), Mark: Significant}, "rises to a miss"},
+		{Delta{Metric: "p99", A: inf, B: 1.59, Change: relChange(inf, 1.59), Mark: Same}, "~"},
+		{Delta{Metric: "p99", A: inf, B: inf, Change: relChange(inf, inf), Mark: Same}, "~"},
 		{Delta{Metric: "p95", Change: -30, Mark: Same}, "~"},
 		{Delta{Metric: "p99", Change: 5, Mark: Unknown}, "+5.0% ?"},
 		{Delta{Metric: "cost/1k", Change: math.NaN()}, "n/a"},

@@ -276,23 +276,28 @@ func diffCI(d Delta) string {
 	return fmt.Sprintf("[%s, %s]", f(d.DiffCI[0]), f(d.DiffCI[1]))
 }
 
+// change formats d's change for the table's change column: B − A in
+// percentage points for a share, (B − A)/A in percent otherwise (signed);
+// "becomes an answer" for a percentile that was a miss in A and is not in
+// B, and "rises to a miss" for the reverse, as optimize words them; "n/a"
+// for another change without a ratio (A = 0); "-" when a side has no
+// requests. Then "~" in its place when not significant, " ?" after it when
+// untested for too few requests.
 func change(d Delta) string {
 	var s string
 	switch {
 	case math.IsNaN(d.A) || math.IsNaN(d.B):
 		return "-" // a side without requests
 	case isShare(d.Metric):
-		s = fmt.Sprintf("%+.2f pt", d.Change)
-		if s == "-0.00 pt" {
-			s = "+0.00 pt" // a change that rounds to zero has no sign
-		}
+		s = signedChange(d.Change, 2) + " pt"
+	case math.IsInf(d.A, 1) && !math.IsInf(d.B, 1):
+		s = "becomes an answer"
+	case math.IsInf(d.B, 1) && !math.IsInf(d.A, 1):
+		s = "rises to a miss"
 	case math.IsNaN(d.Change):
 		s = "n/a"
 	default:
-		s = fmt.Sprintf("%+.1f%%", d.Change)
-		if s == "-0.0%" {
-			s = "+0.0%"
-		}
+		s = signedChange(d.Change, 1) + "%"
 	}
 	switch d.Mark {
 	case Same:
@@ -301,6 +306,26 @@ func change(d Delta) string {
 		return s + " ?"
 	}
 	return s
+}
+
+// signedChange formats the change x with its sign and dec decimals, or
+// up to three more when dec would round a change that is not zero to
+// zero, so that a fall never reads as a rise: −0.03 at one decimal is
+// "-0.03", 0 is "+0.0" (zero has no sign), and a change still zero at
+// dec+3 decimals keeps its sign at dec ("-0.0").
+func signedChange(x float64, dec int) string {
+	if x == 0 {
+		return fmt.Sprintf("%+.*f", dec, 0.0) // also for −0
+	}
+	zero := func(k int) bool { return math.Round(x*math.Pow10(k)) == 0 }
+	k := dec
+	for k < dec+3 && zero(k) {
+		k++
+	}
+	if zero(k) {
+		k = dec
+	}
+	return fmt.Sprintf("%+.*f", k, x)
 }
 
 // formatSeconds prints a latency as the reports do (sim.FormatSeconds).

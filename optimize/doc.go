@@ -412,5 +412,7 @@
 // reasons (the codes, ";"-separated). A miss is written +Inf; the bounds
 // of a p95 or p99 interval too few requests support (P95CIOK, P99CIOK
 // false) are empty, and so is answered_within_target_share where the JSON
-// has null (an objective without a target).
+// has null (an objective without a target), and delay_s for an adaptive
+// candidate (label "adaptive pNN"): its delay is the percentile of recent
+// latencies, the JSON's adaptive, not a fixed one.
 package optimize

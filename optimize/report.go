@@ -105,8 +105,15 @@ func (r *Report) WriteCSV(w io.Writer) error {
 			if c.noTarget {
 				within = ""
 			}
+			// An adaptive candidate has no fixed delay: its percentile
+			// delay replaces the policy's, as the text's delay column
+			// (its label) and the JSON's adaptive say; empty.
+			delay := f(c.DelaySeconds)
+			if c.Adaptive != nil {
+				delay = ""
+			}
 			row := []string{
-				cr.Class, c.Label, b(c.Hedging), f(c.DelaySeconds), strconv.Itoa(c.Copies), c.Target, strconv.FormatInt(c.Requests, 10),
+				cr.Class, c.Label, b(c.Hedging), delay, strconv.Itoa(c.Copies), c.Target, strconv.FormatInt(c.Requests, 10),
 				lat(l.P50), lat(l.P90), lat(l.P95), ci(c.P95CIOK, l.P95CI95[0]), ci(c.P95CIOK, l.P95CI95[1]),
 				lat(l.P99), ci(c.P99CIOK, l.P99CI95[0]), ci(c.P99CIOK, l.P99CI95[1]), lat(l.P999), lat(l.Mean),
 				share(c.AnsweredShare), share(c.HedgedShare), share(c.AttemptsPerRequest), share(c.CostPer1kUSD),

@@ -235,6 +235,10 @@ type optimizeJob struct {
 	noPlots bool
 	quiet   bool
 	ws      *rolloutWriter
+	// writeScenario is the command line's own --write-scenario file (""
+	// without one): args write the scenario themselves. merge's ws comes
+	// from its own flag, not from args.
+	writeScenario string
 	// shard is set by --shard (out is then the part's file), resume by
 	// --resume.
 	shard   *optimize.Shard
@@ -349,7 +353,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	fs.Var(&workers, "workers", "`n` candidates simulated at once (default: the number of CPUs); the report does not depend on it")
 	fs.Var(&alone, "alone", "sweep every class alone at its share of the traffic, even classes coupled by a shared limited provider, model or budget (default false: those are optimized jointly)")
 	fs.Var(&checkRequests, "check-requests", "`n` requests of the rollout check, the whole scenario with every pick applied (default 1000000, or 5 × --requests when less; 0 skips it)")
-	writeScenario := pathFlag(fs, "write-scenario", "write the scenario with every pick applied to `FILE` (hedge tables and requests only; comments kept; a symbolic link is written through), so that `hedgesim run FILE` reproduces the rollout check")
+	writeScenario := pathFlag(fs, "write-scenario", "write the scenario with every pick applied to `FILE`, so that `hedgesim run FILE` reproduces the rollout check; only the hedge tables ([classes.hedge], [classes.steps.hedge]), the top-level requests and seed (the rollout check's) and a relative arrivals.trace (made absolute, to be found from FILE) change; comments are kept, and a symbolic link is written through")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of tables")
 	wide := wideFlag(fs)
 	all := fs.Bool("all", false, "list every candidate in the tables, not only the frontier")
@@ -643,7 +647,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	}
 	job := &optimizeJob{
 		args: args, sc: sc, cfg: cfg, s: s, workers: int(workers.v), out: *out,
-		asJSON: *asJSON, wide: *wide, all: *all, noPlots: *noPlots, quiet: *quiet, ws: ws,
+		asJSON: *asJSON, wide: *wide, all: *all, noPlots: *noPlots, quiet: *quiet, ws: ws, writeScenario: *writeScenario,
 		shard: shard, resume: *resume, scenarioArgs: pos, prec: prec,
 	}
 	if shard != nil {
@@ -696,7 +700,7 @@ func (job *optimizeJob) finish(ctx context.Context, rep *optimize.Report, stdout
 		return err
 	}
 	if job.out != "" {
-		if err := writeReport(ctx, job.out, rep, text.Bytes(), js.Bytes(), !job.noPlots, job.args); err != nil {
+		if err := writeReport(ctx, job.out, rep, text.Bytes(), js.Bytes(), !job.noPlots, job.args, job.writeScenario); err != nil {
 			return err
 		}
 	}
@@ -721,10 +725,12 @@ func (job *optimizeJob) finish(ctx context.Context, rep *optimize.Report, stdout
 
 // writeReport renders every file of the report in memory, then writes them
 // as the report directory dir (writeFiles: built beside it and swapped in
-// whole, so dir holds one complete report or the previous one).
-func writeReport(ctx context.Context, dir string, rep *optimize.Report, text, js []byte, withPlots bool, args []string) error {
+// whole, so dir holds one complete report or the previous one); args are
+// the command's arguments, writeScenario its --write-scenario file ("" when
+// none), for index.html's commands.
+func writeReport(ctx context.Context, dir string, rep *optimize.Report, text, js []byte, withPlots bool, args []string, writeScenario string) error {
 	files := []outFile{{"report.txt", text}, {"report.json", js}}
-	page, err := htmlIndex(rep, args, withPlots)
+	page, err := htmlIndex(rep, args, writeScenario, withPlots)
 	if err != nil {
 		return err
 	}

@@ -353,7 +353,7 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 		return usageError{err: fmt.Errorf("%s %s: no model could be judged (%s); nothing written", flagName, sourceName, strings.Join(why, "; "))}
 	}
 	if *out != "" {
-		if err := writeRetuneReport(ctx, *out, rep, js.Bytes(), args, !*noPlots); err != nil {
+		if err := writeRetuneReport(ctx, *out, rep, js.Bytes(), args, *writeScenario, !*noPlots); err != nil {
 			return fmt.Errorf("--out %s: %w", *out, err)
 		}
 	}

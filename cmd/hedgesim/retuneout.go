@@ -15,8 +15,9 @@ import (
 // width, with the export diff), report.json, index.html (the whole report
 // as one self-contained page) and, with --export, export-FORMAT.diff (the
 // unified diff; empty when the configurations are the same). args are the
-// command's arguments, shown on the page to reproduce it.
-func writeRetuneReport(ctx context.Context, dir string, rep *retune.Report, js []byte, args []string, withPlots bool) error {
+// command's arguments, shown on the page to reproduce it, writeScenario
+// its --write-scenario file ("" when none).
+func writeRetuneReport(ctx context.Context, dir string, rep *retune.Report, js []byte, args []string, writeScenario string, withPlots bool) error {
 	var text bytes.Buffer
 	if err := rep.WriteText(&text); err != nil {
 		return err
@@ -24,15 +25,7 @@ func writeRetuneReport(ctx context.Context, dir string, rep *retune.Report, js [
 	if err := rep.WriteExportText(&text); err != nil {
 		return err
 	}
-	quoted := make([]string, len(args))
-	for i, a := range args {
-		quoted[i] = shellQuote(a)
-	}
-	cmd := strings.TrimSpace("hedgesim retune " + strings.Join(quoted, " "))
-	commands := []htmlreport.Command{
-		{Label: "Reproduce this report (the same histograms and seed give the same numbers):", Line: cmd},
-		{Label: "Write the scenario with the live models and the changed picks, for review:", Line: cmd + " --write-scenario retuned.toml"},
-	}
+	commands := retuneCommands(args, writeScenario)
 	var page bytes.Buffer
 	if err := rep.WriteHTML(&page, commands, !withPlots); err != nil {
 		return err
@@ -42,4 +35,25 @@ func writeRetuneReport(ctx context.Context, dir string, rep *retune.Report, js [
 		files = append(files, outFile{"export-" + e.Format + ".diff", []byte(e.Diff)})
 	}
 	return writeFiles(ctx, dir, "retune", files)
+}
+
+// retuneCommands returns the commands index.html suggests: reproduce the
+// report, and write the scenario with the live models and the changed
+// picks. When the command writes the scenario itself (writeScenario, its
+// --write-scenario file), reproducing it writes the scenario too, and one
+// command says both.
+func retuneCommands(args []string, writeScenario string) []htmlreport.Command {
+	quoted := make([]string, len(args))
+	for i, a := range args {
+		quoted[i] = shellQuote(a)
+	}
+	cmd := strings.TrimSpace("hedgesim retune " + strings.Join(quoted, " "))
+	line, file := writeScenarioLine(cmd, writeScenario, "retuned.toml")
+	if line == cmd {
+		return []htmlreport.Command{{Label: "Reproduce this report and write the scenario with the live models and the changed picks to " + file + ", for review (the same histograms and seed give the same numbers):", Line: cmd}}
+	}
+	return []htmlreport.Command{
+		{Label: "Reproduce this report (the same histograms and seed give the same numbers):", Line: cmd},
+		{Label: "Write the scenario with the live models and the changed picks, for review:", Line: line},
+	}
 }
