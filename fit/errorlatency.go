@@ -87,8 +87,9 @@ func fitErrorLatency(ctx context.Context, failed, ok []float64, missing int, opt
 	e.OKMedian = stat.Quantile(0.5, stat.Empirical, oks, nil)
 	e.KS = stat.KolmogorovSmirnov(fs, nil, oks, nil)
 	e.KSCritical = 1.358 * math.Sqrt((n+m)/(n*m))
-	// One failed latency never differs: the critical value exceeds 1.
-	e.Differs = e.KS > e.KSCritical && len(fs) >= 2
+	// One failed latency never differs: the critical value exceeds 1, the
+	// largest distance.
+	e.Differs = e.KS > e.KSCritical
 	if !e.Differs {
 		return e, nil
 	}

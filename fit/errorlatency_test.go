@@ -147,3 +147,56 @@ func TestErrorLatencySameAsSuccesses(t *testing.T) {
 		t.Errorf("%d of 200 seeds called the same latencies different; want ≤ 19 (5 %% test)", differs)
 	}
 }
+
+// TestErrorLatencySmallCases: one failure never differs (the critical
+// value exceeds 1); failures all of one value are written as a constant;
+// a lognormal forced on bimodal failures (≥ MinErrorFit, 5 ms and 30 s)
+// makes the block's POOR FIT, naming error_latency.
+func TestErrorLatencySmallCases(t *testing.T) {
+	ok := make([]float64, 500)
+	for i := range ok {
+		ok[i] = 0.3 + 0.001*float64(i)
+	}
+	e, err := fit.FitErrorLatency([]float64{0.01}, ok, 0, fit.Options{})
+	if err != nil || e.Differs || e.Written() != nil {
+		t.Errorf("one failure: %+v, %v", e, err)
+	}
+
+	var b strings.Builder
+	b.WriteString("elapsed_ms,code\n")
+	for i := range 500 {
+		fmt.Fprintf(&b, "%d,200\n", 300+i)
+		if i%50 == 0 {
+			b.WriteString("20,500\n")
+		}
+	}
+	rep, err := fit.FitLog(readFailedLog(t, b.String()), fit.Options{Model: fit.ModelLogNormal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if block := rep.Block(fit.BlockOptions{Name: "m"}); !strings.Contains(block, "error_latency = { kind = \"constant\", value = 0.02 }") {
+		t.Errorf("10 failures at 20 ms:\n%s", block)
+	}
+
+	b.Reset()
+	b.WriteString("elapsed_ms,code\n")
+	for i := range 1000 {
+		fmt.Fprintf(&b, "%d,200\n", 300+i%400)
+		if i%10 == 0 {
+			fmt.Fprintf(&b, "%d,500\n", []int{5, 30000}[i/10%2]+i%7)
+		}
+	}
+	rep, err = fit.FitLog(readFailedLog(t, b.String()), fit.Options{Model: fit.ModelLogNormal})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if e := rep.ErrorLatency; e.N != 100 || e.Written() == nil || e.Written().Name != fit.ModelLogNormal {
+		t.Fatalf("100 bimodal failures: %+v", e)
+	}
+	if poor, reasons := rep.Poor(); !poor || !mentions(reasons, "error_latency (lognormal)") {
+		t.Errorf("poor %v, reasons %q", poor, reasons)
+	}
+	if block := rep.Block(fit.BlockOptions{Name: "m"}); !strings.Contains(block, "#   error_latency (lognormal): ") {
+		t.Errorf("block:\n%s", block)
+	}
+}
