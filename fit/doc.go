@@ -6,7 +6,11 @@
 //
 // A log (readers.Log) is one record per request, times in seconds.
 // Requests that failed are counted for the error, rate-limit (429) and
-// invalid-answer rates and not fitted.
+// invalid-answer rates and not fitted as the latency. The latencies of the
+// failed requests that have one are compared with the successes' by the
+// two-sample Kolmogorov–Smirnov test at 5 %; when they differ they are
+// written as the block's error_latency: their empirical distribution below
+// MinErrorFit failures, else fitted as the latency is (FitErrorLatency).
 //
 // # Models
 //

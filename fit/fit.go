@@ -109,6 +109,9 @@ type Metric struct {
 	// Notes say which mixtures were not tried and why, and when EM ran on
 	// a subsample.
 	Notes []string
+	// why says why Chosen was chosen when no option asked for it ("" for
+	// the rule of Options.Model).
+	why string
 }
 
 // EMSample is the most observations EM runs on. A larger sample is
@@ -326,6 +329,10 @@ type Report struct {
 	// input tokens ÷ prefill speed, the input resampled from the log,
 	// Draws requests — with the observed TTFTs (when Prefill.Used).
 	TTFTCheck *Goodness
+	// ErrorLatency compares the failed requests' latencies with the
+	// successes' and, when they differ, fits them for the block's
+	// error_latency (nil when no request failed; see FitErrorLatency).
+	ErrorLatency *ErrorLatency
 	// Warnings say which percentiles the sample is too small to bound.
 	Warnings []string
 }
@@ -360,6 +367,9 @@ func (r *Report) Poor() (bool, []string) {
 		add("latency (simulated end to end)", r.EndToEnd)
 	} else {
 		add("latency ("+r.Metric("latency").Best().Name+")", &r.Metric("latency").Best().Goodness)
+	}
+	if c := r.ErrorLatency.Written(); c != nil && c.Name != ModelEmpirical { // the empirical matches itself
+		add("error_latency ("+c.Name+")", &c.Goodness)
 	}
 	return len(reasons) > 0, reasons
 }
@@ -417,7 +427,9 @@ var ErrNoData = errors.New("too few successful requests to fit")
 // FitLog fits the successful requests of l. A streamed log (TTFT and
 // output tokens present) gets TTFT and decode speed fitted separately and
 // an end-to-end check by simulation; the whole-call latency is fitted in
-// every case.
+// every case. The latencies of the failed requests that have one are
+// compared with the successes' and, when they differ, fitted for
+// error_latency (Report.ErrorLatency, FitErrorLatency).
 func FitLog(l *readers.Log, opt Options) (*Report, error) {
 	return FitLogContext(context.Background(), l, opt)
 }
@@ -524,6 +536,14 @@ func FitLogContext(ctx context.Context, l *readers.Log, opt Options) (*Report, e
 		return nil, fmt.Errorf("%s: %w", l.File, err)
 	}
 	r.Metrics = append(r.Metrics, e2e)
+	if failed, missing := l.FailedLatencies(); len(failed)+missing > 0 {
+		if r.ErrorLatency, err = fitErrorLatency(ctx, failed, lat, missing, opt); err != nil {
+			if ctx.Err() != nil {
+				return nil, ctx.Err()
+			}
+			return nil, fmt.Errorf("%s: %w", l.File, err)
+		}
+	}
 	return r, nil
 }
 

@@ -214,6 +214,7 @@ func (r *Report) writeBlock(b *bytes.Buffer, o BlockOptions) {
 	// 429s are not errors of the model: a scenario makes them with a
 	// rate_limit, so they stay out of error_rate and are reported beside it.
 	fmt.Fprintf(b, "error_rate = %s  # %d of %d requests failed%s\n", num(ratio(c.Failed, c.Total)), c.Failed, c.Total, codeList(c, readers.Failed))
+	r.writeErrorLatency(b)
 	if c.RateLimited > 0 {
 		fmt.Fprintf(b, "# %d of %d requests were rate limited (%s of them, 429s): not in error_rate; model them with a rate_limit table on the model or its provider\n",
 			c.RateLimited, c.Total, num(ratio(c.RateLimited, c.Total)))
@@ -301,6 +302,14 @@ func (r *Report) WriteText(w io.Writer) {
 			r.Metric("ttft").Best().Name, r.Speed.Name, r.Draws)
 		writeChecks(w, r.EndToEnd, "simulated")
 	}
+	if e := r.ErrorLatency; e != nil {
+		fmt.Fprintln(w)
+		fmt.Fprintf(w, "error latency: %s\n", e.verdict())
+		if e.Metric != nil {
+			fmt.Fprintf(w, "error_latency (s), n = %d\n", len(e.Metric.Sorted))
+			writeTable(w, e.Metric)
+		}
+	}
 	fmt.Fprintln(w)
 	if poor, reasons := r.Poor(); poor {
 		fmt.Fprintln(w, "POOR FIT of the block below:")
@@ -356,6 +365,9 @@ func writeTable(w io.Writer, m *Metric) {
 }
 
 func chosenWhy(m *Metric) string {
+	if m.why != "" {
+		return m.why
+	}
 	if m.Best().Mixture != nil {
 		lowest, lowestPassing := true, true
 		for _, c := range m.Candidates {
@@ -495,6 +507,7 @@ type jsonReport struct {
 	PrefillNote string                    `json:"prefill_note,omitempty"`
 	TTFTCheck   *jsonGoodness             `json:"ttft_simulated,omitempty"`
 	Draws       int                       `json:"draws,omitempty"`
+	ErrorLat    *jsonErrorLatency         `json:"error_latency,omitempty"`
 	Poor        bool                      `json:"poor"`
 	Reasons     []string                  `json:"reasons,omitempty"`
 	TooFew      string                    `json:"too_few_to_judge,omitempty"`
@@ -520,6 +533,19 @@ type jsonPrefill struct {
 	SpeedLo     jnum `json:"prefill_ci_lo"`
 	SpeedHi     jnum `json:"prefill_ci_hi"`
 	Used        bool `json:"used"`
+}
+
+func toJSONMetric(m *Metric) jsonMetric {
+	jm := jsonMetric{Name: m.Name, Unit: m.Unit, N: len(m.Sorted), Chosen: m.Best().Name, Notes: m.Notes}
+	for i := range m.Candidates {
+		cd := &m.Candidates[i]
+		jc := jsonCandidate{Model: cd.Name, LogLik: jnum(cd.LogLik), BIC: jnum(cd.BIC), Params: cd.Params, Goodness: toJSONGoodness(&cd.Goodness)}
+		if cd.Mixture != nil {
+			jc.Weights, jc.Mu, jc.Sigma = cd.Mixture.Weights, cd.Mixture.Mu, cd.Mixture.Sigma
+		}
+		jm.Candidates = append(jm.Candidates, jc)
+	}
+	return jm
 }
 
 func toJSONGoodness(g *Goodness) jsonGoodness {
@@ -549,17 +575,9 @@ func (r *Report) WriteJSON(w io.Writer, o BlockOptions) error {
 		j.Codes[st.String()] = codes
 	}
 	for _, m := range r.Metrics {
-		jm := jsonMetric{Name: m.Name, Unit: m.Unit, N: len(m.Sorted), Chosen: m.Best().Name, Notes: m.Notes}
-		for i := range m.Candidates {
-			cd := &m.Candidates[i]
-			jc := jsonCandidate{Model: cd.Name, LogLik: jnum(cd.LogLik), BIC: jnum(cd.BIC), Params: cd.Params, Goodness: toJSONGoodness(&cd.Goodness)}
-			if cd.Mixture != nil {
-				jc.Weights, jc.Mu, jc.Sigma = cd.Mixture.Weights, cd.Mixture.Mu, cd.Mixture.Sigma
-			}
-			jm.Candidates = append(jm.Candidates, jc)
-		}
-		j.Metrics = append(j.Metrics, jm)
+		j.Metrics = append(j.Metrics, toJSONMetric(m))
 	}
+	j.ErrorLat = toJSONErrorLatency(r.ErrorLatency)
 	if r.Speed != nil {
 		j.Speed = r.Speed.Name
 	}

@@ -206,7 +206,9 @@ const (
 // end_to_end_latency_s in seconds, number_output_tokens and, optionally,
 // number_input_tokens; other fields are ignored. error_code 429 is
 // RateLimited, -100 ("Output too few tokens") Invalid, any other code
-// Failed; only rows with a null code are checked and fitted. The result is
+// Failed; only rows with a null code are checked and fitted. The
+// end_to_end_latency_s of a row with a code is kept when it is a number
+// > 0 (llmperf writes 0 for a request that failed without one), else NaN. The result is
 // a streamed Log (TTFT, Latency and OutputTokens set). Problems are
 // reported as *InputError with the line.
 func ReadLLMPerf(r io.Reader, file string) (*Log, error) {
@@ -241,6 +243,17 @@ func ReadLLMPerf(r io.Reader, file string) (*Log, error) {
 	return log, nil
 }
 
+// failedLatency returns the end_to_end_latency_s of a request with an
+// error code when it is a finite number > 0, else NaN; it is never an
+// error, as such a row's other fields are not checked.
+func (d *jsonDoc) failedLatency(fields map[string]jsonField) float64 {
+	v, err := d.number(fields, llmperfE2E, 0)
+	if err != nil || !(v > 0) {
+		return math.NaN()
+	}
+	return v
+}
+
 func (d *jsonDoc) llmperfRequest(fields map[string]jsonField, line int) (Request, error) {
 	req := Request{Line: line, Latency: math.NaN(), TTFT: math.NaN(), InputTokens: math.NaN(), OutputTokens: math.NaN()}
 	code, ok := fields[llmperfCode]
@@ -263,10 +276,12 @@ func (d *jsonDoc) llmperfRequest(fields map[string]jsonField, line int) (Request
 		default:
 			req.Status = Failed
 		}
+		req.Latency = d.failedLatency(fields)
 		return req, nil
 	case string:
 		req.Code = v
 		req.Status = classify(v, nil)
+		req.Latency = d.failedLatency(fields)
 		return req, nil
 	default:
 		s, _ := jsonText(v)

@@ -248,7 +248,8 @@ type Columns struct {
 	// its value is one of OK; other rows are counted by classify (429 and
 	// rate-limit texts as rate-limited, "invalid"/"truncated" as invalid,
 	// the rest as failed) and not fitted, and their other cells are not
-	// checked.
+	// checked: their latency is kept when it is a time > 0 written as the
+	// successes write theirs, else NaN (see Log.FailedLatencies).
 	Status string
 	// Unit is the unit of the time columns. When 0, each time column's
 	// unit comes from its name ("latency_ms", "ttft_s"); a cell may also
@@ -310,8 +311,13 @@ type cellGetter func(col string) (text string, line int, ok bool, null bool)
 type rowReader struct {
 	*Columns
 	// forms holds, per time column, the unit its first value was written
-	// with (0 for a plain number) and that value's line.
+	// with (0 for a plain number) and that value's line, from the
+	// successful rows.
 	forms map[string]unitForm
+	// rows counts the rows read; failed holds the latency cells of the
+	// failed rows that have one (failedLatency).
+	rows   int
+	failed []failedCell
 }
 
 type unitForm struct {
@@ -348,6 +354,8 @@ func (rr *rowReader) sameForm(file string, line int, col, v string, form Unit) e
 // row builds the Request of one row, reporting bad cells.
 func (rr *rowReader) row(file string, line int, get cellGetter) (Request, error) {
 	c := rr.Columns
+	i := rr.rows
+	rr.rows++
 	r := Request{Line: line, Latency: math.NaN(), TTFT: math.NaN(), InputTokens: math.NaN(), OutputTokens: math.NaN()}
 	if c.Status != "" {
 		v, l, ok, null := get(c.Status)
@@ -360,7 +368,10 @@ func (rr *rowReader) row(file string, line int, get cellGetter) (Request, error)
 		r.Code = strings.TrimSpace(v)
 		r.Status = classify(v, c.okValues())
 		if r.Status != OK {
-			return r, nil // not fitted: its other cells need not be valid
+			// Not fitted: its other cells need not be valid, and its
+			// latency is kept only when it is one (failedLatency).
+			r.Latency = rr.failedLatency(i, get)
+			return r, nil
 		}
 	}
 	timeCell := func(col string) (float64, error) {
@@ -508,6 +519,7 @@ func ReadCSV(r io.Reader, file string, c Columns) (*Log, error) {
 		}
 		log.Add(req)
 	}
+	rows.finish(log)
 	if log.Len() == 0 {
 		return nil, inputErr(file, 2, "", "no rows after the header; want one row per request")
 	}
@@ -577,6 +589,7 @@ func ReadJSONL(r io.Reader, file string, c Columns) (*Log, error) {
 	if err != nil {
 		return nil, err
 	}
+	rows.finish(log)
 	if log.Len() == 0 {
 		return nil, inputErr(file, 1, "", "empty file; want one JSON object per line, one line per request")
 	}

@@ -31,7 +31,9 @@ LOG formats (--format, guessed from the file when omitted):
   csv, jsonl       one row or object per request; --latency names the latency
                    column, --unit its unit; --ttft and --output-tokens make a
                    streamed model (--input-tokens adds the prompt length);
-                   --status marks failed rows (not fitted)
+                   --status marks failed rows (counted in error_rate; their
+                   latency, when it differs from the successes', becomes
+                   error_latency)
   prometheus       a latency histogram in the Prometheus text format (a
                    /metrics page): NAME_bucket{le="…"} series; --metric NAME
                    and --label KEY=VALUE choose one series
@@ -91,7 +93,7 @@ func fitCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	ttft := fs.String("ttft", "", "csv/jsonl: `column` of the time to first token (with --output-tokens)")
 	outTok := fs.String("output-tokens", "", "csv/jsonl: `column` of the output token count (with --ttft)")
 	inTok := fs.String("input-tokens", "", "csv/jsonl: `column` of the input token count (with --ttft): fit the prefill speed")
-	status := fs.String("status", "", "csv/jsonl: status or error `column`; rows not OK are counted, not fitted")
+	status := fs.String("status", "", "csv/jsonl: status or error `column`; rows not OK are counted, and failed rows' latency, when it differs from the successes', fitted as error_latency")
 	var okFlag onceFlag
 	okList := &okFlag.v
 	fs.Var(&okFlag, "ok", "comma-separated status `values` that mean success (default: empty, ok, success, succeeded, healthy, 200, null, none)")
