@@ -50,6 +50,11 @@ type Model struct {
 	// fit of answered calls lacks the cancelled, slow ones and is biased
 	// short.
 	CancelledBy []string `json:"cancelled_by,omitempty"`
+	// FitRejected, when not empty, says why the live fit is no model of
+	// the live latency to re-plan on (rejected.go): its own chi-square
+	// test rejects it at the run's level and the live counts are no less
+	// likely under the scenario's model. The model is then not refitted.
+	FitRejected string `json:"fit_rejected,omitempty"`
 	// Applied says whether the live fit (FitSpec) replaces the scenario's
 	// model in the re-check and in a written scenario (Refit); NotApplied
 	// says why not when the model shifted, else "".
@@ -60,11 +65,12 @@ type Model struct {
 // Refit reports whether m's live fit replaces the scenario's model in the
 // re-check and in a written scenario: when it shifted, is not queued
 // (QueuedAt), the fit of a client-side histogram of a queued model being
-// the model's latency with the wait and slowdown already in it, and was
+// the model's latency with the wait and slowdown already in it, was
 // not judged on answered calls that hedging cancels (CancelledBy), whose
-// fit lacks the slow calls.
+// fit lacks the slow calls, and its fit is a model of the live latency
+// (FitRejected empty).
 func (m *Model) Refit() bool {
-	return m.Drift.Verdict == Shifted && m.QueuedAt == "" && len(m.CancelledBy) == 0
+	return m.Drift.Verdict == Shifted && m.QueuedAt == "" && len(m.CancelledBy) == 0 && m.FitRejected == ""
 }
 
 // simulated reports whether m was judged against the client-side latency
@@ -85,6 +91,9 @@ func (m *Model) notApplied(cut string) string {
 	}
 	if len(m.CancelledBy) > 0 {
 		why = append(why, fmt.Sprintf("its histogram counts answered calls only and class %s cancels its %s, the slow ones, so a fit of it is biased short; to refit the model, give a histogram of every call (one recorded at the provider, or by a client that records a cancelled call's latency too) with --histogram-counts all", strings.Join(m.CancelledBy, ", "), cut))
+	}
+	if m.FitRejected != "" {
+		why = append(why, m.FitRejected)
 	}
 	return "not refitted: " + strings.Join(why, "; and ")
 }
@@ -209,6 +218,9 @@ func AssessCounts(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Op
 			Fit: hf, FitName: hf.Best().Name, FitSpec: hf.SpecTOML(),
 			Drift: d, QueuedAt: at, Against: against, CancelledBy: censored(l),
 		}
+		if _, judgedSimulated := observed[l.Model]; !judgedSimulated && d.Verdict == Shifted {
+			mo.FitRejected = fitRejected(l.Hist, hf, scen, alpha)
+		}
 		mo.Applied, mo.NotApplied = mo.Refit(), mo.notApplied(cutText(hedged, deadline))
 		out = append(out, mo)
 	}
@@ -219,7 +231,8 @@ func AssessCounts(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Op
 // (Model.Refit: shifted, not queued) has its fitted live latency (or
 // TTFT); models judged unchanged, or that cannot be told, keep the
 // scenario's, so that fitting noise does not move a pick, and so do queued
-// models, whose live fit holds the wait the simulation adds.
+// models, whose live fit holds the wait the simulation adds, and models
+// whose fit is no model of the live latency (Model.FitRejected).
 func LiveConfig(cfg *sim.Config, models []Model) *sim.Config {
 	c := *cfg
 	c.Models = slices.Clone(cfg.Models)
