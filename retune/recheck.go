@@ -339,6 +339,15 @@ type ClassAdvice struct {
 	// significantly fewer requests than no hedging: the decision is then
 	// Change, to no hedging (Decide).
 	Undecided bool `json:"undecided,omitempty"`
+	// NowVerdict is the verdict rule of the optimisation (its Report.Rule,
+	// under the class's objective) applied to the current policy against
+	// no hedging in the rollout check on the live models (earns.go): a
+	// current policy that hedges is kept only while the rule accepts it
+	// (Hedge) or cannot tell (Undecided). nil when the class does not
+	// hedge, or when the decision came before the rule was applied (an
+	// undecided optimisation, a new pick that is the current policy, a
+	// policy over the cost cap).
+	NowVerdict *optimize.Verdict `json:"current_policy_verdict,omitempty"`
 
 	// rolled says which candidate of the class's optimisation a Change
 	// rolls out (Rolled): 0 its pick, k > 0 the candidate k−1, −1 none.
@@ -447,7 +456,6 @@ func RecheckPolicy(ctx context.Context, cfg, live *sim.Config, opt RecheckOption
 		return nil, err
 	}
 	out := &Recheck{Check: check, New: newRep}
-	z := distuv.UnitNormal.Quantile((1 + level) / 2)
 	for i := range newRep.Classes {
 		cr := &newRep.Classes[i]
 		ci := slices.IndexFunc(live.Classes, func(c sim.Class) bool { return c.Name == cr.Class })
@@ -465,7 +473,7 @@ func RecheckPolicy(ctx context.Context, cfg, live *sim.Config, opt RecheckOption
 				}
 			}
 		}
-		a := Decide(live, &live.Classes[ci], check.Classes[ri], nowReq, nowCI, cr, z)
+		a := Decide(live, &live.Classes[ci], check.Classes[ri], nowReq, nowCI, cr, newRep.Rule, level)
 		a.Held = heldModels(live, &live.Classes[ci], opt.Models)
 		out.Classes = append(out.Classes, a)
 	}
@@ -596,8 +604,8 @@ func samePolicy(cl *sim.Class, p *optimize.Candidate) bool {
 // rollout check on the live models (nowReq requests; nowAnswered its
 // answered share's interval from batches when its requests interact, as
 // the check's report gives it, nil for independent requests), cr
-// the class's optimisation on them, z the normal quantile of the report's
-// level.
+// the class's optimisation on them, rule its verdict rule (the
+// optimisation's Report.Rule) and level the report's confidence level.
 //
 // The rules, in order:
 //
@@ -618,13 +626,23 @@ func samePolicy(cl *sim.Class, p *optimize.Candidate) bool {
 //     objective's cap (OverCostCap): keep is not allowed; change to the
 //     new pick, optimize's best within the cap, or to no hedging when the
 //     pick is not within it;
+//   - a current policy that hedges is kept only while it still earns its
+//     cost: the verdict rule, applied to it against no hedging in the
+//     check (currentVerdict, earns.go; NowVerdict), accepts it or cannot
+//     tell. When it rejects it, the decision is change, to the new pick —
+//     no hedging when the optimisation's verdict is "don't hedge" — as
+//     optimize rolls out no hedging for a pick the rule rejects (unless
+//     the policy answers significantly fewer than no hedging: the rule
+//     above and below decides then);
 //   - otherwise the new pick is better when its objective percentile's
 //     interval lies wholly below the current policy's, or its answered
 //     share's interval wholly above; worse when the reverse holds for
 //     either. Change when it is better and not worse, or neither but at
 //     least 1 point of added cost cheaper; keep otherwise (within the
 //     intervals of the new best, or the new best trades answers or speed
-//     for money).
+//     for money). A keep of a policy that hedges beside a new pick of no
+//     hedging says why (earnsNote): the rule still accepts it in the
+//     check, or the check cannot tell.
 //
 // The percentiles are compared only when both intervals are sound
 // (CIOK) and neither is unbounded above while its estimate is finite
@@ -645,7 +663,8 @@ func samePolicy(cl *sim.Class, p *optimize.Candidate) bool {
 // overCapAsk ends the over-cap note of a policy the decision keeps.
 const overCapAsk = "; change the policy or raise the cap"
 
-func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq int64, nowAnswered *[2]*float64, cr *optimize.ClassReport, z float64) ClassAdvice {
+func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq int64, nowAnswered *[2]*float64, cr *optimize.ClassReport, rule optimize.Rule, level float64) ClassAdvice {
+	z := distuv.UnitNormal.Quantile((1 + level) / 2)
 	p := cr.Picked()
 	pct := cr.Objective.Percentile
 	if pct != 0.99 {
@@ -728,6 +747,24 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 			name, sec(nowQ), sec(to.Q(pct)), 100*now.AnsweredShare, 100*to.AnsweredShare, pctText(nowCost), to.AddedCostPct)
 		return a
 	}
+	figures := fmt.Sprintf("%s %s → %s, answered %.1f%% → %.1f%%, added cost %s → %+.1f%%",
+		name, sec(nowQ), sec(p.Q(pct)), 100*now.AnsweredShare, 100*p.AnsweredShare, pctText(nowCost), p.AddedCostPct)
+	v, judged := currentVerdict(cl, &now, nowReq, cr, rule, level)
+	if judged {
+		a.NowVerdict = &v
+	}
+	if judged && !v.Hedge && !v.Undecided && !now.AnswersFell() {
+		// As optimize rolls out no hedging for a pick its verdict rule
+		// rejects: a current policy that no longer earns its cost is
+		// not kept; what the optimisation picks rolls out.
+		to := "the new pick, which the optimisation's verdict accepts"
+		if !p.Hedging {
+			to = "no hedging rolls out, as the optimisation on the live models says " + optimize.LabelNoHedge
+		}
+		a.Decision, a.Why = Change, fmt.Sprintf("the current policy no longer earns its cost on the live models by the verdict rule, against no hedging in the check (%s), so it is not kept; %s: %s",
+			v.Reason, to, figures)
+		return a
+	}
 	newCI := p.CI(pct)
 	faster := p.CIOK(pct) && newCI[1] < nowCI[0]
 	slower := p.CIOK(pct) && newCI[0] > nowCI[1]
@@ -753,8 +790,6 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 	nl, nh := ownInterval(pickCI, p.AnsweredShare, p.Requests, z)
 	cl2, ch := ownInterval(nowAnswered, now.AnsweredShare, nowReq, z)
 	more, fewer := nl > ch, nh < cl2
-	figures := fmt.Sprintf("%s %s → %s, answered %.1f%% → %.1f%%, added cost %s → %+.1f%%",
-		name, sec(nowQ), sec(p.Q(pct)), 100*now.AnsweredShare, 100*p.AnsweredShare, pctText(nowCost), p.AddedCostPct)
 	switch {
 	case len(unsound) > 0 && fewer:
 		a.Decision, a.Why = Keep, "the new best under the objective answers fewer: "+figures
@@ -772,6 +807,9 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 	}
 	if a.Decision == Keep && now.AnswersFell() {
 		return a.noHedging(cl, now, cr, "the rules above would keep it ("+a.Why+"), but")
+	}
+	if a.Decision == Keep && hedges(cl) && !p.Hedging {
+		a.Why += earnsNote(v, judged)
 	}
 	return a
 }
