@@ -16,9 +16,11 @@ import (
 // the same requests of the rollout check on the live models (its Checked
 // and NoHedging figures, common random numbers). The check's runs carry
 // no batches to pair, so a class whose requests interact is judged by
-// each run's own intervals of the percentile (the check's, from batches)
-// and Wilson's intervals of the unanswered share, which, too narrow for
-// such requests, err towards keep.
+// each run's own intervals of the percentile (the check's, from batches:
+// disjoint intervals, less powerful than optimize's paired differences,
+// so a fall may read not significant and the policy change to the new
+// pick) and Wilson's intervals of the unanswered share (too narrow for
+// such requests, so a cut may read significant and the policy stay).
 
 // currentVerdict returns the verdict rule applied to class cl's current
 // policy against no hedging in now, the rollout check on the live models

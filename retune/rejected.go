@@ -47,16 +47,18 @@ func fitRejected(h *readers.Histogram, hf *fit.HistogramFit, scen dist.Continuou
 	why := fmt.Sprintf("the live fit (%s) is rejected by its own test at the run's level (chi-square %.1f on %d df, p = %s < %g) and explains the live counts no better than the scenario's model (log-likelihood %.1f against the scenario's %.1f), so there is no model of the live latency to re-plan on",
 		c.Name, c.ChiSquare, c.DF, pText(c.PValue), alpha, c.LogLik, ls)
 	buckets := len(h.Counts)
-	var untried []string
+	var untried, need []string
 	for _, n := range hf.Notes {
-		if name, _, ok := strings.Cut(n, " not tried:"); ok {
-			untried = append(untried, name)
+		name, _, ok := strings.Cut(n, " not tried:")
+		var k int
+		if _, err := fmt.Sscanf(name, "mixture-%d", &k); ok && err == nil {
+			// 3k − 1 parameters, and a degree of freedom left.
+			untried, need = append(untried, name), append(need, fmt.Sprint(3*k+1))
 		}
 	}
 	if len(untried) > 0 {
-		need := 7 // a mixture-2's 5 parameters, and a degree of freedom left
-		return why + fmt.Sprintf("; %s not tried on these %d buckets (a mixture-2 needs at least %d): give a histogram with more buckets, or model the latency by hand (hedgesim fit shows the buckets and the fit)",
-			strings.Join(untried, " and "), buckets, need)
+		return why + fmt.Sprintf("; %s not tried on these %d buckets (%s at least %s): give a histogram with more buckets, or model the latency by hand (hedgesim fit shows the buckets and the fit)",
+			strings.Join(untried, " and "), buckets, map[bool]string{true: "it needs", false: "they need"}[len(untried) == 1], strings.Join(need, " and "))
 	}
 	return why + fmt.Sprintf("; no fitted model passes its test on these %d buckets: model the latency by hand (hedgesim fit shows the buckets and every fit)", buckets)
 }

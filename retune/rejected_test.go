@@ -65,7 +65,7 @@ func TestAssessRejectedFitNotApplied(t *testing.T) {
 	}
 	for _, want := range []string{"not refitted: the live fit (lognormal) is rejected by its own test", "chi-square 2797.7 on 3 df",
 		"explains the live counts no better than the scenario's model (log-likelihood -2326.6 against the scenario's -1457.7)",
-		"no model of the live latency to re-plan on", "mixture-2 and mixture-3 not tried on these 6 buckets (a mixture-2 needs at least 7)",
+		"no model of the live latency to re-plan on", "mixture-2 and mixture-3 not tried on these 6 buckets (they need at least 7 and 10)",
 		"give a histogram with more buckets, or model the latency by hand"} {
 		if !strings.Contains(six.NotApplied, want) {
 			t.Errorf("6 buckets: not_applied %q lacks %q", six.NotApplied, want)
