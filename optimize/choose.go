@@ -782,6 +782,14 @@ func fcount(n int64) string {
 // fpct2 formats a share in [0, 1] as a percentage with two decimals.
 func fpct2(x float64) string { return fmt.Sprintf("%.2f%%", 100*x) }
 
+// JudgeFor judges pick against base under the objective o by rule, as the
+// verdict of a class's pick does: JudgeWithin for objectives answered and
+// checked (the share within o's target), Judge on o's percentile
+// otherwise. level and basis are as Judge takes them.
+func JudgeFor(o Objective, base, pick *Candidate, level float64, rule Rule, basis string) Verdict {
+	return judgeFor(o, base, pick, level, rule, basis)
+}
+
 // judgeFor judges pick against base under the objective o: JudgeWithin for
 // objective answered, Judge on o's percentile otherwise.
 func judgeFor(o Objective, base, pick *Candidate, level float64, rule Rule, basis string) Verdict {

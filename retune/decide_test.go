@@ -28,7 +28,6 @@ func TestDecide(t *testing.T) {
 			AnsweredShare: answered, AddedCostPct: added}
 		return &optimize.ClassReport{Class: "c", Objective: optimize.Objective{Percentile: 0.95, MaxAddedCostPct: math.Inf(1)}, Candidates: []optimize.Candidate{c}}
 	}
-	z := 1.96
 	for _, c := range []struct {
 		name string
 		cr   *optimize.ClassReport
@@ -41,7 +40,7 @@ func TestDecide(t *testing.T) {
 		{"as good, half a point cheaper", cand(2*time.Second, 2, 1.95, 2.05, 0.9, 9.5), Keep},
 		{"more answers, same p95", cand(500*time.Millisecond, 2, 1.9, 2.1, 0.95, 30), Change},
 	} {
-		a := Decide(cfg, &cfg.Classes[0], now, 10000, nil, c.cr, z)
+		a := Decide(cfg, &cfg.Classes[0], now, 10000, nil, c.cr, optimize.DefaultSettings().Rule, 0.95)
 		if a.Decision != c.want {
 			t.Errorf("%s: %s (%s), want %s", c.name, a.Decision, a.Why, c.want)
 		}
@@ -54,7 +53,7 @@ func TestDecide(t *testing.T) {
 	ci := func(lo, hi float64) *[2]*float64 { return &[2]*float64{&lo, &hi} }
 	more := cand(500*time.Millisecond, 2, 1.9, 2.1, 0.95, 30)
 	more.Candidates[0].AnsweredShareCI95, more.Candidates[0].CIMethod = ci(0.92, 0.98), optimize.CIMethodGrid
-	if a := Decide(cfg, &cfg.Classes[0], now, 10000, ci(0.87, 0.93), more, z); a.Decision != Keep {
+	if a := Decide(cfg, &cfg.Classes[0], now, 10000, ci(0.87, 0.93), more, optimize.DefaultSettings().Rule, 0.95); a.Decision != Keep {
 		t.Errorf("more answers within batched intervals: %s (%s), want keep", a.Decision, a.Why)
 	}
 	if lo, hi := wilson(0.5, 100, 1.96); math.Abs(lo-0.4038) > 1e-4 || math.Abs(hi-0.5962) > 1e-4 {
@@ -92,7 +91,7 @@ func TestDecideOverCostCap(t *testing.T) {
 		{"answered, no cap", optimize.Objective{Goal: optimize.MostAnswered, Percentile: 0.95, MaxAddedCostPct: math.Inf(1)}, false},
 		{"cost objective (no cap applies)", optimize.Objective{Goal: optimize.LowestCost, Percentile: 0.95, MaxAddedCostPct: 80}, false},
 	} {
-		a := Decide(cfg, &cfg.Classes[0], now, 10000, nil, none(c.o), 1.96)
+		a := Decide(cfg, &cfg.Classes[0], now, 10000, nil, none(c.o), optimize.DefaultSettings().Rule, 0.95)
 		if a.OverCostCap != c.want {
 			t.Errorf("%s: over the cap %v (%q), want %v", c.name, a.OverCostCap, a.OverCostCapWhy, c.want)
 		}
@@ -160,7 +159,7 @@ func TestDecideOverCapChanges(t *testing.T) {
 		p.Feasible = c.feasible
 		cr := &optimize.ClassReport{Class: "c", Pick: 1, Candidates: []optimize.Candidate{base, p},
 			Objective: optimize.Objective{Goal: optimize.LowestLatency, Percentile: 0.95, MaxAddedCostPct: c.cap}}
-		a := Decide(cfg, &cfg.Classes[0], now, 20000, nil, cr, 1.96)
+		a := Decide(cfg, &cfg.Classes[0], now, 20000, nil, cr, optimize.DefaultSettings().Rule, 0.95)
 		if a.Decision != Change || !a.OverCostCap {
 			t.Errorf("%s: %s, over the cap %v (%s), want change, over the cap", c.name, a.Decision, a.OverCostCap, a.Why)
 			continue
@@ -196,7 +195,7 @@ func TestDecideUndecidedKeeps(t *testing.T) {
 	cr := &optimize.ClassReport{Class: "c", Requests: 60, Candidates: []optimize.Candidate{base},
 		Objective: optimize.Objective{Goal: optimize.LowestLatency, Percentile: 0.95, MaxAddedCostPct: math.Inf(1)},
 		Verdict:   optimize.Verdict{Undecided: true, Reason: reason + " or --precision 0.1"}, RollsOut: optimize.RollsOutConfigured}
-	a := Decide(cfg, &cfg.Classes[0], now, 20000, nil, cr, 1.96)
+	a := Decide(cfg, &cfg.Classes[0], now, 20000, nil, cr, optimize.DefaultSettings().Rule, 0.95)
 	if a.Decision != Keep || !a.Undecided || a.Rolled(cr) != nil || !strings.HasSuffix(a.Why, reason) {
 		t.Fatalf("undecided: %s, undecided %v, rolls out %v (%s); want keep, undecided, nothing rolled out, the reason",
 			a.Decision, a.Undecided, a.Rolled(cr), a.Why)
@@ -257,7 +256,7 @@ func TestDecideUnsoundPercentile(t *testing.T) {
 		{"slower, interval unbounded above", cand(true, 3, 2.5, inf, 0.9, 0), Keep, "does worse"},
 		{"cheaper, sound", cand(true, 2, 1.95, 2.05, 0.9, 0), Change, "as well, within the intervals, for less added cost"},
 	} {
-		a := Decide(cfg, &cfg.Classes[0], now, 10000, nil, c.cr, 1.96)
+		a := Decide(cfg, &cfg.Classes[0], now, 10000, nil, c.cr, optimize.DefaultSettings().Rule, 0.95)
 		if a.Decision != c.want || !strings.Contains(a.Why, c.why) {
 			t.Errorf("%s: %s (%s), want %s (%s)", c.name, a.Decision, a.Why, c.want, c.why)
 		}
@@ -312,7 +311,7 @@ func TestDecideAnswersFewerNotKept(t *testing.T) {
 	decided.Candidates = slices.Clone(cr.Candidates)
 	decided.Pick = slices.IndexFunc(decided.Candidates, func(c optimize.Candidate) bool { return c.Hedging && !c.Configured })
 	decided.Candidates[decided.Pick].P95CIOK = false
-	b := Decide(cfg, &cfg.Classes[0], now, a.NowRequests, nil, &decided, 1.96)
+	b := Decide(cfg, &cfg.Classes[0], now, a.NowRequests, nil, &decided, optimize.DefaultSettings().Rule, 0.95)
 	if p := b.Rolled(&decided); b.Decision != Change || b.New != "none" || p == nil || p.Hedging ||
 		!strings.Contains(b.Why, "the rules above would keep it") || !strings.Contains(b.Why, why) {
 		t.Errorf("decided, a new pick the rules would keep the current policy against: %s to %s, rolls out %v (%s); want change to no hedging", b.Decision, b.New, p, b.Why)
@@ -338,7 +337,7 @@ func TestDecideSamePolicyAnswersFewerChanges(t *testing.T) {
 	decided.Candidates = slices.Clone(decided.Candidates)
 	decided.Pick = slices.IndexFunc(decided.Candidates, func(c optimize.Candidate) bool { return c.Hedging })
 	decided.Candidates[decided.Pick].Configured = true
-	b := Decide(cfg, &cfg.Classes[0], now, a.NowRequests, nil, &decided, 1.96)
+	b := Decide(cfg, &cfg.Classes[0], now, a.NowRequests, nil, &decided, optimize.DefaultSettings().Rule, 0.95)
 	const why = "the new best on the live models is the current policy, but the current policy answers significantly fewer requests than no hedging on the live models"
 	if p := b.Rolled(&decided); b.Decision != Change || b.New != "none" || p == nil || p.Hedging || !strings.Contains(b.Why, why) {
 		t.Errorf("new pick the current policy: %s to %s, rolls out a hedge %v (%s); want change to no hedging: %q", b.Decision, b.New, p == nil || p.Hedging, b.Why, why)

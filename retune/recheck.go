@@ -50,6 +50,11 @@ type Model struct {
 	// fit of answered calls lacks the cancelled, slow ones and is biased
 	// short.
 	CancelledBy []string `json:"cancelled_by,omitempty"`
+	// FitRejected, when not empty, says why the live fit is no model of
+	// the live latency to re-plan on (rejected.go): its own chi-square
+	// test rejects it at the run's level and the live counts are no less
+	// likely under the scenario's model. The model is then not refitted.
+	FitRejected string `json:"fit_rejected,omitempty"`
 	// Applied says whether the live fit (FitSpec) replaces the scenario's
 	// model in the re-check and in a written scenario (Refit); NotApplied
 	// says why not when the model shifted, else "".
@@ -60,11 +65,12 @@ type Model struct {
 // Refit reports whether m's live fit replaces the scenario's model in the
 // re-check and in a written scenario: when it shifted, is not queued
 // (QueuedAt), the fit of a client-side histogram of a queued model being
-// the model's latency with the wait and slowdown already in it, and was
+// the model's latency with the wait and slowdown already in it, was
 // not judged on answered calls that hedging cancels (CancelledBy), whose
-// fit lacks the slow calls.
+// fit lacks the slow calls, and its fit is a model of the live latency
+// (FitRejected empty).
 func (m *Model) Refit() bool {
-	return m.Drift.Verdict == Shifted && m.QueuedAt == "" && len(m.CancelledBy) == 0
+	return m.Drift.Verdict == Shifted && m.QueuedAt == "" && len(m.CancelledBy) == 0 && m.FitRejected == ""
 }
 
 // simulated reports whether m was judged against the client-side latency
@@ -85,6 +91,9 @@ func (m *Model) notApplied(cut string) string {
 	}
 	if len(m.CancelledBy) > 0 {
 		why = append(why, fmt.Sprintf("its histogram counts answered calls only and class %s cancels its %s, the slow ones, so a fit of it is biased short; to refit the model, give a histogram of every call (one recorded at the provider, or by a client that records a cancelled call's latency too) with --histogram-counts all", strings.Join(m.CancelledBy, ", "), cut))
+	}
+	if m.FitRejected != "" {
+		why = append(why, m.FitRejected)
 	}
 	return "not refitted: " + strings.Join(why, "; and ")
 }
@@ -210,6 +219,9 @@ func AssessCounts(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Op
 			Fit: hf, FitName: hf.Best().Name, FitSpec: hf.SpecTOML(),
 			Drift: d, QueuedAt: at, Against: against, CancelledBy: censored(l),
 		}
+		if _, judgedSimulated := observed[l.Model]; !judgedSimulated && d.Verdict == Shifted {
+			mo.FitRejected = fitRejected(l.Hist, hf, scen, alpha)
+		}
 		mo.Applied, mo.NotApplied = mo.Refit(), mo.notApplied(cutText(hedged, deadline))
 		out = append(out, mo)
 	}
@@ -220,7 +232,8 @@ func AssessCounts(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Op
 // (Model.Refit: shifted, not queued) has its fitted live latency (or
 // TTFT); models judged unchanged, or that cannot be told, keep the
 // scenario's, so that fitting noise does not move a pick, and so do queued
-// models, whose live fit holds the wait the simulation adds.
+// models, whose live fit holds the wait the simulation adds, and models
+// whose fit is no model of the live latency (Model.FitRejected).
 func LiveConfig(cfg *sim.Config, models []Model) *sim.Config {
 	c := *cfg
 	c.Models = slices.Clone(cfg.Models)
@@ -327,6 +340,15 @@ type ClassAdvice struct {
 	// significantly fewer requests than no hedging: the decision is then
 	// Change, to no hedging (Decide).
 	Undecided bool `json:"undecided,omitempty"`
+	// NowVerdict is the verdict rule of the optimisation (its Report.Rule,
+	// under the class's objective) applied to the current policy against
+	// no hedging in the rollout check on the live models (earns.go): a
+	// current policy that hedges is kept only while the rule accepts it
+	// (Hedge) or cannot tell (Undecided). nil when the class does not
+	// hedge, or when the decision came before the rule was applied (an
+	// undecided optimisation, a new pick that is the current policy, a
+	// policy over the cost cap).
+	NowVerdict *optimize.Verdict `json:"current_policy_verdict,omitempty"`
 
 	// rolled says which candidate of the class's optimisation a Change
 	// rolls out (Rolled): 0 its pick, k > 0 the candidate k−1, −1 none.
@@ -435,7 +457,6 @@ func RecheckPolicy(ctx context.Context, cfg, live *sim.Config, opt RecheckOption
 		return nil, err
 	}
 	out := &Recheck{Check: check, New: newRep}
-	z := distuv.UnitNormal.Quantile((1 + level) / 2)
 	for i := range newRep.Classes {
 		cr := &newRep.Classes[i]
 		ci := slices.IndexFunc(live.Classes, func(c sim.Class) bool { return c.Name == cr.Class })
@@ -453,7 +474,7 @@ func RecheckPolicy(ctx context.Context, cfg, live *sim.Config, opt RecheckOption
 				}
 			}
 		}
-		a := Decide(live, &live.Classes[ci], check.Classes[ri], nowReq, nowCI, cr, z)
+		a := Decide(live, &live.Classes[ci], check.Classes[ri], nowReq, nowCI, cr, newRep.Rule, level)
 		a.Held = heldModels(live, &live.Classes[ci], opt.Models)
 		out.Classes = append(out.Classes, a)
 	}
@@ -584,8 +605,8 @@ func samePolicy(cl *sim.Class, p *optimize.Candidate) bool {
 // rollout check on the live models (nowReq requests; nowAnswered its
 // answered share's interval from batches when its requests interact, as
 // the check's report gives it, nil for independent requests), cr
-// the class's optimisation on them, z the normal quantile of the report's
-// level.
+// the class's optimisation on them, rule its verdict rule (the
+// optimisation's Report.Rule) and level the report's confidence level.
 //
 // The rules, in order:
 //
@@ -606,13 +627,23 @@ func samePolicy(cl *sim.Class, p *optimize.Candidate) bool {
 //     objective's cap (OverCostCap): keep is not allowed; change to the
 //     new pick, optimize's best within the cap, or to no hedging when the
 //     pick is not within it;
+//   - a current policy that hedges is kept only while it still earns its
+//     cost: the verdict rule, applied to it against no hedging in the
+//     check (currentVerdict, earns.go; NowVerdict), accepts it or cannot
+//     tell. When it rejects it, the decision is change, to the new pick —
+//     no hedging when the optimisation's verdict is "don't hedge" — as
+//     optimize rolls out no hedging for a pick the rule rejects (unless
+//     the policy answers significantly fewer than no hedging: the rule
+//     above and below decides then);
 //   - otherwise the new pick is better when its objective percentile's
 //     interval lies wholly below the current policy's, or its answered
 //     share's interval wholly above; worse when the reverse holds for
 //     either. Change when it is better and not worse, or neither but at
 //     least 1 point of added cost cheaper; keep otherwise (within the
 //     intervals of the new best, or the new best trades answers or speed
-//     for money).
+//     for money). A keep of a policy that hedges beside a new pick of no
+//     hedging says why (earnsNote): the rule still accepts it in the
+//     check, or the check cannot tell.
 //
 // The percentiles are compared only when both intervals are sound
 // (CIOK) and neither is unbounded above while its estimate is finite
@@ -633,7 +664,8 @@ func samePolicy(cl *sim.Class, p *optimize.Candidate) bool {
 // overCapAsk ends the over-cap note of a policy the decision keeps.
 const overCapAsk = "; change the policy or raise the cap"
 
-func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq int64, nowAnswered *[2]*float64, cr *optimize.ClassReport, z float64) ClassAdvice {
+func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq int64, nowAnswered *[2]*float64, cr *optimize.ClassReport, rule optimize.Rule, level float64) ClassAdvice {
+	z := distuv.UnitNormal.Quantile((1 + level) / 2)
 	p := cr.Picked()
 	pct := cr.Objective.Percentile
 	if pct != 0.99 {
@@ -716,6 +748,24 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 			name, sec(nowQ), sec(to.Q(pct)), 100*now.AnsweredShare, 100*to.AnsweredShare, pctText(nowCost), to.AddedCostPct)
 		return a
 	}
+	figures := fmt.Sprintf("%s %s → %s, answered %.1f%% → %.1f%%, added cost %s → %+.1f%%",
+		name, sec(nowQ), sec(p.Q(pct)), 100*now.AnsweredShare, 100*p.AnsweredShare, pctText(nowCost), p.AddedCostPct)
+	v, judged := currentVerdict(cl, &now, nowReq, cr, rule, level)
+	if judged {
+		a.NowVerdict = &v
+	}
+	if judged && !v.Hedge && !v.Undecided && !now.AnswersFell() {
+		// As optimize rolls out no hedging for a pick its verdict rule
+		// rejects: a current policy that no longer earns its cost is
+		// not kept; what the optimisation picks rolls out.
+		to := "the new pick, which the optimisation's verdict accepts"
+		if !p.Hedging {
+			to = "no hedging rolls out, as the optimisation on the live models says " + optimize.LabelNoHedge
+		}
+		a.Decision, a.Why = Change, fmt.Sprintf("the current policy no longer earns its cost on the live models by the verdict rule, against no hedging in the check (%s), so it is not kept; %s: %s",
+			v.Reason, to, figures)
+		return a
+	}
 	newCI := p.CI(pct)
 	faster := p.CIOK(pct) && newCI[1] < nowCI[0]
 	slower := p.CIOK(pct) && newCI[0] > nowCI[1]
@@ -741,8 +791,6 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 	nl, nh := ownInterval(pickCI, p.AnsweredShare, p.Requests, z)
 	cl2, ch := ownInterval(nowAnswered, now.AnsweredShare, nowReq, z)
 	more, fewer := nl > ch, nh < cl2
-	figures := fmt.Sprintf("%s %s → %s, answered %.1f%% → %.1f%%, added cost %s → %+.1f%%",
-		name, sec(nowQ), sec(p.Q(pct)), 100*now.AnsweredShare, 100*p.AnsweredShare, pctText(nowCost), p.AddedCostPct)
 	switch {
 	case len(unsound) > 0 && fewer:
 		a.Decision, a.Why = Keep, "the new best under the objective answers fewer: "+figures
@@ -760,6 +808,9 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 	}
 	if a.Decision == Keep && now.AnswersFell() {
 		return a.noHedging(cl, now, cr, "the rules above would keep it ("+a.Why+"), but")
+	}
+	if a.Decision == Keep && hedges(cl) && !p.Hedging {
+		a.Why += earnsNote(v, judged)
 	}
 	return a
 }

@@ -201,20 +201,24 @@ func (c *ClassAdvice) heldText() string {
 }
 
 // heldNotes returns the notes on the shifted models whose live fits are
-// not applied (Model.NotApplied): those at a queue or pool, and those whose
+// not applied (Model.NotApplied): those at a queue or pool, those whose
 // histogram counts answered calls that the scenario's hedging or deadline
-// cancels;
+// cancels, and those whose fit is no model of the live latency
+// (Model.FitRejected);
 // with a re-check, that it keeps the scenario's model for them.
 func (r *Report) heldNotes() []string {
-	var queued, censored []string
+	var queued, censored, rejected []string
 	cut := "the scenario's hedging cancels its losing attempts"
 	for _, m := range r.Models {
 		if m.NotApplied == "" {
 			continue
 		}
-		if m.QueuedAt != "" {
+		switch {
+		case m.QueuedAt != "":
 			queued = append(queued, m.Model)
-		} else {
+		case len(m.CancelledBy) == 0:
+			rejected = append(rejected, m.Model)
+		default:
 			censored = append(censored, m.Model)
 			if strings.Contains(m.NotApplied, "still running at") {
 				cut = "the scenario cancels its losing attempts or its calls still running at a deadline"
@@ -231,6 +235,9 @@ func (r *Report) heldNotes() []string {
 	}
 	if len(censored) > 0 {
 		out = append(out, fmt.Sprintf("shifted, judged on answered calls: %s; %s, the slow ones, so a fit of the answered calls is biased short: it is not written in its place and %s; to refit the model, give a histogram of every call (recorded at the provider, or by a client that records a cancelled call's latency too) with --histogram-counts all", strings.Join(censored, ", "), cut, then))
+	}
+	if len(rejected) > 0 {
+		out = append(out, fmt.Sprintf("shifted, without a model of the live latency: %s; the live fit is rejected by its own test and explains the live counts no better than the scenario's model (above), so it is not written in its place and %s; give a histogram with more buckets, or model the latency by hand", strings.Join(rejected, ", "), then))
 	}
 	return out
 }

@@ -400,6 +400,9 @@ func unchangedWhy(rep *retune.Report) string {
 		if len(m.CancelledBy) > 0 {
 			why = append(why, "its histogram counts answered calls only, class "+strings.Join(m.CancelledBy, ", ")+" cancelling its slow attempts, so a fit is biased short")
 		}
+		if m.FitRejected != "" {
+			why = append(why, "its live fit ("+m.FitName+") is rejected by its own test and explains the live counts no better than the scenario's model")
+		}
 		held = append(held, m.Model+" ("+strings.Join(why, "; and ")+")")
 	}
 	if len(held) == 0 {

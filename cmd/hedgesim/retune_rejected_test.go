@@ -1,0 +1,114 @@
+package main
+
+import (
+	"encoding/json"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+)
+
+// TestRetuneRejectedFitKeepsModel is a user's report: `hedgesim retune
+// bi.toml --from api2.json --model m --unit s --write-scenario new.toml`,
+// api2.json a Prometheus API histogram of m in 6 buckets (its 350, 350,
+// 150 and 150 calls in (0, 0.2], (0.2, 0.3], (3, 4] and (4, 5] s, below)
+// whose only fit, a lognormal, its own test rejects and which explains the
+// counts worse than the scenario's model, wrote that lognormal as m's
+// latency and re-picked class y's policy on it (a 1.51 s hedge at +20.4 %
+// cost, its p99 20.4 s where no call took over 5 s). Now m is shifted
+// (exit 3) but not refitted: nothing is re-checked, the scenario is
+// written unchanged and standard error says why, and the report says
+// why under the model and in its JSON.
+func TestRetuneRejectedFitKeepsModel(t *testing.T) {
+	dir := t.TempDir()
+	// The user's bi.toml.
+	scen := `name = "bi"
+seed = 5
+requests = 20000
+[arrivals]
+rate = 10
+[models.m]
+latency = { kind = "mixture", weights = [0.9, 0.1], components = [ { kind = "uniform", min = 0.1, max = 0.3 }, { kind = "uniform", min = 3.0, max = 5.0 } ] }
+price_per_request = 0.01
+[models.n]
+provider = "other"
+latency = { kind = "uniform", min = 0.2, max = 0.6 }
+price_per_request = 0.02
+error_rate = 0.05
+[[classes]]
+name = "x"
+share = 0.6
+deadline = "4s"
+[classes.hedge]
+primary = "m"
+targets = ["n"]
+delay = "1s"
+on_error = "nonfatal"
+[[classes]]
+name = "y"
+share = 0.4
+[classes.hedge]
+primary = "m"
+`
+	// The user's api2.json: cumulative counts per upper bound.
+	api := `{"status": "success", "data": {"resultType": "vector", "result": [` +
+		`{"metric": {"le": "0.2", "model": "m"}, "value": [1700000000, "350"]}, {"metric": {"le": "0.3", "model": "m"}, "value": [1700000000, "700"]}, ` +
+		`{"metric": {"le": "3", "model": "m"}, "value": [1700000000, "700"]}, {"metric": {"le": "4", "model": "m"}, "value": [1700000000, "850"]}, ` +
+		`{"metric": {"le": "5", "model": "m"}, "value": [1700000000, "1000"]}, {"metric": {"le": "+Inf", "model": "m"}, "value": [1700000000, "1000"]}]}}`
+	path, from, out := filepath.Join(dir, "bi.toml"), filepath.Join(dir, "api2.json"), filepath.Join(dir, "new.toml")
+	for p, text := range map[string]string{path: scen, from: api} {
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, errOut := hedgesim(t, "retune", path, "--from", from, "--model", "m", "--unit", "s",
+		"--requests", "2000", "--check-requests", "2000", "--write-scenario", out, "--json", "--quiet")
+	if code != exitAction {
+		t.Fatalf("exit %d, want %d: %s", code, exitAction, errOut)
+	}
+	var rep struct {
+		Models []struct {
+			Applied     bool   `json:"applied"`
+			NotApplied  string `json:"not_applied"`
+			FitRejected string `json:"fit_rejected"`
+			Drift       struct {
+				Verdict string `json:"verdict"`
+			} `json:"drift"`
+		} `json:"models"`
+		Recheck json.RawMessage `json:"recheck"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Models) != 1 {
+		t.Fatalf("%d models, want 1", len(rep.Models))
+	}
+	m := rep.Models[0]
+	if m.Drift.Verdict != "shifted" || m.Applied || !strings.Contains(m.NotApplied, "no model of the live latency to re-plan on") ||
+		!strings.Contains(m.FitRejected, "mixture-2 and mixture-3 not tried on these 6 buckets") {
+		t.Errorf("model m: verdict %s, applied %v, not_applied %q, fit_rejected %q; want shifted, not applied, saying why",
+			m.Drift.Verdict, m.Applied, m.NotApplied, m.FitRejected)
+	}
+	if string(rep.Recheck) != "null" {
+		t.Errorf("recheck %s, want null: no policy is re-picked on a rejected fit", rep.Recheck)
+	}
+	written, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(written) != scen {
+		t.Errorf("written scenario differs from the input:\n%s", written)
+	}
+	want := "nothing was refitted and no policy re-picked: shifted but not refitted: m (its live fit (lognormal) is rejected by its own test and explains the live counts no better than the scenario's model)"
+	if !strings.Contains(strings.Join(strings.Fields(errOut), " "), want) {
+		t.Errorf("standard error %q lacks %q", errOut, want)
+	}
+	_, text, _ := hedgesim(t, "retune", path, "--from", from, "--model", "m", "--unit", "s", "--requests", "2000", "--quiet")
+	text = strings.Join(strings.Fields(text), " ")
+	for _, w := range []string{"not refitted: the live fit (lognormal) is rejected by its own test",
+		"shifted, without a model of the live latency: m;"} {
+		if !strings.Contains(text, w) {
+			t.Errorf("the text lacks %q:\n%s", w, text)
+		}
+	}
+}
