@@ -575,7 +575,8 @@ func (e *engine) copulaWork(r *request, a *attempt, md *Model, m int, z float64)
 
 // plainDraw says whether the draws of an attempt to a model are plain
 // (draw's first branches): the model fails in no way (no error rate, no
-// invalid answers, no Failures) and has no stalls; whether the run has a
+// invalid answers, no Failures), has no stalls and draws no stage
+// failure's latency (stagefail.go); whether the run has a
 // copula (plainCopula); and, without one, whether its latency is one draw
 // — of a gamma, a lognormal or an exponential, which draw takes without
 // sampler.rand's call and switch, or of another kind — or streamed.
@@ -592,10 +593,11 @@ const (
 )
 
 // plainDrawOf returns the plainDraw of model md, whose latency's sampler
-// is of kind lat, in a run with a copula or without (correlated).
-func plainDrawOf(md *Model, lat samplerKind, correlated bool) plainDraw {
+// is of kind lat, in a run with a copula or without (correlated), whose
+// attempts draw a stage failure's latency or not (stageErr).
+func plainDrawOf(md *Model, lat samplerKind, correlated, stageErr bool) plainDraw {
 	switch {
-	case md.ErrorRate > 0 || md.InvalidRate > 0 || md.Failures.any() || md.Stalls.Rate > 0:
+	case md.ErrorRate > 0 || md.InvalidRate > 0 || md.Failures.any() || md.Stalls.Rate > 0 || stageErr:
 		return notPlain
 	case correlated:
 		return plainCopula
@@ -777,5 +779,13 @@ func (e *engine) draw(r *request, a *attempt, m, k int, try uint8) {
 		if failures {
 			a.drawFailure(md, uErr, u4xx, src)
 		}
+	}
+	// An attempt the model does not fail may still be failed by a stage
+	// of its provider or replica at the start of its service: it then
+	// comes back after the latency a server error of the model's would
+	// have, drawn where that one's is — right after the latency, as
+	// drawFailure drew nothing (stagefail.go).
+	if e.stageErr != nil && e.stageErr[m] && !a.kind.failed() {
+		a.workErr = e.drawStageErr(md, m, src)
 	}
 }

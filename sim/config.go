@@ -117,7 +117,10 @@ type RateLimit struct {
 // in simulated time whose normal and degraded periods last exponential
 // times with the given means. While degraded, every attempt in service at
 // the provider progresses Slowdown times slower; attempts whose service
-// starts while degraded fail with probability ErrorRate.
+// starts while degraded fail with probability ErrorRate, with a server
+// error after their model's server-error latency (Model.ErrorLatency or
+// Failures.ServerError.Latency; their latency when it has none),
+// stretched by Slowdown as all service is.
 type Degraded struct {
 	// MeanNormal and MeanDegraded are the mean period lengths; both > 0.
 	MeanNormal, MeanDegraded time.Duration
@@ -221,8 +224,10 @@ type Model struct {
 	// score −z, as the decode speed is: a slow draw is slow throughout.
 	PrefillTokensPerSecond dist.Continuous
 	// ErrorLatency is the time in seconds after which a failing attempt
-	// reports its error; nil means the error surfaces when the call would
-	// otherwise have completed.
+	// reports its error — a server error of the model's own (ErrorRate)
+	// or one of its provider's or replica's state (a degraded period's
+	// ErrorRate, a replica's outage: stagefail.go); nil means the error
+	// surfaces when the call would otherwise have completed.
 	ErrorLatency dist.Continuous
 	// ErrorRate is the probability in [0, 1] that an attempt fails (5xx,
 	// quota, outage). Errors are not billed.

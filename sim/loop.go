@@ -147,6 +147,9 @@ type engine struct {
 	// plainDraws is, per model, its plainDraw: whether draw may take its
 	// plain branch, and for a one-draw latency or a streamed one.
 	plainDraws []plainDraw
+	// stageErr is, per model, whether draw gives its attempts a stage
+	// failure's latency (stagefail.go); nil when no model's is.
+	stageErr []bool
 	// pauseAt is the request count at which a growing run holds (fork.go):
 	// the event loop stops right after the event that started request
 	// pauseAt − 1, holding set (markOrHold); −1 never. grow is a growing
@@ -245,10 +248,11 @@ func newEngineFor(cfg *Config, n int) *engine {
 	}
 	e.sharesDraws = make([]bool, len(cfg.Models))
 	e.plainDraws = make([]plainDraw, len(cfg.Models))
+	e.stageErr = e.stageErrs(cfg)
 	for i := range cfg.Models {
 		e.models = append(e.models, newModelSamplers(&cfg.Models[i]))
 		e.sharesDraws[i] = sharesDraws(&cfg.Models[i])
-		e.plainDraws[i] = plainDrawOf(&cfg.Models[i], e.models[i].latency.kind, cfg.correlated())
+		e.plainDraws[i] = plainDrawOf(&cfg.Models[i], e.models[i].latency.kind, cfg.correlated(), e.stageErr != nil && e.stageErr[i])
 	}
 	e.stats = make([]classStats, len(cfg.Classes))
 	if cfg.retrying() {

@@ -109,7 +109,9 @@ type ReplicaOverride struct {
 // time whose up and down periods last exponential times with the given
 // means, starting in its stationary distribution. An attempt whose work
 // starts while its replica is down fails with a server error (after its
-// model's error latency, or its latency when none is set). A replica that
+// model's server-error latency, Model.ErrorLatency or
+// Failures.ServerError.Latency, or its latency when none is set:
+// TestStageFailureAfterErrorLatency). A replica that
 // hangs rather than fails is a Degraded period with a large Slowdown.
 type Down struct {
 	// MeanUp and MeanDown are the mean period lengths; both ≥
