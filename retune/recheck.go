@@ -601,6 +601,9 @@ func samePolicy(cl *sim.Class, p *optimize.Candidate) bool {
 	return pol.Adaptive == nil && len(pol.Delays) == 1 && pol.Delays[0] == p.Delay && pol.Copies == p.Copies && !p.SetsTargets()
 }
 
+// overCapAsk ends the over-cap note of a policy the decision keeps.
+const overCapAsk = "; change the policy or raise the cap"
+
 // Decide says keep or change for class cl of cfg: now is the current policy's
 // rollout check on the live models (nowReq requests; nowAnswered its
 // answered share's interval from batches when its requests interact, as
@@ -661,9 +664,6 @@ func samePolicy(cl *sim.Class, p *optimize.Candidate) bool {
 // each class alone), so the intervals treat them as independent samples,
 // though they share the scenario's seed; like optimize's own test this
 // errs towards keep.
-// overCapAsk ends the over-cap note of a policy the decision keeps.
-const overCapAsk = "; change the policy or raise the cap"
-
 func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq int64, nowAnswered *[2]*float64, cr *optimize.ClassReport, rule optimize.Rule, level float64) ClassAdvice {
 	z := distuv.UnitNormal.Quantile((1 + level) / 2)
 	p := cr.Picked()
