@@ -431,7 +431,8 @@ const (
 // whatever the rule; otherwise the verdict is undecided (Undecided), not
 // "don't hedge", and the reason says how many requests an interval needs.
 // When the pick answers fewer requests in time than the baseline, the
-// reason says so.
+// reason says so: as a fall when the two-sample test of fewerAnswers finds
+// it significant at level, else as a move not significant at level.
 func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Verdict {
 	v := Verdict{
 		Alternative:      -1,
@@ -553,9 +554,15 @@ func Judge(base, pick *Candidate, p, level float64, rule Rule, basis string) Ver
 	switch {
 	case fp > fb:
 		// Hedging made answers rarer (copies that fail or answer invalidly
-		// first, budgets, rate limits): say so whatever the verdict.
+		// first, budgets, rate limits): say so whatever the verdict — as
+		// a fall when it is significant (fewerAnswers' test), else as a
+		// move the runs cannot tell from noise.
 		ab, ap := fshares(1-fb, 1-fp)
-		fewer = fmt.Sprintf("but the answered share falls %s → %s: more requests go without a usable answer in time", ab, ap)
+		if fewerAnswers(base, pick, distuv.UnitNormal.Quantile((1+level)/2)) {
+			fewer = fmt.Sprintf("but the answered share falls %s → %s: more requests go without a usable answer in time", ab, ap)
+		} else {
+			fewer = fmt.Sprintf("the answered share moves %s → %s, not significantly at %s%%", ab, ap, fnum(100*level))
+		}
 	case fb > 0 && fp < fb:
 		sb, sp := fshares(fb, fp)
 		sig, whyNot := unansweredCut(base, pick, level)
