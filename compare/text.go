@@ -289,7 +289,7 @@ func change(d Delta) string {
 	case math.IsNaN(d.A) || math.IsNaN(d.B):
 		return "-" // a side without requests
 	case isShare(d.Metric):
-		s = signedChange(d.Change, 2) + " pt"
+		s = sim.SignedChange(d.Change, 2) + " pt"
 	case math.IsInf(d.A, 1) && !math.IsInf(d.B, 1):
 		s = "becomes an answer"
 	case math.IsInf(d.B, 1) && !math.IsInf(d.A, 1):
@@ -297,7 +297,7 @@ func change(d Delta) string {
 	case math.IsNaN(d.Change):
 		s = "n/a"
 	default:
-		s = signedChange(d.Change, 1) + "%"
+		s = sim.SignedChange(d.Change, 1) + "%"
 	}
 	switch d.Mark {
 	case Same:
@@ -306,26 +306,6 @@ func change(d Delta) string {
 		return s + " ?"
 	}
 	return s
-}
-
-// signedChange formats the change x with its sign and dec decimals, or
-// up to three more when dec would round a change that is not zero to
-// zero, so that a fall never reads as a rise: −0.03 at one decimal is
-// "-0.03", 0 is "+0.0" (zero has no sign), and a change still zero at
-// dec+3 decimals keeps its sign at dec ("-0.0").
-func signedChange(x float64, dec int) string {
-	if x == 0 {
-		return fmt.Sprintf("%+.*f", dec, 0.0) // also for −0
-	}
-	zero := func(k int) bool { return math.Round(x*math.Pow10(k)) == 0 }
-	k := dec
-	for k < dec+3 && zero(k) {
-		k++
-	}
-	if zero(k) {
-		k = dec
-	}
-	return fmt.Sprintf("%+.*f", k, x)
 }
 
 // formatSeconds prints a latency as the reports do (sim.FormatSeconds).

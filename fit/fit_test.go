@@ -70,7 +70,9 @@ func TestFittedBlockSimulates(t *testing.T) {
 			if err != nil {
 				t.Fatal(err)
 			}
-			simLat := res.Classes[0].Latencies() // sorted; failed requests count at their error time
+			// Sorted; a request without a usable answer (the block's error_rate
+			// and invalid_rate) is a miss, +Inf, and sorts last.
+			simLat := res.Classes[0].Latencies()
 			obs := l.Latencies()
 			sortedObs := append([]float64(nil), obs...)
 			slices.Sort(sortedObs)

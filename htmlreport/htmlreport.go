@@ -369,13 +369,9 @@ func candShare(c *optimize.Candidate, x float64) string {
 	return share(x)
 }
 
-func signedPct(x float64) string {
-	s := fmt.Sprintf("%+.1f%%", x)
-	if s == "-0.0%" {
-		s = "+0.0%"
-	}
-	return s
-}
+// signedPct formats a change in percent with its sign and one decimal,
+// or the digits that keep its sign (sim.SignedChange): -0.03%, not +0.0%.
+func signedPct(x float64) string { return sim.SignedChange(x, 1) + "%" }
 
 // change is the relative change from a to b, "−40.7%", or "" when there is
 // none to show (equal, a miss, or a zero base).

@@ -875,18 +875,16 @@ func change(a, b float64) string {
 }
 
 // answeredChange formats the change of the answered share from a to b in
-// percentage points, "(−0.6 pt)", with the precision of fshares.
+// percentage points, "(−0.6 pt)", with the precision of fshares, or the
+// digits that keep its sign (sim.SignedChange): "(-0.002 pt)", not
+// "(+0.00 pt)".
 func answeredChange(a, b float64) string {
 	if a == b {
 		return ""
 	}
 	sa, _ := fshares(a, b)
 	d := len(sa) - strings.IndexByte(sa, '.') - 2 // decimals, without the "%"
-	x := 100 * (b - a)
-	if math.Round(x*math.Pow10(d)) == 0 {
-		x = 0 // "+0.000", not "-0.000"
-	}
-	return fmt.Sprintf("(%+.*f pt)", d, x)
+	return "(" + sim.SignedChange(100*(b-a), d) + " pt)"
 }
 
 // addedCost formats a candidate's added cost on the class's basis.

@@ -274,9 +274,9 @@ func routingVerdict(rc *RoutingClass, p float64) string {
 	with := "without hedging"
 	switch {
 	case conf.Hedged && conf.RollsOut == RollsOutConfigured:
-		with = fmt.Sprintf("with hedging (its configured policy %s, which rolls out: undecided; %s added cost)", conf.Policy, signedPct(conf.AddedCostPct))
+		with = fmt.Sprintf("with hedging (its configured policy %s, which rolls out: undecided; %s added cost)", conf.Policy, fpct(conf.AddedCostPct))
 	case conf.Hedged:
-		with = fmt.Sprintf("with hedging (its pick %s, %s added cost)", conf.Policy, signedPct(conf.AddedCostPct))
+		with = fmt.Sprintf("with hedging (its pick %s, %s added cost)", conf.Policy, fpct(conf.AddedCostPct))
 	}
 	if best == nil {
 		if untold == nil {
@@ -286,17 +286,7 @@ func routingVerdict(rc *RoutingClass, p float64) string {
 			untold.Balancer, orNone(rc.Configured), with, 100*p, fsec(untold.Latency), fsec(conf.Latency))
 	}
 	return fmt.Sprintf("%s without hedging beats %s %s: p%g %s against %s (intervals apart), at %s added cost",
-		best.Balancer, orNone(rc.Configured), with, 100*p, fsec(best.Latency), fsec(conf.Latency), signedPct(best.AddedCostPct))
-}
-
-// signedPct formats a percentage with its sign ("+0.0%" for one that
-// rounds to 0).
-func signedPct(x float64) string {
-	s := fmt.Sprintf("%+.1f%%", x)
-	if s == "-0.0%" {
-		s = "+0.0%"
-	}
-	return s
+		best.Balancer, orNone(rc.Configured), with, 100*p, fsec(best.Latency), fsec(conf.Latency), fpct(best.AddedCostPct))
 }
 
 // writeRouting writes the routing comparison, when there is one.
@@ -337,7 +327,7 @@ func (r *Report) writeRouting(w io.Writer) {
 				continue
 			}
 			fmt.Fprintf(tw, "    %s\t%s\t%s\t%s\t%.1f%%\t%.3f\t%s\n", name, policy, fsec(o.Latency),
-				interval(o.CI, o.CIOK), 100*o.AnsweredShare, o.AttemptsPerRequest, signedPct(o.AddedCostPct))
+				interval(o.CI, o.CIOK), 100*o.AnsweredShare, o.AttemptsPerRequest, fpct(o.AddedCostPct))
 		}
 		tw.Flush()
 		if slices.ContainsFunc(rc.Options, func(o RoutingOption) bool { return o.RollsOut == RollsOutConfigured }) {

@@ -205,14 +205,14 @@ func wilson(share float64, n int64, z float64) (lo, hi float64) {
 	return max(0, mid-h), min(1, mid+h)
 }
 
-// fpct formats a signed percentage with one decimal, "+0.0%" when it
-// rounds to zero (never "-0.0%").
-func fpct(x float64) string {
-	if math.Round(10*x) == 0 {
-		return "+0.0%"
-	}
-	return fmt.Sprintf("%+.1f%%", x)
-}
+// fpct formats a change in percent with its sign and one decimal, or the
+// digits that keep its sign (sim.SignedChange): -0.03%, not +0.0%.
+func fpct(x float64) string { return sim.SignedChange(x, 1) + "%" }
+
+// fpctCost formats an added cost in percent with two decimals, enough to
+// tell +10.04% from a cap of +10%, or the digits that keep its sign
+// (sim.SignedChange): -0.004%, not +0.00%.
+func fpctCost(x float64) string { return sim.SignedChange(x, 2) + "%" }
 
 // fshares formats two shares in [0, 1] as percentages with one decimal,
 // or up to three when one would make two different shares look equal.

@@ -89,10 +89,32 @@ func TestMinRequestsForCI(t *testing.T) {
 	}
 }
 
+// TestFormat: the report's number formats. A change that its decimals
+// would round to zero gets the digits that keep its sign (an added cost
+// of −0.04 % is "-0.04%", not "+0.0%"; an answered share down 0.0002 pt
+// at two decimals is "(-0.0002 pt)", not "(+0.00 pt)"); zero has none.
 func TestFormat(t *testing.T) {
-	for x, want := range map[float64]string{0: "+0.0%", -0.04: "+0.0%", 0.04: "+0.0%", -0.05000001: "-0.1%", 9.84: "+9.8%", -40.66: "-40.7%"} {
+	for x, want := range map[float64]string{0: "+0.0%", math.Copysign(0, -1): "+0.0%", -0.04: "-0.04%", 0.04: "+0.04%", -0.05000001: "-0.1%", 9.84: "+9.8%", -40.66: "-40.7%"} {
 		if got := fpct(x); got != want {
 			t.Errorf("fpct(%v) = %q; want %q", x, got, want)
+		}
+	}
+	for x, want := range map[float64]string{0: "+0.00%", -0.004: "-0.004%", 0.004: "+0.004%", 10.04: "+10.04%", -1.5: "-1.50%"} {
+		if got := fpctCost(x); got != want {
+			t.Errorf("fpctCost(%v) = %q; want %q", x, got, want)
+		}
+	}
+	for _, c := range []struct {
+		a, b float64
+		want string
+	}{
+		{0.985051, 0.985049, "(-0.0002 pt)"},
+		{0.985049, 0.985051, "(+0.0002 pt)"},
+		{0.991, 0.985, "(-0.6 pt)"},
+		{0.985, 0.985, ""},
+	} {
+		if got := answeredChange(c.a, c.b); got != c.want {
+			t.Errorf("answeredChange(%v, %v) = %q; want %q", c.a, c.b, got, c.want)
 		}
 	}
 	for _, c := range []struct{ a, b, wa, wb string }{

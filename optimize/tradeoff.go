@@ -337,15 +337,6 @@ func boughtBy(o Objective, a, b *Candidate) string {
 	return fmt.Sprintf("answered %s → %s", aa, ab)
 }
 
-// fpctCost formats an added cost with two decimals, enough to tell
-// +10.04% from a cap of +10%.
-func fpctCost(x float64) string {
-	if math.Round(100*x) == 0 {
-		return "+0.00%"
-	}
-	return fmt.Sprintf("%+.2f%%", x)
-}
-
 // setMarginal sets o's marginal test from the verdict rule.
 func (o *Objective) setMarginal(r Rule) {
 	o.MinGainPerCost, o.MinUnansweredCutPerCost = r.MinGainPerCost, r.MinUnansweredCutPerCost

@@ -156,12 +156,10 @@ func pname(p float64) string {
 }
 
 // costWord formats an added cost on the class's basis: "+9.8% cost",
-// "+75.0% calls" (never "-0.0%").
+// "+75.0% calls", "-0.03% cost" (the digits that keep its sign,
+// sim.SignedChange).
 func costWord(cr *optimize.ClassReport, pct float64) string {
-	s := fmt.Sprintf("%+.1f%%", pct)
-	if math.Round(10*pct) == 0 {
-		s = "+0.0%"
-	}
+	s := sim.SignedChange(pct, 1) + "%"
 	if cr.CostBasis == optimize.CostCalls {
 		return s + " calls"
 	}

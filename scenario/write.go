@@ -53,10 +53,16 @@ type Top struct {
 // [classes.hedge] table with single-line values, or when the result does
 // not parse back to the edited policies.
 //
-// When traceDir is not empty, a relative arrivals.trace path is rewritten
-// as that path joined to traceDir (the directory the original file's
-// relative paths were relative to), so that the new file can live
-// elsewhere.
+// A top-level key the file lacks is added after the file's header: after
+// a first line "#:schema PATH" (editors read that directive only from the
+// first line) and after the leading comments up to their last blank line
+// (a comment that runs into the first key or table without a blank line
+// is taken as that key's or table's, and the key goes above it).
+//
+// When traceDir is not empty, a relative arrivals.trace path and a
+// relative #:schema path (not a URL) are rewritten as that path joined to
+// traceDir (the directory the original file's relative paths were
+// relative to), so that the new file can live elsewhere.
 func WithPolicies(filename string, src []byte, top Top, edits []HedgeEdit, traceDir string) ([]byte, error) {
 	sc, err := Parse(filename, src)
 	if err != nil {
@@ -185,9 +191,13 @@ func WithPolicies(filename string, src []byte, top Top, edits []HedgeEdit, trace
 			}
 		}
 	}
+	if schema, ok := schemaDirective(lines[0]); ok && traceDir != "" && !filepath.IsAbs(schema) && !strings.Contains(schema, "://") {
+		set[0] = "#:schema " + filepath.Join(traceDir, schema)
+	}
 	var out bytes.Buffer
 	// The top-level keys: each line rewritten when its value changes, or
-	// written first when the file lacks it and its value differs.
+	// written after the header (headerEnd) when the file lacks it and its
+	// value differs.
 	type topKey struct {
 		key  string
 		same bool   // the file has this value already
@@ -199,13 +209,15 @@ func WithPolicies(filename string, src []byte, top Top, edits []HedgeEdit, trace
 	if top.Seed != nil {
 		tops = append(tops, topKey{key: "seed", same: sc.Config.Seed == *top.Seed, kv: "seed = " + strconv.FormatUint(*top.Seed, 10)})
 	}
+	var added []string
 	for i := range tops {
 		t := &tops[i]
 		t.line, t.has = kl[t.key]
 		if !t.has && (t.key == "requests" || !t.same) {
-			fmt.Fprintf(&out, "%s\n", t.kv)
+			added = append(added, t.kv)
 		}
 	}
+	at := headerEnd(lines)
 	topAt := func(i int) int {
 		for j, t := range tops {
 			if t.has && i == t.line-1 {
@@ -215,6 +227,11 @@ func WithPolicies(filename string, src []byte, top Top, edits []HedgeEdit, trace
 		return -1
 	}
 	for i, l := range lines {
+		if i == at {
+			for _, add := range added {
+				out.WriteString(add + "\n")
+			}
+		}
 		switch j := topAt(i); {
 		case j >= 0 && tops[j].same:
 			out.WriteString(l) // unchanged, however written: kept with its comment
@@ -222,6 +239,8 @@ func WithPolicies(filename string, src []byte, top Top, edits []HedgeEdit, trace
 			out.WriteString(rewriteLine(l, tops[j].kv))
 		case drop[i]:
 			continue
+		case i == 0 && strings.HasPrefix(set[0], "#:schema "):
+			out.WriteString(set[0])
 		case set[i] != "":
 			out.WriteString(rewriteLine(l, set[i]))
 		default:
@@ -239,6 +258,36 @@ func WithPolicies(filename string, src []byte, top Top, edits []HedgeEdit, trace
 		return nil, fmt.Errorf("rewriting the hedge tables of %s gave an invalid scenario: %w", filename, err)
 	}
 	return b, nil
+}
+
+// schemaDirective returns the path or URL of a "#:schema PATH" line.
+func schemaDirective(line string) (string, bool) {
+	rest, ok := strings.CutPrefix(line, "#:schema")
+	if !ok || rest == "" || (rest[0] != ' ' && rest[0] != '\t') {
+		return "", false
+	}
+	p := strings.TrimSpace(rest)
+	return p, p != ""
+}
+
+// headerEnd returns the 0-based line before which top-level keys are
+// added: after a #:schema first line, and after the last blank line
+// among the comments and blank lines that open the file (0 when there is
+// neither).
+func headerEnd(lines []string) int {
+	at := 0
+	if _, ok := schemaDirective(lines[0]); ok {
+		at = 1
+	}
+	for i := at; i < len(lines); i++ {
+		l := strings.TrimSpace(lines[i])
+		if l == "" {
+			at = i + 1
+		} else if !strings.HasPrefix(l, "#") {
+			break
+		}
+	}
+	return min(at, len(lines)-1) // before the empty line after a final newline
 }
 
 // rewriteLine returns line (a "key = value" line, perhaps indented and with

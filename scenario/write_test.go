@@ -1,6 +1,7 @@
 package scenario_test
 
 import (
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -155,5 +156,52 @@ on_stall = "nonfatal"
 	}
 	if strings.Contains(string(out), "on_stall") {
 		t.Errorf("on_stall left in without a cut:\n%s", out)
+	}
+}
+
+// TestWithPoliciesKeepsHeaderFirst: a top-level key the file lacks
+// (requests) is added after the file's header, never above a #:schema
+// first line, which editors read only from the first line: after the
+// directive and the leading comments up to their last blank line. With
+// traceDir, a relative #:schema path is rewritten against it, as a
+// relative arrivals.trace is, so that the file finds its schema wherever
+// it is written; a URL or an absolute path stays.
+func TestWithPoliciesKeepsHeaderFirst(t *testing.T) {
+	const body = `[arrivals]
+rate = 1.0
+[models.a]
+latency = { kind = "constant", value = 1.0 }
+[[classes]]
+name = "c"
+[classes.hedge]
+primary = "a"
+delay = "1s"
+`
+	dir := filepath.Join(string(filepath.Separator)+"data", "scenarios")
+	for _, tc := range []struct {
+		name, head, traceDir, want string
+	}{
+		{"schema and header", "#:schema ../docs/scenario.schema.json\n# s: a header\n#\n# more of it\n\n# the seed\nseed = 1\n\n", "",
+			"#:schema ../docs/scenario.schema.json\n# s: a header\n#\n# more of it\n\nrequests = 2000\n# the seed\nseed = 1\n\n"},
+		{"schema rewritten against traceDir", "#:schema ../docs/scenario.schema.json\n# s\n\n", dir,
+			"#:schema " + filepath.Join(dir, "../docs/scenario.schema.json") + "\n# s\n\nrequests = 2000\n"},
+		{"URL schema kept", "#:schema https://example.com/scenario.schema.json\n", dir,
+			"#:schema https://example.com/scenario.schema.json\nrequests = 2000\n"},
+		{"absolute schema kept", "#:schema /etc/scenario.schema.json\n", dir,
+			"#:schema /etc/scenario.schema.json\nrequests = 2000\n"},
+		{"comment without a blank line belongs to the table", "#:schema s.json\n# the arrivals\n", "",
+			"#:schema s.json\nrequests = 2000\n# the arrivals\n"},
+		{"no header", "", "", "requests = 2000\n"},
+		{"header without schema", "# s: a header\n\n", "", "# s: a header\n\nrequests = 2000\n"},
+	} {
+		out, err := scenario.WithPolicies("s.toml", []byte(tc.head+body), scenario.Top{Requests: 2000},
+			[]scenario.HedgeEdit{{Class: "c", Delay: 2 * time.Second, Copies: 1}}, tc.traceDir)
+		if err != nil {
+			t.Errorf("%s: %v", tc.name, err)
+			continue
+		}
+		if !strings.HasPrefix(string(out), tc.want+"[arrivals]\n") {
+			t.Errorf("%s: written\n%s\nwant it to start\n%s[arrivals]", tc.name, out, tc.want)
+		}
 	}
 }

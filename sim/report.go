@@ -990,15 +990,9 @@ func perRequest(x float64, n int64) float64 {
 
 func pct(x float64) string { return fmt.Sprintf("%.1f%%", 100*x) }
 
-// signedPct formats a percentage with its sign, printing a value that
-// rounds to zero as +0.0%.
-func signedPct(x float64) string {
-	s := fmt.Sprintf("%+.1f%%", x)
-	if s == "-0.0%" {
-		s = "+0.0%"
-	}
-	return s
-}
+// signedPct formats a change in percent with its sign and one decimal,
+// or the digits that keep its sign (SignedChange): -0.03%, not +0.0%.
+func signedPct(x float64) string { return SignedChange(x, 1) + "%" }
 
 // fsec is FormatSeconds.
 func fsec(s float64) string { return FormatSeconds(s) }

@@ -353,7 +353,7 @@ func parseOptimize(args []string, stderr io.Writer) (*optimizeJob, error) {
 	fs.Var(&workers, "workers", "`n` candidates simulated at once (default: the number of CPUs); the report does not depend on it")
 	fs.Var(&alone, "alone", "sweep every class alone at its share of the traffic, even classes coupled by a shared limited provider, model or budget (default false: those are optimized jointly)")
 	fs.Var(&checkRequests, "check-requests", "`n` requests of the rollout check, the whole scenario with every pick applied (default 1000000, or 5 × --requests when less; 0 skips it)")
-	writeScenario := pathFlag(fs, "write-scenario", "write the scenario with every pick applied to `FILE`, so that `hedgesim run FILE` reproduces the rollout check; only the hedge tables ([classes.hedge], [classes.steps.hedge]), the top-level requests and seed (the rollout check's) and a relative arrivals.trace (made absolute, to be found from FILE) change; comments are kept, and a symbolic link is written through")
+	writeScenario := pathFlag(fs, "write-scenario", "write the scenario with every pick applied to `FILE`, so that `hedgesim run FILE` reproduces the rollout check; only the hedge tables ([classes.hedge], [classes.steps.hedge]), the top-level requests and seed (the rollout check's) and a relative arrivals.trace or #:schema path (made absolute, to be found from FILE) change; comments are kept, the #:schema line and the header comments first, and a symbolic link is written through")
 	asJSON := fs.Bool("json", false, "print the report as JSON instead of tables")
 	wide := wideFlag(fs)
 	all := fs.Bool("all", false, "list every candidate in the tables, not only the frontier")

@@ -4,6 +4,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"slices"
 	"strconv"
 	"strings"
 	"testing"
@@ -30,7 +31,7 @@ func TestWriteScenarioHelpNamesWhatChanges(t *testing.T) {
 	if !ok {
 		t.Fatalf("optimize --help lists no --write-scenario FILE:\n%s%s", stdout, stderr)
 	}
-	for _, key := range []string{"[classes.hedge]", "[classes.steps.hedge]", "requests", "seed", "arrivals.trace"} {
+	for _, key := range []string{"[classes.hedge]", "[classes.steps.hedge]", "requests", "seed", "arrivals.trace", "#:schema"} {
 		if !strings.Contains(after, key) {
 			t.Errorf("optimize --help's --write-scenario names no %s: %s", key, after)
 		}
@@ -82,5 +83,27 @@ func TestWriteScenarioHelpNamesWhatChanges(t *testing.T) {
 		t.Errorf("written arrivals.trace %q; want an absolute path", tr)
 	} else if _, err := os.Stat(tr); err != nil {
 		t.Errorf("written arrivals.trace: %v", err)
+	}
+	// The comments, which the decoding above does not see: the #:schema
+	// directive stays the first line, its relative path made absolute
+	// like the trace's, and the header comments follow it; requests, which
+	// the input lacks, comes after them (and their blank line).
+	src, err := os.ReadFile(in)
+	if err != nil {
+		t.Fatal(err)
+	}
+	written, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	inLines, outLines := strings.Split(string(src), "\n"), strings.Split(string(written), "\n")
+	if schema, ok := strings.CutPrefix(outLines[0], "#:schema "); !ok || !filepath.IsAbs(schema) {
+		t.Errorf("written first line %q; want #:schema and an absolute path", outLines[0])
+	} else if _, err := os.Stat(schema); err != nil {
+		t.Errorf("written #:schema: %v", err)
+	}
+	header := slices.IndexFunc(inLines, func(l string) bool { return l != "" && !strings.HasPrefix(l, "#") })
+	if !slices.Equal(outLines[1:header], inLines[1:header]) || outLines[header] != "requests = 2000" {
+		t.Errorf("written file opens\n%s\nwant the input's header comments, then requests = 2000", strings.Join(outLines[:header+1], "\n"))
 	}
 }
