@@ -385,7 +385,8 @@
 // "rejected") and reasons[] (code, detail, name, value, limit, unit, text:
 // see fate.go), over_rate_limit, overload_excluded, overloads[] (Load:
 // kind, name, offered, limit, utilisation, burst_s, span_s), unstable,
-// won_by_primary_share, won_by_copies[] (model, share), met_share,
+// won_by_primary_share, won_by_copies[] (model, share; both null for a
+// pipeline candidate, whose calls are won in its steps), met_share,
 // rescued_share, harmed_share (null when the runs cannot be paired; see
 // won.go). A percentile or interval bound that is a
 // miss is null. The report also has joint[] (JointGroup: classes,
