@@ -415,5 +415,8 @@
 // false) are empty, and so is answered_within_target_share where the JSON
 // has null (an objective without a target), and delay_s for an adaptive
 // candidate (label "adaptive pNN"): its delay is the percentile of recent
-// latencies, the JSON's adaptive, not a fixed one.
+// latencies, the JSON's adaptive, not a fixed one. delay_s and copies are
+// empty for a pipeline candidate (one with steps, no hedging's too): it
+// has a policy per step, which its label and the JSON's steps give, not
+// one delay and number of copies.
 package optimize

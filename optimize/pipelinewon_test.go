@@ -2,7 +2,9 @@ package optimize_test
 
 import (
 	"bytes"
+	"encoding/csv"
 	"encoding/json"
+	"slices"
 	"testing"
 
 	"github.com/hedgesim/hedgesim/optimize"
@@ -69,5 +71,34 @@ func TestPipelineCandidatesWonByNull(t *testing.T) {
 	}
 	if w := rep.Classes[0].Picked().WhoAnswered(); w != "" {
 		t.Errorf("WhoAnswered of the pick is %q; want \"\"", w)
+	}
+}
+
+// TestPipelineCSVNoDelayCopies: candidates.csv leaves a pipeline
+// candidate's delay_s and copies empty (they read 0 and 0 beside
+// hedging=true): its policy is per step, in its label.
+func TestPipelineCSVNoDelayCopies(t *testing.T) {
+	rep := pipelineReport(t)
+	var cb bytes.Buffer
+	if err := rep.WriteCSV(&cb); err != nil {
+		t.Fatal(err)
+	}
+	rows, err := csv.NewReader(&cb).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	col := func(name string) int { return slices.Index(rows[0], name) }
+	hc, dc, cc, lc := col("hedging"), col("delay_s"), col("copies"), col("label")
+	hedged := 0
+	for _, r := range rows[1:] {
+		if r[hc] == "true" {
+			hedged++
+		}
+		if r[dc] != "" || r[cc] != "" {
+			t.Errorf("CSV row %s (hedging %s): delay_s %q, copies %q; want both empty", r[lc], r[hc], r[dc], r[cc])
+		}
+	}
+	if hedged == 0 {
+		t.Fatal("no hedged row in the CSV")
 	}
 }
