@@ -89,6 +89,12 @@ type classView struct {
 	// Won says who answered the pick's requests and the share that met
 	// the class's target; Bought what hedging rescued and harmed.
 	Won, Bought string
+	// Pipeline: the class is a pipeline, whose calls are won in its steps
+	// (optimize.Candidate.Steps). Its pick's delay column is "per step:"
+	// and the pick's label, with no copies or target, and Won gives only
+	// the share that met the target, under no "Who answered", as the text
+	// report does.
+	Pipeline bool
 	// Steps, for a pipeline class, say where the pick's hedging goes, and
 	// StepsOf whose pick it is.
 	Steps   []stepView
@@ -314,9 +320,13 @@ func classOf(rep *optimize.Report, cr *optimize.ClassReport, level float64, i in
 	if cr.Verdict.Undecided {
 		won = c // what rolls out
 	}
-	v.Won = fmt.Sprintf("%s; %s: %s without hedging → %s", won.WhoAnswered(), target, share(b.MetShare), share(won.MetShare))
-	if won.Requests == 0 {
+	v.Pipeline = won.Steps != nil || b.Steps != nil
+	v.Won = fmt.Sprintf("%s: %s without hedging → %s", target, share(b.MetShare), share(won.MetShare))
+	switch {
+	case won.Requests == 0:
 		v.Won = fmt.Sprintf("no request fell in the class; %s: - without hedging → -", target)
+	case !v.Pipeline:
+		v.Won = won.WhoAnswered() + "; " + v.Won
 	}
 	v.Bought = won.Bought()
 	after := c
