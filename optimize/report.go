@@ -865,14 +865,23 @@ func interval(ci [2]float64, ok bool) string {
 // change formats the relative change from a to b: "(−32.7%)".
 // Nothing is printed when either is a miss (+Inf) or a is not positive.
 // measuredChange is change from b's p-quantile to c's, or "(no
-// interval)" when c is not b and has no interval on it (too few
-// requests): the change is then not a measured one.
+// interval)" when c.NoIntervalFrom(b, p): the change is then not a
+// measured one.
 func measuredChange(b, c *Candidate, p float64) string {
 	ch := change(b.Q(p), c.Q(p))
-	if ch != "" && c != b && c.Requests > 0 && !c.CIOK(p) {
+	if ch != "" && c.NoIntervalFrom(b, p) {
 		return "(no interval)"
 	}
 	return ch
+}
+
+// NoIntervalFrom says that c's change from baseline b's p-quantile (0.95
+// or 0.99) is not a measured one: c is not b, has requests, and too few of
+// them for an interval on its p-quantile (CIOK false). The text report's
+// summary, and index.html's, print "(no interval)" in place of the change
+// then.
+func (c *Candidate) NoIntervalFrom(b *Candidate, p float64) bool {
+	return c != b && c.Requests > 0 && !c.CIOK(p)
 }
 
 func change(a, b float64) string {
