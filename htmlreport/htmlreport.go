@@ -89,6 +89,12 @@ type classView struct {
 	// Won says who answered the pick's requests and the share that met
 	// the class's target; Bought what hedging rescued and harmed.
 	Won, Bought string
+	// Pipeline: the class is a pipeline, whose calls are won in its steps
+	// (optimize.Candidate.Steps). Its pick's delay column is "per step:"
+	// and the pick's label, with no copies or target, and Won gives only
+	// the share that met the target, under no "Who answered", as the text
+	// report does.
+	Pipeline bool
 	// Steps, for a pipeline class, say where the pick's hedging goes, and
 	// StepsOf whose pick it is.
 	Steps   []stepView
@@ -276,8 +282,8 @@ func classOf(rep *optimize.Report, cr *optimize.ClassReport, level float64, i in
 	default:
 		c = b
 	}
-	v.P95Before, v.P95After, v.P95Change = sim.FormatSeconds(b.Latency.P95), sim.FormatSeconds(c.Latency.P95), change(b.Latency.P95, c.Latency.P95)
-	v.P99Before, v.P99After, v.P99Change = sim.FormatSeconds(b.Latency.P99), sim.FormatSeconds(c.Latency.P99), change(b.Latency.P99, c.Latency.P99)
+	v.P95Before, v.P95After, v.P95Change = sim.FormatSeconds(b.Latency.P95), sim.FormatSeconds(c.Latency.P95), measuredChange(b, c, 0.95)
+	v.P99Before, v.P99After, v.P99Change = sim.FormatSeconds(b.Latency.P99), sim.FormatSeconds(c.Latency.P99), measuredChange(b, c, 0.99)
 	v.StepsOf = "the pick's"
 	if cr.StepsOf == "objective_pick" {
 		v.StepsOf = "the objective's pick's (which the verdict rule rejects)"
@@ -314,9 +320,13 @@ func classOf(rep *optimize.Report, cr *optimize.ClassReport, level float64, i in
 	if cr.Verdict.Undecided {
 		won = c // what rolls out
 	}
-	v.Won = fmt.Sprintf("%s; %s: %s without hedging → %s", won.WhoAnswered(), target, share(b.MetShare), share(won.MetShare))
-	if won.Requests == 0 {
+	v.Pipeline = won.Steps != nil || b.Steps != nil
+	v.Won = fmt.Sprintf("%s: %s without hedging → %s", target, share(b.MetShare), share(won.MetShare))
+	switch {
+	case won.Requests == 0:
 		v.Won = fmt.Sprintf("no request fell in the class; %s: - without hedging → -", target)
+	case !v.Pipeline:
+		v.Won = won.WhoAnswered() + "; " + v.Won
 	}
 	v.Bought = won.Bought()
 	after := c
@@ -380,6 +390,18 @@ func change(a, b float64) string {
 		return ""
 	}
 	return signedPct(100 * (b - a) / a)
+}
+
+// measuredChange is change from b's p-quantile (0.95 or 0.99) to c's, or
+// "(no interval)" where the text report prints it: when c has too few
+// requests for an interval on it (optimize.Candidate.NoIntervalFrom), the
+// change is not a measured one.
+func measuredChange(b, c *optimize.Candidate, p float64) string {
+	ch := change(b.Q(p), c.Q(p))
+	if ch != "" && c.NoIntervalFrom(b, p) {
+		return "(no interval)"
+	}
+	return ch
 }
 
 func interval(x float64, ci [2]float64, ok bool) string {

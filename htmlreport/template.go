@@ -50,7 +50,7 @@ td.reasons { text-align: left; white-space: normal; min-width: 24em; }
 <div class="scroll"><table id="classes">
 <thead><tr><th>class</th><th>verdict</th><th>pick</th><th>p95</th><th></th><th>p99</th><th></th><th>answered</th>{{if .WithinHead}}<th>{{.WithinHead}}</th><th></th>{{end}}<th>hedged</th><th>attempts/req</th><th>added cost</th></tr></thead>
 <tbody>
-{{range .Classes}}<tr class="class-row"><td><a href="#{{.ID}}">{{.Class}}</a></td><td class="{{if .Hedge}}hedge{{else}}nohedge{{end}}">{{.Verdict}}</td><td>{{if .Hedge}}{{.Delay}} ×{{.Copies}} → {{.Target}}{{else if .Configured}}configured{{else}}-{{end}}</td><td>{{.P95Before}} → {{.P95After}}</td><td>{{.P95Change}}</td><td>{{.P99Before}} → {{.P99After}}</td><td>{{.P99Change}}</td><td>{{.AnsweredBefore}} → {{.AnsweredAfter}}</td>{{if $.WithinHead}}<td>{{.Within}}</td><td>{{.WithinChange}}</td>{{end}}<td>{{.Hedged}}</td><td>{{.AttemptsPerRequest}}</td><td>{{.AddedCost}}</td></tr>
+{{range .Classes}}<tr class="class-row"><td><a href="#{{.ID}}">{{.Class}}</a></td><td class="{{if .Hedge}}hedge{{else}}nohedge{{end}}">{{.Verdict}}</td><td>{{if and .Hedge .Pipeline}}{{.Delay}}{{else if .Hedge}}{{.Delay}} ×{{.Copies}} → {{.Target}}{{else if .Configured}}configured{{else}}-{{end}}</td><td>{{.P95Before}} → {{.P95After}}</td><td>{{.P95Change}}</td><td>{{.P99Before}} → {{.P99After}}</td><td>{{.P99Change}}</td><td>{{.AnsweredBefore}} → {{.AnsweredAfter}}</td>{{if $.WithinHead}}<td>{{.Within}}</td><td>{{.WithinChange}}</td>{{end}}<td>{{.Hedged}}</td><td>{{.AttemptsPerRequest}}</td><td>{{.AddedCost}}</td></tr>
 {{end}}</tbody>
 </table></div>
 <p class="meta">pick: the hedge delay ×copies → their target; p95, p99 and answered: without hedging → with the pick, and the change.</p>
@@ -60,7 +60,7 @@ td.reasons { text-align: left; white-space: normal; min-width: 24em; }
 <h2>{{.Class}}: <span class="{{if .Hedge}}hedge{{else}}nohedge{{end}}">{{.Verdict}}</span></h2>
 <p><b>Why:</b> {{.Reason}}</p>
 <p><b>Pick:</b> {{.Note}} (objective {{.Objective}}; {{.Candidates}} candidates{{if .OptimizedWith}}; optimized with {{.OptimizedWith}}{{end}})</p>
-<p class="won"><b>Who answered:</b> {{.Won}}{{if .Bought}}. <b>Request by request against no hedging:</b> {{.Bought}}{{end}}.</p>
+<p class="won">{{if not .Pipeline}}<b>Who answered:</b> {{end}}{{.Won}}{{if .Bought}}. <b>Request by request against no hedging:</b> {{.Bought}}{{end}}.</p>
 {{if .Steps}}<table class="steps"><caption>Where {{.StepsOf}} hedging goes, step by step (each against the same pick without hedging that step)</caption>
 <tr><th>step</th><th>policy</th><th>what it adds</th></tr>
 {{range .Steps}}<tr><td>{{.Step}}</td><td>{{.Policy}}</td><td>{{.Why}}</td></tr>

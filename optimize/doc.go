@@ -385,7 +385,8 @@
 // "rejected") and reasons[] (code, detail, name, value, limit, unit, text:
 // see fate.go), over_rate_limit, overload_excluded, overloads[] (Load:
 // kind, name, offered, limit, utilisation, burst_s, span_s), unstable,
-// won_by_primary_share, won_by_copies[] (model, share), met_share,
+// won_by_primary_share, won_by_copies[] (model, share; both null for a
+// pipeline candidate, whose calls are won in its steps), met_share,
 // rescued_share, harmed_share (null when the runs cannot be paired; see
 // won.go). A percentile or interval bound that is a
 // miss is null. The report also has joint[] (JointGroup: classes,
@@ -414,5 +415,8 @@
 // false) are empty, and so is answered_within_target_share where the JSON
 // has null (an objective without a target), and delay_s for an adaptive
 // candidate (label "adaptive pNN"): its delay is the percentile of recent
-// latencies, the JSON's adaptive, not a fixed one.
+// latencies, the JSON's adaptive, not a fixed one. delay_s and copies are
+// empty for a pipeline candidate (one with steps, no hedging's too): it
+// has a policy per step, which its label and the JSON's steps give, not
+// one delay and number of copies.
 package optimize

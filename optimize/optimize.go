@@ -152,13 +152,17 @@ type Candidate struct {
 	// Survival is the empirical survival curve P(T > t), thinned.
 	Survival []SurvivalPoint `json:"-"`
 	// WonPrimaryShare and WonByCopies are the shares of requests the
-	// primary, and copies to each model, answered; MetShare the share
+	// primary, and copies to each model, answered: nil (JSON null) for a
+	// pipeline candidate (one with Steps), whose turns are answered by
+	// several calls, each won in its step, not by one call's primary,
+	// and WonPrimaryShare nil too for a candidate without requests;
+	// MetShare the share
 	// that met the class's target (ClassReport.SLOSeconds, or answered);
 	// RescuedShare and HarmedShare the shares hedging rescued and harmed,
 	// paired request by request with no hedging (0 for no hedging; null
 	// when the runs could not be paired, as with closed-loop clients).
 	// See won.go.
-	WonPrimaryShare float64     `json:"won_by_primary_share"`
+	WonPrimaryShare *float64    `json:"won_by_primary_share"`
 	WonByCopies     []CopyShare `json:"won_by_copies"`
 	MetShare        float64     `json:"met_share"`
 	RescuedShare    *float64    `json:"rescued_share"`
@@ -263,8 +267,11 @@ type Candidate struct {
 // request fell in at its share of a joint sweep) has no shares:
 // answered_share, hedged_share, attempts_per_request,
 // answered_within_target_share, won_by_primary_share and met_share are
-// null, not 0, as its latencies are (in memory they stay 0); so are its
-// costs, cost_per_1k_usd, added_cost_pct and added_calls_pct. The
+// null, not 0, as its latencies are (in memory they stay 0, but
+// WonPrimaryShare is nil); so are its costs, cost_per_1k_usd,
+// added_cost_pct and added_calls_pct. A pipeline candidate's
+// won_by_primary_share and won_by_copies are null (nil in memory): its
+// calls are won in its steps. The
 // candidate of a class whose objective has no target (p95, p99, cost,
 // knee) has no share within it: answered_within_target_share is null.
 func (c Candidate) MarshalJSON() ([]byte, error) {
@@ -284,7 +291,6 @@ func (c Candidate) MarshalJSON() ([]byte, error) {
 		HedgedShare         *float64 `json:"hedged_share"`
 		AnsweredWithinShare *float64 `json:"answered_within_target_share"`
 		AttemptsPerRequest  *float64 `json:"attempts_per_request"`
-		WonPrimaryShare     *float64 `json:"won_by_primary_share"`
 		MetShare            *float64 `json:"met_share"`
 		CostPer1kUSD        *float64 `json:"cost_per_1k_usd"`
 		AddedCostPct        *float64 `json:"added_cost_pct"`

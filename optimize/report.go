@@ -73,7 +73,9 @@ var CSVHeader = []string{
 // bounds of a p95 or p99 interval that too few requests support
 // (Candidate.P95CIOK, P99CIOK false; JSON p95_ci95_ok, p99_ci95_ok) are
 // empty, and so is answered_within_target_share when the class's objective
-// has no target (the JSON's null).
+// has no target (the JSON's null); delay_s is empty for an adaptive
+// candidate, and delay_s and copies for a pipeline candidate (its policy
+// is per step: its label, the JSON's steps).
 func (r *Report) WriteCSV(w io.Writer) error {
 	cw := csv.NewWriter(w)
 	if err := cw.Write(CSVHeader); err != nil {
@@ -108,12 +110,18 @@ func (r *Report) WriteCSV(w io.Writer) error {
 			// An adaptive candidate has no fixed delay: its percentile
 			// delay replaces the policy's, as the text's delay column
 			// (its label) and the JSON's adaptive say; empty.
-			delay := f(c.DelaySeconds)
+			delay, copies := f(c.DelaySeconds), strconv.Itoa(c.Copies)
 			if c.Adaptive != nil {
 				delay = ""
 			}
+			// A pipeline candidate has a policy per step (its label and
+			// the JSON's steps), not one delay and number of copies:
+			// both empty.
+			if c.Steps != nil {
+				delay, copies = "", ""
+			}
 			row := []string{
-				cr.Class, c.Label, b(c.Hedging), delay, strconv.Itoa(c.Copies), c.Target, strconv.FormatInt(c.Requests, 10),
+				cr.Class, c.Label, b(c.Hedging), delay, copies, c.Target, strconv.FormatInt(c.Requests, 10),
 				lat(l.P50), lat(l.P90), lat(l.P95), ci(c.P95CIOK, l.P95CI95[0]), ci(c.P95CIOK, l.P95CI95[1]),
 				lat(l.P99), ci(c.P99CIOK, l.P99CI95[0]), ci(c.P99CIOK, l.P99CI95[1]), lat(l.P999), lat(l.Mean),
 				share(c.AnsweredShare), share(c.HedgedShare), share(c.AttemptsPerRequest), share(c.CostPer1kUSD),
@@ -857,14 +865,23 @@ func interval(ci [2]float64, ok bool) string {
 // change formats the relative change from a to b: "(−32.7%)".
 // Nothing is printed when either is a miss (+Inf) or a is not positive.
 // measuredChange is change from b's p-quantile to c's, or "(no
-// interval)" when c is not b and has no interval on it (too few
-// requests): the change is then not a measured one.
+// interval)" when c.NoIntervalFrom(b, p): the change is then not a
+// measured one.
 func measuredChange(b, c *Candidate, p float64) string {
 	ch := change(b.Q(p), c.Q(p))
-	if ch != "" && c != b && c.Requests > 0 && !c.CIOK(p) {
+	if ch != "" && c.NoIntervalFrom(b, p) {
 		return "(no interval)"
 	}
 	return ch
+}
+
+// NoIntervalFrom says that c's change from baseline b's p-quantile (0.95
+// or 0.99) is not a measured one: c is not b, has requests, and too few of
+// them for an interval on its p-quantile (CIOK false). The text report's
+// summary, and index.html's, print "(no interval)" in place of the change
+// then.
+func (c *Candidate) NoIntervalFrom(b *Candidate, p float64) bool {
+	return c != b && c.Requests > 0 && !c.CIOK(p)
 }
 
 func change(a, b float64) string {

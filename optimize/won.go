@@ -28,23 +28,25 @@ type CopyShare struct {
 // metOnly sets what a pipeline class's run r says of c's target, the
 // share that met it (answered within slo, or answered): a pipeline's runs
 // are not paired, and its calls are won in its steps, so who won is not
-// counted for the class.
+// counted for the class: WonPrimaryShare and WonByCopies are nil.
 func (c *Candidate) metOnly(r *sim.ClassResult, slo time.Duration) {
 	c.met = r.Answered
 	if slo > 0 {
 		c.met = r.AnsweredWithin(slo.Seconds())
 	}
 	c.shares()
+	c.WonPrimaryShare, c.WonByCopies = nil, nil
 }
 
 // shares fills c's exported shares from its counts and Requests.
 func (c *Candidate) shares() {
-	c.WonPrimaryShare, c.WonByCopies, c.MetShare, c.RescuedShare, c.HarmedShare = 0, []CopyShare{}, 0, nil, nil
+	c.WonPrimaryShare, c.WonByCopies, c.MetShare, c.RescuedShare, c.HarmedShare = nil, []CopyShare{}, 0, nil, nil
 	if c.Requests <= 0 {
 		return
 	}
 	n := float64(c.Requests)
-	c.WonPrimaryShare = float64(c.won.Primary) / n
+	p := float64(c.won.Primary) / n
+	c.WonPrimaryShare = &p
 	for _, w := range c.won.Copies {
 		c.WonByCopies = append(c.WonByCopies, CopyShare{Model: w.Model, Share: float64(w.Requests) / n})
 	}
@@ -60,7 +62,8 @@ func (c *Candidate) shares() {
 func (c *Candidate) Bought() string { return boughtText(c) }
 
 // WhoAnswered says who answered the candidate's requests: "primary
-// 71.3%, copies to b 28.5%".
+// 71.3%, copies to b 28.5%"; "" when that is not counted (a pipeline
+// candidate, whose calls are won in its steps, or one without requests).
 func (c *Candidate) WhoAnswered() string { return wonText(c) }
 
 // boughtText is Candidate.Bought.
@@ -73,7 +76,10 @@ func boughtText(c *Candidate) string {
 
 // wonText is Candidate.WhoAnswered.
 func wonText(c *Candidate) string {
-	parts := []string{"primary " + fshare(c.WonPrimaryShare)}
+	if c.WonPrimaryShare == nil {
+		return ""
+	}
+	parts := []string{"primary " + fshare(*c.WonPrimaryShare)}
 	for _, w := range c.WonByCopies {
 		parts = append(parts, fmt.Sprintf("copies to %s %s", w.Model, fshare(w.Share)))
 	}

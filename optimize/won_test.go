@@ -45,9 +45,12 @@ func TestRescuedHarmedGuardCheck(t *testing.T) {
 	if tol := binomialTol(0.375, pick.Requests); math.Abs(*pick.RescuedShare-0.375) > tol {
 		t.Errorf("rescued share %.4f; want 0.375 ± %.4f", *pick.RescuedShare, tol)
 	}
-	if pick.WonPrimaryShare != base.AnsweredShare || len(pick.WonByCopies) != 1 ||
-		math.Abs(pick.WonPrimaryShare+pick.WonByCopies[0].Share-pick.AnsweredShare) > 1e-12 {
-		t.Errorf("won by the primary %v, copies %+v; want no hedging's answered %v, the copies the rest of %v", pick.WonPrimaryShare, pick.WonByCopies, base.AnsweredShare, pick.AnsweredShare)
+	if pick.WonPrimaryShare == nil {
+		t.Fatalf("won by the primary: nil; want a share for a one-call class")
+	}
+	if *pick.WonPrimaryShare != base.AnsweredShare || len(pick.WonByCopies) != 1 ||
+		math.Abs(*pick.WonPrimaryShare+pick.WonByCopies[0].Share-pick.AnsweredShare) > 1e-12 {
+		t.Errorf("won by the primary %v, copies %+v; want no hedging's answered %v, the copies the rest of %v", *pick.WonPrimaryShare, pick.WonByCopies, base.AnsweredShare, pick.AnsweredShare)
 	}
 	if base.RescuedShare == nil || *base.RescuedShare != 0 || pick.MetShare != pick.AnsweredShare {
 		t.Errorf("no hedging rescued %v; met %v, answered %v: want 0, and met = answered without an SLO", base.RescuedShare, pick.MetShare, pick.AnsweredShare)
