@@ -93,6 +93,9 @@ func (c *checker) pipelineClass(key string, t *classTable, cl *sim.Class) {
 		st := &t.Steps[i]
 		sk := indexKey(key+".steps", i)
 		s := c.step(sk, st)
+		if i == 0 {
+			c.keep(c.replayFirstStep(sk, st, &s))
+		}
 		if s.Name != "" {
 			if j, dup := index[s.Name]; dup {
 				c.keep(c.errorf(sk+".name", "duplicate step name %q; steps[%d] (line %d) already uses it", s.Name, j, c.lines.lineOf(indexKey(key+".steps", j)+".name")))

@@ -243,6 +243,28 @@ func (c *checker) replayClass(key string, t *classTable) error {
 	return nil
 }
 
+// replayFirstStep checks the token keys of a pipeline's first step, at
+// key, built as s from t, against the arrival process: a replayed request's
+// first call takes the trace's counts, so on a first step of one call (no
+// fan_out, no repeat) input_tokens and output_tokens would apply to no
+// call. With more calls they give the calls after the first theirs.
+func (c *checker) replayFirstStep(key string, t *stepTable, s *sim.Step) error {
+	if c.replay == nil || s.FanOut > 1 || s.Repeat != nil {
+		return nil
+	}
+	var errs Errors
+	if t.InputTokens != nil {
+		errs = append(errs, c.errorf(key+".input_tokens", "does not apply to replayed traffic: the trace gives the first step's call its input tokens (later steps take their own)"))
+	}
+	if t.OutputTokens != nil {
+		errs = append(errs, c.errorf(key+".output_tokens", "does not apply to replayed traffic: the trace gives the first step's call its output tokens (later steps take their own)"))
+	}
+	if len(errs) > 0 {
+		return errs
+	}
+	return nil
+}
+
 // accepts reports whether the rule m (nil = everything) takes a request
 // with in input and out output tokens.
 func (m *matchTable) accepts(in, out float64) bool {

@@ -23,11 +23,14 @@ type PipelineResult struct {
 	// cost.
 	Steps []StepResult
 	// Checked is the number of requests that went through their last
-	// stage with every call answered: each fail-open step answered in time.
+	// stage with each fail-open step answered in time: none of its calls
+	// ended without an answer or was let go of by its stage (wait for
+	// any, or k of n) before giving one.
 	Checked int64
 	// DegradedAny is the number of requests that went through their last
 	// stage, answered, although a call of a fail-open step other than the
-	// answer step ended without an answer: they were answered unchecked.
+	// answer step ended without an answer or was let go of by its stage
+	// before giving one: they were answered unchecked.
 	// Checked + DegradedAny is the class's Answered.
 	DegradedAny int64
 	// TimedOut is the number of requests ended by the end-to-end deadline
@@ -57,7 +60,8 @@ type StepResult struct {
 	// without them (wait for any, or k of n), or the pipeline ended.
 	Cut int64
 	// Degraded counts answered pipeline requests in which a call of this
-	// step ended without an answer and the step failed open.
+	// step, failing open, ended without an answer or was let go of by its
+	// stage before giving one.
 	Degraded int64
 	// secBill is, when the requests interact, the step's cost in USD per
 	// arrival section of its pipeline requests (batchmeans.go's

@@ -98,6 +98,10 @@ type pipeClass struct {
 	// answer is Pipeline.AnswerStep: a request in which it failed open
 	// has no answer (recordPipeline).
 	answer int
+	// guards is set when a step other than the answer step fails open: a
+	// call of it that its stage lets go of leaves the request unchecked
+	// (markUnjudged).
+	guards bool
 	// single is set when every stage is of one step: its requests keep no
 	// per-step ends or counts (pipeStage.single).
 	single bool
@@ -251,6 +255,7 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 			if pl.Steps[s].Visible {
 				pc.visible |= 1 << s
 			}
+			pc.guards = pc.guards || s != pc.answer && pc.steps[s].failOpen
 		}
 		e.pipeOf[c] = pc
 		for s := range pl.Steps {
@@ -816,6 +821,9 @@ func (e *engine) callDone(p *pipeState, pc *pipeClass, ps int32, s int, o outcom
 	}
 	switch {
 	case p.done >= st.need:
+		if pc.guards && (len(p.live) > 0 || len(p.deferred) > 0) {
+			e.markUnjudged(p, pc)
+		}
 		if len(p.live) > 0 {
 			e.cutLive(ps)
 		} else {
@@ -860,6 +868,26 @@ func (e *engine) closeStageAt(p *pipeState, pc *pipeClass, now time.Duration) {
 			end = now
 		}
 		p.stepDur[s] = toSeconds32(end - p.start)
+	}
+}
+
+// markUnjudged marks pipeline p degraded by each fail-open step, other
+// than the answer step, with a call its stage, done now (wait_for any, or
+// k of n), lets go of: still running, or ended but not yet seen — ended
+// without an answer, or answered but streaming on. Such a call gave no
+// verdict in time, so the request is not checked. A call answered now and
+// not yet seen, a tie with the call that closed the stage, did give its
+// verdict. pc is p's class.
+func (e *engine) markUnjudged(p *pipeState, pc *pipeClass) {
+	for _, slot := range p.live {
+		if s := int(e.slots[slot].pstep); s != pc.answer && pc.steps[s].failOpen {
+			p.degraded |= 1 << s
+		}
+	}
+	for _, d := range p.deferred {
+		if s := d.step; s != pc.answer && pc.steps[s].failOpen && (d.o != outOK || d.at > e.now) {
+			p.degraded |= 1 << s
+		}
 	}
 }
 

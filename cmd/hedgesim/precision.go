@@ -42,7 +42,7 @@ const minPrecision = 1e-6
 
 func addPrecisionFlags(fs *flag.FlagSet) *precisionFlags {
 	pf := &precisionFlags{}
-	fs.Var(&pf.p, "precision", "double the requests (simulating only those added: run, whether requests are independent or interact; optimize, for the candidates on the simulator's lane) until the p95's 95% interval (run: every class's p95 and the overall one; optimize: each pick's differences from no hedging and from its nearest rival; under objective answered, of the share answered within the target) is within ± `P` of the p95 (relative, in [1e-6, 1): 0.02 is ±2%)")
+	fs.Var(&pf.p, "precision", "double the requests (simulating only those added: run, whether requests are independent or interact, but for pipelines whose calls are independent, simulated again from the start at each doubling; optimize, for the candidates on the simulator's lane) until the p95's 95% interval (run: every class's p95 and the overall one; optimize: each pick's differences from no hedging and from its nearest rival; under objective answered, of the share answered within the target) is within ± `P` of the p95 (relative, in [1e-6, 1): 0.02 is ±2%)")
 	fs.Var(&pf.max, "max-requests", "with --precision, simulate at most `N` requests (default: 32 × the requests, at most the simulator's limit and a replayed trace's arrivals)")
 	return pf
 }

@@ -413,6 +413,42 @@ func TestRunPrecisionExtends(t *testing.T) {
 	}
 }
 
+// TestRunPrecisionPipelinesSimulateAgain: a pipeline whose calls are
+// independent takes the simulator's lane, which does not hold, so run
+// --precision simulates it again from the start at each doubling, as
+// --help says: help-chat-turn and agent-loop from 2000 requests simulate
+// 2000 + 4000 + … + n = 2n − 2000 requests in all, and the report is the
+// one of a run told to simulate again.
+func TestRunPrecisionPipelinesSimulateAgain(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	for _, name := range []string{"help-chat-turn.toml", "agent-loop.toml"} {
+		s, err := scenario.LoadFS(scenarios.FS, name)
+		if err != nil {
+			t.Fatal(err)
+		}
+		var reps [2]*sim.Report
+		for i, resimulate := range []bool{false, true} {
+			cfg := s.Config
+			cfg.Requests = 2000
+			pf := &precisionFlags{resimulate: resimulate}
+			pf.p = floatFlag{v: 0.001, set: true}
+			pf.max = intFlag{v: 16000, set: true}
+			rep, err := pf.runToPrecision(ctx, &cfg, 2-i, nil, true, func(*sim.Config) error { return nil })
+			if err != nil {
+				t.Fatal(err)
+			}
+			reps[i] = rep
+		}
+		p, q := reps[0].Precision, reps[1].Precision
+		n := int64(p.Requests)
+		if n != 16000 || p.Simulated != 2*n-2000 || q.Simulated != 2*n-2000 {
+			t.Fatalf("%s: %+v, simulated again %+v; want 16000 requests, %d simulated in all by both", name, p, q, 2*n-2000)
+		}
+		sameReports(t, name+": the run to a precision", reps)
+	}
+}
+
 // TestRunPrecisionOfATrace: a replayed trace runs at most its own
 // arrivals (llmperf-azure-chat: 3000), so run --precision stops there by
 // default, saying it is the most allowed, and a --max-requests beyond them
