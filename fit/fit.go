@@ -189,13 +189,15 @@ func fitValues(ctx context.Context, name, unit string, x []float64, opt Options)
 	case ModelMixture3:
 		minK, maxK = 3, 3
 	}
-	if lo, hi := m.Sorted[0], m.Sorted[n-1]; lo == hi {
-		// No spread: no lognormal or mixture exists, the empirical
+	if lo, hi := m.Sorted[0], m.Sorted[n-1]; noSpread(lo, hi) {
+		// No spread (up to rounding, as in a decode speed computed from
+		// a constant one): no lognormal or mixture exists, the empirical
 		// distribution (a constant) does.
+		v := oneValue(m.Sorted[n/2])
 		if opt.Model != ModelEmpirical {
-			return nil, fmt.Errorf("%s: all %d observations are %g %s; a lognormal or a mixture needs some spread: fit model %q (a constant), or write kind = \"constant\", value = %g", name, n, lo, unit, ModelEmpirical, lo)
+			return nil, fmt.Errorf("%s: all %d observations are %s %s; a lognormal or a mixture needs some spread: fit model %q (a constant), or write kind = \"constant\", value = %s", name, n, v, unit, ModelEmpirical, v)
 		}
-		m.Notes = append(m.Notes, fmt.Sprintf("lognormal and mixtures not fitted: all %d observations are %g %s", n, lo, unit))
+		m.Notes = append(m.Notes, fmt.Sprintf("lognormal and mixtures not fitted: all %d observations are %s %s", n, v, unit))
 		maxK = 0
 	} else {
 		// From here on the sorted copy serves: the fits and likelihoods do
