@@ -446,7 +446,7 @@ func FitLogContext(ctx context.Context, l *readers.Log, opt Options) (*Report, e
 	r := &Report{File: l.File, Format: l.Format, Counts: l.Counts(), Streamed: l.Streamed(), Draws: opt.Draws}
 	lat := l.Latencies()
 	if len(lat) < 2 {
-		return nil, fmt.Errorf("%s: %w: %d of %d requests succeeded; need at least 2%s", l.File, ErrNoData, len(lat), r.Counts.Total, statusesSeen(r.Counts))
+		return nil, fmt.Errorf("%s: %w: %d of %d requests succeeded; need at least 2%s", l.File, ErrNoData, len(lat), r.Counts.Total, statusesSeen(r.Counts, l.Format))
 	}
 	r.Warnings = SampleWarnings(len(lat))
 	if r.Streamed {

@@ -13,12 +13,13 @@ const maxStatusesSeen = 3
 
 // statusesSeen returns, for the error of a log with too few successes, the
 // most common status values of its requests that are not OK with their
-// counts (most common first, ties in byte order), and how to mark one of
+// counts (most common first, ties in byte order), and, for a log whose
+// status column the user names (format csv or jsonl), how to mark one of
 // them as success: `; status values seen: "false" ×280, "500" ×20; if one
 // means success, list it with --ok (e.g. --ok false)`. It returns "" when
 // no request has a status value (every request was OK or the log has no
 // status field).
-func statusesSeen(c readers.Counts) string {
+func statusesSeen(c readers.Counts, format string) string {
 	n := map[string]int{}
 	for _, codes := range c.Codes {
 		for v, k := range codes {
@@ -53,8 +54,11 @@ func statusesSeen(c readers.Counts) string {
 			more = " and 1 other value"
 		}
 	}
-	return fmt.Sprintf("; status values seen: %s%s; if one means success, list it with --ok (e.g. --ok %s)",
-		strings.Join(parts, ", "), more, exampleOK(shown[0]))
+	seen := fmt.Sprintf("; status values seen: %s%s", strings.Join(parts, ", "), more)
+	if format != "csv" && format != "jsonl" {
+		return seen
+	}
+	return seen + fmt.Sprintf("; if one means success, list it with --ok (e.g. --ok %s)", exampleOK(shown[0]))
 }
 
 // exampleOK returns v as it would be typed after --ok: v itself, or quoted

@@ -42,4 +42,10 @@ func TestNoSuccessNamesStatuses(t *testing.T) {
 			t.Errorf("error %q\nlacks %q", err, want)
 		}
 	}
+	// An llmperf log's error codes are read by llmperf's rule, which --ok
+	// does not change: the values are named, --ok is not suggested.
+	l.Format = "llmperf"
+	if _, err = FitLog(l, Options{}); !strings.Contains(err.Error(), `"done" ×5`) || strings.Contains(err.Error(), "--ok") {
+		t.Errorf("llmperf: %v; want the values seen and no --ok", err)
+	}
 }
