@@ -189,13 +189,15 @@ func fitValues(ctx context.Context, name, unit string, x []float64, opt Options)
 	case ModelMixture3:
 		minK, maxK = 3, 3
 	}
-	if lo, hi := m.Sorted[0], m.Sorted[n-1]; lo == hi {
-		// No spread: no lognormal or mixture exists, the empirical
+	if lo, hi := m.Sorted[0], m.Sorted[n-1]; noSpread(lo, hi) {
+		// No spread (up to rounding, as in a decode speed computed from
+		// a constant one): no lognormal or mixture exists, the empirical
 		// distribution (a constant) does.
+		v := oneValue(m.Sorted[n/2])
 		if opt.Model != ModelEmpirical {
-			return nil, fmt.Errorf("%s: all %d observations are %g %s; a lognormal or a mixture needs some spread: fit model %q (a constant), or write kind = \"constant\", value = %g", name, n, lo, unit, ModelEmpirical, lo)
+			return nil, fmt.Errorf("%s: all %d observations are %s %s; a lognormal or a mixture needs some spread: fit model %q (a constant), or write kind = \"constant\", value = %s", name, n, v, unit, ModelEmpirical, v)
 		}
-		m.Notes = append(m.Notes, fmt.Sprintf("lognormal and mixtures not fitted: all %d observations are %g %s", n, lo, unit))
+		m.Notes = append(m.Notes, fmt.Sprintf("lognormal and mixtures not fitted: all %d observations are %s %s", n, v, unit))
 		maxK = 0
 	} else {
 		// From here on the sorted copy serves: the fits and likelihoods do
@@ -444,7 +446,7 @@ func FitLogContext(ctx context.Context, l *readers.Log, opt Options) (*Report, e
 	r := &Report{File: l.File, Format: l.Format, Counts: l.Counts(), Streamed: l.Streamed(), Draws: opt.Draws}
 	lat := l.Latencies()
 	if len(lat) < 2 {
-		return nil, fmt.Errorf("%s: %w: %d of %d requests succeeded; need at least 2", l.File, ErrNoData, len(lat), r.Counts.Total)
+		return nil, fmt.Errorf("%s: %w: %d of %d requests succeeded; need at least 2%s", l.File, ErrNoData, len(lat), r.Counts.Total, statusesSeen(r.Counts, l.Format))
 	}
 	r.Warnings = SampleWarnings(len(lat))
 	if r.Streamed {

@@ -45,7 +45,9 @@ type BinnedCandidate struct {
 	Expected []float64
 	// ChiSquare is Pearson's X² = Σ (O − E)²/E over the buckets, adjacent
 	// buckets pooled until each expects at least 5; DF = pooled buckets −
-	// 1 − Params; PValue is P(χ²_DF > X²), NaN when DF < 1.
+	// 1 − Params, or 0 when that is negative (the model has more
+	// parameters than the pooled buckets can check: none is left); PValue
+	// is P(χ²_DF > X²), NaN when DF < 1.
 	ChiSquare float64
 	DF        int
 	PValue    float64
@@ -117,6 +119,9 @@ func FitHistogramContext(ctx context.Context, h *readers.Histogram, opt Options)
 	b := newBins(h)
 	if b.n <= 0 {
 		return nil, errors.New("the histogram is empty")
+	}
+	if err := allAboveTop(h); err != nil {
+		return nil, err
 	}
 	out := &HistogramFit{Hist: h, N: b.n}
 	var sumWarning string
@@ -643,6 +648,7 @@ func (b *bins) assess(name string, m LogNormalMixture) BinnedCandidate {
 		}
 	}
 	c.ChiSquare, c.DF = PooledChiSquare(b.counts, c.Expected, c.Params)
+	c.DF = max(c.DF, 0)
 	c.PValue = math.NaN()
 	if c.DF >= 1 {
 		c.PValue = distuv.ChiSquared{K: float64(c.DF)}.Survival(c.ChiSquare)

@@ -268,7 +268,9 @@ func TestPrefillNegativeBase(t *testing.T) {
 	for i := range 300 {
 		in := float64(1000 + r.IntN(7000))
 		ttft := math.Max(0.01, in/2000-1.5+0.3*r.NormFloat64()) // TTFT = 0 below ~3000 tokens
-		l.Add(readers.Request{Line: i + 1, Status: readers.OK, TTFT: ttft, Latency: ttft + 1, InputTokens: in, OutputTokens: 60})
+		// Decode times vary a little: a constant decode speed has no
+		// lognormal (TestConstantDecodeSpeed).
+		l.Add(readers.Request{Line: i + 1, Status: readers.OK, TTFT: ttft, Latency: ttft + 1 + 0.01*float64(i%10), InputTokens: in, OutputTokens: 60})
 	}
 	rep, err := fit.FitLog(l, fit.Options{Seed: 1, Model: fit.ModelLogNormal, Draws: 2000})
 	if err != nil {
@@ -290,7 +292,7 @@ func TestFitTextNegativeSlope(t *testing.T) {
 	for i := range 200 {
 		in := float64(100 + 40*i)
 		ttft := 4.3 - in/4000 + 0.01*float64(i%7)
-		l.Add(readers.Request{Line: i + 1, Status: readers.OK, TTFT: ttft, Latency: ttft + 1, InputTokens: in, OutputTokens: 100})
+		l.Add(readers.Request{Line: i + 1, Status: readers.OK, TTFT: ttft, Latency: ttft + 1 + 0.01*float64(i%10), InputTokens: in, OutputTokens: 100})
 	}
 	rep, err := fit.FitLog(l, fit.Options{Seed: 1, Model: fit.ModelLogNormal, Draws: 1000})
 	if err != nil {

@@ -207,8 +207,10 @@ func (s Status) String() string {
 
 // DefaultOK are the status values that mean success when Columns.OK is
 // empty, compared case-insensitively after trimming spaces: an empty cell,
-// "ok", "success", "succeeded", "healthy", "200", "null" and "none".
-var DefaultOK = []string{"", "ok", "success", "succeeded", "healthy", "200", "null", "none"}
+// "ok", "success", "succeeded", "healthy", "200", "null", "none" and
+// "true" (a boolean success field such as JSON's "ok": true; false is a
+// failure).
+var DefaultOK = []string{"", "ok", "success", "succeeded", "healthy", "200", "null", "none", "true"}
 
 // classify returns the Status of a status value: OK when it is one of ok
 // (case-insensitive), RateLimited when it contains "429", "rate limit",

@@ -499,6 +499,9 @@ func ReadLLMPerfSummary(r io.Reader, file string) (*Summary, error) {
 				return nil, err
 			}
 		}
+		if err := checkMoments(file, fields, name, sm); err != nil {
+			return nil, err
+		}
 		s.Metrics = append(s.Metrics, sm)
 	}
 	if len(s.Metrics) == 0 {

@@ -96,7 +96,7 @@ func fitCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	status := fs.String("status", "", "csv/jsonl: status or error `column`; rows not OK are counted, and failed rows' latency, when it differs from the successes', fitted as error_latency")
 	var okFlag onceFlag
 	okList := &okFlag.v
-	fs.Var(&okFlag, "ok", "comma-separated status `values` that mean success (default: empty, ok, success, succeeded, healthy, 200, null, none)")
+	fs.Var(&okFlag, "ok", "comma-separated status `values` that mean success (default: empty, ok, success, succeeded, healthy, 200, null, none, true)")
 	unitName := fs.String("unit", "", "`unit` of the time columns: s, ms or us (default: from the column name, e.g. latency_ms)")
 	model := fs.String("model", fit.ModelAuto, "model to emit: "+strings.Join(fit.Models, ", "))
 	var seed intFlag
