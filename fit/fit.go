@@ -44,6 +44,11 @@ type Options struct {
 	// Draws is the number of simulated requests for the end-to-end check;
 	// default 50000.
 	Draws int
+	// OpenTop lets FitHistogram fit a histogram whose every observation
+	// lies in its open last bucket (AllAboveTop), which it otherwise
+	// refuses: retune judges such a live histogram's drift and needs its
+	// fit's figures, but applies no fit of it.
+	OpenTop bool
 }
 
 func (o Options) check() (Options, error) {

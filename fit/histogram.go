@@ -120,7 +120,7 @@ func FitHistogramContext(ctx context.Context, h *readers.Histogram, opt Options)
 	if b.n <= 0 {
 		return nil, errors.New("the histogram is empty")
 	}
-	if err := allAboveTop(h); err != nil {
+	if err := AllAboveTop(h); err != nil && !opt.OpenTop {
 		return nil, err
 	}
 	out := &HistogramFit{Hist: h, N: b.n}

@@ -7,12 +7,13 @@ import (
 	"github.com/hedgesim/hedgesim/readers"
 )
 
-// allAboveTop returns an error when every observation of h lies in its
+// AllAboveTop returns an error when every observation of h lies in its
 // open last bucket (B, +Inf]: the counts say only that every latency
 // exceeds B, which bounds no percentile and leaves any model's location
 // and spread to its starting values. The error names the count and B, and
-// asks for buckets above B.
-func allAboveTop(h *readers.Histogram) error {
+// asks for buckets above B; it is nil otherwise. FitHistogram returns it
+// unless Options.OpenTop is set.
+func AllAboveTop(h *readers.Histogram) error {
 	last := len(h.Counts) - 1
 	if last < 0 || !math.IsInf(h.Upper[last], 1) || h.Counts[last] <= 0 {
 		return nil

@@ -132,7 +132,13 @@ func AssessCounts(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Op
 	errs := make([]error, len(live))
 	var wg sync.WaitGroup
 	for i := range live {
-		wg.Go(func() { fits[i], errs[i] = fit.FitHistogramContext(ctx, live[i].Hist, fopt) })
+		// A live histogram whose every observation is above its top bound
+		// (a slowdown past the buckets) is judged, not refused: it is
+		// fitted for the drift's figures, and the fit is not applied
+		// (openTopRejected).
+		o := fopt
+		o.OpenTop = true
+		wg.Go(func() { fits[i], errs[i] = fit.FitHistogramContext(ctx, live[i].Hist, o) })
 	}
 	wg.Wait()
 	if ctx.Err() != nil {
@@ -221,6 +227,9 @@ func AssessCounts(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Op
 		}
 		if _, judgedSimulated := observed[l.Model]; !judgedSimulated && d.Verdict == Shifted {
 			mo.FitRejected = fitRejected(l.Hist, hf, scen, alpha)
+		}
+		if err := fit.AllAboveTop(l.Hist); err != nil && d.Verdict == Shifted {
+			mo.FitRejected = openTopRejected(l.Hist)
 		}
 		mo.Applied, mo.NotApplied = mo.Refit(), mo.notApplied(cutText(hedged, deadline))
 		out = append(out, mo)

@@ -80,3 +80,12 @@ func logLik(h *readers.Histogram, d dist.Continuous) float64 {
 	}
 	return l
 }
+
+// openTopRejected says why the live fit of h, whose every observation lies
+// in its open last bucket (fit.AllAboveTop), is not a model to re-plan on:
+// the counts say only that every latency exceeds the top bound, so any
+// fitted location and spread are the fit's starting values, not the data's.
+func openTopRejected(h *readers.Histogram) string {
+	top := h.Lower[len(h.Lower)-1]
+	return fmt.Sprintf("every one of its %g observations lies above its top bound %g s, which says only that every latency exceeds %g s: no model of the live latency can be fitted to it; export buckets above %g s", h.Total(), top, top, top)
+}

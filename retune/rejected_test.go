@@ -92,3 +92,38 @@ func TestAssessRejectedFitNotApplied(t *testing.T) {
 		t.Errorf("10⁴ calls: verdict %s refitted %v (%s), want a shifted model refitted", many.Drift.Verdict, many.Refit(), many.FitRejected)
 	}
 }
+
+// TestAssessAllAboveTopShiftedNotRefitted: a live histogram whose every
+// observation lies above its top bound (a slowdown past the buckets) is
+// judged — shifted, as the counts reject the scenario's model — not
+// refused as fit refuses it (fit.AllAboveTop), and its fit, whose location
+// and spread the counts cannot place, is not applied: the model is not
+// refitted and the reason asks for buckets above the top bound.
+func TestAssessAllAboveTopShiftedNotRefitted(t *testing.T) {
+	sc, err := scenario.Load("testdata/bimodal.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &sc.Config
+	h := bucketed([]float64{0.5, 1, 2}, []float64{0, 0, 0, 400})
+	if fit.AllAboveTop(h) == nil {
+		t.Fatal("the histogram is not all above its top bound: this test tests nothing")
+	}
+	ms, err := Assess(context.Background(), cfg, []Live{{Model: "m", Index: 0, Key: "latency", Query: `{model="m"}`, Hist: h}},
+		fit.Options{Model: fit.ModelAuto, Seed: 1}, 0.01)
+	if err != nil {
+		t.Fatalf("assess: %v; want a shifted verdict, not an error", err)
+	}
+	m := ms[0]
+	if m.Drift.Verdict != Shifted || m.Refit() || m.Applied {
+		t.Errorf("verdict %s refitted %v applied %v; want shifted, not refitted", m.Drift.Verdict, m.Refit(), m.Applied)
+	}
+	for _, want := range []string{"not refitted: every one of its 400 observations lies above its top bound 2 s", "export buckets above 2 s"} {
+		if !strings.Contains(m.NotApplied, want) {
+			t.Errorf("not_applied %q lacks %q", m.NotApplied, want)
+		}
+	}
+	if live := LiveConfig(cfg, []Model{m}); live.Models[0].Latency != cfg.Models[0].Latency {
+		t.Errorf("the live config has m's latency %v, want the scenario's", live.Models[0].Latency)
+	}
+}
