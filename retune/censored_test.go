@@ -76,7 +76,7 @@ func TestAssessAnsweredHedgedUnchanged(t *testing.T) {
 		}
 		// The same histogram taken as every call's: the censoring
 		// reads as a shift, with a warning naming the flag.
-		all, err := Assess(ctx, cfg, live, fopt, 0.01)
+		all, err := assessAll(ctx, cfg, live, ms)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -245,7 +245,6 @@ func TestAssessAnsweredDeadlineUnchanged(t *testing.T) {
 	cfg := &sc.Config
 	slower := scaled(t, cfg, 1.3, map[string]float64{"a": 0.5}, map[string]float64{"a": 2})
 	ctx := context.Background()
-	fopt := fit.Options{Model: fit.ModelAuto, Seed: 1}
 	seeds, alarms := answeredDrift(t, cfg, slower, 300, func(seed uint64, shift bool, live []Live, ms []Model) {
 		m := &ms[0]
 		if !slices.Equal(m.CancelledBy, []string{"c"}) || m.QueuedAt != "" || m.Refit() || m.Applied || !strings.Contains(m.Against, "completed attempts") {
@@ -258,7 +257,7 @@ func TestAssessAnsweredDeadlineUnchanged(t *testing.T) {
 			}
 			return
 		}
-		all, err := Assess(ctx, cfg, live, fopt, 0.01)
+		all, err := assessAll(ctx, cfg, live, ms)
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -271,6 +270,18 @@ func TestAssessAnsweredDeadlineUnchanged(t *testing.T) {
 	if alarms > seeds/20 {
 		t.Errorf("%d of %d seeds read the unchanged deadline-cut model as drifted; want at most %d", alarms, seeds, seeds/20)
 	}
+}
+
+// assessAll is Assess (CountsAll, alpha 0.01) of live, whose histograms
+// ms (AssessCounts of the same live) has fitted: the fit of a histogram
+// is the same however it is counted (fit.Options{Model: fit.ModelAuto,
+// Seed: 1} in both), so it is not made again.
+func assessAll(ctx context.Context, cfg *sim.Config, live []Live, ms []Model) ([]Model, error) {
+	fits := make([]*fit.HistogramFit, len(ms))
+	for i := range ms {
+		fits[i] = ms[i].Fit
+	}
+	return assessFitted(ctx, cfg, live, fits, 0.01, CountsAll)
 }
 
 // answeredDrift assesses model a's histogram of answered calls

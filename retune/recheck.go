@@ -149,6 +149,13 @@ func AssessCounts(ctx context.Context, cfg *sim.Config, live []Live, fopt fit.Op
 			return nil, &InputError{Model: l.Model, Query: l.Query, Source: l.Hist.File, Err: errs[i]}
 		}
 	}
+	return assessFitted(ctx, cfg, live, fits, alpha, counts)
+}
+
+// assessFitted is AssessCounts with each live histogram's fit given:
+// fits[i] is live[i].Hist's (fit.FitHistogramContext), counts CountsAll or
+// CountsAnswered.
+func assessFitted(ctx context.Context, cfg *sim.Config, live []Live, fits []*fit.HistogramFit, alpha float64, counts string) ([]Model, error) {
 	// The queued models' client-side latency, from one simulation of the
 	// scenario's traffic.
 	var queued []string
