@@ -1319,7 +1319,7 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	}
 	cr.Warnings = append(cr.Warnings, loadWarnings(cs)...)
 	cr.Objective.AllowFewerAnswers = rule.AllowFewerAnswers
-	if cr.Objective.cutLevel = 0; rule.RequireSignificant && cr.Objective.Goal == LowestLatency {
+	if cr.Objective.cutLevel = 0; rule.RequireSignificant && (cr.Objective.Goal == LowestLatency || cr.Objective.Goal == MostAnswered) {
 		cr.Objective.cutLevel = level
 	}
 	p := cr.Objective.Percentile
