@@ -115,6 +115,9 @@ func (m move) passes() bool { return m.Score >= 1 }
 // move measures the move from a to b.
 func (t *tradeOff) move(a, b *Candidate) move {
 	m := move{Cost: b.AddedCostPct - a.AddedCostPct, Gain: math.NaN(), Cut: math.NaN()}
+	if sameCost(a.AddedCostPct, b.AddedCostPct) {
+		m.Cost = 0 // rounding, not cost
+	}
 	score := func(gain, per float64) {
 		switch {
 		case !(gain > 0):
@@ -174,7 +177,7 @@ func (t *tradeOff) walk(f []int) int {
 func (t *tradeOff) path(f []int) []int {
 	cur := 0
 	for k, i := range f {
-		if t.cs[i].AddedCostPct <= 0 {
+		if !costLess(0, t.cs[i].AddedCostPct) {
 			cur = k
 		}
 	}
@@ -200,7 +203,7 @@ func (t *tradeOff) path(f []int) []int {
 func (t *tradeOff) bestMove(f []int, from int) int {
 	best, bestScore := -1, -1.0
 	for _, i := range f {
-		if t.cs[i].AddedCostPct <= t.cs[from].AddedCostPct || i == from {
+		if !costLess(t.cs[from].AddedCostPct, t.cs[i].AddedCostPct) || i == from {
 			continue
 		}
 		if s := t.move(&t.cs[from], &t.cs[i]).Score; s >= bestScore {
@@ -328,7 +331,7 @@ func pickTradeOff(cs []Candidate, base int, o Objective, faster func(a, b *Candi
 	binds := ""
 	if !math.IsInf(o.MaxAddedCostPct, 1) && o.walks() {
 		g := frontierBy(cs, faster, func(i int) bool { return within(&cs[i]) })
-		over := func(i int) bool { return cs[i].AddedCostPct > o.MaxAddedCostPct+1e-9 && faster(&cs[i], c) }
+		over := func(i int) bool { return costLess(o.MaxAddedCostPct, cs[i].AddedCostPct) && faster(&cs[i], c) }
 		if slices.ContainsFunc(g, func(i int) bool { return over(i) && t.move(c, &cs[i]).passes() }) {
 			n := &cs[g[slices.IndexFunc(g, over)]]
 			binds = fmt.Sprintf("the cap binds: %+.2f pt more buys %s (%s at %s)",
