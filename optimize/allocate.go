@@ -268,7 +268,7 @@ func toSimulate(pred []Candidate, capPct float64) []int {
 	if isFinite(capPct) {
 		last := -1
 		for i := range pred {
-			if !costLess(capPct, pred[i].AddedCostPct) {
+			if costWithin(pred[i].AddedCostPct, capPct) {
 				last = i
 			}
 		}
@@ -410,7 +410,7 @@ func (ps *pipelineSearch) reallocations(cr *ClassReport, i int) [][]int {
 	var out [][]int
 	for s := range ps.grids {
 		for _, k := range front[s] {
-			if !costLess(cost(s, k), cost(s, a[s])) {
+			if costWithin(cost(s, a[s]), cost(s, k)) {
 				continue
 			}
 			for t := range ps.grids {
@@ -420,7 +420,7 @@ func (ps *pipelineSearch) reallocations(cr *ClassReport, i int) [][]int {
 				room := capPct - (cs[i].AddedCostPct - cost(s, a[s]) + cost(s, k) - cost(t, a[t]))
 				m := -1
 				for _, o := range front[t] {
-					if c := cost(t, o); costLess(cost(t, a[t]), c) && !costLess(room, c) {
+					if c := cost(t, o); costLess(cost(t, a[t]), c) && costWithin(c, room) {
 						m = o // front[t] is by increasing cost: the last that fits
 					}
 				}

@@ -221,7 +221,7 @@ func Pick(cs []Candidate, o Objective) (int, string) {
 	case MostAnswered:
 		for i := range cs {
 			c := &cs[i]
-			c.Feasible = hedgedOK(c) && !costLess(o.MaxAddedCostPct, c.AddedCostPct)
+			c.Feasible = hedgedOK(c) && costWithin(c.AddedCostPct, o.MaxAddedCostPct)
 		}
 		limits := ""
 		if !math.IsInf(o.MaxAddedCostPct, 1) {
@@ -237,7 +237,7 @@ func Pick(cs []Candidate, o Objective) (int, string) {
 	}
 	for i := range cs {
 		c := &cs[i]
-		c.Feasible = hedgedOK(c) && !costLess(o.MaxAddedCostPct, c.AddedCostPct)
+		c.Feasible = hedgedOK(c) && costWithin(c.AddedCostPct, o.MaxAddedCostPct)
 	}
 	best, note := pickTradeOff(cs, base, o, func(a, b *Candidate) bool { return better(a, b, p) }, hedgedOK, limits)
 	if best == base && !o.walks() {

@@ -39,3 +39,9 @@ func costCmp(a, b float64) int {
 	}
 	return cmp.Compare(a, b)
 }
+
+// costWithin reports whether added cost a is at most b: below it, or the
+// same cost (sameCost); false when either is NaN, as a ≤ b is.
+func costWithin(a, b float64) bool {
+	return a <= b || sameCost(a, b)
+}

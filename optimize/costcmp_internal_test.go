@@ -63,7 +63,7 @@ func TestCostTiesByRounding(t *testing.T) {
 
 // TestSameCost: costs the same within costTol of the larger cost (100 +
 // the added cost, in percent of no hedging's), apart beyond it; NaN is
-// the same as nothing.
+// the same as nothing and within nothing.
 func TestSameCost(t *testing.T) {
 	for _, tc := range []struct {
 		a, b float64
@@ -86,5 +86,10 @@ func TestSameCost(t *testing.T) {
 	}
 	if !costLess(0.86, 0.87) || costLess(0.87, 0.86) || costCmp(0.86, 0.87) != -1 {
 		t.Error("0.86 is below 0.87")
+	}
+	// A cap: a cost a rounding over it is within it; NaN is within
+	// nothing (costs that overflowed, TestPickCostNotANumber).
+	if !costWithin(3+1e-12, 3) || costWithin(3.01, 3) || costWithin(math.NaN(), 3) {
+		t.Error("costWithin: want 3+1e-12 within a cap of 3, 3.01 and NaN not")
 	}
 }

@@ -208,7 +208,7 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 	// faster than the objective's pick, buys from it when that does not
 	// earn c's added cost (tradeOff.earns); "" otherwise.
 	past := func(c *Candidate) string {
-		if !noise || !o.walks() || !obj.Hedging || !c.Hedging || !costLess(obj.AddedCostPct, c.AddedCostPct) || !cr.fasterOnObjective(c, obj) {
+		if !noise || !o.walks() || !obj.Hedging || !c.Hedging || costWithin(c.AddedCostPct, obj.AddedCostPct) || !cr.fasterOnObjective(c, obj) {
 			return ""
 		}
 		if !judgeFor(o, base, c, level, rule, cr.CostBasis).Hedge || !onShare(cr, c, level, rule) {

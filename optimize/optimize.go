@@ -1402,7 +1402,7 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 			walk, _ = cr.tradeOff()
 		}
 		earned := func(c *Candidate) bool {
-			if walk == nil || !costLess(cs[cr.Pick].AddedCostPct, c.AddedCostPct) || !onShare(cr, c, level, rule) {
+			if walk == nil || costWithin(c.AddedCostPct, cs[cr.Pick].AddedCostPct) || !onShare(cr, c, level, rule) {
 				return true
 			}
 			ok, _ := walk.earns(&cs[cr.Pick], c, level, rule, costWordOf(cr.CostBasis))
@@ -1657,7 +1657,7 @@ func acceptable(cs []Candidate, o Objective, level float64, rule Rule, basis str
 				if costLess(b.AddedCostPct, c.AddedCostPct) || (sameCost(c.AddedCostPct, b.AddedCostPct) && !better(c, b, p)) {
 					continue
 				}
-			} else if !better(c, b, p) && (better(b, c, p) || !costLess(c.AddedCostPct, b.AddedCostPct)) {
+			} else if !better(c, b, p) && (better(b, c, p) || costWithin(b.AddedCostPct, c.AddedCostPct)) {
 				continue
 			}
 		}
@@ -1687,7 +1687,7 @@ func nearestAcceptable(cs []Candidate, o Objective, level float64, rule Rule, ba
 			case x > bestX:
 				continue
 			case x == bestX:
-				if !better(c, b, p) && (better(b, c, p) || !costLess(c.AddedCostPct, b.AddedCostPct)) {
+				if !better(c, b, p) && (better(b, c, p) || costWithin(b.AddedCostPct, c.AddedCostPct)) {
 					continue
 				}
 			}

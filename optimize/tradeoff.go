@@ -177,7 +177,7 @@ func (t *tradeOff) walk(f []int) int {
 func (t *tradeOff) path(f []int) []int {
 	cur := 0
 	for k, i := range f {
-		if !costLess(0, t.cs[i].AddedCostPct) {
+		if costWithin(t.cs[i].AddedCostPct, 0) {
 			cur = k
 		}
 	}
@@ -203,7 +203,7 @@ func (t *tradeOff) path(f []int) []int {
 func (t *tradeOff) bestMove(f []int, from int) int {
 	best, bestScore := -1, -1.0
 	for _, i := range f {
-		if !costLess(t.cs[from].AddedCostPct, t.cs[i].AddedCostPct) || i == from {
+		if costWithin(t.cs[i].AddedCostPct, t.cs[from].AddedCostPct) || i == from {
 			continue
 		}
 		if s := t.move(&t.cs[from], &t.cs[i]).Score; s >= bestScore {
