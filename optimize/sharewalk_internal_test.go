@@ -69,3 +69,32 @@ func TestShareWalkWantsSignificantCut(t *testing.T) {
 		t.Errorf("without significance: objective's pick %s; want b", got)
 	}
 }
+
+// TestNoiseCutDoesNotChooseMove: under objective p95 a move that passes on
+// p95 may also cut the unanswered share, and the larger of the two parts
+// of its score chooses which move the walk takes; the cut's part counts
+// only when the cut is significant. From no hedging (p95 4.59 s, 4 of
+// 20 000 requests unanswered), a buys p95 3.85 s for +0.86 pt (18.8 % per
+// 1 %, score 18.8) and b p95 3.84 s with no request unanswered for +1.70 pt
+// (9.6 % per 1 %; the cut, 100 % of the share, would score 117, but 4
+// requests of 20 000 part no Wilson intervals). The walk moves to a, and
+// from a b buys 0.3 % per 1 %: a is the pick. The figures are exact: no
+// tolerance is involved.
+func TestNoiseCutDoesNotChooseMove(t *testing.T) {
+	rule := DefaultSettings().Rule
+	o := DefaultSettings().Search.Objective
+	cs := []Candidate{altCand("none", 4.59, 100, 0, 1-4.0/20_000), altCand("a", 3.85, 100.86, 0.2, 1-4.0/20_000), altCand("b", 3.84, 101.70, 0.28, 1)}
+	for i := range cs {
+		cs[i].Requests, cs[i].AddedCostPct = 20_000, cs[i].CostPer1kUSD-100
+	}
+	cs[0].HedgedShare, cs[0].AttemptsPerRequest = 0, 1
+	cr := ClassReport{Class: "c", Objective: o, Candidates: cs}
+	decide(&cr, rule, 0.95)
+	if got := cr.Candidates[cr.ObjectivePick].Label; got != "a" {
+		t.Errorf("objective's pick %s; want a", got)
+	}
+	tr, _ := cr.tradeOff()
+	if m := tr.move(&cr.Candidates[0], &cr.Candidates[2]); m.Cut/m.Cost/o.MinUnansweredCutPerCost < 100 || m.Score > 10 {
+		t.Errorf("move none → b %+v: want its score the p95's alone (9.6), its cut's (117) not counted", m)
+	}
+}

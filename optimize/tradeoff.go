@@ -37,7 +37,9 @@ import (
 // verdict's significance test of that share between a and b
 // (unansweredCut, when Rule.RequireSignificant): a cut of a few requests
 // is noise, and would carry the walk to a far costlier point; a move that
-// passes on the percentile keeps the per-cost test alone. Under objective
+// passes on the percentile keeps the per-cost test alone, and its cut
+// counts toward its score (which move the walk takes) only when
+// significant. Under objective
 // answered every gain is on a share: a move from a hedged point must also
 // cut the share not within the target significantly (withinCut); a move
 // from no hedging is left to the verdict, which tests the pick against
@@ -96,8 +98,10 @@ type move struct {
 	// over MinUnansweredCutPerCost: the move passes when it is ≥ 1. It is
 	// +Inf when a test finds a gain and its threshold is 0 (or the move
 	// costs nothing), 0 when neither test finds a gain. The cut's part
-	// counts only when the cut is significant, when the move would pass
-	// on it alone and the objective asks (see NoiseCut).
+	// counts only when the cut is significant and the objective asks
+	// (see NoiseCut), also when the move passes on the percentile: a cut
+	// of a few requests would otherwise outscore a steeper percentile
+	// gain and choose the walk's move.
 	Score float64
 	// NoiseCut says that the move would pass on the unanswered share
 	// alone, but that its cut is not significant at Objective.cutLevel
@@ -156,9 +160,14 @@ func (t *tradeOff) move(a, b *Candidate) move {
 		m.Cut = 100 * (a.unanswered() - b.unanswered()) / u0
 		onGain := m.Score
 		score(m.Cut, t.o.MinUnansweredCutPerCost)
-		if m.Score >= 1 && onGain < 1 && t.o.cutLevel > 0 && a.Requests > 0 && b.Requests > 0 {
+		// The cut's part of the score counts only when the cut is
+		// significant: it decides whether the move passes when the
+		// percentile does not, and which move the walk takes when
+		// both pass.
+		if m.Score > onGain && t.o.cutLevel > 0 && a.Requests > 0 && b.Requests > 0 {
 			if sig, _ := unansweredCut(a, b, t.o.cutLevel); !sig {
-				m.Score, m.NoiseCut = onGain, true
+				m.NoiseCut = m.Score >= 1 && onGain < 1
+				m.Score = onGain
 			}
 		}
 	}
