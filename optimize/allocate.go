@@ -268,7 +268,7 @@ func toSimulate(pred []Candidate, capPct float64) []int {
 	if isFinite(capPct) {
 		last := -1
 		for i := range pred {
-			if pred[i].AddedCostPct <= capPct+1e-9 {
+			if costWithin(pred[i].AddedCostPct, capPct) {
 				last = i
 			}
 		}
@@ -386,7 +386,7 @@ func (ps *pipelineSearch) reallocations(cr *ClassReport, i int) [][]int {
 	faster := searchFaster(o)
 	t, _ := cr.tradeOff()
 	if !slices.ContainsFunc(cs, func(x Candidate) bool {
-		return x.AddedCostPct > capPct+1e-9 && o.withinLimits(&x) && faster(&x, &cs[i]) && t.move(&cs[i], &x).passes()
+		return costLess(capPct, x.AddedCostPct) && o.withinLimits(&x) && faster(&x, &cs[i]) && t.move(&cs[i], &x).passes()
 	}) {
 		return nil
 	}
@@ -410,7 +410,7 @@ func (ps *pipelineSearch) reallocations(cr *ClassReport, i int) [][]int {
 	var out [][]int
 	for s := range ps.grids {
 		for _, k := range front[s] {
-			if cost(s, k) >= cost(s, a[s]) {
+			if costWithin(cost(s, a[s]), cost(s, k)) {
 				continue
 			}
 			for t := range ps.grids {
@@ -420,7 +420,7 @@ func (ps *pipelineSearch) reallocations(cr *ClassReport, i int) [][]int {
 				room := capPct - (cs[i].AddedCostPct - cost(s, a[s]) + cost(s, k) - cost(t, a[t]))
 				m := -1
 				for _, o := range front[t] {
-					if c := cost(t, o); c > cost(t, a[t]) && c <= room+1e-9 {
+					if c := cost(t, o); costLess(cost(t, a[t]), c) && costWithin(c, room) {
 						m = o // front[t] is by increasing cost: the last that fits
 					}
 				}

@@ -1,7 +1,6 @@
 package optimize
 
 import (
-	"cmp"
 	"encoding/json"
 	"fmt"
 	"math"
@@ -59,7 +58,7 @@ func frontierBy(cs []Candidate, faster func(a, b *Candidate) bool, include func(
 	}
 	slices.SortStableFunc(order, func(i, j int) int {
 		a, b := &cs[i], &cs[j]
-		if c := cmp.Compare(a.AddedCostPct, b.AddedCostPct); c != 0 {
+		if c := costCmp(a.AddedCostPct, b.AddedCostPct); c != 0 {
 			return c
 		}
 		if faster(a, b) {
@@ -74,7 +73,7 @@ func frontierBy(cs []Candidate, faster func(a, b *Candidate) bool, include func(
 	for g := 0; g < len(order); {
 		// A run of identical candidates: the same cost, neither faster.
 		e := g + 1
-		for e < len(order) && cs[order[e]].AddedCostPct == cs[order[g]].AddedCostPct &&
+		for e < len(order) && sameCost(cs[order[e]].AddedCostPct, cs[order[g]].AddedCostPct) &&
 			!faster(&cs[order[g]], &cs[order[e]]) && !faster(&cs[order[e]], &cs[order[g]]) {
 			e++
 		}
@@ -171,7 +170,7 @@ func Pick(cs []Candidate, o Objective) (int, string) {
 				continue
 			}
 			if best < 0 || better(c, &cs[best], p) ||
-				(!better(&cs[best], c, p) && c.AddedCostPct < cs[best].AddedCostPct) {
+				(!better(&cs[best], c, p) && costLess(c.AddedCostPct, cs[best].AddedCostPct)) {
 				best = i
 			}
 		}
@@ -187,8 +186,8 @@ func Pick(cs []Candidate, o Objective) (int, string) {
 			if !c.Feasible {
 				continue
 			}
-			if best < 0 || c.AddedCostPct < cs[best].AddedCostPct ||
-				(c.AddedCostPct == cs[best].AddedCostPct && better(c, &cs[best], p)) {
+			if best < 0 || costLess(c.AddedCostPct, cs[best].AddedCostPct) ||
+				(sameCost(c.AddedCostPct, cs[best].AddedCostPct) && better(c, &cs[best], p)) {
 				best = i
 			}
 		}
@@ -222,7 +221,7 @@ func Pick(cs []Candidate, o Objective) (int, string) {
 	case MostAnswered:
 		for i := range cs {
 			c := &cs[i]
-			c.Feasible = hedgedOK(c) && c.AddedCostPct <= o.MaxAddedCostPct+1e-9
+			c.Feasible = hedgedOK(c) && costWithin(c.AddedCostPct, o.MaxAddedCostPct)
 		}
 		limits := ""
 		if !math.IsInf(o.MaxAddedCostPct, 1) {
@@ -238,7 +237,7 @@ func Pick(cs []Candidate, o Objective) (int, string) {
 	}
 	for i := range cs {
 		c := &cs[i]
-		c.Feasible = hedgedOK(c) && c.AddedCostPct <= o.MaxAddedCostPct+1e-9
+		c.Feasible = hedgedOK(c) && costWithin(c.AddedCostPct, o.MaxAddedCostPct)
 	}
 	best, note := pickTradeOff(cs, base, o, func(a, b *Candidate) bool { return better(a, b, p) }, hedgedOK, limits)
 	if best == base && !o.walks() {

@@ -188,7 +188,7 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 	// the pick: the objective's order, or, when the verdict rule moved the
 	// pick, the order acceptable searches in.
 	preferred := func(c *Candidate) bool {
-		faster := better(c, pick, p) || (!better(pick, c, p) && c.AddedCostPct < pick.AddedCostPct)
+		faster := better(c, pick, p) || (!better(pick, c, p) && costLess(c.AddedCostPct, pick.AddedCostPct))
 		switch {
 		case (o.Goal == Knee || o.walks()) && cr.Pick == cr.ObjectivePick:
 			return false // the knee and the trade-off are shapes, not orders
@@ -198,7 +198,7 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 			return better(c, pick, p)
 		case o.Goal == LowestCost || o.walks():
 			// The rule moved a trade-off pick to the cheapest it accepts.
-			return c.AddedCostPct < pick.AddedCostPct || (c.AddedCostPct == pick.AddedCostPct && better(c, pick, p))
+			return costLess(c.AddedCostPct, pick.AddedCostPct) || (sameCost(c.AddedCostPct, pick.AddedCostPct) && better(c, pick, p))
 		case o.Goal == MostAnswered:
 			return c.AnsweredWithinShare > pick.AnsweredWithinShare || (c.AnsweredWithinShare == pick.AnsweredWithinShare && faster)
 		}
@@ -208,7 +208,7 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 	// faster than the objective's pick, buys from it when that does not
 	// earn c's added cost (tradeOff.earns); "" otherwise.
 	past := func(c *Candidate) string {
-		if !noise || !o.walks() || !obj.Hedging || !c.Hedging || c.AddedCostPct <= obj.AddedCostPct || !cr.fasterOnObjective(c, obj) {
+		if !noise || !o.walks() || !obj.Hedging || !c.Hedging || costWithin(c.AddedCostPct, obj.AddedCostPct) || !cr.fasterOnObjective(c, obj) {
 			return ""
 		}
 		if !judgeFor(o, base, c, level, rule, cr.CostBasis).Hedge || !onShare(cr, c, level, rule) {
@@ -292,7 +292,7 @@ func limitReasons(c, base *Candidate, o Objective, rule Rule) []Reason {
 		r = append(r, Reason{Code: ReasonHedgedCap, Value: h, Limit: o.MaxHedgedPct, Unit: UnitPct,
 			Text: fmt.Sprintf("hedged share %.1f%% is over the cap of %s%% by %.1f pt", h, fnum(o.MaxHedgedPct), h-o.MaxHedgedPct)})
 	}
-	if (o.Goal == LowestLatency || o.Goal == MostAnswered) && c.AddedCostPct > o.MaxAddedCostPct+1e-9 {
+	if (o.Goal == LowestLatency || o.Goal == MostAnswered) && costLess(o.MaxAddedCostPct, c.AddedCostPct) {
 		r = append(r, Reason{Code: ReasonCostCap, Value: c.AddedCostPct, Limit: o.MaxAddedCostPct, Unit: UnitPct,
 			Text: fmt.Sprintf("added cost %s is over the cap of +%s%% by %.2f pt", fpctCost(c.AddedCostPct), fnum(o.MaxAddedCostPct), c.AddedCostPct-o.MaxAddedCostPct)})
 	}
@@ -372,17 +372,17 @@ func eligibleReasons(cr *ClassReport, c, pick *Candidate, t *tradeOff, level flo
 			Text: fmt.Sprintf("%sthe same %s as the pick's (%s), with more requests unanswered (%s vs %s)", prefix, pn, fsec(pick.Q(p)), uc, up)}
 	}
 	switch {
-	case c.Hedging && pick.Hedging && c.AddedCostPct == pick.AddedCostPct && !cr.fasterOnObjective(c, pick) && !cr.fasterOnObjective(pick, c):
+	case c.Hedging && pick.Hedging && sameCost(c.AddedCostPct, pick.AddedCostPct) && !cr.fasterOnObjective(c, pick) && !cr.fasterOnObjective(pick, c):
 		r = append(r, Reason{Code: ReasonTiesPick, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
 			Text: "the same cost and figures as the pick: of the delays that tie, the pick is the one in the middle, the farthest from where the figures change"})
 	case walk && cr.fasterOnObjective(c, pick):
 		r = append(r, Reason{Code: ReasonPastTradeOff, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
 			Text: fmt.Sprintf("past the trade-off: from the pick it buys %s, below the marginal test", t.describe(pick, c, "cost"))})
-	case walk && c.AddedCostPct < pick.AddedCostPct && sameQ:
+	case walk && costLess(c.AddedCostPct, pick.AddedCostPct) && sameQ:
 		m := more("cheaper, at ")
 		m.Text += fmt.Sprintf(": from it, the pick buys %s", t.describe(c, pick, "cost"))
 		r = append(r, m)
-	case walk && c.AddedCostPct < pick.AddedCostPct && cr.fasterOnObjective(pick, c):
+	case walk && costLess(c.AddedCostPct, pick.AddedCostPct) && cr.fasterOnObjective(pick, c):
 		r = append(r, Reason{Code: ReasonSlower, Value: c.Q(p), Limit: pick.Q(p), Unit: UnitSeconds,
 			Text: fmt.Sprintf("cheaper but slower: from it, the pick buys %s", t.describe(c, pick, "cost"))})
 	case o.Goal == Knee && cr.Pick == cr.ObjectivePick:
@@ -395,7 +395,7 @@ func eligibleReasons(cr *ClassReport, c, pick *Candidate, t *tradeOff, level flo
 	case o.Goal == MostAnswered && c.AnsweredWithinShare < pick.AnsweredWithinShare:
 		r = append(r, Reason{Code: ReasonFewerWithin, Value: c.AnsweredWithinShare, Limit: pick.AnsweredWithinShare, Unit: UnitShare,
 			Text: fmt.Sprintf("%s %s within %s, the pick %s", o.withinVerb(), fpct2(c.AnsweredWithinShare), fsec(o.Target.Seconds()), fpct2(pick.AnsweredWithinShare))})
-	case o.Goal == LowestCost && c.AddedCostPct > pick.AddedCostPct:
+	case o.Goal == LowestCost && costLess(pick.AddedCostPct, c.AddedCostPct):
 		r = append(r, Reason{Code: ReasonCostlier, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
 			Text: fmt.Sprintf("added cost %s is above the pick's %s", fpct(c.AddedCostPct), fpct(pick.AddedCostPct))})
 	case sameQ:

@@ -528,7 +528,7 @@ func groupPick(cr *ClassReport, k int, current []sim.Policy, figs [][]GroupFigur
 		if !groupAdmissible(figs[i], gs.base, loads[i], gs.baseLoads, hedging, true, s) && i != 0 {
 			continue
 		}
-		if i != 0 && c.Hedging && c.AddedCostPct > ownCost(cr)+1e-9 {
+		if i != 0 && c.Hedging && costLess(ownCost(cr), c.AddedCostPct) {
 			continue // past where the class's own trade-off ends
 		}
 		if keep < 0 && c.Hedging == (current[k].Copies > 0) && samePolicy(c.Policy(current[k]), current[k]) {
@@ -579,7 +579,7 @@ func chooseForGroup(cr *ClassReport, k int, current []sim.Policy, figs [][]Group
 		if fixed < 0 || figs[fixed] == nil {
 			fixed = 0
 		}
-		if c := &cr.Candidates[fixed]; c.Hedging && c.AddedCostPct > ownCost(cr)+1e-9 {
+		if c := &cr.Candidates[fixed]; c.Hedging && costLess(ownCost(cr), c.AddedCostPct) {
 			fixed = -1
 		}
 	}

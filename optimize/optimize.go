@@ -550,7 +550,7 @@ func rollOutConfigured(cr *ClassReport, rule Rule, level float64) {
 		keepNoHedging(cr, rule, level, fmt.Sprintf("its candidate (%s) answers significantly fewer requests than no hedging in the sweep (%s → %s)", cs[k].Label, ab, ac), neverFewer)
 		return
 	}
-	if o := cr.Objective; k >= 0 && cs[k].Hedging && o.capsCost() && cs[k].AddedCostPct > o.MaxAddedCostPct+1e-9 {
+	if o := cr.Objective; k >= 0 && cs[k].Hedging && o.capsCost() && costLess(o.MaxAddedCostPct, cs[k].AddedCostPct) {
 		keepNoHedging(cr, rule, level, fmt.Sprintf("its candidate (%s) adds %s %s in the sweep, over the objective's cap of +%s%%",
 			cs[k].Label, fpct(cs[k].AddedCostPct), costWordOf(cr.CostBasis), fnum(o.MaxAddedCostPct)), neverOverCap)
 		return
@@ -1325,7 +1325,7 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 	}
 	cr.Warnings = append(cr.Warnings, loadWarnings(cs)...)
 	cr.Objective.AllowFewerAnswers = rule.AllowFewerAnswers
-	if cr.Objective.cutLevel = 0; rule.RequireSignificant && cr.Objective.Goal == LowestLatency {
+	if cr.Objective.cutLevel = 0; rule.RequireSignificant && (cr.Objective.Goal == LowestLatency || cr.Objective.Goal == MostAnswered) {
 		cr.Objective.cutLevel = level
 	}
 	p := cr.Objective.Percentile
@@ -1408,7 +1408,7 @@ func decide(cr *ClassReport, rule Rule, level float64) {
 			walk, _ = cr.tradeOff()
 		}
 		earned := func(c *Candidate) bool {
-			if walk == nil || c.AddedCostPct <= cs[cr.Pick].AddedCostPct || !onShare(cr, c, level, rule) {
+			if walk == nil || costWithin(c.AddedCostPct, cs[cr.Pick].AddedCostPct) || !onShare(cr, c, level, rule) {
 				return true
 			}
 			ok, _ := walk.earns(&cs[cr.Pick], c, level, rule, costWordOf(cr.CostBasis))
@@ -1660,10 +1660,10 @@ func acceptable(cs []Candidate, o Objective, level float64, rule Rule, basis str
 		if best >= 0 {
 			b := &cs[best]
 			if cheapest {
-				if c.AddedCostPct > b.AddedCostPct || (c.AddedCostPct == b.AddedCostPct && !better(c, b, p)) {
+				if costLess(b.AddedCostPct, c.AddedCostPct) || (sameCost(c.AddedCostPct, b.AddedCostPct) && !better(c, b, p)) {
 					continue
 				}
-			} else if !better(c, b, p) && (better(b, c, p) || c.AddedCostPct >= b.AddedCostPct) {
+			} else if !better(c, b, p) && (better(b, c, p) || costWithin(b.AddedCostPct, c.AddedCostPct)) {
 				continue
 			}
 		}
@@ -1693,7 +1693,7 @@ func nearestAcceptable(cs []Candidate, o Objective, level float64, rule Rule, ba
 			case x > bestX:
 				continue
 			case x == bestX:
-				if !better(c, b, p) && (better(b, c, p) || c.AddedCostPct >= b.AddedCostPct) {
+				if !better(c, b, p) && (better(b, c, p) || costWithin(b.AddedCostPct, c.AddedCostPct)) {
 					continue
 				}
 			}

@@ -255,7 +255,7 @@ func routingVerdict(rc *RoutingClass, p float64) string {
 	var best, untold *RoutingOption
 	for i := range rc.Options {
 		o := &rc.Options[i]
-		if o.Configured || o.Hedged || o.AddedCostPct > conf.AddedCostPct || !(o.CI[1] < conf.CI[0]) {
+		if o.Configured || o.Hedged || costLess(conf.AddedCostPct, o.AddedCostPct) || !(o.CI[1] < conf.CI[0]) {
 			continue
 		}
 		if !o.CIOK || !conf.CIOK {

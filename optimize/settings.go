@@ -105,8 +105,10 @@ type Objective struct {
 	AllowFewerAnswers bool
 	// cutLevel is the confidence level, in (0, 1), at which a trade-off
 	// move of LowestLatency that passes the marginal test only on the
-	// unanswered share must cut it significantly (unansweredCut); 0: no
-	// such test. decide sets it to the verdict's level when
+	// unanswered share must cut it significantly (unansweredCut), and
+	// every passing move of MostAnswered must cut the share not answered
+	// (checked) within the target significantly (withinCut); 0: no such
+	// test. decide sets it to the verdict's level when
 	// Rule.RequireSignificant.
 	cutLevel float64
 }

@@ -37,7 +37,13 @@ import (
 // verdict's significance test of that share between a and b
 // (unansweredCut, when Rule.RequireSignificant): a cut of a few requests
 // is noise, and would carry the walk to a far costlier point; a move that
-// passes on the percentile keeps the per-cost test alone.
+// passes on the percentile keeps the per-cost test alone, and its cut
+// counts toward its score (which move the walk takes) only when
+// significant. Under objective
+// answered every gain is on a share: a move from a hedged point must also
+// cut the share not within the target significantly (withinCut); a move
+// from no hedging is left to the verdict, which tests the pick against
+// no hedging alike.
 //
 // The walk. It starts at the fastest frontier point that costs no more
 // than no hedging (no hedging itself, usually) and, while some costlier
@@ -92,14 +98,19 @@ type move struct {
 	// over MinUnansweredCutPerCost: the move passes when it is ≥ 1. It is
 	// +Inf when a test finds a gain and its threshold is 0 (or the move
 	// costs nothing), 0 when neither test finds a gain. The cut's part
-	// counts only when the cut is significant, when the move would pass
-	// on it alone and the objective asks (see NoiseCut).
+	// counts only when the cut is significant and the objective asks
+	// (see NoiseCut), also when the move passes on the percentile: a cut
+	// of a few requests would otherwise outscore a steeper percentile
+	// gain and choose the walk's move.
 	Score float64
 	// NoiseCut says that the move would pass on the unanswered share
 	// alone, but that its cut is not significant at Objective.cutLevel
 	// (unansweredCut): the verdict's test of the share, applied to the
 	// two points, so that a cut of a few requests in noise does not carry
-	// the walk to a costlier point.
+	// the walk to a costlier point. Under objectives answered and checked
+	// it says the same of the share not answered (checked) within the
+	// target (withinCut), for a move from a hedged point; the move's
+	// score is then 0.
 	NoiseCut bool
 }
 
@@ -108,6 +119,9 @@ func (m move) passes() bool { return m.Score >= 1 }
 // move measures the move from a to b.
 func (t *tradeOff) move(a, b *Candidate) move {
 	m := move{Cost: b.AddedCostPct - a.AddedCostPct, Gain: math.NaN(), Cut: math.NaN()}
+	if sameCost(a.AddedCostPct, b.AddedCostPct) {
+		m.Cost = 0 // rounding, not cost
+	}
 	score := func(gain, per float64) {
 		switch {
 		case !(gain > 0):
@@ -121,6 +135,19 @@ func (t *tradeOff) move(a, b *Candidate) move {
 		if u0 := 1 - t.base.AnsweredWithinShare; u0 > 0 {
 			m.Cut = 100 * (b.AnsweredWithinShare - a.AnsweredWithinShare) / u0
 			score(m.Cut, t.o.MinUnansweredCutPerCost)
+			// Every gain of this objective is on a share: a move from
+			// a hedged point passes only on a significant cut
+			// (withinCut), paired on the batches when the requests
+			// interact. A move from no hedging is left to the verdict,
+			// which applies the same test to the pick: refused here,
+			// it would carry the walk past a steep point whose cut is
+			// not yet significant to a far costlier one whose cut
+			// clears the bar by a few requests.
+			if m.Score >= 1 && t.o.cutLevel > 0 && a != t.base && a.Requests > 0 && b.Requests > 0 {
+				if sig, _ := withinCut(a, b, t.o.cutLevel); !sig {
+					m.Score, m.NoiseCut = 0, true
+				}
+			}
 		}
 		return m
 	}
@@ -133,9 +160,14 @@ func (t *tradeOff) move(a, b *Candidate) move {
 		m.Cut = 100 * (a.unanswered() - b.unanswered()) / u0
 		onGain := m.Score
 		score(m.Cut, t.o.MinUnansweredCutPerCost)
-		if m.Score >= 1 && onGain < 1 && t.o.cutLevel > 0 && a.Requests > 0 && b.Requests > 0 {
+		// The cut's part of the score counts only when the cut is
+		// significant: it decides whether the move passes when the
+		// percentile does not, and which move the walk takes when
+		// both pass.
+		if m.Score > onGain && t.o.cutLevel > 0 && a.Requests > 0 && b.Requests > 0 {
 			if sig, _ := unansweredCut(a, b, t.o.cutLevel); !sig {
-				m.Score, m.NoiseCut = onGain, true
+				m.NoiseCut = m.Score >= 1 && onGain < 1
+				m.Score = onGain
 			}
 		}
 	}
@@ -154,7 +186,7 @@ func (t *tradeOff) walk(f []int) int {
 func (t *tradeOff) path(f []int) []int {
 	cur := 0
 	for k, i := range f {
-		if t.cs[i].AddedCostPct <= 0 {
+		if costWithin(t.cs[i].AddedCostPct, 0) {
 			cur = k
 		}
 	}
@@ -180,7 +212,7 @@ func (t *tradeOff) path(f []int) []int {
 func (t *tradeOff) bestMove(f []int, from int) int {
 	best, bestScore := -1, -1.0
 	for _, i := range f {
-		if t.cs[i].AddedCostPct <= t.cs[from].AddedCostPct || i == from {
+		if costWithin(t.cs[i].AddedCostPct, t.cs[from].AddedCostPct) || i == from {
 			continue
 		}
 		if s := t.move(&t.cs[from], &t.cs[i]).Score; s >= bestScore {
@@ -197,8 +229,12 @@ func (t *tradeOff) describe(a, b *Candidate, costWord string) string {
 	if t.o.Goal == MostAnswered {
 		ta := fsec(t.o.Target.Seconds())
 		w := t.o.withinWord()
-		return fmt.Sprintf("%s within %s %s → %s for %+.2f pt of %s: %.2f%% of the share not %s within %s per 1%% of %s",
+		s := fmt.Sprintf("%s within %s %s → %s for %+.2f pt of %s: %.2f%% of the share not %s within %s per 1%% of %s",
 			w, ta, fpct2(a.AnsweredWithinShare), fpct2(b.AnsweredWithinShare), m.Cost, costWord, perCost(m.Cut, m.Cost), w, ta, costWord)
+		if m.NoiseCut {
+			s += fmt.Sprintf(", the cut not significant at %s%%", fnum(100*t.o.cutLevel))
+		}
+		return s
 	}
 	pn := pname(t.o.Percentile)
 	s := fmt.Sprintf("%s %s → %s", pn, fsec(a.Q(t.o.Percentile)), fsec(b.Q(t.o.Percentile)))
@@ -304,7 +340,7 @@ func pickTradeOff(cs []Candidate, base int, o Objective, faster func(a, b *Candi
 	binds := ""
 	if !math.IsInf(o.MaxAddedCostPct, 1) && o.walks() {
 		g := frontierBy(cs, faster, func(i int) bool { return within(&cs[i]) })
-		over := func(i int) bool { return cs[i].AddedCostPct > o.MaxAddedCostPct+1e-9 && faster(&cs[i], c) }
+		over := func(i int) bool { return costLess(o.MaxAddedCostPct, cs[i].AddedCostPct) && faster(&cs[i], c) }
 		if slices.ContainsFunc(g, func(i int) bool { return over(i) && t.move(c, &cs[i]).passes() }) {
 			n := &cs[g[slices.IndexFunc(g, over)]]
 			binds = fmt.Sprintf("the cap binds: %+.2f pt more buys %s (%s at %s)",
@@ -390,12 +426,13 @@ func (cr *ClassReport) tradeOff() (*tradeOff, []int) {
 // the walk would: the marginal test from a (move.passes: per 1 % of the
 // added cost in points of no hedging's, ≥ MinGainPerCost % of the
 // percentile or ≥ MinUnansweredCutPerCost % of the unanswered share, and a
-// move of objectives p95 and p99 that passes on the share alone cuts it
-// significantly, unansweredCut) and, under objectives answered and
-// checked with rule.RequireSignificant, a significant cut of the share
-// not answered within the target from a to b (withinCut) — the walk's
-// test of that share, which the walk's own move leaves out. why says what
-// the move buys, in the rule's terms (describe), when b does not earn it.
+// move that passes on a share alone cuts it significantly — the
+// unanswered share under objectives p95 and p99, unansweredCut; the share
+// not answered or checked within the target under answered and checked,
+// withinCut — when the rule requires significance: rule.RequireSignificant
+// tests the latter at level also where the objective's own level is unset).
+// why says what the move buys, in the rule's terms (describe), when b does
+// not earn it.
 func (t *tradeOff) earns(a, b *Candidate, level float64, rule Rule, costWord string) (ok bool, why string) {
 	m := t.move(a, b)
 	ok = m.passes()
