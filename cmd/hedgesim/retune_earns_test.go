@@ -22,37 +22,15 @@ import (
 func TestRetuneKeepsOnlyWhatEarnsItsCost(t *testing.T) {
 	dir := t.TempDir()
 	// The user's bi-picked.toml: bi.toml as hedgesim optimize picked it.
-	scen := `name = "bi"
-seed = 2685821657736338712
-requests = 20000
-[arrivals]
-rate = 10
-[models.m]
-latency = { kind = "mixture", weights = [0.9, 0.1], components = [ { kind = "uniform", min = 0.1, max = 0.3 }, { kind = "uniform", min = 3.0, max = 5.0 } ] }
-price_per_request = 0.01
-[models.n]
-provider = "other"
-latency = { kind = "uniform", min = 0.2, max = 0.6 }
-price_per_request = 0.02
-error_rate = 0.05
-[[classes]]
-name = "x"
-share = 0.6
-deadline = "4s"
-[classes.hedge]
-max_copies = 1
+	scen := biScenario("2685821657736338712", `max_copies = 1
 primary = "m"
 targets = ["n"]
 delay = "326ms"
 on_error = "nonfatal"
-[[classes]]
-name = "y"
-share = 0.4
-[classes.hedge]
-delay = "313ms"
+`, `delay = "313ms"
 max_copies = 1
 primary = "m"
-`
+`)
 	// The user's hist2.prom: 1000 calls, 0.7 in (0.1, 0.3] s, 0.3 in (3, 5] s.
 	hist := `# HELP req_latency_seconds latency
 # TYPE req_latency_seconds histogram

@@ -22,34 +22,12 @@ import (
 func TestRetuneRejectedFitKeepsModel(t *testing.T) {
 	dir := t.TempDir()
 	// The user's bi.toml.
-	scen := `name = "bi"
-seed = 5
-requests = 20000
-[arrivals]
-rate = 10
-[models.m]
-latency = { kind = "mixture", weights = [0.9, 0.1], components = [ { kind = "uniform", min = 0.1, max = 0.3 }, { kind = "uniform", min = 3.0, max = 5.0 } ] }
-price_per_request = 0.01
-[models.n]
-provider = "other"
-latency = { kind = "uniform", min = 0.2, max = 0.6 }
-price_per_request = 0.02
-error_rate = 0.05
-[[classes]]
-name = "x"
-share = 0.6
-deadline = "4s"
-[classes.hedge]
-primary = "m"
+	scen := biScenario("5", `primary = "m"
 targets = ["n"]
 delay = "1s"
 on_error = "nonfatal"
-[[classes]]
-name = "y"
-share = 0.4
-[classes.hedge]
-primary = "m"
-`
+`, `primary = "m"
+`)
 	// The user's api2.json: cumulative counts per upper bound.
 	api := `{"status": "success", "data": {"resultType": "vector", "result": [` +
 		`{"metric": {"le": "0.2", "model": "m"}, "value": [1700000000, "350"]}, {"metric": {"le": "0.3", "model": "m"}, "value": [1700000000, "700"]}, ` +
@@ -111,4 +89,22 @@ primary = "m"
 			t.Errorf("the text lacks %q:\n%s", w, text)
 		}
 	}
+}
+
+// biScenario is a user's bi.toml with seed, and x and y the [classes.hedge]
+// tables of its classes x (60 %, a 4 s deadline) and y (40 %): model m
+// bimodal (0.9 of calls in 0.1–0.3 s, 0.1 in 3–5 s), model n on another
+// provider failing 5 % of calls.
+func biScenario(seed, x, y string) string {
+	return "name = \"bi\"\nseed = " + seed + "\nrequests = 20000\n[arrivals]\nrate = 10\n" + `[models.m]
+latency = { kind = "mixture", weights = [0.9, 0.1], components = [ { kind = "uniform", min = 0.1, max = 0.3 }, { kind = "uniform", min = 3.0, max = 5.0 } ] }
+price_per_request = 0.01
+[models.n]
+provider = "other"
+latency = { kind = "uniform", min = 0.2, max = 0.6 }
+price_per_request = 0.02
+error_rate = 0.05
+` +
+		"[[classes]]\nname = \"x\"\nshare = 0.6\ndeadline = \"4s\"\n[classes.hedge]\n" + x +
+		"[[classes]]\nname = \"y\"\nshare = 0.4\n[classes.hedge]\n" + y
 }
