@@ -129,8 +129,11 @@ type page struct {
 	// Report.RuleLines); WithinHead heads the summary's column of the
 	// share within the target, "" when no class is judged on one
 	// (Report.WithinHead).
-	RuleLines       []string
-	WithinHead      string
+	RuleLines  []string
+	WithinHead string
+	// AnyPipeline says some class is a pipeline: the legend under the
+	// summary then says how its pick reads ("per step:").
+	AnyPipeline     bool
 	Seed            uint64
 	Level           string
 	Overrides       []string
@@ -174,6 +177,7 @@ func Write(w io.Writer, rep *optimize.Report, o Options) error {
 			return err
 		}
 		p.Classes = append(p.Classes, cv)
+		p.AnyPipeline = p.AnyPipeline || cv.Pipeline
 	}
 	if rc := rep.Rollout; rc != nil {
 		p.RolloutRequests = rc.Requests

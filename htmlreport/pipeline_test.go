@@ -15,7 +15,7 @@ import (
 // label, without the one-call "×- → -" of no copies and no target, and
 // the class's section gives the share answered before and after under no
 // "Who answered" (a pipeline's calls are won in its steps; the page read
-// "primary 0.0%").
+// "primary 0.0%"); the legend under the summary says how such a pick reads.
 func TestPipelinePick(t *testing.T) {
 	sc, err := scenario.LoadFS(scenarios.FS, "help-chat-turn.toml")
 	if err != nil {
@@ -46,6 +46,7 @@ func TestPipelinePick(t *testing.T) {
 	for _, want := range []string{
 		"<td>per step: " + templateEscape(c.Label) + "</td>",
 		`<p class="won">answered: ` + share(b.MetShare) + " without hedging → " + share(c.MetShare) + ".</p>",
+		`their target, or for a pipeline, "per step:" each hedged step's delay (and ×copies);`,
 	} {
 		if !strings.Contains(p, want) {
 			t.Errorf("the page lacks %q", want)

@@ -53,7 +53,7 @@ td.reasons { text-align: left; white-space: normal; min-width: 24em; }
 {{range .Classes}}<tr class="class-row"><td><a href="#{{.ID}}">{{.Class}}</a></td><td class="{{if .Hedge}}hedge{{else}}nohedge{{end}}">{{.Verdict}}</td><td>{{if and .Hedge .Pipeline}}{{.Delay}}{{else if .Hedge}}{{.Delay}} ×{{.Copies}} → {{.Target}}{{else if .Configured}}configured{{else}}-{{end}}</td><td>{{.P95Before}} → {{.P95After}}</td><td>{{.P95Change}}</td><td>{{.P99Before}} → {{.P99After}}</td><td>{{.P99Change}}</td><td>{{.AnsweredBefore}} → {{.AnsweredAfter}}</td>{{if $.WithinHead}}<td>{{.Within}}</td><td>{{.WithinChange}}</td>{{end}}<td>{{.Hedged}}</td><td>{{.AttemptsPerRequest}}</td><td>{{.AddedCost}}</td></tr>
 {{end}}</tbody>
 </table></div>
-<p class="meta">pick: the hedge delay ×copies → their target; p95, p99 and answered: without hedging → with the pick, and the change.</p>
+<p class="meta">pick: the hedge delay ×copies → their target{{if .AnyPipeline}}, or for a pipeline, "per step:" each hedged step's delay (and ×copies){{end}}; p95, p99 and answered: without hedging → with the pick, and the change.</p>
 
 {{range .Classes}}
 <section class="class" id="{{.ID}}">
