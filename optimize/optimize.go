@@ -599,7 +599,7 @@ func targetPastDeadline(cl *sim.Class, o Objective) string {
 		return ""
 	}
 	return fmt.Sprintf("the objective's target of %s is past the class's deadline of %s: a request is answered by its deadline or not at all, so %s within the target is %s at all; a target below the deadline also counts speed",
-		fsec(o.Target.Seconds()), fsec(cl.Deadline.Seconds()), o.withinWord(), o.withinWord())
+		fsec(o.Target.Seconds()), fsec(cl.Deadline.Seconds()), o.WithinWord(), o.WithinWord())
 }
 
 // The principles keepNoHedging names.

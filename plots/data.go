@@ -183,12 +183,17 @@ func CostData(cr *optimize.ClassReport) Cost {
 	}
 	y := func(c *optimize.Candidate) float64 { return c.Q(p) }
 	if o := cr.Objective; o.Goal == optimize.MostAnswered {
-		// The objective's axis: the share not answered within the target.
-		t := sim.FormatSeconds(o.Target.Seconds())
-		d.Title = fmt.Sprintf("%s: added cost vs requests not answered within %s — %s", cr.Class, t, verdictText(cr))
-		d.YLabel = fmt.Sprintf("not answered within %s (%% of requests)", t)
+		// The objective's axis: the share not answered (objective
+		// "answered") or not checked ("checked", a pipeline's turns)
+		// within the target.
+		t, word, of := sim.FormatSeconds(o.Target.Seconds()), o.WithinWord(), "requests"
+		if o.Checked {
+			of = "turns"
+		}
+		d.Title = fmt.Sprintf("%s: added cost vs %s not %s within %s — %s", cr.Class, of, word, t, verdictText(cr))
+		d.YLabel = fmt.Sprintf("not %s within %s (%% of %s)", word, t, of)
 		y = func(c *optimize.Candidate) float64 { return 100 * (1 - c.AnsweredWithinShare) }
-		d.FrontierName = "frontier (no cheaper candidate answers more in time, or as many and faster)"
+		d.FrontierName = fmt.Sprintf("frontier (no cheaper candidate %s more in time, or as many and faster)", o.WithinVerb())
 	}
 	var ys []float64
 	for i := range cr.Candidates {
