@@ -73,3 +73,23 @@ func TestCostLabelsFollowTheObjective(t *testing.T) {
 		}
 	}
 }
+
+// TestPipelineSurvivalTitle: a pipeline pick has a policy per step and no
+// one copy count or target; the survival figure's title read "hedge at
+// guard-question 1s×2, … (0 copies to ) vs no hedging". It now reads as
+// the text report's verdict: "hedge per step: <the pick's label> vs no
+// hedging".
+func TestPipelineSurvivalTitle(t *testing.T) {
+	cr := helpChatTurn(t, "checked")
+	pick := cr.Picked()
+	if !cr.Verdict.Hedge || pick.Steps == nil {
+		t.Fatalf("verdict %+v, pick %s: want a hedged pipeline pick", cr.Verdict, pick.Label)
+	}
+	d := plots.SurvivalData(cr)
+	if want := "turn: latency survival — hedge per step: " + pick.Label + " vs no hedging"; d.Title != want {
+		t.Errorf("survival title %q; want %q", d.Title, want)
+	}
+	if c := plots.CostData(cr); !strings.Contains(c.Title, "hedge per step: "+pick.Label) || strings.Contains(c.Title, "copies to") {
+		t.Errorf("cost title %q; want the pick per step", c.Title)
+	}
+}
