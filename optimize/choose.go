@@ -800,7 +800,7 @@ func JudgeFor(o Objective, base, pick *Candidate, level float64, rule Rule, basi
 // objective answered, Judge on o's percentile otherwise.
 func judgeFor(o Objective, base, pick *Candidate, level float64, rule Rule, basis string) Verdict {
 	if o.Goal == MostAnswered {
-		return judgeWithin(base, pick, o.Target, o.withinWord(), level, rule, basis)
+		return judgeWithin(base, pick, o.Target, o.WithinWord(), level, rule, basis)
 	}
 	return Judge(base, pick, o.Percentile, level, rule, basis)
 }

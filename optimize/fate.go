@@ -394,7 +394,7 @@ func eligibleReasons(cr *ClassReport, c, pick *Candidate, t *tradeOff, level flo
 			Text: fmt.Sprintf("%s, but not its knee (%s %s vs the knee's %s)", where, pn, fsec(c.Q(p)), fsec(pick.Q(p)))})
 	case o.Goal == MostAnswered && c.AnsweredWithinShare < pick.AnsweredWithinShare:
 		r = append(r, Reason{Code: ReasonFewerWithin, Value: c.AnsweredWithinShare, Limit: pick.AnsweredWithinShare, Unit: UnitShare,
-			Text: fmt.Sprintf("%s %s within %s, the pick %s", o.withinVerb(), fpct2(c.AnsweredWithinShare), fsec(o.Target.Seconds()), fpct2(pick.AnsweredWithinShare))})
+			Text: fmt.Sprintf("%s %s within %s, the pick %s", o.WithinVerb(), fpct2(c.AnsweredWithinShare), fsec(o.Target.Seconds()), fpct2(pick.AnsweredWithinShare))})
 	case o.Goal == LowestCost && costLess(pick.AddedCostPct, c.AddedCostPct):
 		r = append(r, Reason{Code: ReasonCostlier, Value: c.AddedCostPct, Limit: pick.AddedCostPct, Unit: UnitPct,
 			Text: fmt.Sprintf("added cost %s is above the pick's %s", fpct(c.AddedCostPct), fpct(pick.AddedCostPct))})
@@ -428,7 +428,7 @@ func eligibleReasons(cr *ClassReport, c, pick *Candidate, t *tradeOff, level flo
 		lp, hp := wilson(pick.AnsweredWithinShare, pick.Requests, z)
 		r = append(r, Reason{Code: ReasonCIOverlap, Value: c.AnsweredWithinShare, Limit: pick.AnsweredWithinShare, Unit: UnitShare,
 			Text: fmt.Sprintf("its interval of the share %s within %s, [%s, %s], overlaps the pick's [%s, %s]: not significantly different",
-				o.withinWord(), fsec(o.Target.Seconds()), fpct2(lc), fpct2(hc), fpct2(lp), fpct2(hp))})
+				o.WithinWord(), fsec(o.Target.Seconds()), fpct2(lc), fpct2(hc), fpct2(lp), fpct2(hp))})
 	} else if c.LikePick && c.CIOK(p) && pick.CIOK(p) {
 		a, b := c.CI(p), pick.CI(p)
 		text := fmt.Sprintf("its %s interval [%s, %s] overlaps the pick's [%s, %s]: not significantly different", pn, fsec(a[0]), fsec(a[1]), fsec(b[0]), fsec(b[1]))

@@ -159,8 +159,9 @@ type Candidate struct {
 	// MetShare the share
 	// that met the class's target (ClassReport.SLOSeconds, or answered);
 	// RescuedShare and HarmedShare the shares hedging rescued and harmed,
-	// paired request by request with no hedging (0 for no hedging; null
-	// when the runs could not be paired, as with closed-loop clients).
+	// paired request by request with no hedging (0 for no hedging, in
+	// every class; for a hedging candidate null when the runs could not
+	// be paired, as with closed-loop clients or a pipeline).
 	// See won.go.
 	WonPrimaryShare *float64    `json:"won_by_primary_share"`
 	WonByCopies     []CopyShare `json:"won_by_copies"`
@@ -170,8 +171,9 @@ type Candidate struct {
 	// MetShareCI95, RescuedShareCI95 and HarmedShareCI95 are their
 	// intervals at the report's level (intervals.go): Wilson's for
 	// independent requests, from the batches of the run's fixed grid when
-	// the requests interact (absent then when the run was not paired, as
-	// with closed-loop clients or a pipeline).
+	// the requests interact; RescuedShareCI95 and HarmedShareCI95 absent
+	// when their shares are null, and all three absent when the requests
+	// interact and the run was not paired, as with closed-loop clients.
 	MetShareCI95     *[2]*float64 `json:"met_share_ci95,omitempty"`
 	RescuedShareCI95 *[2]*float64 `json:"rescued_share_ci95,omitempty"`
 	HarmedShareCI95  *[2]*float64 `json:"harmed_share_ci95,omitempty"`
@@ -599,7 +601,7 @@ func targetPastDeadline(cl *sim.Class, o Objective) string {
 		return ""
 	}
 	return fmt.Sprintf("the objective's target of %s is past the class's deadline of %s: a request is answered by its deadline or not at all, so %s within the target is %s at all; a target below the deadline also counts speed",
-		fsec(o.Target.Seconds()), fsec(cl.Deadline.Seconds()), o.withinWord(), o.withinWord())
+		fsec(o.Target.Seconds()), fsec(cl.Deadline.Seconds()), o.WithinWord(), o.WithinWord())
 }
 
 // The principles keepNoHedging names.

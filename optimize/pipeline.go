@@ -453,7 +453,7 @@ func (ps *pipelineSearch) advise(cr *ClassReport) ([]StepAdvice, error) {
 			change := "no change in " + pname(p)
 			switch {
 			case cr.Objective.Goal == MostAnswered:
-				change = fmt.Sprintf("%s within %s %s → %s", cr.Objective.withinWord(), fsec(cr.Objective.Target.Seconds()), fpct2(without.AnsweredWithinShare), fpct2(pick.AnsweredWithinShare))
+				change = fmt.Sprintf("%s within %s %s → %s", cr.Objective.WithinWord(), fsec(cr.Objective.Target.Seconds()), fpct2(without.AnsweredWithinShare), fpct2(pick.AnsweredWithinShare))
 			case adv.ObjectiveChangeS != nil && *adv.ObjectiveChangeS != 0:
 				change = fmt.Sprintf("%s%s %s", sign(*adv.ObjectiveChangeS), fsec(abs(*adv.ObjectiveChangeS)), pname(p))
 			case adv.ObjectiveChangeS == nil:

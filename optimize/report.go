@@ -343,7 +343,7 @@ func (r *Report) withinGroups() (gs []withinGroup, all bool) {
 			all = false
 			continue
 		}
-		w, t := o.withinWord(), o.Target.Seconds()
+		w, t := o.WithinWord(), o.Target.Seconds()
 		k := slices.IndexFunc(gs, func(g withinGroup) bool { return g.word == w && g.target == t })
 		if k < 0 {
 			gs, k = append(gs, withinGroup{word: w, target: t}), len(gs)
@@ -427,7 +427,7 @@ func (r *Report) WithinShares(cr *ClassReport, c *Candidate) (fromTo, change str
 	}
 	pre := ""
 	if r.WithinHead() == "within target" {
-		pre = fmt.Sprintf("%s within %s: ", o.withinWord(), fsec(o.Target.Seconds()))
+		pre = fmt.Sprintf("%s within %s: ", o.WithinWord(), fsec(o.Target.Seconds()))
 	}
 	b := cr.Baseline()
 	if c == nil {
@@ -590,7 +590,7 @@ func writeClass(w io.Writer, cr *ClassReport, level float64, all bool) {
 	}
 	like := pn
 	if cr.Objective.Goal == MostAnswered {
-		like = "share " + cr.Objective.withinWord() + " within " + fsec(cr.Objective.Target.Seconds())
+		like = "share " + cr.Objective.WithinWord() + " within " + fsec(cr.Objective.Target.Seconds())
 	}
 	marks := "* pick, ~ " + like + " not significantly different from the pick"
 	if cr.ObjectivePick != cr.Pick {

@@ -153,7 +153,7 @@ func checkWithin(o Objective, h, b *sim.ClassResult, pick *Candidate, level floa
 	if o.Goal != MostAnswered || o.Target <= 0 || h.Requests == 0 || b.Requests == 0 {
 		return nil
 	}
-	w := &RolloutWithin{What: o.withinWord(), TargetS: o.Target.Seconds()}
+	w := &RolloutWithin{What: o.WithinWord(), TargetS: o.Target.Seconds()}
 	w.Share, w.ShareCI = withinOf(o, h, level)
 	w.NoHedging, w.NoHedgingCI = withinOf(o, b, level)
 	if pick != nil && pick.Requests > 0 {

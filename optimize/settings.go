@@ -180,12 +180,12 @@ func (o Objective) String() string {
 	}
 	s := "lowest " + p
 	if o.Goal == MostAnswered {
-		s = fmt.Sprintf("most requests %s within %s", o.withinWord(), fsec(o.Target.Seconds()))
+		s = fmt.Sprintf("most requests %s within %s", o.WithinWord(), fsec(o.Target.Seconds()))
 	}
 	if o.walks() {
 		s = p + " on the trade-off"
 		if o.Goal == MostAnswered {
-			s = fmt.Sprintf("%s within %s on the trade-off", o.withinWord(), fsec(o.Target.Seconds()))
+			s = fmt.Sprintf("%s within %s on the trade-off", o.WithinWord(), fsec(o.Target.Seconds()))
 		}
 		s += " (each move along the frontier buys " + o.test() + ")"
 	}
@@ -215,25 +215,25 @@ func (o Objective) validate() error {
 	case o.Checked && o.Goal != MostAnswered:
 		return errors.New("checked counts turns within a target: it goes with the most-answered goal only")
 	case o.Goal == MostAnswered && o.Target <= 0:
-		return fmt.Errorf("objective %s needs a target > 0 (the latency within which a request counts as %s, such as 2s)", o.Name(), o.withinWord())
+		return fmt.Errorf("objective %s needs a target > 0 (the latency within which a request counts as %s, such as 2s)", o.Name(), o.WithinWord())
 	case o.Target < 0:
 		return fmt.Errorf("target %v: must be > 0", o.Target)
 	}
 	return nil
 }
 
-// withinWord is what a request within the target is under the objective:
+// WithinWord is what a request within the target is under the objective:
 // "answered", or "checked" (Objective.Checked).
-func (o Objective) withinWord() string {
+func (o Objective) WithinWord() string {
 	if o.Checked {
 		return "checked"
 	}
 	return "answered"
 }
 
-// withinVerb is what a candidate does to the requests within the target:
+// WithinVerb is what a candidate does to the requests within the target:
 // "answers", or "checks" (Objective.Checked).
-func (o Objective) withinVerb() string {
+func (o Objective) WithinVerb() string {
 	if o.Checked {
 		return "checks"
 	}

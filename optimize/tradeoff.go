@@ -228,7 +228,7 @@ func (t *tradeOff) describe(a, b *Candidate, costWord string) string {
 	m := t.move(a, b)
 	if t.o.Goal == MostAnswered {
 		ta := fsec(t.o.Target.Seconds())
-		w := t.o.withinWord()
+		w := t.o.WithinWord()
 		s := fmt.Sprintf("%s within %s %s → %s for %+.2f pt of %s: %.2f%% of the share not %s within %s per 1%% of %s",
 			w, ta, fpct2(a.AnsweredWithinShare), fpct2(b.AnsweredWithinShare), m.Cost, costWord, perCost(m.Cut, m.Cost), w, ta, costWord)
 		if m.NoiseCut {
@@ -284,7 +284,7 @@ func perCost(gain, cost float64) float64 {
 // unanswered share per 1% of added cost".
 func (o Objective) test() string {
 	if o.Goal == MostAnswered {
-		return fmt.Sprintf("≥ %s%% of the share not %s within %s per 1%% of added cost", fnum(o.MinUnansweredCutPerCost), o.withinWord(), fsec(o.Target.Seconds()))
+		return fmt.Sprintf("≥ %s%% of the share not %s within %s per 1%% of added cost", fnum(o.MinUnansweredCutPerCost), o.WithinWord(), fsec(o.Target.Seconds()))
 	}
 	return fmt.Sprintf("≥ %s%% of %s or ≥ %s%% of the unanswered share per 1%% of added cost",
 		fnum(o.MinGainPerCost), pname(o.Percentile), fnum(o.MinUnansweredCutPerCost))
@@ -328,7 +328,7 @@ func pickTradeOff(cs []Candidate, base int, o Objective, faster func(a, b *Candi
 			note = fmt.Sprintf("no candidate%s is faster than no hedging", limits)
 		}
 	case !o.walks() && o.Goal == MostAnswered:
-		note = fmt.Sprintf("most requests %s within %s (%s → %s) within the limits", o.withinWord(), fsec(o.Target.Seconds()),
+		note = fmt.Sprintf("most requests %s within %s (%s → %s) within the limits", o.WithinWord(), fsec(o.Target.Seconds()),
 			fpct2(cs[base].AnsweredWithinShare), fpct2(c.AnsweredWithinShare))
 	case !o.walks():
 		note = fmt.Sprintf("lowest %s%s", pname(o.Percentile), limits)
@@ -363,7 +363,7 @@ func pickTradeOff(cs []Candidate, base int, o Objective, faster func(a, b *Candi
 // "p95 27.9s → 12.5s", "answered within 3.00s 75.07% → 87.61%".
 func boughtBy(o Objective, a, b *Candidate) string {
 	if o.Goal == MostAnswered {
-		return fmt.Sprintf("%s within %s %s → %s", o.withinWord(), fsec(o.Target.Seconds()), fpct2(a.AnsweredWithinShare), fpct2(b.AnsweredWithinShare))
+		return fmt.Sprintf("%s within %s %s → %s", o.WithinWord(), fsec(o.Target.Seconds()), fpct2(a.AnsweredWithinShare), fpct2(b.AnsweredWithinShare))
 	}
 	p := o.Percentile
 	if qa, qb := a.Q(p), b.Q(p); qa != qb {

@@ -126,7 +126,7 @@ const (
 // rolls out" (optimize.ClassReport.RollsOut).
 func verdictText(cr *optimize.ClassReport) string {
 	if cr.Verdict.Hedge {
-		return "hedge at " + cr.Picked().Label
+		return "hedge " + policyText(cr.Picked(), false)
 	}
 	if cr.Verdict.Undecided {
 		if cr.RollsOut == optimize.RollsOutConfigured {
@@ -183,12 +183,17 @@ func CostData(cr *optimize.ClassReport) Cost {
 	}
 	y := func(c *optimize.Candidate) float64 { return c.Q(p) }
 	if o := cr.Objective; o.Goal == optimize.MostAnswered {
-		// The objective's axis: the share not answered within the target.
-		t := sim.FormatSeconds(o.Target.Seconds())
-		d.Title = fmt.Sprintf("%s: added cost vs requests not answered within %s — %s", cr.Class, t, verdictText(cr))
-		d.YLabel = fmt.Sprintf("not answered within %s (%% of requests)", t)
+		// The objective's axis: the share not answered (objective
+		// "answered") or not checked ("checked", a pipeline's turns)
+		// within the target.
+		t, word, of := sim.FormatSeconds(o.Target.Seconds()), o.WithinWord(), "requests"
+		if o.Checked {
+			of = "turns"
+		}
+		d.Title = fmt.Sprintf("%s: added cost vs %s not %s within %s — %s", cr.Class, of, word, t, verdictText(cr))
+		d.YLabel = fmt.Sprintf("not %s within %s (%% of %s)", word, t, of)
 		y = func(c *optimize.Candidate) float64 { return 100 * (1 - c.AnsweredWithinShare) }
-		d.FrontierName = "frontier (no cheaper candidate answers more in time, or as many and faster)"
+		d.FrontierName = fmt.Sprintf("frontier (no cheaper candidate %s more in time, or as many and faster)", o.WithinVerb())
 	}
 	var ys []float64
 	for i := range cr.Candidates {
@@ -302,10 +307,10 @@ func SurvivalData(cr *optimize.ClassReport) Survival {
 	}
 	if pick := cr.Picked(); cr.Verdict.Hedge || (cr.RollsOut == optimize.RollsOutConfigured && !cr.Unpicked() && pick.Hedging) {
 		other = pick
-		d.Title = fmt.Sprintf("%s: latency survival — hedge at %s (%s) vs no hedging", cr.Class, pick.Label, copies(pick))
+		d.Title = fmt.Sprintf("%s: latency survival — hedge %s vs no hedging", cr.Class, policyText(pick, true))
 		d.OtherName = fmt.Sprintf("pick: %s, %s", pick.Label, costWord(cr, pick.AddedCostPct))
 		if !cr.Verdict.Hedge {
-			d.Title = fmt.Sprintf("%s: latency survival — undecided: configured policy rolls out, %s (%s), vs no hedging", cr.Class, pick.Label, copies(pick))
+			d.Title = fmt.Sprintf("%s: latency survival — undecided: configured policy rolls out, %s, vs no hedging", cr.Class, policyLabel(pick))
 			d.OtherName += " (the configured policy, which rolls out: undecided)"
 		}
 	} else {
@@ -320,7 +325,7 @@ func SurvivalData(cr *optimize.ClassReport) Survival {
 			d.Title = fmt.Sprintf("%s: latency survival without hedging — %s: no candidate is faster", cr.Class, verdict)
 		} else {
 			other = &cr.Candidates[best]
-			d.Title = fmt.Sprintf("%s: latency survival — %s; for reference, the fastest candidate, %s (%s)", cr.Class, verdict, other.Label, copies(other))
+			d.Title = fmt.Sprintf("%s: latency survival — %s; for reference, the fastest candidate, %s", cr.Class, verdict, policyLabel(other))
 			d.OtherName = fmt.Sprintf("fastest candidate: %s, %s (not picked)", other.Label, costWord(cr, other.AddedCostPct))
 			if best == cr.Pick && !cr.Verdict.Undecided {
 				d.OtherName = fmt.Sprintf("fastest candidate: %s, %s (the pick; fails the verdict rule)", other.Label, costWord(cr, other.AddedCostPct))
@@ -347,6 +352,30 @@ func SurvivalData(cr *optimize.ClassReport) Survival {
 // copies says where a candidate's copies go: "1 copy to large-b".
 func copies(c *optimize.Candidate) string {
 	return fmt.Sprintf("%d %s to %s", c.Copies, plural(c.Copies), c.Target)
+}
+
+// policyText is how a title names candidate c's policy after "hedge":
+// "at 813ms" or, with withCopies, "at 813ms (1 copy to m)"; for a
+// pipeline candidate, which has a policy per step and no one delay,
+// copies or target, "per step: ga 100ms, gb 0s", as the text report's
+// verdict reads.
+func policyText(c *optimize.Candidate, withCopies bool) string {
+	switch {
+	case c.Steps != nil:
+		return "per step: " + c.Label
+	case withCopies:
+		return fmt.Sprintf("at %s (%s)", c.Label, copies(c))
+	}
+	return "at " + c.Label
+}
+
+// policyLabel names candidate c in a title: "813ms (1 copy to m)", or a
+// pipeline candidate's "per step: ga 100ms, gb 0s".
+func policyLabel(c *optimize.Candidate) string {
+	if c.Steps != nil {
+		return "per step: " + c.Label
+	}
+	return fmt.Sprintf("%s (%s)", c.Label, copies(c))
 }
 
 func plural(n int) string {
