@@ -249,7 +249,8 @@ type Columns struct {
 	// rate-limit texts as rate-limited, "invalid"/"truncated" as invalid,
 	// the rest as failed) and not fitted, and their other cells are not
 	// checked: their latency is kept when it is a time > 0 written as the
-	// successes write theirs, else NaN (see Log.FailedLatencies).
+	// successes write theirs, else NaN (see Log.FailedLatencies), but a
+	// negative or non-finite number is an *InputError as on an OK row.
 	Status string
 	// Unit is the unit of the time columns. When 0, each time column's
 	// unit comes from its name ("latency_ms", "ttft_s"); a cell may also
@@ -370,8 +371,9 @@ func (rr *rowReader) row(file string, line int, get cellGetter) (Request, error)
 		if r.Status != OK {
 			// Not fitted: its other cells need not be valid, and its
 			// latency is kept only when it is one (failedLatency).
-			r.Latency = rr.failedLatency(i, get)
-			return r, nil
+			var err error
+			r.Latency, err = rr.failedLatency(file, i, get)
+			return r, err
 		}
 	}
 	timeCell := func(col string) (float64, error) {
