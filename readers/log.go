@@ -257,6 +257,10 @@ type Columns struct {
 	// carry its own unit ("250ms").
 	Unit Unit
 	// OK lists the status values that mean success; empty means DefaultOK.
+	// With OK empty, a Status column of booleans (and empty or null cells)
+	// whose false rows are more than half of the rows is refused with an
+	// *InputError asking which boolean means success: an error flag
+	// ("is_error": false) would otherwise read backwards.
 	OK []string
 }
 
@@ -319,6 +323,8 @@ type rowReader struct {
 	// failed rows that have one (failedLatency).
 	rows   int
 	failed []failedCell
+	// bools counts the status values that are booleans (checkBoolStatus).
+	bools boolCount
 }
 
 type unitForm struct {
@@ -366,6 +372,7 @@ func (rr *rowReader) row(file string, line int, get cellGetter) (Request, error)
 		if null {
 			v = "null"
 		}
+		rr.bools.add(v)
 		r.Code = strings.TrimSpace(v)
 		r.Status = classify(v, c.okValues())
 		if r.Status != OK {
@@ -522,6 +529,9 @@ func ReadCSV(r io.Reader, file string, c Columns) (*Log, error) {
 		log.Add(req)
 	}
 	rows.finish(log)
+	if err := rows.checkBoolStatus(file, rows.bools, rows.rows); err != nil {
+		return nil, err
+	}
 	if log.Len() == 0 {
 		return nil, inputErr(file, 2, "", "no rows after the header; want one row per request")
 	}
@@ -592,6 +602,9 @@ func ReadJSONL(r io.Reader, file string, c Columns) (*Log, error) {
 		return nil, err
 	}
 	rows.finish(log)
+	if err := rows.checkBoolStatus(file, rows.bools, rows.rows); err != nil {
+		return nil, err
+	}
 	if log.Len() == 0 {
 		return nil, inputErr(file, 1, "", "empty file; want one JSON object per line, one line per request")
 	}
