@@ -19,7 +19,9 @@ type InputError struct {
 	File string
 	// Line is the 1-based line the problem is on (1 for an empty file);
 	// 0 for a histogram decoded as a whole (Prometheus API and OTLP JSON,
-	// a series of the text format), where the problem has no one line.
+	// a series of the text format), where the problem has no one line,
+	// and for a problem of a whole column (a boolean status column that
+	// reads as mostly failed, see Columns.OK).
 	Line int
 	// Field is the column or field at fault; "" when the problem is not
 	// about one field (a syntax error, an empty file).

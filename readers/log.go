@@ -249,13 +249,18 @@ type Columns struct {
 	// rate-limit texts as rate-limited, "invalid"/"truncated" as invalid,
 	// the rest as failed) and not fitted, and their other cells are not
 	// checked: their latency is kept when it is a time > 0 written as the
-	// successes write theirs, else NaN (see Log.FailedLatencies).
+	// successes write theirs, else NaN (see Log.FailedLatencies), but a
+	// negative or non-finite number is an *InputError as on an OK row.
 	Status string
 	// Unit is the unit of the time columns. When 0, each time column's
 	// unit comes from its name ("latency_ms", "ttft_s"); a cell may also
 	// carry its own unit ("250ms").
 	Unit Unit
 	// OK lists the status values that mean success; empty means DefaultOK.
+	// With OK empty, a Status column of booleans (and empty or null cells)
+	// whose false rows are more than half of the rows is refused with an
+	// *InputError asking which boolean means success: an error flag
+	// ("is_error": false) would otherwise read backwards.
 	OK []string
 }
 
@@ -318,6 +323,8 @@ type rowReader struct {
 	// failed rows that have one (failedLatency).
 	rows   int
 	failed []failedCell
+	// bools counts the status values that are booleans (checkBoolStatus).
+	bools boolCount
 }
 
 type unitForm struct {
@@ -365,13 +372,15 @@ func (rr *rowReader) row(file string, line int, get cellGetter) (Request, error)
 		if null {
 			v = "null"
 		}
+		rr.bools.add(v)
 		r.Code = strings.TrimSpace(v)
 		r.Status = classify(v, c.okValues())
 		if r.Status != OK {
 			// Not fitted: its other cells need not be valid, and its
 			// latency is kept only when it is one (failedLatency).
-			r.Latency = rr.failedLatency(i, get)
-			return r, nil
+			var err error
+			r.Latency, err = rr.failedLatency(file, i, get)
+			return r, err
 		}
 	}
 	timeCell := func(col string) (float64, error) {
@@ -520,6 +529,9 @@ func ReadCSV(r io.Reader, file string, c Columns) (*Log, error) {
 		log.Add(req)
 	}
 	rows.finish(log)
+	if err := rows.checkBoolStatus(file, rows.bools, rows.rows); err != nil {
+		return nil, err
+	}
 	if log.Len() == 0 {
 		return nil, inputErr(file, 2, "", "no rows after the header; want one row per request")
 	}
@@ -590,6 +602,9 @@ func ReadJSONL(r io.Reader, file string, c Columns) (*Log, error) {
 		return nil, err
 	}
 	rows.finish(log)
+	if err := rows.checkBoolStatus(file, rows.bools, rows.rows); err != nil {
+		return nil, err
+	}
 	if log.Len() == 0 {
 		return nil, inputErr(file, 1, "", "empty file; want one JSON object per line, one line per request")
 	}

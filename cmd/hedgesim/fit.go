@@ -93,7 +93,7 @@ func fitCommand(ctx context.Context, args []string, stdout, stderr io.Writer) er
 	ttft := fs.String("ttft", "", "csv/jsonl: `column` of the time to first token (with --output-tokens)")
 	outTok := fs.String("output-tokens", "", "csv/jsonl: `column` of the output token count (with --ttft)")
 	inTok := fs.String("input-tokens", "", "csv/jsonl: `column` of the input token count (with --ttft): fit the prefill speed")
-	status := fs.String("status", "", "csv/jsonl: status or error `column`; rows not OK are counted, and failed rows' latency, when it differs from the successes', fitted as error_latency")
+	status := fs.String("status", "", "csv/jsonl: status or error `column`; rows not OK are counted, and failed rows' latency, when it differs from the successes', fitted as error_latency; a column of booleans more than half false is refused without --ok (is_error: say --ok false)")
 	var okFlag onceFlag
 	okList := &okFlag.v
 	fs.Var(&okFlag, "ok", "comma-separated status `values` that mean success (default: empty, ok, success, succeeded, healthy, 200, null, none, true)")
