@@ -444,6 +444,12 @@ func RecheckPolicy(ctx context.Context, cfg, live *sim.Config, opt RecheckOption
 		// order statistics: it is an interval only when both say so.
 		c.P95CIOK = c.P95CIOK && got.Latency.P95CIOK
 		c.P99CIOK = c.P99CIOK && got.Latency.P99CIOK
+		// The prediction's share within the objective's target, which
+		// the check's (RolloutWithin.Predicted) is compared with.
+		o := s.For(cl.Name).Objective
+		if w, ci, ok := optimize.WithinShare(o, &hedged.Classes[i], level); ok {
+			c.AnsweredWithinShare, c.AnsweredWithinShareCI95 = w, ci
+		}
 		basis := optimize.CostUSD
 		if got.AddedCostPct != nil {
 			c.AddedCostPct = *got.AddedCostPct
@@ -453,7 +459,7 @@ func RecheckPolicy(ctx context.Context, cfg, live *sim.Config, opt RecheckOption
 				c.AddedCostPct = 100 * (float64(hedged.Classes[i].Attempts.Sent)/float64(hedged.Classes[i].Requests)/(float64(b.Attempts.Sent)/float64(b.Requests)) - 1)
 			}
 		}
-		cr := optimize.ClassReport{Class: cl.Name, Requests: got.Requests, Objective: s.For(cl.Name).Objective, CostBasis: basis,
+		cr := optimize.ClassReport{Class: cl.Name, Requests: got.Requests, Objective: o, CostBasis: basis,
 			Candidates: []optimize.Candidate{c}}
 		current.Classes = append(current.Classes, cr)
 	}
