@@ -314,10 +314,14 @@ type ClassAdvice struct {
 	// NowRequests is the class's requests in that check.
 	NowRequests int64 `json:"current_policy_requests"`
 	// New is the new pick's label ("none" for no hedging), with its
-	// delay (seconds) and copies, and its figures from the sweep.
+	// delay (seconds) and copies, and its figures from the sweep. A
+	// pipeline's pick, whose hedged steps each have their own delay and
+	// copies (New names them, "ga 100ms, gb 0s"; the sweep's candidate
+	// gives them in Steps), and an undecided optimisation's have neither:
+	// NewDelay and NewCopies are nil (JSON null).
 	New          string      `json:"new_pick"`
-	NewDelay     float64     `json:"new_delay_s"`
-	NewCopies    int         `json:"new_copies"`
+	NewDelay     *float64    `json:"new_delay_s"`
+	NewCopies    *int        `json:"new_copies"`
 	NewLatency   sim.Latency `json:"new_latency_s"`
 	NewAnswered  jnum        `json:"new_answered_share"`
 	NewAddedCost jnum        `json:"new_added_cost_pct"`
@@ -722,7 +726,7 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 		// (export and --write-scenario keep it), whatever Pick is.
 		a.Undecided, a.SamePolicy, a.rolled = true, false, -1
 		a.New, a.NewDelay, a.NewCopies, a.NewLatency, a.NewAnswered, a.NewAddedCost, a.NewRequests =
-			"undecided", 0, 0, unknownLatency(), jnum(math.NaN()), jnum(math.NaN()), cr.Requests
+			"undecided", nil, nil, unknownLatency(), jnum(math.NaN()), jnum(math.NaN()), cr.Requests
 		a.NewPickNote = ""
 		// retune has no --precision: its lever is --requests alone.
 		reason := noPrecision.ReplaceAllString(cr.Verdict.Reason, "")
@@ -857,9 +861,14 @@ func (a *ClassAdvice) noHedging(cl *sim.Class, now optimize.RolloutClass, cr *op
 	return *a
 }
 
-// setNew sets a's new-pick fields from candidate p.
+// setNew sets a's new-pick fields from candidate p; a pipeline's (p.Steps)
+// has no single delay and copies (nil).
 func (a *ClassAdvice) setNew(p *optimize.Candidate) {
-	a.New, a.NewDelay, a.NewCopies = p.Label, p.DelaySeconds, p.Copies
+	a.New, a.NewDelay, a.NewCopies = p.Label, nil, nil
+	if p.Steps == nil {
+		d, n := p.DelaySeconds, p.Copies
+		a.NewDelay, a.NewCopies = &d, &n
+	}
 	a.NewLatency, a.NewAnswered, a.NewAddedCost, a.NewRequests = p.Latency, jnum(p.AnsweredShare), jnum(p.AddedCostPct), p.Requests
 }
 
