@@ -667,7 +667,10 @@ const overCapAsk = "; change the policy or raise the cap"
 //   - otherwise the new pick is better when its objective percentile's
 //     interval lies wholly below the current policy's, or its answered
 //     share's interval wholly above; worse when the reverse holds for
-//     either. Change when it is better and not worse, or neither but at
+//     either (under objective answered or checked with a target, its
+//     share within the target's interval, the objective's figure, stands
+//     in for the percentile's, and Why gives that share first). Change
+//     when it is better and not worse, or neither but at
 //     least 1 point of added cost cheaper; keep otherwise (within the
 //     intervals of the new best, or the new best trades answers or speed
 //     for money). A keep of a policy that hedges beside a new pick of no
@@ -776,6 +779,16 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 	}
 	figures := fmt.Sprintf("%s %s → %s, answered %.1f%% → %.1f%%, added cost %s → %+.1f%%",
 		name, sec(nowQ), sec(p.Q(pct)), 100*now.AnsweredShare, 100*p.AnsweredShare, pctText(nowCost), p.AddedCostPct)
+	// Under objective answered or checked with a target, the objective's
+	// figure is the share within the target: the reason leads with it,
+	// and it is compared in place of the percentile.
+	within := o.Goal == optimize.MostAnswered && o.Target > 0 && now.Within != nil && p.Requests > 0
+	on := name
+	if within {
+		w := now.Within
+		on = w.What + " within " + sec(w.TargetS)
+		figures = fmt.Sprintf("%s %.1f%% → %.1f%%, ", on, 100*w.Share, 100*p.AnsweredWithinShare) + figures
+	}
 	v, judged := currentVerdict(cl, &now, nowReq, cr, rule, level)
 	if judged {
 		a.NowVerdict = &v
@@ -810,6 +823,13 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 			unsound = append(unsound, "the new pick's interval has no upper bound")
 		}
 	}
+	if within {
+		// The shares' own intervals (Wilson's where a run has none):
+		// better when the new pick's lies wholly above the check's.
+		wl, wh := ownInterval(p.AnsweredWithinShareCI95, p.AnsweredWithinShare, p.Requests, z)
+		cl, ch := ownInterval(now.Within.ShareCI, now.Within.Share, nowReq, z)
+		faster, slower, unsound = wl > ch, wh < cl, nil
+	}
 	var pickCI *[2]*float64
 	if p.CIMethod == optimize.CIMethodGrid { // requests that interact
 		pickCI = p.AnsweredShareCI95
@@ -828,7 +848,7 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 	case !(faster || more || slower || fewer) && p.AddedCostPct < nowCost-1:
 		a.Decision, a.Why = Change, "the new pick does as well, within the intervals, for less added cost: "+figures
 	case slower || fewer:
-		a.Decision, a.Why = Keep, "the new best under the objective does worse on "+name+" or answers: "+figures
+		a.Decision, a.Why = Keep, "the new best under the objective does worse on "+on+" or answers: "+figures
 	default:
 		a.Decision, a.Why = Keep, "the current policy is within the intervals of the new best: "+figures
 	}

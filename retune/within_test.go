@@ -2,9 +2,13 @@ package retune
 
 import (
 	"context"
+	"fmt"
 	"math"
+	"strings"
 	"testing"
 	"time"
+
+	"gonum.org/v1/gonum/stat/distuv"
 
 	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/scenario"
@@ -81,5 +85,48 @@ func TestRecheckPredictsWithin(t *testing.T) {
 	ci := w.PredictedCI
 	if ci == nil || ci[0] == nil || ci[1] == nil || !(*ci[0] < *w.Predicted && *w.Predicted < *ci[1]) {
 		t.Errorf("predicted share %.4f has interval %v; want one around it", *w.Predicted, ci)
+	}
+}
+
+// TestDecideInObjectiveTerms: under objective checked within 1.3 s, the
+// decision compares the shares checked within the target, the objective,
+// not p95, and its reason leads with them. On pipelineScenario the check
+// of the current policy (its first guard hedged at 150 ms) gives each
+// share from 2000 independent requests; the new pick hedges sooner and
+// checks a share whose interval lies wholly above: change.
+func TestDecideInObjectiveTerms(t *testing.T) {
+	sc, err := scenario.Parse("pipe.toml", []byte(pipelineScenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sc.Optimize
+	s.Requests, s.CheckRequests = 2000, 2000
+	s.Each(func(se *optimize.Search) {
+		se.Objective.SetName("checked")
+		se.Objective.Target = 1300 * time.Millisecond
+	})
+	cfg := &sc.Config
+	rc, err := RecheckPolicy(context.Background(), cfg, cfg, RecheckOptions{Settings: s, NoAdaptive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	a, p := rc.Classes[0], rc.New.Classes[0].Picked()
+	w := a.Now.Within
+	if w == nil || a.Undecided {
+		t.Fatalf("premise: no share checked within the target in the check (%v), or undecided (%v)", w, a.Undecided)
+	}
+	t.Logf("%s → %s: %s", a.CurrentLabel, a.New, a.Why)
+	figures := fmt.Sprintf("checked within 1.30s %.1f%% → %.1f%%, p95 ", 100*w.Share, 100*p.AnsweredWithinShare)
+	if !strings.Contains(a.Why, figures) {
+		t.Errorf("reason %q does not lead its figures with %q", a.Why, figures)
+	}
+	z := distuv.UnitNormal.Quantile(0.975)
+	pl, _ := wilson(p.AnsweredWithinShare, p.Requests, z)
+	_, nh := wilson(w.Share, a.NowRequests, z)
+	if !(pl > nh) {
+		t.Fatalf("premise: the new pick's share %.4f (from %.4f) is not significantly above the check's %.4f (to %.4f)", p.AnsweredWithinShare, pl, w.Share, nh)
+	}
+	if a.Decision != Change || !strings.HasPrefix(a.Why, "the new pick does significantly better: ") {
+		t.Errorf("decision %s (%s); want change, the new pick significantly better", a.Decision, a.Why)
 	}
 }
