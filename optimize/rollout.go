@@ -187,6 +187,21 @@ func withinOf(o Objective, r *sim.ClassResult, level float64) (float64, *[2]*flo
 	return share, wireCI(sim.BatchShareInterval(share, per, level))
 }
 
+// WithinShare returns the share in [0, 1] of r's requests that objective
+// o counts within its target — answered within it, or under checked gone
+// through checked in time — and its interval at the level (Wilson's for
+// independent requests, from the run's batches when they interact; nil
+// when none can be formed), as the rollout check's RolloutWithin gives
+// them; ok is false, and the share 0, when o has no target, is not
+// answered or checked, or r has no request.
+func WithinShare(o Objective, r *sim.ClassResult, level float64) (share float64, ci *[2]*float64, ok bool) {
+	if o.Goal != MostAnswered || o.Target <= 0 || r.Requests == 0 {
+		return 0, nil, false
+	}
+	share, ci = withinOf(o, r, level)
+	return share, ci, true
+}
+
 // AnswersFell reports whether the class hedges and answers significantly
 // fewer requests in the check than the same traffic without hedging (at
 // the check's level): a configured policy that does so does not roll

@@ -212,7 +212,8 @@ func TestDecideUndecidedKeeps(t *testing.T) {
 	if err := r.WriteJSON(&b); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(b.String(), `"new_answered_share": null`) || !strings.Contains(b.String(), `"undecided": true`) {
+	if !strings.Contains(b.String(), `"new_answered_share": null`) || !strings.Contains(b.String(), `"undecided": true`) ||
+		!strings.Contains(b.String(), `"new_delay_s": null`) || !strings.Contains(b.String(), `"new_copies": null`) {
 		t.Errorf("JSON does not give an undecided pick's figures as null:\n%s", b.String())
 	}
 	src := []byte("[arrivals]\nrate = 1\n[models.m]\nlatency = { kind = \"lognormal\", median = 1, p95 = 2 }\n[[classes]]\nname = \"c\"\n[classes.hedge]\nprimary = \"m\"\ndelay = \"250ms\"\nmax_copies = 1\n")

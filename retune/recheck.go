@@ -314,10 +314,14 @@ type ClassAdvice struct {
 	// NowRequests is the class's requests in that check.
 	NowRequests int64 `json:"current_policy_requests"`
 	// New is the new pick's label ("none" for no hedging), with its
-	// delay (seconds) and copies, and its figures from the sweep.
+	// delay (seconds) and copies, and its figures from the sweep. A
+	// pipeline's pick, whose hedged steps each have their own delay and
+	// copies (New names them, "ga 100ms, gb 0s"; the sweep's candidate
+	// gives them in Steps), and an undecided optimisation's have neither:
+	// NewDelay and NewCopies are nil (JSON null).
 	New          string      `json:"new_pick"`
-	NewDelay     float64     `json:"new_delay_s"`
-	NewCopies    int         `json:"new_copies"`
+	NewDelay     *float64    `json:"new_delay_s"`
+	NewCopies    *int        `json:"new_copies"`
 	NewLatency   sim.Latency `json:"new_latency_s"`
 	NewAnswered  jnum        `json:"new_answered_share"`
 	NewAddedCost jnum        `json:"new_added_cost_pct"`
@@ -444,6 +448,12 @@ func RecheckPolicy(ctx context.Context, cfg, live *sim.Config, opt RecheckOption
 		// order statistics: it is an interval only when both say so.
 		c.P95CIOK = c.P95CIOK && got.Latency.P95CIOK
 		c.P99CIOK = c.P99CIOK && got.Latency.P99CIOK
+		// The prediction's share within the objective's target, which
+		// the check's (RolloutWithin.Predicted) is compared with.
+		o := s.For(cl.Name).Objective
+		if w, ci, ok := optimize.WithinShare(o, &hedged.Classes[i], level); ok {
+			c.AnsweredWithinShare, c.AnsweredWithinShareCI95 = w, ci
+		}
 		basis := optimize.CostUSD
 		if got.AddedCostPct != nil {
 			c.AddedCostPct = *got.AddedCostPct
@@ -453,7 +463,7 @@ func RecheckPolicy(ctx context.Context, cfg, live *sim.Config, opt RecheckOption
 				c.AddedCostPct = 100 * (float64(hedged.Classes[i].Attempts.Sent)/float64(hedged.Classes[i].Requests)/(float64(b.Attempts.Sent)/float64(b.Requests)) - 1)
 			}
 		}
-		cr := optimize.ClassReport{Class: cl.Name, Requests: got.Requests, Objective: s.For(cl.Name).Objective, CostBasis: basis,
+		cr := optimize.ClassReport{Class: cl.Name, Requests: got.Requests, Objective: o, CostBasis: basis,
 			Candidates: []optimize.Candidate{c}}
 		current.Classes = append(current.Classes, cr)
 	}
@@ -657,7 +667,10 @@ const overCapAsk = "; change the policy or raise the cap"
 //   - otherwise the new pick is better when its objective percentile's
 //     interval lies wholly below the current policy's, or its answered
 //     share's interval wholly above; worse when the reverse holds for
-//     either. Change when it is better and not worse, or neither but at
+//     either (under objective answered or checked with a target, its
+//     share within the target's interval, the objective's figure, stands
+//     in for the percentile's, and Why gives that share first). Change
+//     when it is better and not worse, or neither but at
 //     least 1 point of added cost cheaper; keep otherwise (within the
 //     intervals of the new best, or the new best trades answers or speed
 //     for money). A keep of a policy that hedges beside a new pick of no
@@ -716,7 +729,7 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 		// (export and --write-scenario keep it), whatever Pick is.
 		a.Undecided, a.SamePolicy, a.rolled = true, false, -1
 		a.New, a.NewDelay, a.NewCopies, a.NewLatency, a.NewAnswered, a.NewAddedCost, a.NewRequests =
-			"undecided", 0, 0, unknownLatency(), jnum(math.NaN()), jnum(math.NaN()), cr.Requests
+			"undecided", nil, nil, unknownLatency(), jnum(math.NaN()), jnum(math.NaN()), cr.Requests
 		a.NewPickNote = ""
 		// retune has no --precision: its lever is --requests alone.
 		reason := noPrecision.ReplaceAllString(cr.Verdict.Reason, "")
@@ -766,6 +779,16 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 	}
 	figures := fmt.Sprintf("%s %s → %s, answered %.1f%% → %.1f%%, added cost %s → %+.1f%%",
 		name, sec(nowQ), sec(p.Q(pct)), 100*now.AnsweredShare, 100*p.AnsweredShare, pctText(nowCost), p.AddedCostPct)
+	// Under objective answered or checked with a target, the objective's
+	// figure is the share within the target: the reason leads with it,
+	// and it is compared in place of the percentile.
+	within := o.Goal == optimize.MostAnswered && o.Target > 0 && now.Within != nil && p.Requests > 0
+	on := name
+	if within {
+		w := now.Within
+		on = w.What + " within " + sec(w.TargetS)
+		figures = fmt.Sprintf("%s %.1f%% → %.1f%%, ", on, 100*w.Share, 100*p.AnsweredWithinShare) + figures
+	}
 	v, judged := currentVerdict(cl, &now, nowReq, cr, rule, level)
 	if judged {
 		a.NowVerdict = &v
@@ -800,6 +823,13 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 			unsound = append(unsound, "the new pick's interval has no upper bound")
 		}
 	}
+	if within {
+		// The shares' own intervals (Wilson's where a run has none):
+		// better when the new pick's lies wholly above the check's.
+		wl, wh := ownInterval(p.AnsweredWithinShareCI95, p.AnsweredWithinShare, p.Requests, z)
+		cl, ch := ownInterval(now.Within.ShareCI, now.Within.Share, nowReq, z)
+		faster, slower, unsound = wl > ch, wh < cl, nil
+	}
 	var pickCI *[2]*float64
 	if p.CIMethod == optimize.CIMethodGrid { // requests that interact
 		pickCI = p.AnsweredShareCI95
@@ -818,7 +848,7 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 	case !(faster || more || slower || fewer) && p.AddedCostPct < nowCost-1:
 		a.Decision, a.Why = Change, "the new pick does as well, within the intervals, for less added cost: "+figures
 	case slower || fewer:
-		a.Decision, a.Why = Keep, "the new best under the objective does worse on "+name+" or answers: "+figures
+		a.Decision, a.Why = Keep, "the new best under the objective does worse on "+on+" or answers: "+figures
 	default:
 		a.Decision, a.Why = Keep, "the current policy is within the intervals of the new best: "+figures
 	}
@@ -851,9 +881,14 @@ func (a *ClassAdvice) noHedging(cl *sim.Class, now optimize.RolloutClass, cr *op
 	return *a
 }
 
-// setNew sets a's new-pick fields from candidate p.
+// setNew sets a's new-pick fields from candidate p; a pipeline's (p.Steps)
+// has no single delay and copies (nil).
 func (a *ClassAdvice) setNew(p *optimize.Candidate) {
-	a.New, a.NewDelay, a.NewCopies = p.Label, p.DelaySeconds, p.Copies
+	a.New, a.NewDelay, a.NewCopies = p.Label, nil, nil
+	if p.Steps == nil {
+		d, n := p.DelaySeconds, p.Copies
+		a.NewDelay, a.NewCopies = &d, &n
+	}
 	a.NewLatency, a.NewAnswered, a.NewAddedCost, a.NewRequests = p.Latency, jnum(p.AnsweredShare), jnum(p.AddedCostPct), p.Requests
 }
 

@@ -73,16 +73,16 @@ func TestRecheckGuardSlowPath(t *testing.T) {
 		t.Fatal(err)
 	}
 	a := rc.Classes[0]
-	t.Logf("answered: predicted %.4f, now %.4f; new pick %s (delay %gs, %d copies), answered %.4f; %s: %s",
-		a.Now.PredictedAnswered, a.Now.AnsweredShare, a.New, a.NewDelay, a.NewCopies, a.NewAnswered, a.Decision, a.Why)
+	t.Logf("answered: predicted %.4f, now %.4f; new pick %s, answered %.4f; %s: %s",
+		a.Now.PredictedAnswered, a.Now.AnsweredShare, a.New, a.NewAnswered, a.Decision, a.Why)
 	if tol := 3 * math.Sqrt(0.875*0.125/20000); math.Abs(a.Now.PredictedAnswered-0.875) > tol {
 		t.Errorf("predicted answered share %.4f, want 0.875 ± %.3f", a.Now.PredictedAnswered, tol)
 	}
 	if tol := answeredTolerance(10000, 20000); math.Abs(a.Now.AnsweredShare-(1-0.8*0.8*0.8)) > tol {
 		t.Errorf("answered share now %.4f, want 0.488 ± %.3f", a.Now.AnsweredShare, tol)
 	}
-	if !(a.NewDelay < 1 || a.NewCopies > 2) {
-		t.Errorf("new pick %s: delay %g s, %d copies; want copies sooner than 1 s or more than 2", a.New, a.NewDelay, a.NewCopies)
+	if a.NewDelay == nil || a.NewCopies == nil || !(*a.NewDelay < 1 || *a.NewCopies > 2) {
+		t.Errorf("new pick %s: delay %v s, %v copies; want copies sooner than 1 s or more than 2", a.New, a.NewDelay, a.NewCopies)
 	}
 	if a.Decision != Change {
 		t.Errorf("decision %q (%s), want change", a.Decision, a.Why)

@@ -200,8 +200,8 @@ func TestRetuneAgainstPrometheus(t *testing.T) {
 	if math.Abs(a.Now.PredictedAnswered-0.875) > tolBefore || math.Abs(a.Now.AnsweredShare-0.488) > tolAfter {
 		t.Errorf("answered share %.4f → %.4f, want 0.875 ± %.3f → 0.488 ± %.3f", a.Now.PredictedAnswered, a.Now.AnsweredShare, tolBefore, tolAfter)
 	}
-	if !(a.NewDelay < 1 || a.NewCopies > 2) || a.Decision != retune.Change {
-		t.Errorf("new pick %s (delay %g s, %d copies), %s; want copies sooner or more, change", a.New, a.NewDelay, a.NewCopies, a.Decision)
+	if a.NewDelay == nil || a.NewCopies == nil || !(*a.NewDelay < 1 || *a.NewCopies > 2) || a.Decision != retune.Change {
+		t.Errorf("new pick %s (delay %v s, %v copies), %s; want copies sooner or more, change", a.New, a.NewDelay, a.NewCopies, a.Decision)
 	}
 	// The adaptive delay compared on the live models and through the
 	// shift the Prometheus histogram showed.
