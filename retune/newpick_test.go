@@ -64,21 +64,7 @@ primary = "chat"
 // null in the JSON, as a pipeline candidate's won_by_* are in optimize's,
 // while new_pick names each step's. A one-call class's pick gives both.
 func TestNewPickPipelineNoDelay(t *testing.T) {
-	sc, err := scenario.Parse("pipe.toml", []byte(pipelineScenario))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := sc.Optimize
-	s.Requests, s.CheckRequests = 2000, 2000
-	s.Each(func(se *optimize.Search) {
-		se.Objective.SetName("checked")
-		se.Objective.Target = 1300 * time.Millisecond
-	})
-	cfg := &sc.Config
-	rc, err := RecheckPolicy(context.Background(), cfg, cfg, RecheckOptions{Settings: s, NoAdaptive: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rc := recheckChecked(t)
 	a := rc.Classes[0]
 	if p := rc.New.Classes[0].Picked(); a.Undecided || p.Steps == nil || !p.Hedging || a.New != p.Label {
 		t.Fatalf("premise: the new pick %q is not a pipeline's decided pick that hedges", a.New)
@@ -99,4 +85,27 @@ func TestNewPickPipelineNoDelay(t *testing.T) {
 	if one.NewDelay == nil || *one.NewDelay != 0.25 || one.NewCopies == nil || *one.NewCopies != 2 {
 		t.Errorf("one-call pick 250ms ×2: delay %v s, %v copies; want 0.25 s, 2", one.NewDelay, one.NewCopies)
 	}
+}
+
+// recheckChecked re-checks pipelineScenario's current policy on its own
+// models under objective checked within 1.3 s, 2000 requests a candidate
+// and in the check, without the adaptive comparison.
+func recheckChecked(t *testing.T) *Recheck {
+	t.Helper()
+	sc, err := scenario.Parse("pipe.toml", []byte(pipelineScenario))
+	if err != nil {
+		t.Fatal(err)
+	}
+	s := sc.Optimize
+	s.Requests, s.CheckRequests = 2000, 2000
+	s.Each(func(se *optimize.Search) {
+		se.Objective.SetName("checked")
+		se.Objective.Target = 1300 * time.Millisecond
+	})
+	cfg := &sc.Config
+	rc, err := RecheckPolicy(context.Background(), cfg, cfg, RecheckOptions{Settings: s, NoAdaptive: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	return rc
 }

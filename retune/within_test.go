@@ -95,21 +95,7 @@ func TestRecheckPredictsWithin(t *testing.T) {
 // share from 2000 independent requests; the new pick hedges sooner and
 // checks a share whose interval lies wholly above: change.
 func TestDecideInObjectiveTerms(t *testing.T) {
-	sc, err := scenario.Parse("pipe.toml", []byte(pipelineScenario))
-	if err != nil {
-		t.Fatal(err)
-	}
-	s := sc.Optimize
-	s.Requests, s.CheckRequests = 2000, 2000
-	s.Each(func(se *optimize.Search) {
-		se.Objective.SetName("checked")
-		se.Objective.Target = 1300 * time.Millisecond
-	})
-	cfg := &sc.Config
-	rc, err := RecheckPolicy(context.Background(), cfg, cfg, RecheckOptions{Settings: s, NoAdaptive: true})
-	if err != nil {
-		t.Fatal(err)
-	}
+	rc := recheckChecked(t)
 	a, p := rc.Classes[0], rc.New.Classes[0].Picked()
 	w := a.Now.Within
 	if w == nil || a.Undecided {
