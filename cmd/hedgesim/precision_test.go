@@ -385,23 +385,7 @@ func TestRunPrecisionExtends(t *testing.T) {
 		precision float64
 	}{{"long-prompts.toml", 0.01}, {"two-model-gateway.toml", 0.01}, {"llmperf-70b.toml", 0.002}, {"failure-domains.toml", 0.01}, {"stream-stalls.toml", 0.01}, {"status-rules.toml", 0.01}} {
 		name := tc.name
-		s, err := scenario.LoadFS(scenarios.FS, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var reps [2]*sim.Report
-		for i, resimulate := range []bool{false, true} {
-			cfg := s.Config
-			cfg.Requests = 2000
-			pf := &precisionFlags{resimulate: resimulate}
-			pf.p = floatFlag{v: tc.precision, set: true}
-			pf.max = intFlag{v: 64000, set: true}
-			rep, err := pf.runToPrecision(ctx, &cfg, 2-i, nil, true, func(*sim.Config) error { return nil })
-			if err != nil {
-				t.Fatal(err)
-			}
-			reps[i] = rep
-		}
+		reps := toPrecisionBoth(ctx, t, name, tc.precision, 64000)
 		p, q := reps[0].Precision, reps[1].Precision
 		n := int64(p.Requests)
 		if p.Requests <= 2000 || p.Simulated != n || q.Simulated != 2*n-2000 {
@@ -411,6 +395,32 @@ func TestRunPrecisionExtends(t *testing.T) {
 		q.Simulated = p.Simulated
 		sameReports(t, name+": the extended run", reps)
 	}
+}
+
+// toPrecisionBoth runs the shipped scenario name from 2000 requests to
+// the relative precision (a fraction) at most most requests, as run
+// --precision does: extending its run (index 0, 2 workers) and simulated
+// again at each doubling (index 1, 1 worker).
+func toPrecisionBoth(ctx context.Context, t *testing.T, name string, precision float64, most int64) [2]*sim.Report {
+	t.Helper()
+	s, err := scenario.LoadFS(scenarios.FS, name)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var reps [2]*sim.Report
+	for i, resimulate := range []bool{false, true} {
+		cfg := s.Config
+		cfg.Requests = 2000
+		pf := &precisionFlags{resimulate: resimulate}
+		pf.p = floatFlag{v: precision, set: true}
+		pf.max = intFlag{v: most, set: true}
+		rep, err := pf.runToPrecision(ctx, &cfg, 2-i, nil, true, func(*sim.Config) error { return nil })
+		if err != nil {
+			t.Fatal(err)
+		}
+		reps[i] = rep
+	}
+	return reps
 }
 
 // TestRunPrecisionPipelinesSimulateAgain: a pipeline whose calls are
@@ -423,23 +433,7 @@ func TestRunPrecisionPipelinesSimulateAgain(t *testing.T) {
 	t.Parallel()
 	ctx := context.Background()
 	for _, name := range []string{"help-chat-turn.toml", "agent-loop.toml"} {
-		s, err := scenario.LoadFS(scenarios.FS, name)
-		if err != nil {
-			t.Fatal(err)
-		}
-		var reps [2]*sim.Report
-		for i, resimulate := range []bool{false, true} {
-			cfg := s.Config
-			cfg.Requests = 2000
-			pf := &precisionFlags{resimulate: resimulate}
-			pf.p = floatFlag{v: 0.001, set: true}
-			pf.max = intFlag{v: 16000, set: true}
-			rep, err := pf.runToPrecision(ctx, &cfg, 2-i, nil, true, func(*sim.Config) error { return nil })
-			if err != nil {
-				t.Fatal(err)
-			}
-			reps[i] = rep
-		}
+		reps := toPrecisionBoth(ctx, t, name, 0.001, 16000)
 		p, q := reps[0].Precision, reps[1].Precision
 		n := int64(p.Requests)
 		if n != 16000 || p.Simulated != 2*n-2000 || q.Simulated != 2*n-2000 {
