@@ -55,8 +55,15 @@ type Model struct {
 	// FitRejected, when not empty, says why the live fit is no model of
 	// the live latency to re-plan on (rejected.go): its own chi-square
 	// test rejects it at the run's level and the live counts are no less
-	// likely under the scenario's model. The model is then not refitted.
-	FitRejected string `json:"fit_rejected,omitempty"`
+	// likely under the scenario's model; or fewer than fit.MinOccupied
+	// buckets hold observations, so its σ and percentiles are artefacts
+	// (fit.HistogramFit.SpreadUnresolved); or every observation lies above
+	// the top bound. The model is then not refitted. FitRejectedBrief
+	// says the same in a clause for summaries ("its live fit (lognormal)
+	// is rejected by its own test …"), and fitAdvice what to do.
+	FitRejected      string `json:"fit_rejected,omitempty"`
+	FitRejectedBrief string `json:"-"`
+	fitAdvice        string
 	// Applied says whether the live fit (FitSpec) replaces the scenario's
 	// model in the re-check and in a written scenario (Refit); NotApplied
 	// says why not when the model shifted, else "".
@@ -242,10 +249,17 @@ func assessFitted(ctx context.Context, cfg *sim.Config, live []Live, fits []*fit
 			Drift: d, QueuedAt: at, Against: against, CancelledBy: censored(l),
 		}
 		if _, judgedSimulated := obs.xs[l.Model]; !judgedSimulated && d.Verdict == Shifted {
-			mo.FitRejected = fitRejected(l.Hist, hf, scen, alpha)
+			if mo.FitRejected = fitRejected(l.Hist, hf, scen, alpha); mo.FitRejected != "" {
+				mo.FitRejectedBrief, mo.fitAdvice = testRejectedBrief(hf)
+			}
+		}
+		if hf.SpreadUnresolved && d.Verdict == Shifted {
+			mo.FitRejected = spreadRejected(l.Hist, hf)
+			mo.FitRejectedBrief, mo.fitAdvice = spreadRejectedBrief(hf)
 		}
 		if err := fit.AllAboveTop(l.Hist); err != nil && d.Verdict == Shifted {
 			mo.FitRejected = openTopRejected(l.Hist)
+			mo.FitRejectedBrief, mo.fitAdvice = openTopRejectedBrief(hf)
 		}
 		mo.Applied, mo.NotApplied = mo.Refit(), mo.notApplied(cutText(hedged, deadline))
 		out = append(out, mo)
