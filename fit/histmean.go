@@ -132,7 +132,8 @@ func (b *bins) meanFrom(sum float64, has bool) (float64, string) {
 	return m, ""
 }
 
-// occupiedWarning warns when fewer than 3 buckets hold observations: the
+// occupiedWarning warns when fewer than MinOccupied buckets hold
+// observations (HistogramFit.SpreadUnresolved): the
 // counts then cannot tell the spread, and the fitted σ (which collapses
 // toward its floor when one bucket holds all) is an artefact.
 func (b *bins) occupiedWarning(c *BinnedCandidate) string {
@@ -142,7 +143,7 @@ func (b *bins) occupiedWarning(c *BinnedCandidate) string {
 			held = append(held, fmt.Sprintf("(%s, %s] s", fmtNum(math.Exp(b.lo[i])), fmtNum(math.Exp(b.hi[i]))))
 		}
 	}
-	if len(held) >= 3 {
+	if len(held) >= MinOccupied {
 		return ""
 	}
 	return fmt.Sprintf("only %d of %d buckets hold observations (%s): the buckets cannot tell how widely latencies spread, so the fitted σ (%s) and the percentiles are artefacts of the fit, not of the data; export finer buckets around the observed latencies", len(held), len(b.counts), strings.Join(held, ", "), fmtSigmas(c.Mixture.Sigma))

@@ -78,7 +78,20 @@ type HistogramFit struct {
 	// count, to which every model is fitted (see histmean.go); 0 when the
 	// histogram has no sum or one the buckets cannot hold.
 	Mean float64
+	// Occupied is the number of buckets that hold observations, and
+	// SpreadUnresolved whether it is under 3 (MinOccupied): the counts
+	// then cannot tell how widely latencies spread, so the fitted σ and
+	// the percentiles are artefacts of the fit, not of the data (Warnings
+	// says so, naming the buckets); a caller should not take the fit as a
+	// model of the latency, but ask for finer buckets around the observed
+	// latencies.
+	Occupied         int
+	SpreadUnresolved bool
 }
+
+// MinOccupied is the least number of buckets holding observations from
+// which a histogram's fit can tell the spread (HistogramFit.Occupied).
+const MinOccupied = 3
 
 // BinnedPercentile is a percentile of the chosen model and the bucket
 // (Lo, Hi] of the histogram that holds the observed percentile.
@@ -193,6 +206,12 @@ func FitHistogramContext(ctx context.Context, h *readers.Histogram, opt Options)
 	if w := b.occupiedWarning(out.Best()); w != "" {
 		out.Warnings = append(out.Warnings, w)
 	}
+	for _, n := range b.counts {
+		if n > 0 {
+			out.Occupied++
+		}
+	}
+	out.SpreadUnresolved = out.Occupied < MinOccupied
 	if sumWarning != "" {
 		out.Warnings = append(out.Warnings, sumWarning)
 	}

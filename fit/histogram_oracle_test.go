@@ -216,7 +216,8 @@ func withSum(h *readers.Histogram, x []float64) *readers.Histogram {
 
 // TestHistogramFitOneBucketWarns: 1000 latencies all in (0.5, 1] s, with
 // their sum (mean 0.8 s). The buckets cannot tell the spread: the fit
-// must say so, and its mean is the observed one, _sum/_count.
+// must say so (a warning, and SpreadUnresolved with Occupied 1), and its
+// mean is the observed one, _sum/_count.
 func TestHistogramFitOneBucketWarns(t *testing.T) {
 	x := make([]float64, 1000)
 	for i := range x {
@@ -229,6 +230,9 @@ func TestHistogramFitOneBucketWarns(t *testing.T) {
 	}
 	if w := strings.Join(hf.Warnings, "\n"); !strings.Contains(w, "only 1 of 8 buckets hold observations ((0.5, 1] s)") {
 		t.Errorf("warnings %q; want one saying only 1 bucket holds observations", hf.Warnings)
+	}
+	if hf.Occupied != 1 || !hf.SpreadUnresolved {
+		t.Errorf("occupied %d, spread unresolved %v; want 1, true", hf.Occupied, hf.SpreadUnresolved)
 	}
 	want := h.Sum / 1000
 	if got := hf.Best().Mixture.Mean(); math.Abs(got-want) > 1e-6*want {

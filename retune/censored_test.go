@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"regexp"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -196,12 +198,13 @@ func TestReportQueuedBesideUnqueued(t *testing.T) {
 	}
 }
 
-// TestAssessQueuedCancelledSaysSo: a queued model is judged against its
-// completed attempts simulated whatever --histogram-counts says (a
-// simulation has no latency for an attempt it cancelled), so the attempts
-// class c cancels are left out under CountsAll as under CountsAnswered;
-// the judged-against line used to say so under CountsAnswered only. Both
-// now give the same line, with the same number of attempts, naming c.
+// TestAssessQueuedCancelledSaysSo: a queued model whose attempts class c
+// cancels is judged against what its histogram counts, and the
+// judged-against line says which: under CountsAll every call simulated,
+// those c cancelled in service counted to the end of their drawn service
+// time, those cancelled while queued left out (with their numbers); under
+// CountsAnswered the completed attempts, those c cancels left out. The
+// first sample holds more calls than the second.
 func TestAssessQueuedCancelledSaysSo(t *testing.T) {
 	sc, err := scenario.Load("testdata/hedgedq.toml")
 	if err != nil {
@@ -210,19 +213,24 @@ func TestAssessQueuedCancelledSaysSo(t *testing.T) {
 	cfg := &sc.Config
 	h := modelHistogram(t, cfg, 9, "a", pool3Bounds)
 	live := []Live{{Model: "a", Index: 0, Key: "latency", Query: `inference_latency_seconds{model="a"}`, Hist: h}}
-	var against []string
+	want := map[string]*regexp.Regexp{
+		CountsAll:      regexp.MustCompile(`^the client-side latency simulated \((\d+) calls of \d+ requests at provider pa, the wait and any replica's slowdown included; the [1-9]\d* attempts class c cancelled in service counted to the end of their drawn service time, as a histogram of every call counts them, the \d+ cancelled while still queued left out, never having reached the model\)$`),
+		CountsAnswered: regexp.MustCompile(`^the client-side latency simulated \((\d+) completed attempts of \d+ requests at provider pa, the wait and any replica's slowdown included, the attempts class c cancels left out, as a histogram of answered calls leaves them out\)$`),
+	}
+	n := map[string]int{}
 	for _, counts := range []string{CountsAll, CountsAnswered} {
 		ms, err := AssessCounts(context.Background(), cfg, live, fit.Options{Model: fit.ModelAuto, Seed: 1}, 0.01, counts)
 		if err != nil {
 			t.Fatal(err)
 		}
-		if ms[0].QueuedAt != "pa" || !strings.Contains(ms[0].Against, "at provider pa") || !strings.Contains(ms[0].Against, "the attempts class c cancels left out") {
-			t.Errorf("%s: queued at %q, judged against %q; want pa, with the attempts class c cancels left out", counts, ms[0].QueuedAt, ms[0].Against)
+		m := want[counts].FindStringSubmatch(ms[0].Against)
+		if ms[0].QueuedAt != "pa" || m == nil {
+			t.Fatalf("%s: queued at %q, judged against %q; want pa, matching %s", counts, ms[0].QueuedAt, ms[0].Against, want[counts])
 		}
-		against = append(against, ms[0].Against)
+		n[counts], _ = strconv.Atoi(m[1])
 	}
-	if against[0] != against[1] {
-		t.Errorf("judged against %q counting all, %q counting answered; the sample is the same", against[0], against[1])
+	if n[CountsAll] <= n[CountsAnswered] {
+		t.Errorf("%d calls counting all, %d counting answered; want more counting all", n[CountsAll], n[CountsAnswered])
 	}
 }
 

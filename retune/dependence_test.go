@@ -73,15 +73,15 @@ func queueDrift(t *testing.T, rho, slower float64, seeds int, each func(d *Drift
 		}
 		h := clientHistogram(t, live, 900+s, mm1Bounds)
 		most := max(ObservedRequests, int(ObservedPerObservation*h.Total()))
-		obs, _, err := observedLatencies(context.Background(), cfg, []string{"m"}, most)
+		obs, err := observedLatencies(context.Background(), cfg, []string{"m"}, most, false)
 		if err != nil {
 			t.Fatal(err)
 		}
-		emp, err := observedDist("m", obs["m"])
+		emp, err := observedDist("m", obs.xs["m"])
 		if err != nil {
 			t.Fatal(err)
 		}
-		d := judgeObserved(cfg, h, emp, obs["m"], nil, 0.01)
+		d := judgeObserved(cfg, h, emp, obs.xs["m"], nil, 0.01)
 		if d.Verdict == Shifted {
 			shifted++
 		}

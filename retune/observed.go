@@ -20,7 +20,9 @@ import (
 // live fit cannot take the model's place without counting the wait and the
 // slowdown twice. Such a model is judged against the same quantity
 // simulated: the completed attempts' latencies (sim.AttemptRecord End −
-// Start) of the scenario's own traffic, and a shift is reported but not
+// Start) of the scenario's own traffic — and, when the histogram counts
+// every call (CountsAll), the attempts cancelled in service to the end of
+// their drawn service time (Due − Start) — and a shift is reported but not
 // refitted (Model.Refit).
 
 // ObservedRequests is the least number of requests simulated for the
@@ -47,34 +49,58 @@ func queuedAt(cfg *sim.Config, m *sim.Model) string {
 	return ""
 }
 
+// observed is a simulation's client-side latencies of some models
+// (observedLatencies).
+type observed struct {
+	// xs holds, per model, the latencies in seconds in completion order.
+	xs map[string][]float64
+	// cancelled counts, per model, the attempts cancelled in service that
+	// xs counts to their end as drawn (sim.AttemptRecord.Due), and queued
+	// those cancelled while still queued, left out: they never reached
+	// the model (both 0 unless every call is counted).
+	cancelled, queued map[string]int
+	// requests is the number of requests simulated.
+	requests int
+}
+
 // observedLatencies simulates cfg with requests requests (a replayed
 // trace keeps its own number) and returns, per model named in models, the
 // latencies in seconds of its completed attempts from sending to answer,
 // in completion order (sim.RunTrace's: a completed attempt's end is
-// decided when it ends), and the number of requests simulated. A live
-// histogram counts a call when it ends, so a window of it is a run of
+// decided when it ends). When all is true (CountsAll: a histogram of every
+// call's latency to its end) an attempt its request cancelled in service
+// is counted too, to the end its answer would have had (Due − Start: its
+// wait and its drawn service time), where its cancel is decided; one
+// cancelled while still queued never reached the model and is left out. A
+// live histogram counts a call when it ends, so a window of it is a run of
 // consecutive completions: the order in which Dependence batches them.
-func observedLatencies(ctx context.Context, cfg *sim.Config, models []string, requests int) (map[string][]float64, int, error) {
+func observedLatencies(ctx context.Context, cfg *sim.Config, models []string, requests int, all bool) (*observed, error) {
 	c := *cfg
 	if c.Arrivals.Process != sim.Replay {
 		c.Requests = max(c.Requests, min(requests, MaxObservedRequests))
 	}
-	out := map[string][]float64{}
+	out := &observed{xs: map[string][]float64{}, cancelled: map[string]int{}, queued: map[string]int{}, requests: c.Requests}
 	for _, m := range models {
-		out[m] = nil
+		out.xs[m] = nil
 	}
 	_, err := sim.RunTraceContext(ctx, &c, func(a *sim.AttemptRecord) {
-		if a.Outcome != "completed" {
-			return
-		}
-		if xs, ok := out[a.Model]; ok {
-			out[a.Model] = append(xs, (a.End - a.Start).Seconds())
+		xs, ok := out.xs[a.Model]
+		switch {
+		case !ok:
+		case a.Outcome == "completed":
+			out.xs[a.Model] = append(xs, (a.End - a.Start).Seconds())
+		case !all || a.Outcome != "cancelled":
+		case a.Due > 0:
+			out.xs[a.Model] = append(xs, (a.Due - a.Start).Seconds())
+			out.cancelled[a.Model]++
+		default:
+			out.queued[a.Model]++
 		}
 	})
 	if err != nil {
-		return nil, 0, fmt.Errorf("simulating the client-side latency of %v: %w", models, err)
+		return nil, fmt.Errorf("simulating the client-side latency of %v: %w", models, err)
 	}
-	return out, c.Requests, nil
+	return out, nil
 }
 
 // judgeObserved judges h against emp, the empirical distribution of xs,

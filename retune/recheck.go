@@ -39,7 +39,9 @@ type Model struct {
 	// attempts can wait or be slowed (a pool, or a concurrency limit); its
 	// histogram is then taken as the client's: each completed attempt's
 	// latency from sending to answer, the wait and a replica's slowdown
-	// included. Against says what Drift judged the histogram against.
+	// included, and under CountsAll each attempt cancelled in service to
+	// the end of its drawn service time. Against says what Drift judged
+	// the histogram against.
 	QueuedAt string `json:"queued_at,omitempty"`
 	Against  string `json:"judged_against"`
 	// CancelledBy, when not empty, names the classes whose hedging cancels
@@ -53,8 +55,15 @@ type Model struct {
 	// FitRejected, when not empty, says why the live fit is no model of
 	// the live latency to re-plan on (rejected.go): its own chi-square
 	// test rejects it at the run's level and the live counts are no less
-	// likely under the scenario's model. The model is then not refitted.
-	FitRejected string `json:"fit_rejected,omitempty"`
+	// likely under the scenario's model; or fewer than fit.MinOccupied
+	// buckets hold observations, so its σ and percentiles are artefacts
+	// (fit.HistogramFit.SpreadUnresolved); or every observation lies above
+	// the top bound. The model is then not refitted. FitRejectedBrief
+	// says the same in a clause for summaries ("its live fit (lognormal)
+	// is rejected by its own test …"), and fitAdvice what to do.
+	FitRejected      string `json:"fit_rejected,omitempty"`
+	FitRejectedBrief string `json:"-"`
+	fitAdvice        string
 	// Applied says whether the live fit (FitSpec) replaces the scenario's
 	// model in the re-check and in a written scenario (Refit); NotApplied
 	// says why not when the model shifted, else "".
@@ -173,11 +182,10 @@ func assessFitted(ctx context.Context, cfg *sim.Config, live []Live, fits []*fit
 			most = max(most, int(ObservedPerObservation*l.Hist.Total()))
 		}
 	}
-	var observed map[string][]float64
-	var simulated int
+	obs := &observed{}
 	if len(queued) > 0 {
 		var err error
-		if observed, simulated, err = observedLatencies(ctx, cfg, queued, most); err != nil {
+		if obs, err = observedLatencies(ctx, cfg, queued, most, counts == CountsAll); err != nil {
 			return nil, err
 		}
 	}
@@ -192,22 +200,26 @@ func assessFitted(ctx context.Context, cfg *sim.Config, live []Live, fits []*fit
 		at := queuedAt(cfg, m)
 		var d Drift
 		against := "the scenario's model"
-		if xs, ok := observed[l.Model]; ok {
+		if xs, ok := obs.xs[l.Model]; ok {
 			emp, err := observedDist(l.Model, xs)
 			if err != nil {
 				return nil, &InputError{Model: l.Model, Query: l.Query, Source: l.Hist.File, Err: err}
 			}
-			// A queued model's simulated sample is its completed attempts
-			// whatever the histogram counts: a simulation has no latency for
-			// an attempt it cancelled, so those are left out under
-			// CountsAll too, and the line says so.
+			// A queued model's simulated sample counts what the histogram
+			// counts: under CountsAll every call to its end, an attempt
+			// cancelled in service to the end its answer would have had
+			// (its wait and its drawn service time), one cancelled while
+			// still queued left out (it never reached the model); under
+			// CountsAnswered the completed attempts only.
 			switch cb, _, _ := cancelledBy(cfg, l.Index, l.Hist.Total()); {
+			case at != "" && len(cb) > 0 && counts == CountsAll:
+				against = fmt.Sprintf("the client-side latency simulated (%d calls of %d requests at provider %s, the wait and any replica's slowdown included; the %d attempts class %s cancelled in service counted to the end of their drawn service time, as a histogram of every call counts them, the %d cancelled while still queued left out, never having reached the model)", len(xs), obs.requests, at, obs.cancelled[l.Model], strings.Join(cb, ", "), obs.queued[l.Model])
 			case at != "" && len(cb) > 0:
-				against = fmt.Sprintf("the client-side latency simulated (%d completed attempts of %d requests at provider %s, the wait and any replica's slowdown included, the attempts class %s cancels left out)", len(xs), simulated, at, strings.Join(cb, ", "))
+				against = fmt.Sprintf("the client-side latency simulated (%d completed attempts of %d requests at provider %s, the wait and any replica's slowdown included, the attempts class %s cancels left out, as a histogram of answered calls leaves them out)", len(xs), obs.requests, at, strings.Join(cb, ", "))
 			case at != "":
-				against = fmt.Sprintf("the client-side latency simulated (%d completed attempts of %d requests at provider %s, the wait and any replica's slowdown included)", len(xs), simulated, at)
+				against = fmt.Sprintf("the client-side latency simulated (%d completed attempts of %d requests at provider %s, the wait and any replica's slowdown included)", len(xs), obs.requests, at)
 			default:
-				against = fmt.Sprintf("the client-side latency simulated (%d completed attempts of %d requests, the attempts class %s cancels left out, as a histogram of answered calls leaves them out)", len(xs), simulated, strings.Join(censored(l), ", "))
+				against = fmt.Sprintf("the client-side latency simulated (%d completed attempts of %d requests, the attempts class %s cancels left out, as a histogram of answered calls leaves them out)", len(xs), obs.requests, strings.Join(censored(l), ", "))
 			}
 			d = judgeObserved(cfg, l.Hist, emp, xs, hf.Best().Dist, alpha)
 		} else {
@@ -217,8 +229,12 @@ func assessFitted(ctx context.Context, cfg *sim.Config, live []Live, fits []*fit
 			}
 		}
 		cb, hedged, deadline := cancelledBy(cfg, l.Index, l.Hist.Total())
-		if counts == CountsAll && l.Key == "latency" && at == "" && len(cb) > 0 && d.Verdict == Shifted {
-			d.Warnings = append(d.Warnings, fmt.Sprintf("class %s cancels this model's %s; the histogram is taken as every call's latency (--histogram-counts all): if it counts the answered calls only, it lacks the slow calls cancelled and reads faster than the model; then give --histogram-counts answered", strings.Join(cb, ", "), cutText(hedged, deadline)))
+		if counts == CountsAll && l.Key == "latency" && len(cb) > 0 && d.Verdict == Shifted {
+			than := "the model"
+			if at != "" {
+				than = "every call simulated"
+			}
+			d.Warnings = append(d.Warnings, fmt.Sprintf("class %s cancels this model's %s; the histogram is taken as every call's latency (--histogram-counts all): if it counts the answered calls only, it lacks the slow calls cancelled and reads faster than %s; then give --histogram-counts answered", strings.Join(cb, ", "), cutText(hedged, deadline), than))
 		}
 		for _, w := range hf.Warnings {
 			// The fit's own, after the reader's and the counts' it
@@ -232,11 +248,18 @@ func assessFitted(ctx context.Context, cfg *sim.Config, live []Live, fits []*fit
 			Fit: hf, FitName: hf.Best().Name, FitSpec: hf.SpecTOML(),
 			Drift: d, QueuedAt: at, Against: against, CancelledBy: censored(l),
 		}
-		if _, judgedSimulated := observed[l.Model]; !judgedSimulated && d.Verdict == Shifted {
-			mo.FitRejected = fitRejected(l.Hist, hf, scen, alpha)
+		if _, judgedSimulated := obs.xs[l.Model]; !judgedSimulated && d.Verdict == Shifted {
+			if mo.FitRejected = fitRejected(l.Hist, hf, scen, alpha); mo.FitRejected != "" {
+				mo.FitRejectedBrief, mo.fitAdvice = testRejectedBrief(hf)
+			}
+		}
+		if hf.SpreadUnresolved && d.Verdict == Shifted {
+			mo.FitRejected = spreadRejected(l.Hist, hf)
+			mo.FitRejectedBrief, mo.fitAdvice = spreadRejectedBrief(hf)
 		}
 		if err := fit.AllAboveTop(l.Hist); err != nil && d.Verdict == Shifted {
 			mo.FitRejected = openTopRejected(l.Hist)
+			mo.FitRejectedBrief, mo.fitAdvice = openTopRejectedBrief(hf)
 		}
 		mo.Applied, mo.NotApplied = mo.Refit(), mo.notApplied(cutText(hedged, deadline))
 		out = append(out, mo)

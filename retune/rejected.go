@@ -89,3 +89,39 @@ func openTopRejected(h *readers.Histogram) string {
 	top := h.Lower[len(h.Lower)-1]
 	return fmt.Sprintf("every one of its %g observations lies above its top bound %g s, which says only that every latency exceeds %g s: no model of the live latency can be fitted to it; export buckets above %g s", h.Total(), top, top, top)
 }
+
+// spreadRejected says why the live fit hf of h, whose observations lie in
+// fewer than fit.MinOccupied buckets (fit.HistogramFit.SpreadUnresolved),
+// is not a model to re-plan on: the counts cannot tell how widely the
+// latencies spread, so the fit's σ and percentiles are artefacts of the
+// fit, as its own warning says, not of the data.
+func spreadRejected(h *readers.Histogram, hf *fit.HistogramFit) string {
+	var held []string
+	for i, n := range h.Counts {
+		if n > 0 {
+			held = append(held, fmt.Sprintf("(%g, %g] s", h.Lower[i], h.Upper[i]))
+		}
+	}
+	return fmt.Sprintf("only %d of its %d buckets hold observations (%s), so the live fit's σ and percentiles are artefacts of the fit, not of the data: there is no model of the live latency to re-plan on; export finer buckets around the observed latencies",
+		hf.Occupied, len(h.Counts), strings.Join(held, ", "))
+}
+
+// testRejectedBrief is fitRejected's reason in a clause, and what to do.
+func testRejectedBrief(hf *fit.HistogramFit) (brief, advice string) {
+	return "its live fit (" + hf.Best().Name + ") is rejected by its own test and explains the live counts no better than the scenario's model",
+		"give a histogram with more buckets, or model the latency by hand"
+}
+
+// spreadRejectedBrief is spreadRejected's reason in a clause, and what to
+// do.
+func spreadRejectedBrief(hf *fit.HistogramFit) (brief, advice string) {
+	return fmt.Sprintf("only %d of its buckets hold observations, so its live fit's σ and percentiles are artefacts of the fit, not of the data", hf.Occupied),
+		"export finer buckets around the observed latencies"
+}
+
+// openTopRejectedBrief is openTopRejected's reason in a clause, and what
+// to do.
+func openTopRejectedBrief(hf *fit.HistogramFit) (brief, advice string) {
+	return "every one of its observations lies above its top bound, so no model of the live latency can be fitted to it",
+		"export buckets above the top bound"
+}

@@ -2,6 +2,7 @@ package retune
 
 import (
 	"context"
+	"encoding/json"
 	"math"
 	"strings"
 	"testing"
@@ -125,5 +126,54 @@ func TestAssessAllAboveTopShiftedNotRefitted(t *testing.T) {
 	}
 	if live := LiveConfig(cfg, []Model{m}); live.Models[0].Latency != cfg.Models[0].Latency {
 		t.Errorf("the live config has m's latency %v, want the scenario's", live.Models[0].Latency)
+	}
+}
+
+// TestAssessSpreadUnresolvedNotApplied: 400 calls of model m of
+// testdata/bimodal.toml, 250 in (0.3, 1] and 150 in (1, 3] s, where the
+// scenario's model (0.9 on U(0.1, 0.3) s, 0.1 on U(3, 5) s) puts none:
+// "shifted". With two buckets holding observations the fit says its σ and
+// percentiles are artefacts (fit.HistogramFit.SpreadUnresolved), yet it
+// used to be applied — m refitted, policies re-picked on it and the fit
+// written. The verdict stays "shifted"; the fit is not applied, and the
+// model's line and JSON (fit_rejected, not_applied) say why and ask for
+// finer buckets.
+func TestAssessSpreadUnresolvedNotApplied(t *testing.T) {
+	sc, err := scenario.Load("testdata/bimodal.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	cfg := &sc.Config
+	h := bucketed([]float64{0.2, 0.3, 1, 3, 4, 5}, []float64{0, 0, 250, 150, 0, 0, 0})
+	ms, err := Assess(context.Background(), cfg, []Live{{Model: "m", Index: 0, Key: "latency", Query: `{model="m"}`, Hist: h}},
+		fit.Options{Model: fit.ModelAuto, Seed: 1}, 0.01)
+	if err != nil {
+		t.Fatal(err)
+	}
+	m := ms[0]
+	if !m.Fit.SpreadUnresolved {
+		t.Fatalf("the fit resolves the spread (%d buckets occupied): this test tests nothing", m.Fit.Occupied)
+	}
+	if m.Drift.Verdict != Shifted || m.Refit() || m.Applied {
+		t.Errorf("verdict %s, refitted %v, applied %v; want shifted, not refitted", m.Drift.Verdict, m.Refit(), m.Applied)
+	}
+	for _, want := range []string{"not refitted: only 2 of its 7 buckets hold observations ((0.3, 1] s, (1, 3] s)", "artefacts of the fit", "export finer buckets"} {
+		if !strings.Contains(m.NotApplied, want) {
+			t.Errorf("not_applied %q lacks %q", m.NotApplied, want)
+		}
+	}
+	js, err := json.Marshal(m)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(string(js), `"fit_rejected":"only 2 of its 7 buckets`) || !strings.Contains(string(js), `"applied":false`) {
+		t.Errorf("JSON %s; want fit_rejected saying only 2 buckets hold observations, applied false", js)
+	}
+	if live := LiveConfig(cfg, []Model{m}); live.Models[0].Latency != cfg.Models[0].Latency {
+		t.Errorf("the live config has m's latency %v, want the scenario's", live.Models[0].Latency)
+	}
+	r := &Report{Models: ms}
+	if notes := r.heldNotes(); len(notes) != 1 || !strings.HasPrefix(notes[0], "shifted, without a model of the live latency: m;") || !strings.HasSuffix(notes[0], "; export finer buckets around the observed latencies") {
+		t.Errorf("notes %q; want one on m asking for finer buckets", notes)
 	}
 }

@@ -207,7 +207,11 @@ func (c *ClassAdvice) heldText() string {
 // (Model.FitRejected);
 // with a re-check, that it keeps the scenario's model for them.
 func (r *Report) heldNotes() []string {
-	var queued, censored, rejected []string
+	var queued, censored []string
+	// The models whose fit is rejected, by what to do (fitAdvice), in
+	// their order.
+	var advice []string
+	rejected := map[string][]string{}
 	cut := "the scenario's hedging cancels its losing attempts"
 	for _, m := range r.Models {
 		if m.NotApplied == "" {
@@ -217,7 +221,10 @@ func (r *Report) heldNotes() []string {
 		case m.QueuedAt != "":
 			queued = append(queued, m.Model)
 		case len(m.CancelledBy) == 0:
-			rejected = append(rejected, m.Model)
+			if _, ok := rejected[m.fitAdvice]; !ok {
+				advice = append(advice, m.fitAdvice)
+			}
+			rejected[m.fitAdvice] = append(rejected[m.fitAdvice], m.Model)
 		default:
 			censored = append(censored, m.Model)
 			if strings.Contains(m.NotApplied, "still running at") {
@@ -236,8 +243,8 @@ func (r *Report) heldNotes() []string {
 	if len(censored) > 0 {
 		out = append(out, fmt.Sprintf("shifted, judged on answered calls: %s; %s, the slow ones, so a fit of the answered calls is biased short: it is not written in its place and %s; to refit the model, give a histogram of every call (recorded at the provider, or by a client that records a cancelled call's latency too) with --histogram-counts all", strings.Join(censored, ", "), cut, then))
 	}
-	if len(rejected) > 0 {
-		out = append(out, fmt.Sprintf("shifted, without a model of the live latency: %s; the live fit is rejected by its own test and explains the live counts no better than the scenario's model (above), so it is not written in its place and %s; give a histogram with more buckets, or model the latency by hand", strings.Join(rejected, ", "), then))
+	for _, a := range advice {
+		out = append(out, fmt.Sprintf("shifted, without a model of the live latency: %s; the live fit is no model to re-plan on (why, under the model above), so it is not written in its place and %s; %s", strings.Join(rejected[a], ", "), then, a))
 	}
 	return out
 }

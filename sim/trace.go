@@ -38,6 +38,12 @@ type AttemptRecord struct {
 	// provider with a pool (Provider.Pool); −1 otherwise, and for an
 	// attempt a gate answered before it reached a replica.
 	Replica int
+	// Due is when the attempt's answer would have ended had it run to its
+	// end (its wait, if any, and its drawn service time, a replica's
+	// slowdown included) — for a "cancelled" one, the latency a record of
+	// every call counts to its end — and End for a completed one; 0 when
+	// its service never started (cancelled while still queued, say).
+	Due time.Duration
 }
 
 // RunTrace is Run that also calls fn, when not nil, once for every
@@ -71,6 +77,9 @@ func (e *engine) emit(r *request, k int, end time.Duration, outcome string, won 
 		Request: r.id, Class: e.cfg.Classes[r.class].Name, Attempt: k, Round: int(r.round), Try: int(a.try), Model: md.Name,
 		Start: a.start, End: end, Outcome: outcome, Won: won,
 		BilledInput: in, BilledOutput: out, CostUSD: cost, Replica: int(a.rep) - 1,
+	}
+	if a.started {
+		e.rec.Due = a.end
 	}
 	e.trace(&e.rec)
 }

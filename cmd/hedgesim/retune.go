@@ -401,7 +401,7 @@ func unchangedWhy(rep *retune.Report) string {
 			why = append(why, "its histogram counts answered calls only, class "+strings.Join(m.CancelledBy, ", ")+" cancelling its slow attempts, so a fit is biased short")
 		}
 		if m.FitRejected != "" {
-			why = append(why, "its live fit ("+m.FitName+") is rejected by its own test and explains the live counts no better than the scenario's model")
+			why = append(why, m.FitRejectedBrief)
 		}
 		held = append(held, m.Model+" ("+strings.Join(why, "; and ")+")")
 	}

@@ -108,3 +108,74 @@ error_rate = 0.05
 		"[[classes]]\nname = \"x\"\nshare = 0.6\ndeadline = \"4s\"\n[classes.hedge]\n" + x +
 		"[[classes]]\nname = \"y\"\nshare = 0.4\n[classes.hedge]\n" + y
 }
+
+// TestRetuneSpreadUnresolvedKeepsModel: `hedgesim retune bi.toml --from
+// api3.json --model m --write-scenario new.toml`, api3.json m's 400 calls
+// in two buckets, 250 in (0.3, 1] and 150 in (1, 3] s, where the
+// scenario's model puts none. The fit's own warning calls its σ and
+// percentiles artefacts; it used to be written as m's latency and class
+// y's policy re-picked on it. Now m is shifted (exit 3) but not refitted:
+// nothing is re-checked, the scenario is written unchanged, and standard
+// error and the JSON say why and ask for finer buckets.
+func TestRetuneSpreadUnresolvedKeepsModel(t *testing.T) {
+	dir := t.TempDir()
+	scen := biScenario("5", `primary = "m"
+targets = ["n"]
+delay = "1s"
+on_error = "nonfatal"
+`, `primary = "m"
+`)
+	api := `{"status": "success", "data": {"resultType": "vector", "result": [` +
+		`{"metric": {"le": "0.2", "model": "m"}, "value": [1700000000, "0"]}, {"metric": {"le": "0.3", "model": "m"}, "value": [1700000000, "0"]}, ` +
+		`{"metric": {"le": "1", "model": "m"}, "value": [1700000000, "250"]}, {"metric": {"le": "3", "model": "m"}, "value": [1700000000, "400"]}, ` +
+		`{"metric": {"le": "4", "model": "m"}, "value": [1700000000, "400"]}, {"metric": {"le": "5", "model": "m"}, "value": [1700000000, "400"]}, ` +
+		`{"metric": {"le": "+Inf", "model": "m"}, "value": [1700000000, "400"]}]}}`
+	path, from, out := filepath.Join(dir, "bi.toml"), filepath.Join(dir, "api3.json"), filepath.Join(dir, "new.toml")
+	for p, text := range map[string]string{path: scen, from: api} {
+		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
+			t.Fatal(err)
+		}
+	}
+	code, stdout, errOut := hedgesim(t, "retune", path, "--from", from, "--model", "m", "--unit", "s",
+		"--requests", "2000", "--check-requests", "2000", "--write-scenario", out, "--json", "--quiet")
+	if code != exitAction {
+		t.Fatalf("exit %d, want %d: %s", code, exitAction, errOut)
+	}
+	var rep struct {
+		Models []struct {
+			Applied     bool   `json:"applied"`
+			NotApplied  string `json:"not_applied"`
+			FitRejected string `json:"fit_rejected"`
+			Drift       struct {
+				Verdict string `json:"verdict"`
+			} `json:"drift"`
+		} `json:"models"`
+		Recheck json.RawMessage `json:"recheck"`
+	}
+	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
+		t.Fatal(err)
+	}
+	if len(rep.Models) != 1 {
+		t.Fatalf("%d models, want 1", len(rep.Models))
+	}
+	m := rep.Models[0]
+	if m.Drift.Verdict != "shifted" || m.Applied || !strings.Contains(m.FitRejected, "only 2 of its 7 buckets hold observations ((0.3, 1] s, (1, 3] s)") ||
+		!strings.Contains(m.NotApplied, "artefacts of the fit") || !strings.Contains(m.NotApplied, "export finer buckets") {
+		t.Errorf("model m: verdict %s, applied %v, not_applied %q, fit_rejected %q; want shifted, not applied, saying why",
+			m.Drift.Verdict, m.Applied, m.NotApplied, m.FitRejected)
+	}
+	if string(rep.Recheck) != "null" {
+		t.Errorf("recheck %s, want null: no policy is re-picked on a fit of artefacts", rep.Recheck)
+	}
+	written, err := os.ReadFile(out)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if string(written) != scen {
+		t.Errorf("written scenario differs from the input:\n%s", written)
+	}
+	want := "shifted but not refitted: m (only 2 of its buckets hold observations, so its live fit's σ and percentiles are artefacts of the fit, not of the data)"
+	if !strings.Contains(strings.Join(strings.Fields(errOut), " "), want) {
+		t.Errorf("standard error %q lacks %q", errOut, want)
+	}
+}
