@@ -381,7 +381,7 @@ func TestDecideOverCapInObjectiveTerms(t *testing.T) {
 	now := optimize.RolloutClass{Class: "c",
 		Checked:       sim.Latency{P95: 0.396, P95CI95: [2]float64{0.392, 0.400}, P95CIOK: true},
 		AnsweredShare: 1, AddedCostPct: cost(37.7),
-		Within:        &optimize.RolloutWithin{What: "answered", TargetS: 0.5, Share: 0.912, NoHedging: 0.8}}
+		Within: &optimize.RolloutWithin{What: "answered", TargetS: 0.5, Share: 0.912, NoHedging: 0.8}}
 	base := optimize.Candidate{Label: "none", Requests: 4000, P95CIOK: true, Feasible: true,
 		Latency: sim.Latency{P95: 0.677, P95CI95: [2]float64{0.64, 0.72}}, AnsweredShare: 1, AnsweredWithinShare: 0.8}
 	pick := optimize.Candidate{Label: "406ms", Hedging: true, Delay: 406 * time.Millisecond, DelaySeconds: 0.406, Copies: 1,
