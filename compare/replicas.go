@@ -3,6 +3,8 @@ package compare
 import (
 	"fmt"
 	"io"
+
+	"github.com/hedgesim/hedgesim/sim"
 )
 
 // Replica costs. A run report of a scenario with autoscaled pools gives,
@@ -59,7 +61,7 @@ func writePoolCosts(w io.Writer, pools []PoolCost) {
 	for _, p := range pools {
 		ch := "no change"
 		if p.A > 0 {
-			ch = fmt.Sprintf("%+.1f%%", 100*(p.B-p.A)/p.A)
+			ch = sim.SignedChange(100*(p.B-p.A)/p.A, 1) + "%"
 		} else if p.B > 0 {
 			ch = "from nothing"
 		}

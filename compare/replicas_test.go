@@ -50,3 +50,17 @@ func TestComparePoolReplicaCosts(t *testing.T) {
 		t.Errorf("JSON pools %+v (%v); want %+v", out.Pools, err, c.Pools)
 	}
 }
+
+// TestPoolCostChangeKeepsItsSign: a pool's replica cost that fell by less
+// than 0.05 % reads as a fall (-0.01%), not as "-0.0%", and a paired
+// difference's interval end of a share keeps its sign (-0.004 pt).
+func TestPoolCostChangeKeepsItsSign(t *testing.T) {
+	var b bytes.Buffer
+	writePoolCosts(&b, []PoolCost{{Pool: "p", A: 100, B: 99.99}})
+	if want := "pool p: replicas cost $100.00 → $99.99 over the run (-0.01%; not in cost/1k)\n"; b.String() != want {
+		t.Errorf("%q, want %q", b.String(), want)
+	}
+	if got := diffCI(Delta{Metric: "answered", DiffCI: [2]float64{-0.00004, 0.002}}); !strings.Contains(got, "-0.004 pt") {
+		t.Errorf("interval %q, want its lower end -0.004 pt", got)
+	}
+}

@@ -261,7 +261,7 @@ func diffCI(d Delta) string {
 	f := func(x float64) string {
 		switch {
 		case isShare(d.Metric):
-			return fmt.Sprintf("%+.2f pt", 100*x)
+			return sim.SignedChange(100*x, 2) + " pt"
 		case d.Metric == "cost/1k":
 			if x < 0 {
 				return "-" + sim.DollarsPer1k(-x)

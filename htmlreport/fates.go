@@ -3,6 +3,7 @@ package htmlreport
 import (
 	"fmt"
 	"math"
+	"strconv"
 	"strings"
 
 	"github.com/hedgesim/hedgesim/optimize"
@@ -25,6 +26,7 @@ type fateMap struct {
 	Points           []fatePoint
 	Frontier         string // the polyline's points
 	XLabel, YLabel   string
+	YName            string // the y axis's figure, for the table's column
 	XMin, XMax       string // the axis ends, as text
 	YMin, YMax       string
 	Left, Right      float64 // the plot area
@@ -33,9 +35,10 @@ type fateMap struct {
 	HasMiss, MissTop bool
 }
 
-// fateRow is a rejected candidate in the table under the map.
+// fateRow is a rejected candidate in the table under the map; Figure is
+// its value on the map's y axis (fateMap.YName).
 type fateRow struct {
-	Label, Percentile, AddedCost, Hedged, Reasons, Codes string
+	Label, Figure, AddedCost, Hedged, Reasons, Codes string
 }
 
 // reasonsText joins a candidate's reasons in words.
@@ -48,19 +51,36 @@ func reasonsText(c *optimize.Candidate) string {
 }
 
 // fatesOf builds the candidate map and the table of rejected candidates
-// of cr.
+// of cr. Its y axis is the objective's figure: the percentile (seconds)
+// under objectives p95 and p99; under objectives answered and checked
+// the share of requests (or turns) not answered (or checked) within the
+// target, in percent, as the cost figure of package plots shows it.
+// YName names that figure for the table's column.
 func fatesOf(cr *optimize.ClassReport) (*fateMap, []fateRow) {
 	p := cr.Objective.Percentile
 	m := &fateMap{W: 600, H: 320, Left: 64, Right: 584, Top: 16, Bottom: 280,
-		XLabel: "added cost (% of no hedging)", YLabel: fmt.Sprintf("%s (s)", pname(p))}
+		XLabel: "added cost (% of no hedging)", YLabel: fmt.Sprintf("%s (s)", pname(p)), YName: "percentile"}
 	if cr.CostBasis == optimize.CostCalls {
 		m.XLabel = "added calls (% of no hedging)"
+	}
+	fig := func(c *optimize.Candidate) float64 { return c.Q(p) }
+	figText := sim.FormatSeconds
+	figName := pname(p)
+	if o := cr.Objective; o.Goal == optimize.MostAnswered && o.Target > 0 {
+		of := "requests"
+		if o.Checked {
+			of = "turns"
+		}
+		figName = fmt.Sprintf("not %s within %s", o.WithinWord(), sim.FormatSeconds(o.Target.Seconds()))
+		m.YLabel, m.YName = fmt.Sprintf("%s (%% of %s)", figName, of), "share "+figName
+		fig = func(c *optimize.Candidate) float64 { return 100 * (1 - c.AnsweredWithinShare) }
+		figText = func(x float64) string { return strconv.FormatFloat(x, 'f', 1, 64) + "%" }
 	}
 	x0, x1, y0, y1 := math.Inf(1), math.Inf(-1), math.Inf(1), math.Inf(-1)
 	for i := range cr.Candidates {
 		c := &cr.Candidates[i]
 		x0, x1 = min(x0, c.AddedCostPct), max(x1, c.AddedCostPct)
-		if q := c.Q(p); !math.IsInf(q, 1) {
+		if q := fig(c); !math.IsInf(q, 1) {
 			y0, y1 = min(y0, q), max(y1, q)
 		} else {
 			m.HasMiss = true
@@ -86,8 +106,8 @@ func fatesOf(cr *optimize.ClassReport) (*fateMap, []fateRow) {
 		}
 		return m.Bottom - (y-y0)/(yTop-y0)*(m.Bottom-m.Top)
 	}
-	m.XMin, m.XMax = fmt.Sprintf("%+.1f%%", x0), fmt.Sprintf("%+.1f%%", x1)
-	m.YMin, m.YMax = sim.FormatSeconds(y0), sim.FormatSeconds(y1)
+	m.XMin, m.XMax = signedPct(x0), signedPct(x1)
+	m.YMin, m.YMax = figText(y0), figText(y1)
 	var rows []fateRow
 	var last *fatePoint
 	for i := range cr.Candidates {
@@ -96,11 +116,11 @@ func fatesOf(cr *optimize.ClassReport) (*fateMap, []fateRow) {
 		if !c.Hedging {
 			label = "no hedging"
 		}
-		title := fmt.Sprintf("%s: %s %s, %s, %s hedged — %s", label, pname(p), sim.FormatSeconds(c.Q(p)), signedPct(c.AddedCostPct), candShare(c, c.HedgedShare), c.Status)
+		title := fmt.Sprintf("%s: %s %s, %s, %s hedged — %s", label, figName, figText(fig(c)), signedPct(c.AddedCostPct), candShare(c, c.HedgedShare), c.Status)
 		if why := reasonsText(c); why != "" {
 			title += ": " + why
 		}
-		pt := fatePoint{X: px(c.AddedCostPct), Y: py(c.Q(p)), R: 4, Status: c.Status, Title: title}
+		pt := fatePoint{X: px(c.AddedCostPct), Y: py(fig(c)), R: 4, Status: c.Status, Title: title}
 		switch c.Status {
 		case optimize.StatusPicked:
 			pt.R = 7
@@ -110,7 +130,7 @@ func fatesOf(cr *optimize.ClassReport) (*fateMap, []fateRow) {
 			if c.Requests == 0 {
 				added = "-" // no requests: no cost measured
 			}
-			rows = append(rows, fateRow{Label: label, Percentile: sim.FormatSeconds(c.Q(p)), AddedCost: added,
+			rows = append(rows, fateRow{Label: label, Figure: figText(fig(c)), AddedCost: added,
 				Hedged: candShare(c, c.HedgedShare), Reasons: reasonsText(c), Codes: codes(c)})
 		default:
 			m.Elig++
@@ -127,7 +147,7 @@ func fatesOf(cr *optimize.ClassReport) (*fateMap, []fateRow) {
 	var fr []string
 	for _, i := range cr.Frontier {
 		c := &cr.Candidates[i]
-		fr = append(fr, fmt.Sprintf("%.1f,%.1f", px(c.AddedCostPct), py(c.Q(p))))
+		fr = append(fr, fmt.Sprintf("%.1f,%.1f", px(c.AddedCostPct), py(fig(c))))
 	}
 	m.Frontier = strings.Join(fr, " ")
 	return m, rows

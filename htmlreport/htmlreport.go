@@ -86,6 +86,10 @@ type classView struct {
 	// (nil without figures); Rejected lists the rejected candidates.
 	Map      *fateMap
 	Rejected []fateRow
+	// RejectedFigure names the figure the table of rejected candidates
+	// gives beside each (fateMap.YName: "percentile", or under objectives
+	// answered and checked "share not answered within 10.0s").
+	RejectedFigure string
 	// Won says who answered the pick's requests and the share that met
 	// the class's target; Bought what hedging rescued and harmed.
 	Won, Bought string
@@ -316,6 +320,7 @@ func classOf(rep *optimize.Report, cr *optimize.ClassReport, level float64, i in
 		v.AddedCost += " calls"
 	}
 	v.Map, v.Rejected = fatesOf(cr)
+	v.RejectedFigure = v.Map.YName
 	target := "answered"
 	if cr.SLOSeconds > 0 {
 		target = "met the SLO of " + sim.FormatSeconds(cr.SLOSeconds)

@@ -69,7 +69,7 @@ td.reasons { text-align: left; white-space: normal; min-width: 24em; }
 {{if .Warnings}}<ul class="warnings">{{range .Warnings}}<li>{{.}}</li>{{end}}</ul>{{end}}
 {{if .Figures}}<div class="figures">{{range .Figures}}<div class="figure" data-figure="{{.Name}}">{{.SVG}}</div>{{end}}</div>{{end}}
 {{with .Map}}<h3>Every candidate's fate</h3>
-<p class="meta">Each candidate at its added cost and percentile: <span style="color:#c00000">the pick</span>, <span style="color:#1f5fa8">eligible</span> ({{.Elig}}: within every limit, not the best), <span style="color:#b04040">rejected</span> ({{.Rejected}}: over a limit, refused by the verdict rule, or too few requests for an interval); the line is the frontier{{if .HasMiss}}, the top row misses{{end}}. Hover over a point for its reasons.</p>
+<p class="meta">Each candidate at its added cost and {{.YName}}: <span style="color:#c00000">the pick</span>, <span style="color:#1f5fa8">eligible</span> ({{.Elig}}: within every limit, not the best), <span style="color:#b04040">rejected</span> ({{.Rejected}}: over a limit, refused by the verdict rule, or too few requests for an interval); the line is the frontier{{if .HasMiss}}, the top row misses{{end}}. Hover over a point for its reasons.</p>
 <svg class="map" xmlns="http://www.w3.org/2000/svg" viewBox="0 0 {{.W}} {{.H}}" width="{{.W}}" height="{{.H}}" role="img" aria-label="candidates by status">
 <line x1="{{.Left}}" y1="{{.Bottom}}" x2="{{.Right}}" y2="{{.Bottom}}" stroke="#888"/><line x1="{{.Left}}" y1="{{.Top}}" x2="{{.Left}}" y2="{{.Bottom}}" stroke="#888"/>
 <text x="{{.Left}}" y="{{.Bottom}}" dy="14">{{.XMin}}</text><text x="{{.Right}}" y="{{.Bottom}}" dy="14" text-anchor="end">{{.XMax}}</text><text x="324" y="{{.H}}" dy="-4" text-anchor="middle">{{.XLabel}}</text>
@@ -79,9 +79,9 @@ td.reasons { text-align: left; white-space: normal; min-width: 24em; }
 {{end}}</svg>{{end}}
 {{if .Rejected}}<h3>Rejected candidates</h3>
 <div class="scroll"><table class="rejected">
-<thead><tr><th>candidate</th><th>percentile</th><th>added cost</th><th>hedged</th><th>why</th><th>codes</th></tr></thead>
+<thead><tr><th>candidate</th><th>{{.RejectedFigure}}</th><th>added cost</th><th>hedged</th><th>why</th><th>codes</th></tr></thead>
 <tbody>
-{{range .Rejected}}<tr><td>{{.Label}}</td><td>{{.Percentile}}</td><td>{{.AddedCost}}</td><td>{{.Hedged}}</td><td class="reasons">{{.Reasons}}</td><td>{{.Codes}}</td></tr>
+{{range .Rejected}}<tr><td>{{.Label}}</td><td>{{.Figure}}</td><td>{{.AddedCost}}</td><td>{{.Hedged}}</td><td class="reasons">{{.Reasons}}</td><td>{{.Codes}}</td></tr>
 {{end}}</tbody>
 </table></div>{{end}}
 </section>

@@ -763,7 +763,7 @@ func candidateWord(c *Candidate) string {
 // the interval's t quantile plus 1.2816 standard errors), as rerunAdvice
 // gives them; or that no run would at a rise of 0.
 func pairedAnsweredWhy(base, pick *Candidate, d sim.PairedDiff, level float64) string {
-	why := fmt.Sprintf("the paired difference of the answered shares over the batches, [%+.2f, %+.2f] pt, holds 0", 100*d.CI[0], 100*d.CI[1])
+	why := fmt.Sprintf("the paired difference of the answered shares over the batches, [%s, %s] pt, holds 0", sim.SignedChange(100*d.CI[0], 2), sim.SignedChange(100*d.CI[1], 2))
 	h := d.HalfWidth()
 	if !(d.Diff > 0) || !(h > 0) || d.Batches < 2 {
 		return why + ": no longer run would part them at this difference"

@@ -459,7 +459,7 @@ func (ps *pipelineSearch) advise(cr *ClassReport) ([]StepAdvice, error) {
 			case adv.ObjectiveChangeS == nil:
 				change = fmt.Sprintf("%s %s → %s", pname(p), fsec(without.Q(p)), fsec(pick.Q(p)))
 			}
-			adv.Why = fmt.Sprintf("copies %s, %+.1f%% cost, %s", sp.Label, adv.AddedCostPct, change)
+			adv.Why = fmt.Sprintf("copies %s, %s cost, %s", sp.Label, fpct(adv.AddedCostPct), change)
 			if d := answeredChange(without.AnsweredShare, pick.AnsweredShare); d != "" && cr.Objective.Goal != MostAnswered {
 				adv.Why += ", answered " + d
 			}
@@ -543,8 +543,8 @@ func (ps *pipelineSearch) unbundle(cr *ClassReport, rule Rule) (bool, error) {
 		}
 		pruned[s] = 0
 		r := Reason{Code: ReasonBundled, Name: sp.Step, Value: gain / cost, Limit: rate, Unit: UnitPct,
-			Text: fmt.Sprintf("its step %s (copies %s) buys %s %s → %s for %+.1f%% cost against the same candidate without it: %.2f%% per 1%% of cost, less than the rule's %s%%; it passes only with the other steps' copies",
-				sp.Step, sp.Label, what, ffigure(what, figure(without)), ffigure(what, figure(pick)), cost, gain/cost, fnum(rate))}
+			Text: fmt.Sprintf("its step %s (copies %s) buys %s %s → %s for %s cost against the same candidate without it: %.2f%% per 1%% of cost, less than the rule's %s%%; it passes only with the other steps' copies",
+				sp.Step, sp.Label, what, ffigure(what, figure(without)), ffigure(what, figure(pick)), fpct(cost), gain/cost, fnum(rate))}
 		if worst == nil || r.Value < worst.Value {
 			worst = &r
 		}

@@ -769,7 +769,7 @@ func replicaHoursText(pick, base *Candidate) string {
 	p, b := *pick.ReplicaHours, *base.ReplicaHours
 	change := "n/a"
 	if b > 0 {
-		change = fmt.Sprintf("%+.1f%%", 100*(p/b-1))
+		change = fpct(100 * (p/b - 1))
 	}
 	return fmt.Sprintf("replica-hours of the autoscaled pools: %.2f → %.2f (%s), not in the added cost", b, p, change)
 }

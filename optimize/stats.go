@@ -214,6 +214,11 @@ func fpct(x float64) string { return sim.SignedChange(x, 1) + "%" }
 // (sim.SignedChange): -0.004%, not +0.00%.
 func fpctCost(x float64) string { return sim.SignedChange(x, 2) + "%" }
 
+// fpt formats a change in percentage points with its sign and two
+// decimals, or the digits that keep its sign (sim.SignedChange): "+0.35
+// pt", "+0.004 pt", not "+0.00 pt".
+func fpt(x float64) string { return sim.SignedChange(x, 2) + " pt" }
+
 // fshares formats two shares in [0, 1] as percentages with one decimal,
 // or up to three when one would make two different shares look equal.
 func fshares(a, b float64) (string, string) {

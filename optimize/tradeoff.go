@@ -229,8 +229,8 @@ func (t *tradeOff) describe(a, b *Candidate, costWord string) string {
 	if t.o.Goal == MostAnswered {
 		ta := fsec(t.o.Target.Seconds())
 		w := t.o.WithinWord()
-		s := fmt.Sprintf("%s within %s %s → %s for %+.2f pt of %s: %.2f%% of the share not %s within %s per 1%% of %s",
-			w, ta, fpct2(a.AnsweredWithinShare), fpct2(b.AnsweredWithinShare), m.Cost, costWord, perCost(m.Cut, m.Cost), w, ta, costWord)
+		s := fmt.Sprintf("%s within %s %s → %s for %s of %s: %.2f%% of the share not %s within %s per 1%% of %s",
+			w, ta, fpct2(a.AnsweredWithinShare), fpct2(b.AnsweredWithinShare), fpt(m.Cost), costWord, perCost(m.Cut, m.Cost), w, ta, costWord)
 		if m.NoiseCut {
 			s += fmt.Sprintf(", the cut not significant at %s%%", fnum(100*t.o.cutLevel))
 		}
@@ -242,7 +242,7 @@ func (t *tradeOff) describe(a, b *Candidate, costWord string) string {
 		aa, ab := fshares(a.AnsweredShare, b.AnsweredShare)
 		s += fmt.Sprintf(", answered %s → %s,", aa, ab)
 	}
-	s += fmt.Sprintf(" for %+.2f pt of %s", m.Cost, costWord)
+	s += fmt.Sprintf(" for %s of %s", fpt(m.Cost), costWord)
 	var per []string
 	if !math.IsNaN(m.Gain) {
 		of := "no hedging's"
@@ -343,8 +343,8 @@ func pickTradeOff(cs []Candidate, base int, o Objective, faster func(a, b *Candi
 		over := func(i int) bool { return costLess(o.MaxAddedCostPct, cs[i].AddedCostPct) && faster(&cs[i], c) }
 		if slices.ContainsFunc(g, func(i int) bool { return over(i) && t.move(c, &cs[i]).passes() }) {
 			n := &cs[g[slices.IndexFunc(g, over)]]
-			binds = fmt.Sprintf("the cap binds: %+.2f pt more buys %s (%s at %s)",
-				n.AddedCostPct-c.AddedCostPct, boughtBy(o, c, n), n.Label, fpctCost(n.AddedCostPct))
+			binds = fmt.Sprintf("the cap binds: %s more buys %s (%s at %s)",
+				fpt(n.AddedCostPct-c.AddedCostPct), boughtBy(o, c, n), n.Label, fpctCost(n.AddedCostPct))
 		}
 	}
 	switch {

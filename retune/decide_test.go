@@ -367,3 +367,35 @@ func answersFellRecheck(t *testing.T) (*sim.Config, *Recheck) {
 	}
 	return cfg, rc
 }
+
+// TestDecideOverCapInObjectiveTerms: under objective answered within a
+// target, the change of a current policy over the cost cap gives the
+// share answered within the target first, as the other reasons under
+// that objective do, not p95; and a change that rounds to zero at one
+// decimal keeps its sign and digits (sim.SignedChange: +0.04%, not
+// +0.0%).
+func TestDecideOverCapInObjectiveTerms(t *testing.T) {
+	cfg := &sim.Config{Models: []sim.Model{{Name: "m"}}, Classes: []sim.Class{{Name: "c",
+		Policy: sim.Policy{Copies: 1, Delays: []time.Duration{250 * time.Millisecond}, Targets: []int{0}}}}}
+	cost := func(x float64) *float64 { return &x }
+	now := optimize.RolloutClass{Class: "c",
+		Checked:       sim.Latency{P95: 0.396, P95CI95: [2]float64{0.392, 0.400}, P95CIOK: true},
+		AnsweredShare: 1, AddedCostPct: cost(37.7),
+		Within: &optimize.RolloutWithin{What: "answered", TargetS: 0.5, Share: 0.912, NoHedging: 0.8}}
+	base := optimize.Candidate{Label: "none", Requests: 4000, P95CIOK: true, Feasible: true,
+		Latency: sim.Latency{P95: 0.677, P95CI95: [2]float64{0.64, 0.72}}, AnsweredShare: 1, AnsweredWithinShare: 0.8}
+	pick := optimize.Candidate{Label: "406ms", Hedging: true, Delay: 406 * time.Millisecond, DelaySeconds: 0.406, Copies: 1,
+		Requests: 4000, P95CIOK: true, Feasible: true, Latency: sim.Latency{P95: 0.515, P95CI95: [2]float64{0.50, 0.53}},
+		AnsweredShare: 1, AnsweredWithinShare: 0.874, AddedCostPct: 0.04}
+	cr := &optimize.ClassReport{Class: "c", Pick: 1, Candidates: []optimize.Candidate{base, pick},
+		Objective: optimize.Objective{Goal: optimize.MostAnswered, Target: 500 * time.Millisecond, MaxAddedCostPct: 20}}
+	a := Decide(cfg, &cfg.Classes[0], now, 20000, nil, cr, optimize.DefaultSettings().Rule, 0.95)
+	if a.Decision != Change || !a.OverCostCap {
+		t.Fatalf("%s, over the cap %v (%s), want change, over the cap", a.Decision, a.OverCostCap, a.Why)
+	}
+	const want = "the current policy is over the objective's cost cap on the live models (below), so it cannot be kept; " +
+		"the new pick is the best within the cap: answered within 500ms 91.2% → 87.4%, p95 396ms → 515ms, answered 100.0% → 100.0%, added cost +37.7% → +0.04%"
+	if a.Why != want {
+		t.Errorf("why\n%q, want\n%q", a.Why, want)
+	}
+}

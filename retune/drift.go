@@ -12,6 +12,7 @@ import (
 	"github.com/hedgesim/hedgesim/dist"
 	"github.com/hedgesim/hedgesim/fit"
 	"github.com/hedgesim/hedgesim/readers"
+	"github.com/hedgesim/hedgesim/sim"
 )
 
 // Verdicts of a Drift.
@@ -390,7 +391,7 @@ func (d *Drift) Describe() string {
 	var parts []string
 	for _, s := range d.Percentiles {
 		if s.Moved {
-			parts = append(parts, fmt.Sprintf("p%g %+.0f%% (%s → %s s)", s.P*100, s.ChangePct, num(s.Scenario), num(s.Live)))
+			parts = append(parts, fmt.Sprintf("p%g %s%% (%s → %s s)", s.P*100, sim.SignedChange(s.ChangePct, 0), num(s.Scenario), num(s.Live)))
 		}
 	}
 	for _, s := range d.Shares {

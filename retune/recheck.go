@@ -772,8 +772,8 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 	if a.SamePolicy {
 		a.Decision, a.Why = Keep, "the new best on the live models is the current policy"
 		if a.OverCostCap {
-			a.Why += fmt.Sprintf(", whose added cost the optimisation measured at %+.1f%%, within the cap, and the check (more requests, every class together) at %s, over it",
-				p.AddedCostPct, pctOf(now.AddedCostPct))
+			a.Why += fmt.Sprintf(", whose added cost the optimisation measured at %s, within the cap, and the check (more requests, every class together) at %s, over it",
+				pctText(p.AddedCostPct), pctOf(now.AddedCostPct))
 		}
 		return a
 	}
@@ -786,6 +786,23 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 	if now.AddedCostPct != nil {
 		nowCost = *now.AddedCostPct
 	}
+	// Under objective answered or checked with a target, the objective's
+	// figure is the share within the target: the reasons lead with it,
+	// and it is compared in place of the percentile.
+	within := o.Goal == optimize.MostAnswered && o.Target > 0 && now.Within != nil && p.Requests > 0
+	on := name
+	if within {
+		on = now.Within.What + " within " + sec(now.Within.TargetS)
+	}
+	// figuresTo gives the current policy's figures against candidate to's.
+	figuresTo := func(to *optimize.Candidate) string {
+		f := fmt.Sprintf("%s %s → %s, answered %.1f%% → %.1f%%, added cost %s → %s",
+			name, sec(nowQ), sec(to.Q(pct)), 100*now.AnsweredShare, 100*to.AnsweredShare, pctText(nowCost), pctText(to.AddedCostPct))
+		if within {
+			f = fmt.Sprintf("%s %.1f%% → %.1f%%, ", on, 100*now.Within.Share, 100*to.AnsweredWithinShare) + f
+		}
+		return f
+	}
 	if a.OverCostCap {
 		to := p
 		if p.Hedging && !p.Feasible {
@@ -795,23 +812,12 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 		}
 		// The decision already changes it: the note no longer asks to.
 		a.OverCostCapWhy = strings.TrimSuffix(a.OverCostCapWhy, overCapAsk) + "; the policy changes (above)"
-		a.Decision, a.Why = Change, fmt.Sprintf("the current policy is over the objective's cost cap on the live models (below), so it cannot be kept; %s: %s %s → %s, answered %.1f%% → %.1f%%, added cost %s → %+.1f%%",
+		a.Decision, a.Why = Change, fmt.Sprintf("the current policy is over the objective's cost cap on the live models (below), so it cannot be kept; %s: %s",
 			map[bool]string{true: "the new pick is the best within the cap", false: "no hedging, the new pick not being within the cap"}[to == p],
-			name, sec(nowQ), sec(to.Q(pct)), 100*now.AnsweredShare, 100*to.AnsweredShare, pctText(nowCost), to.AddedCostPct)
+			figuresTo(to))
 		return a
 	}
-	figures := fmt.Sprintf("%s %s → %s, answered %.1f%% → %.1f%%, added cost %s → %+.1f%%",
-		name, sec(nowQ), sec(p.Q(pct)), 100*now.AnsweredShare, 100*p.AnsweredShare, pctText(nowCost), p.AddedCostPct)
-	// Under objective answered or checked with a target, the objective's
-	// figure is the share within the target: the reason leads with it,
-	// and it is compared in place of the percentile.
-	within := o.Goal == optimize.MostAnswered && o.Target > 0 && now.Within != nil && p.Requests > 0
-	on := name
-	if within {
-		w := now.Within
-		on = w.What + " within " + sec(w.TargetS)
-		figures = fmt.Sprintf("%s %.1f%% → %.1f%%, ", on, 100*w.Share, 100*p.AnsweredWithinShare) + figures
-	}
+	figures := figuresTo(p)
 	v, judged := currentVerdict(cl, &now, nowReq, cr, rule, level)
 	if judged {
 		a.NowVerdict = &v
@@ -980,9 +986,11 @@ func sec(v float64) string {
 	return sim.FormatSeconds(v)
 }
 
+// pctText formats a change in percent with its sign (sim.SignedChange at
+// one decimal: "+12.3%", "-0.04%"), or "n/a" for NaN.
 func pctText(v float64) string {
 	if math.IsNaN(v) {
 		return "n/a"
 	}
-	return fmt.Sprintf("%+.1f%%", v)
+	return sim.SignedChange(v, 1) + "%"
 }

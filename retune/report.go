@@ -9,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 
+	"github.com/hedgesim/hedgesim/sim"
 	"github.com/hedgesim/hedgesim/textfit"
 )
 
@@ -379,7 +380,7 @@ func (c *ClassAdvice) newCells() (p95, answered, cost string) {
 	if c.Undecided {
 		return "-", "-", "-"
 	}
-	return sec(c.NewLatency.P95), fmt.Sprintf("%.1f%%", 100*float64(c.NewAnswered)), fmt.Sprintf("%+.1f%%", float64(c.NewAddedCost))
+	return sec(c.NewLatency.P95), fmt.Sprintf("%.1f%%", 100*float64(c.NewAnswered)), sim.SignedChange(float64(c.NewAddedCost), 1) + "%"
 }
 
 func pctOf(v *float64) string {
