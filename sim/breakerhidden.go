@@ -108,7 +108,7 @@ func (e *engine) hiddenWarning(b *breaker) string {
 		cause += " (" + strings.Join(why, "; ") + ")"
 	}
 	return fmt.Sprintf("%d calls that were going to fail were cancelled before their failure came back (a hedge answered first, or the request's deadline passed), so it never counted them: it saw %d failures, needs %d to open, and opened %d times; %s. "+
-		"It protects less than it seems: set the hedge delay above the failure latency, or an attempt timeout below the hedge delay (a timeout counts as a failure), so that the failures reach it; a client whose breaker counts a cancelled slow call as a failure (resilience4j's slow calls) sees them, which this simulator does not model",
+		"It protects less than it seems: set the hedge delay above the failure latency, or an attempt timeout below the hedge delay (a timeout counts as a failure), so that the failures reach it, or, if your client's breaker can count a cancelled call as a failure, turn that on (the breaker modelled here cannot)",
 		h.n, h.seen, b.cfg.toOpen(), b.opens, cause)
 }
 
