@@ -108,6 +108,10 @@ type Measurement struct {
 	// it is ranked among; rank 0 when there is none.
 	Upper             [2]float64
 	UpperRank, UpperN [2]int
+	// BreakerWarnings are the run's warnings of circuit breakers from
+	// which cancelled calls hid failures (sim.BreakerResult.HiddenWarning);
+	// nil when there are none.
+	BreakerWarnings []string
 }
 
 // replicaHours returns the replica-hours of the autoscaled pools res sent
@@ -142,6 +146,7 @@ func measurementOf(key string, c *Candidate) Measurement {
 		Batches: c.batchQ, BatchFrom: c.batchFrom, Shares: c.batchS, Fates: c.batchF, ReplicaHours: c.ReplicaHours,
 		SectionCosts: c.secCost, CostSE: c.costSE, CostSections: c.costK,
 		Upper: c.upper, UpperRank: c.upperRank, UpperN: c.upperN,
+		BreakerWarnings: c.breakerWarns,
 	}
 }
 
@@ -169,6 +174,7 @@ func (m *Measurement) apply(c *Candidate) {
 	c.batchF = m.Fates
 	c.secCost, c.costSE, c.costK = m.SectionCosts, m.CostSE, m.CostSections
 	c.upper, c.upperRank, c.upperN = m.Upper, m.UpperRank, m.UpperN
+	c.breakerWarns = m.BreakerWarnings
 	c.shares()
 }
 
@@ -789,6 +795,11 @@ func measured(key string, res *sim.Result, c *sim.Config, k int, level float64, 
 	summarize(&x, r, level, target)
 	x.won = r.Won
 	x.ReplicaHours = replicaHours(res)
+	for i := range res.Breakers {
+		if w := res.Breakers[i].HiddenWarning(); w != "" {
+			x.breakerWarns = append(x.breakerWarns, w)
+		}
+	}
 	if p := r.Paired; p != nil {
 		x.met, x.rescued, x.harmed, x.paired = p.Met, p.Rescued, p.Harmed, p.Compared
 		if fm, fr, fh, ok := r.GridFates(); ok {

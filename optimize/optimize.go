@@ -263,6 +263,9 @@ type Candidate struct {
 	// noTarget says that the class's objective has no target: JSON
 	// answered_within_target_share is null (MarshalJSON).
 	noTarget bool
+	// breakerWarns are the run's warnings of circuit breakers from which
+	// cancelled calls hid failures (sim.BreakerResult.HiddenWarning).
+	breakerWarns []string
 }
 
 // MarshalJSON writes c. A candidate without requests (of a class no
@@ -1127,6 +1130,7 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 			if w := sim.NoSpanWarning(cfg); w != "" {
 				cr.Warnings = append(cr.Warnings, w)
 			}
+			cr.Warnings = append(cr.Warnings, pickBreakerWarnings(cr)...)
 			ordered = append(ordered, *cr)
 		}
 	}

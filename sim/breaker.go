@@ -86,6 +86,11 @@ type BreakerResult struct {
 	// starved, for a failure-ratio breaker whose window never held
 	// min_calls outcomes (so the ratio never applied), says so.
 	starved string
+	// hidden, when cancelled calls hid failures from it that matter
+	// (hiddenWarning), says so; hiddenN and seenN count the failures
+	// hidden from it and those it saw.
+	hidden         string
+	hiddenN, seenN int64
 }
 
 // breaker is a Breaker's run-time state.
@@ -102,6 +107,7 @@ type breaker struct {
 	openFor  time.Duration
 	rejected int64
 	win      window // the outcomes the failure ratio is taken over
+	hid      hiddenFailures
 }
 
 // window is the sliding window of a failure-ratio breaker: the outcomes
@@ -286,11 +292,17 @@ func (e *engine) breakerSees(a *attempt, how outcome) {
 	ok := how == outOK || how == outInvalid
 	if b := e.breakers[a.model]; b != nil {
 		b.sees(e.now, ok)
+		if !ok {
+			b.hid.seen++
+		}
 		a.probe = false
 	}
 	if e.provBreakers != nil {
 		if b := e.provBreakers[a.prov]; b != nil {
 			b.sees(e.now, ok)
+			if !ok {
+				b.hid.seen++
+			}
 			a.provProbe = false
 		}
 	}
@@ -313,6 +325,7 @@ func (e *engine) breakerResults() []BreakerResult {
 			}
 			r.starved = fmt.Sprintf("its window (%s) held at most %d calls, fewer than min_calls = %d, so its failure_ratio never applied: lower min_calls or widen the window", span, b.win.most, c.MinCalls)
 		}
+		r.hidden, r.hiddenN, r.seenN = e.hiddenWarning(b), b.hid.n, b.hid.seen
 		out = append(out, r)
 	}
 	for m, b := range e.breakers {

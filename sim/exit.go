@@ -487,6 +487,9 @@ func (e *engine) abandon(slot int32, r *request, k int, as outcome) {
 		e.observe(a)
 	}
 	a.abandonedAs = as
+	if e.breakers != nil && as == outCancelled {
+		e.breakersMiss(r, a)
+	}
 	if pv := &e.provs[a.prov]; pv.ignoresCancel {
 		a.cancelAt = never
 	} else {

@@ -157,3 +157,7 @@ func SectionCounts(c *ClassResult) ([]int64, []float64) {
 
 // MSERCut is mserCut: the leading values of ys that MSER drops.
 func MSERCut(ys []float64) int { return mserCut(ys) }
+
+// HiddenCounts returns the failures cancelled calls hid from breaker b
+// and the failures it saw (hiddenFailures).
+func (b *BreakerResult) HiddenCounts() (hidden, seen int64) { return b.hiddenN, b.seenN }

@@ -478,11 +478,10 @@ func newReport(cfg *Config, hedged, baseline *Result, perBatch bool) *Report {
 	}
 	for _, b := range hedged.Breakers {
 		if b.starved != "" {
-			who := "model " + b.Model
-			if b.Provider != "" {
-				who = "provider " + b.Provider
-			}
-			r.Warnings = append(r.Warnings, fmt.Sprintf("the breaker on %s: %s", who, b.starved))
+			r.Warnings = append(r.Warnings, fmt.Sprintf("the breaker on %s: %s", b.who(), b.starved))
+		}
+		if w := b.HiddenWarning(); w != "" {
+			r.Warnings = append(r.Warnings, w)
 		}
 	}
 	for _, p := range cfg.Providers {

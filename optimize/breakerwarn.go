@@ -1,0 +1,17 @@
+package optimize
+
+// pickBreakerWarnings returns the warnings of the circuit breakers from
+// which, in the run of cr's pick, calls cancelled before their failure
+// came back hid failures (sim.BreakerResult.HiddenWarning), each saying
+// which candidate's run it is; nil when there are none or no pick.
+func pickBreakerWarnings(cr *ClassReport) []string {
+	if cr.Pick < 0 || cr.Pick >= len(cr.Candidates) {
+		return nil
+	}
+	c := &cr.Candidates[cr.Pick]
+	var out []string
+	for _, w := range c.breakerWarns {
+		out = append(out, "with the pick ("+c.Label+"), "+w)
+	}
+	return out
+}
