@@ -87,8 +87,9 @@ type ReplicaResult struct {
 	CIMethod        string       `json:"ci95_method,omitempty"`
 	// MeanBatch, for a batching pool only, is the time-average number of
 	// sequences in its batch while it held any; DecodeSpeed is the mean
-	// per-sequence speed in tokens/s (Batching's speed at the batch size)
-	// over the time sequences spent in its batch. Null when the batch was
+	// per-sequence speed in tokens/s (Batching's speed at the batch size
+	// ÷ the replica's slowdown: the speed its sequences decoded at) over
+	// the time sequences spent in its batch. Null when the batch was
 	// never used.
 	MeanBatch   *float64 `json:"mean_batch,omitempty"`
 	DecodeSpeed *float64 `json:"decode_tokens_per_second,omitempty"`
