@@ -157,7 +157,8 @@ type batch struct {
 	// v is the virtual clock (seconds of work at batch size 1), brought
 	// up to date at last; rel is its rate and spd the per-sequence speed
 	// in tokens/s at the batch size of the last rebatch, which every
-	// change of the batch is followed by.
+	// change of the batch is followed by: speed(n) ÷ the replica's
+	// slowdown, the speed its sequences decode at.
 	v        float64
 	last     time.Duration
 	rel, spd float64
@@ -234,8 +235,9 @@ func (e *engine) rebatch(pl *pool, rp *replica, prov int32, i int) {
 		bt.rebase()
 	}
 	b := pl.cfg.Batching
-	bt.spd = b.speed(len(bt.seqs))
-	bt.rel = bt.spd / b.speed(1) / rp.slowdown
+	sp := b.speed(len(bt.seqs))
+	bt.rel = sp / b.speed(1) / rp.slowdown
+	bt.spd = sp / rp.slowdown
 	at := bt.when(e.now, bt.seqs[0].next)
 	if bt.due != 0 && at == bt.dueAt {
 		return // the queued event stands (the speed did not change)

@@ -204,6 +204,54 @@ func TestBatchingReport(t *testing.T) {
 	}
 }
 
+// TestBatchingDecodeSpeedSlowdown: a straggler's sequences decode at its
+// table speed ÷ its slowdown, and the report says so. Two replicas under
+// round robin, a flat table of 60 tokens/s, replica 1 four times slower; a
+// request every 5 s with 0.1 s to the first token and 60 tokens at 60
+// tokens/s (1.1 s of work) is alone in its batch (4.4 s at the straggler),
+// so replica 0 decodes at 60 tokens/s and replica 1 at 60/4 = 15 exactly.
+// The pool's mean over the sequences' time weighs each by its time in the
+// batch: (60·1.1 + 15·4.4) ÷ (1.1 + 4.4) = 24 tokens/s. Deterministic: the
+// tolerance is rounding only.
+func TestBatchingDecodeSpeedSlowdown(t *testing.T) {
+	cfg := &sim.Config{
+		Name: "bslow", Seed: 1, Requests: 200,
+		Arrivals: sim.Arrivals{Process: sim.Constant, Rate: 0.2},
+		Models: []sim.Model{{Name: "m", Provider: "q", TTFT: dist.Constant{Value: 0.1},
+			TokensPerSecond: dist.Constant{Value: 60}}},
+		Providers: []sim.Provider{{Name: "q", Pool: &sim.Pool{
+			Replicas: 2, Concurrency: 4, Balancer: sim.RoundRobin, Decay: 0.9,
+			Overrides: []sim.ReplicaOverride{{Replica: 1, Slowdown: 4}},
+			Batching:  &sim.Batching{TokensPerSecond: []float64{60, 60, 60, 60}}}}},
+		Classes: []sim.Class{{Name: "c", Share: 1,
+			InputTokens: dist.Constant{Value: 100}, OutputTokens: dist.Constant{Value: 60}}},
+	}
+	res := mustRun(t, cfg)
+	p := res.Pools[0]
+	for i, want := range []float64{60, 15} {
+		r := p.Replicas[i]
+		if r.MeanBatch == nil || r.DecodeSpeed == nil {
+			t.Fatalf("replica %d: no batch figures", i)
+		}
+		if *r.MeanBatch != 1 {
+			t.Errorf("replica %d: mean batch %v, want 1 (requests never overlap)", i, *r.MeanBatch)
+		}
+		if got := *r.DecodeSpeed; math.Abs(got-want) > 1e-9*want {
+			t.Errorf("replica %d (slowdown %v): decode speed %v tokens/s, want %v", i, r.Slowdown, got, want)
+		}
+	}
+	if got := *p.DecodeSpeed; math.Abs(got-24) > 1e-9*24 {
+		t.Errorf("pool decode speed %v tokens/s, want 24", got)
+	}
+	var b strings.Builder
+	if err := sim.NewReport(cfg, res, res).WriteText(&b); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(b.String(), "mean batch 1.00 at 24 tokens/s per sequence") {
+		t.Errorf("the pool line does not give 24 tokens/s per sequence:\n%s", b.String())
+	}
+}
+
 // byHand is requests at the given arrival times, with the given output
 // tokens, to one replica of a streamed model (TTFT ttft, 2 tokens/s at
 // batch size 1) batching under ideal sharing; class 0 hedges once at
@@ -453,7 +501,8 @@ func BenchmarkPoolBatching(b *testing.B) {
 // larger and its decode speed lower than without hedging, and its p95 is
 // worse, the 95 % intervals (from batch means) apart. In the quiet pool,
 // whose tail comes from a straggler replica, the hedged p95 is better,
-// the intervals apart.
+// the intervals apart, and its sequences decode faster on the whole: less
+// of their time is spent at the straggler, a quarter of the others' speed.
 func TestBatchingScenario(t *testing.T) {
 	if testing.Short() {
 		t.Skip("runs the shipped scenario at its size")
@@ -479,6 +528,10 @@ func TestBatchingScenario(t *testing.T) {
 	if hb.Provider != "busy" || !(*hb.MeanBatch > *bb.MeanBatch && *hb.DecodeSpeed < *bb.DecodeSpeed) {
 		t.Errorf("pool %s: mean batch %.2f at %.2f tokens/s hedged, %.2f at %.2f without", hb.Provider,
 			*hb.MeanBatch, *hb.DecodeSpeed, *bb.MeanBatch, *bb.DecodeSpeed)
+	}
+	hq, bq := hedged.Pools[1], base.Pools[1]
+	if hq.Provider != "quiet" || !(*hq.DecodeSpeed > *bq.DecodeSpeed) {
+		t.Errorf("pool %s: %.2f tokens/s per sequence hedged, %.2f without", hq.Provider, *hq.DecodeSpeed, *bq.DecodeSpeed)
 	}
 }
 

@@ -78,7 +78,10 @@ type ReplicaResult struct {
 	// also after every attempt waiting for it has left (bookUntended).
 	MeanInService float64 `json:"mean_in_service"`
 	// Utilisation is MeanInService ÷ the replica's concurrency limit; null
-	// without one.
+	// without one. At an autoscaled pool it is over the replica's own time
+	// up or starting, as the provider row's is over the pool's: its
+	// seconds in service ÷ (the limit × its seconds up or starting), 0 for
+	// a replica never started.
 	Utilisation *float64 `json:"utilisation"`
 	// UtilisationCI95 is Utilisation's batched 95 % interval when the
 	// requests interact, CIMethod how it was made (loadsections.go);
@@ -87,8 +90,9 @@ type ReplicaResult struct {
 	CIMethod        string       `json:"ci95_method,omitempty"`
 	// MeanBatch, for a batching pool only, is the time-average number of
 	// sequences in its batch while it held any; DecodeSpeed is the mean
-	// per-sequence speed in tokens/s (Batching's speed at the batch size)
-	// over the time sequences spent in its batch. Null when the batch was
+	// per-sequence speed in tokens/s (Batching's speed at the batch size
+	// ÷ the replica's slowdown: the speed its sequences decoded at) over
+	// the time sequences spent in its batch. Null when the batch was
 	// never used.
 	MeanBatch   *float64 `json:"mean_batch,omitempty"`
 	DecodeSpeed *float64 `json:"decode_tokens_per_second,omitempty"`
@@ -115,6 +119,10 @@ func (e *engine) poolResults() []PoolResult {
 		var load []float64
 		var busy, seqTime, tokens float64 // of batching replicas
 		var inService float64             // replica-seconds with an attempt in service
+		var ups []float64                 // an autoscaled pool's seconds up or starting, per replica
+		if pl.sc != nil && span > 0 {
+			ups = pl.sc.upTimes(span, len(pl.reps))
+		}
 		for j := range pl.reps {
 			rp := &pl.reps[j]
 			inService += rp.busySum.seconds()
@@ -138,8 +146,17 @@ func (e *engine) poolResults() []PoolResult {
 			}
 			x := rr.MeanInService
 			if c := pl.cfg.Concurrency; c > 0 {
-				u := rr.MeanInService / float64(c)
-				rr.Utilisation, x = &u, u
+				x = rr.MeanInService / float64(c)
+				u := x
+				if ups != nil {
+					// Over the replica's own time up or starting, as the
+					// provider row's is over the pool's.
+					u = 0
+					if ups[j] > 0 {
+						u = rp.busySum.seconds() / (float64(c) * ups[j])
+					}
+				}
+				rr.Utilisation = &u
 				rr.offered, rr.growing = pl.replicaLoad(rp, u)
 			}
 			if bt := rp.batch; bt != nil && bt.busy > 0 {
@@ -152,10 +169,9 @@ func (e *engine) poolResults() []PoolResult {
 			pr.ColdStarts += rr.ColdStarts
 			pr.Replicas = append(pr.Replicas, rr)
 		}
-		if pl.sc != nil && span > 0 {
+		if ups != nil {
 			// Each replica's load while it was up, against the mean load
 			// of the replicas up.
-			ups := pl.sc.upTimes(span, len(load))
 			pr.Imbalance = upImbalance(load, ups, span)
 		} else {
 			pr.Imbalance = imbalance(load)

@@ -1043,7 +1043,7 @@ func inServiceNote(r *Report) string {
 		unlimited = unlimited || slices.ContainsFunc(p.Replicas, func(x ReplicaResult) bool { return x.Utilisation == nil })
 	}
 	if slices.ContainsFunc(r.Pools, func(p PoolResult) bool { return p.Autoscale != nil }) {
-		note += " (an autoscaled pool's: its replicas' limit times the time-weighted mean number of replicas up or starting)"
+		note += " (an autoscaled pool's: its replicas' limit times the time-weighted mean number of replicas up or starting; a replica's there: its time in service ÷ its limit times its own time up or starting)"
 	}
 	if unlimited {
 		note += ", \"-\" for a provider or replica without one (no limit to divide by: it serves every attempt at once)"
