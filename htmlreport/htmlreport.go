@@ -68,10 +68,14 @@ type classView struct {
 	// Configured: the verdict is undecided, so the class's configured
 	// policy rolls out (the delay column says "configured", the figures
 	// are its candidate's, "-" when the sweep did not simulate it).
-	Configured                            bool
-	P95Before, P95After, P95Change        string
-	P99Before, P99After, P99Change        string
-	AnsweredBefore, AnsweredAfter, Hedged string
+	Configured                     bool
+	P95Before, P95After, P95Change string
+	P99Before, P99After, P99Change string
+	// AnsweredBefore, AnsweredAfter and AnsweredChange are the shares
+	// answered without hedging → with the pick and their change, as the
+	// text report prints them (optimize.AnsweredShares).
+	AnsweredBefore, AnsweredAfter, AnsweredChange string
+	Hedged                                        string
 	// Within and WithinChange are the share within the objective's
 	// target before → after and its change (Report.WithinShares), "-"
 	// and "" for a class judged on a percentile.
@@ -306,7 +310,6 @@ func classOf(rep *optimize.Report, cr *optimize.ClassReport, level float64, i in
 	if ps := cr.PipelineSearch; ps != nil {
 		v.Search = ps.Found
 	}
-	v.AnsweredBefore, v.AnsweredAfter = candShare(b, b.AnsweredShare), candShare(c, c.AnsweredShare)
 	v.Hedged = candShare(c, c.HedgedShare)
 	v.AttemptsPerRequest = strconv.FormatFloat(c.AttemptsPerRequest, 'f', 3, 64)
 	if c.Requests == 0 {
@@ -342,6 +345,7 @@ func classOf(rep *optimize.Report, cr *optimize.ClassReport, level float64, i in
 	if cr.Verdict.Undecided && cr.RolledOut() == nil {
 		after = nil
 	}
+	v.AnsweredBefore, v.AnsweredAfter, v.AnsweredChange = optimize.AnsweredShares(b, after)
 	if v.Within, v.WithinChange = rep.WithinShares(cr, after); v.Within == "" {
 		v.Within = "-"
 	}
@@ -349,7 +353,7 @@ func classOf(rep *optimize.Report, cr *optimize.ClassReport, level float64, i in
 		// The configured policy rolls out, which the sweep did not
 		// simulate: no candidate's figures are its.
 		v.P95After, v.P95Change, v.P99After, v.P99Change = "-", "", "-", ""
-		v.AnsweredAfter, v.Hedged, v.AttemptsPerRequest, v.AddedCost = "-", "-", "-", "-"
+		v.Hedged, v.AttemptsPerRequest, v.AddedCost = "-", "-", "-"
 		v.Won, v.Bought = "not known to the sweep: the configured policy rolls out, which it did not simulate (the rollout check runs it)", ""
 	}
 	if !withFigures {

@@ -61,8 +61,8 @@ delay = "1s"
 	if summary == "" {
 		t.Fatal("no summary row of rare")
 	}
-	if !strings.Contains(summary, "<td>- → -</td><td>-</td><td>-</td>") {
-		t.Errorf("summary row of rare: %s; want answered - → -, hedged - and attempts -", summary)
+	if !strings.Contains(summary, "<td>- → -</td><td></td><td>-</td><td>-</td>") {
+		t.Errorf("summary row of rare: %s; want answered - → - with no change, hedged - and attempts -", summary)
 	}
 	rollout := regexp.MustCompile(`<tr><td>rare</td><td>configured</td>.*</tr>`).FindString(page)
 	if rollout == "" || strings.Contains(rollout, "0.0%") {

@@ -17,7 +17,7 @@ h2 { font-size: 1.2em; margin-top: 2em; border-bottom: 1px solid #ddd; padding-b
 h3 { font-size: 1.05em; margin-top: 1.5em; }
 .meta { color: #555; }
 table { border-collapse: collapse; margin: .5em 0 1em; font-size: 13px; }
-th, td { padding: .3em .5em; border-bottom: 1px solid #e4e4e4; text-align: right; white-space: nowrap; }
+th, td { padding: .3em .4em; border-bottom: 1px solid #e4e4e4; text-align: right; white-space: nowrap; }
 th { background: #f6f6f6; font-weight: 600; }
 td:first-child, th:first-child { text-align: left; }
 .hedge { color: #0a6b2d; font-weight: 600; }
@@ -34,6 +34,7 @@ pre { background: #f6f6f6; padding: .6em; overflow-x: auto; }
 .map .eligible { fill: #1f5fa8; }
 .map .rejected { fill: #f2b8b8; stroke: #b04040; }
 .map text { font-size: 11px; fill: #444; }
+#classes th { white-space: normal; }
 td.reasons { text-align: left; white-space: normal; min-width: 24em; }
 </style>
 </head>
@@ -48,9 +49,9 @@ td.reasons { text-align: left; white-space: normal; min-width: 24em; }
 {{end}}
 <h2 id="summary">Per class</h2>
 <div class="scroll"><table id="classes">
-<thead><tr><th>class</th><th>verdict</th><th>pick</th><th>p95</th><th></th><th>p99</th><th></th><th>answered</th>{{if .WithinHead}}<th>{{.WithinHead}}</th><th></th>{{end}}<th>hedged</th><th>attempts/req</th><th>added cost</th></tr></thead>
+<thead><tr><th>class</th><th>verdict</th><th>pick</th><th>p95</th><th></th><th>p99</th><th></th><th>answered</th><th></th>{{if .WithinHead}}<th>{{.WithinHead}}</th><th></th>{{end}}<th>hedged</th><th>attempts/req</th><th>added cost</th></tr></thead>
 <tbody>
-{{range .Classes}}<tr class="class-row"><td><a href="#{{.ID}}">{{.Class}}</a></td><td class="{{if .Hedge}}hedge{{else}}nohedge{{end}}">{{.Verdict}}</td><td>{{if and .Hedge .Pipeline}}{{.Delay}}{{else if .Hedge}}{{.Delay}} ×{{.Copies}} → {{.Target}}{{else if .Configured}}configured{{else}}-{{end}}</td><td>{{.P95Before}} → {{.P95After}}</td><td>{{.P95Change}}</td><td>{{.P99Before}} → {{.P99After}}</td><td>{{.P99Change}}</td><td>{{.AnsweredBefore}} → {{.AnsweredAfter}}</td>{{if $.WithinHead}}<td>{{.Within}}</td><td>{{.WithinChange}}</td>{{end}}<td>{{.Hedged}}</td><td>{{.AttemptsPerRequest}}</td><td>{{.AddedCost}}</td></tr>
+{{range .Classes}}<tr class="class-row"><td><a href="#{{.ID}}">{{.Class}}</a></td><td class="{{if .Hedge}}hedge{{else}}nohedge{{end}}">{{.Verdict}}</td><td>{{if and .Hedge .Pipeline}}{{.Delay}}{{else if .Hedge}}{{.Delay}} ×{{.Copies}} → {{.Target}}{{else if .Configured}}configured{{else}}-{{end}}</td><td>{{.P95Before}} → {{.P95After}}</td><td>{{.P95Change}}</td><td>{{.P99Before}} → {{.P99After}}</td><td>{{.P99Change}}</td><td>{{.AnsweredBefore}} → {{.AnsweredAfter}}</td><td>{{.AnsweredChange}}</td>{{if $.WithinHead}}<td>{{.Within}}</td><td>{{.WithinChange}}</td>{{end}}<td>{{.Hedged}}</td><td>{{.AttemptsPerRequest}}</td><td>{{.AddedCost}}</td></tr>
 {{end}}</tbody>
 </table></div>
 <p class="meta">pick: the hedge delay ×copies → their target{{if .AnyPipeline}}, or for a pipeline, "per step:" each hedged step's delay (and ×copies){{end}}; p95, p99 and answered: without hedging → with the pick, and the change.</p>

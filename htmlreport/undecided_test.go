@@ -47,14 +47,14 @@ delay = "1s"
 	}
 	row := regexp.MustCompile(`<tr class="class-row">.*?</tr>`).FindString(b.String())
 	cells := regexp.MustCompile(`<td[^>]*>(.*?)</td>`).FindAllStringSubmatch(row, -1)
-	if len(cells) != 11 {
-		t.Fatalf("summary row %q: want 11 cells", row)
+	if len(cells) != 12 {
+		t.Fatalf("summary row %q: want 12 cells", row)
 	}
 	got := make([]string, len(cells))
 	for i, c := range cells {
 		got[i] = c[1]
 	}
-	if got[1] != "undecided" || got[2] != "configured" || !strings.HasSuffix(got[3], "→ -") || got[10] != "-" || strings.Contains(row, "+0.0%") {
+	if got[1] != "undecided" || got[2] != "configured" || !strings.HasSuffix(got[3], "→ -") || got[8] != "" || got[11] != "-" || strings.Contains(row, "+0.0%") {
 		t.Errorf("summary row cells %q; want undecided, configured, no after-figures", got)
 	}
 	if strings.Contains(b.String(), "Who answered:</b> primary") {

@@ -266,10 +266,7 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 			// No pick: the configured policy rolls out, at its sweep
 			// figures when the sweep simulated it.
 			if c = cr.RolledOut(); c == nil {
-				ab, _ := fshares(b.AnsweredShare, b.AnsweredShare)
-				if b.Requests == 0 {
-					ab = "-" // no requests: no share answered
-				}
+				ab, _, _ := AnsweredShares(b, nil) // "-" without requests
 				fmt.Fprintf(tw, "%s\t%s\tconfigured\t-\t-\t%s → -\t\t%s → -\t\t%s → -\t\t%s-\t-\t-\n", cr.Class, verdict,
 					fsec(b.Latency.P95), fsec(b.Latency.P99), ab, withinCell(cr, b, nil))
 				continue
@@ -285,16 +282,13 @@ func (r *Report) writeText(w io.Writer, all bool) error {
 		default:
 			c = b
 		}
-		ab, ac := fshares(b.AnsweredShare, c.AnsweredShare)
-		if b.Requests == 0 {
-			ab, ac = "-", "-" // no requests: no share answered
-		}
+		ab, ac, achange := AnsweredShares(b, c) // "-" without requests
 		hedged, attempts := perRequest(c)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\t%s → %s\t%s\t%s → %s\t%s\t%s → %s\t%s\t%s%s\t%s\t%s\n",
 			cr.Class, verdict, delay, copies, target,
 			fsec(b.Latency.P95), fsec(c.Latency.P95), measuredChange(b, c, 0.95),
 			fsec(b.Latency.P99), fsec(c.Latency.P99), measuredChange(b, c, 0.99),
-			ab, ac, answeredChange(b.AnsweredShare, c.AnsweredShare), withinCell(cr, b, c),
+			ab, ac, achange, withinCell(cr, b, c),
 			hedged, attempts, addedCost(cr, c))
 	}
 	tw.Flush()

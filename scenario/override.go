@@ -128,6 +128,9 @@ func (c *checker) applySet(tree map[string]any, arg string) (string, string, err
 			continue
 		}
 		m, isTable := cur.(map[string]any)
+		if arr, n := arrayOf(cur); arr != nil {
+			return "", "", bad(joinKey(path, seg.name), "%s", indexHint(path, cur, n, segs[i:]))
+		}
 		if !isTable {
 			return "", "", bad(joinKey(path, seg.name), "%s is %s, not a table", orRoot(path), describe(cur))
 		}
@@ -147,6 +150,50 @@ func (c *checker) applySet(tree map[string]any, arg string) (string, string, err
 		cur = next
 	}
 	return path, value, nil
+}
+
+// indexHint says how to name a key inside the array at path (arr, of n
+// entries) that a key path reached with a name, rest[0], as if it were a
+// table: "classes is an array; index it as classes[0].deadline (indices 0
+// to 2)". The name becomes the index when it is one ("classes.0" →
+// classes[0]) or names an entry ("classes.p2c" → the index of the class
+// named p2c); otherwise the index is taken to be missing before it
+// ("classes.hedge.delay" → classes[0].hedge.delay).
+func indexHint(path string, arr any, n int, rest []keySeg) string {
+	if n == 0 {
+		return path + " is an empty array; --set changes entries, it does not add them"
+	}
+	k, err := strconv.Atoi(rest[0].name)
+	switch {
+	case err == nil && k >= 0:
+		rest = rest[1:]
+	case entryNamed(arr, rest[0].name) >= 0:
+		k, rest = entryNamed(arr, rest[0].name), rest[1:]
+	default:
+		k = 0
+	}
+	key := indexKey(path, k)
+	for _, s := range rest {
+		if s.index >= 0 {
+			key = indexKey(key, s.index)
+		} else {
+			key = joinKey(key, s.name)
+		}
+	}
+	return fmt.Sprintf("%s is an array; index it as %s (indices 0 to %d)", path, key, n-1)
+}
+
+// entryNamed returns the index of the entry of the array of tables arr
+// whose name is name, or -1.
+func entryNamed(arr any, name string) int {
+	if a, ok := arr.([]map[string]any); ok {
+		for i, m := range a {
+			if m["name"] == name {
+				return i
+			}
+		}
+	}
+	return -1
 }
 
 func orRoot(path string) string {

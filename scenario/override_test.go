@@ -82,6 +82,13 @@ func TestOverrideErrors(t *testing.T) {
 		{"classes[2].name=z", "classes[2]", "has 2"},
 		{"arrivals.rate.x=1", "arrivals.rate.x", "not a table"},
 		{"models.a[0]=1", "models.a[0]", "not an array"},
+		// An array reached with a name, as if a table: the message names
+		// the indexed key that works, the name taken as the index, as an
+		// entry's name, or as a key inside an entry.
+		{"classes.0.deadline=1s", "classes.0", "classes is an array; index it as classes[0].deadline (indices 0 to 1)"},
+		{"classes.y.hedge.delay=1s", "classes.y", "index it as classes[1].hedge.delay"},
+		{"classes.hedge.delay=1s", "classes.hedge", "index it as classes[0].hedge.delay"},
+		{"classes[0].hedge.targets.0=a", "classes[0].hedge.targets.0", "index it as classes[0].hedge.targets[0] (indices 0 to 0)"},
 		{"noequals", "", "KEY=VALUE"},
 		{"a..b=1", "", "empty name"},
 		{"classes[x].name=1", "", "not an integer"},

@@ -36,3 +36,15 @@ func TestOverridesDoNotHideFileErrors(t *testing.T) {
 		}
 	}
 }
+
+// TestSetArrayByNameNamesTheIndex: `run --set 'classes.0.deadline=1s'`
+// reaches the array of classes with a name, as if it were a table; it
+// exits 2 naming the indexed key that works, not only "classes is array,
+// not a table".
+func TestSetArrayByNameNamesTheIndex(t *testing.T) {
+	code, _, errOut := hedgesim(t, "run", "--requests", "300", "--set", "classes.0.deadline=1s", "replica-pool")
+	want := "--set classes.0.deadline=1s: classes.0: classes is an array; index it as classes[0].deadline (indices 0 to 2)"
+	if code != 2 || !strings.Contains(errOut, want) {
+		t.Errorf("exit %d, %q; want 2 and %q", code, errOut, want)
+	}
+}
