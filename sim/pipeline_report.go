@@ -25,8 +25,11 @@ type PipelineReport struct {
 	// CheckedShare is the share of requests that went through with every
 	// call answered (each fail-open step answered in time); DegradedShare
 	// the share that went through with a fail-open step unanswered (the two
-	// sum to the class's answered share); FailedShare the share a
-	// fail-closed step stopped; TimedOutShare (below) the rest.
+	// sum to the class's answered share); FailedShare the other misses
+	// but those of TimedOutShare (below): turns a fail-closed step
+	// stopped, and turns through their last stage without the answer
+	// step's answer (its call failed open, or its stage was done without
+	// it: PipelineResult.AnswerCut).
 	CheckedShare  float64 `json:"checked_share"`
 	DegradedShare float64 `json:"degraded_share"`
 	// CheckedShareCI95 and DegradedShareCI95 are their 95 % intervals,
@@ -41,8 +44,7 @@ type PipelineReport struct {
 	SharesCIMethod    string       `json:"shares_ci95_method,omitempty"`
 	FailedShare       float64      `json:"failed_share"`
 	// TimedOutShare is the share ended by the end-to-end deadline (under
-	// the class's on_timeout, open or closed); FailedShare is then the
-	// share a fail-closed step stopped.
+	// the class's on_timeout, open or closed).
 	TimedOutShare          float64 `json:"timed_out_share"`
 	NoHedgingCheckedShare  float64 `json:"no_hedging_checked_share"`
 	NoHedgingDegradedShare float64 `json:"no_hedging_degraded_share"`

@@ -15,7 +15,9 @@ import (
 // checked or degraded — the user got the answer — and its latency is then
 // its end-to-end time; a request that a fail-closed step stopped, whose
 // fail-open answer step gave no answer, or that its end-to-end deadline
-// ended, is a miss. (A pipeline of one plain step is counted as its call's
+// ended, is a miss; so is a request whose answer step's stage was done by
+// its other steps' calls while every call of the answer step was let go of
+// (AnswerCut). (A pipeline of one plain step is counted as its call's
 // class: Pipeline.OneCall.)
 type PipelineResult struct {
 	// Steps are the pipeline's steps in order, each with its calls' figures
@@ -36,6 +38,12 @@ type PipelineResult struct {
 	// TimedOut is the number of requests ended by the end-to-end deadline
 	// (Class.Deadline), whatever its fail-open/closed rule.
 	TimedOut int64
+	// AnswerCut is the number of requests that went through their last
+	// stage without an answer because the answer step's stage (wait for
+	// any, or k of n, shared with other steps) was done by other calls
+	// while every call of the answer step was let go of, none answered:
+	// they are misses, counted in the class's TimeoutsOpen.
+	AnswerCut int64
 	// stages lists each stage's steps; durs holds, per request in the
 	// order they ended, each step's seconds (see Breakdown).
 	stages  [][]int
@@ -111,7 +119,7 @@ func (e *engine) attachSteps(res *Result, steps [][]StepResult) {
 		if pc == nil {
 			continue
 		}
-		pr := &PipelineResult{Steps: steps[c], Checked: int64(pc.checked.a), DegradedAny: pc.degradedAny, TimedOut: pc.timedOut, durs: pc.durs}
+		pr := &PipelineResult{Steps: steps[c], Checked: int64(pc.checked.a), DegradedAny: pc.degradedAny, TimedOut: pc.timedOut, AnswerCut: pc.answerCut, durs: pc.durs}
 		pr.checked.addTimes(&pc.checked)
 		pr.sec, pr.stepDeg = pc.sec, pc.stepDeg
 		if pc.stepBill != nil {

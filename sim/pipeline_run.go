@@ -44,11 +44,16 @@ type pipeState struct {
 	// openFail is the outcome of the first call of the request's answer
 	// step (pipeClass.answer) that failed open.
 	openFail outcome
-	start    time.Duration // when the stage started (its first iteration)
-	ended    bool
-	degraded uint64        // bit s: a call of step s failed open
-	hedged   bool          // a call sent a copy
-	visible  time.Duration // the first visible token, absolute; −1 before
+	// answerOK is set when a call of the answer step answered, seen by
+	// callDone; answerCut when the answer step's stage was done by its
+	// other calls without one (pipeClass.answerRace): the request has no
+	// answer.
+	answerOK, answerCut bool
+	start               time.Duration // when the stage started (its first iteration)
+	ended               bool
+	degraded            uint64        // bit s: a call of step s failed open
+	hedged              bool          // a call sent a copy
+	visible             time.Duration // the first visible token, absolute; −1 before
 	// visibleAt and visibleInst are when the call that showed it ended,
 	// and its instance.
 	visibleAt   time.Duration
@@ -102,6 +107,15 @@ type pipeClass struct {
 	// call of it that its stage lets go of leaves the request unchecked
 	// (markUnjudged).
 	guards bool
+	// answerRace is set when the answer step shares a stage that needs
+	// fewer than all its calls (wait_for any, or k of n), answerStage:
+	// that stage may be done with every call of the answer step let go
+	// of, leaving the request without an answer (answerCut).
+	answerRace  bool
+	answerStage int
+	// answerCut counts the requests through their last stage without an
+	// answer so (PipelineResult.AnswerCut).
+	answerCut int64
 	// single is set when every stage is of one step: its requests keep no
 	// per-step ends or counts (pipeStage.single).
 	single bool
@@ -243,6 +257,8 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 		}
 		pc.checked = newEndTimes(int(float64(n)*share*1.05) + 16)
 		pc.answer = pl.AnswerStep()
+		pc.answerStage = pc.stageStarts[pc.answer]
+		pc.answerRace = pc.stages[pc.answerStage].need < pc.stages[pc.answerStage].ncalls
 		pc.deadline = e.cfg.Classes[c].Deadline
 		pc.single, pc.chain = true, true
 		for _, st := range pc.stages {
@@ -342,6 +358,7 @@ func (e *engine) resetPipe(p *pipeState, c int32, id int64, arrival time.Duratio
 	p.sec = sec
 	p.stage, p.ended, p.degraded, p.visible, p.hedged, p.held = 0, false, 0, -1, false, false
 	p.openFail = outNone
+	p.answerOK, p.answerCut = false, false
 	if !pc.single { // only a stage of more than one step reads them
 		p.stepEnd = resized(p.stepEnd, steps)
 		// A stage of more than one step sets its steps' counts as it
@@ -807,6 +824,9 @@ func (e *engine) callDone(p *pipeState, pc *pipeClass, ps int32, s int, o outcom
 	switch {
 	case o == outOK:
 		p.done++
+		if s == pc.answer {
+			p.answerOK = true
+		}
 	case pc.steps[s].failOpen:
 		p.done++
 		p.degraded |= 1 << s
@@ -823,6 +843,9 @@ func (e *engine) callDone(p *pipeState, pc *pipeClass, ps int32, s int, o outcom
 	case p.done >= st.need:
 		if pc.guards && (len(p.live) > 0 || len(p.deferred) > 0) {
 			e.markUnjudged(p, pc)
+		}
+		if pc.answerRace && !p.answerOK && p.stage == pc.answerStage {
+			p.answerCut = !e.answerTied(p, pc)
 		}
 		if len(p.live) > 0 {
 			e.cutLive(ps)
@@ -891,6 +914,19 @@ func (e *engine) markUnjudged(p *pipeState, pc *pipeClass) {
 	}
 }
 
+// answerTied reports whether a call of pipeline p's answer step answered
+// now, ended but not yet seen: a tie with the call that closed the stage,
+// which gave its answer in time (markUnjudged's rule for a verdict). pc
+// is p's class.
+func (e *engine) answerTied(p *pipeState, pc *pipeClass) bool {
+	for _, d := range p.deferred {
+		if d.step == pc.answer && d.o == outOK && d.at == e.now {
+			return true
+		}
+	}
+	return false
+}
+
 // pipeDeadline ends pipeline ps at its end-to-end deadline.
 func (e *engine) pipeDeadline(ps int32, gen uint32) {
 	if p := &e.pipes[ps]; p.gen == gen && !p.ended {
@@ -937,7 +973,10 @@ func (e *engine) cutLive(ps int32) {
 // of the answer step failed open, there is no answer: the request takes
 // that call's outcome — a timeout open, an error, an invalid answer —
 // as a pipeline of one plain step (Pipeline.OneCall) is counted exactly
-// as the same call written as a class. At its
+// as the same call written as a class. When the answer step's stage was
+// done by other calls (wait_for) with every call of it let go of, none
+// answered (pipeState.answerCut), there is no answer either: the request
+// went on without one, a timeout open. At its
 // end-to-end deadline the request is a timeout open or closed by the
 // class's rule; failed closed, it has the failing call's outcome (its own
 // deadline: a timeout closed). Both are misses.
@@ -971,8 +1010,15 @@ func (e *engine) recordPipeline(p *pipeState, o outcome, e2e bool) {
 	pc := p.pc
 	st := &e.stats[p.class]
 	through := o == outOK
-	if through && p.degraded&(1<<pc.answer) != 0 {
+	switch {
+	case !through:
+	case p.degraded&(1<<pc.answer) != 0:
 		o = p.openFail // the answer step failed open: no answer
+	case p.answerCut:
+		// Its stage was done without the answer step's answer, every call
+		// of it let go of: the request went on without one, a timeout open.
+		o = outTimeout
+		pc.answerCut++
 	}
 	// answered: through with an answer, checked or degraded.
 	answered := o == outOK
@@ -981,7 +1027,7 @@ func (e *engine) recordPipeline(p *pipeState, o outcome, e2e bool) {
 		st.answered++
 	case outTimeout:
 		if through {
-			st.timeoutsOpen++ // the fail-open answer step's deadline
+			st.timeoutsOpen++ // the fail-open answer step's deadline, or its calls let go of
 		} else if !e2e || e.cfg.Classes[p.class].OnTimeout == FailClosed {
 			st.timeoutsClosed++
 		} else {
@@ -1018,7 +1064,7 @@ func (e *engine) recordPipeline(p *pipeState, o outcome, e2e bool) {
 			pc.stepDegradedSection(p.sec, p.degraded)
 		}
 	}
-	pc.checked.add(e.now-p.arrival, through && p.degraded == 0)
+	pc.checked.add(e.now-p.arrival, answered && p.degraded == 0)
 	e.lastEvent = max(e.lastEvent, e.now)
 	if pc.ttfv.buf != nil {
 		if p.visible >= 0 { // the user saw a first token, whatever came after

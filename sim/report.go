@@ -26,6 +26,7 @@ const QuantileRule = "nearest rank (R type 1): the smallest latency with at leas
 const PipelineRule = "in a pipeline class a request (a turn) is answered when it went through its last stage with its answer step's answer " +
 	"(the visible step's, or the last's), checked or degraded, " +
 	"and its latency is then its end-to-end time; a turn that a fail-closed step stopped, whose fail-open answer step gave no answer, " +
+	"whose answer step's stage was done by other calls (wait_for) with every call of it let go of (a timeout open), " +
 	"or that the end-to-end deadline ended is a miss; " +
 	"checked: every fail-open step answered in time"
 
@@ -416,6 +417,9 @@ func newReport(cfg *Config, hedged, baseline *Result, perBatch bool) *Report {
 		cr.Pipeline = pipelineReport(&cfg.Classes[i], h, b)
 		cr.PerBatch.addPipeline(cr.Pipeline, h)
 		cr.Warnings = append(cr.Warnings, hedgeWarnings(&cfg.Classes[i], h, b, &cr, x)...)
+		if w := answerCutWarning(&cfg.Classes[i], h, b); w != "" {
+			cr.Warnings = append(cr.Warnings, w)
+		}
 		cr.Policy = PolicyText(cfg, &cfg.Classes[i])
 		for _, w := range classConfigWarnings(cfg, i) {
 			cr.Warnings = append(cr.Warnings, w.Text)
