@@ -2,6 +2,8 @@ package retune
 
 import (
 	"fmt"
+	"math"
+	"strings"
 
 	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/sim"
@@ -66,4 +68,60 @@ func earnsNote(v optimize.Verdict, judged bool) string {
 		return head + "but the check cannot tell whether the current policy still earns its cost (too few requests for an interval; more --check-requests may tell), so it stays"
 	}
 	return fmt.Sprintf(head+"but the current policy, against no hedging in the check, still earns its cost by the verdict rule: %s", v.Reason)
+}
+
+// earnsMove applies the verdict rule's tests of gain per cost to a move
+// from policy other to policy better, which the comparison of the two on
+// the same requests (betterOn) found significantly better on the
+// percentile name ("p95"; faster: qOther → qBetter, seconds, +Inf a miss)
+// or on the answered share (more), and worse on neither: the move must
+// buy at least rule.MinGainPerCost percent of fall of the percentile, or
+// rule.MinUnansweredCutPerCost percent of cut of the unanswered share,
+// per 1 % of added cost, as optimize's verdict rule asks of a hedge
+// against no hedging (optimize.Rule; its significance is the
+// comparison's). The added cost of the move is over the cheaper policy's
+// cost, 100·((1 + cb/100)/(1 + co/100) − 1) % for added costs co and cb
+// over no hedging (percent). A better policy that costs no more passes,
+// as does one whose percentile is an answer where the other's is a miss
+// (a fall with no relative size), and one of a class that costs nothing
+// (added cost NaN). The rule's minimum gain (MinGainPct), the bar of
+// hedging at all, is not asked of a move between two hedges.
+//
+// It returns "" when the move passes, else why it does not, naming the
+// better policy who and the other's whose ("does not earn its added
+// cost, +11.5% over the static policy's (+12.0% → +24.9% over no
+// hedging): the adaptive delay's p95 950ms → 942ms, 0.07 % of p95 per
+// 1 % of cost, rule needs 1").
+func earnsMove(other, better *PolicyFigures, name string, qOther, qBetter float64, faster, more bool, who, whose string, rule optimize.Rule) string {
+	co, cb := float64(other.AddedCostPct), float64(better.AddedCostPct)
+	if math.IsNaN(co) || math.IsNaN(cb) {
+		return ""
+	}
+	extra := 100 * ((1+cb/100)/(1+co/100) - 1)
+	if !(extra > 0) {
+		return ""
+	}
+	var fails []string
+	if faster {
+		if math.IsInf(qOther, 1) || !(qOther > 0) {
+			return ""
+		}
+		gain := 100 * (qOther - qBetter) / qOther
+		if gain/extra >= rule.MinGainPerCost {
+			return ""
+		}
+		fails = append(fails, fmt.Sprintf("%s's %s %s → %s, %.2f %% of %s per 1 %% of cost, rule needs %s",
+			who, name, sec(qOther), sec(qBetter), gain/extra, name, num(rule.MinGainPerCost)))
+	}
+	if more {
+		uo, ub := 1-other.AnsweredShare, 1-better.AnsweredShare
+		gain := 100 * (uo - ub) / uo
+		if gain/extra >= rule.MinUnansweredCutPerCost {
+			return ""
+		}
+		fails = append(fails, fmt.Sprintf("%s's unanswered share %.2f%% → %.2f%%, %.2f %% of it per 1 %% of cost, rule needs %s",
+			who, 100*uo, 100*ub, gain/extra, num(rule.MinUnansweredCutPerCost)))
+	}
+	return fmt.Sprintf("does not earn its added cost, %s over %s (%s → %s over no hedging): %s",
+		pctText(extra), whose, pctText(co), pctText(cb), strings.Join(fails, "; "))
 }

@@ -596,7 +596,7 @@ func compareAdaptive(ctx context.Context, cfg, live *sim.Config, newRep *optimiz
 	// and the live ones, alternating.
 	shift, desc, note := ShiftConfig(scenarioModels(cfg, &static), models, n)
 	ac.Shift, ac.ShiftNote = desc, note
-	envs, err := CompareAdaptive(ctx, &static, shift, adaptive, skip, pct, n, workers)
+	envs, err := CompareAdaptive(ctx, &static, shift, adaptive, skip, pct, newRep.Rule, n, workers)
 	if err != nil {
 		return nil, err
 	}
