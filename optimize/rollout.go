@@ -126,9 +126,11 @@ type RolloutClass struct {
 // rollout check, on the same traffic without hedging, and in the sweep's
 // run of the pick. Shares are in [0, 1]; intervals are at the report's
 // confidence level: Wilson's for independent requests, from the run's 30
-// batches of the fixed grid when they interact (sim.BatchShareInterval),
-// null when none could be formed (a checked share of requests that
-// interact, whose batches count answers, not checked turns).
+// batches of the fixed grid when they interact (sim.BatchShareInterval;
+// a checked share from the batches of the checked end-to-end times,
+// sim.PipelineResult.CheckedTimes), null when none could be formed (the
+// sweep's prediction of a checked share of requests that interact, whose
+// batches count answers, not checked turns).
 type RolloutWithin struct {
 	// What is "answered" or "checked"; TargetS the target in seconds.
 	What    string  `json:"what"`
@@ -177,10 +179,17 @@ func withinOf(o Objective, r *sim.ClassResult, level float64) (float64, *[2]*flo
 		lo, hi := wilson(share, r.Requests, distuv.UnitNormal.Quantile((1+level)/2))
 		return share, wireCI([2]float64{lo, hi})
 	}
+	g := r
 	if o.Checked {
-		return share, nil
+		if r.Pipeline == nil {
+			return share, nil
+		}
+		// The checked end-to-end times, batched as the class's
+		// requests (sim.PipelineResult.CheckedTimes): a turn checked
+		// within t is one of them answered within t.
+		g = r.Pipeline.CheckedTimes()
 	}
-	_, per, _, ok := r.GridShares(t)
+	_, per, _, ok := g.GridShares(t)
 	if !ok || per == nil {
 		return share, nil
 	}
