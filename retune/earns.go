@@ -21,16 +21,23 @@ import (
 // each run's own intervals of the percentile (the check's, from batches:
 // disjoint intervals, less powerful than optimize's paired differences,
 // so a fall may read not significant and the policy change to the new
-// pick) and Wilson's intervals of the unanswered share (too narrow for
-// such requests, so a cut may read significant and the policy stay).
+// pick). Under objectives answered and checked the share within the
+// target of such a class is judged by each run's own interval from its
+// batches too (RolloutWithin's ShareCI and NoHedgingCI; withinBatched),
+// not by Wilson's, which assume independent requests and are too narrow
+// then. Under the percentile objectives the unanswered share is still
+// judged by Wilson's intervals (the check gives no batched interval of
+// no hedging's answered share), so there a cut may read significant and
+// the policy stay.
 
 // currentVerdict returns the verdict rule applied to class cl's current
 // policy against no hedging in now, the rollout check on the live models
-// (nowReq requests of the class), under cr's objective and cost basis at
-// level; ok is false when the class does not hedge or the check has no
-// figures to judge (no requests, no added cost, or under objectives
-// answered and checked no share within the target).
-func currentVerdict(cl *sim.Class, now *optimize.RolloutClass, nowReq int64, cr *optimize.ClassReport, rule optimize.Rule, level float64) (v optimize.Verdict, ok bool) {
+// (nowReq requests of the class; batched when its requests interact and
+// its figures have intervals from batches), under cr's objective and
+// cost basis at level; ok is false when the class does not hedge or the
+// check has no figures to judge (no requests, no added cost, or under
+// objectives answered and checked no share within the target).
+func currentVerdict(cl *sim.Class, now *optimize.RolloutClass, nowReq int64, batched bool, cr *optimize.ClassReport, rule optimize.Rule, level float64) (v optimize.Verdict, ok bool) {
 	if !hedges(cl) || now.NoRequests() || now.AddedCostPct == nil || nowReq <= 0 ||
 		cr.Objective.Goal == optimize.MostAnswered && now.Within == nil {
 		return v, false
@@ -44,6 +51,9 @@ func currentVerdict(cl *sim.Class, now *optimize.RolloutClass, nowReq int64, cr 
 		base.AnsweredWithinShare, cur.AnsweredWithinShare = w.NoHedging, w.Share
 	}
 	v = optimize.JudgeFor(cr.Objective, &base, &cur, level, rule, cr.CostBasis)
+	if batched && cr.Objective.Goal == optimize.MostAnswered && rule.RequireSignificant && v.Hedge {
+		withinBatched(&v, now.Within, level)
+	}
 	switch {
 	case v.Undecided:
 		v.Label = optimize.LabelUndecided
@@ -53,6 +63,39 @@ func currentVerdict(cl *sim.Class, now *optimize.RolloutClass, nowReq int64, cr 
 		v.Label = optimize.LabelNoHedge
 	}
 	return v, true
+}
+
+// withinBatched re-tests v, a "hedge" verdict on the share within the
+// target w of a class whose requests interact, whose significance
+// optimize.JudgeFor took from Wilson's intervals (its candidates carry
+// no batches), by each run's own interval of the share from its batches
+// (w.ShareCI and w.NoHedgingCI at level, sim.BatchShareInterval): the
+// rise of the share is significant only when the current policy's
+// interval lies wholly above no hedging's. When they overlap the verdict
+// becomes "don't hedge" (not significant); when either interval could
+// not be formed, undecided. The reason gives both intervals.
+func withinBatched(v *optimize.Verdict, w *optimize.RolloutWithin, level float64) {
+	ci := func(c *[2]*float64) (float64, float64, bool) {
+		if c == nil || c[0] == nil || c[1] == nil {
+			return 0, 0, false
+		}
+		return *c[0], *c[1], true
+	}
+	nl, nh, ok1 := ci(w.NoHedgingCI)
+	cl, ch, ok2 := ci(w.ShareCI)
+	head := fmt.Sprintf("its requests interact, so the share %s within %s is judged by each run's %s%% interval from its batches, not Wilson's", w.What, sec(w.TargetS), num(100*level))
+	switch {
+	case !ok1 || !ok2:
+		v.Hedge, v.Undecided, v.DecidedBy, v.Significant = false, true, "", false
+		v.Reason = fmt.Sprintf("%s (%s, and the check has none: cannot tell)", v.Reason, head)
+	case !(cl > nh):
+		v.Hedge, v.DecidedBy, v.Significant = false, "", false
+		v.Reason = fmt.Sprintf("%s, but not significantly: %s, and no hedging's [%.2f%%, %.2f%%] and the current policy's [%.2f%%, %.2f%%] overlap",
+			v.Reason, head, 100*nl, 100*nh, 100*cl, 100*ch)
+	default:
+		v.Reason = fmt.Sprintf("%s (%s: no hedging's [%.2f%%, %.2f%%] below the current policy's [%.2f%%, %.2f%%])",
+			v.Reason, head, 100*nl, 100*nh, 100*cl, 100*ch)
+	}
 }
 
 // earnsNote says, for a keep of a current policy that hedges while the
