@@ -145,6 +145,13 @@ type RolloutWithin struct {
 	// runs a policy the sweep did not simulate).
 	Predicted   *float64     `json:"predicted_share"`
 	PredictedCI *[2]*float64 `json:"predicted_share_ci"`
+	// RiseCI is, when the requests interact, the interval of the paired
+	// difference Share − NoHedging over the two runs' 30 batches of the
+	// fixed grid (the check and its run without hedging share their
+	// random numbers, so what a batch's requests shared cancels;
+	// sim.PairDiff), at the report's confidence level; absent for
+	// independent requests or when it could not be formed.
+	RiseCI *[2]*float64 `json:"paired_rise_ci,omitempty"`
 }
 
 // checkWithin returns the RolloutWithin of a class under objective o
@@ -158,6 +165,9 @@ func checkWithin(o Objective, h, b *sim.ClassResult, pick *Candidate, level floa
 	w := &RolloutWithin{What: o.WithinWord(), TargetS: o.Target.Seconds()}
 	w.Share, w.ShareCI = withinOf(o, h, level)
 	w.NoHedging, w.NoHedgingCI = withinOf(o, b, level)
+	if ph, pb := withinBatches(o, h), withinBatches(o, b); ph != nil && pb != nil {
+		w.RiseCI = wireCI(sim.PairDiff(w.NoHedging, pb, w.Share, ph, level).CI)
+	}
 	if pick != nil && pick.Requests > 0 {
 		x := pick.AnsweredWithinShare
 		w.Predicted, w.PredictedCI = &x, pick.AnsweredWithinShareCI95
@@ -179,21 +189,36 @@ func withinOf(o Objective, r *sim.ClassResult, level float64) (float64, *[2]*flo
 		lo, hi := wilson(share, r.Requests, distuv.UnitNormal.Quantile((1+level)/2))
 		return share, wireCI([2]float64{lo, hi})
 	}
-	g := r
-	if o.Checked {
-		if r.Pipeline == nil {
-			return share, nil
-		}
-		// The checked end-to-end times, batched as the class's
-		// requests (sim.PipelineResult.CheckedTimes): a turn checked
-		// within t is one of them answered within t.
-		g = r.Pipeline.CheckedTimes()
-	}
-	_, per, _, ok := g.GridShares(t)
-	if !ok || per == nil {
+	// For checked, the checked end-to-end times, batched as the class's
+	// requests (sim.PipelineResult.CheckedTimes): a turn checked within
+	// t is one of them answered within t.
+	per := withinBatches(o, r)
+	if per == nil {
 		return share, nil
 	}
 	return share, wireCI(sim.BatchShareInterval(share, per, level))
+}
+
+// withinBatches returns the share of r's requests that o counts within
+// its target in each batch of the fixed grid (sim.ClassResult.GridShares;
+// for objective checked, of the checked end-to-end times), nil unless r
+// is batched (its requests interact).
+func withinBatches(o Objective, r *sim.ClassResult) []float64 {
+	if !r.Batched() {
+		return nil
+	}
+	g := r
+	if o.Checked {
+		if r.Pipeline == nil {
+			return nil
+		}
+		g = r.Pipeline.CheckedTimes()
+	}
+	_, per, _, ok := g.GridShares(o.Target.Seconds())
+	if !ok {
+		return nil
+	}
+	return per
 }
 
 // WithinShare returns the share in [0, 1] of r's requests that objective
