@@ -22,10 +22,10 @@ import (
 // disjoint intervals, less powerful than optimize's paired differences,
 // so a fall may read not significant and the policy change to the new
 // pick). Under objectives answered and checked the share within the
-// target of such a class is judged by each run's own interval from its
-// batches too (RolloutWithin's ShareCI and NoHedgingCI; withinBatched),
-// not by Wilson's, which assume independent requests and are too narrow
-// then. Under the percentile objectives the unanswered share is still
+// target of such a class is judged from the check runs' batches
+// (withinBatched: the paired difference of the two runs' shares,
+// RolloutWithin.RiseCI, or each run's own interval), not by Wilson's
+// intervals, which assume independent requests and are too narrow then. Under the percentile objectives the unanswered share is still
 // judged by Wilson's intervals (the check gives no batched interval of
 // no hedging's answered share), so there a cut may read significant and
 // the policy stay.
@@ -68,12 +68,15 @@ func currentVerdict(cl *sim.Class, now *optimize.RolloutClass, nowReq int64, bat
 // withinBatched re-tests v, a "hedge" verdict on the share within the
 // target w of a class whose requests interact, whose significance
 // optimize.JudgeFor took from Wilson's intervals (its candidates carry
-// no batches), by each run's own interval of the share from its batches
-// (w.ShareCI and w.NoHedgingCI at level, sim.BatchShareInterval): the
-// rise of the share is significant only when the current policy's
-// interval lies wholly above no hedging's. When they overlap the verdict
-// becomes "don't hedge" (not significant); when either interval could
-// not be formed, undecided. The reason gives both intervals.
+// no batches), at level: by the paired difference of the two check runs'
+// shares over their batches (w.RiseCI: the runs share their random
+// numbers), whose interval must lie above 0, as optimize judges a pick of
+// such requests; or, when it could not be formed, by each run's own
+// interval from its batches (w.ShareCI and w.NoHedgingCI,
+// sim.BatchShareInterval), the current policy's wholly above no
+// hedging's. When the rise is not significant the verdict becomes "don't
+// hedge"; when no interval could be formed, undecided. The reason gives
+// the intervals.
 func withinBatched(v *optimize.Verdict, w *optimize.RolloutWithin, level float64) {
 	ci := func(c *[2]*float64) (float64, float64, bool) {
 		if c == nil || c[0] == nil || c[1] == nil {
@@ -81,21 +84,32 @@ func withinBatched(v *optimize.Verdict, w *optimize.RolloutWithin, level float64
 		}
 		return *c[0], *c[1], true
 	}
-	nl, nh, ok1 := ci(w.NoHedgingCI)
-	cl, ch, ok2 := ci(w.ShareCI)
-	head := fmt.Sprintf("its requests interact, so the share %s within %s is judged by each run's %s%% interval from its batches, not Wilson's", w.What, sec(w.TargetS), num(100*level))
-	switch {
-	case !ok1 || !ok2:
-		v.Hedge, v.Undecided, v.DecidedBy, v.Significant = false, true, "", false
-		v.Reason = fmt.Sprintf("%s (%s, and the check has none: cannot tell)", v.Reason, head)
-	case !(cl > nh):
-		v.Hedge, v.DecidedBy, v.Significant = false, "", false
-		v.Reason = fmt.Sprintf("%s, but not significantly: %s, and no hedging's [%.2f%%, %.2f%%] and the current policy's [%.2f%%, %.2f%%] overlap",
-			v.Reason, head, 100*nl, 100*nh, 100*cl, 100*ch)
-	default:
-		v.Reason = fmt.Sprintf("%s (%s: no hedging's [%.2f%%, %.2f%%] below the current policy's [%.2f%%, %.2f%%])",
-			v.Reason, head, 100*nl, 100*nh, 100*cl, 100*ch)
+	head := fmt.Sprintf("its requests interact, so the rise of the share %s within %s is judged from the check runs' batches, not by Wilson's intervals", w.What, sec(w.TargetS))
+	var sig bool
+	var figs string
+	if lo, hi, ok := ci(w.RiseCI); ok {
+		sig = lo > 0
+		figs = fmt.Sprintf("the %s%% interval of its paired difference over the batches is [%+.2f, %+.2f] points", num(100*level), 100*lo, 100*hi)
+	} else {
+		nl, nh, ok1 := ci(w.NoHedgingCI)
+		cl, ch, ok2 := ci(w.ShareCI)
+		if !ok1 || !ok2 {
+			v.Hedge, v.Undecided, v.DecidedBy, v.Significant = false, true, "", false
+			v.Reason = fmt.Sprintf("%s (%s, and the check has none: cannot tell)", v.Reason, head)
+			return
+		}
+		sig = cl > nh
+		figs = fmt.Sprintf("each run's own %s%% interval, no hedging's [%.2f%%, %.2f%%] and the current policy's [%.2f%%, %.2f%%]", num(100*level), 100*nl, 100*nh, 100*cl, 100*ch)
 	}
+	if !sig {
+		v.Hedge, v.DecidedBy, v.Significant = false, "", false
+		v.Reason = fmt.Sprintf("%s, but not significantly: %s, and %s", v.Reason, head, strings.Replace(figs, "is [", "holds 0: [", 1))
+		if w.RiseCI == nil {
+			v.Reason += ", overlap"
+		}
+		return
+	}
+	v.Reason = fmt.Sprintf("%s (%s: %s)", v.Reason, head, figs)
 }
 
 // earnsNote says, for a keep of a current policy that hedges while the
