@@ -2,6 +2,7 @@ package optimize_test
 
 import (
 	"math"
+	"strings"
 	"testing"
 	"time"
 
@@ -92,5 +93,75 @@ func TestCheckCheckedShareBatched(t *testing.T) {
 		t.Errorf("checked within 1 s %.4f: the batches' half-width %.4f, not over twice Wilson's %.4f", share, w, hw)
 	} else {
 		t.Logf("checked within 1 s %.4f of %d: batches ±%.4f, Wilson ±%.4f", share, r.Requests, w, hw)
+	}
+}
+
+// queuedDeadline is one class behind an M/M/1 queue at ρ = 0.9 (one
+// server, exponential service of mean 0.1 s, Poisson arrivals at 9/s)
+// with a 2 s deadline, hedged after 1 s to a second, idle model.
+const queuedDeadline = `
+seed = 11
+requests = 10000
+[arrivals]
+process = "poisson"
+rate = 9.0
+[providers.pq]
+concurrency = 1
+[providers.pr]
+[models.q]
+provider = "pq"
+latency = { kind = "exponential", rate = 10.0 }
+[models.r]
+provider = "pr"
+latency = { kind = "exponential", rate = 10.0 }
+[[classes]]
+name = "c"
+share = 1.0
+deadline = "2s"
+[classes.hedge]
+primary = "q"
+targets = ["r"]
+delay = "1s"
+max_copies = 1
+`
+
+// TestCheckAnsweredRisePaired: the rollout check gives, for a class whose
+// requests interact, the interval of the paired difference of the
+// answered shares with and without hedging over the two runs' batches
+// (paired_answered_rise_ci): it holds the difference of the two shares
+// and, the runs sharing their random numbers, is narrower than the
+// check's own interval of its answered share from batches (seed 11:
+// 98.87 % → 100 %, paired [+0.58, +1.69] points, the check's own
+// [88.65 %, 100 %], the bound of 30 batch shares all at 1). Independent
+// requests (the same class without the queue) have none.
+func TestCheckAnsweredRisePaired(t *testing.T) {
+	for _, queued := range []bool{true, false} {
+		src := queuedDeadline
+		if !queued {
+			src = strings.Replace(src, "concurrency = 1\n", "", 1)
+		}
+		sc, err := scenario.Parse("queued.toml", []byte(src))
+		if err != nil {
+			t.Fatal(err)
+		}
+		s := sc.Optimize
+		s.Requests, s.CheckRequests = 10000, 10000
+		rep := mustRun(t, &sc.Config, s, optimize.Options{Workers: 2})
+		rc := rep.Rollout.Classes[0]
+		if !queued {
+			if rc.AnsweredRiseCI != nil {
+				t.Errorf("independent requests: a paired difference %v", rc.AnsweredRiseCI)
+			}
+			continue
+		}
+		own := rep.Rollout.Report.Classes[0].AnsweredShareCI95
+		if rc.AnsweredRiseCI == nil || own == nil || own[0] == nil || own[1] == nil {
+			t.Fatalf("queued: paired difference %v, the check's own interval %v; want both", rc.AnsweredRiseCI, own)
+		}
+		lo, hi, d := *rc.AnsweredRiseCI[0], *rc.AnsweredRiseCI[1], rc.AnsweredShare-rc.NoHedgingAnswered
+		t.Logf("answered %.4f → %.4f; paired [%+.4f, %+.4f]; own [%.4f, %.4f]", rc.NoHedgingAnswered, rc.AnsweredShare, lo, hi, *own[0], *own[1])
+		if !(lo <= d && d <= hi) || !(hi-lo < *own[1]-*own[0]) {
+			t.Errorf("paired [%v, %v]: want it to hold the difference %v and be narrower than the check's own [%v, %v]", lo, hi, d, *own[0], *own[1])
+		}
 	}
 }

@@ -96,6 +96,13 @@ type RolloutClass struct {
 	// check's p95 is not compared with it either, which is no pass; Note
 	// says how many --requests would give one. Absent when false.
 	PredictedTooFew bool `json:"predicted_too_few,omitempty"`
+	// AnsweredRiseCI is, when the class's requests interact, the interval
+	// of the paired difference of the answered shares with and without
+	// hedging over the two runs' 30 batches of the fixed grid (they share
+	// their random numbers; sim.PairDiff), at the report's confidence
+	// level; absent for independent requests or when it could not be
+	// formed.
+	AnsweredRiseCI *[2]*float64 `json:"paired_answered_rise_ci,omitempty"`
 	// Within is, under objectives answered and checked, the share the
 	// objective counts within its target, in the check, without hedging
 	// and in the sweep: what the pick was chosen on. Absent under the
@@ -197,6 +204,18 @@ func withinOf(o Objective, r *sim.ClassResult, level float64) (float64, *[2]*flo
 		return share, nil
 	}
 	return share, wireCI(sim.BatchShareInterval(share, per, level))
+}
+
+// answeredRise returns RolloutClass.AnsweredRiseCI of the check's run h
+// and its run without hedging b: nil unless both are batched.
+func answeredRise(h, b *sim.ClassResult, level float64) *[2]*float64 {
+	ph, _, _, ok1 := h.GridShares(0)
+	pb, _, _, ok2 := b.GridShares(0)
+	if !ok1 || !ok2 || h.Requests == 0 || b.Requests == 0 {
+		return nil
+	}
+	sh, sb := float64(h.Answered)/float64(h.Requests), float64(b.Answered)/float64(b.Requests)
+	return wireCI(sim.PairDiff(sb, pb, sh, ph, level).CI)
 }
 
 // withinBatches returns the share of r's requests that o counts within
@@ -348,6 +367,7 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 			} else {
 				rcl.Checked = atLevel(rcl.Checked, &hedged.Classes[i], got, level)
 				rcl.NoHedging = atLevel(rcl.NoHedging, &base.Classes[i], got, level)
+				rcl.AnsweredRiseCI = answeredRise(&hedged.Classes[i], &base.Classes[i], level)
 			}
 			// No request of the class in the sweep (its candidates have
 			// none, or it was not simulated): no prediction.
