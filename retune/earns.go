@@ -16,19 +16,20 @@ import (
 // is held to the same rule before it may be kept: optimize.JudgeFor, the
 // verdict of a pick, applied to the current policy against no hedging on
 // the same requests of the rollout check on the live models (its Checked
-// and NoHedging figures, common random numbers). The check's runs carry
-// no batches to pair, so a class whose requests interact is judged by
-// each run's own intervals of the percentile (the check's, from batches:
-// disjoint intervals, less powerful than optimize's paired differences,
-// so a fall may read not significant and the policy change to the new
-// pick). Under objectives answered and checked the share within the
-// target of such a class is judged from the check runs' batches
-// (withinBatched: the paired difference of the two runs' shares,
-// RolloutWithin.RiseCI, or each run's own interval), not by Wilson's
-// intervals, which assume independent requests and are too narrow then. Under the percentile objectives the unanswered share is still
-// judged by Wilson's intervals (the check gives no batched interval of
-// no hedging's answered share), so there a cut may read significant and
-// the policy stay.
+// and NoHedging figures, common random numbers). The check's percentile
+// figures carry no batches to pair, so a class whose requests interact is
+// judged by each run's own intervals of the percentile (the check's, from
+// batches: disjoint intervals, less powerful than optimize's paired
+// differences, so a fall may read not significant and the policy change
+// to the new pick). Its shares are judged from the check runs' batches,
+// not by Wilson's intervals alone, which assume independent requests and
+// are too narrow then: under objectives answered and checked the share
+// within the target by the paired difference of the two runs' shares
+// (RolloutWithin.RiseCI), or each run's own interval (withinBatched);
+// under the percentile objectives a cut of the unanswered share must
+// clear both Wilson's test and the paired difference of the answered
+// shares (RolloutClass.AnsweredRiseCI; answeredPaired), as optimize asks
+// of a pick.
 
 // currentVerdict returns the verdict rule applied to class cl's current
 // policy against no hedging in now, the rollout check on the live models
@@ -51,8 +52,12 @@ func currentVerdict(cl *sim.Class, now *optimize.RolloutClass, nowReq int64, bat
 		base.AnsweredWithinShare, cur.AnsweredWithinShare = w.NoHedging, w.Share
 	}
 	v = optimize.JudgeFor(cr.Objective, &base, &cur, level, rule, cr.CostBasis)
-	if batched && cr.Objective.Goal == optimize.MostAnswered && rule.RequireSignificant && v.Hedge {
+	switch {
+	case !batched || !rule.RequireSignificant || !v.Hedge:
+	case cr.Objective.Goal == optimize.MostAnswered:
 		withinBatched(&v, now.Within, level)
+	case v.DecidedBy == optimize.DecidedByUnanswered:
+		answeredPaired(&v, now.AnsweredRiseCI, level)
 	}
 	switch {
 	case v.Undecided:
@@ -63,6 +68,28 @@ func currentVerdict(cl *sim.Class, now *optimize.RolloutClass, nowReq int64, bat
 		v.Label = optimize.LabelNoHedge
 	}
 	return v, true
+}
+
+// answeredPaired re-tests v, a "hedge" verdict decided by the cut of the
+// unanswered share of a class whose requests interact, whose
+// significance optimize.JudgeFor took from Wilson's intervals alone, by
+// the paired difference of the check runs' answered shares over their
+// batches too (rise, RolloutClass.AnsweredRiseCI, at level), as optimize
+// judges a pick of such requests (both tests: Wilson's, and the batches'
+// interval above 0). When it holds 0 the verdict becomes "don't hedge";
+// when there is none, Wilson's stands.
+func answeredPaired(v *optimize.Verdict, rise *[2]*float64, level float64) {
+	if rise == nil || rise[0] == nil || rise[1] == nil {
+		return
+	}
+	lo, hi := *rise[0], *rise[1]
+	figs := fmt.Sprintf("its requests interact, and the %s%% interval of the paired difference of the answered shares over the check runs' batches is [%+.2f, %+.2f] points", num(100*level), 100*lo, 100*hi)
+	if lo > 0 {
+		v.Reason = fmt.Sprintf("%s (%s)", v.Reason, figs)
+		return
+	}
+	v.Hedge, v.DecidedBy, v.UnansweredSignificant = false, "", false
+	v.Reason = fmt.Sprintf("the cut of the unanswered share is not significant: %s, which holds 0 (by Wilson's intervals, which assume independent requests: %s)", figs, v.Reason)
 }
 
 // withinBatched re-tests v, a "hedge" verdict on the share within the

@@ -173,3 +173,45 @@ func TestRecheckCheckedQueuePaired(t *testing.T) {
 		t.Errorf("the current policy's verdict %+v: want hedge, judged by the paired difference", v)
 	}
 }
+
+// TestDecideUnansweredCutPaired: under objective p95, a current policy
+// whose p95 is a miss with and without hedging earns its cost only by
+// the cut of its unanswered share: 10 % → 8 % of 20 000 requests for
+// +10 % cost (20 % for 10 %, 2 per 1 %; the rule asks 0.5) parts
+// Wilson's intervals (±0.42 and ±0.38 points). When the requests
+// interact the cut must also clear the paired difference of the check
+// runs' answered shares over their batches, as optimize asks of a pick:
+// [−0.5, +4.5] points holds 0, so the policy no longer earns its cost
+// and no hedging rolls out; [+0.5, +3.5] clears it; without a paired
+// difference (independent requests) Wilson's stands.
+func TestDecideUnansweredCutPaired(t *testing.T) {
+	cfg := &sim.Config{Models: []sim.Model{{Name: "m"}}, Classes: []sim.Class{{Name: "c",
+		Policy: sim.Policy{Copies: 1, Delays: []time.Duration{time.Second}, Targets: []int{0}}}}}
+	rule := optimize.DefaultSettings().Rule
+	inf := math.Inf(1)
+	miss := sim.Latency{P95: inf, P95CI95: [2]float64{inf, inf}, P95CIOK: true, P99: inf, P99CI95: [2]float64{inf, inf}, P99CIOK: true}
+	ci := func(lo, hi float64) *[2]*float64 { return &[2]*float64{&lo, &hi} }
+	cost := 10.0
+	check := func(rise *[2]*float64) optimize.RolloutClass {
+		return optimize.RolloutClass{Class: "c", Checked: miss, NoHedging: miss, AnsweredShare: 0.92, NoHedgingAnswered: 0.90,
+			AddedCostPct: &cost, AnsweredRiseCI: rise}
+	}
+	o := optimize.Objective{Goal: optimize.LowestLatency, Percentile: 0.95, MaxAddedCostPct: inf, MinGainPerCost: 1, MinUnansweredCutPerCost: 0.5}
+	none := optimize.Candidate{Label: "none", Requests: 20000, P95CIOK: true, P99CIOK: true, Latency: miss, AnsweredShare: 0.90}
+	dontHedge := &optimize.ClassReport{Class: "c", Requests: 20000, Objective: o, CostBasis: optimize.CostUSD,
+		Candidates: []optimize.Candidate{none}, Verdict: optimize.Verdict{Label: optimize.LabelNoHedge, Alternative: -1}}
+
+	a := Decide(cfg, &cfg.Classes[0], check(ci(-0.005, 0.045)), 20000, ci(0.90, 0.94), dontHedge, rule, 0.95)
+	if v := a.NowVerdict; v == nil || v.Hedge || v.Undecided || a.Decision != Change || a.New != "none" ||
+		!strings.Contains(a.Why, "the cut of the unanswered share is not significant: its requests interact, and the 95% interval of the paired difference of the answered shares over the check runs' batches is [-0.50, +4.50] points, which holds 0") {
+		t.Errorf("paired difference holds 0: %s to %s (%s); want a change to no hedging", a.Decision, a.New, a.Why)
+	}
+	a = Decide(cfg, &cfg.Classes[0], check(ci(0.005, 0.035)), 20000, ci(0.90, 0.94), dontHedge, rule, 0.95)
+	if v := a.NowVerdict; v == nil || !v.Hedge || v.DecidedBy != optimize.DecidedByUnanswered || !strings.Contains(v.Reason, "is [+0.50, +3.50] points") {
+		t.Errorf("paired difference above 0: the current policy's verdict %+v, want hedge by the unanswered share", v)
+	}
+	a = Decide(cfg, &cfg.Classes[0], check(nil), 20000, nil, dontHedge, rule, 0.95)
+	if v := a.NowVerdict; v == nil || !v.Hedge || v.DecidedBy != optimize.DecidedByUnanswered {
+		t.Errorf("independent requests: the current policy's verdict %+v, want hedge by Wilson's intervals", v)
+	}
+}
