@@ -96,6 +96,13 @@ type RolloutClass struct {
 	// check's p95 is not compared with it either, which is no pass; Note
 	// says how many --requests would give one. Absent when false.
 	PredictedTooFew bool `json:"predicted_too_few,omitempty"`
+	// AnsweredRiseCI is, when the class's requests interact, the interval
+	// of the paired difference of the answered shares with and without
+	// hedging over the two runs' 30 batches of the fixed grid (they share
+	// their random numbers; sim.PairDiff), at the report's confidence
+	// level; absent for independent requests or when it could not be
+	// formed.
+	AnsweredRiseCI *[2]*float64 `json:"paired_answered_rise_ci,omitempty"`
 	// Within is, under objectives answered and checked, the share the
 	// objective counts within its target, in the check, without hedging
 	// and in the sweep: what the pick was chosen on. Absent under the
@@ -126,9 +133,11 @@ type RolloutClass struct {
 // rollout check, on the same traffic without hedging, and in the sweep's
 // run of the pick. Shares are in [0, 1]; intervals are at the report's
 // confidence level: Wilson's for independent requests, from the run's 30
-// batches of the fixed grid when they interact (sim.BatchShareInterval),
-// null when none could be formed (a checked share of requests that
-// interact, whose batches count answers, not checked turns).
+// batches of the fixed grid when they interact (sim.BatchShareInterval;
+// a checked share from the batches of the checked end-to-end times,
+// sim.PipelineResult.CheckedTimes), null when none could be formed (the
+// sweep's prediction of a checked share of requests that interact, whose
+// batches count answers, not checked turns).
 type RolloutWithin struct {
 	// What is "answered" or "checked"; TargetS the target in seconds.
 	What    string  `json:"what"`
@@ -143,6 +152,13 @@ type RolloutWithin struct {
 	// runs a policy the sweep did not simulate).
 	Predicted   *float64     `json:"predicted_share"`
 	PredictedCI *[2]*float64 `json:"predicted_share_ci"`
+	// RiseCI is, when the requests interact, the interval of the paired
+	// difference Share − NoHedging over the two runs' 30 batches of the
+	// fixed grid (the check and its run without hedging share their
+	// random numbers, so what a batch's requests shared cancels;
+	// sim.PairDiff), at the report's confidence level; absent for
+	// independent requests or when it could not be formed.
+	RiseCI *[2]*float64 `json:"paired_rise_ci,omitempty"`
 }
 
 // checkWithin returns the RolloutWithin of a class under objective o
@@ -156,6 +172,9 @@ func checkWithin(o Objective, h, b *sim.ClassResult, pick *Candidate, level floa
 	w := &RolloutWithin{What: o.WithinWord(), TargetS: o.Target.Seconds()}
 	w.Share, w.ShareCI = withinOf(o, h, level)
 	w.NoHedging, w.NoHedgingCI = withinOf(o, b, level)
+	if ph, pb := withinBatches(o, h), withinBatches(o, b); ph != nil && pb != nil {
+		w.RiseCI = wireCI(sim.PairDiff(w.NoHedging, pb, w.Share, ph, level).CI)
+	}
 	if pick != nil && pick.Requests > 0 {
 		x := pick.AnsweredWithinShare
 		w.Predicted, w.PredictedCI = &x, pick.AnsweredWithinShareCI95
@@ -177,14 +196,48 @@ func withinOf(o Objective, r *sim.ClassResult, level float64) (float64, *[2]*flo
 		lo, hi := wilson(share, r.Requests, distuv.UnitNormal.Quantile((1+level)/2))
 		return share, wireCI([2]float64{lo, hi})
 	}
-	if o.Checked {
-		return share, nil
-	}
-	_, per, _, ok := r.GridShares(t)
-	if !ok || per == nil {
+	// For checked, the checked end-to-end times, batched as the class's
+	// requests (sim.PipelineResult.CheckedTimes): a turn checked within
+	// t is one of them answered within t.
+	per := withinBatches(o, r)
+	if per == nil {
 		return share, nil
 	}
 	return share, wireCI(sim.BatchShareInterval(share, per, level))
+}
+
+// answeredRise returns RolloutClass.AnsweredRiseCI of the check's run h
+// and its run without hedging b: nil unless both are batched.
+func answeredRise(h, b *sim.ClassResult, level float64) *[2]*float64 {
+	ph, _, _, ok1 := h.GridShares(0)
+	pb, _, _, ok2 := b.GridShares(0)
+	if !ok1 || !ok2 || h.Requests == 0 || b.Requests == 0 {
+		return nil
+	}
+	sh, sb := float64(h.Answered)/float64(h.Requests), float64(b.Answered)/float64(b.Requests)
+	return wireCI(sim.PairDiff(sb, pb, sh, ph, level).CI)
+}
+
+// withinBatches returns the share of r's requests that o counts within
+// its target in each batch of the fixed grid (sim.ClassResult.GridShares;
+// for objective checked, of the checked end-to-end times), nil unless r
+// is batched (its requests interact).
+func withinBatches(o Objective, r *sim.ClassResult) []float64 {
+	if !r.Batched() {
+		return nil
+	}
+	g := r
+	if o.Checked {
+		if r.Pipeline == nil {
+			return nil
+		}
+		g = r.Pipeline.CheckedTimes()
+	}
+	_, per, _, ok := g.GridShares(o.Target.Seconds())
+	if !ok {
+		return nil
+	}
+	return per
 }
 
 // WithinShare returns the share in [0, 1] of r's requests that objective
@@ -314,6 +367,7 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 			} else {
 				rcl.Checked = atLevel(rcl.Checked, &hedged.Classes[i], got, level)
 				rcl.NoHedging = atLevel(rcl.NoHedging, &base.Classes[i], got, level)
+				rcl.AnsweredRiseCI = answeredRise(&hedged.Classes[i], &base.Classes[i], level)
 			}
 			// No request of the class in the sweep (its candidates have
 			// none, or it was not simulated): no prediction.

@@ -10,6 +10,7 @@ import (
 	"sync"
 	"time"
 
+	"github.com/hedgesim/hedgesim/optimize"
 	"github.com/hedgesim/hedgesim/sim"
 )
 
@@ -125,8 +126,11 @@ type EnvComparison struct {
 	Note string `json:"note,omitempty"`
 	// BetterOn says on what Better is better: "p95" (or "p99"), "answered"
 	// (significantly, and worse on neither figure), or "added cost" (as
-	// good within the intervals, at least 1 point cheaper); empty when
-	// Better is.
+	// good within the intervals, at least 1 point cheaper). When Better
+	// is "" because the policy better on a figure costs more and its gain
+	// does not earn the added cost by the class's verdict rule
+	// (earnsMove), it says so: "does not earn its added cost, …"; empty
+	// otherwise when Better is.
 	BetterOn string `json:"better_on,omitempty"`
 	pair     *pairedFigures
 }
@@ -343,7 +347,7 @@ func stretchNote(ps []Shift, ratio float64) string {
 // on the configuration's seed, all the runs at once (a run that takes
 // the lane is split over workers goroutines). pct[i] is class i's
 // percentile to compare. It stops with ctx's error when ctx is done.
-func CompareAdaptive(ctx context.Context, live, shift *sim.Config, adaptive []sim.Policy, skip []bool, pct []float64, n, workers int) ([][2]*EnvComparison, error) {
+func CompareAdaptive(ctx context.Context, live, shift *sim.Config, adaptive []sim.Policy, skip []bool, pct []float64, rule optimize.Rule, n, workers int) ([][2]*EnvComparison, error) {
 	envs := []*sim.Config{live, shift}
 	type runs struct {
 		sc, ac                 sim.Config
@@ -397,7 +401,7 @@ func CompareAdaptive(ctx context.Context, live, shift *sim.Config, adaptive []si
 			}
 			ec := &EnvComparison{Static: figuresOf(&rep.Classes[i], &r.static.Classes[i]), Adaptive: figuresOf(&ra.Classes[i], &r.adaptive.Classes[i])}
 			ec.pair = pairRuns(&r.static.Classes[i], &r.adaptive.Classes[i], ec.Static.AnsweredShare, ec.Adaptive.AnsweredShare, pct[i])
-			ec.Better, ec.Test, ec.Note, ec.BetterOn = betterOn(&ec.Static, &ec.Adaptive, pct[i], ec.pair)
+			ec.Better, ec.Test, ec.Note, ec.BetterOn = betterOn(&ec.Static, &ec.Adaptive, pct[i], ec.pair, rule)
 			out[i][e] = ec
 		}
 	}
@@ -433,10 +437,14 @@ func figuresOf(c *sim.ClassReport, r *sim.ClassResult) PolicyFigures {
 // compares a new pick with the current policy: "adaptive" when the
 // adaptive one does significantly better on the class's percentile (pct:
 // 0.95, or 0.99) or its answered share and significantly worse on
-// neither, or when it is neither better nor worse but at least 1 point
-// of added cost cheaper; "static" the reverse; "" otherwise (alike at
-// about the same cost, or better on one and worse on the other). It also
-// returns the test it used.
+// neither — and, when it costs more, its gain earns the added cost by
+// rule, the class's verdict rule (earnsMove: a move from the static
+// policy to the adaptive one must buy the rule's gain per 1 % of added
+// cost) — or when it is neither better nor worse but at least 1 point of
+// added cost cheaper; "static" the reverse; "" otherwise (alike at about
+// the same cost, better on one and worse on the other, or better at an
+// added cost its gain does not earn: the cheaper one is then worse on a
+// figure, so neither is called better). It also returns the test it used.
 //
 // When both runs' requests interact (pair is not nil: a queue, a limit,
 // slow periods, an adaptive delay), a figure differs significantly when
@@ -456,14 +464,14 @@ func figuresOf(c *sim.ClassReport, r *sim.ClassResult) PolicyFigures {
 // answered share nor the cost decides, since its percentile might be
 // worse. It is "static" when the adaptive run answers significantly
 // fewer (worse on one figure whatever the percentile), else "".
-func better(s, a *PolicyFigures, pct float64, pair *pairedFigures) (string, string, string) {
-	who, test, note, _ := betterOn(s, a, pct, pair)
+func better(s, a *PolicyFigures, pct float64, pair *pairedFigures, rule optimize.Rule) (string, string, string) {
+	who, test, note, _ := betterOn(s, a, pct, pair, rule)
 	return who, test, note
 }
 
 // betterOn is better, also saying on what the better one is better
 // (EnvComparison.BetterOn).
-func betterOn(s, a *PolicyFigures, pct float64, pair *pairedFigures) (string, string, string, string) {
+func betterOn(s, a *PolicyFigures, pct float64, pair *pairedFigures, rule optimize.Rule) (string, string, string, string) {
 	name := fmt.Sprintf("p%g", 100*pct)
 	sq, sci, sok := s.Latency.P95, s.Latency.P95CI95, s.Latency.P95CIOK
 	aq, aci, aok := a.Latency.P95, a.Latency.P95CI95, a.Latency.P95CIOK
@@ -535,8 +543,14 @@ func betterOn(s, a *PolicyFigures, pct float64, pair *pairedFigures) (string, st
 	}
 	switch {
 	case (aFaster || aMore) && !(sFaster || sMore):
+		if why := earnsMove(s, a, name, sq, aq, aFaster, aMore, "the adaptive delay", "the static policy's", rule); why != "" {
+			return "", test, "", why
+		}
 		return "adaptive", test, "", on(aFaster, aMore)
 	case (sFaster || sMore) && !(aFaster || aMore):
+		if why := earnsMove(a, s, name, aq, sq, sFaster, sMore, "the static policy", "the adaptive delay's", rule); why != "" {
+			return "", test, "", why
+		}
 		return "static", test, "", on(sFaster, sMore)
 	case aFaster || aMore: // each better on one: a trade, neither
 		return "", test, "", ""
@@ -571,8 +585,11 @@ func verdict(c *AdaptiveClass) {
 	}
 	env := func(what string, e *EnvComparison) string {
 		s := fmt.Sprintf("%s: static %s; adaptive %s", what, fig(&e.Static), fig(&e.Adaptive))
-		if e.Note != "" {
+		switch {
+		case e.Note != "":
 			s += " (" + e.Note + ")"
+		case e.Better == "" && e.BetterOn != "":
+			s += " (" + e.BetterOn + ")"
 		}
 		return s
 	}

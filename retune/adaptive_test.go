@@ -105,7 +105,7 @@ func TestAdaptiveOracleLive(t *testing.T) {
 		t.Fatal("the class has no adaptive delay of its own")
 	}
 	adaptive.Adaptive.Percentile = 0.9
-	envs, err := CompareAdaptive(context.Background(), &live, nil, []sim.Policy{adaptive}, []bool{false}, []float64{0.99}, n, 2)
+	envs, err := CompareAdaptive(context.Background(), &live, nil, []sim.Policy{adaptive}, []bool{false}, []float64{0.99}, defaultRule, n, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -228,7 +228,7 @@ func TestBetter(t *testing.T) {
 		{"same, adaptive cheaper", fig(2, 1.9, 2.1, 0.9, 10), fig(2, 1.9, 2.1, 0.9, 5), "adaptive"},
 		{"same, within a point", fig(2, 1.9, 2.1, 0.9, 10), fig(2, 1.9, 2.1, 0.9, 9.5), ""},
 	} {
-		if got, test, note := better(&c.s, &c.a, 0.95, nil); got != c.want || test != TestIntervals || note != "" {
+		if got, test, note := better(&c.s, &c.a, 0.95, nil, defaultRule); got != c.want || test != TestIntervals || note != "" {
 			t.Errorf("%s: %q by %s (%s), want %q by %s", c.name, got, test, note, c.want, TestIntervals)
 		}
 	}
@@ -249,31 +249,31 @@ func TestBetterUnsoundPercentile(t *testing.T) {
 	}
 	static := fig(1.87, 1.771, 2.001, true, 0.995, 10.5)
 	adaptive := fig(2.49, 2.311, 2.665, false, 0.995, 3.0)
-	got, test, note := better(&static, &adaptive, 0.95, nil)
+	got, test, note := better(&static, &adaptive, 0.95, nil, defaultRule)
 	if got != "" || test != TestIntervals || !strings.HasPrefix(note, "could not compare p95: the adaptive run's 95 % interval is not sound") {
 		t.Errorf("adaptive p95 interval not sound, adaptive cheaper: %q by %s (%q), want \"\" with a note", got, test, note)
 	}
 	answersMore := fig(1.5, 1.4, 1.6, false, 0.999, 10.5)
-	if got, _, note := better(&static, &answersMore, 0.95, nil); got != "" || note == "" {
+	if got, _, note := better(&static, &answersMore, 0.95, nil, defaultRule); got != "" || note == "" {
 		t.Errorf("adaptive answers more, p95 not comparable: %q (%q), want \"\" with a note", got, note)
 	}
-	if got, _, note := better(&answersMore, &static, 0.95, nil); got != "" || !strings.Contains(note, "the static run's") {
+	if got, _, note := better(&answersMore, &static, 0.95, nil, defaultRule); got != "" || !strings.Contains(note, "the static run's") {
 		t.Errorf("static run's interval not sound: %q (%q), want \"\" naming the static run", got, note)
 	}
 	answersFewer := fig(1.5, 1.4, 1.6, false, 0.97, 3)
-	if got, _, note := better(&static, &answersFewer, 0.95, nil); got != "static" || note == "" {
+	if got, _, note := better(&static, &answersFewer, 0.95, nil, defaultRule); got != "static" || note == "" {
 		t.Errorf("adaptive answers fewer, p95 not comparable: %q (%q), want static with a note", got, note)
 	}
 	inf := math.Inf(1)
 	missS, missA := fig(inf, inf, inf, false, 0.6, 10), fig(inf, inf, inf, false, 0.6, 5)
-	if got, _, note := better(&missS, &missA, 0.95, nil); got != "adaptive" || note != "" {
+	if got, _, note := better(&missS, &missA, 0.95, nil, defaultRule); got != "adaptive" || note != "" {
 		t.Errorf("both miss, adaptive 5 points cheaper: %q (%q), want adaptive", got, note)
 	}
 
 	live := EnvComparison{Static: static, Adaptive: adaptive}
-	live.Better, live.Test, live.Note = better(&live.Static, &live.Adaptive, 0.95, nil)
+	live.Better, live.Test, live.Note = better(&live.Static, &live.Adaptive, 0.95, nil, defaultRule)
 	shift := EnvComparison{Static: fig(2, 1.9, 2.1, true, 0.99, 10), Adaptive: fig(1.5, 1.4, 1.6, true, 0.99, 10)}
-	shift.Better, shift.Test, shift.Note = better(&shift.Static, &shift.Adaptive, 0.95, nil)
+	shift.Better, shift.Test, shift.Note = better(&shift.Static, &shift.Adaptive, 0.95, nil, defaultRule)
 	c := AdaptiveClass{Class: "medium", Percentile: 0.95, Live: live, Shift: &shift}
 	verdict(&c)
 	if c.Verdict != "undecided" || !strings.Contains(c.Why, "could not compare p95") {
@@ -349,10 +349,10 @@ func TestBetterPaired(t *testing.T) {
 		{"answers apart paired, not by Wilson", s2, a2, pair2, "", "adaptive"},
 		{"p95 apart paired, not by the intervals", s3, a3, pair3, "", "adaptive"},
 	} {
-		if got, test, _ := better(&c.s, &c.a, 0.95, nil); got != c.wantWilson || test != TestIntervals {
+		if got, test, _ := better(&c.s, &c.a, 0.95, nil, defaultRule); got != c.wantWilson || test != TestIntervals {
 			t.Errorf("%s, independent requests: %q by %s, want %q by %s", c.name, got, test, c.wantWilson, TestIntervals)
 		}
-		if got, test, _ := better(&c.s, &c.a, 0.95, c.pair); got != c.wantPair || test != TestPaired {
+		if got, test, _ := better(&c.s, &c.a, 0.95, c.pair, defaultRule); got != c.wantPair || test != TestPaired {
 			t.Errorf("%s, requests that interact: %q by %s, want %q by %s (answered %v, p95 %v)", c.name, got, test, c.wantPair, TestPaired, c.pair.answered.CI, c.pair.q.CI)
 		}
 	}
@@ -481,7 +481,7 @@ func TestAdaptiveWinsThroughSlowPeriods(t *testing.T) {
 			a := DefaultAdaptive
 			adaptive.Adaptive = &a
 			const n = 200000
-			envs, err := CompareAdaptive(context.Background(), cfg, nil, []sim.Policy{adaptive}, []bool{false}, []float64{0.95}, n, 2)
+			envs, err := CompareAdaptive(context.Background(), cfg, nil, []sim.Policy{adaptive}, []bool{false}, []float64{0.95}, defaultRule, n, 2)
 			if err != nil {
 				t.Fatal(err)
 			}
@@ -522,16 +522,16 @@ func TestBetterUnboundedAbove(t *testing.T) {
 	}
 	static := fig(1.7586, 1.7378, 1.7791, 0.96895, 106.1)
 	adaptive := fig(1.998, 1.3425, inf, 0.9653, 99.0)
-	who, _, note, _ := betterOn(&static, &adaptive, 0.95, nil)
+	who, _, note, _ := betterOn(&static, &adaptive, 0.95, nil, defaultRule)
 	if who != "" || !strings.Contains(note, "could not compare p95: the adaptive run's 95 % interval has no upper bound") {
 		t.Errorf("adaptive p95 unbounded above, cheaper: %q (%q), want neither, with a note", who, note)
 	}
-	if who, _, note, _ := betterOn(&adaptive, &static, 0.95, nil); who != "" || !strings.Contains(note, "the static run's") {
+	if who, _, note, _ := betterOn(&adaptive, &static, 0.95, nil, defaultRule); who != "" || !strings.Contains(note, "the static run's") {
 		t.Errorf("static p95 unbounded above, adaptive dearer: %q (%q), want neither, naming the static run", who, note)
 	}
 	// Unbounded above, but wholly above the other's interval: slower.
 	slow := fig(3, 2.5, inf, 0.9653, 99.0)
-	if who, _, note, on := betterOn(&static, &slow, 0.95, nil); who != "static" || note != "" || on != "p95" {
+	if who, _, note, on := betterOn(&static, &slow, 0.95, nil, defaultRule); who != "static" || note != "" || on != "p95" {
 		t.Errorf("adaptive p95 [2.5, +Inf) against [1.74, 1.78]: %q on %q (%q), want static on p95", who, on, note)
 	}
 
@@ -546,9 +546,9 @@ func TestBetterUnboundedAbove(t *testing.T) {
 		{"answers more", fig(2, 1.9, 2.1, 0.95, 10), fig(2, 1.9, 2.1, 0.99, 10), "answered", "answers more through the shift"},
 	} {
 		shift := EnvComparison{Static: c.s, Adaptive: c.a}
-		shift.Better, shift.Test, shift.Note, shift.BetterOn = betterOn(&shift.Static, &shift.Adaptive, 0.95, nil)
+		shift.Better, shift.Test, shift.Note, shift.BetterOn = betterOn(&shift.Static, &shift.Adaptive, 0.95, nil, defaultRule)
 		live := EnvComparison{Static: c.s, Adaptive: c.s}
-		live.Better, live.Test, live.Note, live.BetterOn = betterOn(&live.Static, &live.Adaptive, 0.95, nil)
+		live.Better, live.Test, live.Note, live.BetterOn = betterOn(&live.Static, &live.Adaptive, 0.95, nil, defaultRule)
 		ac := AdaptiveClass{Class: "c", Percentile: 0.95, Live: live, Shift: &shift}
 		verdict(&ac)
 		if ac.Verdict != "adapt" || shift.BetterOn != c.on || !strings.Contains(verdictText(&ac), c.phrase) {

@@ -596,7 +596,7 @@ func compareAdaptive(ctx context.Context, cfg, live *sim.Config, newRep *optimiz
 	// and the live ones, alternating.
 	shift, desc, note := ShiftConfig(scenarioModels(cfg, &static), models, n)
 	ac.Shift, ac.ShiftNote = desc, note
-	envs, err := CompareAdaptive(ctx, &static, shift, adaptive, skip, pct, n, workers)
+	envs, err := CompareAdaptive(ctx, &static, shift, adaptive, skip, pct, newRep.Rule, n, workers)
 	if err != nil {
 		return nil, err
 	}
@@ -715,7 +715,12 @@ const overCapAsk = "; change the policy or raise the cap"
 // check runs every class together on CheckRequests, the optimisation
 // each class alone), so the intervals treat them as independent samples,
 // though they share the scenario's seed; like optimize's own test this
-// errs towards keep.
+// errs towards keep. Under objectives answered and checked the shares
+// within the target are compared the same way: the check's interval from
+// its batches when its requests interact (RolloutWithin.ShareCI; for
+// checked, of the checked end-to-end times), the new pick's from its
+// batches when the sweep gives one, else Wilson's (the sweep gives none
+// for a checked share of requests that interact).
 func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq int64, nowAnswered *[2]*float64, cr *optimize.ClassReport, rule optimize.Rule, level float64) ClassAdvice {
 	z := distuv.UnitNormal.Quantile((1 + level) / 2)
 	p := cr.Picked()
@@ -818,7 +823,7 @@ func Decide(cfg *sim.Config, cl *sim.Class, now optimize.RolloutClass, nowReq in
 		return a
 	}
 	figures := figuresTo(p)
-	v, judged := currentVerdict(cl, &now, nowReq, cr, rule, level)
+	v, judged := currentVerdict(cl, &now, nowReq, nowAnswered != nil, cr, rule, level)
 	if judged {
 		a.NowVerdict = &v
 	}

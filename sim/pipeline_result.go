@@ -182,7 +182,9 @@ func (p *PipelineResult) TTFV() *ClassResult {
 // latencies: a request that went through checked (Checked) is answered at
 // its end-to-end time; every other one — degraded, failed, ended by the
 // end-to-end deadline — is a miss. Counts other than Requests and Answered
-// are zero.
+// are zero. In a run whose requests interact it is Batched (each time
+// keeps its request's arrival section, as the class's own), so its
+// GridShares give the checked share within a target per batch.
 func (p *PipelineResult) CheckedTimes() *ClassResult {
 	return &ClassResult{Name: "checked", Requests: int64(p.checked.n()), Answered: int64(p.checked.na), lat: p.checked}
 }

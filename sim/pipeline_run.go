@@ -256,6 +256,11 @@ func (e *engine) setupPipelines(steps []int, users int, n int) {
 			pc.ttfv = newEndTimes(int(float64(n)*share*1.05) + 16)
 		}
 		pc.checked = newEndTimes(int(float64(n)*share*1.05) + 16)
+		if e.batched {
+			// The checked times keep their requests' arrival sections,
+			// as the class's own: CheckedTimes is then batched.
+			pc.checked.stepSectioned(e.cfg.warmUpCut())
+		}
 		pc.answer = pl.AnswerStep()
 		pc.answerStage = pc.stageStarts[pc.answer]
 		pc.answerRace = pc.stages[pc.answerStage].need < pc.stages[pc.answerStage].ncalls
@@ -1064,7 +1069,7 @@ func (e *engine) recordPipeline(p *pipeState, o outcome, e2e bool) {
 			pc.stepDegradedSection(p.sec, p.degraded)
 		}
 	}
-	pc.checked.add(e.now-p.arrival, answered && p.degraded == 0)
+	pc.checked.addAt(e.now-p.arrival, answered && p.degraded == 0, p.sec, p.arrival)
 	e.lastEvent = max(e.lastEvent, e.now)
 	if pc.ttfv.buf != nil {
 		if p.visible >= 0 { // the user saw a first token, whatever came after
