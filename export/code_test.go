@@ -440,7 +440,7 @@ func TestUnfaithful(t *testing.T) {
 		note       string
 	}
 	otherModel := refusal{&short, "short", `its copies go to "large-b", another model than the primary "large-a"`, "python, typescript, envoy", `approximate: copies to "large-b" written as copies to where the primary ("large-a") goes`}
-	ttft := refusal{&medium, "medium", "its deadline (15s) is on time to first token", "python, typescript, json", "approximate: the deadline 15s is on time to first token"}
+	ttft := refusal{&medium, "medium", "its deadline (15s) is on time to first token", "python, typescript, polly (when the server sends the response headers with the first token: its timeouts end at the headers), failsafe-go (when the server sends the response headers with the first token: its timeouts end at the headers), json", "approximate: the deadline 15s is on time to first token"}
 	for f, refusals := range map[string][]refusal{"grpc": {otherModel, ttft}, "envoy": {ttft}} {
 		for _, c := range refusals {
 			var ue *UnfaithfulError
@@ -505,7 +505,7 @@ func TestEnvoyComposite(t *testing.T) {
 	d := ScenarioPolicies(loadShipped(t, "two-model-gateway.toml"))
 	d.Classes = d.Classes[:1]
 	c := &d.Classes[0]
-	c.Copies = append(c.Copies, Copy{Target: "large-a", Delay: Seconds(time.Second)})
+	c.Copies = append(c.Copies, Copy{Target: "large-a", Delay: c.Copies[0].Delay}) // Envoy has one delay
 	c.Budget = Budget{MaxInFlightRatio: 0.2, MinInFlight: 3}
 	out, notes, err := Write(d, "envoy", Options{})
 	if err != nil {

@@ -27,11 +27,16 @@
 // hedgingPolicy or a retryPolicy, not both); the other formats note them
 // as not written. A class that cannot be written at all (an
 // adaptive delay outside failsafe-go; timed and fallback copies in one
-// class) is an *UnmappableError. A class that gRPC or Envoy would run
-// differently from what was simulated — copies to another model, a
-// deadline on time to first token under a timeout that covers the whole
-// stream — is an *UnfaithfulError naming the formats that can express it,
-// unless Options.Approximate writes the nearest form with a note.
+// class) is an *UnmappableError. A class a format's runtime would run
+// differently from what was simulated (faithful.go) — copies whose gaps
+// differ in a format with one delay (gRPC, Envoy, failsafe-go, Polly),
+// copies to another model (gRPC) or to several (failsafe-go's one hedge
+// target), more copies than gRPC sends (4), a deadline on time to first
+// token under a timeout that covers the whole stream (gRPC, Envoy) — is an
+// *UnfaithfulError naming each difference, what the runtime would run
+// instead and the formats that can express the class, unless
+// Options.Approximate writes what the runtime will run, each difference
+// in a note.
 //
 // A provider that is a pool of replicas (sim.Pool) is in the json document
 // (ReplicaPool); its balancer is the serving side's router, which every

@@ -47,7 +47,7 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 		if f := c.fallbacks(); f > 0 && f < len(c.Copies) {
 			return nil, nil, &UnmappableError{"envoy", c.Class, "one retry policy cannot mix timed copies (hedges on the per-try timeout) with copies sent only after a failure"}
 		}
-		if err := faithful("envoy", "Envoy", n, c, opt, false, true, "route timeout"); err != nil {
+		if err := faithful("envoy", n, c, opt); err != nil {
 			return nil, nil, err
 		}
 		fmt.Fprintf(&routes, "- name: %s\n  match:\n", yamlQuote(c.Class))
@@ -120,7 +120,7 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 			all = append(all, n.list...)
 			continue
 		}
-		delay := singleDelay(n, c, "Envoy")
+		delay := firstDelay(c)
 		if delay == 0 {
 			n.add("Envoy cannot send copies at once (initial_requests is not implemented): wrote per_try_timeout %s, a copy every %s", protoDuration(EnvoyMinDelay), fdur(EnvoyMinDelay))
 			delay = EnvoyMinDelay

@@ -135,13 +135,15 @@ func timeSpan(t *testing.T, s string) time.Duration {
 	return d
 }
 
-// TestPollyValidates: the polly output of every shipped scenario is JSON
-// once its comment lines are dropped, uses the documented keys only, and
+// TestPollyValidates: the polly output of every shipped scenario (under
+// Approximate, which writes the classes Polly cannot express exactly in
+// their nearest form) is JSON once its comment lines are dropped, uses the
+// documented keys only, and
 // passes the rules of the library's options validator
 // (HttpStandardHedgingResilienceOptionsCustomValidator) and Polly's ranges.
 func TestPollyValidates(t *testing.T) {
 	for _, d := range shippedDocs(t) {
-		out, _, err := Write(d, "polly", Options{})
+		out, _, err := Write(d, "polly", Options{Approximate: true})
 		if err != nil {
 			if _, ok := err.(*UnmappableError); ok {
 				continue

@@ -28,7 +28,7 @@ const (
 // narrows what is final; a non-final result does not shortcut the next
 // copy's timer; a hedge denied by the budget ends hedging for that call.
 
-func writeFailsafe(d *Document) ([]byte, []Note, error) {
+func writeFailsafe(d *Document, opt Options) ([]byte, []Note, error) {
 	var all []Note
 	var body strings.Builder
 	imports := map[string]bool{"net/http": true, FailsafeGoModule: true}
@@ -49,6 +49,9 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 		}
 		if f := c.fallbacks(); f > 0 && f < len(c.Copies) {
 			return nil, nil, &UnmappableError{"failsafe-go", c.Class, "failsafe-go cannot mix timed copies (a hedgepolicy) with copies sent only after a failure (a retrypolicy) in one call"}
+		}
+		if err := faithful("failsafe-go", n, c, opt); err != nil {
+			return nil, nil, err
 		}
 		writeFailsafeBreakers(&body, n, c, breakers, imports)
 		poolNotes(n, c, "failsafe-go", "each hedge runs the same function, so route a hedge (exec.IsHedge()) away from the replicas its request's earlier attempts went to there, or through a router that does")
@@ -114,7 +117,7 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 				n.add("failsafe-go does not clamp its quantile delay: min %s / max %s not written", fdur(a.Min.D()), fdur(a.Max.D()))
 			}
 		} else {
-			fmt.Fprintf(&build, "hedgepolicy.NewBuilderWithDelay[*http.Response](%s)", goDuration(singleDelay(n, c, "failsafe-go")))
+			fmt.Fprintf(&build, "hedgepolicy.NewBuilderWithDelay[*http.Response](%s)", goDuration(firstDelay(c)))
 		}
 		fmt.Fprintf(&build, ".\n\tWithMaxHedges(%d)", len(c.Copies))
 		if c.Winner != "first_response" {
@@ -168,17 +171,10 @@ func writeFailsafe(d *Document) ([]byte, []Note, error) {
 			n.add("failsafe-go's budget has no absolute cap: max_parallel %d not written", b.MaxParallel)
 		}
 		fmt.Fprintf(&build, ".\n\tBuild()")
-		fmt.Fprintf(&body, "\n// %sHedge is the hedge policy of class %s: %s.\nvar %sHedge = %s\n", id, cc, commentText(describeCopies(c)), id, build.String())
+		fmt.Fprintf(&body, "\n// %sHedge is the hedge policy of class %s: %s.\nvar %sHedge = %s\n", id, cc, commentText(describeWritten(c, hedgeTarget, firstDelay(c))), id, build.String())
 		usedUsable = writeFailsafePolicies(&body, n, c, id, id+"Hedge", policies, imports) || usedUsable
 
-		distinct := map[string]bool{}
-		for _, cp := range c.Copies {
-			distinct[cp.Target] = true
-		}
-		switch {
-		case len(distinct) > 1:
-			n.add("failsafe-go cannot tell one copy from another: the copies' targets %s are written as one hedge target, %q", targetsOf(c), hedgeTarget)
-		case hedgeTarget != c.Primary:
+		if hedgeTarget != c.Primary {
 			n.add("failsafe-go runs the same function for every attempt: send attempts with exec.IsHedge() to %sHedgeTarget (%q) yourself", id, hedgeTarget)
 		}
 		if c.NewProvider {
@@ -254,17 +250,18 @@ func goDuration(d time.Duration) string {
 	return fmt.Sprintf("%d * time.Nanosecond", int64(d))
 }
 
-// describeCopies says in words what a hedging class sends: "up to 2
-// copies to llama-guard, 1s apart".
-func describeCopies(c *Class) string {
-	ds := c.delays()
-	when := fmt.Sprintf("%s apart", fdur(ds[0]))
+// describeWritten says in words what the hedgepolicy written for class c
+// sends, every copy to target, delay after the previous send: "up to 2
+// copies to llama-guard, 1s apart" (under --approximate, not what was
+// simulated: faithful notes the difference).
+func describeWritten(c *Class, target string, delay time.Duration) string {
+	when := fmt.Sprintf("%s apart", fdur(delay))
 	if c.Adaptive != nil {
 		when = fmt.Sprintf("at the p%g of recent latencies", 100*c.Adaptive.Percentile)
-	} else if ds[0] == 0 {
+	} else if delay == 0 {
 		when = "all at once"
 	}
-	return fmt.Sprintf("up to %d cop%s to %s, %s", len(c.Copies), map[bool]string{true: "y", false: "ies"}[len(c.Copies) == 1], targetsOf(c), when)
+	return fmt.Sprintf("up to %d cop%s to %s, %s", len(c.Copies), map[bool]string{true: "y", false: "ies"}[len(c.Copies) == 1], target, when)
 }
 
 // targetsOf lists the copies' targets, each once, in order.
@@ -327,7 +324,7 @@ func writeFailsafeRetry(body *strings.Builder, n *notes, c *Class, id string, im
 	}
 	fmt.Fprintf(&b, "\tWithMaxRetries(%d).\n\tReturnLastFailure().\n\tBuild()", len(c.Copies))
 	fmt.Fprintf(body, "\n// %sRetry sends class %s's copies only after a failure (fallback), at once: up to %d cop%s to %s.\nvar %sRetry = %s\n",
-		id, commentText(c.Class), len(c.Copies), map[bool]string{true: "y", false: "ies"}[len(c.Copies) == 1], commentText(targetsOf(c)), id, b.String())
+		id, commentText(c.Class), len(c.Copies), map[bool]string{true: "y", false: "ies"}[len(c.Copies) == 1], commentText(c.Copies[0].Target), id, b.String()) // every copy to one target (faithful)
 	n.add("copies sent only after a failure are a failsafe-go retrypolicy (no hedgepolicy); an ignored failure ends the call instead of waiting for others, since nothing else is in flight")
 	return used
 }

@@ -54,44 +54,16 @@ func (e *UnmappableError) Error() string {
 type UnfaithfulError struct {
 	Format, Class string
 	// Limitation says what the format cannot express and what it would do
-	// instead.
+	// instead, each difference separated by "; ".
 	Limitation string
-	// Formats can express it.
+	// Formats can express the class as it was simulated, each with what
+	// it needs ("envoy (a composite cluster, Envoy 1.40 or later)").
 	Formats string
 }
 
 func (e *UnfaithfulError) Error() string {
-	return fmt.Sprintf("%s: class %s cannot be written faithfully: %s; formats that can express it: %s (--approximate writes this format's nearest form, the difference noted)",
-		e.Format, e.Class, e.Limitation, e.Formats)
-}
-
-// Formats that can express a copy to another model, and a deadline on
-// time to first token.
-const (
-	otherModelFormats = "python, typescript, envoy (a composite cluster, Envoy 1.40 or later), polly (Routing's ordered endpoint groups), failsafe-go (one hedge target, chosen by exec.IsHedge()), json"
-	ttftFormats       = "python, typescript, json; failsafe-go and polly when the server sends the response headers with the first token (their timeouts end at the headers)"
-)
-
-// faithful checks what a format whose copies all go where the primary
-// goes (sameTarget) and whose timeout covers the whole call, stream
-// included (wholeCall), cannot say about class c: copies to another
-// model, and a deadline on time to first token. Without opt.Approximate
-// it returns an *UnfaithfulError; with it, it notes the difference
-// (timeout names the format's timeout setting).
-func faithful(format, runtime string, n *notes, c *Class, opt Options, sameTarget, wholeCall bool, timeout string) error {
-	if ts := c.otherTargets(); sameTarget && c.Hedge && len(ts) > 0 {
-		if !opt.Approximate {
-			return &UnfaithfulError{format, c.Class, fmt.Sprintf("its copies go to %s, another model than the primary %q, and %s sends every copy where the primary goes", joinq(ts), c.Primary, runtime), otherModelFormats}
-		}
-		n.add("approximate: copies to %s written as copies to where the primary (%q) goes: a different model's latency, errors and price are not what runs", joinq(ts), c.Primary)
-	}
-	if wholeCall && c.Winner == "first_token" && c.Deadline > 0 {
-		if !opt.Approximate {
-			return &UnfaithfulError{format, c.Class, fmt.Sprintf("its deadline (%s) is on time to first token (winner first_token), and %s's %s covers the whole call, stream included", fdur(c.Deadline.D()), runtime, timeout), ttftFormats}
-		}
-		n.add("approximate: the deadline %s is on time to first token, but %s's %s covers the whole call: wrote %s, which also cuts a stream still running %s after the request, and does not end the wait for a first token any sooner", fdur(c.Deadline.D()), runtime, timeout, fdur(c.Deadline.D()), fdur(c.Deadline.D()))
-	}
-	return nil
+	return fmt.Sprintf("%s: class %s cannot be written faithfully: %s; formats that can express it: %s; or --approximate writes what %s will run, each difference noted on standard error and in the output's comments where the format has them",
+		e.Format, e.Class, e.Limitation, e.Formats, e.Format)
 }
 
 // Write renders d in format (one of Formats) and returns the output and,
@@ -131,9 +103,9 @@ func write(d *Document, format string, opt Options) ([]byte, []Note, error) {
 	case "envoy":
 		return writeEnvoy(d, opt)
 	case "failsafe-go":
-		return writeFailsafe(d)
+		return writeFailsafe(d, opt)
 	case "polly":
-		return writePolly(d)
+		return writePolly(d, opt)
 	case "python":
 		return writePython(d)
 	case "typescript":
@@ -183,22 +155,6 @@ func commonNotes(n *notes, c *Class, runtime string) {
 		n.add("%s does not watch a response body as it streams: the inter-token timeout %s / speed floor %g tokens/s over %s are not written; implement them where the stream is read (an idle timeout between chunks, a tokens/s check)",
 			runtime, fdur(s.InterTokenTimeout.D()), s.MinTokensPerSecond, fdur(s.SpeedWindow.D()))
 	}
-}
-
-// gap returns the one delay a format with a single delay writes: the first
-// timed gap, and a note when the copies' gaps differ.
-func singleDelay(n *notes, c *Class, runtime string) time.Duration {
-	ds := c.delays()
-	if len(ds) == 0 {
-		return 0
-	}
-	for _, d := range ds[1:] {
-		if d != ds[0] {
-			n.add("%s has one delay for every copy; the copies' gaps are %s: wrote the first, %s", runtime, fdurs(ds), fdur(ds[0]))
-			break
-		}
-	}
-	return ds[0]
 }
 
 // fdur formats a duration as Go does ("1.5s", "700ms"), "0s" for zero.

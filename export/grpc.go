@@ -105,7 +105,7 @@ func writeGRPC(d *Document, opt Options) ([]byte, []Note, error) {
 		if f := c.fallbacks(); f > 0 && f < len(c.Copies) {
 			return nil, nil, &UnmappableError{"grpc", c.Class, "a method has a hedgingPolicy or a retryPolicy, not both: timed copies cannot be mixed with copies sent only after a failure"}
 		}
-		if err := faithful("grpc", "gRPC", n, c, opt, true, true, "timeout"); err != nil {
+		if err := faithful("grpc", n, c, opt); err != nil {
 			return nil, nil, err
 		}
 		mc := GRPCMethodConfig{Name: []GRPCName{grpcName(c, opt)}}
@@ -142,12 +142,8 @@ func writeGRPC(d *Document, opt Options) ([]byte, []Note, error) {
 		} else if c.fallbacks() > 0 {
 			mc.RetryPolicy = grpcRetry(n, c)
 		} else {
-			hp := &GRPCHedgingPolicy{MaxAttempts: len(c.Copies) + 1, HedgingDelay: protoDuration(singleDelay(n, c, "gRPC")), NonFatalStatusCodes: []string{}}
-			if hp.MaxAttempts > GRPCMaxAttempts {
-				n.add("gRPC caps maxAttempts (which counts the original) at %d: wrote %d, i.e. %d copies instead of %d",
-					GRPCMaxAttempts, GRPCMaxAttempts, GRPCMaxAttempts-1, len(c.Copies))
-				hp.MaxAttempts = GRPCMaxAttempts
-			}
+			hp := &GRPCHedgingPolicy{MaxAttempts: len(c.Copies) + 1, HedgingDelay: protoDuration(firstDelay(c)), NonFatalStatusCodes: []string{}}
+			hp.MaxAttempts = min(hp.MaxAttempts, GRPCMaxAttempts) // more: refused, or noted under --approximate (faithful)
 			if c.Winner != "first_response" {
 				for _, r := range []struct{ rule, code, what string }{
 					{c.OnError, grpcErrorCode, "errors"}, {c.OnRateLimited, grpcRateLimitCode, "429s"},
@@ -302,9 +298,6 @@ func grpcRetry(n *notes, c *Class) *GRPCRetryPolicy {
 	}
 	rp := &GRPCRetryPolicy{MaxAttempts: min(len(c.Copies)+1, GRPCMaxAttempts), InitialBackoff: "0.001s", MaxBackoff: "0.001s", BackoffMultiplier: 1, RetryableStatusCodes: codes}
 	n.add("copies sent only after a failure are a gRPC retryPolicy: a retry goes out after a random back-off of up to 1 ms (gRPC requires one)")
-	if len(c.Copies)+1 > GRPCMaxAttempts {
-		n.add("gRPC caps maxAttempts at %d: %d retries instead of %d", GRPCMaxAttempts, GRPCMaxAttempts-1, len(c.Copies))
-	}
 	grpcBudgetNotes(n, c)
 	if c.Budget.RetryThrottling != nil {
 		n.add("retryThrottling is written only for hedging classes: this class's is not")

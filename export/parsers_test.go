@@ -212,7 +212,8 @@ func TestGRPCGuardCheck(t *testing.T) {
 	}
 }
 
-// TestGRPCLimits: 7 copies are capped at maxAttempts 5 with a note; a
+// TestGRPCLimits: 7 copies are capped at maxAttempts 5 under
+// Approximate, with a note (refused without it: TestUnfaithfulEveryFormat); a
 // non-fatal 429 and a throttle budget are written; a second, different
 // throttle is noted, not written.
 func TestGRPCLimits(t *testing.T) {
@@ -237,7 +238,7 @@ func TestGRPCLimits(t *testing.T) {
 	if p.RetryThrottling == nil || p.RetryThrottling.MaxTokens != 10 || p.RetryThrottling.TokenRatio != 0.1 {
 		t.Errorf("retryThrottling %+v; want the first class's 10, 0.1", p.RetryThrottling)
 	}
-	wantNote(t, notes, "short", "caps maxAttempts")
+	wantNote(t, notes, "short", "approximate: 7 copies, but gRPC sends at most 4 (maxAttempts, which counts the original, is capped at 5): wrote 4, the last 3 not sent")
 	wantNote(t, notes, "medium", "one retryThrottling per server")
 }
 

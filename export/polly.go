@@ -84,7 +84,7 @@ const (
 // classes under ("HedgingHandlers:CLASS").
 const PollySection = "HedgingHandlers"
 
-func writePolly(d *Document) ([]byte, []Note, error) {
+func writePolly(d *Document, opt Options) ([]byte, []Note, error) {
 	var all []Note
 	sections := map[string]PollyOptions{}
 	for i := range d.Classes {
@@ -98,6 +98,9 @@ func writePolly(d *Document) ([]byte, []Note, error) {
 		}
 		if f := c.fallbacks(); f > 0 && f < len(c.Copies) {
 			return nil, nil, &UnmappableError{"polly", c.Class, "Polly's one Delay cannot mix timed copies with copies sent only after a failure"}
+		}
+		if err := faithful("polly", n, c, opt); err != nil {
+			return nil, nil, err
 		}
 		total := c.Deadline.D()
 		if total == 0 {
@@ -138,7 +141,7 @@ func writePolly(d *Document) ([]byte, []Note, error) {
 		case c.fallbacks() > 0:
 			delay = -time.Millisecond
 		default:
-			delay = singleDelay(n, c, "Polly")
+			delay = firstDelay(c)
 			if delay > 0 && time.Duration(copies)*delay > total {
 				fit := int(total / delay)
 				if fit == 0 {

@@ -32,10 +32,15 @@ name: each class's configured policy is exported.
 ` + exportFormatsHelp() + `
 What a format cannot express, and what was written instead, is printed on
 standard error for every class, and as comments in the output where the
-format has them. A class that grpc or envoy would run differently from
-what was simulated (in grpc, copies to another model; in both, a deadline
-on time to first token under a timeout that covers the whole stream) is
-refused, naming the formats that can express it, unless --approximate. gRPC's
+format has them. A class a format's runtime would run differently from
+what was simulated is refused, naming what differs, what the runtime
+would run instead and the formats that can express the class: copies
+whose gaps differ (grpc, envoy, failsafe-go and polly have one delay for
+every copy), copies to another model (grpc sends every copy where the
+primary goes) or to several models (failsafe-go has one hedge target),
+more than 4 copies (grpc), and a deadline on time to first token (grpc
+and envoy, whose timeouts cover the whole stream). --approximate writes
+what the runtime will run instead, each difference noted. gRPC's
 hedgingPolicy is carried out by grpc-java, grpc-dotnet and grpc-js, and
 ignored by grpc-go and C-core (C++, Python, Ruby, PHP): see the note the
 grpc format prints. Exit status 2: bad input, an unknown class or format,
@@ -49,7 +54,7 @@ func cmdExport(args []string, stdout, stderr io.Writer) error {
 	class := &classFlag.v
 	service := fs.String("service", "", "gRPC `service` the policies apply to (grpc, envoy; default placeholder SERVICE)")
 	method := fs.String("method", "", "gRPC `method` (grpc, envoy; needs a single class; default: the class name)")
-	approx := fs.Bool("approximate", false, "write what grpc or envoy cannot express faithfully (grpc: copies to another model; both: a deadline on time to first token) in its nearest form, the difference noted, instead of exiting with status 2")
+	approx := fs.Bool("approximate", false, "for a class the format cannot express exactly (gaps that differ, copies to other models, too many copies, a deadline on time to first token: see above), write what its runtime will run, each difference noted on standard error and in the output's comments, instead of exiting with status 2")
 	out := pathFlag(fs, "out", "write to `FILE` (atomically; a symbolic link is written through) instead of standard output (- is standard output)")
 	scen := pathFlag(fs, "scenario", "for a report: the `SCENARIO` it was made from (default: the scenario the report names, if built in or a file of that name)")
 	pos, err := parseFlags(fs, args)

@@ -239,3 +239,79 @@ func TestExportReportScenarioBeside(t *testing.T) {
 		t.Errorf("--out into a missing directory: exit %d, %q", code, errOut)
 	}
 }
+
+// multiScenario is a class whose two copies go to two models at gaps of
+// 1 s and 3 s (a new user's multi.toml).
+const multiScenario = `name = "multi"
+seed = 1
+requests = 20000
+[arrivals]
+rate = 2.0
+[providers.a]
+[providers.b]
+[models.ma]
+provider = "a"
+latency = { kind = "lognormal", median = 1.0, p95 = 3.0 }
+price_per_request = 0.001
+[models.mb]
+provider = "b"
+latency = { kind = "lognormal", median = 1.0, p95 = 3.0 }
+price_per_request = 0.002
+[[classes]]
+name = "c"
+deadline = "20s"
+on_timeout = "fail_closed"
+[classes.hedge]
+primary = "ma"
+max_copies = 2
+delays = ["1s", "3s"]
+targets = ["ma", "mb"]
+`
+
+// TestExportRefusesWhatRunsDifferently: a class whose copies' gaps differ
+// and go to two models is refused with exit 2 by every format with one
+// delay, naming what its runtime would run instead and only the formats
+// that can express it; --approximate writes what the runtime runs (1 s
+// for every copy, failsafe-go's one hedge target "ma"), its comment
+// describing that, and says what differs on standard error.
+func TestExportRefusesWhatRunsDifferently(t *testing.T) {
+	scen := filepath.Join(t.TempDir(), "multi.toml")
+	if err := os.WriteFile(scen, []byte(multiScenario), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for _, f := range []string{"grpc", "envoy", "failsafe-go", "polly"} {
+		code, out, errOut := hedgesim(t, "export", "--format", f, scen)
+		for _, want := range []string{
+			f + ": class c cannot be written faithfully",
+			"it would send the copies 1s, 2s after the primary, not 1s, 4s",
+			"formats that can express it: python, typescript, json;",
+			"--approximate writes what " + f + " will run",
+		} {
+			if code != 2 || out != "" || !strings.Contains(errOut, want) {
+				t.Errorf("%s: exit %d, stdout %d bytes; want exit 2, nothing written and %q on stderr:\n%s", f, code, len(out), want, errOut)
+			}
+		}
+	}
+	for _, f := range []string{"python", "typescript", "json"} {
+		if code, _, errOut := hedgesim(t, "export", "--format", f, scen); code != 0 {
+			t.Errorf("%s: exit %d: %s", f, code, errOut)
+		}
+	}
+	code, out, errOut := hedgesim(t, "export", "--format", "failsafe-go", "--approximate", scen)
+	if code != 0 {
+		t.Fatalf("failsafe-go --approximate: exit %d: %s", code, errOut)
+	}
+	for _, want := range []string{`CHedgeTarget = "ma"`, "NewBuilderWithDelay[*http.Response](time.Second)", "class c: up to 2 copies to ma, 1s apart."} {
+		if !strings.Contains(out, want) {
+			t.Errorf("failsafe-go --approximate: output lacks %q:\n%s", want, out)
+		}
+	}
+	for _, want := range []string{
+		`c: approximate: the copies go to "ma", "mb" in turn, but failsafe-go sends every copy to one hedge target: wrote "ma", so it sends copy 2 to "ma", not "mb"`,
+		"c: approximate: the copies' gaps are 1s, 3s, but failsafe-go has one delay for every copy: wrote the first, 1s, so the copies go out 1s, 2s after the primary, not 1s, 4s",
+	} {
+		if !strings.Contains(errOut, want) || !strings.Contains(out, want) {
+			t.Errorf("failsafe-go --approximate: stderr or the output's comments lack %q:\n%s", want, errOut)
+		}
+	}
+}

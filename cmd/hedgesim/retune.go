@@ -105,7 +105,7 @@ func cmdRetune(ctx context.Context, args []string, stdout, stderr io.Writer) err
 	force := fs.Bool("force", false, "let --out replace a report another command (run, optimize) wrote there; files hedgesim did not write are never replaced")
 	noPlots := fs.Bool("no-plots", false, "with --out: leave the new optimisation's figures out of index.html")
 	exportFormat := fs.String("export", "", "diff the current policies' runtime configuration against the retuned scenario's, in export's `FORMAT`: "+strings.Join(export.Formats, ", "))
-	approx := fs.Bool("approximate", false, "with --export: write what grpc or envoy cannot express faithfully in its nearest form, as export --approximate does")
+	approx := fs.Bool("approximate", false, "with --export: for a class the format cannot express exactly, write what its runtime will run, each difference noted, as export --approximate does")
 	noAdaptive := fs.Bool("no-adaptive", false, "leave out the comparison of each class's static policy with an adaptive delay")
 	quiet := fs.Bool("quiet", false, "no progress bar")
 	pos, err := parseFlags(fs, args)
