@@ -20,7 +20,6 @@ import (
 // written unchanged and standard error says why, and the report says
 // why under the model and in its JSON.
 func TestRetuneRejectedFitKeepsModel(t *testing.T) {
-	dir := t.TempDir()
 	// The user's bi.toml.
 	scen := biScenario("5", `primary = "m"
 targets = ["n"]
@@ -33,49 +32,14 @@ on_error = "nonfatal"
 		`{"metric": {"le": "0.2", "model": "m"}, "value": [1700000000, "350"]}, {"metric": {"le": "0.3", "model": "m"}, "value": [1700000000, "700"]}, ` +
 		`{"metric": {"le": "3", "model": "m"}, "value": [1700000000, "700"]}, {"metric": {"le": "4", "model": "m"}, "value": [1700000000, "850"]}, ` +
 		`{"metric": {"le": "5", "model": "m"}, "value": [1700000000, "1000"]}, {"metric": {"le": "+Inf", "model": "m"}, "value": [1700000000, "1000"]}]}}`
-	path, from, out := filepath.Join(dir, "bi.toml"), filepath.Join(dir, "api2.json"), filepath.Join(dir, "new.toml")
-	for p, text := range map[string]string{path: scen, from: api} {
-		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
-			t.Fatal(err)
-		}
-	}
-	code, stdout, errOut := hedgesim(t, "retune", path, "--from", from, "--model", "m", "--unit", "s",
-		"--requests", "2000", "--check-requests", "2000", "--write-scenario", out, "--json", "--quiet")
-	if code != exitAction {
-		t.Fatalf("exit %d, want %d: %s", code, exitAction, errOut)
-	}
-	var rep struct {
-		Models []struct {
-			Applied     bool   `json:"applied"`
-			NotApplied  string `json:"not_applied"`
-			FitRejected string `json:"fit_rejected"`
-			Drift       struct {
-				Verdict string `json:"verdict"`
-			} `json:"drift"`
-		} `json:"models"`
-		Recheck json.RawMessage `json:"recheck"`
-	}
-	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
-		t.Fatal(err)
-	}
-	if len(rep.Models) != 1 {
-		t.Fatalf("%d models, want 1", len(rep.Models))
-	}
-	m := rep.Models[0]
+	path, from, m, recheck, errOut := retuneRejected(t, scen, api, "api2.json")
 	if m.Drift.Verdict != "shifted" || m.Applied || !strings.Contains(m.NotApplied, "no model of the live latency to re-plan on") ||
 		!strings.Contains(m.FitRejected, "mixture-2 and mixture-3 not tried on these 6 buckets") {
 		t.Errorf("model m: verdict %s, applied %v, not_applied %q, fit_rejected %q; want shifted, not applied, saying why",
 			m.Drift.Verdict, m.Applied, m.NotApplied, m.FitRejected)
 	}
-	if string(rep.Recheck) != "null" {
-		t.Errorf("recheck %s, want null: no policy is re-picked on a rejected fit", rep.Recheck)
-	}
-	written, err := os.ReadFile(out)
-	if err != nil {
-		t.Fatal(err)
-	}
-	if string(written) != scen {
-		t.Errorf("written scenario differs from the input:\n%s", written)
+	if recheck != "null" {
+		t.Errorf("recheck %s, want null: no policy is re-picked on a rejected fit", recheck)
 	}
 	want := "nothing was refitted and no policy re-picked: shifted but not refitted: m (its live fit (lognormal) is rejected by its own test and explains the live counts no better than the scenario's model)"
 	if !strings.Contains(strings.Join(strings.Fields(errOut), " "), want) {
@@ -118,7 +82,6 @@ error_rate = 0.05
 // nothing is re-checked, the scenario is written unchanged, and standard
 // error and the JSON say why and ask for finer buckets.
 func TestRetuneSpreadUnresolvedKeepsModel(t *testing.T) {
-	dir := t.TempDir()
 	scen := biScenario("5", `primary = "m"
 targets = ["n"]
 delay = "1s"
@@ -130,26 +93,55 @@ on_error = "nonfatal"
 		`{"metric": {"le": "1", "model": "m"}, "value": [1700000000, "250"]}, {"metric": {"le": "3", "model": "m"}, "value": [1700000000, "400"]}, ` +
 		`{"metric": {"le": "4", "model": "m"}, "value": [1700000000, "400"]}, {"metric": {"le": "5", "model": "m"}, "value": [1700000000, "400"]}, ` +
 		`{"metric": {"le": "+Inf", "model": "m"}, "value": [1700000000, "400"]}]}}`
-	path, from, out := filepath.Join(dir, "bi.toml"), filepath.Join(dir, "api3.json"), filepath.Join(dir, "new.toml")
-	for p, text := range map[string]string{path: scen, from: api} {
+	_, _, m, recheck, errOut := retuneRejected(t, scen, api, "api3.json")
+	if m.Drift.Verdict != "shifted" || m.Applied || !strings.Contains(m.FitRejected, "only 2 of its 7 buckets hold observations ((0.3, 1] s, (1, 3] s)") ||
+		!strings.Contains(m.NotApplied, "artefacts of the fit") || !strings.Contains(m.NotApplied, "export finer buckets") {
+		t.Errorf("model m: verdict %s, applied %v, not_applied %q, fit_rejected %q; want shifted, not applied, saying why",
+			m.Drift.Verdict, m.Applied, m.NotApplied, m.FitRejected)
+	}
+	if recheck != "null" {
+		t.Errorf("recheck %s, want null: no policy is re-picked on a fit of artefacts", recheck)
+	}
+	want := "shifted but not refitted: m (only 2 of its buckets hold observations, so its live fit's σ and percentiles are artefacts of the fit, not of the data)"
+	if !strings.Contains(strings.Join(strings.Fields(errOut), " "), want) {
+		t.Errorf("standard error %q lacks %q", errOut, want)
+	}
+}
+
+// rejectedModel is a retune --json report's model, as the tests of
+// rejected fits read it.
+type rejectedModel struct {
+	Applied     bool   `json:"applied"`
+	NotApplied  string `json:"not_applied"`
+	FitRejected string `json:"fit_rejected"`
+	Drift       struct {
+		Verdict string `json:"verdict"`
+	} `json:"drift"`
+}
+
+// retuneRejected writes scenario scen as bi.toml and api, a Prometheus API
+// histogram of model m, as from (a file name), in a temporary directory,
+// and runs `hedgesim retune bi.toml --from FROM --model m --unit s
+// --write-scenario new.toml --json` at 2 000 requests. It fails the test
+// unless the exit is 3 (shifted), the report has one model and new.toml is
+// scen unchanged; it returns the two paths, the model's report, the JSON's
+// recheck (its text) and standard error.
+func retuneRejected(t *testing.T, scen, api, from string) (path, fromPath string, m rejectedModel, recheck, errOut string) {
+	t.Helper()
+	dir := t.TempDir()
+	path, fromPath, out := filepath.Join(dir, "bi.toml"), filepath.Join(dir, from), filepath.Join(dir, "new.toml")
+	for p, text := range map[string]string{path: scen, fromPath: api} {
 		if err := os.WriteFile(p, []byte(text), 0o644); err != nil {
 			t.Fatal(err)
 		}
 	}
-	code, stdout, errOut := hedgesim(t, "retune", path, "--from", from, "--model", "m", "--unit", "s",
+	code, stdout, errOut := hedgesim(t, "retune", path, "--from", fromPath, "--model", "m", "--unit", "s",
 		"--requests", "2000", "--check-requests", "2000", "--write-scenario", out, "--json", "--quiet")
 	if code != exitAction {
 		t.Fatalf("exit %d, want %d: %s", code, exitAction, errOut)
 	}
 	var rep struct {
-		Models []struct {
-			Applied     bool   `json:"applied"`
-			NotApplied  string `json:"not_applied"`
-			FitRejected string `json:"fit_rejected"`
-			Drift       struct {
-				Verdict string `json:"verdict"`
-			} `json:"drift"`
-		} `json:"models"`
+		Models  []rejectedModel `json:"models"`
 		Recheck json.RawMessage `json:"recheck"`
 	}
 	if err := json.Unmarshal([]byte(stdout), &rep); err != nil {
@@ -158,15 +150,6 @@ on_error = "nonfatal"
 	if len(rep.Models) != 1 {
 		t.Fatalf("%d models, want 1", len(rep.Models))
 	}
-	m := rep.Models[0]
-	if m.Drift.Verdict != "shifted" || m.Applied || !strings.Contains(m.FitRejected, "only 2 of its 7 buckets hold observations ((0.3, 1] s, (1, 3] s)") ||
-		!strings.Contains(m.NotApplied, "artefacts of the fit") || !strings.Contains(m.NotApplied, "export finer buckets") {
-		t.Errorf("model m: verdict %s, applied %v, not_applied %q, fit_rejected %q; want shifted, not applied, saying why",
-			m.Drift.Verdict, m.Applied, m.NotApplied, m.FitRejected)
-	}
-	if string(rep.Recheck) != "null" {
-		t.Errorf("recheck %s, want null: no policy is re-picked on a fit of artefacts", rep.Recheck)
-	}
 	written, err := os.ReadFile(out)
 	if err != nil {
 		t.Fatal(err)
@@ -174,8 +157,5 @@ on_error = "nonfatal"
 	if string(written) != scen {
 		t.Errorf("written scenario differs from the input:\n%s", written)
 	}
-	want := "shifted but not refitted: m (only 2 of its buckets hold observations, so its live fit's σ and percentiles are artefacts of the fit, not of the data)"
-	if !strings.Contains(strings.Join(strings.Fields(errOut), " "), want) {
-		t.Errorf("standard error %q lacks %q", errOut, want)
-	}
+	return path, fromPath, rep.Models[0], string(rep.Recheck), errOut
 }
