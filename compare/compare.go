@@ -690,7 +690,9 @@ type Delta struct {
 	Metric string
 	A, B   float64
 	// Change is (B − A)/A in percent for latencies and costs (NaN when A
-	// is 0), and B − A in percentage points for the answered share. A
+	// is 0, or when A or B is a miss, both included: the change between
+	// two misses is undefined), and B − A in percentage points for the
+	// answered share. A
 	// side whose class had no requests has its figures NaN, and Change is
 	// NaN and Mark NoTest (emptySides).
 	Change float64
@@ -931,12 +933,12 @@ func emptySides(ds []Delta, emptyA, emptyB bool) {
 	}
 }
 
+// relChange is (b − a)/a in percent: NaN when either side is a miss
+// (+Inf), both included, since ∞ − ∞ has no value, or when a is 0 and b
+// is not.
 func relChange(a, b float64) float64 {
-	if math.IsInf(a, 1) && math.IsInf(b, 1) {
-		return 0
-	}
 	if math.IsInf(a, 0) || math.IsInf(b, 0) {
-		return math.NaN() // a miss on one side: no ratio
+		return math.NaN() // a miss on a side, or on both: no ratio
 	}
 	if a == 0 {
 		if b == 0 {

@@ -231,6 +231,8 @@ func TestChangeText(t *testing.T) {
 		{Delta{Metric: "p99", A: 1.59, B: inf, Change: relChange(1.59, inf), Mark: Significant}, "rises to a miss"},
 		{Delta{Metric: "p99", A: inf, B: 1.59, Change: relChange(inf, 1.59), Mark: Same}, "~"},
 		{Delta{Metric: "p99", A: inf, B: inf, Change: relChange(inf, inf), Mark: Same}, "~"},
+		{Delta{Metric: "p99", A: inf, B: inf, Change: relChange(inf, inf), Mark: Unknown}, "n/a ?"},
+		{Delta{Metric: "p50", A: inf, B: inf, Change: relChange(inf, inf)}, "n/a"},
 		{Delta{Metric: "p95", Change: -30, Mark: Same}, "~"},
 		{Delta{Metric: "p99", Change: 5, Mark: Unknown}, "+5.0% ?"},
 		{Delta{Metric: "cost/1k", Change: math.NaN()}, "n/a"},

@@ -280,8 +280,8 @@ func diffCI(d Delta) string {
 // percentage points for a share, (B − A)/A in percent otherwise (signed);
 // "becomes an answer" for a percentile that was a miss in A and is not in
 // B, and "rises to a miss" for the reverse, as optimize words them; "n/a"
-// for another change without a ratio (A = 0); "-" when a side has no
-// requests. Then "~" in its place when not significant, " ?" after it when
+// for another change without a ratio (A = 0, or a miss on both sides);
+// "-" when a side has no requests. Then "~" in its place when not significant, " ?" after it when
 // untested for too few requests.
 func change(d Delta) string {
 	var s string

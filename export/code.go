@@ -27,10 +27,14 @@ import (
 
 // codeNotes adds what a code format does not write for class c (runtime
 // names the format in the notes), or returns an *UnmappableError for what
-// it cannot write at all.
-func codeNotes(n *notes, c *Class, format, runtime string) error {
+// it cannot write at all, or faithful's *UnfaithfulError for what it would
+// run differently (without opt.Approximate).
+func codeNotes(n *notes, c *Class, format, runtime string, opt Options) error {
 	if c.Adaptive != nil {
-		return &UnmappableError{format, c.Class, "an adaptive delay (a percentile of recent latencies) is not written by this format; export an optimize report's fixed-delay pick, or use failsafe-go (its quantile delay)"}
+		return &UnmappableError{format, c.Class, "an adaptive delay (a percentile of recent latencies) is not written by this format; export an optimize report's fixed-delay pick, or use json (or failsafe-go's quantile delay, an approximation, with --approximate)"}
+	}
+	if err := faithful(format, n, c, opt); err != nil {
+		return err
 	}
 	if !c.Hedge {
 		n.add("hedging off: the primary only, with the deadline and error rules%s", reasonSuffix(c.Reason))
@@ -47,7 +51,7 @@ func codeNotes(n *notes, c *Class, format, runtime string) error {
 	}
 	retryNotes(n, c, runtime)
 	breakerNotes(n, c, "wrap each attempt to its models in a breaker of your own (call is where the model is chosen)")
-	poolNotes(n, c, runtime, "call is where each attempt is sent, so route a copy away from the replicas its request's earlier attempts went to there, or through a router that does")
+	poolNotes(n, c, c, runtime, "call is where each attempt is sent, so route a copy away from the replicas its request's earlier attempts went to there, or through a router that does")
 	commonNotes(n, c, runtime)
 	return nil
 }

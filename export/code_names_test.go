@@ -82,6 +82,11 @@ func checkNames(t *testing.T, runtime string, out []byte, want namesSeen) {
 	}
 }
 
+// namesOptions are the options the names tests write namesDocs with:
+// Approximate, since they check names, and a shipped scenario's replica
+// pool (copies_to = "other_replica") is refused without it.
+var namesOptions = Options{Approximate: true}
+
 // namesDocs are the documents the names tests write: hostileDoc, and
 // every shipped scenario with hostile names (hostileDocs: every control
 // character, quotes, backslashes, backticks, ${}, */, -->, </script>,
@@ -106,7 +111,7 @@ func TestPythonNames(t *testing.T) {
 	var want []namesSeen
 	var imports strings.Builder
 	for i, d := range namesDocs(t) {
-		mod, _, err := Write(d, "python", Options{})
+		mod, _, err := Write(d, "python", namesOptions)
 		if err != nil {
 			t.Fatalf("%q: %v", d.Scenario, err)
 		}

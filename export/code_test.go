@@ -499,8 +499,9 @@ func TestGRPCRuntimesNote(t *testing.T) {
 
 // TestEnvoyComposite: copies to other models go through a composite
 // cluster listing the model of each attempt, which carries the class's
-// budget; a class whose copies go to its primary keeps the primary's
-// cluster.
+// budget (with two copies, noted: Envoy counts a request once); a class
+// whose copies go to its primary keeps the primary's cluster, with
+// max_retries unlimited, as it has no budget.
 func TestEnvoyComposite(t *testing.T) {
 	d := ScenarioPolicies(loadShipped(t, "two-model-gateway.toml"))
 	d.Classes = d.Classes[:1]
@@ -512,6 +513,7 @@ func TestEnvoyComposite(t *testing.T) {
 		t.Fatal(err)
 	}
 	wantNote(t, notes, "short", `copies to "large-b" go through the composite cluster "short-attempts"`)
+	wantNote(t, notes, "short", "Envoy's circuit breaker counts a request with retries or hedges out once, however many of its 2 copies are out")
 	routes, clusters := checkEnvoy(t, "composite", out)
 	if got := routes[0].GetRoute().GetCluster(); got != "short-attempts" || len(clusters) != 1 || clusters[0].GetName() != got {
 		t.Fatalf("route to %q, clusters %v; want one composite cluster short-attempts\n%s", got, clusters, out)
@@ -535,7 +537,8 @@ func TestEnvoyComposite(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if routes, clusters := checkEnvoy(t, "guard", out); routes[0].GetRoute().GetCluster() != "llama-guard" || len(clusters) != 0 {
-		t.Errorf("guard-check: route to %q with clusters %v; want llama-guard and none", routes[0].GetRoute().GetCluster(), clusters)
+	if routes, clusters := checkEnvoy(t, "guard", out); routes[0].GetRoute().GetCluster() != "llama-guard" || len(clusters) != 1 || clusters[0].GetName() != "llama-guard" ||
+		clusters[0].GetCircuitBreakers().GetThresholds()[0].GetMaxRetries().GetValue() != EnvoyNoRetryLimit {
+		t.Errorf("guard-check: route to %q with clusters %v; want llama-guard and its circuit breaker's max_retries %d", routes[0].GetRoute().GetCluster(), clusters, uint32(EnvoyNoRetryLimit))
 	}
 }

@@ -32,7 +32,10 @@
 // differ in a format with one delay (gRPC, Envoy, failsafe-go, Polly),
 // copies to another model (gRPC) or to several (failsafe-go's one hedge
 // target), more copies than gRPC sends (4), a deadline on time to first
-// token under a timeout that covers the whole stream (gRPC, Envoy) — is an
+// token under a timeout that covers the whole stream (gRPC, Envoy), an
+// attempt timeout under hedging (gRPC, Envoy), an adaptive delay
+// (failsafe-go's quantile delay is another estimate), copies_to =
+// "other_replica" (all but Envoy and json: differences.go) — is an
 // *UnfaithfulError naming each difference, what the runtime would run
 // instead and the formats that can express the class, unless
 // Options.Approximate writes what the runtime will run, each difference

@@ -2,6 +2,7 @@ package export
 
 import (
 	"fmt"
+	"math"
 	"net/url"
 	"slices"
 	"strings"
@@ -27,12 +28,7 @@ const EnvoyMinDelay = time.Millisecond
 func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 	var all []Note
 	var routes strings.Builder
-	type budget struct {
-		class            string
-		percent          float64
-		min, maxParallel int
-	}
-	clusters := map[string]budget{}
+	clusters := map[string]envoyBudget{}
 	composites := map[string][]string{} // composite cluster → its clusters, one per attempt
 	var clusterOrder []string
 	for i := range d.Classes {
@@ -115,6 +111,7 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 				fmt.Fprintf(&routes, "      num_retries: %d\n      retry_back_off:\n        base_interval: 0.001s\n        max_interval: 0.002s\n", len(c.Copies))
 				routes.WriteString(envoyOtherHosts(n, c))
 				n.add("copies sent only after a failure are plain Envoy retries (no hedge_policy), after a back-off of up to 2 ms")
+				clusterOrder = envoyRetryLimit(n, c, cluster, clusters, composites, clusterOrder)
 			}
 			commonNotes(n, c, "Envoy")
 			all = append(all, n.list...)
@@ -171,24 +168,11 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 		case "first_token":
 			n.add("Envoy commits to the first attempt whose response headers arrive: first_token holds if the upstream sends headers with the first token")
 		}
-		if c.AttemptTimeout > 0 {
-			n.add("per_try_timeout is the hedge delay: attempt_timeout %s not written", fdur(c.AttemptTimeout.D()))
+		if c.AttemptTimeout > 0 && len(attemptTimeoutDifferences(formatLimits["envoy"], c)) == 0 {
+			n.add("per_try_timeout is the hedge delay: attempt_timeout %s not written, and at or after the deadline (%s) it never ends an attempt", fdur(c.AttemptTimeout.D()), fdur(c.Deadline.D()))
 		}
+		clusterOrder = envoyRetryLimit(n, c, cluster, clusters, composites, clusterOrder)
 		b := &c.Budget
-		if b.MaxInFlightRatio > 0 || b.MinInFlight > 0 || b.MaxParallel > 0 {
-			nb := budget{class: c.Class, percent: 100 * b.MaxInFlightRatio, min: b.MinInFlight, maxParallel: b.MaxParallel}
-			if old, ok := clusters[cluster]; !ok {
-				clusters[cluster] = nb
-				if _, ok := composites[cluster]; !ok {
-					clusterOrder = append(clusterOrder, cluster)
-				}
-			} else if old.percent != nb.percent || old.min != nb.min || old.maxParallel != nb.maxParallel {
-				n.add("Envoy's retry budget is per cluster: kept class %s's for cluster %s, not this class's", old.class, cluster)
-			}
-			n.add("the cluster's retry budget is shared by every route to %s, and counts retries as well as hedges", cluster)
-		} else {
-			n.add("without a retry budget Envoy allows 3 retries and hedges in flight per cluster (circuit_breakers max_retries): raise it for your load")
-		}
 		if b.MaxHedgeShare > 0 {
 			n.add("Envoy has no cap on the share of requests that hedge: max_hedge_share %g not written", b.MaxHedgeShare)
 		}
@@ -223,6 +207,9 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 				continue
 			}
 			out.WriteString("  circuit_breakers:\n    thresholds:\n    - priority: DEFAULT\n")
+			if b.unlimited {
+				fmt.Fprintf(&out, "      max_retries: %d  # no cap on requests with retries or hedges out at once, as simulated (Envoy's default is 3)\n", EnvoyNoRetryLimit)
+			}
 			if b.maxParallel > 0 {
 				fmt.Fprintf(&out, "      max_retries: %d  # retries and hedges in flight at once\n", b.maxParallel)
 			}
@@ -233,6 +220,61 @@ func writeEnvoy(d *Document, opt Options) ([]byte, []Note, error) {
 		}
 	}
 	return []byte(out.String()), all, nil
+}
+
+// EnvoyNoRetryLimit is the circuit breaker's max_retries the envoy format
+// writes for a class without a budget on copies in flight: the largest
+// UInt32Value, so that the cluster never refuses a hedge or retry for
+// the number already out, as the simulator never does.
+const EnvoyNoRetryLimit = math.MaxUint32
+
+// envoyBudget is what the envoy format writes in a cluster's
+// circuit_breakers for the class that set it: a retry_budget (percent of
+// active requests, min retry concurrency), max_retries (maxParallel), or,
+// for a class without a budget on copies in flight, max_retries
+// EnvoyNoRetryLimit (unlimited).
+type envoyBudget struct {
+	class            string
+	percent          float64
+	min, maxParallel int
+	unlimited        bool
+}
+
+// envoyRetryLimit sets the circuit breaker of cluster, the route's, for
+// class c and returns clusterOrder with cluster added when it is new.
+// Envoy's router takes one unit of the cluster's max_retries (default 3)
+// or retry_budget for a request from its first retry or hedge until the
+// request ends, however many of its copies are out
+// (source/common/router/retry_state_impl.cc: shouldRetry releases the
+// request's unit before it takes one, the destructor at the end), and
+// sends no retry or hedge when none is left: with the default, a fourth
+// request hedging at once gets no copy. A class without a budget on copies
+// in flight writes max_retries EnvoyNoRetryLimit, as the simulator caps
+// nothing; one with a budget writes it, as requests with copies out,
+// which the simulator's max_parallel and max_in_flight_ratio count as
+// copies (noted when a request has more than one). The limit is per
+// cluster: a second class on the cluster that wants another is noted.
+func envoyRetryLimit(n *notes, c *Class, cluster string, clusters map[string]envoyBudget, composites map[string][]string, clusterOrder []string) []string {
+	b := &c.Budget
+	nb := envoyBudget{class: c.Class, percent: 100 * b.MaxInFlightRatio, min: b.MinInFlight, maxParallel: b.MaxParallel}
+	nb.unlimited = nb.percent == 0 && nb.min == 0 && nb.maxParallel == 0
+	if old, ok := clusters[cluster]; !ok {
+		clusters[cluster] = nb
+		if _, ok := composites[cluster]; !ok {
+			clusterOrder = append(clusterOrder, cluster)
+		}
+	} else if old.percent != nb.percent || old.min != nb.min || old.maxParallel != nb.maxParallel {
+		n.add("Envoy's retry budget is per cluster: kept class %s's for cluster %s, not this class's", old.class, cluster)
+	}
+	if nb.unlimited {
+		n.add("cluster %s's circuit_breakers max_retries is written as %d: Envoy's default, 3 requests with retries or hedges out at once per cluster, would send no copy for a fourth; the limit is the cluster's, shared by every route to it", cluster, EnvoyNoRetryLimit)
+	} else {
+		n.add("the cluster's retry budget is shared by every route to %s, and counts retries as well as hedges", cluster)
+		if len(c.Copies) > 1 {
+			n.add("Envoy's circuit breaker counts a request with retries or hedges out once, however many of its %d copies are out, and the budget counts each copy: up to %d times as many copies go out as the budget lets out in the simulation", len(c.Copies), len(c.Copies))
+		}
+	}
+	return clusterOrder
 }
 
 // EnvoyCompositeName is the name of the composite cluster the envoy

@@ -307,7 +307,8 @@ func TestReportRejects(t *testing.T) {
 
 // TestUnmappable: an adaptive delay cannot be written for gRPC, Envoy or
 // Polly, fallback copies not for gRPC, Envoy or failsafe-go; failsafe-go
-// writes the adaptive delay as its quantile delay.
+// writes the adaptive delay as its quantile delay under --approximate
+// only, since that is another estimate (TestFailsafeAdaptiveRefused).
 func TestUnmappable(t *testing.T) {
 	d := ScenarioPolicies(loadShipped(t, "guard-check.toml"))
 	d.Classes[0].Adaptive = &Adaptive{Percentile: 0.9, Window: 500, WarmUp: 50, Source: "primaries"}
@@ -317,11 +318,11 @@ func TestUnmappable(t *testing.T) {
 			t.Errorf("%s with an adaptive delay: error %v; want an UnmappableError for class check", f, err)
 		}
 	}
-	out, notes, err := Write(d, "failsafe-go", Options{})
+	out, notes, err := Write(d, "failsafe-go", Options{Approximate: true})
 	if err != nil || !bytes.Contains(out, []byte("NewBuilderWithDelayQuantile[*http.Response](0.9, 500, 50)")) {
 		t.Errorf("failsafe-go with an adaptive delay: err %v\n%s", err, out)
 	}
-	wantNote(t, notes, "check", "decaying estimate")
+	wantNote(t, notes, "check", "approximate: the delay is the p90 of the last 500 primaries' latencies, from 50 samples on, but failsafe-go's quantile delay is a decaying estimate")
 
 	d = ScenarioPolicies(loadShipped(t, "guard-check.toml"))
 	for j := range d.Classes[0].Copies {

@@ -54,7 +54,7 @@ func writeFailsafe(d *Document, opt Options) ([]byte, []Note, error) {
 			return nil, nil, err
 		}
 		writeFailsafeBreakers(&body, n, c, breakers, imports)
-		poolNotes(n, c, "failsafe-go", "each hedge runs the same function, so route a hedge (exec.IsHedge()) away from the replicas its request's earlier attempts went to there, or through a router that does")
+		poolNotes(n, c, c, "failsafe-go", "each hedge runs the same function, so route a hedge (exec.IsHedge()) away from the replicas its request's earlier attempts went to there, or through a router that does")
 		statusRuleNotes(n, c, "failsafe-go", "the written predicates handle a 504 as any 5xx (on_error)", "the written predicates give a 4xx its own case, which keeps waiting for the other attempts (a hedge policy cannot send the next copy at once)")
 		cc := commentText(c.Class) // the class's name in comments
 		fmt.Fprintf(&body, "\n// Class %s.\n", cc)
@@ -103,19 +103,10 @@ func writeFailsafe(d *Document, opt Options) ([]byte, []Note, error) {
 		imports[FailsafeGoModule+"/hedgepolicy"] = true
 		var build strings.Builder
 		if a := c.Adaptive; a != nil {
-			warm := max(a.WarmUp, 1)
-			window := a.Window
-			if window <= 0 {
-				window = 1000
-			}
+			// faithful refuses, or notes as approximated, the estimate
+			// and the clamps (adaptiveDifferences).
+			window, warm := failsafeQuantileWindow(a)
 			fmt.Fprintf(&build, "hedgepolicy.NewBuilderWithDelayQuantile[*http.Response](%g, %d, %d)", a.Percentile, window, warm)
-			n.add("failsafe-go's quantile delay is a decaying estimate over about %d executions, fed by every attempt with a final result (timed from its own start), from %d executions on: window, source %q and warm-up %d approximated", window, warm, a.Source, a.WarmUp)
-			if a.WindowTime > 0 {
-				n.add("failsafe-go has no time window: window_time %s not written", fdur(a.WindowTime.D()))
-			}
-			if a.Min > 0 || a.Max > 0 {
-				n.add("failsafe-go does not clamp its quantile delay: min %s / max %s not written", fdur(a.Min.D()), fdur(a.Max.D()))
-			}
 		} else {
 			fmt.Fprintf(&build, "hedgepolicy.NewBuilderWithDelay[*http.Response](%s)", goDuration(firstDelay(c)))
 		}

@@ -22,6 +22,12 @@ import (
 //   - Polly's Hedging.Delay is one delay; Routing's ordered endpoint
 //     groups name each attempt's endpoint.
 //   - python, typescript and json carry each copy's own delay and target.
+//
+// and of the rest of a class's hedging (differences.go): an attempt
+// timeout under hedging (gRPC and Envoy have none), an adaptive delay
+// (failsafe-go's quantile delay is another estimate, unclamped), a
+// replica pool's copies_to = "other_replica" (only Envoy's previous_hosts
+// predicate keeps a copy off the replicas already tried).
 
 // reach is where a format can send a class's copies.
 type reach int
@@ -41,17 +47,34 @@ type limits struct {
 	capWhy    string // why maxCopies, in words
 	wholeCall string // its timeout, when that covers the whole call, stream included
 	adaptive  bool   // can write an adaptive delay
-	mixed     bool   // can mix timed copies with copies sent only after a failure
+	// decayingQuantile: its adaptive delay is failsafe-go's quantile
+	// delay, another estimate than the simulator's (differences.go).
+	decayingQuantile bool
+	mixed            bool // can mix timed copies with copies sent only after a failure
+	// noAttemptTimeout says, for a format with no attempt timeout under
+	// hedging, what it has instead; "" when it writes one.
+	noAttemptTimeout string
+	// otherReplica says, for a format that cannot keep a copy off the
+	// replicas its request's other attempts went to, what the user can do
+	// instead; "" when it writes copies_to = "other_replica".
+	otherReplica string
 }
 
 var formatLimits = map[string]limits{
-	"grpc":        {runtime: "gRPC", oneDelay: true, reach: primaryTarget, maxCopies: GRPCMaxAttempts - 1, capWhy: "maxAttempts, which counts the original, is capped at 5", wholeCall: "timeout"},
-	"envoy":       {runtime: "Envoy", oneDelay: true, reach: eachTarget, wholeCall: "route timeout"},
-	"failsafe-go": {runtime: "failsafe-go", oneDelay: true, reach: oneTarget, adaptive: true},
-	"polly":       {runtime: "Polly", oneDelay: true, reach: eachTarget}, // MaxHedgedAttempts ≤ 10: a document has at most 7 copies
-	"python":      {runtime: "Python", mixed: true},
-	"typescript":  {runtime: "TypeScript", mixed: true},
-	"json":        {runtime: "json", adaptive: true, mixed: true},
+	"grpc": {runtime: "gRPC", oneDelay: true, reach: primaryTarget, maxCopies: GRPCMaxAttempts - 1, capWhy: "maxAttempts, which counts the original, is capped at 5", wholeCall: "timeout",
+		noAttemptTimeout: "a hedged attempt runs until it answers or the call's timeout ends it (hedgingPolicy has no per-attempt timeout)",
+		otherReplica:     "the channel's load-balancing policy, not the service config, picks each attempt's backend"},
+	"envoy": {runtime: "Envoy", oneDelay: true, reach: eachTarget, wholeCall: "route timeout",
+		noAttemptTimeout: "per_try_timeout is the hedge delay, and a hedged attempt runs until it answers or the route timeout ends the request (hedge_on_per_try_timeout does not cancel it)"},
+	"failsafe-go": {runtime: "failsafe-go", oneDelay: true, reach: oneTarget, adaptive: true, decayingQuantile: true,
+		otherReplica: "each hedge runs the same function, so route a hedge (exec.IsHedge()) away from the replicas its request's earlier attempts went to there, or through a router that does"},
+	"polly": {runtime: "Polly", oneDelay: true, reach: eachTarget, // MaxHedgedAttempts ≤ 10: a document has at most 7 copies
+		otherReplica: "its hedges rotate across Routing's endpoint groups, so list the pool's replicas as endpoints, one per group, for copies to go to other replicas, or send them through a router that does"},
+	"python": {runtime: "Python", mixed: true,
+		otherReplica: "call is where each attempt is sent, so route a copy away from the replicas its request's earlier attempts went to there, or through a router that does"},
+	"typescript": {runtime: "TypeScript", mixed: true,
+		otherReplica: "call is where each attempt is sent, so route a copy away from the replicas its request's earlier attempts went to there, or through a router that does"},
+	"json": {runtime: "json", adaptive: true, mixed: true},
 }
 
 // suggestOrder is the order in which a refusal names the formats that can
@@ -68,9 +91,9 @@ type difference struct {
 // differences lists what format f would run differently from class c.
 func differences(f string, c *Class) []difference {
 	l := formatLimits[f]
-	var ds []difference
+	ds := replicaDifferences(l, c) // a retry inside an attempt lands on a pool too
 	if !c.Hedge {
-		return nil
+		return ds
 	}
 	switch ts := c.otherTargets(); {
 	case l.reach == primaryTarget && len(ts) > 0:
@@ -115,6 +138,8 @@ func differences(f string, c *Class) []difference {
 			fmt.Sprintf("%d copies, but %s sends at most %d (%s): wrote %d, the last %d not sent", len(c.Copies), l.runtime, l.maxCopies, l.capWhy, l.maxCopies, len(c.Copies)-l.maxCopies),
 		})
 	}
+	ds = append(ds, attemptTimeoutDifferences(l, c)...)
+	ds = append(ds, adaptiveDifferences(l, c)...)
 	if l.wholeCall != "" && c.Winner == "first_token" && c.Deadline > 0 {
 		dl := fdur(c.Deadline.D())
 		ds = append(ds, difference{
@@ -174,7 +199,9 @@ func canExpress(c *Class, except string) string {
 // it notes what was written instead, prefixed "approximate:". The writers
 // write the nearest form in any case: the first gap for every copy, the
 // first copy's target (failsafe-go) or the primary's (gRPC) for every
-// copy, the capped number of copies, the whole-call timeout.
+// copy, the capped number of copies, the whole-call timeout, no attempt
+// timeout (gRPC, Envoy), failsafe-go's quantile delay, copies wherever the
+// pool's router sends them.
 func faithful(format string, n *notes, c *Class, opt Options) error {
 	ds := differences(format, c)
 	if len(ds) == 0 {

@@ -2,6 +2,7 @@ package export
 
 import (
 	"errors"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -23,9 +24,11 @@ func timed(target string, d time.Duration) Copy { return Copy{Target: target, De
 // exactly — gaps that differ (every format but python, typescript and
 // json has one delay), copies to several models (failsafe-go's one hedge
 // target) or to another model (gRPC's one service), more copies than the
-// runtime sends (gRPC 4) — naming each difference and exactly
+// runtime sends (gRPC 4), an attempt timeout before the deadline under
+// hedging (gRPC and Envoy have none) — naming each difference and exactly
 // the formats that can express the class; and every format it names
-// writes the class without an approximation.
+// writes the class without an approximation. An attempt timeout at the
+// deadline never acts, and is no difference.
 func TestUnfaithfulEveryFormat(t *testing.T) {
 	const (
 		composite = "envoy (a composite cluster, Envoy 1.40 or later)"
@@ -33,12 +36,33 @@ func TestUnfaithfulEveryFormat(t *testing.T) {
 		oneTarget = "failsafe-go (one hedge target, chosen by exec.IsHedge())"
 	)
 	gaps := "its copies' gaps differ (1s, 3s after each previous send), and %s has one delay for every copy: it would send the copies 1s, 2s after the primary, not 1s, 4s"
+	// fb.toml's class many, of a user's report: 6 copies 500ms apart,
+	// attempt_timeout 3s, within a 20s deadline (here short's 5s).
+	many := func(attemptTimeout time.Duration) *Document {
+		var cs []Copy
+		for range 6 {
+			cs = append(cs, timed("large-a", 500*time.Millisecond))
+		}
+		d := shortWith(t, cs...)
+		d.Classes[0].AttemptTimeout = Seconds(attemptTimeout)
+		return d
+	}
+	attempt := "its attempts time out after 3s (attempt_timeout, on_attempt_timeout %q), and in %s "
+	rule := many(3 * time.Second).Classes[0].OnAttemptTimeout
 	for _, c := range []struct {
 		name    string
 		doc     *Document
 		refused map[string][]string // format → the differences it names
 		formats string              // the formats a refusal names
 	}{
+		{"6 copies, attempt timeout 3s", many(3 * time.Second), map[string][]string{
+			"grpc": {"it sends up to 6 copies, and gRPC sends at most 4",
+				fmt.Sprintf(attempt, rule, "gRPC") + "a hedged attempt runs until it answers or the call's timeout ends it (hedgingPolicy has no per-attempt timeout): it would not end an attempt at 3s"},
+			"envoy": {fmt.Sprintf(attempt, rule, "Envoy") + "per_try_timeout is the hedge delay, and a hedged attempt runs until it answers or the route timeout ends the request (hedge_on_per_try_timeout does not cancel it): it would not end an attempt at 3s"},
+		}, "python, typescript, polly, failsafe-go, json"},
+		{"6 copies, attempt timeout at the deadline", many(5 * time.Second), map[string][]string{
+			"grpc": {"it sends up to 6 copies, and gRPC sends at most 4"},
+		}, "python, typescript, envoy, polly, failsafe-go, json"},
 		{"two models, gaps 1s 3s", shortWith(t, timed("large-a", time.Second), timed("large-b", 3*time.Second)), map[string][]string{
 			"grpc":        {`its copies go to "large-b", another model than the primary "large-a", and gRPC sends every copy where the primary goes`, strings.ReplaceAll(gaps, "%s", "gRPC")},
 			"envoy":       {strings.ReplaceAll(gaps, "%s", "Envoy")},

@@ -107,9 +107,9 @@ func write(d *Document, format string, opt Options) ([]byte, []Note, error) {
 	case "polly":
 		return writePolly(d, opt)
 	case "python":
-		return writePython(d)
+		return writePython(d, opt)
 	case "typescript":
-		return writeTypeScript(d)
+		return writeTypeScript(d, opt)
 	case "json":
 		var b strings.Builder
 		if err := d.Encode(&b); err != nil {

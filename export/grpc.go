@@ -124,7 +124,7 @@ func writeGRPC(d *Document, opt Options) ([]byte, []Note, error) {
 			}
 			pc = &cc
 		}
-		poolNotes(n, pc, "a gRPC service config", "the channel's load-balancing policy, not the service config, picks each attempt's backend")
+		poolNotes(n, pc, c, "a gRPC service config", "the channel's load-balancing policy, not the service config, picks each attempt's backend")
 		statusRuleNotes(n, c, "gRPC", "an upstream 504 reaches the client as UNAVAILABLE, handled as on_error", "a 4xx reaches the client as a status (INTERNAL, INVALID_ARGUMENT, …) that is not retried: fatal")
 		if c.Deadline > 0 {
 			mc.Timeout = grpcTimeout(c.Deadline.D())
@@ -167,8 +167,8 @@ func writeGRPC(d *Document, opt Options) ([]byte, []Note, error) {
 			case "first_token":
 				n.add("gRPC commits a streaming call to the attempt whose response headers arrive first: first_token holds if the server sends headers with the first token")
 			}
-			if c.AttemptTimeout > 0 {
-				n.add("gRPC has no per-attempt timeout under hedging: attempt_timeout %s not written (the deadline covers all attempts)", fdur(c.AttemptTimeout.D()))
+			if c.AttemptTimeout > 0 && len(attemptTimeoutDifferences(formatLimits["grpc"], c)) == 0 {
+				n.add("gRPC has no per-attempt timeout under hedging: attempt_timeout %s not written, and at or after the deadline (%s) it never ends an attempt", fdur(c.AttemptTimeout.D()), fdur(c.Deadline.D()))
 			}
 			grpcBudgetNotes(n, c)
 			if t := c.Budget.RetryThrottling; t != nil {

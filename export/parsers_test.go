@@ -292,8 +292,10 @@ func TestEnvoyParsesEveryScenario(t *testing.T) {
 }
 
 // TestEnvoyBudgetAndZeroDelay: an in-flight budget becomes the primary
-// cluster's retry_budget and max_parallel its max_retries; a delay of 0
-// becomes 1 ms with a note; fatal errors keep retry_on free of 5xx.
+// cluster's retry_budget and max_parallel its max_retries (with
+// guard-check's two copies noted: Envoy counts a request with hedges out
+// once, the budget each copy); a delay of 0 becomes 1 ms with a note;
+// fatal errors keep retry_on free of 5xx.
 func TestEnvoyBudgetAndZeroDelay(t *testing.T) {
 	d := ScenarioPolicies(loadShipped(t, "guard-check.toml"))
 	c := &d.Classes[0]
@@ -318,6 +320,7 @@ func TestEnvoyBudgetAndZeroDelay(t *testing.T) {
 		t.Errorf("thresholds %v; want retry_budget 20%%, min 3, max_retries 8", th)
 	}
 	wantNote(t, notes, "check", "initial_requests")
+	wantNote(t, notes, "check", "however many of its 2 copies are out")
 }
 
 func wantNote(t *testing.T, notes []Note, class, text string) {

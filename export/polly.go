@@ -91,7 +91,7 @@ func writePolly(d *Document, opt Options) ([]byte, []Note, error) {
 		c := &d.Classes[i]
 		n := &notes{class: c.Class}
 		retryNotes(n, c, "Polly")
-		poolNotes(n, c, "Polly", "its hedges rotate across Routing's endpoint groups, so list the pool's replicas as endpoints, one per group, for copies to go to other replicas, or send them through a router that does")
+		poolNotes(n, c, c, "Polly", "its hedges rotate across Routing's endpoint groups, so list the pool's replicas as endpoints, one per group, for copies to go to other replicas, or send them through a router that does")
 		statusRuleNotes(n, c, "Polly", "the default ShouldHandle handles 408 and 5xx (504 included) as it handles errors", "the default ShouldHandle does not handle a 4xx other than 408 and 429: its response ends the call")
 		if c.Adaptive != nil {
 			return nil, nil, &UnmappableError{"polly", c.Class, "an adaptive delay (a percentile of recent latencies) is a DelayGenerator in code, not a setting; export an optimize report's fixed-delay pick instead"}

@@ -113,14 +113,20 @@ func (c *Class) otherReplica() []ReplicaPool {
 }
 
 // poolNotes adds, for a runtime without a host predicate (runtime, with
-// how, what it can do instead), a note per pool of c: that its balancer is
-// the router's, and, for a pool whose copies go to another replica, that
-// the runtime cannot say so.
-func poolNotes(n *notes, c *Class, runtime, instead string) {
+// how, what it can do instead), a note per pool of c, the class as
+// written: that its balancer is the router's, and, for a pool whose copies
+// go to another replica, that the runtime cannot say so — unless the
+// class as simulated sends copies there too, which faithful refuses or
+// notes as approximated (replicaDifferences).
+func poolNotes(n *notes, c, simulated *Class, runtime, instead string) {
 	for _, p := range c.Pools {
 		n.add("provider %s is a pool of %d replicas behind a %s balancer: the balancer is the serving side's router, not written", p.Provider, p.Replicas, p.Balancer)
 	}
+	covered := simulated.otherReplica()
 	for _, p := range c.otherReplica() {
+		if slices.ContainsFunc(covered, func(q ReplicaPool) bool { return q.Provider == p.Provider }) {
+			continue
+		}
 		n.add("copies_to = \"other_replica\" on %s not written: %s cannot keep a copy off the replicas its request's other attempts went to, and a router that does not track a request's attempts may send it to one of them (what copies_to = \"any_replica\" simulates): %s", p.Provider, runtime, instead)
 	}
 }

@@ -2,6 +2,7 @@ package export
 
 import (
 	"bytes"
+	"errors"
 	"strings"
 	"testing"
 
@@ -19,9 +20,11 @@ import (
 // gets the previous_hosts retry host predicate (which Envoy's router
 // consults for hedges on the per-try timeout, as for retries) with
 // host_selection_retry_max_attempts the pool's 8 replicas; every other
-// format notes that it cannot say it; and every format notes the pool's
-// balancer, the serving side's. A pool whose copies may go to any replica
-// gets neither the predicate nor the note.
+// format refuses the class, as it would run copies_to = "any_replica",
+// naming envoy and json as the formats that can express it, and under
+// --approximate notes that it cannot say it; and every format notes the
+// pool's balancer, the serving side's. A pool whose copies may go to any
+// replica gets neither the predicate nor the note, and is not refused.
 func TestReplicaPoolCopiesToOtherReplica(t *testing.T) {
 	cfg := loadShipped(t, "replica-pool.toml")
 	d := ScenarioPolicies(cfg)
@@ -80,14 +83,21 @@ func TestReplicaPoolCopiesToOtherReplica(t *testing.T) {
 	wantNote(t, notes, "random", `copies_to = "other_replica" on random-pool written as the previous_hosts retry host predicate`)
 	wantNote(t, notes, "ewma", "a pool of 8 replicas behind a latency_ewma balancer: the balancer is the cluster's lb_policy")
 
-	// The formats without a host predicate say they cannot express it.
+	// The formats without a host predicate refuse it, and under
+	// --approximate say they cannot express it.
 	for _, f := range []string{"grpc", "failsafe-go", "polly", "python", "typescript"} {
-		_, notes, err := Write(d, f, Options{})
+		var ue *UnfaithfulError
+		_, _, err := Write(d, f, Options{})
+		if !errors.As(err, &ue) || ue.Class != "random" || ue.Formats != "envoy, json" ||
+			!strings.Contains(ue.Limitation, `its copies go to a replica of "random-pool" that holds no other attempt of their request (copies_to = "other_replica")`) {
+			t.Errorf("%s: %v; want class random refused for copies_to, envoy and json named", f, err)
+		}
+		_, notes, err := Write(d, f, Options{Approximate: true})
 		if err != nil {
-			t.Fatalf("%s: %v", f, err)
+			t.Fatalf("%s --approximate: %v", f, err)
 		}
 		for _, c := range []string{"random", "p2c", "ewma"} {
-			wantNote(t, notes, c, `copies_to = "other_replica" on `+want[c].Provider+" not written")
+			wantNote(t, notes, c, `approximate: copies_to = "other_replica" on "`+want[c].Provider+`" not written`)
 			wantNote(t, notes, c, "a pool of 8 replicas behind a "+want[c].Balancer+" balancer")
 		}
 	}
@@ -113,10 +123,11 @@ func TestReplicaPoolCopiesToOtherReplica(t *testing.T) {
 	if ps := routes[1].GetRoute().GetRetryPolicy().GetRetryHostPredicate(); len(ps) != 1 {
 		t.Errorf("p2c, other_replica: retry_host_predicate %v; want previous_hosts", ps)
 	}
+	d.Classes = d.Classes[:1]
 	for _, f := range []string{"envoy", "python"} {
 		_, notes, err := Write(d, f, Options{})
 		if err != nil {
-			t.Fatalf("%s: %v", f, err)
+			t.Fatalf("%s: random, any_replica: %v", f, err)
 		}
 		for _, n := range notes {
 			if n.Class == "random" && strings.Contains(n.Text, "other_replica") {
@@ -170,6 +181,7 @@ func TestCopiesToOtherReplicaOnlyWhereCopiesLand(t *testing.T) {
 		t.Errorf("random, copy to api: retry_host_predicate %v; want none", ps)
 	}
 	wantNote(t, notes, "random", "a pool of 8 replicas behind a random balancer")
+	d.Classes = d.Classes[:1] // p2c and ewma still copy to their pools
 	for _, f := range []string{"envoy", "python", "typescript", "polly"} {
 		_, notes, err := Write(d, f, Options{})
 		if err != nil {

@@ -14,14 +14,14 @@ const PythonMinVersion = "3.8"
 // failure_kind, HedgeFailed, HedgeDeadline) and a POLICIES dict with one
 // Policy per class, keyed by class name. Delays and timeouts are in
 // seconds.
-func writePython(d *Document) ([]byte, []Note, error) {
+func writePython(d *Document, opt Options) ([]byte, []Note, error) {
 	var all []Note
 	var body strings.Builder
 	body.WriteString("POLICIES: Dict[str, Policy] = {\n")
 	for i := range d.Classes {
 		c := &d.Classes[i]
 		n := &notes{class: c.Class}
-		if err := codeNotes(n, c, "python", "hedged()"); err != nil {
+		if err := codeNotes(n, c, "python", "hedged()", opt); err != nil {
 			return nil, nil, err
 		}
 		if c.Winner == "first_token" {

@@ -52,8 +52,8 @@ func tsBuild(t *testing.T) (node, dir string) {
 
 func buildTS(t *testing.T, node, tsc string) (string, error) {
 	files := map[string]string{}
-	module := func(name string, d *Document) error {
-		mod, _, err := Write(d, "typescript", Options{})
+	module := func(name string, d *Document, opt ...Options) error {
+		mod, _, err := Write(d, "typescript", append(opt, Options{})[0])
 		files[name] = string(mod)
 		return err
 	}
@@ -63,7 +63,7 @@ func buildTS(t *testing.T, node, tsc string) (string, error) {
 	files["semantics/semantics.ts"] = tsSemantics
 	names := namesDocs(t)
 	for i, d := range names {
-		if err := module(fmt.Sprintf("names/hedging%d.ts", i), d); err != nil {
+		if err := module(fmt.Sprintf("names/hedging%d.ts", i), d, namesOptions); err != nil {
 			return "", err
 		}
 	}

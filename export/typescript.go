@@ -12,14 +12,14 @@ import (
 // timers (Node 18 and later, Deno, Bun, browsers), and a POLICIES record
 // with one Policy per class, keyed by class name. Delays and timeouts are
 // in milliseconds.
-func writeTypeScript(d *Document) ([]byte, []Note, error) {
+func writeTypeScript(d *Document, opt Options) ([]byte, []Note, error) {
 	var all []Note
 	var body strings.Builder
 	body.WriteString("export const POLICIES: Readonly<Record<string, Policy>> = {\n")
 	for i := range d.Classes {
 		c := &d.Classes[i]
 		n := &notes{class: c.Class}
-		if err := codeNotes(n, c, "typescript", "hedged()"); err != nil {
+		if err := codeNotes(n, c, "typescript", "hedged()", opt); err != nil {
 			return nil, nil, err
 		}
 		if c.Winner == "first_token" {

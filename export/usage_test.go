@@ -33,7 +33,7 @@ func TestUsageExampleNamesTheScenario(t *testing.T) {
 		t.Errorf("guard-check: usage example does not name llama-guard and check")
 	}
 	for _, d := range namesDocs(t) {
-		out, _, err := Write(d, "typescript", Options{})
+		out, _, err := Write(d, "typescript", namesOptions)
 		if err != nil {
 			t.Fatalf("%q: %v", d.Scenario, err)
 		}

@@ -158,7 +158,10 @@ func (c *checker) applySet(tree map[string]any, arg string) (string, string, err
 // to 2)". The name becomes the index when it is one ("classes.0" →
 // classes[0]) or names an entry ("classes.p2c" → the index of the class
 // named p2c); otherwise the index is taken to be missing before it
-// ("classes.hedge.delay" → classes[0].hedge.delay).
+// ("classes.hedge.delay" → classes[0].hedge.delay). A name that is none
+// of these, in an array whose entries have names, is refused listing them:
+// "classes has no entry named \"nosuch\"; its entries are \"x\"
+// (classes[0]), \"y\" (classes[1])".
 func indexHint(path string, arr any, n int, rest []keySeg) string {
 	if n == 0 {
 		return path + " is an empty array; --set changes entries, it does not add them"
@@ -169,6 +172,8 @@ func indexHint(path string, arr any, n int, rest []keySeg) string {
 		rest = rest[1:]
 	case entryNamed(arr, rest[0].name) >= 0:
 		k, rest = entryNamed(arr, rest[0].name), rest[1:]
+	case !entryHasKey(arr, rest[0].name) && len(entryNames(path, arr)) > 0:
+		return fmt.Sprintf("%s is an array with no entry named %q; its entries are %s", path, rest[0].name, strings.Join(entryNames(path, arr), ", "))
 	default:
 		k = 0
 	}
@@ -194,6 +199,38 @@ func entryNamed(arr any, name string) int {
 		}
 	}
 	return -1
+}
+
+// entryHasKey reports whether an entry of the array of tables arr has
+// the key name.
+func entryHasKey(arr any, name string) bool {
+	if a, ok := arr.([]map[string]any); ok {
+		for _, m := range a {
+			if _, ok := m[name]; ok {
+				return true
+			}
+		}
+	}
+	return false
+}
+
+// entryNames lists the names of the entries of the array of tables arr at
+// path, each with its indexed key: "x" (classes[0]); nil when an entry has
+// no name.
+func entryNames(path string, arr any) []string {
+	a, ok := arr.([]map[string]any)
+	if !ok {
+		return nil
+	}
+	names := make([]string, len(a))
+	for i, m := range a {
+		name, ok := m["name"].(string)
+		if !ok {
+			return nil
+		}
+		names[i] = fmt.Sprintf("%q (%s)", name, indexKey(path, i))
+	}
+	return names
 }
 
 func orRoot(path string) string {

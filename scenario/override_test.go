@@ -88,6 +88,9 @@ func TestOverrideErrors(t *testing.T) {
 		{"classes.0.deadline=1s", "classes.0", "classes is an array; index it as classes[0].deadline (indices 0 to 1)"},
 		{"classes.y.hedge.delay=1s", "classes.y", "index it as classes[1].hedge.delay"},
 		{"classes.hedge.delay=1s", "classes.hedge", "index it as classes[0].hedge.delay"},
+		// A name that is neither an index, an entry's name nor a key of an
+		// entry: no such entry, the entries' names listed.
+		{"classes.nosuch.deadline=1s", "classes.nosuch", `classes is an array with no entry named "nosuch"; its entries are "x" (classes[0]), "y" (classes[1])`},
 		{"classes[0].hedge.targets.0=a", "classes[0].hedge.targets.0", "index it as classes[0].hedge.targets[0] (indices 0 to 0)"},
 		{"noequals", "", "KEY=VALUE"},
 		{"a..b=1", "", "empty name"},

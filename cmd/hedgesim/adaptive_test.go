@@ -272,9 +272,15 @@ func TestOptimizeAdaptiveExport(t *testing.T) {
 	if !strings.Contains(out, `"percentile": 0.95`) || !strings.Contains(out, `"window": 1000`) {
 		t.Errorf("export json lacks the adaptive delay:\n%s", out)
 	}
-	code, out, errOut = hedgesim(t, "export", "--format", "failsafe-go", "--scenario", path, filepath.Join(dir, "report.json"))
+	// failsafe-go's quantile delay is another estimate: refused, and
+	// written under --approximate.
+	code, _, errOut = hedgesim(t, "export", "--format", "failsafe-go", "--scenario", path, filepath.Join(dir, "report.json"))
+	if code != 2 || !strings.Contains(errOut, "decaying estimate") || !strings.Contains(errOut, "formats that can express it: json;") {
+		t.Errorf("export failsafe-go: exit %d, %s; want 2, naming the estimate and json", code, errOut)
+	}
+	code, out, errOut = hedgesim(t, "export", "--format", "failsafe-go", "--approximate", "--scenario", path, filepath.Join(dir, "report.json"))
 	if code != 0 || !strings.Contains(out, "p95 of recent latencies") {
-		t.Errorf("export failsafe-go: exit %d, %s%s", code, out, errOut)
+		t.Errorf("export failsafe-go --approximate: exit %d, %s%s", code, out, errOut)
 	}
 	code, _, errOut = hedgesim(t, "export", "--format", "envoy", "--scenario", path, filepath.Join(dir, "report.json"))
 	if code == 0 || !strings.Contains(errOut, "adaptive delay") {

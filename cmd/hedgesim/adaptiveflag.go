@@ -52,7 +52,7 @@ func (f *adaptiveFlag) check(writeScenario, shard string) error {
 	case !f.set:
 		return nil
 	case writeScenario != "":
-		return usageError{err: errors.New("--adaptive cannot go with --write-scenario: the scenario writer writes fixed delays, not an adaptive pick; export the report instead (hedgesim export --format failsafe-go)")}
+		return usageError{err: errors.New("--adaptive cannot go with --write-scenario: the scenario writer writes fixed delays, not an adaptive pick; export the report instead (hedgesim export --format json, or failsafe-go --approximate)")}
 	case shard != "":
 		return usageError{err: errors.New("--adaptive cannot go with --shard: a shard's part does not carry the adaptive candidates to hedgesim merge")}
 	}

@@ -48,3 +48,16 @@ func TestSetArrayByNameNamesTheIndex(t *testing.T) {
 		t.Errorf("exit %d, %q; want 2 and %q", code, errOut, want)
 	}
 }
+
+// TestSetArrayByUnknownNameListsTheNames: `run --set
+// 'classes.nosuch.deadline=1s'` names no class and no key of a class; it
+// exits 2 saying there is no class of that name and listing the classes'
+// names with their indices, not suggesting classes[0].nosuch.deadline,
+// which is no key either.
+func TestSetArrayByUnknownNameListsTheNames(t *testing.T) {
+	code, _, errOut := hedgesim(t, "run", "--requests", "300", "--set", "classes.nosuch.deadline=1s", "replica-pool")
+	want := `--set classes.nosuch.deadline=1s: classes.nosuch: classes is an array with no entry named "nosuch"; its entries are "random" (classes[0]), "p2c" (classes[1]), "ewma" (classes[2])`
+	if code != 2 || !strings.Contains(errOut, want) || strings.Contains(errOut, "index it as") {
+		t.Errorf("exit %d, %q; want 2 and %q", code, errOut, want)
+	}
+}
