@@ -447,6 +447,9 @@ func TestBatchingValidate(t *testing.T) {
 		{"cold start", func(c *sim.Config) {
 			c.Providers[0].Pool.ColdStart = &sim.ColdStart{Latency: dist.Constant{Value: 1}}
 		}, "cold starts"},
+		{"autoscale", func(c *sim.Config) {
+			c.Providers[0].Pool.Autoscale = &sim.Autoscale{Initial: 1, Target: 1, Tick: 2 * time.Second, StableWindow: time.Minute, PanicWindow: 6 * time.Second, PanicThreshold: 2}
+		}, "batching in an autoscaled pool is not modelled"},
 		{"first token", func(c *sim.Config) {
 			c.Classes[0].Policy.Winner = sim.FirstToken
 		}, "first_token"},
