@@ -70,13 +70,20 @@ type ReplicaResult struct {
 	ColdStarts int64 `json:"cold_starts"`
 	// MeanQueueWait and P95QueueWait are the mean and the nearest-rank
 	// p95 of the waits in seconds, in its queue, of the attempts served;
-	// the p95 is null when none was.
+	// the p95 is null when none was. At an autoscaled pool an attempt's
+	// wait at the activator for a replica to come up (a cold start) is
+	// part of its wait; at a pool without autoscaling an attempt waiting
+	// for its replica's cold start holds a slot, in service, and its wait
+	// is only that for a slot.
 	MeanQueueWait float64  `json:"mean_queue_wait_s"`
 	P95QueueWait  *float64 `json:"p95_queue_wait_s"`
 	// MeanInService is the time-average number of attempts in service,
-	// losers included until their cancel lands; a cold start counts as
-	// one attempt in service from its start to its end or its give-up,
-	// also after every attempt waiting for it has left (bookUntended).
+	// losers included until their cancel lands. At a pool without
+	// autoscaling the attempts waiting for a cold start are in service,
+	// and a cold start counts as one attempt in service from its start to
+	// its end or its give-up, also after every attempt waiting for it has
+	// left (bookUntended); at an autoscaled pool a starting replica has
+	// nothing in service (its attempts wait at the activator).
 	MeanInService float64 `json:"mean_in_service"`
 	// Utilisation is MeanInService ÷ the replica's concurrency limit; null
 	// without one. At an autoscaled pool it is over the replica's own time
