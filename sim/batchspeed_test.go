@@ -114,3 +114,61 @@ func TestBatchingDecodeSpeedIsTheModels(t *testing.T) {
 		}
 	})
 }
+
+// TestBatchingSpeedWarning: a streamed model at a batching pool whose
+// speed at batch size 1 is more than 10 % from the model's median
+// tokens_per_s earns a configuration warning at the model's tokens_per_s
+// naming both speeds — the run decodes at the model's — and the report
+// lists it; speeds that agree within 10 %, and a model with one latency
+// distribution, earn none.
+func TestBatchingSpeedWarning(t *testing.T) {
+	const text = "model m decodes at a median 10 tokens/s alone (its tokens_per_s), and provider p's pool batching gives 50 tokens/s at batch size 1"
+	cfg := func(model sim.Model, b sim.Batching) *sim.Config {
+		return &sim.Config{
+			Name: "bwarn", Seed: 1, Requests: 100,
+			Arrivals:  sim.Arrivals{Process: sim.Constant, Rate: 0.01},
+			Models:    []sim.Model{model},
+			Providers: []sim.Provider{{Name: "p", Pool: &sim.Pool{Replicas: 2, Concurrency: 2, Balancer: sim.RoundRobin, Decay: 0.9, Batching: &b}}},
+			Classes: []sim.Class{{Name: "c", Share: 1, Deadline: time.Minute,
+				InputTokens: dist.Constant{Value: 100}, OutputTokens: dist.Constant{Value: 100}}},
+		}
+	}
+	streamed := func(speed float64) sim.Model {
+		return sim.Model{Name: "m", Provider: "p", TTFT: dist.Constant{}, TokensPerSecond: dist.Constant{Value: speed}}
+	}
+	warned := func(c *sim.Config) []sim.ConfigWarning {
+		var out []sim.ConfigWarning
+		for _, w := range sim.ConfigWarnings(c) {
+			if w.Field == "tokens_per_s" {
+				out = append(out, w)
+			}
+		}
+		return out
+	}
+	c := cfg(streamed(10), sim.Batching{Base: 50})
+	ws := warned(c)
+	if len(ws) != 1 || ws[0].Model != 0 || ws[0].Provider != 0 || !strings.HasPrefix(ws[0].Text, text) {
+		t.Fatalf("a 10 tokens/s model at a pool of speed(1) = 50: warnings %+v; want one at model 0's tokens_per_s starting %q", ws, text)
+	}
+	res := mustRun(t, c)
+	if rep := sim.NewReport(c, res, res); !strings.Contains(strings.Join(rep.Classes[0].Warnings, "\n"), text) {
+		t.Errorf("the report's class warnings %q lack it", rep.Classes[0].Warnings)
+	}
+	if ws := warned(cfg(streamed(10), sim.Batching{TokensPerSecond: []float64{50, 25}})); len(ws) != 1 || !strings.HasPrefix(ws[0].Text, text) {
+		t.Errorf("the same against a table [50, 25]: warnings %+v, want one starting %q", ws, text)
+	}
+	for name, c := range map[string]*sim.Config{
+		"equal":       cfg(streamed(50), sim.Batching{Base: 50}),
+		"within 10 %": cfg(streamed(45.5), sim.Batching{TokensPerSecond: []float64{50, 25}}),
+		"one latency": cfg(sim.Model{Name: "m", Provider: "p", Latency: dist.Constant{Value: 1}}, sim.Batching{Base: 50}),
+		"not batching": func() *sim.Config {
+			c := cfg(streamed(10), sim.Batching{Base: 50})
+			c.Providers[0].Pool.Batching = nil
+			return c
+		}(),
+	} {
+		if ws := warned(c); len(ws) != 0 {
+			t.Errorf("%s: warnings %+v, want none", name, ws)
+		}
+	}
+}
