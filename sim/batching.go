@@ -155,22 +155,24 @@ func (cfg *Config) validateBatching() error {
 // batch is the run-time state of one replica's batch.
 type batch struct {
 	// v is the virtual clock (seconds of work at batch size 1), brought
-	// up to date at last; rel is its rate and spd the per-sequence speed
-	// in tokens/s at the batch size of the last rebatch, which every
-	// change of the batch is followed by: speed(n) ÷ the replica's
-	// slowdown, the speed its sequences decode at.
-	v        float64
-	last     time.Duration
-	rel, spd float64
-	seqs     []batchSeq // a min-heap by next
+	// up to date at last; rel is its rate at the batch size of the last
+	// rebatch, which every change of the batch is followed by:
+	// speed(n) ÷ speed(1) ÷ the replica's slowdown.
+	v    float64
+	last time.Duration
+	rel  float64
+	seqs []batchSeq // a min-heap by next
 	// due is the sequence number of the one queued event that is not
 	// stale (0: none), dueAt its time.
 	due   uint64
 	dueAt time.Duration
 	// Integrals over the run, in seconds: of 1 while the batch is not
-	// empty, of the batch size, and of the batch size × the per-sequence
-	// speed (tokens).
-	busy, seqTime, tokens float64
+	// empty, and of the batch size.
+	busy, seqTime float64
+	// tokens and decoding are, over the sequences that left the batch,
+	// the output tokens they decoded in it and the seconds they spent
+	// decoding (decoded).
+	tokens, decoding float64
 }
 
 // batchSeq is a sequence in a batch: attempt k of the request in slot,
@@ -191,9 +193,22 @@ func (bt *batch) advance(now time.Duration) {
 		bt.v += dt * bt.rel
 		bt.busy += dt
 		bt.seqTime += dt * float64(n)
-		bt.tokens += dt * float64(n) * bt.spd
 	}
 	bt.last = now
+}
+
+// decoded counts a sequence leaving the batch at now that decoded the
+// share f in [0, 1] of its out output tokens from from (its first token;
+// its join for an attempt not streamed, whose whole work is its
+// decoding): the speed it decoded at is then its model's own at batch
+// size 1 × speed(n) ÷ speed(1) ÷ the replica's slowdown, whatever the
+// table's speed(1).
+func (bt *batch) decoded(now, from time.Duration, out, f float64) {
+	if from == never || now <= from {
+		return
+	}
+	bt.tokens += out * f
+	bt.decoding += (now - from).Seconds()
 }
 
 // joinBatch starts the service of attempt k of r, in the slot it holds at
@@ -237,7 +252,6 @@ func (e *engine) rebatch(pl *pool, rp *replica, prov int32, i int) {
 	b := pl.cfg.Batching
 	sp := b.speed(len(bt.seqs))
 	bt.rel = sp / b.speed(1) / rp.slowdown
-	bt.spd = sp / rp.slowdown
 	at := bt.when(e.now, bt.seqs[0].next)
 	if bt.due != 0 && at == bt.dueAt {
 		return // the queued event stands (the speed did not change)
@@ -293,6 +307,7 @@ func (e *engine) batchDue(ev *event) {
 		}
 		slot, gen, k := s.slot, s.gen, s.k
 		bt.remove(0)
+		bt.decoded(e.now, a.genFrom, r.out, 1)
 		a.inBatch = false
 		a.end = e.now
 		if !a.streamed {
@@ -362,9 +377,12 @@ func (e *engine) leaveBatch(slot int32, r *request, k int) {
 		case s.first:
 			a.first, a.genFrom = bt.when(e.now, s.next), bt.when(e.now, s.next)
 		case !a.streamed:
+			total := (a.workFirst + a.workDecode).Seconds()
+			bt.decoded(e.now, a.genFrom, r.out, doneShare(s.end-bt.v, total))
 			a.first = a.end
-			a.genFrom = decodedFrom(e.now, a.end, s.end-bt.v, (a.workFirst + a.workDecode).Seconds())
+			a.genFrom = decodedFrom(e.now, a.end, s.end-bt.v, total)
 		default:
+			bt.decoded(e.now, a.genFrom, r.out, doneShare(s.end-bt.v, a.workDecode.Seconds()))
 			a.genFrom = decodedFrom(e.now, a.end, s.end-bt.v, a.workDecode.Seconds())
 		}
 		bt.remove(j)
@@ -372,6 +390,16 @@ func (e *engine) leaveBatch(slot int32, r *request, k int) {
 	}
 	a.inBatch = false
 	e.rebatch(pl, rp, a.prov, i)
+}
+
+// doneShare returns the share of a sequence's decoding done, (total −
+// left) ÷ total in [0, 1], left and total in seconds of work: 1 when
+// nothing is left.
+func doneShare(left, total float64) float64 {
+	if !(left > 0) || !(total > 0) {
+		return 1
+	}
+	return max(0, 1-left/total)
 }
 
 // decodedFrom returns the start of a linear generation ending at end

@@ -42,7 +42,8 @@ func ConfigWarnings(cfg *Config) []ConfigWarning {
 // classConfigWarnings returns the configuration warnings of class i:
 // the pipeline's, the latency unit's, then its pools' (autoscaling
 // without cold starts, copies_to on one replica, a view no balancer
-// reads).
+// reads, a batching table whose speed at batch size 1 is not the
+// model's).
 func classConfigWarnings(cfg *Config, i int) []ConfigWarning {
 	cl := &cfg.Classes[i]
 	ws := pipelineWarnings(cl)
@@ -52,6 +53,7 @@ func classConfigWarnings(cfg *Config, i int) []ConfigWarning {
 	ws = append(ws, scaleWarnings(cfg, cl)...)
 	ws = append(ws, copiesToWarnings(cfg, cl)...)
 	ws = append(ws, viewWarnings(cfg, cl)...)
+	ws = append(ws, batchSpeedWarnings(cfg, cl)...)
 	for j := range ws {
 		ws[j].Class = i
 	}

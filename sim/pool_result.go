@@ -39,7 +39,8 @@ type PoolResult struct {
 	// held one (or because the pool lets them: AnyReplica, then 0).
 	Shared int64 `json:"shared_replica"`
 	// MeanBatch and DecodeSpeed, for a batching pool (Pool.Batching)
-	// only, are its replicas' together: see ReplicaResult's.
+	// only, are its replicas' together: see ReplicaResult's (the pool's
+	// speed is its replicas' tokens ÷ their seconds decoding).
 	MeanBatch   *float64 `json:"mean_batch,omitempty"`
 	DecodeSpeed *float64 `json:"decode_tokens_per_second,omitempty"`
 	// Restarts lists the replicas' restarts in the order they began
@@ -69,13 +70,20 @@ type ReplicaResult struct {
 	ColdStarts int64 `json:"cold_starts"`
 	// MeanQueueWait and P95QueueWait are the mean and the nearest-rank
 	// p95 of the waits in seconds, in its queue, of the attempts served;
-	// the p95 is null when none was.
+	// the p95 is null when none was. At an autoscaled pool an attempt's
+	// wait at the activator for a replica to come up (a cold start) is
+	// part of its wait; at a pool without autoscaling an attempt waiting
+	// for its replica's cold start holds a slot, in service, and its wait
+	// is only that for a slot.
 	MeanQueueWait float64  `json:"mean_queue_wait_s"`
 	P95QueueWait  *float64 `json:"p95_queue_wait_s"`
 	// MeanInService is the time-average number of attempts in service,
-	// losers included until their cancel lands; a cold start counts as
-	// one attempt in service from its start to its end or its give-up,
-	// also after every attempt waiting for it has left (bookUntended).
+	// losers included until their cancel lands. At a pool without
+	// autoscaling the attempts waiting for a cold start are in service,
+	// and a cold start counts as one attempt in service from its start to
+	// its end or its give-up, also after every attempt waiting for it has
+	// left (bookUntended); at an autoscaled pool a starting replica has
+	// nothing in service (its attempts wait at the activator).
 	MeanInService float64 `json:"mean_in_service"`
 	// Utilisation is MeanInService ÷ the replica's concurrency limit; null
 	// without one. At an autoscaled pool it is over the replica's own time
@@ -89,11 +97,16 @@ type ReplicaResult struct {
 	UtilisationCI95 *[2]*float64 `json:"utilisation_ci95,omitempty"`
 	CIMethod        string       `json:"ci95_method,omitempty"`
 	// MeanBatch, for a batching pool only, is the time-average number of
-	// sequences in its batch while it held any; DecodeSpeed is the mean
-	// per-sequence speed in tokens/s (Batching's speed at the batch size
-	// ÷ the replica's slowdown: the speed its sequences decoded at) over
-	// the time sequences spent in its batch. Null when the batch was
-	// never used.
+	// sequences in its batch while it held any; null when the batch was
+	// never used. DecodeSpeed is the speed its sequences decoded at, in
+	// tokens/s per sequence: the output tokens they decoded in the batch
+	// ÷ the seconds they spent decoding there (from the first token, or
+	// the whole service of a model with one latency distribution, to
+	// their end or the cancel that took them out). A sequence decodes at
+	// its model's own speed drawn for it (output tokens ÷ its decode time
+	// at batch size 1) × Batching's speed(n) ÷ speed(1) ÷ the replica's
+	// slowdown: the table or formula gives the slowdown with the batch,
+	// not the speed. Null when no sequence spent time decoding.
 	MeanBatch   *float64 `json:"mean_batch,omitempty"`
 	DecodeSpeed *float64 `json:"decode_tokens_per_second,omitempty"`
 	// started counts the attempts that took a slot, leftCold those of
@@ -117,9 +130,9 @@ func (e *engine) poolResults() []PoolResult {
 		}
 		pr := PoolResult{Provider: e.provs[i].name, Balancer: pl.cfg.Balancer.String(), Shared: pl.shared}
 		var load []float64
-		var busy, seqTime, tokens float64 // of batching replicas
-		var inService float64             // replica-seconds with an attempt in service
-		var ups []float64                 // an autoscaled pool's seconds up or starting, per replica
+		var busy, seqTime, tokens, decoding float64 // of batching replicas
+		var inService float64                       // replica-seconds with an attempt in service
+		var ups []float64                           // an autoscaled pool's seconds up or starting, per replica
 		if pl.sc != nil && span > 0 {
 			ups = pl.sc.upTimes(span, len(pl.reps))
 		}
@@ -163,7 +176,8 @@ func (e *engine) poolResults() []PoolResult {
 				busy += bt.busy
 				seqTime += bt.seqTime
 				tokens += bt.tokens
-				rr.MeanBatch, rr.DecodeSpeed = finite(bt.seqTime/bt.busy), finite(bt.tokens/bt.seqTime)
+				decoding += bt.decoding
+				rr.MeanBatch, rr.DecodeSpeed = finite(bt.seqTime/bt.busy), finite(bt.tokens/bt.decoding)
 			}
 			load = append(load, x)
 			pr.ColdStarts += rr.ColdStarts
@@ -177,7 +191,7 @@ func (e *engine) poolResults() []PoolResult {
 			pr.Imbalance = imbalance(load)
 		}
 		if busy > 0 {
-			pr.MeanBatch, pr.DecodeSpeed = finite(seqTime/busy), finite(tokens/seqTime)
+			pr.MeanBatch, pr.DecodeSpeed = finite(seqTime/busy), finite(tokens/decoding)
 		}
 		pr.Restarts, pr.end = pl.restartResults(e.lastEvent), e.lastEvent
 		if pl.sc != nil {
@@ -254,7 +268,10 @@ func writePools(w io.Writer, pools []PoolResult) {
 			}
 		}
 		if p.MeanBatch != nil {
-			fmt.Fprintf(w, ", mean batch %.2f at %.4g tokens/s per sequence", *p.MeanBatch, *p.DecodeSpeed)
+			fmt.Fprintf(w, ", mean batch %.2f", *p.MeanBatch)
+			if p.DecodeSpeed != nil {
+				fmt.Fprintf(w, " at %.4g tokens/s per sequence", *p.DecodeSpeed)
+			}
 		}
 		fmt.Fprintln(w)
 		if p.Autoscale != nil {
@@ -281,7 +298,10 @@ func writePools(w io.Writer, pools []PoolResult) {
 			if p.MeanBatch != nil {
 				batch, speed := "-", "-"
 				if r.MeanBatch != nil {
-					batch, speed = fmt.Sprintf("%.2f", *r.MeanBatch), fmt.Sprintf("%.4g", *r.DecodeSpeed)
+					batch = fmt.Sprintf("%.2f", *r.MeanBatch)
+				}
+				if r.DecodeSpeed != nil {
+					speed = fmt.Sprintf("%.4g", *r.DecodeSpeed)
 				}
 				fmt.Fprintf(tw, "%s\t%s\t", batch, speed)
 			}

@@ -1052,5 +1052,24 @@ func inServiceNote(r *Report) string {
 	if unlimited {
 		note += ", \"-\" for a provider or replica without one (no limit to divide by: it serves every attempt at once)"
 	}
+	fixed := slices.ContainsFunc(r.Pools, func(p PoolResult) bool { return p.ColdStarts > 0 && p.Autoscale == nil })
+	scaled := slices.ContainsFunc(r.Pools, func(p PoolResult) bool { return p.ColdStarts > 0 && p.Autoscale != nil })
+	switch {
+	case fixed && scaled:
+		note += "; a cold start: " + coldFixedNote + "; " + coldScaledNote
+	case fixed:
+		note += "; a cold start: " + coldFixedNote
+	case scaled:
+		note += "; a cold start: " + coldScaledNote
+	}
 	return note + "."
 }
+
+// coldFixedNote and coldScaledNote say in inServiceNote where a pool's
+// cold starts are counted, which differs by the kind of pool (ColdStart,
+// Autoscale): the same wait for a start is time in service at one and
+// queue wait at the other.
+const (
+	coldFixedNote  = "at a pool without autoscaling, time in service, not queue wait (the attempts waiting for it hold their slots; with none, it counts as one)"
+	coldScaledNote = "at an autoscaled pool, queue wait of the attempts waiting at the activator for a replica to come up, not time in service (a starting replica serves nothing; its time counts in utilisation's time up or starting)"
+)

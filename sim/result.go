@@ -130,12 +130,16 @@ type ProviderResult struct {
 	TimedOut int64 `json:"timed_out"`
 	Stalled  int64 `json:"stalled,omitempty"`
 	// MeanQueueWait is the mean wait in seconds, in the provider's queue, of
-	// the attempts that started service.
+	// the attempts that started service; for a pool, as its replicas'
+	// (ReplicaResult.MeanQueueWait: a wait for a cold start is in it at
+	// an autoscaled pool only).
 	MeanQueueWait float64 `json:"mean_queue_wait_s"`
 	// MeanInService is the time-average number of attempts in service,
 	// losers included until their cancel lands, over the provider's own
 	// span: from 0 until its last attempt left service (not the run's end,
-	// which another provider's stragglers may set).
+	// which another provider's stragglers may set); for a pool, as its
+	// replicas' (ReplicaResult.MeanInService: a cold start is in it at a
+	// pool without autoscaling only).
 	MeanInService float64 `json:"mean_in_service"`
 	// Utilisation is MeanInService ÷ the concurrency limit — for a
 	// replica pool, the replicas' concurrency times the time-weighted
