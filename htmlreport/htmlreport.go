@@ -81,11 +81,14 @@ type classView struct {
 	// and "" for a class judged on a percentile.
 	Within, WithinChange                        string
 	AttemptsPerRequest, AddedCost, Reason, Note string
-	Objective                                   string
-	Candidates                                  int
-	Warnings                                    []string
-	OptimizedWith                               string
-	Figures                                     []figure
+	// Group says how a group objective chose the pick and which picks
+	// its value is of (optimize.ClassReport.GroupText); empty otherwise.
+	Group         string
+	Objective     string
+	Candidates    int
+	Warnings      []string
+	OptimizedWith string
+	Figures       []figure
 	// Map places every candidate by status, with its reasons on hover
 	// (nil without figures); Rejected lists the rejected candidates.
 	Map      *fateMap
@@ -271,7 +274,7 @@ func classOf(rep *optimize.Report, cr *optimize.ClassReport, level float64, i in
 	v := classView{
 		ID: "class-" + strconv.Itoa(i), Class: cr.Class, Hedge: cr.Verdict.Hedge,
 		Verdict: "don't hedge", Delay: "-", Copies: "-", Target: "-",
-		Reason: cr.Verdict.Reason, Note: cr.PickNote, Objective: cr.Objective.String(),
+		Reason: cr.Verdict.Reason, Note: cr.PickNote, Group: cr.GroupText(), Objective: cr.Objective.String(),
 		Candidates: len(cr.Candidates), Warnings: distinct(cr.Warnings),
 		OptimizedWith: strings.Join(cr.OptimizedWith, ", "),
 	}

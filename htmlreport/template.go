@@ -61,7 +61,8 @@ td.reasons { text-align: left; white-space: normal; min-width: 24em; }
 <h2>{{.Class}}: <span class="{{if .Hedge}}hedge{{else}}nohedge{{end}}">{{.Verdict}}</span></h2>
 <p><b>Why:</b> {{.Reason}}</p>
 <p><b>Pick:</b> {{.Note}} (objective {{.Objective}}; {{.Candidates}} candidates{{if .OptimizedWith}}; optimized with {{.OptimizedWith}}{{end}})</p>
-<p class="won">{{if not .Pipeline}}<b>Who answered:</b> {{end}}{{.Won}}{{if .Bought}}. <b>Request by request against no hedging:</b> {{.Bought}}{{end}}.</p>
+{{if .Group}}<p><b>Group:</b> {{.Group}}</p>
+{{end}}<p class="won">{{if not .Pipeline}}<b>Who answered:</b> {{end}}{{.Won}}{{if .Bought}}. <b>Request by request against no hedging:</b> {{.Bought}}{{end}}.</p>
 {{if .Steps}}<table class="steps"><caption>Where {{.StepsOf}} hedging goes, step by step (each against the same pick without hedging that step)</caption>
 <tr><th>step</th><th>policy</th><th>what it adds</th></tr>
 {{range .Steps}}<tr><td>{{.Step}}</td><td>{{.Policy}}</td><td>{{.Why}}</td></tr>

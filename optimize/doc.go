@@ -358,7 +358,9 @@
 // were judged: an overloaded rate limit measured over enough refills of
 // its bucket), optimized_with (the other classes of its joint group;
 // empty when swept alone), group (how a group objective chose the pick:
-// GroupChoice; absent otherwise), requests (per candidate of the class: a replayed trace
+// GroupChoice, its value of the group search's picks, and rolled_out,
+// the group objective in the rollout check, when what rolls out is not
+// those picks; absent otherwise), requests (per candidate of the class: a replayed trace
 // may have fewer than requests_per_candidate, the number asked for). A
 // candidate has label, hedging, delay_s, copies, target, requests,
 // latency_s {mean, p50, p90, p95, p99, p99_9, p95_ci95, p99_ci95 — the

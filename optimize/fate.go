@@ -286,16 +286,8 @@ func fates(cr *ClassReport, rule Rule, level float64) {
 // limitReasons are the limits and exclusions c breaks: what makes it
 // rejected whatever the pick.
 func limitReasons(c, base *Candidate, o Objective, rule Rule) []Reason {
-	var r []Reason
+	r := o.CapReasons(c.AddedCostPct, c.HedgedShare)
 	p := o.Percentile
-	if h := 100 * c.HedgedShare; h > o.MaxHedgedPct+1e-9 {
-		r = append(r, Reason{Code: ReasonHedgedCap, Value: h, Limit: o.MaxHedgedPct, Unit: UnitPct,
-			Text: fmt.Sprintf("hedged share %.1f%% is over the cap of %s%% by %.1f pt", h, fnum(o.MaxHedgedPct), h-o.MaxHedgedPct)})
-	}
-	if (o.Goal == LowestLatency || o.Goal == MostAnswered) && costLess(o.MaxAddedCostPct, c.AddedCostPct) {
-		r = append(r, Reason{Code: ReasonCostCap, Value: c.AddedCostPct, Limit: o.MaxAddedCostPct, Unit: UnitPct,
-			Text: fmt.Sprintf("added cost %s is over the cap of +%s%% by %.2f pt", fpctCost(c.AddedCostPct), fnum(o.MaxAddedCostPct), c.AddedCostPct-o.MaxAddedCostPct)})
-	}
 	if o.Goal == LowestCost {
 		if sla := o.SLA.Seconds(); c.Q(p) > sla {
 			r = append(r, Reason{Code: ReasonAboveSLA, Value: c.Q(p), Limit: sla, Unit: UnitSeconds,

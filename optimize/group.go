@@ -92,9 +92,22 @@ type GroupChoice struct {
 	Objective string    `json:"objective"`
 	Classes   []string  `json:"classes"`
 	Weights   []float64 `json:"weights"`
-	// Value is the group objective at the pick (seconds for
-	// GroupWeighted, a ratio for GroupWorst; null for a miss).
+	// Value is the group objective at the group search's picks (seconds
+	// for GroupWeighted, a ratio for GroupWorst; null for a miss), in the
+	// group's run in which every class had the policy Picks names.
 	Value float64 `json:"value"`
+	// Picks names, by Classes, each class's policy in the run Value is
+	// of: its candidate's label ("none" for no hedging), or "configured"
+	// for a class of the group that is not optimized. These are the
+	// group search's picks, which are not always what rolls out: see
+	// RolledOut.
+	Picks []string `json:"picks"`
+	// RolledOut is set when what rolls out is not Picks — the rollout
+	// check rolled out no hedging for a pick that answers fewer, or an
+	// undecided class rolls out its configured policy: the group
+	// objective there, from the rollout check (see GroupRolledOut). Nil
+	// when what rolls out is Picks.
+	RolledOut *GroupRolledOut `json:"rolled_out,omitempty"`
 	// Alone is the index of the candidate the class's own objective
 	// picks, the other classes at their group picks, and AloneValue the
 	// group objective had it been picked.
@@ -105,6 +118,44 @@ type GroupChoice struct {
 	// admissible for the group: which class fails which limit or the
 	// verdict rule; or not significantly better); empty otherwise.
 	AloneWhyNot string `json:"alone_why_not,omitempty"`
+
+	// at are the policies of Picks, by Classes, each a candidate's on the
+	// class's configured policy (Candidate.Policy), as the group's runs
+	// have them; at[own] is set by setGroupPicks from candidate ownPick
+	// of the class's report, the class's pick.
+	at           []sim.Policy
+	own, ownPick int
+}
+
+// GroupRolledOut is the group objective at what rolls out, when that is
+// not the group search's picks (GroupChoice.Picks).
+type GroupRolledOut struct {
+	// Picks names, by GroupChoice.Classes, what rolls out for each class:
+	// its pick's label ("none" for no hedging), or "configured" for a
+	// class that keeps its configured policy (undecided, or not
+	// optimized).
+	Picks []string `json:"picks"`
+	// Value is the group objective of the rollout check's run, which has
+	// every class at what rolls out (Requests requests of the whole
+	// scenario; the weights of GroupWeighted are the classes' requests in
+	// it, or Settings.GroupWeights; GroupWorst holds each class against
+	// the check's run without hedging). It is null (+Inf) for a miss, and
+	// NaN (null) with Requests 0 when there was no rollout check.
+	Value    float64 `json:"value"`
+	Requests int     `json:"check_requests"`
+}
+
+// MarshalJSON writes a value that is a miss or unknown as null.
+func (g GroupRolledOut) MarshalJSON() ([]byte, error) {
+	type plain GroupRolledOut
+	w := struct {
+		plain
+		Value *float64 `json:"value"`
+	}{plain: plain(g)}
+	if !math.IsInf(g.Value, 0) && !math.IsNaN(g.Value) {
+		w.Value = &g.Value
+	}
+	return json.Marshal(w)
 }
 
 // MarshalJSON writes values that are a miss (+Inf) as null.
@@ -606,7 +657,7 @@ func chooseForGroup(cr *ClassReport, k int, current []sim.Policy, figs [][]Group
 	basis := cr.CostBasis
 	compare(&c, &b, basis)
 	verdict := judgeFor(cr.Objective, &b, &c, s.Level, s.Rule, basis)
-	g := &GroupChoice{Objective: mode, Value: v, AloneValue: math.Inf(1), Weights: []float64{}}
+	g := &GroupChoice{Objective: mode, Value: v, AloneValue: math.Inf(1), Weights: []float64{}, at: slices.Clone(current), own: k, ownPick: i}
 	for _, f := range figs[i] {
 		g.Classes = append(g.Classes, f.Class)
 	}
@@ -717,11 +768,25 @@ func groupValueText(mode string, v float64) string {
 }
 
 // writeGroup writes how the group objective chose a class's pick, and
-// what the class's own objective would have picked.
+// what the class's own objective would have picked (GroupText).
 func writeGroup(w interface{ Write([]byte) (int, error) }, cr *ClassReport) {
+	if t := cr.GroupText(); t != "" {
+		fmt.Fprintf(w, "  group: %s\n", t)
+	}
+}
+
+// GroupText says how the group objective chose the class's pick: the
+// group objective's value and which picks it is of — "at this pick", or,
+// when what rolls out is not the group search's picks (GroupChoice.
+// RolledOut), those picks, what rolls out and the value the rollout check
+// gives it — and what the class's own objective would have picked, the
+// others at their group picks, with the group's value there and why the
+// group passed it over. Empty when no group objective chose the pick
+// (Group nil). The text report's "group:" line and the HTML page give it.
+func (cr *ClassReport) GroupText() string {
 	g := cr.Group
 	if g == nil {
-		return
+		return ""
 	}
 	alone := &cr.Candidates[g.Alone]
 	label := "no hedging"
@@ -732,8 +797,8 @@ func writeGroup(w interface{ Write([]byte) (int, error) }, cr *ClassReport) {
 	if g.AloneWhyNot != "" {
 		why = "; " + g.AloneWhyNot
 	}
-	fmt.Fprintf(w, "  group: %s is %s at this pick; the class's own objective, the others at their group picks, would pick %s (group %s%s)\n",
-		groupObjectiveText(g), groupValueText(g.Objective, g.Value), label, groupValueText(g.Objective, g.AloneValue), why)
+	return fmt.Sprintf("%s is %s %s; the class's own objective, the others at their group picks, would pick %s (group %s%s)",
+		groupObjectiveText(g), groupValueText(g.Objective, g.Value), groupAtText(g), label, groupValueText(g.Objective, g.AloneValue), why)
 }
 
 // validGroupObjective checks a group objective's name.

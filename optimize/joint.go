@@ -421,6 +421,7 @@ func runJoint(ctx context.Context, cfg *sim.Config, s Settings, group []int, sha
 			break
 		}
 	}
+	setGroupPicks(reports, group, gc)
 	for _, k := range order {
 		cr := reports[group[k]]
 		var others []string

@@ -1165,6 +1165,7 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 func rolloutCheck(ctx context.Context, cfg *sim.Config, s Settings, rep *Report, workers int) error {
 	n := s.checkRequests()
 	if n <= 0 {
+		groupRolledOut(cfg, &s, rep, nil)
 		return nil
 	}
 	// A check of no more requests than a candidate's would draw what
@@ -1180,7 +1181,7 @@ func rolloutCheck(ctx context.Context, cfg *sim.Config, s Settings, rep *Report,
 	for k := range rep.Classes {
 		warned[k] = len(rep.Classes[k].Warnings)
 	}
-	rc, err := checkOn(ctx, ccfg, rep, n, s.Level, workers)
+	rc, run, err := checkRuns(ctx, ccfg, rep, n, s.Level, workers)
 	if err != nil {
 		return fmt.Errorf("rollout check: %w", err)
 	}
@@ -1224,7 +1225,7 @@ func rolloutCheck(ctx context.Context, cfg *sim.Config, s Settings, rep *Report,
 		for k := range rep.Classes {
 			rep.Classes[k].Warnings = rep.Classes[k].Warnings[:warned[k]]
 		}
-		if rc, err = checkOn(ctx, ccfg, rep, n, s.Level, workers); err != nil {
+		if rc, run, err = checkRuns(ctx, ccfg, rep, n, s.Level, workers); err != nil {
 			return fmt.Errorf("rollout check: %w", err)
 		}
 		for j := range rc.Classes {
@@ -1237,6 +1238,7 @@ func rolloutCheck(ctx context.Context, cfg *sim.Config, s Settings, rep *Report,
 		rc.Seed = &ccfg.Seed
 	}
 	rep.Rollout = rc
+	groupRolledOut(cfg, &s, rep, run)
 	return nil
 }
 

@@ -332,10 +332,23 @@ func Check(ctx context.Context, cfg *sim.Config, rep *Report, requests int, leve
 
 // checkOn is Check on workers goroutines per run.
 func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, level float64, workers int) (*RolloutCheck, error) {
+	rc, _, err := checkRuns(ctx, cfg, rep, requests, level, workers)
+	return rc, err
+}
+
+// checkRun is a rollout check's configuration and its two runs, with
+// every pick and without hedging.
+type checkRun struct {
+	cfg          *sim.Config
+	hedged, base *sim.Result
+}
+
+// checkRuns is checkOn, also returning the runs it made.
+func checkRuns(ctx context.Context, cfg *sim.Config, rep *Report, requests int, level float64, workers int) (*RolloutCheck, *checkRun, error) {
 	c := RolloutConfig(cfg, rep, requests)
 	hedged, base, err := sim.RunWithBaseline(ctx, c, workers)
 	if err != nil {
-		return nil, err
+		return nil, nil, err
 	}
 	// With each class's per-batch figures, as run --json of the same
 	// scenario writes them: the check's report is that run's report.
@@ -450,7 +463,7 @@ func checkOn(ctx context.Context, cfg *sim.Config, rep *Report, requests int, le
 			rc.Classes = append(rc.Classes, rcl)
 		}
 	}
-	return rc, nil
+	return rc, &checkRun{cfg: c, hedged: hedged, base: base}, nil
 }
 
 // configuredCostFlag says, for an undecided class whose configured policy

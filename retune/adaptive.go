@@ -63,6 +63,11 @@ type PolicyFigures struct {
 	// the run's report gives it when its requests interact; nil for
 	// independent requests: Wilson's of AnsweredShare and Requests.
 	answeredCI *[2]float64
+	// capCostPct is the added cost on the class's cost basis, as
+	// optimize holds a candidate to its cost cap: AddedCostPct, or, when
+	// the class costs nothing (optimize.CostCalls), the added calls per
+	// request in percent; NaN when unknown.
+	capCostPct float64
 }
 
 // Tests of an EnvComparison (EnvComparison.Test).
@@ -131,8 +136,19 @@ type EnvComparison struct {
 	// does not earn the added cost by the class's verdict rule
 	// (earnsMove), it says so: "does not earn its added cost, …"; empty
 	// otherwise when Better is.
+	// When Better would be "adaptive" but the adaptive delay is over one
+	// of the objective's caps (AdaptiveOverCaps), Better is "" and
+	// BetterOn says so.
 	BetterOn string `json:"better_on,omitempty"`
-	pair     *pairedFigures
+	// AdaptiveOverCaps are the objective's hard caps the adaptive delay
+	// is over in this environment (optimize.Objective.CapReasons: the
+	// added-cost cap of a p95, p99 or answered objective, the
+	// hedged-share cap), as the optimisation rejects a candidate over
+	// them (over_cost_cap, over_hedged_cap); empty when it is within
+	// them. An adaptive delay over a cap is never better here, and the
+	// class's verdict is then not "adapt" (AdaptiveClass.Verdict).
+	AdaptiveOverCaps []optimize.Reason `json:"adaptive_over_caps,omitempty"`
+	pair             *pairedFigures
 }
 
 // AdaptiveClass is one class's static policy against an adaptive delay.
@@ -152,8 +168,11 @@ type AdaptiveClass struct {
 	Live  EnvComparison  `json:"live"`
 	Shift *EnvComparison `json:"shift"`
 	// Verdict is "adapt" (the adaptive delay does better through the
-	// shift and no worse on the live models), "retune on a schedule" (it
-	// does no better through the shift), "trade-off" (better through
+	// shift and no worse on the live models, within the objective's caps
+	// in both), "retune on a schedule" (it does no better through the
+	// shift, or it is over one of the objective's caps on the live models
+	// or through the shift: EnvComparison.AdaptiveOverCaps, which Why then
+	// gives with the figures), "trade-off" (better through
 	// the shift, worse on the live models) or "undecided" (the class's
 	// percentile could not be compared where the verdict needs it: see
 	// EnvComparison.Note); Why gives the figures.
@@ -346,8 +365,11 @@ func stretchNote(ps []Shift, ratio float64) string {
 // with skip[i] set keeps its static policy and is left out), n requests
 // on the configuration's seed, all the runs at once (a run that takes
 // the lane is split over workers goroutines). pct[i] is class i's
-// percentile to compare. It stops with ctx's error when ctx is done.
-func CompareAdaptive(ctx context.Context, live, shift *sim.Config, adaptive []sim.Policy, skip []bool, pct []float64, rule optimize.Rule, n, workers int) ([][2]*EnvComparison, error) {
+// percentile to compare; objs[i], when objs is not nil, is class i's
+// objective, whose hard caps the adaptive policy must keep in an
+// environment to be better there (EnvComparison.AdaptiveOverCaps). It
+// stops with ctx's error when ctx is done.
+func CompareAdaptive(ctx context.Context, live, shift *sim.Config, adaptive []sim.Policy, skip []bool, pct []float64, objs []optimize.Objective, rule optimize.Rule, n, workers int) ([][2]*EnvComparison, error) {
 	envs := []*sim.Config{live, shift}
 	type runs struct {
 		sc, ac                 sim.Config
@@ -399,19 +421,30 @@ func CompareAdaptive(ctx context.Context, live, shift *sim.Config, adaptive []si
 			if skip[i] {
 				continue
 			}
-			ec := &EnvComparison{Static: figuresOf(&rep.Classes[i], &r.static.Classes[i]), Adaptive: figuresOf(&ra.Classes[i], &r.adaptive.Classes[i])}
+			b := &r.base.Classes[i]
+			ec := &EnvComparison{Static: figuresOf(&rep.Classes[i], &r.static.Classes[i], b), Adaptive: figuresOf(&ra.Classes[i], &r.adaptive.Classes[i], b)}
 			ec.pair = pairRuns(&r.static.Classes[i], &r.adaptive.Classes[i], ec.Static.AnsweredShare, ec.Adaptive.AnsweredShare, pct[i])
 			ec.Better, ec.Test, ec.Note, ec.BetterOn = betterOn(&ec.Static, &ec.Adaptive, pct[i], ec.pair, rule)
+			if objs != nil {
+				ec.capAdaptive(objs[i])
+			}
 			out[i][e] = ec
 		}
 	}
 	return out, nil
 }
 
-func figuresOf(c *sim.ClassReport, r *sim.ClassResult) PolicyFigures {
-	f := PolicyFigures{Requests: c.Requests, Latency: c.Latency, AnsweredShare: c.AnsweredShare, HedgedShare: c.HedgedShare, AddedCostPct: jnum(math.NaN())}
+// figuresOf returns the figures of class report c of run r, whose
+// no-hedging baseline is b (for the added cost in calls of a class that
+// costs nothing: capCostPct).
+func figuresOf(c *sim.ClassReport, r, b *sim.ClassResult) PolicyFigures {
+	f := PolicyFigures{Requests: c.Requests, Latency: c.Latency, AnsweredShare: c.AnsweredShare, HedgedShare: c.HedgedShare, AddedCostPct: jnum(math.NaN()), capCostPct: math.NaN()}
 	if c.AddedCostPct != nil {
 		f.AddedCostPct = jnum(*c.AddedCostPct)
+		f.capCostPct = *c.AddedCostPct
+	} else if b != nil && b.Attempts.Sent > 0 && b.Requests > 0 && r.Requests > 0 {
+		// As optimize's cost basis in calls, and its rollout check's.
+		f.capCostPct = 100 * (float64(r.Attempts.Sent)/float64(r.Requests)/(float64(b.Attempts.Sent)/float64(b.Requests)) - 1)
 	}
 	if ci := c.AnsweredShareCI95; c.Batches != nil && ci != nil && ci[0] != nil && ci[1] != nil {
 		f.answeredCI = &[2]float64{*ci[0], *ci[1]}
@@ -591,11 +624,19 @@ func verdict(c *AdaptiveClass) {
 		case e.Better == "" && e.BetterOn != "":
 			s += " (" + e.BetterOn + ")"
 		}
+		if t := e.overCapsText(); t != "" && t != e.BetterOn {
+			s += " (" + t + ")"
+		}
 		return s
 	}
 	why := env("on the live models", &c.Live)
+	liveOver := len(c.Live.AdaptiveOverCaps) > 0
 	if c.Shift == nil {
 		switch {
+		case liveOver:
+			// As optimize rejects a candidate over a cap, whatever it
+			// buys.
+			c.Verdict = "retune on a schedule"
 		case c.Live.Better == "adaptive":
 			c.Verdict = "adapt"
 		case c.Live.Better == "" && c.Live.Note != "":
@@ -608,6 +649,11 @@ func verdict(c *AdaptiveClass) {
 	}
 	why += "; " + env("through the shift", c.Shift)
 	switch s, l := c.Shift.Better, c.Live.Better; {
+	case liveOver || len(c.Shift.AdaptiveOverCaps) > 0:
+		// As optimize rejects a candidate over a cap, whatever it buys:
+		// an adaptive delay over one in either environment is not
+		// recommended, nor traded off.
+		c.Verdict = "retune on a schedule"
 	case s == "adaptive" && l == "static":
 		c.Verdict = "trade-off"
 	case s == "adaptive" && c.Live.Note != "", s == "" && c.Shift.Note != "":

@@ -105,7 +105,7 @@ func TestAdaptiveOracleLive(t *testing.T) {
 		t.Fatal("the class has no adaptive delay of its own")
 	}
 	adaptive.Adaptive.Percentile = 0.9
-	envs, err := CompareAdaptive(context.Background(), &live, nil, []sim.Policy{adaptive}, []bool{false}, []float64{0.99}, defaultRule, n, 2)
+	envs, err := CompareAdaptive(context.Background(), &live, nil, []sim.Policy{adaptive}, []bool{false}, []float64{0.99}, nil, defaultRule, n, 2)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -481,7 +481,7 @@ func TestAdaptiveWinsThroughSlowPeriods(t *testing.T) {
 			a := DefaultAdaptive
 			adaptive.Adaptive = &a
 			const n = 200000
-			envs, err := CompareAdaptive(context.Background(), cfg, nil, []sim.Policy{adaptive}, []bool{false}, []float64{0.95}, defaultRule, n, 2)
+			envs, err := CompareAdaptive(context.Background(), cfg, nil, []sim.Policy{adaptive}, []bool{false}, []float64{0.95}, nil, defaultRule, n, 2)
 			if err != nil {
 				t.Fatal(err)
 			}

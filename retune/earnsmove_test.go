@@ -109,7 +109,7 @@ func TestAdaptiveEarlierDoesNotEarnItsCost(t *testing.T) {
 	cfg := &sc.Config
 	adaptive, _ := AdaptivePolicy(&cfg.Classes[0], cfg.Classes[0].Policy)
 	adaptive.Adaptive.Percentile = 0.85
-	envs, err := CompareAdaptive(context.Background(), cfg, nil, []sim.Policy{adaptive}, []bool{false}, []float64{0.95}, defaultRule, 100000, 2)
+	envs, err := CompareAdaptive(context.Background(), cfg, nil, []sim.Policy{adaptive}, []bool{false}, []float64{0.95}, nil, defaultRule, 100000, 2)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -551,6 +551,7 @@ func compareAdaptive(ctx context.Context, cfg, live *sim.Config, newRep *optimiz
 	adaptive := make([]sim.Policy, len(static.Classes))
 	skip := make([]bool, len(static.Classes))
 	pct := make([]float64, len(static.Classes))
+	objs := make([]optimize.Objective, len(static.Classes))
 	classes := make([]AdaptiveClass, len(static.Classes))
 	for i := range static.Classes {
 		cl := &static.Classes[i]
@@ -580,6 +581,7 @@ func compareAdaptive(ctx context.Context, cfg, live *sim.Config, newRep *optimiz
 		adaptive[i], classes[i].FromScenario = AdaptivePolicy(&cfg.Classes[i], pol)
 		cl.Policy = pol
 		pct[i] = advice[ai].Percentile
+		objs[i] = newRep.Classes[ri].Objective
 		classes[i].Class, classes[i].Percentile = cl.Name, pct[i]
 	}
 	for i := range static.Classes {
@@ -596,7 +598,7 @@ func compareAdaptive(ctx context.Context, cfg, live *sim.Config, newRep *optimiz
 	// and the live ones, alternating.
 	shift, desc, note := ShiftConfig(scenarioModels(cfg, &static), models, n)
 	ac.Shift, ac.ShiftNote = desc, note
-	envs, err := CompareAdaptive(ctx, &static, shift, adaptive, skip, pct, newRep.Rule, n, workers)
+	envs, err := CompareAdaptive(ctx, &static, shift, adaptive, skip, pct, objs, newRep.Rule, n, workers)
 	if err != nil {
 		return nil, err
 	}

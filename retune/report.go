@@ -363,6 +363,9 @@ func verdictText(c *AdaptiveClass) string {
 	case "undecided":
 		return "the class's percentile could not be compared (below): no case for the adaptive delay, keep a static delay and retune it on a schedule"
 	}
+	if where := overCapsWhere(c); where != "" {
+		return "the adaptive delay is over the objective's cap " + where + " (below), so it is not recommended, as optimize rejects a candidate over a cap: keep a static delay and retune it on a schedule"
+	}
 	if c.Shift != nil && c.Shift.Better == "" && strings.Contains(c.Shift.BetterOn, "the adaptive delay's") {
 		return "the adaptive delay does better through the shift but does not earn its added cost there by the verdict rule (below): keep a static delay and retune it on a schedule"
 	}
