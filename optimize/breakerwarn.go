@@ -11,7 +11,7 @@ func pickBreakerWarnings(cr *ClassReport) []string {
 	c := &cr.Candidates[cr.Pick]
 	var out []string
 	for _, w := range c.breakerWarns {
-		out = append(out, "with the pick ("+c.Label+"), "+w)
+		out = append(out, "with the pick ("+pickName(c)+"), "+w)
 	}
 	return out
 }
