@@ -33,8 +33,8 @@ const (
 	// hidByAnswer: another call of the request answered first (under
 	// winner "first_response", any response that won it).
 	hidByAnswer hideCause = iota
-	// hidByDeadline: the request's deadline passed (a pipeline call's own
-	// deadline, or its pipeline's end-to-end deadline).
+	// hidByDeadline: the request's deadline passed (for a pipeline's call,
+	// its step's own deadline).
 	hidByDeadline
 	// hidByFailure: another call's failure ended the request, or a retry
 	// sent the request again.
@@ -42,6 +42,9 @@ const (
 	// hidByPipeline: the call's pipeline went on or ended without it (its
 	// stage was done by other calls, or a step failed the turn closed).
 	hidByPipeline
+	// hidByTurnDeadline: the call's pipeline reached its end-to-end
+	// deadline.
+	hidByTurnDeadline
 	hideCauses
 )
 
@@ -168,10 +171,11 @@ func (e *engine) hiddenWarning(b *breaker) string {
 
 // causeWords says what each hideCause did to a call.
 var causeWords = [hideCauses]string{
-	hidByAnswer:   "another call answered first",
-	hidByDeadline: "the request's deadline passed",
-	hidByFailure:  "another call's failure ended the request, or a retry sent it again",
-	hidByPipeline: "their pipeline went on or ended without them",
+	hidByAnswer:       "another call answered first",
+	hidByDeadline:     "the request's deadline passed",
+	hidByFailure:      "another call's failure ended the request, or a retry sent it again",
+	hidByPipeline:     "their pipeline went on or ended without them",
+	hidByTurnDeadline: "their pipeline's end-to-end deadline passed",
 }
 
 // causes says what cancelled the hidden failures of h: the cause alone
@@ -205,7 +209,9 @@ func (h *hiddenFailures) only(c hideCause, by string) string {
 //     copy);
 //   - for those the deadline cancelled, a deadline above L for each class
 //     with one;
-//   - for all, an attempt timeout below the least time one of them had
+//   - for all but those their pipeline let go of (hidByPipeline,
+//     hidByTurnDeadline: a call sent late in a turn can be let go of at
+//     any age), an attempt timeout below the least time one of them had
 //     been out when cancelled (hiddenBy.minAge, > 0): every one of them
 //     then times out first, a failure the breaker counts (breakerSees),
 //     and the timeout is below the deadline, as the tool requires;
@@ -216,10 +222,10 @@ func (e *engine) hiddenAdvice(h *hiddenFailures) string {
 	if h.lateN > 0 {
 		late = h.late.Seconds() / float64(h.lateN)
 	}
-	classes := func(mask uint64, ok func(cl *Class) bool) string {
+	classes := func(mask uint64, ok func(i int, cl *Class) bool) string {
 		var names []string
 		for i := range e.cfg.Classes {
-			if i < 64 && mask>>uint(i)&1 != 0 && ok(&e.cfg.Classes[i]) {
+			if i < 64 && mask>>uint(i)&1 != 0 && ok(i, &e.cfg.Classes[i]) {
 				names = append(names, e.cfg.Classes[i].Name)
 			}
 		}
@@ -233,32 +239,55 @@ func (e *engine) hiddenAdvice(h *hiddenFailures) string {
 	}
 	var do []string
 	if late >= 0 {
-		hedges := classes(h.by[hidByAnswer].classes, func(cl *Class) bool {
-			d := cl.Policy.Delays
-			return len(d) > 0 && d[0] >= 0 && cl.Policy.Copies > 0 && (cl.Deadline <= 0 || late < cl.Deadline.Seconds())
+		hedges := classes(h.by[hidByAnswer].classes, func(i int, cl *Class) bool {
+			d, dl := cl.Policy.Delays, e.deadlineOf(i)
+			return len(d) > 0 && d[0] >= 0 && cl.Policy.Copies > 0 && (dl <= 0 || late < dl.Seconds())
 		})
 		if hedges != "" {
 			do = append(do, "set the hedge delay above the failure latency ("+hedges+")"+h.only(hidByAnswer, "another call's answer"))
 		}
-		deadlines := classes(h.by[hidByDeadline].classes, func(cl *Class) bool { return cl.Deadline > 0 })
+		deadlines := classes(h.by[hidByDeadline].classes, func(_ int, cl *Class) bool { return cl.Deadline > 0 })
 		if deadlines != "" {
 			do = append(do, "set the deadline above the failure latency ("+deadlines+")"+h.only(hidByDeadline, "the deadline"))
 		}
 	}
-	least := time.Duration(-1)
-	for c := range hideCauses {
-		if by := &h.by[c]; by.n > 0 && (least < 0 || by.minAge < least) {
-			least = by.minAge
+	least, covered := time.Duration(-1), int64(0)
+	for _, c := range []hideCause{hidByAnswer, hidByDeadline, hidByFailure} {
+		if by := &h.by[c]; by.n > 0 {
+			covered += by.n
+			if least < 0 || by.minAge < least {
+				least = by.minAge
+			}
 		}
 	}
-	if least > 0 {
+	switch {
+	case least <= 0:
+	case covered == h.n:
 		do = append(do, fmt.Sprintf("set an attempt timeout below %s, the least time one of those calls had been out (a timeout counts as a failure, a slow answer's too)", FormatSeconds(least.Seconds())))
+	default:
+		do = append(do, fmt.Sprintf("set an attempt timeout below %s for the %d their pipeline did not let go of, the least time one of them had been out (a timeout counts as a failure, a slow answer's too)", FormatSeconds(least.Seconds()), covered))
 	}
 	client := "if your client's breaker can count a cancelled call as a failure, turn that on (the breaker modelled here cannot)"
 	if len(do) == 0 {
 		return client
 	}
 	return strings.Join(do, ", or ") + ", so that the failures reach it, or, " + client
+}
+
+// deadlineOf is the deadline that ends the calls of class i: its own, or
+// for a pipeline step's class the sooner of its own and its pipeline's
+// end-to-end deadline; 0 for none.
+func (e *engine) deadlineOf(i int) time.Duration {
+	dl := e.cfg.Classes[i].Deadline
+	if i < e.users || e.stepOwner == nil {
+		return dl
+	}
+	if o := e.stepOwner[i-e.users]; o >= 0 {
+		if pd := e.cfg.Classes[o].Deadline; pd > 0 && (dl <= 0 || pd < dl) {
+			dl = pd
+		}
+	}
+	return dl
 }
 
 // HiddenWarning is the warning for breaker result b when calls cancelled

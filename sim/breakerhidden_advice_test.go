@@ -12,6 +12,23 @@ import (
 	"github.com/hedgesim/hedgesim/sim"
 )
 
+// outagePipeline is outageConfig's outage without hedging in a pipeline
+// class with an end-to-end deadline of 2 s: step one calls b, which
+// answers after U(0.1, 1.9) s here, then step two calls a, whose failure
+// at 3 s the deadline cuts at 2 s, after 0.1 to 1.9 s.
+func outagePipeline() *sim.Config {
+	cfg := outageConfig(0, 0, 0, true)
+	cfg.Models[1].Latency = dist.Uniform{Min: 0.1, Max: 1.9}
+	call := func(m int) sim.Class {
+		return sim.Class{InputTokens: dist.Constant{}, OutputTokens: dist.Constant{}, Policy: sim.Policy{Primary: m}}
+	}
+	cfg.Classes[0] = sim.Class{Name: "p", Share: 1, Deadline: 2 * time.Second, Pipeline: &sim.Pipeline{
+		Steps:  []sim.Step{{Name: "one", Call: call(1), FanOut: 1}, {Name: "two", Call: call(0), FanOut: 1}},
+		Stages: []sim.Stage{{Steps: []int{0}}, {Steps: []int{1}}},
+	}}
+	return cfg
+}
+
 // clientAdvice ends every hidden-failure warning.
 const clientAdvice = "so that the failures reach it, or, if your client's breaker can count a cancelled call as a failure, turn that on (the breaker modelled here cannot)"
 
@@ -27,6 +44,12 @@ const clientAdvice = "so that the failures reach it, or, if your client's breake
 //   - a hedge at 1 s and a deadline of 2 s: the copy's answer cancels
 //     every primary at 1.1 s, but a delay above the 3 s failures is past
 //     the deadline, where no copy is sent: only the attempt timeout;
+//   - a pipeline whose second step calls a after a first step of 0.1 to
+//     1.9 s, with an end-to-end deadline of 2 s: the deadline cuts every
+//     call to a, at any age from 0.1 s — no attempt timeout short enough
+//     for them all is worth advising, and the steps have no hedge or
+//     deadline of their own: only a client breaker that counts cancelled
+//     calls;
 //   - as the last, with b answering after 0.1 s or 5 s (half each): the
 //     deadline cancels the primaries whose copy is slow, the answer the
 //     others; the counts of both, adding to 1000, and a deadline above
@@ -80,6 +103,12 @@ func TestBreakerHiddenAdviceFollowsCause(t *testing.T) {
 			causes: `another call answered first`,
 			advice: "set an attempt timeout below 1.10s, the least time one of those calls had been out (a timeout counts as a failure, a slow answer's too), " + clientAdvice,
 			follow: map[string]func(*sim.Config){"attempt timeout 1.05s": timeout(1050 * time.Millisecond)},
+		},
+		{
+			name:   "pipeline, end-to-end deadline 2s",
+			cfg:    outagePipeline,
+			causes: `their pipeline's end-to-end deadline passed`,
+			advice: "if your client's breaker can count a cancelled call as a failure, turn that on (the breaker modelled here cannot)",
 		},
 		{
 			name:   "hedge 1s, deadline 2s, slow copies",

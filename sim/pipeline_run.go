@@ -942,7 +942,8 @@ func (e *engine) pipeDeadline(ps int32, gen uint32) {
 // cutLive lets go of the calls of pipeline ps still running: they leave
 // their step's counts (a call cut short is counted apart, as cut) and
 // their attempts are cancelled as losers are; cause says why, for the
-// breakers (hidByPipeline, or hidByDeadline at the end-to-end deadline).
+// breakers (hidByPipeline, or hidByTurnDeadline at the end-to-end
+// deadline).
 func (e *engine) cutLive(ps int32, cause hideCause) {
 	for {
 		p := &e.pipes[ps]
@@ -991,7 +992,7 @@ func (e *engine) endPipeline(ps int32, o outcome, e2e bool) {
 	if len(p.live) > 0 {
 		cause := hidByPipeline
 		if e2e {
-			cause = hidByDeadline
+			cause = hidByTurnDeadline
 		}
 		e.cutLive(ps, cause)
 	} else {
