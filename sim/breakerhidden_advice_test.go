@@ -29,6 +29,20 @@ func outagePipeline() *sim.Config {
 	return cfg
 }
 
+// hedgedOutageSteps is outageConfig's hedged call at 1 s as both steps,
+// in one stage, of a pipeline class whose end-to-end deadline is 2 s (the
+// steps have none).
+func hedgedOutageSteps() *sim.Config {
+	cfg := outageConfig(time.Second, 1, 0, true)
+	step := cfg.Classes[0]
+	step.Name, step.Share = "", 0
+	cfg.Classes[0] = sim.Class{Name: "p", Share: 1, Deadline: 2 * time.Second, Pipeline: &sim.Pipeline{
+		Steps:  []sim.Step{{Name: "one", Call: step, FanOut: 1}, {Name: "two", Call: step, FanOut: 1}},
+		Stages: []sim.Stage{{Steps: []int{0, 1}}},
+	}}
+	return cfg
+}
+
 // clientAdvice ends every hidden-failure warning.
 const clientAdvice = "so that the failures reach it, or, if your client's breaker can count a cancelled call as a failure, turn that on (the breaker modelled here cannot)"
 
@@ -50,6 +64,11 @@ const clientAdvice = "so that the failures reach it, or, if your client's breake
 //     for them all is worth advising, and the steps have no hedge or
 //     deadline of their own: only a client breaker that counts cancelled
 //     calls;
+//   - a pipeline of two steps in one stage, each hedging a to b at 1 s,
+//     its end-to-end deadline 2 s: 2000 calls hidden, and, as for a class
+//     with that deadline, no
+//     hedge delay is advised — the steps have no deadline of their own,
+//     but a delay above the 3 s failures is past their pipeline's;
 //   - as the last, with b answering after 0.1 s or 5 s (half each): the
 //     deadline cancels the primaries whose copy is slow, the answer the
 //     others; the counts of both, adding to 1000, and a deadline above
@@ -79,6 +98,7 @@ func TestBreakerHiddenAdviceFollowsCause(t *testing.T) {
 	for _, tc := range []struct {
 		name   string
 		cfg    func() *sim.Config
+		calls  int    // hidden, 1000 when 0
 		causes string // a regexp: the counts of the mixed case are drawn
 		advice string
 		follow map[string]func(*sim.Config)
@@ -111,6 +131,18 @@ func TestBreakerHiddenAdviceFollowsCause(t *testing.T) {
 			advice: "if your client's breaker can count a cancelled call as a failure, turn that on (the breaker modelled here cannot)",
 		},
 		{
+			name:   "pipeline step hedged at 1s, end-to-end deadline 2s",
+			cfg:    hedgedOutageSteps,
+			calls:  2000,
+			causes: `another call answered first`,
+			advice: "set an attempt timeout below 1.10s, the least time one of those calls had been out (a timeout counts as a failure, a slow answer's too), " + clientAdvice,
+			follow: map[string]func(*sim.Config){"attempt timeout 1.05s": func(c *sim.Config) {
+				for i := range c.Classes[0].Pipeline.Steps {
+					c.Classes[0].Pipeline.Steps[i].Call.Policy.AttemptTimeout = 1050 * time.Millisecond
+				}
+			}},
+		},
+		{
 			name:   "hedge 1s, deadline 2s, slow copies",
 			cfg:    mixed,
 			causes: `(\d+) because another call answered first, (\d+) because the request's deadline passed`,
@@ -124,7 +156,11 @@ func TestBreakerHiddenAdviceFollowsCause(t *testing.T) {
 			continue
 		}
 		w := ws[0]
-		m := regexp.MustCompile(`^the breaker on model a: 1000 calls that were going to fail were cancelled before their failure came back \(` + tc.causes + `\), `).FindStringSubmatch(w)
+		calls := tc.calls
+		if calls == 0 {
+			calls = 1000
+		}
+		m := regexp.MustCompile(`^the breaker on model a: ` + strconv.Itoa(calls) + ` calls that were going to fail were cancelled before their failure came back \(` + tc.causes + `\), `).FindStringSubmatch(w)
 		if m == nil {
 			t.Errorf("%s: warning %q; want its causes to be %q", tc.name, w, tc.causes)
 			continue
