@@ -48,21 +48,22 @@ const (
 	hideCauses
 )
 
-// hiddenBy counts the hidden failures of one cause: how many, the least
-// time one had been out when cancelled, and the classes (bit i: class i,
-// classes 0–63) whose requests cancelled them.
+// hiddenBy counts the hidden failures of one cause: how many, how many
+// were their request's first call (attempt 0, the primary) and the least
+// time one of those had been out when cancelled, and the classes (bit i:
+// class i, classes 0–63) whose requests cancelled them.
 type hiddenBy struct {
-	n       int64
-	minAge  time.Duration
-	classes uint64
+	n, first int64
+	firstAge time.Duration
+	classes  uint64
 }
 
 // breakersMiss records, for attempt a of r's breakers, that it is being
 // cancelled now, its request having ended by cause, with its outcome drawn
-// as a failure they count. letGoAll calls it, only when the run has
+// as a failure they count; first says a is r's first call. letGoAll calls it, only when the run has
 // breakers (cancelLoser, answer's way of letting go, never runs with
 // them).
-func (e *engine) breakersMiss(r *request, a *attempt, cause hideCause) {
+func (e *engine) breakersMiss(r *request, a *attempt, first bool, cause hideCause) {
 	if a.byBreaker || a.kind == outOK || a.kind == outInvalid {
 		return
 	}
@@ -80,10 +81,13 @@ func (e *engine) breakersMiss(r *request, a *attempt, cause hideCause) {
 			h.lateN++
 		}
 		by := &h.by[cause]
-		if by.n == 0 || age < by.minAge {
-			by.minAge = age
-		}
 		by.n++
+		if first {
+			if by.first == 0 || age < by.firstAge {
+				by.firstAge = age
+			}
+			by.first++
+		}
 		if r.class < 64 {
 			h.classes |= 1 << uint(r.class)
 			by.classes |= 1 << uint(r.class)
@@ -209,12 +213,17 @@ func (h *hiddenFailures) only(c hideCause, by string) string {
 //     copy);
 //   - for those the deadline cancelled, a deadline above L for each class
 //     with one;
-//   - for all but those their pipeline let go of (hidByPipeline,
-//     hidByTurnDeadline: a call sent late in a turn can be let go of at
-//     any age), an attempt timeout below the least time one of them had
-//     been out when cancelled (hiddenBy.minAge, > 0): every one of them
-//     then times out first, a failure the breaker counts (breakerSees),
-//     and the timeout is below the deadline, as the tool requires;
+//   - for those that were their request's first call, but those their
+//     pipeline let go of, an attempt timeout below the least time one of
+//     them had been out when cancelled (hiddenBy.firstAge, > 0): every
+//     one of them then times out first, a failure the breaker counts
+//     (breakerSees), and the timeout is below the deadline, as the tool
+//     requires. A first call is out at least the hedge delay when a
+//     copy's answer cancels it, and until the deadline when the deadline
+//     does; a copy can be cancelled just after it was sent, and a
+//     pipeline's call sent late in a turn just before the end-to-end
+//     deadline (hidByPipeline, hidByTurnDeadline), so no timeout worth
+//     setting is bounded by them;
 //   - a client breaker that counts a cancelled call as a failure, which
 //     the one modelled here cannot.
 func (e *engine) hiddenAdvice(h *hiddenFailures) string {
@@ -251,21 +260,25 @@ func (e *engine) hiddenAdvice(h *hiddenFailures) string {
 			do = append(do, "set the deadline above the failure latency ("+deadlines+")"+h.only(hidByDeadline, "the deadline"))
 		}
 	}
-	least, covered := time.Duration(-1), int64(0)
+	least, firsts := time.Duration(-1), int64(0)
 	for _, c := range []hideCause{hidByAnswer, hidByDeadline, hidByFailure} {
-		if by := &h.by[c]; by.n > 0 {
-			covered += by.n
-			if least < 0 || by.minAge < least {
-				least = by.minAge
+		if by := &h.by[c]; by.first > 0 {
+			firsts += by.first
+			if least < 0 || by.firstAge < least {
+				least = by.firstAge
 			}
 		}
 	}
 	switch {
 	case least <= 0:
-	case covered == h.n:
+	case firsts == h.n:
 		do = append(do, fmt.Sprintf("set an attempt timeout below %s, the least time one of those calls had been out (a timeout counts as a failure, a slow answer's too)", FormatSeconds(least.Seconds())))
 	default:
-		do = append(do, fmt.Sprintf("set an attempt timeout below %s for the %d their pipeline did not let go of, the least time one of them had been out (a timeout counts as a failure, a slow answer's too)", FormatSeconds(least.Seconds()), covered))
+		which := "that were their request's first call"
+		if h.by[hidByPipeline].n+h.by[hidByTurnDeadline].n > 0 {
+			which += ", not let go of by their pipeline"
+		}
+		do = append(do, fmt.Sprintf("set an attempt timeout below %s, the least time one of the %d %s had been out (a timeout counts as a failure, a slow answer's too)", FormatSeconds(least.Seconds()), firsts, which))
 	}
 	client := "if your client's breaker can count a cancelled call as a failure, turn that on (the breaker modelled here cannot)"
 	if len(do) == 0 {

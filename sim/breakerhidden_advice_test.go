@@ -49,33 +49,45 @@ const clientAdvice = "so that the failures reach it, or, if your client's breake
 // TestBreakerHiddenAdviceFollowsCause: in the outage of outageConfig
 // (model a fails every call after 3 s), the warning says what cancelled
 // the hidden calls and advises only what a scenario can set:
+//
 //   - a hedge at 1 s, no deadline: the copy's answer cancels every
 //     primary at 1.1 s; a hedge delay above the failure latency, or an
 //     attempt timeout below 1.10 s;
+//
 //   - no hedging, a deadline of 2 s: the deadline cancels every call at
 //     2 s; a deadline above the failure latency, or an attempt timeout
 //     below 2.00 s — no hedge delay, the class has none;
+//
 //   - a hedge at 1 s and a deadline of 2 s: the copy's answer cancels
 //     every primary at 1.1 s, but a delay above the 3 s failures is past
 //     the deadline, where no copy is sent: only the attempt timeout;
+//
 //   - a pipeline whose second step calls a after a first step of 0.1 to
 //     1.9 s, with an end-to-end deadline of 2 s: the deadline cuts every
 //     call to a, at any age from 0.1 s — no attempt timeout short enough
 //     for them all is worth advising, and the steps have no hedge or
 //     deadline of their own: only a client breaker that counts cancelled
 //     calls;
+//
 //   - a pipeline of two steps in one stage, each hedging a to b at 1 s,
 //     its end-to-end deadline 2 s: 2000 calls hidden, and, as for a class
 //     with that deadline, no
 //     hedge delay is advised — the steps have no deadline of their own,
 //     but a delay above the 3 s failures is past their pipeline's;
+//
 //   - as the last, with b answering after 0.1 s or 5 s (half each): the
 //     deadline cancels the primaries whose copy is slow, the answer the
 //     others; the counts of both, adding to 1000, and a deadline above
 //     the failure latency for those the deadline cancelled.
 //
-// Then each advice is followed and must work: the breaker sees the
-// failures and opens, and nothing is hidden.
+//   - a hedge at 1 s to a itself and a deadline of 2 s: the deadline
+//     cancels every primary at 2 s and every copy at 1 s, 2000 calls;
+//     the attempt timeout is advised for the 1000 first calls, below the
+//     2 s they were out (a copy cancelled sooner stays hidden).
+//
+// Then each advice is followed and must work: the breaker sees more
+// failures than are hidden from it, opens, and nothing warns. (Copies to
+// a sent before it opens can still be hidden, fewer than it saw.)
 func TestBreakerHiddenAdviceFollowsCause(t *testing.T) {
 	mixed := func() *sim.Config {
 		cfg := outageConfig(time.Second, 1, 2*time.Second, true)
@@ -143,6 +155,18 @@ func TestBreakerHiddenAdviceFollowsCause(t *testing.T) {
 			}},
 		},
 		{
+			name: "hedge 1s to a itself, deadline 2s",
+			cfg: func() *sim.Config {
+				cfg := outageConfig(time.Second, 1, 2*time.Second, true)
+				cfg.Classes[0].Policy.Targets = []int{0}
+				return cfg
+			},
+			calls:  2000,
+			causes: `the request's deadline passed`,
+			advice: "set the deadline above the failure latency (class c), or set an attempt timeout below 2.00s, the least time one of the 1000 that were their request's first call had been out (a timeout counts as a failure, a slow answer's too), " + clientAdvice,
+			follow: map[string]func(*sim.Config){"deadline 3.5s": deadline(3500 * time.Millisecond), "attempt timeout 1.9s": timeout(1900 * time.Millisecond)},
+		},
+		{
 			name:   "hedge 1s, deadline 2s, slow copies",
 			cfg:    mixed,
 			causes: `(\d+) because another call answered first, (\d+) because the request's deadline passed`,
@@ -181,8 +205,8 @@ func TestBreakerHiddenAdviceFollowsCause(t *testing.T) {
 			cfg := tc.cfg()
 			change(cfg)
 			res, ws := hiddenWarnings(t, cfg)
-			if hid, _ := res.Breakers[0].HiddenCounts(); len(ws) != 0 || hid != 0 || res.Breakers[0].Opens == 0 {
-				t.Errorf("%s, advice followed (%s): %d hidden, %d opens, warnings %q; want none hidden and the breaker opened", tc.name, what, hid, res.Breakers[0].Opens, ws)
+			if hid, seen := res.Breakers[0].HiddenCounts(); len(ws) != 0 || hid >= seen || res.Breakers[0].Opens == 0 {
+				t.Errorf("%s, advice followed (%s): %d hidden, %d seen, %d opens, warnings %q; want fewer hidden than seen, no warning and the breaker opened", tc.name, what, hid, seen, res.Breakers[0].Opens, ws)
 			}
 		}
 	}

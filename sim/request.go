@@ -225,7 +225,7 @@ func (e *engine) letGoAll(slot int32, r *request, cause hideCause) {
 			if r.att[k].state == attInFlight {
 				e.leaveFlight(r, k)
 				if e.breakers != nil {
-					e.breakersMiss(r, &r.att[k], cause)
+					e.breakersMiss(r, &r.att[k], k == 0, cause)
 				}
 				e.abandon(slot, r, k, outCancelled)
 				break
@@ -243,7 +243,7 @@ func (e *engine) letGoAll(slot int32, r *request, cause hideCause) {
 			if a := &r.att[k]; a.state == attInFlight && a.queued == queued {
 				e.leaveFlight(r, k)
 				if e.breakers != nil {
-					e.breakersMiss(r, a, cause)
+					e.breakersMiss(r, a, k == 0, cause)
 				}
 				e.abandon(slot, r, k, outCancelled)
 			}
