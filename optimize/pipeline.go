@@ -233,7 +233,7 @@ func (ps *pipelineSearch) eval(as [][]int, origin string) ([]int, error) {
 		if err != nil {
 			return fmt.Errorf("class %q: %w", ps.c.Classes[0].Name, err)
 		}
-		x := Candidate{OverLimit: len(res.Overloads(ps.c)) > 0, Loads: loadsOf(res, ps.c)}
+		x := Candidate{OverLimit: len(res.Overloads(ps.c)) > 0, Loads: loadsOf(res, ps.c), breakerWarns: breakerWarnings(res)}
 		summarizeFor(&x, &res.Classes[0], ps.level, ps.search.Objective)
 		ps.label(&x, a) // before metOnly: its shares depend on whether a step hedges
 		x.metOnly(&res.Classes[0], ps.c.Classes[0].SLO)
@@ -327,7 +327,7 @@ func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i int, with [
 	}
 	ps := &pipelineSearch{ctx: ctx, c: c, search: search, level: s.Level, workers: workers, seen: map[string]int{}}
 	ps.grids = pipelineGrids(c, search, res)
-	base := Candidate{Label: "none", OverLimit: len(res.Overloads(c)) > 0, Loads: loadsOf(res, c)}
+	base := Candidate{Label: "none", OverLimit: len(res.Overloads(c)) > 0, Loads: loadsOf(res, c), breakerWarns: breakerWarnings(res)}
 	summarizeFor(&base, &res.Classes[0], s.Level, search.Objective)
 	base.metOnly(&res.Classes[0], c.Classes[0].SLO)
 	zero := make([]int, len(pl.Steps))
