@@ -795,11 +795,7 @@ func measured(key string, res *sim.Result, c *sim.Config, k int, level float64, 
 	summarize(&x, r, level, target)
 	x.won = r.Won
 	x.ReplicaHours = replicaHours(res)
-	for i := range res.Breakers {
-		if w := res.Breakers[i].HiddenWarning(); w != "" {
-			x.breakerWarns = append(x.breakerWarns, w)
-		}
-	}
+	x.breakerWarns = breakerWarnings(res)
 	if p := r.Paired; p != nil {
 		x.met, x.rescued, x.harmed, x.paired = p.Met, p.Rescued, p.Harmed, p.Compared
 		if fm, fr, fh, ok := r.GridFates(); ok {

@@ -266,6 +266,10 @@ type Candidate struct {
 	// breakerWarns are the run's warnings of circuit breakers from which
 	// cancelled calls hid failures (sim.BreakerResult.HiddenWarning).
 	breakerWarns []string
+	// answerCut counts, for a pipeline class, the run's turns whose answer
+	// step's stage was done without its answer, every call of it let go
+	// of (sim.PipelineResult.AnswerCut); 0 otherwise.
+	answerCut int64
 }
 
 // MarshalJSON writes c. A candidate without requests (of a class no
@@ -1131,6 +1135,9 @@ func sweep(cfg *sim.Config, s Settings, opt Options, m *memo, check bool) (rep *
 				cr.Warnings = append(cr.Warnings, w)
 			}
 			cr.Warnings = append(cr.Warnings, pickBreakerWarnings(cr)...)
+			if w := pickAnswerCutWarning(&cfg.Classes[i], cr); w != "" {
+				cr.Warnings = append(cr.Warnings, w)
+			}
 			ordered = append(ordered, *cr)
 		}
 	}

@@ -67,11 +67,26 @@ type stepGrid struct {
 	picks []StepPick
 	pols  []sim.Policy
 	// p50 and p99 are the step's calls' latency without hedging, for the
-	// advice.
-	p50, p99 float64
+	// advice: of the calls that ended, not of those let go of (cut, of
+	// calls sent; sim.StepResult.Cut).
+	p50, p99   float64
+	cut, calls int64
 	// unhedged says why the grid has no hedged option ("" when it has
 	// some, or when the step's delays were simply none).
 	unhedged string
+}
+
+// callTimes says what g's step's calls took without hedging: the p50 and
+// p99 of those that ended and, when the pipeline let go of some before
+// they ended (their stage done without them, or the turn over), how many:
+// their would-be latency is in no figure, so the figures alone would
+// flatter the step.
+func (g *stepGrid) callTimes() string {
+	if g.cut == 0 {
+		return fmt.Sprintf("its calls without hedging: p50 %s, p99 %s", fsec(g.p50), fsec(g.p99))
+	}
+	return fmt.Sprintf("its calls without hedging: p50 %s, p99 %s of the %d that ended; the other %d of %d (%s) were let go of before they ended, their stage done without them or the turn over, and are not in these figures",
+		fsec(g.p50), fsec(g.p99), g.calls-g.cut, g.cut, g.calls, fmt.Sprintf("%.1f%%", 100*float64(g.cut)/float64(g.calls)))
 }
 
 // neverCalled reports whether st's repeat always draws 0 — its support
@@ -95,9 +110,11 @@ func pipelineGrids(c *sim.Config, s Search, res *sim.Result) []stepGrid {
 		none := base
 		sim.NoHedging(&none)
 		g := stepGrid{name: st.Name}
-		if q := res.Classes[0].Pipeline.Steps[i].Quantiles(0.5, 0.99); len(q) == 2 {
+		sr := &res.Classes[0].Pipeline.Steps[i]
+		if q := sr.Quantiles(0.5, 0.99); len(q) == 2 {
 			g.p50, g.p99 = q[0], q[1]
 		}
+		g.cut, g.calls = sr.Cut, sr.Requests+sr.Cut
 		g.picks = append(g.picks, StepPick{Step: st.Name, Label: "none"})
 		g.pols = append(g.pols, none)
 		if neverCalled(st) {
@@ -216,7 +233,7 @@ func (ps *pipelineSearch) eval(as [][]int, origin string) ([]int, error) {
 		if err != nil {
 			return fmt.Errorf("class %q: %w", ps.c.Classes[0].Name, err)
 		}
-		x := Candidate{OverLimit: len(res.Overloads(ps.c)) > 0, Loads: loadsOf(res, ps.c)}
+		x := Candidate{OverLimit: len(res.Overloads(ps.c)) > 0, Loads: loadsOf(res, ps.c), breakerWarns: breakerWarnings(res)}
 		summarizeFor(&x, &res.Classes[0], ps.level, ps.search.Objective)
 		ps.label(&x, a) // before metOnly: its shares depend on whether a step hedges
 		x.metOnly(&res.Classes[0], ps.c.Classes[0].SLO)
@@ -310,7 +327,7 @@ func runPipeline(ctx context.Context, cfg *sim.Config, s Settings, i int, with [
 	}
 	ps := &pipelineSearch{ctx: ctx, c: c, search: search, level: s.Level, workers: workers, seen: map[string]int{}}
 	ps.grids = pipelineGrids(c, search, res)
-	base := Candidate{Label: "none", OverLimit: len(res.Overloads(c)) > 0, Loads: loadsOf(res, c)}
+	base := Candidate{Label: "none", OverLimit: len(res.Overloads(c)) > 0, Loads: loadsOf(res, c), breakerWarns: breakerWarnings(res)}
 	summarizeFor(&base, &res.Classes[0], s.Level, search.Objective)
 	base.metOnly(&res.Classes[0], c.Classes[0].SLO)
 	zero := make([]int, len(pl.Steps))
@@ -466,7 +483,7 @@ func (ps *pipelineSearch) advise(cr *ClassReport) ([]StepAdvice, error) {
 		} else if why := ps.grids[s].unhedged; why != "" {
 			adv.Why = "not hedged: " + why
 		} else {
-			adv.Why = fmt.Sprintf("not hedged: the search found no delay for it that the objective prefers to leaving it unhedged (its calls without hedging: p50 %s, p99 %s)", fsec(ps.grids[s].p50), fsec(ps.grids[s].p99))
+			adv.Why = "not hedged: the search found no delay for it that the objective prefers to leaving it unhedged (" + ps.grids[s].callTimes() + ")"
 		}
 		out = append(out, adv)
 	}

@@ -131,9 +131,13 @@ func summarize(c *Candidate, r *sim.ClassResult, level float64, target time.Dura
 // summarizeFor is summarize under objective o: for objective "checked"
 // (Objective.Checked, a pipeline class) AnsweredWithinShare is the share of
 // turns that went through checked within o.Target
-// (sim.PipelineResult.CheckedWithin).
+// (sim.PipelineResult.CheckedWithin). For a pipeline class it keeps the
+// turns whose answer step was let go of (Candidate.answerCut).
 func summarizeFor(c *Candidate, r *sim.ClassResult, level float64, o Objective) {
 	summarize(c, r, level, o.Target)
+	if r.Pipeline != nil {
+		c.answerCut = r.Pipeline.AnswerCut
+	}
 	if o.Checked && o.Target > 0 && r.Pipeline != nil && r.Requests > 0 {
 		c.AnsweredWithinShare = float64(r.Pipeline.CheckedWithin(o.Target.Seconds())) / float64(r.Requests)
 		c.batchS[1] = nil // the batches' shares are of answers, not of checked turns

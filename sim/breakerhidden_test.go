@@ -60,7 +60,7 @@ func hiddenWarnings(t *testing.T, cfg *sim.Config) (*sim.Result, []string) {
 // without a breaker there is none either.
 func TestBreakerHiddenFailuresWarn(t *testing.T) {
 	res, ws := hiddenWarnings(t, outageConfig(time.Second, 1, 0, true))
-	want := "the breaker on model a: 1000 calls that were going to fail were cancelled before their failure came back (a hedge answered first, or the request's deadline passed), so it never counted them: it saw 0 failures, needs 5 to open, and opened 0 times; they were cancelled 1.10s after they were sent, on average, before their failure came back at 3.00s on average (class c hedges after 1.00s)."
+	want := "the breaker on model a: 1000 calls that were going to fail were cancelled before their failure came back (another call answered first), so it never counted them: it saw 0 failures, needs 5 to open, and opened 0 times; they were cancelled 1.10s after they were sent, on average, before their failure came back at 3.00s on average (class c hedges after 1.00s)."
 	if len(ws) != 1 || !strings.HasPrefix(ws[0], want) {
 		t.Errorf("hedge at 1s: warnings %q; want one starting %q", ws, want)
 	}
@@ -69,7 +69,7 @@ func TestBreakerHiddenFailuresWarn(t *testing.T) {
 	}
 
 	_, ws = hiddenWarnings(t, outageConfig(0, 0, 2*time.Second, true))
-	want = "the breaker on model a: 1000 calls that were going to fail were cancelled before their failure came back (a hedge answered first, or the request's deadline passed), so it never counted them: it saw 0 failures, needs 5 to open, and opened 0 times; they were cancelled 2.00s after they were sent, on average, before their failure came back at 3.00s on average (class c has a deadline of 2.00s)."
+	want = "the breaker on model a: 1000 calls that were going to fail were cancelled before their failure came back (the request's deadline passed), so it never counted them: it saw 0 failures, needs 5 to open, and opened 0 times; they were cancelled 2.00s after they were sent, on average, before their failure came back at 3.00s on average (class c has a deadline of 2.00s)."
 	if len(ws) != 1 || !strings.HasPrefix(ws[0], want) {
 		t.Errorf("deadline 2s: warnings %q; want one starting %q", ws, want)
 	}

@@ -223,7 +223,7 @@ func (e *engine) answer(slot int32, r *request, k int, a *attempt) {
 		e.leaveFlight(r, j)
 		e.cancelLoser(slot, r, j, st)
 	case r.inflight != 0:
-		e.letGoAll(slot, r)
+		e.letGoAll(slot, r, hidByAnswer)
 	}
 	e.classes[r.class].inflightReqs--
 	r.ended = true
@@ -377,7 +377,7 @@ func (e *engine) answerFirst(slot int32, r *request, k int, a *attempt) {
 		e.leaveFlight(r, j)
 		e.cancelLoser(slot, r, j, st)
 	case r.inflight != 0:
-		e.letGoAll(slot, r)
+		e.letGoAll(slot, r, hidByAnswer)
 	}
 	e.classes[r.class].inflightReqs--
 	r.ended = true
@@ -487,9 +487,6 @@ func (e *engine) abandon(slot int32, r *request, k int, as outcome) {
 		e.observe(a)
 	}
 	a.abandonedAs = as
-	if e.breakers != nil && as == outCancelled {
-		e.breakersMiss(r, a)
-	}
 	if pv := &e.provs[a.prov]; pv.ignoresCancel {
 		a.cancelAt = never
 	} else {

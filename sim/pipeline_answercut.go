@@ -13,11 +13,22 @@ import (
 // of (PipelineResult.AnswerCut): those turns have no answer. It is empty
 // when no turn of either run ended so.
 func answerCutWarning(cl *Class, h, b *ClassResult) string {
-	pl := cl.Pipeline
-	if pl == nil || h.Pipeline == nil || b.Pipeline == nil {
+	if cl.Pipeline == nil || h.Pipeline == nil || b.Pipeline == nil {
 		return ""
 	}
-	if h.Pipeline.AnswerCut == 0 && b.Pipeline.AnswerCut == 0 {
+	return AnswerCutWarning(cl, h.Pipeline.AnswerCut, h.Requests, b.Pipeline.AnswerCut, b.Requests)
+}
+
+// AnswerCutWarning is the report's warning for pipeline class cl when
+// turns went through the answer step's stage (wait_for) without its
+// answer, every call of it let go of (PipelineResult.AnswerCut): cut of
+// the requests turns of a run, baseCut of baseRequests of the same run
+// without hedging. It names the stage's other steps, its wait_for and both
+// shares, and is empty when neither run had such a turn or cl is no
+// pipeline.
+func AnswerCutWarning(cl *Class, cut, requests, baseCut, baseRequests int64) string {
+	pl := cl.Pipeline
+	if pl == nil || (cut == 0 && baseCut == 0) {
 		return ""
 	}
 	a := pl.AnswerStep()
@@ -40,7 +51,7 @@ func answerCutWarning(cl *Class, h, b *ClassResult) string {
 		}
 		with := strings.Join(others, ", ")
 		return fmt.Sprintf("the answer step %s shares its stage with %s, %s: in %s of turns (no hedging %s) the stage was done without %s's answer, every call of it let go of; those turns have no answer and count as timeouts open",
-			name, with, wait, pct(share(h.Pipeline.AnswerCut, h.Requests)), pct(share(b.Pipeline.AnswerCut, b.Requests)), name)
+			name, with, wait, pct(share(cut, requests)), pct(share(baseCut, baseRequests)), name)
 	}
 	return ""
 }

@@ -853,7 +853,7 @@ func (e *engine) callDone(p *pipeState, pc *pipeClass, ps int32, s int, o outcom
 			p.answerCut = !e.answerTied(p, pc)
 		}
 		if len(p.live) > 0 {
-			e.cutLive(ps)
+			e.cutLive(ps, hidByPipeline)
 		} else {
 			p.deferred = p.deferred[:0]
 		}
@@ -941,8 +941,10 @@ func (e *engine) pipeDeadline(ps int32, gen uint32) {
 
 // cutLive lets go of the calls of pipeline ps still running: they leave
 // their step's counts (a call cut short is counted apart, as cut) and
-// their attempts are cancelled as losers are.
-func (e *engine) cutLive(ps int32) {
+// their attempts are cancelled as losers are; cause says why, for the
+// breakers (hidByPipeline, or hidByTurnDeadline at the end-to-end
+// deadline).
+func (e *engine) cutLive(ps int32, cause hideCause) {
 	for {
 		p := &e.pipes[ps]
 		if len(p.live) == 0 {
@@ -958,7 +960,7 @@ func (e *engine) cutLive(ps int32) {
 		r.pipe = 0
 		e.stats[r.class].requests--
 		e.classes[r.class].inflightReqs--
-		e.letGoAll(slot, r)
+		e.letGoAll(slot, r, cause)
 		r.ended = true
 		if r.live == 0 {
 			e.retire(slot, r)
@@ -988,7 +990,11 @@ func (e *engine) cutLive(ps int32) {
 func (e *engine) endPipeline(ps int32, o outcome, e2e bool) {
 	p := &e.pipes[ps]
 	if len(p.live) > 0 {
-		e.cutLive(ps)
+		cause := hidByPipeline
+		if e2e {
+			cause = hidByTurnDeadline
+		}
+		e.cutLive(ps, cause)
 	} else {
 		p.deferred = p.deferred[:0]
 	}

@@ -194,7 +194,7 @@ func (e *engine) finish(slot int32, r *request, o outcome) {
 	}
 	e.lastEvent = max(e.lastEvent, e.now)
 	if r.inflight != 0 {
-		e.letGoAll(slot, r)
+		e.letGoAll(slot, r, e.endCause(r, o))
 	}
 	cs := &e.classes[r.class]
 	cs.inflightReqs--
@@ -214,9 +214,9 @@ func (e *engine) finish(slot int32, r *request, o outcome) {
 }
 
 // letGoAll lets go of the attempts of r still in flight, which has ended
-// or runs again: each leaves the system at its response or when its cancel
-// lands (abandon).
-func (e *engine) letGoAll(slot int32, r *request) {
+// or runs again (cause says why, for the breakers: breakersMiss): each
+// leaves the system at its response or when its cancel lands (abandon).
+func (e *engine) letGoAll(slot int32, r *request, cause hideCause) {
 	if r.inflight == 0 {
 		return // none in flight, and none waiting out a backoff (retry.go)
 	}
@@ -224,6 +224,9 @@ func (e *engine) letGoAll(slot int32, r *request) {
 		for k := 0; k < int(r.sent); k++ {
 			if r.att[k].state == attInFlight {
 				e.leaveFlight(r, k)
+				if e.breakers != nil {
+					e.breakersMiss(r, &r.att[k], k == 0, cause)
+				}
 				e.abandon(slot, r, k, outCancelled)
 				break
 			}
@@ -239,6 +242,9 @@ func (e *engine) letGoAll(slot int32, r *request) {
 		for k := 0; k < int(r.sent); k++ {
 			if a := &r.att[k]; a.state == attInFlight && a.queued == queued {
 				e.leaveFlight(r, k)
+				if e.breakers != nil {
+					e.breakersMiss(r, a, k == 0, cause)
+				}
 				e.abandon(slot, r, k, outCancelled)
 			}
 		}

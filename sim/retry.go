@@ -362,7 +362,7 @@ func (e *engine) rerun(slot int32, r *request, o outcome) bool {
 	if e.clients != nil && pipe == 0 { // a pipeline's call has no client (ended)
 		client = e.slotClient[slot]
 	}
-	e.letGoAll(slot, r)
+	e.letGoAll(slot, r, hidByFailure)
 	r.ended = true
 	if r.live == 0 {
 		e.retire(slot, r)

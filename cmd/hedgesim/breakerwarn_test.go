@@ -39,7 +39,7 @@ on_error = "nonfatal"
 // and run's text and JSON warnings say so with the counts; with the hedge
 // at 4 s the breaker sees them and opens, and neither warns.
 func TestRunBreakerHiddenWarning(t *testing.T) {
-	const want = "the breaker on model a: 1000 calls that were going to fail were cancelled before their failure came back (a hedge answered first, or the request's deadline passed), so it never counted them: it saw 0 failures, needs 5 to open, and opened 0 times; they were cancelled 1.10s after they were sent, on average, before their failure came back at 3.00s on average (class c hedges after 1.00s)"
+	const want = "the breaker on model a: 1000 calls that were going to fail were cancelled before their failure came back (another call answered first), so it never counted them: it saw 0 failures, needs 5 to open, and opened 0 times; they were cancelled 1.10s after they were sent, on average, before their failure came back at 3.00s on average (class c hedges after 1.00s)"
 	for _, delay := range []string{"1s", "4s"} {
 		path := writeScenario(t, strings.Replace(outageScenario, "DELAY", delay, 1))
 		var out, errb bytes.Buffer
