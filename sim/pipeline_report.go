@@ -376,6 +376,9 @@ func writePipelines(w io.Writer, rows []ClassReport) {
 				tail, fsec(s.SlowMean), fsec(s.MedianMean))
 		}
 		tw.Flush()
+		if stepsCut(p.Steps) {
+			fmt.Fprintln(w, "  per step, answered and p50–p99 are of the calls that ran to their own end; cut/req counts the calls let go of (their stage done without them, or the request ended), which are in neither")
+		}
 		if len(p.Steps) > 0 && p.Steps[0].TailShare == nil {
 			fmt.Fprintln(w, "  slowest 5%: no request spent time in any step (each skipped, or no requests): nothing to attribute")
 		}
@@ -418,4 +421,16 @@ func (sr *StepReport) setAddedCostCI(h, b *StepResult) {
 		sr.AddedCostPctCI95 = wireCI(ci)
 		sr.AddedCostPctCIMethod = CIMethodAddedCostPaired
 	}
+}
+
+// stepsCut reports whether a step of steps had calls let go of (cut), when
+// the step table's answered shares and latencies, over the calls that ran
+// to their own end, leave some out.
+func stepsCut(steps []StepReport) bool {
+	for _, s := range steps {
+		if s.CutPerRequest > 0 {
+			return true
+		}
+	}
+	return false
 }

@@ -60,3 +60,24 @@ func TestOptimizeAnswerCutWarning(t *testing.T) {
 		t.Errorf("index.html lacks the warning %q", want)
 	}
 }
+
+// TestRunStepTableSaysCutCallsLeftOut: in answer-cut.toml 89 % of ans's
+// calls are let go of, and the step table's "answered 100.0%, p50 152ms"
+// is of the 11 % that ran to their end; a footnote says so under a table
+// with cut calls, and only there (help-chat-turn's steps cut none).
+func TestRunStepTableSaysCutCallsLeftOut(t *testing.T) {
+	const want = "per step, answered and p50–p99 are of the calls that ran to their own end; cut/req counts the calls let go of (their stage done without them, or the request ended), which are in neither"
+	unwrap := func(s string) string { return strings.Join(strings.Fields(s), " ") }
+	for _, c := range []struct {
+		scenario string
+		cut      bool
+	}{{filepath.Join("testdata", "answer-cut.toml"), true}, {"help-chat-turn", false}} {
+		code, out, errOut := hedgesim(t, "run", "--requests", "2000", c.scenario)
+		if code != 0 {
+			t.Fatalf("run %s: exit %d: %s", c.scenario, code, errOut)
+		}
+		if got := strings.Contains(unwrap(out), want); got != c.cut {
+			t.Errorf("run %s: footnote on cut calls printed %v, want %v:\n%s", c.scenario, got, c.cut, out)
+		}
+	}
+}
