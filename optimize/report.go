@@ -793,6 +793,8 @@ func writeWhyNot(w io.Writer, cr *ClassReport) {
 		switch {
 		case c.Hedging && c.Steps != nil:
 			delay = c.Label // a pipeline's: per step
+		case c.Hedging && !c.Configured && c.Label != "":
+			delay = c.Label // with its copies and target when the sweep varies them, as the tables and plots
 		case c.Hedging:
 			delay = candDelay(c)
 		}
