@@ -115,6 +115,13 @@ func ReadPrometheusText(r io.Reader, file string, q HistogramQuery) (*Histogram,
 			}
 		}
 	}
+	if dups := duplicateBuckets(data, file); dups != nil {
+		for _, s := range all {
+			if err := dups[s.metric+labelString(s.labels)]; err != nil {
+				s.err = err // in place of the fall in counts the repeat reads as
+			}
+		}
+	}
 	all = append(all, broken...)
 	h, err := choose(file, "prometheus", all, q)
 	if err != nil {
