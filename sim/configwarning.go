@@ -43,7 +43,7 @@ func ConfigWarnings(cfg *Config) []ConfigWarning {
 // the pipeline's, the latency unit's, then its pools' (autoscaling
 // without cold starts, copies_to on one replica, a view no balancer
 // reads, a batching table whose speed at batch size 1 is not the
-// model's).
+// model's), then its models' latency tails too heavy for a mean.
 func classConfigWarnings(cfg *Config, i int) []ConfigWarning {
 	cl := &cfg.Classes[i]
 	ws := pipelineWarnings(cl)
@@ -54,6 +54,7 @@ func classConfigWarnings(cfg *Config, i int) []ConfigWarning {
 	ws = append(ws, copiesToWarnings(cfg, cl)...)
 	ws = append(ws, viewWarnings(cfg, cl)...)
 	ws = append(ws, batchSpeedWarnings(cfg, cl)...)
+	ws = append(ws, heavyTailWarnings(cfg, cl)...)
 	for j := range ws {
 		ws[j].Class = i
 	}

@@ -31,8 +31,9 @@ func orderCIs(c *ClassResult) *LatencyCIs {
 }
 
 // meanCI returns the normal 95 % interval of c's mean time to a usable
-// answer, x̄ ± z₀.₉₇₅·s/√n over its n answered requests; NaN with fewer
-// than two.
+// answer, x̄ ± z₀.₉₇₅·s/√n over its n answered requests, its lower bound
+// at least 0 (a latency is not negative; a heavy tail's huge s would put
+// it below); NaN with fewer than two.
 func meanCI(c *ClassResult) [2]float64 {
 	n := c.lat.na
 	if n < 2 {
@@ -43,7 +44,7 @@ func meanCI(c *ClassResult) [2]float64 {
 	nf := float64(n)
 	v := max(sq-nf*m*m, 0) / (nf - 1)
 	h := distuv.UnitNormal.Quantile(0.975) * math.Sqrt(v/nf)
-	return [2]float64{m - h, m + h}
+	return [2]float64{max(m-h, 0), m + h}
 }
 
 // ClipShare returns the interval ci of a share or a utilisation, which lie
