@@ -1,6 +1,10 @@
 package scenario
 
-import "github.com/hedgesim/hedgesim/sim"
+import (
+	"strings"
+
+	"github.com/hedgesim/hedgesim/sim"
+)
 
 // warnings returns cfg's configuration warnings (sim.ConfigWarnings) as
 // Errors at the key and line of the setting at fault: a model's latency,
@@ -12,6 +16,8 @@ func (c *checker) warnings(cfg *sim.Config) []*Error {
 	for _, w := range sim.ConfigWarnings(cfg) {
 		key := indexKey("classes", w.Class)
 		switch {
+		case w.Provider > 0 && strings.HasPrefix(w.Field, "rate_limit."):
+			key = joinKey("providers", cfg.Providers[w.Provider-1].Name) // its own limit, not its pool's
 		case w.Provider > 0:
 			key = joinKey("providers", cfg.Providers[w.Provider-1].Name) + ".pool"
 		case w.Model >= 0:

@@ -17,8 +17,9 @@ type ConfigWarning struct {
 	// at fault, -1 when the setting is the class's (or the step's).
 	Model int
 	// Provider is 1 + the index in Config.Providers of the provider whose
-	// pool's setting is at fault, Field then relative to its pool table;
-	// 0 when the setting is not a provider's.
+	// pool's setting is at fault, Field then relative to its pool table
+	// (a Field starting "rate_limit." is the provider's own, relative to
+	// its table); 0 when the setting is not a provider's.
 	Provider int
 	// Field is the setting at fault, as the scenario file names it,
 	// relative to the model's table when Model ≥ 0, else to the step's
@@ -43,7 +44,8 @@ func ConfigWarnings(cfg *Config) []ConfigWarning {
 // the pipeline's, the latency unit's, then its pools' (autoscaling
 // without cold starts, copies_to on one replica, a view no balancer
 // reads, a batching table whose speed at batch size 1 is not the
-// model's), then its models' latency tails too heavy for a mean.
+// model's), then its models' latency tails too heavy for a mean and the
+// rate limits whose token bucket holds less than any of its calls needs.
 func classConfigWarnings(cfg *Config, i int) []ConfigWarning {
 	cl := &cfg.Classes[i]
 	ws := pipelineWarnings(cl)
@@ -55,6 +57,7 @@ func classConfigWarnings(cfg *Config, i int) []ConfigWarning {
 	ws = append(ws, viewWarnings(cfg, cl)...)
 	ws = append(ws, batchSpeedWarnings(cfg, cl)...)
 	ws = append(ws, heavyTailWarnings(cfg, cl)...)
+	ws = append(ws, tokenLimitWarnings(cfg, cl)...)
 	for j := range ws {
 		ws[j].Class = i
 	}
