@@ -15,7 +15,7 @@ func TestTokenLimitAdmitsNoneWarns(t *testing.T) {
 	const class = "[[classes]]\nname = \"c\"\ninput_tokens = { kind = \"constant\", value = 2000 }\noutput_tokens = { kind = \"uniform\", min = 100, max = 300 }\n"
 	for _, c := range []struct {
 		name, text, key, text2 string
-		line               int
+		line                   int
 	}{
 		{"model's", head + "[models.a]\nlatency = { kind = \"constant\", value = 0.3 }\nrate_limit = { tokens_per_minute = 1000 }\n" + class,
 			"models.a.rate_limit.tokens_per_minute", "model a's rate limit holds 1000 tokens (tokens_per_minute 1000 over a burst of 60.0s) and every call needs at least 2100", 6},
