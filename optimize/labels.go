@@ -91,10 +91,20 @@ func monthly(cr *ClassReport) string {
 	if s.NoRate || s.NoPickCost {
 		return fmt.Sprintf("%s, %s cost", calls, fpctCost(pick.AddedCostPct)) // no rate, or no cost of what rolls out: no month
 	}
-	added := s.PerMonth - s.NoHedgingPerMonth
-	sign := "+"
-	if added < 0 {
-		sign, added = "-", -added
+	out := fmt.Sprintf("%s, %s cost: %s a month at %s req/s", calls, fpctCost(pick.AddedCostPct), signedDollars(s.HedgingPerMonth()), sim.PerSecond(s.RequestsPerSecond))
+	if s.ThroughputChanged() {
+		// Closed-loop clients: the bill also changes by the requests the
+		// faster (or slower) answers let them send.
+		out += fmt.Sprintf(" (the clients send %s → %s req/s with it, so the bill changes %s a month)",
+			sim.PerSecond(s.NoHedgingRequestsPerSecond), sim.PerSecond(s.RequestsPerSecond), signedDollars(s.PerMonth-s.NoHedgingPerMonth))
 	}
-	return fmt.Sprintf("%s, %s cost: %s%s a month at %s req/s", calls, fpctCost(pick.AddedCostPct), sign, sim.Dollars(added), sim.PerSecond(s.RequestsPerSecond))
+	return out
+}
+
+// signedDollars is an amount in dollars with its sign: "+$2,390", "-$12".
+func signedDollars(x float64) string {
+	if x < 0 {
+		return "-" + sim.Dollars(-x)
+	}
+	return "+" + sim.Dollars(x)
 }

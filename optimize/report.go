@@ -515,6 +515,12 @@ func writePickSpend(w io.Writer, classes []ClassReport) {
 	}
 	tw.Flush()
 	for i := range classes {
+		if s := &classes[i].Spend; !s.NoRate && !s.NoCost && !s.NoPickCost && s.ThroughputChanged() {
+			fmt.Fprintf(w, "  %s.\n", sim.ThroughputSpendNote)
+			break
+		}
+	}
+	for i := range classes {
 		if cr := &classes[i]; cr.Verdict.Undecided {
 			how := "at the sweep's figures for it"
 			switch c := cr.RolledOut(); {

@@ -255,6 +255,12 @@ func writeSpend(w io.Writer, rows []ClassReport) {
 			dollars(s.PerMonth-s.NoHedgingPerMonth))
 	}
 	tw.Flush()
+	for i := range rows {
+		if s := &rows[i].Spend; !s.NoRate && rows[i].Requests > 0 && s.ThroughputChanged() {
+			fmt.Fprintln(w, ThroughputSpendNote+".")
+			break
+		}
+	}
 	fmt.Fprintln(w)
 }
 
@@ -318,3 +324,27 @@ func DollarsPer1k(x float64) string {
 	whole, frac, _ := strings.Cut(s, ".")
 	return "$" + thousands(whole) + "." + frac
 }
+
+// ThroughputChanged reports whether s's no-hedging figures are at another
+// rate than its own: closed-loop clients, who send more when answered
+// sooner. Its added spend (PerMonth − NoHedgingPerMonth) then holds the
+// spend of the requests the rate change adds, beside hedging's own
+// (HedgingPerMonth).
+func (s *Spend) ThroughputChanged() bool {
+	return s.NoHedgingRequestsPerSecond > 0 && s.NoHedgingRequestsPerSecond != s.RequestsPerSecond
+}
+
+// HedgingPerMonth is what hedging itself adds a month at s's rate: PerMonth
+// less the no-hedging cost per request at that same rate, NoHedgingPerMonth
+// × RequestsPerSecond ÷ NoHedgingRequestsPerSecond — PerMonth −
+// NoHedgingPerMonth when the two rates are one (open arrivals).
+func (s *Spend) HedgingPerMonth() float64 {
+	if !s.ThroughputChanged() {
+		return s.PerMonth - s.NoHedgingPerMonth
+	}
+	return s.PerMonth - s.NoHedgingPerMonth*s.RequestsPerSecond/s.NoHedgingRequestsPerSecond
+}
+
+// ThroughputSpendNote is the footnote of a spend table with a row whose
+// throughput changed (ThroughputChanged): what its added spend holds.
+const ThroughputSpendNote = "closed-loop clients send more requests when answered sooner: their no-hedging figures are at their own throughput, so added per month holds the spend of the extra requests as well as hedging's own"
