@@ -277,7 +277,15 @@ type Survival struct {
 	OtherName string
 	// Delay is when the other curve's first copy goes out, in seconds
 	// (NaN when it does not hedge).
-	Delay      float64
+	Delay float64
+	// Sends are when each of the other curve's timed copies goes out, in
+	// seconds after the primary (Delay first), when the candidate's
+	// copies are evenly spaced (a sweep's); nil otherwise.
+	Sends []float64
+	// Deadline is the class's deadline in seconds when a curve ends above
+	// YMin (it has misses, which stay at their share past it): the x axis
+	// then reaches it, so the misses read as such; NaN otherwise.
+	Deadline   float64
 	XMax, YMin float64
 }
 
@@ -291,7 +299,8 @@ func SurvivalData(cr *optimize.ClassReport) Survival {
 	d := Survival{
 		XLabel: "latency t (s)",
 		YLabel: "P(latency > t)",
-		Delay:  math.NaN(),
+		Delay:    math.NaN(),
+		Deadline: math.NaN(),
 	}
 	var other *optimize.Candidate
 	// verdict is the title's verdict when it is not "hedge": "don't hedge",
@@ -338,6 +347,12 @@ func SurvivalData(cr *optimize.ClassReport) Survival {
 	if other != nil {
 		d.XMax = max(d.XMax, tailAt(other.Survival, d.YMin))
 	}
+	if dl := cr.DeadlineSeconds; dl > 0 && (missesAbove(base.Survival, d.YMin) || (other != nil && missesAbove(other.Survival, d.YMin))) {
+		// Misses: the curves stay at their share past the deadline, which
+		// the axis reaches (and passes by 5 %, so that its marker shows)
+		// so that they read as never answered.
+		d.XMax, d.Deadline = max(d.XMax, 1.05*dl), dl
+	}
 	if !(d.XMax > 0) {
 		d.XMax = 1
 	}
@@ -345,8 +360,19 @@ func SurvivalData(cr *optimize.ClassReport) Survival {
 	if other != nil {
 		d.Other = curve(other.Survival, d.XMax, d.YMin)
 		d.Delay = other.DelaySeconds
+		if other.Hedging && other.Steps == nil && !other.Configured && other.Adaptive == nil && other.Copies > 1 {
+			for k := 1; k <= other.Copies; k++ {
+				d.Sends = append(d.Sends, float64(k)*other.DelaySeconds)
+			}
+		}
 	}
 	return d
+}
+
+// missesAbove reports whether survival curve s ends at or above y: its
+// requests without an answer (misses) are at least that share.
+func missesAbove(s []optimize.SurvivalPoint, y float64) bool {
+	return len(s) > 0 && s[len(s)-1].S >= y
 }
 
 // copies says where a candidate's copies go: "1 copy to large-b".

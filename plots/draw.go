@@ -420,19 +420,59 @@ func survivalPlot(d Survival) (*plot.Plot, *marks, *legend, error) {
 		m.line(d.Other)
 		l.add(d.OtherName, other)
 	}
-	if !math.IsNaN(d.Delay) && d.Delay > 0 && d.Delay <= d.XMax {
-		v, err := plotter.NewLine(plotter.XYs{{X: d.Delay, Y: d.YMin}, {X: d.Delay, Y: 1}})
+	switch {
+	case len(d.Sends) > 1:
+		// Every timed copy's send, one legend entry for them all.
+		var at []string
+		var first *plotter.Line
+		for _, x := range d.Sends {
+			if !(x > 0) || x > d.XMax {
+				continue
+			}
+			v, err := vline(x, d.YMin, grey, []vg.Length{vg.Points(2), vg.Points(2)})
+			if err != nil {
+				return nil, nil, nil, err
+			}
+			p.Add(v)
+			m.xys(v.XYs)
+			at = append(at, fsec(x))
+			if first == nil {
+				first = v
+			}
+		}
+		if first != nil {
+			l.add(fmt.Sprintf("copies sent (%s)", strings.Join(at, ", ")), first)
+		}
+	case !math.IsNaN(d.Delay) && d.Delay > 0 && d.Delay <= d.XMax:
+		v, err := vline(d.Delay, d.YMin, grey, []vg.Length{vg.Points(2), vg.Points(2)})
 		if err != nil {
 			return nil, nil, nil, err
 		}
-		v.LineStyle = draw.LineStyle{Color: grey, Width: vg.Points(1), Dashes: []vg.Length{vg.Points(2), vg.Points(2)}}
 		p.Add(v)
 		m.xys(v.XYs)
 		l.add(fmt.Sprintf("first copy sent (%s)", fsec(d.Delay)), v)
 	}
+	if !math.IsNaN(d.Deadline) && d.Deadline <= d.XMax {
+		v, err := vline(d.Deadline, d.YMin, black, []vg.Length{vg.Points(6), vg.Points(2)})
+		if err != nil {
+			return nil, nil, nil, err
+		}
+		p.Add(v) // a reference line, as the grid: the legend may cross it
+		l.add(fmt.Sprintf("deadline (%s): a curve's level past it is its share never answered", fsec(d.Deadline)), v)
+	}
 	p.X.Min, p.X.Max = 0, d.XMax
 	p.Y.Min, p.Y.Max = d.YMin, 1
 	return p, m, l, nil
+}
+
+// vline is a vertical line at x from y0 to 1 in colour c with dashes.
+func vline(x, y0 float64, c color.Color, dashes []vg.Length) (*plotter.Line, error) {
+	v, err := plotter.NewLine(plotter.XYs{{X: x, Y: y0}, {X: x, Y: 1}})
+	if err != nil {
+		return nil, err
+	}
+	v.LineStyle = draw.LineStyle{Color: c, Width: vg.Points(1), Dashes: dashes}
+	return v, nil
 }
 
 // fsec formats seconds: 813ms, 1.31s.
