@@ -297,8 +297,8 @@ func SurvivalData(cr *optimize.ClassReport) Survival {
 	p := cr.Objective.Percentile
 	base := cr.Baseline()
 	d := Survival{
-		XLabel: "latency t (s)",
-		YLabel: "P(latency > t)",
+		XLabel:   "latency t (s)",
+		YLabel:   "P(latency > t)",
 		Delay:    math.NaN(),
 		Deadline: math.NaN(),
 	}
