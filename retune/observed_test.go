@@ -20,6 +20,15 @@ var pool3Bounds = []float64{0.1, 0.25, 0.5, 0.75, 1, 1.5, 2.5, 5, 10}
 // of the model counts them.
 func clientHistogram(t *testing.T, cfg *sim.Config, seed uint64, bounds []float64) *readers.Histogram {
 	t.Helper()
+	return traceHistogram(t, cfg, seed, bounds, func(a *sim.AttemptRecord) (float64, bool) {
+		return (a.End - a.Start).Seconds(), a.Outcome == "completed"
+	})
+}
+
+// traceHistogram simulates cfg with seed and buckets at bounds (and +Inf)
+// the latency latency gives of each attempt it keeps (ok).
+func traceHistogram(t *testing.T, cfg *sim.Config, seed uint64, bounds []float64, latency func(*sim.AttemptRecord) (x float64, ok bool)) *readers.Histogram {
+	t.Helper()
 	c := *cfg
 	c.Seed = seed
 	h := &readers.Histogram{File: "live.txt", Format: "prometheus", Metric: "inference_latency_seconds", Unit: readers.Seconds, Whole: true}
@@ -30,10 +39,10 @@ func clientHistogram(t *testing.T, cfg *sim.Config, seed uint64, bounds []float6
 		lo = b
 	}
 	if _, err := sim.RunTrace(&c, func(a *sim.AttemptRecord) {
-		if a.Outcome != "completed" {
+		x, ok := latency(a)
+		if !ok {
 			return
 		}
-		x := (a.End - a.Start).Seconds()
 		for i, u := range h.Upper {
 			if x <= u {
 				h.Counts[i]++

@@ -2,7 +2,6 @@ package retune
 
 import (
 	"context"
-	"math"
 	"slices"
 	"strings"
 	"testing"
@@ -20,38 +19,16 @@ import (
 // time); one cancelled while still queued never reached the model.
 func everyCallHistogram(t *testing.T, cfg *sim.Config, seed uint64, model string, bounds []float64) *readers.Histogram {
 	t.Helper()
-	c := *cfg
-	c.Seed = seed
-	h := &readers.Histogram{File: "live.txt", Format: "prometheus", Metric: "inference_latency_seconds", Unit: readers.Seconds, Whole: true}
-	lo := 0.0
-	for _, b := range append(bounds, math.Inf(1)) {
-		h.Lower, h.Upper = append(h.Lower, lo), append(h.Upper, b)
-		h.Counts = append(h.Counts, 0)
-		lo = b
-	}
-	if _, err := sim.RunTrace(&c, func(a *sim.AttemptRecord) {
-		if a.Model != model {
-			return
-		}
-		var x float64
+	return traceHistogram(t, cfg, seed, bounds, func(a *sim.AttemptRecord) (float64, bool) {
 		switch {
+		case a.Model != model:
 		case a.Outcome == "completed":
-			x = (a.End - a.Start).Seconds()
+			return (a.End - a.Start).Seconds(), true
 		case a.Outcome == "cancelled" && a.Due > 0:
-			x = (a.Due - a.Start).Seconds()
-		default:
-			return
+			return (a.Due - a.Start).Seconds(), true
 		}
-		for i, u := range h.Upper {
-			if x <= u {
-				h.Counts[i]++
-				break
-			}
-		}
-	}); err != nil {
-		t.Fatal(err)
-	}
-	return h
+		return 0, false
+	})
 }
 
 // TestAssessQueuedHedgedEveryCallUnchanged: model a's provider has 4
