@@ -8,10 +8,11 @@ import (
 
 // tokenLimitWarnings returns a warning for each rate limit (a model's own,
 // or its provider's) on a model class cl calls whose token bucket holds
-// fewer tokens than the least any call of cl needs (its input + output
-// tokens at the lower ends of their distributions): that limit admits
-// none of cl's calls, each rejected with a 429, which a run warns of only
-// after simulating them (all429). One warning per limit and class, at its
+// fewer tokens than the least a call needs (its input + output tokens at
+// the lower ends of their distributions; in a pipeline, a step's call
+// against the models it reaches): that limit admits none of those calls,
+// each rejected with a 429, which a run warns of only after simulating
+// them (all429). One warning per limit and class, at its
 // tokens_per_minute.
 func tokenLimitWarnings(cfg *Config, cl *Class) []ConfigWarning {
 	calls := []*Class{cl}
