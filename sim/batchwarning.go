@@ -20,12 +20,7 @@ const batchSpeedTolerance = 0.1
 // both speeds, at the model's tokens_per_s.
 func batchSpeedWarnings(cfg *Config, cl *Class) []ConfigWarning {
 	var out []ConfigWarning
-	seen := map[int]bool{}
-	for _, m := range reachedModels(cl) {
-		if m < 0 || m >= len(cfg.Models) || seen[m] {
-			continue
-		}
-		seen[m] = true
+	for _, m := range distinctModels(cfg, cl) {
 		md := &cfg.Models[m]
 		if md.TokensPerSecond == nil {
 			continue

@@ -33,12 +33,7 @@ func paretoIndex(d dist.Dist) float64 {
 // are unaffected.
 func heavyTailWarnings(cfg *Config, cl *Class) []ConfigWarning {
 	var out []ConfigWarning
-	seen := map[int]bool{}
-	for _, m := range reachedModels(cl) {
-		if m < 0 || m >= len(cfg.Models) || seen[m] {
-			continue
-		}
-		seen[m] = true
+	for _, m := range distinctModels(cfg, cl) {
 		md := &cfg.Models[m]
 		key, d := "latency", dist.Dist(md.Latency)
 		if md.Latency == nil {

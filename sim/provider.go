@@ -19,11 +19,17 @@ func newBucket(perMinute float64, burst time.Duration) bucket {
 	if perMinute <= 0 {
 		return bucket{}
 	}
-	if burst == 0 {
-		burst = time.Minute
-	}
-	c := perMinute / 60 * burst.Seconds()
+	c := perMinute / 60 * burstOf(burst).Seconds()
 	return bucket{rate: perMinute / 60, capacity: c, level: c}
+}
+
+// burstOf is a rate limit's burst, how much refill a full bucket holds:
+// burst, or a minute's when it is 0 (RateLimit.Burst's default).
+func burstOf(burst time.Duration) time.Duration {
+	if burst == 0 {
+		return time.Minute
+	}
+	return burst
 }
 
 // refill brings the level up to time now.

@@ -812,6 +812,18 @@ func reachedModels(cl *Class) []int {
 	return models
 }
 
+// distinctModels returns the models class cl reaches (reachedModels) that
+// are in cfg, each once, in the order the class first reaches them.
+func distinctModels(cfg *Config, cl *Class) []int {
+	var out []int
+	for _, m := range reachedModels(cl) {
+		if m >= 0 && m < len(cfg.Models) && !slices.Contains(out, m) {
+			out = append(out, m)
+		}
+	}
+	return out
+}
+
 // zeroFailShare is the share of starts from zero given up at or above
 // which zeroFailWarning warns.
 const zeroFailShare = 0.5

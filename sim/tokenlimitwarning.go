@@ -69,14 +69,10 @@ func tokenLimitWarnings(cfg *Config, cl *Class) []ConfigWarning {
 // (tokens_per_minute ÷ 60 × its burst), with that burst; +Inf, as more
 // than any call needs, when r has no token limit.
 func bucketTokens(r RateLimit) (float64, time.Duration) {
-	burst := r.Burst
-	if burst == 0 {
-		burst = time.Minute // newBucket's default
-	}
 	if r.TokensPerMinute <= 0 {
-		return math.Inf(1), burst
+		return math.Inf(1), burstOf(r.Burst)
 	}
-	return r.TokensPerMinute / 60 * burst.Seconds(), burst
+	return newBucket(r.TokensPerMinute, r.Burst).capacity, burstOf(r.Burst)
 }
 
 // tokenLimitText is tokenLimitWarnings' text for whose limit r (a model's
